@@ -1,0 +1,12 @@
+//! EQM: an equation-based modeling language with its own compiler.
+//!
+//! The pipeline and the type crossing each stage boundary are described in `ARCHITECTURE.md`.
+//! Every stage is a pure function from one data type to the next; IO happens only in the
+//! binary (`src/main.rs`) and the driver's file loading.
+
+#![deny(unsafe_code)]
+
+pub mod diag;
+pub mod driver;
+pub mod source;
+pub mod syntax;

@@ -1,0 +1,140 @@
+//! Source files and spans.
+//!
+//! Input: file names and texts handed in by the edges (CLI, REPL, embedded stdlib).
+//! Output: a [`SourceMap`] that every later stage refers to through [`FileId`] and [`Span`].
+//! It deliberately does no IO: reading files from disk is the caller's job.
+
+use std::fmt;
+
+/// Identifies one source text inside a [`SourceMap`].
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+pub struct FileId(pub u32);
+
+/// A byte range inside one source file.
+///
+/// Spans are 12 bytes and `Copy`, so every AST node, flat equation and DAE equation can afford one.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Span {
+    pub file: FileId,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    /// A span from `start` to `end` (byte offsets) in `file`.
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        Span {
+            file,
+            start: clamp_u32(start),
+            end: clamp_u32(end),
+        }
+    }
+
+    /// The smallest span covering both `self` and `other` (which must be in the same file).
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+
+    /// The byte range, for slicing the source text.
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+fn clamp_u32(offset: usize) -> u32 {
+    u32::try_from(offset).unwrap_or(u32::MAX)
+}
+
+impl fmt::Debug for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}@{}..{}", self.file.0, self.start, self.end)
+    }
+}
+
+/// One source text with its name and a line index for `line:col` lookups.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: String,
+    line_starts: Vec<u32>,
+}
+
+impl SourceFile {
+    /// One-based line and column (in characters) of a byte offset.
+    pub fn line_col(&self, offset: u32) -> (usize, usize) {
+        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
+        let line_start = self.line_starts[line] as usize;
+        let end = (offset as usize).min(self.text.len());
+        let col = self
+            .text
+            .get(line_start..end)
+            .map_or(end - line_start, |s| s.chars().count());
+        (line + 1, col + 1)
+    }
+}
+
+/// All source texts of one compilation: user files, embedded stdlib files and REPL cells.
+#[derive(Debug, Default, Clone)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    /// Adds a text and returns its id. Texts over 4 GiB are truncated to keep spans 32-bit.
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
+        let mut text = text.into();
+        if text.len() >= u32::MAX as usize {
+            let mut cut = u32::MAX as usize - 1;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+        }
+        let mut line_starts = vec![0u32];
+        line_starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i as u32 + 1),
+        );
+        let id = FileId(self.files.len() as u32);
+        self.files.push(SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+        });
+        id
+    }
+
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// `file:line:col` of the start of a span, the location format of every diagnostic.
+    pub fn location(&self, span: Span) -> String {
+        let file = self.get(span.file);
+        let (line, col) = file.line_col(span.start);
+        format!("{}:{}:{}", file.name, line, col)
+    }
+
+    /// The source text a span covers.
+    pub fn snippet(&self, span: Span) -> &str {
+        self.get(span.file).text.get(span.range()).unwrap_or("")
+    }
+}

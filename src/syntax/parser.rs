@@ -1,0 +1,622 @@
+//! Runs the generated LR parser and turns its errors into diagnostics.
+//!
+//! Input: one source text and its [`FileId`]. Output: the [`StoredDefinition`] and every lexical
+//! and syntax diagnostic (`E01xx`). Parsing never fails: after a syntax error the grammar resumes
+//! at the next `;` (and accepts a missing `;` before `end` or a section keyword), so one run
+//! reports several independent errors. This module builds nodes for the grammar's actions and
+//! deliberately interprets nothing (no names, no types).
+
+use crate::diag::Diagnostic;
+use crate::source::{FileId, Span};
+use crate::syntax::ast::*;
+use crate::syntax::lexer::{self, Lexer, LexicalError, Token};
+use lalrpop_util::{ErrorRecovery, ParseError};
+
+lalrpop_util::lalrpop_mod!(
+    #[allow(clippy::all, clippy::pedantic, unused_parens, dead_code)]
+    generated,
+    "/eqm.rs"
+);
+
+/// How many missing `;` one parse may insert before it reports the rest as plain syntax errors.
+const MAX_SEMICOLON_REPAIRS: usize = 32;
+
+/// Parses one file. Never fails: problems are returned as diagnostics next to whatever could be
+/// parsed (an empty file when the top level itself is broken).
+///
+/// A missing `;` is the most common syntax error, and lalrpop's recovery (skip to the next `;`)
+/// would swallow the following `end Name;`. So when the first error is a token on a new line (or
+/// a keyword like `end`) where a `;` was expected, the parse is repeated with a `;` inserted
+/// there and a precise "missing `;`" diagnostic, up to [`MAX_SEMICOLON_REPAIRS`] times.
+pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic>) {
+    let mut inserted: Vec<usize> = Vec::new();
+    let mut repair_diagnostics = Vec::new();
+    loop {
+        let mut lexer = Lexer::new(text, file);
+        let mut builder = Builder::new(file);
+        let tokens = InsertSemicolons {
+            inner: &mut lexer,
+            at: &inserted,
+            next: 0,
+            pending: None,
+        };
+        let parsed = generated::StoredDefinitionParser::new().parse(&mut builder, tokens);
+        let stored = match parsed {
+            Ok(stored) => Some(stored),
+            Err(error) => {
+                builder.report(error, None);
+                None
+            }
+        };
+        if inserted.len() < MAX_SEMICOLON_REPAIRS
+            && let Some(at) = builder.first_error_wants_semicolon(text)
+            && inserted.last().is_none_or(|&last| at > last)
+        {
+            let end_of_previous = text[..at].trim_end().len();
+            repair_diagnostics.push(
+                Diagnostic::error(
+                    "E0107",
+                    "missing `;`",
+                    Span::new(file, end_of_previous, end_of_previous),
+                    "expected `;` here",
+                )
+                .with_help("every declaration, equation and statement ends with `;`"),
+            );
+            inserted.push(at);
+            continue;
+        }
+        let mut diagnostics = std::mem::take(&mut lexer.diagnostics);
+        diagnostics.append(&mut repair_diagnostics);
+        diagnostics.append(&mut builder.diagnostics);
+        crate::diag::sort(&mut diagnostics);
+        let stored = stored.unwrap_or_else(|| StoredDefinition {
+            within: None,
+            classes: Vec::new(),
+            span: Span::new(file, 0, text.len()),
+        });
+        return (stored, diagnostics);
+    }
+}
+
+/// Passes tokens through, inserting a `;` before the token starting at each offset in `at`.
+struct InsertSemicolons<'l, 'src> {
+    inner: &'l mut Lexer<'src>,
+    at: &'l [usize],
+    next: usize,
+    pending: Option<<Lexer<'src> as Iterator>::Item>,
+}
+
+impl<'src> Iterator for InsertSemicolons<'_, 'src> {
+    type Item = <Lexer<'src> as Iterator>::Item;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = match self.pending.take().or_else(|| self.inner.next()) {
+            Some(item) => item,
+            None => {
+                // A `;` missing at the very end of the file.
+                let &at = self.at.get(self.next)?;
+                self.next += 1;
+                return Some(Ok((at, Token::Semi, at)));
+            }
+        };
+        if let (Ok((start, _, _)), Some(&at)) = (&item, self.at.get(self.next))
+            && *start >= at
+        {
+            self.next += 1;
+            self.pending = Some(item);
+            return Some(Ok((at, Token::Semi, at)));
+        }
+        Some(item)
+    }
+}
+
+/// Parses a single expression (used by `--param NAME=EXPR` and the REPL).
+pub fn parse_expr(file: FileId, text: &str) -> (Option<Expr>, Vec<Diagnostic>) {
+    let mut lexer = Lexer::new(text, file);
+    let mut builder = Builder::new(file);
+    let parsed = generated::ExprParser::new().parse(&mut builder, &mut lexer);
+    let mut diagnostics = std::mem::take(&mut lexer.diagnostics);
+    let expr = match parsed {
+        Ok(e) => Some(e),
+        Err(error) => {
+            builder.report(error, None);
+            None
+        }
+    };
+    diagnostics.append(&mut builder.diagnostics);
+    crate::diag::sort(&mut diagnostics);
+    (expr, diagnostics)
+}
+
+type TokenError<'src> = ParseError<usize, Token<'src>, LexicalError>;
+
+/// State shared by the grammar's actions: the file being parsed and the diagnostics found so far.
+pub struct Builder {
+    file: FileId,
+    pub diagnostics: Vec<Diagnostic>,
+    /// For each syntax error: where the unexpected token starts, and whether `;` was expected.
+    syntax_errors: Vec<(usize, bool)>,
+}
+
+impl Builder {
+    fn new(file: FileId) -> Builder {
+        Builder {
+            file,
+            diagnostics: Vec::new(),
+            syntax_errors: Vec::new(),
+        }
+    }
+
+    /// The offset at which inserting a `;` would repair the first syntax error: a `;` was
+    /// expected there, and the unexpected token starts a new line (or is the end of the file).
+    fn first_error_wants_semicolon(&self, text: &str) -> Option<usize> {
+        let &(at, wants) = self.syntax_errors.iter().min_by_key(|e| e.0)?;
+        let before = &text[..at.min(text.len())];
+        let on_new_line = before[before.trim_end().len()..].contains('\n');
+        let at_end_of_file = text.get(at..).is_none_or(|rest| rest.trim().is_empty());
+        (wants && (on_new_line || at_end_of_file)).then_some(at)
+    }
+
+    pub fn span(&self, l: usize, r: usize) -> Span {
+        Span::new(self.file, l, r)
+    }
+
+    pub fn ident(&self, s: &str, l: usize, r: usize) -> Ident {
+        Ident {
+            name: s.to_string(),
+            span: self.span(l, r),
+        }
+    }
+
+    /// Decodes a string literal, reporting unknown escapes.
+    pub fn string(&mut self, literal: &str, l: usize, _r: usize) -> String {
+        let (text, bad) = lexer::unescape(literal);
+        for (start, end) in bad {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0102",
+                    "unknown escape sequence in string",
+                    self.span(l + start, l + end),
+                    "not a valid escape",
+                )
+                .with_help(r#"the escapes are \" \\ \' \? \n \t \r \a \b \f \v"#),
+            );
+        }
+        text
+    }
+
+    pub fn description(&mut self, first: String, rest: Vec<String>, l: usize, r: usize) -> Description {
+        let mut text = first;
+        for s in rest {
+            text.push_str(&s);
+        }
+        Description {
+            text,
+            span: self.span(l, r),
+        }
+    }
+
+    pub fn class_def(
+        &mut self,
+        encapsulated: bool,
+        partial: bool,
+        kind: ClassKind,
+        name: Ident,
+        body: ClassBody,
+        l: usize,
+        r: usize,
+    ) -> ClassDef {
+        if let ClassBody::Long { end_name, .. } = &body
+            && end_name.name != name.name
+        {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0108",
+                    format!("`end {}` does not match the class name `{}`", end_name.name, name.name),
+                    end_name.span,
+                    format!("expected `end {}`", name.name),
+                )
+                .with_label(name.span, "the class is declared here"),
+            );
+        }
+        ClassDef {
+            encapsulated,
+            partial,
+            kind,
+            name,
+            body,
+            span: self.span(l, r),
+        }
+    }
+
+    /// The unlabelled first element list is a public section; it is dropped when empty so that a
+    /// pretty-printed class parses back to the same sections.
+    pub fn composition(&self, elements: Vec<Element>, rest: Vec<Section>, l: usize, r: usize) -> Vec<Section> {
+        let mut sections = Vec::with_capacity(rest.len() + 1);
+        if !elements.is_empty() {
+            sections.push(Section::Elements {
+                visibility: Visibility::Public,
+                elements,
+                span: self.span(l, r),
+            });
+        }
+        sections.extend(rest);
+        sections
+    }
+
+    pub fn component_clause(
+        &self,
+        is_final: bool,
+        body: (TypePrefix, Name, Vec<Subscript>, Vec<ComponentDecl>),
+        l: usize,
+        r: usize,
+    ) -> Element {
+        let (prefixes, type_name, type_dims, components) = body;
+        Element::Component(ComponentClause {
+            is_final,
+            prefixes,
+            type_name,
+            type_dims,
+            components,
+            span: self.span(l, r),
+        })
+    }
+
+    /// Builds an expression node, enforcing [`MAX_EXPR_DEPTH`] in O(1): a node that would be too
+    /// deep becomes an error node of maximal depth, so its parents become error nodes too without
+    /// reporting again, and the tree never grows deeper than the bound.
+    pub fn expr(&mut self, kind: ExprKind, l: usize, r: usize) -> Expr {
+        let span = self.span(l, r);
+        let expr = Expr::new(kind, span);
+        if expr.depth <= MAX_EXPR_DEPTH {
+            return expr;
+        }
+        let already_reported = expr.depth == MAX_EXPR_DEPTH + 1 && contains_depth_error(&expr.kind);
+        if !already_reported {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0106",
+                    format!("expression nested too deeply (more than {MAX_EXPR_DEPTH} levels)"),
+                    span,
+                    "this expression is too deep",
+                )
+                .with_help("split it into several equations with intermediate variables, or use `sum` for long sums"),
+            );
+        }
+        Expr {
+            kind: ExprKind::Error,
+            span,
+            depth: MAX_EXPR_DEPTH,
+        }
+    }
+
+    pub fn unary(&mut self, op: UnaryOp, operand: Expr, l: usize, r: usize) -> Expr {
+        self.expr(
+            ExprKind::Unary {
+                op,
+                operand: Box::new(operand),
+            },
+            l,
+            r,
+        )
+    }
+
+    pub fn binary(&mut self, op: BinaryOp, lhs: Expr, rhs: Expr, l: usize, r: usize) -> Expr {
+        self.expr(
+            ExprKind::Binary {
+                op,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            },
+            l,
+            r,
+        )
+    }
+
+    /// Parentheses are not kept as nodes (the pretty-printer re-inserts the needed ones), but
+    /// they count towards the depth bound, since they are what makes hostile input deep.
+    pub fn parenthesized(&mut self, mut inner: Expr, l: usize, r: usize) -> Expr {
+        inner.span = self.span(l, r);
+        if inner.depth >= MAX_EXPR_DEPTH && !inner.is_error() {
+            return self.expr(
+                ExprKind::Unary {
+                    op: UnaryOp::Plus,
+                    operand: Box::new(inner),
+                },
+                l,
+                r,
+            );
+        }
+        inner.depth = (inner.depth + 1).min(MAX_EXPR_DEPTH);
+        inner
+    }
+
+    pub fn integer(&mut self, text: &str, l: usize, r: usize) -> Expr {
+        match text.parse::<i64>() {
+            Ok(v) => self.expr(ExprKind::Integer(v), l, r),
+            Err(_) => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0105",
+                        "integer literal too large",
+                        self.span(l, r),
+                        "does not fit in a 64-bit integer",
+                    )
+                    .with_help(format!("write it as a real number, for example `{text}.0`")),
+                );
+                self.expr(ExprKind::Error, l, r)
+            }
+        }
+    }
+
+    pub fn real(&mut self, text: &str, l: usize, r: usize) -> Expr {
+        match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => self.expr(ExprKind::Real(v), l, r),
+            _ => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0105",
+                    "real literal out of range",
+                    self.span(l, r),
+                    "larger than the largest 64-bit floating-point number",
+                ));
+                self.expr(ExprKind::Error, l, r)
+            }
+        }
+    }
+
+    /// The lexer already reported the malformed number; the parser goes on with an error node.
+    pub fn malformed_number(&mut self, _text: &str, l: usize, r: usize) -> Expr {
+        self.expr(ExprKind::Error, l, r)
+    }
+
+    /// `initial()` is a call although `initial` is a keyword.
+    pub fn initial_call(&mut self, il: usize, ir: usize, args: CallArgs, l: usize, r: usize) -> Expr {
+        let name = self.ident("initial", il, ir);
+        let function = ComponentRef {
+            global: false,
+            span: name.span,
+            parts: vec![RefPart {
+                name,
+                subscripts: Vec::new(),
+            }],
+        };
+        self.expr(ExprKind::Call { function, args }, l, r)
+    }
+
+    /// Records an error the grammar recovered from.
+    pub fn recover(&mut self, recovery: ErrorRecovery<usize, Token<'_>, LexicalError>) {
+        let dropped_end = recovery.dropped_tokens.last().map(|t| t.2);
+        self.report(recovery.error, dropped_end);
+    }
+
+    fn report(&mut self, error: TokenError<'_>, dropped_end: Option<usize>) {
+        let diagnostic = match error {
+            ParseError::UnrecognizedToken {
+                token: (l, token, r),
+                expected,
+            } => {
+                self.syntax_errors.push((l, expected.iter().any(|e| e == "\";\"")));
+                let what = describe_expected(&expected);
+                let mut d = Diagnostic::error(
+                    "E0110",
+                    format!(
+                        "unexpected {token}{}",
+                        what.as_deref().map(|w| format!(", expected {w}")).unwrap_or_default()
+                    ),
+                    self.span(l, r),
+                    match &what {
+                        Some(w) => format!("expected {w}"),
+                        None => "not expected here".to_string(),
+                    },
+                );
+                if let Some(help) = hint_for(&token, &expected) {
+                    d = d.with_help(help);
+                }
+                if let Some(end) = dropped_end
+                    && end > r
+                {
+                    d = d.with_note("the parser skipped ahead to the next `;` and continued from there");
+                }
+                d
+            }
+            ParseError::UnrecognizedEof { location, expected } => {
+                self.syntax_errors
+                    .push((location, expected.iter().any(|e| e == "\";\"")));
+                let what = describe_expected(&expected);
+                Diagnostic::error(
+                    "E0111",
+                    format!(
+                        "unexpected end of file{}",
+                        what.as_deref().map(|w| format!(", expected {w}")).unwrap_or_default()
+                    ),
+                    self.span(location, location),
+                    "the file ends here",
+                )
+                .with_help("a class `model M ... end M;` may be unfinished")
+            }
+            ParseError::ExtraToken { token: (l, token, r) } => Diagnostic::error(
+                "E0110",
+                format!("unexpected {token}"),
+                self.span(l, r),
+                "not expected here",
+            ),
+            ParseError::InvalidToken { location } => Diagnostic::error(
+                "E0101",
+                "invalid token",
+                self.span(location, location + 1),
+                "this is not part of the EQM language",
+            ),
+            ParseError::User { error } => match error {},
+        };
+        self.diagnostics.push(diagnostic);
+    }
+}
+
+/// True when a direct child of `kind` is a depth-limit error node (see [`Builder::expr`]).
+fn contains_depth_error(kind: &ExprKind) -> bool {
+    let deep = |e: &Expr| e.is_error() && e.depth == MAX_EXPR_DEPTH;
+    match kind {
+        ExprKind::Unary { operand, .. } => deep(operand),
+        ExprKind::Binary { lhs, rhs, .. } => deep(lhs) || deep(rhs),
+        ExprKind::If { branches, else_value } => deep(else_value) || branches.iter().any(|(c, v)| deep(c) || deep(v)),
+        ExprKind::Range { start, step, stop } => deep(start) || deep(stop) || step.as_deref().is_some_and(deep),
+        ExprKind::Array(items) => items.iter().any(deep),
+        ExprKind::Matrix(rows) => rows.iter().flatten().any(deep),
+        ExprKind::Tuple(items) => items.iter().flatten().any(deep),
+        ExprKind::Call { function, args } => {
+            args.positional
+                .iter()
+                .chain(args.named.iter().map(|(_, e)| e))
+                .any(deep)
+                || function
+                    .parts
+                    .iter()
+                    .flat_map(|p| &p.subscripts)
+                    .any(|s| matches!(s, Subscript::Expr(e) if deep(e)))
+        }
+        ExprKind::Ref(c) => c
+            .parts
+            .iter()
+            .flat_map(|p| &p.subscripts)
+            .any(|s| matches!(s, Subscript::Expr(e) if deep(e))),
+        _ => false,
+    }
+}
+
+/// Turns lalrpop's list of expected terminals into words: "an expression", "`;` or `,`".
+///
+/// Terminals are grouped (expression starts, operators, declaration starts) and the optional
+/// trailers (description strings, annotations) are left out, so the message names what the user
+/// most likely forgot instead of listing forty tokens.
+fn describe_expected(expected: &[String]) -> Option<String> {
+    let names: Vec<&str> = expected.iter().map(|s| s.trim_matches('"')).collect();
+    if names.is_empty() {
+        return None;
+    }
+    let has = |n: &str| names.contains(&n);
+    const EXPRESSION_START: &[&str] = &[
+        "integer",
+        "real",
+        "string",
+        "true",
+        "false",
+        "(",
+        "{",
+        "[",
+        "-",
+        "+",
+        ".-",
+        ".+",
+        "not",
+        "if",
+        "initial",
+        ".",
+        "malformed number",
+        "identifier",
+    ];
+    const OPERATORS: &[&str] = &[
+        "and", "or", "+", "-", "*", "/", "^", ".+", ".-", ".*", "./", ".^", "==", "<>", "<", "<=", ">", ">=", ":",
+    ];
+    const DECLARATION_START: &[&str] = &[
+        "model",
+        "block",
+        "connector",
+        "package",
+        "function",
+        "record",
+        "type",
+        "class",
+        "extends",
+        "import",
+        "flow",
+        "potential",
+        "parameter",
+        "constant",
+        "discrete",
+        "input",
+        "output",
+        "final",
+        "encapsulated",
+        "partial",
+    ];
+    const TRAILERS: &[&str] = &["string", "annotation"];
+    let expression_start = has("integer") && has("(") && has("identifier");
+    let operator = names.iter().filter(|n| OPERATORS.contains(n)).count() >= 2;
+    let declaration_start = has("model") && has("extends");
+    let mut specific: Vec<String> = Vec::new();
+    let mut trailers: Vec<String> = Vec::new();
+    for name in &names {
+        let grouped = (expression_start && EXPRESSION_START.contains(name))
+            || (operator && OPERATORS.contains(name))
+            || (declaration_start && DECLARATION_START.contains(name));
+        if grouped {
+            continue;
+        }
+        let text = match *name {
+            "identifier" => "a name".to_string(),
+            "string" => "a description string".to_string(),
+            "annotation" => "an annotation".to_string(),
+            "malformed number" => continue,
+            other => format!("`{other}`"),
+        };
+        if TRAILERS.contains(name) {
+            trailers.push(text);
+        } else {
+            specific.push(text);
+        }
+    }
+    let mut parts = specific;
+    if declaration_start {
+        parts.push("a declaration".to_string());
+    }
+    if expression_start {
+        parts.push("an expression".to_string());
+    }
+    if operator {
+        parts.push("an operator".to_string());
+    }
+    if parts.is_empty() {
+        parts = trailers;
+    }
+    const MAX_LISTED: usize = 6;
+    if parts.len() > MAX_LISTED {
+        parts.truncate(MAX_LISTED);
+        parts.push("other tokens".to_string());
+    }
+    Some(match parts.len() {
+        0 => return None,
+        1 => parts.remove(0),
+        _ => {
+            let last = parts.pop().unwrap_or_default();
+            format!("{} or {}", parts.join(", "), last)
+        }
+    })
+}
+
+/// Targeted advice for the syntax errors users make most.
+fn hint_for(token: &Token<'_>, expected: &[String]) -> Option<String> {
+    let expects = |n: &str| expected.iter().any(|e| e.trim_matches('"') == n);
+    match token {
+        Token::Unsupported(word) => Some(format!(
+            "`{word}` is a reserved Modelica keyword that EQM does not support"
+        )),
+        Token::Minus | Token::Plus if expects("(") => {
+            Some("a sign inside a product or after `^` needs parentheses, for example `a*(-b)` or `x^(-2)`".to_string())
+        }
+        Token::Caret => Some("`^` is not associative: write `a^(b^c)` or `(a^b)^c`".to_string()),
+        Token::Lt | Token::Le | Token::Gt | Token::Ge | Token::EqEq | Token::NotEq => {
+            Some("relations do not chain: write `a < b and b < c`".to_string())
+        }
+        Token::Eq if expects("==") || expects(")") => {
+            Some("`=` states an equation; compare with `==`, assign in algorithms with `:=`".to_string())
+        }
+        Token::Assign if expects("=") => Some("equations use `=`; `:=` belongs in algorithm sections".to_string()),
+        Token::Not if expects("(") => {
+            Some("`not` applies to a relation; write `not (not a)` for a double negation".to_string())
+        }
+        Token::If if expects("(") => {
+            Some("an if-expression used as an operand needs parentheses: `1 + (if c then a else b)`".to_string())
+        }
+        _ => None,
+    }
+}
