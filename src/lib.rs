@@ -10,3 +10,6 @@ pub mod diag;
 pub mod driver;
 pub mod source;
 pub mod syntax;
+pub mod builtins;
+pub mod expr;
+pub mod flat;

@@ -1,0 +1,427 @@
+//! Scalar expressions in an arena with typed ids and hash-consing.
+//!
+//! Input: nodes built by the flattener (and later by the symbolic core). Output: [`ExprId`]s
+//! that every later stage passes around instead of trees. The same node is stored once, so
+//! structurally equal subexpressions share an id and comparing them is an integer comparison.
+//! Children always have smaller ids than their parents, which lets passes walk the arena in
+//! index order instead of recursing. This module deliberately does no simplification.
+
+use crate::builtins::Builtin;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// An expression in an [`ExprArena`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct ExprId(pub u32);
+
+/// A variable of the flat model.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct VarId(pub u32);
+
+/// A user-defined function of the flat model.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct FuncId(pub u32);
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Pow => "^",
+            BinOp::Eq => "==",
+            BinOp::Ne => "<>",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+        }
+    }
+
+    pub fn is_relation(self) -> bool {
+        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+    }
+}
+
+/// What a call calls.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Callee {
+    Builtin(Builtin),
+    User(FuncId),
+}
+
+/// One expression node. Real constants are stored by their bit pattern so nodes can be hashed.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Node {
+    Real(u64),
+    Int(i64),
+    Bool(bool),
+    Str(Box<str>),
+    Var(VarId),
+    /// A local variable (input, output or protected) of a function body.
+    Local(u32),
+    Time,
+    Unary(UnOp, ExprId),
+    Binary(BinOp, ExprId, ExprId),
+    If(ExprId, ExprId, ExprId),
+    Call(Callee, Box<[ExprId]>),
+    /// Output `k` of a multi-output user function call (`(a, b) = f(x)` gives two of these).
+    CallOutput(ExprId, u32),
+}
+
+/// FxHash: a fast, deterministic hasher for the hash-consing table. The table is only used for
+/// lookups, never iterated, so its order cannot leak into output.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+pub type FxBuild = BuildHasherDefault<FxHasher>;
+pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
+
+/// The arena. Ids are indices into `nodes`.
+#[derive(Debug, Default, Clone)]
+pub struct ExprArena {
+    nodes: Vec<Node>,
+    dedup: FxHashMap<Node, ExprId>,
+}
+
+impl ExprArena {
+    pub fn new() -> ExprArena {
+        ExprArena::default()
+    }
+
+    /// Stores `node` once and returns its id.
+    pub fn add(&mut self, node: Node) -> ExprId {
+        if let Some(&id) = self.dedup.get(&node) {
+            return id;
+        }
+        let id = ExprId(self.nodes.len() as u32);
+        self.nodes.push(node.clone());
+        self.dedup.insert(node, id);
+        id
+    }
+
+    pub fn get(&self, id: ExprId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn real(&mut self, v: f64) -> ExprId {
+        // Normalise -0.0 to 0.0 so that `0` is one node however it was produced.
+        let v = if v == 0.0 { 0.0 } else { v };
+        self.add(Node::Real(v.to_bits()))
+    }
+
+    pub fn int(&mut self, v: i64) -> ExprId {
+        self.add(Node::Int(v))
+    }
+
+    pub fn boolean(&mut self, v: bool) -> ExprId {
+        self.add(Node::Bool(v))
+    }
+
+    pub fn var(&mut self, v: VarId) -> ExprId {
+        self.add(Node::Var(v))
+    }
+
+    pub fn unary(&mut self, op: UnOp, a: ExprId) -> ExprId {
+        self.add(Node::Unary(op, a))
+    }
+
+    pub fn binary(&mut self, op: BinOp, a: ExprId, b: ExprId) -> ExprId {
+        self.add(Node::Binary(op, a, b))
+    }
+
+    pub fn call(&mut self, callee: Callee, args: Vec<ExprId>) -> ExprId {
+        self.add(Node::Call(callee, args.into_boxed_slice()))
+    }
+
+    pub fn builtin(&mut self, b: Builtin, args: Vec<ExprId>) -> ExprId {
+        self.call(Callee::Builtin(b), args)
+    }
+
+    /// The numeric value of a literal node, if it is one.
+    pub fn literal(&self, id: ExprId) -> Option<f64> {
+        match self.get(id) {
+            Node::Real(bits) => Some(f64::from_bits(*bits)),
+            Node::Int(v) => Some(*v as f64),
+            Node::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+            _ => None,
+        }
+    }
+
+    /// Calls `f` on each direct child of `id`.
+    pub fn children(&self, id: ExprId) -> impl Iterator<Item = ExprId> + '_ {
+        let slice: &[ExprId] = match self.get(id) {
+            Node::Unary(_, a) | Node::CallOutput(a, _) => std::slice::from_ref(a),
+            Node::Binary(_, a, b) => return Children::Two([*a, *b], 0),
+            Node::If(c, a, b) => return Children::Three([*c, *a, *b], 0),
+            Node::Call(_, args) => args,
+            _ => &[],
+        };
+        Children::Slice(slice.iter())
+    }
+
+    /// Every variable occurring in `id`, in first-occurrence order, each once. Iterative: an
+    /// explicit stack replaces recursion so that deep expressions cannot overflow.
+    pub fn vars_in(&self, id: ExprId, out: &mut Vec<VarId>) {
+        let mut stack = vec![id];
+        let start = out.len();
+        while let Some(e) = stack.pop() {
+            if let Node::Var(v) = self.get(e) {
+                if !out[start..].contains(v) {
+                    out.push(*v);
+                }
+                continue;
+            }
+            let before = stack.len();
+            stack.extend(self.children(e));
+            stack[before..].reverse();
+        }
+    }
+
+    /// Prints an expression with the fewest parentheses, naming variables through `name`.
+    pub fn display(&self, id: ExprId, name: &dyn Fn(VarId) -> String) -> String {
+        let mut out = String::new();
+        self.write(&mut out, id, 0, name);
+        out
+    }
+
+    fn write(&self, out: &mut String, id: ExprId, context: u8, name: &dyn Fn(VarId) -> String) {
+        let own = precedence(self.get(id));
+        let parens = own < context;
+        if parens {
+            out.push('(');
+        }
+        match self.get(id) {
+            Node::Real(bits) => crate::syntax::pretty::real(out, f64::from_bits(*bits)),
+            Node::Int(v) => {
+                let _ = write!(out, "{v}");
+            }
+            Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Node::Str(s) => {
+                let _ = write!(out, "{s:?}");
+            }
+            Node::Var(v) => out.push_str(&name(*v)),
+            Node::Local(i) => {
+                let _ = write!(out, "local{i}");
+            }
+            Node::Time => out.push_str("time"),
+            Node::Unary(UnOp::Neg, a) => {
+                out.push('-');
+                self.write(out, *a, PREC_MUL, name);
+            }
+            Node::Unary(UnOp::Not, a) => {
+                out.push_str("not ");
+                self.write(out, *a, PREC_REL, name);
+            }
+            Node::Binary(op, a, b) => {
+                let (l, r) = match own {
+                    PREC_OR => (PREC_OR, PREC_AND),
+                    PREC_AND => (PREC_AND, PREC_NOT),
+                    PREC_REL => (PREC_ADD, PREC_ADD),
+                    PREC_ADD => (PREC_ADD, PREC_MUL),
+                    PREC_MUL => (PREC_MUL, PREC_POW),
+                    _ => (PREC_PRIMARY, PREC_PRIMARY),
+                };
+                self.write(out, *a, l, name);
+                match op {
+                    BinOp::Mul | BinOp::Div | BinOp::Pow => out.push_str(op.symbol()),
+                    _ => {
+                        let _ = write!(out, " {} ", op.symbol());
+                    }
+                }
+                self.write(out, *b, r, name);
+            }
+            Node::If(c, a, b) => {
+                out.push_str("if ");
+                self.write(out, *c, 0, name);
+                out.push_str(" then ");
+                self.write(out, *a, 0, name);
+                out.push_str(" else ");
+                self.write(out, *b, 0, name);
+            }
+            Node::Call(callee, args) => {
+                match callee {
+                    Callee::Builtin(b) => out.push_str(b.name()),
+                    Callee::User(f) => {
+                        let _ = write!(out, "function{}", f.0);
+                    }
+                }
+                out.push('(');
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.write(out, *a, 0, name);
+                }
+                out.push(')');
+            }
+            Node::CallOutput(call, k) => {
+                self.write(out, *call, PREC_PRIMARY, name);
+                let _ = write!(out, ".output{}", k + 1);
+            }
+        }
+        if parens {
+            out.push(')');
+        }
+    }
+}
+
+const PREC_OR: u8 = 2;
+const PREC_AND: u8 = 3;
+const PREC_NOT: u8 = 4;
+const PREC_REL: u8 = 5;
+const PREC_ADD: u8 = 6;
+const PREC_MUL: u8 = 7;
+const PREC_POW: u8 = 8;
+const PREC_PRIMARY: u8 = 9;
+
+fn precedence(node: &Node) -> u8 {
+    match node {
+        Node::If(..) => 0,
+        Node::Binary(op, ..) => match op {
+            BinOp::Or => PREC_OR,
+            BinOp::And => PREC_AND,
+            op if op.is_relation() => PREC_REL,
+            BinOp::Add | BinOp::Sub => PREC_ADD,
+            BinOp::Mul | BinOp::Div => PREC_MUL,
+            _ => PREC_POW,
+        },
+        Node::Unary(UnOp::Not, _) => PREC_NOT,
+        Node::Unary(UnOp::Neg, _) => PREC_ADD,
+        // A negative literal prints with a sign and must be parenthesised like a negation.
+        Node::Real(bits) if f64::from_bits(*bits).is_sign_negative() => PREC_ADD,
+        Node::Int(v) if *v < 0 => PREC_ADD,
+        _ => PREC_PRIMARY,
+    }
+}
+
+enum Children<'a> {
+    Slice(std::slice::Iter<'a, ExprId>),
+    Two([ExprId; 2], usize),
+    Three([ExprId; 3], usize),
+}
+
+impl Iterator for Children<'_> {
+    type Item = ExprId;
+
+    fn next(&mut self) -> Option<ExprId> {
+        match self {
+            Children::Slice(it) => it.next().copied(),
+            Children::Two(a, i) => {
+                let r = a.get(*i).copied();
+                *i += 1;
+                r
+            }
+            Children::Three(a, i) => {
+                let r = a.get(*i).copied();
+                *i += 1;
+                r
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_consing_shares_equal_nodes() {
+        let mut a = ExprArena::new();
+        let x = a.var(VarId(0));
+        let one = a.real(1.0);
+        let e1 = a.binary(BinOp::Add, x, one);
+        let e2 = a.binary(BinOp::Add, x, one);
+        assert_eq!(e1, e2);
+        assert_eq!(a.real(-0.0), a.real(0.0));
+        assert_eq!(a.len(), 4);
+    }
+
+    #[test]
+    fn display_uses_minimal_parentheses() {
+        let mut a = ExprArena::new();
+        let x = a.var(VarId(0));
+        let y = a.var(VarId(1));
+        let sum = a.binary(BinOp::Add, x, y);
+        let neg = a.unary(UnOp::Neg, sum);
+        let prod = a.binary(BinOp::Mul, neg, y);
+        let names = |v: VarId| ["x", "y"][v.0 as usize].to_string();
+        assert_eq!(a.display(prod, &names), "(-(x + y))*y");
+        let minus_two = a.real(-2.0);
+        let p = a.binary(BinOp::Pow, x, minus_two);
+        assert_eq!(a.display(p, &names), "x^(-2.0)");
+    }
+}

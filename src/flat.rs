@@ -1,0 +1,375 @@
+//! The flat model: one model's scalar variables and equations, with provenance.
+//!
+//! Input: built by `flatten`. Output: read by `eqm flatten` (through [`FlatModel::print`]) and by
+//! DAE lowering. Every equation keeps its origin (which component's equation, which connection
+//! set, which binding, which unconnected flow) and its source span, so that errors found much
+//! later can still point at the source. Arrays are expanded to scalars; an equation produced by
+//! a for-loop or an array equation remembers that source and its index, so that a later stage
+//! can emit loops again. This module holds data and its printer only.
+
+use crate::expr::{ExprArena, ExprId, VarId};
+use crate::source::Span;
+use std::fmt::Write as _;
+
+/// A component instance in the model's hierarchy; instance 0 is the model itself.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct InstanceId(pub u32);
+
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// Full path (`m[3].flange_a`); empty for the model itself.
+    pub name: String,
+    /// The class it instantiates, fully qualified.
+    pub class_name: String,
+    pub parent: Option<InstanceId>,
+    pub is_connector: bool,
+    /// Where it is declared (the model's class name for instance 0).
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variability {
+    Continuous,
+    Discrete,
+    Parameter,
+    Constant,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarType {
+    Real,
+    Integer,
+    Boolean,
+    String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Causality {
+    None,
+    Input,
+    Output,
+}
+
+/// The role of a connector variable in connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectorRole {
+    /// Not a connector variable.
+    None,
+    Potential,
+    Flow,
+}
+
+/// Modelica's `stateSelect` attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum StateSelect {
+    Never,
+    Avoid,
+    Default,
+    Prefer,
+    Always,
+}
+
+/// The attributes of a scalar variable; expressions are in the model's arena.
+#[derive(Debug, Clone, Default)]
+pub struct Attributes {
+    pub start: Option<ExprId>,
+    pub fixed: Option<bool>,
+    pub min: Option<ExprId>,
+    pub max: Option<ExprId>,
+    pub nominal: Option<ExprId>,
+    pub unit: Option<String>,
+    pub display_unit: Option<String>,
+    pub state_select: Option<StateSelect>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Variable {
+    /// Full name with indices: `m[3].flange_a.s`.
+    pub name: String,
+    pub instance: InstanceId,
+    pub variability: Variability,
+    pub ty: ScalarType,
+    pub causality: Causality,
+    pub role: ConnectorRole,
+    pub attributes: Attributes,
+    /// The binding of a parameter or constant (`parameter Real c = 2*k`). Bindings of other
+    /// variables become equations with [`Origin::Binding`].
+    pub binding: Option<ExprId>,
+    /// The binding's value when it could be evaluated at compile time.
+    pub value: Option<f64>,
+    pub description: Option<String>,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// Where a flat equation comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    /// An equation written in a class, instantiated for this instance.
+    Equation { instance: InstanceId },
+    /// The binding `Real y = e;` of a non-parameter variable.
+    Binding { var: VarId },
+    /// Equal potentials of a connection set.
+    ConnectPotential { set: u32 },
+    /// The flow sum of a connection set.
+    ConnectFlow { set: u32 },
+    /// `flow = 0` for a flow variable that is not connected.
+    UnconnectedFlow { var: VarId },
+}
+
+/// An equation that came from an array equation or a for-loop: its source and index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArrayOrigin {
+    pub source: Span,
+    pub index: Vec<i64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Equation {
+    pub lhs: ExprId,
+    pub rhs: ExprId,
+    pub origin: Origin,
+    pub span: Span,
+    pub array: Option<ArrayOrigin>,
+}
+
+/// One connection set: connector variables that are connected together.
+#[derive(Debug, Clone)]
+pub struct ConnectionSet {
+    pub role: ConnectorRole,
+    /// Members with their sign in the flow sum (+1 inside, -1 outside connector).
+    pub members: Vec<(VarId, i8)>,
+    /// The `connect` equations that formed the set.
+    pub connects: Vec<Span>,
+}
+
+/// `when c then ... elsewhen d then ... end when;`
+#[derive(Debug, Clone)]
+pub struct WhenClause {
+    pub branches: Vec<WhenBranch>,
+    pub instance: InstanceId,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct WhenBranch {
+    pub condition: ExprId,
+    pub actions: Vec<WhenAction>,
+}
+
+#[derive(Debug, Clone)]
+pub enum WhenAction {
+    /// `v = e` inside a when-clause: `v` is assigned at the event.
+    Assign { var: VarId, value: ExprId, span: Span },
+    Reinit { var: VarId, value: ExprId, span: Span },
+    Assert { condition: ExprId, message: String, span: Span },
+    Terminate { message: String, span: Span },
+}
+
+/// `assert(condition, message)` in an equation section.
+#[derive(Debug, Clone)]
+pub struct Assertion {
+    pub condition: ExprId,
+    pub message: String,
+    pub instance: InstanceId,
+    pub span: Span,
+}
+
+/// The experiment annotation's settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Experiment {
+    pub start_time: Option<f64>,
+    pub stop_time: Option<f64>,
+    pub tolerance: Option<f64>,
+    pub interval: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct FlatModel {
+    pub name: String,
+    pub exprs: ExprArena,
+    pub instances: Vec<Instance>,
+    pub variables: Vec<Variable>,
+    pub equations: Vec<Equation>,
+    pub initial_equations: Vec<Equation>,
+    pub connection_sets: Vec<ConnectionSet>,
+    pub whens: Vec<WhenClause>,
+    pub assertions: Vec<Assertion>,
+    /// Declared invariants `g(x) = 0` (EQM extension) kept for constraint stabilisation.
+    pub invariants: Vec<Equation>,
+    pub experiment: Experiment,
+}
+
+impl FlatModel {
+    pub fn var(&self, v: VarId) -> &Variable {
+        &self.variables[v.0 as usize]
+    }
+
+    /// Prints an expression with full variable names.
+    pub fn expr_text(&self, e: ExprId) -> String {
+        self.exprs.display(e, &|v| self.variables[v.0 as usize].name.clone())
+    }
+
+    /// Variables that are unknowns of the simulation (not parameters or constants).
+    pub fn unknowns(&self) -> impl Iterator<Item = (VarId, &Variable)> {
+        self.variables
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| matches!(v.variability, Variability::Continuous | Variability::Discrete))
+            .map(|(i, v)| (VarId(i as u32), v))
+    }
+
+    /// A readable, deterministic listing: variables with kind and attributes, then each
+    /// equation tagged with its origin. This is the output of `eqm flatten`.
+    pub fn print(&self) -> String {
+        let mut out = String::new();
+        let unknowns = self.unknowns().count();
+        let _ = writeln!(
+            out,
+            "model {} ({} variables, {} unknowns, {} equations)",
+            self.name,
+            self.variables.len(),
+            unknowns,
+            self.equations.len()
+        );
+        out.push_str("variables\n");
+        for v in &self.variables {
+            out.push_str("  ");
+            out.push_str(match v.variability {
+                Variability::Constant => "constant ",
+                Variability::Parameter => "parameter ",
+                Variability::Discrete => "discrete ",
+                Variability::Continuous => "",
+            });
+            out.push_str(match v.causality {
+                Causality::Input => "input ",
+                Causality::Output => "output ",
+                Causality::None => "",
+            });
+            out.push_str(match v.role {
+                ConnectorRole::Flow => "flow ",
+                ConnectorRole::Potential => "potential ",
+                ConnectorRole::None => "",
+            });
+            out.push_str(match v.ty {
+                ScalarType::Real => "Real",
+                ScalarType::Integer => "Integer",
+                ScalarType::Boolean => "Boolean",
+                ScalarType::String => "String",
+            });
+            let _ = write!(out, " {}", v.name);
+            let mut attrs: Vec<String> = Vec::new();
+            let a = &v.attributes;
+            for (label, value) in [("start", a.start), ("min", a.min), ("max", a.max), ("nominal", a.nominal)] {
+                if let Some(e) = value {
+                    attrs.push(format!("{label} = {}", self.expr_text(e)));
+                }
+            }
+            if let Some(f) = a.fixed {
+                attrs.push(format!("fixed = {f}"));
+            }
+            if let Some(u) = &a.unit {
+                attrs.push(format!("unit = {u:?}"));
+            }
+            if let Some(s) = a.state_select {
+                attrs.push(format!("stateSelect = {s:?}"));
+            }
+            if !attrs.is_empty() {
+                let _ = write!(out, "({})", attrs.join(", "));
+            }
+            if let Some(b) = v.binding {
+                let _ = write!(out, " = {}", self.expr_text(b));
+                if let Some(value) = v.value
+                    && self.exprs.literal(b).is_none()
+                {
+                    let mut s = String::new();
+                    crate::syntax::pretty::real(&mut s, value);
+                    let _ = write!(out, " (= {s})");
+                }
+            }
+            if let Some(d) = &v.description {
+                let _ = write!(out, " {d:?}");
+            }
+            out.push_str(";\n");
+        }
+        self.print_equations(&mut out, "equation", &self.equations);
+        if !self.initial_equations.is_empty() {
+            self.print_equations(&mut out, "initial equation", &self.initial_equations);
+        }
+        if !self.invariants.is_empty() {
+            self.print_equations(&mut out, "invariant", &self.invariants);
+        }
+        for w in &self.whens {
+            for (i, b) in w.branches.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "  {} {} then  // {}",
+                    if i == 0 { "when" } else { "elsewhen" },
+                    self.expr_text(b.condition),
+                    self.instance_label(w.instance)
+                );
+                for a in &b.actions {
+                    match a {
+                        WhenAction::Assign { var, value, .. } => {
+                            let _ = writeln!(out, "    {} = {};", self.var(*var).name, self.expr_text(*value));
+                        }
+                        WhenAction::Reinit { var, value, .. } => {
+                            let _ = writeln!(out, "    reinit({}, {});", self.var(*var).name, self.expr_text(*value));
+                        }
+                        WhenAction::Assert { condition, message, .. } => {
+                            let _ = writeln!(out, "    assert({}, {message:?});", self.expr_text(*condition));
+                        }
+                        WhenAction::Terminate { message, .. } => {
+                            let _ = writeln!(out, "    terminate({message:?});");
+                        }
+                    }
+                }
+            }
+            out.push_str("  end when;\n");
+        }
+        for a in &self.assertions {
+            let _ = writeln!(
+                out,
+                "  assert({}, {:?});  // {}",
+                self.expr_text(a.condition),
+                a.message,
+                self.instance_label(a.instance)
+            );
+        }
+        let _ = writeln!(out, "end {};", self.name);
+        out
+    }
+
+    fn print_equations(&self, out: &mut String, keyword: &str, equations: &[Equation]) {
+        let _ = writeln!(out, "{keyword}");
+        for (i, e) in equations.iter().enumerate() {
+            let _ = write!(out, "  {} = {};", self.expr_text(e.lhs), self.expr_text(e.rhs));
+            let _ = write!(out, "  // #{} {}", i + 1, self.origin_label(&e.origin));
+            if let Some(a) = &e.array {
+                let index: Vec<String> = a.index.iter().map(|i| i.to_string()).collect();
+                let _ = write!(out, " [{}]", index.join(","));
+            }
+            out.push('\n');
+        }
+    }
+
+    fn instance_label(&self, instance: InstanceId) -> String {
+        let inst = &self.instances[instance.0 as usize];
+        if instance.0 == 0 {
+            format!("model {}", inst.class_name)
+        } else {
+            format!("{} ({})", inst.name, inst.class_name)
+        }
+    }
+
+    /// Names an equation's origin for listings and diagnostics.
+    pub fn origin_label(&self, origin: &Origin) -> String {
+        match origin {
+            Origin::Equation { instance } => self.instance_label(*instance),
+            Origin::Binding { var } => format!("binding of {}", self.var(*var).name),
+            Origin::ConnectPotential { set } => format!("connection set {} (equal potentials)", set + 1),
+            Origin::ConnectFlow { set } => format!("connection set {} (flow sum)", set + 1),
+            Origin::UnconnectedFlow { var } => format!("unconnected flow {}", self.var(*var).name),
+        }
+    }
+}
