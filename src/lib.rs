@@ -13,3 +13,4 @@ pub mod syntax;
 pub mod builtins;
 pub mod expr;
 pub mod flat;
+pub mod stdlib;
