@@ -5,6 +5,9 @@
 //! This module sequences stages; it implements none of them and does no IO itself.
 
 use crate::diag::{self, Diagnostic};
+use crate::flat::FlatModel;
+use crate::flatten;
+use crate::resolve::ClassTable;
 use crate::source::{FileId, SourceMap};
 use crate::syntax::{self, ast};
 use std::time::{Duration, Instant};
@@ -39,6 +42,8 @@ pub struct StageTime {
 pub struct Session {
     pub sources: SourceMap,
     pub files: Vec<(FileId, ast::StoredDefinition)>,
+    /// Library files: the embedded stdlib, then `EQMPATH` directories.
+    pub library: Vec<(FileId, ast::StoredDefinition)>,
     pub diagnostics: Vec<Diagnostic>,
     pub timings: Vec<StageTime>,
 }
@@ -59,38 +64,66 @@ impl Session {
         id
     }
 
+    /// Parses a library file (embedded stdlib or an `EQMPATH` file).
+    pub fn add_library_file(&mut self, name: impl Into<String>, text: impl Into<String>) {
+        let start = Instant::now();
+        let id = self.sources.add(name, text);
+        let (ast, mut diagnostics) = syntax::parse_file(id, &self.sources.get(id).text);
+        self.library.push((id, ast));
+        self.diagnostics.append(&mut diagnostics);
+        self.record("parse", start.elapsed());
+    }
+
+    /// Adds the standard library that is compiled into the binary.
+    pub fn add_embedded_stdlib(&mut self) {
+        for (name, text) in crate::stdlib::FILES {
+            self.add_library_file(format!("<stdlib>/{name}"), *text);
+        }
+    }
+
+    /// Resolves and flattens `model` (or the only model in the user's files).
+    pub fn flatten(&mut self, model: Option<&str>, options: &flatten::Options) -> Option<FlatModel> {
+        let start = Instant::now();
+        let library: Vec<&ast::StoredDefinition> = self.library.iter().map(|(_, f)| f).collect();
+        let user: Vec<&ast::StoredDefinition> = self.files.iter().map(|(_, f)| f).collect();
+        let name = match model {
+            Some(m) => m.to_string(),
+            None => match flatten::default_model(&user) {
+                Ok(m) => m,
+                Err(candidates) => {
+                    let message = if candidates.is_empty() {
+                        "the files define no model".to_string()
+                    } else {
+                        format!(
+                            "the files define several models ({}); choose one with --model",
+                            candidates.join(", ")
+                        )
+                    };
+                    self.diagnostics.push(Diagnostic {
+                        code: "E0201",
+                        severity: diag::Severity::Error,
+                        message,
+                        labels: Vec::new(),
+                        notes: Vec::new(),
+                        help: None,
+                    });
+                    return None;
+                }
+            },
+        };
+        let table = ClassTable::build(&library, &user);
+        let mut diagnostics = table.diagnostics.clone();
+        let (flat, mut more) = flatten::flatten(&table, &name, options);
+        diagnostics.append(&mut more);
+        self.diagnostics.append(&mut diagnostics);
+        self.record("flatten", start.elapsed());
+        flat
+    }
+
     fn record(&mut self, stage: &'static str, time: Duration) {
         match self.timings.iter_mut().find(|t| t.stage == stage) {
             Some(t) => t.time += time,
             None => self.timings.push(StageTime { stage, time }),
-        }
-    }
-
-    /// Reports when no parsed file defines `model` (a dotted path through nested classes).
-    ///
-    /// This is a syntactic lookup; name resolution with the library path replaces it.
-    pub fn check_model_exists(&mut self, model: &str) {
-        let path: Vec<&str> = model.split('.').collect();
-        let found = self.files.iter().any(|(_, f)| find_class(&f.classes, &path).is_some());
-        if !found {
-            let mut top: Vec<&str> = self
-                .files
-                .iter()
-                .flat_map(|(_, f)| f.classes.iter().map(|c| c.name.name.as_str()))
-                .collect();
-            top.sort_unstable();
-            let mut d = Diagnostic {
-                code: "E0201",
-                severity: diag::Severity::Error,
-                message: format!("no model named `{model}` in the given files"),
-                labels: Vec::new(),
-                notes: Vec::new(),
-                help: None,
-            };
-            if !top.is_empty() {
-                d = d.with_note(format!("the files define: {}", top.join(", ")));
-            }
-            self.diagnostics.push(d);
         }
     }
 
@@ -103,22 +136,4 @@ impl Session {
         diag::sort(&mut self.diagnostics);
         diag::render_all(&self.diagnostics, &self.sources, color)
     }
-}
-
-fn find_class<'a>(classes: &'a [ast::ClassDef], path: &[&str]) -> Option<&'a ast::ClassDef> {
-    let (first, rest) = path.split_first()?;
-    let class = classes.iter().find(|c| c.name.name == *first)?;
-    if rest.is_empty() {
-        return Some(class);
-    }
-    let ast::ClassBody::Long { sections, .. } = &class.body else {
-        return None;
-    };
-    sections.iter().find_map(|s| match s {
-        ast::Section::Elements { elements, .. } => elements.iter().find_map(|e| match e {
-            ast::Element::Class(c) if c.name.name == rest[0] => find_class(std::slice::from_ref(c), rest),
-            _ => None,
-        }),
-        _ => None,
-    })
 }

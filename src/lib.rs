@@ -6,11 +6,13 @@
 
 #![deny(unsafe_code)]
 
+pub mod builtins;
 pub mod diag;
 pub mod driver;
-pub mod source;
-pub mod syntax;
-pub mod builtins;
 pub mod expr;
 pub mod flat;
+pub mod flatten;
+pub mod resolve;
+pub mod source;
 pub mod stdlib;
+pub mod syntax;

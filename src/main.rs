@@ -33,15 +33,34 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check models: report every syntax error with its location. Exit 0 when there are none.
-    Check {
-        /// The `.eqm` files to read.
-        #[arg(required = true, value_name = "FILE")]
-        files: Vec<PathBuf>,
-        /// The model to check, as a dotted name (`Examples.SpringMass`).
-        #[arg(long, value_name = "M")]
-        model: Option<String>,
-    },
+    /// Check a model: parse, resolve and flatten it, and report every error with its location.
+    Check(ModelArgs),
+    /// Print the flat model: variables with their attributes and every scalar equation, each
+    /// tagged with where it came from.
+    Flatten(ModelArgs),
+}
+
+#[derive(clap::Args)]
+struct ModelArgs {
+    /// The `.eqm` files to read.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// The model, as a dotted name (`Examples.SpringMass`, or a stdlib model); default: the only
+    /// model in the files.
+    #[arg(long, value_name = "M")]
+    model: Option<String>,
+    /// Override a parameter: `--param mass.m=2` (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    params: Vec<(String, f64)>,
+}
+
+fn parse_param(s: &str) -> Result<(String, f64), String> {
+    let (name, value) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=VALUE"))?;
+    let value: f64 = value.trim().parse().map_err(|_| format!("`{value}` is not a number"))?;
+    if !value.is_finite() {
+        return Err(format!("`{value}` is not a finite number"));
+    }
+    Ok((name.trim().to_string(), value))
 }
 
 fn main() -> ExitCode {
@@ -51,30 +70,64 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> ExitCode {
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    match cli.command {
-        Command::Check { files, model } => {
-            let mut session = match load(&files) {
-                Ok(s) => s,
-                Err(code) => return code,
-            };
-            if let Some(model) = &model {
-                session.check_model_exists(model);
-            }
-            let code = finish(&mut session, color);
-            if cli.timings {
-                print_timings(&session);
-            }
-            if code == ExitCode::SUCCESS {
-                eprintln!("checked {} file(s): no errors", files.len());
-            }
-            code
+    let (args, print_flat) = match &cli.command {
+        Command::Check(a) => (a, false),
+        Command::Flatten(a) => (a, true),
+    };
+    let mut session = match load(&args.files) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let options = eqm::flatten::Options {
+        parameters: args.params.clone(),
+    };
+    let flat = if session.has_errors() {
+        None
+    } else {
+        session.flatten(args.model.as_deref(), &options)
+    };
+    let code = finish(&mut session, color);
+    if cli.timings {
+        print_timings(&session);
+    }
+    if let Some(flat) = flat {
+        if print_flat {
+            print!("{}", flat.print());
+        } else {
+            eprintln!(
+                "{}: {} variables, {} equations: no errors",
+                flat.name,
+                flat.variables.len(),
+                flat.equations.len()
+            );
         }
     }
+    code
 }
 
 /// Reads and parses every file. An unreadable file is a usage error (exit 2).
 fn load(files: &[PathBuf]) -> Result<Session, ExitCode> {
     let mut session = Session::new();
+    session.add_embedded_stdlib();
+    if let Some(paths) = std::env::var_os("EQMPATH") {
+        for dir in std::env::split_paths(&paths) {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                eprintln!("warning: EQMPATH directory {} cannot be read", dir.display());
+                continue;
+            };
+            // Sorted, so that the library is the same whatever order the file system lists.
+            let mut files: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "eqm"))
+                .collect();
+            files.sort();
+            for file in files {
+                if let Ok(text) = std::fs::read_to_string(&file) {
+                    session.add_library_file(file.display().to_string(), text);
+                }
+            }
+        }
+    }
     for path in files {
         match std::fs::read(path) {
             Ok(bytes) => {

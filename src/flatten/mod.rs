@@ -1,0 +1,1052 @@
+//! Instantiation and flattening: a class becomes one flat model.
+//!
+//! Input: a [`ClassTable`] and the name of the model to simulate. Output: a [`FlatModel`] with
+//! scalar variables and equations (each with origin and span), connection sets, when-clauses and
+//! assertions, plus diagnostics (`E02xx` names, `E03xx` instantiation and connections, `E04xx`
+//! balance). Components are instantiated on demand, so declaration order never matters;
+//! structural parameters (array sizes, for ranges, parameter-only if conditions) are evaluated at
+//! compile time. This stage deliberately does no symbolic simplification and no alias
+//! elimination: the flat model shows the equations exactly as the model produces them.
+
+mod balance;
+mod connect;
+mod consteval;
+mod equations;
+mod eval;
+mod modifier;
+mod value;
+
+use crate::diag::Diagnostic;
+use crate::expr::{ExprId, VarId};
+use crate::flat::{self, ConnectorRole, FlatModel, InstanceId, ScalarType};
+use crate::resolve::{ClassId, ClassTable, TypeRef};
+use crate::source::Span;
+use crate::syntax::ast;
+use modifier::{Modifier, Scope};
+use std::collections::BTreeMap;
+use value::Value;
+
+/// Settings that change the flat model without editing files.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `--param NAME=VALUE` overrides of top-level parameters.
+    pub parameters: Vec<(String, f64)>,
+}
+
+/// Flattens `model`. Returns the model when no error was found, and all diagnostics.
+pub fn flatten(table: &ClassTable<'_>, model: &str, options: &Options) -> (Option<FlatModel>, Vec<Diagnostic>) {
+    let Some(class) = table.find(model) else {
+        let names = table.all_names();
+        let last = model.rsplit('.').next().unwrap_or(model);
+        let suggestion = crate::resolve::did_you_mean(model, names.iter().copied())
+            .or_else(|| names.iter().copied().find(|n| n.rsplit('.').next() == Some(last)));
+        let mut d = Diagnostic {
+            code: "E0201",
+            severity: crate::diag::Severity::Error,
+            message: format!("no model named `{model}`"),
+            labels: Vec::new(),
+            notes: Vec::new(),
+            help: None,
+        };
+        if let Some(s) = suggestion {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        }
+        return (None, vec![d]);
+    };
+    let mut f = Flattener::new(table, class, options);
+    f.run();
+    let Flattener { model, diagnostics, .. } = f;
+    let ok = !crate::diag::has_errors(&diagnostics);
+    (ok.then_some(model), diagnostics)
+}
+
+/// Names the single top-level model among the user's classes, for commands without `--model`.
+pub fn default_model(files: &[&ast::StoredDefinition]) -> Result<String, Vec<String>> {
+    let candidates: Vec<String> = files
+        .iter()
+        .flat_map(|f| &f.classes)
+        .filter(|c| {
+            matches!(
+                c.kind,
+                ast::ClassKind::Model | ast::ClassKind::Block | ast::ClassKind::Class
+            ) && !c.partial
+        })
+        .map(|c| c.name.name.clone())
+        .collect();
+    if candidates.len() == 1 {
+        Ok(candidates[0].clone())
+    } else {
+        Err(candidates)
+    }
+}
+
+/// A component member of an instance.
+#[derive(Clone, Debug)]
+enum Member {
+    Pending(usize),
+    InProgress,
+    /// A conditional component whose condition is false.
+    Absent,
+    /// A component whose declaration had errors (already reported).
+    Failed,
+    Var(VarId),
+    VarArray(Vec<usize>, Vec<VarId>),
+    Inst(InstanceId),
+    InstArray(Vec<usize>, Vec<InstanceId>),
+}
+
+/// A declared component waiting to be instantiated.
+#[derive(Clone)]
+struct PendingElement<'a> {
+    clause: &'a ast::ComponentClause,
+    decl: &'a ast::ComponentDecl,
+    /// The class whose body declares it (a base class for inherited elements).
+    class: ClassId,
+    /// Modifiers from the `extends` clauses through which it was inherited.
+    extends_modifier: Modifier<'a>,
+    protected: bool,
+}
+
+/// Per-instance flattening state.
+struct InstanceState<'a> {
+    class: ClassId,
+    modifier: Modifier<'a>,
+    members: BTreeMap<String, Member>,
+    /// Member names in declaration order (for connector leaf lists and messages).
+    order: Vec<String>,
+    pending: Vec<PendingElement<'a>>,
+    /// Inherited variability (`parameter` on a record component makes its fields parameters).
+    variability: flat::Variability,
+    causality: flat::Causality,
+    is_connector: bool,
+}
+
+/// The prefixes and class of a resolved component type, after following short class definitions.
+struct ResolvedType<'a> {
+    target: TypeRef,
+    /// Modifiers of the short class definitions on the way (innermost last).
+    modifier: Modifier<'a>,
+    prefixes: ast::TypePrefix,
+    dims: Vec<&'a ast::Subscript>,
+    is_connector: bool,
+    class_name: String,
+}
+
+pub(crate) struct Flattener<'t, 'a> {
+    table: &'t ClassTable<'a>,
+    root_class: ClassId,
+    options: &'t Options,
+    pub(crate) model: FlatModel,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    instances: Vec<InstanceState<'a>>,
+    /// Var id to its declared array dims and element index, used for nothing but messages now.
+    connects: Vec<connect::ResolvedConnect>,
+    /// Whether a variable's type is a connector (signal connectors like `RealInput`).
+    var_is_connector: Vec<bool>,
+    consts: consteval::ConstCache,
+    package_constants: BTreeMap<(ClassId, String), Option<Value>>,
+    used_overrides: Vec<bool>,
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    fn new(table: &'t ClassTable<'a>, root_class: ClassId, options: &'t Options) -> Self {
+        Flattener {
+            table,
+            root_class,
+            options,
+            model: FlatModel {
+                name: table.get(root_class).full_name.clone(),
+                ..FlatModel::default()
+            },
+            diagnostics: Vec::new(),
+            instances: Vec::new(),
+            connects: Vec::new(),
+            var_is_connector: Vec::new(),
+            consts: consteval::ConstCache::default(),
+            package_constants: BTreeMap::new(),
+            used_overrides: vec![false; options.parameters.len()],
+        }
+    }
+
+    fn run(&mut self) {
+        let entry = self.table.get(self.root_class);
+        if matches!(
+            entry.def.kind,
+            ast::ClassKind::Package | ast::ClassKind::Function | ast::ClassKind::Type
+        ) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0211",
+                format!("`{}` is a {}, not a model", entry.full_name, entry.def.kind.keyword()),
+                entry.def.name.span,
+                "cannot be simulated",
+            ));
+            return;
+        }
+        let root = self.new_instance(
+            String::new(),
+            self.root_class,
+            None,
+            entry.def.name.span,
+            Modifier::default(),
+            flat::Variability::Continuous,
+            flat::Causality::None,
+            false,
+        );
+        self.model.experiment = experiment(entry.def);
+        self.instantiate(root);
+        for (i, (name, _)) in self.options.parameters.iter().enumerate() {
+            if !self.used_overrides[i] {
+                self.diagnostics.push(Diagnostic {
+                    code: "E0209",
+                    severity: crate::diag::Severity::Error,
+                    message: format!("`--param {name}` names no parameter of `{}`", self.model.name),
+                    labels: Vec::new(),
+                    notes: Vec::new(),
+                    help: crate::resolve::did_you_mean(
+                        name,
+                        self.model
+                            .variables
+                            .iter()
+                            .filter(|v| v.variability == flat::Variability::Parameter)
+                            .map(|v| v.name.as_str()),
+                    )
+                    .map(|s| format!("did you mean `{s}`?")),
+                });
+            }
+        }
+        if crate::diag::has_errors(&self.diagnostics) {
+            return;
+        }
+        self.build_connection_sets();
+        self.evaluate_parameter_values();
+        if !crate::diag::has_errors(&self.diagnostics) {
+            balance::check(self);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn new_instance(
+        &mut self,
+        name: String,
+        class: ClassId,
+        parent: Option<InstanceId>,
+        span: Span,
+        modifier: Modifier<'a>,
+        variability: flat::Variability,
+        causality: flat::Causality,
+        is_connector: bool,
+    ) -> InstanceId {
+        let id = InstanceId(self.model.instances.len() as u32);
+        self.model.instances.push(flat::Instance {
+            name,
+            class_name: self.table.get(class).full_name.clone(),
+            parent,
+            is_connector,
+            span,
+        });
+        self.instances.push(InstanceState {
+            class,
+            modifier,
+            members: BTreeMap::new(),
+            order: Vec::new(),
+            pending: Vec::new(),
+            variability,
+            causality,
+            is_connector,
+        });
+        id
+    }
+
+    /// Instantiates every element of `instance`, then its equations.
+    fn instantiate(&mut self, instance: InstanceId) {
+        let class = self.instances[instance.0 as usize].class;
+        let mut contents = Contents::default();
+        self.collect(class, instance, Modifier::default(), &mut contents, 0);
+        for element in contents.elements {
+            for decl in &element.clause.components {
+                let _ = decl;
+            }
+            let name = element.decl.name.name.clone();
+            let state = &mut self.instances[instance.0 as usize];
+            if let Some(Member::Pending(_)) = state.members.get(&name) {
+                // An element inherited twice (diamond) is the same element; keep the first.
+                continue;
+            }
+            let index = state.pending.len();
+            state.pending.push(element);
+            state.members.insert(name.clone(), Member::Pending(index));
+            state.order.push(name);
+        }
+        self.check_modifier_targets(instance);
+        let names = self.instances[instance.0 as usize].order.clone();
+        for name in &names {
+            self.ensure_member(instance, name);
+        }
+        for (eq, class, initial) in contents.equations {
+            let scope = Scope {
+                instance: Some(instance),
+                class,
+            };
+            self.flatten_equation(eq, scope, &mut Vec::new(), initial);
+        }
+        for (eq, class) in contents.invariants {
+            let scope = Scope {
+                instance: Some(instance),
+                class,
+            };
+            self.flatten_invariant(eq, scope);
+        }
+    }
+
+    /// Collects the elements and equations of `class` and of every class it extends.
+    fn collect(
+        &mut self,
+        class: ClassId,
+        instance: InstanceId,
+        extends_modifier: Modifier<'a>,
+        out: &mut Contents<'a>,
+        depth: usize,
+    ) {
+        if depth > 32 {
+            let def = self.table.get(class).def;
+            self.diagnostics.push(Diagnostic::error(
+                "E0212",
+                format!("`{}` extends itself (directly or through other classes)", def.name.name),
+                def.name.span,
+                "cyclic inheritance",
+            ));
+            return;
+        }
+        let entry = self.table.get(class);
+        if let ast::ClassBody::Short { base, modification, .. } = &entry.def.body {
+            // `model M = N(k = 1);` behaves like `model M extends N(k = 1); end M;`.
+            let scope = Scope {
+                instance: Some(instance),
+                class: entry.parent.unwrap_or(class),
+            };
+            let modifier = match modification {
+                Some(m) => extends_modifier.merge(&Modifier::from_class_modification(m, scope)),
+                None => extends_modifier,
+            };
+            match self.table.lookup(entry.parent.unwrap_or(class), base) {
+                Ok(TypeRef::Class(b)) => self.collect(b, instance, modifier, out, depth + 1),
+                Ok(TypeRef::Builtin(_)) => {}
+                Err(_) => self.unknown_class(entry.parent.unwrap_or(class), base),
+            }
+            return;
+        }
+        for section in entry.sections() {
+            match section {
+                ast::Section::Elements {
+                    visibility, elements, ..
+                } => {
+                    for element in elements {
+                        match element {
+                            ast::Element::Component(clause) => {
+                                for decl in &clause.components {
+                                    out.elements.push(PendingElement {
+                                        clause,
+                                        decl,
+                                        class,
+                                        extends_modifier: extends_modifier.clone(),
+                                        protected: *visibility == ast::Visibility::Protected,
+                                    });
+                                }
+                            }
+                            ast::Element::Extends(x) => match self.table.lookup_base(class, &x.base) {
+                                Ok(TypeRef::Class(base)) => {
+                                    let scope = Scope {
+                                        instance: Some(instance),
+                                        class,
+                                    };
+                                    let modifier = match &x.modification {
+                                        Some(m) => extends_modifier
+                                            .clone()
+                                            .merge(&Modifier::from_class_modification(m, scope)),
+                                        None => extends_modifier.clone(),
+                                    };
+                                    self.collect(base, instance, modifier, out, depth + 1);
+                                }
+                                Ok(TypeRef::Builtin(_)) => {}
+                                Err(_) => self.unknown_class(class, &x.base),
+                            },
+                            ast::Element::Class(_) | ast::Element::Import(_) => {}
+                        }
+                    }
+                }
+                ast::Section::Equations { initial, equations, .. } => {
+                    out.equations.extend(equations.iter().map(|e| (e, class, *initial)))
+                }
+                ast::Section::Invariants { equations, .. } => {
+                    out.invariants.extend(equations.iter().map(|e| (e, class)))
+                }
+                ast::Section::Algorithm { span, .. } => self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0213",
+                        "algorithm sections are not supported yet",
+                        *span,
+                        "EQM cannot flatten this section",
+                    )
+                    .with_help("write the computation as equations"),
+                ),
+            }
+        }
+    }
+
+    pub(crate) fn unknown_class(&mut self, scope: ClassId, name: &ast::Name) {
+        let text = crate::syntax::pretty::name_text(name);
+        let visible = self.table.visible_names(scope);
+        let mut d = Diagnostic::error(
+            "E0202",
+            format!("unknown class `{text}`"),
+            name.span,
+            "no class with this name is visible here",
+        );
+        if let Some(s) = crate::resolve::did_you_mean(&name.parts[0].name, visible.iter().map(|s| s.as_str())) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        }
+        if name.parts.len() > 1 {
+            d = d.with_note(
+                "a dotted name is looked up from its first part: enclosing classes, imports, then the library",
+            );
+        }
+        self.diagnostics.push(d);
+    }
+
+    /// Reports modifier arguments that name no element of the instance.
+    fn check_modifier_targets(&mut self, instance: InstanceId) {
+        let state = &self.instances[instance.0 as usize];
+        let mut unknown = Vec::new();
+        for arg in &state.modifier.args {
+            if !state.members.contains_key(arg.name) {
+                unknown.push((arg.name.to_string(), arg.span));
+            }
+        }
+        let class_name = self.table.get(state.class).full_name.clone();
+        let names: Vec<String> = state.order.clone();
+        for (name, span) in unknown {
+            let mut d = Diagnostic::error(
+                "E0203",
+                format!("`{class_name}` has no element `{name}` to modify"),
+                span,
+                "modifies nothing",
+            );
+            if let Some(s) = crate::resolve::did_you_mean(&name, names.iter().map(|s| s.as_str())) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            self.diagnostics.push(d);
+        }
+    }
+
+    /// Instantiates member `name` of `instance` if it is still pending, and returns it.
+    fn ensure_member(&mut self, instance: InstanceId, name: &str) -> Option<Member> {
+        let member = self.instances[instance.0 as usize].members.get(name)?.clone();
+        let Member::Pending(index) = member else {
+            return Some(member);
+        };
+        self.instances[instance.0 as usize]
+            .members
+            .insert(name.to_string(), Member::InProgress);
+        let element = self.instances[instance.0 as usize].pending[index].clone();
+        let result = self.instantiate_element(instance, &element);
+        self.instances[instance.0 as usize]
+            .members
+            .insert(name.to_string(), result.clone());
+        Some(result)
+    }
+
+    fn resolve_type(&mut self, scope_class: ClassId, name: &'a ast::Name, depth: usize) -> Option<ResolvedType<'a>> {
+        let target = match self.table.lookup(scope_class, name) {
+            Ok(t) => t,
+            Err(_) => {
+                self.unknown_class(scope_class, name);
+                return None;
+            }
+        };
+        let mut resolved = ResolvedType {
+            target,
+            modifier: Modifier::default(),
+            prefixes: ast::TypePrefix::default(),
+            dims: Vec::new(),
+            is_connector: false,
+            class_name: crate::syntax::pretty::name_text(name),
+        };
+        if let TypeRef::Class(c) = target {
+            let entry = self.table.get(c);
+            resolved.class_name = entry.full_name.clone();
+            resolved.is_connector = entry.def.kind == ast::ClassKind::Connector;
+            if let ast::ClassBody::Short {
+                prefixes,
+                base,
+                dims,
+                modification,
+                ..
+            } = &entry.def.body
+                && depth < 32
+            {
+                let parent = entry.parent.unwrap_or(c);
+                // A short definition of a builtin or another short class is followed; one of a
+                // long class stays the class itself (its body is collected like an extends).
+                let base_type = self.table.lookup(parent, base).ok();
+                let follows = match base_type {
+                    Some(TypeRef::Builtin(_)) => true,
+                    Some(TypeRef::Class(b)) => matches!(self.table.get(b).def.body, ast::ClassBody::Short { .. }),
+                    None => true,
+                };
+                if follows {
+                    let mut inner = self.resolve_type(parent, base, depth + 1)?;
+                    let scope = Scope {
+                        instance: None,
+                        class: parent,
+                    };
+                    if let Some(m) = modification {
+                        inner.modifier = Modifier::from_class_modification(m, scope).merge(&inner.modifier);
+                    }
+                    inner.prefixes = merge_prefixes(*prefixes, inner.prefixes);
+                    let mut all_dims: Vec<&'a ast::Subscript> = dims.iter().collect();
+                    all_dims.extend(inner.dims);
+                    inner.dims = all_dims;
+                    inner.is_connector |= resolved.is_connector;
+                    inner.class_name = resolved.class_name;
+                    return Some(inner);
+                }
+            }
+        }
+        Some(resolved)
+    }
+
+    fn instantiate_element(&mut self, instance: InstanceId, element: &PendingElement<'a>) -> Member {
+        let decl = element.decl;
+        let clause = element.clause;
+        let scope = Scope {
+            instance: Some(instance),
+            class: element.class,
+        };
+        let Some(resolved) = self.resolve_type(element.class, &clause.type_name, 0) else {
+            return Member::Failed;
+        };
+        // Modelica precedence: the enclosing instance's modifier, then the extends clause's,
+        // then the declaration's own, then the type's.
+        let (outer, outer_each) = self.instances[instance.0 as usize].modifier.child(&decl.name.name);
+        let (from_extends, _) = element.extends_modifier.child(&decl.name.name);
+        let own = decl
+            .modification
+            .as_ref()
+            .map(|m| Modifier::from_ast(m, scope))
+            .unwrap_or_default();
+        let _ = outer_each;
+        let modifier = outer.merge(&from_extends).merge(&own).merge(&resolved.modifier);
+        if let Some(condition) = &decl.condition {
+            match self.eval_structural_bool(condition, scope, "the condition of a conditional component") {
+                Some(false) => return Member::Absent,
+                Some(true) => {}
+                None => return Member::Failed,
+            }
+        }
+        let mut dims = Vec::new();
+        for sub in clause
+            .type_dims
+            .iter()
+            .chain(decl.dims.iter())
+            .chain(resolved.dims.iter().copied())
+        {
+            match sub {
+                ast::Subscript::Colon(span) => {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        "array size `:` is not allowed here",
+                        *span,
+                        "components need known sizes",
+                    ));
+                    return Member::Failed;
+                }
+                ast::Subscript::Expr(e) => match self.eval_structural_int(e, scope, "an array size") {
+                    Some(n) if n >= 0 => dims.push(n as usize),
+                    Some(n) => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0304",
+                            format!("array size is negative ({n})"),
+                            e.span,
+                            "must be zero or more",
+                        ));
+                        return Member::Failed;
+                    }
+                    None => return Member::Failed,
+                },
+            }
+        }
+        let parent_state = &self.instances[instance.0 as usize];
+        let prefixes = merge_prefixes(clause.prefixes, resolved.prefixes);
+        let variability = combine_variability(parent_state.variability, prefixes.variability);
+        let causality = match prefixes.causality {
+            ast::Causality::Input => flat::Causality::Input,
+            ast::Causality::Output => flat::Causality::Output,
+            ast::Causality::None => parent_state.causality,
+        };
+        let parent_name = self.model.instances[instance.0 as usize].name.clone();
+        let base_name = if parent_name.is_empty() {
+            decl.name.name.clone()
+        } else {
+            format!("{parent_name}.{}", decl.name.name)
+        };
+        let total: usize = dims.iter().product();
+        let mut indices = vec![0usize; dims.len()];
+        match resolved.target {
+            TypeRef::Builtin(ty) => {
+                let mut vars = Vec::with_capacity(total);
+                for flat_index in 0..total {
+                    unflatten_index(flat_index, &dims, &mut indices);
+                    let mut m = modifier.clone();
+                    for &i in &indices {
+                        m = m.select(i);
+                    }
+                    let name = element_name(&base_name, &indices);
+                    let v = self.new_variable(VarSpec {
+                        name,
+                        instance,
+                        ty,
+                        variability,
+                        causality,
+                        connection: prefixes.connection,
+                        in_connector: self.instances[instance.0 as usize].is_connector,
+                        is_connector_type: resolved.is_connector,
+                        modifier: &m,
+                        description: decl.description.as_ref().map(|d| d.text.clone()),
+                        span: decl.name.span,
+                        protected: element.protected,
+                    });
+                    vars.push(v);
+                }
+                if dims.is_empty() {
+                    Member::Var(vars[0])
+                } else {
+                    Member::VarArray(dims, vars)
+                }
+            }
+            TypeRef::Class(class) => {
+                let kind = self.table.get(class).def.kind;
+                if matches!(kind, ast::ClassKind::Package | ast::ClassKind::Function) {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0214",
+                        format!(
+                            "`{}` is a {} and cannot be a component type",
+                            resolved.class_name,
+                            kind.keyword()
+                        ),
+                        clause.type_name.span,
+                        "not instantiable",
+                    ));
+                    return Member::Failed;
+                }
+                let mut insts = Vec::with_capacity(total);
+                for flat_index in 0..total {
+                    unflatten_index(flat_index, &dims, &mut indices);
+                    let mut m = modifier.clone();
+                    for &i in &indices {
+                        m = m.select(i);
+                    }
+                    let name = element_name(&base_name, &indices);
+                    let child = self.new_instance(
+                        name,
+                        class,
+                        Some(instance),
+                        decl.name.span,
+                        m,
+                        variability,
+                        causality,
+                        resolved.is_connector,
+                    );
+                    self.instantiate(child);
+                    insts.push(child);
+                }
+                if dims.is_empty() {
+                    Member::Inst(insts[0])
+                } else {
+                    Member::InstArray(dims, insts)
+                }
+            }
+        }
+    }
+
+    fn new_variable(&mut self, spec: VarSpec<'_, 'a>) -> VarId {
+        let id = VarId(self.model.variables.len() as u32);
+        let role = match spec.connection {
+            ast::Connection::Flow => ConnectorRole::Flow,
+            ast::Connection::Potential => ConnectorRole::Potential,
+            ast::Connection::None if spec.in_connector || spec.is_connector_type => ConnectorRole::Potential,
+            ast::Connection::None => ConnectorRole::None,
+        };
+        self.model.variables.push(flat::Variable {
+            name: spec.name,
+            instance: spec.instance,
+            variability: spec.variability,
+            ty: spec.ty,
+            causality: spec.causality,
+            role,
+            attributes: flat::Attributes::default(),
+            binding: None,
+            value: None,
+            description: spec.description,
+            span: spec.span,
+        });
+        self.var_is_connector.push(spec.is_connector_type);
+        let _ = spec.protected;
+        let scope_for_messages = spec.span;
+        // Attributes.
+        let mut attributes = flat::Attributes::default();
+        for arg in &spec.modifier.args {
+            let Some(binding) = &arg.modifier.binding else {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0203",
+                    format!("attribute `{}` needs a value", arg.name),
+                    arg.span,
+                    "write `name = value`",
+                ));
+                continue;
+            };
+            match arg.name {
+                "start" | "min" | "max" | "nominal" => {
+                    let Some(value) = self.eval_binding(binding, spec.ty) else {
+                        continue;
+                    };
+                    let slot = match arg.name {
+                        "start" => &mut attributes.start,
+                        "min" => &mut attributes.min,
+                        "max" => &mut attributes.max,
+                        _ => &mut attributes.nominal,
+                    };
+                    if slot.is_none() {
+                        *slot = Some(value);
+                    }
+                }
+                "fixed" => {
+                    if attributes.fixed.is_none() {
+                        attributes.fixed =
+                            self.eval_structural_bool(binding.expr, binding.scope, "the `fixed` attribute");
+                    }
+                }
+                "unit" | "displayUnit" | "quantity" => {
+                    if let ast::ExprKind::String(s) = &binding.expr.kind {
+                        match arg.name {
+                            "unit" if attributes.unit.is_none() => attributes.unit = Some(s.clone()),
+                            "displayUnit" if attributes.display_unit.is_none() => {
+                                attributes.display_unit = Some(s.clone())
+                            }
+                            _ => {}
+                        }
+                    } else {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0305",
+                            format!("`{}` must be a string", arg.name),
+                            binding.expr.span,
+                            "expected a string literal",
+                        ));
+                    }
+                }
+                "stateSelect" => {
+                    if attributes.state_select.is_none() {
+                        attributes.state_select = self.state_select(binding.expr);
+                    }
+                }
+                other => {
+                    let mut d = Diagnostic::error(
+                        "E0203",
+                        format!("`{other}` is not an attribute of a scalar variable"),
+                        arg.span,
+                        "modifies nothing",
+                    )
+                    .with_label(scope_for_messages, "this variable has a built-in type");
+                    if let Some(s) = crate::resolve::did_you_mean(
+                        other,
+                        [
+                            "start",
+                            "fixed",
+                            "min",
+                            "max",
+                            "nominal",
+                            "unit",
+                            "displayUnit",
+                            "stateSelect",
+                            "quantity",
+                        ],
+                    ) {
+                        d = d.with_help(format!("did you mean `{s}`?"));
+                    } else {
+                        d = d.with_help(
+                            "the attributes are start, fixed, min, max, nominal, unit, displayUnit and stateSelect",
+                        );
+                    }
+                    self.diagnostics.push(d);
+                }
+            }
+        }
+        self.model.variables[id.0 as usize].attributes = attributes;
+        // The binding: parameters and constants keep it; other variables get an equation.
+        let overridden = self.override_for(id);
+        if let Some(value) = overridden {
+            let e = self.model.exprs.real(value);
+            self.model.variables[id.0 as usize].binding = Some(e);
+        } else if let Some(binding) = &spec.modifier.binding
+            && let Some(value) = self.eval_binding(binding, spec.ty)
+        {
+            match spec.variability {
+                flat::Variability::Parameter | flat::Variability::Constant => {
+                    self.model.variables[id.0 as usize].binding = Some(value);
+                }
+                _ => {
+                    let lhs = self.model.exprs.var(id);
+                    self.model.equations.push(flat::Equation {
+                        lhs,
+                        rhs: value,
+                        origin: flat::Origin::Binding { var: id },
+                        span: binding.expr.span,
+                        array: None,
+                    });
+                }
+            }
+        }
+        id
+    }
+
+    fn override_for(&mut self, var: VarId) -> Option<f64> {
+        let v = &self.model.variables[var.0 as usize];
+        if v.variability != flat::Variability::Parameter {
+            return None;
+        }
+        let i = self.options.parameters.iter().position(|(n, _)| *n == v.name)?;
+        self.used_overrides[i] = true;
+        Some(self.options.parameters[i].1)
+    }
+
+    fn state_select(&mut self, e: &ast::Expr) -> Option<flat::StateSelect> {
+        let ast::ExprKind::Ref(c) = &e.kind else {
+            return None;
+        };
+        let last = c.parts.last()?.name.name.as_str();
+        let s = match last {
+            "never" => flat::StateSelect::Never,
+            "avoid" => flat::StateSelect::Avoid,
+            "default" => flat::StateSelect::Default,
+            "prefer" => flat::StateSelect::Prefer,
+            "always" => flat::StateSelect::Always,
+            _ => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0305",
+                        format!("unknown stateSelect value `{last}`"),
+                        e.span,
+                        "not a StateSelect value",
+                    )
+                    .with_help("use StateSelect.never, avoid, default, prefer or always"),
+                );
+                return None;
+            }
+        };
+        Some(s)
+    }
+
+    /// Evaluates a binding to one scalar expression, picking array elements as selected.
+    fn eval_binding(&mut self, binding: &modifier::Binding<'a>, ty: ScalarType) -> Option<ExprId> {
+        let mut value = self.eval(binding.expr, binding.scope, &mut Vec::new())?;
+        for &i in &binding.select {
+            value = match &value {
+                // A scalar modifier on an array element applies to every element.
+                Value::Scalar(..) => value.clone(),
+                Value::Array(..) => match value.index_first(i) {
+                    Some(v) => v,
+                    None => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0304",
+                            format!("the modifier has too few elements for element {}", i + 1),
+                            binding.expr.span,
+                            "array size does not match the component",
+                        ));
+                        return None;
+                    }
+                },
+                Value::Str(_) => value.clone(),
+            };
+        }
+        match value {
+            Value::Scalar(e, t) => {
+                if !types_compatible(ty, t) {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0306",
+                        format!("a {} value cannot bind a {} variable", type_name(t), type_name(ty)),
+                        binding.expr.span,
+                        format!("this is {}", type_name(t)),
+                    ));
+                    return None;
+                }
+                Some(e)
+            }
+            Value::Str(s) if ty == ScalarType::String => Some(self.model.exprs.add(crate::expr::Node::Str(s.into()))),
+            Value::Str(_) => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    format!("a String value cannot bind a {} variable", type_name(ty)),
+                    binding.expr.span,
+                    "this is a String",
+                ));
+                None
+            }
+            Value::Array(dims, _, _) => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    format!("an array of size {dims:?} cannot bind a scalar"),
+                    binding.expr.span,
+                    "array value for a scalar",
+                ));
+                None
+            }
+        }
+    }
+
+    /// Records compile-time values of parameters that can be evaluated, for listings.
+    fn evaluate_parameter_values(&mut self) {
+        for i in 0..self.model.variables.len() {
+            let v = &self.model.variables[i];
+            if matches!(
+                v.variability,
+                flat::Variability::Parameter | flat::Variability::Constant
+            ) && let Some(b) = v.binding
+            {
+                let value = self.consts.eval(&self.model, b);
+                self.model.variables[i].value = value;
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct Contents<'a> {
+    elements: Vec<PendingElement<'a>>,
+    equations: Vec<(&'a ast::Equation, ClassId, bool)>,
+    invariants: Vec<(&'a ast::Equation, ClassId)>,
+}
+
+struct VarSpec<'m, 'a> {
+    name: String,
+    instance: InstanceId,
+    ty: ScalarType,
+    variability: flat::Variability,
+    causality: flat::Causality,
+    connection: ast::Connection,
+    in_connector: bool,
+    is_connector_type: bool,
+    modifier: &'m Modifier<'a>,
+    description: Option<String>,
+    span: Span,
+    protected: bool,
+}
+
+fn merge_prefixes(outer: ast::TypePrefix, inner: ast::TypePrefix) -> ast::TypePrefix {
+    ast::TypePrefix {
+        connection: if outer.connection != ast::Connection::None {
+            outer.connection
+        } else {
+            inner.connection
+        },
+        variability: if outer.variability != ast::Variability::Continuous {
+            outer.variability
+        } else {
+            inner.variability
+        },
+        causality: if outer.causality != ast::Causality::None {
+            outer.causality
+        } else {
+            inner.causality
+        },
+    }
+}
+
+fn combine_variability(parent: flat::Variability, own: ast::Variability) -> flat::Variability {
+    let own = match own {
+        ast::Variability::Continuous => flat::Variability::Continuous,
+        ast::Variability::Discrete => flat::Variability::Discrete,
+        ast::Variability::Parameter => flat::Variability::Parameter,
+        ast::Variability::Constant => flat::Variability::Constant,
+    };
+    let rank = |v: flat::Variability| match v {
+        flat::Variability::Continuous => 0,
+        flat::Variability::Discrete => 1,
+        flat::Variability::Parameter => 2,
+        flat::Variability::Constant => 3,
+    };
+    if rank(parent) > rank(own) { parent } else { own }
+}
+
+fn unflatten_index(mut flat_index: usize, dims: &[usize], out: &mut [usize]) {
+    for (k, &d) in dims.iter().enumerate().rev() {
+        out[k] = flat_index % d.max(1);
+        flat_index /= d.max(1);
+    }
+}
+
+fn element_name(base: &str, indices: &[usize]) -> String {
+    if indices.is_empty() {
+        return base.to_string();
+    }
+    let idx: Vec<String> = indices.iter().map(|i| (i + 1).to_string()).collect();
+    format!("{base}[{}]", idx.join(","))
+}
+
+pub(crate) fn types_compatible(expected: ScalarType, actual: ScalarType) -> bool {
+    expected == actual || (expected == ScalarType::Real && actual == ScalarType::Integer)
+}
+
+pub(crate) fn type_name(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::Real => "Real",
+        ScalarType::Integer => "Integer",
+        ScalarType::Boolean => "Boolean",
+        ScalarType::String => "String",
+    }
+}
+
+/// Reads `annotation(experiment(StartTime = ..., StopTime = ..., Tolerance = ..., Interval = ...))`.
+fn experiment(def: &ast::ClassDef) -> flat::Experiment {
+    let mut exp = flat::Experiment::default();
+    let ast::ClassBody::Long {
+        annotation: Some(annotation),
+        ..
+    } = &def.body
+    else {
+        return exp;
+    };
+    for arg in &annotation.modification.arguments {
+        if arg.name.parts[0].name != "experiment" {
+            continue;
+        }
+        let Some(cm) = arg.modification.as_ref().and_then(|m| m.class_modification.as_ref()) else {
+            continue;
+        };
+        for setting in &cm.arguments {
+            let value = setting
+                .modification
+                .as_ref()
+                .and_then(|m| m.binding.as_ref())
+                .and_then(literal_number);
+            match setting.name.parts[0].name.as_str() {
+                "StartTime" => exp.start_time = value,
+                "StopTime" => exp.stop_time = value,
+                "Tolerance" => exp.tolerance = value,
+                "Interval" => exp.interval = value,
+                _ => {}
+            }
+        }
+    }
+    exp
+}
+
+fn literal_number(e: &ast::Expr) -> Option<f64> {
+    match &e.kind {
+        ast::ExprKind::Integer(v) => Some(*v as f64),
+        ast::ExprKind::Real(v) => Some(*v),
+        ast::ExprKind::Unary {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => literal_number(operand).map(|v| -v),
+        _ => None,
+    }
+}

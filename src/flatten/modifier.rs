@@ -1,0 +1,147 @@
+//! Modifications as merged trees with their evaluation scopes.
+//!
+//! Input: `ast::Modification`s from declarations, `extends` clauses, short class definitions and
+//! enclosing instances. Output: [`Modifier`] trees in which, for any element, the outermost
+//! modification wins (Modelica's precedence: instance > extends > declaration > type).
+//! Each binding remembers the scope it was written in, because `m(c = 2*k)` evaluates `k` where
+//! the modifier stands, not inside `m`.
+
+use crate::flat::InstanceId;
+use crate::resolve::ClassId;
+use crate::source::Span;
+use crate::syntax::ast;
+
+/// Where an expression is evaluated: the instance whose components its names refer to (none for
+/// package constants) and the class whose scope resolves class and constant names.
+#[derive(Clone, Copy, Debug)]
+pub struct Scope {
+    pub instance: Option<InstanceId>,
+    pub class: ClassId,
+}
+
+#[derive(Clone, Debug)]
+pub struct Binding<'a> {
+    pub expr: &'a ast::Expr,
+    pub scope: Scope,
+    /// Array element indices (0-based) to pick from the evaluated value, outermost first: a
+    /// modifier without `each` on an array component gives element `i` the `i`-th value.
+    pub select: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ModArg<'a> {
+    pub name: &'a str,
+    pub each: bool,
+    pub modifier: Modifier<'a>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Modifier<'a> {
+    pub binding: Option<Binding<'a>>,
+    /// Arguments, outermost first.
+    pub args: Vec<ModArg<'a>>,
+}
+
+impl<'a> Modifier<'a> {
+    /// Builds a modifier from source, evaluated later in `scope`.
+    pub fn from_ast(m: &'a ast::Modification, scope: Scope) -> Modifier<'a> {
+        Modifier {
+            binding: m.binding.as_ref().map(|expr| Binding {
+                expr,
+                scope,
+                select: Vec::new(),
+            }),
+            args: m
+                .class_modification
+                .as_ref()
+                .map(|cm| Self::args_from_ast(cm, scope))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Builds the arguments of a class modification (`(a = 1, b.c(start = 2))`).
+    pub fn from_class_modification(cm: &'a ast::ClassModification, scope: Scope) -> Modifier<'a> {
+        Modifier {
+            binding: None,
+            args: Self::args_from_ast(cm, scope),
+        }
+    }
+
+    fn args_from_ast(cm: &'a ast::ClassModification, scope: Scope) -> Vec<ModArg<'a>> {
+        cm.arguments
+            .iter()
+            .map(|arg| {
+                // A dotted argument `a.b.c = 1` is the nested modifier `a(b(c = 1))`.
+                let mut modifier = arg
+                    .modification
+                    .as_ref()
+                    .map(|m| Modifier::from_ast(m, scope))
+                    .unwrap_or_default();
+                for part in arg.name.parts[1..].iter().rev() {
+                    modifier = Modifier {
+                        binding: None,
+                        args: vec![ModArg {
+                            name: &part.name,
+                            each: false,
+                            modifier,
+                            span: part.span,
+                        }],
+                    };
+                }
+                ModArg {
+                    name: &arg.name.parts[0].name,
+                    each: arg.each,
+                    modifier,
+                    span: arg.span,
+                }
+            })
+            .collect()
+    }
+
+    /// Combines two modifiers: `self` is outer and wins.
+    pub fn merge(mut self, inner: &Modifier<'a>) -> Modifier<'a> {
+        if self.binding.is_none() {
+            self.binding = inner.binding.clone();
+        }
+        self.args.extend(inner.args.iter().cloned());
+        self
+    }
+
+    /// The merged modifier for element `name`, with whether any argument for it used `each`.
+    pub fn child(&self, name: &str) -> (Modifier<'a>, bool) {
+        let mut result = Modifier::default();
+        let mut each = false;
+        for arg in self.args.iter().filter(|a| a.name == name) {
+            each |= arg.each;
+            result = result.merge(&arg.modifier);
+        }
+        (result, each)
+    }
+
+    /// The modifier for element `index` of an array component: every binding not under `each`
+    /// picks its `index`-th element.
+    pub fn select(&self, index: usize) -> Modifier<'a> {
+        Modifier {
+            binding: self.binding.as_ref().map(|b| {
+                let mut b = b.clone();
+                b.select.push(index);
+                b
+            }),
+            args: self
+                .args
+                .iter()
+                .map(|a| {
+                    if a.each {
+                        a.clone()
+                    } else {
+                        ModArg {
+                            modifier: a.modifier.select(index),
+                            ..a.clone()
+                        }
+                    }
+                })
+                .collect(),
+        }
+    }
+}
