@@ -160,10 +160,25 @@ pub struct WhenBranch {
 #[derive(Debug, Clone)]
 pub enum WhenAction {
     /// `v = e` inside a when-clause: `v` is assigned at the event.
-    Assign { var: VarId, value: ExprId, span: Span },
-    Reinit { var: VarId, value: ExprId, span: Span },
-    Assert { condition: ExprId, message: String, span: Span },
-    Terminate { message: String, span: Span },
+    Assign {
+        var: VarId,
+        value: ExprId,
+        span: Span,
+    },
+    Reinit {
+        var: VarId,
+        value: ExprId,
+        span: Span,
+    },
+    Assert {
+        condition: ExprId,
+        message: String,
+        span: Span,
+    },
+    Terminate {
+        message: String,
+        span: Span,
+    },
 }
 
 /// `assert(condition, message)` in an equation section.
@@ -260,7 +275,12 @@ impl FlatModel {
             let _ = write!(out, " {}", v.name);
             let mut attrs: Vec<String> = Vec::new();
             let a = &v.attributes;
-            for (label, value) in [("start", a.start), ("min", a.min), ("max", a.max), ("nominal", a.nominal)] {
+            for (label, value) in [
+                ("start", a.start),
+                ("min", a.min),
+                ("max", a.max),
+                ("nominal", a.nominal),
+            ] {
                 if let Some(e) = value {
                     attrs.push(format!("{label} = {}", self.expr_text(e)));
                 }
