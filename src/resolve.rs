@@ -89,8 +89,11 @@ impl<'a> ClassTable<'a> {
                 _ => None,
             };
             for class in &file.classes {
-                if is_user && within.is_none() {
-                    if let Some(previous) = user_roots.insert(&class.name.name, class) {
+                if is_user
+                    && within.is_none()
+                    && let Some(previous) = user_roots.insert(&class.name.name, class)
+                {
+                    {
                         table.diagnostics.push(
                             Diagnostic::error(
                                 "E0202",

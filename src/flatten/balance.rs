@@ -84,8 +84,7 @@ pub(crate) fn check(f: &mut Flattener<'_, '_>) {
     );
     let root = &model.instances[0];
     let mut d = Diagnostic::error("E0401", message, root.span, format!("model `{}`", model.name));
-    let mut shown = 0;
-    for (inst, eqs, unk) in &off {
+    for (shown, (inst, eqs, unk)) in off.iter().enumerate() {
         if shown == 10 {
             d = d.with_note(format!("{} more components are unbalanced", off.len() - shown));
             break;
@@ -98,7 +97,6 @@ pub(crate) fn check(f: &mut Flattener<'_, '_>) {
                 i.name, i.class_name
             ),
         );
-        shown += 1;
     }
     if off.is_empty() {
         d = d.with_note(format!(

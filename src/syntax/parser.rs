@@ -196,6 +196,7 @@ impl Builder {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub fn class_def(
         &mut self,
         encapsulated: bool,
