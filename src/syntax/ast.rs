@@ -522,7 +522,7 @@ impl Expr {
 impl ExprKind {
     /// The depth of the deepest direct child (0 for leaves). Only direct children are looked at,
     /// so this is O(number of children) and never recursive.
-    fn child_depth(&self) -> u32 {
+    pub(crate) fn child_depth(&self) -> u32 {
         fn sub(s: &[Subscript]) -> u32 {
             s.iter()
                 .map(|s| match s {

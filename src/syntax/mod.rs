@@ -7,6 +7,7 @@
 
 pub mod ast;
 pub mod lexer;
+pub mod normalize;
 pub mod parser;
 pub mod pretty;
 

@@ -539,6 +539,10 @@ fn level_of(e: &Expr) -> Level {
         },
         ExprKind::Unary { op: UnaryOp::Not, .. } => Level::Not,
         ExprKind::Unary { .. } => Level::Arith,
+        // The parser never builds a negative literal, but later stages (constant folding) may;
+        // printed with its sign it reads as a unary minus, so it needs the same parentheses.
+        ExprKind::Integer(v) if *v < 0 => Level::Arith,
+        ExprKind::Real(v) if v.is_sign_negative() => Level::Arith,
         _ => Level::Primary,
     }
 }
@@ -579,13 +583,9 @@ fn expr(out: &mut String, e: &Expr, context: Level) {
                 _ => (Level::Primary, Level::Primary),
             };
             expr(out, lhs, left);
+            // Element-wise operators always get spaces: `1.*2` would lex as the real `1.` times 2.
             match op {
-                BinaryOp::Pow
-                | BinaryOp::ElemPow
-                | BinaryOp::Mul
-                | BinaryOp::Div
-                | BinaryOp::ElemMul
-                | BinaryOp::ElemDiv => out.push_str(op.symbol()),
+                BinaryOp::Pow | BinaryOp::Mul | BinaryOp::Div => out.push_str(op.symbol()),
                 _ => {
                     let _ = write!(out, " {} ", op.symbol());
                 }
