@@ -153,6 +153,10 @@ pub enum Token<'src> {
     String(&'src str),
     #[token("/*", lex_block_comment)]
     BlockComment,
+    /// A Modelica quoted identifier (`'my var'`), which EQM does not support. It is reported and
+    /// handed to the parser as the plain identifier inside, so that parsing goes on undisturbed.
+    #[regex(r"'[^'\n]*'", |l| l.slice())]
+    QuotedIdent(&'src str),
 
     #[token("(")]
     LParen,
@@ -246,9 +250,11 @@ impl fmt::Display for Token<'_> {
         match self {
             Token::Ident(s) => write!(f, "identifier `{s}`"),
             Token::Integer(s) | Token::Real(s) | Token::MalformedNumber(s) => write!(f, "number `{s}`"),
+            Token::String(s) if s.len() <= 24 => write!(f, "string {s}"),
             Token::String(_) => write!(f, "a string"),
             Token::Unsupported(s) => write!(f, "keyword `{s}`"),
             Token::BlockComment => write!(f, "a comment"),
+            Token::QuotedIdent(s) => write!(f, "quoted identifier `{s}`"),
             other => write!(f, "`{}`", token_text(other)),
         }
     }
@@ -336,7 +342,8 @@ pub fn token_text(token: &Token<'_>) -> &'static str {
         Le => "<=",
         Gt => ">",
         Ge => ">=",
-        Ident(_) | Integer(_) | Real(_) | MalformedNumber(_) | String(_) | Unsupported(_) | BlockComment => "",
+        Ident(_) | Integer(_) | Real(_) | MalformedNumber(_) | String(_) | Unsupported(_) | BlockComment
+        | QuotedIdent(_) => "",
     }
 }
 
@@ -349,6 +356,9 @@ pub struct Lexer<'src> {
     inner: logos::Lexer<'src, Token<'src>>,
     file: FileId,
     pub diagnostics: Vec<Diagnostic>,
+    /// True once an unterminated string or block comment has run to the end of the file. The
+    /// parser then knows that an unexpected end of file is a consequence, not a second error.
+    pub unterminated: bool,
     /// Start and end of the run of invalid characters being merged into one diagnostic.
     invalid_run: Option<(usize, usize)>,
 }
@@ -359,6 +369,7 @@ impl<'src> Lexer<'src> {
             inner: Token::lexer(source),
             file,
             diagnostics: Vec::new(),
+            unterminated: false,
             invalid_run: None,
         }
     }
@@ -390,16 +401,28 @@ impl<'src> Lexer<'src> {
         }
     }
 
-    /// Reports a number immediately followed by letters (`2x`, `1.5abc`), which is never valid.
-    fn check_number_end(&mut self, end: usize) {
-        let rest = &self.inner.source()[end..];
-        let tail: usize = rest
-            .char_indices()
-            .take_while(|&(_, c)| c.is_ascii_alphanumeric() || c == '_')
-            .map(|(_, c)| c.len_utf8())
-            .sum();
-        if tail > 0 {
-            let start = self.inner.span().start;
+    /// Checks the end of a number token: a number immediately followed by letters (`2x`,
+    /// `1.5abc`, `1Bad`) is never valid, and neither is an exponent without digits (`1e`). Both
+    /// are reported once, and the letters are consumed as part of the number, so that the parser
+    /// sees one number instead of reporting the letters as a second, confusing error.
+    /// Returns the end of the number including those letters.
+    fn check_number(&mut self, start: usize, end: usize, malformed_exponent: bool) -> usize {
+        let tail: usize = self.inner.source()[end..]
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_')
+            .count();
+        self.inner.bump(tail);
+        if malformed_exponent {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0104",
+                    "malformed number",
+                    self.span(start, end + tail),
+                    "the exponent has no digits",
+                )
+                .with_help("write the exponent's digits, for example `1e-3`"),
+            );
+        } else if tail > 0 {
             self.diagnostics.push(
                 Diagnostic::error(
                     "E0104",
@@ -407,9 +430,13 @@ impl<'src> Lexer<'src> {
                     self.span(start, end + tail),
                     "a number cannot be followed directly by letters",
                 )
-                .with_help("write an operator between them, for example `2*x`"),
+                .with_help(
+                    "names cannot start with a digit; between a number and a name write an operator, \
+                     for example `2*x`",
+                ),
             );
         }
+        end + tail
     }
 }
 
@@ -438,9 +465,12 @@ impl<'src> Iterator for Lexer<'src> {
                 }
                 Some(Ok(token)) => {
                     self.flush_invalid_run();
+                    let mut end = range.end;
+                    let mut token = token;
                     match token {
                         Token::BlockComment => {
                             if !self.inner.slice().ends_with("*/") || self.inner.slice().len() < 4 {
+                                self.unterminated = true;
                                 self.diagnostics.push(
                                     Diagnostic::error(
                                         "E0103",
@@ -454,33 +484,70 @@ impl<'src> Iterator for Lexer<'src> {
                             continue;
                         }
                         Token::String(s) if s.len() < 2 || !s.ends_with('"') || ends_in_escape(s) => {
-                            self.diagnostics.push(Diagnostic::error(
-                                "E0102",
-                                "unterminated string",
-                                self.span(range.start, range.start + 1),
-                                "this string is never closed",
-                            ));
-                        }
-                        Token::MalformedNumber(_) => {
+                            self.unterminated = true;
                             self.diagnostics.push(
                                 Diagnostic::error(
-                                    "E0104",
-                                    "malformed number",
-                                    self.span(range.start, range.end),
-                                    "the exponent has no digits",
+                                    "E0102",
+                                    "unterminated string",
+                                    self.span(range.start, range.start + 1),
+                                    "this string is never closed",
                                 )
-                                .with_help("write the exponent's digits, for example `1e-3`"),
+                                .with_help("strings may span lines, so this one runs to the end of the file"),
                             );
-                            self.check_number_end(range.end);
                         }
-                        Token::Integer(_) | Token::Real(_) => self.check_number_end(range.end),
+                        Token::MalformedNumber(_) => end = self.check_number(range.start, range.end, true),
+                        Token::Integer(_) | Token::Real(_) => end = self.check_number(range.start, range.end, false),
+                        // Reported here rather than by the parser, so that the syntax errors it
+                        // causes (`external "C";`) are recognised as consequences and dropped.
+                        Token::Unsupported(word) => self.diagnostics.push(
+                            Diagnostic::error(
+                                "E0110",
+                                format!("unexpected keyword `{word}`"),
+                                self.span(range.start, range.end),
+                                "not supported by EQM",
+                            )
+                            .with_help(unsupported_help(word)),
+                        ),
+                        Token::QuotedIdent(quoted) => {
+                            self.diagnostics.push(
+                                Diagnostic::error(
+                                    "E0101",
+                                    "invalid character `'`: quoted identifiers are not supported",
+                                    self.span(range.start, range.end),
+                                    "a quoted identifier",
+                                )
+                                .with_help(
+                                    "EQM has no quoted identifiers or character literals; \
+                                     write names without quotes and strings with double quotes",
+                                ),
+                            );
+                            token = Token::Ident(&quoted[1..quoted.len() - 1]);
+                        }
                         _ => {}
                     }
-                    return Some(Ok((range.start, token, range.end)));
+                    return Some(Ok((range.start, token, end)));
                 }
             }
         }
     }
+}
+
+/// What to do instead of a reserved Modelica keyword EQM does not implement.
+fn unsupported_help(word: &str) -> String {
+    let instead = match word {
+        "replaceable" | "redeclare" | "constrainedby" => {
+            "EQM has no replaceable classes or redeclarations; declare the component with the class you want"
+        }
+        "inner" | "outer" => "EQM has no inner/outer lookup; connect the shared component explicitly",
+        "stream" => "EQM has no stream connectors; use `flow` and potential variables",
+        "expandable" => "EQM has no expandable connectors; declare every variable of the connector",
+        "enumeration" => "EQM has no enumeration types; use Integer constants",
+        "external" => "EQM cannot call external functions; write the body in an `algorithm` section",
+        "pure" | "impure" => "EQM functions are always pure; remove the keyword",
+        "operator" => "EQM has no operator overloading",
+        _ => "remove it",
+    };
+    format!("`{word}` is a Modelica keyword that EQM does not support: {instead}")
 }
 
 /// A string slice like `"abc\"` whose last quote is escaped is still unterminated.
@@ -562,8 +629,15 @@ mod tests {
     #[test]
     fn lexical_errors_are_reported_and_lexing_continues() {
         let (t, d) = kinds("a $$ b 1e+ c 2x \"open");
-        assert_eq!(t.len(), 7, "{t:?}");
+        assert_eq!(t.len(), 6, "{t:?}");
         assert_eq!(d, ["E0101", "E0104", "E0104", "E0102"]);
+        // The letters after a number are swallowed into it and reported once.
+        let (t, d) = kinds("1ex 2abc 'quoted' x");
+        assert_eq!(
+            t,
+            ["number `1e`", "number `2`", "identifier `quoted`", "identifier `x`"]
+        );
+        assert_eq!(d, ["E0104", "E0104", "E0101"]);
         let (_, d) = kinds("x /* never closed");
         assert_eq!(d, ["E0103"]);
     }
@@ -572,7 +646,8 @@ mod tests {
     fn comments_and_keywords() {
         let (t, d) = kinds("within; // x\n /* y */ model potential stream");
         assert_eq!(t, ["`within`", "`;`", "`model`", "`potential`", "keyword `stream`"]);
-        assert!(d.is_empty());
+        // Reserved Modelica keywords EQM does not implement are reported by the lexer.
+        assert_eq!(d, ["E0110"]);
     }
 
     #[test]

@@ -19,21 +19,23 @@ lalrpop_util::lalrpop_mod!(
 );
 
 /// How many missing `;` one parse may insert before it reports the rest as plain syntax errors.
+/// Each insertion costs one more parse of the file, so this bounds the work on hostile input.
 const MAX_SEMICOLON_REPAIRS: usize = 32;
 
 /// Parses one file. Never fails: problems are returned as diagnostics next to whatever could be
-/// parsed (an empty file when the top level itself is broken).
+/// parsed (the classes before the point where the top level itself broke).
 ///
 /// A missing `;` is the most common syntax error, and lalrpop's recovery (skip to the next `;`)
-/// would swallow the following `end Name;`. So when the first error is a token on a new line (or
-/// a keyword like `end`) where a `;` was expected, the parse is repeated with a `;` inserted
+/// would swallow the following declaration or `end Name;`. So when a syntax error after the last
+/// repair is a token where a `;` was expected, and that token starts a new line, is a keyword
+/// like `end` or `equation`, or is the end of the file, the parse is repeated with a `;` inserted
 /// there and a precise "missing `;`" diagnostic, up to [`MAX_SEMICOLON_REPAIRS`] times.
 pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic>) {
     let mut inserted: Vec<usize> = Vec::new();
     let mut repair_diagnostics = Vec::new();
     loop {
         let mut lexer = Lexer::new(text, file);
-        let mut builder = Builder::new(file);
+        let mut builder = Builder::new(file, text);
         let tokens = InsertSemicolons {
             inner: &mut lexer,
             at: &inserted,
@@ -49,10 +51,9 @@ pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic
             }
         };
         if inserted.len() < MAX_SEMICOLON_REPAIRS
-            && let Some(at) = builder.first_error_wants_semicolon(text)
-            && inserted.last().is_none_or(|&last| at > last)
+            && let Some(at) = builder.semicolon_repair(text, inserted.last().copied(), lexer.unterminated)
         {
-            let end_of_previous = text[..at].trim_end().len();
+            let end_of_previous = end_of_previous_token(text, at);
             repair_diagnostics.push(
                 Diagnostic::error(
                     "E0107",
@@ -66,8 +67,10 @@ pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic
             continue;
         }
         let mut diagnostics = std::mem::take(&mut lexer.diagnostics);
+        let mut syntax = std::mem::take(&mut builder.diagnostics);
+        drop_consequences(&mut syntax, &diagnostics, text, lexer.unterminated);
         diagnostics.append(&mut repair_diagnostics);
-        diagnostics.append(&mut builder.diagnostics);
+        diagnostics.append(&mut syntax);
         crate::diag::sort(&mut diagnostics);
         let stored = stored.unwrap_or_else(|| StoredDefinition {
             within: None,
@@ -76,6 +79,54 @@ pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic
         });
         return (stored, diagnostics);
     }
+}
+
+/// The end of the last token before offset `at` (a token start, or the end of the last token).
+/// Lexing the prefix again is linear, like the extra parse each repair costs anyway, and it skips
+/// comments correctly, which a backwards scan of the text could not.
+fn end_of_previous_token(text: &str, at: usize) -> usize {
+    let prefix = &text[..at.min(text.len())];
+    Lexer::new(prefix, FileId::default())
+        .filter_map(Result::ok)
+        .last()
+        .map_or(0, |(_, _, end)| end)
+}
+
+/// True when a line break separates the token at `at` from the token before it. Cheap in the
+/// usual case (only the whitespace before `at` is looked at), so that checking every error of a
+/// file full of them stays linear; only a block comment right before `at` needs a real lexer.
+fn starts_line(text: &str, at: usize) -> bool {
+    let before = &text[..at.min(text.len())];
+    let trimmed = before.trim_end();
+    if before[trimmed.len()..].contains('\n') {
+        return true;
+    }
+    trimmed.ends_with("*/") && text[end_of_previous_token(text, at)..before.len()].contains('\n')
+}
+
+/// Removes syntax errors that only repeat a lexical error: the token right after invalid
+/// characters (`1 $ 2` leaves `1 2`), a token inside a malformed number or unterminated string,
+/// and the unexpected end of a file that ends inside an unterminated string or comment. The user
+/// sees the lexical error, which names the actual problem, and nothing else for it.
+fn drop_consequences(syntax: &mut Vec<Diagnostic>, lexical: &[Diagnostic], text: &str, unterminated: bool) {
+    let lexical_spans: Vec<Span> = lexical.iter().filter_map(Diagnostic::primary_span).collect();
+    syntax.retain(|d| {
+        let Some(span) = d.primary_span() else {
+            return true;
+        };
+        match d.code {
+            "E0111" => !unterminated,
+            "E0110" => {
+                let at = span.start as usize;
+                !lexical_spans.iter().any(|l| {
+                    let (start, end) = (l.start as usize, l.end as usize);
+                    (start <= at && at < end)
+                        || (end <= at && text.get(end..at).is_some_and(|gap| gap.trim().is_empty()))
+                })
+            }
+            _ => true,
+        }
+    });
 }
 
 /// Passes tokens through, inserting a `;` before the token starting at each offset in `at`.
@@ -113,7 +164,7 @@ impl<'src> Iterator for InsertSemicolons<'_, 'src> {
 /// Parses a single expression (used by `--param NAME=EXPR` and the REPL).
 pub fn parse_expr(file: FileId, text: &str) -> (Option<Expr>, Vec<Diagnostic>) {
     let mut lexer = Lexer::new(text, file);
-    let mut builder = Builder::new(file);
+    let mut builder = Builder::new(file, text);
     let parsed = generated::ExprParser::new().parse(&mut builder, &mut lexer);
     let mut diagnostics = std::mem::take(&mut lexer.diagnostics);
     let expr = match parsed {
@@ -131,30 +182,56 @@ pub fn parse_expr(file: FileId, text: &str) -> (Option<Expr>, Vec<Diagnostic>) {
 type TokenError<'src> = ParseError<usize, Token<'src>, LexicalError>;
 
 /// State shared by the grammar's actions: the file being parsed and the diagnostics found so far.
-pub struct Builder {
+pub struct Builder<'src> {
     file: FileId,
+    /// The text being parsed, for the few messages that depend on its layout.
+    text: &'src str,
     pub diagnostics: Vec<Diagnostic>,
-    /// For each syntax error: where the unexpected token starts, and whether `;` was expected.
-    syntax_errors: Vec<(usize, bool)>,
+    /// Every syntax error, for deciding whether inserting a `;` would repair one.
+    syntax_errors: Vec<SyntaxError>,
 }
 
-impl Builder {
-    fn new(file: FileId) -> Builder {
+/// What the `;` repair needs to know about one syntax error.
+#[derive(Debug, Clone, Copy)]
+struct SyntaxError {
+    /// Where the unexpected token starts (for the end of the file: where the last token ends).
+    at: usize,
+    /// `;` was one of the expected tokens.
+    wants_semicolon: bool,
+    /// The unexpected token is the end of the file.
+    at_end_of_file: bool,
+    /// The unexpected token is `end` or a section keyword, which can never continue a
+    /// declaration, equation or statement, so a `;` before it is surely what is missing.
+    closes_list: bool,
+}
+
+impl<'src> Builder<'src> {
+    fn new(file: FileId, text: &'src str) -> Builder<'src> {
         Builder {
             file,
+            text,
             diagnostics: Vec::new(),
             syntax_errors: Vec::new(),
         }
     }
 
-    /// The offset at which inserting a `;` would repair the first syntax error: a `;` was
-    /// expected there, and the unexpected token starts a new line (or is the end of the file).
-    fn first_error_wants_semicolon(&self, text: &str) -> Option<usize> {
-        let &(at, wants) = self.syntax_errors.iter().min_by_key(|e| e.0)?;
-        let before = &text[..at.min(text.len())];
-        let on_new_line = before[before.trim_end().len()..].contains('\n');
-        let at_end_of_file = text.get(at..).is_none_or(|rest| rest.trim().is_empty());
-        (wants && (on_new_line || at_end_of_file)).then_some(at)
+    /// The offset of the first syntax error after `after` (the last repair) that inserting a `;`
+    /// would repair: a `;` was expected there, and the unexpected token starts a new line, closes
+    /// a list, or is the end of the file. An end of file inside an unterminated string or comment
+    /// is left alone: the lexer has reported the real problem.
+    fn semicolon_repair(&self, text: &str, after: Option<usize>, unterminated: bool) -> Option<usize> {
+        let repairable = |e: &&SyntaxError| {
+            let on_new_line = || starts_line(text, e.at);
+            after.is_none_or(|last| e.at > last)
+                && e.wants_semicolon
+                && if e.at_end_of_file {
+                    !unterminated
+                } else {
+                    e.closes_list || on_new_line()
+                }
+        };
+        // Errors are recorded in source order, so the first repairable one is the earliest.
+        self.syntax_errors.iter().find(repairable).map(|e| e.at)
     }
 
     pub fn span(&self, l: usize, r: usize) -> Span {
@@ -384,6 +461,27 @@ impl Builder {
         self.expr(ExprKind::Call { function, args }, l, r)
     }
 
+    /// A placeholder for an expression whose syntax error was reported by error recovery.
+    pub fn error_expr(&mut self, l: usize, r: usize) -> Expr {
+        self.expr(ExprKind::Error, l, r)
+    }
+
+    /// Reports a block closed by the wrong keyword (`when ... end if;`). `opener` and `closer`
+    /// are the keywords with their spans.
+    pub fn check_end(&mut self, opener: (&str, Span), closer: (&str, Span)) {
+        if opener.0 != closer.0 {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0108",
+                    format!("`end {}` does not match the `{}` it closes", closer.0, opener.0),
+                    closer.1,
+                    format!("expected `end {}`", opener.0),
+                )
+                .with_label(opener.1, format!("the `{}` starts here", opener.0)),
+            );
+        }
+    }
+
     /// Records an error the grammar recovered from.
     pub fn recover(&mut self, recovery: ErrorRecovery<usize, Token<'_>, LexicalError>) {
         let dropped_end = recovery.dropped_tokens.last().map(|t| t.2);
@@ -396,7 +494,12 @@ impl Builder {
                 token: (l, token, r),
                 expected,
             } => {
-                self.syntax_errors.push((l, expected.iter().any(|e| e == "\";\"")));
+                self.syntax_errors.push(SyntaxError {
+                    at: l,
+                    wants_semicolon: expected.iter().any(|e| e == "\";\""),
+                    at_end_of_file: false,
+                    closes_list: closes_list(&token),
+                });
                 let what = describe_expected(&expected);
                 let mut d = Diagnostic::error(
                     "E0110",
@@ -413,16 +516,22 @@ impl Builder {
                 if let Some(help) = hint_for(&token, &expected) {
                     d = d.with_help(help);
                 }
+                // Skipping within a line hides nothing; skipping lines may hide further errors.
                 if let Some(end) = dropped_end
-                    && end > r
+                    && self.text.get(r..end).is_some_and(|skipped| skipped.contains('\n'))
                 {
-                    d = d.with_note("the parser skipped ahead to the next `;` and continued from there");
+                    d = d
+                        .with_note("the parser skipped ahead to continue; errors in the skipped text are not reported");
                 }
                 d
             }
             ParseError::UnrecognizedEof { location, expected } => {
-                self.syntax_errors
-                    .push((location, expected.iter().any(|e| e == "\";\"")));
+                self.syntax_errors.push(SyntaxError {
+                    at: location,
+                    wants_semicolon: expected.iter().any(|e| e == "\";\""),
+                    at_end_of_file: true,
+                    closes_list: false,
+                });
                 let what = describe_expected(&expected);
                 Diagnostic::error(
                     "E0111",
@@ -542,7 +651,12 @@ fn describe_expected(expected: &[String]) -> Option<String> {
     ];
     const TRAILERS: &[&str] = &["string", "annotation"];
     let expression_start = has("integer") && has("(") && has("identifier");
-    let operator = names.iter().filter(|n| OPERATORS.contains(n)).count() >= 2;
+    // Signs start expressions too; they only make an operator expected when other operators do.
+    let operator = names
+        .iter()
+        .filter(|n| OPERATORS.contains(n) && !(expression_start && EXPRESSION_START.contains(n)))
+        .count()
+        >= 2;
     let declaration_start = has("model") && has("extends");
     let mut specific: Vec<String> = Vec::new();
     let mut trailers: Vec<String> = Vec::new();
@@ -595,20 +709,35 @@ fn describe_expected(expected: &[String]) -> Option<String> {
 }
 
 /// Targeted advice for the syntax errors users make most.
+/// True for tokens that can only end a list of declarations, equations or statements.
+fn closes_list(token: &Token<'_>) -> bool {
+    matches!(
+        token,
+        Token::End
+            | Token::Equation
+            | Token::InitialEquation
+            | Token::Algorithm
+            | Token::InitialAlgorithm
+            | Token::Invariant
+            | Token::Public
+            | Token::Protected
+            | Token::Else
+            | Token::Elseif
+            | Token::Elsewhen
+    )
+}
+
 fn hint_for(token: &Token<'_>, expected: &[String]) -> Option<String> {
     let expects = |n: &str| expected.iter().any(|e| e.trim_matches('"') == n);
     match token {
-        Token::Unsupported(word) => Some(format!(
-            "`{word}` is a reserved Modelica keyword that EQM does not support"
-        )),
-        Token::Minus | Token::Plus if expects("(") => {
+        Token::Minus | Token::Plus | Token::DotMinus | Token::DotPlus if expects("(") => {
             Some("a sign inside a product or after `^` needs parentheses, for example `a*(-b)` or `x^(-2)`".to_string())
         }
         Token::Caret => Some("`^` is not associative: write `a^(b^c)` or `(a^b)^c`".to_string()),
         Token::Lt | Token::Le | Token::Gt | Token::Ge | Token::EqEq | Token::NotEq => {
             Some("relations do not chain: write `a < b and b < c`".to_string())
         }
-        Token::Eq if expects("==") || expects(")") => {
+        Token::Eq if !expects("=") => {
             Some("`=` states an equation; compare with `==`, assign in algorithms with `:=`".to_string())
         }
         Token::Assign if expects("=") => Some("equations use `=`; `:=` belongs in algorithm sections".to_string()),
