@@ -2,9 +2,10 @@
 //!
 //! Input: one source text and its [`FileId`]. Output: the [`StoredDefinition`] and every lexical
 //! and syntax diagnostic (`E01xx`). Parsing never fails: after a syntax error the grammar resumes
-//! at the next `;` (and accepts a missing `;` before `end` or a section keyword), so one run
-//! reports several independent errors. This module builds nodes for the grammar's actions and
-//! deliberately interprets nothing (no names, no types).
+//! at the next `;` (or at `then`/`loop` after a broken condition), a missing `;` is repaired by
+//! parsing again with it inserted, and errors that merely follow from a lexical error are
+//! dropped, so one run reports each independent mistake once. This module builds nodes for the
+//! grammar's actions and deliberately interprets nothing (no names, no types).
 
 use crate::diag::Diagnostic;
 use crate::source::{FileId, Span};
@@ -18,9 +19,10 @@ lalrpop_util::lalrpop_mod!(
     "/eqm.rs"
 );
 
-/// How many missing `;` one parse may insert before it reports the rest as plain syntax errors.
-/// Each insertion costs one more parse of the file, so this bounds the work on hostile input.
-const MAX_SEMICOLON_REPAIRS: usize = 32;
+/// How many times one file may be parsed again to insert missing `;`. Each round inserts at least
+/// one, so this bounds the work on hostile input; later missing `;` are then reported as plain
+/// syntax errors ("expected `;`").
+const MAX_REPAIR_ROUNDS: usize = 16;
 
 /// Parses one file. Never fails: problems are returned as diagnostics next to whatever could be
 /// parsed (the classes before the point where the top level itself broke).
@@ -29,11 +31,11 @@ const MAX_SEMICOLON_REPAIRS: usize = 32;
 /// would swallow the following declaration or `end Name;`. So when a syntax error after the last
 /// repair is a token where a `;` was expected, and that token starts a new line, is a keyword
 /// like `end` or `equation`, or is the end of the file, the parse is repeated with a `;` inserted
-/// there and a precise "missing `;`" diagnostic, up to [`MAX_SEMICOLON_REPAIRS`] times.
+/// there and a precise "missing `;`" diagnostic, for up to [`MAX_REPAIR_ROUNDS`] rounds.
 pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic>) {
     let mut inserted: Vec<usize> = Vec::new();
     let mut repair_diagnostics = Vec::new();
-    loop {
+    for round in 0.. {
         let mut lexer = Lexer::new(text, file);
         let mut builder = Builder::new(file, text);
         let tokens = InsertSemicolons {
@@ -50,20 +52,27 @@ pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic
                 None
             }
         };
-        if inserted.len() < MAX_SEMICOLON_REPAIRS
-            && let Some(at) = builder.semicolon_repair(text, inserted.last().copied(), lexer.unterminated)
-        {
-            let end_of_previous = end_of_previous_token(text, at);
-            repair_diagnostics.push(
-                Diagnostic::error(
-                    "E0107",
-                    "missing `;`",
-                    Span::new(file, end_of_previous, end_of_previous),
-                    "expected `;` here",
-                )
-                .with_help("every declaration, equation and statement ends with `;`"),
-            );
-            inserted.push(at);
+        let repairs = if round < MAX_REPAIR_ROUNDS {
+            builder.semicolon_repairs(text, &inserted, lexer.unterminated)
+        } else {
+            Vec::new()
+        };
+        if !repairs.is_empty() {
+            for at in repairs {
+                let end_of_previous = end_of_previous_token(text, at);
+                repair_diagnostics.push(
+                    Diagnostic::error(
+                        "E0107",
+                        "missing `;`",
+                        Span::new(file, end_of_previous, end_of_previous),
+                        "expected `;` here",
+                    )
+                    .with_help("every declaration, equation and statement ends with `;`"),
+                );
+                // The token stream needs the offsets in order.
+                let index = inserted.partition_point(|&i| i < at);
+                inserted.insert(index, at);
+            }
             continue;
         }
         let mut diagnostics = std::mem::take(&mut lexer.diagnostics);
@@ -79,6 +88,7 @@ pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic
         });
         return (stored, diagnostics);
     }
+    unreachable!("the repair loop returns once the rounds are used up")
 }
 
 /// The end of the last token before offset `at` (a token start, or the end of the last token).
@@ -174,9 +184,19 @@ pub fn parse_expr(file: FileId, text: &str) -> (Option<Expr>, Vec<Diagnostic>) {
             None
         }
     };
+    drop_consequences(&mut builder.diagnostics, &diagnostics, text, lexer.unterminated);
     diagnostics.append(&mut builder.diagnostics);
     crate::diag::sort(&mut diagnostics);
     (expr, diagnostics)
+}
+
+/// Joins the first branch of an `if` or `when` with its `elseif`/`elsewhen` branches, which the
+/// grammar boxes (see the performance note in the grammar).
+pub fn branches<T>(condition: Expr, body: T, rest: Vec<Box<(Expr, T)>>) -> Vec<(Expr, T)> {
+    let mut all = Vec::with_capacity(rest.len() + 1);
+    all.push((condition, body));
+    all.extend(rest.into_iter().map(|b| *b));
+    all
 }
 
 type TokenError<'src> = ParseError<usize, Token<'src>, LexicalError>;
@@ -215,23 +235,36 @@ impl<'src> Builder<'src> {
         }
     }
 
-    /// The offset of the first syntax error after `after` (the last repair) that inserting a `;`
-    /// would repair: a `;` was expected there, and the unexpected token starts a new line, closes
-    /// a list, or is the end of the file. An end of file inside an unterminated string or comment
-    /// is left alone: the lexer has reported the real problem.
-    fn semicolon_repair(&self, text: &str, after: Option<usize>, unterminated: bool) -> Option<usize> {
-        let repairable = |e: &&SyntaxError| {
-            let on_new_line = || starts_line(text, e.at);
-            after.is_none_or(|last| e.at > last)
-                && e.wants_semicolon
+    /// The offsets, other than those `inserted` already, where inserting a `;` repairs a syntax
+    /// error: a `;` was expected there, and the unexpected token starts a new line, closes a list,
+    /// or is the end of the file. An end of file inside an unterminated string or comment is left
+    /// alone: the lexer has reported the real problem.
+    ///
+    /// This is the first such error and the ones right after it (up to the next error that is not
+    /// a missing `;`), so that a file with many missing `;` needs few rounds. Errors after another
+    /// kind of error wait for the next round: that error's recovery may have confused the parser
+    /// about where it is, so they may not be real.
+    fn semicolon_repairs(&self, text: &str, inserted: &[usize], unterminated: bool) -> Vec<usize> {
+        let repairable = |e: &SyntaxError| {
+            e.wants_semicolon
                 && if e.at_end_of_file {
                     !unterminated
                 } else {
-                    e.closes_list || on_new_line()
+                    e.closes_list || starts_line(text, e.at)
                 }
         };
-        // Errors are recorded in source order, so the first repairable one is the earliest.
-        self.syntax_errors.iter().find(repairable).map(|e| e.at)
+        // Errors are recorded in source order. An error at an inserted `;` means the parse went
+        // wrong before it; inserting there again would loop, so such errors are plain errors.
+        let mut repairs: Vec<usize> = self
+            .syntax_errors
+            .iter()
+            .filter(|e| inserted.binary_search(&e.at).is_err())
+            .skip_while(|e| !repairable(e))
+            .take_while(|e| repairable(e))
+            .map(|e| e.at)
+            .collect();
+        repairs.dedup();
+        repairs
     }
 
     pub fn span(&self, l: usize, r: usize) -> Span {
