@@ -241,6 +241,52 @@ fn element_wise_operators_after_integers_survive_printing() {
     }
 }
 
+/// Later stages may build negative literals (constant folding); printed with their sign they
+/// read as a unary minus, so they must get its parentheses.
+#[test]
+fn negative_literals_are_printed_as_valid_syntax() {
+    let leaf = |kind| Expr::new(kind, Span::default());
+    let a = leaf(ExprKind::Ref(ComponentRef {
+        global: false,
+        parts: vec![RefPart {
+            name: Ident {
+                name: "a".to_string(),
+                span: Span::default(),
+            },
+            subscripts: Vec::new(),
+        }],
+        span: Span::default(),
+    }));
+    for literal in [ExprKind::Integer(-1), ExprKind::Real(-2.5), ExprKind::Real(-0.0)] {
+        let product = leaf(ExprKind::Binary {
+            op: BinaryOp::Pow,
+            lhs: Box::new(a.clone()),
+            rhs: Box::new(leaf(literal)),
+        });
+        let printed = pretty::print_expr(&product);
+        let (parsed, diagnostics) = parse_expr(FileId(0), &printed);
+        assert!(diagnostics.is_empty(), "{printed} does not parse");
+        let parsed = sexpr(&parsed.expect("it parses"));
+        assert!(parsed.starts_with("(^ a (neg "), "{printed} parsed as {parsed}");
+    }
+}
+
+#[test]
+fn normalization_ignores_spans_and_redundant_parentheses() {
+    let (a, _) = parse_expr(FileId(0), "x * (y + 1)");
+    let (b, _) = parse_expr(FileId(1), "  ((x)) *((y+(1)))");
+    let (mut a, mut b) = (a.expect("parses"), b.expect("parses"));
+    assert_ne!(a, b, "spans and parenthesis depth differ before normalising");
+    normalize_expr(&mut a);
+    normalize_expr(&mut b);
+    assert_eq!(a, b);
+    assert_eq!(a.span, Span::default());
+    assert_eq!(
+        a.depth, 3,
+        "depth is structural after normalising: x * (y + 1) has three levels"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Property tests: random ASTs survive printing and parsing.
 
