@@ -58,8 +58,7 @@ pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic
             Vec::new()
         };
         if !repairs.is_empty() {
-            for at in repairs {
-                let end_of_previous = end_of_previous_token(text, at);
+            for (at, end_of_previous) in repairs.iter().copied().zip(ends_of_previous_tokens(text, &repairs)) {
                 repair_diagnostics.push(
                     Diagnostic::error(
                         "E0107",
@@ -91,27 +90,58 @@ pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic
     unreachable!("the repair loop returns once the rounds are used up")
 }
 
-/// The end of the last token before offset `at` (a token start, or the end of the last token).
-/// Lexing the prefix again is linear, like the extra parse each repair costs anyway, and it skips
-/// comments correctly, which a backwards scan of the text could not.
-fn end_of_previous_token(text: &str, at: usize) -> usize {
-    let prefix = &text[..at.min(text.len())];
-    Lexer::new(prefix, FileId::default())
-        .filter_map(Result::ok)
-        .last()
-        .map_or(0, |(_, _, end)| end)
+/// For each offset in `offsets` (sorted; each a token start or the end of the last token), the
+/// end of the last token before it. One pass of the lexer serves a whole round of repairs, so the
+/// work stays linear however many `;` are missing; lexing (rather than scanning the text
+/// backwards) skips comments correctly.
+fn ends_of_previous_tokens(text: &str, offsets: &[usize]) -> Vec<usize> {
+    let mut ends = Vec::with_capacity(offsets.len());
+    let mut last_end = 0;
+    for (start, _, end) in Lexer::new(text, FileId::default()).filter_map(Result::ok) {
+        while ends.len() < offsets.len() && offsets[ends.len()] <= start {
+            ends.push(last_end);
+        }
+        if ends.len() == offsets.len() {
+            break;
+        }
+        last_end = end;
+    }
+    ends.resize(offsets.len(), last_end);
+    ends
 }
 
-/// True when a line break separates the token at `at` from the token before it. Cheap in the
-/// usual case (only the whitespace before `at` is looked at), so that checking every error of a
-/// file full of them stays linear; only a block comment right before `at` needs a real lexer.
+/// How far back [`starts_line`] looks for the start of a block comment. A longer comment right
+/// before an error token only costs the "missing `;`" repair, never correctness, and the bound
+/// keeps checking every error of a hostile file linear.
+const MAX_COMMENT_LOOKBACK: usize = 4096;
+
+/// True when a line break separates the token at `at` from the token before it. Only the
+/// whitespace and block comments right before `at` are looked at, so that checking every error of
+/// a file full of them stays linear.
 fn starts_line(text: &str, at: usize) -> bool {
-    let before = &text[..at.min(text.len())];
-    let trimmed = before.trim_end();
-    if before[trimmed.len()..].contains('\n') {
-        return true;
+    let bytes = text.as_bytes();
+    let mut end = at.min(text.len());
+    loop {
+        let before = &text[..end];
+        let trimmed = before.trim_end();
+        if before[trimmed.len()..].contains('\n') {
+            return true;
+        }
+        if !trimmed.ends_with("*/") {
+            return false;
+        }
+        // A block comment ends here; comments do not nest, so it starts at the nearest `/*`.
+        let body_end = trimmed.len() - 2;
+        let window = body_end.saturating_sub(MAX_COMMENT_LOOKBACK);
+        let Some(start) = bytes[window..body_end].windows(2).rposition(|w| w == b"/*") else {
+            return false;
+        };
+        let start = window + start;
+        if bytes[start..body_end].contains(&b'\n') {
+            return true;
+        }
+        end = start;
     }
-    trimmed.ends_with("*/") && text[end_of_previous_token(text, at)..before.len()].contains('\n')
 }
 
 /// Removes syntax errors that only repeat a lexical error: the token right after invalid
@@ -119,7 +149,14 @@ fn starts_line(text: &str, at: usize) -> bool {
 /// and the unexpected end of a file that ends inside an unterminated string or comment. The user
 /// sees the lexical error, which names the actual problem, and nothing else for it.
 fn drop_consequences(syntax: &mut Vec<Diagnostic>, lexical: &[Diagnostic], text: &str, unterminated: bool) {
-    let lexical_spans: Vec<Span> = lexical.iter().filter_map(Diagnostic::primary_span).collect();
+    // Lexical errors do not overlap, so sorted by start they are sorted by end too, and the only
+    // candidate for a syntax error at `at` is the last one starting at or before it.
+    let mut lexical_spans: Vec<(usize, usize)> = lexical
+        .iter()
+        .filter_map(Diagnostic::primary_span)
+        .map(|s| (s.start as usize, s.end as usize))
+        .collect();
+    lexical_spans.sort_unstable();
     syntax.retain(|d| {
         let Some(span) = d.primary_span() else {
             return true;
@@ -128,11 +165,13 @@ fn drop_consequences(syntax: &mut Vec<Diagnostic>, lexical: &[Diagnostic], text:
             "E0111" => !unterminated,
             "E0110" => {
                 let at = span.start as usize;
-                !lexical_spans.iter().any(|l| {
-                    let (start, end) = (l.start as usize, l.end as usize);
-                    (start <= at && at < end)
-                        || (end <= at && text.get(end..at).is_some_and(|gap| gap.trim().is_empty()))
-                })
+                let index = lexical_spans.partition_point(|&(start, _)| start <= at);
+                let Some(&(_, end)) = index.checked_sub(1).map(|i| &lexical_spans[i]) else {
+                    return true;
+                };
+                let inside = at < end;
+                let right_after = text.get(end..at).is_some_and(|gap| gap.trim().is_empty());
+                !(inside || right_after)
             }
             _ => true,
         }
