@@ -309,6 +309,30 @@ fn a_large_file_parses() {
     assert_eq!(sections.len(), 2);
 }
 
+/// Files full of errors: every missing `;` and every invalid character is reported once. The
+/// bookkeeping per error is constant, so these stay fast; a quadratic regression shows up here
+/// as a test that takes minutes.
+#[test]
+fn files_full_of_errors_report_each_once() {
+    let n = 5_000;
+    let text = format!("model M\nequation\n{}end M;\n", "x = 1\ny = 2;\n".repeat(n));
+    let (_, diagnostics) = parse_checked(&text);
+    assert_eq!(codes(&diagnostics), vec!["E0107"; n]);
+    let text = format!("model M\n{}end M;\n", "  Real x = 1 $ 2;\n".repeat(n));
+    let (_, diagnostics) = parse_checked(&text);
+    assert_eq!(codes(&diagnostics), vec!["E0101"; n]);
+    let text = format!(
+        "model M\n{}end M;\n",
+        "  Real x = 1 /* c */\n  Real y = 2 */ z;\n".repeat(n)
+    );
+    let (_, diagnostics) = parse_checked(&text);
+    assert_eq!(
+        diagnostics.len(),
+        2 * n,
+        "one missing `;` and one unexpected `/` per pair of lines"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Random and mutated input.
 
