@@ -192,6 +192,29 @@ fn unclosed_deep_nesting_is_one_error() {
     });
 }
 
+/// Broken text deep inside nested blocks. Error recovery skips it in the innermost block; if it
+/// left the skipping to lalrpop, every skipped token would cost time quadratic in the depth
+/// (this input took six minutes before the grammar skipped by itself).
+#[test]
+fn garbage_in_deep_nesting_is_skipped_quickly() {
+    with_compiler_stack(|| {
+        let text = format!(
+            "model M\nequation\n{}{}\n{}end M;\n",
+            "if c then\n".repeat(DEEP),
+            ") ".repeat(2 * DEEP),
+            "end if;\n".repeat(DEEP)
+        );
+        let start = std::time::Instant::now();
+        let (_, diagnostics) = parse_checked(&text);
+        assert!(!diagnostics.is_empty());
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "recovery took {:?}",
+            start.elapsed()
+        );
+    });
+}
+
 // ---------------------------------------------------------------------------------------------
 // The CLI on hostile files.
 

@@ -248,6 +248,9 @@ pub struct Builder<'src> {
     pub diagnostics: Vec<Diagnostic>,
     /// Every syntax error, for deciding whether inserting a `;` would repair one.
     syntax_errors: Vec<SyntaxError>,
+    /// The reported syntax error whose recovery is still skipping tokens: its diagnostic's index
+    /// and where its unexpected token ends (see [`Builder::skipped_to`]).
+    recovering: Option<(usize, usize)>,
 }
 
 /// What the `;` repair needs to know about one syntax error.
@@ -271,6 +274,7 @@ impl<'src> Builder<'src> {
             text,
             diagnostics: Vec::new(),
             syntax_errors: Vec::new(),
+            recovering: None,
         }
     }
 
@@ -554,14 +558,48 @@ impl<'src> Builder<'src> {
         }
     }
 
-    /// Records an error the grammar recovered from.
+    /// Reports an error the grammar recovered from, as soon as it recovered (the grammar then
+    /// skips tokens up to its resynchronisation point and calls [`Builder::skipped_to`]).
     pub fn recover(&mut self, recovery: ErrorRecovery<usize, Token<'_>, LexicalError>) {
         let dropped_end = recovery.dropped_tokens.last().map(|t| t.2);
         self.report(recovery.error, dropped_end);
     }
 
+    /// Called when recovery from the last error has skipped the text up to `end`: notes on that
+    /// error's diagnostic that errors in the skipped lines are not reported. Skipping within a
+    /// line hides nothing worth a note.
+    pub fn skipped_to(&mut self, end: usize) {
+        if let Some((index, error_end)) = self.recovering.take()
+            && self
+                .text
+                .get(error_end..end)
+                .is_some_and(|skipped| skipped.contains('\n'))
+            && let Some(d) = self.diagnostics.get_mut(index)
+            && d.notes.is_empty()
+        {
+            d.notes
+                .push("the parser skipped ahead to continue; errors in the skipped text are not reported".to_string());
+        }
+    }
+
+    /// Reports a syntax error. An error found while the recovery from the previous one is still
+    /// skipping (it stopped at a token its recovery point does not accept, such as the `;` of
+    /// `if a > b x = 1;`, which lacks `then`) is a consequence of that error: it is recorded for
+    /// the `;` repair but not shown.
     fn report(&mut self, error: TokenError<'_>, dropped_end: Option<usize>) {
-        let diagnostic = match error {
+        let cascade = self.recovering.is_some();
+        let diagnostic = self.diagnose(error, dropped_end);
+        if cascade {
+            return;
+        }
+        self.recovering = diagnostic
+            .primary_span()
+            .map(|span| (self.diagnostics.len(), span.end as usize));
+        self.diagnostics.push(diagnostic);
+    }
+
+    fn diagnose(&mut self, error: TokenError<'_>, dropped_end: Option<usize>) -> Diagnostic {
+        match error {
             ParseError::UnrecognizedToken {
                 token: (l, token, r),
                 expected,
@@ -629,8 +667,7 @@ impl<'src> Builder<'src> {
                 "this is not part of the EQM language",
             ),
             ParseError::User { error } => match error {},
-        };
-        self.diagnostics.push(diagnostic);
+        }
     }
 }
 
