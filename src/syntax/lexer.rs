@@ -1,7 +1,8 @@
 //! The logos lexer and the adapter that feeds the lalrpop parser.
 //!
 //! Input: one source text. Output: a stream of `(start, Token, end)` triples with byte offsets,
-//! and lexical diagnostics (`E0101`..`E0105`) collected on the side.
+//! and lexical diagnostics (`E0101`..`E0104`, and `E0110` for reserved Modelica keywords EQM does
+//! not support) collected on the side.
 //! Lexing never stops at an error: a bad character, number, string or comment becomes a
 //! diagnostic and the lexer goes on, so one run reports every problem in a file.
 //! It deliberately knows nothing about the grammar beyond the token set.
