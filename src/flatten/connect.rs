@@ -10,7 +10,7 @@
 use super::Flattener;
 use super::eval::Target;
 use crate::diag::Diagnostic;
-use crate::expr::{BinOp, VarId};
+use crate::expr::VarId;
 use crate::flat::{self, ConnectorRole, Origin};
 use crate::source::Span;
 use crate::syntax::ast;
@@ -127,7 +127,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
             x
         }
         let connects = std::mem::take(&mut self.connects);
-        let mut set_connects: Vec<Vec<usize>> = Vec::new();
         let mut connect_of_key: Vec<Vec<usize>> = Vec::new();
         for (c, rc) in connects.iter().enumerate() {
             for (l, r) in &rc.pairs {
@@ -146,7 +145,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
-        let _ = &mut set_connects;
         // Group members by root in order of first appearance.
         let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for k in 0..keys.len() {
@@ -233,6 +231,5 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 });
             }
         }
-        let _ = BinOp::Add;
     }
 }

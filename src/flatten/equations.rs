@@ -499,7 +499,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Resolves one side of a `connect`: the connector elements and whether it is an outside
     /// connector (a connector of the instance writing the connect) or an inside one.
     fn connector_side(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<connect::Side> {
-        let (dims, targets) = self.resolve_targets(c, scope, loops)?;
+        let (_, targets) = self.resolve_targets(c, scope, loops)?;
         let instance = scope.instance?;
         let first = &c.parts[0].name.name;
         let outside = match self.instances[instance.0 as usize].members.get(first) {
@@ -530,7 +530,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             elements.push(t);
         }
-        let _ = dims;
         Some(connect::Side { elements, outside })
     }
 

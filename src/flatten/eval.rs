@@ -550,8 +550,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let per_outer = member_dims.iter().product::<usize>().max(1);
             let selection = self.subscript_selection(&part.subscripts, &member_dims, scope, loops, c)?;
             let outer_count = current.len();
-            let pick = |all_len: usize| -> Vec<usize> {
-                let _ = all_len;
+            let pick = || -> Vec<usize> {
                 let mut picked = Vec::with_capacity(outer_count * selection.1.len());
                 for o in 0..outer_count {
                     for s in &selection.1 {
@@ -562,10 +561,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             dims.extend(selection.0.iter().copied());
             if !next_vars.is_empty() {
-                let idx = pick(next_vars.len());
+                let idx = pick();
                 result = Some(idx.into_iter().map(|i| Target::Var(next_vars[i])).collect());
             } else {
-                let idx = pick(next_insts.len());
+                let idx = pick();
                 current = idx.into_iter().map(|i| next_insts[i]).collect();
             }
         }

@@ -104,7 +104,6 @@ struct PendingElement<'a> {
     class: ClassId,
     /// Modifiers from the `extends` clauses through which it was inherited.
     extends_modifier: Modifier<'a>,
-    protected: bool,
 }
 
 /// Per-instance flattening state.
@@ -139,7 +138,7 @@ pub(crate) struct Flattener<'t, 'a> {
     pub(crate) model: FlatModel,
     pub(crate) diagnostics: Vec<Diagnostic>,
     instances: Vec<InstanceState<'a>>,
-    /// Var id to its declared array dims and element index, used for nothing but messages now.
+    /// Resolved `connect` equations, turned into connection sets after instantiation.
     connects: Vec<connect::ResolvedConnect>,
     /// Whether a variable's type is a connector (signal connectors like `RealInput`).
     var_is_connector: Vec<bool>,
@@ -263,9 +262,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut contents = Contents::default();
         self.collect(class, instance, Modifier::default(), &mut contents, 0);
         for element in contents.elements {
-            for decl in &element.clause.components {
-                let _ = decl;
-            }
             let name = element.decl.name.name.clone();
             let state = &mut self.instances[instance.0 as usize];
             if let Some(Member::Pending(_)) = state.members.get(&name) {
@@ -337,9 +333,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         for section in entry.sections() {
             match section {
-                ast::Section::Elements {
-                    visibility, elements, ..
-                } => {
+                ast::Section::Elements { elements, .. } => {
                     for element in elements {
                         match element {
                             ast::Element::Component(clause) => {
@@ -349,7 +343,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                         decl,
                                         class,
                                         extends_modifier: extends_modifier.clone(),
-                                        protected: *visibility == ast::Visibility::Protected,
                                     });
                                 }
                             }
@@ -527,14 +520,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         // Modelica precedence: the enclosing instance's modifier, then the extends clause's,
         // then the declaration's own, then the type's.
-        let (outer, outer_each) = self.instances[instance.0 as usize].modifier.child(&decl.name.name);
+        let (outer, _) = self.instances[instance.0 as usize].modifier.child(&decl.name.name);
         let (from_extends, _) = element.extends_modifier.child(&decl.name.name);
         let own = decl
             .modification
             .as_ref()
             .map(|m| Modifier::from_ast(m, scope))
             .unwrap_or_default();
-        let _ = outer_each;
         let modifier = outer.merge(&from_extends).merge(&own).merge(&resolved.modifier);
         if let Some(condition) = &decl.condition {
             match self.eval_structural_bool(condition, scope, "the condition of a conditional component") {
@@ -590,17 +582,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
             format!("{parent_name}.{}", decl.name.name)
         };
         let total: usize = dims.iter().product();
-        let mut indices = vec![0usize; dims.len()];
         match resolved.target {
             TypeRef::Builtin(ty) => {
                 let mut vars = Vec::with_capacity(total);
                 for flat_index in 0..total {
-                    unflatten_index(flat_index, &dims, &mut indices);
-                    let mut m = modifier.clone();
-                    for &i in &indices {
-                        m = m.select(i);
-                    }
-                    let name = element_name(&base_name, &indices);
+                    let (m, name) = array_element(&modifier, &base_name, &dims, flat_index);
                     let v = self.new_variable(VarSpec {
                         name,
                         instance,
@@ -613,7 +599,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         modifier: &m,
                         description: decl.description.as_ref().map(|d| d.text.clone()),
                         span: decl.name.span,
-                        protected: element.protected,
                     });
                     vars.push(v);
                 }
@@ -640,12 +625,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 let mut insts = Vec::with_capacity(total);
                 for flat_index in 0..total {
-                    unflatten_index(flat_index, &dims, &mut indices);
-                    let mut m = modifier.clone();
-                    for &i in &indices {
-                        m = m.select(i);
-                    }
-                    let name = element_name(&base_name, &indices);
+                    let (m, name) = array_element(&modifier, &base_name, &dims, flat_index);
                     let child = self.new_instance(
                         name,
                         class,
@@ -690,7 +670,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
             span: spec.span,
         });
         self.var_is_connector.push(spec.is_connector_type);
-        let _ = spec.protected;
         let scope_for_messages = spec.span;
         // Attributes.
         let mut attributes = flat::Attributes::default();
@@ -937,7 +916,6 @@ struct VarSpec<'m, 'a> {
     modifier: &'m Modifier<'a>,
     description: Option<String>,
     span: Span,
-    protected: bool,
 }
 
 fn merge_prefixes(outer: ast::TypePrefix, inner: ast::TypePrefix) -> ast::TypePrefix {
@@ -976,19 +954,25 @@ fn combine_variability(parent: flat::Variability, own: ast::Variability) -> flat
     if rank(parent) > rank(own) { parent } else { own }
 }
 
-fn unflatten_index(mut flat_index: usize, dims: &[usize], out: &mut [usize]) {
+/// The modifier and full name of element `flat_index` (row-major) of an array component with
+/// `dims`: `x[2,1]` with every non-`each` binding picking its own element.
+fn array_element<'a>(
+    modifier: &Modifier<'a>,
+    base: &str,
+    dims: &[usize],
+    mut flat_index: usize,
+) -> (Modifier<'a>, String) {
+    if dims.is_empty() {
+        return (modifier.clone(), base.to_string());
+    }
+    let mut indices = vec![0usize; dims.len()];
     for (k, &d) in dims.iter().enumerate().rev() {
-        out[k] = flat_index % d.max(1);
+        indices[k] = flat_index % d.max(1);
         flat_index /= d.max(1);
     }
-}
-
-fn element_name(base: &str, indices: &[usize]) -> String {
-    if indices.is_empty() {
-        return base.to_string();
-    }
+    let selected = indices.iter().fold(modifier.clone(), |m, &i| m.select(i));
     let idx: Vec<String> = indices.iter().map(|i| (i + 1).to_string()).collect();
-    format!("{base}[{}]", idx.join(","))
+    (selected, format!("{base}[{}]", idx.join(",")))
 }
 
 pub(crate) fn types_compatible(expected: ScalarType, actual: ScalarType) -> bool {
