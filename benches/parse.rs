@@ -9,7 +9,10 @@ use eqm::source::FileId;
 use eqm::syntax::lexer::Lexer;
 use eqm::syntax::parse_file;
 use std::fmt::Write as _;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod common;
+use common::{peak_memory_kib, reset_peak_memory};
 
 const RUNS: usize = 3;
 
@@ -24,14 +27,14 @@ fn main() {
     let megabytes = text.len() as f64 / 1e6;
     println!("input: {line_count} lines, {megabytes:.1} MB");
 
-    let lex = best_of(|| {
+    let lex = common::best_of(RUNS, || {
         let tokens = Lexer::new(&text, FileId(0)).count();
         assert!(tokens > line_count);
     });
     report("lex", lex, megabytes, line_count);
 
     let before = reset_peak_memory();
-    let parse = best_of(|| {
+    let parse = common::best_of(RUNS, || {
         let (ast, diagnostics) = parse_file(FileId(0), &text);
         assert!(
             diagnostics.is_empty(),
@@ -58,21 +61,6 @@ fn main() {
     println!("goal: 1 000 000 lines in 2 s; this run is {verdict} that rate");
 }
 
-/// The fastest of [`RUNS`] runs: the least disturbed by other work on the machine. What `f`
-/// returns (the AST) is dropped after the clock stops: freeing it is not parsing.
-fn best_of<T>(mut f: impl FnMut() -> T) -> Duration {
-    (0..RUNS)
-        .map(|_| {
-            let start = Instant::now();
-            let result = f();
-            let elapsed = start.elapsed();
-            drop(result);
-            elapsed
-        })
-        .min()
-        .unwrap_or_default()
-}
-
 fn report(what: &str, time: Duration, megabytes: f64, lines: usize) {
     let seconds = time.as_secs_f64();
     println!(
@@ -81,19 +69,6 @@ fn report(what: &str, time: Duration, megabytes: f64, lines: usize) {
         megabytes / seconds,
         lines as f64 / seconds / 1e6
     );
-}
-
-/// Resets the peak-memory mark (writing 5 to /proc/self/clear_refs) and returns the current
-/// resident size in KiB, so that the next reading of VmHWM measures only what follows.
-fn reset_peak_memory() -> Option<u64> {
-    std::fs::write("/proc/self/clear_refs", "5").ok()?;
-    peak_memory_kib()
-}
-
-fn peak_memory_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// A package of component models shaped like real ones: connectors, parameters with

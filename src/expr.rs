@@ -256,12 +256,17 @@ impl ExprArena {
 
     /// Prints an expression with the fewest parentheses, naming variables through `name`.
     pub fn display(&self, id: ExprId, name: &dyn Fn(VarId) -> String) -> String {
+        self.display_with(id, &name)
+    }
+
+    /// Prints an expression, naming variables, function locals and functions through `names`.
+    pub fn display_with(&self, id: ExprId, names: &dyn Names) -> String {
         let mut out = String::new();
-        self.write(&mut out, id, 0, name);
+        self.write(&mut out, id, 0, names);
         out
     }
 
-    fn write(&self, out: &mut String, id: ExprId, context: u8, name: &dyn Fn(VarId) -> String) {
+    fn write(&self, out: &mut String, id: ExprId, context: u8, name: &dyn Names) {
         let own = precedence(self.get(id));
         let parens = own < context;
         if parens {
@@ -276,10 +281,8 @@ impl ExprArena {
             Node::Str(s) => {
                 let _ = write!(out, "{s:?}");
             }
-            Node::Var(v) => out.push_str(&name(*v)),
-            Node::Local(i) => {
-                let _ = write!(out, "local{i}");
-            }
+            Node::Var(v) => out.push_str(&name.var(*v)),
+            Node::Local(i) => out.push_str(&name.local(*i)),
             Node::Time => out.push_str("time"),
             Node::Unary(UnOp::Neg, a) => {
                 out.push('-');
@@ -318,9 +321,7 @@ impl ExprArena {
             Node::Call(callee, args) => {
                 match callee {
                     Callee::Builtin(b) => out.push_str(b.name()),
-                    Callee::User(f) => {
-                        let _ = write!(out, "function{}", f.0);
-                    }
+                    Callee::User(f) => out.push_str(&name.function(*f)),
                 }
                 out.push('(');
                 for (i, a) in args.iter().enumerate() {
@@ -339,6 +340,24 @@ impl ExprArena {
         if parens {
             out.push(')');
         }
+    }
+}
+
+/// How a printer names the leaves of an expression. Any `Fn(VarId) -> String` is one, with
+/// placeholder names for locals and functions.
+pub trait Names {
+    fn var(&self, v: VarId) -> String;
+    fn local(&self, slot: u32) -> String {
+        format!("local{slot}")
+    }
+    fn function(&self, f: FuncId) -> String {
+        format!("function{}", f.0)
+    }
+}
+
+impl<F: Fn(VarId) -> String> Names for F {
+    fn var(&self, v: VarId) -> String {
+        self(v)
     }
 }
 

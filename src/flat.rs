@@ -7,7 +7,7 @@
 //! a for-loop or an array equation remembers that source and its index, so that a later stage
 //! can emit loops again. This module holds data and its printer only.
 
-use crate::expr::{ExprArena, ExprId, VarId};
+use crate::expr::{ExprArena, ExprId, FuncId, Names, VarId};
 use crate::source::Span;
 use std::fmt::Write as _;
 
@@ -190,6 +190,102 @@ pub struct Assertion {
     pub span: Span,
 }
 
+/// Where an algorithm statement stores its value: a function's local slot or a model variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Local(u32),
+    Var(VarId),
+}
+
+/// A statement of an algorithm section or a function body, with arrays expanded to scalars.
+/// Expressions refer to model variables (`Node::Var`) and, inside functions, to local slots
+/// (`Node::Local`).
+#[derive(Debug, Clone)]
+pub enum Statement {
+    Assign {
+        target: Place,
+        value: ExprId,
+        span: Span,
+    },
+    If {
+        branches: Vec<(ExprId, Vec<Statement>)>,
+        else_branch: Vec<Statement>,
+        span: Span,
+    },
+    /// A for-loop whose range is known at compile time, expanded: one body per iteration.
+    /// `break` leaves the whole statement.
+    Unrolled {
+        iterations: Vec<Vec<Statement>>,
+        span: Span,
+    },
+    /// A for-loop whose range is only known at run time (inside functions): the index lives in
+    /// a local slot.
+    For {
+        index: u32,
+        start: ExprId,
+        step: ExprId,
+        stop: ExprId,
+        body: Vec<Statement>,
+        span: Span,
+    },
+    While {
+        condition: ExprId,
+        body: Vec<Statement>,
+        span: Span,
+    },
+    Assert {
+        condition: ExprId,
+        message: String,
+        span: Span,
+    },
+    Terminate {
+        message: String,
+        span: Span,
+    },
+    Break {
+        span: Span,
+    },
+    Return {
+        span: Span,
+    },
+}
+
+/// An `algorithm` section of a model instance: it computes its `outputs` (the variables it
+/// assigns) and counts as one equation per output.
+#[derive(Debug, Clone)]
+pub struct Algorithm {
+    pub statements: Vec<Statement>,
+    /// Every model variable assigned somewhere in the section, in first-assignment order.
+    pub outputs: Vec<VarId>,
+    pub instance: InstanceId,
+    pub initial: bool,
+    pub span: Span,
+}
+
+/// A scalar slot of a function: an input, output or protected variable element.
+#[derive(Debug, Clone)]
+pub struct FunctionSlot {
+    /// `x` or `x[2]` for an array element.
+    pub name: String,
+    pub ty: ScalarType,
+    /// The default of an input, or the initial value of an output or protected variable; may
+    /// refer to input slots.
+    pub default: Option<ExprId>,
+}
+
+/// A user-defined function, instantiated once per model where it is called. Slots are numbered
+/// inputs first, then outputs, then protected variables and run-time loop indices.
+#[derive(Debug, Clone)]
+pub struct Function {
+    /// Fully qualified class name.
+    pub name: String,
+    pub inputs: u32,
+    pub outputs: u32,
+    pub slots: Vec<FunctionSlot>,
+    pub body: Vec<Statement>,
+    pub span: Span,
+}
+
 /// The experiment annotation's settings.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Experiment {
@@ -212,6 +308,9 @@ pub struct FlatModel {
     pub assertions: Vec<Assertion>,
     /// Declared invariants `g(x) = 0` (EQM extension) kept for constraint stabilisation.
     pub invariants: Vec<Equation>,
+    pub algorithms: Vec<Algorithm>,
+    /// User-defined functions called by the model; `Callee::User(FuncId(i))` is `functions[i]`.
+    pub functions: Vec<Function>,
     pub experiment: Experiment,
 }
 
@@ -222,7 +321,145 @@ impl FlatModel {
 
     /// Prints an expression with full variable names.
     pub fn expr_text(&self, e: ExprId) -> String {
-        self.exprs.display(e, &|v| self.variables[v.0 as usize].name.clone())
+        self.exprs.display_with(
+            e,
+            &ModelNames {
+                model: self,
+                function: None,
+            },
+        )
+    }
+
+    fn statement_text(&self, out: &mut String, s: &Statement, indent: usize, function: Option<&Function>) {
+        let names = ModelNames { model: self, function };
+        let text = |e: ExprId| self.exprs.display_with(e, &names);
+        let pad = "  ".repeat(indent);
+        match s {
+            Statement::Assign { target, value, .. } => {
+                let target = match target {
+                    Place::Local(k) => names.local(*k),
+                    Place::Var(v) => self.var(*v).name.clone(),
+                };
+                let _ = writeln!(out, "{pad}{target} := {};", text(*value));
+            }
+            Statement::If {
+                branches, else_branch, ..
+            } => {
+                for (i, (c, body)) in branches.iter().enumerate() {
+                    let _ = writeln!(out, "{pad}{} {} then", if i == 0 { "if" } else { "elseif" }, text(*c));
+                    for s in body {
+                        self.statement_text(out, s, indent + 1, function);
+                    }
+                }
+                if !else_branch.is_empty() {
+                    let _ = writeln!(out, "{pad}else");
+                    for s in else_branch {
+                        self.statement_text(out, s, indent + 1, function);
+                    }
+                }
+                let _ = writeln!(out, "{pad}end if;");
+            }
+            Statement::Unrolled { iterations, .. } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}loop  // unrolled for-loop, {} iteration(s)",
+                    iterations.len()
+                );
+                for (k, body) in iterations.iter().enumerate() {
+                    let _ = writeln!(out, "{pad}  // iteration {}", k + 1);
+                    for s in body {
+                        self.statement_text(out, s, indent + 1, function);
+                    }
+                }
+                let _ = writeln!(out, "{pad}end loop;");
+            }
+            Statement::For {
+                index,
+                start,
+                step,
+                stop,
+                body,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}for {} in {}:{}:{} loop",
+                    names.local(*index),
+                    text(*start),
+                    text(*step),
+                    text(*stop)
+                );
+                for s in body {
+                    self.statement_text(out, s, indent + 1, function);
+                }
+                let _ = writeln!(out, "{pad}end for;");
+            }
+            Statement::While { condition, body, .. } => {
+                let _ = writeln!(out, "{pad}while {} loop", text(*condition));
+                for s in body {
+                    self.statement_text(out, s, indent + 1, function);
+                }
+                let _ = writeln!(out, "{pad}end while;");
+            }
+            Statement::Assert { condition, message, .. } => {
+                let _ = writeln!(out, "{pad}assert({}, {message:?});", text(*condition));
+            }
+            Statement::Terminate { message, .. } => {
+                let _ = writeln!(out, "{pad}terminate({message:?});");
+            }
+            Statement::Break { .. } => {
+                let _ = writeln!(out, "{pad}break;");
+            }
+            Statement::Return { .. } => {
+                let _ = writeln!(out, "{pad}return;");
+            }
+        }
+    }
+
+    fn print_function(&self, out: &mut String, f: &Function) {
+        let _ = writeln!(out, "function {}", f.name);
+        for (k, slot) in f.slots.iter().enumerate() {
+            let k = k as u32;
+            let kind = if k < f.inputs {
+                "input "
+            } else if k < f.inputs + f.outputs {
+                "output "
+            } else {
+                "protected "
+            };
+            let _ = write!(out, "  {kind}{} {}", type_keyword(slot.ty), slot.name);
+            if let Some(d) = slot.default
+                && k < f.inputs
+            {
+                let _ = write!(
+                    out,
+                    " = {}",
+                    self.exprs.display_with(
+                        d,
+                        &ModelNames {
+                            model: self,
+                            function: Some(f)
+                        }
+                    )
+                );
+            }
+            out.push_str(";\n");
+        }
+        out.push_str("algorithm\n");
+        for s in &f.body {
+            self.statement_text(out, s, 1, Some(f));
+        }
+        let _ = writeln!(out, "end {};", f.name);
+    }
+
+    /// How many equations the (non-initial) algorithm sections stand for: one per assigned
+    /// variable.
+    pub fn algorithm_equation_count(&self) -> usize {
+        self.algorithms
+            .iter()
+            .filter(|a| !a.initial)
+            .map(|a| a.outputs.len())
+            .sum()
     }
 
     /// Variables that are unknowns of the simulation (not parameters or constants).
@@ -238,14 +475,24 @@ impl FlatModel {
     /// equation tagged with its origin. This is the output of `eqm flatten`.
     pub fn print(&self) -> String {
         let mut out = String::new();
+        for f in &self.functions {
+            self.print_function(&mut out, f);
+            out.push('\n');
+        }
         let unknowns = self.unknowns().count();
+        let by_algorithms = self.algorithm_equation_count();
         let _ = writeln!(
             out,
-            "model {} ({} variables, {} unknowns, {} equations)",
+            "model {} ({} variables, {} unknowns, {} equations{})",
             self.name,
             self.variables.len(),
             unknowns,
-            self.equations.len()
+            self.equations.len(),
+            if by_algorithms > 0 {
+                format!(", {by_algorithms} assigned by algorithms")
+            } else {
+                String::new()
+            }
         );
         out.push_str("variables\n");
         for v in &self.variables {
@@ -266,12 +513,7 @@ impl FlatModel {
                 ConnectorRole::Potential => "potential ",
                 ConnectorRole::None => "",
             });
-            out.push_str(match v.ty {
-                ScalarType::Real => "Real",
-                ScalarType::Integer => "Integer",
-                ScalarType::Boolean => "Boolean",
-                ScalarType::String => "String",
-            });
+            out.push_str(type_keyword(v.ty));
             let _ = write!(out, " {}", v.name);
             let mut attrs: Vec<String> = Vec::new();
             let a = &v.attributes;
@@ -347,6 +589,17 @@ impl FlatModel {
             }
             out.push_str("  end when;\n");
         }
+        for a in &self.algorithms {
+            let _ = writeln!(
+                out,
+                "{}algorithm  // {}",
+                if a.initial { "initial " } else { "" },
+                self.instance_label(a.instance)
+            );
+            for s in &a.statements {
+                self.statement_text(&mut out, s, 1, None);
+            }
+        }
         for a in &self.assertions {
             let _ = writeln!(
                 out,
@@ -390,6 +643,40 @@ impl FlatModel {
             Origin::ConnectPotential { set } => format!("connection set {} (equal potentials)", set + 1),
             Origin::ConnectFlow { set } => format!("connection set {} (flow sum)", set + 1),
             Origin::UnconnectedFlow { var } => format!("unconnected flow {}", self.var(*var).name),
+        }
+    }
+}
+
+fn type_keyword(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::Real => "Real",
+        ScalarType::Integer => "Integer",
+        ScalarType::Boolean => "Boolean",
+        ScalarType::String => "String",
+    }
+}
+
+/// Names for printing: model variables by full name, functions by class name, and the slots of
+/// the function being printed by their declared names.
+struct ModelNames<'m> {
+    model: &'m FlatModel,
+    function: Option<&'m Function>,
+}
+
+impl Names for ModelNames<'_> {
+    fn var(&self, v: VarId) -> String {
+        self.model.var(v).name.clone()
+    }
+    fn local(&self, slot: u32) -> String {
+        match self.function.and_then(|f| f.slots.get(slot as usize)) {
+            Some(s) => s.name.clone(),
+            None => format!("local{slot}"),
+        }
+    }
+    fn function(&self, f: FuncId) -> String {
+        match self.model.functions.get(f.0 as usize) {
+            Some(function) => function.name.clone(),
+            None => format!("function{}", f.0),
         }
     }
 }

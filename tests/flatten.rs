@@ -165,3 +165,72 @@ fn diagnostics_name_the_problem_and_its_place() {
         );
     }
 }
+
+/// Calls of user functions: named arguments, defaults that refer to earlier inputs, several
+/// outputs, and a function whose loop range is only known at run time.
+#[test]
+fn user_functions_and_algorithms_are_flattened() {
+    let text = r#"
+package P
+  function poly
+    input Real x;
+    input Real a = 2;
+    input Real b = a*3;
+    output Real y;
+    output Real dy;
+  algorithm
+    y := a*x*x + b;
+    dy := 2*a*x;
+  end poly;
+  function sumTo
+    input Integer n;
+    output Real s = 0;
+  algorithm
+    for i in 1:n loop
+      s := s + i;
+    end for;
+  end sumTo;
+end P;
+model M
+  Real x(start = 1), y, z, w, q[2];
+equation
+  der(x) = -P.poly(x, b = 1);
+  (y, z) = P.poly(x, a = 4);
+  w = P.sumTo(3);
+algorithm
+  for i in 1:2 loop
+    q[i] := i*x;
+  end for;
+end M;
+"#;
+    let (flat, diagnostics) = check(&[("m.eqm", text)], None);
+    let flat = flat.unwrap_or_else(|| panic!("{diagnostics}"));
+    let eqs: Vec<String> = flat
+        .equations
+        .iter()
+        .map(|e| format!("{} = {}", flat.expr_text(e.lhs), flat.expr_text(e.rhs)))
+        .collect();
+    assert_eq!(
+        eqs,
+        [
+            "der(x) = -P.poly(x, 2, 1)",
+            "y = P.poly(x, 4, 4*3)",
+            "z = P.poly(x, 4, 4*3).output2",
+            "w = P.sumTo(3)",
+        ]
+    );
+    assert_eq!(flat.functions.len(), 2);
+    let sum_to = &flat.functions[1];
+    assert_eq!((sum_to.inputs, sum_to.outputs), (1, 1));
+    assert!(
+        matches!(sum_to.body.last(), Some(eqm::flat::Statement::For { .. })),
+        "a loop over an input stays a loop"
+    );
+    let algorithm = &flat.algorithms[0];
+    let outputs: Vec<&str> = algorithm.outputs.iter().map(|v| flat.var(*v).name.as_str()).collect();
+    assert_eq!(outputs, ["q[1]", "q[2]"]);
+    assert!(
+        flat.print()
+            .contains("6 unknowns, 4 equations, 2 assigned by algorithms")
+    );
+}

@@ -23,7 +23,7 @@ pub(crate) fn check(f: &mut Flattener<'_, '_>) {
             _ => None,
         })
         .collect();
-    let equations = model.equations.len() + when_assigned.len();
+    let equations = model.equations.len() + when_assigned.len() + model.algorithm_equation_count();
     if unknowns == equations {
         return;
     }
@@ -47,6 +47,10 @@ pub(crate) fn check(f: &mut Flattener<'_, '_>) {
             Origin::Binding { var } => local_eqs[owner(model.var(*var).instance).0 as usize] += 1,
             _ => local_eqs[0] += 1,
         }
+    }
+    // An algorithm section counts as one equation per variable it assigns.
+    for a in model.algorithms.iter().filter(|a| !a.initial) {
+        local_eqs[owner(a.instance).0 as usize] += a.outputs.len() as i64;
     }
     for v in &when_assigned {
         local_eqs[owner(model.variables[*v as usize].instance).0 as usize] += 1;

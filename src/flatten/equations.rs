@@ -38,6 +38,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let instance = scope.instance.expect("equations are flattened inside an instance");
         let origin = Origin::Equation { instance };
         match &eq.kind {
+            ast::EquationKind::Simple { lhs, rhs } if matches!(lhs.kind, ast::ExprKind::Tuple(_)) => {
+                self.multi_output_equation(eq, lhs, rhs, scope, loops, out)
+            }
             ast::EquationKind::Simple { lhs, rhs } => {
                 let (Some(l), Some(r)) = (self.eval(lhs, scope, loops), self.eval(rhs, scope, loops)) else {
                     return;
@@ -108,7 +111,63 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
-    fn message(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> String {
+    /// `(a, b) = f(x);`: one equation per named target and output of a user function.
+    fn multi_output_equation(
+        &mut self,
+        eq: &'a ast::Equation,
+        lhs: &'a ast::Expr,
+        rhs: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+        out: &mut Vec<flat::Equation>,
+    ) {
+        let ast::ExprKind::Tuple(targets) = &lhs.kind else {
+            return;
+        };
+        let call = match &rhs.kind {
+            ast::ExprKind::Call { function, args } => self
+                .function_class(function, scope)
+                .map(|class| (class, function, args)),
+            _ => None,
+        };
+        let Some((class, function, args)) = call else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0307",
+                "a parenthesised list on the left needs a call of a user-defined function on the right",
+                rhs.span,
+                "not a function call",
+            ));
+            return;
+        };
+        let Some((_, outputs)) = self.user_call(class, function, args, rhs.span, scope, loops) else {
+            return;
+        };
+        if targets.len() > outputs.len() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                format!(
+                    "`{}` has {} output(s), but {} are listed",
+                    crate::syntax::pretty::print_ref(function),
+                    outputs.len(),
+                    targets.len()
+                ),
+                lhs.span,
+                "too many targets",
+            ));
+            return;
+        }
+        let instance = scope.instance.unwrap_or(flat::InstanceId(0));
+        let loop_index: Vec<i64> = loops.iter().map(|(_, v)| *v).collect();
+        for (target, value) in targets.iter().zip(outputs) {
+            let Some(target) = target else { continue };
+            let Some(l) = self.eval(target, scope, loops) else {
+                continue;
+            };
+            self.push_equation(eq, l, value, Origin::Equation { instance }, loop_index.clone(), out);
+        }
+    }
+
+    pub(crate) fn message(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> String {
         match self.eval(e, scope, loops) {
             Some(Value::Str(s)) => s,
             _ => {
@@ -553,14 +612,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         match member {
                             Some(super::Member::Var(v)) => out.push((path, v)),
                             Some(super::Member::VarArray(_, vs)) => {
-                                for (k, v) in vs.into_iter().enumerate() {
-                                    out.push((format!("{path}[{}]", k + 1), v));
+                                for (k, v) in vs.iter().enumerate() {
+                                    out.push((format!("{path}[{}]", k + 1), *v));
                                 }
                             }
                             Some(super::Member::Inst(c)) => nested.push((path, c)),
                             Some(super::Member::InstArray(_, cs)) => {
-                                for (k, c) in cs.into_iter().enumerate() {
-                                    nested.push((format!("{path}[{}]", k + 1), c));
+                                for (k, c) in cs.iter().enumerate() {
+                                    nested.push((format!("{path}[{}]", k + 1), *c));
                                 }
                             }
                             _ => {}

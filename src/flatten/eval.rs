@@ -9,6 +9,7 @@ use crate::diag::Diagnostic;
 use crate::expr::{BinOp, ExprId, Node, UnOp, VarId};
 use crate::flat::{InstanceId, ScalarType};
 use crate::syntax::ast;
+use std::rc::Rc;
 
 /// Loop indices in scope: `for i in 1:N` binds `i` to an integer while its body is flattened.
 pub type Loops = Vec<(String, i64)>;
@@ -311,6 +312,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         {
             return Some(Value::Scalar(self.model.exprs.int(*v), ScalarType::Integer));
         }
+        if self.is_local(scope, &first.name.name) {
+            return self.eval_local(c, scope, loops);
+        }
         if let Some(instance) = scope.instance
             && self.instances[instance.0 as usize]
                 .members
@@ -486,9 +490,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ));
                 return None;
             }
-            let mut next_insts: Vec<InstanceId> = Vec::new();
-            let mut next_vars: Vec<VarId> = Vec::new();
-            let mut member_dims: Vec<usize> = Vec::new();
+            // The member in each instance of the outer selection; arrays are shared, not copied,
+            // so that picking one element of a large array costs O(1).
+            let mut next_insts: Vec<Rc<[InstanceId]>> = Vec::new();
+            let mut next_vars: Vec<Rc<[VarId]>> = Vec::new();
+            let mut member_dims: Rc<[usize]> = Rc::from([]);
             for inst in &current {
                 let Some(member) = self.ensure_member(*inst, &part.name.name) else {
                     if k == 0 {
@@ -511,15 +517,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     return None;
                 };
                 match member {
-                    Member::Var(v) => next_vars.push(v),
+                    Member::Var(v) => next_vars.push(Rc::from([v])),
                     Member::VarArray(d, vs) => {
                         member_dims = d;
-                        next_vars.extend(vs);
+                        next_vars.push(vs);
                     }
-                    Member::Inst(i) => next_insts.push(i),
+                    Member::Inst(i) => next_insts.push(Rc::from([i])),
                     Member::InstArray(d, is) => {
                         member_dims = d;
-                        next_insts.extend(is);
+                        next_insts.push(is);
                     }
                     Member::Failed => return None,
                     Member::Absent => {
@@ -547,25 +553,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             // Apply this part's subscripts to the member's own dimensions, for each element of
             // the outer selection.
-            let per_outer = member_dims.iter().product::<usize>().max(1);
             let selection = self.subscript_selection(&part.subscripts, &member_dims, scope, loops, c)?;
-            let outer_count = current.len();
-            let pick = || -> Vec<usize> {
-                let mut picked = Vec::with_capacity(outer_count * selection.1.len());
-                for o in 0..outer_count {
-                    for s in &selection.1 {
-                        picked.push(o * per_outer + s);
-                    }
-                }
-                picked
-            };
             dims.extend(selection.0.iter().copied());
             if !next_vars.is_empty() {
-                let idx = pick();
-                result = Some(idx.into_iter().map(|i| Target::Var(next_vars[i])).collect());
+                let picked = next_vars
+                    .iter()
+                    .flat_map(|member| selection.1.iter().filter_map(|&s| member.get(s)))
+                    .map(|v| Target::Var(*v));
+                result = Some(picked.collect());
             } else {
-                let idx = pick();
-                current = idx.into_iter().map(|i| next_insts[i]).collect();
+                current = next_insts
+                    .iter()
+                    .flat_map(|member| selection.1.iter().filter_map(|&s| member.get(s).copied()))
+                    .collect();
             }
         }
         let targets = result.unwrap_or_else(|| current.into_iter().map(Target::Inst).collect());
@@ -573,7 +573,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// For subscripts on an array member: the resulting dimensions and the selected flat indices.
-    fn subscript_selection(
+    pub(crate) fn subscript_selection(
         &mut self,
         subs: &'a [ast::Subscript],
         dims: &[usize],
@@ -658,34 +658,29 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> Option<Value> {
         let name = crate::syntax::pretty::print_ref(function);
         let Some(builtin) = Builtin::by_name(&name) else {
-            let is_user_function = function.parts.iter().all(|p| p.subscripts.is_empty())
-                && {
-                    let n = ast::Name {
-                        global: function.global,
-                        parts: function.parts.iter().map(|p| p.name.clone()).collect(),
-                        span: function.span,
-                    };
-                    matches!(self.table.lookup(scope.class, &n), Ok(crate::resolve::TypeRef::Class(c)) if self.table.get(c).def.kind == ast::ClassKind::Function)
+            if let Some(class) = self.function_class(function, scope) {
+                let (_, outputs) = self.user_call(class, function, args, e.span, scope, loops)?;
+                let Some(first) = outputs.into_iter().next() else {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0309",
+                        format!("`{name}` has no output, so its call has no value"),
+                        e.span,
+                        "no value",
+                    ));
+                    return None;
                 };
-            if is_user_function {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0208",
-                    format!("calls of user-defined functions (`{name}`) are not supported yet"),
-                    function.span,
-                    "user function",
-                ));
-            } else {
-                let mut d = Diagnostic::error(
-                    "E0204",
-                    format!("unknown function `{name}`"),
-                    function.span,
-                    "no such function",
-                );
-                if let Some(s) = crate::resolve::did_you_mean(&name, crate::builtins::ALL.iter().map(|b| b.name())) {
-                    d = d.with_help(format!("did you mean `{s}`?"));
-                }
-                self.diagnostics.push(d);
+                return Some(first);
             }
+            let mut d = Diagnostic::error(
+                "E0204",
+                format!("unknown function `{name}`"),
+                function.span,
+                "no such function",
+            );
+            if let Some(s) = crate::resolve::did_you_mean(&name, crate::builtins::ALL.iter().map(|b| b.name())) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            self.diagnostics.push(d);
             return None;
         };
         let info = builtin.info();

@@ -13,6 +13,7 @@ mod connect;
 mod consteval;
 mod equations;
 mod eval;
+mod functions;
 mod modifier;
 mod value;
 
@@ -24,6 +25,7 @@ use crate::source::Span;
 use crate::syntax::ast;
 use modifier::{Modifier, Scope};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use value::Value;
 
 /// Settings that change the flat model without editing files.
@@ -90,9 +92,10 @@ enum Member {
     /// A component whose declaration had errors (already reported).
     Failed,
     Var(VarId),
-    VarArray(Vec<usize>, Vec<VarId>),
+    /// Arrays are shared (`Rc`), because every reference to one element looks the member up.
+    VarArray(Rc<[usize]>, Rc<[VarId]>),
     Inst(InstanceId),
-    InstArray(Vec<usize>, Vec<InstanceId>),
+    InstArray(Rc<[usize]>, Rc<[InstanceId]>),
 }
 
 /// A declared component waiting to be instantiated.
@@ -121,6 +124,7 @@ struct InstanceState<'a> {
 }
 
 /// The prefixes and class of a resolved component type, after following short class definitions.
+#[derive(Clone)]
 struct ResolvedType<'a> {
     target: TypeRef,
     /// Modifiers of the short class definitions on the way (innermost last).
@@ -145,6 +149,16 @@ pub(crate) struct Flattener<'t, 'a> {
     consts: consteval::ConstCache,
     package_constants: BTreeMap<(ClassId, String), Option<Value>>,
     used_overrides: Vec<bool>,
+    /// Functions instantiated so far (`None`: its declaration has errors).
+    function_ids: BTreeMap<ClassId, Option<crate::expr::FuncId>>,
+    /// Caller-side interfaces, indexed like `model.functions`.
+    signatures: Vec<functions::Signature>,
+    /// Local names of the function bodies being flattened (innermost last).
+    frames: Vec<functions::Frame>,
+    /// Resolved component types by (scope, the type name's node in the AST): every instance of
+    /// a class resolves the same declarations, so a chain of 10^5 masses resolves `Units.Mass`
+    /// once. Only used for lookups, never iterated.
+    type_cache: std::collections::HashMap<(ClassId, *const ast::Name), Option<ResolvedType<'a>>>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -164,6 +178,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             consts: consteval::ConstCache::default(),
             package_constants: BTreeMap::new(),
             used_overrides: vec![false; options.parameters.len()],
+            function_ids: BTreeMap::new(),
+            signatures: Vec::new(),
+            frames: Vec::new(),
+            type_cache: std::collections::HashMap::new(),
         }
     }
 
@@ -278,6 +296,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         for name in &names {
             self.ensure_member(instance, name);
         }
+        // Every member is instantiated now; what was kept to instantiate them is not needed again.
+        let state = &mut self.instances[instance.0 as usize];
+        state.pending = Vec::new();
+        state.modifier = Modifier::default();
         for (eq, class, initial) in contents.equations {
             let scope = Scope {
                 instance: Some(instance),
@@ -291,6 +313,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 class,
             };
             self.flatten_invariant(eq, scope);
+        }
+        for (statements, class, initial, span) in contents.algorithms {
+            let scope = Scope {
+                instance: Some(instance),
+                class,
+            };
+            self.flatten_algorithm(statements, scope, initial, span);
         }
     }
 
@@ -373,15 +402,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ast::Section::Invariants { equations, .. } => {
                     out.invariants.extend(equations.iter().map(|e| (e, class)))
                 }
-                ast::Section::Algorithm { span, .. } => self.diagnostics.push(
-                    Diagnostic::error(
-                        "E0213",
-                        "algorithm sections are not supported yet",
-                        *span,
-                        "EQM cannot flatten this section",
-                    )
-                    .with_help("write the computation as equations"),
-                ),
+                ast::Section::Algorithm {
+                    initial,
+                    statements,
+                    span,
+                } => out.algorithms.push((statements, class, *initial, *span)),
             }
         }
     }
@@ -449,6 +474,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     fn resolve_type(&mut self, scope_class: ClassId, name: &'a ast::Name, depth: usize) -> Option<ResolvedType<'a>> {
+        let key = (scope_class, name as *const ast::Name);
+        if let Some(known) = self.type_cache.get(&key) {
+            return known.clone();
+        }
+        let resolved = self.resolve_type_uncached(scope_class, name, depth);
+        self.type_cache.insert(key, resolved.clone());
+        resolved
+    }
+
+    fn resolve_type_uncached(
+        &mut self,
+        scope_class: ClassId,
+        name: &'a ast::Name,
+        depth: usize,
+    ) -> Option<ResolvedType<'a>> {
         let target = match self.table.lookup(scope_class, name) {
             Ok(t) => t,
             Err(_) => {
@@ -605,7 +645,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 if dims.is_empty() {
                     Member::Var(vars[0])
                 } else {
-                    Member::VarArray(dims, vars)
+                    Member::VarArray(dims.into(), vars.into())
                 }
             }
             TypeRef::Class(class) => {
@@ -642,7 +682,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 if dims.is_empty() {
                     Member::Inst(insts[0])
                 } else {
-                    Member::InstArray(dims, insts)
+                    Member::InstArray(dims.into(), insts.into())
                 }
             }
         }
@@ -902,6 +942,7 @@ struct Contents<'a> {
     elements: Vec<PendingElement<'a>>,
     equations: Vec<(&'a ast::Equation, ClassId, bool)>,
     invariants: Vec<(&'a ast::Equation, ClassId)>,
+    algorithms: Vec<(&'a [ast::Statement], ClassId, bool, Span)>,
 }
 
 struct VarSpec<'m, 'a> {

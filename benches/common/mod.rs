@@ -1,0 +1,35 @@
+//! Measuring helpers shared by the benchmarks: best-of timing and peak resident memory.
+
+// Each benchmark uses only part of this module.
+#![allow(dead_code)]
+
+use std::time::{Duration, Instant};
+
+/// The fastest of `runs` runs: the least disturbed by other work on the machine. What `f`
+/// returns is dropped after the clock stops: freeing a result is not part of the work measured.
+pub fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            let result = f();
+            let elapsed = start.elapsed();
+            drop(result);
+            elapsed
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// Resets the peak-memory mark (writing 5 to /proc/self/clear_refs) and returns the current
+/// resident size in KiB, so that the next reading of VmHWM measures only what follows.
+pub fn reset_peak_memory() -> Option<u64> {
+    std::fs::write("/proc/self/clear_refs", "5").ok()?;
+    peak_memory_kib()
+}
+
+/// The peak resident memory of this process in KiB (VmHWM; Linux only).
+pub fn peak_memory_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
