@@ -1,0 +1,310 @@
+//! Structural analysis on ids: matching, BLT, tearing, Pantelides and dummy derivatives.
+//!
+//! Property tests compare the algorithms with brute force on small random graphs (at most 7×7)
+//! and check that the plans are valid and deterministic; worked cases cover textbook index-3
+//! and index-2 systems, an algebraic loop, and a million-equation chain that must not overflow
+//! a normal test thread's stack.
+
+#[path = "common/structural_chain.rs"]
+mod structural_chain;
+
+use eqm::structural::blt::{Blt, blt};
+use eqm::structural::incidence::{EdgeKind, EqIdx, Incidence, VarIdx};
+use eqm::structural::matching::{Matching, maximum_matching, singular_parts};
+use eqm::structural::tearing::{Tearing, TearingWorkspace, tear_block};
+use proptest::prelude::*;
+
+type RawGraph = (usize, Vec<Vec<(u32, bool)>>);
+
+fn build(raw: &RawGraph) -> Incidence {
+    let (n_vars, eqs) = raw;
+    Incidence::from_equations(
+        *n_vars,
+        eqs.iter().map(|eq| {
+            eq.iter()
+                .map(|&(v, s)| (VarIdx(v), if s { EdgeKind::Solvable } else { EdgeKind::Implicit }))
+        }),
+    )
+    .expect("generated ids are valid")
+}
+
+/// Any graph with up to 7 equations and 7 variables.
+fn any_graph() -> impl Strategy<Value = RawGraph> {
+    (0usize..=7, 0usize..=7).prop_flat_map(|(n_eqs, n_vars)| {
+        let edge = if n_vars == 0 {
+            Just(Vec::new()).boxed()
+        } else {
+            prop::collection::vec((0..n_vars as u32, any::<bool>()), 0..=4).boxed()
+        };
+        (Just(n_vars), prop::collection::vec(edge, n_eqs))
+    })
+}
+
+/// A square graph with a perfect matching (a hidden permutation), plus random extra edges and
+/// `extra_vars` variables outside the square part.
+fn square_graph(extra_vars: usize) -> impl Strategy<Value = RawGraph> {
+    (1usize..=7).prop_flat_map(move |n| {
+        let perm = Just((0..n as u32).collect::<Vec<_>>()).prop_shuffle();
+        let extra = prop::collection::vec(
+            prop::collection::vec((0..(n + extra_vars) as u32, any::<bool>()), 0..=3),
+            n,
+        );
+        let diag_solvable = prop::collection::vec(prop::bool::weighted(0.8), n);
+        (perm, extra, diag_solvable).prop_map(move |(perm, extra, diag)| {
+            let eqs = (0..n)
+                .map(|e| {
+                    let mut eq = vec![(perm[e], diag[e])];
+                    eq.extend(&extra[e]);
+                    eq
+                })
+                .collect();
+            (n + extra_vars, eqs)
+        })
+    })
+}
+
+/// Maximum matching cardinality by dynamic programming over subsets of variables.
+fn brute_force_matching(g: &Incidence) -> usize {
+    let n_vars = g.n_vars();
+    let mut best = vec![0usize; 1 << n_vars];
+    // best[mask] after processing equations 0..e: largest matching using exactly vars in mask
+    // or fewer; process equations one at a time.
+    for e in g.eqs() {
+        let mut next = best.clone();
+        for mask in 0..(1usize << n_vars) {
+            for &v in g.eq_vars(e) {
+                let bit = 1 << v.index();
+                if mask & bit == 0 {
+                    next[mask | bit] = next[mask | bit].max(best[mask] + 1);
+                }
+            }
+        }
+        best = next;
+    }
+    best.into_iter().max().unwrap_or(0)
+}
+
+fn check_matching(g: &Incidence, m: &Matching) {
+    assert_eq!(m.n_eqs(), g.n_eqs());
+    assert_eq!(m.n_vars(), g.n_vars());
+    for (e, v) in m.pairs() {
+        assert!(g.edge(e, v).is_some(), "matching uses a non-edge");
+        assert_eq!(m.eq_of(v), Some(e));
+    }
+    for v in g.vars() {
+        if let Some(e) = m.eq_of(v) {
+            assert_eq!(m.var_of(e), Some(v));
+        }
+    }
+}
+
+fn check_blt(g: &Incidence, m: &Matching, b: &Blt) {
+    let n = g.n_eqs();
+    let mut block_of = vec![usize::MAX; n];
+    for (i, block) in b.blocks().enumerate() {
+        assert!(!block.is_empty());
+        for &(e, v) in block {
+            assert_eq!(m.var_of(e), Some(v));
+            assert_eq!(block_of[e.index()], usize::MAX, "equation in two blocks");
+            block_of[e.index()] = i;
+        }
+    }
+    // Every matched equation is placed, and uses only variables of its block or earlier ones.
+    for e in g.eqs() {
+        if m.var_of(e).is_none() {
+            assert_eq!(block_of[e.index()], usize::MAX);
+            continue;
+        }
+        for &v in g.eq_vars(e) {
+            if let Some(e2) = m.eq_of(v) {
+                assert!(block_of[e2.index()] <= block_of[e.index()], "block uses a later block");
+            }
+        }
+    }
+    // Blocks are exactly the strongly connected components (brute-force transitive closure).
+    let mut reach = vec![vec![false; n]; n];
+    for e in g.eqs() {
+        reach[e.index()][e.index()] = true;
+        for &v in g.eq_vars(e) {
+            if let Some(e2) = m.eq_of(v) {
+                reach[e.index()][e2.index()] = true;
+            }
+        }
+    }
+    for k in 0..n {
+        for i in 0..n {
+            for j in 0..n {
+                if reach[i][k] && reach[k][j] {
+                    reach[i][j] = true;
+                }
+            }
+        }
+    }
+    for i in 0..n {
+        for j in 0..n {
+            if block_of[i] != usize::MAX && block_of[j] != usize::MAX {
+                let same = reach[i][j] && reach[j][i];
+                assert_eq!(same, block_of[i] == block_of[j], "blocks differ from the SCCs");
+            }
+        }
+    }
+}
+
+fn check_tearing(g: &Incidence, block: &[(EqIdx, VarIdx)], t: &Tearing) {
+    let block_vars: Vec<VarIdx> = block.iter().map(|p| p.1).collect();
+    let mut known: Vec<VarIdx> = t.tearing_vars.clone();
+    assert_eq!(t.tearing_vars.len(), t.residuals.len());
+    for &(e, v) in &t.inner {
+        assert_eq!(
+            g.edge(e, v),
+            Some(EdgeKind::Solvable),
+            "inner equation solved through a non-solvable edge"
+        );
+        for &u in g.eq_vars(e) {
+            if u != v && block_vars.contains(&u) {
+                assert!(known.contains(&u), "inner equation uses an unknown block variable");
+            }
+        }
+        assert!(!known.contains(&v));
+        known.push(v);
+    }
+    let mut all_vars = known.clone();
+    all_vars.sort();
+    let mut expected_vars = block_vars.clone();
+    expected_vars.sort();
+    assert_eq!(all_vars, expected_vars);
+    let mut all_eqs: Vec<EqIdx> = t.inner.iter().map(|p| p.0).chain(t.residuals.iter().copied()).collect();
+    all_eqs.sort();
+    let mut expected_eqs: Vec<EqIdx> = block.iter().map(|p| p.0).collect();
+    expected_eqs.sort();
+    assert_eq!(all_eqs, expected_eqs);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn matching_is_maximum_and_uses_edges(raw in any_graph()) {
+        let g = build(&raw);
+        let m = maximum_matching(&g);
+        check_matching(&g, &m);
+        prop_assert_eq!(m.size(), brute_force_matching(&g));
+        prop_assert_eq!(&m, &maximum_matching(&g));
+    }
+
+    #[test]
+    fn singular_parts_count(raw in any_graph()) {
+        let g = build(&raw);
+        let m = maximum_matching(&g);
+        let p = singular_parts(&g, &m).unwrap();
+        prop_assert_eq!(p.unmatched_eqs.len(), g.n_eqs() - m.size());
+        prop_assert_eq!(p.unmatched_vars.len(), g.n_vars() - m.size());
+        // The over-determined part has exactly `unmatched_eqs` more equations than variables,
+        // the under-determined part `unmatched_vars` more variables than equations.
+        prop_assert_eq!(p.over_eqs.len(), p.over_vars.len() + p.unmatched_eqs.len());
+        prop_assert_eq!(p.under_vars.len(), p.under_eqs.len() + p.unmatched_vars.len());
+        for &e in &p.over_eqs {
+            for &v in g.eq_vars(e) {
+                prop_assert!(p.over_vars.contains(&v));
+            }
+        }
+    }
+
+    #[test]
+    fn blt_blocks_are_sccs_in_order(raw in any_graph()) {
+        let g = build(&raw);
+        let m = maximum_matching(&g);
+        let b = blt(&g, &m).unwrap();
+        check_blt(&g, &m, &b);
+        prop_assert_eq!(b, blt(&g, &m).unwrap());
+    }
+
+    #[test]
+    fn blt_of_square_graphs(raw in square_graph(0)) {
+        let g = build(&raw);
+        let m = maximum_matching(&g);
+        prop_assert!(m.is_perfect());
+        let b = blt(&g, &m).unwrap();
+        check_blt(&g, &m, &b);
+        prop_assert_eq!(b.pairs().len(), g.n_eqs());
+    }
+
+    #[test]
+    fn tearing_gives_a_causal_sequence(raw in square_graph(2)) {
+        let g = build(&raw);
+        let n = raw.1.len();
+        // The whole square part as one block, paired arbitrarily: tearing only uses the sets.
+        let block: Vec<(EqIdx, VarIdx)> = (0..n as u32).map(|i| (EqIdx(i), VarIdx(i))).collect();
+        let t = tear_block(&g, &block).unwrap();
+        check_tearing(&g, &block, &t);
+        prop_assert_eq!(&t, &tear_block(&g, &block).unwrap());
+        // Every BLT block of the graph tears too, with one shared workspace.
+        let m = maximum_matching(&g);
+        let b = blt(&g, &m).unwrap();
+        let mut ws = TearingWorkspace::new();
+        for block in b.blocks() {
+            let t = ws.tear(&g, block).unwrap();
+            check_tearing(&g, block, &t);
+        }
+    }
+}
+
+#[test]
+fn invalid_ids_are_rejected() {
+    let bad = Incidence::from_equations(1, [[(VarIdx(3), EdgeKind::Solvable)]]);
+    assert!(bad.is_err());
+    let g = Incidence::from_equations(1, [[(VarIdx(0), EdgeKind::Solvable)]]).unwrap();
+    assert!(tear_block(&g, &[(EqIdx(5), VarIdx(0))]).is_err());
+    assert!(tear_block(&g, &[(EqIdx(0), VarIdx(9))]).is_err());
+    assert!(tear_block(&g, &[(EqIdx(0), VarIdx(0)), (EqIdx(0), VarIdx(0))]).is_err());
+    assert!(Matching::from_eq_to_var(&g, vec![Some(VarIdx(1))]).is_err());
+    assert!(blt(&g, &Matching::new(2, 1)).is_err());
+}
+
+/// Two springs in series between a fixed point and a driven end: the force through both springs
+/// and the middle position form one algebraic loop, which tears to a single variable.
+#[test]
+fn springs_in_series_tear_to_one_variable() {
+    use EdgeKind::{Implicit as I, Solvable as S};
+    // Unknowns: 0 f1, 1 f2, 2 s_mid, 3 s_end (the driven end position is known: not a var).
+    // f1 = c1 * s_mid;  f2 = c2 * (s_end - s_mid);  f1 = f2;  s_end = s_mid + f2 / c2.
+    let g = Incidence::from_equations(
+        4,
+        [
+            vec![(VarIdx(0), S), (VarIdx(2), S)],
+            vec![(VarIdx(1), S), (VarIdx(3), S), (VarIdx(2), S)],
+            vec![(VarIdx(0), S), (VarIdx(1), S)],
+            vec![(VarIdx(3), I), (VarIdx(2), S), (VarIdx(1), S)],
+        ],
+    )
+    .unwrap();
+    let m = maximum_matching(&g);
+    assert!(m.is_perfect());
+    let b = blt(&g, &m).unwrap();
+    assert_eq!(b.len(), 1, "one algebraic loop");
+    let t = tear_block(&g, b.block(0)).unwrap();
+    check_tearing(&g, b.block(0), &t);
+    assert_eq!(t.tearing_vars.len(), 1);
+    assert_eq!(t.residuals.len(), 1);
+    assert_eq!(t.inner.len(), 3);
+}
+
+fn run_chain(stages: usize) {
+    let g = structural_chain::chain(stages);
+    let m = maximum_matching(&g);
+    assert!(m.is_perfect());
+    let b = blt(&g, &m).unwrap();
+    assert_eq!(b.len(), stages * structural_chain::BLOCKS_PER_STAGE);
+    let mut ws = TearingWorkspace::new();
+    let mut torn = 0;
+    for block in b.blocks().filter(|b| b.len() > 1) {
+        torn += ws.tear(&g, block).unwrap().tearing_vars.len();
+    }
+    assert_eq!(torn, 2 * stages);
+}
+
+/// Runs in the default test thread (2 MiB stack): every pass must be iterative.
+#[test]
+fn million_equation_chain() {
+    run_chain(1_000_000usize.div_ceil(structural_chain::STAGE));
+}
