@@ -15,4 +15,5 @@ pub mod flatten;
 pub mod resolve;
 pub mod source;
 pub mod stdlib;
+pub mod symbolic;
 pub mod syntax;
