@@ -3,8 +3,12 @@
 //! Input: nothing; this is static data. Output: [`Builtin`] ids with their name, arity, kind and
 //! numeric implementation. The resolver (unknown names, did-you-mean), the flattener (arity and
 //! types), the differentiator, the interpreter and the JIT all read this table, so adding a
-//! function is one entry here plus its tests. It deliberately holds no derivative rules yet;
-//! those arrive with the symbolic core and live next to the table entry they belong to.
+//! function is one entry here plus its tests. Each entry also carries its derivative rule
+//! ([`Derivative`]), which the symbolic differentiator applies with the chain rule. The table
+//! deliberately does not describe how operators (`der`, `pre`, `noEvent`, ...) are
+//! differentiated or evaluated: the stages handle those themselves.
+
+use crate::expr::{BinOp, ExprArena, ExprId, UnOp};
 
 /// How a built-in behaves in the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +26,7 @@ pub enum BuiltinKind {
 }
 
 macro_rules! builtins {
-    ($( $variant:ident = $name:literal, $min:literal ..= $max:literal, $kind:ident, $eval:expr; )*) => {
+    ($( $variant:ident = $name:literal, $min:literal ..= $max:literal, $kind:ident, $eval:expr, $deriv:expr; )*) => {
         /// A built-in function or operator; its data is in [`Builtin::info`].
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Builtin { $( $variant, )* }
@@ -36,6 +40,7 @@ macro_rules! builtins {
             max_args: $max,
             kind: BuiltinKind::$kind,
             eval: $eval,
+            derivative: $deriv,
         }, )* ];
     };
 }
@@ -66,56 +71,83 @@ pub struct BuiltinInfo {
     pub max_args: u8,
     pub kind: BuiltinKind,
     pub eval: Eval,
+    pub derivative: Derivative,
 }
 
+/// How a call is differentiated.
+#[derive(Clone, Copy)]
+pub enum Derivative {
+    /// Not a differentiable function: operators (handled by the differentiator itself) and
+    /// array functions (gone after flattening).
+    None,
+    /// Piecewise constant (`sign`, `floor`, ...): the derivative is 0 wherever it exists.
+    Zero,
+    /// `rule(arena, args, dargs)` builds the derivative of the call from its arguments and the
+    /// derivatives of the arguments (the chain rule is part of the rule); `None` when the
+    /// number of arguments does not fit. The result need not be simplified.
+    Rule(fn(&mut ExprArena, &[ExprId], &[ExprId]) -> Option<ExprId>),
+}
+
+impl std::fmt::Debug for Derivative {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Derivative::None => "None",
+            Derivative::Zero => "Zero",
+            Derivative::Rule(_) => "Rule",
+        })
+    }
+}
+
+use Derivative as D;
+
 builtins! {
-    Abs = "abs", 1..=1, EventMath, Eval::Unary(f64::abs);
-    Sign = "sign", 1..=1, EventMath, Eval::Unary(sign);
-    Sqrt = "sqrt", 1..=1, Math, Eval::Unary(f64::sqrt);
-    Exp = "exp", 1..=1, Math, Eval::Unary(f64::exp);
-    Log = "log", 1..=1, Math, Eval::Unary(f64::ln);
-    Log10 = "log10", 1..=1, Math, Eval::Unary(f64::log10);
-    Sin = "sin", 1..=1, Math, Eval::Unary(f64::sin);
-    Cos = "cos", 1..=1, Math, Eval::Unary(f64::cos);
-    Tan = "tan", 1..=1, Math, Eval::Unary(f64::tan);
-    Asin = "asin", 1..=1, Math, Eval::Unary(f64::asin);
-    Acos = "acos", 1..=1, Math, Eval::Unary(f64::acos);
-    Atan = "atan", 1..=1, Math, Eval::Unary(f64::atan);
-    Atan2 = "atan2", 2..=2, Math, Eval::Binary(f64::atan2);
-    Sinh = "sinh", 1..=1, Math, Eval::Unary(f64::sinh);
-    Cosh = "cosh", 1..=1, Math, Eval::Unary(f64::cosh);
-    Tanh = "tanh", 1..=1, Math, Eval::Unary(f64::tanh);
-    Min = "min", 1..=2, EventMath, Eval::Binary(min);
-    Max = "max", 1..=2, EventMath, Eval::Binary(max);
-    Floor = "floor", 1..=1, EventMath, Eval::Unary(f64::floor);
-    Ceil = "ceil", 1..=1, EventMath, Eval::Unary(f64::ceil);
-    Integer = "integer", 1..=1, EventMath, Eval::Unary(f64::floor);
-    Mod = "mod", 2..=2, EventMath, Eval::Binary(modulo);
-    Rem = "rem", 2..=2, EventMath, Eval::Binary(remainder);
-    Div = "div", 2..=2, EventMath, Eval::Binary(truncated_div);
-    Der = "der", 1..=1, Operator, Eval::None;
-    Pre = "pre", 1..=1, Operator, Eval::None;
-    Edge = "edge", 1..=1, Operator, Eval::None;
-    Change = "change", 1..=1, Operator, Eval::None;
-    Initial = "initial", 0..=0, Operator, Eval::None;
-    Terminal = "terminal", 0..=0, Operator, Eval::None;
-    Sample = "sample", 2..=2, Operator, Eval::None;
-    NoEvent = "noEvent", 1..=1, Operator, Eval::None;
-    Smooth = "smooth", 2..=2, Operator, Eval::None;
-    Reinit = "reinit", 2..=2, Operator, Eval::None;
-    Assert = "assert", 2..=3, Operator, Eval::None;
-    Terminate = "terminate", 1..=1, Operator, Eval::None;
-    Size = "size", 1..=2, Array, Eval::None;
-    Sum = "sum", 1..=1, Array, Eval::None;
-    Product = "product", 1..=1, Array, Eval::None;
-    Fill = "fill", 2..=8, Array, Eval::None;
-    Zeros = "zeros", 1..=8, Array, Eval::None;
-    Ones = "ones", 1..=8, Array, Eval::None;
-    Ndims = "ndims", 1..=1, Array, Eval::None;
-    Transpose = "transpose", 1..=1, Array, Eval::None;
-    Identity = "identity", 1..=1, Array, Eval::None;
-    Linspace = "linspace", 3..=3, Array, Eval::None;
-    Cross = "cross", 2..=2, Array, Eval::None;
+    Abs = "abs", 1..=1, EventMath, Eval::Unary(f64::abs), D::Rule(d_abs);
+    Sign = "sign", 1..=1, EventMath, Eval::Unary(sign), D::Zero;
+    Sqrt = "sqrt", 1..=1, Math, Eval::Unary(f64::sqrt), D::Rule(d_sqrt);
+    Exp = "exp", 1..=1, Math, Eval::Unary(f64::exp), D::Rule(d_exp);
+    Log = "log", 1..=1, Math, Eval::Unary(f64::ln), D::Rule(d_log);
+    Log10 = "log10", 1..=1, Math, Eval::Unary(f64::log10), D::Rule(d_log10);
+    Sin = "sin", 1..=1, Math, Eval::Unary(f64::sin), D::Rule(d_sin);
+    Cos = "cos", 1..=1, Math, Eval::Unary(f64::cos), D::Rule(d_cos);
+    Tan = "tan", 1..=1, Math, Eval::Unary(f64::tan), D::Rule(d_tan);
+    Asin = "asin", 1..=1, Math, Eval::Unary(f64::asin), D::Rule(d_asin);
+    Acos = "acos", 1..=1, Math, Eval::Unary(f64::acos), D::Rule(d_acos);
+    Atan = "atan", 1..=1, Math, Eval::Unary(f64::atan), D::Rule(d_atan);
+    Atan2 = "atan2", 2..=2, Math, Eval::Binary(f64::atan2), D::Rule(d_atan2);
+    Sinh = "sinh", 1..=1, Math, Eval::Unary(f64::sinh), D::Rule(d_sinh);
+    Cosh = "cosh", 1..=1, Math, Eval::Unary(f64::cosh), D::Rule(d_cosh);
+    Tanh = "tanh", 1..=1, Math, Eval::Unary(f64::tanh), D::Rule(d_tanh);
+    Min = "min", 1..=2, EventMath, Eval::Binary(min), D::Rule(d_min);
+    Max = "max", 1..=2, EventMath, Eval::Binary(max), D::Rule(d_max);
+    Floor = "floor", 1..=1, EventMath, Eval::Unary(f64::floor), D::Zero;
+    Ceil = "ceil", 1..=1, EventMath, Eval::Unary(f64::ceil), D::Zero;
+    Integer = "integer", 1..=1, EventMath, Eval::Unary(f64::floor), D::Zero;
+    Mod = "mod", 2..=2, EventMath, Eval::Binary(modulo), D::Rule(d_mod);
+    Rem = "rem", 2..=2, EventMath, Eval::Binary(remainder), D::Rule(d_rem);
+    Div = "div", 2..=2, EventMath, Eval::Binary(truncated_div), D::Zero;
+    Der = "der", 1..=1, Operator, Eval::None, D::None;
+    Pre = "pre", 1..=1, Operator, Eval::None, D::None;
+    Edge = "edge", 1..=1, Operator, Eval::None, D::None;
+    Change = "change", 1..=1, Operator, Eval::None, D::None;
+    Initial = "initial", 0..=0, Operator, Eval::None, D::None;
+    Terminal = "terminal", 0..=0, Operator, Eval::None, D::None;
+    Sample = "sample", 2..=2, Operator, Eval::None, D::None;
+    NoEvent = "noEvent", 1..=1, Operator, Eval::None, D::None;
+    Smooth = "smooth", 2..=2, Operator, Eval::None, D::None;
+    Reinit = "reinit", 2..=2, Operator, Eval::None, D::None;
+    Assert = "assert", 2..=3, Operator, Eval::None, D::None;
+    Terminate = "terminate", 1..=1, Operator, Eval::None, D::None;
+    Size = "size", 1..=2, Array, Eval::None, D::None;
+    Sum = "sum", 1..=1, Array, Eval::None, D::None;
+    Product = "product", 1..=1, Array, Eval::None, D::None;
+    Fill = "fill", 2..=8, Array, Eval::None, D::None;
+    Zeros = "zeros", 1..=8, Array, Eval::None, D::None;
+    Ones = "ones", 1..=8, Array, Eval::None, D::None;
+    Ndims = "ndims", 1..=1, Array, Eval::None, D::None;
+    Transpose = "transpose", 1..=1, Array, Eval::None, D::None;
+    Identity = "identity", 1..=1, Array, Eval::None, D::None;
+    Linspace = "linspace", 3..=3, Array, Eval::None, D::None;
+    Cross = "cross", 2..=2, Array, Eval::None, D::None;
 }
 
 impl Builtin {
@@ -136,6 +168,190 @@ impl Builtin {
     pub fn generates_events(self) -> bool {
         self.info().kind == BuiltinKind::EventMath
     }
+}
+
+// Derivative rules: `a` are the arguments, `d` their derivatives.
+
+fn bin(arena: &mut ExprArena, op: BinOp, x: ExprId, y: ExprId) -> ExprId {
+    arena.binary(op, x, y)
+}
+
+fn call1(arena: &mut ExprArena, f: Builtin, x: ExprId) -> ExprId {
+    arena.builtin(f, vec![x])
+}
+
+/// `f'(x) * dx` for a one-argument function given `f'(x)`.
+fn chain1(
+    arena: &mut ExprArena,
+    a: &[ExprId],
+    d: &[ExprId],
+    df: fn(&mut ExprArena, ExprId) -> ExprId,
+) -> Option<ExprId> {
+    match (a, d) {
+        ([x], [dx]) => {
+            let f = df(arena, *x);
+            Some(bin(arena, BinOp::Mul, f, *dx))
+        }
+        _ => None,
+    }
+}
+
+/// `dx / g(x)` for a one-argument function whose derivative is `1/g(x)`.
+fn over1(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId], g: fn(&mut ExprArena, ExprId) -> ExprId) -> Option<ExprId> {
+    match (a, d) {
+        ([x], [dx]) => {
+            let g = g(arena, *x);
+            Some(bin(arena, BinOp::Div, *dx, g))
+        }
+        _ => None,
+    }
+}
+
+/// `1 - x^2`, shared by `asin` and `acos`.
+fn sqrt_one_minus_square(arena: &mut ExprArena, x: ExprId) -> ExprId {
+    let one = arena.real(1.0);
+    let two = arena.int(2);
+    let sq = bin(arena, BinOp::Pow, x, two);
+    let diff = bin(arena, BinOp::Sub, one, sq);
+    call1(arena, Builtin::Sqrt, diff)
+}
+
+fn d_abs(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    chain1(arena, a, d, |ar, x| call1(ar, Builtin::Sign, x))
+}
+
+fn d_sqrt(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    over1(arena, a, d, |ar, x| {
+        let two = ar.real(2.0);
+        let s = call1(ar, Builtin::Sqrt, x);
+        bin(ar, BinOp::Mul, two, s)
+    })
+}
+
+fn d_exp(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    chain1(arena, a, d, |ar, x| call1(ar, Builtin::Exp, x))
+}
+
+fn d_log(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    over1(arena, a, d, |_, x| x)
+}
+
+fn d_log10(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    over1(arena, a, d, |ar, x| {
+        let ln10 = ar.real(std::f64::consts::LN_10);
+        bin(ar, BinOp::Mul, ln10, x)
+    })
+}
+
+fn d_sin(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    chain1(arena, a, d, |ar, x| call1(ar, Builtin::Cos, x))
+}
+
+fn d_cos(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    chain1(arena, a, d, |ar, x| {
+        let s = call1(ar, Builtin::Sin, x);
+        ar.unary(UnOp::Neg, s)
+    })
+}
+
+fn d_tan(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    over1(arena, a, d, |ar, x| {
+        let c = call1(ar, Builtin::Cos, x);
+        let two = ar.int(2);
+        bin(ar, BinOp::Pow, c, two)
+    })
+}
+
+fn d_asin(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    over1(arena, a, d, sqrt_one_minus_square)
+}
+
+fn d_acos(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    over1(arena, a, d, |ar, x| {
+        let s = sqrt_one_minus_square(ar, x);
+        ar.unary(UnOp::Neg, s)
+    })
+}
+
+fn d_atan(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    over1(arena, a, d, |ar, x| {
+        let one = ar.real(1.0);
+        let two = ar.int(2);
+        let sq = bin(ar, BinOp::Pow, x, two);
+        bin(ar, BinOp::Add, one, sq)
+    })
+}
+
+/// `atan2(y, x)' = (x*dy - y*dx) / (x^2 + y^2)`.
+fn d_atan2(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    let ([y, x], [dy, dx]) = (a, d) else { return None };
+    let p = bin(arena, BinOp::Mul, *x, *dy);
+    let q = bin(arena, BinOp::Mul, *y, *dx);
+    let num = bin(arena, BinOp::Sub, p, q);
+    let two = arena.int(2);
+    let x2 = bin(arena, BinOp::Pow, *x, two);
+    let y2 = bin(arena, BinOp::Pow, *y, two);
+    let den = bin(arena, BinOp::Add, x2, y2);
+    Some(bin(arena, BinOp::Div, num, den))
+}
+
+fn d_sinh(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    chain1(arena, a, d, |ar, x| call1(ar, Builtin::Cosh, x))
+}
+
+fn d_cosh(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    chain1(arena, a, d, |ar, x| call1(ar, Builtin::Sinh, x))
+}
+
+/// `tanh' = 1 - tanh^2`, which stays finite where `cosh` overflows.
+fn d_tanh(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    chain1(arena, a, d, |ar, x| {
+        let one = ar.real(1.0);
+        let t = call1(ar, Builtin::Tanh, x);
+        let two = ar.int(2);
+        let sq = bin(ar, BinOp::Pow, t, two);
+        bin(ar, BinOp::Sub, one, sq)
+    })
+}
+
+/// `min`/`max` differentiate branch-wise with the same comparison as [`min`]/[`max`], so the
+/// derivative follows the branch whose value is taken.
+fn branchwise(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId], op: BinOp) -> Option<ExprId> {
+    let ([x, y], [dx, dy]) = (a, d) else { return None };
+    let c = bin(arena, op, *x, *y);
+    Some(arena.add(crate::expr::Node::If(c, *dx, *dy)))
+}
+
+fn d_min(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    branchwise(arena, a, d, BinOp::Le)
+}
+
+fn d_max(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    branchwise(arena, a, d, BinOp::Ge)
+}
+
+/// `x - q(x, y)*y` differentiates to `dx - q*dy` between the jumps of the integer quotient `q`.
+fn quotient_rule(
+    arena: &mut ExprArena,
+    a: &[ExprId],
+    d: &[ExprId],
+    q: fn(&mut ExprArena, ExprId, ExprId) -> ExprId,
+) -> Option<ExprId> {
+    let ([x, y], [dx, dy]) = (a, d) else { return None };
+    let q = q(arena, *x, *y);
+    let t = bin(arena, BinOp::Mul, q, *dy);
+    Some(bin(arena, BinOp::Sub, *dx, t))
+}
+
+fn d_mod(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    quotient_rule(arena, a, d, |ar, x, y| {
+        let r = bin(ar, BinOp::Div, x, y);
+        call1(ar, Builtin::Floor, r)
+    })
+}
+
+fn d_rem(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    quotient_rule(arena, a, d, |ar, x, y| ar.builtin(Builtin::Div, vec![x, y]))
 }
 
 /// Modelica's `sign`: -1, 0 or 1.

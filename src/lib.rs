@@ -16,4 +16,5 @@ pub mod resolve;
 pub mod source;
 pub mod stdlib;
 pub mod structural;
+pub mod symbolic;
 pub mod syntax;

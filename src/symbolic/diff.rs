@@ -1,0 +1,265 @@
+//! Symbolic differentiation: partial derivatives and total time derivatives.
+//!
+//! Input: an arena, an expression id, and either the leaf to differentiate with respect to
+//! ([`diff_var`]) or which variables vary in time ([`diff_time`]). Output: the simplified
+//! derivative, or a [`DiffError`] naming the first node that cannot be differentiated (a
+//! user-defined function or a non-numeric operator whose arguments depend on the leaf).
+//!
+//! Built-in functions are differentiated with the rule stored in their entry of the built-in
+//! table ([`crate::builtins::Derivative`]); this module only applies the chain rule to the
+//! operators of the expression language and to `der`, `pre`, `noEvent` and `smooth`. `if`
+//! expressions are differentiated branch-wise with the condition kept; relations and Booleans
+//! have derivative 0, as do piecewise-constant functions (their jumps are events, handled
+//! elsewhere). It deliberately does not differentiate through user functions (that needs their
+//! bodies or `derivative` annotations) and does not reduce the index of anything.
+//!
+//! Nodes are processed in increasing id order; a node whose children all have derivative 0 gets
+//! derivative 0 without building anything, so differentiating a huge equation with respect to
+//! one of its variables costs little more than walking it.
+
+use super::{reachable, simplify};
+use crate::builtins::{Builtin, BuiltinKind, Derivative};
+use crate::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp, VarId};
+
+/// An expression that could not be differentiated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffError {
+    /// The node that could not be differentiated.
+    pub node: ExprId,
+    pub reason: &'static str,
+}
+
+impl std::fmt::Display for DiffError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot differentiate expression #{}: {}", self.node.0, self.reason)
+    }
+}
+
+impl std::error::Error for DiffError {}
+
+/// What the derivative is taken with respect to.
+#[derive(Clone, Copy)]
+enum Wrt<'a> {
+    /// A leaf: a variable node or a `der(...)` node, every other leaf being independent of it.
+    Leaf(ExprId),
+    /// Time, with the variables that vary in time.
+    Time(&'a dyn Fn(VarId) -> bool),
+}
+
+/// The partial derivative of `id` with respect to `wrt`, a `Var` node or a `der(...)` node.
+/// `der(...)` and `pre(...)` nodes other than `wrt` are independent symbols: the partial
+/// derivative of `der(x)` with respect to `x` is 0.
+pub fn diff_var(arena: &mut ExprArena, id: ExprId, wrt: ExprId) -> Result<ExprId, DiffError> {
+    let valid = matches!(
+        arena.get(wrt),
+        Node::Var(_) | Node::Call(Callee::Builtin(Builtin::Der), _)
+    );
+    if !valid {
+        return Err(DiffError {
+            node: wrt,
+            reason: "can only differentiate with respect to a variable or der(...)",
+        });
+    }
+    differentiate(arena, id, Wrt::Leaf(wrt))
+}
+
+/// The total time derivative of `id`: `der(v)` for variables that vary in time, 0 for the others
+/// (parameters, constants), 1 for `time`, `der(der(x))` for `der(x)`, 0 for `pre(x)` and the
+/// other discrete operators, the chain rule everywhere else.
+pub fn diff_time(
+    arena: &mut ExprArena,
+    id: ExprId,
+    is_time_varying: &dyn Fn(VarId) -> bool,
+) -> Result<ExprId, DiffError> {
+    differentiate(arena, id, Wrt::Time(is_time_varying))
+}
+
+fn differentiate(arena: &mut ExprArena, root: ExprId, wrt: Wrt) -> Result<ExprId, DiffError> {
+    let order = {
+        let arena: &ExprArena = arena;
+        reachable(arena, root, &|e| match wrt {
+            // Nothing below `leaf` in id order can contain it, and symbols are opaque.
+            Wrt::Leaf(leaf) => e <= leaf || super::is_symbol_operator(arena.get(e)),
+            Wrt::Time(_) => matches!(arena.get(e), Node::Call(Callee::Builtin(b), _) if is_discrete(*b)),
+        })
+    };
+    // Derivatives of the nodes seen so far; a missing entry means the derivative is 0.
+    let mut d: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+    for e in order {
+        if let Some(de) = derivative(arena, e, wrt, &d)? {
+            d.insert(e, de);
+        }
+    }
+    match d.get(&root) {
+        Some(&de) => Ok(simplify(arena, de)),
+        None => Ok(arena.real(0.0)),
+    }
+}
+
+/// Operators whose value is piecewise constant in time (or not a number at all).
+fn is_discrete(b: Builtin) -> bool {
+    matches!(
+        b,
+        Builtin::Pre | Builtin::Edge | Builtin::Change | Builtin::Initial | Builtin::Terminal | Builtin::Sample
+    )
+}
+
+/// The derivative of node `e` from the derivatives `d` of its children; `None` is 0.
+fn derivative(
+    arena: &mut ExprArena,
+    e: ExprId,
+    wrt: Wrt,
+    d: &FxHashMap<ExprId, ExprId>,
+) -> Result<Option<ExprId>, DiffError> {
+    let err = |reason| DiffError { node: e, reason };
+    if let Wrt::Leaf(leaf) = wrt
+        && e == leaf
+    {
+        return Ok(Some(arena.real(1.0)));
+    }
+    let node = arena.get(e).clone();
+    let get = |c: &ExprId| d.get(c).copied();
+    Ok(match node {
+        Node::Real(_) | Node::Int(_) | Node::Bool(_) | Node::Str(_) => None,
+        Node::Var(v) => match wrt {
+            Wrt::Time(varies) if varies(v) => Some(arena.builtin(Builtin::Der, vec![e])),
+            _ => None,
+        },
+        Node::Time => match wrt {
+            Wrt::Time(_) => Some(arena.real(1.0)),
+            Wrt::Leaf(_) => None,
+        },
+        Node::Local(_) => match wrt {
+            Wrt::Time(_) => return Err(err("function locals have no time derivative")),
+            Wrt::Leaf(_) => None,
+        },
+        Node::Unary(UnOp::Neg, a) => get(&a).map(|da| arena.unary(UnOp::Neg, da)),
+        Node::Unary(UnOp::Not, _) => None,
+        Node::Binary(op, a, b) => binary(arena, op, a, b, get(&a), get(&b)),
+        Node::If(c, a, b) => match (get(&a), get(&b)) {
+            (None, None) => None,
+            (da, db) => {
+                let da = da.unwrap_or_else(|| arena.real(0.0));
+                let db = db.unwrap_or_else(|| arena.real(0.0));
+                Some(arena.add(Node::If(c, da, db)))
+            }
+        },
+        Node::Call(Callee::Builtin(b), args) => {
+            let dargs: Vec<Option<ExprId>> = args.iter().map(get).collect();
+            if dargs.iter().all(Option::is_none) {
+                // Constant arguments make a constant call, whatever the function: this also
+                // covers `der(p)` of a parameter.
+                return Ok(None);
+            }
+            match b {
+                Builtin::Der => match wrt {
+                    Wrt::Time(_) => Some(arena.builtin(Builtin::Der, vec![e])),
+                    Wrt::Leaf(_) => None,
+                },
+                Builtin::NoEvent => dargs
+                    .first()
+                    .copied()
+                    .flatten()
+                    .map(|da| arena.builtin(Builtin::NoEvent, vec![da])),
+                Builtin::Smooth => match (&args[..], &dargs[..]) {
+                    ([n, _], [_, Some(dx)]) => {
+                        // smooth(n, e) is n times differentiable; its derivative is n-1 times.
+                        let one = arena.int(1);
+                        let zero = arena.int(0);
+                        let m = arena.binary(BinOp::Sub, *n, one);
+                        let m = arena.builtin(Builtin::Max, vec![m, zero]);
+                        Some(arena.builtin(Builtin::Smooth, vec![m, *dx]))
+                    }
+                    _ => return Err(err("smooth(n, e) with a varying n")),
+                },
+                _ if is_discrete(b) => None,
+                _ => match b.info().derivative {
+                    Derivative::Zero => None,
+                    Derivative::None if b.info().kind == BuiltinKind::Operator => {
+                        return Err(err("this operator has no derivative"));
+                    }
+                    Derivative::None => return Err(err("array functions cannot be differentiated")),
+                    Derivative::Rule(rule) => {
+                        let zero = arena.real(0.0);
+                        let dargs: Vec<ExprId> = dargs.iter().map(|x| x.unwrap_or(zero)).collect();
+                        let r = rule(arena, &args, &dargs);
+                        Some(r.ok_or_else(|| err("wrong number of arguments for this function's derivative"))?)
+                    }
+                },
+            }
+        }
+        Node::Call(Callee::User(_), args) => {
+            if args.iter().any(|a| get(a).is_some()) {
+                return Err(err("user-defined functions cannot be differentiated"));
+            }
+            None
+        }
+        Node::CallOutput(call, _) => {
+            if get(&call).is_some() {
+                return Err(err("user-defined functions cannot be differentiated"));
+            }
+            None
+        }
+    })
+}
+
+/// Derivatives of the binary operators; `da`/`db` are `None` where they are 0.
+fn binary(
+    arena: &mut ExprArena,
+    op: BinOp,
+    a: ExprId,
+    b: ExprId,
+    da: Option<ExprId>,
+    db: Option<ExprId>,
+) -> Option<ExprId> {
+    if da.is_none() && db.is_none() {
+        return None;
+    }
+    let zero = arena.real(0.0);
+    let (dx, dy) = (da.unwrap_or(zero), db.unwrap_or(zero));
+    let mul = |arena: &mut ExprArena, x, y| arena.binary(BinOp::Mul, x, y);
+    Some(match op {
+        BinOp::Add => arena.binary(BinOp::Add, dx, dy),
+        BinOp::Sub => arena.binary(BinOp::Sub, dx, dy),
+        BinOp::Mul => {
+            let p = mul(arena, dx, b);
+            let q = mul(arena, a, dy);
+            arena.binary(BinOp::Add, p, q)
+        }
+        BinOp::Div => {
+            // (da*b - a*db) / b^2, written as da/b - a*db/b^2 so that the common case of a
+            // constant divisor stays a plain division.
+            let p = arena.binary(BinOp::Div, dx, b);
+            let q = mul(arena, a, dy);
+            let two = arena.int(2);
+            let b2 = arena.binary(BinOp::Pow, b, two);
+            let q = arena.binary(BinOp::Div, q, b2);
+            arena.binary(BinOp::Sub, p, q)
+        }
+        BinOp::Pow => {
+            // d(a^b) = b*a^(b-1)*da + a^b*log(a)*db; each part only where it is not 0, so a
+            // constant exponent never introduces log(a) of a negative base.
+            let mut parts = Vec::new();
+            if da.is_some() {
+                let one = arena.int(1);
+                let bm1 = arena.binary(BinOp::Sub, b, one);
+                let p = arena.binary(BinOp::Pow, a, bm1);
+                let p = mul(arena, b, p);
+                parts.push(mul(arena, p, dx));
+            }
+            if db.is_some() {
+                let p = arena.binary(BinOp::Pow, a, b);
+                let l = arena.builtin(Builtin::Log, vec![a]);
+                let p = mul(arena, p, l);
+                parts.push(mul(arena, p, dy));
+            }
+            match parts[..] {
+                [p] => p,
+                [p, q] => arena.binary(BinOp::Add, p, q),
+                _ => return None,
+            }
+        }
+        // Relations and logical operators are piecewise constant.
+        _ => return None,
+    })
+}
