@@ -18,6 +18,8 @@
 //! table. A chain of `+`/`-` nodes whose inner nodes are used only by other `+`/`-` nodes is
 //! collected once, from its top node, by pushing coefficients down the chain in decreasing id
 //! order, so a left-deep sum of n terms costs O(n log n). Products are handled the same way.
+//! One pattern stays quadratic: constants distributed over nested sums, as in
+//! `2*(1 + 2*(1 + 2*(...)))`, re-collect the inner sum at every level.
 
 use super::{FxHashSet, eval, reachable};
 use crate::builtins::{Builtin, BuiltinKind};
@@ -29,7 +31,8 @@ pub fn simplify(arena: &mut ExprArena, id: ExprId) -> ExprId {
 }
 
 /// A simplifier that remembers its results, so simplifying many expressions that share
-/// subexpressions (the equations of one model) does the shared work once.
+/// subexpressions (the equations of one model) does the shared work once. Its memo holds ids,
+/// so one simplifier must only ever be used with one arena.
 #[derive(Debug, Default, Clone)]
 pub struct Simplifier {
     memo: FxHashMap<ExprId, ExprId>,
