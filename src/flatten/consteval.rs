@@ -5,7 +5,7 @@
 //! memoised per variable, with a guard against cyclic bindings.
 
 use crate::builtins::{Builtin, Eval};
-use crate::expr::{BinOp, Callee, ExprId, Node, UnOp, VarId};
+use crate::expr::{Callee, ExprId, Node, VarId};
 use crate::flat::{FlatModel, Variability};
 use std::collections::BTreeMap;
 
@@ -26,32 +26,11 @@ impl ConstCache {
             Node::Bool(b) => f64::from(u8::from(b)),
             Node::Var(v) => return self.var(model, v),
             Node::Str(_) | Node::Local(_) | Node::Time | Node::CallOutput(..) => return None,
-            Node::Unary(op, a) => {
-                let a = self.eval(model, a)?;
-                match op {
-                    UnOp::Neg => -a,
-                    UnOp::Not => f64::from(u8::from(a == 0.0)),
-                }
-            }
+            Node::Unary(op, a) => crate::symbolic::eval::unary(op, self.eval(model, a)?),
             Node::Binary(op, a, b) => {
                 let a = self.eval(model, a)?;
                 let b = self.eval(model, b)?;
-                let t = |c: bool| f64::from(u8::from(c));
-                match op {
-                    BinOp::Add => a + b,
-                    BinOp::Sub => a - b,
-                    BinOp::Mul => a * b,
-                    BinOp::Div => a / b,
-                    BinOp::Pow => a.powf(b),
-                    BinOp::Eq => t(a == b),
-                    BinOp::Ne => t(a != b),
-                    BinOp::Lt => t(a < b),
-                    BinOp::Le => t(a <= b),
-                    BinOp::Gt => t(a > b),
-                    BinOp::Ge => t(a >= b),
-                    BinOp::And => t(a != 0.0 && b != 0.0),
-                    BinOp::Or => t(a != 0.0 || b != 0.0),
-                }
+                crate::symbolic::eval::binary(op, a, b)
             }
             Node::If(c, a, b) => {
                 if self.eval(model, c)? != 0.0 {

@@ -18,6 +18,8 @@
 //! table. A chain of `+`/`-` nodes whose inner nodes are used only by other `+`/`-` nodes is
 //! collected once, from its top node, by pushing coefficients down the chain in decreasing id
 //! order, so a left-deep sum of n terms costs O(n log n). Products are handled the same way.
+//! One pattern stays quadratic: constants distributed over nested sums, as in
+//! `2*(1 + 2*(1 + 2*(...)))`, re-collect the inner sum at every level.
 
 use super::{FxHashSet, eval, reachable};
 use crate::builtins::{Builtin, BuiltinKind};
@@ -29,7 +31,8 @@ pub fn simplify(arena: &mut ExprArena, id: ExprId) -> ExprId {
 }
 
 /// A simplifier that remembers its results, so simplifying many expressions that share
-/// subexpressions (the equations of one model) does the shared work once.
+/// subexpressions (the equations of one model) does the shared work once. Its memo holds ids,
+/// so one simplifier must only ever be used with one arena.
 #[derive(Debug, Default, Clone)]
 pub struct Simplifier {
     memo: FxHashMap<ExprId, ExprId>,
@@ -409,6 +412,21 @@ pub(crate) fn scaled(arena: &mut ExprArena, c: f64, m: ExprId) -> ExprId {
     arena.binary(BinOp::Mul, c, m)
 }
 
+/// Sorts weighted items by id (a deterministic order), adds the weights of equal ids and drops
+/// those whose weights cancel: `2*x + 3*x` is `5*x`, `x^2 * x^-2` is 1.
+fn merge(mut items: Vec<(ExprId, f64)>) -> Vec<(ExprId, f64)> {
+    items.sort_by_key(|t| t.0);
+    let mut merged: Vec<(ExprId, f64)> = Vec::with_capacity(items.len());
+    for (m, c) in items {
+        match merged.last_mut() {
+            Some(last) if last.0 == m => last.1 += c,
+            _ => merged.push((m, c)),
+        }
+    }
+    merged.retain(|t| t.1 != 0.0);
+    merged
+}
+
 /// A sum being collected: monomials with coefficients, and a constant.
 #[derive(Default)]
 pub(crate) struct Sum {
@@ -441,17 +459,9 @@ impl Sum {
     }
 
     /// The canonical sum: terms merged and ordered by monomial id, the constant last.
-    pub fn build(mut self, arena: &mut ExprArena) -> ExprId {
-        self.terms.sort_by_key(|t| t.0);
-        let mut merged: Vec<(ExprId, f64)> = Vec::with_capacity(self.terms.len());
-        for (m, c) in self.terms {
-            match merged.last_mut() {
-                Some(last) if last.0 == m => last.1 += c,
-                _ => merged.push((m, c)),
-            }
-        }
+    pub fn build(self, arena: &mut ExprArena) -> ExprId {
         let mut acc: Option<ExprId> = None;
-        for (m, c) in merged.into_iter().filter(|t| t.1 != 0.0) {
+        for (m, c) in merge(self.terms) {
             acc = Some(match acc {
                 None => scaled(arena, c, m),
                 Some(acc) if c < 0.0 => {
@@ -541,19 +551,11 @@ impl Product {
     /// The canonical product `c * n1 * n2 / (d1 * d2)`, factors ordered by base id. A constant
     /// times a single sum is distributed over the sum's terms, so that `2*(x + y) - 2*x`
     /// collects to `2*y`.
-    pub fn build(mut self, arena: &mut ExprArena) -> ExprId {
+    pub fn build(self, arena: &mut ExprArena) -> ExprId {
         if self.coefficient == 0.0 {
             return arena.real(0.0);
         }
-        self.factors.sort_by_key(|f| f.0);
-        let mut merged: Vec<(ExprId, f64)> = Vec::with_capacity(self.factors.len());
-        for (b, x) in self.factors {
-            match merged.last_mut() {
-                Some(last) if last.0 == b => last.1 += x,
-                _ => merged.push((b, x)),
-            }
-        }
-        merged.retain(|f| f.1 != 0.0);
+        let merged = merge(self.factors);
         let c = self.coefficient;
         if merged.is_empty() {
             return arena.real(c);
