@@ -5,9 +5,13 @@
 //! alone and for lexing plus parsing (MB/s and lines/s), and the peak resident memory the parse
 //! adds (VmHWM from /proc/self/status, Linux only). The goal is a million lines in under 2 s.
 
+#[path = "common/peak_memory.rs"]
+mod peak_memory;
+
 use eqm::source::FileId;
 use eqm::syntax::lexer::Lexer;
 use eqm::syntax::parse_file;
+use peak_memory::{peak_memory_kib, reset_peak_memory};
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
@@ -81,19 +85,6 @@ fn report(what: &str, time: Duration, megabytes: f64, lines: usize) {
         megabytes / seconds,
         lines as f64 / seconds / 1e6
     );
-}
-
-/// Resets the peak-memory mark (writing 5 to /proc/self/clear_refs) and returns the current
-/// resident size in KiB, so that the next reading of VmHWM measures only what follows.
-fn reset_peak_memory() -> Option<u64> {
-    std::fs::write("/proc/self/clear_refs", "5").ok()?;
-    peak_memory_kib()
-}
-
-fn peak_memory_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// A package of component models shaped like real ones: connectors, parameters with

@@ -7,12 +7,16 @@
 //! time), and the peak resident memory the passes add (VmHWM, Linux only). The goals: every
 //! ratio at most 2.3 and the 10^6 chain through all passes in under 3 s.
 
+#[path = "common/peak_memory.rs"]
+mod peak_memory;
+
 #[path = "../tests/common/structural_chain.rs"]
 mod structural_chain;
 
 use eqm::structural::blt::blt;
 use eqm::structural::matching::maximum_matching;
 use eqm::structural::tearing::TearingWorkspace;
+use peak_memory::{peak_memory_kib, reset_peak_memory};
 use std::time::{Duration, Instant};
 
 /// Equation counts measured; each pair N, 2N gives a growth ratio.
@@ -104,17 +108,4 @@ fn main() {
         let verdict = if passes.as_secs_f64() < 3.0 { "within" } else { "over" };
         println!("goal: 10^6 equations through matching, BLT and tearing in 3 s; {verdict} ({passes:.2?})");
     }
-}
-
-/// Resets the peak-memory mark (writing 5 to /proc/self/clear_refs) and returns the current
-/// resident size in KiB, so that the next reading of VmHWM measures only what follows.
-fn reset_peak_memory() -> Option<u64> {
-    std::fs::write("/proc/self/clear_refs", "5").ok()?;
-    peak_memory_kib()
-}
-
-fn peak_memory_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }

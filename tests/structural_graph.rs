@@ -384,12 +384,10 @@ fn pendulum_index_three() {
     assert_eq!(s.states, vec![VarIdx(0), VarIdx(2)]);
 }
 
-/// Two masses rigidly coupled at the position level, each with `v = der(x)`, `m*der(v) = f`,
-/// and `f1 + f2 = 0`. A position constraint between inertial masses is index 3: Pantelides
-/// differentiates it twice (and both `v = der(x)` once); one position and one velocity remain.
-#[test]
-fn rigidly_coupled_masses() {
-    // 0 x1, 1 x2, 2 v1, 3 v2, 4 f1, 5 f2, 6 der(x1), 7 der(x2), 8 der(v1), 9 der(v2).
+/// Two masses, each with `v = der(x)` and `m*der(v) = f`, with `f1 + f2 = 0` and a coupling
+/// equation. Variables: 0 x1, 1 x2, 2 v1, 3 v2, 4 f1, 5 f2, 6 der(x1), 7 der(x2), 8 der(v1),
+/// 9 der(v2).
+fn coupled_masses(coupling: &[(u32, bool)]) -> (Incidence, Vec<Option<VarIdx>>) {
     let g = dae(
         10,
         &[
@@ -398,10 +396,19 @@ fn rigidly_coupled_masses() {
             &[(8, true), (4, true)], // m1*der(v1) = f1
             &[(9, true), (5, true)], // m2*der(v2) = f2
             &[(4, true), (5, true)], // f1 + f2 = 0
-            &[(0, true), (1, true)], // x1 = x2
+            coupling,
         ],
     );
-    let var_to_diff = [Some(6), Some(7), Some(8), Some(9), None, None, None, None, None, None].map(|d| d.map(VarIdx));
+    let var_to_diff = [Some(6), Some(7), Some(8), Some(9), None, None, None, None, None, None];
+    (g, var_to_diff.map(|d| d.map(VarIdx)).to_vec())
+}
+
+/// Masses rigidly coupled at the position level (`x1 = x2`). A position constraint between
+/// inertial masses is index 3: Pantelides differentiates it twice (and both `v = der(x)`
+/// once); one position and one velocity remain states.
+#[test]
+fn rigidly_coupled_masses() {
+    let (g, var_to_diff) = coupled_masses(&[(0, true), (1, true)]);
     let p = pantelides(&g, &var_to_diff).unwrap();
     check_pantelides(&g, &p);
     assert_eq!(p.differentiations, vec![1, 1, 0, 0, 0, 2]);
@@ -416,18 +423,7 @@ fn rigidly_coupled_masses() {
 /// differentiated once; both positions and one velocity remain states.
 #[test]
 fn velocity_coupled_masses_index_two() {
-    let g = dae(
-        10,
-        &[
-            &[(2, true), (6, true)],
-            &[(3, true), (7, true)],
-            &[(8, true), (4, true)],
-            &[(9, true), (5, true)],
-            &[(4, true), (5, true)],
-            &[(2, true), (3, true)], // v1 = v2
-        ],
-    );
-    let var_to_diff = [Some(6), Some(7), Some(8), Some(9), None, None, None, None, None, None].map(|d| d.map(VarIdx));
+    let (g, var_to_diff) = coupled_masses(&[(2, true), (3, true)]);
     let p = pantelides(&g, &var_to_diff).unwrap();
     check_pantelides(&g, &p);
     assert_eq!(p.differentiations, vec![0, 0, 0, 0, 0, 1]);

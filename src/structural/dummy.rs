@@ -83,7 +83,14 @@ pub fn dummy_derivatives(p: &Pantelides, priority: &[i32]) -> Result<StateSelect
             }
         }
         candidates.sort_by_key(|v| (chain_priority[v.index()].0, Reverse(chain_priority[v.index()].1), *v));
+        // Each level is one differentiation lower, so a valid `eq_to_diff` ends the descent
+        // within `n_eqs` levels; the bound only stops a cyclic table given by hand.
+        let mut levels = 0usize;
         while !eqs.is_empty() {
+            levels += 1;
+            if levels > g.n_eqs() {
+                return Err(StructuralError::Inconsistent("eq_to_diff contains a cycle"));
+            }
             let chosen = select_level(g, &eqs, &candidates, &mut eq_local, &mut search)?;
             for &v in &chosen {
                 is_dummy[v.index()] = true;

@@ -251,7 +251,7 @@ pub fn pantelides_with_cap(
                 if let (Some(e), Some(d)) = (m.eq_of(v), var_to_diff[v.index()])
                     && let Some(de) = eq_to_diff[e.index()]
                 {
-                    m.set(de, d);
+                    m.pair(de, d);
                 }
             }
             current = eq_to_diff[current.index()].ok_or(StructuralError::Inconsistent("the root was not coloured"))?;
@@ -304,7 +304,7 @@ fn finish(
     let mut matching = Matching::new(full.n_eqs(), full.n_vars());
     for (e, v) in working.pairs() {
         if eq_to_diff[e.index()].is_none() && highest[v.index()] {
-            matching.set(e, v);
+            matching.pair(e, v);
         }
     }
     if full
