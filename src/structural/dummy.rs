@@ -26,7 +26,7 @@
 use super::blt::blt;
 use super::incidence::{EdgeKind, EqIdx, Incidence, StructuralError, VarIdx};
 use super::matching::{Augmenter, Matching};
-use super::pantelides::Pantelides;
+use super::pantelides::{Pantelides, check_chains};
 use std::cmp::Reverse;
 
 /// The outcome of state selection.
@@ -47,14 +47,8 @@ pub fn dummy_derivatives(p: &Pantelides, priority: &[i32]) -> Result<StateSelect
     if p.var_to_diff.len() != n_vars || p.eq_to_diff.len() != g.n_eqs() {
         return Err(StructuralError::Inconsistent("Pantelides tables differ from its graph"));
     }
-    let mut diff_to_var: Vec<Option<VarIdx>> = vec![None; n_vars];
-    for (v, d) in p.var_to_diff.iter().enumerate() {
-        if let Some(d) = *d {
-            *diff_to_var
-                .get_mut(d.index())
-                .ok_or(StructuralError::Inconsistent("var_to_diff points outside the graph"))? = Some(VarIdx(v as u32));
-        }
-    }
+    // Walking chains must end, so the table is checked as Pantelides checks its input.
+    let diff_to_var = check_chains(n_vars, &p.var_to_diff)?;
     let mut diff_to_eq: Vec<Option<EqIdx>> = vec![None; g.n_eqs()];
     for (e, d) in p.eq_to_diff.iter().enumerate() {
         if let Some(d) = *d {

@@ -88,8 +88,12 @@ impl EqAdjacency for Growing<'_> {
 }
 
 /// Checks that `var_to_diff` fits the graph and forms simple chains: every target exists, no
-/// variable is the derivative of two variables, and no chain loops back on itself.
-fn check_chains(n_vars: usize, var_to_diff: &[Option<VarIdx>]) -> Result<Vec<Option<VarIdx>>, StructuralError> {
+/// variable is the derivative of two variables, and no chain loops back on itself. Returns the
+/// inverse table (for each variable, the variable it is the derivative of).
+pub(crate) fn check_chains(
+    n_vars: usize,
+    var_to_diff: &[Option<VarIdx>],
+) -> Result<Vec<Option<VarIdx>>, StructuralError> {
     if var_to_diff.len() != n_vars {
         return Err(StructuralError::Inconsistent(
             "var_to_diff length differs from the variable count",
