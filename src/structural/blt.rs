@@ -87,25 +87,25 @@ pub fn blt(g: &Incidence, m: &Matching) -> Result<Blt, StructuralError> {
         if index[root.index()] != UNVISITED || m.var_of(root).is_none() {
             continue;
         }
-        index[root.index()] = counter;
-        low[root.index()] = counter;
-        counter += 1;
-        on_stack[root.index()] = true;
-        component.push(root);
-        call.push((root, 0));
-        while let Some(top) = call.last_mut() {
+        // `next` is the equation to open: the root first, then each unvisited successor.
+        let mut next = Some(root);
+        loop {
+            if let Some(x) = next.take() {
+                index[x.index()] = counter;
+                low[x.index()] = counter;
+                counter += 1;
+                on_stack[x.index()] = true;
+                component.push(x);
+                call.push((x, 0));
+            }
+            let Some(top) = call.last_mut() else { break };
             let (e, cursor) = *top;
             let vars = g.eq_vars(e);
             if let Some(&v) = vars.get(cursor as usize) {
                 top.1 += 1;
                 let Some(e2) = m.eq_of(v) else { continue };
                 if index[e2.index()] == UNVISITED {
-                    index[e2.index()] = counter;
-                    low[e2.index()] = counter;
-                    counter += 1;
-                    on_stack[e2.index()] = true;
-                    component.push(e2);
-                    call.push((e2, 0));
+                    next = Some(e2);
                 } else if on_stack[e2.index()] {
                     low[e.index()] = low[e.index()].min(index[e2.index()]);
                 }

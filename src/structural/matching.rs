@@ -134,10 +134,21 @@ impl Matching {
         self.eq_to_var.len() == self.var_to_eq.len() && self.eq_to_var.iter().all(Option::is_some)
     }
 
-    /// Pairs `eq` with `var`, first unpairing whatever either was paired with. Ids outside the
-    /// tables grow them.
-    pub fn set(&mut self, eq: EqIdx, var: VarIdx) {
-        self.grow(eq.index() + 1, var.index() + 1);
+    /// Pairs `eq` with `var`, first unpairing whatever either was paired with. Fails on ids
+    /// outside the tables (see [`Matching::grow`]); it does not check that the pair is an edge.
+    pub fn set(&mut self, eq: EqIdx, var: VarIdx) -> Result<(), StructuralError> {
+        if eq.index() >= self.eq_to_var.len() {
+            return Err(StructuralError::InvalidEq { eq });
+        }
+        if var.index() >= self.var_to_eq.len() {
+            return Err(StructuralError::InvalidVar { eq, var });
+        }
+        self.pair(eq, var);
+        Ok(())
+    }
+
+    /// [`Matching::set`] for ids the algorithms know to be inside the tables.
+    pub(crate) fn pair(&mut self, eq: EqIdx, var: VarIdx) {
         self.unset_eq(eq);
         if let Some(old) = self.var_to_eq[var.index()] {
             self.eq_to_var[old.index()] = None;
@@ -189,7 +200,7 @@ fn greedy(g: &Incidence, m: &mut Matching, eq_ok: &impl Fn(EqIdx) -> bool, var_o
         if let (Some(v), None) = (allowed.next(), allowed.next())
             && m.eq_of(v).is_none()
         {
-            m.set(e, v);
+            m.pair(e, v);
         }
     }
     for v in g.vars() {
@@ -200,7 +211,7 @@ fn greedy(g: &Incidence, m: &mut Matching, eq_ok: &impl Fn(EqIdx) -> bool, var_o
         if let (Some(e), None) = (allowed.next(), allowed.next())
             && m.var_of(e).is_none()
         {
-            m.set(e, v);
+            m.pair(e, v);
         }
     }
     for want in [Some(EdgeKind::Solvable), None] {
@@ -212,7 +223,7 @@ fn greedy(g: &Incidence, m: &mut Matching, eq_ok: &impl Fn(EqIdx) -> bool, var_o
                 .eq_edges(e)
                 .find(|&(v, k)| var_ok(v) && m.eq_of(v).is_none() && want.is_none_or(|w| w == k));
             if let Some((v, _)) = free {
-                m.set(e, v);
+                m.pair(e, v);
             }
         }
     }
@@ -297,7 +308,7 @@ fn hopcroft_karp(g: &Incidence, m: &mut Matching, eq_ok: &impl Fn(EqIdx) -> bool
 fn augment_along<G: EqAdjacency>(g: &G, m: &mut Matching, stack: &[EqIdx], cursor: &[u32], free: VarIdx) {
     let mut var = free;
     for (i, &e) in stack.iter().enumerate().rev() {
-        m.set(e, var);
+        m.pair(e, var);
         if i > 0 {
             let parent = stack[i - 1];
             var = g.adjacent_vars(parent)[cursor[parent.index()] as usize - 1];
@@ -368,7 +379,7 @@ impl Augmenter {
                     self.visited_vars.push(v);
                     let mut var = v;
                     for (i, &eq) in self.stack.iter().enumerate().rev() {
-                        m.set(eq, var);
+                        m.pair(eq, var);
                         if i > 0 {
                             let parent = self.stack[i - 1];
                             var = g.adjacent_vars(parent)[self.cursor[parent.index()] as usize - 1];
@@ -434,47 +445,76 @@ pub fn singular_parts(g: &Incidence, m: &Matching) -> Result<SingularParts, Stru
     if m.n_eqs() != g.n_eqs() || m.n_vars() != g.n_vars() {
         return Err(StructuralError::Inconsistent("matching size differs from the graph"));
     }
-    let mut parts = SingularParts::default();
+    let mut parts = SingularParts {
+        unmatched_eqs: g.eqs().filter(|&e| m.var_of(e).is_none()).collect(),
+        unmatched_vars: g.vars().filter(|&v| m.eq_of(v).is_none()).collect(),
+        ..SingularParts::default()
+    };
     let mut eq_seen = vec![false; g.n_eqs()];
     let mut var_seen = vec![false; g.n_vars()];
-    let mut stack: Vec<EqIdx> = Vec::new();
-    for e in g.eqs().filter(|&e| m.var_of(e).is_none()) {
-        parts.unmatched_eqs.push(e);
-        eq_seen[e.index()] = true;
-        stack.push(e);
-    }
-    while let Some(e) = stack.pop() {
-        for &v in g.eq_vars(e) {
-            if !std::mem::replace(&mut var_seen[v.index()], true)
-                && let Some(e2) = m.eq_of(v)
-                && !std::mem::replace(&mut eq_seen[e2.index()], true)
-            {
-                stack.push(e2);
-            }
-        }
-    }
+    alternating_reach(
+        &parts.unmatched_eqs,
+        &mut eq_seen,
+        &mut var_seen,
+        |e| g.eq_vars(e),
+        |v| m.eq_of(v),
+    );
     parts.over_eqs = g.eqs().filter(|e| eq_seen[e.index()]).collect();
     parts.over_vars = g.vars().filter(|v| var_seen[v.index()]).collect();
-
     eq_seen.fill(false);
     var_seen.fill(false);
-    let mut var_stack: Vec<VarIdx> = Vec::new();
-    for v in g.vars().filter(|&v| m.eq_of(v).is_none()) {
-        parts.unmatched_vars.push(v);
-        var_seen[v.index()] = true;
-        var_stack.push(v);
-    }
-    while let Some(v) = var_stack.pop() {
-        for &e in g.var_eqs(v) {
-            if !std::mem::replace(&mut eq_seen[e.index()], true)
-                && let Some(v2) = m.var_of(e)
-                && !std::mem::replace(&mut var_seen[v2.index()], true)
-            {
-                var_stack.push(v2);
-            }
-        }
-    }
+    alternating_reach(
+        &parts.unmatched_vars,
+        &mut var_seen,
+        &mut eq_seen,
+        |v| g.var_eqs(v),
+        |e| m.var_of(e),
+    );
     parts.under_eqs = g.eqs().filter(|e| eq_seen[e.index()]).collect();
     parts.under_vars = g.vars().filter(|v| var_seen[v.index()]).collect();
     Ok(parts)
+}
+
+/// An id usable as an array index, so one reachability search serves both sides of the graph.
+trait Side: Copy {
+    fn at(self) -> usize;
+}
+
+impl Side for EqIdx {
+    fn at(self) -> usize {
+        self.index()
+    }
+}
+
+impl Side for VarIdx {
+    fn at(self) -> usize {
+        self.index()
+    }
+}
+
+/// Marks every vertex reachable from `roots` by alternating paths: from a vertex of side A to
+/// all its neighbours on side B, and from a B vertex to its matched partner on side A. An
+/// explicit stack keeps it iterative.
+fn alternating_reach<'g, A: Side, B: Side + 'g>(
+    roots: &[A],
+    seen_a: &mut [bool],
+    seen_b: &mut [bool],
+    neighbours: impl Fn(A) -> &'g [B],
+    partner: impl Fn(B) -> Option<A>,
+) {
+    let mut stack: Vec<A> = Vec::with_capacity(roots.len());
+    for &r in roots {
+        seen_a[r.at()] = true;
+        stack.push(r);
+    }
+    while let Some(a) = stack.pop() {
+        for &b in neighbours(a) {
+            if !std::mem::replace(&mut seen_b[b.at()], true)
+                && let Some(a2) = partner(b)
+                && !std::mem::replace(&mut seen_a[a2.at()], true)
+            {
+                stack.push(a2);
+            }
+        }
+    }
 }

@@ -13,6 +13,8 @@
 //! input always gives the same plan.
 
 pub mod blt;
+pub mod dummy;
 pub mod incidence;
 pub mod matching;
+pub mod pantelides;
 pub mod tearing;

@@ -48,6 +48,7 @@ pub struct TearingWorkspace {
     var_local: Vec<u32>,
     /// Whether an equation is in the current block (to reject duplicates).
     eq_in_block: Vec<bool>,
+    scratch: Scratch,
 }
 
 impl TearingWorkspace {
@@ -97,163 +98,193 @@ impl TearingWorkspace {
         Ok(())
     }
 
-    fn tear_marked(&self, g: &Incidence, block: &[(EqIdx, VarIdx)]) -> Tearing {
+    fn tear_marked(&mut self, g: &Incidence, block: &[(EqIdx, VarIdx)]) -> Tearing {
         let n = block.len();
-        let local = |v: VarIdx| self.var_local[v.index()];
-        // Local occurrence lists (variable → block equations), built by a counting sort.
-        let mut unknown = vec![0u32; n];
-        let mut start = vec![0u32; n + 1];
+        let TearingWorkspace { var_local, scratch, .. } = self;
+        let mut state = Block {
+            g,
+            block,
+            var_local,
+            s: scratch,
+            out: Tearing::default(),
+            known: 0,
+        };
+        state.init();
         for (i, &(e, _)) in block.iter().enumerate() {
-            for &v in g.eq_vars(e) {
-                let j = local(v);
-                if j != NONE {
-                    unknown[i] += 1;
-                    start[j as usize + 1] += 1;
+            if state.s.unknown[i] == 0 {
+                state.out.residuals.push(e);
+                state.finish_eq(i);
+            }
+        }
+        while state.known < n {
+            while let Some(i) = state.s.queue.pop_front() {
+                state.try_assign(i as usize);
+            }
+            if state.known == n {
+                break;
+            }
+            let Some((score, Reverse(j))) = state.s.heap.pop() else {
+                break;
+            };
+            let j = j as usize;
+            if state.s.var_known[j] {
+                continue;
+            }
+            if score != state.s.score[j] {
+                let current = state.s.score[j];
+                state.s.heap.push((current, Reverse(j as u32)));
+                continue;
+            }
+            state.out.tearing_vars.push(block[j].1);
+            state.learn_var(j);
+        }
+        // Equations never assigned have no unknowns left and were recorded as residuals when
+        // their last variable became known; sort them for a stable presentation.
+        let mut out = state.out;
+        out.residuals.sort_unstable();
+        out
+    }
+}
+
+/// Per-block arrays, kept in the workspace so that tearing many small blocks does not allocate
+/// for each one.
+#[derive(Debug, Default, Clone)]
+struct Scratch {
+    /// Unknown block variables left in each block equation.
+    unknown: Vec<u32>,
+    /// Local occurrence lists (variable → block equations) in CSR form.
+    start: Vec<u32>,
+    occ: Vec<u32>,
+    /// The not yet assigned equations containing each variable, implicit occurrences counting
+    /// twice, since a variable no equation can be solved for is the cheapest to tear. It only
+    /// decreases, so a max-heap with lazy re-insertion keeps the best candidate on top.
+    score: Vec<u32>,
+    heap: BinaryHeap<(u32, Reverse<u32>)>,
+    eq_done: Vec<bool>,
+    var_known: Vec<bool>,
+    /// Equations with exactly one unknown left, to try in order.
+    queue: VecDeque<u32>,
+}
+
+/// The tearing of one block in progress.
+struct Block<'a> {
+    g: &'a Incidence,
+    block: &'a [(EqIdx, VarIdx)],
+    var_local: &'a [u32],
+    s: &'a mut Scratch,
+    out: Tearing,
+    known: usize,
+}
+
+impl Block<'_> {
+    fn local(&self, v: VarIdx) -> Option<usize> {
+        let j = self.var_local[v.index()];
+        (j != NONE).then_some(j as usize)
+    }
+
+    fn init(&mut self) {
+        let n = self.block.len();
+        let (g, block) = (self.g, self.block);
+        let reset = |v: &mut Vec<u32>, len: usize| {
+            v.clear();
+            v.resize(len, 0);
+        };
+        reset(&mut self.s.unknown, n);
+        reset(&mut self.s.start, n + 1);
+        reset(&mut self.s.score, n);
+        for (i, &(e, _)) in block.iter().enumerate() {
+            for (v, kind) in g.eq_edges(e) {
+                if let Some(j) = self.local(v) {
+                    self.s.unknown[i] += 1;
+                    self.s.start[j + 1] += 1;
+                    self.s.score[j] += weight(kind);
                 }
             }
         }
         for j in 0..n {
-            start[j + 1] += start[j];
+            self.s.start[j + 1] += self.s.start[j];
         }
-        let mut fill = start[..n].to_vec();
-        let mut occ = vec![0u32; start[n] as usize];
+        let total = self.s.start[n] as usize;
+        reset(&mut self.s.occ, total);
+        // Counting sort, using `start` shifted by one as the fill pointers and shifting back.
         for (i, &(e, _)) in block.iter().enumerate() {
             for &v in g.eq_vars(e) {
-                let j = local(v);
-                if j != NONE {
-                    occ[fill[j as usize] as usize] = i as u32;
-                    fill[j as usize] += 1;
+                if let Some(j) = self.local(v) {
+                    let slot = self.s.start[j] as usize;
+                    self.s.occ[slot] = i as u32;
+                    self.s.start[j] += 1;
                 }
             }
         }
-        // `score[j]`: the not yet assigned equations containing variable j, those where it occurs
-        // implicitly counting twice, since a variable no equation can be solved for is the
-        // cheapest to tear. It only decreases, so a max-heap with lazy re-insertion keeps the
-        // best candidate on top.
-        let mut score = vec![0u32; n];
-        for &(e, _) in block {
-            for (v, kind) in g.eq_edges(e) {
-                let j = local(v);
-                if j != NONE {
-                    score[j as usize] += weight(kind);
-                }
-            }
+        for j in (1..=n).rev() {
+            self.s.start[j] = self.s.start[j - 1];
         }
-        let mut heap: BinaryHeap<(u32, Reverse<u32>)> =
-            (0..n as u32).map(|j| (score[j as usize], Reverse(j))).collect();
-        let mut eq_done = vec![false; n];
-        let mut var_known = vec![false; n];
-        let mut queue: VecDeque<u32> = (0..n as u32).filter(|&i| unknown[i as usize] == 1).collect();
-        let mut out = Tearing::default();
-        let mut known = 0usize;
+        self.s.start[0] = 0;
+        self.s.heap.clear();
+        let scores = &self.s.score;
+        self.s
+            .heap
+            .extend((0..n as u32).map(|j| (scores[j as usize], Reverse(j))));
+        self.s.eq_done.clear();
+        self.s.eq_done.resize(n, false);
+        self.s.var_known.clear();
+        self.s.var_known.resize(n, false);
+        self.s.queue.clear();
+        let unknown = &self.s.unknown;
+        self.s.queue.extend((0..n as u32).filter(|&i| unknown[i as usize] == 1));
+    }
 
-        // An assigned or residual equation no longer counts for its unknown variables' scores.
-        let release = |e: EqIdx, score: &mut [u32], var_known: &[bool]| {
-            for (v, kind) in g.eq_edges(e) {
-                let j = local(v);
-                if j != NONE && !var_known[j as usize] {
-                    score[j as usize] -= weight(kind);
-                }
-            }
+    /// Assigns equation i to its only unknown variable if it is solvable for it.
+    fn try_assign(&mut self, i: usize) {
+        if self.s.eq_done[i] || self.s.unknown[i] != 1 {
+            return;
+        }
+        let e = self.block[i].0;
+        let unknown = self.g.eq_edges(e).find_map(|(v, kind)| {
+            let j = self.local(v)?;
+            (!self.s.var_known[j]).then_some((v, j, kind))
+        });
+        // Not solvable for its last unknown: it waits to become a residual.
+        let Some((v, j, EdgeKind::Solvable)) = unknown else {
+            return;
         };
-        // Marks equation i as assigned or residual; its variables lose one candidate equation.
-        let finish_eq = |i: usize, eq_done: &mut [bool], score: &mut [u32], var_known: &[bool]| {
-            eq_done[i] = true;
-            release(block[i].0, score, var_known);
-        };
-        // Marks variable j as known; equations left with one unknown become candidates, those
-        // left with none become residuals.
-        let learn_var = |j: usize,
-                         var_known: &mut [bool],
-                         unknown: &mut [u32],
-                         queue: &mut VecDeque<u32>,
-                         residuals: &mut Vec<EqIdx>,
-                         eq_done: &mut [bool],
-                         score: &mut [u32]| {
-            var_known[j] = true;
-            for &i in &occ[start[j] as usize..start[j + 1] as usize] {
-                let i = i as usize;
-                if eq_done[i] {
-                    continue;
-                }
-                unknown[i] -= 1;
-                match unknown[i] {
-                    1 => queue.push_back(i as u32),
-                    0 => {
-                        residuals.push(block[i].0);
-                        eq_done[i] = true;
-                        release(block[i].0, score, var_known);
-                    }
-                    _ => {}
-                }
-            }
-        };
+        self.finish_eq(i);
+        self.out.inner.push((e, v));
+        self.learn_var(j);
+    }
 
-        for i in 0..n {
-            if unknown[i] == 0 {
-                out.residuals.push(block[i].0);
-                finish_eq(i, &mut eq_done, &mut score, &var_known);
+    /// Marks equation i as assigned or residual: it no longer counts for its unknowns' scores.
+    fn finish_eq(&mut self, i: usize) {
+        self.s.eq_done[i] = true;
+        for (v, kind) in self.g.eq_edges(self.block[i].0) {
+            if let Some(j) = self.local(v)
+                && !self.s.var_known[j]
+            {
+                self.s.score[j] -= weight(kind);
             }
         }
-        while known < n {
-            while let Some(i) = queue.pop_front() {
-                let i = i as usize;
-                if eq_done[i] || unknown[i] != 1 {
-                    continue;
-                }
-                let e = block[i].0;
-                let Some((v, kind)) = g.eq_edges(e).find(|&(v, _)| {
-                    let j = local(v);
-                    j != NONE && !var_known[j as usize]
-                }) else {
-                    continue;
-                };
-                if kind != EdgeKind::Solvable {
-                    // Not solvable for its last unknown: it waits to become a residual.
-                    continue;
-                }
-                finish_eq(i, &mut eq_done, &mut score, &var_known);
-                out.inner.push((e, v));
-                known += 1;
-                let j = local(v) as usize;
-                learn_var(
-                    j,
-                    &mut var_known,
-                    &mut unknown,
-                    &mut queue,
-                    &mut out.residuals,
-                    &mut eq_done,
-                    &mut score,
-                );
-            }
-            if known == n {
-                break;
-            }
-            let Some((s, Reverse(j))) = heap.pop() else { break };
-            let j = j as usize;
-            if var_known[j] {
+    }
+
+    /// Marks variable j as known; equations left with one unknown become candidates, those
+    /// left with none become residuals.
+    fn learn_var(&mut self, j: usize) {
+        self.s.var_known[j] = true;
+        self.known += 1;
+        for k in self.s.start[j] as usize..self.s.start[j + 1] as usize {
+            let i = self.s.occ[k] as usize;
+            if self.s.eq_done[i] {
                 continue;
             }
-            if s != score[j] {
-                heap.push((score[j], Reverse(j as u32)));
-                continue;
+            self.s.unknown[i] -= 1;
+            match self.s.unknown[i] {
+                1 => self.s.queue.push_back(i as u32),
+                0 => {
+                    self.out.residuals.push(self.block[i].0);
+                    self.finish_eq(i);
+                }
+                _ => {}
             }
-            out.tearing_vars.push(block[j].1);
-            known += 1;
-            learn_var(
-                j,
-                &mut var_known,
-                &mut unknown,
-                &mut queue,
-                &mut out.residuals,
-                &mut eq_done,
-                &mut score,
-            );
         }
-        // Equations never assigned have no unknowns left and were recorded as residuals when
-        // their last variable became known; sort them for a stable presentation.
-        out.residuals.sort_unstable();
-        out
     }
 }
 
