@@ -5,13 +5,9 @@
 //! alone and for lexing plus parsing (MB/s and lines/s), and the peak resident memory the parse
 //! adds (VmHWM from /proc/self/status, Linux only). The goal is a million lines in under 2 s.
 
-#[path = "common/peak_memory.rs"]
-mod peak_memory;
-
 use eqm::source::FileId;
 use eqm::syntax::lexer::Lexer;
 use eqm::syntax::parse_file;
-use peak_memory::{peak_memory_kib, reset_peak_memory};
 use std::fmt::Write as _;
 use std::time::Duration;
 

@@ -7,16 +7,15 @@
 //! time), and the peak resident memory the passes add (VmHWM, Linux only). The goals: every
 //! ratio at most 2.3 and the 10^6 chain through all passes in under 3 s.
 
-#[path = "common/peak_memory.rs"]
-mod peak_memory;
+mod common;
 
 #[path = "../tests/common/structural_chain.rs"]
 mod structural_chain;
 
+use common::{peak_memory_kib, reset_peak_memory};
 use eqm::structural::blt::blt;
 use eqm::structural::matching::maximum_matching;
 use eqm::structural::tearing::TearingWorkspace;
-use peak_memory::{peak_memory_kib, reset_peak_memory};
 use std::time::{Duration, Instant};
 
 /// Equation counts measured; each pair N, 2N gives a growth ratio.

@@ -120,6 +120,36 @@ impl Session {
         flat
     }
 
+    /// Flattens `model` and runs DAE lowering, alias elimination and the structural analysis;
+    /// returns the text of `eqm explain`.
+    /// With `keep_aliases` the alias equations stay in the system, which shows the equations
+    /// exactly as the model writes them (seed 000's view of the sorting).
+    pub fn explain(&mut self, model: Option<&str>, options: &flatten::Options, keep_aliases: bool) -> Option<String> {
+        let flat = self.flatten(model, options)?;
+        let start = Instant::now();
+        let mut dae = crate::dae::lower(flat);
+        self.record("lower", start.elapsed());
+        let start = Instant::now();
+        let aliases = if keep_aliases {
+            crate::alias::AliasReport::default()
+        } else {
+            let (aliases, mut warnings) = crate::alias::eliminate(&mut dae);
+            self.diagnostics.append(&mut warnings);
+            aliases
+        };
+        self.record("alias", start.elapsed());
+        let start = Instant::now();
+        let plan = crate::plan::analyze(&mut dae);
+        self.record("structural", start.elapsed());
+        match plan {
+            Ok(plan) => Some(crate::explain::explain(&dae, &aliases, &plan)),
+            Err(mut diagnostics) => {
+                self.diagnostics.append(&mut diagnostics);
+                None
+            }
+        }
+    }
+
     fn record(&mut self, stage: &'static str, time: Duration) {
         match self.timings.iter_mut().find(|t| t.stage == stage) {
             Some(t) => t.time += time,

@@ -250,6 +250,43 @@ pub enum Statement {
     },
 }
 
+impl Statement {
+    /// Calls `f` on every expression of this statement and the statements nested in it.
+    pub fn for_each_expr(&self, f: &mut dyn FnMut(ExprId)) {
+        match self {
+            Statement::Assign { value, .. } => f(*value),
+            Statement::If {
+                branches, else_branch, ..
+            } => {
+                for (c, body) in branches {
+                    f(*c);
+                    body.iter().for_each(|s| s.for_each_expr(f));
+                }
+                else_branch.iter().for_each(|s| s.for_each_expr(f));
+            }
+            Statement::Unrolled { iterations, .. } => iterations.iter().flatten().for_each(|s| s.for_each_expr(f)),
+            Statement::For {
+                start,
+                step,
+                stop,
+                body,
+                ..
+            } => {
+                f(*start);
+                f(*step);
+                f(*stop);
+                body.iter().for_each(|s| s.for_each_expr(f));
+            }
+            Statement::While { condition, body, .. } => {
+                f(*condition);
+                body.iter().for_each(|s| s.for_each_expr(f));
+            }
+            Statement::Assert { condition, .. } => f(*condition),
+            Statement::Terminate { .. } | Statement::Break { .. } | Statement::Return { .. } => {}
+        }
+    }
+}
+
 /// An `algorithm` section of a model instance: it computes its `outputs` (the variables it
 /// assigns) and counts as one equation per output.
 #[derive(Debug, Clone)]

@@ -6,12 +6,16 @@
 
 #![deny(unsafe_code)]
 
+pub mod alias;
 pub mod builtins;
+pub mod dae;
 pub mod diag;
 pub mod driver;
+pub mod explain;
 pub mod expr;
 pub mod flat;
 pub mod flatten;
+pub mod plan;
 pub mod resolve;
 pub mod source;
 pub mod stdlib;

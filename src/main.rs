@@ -38,6 +38,15 @@ enum Command {
     /// Print the flat model: variables with their attributes and every scalar equation, each
     /// tagged with where it came from.
     Flatten(ModelArgs),
+    /// Explain the structural analysis: states, aliases removed, which equation solves for
+    /// which unknown, the sorted assignments and the algebraic loops with their tearing.
+    Explain {
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Keep alias equations (`a = b`) in the system, to see every equation as written.
+        #[arg(long)]
+        keep_aliases: bool,
+    },
 }
 
 #[derive(clap::Args)]
@@ -70,9 +79,8 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> ExitCode {
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let (args, print_flat) = match &cli.command {
-        Command::Check(a) => (a, false),
-        Command::Flatten(a) => (a, true),
+    let args = match &cli.command {
+        Command::Check(a) | Command::Flatten(a) | Command::Explain { model: a, .. } => a,
     };
     let mut session = match load(&args.files) {
         Ok(s) => s,
@@ -81,26 +89,30 @@ fn run(cli: Cli) -> ExitCode {
     let options = eqm::flatten::Options {
         parameters: args.params.clone(),
     };
-    let flat = if session.has_errors() {
+    let output = if session.has_errors() {
         None
     } else {
-        session.flatten(args.model.as_deref(), &options)
+        match &cli.command {
+            Command::Explain { keep_aliases, .. } => session.explain(args.model.as_deref(), &options, *keep_aliases),
+            Command::Flatten(_) => session.flatten(args.model.as_deref(), &options).map(|f| f.print()),
+            Command::Check(_) => session.flatten(args.model.as_deref(), &options).map(|flat| {
+                format!(
+                    "{}: {} variables, {} equations: no errors",
+                    flat.name,
+                    flat.variables.len(),
+                    flat.equations.len()
+                )
+            }),
+        }
     };
     let code = finish(&mut session, color);
     if cli.timings {
         print_timings(&session);
     }
-    if let Some(flat) = flat {
-        if print_flat {
-            print!("{}", flat.print());
-        } else {
-            eprintln!(
-                "{}: {} variables, {} equations: no errors",
-                flat.name,
-                flat.variables.len(),
-                flat.equations.len()
-            );
-        }
+    match (output, &cli.command) {
+        (Some(summary), Command::Check(_)) => eprintln!("{summary}"),
+        (Some(text), _) => print!("{text}"),
+        (None, _) => {}
     }
     code
 }

@@ -1,0 +1,256 @@
+//! DAE lowering: the flat model becomes a differential-algebraic system with classified
+//! variables.
+//!
+//! Input: a [`FlatModel`]. Output: a [`Dae`]: every variable classified (state, algebraic,
+//! discrete, parameter, constant), the continuous equations `lhs = rhs` each with its origin and
+//! span, A variable is a
+//! state when it appears differentiated (`der(x)`); `der` of an expression (`der(x + y)`)
+//! becomes a new algebraic variable with its defining equation, so that afterwards `der` is
+//! only applied to variables; `der` of a parameter or a discrete variable is 0.
+//!
+//! This stage deliberately does not simplify, eliminate aliases or sort: see `alias` and
+//! `structural`. When-clauses, initial equations, algorithm sections and assertions are kept in
+//! the flat model and read from there by later stages.
+
+use crate::builtins::Builtin;
+use crate::expr::{Callee, ExprArena, ExprId, Node, VarId};
+use crate::flat::{self, FlatModel, ScalarType, Variability};
+use crate::source::Span;
+
+/// What a variable is to the simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum VarKind {
+    /// Appears differentiated: integrated by the solver (before index reduction).
+    State,
+    /// Determined by the equations at each instant.
+    Algebraic,
+    /// Changes only at events (when-assigned, Integer, Boolean, String).
+    Discrete,
+    Parameter,
+    Constant,
+}
+
+/// Where a DAE equation comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    /// An equation of the flat model, with its index there.
+    Flat { index: u32, origin: flat::Origin },
+    /// `v = e` introduced for `der(e)` of an expression.
+    DerivativeArgument { var: VarId },
+}
+
+#[derive(Debug, Clone)]
+pub struct Equation {
+    pub lhs: ExprId,
+    pub rhs: ExprId,
+    pub origin: Origin,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Dae {
+    /// The flat model, extended with the variables this stage introduces; its arena holds every
+    /// expression of the DAE.
+    pub flat: FlatModel,
+    /// The kind of each variable, indexed by `VarId`.
+    pub kinds: Vec<VarKind>,
+    pub equations: Vec<Equation>,
+    /// For each variable removed by alias elimination, its value in terms of the remaining
+    /// variables (`±representative` or a parameter expression); indexed by `VarId`.
+    pub eliminated: Vec<Option<ExprId>>,
+}
+
+impl Dae {
+    pub fn kind(&self, v: VarId) -> VarKind {
+        self.kinds[v.0 as usize]
+    }
+
+    pub fn exprs(&self) -> &ExprArena {
+        &self.flat.exprs
+    }
+
+    /// The states in variable order.
+    pub fn states(&self) -> impl Iterator<Item = VarId> + '_ {
+        self.kinds
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| **k == VarKind::State)
+            .map(|(i, _)| VarId(i as u32))
+    }
+
+    /// Whether `e` depends only on parameters, constants and literals (not on time or on a
+    /// variable that changes during simulation).
+    pub fn is_parameter_expression(&self, e: ExprId) -> bool {
+        let arena = &self.flat.exprs;
+        let mut stack = vec![e];
+        while let Some(id) = stack.pop() {
+            match arena.get(id) {
+                Node::Var(v) if !matches!(self.kind(*v), VarKind::Parameter | VarKind::Constant) => return false,
+                Node::Time | Node::Local(_) | Node::CallOutput(..) | Node::Call(Callee::User(_), _) => return false,
+                Node::Call(Callee::Builtin(b), _) if b.info().kind == crate::builtins::BuiltinKind::Operator => {
+                    return false;
+                }
+                _ => stack.extend(arena.children(id)),
+            }
+        }
+        true
+    }
+
+    /// A readable name of an equation's origin, for listings and diagnostics.
+    pub fn origin_label(&self, origin: &Origin) -> String {
+        match origin {
+            Origin::Flat { origin, .. } => self.flat.origin_label(origin),
+            Origin::DerivativeArgument { var } => {
+                format!("introduced for der() of an expression ({})", self.flat.var(*var).name)
+            }
+        }
+    }
+
+    /// The text `lhs = rhs` of an equation with full variable names.
+    pub fn equation_text(&self, e: &Equation) -> String {
+        format!("{} = {}", self.flat.expr_text(e.lhs), self.flat.expr_text(e.rhs))
+    }
+}
+
+/// Lowers a flat model to a DAE.
+pub fn lower(mut flat: FlatModel) -> Dae {
+    let mut kinds: Vec<VarKind> = flat
+        .variables
+        .iter()
+        .map(|v| match (v.variability, v.ty) {
+            (Variability::Parameter, _) => VarKind::Parameter,
+            (Variability::Constant, _) => VarKind::Constant,
+            (Variability::Discrete, _) | (_, ScalarType::Integer | ScalarType::Boolean | ScalarType::String) => {
+                VarKind::Discrete
+            }
+            (Variability::Continuous, ScalarType::Real) => VarKind::Algebraic,
+        })
+        .collect();
+    for w in &flat.whens {
+        for b in &w.branches {
+            for a in &b.actions {
+                if let flat::WhenAction::Assign { var, .. } = a {
+                    kinds[var.0 as usize] = VarKind::Discrete;
+                }
+            }
+        }
+    }
+    let mut equations: Vec<Equation> = flat
+        .equations
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Equation {
+            lhs: e.lhs,
+            rhs: e.rhs,
+            origin: Origin::Flat {
+                index: i as u32,
+                origin: e.origin.clone(),
+            },
+            span: e.span,
+        })
+        .collect();
+
+    // Which arena nodes are `der(...)` calls, and which nodes contain one (children have
+    // smaller ids than parents, so one pass in id order suffices).
+    let arena = &flat.exprs;
+    let mut contains_der = vec![false; arena.len()];
+    for i in 0..arena.len() {
+        let id = ExprId(i as u32);
+        let own = matches!(arena.get(id), Node::Call(Callee::Builtin(Builtin::Der), _));
+        contains_der[i] = own || arena.children(id).any(|c| contains_der[c.0 as usize]);
+    }
+
+    // States: variables that appear as `der(v)` in a continuous equation.
+    let mut introduced: Vec<(ExprId, VarId)> = Vec::new();
+    let mut stack = Vec::new();
+    let mut seen = vec![false; arena.len()];
+    let mut der_nodes: Vec<(ExprId, Span)> = Vec::new();
+    for e in &equations {
+        for root in [e.lhs, e.rhs] {
+            if !contains_der[root.0 as usize] {
+                continue;
+            }
+            stack.push(root);
+            while let Some(id) = stack.pop() {
+                if seen[id.0 as usize] || !contains_der[id.0 as usize] {
+                    continue;
+                }
+                seen[id.0 as usize] = true;
+                if let Node::Call(Callee::Builtin(Builtin::Der), _) = arena.get(id) {
+                    der_nodes.push((id, e.span));
+                    continue;
+                }
+                stack.extend(arena.children(id));
+            }
+        }
+    }
+    der_nodes.sort_unstable_by_key(|d| d.0);
+    let mut replacements: Vec<(ExprId, ExprId)> = Vec::new();
+    for (node, span) in der_nodes {
+        let Node::Call(_, args) = flat.exprs.get(node).clone() else {
+            continue;
+        };
+        let Some(&arg) = args.first() else { continue };
+        match *flat.exprs.get(arg) {
+            Node::Var(v) => match kinds[v.0 as usize] {
+                VarKind::Algebraic | VarKind::State => kinds[v.0 as usize] = VarKind::State,
+                // A parameter, constant or discrete variable is constant between events.
+                _ => replacements.push((node, flat.exprs.real(0.0))),
+            },
+            _ => {
+                // `der(e)`: a new variable `v = e` makes `der(v)` a derivative of a variable.
+                let v = VarId(flat.variables.len() as u32);
+                flat.variables.push(flat::Variable {
+                    name: format!("$der_arg{}", introduced.len() + 1),
+                    instance: flat::InstanceId(0),
+                    variability: Variability::Continuous,
+                    ty: ScalarType::Real,
+                    causality: flat::Causality::None,
+                    role: flat::ConnectorRole::None,
+                    attributes: flat::Attributes::default(),
+                    binding: None,
+                    value: None,
+                    description: Some(format!("der({}) of an expression", flat.expr_text(arg))),
+                    span,
+                });
+                kinds.push(VarKind::State);
+                let var_node = flat.exprs.var(v);
+                let new_der = flat.exprs.builtin(Builtin::Der, vec![var_node]);
+                replacements.push((node, new_der));
+                introduced.push((arg, v));
+            }
+        }
+    }
+    if !replacements.is_empty() {
+        replacements.sort_unstable();
+        for e in &mut equations {
+            for side in [&mut e.lhs, &mut e.rhs] {
+                if contains_der[side.0 as usize] {
+                    *side = crate::symbolic::substitute(&mut flat.exprs, *side, &|_, id| {
+                        replacements
+                            .binary_search_by_key(&id, |r| r.0)
+                            .ok()
+                            .map(|k| replacements[k].1)
+                    });
+                }
+            }
+        }
+    }
+    for (arg, v) in introduced {
+        let var_node = flat.exprs.var(v);
+        let span = flat.var(v).span;
+        equations.push(Equation {
+            lhs: var_node,
+            rhs: arg,
+            origin: Origin::DerivativeArgument { var: v },
+            span,
+        });
+    }
+    let eliminated = vec![None; kinds.len()];
+    Dae {
+        flat,
+        kinds,
+        equations,
+        eliminated,
+    }
+}

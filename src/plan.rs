@@ -1,0 +1,391 @@
+//! Causalisation plan of a DAE: which equation computes which unknown, in which order.
+//!
+//! Input: a [`Dae`] after alias elimination. Output: a [`Plan`]: the unknowns (algebraic
+//! variables and the derivatives of states), the matching, and the BLT blocks in evaluation
+//! order, each either an explicit assignment solved symbolically, a scalar implicit equation
+//! (Newton in generated code), or an algebraic loop with its tearing variables, residual
+//! equations and inner causal assignments, marked linear when every equation of the loop is
+//! linear in the loop's unknowns. A structurally singular system gets a diagnostic that names
+//! the equations and variables involved with their source spans.
+//!
+//! The graph algorithms live in `structural` and see only ids; this module builds their input
+//! from expressions and maps their output back. It deliberately does not do index reduction
+//! yet: a system that needs it is reported as singular, with a note saying so.
+
+use crate::builtins::Builtin;
+use crate::dae::{Dae, VarKind};
+use crate::diag::Diagnostic;
+use crate::expr::{Callee, ExprId, FxHashMap, Node, VarId};
+use crate::structural::blt::blt;
+use crate::structural::incidence::{EdgeKind, EqIdx, IncidenceBuilder, VarIdx};
+use crate::structural::matching::{maximum_matching, singular_parts};
+use crate::structural::tearing::tear_block;
+use crate::symbolic::{Condition, Solution, linear_form, solve_for};
+
+/// An unknown of the causal system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Unknown {
+    /// An algebraic variable.
+    Var(VarId),
+    /// The derivative `der(x)` of a state `x`.
+    Der(VarId),
+}
+
+/// One step of the evaluation order.
+#[derive(Debug, Clone)]
+pub enum Block {
+    /// `unknown := value`, solved symbolically from equation `eq`.
+    Explicit { eq: usize, unknown: usize, value: ExprId },
+    /// Row `eq` (numbered after the DAE's equations) stands for output `unknown` of the
+    /// algorithm section `algorithm` of the flat model: the section is run to compute it.
+    Algorithm {
+        eq: usize,
+        unknown: usize,
+        algorithm: usize,
+    },
+    /// Equation `eq` is implicit in its one unknown: solved by a scalar Newton iteration.
+    Implicit { eq: usize, unknown: usize },
+    /// An algebraic loop, torn: guess the tearing unknowns, compute the inner unknowns in order,
+    /// and drive the residual equations to zero.
+    Loop {
+        eqs: Vec<usize>,
+        unknowns: Vec<usize>,
+        tearing: Vec<usize>,
+        residuals: Vec<usize>,
+        /// (equation, unknown, value) computed in this order from the tearing unknowns.
+        inner: Vec<(usize, usize, ExprId)>,
+        /// Every equation is linear in the loop's unknowns: solved by LU, not Newton.
+        linear: bool,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub unknowns: Vec<Unknown>,
+    /// The expression node of each unknown (`v` or `der(x)`).
+    pub leaves: Vec<ExprId>,
+    /// For each equation, the unknown it is matched to.
+    pub matching: Vec<usize>,
+    pub blocks: Vec<Block>,
+    /// Conditions on parameters that the chosen symbolic solutions need (a divisor that must
+    /// not be zero, ...), with the equation: checked once when a simulation starts.
+    pub parameter_conditions: Vec<(Condition, usize)>,
+}
+
+/// Builds the plan, or diagnostics when the system is structurally singular.
+pub fn analyze(dae: &mut Dae) -> Result<Plan, Vec<Diagnostic>> {
+    let mut unknowns = Vec::new();
+    let mut leaves = Vec::new();
+    let mut index_of: FxHashMap<ExprId, usize> = FxHashMap::default();
+    for (i, kind) in dae.kinds.clone().into_iter().enumerate() {
+        let v = VarId(i as u32);
+        if dae.eliminated[i].is_some() {
+            continue;
+        }
+        let (unknown, leaf) = match kind {
+            VarKind::Algebraic => (Unknown::Var(v), dae.flat.exprs.var(v)),
+            VarKind::State => {
+                let node = dae.flat.exprs.var(v);
+                (Unknown::Der(v), dae.flat.exprs.builtin(Builtin::Der, vec![node]))
+            }
+            _ => continue,
+        };
+        index_of.insert(leaf, unknowns.len());
+        unknowns.push(unknown);
+        leaves.push(leaf);
+    }
+
+    // Incidence with solvability, and the symbolic solution of every solvable edge.
+    let mut builder = IncidenceBuilder::new(unknowns.len()).map_err(|e| vec![internal(e)])?;
+    let mut solutions: FxHashMap<(usize, usize), ExprId> = FxHashMap::default();
+    let mut conditions_by_edge: FxHashMap<(usize, usize), Vec<Condition>> = FxHashMap::default();
+    for (k, eq) in dae.equations.iter().enumerate() {
+        let mut found: Vec<usize> = Vec::new();
+        collect_unknowns(&dae.flat.exprs, eq.lhs, &index_of, &mut found);
+        collect_unknowns(&dae.flat.exprs, eq.rhs, &index_of, &mut found);
+        found.sort_unstable();
+        found.dedup();
+        let mut edges = Vec::with_capacity(found.len());
+        for u in found {
+            let kind = match solve_for(&mut dae.flat.exprs, eq.lhs, eq.rhs, leaves[u]) {
+                // A division by a parameter expression (`m*der(v) = f`) is accepted: parameters
+                // are checked once when the simulation starts. A condition on unknowns would
+                // make the assignment fail at some instants, so such an edge stays implicit.
+                Solution::Solved { value, conditions }
+                    if conditions
+                        .iter()
+                        .all(|c| dae.is_parameter_expression(condition_expr(*c))) =>
+                {
+                    solutions.insert((k, u), value);
+                    for c in conditions {
+                        conditions_by_edge.entry((k, u)).or_default().push(c);
+                    }
+                    EdgeKind::Solvable
+                }
+                _ => EdgeKind::Implicit,
+            };
+            edges.push((VarIdx(u as u32), kind));
+        }
+        builder.add_equation(edges).map_err(|e| vec![internal(e)])?;
+    }
+    // An algorithm section determines its outputs from what it reads: one row per output,
+    // solvable for that output only.
+    let mut algorithm_rows: Vec<usize> = Vec::new();
+    for (index, a) in dae.flat.algorithms.iter().enumerate().filter(|(_, a)| !a.initial) {
+        let outputs: Vec<usize> = a
+            .outputs
+            .iter()
+            .filter_map(|&o| index_of.get(&dae.flat.exprs.var(o)).copied())
+            .collect();
+        let mut read: Vec<usize> = Vec::new();
+        for st in &a.statements {
+            st.for_each_expr(&mut |e| collect_unknowns(&dae.flat.exprs, e, &index_of, &mut read));
+        }
+        read.sort_unstable();
+        read.dedup();
+        read.retain(|u| !outputs.contains(u));
+        for &o in &outputs {
+            let edges = std::iter::once((VarIdx(o as u32), EdgeKind::Solvable))
+                .chain(read.iter().map(|&u| (VarIdx(u as u32), EdgeKind::Implicit)));
+            builder.add_equation(edges).map_err(|e| vec![internal(e)])?;
+            algorithm_rows.push(index);
+        }
+    }
+    let n_equations = dae.equations.len();
+    let graph = builder.build();
+    let matching = maximum_matching(&graph);
+    if !matching.is_perfect() || graph.n_eqs() != unknowns.len() {
+        return Err(vec![singular(dae, &graph, &matching, &unknowns)]);
+    }
+    let order = blt(&graph, &matching).map_err(|e| vec![internal(e)])?;
+    let mut blocks = Vec::with_capacity(order.len());
+    for block in order.blocks() {
+        if let [(e, v)] = block {
+            let (eq, unknown) = (e.index(), v.index());
+            if eq >= n_equations {
+                blocks.push(Block::Algorithm {
+                    eq,
+                    unknown,
+                    algorithm: algorithm_rows[eq - n_equations],
+                });
+                continue;
+            }
+            blocks.push(match solutions.get(&(eq, unknown)) {
+                Some(&value) => Block::Explicit { eq, unknown, value },
+                None => Block::Implicit { eq, unknown },
+            });
+            continue;
+        }
+        if let Some((e, _)) = block.iter().find(|(e, _)| e.index() >= n_equations) {
+            let a = &dae.flat.algorithms[algorithm_rows[e.index() - n_equations]];
+            return Err(vec![
+                Diagnostic::error(
+                    "E0502",
+                    "this algorithm section is part of an algebraic loop, which EQM cannot solve yet",
+                    a.span,
+                    "in an algebraic loop",
+                )
+                .with_help("compute the loop with equations, or break the dependency on the algorithm's outputs"),
+            ]);
+        }
+        let tearing = tear_block(&graph, block).map_err(|e| vec![internal(e)])?;
+        let in_block: Vec<usize> = block.iter().map(|(_, v)| v.index()).collect();
+        let block_vars: Vec<VarId> = in_block
+            .iter()
+            .map(|&u| match unknowns[u] {
+                Unknown::Var(v) | Unknown::Der(v) => v,
+            })
+            .collect();
+        let has_der = in_block.iter().any(|&u| matches!(unknowns[u], Unknown::Der(_)));
+        // A loop is linear when each of its equations is affine in the loop's unknowns.
+        let linear = !has_der
+            && block.iter().all(|(e, _)| {
+                let eq = &dae.equations[e.index()];
+                let residual = dae.flat.exprs.binary(crate::expr::BinOp::Sub, eq.lhs, eq.rhs);
+                linear_form(&mut dae.flat.exprs, residual, &|v| block_vars.contains(&v)).is_some()
+            });
+        let mut inner = Vec::with_capacity(tearing.inner.len());
+        for (e, v) in &tearing.inner {
+            let value = solutions
+                .get(&(e.index(), v.index()))
+                .copied()
+                .ok_or_else(|| vec![internal_text("tearing used an edge that is not solvable")])?;
+            inner.push((e.index(), v.index(), value));
+        }
+        blocks.push(Block::Loop {
+            eqs: block.iter().map(|(e, _)| e.index()).collect(),
+            unknowns: in_block,
+            tearing: tearing.tearing_vars.iter().map(|v| v.index()).collect(),
+            residuals: tearing.residuals.iter().map(|e| e.index()).collect(),
+            inner,
+            linear,
+        });
+    }
+    // Only the solutions the plan uses need their conditions checked, in evaluation order.
+    let mut parameter_conditions = Vec::new();
+    for block in &blocks {
+        let used: Vec<(usize, usize)> = match block {
+            Block::Explicit { eq, unknown, .. } => vec![(*eq, *unknown)],
+            Block::Implicit { .. } | Block::Algorithm { .. } => Vec::new(),
+            Block::Loop { inner, .. } => inner.iter().map(|(e, u, _)| (*e, *u)).collect(),
+        };
+        for edge in used {
+            for c in conditions_by_edge.get(&edge).into_iter().flatten() {
+                parameter_conditions.push((*c, edge.0));
+            }
+        }
+    }
+    let matching = (0..graph.n_eqs())
+        .map(|e| matching.var_of(EqIdx(e as u32)).map_or(usize::MAX, |v| v.index()))
+        .collect();
+    Ok(Plan {
+        unknowns,
+        leaves,
+        matching,
+        blocks,
+        parameter_conditions,
+    })
+}
+
+/// The unknowns occurring in `root`: algebraic variables and `der(x)` nodes, not looking into
+/// `der(...)` and `pre(...)`.
+fn collect_unknowns(
+    arena: &crate::expr::ExprArena,
+    root: ExprId,
+    index_of: &FxHashMap<ExprId, usize>,
+    out: &mut Vec<usize>,
+) {
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        if let Some(&u) = index_of.get(&id) {
+            out.push(u);
+            continue;
+        }
+        match arena.get(id) {
+            Node::Call(Callee::Builtin(Builtin::Der | Builtin::Pre), _) => {}
+            _ => stack.extend(arena.children(id)),
+        }
+    }
+}
+
+fn condition_expr(c: Condition) -> ExprId {
+    match c {
+        Condition::NonZero(e) | Condition::Positive(e) | Condition::NonNegative(e) | Condition::Holds(e) => e,
+    }
+}
+
+/// The name of an unknown for listings: `v` or `der(x)`.
+pub fn unknown_name(dae: &Dae, u: Unknown) -> String {
+    match u {
+        Unknown::Var(v) => dae.flat.var(v).name.clone(),
+        Unknown::Der(v) => format!("der({})", dae.flat.var(v).name),
+    }
+}
+
+/// "These N equations determine only these M variables": the over- and under-determined parts
+/// of a maximum matching, each with its source spans.
+fn singular(
+    dae: &Dae,
+    graph: &crate::structural::incidence::Incidence,
+    matching: &crate::structural::matching::Matching,
+    unknowns: &[Unknown],
+) -> Diagnostic {
+    let Ok(parts) = singular_parts(graph, matching) else {
+        return internal_text("singular parts could not be computed");
+    };
+    let names = |vars: &[VarIdx]| -> String {
+        let list: Vec<String> = vars
+            .iter()
+            .take(8)
+            .map(|v| unknown_name(dae, unknowns[v.index()]))
+            .collect();
+        let more = if vars.len() > 8 {
+            format!(" and {} more", vars.len() - 8)
+        } else {
+            String::new()
+        };
+        format!("{}{more}", list.join(", "))
+    };
+    let (message, eqs, vars) = if !parts.over_eqs.is_empty() && parts.over_vars.is_empty() {
+        (
+            format!(
+                "the system is structurally singular: {} equation(s) contain no unknown; they constrain states, parameters or constants",
+                parts.over_eqs.len()
+            ),
+            parts.over_eqs.clone(),
+            Vec::new(),
+        )
+    } else if !parts.over_eqs.is_empty() {
+        (
+            format!(
+                "the system is structurally singular: these {} equations determine only {} unknown(s): {}",
+                parts.over_eqs.len(),
+                parts.over_vars.len(),
+                names(&parts.over_vars)
+            ),
+            parts.over_eqs.clone(),
+            parts.over_vars.clone(),
+        )
+    } else {
+        (
+            format!(
+                "the system is structurally singular: {} unknown(s) are not determined by any equation: {}",
+                parts.under_vars.len().max(parts.unmatched_vars.len()),
+                names(if parts.under_vars.is_empty() {
+                    &parts.unmatched_vars
+                } else {
+                    &parts.under_vars
+                })
+            ),
+            parts.under_eqs.clone(),
+            parts.under_vars.clone(),
+        )
+    };
+    let anchor = eqs
+        .first()
+        .map(|e| dae.equations[e.index()].span)
+        .or_else(|| vars.first().map(|v| dae.flat.var(var_of(unknowns[v.index()])).span))
+        .unwrap_or(dae.flat.instances[0].span);
+    let mut d = Diagnostic::error("E0501", message, anchor, "involved equation");
+    for e in eqs.iter().skip(1).take(9) {
+        let eq = &dae.equations[e.index()];
+        d = d.with_label(
+            eq.span,
+            format!("{} ({})", dae.equation_text(eq), dae.origin_label(&eq.origin)),
+        );
+    }
+    for v in vars.iter().take(6) {
+        let var = var_of(unknowns[v.index()]);
+        d = d.with_label(
+            dae.flat.var(var).span,
+            format!("`{}` declared here", unknown_name(dae, unknowns[v.index()])),
+        );
+    }
+    if unknowns.iter().any(|u| matches!(u, Unknown::Der(_))) && !parts.over_eqs.is_empty() {
+        d = d.with_note(
+            "if these equations constrain states (a high-index DAE), index reduction is needed; EQM does not apply it in this analysis yet",
+        );
+    }
+    d
+}
+
+fn var_of(u: Unknown) -> VarId {
+    match u {
+        Unknown::Var(v) | Unknown::Der(v) => v,
+    }
+}
+
+fn internal(e: crate::structural::incidence::StructuralError) -> Diagnostic {
+    internal_text(&e.to_string())
+}
+
+fn internal_text(text: &str) -> Diagnostic {
+    Diagnostic {
+        code: "E0599",
+        severity: crate::diag::Severity::Error,
+        message: format!("internal error in the structural analysis: {text}"),
+        labels: Vec::new(),
+        notes: Vec::new(),
+        help: Some("please report this model".to_string()),
+    }
+}
