@@ -233,7 +233,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 rhs: y,
                 origin: origin.clone(),
                 span: eq.span,
-                array: (!index.is_empty()).then_some(ArrayOrigin { source: eq.span, index }),
+                array: (!index.is_empty()).then(|| Box::new(ArrayOrigin { source: eq.span, index })),
             });
         }
     }

@@ -18,6 +18,7 @@ mod modifier;
 mod value;
 
 use crate::diag::Diagnostic;
+use crate::expr::FxHashMap;
 use crate::expr::{ExprId, VarId};
 use crate::flat::{self, ConnectorRole, FlatModel, InstanceId, ScalarType};
 use crate::resolve::{ClassId, ClassTable, TypeRef};
@@ -26,6 +27,7 @@ use crate::syntax::ast;
 use modifier::{Modifier, Scope};
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::Arc;
 use value::Value;
 
 /// Settings that change the flat model without editing files.
@@ -170,6 +172,10 @@ pub(crate) struct Flattener<'t, 'a> {
     pub(crate) model: FlatModel,
     pub(crate) diagnostics: Vec<Diagnostic>,
     instances: Vec<InstanceState<'a>>,
+    /// Full class names by class id, shared by the instances of a class.
+    class_names: Vec<Option<Arc<str>>>,
+    /// Descriptions and units, one shared copy per text.
+    strings: FxHashMap<&'a str, Arc<str>>,
     /// Layouts by class id, once collected without errors.
     layouts: Vec<Option<Rc<ClassLayout<'a>>>>,
     /// Resolved `connect` equations, turned into connection sets after instantiation.
@@ -203,6 +209,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             },
             diagnostics: Vec::new(),
             instances: Vec::new(),
+            class_names: vec![None; table.classes.len()],
+            strings: FxHashMap::default(),
             layouts: vec![None; table.classes.len()],
             connects: Vec::new(),
             var_is_connector: Vec::new(),
@@ -286,9 +294,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> InstanceId {
         let id = InstanceId(self.model.instances.len() as u32);
         let layout = self.layout(class);
+        let class_name = self.class_name(class);
         self.model.instances.push(flat::Instance {
             name,
-            class_name: self.table.get(class).full_name.clone(),
+            class_name,
             parent,
             is_connector,
             span,
@@ -303,6 +312,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
             is_connector,
         });
         id
+    }
+
+    fn class_name(&mut self, class: ClassId) -> Arc<str> {
+        let table = self.table;
+        self.class_names[class.0 as usize]
+            .get_or_insert_with(|| table.get(class).full_name.as_str().into())
+            .clone()
+    }
+
+    /// One shared copy of a description or unit text.
+    fn shared(&mut self, text: &'a str) -> Arc<str> {
+        self.strings.entry(text).or_insert_with(|| text.into()).clone()
     }
 
     /// Instantiates every element of `instance`, then its equations.
@@ -670,6 +691,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         match resolved.target {
             TypeRef::Builtin(ty) => {
                 let mut vars = Vec::with_capacity(total);
+                let description = decl.description.as_ref().map(|d| self.shared(&d.text));
                 for flat_index in 0..total {
                     let (m, name) = array_element(&modifier, &base_name, &dims, flat_index);
                     let v = self.new_variable(VarSpec {
@@ -682,7 +704,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         in_connector: self.instances[instance.0 as usize].is_connector,
                         is_connector_type: resolved.is_connector,
                         modifier: &m,
-                        description: decl.description.as_ref().map(|d| d.text.clone()),
+                        description: description.clone(),
                         span: decl.name.span,
                     });
                     vars.push(v);
@@ -792,9 +814,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 "unit" | "displayUnit" | "quantity" => {
                     if let ast::ExprKind::String(s) = &binding.expr.kind {
                         match arg.name {
-                            "unit" if attributes.unit.is_none() => attributes.unit = Some(s.clone()),
+                            "unit" if attributes.unit.is_none() => attributes.unit = Some(self.shared(s)),
                             "displayUnit" if attributes.display_unit.is_none() => {
-                                attributes.display_unit = Some(s.clone())
+                                attributes.display_unit = Some(self.shared(s))
                             }
                             _ => {}
                         }
@@ -992,7 +1014,7 @@ struct VarSpec<'m, 'a> {
     in_connector: bool,
     is_connector_type: bool,
     modifier: &'m Modifier<'a>,
-    description: Option<String>,
+    description: Option<Arc<str>>,
     span: Span,
 }
 
