@@ -471,6 +471,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
     ) -> Option<(Vec<usize>, Vec<Target>)> {
         let instance = scope.instance?;
+        if let Some(target) = self.scalar_target(c, instance) {
+            return Some((Vec::new(), vec![target]));
+        }
         let mut current: Vec<InstanceId> = vec![instance];
         let mut dims: Vec<usize> = Vec::new();
         let mut result: Option<Vec<Target>> = None;
@@ -567,6 +570,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let targets = result.unwrap_or_else(|| current.into_iter().map(Target::Inst).collect());
         Some((dims, targets))
+    }
+
+    /// The common case of [`Self::resolve_targets`] without its selections: a reference like
+    /// `flange_a.s` through scalar members, without subscripts. `None` for anything else
+    /// (including errors), which the general path then handles and reports.
+    fn scalar_target(&mut self, c: &ast::ComponentRef, instance: InstanceId) -> Option<Target> {
+        let mut current = instance;
+        let (last, init) = c.parts.split_last()?;
+        for part in init {
+            match self.ensure_member(current, &part.name.name)? {
+                Member::Inst(i) if part.subscripts.is_empty() => current = i,
+                _ => return None,
+            }
+        }
+        if !last.subscripts.is_empty() {
+            return None;
+        }
+        match self.ensure_member(current, &last.name.name)? {
+            Member::Var(v) => Some(Target::Var(v)),
+            Member::Inst(i) => Some(Target::Inst(i)),
+            _ => None,
+        }
     }
 
     /// For subscripts on an array member: the resulting dimensions and the selected flat indices.

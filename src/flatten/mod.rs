@@ -26,6 +26,7 @@ use crate::source::Span;
 use crate::syntax::ast;
 use modifier::{Modifier, Scope};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::rc::Rc;
 use std::sync::Arc;
 use value::Value;
@@ -1071,8 +1072,14 @@ fn array_element<'a>(
         flat_index /= d.max(1);
     }
     let selected = indices.iter().fold(modifier.clone(), |m, &i| m.select(i));
-    let idx: Vec<String> = indices.iter().map(|i| (i + 1).to_string()).collect();
-    (selected, format!("{base}[{}]", idx.join(",")))
+    let mut name = String::with_capacity(base.len() + 2 + 4 * indices.len());
+    name.push_str(base);
+    for (k, i) in indices.iter().enumerate() {
+        name.push(if k == 0 { '[' } else { ',' });
+        let _ = write!(name, "{}", i + 1);
+    }
+    name.push(']');
+    (selected, name)
 }
 
 pub(crate) fn types_compatible(expected: ScalarType, actual: ScalarType) -> bool {
