@@ -8,6 +8,7 @@
 
 use crate::builtins::Builtin;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -149,8 +150,15 @@ pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
 #[derive(Debug, Default, Clone)]
 pub struct ExprArena {
     nodes: Vec<Node>,
+    /// The node of each variable by `VarId` ([`NO_NODE`] when it has none yet). Variable
+    /// references are most of the nodes looked up while flattening; an array indexed by
+    /// variable answers them without hashing and keeps them out of `dedup`.
+    var_nodes: Vec<u32>,
+    /// Every other node, for hash-consing.
     dedup: FxHashMap<Node, ExprId>,
 }
+
+const NO_NODE: u32 = u32::MAX;
 
 impl ExprArena {
     pub fn new() -> ExprArena {
@@ -159,13 +167,17 @@ impl ExprArena {
 
     /// Stores `node` once and returns its id.
     pub fn add(&mut self, node: Node) -> ExprId {
-        if let Some(&id) = self.dedup.get(&node) {
-            return id;
+        if let Node::Var(v) = node {
+            return self.var(v);
         }
-        let id = ExprId(self.nodes.len() as u32);
-        self.nodes.push(node.clone());
-        self.dedup.insert(node, id);
-        id
+        match self.dedup.entry(node) {
+            Entry::Occupied(e) => *e.get(),
+            Entry::Vacant(e) => {
+                let id = ExprId(self.nodes.len() as u32);
+                self.nodes.push(e.key().clone());
+                *e.insert(id)
+            }
+        }
     }
 
     pub fn get(&self, id: ExprId) -> &Node {
@@ -195,7 +207,15 @@ impl ExprArena {
     }
 
     pub fn var(&mut self, v: VarId) -> ExprId {
-        self.add(Node::Var(v))
+        let k = v.0 as usize;
+        if k >= self.var_nodes.len() {
+            self.var_nodes.resize(k + 1, NO_NODE);
+        }
+        if self.var_nodes[k] == NO_NODE {
+            self.var_nodes[k] = self.nodes.len() as u32;
+            self.nodes.push(Node::Var(v));
+        }
+        ExprId(self.var_nodes[k])
     }
 
     pub fn unary(&mut self, op: UnOp, a: ExprId) -> ExprId {

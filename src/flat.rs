@@ -10,6 +10,7 @@
 use crate::expr::{ExprArena, ExprId, FuncId, Names, VarId};
 use crate::source::Span;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// A component instance in the model's hierarchy; instance 0 is the model itself.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -19,8 +20,8 @@ pub struct InstanceId(pub u32);
 pub struct Instance {
     /// Full path (`m[3].flange_a`); empty for the model itself.
     pub name: String,
-    /// The class it instantiates, fully qualified.
-    pub class_name: String,
+    /// The class it instantiates, fully qualified; shared by all instances of the class.
+    pub class_name: Arc<str>,
     pub parent: Option<InstanceId>,
     pub is_connector: bool,
     /// Where it is declared (the model's class name for instance 0).
@@ -77,8 +78,10 @@ pub struct Attributes {
     pub min: Option<ExprId>,
     pub max: Option<ExprId>,
     pub nominal: Option<ExprId>,
-    pub unit: Option<String>,
-    pub display_unit: Option<String>,
+    /// Units and descriptions are shared (`Arc`) by every variable declared with the same text:
+    /// large models repeat a few of them for 10^5 variables.
+    pub unit: Option<Arc<str>>,
+    pub display_unit: Option<Arc<str>>,
     pub state_select: Option<StateSelect>,
 }
 
@@ -97,7 +100,7 @@ pub struct Variable {
     pub binding: Option<ExprId>,
     /// The binding's value when it could be evaluated at compile time.
     pub value: Option<f64>,
-    pub description: Option<String>,
+    pub description: Option<Arc<str>>,
     /// The declaration.
     pub span: Span,
 }
@@ -130,7 +133,8 @@ pub struct Equation {
     pub rhs: ExprId,
     pub origin: Origin,
     pub span: Span,
-    pub array: Option<ArrayOrigin>,
+    /// Boxed: most equations have none, and this keeps every equation small.
+    pub array: Option<Box<ArrayOrigin>>,
 }
 
 /// One connection set: connector variables that are connected together.

@@ -14,7 +14,6 @@ use crate::expr::VarId;
 use crate::flat::{self, ConnectorRole, Origin};
 use crate::source::Span;
 use crate::syntax::ast;
-use std::collections::BTreeMap;
 
 pub struct Side {
     pub elements: Vec<Target>,
@@ -101,75 +100,72 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// Builds the connection sets and their equations, then `flow = 0` for unconnected flows.
+    /// Linear in the number of connected variables: keys are numbered through an array indexed
+    /// by variable, not a map.
     pub(crate) fn build_connection_sets(&mut self) {
-        let mut index: BTreeMap<(VarId, bool), usize> = BTreeMap::new();
+        const NONE: u32 = u32::MAX;
+        // Key number of (variable, outside) at `2 * variable + outside`, in order of first appearance.
+        let mut index: Vec<u32> = vec![NONE; 2 * self.model.variables.len()];
         let mut keys: Vec<(VarId, bool)> = Vec::new();
-        let mut parent: Vec<usize> = Vec::new();
-        let mut first_connect: Vec<usize> = Vec::new();
-        let mut id_of = |k: (VarId, bool),
-                         c: usize,
-                         keys: &mut Vec<(VarId, bool)>,
-                         parent: &mut Vec<usize>,
-                         first: &mut Vec<usize>|
-         -> usize {
-            *index.entry(k).or_insert_with(|| {
-                keys.push(k);
-                parent.push(keys.len() - 1);
-                first.push(c);
-                keys.len() - 1
-            })
-        };
-        fn find(parent: &mut [usize], mut x: usize) -> usize {
-            while parent[x] != x {
-                parent[x] = parent[parent[x]];
-                x = parent[x];
+        let mut parent: Vec<u32> = Vec::new();
+        fn find(parent: &mut [u32], mut x: u32) -> u32 {
+            while parent[x as usize] != x {
+                parent[x as usize] = parent[parent[x as usize] as usize];
+                x = parent[x as usize];
             }
             x
         }
         let connects = std::mem::take(&mut self.connects);
-        let mut connect_of_key: Vec<Vec<usize>> = Vec::new();
-        for (c, rc) in connects.iter().enumerate() {
-            for (l, r) in &rc.pairs {
-                let a = id_of(*l, c, &mut keys, &mut parent, &mut first_connect);
-                let b = id_of(*r, c, &mut keys, &mut parent, &mut first_connect);
-                while connect_of_key.len() < keys.len() {
-                    connect_of_key.push(Vec::new());
-                }
-                connect_of_key[a].push(c);
-                connect_of_key[b].push(c);
+        for rc in &connects {
+            for &(l, r) in &rc.pairs {
+                let [a, b] = [l, r].map(|k| {
+                    let slot = &mut index[2 * k.0.0 as usize + usize::from(k.1)];
+                    if *slot == NONE {
+                        *slot = keys.len() as u32;
+                        keys.push(k);
+                        parent.push(*slot);
+                    }
+                    *slot
+                });
                 let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
                 if ra != rb {
-                    // The root with the earlier first appearance stays root, keeping sets ordered.
+                    // The root with the earlier first appearance stays root: a set's root is its
+                    // first key, which keeps sets in order of first appearance.
                     let (keep, join) = if ra < rb { (ra, rb) } else { (rb, ra) };
-                    parent[join] = keep;
+                    parent[join as usize] = keep;
                 }
             }
         }
-        // Group members by root in order of first appearance.
-        let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for k in 0..keys.len() {
+        // Number the sets by their roots (each root is its set's first key) and gather members.
+        let mut set_of: Vec<u32> = vec![NONE; keys.len()];
+        let mut members: Vec<Vec<(VarId, i8)>> = Vec::new();
+        for k in 0..keys.len() as u32 {
             let r = find(&mut parent, k);
-            groups.entry(r).or_default().push(k);
+            if r == k {
+                set_of[k as usize] = members.len() as u32;
+                members.push(Vec::new());
+            }
+            let (v, outside) = keys[k as usize];
+            members[set_of[r as usize] as usize].push((v, if outside { -1 } else { 1 }));
         }
-        let mut ordered: Vec<Vec<usize>> = groups.into_values().collect();
-        ordered.sort_by_key(|members| members[0]);
-        for members in ordered {
+        // The connects that formed each set, in source order.
+        let mut formed_by: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
+        for (c, rc) in connects.iter().enumerate() {
+            for &(l, _) in &rc.pairs {
+                let key = index[2 * l.0.0 as usize + usize::from(l.1)];
+                let set = &mut formed_by[set_of[find(&mut parent, key) as usize] as usize];
+                if set.last() != Some(&c) {
+                    set.push(c);
+                }
+            }
+        }
+        for (signed, spans) in members.into_iter().zip(formed_by) {
             let set = self.model.connection_sets.len() as u32;
-            let role = self.model.var(keys[members[0]].0).role;
-            let mut spans: Vec<usize> = members
-                .iter()
-                .flat_map(|&m| connect_of_key[m].iter().copied())
-                .collect();
-            spans.sort_unstable();
-            spans.dedup();
+            let role = self.model.var(signed[0].0).role;
             let span = connects[spans[0]].span;
-            let signed: Vec<(VarId, i8)> = members
-                .iter()
-                .map(|&m| (keys[m].0, if keys[m].1 { -1 } else { 1 }))
-                .collect();
             match role {
                 ConnectorRole::Flow => {
-                    let mut terms = Vec::new();
+                    let mut terms = Vec::with_capacity(signed.len());
                     for &(v, sign) in &signed {
                         let x = self.model.exprs.var(v);
                         terms.push(if sign < 0 {
@@ -217,7 +213,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     var.variability,
                     flat::Variability::Continuous | flat::Variability::Discrete
                 )
-                && !index.contains_key(&(v, false))
+                && index[2 * i] == NONE
             {
                 let span = var.span;
                 let lhs = self.model.exprs.var(v);

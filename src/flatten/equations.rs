@@ -233,7 +233,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 rhs: y,
                 origin: origin.clone(),
                 span: eq.span,
-                array: (!index.is_empty()).then_some(ArrayOrigin { source: eq.span, index }),
+                array: (!index.is_empty()).then(|| Box::new(ArrayOrigin { source: eq.span, index })),
             });
         }
     }
@@ -561,7 +561,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let (_, targets) = self.resolve_targets(c, scope, loops)?;
         let instance = scope.instance?;
         let first = &c.parts[0].name.name;
-        let outside = match self.instances[instance.0 as usize].members.get(first) {
+        let outside = match self.member(instance, first) {
             Some(super::Member::Inst(i)) => self.model.instances[i.0 as usize].is_connector,
             Some(super::Member::InstArray(_, is)) => is
                 .first()
@@ -600,12 +600,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Target::Inst(i) => {
                 let mut stack = vec![(String::new(), *i)];
                 while let Some((prefix, inst)) = stack.pop() {
-                    let names = self.instances[inst.0 as usize].order.clone();
+                    let layout = self.instances[inst.0 as usize].layout.clone();
                     let mut nested = Vec::new();
-                    for name in names {
-                        let member = self.ensure_member(inst, &name);
+                    for (k, name) in layout.names().enumerate() {
+                        let member = Some(self.ensure_member_at(inst, k));
                         let path = if prefix.is_empty() {
-                            name.clone()
+                            name.to_string()
                         } else {
                             format!("{prefix}.{name}")
                         };

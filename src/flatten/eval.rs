@@ -316,9 +316,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return self.eval_local(c, scope, loops);
         }
         if let Some(instance) = scope.instance
-            && self.instances[instance.0 as usize]
-                .members
-                .contains_key(&first.name.name)
+            && self.member(instance, &first.name.name).is_some()
         {
             let (dims, targets) = self.resolve_targets(c, scope, loops)?;
             let mut elems = Vec::with_capacity(targets.len());
@@ -370,7 +368,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let name = &c.parts[0].name.name;
         let mut candidates: Vec<String> = loops.iter().map(|(n, _)| n.clone()).collect();
         if let Some(i) = scope.instance {
-            candidates.extend(self.instances[i.0 as usize].order.iter().cloned());
+            candidates.extend(self.instances[i.0 as usize].layout.names().map(String::from));
         }
         candidates.push("time".to_string());
         let mut d = Diagnostic::error(
@@ -473,6 +471,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
     ) -> Option<(Vec<usize>, Vec<Target>)> {
         let instance = scope.instance?;
+        if let Some(target) = self.scalar_target(c, instance) {
+            return Some((Vec::new(), vec![target]));
+        }
         let mut current: Vec<InstanceId> = vec![instance];
         let mut dims: Vec<usize> = Vec::new();
         let mut result: Option<Vec<Target>> = None;
@@ -501,15 +502,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         self.unknown_name(c, scope, loops);
                     } else {
                         let class = self.model.instances[inst.0 as usize].class_name.clone();
-                        let names = self.instances[inst.0 as usize].order.clone();
+                        let layout = self.instances[inst.0 as usize].layout.clone();
                         let mut d = Diagnostic::error(
                             "E0205",
                             format!("`{class}` has no component `{}`", part.name.name),
                             part.name.span,
                             "no such component",
                         );
-                        if let Some(s) = crate::resolve::did_you_mean(&part.name.name, names.iter().map(|s| s.as_str()))
-                        {
+                        if let Some(s) = crate::resolve::did_you_mean(&part.name.name, layout.names()) {
                             d = d.with_help(format!("did you mean `{s}`?"));
                         }
                         self.diagnostics.push(d);
@@ -540,7 +540,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         ));
                         return None;
                     }
-                    Member::InProgress | Member::Pending(_) => {
+                    Member::InProgress | Member::Pending => {
                         self.diagnostics.push(Diagnostic::error(
                             "E0216",
                             format!("`{}` depends on itself through its declaration", part.name.name),
@@ -570,6 +570,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let targets = result.unwrap_or_else(|| current.into_iter().map(Target::Inst).collect());
         Some((dims, targets))
+    }
+
+    /// The common case of [`Self::resolve_targets`] without its selections: a reference like
+    /// `flange_a.s` through scalar members, without subscripts. `None` for anything else
+    /// (including errors), which the general path then handles and reports.
+    fn scalar_target(&mut self, c: &ast::ComponentRef, instance: InstanceId) -> Option<Target> {
+        let mut current = instance;
+        let (last, init) = c.parts.split_last()?;
+        for part in init {
+            match self.ensure_member(current, &part.name.name)? {
+                Member::Inst(i) if part.subscripts.is_empty() => current = i,
+                _ => return None,
+            }
+        }
+        if !last.subscripts.is_empty() {
+            return None;
+        }
+        match self.ensure_member(current, &last.name.name)? {
+            Member::Var(v) => Some(Target::Var(v)),
+            Member::Inst(i) => Some(Target::Inst(i)),
+            _ => None,
+        }
     }
 
     /// For subscripts on an array member: the resulting dimensions and the selected flat indices.

@@ -18,6 +18,7 @@ mod modifier;
 mod value;
 
 use crate::diag::Diagnostic;
+use crate::expr::FxHashMap;
 use crate::expr::{ExprId, VarId};
 use crate::flat::{self, ConnectorRole, FlatModel, InstanceId, ScalarType};
 use crate::resolve::{ClassId, ClassTable, TypeRef};
@@ -25,7 +26,9 @@ use crate::source::Span;
 use crate::syntax::ast;
 use modifier::{Modifier, Scope};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::rc::Rc;
+use std::sync::Arc;
 use value::Value;
 
 /// Settings that change the flat model without editing files.
@@ -85,7 +88,8 @@ pub fn default_model(files: &[&ast::StoredDefinition]) -> Result<String, Vec<Str
 /// A component member of an instance.
 #[derive(Clone, Debug)]
 enum Member {
-    Pending(usize),
+    /// Declared, not instantiated yet.
+    Pending,
     InProgress,
     /// A conditional component whose condition is false.
     Absent,
@@ -98,25 +102,52 @@ enum Member {
     InstArray(Rc<[usize]>, Rc<[InstanceId]>),
 }
 
-/// A declared component waiting to be instantiated.
-#[derive(Clone)]
-struct PendingElement<'a> {
+/// A declared component of a class (its own or inherited).
+struct ElementDecl<'a> {
     clause: &'a ast::ComponentClause,
     decl: &'a ast::ComponentDecl,
     /// The class whose body declares it (a base class for inherited elements).
     class: ClassId,
-    /// Modifiers from the `extends` clauses through which it was inherited.
+    /// Modifiers from the `extends` clauses through which it was inherited. Their bindings have
+    /// no instance in their scope, because the layout is shared by all instances of the class;
+    /// [`Modifier::in_instance`] supplies it.
     extends_modifier: Modifier<'a>,
+}
+
+/// The components and sections of a class including inherited ones. Every instance of a class
+/// has the same layout, so it is collected once per class and shared: a chain of 10^5 masses
+/// walks `Mass` and its base classes once and keeps no member names per instance.
+#[derive(Default)]
+struct ClassLayout<'a> {
+    /// In declaration order, each name once: an element inherited twice (diamond) is the same
+    /// element, and the first is kept.
+    elements: Vec<ElementDecl<'a>>,
+    /// Element names with their index in `elements`, sorted by name for lookups.
+    by_name: Vec<(&'a str, usize)>,
+    equations: Vec<(&'a ast::Equation, ClassId, bool)>,
+    invariants: Vec<(&'a ast::Equation, ClassId)>,
+    algorithms: Vec<(&'a [ast::Statement], ClassId, bool, Span)>,
+}
+
+impl<'a> ClassLayout<'a> {
+    fn index(&self, name: &str) -> Option<usize> {
+        let k = self.by_name.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+        Some(self.by_name[k].1)
+    }
+
+    /// Element names in declaration order (for connector leaf lists and messages).
+    fn names(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.elements.iter().map(|e| e.decl.name.name.as_str())
+    }
 }
 
 /// Per-instance flattening state.
 struct InstanceState<'a> {
     class: ClassId,
     modifier: Modifier<'a>,
-    members: BTreeMap<String, Member>,
-    /// Member names in declaration order (for connector leaf lists and messages).
-    order: Vec<String>,
-    pending: Vec<PendingElement<'a>>,
+    layout: Rc<ClassLayout<'a>>,
+    /// Indexed like `layout.elements`.
+    members: Vec<Member>,
     /// Inherited variability (`parameter` on a record component makes its fields parameters).
     variability: flat::Variability,
     causality: flat::Causality,
@@ -142,6 +173,12 @@ pub(crate) struct Flattener<'t, 'a> {
     pub(crate) model: FlatModel,
     pub(crate) diagnostics: Vec<Diagnostic>,
     instances: Vec<InstanceState<'a>>,
+    /// Full class names by class id, shared by the instances of a class.
+    class_names: Vec<Option<Arc<str>>>,
+    /// Descriptions and units, one shared copy per text.
+    strings: FxHashMap<&'a str, Arc<str>>,
+    /// Layouts by class id, once collected without errors.
+    layouts: Vec<Option<Rc<ClassLayout<'a>>>>,
     /// Resolved `connect` equations, turned into connection sets after instantiation.
     connects: Vec<connect::ResolvedConnect>,
     /// Whether a variable's type is a connector (signal connectors like `RealInput`).
@@ -173,6 +210,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             },
             diagnostics: Vec::new(),
             instances: Vec::new(),
+            class_names: vec![None; table.classes.len()],
+            strings: FxHashMap::default(),
+            layouts: vec![None; table.classes.len()],
             connects: Vec::new(),
             var_is_connector: Vec::new(),
             consts: consteval::ConstCache::default(),
@@ -254,9 +294,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         is_connector: bool,
     ) -> InstanceId {
         let id = InstanceId(self.model.instances.len() as u32);
+        let layout = self.layout(class);
+        let class_name = self.class_name(class);
         self.model.instances.push(flat::Instance {
             name,
-            class_name: self.table.get(class).full_name.clone(),
+            class_name,
             parent,
             is_connector,
             span,
@@ -264,9 +306,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.instances.push(InstanceState {
             class,
             modifier,
-            members: BTreeMap::new(),
-            order: Vec::new(),
-            pending: Vec::new(),
+            members: vec![Member::Pending; layout.elements.len()],
+            layout,
             variability,
             causality,
             is_connector,
@@ -274,47 +315,42 @@ impl<'t, 'a> Flattener<'t, 'a> {
         id
     }
 
+    fn class_name(&mut self, class: ClassId) -> Arc<str> {
+        let table = self.table;
+        self.class_names[class.0 as usize]
+            .get_or_insert_with(|| table.get(class).full_name.as_str().into())
+            .clone()
+    }
+
+    /// One shared copy of a description or unit text.
+    fn shared(&mut self, text: &'a str) -> Arc<str> {
+        self.strings.entry(text).or_insert_with(|| text.into()).clone()
+    }
+
     /// Instantiates every element of `instance`, then its equations.
     fn instantiate(&mut self, instance: InstanceId) {
-        let class = self.instances[instance.0 as usize].class;
-        let mut contents = Contents::default();
-        self.collect(class, instance, Modifier::default(), &mut contents, 0);
-        for element in contents.elements {
-            let name = element.decl.name.name.clone();
-            let state = &mut self.instances[instance.0 as usize];
-            if let Some(Member::Pending(_)) = state.members.get(&name) {
-                // An element inherited twice (diamond) is the same element; keep the first.
-                continue;
-            }
-            let index = state.pending.len();
-            state.pending.push(element);
-            state.members.insert(name.clone(), Member::Pending(index));
-            state.order.push(name);
-        }
+        let layout = self.instances[instance.0 as usize].layout.clone();
         self.check_modifier_targets(instance);
-        let names = self.instances[instance.0 as usize].order.clone();
-        for name in &names {
-            self.ensure_member(instance, name);
+        for k in 0..layout.elements.len() {
+            self.ensure_member_at(instance, k);
         }
-        // Every member is instantiated now; what was kept to instantiate them is not needed again.
-        let state = &mut self.instances[instance.0 as usize];
-        state.pending = Vec::new();
-        state.modifier = Modifier::default();
-        for (eq, class, initial) in contents.equations {
+        // Every member is instantiated now; the modifier is not needed again.
+        self.instances[instance.0 as usize].modifier = Modifier::default();
+        for &(eq, class, initial) in &layout.equations {
             let scope = Scope {
                 instance: Some(instance),
                 class,
             };
             self.flatten_equation(eq, scope, &mut Vec::new(), initial);
         }
-        for (eq, class) in contents.invariants {
+        for &(eq, class) in &layout.invariants {
             let scope = Scope {
                 instance: Some(instance),
                 class,
             };
             self.flatten_invariant(eq, scope);
         }
-        for (statements, class, initial, span) in contents.algorithms {
+        for &(statements, class, initial, span) in &layout.algorithms {
             let scope = Scope {
                 instance: Some(instance),
                 class,
@@ -323,15 +359,40 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
-    /// Collects the elements and equations of `class` and of every class it extends.
-    fn collect(
-        &mut self,
-        class: ClassId,
-        instance: InstanceId,
-        extends_modifier: Modifier<'a>,
-        out: &mut Contents<'a>,
-        depth: usize,
-    ) {
+    /// The layout of `class`. A layout whose collection reported errors is not kept, so that
+    /// every instance reports them as before.
+    fn layout(&mut self, class: ClassId) -> Rc<ClassLayout<'a>> {
+        if let Some(layout) = &self.layouts[class.0 as usize] {
+            return layout.clone();
+        }
+        let errors = self.diagnostics.len();
+        let mut collected = ClassLayout::default();
+        self.collect(class, Modifier::default(), &mut collected, 0);
+        let mut elements = std::mem::take(&mut collected.elements);
+        let mut by_name: Vec<(&'a str, usize)> = Vec::with_capacity(elements.len());
+        let mut seen = std::collections::BTreeSet::new();
+        let mut layout = collected;
+        for element in elements.drain(..) {
+            let name = element.decl.name.name.as_str();
+            // An element inherited twice (diamond) is the same element; keep the first.
+            if !seen.insert(name) {
+                continue;
+            }
+            by_name.push((name, layout.elements.len()));
+            layout.elements.push(element);
+        }
+        by_name.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        layout.by_name = by_name;
+        let layout = Rc::new(layout);
+        if self.diagnostics.len() == errors {
+            self.layouts[class.0 as usize] = Some(layout.clone());
+        }
+        layout
+    }
+
+    /// Collects the elements and equations of `class` and of every class it extends. Modifiers
+    /// are scoped to no instance: the layout is shared by all instances.
+    fn collect(&mut self, class: ClassId, extends_modifier: Modifier<'a>, out: &mut ClassLayout<'a>, depth: usize) {
         if depth > 32 {
             let def = self.table.get(class).def;
             self.diagnostics.push(Diagnostic::error(
@@ -346,7 +407,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let ast::ClassBody::Short { base, modification, .. } = &entry.def.body {
             // `model M = N(k = 1);` behaves like `model M extends N(k = 1); end M;`.
             let scope = Scope {
-                instance: Some(instance),
+                instance: None,
                 class: entry.parent.unwrap_or(class),
             };
             let modifier = match modification {
@@ -354,7 +415,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 None => extends_modifier,
             };
             match self.table.lookup(entry.parent.unwrap_or(class), base) {
-                Ok(TypeRef::Class(b)) => self.collect(b, instance, modifier, out, depth + 1),
+                Ok(TypeRef::Class(b)) => self.collect(b, modifier, out, depth + 1),
                 Ok(TypeRef::Builtin(_)) => {}
                 Err(_) => self.unknown_class(entry.parent.unwrap_or(class), base),
             }
@@ -367,7 +428,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         match element {
                             ast::Element::Component(clause) => {
                                 for decl in &clause.components {
-                                    out.elements.push(PendingElement {
+                                    out.elements.push(ElementDecl {
                                         clause,
                                         decl,
                                         class,
@@ -377,17 +438,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             }
                             ast::Element::Extends(x) => match self.table.lookup_base(class, &x.base) {
                                 Ok(TypeRef::Class(base)) => {
-                                    let scope = Scope {
-                                        instance: Some(instance),
-                                        class,
-                                    };
+                                    let scope = Scope { instance: None, class };
                                     let modifier = match &x.modification {
                                         Some(m) => extends_modifier
                                             .clone()
                                             .merge(&Modifier::from_class_modification(m, scope)),
                                         None => extends_modifier.clone(),
                                     };
-                                    self.collect(base, instance, modifier, out, depth + 1);
+                                    self.collect(base, modifier, out, depth + 1);
                                 }
                                 Ok(TypeRef::Builtin(_)) => {}
                                 Err(_) => self.unknown_class(class, &x.base),
@@ -436,12 +494,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let state = &self.instances[instance.0 as usize];
         let mut unknown = Vec::new();
         for arg in &state.modifier.args {
-            if !state.members.contains_key(arg.name) {
+            if state.layout.index(arg.name).is_none() {
                 unknown.push((arg.name.to_string(), arg.span));
             }
         }
         let class_name = self.table.get(state.class).full_name.clone();
-        let names: Vec<String> = state.order.clone();
+        let layout = state.layout.clone();
         for (name, span) in unknown {
             let mut d = Diagnostic::error(
                 "E0203",
@@ -449,28 +507,36 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 span,
                 "modifies nothing",
             );
-            if let Some(s) = crate::resolve::did_you_mean(&name, names.iter().map(|s| s.as_str())) {
+            if let Some(s) = crate::resolve::did_you_mean(&name, layout.names()) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
             self.diagnostics.push(d);
         }
     }
 
+    /// The member `name` of `instance` as it stands, without instantiating it.
+    fn member(&self, instance: InstanceId, name: &str) -> Option<&Member> {
+        let state = &self.instances[instance.0 as usize];
+        Some(&state.members[state.layout.index(name)?])
+    }
+
     /// Instantiates member `name` of `instance` if it is still pending, and returns it.
     fn ensure_member(&mut self, instance: InstanceId, name: &str) -> Option<Member> {
-        let member = self.instances[instance.0 as usize].members.get(name)?.clone();
-        let Member::Pending(index) = member else {
-            return Some(member);
-        };
-        self.instances[instance.0 as usize]
-            .members
-            .insert(name.to_string(), Member::InProgress);
-        let element = self.instances[instance.0 as usize].pending[index].clone();
-        let result = self.instantiate_element(instance, &element);
-        self.instances[instance.0 as usize]
-            .members
-            .insert(name.to_string(), result.clone());
-        Some(result)
+        let k = self.instances[instance.0 as usize].layout.index(name)?;
+        Some(self.ensure_member_at(instance, k))
+    }
+
+    /// Instantiates element `k` of `instance`'s layout if it is still pending, and returns it.
+    fn ensure_member_at(&mut self, instance: InstanceId, k: usize) -> Member {
+        let state = &mut self.instances[instance.0 as usize];
+        if !matches!(state.members[k], Member::Pending) {
+            return state.members[k].clone();
+        }
+        state.members[k] = Member::InProgress;
+        let layout = state.layout.clone();
+        let result = self.instantiate_element(instance, &layout.elements[k]);
+        self.instances[instance.0 as usize].members[k] = result.clone();
+        result
     }
 
     fn resolve_type(&mut self, scope_class: ClassId, name: &'a ast::Name, depth: usize) -> Option<ResolvedType<'a>> {
@@ -548,7 +614,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(resolved)
     }
 
-    fn instantiate_element(&mut self, instance: InstanceId, element: &PendingElement<'a>) -> Member {
+    fn instantiate_element(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> Member {
         let decl = element.decl;
         let clause = element.clause;
         let scope = Scope {
@@ -562,6 +628,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // then the declaration's own, then the type's.
         let (outer, _) = self.instances[instance.0 as usize].modifier.child(&decl.name.name);
         let (from_extends, _) = element.extends_modifier.child(&decl.name.name);
+        let from_extends = from_extends.in_instance(instance);
         let own = decl
             .modification
             .as_ref()
@@ -625,6 +692,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         match resolved.target {
             TypeRef::Builtin(ty) => {
                 let mut vars = Vec::with_capacity(total);
+                let description = decl.description.as_ref().map(|d| self.shared(&d.text));
                 for flat_index in 0..total {
                     let (m, name) = array_element(&modifier, &base_name, &dims, flat_index);
                     let v = self.new_variable(VarSpec {
@@ -637,7 +705,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         in_connector: self.instances[instance.0 as usize].is_connector,
                         is_connector_type: resolved.is_connector,
                         modifier: &m,
-                        description: decl.description.as_ref().map(|d| d.text.clone()),
+                        description: description.clone(),
                         span: decl.name.span,
                     });
                     vars.push(v);
@@ -747,9 +815,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 "unit" | "displayUnit" | "quantity" => {
                     if let ast::ExprKind::String(s) = &binding.expr.kind {
                         match arg.name {
-                            "unit" if attributes.unit.is_none() => attributes.unit = Some(s.clone()),
+                            "unit" if attributes.unit.is_none() => attributes.unit = Some(self.shared(s)),
                             "displayUnit" if attributes.display_unit.is_none() => {
-                                attributes.display_unit = Some(s.clone())
+                                attributes.display_unit = Some(self.shared(s))
                             }
                             _ => {}
                         }
@@ -937,14 +1005,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 }
 
-#[derive(Default)]
-struct Contents<'a> {
-    elements: Vec<PendingElement<'a>>,
-    equations: Vec<(&'a ast::Equation, ClassId, bool)>,
-    invariants: Vec<(&'a ast::Equation, ClassId)>,
-    algorithms: Vec<(&'a [ast::Statement], ClassId, bool, Span)>,
-}
-
 struct VarSpec<'m, 'a> {
     name: String,
     instance: InstanceId,
@@ -955,7 +1015,7 @@ struct VarSpec<'m, 'a> {
     in_connector: bool,
     is_connector_type: bool,
     modifier: &'m Modifier<'a>,
-    description: Option<String>,
+    description: Option<Arc<str>>,
     span: Span,
 }
 
@@ -1012,8 +1072,14 @@ fn array_element<'a>(
         flat_index /= d.max(1);
     }
     let selected = indices.iter().fold(modifier.clone(), |m, &i| m.select(i));
-    let idx: Vec<String> = indices.iter().map(|i| (i + 1).to_string()).collect();
-    (selected, format!("{base}[{}]", idx.join(",")))
+    let mut name = String::with_capacity(base.len() + 2 + 4 * indices.len());
+    name.push_str(base);
+    for (k, i) in indices.iter().enumerate() {
+        name.push(if k == 0 { '[' } else { ',' });
+        let _ = write!(name, "{}", i + 1);
+    }
+    name.push(']');
+    (selected, name)
 }
 
 pub(crate) fn types_compatible(expected: ScalarType, actual: ScalarType) -> bool {

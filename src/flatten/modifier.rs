@@ -119,6 +119,22 @@ impl<'a> Modifier<'a> {
         (result, each)
     }
 
+    /// The modifier with every binding evaluated in `instance`: for modifiers of a class layout,
+    /// which is shared by all instances and so written without one.
+    pub fn in_instance(mut self, instance: InstanceId) -> Modifier<'a> {
+        self.set_instance(instance);
+        self
+    }
+
+    fn set_instance(&mut self, instance: InstanceId) {
+        if let Some(b) = &mut self.binding {
+            b.scope.instance = Some(instance);
+        }
+        for arg in &mut self.args {
+            arg.modifier.set_instance(instance);
+        }
+    }
+
     /// The modifier for element `index` of an array component: every binding not under `each`
     /// picks its `index`-th element.
     pub fn select(&self, index: usize) -> Modifier<'a> {
