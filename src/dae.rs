@@ -210,7 +210,7 @@ pub fn lower(mut flat: FlatModel) -> Dae {
                     attributes: flat::Attributes::default(),
                     binding: None,
                     value: None,
-                    description: Some(format!("der({}) of an expression", flat.expr_text(arg))),
+                    description: Some(format!("der({}) of an expression", flat.expr_text(arg)).into()),
                     span,
                 });
                 kinds.push(VarKind::State);
