@@ -195,7 +195,7 @@ pub(crate) struct Flattener<'t, 'a> {
     /// Resolved component types by (scope, the type name's node in the AST): every instance of
     /// a class resolves the same declarations, so a chain of 10^5 masses resolves `Units.Mass`
     /// once. Only used for lookups, never iterated.
-    type_cache: std::collections::HashMap<(ClassId, *const ast::Name), Option<ResolvedType<'a>>>,
+    type_cache: FxHashMap<(ClassId, *const ast::Name), Option<ResolvedType<'a>>>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -221,7 +221,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             function_ids: BTreeMap::new(),
             signatures: Vec::new(),
             frames: Vec::new(),
-            type_cache: std::collections::HashMap::new(),
+            type_cache: FxHashMap::default(),
         }
     }
 
@@ -682,7 +682,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ast::Causality::Output => flat::Causality::Output,
             ast::Causality::None => parent_state.causality,
         };
-        let parent_name = self.model.instances[instance.0 as usize].name.clone();
+        let parent_name = &self.model.instances[instance.0 as usize].name;
         let base_name = if parent_name.is_empty() {
             decl.name.name.clone()
         } else {
