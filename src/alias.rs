@@ -22,10 +22,12 @@ use crate::symbolic::{linear_form, substitute};
 /// What alias elimination did.
 #[derive(Debug, Clone, Default)]
 pub struct AliasReport {
-    /// Variables replaced by `±representative` (variable, representative, sign, equation).
-    pub aliases: Vec<(VarId, VarId, f64, Origin)>,
+    /// Variables replaced by `±representative` (variable, representative, sign, and the removed
+    /// equation that mentions the variable, when one does: a class's root can be aliased only
+    /// through other members).
+    pub aliases: Vec<(VarId, VarId, f64, Option<Origin>)>,
     /// Variables replaced by a constant or parameter expression (variable, value, equation).
-    pub constants: Vec<(VarId, ExprId, Origin)>,
+    pub constants: Vec<(VarId, ExprId, Option<Origin>)>,
     pub removed_equations: usize,
 }
 
@@ -81,10 +83,7 @@ pub fn eliminate(dae: &mut Dae) -> (AliasReport, Vec<Diagnostic>) {
             (state, fixed, i as u32)
         })
         .collect();
-    let mut has_state = vec![false; n];
-    for (i, k) in kinds.iter().enumerate() {
-        has_state[i] = *k == VarKind::State;
-    }
+    let mut has_state: Vec<bool> = kinds.iter().map(|k| *k == VarKind::State).collect();
 
     for (index, eq) in dae.equations.iter().enumerate() {
         let residual = dae.flat.exprs.binary(BinOp::Sub, eq.lhs, eq.rhs);
@@ -161,9 +160,7 @@ pub fn eliminate(dae: &mut Dae) -> (AliasReport, Vec<Diagnostic>) {
             continue;
         }
         let v = VarId(i);
-        let origin = removed_origin[i as usize]
-            .clone()
-            .unwrap_or(Origin::DerivativeArgument { var: v });
+        let origin = removed_origin[i as usize].clone();
         let expr = match value {
             // v = s*root and root = value.
             Some(value) => {

@@ -51,20 +51,20 @@ pub fn explain(dae: &Dae, aliases: &AliasReport, plan: &Plan) -> String {
     for (v, rep, sign, origin) in &aliases.aliases {
         let _ = writeln!(
             out,
-            "  {} = {}{}  // {}",
+            "  {} = {}{}{}",
             flat.var(*v).name,
             if *sign < 0.0 { "-" } else { "" },
             flat.var(*rep).name,
-            dae.origin_label(origin)
+            origin_comment(dae, origin)
         );
     }
     for (v, value, origin) in &aliases.constants {
         let _ = writeln!(
             out,
-            "  {} = {}  // {}",
+            "  {} = {}{}",
             flat.var(*v).name,
             text(*value),
-            dae.origin_label(origin)
+            origin_comment(dae, origin)
         );
     }
 
@@ -82,10 +82,9 @@ pub fn explain(dae: &Dae, aliases: &AliasReport, plan: &Plan) -> String {
     }
 
     let _ = writeln!(out, "\nsorted assignments:");
-    let mut step = 0;
     let loops = plan.blocks.iter().filter(|b| matches!(b, Block::Loop { .. })).count();
-    for block in &plan.blocks {
-        step += 1;
+    for (index, block) in plan.blocks.iter().enumerate() {
+        let step = index + 1;
         match block {
             Block::Explicit { eq, unknown, value } => {
                 let _ = writeln!(
@@ -97,17 +96,11 @@ pub fn explain(dae: &Dae, aliases: &AliasReport, plan: &Plan) -> String {
                 );
             }
             Block::Algorithm { unknown, algorithm, .. } => {
-                let a = &flat.algorithms[*algorithm];
-                let owner = &flat.instances[a.instance.0 as usize];
                 let _ = writeln!(
                     out,
                     "  {step}. {} := result of the algorithm section of {}",
                     unknown_name(dae, plan.unknowns[*unknown]),
-                    if a.instance.0 == 0 {
-                        format!("model {}", owner.class_name)
-                    } else {
-                        owner.name.clone()
-                    }
+                    flat.instance_label(flat.algorithms[*algorithm].instance)
                 );
             }
             Block::Implicit { eq, unknown } => {
@@ -172,4 +165,12 @@ pub fn explain(dae: &Dae, aliases: &AliasReport, plan: &Plan) -> String {
         dae.kinds.iter().filter(|k| **k == VarKind::Parameter).count()
     );
     out
+}
+
+/// `  // origin` for a listing line, or nothing when the origin is not known.
+fn origin_comment(dae: &Dae, origin: &Option<crate::dae::Origin>) -> String {
+    origin
+        .as_ref()
+        .map(|o| format!("  // {}", dae.origin_label(o)))
+        .unwrap_or_default()
 }

@@ -667,7 +667,8 @@ impl FlatModel {
         }
     }
 
-    fn instance_label(&self, instance: InstanceId) -> String {
+    /// `model M` for the model itself, `name (Class)` for a component instance.
+    pub fn instance_label(&self, instance: InstanceId) -> String {
         let inst = &self.instances[instance.0 as usize];
         if instance.0 == 0 {
             format!("model {}", inst.class_name)

@@ -77,8 +77,8 @@ pub fn analyze(dae: &mut Dae) -> Result<Plan, Vec<Diagnostic>> {
     let mut unknowns = Vec::new();
     let mut leaves = Vec::new();
     let mut index_of: FxHashMap<ExprId, usize> = FxHashMap::default();
-    for (i, kind) in dae.kinds.clone().into_iter().enumerate() {
-        let v = VarId(i as u32);
+    for i in 0..dae.kinds.len() {
+        let (v, kind) = (VarId(i as u32), dae.kinds[i]);
         if dae.eliminated[i].is_some() {
             continue;
         }
@@ -190,19 +190,16 @@ pub fn analyze(dae: &mut Dae) -> Result<Plan, Vec<Diagnostic>> {
         }
         let tearing = tear_block(&graph, block).map_err(|e| vec![internal(e)])?;
         let in_block: Vec<usize> = block.iter().map(|(_, v)| v.index()).collect();
-        let block_vars: Vec<VarId> = in_block
-            .iter()
-            .map(|&u| match unknowns[u] {
-                Unknown::Var(v) | Unknown::Der(v) => v,
-            })
-            .collect();
+        // Sorted, so that membership is a binary search: loops can have thousands of unknowns.
+        let mut block_vars: Vec<VarId> = in_block.iter().map(|&u| var_of(unknowns[u])).collect();
+        block_vars.sort_unstable();
         let has_der = in_block.iter().any(|&u| matches!(unknowns[u], Unknown::Der(_)));
         // A loop is linear when each of its equations is affine in the loop's unknowns.
         let linear = !has_der
             && block.iter().all(|(e, _)| {
                 let eq = &dae.equations[e.index()];
                 let residual = dae.flat.exprs.binary(crate::expr::BinOp::Sub, eq.lhs, eq.rhs);
-                linear_form(&mut dae.flat.exprs, residual, &|v| block_vars.contains(&v)).is_some()
+                linear_form(&mut dae.flat.exprs, residual, &|v| block_vars.binary_search(&v).is_ok()).is_some()
             });
         let mut inner = Vec::with_capacity(tearing.inner.len());
         for (e, v) in &tearing.inner {
@@ -341,18 +338,29 @@ fn singular(
             parts.under_vars.clone(),
         )
     };
-    let anchor = eqs
-        .first()
-        .map(|e| dae.equations[e.index()].span)
-        .or_else(|| vars.first().map(|v| dae.flat.var(var_of(unknowns[v.index()])).span))
-        .unwrap_or(dae.flat.instances[0].span);
-    let mut d = Diagnostic::error("E0501", message, anchor, "involved equation");
-    for e in eqs.iter().skip(1).take(9) {
+    // Each equation is labelled with its flat text and origin: one source line (a component's
+    // equation) stands for many flat equations.
+    let label = |e: &EqIdx| {
         let eq = &dae.equations[e.index()];
-        d = d.with_label(
+        (
             eq.span,
             format!("{} ({})", dae.equation_text(eq), dae.origin_label(&eq.origin)),
-        );
+        )
+    };
+    let (anchor, anchor_label) = match eqs.first() {
+        Some(e) => label(e),
+        None => {
+            let span = vars
+                .first()
+                .map(|v| dae.flat.var(var_of(unknowns[v.index()])).span)
+                .unwrap_or(dae.flat.instances[0].span);
+            (span, "involved variable".to_string())
+        }
+    };
+    let mut d = Diagnostic::error("E0501", message, anchor, anchor_label);
+    for e in eqs.iter().skip(1).take(9) {
+        let (span, text) = label(e);
+        d = d.with_label(span, text);
     }
     for v in vars.iter().take(6) {
         let var = var_of(unknowns[v.index()]);

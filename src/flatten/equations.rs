@@ -124,13 +124,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let ast::ExprKind::Tuple(targets) = &lhs.kind else {
             return;
         };
-        let call = match &rhs.kind {
-            ast::ExprKind::Call { function, args } => self
-                .function_class(function, scope)
-                .map(|class| (class, function, args)),
-            _ => None,
-        };
-        let Some((class, function, args)) = call else {
+        let ast::ExprKind::Call { function, args } = &rhs.kind else {
             self.diagnostics.push(Diagnostic::error(
                 "E0307",
                 "a parenthesised list on the left needs a call of a user-defined function on the right",
@@ -139,23 +133,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return;
         };
-        let Some((_, outputs)) = self.user_call(class, function, args, rhs.span, scope, loops) else {
+        let Some(outputs) = self.multi_output_call(function, args, targets.len(), lhs.span, rhs.span, scope, loops)
+        else {
             return;
         };
-        if targets.len() > outputs.len() {
-            self.diagnostics.push(Diagnostic::error(
-                "E0309",
-                format!(
-                    "`{}` has {} output(s), but {} are listed",
-                    crate::syntax::pretty::print_ref(function),
-                    outputs.len(),
-                    targets.len()
-                ),
-                lhs.span,
-                "too many targets",
-            ));
-            return;
-        }
         let instance = scope.instance.unwrap_or(flat::InstanceId(0));
         let loop_index: Vec<i64> = loops.iter().map(|(_, v)| *v).collect();
         for (target, value) in targets.iter().zip(outputs) {

@@ -14,7 +14,7 @@ use super::modifier::Scope;
 use super::value::Value;
 use super::{Flattener, type_name, types_compatible};
 use crate::diag::Diagnostic;
-use crate::expr::{Callee, ExprArena, ExprId, FuncId, Node, VarId};
+use crate::expr::{Callee, ExprId, FuncId, Node, VarId};
 use crate::flat::{self, Place, ScalarType, Statement, Variability};
 use crate::resolve::{ClassId, TypeRef};
 use crate::source::Span;
@@ -278,16 +278,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Evaluates an expression that initialises `var`, checking its size and type.
     fn local_value(&mut self, e: &'a ast::Expr, var: &LocalVar, scope: Scope) -> Option<Vec<ExprId>> {
         let v = self.eval(e, scope, &mut Vec::new())?;
-        self.check_assignable(&v, &var.dims, var.ty, e.span)?;
+        self.check_assignable(&v, &var.dims, var.ty, e.span, &String::new)?;
         Some(broadcast(&v, var.slots.len()))
     }
 
     /// Checks that `value` fits a place of the given size and type.
-    fn check_assignable(&mut self, value: &Value, dims: &[usize], ty: ScalarType, span: Span) -> Option<()> {
+    /// `context` gives a prefix for the message (`argument `x` of `f`: `); it is only built when
+    /// there is an error.
+    fn check_assignable(
+        &mut self,
+        value: &Value,
+        dims: &[usize],
+        ty: ScalarType,
+        span: Span,
+        context: &dyn Fn() -> String,
+    ) -> Option<()> {
         if value.dims() != dims {
             self.diagnostics.push(Diagnostic::error(
                 "E0304",
-                format!("expected a value of size {:?}, found {:?}", dims, value.dims()),
+                format!(
+                    "{}expected a value of size {:?}, found {:?}",
+                    context(),
+                    dims,
+                    value.dims()
+                ),
                 span,
                 "sizes differ",
             ));
@@ -296,7 +310,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if !types_compatible(ty, value.ty()) {
             self.diagnostics.push(Diagnostic::error(
                 "E0306",
-                format!("expected {}, found {}", type_name(ty), type_name(value.ty())),
+                format!(
+                    "{}expected {}, found {}",
+                    context(),
+                    type_name(ty),
+                    type_name(value.ty())
+                ),
                 span,
                 "wrong type",
             ));
@@ -413,11 +432,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         for ((input, var, default), value) in signature.inputs.iter().zip(given) {
             match value {
                 Some((v, at)) => {
-                    self.check_assignable(&v, &var.dims, var.ty, at).or_else(|| {
-                        if let Some(d) = self.diagnostics.last_mut() {
-                            d.message = format!("argument `{input}` of `{name}`: {}", d.message);
-                        }
-                        None
+                    self.check_assignable(&v, &var.dims, var.ty, at, &|| {
+                        format!("argument `{input}` of `{name}`: ")
                     })?;
                     call_args.extend(broadcast(&v, var.slots.len()));
                 }
@@ -435,7 +451,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     // arguments in their place.
                     let values: Vec<ExprId> = default
                         .iter()
-                        .map(|&d| substitute_locals(&mut self.model.exprs, d, &call_args))
+                        .map(|&d| {
+                            crate::symbolic::substitute(&mut self.model.exprs, d, &|arena, id| match arena.get(id) {
+                                Node::Local(k) => call_args.get(*k as usize).copied(),
+                                _ => None,
+                            })
+                        })
                         .collect();
                     call_args.extend(values);
                 }
@@ -466,6 +487,46 @@ impl<'t, 'a> Flattener<'t, 'a> {
             });
         }
         Some((call, outputs))
+    }
+
+    /// The outputs of `function(args)` assigned to a list of `targets` places (`(a, b) = f(x)`
+    /// or `(a, b) := f(x)`): the call must be of a user function with at least that many
+    /// outputs.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn multi_output_call(
+        &mut self,
+        function: &'a ast::ComponentRef,
+        args: &'a ast::CallArgs,
+        targets: usize,
+        targets_span: Span,
+        call_span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Vec<Value>> {
+        let Some(class) = self.function_class(function, scope) else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0307",
+                "a parenthesised list on the left needs a call of a user-defined function on the right",
+                call_span,
+                "not a user-defined function",
+            ));
+            return None;
+        };
+        let (_, outputs) = self.user_call(class, function, args, call_span, scope, loops)?;
+        if targets > outputs.len() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                format!(
+                    "`{}` has {} output(s), but {targets} are listed",
+                    crate::syntax::pretty::print_ref(function),
+                    outputs.len(),
+                ),
+                targets_span,
+                "too many targets",
+            ));
+            return None;
+        }
+        Some(outputs)
     }
 
     /// The function class a reference names, if it names one.
@@ -536,7 +597,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
                     return;
                 };
-                if self.check_assignable(&v, &dims, ty, value.span).is_none() {
+                if self.check_assignable(&v, &dims, ty, value.span, &String::new).is_none() {
                     return;
                 }
                 for (place, value) in places.into_iter().zip(broadcast(&v, dims.iter().product())) {
@@ -552,41 +613,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 function,
                 args,
             } => {
-                let Some(class) = self.function_class(function, scope) else {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0204",
-                        format!(
-                            "`{}` is not a user-defined function",
-                            crate::syntax::pretty::print_ref(function)
-                        ),
-                        function.span,
-                        "only functions with several outputs can be assigned to a list",
-                    ));
+                let Some(outputs) = self.multi_output_call(function, args, targets.len(), span, span, scope, loops)
+                else {
                     return;
                 };
-                let Some((_, outputs)) = self.user_call(class, function, args, span, scope, loops) else {
-                    return;
-                };
-                if targets.len() > outputs.len() {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0309",
-                        format!(
-                            "`{}` has {} output(s), but {} are assigned",
-                            crate::syntax::pretty::print_ref(function),
-                            outputs.len(),
-                            targets.len()
-                        ),
-                        span,
-                        "too many targets",
-                    ));
-                    return;
-                }
                 for (target, value) in targets.iter().zip(outputs) {
                     let Some(target) = target else { continue };
                     let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
                         return;
                     };
-                    if self.check_assignable(&value, &dims, ty, target.span).is_none() {
+                    if self
+                        .check_assignable(&value, &dims, ty, target.span, &String::new)
+                        .is_none()
+                    {
                         return;
                     }
                     for (place, value) in places.into_iter().zip(value.elements()) {
@@ -930,33 +969,4 @@ fn element_name(name: &str, dims: &[usize], k: usize) -> String {
     }
     let index: Vec<String> = index.iter().map(|i| i.to_string()).collect();
     format!("{name}[{}]", index.join(","))
-}
-
-/// Replaces `Local(k)` by `args[k]` in `e`. The expression comes from a declaration, so its
-/// depth is bounded by the parser; the rewrite still uses an explicit stack.
-fn substitute_locals(arena: &mut ExprArena, e: ExprId, args: &[ExprId]) -> ExprId {
-    let mut done: BTreeMap<ExprId, ExprId> = BTreeMap::new();
-    let mut stack = vec![(e, false)];
-    while let Some((id, children_done)) = stack.pop() {
-        if done.contains_key(&id) {
-            continue;
-        }
-        if !children_done {
-            stack.push((id, true));
-            stack.extend(arena.children(id).collect::<Vec<_>>().into_iter().map(|c| (c, false)));
-            continue;
-        }
-        let map = |c: &ExprId| done.get(c).copied().unwrap_or(*c);
-        let new = match arena.get(id).clone() {
-            Node::Local(k) => args.get(k as usize).copied().unwrap_or(id),
-            Node::Unary(op, a) => arena.unary(op, map(&a)),
-            Node::Binary(op, a, b) => arena.binary(op, map(&a), map(&b)),
-            Node::If(c, a, b) => arena.add(Node::If(map(&c), map(&a), map(&b))),
-            Node::Call(callee, xs) => arena.call(callee, xs.iter().map(map).collect()),
-            Node::CallOutput(c, k) => arena.add(Node::CallOutput(map(&c), k)),
-            _ => id,
-        };
-        done.insert(id, new);
-    }
-    done.get(&e).copied().unwrap_or(e)
 }
