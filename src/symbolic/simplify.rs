@@ -552,7 +552,9 @@ impl Product {
     /// times a single sum is distributed over the sum's terms, so that `2*(x + y) - 2*x`
     /// collects to `2*y`.
     pub fn build(self, arena: &mut ExprArena) -> ExprId {
-        if self.coefficient == 0.0 {
+        // Zero absorbs the other factors, but not a kept literal factor: `push` keeps one only
+        // when folding it would divide by zero, and `0/0` must stay NaN.
+        if self.coefficient == 0.0 && !self.factors.iter().any(|(b, _)| arena.literal(*b).is_some()) {
             return arena.real(0.0);
         }
         let merged = merge(self.factors);
