@@ -245,19 +245,22 @@ pub fn analyze(dae: &mut Dae) -> Result<Plan, Vec<Diagnostic>> {
 }
 
 impl Plan {
-    /// The unknowns (indices into `unknowns`) that equation `eq` of `dae` contains, sorted: the
-    /// edges of the bipartite graph the plan was built from. Algorithm rows (numbered after
-    /// the DAE's equations) are not covered.
-    pub fn equation_unknowns(&self, dae: &Dae, eq: usize) -> Vec<usize> {
+    /// For each equation of `dae`, the unknowns (indices into `unknowns`) it contains, sorted:
+    /// the edges of the bipartite graph the plan was built from. Algorithm rows (numbered after
+    /// the DAE's equations) are not included.
+    pub fn incidence(&self, dae: &Dae) -> Vec<Vec<usize>> {
         let index_of: FxHashMap<ExprId, usize> = self.leaves.iter().enumerate().map(|(i, l)| (*l, i)).collect();
-        let mut found = Vec::new();
-        if let Some(e) = dae.equations.get(eq) {
-            collect_unknowns(&dae.flat.exprs, e.lhs, &index_of, &mut found);
-            collect_unknowns(&dae.flat.exprs, e.rhs, &index_of, &mut found);
-        }
-        found.sort_unstable();
-        found.dedup();
-        found
+        dae.equations
+            .iter()
+            .map(|e| {
+                let mut found = Vec::new();
+                collect_unknowns(&dae.flat.exprs, e.lhs, &index_of, &mut found);
+                collect_unknowns(&dae.flat.exprs, e.rhs, &index_of, &mut found);
+                found.sort_unstable();
+                found.dedup();
+                found
+            })
+            .collect()
     }
 }
 
