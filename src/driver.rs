@@ -38,6 +38,15 @@ pub struct StageTime {
 }
 
 /// The parsed input of one compilation.
+/// The result of the structural analysis of one model: what `explain`, code generation and the
+/// interpreter read.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    pub dae: crate::dae::Dae,
+    pub aliases: crate::alias::AliasReport,
+    pub plan: crate::plan::Plan,
+}
+
 #[derive(Debug, Default)]
 pub struct Session {
     pub sources: SourceMap,
@@ -120,11 +129,10 @@ impl Session {
         flat
     }
 
-    /// Flattens `model` and runs DAE lowering, alias elimination and the structural analysis;
-    /// returns the text of `eqm explain`.
+    /// Flattens `model` and runs DAE lowering, alias elimination and the structural analysis.
     /// With `keep_aliases` the alias equations stay in the system, which shows the equations
     /// exactly as the model writes them (seed 000's view of the sorting).
-    pub fn explain(&mut self, model: Option<&str>, options: &flatten::Options, keep_aliases: bool) -> Option<String> {
+    pub fn analyze(&mut self, model: Option<&str>, options: &flatten::Options, keep_aliases: bool) -> Option<Analysis> {
         let flat = self.flatten(model, options)?;
         let start = Instant::now();
         let mut dae = crate::dae::lower(flat);
@@ -142,12 +150,18 @@ impl Session {
         let plan = crate::plan::analyze(&mut dae);
         self.record("structural", start.elapsed());
         match plan {
-            Ok(plan) => Some(crate::explain::explain(&dae, &aliases, &plan)),
+            Ok(plan) => Some(Analysis { dae, aliases, plan }),
             Err(mut diagnostics) => {
                 self.diagnostics.append(&mut diagnostics);
                 None
             }
         }
+    }
+
+    /// The text of `eqm explain` for `model` (see [`Session::analyze`]).
+    pub fn explain(&mut self, model: Option<&str>, options: &flatten::Options, keep_aliases: bool) -> Option<String> {
+        let a = self.analyze(model, options, keep_aliases)?;
+        Some(crate::explain::explain(&a.dae, &a.aliases, &a.plan))
     }
 
     fn record(&mut self, stage: &'static str, time: Duration) {
