@@ -17,6 +17,7 @@ pub mod flat;
 pub mod flatten;
 pub mod plan;
 pub mod resolve;
+pub mod slot;
 pub mod source;
 pub mod stdlib;
 pub mod structural;
