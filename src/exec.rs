@@ -1,0 +1,1378 @@
+//! The executable program: what the reference interpreter and the JIT run.
+//!
+//! Input: a [`Dae`] (after alias elimination and, later, index reduction) and its causalisation
+//! [`Plan`]. Output: an [`ExecProgram`], or diagnostics (`E06xx`) when something in the model
+//! cannot be executed. The program decides the run-time layout ([`Slot`]): states in `x` (in
+//! variable order), their derivatives in `dx` (same index), independent parameters in `p` with
+//! their default values, and everything else in `work` (algebraic variables, dependent
+//! parameters and constants, discrete variables, and the variables alias elimination removed).
+//! It holds five straight-line programs over that layout, all as expressions of one arena:
+//!
+//! - the parameter program: dependent parameters and constants in dependency order, run once
+//!   per parameter change, followed by the run-time [`ParamCondition`]s of the plan;
+//! - the start-value program: start values of states (`x`), and of algebraic and discrete
+//!   variables (`work`, the first guesses of every Newton iteration and the held values of
+//!   discrete variables);
+//! - the right-hand side: the plan's blocks as [`Instr`]uctions (explicit assignments, scalar
+//!   Newton iterations with symbolic derivatives, torn algebraic loops with the symbolic partial
+//!   derivatives needed to assemble their Jacobian by the chain rule, algorithm sections);
+//! - the outputs program: the values of the variables alias elimination removed;
+//! - the algorithm sections, rewritten so that they never read a removed variable.
+//!
+//! The program's contract for every back end: each expression reachable from it reads only
+//! variables that have a slot, and those slots hold the current values when the expression is
+//! evaluated; `der(x)` reads `dx`; `pre(v)` reads `v` itself, and `edge`, `change`, `initial`,
+//! `terminal` and `sample` are false, because events are not handled yet (discrete variables
+//! keep their start values); `noEvent(e)` and `smooth(n, e)` are `e`; every built-in function
+//! is evaluated through its numeric implementation in [`crate::builtins`], the operators through
+//! [`crate::symbolic::eval::unary`] and [`crate::symbolic::eval::binary`]. Every value an
+//! instruction assigns must be finite, or evaluation fails with an [`EvalFailure`].
+//!
+//! Building is a pure function of its input, linear in the size of the model (plus the symbolic
+//! derivatives of implicit equations and loops). Parameter values are run-time inputs: changing
+//! a parameter in `p` never needs a new program. This module deliberately does not evaluate
+//! anything at run time (see `interp`), does not handle events, when-clauses, assertions of
+//! equation sections or initial equations (the initialization problem), and does not know which
+//! parameters the flattener used structurally (array sizes): those cannot be changed without
+//! flattening again, but nothing here records them.
+
+use crate::builtins::{Builtin, BuiltinKind, Eval};
+use crate::dae::{Dae, VarKind};
+use crate::diag::Diagnostic;
+use crate::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, VarId};
+use crate::flat::{self, ScalarType, Statement};
+use crate::plan::{Block, Plan, Unknown};
+use crate::slot::Slot;
+use crate::source::Span;
+use crate::symbolic::{Condition, diff_var};
+use std::collections::BTreeMap;
+
+/// `target := value` for one variable: an instruction of the parameter, start-value and outputs
+/// programs and of the resets at the start of an algorithm section.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VarAssign {
+    pub var: VarId,
+    pub target: Slot,
+    pub value: ExprId,
+}
+
+/// One instruction of the right-hand side, in evaluation order. `eq` indexes `Dae::equations`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Instr {
+    /// `target := value`, solved symbolically from equation `eq`.
+    Assign { target: Slot, value: ExprId, eq: usize },
+    /// `residual(target) = 0` (the equation's `lhs - rhs`), solved by a damped Newton iteration
+    /// that starts from the value the target holds. `derivative` is the symbolic derivative of
+    /// the residual with respect to the target; `None` when it could not be built (a
+    /// user-defined function of the target), in which case back ends use a difference quotient.
+    Newton1 {
+        target: Slot,
+        residual: ExprId,
+        derivative: Option<ExprId>,
+        eq: usize,
+    },
+    /// An algebraic loop (boxed: it is much larger than the other instructions).
+    Loop(Box<LoopBlock>),
+    /// Run algorithm section `index` of [`ExecProgram::algorithms`]; it assigns its outputs.
+    Algorithm { index: usize },
+}
+
+/// A torn algebraic loop: given values of the tearing unknowns, the inner assignments compute
+/// the other unknowns in order, and the residuals must vanish.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopBlock {
+    /// Every equation of the loop, and every unknown (as its slot), for messages.
+    pub eqs: Vec<usize>,
+    pub unknowns: Vec<Slot>,
+    /// The slots of the tearing unknowns, the iteration variables.
+    pub tearing: Vec<Slot>,
+    /// `target := value` from equation `eq`, in evaluation order.
+    pub inner: Vec<LoopAssign>,
+    /// `lhs - rhs` of each residual equation, with the equation.
+    pub residuals: Vec<(ExprId, usize)>,
+    /// Every equation is affine in the loop's unknowns: one Newton step (an LU solve) suffices.
+    pub linear: bool,
+    /// The symbolic partial derivatives for the chain rule; `None` when some partial derivative
+    /// could not be built, in which case back ends use difference quotients.
+    pub jacobian: Option<LoopJacobian>,
+}
+
+/// One inner assignment of a loop.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoopAssign {
+    pub target: Slot,
+    pub value: ExprId,
+    pub eq: usize,
+}
+
+/// An unknown of a loop as the Jacobian sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LoopVar {
+    /// The `j`-th tearing unknown.
+    Tearing(u32),
+    /// The unknown of the `k`-th inner assignment.
+    Inner(u32),
+}
+
+/// Sparse partial derivatives of a loop. With `t` the tearing unknowns and `z_k` the inner ones,
+/// `dz_k/dt = ∂g_k/∂t + Σ_{l<k} ∂g_k/∂z_l · dz_l/dt` and the Jacobian of the torn residuals is
+/// `∂r_i/∂t + Σ_k ∂r_i/∂z_k · dz_k/dt`; only the partial derivatives that are not zero are
+/// listed, and an inner one only refers to earlier inner unknowns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopJacobian {
+    /// For each inner assignment, the partial derivatives of its value.
+    pub inner: Vec<Vec<(LoopVar, ExprId)>>,
+    /// For each residual, the partial derivatives of `lhs - rhs`.
+    pub residuals: Vec<Vec<(LoopVar, ExprId)>>,
+}
+
+/// An algorithm section as the program runs it.
+#[derive(Debug, Clone)]
+pub struct ExecAlgorithm {
+    /// The index of the section in the flat model.
+    pub index: usize,
+    /// The statements, with variables removed by alias elimination replaced by their values.
+    pub statements: Vec<Statement>,
+    /// Continuous outputs are set to their start values before the statements run (Modelica's
+    /// rule); discrete ones keep their values, which are their `pre` values.
+    pub resets: Vec<VarAssign>,
+    /// The slots the section assigns, checked to be finite after it ran.
+    pub outputs: Vec<(VarId, Slot)>,
+    pub span: Span,
+}
+
+/// A condition on parameters that a symbolic solution of the plan needs (a divisor that must
+/// not be zero), with the equation whose solution needs it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParamCondition {
+    pub condition: Condition,
+    pub eq: usize,
+}
+
+/// The sizes of the evaluation arrays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// Length of `x` and of `dx`.
+    pub states: usize,
+    /// Length of `p`.
+    pub params: usize,
+    /// Length of `work`.
+    pub work: usize,
+}
+
+/// The executable form of a model; see the module documentation.
+#[derive(Debug, Clone)]
+pub struct ExecProgram {
+    /// The DAE the program was built from; its arena also holds the residuals and derivatives
+    /// built here, and it names variables and equations in messages.
+    dae: Dae,
+    slots: Vec<Option<Slot>>,
+    layout: Layout,
+    states: Vec<VarId>,
+    params: Vec<VarId>,
+    p0: Vec<f64>,
+    work_vars: Vec<VarId>,
+    param_program: Vec<VarAssign>,
+    start_program: Vec<VarAssign>,
+    x0: Vec<f64>,
+    rhs: Vec<Instr>,
+    outputs: Vec<VarAssign>,
+    algorithms: Vec<ExecAlgorithm>,
+    /// For each flat algorithm section, its index in `algorithms`, if it is run.
+    algorithm_of_section: Vec<Option<usize>>,
+    conditions: Vec<ParamCondition>,
+    names: BTreeMap<String, VarId>,
+}
+
+impl ExecProgram {
+    /// Builds the program of `dae` with causalisation `plan`; a pure function. Fails with
+    /// diagnostics naming the equations, bindings or statements that cannot be executed.
+    pub fn build(dae: &Dae, plan: &Plan) -> Result<ExecProgram, Vec<Diagnostic>> {
+        let mut b = Builder::new(dae.clone());
+        b.layout();
+        b.parameter_program();
+        b.start_program();
+        b.rhs(plan);
+        b.outputs();
+        b.conditions(plan);
+        b.validate();
+        if !b.diagnostics.is_empty() {
+            return Err(b.diagnostics);
+        }
+        let mut program = b.finish();
+        // The default start values come from the reference interpreter itself, so they are
+        // exactly what `Interpreter::start_values` gives with the default parameters. When those
+        // defaults violate a condition, there are no defaults: NaN says so.
+        program.x0 = crate::interp::default_start_values(&program).map_err(|d| vec![d])?;
+        Ok(program)
+    }
+
+    /// The DAE the program was built from (with the extended arena).
+    pub fn dae(&self) -> &Dae {
+        &self.dae
+    }
+
+    /// The arena that holds every expression of the program.
+    pub fn exprs(&self) -> &ExprArena {
+        &self.dae.flat.exprs
+    }
+
+    /// The user-defined functions the program calls (`Callee::User(FuncId(i))` is entry `i`).
+    pub fn functions(&self) -> &[flat::Function] {
+        &self.dae.flat.functions
+    }
+
+    /// Where variable `v` lives at run time; `None` for variables that have no numeric value
+    /// (String variables).
+    pub fn slot_of(&self, v: VarId) -> Option<Slot> {
+        self.slots.get(v.0 as usize).copied().flatten()
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The state variable of each index of `x` (and `dx`).
+    pub fn states(&self) -> &[VarId] {
+        &self.states
+    }
+
+    /// The parameter of each index of `p`.
+    pub fn params(&self) -> &[VarId] {
+        &self.params
+    }
+
+    /// The default value of each parameter in `p`.
+    pub fn p0(&self) -> &[f64] {
+        &self.p0
+    }
+
+    /// The default start values of the states (those of the start-value program with the
+    /// default parameters); NaN when the default parameters are not valid.
+    pub fn x0(&self) -> &[f64] {
+        &self.x0
+    }
+
+    /// The variable of each index of `work`.
+    pub fn work_vars(&self) -> &[VarId] {
+        &self.work_vars
+    }
+
+    /// Dependent parameters and constants, in dependency order.
+    pub fn parameter_program(&self) -> &[VarAssign] {
+        &self.param_program
+    }
+
+    /// Start values of states, algebraic and discrete variables.
+    pub fn start_program(&self) -> &[VarAssign] {
+        &self.start_program
+    }
+
+    /// The right-hand side in evaluation order.
+    pub fn rhs(&self) -> &[Instr] {
+        &self.rhs
+    }
+
+    /// The values of the variables alias elimination removed, computed after the right-hand
+    /// side.
+    pub fn outputs(&self) -> &[VarAssign] {
+        &self.outputs
+    }
+
+    /// The algorithm sections the right-hand side runs.
+    pub fn algorithms(&self) -> &[ExecAlgorithm] {
+        &self.algorithms
+    }
+
+    /// The conditions checked after the parameter program.
+    pub fn conditions(&self) -> &[ParamCondition] {
+        &self.conditions
+    }
+
+    /// The variable with full name `name`.
+    pub fn lookup(&self, name: &str) -> Option<VarId> {
+        self.names.get(name).copied()
+    }
+
+    /// Every variable with a value, by full name in sorted order, with its slot and, for
+    /// variables removed by alias elimination, the expression that the outputs program
+    /// evaluates into that slot. Names starting with `$` are variables the compiler introduced.
+    pub fn variables(&self) -> impl Iterator<Item = (&str, VarId, Slot, Option<ExprId>)> + '_ {
+        self.names.iter().filter_map(|(name, &v)| {
+            let slot = self.slot_of(v)?;
+            let eliminated = self.dae.eliminated.get(v.0 as usize).copied().flatten();
+            Some((name.as_str(), v, slot, eliminated))
+        })
+    }
+
+    /// Whether `v` can be changed with a new value in `p` (an independent parameter).
+    pub fn is_settable(&self, v: VarId) -> bool {
+        matches!(self.slot_of(v), Some(Slot::Param(_)))
+    }
+
+    /// The name of the variable or derivative in `slot`, for messages.
+    pub fn slot_name(&self, slot: Slot) -> String {
+        let name = |v: Option<&VarId>| v.map_or_else(|| "?".to_string(), |v| self.dae.flat.var(*v).name.clone());
+        match slot {
+            Slot::Time => "time".to_string(),
+            Slot::State(i) => name(self.states.get(i as usize)),
+            Slot::Der(i) => format!("der({})", name(self.states.get(i as usize))),
+            Slot::Param(i) => name(self.params.get(i as usize)),
+            Slot::Work(i) => name(self.work_vars.get(i as usize)),
+        }
+    }
+
+    /// The algorithm of a flat algorithm section, if the right-hand side runs it.
+    pub fn algorithm_of_section(&self, section: usize) -> Option<&ExecAlgorithm> {
+        let k = self.algorithm_of_section.get(section).copied().flatten()?;
+        self.algorithms.get(k)
+    }
+}
+
+/// Variables the parameter program computes: parameters and constants whose value needs other
+/// variables or a function call.
+fn is_parameter_kind(kind: VarKind) -> bool {
+    matches!(kind, VarKind::Parameter | VarKind::Constant)
+}
+
+struct Builder {
+    dae: Dae,
+    slots: Vec<Option<Slot>>,
+    states: Vec<VarId>,
+    params: Vec<VarId>,
+    p0: Vec<f64>,
+    work_vars: Vec<VarId>,
+    /// The defining expression of each dependent parameter or constant.
+    dependent: Vec<(VarId, ExprId)>,
+    param_program: Vec<VarAssign>,
+    start_program: Vec<VarAssign>,
+    rhs: Vec<Instr>,
+    outputs: Vec<VarAssign>,
+    algorithms: Vec<ExecAlgorithm>,
+    algorithm_of_section: Vec<Option<usize>>,
+    conditions: Vec<ParamCondition>,
+    diagnostics: Vec<Diagnostic>,
+    /// Removed variables' nodes and their values, built when the first algorithm needs them.
+    replace: Option<FxHashMap<ExprId, ExprId>>,
+}
+
+impl Builder {
+    fn new(dae: Dae) -> Builder {
+        let n = dae.flat.variables.len();
+        let sections = dae.flat.algorithms.len();
+        Builder {
+            dae,
+            slots: vec![None; n],
+            states: Vec::new(),
+            params: Vec::new(),
+            p0: Vec::new(),
+            work_vars: Vec::new(),
+            dependent: Vec::new(),
+            param_program: Vec::new(),
+            start_program: Vec::new(),
+            rhs: Vec::new(),
+            outputs: Vec::new(),
+            algorithms: Vec::new(),
+            algorithm_of_section: vec![None; sections],
+            conditions: Vec::new(),
+            diagnostics: Vec::new(),
+            replace: None,
+        }
+    }
+
+    fn kind(&self, v: VarId) -> VarKind {
+        self.dae.kinds.get(v.0 as usize).copied().unwrap_or(VarKind::Algebraic)
+    }
+
+    fn eliminated(&self, v: VarId) -> Option<ExprId> {
+        self.dae.eliminated.get(v.0 as usize).copied().flatten()
+    }
+
+    /// Assigns every variable its slot, in variable order within each array.
+    fn layout(&mut self) {
+        for i in 0..self.dae.flat.variables.len() {
+            let v = VarId(i as u32);
+            let var = &self.dae.flat.variables[i];
+            if var.ty == ScalarType::String {
+                continue;
+            }
+            let kind = self.kind(v);
+            let slot = if self.eliminated(v).is_some() {
+                self.work(v)
+            } else if kind == VarKind::State {
+                self.states.push(v);
+                Slot::State(self.states.len() as u32 - 1)
+            } else if kind == VarKind::Parameter {
+                // A parameter is independent when its value is a number known now: a literal
+                // binding, or the start value of a parameter without a binding (0 without one).
+                let definition = var.binding.or(var.attributes.start);
+                match definition.map(|e| (e, constant_value(&self.dae.flat.exprs, e))) {
+                    Some((e, None)) => {
+                        self.dependent.push((v, e));
+                        self.work(v)
+                    }
+                    known => {
+                        self.params.push(v);
+                        self.p0.push(known.and_then(|(_, value)| value).unwrap_or(0.0));
+                        Slot::Param(self.params.len() as u32 - 1)
+                    }
+                }
+            } else if kind == VarKind::Constant {
+                let zero = self.dae.flat.exprs.real(0.0);
+                let e = var.binding.or(var.attributes.start).unwrap_or(zero);
+                self.dependent.push((v, e));
+                self.work(v)
+            } else {
+                self.work(v)
+            };
+            self.slots[i] = Some(slot);
+        }
+    }
+
+    fn work(&mut self, v: VarId) -> Slot {
+        self.work_vars.push(v);
+        Slot::Work(self.work_vars.len() as u32 - 1)
+    }
+
+    fn slot(&self, v: VarId) -> Option<Slot> {
+        self.slots.get(v.0 as usize).copied().flatten()
+    }
+
+    /// The dependent parameters and constants in dependency order (Kahn's algorithm, ties in
+    /// variable order); a cycle is a diagnostic naming its members.
+    fn parameter_program(&mut self) {
+        let n = self.dependent.len();
+        let mut index_of: FxHashMap<VarId, usize> = FxHashMap::default();
+        for (k, (v, _)) in self.dependent.iter().enumerate() {
+            index_of.insert(*v, k);
+        }
+        let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut waiting = vec![0usize; n];
+        let mut vars = Vec::new();
+        for k in 0..n {
+            let (v, e) = self.dependent[k];
+            vars.clear();
+            self.dae.flat.exprs.vars_in(e, &mut vars);
+            let mut valid = true;
+            for &u in &vars {
+                if let Some(&d) = index_of.get(&u) {
+                    users[d].push(k);
+                    waiting[k] += 1;
+                } else if !is_parameter_kind(self.kind(u)) {
+                    valid = false;
+                }
+            }
+            if !valid || !self.is_parameter_expression(e) {
+                let var = self.dae.flat.var(v);
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0603",
+                        format!(
+                            "the value of `{}` depends on a variable that changes during the simulation",
+                            var.name
+                        ),
+                        var.span,
+                        format!("`{} = {}`", var.name, self.dae.flat.expr_text(e)),
+                    )
+                    .with_help("a parameter's value may only use parameters, constants and literals"),
+                );
+            }
+        }
+        let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&k| waiting[k] == 0).collect();
+        let mut done = vec![false; n];
+        while let Some(k) = ready.pop_first() {
+            done[k] = true;
+            let (var, value) = self.dependent[k];
+            if let Some(target) = self.slot(var) {
+                self.param_program.push(VarAssign { var, target, value });
+            }
+            for &u in &users[k] {
+                waiting[u] -= 1;
+                if waiting[u] == 0 {
+                    ready.insert(u);
+                }
+            }
+        }
+        let cyclic: Vec<VarId> = (0..n).filter(|&k| !done[k]).map(|k| self.dependent[k].0).collect();
+        if let Some(&first) = cyclic.first() {
+            let names: Vec<String> = cyclic.iter().take(8).map(|v| format!("`{}`", self.dae.flat.var(*v).name)).collect();
+            let var = self.dae.flat.var(first);
+            let mut d = Diagnostic::error(
+                "E0601",
+                format!(
+                    "the values of these parameters depend on each other in a cycle: {}{}",
+                    names.join(", "),
+                    if cyclic.len() > 8 { " and more" } else { "" }
+                ),
+                var.span,
+                format!("`{}` is part of the cycle", var.name),
+            );
+            for v in cyclic.iter().skip(1).take(7) {
+                let var = self.dae.flat.var(*v);
+                d = d.with_label(var.span, format!("`{}` is part of the cycle", var.name));
+            }
+            self.diagnostics.push(d.with_help("give one of them a value that does not depend on the others"));
+        }
+    }
+
+    /// Whether `e` depends only on parameters, constants, literals and pure function calls.
+    fn is_parameter_expression(&self, e: ExprId) -> bool {
+        let arena = &self.dae.flat.exprs;
+        let mut stack = vec![e];
+        let mut seen = crate::symbolic::FxHashSet::default();
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            match arena.get(id) {
+                Node::Var(v) if !is_parameter_kind(self.kind(*v)) => return false,
+                Node::Time | Node::Local(_) => return false,
+                Node::Call(Callee::Builtin(b), _) if b.info().kind == BuiltinKind::Operator => {
+                    if !matches!(b, Builtin::NoEvent | Builtin::Smooth) {
+                        return false;
+                    }
+                    stack.extend(arena.children(id));
+                }
+                _ => stack.extend(arena.children(id)),
+            }
+        }
+        true
+    }
+
+    /// Start values: states into `x`, algebraic and discrete variables into `work`; 0 where a
+    /// variable has no start value (Modelica's default).
+    fn start_program(&mut self) {
+        for i in 0..self.dae.flat.variables.len() {
+            let var = VarId(i as u32);
+            let Some(target) = self.slot(var) else { continue };
+            if self.eliminated(var).is_some() || is_parameter_kind(self.kind(var)) {
+                continue;
+            }
+            let value = match self.dae.flat.variables[i].attributes.start {
+                Some(e) => e,
+                None => self.dae.flat.exprs.real(0.0),
+            };
+            if !self.is_parameter_expression(value) {
+                let v = self.dae.flat.var(var);
+                self.diagnostics.push(Diagnostic::error(
+                    "E0603",
+                    format!(
+                        "the start value of `{}` depends on a variable that changes during the simulation",
+                        v.name
+                    ),
+                    v.span,
+                    format!("start = {}", self.dae.flat.expr_text(value)),
+                ));
+                continue;
+            }
+            self.start_program.push(VarAssign { var, target, value });
+        }
+    }
+
+    /// The slot of an unknown of the plan.
+    fn unknown_slot(&self, u: Unknown) -> Option<Slot> {
+        match u {
+            Unknown::Var(v) => self.slot(v),
+            Unknown::Der(v) => match self.slot(v) {
+                Some(Slot::State(i)) => Some(Slot::Der(i)),
+                _ => None,
+            },
+        }
+    }
+
+    fn plan_slot(&mut self, plan: &Plan, unknown: usize, eq: usize) -> Option<Slot> {
+        let slot = plan.unknowns.get(unknown).and_then(|&u| self.unknown_slot(u));
+        if slot.is_none() {
+            let span = self.equation_span(eq);
+            self.diagnostics.push(internal(span, "the plan names an unknown without a place at run time"));
+        }
+        slot
+    }
+
+    fn equation_span(&self, eq: usize) -> Span {
+        self.dae
+            .equations
+            .get(eq)
+            .map_or_else(|| self.dae.flat.instances[0].span, |e| e.span)
+    }
+
+    fn residual(&mut self, eq: usize) -> Option<ExprId> {
+        let e = self.dae.equations.get(eq)?;
+        let (lhs, rhs) = (e.lhs, e.rhs);
+        Some(self.dae.flat.exprs.binary(BinOp::Sub, lhs, rhs))
+    }
+
+    fn rhs(&mut self, plan: &Plan) {
+        for block in &plan.blocks {
+            match block {
+                Block::Explicit { eq, unknown, value } => {
+                    if let Some(target) = self.plan_slot(plan, *unknown, *eq) {
+                        self.rhs.push(Instr::Assign {
+                            target,
+                            value: *value,
+                            eq: *eq,
+                        });
+                    }
+                }
+                Block::Implicit { eq, unknown } => {
+                    let (Some(target), Some(residual)) = (self.plan_slot(plan, *unknown, *eq), self.residual(*eq))
+                    else {
+                        continue;
+                    };
+                    let leaf = plan.leaves[*unknown];
+                    let derivative = diff_var(&mut self.dae.flat.exprs, residual, leaf).ok();
+                    self.rhs.push(Instr::Newton1 {
+                        target,
+                        residual,
+                        derivative,
+                        eq: *eq,
+                    });
+                }
+                Block::Algorithm { algorithm, .. } => {
+                    // One block per output of the section: it runs once, at its first block,
+                    // where everything it reads is already computed.
+                    if self.algorithm_of_section.get(*algorithm).copied().flatten().is_none() {
+                        self.algorithm(*algorithm);
+                    }
+                }
+                Block::Loop {
+                    eqs,
+                    unknowns,
+                    tearing,
+                    residuals,
+                    inner,
+                    linear,
+                } => {
+                    if let Some(block) = self.loop_block(plan, eqs, unknowns, tearing, residuals, inner, *linear) {
+                        self.rhs.push(Instr::Loop(Box::new(block)));
+                    }
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn loop_block(
+        &mut self,
+        plan: &Plan,
+        eqs: &[usize],
+        unknowns: &[usize],
+        tearing: &[usize],
+        residuals: &[usize],
+        inner: &[(usize, usize, ExprId)],
+        linear: bool,
+    ) -> Option<LoopBlock> {
+        let first = eqs.first().copied().unwrap_or(0);
+        let mut slots = Vec::with_capacity(unknowns.len());
+        for &u in unknowns {
+            slots.push(self.plan_slot(plan, u, first)?);
+        }
+        let mut tearing_slots = Vec::with_capacity(tearing.len());
+        let mut leaf_var: FxHashMap<ExprId, LoopVar> = FxHashMap::default();
+        for (j, &u) in tearing.iter().enumerate() {
+            tearing_slots.push(self.plan_slot(plan, u, first)?);
+            leaf_var.insert(plan.leaves[u], LoopVar::Tearing(j as u32));
+        }
+        let mut assigns = Vec::with_capacity(inner.len());
+        for (k, &(eq, u, value)) in inner.iter().enumerate() {
+            assigns.push(LoopAssign {
+                target: self.plan_slot(plan, u, eq)?,
+                value,
+                eq,
+            });
+            leaf_var.insert(plan.leaves[u], LoopVar::Inner(k as u32));
+        }
+        let mut residual_exprs = Vec::with_capacity(residuals.len());
+        for &eq in residuals {
+            residual_exprs.push((self.residual(eq)?, eq));
+        }
+        let leaf_of: FxHashMap<LoopVar, ExprId> = leaf_var.iter().map(|(l, v)| (*v, *l)).collect();
+        // Partial derivatives with respect to the loop unknowns that occur; one that cannot be
+        // built (a user function of an unknown) leaves the Jacobian to difference quotients.
+        let partials = |exprs: &mut ExprArena, root: ExprId, before: u32| -> Option<Vec<(LoopVar, ExprId)>> {
+            let mut out = Vec::new();
+            for lv in loop_vars_in(exprs, root, &leaf_var) {
+                if matches!(lv, LoopVar::Inner(l) if l >= before) {
+                    return None;
+                }
+                let d = diff_var(exprs, root, *leaf_of.get(&lv)?).ok()?;
+                if exprs.literal(d) != Some(0.0) {
+                    out.push((lv, d));
+                }
+            }
+            Some(out)
+        };
+        let exprs = &mut self.dae.flat.exprs;
+        let jacobian = (|| {
+            let mut jac = LoopJacobian {
+                inner: Vec::with_capacity(assigns.len()),
+                residuals: Vec::with_capacity(residual_exprs.len()),
+            };
+            for (k, a) in assigns.iter().enumerate() {
+                jac.inner.push(partials(exprs, a.value, k as u32)?);
+            }
+            for &(r, _) in &residual_exprs {
+                jac.residuals.push(partials(exprs, r, u32::MAX)?);
+            }
+            Some(jac)
+        })();
+        Some(LoopBlock {
+            eqs: eqs.to_vec(),
+            unknowns: slots,
+            tearing: tearing_slots,
+            inner: assigns,
+            residuals: residual_exprs,
+            linear,
+            jacobian,
+        })
+    }
+
+    /// Adds flat algorithm section `section` to the program: its statements with removed
+    /// variables replaced by their values, and the resets of its continuous outputs.
+    fn algorithm(&mut self, section: usize) {
+        let Some(a) = self.dae.flat.algorithms.get(section).cloned() else {
+            return;
+        };
+        if self.replace.is_none() {
+            let mut replace = FxHashMap::default();
+            for i in 0..self.dae.eliminated.len() {
+                if let Some(value) = self.dae.eliminated[i] {
+                    replace.insert(self.dae.flat.exprs.var(VarId(i as u32)), value);
+                }
+            }
+            self.replace = Some(replace);
+        }
+        let replace = self.replace.as_ref().filter(|r| !r.is_empty());
+        let statements = match replace {
+            None => a.statements.clone(),
+            Some(replace) => {
+                let exprs = &mut self.dae.flat.exprs;
+                map_statements(&a.statements, &mut |e| {
+                    crate::symbolic::substitute(exprs, e, &|_, id| replace.get(&id).copied())
+                })
+            }
+        };
+        let mut resets = Vec::new();
+        let mut outputs = Vec::new();
+        for &v in &a.outputs {
+            let (name, start) = {
+                let var = self.dae.flat.var(v);
+                (var.name.clone(), var.attributes.start)
+            };
+            let slot = match self.slot(v) {
+                Some(slot @ Slot::Work(_)) if self.eliminated(v).is_none() && !is_parameter_kind(self.kind(v)) => slot,
+                _ => {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "E0604",
+                            format!("the algorithm section assigns `{name}`, which the simulation does not compute here"),
+                            a.span,
+                            format!("assigns `{name}`"),
+                        )
+                        .with_note(
+                            "an algorithm may assign algebraic and discrete variables, not states, parameters or variables the compiler replaced by an alias",
+                        ),
+                    );
+                    continue;
+                }
+            };
+            outputs.push((v, slot));
+            if self.kind(v) == VarKind::Algebraic {
+                let value = match start {
+                    Some(e) => e,
+                    None => self.dae.flat.exprs.real(0.0),
+                };
+                resets.push(VarAssign { var: v, target: slot, value });
+            }
+        }
+        self.algorithm_of_section[section] = Some(self.algorithms.len());
+        self.rhs.push(Instr::Algorithm {
+            index: self.algorithms.len(),
+        });
+        self.algorithms.push(ExecAlgorithm {
+            index: section,
+            statements,
+            resets,
+            outputs,
+            span: a.span,
+        });
+    }
+
+    /// The values of the variables alias elimination removed.
+    fn outputs(&mut self) {
+        for i in 0..self.dae.flat.variables.len() {
+            let var = VarId(i as u32);
+            if let (Some(value), Some(target)) = (self.eliminated(var), self.slot(var)) {
+                self.outputs.push(VarAssign { var, target, value });
+            }
+        }
+    }
+
+    fn conditions(&mut self, plan: &Plan) {
+        self.conditions = plan
+            .parameter_conditions
+            .iter()
+            .map(|&(condition, eq)| ParamCondition { condition, eq })
+            .collect();
+    }
+
+    /// Checks that every expression of the program can be executed (see the module
+    /// documentation for what that means), with one diagnostic per offending place.
+    fn validate(&mut self) {
+        let mut v = Validator {
+            arena: &self.dae.flat.exprs,
+            slots: &self.slots,
+            functions: &self.dae.flat.functions,
+            checked_model: vec![false; self.dae.flat.exprs.len()],
+            checked_function: vec![false; self.dae.flat.exprs.len()],
+            stack: Vec::new(),
+        };
+        let mut problems: Vec<(Span, String, &'static str)> = Vec::new();
+        let mut check = |v: &mut Validator, e: ExprId, in_function: bool, span: Span, what: &dyn Fn() -> String| {
+            if let Err(reason) = v.check(e, in_function) {
+                problems.push((span, what(), reason));
+            }
+        };
+        let var_text = |var: VarId| self.dae.flat.var(var).name.clone();
+        for a in self.param_program.iter().chain(&self.start_program).chain(&self.outputs) {
+            check(&mut v, a.value, false, self.dae.flat.var(a.var).span, &|| {
+                format!("the value of `{}`", var_text(a.var))
+            });
+        }
+        let eq_text = |eq: usize| format!("equation `{}`", self.dae.equation_text(&self.dae.equations[eq]));
+        for c in &self.conditions {
+            let span = self.dae.equations[c.eq].span;
+            check(&mut v, condition_expr(c.condition), false, span, &|| eq_text(c.eq));
+        }
+        for instr in &self.rhs {
+            match instr {
+                Instr::Assign { value, eq, .. } => check(&mut v, *value, false, self.dae.equations[*eq].span, &|| eq_text(*eq)),
+                Instr::Newton1 {
+                    residual,
+                    derivative,
+                    eq,
+                    ..
+                } => {
+                    let span = self.dae.equations[*eq].span;
+                    check(&mut v, *residual, false, span, &|| eq_text(*eq));
+                    if let Some(d) = derivative {
+                        check(&mut v, *d, false, span, &|| eq_text(*eq));
+                    }
+                }
+                Instr::Loop(b) => {
+                    for a in &b.inner {
+                        check(&mut v, a.value, false, self.dae.equations[a.eq].span, &|| eq_text(a.eq));
+                    }
+                    for &(r, eq) in &b.residuals {
+                        check(&mut v, r, false, self.dae.equations[eq].span, &|| eq_text(eq));
+                    }
+                    let partials = b.jacobian.iter().flat_map(|j| j.inner.iter().chain(&j.residuals)).flatten();
+                    for &(_, d) in partials {
+                        check(&mut v, d, false, self.dae.equations[b.eqs[0]].span, &|| eq_text(b.eqs[0]));
+                    }
+                }
+                Instr::Algorithm { .. } => {}
+            }
+        }
+        for a in &self.algorithms {
+            for r in &a.resets {
+                check(&mut v, r.value, false, self.dae.flat.var(r.var).span, &|| {
+                    format!("the start value of `{}`", var_text(r.var))
+                });
+            }
+            for_each_statement_expr(&a.statements, &mut |e, span| {
+                check(&mut v, e, false, span, &|| "this statement".to_string())
+            });
+        }
+        for f in &self.dae.flat.functions {
+            for_each_statement_expr(&f.body, &mut |e, span| {
+                check(&mut v, e, true, span, &|| format!("this statement of function `{}`", f.name))
+            });
+        }
+        for (span, what, reason) in problems {
+            self.diagnostics.push(Diagnostic::error(
+                "E0602",
+                format!("{what} cannot be computed at run time: {reason}"),
+                span,
+                reason,
+            ));
+        }
+    }
+
+    fn finish(self) -> ExecProgram {
+        let mut names = BTreeMap::new();
+        for (i, var) in self.dae.flat.variables.iter().enumerate() {
+            names.insert(var.name.clone(), VarId(i as u32));
+        }
+        ExecProgram {
+            layout: Layout {
+                states: self.states.len(),
+                params: self.params.len(),
+                work: self.work_vars.len(),
+            },
+            x0: vec![f64::NAN; self.states.len()],
+            dae: self.dae,
+            slots: self.slots,
+            states: self.states,
+            params: self.params,
+            p0: self.p0,
+            work_vars: self.work_vars,
+            param_program: self.param_program,
+            start_program: self.start_program,
+            rhs: self.rhs,
+            outputs: self.outputs,
+            algorithms: self.algorithms,
+            algorithm_of_section: self.algorithm_of_section,
+            conditions: self.conditions,
+            names,
+        }
+    }
+}
+
+/// The value of an expression without variables, operators or user functions, if it is one.
+fn constant_value(arena: &ExprArena, e: ExprId) -> Option<f64> {
+    if let Some(v) = arena.literal(e) {
+        return Some(v);
+    }
+    let mut vars = Vec::new();
+    arena.vars_in(e, &mut vars);
+    if !vars.is_empty() {
+        return None;
+    }
+    crate::symbolic::evaluate(arena, e, &|_| f64::NAN, 0.0)
+        .ok()
+        .filter(|v| v.is_finite())
+}
+
+/// The expression a condition is about.
+pub fn condition_expr(c: Condition) -> ExprId {
+    match c {
+        Condition::NonZero(e) | Condition::Positive(e) | Condition::NonNegative(e) | Condition::Holds(e) => e,
+    }
+}
+
+/// Whether condition `c` holds when its expression has value `v` (NaN never holds).
+pub fn condition_holds(c: Condition, v: f64) -> bool {
+    match c {
+        Condition::NonZero(_) => v != 0.0 && !v.is_nan(),
+        Condition::Positive(_) => v > 0.0,
+        Condition::NonNegative(_) => v >= 0.0,
+        Condition::Holds(_) => v != 0.0 && !v.is_nan(),
+    }
+}
+
+/// The loop unknowns occurring in `root`: `der(x)` nodes are leaves of their own, and nothing
+/// inside `der(...)` or `pre(...)` is an unknown.
+fn loop_vars_in(arena: &ExprArena, root: ExprId, leaf_var: &FxHashMap<ExprId, LoopVar>) -> Vec<LoopVar> {
+    let mut out = Vec::new();
+    let mut seen = crate::symbolic::FxHashSet::default();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        if !seen.insert(e) {
+            continue;
+        }
+        if let Some(&lv) = leaf_var.get(&e) {
+            out.push(lv);
+            continue;
+        }
+        if !matches!(arena.get(e), Node::Call(Callee::Builtin(Builtin::Der | Builtin::Pre), _)) {
+            stack.extend(arena.children(e));
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Checks expressions against the program's contract, each node once per context.
+struct Validator<'a> {
+    arena: &'a ExprArena,
+    slots: &'a [Option<Slot>],
+    functions: &'a [flat::Function],
+    checked_model: Vec<bool>,
+    checked_function: Vec<bool>,
+    stack: Vec<ExprId>,
+}
+
+impl Validator<'_> {
+    fn check(&mut self, root: ExprId, in_function: bool) -> Result<(), &'static str> {
+        self.stack.clear();
+        self.stack.push(root);
+        while let Some(e) = self.stack.pop() {
+            let checked = if in_function {
+                &mut self.checked_function
+            } else {
+                &mut self.checked_model
+            };
+            match checked.get_mut(e.0 as usize) {
+                Some(true) => continue,
+                Some(c) => *c = true,
+                None => return Err("an expression the compiler did not build"),
+            }
+            let slot = |v: &VarId| self.slots.get(v.0 as usize).copied().flatten();
+            match self.arena.get(e) {
+                Node::Str(_) => return Err("a String has no numeric value"),
+                Node::Var(v) if slot(v).is_none() => return Err("a String variable has no numeric value"),
+                Node::Local(_) if !in_function => return Err("a function local outside a function"),
+                Node::Call(Callee::Builtin(b), args) => {
+                    let info = b.info();
+                    match (b, info.eval, args.len()) {
+                        (Builtin::Der, _, 1) => match self.arena.get(args[0]) {
+                            Node::Var(v) if matches!(slot(v), Some(Slot::State(_))) => {}
+                            _ => return Err("der(...) of something that is not a state"),
+                        },
+                        (Builtin::Pre, _, 1) => match self.arena.get(args[0]) {
+                            Node::Var(v) if slot(v).is_some() => {}
+                            _ => return Err("pre(...) of something that is not a variable"),
+                        },
+                        (Builtin::NoEvent | Builtin::Smooth, _, _) => {
+                            self.stack.extend(args.last().copied());
+                        }
+                        (Builtin::Edge | Builtin::Change | Builtin::Initial | Builtin::Terminal | Builtin::Sample, ..) => {}
+                        (_, Eval::Unary(_), 1) | (_, Eval::Binary(_), 2) => self.stack.extend(args.iter().copied()),
+                        _ => return Err("this built-in cannot be evaluated numerically"),
+                    }
+                }
+                Node::Call(Callee::User(f), args) => {
+                    let Some(function) = self.functions.get(f.0 as usize) else {
+                        return Err("a call of an unknown function");
+                    };
+                    if function.outputs == 0 {
+                        return Err("a function without outputs has no value");
+                    }
+                    if args.len() != function.inputs as usize {
+                        return Err("a call with the wrong number of arguments");
+                    }
+                    self.stack.extend(args.iter().copied());
+                }
+                Node::CallOutput(call, k) => match self.arena.get(*call) {
+                    Node::Call(Callee::User(f), _)
+                        if self.functions.get(f.0 as usize).is_some_and(|func| *k < func.outputs) =>
+                    {
+                        self.stack.push(*call);
+                    }
+                    _ => return Err("an output that the called function does not have"),
+                },
+                _ => self.stack.extend(self.arena.children(e)),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Calls `f` on every expression of `statements` (nested ones included) with the span of the
+/// statement it belongs to.
+fn for_each_statement_expr(statements: &[Statement], f: &mut dyn FnMut(ExprId, Span)) {
+    for s in statements {
+        let span = statement_span(s);
+        match s {
+            Statement::Assign { value, .. } => f(*value, span),
+            Statement::If {
+                branches, else_branch, ..
+            } => {
+                for (c, body) in branches {
+                    f(*c, span);
+                    for_each_statement_expr(body, f);
+                }
+                for_each_statement_expr(else_branch, f);
+            }
+            Statement::Unrolled { iterations, .. } => {
+                for body in iterations {
+                    for_each_statement_expr(body, f);
+                }
+            }
+            Statement::For {
+                start, step, stop, body, ..
+            } => {
+                f(*start, span);
+                f(*step, span);
+                f(*stop, span);
+                for_each_statement_expr(body, f);
+            }
+            Statement::While { condition, body, .. } => {
+                f(*condition, span);
+                for_each_statement_expr(body, f);
+            }
+            Statement::Assert { condition, .. } => f(*condition, span),
+            Statement::Terminate { .. } | Statement::Break { .. } | Statement::Return { .. } => {}
+        }
+    }
+}
+
+/// The source span of a statement.
+pub fn statement_span(s: &Statement) -> Span {
+    match s {
+        Statement::Assign { span, .. }
+        | Statement::If { span, .. }
+        | Statement::Unrolled { span, .. }
+        | Statement::For { span, .. }
+        | Statement::While { span, .. }
+        | Statement::Assert { span, .. }
+        | Statement::Terminate { span, .. }
+        | Statement::Break { span }
+        | Statement::Return { span } => *span,
+    }
+}
+
+/// `statements` with every expression replaced by `f(expression)`.
+fn map_statements(statements: &[Statement], f: &mut dyn FnMut(ExprId) -> ExprId) -> Vec<Statement> {
+    statements
+        .iter()
+        .map(|s| match s {
+            Statement::Assign { target, value, span } => Statement::Assign {
+                target: *target,
+                value: f(*value),
+                span: *span,
+            },
+            Statement::If {
+                branches,
+                else_branch,
+                span,
+            } => Statement::If {
+                branches: branches.iter().map(|(c, body)| (f(*c), map_statements(body, f))).collect(),
+                else_branch: map_statements(else_branch, f),
+                span: *span,
+            },
+            Statement::Unrolled { iterations, span } => Statement::Unrolled {
+                iterations: iterations.iter().map(|b| map_statements(b, f)).collect(),
+                span: *span,
+            },
+            Statement::For {
+                index,
+                start,
+                step,
+                stop,
+                body,
+                span,
+            } => Statement::For {
+                index: *index,
+                start: f(*start),
+                step: f(*step),
+                stop: f(*stop),
+                body: map_statements(body, f),
+                span: *span,
+            },
+            Statement::While { condition, body, span } => Statement::While {
+                condition: f(*condition),
+                body: map_statements(body, f),
+                span: *span,
+            },
+            Statement::Assert {
+                condition,
+                message,
+                span,
+            } => Statement::Assert {
+                condition: f(*condition),
+                message: message.clone(),
+                span: *span,
+            },
+            other => other.clone(),
+        })
+        .collect()
+}
+
+fn internal(span: Span, text: &str) -> Diagnostic {
+    Diagnostic::error(
+        "E0699",
+        format!("internal error while building the executable program: {text}"),
+        span,
+        "here",
+    )
+    .with_help("please report this model")
+}
+
+/// Why an evaluation failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FailureKind {
+    /// A computed value is NaN or infinite.
+    NotFinite { value: f64 },
+    /// The derivative of an implicit equation is zero, or the Jacobian of a loop is singular or
+    /// not finite.
+    Singular,
+    /// Newton's method did not converge (or its line search could not reduce the residual).
+    NoConvergence { iterations: u32, residual: f64 },
+    /// A condition the plan's symbolic solutions need does not hold for these parameters.
+    Condition { condition: Condition, value: f64 },
+    /// `assert` in an algorithm or function failed.
+    Assert { message: String, span: Span },
+    /// `terminate` was called in an algorithm or function.
+    Terminate { message: String, span: Span },
+    /// A `while` or `for` loop ran longer than the interpreter's iteration limit.
+    IterationLimit { limit: u64 },
+    /// Function calls nested deeper than the limit (runaway recursion).
+    RecursionLimit { limit: usize },
+    /// A `for` loop with step 0.
+    ZeroStep { span: Span },
+    /// An evaluation array has the wrong length.
+    Dimension {
+        array: &'static str,
+        expected: usize,
+        found: usize,
+    },
+}
+
+/// What was being computed when an evaluation failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FailureSite {
+    /// Equations (indices into `Dae::equations`) and the unknowns they were solved for.
+    Equations { eqs: Vec<usize>, unknowns: Vec<Slot> },
+    /// An algorithm section (index into [`ExecProgram::algorithms`]).
+    Algorithm { index: usize },
+    /// The value of a parameter or constant (parameter program).
+    Parameter { var: VarId },
+    /// The start value of a variable.
+    Start { var: VarId },
+    /// The value of a variable removed by alias elimination.
+    Output { var: VarId },
+    /// A parameter condition of equation `eq`.
+    Condition { eq: usize },
+    /// The call itself (wrong array lengths).
+    Call,
+}
+
+/// A failed evaluation: what went wrong, where, and at which time (NaN outside the simulation:
+/// parameters and start values). Back ends return it; [`EvalFailure::diagnostic`] turns it into
+/// a user-facing message with the spans of the equations involved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvalFailure {
+    pub time: f64,
+    pub kind: FailureKind,
+    pub site: FailureSite,
+}
+
+impl std::fmt::Display for EvalFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?} at {:?} (time {})", self.kind, self.site, self.time)
+    }
+}
+
+impl std::error::Error for EvalFailure {}
+
+impl EvalFailure {
+    /// The diagnostic for this failure (`E07xx`), naming the equations, variables and time.
+    pub fn diagnostic(&self, program: &ExecProgram) -> Diagnostic {
+        let dae = program.dae();
+        let fallback = dae.flat.instances[0].span;
+        let at_time = if self.time.is_nan() {
+            String::new()
+        } else {
+            format!(" at time {}", self.time)
+        };
+        let (code, what) = match &self.kind {
+            FailureKind::NotFinite { value } => ("E0701", format!("the computed value is {value}")),
+            FailureKind::Singular => (
+                "E0703",
+                "the derivative with respect to the unknowns is zero (a singular Jacobian)".to_string(),
+            ),
+            FailureKind::NoConvergence { iterations, residual } => (
+                "E0702",
+                format!("Newton's method did not converge in {iterations} iterations (residual {residual:e})"),
+            ),
+            FailureKind::Condition { condition, value } => {
+                let text = dae.flat.expr_text(condition_expr(*condition));
+                let need = match condition {
+                    Condition::NonZero(_) => "must not be zero",
+                    Condition::Positive(_) => "must be positive",
+                    Condition::NonNegative(_) => "must not be negative",
+                    Condition::Holds(_) => "must hold",
+                };
+                ("E0704", format!("`{text}` {need}, but it is {value}"))
+            }
+            FailureKind::Assert { message, .. } => ("E0705", format!("assertion failed: {message}")),
+            FailureKind::Terminate { message, .. } => ("E0705", format!("terminate was called: {message}")),
+            FailureKind::IterationLimit { limit } => ("E0706", format!("a loop ran more than {limit} iterations")),
+            FailureKind::RecursionLimit { limit } => ("E0706", format!("function calls nested deeper than {limit}")),
+            FailureKind::ZeroStep { .. } => ("E0706", "a for-loop has step 0".to_string()),
+            FailureKind::Dimension { array, expected, found } => (
+                "E0799",
+                format!("internal error: `{array}` has {found} entries instead of {expected}"),
+            ),
+        };
+        let eq_label = |eq: usize| -> (Span, String) {
+            match dae.equations.get(eq) {
+                Some(e) => (
+                    e.span,
+                    format!("e{}: {} ({})", eq + 1, dae.equation_text(e), dae.origin_label(&e.origin)),
+                ),
+                None => (fallback, format!("equation e{}", eq + 1)),
+            }
+        };
+        let var_name = |v: VarId| dae.flat.var(v).name.clone();
+        let (message, labels): (String, Vec<(Span, String)>) = match &self.site {
+            FailureSite::Equations { eqs, unknowns } => {
+                let names: Vec<String> = unknowns.iter().take(8).map(|s| program.slot_name(*s)).collect();
+                let solving = if eqs.len() == 1 {
+                    format!("solving equation e{} for {}", eqs[0] + 1, names.join(", "))
+                } else {
+                    format!(
+                        "solving the algebraic loop of {} equations for {}{}",
+                        eqs.len(),
+                        names.join(", "),
+                        if unknowns.len() > 8 { " and more" } else { "" }
+                    )
+                };
+                (
+                    format!("{solving} failed{at_time}: {what}"),
+                    eqs.iter().take(10).map(|&e| eq_label(e)).collect(),
+                )
+            }
+            FailureSite::Algorithm { index } => {
+                let span = program.algorithms().get(*index).map_or(fallback, |a| a.span);
+                (
+                    format!("the algorithm section failed{at_time}: {what}"),
+                    vec![(span, "in this algorithm section".to_string())],
+                )
+            }
+            FailureSite::Parameter { var } => (
+                format!("computing parameter `{}` failed: {what}", var_name(*var)),
+                vec![(dae.flat.var(*var).span, "declared here".to_string())],
+            ),
+            FailureSite::Start { var } => (
+                format!("computing the start value of `{}` failed: {what}", var_name(*var)),
+                vec![(dae.flat.var(*var).span, "declared here".to_string())],
+            ),
+            FailureSite::Output { var } => (
+                format!("computing `{}` failed{at_time}: {what}", var_name(*var)),
+                vec![(dae.flat.var(*var).span, "declared here".to_string())],
+            ),
+            FailureSite::Condition { eq } => {
+                let (span, label) = eq_label(*eq);
+                (
+                    format!("the parameters are not valid: {what}"),
+                    vec![(span, format!("needed to solve {label}"))],
+                )
+            }
+            FailureSite::Call => (what.clone(), Vec::new()),
+        };
+        // A failure inside a statement points at the statement first.
+        let statement = match &self.kind {
+            FailureKind::Assert { span, .. } | FailureKind::Terminate { span, .. } | FailureKind::ZeroStep { span } => {
+                Some(*span)
+            }
+            _ => None,
+        };
+        let mut labels = labels.into_iter();
+        let (primary, primary_label) = match statement {
+            Some(span) => (span, "failed here".to_string()),
+            None => labels.next().unwrap_or((fallback, "in this model".to_string())),
+        };
+        let mut d = Diagnostic::error(code, message, primary, primary_label);
+        for (span, label) in labels {
+            d = d.with_label(span, label);
+        }
+        if let FailureSite::Equations { unknowns, .. } = &self.site {
+            for s in unknowns.iter().take(4) {
+                let var = match *s {
+                    Slot::State(i) | Slot::Der(i) => program.states().get(i as usize),
+                    Slot::Work(i) => program.work_vars().get(i as usize),
+                    Slot::Param(i) => program.params().get(i as usize),
+                    Slot::Time => None,
+                };
+                if let Some(v) = var {
+                    d = d.with_label(dae.flat.var(*v).span, format!("`{}` declared here", program.slot_name(*s)));
+                }
+            }
+        }
+        d
+    }
+}
+

@@ -1,0 +1,1730 @@
+//! The reference interpreter of an [`ExecProgram`]: the oracle the JIT is tested against.
+//!
+//! Input: an [`ExecProgram`] and the evaluation arrays `t, x, p, dx, work` of its layout.
+//! Output: the values the program's instructions define: dependent parameters
+//! ([`Interpreter::parameters`]), start values ([`Interpreter::start_values`]), state
+//! derivatives and every algebraic variable ([`Interpreter::rhs`]), and the variables alias
+//! elimination removed ([`Interpreter::outputs`]); or an [`EvalFailure`] naming the equations,
+//! the variables and the time (a singular Jacobian, Newton without convergence, a value that is
+//! not finite, a failed `assert`). [`Instance`] binds an interpreter to a parameter vector and
+//! implements [`OdeRhs`], the shape integrators call.
+//!
+//! [`Interpreter::new`] compiles every expression of the program once into a small register
+//! code: each node of an expression becomes one operation, shared subexpressions are computed
+//! once per evaluation, `if` evaluates only the branch it takes, and statements (`if`, `for`,
+//! `while`, `break`, `return`) become jumps. Built-in functions are called through the function
+//! pointers of the built-in table and operators through [`crate::symbolic::eval`], the same Rust
+//! functions the JIT calls, so both agree bit for bit. User functions run on an explicit frame
+//! stack, so deep recursion cannot overflow the Rust stack; loops and recursion have limits, so
+//! evaluation always ends. Evaluation allocates nothing once the buffers have grown to their
+//! working size: Newton and LU buffers are allocated when the interpreter is built.
+//!
+//! Implicit equations are solved by Newton's method with a backtracking line search, starting
+//! from the value the unknown holds (so successive calls warm-start); linear loops take one
+//! Newton step (an LU solve with partial pivoting, the triangular solves by nalgebra) and fall
+//! back to Newton if the result does not satisfy the equations; nonlinear loops run Newton on
+//! the torn residuals with the Jacobian assembled by the chain rule from the program's symbolic
+//! partial derivatives (difference quotients where those could not be built). This module
+//! deliberately does not integrate (integrators call [`OdeRhs`]) and does not handle events.
+
+use crate::diag::Diagnostic;
+use crate::exec::{
+    EvalFailure, ExecProgram, FailureKind, FailureSite, Instr, LoopVar, condition_expr, condition_holds,
+};
+use crate::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp};
+use crate::builtins::{Builtin, Eval};
+use crate::flat::{Place, Statement};
+use crate::slot::Slot;
+use crate::source::Span;
+use crate::symbolic::eval::{binary, unary};
+use nalgebra::{DMatrix, DVector};
+
+/// Newton iterations before an implicit equation or a loop is reported as not converging.
+pub const NEWTON_MAX_ITERATIONS: u32 = 50;
+/// Backward jumps (loop iterations) allowed in one evaluation before it fails.
+pub const DEFAULT_ITERATION_LIMIT: u64 = 10_000_000;
+/// Nested user-function calls allowed before evaluation fails (runaway recursion).
+pub const MAX_CALL_DEPTH: usize = 10_000;
+
+/// A Newton step `s` at point `z` is converged when `|s| <= STEP_RTOL*|z| + STEP_ATOL`: Newton
+/// converges quadratically, so the error after such a step is far below it.
+const STEP_RTOL: f64 = 1e-10;
+const STEP_ATOL: f64 = 1e-12;
+/// When the line search cannot reduce the residual any more, a full step this small means the
+/// residual is at the level of rounding errors, and the point is accepted.
+const STALL_RTOL: f64 = 1e-6;
+const STALL_ATOL: f64 = 1e-10;
+
+/// A right-hand side `dx = f(t, x)`: what an integrator needs of a model.
+pub trait OdeRhs {
+    /// The number of states.
+    fn dim(&self) -> usize;
+    /// Computes `dx` at `(t, x)`.
+    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure>;
+}
+
+/// One compiled expression: its first operation and the register that holds its value.
+#[derive(Debug, Clone, Copy)]
+struct Code {
+    start: u32,
+    result: u32,
+}
+
+/// One operation of the register code. Registers are relative to the current frame.
+#[derive(Debug, Clone)]
+enum Op {
+    Const { dst: u32, value: f64 },
+    Load { dst: u32, slot: Slot },
+    Store { slot: Slot, src: u32 },
+    Move { dst: u32, src: u32 },
+    Unary { op: UnOp, dst: u32, a: u32 },
+    Binary { op: BinOp, dst: u32, a: u32, b: u32 },
+    Call1 { f: fn(f64) -> f64, dst: u32, a: u32 },
+    Call2 { f: fn(f64, f64) -> f64, dst: u32, a: u32, b: u32 },
+    Jump { target: u32 },
+    JumpIfFalse { cond: u32, target: u32 },
+    /// Leaves a `for` loop when `index` has passed `stop` in the direction of `step`.
+    ForTest { index: u32, step: u32, stop: u32, exit: u32, span: Span },
+    /// Calls a user function with the argument registers; its outputs land in `out..`.
+    Call { func: u32, args: Box<[u32]>, out: u32 },
+    Assert { cond: u32, message: u32, span: Span },
+    Terminate { message: u32, span: Span },
+    /// Ends the current function, or the evaluation when no function is running.
+    Return,
+}
+
+/// A compiled user function.
+#[derive(Debug, Clone, Copy)]
+struct FunctionCode {
+    start: u32,
+    /// Registers of one frame: the function's slots, then temporaries.
+    frame: u32,
+    inputs: u32,
+    outputs: u32,
+    slots: u32,
+}
+
+/// A failure inside the register code, before the caller adds where it happened.
+#[derive(Debug, Clone, Copy)]
+enum Fault {
+    Assert { message: u32, span: Span },
+    Terminate { message: u32, span: Span },
+    IterationLimit,
+    RecursionLimit,
+    ZeroStep { span: Span },
+}
+
+/// A function frame to return to.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    ret: u32,
+    base: u32,
+    frame: u32,
+    out: u32,
+    func: u32,
+}
+
+/// The evaluation arrays of one call.
+struct Mem<'a> {
+    t: f64,
+    x: &'a [f64],
+    p: &'a [f64],
+    dx: &'a mut [f64],
+    work: &'a mut [f64],
+}
+
+impl Mem<'_> {
+    fn read(&self, slot: Slot) -> f64 {
+        match slot {
+            Slot::Time => self.t,
+            Slot::State(i) => self.x[i as usize],
+            Slot::Param(i) => self.p[i as usize],
+            Slot::Der(i) => self.dx[i as usize],
+            Slot::Work(i) => self.work[i as usize],
+        }
+    }
+
+    /// Writes a writable slot; the program never targets the others.
+    fn write(&mut self, slot: Slot, value: f64) {
+        match slot {
+            Slot::Der(i) => self.dx[i as usize] = value,
+            Slot::Work(i) => self.work[i as usize] = value,
+            Slot::Time | Slot::State(_) | Slot::Param(_) => {}
+        }
+    }
+}
+
+/// The register machine: code, registers and the call stack.
+struct Machine {
+    ops: Vec<Op>,
+    functions: Vec<FunctionCode>,
+    messages: Vec<String>,
+    /// Registers of the frame of model-level code.
+    model_frame: u32,
+    regs: Vec<f64>,
+    calls: Vec<Frame>,
+    iteration_limit: u64,
+}
+
+impl Machine {
+    /// Runs the code starting at `start` until its final `Return`.
+    fn run(&mut self, start: u32, mem: &mut Mem) -> Result<(), Fault> {
+        let Machine {
+            ops,
+            functions,
+            regs,
+            calls,
+            model_frame,
+            iteration_limit,
+            ..
+        } = self;
+        calls.clear();
+        let mut budget = *iteration_limit;
+        let mut pc = start as usize;
+        let mut base = 0usize;
+        let mut frame = *model_frame as usize;
+        loop {
+            let here = pc;
+            pc += 1;
+            match &ops[here] {
+                Op::Const { dst, value } => regs[base + *dst as usize] = *value,
+                Op::Load { dst, slot } => regs[base + *dst as usize] = mem.read(*slot),
+                Op::Store { slot, src } => mem.write(*slot, regs[base + *src as usize]),
+                Op::Move { dst, src } => regs[base + *dst as usize] = regs[base + *src as usize],
+                Op::Unary { op, dst, a } => regs[base + *dst as usize] = unary(*op, regs[base + *a as usize]),
+                Op::Binary { op, dst, a, b } => {
+                    regs[base + *dst as usize] = binary(*op, regs[base + *a as usize], regs[base + *b as usize]);
+                }
+                Op::Call1 { f, dst, a } => regs[base + *dst as usize] = f(regs[base + *a as usize]),
+                Op::Call2 { f, dst, a, b } => {
+                    regs[base + *dst as usize] = f(regs[base + *a as usize], regs[base + *b as usize]);
+                }
+                Op::Jump { target } => {
+                    if (*target as usize) <= here {
+                        budget = budget.checked_sub(1).ok_or(Fault::IterationLimit)?;
+                    }
+                    pc = *target as usize;
+                }
+                Op::JumpIfFalse { cond, target } => {
+                    if regs[base + *cond as usize] == 0.0 {
+                        pc = *target as usize;
+                    }
+                }
+                Op::ForTest {
+                    index,
+                    step,
+                    stop,
+                    exit,
+                    span,
+                } => {
+                    let (i, step, stop) = (
+                        regs[base + *index as usize],
+                        regs[base + *step as usize],
+                        regs[base + *stop as usize],
+                    );
+                    if step == 0.0 || step.is_nan() {
+                        return Err(Fault::ZeroStep { span: *span });
+                    }
+                    if (step > 0.0 && i > stop) || (step < 0.0 && i < stop) {
+                        pc = *exit as usize;
+                    }
+                }
+                Op::Call { func, args, out } => {
+                    if calls.len() >= MAX_CALL_DEPTH {
+                        return Err(Fault::RecursionLimit);
+                    }
+                    let f = functions[*func as usize];
+                    let new_base = base + frame;
+                    let need = new_base + f.frame as usize;
+                    if regs.len() < need {
+                        regs.resize(need, 0.0);
+                    }
+                    for (i, a) in args.iter().enumerate() {
+                        regs[new_base + i] = regs[base + *a as usize];
+                    }
+                    // Outputs and protected variables start at 0 (the body then assigns their
+                    // declared initial values), so that a result never depends on an earlier call.
+                    regs[new_base + f.inputs as usize..new_base + f.slots as usize].fill(0.0);
+                    calls.push(Frame {
+                        ret: pc as u32,
+                        base: base as u32,
+                        frame: frame as u32,
+                        out: *out,
+                        func: *func,
+                    });
+                    base = new_base;
+                    frame = f.frame as usize;
+                    pc = f.start as usize;
+                }
+                Op::Assert { cond, message, span } => {
+                    if regs[base + *cond as usize] == 0.0 {
+                        return Err(Fault::Assert {
+                            message: *message,
+                            span: *span,
+                        });
+                    }
+                }
+                Op::Terminate { message, span } => {
+                    return Err(Fault::Terminate {
+                        message: *message,
+                        span: *span,
+                    });
+                }
+                Op::Return => match calls.pop() {
+                    None => return Ok(()),
+                    Some(c) => {
+                        let f = functions[c.func as usize];
+                        let from = base + f.inputs as usize;
+                        let to = c.base as usize + c.out as usize;
+                        regs.copy_within(from..from + f.outputs as usize, to);
+                        pc = c.ret as usize;
+                        base = c.base as usize;
+                        frame = c.frame as usize;
+                    }
+                },
+            }
+        }
+    }
+
+    /// Evaluates one compiled expression.
+    fn eval(&mut self, code: Code, mem: &mut Mem) -> Result<f64, Fault> {
+        self.run(code.start, mem)?;
+        Ok(self.regs[code.result as usize])
+    }
+}
+
+/// Pending work of the iterative expression compiler.
+#[derive(Debug, Clone, Copy)]
+enum Task {
+    Visit(ExprId),
+    Emit(ExprId),
+    /// The condition of `if` is compiled: branch on it and compile the `then` branch.
+    IfCond { e: ExprId },
+    /// The `then` branch is compiled: jump over the `else` branch and compile it.
+    IfThen { e: ExprId, jump: usize, dst: u32, mark: usize },
+    IfElse { e: ExprId, jump: usize, dst: u32, mark: usize },
+}
+
+/// Compiles expressions and statements into register code.
+struct Compiler<'a> {
+    program: &'a ExecProgram,
+    arena: &'a ExprArena,
+    ops: Vec<Op>,
+    messages: Vec<String>,
+    /// The register of each node compiled in the current expression, with an undo log so that
+    /// nodes compiled inside a branch of `if` are forgotten after it (they may not have run).
+    memo: FxHashMap<ExprId, u32>,
+    undo: Vec<ExprId>,
+    tasks: Vec<Task>,
+    /// Registers below `floor` are locals and loop bounds; temporaries start there.
+    floor: u32,
+    next: u32,
+    max: u32,
+    /// The number of local slots of the function being compiled (0 outside functions).
+    locals: Option<u32>,
+    /// For each enclosing loop, the jumps that `break` must patch.
+    breaks: Vec<Vec<usize>>,
+    returns: Vec<usize>,
+}
+
+type CompileResult<T> = Result<T, String>;
+
+impl<'a> Compiler<'a> {
+    fn new(program: &'a ExecProgram) -> Compiler<'a> {
+        Compiler {
+            program,
+            arena: program.exprs(),
+            ops: Vec::new(),
+            messages: Vec::new(),
+            memo: FxHashMap::default(),
+            undo: Vec::new(),
+            tasks: Vec::new(),
+            floor: 0,
+            next: 0,
+            max: 0,
+            locals: None,
+            breaks: Vec::new(),
+            returns: Vec::new(),
+        }
+    }
+
+    fn alloc(&mut self, n: u32) -> u32 {
+        let r = self.next;
+        self.next += n;
+        self.max = self.max.max(self.next);
+        r
+    }
+
+    fn emit(&mut self, op: Op) -> usize {
+        self.ops.push(op);
+        self.ops.len() - 1
+    }
+
+    fn here(&self) -> u32 {
+        self.ops.len() as u32
+    }
+
+    fn patch(&mut self, at: usize, to: u32) {
+        match &mut self.ops[at] {
+            Op::Jump { target } | Op::JumpIfFalse { target, .. } => *target = to,
+            Op::ForTest { exit, .. } => *exit = to,
+            _ => {}
+        }
+    }
+
+    fn remember(&mut self, e: ExprId, r: u32) {
+        self.memo.insert(e, r);
+        self.undo.push(e);
+    }
+
+    fn forget_since(&mut self, mark: usize) {
+        while self.undo.len() > mark {
+            if let Some(e) = self.undo.pop() {
+                self.memo.remove(&e);
+            }
+        }
+    }
+
+    fn reg(&self, e: ExprId) -> CompileResult<u32> {
+        self.memo
+            .get(&e)
+            .copied()
+            .ok_or_else(|| format!("expression #{} was not compiled before its use", e.0))
+    }
+
+    fn slot(&self, v: crate::expr::VarId) -> CompileResult<Slot> {
+        self.program
+            .slot_of(v)
+            .ok_or_else(|| format!("`{}` has no place at run time", self.program.dae().flat.var(v).name))
+    }
+
+    /// A model-level expression as a unit of its own, ending in `Return`.
+    fn expression(&mut self, e: ExprId) -> CompileResult<Code> {
+        self.floor = 0;
+        self.locals = None;
+        let start = self.here();
+        let result = self.root(e)?;
+        self.emit(Op::Return);
+        Ok(Code { start, result })
+    }
+
+    /// Compiles `root` into the current code and returns its register. Registers from `floor`
+    /// on are reused by the next root: values do not live from one root to the next.
+    fn root(&mut self, root: ExprId) -> CompileResult<u32> {
+        self.memo.clear();
+        self.undo.clear();
+        self.next = self.floor;
+        self.tasks.clear();
+        self.tasks.push(Task::Visit(root));
+        while let Some(task) = self.tasks.pop() {
+            match task {
+                Task::Visit(e) => {
+                    if !self.memo.contains_key(&e) {
+                        self.visit(e)?;
+                    }
+                }
+                Task::Emit(e) => self.finish(e)?,
+                Task::IfCond { e } => {
+                    let Node::If(c, a, _) = *self.arena.get(e) else {
+                        return Err("if expected".to_string());
+                    };
+                    let cond = self.reg(c)?;
+                    let dst = self.alloc(1);
+                    let jump = self.emit(Op::JumpIfFalse { cond, target: 0 });
+                    let mark = self.undo.len();
+                    self.tasks.push(Task::IfThen { e, jump, dst, mark });
+                    self.tasks.push(Task::Visit(a));
+                }
+                Task::IfThen { e, jump, dst, mark } => {
+                    let Node::If(_, a, b) = *self.arena.get(e) else {
+                        return Err("if expected".to_string());
+                    };
+                    let src = self.reg(a)?;
+                    self.emit(Op::Move { dst, src });
+                    self.forget_since(mark);
+                    let over = self.emit(Op::Jump { target: 0 });
+                    let to = self.here();
+                    self.patch(jump, to);
+                    let mark = self.undo.len();
+                    self.tasks.push(Task::IfElse {
+                        e,
+                        jump: over,
+                        dst,
+                        mark,
+                    });
+                    self.tasks.push(Task::Visit(b));
+                }
+                Task::IfElse { e, jump, dst, mark } => {
+                    let Node::If(_, _, b) = *self.arena.get(e) else {
+                        return Err("if expected".to_string());
+                    };
+                    let src = self.reg(b)?;
+                    self.emit(Op::Move { dst, src });
+                    self.forget_since(mark);
+                    let to = self.here();
+                    self.patch(jump, to);
+                    self.remember(e, dst);
+                }
+            }
+        }
+        self.reg(root)
+    }
+
+    /// First visit of a node: leaves are emitted now, inner nodes after their children.
+    fn visit(&mut self, e: ExprId) -> CompileResult<()> {
+        let constant = |c: &mut Self, value: f64| {
+            let dst = c.alloc(1);
+            c.emit(Op::Const { dst, value });
+            c.remember(e, dst);
+        };
+        let load = |c: &mut Self, slot: Slot| {
+            let dst = c.alloc(1);
+            c.emit(Op::Load { dst, slot });
+            c.remember(e, dst);
+        };
+        match self.arena.get(e) {
+            Node::Real(bits) => constant(self, f64::from_bits(*bits)),
+            Node::Int(v) => constant(self, *v as f64),
+            Node::Bool(b) => constant(self, if *b { 1.0 } else { 0.0 }),
+            Node::Str(_) => return Err("a String has no numeric value".to_string()),
+            Node::Var(v) => {
+                let slot = self.slot(*v)?;
+                load(self, slot);
+            }
+            Node::Local(i) => match self.locals {
+                Some(n) if *i < n => self.remember(e, *i),
+                _ => return Err("a function local outside its function".to_string()),
+            },
+            Node::Time => load(self, Slot::Time),
+            Node::Unary(_, a) => {
+                let a = *a;
+                self.tasks.push(Task::Emit(e));
+                self.tasks.push(Task::Visit(a));
+            }
+            Node::Binary(_, a, b) => {
+                let (a, b) = (*a, *b);
+                self.tasks.push(Task::Emit(e));
+                self.tasks.push(Task::Visit(b));
+                self.tasks.push(Task::Visit(a));
+            }
+            Node::If(c, _, _) => {
+                let c = *c;
+                self.tasks.push(Task::IfCond { e });
+                self.tasks.push(Task::Visit(c));
+            }
+            Node::Call(Callee::Builtin(b), args) => match b {
+                Builtin::Der => {
+                    let slot = match args.first().map(|a| self.arena.get(*a)) {
+                        Some(Node::Var(v)) => match self.slot(*v)? {
+                            Slot::State(i) => Slot::Der(i),
+                            _ => return Err("der(...) of something that is not a state".to_string()),
+                        },
+                        _ => return Err("der(...) of something that is not a state".to_string()),
+                    };
+                    load(self, slot);
+                }
+                Builtin::Pre => {
+                    // Without events a discrete variable keeps its value: pre(v) is v.
+                    let slot = match args.first().map(|a| self.arena.get(*a)) {
+                        Some(Node::Var(v)) => self.slot(*v)?,
+                        _ => return Err("pre(...) of something that is not a variable".to_string()),
+                    };
+                    load(self, slot);
+                }
+                // Without events these are false between events, which is always.
+                Builtin::Edge | Builtin::Change | Builtin::Initial | Builtin::Terminal | Builtin::Sample => {
+                    constant(self, 0.0);
+                }
+                Builtin::NoEvent | Builtin::Smooth => {
+                    let last = args.last().copied().ok_or("noEvent or smooth without an argument")?;
+                    self.tasks.push(Task::Emit(e));
+                    self.tasks.push(Task::Visit(last));
+                }
+                _ => {
+                    let args: Vec<ExprId> = args.to_vec();
+                    self.tasks.push(Task::Emit(e));
+                    self.tasks.extend(args.iter().rev().map(|a| Task::Visit(*a)));
+                }
+            },
+            Node::Call(Callee::User(_), args) => {
+                let args: Vec<ExprId> = args.to_vec();
+                self.tasks.push(Task::Emit(e));
+                self.tasks.extend(args.iter().rev().map(|a| Task::Visit(*a)));
+            }
+            Node::CallOutput(call, _) => {
+                let call = *call;
+                self.tasks.push(Task::Emit(e));
+                self.tasks.push(Task::Visit(call));
+            }
+        }
+        Ok(())
+    }
+
+    /// Emits an inner node whose children are compiled.
+    fn finish(&mut self, e: ExprId) -> CompileResult<()> {
+        match self.arena.get(e) {
+            Node::Unary(op, a) => {
+                let (op, a) = (*op, self.reg(*a)?);
+                let dst = self.alloc(1);
+                self.emit(Op::Unary { op, dst, a });
+                self.remember(e, dst);
+            }
+            Node::Binary(op, a, b) => {
+                let (op, a, b) = (*op, self.reg(*a)?, self.reg(*b)?);
+                let dst = self.alloc(1);
+                self.emit(Op::Binary { op, dst, a, b });
+                self.remember(e, dst);
+            }
+            Node::Call(Callee::Builtin(Builtin::NoEvent | Builtin::Smooth), args) => {
+                let last = args.last().copied().ok_or("noEvent or smooth without an argument")?;
+                let r = self.reg(last)?;
+                self.remember(e, r);
+            }
+            Node::Call(Callee::Builtin(b), args) => {
+                let op = match (b.info().eval, &args[..]) {
+                    (Eval::Unary(f), [a]) => {
+                        let a = self.reg(*a)?;
+                        let dst = self.alloc(1);
+                        Op::Call1 { f, dst, a }
+                    }
+                    (Eval::Binary(f), [a, c]) => {
+                        let (a, b) = (self.reg(*a)?, self.reg(*c)?);
+                        let dst = self.alloc(1);
+                        Op::Call2 { f, dst, a, b }
+                    }
+                    _ => return Err(format!("`{}` cannot be evaluated numerically here", b.name())),
+                };
+                let dst = match op {
+                    Op::Call1 { dst, .. } | Op::Call2 { dst, .. } => dst,
+                    _ => 0,
+                };
+                self.emit(op);
+                self.remember(e, dst);
+            }
+            Node::Call(Callee::User(f), args) => {
+                let function = self
+                    .program
+                    .functions()
+                    .get(f.0 as usize)
+                    .ok_or("a call of an unknown function")?;
+                if args.len() != function.inputs as usize || function.outputs == 0 {
+                    return Err(format!("a call of `{}` that does not fit its declaration", function.name));
+                }
+                let regs: Vec<u32> = args.iter().map(|a| self.reg(*a)).collect::<CompileResult<_>>()?;
+                let out = self.alloc(function.outputs);
+                self.emit(Op::Call {
+                    func: f.0,
+                    args: regs.into_boxed_slice(),
+                    out,
+                });
+                self.remember(e, out);
+            }
+            Node::CallOutput(call, k) => {
+                let r = self.reg(*call)? + *k;
+                self.remember(e, r);
+            }
+            _ => return Err("an unexpected expression".to_string()),
+        }
+        Ok(())
+    }
+
+    /// A user function's body: its slots are the first registers of its frame.
+    fn function(&mut self, f: &crate::flat::Function) -> CompileResult<FunctionCode> {
+        let slots = f.slots.len() as u32;
+        self.locals = Some(slots);
+        self.floor = slots;
+        self.next = slots;
+        self.max = slots;
+        self.returns.clear();
+        let start = self.here();
+        self.statements(&f.body)?;
+        let end = self.here();
+        for at in std::mem::take(&mut self.returns) {
+            self.patch(at, end);
+        }
+        self.emit(Op::Return);
+        Ok(FunctionCode {
+            start,
+            frame: self.max,
+            inputs: f.inputs,
+            outputs: f.outputs,
+            slots,
+        })
+    }
+
+    /// A model algorithm section as a unit of its own.
+    fn algorithm(&mut self, statements: &[Statement]) -> CompileResult<u32> {
+        self.locals = None;
+        self.floor = 0;
+        self.next = 0;
+        self.returns.clear();
+        let start = self.here();
+        self.statements(statements)?;
+        let end = self.here();
+        for at in std::mem::take(&mut self.returns) {
+            self.patch(at, end);
+        }
+        self.emit(Op::Return);
+        Ok(start)
+    }
+
+    fn statements(&mut self, statements: &[Statement]) -> CompileResult<()> {
+        statements.iter().try_for_each(|s| self.statement(s))
+    }
+
+    fn local(&self, k: u32) -> CompileResult<u32> {
+        match self.locals {
+            Some(n) if k < n => Ok(k),
+            _ => Err("an assignment to a function local outside its function".to_string()),
+        }
+    }
+
+    fn statement(&mut self, s: &Statement) -> CompileResult<()> {
+        match s {
+            Statement::Assign { target, value, .. } => {
+                let src = self.root(*value)?;
+                match target {
+                    Place::Local(k) => {
+                        let dst = self.local(*k)?;
+                        self.emit(Op::Move { dst, src });
+                    }
+                    Place::Var(v) => {
+                        let slot = self.slot(*v)?;
+                        if !slot.is_writable() {
+                            return Err("an assignment to a variable that is not computed here".to_string());
+                        }
+                        self.emit(Op::Store { slot, src });
+                    }
+                }
+            }
+            Statement::If {
+                branches, else_branch, ..
+            } => {
+                let mut ends = Vec::with_capacity(branches.len());
+                for (c, body) in branches {
+                    let cond = self.root(*c)?;
+                    let skip = self.emit(Op::JumpIfFalse { cond, target: 0 });
+                    self.statements(body)?;
+                    ends.push(self.emit(Op::Jump { target: 0 }));
+                    let to = self.here();
+                    self.patch(skip, to);
+                }
+                self.statements(else_branch)?;
+                let to = self.here();
+                for at in ends {
+                    self.patch(at, to);
+                }
+            }
+            Statement::Unrolled { iterations, .. } => {
+                self.breaks.push(Vec::new());
+                for body in iterations {
+                    self.statements(body)?;
+                }
+                self.end_loop();
+            }
+            Statement::While { condition, body, .. } => {
+                let head = self.here();
+                let cond = self.root(*condition)?;
+                let exit = self.emit(Op::JumpIfFalse { cond, target: 0 });
+                self.breaks.push(vec![exit]);
+                self.statements(body)?;
+                self.emit(Op::Jump { target: head });
+                self.end_loop();
+            }
+            Statement::For {
+                index,
+                start,
+                step,
+                stop,
+                body,
+                span,
+            } => {
+                // The range is evaluated once; its step and end live in registers reserved
+                // above the locals while the body runs.
+                let index = self.local(*index)?;
+                let first = self.root(*start)?;
+                self.emit(Op::Move { dst: index, src: first });
+                let step_value = self.root(*step)?;
+                let step_reg = self.floor;
+                self.emit(Op::Move {
+                    dst: step_reg,
+                    src: step_value,
+                });
+                self.floor += 1;
+                let stop_value = self.root(*stop)?;
+                let stop_reg = self.floor;
+                self.emit(Op::Move {
+                    dst: stop_reg,
+                    src: stop_value,
+                });
+                self.floor += 1;
+                self.max = self.max.max(self.floor);
+                let head = self.here();
+                let test = self.emit(Op::ForTest {
+                    index,
+                    step: step_reg,
+                    stop: stop_reg,
+                    exit: 0,
+                    span: *span,
+                });
+                self.breaks.push(vec![test]);
+                self.statements(body)?;
+                self.emit(Op::Binary {
+                    op: BinOp::Add,
+                    dst: index,
+                    a: index,
+                    b: step_reg,
+                });
+                self.emit(Op::Jump { target: head });
+                self.end_loop();
+                self.floor -= 2;
+            }
+            Statement::Assert {
+                condition,
+                message,
+                span,
+            } => {
+                let cond = self.root(*condition)?;
+                let message = self.message(message);
+                self.emit(Op::Assert {
+                    cond,
+                    message,
+                    span: *span,
+                });
+            }
+            Statement::Terminate { message, span } => {
+                let message = self.message(message);
+                self.emit(Op::Terminate { message, span: *span });
+            }
+            Statement::Break { .. } => {
+                let at = self.emit(Op::Jump { target: 0 });
+                self.breaks
+                    .last_mut()
+                    .ok_or("`break` outside a loop")?
+                    .push(at);
+            }
+            Statement::Return { .. } => {
+                let at = self.emit(Op::Jump { target: 0 });
+                self.returns.push(at);
+            }
+        }
+        Ok(())
+    }
+
+    /// Patches the exits of the innermost loop to the current position.
+    fn end_loop(&mut self) {
+        let to = self.here();
+        for at in self.breaks.pop().unwrap_or_default() {
+            self.patch(at, to);
+        }
+    }
+
+    fn message(&mut self, text: &str) -> u32 {
+        self.messages.push(text.to_string());
+        self.messages.len() as u32 - 1
+    }
+}
+
+/// One step of the compiled right-hand side.
+#[derive(Debug, Clone)]
+enum Step {
+    Assign {
+        target: Slot,
+        code: Code,
+    },
+    Newton1 {
+        target: Slot,
+        residual: Code,
+        derivative: Option<Code>,
+    },
+    Loop(usize),
+    Algorithm(usize),
+}
+
+/// A compiled algorithm section.
+#[derive(Debug, Clone)]
+struct AlgorithmCode {
+    start: u32,
+    resets: Vec<(Slot, Code)>,
+    outputs: Vec<Slot>,
+}
+
+/// A compiled algebraic loop with its Newton and LU buffers.
+#[derive(Debug, Clone)]
+struct LoopSolver {
+    tearing: Vec<Slot>,
+    inner: Vec<(Slot, Code)>,
+    residuals: Vec<Code>,
+    linear: bool,
+    /// Partial derivatives of the inner values and of the residuals.
+    jacobian: Option<(Vec<Vec<(LoopVar, Code)>>, Vec<Vec<(LoopVar, Code)>>)>,
+    /// Current point and its residuals; the trial point and its residuals.
+    t: Vec<f64>,
+    f: Vec<f64>,
+    trial: Vec<f64>,
+    f_trial: Vec<f64>,
+    step: DVector<f64>,
+    /// `dz[k*n + j]`: the derivative of inner unknown `k` with respect to tearing unknown `j`.
+    dz: Vec<f64>,
+    jm: DMatrix<f64>,
+    pivots: Vec<usize>,
+}
+
+/// What went wrong while solving, before the site is added.
+enum SolveError {
+    Fault(Fault),
+    Kind(FailureKind),
+}
+
+impl From<Fault> for SolveError {
+    fn from(f: Fault) -> SolveError {
+        SolveError::Fault(f)
+    }
+}
+
+impl LoopSolver {
+    fn n(&self) -> usize {
+        self.tearing.len()
+    }
+
+    /// Evaluates the torn residuals at `trial` into `f_trial`; false when one is not finite.
+    fn evaluate(&mut self, m: &mut Machine, mem: &mut Mem) -> Result<bool, Fault> {
+        for (slot, value) in self.tearing.iter().zip(&self.trial) {
+            mem.write(*slot, *value);
+        }
+        for &(slot, code) in &self.inner {
+            let v = m.eval(code, mem)?;
+            mem.write(slot, v);
+        }
+        let mut finite = true;
+        for (k, code) in self.residuals.iter().enumerate() {
+            let r = m.eval(*code, mem)?;
+            finite &= r.is_finite();
+            self.f_trial[k] = r;
+        }
+        Ok(finite)
+    }
+
+    /// Makes the trial point the current one.
+    fn accept(&mut self) {
+        std::mem::swap(&mut self.t, &mut self.trial);
+        std::mem::swap(&mut self.f, &mut self.f_trial);
+    }
+
+    /// The Jacobian of the torn residuals at the current point (whose values the slots hold)
+    /// into `jm`; false when an entry is not finite.
+    fn jacobian(&mut self, m: &mut Machine, mem: &mut Mem) -> Result<bool, Fault> {
+        let n = self.n();
+        match &self.jacobian {
+            Some((inner, residuals)) => {
+                self.dz.fill(0.0);
+                for (k, partials) in inner.iter().enumerate() {
+                    for &(lv, code) in partials {
+                        let d = m.eval(code, mem)?;
+                        let (before, row) = self.dz.split_at_mut(k * n);
+                        match lv {
+                            LoopVar::Tearing(j) => row[j as usize] += d,
+                            LoopVar::Inner(l) => {
+                                let dl = &before[l as usize * n..l as usize * n + n];
+                                for j in 0..n {
+                                    row[j] += d * dl[j];
+                                }
+                            }
+                        }
+                    }
+                }
+                self.jm.fill(0.0);
+                for (i, partials) in residuals.iter().enumerate() {
+                    for &(lv, code) in partials {
+                        let d = m.eval(code, mem)?;
+                        match lv {
+                            LoopVar::Tearing(j) => self.jm[(i, j as usize)] += d,
+                            LoopVar::Inner(k) => {
+                                for j in 0..n {
+                                    self.jm[(i, j)] += d * self.dz[k as usize * n + j];
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            None => {
+                // Forward differences, one column per tearing unknown.
+                for j in 0..n {
+                    self.trial.copy_from_slice(&self.t);
+                    let h = f64::EPSILON.sqrt() * self.t[j].abs().max(1.0);
+                    self.trial[j] += h;
+                    self.evaluate(m, mem)?;
+                    for i in 0..n {
+                        self.jm[(i, j)] = (self.f_trial[i] - self.f[i]) / h;
+                    }
+                }
+            }
+        }
+        Ok(self.jm.iter().all(|v| v.is_finite()))
+    }
+
+    /// LU factorisation of `jm` in place with partial pivoting; false when it is singular.
+    fn factor(&mut self) -> bool {
+        let n = self.n();
+        let scale = self.jm.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        if scale == 0.0 {
+            return false;
+        }
+        for c in 0..n {
+            let mut p = c;
+            for r in c + 1..n {
+                if self.jm[(r, c)].abs() > self.jm[(p, c)].abs() {
+                    p = r;
+                }
+            }
+            if self.jm[(p, c)].abs() <= scale * 1e-14 {
+                return false;
+            }
+            self.pivots[c] = p;
+            if p != c {
+                self.jm.swap_rows(p, c);
+            }
+            let pivot = self.jm[(c, c)];
+            for r in c + 1..n {
+                let l = self.jm[(r, c)] / pivot;
+                self.jm[(r, c)] = l;
+                if l != 0.0 {
+                    for k in c + 1..n {
+                        let u = self.jm[(c, k)];
+                        self.jm[(r, k)] -= l * u;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// The Newton step `-J⁻¹ f` into `step`, with `jm` factored.
+    fn solve(&mut self) -> bool {
+        let n = self.n();
+        for i in 0..n {
+            self.step[i] = -self.f[i];
+        }
+        for c in 0..n {
+            self.step.swap_rows(c, self.pivots[c]);
+        }
+        self.jm.solve_lower_triangular_with_diag_mut(&mut self.step, 1.0)
+            && self.jm.solve_upper_triangular_mut(&mut self.step)
+            && self.step.iter().all(|v| v.is_finite())
+    }
+
+    /// Solves the loop, starting from the values the tearing slots hold.
+    fn run(&mut self, m: &mut Machine, mem: &mut Mem) -> Result<(), SolveError> {
+        let n = self.n();
+        for j in 0..n {
+            let guess = mem.read(self.tearing[j]);
+            self.trial[j] = if guess.is_finite() { guess } else { 0.0 };
+        }
+        if !self.evaluate(m, mem)? {
+            let value = self.f_trial.iter().copied().find(|v| !v.is_finite()).unwrap_or(f64::NAN);
+            return Err(SolveError::Kind(FailureKind::NotFinite { value }));
+        }
+        self.accept();
+        let initial = max_abs(&self.f);
+        let mut norm = squared(&self.f);
+        for iteration in 0..NEWTON_MAX_ITERATIONS {
+            if norm == 0.0 {
+                return Ok(());
+            }
+            if !self.jacobian(m, mem)? || !self.factor() || !self.solve() {
+                return Err(SolveError::Kind(FailureKind::Singular));
+            }
+            // A linear loop is solved by the first full step; Newton's line search is only
+            // for nonlinear ones (and for a loop wrongly believed linear).
+            let first_linear = self.linear && iteration == 0;
+            let mut lambda = 1.0;
+            loop {
+                for j in 0..n {
+                    self.trial[j] = self.t[j] + lambda * self.step[j];
+                }
+                let finite = self.evaluate(m, mem)?;
+                if finite && (first_linear || squared(&self.f_trial) <= (1.0 - 2e-4 * lambda) * norm) {
+                    break;
+                }
+                lambda *= 0.5;
+                if lambda < 1e-10 {
+                    let stalled = (0..n).all(|j| self.step[j].abs() <= STALL_RTOL * self.t[j].abs() + STALL_ATOL);
+                    if stalled {
+                        // The residual is at the level of rounding: the current point is the
+                        // solution, and the slots must hold its values again.
+                        self.trial.copy_from_slice(&self.t);
+                        self.evaluate(m, mem)?;
+                        return Ok(());
+                    }
+                    return Err(SolveError::Kind(FailureKind::NoConvergence {
+                        iterations: iteration + 1,
+                        residual: norm.sqrt(),
+                    }));
+                }
+            }
+            let converged =
+                (0..n).all(|j| (lambda * self.step[j]).abs() <= STEP_RTOL * self.trial[j].abs() + STEP_ATOL);
+            self.accept();
+            norm = squared(&self.f);
+            if converged || norm == 0.0 || (first_linear && max_abs(&self.f) <= 1e-10 * initial) {
+                return Ok(());
+            }
+        }
+        Err(SolveError::Kind(FailureKind::NoConvergence {
+            iterations: NEWTON_MAX_ITERATIONS,
+            residual: norm.sqrt(),
+        }))
+    }
+}
+
+fn squared(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum()
+}
+
+fn max_abs(v: &[f64]) -> f64 {
+    v.iter().fold(0.0f64, |a, x| a.max(x.abs()))
+}
+
+/// The reference interpreter of one program; see the module documentation.
+pub struct Interpreter<'p> {
+    program: &'p ExecProgram,
+    m: Machine,
+    params: Vec<(Slot, Code)>,
+    conditions: Vec<Code>,
+    starts: Vec<(Slot, Code)>,
+    outputs: Vec<(Slot, Code)>,
+    rhs: Vec<Step>,
+    algorithms: Vec<AlgorithmCode>,
+    loops: Vec<LoopSolver>,
+    /// The last solution of each implicitly computed derivative: the next Newton iteration
+    /// starts there (`dx` belongs to the caller and may hold anything).
+    dx_guess: Vec<f64>,
+}
+
+impl<'p> Interpreter<'p> {
+    /// Compiles `program`. Fails only when the program breaks its own contract (an internal
+    /// error), since [`ExecProgram::build`] checked every expression.
+    pub fn new(program: &'p ExecProgram) -> Result<Interpreter<'p>, Diagnostic> {
+        let mut c = Compiler::new(program);
+        let internal = |what: String| {
+            Diagnostic::error(
+                "E0699",
+                format!("internal error while compiling the executable program: {what}"),
+                program.dae().flat.instances[0].span,
+                "in this model",
+            )
+            .with_help("please report this model")
+        };
+        let mut functions = Vec::with_capacity(program.functions().len());
+        let mut function_max = 0;
+        for f in program.functions() {
+            let code = c.function(f).map_err(|e| internal(format!("function `{}`: {e}", f.name)))?;
+            function_max = function_max.max(code.frame);
+            functions.push(code);
+        }
+        c.max = 0;
+        let assigns = |c: &mut Compiler, list: &[crate::exec::VarAssign]| -> Result<Vec<(Slot, Code)>, String> {
+            list.iter().map(|a| Ok((a.target, c.expression(a.value)?))).collect()
+        };
+        let params = assigns(&mut c, program.parameter_program()).map_err(internal)?;
+        let starts = assigns(&mut c, program.start_program()).map_err(internal)?;
+        let outputs = assigns(&mut c, program.outputs()).map_err(internal)?;
+        let conditions = program
+            .conditions()
+            .iter()
+            .map(|pc| c.expression(condition_expr(pc.condition)))
+            .collect::<CompileResult<Vec<_>>>()
+            .map_err(internal)?;
+        let mut algorithms = Vec::with_capacity(program.algorithms().len());
+        for a in program.algorithms() {
+            let resets = assigns(&mut c, &a.resets).map_err(internal)?;
+            let start = c.algorithm(&a.statements).map_err(internal)?;
+            algorithms.push(AlgorithmCode {
+                start,
+                resets,
+                outputs: a.outputs.iter().map(|(_, s)| *s).collect(),
+            });
+        }
+        let mut rhs = Vec::with_capacity(program.rhs().len());
+        let mut loops = Vec::new();
+        for instr in program.rhs() {
+            rhs.push(match instr {
+                Instr::Assign { target, value, .. } => Step::Assign {
+                    target: *target,
+                    code: c.expression(*value).map_err(internal)?,
+                },
+                Instr::Newton1 {
+                    target,
+                    residual,
+                    derivative,
+                    ..
+                } => Step::Newton1 {
+                    target: *target,
+                    residual: c.expression(*residual).map_err(internal)?,
+                    derivative: derivative.map(|d| c.expression(d)).transpose().map_err(internal)?,
+                },
+                Instr::Algorithm { index } => Step::Algorithm(*index),
+                Instr::Loop(b) => {
+                    let n = b.tearing.len();
+                    if b.residuals.len() != n {
+                        return Err(internal("a loop with more residuals than tearing unknowns".to_string()));
+                    }
+                    let mut partials = |list: &[Vec<(LoopVar, ExprId)>]| -> CompileResult<Vec<Vec<(LoopVar, Code)>>> {
+                        list.iter()
+                            .map(|row| row.iter().map(|&(lv, e)| Ok((lv, c.expression(e)?))).collect())
+                            .collect()
+                    };
+                    let jacobian = match &b.jacobian {
+                        Some(j) => Some((
+                            partials(&j.inner).map_err(internal)?,
+                            partials(&j.residuals).map_err(internal)?,
+                        )),
+                        None => None,
+                    };
+                    let inner = b
+                        .inner
+                        .iter()
+                        .map(|a| Ok((a.target, c.expression(a.value)?)))
+                        .collect::<CompileResult<Vec<_>>>()
+                        .map_err(internal)?;
+                    let residuals = b
+                        .residuals
+                        .iter()
+                        .map(|(r, _)| c.expression(*r))
+                        .collect::<CompileResult<Vec<_>>>()
+                        .map_err(internal)?;
+                    loops.push(LoopSolver {
+                        tearing: b.tearing.clone(),
+                        dz: vec![0.0; b.inner.len() * n],
+                        inner,
+                        residuals,
+                        linear: b.linear,
+                        jacobian,
+                        t: vec![0.0; n],
+                        f: vec![0.0; n],
+                        trial: vec![0.0; n],
+                        f_trial: vec![0.0; n],
+                        step: DVector::zeros(n),
+                        jm: DMatrix::zeros(n, n),
+                        pivots: vec![0; n],
+                    });
+                    Step::Loop(loops.len() - 1)
+                }
+            });
+        }
+        let model_frame = c.max.max(1);
+        // Model-level code runs in frame 0; function frames start above it.
+        let regs = vec![0.0; model_frame as usize + function_max as usize];
+        Ok(Interpreter {
+            program,
+            m: Machine {
+                ops: c.ops,
+                functions,
+                messages: c.messages,
+                model_frame,
+                regs,
+                calls: Vec::new(),
+                iteration_limit: DEFAULT_ITERATION_LIMIT,
+            },
+            params,
+            conditions,
+            starts,
+            outputs,
+            rhs,
+            algorithms,
+            loops,
+            dx_guess: vec![0.0; program.layout().states],
+        })
+    }
+
+    pub fn program(&self) -> &'p ExecProgram {
+        self.program
+    }
+
+    /// Changes how many loop iterations one evaluation may run ([`DEFAULT_ITERATION_LIMIT`]).
+    pub fn set_iteration_limit(&mut self, limit: u64) {
+        self.m.iteration_limit = limit;
+    }
+
+    /// Checks the lengths of the arrays against the program's layout.
+    fn check(&self, t: f64, arrays: &[(&'static str, usize, usize)]) -> Result<(), EvalFailure> {
+        for &(array, expected, found) in arrays {
+            if expected != found {
+                return Err(EvalFailure {
+                    time: t,
+                    kind: FailureKind::Dimension { array, expected, found },
+                    site: FailureSite::Call,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn fault(&self, fault: Fault) -> FailureKind {
+        let message = |k: u32| self.m.messages.get(k as usize).cloned().unwrap_or_default();
+        match fault {
+            Fault::Assert { message: k, span } => FailureKind::Assert {
+                message: message(k),
+                span,
+            },
+            Fault::Terminate { message: k, span } => FailureKind::Terminate {
+                message: message(k),
+                span,
+            },
+            Fault::IterationLimit => FailureKind::IterationLimit {
+                limit: self.m.iteration_limit,
+            },
+            Fault::RecursionLimit => FailureKind::RecursionLimit { limit: MAX_CALL_DEPTH },
+            Fault::ZeroStep { span } => FailureKind::ZeroStep { span },
+        }
+    }
+
+    /// Runs a list of `target := value` assignments, each value checked to be finite.
+    fn assign_all(
+        &mut self,
+        which: fn(&Self) -> &[(Slot, Code)],
+        mem: &mut Mem,
+        site: impl Fn(usize) -> FailureSite,
+    ) -> Result<(), EvalFailure> {
+        for k in 0..which(self).len() {
+            let (slot, code) = which(self)[k];
+            let value = self.m.eval(code, mem).map_err(|f| EvalFailure {
+                time: mem.t,
+                kind: self.fault(f),
+                site: site(k),
+            })?;
+            if !value.is_finite() {
+                return Err(EvalFailure {
+                    time: mem.t,
+                    kind: FailureKind::NotFinite { value },
+                    site: site(k),
+                });
+            }
+            mem.write(slot, value);
+        }
+        Ok(())
+    }
+
+    /// Computes the dependent parameters and constants into `work` from the parameters `p`,
+    /// then checks the parameter conditions of the plan.
+    pub fn parameters(&mut self, p: &[f64], work: &mut [f64]) -> Result<(), EvalFailure> {
+        let layout = self.program.layout();
+        self.check(f64::NAN, &[("p", layout.params, p.len()), ("work", layout.work, work.len())])?;
+        let mut mem = Mem {
+            t: f64::NAN,
+            x: &[],
+            p,
+            dx: &mut [],
+            work,
+        };
+        let program = self.program;
+        self.assign_all(|s| &s.params, &mut mem, |k| FailureSite::Parameter {
+            var: program.parameter_program()[k].var,
+        })?;
+        for k in 0..self.conditions.len() {
+            let c = program.conditions()[k];
+            let site = FailureSite::Condition { eq: c.eq };
+            let value = self.m.eval(self.conditions[k], &mut mem).map_err(|f| EvalFailure {
+                time: f64::NAN,
+                kind: self.fault(f),
+                site: site.clone(),
+            })?;
+            if !condition_holds(c.condition, value) {
+                return Err(EvalFailure {
+                    time: f64::NAN,
+                    kind: FailureKind::Condition {
+                        condition: c.condition,
+                        value,
+                    },
+                    site,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Computes the start values: states into `x`, algebraic and discrete variables into
+    /// `work` (the first guesses of Newton iterations, and the values discrete variables keep).
+    /// Needs the dependent parameters in `work` ([`Interpreter::parameters`]).
+    pub fn start_values(&mut self, p: &[f64], work: &mut [f64], x: &mut [f64]) -> Result<(), EvalFailure> {
+        let layout = self.program.layout();
+        self.check(
+            f64::NAN,
+            &[
+                ("p", layout.params, p.len()),
+                ("work", layout.work, work.len()),
+                ("x", layout.states, x.len()),
+            ],
+        )?;
+        let program = self.program;
+        for k in 0..self.starts.len() {
+            let (slot, code) = self.starts[k];
+            let site = || FailureSite::Start {
+                var: program.start_program()[k].var,
+            };
+            let mut mem = Mem {
+                t: f64::NAN,
+                x: &[],
+                p,
+                dx: &mut [],
+                work,
+            };
+            let value = self.m.eval(code, &mut mem).map_err(|f| EvalFailure {
+                time: f64::NAN,
+                kind: self.fault(f),
+                site: site(),
+            })?;
+            if !value.is_finite() {
+                return Err(EvalFailure {
+                    time: f64::NAN,
+                    kind: FailureKind::NotFinite { value },
+                    site: site(),
+                });
+            }
+            match slot {
+                Slot::State(i) => x[i as usize] = value,
+                _ => mem.write(slot, value),
+            }
+        }
+        self.dx_guess.fill(0.0);
+        Ok(())
+    }
+
+    /// Computes `dx` and every algebraic variable in `work` at time `t` and states `x`.
+    pub fn rhs(&mut self, t: f64, x: &[f64], p: &[f64], dx: &mut [f64], work: &mut [f64]) -> Result<(), EvalFailure> {
+        let layout = self.program.layout();
+        self.check(
+            t,
+            &[
+                ("x", layout.states, x.len()),
+                ("p", layout.params, p.len()),
+                ("dx", layout.states, dx.len()),
+                ("work", layout.work, work.len()),
+            ],
+        )?;
+        let mut mem = Mem { t, x, p, dx, work };
+        for k in 0..self.rhs.len() {
+            let result = match &self.rhs[k] {
+                Step::Assign { target, code } => {
+                    let (target, code) = (*target, *code);
+                    match self.m.eval(code, &mut mem) {
+                        Ok(v) if v.is_finite() => {
+                            mem.write(target, v);
+                            Ok(())
+                        }
+                        Ok(value) => Err(SolveError::Kind(FailureKind::NotFinite { value })),
+                        Err(f) => Err(SolveError::Fault(f)),
+                    }
+                }
+                Step::Newton1 {
+                    target,
+                    residual,
+                    derivative,
+                } => {
+                    let (target, residual, derivative) = (*target, *residual, *derivative);
+                    self.newton1(target, residual, derivative, &mut mem)
+                }
+                Step::Loop(l) => {
+                    let l = *l;
+                    self.loops[l].run(&mut self.m, &mut mem)
+                }
+                Step::Algorithm(a) => {
+                    let a = *a;
+                    self.algorithm(a, &mut mem)
+                }
+            };
+            if let Err(e) = result {
+                return Err(self.failure(k, e, t));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs algorithm section `a`: resets, statements, and the check of its outputs.
+    fn algorithm(&mut self, a: usize, mem: &mut Mem) -> Result<(), SolveError> {
+        let code = &self.algorithms[a];
+        for k in 0..code.resets.len() {
+            let (slot, reset) = self.algorithms[a].resets[k];
+            let v = self.m.eval(reset, mem)?;
+            mem.write(slot, v);
+        }
+        self.m.run(self.algorithms[a].start, mem)?;
+        for &slot in &self.algorithms[a].outputs {
+            let value = mem.read(slot);
+            if !value.is_finite() {
+                return Err(SolveError::Kind(FailureKind::NotFinite { value }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Scalar Newton with a backtracking line search on `|residual|`.
+    fn newton1(&mut self, target: Slot, residual: Code, derivative: Option<Code>, mem: &mut Mem) -> Result<(), SolveError> {
+        let guess = match target {
+            Slot::Der(i) => self.dx_guess[i as usize],
+            _ => mem.read(target),
+        };
+        let mut z = if guess.is_finite() { guess } else { 0.0 };
+        let m = &mut self.m;
+        let f = |m: &mut Machine, mem: &mut Mem, z: f64| -> Result<f64, Fault> {
+            mem.write(target, z);
+            m.eval(residual, mem)
+        };
+        let mut r = f(m, mem, z)?;
+        if !r.is_finite() {
+            return Err(SolveError::Kind(FailureKind::NotFinite { value: r }));
+        }
+        let mut outcome = Err(SolveError::Kind(FailureKind::NoConvergence {
+            iterations: NEWTON_MAX_ITERATIONS,
+            residual: r.abs(),
+        }));
+        for iteration in 0..NEWTON_MAX_ITERATIONS {
+            if r == 0.0 {
+                outcome = Ok(());
+                break;
+            }
+            let d = match derivative {
+                Some(code) => m.eval(code, mem)?,
+                None => {
+                    let h = f64::EPSILON.sqrt() * z.abs().max(1.0);
+                    (f(m, mem, z + h)? - r) / h
+                }
+            };
+            if !d.is_finite() || d == 0.0 {
+                outcome = Err(SolveError::Kind(FailureKind::Singular));
+                break;
+            }
+            let step = -r / d;
+            let mut lambda = 1.0;
+            let (z_new, r_new) = loop {
+                let z_new = z + lambda * step;
+                let r_new = f(m, mem, z_new)?;
+                if r_new.is_finite() && r_new.abs() <= (1.0 - 1e-4 * lambda) * r.abs() {
+                    break (z_new, r_new);
+                }
+                lambda *= 0.5;
+                if lambda < 1e-10 {
+                    break (f64::NAN, f64::NAN);
+                }
+            };
+            if z_new.is_nan() {
+                // The residual cannot be reduced: at the level of rounding errors that means z
+                // is the solution; otherwise Newton has failed.
+                outcome = if step.abs() <= STALL_RTOL * z.abs() + STALL_ATOL {
+                    f(m, mem, z)?;
+                    Ok(())
+                } else {
+                    Err(SolveError::Kind(FailureKind::NoConvergence {
+                        iterations: iteration + 1,
+                        residual: r.abs(),
+                    }))
+                };
+                break;
+            }
+            let converged = (lambda * step).abs() <= STEP_RTOL * z_new.abs() + STEP_ATOL;
+            z = z_new;
+            r = r_new;
+            if converged {
+                outcome = Ok(());
+                break;
+            }
+            outcome = Err(SolveError::Kind(FailureKind::NoConvergence {
+                iterations: iteration + 1,
+                residual: r.abs(),
+            }));
+        }
+        if outcome.is_ok()
+            && let Slot::Der(i) = target
+        {
+            self.dx_guess[i as usize] = mem.read(target);
+        }
+        outcome
+    }
+
+    /// The failure of right-hand-side step `k`.
+    fn failure(&self, k: usize, e: SolveError, t: f64) -> EvalFailure {
+        let kind = match e {
+            SolveError::Fault(f) => self.fault(f),
+            SolveError::Kind(kind) => kind,
+        };
+        let site = match &self.program.rhs()[k] {
+            Instr::Assign { target, eq, .. } | Instr::Newton1 { target, eq, .. } => FailureSite::Equations {
+                eqs: vec![*eq],
+                unknowns: vec![*target],
+            },
+            Instr::Loop(b) => FailureSite::Equations {
+                eqs: b.eqs.clone(),
+                unknowns: b.unknowns.clone(),
+            },
+            Instr::Algorithm { index } => FailureSite::Algorithm { index: *index },
+        };
+        EvalFailure { time: t, kind, site }
+    }
+
+    /// Computes the variables alias elimination removed into their `work` slots; call after
+    /// [`Interpreter::rhs`] with the same arrays.
+    pub fn outputs(&mut self, t: f64, x: &[f64], p: &[f64], dx: &mut [f64], work: &mut [f64]) -> Result<(), EvalFailure> {
+        let layout = self.program.layout();
+        self.check(
+            t,
+            &[
+                ("x", layout.states, x.len()),
+                ("p", layout.params, p.len()),
+                ("dx", layout.states, dx.len()),
+                ("work", layout.work, work.len()),
+            ],
+        )?;
+        let mut mem = Mem { t, x, p, dx, work };
+        let program = self.program;
+        self.assign_all(|s| &s.outputs, &mut mem, |k| FailureSite::Output {
+            var: program.outputs()[k].var,
+        })
+    }
+}
+
+/// The start values of the states with the default parameters (NaN when those are not valid):
+/// [`ExecProgram::build`] stores them as the program's `x0`.
+pub(crate) fn default_start_values(program: &ExecProgram) -> Result<Vec<f64>, Diagnostic> {
+    let mut interpreter = Interpreter::new(program)?;
+    let layout = program.layout();
+    let mut work = vec![0.0; layout.work];
+    let mut x = vec![f64::NAN; layout.states];
+    let ok = interpreter.parameters(program.p0(), &mut work).is_ok()
+        && interpreter.start_values(program.p0(), &mut work, &mut x).is_ok();
+    if !ok {
+        x.fill(f64::NAN);
+    }
+    Ok(x)
+}
+
+/// An interpreter bound to a parameter vector and its work array: what an integrator calls, and
+/// where parameters are changed without rebuilding anything.
+pub struct Instance<'p> {
+    interpreter: Interpreter<'p>,
+    p: Vec<f64>,
+    work: Vec<f64>,
+}
+
+impl<'p> Instance<'p> {
+    /// An instance with the default parameters and the start values as first guesses.
+    pub fn new(program: &'p ExecProgram) -> Result<Instance<'p>, Diagnostic> {
+        let mut interpreter = Interpreter::new(program)?;
+        let layout = program.layout();
+        let p = program.p0().to_vec();
+        let mut work = vec![0.0; layout.work];
+        let mut x = vec![0.0; layout.states];
+        interpreter
+            .parameters(&p, &mut work)
+            .and_then(|()| interpreter.start_values(&p, &mut work, &mut x))
+            .map_err(|f| f.diagnostic(program))?;
+        Ok(Instance { interpreter, p, work })
+    }
+
+    pub fn program(&self) -> &'p ExecProgram {
+        self.interpreter.program
+    }
+
+    pub fn interpreter(&mut self) -> &mut Interpreter<'p> {
+        &mut self.interpreter
+    }
+
+    /// The parameter vector.
+    pub fn p(&self) -> &[f64] {
+        &self.p
+    }
+
+    /// The work array as the last evaluation left it.
+    pub fn work(&self) -> &[f64] {
+        &self.work
+    }
+
+    /// Sets parameter `name` and recomputes the parameters that depend on it, checking the
+    /// parameter conditions. On failure the previous value is kept.
+    pub fn set_param(&mut self, name: &str, value: f64) -> Result<(), Diagnostic> {
+        let program = self.program();
+        let fallback = program.dae().flat.instances[0].span;
+        let Some(v) = program.lookup(name) else {
+            let params = program.params().iter().map(|v| program.dae().flat.var(*v).name.as_str());
+            let mut d = Diagnostic::error("E0707", format!("there is no parameter `{name}`"), fallback, "in this model");
+            if let Some(s) = crate::resolve::did_you_mean(name, params) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            return Err(d);
+        };
+        let var = program.dae().flat.var(v);
+        let Some(Slot::Param(i)) = program.slot_of(v) else {
+            let why = match program.dae().kind(v) {
+                crate::dae::VarKind::Parameter => match var.binding {
+                    Some(b) => format!(
+                        "its value `{}` is computed from other parameters; change those instead",
+                        program.dae().flat.expr_text(b)
+                    ),
+                    None => "its value is computed from other parameters".to_string(),
+                },
+                crate::dae::VarKind::Constant => "it is a constant".to_string(),
+                _ => "it is not a parameter".to_string(),
+            };
+            return Err(Diagnostic::error(
+                "E0707",
+                format!("`{name}` cannot be set: {why}"),
+                var.span,
+                "declared here",
+            ));
+        };
+        let old = self.p[i as usize];
+        self.p[i as usize] = value;
+        if let Err(failure) = self.interpreter.parameters(&self.p, &mut self.work) {
+            self.p[i as usize] = old;
+            // The old values passed before, so they pass again and restore `work`.
+            let _ = self.interpreter.parameters(&self.p, &mut self.work);
+            return Err(failure.diagnostic(program));
+        }
+        Ok(())
+    }
+
+    /// The value of parameter `name` (independent or dependent).
+    pub fn param(&self, name: &str) -> Option<f64> {
+        let v = self.program().lookup(name)?;
+        match self.program().slot_of(v)? {
+            Slot::Param(i) => self.p.get(i as usize).copied(),
+            Slot::Work(i) => self.work.get(i as usize).copied(),
+            _ => None,
+        }
+    }
+
+    /// The start values of the states with the current parameters; also resets the guesses of
+    /// every iteration to the start values.
+    pub fn start_values(&mut self) -> Result<Vec<f64>, EvalFailure> {
+        let mut x = vec![0.0; self.program().layout().states];
+        self.interpreter.start_values(&self.p, &mut self.work, &mut x)?;
+        Ok(x)
+    }
+
+    /// Computes the variables alias elimination removed, after [`OdeRhs::rhs`] at the same point.
+    pub fn outputs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
+        self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)
+    }
+
+    /// The value of variable `name` at states `x`, as the last evaluation left it (removed
+    /// variables after [`Instance::outputs`]).
+    pub fn value(&self, name: &str, x: &[f64]) -> Option<f64> {
+        let v = self.program().lookup(name)?;
+        match self.program().slot_of(v)? {
+            Slot::State(i) => x.get(i as usize).copied(),
+            Slot::Param(i) => self.p.get(i as usize).copied(),
+            Slot::Work(i) => self.work.get(i as usize).copied(),
+            Slot::Der(_) | Slot::Time => None,
+        }
+    }
+}
+
+impl OdeRhs for Instance<'_> {
+    fn dim(&self) -> usize {
+        self.program().layout().states
+    }
+
+    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
+        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)
+    }
+}
