@@ -495,7 +495,11 @@ impl Builder {
         }
         let cyclic: Vec<VarId> = (0..n).filter(|&k| !done[k]).map(|k| self.dependent[k].0).collect();
         if let Some(&first) = cyclic.first() {
-            let names: Vec<String> = cyclic.iter().take(8).map(|v| format!("`{}`", self.dae.flat.var(*v).name)).collect();
+            let names: Vec<String> = cyclic
+                .iter()
+                .take(8)
+                .map(|v| format!("`{}`", self.dae.flat.var(*v).name))
+                .collect();
             let var = self.dae.flat.var(first);
             let mut d = Diagnostic::error(
                 "E0601",
@@ -511,7 +515,8 @@ impl Builder {
                 let var = self.dae.flat.var(*v);
                 d = d.with_label(var.span, format!("`{}` is part of the cycle", var.name));
             }
-            self.diagnostics.push(d.with_help("give one of them a value that does not depend on the others"));
+            self.diagnostics
+                .push(d.with_help("give one of them a value that does not depend on the others"));
         }
     }
 
@@ -584,7 +589,8 @@ impl Builder {
         let slot = plan.unknowns.get(unknown).and_then(|&u| self.unknown_slot(u));
         if slot.is_none() {
             let span = self.equation_span(eq);
-            self.diagnostics.push(internal(span, "the plan names an unknown without a place at run time"));
+            self.diagnostics
+                .push(internal(span, "the plan names an unknown without a place at run time"));
         }
         slot
     }
@@ -782,7 +788,11 @@ impl Builder {
                     Some(e) => e,
                     None => self.dae.flat.exprs.real(0.0),
                 };
-                resets.push(VarAssign { var: v, target: slot, value });
+                resets.push(VarAssign {
+                    var: v,
+                    target: slot,
+                    value,
+                });
             }
         }
         self.algorithm_of_section[section] = Some(self.algorithms.len());
@@ -834,7 +844,12 @@ impl Builder {
             }
         };
         let var_text = |var: VarId| self.dae.flat.var(var).name.clone();
-        for a in self.param_program.iter().chain(&self.start_program).chain(&self.outputs) {
+        for a in self
+            .param_program
+            .iter()
+            .chain(&self.start_program)
+            .chain(&self.outputs)
+        {
             check(&mut v, a.value, false, self.dae.flat.var(a.var).span, &|| {
                 format!("the value of `{}`", var_text(a.var))
             });
@@ -846,7 +861,9 @@ impl Builder {
         }
         for instr in &self.rhs {
             match instr {
-                Instr::Assign { value, eq, .. } => check(&mut v, *value, false, self.dae.equations[*eq].span, &|| eq_text(*eq)),
+                Instr::Assign { value, eq, .. } => {
+                    check(&mut v, *value, false, self.dae.equations[*eq].span, &|| eq_text(*eq))
+                }
                 Instr::Newton1 {
                     residual,
                     derivative,
@@ -866,9 +883,15 @@ impl Builder {
                     for &(r, eq) in &b.residuals {
                         check(&mut v, r, false, self.dae.equations[eq].span, &|| eq_text(eq));
                     }
-                    let partials = b.jacobian.iter().flat_map(|j| j.inner.iter().chain(&j.residuals)).flatten();
+                    let partials = b
+                        .jacobian
+                        .iter()
+                        .flat_map(|j| j.inner.iter().chain(&j.residuals))
+                        .flatten();
                     for &(_, d) in partials {
-                        check(&mut v, d, false, self.dae.equations[b.eqs[0]].span, &|| eq_text(b.eqs[0]));
+                        check(&mut v, d, false, self.dae.equations[b.eqs[0]].span, &|| {
+                            eq_text(b.eqs[0])
+                        });
                     }
                 }
                 Instr::Algorithm { .. } => {}
@@ -886,7 +909,9 @@ impl Builder {
         }
         for f in &self.dae.flat.functions {
             for_each_statement_expr(&f.body, &mut |e, span| {
-                check(&mut v, e, true, span, &|| format!("this statement of function `{}`", f.name))
+                check(&mut v, e, true, span, &|| {
+                    format!("this statement of function `{}`", f.name)
+                })
             });
         }
         for (span, what, reason) in problems {
@@ -975,7 +1000,10 @@ fn loop_vars_in(arena: &ExprArena, root: ExprId, leaf_var: &FxHashMap<ExprId, Lo
             out.push(lv);
             continue;
         }
-        if !matches!(arena.get(e), Node::Call(Callee::Builtin(Builtin::Der | Builtin::Pre), _)) {
+        if !matches!(
+            arena.get(e),
+            Node::Call(Callee::Builtin(Builtin::Der | Builtin::Pre), _)
+        ) {
             stack.extend(arena.children(e));
         }
     }
@@ -1027,7 +1055,10 @@ impl Validator<'_> {
                         (Builtin::NoEvent | Builtin::Smooth, _, _) => {
                             self.stack.extend(args.last().copied());
                         }
-                        (Builtin::Edge | Builtin::Change | Builtin::Initial | Builtin::Terminal | Builtin::Sample, ..) => {}
+                        (
+                            Builtin::Edge | Builtin::Change | Builtin::Initial | Builtin::Terminal | Builtin::Sample,
+                            ..,
+                        ) => {}
                         (_, Eval::Unary(_), 1) | (_, Eval::Binary(_), 2) => self.stack.extend(args.iter().copied()),
                         _ => return Err("this built-in cannot be evaluated numerically"),
                     }
@@ -1081,7 +1112,11 @@ fn for_each_statement_expr(statements: &[Statement], f: &mut dyn FnMut(ExprId, S
                 }
             }
             Statement::For {
-                start, step, stop, body, ..
+                start,
+                step,
+                stop,
+                body,
+                ..
             } => {
                 f(*start, span);
                 f(*step, span);
@@ -1128,7 +1163,10 @@ fn map_statements(statements: &[Statement], f: &mut dyn FnMut(ExprId) -> ExprId)
                 else_branch,
                 span,
             } => Statement::If {
-                branches: branches.iter().map(|(c, body)| (f(*c), map_statements(body, f))).collect(),
+                branches: branches
+                    .iter()
+                    .map(|(c, body)| (f(*c), map_statements(body, f)))
+                    .collect(),
                 else_branch: map_statements(else_branch, f),
                 span: *span,
             },
@@ -1265,7 +1303,7 @@ impl EvalFailure {
             ),
             FailureKind::NoConvergence { iterations, residual } => (
                 "E0702",
-                format!("Newton's method did not converge in {iterations} iterations (residual {residual:e})"),
+                format!("Newton's method did not converge in {iterations} iterations (residual {residual:.3e})"),
             ),
             FailureKind::Condition { condition, value } => {
                 let text = dae.flat.expr_text(condition_expr(*condition));
@@ -1291,7 +1329,12 @@ impl EvalFailure {
             match dae.equations.get(eq) {
                 Some(e) => (
                     e.span,
-                    format!("e{}: {} ({})", eq + 1, dae.equation_text(e), dae.origin_label(&e.origin)),
+                    format!(
+                        "e{}: {} ({})",
+                        eq + 1,
+                        dae.equation_text(e),
+                        dae.origin_label(&e.origin)
+                    ),
                 ),
                 None => (fallback, format!("equation e{}", eq + 1)),
             }
@@ -1368,11 +1411,13 @@ impl EvalFailure {
                     Slot::Time => None,
                 };
                 if let Some(v) = var {
-                    d = d.with_label(dae.flat.var(*v).span, format!("`{}` declared here", program.slot_name(*s)));
+                    d = d.with_label(
+                        dae.flat.var(*v).span,
+                        format!("`{}` declared here", program.slot_name(*s)),
+                    );
                 }
             }
         }
         d
     }
 }
-

@@ -27,12 +27,12 @@
 //! partial derivatives (difference quotients where those could not be built). This module
 //! deliberately does not integrate (integrators call [`OdeRhs`]) and does not handle events.
 
+use crate::builtins::{Builtin, Eval};
 use crate::diag::Diagnostic;
 use crate::exec::{
     EvalFailure, ExecProgram, FailureKind, FailureSite, Instr, LoopVar, condition_expr, condition_holds,
 };
 use crate::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp};
-use crate::builtins::{Builtin, Eval};
 use crate::flat::{Place, Statement};
 use crate::slot::Slot;
 use crate::source::Span;
@@ -73,22 +73,74 @@ struct Code {
 /// One operation of the register code. Registers are relative to the current frame.
 #[derive(Debug, Clone)]
 enum Op {
-    Const { dst: u32, value: f64 },
-    Load { dst: u32, slot: Slot },
-    Store { slot: Slot, src: u32 },
-    Move { dst: u32, src: u32 },
-    Unary { op: UnOp, dst: u32, a: u32 },
-    Binary { op: BinOp, dst: u32, a: u32, b: u32 },
-    Call1 { f: fn(f64) -> f64, dst: u32, a: u32 },
-    Call2 { f: fn(f64, f64) -> f64, dst: u32, a: u32, b: u32 },
-    Jump { target: u32 },
-    JumpIfFalse { cond: u32, target: u32 },
+    Const {
+        dst: u32,
+        value: f64,
+    },
+    Load {
+        dst: u32,
+        slot: Slot,
+    },
+    Store {
+        slot: Slot,
+        src: u32,
+    },
+    Move {
+        dst: u32,
+        src: u32,
+    },
+    Unary {
+        op: UnOp,
+        dst: u32,
+        a: u32,
+    },
+    Binary {
+        op: BinOp,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Call1 {
+        f: fn(f64) -> f64,
+        dst: u32,
+        a: u32,
+    },
+    Call2 {
+        f: fn(f64, f64) -> f64,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Jump {
+        target: u32,
+    },
+    JumpIfFalse {
+        cond: u32,
+        target: u32,
+    },
     /// Leaves a `for` loop when `index` has passed `stop` in the direction of `step`.
-    ForTest { index: u32, step: u32, stop: u32, exit: u32, span: Span },
+    ForTest {
+        index: u32,
+        step: u32,
+        stop: u32,
+        exit: u32,
+        span: Span,
+    },
     /// Calls a user function with the argument registers; its outputs land in `out..`.
-    Call { func: u32, args: Box<[u32]>, out: u32 },
-    Assert { cond: u32, message: u32, span: Span },
-    Terminate { message: u32, span: Span },
+    Call {
+        func: u32,
+        args: Box<[u32]>,
+        out: u32,
+    },
+    Assert {
+        cond: u32,
+        message: u32,
+        span: Span,
+    },
+    Terminate {
+        message: u32,
+        span: Span,
+    },
     /// Ends the current function, or the evaluation when no function is running.
     Return,
 }
@@ -299,10 +351,22 @@ enum Task {
     Visit(ExprId),
     Emit(ExprId),
     /// The condition of `if` is compiled: branch on it and compile the `then` branch.
-    IfCond { e: ExprId },
+    IfCond {
+        e: ExprId,
+    },
     /// The `then` branch is compiled: jump over the `else` branch and compile it.
-    IfThen { e: ExprId, jump: usize, dst: u32, mark: usize },
-    IfElse { e: ExprId, jump: usize, dst: u32, mark: usize },
+    IfThen {
+        e: ExprId,
+        jump: usize,
+        dst: u32,
+        mark: usize,
+    },
+    IfElse {
+        e: ExprId,
+        jump: usize,
+        dst: u32,
+        mark: usize,
+    },
 }
 
 /// Compiles expressions and statements into register code.
@@ -608,7 +672,10 @@ impl<'a> Compiler<'a> {
                     .get(f.0 as usize)
                     .ok_or("a call of an unknown function")?;
                 if args.len() != function.inputs as usize || function.outputs == 0 {
-                    return Err(format!("a call of `{}` that does not fit its declaration", function.name));
+                    return Err(format!(
+                        "a call of `{}` that does not fit its declaration",
+                        function.name
+                    ));
                 }
                 let regs: Vec<u32> = args.iter().map(|a| self.reg(*a)).collect::<CompileResult<_>>()?;
                 let out = self.alloc(function.outputs);
@@ -798,10 +865,7 @@ impl<'a> Compiler<'a> {
             }
             Statement::Break { .. } => {
                 let at = self.emit(Op::Jump { target: 0 });
-                self.breaks
-                    .last_mut()
-                    .ok_or("`break` outside a loop")?
-                    .push(at);
+                self.breaks.last_mut().ok_or("`break` outside a loop")?.push(at);
             }
             Statement::Return { .. } => {
                 let at = self.emit(Op::Jump { target: 0 });
@@ -1022,7 +1086,12 @@ impl LoopSolver {
             self.trial[j] = if guess.is_finite() { guess } else { 0.0 };
         }
         if !self.evaluate(m, mem)? {
-            let value = self.f_trial.iter().copied().find(|v| !v.is_finite()).unwrap_or(f64::NAN);
+            let value = self
+                .f_trial
+                .iter()
+                .copied()
+                .find(|v| !v.is_finite())
+                .unwrap_or(f64::NAN);
             return Err(SolveError::Kind(FailureKind::NotFinite { value }));
         }
         self.accept();
@@ -1119,7 +1188,9 @@ impl<'p> Interpreter<'p> {
         let mut functions = Vec::with_capacity(program.functions().len());
         let mut function_max = 0;
         for f in program.functions() {
-            let code = c.function(f).map_err(|e| internal(format!("function `{}`: {e}", f.name)))?;
+            let code = c
+                .function(f)
+                .map_err(|e| internal(format!("function `{}`: {e}", f.name)))?;
             function_max = function_max.max(code.frame);
             functions.push(code);
         }
@@ -1310,7 +1381,10 @@ impl<'p> Interpreter<'p> {
     /// then checks the parameter conditions of the plan.
     pub fn parameters(&mut self, p: &[f64], work: &mut [f64]) -> Result<(), EvalFailure> {
         let layout = self.program.layout();
-        self.check(f64::NAN, &[("p", layout.params, p.len()), ("work", layout.work, work.len())])?;
+        self.check(
+            f64::NAN,
+            &[("p", layout.params, p.len()), ("work", layout.work, work.len())],
+        )?;
         let mut mem = Mem {
             t: f64::NAN,
             x: &[],
@@ -1319,9 +1393,13 @@ impl<'p> Interpreter<'p> {
             work,
         };
         let program = self.program;
-        self.assign_all(|s| &s.params, &mut mem, |k| FailureSite::Parameter {
-            var: program.parameter_program()[k].var,
-        })?;
+        self.assign_all(
+            |s| &s.params,
+            &mut mem,
+            |k| FailureSite::Parameter {
+                var: program.parameter_program()[k].var,
+            },
+        )?;
         for k in 0..self.conditions.len() {
             let c = program.conditions()[k];
             let site = FailureSite::Condition { eq: c.eq };
@@ -1460,7 +1538,13 @@ impl<'p> Interpreter<'p> {
     }
 
     /// Scalar Newton with a backtracking line search on `|residual|`.
-    fn newton1(&mut self, target: Slot, residual: Code, derivative: Option<Code>, mem: &mut Mem) -> Result<(), SolveError> {
+    fn newton1(
+        &mut self,
+        target: Slot,
+        residual: Code,
+        derivative: Option<Code>,
+        mem: &mut Mem,
+    ) -> Result<(), SolveError> {
         let guess = match target {
             Slot::Der(i) => self.dx_guess[i as usize],
             _ => mem.read(target),
@@ -1564,7 +1648,14 @@ impl<'p> Interpreter<'p> {
 
     /// Computes the variables alias elimination removed into their `work` slots; call after
     /// [`Interpreter::rhs`] with the same arrays.
-    pub fn outputs(&mut self, t: f64, x: &[f64], p: &[f64], dx: &mut [f64], work: &mut [f64]) -> Result<(), EvalFailure> {
+    pub fn outputs(
+        &mut self,
+        t: f64,
+        x: &[f64],
+        p: &[f64],
+        dx: &mut [f64],
+        work: &mut [f64],
+    ) -> Result<(), EvalFailure> {
         let layout = self.program.layout();
         self.check(
             t,
@@ -1577,9 +1668,13 @@ impl<'p> Interpreter<'p> {
         )?;
         let mut mem = Mem { t, x, p, dx, work };
         let program = self.program;
-        self.assign_all(|s| &s.outputs, &mut mem, |k| FailureSite::Output {
-            var: program.outputs()[k].var,
-        })
+        self.assign_all(
+            |s| &s.outputs,
+            &mut mem,
+            |k| FailureSite::Output {
+                var: program.outputs()[k].var,
+            },
+        )
     }
 }
 
@@ -1645,8 +1740,16 @@ impl<'p> Instance<'p> {
         let program = self.program();
         let fallback = program.dae().flat.instances[0].span;
         let Some(v) = program.lookup(name) else {
-            let params = program.params().iter().map(|v| program.dae().flat.var(*v).name.as_str());
-            let mut d = Diagnostic::error("E0707", format!("there is no parameter `{name}`"), fallback, "in this model");
+            let params = program
+                .params()
+                .iter()
+                .map(|v| program.dae().flat.var(*v).name.as_str());
+            let mut d = Diagnostic::error(
+                "E0707",
+                format!("there is no parameter `{name}`"),
+                fallback,
+                "in this model",
+            );
             if let Some(s) = crate::resolve::did_you_mean(name, params) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
