@@ -449,20 +449,17 @@ impl Builder {
         let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut waiting = vec![0usize; n];
         let mut vars = Vec::new();
-        for k in 0..n {
-            let (v, e) = self.dependent[k];
+        let dependent = std::mem::take(&mut self.dependent);
+        for (k, &(v, e)) in dependent.iter().enumerate() {
             vars.clear();
             self.dae.flat.exprs.vars_in(e, &mut vars);
-            let mut valid = true;
-            for &u in &vars {
-                if let Some(&d) = index_of.get(&u) {
+            for u in &vars {
+                if let Some(&d) = index_of.get(u) {
                     users[d].push(k);
                     waiting[k] += 1;
-                } else if !is_parameter_kind(self.kind(u)) {
-                    valid = false;
                 }
             }
-            if !valid || !self.is_parameter_expression(e) {
+            if !self.is_parameter_expression(e) {
                 let var = self.dae.flat.var(v);
                 self.diagnostics.push(
                     Diagnostic::error(
@@ -478,6 +475,7 @@ impl Builder {
                 );
             }
         }
+        self.dependent = dependent;
         let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&k| waiting[k] == 0).collect();
         let mut done = vec![false; n];
         while let Some(k) = ready.pop_first() {

@@ -913,6 +913,9 @@ struct AlgorithmCode {
     outputs: Vec<Slot>,
 }
 
+/// Compiled partial derivatives: for each inner value or residual, the non-zero ones.
+type Partials = Vec<Vec<(LoopVar, Code)>>;
+
 /// A compiled algebraic loop with its Newton and LU buffers.
 #[derive(Debug, Clone)]
 struct LoopSolver {
@@ -921,7 +924,7 @@ struct LoopSolver {
     residuals: Vec<Code>,
     linear: bool,
     /// Partial derivatives of the inner values and of the residuals.
-    jacobian: Option<(Vec<Vec<(LoopVar, Code)>>, Vec<Vec<(LoopVar, Code)>>)>,
+    jacobian: Option<(Partials, Partials)>,
     /// Current point and its residuals; the trial point and its residuals.
     t: Vec<f64>,
     f: Vec<f64>,
@@ -1241,7 +1244,7 @@ impl<'p> Interpreter<'p> {
                     if b.residuals.len() != n {
                         return Err(internal("a loop with more residuals than tearing unknowns".to_string()));
                     }
-                    let mut partials = |list: &[Vec<(LoopVar, ExprId)>]| -> CompileResult<Vec<Vec<(LoopVar, Code)>>> {
+                    let mut partials = |list: &[Vec<(LoopVar, ExprId)>]| -> CompileResult<Partials> {
                         list.iter()
                             .map(|row| row.iter().map(|&(lv, e)| Ok((lv, c.expression(e)?))).collect())
                             .collect()
@@ -1330,6 +1333,20 @@ impl<'p> Interpreter<'p> {
             }
         }
         Ok(())
+    }
+
+    /// Checks the four arrays of an evaluation at time `t`.
+    fn check_all(&self, t: f64, x: &[f64], p: &[f64], dx: &[f64], work: &[f64]) -> Result<(), EvalFailure> {
+        let layout = self.program.layout();
+        self.check(
+            t,
+            &[
+                ("x", layout.states, x.len()),
+                ("p", layout.params, p.len()),
+                ("dx", layout.states, dx.len()),
+                ("work", layout.work, work.len()),
+            ],
+        )
     }
 
     fn fault(&self, fault: Fault) -> FailureKind {
@@ -1471,16 +1488,7 @@ impl<'p> Interpreter<'p> {
 
     /// Computes `dx` and every algebraic variable in `work` at time `t` and states `x`.
     pub fn rhs(&mut self, t: f64, x: &[f64], p: &[f64], dx: &mut [f64], work: &mut [f64]) -> Result<(), EvalFailure> {
-        let layout = self.program.layout();
-        self.check(
-            t,
-            &[
-                ("x", layout.states, x.len()),
-                ("p", layout.params, p.len()),
-                ("dx", layout.states, dx.len()),
-                ("work", layout.work, work.len()),
-            ],
-        )?;
+        self.check_all(t, x, p, dx, work)?;
         let mut mem = Mem { t, x, p, dx, work };
         for k in 0..self.rhs.len() {
             let result = match &self.rhs[k] {
@@ -1656,16 +1664,7 @@ impl<'p> Interpreter<'p> {
         dx: &mut [f64],
         work: &mut [f64],
     ) -> Result<(), EvalFailure> {
-        let layout = self.program.layout();
-        self.check(
-            t,
-            &[
-                ("x", layout.states, x.len()),
-                ("p", layout.params, p.len()),
-                ("dx", layout.states, dx.len()),
-                ("work", layout.work, work.len()),
-            ],
-        )?;
+        self.check_all(t, x, p, dx, work)?;
         let mut mem = Mem { t, x, p, dx, work };
         let program = self.program;
         self.assign_all(

@@ -63,6 +63,18 @@ fn rhs(inst: &mut Instance, t: f64, x: &[f64]) -> Vec<f64> {
     dx
 }
 
+/// The first algebraic loop of the right-hand side.
+fn first_loop(program: &ExecProgram) -> &eqm::exec::LoopBlock {
+    program
+        .rhs()
+        .iter()
+        .find_map(|i| match i {
+            Instr::Loop(b) => Some(&**b),
+            _ => None,
+        })
+        .expect("a loop")
+}
+
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * (1.0 + b.abs())
 }
@@ -159,11 +171,7 @@ fn linear_loop_is_solved_by_one_lu_step() {
            der(x) = -a;
          end LinearLoop;",
     );
-    let linear = program.rhs().iter().find_map(|i| match i {
-        Instr::Loop(b) => Some(b.linear),
-        _ => None,
-    });
-    assert_eq!(linear, Some(true));
+    assert!(first_loop(&program).linear);
     let mut inst = instance(&program);
     assert_close(rhs(&mut inst, 0.0, &[3.0])[0], -2.0, 1e-14);
     assert_close(rhs(&mut inst, 0.0, &[-5.0])[0], 2.0, 1e-14);
@@ -221,14 +229,7 @@ fn two_nonlinear_springs_in_series_solve_a_nonlinear_loop() {
            f1 = f2;
          end NonlinearSprings;",
     );
-    let block = program
-        .rhs()
-        .iter()
-        .find_map(|i| match i {
-            Instr::Loop(b) => Some(b),
-            _ => None,
-        })
-        .expect("a loop");
+    let block = first_loop(&program);
     assert!(!block.linear);
     assert!(block.jacobian.is_some());
     let mut inst = instance(&program);
@@ -264,14 +265,7 @@ fn a_loop_through_a_user_function_uses_difference_quotients() {
            f = 8*sm + cube(sm);
          end FdLoop;",
     );
-    let block = program
-        .rhs()
-        .iter()
-        .find_map(|i| match i {
-            Instr::Loop(b) => Some(b),
-            _ => None,
-        })
-        .expect("a loop");
+    let block = first_loop(&program);
     assert!(block.jacobian.is_none());
     let mut inst = instance(&program);
     assert_close(rhs(&mut inst, 0.0, &[2.0])[0], -9.0, 1e-9);
