@@ -322,6 +322,11 @@ impl ExecProgram {
         }
     }
 
+    /// The span of the model's declaration, for messages about the model as a whole.
+    pub fn model_span(&self) -> Span {
+        model_span(&self.dae)
+    }
+
     /// The algorithm of a flat algorithm section, if the right-hand side runs it.
     pub fn algorithm_of_section(&self, section: usize) -> Option<&ExecAlgorithm> {
         let k = self.algorithm_of_section.get(section).copied().flatten()?;
@@ -597,7 +602,7 @@ impl Builder {
         self.dae
             .equations
             .get(eq)
-            .map_or_else(|| self.dae.flat.instances[0].span, |e| e.span)
+            .map_or_else(|| model_span(&self.dae), |e| e.span)
     }
 
     fn residual(&mut self, eq: usize) -> Option<ExprId> {
@@ -952,6 +957,10 @@ impl Builder {
     }
 }
 
+fn model_span(dae: &Dae) -> Span {
+    dae.flat.instances.first().map_or_else(Span::default, |i| i.span)
+}
+
 /// The value of an expression without variables, operators or user functions, if it is one.
 fn constant_value(arena: &ExprArena, e: ExprId) -> Option<f64> {
     if let Some(v) = arena.literal(e) {
@@ -1232,7 +1241,8 @@ pub enum FailureKind {
     Assert { message: String, span: Span },
     /// `terminate` was called in an algorithm or function.
     Terminate { message: String, span: Span },
-    /// A `while` or `for` loop ran longer than the interpreter's iteration limit.
+    /// Loops and function calls ran longer than the interpreter's iteration limit (an endless
+    /// `while` loop, or recursion that branches without end).
     IterationLimit { limit: u64 },
     /// Function calls nested deeper than the limit (runaway recursion).
     RecursionLimit { limit: usize },
@@ -1287,7 +1297,7 @@ impl EvalFailure {
     /// The diagnostic for this failure (`E07xx`), naming the equations, variables and time.
     pub fn diagnostic(&self, program: &ExecProgram) -> Diagnostic {
         let dae = program.dae();
-        let fallback = dae.flat.instances[0].span;
+        let fallback = program.model_span();
         let at_time = if self.time.is_nan() {
             String::new()
         } else {
@@ -1315,7 +1325,10 @@ impl EvalFailure {
             }
             FailureKind::Assert { message, .. } => ("E0705", format!("assertion failed: {message}")),
             FailureKind::Terminate { message, .. } => ("E0705", format!("terminate was called: {message}")),
-            FailureKind::IterationLimit { limit } => ("E0706", format!("a loop ran more than {limit} iterations")),
+            FailureKind::IterationLimit { limit } => (
+                "E0706",
+                format!("the evaluation ran more than {limit} loop iterations and function calls"),
+            ),
             FailureKind::RecursionLimit { limit } => ("E0706", format!("function calls nested deeper than {limit}")),
             FailureKind::ZeroStep { .. } => ("E0706", "a for-loop has step 0".to_string()),
             FailureKind::Dimension { array, expected, found } => (

@@ -41,7 +41,7 @@ use nalgebra::{DMatrix, DVector};
 
 /// Newton iterations before an implicit equation or a loop is reported as not converging.
 pub const NEWTON_MAX_ITERATIONS: u32 = 50;
-/// Backward jumps (loop iterations) allowed in one evaluation before it fails.
+/// Loop iterations and function calls allowed in one evaluation before it fails.
 pub const DEFAULT_ITERATION_LIMIT: u64 = 10_000_000;
 /// Nested user-function calls allowed before evaluation fails (runaway recursion).
 pub const MAX_CALL_DEPTH: usize = 10_000;
@@ -282,6 +282,9 @@ impl Machine {
                     }
                 }
                 Op::Call { func, args, out } => {
+                    // Calls count against the budget too: recursion that branches (a naive
+                    // Fibonacci) never loops but can still run for ever.
+                    budget = budget.checked_sub(1).ok_or(Fault::IterationLimit)?;
                     if calls.len() >= MAX_CALL_DEPTH {
                         return Err(Fault::RecursionLimit);
                     }
@@ -475,8 +478,9 @@ impl<'a> Compiler<'a> {
     /// Compiles `root` into the current code and returns its register. Registers from `floor`
     /// on are reused by the next root: values do not live from one root to the next.
     fn root(&mut self, root: ExprId) -> CompileResult<u32> {
-        self.memo.clear();
-        self.undo.clear();
+        // Only the entries of the previous root are removed: clearing the whole table would cost
+        // its capacity, which one huge expression can make large for every small one after it.
+        self.forget_since(0);
         self.next = self.floor;
         self.tasks.clear();
         self.tasks.push(Task::Visit(root));
@@ -1183,7 +1187,7 @@ impl<'p> Interpreter<'p> {
             Diagnostic::error(
                 "E0699",
                 format!("internal error while compiling the executable program: {what}"),
-                program.dae().flat.instances[0].span,
+                program.model_span(),
                 "in this model",
             )
             .with_help("please report this model")
@@ -1316,7 +1320,8 @@ impl<'p> Interpreter<'p> {
         self.program
     }
 
-    /// Changes how many loop iterations one evaluation may run ([`DEFAULT_ITERATION_LIMIT`]).
+    /// Changes how many loop iterations and function calls one evaluation may run
+    /// ([`DEFAULT_ITERATION_LIMIT`]).
     pub fn set_iteration_limit(&mut self, limit: u64) {
         self.m.iteration_limit = limit;
     }
@@ -1737,7 +1742,7 @@ impl<'p> Instance<'p> {
     /// parameter conditions. On failure the previous value is kept.
     pub fn set_param(&mut self, name: &str, value: f64) -> Result<(), Diagnostic> {
         let program = self.program();
-        let fallback = program.dae().flat.instances[0].span;
+        let fallback = program.model_span();
         let Some(v) = program.lookup(name) else {
             let params = program
                 .params()
