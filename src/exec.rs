@@ -334,8 +334,7 @@ impl ExecProgram {
     }
 }
 
-/// Variables the parameter program computes: parameters and constants whose value needs other
-/// variables or a function call.
+/// Parameters and constants: variables whose values do not change during a simulation.
 fn is_parameter_kind(kind: VarKind) -> bool {
     matches!(kind, VarKind::Parameter | VarKind::Constant)
 }

@@ -1173,8 +1173,8 @@ pub struct Interpreter<'p> {
     rhs: Vec<Step>,
     algorithms: Vec<AlgorithmCode>,
     loops: Vec<LoopSolver>,
-    /// The last solution of each implicitly computed derivative: the next Newton iteration
-    /// starts there (`dx` belongs to the caller and may hold anything).
+    /// The derivatives of the last successful evaluation: Newton iterations and loops that
+    /// compute a derivative start from there.
     dx_guess: Vec<f64>,
 }
 
@@ -1494,6 +1494,9 @@ impl<'p> Interpreter<'p> {
     /// Computes `dx` and every algebraic variable in `work` at time `t` and states `x`.
     pub fn rhs(&mut self, t: f64, x: &[f64], p: &[f64], dx: &mut [f64], work: &mut [f64]) -> Result<(), EvalFailure> {
         self.check_all(t, x, p, dx, work)?;
+        // Derivatives computed by Newton iterations start from their last solutions; `dx`
+        // belongs to the caller and may hold anything.
+        dx.copy_from_slice(&self.dx_guess);
         let mut mem = Mem { t, x, p, dx, work };
         for k in 0..self.rhs.len() {
             let result = match &self.rhs[k] {
@@ -1529,6 +1532,7 @@ impl<'p> Interpreter<'p> {
                 return Err(self.failure(k, e, t));
             }
         }
+        self.dx_guess.copy_from_slice(mem.dx);
         Ok(())
     }
 
@@ -1558,10 +1562,7 @@ impl<'p> Interpreter<'p> {
         derivative: Option<Code>,
         mem: &mut Mem,
     ) -> Result<(), SolveError> {
-        let guess = match target {
-            Slot::Der(i) => self.dx_guess[i as usize],
-            _ => mem.read(target),
-        };
+        let guess = mem.read(target);
         let mut z = if guess.is_finite() { guess } else { 0.0 };
         let m = &mut self.m;
         let f = |m: &mut Machine, mem: &mut Mem, z: f64| -> Result<f64, Fault> {
@@ -1630,11 +1631,6 @@ impl<'p> Interpreter<'p> {
                 iterations: iteration + 1,
                 residual: r.abs(),
             }));
-        }
-        if outcome.is_ok()
-            && let Slot::Der(i) = target
-        {
-            self.dx_guess[i as usize] = mem.read(target);
         }
         outcome
     }
@@ -1779,6 +1775,14 @@ impl<'p> Instance<'p> {
                 "declared here",
             ));
         };
+        if !value.is_finite() {
+            return Err(Diagnostic::error(
+                "E0707",
+                format!("`{name}` cannot be set to {value}: a parameter must be a finite number"),
+                var.span,
+                "declared here",
+            ));
+        }
         let old = self.p[i as usize];
         self.p[i as usize] = value;
         if let Err(failure) = self.interpreter.parameters(&self.p, &mut self.work) {
