@@ -210,6 +210,16 @@ pub fn eliminate(dae: &mut Dae) -> (AliasReport, Vec<Diagnostic>) {
         kept.push(eq);
     }
     dae.equations = kept;
+    if !replace.is_empty() {
+        for eq in &mut dae.initial_equations {
+            for side in [&mut eq.lhs, &mut eq.rhs] {
+                let new = substitute(&mut dae.flat.exprs, *side, &|_, id| replace.get(&id).copied());
+                if new != *side {
+                    *side = crate::symbolic::simplify(&mut dae.flat.exprs, new);
+                }
+            }
+        }
+    }
     // A state whose class representative is another variable is no longer a state itself.
     for (i, e) in eliminated.iter().enumerate() {
         if e.is_some() && dae.kinds[i] == VarKind::State {

@@ -15,6 +15,8 @@ pub mod explain;
 pub mod expr;
 pub mod flat;
 pub mod flatten;
+pub mod index;
+pub mod init;
 pub mod plan;
 pub mod resolve;
 pub mod slot;
