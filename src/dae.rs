@@ -150,6 +150,9 @@ pub fn lower(mut flat: FlatModel) -> Dae {
         .variables
         .iter()
         .map(|v| match (v.variability, v.ty) {
+            // An input of the model itself holds the value given from outside (its start value
+            // until the simulation core feeds signals), so it is a run-time parameter here.
+            _ if flat.is_top_level_input(v) => VarKind::Parameter,
             (Variability::Parameter, _) => VarKind::Parameter,
             (Variability::Constant, _) => VarKind::Constant,
             (Variability::Discrete, _) | (_, ScalarType::Integer | ScalarType::Boolean | ScalarType::String) => {
