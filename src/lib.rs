@@ -19,6 +19,7 @@ pub mod index;
 pub mod init;
 pub mod plan;
 pub mod resolve;
+pub mod results;
 pub mod slot;
 pub mod source;
 pub mod stdlib;
