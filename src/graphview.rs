@@ -305,29 +305,22 @@ impl GraphView {
             pass += 1;
             let mut progress = false;
             // One sweep over each side, as the seed does "der Einfachheit halber".
-            let mut lines = Vec::new();
-            for row in 0..n_eq {
-                if let Some(line) = state.equation_rule(self, row) {
-                    step += 1;
-                    lines.push(format!("  {step}. {line}"));
+            for (side, count, heading) in [
+                (Side::Equation, n_eq, "equations"),
+                (Side::Variable, self.variables.len(), "unknowns"),
+            ] {
+                let mut lines = Vec::new();
+                for node in 0..count {
+                    if let Some(line) = state.rule(self, side, node) {
+                        step += 1;
+                        lines.push(format!("  {step}. {line}"));
+                    }
                 }
-            }
-            if !lines.is_empty() {
-                progress = true;
-                let _ = writeln!(out, "pass {pass}, equations from top to bottom:");
-                out.push_str(&(lines.join("\n") + "\n"));
-            }
-            let mut lines = Vec::new();
-            for column in 0..self.variables.len() {
-                if let Some(line) = state.variable_rule(self, column) {
-                    step += 1;
-                    lines.push(format!("  {step}. {line}"));
+                if !lines.is_empty() {
+                    progress = true;
+                    let _ = writeln!(out, "pass {pass}, {heading} from top to bottom:");
+                    out.push_str(&(lines.join("\n") + "\n"));
                 }
-            }
-            if !lines.is_empty() {
-                progress = true;
-                let _ = writeln!(out, "pass {pass}, unknowns from top to bottom:");
-                out.push_str(&(lines.join("\n") + "\n"));
             }
             if state.remaining() == 0 {
                 break;
@@ -502,6 +495,13 @@ fn block_views(plan: &Plan, n_rows: usize, column: &dyn Fn(usize) -> Option<usiz
     views
 }
 
+/// Which side of the graph a colouring rule looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Equation,
+    Variable,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Colour {
     Uncoloured,
@@ -597,59 +597,61 @@ impl Colouring {
         self.by_number.insert(number, vec![row]);
     }
 
-    /// Rule 1 at equation `row`, with the step's description when it applies.
-    fn equation_rule(&mut self, view: &GraphView, row: usize) -> Option<String> {
-        if self.numbers[row] != 0 || self.open_equation[row] != 1 {
+    /// Rule 1 (`side` is [`Side::Equation`]) or rule 2 ([`Side::Variable`]) at `node`, with
+    /// the step's description when it applies.
+    fn rule(&mut self, view: &GraphView, side: Side, node: usize) -> Option<String> {
+        let (done, open, edges) = match side {
+            Side::Equation => (
+                self.numbers[node] != 0,
+                self.open_equation[node],
+                &self.at_equation[node],
+            ),
+            Side::Variable => (self.var_done[node], self.open_variable[node], &self.at_variable[node]),
+        };
+        if done || open != 1 {
             return None;
         }
-        let edge = self.single_open(&self.at_equation[row])?;
-        let column = view.edges[edge].variable;
+        let edge = self.single_open(edges)?;
+        let Edge {
+            equation: row,
+            variable: column,
+            ..
+        } = view.edges[edge];
         self.paint(view, edge, Colour::Red);
-        let number = self.low;
-        self.low += 1;
+        let number = match side {
+            Side::Equation => {
+                self.low += 1;
+                self.low - 1
+            }
+            Side::Variable => {
+                self.high = self.high.saturating_sub(1);
+                self.high + 1
+            }
+        };
         self.record(row, column, number);
-        let others = self.at_variable[column].clone();
-        let blue = self.paint_rest_blue(view, &others);
+        // The node at the far end of the red edge is now used up: its other edges turn blue.
         let (eq, var) = (&view.equations[row].label, &view.variables[column]);
-        let blue_rows: Vec<usize> = blue.iter().map(|&k| view.edges[k].equation).collect();
-        let tail = if blue_rows.is_empty() {
+        let (near, far, far_edges) = match side {
+            Side::Equation => (eq, var, self.at_variable[column].clone()),
+            Side::Variable => (var, eq, self.at_equation[row].clone()),
+        };
+        let blue = self.paint_rest_blue(view, &far_edges);
+        let tail = if blue.is_empty() {
             String::new()
         } else {
-            format!(
-                "; the other edges of {var} turn blue (to {})",
-                view.equation_list(&blue_rows)
-            )
+            let names = match side {
+                Side::Equation => view.equation_list(&blue.iter().map(|&k| view.edges[k].equation).collect::<Vec<_>>()),
+                Side::Variable => view.variable_list(&blue.iter().map(|&k| view.edges[k].variable).collect::<Vec<_>>()),
+            };
+            format!("; the other edges of {far} turn blue (to {names})")
         };
-        Some(format!(
-            "{eq} has one uncoloured edge, to {var}: {eq} solves for {var}, number {number}{tail}"
-        ))
-    }
-
-    /// Rule 2 at variable `column`, with the step's description when it applies.
-    fn variable_rule(&mut self, view: &GraphView, column: usize) -> Option<String> {
-        if self.var_done[column] || self.open_variable[column] != 1 {
-            return None;
-        }
-        let edge = self.single_open(&self.at_variable[column])?;
-        let row = view.edges[edge].equation;
-        self.paint(view, edge, Colour::Red);
-        let number = self.high;
-        self.high = self.high.saturating_sub(1);
-        self.record(row, column, number);
-        let others = self.at_equation[row].clone();
-        let blue = self.paint_rest_blue(view, &others);
-        let (eq, var) = (&view.equations[row].label, &view.variables[column]);
-        let blue_columns: Vec<usize> = blue.iter().map(|&k| view.edges[k].variable).collect();
-        let tail = if blue_columns.is_empty() {
-            String::new()
+        let highest = if side == Side::Variable {
+            " (the highest free one)"
         } else {
-            format!(
-                "; the other edges of {eq} turn blue (to {})",
-                view.variable_list(&blue_columns)
-            )
+            ""
         };
         Some(format!(
-            "{var} has one uncoloured edge, to {eq}: {eq} solves for {var}, number {number} (the highest free one){tail}"
+            "{near} has one uncoloured edge, to {far}: {eq} solves for {var}, number {number}{highest}{tail}"
         ))
     }
 
@@ -885,18 +887,7 @@ impl Drawing {
         for (i, eq) in view.equations.iter().enumerate() {
             let y = num(self.y(i) + self.font * 0.35);
             let fill = if eq.in_loop { LOOP_FILL } else { "#ffffff" };
-            let _ = writeln!(
-                out,
-                "<g><title>{}</title>",
-                escape(&shorten(&format!("{}: {}", eq.label, eq.text), TITLE_CHARS))
-            );
-            let _ = writeln!(
-                out,
-                "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{fill}\" stroke=\"#000000\" stroke-width=\"1\"/>",
-                num(self.eq_x),
-                num(self.y(i)),
-                num(self.radius)
-            );
+            self.open_node(&mut out, self.eq_x, i, fill, &format!("{}: {}", eq.label, eq.text));
             let sort = if eq.sort == 0 {
                 "?".to_string()
             } else {
@@ -918,14 +909,7 @@ impl Drawing {
 
         out.push_str("<g id=\"unknowns\">\n");
         for (i, name) in view.variables.iter().enumerate() {
-            let _ = writeln!(out, "<g><title>{}</title>", escape(&shorten(name, TITLE_CHARS)));
-            let _ = writeln!(
-                out,
-                "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"#ffffff\" stroke=\"#000000\" stroke-width=\"1\"/>",
-                num(self.var_x),
-                num(self.y(i)),
-                num(self.radius)
-            );
+            self.open_node(&mut out, self.var_x, i, "#ffffff", name);
             let _ = writeln!(
                 out,
                 "<text class=\"var\" x=\"{}\" y=\"{}\">{}</text>\n</g>",
@@ -938,6 +922,19 @@ impl Drawing {
         self.legend(&mut out, view);
         out.push_str("</svg>\n");
         out
+    }
+
+    /// Opens a node's group: its hover text (the full text, unless very long) and its circle
+    /// in row `index` at `x`. The caller adds the labels and closes the group.
+    fn open_node(&self, out: &mut String, x: f64, index: usize, fill: &str, title: &str) {
+        let _ = writeln!(out, "<g><title>{}</title>", escape(&shorten(title, TITLE_CHARS)));
+        let _ = writeln!(
+            out,
+            "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{fill}\" stroke=\"#000000\" stroke-width=\"1\"/>",
+            num(x),
+            num(self.y(index)),
+            num(self.radius)
+        );
     }
 
     /// The legend uses paths and rectangles, not lines and circles, so that the `<line>` and

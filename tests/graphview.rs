@@ -401,20 +401,26 @@ fn temp_dir(test: &str) -> std::path::PathBuf {
     dir
 }
 
-fn eqm(args: &[&std::ffi::OsStr]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_eqm"))
+/// Runs the built `eqm` in the crate directory: (exit code, stdout, stderr).
+fn eqm(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_eqm"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("EQMPATH")
         .output()
-        .expect("the eqm binary runs")
+        .expect("the eqm binary runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }
 
 #[test]
 fn cli_writes_the_svg_and_appends_the_steps() {
     let dir = temp_dir("cli");
     let out = dir.join("graph.svg");
-    let output = eqm(&[
+    let (code, stdout, stderr) = eqm(&[
         "explain".as_ref(),
         "examples/spring_mass.eqm".as_ref(),
         "--keep-aliases".as_ref(),
@@ -422,9 +428,7 @@ fn cli_writes_the_svg_and_appends_the_steps() {
         "--svg".as_ref(),
         out.as_os_str(),
     ]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    assert_eq!(code, Some(0), "{stderr}");
     let svg = std::fs::read_to_string(&out).expect("the SVG file exists");
     assert!(svg.starts_with("<?xml") || svg.starts_with("<svg"));
     assert!(
@@ -440,14 +444,13 @@ fn cli_writes_the_svg_and_appends_the_steps() {
 fn cli_reports_an_unwritable_svg_path_as_a_usage_error() {
     let dir = temp_dir("unwritable");
     let out = dir.join("no-such-directory").join("graph.svg");
-    let output = eqm(&[
+    let (code, _, stderr) = eqm(&[
         "explain".as_ref(),
         "examples/spring_mass.eqm".as_ref(),
         "--svg".as_ref(),
         out.as_os_str(),
     ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("cannot write"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -458,16 +461,14 @@ fn cli_does_not_draw_a_large_model_and_succeeds() {
     let model = dir.join("big.eqm");
     std::fs::write(&model, chain_model(500)).expect("model written");
     let out = dir.join("big.svg");
-    let output = eqm(&[
+    let (code, stdout, stderr) = eqm(&[
         "explain".as_ref(),
         model.as_os_str(),
         "--steps".as_ref(),
         "--svg".as_ref(),
         out.as_os_str(),
     ]);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("too large to draw"), "{stderr}");
     assert!(!out.exists(), "no file for a model too large to draw");
     assert!(
