@@ -64,6 +64,8 @@ pub struct EquationNode {
     pub solves: Option<usize>,
     /// Whether this equation is part of an algebraic loop (solved together with others).
     pub in_loop: bool,
+    /// Whether this row stands for an output of an algorithm section rather than an equation.
+    pub algorithm: bool,
 }
 
 /// An edge: `equation` (index into `equations`) contains `variable` (index into `variables`).
@@ -240,6 +242,7 @@ impl GraphView {
                 sort: sort[row],
                 solves: solves[row],
                 in_loop: in_loop[row],
+                algorithm: row >= dae.equations.len(),
             })
             .collect();
         GraphView {
@@ -277,6 +280,15 @@ impl GraphView {
         }
         let mut state = Colouring::new(self);
         let mut out = String::new();
+        if n_eq == 0 {
+            out.push_str("colouring steps: the model has no equations, so there is nothing to colour\n");
+            return Ok(Replay {
+                text: out,
+                numbers: Vec::new(),
+                solves: Vec::new(),
+                groups: Vec::new(),
+            });
+        }
         let _ = writeln!(
             out,
             "colouring steps (seed 000's procedure), {} equations, {} unknowns, {} edges:",
@@ -298,6 +310,14 @@ impl GraphView {
             "  unknowns from top to bottom (in the order the equations mention them): {}",
             self.variables.join(", ")
         );
+        // `eqm explain` names algorithm outputs by their section only; the steps need a label.
+        for (row, eq) in self.equations.iter().enumerate().filter(|(_, e)| e.algorithm) {
+            let computes = eq
+                .solves
+                .map(|c| format!(", computing {}", self.variable_list(&[c])))
+                .unwrap_or_default();
+            let _ = writeln!(out, "  e{} is the {}{computes}", row + 1, eq.text);
+        }
 
         let mut step = 0usize;
         let mut pass = 0usize;
@@ -452,7 +472,7 @@ fn block_views(plan: &Plan, n_rows: usize, column: &dyn Fn(usize) -> Option<usiz
     let columns = |us: &[usize]| -> Vec<usize> { us.iter().filter_map(|&u| column(u)).collect() };
     let mut views = Vec::with_capacity(plan.blocks.len());
     for block in &plan.blocks {
-        let view = match block {
+        let mut view = match block {
             Block::Explicit { eq, unknown, .. }
             | Block::Implicit { eq, unknown }
             | Block::Algorithm { eq, unknown, .. } => BlockView {
@@ -488,7 +508,7 @@ fn block_views(plan: &Plan, n_rows: usize, column: &dyn Fn(usize) -> Option<usiz
                 }
             }
         };
-        let mut view = view;
+        // Rows outside the graph cannot be drawn or numbered; a consistent plan has none.
         view.equations.retain(|&r| r < n_rows);
         views.push(view);
     }

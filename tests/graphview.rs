@@ -235,7 +235,26 @@ fn algorithm_outputs_are_nodes() {
     assert_eq!(view.equations[algorithm].label, "e3");
     let solves = view.equations[algorithm].solves.map(|c| view.variables[c].as_str());
     assert_eq!(solves, Some("Tamb"));
+    assert!(view.equations[algorithm].algorithm);
+    assert!(
+        view.steps()
+            .contains("e3 is the algorithm of model Cup, computing Tamb")
+    );
     assert_valid_order(&view, "cooling.eqm");
+}
+
+/// A model of parameters only: nothing to colour, and still a valid (empty) drawing.
+#[test]
+fn a_model_without_equations_has_nothing_to_colour() {
+    let view = view_of("p.eqm", "model P\n  parameter Real a = 1;\nend P;\n", false);
+    assert!(view.equations.is_empty());
+    assert_eq!(
+        view.steps(),
+        "colouring steps: the model has no equations, so there is nothing to colour\n"
+    );
+    let svg = view.svg().expect("empty drawing");
+    assert_well_formed(&svg);
+    assert_eq!(count(&svg, "<line "), 0);
 }
 
 /// A minimal XML well-formedness check: tags balance, attribute values are quoted, and text
