@@ -25,8 +25,8 @@
 use crate::dae::Dae;
 use crate::driver::Analysis;
 use crate::expr::{ExprArena, ExprId};
-use crate::plan::{Block, Plan, unknown_name};
-use std::collections::BTreeMap;
+use crate::plan::{Block, Plan, Unknown, unknown_name};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Write as _};
 
 /// The most equations `steps` replays: beyond it the list of steps is longer than anyone reads.
@@ -156,6 +156,8 @@ impl GraphView {
         // edge set. Equations take their edges from the plan; an algorithm output is connected
         // to what its section reads, as the plan connects it.
         let incidence = plan.incidence(dae);
+        let unknown_index: BTreeMap<Unknown, usize> = plan.unknowns.iter().enumerate().map(|(i, u)| (*u, i)).collect();
+        let mut sections: BTreeMap<usize, (Vec<usize>, String)> = BTreeMap::new();
         let mut reading: Vec<Vec<usize>> = Vec::with_capacity(n_rows);
         let mut row_edges: Vec<Vec<usize>> = Vec::with_capacity(n_rows);
         let mut texts: Vec<String> = Vec::with_capacity(n_rows);
@@ -169,7 +171,10 @@ impl GraphView {
                 row_edges.push(incidence.get(row).cloned().unwrap_or_default());
                 texts.push(dae.equation_text(eq));
             } else if let Some(&(output, algorithm)) = algorithm_rows.get(&row) {
-                let (reads, instance) = algorithm_reads(dae, plan, algorithm, &index_of);
+                // A section with several outputs has one row per output; it is read once.
+                let (reads, instance) = sections
+                    .entry(algorithm)
+                    .or_insert_with(|| algorithm_reads(dae, &unknown_index, algorithm, &index_of));
                 let mut order = vec![output];
                 order.extend(reads.iter().copied());
                 let mut edges = order.clone();
@@ -442,23 +447,24 @@ fn visit_unknowns(arena: &ExprArena, root: ExprId, index_of: &BTreeMap<ExprId, u
 /// out because the section computes them) and the label of its instance.
 fn algorithm_reads(
     dae: &Dae,
-    plan: &Plan,
+    unknown_index: &BTreeMap<Unknown, usize>,
     algorithm: usize,
     index_of: &BTreeMap<ExprId, usize>,
 ) -> (Vec<usize>, String) {
     let Some(section) = dae.flat.algorithms.get(algorithm) else {
         return (Vec::new(), "an unknown section".to_string());
     };
-    let outputs: Vec<usize> = section
+    // Outputs start out as seen, so that only what the section reads is kept.
+    let mut seen: BTreeSet<usize> = section
         .outputs
         .iter()
-        .filter_map(|&v| plan.unknowns.iter().position(|u| *u == crate::plan::Unknown::Var(v)))
+        .filter_map(|&v| unknown_index.get(&Unknown::Var(v)).copied())
         .collect();
     let mut reads: Vec<usize> = Vec::new();
     for statement in &section.statements {
         statement.for_each_expr(&mut |e| {
             visit_unknowns(dae.exprs(), e, index_of, &mut |u| {
-                if !outputs.contains(&u) && !reads.contains(&u) {
+                if seen.insert(u) {
                     reads.push(u);
                 }
             })

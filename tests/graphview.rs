@@ -243,6 +243,41 @@ fn algorithm_outputs_are_nodes() {
     assert_valid_order(&view, "cooling.eqm");
 }
 
+/// A section with two outputs gives two rows, each connected to its own output and to what
+/// the section reads (not to the other output, which the section computes itself).
+#[test]
+fn an_algorithm_with_two_outputs_gives_two_rows() {
+    let text = "model Two
+  Real x(start = 1, fixed = true);
+  Real a;
+  Real b;
+equation
+  der(x) = -a - b;
+algorithm
+  a := 2*x;
+  b := a + x;
+end Two;
+";
+    let view = view_of("two.eqm", text, false);
+    let rows: Vec<usize> = (0..view.equations.len())
+        .filter(|&r| view.equations[r].algorithm)
+        .collect();
+    assert_eq!(rows.len(), 2);
+    for &row in &rows {
+        let names: Vec<&str> = view
+            .edges
+            .iter()
+            .filter(|e| e.equation == row)
+            .map(|e| view.variables[e.variable].as_str())
+            .collect();
+        // x is a state: known, so not an edge; the section reads no other unknown.
+        assert_eq!(names.len(), 1, "{names:?}");
+    }
+    assert_valid_order(&view, "two.eqm");
+    let svg = view.svg().expect("small");
+    assert_well_formed(&svg);
+}
+
 /// A model of parameters only: nothing to colour, and still a valid (empty) drawing.
 #[test]
 fn a_model_without_equations_has_nothing_to_colour() {
