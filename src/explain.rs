@@ -21,7 +21,8 @@ pub fn explain(analysis: &Analysis) -> String {
         out,
         "model {}: {} equations in {} unknowns after removing {} alias equation(s)",
         flat.name,
-        dae.equations.len(),
+        // Algorithm sections count one row per output, like in the plan.
+        plan.matching.len(),
         plan.unknowns.len(),
         aliases.removed_equations
     );

@@ -15,6 +15,7 @@ pub mod explain;
 pub mod expr;
 pub mod flat;
 pub mod flatten;
+pub mod graphview;
 pub mod index;
 pub mod init;
 pub mod plan;
