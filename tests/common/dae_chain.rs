@@ -51,7 +51,12 @@ pub fn chain(stages: usize) -> FlatModel {
     let id = |stage: usize, k: usize| VarId((base + STAGE * stage + k) as u32);
     for i in 0..stages {
         for field in ["s", "v", "sa", "sb", "fa", "fb", "f"] {
-            variables.push(variable(format!("{field}[{}]", i + 1), Variability::Continuous, None, span));
+            variables.push(variable(
+                format!("{field}[{}]", i + 1),
+                Variability::Continuous,
+                None,
+                span,
+            ));
         }
     }
     let mut equations = Vec::with_capacity(STAGE * stages);
@@ -74,7 +79,11 @@ pub fn chain(stages: usize) -> FlatModel {
         let lhs = exprs.binary(BinOp::Mul, m, dv);
         let rhs = exprs.binary(BinOp::Add, fa, fb);
         equations.push(eq(lhs, rhs));
-        let next = if i + 1 < stages { exprs.var(id(i + 1, 2)) } else { exprs.real(0.0) };
+        let next = if i + 1 < stages {
+            exprs.var(id(i + 1, 2))
+        } else {
+            exprs.real(0.0)
+        };
         let stretch = exprs.binary(BinOp::Sub, next, sb);
         let force = exprs.binary(BinOp::Mul, c, stretch);
         equations.push(eq(f, force));
