@@ -60,7 +60,7 @@ pub fn chain(stages: usize) -> FlatModel {
         }
     }
     let mut equations = Vec::with_capacity(STAGE * stages);
-    let mut eq = |lhs, rhs| Equation {
+    let eq = |lhs, rhs| Equation {
         lhs,
         rhs,
         origin: Origin::Equation {
