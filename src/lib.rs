@@ -15,6 +15,7 @@ pub mod explain;
 pub mod expr;
 pub mod flat;
 pub mod flatten;
+pub mod integrators;
 pub mod plan;
 pub mod resolve;
 pub mod slot;
