@@ -101,7 +101,10 @@ impl Adaptive {
 
     /// DOPRI5: the Dormand–Prince 5(4) pair with its continuous extension.
     pub fn dopri5(options: Options) -> Self {
-        Adaptive { dense: Dense::DormandPrince, ..Adaptive::new(tableau::DORMAND_PRINCE54, options) }
+        Adaptive {
+            dense: Dense::DormandPrince,
+            ..Adaptive::new(tableau::DORMAND_PRINCE54, options)
+        }
     }
 
     fn max_step(&self) -> f64 {
@@ -109,14 +112,33 @@ impl Adaptive {
     }
 
     /// Hairer's `hinit`: a step for which an explicit Euler step changes the solution and its
-    /// derivative by about 1% of the tolerance scale, bounded by `h_max`.
+    /// derivative by about 1% of the tolerance scale, bounded by `h_max`. The norms are root
+    /// mean squares as in the book (II.4), not the sums of `dopri5.f`, so that the choice does
+    /// not depend on the dimension.
     fn initial_step(&mut self, sys: &mut dyn OdeSystem, h_max: f64) -> f64 {
         let order = f64::from(self.tableau.order().min(self.tableau.embedded_order().unwrap_or(1)) + 1);
         let ends = &self.ends;
+        let n = ends.x.len().max(1) as f64;
         let scale = |i: usize| self.atol[i] + self.options.rtol * ends.x[i].abs();
-        let dnf: f64 = ends.f.iter().enumerate().map(|(i, f)| (f / scale(i)).powi(2)).sum();
-        let dny: f64 = ends.x.iter().enumerate().map(|(i, x)| (x / scale(i)).powi(2)).sum();
-        let mut h = if dnf <= 1e-10 || dny <= 1e-10 { 1e-6 } else { (dny / dnf).sqrt() * 0.01 };
+        let d0 = ends
+            .x
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (x / scale(i)).powi(2))
+            .sum::<f64>()
+            / n;
+        let d1 = ends
+            .f
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f / scale(i)).powi(2))
+            .sum::<f64>()
+            / n;
+        let mut h = if d0 <= 1e-10 || d1 <= 1e-10 {
+            1e-6
+        } else {
+            (d0 / d1).sqrt() * 0.01
+        };
         h = h.min(h_max);
         // One explicit Euler step estimates the second derivative.
         for (i, x) in self.x_new.iter_mut().enumerate() {
@@ -126,10 +148,21 @@ impl Adaptive {
             // The controller will shrink the step if the trial fails again.
             return h;
         }
-        let der2 =
-            self.f_new.iter().enumerate().map(|(i, f1)| ((f1 - ends.f[i]) / scale(i)).powi(2)).sum::<f64>().sqrt() / h;
-        let der12 = der2.max(dnf.sqrt());
-        let h1 = if der12 <= 1e-15 { (h * 1e-3).max(1e-6) } else { (0.01 / der12).powf(1.0 / order) };
+        let d2 = (self
+            .f_new
+            .iter()
+            .enumerate()
+            .map(|(i, f1)| ((f1 - ends.f[i]) / scale(i)).powi(2))
+            .sum::<f64>()
+            / n)
+            .sqrt()
+            / h;
+        let d12 = d2.max(d1.sqrt());
+        let h1 = if d12 <= 1e-15 {
+            (h * 1e-3).max(1e-6)
+        } else {
+            (0.01 / d12).powf(1.0 / order)
+        };
         (100.0 * h).min(h1).min(h_max)
     }
 
@@ -137,7 +170,8 @@ impl Adaptive {
     /// error estimate. For a non-"first same as last" tableau the derivative at the new point is
     /// only evaluated (into `f_new`) when the error is acceptable.
     fn attempt(&mut self, sys: &mut dyn OdeSystem, h: f64, t_new: f64) -> Result<f64, IntegrationError> {
-        self.stages.compute(&self.tableau, sys, &self.ends, h, &mut self.stats)?;
+        self.stages
+            .compute(&self.tableau, sys, &self.ends, h, &mut self.stats)?;
         let (ends, stages) = (&self.ends, &mut self.stages);
         stages.combine(self.tableau.b(), &ends.f, h, Some(&ends.x), &mut self.x_new);
         check_finite(t_new, &self.x_new, Quantity::State)?;
@@ -212,7 +246,9 @@ impl Stepper for Adaptive {
     fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
         let t = self.ends.t;
         if !(t_limit > t) {
-            return Err(IntegrationError::invalid(format!("the step limit {t_limit} is not after t = {t}")));
+            return Err(IntegrationError::invalid(format!(
+                "the step limit {t_limit} is not after t = {t}"
+            )));
         }
         if self.ends.ensure_derivative(sys, &mut self.stats)? {
             let h_max = self.max_step().min(t_limit - t);
@@ -225,14 +261,21 @@ impl Stepper for Adaptive {
         let mut failure = None;
         loop {
             if self.stats.attempts() >= self.options.max_steps {
-                return Err(IntegrationError::TooManySteps { time: t, max_steps: self.options.max_steps });
+                return Err(IntegrationError::TooManySteps {
+                    time: t,
+                    max_steps: self.options.max_steps,
+                });
             }
             let h_ctrl = self.h.min(self.max_step());
             if !(h_ctrl > 10.0 * f64::EPSILON * t.abs()) {
                 return Err(failure.unwrap_or(IntegrationError::StepSizeUnderflow { time: t, step: h_ctrl }));
             }
             // Stretch the last step by up to 1% rather than leave a sliver before the limit.
-            let (h, t_new) = if t + 1.01 * h_ctrl >= t_limit { (t_limit - t, t_limit) } else { (h_ctrl, t + h_ctrl) };
+            let (h, t_new) = if t + 1.01 * h_ctrl >= t_limit {
+                (t_limit - t, t_limit)
+            } else {
+                (h_ctrl, t + h_ctrl)
+            };
             let err = match self.attempt(sys, h, t_new) {
                 Ok(err) => err,
                 Err(e) if e.is_recoverable() => {

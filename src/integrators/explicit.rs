@@ -83,7 +83,9 @@ impl RkStages {
     /// The derivative of the last stage (for "first same as last" tableaux, `f` at the new
     /// point).
     pub fn last_mut(&mut self) -> &mut Vec<f64> {
-        self.k.last_mut().expect("first-same-as-last tableaux have at least two stages")
+        self.k
+            .last_mut()
+            .expect("first-same-as-last tableaux have at least two stages")
     }
 }
 
@@ -119,10 +121,18 @@ impl FixedClock {
         // rounding is a regular step, and must not leave a step of 1e-16 behind.
         let slack = 1e-8 * self.h;
         if remaining <= self.h + slack {
-            FixedStep { h: remaining, t_new: t_limit, full: (remaining - self.h).abs() <= slack }
+            FixedStep {
+                h: remaining,
+                t_new: t_limit,
+                full: (remaining - self.h).abs() <= slack,
+            }
         } else {
             let t_new = self.t_base + (self.n + 1) as f64 * self.h;
-            FixedStep { h: t_new - t, t_new, full: true }
+            FixedStep {
+                h: t_new - t,
+                t_new,
+                full: true,
+            }
         }
     }
 
@@ -186,14 +196,20 @@ impl Stepper for ExplicitRk {
     fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
         let t = self.ends.t;
         if !(t_limit > t) {
-            return Err(IntegrationError::invalid(format!("the step limit {t_limit} is not after t = {t}")));
+            return Err(IntegrationError::invalid(format!(
+                "the step limit {t_limit} is not after t = {t}"
+            )));
         }
         self.ends.ensure_derivative(sys, &mut self.stats)?;
         if self.stats.attempts() >= self.options.max_steps {
-            return Err(IntegrationError::TooManySteps { time: t, max_steps: self.options.max_steps });
+            return Err(IntegrationError::TooManySteps {
+                time: t,
+                max_steps: self.options.max_steps,
+            });
         }
         let step = self.clock.next(t, t_limit);
-        self.stages.compute(&self.tableau, sys, &self.ends, step.h, &mut self.stats)?;
+        self.stages
+            .compute(&self.tableau, sys, &self.ends, step.h, &mut self.stats)?;
         let (ends, stages) = (&self.ends, &self.stages);
         stages.combine(self.tableau.b(), &ends.f, step.h, Some(&ends.x), &mut self.x_new);
         check_finite(step.t_new, &self.x_new, Quantity::State)?;
@@ -205,7 +221,10 @@ impl Stepper for ExplicitRk {
         self.ends.accept(step.t_new, &mut self.x_new, &mut self.f_new);
         self.clock.advance(&step);
         self.stats.steps += 1;
-        Ok(StepInfo { t_prev: t, t: step.t_new })
+        Ok(StepInfo {
+            t_prev: t,
+            t: step.t_new,
+        })
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {

@@ -43,7 +43,9 @@ pub struct RhsError {
 impl RhsError {
     /// An error with the given message.
     pub fn new(message: impl Into<String>) -> Self {
-        RhsError { message: message.into() }
+        RhsError {
+            message: message.into(),
+        }
     }
 }
 
@@ -108,13 +110,17 @@ impl Options {
     /// Checks the options every method reads.
     fn check_common(&self) -> Result<(), IntegrationError> {
         if self.max_steps == 0 {
-            return Err(IntegrationError::invalid("the maximum number of steps must be at least 1"));
+            return Err(IntegrationError::invalid(
+                "the maximum number of steps must be at least 1",
+            ));
         }
         for (what, value) in [("initial step", self.initial_step), ("maximum step", self.max_step)] {
             if let Some(h) = value
                 && !(h > 0.0)
             {
-                return Err(IntegrationError::invalid(format!("the {what} must be positive, not {h}")));
+                return Err(IntegrationError::invalid(format!(
+                    "the {what} must be positive, not {h}"
+                )));
             }
         }
         Ok(())
@@ -125,8 +131,12 @@ impl Options {
         self.check_common()?;
         match self.step {
             Some(h) if h > 0.0 && h.is_finite() => Ok(h),
-            Some(h) => Err(IntegrationError::invalid(format!("the step size must be positive and finite, not {h}"))),
-            None => Err(IntegrationError::invalid(format!("{method} is a fixed-step method and needs a step size"))),
+            Some(h) => Err(IntegrationError::invalid(format!(
+                "the step size must be positive and finite, not {h}"
+            ))),
+            None => Err(IntegrationError::invalid(format!(
+                "{method} is a fixed-step method and needs a step size"
+            ))),
         }
     }
 
@@ -135,7 +145,10 @@ impl Options {
     pub(crate) fn atol_per_component(&self, dim: usize) -> Result<Vec<f64>, IntegrationError> {
         self.check_common()?;
         if !(self.rtol >= 0.0 && self.rtol.is_finite()) {
-            return Err(IntegrationError::invalid(format!("the relative tolerance must be ≥ 0, not {}", self.rtol)));
+            return Err(IntegrationError::invalid(format!(
+                "the relative tolerance must be ≥ 0, not {}",
+                self.rtol
+            )));
         }
         let atol = match &self.atol {
             Atol::Scalar(a) => vec![*a; dim],
@@ -148,7 +161,9 @@ impl Options {
             }
         };
         if let Some(bad) = atol.iter().find(|a| !(**a > 0.0 && a.is_finite())) {
-            return Err(IntegrationError::invalid(format!("absolute tolerances must be positive, not {bad}")));
+            return Err(IntegrationError::invalid(format!(
+                "absolute tolerances must be positive, not {bad}"
+            )));
         }
         Ok(atol)
     }
@@ -189,7 +204,11 @@ pub enum Quantity {
 #[derive(Debug, Clone, PartialEq)]
 pub enum IntegrationError {
     /// NaN or infinity in the state or its derivative, with every offending component.
-    NonFinite { time: f64, components: Vec<usize>, quantity: Quantity },
+    NonFinite {
+        time: f64,
+        components: Vec<usize>,
+        quantity: Quantity,
+    },
     /// The step size control asked for a step too small to advance time.
     StepSizeUnderflow { time: f64, step: f64 },
     /// More than `max_steps` step attempts.
@@ -202,7 +221,9 @@ pub enum IntegrationError {
 
 impl IntegrationError {
     fn invalid(message: impl Into<String>) -> Self {
-        IntegrationError::InvalidInput { message: message.into() }
+        IntegrationError::InvalidInput {
+            message: message.into(),
+        }
     }
 
     /// The time the error happened at, if it belongs to one.
@@ -226,7 +247,11 @@ impl IntegrationError {
 impl fmt::Display for IntegrationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            IntegrationError::NonFinite { time, components, quantity } => {
+            IntegrationError::NonFinite {
+                time,
+                components,
+                quantity,
+            } => {
                 let what = match quantity {
                     Quantity::State => "state",
                     Quantity::Derivative => "derivative",
@@ -235,7 +260,11 @@ impl fmt::Display for IntegrationError {
                 // the first few, the error value keeps them all.
                 const SHOWN: usize = 10;
                 let listed: Vec<String> = components.iter().take(SHOWN).map(|c| c.to_string()).collect();
-                write!(f, "at t = {time}: the {what} is NaN or infinite in component(s) {}", listed.join(", "))?;
+                write!(
+                    f,
+                    "at t = {time}: the {what} is NaN or infinite in component(s) {}",
+                    listed.join(", ")
+                )?;
                 if components.len() > SHOWN {
                     write!(f, " and {} more", components.len() - SHOWN)?;
                 }
@@ -447,16 +476,29 @@ impl<'a> Schedule<'a> {
     fn new(output: &'a Output, t0: f64, t_end: f64) -> Result<Self, IntegrationError> {
         match output {
             Output::Interval(dt) if !(*dt > 0.0 && dt.is_finite()) => {
-                return Err(IntegrationError::invalid(format!("the output interval must be positive, not {dt}")));
+                return Err(IntegrationError::invalid(format!(
+                    "the output interval must be positive, not {dt}"
+                )));
             }
             Output::Times(times) => {
                 if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
-                    return Err(IntegrationError::invalid("output times must be finite and non-decreasing"));
+                    return Err(IntegrationError::invalid(
+                        "output times must be finite and non-decreasing",
+                    ));
                 }
             }
             _ => {}
         }
-        Ok(Schedule { output, t0, t_end, next: match output { Output::Interval(_) => 1, _ => 0 }, last: t0 })
+        Ok(Schedule {
+            output,
+            t0,
+            t_end,
+            next: match output {
+                Output::Interval(_) => 1,
+                _ => 0,
+            },
+            last: t0,
+        })
     }
 
     /// The next output time if it is at most `t` (the end of the step just taken), consuming it.
@@ -587,7 +629,10 @@ pub(crate) fn eval_rhs(
     stats: &mut Stats,
 ) -> Result<(), IntegrationError> {
     stats.rhs_evals += 1;
-    sys.rhs(t, x, dx).map_err(|e| IntegrationError::Rhs { time: t, message: e.message })?;
+    sys.rhs(t, x, dx).map_err(|e| IntegrationError::Rhs {
+        time: t,
+        message: e.message,
+    })?;
     check_finite(t, dx, Quantity::Derivative)
 }
 
@@ -596,8 +641,17 @@ pub(crate) fn check_finite(t: f64, values: &[f64], quantity: Quantity) -> Result
     if values.iter().all(|v| v.is_finite()) {
         return Ok(());
     }
-    let components = values.iter().enumerate().filter(|(_, v)| !v.is_finite()).map(|(i, _)| i).collect();
-    Err(IntegrationError::NonFinite { time: t, components, quantity })
+    let components = values
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| !v.is_finite())
+        .map(|(i, _)| i)
+        .collect();
+    Err(IntegrationError::NonFinite {
+        time: t,
+        components,
+        quantity,
+    })
 }
 
 /// `y += alpha · x`.

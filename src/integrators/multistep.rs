@@ -17,7 +17,9 @@
 
 use super::explicit::{FixedClock, RkStages};
 use super::tableau::{self, Tableau};
-use super::{IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, axpy, check_finite, eval_rhs};
+use super::{
+    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, axpy, check_finite, eval_rhs,
+};
 
 /// The coefficients β_j of `f_{n−j}`, already divided by their common denominator.
 const AB2: [f64; 2] = [3.0 / 2.0, -1.0 / 2.0];
@@ -96,13 +98,18 @@ impl Stepper for AdamsBashforth {
     fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
         let t = self.ends.t;
         if !(t_limit > t) {
-            return Err(IntegrationError::invalid(format!("the step limit {t_limit} is not after t = {t}")));
+            return Err(IntegrationError::invalid(format!(
+                "the step limit {t_limit} is not after t = {t}"
+            )));
         }
         if self.ends.ensure_derivative(sys, &mut self.stats)? {
             self.valid = 1;
         }
         if self.stats.attempts() >= self.options.max_steps {
-            return Err(IntegrationError::TooManySteps { time: t, max_steps: self.options.max_steps });
+            return Err(IntegrationError::TooManySteps {
+                time: t,
+                max_steps: self.options.max_steps,
+            });
         }
         let step = self.clock.next(t, t_limit);
         if step.full && self.valid >= self.beta.len() {
@@ -113,8 +120,10 @@ impl Stepper for AdamsBashforth {
             }
             self.x_new = x_new;
         } else {
-            self.stages.compute(&self.rk4, sys, &self.ends, step.h, &mut self.stats)?;
-            self.stages.combine(self.rk4.b(), &self.ends.f, step.h, Some(&self.ends.x), &mut self.x_new);
+            self.stages
+                .compute(&self.rk4, sys, &self.ends, step.h, &mut self.stats)?;
+            self.stages
+                .combine(self.rk4.b(), &self.ends.f, step.h, Some(&self.ends.x), &mut self.x_new);
         }
         check_finite(step.t_new, &self.x_new, Quantity::State)?;
         eval_rhs(sys, step.t_new, &self.x_new, &mut self.f_new, &mut self.stats)?;
@@ -125,10 +134,17 @@ impl Stepper for AdamsBashforth {
             self.older.rotate_right(1);
             std::mem::swap(&mut self.older[0], &mut self.f_new);
         }
-        self.valid = if step.full { (self.valid + 1).min(self.beta.len()) } else { 1 };
+        self.valid = if step.full {
+            (self.valid + 1).min(self.beta.len())
+        } else {
+            1
+        };
         self.clock.advance(&step);
         self.stats.steps += 1;
-        Ok(StepInfo { t_prev: t, t: step.t_new })
+        Ok(StepInfo {
+            t_prev: t,
+            t: step.t_new,
+        })
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {

