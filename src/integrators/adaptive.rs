@@ -23,7 +23,8 @@
 use super::explicit::RkStages;
 use super::tableau::{self, Tableau};
 use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite, eval_rhs,
+    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_budget, check_finite,
+    eval_rhs, step_ends_accessors, zeroed,
 };
 
 /// Safety factor on the predicted optimal step.
@@ -52,9 +53,8 @@ pub struct Adaptive {
     fsal: bool,
     /// `b − b̂`: the weights of the error estimate.
     error_weights: Vec<f64>,
-    /// Exponent of the error in the step size prediction: 1/(q+1) with q the lower of the two
-    /// orders, less the PI controller's `0.75 β` as in DOPRI5.
-    exponent: f64,
+    /// The local error estimate is O(h^(q+1)), q the lower of the two orders.
+    q: u32,
     atol: Vec<f64>,
     ends: StepEnds,
     stages: RkStages,
@@ -78,10 +78,9 @@ impl Adaptive {
             Some(b_hat) => tableau.b().iter().zip(b_hat).map(|(b, bh)| b - bh).collect(),
             None => Vec::new(),
         };
-        let q = tableau.order().min(tableau.embedded_order().unwrap_or(tableau.order()));
         Adaptive {
             fsal: tableau.is_fsal(),
-            exponent: 1.0 / f64::from(q + 1) - 0.75 * BETA,
+            q: tableau.order().min(tableau.embedded_order().unwrap_or(tableau.order())),
             tableau,
             dense: Dense::Hermite,
             options,
@@ -116,24 +115,14 @@ impl Adaptive {
     /// mean squares as in the book (II.4), not the sums of `dopri5.f`, so that the choice does
     /// not depend on the dimension.
     fn initial_step(&mut self, sys: &mut dyn OdeSystem, h_max: f64) -> f64 {
-        let order = f64::from(self.tableau.order().min(self.tableau.embedded_order().unwrap_or(1)) + 1);
         let ends = &self.ends;
-        let n = ends.x.len().max(1) as f64;
         let scale = |i: usize| self.atol[i] + self.options.rtol * ends.x[i].abs();
-        let d0 = ends
-            .x
-            .iter()
-            .enumerate()
-            .map(|(i, x)| (x / scale(i)).powi(2))
-            .sum::<f64>()
-            / n;
-        let d1 = ends
-            .f
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f / scale(i)).powi(2))
-            .sum::<f64>()
-            / n;
+        let mean_square = |value: &dyn Fn(usize) -> f64| {
+            let n = ends.x.len();
+            (0..n).map(|i| (value(i) / scale(i)).powi(2)).sum::<f64>() / n.max(1) as f64
+        };
+        let d0 = mean_square(&|i| ends.x[i]);
+        let d1 = mean_square(&|i| ends.f[i]);
         let mut h = if d0 <= 1e-10 || d1 <= 1e-10 {
             1e-6
         } else {
@@ -148,20 +137,13 @@ impl Adaptive {
             // The controller will shrink the step if the trial fails again.
             return h;
         }
-        let d2 = (self
-            .f_new
-            .iter()
-            .enumerate()
-            .map(|(i, f1)| ((f1 - ends.f[i]) / scale(i)).powi(2))
-            .sum::<f64>()
-            / n)
-            .sqrt()
-            / h;
+        let f_new = &self.f_new;
+        let d2 = mean_square(&|i| f_new[i] - ends.f[i]).sqrt() / h;
         let d12 = d2.max(d1.sqrt());
         let h1 = if d12 <= 1e-15 {
             (h * 1e-3).max(1e-6)
         } else {
-            (0.01 / d12).powf(1.0 / order)
+            (0.01 / d12).powf(1.0 / f64::from(self.q + 1))
         };
         (100.0 * h).min(h1).min(h_max)
     }
@@ -191,7 +173,7 @@ impl Adaptive {
 
     /// Accepts the trial step: DOPRI5's dense term while the stages are still there, then the
     /// new point becomes the current one.
-    fn accept(&mut self, h: f64, t_new: f64) {
+    fn accept(&mut self, h: f64, t_new: f64) -> StepInfo {
         if self.dense == Dense::DormandPrince {
             // The last stage k7 was swapped into f_new; the formula wants it in its place.
             let d = &tableau::DORMAND_PRINCE54_DENSE;
@@ -199,8 +181,8 @@ impl Adaptive {
             self.stages.combine(d, &self.ends.f, h, None, &mut self.dense_term);
             std::mem::swap(&mut self.f_new, self.stages.last_mut());
         }
-        self.ends.accept(t_new, &mut self.x_new, &mut self.f_new);
-        self.stats.steps += 1;
+        self.ends
+            .accept(t_new, &mut self.x_new, &mut self.f_new, &mut self.stats)
     }
 }
 
@@ -233,24 +215,18 @@ impl Stepper for Adaptive {
         }
         let dim = sys.dim();
         self.atol = self.options.atol_per_component(dim)?;
-        self.ends.resize(dim);
+        self.ends.reset(dim, &mut self.stats);
         self.stages.resize(self.tableau.stages(), dim);
-        for v in [&mut self.x_new, &mut self.f_new, &mut self.dense_term] {
-            v.clear();
-            v.resize(dim, 0.0);
-        }
-        self.stats = Stats::default();
+        zeroed(dim, [&mut self.x_new, &mut self.f_new, &mut self.dense_term]);
         self.restart(t0, x0)
     }
 
     fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
         let t = self.ends.t;
-        if !(t_limit > t) {
-            return Err(IntegrationError::invalid(format!(
-                "the step limit {t_limit} is not after t = {t}"
-            )));
-        }
-        if self.ends.ensure_derivative(sys, &mut self.stats)? {
+        let fresh_start = self
+            .ends
+            .begin_step(sys, t_limit, &mut self.stats, self.options.max_steps)?;
+        if fresh_start {
             let h_max = self.max_step().min(t_limit - t);
             self.h = match self.options.initial_step {
                 Some(h) => h.min(h_max),
@@ -260,14 +236,9 @@ impl Stepper for Adaptive {
         // The failure of the last rejected trial, reported if the step size underflows.
         let mut failure = None;
         loop {
-            if self.stats.attempts() >= self.options.max_steps {
-                return Err(IntegrationError::TooManySteps {
-                    time: t,
-                    max_steps: self.options.max_steps,
-                });
-            }
+            check_budget(t, &self.stats, self.options.max_steps)?;
             let h_ctrl = self.h.min(self.max_step());
-            if !(h_ctrl > 10.0 * f64::EPSILON * t.abs()) {
+            if h_ctrl.is_nan() || h_ctrl <= 10.0 * f64::EPSILON * t.abs() {
                 return Err(failure.unwrap_or(IntegrationError::StepSizeUnderflow { time: t, step: h_ctrl }));
             }
             // Stretch the last step by up to 1% rather than leave a sliver before the limit.
@@ -287,7 +258,8 @@ impl Stepper for Adaptive {
                 }
                 Err(e) => return Err(e),
             };
-            let fac11 = err.powf(self.exponent);
+            // DOPRI5's exponent: 1/(q+1), less the PI controller's share 0.75 β.
+            let fac11 = err.powf(1.0 / f64::from(self.q + 1) - 0.75 * BETA);
             if err <= 1.0 {
                 // PI control: the previous error damps the change (DOPRI5's `facold`).
                 let fac = (fac11 / self.err_prev.powf(BETA) / SAFETY).clamp(1.0 / FAC_MAX, 1.0 / FAC_MIN);
@@ -297,9 +269,8 @@ impl Stepper for Adaptive {
                 }
                 self.err_prev = err.max(1e-4);
                 self.last_rejected = false;
-                self.accept(h, t_new);
                 self.h = h_next;
-                return Ok(StepInfo { t_prev: t, t: t_new });
+                return Ok(self.accept(h, t_new));
             }
             self.stats.rejected += 1;
             self.last_rejected = true;
@@ -336,15 +307,5 @@ impl Stepper for Adaptive {
         Ok(())
     }
 
-    fn state(&self) -> &[f64] {
-        &self.ends.x
-    }
-
-    fn time(&self) -> f64 {
-        self.ends.t
-    }
-
-    fn stats(&self) -> Stats {
-        self.stats
-    }
+    step_ends_accessors!();
 }

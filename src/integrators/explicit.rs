@@ -13,6 +13,7 @@
 use super::tableau::Tableau;
 use super::{
     IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, axpy, check_finite, eval_rhs,
+    step_ends_accessors, zeroed,
 };
 
 /// The stage derivatives of one explicit Runge–Kutta step, preallocated.
@@ -29,10 +30,7 @@ impl RkStages {
     /// Sizes the buffers for a tableau with `stages` stages and `dim` states.
     pub fn resize(&mut self, stages: usize, dim: usize) {
         self.k.resize_with(stages.saturating_sub(1), Vec::new);
-        for v in self.k.iter_mut().chain([&mut self.scratch]) {
-            v.clear();
-            v.resize(dim, 0.0);
-        }
+        zeroed(dim, self.k.iter_mut().chain([&mut self.scratch]));
     }
 
     /// Evaluates stages 2..s of a step of size `h` from the current point of `ends` (whose
@@ -185,28 +183,16 @@ impl Stepper for ExplicitRk {
     fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
         self.clock.h = self.options.fixed_step(self.tableau.name())?;
         let dim = sys.dim();
-        self.ends.resize(dim);
+        self.ends.reset(dim, &mut self.stats);
         self.stages.resize(self.tableau.stages(), dim);
-        self.x_new.resize(dim, 0.0);
-        self.f_new.resize(dim, 0.0);
-        self.stats = Stats::default();
+        zeroed(dim, [&mut self.x_new, &mut self.f_new]);
         self.restart(t0, x0)
     }
 
     fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
         let t = self.ends.t;
-        if !(t_limit > t) {
-            return Err(IntegrationError::invalid(format!(
-                "the step limit {t_limit} is not after t = {t}"
-            )));
-        }
-        self.ends.ensure_derivative(sys, &mut self.stats)?;
-        if self.stats.attempts() >= self.options.max_steps {
-            return Err(IntegrationError::TooManySteps {
-                time: t,
-                max_steps: self.options.max_steps,
-            });
-        }
+        self.ends
+            .begin_step(sys, t_limit, &mut self.stats, self.options.max_steps)?;
         let step = self.clock.next(t, t_limit);
         self.stages
             .compute(&self.tableau, sys, &self.ends, step.h, &mut self.stats)?;
@@ -218,13 +204,10 @@ impl Stepper for ExplicitRk {
         } else {
             eval_rhs(sys, step.t_new, &self.x_new, &mut self.f_new, &mut self.stats)?;
         }
-        self.ends.accept(step.t_new, &mut self.x_new, &mut self.f_new);
         self.clock.advance(&step);
-        self.stats.steps += 1;
-        Ok(StepInfo {
-            t_prev: t,
-            t: step.t_new,
-        })
+        Ok(self
+            .ends
+            .accept(step.t_new, &mut self.x_new, &mut self.f_new, &mut self.stats))
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
@@ -237,15 +220,5 @@ impl Stepper for ExplicitRk {
         Ok(())
     }
 
-    fn state(&self) -> &[f64] {
-        &self.ends.x
-    }
-
-    fn time(&self) -> f64 {
-        self.ends.t
-    }
-
-    fn stats(&self) -> Stats {
-        self.stats
-    }
+    step_ends_accessors!();
 }

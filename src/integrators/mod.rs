@@ -116,7 +116,7 @@ impl Options {
         }
         for (what, value) in [("initial step", self.initial_step), ("maximum step", self.max_step)] {
             if let Some(h) = value
-                && !(h > 0.0)
+                && (h.is_nan() || h <= 0.0)
             {
                 return Err(IntegrationError::invalid(format!(
                     "the {what} must be positive, not {h}"
@@ -302,7 +302,9 @@ pub trait Stepper {
     fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError>;
 
     /// Writes the dense-output approximation at `t` into `out` (`dim` elements). Valid for `t`
-    /// in `[t_prev, t]` of the last accepted step; outside it extrapolates.
+    /// in `[t_prev, t]` of the last accepted step, also after a failed `step` (failed trials
+    /// never touch it); outside that interval it extrapolates. Right after a (re)start it is
+    /// the start point.
     fn interpolate(&self, t: f64, out: &mut [f64]);
 
     /// Continues from `(t, x)`, discarding all history (step size, multistep values), e.g. after
@@ -480,12 +482,10 @@ impl<'a> Schedule<'a> {
                     "the output interval must be positive, not {dt}"
                 )));
             }
-            Output::Times(times) => {
-                if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
-                    return Err(IntegrationError::invalid(
-                        "output times must be finite and non-decreasing",
-                    ));
-                }
+            Output::Times(times) if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) => {
+                return Err(IntegrationError::invalid(
+                    "output times must be finite and non-decreasing",
+                ));
             }
             _ => {}
         }
@@ -548,12 +548,11 @@ pub(crate) struct StepEnds {
 }
 
 impl StepEnds {
-    /// Sizes the buffers for `dim` states.
-    pub fn resize(&mut self, dim: usize) {
-        for v in [&mut self.x_prev, &mut self.x, &mut self.f_prev, &mut self.f] {
-            v.clear();
-            v.resize(dim, 0.0);
-        }
+    /// Sizes the buffers for `dim` states and zeroes the statistics: the part of `initialize`
+    /// every stepper shares.
+    pub fn reset(&mut self, dim: usize, stats: &mut Stats) {
+        zeroed(dim, [&mut self.x_prev, &mut self.x, &mut self.f_prev, &mut self.f]);
+        *stats = Stats::default();
     }
 
     /// Restarts at `(t, x)` with no step behind it; the state is unchanged when `x` is unusable.
@@ -577,8 +576,23 @@ impl StepEnds {
         Ok(())
     }
 
-    /// Evaluates `f(t, x)` if a (re)start left it out; returns whether it did.
-    pub fn ensure_derivative(&mut self, sys: &mut dyn OdeSystem, stats: &mut Stats) -> Result<bool, IntegrationError> {
+    /// Prepares a step towards `t_limit`: refuses a limit not after `t` (or NaN) and a step
+    /// beyond the budget, and evaluates `f(t, x)` if a (re)start left it out. Returns whether
+    /// it did, i.e. whether this is the first step since a (re)start.
+    pub fn begin_step(
+        &mut self,
+        sys: &mut dyn OdeSystem,
+        t_limit: f64,
+        stats: &mut Stats,
+        max_steps: usize,
+    ) -> Result<bool, IntegrationError> {
+        if t_limit.is_nan() || t_limit <= self.t {
+            return Err(IntegrationError::invalid(format!(
+                "the step limit {t_limit} is not after t = {}",
+                self.t
+            )));
+        }
+        check_budget(self.t, stats, max_steps)?;
         if !self.needs_derivative {
             return Ok(false);
         }
@@ -588,15 +602,21 @@ impl StepEnds {
         Ok(true)
     }
 
-    /// Makes `(t_new, x_new, f_new)` the current point and the current one the previous. The
-    /// buffers are swapped, not copied; `x_new` and `f_new` receive the old previous values.
-    pub fn accept(&mut self, t_new: f64, x_new: &mut Vec<f64>, f_new: &mut Vec<f64>) {
+    /// Makes `(t_new, x_new, f_new)` the current point and the current one the previous, and
+    /// counts the accepted step. The buffers are swapped, not copied; `x_new` and `f_new`
+    /// receive the old previous values.
+    pub fn accept(&mut self, t_new: f64, x_new: &mut Vec<f64>, f_new: &mut Vec<f64>, stats: &mut Stats) -> StepInfo {
         self.t_prev = self.t;
         self.t = t_new;
         std::mem::swap(&mut self.x_prev, &mut self.x);
         std::mem::swap(&mut self.x, x_new);
         std::mem::swap(&mut self.f_prev, &mut self.f);
         std::mem::swap(&mut self.f, f_new);
+        stats.steps += 1;
+        StepInfo {
+            t_prev: self.t_prev,
+            t: t_new,
+        }
     }
 
     /// The cubic Hermite interpolant through both ends with their derivatives (third order,
@@ -618,6 +638,34 @@ impl StepEnds {
         }
     }
 }
+
+/// The `TooManySteps` error once `max_steps` attempts have been made.
+pub(crate) fn check_budget(t: f64, stats: &Stats, max_steps: usize) -> Result<(), IntegrationError> {
+    if stats.attempts() < max_steps {
+        Ok(())
+    } else {
+        Err(IntegrationError::TooManySteps { time: t, max_steps })
+    }
+}
+
+/// The [`Stepper`] accessors that only read a stepper's `ends: StepEnds` and `stats: Stats`
+/// fields, written once for all steppers.
+macro_rules! step_ends_accessors {
+    () => {
+        fn state(&self) -> &[f64] {
+            &self.ends.x
+        }
+
+        fn time(&self) -> f64 {
+            self.ends.t
+        }
+
+        fn stats(&self) -> Stats {
+            self.stats
+        }
+    };
+}
+pub(crate) use step_ends_accessors;
 
 /// Evaluates the right-hand side, counting the call and turning failures and non-finite
 /// derivatives into errors at time `t`.
@@ -652,6 +700,14 @@ pub(crate) fn check_finite(t: f64, values: &[f64], quantity: Quantity) -> Result
         components,
         quantity,
     })
+}
+
+/// Sets every buffer to `dim` zeros, reusing its allocation.
+pub(crate) fn zeroed<'a>(dim: usize, buffers: impl IntoIterator<Item = &'a mut Vec<f64>>) {
+    for v in buffers {
+        v.clear();
+        v.resize(dim, 0.0);
+    }
 }
 
 /// `y += alpha · x`.

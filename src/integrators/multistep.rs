@@ -19,6 +19,7 @@ use super::explicit::{FixedClock, RkStages};
 use super::tableau::{self, Tableau};
 use super::{
     IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, axpy, check_finite, eval_rhs,
+    step_ends_accessors, zeroed,
 };
 
 /// The coefficients β_j of `f_{n−j}`, already divided by their common denominator.
@@ -84,32 +85,20 @@ impl Stepper for AdamsBashforth {
     fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
         self.clock.h = self.options.fixed_step(self.name)?;
         let dim = sys.dim();
-        self.ends.resize(dim);
+        self.ends.reset(dim, &mut self.stats);
         self.stages.resize(self.rk4.stages(), dim);
         self.older.resize_with(self.beta.len().saturating_sub(2), Vec::new);
-        for v in self.older.iter_mut().chain([&mut self.x_new, &mut self.f_new]) {
-            v.clear();
-            v.resize(dim, 0.0);
-        }
-        self.stats = Stats::default();
+        zeroed(dim, self.older.iter_mut().chain([&mut self.x_new, &mut self.f_new]));
         self.restart(t0, x0)
     }
 
     fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
         let t = self.ends.t;
-        if !(t_limit > t) {
-            return Err(IntegrationError::invalid(format!(
-                "the step limit {t_limit} is not after t = {t}"
-            )));
-        }
-        if self.ends.ensure_derivative(sys, &mut self.stats)? {
+        let fresh_start = self
+            .ends
+            .begin_step(sys, t_limit, &mut self.stats, self.options.max_steps)?;
+        if fresh_start {
             self.valid = 1;
-        }
-        if self.stats.attempts() >= self.options.max_steps {
-            return Err(IntegrationError::TooManySteps {
-                time: t,
-                max_steps: self.options.max_steps,
-            });
         }
         let step = self.clock.next(t, t_limit);
         if step.full && self.valid >= self.beta.len() {
@@ -127,7 +116,9 @@ impl Stepper for AdamsBashforth {
         }
         check_finite(step.t_new, &self.x_new, Quantity::State)?;
         eval_rhs(sys, step.t_new, &self.x_new, &mut self.f_new, &mut self.stats)?;
-        self.ends.accept(step.t_new, &mut self.x_new, &mut self.f_new);
+        let info = self
+            .ends
+            .accept(step.t_new, &mut self.x_new, &mut self.f_new, &mut self.stats);
         // `accept` left f_{n−1} of the old numbering (now f_{n−2}) in f_new: it moves to the
         // front of the older history, and the oldest vector becomes the next f_new buffer.
         if !self.older.is_empty() {
@@ -140,11 +131,7 @@ impl Stepper for AdamsBashforth {
             1
         };
         self.clock.advance(&step);
-        self.stats.steps += 1;
-        Ok(StepInfo {
-            t_prev: t,
-            t: step.t_new,
-        })
+        Ok(info)
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
@@ -158,15 +145,5 @@ impl Stepper for AdamsBashforth {
         Ok(())
     }
 
-    fn state(&self) -> &[f64] {
-        &self.ends.x
-    }
-
-    fn time(&self) -> f64 {
-        self.ends.t
-    }
-
-    fn stats(&self) -> Stats {
-        self.stats
-    }
+    step_ends_accessors!();
 }
