@@ -18,6 +18,7 @@ pub mod flatten;
 pub mod graphview;
 pub mod index;
 pub mod init;
+pub mod integrators;
 pub mod plan;
 pub mod resolve;
 pub mod results;
