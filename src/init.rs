@@ -4,7 +4,9 @@
 //! initial system (the DAE's equations, the initial equations, `x = start` for every variable
 //! with `fixed = true`, and `x = start` assumed for states the user left free) and its causal
 //! [`Plan`], in which states are unknowns like the algebraic variables and the derivatives; or
-//! diagnostics when the initial system cannot be made square.
+//! diagnostics when the initial system cannot be made square. The initial system's DAE is in
+//! algebraic form (each state an algebraic variable, each `der(x)` a variable named `der(x)`),
+//! so that the executable program and the interpreter run it like any other system.
 //!
 //! States without a fixed start value are completed the way mature Modelica tools do: the
 //! system is matched first without them, then `x = start` is offered for each free state in
@@ -25,8 +27,9 @@ use crate::structural::matching::{Augmenter, maximum_matching_masked, singular_p
 /// The analysed initialization problem.
 #[derive(Debug, Clone)]
 pub struct InitPlan {
-    /// The initial system as a DAE: its equations are the model's equations followed by the
-    /// initial equations and the start-value equations; its states are unknowns.
+    /// The initial system as an algebraic DAE: its equations are the model's equations followed
+    /// by the initial equations and the start-value equations; every state and derivative is an
+    /// algebraic variable of it (`VarId`s of the model's variables are kept).
     pub dae: Dae,
     pub plan: Plan,
     /// Variables whose `fixed = true` start value is an equation of the system.
@@ -123,6 +126,7 @@ pub fn analyze(dae: &Dae) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>
         index += 1;
         keep[index - 1]
     });
+    let unknowns = algebraic_form(&mut init);
     let plan = plan::analyze_system(&mut init, unknowns, true)?;
     let mut warnings = Vec::new();
     if !assumed.is_empty() {
@@ -152,6 +156,48 @@ pub fn analyze(dae: &Dae) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>
         },
         warnings,
     ))
+}
+
+/// Rewrites the initial system so that it has no states: each state becomes an algebraic
+/// variable and each `der(x)` a new algebraic variable named `der(x)`, so the initial system is
+/// an ordinary algebraic system that code generation and the interpreter run like any other.
+/// Returns the unknowns (every algebraic variable) in variable order.
+fn algebraic_form(init: &mut Dae) -> Vec<Unknown> {
+    let mut replacement: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+    for i in 0..init.kinds.len() {
+        if init.eliminated[i].is_some() || init.kinds[i] != VarKind::State {
+            continue;
+        }
+        let x = VarId(i as u32);
+        let node = init.flat.exprs.var(x);
+        let der = init.flat.exprs.builtin(crate::builtins::Builtin::Der, vec![node]);
+        let base = init.flat.var(x);
+        let mut variable = base.clone();
+        variable.name = format!("der({})", base.name);
+        variable.attributes = crate::flat::Attributes::default();
+        variable.binding = None;
+        variable.value = None;
+        variable.description = Some(format!("the derivative of {} at the start", base.name).into());
+        let d = VarId(init.flat.variables.len() as u32);
+        init.flat.variables.push(variable);
+        init.kinds.push(VarKind::Algebraic);
+        init.eliminated.push(None);
+        init.kinds[i] = VarKind::Algebraic;
+        let d_node = init.flat.exprs.var(d);
+        replacement.insert(der, d_node);
+    }
+    if !replacement.is_empty() {
+        for eq in &mut init.equations {
+            for side in [&mut eq.lhs, &mut eq.rhs] {
+                *side =
+                    crate::symbolic::substitute(&mut init.flat.exprs, *side, &|_, id| replacement.get(&id).copied());
+            }
+        }
+    }
+    (0..init.kinds.len())
+        .filter(|&i| init.eliminated[i].is_none() && init.kinds[i] == VarKind::Algebraic)
+        .map(|i| Unknown::Var(VarId(i as u32)))
+        .collect()
 }
 
 /// `v = start` (0 when the variable declares no start value).
