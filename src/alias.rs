@@ -86,9 +86,19 @@ pub fn eliminate(dae: &mut Dae) -> (AliasReport, Vec<Diagnostic>) {
     let mut has_state: Vec<bool> = kinds.iter().map(|k| *k == VarKind::State).collect();
 
     for (index, eq) in dae.equations.iter().enumerate() {
-        let residual = dae.flat.exprs.binary(BinOp::Sub, eq.lhs, eq.rhs);
-        let Some(form) = linear_form(&mut dae.flat.exprs, residual, &is_unknown) else {
-            continue;
+        // Most equations of a large model are either plain `±a = ±b` / `a = constant` (answered
+        // without building anything) or clearly not aliases (more than two unknowns, or a
+        // derivative): only the rest pays for simplification into a linear form.
+        let form = match quick_form(&mut dae.flat.exprs, eq, &is_unknown) {
+            Quick::Form(form) => form,
+            Quick::NotAlias => continue,
+            Quick::Unknown => {
+                let residual = dae.flat.exprs.binary(BinOp::Sub, eq.lhs, eq.rhs);
+                match linear_form(&mut dae.flat.exprs, residual, &is_unknown) {
+                    Some(form) => form,
+                    None => continue,
+                }
+            }
         };
         let rest_zero = dae.flat.exprs.literal(form.rest) == Some(0.0);
         match form.terms.as_slice() {
@@ -210,6 +220,16 @@ pub fn eliminate(dae: &mut Dae) -> (AliasReport, Vec<Diagnostic>) {
         kept.push(eq);
     }
     dae.equations = kept;
+    if !replace.is_empty() {
+        for eq in &mut dae.initial_equations {
+            for side in [&mut eq.lhs, &mut eq.rhs] {
+                let new = substitute(&mut dae.flat.exprs, *side, &|_, id| replace.get(&id).copied());
+                if new != *side {
+                    *side = crate::symbolic::simplify(&mut dae.flat.exprs, new);
+                }
+            }
+        }
+    }
     // A state whose class representative is another variable is no longer a state itself.
     for (i, e) in eliminated.iter().enumerate() {
         if e.is_some() && dae.kinds[i] == VarKind::State {
@@ -218,6 +238,64 @@ pub fn eliminate(dae: &mut Dae) -> (AliasReport, Vec<Diagnostic>) {
     }
     dae.eliminated = eliminated;
     (report, warnings)
+}
+
+/// What a cheap look at an equation tells about it.
+enum Quick {
+    /// `±a = ±b`, `±a = e` or `e = ±a` with `e` free of unknowns: its linear form.
+    Form(crate::symbolic::LinearForm),
+    /// It cannot be an alias: a derivative or `pre`, or more than two unknowns.
+    NotAlias,
+    /// Needs the full linear form.
+    Unknown,
+}
+
+/// Classifies `eq` by walking at most a few dozen nodes.
+fn quick_form(arena: &mut ExprArena, eq: &Equation, is_unknown: &dyn Fn(VarId) -> bool) -> Quick {
+    use crate::expr::Node;
+    // `±v` for an unknown `v`, as (v, sign).
+    let signed_var = |e: ExprId| match arena.get(e) {
+        Node::Var(v) if is_unknown(*v) => Some((*v, 1.0)),
+        Node::Unary(UnOp::Neg, a) => match arena.get(*a) {
+            Node::Var(v) if is_unknown(*v) => Some((*v, -1.0)),
+            _ => None,
+        },
+        _ => None,
+    };
+    match (signed_var(eq.lhs), signed_var(eq.rhs)) {
+        (Some((a, sa)), Some((b, sb))) if a != b => {
+            let mut terms = vec![(a, sa), (b, -sb)];
+            terms.sort_by_key(|t| t.0);
+            return Quick::Form(crate::symbolic::LinearForm {
+                terms,
+                rest: arena.real(0.0),
+            });
+        }
+        _ => {}
+    }
+    // Count distinct unknowns and look for derivatives, giving up on large equations.
+    let mut unknowns: Vec<VarId> = Vec::new();
+    let mut stack = vec![eq.lhs, eq.rhs];
+    let mut budget = 64;
+    while let Some(e) = stack.pop() {
+        budget -= 1;
+        if budget == 0 {
+            return Quick::Unknown;
+        }
+        match arena.get(e) {
+            Node::Var(v) if is_unknown(*v) => {
+                if !unknowns.contains(v) {
+                    unknowns.push(*v);
+                    if unknowns.len() > 2 {
+                        return Quick::NotAlias;
+                    }
+                }
+            }
+            node if crate::symbolic::is_symbol_operator(node) => return Quick::NotAlias,
+            _ => stack.extend(arena.children(e)),
+        }
+    }
+    Quick::Unknown
 }
 
 /// `s * e` for a sign `s` of ±1.

@@ -37,6 +37,19 @@ pub enum Origin {
     Flat { index: u32, origin: flat::Origin },
     /// `v = e` introduced for `der(e)` of an expression.
     DerivativeArgument { var: VarId },
+    /// The time derivative of equation `of` (an index into the DAE's equations), created by
+    /// index reduction; `root` is the original equation and `order` how often it was
+    /// differentiated to get this one.
+    Differentiated { of: u32, root: u32, order: u32 },
+    /// An initial equation of the flat model, with its index there.
+    Initial { index: u32, origin: flat::Origin },
+    /// `x = start` for a variable with `fixed = true`.
+    FixedStart { var: VarId },
+    /// `x = start` for a state whose start value the initialization had to assume fixed.
+    AssumedStart { var: VarId },
+    /// `der(x) = x'` linking a state to its derivative when index reduction keeps both as
+    /// states (`var` is the variable standing for `x'`).
+    DerivativeChain { var: VarId },
 }
 
 #[derive(Debug, Clone)]
@@ -55,6 +68,9 @@ pub struct Dae {
     /// The kind of each variable, indexed by `VarId`.
     pub kinds: Vec<VarKind>,
     pub equations: Vec<Equation>,
+    /// The initial equations, rewritten like the equations by every stage (aliases substituted,
+    /// index reduction's variables introduced); used only by the initialization problem.
+    pub initial_equations: Vec<Equation>,
     /// For each variable removed by alias elimination, its value in terms of the remaining
     /// variables (`±representative` or a parameter expression); indexed by `VarId`.
     pub eliminated: Vec<Option<ExprId>>,
@@ -103,6 +119,22 @@ impl Dae {
             Origin::DerivativeArgument { var } => {
                 format!("introduced for der() of an expression ({})", self.flat.var(*var).name)
             }
+            Origin::Initial { origin, .. } => format!("initial equation of {}", self.flat.origin_label(origin)),
+            Origin::FixedStart { var } => format!("fixed start value of {}", self.flat.var(*var).name),
+            Origin::AssumedStart { var } => format!("start value of {}, assumed fixed", self.flat.var(*var).name),
+            Origin::Differentiated { root, order, .. } => {
+                let times = match order {
+                    1 => "d/dt".to_string(),
+                    n => format!("d^{n}/dt^{n}"),
+                };
+                format!("{times} of e{} (index reduction)", root + 1)
+            }
+            Origin::DerivativeChain { var } => {
+                format!(
+                    "{} is the derivative of a state and a state itself",
+                    self.flat.var(*var).name
+                )
+            }
         }
     }
 
@@ -118,6 +150,9 @@ pub fn lower(mut flat: FlatModel) -> Dae {
         .variables
         .iter()
         .map(|v| match (v.variability, v.ty) {
+            // An input of the model itself holds the value given from outside (its start value
+            // until the simulation core feeds signals), so it is a run-time parameter here.
+            _ if flat.is_top_level_input(v) => VarKind::Parameter,
             (Variability::Parameter, _) => VarKind::Parameter,
             (Variability::Constant, _) => VarKind::Constant,
             (Variability::Discrete, _) | (_, ScalarType::Integer | ScalarType::Boolean | ScalarType::String) => {
@@ -221,11 +256,25 @@ pub fn lower(mut flat: FlatModel) -> Dae {
             }
         }
     }
+    let mut initial_equations: Vec<Equation> = flat
+        .initial_equations
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Equation {
+            lhs: e.lhs,
+            rhs: e.rhs,
+            origin: Origin::Initial {
+                index: i as u32,
+                origin: e.origin.clone(),
+            },
+            span: e.span,
+        })
+        .collect();
     if !replacements.is_empty() {
         replacements.sort_unstable();
-        for e in &mut equations {
+        for e in equations.iter_mut().chain(initial_equations.iter_mut()) {
             for side in [&mut e.lhs, &mut e.rhs] {
-                if contains_der[side.0 as usize] {
+                if contains_der.get(side.0 as usize).copied().unwrap_or(true) {
                     *side = crate::symbolic::substitute(&mut flat.exprs, *side, &|_, id| {
                         replacements
                             .binary_search_by_key(&id, |r| r.0)
@@ -251,6 +300,7 @@ pub fn lower(mut flat: FlatModel) -> Dae {
         flat,
         kinds,
         equations,
+        initial_equations,
         eliminated,
     }
 }

@@ -44,7 +44,11 @@ pub struct StageTime {
 pub struct Analysis {
     pub dae: crate::dae::Dae,
     pub aliases: crate::alias::AliasReport,
+    /// What index reduction did; `None` when the DAE needed none.
+    pub index: Option<crate::index::IndexReduction>,
     pub plan: crate::plan::Plan,
+    /// The initialization problem and its plan.
+    pub init: crate::init::InitPlan,
 }
 
 #[derive(Debug, Default)]
@@ -147,10 +151,38 @@ impl Session {
         };
         self.record("alias", start.elapsed());
         let start = Instant::now();
+        let index = match crate::index::reduce(&mut dae) {
+            Ok(index) => index,
+            Err(mut diagnostics) => {
+                self.diagnostics.append(&mut diagnostics);
+                return None;
+            }
+        };
+        self.record("index reduction", start.elapsed());
+        let start = Instant::now();
         let plan = crate::plan::analyze(&mut dae);
         self.record("structural", start.elapsed());
-        match plan {
-            Ok(plan) => Some(Analysis { dae, aliases, plan }),
+        let plan = match plan {
+            Ok(plan) => plan,
+            Err(mut diagnostics) => {
+                self.diagnostics.append(&mut diagnostics);
+                return None;
+            }
+        };
+        let start = Instant::now();
+        let init = crate::init::analyze(&dae);
+        self.record("initialization", start.elapsed());
+        match init {
+            Ok((init, mut warnings)) => {
+                self.diagnostics.append(&mut warnings);
+                Some(Analysis {
+                    dae,
+                    aliases,
+                    index,
+                    plan,
+                    init,
+                })
+            }
             Err(mut diagnostics) => {
                 self.diagnostics.append(&mut diagnostics);
                 None
@@ -161,7 +193,7 @@ impl Session {
     /// The text of `eqm explain` for `model` (see [`Session::analyze`]).
     pub fn explain(&mut self, model: Option<&str>, options: &flatten::Options, keep_aliases: bool) -> Option<String> {
         let a = self.analyze(model, options, keep_aliases)?;
-        Some(crate::explain::explain(&a.dae, &a.aliases, &a.plan))
+        Some(crate::explain::explain(&a))
     }
 
     fn record(&mut self, stage: &'static str, time: Duration) {

@@ -5,12 +5,15 @@
 //! ("equation (origin) solves for variable"), and the sorted assignment list with algebraic loops,
 //! their tearing variables and residuals. This module only formats; it decides nothing.
 
-use crate::alias::AliasReport;
 use crate::dae::{Dae, VarKind};
+use crate::driver::Analysis;
+use crate::index::IndexReduction;
 use crate::plan::{Block, Plan, unknown_name};
 use std::fmt::Write as _;
 
-pub fn explain(dae: &Dae, aliases: &AliasReport, plan: &Plan) -> String {
+pub fn explain(analysis: &Analysis) -> String {
+    let (dae, aliases, plan) = (&analysis.dae, &analysis.aliases, &analysis.plan);
+    let index = analysis.index.as_ref();
     let mut out = String::new();
     let flat = &dae.flat;
     let text = |e| flat.expr_text(e);
@@ -18,7 +21,8 @@ pub fn explain(dae: &Dae, aliases: &AliasReport, plan: &Plan) -> String {
         out,
         "model {}: {} equations in {} unknowns after removing {} alias equation(s)",
         flat.name,
-        dae.equations.len(),
+        // Algorithm sections count one row per output, like in the plan.
+        plan.matching.len(),
         plan.unknowns.len(),
         aliases.removed_equations
     );
@@ -39,7 +43,14 @@ pub fn explain(dae: &Dae, aliases: &AliasReport, plan: &Plan) -> String {
             ),
             None => String::new(),
         };
-        let _ = writeln!(out, "  {}  (appears differentiated as der({}){start})", v.name, v.name);
+        let why = match index.and_then(|r| r.states.iter().find(|(s, _)| s == x)) {
+            Some((_, reason)) => format!("kept as a state by index reduction: {reason}"),
+            None => format!("appears differentiated as der({})", v.name),
+        };
+        let _ = writeln!(out, "  {}  ({why}{start})", v.name);
+    }
+    if let Some(r) = index {
+        index_reduction(&mut out, dae, r);
     }
 
     let _ = writeln!(
@@ -82,7 +93,23 @@ pub fn explain(dae: &Dae, aliases: &AliasReport, plan: &Plan) -> String {
     }
 
     let _ = writeln!(out, "\nsorted assignments:");
+    blocks(&mut out, dae, plan);
     let loops = plan.blocks.iter().filter(|b| matches!(b, Block::Loop { .. })).count();
+    let _ = writeln!(
+        out,
+        "\n{} block(s), {} algebraic loop(s); parameters: {}",
+        plan.blocks.len(),
+        loops,
+        dae.kinds.iter().filter(|k| **k == VarKind::Parameter).count()
+    );
+    initialization(&mut out, analysis);
+    out
+}
+
+/// The sorted assignment list of `plan`, whose equations are those of `dae`.
+fn blocks(out: &mut String, dae: &Dae, plan: &Plan) {
+    let flat = &dae.flat;
+    let text = |e| flat.expr_text(e);
     for (index, block) in plan.blocks.iter().enumerate() {
         let step = index + 1;
         match block {
@@ -157,14 +184,142 @@ pub fn explain(dae: &Dae, aliases: &AliasReport, plan: &Plan) -> String {
             }
         }
     }
+}
+
+/// The initialization problem: what fixes the initial values, and its sorted assignments.
+fn initialization(out: &mut String, analysis: &Analysis) {
+    let init = &analysis.init;
+    let flat = &init.dae.flat;
     let _ = writeln!(
         out,
-        "\n{} block(s), {} algebraic loop(s); parameters: {}",
-        plan.blocks.len(),
-        loops,
-        dae.kinds.iter().filter(|k| **k == VarKind::Parameter).count()
+        "\ninitialization: {} equations in {} unknowns (states are unknowns too)",
+        init.plan.matching.len(),
+        init.plan.unknowns.len()
     );
-    out
+    let list = |vs: &[crate::expr::VarId]| -> String {
+        if vs.is_empty() {
+            return "none".to_string();
+        }
+        vs.iter()
+            .map(|v| {
+                let var = flat.var(*v);
+                match var.attributes.start {
+                    Some(s) => format!("{} = {}", var.name, flat.expr_text(s)),
+                    None => format!("{} = 0", var.name),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(out, "  fixed start values: {}", list(&init.fixed));
+    let _ = writeln!(out, "  initial equations: {}", analysis.dae.initial_equations.len());
+    if !init.assumed.is_empty() {
+        let _ = writeln!(
+            out,
+            "  start values assumed fixed (warning W0502): {}",
+            list(&init.assumed)
+        );
+    }
+    let _ = writeln!(out, "  sorted assignments:");
+    blocks(out, &init.dae, &init.plan);
+}
+
+/// The index-reduction steps and the embedding form.
+fn index_reduction(out: &mut String, dae: &Dae, r: &IndexReduction) {
+    let flat = &dae.flat;
+    let _ = writeln!(
+        out,
+        "\nindex reduction (Pantelides): the equations constrain states; structural index {}",
+        r.index
+    );
+    for &(e, times) in &r.differentiated {
+        let eq = &dae.equations[e];
+        let _ = writeln!(
+            out,
+            "  e{} differentiated {} time{}: {}  // {}",
+            e + 1,
+            times,
+            if times == 1 { "" } else { "s" },
+            dae.equation_text(eq),
+            dae.origin_label(&eq.origin)
+        );
+    }
+    for &(new, of) in &r.new_equations {
+        let _ = writeln!(
+            out,
+            "  e{} := d/dt e{}: {}",
+            new + 1,
+            of + 1,
+            dae.equation_text(&dae.equations[new])
+        );
+    }
+    let dummies = r.dummy_names();
+    let _ = writeln!(
+        out,
+        "  dummy derivatives (algebraic variables now): {}",
+        if dummies.is_empty() {
+            "none".to_string()
+        } else {
+            dummies.join(", ")
+        }
+    );
+    let derivative_states: Vec<&str> = r
+        .derivative_variables
+        .iter()
+        .filter(|d| !d.dummy)
+        .map(|d| d.name.as_str())
+        .collect();
+    if !derivative_states.is_empty() {
+        let _ = writeln!(out, "  derivatives kept as states: {}", derivative_states.join(", "));
+    }
+    if !r.demoted.is_empty() {
+        let names: Vec<&str> = r.demoted.iter().map(|v| flat.var(*v).name.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "  no longer states (their derivative is a dummy derivative): {}",
+            names.join(", ")
+        );
+    }
+    let Some(emb) = &r.embedding else {
+        let _ = writeln!(out, "  embedding form: not available for this model");
+        return;
+    };
+    let states: Vec<&str> = emb.dae.states().map(|v| emb.dae.flat.var(v).name.as_str()).collect();
+    let _ = writeln!(
+        out,
+        "\nembedding form (seed 002): x' = f(x) with {} states {{{}}} and {} invariant(s) g(x) = 0:",
+        states.len(),
+        states.join(", "),
+        emb.invariants.len()
+    );
+    for (k, inv) in emb.invariants.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  g{} = {}  // from e{}",
+            k + 1,
+            emb.dae.flat.expr_text(inv.residual),
+            inv.equation + 1
+        );
+        for (v, d) in &inv.jacobian {
+            let _ = writeln!(
+                out,
+                "      dg{}/d{} = {}",
+                k + 1,
+                emb.dae.flat.var(*v).name,
+                emb.dae.flat.expr_text(*d)
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "  f: {} block(s), {} algebraic loop(s)",
+        emb.plan.blocks.len(),
+        emb.plan
+            .blocks
+            .iter()
+            .filter(|b| matches!(b, Block::Loop { .. }))
+            .count()
+    );
 }
 
 /// `  // origin` for a listing line, or nothing when the origin is not known.

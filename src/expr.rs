@@ -218,6 +218,14 @@ impl ExprArena {
         ExprId(self.var_nodes[k])
     }
 
+    /// The node of variable `v` if one was created, without creating it.
+    pub fn var_if_present(&self, v: VarId) -> Option<ExprId> {
+        match self.var_nodes.get(v.0 as usize) {
+            Some(&k) if k != NO_NODE => Some(ExprId(k)),
+            _ => None,
+        }
+    }
+
     pub fn unary(&mut self, op: UnOp, a: ExprId) -> ExprId {
         self.add(Node::Unary(op, a))
     }

@@ -503,13 +503,26 @@ impl FlatModel {
             .sum()
     }
 
-    /// Variables that are unknowns of the simulation (not parameters or constants).
+    /// Variables that are unknowns of the simulation (not parameters, constants or top-level
+    /// inputs).
     pub fn unknowns(&self) -> impl Iterator<Item = (VarId, &Variable)> {
         self.variables
             .iter()
             .enumerate()
             .filter(|(_, v)| matches!(v.variability, Variability::Continuous | Variability::Discrete))
+            .filter(|(_, v)| !self.is_top_level_input(v))
             .map(|(i, v)| (VarId(i as u32), v))
+    }
+
+    /// Whether `v` is an input of the simulated model itself (declared in it, or in one of its
+    /// own connectors): its value comes from outside the model, like a parameter's, rather than
+    /// from an equation. Inputs of components are unknowns, determined by connections.
+    pub fn is_top_level_input(&self, v: &Variable) -> bool {
+        if v.causality != Causality::Input {
+            return false;
+        }
+        let instance = &self.instances[v.instance.0 as usize];
+        v.instance.0 == 0 || (instance.is_connector && instance.parent == Some(InstanceId(0)))
     }
 
     /// A readable, deterministic listing: variables with kind and attributes, then each

@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 use eqm::driver::{self, Session};
+use eqm::graphview::{GraphView, TooLarge};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,6 +47,14 @@ enum Command {
         /// Keep alias equations (`a = b`) in the system, to see every equation as written.
         #[arg(long)]
         keep_aliases: bool,
+        /// Replay the colouring of the equation/variable graph step by step (seed 000's
+        /// procedure), after the usual output.
+        #[arg(long)]
+        steps: bool,
+        /// Draw the bipartite equation/variable graph with the matching in red into this SVG
+        /// file.
+        #[arg(long, value_name = "OUT.svg")]
+        svg: Option<PathBuf>,
     },
 }
 
@@ -89,11 +98,33 @@ fn run(cli: Cli) -> ExitCode {
     let options = eqm::flatten::Options {
         parameters: args.params.clone(),
     };
+    // The drawing for `explain --svg` with its node counts; written after the text is printed.
+    let mut drawing: Option<(Result<String, TooLarge>, usize, usize)> = None;
     let output = if session.has_errors() {
         None
     } else {
         match &cli.command {
-            Command::Explain { keep_aliases, .. } => session.explain(args.model.as_deref(), &options, *keep_aliases),
+            Command::Explain {
+                keep_aliases,
+                steps,
+                svg,
+                ..
+            } => session
+                .analyze(args.model.as_deref(), &options, *keep_aliases)
+                .map(|a| {
+                    let mut text = eqm::explain::explain(&a);
+                    if *steps || svg.is_some() {
+                        let view = GraphView::new(&a);
+                        if *steps {
+                            text.push('\n');
+                            text.push_str(&view.steps());
+                        }
+                        if svg.is_some() {
+                            drawing = Some((view.svg(), view.equations.len(), view.variables.len()));
+                        }
+                    }
+                    text
+                }),
             Command::Flatten(_) => session.flatten(args.model.as_deref(), &options).map(|f| f.print()),
             Command::Check(_) => session.flatten(args.model.as_deref(), &options).map(|flat| {
                 format!(
@@ -113,6 +144,22 @@ fn run(cli: Cli) -> ExitCode {
         (Some(summary), Command::Check(_)) => eprintln!("{summary}"),
         (Some(text), _) => print!("{text}"),
         (None, _) => {}
+    }
+    if let (Command::Explain { svg: Some(path), .. }, Some((result, equations, variables))) = (&cli.command, drawing) {
+        match result {
+            Ok(svg) => match std::fs::write(path, svg) {
+                Ok(()) => eprintln!(
+                    "wrote {} ({equations} equations, {variables} variables)",
+                    path.display()
+                ),
+                Err(e) => {
+                    eprintln!("error: cannot write {}: {e}", path.display());
+                    return ExitCode::from(EXIT_USAGE);
+                }
+            },
+            // Too large is an answer, not a failure: the text output above still holds.
+            Err(too_large) => eprintln!("note: {too_large}; no SVG written"),
+        }
     }
     code
 }

@@ -20,7 +20,7 @@ use crate::structural::blt::blt;
 use crate::structural::incidence::{EdgeKind, EqIdx, IncidenceBuilder, VarIdx};
 use crate::structural::matching::{maximum_matching, singular_parts};
 use crate::structural::tearing::tear_block;
-use crate::symbolic::{Condition, Solution, linear_form, solve_for};
+use crate::symbolic::{Condition, Solution, solve_for};
 
 /// An unknown of the causal system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -75,23 +75,32 @@ pub struct Plan {
 /// Builds the plan, or diagnostics when the system is structurally singular.
 pub fn analyze(dae: &mut Dae) -> Result<Plan, Vec<Diagnostic>> {
     let mut unknowns = Vec::new();
-    let mut leaves = Vec::new();
-    let mut index_of: FxHashMap<ExprId, usize> = FxHashMap::default();
     for i in 0..dae.kinds.len() {
-        let (v, kind) = (VarId(i as u32), dae.kinds[i]);
+        let v = VarId(i as u32);
         if dae.eliminated[i].is_some() {
             continue;
         }
-        let (unknown, leaf) = match kind {
-            VarKind::Algebraic => (Unknown::Var(v), dae.flat.exprs.var(v)),
-            VarKind::State => {
-                let node = dae.flat.exprs.var(v);
-                (Unknown::Der(v), dae.flat.exprs.builtin(Builtin::Der, vec![node]))
-            }
-            _ => continue,
-        };
-        index_of.insert(leaf, unknowns.len());
-        unknowns.push(unknown);
+        match dae.kinds[i] {
+            VarKind::Algebraic => unknowns.push(Unknown::Var(v)),
+            VarKind::State => unknowns.push(Unknown::Der(v)),
+            _ => {}
+        }
+    }
+    analyze_system(dae, unknowns, false)
+}
+
+/// Builds the plan of `dae.equations` (plus one row per output of each algorithm section,
+/// initial ones included when `initial_algorithms`) for the given unknowns.
+pub(crate) fn analyze_system(
+    dae: &mut Dae,
+    unknowns: Vec<Unknown>,
+    initial_algorithms: bool,
+) -> Result<Plan, Vec<Diagnostic>> {
+    let mut leaves = Vec::with_capacity(unknowns.len());
+    let mut index_of: FxHashMap<ExprId, usize> = FxHashMap::default();
+    for (k, &u) in unknowns.iter().enumerate() {
+        let leaf = unknown_leaf(&mut dae.flat.exprs, u);
+        index_of.insert(leaf, k);
         leaves.push(leaf);
     }
 
@@ -100,11 +109,7 @@ pub fn analyze(dae: &mut Dae) -> Result<Plan, Vec<Diagnostic>> {
     let mut solutions: FxHashMap<(usize, usize), ExprId> = FxHashMap::default();
     let mut conditions_by_edge: FxHashMap<(usize, usize), Vec<Condition>> = FxHashMap::default();
     for (k, eq) in dae.equations.iter().enumerate() {
-        let mut found: Vec<usize> = Vec::new();
-        collect_unknowns(&dae.flat.exprs, eq.lhs, &index_of, &mut found);
-        collect_unknowns(&dae.flat.exprs, eq.rhs, &index_of, &mut found);
-        found.sort_unstable();
-        found.dedup();
+        let found = equation_unknowns(&dae.flat.exprs, eq, &index_of);
         let mut edges = Vec::with_capacity(found.len());
         for u in found {
             let kind = match solve_for(&mut dae.flat.exprs, eq.lhs, eq.rhs, leaves[u]) {
@@ -131,19 +136,7 @@ pub fn analyze(dae: &mut Dae) -> Result<Plan, Vec<Diagnostic>> {
     // An algorithm section determines its outputs from what it reads: one row per output,
     // solvable for that output only.
     let mut algorithm_rows: Vec<usize> = Vec::new();
-    for (index, a) in dae.flat.algorithms.iter().enumerate().filter(|(_, a)| !a.initial) {
-        let outputs: Vec<usize> = a
-            .outputs
-            .iter()
-            .filter_map(|&o| index_of.get(&dae.flat.exprs.var(o)).copied())
-            .collect();
-        let mut read: Vec<usize> = Vec::new();
-        for st in &a.statements {
-            st.for_each_expr(&mut |e| collect_unknowns(&dae.flat.exprs, e, &index_of, &mut read));
-        }
-        read.sort_unstable();
-        read.dedup();
-        read.retain(|u| !outputs.contains(u));
+    for (index, outputs, read) in algorithm_rows_of(dae, &index_of, initial_algorithms) {
         for &o in &outputs {
             let edges = std::iter::once((VarIdx(o as u32), EdgeKind::Solvable))
                 .chain(read.iter().map(|&u| (VarIdx(u as u32), EdgeKind::Implicit)));
@@ -190,17 +183,15 @@ pub fn analyze(dae: &mut Dae) -> Result<Plan, Vec<Diagnostic>> {
         }
         let tearing = tear_block(&graph, block).map_err(|e| vec![internal(e)])?;
         let in_block: Vec<usize> = block.iter().map(|(_, v)| v.index()).collect();
-        // Sorted, so that membership is a binary search: loops can have thousands of unknowns.
-        let mut block_vars: Vec<VarId> = in_block.iter().map(|&u| var_of(unknowns[u])).collect();
-        block_vars.sort_unstable();
-        let has_der = in_block.iter().any(|&u| matches!(unknowns[u], Unknown::Der(_)));
-        // A loop is linear when each of its equations is affine in the loop's unknowns.
-        let linear = !has_der
-            && block.iter().all(|(e, _)| {
-                let eq = &dae.equations[e.index()];
-                let residual = dae.flat.exprs.binary(crate::expr::BinOp::Sub, eq.lhs, eq.rhs);
-                linear_form(&mut dae.flat.exprs, residual, &|v| block_vars.binary_search(&v).is_ok()).is_some()
-            });
+        // A loop is linear when each equation's partial derivatives with respect to the loop's
+        // unknowns are free of them: the coefficients may depend on states, parameters and time,
+        // since they are fixed while the loop is solved. Sorted leaves make membership a binary
+        // search: loops can have thousands of unknowns.
+        let mut block_leaves: Vec<ExprId> = in_block.iter().map(|&u| leaves[u]).collect();
+        block_leaves.sort_unstable();
+        let linear = block
+            .iter()
+            .all(|(e, _)| is_linear_in(&mut dae.flat.exprs, &dae.equations[e.index()], &block_leaves));
         let mut inner = Vec::with_capacity(tearing.inner.len());
         for (e, v) in &tearing.inner {
             let value = solutions
@@ -252,16 +243,94 @@ impl Plan {
         let index_of: FxHashMap<ExprId, usize> = self.leaves.iter().enumerate().map(|(i, l)| (*l, i)).collect();
         dae.equations
             .iter()
-            .map(|e| {
-                let mut found = Vec::new();
-                collect_unknowns(&dae.flat.exprs, e.lhs, &index_of, &mut found);
-                collect_unknowns(&dae.flat.exprs, e.rhs, &index_of, &mut found);
-                found.sort_unstable();
-                found.dedup();
-                found
-            })
+            .map(|e| equation_unknowns(&dae.flat.exprs, e, &index_of))
             .collect()
     }
+}
+
+/// The unknowns (values of `index_of`) occurring in equation `eq`, sorted and without repeats.
+pub(crate) fn equation_unknowns(
+    arena: &crate::expr::ExprArena,
+    eq: &crate::dae::Equation,
+    index_of: &FxHashMap<ExprId, usize>,
+) -> Vec<usize> {
+    let mut found = Vec::new();
+    collect_unknowns(arena, eq.lhs, index_of, &mut found);
+    collect_unknowns(arena, eq.rhs, index_of, &mut found);
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// The expression node of an unknown: `v` or `der(x)`.
+pub(crate) fn unknown_leaf(arena: &mut crate::expr::ExprArena, u: Unknown) -> ExprId {
+    match u {
+        Unknown::Var(v) => arena.var(v),
+        Unknown::Der(v) => {
+            let node = arena.var(v);
+            arena.builtin(Builtin::Der, vec![node])
+        }
+    }
+}
+
+/// The bipartite graph of `dae`'s equations and algorithm rows (initial sections too with
+/// `initial`) over `n_unknowns` unknowns identified by `index_of`, every edge implicit: the
+/// input of the purely structural passes (index reduction, initialization), which do not need
+/// to know what is solvable.
+pub(crate) fn structure_graph(
+    dae: &Dae,
+    index_of: &FxHashMap<ExprId, usize>,
+    n_unknowns: usize,
+    initial: bool,
+) -> Result<crate::structural::incidence::Incidence, Diagnostic> {
+    let mut builder = IncidenceBuilder::new(n_unknowns).map_err(internal)?;
+    for eq in &dae.equations {
+        let found = equation_unknowns(&dae.flat.exprs, eq, index_of);
+        builder
+            .add_equation(found.into_iter().map(|u| (VarIdx(u as u32), EdgeKind::Implicit)))
+            .map_err(internal)?;
+    }
+    for (_, outputs, read) in algorithm_rows_of(dae, index_of, initial) {
+        for o in outputs {
+            let edges = std::iter::once(o)
+                .chain(read.iter().copied())
+                .map(|u| (VarIdx(u as u32), EdgeKind::Implicit));
+            builder.add_equation(edges).map_err(internal)?;
+        }
+    }
+    Ok(builder.build())
+}
+
+/// The rows an algorithm section adds to the system: for each section (initial ones only with
+/// `initial`), its index, the unknowns it assigns (one row each) and the other unknowns it reads.
+pub(crate) fn algorithm_rows_of(
+    dae: &Dae,
+    index_of: &FxHashMap<ExprId, usize>,
+    initial: bool,
+) -> Vec<(usize, Vec<usize>, Vec<usize>)> {
+    let mut rows = Vec::new();
+    for (index, a) in dae
+        .flat
+        .algorithms
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| initial || !a.initial)
+    {
+        let outputs: Vec<usize> = a
+            .outputs
+            .iter()
+            .filter_map(|&o| index_of.get(&dae.flat.exprs.var_if_present(o)?).copied())
+            .collect();
+        let mut read: Vec<usize> = Vec::new();
+        for st in &a.statements {
+            st.for_each_expr(&mut |e| collect_unknowns(&dae.flat.exprs, e, index_of, &mut read));
+        }
+        read.sort_unstable();
+        read.dedup();
+        read.retain(|u| !outputs.contains(u));
+        rows.push((index, outputs, read));
+    }
+    rows
 }
 
 /// The unknowns occurring in `root`: algebraic variables and `der(x)` nodes, not looking into
@@ -283,6 +352,26 @@ fn collect_unknowns(
             _ => stack.extend(arena.children(id)),
         }
     }
+}
+
+/// Whether equation `eq` is affine in the unknowns `leaves` (sorted): each partial derivative
+/// with respect to one of them that occurs must not contain any of them.
+fn is_linear_in(arena: &mut crate::expr::ExprArena, eq: &crate::dae::Equation, leaves: &[ExprId]) -> bool {
+    let residual = arena.binary(crate::expr::BinOp::Sub, eq.lhs, eq.rhs);
+    let leaves_in = |arena: &crate::expr::ExprArena, root: ExprId| -> Vec<ExprId> {
+        // `der(x)` is a leaf of its own: looking inside it would find `x`, a different unknown.
+        crate::symbolic::reachable(arena, root, &|e| crate::symbolic::is_symbol_operator(arena.get(e)))
+            .into_iter()
+            .filter(|e| leaves.binary_search(e).is_ok())
+            .collect()
+    };
+    let occurring = leaves_in(arena, residual);
+    occurring
+        .iter()
+        .all(|&leaf| match crate::symbolic::diff_var(arena, residual, leaf) {
+            Ok(d) => leaves_in(arena, d).is_empty(),
+            Err(_) => false,
+        })
 }
 
 fn condition_expr(c: Condition) -> ExprId {
@@ -323,41 +412,39 @@ fn singular(
         };
         format!("{}{more}", list.join(", "))
     };
-    let (message, eqs, vars) = if !parts.over_eqs.is_empty() && parts.over_vars.is_empty() {
-        (
-            format!(
-                "the system is structurally singular: {} equation(s) contain no unknown; they constrain states, parameters or constants",
-                parts.over_eqs.len()
-            ),
-            parts.over_eqs.clone(),
-            Vec::new(),
-        )
+    // Both parts are named when both exist: an equation too many usually means a variable too
+    // few elsewhere, and the user needs to see both to decide which one is wrong.
+    let mut pieces = Vec::new();
+    if !parts.over_eqs.is_empty() && parts.over_vars.is_empty() {
+        pieces.push(format!(
+            "{} equation(s) contain no unknown; they constrain states, parameters or constants",
+            parts.over_eqs.len()
+        ));
     } else if !parts.over_eqs.is_empty() {
-        (
-            format!(
-                "the system is structurally singular: these {} equations determine only {} unknown(s): {}",
-                parts.over_eqs.len(),
-                parts.over_vars.len(),
-                names(&parts.over_vars)
-            ),
-            parts.over_eqs.clone(),
-            parts.over_vars.clone(),
-        )
+        pieces.push(format!(
+            "these {} equations determine only {} unknown(s): {}",
+            parts.over_eqs.len(),
+            parts.over_vars.len(),
+            names(&parts.over_vars)
+        ));
+    }
+    let under = if parts.under_vars.is_empty() {
+        &parts.unmatched_vars
     } else {
-        (
-            format!(
-                "the system is structurally singular: {} unknown(s) are not determined by any equation: {}",
-                parts.under_vars.len().max(parts.unmatched_vars.len()),
-                names(if parts.under_vars.is_empty() {
-                    &parts.unmatched_vars
-                } else {
-                    &parts.under_vars
-                })
-            ),
-            parts.under_eqs.clone(),
-            parts.under_vars.clone(),
-        )
+        &parts.under_vars
     };
+    if !under.is_empty() {
+        pieces.push(format!(
+            "{} unknown(s) are not determined by any equation: {}",
+            under.len(),
+            names(under)
+        ));
+    }
+    let message = format!("the system is structurally singular: {}", pieces.join("; "));
+    let mut eqs = parts.over_eqs.clone();
+    eqs.extend(parts.under_eqs.iter().copied());
+    let mut vars = parts.over_vars.clone();
+    vars.extend(under.iter().copied());
     // Each equation is labelled with its flat text and origin: one source line (a component's
     // equation) stands for many flat equations.
     let label = |e: &EqIdx| {
@@ -389,11 +476,6 @@ fn singular(
             format!("`{}` declared here", unknown_name(dae, unknowns[v.index()])),
         );
     }
-    if unknowns.iter().any(|u| matches!(u, Unknown::Der(_))) && !parts.over_eqs.is_empty() {
-        d = d.with_note(
-            "if these equations constrain states (a high-index DAE), index reduction is needed; EQM does not apply it in this analysis yet",
-        );
-    }
     d
 }
 
@@ -403,11 +485,11 @@ fn var_of(u: Unknown) -> VarId {
     }
 }
 
-fn internal(e: crate::structural::incidence::StructuralError) -> Diagnostic {
+pub(crate) fn internal(e: crate::structural::incidence::StructuralError) -> Diagnostic {
     internal_text(&e.to_string())
 }
 
-fn internal_text(text: &str) -> Diagnostic {
+pub(crate) fn internal_text(text: &str) -> Diagnostic {
     Diagnostic {
         code: "E0599",
         severity: crate::diag::Severity::Error,

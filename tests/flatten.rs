@@ -234,3 +234,18 @@ end M;
             .contains("6 unknowns, 4 equations, 2 assigned by algorithms")
     );
 }
+
+/// A block checked on its own: its inputs come from outside (they are not unknowns), so the
+/// block balances; an input of a component inside a model is still an unknown.
+#[test]
+fn top_level_inputs_are_not_unknowns() {
+    let (flat, diagnostics) = check(&[], Some("Blocks.Math.Gain"));
+    let flat = flat.unwrap_or_else(|| panic!("{diagnostics}"));
+    let unknowns: Vec<&str> = flat.unknowns().map(|(_, v)| v.name.as_str()).collect();
+    assert_eq!(unknowns, ["y"]);
+    let text = "model Uses\n  Blocks.Math.Gain gain(k = 2);\nequation\n  gain.u = time;\nend Uses;\n";
+    let (flat, diagnostics) = check(&[("uses.eqm", text)], None);
+    let flat = flat.unwrap_or_else(|| panic!("{diagnostics}"));
+    let unknowns: Vec<&str> = flat.unknowns().map(|(_, v)| v.name.as_str()).collect();
+    assert_eq!(unknowns, ["gain.u", "gain.y"]);
+}

@@ -56,7 +56,8 @@ pub(crate) fn check(f: &mut Flattener<'_, '_>) {
         local_eqs[owner(model.variables[*v as usize].instance).0 as usize] += 1;
     }
     for (index, var) in model.variables.iter().enumerate() {
-        if !matches!(var.variability, Variability::Continuous | Variability::Discrete) {
+        if !matches!(var.variability, Variability::Continuous | Variability::Discrete) || model.is_top_level_input(var)
+        {
             continue;
         }
         let o = owner(var.instance);

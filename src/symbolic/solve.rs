@@ -60,6 +60,16 @@ pub fn solve_for(arena: &mut ExprArena, lhs: ExprId, rhs: ExprId, leaf: ExprId) 
         return Solution::Implicit("can only solve for a variable or der(...)");
     }
     let mut simplifier = Simplifier::new();
+    // `v = e` with `v` not in `e` (most equations of a flattened model, and every explicit
+    // assignment) is answered without simplifying the residual and peeling it again.
+    for (side, other) in [(lhs, rhs), (rhs, lhs)] {
+        if side == leaf && !contains_leaf(arena, other, leaf) {
+            return Solution::Solved {
+                value: simplifier.simplify(arena, other),
+                conditions: Vec::new(),
+            };
+        }
+    }
     let residual = arena.binary(BinOp::Sub, lhs, rhs);
     let mut e = simplifier.simplify(arena, residual);
     if !contains_leaf(arena, e, leaf) {

@@ -1,0 +1,85 @@
+//! The passes after flattening on a generated DAE: lowering, alias elimination, index
+//! reduction (the Pantelides pass that finds nothing to differentiate), the causal plan
+//! (incidence with symbolic solving, matching, BLT, tearing) and the initialization problem.
+//!
+//! Run with `cargo bench --bench dae_passes` (release mode). The model is a chain of masses and
+//! springs as connections flatten it (`tests/common/dae_chain.rs`, seven equations a stage,
+//! four of them aliases) at 10^3 to 10^6 equations. Prints the best of several runs per pass,
+//! the growth ratio t(2N)/t(N) of the whole sequence, and the peak resident memory (VmHWM,
+//! Linux only). Goal (issue 4): every pass scales with t(2N)/t(N) <= 2.3 and 10^6 equations go
+//! through all structural passes in under 3 s.
+
+mod common;
+
+#[path = "../tests/common/dae_chain.rs"]
+mod dae_chain;
+
+use common::{peak_memory_kib, reset_peak_memory};
+use std::time::{Duration, Instant};
+
+const SIZES: [usize; 6] = [1_000, 2_000, 100_000, 200_000, 500_000, 1_000_000];
+
+fn main() {
+    println!(
+        "{:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}",
+        "equations", "lower ms", "alias ms", "index ms", "plan ms", "init ms", "total ms", "peak MiB"
+    );
+    let mut totals: Vec<(usize, Duration)> = Vec::new();
+    for &n in &SIZES {
+        let stages = n.div_ceil(dae_chain::STAGE);
+        let runs = if n >= 500_000 { 2 } else { 5 };
+        let before = reset_peak_memory();
+        let mut best = [Duration::MAX; 5];
+        for _ in 0..runs {
+            let flat = dae_chain::chain(stages);
+            let t = Instant::now();
+            let mut dae = eqm::dae::lower(flat);
+            let lower = t.elapsed();
+            let t = Instant::now();
+            let (report, _) = eqm::alias::eliminate(&mut dae);
+            let alias = t.elapsed();
+            assert_eq!(report.removed_equations, 4 * stages);
+            let t = Instant::now();
+            let index = eqm::index::reduce(&mut dae).expect("no index reduction needed");
+            let index_time = t.elapsed();
+            assert!(index.is_none());
+            let t = Instant::now();
+            let plan = eqm::plan::analyze(&mut dae).expect("solvable");
+            let plan_time = t.elapsed();
+            assert_eq!(plan.unknowns.len(), 3 * stages);
+            let t = Instant::now();
+            let init = eqm::init::analyze(&dae).expect("initial system is square");
+            let init_time = t.elapsed();
+            assert_eq!(init.0.assumed.len(), 2 * stages);
+            for (slot, time) in best.iter_mut().zip([lower, alias, index_time, plan_time, init_time]) {
+                *slot = (*slot).min(time);
+            }
+        }
+        let total: Duration = best.iter().sum();
+        let peak = match (before, peak_memory_kib()) {
+            (Some(b), Some(p)) => format!("{:.0}", p.saturating_sub(b) as f64 / 1024.0),
+            _ => "?".into(),
+        };
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        println!(
+            "{:>10} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>10.1} {:>10}",
+            stages * dae_chain::STAGE,
+            ms(best[0]),
+            ms(best[1]),
+            ms(best[2]),
+            ms(best[3]),
+            ms(best[4]),
+            ms(total),
+            peak
+        );
+        totals.push((n, total));
+    }
+    for pair in totals.windows(2).filter(|w| w[1].0 == 2 * w[0].0) {
+        println!(
+            "t({})/t({}) = {:.2}",
+            pair[1].0,
+            pair[0].0,
+            pair[1].1.as_secs_f64() / pair[0].1.as_secs_f64()
+        );
+    }
+}

@@ -1,0 +1,330 @@
+//! The initialization problem: which equations determine the initial values of every variable.
+//!
+//! Input: a [`Dae`] after alias elimination and index reduction. Output: an [`InitPlan`]: the
+//! initial system (the DAE's equations, the initial equations, `x = start` for every variable
+//! with `fixed = true`, and `x = start` assumed for states the user left free) and its causal
+//! [`Plan`], in which states are unknowns like the algebraic variables and the derivatives; or
+//! diagnostics when the initial system cannot be made square. The initial system's DAE is in
+//! algebraic form (each state an algebraic variable, each `der(x)` a variable named `der(x)`),
+//! so that the executable program and the interpreter run it like any other system.
+//!
+//! States without a fixed start value are completed the way mature Modelica tools do: the
+//! system is matched first without them, then `x = start` is offered for each free state in
+//! variable order and kept when it determines something the other equations leave open (one
+//! augmenting path each). Those assumptions are reported as a warning naming the states. When
+//! equations remain unmatched, the initial system is over-determined, and the diagnostic names
+//! the fixed start values and initial equations involved; when an unknown other than a state
+//! remains undetermined, the diagnostic names it. This module does not solve anything
+//! numerically: consistent values come from the simulation core running the plan.
+
+use crate::dae::{Dae, Equation, Origin, VarKind};
+use crate::diag::Diagnostic;
+use crate::expr::{ExprId, FxHashMap, VarId};
+use crate::plan::{self, Plan, Unknown};
+use crate::structural::incidence::{EqIdx, VarIdx};
+use crate::structural::matching::{Augmenter, maximum_matching_masked, singular_parts};
+
+/// The analysed initialization problem.
+#[derive(Debug, Clone)]
+pub struct InitPlan {
+    /// The initial system as an algebraic DAE: its equations are the model's equations followed
+    /// by the initial equations and the start-value equations; every state and derivative is an
+    /// algebraic variable of it (`VarId`s of the model's variables are kept).
+    pub dae: Dae,
+    pub plan: Plan,
+    /// Variables whose `fixed = true` start value is an equation of the system.
+    pub fixed: Vec<VarId>,
+    /// States whose start value had to be assumed fixed.
+    pub assumed: Vec<VarId>,
+}
+
+/// Builds and analyses the initial system of `dae`. Warnings (assumed start values) are
+/// returned with the plan.
+pub fn analyze(dae: &Dae) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let mut init = dae.clone();
+    let n_model = init.equations.len();
+    init.equations.extend(init.initial_equations.iter().cloned());
+    let n_given = init.equations.len();
+
+    // Fixed start values are equations; the start values of free states are candidates.
+    let mut fixed = Vec::new();
+    let mut candidates: Vec<VarId> = Vec::new();
+    for i in 0..init.kinds.len() {
+        let v = VarId(i as u32);
+        if init.eliminated[i].is_some() || !matches!(init.kinds[i], VarKind::State | VarKind::Algebraic) {
+            continue;
+        }
+        let a = &init.flat.var(v).attributes;
+        if a.fixed == Some(true) {
+            fixed.push(v);
+            let equation = start_equation(&mut init, v, Origin::FixedStart { var: v });
+            init.equations.push(equation);
+        } else if init.kinds[i] == VarKind::State {
+            candidates.push(v);
+        }
+    }
+    let n_fixed = init.equations.len();
+    for &v in &candidates {
+        let equation = start_equation(&mut init, v, Origin::AssumedStart { var: v });
+        init.equations.push(equation);
+    }
+
+    // Unknowns: every state and its derivative, every algebraic variable.
+    let mut unknowns = Vec::new();
+    for i in 0..init.kinds.len() {
+        let v = VarId(i as u32);
+        if init.eliminated[i].is_some() {
+            continue;
+        }
+        match init.kinds[i] {
+            VarKind::Algebraic => unknowns.push(Unknown::Var(v)),
+            VarKind::State => {
+                unknowns.push(Unknown::Var(v));
+                unknowns.push(Unknown::Der(v));
+            }
+            _ => {}
+        }
+    }
+    let mut index_of: FxHashMap<ExprId, usize> = FxHashMap::default();
+    for (k, &u) in unknowns.iter().enumerate() {
+        index_of.insert(plan::unknown_leaf(&mut init.flat.exprs, u), k);
+    }
+    let n_rows_eqs = init.equations.len();
+    let graph = plan::structure_graph(&init, &index_of, unknowns.len(), true).map_err(|d| vec![d])?;
+    let is_candidate = |e: usize| (n_fixed..n_rows_eqs).contains(&e);
+    let given_mask: Vec<bool> = (0..graph.n_eqs()).map(|e| !is_candidate(e)).collect();
+    let mut matching = maximum_matching_masked(&graph, Some(&given_mask), None);
+
+    // Over-determined: some given equation is left without an unknown of its own.
+    let unmatched_given: Vec<usize> = (0..graph.n_eqs())
+        .filter(|&e| !is_candidate(e) && matching.var_of(EqIdx(e as u32)).is_none())
+        .collect();
+    if !unmatched_given.is_empty() {
+        return Err(vec![over_determined(
+            &init, &graph, &matching, n_model, n_given, &unknowns,
+        )]);
+    }
+    let mut search = Augmenter::new();
+    let mut assumed = Vec::new();
+    let mut keep = vec![true; init.equations.len()];
+    for (k, &v) in candidates.iter().enumerate() {
+        let e = n_fixed + k;
+        if search.augment(&graph, &mut matching, EqIdx(e as u32), |_| true) {
+            assumed.push(v);
+        } else {
+            keep[e] = false;
+        }
+    }
+    let undetermined: Vec<usize> = (0..unknowns.len())
+        .filter(|&u| matching.eq_of(VarIdx(u as u32)).is_none())
+        .collect();
+    if !undetermined.is_empty() {
+        return Err(vec![under_determined(&init, &unknowns, &undetermined)]);
+    }
+    let mut index = 0;
+    init.equations.retain(|_| {
+        index += 1;
+        keep[index - 1]
+    });
+    let unknowns = algebraic_form(&mut init);
+    let plan = plan::analyze_system(&mut init, unknowns, true)?;
+    let mut warnings = Vec::new();
+    if !assumed.is_empty() {
+        let names: Vec<String> = assumed.iter().map(|v| start_text(&init, *v)).collect();
+        let first = init.flat.var(assumed[0]);
+        let mut d = Diagnostic::warning(
+            "W0502",
+            format!(
+                "the initial conditions are not fully specified: assuming fixed start values for {}",
+                names.join(", ")
+            ),
+            first.span,
+            format!("`{}` has no fixed start value", first.name),
+        );
+        for v in assumed.iter().skip(1).take(5) {
+            let var = init.flat.var(*v);
+            d = d.with_label(var.span, format!("`{}` has no fixed start value", var.name));
+        }
+        warnings.push(d.with_help("give these states `fixed = true` start values or initial equations"));
+    }
+    Ok((
+        InitPlan {
+            dae: init,
+            plan,
+            fixed,
+            assumed,
+        },
+        warnings,
+    ))
+}
+
+/// Rewrites the initial system so that it has no states: each state becomes an algebraic
+/// variable and each `der(x)` a new algebraic variable named `der(x)`, so the initial system is
+/// an ordinary algebraic system that code generation and the interpreter run like any other.
+/// Returns the unknowns (every algebraic variable) in variable order.
+fn algebraic_form(init: &mut Dae) -> Vec<Unknown> {
+    let mut replacement: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+    for i in 0..init.kinds.len() {
+        if init.eliminated[i].is_some() || init.kinds[i] != VarKind::State {
+            continue;
+        }
+        let x = VarId(i as u32);
+        let node = init.flat.exprs.var(x);
+        let der = init.flat.exprs.builtin(crate::builtins::Builtin::Der, vec![node]);
+        let base = init.flat.var(x);
+        let mut variable = base.clone();
+        variable.name = format!("der({})", base.name);
+        variable.attributes = crate::flat::Attributes::default();
+        variable.binding = None;
+        variable.value = None;
+        variable.description = Some(format!("the derivative of {} at the start", base.name).into());
+        let d = VarId(init.flat.variables.len() as u32);
+        init.flat.variables.push(variable);
+        init.kinds.push(VarKind::Algebraic);
+        init.eliminated.push(None);
+        init.kinds[i] = VarKind::Algebraic;
+        let d_node = init.flat.exprs.var(d);
+        replacement.insert(der, d_node);
+    }
+    if !replacement.is_empty() {
+        for eq in &mut init.equations {
+            for side in [&mut eq.lhs, &mut eq.rhs] {
+                *side =
+                    crate::symbolic::substitute(&mut init.flat.exprs, *side, &|_, id| replacement.get(&id).copied());
+            }
+        }
+    }
+    (0..init.kinds.len())
+        .filter(|&i| init.eliminated[i].is_none() && init.kinds[i] == VarKind::Algebraic)
+        .map(|i| Unknown::Var(VarId(i as u32)))
+        .collect()
+}
+
+/// `v = start` (0 when the variable declares no start value).
+fn start_equation(dae: &mut Dae, v: VarId, origin: Origin) -> Equation {
+    let lhs = dae.flat.exprs.var(v);
+    let rhs = match dae.flat.var(v).attributes.start {
+        Some(s) => s,
+        None => dae.flat.exprs.real(0.0),
+    };
+    Equation {
+        lhs,
+        rhs,
+        origin,
+        span: dae.flat.var(v).span,
+    }
+}
+
+fn start_text(dae: &Dae, v: VarId) -> String {
+    let var = dae.flat.var(v);
+    match var.attributes.start {
+        Some(s) => format!("{} = {}", var.name, dae.flat.expr_text(s)),
+        None => format!("{} = 0 (no start value given)", var.name),
+    }
+}
+
+/// The diagnostic for an over-determined initial system: the equations of the over-determined
+/// part, led by the fixed start values and initial equations among them.
+fn over_determined(
+    init: &Dae,
+    graph: &crate::structural::incidence::Incidence,
+    matching: &crate::structural::matching::Matching,
+    n_model: usize,
+    n_given: usize,
+    unknowns: &[Unknown],
+) -> Diagnostic {
+    let over: Vec<usize> = match singular_parts(graph, matching) {
+        Ok(parts) => parts.over_eqs.iter().map(|e| e.index()).collect(),
+        Err(e) => return plan::internal(e),
+    };
+    // The user can act on fixed values and initial equations; the model's own equations are
+    // listed after them.
+    let mut listed: Vec<usize> = over
+        .iter()
+        .copied()
+        .filter(|&e| e >= n_model && e < init.equations.len())
+        .collect();
+    listed.extend(over.iter().copied().filter(|&e| e < n_model));
+    let fixed: Vec<String> = listed
+        .iter()
+        .filter(|&&e| e >= n_given)
+        .filter_map(|&e| match init.equations[e].origin {
+            Origin::FixedStart { var } => Some(start_text(init, var)),
+            _ => None,
+        })
+        .collect();
+    let vars: Vec<String> = {
+        let mut vs: Vec<String> = Vec::new();
+        for &e in &over {
+            for &v in graph.eq_vars(EqIdx(e as u32)) {
+                let name = plan::unknown_name(init, unknowns[v.index()]);
+                if !vs.contains(&name) {
+                    vs.push(name);
+                }
+            }
+        }
+        vs
+    };
+    let message = format!(
+        "the initial system is over-determined: these {} equations determine only {} unknown(s) ({}){}",
+        over.len(),
+        vars.len(),
+        shorten(&vars, 8),
+        if fixed.is_empty() {
+            String::new()
+        } else {
+            format!("; conflicting fixed start values: {}", fixed.join(", "))
+        }
+    );
+    let label = |e: usize| {
+        let eq = &init.equations[e];
+        (
+            eq.span,
+            format!("{} ({})", init.equation_text(eq), init.origin_label(&eq.origin)),
+        )
+    };
+    let Some(&first) = listed.first() else {
+        return plan::internal_text("over-determined initial system without equations");
+    };
+    let (span, text) = label(first);
+    let mut d = Diagnostic::error("E0504", message, span, text);
+    for &e in listed.iter().skip(1).take(9) {
+        let (span, text) = label(e);
+        d = d.with_label(span, text);
+    }
+    d.with_help("remove `fixed = true` from one of the start values, or an initial equation")
+}
+
+/// The diagnostic for unknowns that no equation of the initial system determines.
+fn under_determined(init: &Dae, unknowns: &[Unknown], undetermined: &[usize]) -> Diagnostic {
+    let names: Vec<String> = undetermined
+        .iter()
+        .map(|&u| plan::unknown_name(init, unknowns[u]))
+        .collect();
+    let (Unknown::Var(var) | Unknown::Der(var)) = unknowns[undetermined[0]];
+    let mut d = Diagnostic::error(
+        "E0505",
+        format!(
+            "the initial system is under-determined: nothing determines the initial value of {}",
+            shorten(&names, 8)
+        ),
+        init.flat.var(var).span,
+        "needs a start value with `fixed = true` or an initial equation",
+    );
+    for &u in undetermined.iter().skip(1).take(5) {
+        let (Unknown::Var(v) | Unknown::Der(v)) = unknowns[u];
+        d = d.with_label(
+            init.flat.var(v).span,
+            format!("`{}` declared here", init.flat.var(v).name),
+        );
+    }
+    d
+}
+
+fn shorten(names: &[String], max: usize) -> String {
+    let mut s = names.iter().take(max).cloned().collect::<Vec<_>>().join(", ");
+    if names.len() > max {
+        s.push_str(&format!(" and {} more", names.len() - max));
+    }
+    s
+}

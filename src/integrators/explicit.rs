@@ -1,0 +1,224 @@
+//! Fixed-step explicit Runge–Kutta methods from any Butcher tableau (euler, heun, midpoint,
+//! rk4, or a user's tableau), and the stage evaluation shared with the adaptive and multistep
+//! steppers.
+//!
+//! Input: a [`Tableau`] and [`Options`] with the step size `h`. Output: steps of size `h` (the
+//! last one before a time limit shorter), with cubic Hermite dense output from both ends'
+//! values and derivatives. A failure of the right-hand side or a non-finite value ends the
+//! integration at once: a fixed-step method has no smaller step to retry with.
+//!
+//! It deliberately does not estimate errors or adapt `h`, even when the tableau has embedded
+//! weights (those go to `adaptive`).
+
+use super::tableau::Tableau;
+use super::{
+    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, axpy, check_finite, eval_rhs,
+    step_ends_accessors, zeroed,
+};
+
+/// The stage derivatives of one explicit Runge–Kutta step, preallocated.
+#[derive(Debug, Default)]
+pub(crate) struct RkStages {
+    /// `k[j]` is the derivative of stage `j + 1`; stage 0's derivative is `f(t, x)` of the
+    /// step's start, which the caller already holds.
+    k: Vec<Vec<f64>>,
+    /// The state of the stage being evaluated; afterwards free for other uses.
+    pub scratch: Vec<f64>,
+}
+
+impl RkStages {
+    /// Sizes the buffers for a tableau with `stages` stages and `dim` states.
+    pub fn resize(&mut self, stages: usize, dim: usize) {
+        self.k.resize_with(stages.saturating_sub(1), Vec::new);
+        zeroed(dim, self.k.iter_mut().chain([&mut self.scratch]));
+    }
+
+    /// Evaluates stages 2..s of a step of size `h` from the current point of `ends` (whose
+    /// derivative is stage 1). Fails at the first stage whose state or derivative is not
+    /// finite, or whose evaluation fails, with that stage's time.
+    pub fn compute(
+        &mut self,
+        tableau: &Tableau,
+        sys: &mut dyn OdeSystem,
+        ends: &StepEnds,
+        h: f64,
+        stats: &mut Stats,
+    ) -> Result<(), IntegrationError> {
+        for i in 1..tableau.stages() {
+            let (done, rest) = self.k.split_at_mut(i - 1);
+            let row = tableau.a_row(i);
+            self.scratch.copy_from_slice(&ends.x);
+            axpy(&mut self.scratch, h * row[0], &ends.f);
+            for (j, &a) in row.iter().enumerate().skip(1) {
+                // Most tableaux are sparse (rk4 has one entry per row); zeros cost a full pass.
+                if a != 0.0 {
+                    axpy(&mut self.scratch, h * a, &done[j - 1]);
+                }
+            }
+            let t_stage = ends.t + tableau.c()[i] * h;
+            check_finite(t_stage, &self.scratch, Quantity::State)?;
+            eval_rhs(sys, t_stage, &self.scratch, &mut rest[0], stats)?;
+        }
+        Ok(())
+    }
+
+    /// `out = base + h Σ_j w_j k_j` with stage 1's derivative `f`; `base = None` means zero.
+    /// The same summation order as [`RkStages::compute`], so that a "first same as last"
+    /// tableau's last stage state and the new solution agree to the bit.
+    pub fn combine(&self, weights: &[f64], f: &[f64], h: f64, base: Option<&[f64]>, out: &mut [f64]) {
+        match base {
+            Some(base) => out.copy_from_slice(base),
+            None => out.fill(0.0),
+        }
+        axpy(out, h * weights[0], f);
+        for (j, &w) in weights.iter().enumerate().skip(1) {
+            if w != 0.0 {
+                axpy(out, h * w, &self.k[j - 1]);
+            }
+        }
+    }
+
+    /// The derivative of the last stage (for "first same as last" tableaux, `f` at the new
+    /// point).
+    pub fn last_mut(&mut self) -> &mut Vec<f64> {
+        self.k
+            .last_mut()
+            .expect("first-same-as-last tableaux have at least two stages")
+    }
+}
+
+/// Time keeping with a fixed step: step ends are `t_base + n·h`, computed rather than
+/// accumulated so that rounding does not drift, and a step that would overshoot the limit is
+/// shortened to end exactly on it.
+#[derive(Debug, Default)]
+pub(crate) struct FixedClock {
+    pub h: f64,
+    t_base: f64,
+    n: u64,
+}
+
+/// The next fixed step.
+pub(crate) struct FixedStep {
+    pub h: f64,
+    pub t_new: f64,
+    /// The step has the regular size `h` (up to rounding), so equidistant history stays valid.
+    pub full: bool,
+}
+
+impl FixedClock {
+    /// Counts steps from `t` again.
+    pub fn restart(&mut self, t: f64) {
+        self.t_base = t;
+        self.n = 0;
+    }
+
+    /// The step from `t` (the current time) towards `t_limit`.
+    pub fn next(&self, t: f64, t_limit: f64) -> FixedStep {
+        let remaining = t_limit - t;
+        // Relative slack for the rounding in `t_base + n·h`: a remainder that equals h up to
+        // rounding is a regular step, and must not leave a step of 1e-16 behind.
+        let slack = 1e-8 * self.h;
+        if remaining <= self.h + slack {
+            FixedStep {
+                h: remaining,
+                t_new: t_limit,
+                full: (remaining - self.h).abs() <= slack,
+            }
+        } else {
+            let t_new = self.t_base + (self.n + 1) as f64 * self.h;
+            FixedStep {
+                h: t_new - t,
+                t_new,
+                full: true,
+            }
+        }
+    }
+
+    /// Records the step just taken.
+    pub fn advance(&mut self, step: &FixedStep) {
+        if step.full {
+            self.n += 1;
+        } else {
+            self.restart(step.t_new);
+        }
+    }
+}
+
+/// A fixed-step explicit Runge–Kutta stepper for any tableau.
+#[derive(Debug)]
+pub struct ExplicitRk {
+    tableau: Tableau,
+    options: Options,
+    fsal: bool,
+    clock: FixedClock,
+    ends: StepEnds,
+    stages: RkStages,
+    x_new: Vec<f64>,
+    f_new: Vec<f64>,
+    stats: Stats,
+}
+
+impl ExplicitRk {
+    /// A stepper for `tableau` with the step size `options.step` (checked by `initialize`).
+    pub fn new(tableau: Tableau, options: Options) -> Self {
+        ExplicitRk {
+            fsal: tableau.is_fsal(),
+            tableau,
+            options,
+            clock: FixedClock::default(),
+            ends: StepEnds::default(),
+            stages: RkStages::default(),
+            x_new: Vec::new(),
+            f_new: Vec::new(),
+            stats: Stats::default(),
+        }
+    }
+}
+
+impl Stepper for ExplicitRk {
+    fn name(&self) -> &str {
+        self.tableau.name()
+    }
+
+    fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
+        self.clock.h = self.options.fixed_step(self.tableau.name())?;
+        let dim = sys.dim();
+        self.ends.reset(dim, &mut self.stats);
+        self.stages.resize(self.tableau.stages(), dim);
+        zeroed(dim, [&mut self.x_new, &mut self.f_new]);
+        self.restart(t0, x0)
+    }
+
+    fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
+        let t = self.ends.t;
+        self.ends
+            .begin_step(sys, t_limit, &mut self.stats, self.options.max_steps)?;
+        let step = self.clock.next(t, t_limit);
+        self.stages
+            .compute(&self.tableau, sys, &self.ends, step.h, &mut self.stats)?;
+        let (ends, stages) = (&self.ends, &self.stages);
+        stages.combine(self.tableau.b(), &ends.f, step.h, Some(&ends.x), &mut self.x_new);
+        check_finite(step.t_new, &self.x_new, Quantity::State)?;
+        if self.fsal {
+            std::mem::swap(&mut self.f_new, self.stages.last_mut());
+        } else {
+            eval_rhs(sys, step.t_new, &self.x_new, &mut self.f_new, &mut self.stats)?;
+        }
+        self.clock.advance(&step);
+        Ok(self
+            .ends
+            .accept(step.t_new, &mut self.x_new, &mut self.f_new, &mut self.stats))
+    }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        self.ends.hermite(t, out);
+    }
+
+    fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
+        self.ends.restart(t, x)?;
+        self.clock.restart(t);
+        Ok(())
+    }
+
+    step_ends_accessors!();
+}
