@@ -46,14 +46,20 @@ pub const DEFAULT_ITERATION_LIMIT: u64 = 10_000_000;
 /// Nested user-function calls allowed before evaluation fails (runaway recursion).
 pub const MAX_CALL_DEPTH: usize = 10_000;
 
-/// A Newton step `s` at point `z` is converged when `|s| <= STEP_RTOL*|z| + STEP_ATOL`: Newton
-/// converges quadratically, so the error after such a step is far below it.
-const STEP_RTOL: f64 = 1e-10;
-const STEP_ATOL: f64 = 1e-12;
-/// When the line search cannot reduce the residual any more, a full step this small means the
-/// residual is at the level of rounding errors, and the point is accepted.
-const STALL_RTOL: f64 = 1e-6;
-const STALL_ATOL: f64 = 1e-10;
+/// A Newton step `s` at point `z` is converged when `|s| <= STEP_RTOL*|z| + STEP_ATOL` (for
+/// loops: in every component): Newton converges quadratically, so the error after such a step
+/// is far below it. The absolute part is small so that variables of small magnitude keep their
+/// relative accuracy; a root at 0 ends with a residual of exactly 0 or a stalled line search.
+pub const STEP_RTOL: f64 = 1e-10;
+pub const STEP_ATOL: f64 = 1e-14;
+/// When the line search cannot reduce the residual (33 halvings of the step), a full step
+/// `|s| <= STALL_RTOL*|z| + STALL_ATOL` means the residual is at the level of rounding errors,
+/// and the current point is accepted; a larger one is a failure to converge.
+pub const STALL_RTOL: f64 = 1e-6;
+pub const STALL_ATOL: f64 = 1e-10;
+/// Sufficient decrease of the line search: a trial point with step factor `λ` is accepted when
+/// `|r_new| <= (1 - ARMIJO*λ)·|r|` (scalar) or `‖r_new‖² <= (1 - 2·ARMIJO*λ)·‖r‖²` (loops).
+pub const ARMIJO: f64 = 1e-4;
 
 /// A right-hand side `dx = f(t, x)`: what an integrator needs of a model.
 pub trait OdeRhs {
@@ -1120,7 +1126,7 @@ impl LoopSolver {
                     self.trial[j] = self.t[j] + lambda * self.step[j];
                 }
                 let finite = self.evaluate(m, mem)?;
-                if finite && (first_linear || squared(&self.f_trial) <= (1.0 - 2e-4 * lambda) * norm) {
+                if finite && (first_linear || squared(&self.f_trial) <= (1.0 - 2.0 * ARMIJO * lambda) * norm) {
                     break;
                 }
                 lambda *= 0.5;
@@ -1598,7 +1604,7 @@ impl<'p> Interpreter<'p> {
             let (z_new, r_new) = loop {
                 let z_new = z + lambda * step;
                 let r_new = f(m, mem, z_new)?;
-                if r_new.is_finite() && r_new.abs() <= (1.0 - 1e-4 * lambda) * r.abs() {
+                if r_new.is_finite() && r_new.abs() <= (1.0 - ARMIJO * lambda) * r.abs() {
                     break (z_new, r_new);
                 }
                 lambda *= 0.5;

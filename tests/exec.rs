@@ -206,6 +206,9 @@ fn cubic_spring_is_solved_by_newton() {
     // A change of a parameter changes the solution: 2*d + d^3 = 3 has the root d = 1.
     inst.set_param("k", 2.0).unwrap();
     assert_close(rhs(&mut inst, 0.0, &[3.0])[0], -1.0, 1e-12);
+    // A small solution keeps its relative accuracy: 2*d + d^3 = 3e-9 gives d = 1.5e-9.
+    let d = -rhs(&mut inst, 0.0, &[3e-9])[0];
+    assert!(((d - 1.5e-9) / 1.5e-9).abs() < 1e-12, "{d}");
 }
 
 #[test]
