@@ -1284,9 +1284,70 @@ pub struct EvalFailure {
     pub site: FailureSite,
 }
 
+/// What a condition requires of its expression, in words.
+fn condition_need(c: Condition) -> &'static str {
+    match c {
+        Condition::NonZero(_) => "must not be zero",
+        Condition::Positive(_) => "must be positive",
+        Condition::NonNegative(_) => "must not be negative",
+        Condition::Holds(_) => "must hold",
+    }
+}
+
+impl FailureKind {
+    /// The diagnostic code and a description; `subject` names the expression of a condition.
+    fn describe(&self, subject: &str) -> (&'static str, String) {
+        match self {
+            FailureKind::NotFinite { value } => ("E0701", format!("the computed value is {value}")),
+            FailureKind::Singular => (
+                "E0703",
+                "the derivative with respect to the unknowns is zero (a singular Jacobian)".to_string(),
+            ),
+            FailureKind::NoConvergence { iterations, residual } => (
+                "E0702",
+                format!("Newton's method did not converge in {iterations} iterations (residual {residual:.3e})"),
+            ),
+            FailureKind::Condition { condition, value } => (
+                "E0704",
+                format!("{subject} {}, but it is {value}", condition_need(*condition)),
+            ),
+            FailureKind::Assert { message, .. } => ("E0705", format!("assertion failed: {message}")),
+            FailureKind::Terminate { message, .. } => ("E0705", format!("terminate was called: {message}")),
+            FailureKind::IterationLimit { limit } => (
+                "E0706",
+                format!("the evaluation ran more than {limit} loop iterations and function calls"),
+            ),
+            FailureKind::RecursionLimit { limit } => ("E0706", format!("function calls nested deeper than {limit}")),
+            FailureKind::ZeroStep { .. } => ("E0706", "a for-loop has step 0".to_string()),
+            FailureKind::Dimension { array, expected, found } => (
+                "E0799",
+                format!("internal error: `{array}` has {found} entries instead of {expected}"),
+            ),
+        }
+    }
+}
+
+/// A short text without names (those need the program: see [`EvalFailure::diagnostic`]).
 impl std::fmt::Display for EvalFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?} at {:?} (time {})", self.kind, self.site, self.time)
+        let (code, what) = self.kind.describe("a parameter expression");
+        let site = match &self.site {
+            FailureSite::Equations { eqs, .. } => {
+                let list: Vec<String> = eqs.iter().take(8).map(|e| format!("e{}", e + 1)).collect();
+                format!("solving {}", list.join(", "))
+            }
+            FailureSite::Algorithm { index } => format!("running algorithm section {}", index + 1),
+            FailureSite::Parameter { .. } => "computing a parameter".to_string(),
+            FailureSite::Start { .. } => "computing a start value".to_string(),
+            FailureSite::Output { .. } => "computing an output".to_string(),
+            FailureSite::Condition { eq } => format!("checking the parameters of e{}", eq + 1),
+            FailureSite::Call => "checking the arrays".to_string(),
+        };
+        write!(f, "[{code}] {site} failed")?;
+        if !self.time.is_nan() {
+            write!(f, " at time {}", self.time)?;
+        }
+        write!(f, ": {what}")
     }
 }
 
@@ -1302,39 +1363,13 @@ impl EvalFailure {
         } else {
             format!(" at time {}", self.time)
         };
-        let (code, what) = match &self.kind {
-            FailureKind::NotFinite { value } => ("E0701", format!("the computed value is {value}")),
-            FailureKind::Singular => (
-                "E0703",
-                "the derivative with respect to the unknowns is zero (a singular Jacobian)".to_string(),
-            ),
-            FailureKind::NoConvergence { iterations, residual } => (
-                "E0702",
-                format!("Newton's method did not converge in {iterations} iterations (residual {residual:.3e})"),
-            ),
-            FailureKind::Condition { condition, value } => {
-                let text = dae.flat.expr_text(condition_expr(*condition));
-                let need = match condition {
-                    Condition::NonZero(_) => "must not be zero",
-                    Condition::Positive(_) => "must be positive",
-                    Condition::NonNegative(_) => "must not be negative",
-                    Condition::Holds(_) => "must hold",
-                };
-                ("E0704", format!("`{text}` {need}, but it is {value}"))
+        let subject = match &self.kind {
+            FailureKind::Condition { condition, .. } => {
+                format!("`{}`", dae.flat.expr_text(condition_expr(*condition)))
             }
-            FailureKind::Assert { message, .. } => ("E0705", format!("assertion failed: {message}")),
-            FailureKind::Terminate { message, .. } => ("E0705", format!("terminate was called: {message}")),
-            FailureKind::IterationLimit { limit } => (
-                "E0706",
-                format!("the evaluation ran more than {limit} loop iterations and function calls"),
-            ),
-            FailureKind::RecursionLimit { limit } => ("E0706", format!("function calls nested deeper than {limit}")),
-            FailureKind::ZeroStep { .. } => ("E0706", "a for-loop has step 0".to_string()),
-            FailureKind::Dimension { array, expected, found } => (
-                "E0799",
-                format!("internal error: `{array}` has {found} entries instead of {expected}"),
-            ),
+            _ => String::new(),
         };
+        let (code, what) = self.kind.describe(&subject);
         let eq_label = |eq: usize| -> (Span, String) {
             match dae.equations.get(eq) {
                 Some(e) => (
