@@ -553,6 +553,8 @@ fn a_newton_failure_names_the_equation() {
         ),
         "{failure:?}"
     );
+    let text = failure.to_string();
+    assert!(text.contains("solving e1 failed at time 1.5"), "{text}");
     let diagnostic = failure.diagnostic(&program);
     assert!(
         diagnostic.message.contains("solving equation e1 for d"),
