@@ -51,6 +51,15 @@ pub struct Analysis {
     pub init: crate::init::InitPlan,
 }
 
+/// The executable programs of one model, ready to simulate.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    pub program: crate::exec::ExecProgram,
+    /// The initialization problem's program: run once to get consistent initial values.
+    pub init: crate::exec::ExecProgram,
+    pub experiment: crate::flat::Experiment,
+}
+
 #[derive(Debug, Default)]
 pub struct Session {
     pub sources: SourceMap,
@@ -194,6 +203,38 @@ impl Session {
     pub fn explain(&mut self, model: Option<&str>, options: &flatten::Options, keep_aliases: bool) -> Option<String> {
         let a = self.analyze(model, options, keep_aliases)?;
         Some(crate::explain::explain(&a))
+    }
+
+    /// Analyses `model` and builds the executable programs of its simulation and of its
+    /// initialization problem.
+    pub fn compile(&mut self, model: Option<&str>, options: &flatten::Options) -> Option<Compiled> {
+        let analysis = self.analyze(model, options, false)?;
+        let start = Instant::now();
+        let program = crate::exec::ExecProgram::build(&analysis.dae, &analysis.plan);
+        let init = crate::exec::ExecProgram::build(&analysis.init.dae, &analysis.init.plan);
+        self.record("codegen", start.elapsed());
+        match (program, init) {
+            (Ok(program), Ok(init)) => Some(Compiled {
+                experiment: analysis.dae.flat.experiment,
+                program,
+                init,
+            }),
+            (Err(mut a), Err(mut b)) => {
+                self.diagnostics.append(&mut a);
+                self.diagnostics.append(&mut b);
+                None
+            }
+            (Err(mut d), _) | (_, Err(mut d)) => {
+                self.diagnostics.append(&mut d);
+                None
+            }
+        }
+    }
+
+    /// Adds `time` to the wall time of `stage` (stages run outside the driver, such as the
+    /// simulation itself, report here so that `-v` lists them too).
+    pub fn record_time(&mut self, stage: &'static str, time: Duration) {
+        self.record(stage, time);
     }
 
     fn record(&mut self, stage: &'static str, time: Duration) {

@@ -24,6 +24,7 @@ pub mod interp;
 pub mod plan;
 pub mod resolve;
 pub mod results;
+pub mod sim;
 pub mod slot;
 pub mod source;
 pub mod stdlib;

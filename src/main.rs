@@ -12,6 +12,8 @@ use std::process::ExitCode;
 const EXIT_MODEL_ERROR: u8 = 1;
 /// Exit code for a usage error (bad flags, unreadable files).
 const EXIT_USAGE: u8 = 2;
+/// Exit code for a simulation that failed (results up to the failure are written).
+const EXIT_SIMULATION: u8 = 3;
 
 #[derive(Parser)]
 #[command(
@@ -56,6 +58,47 @@ enum Command {
         #[arg(long, value_name = "OUT.svg")]
         svg: Option<PathBuf>,
     },
+    /// Simulate a model and write the results as CSV (to standard output, or `--out FILE`).
+    Run {
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        run: RunArgs,
+    },
+}
+
+/// Options of `eqm run`; unset ones come from the model's `experiment` annotation, then from
+/// built-in defaults.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Start time (default: experiment StartTime, else 0).
+    #[arg(long, value_name = "T0")]
+    start: Option<f64>,
+    /// Stop time (default: experiment StopTime, else 1).
+    #[arg(long, value_name = "T1")]
+    stop: Option<f64>,
+    /// Integration method: euler, heun, midpoint, rk4, rkf45, dopri5, ab2, ab4, or auto (the
+    /// default, dopri5 until stiff methods exist).
+    #[arg(long, value_name = "NAME", default_value = "auto")]
+    solver: String,
+    /// Relative tolerance of adaptive methods (default: experiment Tolerance, else 1e-6).
+    #[arg(long, value_name = "R")]
+    rtol: Option<f64>,
+    /// Absolute tolerance of adaptive methods (default: the relative tolerance).
+    #[arg(long, value_name = "A")]
+    atol: Option<f64>,
+    /// Step size of fixed-step methods (default: the output interval, at most (stop-start)/100).
+    #[arg(long, value_name = "H")]
+    step: Option<f64>,
+    /// Output spacing (default: experiment Interval, else (stop-start)/500).
+    #[arg(long, value_name = "DT")]
+    interval: Option<f64>,
+    /// Variables to write, comma separated (default: states and all named model variables).
+    #[arg(long, value_name = "a,b.c,...", value_delimiter = ',')]
+    vars: Option<Vec<String>>,
+    /// Result file (`.csv`); default: standard output.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -89,7 +132,9 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> ExitCode {
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let args = match &cli.command {
-        Command::Check(a) | Command::Flatten(a) | Command::Explain { model: a, .. } => a,
+        Command::Check(a) | Command::Flatten(a) | Command::Explain { model: a, .. } | Command::Run { model: a, .. } => {
+            a
+        }
     };
     let mut session = match load(&args.files) {
         Ok(s) => s,
@@ -98,6 +143,9 @@ fn run(cli: Cli) -> ExitCode {
     let options = eqm::flatten::Options {
         parameters: args.params.clone(),
     };
+    if let Command::Run { run: run_args, .. } = &cli.command {
+        return simulate(&mut session, args, run_args, &options, color, cli.timings);
+    }
     // The drawing for `explain --svg` with its node counts; written after the text is printed.
     let mut drawing: Option<(Result<String, TooLarge>, usize, usize)> = None;
     let output = if session.has_errors() {
@@ -126,6 +174,7 @@ fn run(cli: Cli) -> ExitCode {
                     text
                 }),
             Command::Flatten(_) => session.flatten(args.model.as_deref(), &options).map(|f| f.print()),
+            Command::Run { .. } => None,
             Command::Check(_) => session.flatten(args.model.as_deref(), &options).map(|flat| {
                 format!(
                     "{}: {} variables, {} equations: no errors",
@@ -160,6 +209,134 @@ fn run(cli: Cli) -> ExitCode {
             // Too large is an answer, not a failure: the text output above still holds.
             Err(too_large) => eprintln!("note: {too_large}; no SVG written"),
         }
+    }
+    code
+}
+
+/// `eqm run`: compile, set up the run from the options and the experiment annotation, and
+/// stream the rows to the output.
+fn simulate(
+    session: &mut Session,
+    args: &ModelArgs,
+    run: &RunArgs,
+    options: &eqm::flatten::Options,
+    color: bool,
+    timings: bool,
+) -> ExitCode {
+    let usage = |message: String| {
+        eprintln!("error: {message}");
+        ExitCode::from(EXIT_USAGE)
+    };
+    let Some(method) = (match run.solver.as_str() {
+        "auto" => Some(eqm::integrators::Method::Dopri5),
+        name => eqm::integrators::Method::parse(name),
+    }) else {
+        let known: Vec<&str> = eqm::integrators::Method::NAMED.iter().map(|m| m.name()).collect();
+        return usage(format!(
+            "unknown solver `{}`; known: auto, {}",
+            run.solver,
+            known.join(", ")
+        ));
+    };
+    let compiled = if session.has_errors() {
+        None
+    } else {
+        session.compile(args.model.as_deref(), options)
+    };
+    let Some(compiled) = compiled else {
+        return finish(session, color);
+    };
+    let experiment = compiled.experiment;
+    let start = run.start.or(experiment.start_time).unwrap_or(0.0);
+    let stop = run.stop.or(experiment.stop_time).unwrap_or(start + 1.0);
+    if !(start.is_finite() && stop.is_finite() && stop > start) {
+        return usage(format!("the stop time {stop} must be after the start time {start}"));
+    }
+    let interval = run.interval.or(experiment.interval).unwrap_or((stop - start) / 500.0);
+    let rtol = run.rtol.or(experiment.tolerance).unwrap_or(1e-6);
+    let atol = run.atol.unwrap_or(rtol);
+    for (name, value) in [("--interval", interval), ("--rtol", rtol), ("--atol", atol)] {
+        if !(value.is_finite() && value > 0.0) {
+            return usage(format!("{name} must be a positive number, not {value}"));
+        }
+    }
+    let step = run.step.unwrap_or_else(|| interval.min((stop - start) / 100.0));
+    if !(step.is_finite() && step > 0.0) {
+        return usage(format!("--step must be a positive number, not {step}"));
+    }
+    let run_options = eqm::sim::RunOptions {
+        start,
+        stop,
+        integrator: eqm::integrators::Options {
+            rtol,
+            atol: eqm::integrators::Atol::Scalar(atol),
+            step: (!method.is_adaptive()).then_some(step),
+            ..eqm::integrators::Options::default()
+        },
+        method,
+        interval: Some(interval),
+        params: args.params.clone(),
+    };
+    let columns = match eqm::sim::columns(&compiled.program, run.vars.as_deref()) {
+        Ok(c) => c,
+        Err(d) => {
+            session.diagnostics.push(d);
+            return finish(session, color);
+        }
+    };
+    let sink: Box<dyn std::io::Write> = match &run.out {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Box::new(std::io::BufWriter::new(f)),
+            Err(e) => return usage(format!("cannot write {}: {e}", path.display())),
+        },
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let mut writer = match eqm::results::CsvWriter::new(sink, &columns.names) {
+        Ok(w) => w,
+        Err(e) => return usage(format!("cannot write the results: {e}")),
+    };
+    let started = std::time::Instant::now();
+    let result = eqm::sim::simulate(
+        &compiled.program,
+        &compiled.init,
+        &run_options,
+        &columns,
+        &mut |t, values| writer.row(t, values),
+    );
+    session.record_time("simulate", started.elapsed());
+    // Rows computed before a failure are kept: flush whatever happens.
+    let flushed = writer.flush();
+    let code = match result {
+        Ok(summary) => {
+            if timings {
+                eprintln!(
+                    "{} rows; {} steps, {} rejected, {} right-hand-side evaluations",
+                    summary.rows, summary.stats.steps, summary.stats.rejected, summary.stats.rhs_evals
+                );
+            }
+            finish(session, color)
+        }
+        Err(eqm::sim::SimError::Model(d)) => {
+            session.diagnostics.push(d);
+            finish(session, color)
+        }
+        Err(eqm::sim::SimError::Failed {
+            time,
+            message,
+            diagnostic,
+        }) => {
+            session.diagnostics.extend(diagnostic);
+            finish(session, color);
+            eprintln!("error: the simulation failed at time {time}: {message}");
+            ExitCode::from(EXIT_SIMULATION)
+        }
+        Err(eqm::sim::SimError::Io(e)) => usage(format!("cannot write the results: {e}")),
+    };
+    if let Err(e) = flushed {
+        return usage(format!("cannot write the results: {e}"));
+    }
+    if timings {
+        print_timings(session);
     }
     code
 }

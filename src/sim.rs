@@ -1,0 +1,271 @@
+//! Simulation: consistent initial values, integration, and result rows.
+//!
+//! Input: the executable program of a model and the one of its initialization problem (both
+//! built by `exec` from the structural analysis), and [`RunOptions`]. Output: rows of
+//! `time, values` handed to a sink as they are computed (so a run that fails keeps every row
+//! before the failure), and a [`Summary`]; or a [`SimError`] saying whether the user's input was
+//! wrong (exit 1) or the simulation failed (exit 3, with the time and the variables involved).
+//!
+//! Initial values come from running the initialization program once (it solves the initial
+//! system, fixed start values and initial equations included); the integrator then runs the
+//! right-hand side through the reference interpreter. It deliberately does no IO and chooses no
+//! defaults from the command line: `main.rs` does both.
+
+use crate::diag::Diagnostic;
+use crate::exec::{EvalFailure, ExecProgram};
+use crate::integrators::{self, IntegrationError, Method, OdeSystem, Output, RhsError};
+use crate::interp::{Instance, OdeRhs};
+use crate::slot::Slot;
+use std::ops::ControlFlow;
+
+/// What to simulate and how.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub start: f64,
+    pub stop: f64,
+    pub method: Method,
+    pub integrator: integrators::Options,
+    /// Output spacing; `None` writes a row at every step.
+    pub interval: Option<f64>,
+    /// Parameter overrides, applied without rebuilding anything.
+    pub params: Vec<(String, f64)>,
+}
+
+/// The result columns: full variable names and where their values are read.
+#[derive(Debug, Clone)]
+pub struct Columns {
+    pub names: Vec<String>,
+    slots: Vec<Slot>,
+}
+
+/// How a run went.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub rows: usize,
+    pub stats: integrators::Stats,
+    /// Set when the sink asked to stop early.
+    pub stopped_at: Option<f64>,
+}
+
+/// Why a run did not finish.
+#[derive(Debug)]
+pub enum SimError {
+    /// The user's request does not fit the model (an unknown variable or parameter): exit 1.
+    Model(Diagnostic),
+    /// The simulation failed at `time`: exit 3. `diagnostic` names the equations and variables
+    /// involved when the failure is located in the model.
+    Failed {
+        time: f64,
+        message: String,
+        diagnostic: Option<Diagnostic>,
+    },
+    /// Writing a row failed.
+    Io(std::io::Error),
+}
+
+/// The columns for `vars` (full names), or by default every state and every named variable
+/// (not parameters, not names the compiler introduced), in name order.
+pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns, Diagnostic> {
+    let mut names = Vec::new();
+    let mut slots = Vec::new();
+    match vars {
+        Some(list) => {
+            for name in list {
+                let slot = program.lookup(name).and_then(|v| program.slot_of(v));
+                let Some(slot) = slot else {
+                    let known = program.variables().map(|(n, ..)| n);
+                    let mut d = Diagnostic::error(
+                        "E0708",
+                        format!("there is no variable `{name}` to write"),
+                        program.model_span(),
+                        "in this model",
+                    );
+                    if let Some(s) = crate::resolve::did_you_mean(name, known) {
+                        d = d.with_help(format!("did you mean `{s}`?"));
+                    }
+                    return Err(d);
+                };
+                names.push(name.clone());
+                slots.push(slot);
+            }
+        }
+        None => {
+            for (name, _, slot, _) in program.variables() {
+                if name.starts_with('$') || matches!(slot, Slot::Param(_)) {
+                    continue;
+                }
+                let v = program.lookup(name);
+                let is_parameter = v.is_some_and(|v| {
+                    matches!(
+                        program.dae().kind(v),
+                        crate::dae::VarKind::Parameter | crate::dae::VarKind::Constant
+                    )
+                });
+                if !is_parameter {
+                    names.push(name.to_string());
+                    slots.push(slot);
+                }
+            }
+        }
+    }
+    Ok(Columns { names, slots })
+}
+
+/// A model instance as the integrator sees it; keeps the last evaluation failure so that the
+/// error can name the equations involved.
+struct Model<'p> {
+    instance: Instance<'p>,
+    failure: Option<EvalFailure>,
+}
+
+impl OdeSystem for Model<'_> {
+    fn dim(&self) -> usize {
+        self.instance.dim()
+    }
+
+    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
+        self.instance.rhs(t, x, dx).map_err(|f| {
+            let message = f.to_string();
+            self.failure = Some(f);
+            RhsError::new(message)
+        })
+    }
+}
+
+/// An instance with the run's parameters set.
+fn instance<'p>(program: &'p ExecProgram, params: &[(String, f64)]) -> Result<Instance<'p>, SimError> {
+    let mut instance = Instance::new(program).map_err(SimError::Model)?;
+    for (name, value) in params {
+        instance.set_param(name, *value).map_err(SimError::Model)?;
+    }
+    Ok(instance)
+}
+
+/// Consistent initial states: the initialization program solved once at the start time.
+pub fn initial_states(
+    program: &ExecProgram,
+    init: &ExecProgram,
+    params: &[(String, f64)],
+    start: f64,
+) -> Result<Vec<f64>, SimError> {
+    let mut solver = instance(init, params)?;
+    let mut none: [f64; 0] = [];
+    solver.rhs(start, &[], &mut none).map_err(|f| SimError::Failed {
+        time: start,
+        message: "the initial values could not be computed".to_string(),
+        diagnostic: Some(f.diagnostic(init)),
+    })?;
+    let mut main = instance(program, params)?;
+    let mut x0 = main.start_values().map_err(|f| SimError::Failed {
+        time: start,
+        message: "the start values could not be computed".to_string(),
+        diagnostic: Some(f.diagnostic(program)),
+    })?;
+    for (i, v) in program.states().iter().enumerate() {
+        if let Some(Slot::Work(k)) = init.slot_of(*v)
+            && let Some(value) = solver.work().get(k as usize)
+        {
+            x0[i] = *value;
+        }
+    }
+    Ok(x0)
+}
+
+/// Runs the simulation, handing each output row to `sink`.
+pub fn simulate(
+    program: &ExecProgram,
+    init: &ExecProgram,
+    options: &RunOptions,
+    columns: &Columns,
+    sink: &mut dyn FnMut(f64, &[f64]) -> std::io::Result<()>,
+) -> Result<Summary, SimError> {
+    let x0 = initial_states(program, init, &options.params, options.start)?;
+    let mut model = Model {
+        instance: instance(program, &options.params)?,
+        failure: None,
+    };
+    // Rows are evaluated on a second instance: the integrator holds the first one.
+    let mut rows = instance(program, &options.params)?;
+    let mut stepper = integrators::stepper_for(&options.method, &options.integrator);
+    let output = match options.interval {
+        Some(dt) => Output::Interval(dt),
+        None => Output::Steps,
+    };
+    let mut dx = vec![0.0; x0.len()];
+    let mut values = vec![0.0; columns.slots.len()];
+    let mut written = 0usize;
+    let mut row_error: Option<SimError> = None;
+    let outcome = integrators::integrate(
+        &mut model,
+        stepper.as_mut(),
+        options.start,
+        &x0,
+        options.stop,
+        &output,
+        |t, x| {
+            let evaluated = rows.rhs(t, x, &mut dx).and_then(|()| rows.outputs(t, x, &mut dx));
+            if let Err(f) = evaluated {
+                row_error = Some(SimError::Failed {
+                    time: t,
+                    message: "the output values could not be computed".to_string(),
+                    diagnostic: Some(f.diagnostic(program)),
+                });
+                return ControlFlow::Break(());
+            }
+            for (value, slot) in values.iter_mut().zip(&columns.slots) {
+                *value = match *slot {
+                    Slot::Time => t,
+                    Slot::State(i) => x[i as usize],
+                    Slot::Der(i) => dx[i as usize],
+                    Slot::Param(i) => rows.p()[i as usize],
+                    Slot::Work(i) => rows.work()[i as usize],
+                };
+            }
+            if let Err(e) = sink(t, &values) {
+                row_error = Some(SimError::Io(e));
+                return ControlFlow::Break(());
+            }
+            written += 1;
+            ControlFlow::Continue(())
+        },
+    );
+    if let Some(e) = row_error {
+        return Err(e);
+    }
+    let stats = stepper.stats();
+    match outcome {
+        Ok(integrators::Outcome::Finished) => Ok(Summary {
+            rows: written,
+            stats,
+            stopped_at: None,
+        }),
+        Ok(integrators::Outcome::Stopped { time }) => Ok(Summary {
+            rows: written,
+            stats,
+            stopped_at: Some(time),
+        }),
+        Err(e) => Err(integration_failure(program, e, model.failure.take())),
+    }
+}
+
+/// The error of a failed integration, naming the states involved.
+fn integration_failure(program: &ExecProgram, e: IntegrationError, failure: Option<EvalFailure>) -> SimError {
+    let time = e.time().unwrap_or(f64::NAN);
+    let (message, diagnostic) = match &e {
+        IntegrationError::NonFinite { components, .. } => {
+            let names: Vec<String> = components
+                .iter()
+                .take(8)
+                .map(|&i| program.slot_name(Slot::State(i as u32)))
+                .collect();
+            (format!("{e}; variables: {}", names.join(", ")), None)
+        }
+        IntegrationError::Rhs { .. } => (e.to_string(), failure.map(|f| f.diagnostic(program))),
+        _ => (e.to_string(), None),
+    };
+    SimError::Failed {
+        time,
+        message,
+        diagnostic,
+    }
+}
