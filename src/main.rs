@@ -317,7 +317,7 @@ fn simulate(
             finish(session, color)
         }
         Err(eqm::sim::SimError::Model(d)) => {
-            session.diagnostics.push(d);
+            session.diagnostics.push(*d);
             finish(session, color)
         }
         Err(eqm::sim::SimError::Failed {
@@ -325,7 +325,7 @@ fn simulate(
             message,
             diagnostic,
         }) => {
-            session.diagnostics.extend(diagnostic);
+            session.diagnostics.extend(diagnostic.map(|d| *d));
             finish(session, color);
             eprintln!("error: the simulation failed at time {time}: {message}");
             ExitCode::from(EXIT_SIMULATION)

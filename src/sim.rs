@@ -51,13 +51,13 @@ pub struct Summary {
 #[derive(Debug)]
 pub enum SimError {
     /// The user's request does not fit the model (an unknown variable or parameter): exit 1.
-    Model(Diagnostic),
+    Model(Box<Diagnostic>),
     /// The simulation failed at `time`: exit 3. `diagnostic` names the equations and variables
     /// involved when the failure is located in the model.
     Failed {
         time: f64,
         message: String,
-        diagnostic: Option<Diagnostic>,
+        diagnostic: Option<Box<Diagnostic>>,
     },
     /// Writing a row failed.
     Io(std::io::Error),
@@ -134,9 +134,11 @@ impl OdeSystem for Model<'_> {
 
 /// An instance with the run's parameters set.
 fn instance<'p>(program: &'p ExecProgram, params: &[(String, f64)]) -> Result<Instance<'p>, SimError> {
-    let mut instance = Instance::new(program).map_err(SimError::Model)?;
+    let mut instance = Instance::new(program).map_err(|d| SimError::Model(Box::new(d)))?;
     for (name, value) in params {
-        instance.set_param(name, *value).map_err(SimError::Model)?;
+        instance
+            .set_param(name, *value)
+            .map_err(|d| SimError::Model(Box::new(d)))?;
     }
     Ok(instance)
 }
@@ -153,13 +155,13 @@ pub fn initial_states(
     solver.rhs(start, &[], &mut none).map_err(|f| SimError::Failed {
         time: start,
         message: "the initial values could not be computed".to_string(),
-        diagnostic: Some(f.diagnostic(init)),
+        diagnostic: Some(Box::new(f.diagnostic(init))),
     })?;
     let mut main = instance(program, params)?;
     let mut x0 = main.start_values().map_err(|f| SimError::Failed {
         time: start,
         message: "the start values could not be computed".to_string(),
-        diagnostic: Some(f.diagnostic(program)),
+        diagnostic: Some(Box::new(f.diagnostic(program))),
     })?;
     for (i, v) in program.states().iter().enumerate() {
         if let Some(Slot::Work(k)) = init.slot_of(*v)
@@ -208,7 +210,7 @@ pub fn simulate(
                 row_error = Some(SimError::Failed {
                     time: t,
                     message: "the output values could not be computed".to_string(),
-                    diagnostic: Some(f.diagnostic(program)),
+                    diagnostic: Some(Box::new(f.diagnostic(program))),
                 });
                 return ControlFlow::Break(());
             }
@@ -260,7 +262,7 @@ fn integration_failure(program: &ExecProgram, e: IntegrationError, failure: Opti
                 .collect();
             (format!("{e}; variables: {}", names.join(", ")), None)
         }
-        IntegrationError::Rhs { .. } => (e.to_string(), failure.map(|f| f.diagnostic(program))),
+        IntegrationError::Rhs { .. } => (e.to_string(), failure.map(|f| Box::new(f.diagnostic(program)))),
         _ => (e.to_string(), None),
     };
     SimError::Failed {
