@@ -1,0 +1,235 @@
+//! `eqm run` end to end: the examples against their analytic solutions, the CSV format, the
+//! options and the exit codes of `shared/spec/cli.md`. Every test runs the built binary, the way
+//! a user does.
+
+use std::process::Command;
+
+/// Runs `eqm` with `args` in the crate directory; returns (exit code, stdout, stderr).
+fn eqm(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_eqm"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the eqm binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A parsed result table.
+struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<f64>>,
+}
+
+impl Table {
+    fn parse(csv: &str) -> Table {
+        let mut lines = csv.lines();
+        let header: Vec<String> = lines.next().expect("a header").split(',').map(str::to_string).collect();
+        let rows = lines
+            .map(|l| {
+                l.split(',')
+                    .map(|v| v.parse::<f64>().unwrap_or_else(|_| panic!("`{v}` is a number")))
+                    .collect()
+            })
+            .collect();
+        Table { header, rows }
+    }
+
+    fn column(&self, name: &str) -> Vec<f64> {
+        let k = self
+            .header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name} in {:?}", self.header));
+        self.rows.iter().map(|r| r[k]).collect()
+    }
+}
+
+/// Runs `args` successfully and parses the CSV.
+fn run(args: &[&str]) -> Table {
+    let (code, out, err) = eqm(args);
+    assert_eq!(code, 0, "eqm {args:?} failed:\n{err}");
+    Table::parse(&out)
+}
+
+/// The largest deviation of `column` from `exact(t)`.
+fn max_error(t: &Table, column: &str, exact: impl Fn(f64) -> f64) -> f64 {
+    t.column("time")
+        .iter()
+        .zip(t.column(column))
+        .map(|(time, v)| (v - exact(*time)).abs())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn exponential_decay_matches_the_exponential() {
+    let t = run(&["run", "examples/decay.eqm", "--stop", "4", "--rtol", "1e-8"]);
+    // 10^-8 relative tolerance per step: the global error stays well below 1e-6.
+    assert!(max_error(&t, "x", |t| (-0.5 * t).exp()) < 1e-6);
+    assert_eq!(t.column("time").len(), 401, "a row every experiment interval (0.01)");
+}
+
+/// Seed 000's example: m = 1, c = 4, s(0) = 1 gives s = cos(2t), also through the stdlib
+/// components, two springs in series (a linear loop) and two rigidly coupled masses (index
+/// reduction).
+#[test]
+fn harmonic_oscillators_follow_cos_2t() {
+    for (file, column) in [
+        ("examples/spring_mass.eqm", "mass.flange_b.s"),
+        ("examples/spring_mass_stdlib.eqm", "mass.s"),
+        ("examples/two_springs_series.eqm", "mass.s"),
+        ("examples/rigid_masses.eqm", "mass1.s"),
+        ("examples/rigid_masses.eqm", "mass2.s"),
+    ] {
+        let t = run(&["run", file, "--stop", "5", "--interval", "0.05", "--rtol", "1e-8"]);
+        let e = max_error(&t, column, |t| (2.0 * t).cos());
+        assert!(e < 1e-6, "{file}: {column} deviates from cos(2t) by {e}");
+    }
+}
+
+#[test]
+fn rc_circuit_charges_with_time_constant_one_second() {
+    let t = run(&["run", "examples/rc_circuit.eqm", "--stop", "5", "--rtol", "1e-8"]);
+    let e = max_error(&t, "capacitor.v", |t| 10.0 * (1.0 - (-t).exp()));
+    assert!(e < 1e-5, "{e}");
+}
+
+/// The Cartesian pendulum after index reduction: on the circle, and the period of the 30 degree
+/// swing is 2.0410 s (complete elliptic integral), so x is back at 0.5 then.
+#[test]
+fn cartesian_pendulum_stays_on_the_circle_with_the_exact_period() {
+    let t = run(&[
+        "run",
+        "examples/pendulum.eqm",
+        "--stop",
+        "2.0410",
+        "--interval",
+        "0.001",
+        "--rtol",
+        "1e-9",
+    ]);
+    let (x, y) = (t.column("x"), t.column("y"));
+    let drift = x
+        .iter()
+        .zip(&y)
+        .map(|(x, y)| (x * x + y * y - 1.0).abs())
+        .fold(0.0, f64::max);
+    assert!(drift < 1e-9, "constraint drift {drift}");
+    let last = *x.last().expect("rows");
+    assert!((last - 0.5).abs() < 1e-3, "x(T) = {last}");
+    // The rod force at the turning point is m g cos(30 deg).
+    let f0 = t.column("F")[0];
+    assert!((f0 - 9.81 * 0.75f64.sqrt()).abs() < 1e-9, "F(0) = {f0}");
+}
+
+/// Every fixed-step method and the adaptive ones run the seed example through the CLI; the
+/// fixed-step errors shrink with the step as their order says (convergence orders themselves are
+/// measured in tests/integrators.rs).
+#[test]
+fn every_solver_runs_from_the_command_line() {
+    for solver in [
+        "euler", "heun", "midpoint", "rk4", "ab2", "ab4", "rkf45", "dopri5", "auto",
+    ] {
+        let t = run(&[
+            "run",
+            "examples/spring_mass.eqm",
+            "--solver",
+            solver,
+            "--stop",
+            "1",
+            "--step",
+            "0.001",
+            "--interval",
+            "0.1",
+        ]);
+        let e = max_error(&t, "mass.flange_b.s", |t| (2.0 * t).cos());
+        let bound = if solver == "euler" { 1e-2 } else { 1e-5 };
+        assert!(e < bound, "{solver}: error {e}");
+    }
+}
+
+#[test]
+fn csv_format_header_and_selected_variables() {
+    let (code, out, _) = eqm(&[
+        "run",
+        "examples/decay.eqm",
+        "--stop",
+        "0.02",
+        "--vars",
+        "x",
+        "--param",
+        "k=2",
+    ]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "time,x");
+    assert_eq!(lines[1], "0,1", "shortest round-trip numbers");
+    assert_eq!(lines.len(), 4);
+    // --param changes the result without editing the file: x = exp(-2 t).
+    let t = Table::parse(&out);
+    assert!(max_error(&t, "x", |t| (-2.0 * t).exp()) < 1e-7);
+}
+
+#[test]
+fn results_go_to_the_out_file() {
+    let dir = std::env::temp_dir().join(format!("eqm-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("decay.csv");
+    let path_text = path.display().to_string();
+    let (code, out, _) = eqm(&["run", "examples/decay.eqm", "--stop", "1", "--out", &path_text]);
+    assert_eq!(code, 0);
+    assert!(out.is_empty());
+    let t = Table::parse(&std::fs::read_to_string(&path).expect("written"));
+    assert_eq!(t.header, ["time", "x"]);
+    assert_eq!(t.rows.len(), 101);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn exit_codes_follow_the_spec() {
+    // Usage errors: 2.
+    assert_eq!(eqm(&["run", "examples/decay.eqm", "--solver", "magic"]).0, 2);
+    assert_eq!(eqm(&["run", "examples/decay.eqm", "--start", "2", "--stop", "1"]).0, 2);
+    assert_eq!(eqm(&["run", "no/such/file.eqm"]).0, 2);
+    // The model or the request does not fit it: 1, with a diagnostic.
+    let (code, _, err) = eqm(&["run", "examples/decay.eqm", "--vars", "y"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("E0708") && err.contains("did you mean"), "{err}");
+    let (code, _, err) = eqm(&["run", "examples/decay.eqm", "--param", "kk=1"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("names no parameter") && err.contains("did you mean `k`"),
+        "{err}"
+    );
+}
+
+/// A solution that blows up: exit 3, the time and the variable named, the rows before kept.
+#[test]
+fn a_blow_up_stops_with_exit_3_and_keeps_the_rows() {
+    let dir = std::env::temp_dir().join(format!("eqm-blowup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let model = dir.join("blowup.eqm");
+    std::fs::write(
+        &model,
+        "model BlowUp\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = x^2;\nend BlowUp;\n",
+    )
+    .expect("written");
+    let model_text = model.display().to_string();
+    let (code, out, err) = eqm(&["run", &model_text, "--stop", "2", "--interval", "0.1"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("failed at time"), "{err}");
+    let t = Table::parse(&out);
+    // x = 1/(1 - t): rows up to shortly before t = 1 are there and correct (relative to the
+    // growing solution).
+    assert!(t.rows.len() >= 10, "{} rows", t.rows.len());
+    for (time, x) in t.column("time").into_iter().zip(t.column("x")) {
+        if time < 0.95 {
+            let exact = 1.0 / (1.0 - time);
+            assert!((x - exact).abs() < 1e-4 * exact, "x({time}) = {x}, exact {exact}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
