@@ -22,6 +22,7 @@ pub mod init;
 pub mod integrators;
 pub mod interp;
 pub mod plan;
+pub mod plot;
 pub mod resolve;
 pub mod results;
 pub mod sim;

@@ -99,6 +99,12 @@ struct RunArgs {
     /// Result file (`.csv`); default: standard output.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Variables to plot, comma separated (needs --plot-out).
+    #[arg(long, value_name = "a,b", value_delimiter = ',', requires = "plot_out")]
+    plot: Option<Vec<String>>,
+    /// The plot file (`.svg`).
+    #[arg(long, value_name = "FILE.svg", requires = "plot")]
+    plot_out: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -277,7 +283,24 @@ fn simulate(
         interval: Some(interval),
         params: args.params.clone(),
     };
-    let columns = match eqm::sim::columns(&compiled.program, run.vars.as_deref()) {
+    if let Some(path) = &run.plot_out
+        && path.extension().is_none_or(|e| e != "svg")
+    {
+        return usage(format!(
+            "{}: plots are written as SVG (`.svg`); PNG output is not available yet",
+            path.display()
+        ));
+    }
+    // The plotted variables are columns too, so the rows carry their values.
+    let mut wanted: Option<Vec<String>> = run.vars.clone();
+    if let (Some(list), Some(plot)) = (&mut wanted, &run.plot) {
+        for name in plot {
+            if !list.contains(name) {
+                list.push(name.clone());
+            }
+        }
+    }
+    let columns = match eqm::sim::columns(&compiled.program, wanted.as_deref()) {
         Ok(c) => c,
         Err(d) => {
             session.diagnostics.push(d);
@@ -295,13 +318,50 @@ fn simulate(
         Ok(w) => w,
         Err(e) => return usage(format!("cannot write the results: {e}")),
     };
+    // The plotted columns, checked before the run so that a typo does not cost a simulation.
+    let mut plotted: Vec<(usize, eqm::plot::Series)> = Vec::new();
+    for name in run.plot.iter().flatten() {
+        let Some(k) = columns.names.iter().position(|n| n == name) else {
+            session.diagnostics.push(eqm::diag::Diagnostic::error(
+                "E0708",
+                format!("there is no variable `{name}` to plot"),
+                compiled.program.model_span(),
+                "in this model",
+            ));
+            return finish(session, color);
+        };
+        let unit = compiled.program.lookup(name).and_then(|v| {
+            compiled
+                .program
+                .dae()
+                .flat
+                .var(v)
+                .attributes
+                .unit
+                .as_deref()
+                .map(str::to_string)
+        });
+        plotted.push((
+            k,
+            eqm::plot::Series {
+                name: name.clone(),
+                unit,
+                points: Vec::new(),
+            },
+        ));
+    }
     let started = std::time::Instant::now();
     let result = eqm::sim::simulate(
         &compiled.program,
         &compiled.init,
         &run_options,
         &columns,
-        &mut |t, values| writer.row(t, values),
+        &mut |t, values| {
+            for (k, series) in &mut plotted {
+                series.points.push((t, values[*k]));
+            }
+            writer.row(t, values)
+        },
     );
     session.record_time("simulate", started.elapsed());
     // Rows computed before a failure are kept: flush whatever happens.
@@ -334,6 +394,17 @@ fn simulate(
     };
     if let Err(e) = flushed {
         return usage(format!("cannot write the results: {e}"));
+    }
+    // The plot shows what was computed, also when the run failed part way.
+    if let Some(path) = &run.plot_out {
+        let series: Vec<eqm::plot::Series> = plotted.into_iter().map(|(_, s)| s).collect();
+        match eqm::plot::svg(&series) {
+            Ok(svg) => match std::fs::write(path, svg) {
+                Ok(()) => eprintln!("wrote {}", path.display()),
+                Err(e) => return usage(format!("cannot write {}: {e}", path.display())),
+            },
+            Err(e) => eprintln!("note: no plot written: {e}"),
+        }
     }
     if timings {
         print_timings(session);

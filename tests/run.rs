@@ -233,3 +233,37 @@ fn a_blow_up_stops_with_exit_3_and_keeps_the_rows() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--plot` writes an SVG with a legend entry (and unit) per variable and axis labels.
+#[test]
+fn plot_file_is_written() {
+    let dir = std::env::temp_dir().join(format!("eqm-plot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("pendulum.svg");
+    let path_text = path.display().to_string();
+    let (code, _, err) = eqm(&[
+        "run",
+        "examples/pendulum.eqm",
+        "--stop",
+        "2",
+        "--vars",
+        "x",
+        "--plot",
+        "x,F",
+        "--plot-out",
+        &path_text,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(&path).expect("plot written");
+    assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(80)]);
+    for label in ["x [m]", "F [N]", "time [s]"] {
+        assert!(svg.contains(label), "missing `{label}`");
+    }
+    // Only SVG is offered; a PNG request is a usage error, not a silent SVG.
+    let png = dir.join("p.png").display().to_string();
+    assert_eq!(
+        eqm(&["run", "examples/decay.eqm", "--plot", "x", "--plot-out", &png]).0,
+        2
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
