@@ -15,6 +15,7 @@ pub mod explain;
 pub mod expr;
 pub mod flat;
 pub mod flatten;
+pub mod jit;
 pub mod plan;
 pub mod resolve;
 pub mod slot;
