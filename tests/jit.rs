@@ -218,6 +218,9 @@ enum R {
     If(Box<R>, Box<R>, Box<R>),
     NoEvent(Box<R>),
     Smooth(Box<R>),
+    /// A node built earlier in the same arena (any composite node of any expression so far),
+    /// so that expressions share subexpressions inside and outside branches.
+    Shared(usize),
 }
 
 const ALL_BINOPS: [BinOp; 13] = [
@@ -243,6 +246,7 @@ fn leaf() -> impl Strategy<Value = R> {
         1 => (-3i64..4).prop_map(R::Int),
         1 => any::<bool>().prop_map(R::Bool),
         1 => Just(R::Time),
+        3 => any::<usize>().prop_map(R::Shared),
     ]
 }
 
@@ -263,8 +267,28 @@ fn expr() -> impl Strategy<Value = R> {
     })
 }
 
-fn build(a: &mut ExprArena, r: &R) -> ExprId {
+/// Builds `r`; `pool` collects the composite nodes built so far, for [`R::Shared`].
+fn build(a: &mut ExprArena, pool: &mut Vec<ExprId>, r: &R) -> ExprId {
+    let e = build_node(a, pool, r);
+    if !matches!(
+        r,
+        R::Var(_) | R::Const(_) | R::Int(_) | R::Bool(_) | R::Time | R::Shared(_)
+    ) {
+        pool.push(e);
+    }
+    e
+}
+
+fn build_node(a: &mut ExprArena, pool: &mut Vec<ExprId>, r: &R) -> ExprId {
+    if let R::Shared(k) = r {
+        return match pool.len() {
+            0 => a.var(VarId(*k as u32 % VARS)),
+            n => pool[*k % n],
+        };
+    }
+    let mut build = |a: &mut ExprArena, r: &R| build(a, pool, r);
     match r {
+        R::Shared(_) => unreachable!("handled above"),
         R::Var(i) => a.var(VarId(*i)),
         R::Const(c) => a.real(*c),
         R::Int(i) => a.int(*i),
@@ -323,11 +347,15 @@ fn property_random_expressions_match_the_evaluator() {
         failure_persistence: None,
         ..Config::default()
     });
-    let case = (prop::collection::vec(expr(), 1..12), prop::collection::vec(point(), 1..6));
+    let case = (
+        prop::collection::vec(expr(), 1..12),
+        prop::collection::vec(point(), 1..6),
+    );
     runner
         .run(&case, |(rs, points)| {
             let mut a = ExprArena::new();
-            let exprs: Vec<ExprId> = rs.iter().map(|r| build(&mut a, r)).collect();
+            let mut pool = Vec::new();
+            let exprs: Vec<ExprId> = rs.iter().map(|r| build(&mut a, &mut pool, r)).collect();
             check_against_evaluator(&a, &exprs, &points).map_err(TestCaseError::fail)
         })
         .unwrap_or_else(|e| panic!("{e}"));
@@ -359,6 +387,34 @@ fn later_assignments_read_earlier_ones_and_der_reads_dx() {
     assert_eq!(arrays.dx[0], 6.0);
     assert_eq!(arrays.work[0], 9.0);
     assert_eq!(arrays.work[RESULTS as usize], 81.0);
+}
+
+/// A slot written after a node that reads it was computed: the node is recomputed with the
+/// new value, not taken from the memo.
+#[test]
+fn rewriting_a_slot_recomputes_what_depends_on_it() {
+    let mut a = ExprArena::new();
+    let w0 = a.var(VarId(4));
+    let x = a.var(VarId(0));
+    let two = a.real(2.0);
+    let doubled = a.binary(BinOp::Mul, w0, two);
+    let sine = a.builtin(Builtin::Sin, vec![x]);
+    let segment = Segment {
+        assignments: vec![
+            (Slot::Work(RESULTS), doubled),
+            (Slot::Work(0), sine),
+            (Slot::Work(RESULTS + 1), doubled),
+        ],
+    };
+    let module = compile(&a, &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
+    let point = Point {
+        vars: [0.5, 0.0, 0.0, 0.0, 10.0, 0.0],
+        time: 0.0,
+    };
+    let mut arrays = Arrays::new(&point, 2);
+    arrays.run(&module, 0, 0.0).expect("runs");
+    assert_eq!(arrays.work[RESULTS as usize], 20.0);
+    assert_eq!(arrays.work[RESULTS as usize + 1], 0.5f64.sin() * 2.0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -440,16 +496,22 @@ end S;
         let call = a.call(Callee::User(FuncId(0)), vec![huge]);
         let small = a.call(Callee::User(FuncId(0)), vec![three]);
         let guarded = a.add(Node::If(positive, call, small));
-        let result = compile(&a, &flat.functions, &slot_of, &[segment_of(&[guarded])], &JitOptions::default())
-            .and_then(|module| {
-                let point = Point {
-                    vars: [-1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-                    time: 0.0,
-                };
-                let mut arrays = Arrays::new(&point, 1);
-                arrays.run(&module, 0, 0.0)?;
-                Ok(arrays.work[RESULTS as usize])
-            });
+        let result = compile(
+            &a,
+            &flat.functions,
+            &slot_of,
+            &[segment_of(&[guarded])],
+            &JitOptions::default(),
+        )
+        .and_then(|module| {
+            let point = Point {
+                vars: [-1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                time: 0.0,
+            };
+            let mut arrays = Arrays::new(&point, 1);
+            arrays.run(&module, 0, 0.0)?;
+            Ok(arrays.work[RESULTS as usize])
+        });
         let _ = tx.send(result);
     });
     let result = rx
@@ -543,7 +605,17 @@ fn f_by_hand(x: f64, n: i64) -> (f64, f64) {
 fn user_function_with_loops_branches_and_return() {
     let flat = flatten(LOOPS);
     // a, n are parameters p[0], p[1]; y, s, w are work slots.
-    let slot = |v: VarId| Some([Slot::Param(0), Slot::Param(1), Slot::Work(0), Slot::Work(1), Slot::Work(2)][v.0 as usize]);
+    let slot = |v: VarId| {
+        Some(
+            [
+                Slot::Param(0),
+                Slot::Param(1),
+                Slot::Work(0),
+                Slot::Work(1),
+                Slot::Work(2),
+            ][v.0 as usize],
+        )
+    };
     let assignments: Vec<(Slot, ExprId)> = flat
         .equations
         .iter()
@@ -571,7 +643,16 @@ fn user_function_with_loops_branches_and_return() {
             &options,
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        for (x, n) in [(2.5, 4), (0.1, 3), (30.0, 5), (-30.0, 5), (1.0, 0), (1.0, -2), (0.0, 1), (-0.3, 7)] {
+        for (x, n) in [
+            (2.5, 4),
+            (0.1, 3),
+            (30.0, 5),
+            (-30.0, 5),
+            (1.0, 0),
+            (1.0, -2),
+            (0.0, 1),
+            (-0.3, 7),
+        ] {
             let p = [x, n as f64];
             let mut work = [f64::NAN; 3];
             module.call(0, 0.0, &[], &p, &mut [], &mut work).expect("runs");
@@ -650,7 +731,13 @@ fn long_segments_are_split_without_changing_results() {
     let mut expected = vec![0.0; N as usize];
     for &(target, e) in &assignments {
         let Slot::Work(i) = target else { unreachable!() };
-        let var = |v: VarId| if v.0 < N { expected[v.0 as usize] } else { x[(v.0 - N) as usize] };
+        let var = |v: VarId| {
+            if v.0 < N {
+                expected[v.0 as usize]
+            } else {
+                x[(v.0 - N) as usize]
+            }
+        };
         expected[i as usize] = eqm::symbolic::evaluate(&a, e, &var, 0.0).expect("evaluates");
     }
     let segment = [Segment { assignments }];
@@ -725,10 +812,7 @@ fn short_slices_are_errors() {
         module.call(0, 0.0, &x, &p, &mut dx[..2], &mut work),
         Err(short("dx", 3, 2))
     );
-    assert_eq!(
-        module.call(0, 0.0, &x, &p, &mut dx, &mut []),
-        Err(short("work", 6, 0))
-    );
+    assert_eq!(module.call(0, 0.0, &x, &p, &mut dx, &mut []), Err(short("work", 6, 0)));
     assert_eq!(
         module.call(1, 0.0, &x, &p, &mut dx, &mut work),
         Err(JitError::NoSuchSegment(1))
@@ -758,15 +842,27 @@ fn unsupported_input_is_an_error_not_a_panic() {
         .map(|_| ())
     };
     assert_eq!(compile_one(Slot::Work(0), sum), Err(JitError::NoSlot(VarId(99))));
-    assert_eq!(compile_one(Slot::State(0), x), Err(JitError::ReadOnlyTarget(Slot::State(0))));
+    assert_eq!(
+        compile_one(Slot::State(0), x),
+        Err(JitError::ReadOnlyTarget(Slot::State(0)))
+    );
     assert_eq!(compile_one(Slot::Time, x), Err(JitError::ReadOnlyTarget(Slot::Time)));
-    assert_eq!(compile_one(Slot::Work(0), call), Err(JitError::UnknownFunction(FuncId(3))));
+    assert_eq!(
+        compile_one(Slot::Work(0), call),
+        Err(JitError::UnknownFunction(FuncId(3)))
+    );
     for e in [sample, text] {
         let err = compile_one(Slot::Work(0), e).expect_err("not supported");
-        assert!(matches!(err, JitError::Unsupported { node: Some(n), .. } if n == e), "{err}");
+        assert!(
+            matches!(err, JitError::Unsupported { node: Some(n), .. } if n == e),
+            "{err}"
+        );
     }
     let message = compile_one(Slot::Work(0), sample).expect_err("unsupported").to_string();
-    assert!(message.contains("`sample` is not supported by the JIT yet"), "{message}");
+    assert!(
+        message.contains("`sample` is not supported by the JIT yet"),
+        "{message}"
+    );
 }
 
 #[test]

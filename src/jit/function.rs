@@ -87,7 +87,10 @@ pub(super) fn compile(
     }
     body.t.b.seal_all_blocks();
     body.t.finish();
-    sh.module.define_function(id, ctx).map_err(JitError::codegen).map_err(within)?;
+    sh.module
+        .define_function(id, ctx)
+        .map_err(JitError::codegen)
+        .map_err(within)?;
     sh.module.clear_context(ctx);
     Ok(())
 }

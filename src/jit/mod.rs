@@ -104,10 +104,16 @@ pub enum JitError {
     /// A slot index too large for a 32-bit byte offset.
     SlotOutOfRange(Slot),
     /// An expression (or statement) the JIT does not translate.
-    Unsupported { node: Option<ExprId>, what: String },
+    Unsupported {
+        node: Option<ExprId>,
+        what: String,
+    },
     UnknownFunction(FuncId),
     /// An error inside the body of a user function.
-    InFunction { name: String, error: Box<JitError> },
+    InFunction {
+        name: String,
+        error: Box<JitError>,
+    },
     /// Cranelift rejected the code (a verifier error is a bug in this module).
     Codegen(String),
     /// The host machine is not supported by Cranelift.
@@ -377,9 +383,10 @@ fn segment_function(
     let leaves = Leaves::Segment(SegmentLeaves {
         slot_of,
         t,
+        entry,
         base,
         values: FxHashMap::default(),
-        observed: HashSet::new(),
+        observed: HashSet::default(),
         lengths,
     });
     let mut tr = Translator::new(sh, b, leaves);

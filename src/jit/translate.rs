@@ -12,8 +12,9 @@ use super::JitError;
 use super::host::{self, HostFn};
 use super::shared::Shared;
 use crate::builtins::{Builtin, BuiltinKind, Eval};
-use crate::expr::{BinOp, Callee, ExprArena, ExprId, FuncId, FxHashMap, Node, UnOp, VarId};
+use crate::expr::{BinOp, Callee, ExprArena, ExprId, FuncId, FxBuild, FxHashMap, Node, UnOp, VarId};
 use crate::slot::Slot;
+use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::immediates::Ieee64;
 use cranelift_codegen::ir::{
@@ -52,15 +53,17 @@ impl SliceLengths {
 pub(super) struct SegmentLeaves<'a> {
     pub slot_of: &'a dyn Fn(VarId) -> Option<Slot>,
     pub t: Value,
+    /// The entry block, where loads first needed inside a branch are placed.
+    pub entry: Block,
     /// Base pointers of `x`, `p`, `dx`, `work`.
     pub base: [Value; 4],
-    /// The current value of each slot read or written so far in this function. A slot is loaded
-    /// from memory once per function; after a write the stored value is reused.
+    /// The current value of each slot read or written so far in this function (see
+    /// [`Translator::read_slot`]); after a write the stored value is reused.
     pub values: FxHashMap<Slot, Value>,
     /// Slots whose value some memoised node depends on. Writing such a slot again makes those
     /// nodes stale, so the memo is cleared (causalised programs write each slot once, so this
     /// is rare).
-    pub observed: HashSet<Slot>,
+    pub observed: HashSet<Slot, FxBuild>,
     pub lengths: &'a mut SliceLengths,
 }
 
@@ -74,7 +77,6 @@ pub(super) enum Leaves<'a> {
 /// An entry of the scope log: what to forget when a branch scope closes.
 enum Undo {
     Expr(ExprId),
-    Slot(Slot),
     Call(ExprId),
 }
 
@@ -84,9 +86,16 @@ enum Task {
     /// The condition's operands are known: branch on it.
     IfCondition(ExprId),
     /// The `then` value is known: close its scope and start the `else` branch.
-    IfThen { e: ExprId, otherwise: Block, merge: Block },
+    IfThen {
+        e: ExprId,
+        otherwise: Block,
+        merge: Block,
+    },
     /// The `else` value is known: close its scope and continue at the merge block.
-    IfElse { e: ExprId, merge: Block },
+    IfElse {
+        e: ExprId,
+        merge: Block,
+    },
 }
 
 /// Translates expressions into one Cranelift function being built.
@@ -157,11 +166,6 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
                 Undo::Call(e) => {
                     self.calls.remove(&e);
                 }
-                Undo::Slot(s) => {
-                    if let Leaves::Segment(seg) = &mut self.leaves {
-                        seg.values.remove(&s);
-                    }
-                }
             }
         }
     }
@@ -208,7 +212,12 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         Ok(i as i32 * 8)
     }
 
-    /// The current value of `slot` in a segment function.
+    /// The current value of `slot` in a segment function. Each slot is loaded from memory at
+    /// most once per function: a read at the top level is loaded where it happens (that code
+    /// dominates the rest of the function), and a first read inside a branch is loaded at the
+    /// top of the entry block instead, so that the value serves the rest of the function too.
+    /// Loading early is correct: a slot this function writes before reading it is in the cache,
+    /// so a load only ever happens for the value the slot had when the function started.
     fn read_slot(&mut self, slot: Slot) -> Result<Value, JitError> {
         let Leaves::Segment(seg) = &mut self.leaves else {
             return Err(JitError::Unsupported {
@@ -229,13 +238,13 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         };
         let offset = Self::offset(slot, i)?;
         seg.lengths.record(slot);
-        let v = self.b.ins().load(types::F64, flags, base, offset);
-        if let Leaves::Segment(seg) = &mut self.leaves {
-            seg.values.insert(slot, v);
-        }
-        if !self.scopes.is_empty() {
-            self.undo.push(Undo::Slot(slot));
-        }
+        let v = if self.scopes.is_empty() {
+            self.b.ins().load(types::F64, flags, base, offset)
+        } else {
+            let mut top = FuncCursor::new(self.b.func).at_first_insertion_point(seg.entry);
+            top.ins().load(types::F64, flags, base, offset)
+        };
+        seg.values.insert(slot, v);
         Ok(v)
     }
 
@@ -381,7 +390,9 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
                     stack.push(Task::Visit(*then));
                 }
                 Task::IfThen { e, otherwise, merge } => {
-                    let Node::If(_, then, other) = arena.get(e) else { continue };
+                    let Node::If(_, then, other) = arena.get(e) else {
+                        continue;
+                    };
                     let v = self.operand(*then)?;
                     self.close_scope();
                     self.b.ins().jump(merge, &[BlockArg::Value(v)]);
@@ -411,9 +422,7 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
             return Vec::new();
         }
         match self.arena().get(c) {
-            Node::Binary(op, a, b) if op.is_relation() => {
-                [*a, *b].into_iter().filter(|x| !self.is_leaf(*x)).collect()
-            }
+            Node::Binary(op, a, b) if op.is_relation() => [*a, *b].into_iter().filter(|x| !self.is_leaf(*x)).collect(),
             _ => vec![c],
         }
     }
@@ -504,7 +513,9 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
     fn builtin(&mut self, e: ExprId, b: Builtin, args: &[ExprId]) -> Result<Value, JitError> {
         match b {
             Builtin::NoEvent | Builtin::Smooth | Builtin::Pre => {
-                let arg = args.last().ok_or_else(|| unsupported(e, "an operator without an argument"))?;
+                let arg = args
+                    .last()
+                    .ok_or_else(|| unsupported(e, "an operator without an argument"))?;
                 return self.operand(*arg);
             }
             Builtin::Der => return self.derivative(e, args),
@@ -574,7 +585,10 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
             ));
         }
         if outputs == 0 {
-            return Err(unsupported(e, &format!("`{}` has no output to use as a value", function.name)));
+            return Err(unsupported(
+                e,
+                &format!("`{}` has no output to use as a value", function.name),
+            ));
         }
         let values = args.iter().map(|a| self.operand(*a)).collect::<Result<Vec<_>, _>>()?;
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
