@@ -128,6 +128,23 @@ const SPECIAL: [f64; 16] = [
     -7.25,
 ];
 
+/// Every binary operator.
+const ALL_BINOPS: [BinOp; 13] = [
+    BinOp::Add,
+    BinOp::Sub,
+    BinOp::Mul,
+    BinOp::Div,
+    BinOp::Pow,
+    BinOp::Eq,
+    BinOp::Ne,
+    BinOp::Lt,
+    BinOp::Le,
+    BinOp::Gt,
+    BinOp::Ge,
+    BinOp::And,
+    BinOp::Or,
+];
+
 fn numeric_builtins() -> Vec<Builtin> {
     ALL.iter()
         .copied()
@@ -143,21 +160,7 @@ fn every_operator_and_builtin_matches_the_evaluator_on_special_values() {
     let mut a = ExprArena::new();
     let (x, p) = (a.var(VarId(0)), a.var(VarId(2)));
     let mut exprs = vec![a.unary(UnOp::Neg, x), a.unary(UnOp::Not, x)];
-    for op in [
-        BinOp::Add,
-        BinOp::Sub,
-        BinOp::Mul,
-        BinOp::Div,
-        BinOp::Pow,
-        BinOp::Eq,
-        BinOp::Ne,
-        BinOp::Lt,
-        BinOp::Le,
-        BinOp::Gt,
-        BinOp::Ge,
-        BinOp::And,
-        BinOp::Or,
-    ] {
+    for op in ALL_BINOPS {
         exprs.push(a.binary(op, x, p));
     }
     let builtins = numeric_builtins();
@@ -222,22 +225,6 @@ enum R {
     /// so that expressions share subexpressions inside and outside branches.
     Shared(usize),
 }
-
-const ALL_BINOPS: [BinOp; 13] = [
-    BinOp::Add,
-    BinOp::Sub,
-    BinOp::Mul,
-    BinOp::Div,
-    BinOp::Pow,
-    BinOp::Eq,
-    BinOp::Ne,
-    BinOp::Lt,
-    BinOp::Le,
-    BinOp::Gt,
-    BinOp::Ge,
-    BinOp::And,
-    BinOp::Or,
-];
 
 fn leaf() -> impl Strategy<Value = R> {
     prop_oneof![
