@@ -21,6 +21,7 @@ pub mod index;
 pub mod init;
 pub mod integrators;
 pub mod interp;
+pub mod jit;
 pub mod plan;
 pub mod plot;
 pub mod resolve;
