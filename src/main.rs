@@ -102,6 +102,10 @@ struct RunArgs {
     /// Variables to plot, comma separated (needs --plot-out).
     #[arg(long, value_name = "a,b", value_delimiter = ',', requires = "plot_out")]
     plot: Option<Vec<String>>,
+    /// Evaluate the model with the reference interpreter instead of native code (for
+    /// comparisons; the results agree).
+    #[arg(long)]
+    interpreter: bool,
     /// The plot file (`.svg`).
     #[arg(long, value_name = "FILE.svg", requires = "plot")]
     plot_out: Option<PathBuf>,
@@ -282,6 +286,11 @@ fn simulate(
         method,
         interval: Some(interval),
         params: args.params.clone(),
+        backend: if run.interpreter {
+            eqm::sim::Backend::Interpreter
+        } else {
+            eqm::sim::Backend::Auto
+        },
     };
     if let Some(path) = &run.plot_out
         && path.extension().is_none_or(|e| e != "svg")
@@ -368,10 +377,11 @@ fn simulate(
     let flushed = writer.flush();
     let code = match result {
         Ok(summary) => {
+            session.record_time("jit compile", summary.compile_time);
             if timings {
                 eprintln!(
-                    "{} rows; {} steps, {} rejected, {} right-hand-side evaluations",
-                    summary.rows, summary.stats.steps, summary.stats.rejected, summary.stats.rhs_evals
+                    "{} rows; {} steps, {} rejected, {} right-hand-side evaluations by the {}",
+                    summary.rows, summary.stats.steps, summary.stats.rejected, summary.stats.rhs_evals, summary.backend
                 );
             }
             finish(session, color)

@@ -29,6 +29,16 @@ pub struct RunOptions {
     pub interval: Option<f64>,
     /// Parameter overrides, applied without rebuilding anything.
     pub params: Vec<(String, f64)>,
+    pub backend: Backend,
+}
+
+/// Which back end evaluates the right-hand side during integration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// The JIT when the program consists of explicit assignments only, else the interpreter.
+    Auto,
+    /// Always the reference interpreter.
+    Interpreter,
 }
 
 /// The result columns: full variable names and where their values are read.
@@ -41,6 +51,9 @@ pub struct Columns {
 /// How a run went.
 #[derive(Debug, Clone)]
 pub struct Summary {
+    /// The back end that computed the right-hand side, and how long compiling it took.
+    pub backend: &'static str,
+    pub compile_time: std::time::Duration,
     pub rows: usize,
     pub stats: integrators::Stats,
     /// Set when the sink asked to stop early.
@@ -132,6 +145,61 @@ impl OdeSystem for Model<'_> {
     }
 }
 
+/// The right-hand side as native code: a program made only of explicit assignments compiles to
+/// one JIT segment (split into functions of about 1000 assignments). Parameters are inputs: the
+/// compiled code is the same for every parameter value.
+pub struct JitRhs {
+    module: crate::jit::CompiledModule,
+    p: Vec<f64>,
+    work: Vec<f64>,
+    dim: usize,
+}
+
+impl JitRhs {
+    /// Compiles the right-hand side of `program`; `None` when it contains an instruction the
+    /// JIT path does not cover yet (scalar Newton, algebraic loops, algorithm sections), or an
+    /// expression the JIT does not translate.
+    pub fn compile(program: &ExecProgram) -> Option<crate::jit::CompiledModule> {
+        let mut segment = crate::jit::Segment::default();
+        for instr in program.rhs() {
+            match instr {
+                crate::exec::Instr::Assign { target, value, .. } => segment.assignments.push((*target, *value)),
+                _ => return None,
+            }
+        }
+        crate::jit::compile(
+            program.exprs(),
+            program.functions(),
+            &|v| program.slot_of(v),
+            &[segment],
+            &crate::jit::JitOptions::default(),
+        )
+        .ok()
+    }
+
+    /// Binds compiled code to the parameter values and held values of `instance`.
+    pub fn new(module: crate::jit::CompiledModule, instance: &Instance<'_>) -> JitRhs {
+        JitRhs {
+            module,
+            p: instance.p().to_vec(),
+            work: instance.work().to_vec(),
+            dim: instance.dim(),
+        }
+    }
+}
+
+impl OdeSystem for JitRhs {
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
+        self.module
+            .call(0, t, x, &self.p, dx, &mut self.work)
+            .map_err(|e| RhsError::new(format!("{e:?}")))
+    }
+}
+
 /// An instance with the run's parameters set.
 fn instance<'p>(program: &'p ExecProgram, params: &[(String, f64)]) -> Result<Instance<'p>, SimError> {
     let mut instance = Instance::new(program).map_err(|d| SimError::Model(Box::new(d)))?;
@@ -186,6 +254,14 @@ pub fn simulate(
         instance: instance(program, &options.params)?,
         failure: None,
     };
+    let compile_start = std::time::Instant::now();
+    let compiled = match options.backend {
+        Backend::Auto => JitRhs::compile(program),
+        Backend::Interpreter => None,
+    };
+    let compile_time = compile_start.elapsed();
+    let mut jit = compiled.map(|module| JitRhs::new(module, &model.instance));
+    let backend = if jit.is_some() { "jit" } else { "interpreter" };
     // Rows are evaluated on a second instance: the integrator holds the first one.
     let mut rows = instance(program, &options.params)?;
     let mut stepper = integrators::stepper_for(&options.method, &options.integrator);
@@ -197,8 +273,12 @@ pub fn simulate(
     let mut values = vec![0.0; columns.slots.len()];
     let mut written = 0usize;
     let mut row_error: Option<SimError> = None;
+    let system: &mut dyn OdeSystem = match &mut jit {
+        Some(j) => j,
+        None => &mut model,
+    };
     let outcome = integrators::integrate(
-        &mut model,
+        system,
         stepper.as_mut(),
         options.start,
         &x0,
@@ -237,11 +317,15 @@ pub fn simulate(
     let stats = stepper.stats();
     match outcome {
         Ok(integrators::Outcome::Finished) => Ok(Summary {
+            backend,
+            compile_time,
             rows: written,
             stats,
             stopped_at: None,
         }),
         Ok(integrators::Outcome::Stopped { time }) => Ok(Summary {
+            backend,
+            compile_time,
             rows: written,
             stats,
             stopped_at: Some(time),
