@@ -103,6 +103,29 @@ impl Session {
         }
     }
 
+    /// Adds the stdlib packages that `texts` mention by name, and the packages those mention in
+    /// turn. A package named nowhere cannot be referred to, so leaving it out changes nothing
+    /// but the time spent parsing it. (A name inside a comment or a longer word also counts:
+    /// parsing one package too many is harmless.)
+    pub fn add_embedded_stdlib_used_by(&mut self, texts: &[&str]) {
+        let packages = crate::stdlib::PACKAGES;
+        let mut needed = vec![false; packages.len()];
+        let mut queue: Vec<&str> = texts.to_vec();
+        while let Some(text) = queue.pop() {
+            for (k, name) in packages.iter().enumerate() {
+                if !needed[k] && text.contains(name) {
+                    needed[k] = true;
+                    queue.push(crate::stdlib::FILES[k].1);
+                }
+            }
+        }
+        for (k, (name, text)) in crate::stdlib::FILES.iter().enumerate() {
+            if needed[k] {
+                self.add_library_file(format!("<stdlib>/{name}"), *text);
+            }
+        }
+    }
+
     /// Resolves and flattens `model` (or the only model in the user's files).
     pub fn flatten(&mut self, model: Option<&str>, options: &flatten::Options) -> Option<FlatModel> {
         let start = Instant::now();

@@ -146,7 +146,7 @@ fn run(cli: Cli) -> ExitCode {
             a
         }
     };
-    let mut session = match load(&args.files) {
+    let mut session = match load(&args.files, args.model.as_deref()) {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -423,9 +423,10 @@ fn simulate(
 }
 
 /// Reads and parses every file. An unreadable file is a usage error (exit 2).
-fn load(files: &[PathBuf]) -> Result<Session, ExitCode> {
-    let mut session = Session::new();
-    session.add_embedded_stdlib();
+fn load(files: &[PathBuf], model: Option<&str>) -> Result<Session, ExitCode> {
+    // Everything is read first, so that only the stdlib packages the texts (or the model name)
+    // mention are parsed: most of a small model's start-up time would otherwise be the stdlib.
+    let mut library: Vec<(String, String)> = Vec::new();
     if let Some(paths) = std::env::var_os("EQMPATH") {
         for dir in std::env::split_paths(&paths) {
             let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -433,39 +434,51 @@ fn load(files: &[PathBuf]) -> Result<Session, ExitCode> {
                 continue;
             };
             // Sorted, so that the library is the same whatever order the file system lists.
-            let mut files: Vec<PathBuf> = entries
+            let mut paths: Vec<PathBuf> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|x| x == "eqm"))
                 .collect();
-            files.sort();
-            for file in files {
+            paths.sort();
+            for file in paths {
                 if let Ok(text) = std::fs::read_to_string(&file) {
-                    session.add_library_file(file.display().to_string(), text);
+                    library.push((file.display().to_string(), text));
                 }
             }
         }
     }
+    let mut user: Vec<(String, String)> = Vec::new();
     for path in files {
         match std::fs::read(path) {
-            Ok(bytes) => {
-                let text = match String::from_utf8(bytes) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        eprintln!(
-                            "error: {} is not valid UTF-8 (invalid byte at offset {})",
-                            path.display(),
-                            e.utf8_error().valid_up_to()
-                        );
-                        return Err(ExitCode::from(EXIT_USAGE));
-                    }
-                };
-                session.add_file(path.display().to_string(), text);
-            }
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => user.push((path.display().to_string(), text)),
+                Err(e) => {
+                    eprintln!(
+                        "error: {} is not valid UTF-8 (invalid byte at offset {})",
+                        path.display(),
+                        e.utf8_error().valid_up_to()
+                    );
+                    return Err(ExitCode::from(EXIT_USAGE));
+                }
+            },
             Err(e) => {
                 eprintln!("error: cannot read {}: {e}", path.display());
                 return Err(ExitCode::from(EXIT_USAGE));
             }
         }
+    }
+    let mut session = Session::new();
+    let mentioned: Vec<&str> = library
+        .iter()
+        .chain(&user)
+        .map(|(_, text)| text.as_str())
+        .chain(model)
+        .collect();
+    session.add_embedded_stdlib_used_by(&mentioned);
+    for (name, text) in library {
+        session.add_library_file(name, text);
+    }
+    for (name, text) in user {
+        session.add_file(name, text);
     }
     Ok(session)
 }
