@@ -331,12 +331,16 @@ fn simulate(
     let mut plotted: Vec<(usize, eqm::plot::Series)> = Vec::new();
     for name in run.plot.iter().flatten() {
         let Some(k) = columns.names.iter().position(|n| n == name) else {
-            session.diagnostics.push(eqm::diag::Diagnostic::error(
+            let mut d = eqm::diag::Diagnostic::error(
                 "E0708",
                 format!("there is no variable `{name}` to plot"),
                 compiled.program.model_span(),
                 "in this model",
-            ));
+            );
+            if let Some(similar) = eqm::resolve::did_you_mean(name, columns.names.iter().map(String::as_str)) {
+                d = d.with_help(format!("did you mean `{similar}`?"));
+            }
+            session.diagnostics.push(d);
             return finish(session, color);
         };
         let unit = compiled.program.lookup(name).and_then(|v| {
