@@ -81,6 +81,11 @@ struct RunArgs {
     /// default, dopri5 until stiff methods exist).
     #[arg(long, value_name = "NAME", default_value = "auto")]
     solver: String,
+    /// A Butcher tableau file defining an explicit Runge-Kutta method to use instead of
+    /// --solver (fixed step, or adaptive when it has an embedded weight row); see
+    /// `integrators::tableau` for the format.
+    #[arg(long, value_name = "FILE", conflicts_with = "solver")]
+    tableau: Option<PathBuf>,
     /// Relative tolerance of adaptive methods (default: experiment Tolerance, else 1e-6).
     #[arg(long, value_name = "R")]
     rtol: Option<f64>,
@@ -237,7 +242,20 @@ fn simulate(
         eprintln!("error: {message}");
         ExitCode::from(EXIT_USAGE)
     };
-    let Some(method) = (match run.solver.as_str() {
+    let method = match &run.tableau {
+        Some(path) => {
+            let text = match std::fs::read_to_string(path) {
+                Ok(t) => t,
+                Err(e) => return usage(format!("cannot read {}: {e}", path.display())),
+            };
+            match eqm::integrators::tableau::Tableau::parse(&text) {
+                Ok(t) => Some(eqm::integrators::Method::Tableau(Box::new(t))),
+                Err(e) => return usage(format!("{}: {e}", path.display())),
+            }
+        }
+        None => None,
+    };
+    let Some(method) = method.or_else(|| match run.solver.as_str() {
         "auto" => Some(eqm::integrators::Method::Dopri5),
         name => eqm::integrators::Method::parse(name),
     }) else {

@@ -267,3 +267,35 @@ fn plot_file_is_written() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A user-supplied Butcher tableau (Kutta's third-order method) runs the seed example with
+/// third-order accuracy; an invalid tableau is a usage error naming the problem.
+#[test]
+fn user_tableau_from_a_file() {
+    let error = |step: &str| {
+        let t = run(&[
+            "run",
+            "examples/spring_mass.eqm",
+            "--tableau",
+            "examples/tableaux/kutta3.txt",
+            "--step",
+            step,
+            "--stop",
+            "1",
+            "--interval",
+            "0.5",
+        ]);
+        max_error(&t, "mass.flange_b.s", |t| (2.0 * t).cos())
+    };
+    let ratio = error("0.02") / error("0.01");
+    // Third order: halving the step divides the error by about 2^3.
+    assert!((6.0..10.0).contains(&ratio), "error ratio {ratio}");
+    let dir = std::env::temp_dir().join(format!("eqm-tableau-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "0 |\n1 | 1\n  | 1/2 1/3\n").expect("written");
+    let (code, _, err) = eqm(&["run", "examples/decay.eqm", "--tableau", &bad.display().to_string()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("weights must sum to 1"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
