@@ -63,7 +63,7 @@ enum Command {
         #[command(flatten)]
         model: ModelArgs,
         #[command(flatten)]
-        run: RunArgs,
+        run: Box<RunArgs>,
     },
 }
 
