@@ -382,6 +382,10 @@ fn simulate(
         ));
     }
     let started = std::time::Instant::now();
+    // A progress bar on a terminal, shown only once a run has taken about a second, so short
+    // runs print nothing extra; its position is the simulated time.
+    let show_progress = std::io::stderr().is_terminal();
+    let mut progress: Option<indicatif::ProgressBar> = None;
     let result = eqm::sim::simulate(
         &compiled.program,
         &compiled.init,
@@ -391,9 +395,33 @@ fn simulate(
             for (k, series) in &mut plotted {
                 series.points.push((t, values[*k]));
             }
+            if show_progress {
+                let done = ((t - start) / (stop - start) * 1000.0).clamp(0.0, 1000.0) as u64;
+                match &progress {
+                    Some(bar) => bar.set_position(done),
+                    None if started.elapsed().as_secs_f64() > 1.0 => {
+                        let bar = indicatif::ProgressBar::new(1000);
+                        bar.set_style(
+                            indicatif::ProgressStyle::with_template(
+                                "{bar:40} {msg} (elapsed {elapsed}, about {eta} left)",
+                            )
+                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                        );
+                        bar.set_position(done);
+                        progress = Some(bar);
+                    }
+                    None => {}
+                }
+                if let Some(bar) = &progress {
+                    bar.set_message(format!("t = {}", eqm::results::format_number(t)));
+                }
+            }
             writer.row(t, values)
         },
     );
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
     session.record_time("simulate", started.elapsed());
     // Rows computed before a failure are kept: flush whatever happens.
     let flushed = writer.flush();
