@@ -111,7 +111,7 @@ struct RunArgs {
     /// comparisons; the results agree).
     #[arg(long)]
     interpreter: bool,
-    /// The plot file (`.svg`).
+    /// The plot file (`.svg` or `.png`).
     #[arg(long, value_name = "FILE.svg", requires = "plot")]
     plot_out: Option<PathBuf>,
 }
@@ -311,12 +311,9 @@ fn simulate(
         },
     };
     if let Some(path) = &run.plot_out
-        && path.extension().is_none_or(|e| e != "svg")
+        && path.extension().is_none_or(|e| e != "svg" && e != "png")
     {
-        return usage(format!(
-            "{}: plots are written as SVG (`.svg`); PNG output is not available yet",
-            path.display()
-        ));
+        return usage(format!("{}: a plot file must end in .svg or .png", path.display()));
     }
     // The plotted variables are columns too, so the rows carry their values.
     let mut wanted: Option<Vec<String>> = run.vars.clone();
@@ -458,11 +455,14 @@ fn simulate(
     // The plot shows what was computed, also when the run failed part way.
     if let Some(path) = &run.plot_out {
         let series: Vec<eqm::plot::Series> = plotted.into_iter().map(|(_, s)| s).collect();
-        match eqm::plot::svg(&series) {
-            Ok(svg) => match std::fs::write(path, svg) {
-                Ok(()) => eprintln!("wrote {}", path.display()),
-                Err(e) => return usage(format!("cannot write {}: {e}", path.display())),
-            },
+        let written = if path.extension().is_some_and(|e| e == "png") {
+            eqm::plot::png(&series, path)
+        } else {
+            eqm::plot::svg(&series)
+                .and_then(|svg| std::fs::write(path, svg).map_err(|e| format!("cannot write {}: {e}", path.display())))
+        };
+        match written {
+            Ok(()) => eprintln!("wrote {}", path.display()),
             Err(e) => eprintln!("note: no plot written: {e}"),
         }
     }

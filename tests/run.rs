@@ -259,10 +259,19 @@ fn plot_file_is_written() {
     for label in ["x [m]", "F [N]", "time [s]"] {
         assert!(svg.contains(label), "missing `{label}`");
     }
-    // Only SVG is offered; a PNG request is a usage error, not a silent SVG.
-    let png = dir.join("p.png").display().to_string();
+    // PNG, with text drawn by the embedded font; other formats are a usage error, not a
+    // silent SVG.
+    let png = dir.join("p.png");
+    let png_text = png.display().to_string();
     assert_eq!(
-        eqm(&["run", "examples/decay.eqm", "--plot", "x", "--plot-out", &png]).0,
+        eqm(&["run", "examples/decay.eqm", "--plot", "x", "--plot-out", &png_text]).0,
+        0
+    );
+    let bytes = std::fs::read(&png).expect("PNG written");
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    let jpg = dir.join("p.jpg").display().to_string();
+    assert_eq!(
+        eqm(&["run", "examples/decay.eqm", "--plot", "x", "--plot-out", &jpg]).0,
         2
     );
     let _ = std::fs::remove_dir_all(&dir);
