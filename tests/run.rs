@@ -308,3 +308,21 @@ fn user_tableau_from_a_file() {
     assert!(err.contains("weights must sum to 1"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--param` is applied to the compiled program at run time: `-v` lists one JIT compilation
+/// whatever the parameters, and the results follow the parameter.
+#[test]
+fn param_changes_results_without_recompiling() {
+    let mut finals = Vec::new();
+    for k in ["0.5", "2"] {
+        let param = format!("k={k}");
+        let (code, out, err) = eqm(&["-v", "run", "examples/decay.eqm", "--stop", "1", "--param", &param]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(err.matches("jit compile").count(), 1, "{err}");
+        assert!(err.contains("by the jit"), "{err}");
+        let t = Table::parse(&out);
+        finals.push(*t.column("x").last().expect("rows"));
+    }
+    assert!((finals[0] - (-0.5f64).exp()).abs() < 1e-6, "{finals:?}");
+    assert!((finals[1] - (-2.0f64).exp()).abs() < 1e-6, "{finals:?}");
+}
