@@ -51,6 +51,62 @@ pub struct Analysis {
     pub init: crate::init::InitPlan,
 }
 
+/// A diagnostic when the model needs event handling (when-clauses, or the event operators
+/// `pre`, `edge`, `change`, `initial`, `terminal`, `sample` in its equations), which the
+/// simulation core does not do yet: simulating it anyway would give wrong results silently.
+fn needs_events(dae: &crate::dae::Dae) -> Option<Diagnostic> {
+    use crate::builtins::Builtin;
+    use crate::expr::{Callee, Node};
+    let help = "event handling (when-clauses, reinit, sampled and discrete operators) is the next stage of the simulation core";
+    if let Some(w) = dae.flat.whens.first() {
+        return Some(
+            Diagnostic::error(
+                "E0709",
+                "this model has a when-clause, and `eqm run` cannot handle events yet",
+                w.span,
+                "needs event handling",
+            )
+            .with_help(help),
+        );
+    }
+    let arena = &dae.flat.exprs;
+    for eq in &dae.equations {
+        for root in [eq.lhs, eq.rhs] {
+            let found = crate::symbolic::reachable(arena, root, &|_| false)
+                .into_iter()
+                .find_map(|e| match arena.get(e) {
+                    Node::Call(
+                        Callee::Builtin(
+                            b @ (Builtin::Pre
+                            | Builtin::Edge
+                            | Builtin::Change
+                            | Builtin::Initial
+                            | Builtin::Terminal
+                            | Builtin::Sample),
+                        ),
+                        _,
+                    ) => Some(*b),
+                    _ => None,
+                });
+            if let Some(b) = found {
+                return Some(
+                    Diagnostic::error(
+                        "E0709",
+                        format!(
+                            "this equation uses `{}`, an event operator, and `eqm run` cannot handle events yet",
+                            b.info().name
+                        ),
+                        eq.span,
+                        "needs event handling",
+                    )
+                    .with_help(help),
+                );
+            }
+        }
+    }
+    None
+}
+
 /// The executable programs of one model, ready to simulate.
 #[derive(Debug, Clone)]
 pub struct Compiled {
@@ -232,6 +288,10 @@ impl Session {
     /// initialization problem.
     pub fn compile(&mut self, model: Option<&str>, options: &flatten::Options) -> Option<Compiled> {
         let analysis = self.analyze(model, options, false)?;
+        if let Some(d) = needs_events(&analysis.dae) {
+            self.diagnostics.push(d);
+            return None;
+        }
         let start = Instant::now();
         let program = crate::exec::ExecProgram::build(&analysis.dae, &analysis.plan);
         let init = crate::exec::ExecProgram::build(&analysis.init.dae, &analysis.init.plan);

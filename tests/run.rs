@@ -326,3 +326,23 @@ fn param_changes_results_without_recompiling() {
     assert!((finals[0] - (-0.5f64).exp()).abs() < 1e-6, "{finals:?}");
     assert!((finals[1] - (-2.0f64).exp()).abs() < 1e-6, "{finals:?}");
 }
+
+/// A model with events (a bouncing ball's when-clause) is refused with a diagnostic rather than
+/// simulated without them, which would silently give a wrong trajectory.
+#[test]
+fn models_that_need_events_are_refused_not_simulated_wrongly() {
+    let dir = std::env::temp_dir().join(format!("eqm-events-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let model = dir.join("ball.eqm");
+    std::fs::write(
+        &model,
+        "model Ball\n  Real h(start = 1, fixed = true);\n  Real v(start = 0, fixed = true);\nequation\n  \
+         der(h) = v;\n  der(v) = -9.81;\n  when h < 0 then\n    reinit(v, -0.8*pre(v));\n  end when;\nend Ball;\n",
+    )
+    .expect("written");
+    let (code, out, err) = eqm(&["run", &model.display().to_string()]);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(err.contains("E0709") && err.contains("ball.eqm:7:3"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
