@@ -1182,6 +1182,56 @@ pub struct Interpreter<'p> {
     /// The derivatives of the last successful evaluation: Newton iterations and loops that
     /// compute a derivative start from there.
     dx_guess: Vec<f64>,
+    /// Native code for the runs of explicit assignments, when attached.
+    native: Option<NativeRuns>,
+}
+
+/// Native code (JIT) for the runs of explicit assignments of a right-hand side: the
+/// interpreter calls it instead of evaluating those steps, and keeps scalar Newton blocks,
+/// algebraic loops and algorithm sections for itself. Both compute every assignment with the
+/// same Rust functions, so the results are the same.
+pub struct NativeRuns {
+    pub module: crate::jit::CompiledModule,
+    /// For each right-hand-side instruction where a run starts: the segment computing the run
+    /// and the index of the first instruction after it.
+    pub start_of: Vec<Option<(usize, usize)>>,
+}
+
+impl NativeRuns {
+    /// Compiles every maximal run of `Instr::Assign` in `program`'s right-hand side into one
+    /// segment; `None` when there is no such run or the JIT cannot translate one.
+    pub fn compile(program: &ExecProgram) -> Option<NativeRuns> {
+        let rhs = program.rhs();
+        let mut segments: Vec<crate::jit::Segment> = Vec::new();
+        let mut start_of = vec![None; rhs.len()];
+        let mut k = 0;
+        while k < rhs.len() {
+            let begin = k;
+            let mut segment = crate::jit::Segment::default();
+            while let Some(crate::exec::Instr::Assign { target, value, .. }) = rhs.get(k) {
+                segment.assignments.push((*target, *value));
+                k += 1;
+            }
+            if segment.assignments.is_empty() {
+                k += 1;
+                continue;
+            }
+            start_of[begin] = Some((segments.len(), k));
+            segments.push(segment);
+        }
+        if segments.is_empty() {
+            return None;
+        }
+        let module = crate::jit::compile(
+            program.exprs(),
+            program.functions(),
+            &|v| program.slot_of(v),
+            &segments,
+            &crate::jit::JitOptions::default(),
+        )
+        .ok()?;
+        Some(NativeRuns { module, start_of })
+    }
 }
 
 impl<'p> Interpreter<'p> {
@@ -1319,7 +1369,18 @@ impl<'p> Interpreter<'p> {
             algorithms,
             loops,
             dx_guess: vec![0.0; program.layout().states],
+            native: None,
         })
+    }
+
+    /// Evaluates the runs of explicit assignments with `native` from now on.
+    pub fn attach_native(&mut self, native: NativeRuns) {
+        self.native = Some(native);
+    }
+
+    /// Whether native code is attached.
+    pub fn has_native(&self) -> bool {
+        self.native.is_some()
     }
 
     pub fn program(&self) -> &'p ExecProgram {
@@ -1504,7 +1565,25 @@ impl<'p> Interpreter<'p> {
         // belongs to the caller and may hold anything.
         dx.copy_from_slice(&self.dx_guess);
         let mut mem = Mem { t, x, p, dx, work };
-        for k in 0..self.rhs.len() {
+        let mut k = 0;
+        while k < self.rhs.len() {
+            if let Some(native) = &self.native
+                && let Some(Some((segment, end))) = native.start_of.get(k)
+            {
+                let (segment, end) = (*segment, *end);
+                // The slices were checked against the program's layout above, which is what
+                // the segments were compiled for, so a length error cannot happen here.
+                if native.module.call(segment, t, mem.x, mem.p, mem.dx, mem.work).is_err() {
+                    let kind = FailureKind::Dimension {
+                        array: "native code",
+                        expected: 0,
+                        found: 0,
+                    };
+                    return Err(self.failure(k, SolveError::Kind(kind), t));
+                }
+                k = end;
+                continue;
+            }
             let result = match &self.rhs[k] {
                 Step::Assign { target, code } => {
                     let (target, code) = (*target, *code);
@@ -1537,6 +1616,7 @@ impl<'p> Interpreter<'p> {
             if let Err(e) = result {
                 return Err(self.failure(k, e, t));
             }
+            k += 1;
         }
         self.dx_guess.copy_from_slice(mem.dx);
         Ok(())
@@ -1724,6 +1804,11 @@ impl<'p> Instance<'p> {
 
     pub fn program(&self) -> &'p ExecProgram {
         self.interpreter.program
+    }
+
+    /// Evaluates the runs of explicit assignments with native code from now on.
+    pub fn attach_native(&mut self, native: NativeRuns) {
+        self.interpreter.attach_native(native);
     }
 
     pub fn interpreter(&mut self) -> &mut Interpreter<'p> {

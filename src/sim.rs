@@ -35,7 +35,8 @@ pub struct RunOptions {
 /// Which back end evaluates the right-hand side during integration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
-    /// The JIT when the program consists of explicit assignments only, else the interpreter.
+    /// Native code (JIT) for every run of explicit assignments; scalar Newton blocks, algebraic
+    /// loops and algorithm sections by the interpreter, which calls the native runs in order.
     Auto,
     /// Always the reference interpreter.
     Interpreter,
@@ -145,61 +146,6 @@ impl OdeSystem for Model<'_> {
     }
 }
 
-/// The right-hand side as native code: a program made only of explicit assignments compiles to
-/// one JIT segment (split into functions of about 1000 assignments). Parameters are inputs: the
-/// compiled code is the same for every parameter value.
-pub struct JitRhs {
-    module: crate::jit::CompiledModule,
-    p: Vec<f64>,
-    work: Vec<f64>,
-    dim: usize,
-}
-
-impl JitRhs {
-    /// Compiles the right-hand side of `program`; `None` when it contains an instruction the
-    /// JIT path does not cover yet (scalar Newton, algebraic loops, algorithm sections), or an
-    /// expression the JIT does not translate.
-    pub fn compile(program: &ExecProgram) -> Option<crate::jit::CompiledModule> {
-        let mut segment = crate::jit::Segment::default();
-        for instr in program.rhs() {
-            match instr {
-                crate::exec::Instr::Assign { target, value, .. } => segment.assignments.push((*target, *value)),
-                _ => return None,
-            }
-        }
-        crate::jit::compile(
-            program.exprs(),
-            program.functions(),
-            &|v| program.slot_of(v),
-            &[segment],
-            &crate::jit::JitOptions::default(),
-        )
-        .ok()
-    }
-
-    /// Binds compiled code to the parameter values and held values of `instance`.
-    pub fn new(module: crate::jit::CompiledModule, instance: &Instance<'_>) -> JitRhs {
-        JitRhs {
-            module,
-            p: instance.p().to_vec(),
-            work: instance.work().to_vec(),
-            dim: instance.dim(),
-        }
-    }
-}
-
-impl OdeSystem for JitRhs {
-    fn dim(&self) -> usize {
-        self.dim
-    }
-
-    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
-        self.module
-            .call(0, t, x, &self.p, dx, &mut self.work)
-            .map_err(|e| RhsError::new(format!("{e:?}")))
-    }
-}
-
 /// An instance with the run's parameters set.
 fn instance<'p>(program: &'p ExecProgram, params: &[(String, f64)]) -> Result<Instance<'p>, SimError> {
     let mut instance = Instance::new(program).map_err(|d| SimError::Model(Box::new(d)))?;
@@ -255,13 +201,19 @@ pub fn simulate(
         failure: None,
     };
     let compile_start = std::time::Instant::now();
-    let compiled = match options.backend {
-        Backend::Auto => JitRhs::compile(program),
+    let native = match options.backend {
+        Backend::Auto => crate::interp::NativeRuns::compile(program),
         Backend::Interpreter => None,
     };
     let compile_time = compile_start.elapsed();
-    let mut jit = compiled.map(|module| JitRhs::new(module, &model.instance));
-    let backend = if jit.is_some() { "jit" } else { "interpreter" };
+    let backend = match &native {
+        Some(n) if n.start_of.iter().flatten().count() == 1 && !has_solves(program) => "jit",
+        Some(_) => "jit (and the interpreter for implicit equations, loops and algorithm sections)",
+        None => "interpreter",
+    };
+    if let Some(native) = native {
+        model.instance.attach_native(native);
+    }
     // Rows are evaluated on a second instance: the integrator holds the first one.
     let mut rows = instance(program, &options.params)?;
     let mut stepper = integrators::stepper_for(&options.method, &options.integrator);
@@ -273,12 +225,8 @@ pub fn simulate(
     let mut values = vec![0.0; columns.slots.len()];
     let mut written = 0usize;
     let mut row_error: Option<SimError> = None;
-    let system: &mut dyn OdeSystem = match &mut jit {
-        Some(j) => j,
-        None => &mut model,
-    };
     let outcome = integrators::integrate(
-        system,
+        &mut model,
         stepper.as_mut(),
         options.start,
         &x0,
@@ -332,6 +280,14 @@ pub fn simulate(
         }),
         Err(e) => Err(integration_failure(program, e, model.failure.take())),
     }
+}
+
+/// Whether the right-hand side has steps other than explicit assignments.
+fn has_solves(program: &ExecProgram) -> bool {
+    program
+        .rhs()
+        .iter()
+        .any(|i| !matches!(i, crate::exec::Instr::Assign { .. }))
 }
 
 /// The error of a failed integration, naming the states involved.
