@@ -159,17 +159,24 @@ impl Session {
         }
     }
 
-    /// Adds the stdlib packages that `texts` mention by name, and the packages those mention in
-    /// turn. A package named nowhere cannot be referred to, so leaving it out changes nothing
-    /// but the time spent parsing it. (A name inside a comment or a longer word also counts:
-    /// parsing one package too many is harmless.)
+    /// Adds the stdlib packages that `texts` mention by name (as an identifier, so not in
+    /// comments or strings), and the packages those mention in turn. A package named nowhere
+    /// cannot be referred to, so leaving it out changes nothing but the time spent parsing it.
     pub fn add_embedded_stdlib_used_by(&mut self, texts: &[&str]) {
+        use logos::Logos;
         let packages = crate::stdlib::PACKAGES;
         let mut needed = vec![false; packages.len()];
         let mut queue: Vec<&str> = texts.to_vec();
         while let Some(text) = queue.pop() {
-            for (k, name) in packages.iter().enumerate() {
-                if !needed[k] && text.contains(name) {
+            // A text without any package name needs no lexing at all.
+            if !packages.iter().any(|name| text.contains(name)) {
+                continue;
+            }
+            for token in crate::syntax::lexer::Token::lexer(text).flatten() {
+                if let crate::syntax::lexer::Token::Ident(ident) = token
+                    && let Some(k) = packages.iter().position(|p| *p == ident)
+                    && !needed[k]
+                {
                     needed[k] = true;
                     queue.push(crate::stdlib::FILES[k].1);
                 }
