@@ -249,3 +249,32 @@ fn top_level_inputs_are_not_unknowns() {
     let unknowns: Vec<&str> = flat.unknowns().map(|(_, v)| v.name.as_str()).collect();
     assert_eq!(unknowns, ["gain.u", "gain.y"]);
 }
+
+/// The CLI parses only the stdlib packages a model's files name as identifiers (and what those
+/// name in turn); a package mentioned only in a comment is not parsed.
+#[test]
+fn only_the_named_stdlib_packages_are_loaded() {
+    let loaded = |text: &str| {
+        let mut session = Session::new();
+        session.add_embedded_stdlib_used_by(&[text]);
+        let mut names: Vec<String> = session
+            .library
+            .iter()
+            .map(|(id, _)| session.sources.get(*id).name.clone())
+            .collect();
+        names.sort();
+        names
+    };
+    assert!(loaded("// uses Mechanics\nmodel M Real x = 1; end M;").is_empty());
+    let electrical = loaded("model C Electrical.Analog.Basic.Resistor r; end C;");
+    assert!(
+        electrical.iter().any(|n| n.ends_with("Electrical.eqm")),
+        "{electrical:?}"
+    );
+    // The closure: every package the loaded ones name is loaded too, so the model flattens.
+    let mut session = Session::new();
+    session.add_embedded_stdlib_used_by(&[example("rc_circuit.eqm").as_str()]);
+    session.add_file("rc_circuit.eqm", example("rc_circuit.eqm"));
+    let flat = session.flatten(None, &eqm::flatten::Options::default());
+    assert!(flat.is_some(), "{}", session.render_diagnostics(false));
+}
