@@ -112,6 +112,41 @@ impl Dae {
         true
     }
 
+    /// Adds a continuous Real variable `name` of `kind` that stands for a derivative of `base`
+    /// (declared where `base` is, in its instance), as index reduction and the initialization
+    /// problem introduce them.
+    pub fn add_derivative_variable(&mut self, base: VarId, name: String, description: String, kind: VarKind) -> VarId {
+        let b = self.flat.var(base);
+        let variable = introduced_variable(name, b.instance, description, b.span);
+        let v = VarId(self.flat.variables.len() as u32);
+        self.flat.variables.push(variable);
+        self.kinds.push(kind);
+        self.eliminated.push(None);
+        v
+    }
+
+    /// Replaces the nodes that are keys of `replacement` in every equation and initial equation.
+    pub fn substitute_in_equations(&mut self, replacement: &crate::expr::FxHashMap<ExprId, ExprId>) {
+        if replacement.is_empty() {
+            return;
+        }
+        for eq in self.equations.iter_mut().chain(self.initial_equations.iter_mut()) {
+            for side in [&mut eq.lhs, &mut eq.rhs] {
+                *side =
+                    crate::symbolic::substitute(&mut self.flat.exprs, *side, &|_, id| replacement.get(&id).copied());
+            }
+        }
+    }
+
+    /// Keeps the equations whose entry in `keep` is true (equations past its end are kept).
+    pub fn retain_equations(&mut self, keep: &[bool]) {
+        let mut index = 0;
+        self.equations.retain(|_| {
+            index += 1;
+            keep.get(index - 1).copied().unwrap_or(true)
+        });
+    }
+
     /// A readable name of an equation's origin, for listings and diagnostics.
     pub fn origin_label(&self, origin: &Origin) -> String {
         match origin {
@@ -141,6 +176,23 @@ impl Dae {
     /// The text `lhs = rhs` of an equation with full variable names.
     pub fn equation_text(&self, e: &Equation) -> String {
         format!("{} = {}", self.flat.expr_text(e.lhs), self.flat.expr_text(e.rhs))
+    }
+}
+
+/// A continuous Real variable the compiler introduces (no attributes, no binding).
+fn introduced_variable(name: String, instance: flat::InstanceId, description: String, span: Span) -> flat::Variable {
+    flat::Variable {
+        name,
+        instance,
+        variability: Variability::Continuous,
+        ty: ScalarType::Real,
+        causality: flat::Causality::None,
+        role: flat::ConnectorRole::None,
+        attributes: flat::Attributes::default(),
+        binding: None,
+        value: None,
+        description: Some(description.into()),
+        span,
     }
 }
 
@@ -235,19 +287,13 @@ pub fn lower(mut flat: FlatModel) -> Dae {
             _ => {
                 // `der(e)`: a new variable `v = e` makes `der(v)` a derivative of a variable.
                 let v = VarId(flat.variables.len() as u32);
-                flat.variables.push(flat::Variable {
-                    name: format!("$der_arg{}", introduced.len() + 1),
-                    instance: flat::InstanceId(0),
-                    variability: Variability::Continuous,
-                    ty: ScalarType::Real,
-                    causality: flat::Causality::None,
-                    role: flat::ConnectorRole::None,
-                    attributes: flat::Attributes::default(),
-                    binding: None,
-                    value: None,
-                    description: Some(format!("der({}) of an expression", flat.expr_text(arg)).into()),
+                let description = format!("der({}) of an expression", flat.expr_text(arg));
+                flat.variables.push(introduced_variable(
+                    format!("$der_arg{}", introduced.len() + 1),
+                    flat::InstanceId(0),
+                    description,
                     span,
-                });
+                ));
                 kinds.push(VarKind::State);
                 let var_node = flat.exprs.var(v);
                 let new_der = flat.exprs.builtin(Builtin::Der, vec![var_node]);

@@ -189,7 +189,6 @@ fn blocks(out: &mut String, dae: &Dae, plan: &Plan) {
 /// The initialization problem: what fixes the initial values, and its sorted assignments.
 fn initialization(out: &mut String, analysis: &Analysis) {
     let init = &analysis.init;
-    let flat = &init.dae.flat;
     let _ = writeln!(
         out,
         "\ninitialization: {} equations in {} unknowns (states are unknowns too)",
@@ -200,16 +199,8 @@ fn initialization(out: &mut String, analysis: &Analysis) {
         if vs.is_empty() {
             return "none".to_string();
         }
-        vs.iter()
-            .map(|v| {
-                let var = flat.var(*v);
-                match var.attributes.start {
-                    Some(s) => format!("{} = {}", var.name, flat.expr_text(s)),
-                    None => format!("{} = 0", var.name),
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
+        let texts: Vec<String> = vs.iter().map(|v| crate::init::start_text(&init.dae, *v)).collect();
+        texts.join(", ")
     };
     let _ = writeln!(out, "  fixed start values: {}", list(&init.fixed));
     let _ = writeln!(out, "  initial equations: {}", analysis.dae.initial_equations.len());

@@ -165,7 +165,12 @@ pub fn reduce(dae: &mut Dae) -> Result<Option<IndexReduction>, Vec<Diagnostic>> 
     let mut new_equations = Vec::with_capacity(p.new_eqs.len());
     for &(new, old) in &p.new_eqs {
         let Some(of) = row_eq.get(old.index()).copied().flatten() else {
-            let span = algorithm_span_of_row(dae, old.index() - n_equations);
+            // Algorithm rows are numbered as `plan::algorithm_rows_of` lists them.
+            let section = plan::algorithm_rows_of(dae, &index_of, false)
+                .into_iter()
+                .flat_map(|(section, outputs, _)| outputs.into_iter().map(move |_| section))
+                .nth(old.index() - n_equations);
+            let span = section.map_or(dae.flat.instances[0].span, |a| dae.flat.algorithms[a].span);
             return Err(vec![
                 Diagnostic::error(
                     "E0503",
@@ -296,18 +301,6 @@ fn priority(a: &flat::Attributes) -> i32 {
     }
 }
 
-/// The span of the algorithm section behind algorithm row `row` (rows are numbered as
-/// `plan::algorithm_rows` lists them).
-fn algorithm_span_of_row(dae: &Dae, row: usize) -> crate::source::Span {
-    let mut rows = dae
-        .flat
-        .algorithms
-        .iter()
-        .filter(|a| !a.initial)
-        .flat_map(|a| a.outputs.iter().map(move |_| a.span));
-    rows.nth(row).unwrap_or(dae.flat.instances[0].span)
-}
-
 fn describe_diff_error(dae: &Dae, node: ExprId, reason: &str) -> String {
     format!("`{}` cannot be differentiated ({reason})", dae.flat.expr_text(node))
 }
@@ -341,28 +334,15 @@ fn rewrite(
             continue;
         }
         let name = dae.flat.expr_text(g.leaf);
-        let base = dae.flat.var(g.base);
-        let v = VarId(dae.flat.variables.len() as u32);
-        let description = if state {
-            format!("{name}, a state of the index-reduced system")
+        let (description, kind) = if state {
+            (format!("{name}, a state of the index-reduced system"), VarKind::State)
         } else {
-            format!("{name}, a dummy derivative (an algebraic variable after index reduction)")
+            (
+                format!("{name}, a dummy derivative (an algebraic variable after index reduction)"),
+                VarKind::Algebraic,
+            )
         };
-        dae.flat.variables.push(flat::Variable {
-            name: name.clone(),
-            instance: base.instance,
-            variability: flat::Variability::Continuous,
-            ty: flat::ScalarType::Real,
-            causality: flat::Causality::None,
-            role: flat::ConnectorRole::None,
-            attributes: flat::Attributes::default(),
-            binding: None,
-            value: None,
-            description: Some(description.into()),
-            span: base.span,
-        });
-        dae.kinds.push(if state { VarKind::State } else { VarKind::Algebraic });
-        dae.eliminated.push(None);
+        let v = dae.add_derivative_variable(g.base, name.clone(), description, kind);
         let node = dae.flat.exprs.var(v);
         if let Some(s) = integral {
             let x = exprs[s];
@@ -382,13 +362,7 @@ fn rewrite(
         .filter(|(g, e)| g.leaf != **e)
         .map(|(g, e)| (g.leaf, *e))
         .collect();
-    if !replacement.is_empty() {
-        for eq in dae.equations.iter_mut().chain(dae.initial_equations.iter_mut()) {
-            for side in [&mut eq.lhs, &mut eq.rhs] {
-                *side = crate::symbolic::substitute(&mut dae.flat.exprs, *side, &|_, id| replacement.get(&id).copied());
-            }
-        }
-    }
+    dae.substitute_in_equations(&replacement);
     for (der, node, v) in links {
         let span = dae.flat.var(v).span;
         dae.equations.push(Equation {
@@ -440,11 +414,7 @@ fn build_embedding(mut dae: Dae, row_eq: &[Option<usize>], highest: &[bool]) -> 
     }
     // Invariant equation numbers refer to the dummy-derivative DAE, whose equations are the
     // embedding's before this filtering (both are rewritten from the same list).
-    let mut index = 0;
-    dae.equations.retain(|_| {
-        index += 1;
-        keep[index - 1]
-    });
+    dae.retain_equations(&keep);
     let plan = plan::analyze(&mut dae).ok()?;
     Some(Embedding { dae, plan, invariants })
 }

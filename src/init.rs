@@ -121,11 +121,7 @@ pub fn analyze(dae: &Dae) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>
     if !undetermined.is_empty() {
         return Err(vec![under_determined(&init, &unknowns, &undetermined)]);
     }
-    let mut index = 0;
-    init.equations.retain(|_| {
-        index += 1;
-        keep[index - 1]
-    });
+    init.retain_equations(&keep);
     let unknowns = algebraic_form(&mut init);
     let plan = plan::analyze_system(&mut init, unknowns, true)?;
     let mut warnings = Vec::new();
@@ -171,29 +167,18 @@ fn algebraic_form(init: &mut Dae) -> Vec<Unknown> {
         let x = VarId(i as u32);
         let node = init.flat.exprs.var(x);
         let der = init.flat.exprs.builtin(crate::builtins::Builtin::Der, vec![node]);
-        let base = init.flat.var(x);
-        let mut variable = base.clone();
-        variable.name = format!("der({})", base.name);
-        variable.attributes = crate::flat::Attributes::default();
-        variable.binding = None;
-        variable.value = None;
-        variable.description = Some(format!("the derivative of {} at the start", base.name).into());
-        let d = VarId(init.flat.variables.len() as u32);
-        init.flat.variables.push(variable);
-        init.kinds.push(VarKind::Algebraic);
-        init.eliminated.push(None);
+        let name = init.flat.var(x).name.clone();
+        let d = init.add_derivative_variable(
+            x,
+            format!("der({name})"),
+            format!("the derivative of {name} at the start"),
+            VarKind::Algebraic,
+        );
         init.kinds[i] = VarKind::Algebraic;
         let d_node = init.flat.exprs.var(d);
         replacement.insert(der, d_node);
     }
-    if !replacement.is_empty() {
-        for eq in &mut init.equations {
-            for side in [&mut eq.lhs, &mut eq.rhs] {
-                *side =
-                    crate::symbolic::substitute(&mut init.flat.exprs, *side, &|_, id| replacement.get(&id).copied());
-            }
-        }
-    }
+    init.substitute_in_equations(&replacement);
     (0..init.kinds.len())
         .filter(|&i| init.eliminated[i].is_none() && init.kinds[i] == VarKind::Algebraic)
         .map(|i| Unknown::Var(VarId(i as u32)))
@@ -215,7 +200,8 @@ fn start_equation(dae: &mut Dae, v: VarId, origin: Origin) -> Equation {
     }
 }
 
-fn start_text(dae: &Dae, v: VarId) -> String {
+/// `name = start` of variable `v` (`= 0` with a remark when it declares no start value).
+pub(crate) fn start_text(dae: &Dae, v: VarId) -> String {
     let var = dae.flat.var(v);
     match var.attributes.start {
         Some(s) => format!("{} = {}", var.name, dae.flat.expr_text(s)),

@@ -72,10 +72,10 @@ enum Command {
 #[derive(clap::Args)]
 struct RunArgs {
     /// Start time (default: experiment StartTime, else 0).
-    #[arg(long, value_name = "T0")]
+    #[arg(long, value_name = "T0", allow_negative_numbers = true)]
     start: Option<f64>,
     /// Stop time (default: experiment StopTime, else 1).
-    #[arg(long, value_name = "T1")]
+    #[arg(long, value_name = "T1", allow_negative_numbers = true)]
     stop: Option<f64>,
     /// Integration method: euler, heun, midpoint, rk4, rkf45, dopri5, ab2, ab4, or auto (the
     /// default, dopri5 until stiff methods exist).

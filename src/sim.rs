@@ -104,18 +104,14 @@ pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns
             }
         }
         None => {
-            for (name, _, slot, _) in program.variables() {
-                if name.starts_with('$') || matches!(slot, Slot::Param(_)) {
-                    continue;
-                }
-                let v = program.lookup(name);
-                let is_parameter = v.is_some_and(|v| {
-                    matches!(
-                        program.dae().kind(v),
-                        crate::dae::VarKind::Parameter | crate::dae::VarKind::Constant
-                    )
-                });
-                if !is_parameter {
+            for (name, v, slot, _) in program.variables() {
+                // Parameters (independent ones in `p`, computed ones in `work`) and constants
+                // are not results; names starting with `$` are the compiler's own.
+                let is_parameter = matches!(
+                    program.dae().kind(v),
+                    crate::dae::VarKind::Parameter | crate::dae::VarKind::Constant
+                );
+                if !name.starts_with('$') && !is_parameter {
                     names.push(name.to_string());
                     slots.push(slot);
                 }
@@ -157,9 +153,10 @@ fn instance<'p>(program: &'p ExecProgram, params: &[(String, f64)]) -> Result<In
     Ok(instance)
 }
 
-/// Consistent initial states: the initialization program solved once at the start time.
-pub fn initial_states(
-    program: &ExecProgram,
+/// Consistent initial states: the initialization program solved once at the start time. The
+/// model's own start values (from `model`) stand in for any state the initial system lacks.
+fn initial_states(
+    model: &mut Instance<'_>,
     init: &ExecProgram,
     params: &[(String, f64)],
     start: f64,
@@ -171,8 +168,8 @@ pub fn initial_states(
         message: "the initial values could not be computed".to_string(),
         diagnostic: Some(Box::new(f.diagnostic(init))),
     })?;
-    let mut main = instance(program, params)?;
-    let mut x0 = main.start_values().map_err(|f| SimError::Failed {
+    let program = model.program();
+    let mut x0 = model.start_values().map_err(|f| SimError::Failed {
         time: start,
         message: "the start values could not be computed".to_string(),
         diagnostic: Some(Box::new(f.diagnostic(program))),
@@ -195,21 +192,21 @@ pub fn simulate(
     columns: &Columns,
     sink: &mut dyn FnMut(f64, &[f64]) -> std::io::Result<()>,
 ) -> Result<Summary, SimError> {
-    let x0 = initial_states(program, init, &options.params, options.start)?;
     let mut model = Model {
         instance: instance(program, &options.params)?,
         failure: None,
     };
+    let x0 = initial_states(&mut model.instance, init, &options.params, options.start)?;
     let compile_start = std::time::Instant::now();
     let native = match options.backend {
         Backend::Auto => crate::interp::NativeRuns::compile(program),
         Backend::Interpreter => None,
     };
     let compile_time = compile_start.elapsed();
-    let backend = match &native {
-        Some(n) if n.start_of.iter().flatten().count() == 1 && !has_solves(program) => "jit",
-        Some(_) => "jit (and the interpreter for implicit equations, loops and algorithm sections)",
-        None => "interpreter",
+    let backend = match (&native, has_solves(program)) {
+        (Some(_), false) => "jit",
+        (Some(_), true) => "jit (and the interpreter for implicit equations, loops and algorithm sections)",
+        (None, _) => "interpreter",
     };
     if let Some(native) = native {
         model.instance.attach_native(native);

@@ -151,6 +151,25 @@ fn every_solver_runs_from_the_command_line() {
     }
 }
 
+/// Negative times are times, not flags: a run may start before 0.
+#[test]
+fn a_run_can_start_at_a_negative_time() {
+    let t = run(&[
+        "run",
+        "examples/decay.eqm",
+        "--start",
+        "-1",
+        "--stop",
+        "0",
+        "--interval",
+        "0.5",
+        "--rtol",
+        "1e-8",
+    ]);
+    assert_eq!(t.column("time"), [-1.0, -0.5, 0.0]);
+    assert!(max_error(&t, "x", |time| (-0.5 * (time + 1.0)).exp()) < 1e-7);
+}
+
 #[test]
 fn csv_format_header_and_selected_variables() {
     let (code, out, _) = eqm(&[
@@ -193,6 +212,9 @@ fn exit_codes_follow_the_spec() {
     // Usage errors: 2.
     assert_eq!(eqm(&["run", "examples/decay.eqm", "--solver", "magic"]).0, 2);
     assert_eq!(eqm(&["run", "examples/decay.eqm", "--start", "2", "--stop", "1"]).0, 2);
+    let (code, _, err) = eqm(&["run", "examples/decay.eqm", "--stop", "-1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the stop time -1 must be after the start time 0"), "{err}");
     assert_eq!(eqm(&["run", "no/such/file.eqm"]).0, 2);
     // The model or the request does not fit it: 1, with a diagnostic.
     let (code, _, err) = eqm(&["run", "examples/decay.eqm", "--vars", "y"]);
