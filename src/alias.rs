@@ -16,7 +16,7 @@
 
 use crate::dae::{Dae, Equation, Origin, VarKind};
 use crate::diag::Diagnostic;
-use crate::expr::{BinOp, ExprArena, ExprId, FxHashMap, UnOp, VarId};
+use crate::expr::{BinOp, ExprArena, ExprId, UnOp, VarId};
 use crate::symbolic::{linear_form, substitute};
 
 /// What alias elimination did.
@@ -149,7 +149,7 @@ pub fn eliminate(dae: &mut Dae) -> (AliasReport, Vec<Diagnostic>) {
     }
 
     // The expression that replaces each eliminated variable, and for states also `der(v)`.
-    let mut replace: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+    let mut replace = Replacements::default();
     let mut eliminated: Vec<Option<ExprId>> = vec![None; n];
     let mut warnings = Vec::new();
     let mut removed_origin = vec![None; n];
@@ -208,8 +208,8 @@ pub fn eliminate(dae: &mut Dae) -> (AliasReport, Vec<Diagnostic>) {
         let mut eq = eq;
         if !replace.is_empty() {
             // Substituted constants (`0 + f`) are folded so listings read like the model.
-            let lhs = substitute(&mut dae.flat.exprs, eq.lhs, &|_, id| replace.get(&id).copied());
-            let rhs = substitute(&mut dae.flat.exprs, eq.rhs, &|_, id| replace.get(&id).copied());
+            let lhs = substitute(&mut dae.flat.exprs, eq.lhs, &|_, id| replace.get(id));
+            let rhs = substitute(&mut dae.flat.exprs, eq.rhs, &|_, id| replace.get(id));
             if lhs != eq.lhs {
                 eq.lhs = crate::symbolic::simplify(&mut dae.flat.exprs, lhs);
             }
@@ -223,7 +223,7 @@ pub fn eliminate(dae: &mut Dae) -> (AliasReport, Vec<Diagnostic>) {
     if !replace.is_empty() {
         for eq in &mut dae.initial_equations {
             for side in [&mut eq.lhs, &mut eq.rhs] {
-                let new = substitute(&mut dae.flat.exprs, *side, &|_, id| replace.get(&id).copied());
+                let new = substitute(&mut dae.flat.exprs, *side, &|_, id| replace.get(id));
                 if new != *side {
                     *side = crate::symbolic::simplify(&mut dae.flat.exprs, new);
                 }
@@ -238,6 +238,33 @@ pub fn eliminate(dae: &mut Dae) -> (AliasReport, Vec<Diagnostic>) {
     }
     dae.eliminated = eliminated;
     (report, warnings)
+}
+
+/// The expression replacing each eliminated variable's node (and `der` node), by expression id:
+/// a dense table, because substitution asks about every node of every equation.
+#[derive(Default)]
+struct Replacements {
+    by_node: Vec<Option<ExprId>>,
+    any: bool,
+}
+
+impl Replacements {
+    fn insert(&mut self, node: ExprId, by: ExprId) {
+        let i = node.0 as usize;
+        if self.by_node.len() <= i {
+            self.by_node.resize(i + 1, None);
+        }
+        self.by_node[i] = Some(by);
+        self.any = true;
+    }
+
+    fn get(&self, node: ExprId) -> Option<ExprId> {
+        self.by_node.get(node.0 as usize).copied().flatten()
+    }
+
+    fn is_empty(&self) -> bool {
+        !self.any
+    }
 }
 
 /// What a cheap look at an equation tells about it.

@@ -265,7 +265,7 @@ impl Session {
             }
         };
         let start = Instant::now();
-        let init = crate::init::analyze(&dae);
+        let init = crate::init::analyze(&dae, &plan);
         self.record("initialization", start.elapsed());
         match init {
             Ok((init, mut warnings)) => {

@@ -134,7 +134,7 @@ pub fn reduce(dae: &mut Dae) -> Result<Option<IndexReduction>, Vec<Diagnostic>> 
             var_to_diff.push(None);
         }
     }
-    let index_of: FxHashMap<ExprId, usize> = gvars.iter().enumerate().map(|(i, g)| (g.leaf, i)).collect();
+    let index_of = plan::LeafIndex::new(&gvars.iter().map(|g| g.leaf).collect::<Vec<_>>());
     let n_equations = dae.equations.len();
     let graph = plan::structure_graph(dae, &index_of, gvars.len(), false).map_err(|d| vec![d])?;
     // A system that is singular for other reasons than constraints between states gets the

@@ -20,7 +20,7 @@
 use crate::dae::{Dae, Equation, Origin, VarKind};
 use crate::diag::Diagnostic;
 use crate::expr::{ExprId, FxHashMap, VarId};
-use crate::plan::{self, Plan, Unknown};
+use crate::plan::{self, Block, Plan, Unknown};
 use crate::structural::incidence::{EqIdx, VarIdx};
 use crate::structural::matching::{Augmenter, maximum_matching_masked, singular_parts};
 
@@ -40,7 +40,7 @@ pub struct InitPlan {
 
 /// Builds and analyses the initial system of `dae`. Warnings (assumed start values) are
 /// returned with the plan.
-pub fn analyze(dae: &Dae) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
+pub fn analyze(dae: &Dae, simulation: &Plan) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
     let mut init = dae.clone();
     let n_model = init.equations.len();
     init.equations.extend(init.initial_equations.iter().cloned());
@@ -68,6 +68,21 @@ pub fn analyze(dae: &Dae) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>
         let equation = start_equation(&mut init, v, Origin::AssumedStart { var: v });
         init.equations.push(equation);
     }
+    if is_simulation_system_with_starts(&init, n_model, &fixed) {
+        // Every state is given and nothing else is: the simulation plan already causalises
+        // the rest, so it is reused instead of solving and matching the system a second time.
+        let plan = reuse_simulation_plan(&mut init, n_model, simulation);
+        let warnings = assumed_warning(&init, &candidates).into_iter().collect();
+        return Ok((
+            InitPlan {
+                dae: init,
+                plan,
+                fixed,
+                assumed: candidates,
+            },
+            warnings,
+        ));
+    }
 
     // Unknowns: every state and its derivative, every algebraic variable.
     let mut unknowns = Vec::new();
@@ -85,10 +100,11 @@ pub fn analyze(dae: &Dae) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>
             _ => {}
         }
     }
-    let mut index_of: FxHashMap<ExprId, usize> = FxHashMap::default();
-    for (k, &u) in unknowns.iter().enumerate() {
-        index_of.insert(plan::unknown_leaf(&mut init.flat.exprs, u), k);
-    }
+    let leaves: Vec<ExprId> = unknowns
+        .iter()
+        .map(|&u| plan::unknown_leaf(&mut init.flat.exprs, u))
+        .collect();
+    let index_of = plan::LeafIndex::new(&leaves);
     let n_rows_eqs = init.equations.len();
     let graph = plan::structure_graph(&init, &index_of, unknowns.len(), true).map_err(|d| vec![d])?;
     let is_candidate = |e: usize| (n_fixed..n_rows_eqs).contains(&e);
@@ -122,27 +138,9 @@ pub fn analyze(dae: &Dae) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>
         return Err(vec![under_determined(&init, &unknowns, &undetermined)]);
     }
     init.retain_equations(&keep);
-    let unknowns = algebraic_form(&mut init);
+    let (unknowns, _) = algebraic_form(&mut init);
     let plan = plan::analyze_system(&mut init, unknowns, true)?;
-    let mut warnings = Vec::new();
-    if !assumed.is_empty() {
-        let names: Vec<String> = assumed.iter().map(|v| start_text(&init, *v)).collect();
-        let first = init.flat.var(assumed[0]);
-        let mut d = Diagnostic::warning(
-            "W0502",
-            format!(
-                "the initial conditions are not fully specified: assuming fixed start values for {}",
-                names.join(", ")
-            ),
-            first.span,
-            format!("`{}` has no fixed start value", first.name),
-        );
-        for v in assumed.iter().skip(1).take(5) {
-            let var = init.flat.var(*v);
-            d = d.with_label(var.span, format!("`{}` has no fixed start value", var.name));
-        }
-        warnings.push(d.with_help("give these states `fixed = true` start values or initial equations"));
-    }
+    let warnings = assumed_warning(&init, &assumed).into_iter().collect();
     Ok((
         InitPlan {
             dae: init,
@@ -154,12 +152,163 @@ pub fn analyze(dae: &Dae) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>
     ))
 }
 
+/// W0502 for the states whose start values had to be assumed, if there are any.
+fn assumed_warning(init: &Dae, assumed: &[VarId]) -> Option<Diagnostic> {
+    let first = init.flat.var(*assumed.first()?);
+    let names: Vec<String> = assumed.iter().map(|v| start_text(init, *v)).collect();
+    let mut d = Diagnostic::warning(
+        "W0502",
+        format!(
+            "the initial conditions are not fully specified: assuming fixed start values for {}",
+            names.join(", ")
+        ),
+        first.span,
+        format!("`{}` has no fixed start value", first.name),
+    );
+    for v in assumed.iter().skip(1).take(5) {
+        let var = init.flat.var(*v);
+        d = d.with_label(var.span, format!("`{}` has no fixed start value", var.name));
+    }
+    Some(d.with_help("give these states `fixed = true` start values or initial equations"))
+}
+
+/// Whether the initial system (equations `0..n_model` of the model, then one start equation
+/// per state) is the simulation system with every state given by a start value that depends on
+/// parameters only: no initial equations or initial algorithms, no fixed algebraic variables.
+/// Such a system needs no matching of its own.
+fn is_simulation_system_with_starts(init: &Dae, n_model: usize, fixed: &[VarId]) -> bool {
+    init.initial_equations.is_empty()
+        && !init.flat.algorithms.iter().any(|a| a.initial)
+        && fixed.iter().all(|v| init.kinds[v.0 as usize] == VarKind::State)
+        && init.equations[n_model..]
+            .iter()
+            .all(|eq| init.is_parameter_expression(eq.rhs))
+}
+
+/// The plan of an initial system that [`is_simulation_system_with_starts`]: the start
+/// assignments first (states are known before anything else, as in the simulation), then the
+/// simulation's blocks with each `der(x)` read as the initial system's variable `der(x)`.
+fn reuse_simulation_plan(init: &mut Dae, n_model: usize, simulation: &Plan) -> Plan {
+    let (unknowns, derivatives) = algebraic_form(init);
+    let mut unknown_of_var = vec![usize::MAX; init.kinds.len()];
+    for (k, u) in unknowns.iter().enumerate() {
+        if let Unknown::Var(v) = u {
+            unknown_of_var[v.0 as usize] = k;
+        }
+    }
+    let mut derivative_of = vec![VarId(u32::MAX); init.kinds.len()];
+    for &(x, d) in &derivatives {
+        derivative_of[x.0 as usize] = d;
+    }
+    // The simulation's unknowns in the initial system's numbering.
+    let map_unknown = |u: usize| match simulation.unknowns[u] {
+        Unknown::Var(v) => unknown_of_var[v.0 as usize],
+        Unknown::Der(x) => unknown_of_var[derivative_of[x.0 as usize].0 as usize],
+    };
+    let replacement: FxHashMap<ExprId, ExprId> = derivatives
+        .iter()
+        .map(|&(x, d)| {
+            let node = init.flat.exprs.var(x);
+            let der = init.flat.exprs.builtin(crate::builtins::Builtin::Der, vec![node]);
+            (der, init.flat.exprs.var(d))
+        })
+        .collect();
+    let rename = |init: &mut Dae, e: ExprId| {
+        crate::symbolic::substitute(&mut init.flat.exprs, e, &|_, id| replacement.get(&id).copied())
+    };
+    // Algorithm rows are numbered after the equations, of which the initial system has more.
+    let n_init = init.equations.len();
+    let map_eq = |eq: usize| if eq < n_model { eq } else { eq - n_model + n_init };
+    let mut blocks = Vec::with_capacity(simulation.blocks.len() + n_init - n_model);
+    let mut simplifier = crate::symbolic::Simplifier::new();
+    for eq in n_model..n_init {
+        let (Origin::FixedStart { var } | Origin::AssumedStart { var }) = init.equations[eq].origin else {
+            continue;
+        };
+        let rhs = init.equations[eq].rhs;
+        let value = simplifier.simplify(&mut init.flat.exprs, rhs);
+        blocks.push(Block::Explicit {
+            eq,
+            unknown: unknown_of_var[var.0 as usize],
+            value,
+        });
+    }
+    for block in &simulation.blocks {
+        blocks.push(match block {
+            Block::Explicit { eq, unknown, value } => Block::Explicit {
+                eq: map_eq(*eq),
+                unknown: map_unknown(*unknown),
+                value: rename(init, *value),
+            },
+            Block::Implicit { eq, unknown } => Block::Implicit {
+                eq: map_eq(*eq),
+                unknown: map_unknown(*unknown),
+            },
+            Block::Algorithm { eq, unknown, algorithm } => Block::Algorithm {
+                eq: map_eq(*eq),
+                unknown: map_unknown(*unknown),
+                algorithm: *algorithm,
+            },
+            Block::Loop {
+                eqs,
+                unknowns,
+                tearing,
+                residuals,
+                inner,
+                linear,
+            } => Block::Loop {
+                eqs: eqs.iter().map(|&e| map_eq(e)).collect(),
+                unknowns: unknowns.iter().map(|&u| map_unknown(u)).collect(),
+                tearing: tearing.iter().map(|&u| map_unknown(u)).collect(),
+                residuals: residuals.iter().map(|&e| map_eq(e)).collect(),
+                inner: inner
+                    .iter()
+                    .map(|&(e, u, value)| (map_eq(e), map_unknown(u), rename(init, value)))
+                    .collect(),
+                linear: *linear,
+            },
+        });
+    }
+    let n_rows = n_init + (simulation.matching.len() - n_model);
+    let mut matching = vec![usize::MAX; n_rows];
+    for block in &blocks {
+        match block {
+            Block::Explicit { eq, unknown, .. }
+            | Block::Implicit { eq, unknown }
+            | Block::Algorithm { eq, unknown, .. } => {
+                matching[*eq] = *unknown;
+            }
+            Block::Loop { eqs, .. } => {
+                // A loop's equations and unknowns are matched within the loop; the simulation
+                // plan's matching says how.
+                for &e in eqs {
+                    let sim_eq = if e < n_model { e } else { e - n_init + n_model };
+                    matching[e] = map_unknown(simulation.matching[sim_eq]);
+                }
+            }
+        }
+    }
+    let leaves = unknowns
+        .iter()
+        .map(|&u| plan::unknown_leaf(&mut init.flat.exprs, u))
+        .collect();
+    Plan {
+        unknowns,
+        leaves,
+        matching,
+        blocks,
+        parameter_conditions: simulation.parameter_conditions.clone(),
+    }
+}
+
 /// Rewrites the initial system so that it has no states: each state becomes an algebraic
 /// variable and each `der(x)` a new algebraic variable named `der(x)`, so the initial system is
 /// an ordinary algebraic system that code generation and the interpreter run like any other.
-/// Returns the unknowns (every algebraic variable) in variable order.
-fn algebraic_form(init: &mut Dae) -> Vec<Unknown> {
+/// Returns the unknowns (every algebraic variable) in variable order, and each former state
+/// with the variable standing for its derivative.
+fn algebraic_form(init: &mut Dae) -> (Vec<Unknown>, Vec<(VarId, VarId)>) {
     let mut replacement: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+    let mut derivatives: Vec<(VarId, VarId)> = Vec::new();
     for i in 0..init.kinds.len() {
         if init.eliminated[i].is_some() || init.kinds[i] != VarKind::State {
             continue;
@@ -177,12 +326,14 @@ fn algebraic_form(init: &mut Dae) -> Vec<Unknown> {
         init.kinds[i] = VarKind::Algebraic;
         let d_node = init.flat.exprs.var(d);
         replacement.insert(der, d_node);
+        derivatives.push((x, d));
     }
     init.substitute_in_equations(&replacement);
-    (0..init.kinds.len())
+    let unknowns = (0..init.kinds.len())
         .filter(|&i| init.eliminated[i].is_none() && init.kinds[i] == VarKind::Algebraic)
         .map(|i| Unknown::Var(VarId(i as u32)))
-        .collect()
+        .collect();
+    (unknowns, derivatives)
 }
 
 /// `v = start` (0 when the variable declares no start value).

@@ -15,12 +15,12 @@
 use crate::builtins::Builtin;
 use crate::dae::{Dae, VarKind};
 use crate::diag::Diagnostic;
-use crate::expr::{Callee, ExprId, FxHashMap, Node, VarId};
+use crate::expr::{Callee, ExprId, Node, VarId};
 use crate::structural::blt::blt;
 use crate::structural::incidence::{EdgeKind, EqIdx, IncidenceBuilder, VarIdx};
 use crate::structural::matching::{maximum_matching, singular_parts};
 use crate::structural::tearing::tear_block;
-use crate::symbolic::{Condition, Solution, solve_for};
+use crate::symbolic::{Condition, Simplifier, Solution, solve_for_with};
 
 /// An unknown of the causal system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -97,22 +97,20 @@ pub(crate) fn analyze_system(
     initial_algorithms: bool,
 ) -> Result<Plan, Vec<Diagnostic>> {
     let mut leaves = Vec::with_capacity(unknowns.len());
-    let mut index_of: FxHashMap<ExprId, usize> = FxHashMap::default();
-    for (k, &u) in unknowns.iter().enumerate() {
-        let leaf = unknown_leaf(&mut dae.flat.exprs, u);
-        index_of.insert(leaf, k);
-        leaves.push(leaf);
+    for &u in &unknowns {
+        leaves.push(unknown_leaf(&mut dae.flat.exprs, u));
     }
+    let index_of = LeafIndex::new(&leaves);
 
     // Incidence with solvability, and the symbolic solution of every solvable edge.
     let mut builder = IncidenceBuilder::new(unknowns.len()).map_err(|e| vec![internal(e)])?;
-    let mut solutions: FxHashMap<(usize, usize), ExprId> = FxHashMap::default();
-    let mut conditions_by_edge: FxHashMap<(usize, usize), Vec<Condition>> = FxHashMap::default();
-    for (k, eq) in dae.equations.iter().enumerate() {
+    let mut solutions = EdgeSolutions::with_capacity(dae.equations.len());
+    let mut simplifier = Simplifier::new();
+    for eq in &dae.equations {
         let found = equation_unknowns(&dae.flat.exprs, eq, &index_of);
         let mut edges = Vec::with_capacity(found.len());
         for u in found {
-            let kind = match solve_for(&mut dae.flat.exprs, eq.lhs, eq.rhs, leaves[u]) {
+            let kind = match solve_for_with(&mut simplifier, &mut dae.flat.exprs, eq.lhs, eq.rhs, leaves[u]) {
                 // A division by a parameter expression (`m*der(v) = f`) is accepted: parameters
                 // are checked once when the simulation starts. A condition on unknowns would
                 // make the assignment fail at some instants, so such an edge stays implicit.
@@ -121,16 +119,14 @@ pub(crate) fn analyze_system(
                         .iter()
                         .all(|c| dae.is_parameter_expression(condition_expr(*c))) =>
                 {
-                    solutions.insert((k, u), value);
-                    for c in conditions {
-                        conditions_by_edge.entry((k, u)).or_default().push(c);
-                    }
+                    solutions.push(u, value, conditions);
                     EdgeKind::Solvable
                 }
                 _ => EdgeKind::Implicit,
             };
             edges.push((VarIdx(u as u32), kind));
         }
+        solutions.end_equation();
         builder.add_equation(edges).map_err(|e| vec![internal(e)])?;
     }
     // An algorithm section determines its outputs from what it reads: one row per output,
@@ -163,8 +159,8 @@ pub(crate) fn analyze_system(
                 });
                 continue;
             }
-            blocks.push(match solutions.get(&(eq, unknown)) {
-                Some(&value) => Block::Explicit { eq, unknown, value },
+            blocks.push(match solutions.value(eq, unknown) {
+                Some(value) => Block::Explicit { eq, unknown, value },
                 None => Block::Implicit { eq, unknown },
             });
             continue;
@@ -195,8 +191,7 @@ pub(crate) fn analyze_system(
         let mut inner = Vec::with_capacity(tearing.inner.len());
         for (e, v) in &tearing.inner {
             let value = solutions
-                .get(&(e.index(), v.index()))
-                .copied()
+                .value(e.index(), v.index())
                 .ok_or_else(|| vec![internal_text("tearing used an edge that is not solvable")])?;
             inner.push((e.index(), v.index(), value));
         }
@@ -212,14 +207,14 @@ pub(crate) fn analyze_system(
     // Only the solutions the plan uses need their conditions checked, in evaluation order.
     let mut parameter_conditions = Vec::new();
     for block in &blocks {
-        let used: Vec<(usize, usize)> = match block {
-            Block::Explicit { eq, unknown, .. } => vec![(*eq, *unknown)],
-            Block::Implicit { .. } | Block::Algorithm { .. } => Vec::new(),
-            Block::Loop { inner, .. } => inner.iter().map(|(e, u, _)| (*e, *u)).collect(),
+        let used: &[(usize, usize, ExprId)] = match block {
+            Block::Explicit { eq, unknown, value } => &[(*eq, *unknown, *value)],
+            Block::Implicit { .. } | Block::Algorithm { .. } => &[],
+            Block::Loop { inner, .. } => inner,
         };
-        for edge in used {
-            for c in conditions_by_edge.get(&edge).into_iter().flatten() {
-                parameter_conditions.push((*c, edge.0));
+        for &(eq, unknown, _) in used {
+            for c in solutions.conditions(eq, unknown) {
+                parameter_conditions.push((*c, eq));
             }
         }
     }
@@ -235,12 +230,64 @@ pub(crate) fn analyze_system(
     })
 }
 
+/// The symbolic solution of every solvable edge with its run-time conditions, equation by
+/// equation in one flat table: equations have a handful of edges, so finding one is a short scan,
+/// and a million equations cost no hash table.
+struct EdgeSolutions {
+    /// Where each equation's edges start in `edges`; one more entry than equations so far.
+    first_edge: Vec<u32>,
+    /// (unknown, value, range of `conditions`).
+    edges: Vec<(u32, ExprId, std::ops::Range<u32>)>,
+    conditions: Vec<Condition>,
+}
+
+impl EdgeSolutions {
+    fn with_capacity(equations: usize) -> EdgeSolutions {
+        let mut first_edge = Vec::with_capacity(equations + 1);
+        first_edge.push(0);
+        EdgeSolutions {
+            first_edge,
+            edges: Vec::with_capacity(2 * equations),
+            conditions: Vec::new(),
+        }
+    }
+
+    /// Records the solution of the current equation for `unknown`.
+    fn push(&mut self, unknown: usize, value: ExprId, conditions: Vec<Condition>) {
+        let start = self.conditions.len() as u32;
+        self.conditions.extend(conditions);
+        self.edges
+            .push((unknown as u32, value, start..self.conditions.len() as u32));
+    }
+
+    /// Closes the current equation; the next `push` is for the next one.
+    fn end_equation(&mut self) {
+        self.first_edge.push(self.edges.len() as u32);
+    }
+
+    fn edge(&self, eq: usize, unknown: usize) -> Option<&(u32, ExprId, std::ops::Range<u32>)> {
+        let range = *self.first_edge.get(eq)? as usize..*self.first_edge.get(eq + 1)? as usize;
+        self.edges[range].iter().find(|e| e.0 as usize == unknown)
+    }
+
+    fn value(&self, eq: usize, unknown: usize) -> Option<ExprId> {
+        self.edge(eq, unknown).map(|e| e.1)
+    }
+
+    fn conditions(&self, eq: usize, unknown: usize) -> &[Condition] {
+        match self.edge(eq, unknown) {
+            Some((_, _, range)) => &self.conditions[range.start as usize..range.end as usize],
+            None => &[],
+        }
+    }
+}
+
 impl Plan {
     /// For each equation of `dae`, the unknowns (indices into `unknowns`) it contains, sorted:
     /// the edges of the bipartite graph the plan was built from. Algorithm rows (numbered after
     /// the DAE's equations) are not included.
     pub fn incidence(&self, dae: &Dae) -> Vec<Vec<usize>> {
-        let index_of: FxHashMap<ExprId, usize> = self.leaves.iter().enumerate().map(|(i, l)| (*l, i)).collect();
+        let index_of = LeafIndex::new(&self.leaves);
         dae.equations
             .iter()
             .map(|e| equation_unknowns(&dae.flat.exprs, e, &index_of))
@@ -248,11 +295,42 @@ impl Plan {
     }
 }
 
+/// The unknown each leaf node stands for, by expression id: a dense table, because looking up
+/// every node of every equation is the inner loop of building the incidence.
+#[derive(Debug, Clone)]
+pub(crate) struct LeafIndex {
+    unknown_of: Vec<u32>,
+    /// The smallest leaf id (`ExprId(u32::MAX)` when there are no leaves).
+    oldest: ExprId,
+}
+
+impl LeafIndex {
+    const NONE: u32 = u32::MAX;
+
+    /// Leaf `leaves[k]` stands for unknown `k`.
+    pub(crate) fn new(leaves: &[ExprId]) -> LeafIndex {
+        let size = leaves.iter().map(|l| l.0 as usize + 1).max().unwrap_or(0);
+        let mut unknown_of = vec![Self::NONE; size];
+        for (k, l) in leaves.iter().enumerate() {
+            unknown_of[l.0 as usize] = k as u32;
+        }
+        let oldest = leaves.iter().copied().min().unwrap_or(ExprId(u32::MAX));
+        LeafIndex { unknown_of, oldest }
+    }
+
+    pub(crate) fn get(&self, e: ExprId) -> Option<usize> {
+        match self.unknown_of.get(e.0 as usize) {
+            Some(&k) if k != Self::NONE => Some(k as usize),
+            _ => None,
+        }
+    }
+}
+
 /// The unknowns (values of `index_of`) occurring in equation `eq`, sorted and without repeats.
 pub(crate) fn equation_unknowns(
     arena: &crate::expr::ExprArena,
     eq: &crate::dae::Equation,
-    index_of: &FxHashMap<ExprId, usize>,
+    index_of: &LeafIndex,
 ) -> Vec<usize> {
     let mut found = Vec::new();
     collect_unknowns(arena, eq.lhs, index_of, &mut found);
@@ -279,7 +357,7 @@ pub(crate) fn unknown_leaf(arena: &mut crate::expr::ExprArena, u: Unknown) -> Ex
 /// to know what is solvable.
 pub(crate) fn structure_graph(
     dae: &Dae,
-    index_of: &FxHashMap<ExprId, usize>,
+    index_of: &LeafIndex,
     n_unknowns: usize,
     initial: bool,
 ) -> Result<crate::structural::incidence::Incidence, Diagnostic> {
@@ -305,7 +383,7 @@ pub(crate) fn structure_graph(
 /// `initial`), its index, the unknowns it assigns (one row each) and the other unknowns it reads.
 pub(crate) fn algorithm_rows_of(
     dae: &Dae,
-    index_of: &FxHashMap<ExprId, usize>,
+    index_of: &LeafIndex,
     initial: bool,
 ) -> Vec<(usize, Vec<usize>, Vec<usize>)> {
     let mut rows = Vec::new();
@@ -319,7 +397,7 @@ pub(crate) fn algorithm_rows_of(
         let outputs: Vec<usize> = a
             .outputs
             .iter()
-            .filter_map(|&o| index_of.get(&dae.flat.exprs.var_if_present(o)?).copied())
+            .filter_map(|&o| index_of.get(dae.flat.exprs.var_if_present(o)?))
             .collect();
         let mut read: Vec<usize> = Vec::new();
         for st in &a.statements {
@@ -335,16 +413,16 @@ pub(crate) fn algorithm_rows_of(
 
 /// The unknowns occurring in `root`: algebraic variables and `der(x)` nodes, not looking into
 /// `der(...)` and `pre(...)`.
-fn collect_unknowns(
-    arena: &crate::expr::ExprArena,
-    root: ExprId,
-    index_of: &FxHashMap<ExprId, usize>,
-    out: &mut Vec<usize>,
-) {
+fn collect_unknowns(arena: &crate::expr::ExprArena, root: ExprId, index_of: &LeafIndex, out: &mut Vec<usize>) {
     let mut stack = vec![root];
     while let Some(id) = stack.pop() {
-        if let Some(&u) = index_of.get(&id) {
+        if let Some(u) = index_of.get(id) {
             out.push(u);
+            continue;
+        }
+        // Children have smaller ids than their parents: nothing below a node older than every
+        // leaf can be one.
+        if id < index_of.oldest {
             continue;
         }
         match arena.get(id) {

@@ -368,3 +368,45 @@ fn models_that_need_events_are_refused_not_simulated_wrongly() {
     assert!(err.contains("E0709") && err.contains("ball.eqm:7:3"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The initial system of a model whose states all have start values reuses the simulation's
+/// plan; with initial equations it is matched on its own. Both must give the same trajectory.
+#[test]
+fn start_values_and_initial_equations_give_the_same_run() {
+    let dir = std::env::temp_dir().join(format!("eqm-init-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let model = |declarations: &str, initial: &str| {
+        format!(
+            "model Oscillator\n  parameter Real k = 4;\n  parameter Real m = 1;\n  {declarations}\n  Real f;\n  Real energy;\n{initial}equation\n  der(x) = v;\n  m*der(v) = f;\n  f = -k*x;\n  energy = 0.5*m*v^2 + 0.5*k*x^2;\nend Oscillator;\n"
+        )
+    };
+    let with_starts = dir.join("starts.eqm");
+    let with_initial = dir.join("initial.eqm");
+    std::fs::write(
+        &with_starts,
+        model(
+            "Real x(start = 1, fixed = true);\n  Real v(start = 0.5, fixed = true);",
+            "",
+        ),
+    )
+    .expect("writes");
+    std::fs::write(
+        &with_initial,
+        model("Real x;\n  Real v;", "initial equation\n  x = 1;\n  v = 0.5;\n"),
+    )
+    .expect("writes");
+    let options = ["--stop", "1", "--solver", "rk4", "--step", "0.01", "--interval", "0.25"];
+    let a = run(&[&["run", with_starts.to_str().unwrap()][..], &options[..]].concat());
+    let b = run(&[&["run", with_initial.to_str().unwrap()][..], &options[..]].concat());
+    assert_eq!(a.header, b.header);
+    assert_eq!(a.rows.len(), 5);
+    for (ra, rb) in a.rows.iter().zip(&b.rows) {
+        for (x, y) in ra.iter().zip(rb) {
+            assert!((x - y).abs() <= 1e-12 * x.abs().max(1.0), "{ra:?} vs {rb:?}");
+        }
+    }
+    // The energy is conserved up to the integrator's error: 0.5*0.25 + 0.5*4*1 = 2.125.
+    let energy = a.header.iter().position(|h| h == "energy").expect("an energy column");
+    assert_eq!(a.rows[0][energy], 2.125);
+    std::fs::remove_dir_all(&dir).ok();
+}

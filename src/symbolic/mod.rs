@@ -18,7 +18,7 @@ pub mod solve;
 pub use diff::{DiffError, diff_time, diff_var};
 pub use eval::{Env, EvalError, FnEnv, evaluate, evaluate_in};
 pub use simplify::{LinearForm, Simplifier, linear_form, simplify};
-pub use solve::{Condition, Solution, solve_for, solve_for_var};
+pub use solve::{Condition, Solution, solve_for, solve_for_var, solve_for_with};
 
 use crate::builtins::Builtin;
 use crate::expr::{Callee, ExprArena, ExprId, FxBuild, Node};
@@ -36,7 +36,7 @@ pub(crate) fn is_symbol_operator(node: &Node) -> bool {
 /// which `stop` is true (those are still listed). Ascending order means every node comes after
 /// its children, so a pass can fill a memo table in one loop.
 pub(crate) fn reachable(arena: &ExprArena, root: ExprId, stop: &dyn Fn(ExprId) -> bool) -> Vec<ExprId> {
-    let mut seen = FxHashSet::default();
+    let mut seen = Seen::default();
     let mut order = Vec::new();
     let mut stack = vec![root];
     while let Some(e) = stack.pop() {
@@ -45,11 +45,50 @@ pub(crate) fn reachable(arena: &ExprArena, root: ExprId, stop: &dyn Fn(ExprId) -
         }
         order.push(e);
         if !stop(e) {
-            stack.extend(arena.children(e).filter(|c| !seen.contains(c)));
+            stack.extend(arena.children(e).filter(|c| !seen.contains(*c)));
         }
     }
     order.sort_unstable();
     order
+}
+
+/// A set of visited nodes for the traversals. Most expressions of a model are a handful of
+/// nodes, for which a short list is much cheaper than a hash set (no hashing, one small
+/// allocation); past [`Seen::SMALL`] nodes it switches to a hash set so large expressions stay
+/// linear.
+#[derive(Default)]
+struct Seen {
+    small: Vec<ExprId>,
+    large: Option<FxHashSet<ExprId>>,
+}
+
+impl Seen {
+    const SMALL: usize = 32;
+
+    fn contains(&self, e: ExprId) -> bool {
+        match &self.large {
+            Some(set) => set.contains(&e),
+            None => self.small.contains(&e),
+        }
+    }
+
+    /// Adds `e`; false when it was already there.
+    fn insert(&mut self, e: ExprId) -> bool {
+        if let Some(set) = &mut self.large {
+            return set.insert(e);
+        }
+        if self.small.contains(&e) {
+            return false;
+        }
+        if self.small.len() < Self::SMALL {
+            self.small.push(e);
+        } else {
+            let mut set: FxHashSet<ExprId> = self.small.drain(..).collect();
+            set.insert(e);
+            self.large = Some(set);
+        }
+        true
+    }
 }
 
 /// Whether `leaf` occurs in `root`. `der(...)` and `pre(...)` calls are opaque symbols: `der(x)`
@@ -60,7 +99,7 @@ pub fn contains_leaf(arena: &ExprArena, root: ExprId, leaf: ExprId) -> bool {
         // Children have smaller ids than parents, so nothing below `root` can be `leaf`.
         return false;
     }
-    let mut seen = FxHashSet::default();
+    let mut seen = Seen::default();
     let mut stack = vec![root];
     while let Some(e) = stack.pop() {
         if e == leaf {
@@ -101,6 +140,11 @@ pub fn substitute(
     };
     for e in order {
         if new.contains_key(&e) {
+            continue;
+        }
+        // A node none of whose children changed stays as it is: looking it up again in the
+        // hash-consing table would find itself, at the price of a hash probe per node.
+        if arena.children(e).all(|c| new.get(&c).is_none_or(|r| *r == c)) {
             continue;
         }
         let node = arena.get(e).clone();

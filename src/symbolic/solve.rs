@@ -53,13 +53,25 @@ pub fn solve_for_var(arena: &mut ExprArena, lhs: ExprId, rhs: ExprId, v: VarId) 
 /// Solves `lhs = rhs` for `leaf`, a variable node or a `der(...)` node; see the module
 /// documentation for what can be solved.
 pub fn solve_for(arena: &mut ExprArena, lhs: ExprId, rhs: ExprId, leaf: ExprId) -> Solution {
+    solve_for_with(&mut Simplifier::new(), arena, lhs, rhs, leaf)
+}
+
+/// [`solve_for`] with a simplifier shared across calls: solving every equation of a model for
+/// each of its unknowns simplifies the same residuals and subexpressions many times, and the
+/// simplifier's memo does that work once. `simplifier` must only ever be used with `arena`.
+pub fn solve_for_with(
+    simplifier: &mut Simplifier,
+    arena: &mut ExprArena,
+    lhs: ExprId,
+    rhs: ExprId,
+    leaf: ExprId,
+) -> Solution {
     if !matches!(
         arena.get(leaf),
         Node::Var(_) | Node::Call(Callee::Builtin(Builtin::Der), _)
     ) {
         return Solution::Implicit("can only solve for a variable or der(...)");
     }
-    let mut simplifier = Simplifier::new();
     // `v = e` with `v` not in `e` (most equations of a flattened model, and every explicit
     // assignment) is answered without simplifying the residual and peeling it again.
     for (side, other) in [(lhs, rhs), (rhs, lhs)] {
@@ -69,6 +81,9 @@ pub fn solve_for(arena: &mut ExprArena, lhs: ExprId, rhs: ExprId, leaf: ExprId) 
                 conditions: Vec::new(),
             };
         }
+    }
+    if let Some(solution) = peel_single_occurrence(simplifier, arena, lhs, rhs, leaf) {
+        return solution;
     }
     let residual = arena.binary(BinOp::Sub, lhs, rhs);
     let mut e = simplifier.simplify(arena, residual);
@@ -108,6 +123,99 @@ pub fn solve_for(arena: &mut ExprArena, lhs: ExprId, rhs: ExprId, leaf: ExprId) 
     Solution::Implicit("the unknown could not be isolated")
 }
 
+/// How many tree nodes [`peel_single_occurrence`] looks at before leaving an equation to the
+/// general method: enough for the short equations that make up most of a flattened model, and
+/// a bound on the walk, which counts paths and could otherwise be exponential on shared nodes.
+const SINGLE_OCCURRENCE_BUDGET: usize = 64;
+
+/// The fast path for the most common equation shape: `leaf` occurs exactly once, under sums,
+/// differences, negations and products with leaf-free operands. The operations on the path from
+/// the equation's root to the leaf are undone one by one on the other side, and only the result
+/// is simplified, instead of simplifying the whole residual and peeling its canonical form.
+/// `None` when the equation has another shape (or is too large to look at cheaply): then the
+/// general method decides.
+fn peel_single_occurrence(
+    simplifier: &mut Simplifier,
+    arena: &mut ExprArena,
+    lhs: ExprId,
+    rhs: ExprId,
+    leaf: ExprId,
+) -> Option<Solution> {
+    let mut budget = SINGLE_OCCURRENCE_BUDGET;
+    let in_lhs = occurrence_path(arena, lhs, leaf, &mut budget)?;
+    let in_rhs = occurrence_path(arena, rhs, leaf, &mut budget)?;
+    let (path, mut target) = match (in_lhs, in_rhs) {
+        (Occurrences::One(path), Occurrences::None) => (path, rhs),
+        (Occurrences::None, Occurrences::One(path)) => (path, lhs),
+        _ => return None,
+    };
+    let mut conditions = Vec::new();
+    for pair in path.windows(2) {
+        let (node, child) = (pair[0], pair[1]);
+        target = match *arena.get(node) {
+            Node::Binary(BinOp::Add, a, b) => {
+                let rest = if child == a { b } else { a };
+                arena.binary(BinOp::Sub, target, rest)
+            }
+            Node::Binary(BinOp::Sub, a, b) if child == a => arena.binary(BinOp::Add, target, b),
+            Node::Binary(BinOp::Sub, a, _) => arena.binary(BinOp::Sub, a, target),
+            Node::Unary(UnOp::Neg, _) => arena.unary(UnOp::Neg, target),
+            Node::Binary(BinOp::Mul, a, b) => {
+                let factor = if child == a { b } else { a };
+                let factor = simplifier.simplify(arena, factor);
+                match arena.literal(factor) {
+                    // A zero factor removes the leaf: the general method says so.
+                    Some(v) if v == 0.0 || !v.is_finite() => return None,
+                    Some(_) => {}
+                    None => conditions.push(Condition::NonZero(factor)),
+                }
+                arena.binary(BinOp::Div, target, factor)
+            }
+            _ => return None,
+        };
+    }
+    Some(Solution::Solved {
+        value: simplifier.simplify(arena, target),
+        conditions,
+    })
+}
+
+/// How often a leaf occurs in the tree below a node.
+enum Occurrences {
+    None,
+    /// Once, on this path from the node down to the leaf (both included).
+    One(Vec<ExprId>),
+    More,
+}
+
+/// Counts the occurrences of `leaf` below `root`, treating the expression as a tree (a shared
+/// node counts once per path to it) and `der`/`pre` calls as opaque symbols. `None` when the
+/// walk would look at more than `budget` nodes.
+fn occurrence_path(arena: &ExprArena, root: ExprId, leaf: ExprId, budget: &mut usize) -> Option<Occurrences> {
+    let mut path: Vec<ExprId> = Vec::new();
+    let mut found: Option<Vec<ExprId>> = None;
+    let mut stack = vec![(root, 0usize)];
+    while let Some((e, depth)) = stack.pop() {
+        *budget = budget.checked_sub(1)?;
+        path.truncate(depth);
+        path.push(e);
+        if e == leaf {
+            if found.is_some() {
+                return Some(Occurrences::More);
+            }
+            found = Some(path.clone());
+            continue;
+        }
+        // Children have smaller ids than their parents, so nothing below a node older than the
+        // leaf can be the leaf.
+        if e < leaf || is_symbol_operator(arena.get(e)) {
+            continue;
+        }
+        stack.extend(arena.children(e).map(|c| (c, depth + 1)));
+    }
+    Some(found.map_or(Occurrences::None, Occurrences::One))
+}
+
 enum Step {
     /// The equation `e = target` became `next = t`.
     Peeled(ExprId, ExprId),
@@ -115,13 +223,13 @@ enum Step {
     Done(ExprId),
 }
 
-struct Solver {
-    simplifier: Simplifier,
+struct Solver<'s> {
+    simplifier: &'s mut Simplifier,
     conditions: Vec<Condition>,
     leaf: ExprId,
 }
 
-impl Solver {
+impl Solver<'_> {
     fn has(&self, arena: &ExprArena, e: ExprId) -> bool {
         contains_leaf(arena, e, self.leaf)
     }
