@@ -64,7 +64,7 @@ impl Chain {
         Chain {
             masses: n,
             arena: a,
-            segment: Segment { assignments: out },
+            segment: Segment::assignments(out),
         }
     }
 

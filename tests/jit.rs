@@ -5,6 +5,7 @@
 
 use eqm::builtins::{ALL, Builtin, BuiltinKind};
 use eqm::driver::Session;
+use eqm::exec::FailureKind;
 use eqm::expr::{BinOp, Callee, ExprArena, ExprId, FuncId, Node, UnOp, VarId};
 use eqm::flat::FlatModel;
 use eqm::jit::{CompiledModule, JitError, JitOptions, OptLevel, Segment, compile};
@@ -75,13 +76,13 @@ fn same(a: f64, b: f64) -> bool {
 }
 
 fn segment_of(exprs: &[ExprId]) -> Segment {
-    Segment {
-        assignments: exprs
+    Segment::assignments(
+        exprs
             .iter()
             .enumerate()
             .map(|(k, e)| (Slot::Work(RESULTS + k as u32), *e))
             .collect(),
-    }
+    )
 }
 
 /// Compiles `exprs` into one segment, runs it at each point and compares every result with the
@@ -360,9 +361,7 @@ fn later_assignments_read_earlier_ones_and_der_reads_dx() {
     let e1 = a.binary(BinOp::Mul, x, two); // dx[0] := 2*x
     let e2 = a.binary(BinOp::Add, der_x, x); // work[0] := der(x) + x
     let e3 = a.binary(BinOp::Mul, w0, w0); // work[8] := work[0]^2
-    let segment = Segment {
-        assignments: vec![(Slot::Der(0), e1), (Slot::Work(0), e2), (Slot::Work(RESULTS), e3)],
-    };
+    let segment = Segment::assignments(vec![(Slot::Der(0), e1), (Slot::Work(0), e2), (Slot::Work(RESULTS), e3)]);
     let module = compile(&a, &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
     let point = Point {
         vars: [3.0, 0.0, 0.0, 0.0, 100.0, 0.0],
@@ -386,13 +385,11 @@ fn rewriting_a_slot_recomputes_what_depends_on_it() {
     let two = a.real(2.0);
     let doubled = a.binary(BinOp::Mul, w0, two);
     let sine = a.builtin(Builtin::Sin, vec![x]);
-    let segment = Segment {
-        assignments: vec![
-            (Slot::Work(RESULTS), doubled),
-            (Slot::Work(0), sine),
-            (Slot::Work(RESULTS + 1), doubled),
-        ],
-    };
+    let segment = Segment::assignments(vec![
+        (Slot::Work(RESULTS), doubled),
+        (Slot::Work(0), sine),
+        (Slot::Work(RESULTS + 1), doubled),
+    ]);
     let module = compile(&a, &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
     let point = Point {
         vars: [0.5, 0.0, 0.0, 0.0, 10.0, 0.0],
@@ -624,9 +621,7 @@ fn user_function_with_loops_branches_and_return() {
             &flat.exprs,
             &flat.functions,
             &slot,
-            &[Segment {
-                assignments: assignments.clone(),
-            }],
+            &[Segment::assignments(assignments.clone())],
             &options,
         )
         .unwrap_or_else(|e| panic!("{e}"));
@@ -650,7 +645,8 @@ fn user_function_with_loops_branches_and_return() {
     }
 }
 
-/// A failed assertion inside a function makes its outputs NaN; recursion works.
+/// A failed assertion inside a function stops the code and reports its message and span, as
+/// the interpreter does; recursion works.
 #[test]
 fn assertions_and_recursion_in_functions() {
     let flat = flatten(
@@ -678,19 +674,25 @@ end M;
     let Node::Var(_) = flat.exprs.get(flat.equations[0].lhs) else {
         panic!("explicit equation")
     };
-    let segment = Segment {
-        assignments: vec![(Slot::Work(0), flat.equations[0].rhs)],
-    };
+    let segment = Segment::assignments(vec![(Slot::Work(0), flat.equations[0].rhs)]);
     let module = compile(&flat.exprs, &flat.functions, &slot, &[segment], &JitOptions::default())
         .unwrap_or_else(|e| panic!("{e}"));
     let run = |n: f64| {
         let mut work = [0.0];
-        module.call(0, 0.0, &[], &[n], &mut [], &mut work).expect("runs");
-        work[0]
+        module.call(0, 0.0, &[], &[n], &mut [], &mut work).map(|()| work[0])
     };
-    assert_eq!(run(5.0), 120.0);
-    assert_eq!(run(0.0), 1.0);
-    assert!(run(-1.0).is_nan());
+    assert_eq!(run(5.0), Ok(120.0));
+    assert_eq!(run(0.0), Ok(1.0));
+    match run(-1.0) {
+        Err(JitError::Failed {
+            site: 0,
+            kind: FailureKind::Assert { message, span },
+        }) => {
+            assert_eq!(message, "n must not be negative");
+            assert!(span.end > span.start);
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -727,7 +729,7 @@ fn long_segments_are_split_without_changing_results() {
         };
         expected[i as usize] = eqm::symbolic::evaluate(&a, e, &var, 0.0).expect("evaluates");
     }
-    let segment = [Segment { assignments }];
+    let segment = [Segment::assignments(assignments)];
     let split = compile(&a, &[], &slot, &segment, &JitOptions::default()).expect("compiles");
     assert_eq!(split.function_count(0), Some(5));
     let whole = compile(
@@ -772,9 +774,7 @@ fn short_slices_are_errors() {
     let slot = |v: VarId| Some([Slot::State(3), Slot::Param(1)][v.0 as usize]);
     let (x, p) = (a.var(VarId(0)), a.var(VarId(1)));
     let sum = a.binary(BinOp::Add, x, p);
-    let segment = Segment {
-        assignments: vec![(Slot::Der(2), sum), (Slot::Work(5), sum)],
-    };
+    let segment = Segment::assignments(vec![(Slot::Der(2), sum), (Slot::Work(5), sum)]);
     let module = compile(&a, &[], &slot, &[segment], &JitOptions::default()).expect("compiles");
     let lengths = module.lengths(0).expect("one segment");
     assert_eq!((lengths.x, lengths.p, lengths.dx, lengths.work), (4, 2, 3, 6));
@@ -821,9 +821,7 @@ fn unsupported_input_is_an_error_not_a_panic() {
             &a,
             &[],
             &slot_of,
-            &[Segment {
-                assignments: vec![(target, e)],
-            }],
+            &[Segment::assignments(vec![(target, e)])],
             &JitOptions::default(),
         )
         .map(|_| ())
