@@ -24,8 +24,21 @@
 //! Newton step (an LU solve with partial pivoting, the triangular solves by nalgebra) and fall
 //! back to Newton if the result does not satisfy the equations; nonlinear loops run Newton on
 //! the torn residuals with the Jacobian assembled by the chain rule from the program's symbolic
-//! partial derivatives (difference quotients where those could not be built). This module
-//! deliberately does not integrate (integrators call [`OdeRhs`]) and does not handle events.
+//! partial derivatives (difference quotients where those could not be built).
+//!
+//! The same iterations drive native code. [`NativeCode`] (in `native`) compiles the program's
+//! instructions with the JIT; once attached ([`Interpreter::attach_native`]), every compiled
+//! instruction runs natively: a run of explicit assignments is one call, and a Newton block or
+//! a loop is solved by the very functions the interpreter uses ([`solve_scalar`],
+//! [`LoopSolver::run`]), which see the equations only through the [`ScalarProblem`] and
+//! [`LoopProblem`] traits, implemented once by the register code and once by native
+//! residuals and partial derivatives. Values a run computes are checked to be finite after it,
+//! and failures of compiled code (an `assert`, `terminate`, a zero `for` step, the iteration
+//! and recursion limits) come back as the [`FailureKind`] the register code reports, so both
+//! back ends give the same bits and the same failures. Instructions the JIT could not compile
+//! stay with the register code. Native code is optional: the interpreter alone remains the
+//! reference. This module deliberately does not integrate (integrators call [`OdeRhs`]) and does
+//! not handle events; the parameter and start-value programs are always interpreted.
 
 use crate::builtins::{Builtin, Eval};
 use crate::diag::Diagnostic;
@@ -44,7 +57,7 @@ mod native;
 use crate::jit::{CompiledModule, JitError};
 pub use native::NativeCode;
 use native::NativeStep;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Newton iterations before an implicit equation or a loop is reported as not converging.
 pub const NEWTON_MAX_ITERATIONS: u32 = 50;
@@ -1453,7 +1466,7 @@ pub struct Interpreter<'p> {
     dx_guess: Vec<f64>,
     /// Native code for the instructions it could compile, when attached (shared by the
     /// instances of one program: the code is read-only).
-    native: Option<Rc<NativeCode>>,
+    native: Option<Arc<NativeCode>>,
 }
 
 impl<'p> Interpreter<'p> {
@@ -1577,7 +1590,7 @@ impl<'p> Interpreter<'p> {
 
     /// Evaluates with `native` from now on: every instruction it compiled, and the outputs
     /// program if it compiled that. `native` must have been compiled from this program.
-    pub fn attach_native(&mut self, native: Rc<NativeCode>) {
+    pub fn attach_native(&mut self, native: Arc<NativeCode>) {
         self.native = Some(native);
     }
 
@@ -2023,7 +2036,7 @@ impl<'p> Instance<'p> {
     }
 
     /// Evaluates with native code from now on (see [`Interpreter::attach_native`]).
-    pub fn attach_native(&mut self, native: Rc<NativeCode>) {
+    pub fn attach_native(&mut self, native: Arc<NativeCode>) {
         self.interpreter.attach_native(native);
     }
 

@@ -203,7 +203,7 @@ pub fn simulate(
     let x0 = initial_states(&mut model.instance, init, &options.params, options.start)?;
     let compile_start = std::time::Instant::now();
     let native = match options.backend {
-        Backend::Auto => crate::interp::NativeCode::compile(program).map(std::rc::Rc::new),
+        Backend::Auto => crate::interp::NativeCode::compile(program).map(std::sync::Arc::new),
         Backend::Interpreter => None,
     };
     let compile_time = compile_start.elapsed();

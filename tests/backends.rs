@@ -9,7 +9,7 @@
 use eqm::driver::Session;
 use eqm::exec::{EvalFailure, ExecProgram, FailureKind, Instr};
 use eqm::interp::{Instance, NativeCode, OdeRhs};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// A small deterministic generator (xorshift), so that failures reproduce.
 struct Rng(u64);
@@ -39,7 +39,7 @@ fn same(a: f64, b: f64) -> bool {
 }
 
 /// An interpreter instance and one running `native`, with the same parameters.
-fn pair<'p>(program: &'p ExecProgram, native: &Rc<NativeCode>) -> (Instance<'p>, Instance<'p>) {
+fn pair<'p>(program: &'p ExecProgram, native: &Arc<NativeCode>) -> (Instance<'p>, Instance<'p>) {
     let interpreted = Instance::new(program).expect("instance");
     let mut native_instance = Instance::new(program).expect("instance");
     native_instance.attach_native(native.clone());
@@ -74,8 +74,8 @@ fn agree(name: &str, a: &mut Instance<'_>, b: &mut Instance<'_>, t: f64, x: &[f6
 /// Compares the back ends on `program` at `points` random points, with parameters scaled by
 /// random factors in [0.5, 1.5) where the model allows it. Returns the native code and how
 /// many points could be evaluated.
-fn compare(name: &str, program: &ExecProgram, rng: &mut Rng, points: usize) -> (Rc<NativeCode>, usize) {
-    let native = Rc::new(NativeCode::compile(program).unwrap_or_else(|| panic!("{name}: nothing compiled")));
+fn compare(name: &str, program: &ExecProgram, rng: &mut Rng, points: usize) -> (Arc<NativeCode>, usize) {
+    let native = Arc::new(NativeCode::compile(program).unwrap_or_else(|| panic!("{name}: nothing compiled")));
     let (mut a, mut b) = pair(program, &native);
     let params: Vec<(String, f64)> = program
         .params()
@@ -357,7 +357,7 @@ fn an_instruction_that_does_not_compile_falls_back_to_the_interpreter() {
 /// Evaluates `program` at states `x` on both back ends and returns the failure, which must be
 /// the same (kind, site, time) and render the same diagnostic.
 fn same_failure(program: &ExecProgram, x: &[f64], limit: Option<u64>) -> EvalFailure {
-    let native = Rc::new(NativeCode::compile(program).expect("compiles"));
+    let native = Arc::new(NativeCode::compile(program).expect("compiles"));
     assert!(native.is_complete());
     let (mut a, mut b) = pair(program, &native);
     if let Some(limit) = limit {
@@ -437,7 +437,7 @@ fn failures_are_the_same_on_both_back_ends() {
         FailureKind::IterationLimit { limit: 1000 }
     ));
     // A zero step: the same failure on both.
-    let native = Rc::new(NativeCode::compile(&program).expect("compiles"));
+    let native = Arc::new(NativeCode::compile(&program).expect("compiles"));
     let (mut a, mut b) = pair(&program, &native);
     a.set_param("s", 0.0).expect("s");
     b.set_param("s", 0.0).expect("s");

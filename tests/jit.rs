@@ -6,6 +6,7 @@
 use eqm::builtins::{ALL, Builtin, BuiltinKind};
 use eqm::driver::Session;
 use eqm::exec::FailureKind;
+use eqm::exec::Instr;
 use eqm::expr::{BinOp, Callee, ExprArena, ExprId, FuncId, Node, UnOp, VarId};
 use eqm::flat::FlatModel;
 use eqm::jit::{CompiledModule, JitError, JitOptions, OptLevel, Segment, compile};
@@ -853,5 +854,248 @@ fn unsupported_input_is_an_error_not_a_panic() {
 #[test]
 fn compiled_modules_can_move_between_threads() {
     fn send<T: Send>() {}
+    fn sync<T: Sync>() {}
     send::<CompiledModule>();
+    // Shared between the instances of one program (`Arc<NativeCode>`), which stay `Send`.
+    sync::<CompiledModule>();
+    send::<eqm::interp::Instance<'static>>();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results: residuals and partial derivatives
+
+/// Results are evaluated after the assignments (reading what they wrote) into `out`; `out`
+/// is checked like the other slices.
+#[test]
+fn results_follow_the_assignments_and_land_in_out() {
+    let mut a = ExprArena::new();
+    let (x0, p0, w0) = (a.var(VarId(0)), a.var(VarId(2)), a.var(VarId(4)));
+    let two = a.real(2.0);
+    let doubled = a.binary(BinOp::Mul, x0, two);
+    let sum = a.binary(BinOp::Add, w0, p0);
+    let sine = a.builtin(Builtin::Sin, vec![x0]);
+    let segment = Segment {
+        assignments: vec![(Slot::Work(0), doubled)],
+        statements: Vec::new(),
+        results: vec![sum, sine],
+    };
+    let module = compile(&a, &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
+    assert_eq!(module.results(0), Some(2));
+    let (x, p, mut work) = ([0.7, 0.0], [1.25, 0.0], [f64::NAN, 0.0]);
+    let mut out = [f64::NAN; 2];
+    module
+        .run(0, 0.0, [&x, &p], [&mut [], &mut work], &mut out, 100)
+        .expect("runs");
+    assert_eq!(work[0], 1.4);
+    assert_eq!(out[0].to_bits(), (1.4f64 + 1.25).to_bits());
+    assert_eq!(out[1].to_bits(), 0.7f64.sin().to_bits());
+    let short = module.run(0, 0.0, [&x, &p], [&mut [], &mut work], &mut out[..1], 100);
+    assert!(
+        matches!(
+            short,
+            Err(JitError::SliceTooShort {
+                slice: "out",
+                needed: 2,
+                got: 1,
+                ..
+            })
+        ),
+        "{short:?}"
+    );
+}
+
+/// The program of `text`, from the driver.
+fn program(text: &str) -> eqm::exec::ExecProgram {
+    let mut session = Session::new();
+    session.add_embedded_stdlib();
+    session.add_file("test.eqm", text);
+    let compiled = session.compile(None, &eqm::flatten::Options::default());
+    compiled
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)))
+        .program
+}
+
+/// The evaluation arrays of a program, read by the evaluator through the program's slots.
+struct Memory<'p> {
+    program: &'p eqm::exec::ExecProgram,
+    x: Vec<f64>,
+    p: Vec<f64>,
+    work: Vec<f64>,
+}
+
+impl Env for Memory<'_> {
+    fn var(&self, v: VarId) -> f64 {
+        match self.program.slot_of(v) {
+            Some(Slot::State(i)) => self.x[i as usize],
+            Some(Slot::Param(i)) => self.p[i as usize],
+            Some(Slot::Work(i)) => self.work[i as usize],
+            _ => f64::NAN,
+        }
+    }
+    fn time(&self) -> f64 {
+        0.0
+    }
+}
+
+/// A torn nonlinear loop compiled as the native back end compiles it: one segment from the
+/// tearing values through the inner assignments to the residuals, one with every partial
+/// derivative of its symbolic Jacobian. At random tearing values, the inner values, residuals
+/// and partial derivatives are the evaluator's, bit for bit.
+#[test]
+fn loop_residuals_and_symbolic_jacobian_match_the_evaluator() {
+    let program = program(
+        "model L
+           Real x(start = 0.5, fixed = true);
+           Real a(start = 0.1);
+           Real b(start = 0.2);
+           Real c;
+           parameter Real k = 0.3;
+         equation
+           a = k*sin(b) + x;
+           c = a*a - x;
+           b = 0.5*cos(c) - x*a*exp(b);
+           der(x) = a - b + c;
+         end L;",
+    );
+    let Some(Instr::Loop(block)) = program.rhs().iter().find(|i| matches!(i, Instr::Loop(_))) else {
+        panic!("no loop in {:#?}", program.rhs())
+    };
+    let jacobian = block.jacobian.as_ref().expect("a symbolic Jacobian");
+    let partials: Vec<ExprId> = jacobian
+        .inner
+        .iter()
+        .chain(&jacobian.residuals)
+        .flatten()
+        .map(|(_, e)| *e)
+        .collect();
+    assert!(!partials.is_empty());
+    let evaluate = Segment {
+        assignments: block.inner.iter().map(|a| (a.target, a.value)).collect(),
+        statements: Vec::new(),
+        results: block.residuals.iter().map(|(r, _)| *r).collect(),
+    };
+    let jacobian_segment = Segment {
+        results: partials.clone(),
+        ..Segment::default()
+    };
+    let module = compile(
+        program.exprs(),
+        program.functions(),
+        &|v| program.slot_of(v),
+        &[evaluate, jacobian_segment],
+        &JitOptions::default(),
+    )
+    .expect("compiles");
+    let layout = program.layout();
+    let mut memory = Memory {
+        program: &program,
+        x: vec![0.4; layout.states],
+        p: program.p0().to_vec(),
+        work: vec![0.0; layout.work],
+    };
+    let mut seed = 0x1234_5678_9abc_def1u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
+    };
+    for _ in 0..50 {
+        for slot in &block.tearing {
+            let Slot::Work(i) = slot else {
+                panic!("tearing unknown in {slot:?}")
+            };
+            memory.work[*i as usize] = next();
+        }
+        let mut residuals = vec![f64::NAN; block.residuals.len()];
+        let mut values = vec![f64::NAN; partials.len()];
+        let mut dx = vec![0.0; layout.states];
+        for (segment, out) in [(0, &mut residuals), (1, &mut values)] {
+            module
+                .run(
+                    segment,
+                    0.0,
+                    [&memory.x, &memory.p],
+                    [&mut dx, &mut memory.work],
+                    out,
+                    1000,
+                )
+                .expect("runs");
+        }
+        for a in &block.inner {
+            let Slot::Work(i) = a.target else {
+                panic!("inner unknown in {:?}", a.target)
+            };
+            let expected = evaluate_in(program.exprs(), a.value, &memory).expect("evaluates");
+            assert!(same(memory.work[i as usize], expected));
+        }
+        let expected = |e: ExprId| evaluate_in(program.exprs(), e, &memory).expect("evaluates");
+        for ((r, _), value) in block.residuals.iter().zip(&residuals) {
+            assert!(same(*value, expected(*r)), "residual {value} vs {}", expected(*r));
+        }
+        for (e, value) in partials.iter().zip(&values) {
+            assert!(same(*value, expected(*e)), "partial {value} vs {}", expected(*e));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failures
+
+/// A zero step, `terminate` and the iteration budget fail compiled code with the failure the
+/// interpreter reports, naming the root that failed.
+#[test]
+fn zero_steps_terminate_and_endless_loops_fail() {
+    let flat = flatten(
+        r#"
+function stepped
+  input Real u;
+  input Integer s;
+  output Real y = 0;
+algorithm
+  for j in 1:s:3 loop
+    y := u + y;
+  end for;
+  if u < 0 then
+    terminate("u is negative");
+  end if;
+  while u > 10 loop
+    y := y + 1;
+  end while;
+end stepped;
+model M
+  parameter Real u = 1;
+  parameter Integer s = 1;
+  Real y;
+equation
+  y = stepped(u, s);
+end M;
+"#,
+    );
+    let slot = |v: VarId| Some([Slot::Param(0), Slot::Param(1), Slot::Work(1)][v.0 as usize]);
+    let value = flat.equations[0].rhs;
+    let two = Segment::assignments(vec![(Slot::Work(0), value), (Slot::Work(1), value)]);
+    let module =
+        compile(&flat.exprs, &flat.functions, &slot, &[two], &JitOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let run = |u: f64, s: f64| {
+        let mut work = [0.0; 2];
+        module
+            .run(0, 0.0, [&[], &[u, s]], [&mut [], &mut work], &mut [], 1000)
+            .map(|()| work[0])
+    };
+    assert_eq!(run(2.0, 1.0), Ok(6.0));
+    assert_eq!(run(2.0, -1.0), Ok(0.0));
+    let failed = |r: Result<f64, JitError>| match r {
+        Err(JitError::Failed { site, kind }) => (site, kind),
+        other => panic!("{other:?}"),
+    };
+    assert!(matches!(failed(run(2.0, 0.0)), (0, FailureKind::ZeroStep { .. })));
+    assert!(matches!(
+        failed(run(-1.0, 1.0)),
+        (0, FailureKind::Terminate { message, .. }) if message == "u is negative"
+    ));
+    assert!(matches!(
+        failed(run(11.0, 1.0)),
+        (0, FailureKind::IterationLimit { limit: 1000 })
+    ));
 }

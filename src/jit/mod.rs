@@ -359,6 +359,13 @@ impl CompiledModule {
     }
 }
 
+// SAFETY: the only field that is not `Sync` is the `JITModule`, and no method taking `&self`
+// touches it: shared references only read the function pointers, slice lengths and failure
+// table, which are immutable after `compile`, and call code that writes nothing but the
+// slices of its own call. The module itself is used only by `Drop`, which has `&mut self`.
+// This lets the instances of one program share their native code (`Arc`) across threads.
+unsafe impl Sync for CompiledModule {}
+
 impl Drop for CompiledModule {
     fn drop(&mut self) {
         if let Some(module) = self.module.take() {
