@@ -38,12 +38,12 @@
 //! back ends give the same bits and the same failures. Instructions the JIT could not compile
 //! stay with the register code. Native code is optional: the interpreter alone remains the
 //! reference. This module deliberately does not integrate (integrators call [`OdeRhs`]) and does
-//! not handle events; the parameter and start-value programs are always interpreted.
+//! not handle events; the start-value program is always interpreted.
 
 use crate::builtins::{Builtin, Eval};
 use crate::diag::Diagnostic;
 use crate::exec::{
-    EvalFailure, ExecProgram, FailureKind, FailureSite, Instr, LoopVar, condition_expr, condition_holds,
+    EvalFailure, ExecProgram, FailureKind, FailureSite, Instr, LoopVar, ParamCondition, condition_expr, condition_holds,
 };
 use crate::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp};
 use crate::flat::{Place, Statement};
@@ -1698,31 +1698,45 @@ impl<'p> Interpreter<'p> {
             work,
         };
         let program = self.program;
-        self.assign_all(
-            |s| &s.params,
-            &mut mem,
-            |k| FailureSite::Parameter {
-                var: program.parameter_program()[k].var,
-            },
-        )?;
-        for k in 0..self.conditions.len() {
-            let c = program.conditions()[k];
-            let site = FailureSite::Condition { eq: c.eq };
-            let value = self.m.eval(self.conditions[k], &mut mem).map_err(|f| EvalFailure {
-                time: f64::NAN,
-                kind: self.fault(f),
-                site: site.clone(),
-            })?;
-            if !condition_holds(c.condition, value) {
-                return Err(EvalFailure {
-                    time: f64::NAN,
-                    kind: FailureKind::Condition {
-                        condition: c.condition,
-                        value,
-                    },
-                    site,
-                });
+        let parameter = |k: usize| FailureSite::Parameter {
+            var: program.parameter_program()[k].var,
+        };
+        let condition = |k: usize| FailureSite::Condition {
+            eq: program.conditions()[k].eq,
+        };
+        let failure = |kind: FailureKind, site: FailureSite| EvalFailure {
+            time: f64::NAN,
+            kind,
+            site,
+        };
+        if let Some(native) = self.native.clone()
+            && let Some(segment) = native.parameters
+        {
+            // The parameters are the segment's first roots, the conditions its results.
+            let n = program.parameter_program().len();
+            let mut values = vec![0.0; program.conditions().len()];
+            let outcome = mem.native(&native.module, segment, &mut values, self.m.iteration_limit);
+            let failed_at = match &outcome {
+                Err(JitError::Failed { site, .. }) => *site,
+                Err(_) => 0,
+                Ok(()) => usize::MAX,
+            };
+            let targets = program.parameter_program().iter().map(|a| a.target);
+            let assigned = if failed_at < n { outcome.clone() } else { Ok(()) };
+            native_assignments(targets, &mem, assigned).map_err(|(k, e)| failure(self.kind(e), parameter(k)))?;
+            for (k, value) in values.iter().enumerate().take(failed_at.saturating_sub(n)) {
+                check_condition(program.conditions()[k], *value).map_err(|kind| failure(kind, condition(k)))?;
             }
+            let at = failed_at.saturating_sub(n);
+            return outcome.map_err(|e| failure(self.kind(SolveError::from(e)), condition(at)));
+        }
+        self.assign_all(|s| &s.params, &mut mem, parameter)?;
+        for k in 0..self.conditions.len() {
+            let value = self
+                .m
+                .eval(self.conditions[k], &mut mem)
+                .map_err(|f| failure(self.fault(f), condition(k)))?;
+            check_condition(program.conditions()[k], value).map_err(|kind| failure(kind, condition(k)))?;
         }
         Ok(())
     }
@@ -1959,6 +1973,18 @@ impl<'p> Interpreter<'p> {
             SolveError::Fault(f) => self.fault(f),
             SolveError::Kind(kind) => kind,
         }
+    }
+}
+
+/// Checks parameter condition `c` on the value of its expression.
+fn check_condition(c: ParamCondition, value: f64) -> Result<(), FailureKind> {
+    if condition_holds(c.condition, value) {
+        Ok(())
+    } else {
+        Err(FailureKind::Condition {
+            condition: c.condition,
+            value,
+        })
     }
 }
 

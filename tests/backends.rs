@@ -480,3 +480,38 @@ fn runaway_recursion_fails_alike() {
         .join()
         .expect("no panic");
 }
+
+/// The parameter program and the parameter conditions run natively: dependent parameters get
+/// the same bits, and a parameter that breaks a condition fails alike on both back ends.
+#[test]
+fn parameters_run_natively_and_fail_alike() {
+    let (program, _) = programs(
+        "parameters.eqm",
+        "model P
+           parameter Real m = 2;
+           parameter Real k = 3*m + sqrt(m);
+           parameter Real c = k/m;
+           Real x(start = 1, fixed = true);
+           Real v(start = 0, fixed = true);
+         equation
+           der(x) = v;
+           m*der(v) = -k*x - c*v;
+         end P;",
+    );
+    assert!(!program.parameter_program().is_empty() && !program.conditions().is_empty());
+    let (native, evaluated) = compare("parameters.eqm", &program, &mut Rng(11), 20);
+    assert!(native.parameters_native());
+    assert_eq!(evaluated, 20);
+    let (mut a, mut b) = pair(&program, &native);
+    for m in [0.5, 7.25] {
+        a.set_param("m", m).expect("valid");
+        b.set_param("m", m).expect("valid");
+        for name in ["k", "c"] {
+            let (u, v) = (a.param(name).expect("k"), b.param(name).expect("k"));
+            assert_eq!(u.to_bits(), v.to_bits(), "{name} with m = {m}");
+        }
+    }
+    let (fa, fb) = (a.set_param("m", 0.0), b.set_param("m", 0.0));
+    assert!(fa.is_err());
+    assert_eq!(format!("{fa:?}"), format!("{fb:?}"));
+}

@@ -7,15 +7,16 @@
 //! program has it) its symbolic derivative; an algebraic loop becomes one segment computing the
 //! inner assignments and the residuals from the tearing values, and one computing every partial
 //! derivative of its symbolic Jacobian; an algorithm section becomes its resets followed by its
-//! statements. The Newton and LU iterations stay in Rust ([`super::solve_scalar`],
+//! statements; the outputs program becomes one segment, and the parameter program another,
+//! with the expressions of the parameter conditions as its results. The Newton and LU iterations stay in Rust ([`super::solve_scalar`],
 //! [`super::LoopSolver`]), shared with the interpreter, so both back ends take the same steps.
 //!
 //! When the JIT cannot translate an instruction (an event operator, for now), that instruction
 //! stays with the interpreter and the rest is still native: compiling everything at once is
 //! tried first, and only when that fails are the instructions compiled in halves until the
 //! failing ones are found. This module does not run anything (the interpreter calls the code)
-//! and does not compile the parameter and start-value programs, which run once per parameter
-//! change or simulation.
+//! and does not compile the start-value program: it runs once per simulation and writes the
+//! states, which compiled code only reads.
 
 use crate::exec::{ExecProgram, Instr};
 use crate::jit::{self, CompiledModule, JitOptions, Segment};
@@ -46,6 +47,9 @@ pub struct NativeCode {
     native: Vec<bool>,
     /// The segment computing the outputs program, if it compiled.
     pub(super) outputs: Option<usize>,
+    /// The segment computing the parameter program (its assignments) and the expressions of
+    /// the parameter conditions (its results), if it compiled.
+    pub(super) parameters: Option<usize>,
 }
 
 /// A piece of the program compiled as a whole, or left to the interpreter as a whole.
@@ -57,6 +61,8 @@ enum Unit {
     Solve(usize),
     /// The outputs program.
     Outputs,
+    /// The parameter program and the parameter conditions.
+    Parameters,
 }
 
 impl NativeCode {
@@ -64,7 +70,7 @@ impl NativeCode {
     /// can (or the host has no JIT).
     pub fn compile(program: &ExecProgram) -> Option<NativeCode> {
         let n = program.rhs().len();
-        let grouped = units(program, &vec![true; n], true);
+        let grouped = units(program, &vec![true; n], true, true);
         if let Ok(code) = NativeCode::build(program, &grouped) {
             return Some(code);
         }
@@ -74,12 +80,13 @@ impl NativeCode {
                 Instr::Assign { .. } => Unit::Run { begin: k, end: k + 1 },
                 _ => Unit::Solve(k),
             })
-            .chain(std::iter::once(Unit::Outputs))
+            .chain([Unit::Outputs, Unit::Parameters])
             .collect();
         let mut ok = vec![false; singles.len()];
         compilable(program, &singles, &mut ok);
+        let parameters = ok.pop().unwrap_or(false);
         let outputs = ok.pop().unwrap_or(false);
-        let grouped = units(program, &ok, outputs);
+        let grouped = units(program, &ok, outputs, parameters);
         if grouped.is_empty() {
             return None;
         }
@@ -93,6 +100,7 @@ impl NativeCode {
         let mut steps = vec![None; n];
         let mut native = vec![false; n];
         let mut outputs = None;
+        let mut parameters = None;
         let mut add = |segment: Segment| {
             segments.push(segment);
             segments.len() - 1
@@ -119,6 +127,21 @@ impl NativeCode {
                     let assignments = program.outputs().iter().map(|a| (a.target, a.value)).collect();
                     outputs = Some(add(Segment::assignments(assignments)));
                 }
+                Unit::Parameters => {
+                    parameters = Some(add(Segment {
+                        assignments: program
+                            .parameter_program()
+                            .iter()
+                            .map(|a| (a.target, a.value))
+                            .collect(),
+                        statements: Vec::new(),
+                        results: program
+                            .conditions()
+                            .iter()
+                            .map(|c| crate::exec::condition_expr(c.condition))
+                            .collect(),
+                    }));
+                }
             }
         }
         let module = jit::compile(
@@ -128,11 +151,15 @@ impl NativeCode {
             &segments,
             &JitOptions::default(),
         )?;
+        // Parameters are computed without states and derivatives (there are none yet); code
+        // that would read them stays with the interpreter, which reports the contract broken.
+        let parameters = parameters.filter(|&s| module.lengths(s).is_some_and(|l| l.x == 0 && l.dx == 0));
         Ok(NativeCode {
             module,
             steps,
             native,
             outputs,
+            parameters,
         })
     }
 
@@ -154,6 +181,11 @@ impl NativeCode {
     /// Whether the outputs program runs as native code.
     pub fn outputs_native(&self) -> bool {
         self.outputs.is_some()
+    }
+
+    /// Whether the parameter program (and the parameter conditions) runs as native code.
+    pub fn parameters_native(&self) -> bool {
+        self.parameters.is_some()
     }
 }
 
@@ -206,8 +238,9 @@ fn solve_step(program: &ExecProgram, k: usize, add: &mut dyn FnMut(Segment) -> u
 }
 
 /// The units for the instructions marked in `native`: maximal runs of explicit assignments,
-/// and every other instruction alone; the outputs program if `outputs`.
-fn units(program: &ExecProgram, native: &[bool], outputs: bool) -> Vec<Unit> {
+/// and every other instruction alone; the outputs program if `outputs`, the parameter program
+/// if `parameters`.
+fn units(program: &ExecProgram, native: &[bool], outputs: bool, parameters: bool) -> Vec<Unit> {
     let rhs = program.rhs();
     let mut units = Vec::new();
     let mut k = 0;
@@ -229,6 +262,9 @@ fn units(program: &ExecProgram, native: &[bool], outputs: bool) -> Vec<Unit> {
     }
     if outputs && !program.outputs().is_empty() {
         units.push(Unit::Outputs);
+    }
+    if parameters && !(program.parameter_program().is_empty() && program.conditions().is_empty()) {
+        units.push(Unit::Parameters);
     }
     units
 }
