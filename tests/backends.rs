@@ -515,3 +515,38 @@ fn parameters_run_natively_and_fail_alike() {
     assert!(fa.is_err());
     assert_eq!(format!("{fa:?}"), format!("{fb:?}"));
 }
+
+/// Every expression has its own iteration budget and computes its own calls on both back ends,
+/// even when native code could reuse a call an earlier expression made: the second equation
+/// needs 62 + 47 units here (over the limit), though it shares its first call with the first.
+#[test]
+fn each_expression_spends_its_own_iteration_budget() {
+    let (program, _) = programs(
+        "budget.eqm",
+        "model B
+           function count
+             input Real n;
+             output Real y;
+           algorithm
+             y := 0;
+             while y < n loop
+               y := y + 1;
+             end while;
+           end count;
+           parameter Real n1 = 60;
+           parameter Real n2 = 45;
+           Real x(start = 0, fixed = true);
+           Real y1;
+           Real y2;
+         equation
+           y1 = count(n1);
+           y2 = 2*count(n1) + count(n2);
+           der(x) = y1 - y2 + x;
+         end B;",
+    );
+    let failure = same_failure(&program, &[0.0], Some(100));
+    assert!(
+        matches!(failure.kind, FailureKind::IterationLimit { limit: 100 }),
+        "{failure:?}"
+    );
+}

@@ -34,7 +34,8 @@
 //! further outputs from it. The iteration budget and the call depth live in the status block
 //! and follow the interpreter's rules (see [`crate::interp`]): the budget is reset at the start
 //! of every expression that calls a user function (of every statement list for algorithms),
-//! every call and every backward jump of a loop spends one unit, and calls nest at most
+//! which then computes its calls itself rather than reusing those of earlier expressions, every
+//! call and every backward jump of a loop spends one unit, and calls nest at most
 //! [`crate::interp::MAX_CALL_DEPTH`] deep.
 //!
 //! What it deliberately does not do: decide which variable lives in which slot or order the

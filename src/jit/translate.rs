@@ -140,10 +140,12 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
 
     /// Starts root `site` (an assignment, a statement list or a result) whose code is `e`:
     /// like the interpreter, each root that can call a user function starts with the full
-    /// iteration budget.
+    /// iteration budget, and computes its calls itself (the interpreter shares nodes only within
+    /// a root), so that it spends exactly the budget the interpreter spends.
     pub fn begin_root(&mut self, site: u64, e: ExprId) {
         self.site = site;
         if self.sh.calls_user(e) {
+            self.forget();
             self.reset_budget();
         }
     }
