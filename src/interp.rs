@@ -29,9 +29,9 @@
 //! The same iterations drive native code. [`NativeCode`] (in `native`) compiles the program's
 //! instructions with the JIT; once attached ([`Interpreter::attach_native`]), every compiled
 //! instruction runs natively: a run of explicit assignments is one call, and a Newton block or
-//! a loop is solved by the very functions the interpreter uses ([`solve_scalar`],
-//! [`LoopSolver::run`]), which see the equations only through the [`ScalarProblem`] and
-//! [`LoopProblem`] traits, implemented once by the register code and once by native
+//! a loop is solved by the very functions the interpreter uses (`solve_scalar`,
+//! `LoopSolver::run`), which see the equations only through the `ScalarProblem` and
+//! `LoopProblem` traits, implemented once by the register code and once by native
 //! residuals and partial derivatives. Values a run computes are checked to be finite after it,
 //! and failures of compiled code (an `assert`, `terminate`, a zero `for` step, the iteration
 //! and recursion limits) come back as the [`FailureKind`] the register code reports, so both
@@ -985,7 +985,7 @@ impl From<JitError> for SolveError {
 
 /// What the scalar Newton iteration needs of an implicit equation `residual(target) = 0`. The
 /// interpreter's register code and native code both provide it, so that both back ends run
-/// the one iteration of [`solve_scalar`].
+/// the one iteration of `solve_scalar`.
 trait ScalarProblem {
     /// Writes `z` into the target and evaluates the residual there.
     fn residual(&mut self, z: f64) -> Result<f64, SolveError>;
@@ -1116,7 +1116,7 @@ impl ScalarProblem for NativeScalar<'_, '_> {
 }
 
 /// What the loop solver needs of a torn algebraic loop; the register code and native code both
-/// provide it, so that both back ends run the one iteration of [`LoopSolver::run`].
+/// provide it, so that both back ends run the one iteration of `LoopSolver::run`.
 trait LoopProblem {
     /// The value tearing unknown `j` holds (the first guess).
     fn guess(&self, j: usize) -> f64;

@@ -104,7 +104,7 @@ pub(super) fn compile(
     Ok(())
 }
 
-/// Translates the statements of model algorithm section as root `site` of the segment function
+/// Translates the statements of a model algorithm section as root `site` of the segment function
 /// `t` is building; code continues after them (where `return` leads too).
 pub(super) fn algorithm(t: &mut Translator<'_, '_, '_>, site: u64, statements: &[Statement]) -> Result<(), JitError> {
     if let Leaves::Segment(seg) = &mut t.leaves {
