@@ -171,8 +171,8 @@ pub enum JitError {
     /// The host machine is not supported by Cranelift.
     Host(String),
     NoSuchSegment(usize),
-    /// The compiled code failed in root `site` of the segment: its assignments, its statements
-    /// and its results counted from 0 in the order they run.
+    /// The compiled code failed in root `site` of the segment, counting from 0 each assignment,
+    /// the statements (one root together) and each result, in the order they run.
     Failed {
         site: usize,
         kind: FailureKind,
