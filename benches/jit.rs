@@ -7,7 +7,10 @@
 //! springs `k`, damping `c`, mass `m` in `p`. Per mass three assignments:
 //! `work[i] := k*(s[i] - s[i-1])` (the spring force), `dx[2i] := v[i]` and
 //! `dx[2i+1] := (work[i+1] - work[i] - c*v[i])/m` (written one step later, when the next
-//! spring's force is known). Prints numbers only; nothing is asserted about time.
+//! spring's force is known). Then, per example model (and a model with a nonlinear algebraic
+//! loop), the time of one right-hand-side evaluation by the interpreter alone and with native
+//! code attached (every instruction compiled; Newton iterations in Rust). Prints numbers only;
+//! nothing is asserted about time.
 
 use eqm::expr::{BinOp, ExprArena, ExprId, VarId};
 use eqm::jit::{JitOptions, Segment, compile};
@@ -64,7 +67,7 @@ impl Chain {
         Chain {
             masses: n,
             arena: a,
-            segment: Segment { assignments: out },
+            segment: Segment::assignments(out),
         }
     }
 
@@ -129,6 +132,83 @@ fn ns_per_assignment(assignments: usize, reps: usize, mut f: impl FnMut()) -> f6
     best.as_secs_f64() * 1e9 / (reps * assignments) as f64
 }
 
+/// A model whose right-hand side is mostly a torn nonlinear loop with a symbolic Jacobian.
+const LOOP_MODEL: &str = "model Loop
+  Real s(start = 0.5, fixed = true);
+  Real u(start = 0.1);
+  Real v(start = 0.2);
+  Real w;
+equation
+  u = 0.2*cos(v) - s;
+  w = u*u + s;
+  v = 0.4*sin(w) + s*u*exp(-v);
+  der(s) = u + v - w;
+end Loop;";
+
+/// Microseconds per right-hand-side evaluation of each example, interpreted and native.
+fn models() {
+    use eqm::interp::{Instance, NativeCode, OdeRhs};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut sources: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "eqm"))
+                .filter_map(|p| {
+                    let name = p.file_name()?.to_str()?.to_string();
+                    Some((name, std::fs::read_to_string(&p).ok()?))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    sources.sort();
+    sources.push(("(nonlinear loop)".to_string(), LOOP_MODEL.to_string()));
+    println!();
+    println!(
+        "{:>24} {:>8} {:>10} {:>14} {:>10}",
+        "model", "instrs", "compile ms", "interpreter µs", "native µs"
+    );
+    for (name, text) in sources {
+        let mut session = eqm::driver::Session::new();
+        session.add_embedded_stdlib();
+        session.add_file(name.as_str(), text);
+        let Some(compiled) = session.compile(None, &eqm::flatten::Options::default()) else {
+            eprintln!("{name}: does not compile");
+            continue;
+        };
+        let program = &compiled.program;
+        let start = Instant::now();
+        let Some(native) = NativeCode::compile(program) else {
+            eprintln!("{name}: no native code");
+            continue;
+        };
+        let compile_ms = start.elapsed().as_secs_f64() * 1e3;
+        let (Ok(mut interpreted), Ok(mut fast)) = (Instance::new(program), Instance::new(program)) else {
+            continue;
+        };
+        fast.attach_native(std::sync::Arc::new(native));
+        let x = program.x0().to_vec();
+        let mut dx = vec![0.0; x.len()];
+        let mut time = |instance: &mut Instance<'_>| {
+            let reps = 2000;
+            let best = common::best_of(5, || {
+                for _ in 0..reps {
+                    let _ = instance.rhs(0.1, black_box(&x), &mut dx);
+                }
+            });
+            best.as_secs_f64() * 1e6 / reps as f64
+        };
+        let (a, b) = (time(&mut interpreted), time(&mut fast));
+        println!(
+            "{:>24} {:>8} {:>10.1} {:>14.3} {:>10.3}",
+            name,
+            program.rhs().len(),
+            compile_ms,
+            a,
+            b
+        );
+    }
+}
+
 fn main() {
     let sizes: Vec<usize> = {
         let given: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
@@ -189,4 +269,5 @@ fn main() {
             evaluator
         );
     }
+    models();
 }

@@ -24,13 +24,26 @@
 //! Newton step (an LU solve with partial pivoting, the triangular solves by nalgebra) and fall
 //! back to Newton if the result does not satisfy the equations; nonlinear loops run Newton on
 //! the torn residuals with the Jacobian assembled by the chain rule from the program's symbolic
-//! partial derivatives (difference quotients where those could not be built). This module
-//! deliberately does not integrate (integrators call [`OdeRhs`]) and does not handle events.
+//! partial derivatives (difference quotients where those could not be built).
+//!
+//! The same iterations drive native code. [`NativeCode`] (in `native`) compiles the program's
+//! instructions with the JIT; once attached ([`Interpreter::attach_native`]), every compiled
+//! instruction runs natively: a run of explicit assignments is one call, and a Newton block or
+//! a loop is solved by the very functions the interpreter uses (`solve_scalar`,
+//! `LoopSolver::run`), which see the equations only through the `ScalarProblem` and
+//! `LoopProblem` traits, implemented once by the register code and once by native
+//! residuals and partial derivatives. Values a run computes are checked to be finite after it,
+//! and failures of compiled code (an `assert`, `terminate`, a zero `for` step, the iteration
+//! and recursion limits) come back as the [`FailureKind`] the register code reports, so both
+//! back ends give the same bits and the same failures. Instructions the JIT could not compile
+//! stay with the register code. Native code is optional: the interpreter alone remains the
+//! reference. This module deliberately does not integrate (integrators call [`OdeRhs`]) and does
+//! not handle events; the start-value program is always interpreted.
 
 use crate::builtins::{Builtin, Eval};
 use crate::diag::Diagnostic;
 use crate::exec::{
-    EvalFailure, ExecProgram, FailureKind, FailureSite, Instr, LoopVar, condition_expr, condition_holds,
+    EvalFailure, ExecProgram, FailureKind, FailureSite, Instr, LoopVar, ParamCondition, condition_expr, condition_holds,
 };
 use crate::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp};
 use crate::flat::{Place, Statement};
@@ -38,6 +51,13 @@ use crate::slot::Slot;
 use crate::source::Span;
 use crate::symbolic::eval::{binary, unary};
 use nalgebra::{DMatrix, DVector};
+
+mod native;
+
+use crate::jit::{CompiledModule, JitError};
+pub use native::NativeCode;
+use native::NativeStep;
+use std::sync::Arc;
 
 /// Newton iterations before an implicit equation or a loop is reported as not converging.
 pub const NEWTON_MAX_ITERATIONS: u32 = 50;
@@ -192,6 +212,18 @@ struct Mem<'a> {
 }
 
 impl Mem<'_> {
+    /// Runs `segment` of `module` on these arrays, its results into `out`.
+    fn native(&mut self, module: &CompiledModule, segment: usize, out: &mut [f64], limit: u64) -> Result<(), JitError> {
+        module.run(
+            segment,
+            self.t,
+            [self.x, self.p],
+            [&mut *self.dx, &mut *self.work],
+            out,
+            limit,
+        )
+    }
+
     fn read(&self, slot: Slot) -> f64 {
         match slot {
             Slot::Time => self.t,
@@ -923,30 +955,6 @@ struct AlgorithmCode {
     outputs: Vec<Slot>,
 }
 
-/// Compiled partial derivatives: for each inner value or residual, the non-zero ones.
-type Partials = Vec<Vec<(LoopVar, Code)>>;
-
-/// A compiled algebraic loop with its Newton and LU buffers.
-#[derive(Debug, Clone)]
-struct LoopSolver {
-    tearing: Vec<Slot>,
-    inner: Vec<(Slot, Code)>,
-    residuals: Vec<Code>,
-    linear: bool,
-    /// Partial derivatives of the inner values and of the residuals.
-    jacobian: Option<(Partials, Partials)>,
-    /// Current point and its residuals; the trial point and its residuals.
-    t: Vec<f64>,
-    f: Vec<f64>,
-    trial: Vec<f64>,
-    f_trial: Vec<f64>,
-    step: DVector<f64>,
-    /// `dz[k*n + j]`: the derivative of inner unknown `k` with respect to tearing unknown `j`.
-    dz: Vec<f64>,
-    jm: DMatrix<f64>,
-    pivots: Vec<usize>,
-}
-
 /// What went wrong while solving, before the site is added.
 enum SolveError {
     Fault(Fault),
@@ -959,27 +967,299 @@ impl From<Fault> for SolveError {
     }
 }
 
+/// Native code failed: its failure as the interpreter reports it. Only a failure of the code
+/// is expected; a length error cannot happen, because the arrays were checked against the
+/// layout the code was compiled for, but it is reported rather than ignored.
+impl From<JitError> for SolveError {
+    fn from(e: JitError) -> SolveError {
+        match e {
+            JitError::Failed { kind, .. } => SolveError::Kind(kind),
+            _ => SolveError::Kind(FailureKind::Dimension {
+                array: "native code",
+                expected: 0,
+                found: 0,
+            }),
+        }
+    }
+}
+
+/// What the scalar Newton iteration needs of an implicit equation `residual(target) = 0`. The
+/// interpreter's register code and native code both provide it, so that both back ends run
+/// the one iteration of `solve_scalar`.
+trait ScalarProblem {
+    /// Writes `z` into the target and evaluates the residual there.
+    fn residual(&mut self, z: f64) -> Result<f64, SolveError>;
+    /// The symbolic derivative of the residual at the point evaluated last; `None` when there
+    /// is none, and a difference quotient is used instead.
+    fn derivative(&mut self) -> Option<Result<f64, SolveError>>;
+}
+
+/// Scalar Newton with a backtracking line search on `|residual|`, starting from `guess` (the
+/// value the target holds).
+fn solve_scalar(guess: f64, f: &mut dyn ScalarProblem) -> Result<(), SolveError> {
+    let mut z = if guess.is_finite() { guess } else { 0.0 };
+    let mut r = f.residual(z)?;
+    if !r.is_finite() {
+        return Err(SolveError::Kind(FailureKind::NotFinite { value: r }));
+    }
+    let mut outcome = Err(SolveError::Kind(FailureKind::NoConvergence {
+        iterations: NEWTON_MAX_ITERATIONS,
+        residual: r.abs(),
+    }));
+    for iteration in 0..NEWTON_MAX_ITERATIONS {
+        if r == 0.0 {
+            outcome = Ok(());
+            break;
+        }
+        let d = match f.derivative() {
+            Some(d) => d?,
+            None => {
+                let h = f64::EPSILON.sqrt() * z.abs().max(1.0);
+                (f.residual(z + h)? - r) / h
+            }
+        };
+        if !d.is_finite() || d == 0.0 {
+            outcome = Err(SolveError::Kind(FailureKind::Singular));
+            break;
+        }
+        let step = -r / d;
+        let mut lambda = 1.0;
+        let (z_new, r_new) = loop {
+            let z_new = z + lambda * step;
+            let r_new = f.residual(z_new)?;
+            if r_new.is_finite() && r_new.abs() <= (1.0 - ARMIJO * lambda) * r.abs() {
+                break (z_new, r_new);
+            }
+            lambda *= 0.5;
+            if lambda < 1e-10 {
+                break (f64::NAN, f64::NAN);
+            }
+        };
+        if z_new.is_nan() {
+            // The residual cannot be reduced: at the level of rounding errors that means z
+            // is the solution; otherwise Newton has failed.
+            outcome = if step.abs() <= STALL_RTOL * z.abs() + STALL_ATOL {
+                f.residual(z)?;
+                Ok(())
+            } else {
+                Err(SolveError::Kind(FailureKind::NoConvergence {
+                    iterations: iteration + 1,
+                    residual: r.abs(),
+                }))
+            };
+            break;
+        }
+        let converged = (lambda * step).abs() <= STEP_RTOL * z_new.abs() + STEP_ATOL;
+        z = z_new;
+        r = r_new;
+        if converged {
+            outcome = Ok(());
+            break;
+        }
+        outcome = Err(SolveError::Kind(FailureKind::NoConvergence {
+            iterations: iteration + 1,
+            residual: r.abs(),
+        }));
+    }
+    outcome
+}
+
+/// A scalar implicit equation evaluated by the register code.
+struct InterpretedScalar<'x, 'm> {
+    m: &'x mut Machine,
+    mem: &'x mut Mem<'m>,
+    target: Slot,
+    residual: Code,
+    derivative: Option<Code>,
+}
+
+impl ScalarProblem for InterpretedScalar<'_, '_> {
+    fn residual(&mut self, z: f64) -> Result<f64, SolveError> {
+        self.mem.write(self.target, z);
+        Ok(self.m.eval(self.residual, self.mem)?)
+    }
+
+    fn derivative(&mut self) -> Option<Result<f64, SolveError>> {
+        let code = self.derivative?;
+        Some(self.m.eval(code, self.mem).map_err(SolveError::from))
+    }
+}
+
+/// A scalar implicit equation evaluated by native code: segments with one result each.
+struct NativeScalar<'x, 'm> {
+    module: &'x CompiledModule,
+    mem: &'x mut Mem<'m>,
+    target: Slot,
+    residual: usize,
+    derivative: Option<usize>,
+    limit: u64,
+}
+
+impl ScalarProblem for NativeScalar<'_, '_> {
+    fn residual(&mut self, z: f64) -> Result<f64, SolveError> {
+        self.mem.write(self.target, z);
+        let mut out = [0.0];
+        self.mem.native(self.module, self.residual, &mut out, self.limit)?;
+        Ok(out[0])
+    }
+
+    fn derivative(&mut self) -> Option<Result<f64, SolveError>> {
+        let segment = self.derivative?;
+        let mut out = [0.0];
+        Some(
+            self.mem
+                .native(self.module, segment, &mut out, self.limit)
+                .map(|()| out[0])
+                .map_err(SolveError::from),
+        )
+    }
+}
+
+/// What the loop solver needs of a torn algebraic loop; the register code and native code both
+/// provide it, so that both back ends run the one iteration of `LoopSolver::run`.
+trait LoopProblem {
+    /// The value tearing unknown `j` holds (the first guess).
+    fn guess(&self, j: usize) -> f64;
+    /// Writes the tearing values `t` into their slots, runs the inner assignments and
+    /// evaluates the residuals into `f`.
+    fn evaluate(&mut self, t: &[f64], f: &mut [f64]) -> Result<(), SolveError>;
+    /// Evaluates the partial derivatives of the loop's symbolic Jacobian at the point
+    /// evaluated last, in the order of [`crate::exec::LoopJacobian`] (the inner rows, then the
+    /// residual rows), into `out`. Only called when the loop has a symbolic Jacobian.
+    fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError>;
+}
+
+/// The compiled code of an algebraic loop: tearing slots, inner assignments, residuals and the
+/// partial derivatives in the order of [`crate::exec::LoopJacobian`].
+#[derive(Debug, Clone)]
+struct LoopCode {
+    tearing: Vec<Slot>,
+    inner: Vec<(Slot, Code)>,
+    residuals: Vec<Code>,
+    partials: Vec<Code>,
+}
+
+/// An algebraic loop evaluated by the register code.
+struct InterpretedLoop<'x, 'm> {
+    code: &'x LoopCode,
+    m: &'x mut Machine,
+    mem: &'x mut Mem<'m>,
+}
+
+impl LoopProblem for InterpretedLoop<'_, '_> {
+    fn guess(&self, j: usize) -> f64 {
+        self.mem.read(self.code.tearing[j])
+    }
+
+    fn evaluate(&mut self, t: &[f64], f: &mut [f64]) -> Result<(), SolveError> {
+        for (slot, value) in self.code.tearing.iter().zip(t) {
+            self.mem.write(*slot, *value);
+        }
+        for &(slot, code) in &self.code.inner {
+            let v = self.m.eval(code, self.mem)?;
+            self.mem.write(slot, v);
+        }
+        for (r, code) in f.iter_mut().zip(&self.code.residuals) {
+            *r = self.m.eval(*code, self.mem)?;
+        }
+        Ok(())
+    }
+
+    fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError> {
+        for (d, code) in out.iter_mut().zip(&self.code.partials) {
+            *d = self.m.eval(*code, self.mem)?;
+        }
+        Ok(())
+    }
+}
+
+/// An algebraic loop evaluated by native code: one segment computes the inner assignments and
+/// the residuals, another the partial derivatives.
+struct NativeLoop<'x, 'm> {
+    module: &'x CompiledModule,
+    tearing: &'x [Slot],
+    mem: &'x mut Mem<'m>,
+    evaluate: usize,
+    partials: Option<usize>,
+    limit: u64,
+}
+
+impl LoopProblem for NativeLoop<'_, '_> {
+    fn guess(&self, j: usize) -> f64 {
+        self.mem.read(self.tearing[j])
+    }
+
+    fn evaluate(&mut self, t: &[f64], f: &mut [f64]) -> Result<(), SolveError> {
+        for (slot, value) in self.tearing.iter().zip(t) {
+            self.mem.write(*slot, *value);
+        }
+        Ok(self.mem.native(self.module, self.evaluate, f, self.limit)?)
+    }
+
+    fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError> {
+        match self.partials {
+            Some(segment) => Ok(self.mem.native(self.module, segment, out, self.limit)?),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Which partial derivatives an inner value or residual has (see [`LoopVar`]).
+type Pattern = Vec<Vec<LoopVar>>;
+
+/// The Newton and LU solver of one algebraic loop with its buffers, shared by both back ends.
+#[derive(Debug, Clone)]
+struct LoopSolver {
+    n: usize,
+    linear: bool,
+    /// The non-zero partial derivatives of the inner values and of the residuals, when the
+    /// loop has a symbolic Jacobian; their values come in this order.
+    pattern: Option<(Pattern, Pattern)>,
+    partials: Vec<f64>,
+    /// Current point and its residuals; the trial point and its residuals.
+    t: Vec<f64>,
+    f: Vec<f64>,
+    trial: Vec<f64>,
+    f_trial: Vec<f64>,
+    step: DVector<f64>,
+    /// `dz[k*n + j]`: the derivative of inner unknown `k` with respect to tearing unknown `j`.
+    dz: Vec<f64>,
+    jm: DMatrix<f64>,
+    pivots: Vec<usize>,
+}
+
 impl LoopSolver {
-    fn n(&self) -> usize {
-        self.tearing.len()
+    fn new(b: &crate::exec::LoopBlock) -> LoopSolver {
+        let n = b.tearing.len();
+        let pattern = b.jacobian.as_ref().map(|j| {
+            let rows = |list: &[Vec<(LoopVar, ExprId)>]| -> Pattern {
+                list.iter().map(|row| row.iter().map(|(lv, _)| *lv).collect()).collect()
+            };
+            (rows(&j.inner), rows(&j.residuals))
+        });
+        let count = pattern
+            .as_ref()
+            .map_or(0, |(a, b)| a.iter().chain(b).map(Vec::len).sum());
+        LoopSolver {
+            n,
+            linear: b.linear,
+            pattern,
+            partials: vec![0.0; count],
+            t: vec![0.0; n],
+            f: vec![0.0; n],
+            trial: vec![0.0; n],
+            f_trial: vec![0.0; n],
+            step: DVector::zeros(n),
+            dz: vec![0.0; b.inner.len() * n],
+            jm: DMatrix::zeros(n, n),
+            pivots: vec![0; n],
+        }
     }
 
     /// Evaluates the torn residuals at `trial` into `f_trial`; false when one is not finite.
-    fn evaluate(&mut self, m: &mut Machine, mem: &mut Mem) -> Result<bool, Fault> {
-        for (slot, value) in self.tearing.iter().zip(&self.trial) {
-            mem.write(*slot, *value);
-        }
-        for &(slot, code) in &self.inner {
-            let v = m.eval(code, mem)?;
-            mem.write(slot, v);
-        }
-        let mut finite = true;
-        for (k, code) in self.residuals.iter().enumerate() {
-            let r = m.eval(*code, mem)?;
-            finite &= r.is_finite();
-            self.f_trial[k] = r;
-        }
-        Ok(finite)
+    fn evaluate(&mut self, problem: &mut dyn LoopProblem) -> Result<bool, SolveError> {
+        problem.evaluate(&self.trial, &mut self.f_trial)?;
+        Ok(self.f_trial.iter().all(|r| r.is_finite()))
     }
 
     /// Makes the trial point the current one.
@@ -990,14 +1270,15 @@ impl LoopSolver {
 
     /// The Jacobian of the torn residuals at the current point (whose values the slots hold)
     /// into `jm`; false when an entry is not finite.
-    fn jacobian(&mut self, m: &mut Machine, mem: &mut Mem) -> Result<bool, Fault> {
-        let n = self.n();
-        match &self.jacobian {
+    fn jacobian(&mut self, problem: &mut dyn LoopProblem) -> Result<bool, SolveError> {
+        let n = self.n;
+        match &self.pattern {
             Some((inner, residuals)) => {
+                problem.partials(&mut self.partials)?;
+                let mut values = self.partials.iter();
                 self.dz.fill(0.0);
-                for (k, partials) in inner.iter().enumerate() {
-                    for &(lv, code) in partials {
-                        let d = m.eval(code, mem)?;
+                for (k, row) in inner.iter().enumerate() {
+                    for (&lv, &d) in row.iter().zip(&mut values) {
                         let (before, row) = self.dz.split_at_mut(k * n);
                         match lv {
                             LoopVar::Tearing(j) => row[j as usize] += d,
@@ -1011,9 +1292,8 @@ impl LoopSolver {
                     }
                 }
                 self.jm.fill(0.0);
-                for (i, partials) in residuals.iter().enumerate() {
-                    for &(lv, code) in partials {
-                        let d = m.eval(code, mem)?;
+                for (i, row) in residuals.iter().enumerate() {
+                    for (&lv, &d) in row.iter().zip(&mut values) {
                         match lv {
                             LoopVar::Tearing(j) => self.jm[(i, j as usize)] += d,
                             LoopVar::Inner(k) => {
@@ -1031,7 +1311,7 @@ impl LoopSolver {
                     self.trial.copy_from_slice(&self.t);
                     let h = f64::EPSILON.sqrt() * self.t[j].abs().max(1.0);
                     self.trial[j] += h;
-                    self.evaluate(m, mem)?;
+                    self.evaluate(problem)?;
                     for i in 0..n {
                         self.jm[(i, j)] = (self.f_trial[i] - self.f[i]) / h;
                     }
@@ -1043,7 +1323,7 @@ impl LoopSolver {
 
     /// LU factorisation of `jm` in place with partial pivoting; false when it is singular.
     fn factor(&mut self) -> bool {
-        let n = self.n();
+        let n = self.n;
         let scale = self.jm.iter().fold(0.0f64, |a, v| a.max(v.abs()));
         if scale == 0.0 {
             return false;
@@ -1079,7 +1359,7 @@ impl LoopSolver {
 
     /// The Newton step `-J⁻¹ f` into `step`, with `jm` factored.
     fn solve(&mut self) -> bool {
-        let n = self.n();
+        let n = self.n;
         for i in 0..n {
             self.step[i] = -self.f[i];
         }
@@ -1092,13 +1372,13 @@ impl LoopSolver {
     }
 
     /// Solves the loop, starting from the values the tearing slots hold.
-    fn run(&mut self, m: &mut Machine, mem: &mut Mem) -> Result<(), SolveError> {
-        let n = self.n();
+    fn run(&mut self, problem: &mut dyn LoopProblem) -> Result<(), SolveError> {
+        let n = self.n;
         for j in 0..n {
-            let guess = mem.read(self.tearing[j]);
+            let guess = problem.guess(j);
             self.trial[j] = if guess.is_finite() { guess } else { 0.0 };
         }
-        if !self.evaluate(m, mem)? {
+        if !self.evaluate(problem)? {
             let value = self
                 .f_trial
                 .iter()
@@ -1114,7 +1394,7 @@ impl LoopSolver {
             if norm == 0.0 {
                 return Ok(());
             }
-            if !self.jacobian(m, mem)? || !self.factor() || !self.solve() {
+            if !self.jacobian(problem)? || !self.factor() || !self.solve() {
                 return Err(SolveError::Kind(FailureKind::Singular));
             }
             // A linear loop is solved by the first full step; Newton's line search is only
@@ -1125,7 +1405,7 @@ impl LoopSolver {
                 for j in 0..n {
                     self.trial[j] = self.t[j] + lambda * self.step[j];
                 }
-                let finite = self.evaluate(m, mem)?;
+                let finite = self.evaluate(problem)?;
                 if finite && (first_linear || squared(&self.f_trial) <= (1.0 - 2.0 * ARMIJO * lambda) * norm) {
                     break;
                 }
@@ -1136,7 +1416,7 @@ impl LoopSolver {
                         // The residual is at the level of rounding: the current point is the
                         // solution, and the slots must hold its values again.
                         self.trial.copy_from_slice(&self.t);
-                        self.evaluate(m, mem)?;
+                        self.evaluate(problem)?;
                         return Ok(());
                     }
                     return Err(SolveError::Kind(FailureKind::NoConvergence {
@@ -1178,60 +1458,15 @@ pub struct Interpreter<'p> {
     outputs: Vec<(Slot, Code)>,
     rhs: Vec<Step>,
     algorithms: Vec<AlgorithmCode>,
+    /// The code of each algebraic loop, and its solver (shared with native code).
+    loop_code: Vec<LoopCode>,
     loops: Vec<LoopSolver>,
     /// The derivatives of the last successful evaluation: Newton iterations and loops that
     /// compute a derivative start from there.
     dx_guess: Vec<f64>,
-    /// Native code for the runs of explicit assignments, when attached.
-    native: Option<NativeRuns>,
-}
-
-/// Native code (JIT) for the runs of explicit assignments of a right-hand side: the
-/// interpreter calls it instead of evaluating those steps, and keeps scalar Newton blocks,
-/// algebraic loops and algorithm sections for itself. Both compute every assignment with the
-/// same Rust functions, so the results are the same.
-pub struct NativeRuns {
-    pub module: crate::jit::CompiledModule,
-    /// For each right-hand-side instruction where a run starts: the segment computing the run
-    /// and the index of the first instruction after it.
-    pub start_of: Vec<Option<(usize, usize)>>,
-}
-
-impl NativeRuns {
-    /// Compiles every maximal run of `Instr::Assign` in `program`'s right-hand side into one
-    /// segment; `None` when there is no such run or the JIT cannot translate one.
-    pub fn compile(program: &ExecProgram) -> Option<NativeRuns> {
-        let rhs = program.rhs();
-        let mut segments: Vec<crate::jit::Segment> = Vec::new();
-        let mut start_of = vec![None; rhs.len()];
-        let mut k = 0;
-        while k < rhs.len() {
-            let begin = k;
-            let mut segment = crate::jit::Segment::default();
-            while let Some(crate::exec::Instr::Assign { target, value, .. }) = rhs.get(k) {
-                segment.assignments.push((*target, *value));
-                k += 1;
-            }
-            if segment.assignments.is_empty() {
-                k += 1;
-                continue;
-            }
-            start_of[begin] = Some((segments.len(), k));
-            segments.push(segment);
-        }
-        if segments.is_empty() {
-            return None;
-        }
-        let module = crate::jit::compile(
-            program.exprs(),
-            program.functions(),
-            &|v| program.slot_of(v),
-            &segments,
-            &crate::jit::JitOptions::default(),
-        )
-        .ok()?;
-        Some(NativeRuns { module, start_of })
-    }
+    /// Native code for the instructions it could compile, when attached (shared by the
+    /// instances of one program: the code is read-only).
+    native: Option<Arc<NativeCode>>,
 }
 
 impl<'p> Interpreter<'p> {
@@ -1282,6 +1517,7 @@ impl<'p> Interpreter<'p> {
         }
         let mut rhs = Vec::with_capacity(program.rhs().len());
         let mut loops = Vec::new();
+        let mut loop_code = Vec::new();
         for instr in program.rhs() {
             rhs.push(match instr {
                 Instr::Assign { target, value, .. } => Step::Assign {
@@ -1300,49 +1536,27 @@ impl<'p> Interpreter<'p> {
                 },
                 Instr::Algorithm { index } => Step::Algorithm(*index),
                 Instr::Loop(b) => {
-                    let n = b.tearing.len();
-                    if b.residuals.len() != n {
+                    if b.residuals.len() != b.tearing.len() {
                         return Err(internal("a loop with more residuals than tearing unknowns".to_string()));
                     }
-                    let mut partials = |list: &[Vec<(LoopVar, ExprId)>]| -> CompileResult<Partials> {
-                        list.iter()
-                            .map(|row| row.iter().map(|&(lv, e)| Ok((lv, c.expression(e)?))).collect())
-                            .collect()
+                    let mut codes = |list: &mut dyn Iterator<Item = ExprId>| -> Result<Vec<Code>, Diagnostic> {
+                        list.map(|e| c.expression(e))
+                            .collect::<CompileResult<_>>()
+                            .map_err(internal)
                     };
-                    let jacobian = match &b.jacobian {
-                        Some(j) => Some((
-                            partials(&j.inner).map_err(internal)?,
-                            partials(&j.residuals).map_err(internal)?,
-                        )),
-                        None => None,
+                    let partials = match &b.jacobian {
+                        Some(j) => codes(&mut j.inner.iter().chain(&j.residuals).flatten().map(|(_, e)| *e))?,
+                        None => Vec::new(),
                     };
-                    let inner = b
-                        .inner
-                        .iter()
-                        .map(|a| Ok((a.target, c.expression(a.value)?)))
-                        .collect::<CompileResult<Vec<_>>>()
-                        .map_err(internal)?;
-                    let residuals = b
-                        .residuals
-                        .iter()
-                        .map(|(r, _)| c.expression(*r))
-                        .collect::<CompileResult<Vec<_>>>()
-                        .map_err(internal)?;
-                    loops.push(LoopSolver {
+                    let inner_codes = codes(&mut b.inner.iter().map(|a| a.value))?;
+                    let residuals = codes(&mut b.residuals.iter().map(|(r, _)| *r))?;
+                    loop_code.push(LoopCode {
                         tearing: b.tearing.clone(),
-                        dz: vec![0.0; b.inner.len() * n],
-                        inner,
+                        inner: b.inner.iter().map(|a| a.target).zip(inner_codes).collect(),
                         residuals,
-                        linear: b.linear,
-                        jacobian,
-                        t: vec![0.0; n],
-                        f: vec![0.0; n],
-                        trial: vec![0.0; n],
-                        f_trial: vec![0.0; n],
-                        step: DVector::zeros(n),
-                        jm: DMatrix::zeros(n, n),
-                        pivots: vec![0; n],
+                        partials,
                     });
+                    loops.push(LoopSolver::new(b));
                     Step::Loop(loops.len() - 1)
                 }
             });
@@ -1367,20 +1581,22 @@ impl<'p> Interpreter<'p> {
             outputs,
             rhs,
             algorithms,
+            loop_code,
             loops,
             dx_guess: vec![0.0; program.layout().states],
             native: None,
         })
     }
 
-    /// Evaluates the runs of explicit assignments with `native` from now on.
-    pub fn attach_native(&mut self, native: NativeRuns) {
+    /// Evaluates with `native` from now on: every instruction it compiled, and the outputs
+    /// program if it compiled that. `native` must have been compiled from this program.
+    pub fn attach_native(&mut self, native: Arc<NativeCode>) {
         self.native = Some(native);
     }
 
-    /// Whether native code is attached.
-    pub fn has_native(&self) -> bool {
-        self.native.is_some()
+    /// The native code attached, if any.
+    pub fn native(&self) -> Option<&NativeCode> {
+        self.native.as_deref()
     }
 
     pub fn program(&self) -> &'p ExecProgram {
@@ -1482,31 +1698,45 @@ impl<'p> Interpreter<'p> {
             work,
         };
         let program = self.program;
-        self.assign_all(
-            |s| &s.params,
-            &mut mem,
-            |k| FailureSite::Parameter {
-                var: program.parameter_program()[k].var,
-            },
-        )?;
-        for k in 0..self.conditions.len() {
-            let c = program.conditions()[k];
-            let site = FailureSite::Condition { eq: c.eq };
-            let value = self.m.eval(self.conditions[k], &mut mem).map_err(|f| EvalFailure {
-                time: f64::NAN,
-                kind: self.fault(f),
-                site: site.clone(),
-            })?;
-            if !condition_holds(c.condition, value) {
-                return Err(EvalFailure {
-                    time: f64::NAN,
-                    kind: FailureKind::Condition {
-                        condition: c.condition,
-                        value,
-                    },
-                    site,
-                });
+        let parameter = |k: usize| FailureSite::Parameter {
+            var: program.parameter_program()[k].var,
+        };
+        let condition = |k: usize| FailureSite::Condition {
+            eq: program.conditions()[k].eq,
+        };
+        let failure = |kind: FailureKind, site: FailureSite| EvalFailure {
+            time: f64::NAN,
+            kind,
+            site,
+        };
+        if let Some(native) = self.native.clone()
+            && let Some(segment) = native.parameters
+        {
+            // The parameters are the segment's first roots, the conditions its results.
+            let n = program.parameter_program().len();
+            let mut values = vec![0.0; program.conditions().len()];
+            let outcome = mem.native(&native.module, segment, &mut values, self.m.iteration_limit);
+            let failed_at = match &outcome {
+                Err(JitError::Failed { site, .. }) => *site,
+                Err(_) => 0,
+                Ok(()) => usize::MAX,
+            };
+            let targets = program.parameter_program().iter().map(|a| a.target);
+            let assigned = if failed_at < n { outcome.clone() } else { Ok(()) };
+            native_assignments(targets, &mem, assigned).map_err(|(k, e)| failure(self.kind(e), parameter(k)))?;
+            for (k, value) in values.iter().enumerate().take(failed_at.saturating_sub(n)) {
+                check_condition(program.conditions()[k], *value).map_err(|kind| failure(kind, condition(k)))?;
             }
+            let at = failed_at.saturating_sub(n);
+            return outcome.map_err(|e| failure(self.kind(SolveError::from(e)), condition(at)));
+        }
+        self.assign_all(|s| &s.params, &mut mem, parameter)?;
+        for k in 0..self.conditions.len() {
+            let value = self
+                .m
+                .eval(self.conditions[k], &mut mem)
+                .map_err(|f| failure(self.fault(f), condition(k)))?;
+            check_condition(program.conditions()[k], value).map_err(|kind| failure(kind, condition(k)))?;
         }
         Ok(())
     }
@@ -1567,166 +1797,132 @@ impl<'p> Interpreter<'p> {
         let mut mem = Mem { t, x, p, dx, work };
         let mut k = 0;
         while k < self.rhs.len() {
-            if let Some(native) = &self.native
-                && let Some(Some((segment, end))) = native.start_of.get(k)
-            {
-                let (segment, end) = (*segment, *end);
-                // The slices were checked against the program's layout above, which is what
-                // the segments were compiled for, so a length error cannot happen here.
-                if native.module.call(segment, t, mem.x, mem.p, mem.dx, mem.work).is_err() {
-                    let kind = FailureKind::Dimension {
-                        array: "native code",
-                        expected: 0,
-                        found: 0,
-                    };
-                    return Err(self.failure(k, SolveError::Kind(kind), t));
-                }
-                k = end;
-                continue;
+            match self.step(k, &mut mem) {
+                Ok(next) => k = next,
+                Err((at, e)) => return Err(self.failure(at, e, t)),
             }
-            let result = match &self.rhs[k] {
-                Step::Assign { target, code } => {
-                    let (target, code) = (*target, *code);
-                    match self.m.eval(code, &mut mem) {
-                        Ok(v) if v.is_finite() => {
-                            mem.write(target, v);
-                            Ok(())
-                        }
-                        Ok(value) => Err(SolveError::Kind(FailureKind::NotFinite { value })),
-                        Err(f) => Err(SolveError::Fault(f)),
-                    }
-                }
-                Step::Newton1 {
-                    target,
-                    residual,
-                    derivative,
-                } => {
-                    let (target, residual, derivative) = (*target, *residual, *derivative);
-                    self.newton1(target, residual, derivative, &mut mem)
-                }
-                Step::Loop(l) => {
-                    let l = *l;
-                    self.loops[l].run(&mut self.m, &mut mem)
-                }
-                Step::Algorithm(a) => {
-                    let a = *a;
-                    self.algorithm(a, &mut mem)
-                }
-            };
-            if let Err(e) = result {
-                return Err(self.failure(k, e, t));
-            }
-            k += 1;
         }
         self.dx_guess.copy_from_slice(mem.dx);
         Ok(())
     }
 
+    /// Runs right-hand-side instruction `k` (natively when native code for it is attached) and
+    /// returns the index of the next one, or the failing instruction and what went wrong.
+    fn step(&mut self, k: usize, mem: &mut Mem) -> Result<usize, (usize, SolveError)> {
+        let limit = self.m.iteration_limit;
+        let native = self
+            .native
+            .as_ref()
+            .and_then(|n| Some((&n.module, (*n.steps.get(k)?)?)));
+        let failed_here = |e: SolveError| (k, e);
+        match (native, &self.rhs[k]) {
+            (Some((module, NativeStep::Run { segment, end })), _) => {
+                let outcome = mem.native(module, segment, &mut [], limit);
+                let targets = self.program.rhs()[k..end].iter().map(|i| match i {
+                    Instr::Assign { target, .. } => *target,
+                    _ => Slot::Time,
+                });
+                native_assignments(targets, mem, outcome).map_err(|(j, e)| (k + j, e))?;
+                Ok(end)
+            }
+            (
+                Some((
+                    module,
+                    NativeStep::Newton1 {
+                        residual, derivative, ..
+                    },
+                )),
+                Step::Newton1 { target, .. },
+            ) => {
+                let guess = mem.read(*target);
+                let mut problem = NativeScalar {
+                    module,
+                    mem,
+                    target: *target,
+                    residual,
+                    derivative,
+                    limit,
+                };
+                solve_scalar(guess, &mut problem).map_err(failed_here)?;
+                Ok(k + 1)
+            }
+            (Some((module, NativeStep::Loop { evaluate, partials })), Step::Loop(l)) => {
+                let mut problem = NativeLoop {
+                    module,
+                    tearing: &self.loop_code[*l].tearing,
+                    mem,
+                    evaluate,
+                    partials,
+                    limit,
+                };
+                self.loops[*l].run(&mut problem).map_err(failed_here)?;
+                Ok(k + 1)
+            }
+            (Some((module, NativeStep::Algorithm { segment })), Step::Algorithm(a)) => {
+                mem.native(module, segment, &mut [], limit)
+                    .map_err(SolveError::from)
+                    .and_then(|()| check_finite(&self.algorithms[*a].outputs, mem))
+                    .map_err(failed_here)?;
+                Ok(k + 1)
+            }
+            (_, Step::Assign { target, code }) => match self.m.eval(*code, mem) {
+                Ok(v) if v.is_finite() => {
+                    mem.write(*target, v);
+                    Ok(k + 1)
+                }
+                Ok(value) => Err((k, SolveError::Kind(FailureKind::NotFinite { value }))),
+                Err(f) => Err((k, SolveError::Fault(f))),
+            },
+            (
+                _,
+                Step::Newton1 {
+                    target,
+                    residual,
+                    derivative,
+                },
+            ) => {
+                let guess = mem.read(*target);
+                let mut problem = InterpretedScalar {
+                    m: &mut self.m,
+                    mem,
+                    target: *target,
+                    residual: *residual,
+                    derivative: *derivative,
+                };
+                solve_scalar(guess, &mut problem).map_err(failed_here)?;
+                Ok(k + 1)
+            }
+            (_, Step::Loop(l)) => {
+                let mut problem = InterpretedLoop {
+                    code: &self.loop_code[*l],
+                    m: &mut self.m,
+                    mem,
+                };
+                self.loops[*l].run(&mut problem).map_err(failed_here)?;
+                Ok(k + 1)
+            }
+            (_, Step::Algorithm(a)) => {
+                let a = *a;
+                self.algorithm(a, mem).map_err(failed_here)?;
+                Ok(k + 1)
+            }
+        }
+    }
+
     /// Runs algorithm section `a`: resets, statements, and the check of its outputs.
     fn algorithm(&mut self, a: usize, mem: &mut Mem) -> Result<(), SolveError> {
         let code = &self.algorithms[a];
-        for k in 0..code.resets.len() {
-            let (slot, reset) = self.algorithms[a].resets[k];
+        for &(slot, reset) in &code.resets {
             let v = self.m.eval(reset, mem)?;
             mem.write(slot, v);
         }
-        self.m.run(self.algorithms[a].start, mem)?;
-        for &slot in &self.algorithms[a].outputs {
-            let value = mem.read(slot);
-            if !value.is_finite() {
-                return Err(SolveError::Kind(FailureKind::NotFinite { value }));
-            }
-        }
-        Ok(())
-    }
-
-    /// Scalar Newton with a backtracking line search on `|residual|`.
-    fn newton1(
-        &mut self,
-        target: Slot,
-        residual: Code,
-        derivative: Option<Code>,
-        mem: &mut Mem,
-    ) -> Result<(), SolveError> {
-        let guess = mem.read(target);
-        let mut z = if guess.is_finite() { guess } else { 0.0 };
-        let m = &mut self.m;
-        let f = |m: &mut Machine, mem: &mut Mem, z: f64| -> Result<f64, Fault> {
-            mem.write(target, z);
-            m.eval(residual, mem)
-        };
-        let mut r = f(m, mem, z)?;
-        if !r.is_finite() {
-            return Err(SolveError::Kind(FailureKind::NotFinite { value: r }));
-        }
-        let mut outcome = Err(SolveError::Kind(FailureKind::NoConvergence {
-            iterations: NEWTON_MAX_ITERATIONS,
-            residual: r.abs(),
-        }));
-        for iteration in 0..NEWTON_MAX_ITERATIONS {
-            if r == 0.0 {
-                outcome = Ok(());
-                break;
-            }
-            let d = match derivative {
-                Some(code) => m.eval(code, mem)?,
-                None => {
-                    let h = f64::EPSILON.sqrt() * z.abs().max(1.0);
-                    (f(m, mem, z + h)? - r) / h
-                }
-            };
-            if !d.is_finite() || d == 0.0 {
-                outcome = Err(SolveError::Kind(FailureKind::Singular));
-                break;
-            }
-            let step = -r / d;
-            let mut lambda = 1.0;
-            let (z_new, r_new) = loop {
-                let z_new = z + lambda * step;
-                let r_new = f(m, mem, z_new)?;
-                if r_new.is_finite() && r_new.abs() <= (1.0 - ARMIJO * lambda) * r.abs() {
-                    break (z_new, r_new);
-                }
-                lambda *= 0.5;
-                if lambda < 1e-10 {
-                    break (f64::NAN, f64::NAN);
-                }
-            };
-            if z_new.is_nan() {
-                // The residual cannot be reduced: at the level of rounding errors that means z
-                // is the solution; otherwise Newton has failed.
-                outcome = if step.abs() <= STALL_RTOL * z.abs() + STALL_ATOL {
-                    f(m, mem, z)?;
-                    Ok(())
-                } else {
-                    Err(SolveError::Kind(FailureKind::NoConvergence {
-                        iterations: iteration + 1,
-                        residual: r.abs(),
-                    }))
-                };
-                break;
-            }
-            let converged = (lambda * step).abs() <= STEP_RTOL * z_new.abs() + STEP_ATOL;
-            z = z_new;
-            r = r_new;
-            if converged {
-                outcome = Ok(());
-                break;
-            }
-            outcome = Err(SolveError::Kind(FailureKind::NoConvergence {
-                iterations: iteration + 1,
-                residual: r.abs(),
-            }));
-        }
-        outcome
+        self.m.run(code.start, mem)?;
+        check_finite(&code.outputs, mem)
     }
 
     /// The failure of right-hand-side step `k`.
     fn failure(&self, k: usize, e: SolveError, t: f64) -> EvalFailure {
-        let kind = match e {
-            SolveError::Fault(f) => self.fault(f),
-            SolveError::Kind(kind) => kind,
-        };
+        let kind = self.kind(e);
         let site = match &self.program.rhs()[k] {
             Instr::Assign { target, eq, .. } | Instr::Newton1 { target, eq, .. } => FailureSite::Equations {
                 eqs: vec![*eq],
@@ -1754,14 +1950,73 @@ impl<'p> Interpreter<'p> {
         self.check_all(t, x, p, dx, work)?;
         let mut mem = Mem { t, x, p, dx, work };
         let program = self.program;
-        self.assign_all(
-            |s| &s.outputs,
-            &mut mem,
-            |k| FailureSite::Output {
-                var: program.outputs()[k].var,
-            },
-        )
+        let site = |k: usize| FailureSite::Output {
+            var: program.outputs()[k].var,
+        };
+        if let Some(native) = &self.native
+            && let Some(segment) = native.outputs
+        {
+            let outcome = mem.native(&native.module, segment, &mut [], self.m.iteration_limit);
+            let targets = program.outputs().iter().map(|a| a.target);
+            return native_assignments(targets, &mem, outcome).map_err(|(k, e)| EvalFailure {
+                time: t,
+                kind: self.kind(e),
+                site: site(k),
+            });
+        }
+        self.assign_all(|s| &s.outputs, &mut mem, site)
     }
+
+    /// What went wrong, as reported.
+    fn kind(&self, e: SolveError) -> FailureKind {
+        match e {
+            SolveError::Fault(f) => self.fault(f),
+            SolveError::Kind(kind) => kind,
+        }
+    }
+}
+
+/// Checks parameter condition `c` on the value of its expression.
+fn check_condition(c: ParamCondition, value: f64) -> Result<(), FailureKind> {
+    if condition_holds(c.condition, value) {
+        Ok(())
+    } else {
+        Err(FailureKind::Condition {
+            condition: c.condition,
+            value,
+        })
+    }
+}
+
+/// Checks that the values of `slots` are finite.
+fn check_finite(slots: &[Slot], mem: &Mem) -> Result<(), SolveError> {
+    match slots.iter().map(|s| mem.read(*s)).find(|v| !v.is_finite()) {
+        Some(value) => Err(SolveError::Kind(FailureKind::NotFinite { value })),
+        None => Ok(()),
+    }
+}
+
+/// The outcome of native code that computed explicit assignments to `targets` in order, as the
+/// interpreter reports it: the first assignment whose value is not finite fails (the
+/// interpreter stops there, and native code does not check), unless the code failed before
+/// it; a failure names its assignment (the root of the segment).
+fn native_assignments(
+    targets: impl Iterator<Item = Slot>,
+    mem: &Mem,
+    outcome: Result<(), JitError>,
+) -> Result<(), (usize, SolveError)> {
+    let failed_at = match &outcome {
+        Ok(()) => usize::MAX,
+        Err(JitError::Failed { site, .. }) => *site,
+        Err(_) => 0,
+    };
+    for (j, target) in targets.enumerate().take(failed_at) {
+        let value = mem.read(target);
+        if !value.is_finite() {
+            return Err((j, SolveError::Kind(FailureKind::NotFinite { value })));
+        }
+    }
+    outcome.map_err(|e| (failed_at, SolveError::from(e)))
 }
 
 /// The start values of the states with the default parameters (NaN when those are not valid):
@@ -1806,8 +2061,8 @@ impl<'p> Instance<'p> {
         self.interpreter.program
     }
 
-    /// Evaluates the runs of explicit assignments with native code from now on.
-    pub fn attach_native(&mut self, native: NativeRuns) {
+    /// Evaluates with native code from now on (see [`Interpreter::attach_native`]).
+    pub fn attach_native(&mut self, native: Arc<NativeCode>) {
         self.interpreter.attach_native(native);
     }
 

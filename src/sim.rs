@@ -8,7 +8,9 @@
 //!
 //! Initial values come from running the initialization program once (it solves the initial
 //! system, fixed start values and initial equations included); the integrator then runs the
-//! right-hand side through the reference interpreter. It deliberately does no IO and chooses no
+//! right-hand side as native code ([`Backend::Auto`]: every instruction the JIT compiles, the
+//! interpreter driving the Newton iterations and evaluating the rest) or through the reference
+//! interpreter alone. It deliberately does no IO and chooses no
 //! defaults from the command line: `main.rs` does both.
 
 use crate::diag::Diagnostic;
@@ -35,8 +37,10 @@ pub struct RunOptions {
 /// Which back end evaluates the right-hand side during integration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
-    /// Native code (JIT) for every run of explicit assignments; scalar Newton blocks, algebraic
-    /// loops and algorithm sections by the interpreter, which calls the native runs in order.
+    /// Native code (JIT) for every instruction it compiles: explicit assignments, the residuals
+    /// and derivatives of scalar Newton blocks and algebraic loops (whose iterations run in
+    /// Rust), algorithm sections, and the outputs program; the interpreter for any instruction
+    /// the JIT cannot translate.
     Auto,
     /// Always the reference interpreter.
     Interpreter,
@@ -199,20 +203,21 @@ pub fn simulate(
     let x0 = initial_states(&mut model.instance, init, &options.params, options.start)?;
     let compile_start = std::time::Instant::now();
     let native = match options.backend {
-        Backend::Auto => crate::interp::NativeRuns::compile(program),
+        Backend::Auto => crate::interp::NativeCode::compile(program).map(std::sync::Arc::new),
         Backend::Interpreter => None,
     };
     let compile_time = compile_start.elapsed();
-    let backend = match (&native, has_solves(program)) {
-        (Some(_), false) => "jit",
-        (Some(_), true) => "jit (and the interpreter for implicit equations, loops and algorithm sections)",
-        (None, _) => "interpreter",
+    let backend = match &native {
+        Some(n) if n.is_complete() && (n.outputs_native() || program.outputs().is_empty()) => "jit",
+        Some(n) if n.native_instructions() > 0 => "jit (and the interpreter for what the JIT cannot compile)",
+        _ => "interpreter",
     };
-    if let Some(native) = native {
-        model.instance.attach_native(native);
-    }
     // Rows are evaluated on a second instance: the integrator holds the first one.
     let mut rows = instance(program, &options.params)?;
+    if let Some(native) = native {
+        rows.attach_native(native.clone());
+        model.instance.attach_native(native);
+    }
     let mut stepper = integrators::stepper_for(&options.method, &options.integrator);
     let output = match options.interval {
         Some(dt) => Output::Interval(dt),
@@ -277,14 +282,6 @@ pub fn simulate(
         }),
         Err(e) => Err(integration_failure(program, e, model.failure.take())),
     }
-}
-
-/// Whether the right-hand side has steps other than explicit assignments.
-fn has_solves(program: &ExecProgram) -> bool {
-    program
-        .rhs()
-        .iter()
-        .any(|i| !matches!(i, crate::exec::Instr::Assign { .. }))
 }
 
 /// The error of a failed integration, naming the states involved.

@@ -1,10 +1,15 @@
-//! The JIT against the reference interpreter: on every example, the right-hand side with its
-//! runs of explicit assignments in native code (scalar Newton blocks, loops and algorithm
-//! sections staying in the interpreter) computes the same derivatives as the interpreter alone,
-//! at seeded pseudo-random states, times and parameter values.
+//! The native back end against the reference interpreter. On every example (the model and its
+//! initialization problem) and on models built to exercise each kind of instruction (scalar
+//! Newton blocks with and without symbolic derivatives, nonlinear and linear algebraic loops,
+//! algorithm sections, the outputs program), the right-hand side run as native code (the
+//! Newton and LU iterations in Rust, shared with the interpreter) computes the same bits as the
+//! interpreter alone, at seeded pseudo-random states, times and parameter values; and where
+//! evaluation fails, both report the same failure.
 
 use eqm::driver::Session;
-use eqm::interp::{Instance, NativeRuns, OdeRhs};
+use eqm::exec::{EvalFailure, ExecProgram, FailureKind, Instr};
+use eqm::interp::{Instance, NativeCode, OdeRhs};
+use std::sync::Arc;
 
 /// A small deterministic generator (xorshift), so that failures reproduce.
 struct Rng(u64);
@@ -18,8 +23,87 @@ impl Rng {
     }
 }
 
+/// The model and initialization programs of the model in `text`.
+fn programs(name: &str, text: &str) -> (ExecProgram, ExecProgram) {
+    let mut session = Session::new();
+    session.add_embedded_stdlib();
+    session.add_file(name, text.to_string());
+    let compiled = session
+        .compile(None, &eqm::flatten::Options::default())
+        .unwrap_or_else(|| panic!("{name}: {}", session.render_diagnostics(false)));
+    (compiled.program, compiled.init)
+}
+
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+/// An interpreter instance and one running `native`, with the same parameters.
+fn pair<'p>(program: &'p ExecProgram, native: &Arc<NativeCode>) -> (Instance<'p>, Instance<'p>) {
+    let interpreted = Instance::new(program).expect("instance");
+    let mut native_instance = Instance::new(program).expect("instance");
+    native_instance.attach_native(native.clone());
+    (interpreted, native_instance)
+}
+
+/// Evaluates the right-hand side and the outputs on both instances at `(t, x)`; both must
+/// succeed or fail alike, with the same values (every derivative and every `work` slot) or the
+/// same failure. Returns whether the evaluation succeeded.
+fn agree(name: &str, a: &mut Instance<'_>, b: &mut Instance<'_>, t: f64, x: &[f64]) -> bool {
+    let n = x.len();
+    let (mut dx_a, mut dx_b) = (vec![0.0; n], vec![0.0; n]);
+    let ra: Result<(), EvalFailure> = a.rhs(t, x, &mut dx_a).and_then(|()| a.outputs(t, x, &mut dx_a));
+    let rb: Result<(), EvalFailure> = b.rhs(t, x, &mut dx_b).and_then(|()| b.outputs(t, x, &mut dx_b));
+    assert_eq!(ra, rb, "{name} at t = {t}, x = {x:?}: the back ends fail differently");
+    if ra.is_err() {
+        return false;
+    }
+    for (i, (u, v)) in dx_a.iter().zip(&dx_b).enumerate() {
+        assert!(
+            same(*u, *v),
+            "{name}: der of state {i} at t = {t}: interpreter {u}, native {v}"
+        );
+    }
+    for (i, (u, v)) in a.work().iter().zip(b.work()).enumerate() {
+        let slot = a.program().slot_name(eqm::slot::Slot::Work(i as u32));
+        assert!(same(*u, *v), "{name}: `{slot}` at t = {t}: interpreter {u}, native {v}");
+    }
+    true
+}
+
+/// Compares the back ends on `program` at `points` random points, with parameters scaled by
+/// random factors in [0.5, 1.5) where the model allows it. Returns the native code and how
+/// many points could be evaluated.
+fn compare(name: &str, program: &ExecProgram, rng: &mut Rng, points: usize) -> (Arc<NativeCode>, usize) {
+    let native = Arc::new(NativeCode::compile(program).unwrap_or_else(|| panic!("{name}: nothing compiled")));
+    let (mut a, mut b) = pair(program, &native);
+    let params: Vec<(String, f64)> = program
+        .params()
+        .iter()
+        .map(|v| program.dae().flat.var(*v).name.clone())
+        .zip(program.p0().to_vec())
+        .collect();
+    for (param, value) in params {
+        // Parameters change after compiling: they are inputs of the native code.
+        let scaled = value * (0.5 + rng.next());
+        if a.set_param(&param, scaled).is_ok() {
+            b.set_param(&param, scaled).expect("same parameters");
+        }
+    }
+    let n = a.dim();
+    let mut evaluated = 0;
+    for _ in 0..points {
+        let t = 10.0 * rng.next();
+        let x: Vec<f64> = (0..n).map(|_| 4.0 * rng.next() - 2.0).collect();
+        if agree(name, &mut a, &mut b, t, &x) {
+            evaluated += 1;
+        }
+    }
+    (native, evaluated)
+}
+
 #[test]
-fn jit_agrees_with_the_interpreter_on_every_example() {
+fn native_code_agrees_with_the_interpreter_on_every_example() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("examples")
@@ -27,62 +111,21 @@ fn jit_agrees_with_the_interpreter_on_every_example() {
         .filter(|p| p.extension().is_some_and(|x| x == "eqm"))
         .collect();
     files.sort();
-    let mut compared = Vec::new();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut compared = Vec::new();
     for path in files {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
-        let mut session = Session::new();
-        session.add_embedded_stdlib();
-        session.add_file(name.as_str(), std::fs::read_to_string(&path).expect("readable"));
-        let compiled = session
-            .compile(None, &eqm::flatten::Options::default())
-            .unwrap_or_else(|| panic!("{name}: {}", session.render_diagnostics(false)));
-        let program = &compiled.program;
-        let Some(native) = NativeRuns::compile(program) else {
-            continue;
-        };
-        let mut instance = Instance::new(program).expect("instance");
-        let mut hybrid = Instance::new(program).expect("instance");
-        hybrid.attach_native(native);
-        // Parameters scaled by a random factor in [0.5, 1.5), where the model allows it.
-        let params: Vec<(String, f64)> = program
-            .params()
-            .iter()
-            .map(|v| program.dae().flat.var(*v).name.clone())
-            .zip(program.p0().to_vec())
-            .collect();
-        for (param, value) in params {
-            // Parameters change after compiling: they are inputs of the native code.
-            let scaled = value * (0.5 + rng.next());
-            if instance.set_param(&param, scaled).is_ok() {
-                hybrid.set_param(&param, scaled).expect("same parameters");
-            }
-        }
-        let n = instance.dim();
-        let mut evaluated = 0;
-        for _ in 0..40 {
-            let t = 10.0 * rng.next();
-            let x: Vec<f64> = (0..n).map(|_| 4.0 * rng.next() - 2.0).collect();
-            let (mut dx_interp, mut dx_jit) = (vec![0.0; n], vec![0.0; n]);
-            let a = instance.rhs(t, &x, &mut dx_interp);
-            let b = hybrid.rhs(t, &x, &mut dx_jit);
-            // At random points a Newton block may fail to converge (a pendulum position off
-            // its circle); then both back ends must fail alike.
-            assert_eq!(a.is_ok(), b.is_ok(), "{name} at t = {t}: {a:?} vs {b:?}");
-            if a.is_err() {
-                continue;
-            }
-            evaluated += 1;
-            for (i, (a, b)) in dx_interp.iter().zip(&dx_jit).enumerate() {
-                // Both call the same Rust functions for every built-in, in the same order: the
-                // results must agree bit for bit.
-                assert!(
-                    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
-                    "{name}: der of state {i} at t = {t}: interpreter {a}, jit {b}"
-                );
-            }
-        }
+        let (program, init) = programs(&name, &std::fs::read_to_string(&path).expect("readable"));
+        let (native, evaluated) = compare(&name, &program, &mut rng, 40);
+        // At random points a Newton block may fail to converge (a pendulum position off its
+        // circle); then both back ends fail alike, and enough points remain.
         assert!(evaluated >= 5, "{name}: only {evaluated} points could be evaluated");
+        assert!(native.is_complete(), "{name}: not every instruction is native");
+        let (native, _) = compare(&format!("{name} (initialization)"), &init, &mut rng, 10);
+        assert!(
+            native.is_complete(),
+            "{name} (initialization): not every instruction is native"
+        );
         compared.push(name);
     }
     for expected in [
@@ -100,4 +143,410 @@ fn jit_agrees_with_the_interpreter_on_every_example() {
             "{expected} not compared: {compared:?}"
         );
     }
+}
+
+/// The executable program of `text` built from the analysis, without the simulation's checks.
+fn analysed_program(name: &str, text: &str) -> ExecProgram {
+    let mut session = Session::new();
+    session.add_embedded_stdlib();
+    session.add_file(name, text.to_string());
+    let analysis = session
+        .analyze(None, &eqm::flatten::Options::default(), false)
+        .unwrap_or_else(|| panic!("{name}: {}", session.render_diagnostics(false)));
+    ExecProgram::build(&analysis.dae, &analysis.plan).unwrap_or_else(|d| panic!("{d:?}"))
+}
+
+/// The index of the first right-hand-side instruction matching `kind`.
+fn find(program: &ExecProgram, kind: impl Fn(&Instr) -> bool, what: &str) -> usize {
+    program
+        .rhs()
+        .iter()
+        .position(kind)
+        .unwrap_or_else(|| panic!("no {what} in {:#?}", program.rhs()))
+}
+
+/// Compares the back ends on a targeted model and checks that instruction `k` (of the kind
+/// `kind` describes) runs natively.
+fn targeted(name: &str, text: &str, kind: impl Fn(&Instr) -> bool, what: &str) {
+    let (program, _) = programs(name, text);
+    let k = find(&program, kind, what);
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let (native, evaluated) = compare(name, &program, &mut rng, 60);
+    assert!(native.is_native(k), "{name}: the {what} is not native");
+    assert!(native.is_complete(), "{name}: not every instruction is native");
+    assert!(evaluated >= 30, "{name}: only {evaluated} points could be evaluated");
+}
+
+#[test]
+fn scalar_newton_blocks_run_natively_and_agree() {
+    targeted(
+        "newton.eqm",
+        "model N
+           Real x(start = 1, fixed = true);
+           Real y(start = 1);
+           parameter Real k = 2;
+         equation
+           der(x) = -y;
+           y + exp(y) = k*x + 3;
+         end N;",
+        |i| {
+            matches!(
+                i,
+                Instr::Newton1 {
+                    derivative: Some(_),
+                    ..
+                }
+            )
+        },
+        "Newton block with a symbolic derivative",
+    );
+    // A user function of the unknown has no symbolic derivative: a difference quotient.
+    targeted(
+        "newton_function.eqm",
+        "model F
+           function cube
+             input Real u;
+             input Integer n;
+             output Real y;
+           algorithm
+             y := 1;
+             for i in 1:n loop
+               y := y*u;
+             end for;
+           end cube;
+           Real x(start = 1, fixed = true);
+           Real y(start = 1);
+         equation
+           der(x) = -y;
+           cube(y, 3) + y = x + 4;
+         end F;",
+        |i| matches!(i, Instr::Newton1 { derivative: None, .. }),
+        "Newton block without a symbolic derivative",
+    );
+}
+
+#[test]
+fn algebraic_loops_run_natively_and_agree() {
+    let nonlinear = "model L
+           Real x(start = 0.5, fixed = true);
+           Real a(start = 0.1);
+           Real b(start = 0.2);
+           parameter Real c = 0.3;
+         equation
+           a = c*sin(b) + x;
+           b = 0.5*cos(a) - x*a*a;
+           der(x) = a - b;
+         end L;";
+    targeted(
+        "nonlinear_loop.eqm",
+        nonlinear,
+        |i| matches!(i, Instr::Loop(b) if !b.linear),
+        "nonlinear loop",
+    );
+    targeted(
+        "linear_loop.eqm",
+        "model Lin
+           Real x(start = 0.5, fixed = true);
+           Real a;
+           Real b;
+           Real c;
+           parameter Real k = 3;
+         equation
+           a + 2*b + c = x;
+           k*a - b + c = time;
+           a - b - 2*c = 1;
+           der(x) = a*b - c;
+         end Lin;",
+        |i| matches!(i, Instr::Loop(b) if b.linear),
+        "linear loop",
+    );
+}
+
+#[test]
+fn algorithm_sections_and_outputs_run_natively_and_agree() {
+    targeted(
+        "algorithm.eqm",
+        "model A
+           Real x(start = 1, fixed = true);
+           Real y;
+           Real z;
+           Real w;
+           parameter Real h = 0.5;
+         algorithm
+           y := 0;
+           z := abs(x) + 1;
+           while z > 0.1 loop
+             z := z*h;
+             y := y + 1;
+             if y > 100 then
+               break;
+             end if;
+           end while;
+           if y > 2 then
+             y := y*x;
+           elseif y > 1 then
+             y := -y;
+           else
+             y := 0;
+           end if;
+         equation
+           w = -y;
+           der(x) = -0.1*w + z;
+         end A;",
+        |i| matches!(i, Instr::Algorithm { .. }),
+        "algorithm section",
+    );
+    let (program, _) = programs(
+        "outputs.eqm",
+        "model O
+           Real x(start = 1, fixed = true);
+           Real v;
+           Real w;
+         equation
+           v = -x;
+           w = v;
+           der(x) = w;
+         end O;",
+    );
+    assert!(!program.outputs().is_empty(), "alias elimination removed nothing");
+    let (native, evaluated) = compare("outputs.eqm", &program, &mut Rng(7), 20);
+    assert!(native.outputs_native());
+    assert_eq!(evaluated, 20);
+}
+
+/// An instruction the JIT cannot translate (an event operator, which `eqm run` refuses but the
+/// executable program defines) stays with the interpreter, and everything else is still native
+/// and agrees.
+#[test]
+fn an_instruction_that_does_not_compile_falls_back_to_the_interpreter() {
+    let program = analysed_program(
+        "fallback.eqm",
+        "model Fb
+           Real x(start = 1, fixed = true);
+           Real y;
+           Real z(start = 1);
+           Real a(start = 0.1);
+           Real b(start = 0.2);
+         equation
+           y = if initial() then 1 else x;
+           z + exp(z) = y + 2;
+           a + 0.1*b*b = x;
+           b - 0.2*a*a = z;
+           der(x) = -z + a - b;
+         end Fb;",
+    );
+    let initial = find(
+        &program,
+        |i| match i {
+            Instr::Assign { value, .. } => program.dae().flat.expr_text(*value).contains("initial"),
+            _ => false,
+        },
+        "assignment with initial()",
+    );
+    let mut rng = Rng(99);
+    let (native, evaluated) = compare("fallback.eqm", &program, &mut rng, 30);
+    assert!(evaluated >= 20);
+    assert!(!native.is_native(initial));
+    assert!(!native.is_complete());
+    assert_eq!(native.native_instructions(), program.rhs().len() - 1);
+    let newton = find(&program, |i| matches!(i, Instr::Newton1 { .. }), "Newton block");
+    let nonlinear = find(&program, |i| matches!(i, Instr::Loop(_)), "loop");
+    assert!(native.is_native(newton) && native.is_native(nonlinear));
+}
+
+/// Evaluates `program` at states `x` on both back ends and returns the failure, which must be
+/// the same (kind, site, time) and render the same diagnostic.
+fn same_failure(program: &ExecProgram, x: &[f64], limit: Option<u64>) -> EvalFailure {
+    let native = Arc::new(NativeCode::compile(program).expect("compiles"));
+    assert!(native.is_complete());
+    let (mut a, mut b) = pair(program, &native);
+    if let Some(limit) = limit {
+        a.interpreter().set_iteration_limit(limit);
+        b.interpreter().set_iteration_limit(limit);
+    }
+    let mut dx = vec![0.0; x.len()];
+    let fa = a.rhs(0.5, x, &mut dx).expect_err("the interpreter fails");
+    let fb = b.rhs(0.5, x, &mut dx).expect_err("native code fails");
+    assert_eq!(fa, fb);
+    assert_eq!(
+        format!("{:?}", fa.diagnostic(program)),
+        format!("{:?}", fb.diagnostic(program))
+    );
+    fa
+}
+
+#[test]
+fn failures_are_the_same_on_both_back_ends() {
+    let (program, _) = programs(
+        "failures.eqm",
+        "model Failures
+           function checked
+             input Real u;
+             output Real y;
+           algorithm
+             assert(u < 1.5, \"u must be below 1.5\");
+             y := 2*u;
+           end checked;
+           function stepped
+             input Real u;
+             input Integer s;
+             output Real y;
+           algorithm
+             y := 0;
+             for i in 1:s:3 loop
+               y := y + u;
+             end for;
+           end stepped;
+           function stop
+             input Real u;
+             output Real y;
+           algorithm
+             y := u;
+             if u < -1.5 then
+               terminate(\"u is too small\");
+             end if;
+           end stop;
+           function spin
+             input Real u;
+             output Real y;
+           algorithm
+             y := u;
+             while y > 0 loop
+               y := y + 1;
+             end while;
+           end spin;
+           parameter Integer s = 1;
+           Real x(start = 0, fixed = true);
+           Real x2(start = 0, fixed = true);
+           Real y;
+         algorithm
+           assert(x2 < 5, \"x2 must be below 5\");
+           y := stop(x2);
+         equation
+           der(x) = checked(x) + stepped(x, s) + 1/(x + 3);
+           der(x2) = y + spin(x2 - 3);
+         end Failures;",
+    );
+    let fail = |x: [f64; 2], limit| same_failure(&program, &x, limit).kind;
+    assert!(matches!(fail([2.0, 0.0], None), FailureKind::Assert { message, .. } if message == "u must be below 1.5"));
+    assert!(matches!(fail([0.0, 6.0], None), FailureKind::Assert { message, .. } if message == "x2 must be below 5"));
+    assert!(matches!(fail([0.0, -2.0], None), FailureKind::Terminate { message, .. } if message == "u is too small"));
+    assert!(matches!(fail([-3.0, 0.0], None), FailureKind::NotFinite { .. }));
+    assert!(matches!(
+        fail([0.0, 3.5], Some(1000)),
+        FailureKind::IterationLimit { limit: 1000 }
+    ));
+    // A zero step: the same failure on both.
+    let native = Arc::new(NativeCode::compile(&program).expect("compiles"));
+    let (mut a, mut b) = pair(&program, &native);
+    a.set_param("s", 0.0).expect("s");
+    b.set_param("s", 0.0).expect("s");
+    let mut dx = [0.0; 2];
+    let fa = a.rhs(0.0, &[0.0, 0.0], &mut dx).expect_err("zero step");
+    let fb = b.rhs(0.0, &[0.0, 0.0], &mut dx).expect_err("zero step");
+    assert!(matches!(fa.kind, FailureKind::ZeroStep { .. }), "{fa:?}");
+    assert_eq!(fa, fb);
+}
+
+/// Runaway recursion fails with the recursion limit on both back ends. Native frames live on
+/// the machine stack (the CLI gives the compiler a large one), so the test does too.
+#[test]
+fn runaway_recursion_fails_alike() {
+    let run = || {
+        let (program, _) = programs(
+            "recursion.eqm",
+            "model R
+               function recurse
+                 input Real u;
+                 output Real y;
+               algorithm
+                 y := recurse(u + 1);
+               end recurse;
+               Real x(start = 0, fixed = true);
+             equation
+               der(x) = recurse(x);
+             end R;",
+        );
+        let failure = same_failure(&program, &[0.0], None);
+        assert!(
+            matches!(failure.kind, FailureKind::RecursionLimit { .. }),
+            "{failure:?}"
+        );
+    };
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(run)
+        .expect("thread")
+        .join()
+        .expect("no panic");
+}
+
+/// The parameter program and the parameter conditions run natively: dependent parameters get
+/// the same bits, and a parameter that breaks a condition fails alike on both back ends.
+#[test]
+fn parameters_run_natively_and_fail_alike() {
+    let (program, _) = programs(
+        "parameters.eqm",
+        "model P
+           parameter Real m = 2;
+           parameter Real k = 3*m + sqrt(m);
+           parameter Real c = k/m;
+           Real x(start = 1, fixed = true);
+           Real v(start = 0, fixed = true);
+         equation
+           der(x) = v;
+           m*der(v) = -k*x - c*v;
+         end P;",
+    );
+    assert!(!program.parameter_program().is_empty() && !program.conditions().is_empty());
+    let (native, evaluated) = compare("parameters.eqm", &program, &mut Rng(11), 20);
+    assert!(native.parameters_native());
+    assert_eq!(evaluated, 20);
+    let (mut a, mut b) = pair(&program, &native);
+    for m in [0.5, 7.25] {
+        a.set_param("m", m).expect("valid");
+        b.set_param("m", m).expect("valid");
+        for name in ["k", "c"] {
+            let (u, v) = (a.param(name).expect("k"), b.param(name).expect("k"));
+            assert_eq!(u.to_bits(), v.to_bits(), "{name} with m = {m}");
+        }
+    }
+    let (fa, fb) = (a.set_param("m", 0.0), b.set_param("m", 0.0));
+    assert!(fa.is_err());
+    assert_eq!(format!("{fa:?}"), format!("{fb:?}"));
+}
+
+/// Every expression has its own iteration budget and computes its own calls on both back ends,
+/// even when native code could reuse a call an earlier expression made: the second equation
+/// needs 62 + 47 units here (over the limit), though it shares its first call with the first.
+#[test]
+fn each_expression_spends_its_own_iteration_budget() {
+    let (program, _) = programs(
+        "budget.eqm",
+        "model B
+           function count
+             input Real n;
+             output Real y;
+           algorithm
+             y := 0;
+             while y < n loop
+               y := y + 1;
+             end while;
+           end count;
+           parameter Real n1 = 60;
+           parameter Real n2 = 45;
+           Real x(start = 0, fixed = true);
+           Real y1;
+           Real y2;
+         equation
+           y1 = count(n1);
+           y2 = 2*count(n1) + count(n2);
+           der(x) = y1 - y2 + x;
+         end B;",
+    );
+    let failure = same_failure(&program, &[0.0], Some(100));
+    assert!(
+        matches!(failure.kind, FailureKind::IterationLimit { limit: 100 }),
+        "{failure:?}"
+    );
 }

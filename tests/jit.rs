@@ -5,6 +5,8 @@
 
 use eqm::builtins::{ALL, Builtin, BuiltinKind};
 use eqm::driver::Session;
+use eqm::exec::FailureKind;
+use eqm::exec::Instr;
 use eqm::expr::{BinOp, Callee, ExprArena, ExprId, FuncId, Node, UnOp, VarId};
 use eqm::flat::FlatModel;
 use eqm::jit::{CompiledModule, JitError, JitOptions, OptLevel, Segment, compile};
@@ -75,13 +77,13 @@ fn same(a: f64, b: f64) -> bool {
 }
 
 fn segment_of(exprs: &[ExprId]) -> Segment {
-    Segment {
-        assignments: exprs
+    Segment::assignments(
+        exprs
             .iter()
             .enumerate()
             .map(|(k, e)| (Slot::Work(RESULTS + k as u32), *e))
             .collect(),
-    }
+    )
 }
 
 /// Compiles `exprs` into one segment, runs it at each point and compares every result with the
@@ -360,9 +362,7 @@ fn later_assignments_read_earlier_ones_and_der_reads_dx() {
     let e1 = a.binary(BinOp::Mul, x, two); // dx[0] := 2*x
     let e2 = a.binary(BinOp::Add, der_x, x); // work[0] := der(x) + x
     let e3 = a.binary(BinOp::Mul, w0, w0); // work[8] := work[0]^2
-    let segment = Segment {
-        assignments: vec![(Slot::Der(0), e1), (Slot::Work(0), e2), (Slot::Work(RESULTS), e3)],
-    };
+    let segment = Segment::assignments(vec![(Slot::Der(0), e1), (Slot::Work(0), e2), (Slot::Work(RESULTS), e3)]);
     let module = compile(&a, &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
     let point = Point {
         vars: [3.0, 0.0, 0.0, 0.0, 100.0, 0.0],
@@ -386,13 +386,11 @@ fn rewriting_a_slot_recomputes_what_depends_on_it() {
     let two = a.real(2.0);
     let doubled = a.binary(BinOp::Mul, w0, two);
     let sine = a.builtin(Builtin::Sin, vec![x]);
-    let segment = Segment {
-        assignments: vec![
-            (Slot::Work(RESULTS), doubled),
-            (Slot::Work(0), sine),
-            (Slot::Work(RESULTS + 1), doubled),
-        ],
-    };
+    let segment = Segment::assignments(vec![
+        (Slot::Work(RESULTS), doubled),
+        (Slot::Work(0), sine),
+        (Slot::Work(RESULTS + 1), doubled),
+    ]);
     let module = compile(&a, &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
     let point = Point {
         vars: [0.5, 0.0, 0.0, 0.0, 10.0, 0.0],
@@ -624,9 +622,7 @@ fn user_function_with_loops_branches_and_return() {
             &flat.exprs,
             &flat.functions,
             &slot,
-            &[Segment {
-                assignments: assignments.clone(),
-            }],
+            &[Segment::assignments(assignments.clone())],
             &options,
         )
         .unwrap_or_else(|e| panic!("{e}"));
@@ -650,7 +646,8 @@ fn user_function_with_loops_branches_and_return() {
     }
 }
 
-/// A failed assertion inside a function makes its outputs NaN; recursion works.
+/// A failed assertion inside a function stops the code and reports its message and span, as
+/// the interpreter does; recursion works.
 #[test]
 fn assertions_and_recursion_in_functions() {
     let flat = flatten(
@@ -678,19 +675,25 @@ end M;
     let Node::Var(_) = flat.exprs.get(flat.equations[0].lhs) else {
         panic!("explicit equation")
     };
-    let segment = Segment {
-        assignments: vec![(Slot::Work(0), flat.equations[0].rhs)],
-    };
+    let segment = Segment::assignments(vec![(Slot::Work(0), flat.equations[0].rhs)]);
     let module = compile(&flat.exprs, &flat.functions, &slot, &[segment], &JitOptions::default())
         .unwrap_or_else(|e| panic!("{e}"));
     let run = |n: f64| {
         let mut work = [0.0];
-        module.call(0, 0.0, &[], &[n], &mut [], &mut work).expect("runs");
-        work[0]
+        module.call(0, 0.0, &[], &[n], &mut [], &mut work).map(|()| work[0])
     };
-    assert_eq!(run(5.0), 120.0);
-    assert_eq!(run(0.0), 1.0);
-    assert!(run(-1.0).is_nan());
+    assert_eq!(run(5.0), Ok(120.0));
+    assert_eq!(run(0.0), Ok(1.0));
+    match run(-1.0) {
+        Err(JitError::Failed {
+            site: 0,
+            kind: FailureKind::Assert { message, span },
+        }) => {
+            assert_eq!(message, "n must not be negative");
+            assert!(span.end > span.start);
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -727,7 +730,7 @@ fn long_segments_are_split_without_changing_results() {
         };
         expected[i as usize] = eqm::symbolic::evaluate(&a, e, &var, 0.0).expect("evaluates");
     }
-    let segment = [Segment { assignments }];
+    let segment = [Segment::assignments(assignments)];
     let split = compile(&a, &[], &slot, &segment, &JitOptions::default()).expect("compiles");
     assert_eq!(split.function_count(0), Some(5));
     let whole = compile(
@@ -772,9 +775,7 @@ fn short_slices_are_errors() {
     let slot = |v: VarId| Some([Slot::State(3), Slot::Param(1)][v.0 as usize]);
     let (x, p) = (a.var(VarId(0)), a.var(VarId(1)));
     let sum = a.binary(BinOp::Add, x, p);
-    let segment = Segment {
-        assignments: vec![(Slot::Der(2), sum), (Slot::Work(5), sum)],
-    };
+    let segment = Segment::assignments(vec![(Slot::Der(2), sum), (Slot::Work(5), sum)]);
     let module = compile(&a, &[], &slot, &[segment], &JitOptions::default()).expect("compiles");
     let lengths = module.lengths(0).expect("one segment");
     assert_eq!((lengths.x, lengths.p, lengths.dx, lengths.work), (4, 2, 3, 6));
@@ -821,9 +822,7 @@ fn unsupported_input_is_an_error_not_a_panic() {
             &a,
             &[],
             &slot_of,
-            &[Segment {
-                assignments: vec![(target, e)],
-            }],
+            &[Segment::assignments(vec![(target, e)])],
             &JitOptions::default(),
         )
         .map(|_| ())
@@ -855,5 +854,248 @@ fn unsupported_input_is_an_error_not_a_panic() {
 #[test]
 fn compiled_modules_can_move_between_threads() {
     fn send<T: Send>() {}
+    fn sync<T: Sync>() {}
     send::<CompiledModule>();
+    // Shared between the instances of one program (`Arc<NativeCode>`), which stay `Send`.
+    sync::<CompiledModule>();
+    send::<eqm::interp::Instance<'static>>();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results: residuals and partial derivatives
+
+/// Results are evaluated after the assignments (reading what they wrote) into `out`; `out`
+/// is checked like the other slices.
+#[test]
+fn results_follow_the_assignments_and_land_in_out() {
+    let mut a = ExprArena::new();
+    let (x0, p0, w0) = (a.var(VarId(0)), a.var(VarId(2)), a.var(VarId(4)));
+    let two = a.real(2.0);
+    let doubled = a.binary(BinOp::Mul, x0, two);
+    let sum = a.binary(BinOp::Add, w0, p0);
+    let sine = a.builtin(Builtin::Sin, vec![x0]);
+    let segment = Segment {
+        assignments: vec![(Slot::Work(0), doubled)],
+        statements: Vec::new(),
+        results: vec![sum, sine],
+    };
+    let module = compile(&a, &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
+    assert_eq!(module.results(0), Some(2));
+    let (x, p, mut work) = ([0.7, 0.0], [1.25, 0.0], [f64::NAN, 0.0]);
+    let mut out = [f64::NAN; 2];
+    module
+        .run(0, 0.0, [&x, &p], [&mut [], &mut work], &mut out, 100)
+        .expect("runs");
+    assert_eq!(work[0], 1.4);
+    assert_eq!(out[0].to_bits(), (1.4f64 + 1.25).to_bits());
+    assert_eq!(out[1].to_bits(), 0.7f64.sin().to_bits());
+    let short = module.run(0, 0.0, [&x, &p], [&mut [], &mut work], &mut out[..1], 100);
+    assert!(
+        matches!(
+            short,
+            Err(JitError::SliceTooShort {
+                slice: "out",
+                needed: 2,
+                got: 1,
+                ..
+            })
+        ),
+        "{short:?}"
+    );
+}
+
+/// The program of `text`, from the driver.
+fn program(text: &str) -> eqm::exec::ExecProgram {
+    let mut session = Session::new();
+    session.add_embedded_stdlib();
+    session.add_file("test.eqm", text);
+    let compiled = session.compile(None, &eqm::flatten::Options::default());
+    compiled
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)))
+        .program
+}
+
+/// The evaluation arrays of a program, read by the evaluator through the program's slots.
+struct Memory<'p> {
+    program: &'p eqm::exec::ExecProgram,
+    x: Vec<f64>,
+    p: Vec<f64>,
+    work: Vec<f64>,
+}
+
+impl Env for Memory<'_> {
+    fn var(&self, v: VarId) -> f64 {
+        match self.program.slot_of(v) {
+            Some(Slot::State(i)) => self.x[i as usize],
+            Some(Slot::Param(i)) => self.p[i as usize],
+            Some(Slot::Work(i)) => self.work[i as usize],
+            _ => f64::NAN,
+        }
+    }
+    fn time(&self) -> f64 {
+        0.0
+    }
+}
+
+/// A torn nonlinear loop compiled as the native back end compiles it: one segment from the
+/// tearing values through the inner assignments to the residuals, one with every partial
+/// derivative of its symbolic Jacobian. At random tearing values, the inner values, residuals
+/// and partial derivatives are the evaluator's, bit for bit.
+#[test]
+fn loop_residuals_and_symbolic_jacobian_match_the_evaluator() {
+    let program = program(
+        "model L
+           Real x(start = 0.5, fixed = true);
+           Real a(start = 0.1);
+           Real b(start = 0.2);
+           Real c;
+           parameter Real k = 0.3;
+         equation
+           a = k*sin(b) + x;
+           c = a*a - x;
+           b = 0.5*cos(c) - x*a*exp(b);
+           der(x) = a - b + c;
+         end L;",
+    );
+    let Some(Instr::Loop(block)) = program.rhs().iter().find(|i| matches!(i, Instr::Loop(_))) else {
+        panic!("no loop in {:#?}", program.rhs())
+    };
+    let jacobian = block.jacobian.as_ref().expect("a symbolic Jacobian");
+    let partials: Vec<ExprId> = jacobian
+        .inner
+        .iter()
+        .chain(&jacobian.residuals)
+        .flatten()
+        .map(|(_, e)| *e)
+        .collect();
+    assert!(!partials.is_empty());
+    let evaluate = Segment {
+        assignments: block.inner.iter().map(|a| (a.target, a.value)).collect(),
+        statements: Vec::new(),
+        results: block.residuals.iter().map(|(r, _)| *r).collect(),
+    };
+    let jacobian_segment = Segment {
+        results: partials.clone(),
+        ..Segment::default()
+    };
+    let module = compile(
+        program.exprs(),
+        program.functions(),
+        &|v| program.slot_of(v),
+        &[evaluate, jacobian_segment],
+        &JitOptions::default(),
+    )
+    .expect("compiles");
+    let layout = program.layout();
+    let mut memory = Memory {
+        program: &program,
+        x: vec![0.4; layout.states],
+        p: program.p0().to_vec(),
+        work: vec![0.0; layout.work],
+    };
+    let mut seed = 0x1234_5678_9abc_def1u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
+    };
+    for _ in 0..50 {
+        for slot in &block.tearing {
+            let Slot::Work(i) = slot else {
+                panic!("tearing unknown in {slot:?}")
+            };
+            memory.work[*i as usize] = next();
+        }
+        let mut residuals = vec![f64::NAN; block.residuals.len()];
+        let mut values = vec![f64::NAN; partials.len()];
+        let mut dx = vec![0.0; layout.states];
+        for (segment, out) in [(0, &mut residuals), (1, &mut values)] {
+            module
+                .run(
+                    segment,
+                    0.0,
+                    [&memory.x, &memory.p],
+                    [&mut dx, &mut memory.work],
+                    out,
+                    1000,
+                )
+                .expect("runs");
+        }
+        for a in &block.inner {
+            let Slot::Work(i) = a.target else {
+                panic!("inner unknown in {:?}", a.target)
+            };
+            let expected = evaluate_in(program.exprs(), a.value, &memory).expect("evaluates");
+            assert!(same(memory.work[i as usize], expected));
+        }
+        let expected = |e: ExprId| evaluate_in(program.exprs(), e, &memory).expect("evaluates");
+        for ((r, _), value) in block.residuals.iter().zip(&residuals) {
+            assert!(same(*value, expected(*r)), "residual {value} vs {}", expected(*r));
+        }
+        for (e, value) in partials.iter().zip(&values) {
+            assert!(same(*value, expected(*e)), "partial {value} vs {}", expected(*e));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failures
+
+/// A zero step, `terminate` and the iteration budget fail compiled code with the failure the
+/// interpreter reports, naming the root that failed.
+#[test]
+fn zero_steps_terminate_and_endless_loops_fail() {
+    let flat = flatten(
+        r#"
+function stepped
+  input Real u;
+  input Integer s;
+  output Real y = 0;
+algorithm
+  for j in 1:s:3 loop
+    y := u + y;
+  end for;
+  if u < 0 then
+    terminate("u is negative");
+  end if;
+  while u > 10 loop
+    y := y + 1;
+  end while;
+end stepped;
+model M
+  parameter Real u = 1;
+  parameter Integer s = 1;
+  Real y;
+equation
+  y = stepped(u, s);
+end M;
+"#,
+    );
+    let slot = |v: VarId| Some([Slot::Param(0), Slot::Param(1), Slot::Work(1)][v.0 as usize]);
+    let value = flat.equations[0].rhs;
+    let two = Segment::assignments(vec![(Slot::Work(0), value), (Slot::Work(1), value)]);
+    let module =
+        compile(&flat.exprs, &flat.functions, &slot, &[two], &JitOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let run = |u: f64, s: f64| {
+        let mut work = [0.0; 2];
+        module
+            .run(0, 0.0, [&[], &[u, s]], [&mut [], &mut work], &mut [], 1000)
+            .map(|()| work[0])
+    };
+    assert_eq!(run(2.0, 1.0), Ok(6.0));
+    assert_eq!(run(2.0, -1.0), Ok(0.0));
+    let failed = |r: Result<f64, JitError>| match r {
+        Err(JitError::Failed { site, kind }) => (site, kind),
+        other => panic!("{other:?}"),
+    };
+    assert!(matches!(failed(run(2.0, 0.0)), (0, FailureKind::ZeroStep { .. })));
+    assert!(matches!(
+        failed(run(-1.0, 1.0)),
+        (0, FailureKind::Terminate { message, .. }) if message == "u is negative"
+    ));
+    assert!(matches!(
+        failed(run(11.0, 1.0)),
+        (0, FailureKind::IterationLimit { limit: 1000 })
+    ));
 }

@@ -1,28 +1,34 @@
-//! User functions (`flat::Function`) to native functions `fn(inputs: *const f64, outputs: *mut
-//! f64)`.
+//! Statements to native code: user functions (`flat::Function`) as native functions
+//! `fn(inputs: *const f64, outputs: *mut f64, status: *mut u64)`, and the statements of model
+//! algorithm sections inside a segment function.
 //!
-//! Every slot of the function (inputs, outputs, protected variables, run-time loop indices) is a
-//! Cranelift variable, so the SSA construction of the frontend handles assignments in branches
-//! and loops. Inputs are loaded from the input array on entry; outputs and protected variables
-//! without an initial value start at 0.0 (Modelica leaves them undefined; zero is deterministic).
-//! The outputs are stored through the output pointer at the single return block, which every
-//! `return` and the end of the body jump to.
+//! Every slot of a user function (inputs, outputs, protected variables, run-time loop indices)
+//! is a Cranelift variable, so the SSA construction of the frontend handles assignments in
+//! branches and loops. Inputs are loaded from the input array on entry; outputs and protected
+//! variables without an initial value start at 0.0 (Modelica leaves them undefined; zero is
+//! deterministic, and the interpreter does the same). The outputs are stored through the output
+//! pointer at the single return block, which every `return` and the end of the body jump to.
+//! Algorithm sections have no locals: they read and write model slots in memory (see
+//! `SegmentLeaves::cache`).
 //!
-//! Semantics of the statements (from `flat::Statement` and `flatten::functions`):
-//! - `for i in start:step:stop`: the range is evaluated once before the loop; `i` takes the
-//!   values `start, start + step, ...` while `i <= stop` (`step > 0`) or `i >= stop` (`step <
-//!   0`); a zero (or NaN) step runs no iteration.
+//! Semantics of the statements, the interpreter's (from `flat::Statement`,
+//! `flatten::functions` and `interp`):
+//! - `for i in start:step:stop`: the range is evaluated once before the loop; a zero (or NaN)
+//!   step fails ([`FailureKind::ZeroStep`]); `i` takes the values `start, start + step, ...`
+//!   and the loop ends once `i > stop` (`step > 0`) or `i < stop` (`step < 0`).
 //! - `break` leaves the innermost `for`, `while` or unrolled for-loop; `return` leaves the
-//!   function with the outputs as they are.
-//! - A failed `assert` makes every output NaN and returns: compiled code has no other error
-//!   channel, and NaN makes the caller (a solver) reject the step.
-//! - `terminate` is not supported by the JIT yet.
+//!   function (the algorithm section) with the outputs as they are.
+//! - A failed `assert` and `terminate` report their message and span and stop the evaluation.
+//! - Every call and every backward jump of a `for` or `while` loop spends one unit of the
+//!   iteration budget, and calls nest at most [`crate::interp::MAX_CALL_DEPTH`] deep.
 
-use super::JitError;
 use super::shared::Shared;
 use super::translate::{Leaves, Translator};
+use super::{JitError, status};
+use crate::exec::FailureKind;
 use crate::expr::{ExprId, FuncId};
-use crate::flat::{self, Place, Statement};
+use crate::flat::{Place, Statement};
+use crate::source::Span;
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::immediates::Ieee64;
@@ -49,10 +55,13 @@ pub(super) fn compile(
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
-    let (input, output) = match b.block_params(entry) {
-        [i, o] => (*i, *o),
+    let (input, output, status) = match b.block_params(entry) {
+        [i, o, s] => (*i, *o, *s),
         _ => return Err(within(JitError::Codegen("unexpected function parameters".into()))),
     };
+    // A failure returns at once: the status block says what happened, and the caller stops too.
+    let exit = b.create_block();
+    b.append_block_param(exit, types::I64);
     let vars: Vec<Variable> = function.slots.iter().map(|_| b.declare_var(types::F64)).collect();
     for (k, var) in vars.iter().enumerate() {
         let v = if k < function.inputs as usize {
@@ -64,29 +73,29 @@ pub(super) fn compile(
         b.def_var(*var, v);
     }
     let ret = b.create_block();
+    let mut t = Translator::new(sh, b, Leaves::Function(vars.clone()), status, exit);
+    // The interpreter counts a call against the budget before it checks the depth.
+    t.spend_budget();
+    t.enter_frame();
     let mut body = Body {
-        t: Translator::new(sh, b, Leaves::Function(vars.clone())),
-        function,
+        t: &mut t,
         vars,
-        output,
         ret,
-        fail: None,
         breaks: Vec::new(),
     };
     body.statements(&function.body).map_err(within)?;
     body.t.b.ins().jump(ret, &[]);
     body.t.b.switch_to_block(ret);
-    let outputs: Vec<Value> = (0..function.outputs as usize)
-        .map(|k| body.t.b.use_var(body.vars[function.inputs as usize + k]))
-        .collect();
-    body.store_outputs(&outputs);
-    if let Some(fail) = body.fail {
-        body.t.b.switch_to_block(fail);
-        let nan = body.t.real(f64::NAN);
-        body.store_outputs(&vec![nan; function.outputs as usize]);
+    body.t.leave_frame();
+    for k in 0..function.outputs as usize {
+        let v = body.t.b.use_var(body.vars[function.inputs as usize + k]);
+        body.t.b.ins().store(MemFlagsData::trusted(), v, output, k as i32 * 8);
     }
-    body.t.b.seal_all_blocks();
-    body.t.finish();
+    t.b.ins().return_(&[]);
+    t.b.switch_to_block(exit);
+    t.b.ins().return_(&[]);
+    t.b.seal_all_blocks();
+    t.finish();
     sh.module
         .define_function(id, ctx)
         .map_err(JitError::codegen)
@@ -95,31 +104,42 @@ pub(super) fn compile(
     Ok(())
 }
 
-struct Body<'s, 'f, 'a> {
-    t: Translator<'s, 'f, 'a>,
-    function: &'a flat::Function,
+/// Translates the statements of a model algorithm section as root `site` of the segment function
+/// `t` is building; code continues after them (where `return` leads too).
+pub(super) fn algorithm(t: &mut Translator<'_, '_, '_>, site: u64, statements: &[Statement]) -> Result<(), JitError> {
+    if let Leaves::Segment(seg) = &mut t.leaves {
+        seg.cache = false;
+        seg.values.clear();
+    }
+    t.forget();
+    t.begin_statements(site);
+    let ret = t.b.create_block();
+    let mut body = Body {
+        t,
+        vars: Vec::new(),
+        ret,
+        breaks: Vec::new(),
+    };
+    body.statements(statements)?;
+    body.t.b.ins().jump(ret, &[]);
+    body.t.b.switch_to_block(ret);
+    // Results after the statements read slots the statements wrote: memory, not registers.
+    body.t.forget();
+    Ok(())
+}
+
+/// A statement list being translated.
+struct Body<'x, 's, 'f, 'a> {
+    t: &'x mut Translator<'s, 'f, 'a>,
+    /// The slots of the user function; none in an algorithm section.
     vars: Vec<Variable>,
-    output: Value,
-    /// The block that stores the outputs and returns.
+    /// The block `return` jumps to.
     ret: Block,
-    /// The block that stores NaN outputs after a failed assertion, created on first use.
-    fail: Option<Block>,
     /// The exit block of each enclosing loop, innermost last.
     breaks: Vec<Block>,
 }
 
-impl Body<'_, '_, '_> {
-    /// Stores `values` as the outputs and returns.
-    fn store_outputs(&mut self, values: &[Value]) {
-        for (k, v) in values.iter().enumerate() {
-            self.t
-                .b
-                .ins()
-                .store(MemFlagsData::trusted(), *v, self.output, k as i32 * 8);
-        }
-        self.t.b.ins().return_(&[]);
-    }
-
+impl Body<'_, '_, '_, '_> {
     /// The value of `e` with the locals as they are now. The memo is cleared first because
     /// locals change between statements (and between iterations of a loop).
     fn value(&mut self, e: ExprId) -> Result<Value, JitError> {
@@ -158,12 +178,13 @@ impl Body<'_, '_, '_> {
                 self.t.b.def_var(var, v);
             }
             Statement::Assign {
-                target: Place::Var(v), ..
+                target: Place::Var(v),
+                value,
+                ..
             } => {
-                return Err(JitError::Unsupported {
-                    node: None,
-                    what: format!("an assignment to model variable #{} in a function body", v.0),
-                });
+                let value = self.value(*value)?;
+                let slot = self.t.var_slot(*v)?;
+                self.t.write_slot(slot, value)?;
             }
             Statement::If {
                 branches, else_branch, ..
@@ -199,8 +220,8 @@ impl Body<'_, '_, '_> {
                 step,
                 stop,
                 body,
-                ..
-            } => self.for_loop(*index, *start, *step, *stop, body)?,
+                span,
+            } => self.for_loop(*index, [*start, *step, *stop], body, *span)?,
             Statement::While { condition, body, .. } => {
                 let header = self.t.b.create_block();
                 let inside = self.t.b.create_block();
@@ -213,24 +234,29 @@ impl Body<'_, '_, '_> {
                 self.breaks.push(exit);
                 self.statements(body)?;
                 self.breaks.pop();
+                self.t.spend_budget();
                 self.t.b.ins().jump(header, &[]);
                 self.t.b.switch_to_block(exit);
             }
-            Statement::Assert { condition, .. } => {
+            Statement::Assert {
+                condition,
+                message,
+                span,
+            } => {
                 let c = self.condition(*condition)?;
-                let fail = match self.fail {
-                    Some(block) => block,
-                    None => *self.fail.insert(self.t.b.create_block()),
-                };
-                let next = self.t.b.create_block();
-                self.t.b.ins().brif(c, next, &[], fail, &[]);
-                self.t.b.switch_to_block(next);
-            }
-            Statement::Terminate { .. } => {
-                return Err(JitError::Unsupported {
-                    node: None,
-                    what: "`terminate` is not supported by the JIT yet".into(),
+                let fault = self.t.sh.fault(FailureKind::Assert {
+                    message: message.clone(),
+                    span: *span,
                 });
+                let failed = self.t.b.ins().bxor_imm_s(c, 1);
+                self.t.fail_if(failed, status::TABLE, fault);
+            }
+            Statement::Terminate { message, span } => {
+                let fault = self.t.sh.fault(FailureKind::Terminate {
+                    message: message.clone(),
+                    span: *span,
+                });
+                self.t.fail(status::TABLE, fault);
             }
             Statement::Break { .. } => {
                 let exit = *self.breaks.last().ok_or_else(|| JitError::Unsupported {
@@ -248,49 +274,48 @@ impl Body<'_, '_, '_> {
         Ok(())
     }
 
-    fn for_loop(
-        &mut self,
-        index: u32,
-        start: ExprId,
-        step: ExprId,
-        stop: ExprId,
-        body: &[Statement],
-    ) -> Result<(), JitError> {
+    /// A `for` loop over a run-time range, with the interpreter's semantics: the index is the
+    /// local itself, advanced by `step` after each iteration.
+    fn for_loop(&mut self, index: u32, range: [ExprId; 3], body: &[Statement], span: Span) -> Result<(), JitError> {
         let index = *self.vars.get(index as usize).ok_or_else(|| JitError::Unsupported {
             node: None,
-            what: format!("a loop index that is not a local of `{}`", self.function.name),
+            what: "a loop index that is not a function local".into(),
         })?;
         // The range is evaluated once, before the first iteration.
-        let start = self.value(start)?;
-        let step = self.value(step)?;
-        let stop = self.value(stop)?;
-        // A hidden counter, so that the loop does not depend on what the body does with the
-        // index variable.
-        let counter = self.t.b.declare_var(types::F64);
-        self.t.b.def_var(counter, start);
+        let start = self.value(range[0])?;
+        self.t.b.def_var(index, start);
+        let step = self.value(range[1])?;
+        let stop = self.value(range[2])?;
+        let zero = self.t.real(0.0);
+        // `step == 0` is false for NaN, `step != step` true only for NaN.
+        let is_zero = self.t.b.ins().fcmp(FloatCC::Equal, step, zero);
+        let is_nan = self.t.b.ins().fcmp(FloatCC::Unordered, step, step);
+        let no_step = self.t.b.ins().bor(is_zero, is_nan);
+        let fault = self.t.sh.fault(FailureKind::ZeroStep { span });
+        self.t.fail_if(no_step, status::TABLE, fault);
         let header = self.t.b.create_block();
         let inside = self.t.b.create_block();
         let exit = self.t.b.create_block();
         self.t.b.ins().jump(header, &[]);
         self.t.b.switch_to_block(header);
-        let i = self.t.b.use_var(counter);
+        let i = self.t.b.use_var(index);
         let zero = self.t.real(0.0);
         let up = self.t.b.ins().fcmp(FloatCC::GreaterThan, step, zero);
         let down = self.t.b.ins().fcmp(FloatCC::LessThan, step, zero);
-        let below = self.t.b.ins().fcmp(FloatCC::LessThanOrEqual, i, stop);
-        let above = self.t.b.ins().fcmp(FloatCC::GreaterThanOrEqual, i, stop);
-        let rising = self.t.b.ins().band(up, below);
-        let falling = self.t.b.ins().band(down, above);
-        let go = self.t.b.ins().bor(rising, falling);
-        self.t.b.ins().brif(go, inside, &[], exit, &[]);
+        let beyond = self.t.b.ins().fcmp(FloatCC::GreaterThan, i, stop);
+        let before = self.t.b.ins().fcmp(FloatCC::LessThan, i, stop);
+        let rising_done = self.t.b.ins().band(up, beyond);
+        let falling_done = self.t.b.ins().band(down, before);
+        let done = self.t.b.ins().bor(rising_done, falling_done);
+        self.t.b.ins().brif(done, exit, &[], inside, &[]);
         self.t.b.switch_to_block(inside);
-        self.t.b.def_var(index, i);
         self.breaks.push(exit);
         self.statements(body)?;
         self.breaks.pop();
-        let i = self.t.b.use_var(counter);
+        let i = self.t.b.use_var(index);
         let next = self.t.b.ins().fadd(i, step);
-        self.t.b.def_var(counter, next);
+        self.t.b.def_var(index, next);
+        self.t.spend_budget();
         self.t.b.ins().jump(header, &[]);
         self.t.b.switch_to_block(exit);
         Ok(())

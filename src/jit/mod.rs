@@ -1,36 +1,50 @@
-//! Native code for expression assignments, through Cranelift.
+//! Native code for expression assignments, algorithm statements and solver kernels, through
+//! Cranelift.
 //!
 //! Input: an expression arena, the model's user functions, a map from variables to their
-//! run-time [`Slot`]s, and [`Segment`]s: ordered lists of assignments `slot := expression`.
+//! run-time [`Slot`]s, and [`Segment`]s: ordered lists of assignments `slot := expression`,
+//! optionally followed by the statements of an algorithm section and by result expressions.
 //! Output: a [`CompiledModule`] holding one or more native functions per segment, each of the
-//! shape `extern "C" fn(t: f64, x: *const f64, p: *const f64, dx: *mut f64, work: *mut f64)`
-//! (see [`crate::slot`]), and a safe [`CompiledModule::call`] that checks the slice lengths
-//! before running them.
+//! shape `extern "C" fn(t: f64, x: *const f64, p: *const f64, dx: *mut f64, work: *mut f64,
+//! out: *mut f64, status: *mut u64)` (see [`crate::slot`]), and a safe [`CompiledModule::run`]
+//! that checks the slice lengths before running them. Results (residuals, partial derivatives)
+//! go to `out`; failures (a failed `assert`, `terminate`, a zero `for` step, the iteration and
+//! recursion limits) are reported through `status` and come back as [`JitError::Failed`] with
+//! the same [`FailureKind`] the interpreter reports.
 //!
 //! The compiled code computes exactly what the reference evaluator
-//! ([`crate::symbolic::eval::evaluate_in`]) computes, bit for bit: arithmetic is the same IEEE
-//! operations, and every other function is a host function (`eqm_sin`, `eqm_pow`, ...) that
-//! calls the evaluator's own Rust function. Booleans are 0.0 and 1.0, and any non-zero value
-//! (NaN included) is true. `if` expressions are real branches, so the branch not taken is not
-//! evaluated (a division by zero there does not matter, and a costly branch costs nothing).
+//! ([`crate::symbolic::eval::evaluate_in`]) and the interpreter compute, bit for bit: arithmetic
+//! is the same IEEE operations, and every other function is a host function (`eqm_sin`,
+//! `eqm_pow`, ...) that calls the evaluator's own Rust function. Booleans are 0.0 and 1.0, and
+//! any non-zero value (NaN included) is true. `if` expressions are real branches, so the branch
+//! not taken is not evaluated (a division by zero there does not matter, and a costly branch
+//! costs nothing).
 //!
 //! Per function, each state, parameter or work slot is loaded from memory once; a value
 //! written earlier in the same function is reused from its register, and shared
-//! subexpressions are computed once. Long segments are split into functions of about a
-//! thousand assignments (or ten thousand Cranelift instructions), the size at which Cranelift
-//! compiles fastest per equation on this project's machines (see the Cranelift probe notes);
-//! the safe wrapper calls them in order.
+//! subexpressions are computed once. Algorithm statements are the exception: they read and
+//! write memory at every use, because their loops and branches can change a slot at any time.
+//! Long segments are split into functions of about a thousand assignments (or ten thousand
+//! Cranelift instructions), the size at which Cranelift compiles fastest per equation on this
+//! project's machines (see the Cranelift probe notes); the safe wrapper calls them in order.
 //!
 //! User functions (`Callee::User`) become native functions `fn(inputs: *const f64, outputs:
-//! *mut f64)` compiled from their statements (see [`function`]); a call site passes its
-//! arguments and receives its outputs through a stack slot, and `CallOutput` reads further
-//! outputs from it.
+//! *mut f64, status: *mut u64)` compiled from their statements (see [`function`]); a call site
+//! passes its arguments and receives its outputs through a stack slot, and `CallOutput` reads
+//! further outputs from it. The iteration budget and the call depth live in the status block
+//! and follow the interpreter's rules (see [`crate::interp`]): the budget is reset at the start
+//! of every expression that calls a user function (of every statement list for algorithms),
+//! which then computes its calls itself rather than reusing those of earlier expressions, every
+//! call and every backward jump of a loop spends one unit, and calls nest at most
+//! [`crate::interp::MAX_CALL_DEPTH`] deep.
 //!
 //! What it deliberately does not do: decide which variable lives in which slot or order the
-//! assignments (the executable program does), solve implicit blocks, or handle events. Event
-//! operators (`edge`, `change`, `initial`, `sample`, `reinit`, ...) are a [`JitError`] for now;
-//! `pre(x)` reads the current value of `x`, and `noEvent`/`smooth` are the identity. `der(x)` of
-//! a state `x[i]` reads `dx[i]`. It does not compile segments in parallel yet.
+//! assignments (the executable program does), iterate implicit blocks (the solvers in
+//! [`crate::interp`] do, calling the residuals and partial derivatives compiled here), or
+//! handle events. Event operators (`edge`, `change`, `initial`, `sample`, `reinit`, ...) are a
+//! [`JitError`] for now, so the instructions that use them stay with the interpreter; `pre(x)`
+//! reads the current value of `x`, and `noEvent`/`smooth` are the identity. `der(x)` of a state
+//! `x[i]` reads `dx[i]`. It does not compile segments in parallel yet.
 
 #![allow(unsafe_code)]
 
@@ -41,10 +55,11 @@ mod translate;
 
 pub use translate::SliceLengths;
 
+use crate::exec::FailureKind;
 use crate::expr::{ExprArena, ExprId, FuncId, FxHashMap, VarId};
-use crate::flat;
+use crate::flat::{self, Statement};
 use crate::slot::Slot;
-use cranelift_codegen::ir::{InstBuilder, UserFuncName, types};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, UserFuncName, types};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -53,11 +68,48 @@ use shared::Shared;
 use std::collections::HashSet;
 use translate::{Leaves, SegmentLeaves, Translator};
 
-/// Straight-line code: each expression is evaluated and stored into its slot, in order. An
-/// expression may read slots written earlier in the same segment.
+/// Code run in one call: each assignment's expression is evaluated and stored into its slot, in
+/// order; then the statements run (an algorithm section: they may assign slots); then each
+/// result expression is evaluated into `out[k]`. An expression may read slots written earlier
+/// in the same segment.
 #[derive(Debug, Clone, Default)]
 pub struct Segment {
     pub assignments: Vec<(Slot, ExprId)>,
+    pub statements: Vec<Statement>,
+    pub results: Vec<ExprId>,
+}
+
+impl Segment {
+    /// A segment of assignments only.
+    pub fn assignments(assignments: Vec<(Slot, ExprId)>) -> Segment {
+        Segment {
+            assignments,
+            ..Segment::default()
+        }
+    }
+}
+
+/// The status block compiled code reports through: byte offsets of its `u64` fields.
+pub(crate) mod status {
+    /// 0 while nothing failed; else one of the codes below.
+    pub const CODE: i32 = 0;
+    /// With [`TABLE`]: the index of the failure in the module's table of statements.
+    pub const PAYLOAD: i32 = 8;
+    /// The root (assignment, statement list or result) of the segment that failed, counted
+    /// from 0 in the order the segment runs them.
+    pub const SITE: i32 = 16;
+    /// The iteration budget left in the current root.
+    pub const BUDGET: i32 = 24;
+    /// The budget every root starts with.
+    pub const LIMIT: i32 = 32;
+    /// User-function frames active now.
+    pub const DEPTH: i32 = 40;
+    /// The number of fields.
+    pub const FIELDS: usize = 6;
+    /// A statement of the table failed (assert, terminate, zero step).
+    pub const TABLE: i64 = 1;
+    pub const ITERATION_LIMIT: i64 = 2;
+    pub const RECURSION_LIMIT: i64 = 3;
 }
 
 /// How much Cranelift optimises.
@@ -119,6 +171,12 @@ pub enum JitError {
     /// The host machine is not supported by Cranelift.
     Host(String),
     NoSuchSegment(usize),
+    /// The compiled code failed in root `site` of the segment, counting from 0 each assignment,
+    /// the statements (one root together) and each result, in the order they run.
+    Failed {
+        site: usize,
+        kind: FailureKind,
+    },
     /// A slice given to [`CompiledModule::call`] is shorter than the segment needs.
     SliceTooShort {
         segment: usize,
@@ -147,6 +205,7 @@ impl std::fmt::Display for JitError {
             JitError::Codegen(m) => write!(f, "code generation failed: {m}"),
             JitError::Host(m) => write!(f, "this machine is not supported by the JIT: {m}"),
             JitError::NoSuchSegment(s) => write!(f, "no segment {s}"),
+            JitError::Failed { site, kind } => write!(f, "the compiled code failed in root {site}: {kind:?}"),
             JitError::SliceTooShort {
                 segment,
                 slice,
@@ -163,11 +222,13 @@ impl std::fmt::Display for JitError {
 impl std::error::Error for JitError {}
 
 /// The native form of a segment function.
-type SegmentFn = unsafe extern "C" fn(f64, *const f64, *const f64, *mut f64, *mut f64);
+type SegmentFn = unsafe extern "C" fn(f64, *const f64, *const f64, *mut f64, *mut f64, *mut f64, *mut u64);
 
 struct CompiledSegment {
     functions: Vec<SegmentFn>,
     lengths: SliceLengths,
+    /// The number of results, the length `out` needs.
+    results: usize,
 }
 
 /// Compiled segments and the module that owns their code (freed on drop).
@@ -175,6 +236,8 @@ pub struct CompiledModule {
     /// Always `Some` until dropped.
     module: Option<JITModule>,
     segments: Vec<CompiledSegment>,
+    /// The failures statements can report, by [`status::PAYLOAD`].
+    faults: Vec<FailureKind>,
 }
 
 impl CompiledModule {
@@ -192,8 +255,13 @@ impl CompiledModule {
         self.segments.get(segment).map(|s| s.lengths)
     }
 
-    /// Runs segment `segment` at time `t`, after checking that every slice is long enough for
-    /// the largest index the segment reads or writes.
+    /// The number of results of segment `segment`.
+    pub fn results(&self, segment: usize) -> Option<usize> {
+        self.segments.get(segment).map(|s| s.results)
+    }
+
+    /// Runs segment `segment` at time `t` without results, with the interpreter's default
+    /// iteration limit; see [`CompiledModule::run`].
     pub fn call(
         &self,
         segment: usize,
@@ -203,6 +271,29 @@ impl CompiledModule {
         dx: &mut [f64],
         work: &mut [f64],
     ) -> Result<(), JitError> {
+        self.run(
+            segment,
+            t,
+            [x, p],
+            [dx, work],
+            &mut [],
+            crate::interp::DEFAULT_ITERATION_LIMIT,
+        )
+    }
+
+    /// Runs segment `segment` at time `t` on `x, p` (read) and `dx, work` (read and written),
+    /// its results into `out`, each root allowed `iteration_limit` loop iterations and calls.
+    /// Every slice is first checked to be long enough for the largest index the segment reads
+    /// or writes. A failure of the code stops it at once and is [`JitError::Failed`].
+    pub fn run(
+        &self,
+        segment: usize,
+        t: f64,
+        [x, p]: [&[f64]; 2],
+        [dx, work]: [&mut [f64]; 2],
+        out: &mut [f64],
+        iteration_limit: u64,
+    ) -> Result<(), JitError> {
         let seg = self.segments.get(segment).ok_or(JitError::NoSuchSegment(segment))?;
         let l = seg.lengths;
         for (slice, needed, got) in [
@@ -210,6 +301,7 @@ impl CompiledModule {
             ("p", l.p, p.len()),
             ("dx", l.dx, dx.len()),
             ("work", l.work, work.len()),
+            ("out", seg.results, out.len()),
         ] {
             if got < needed {
                 return Err(JitError::SliceTooShort {
@@ -220,17 +312,61 @@ impl CompiledModule {
                 });
             }
         }
+        let mut state = [0u64; status::FIELDS];
+        state[status::LIMIT as usize / 8] = iteration_limit;
+        state[status::BUDGET as usize / 8] = iteration_limit;
         for f in &seg.functions {
             // SAFETY: `f` was compiled by this module, whose code lives as long as `self`, with
             // exactly this signature. It reads and writes only the slots recorded in
-            // `seg.lengths`, and every slice was just checked to be at least that long; `dx`
-            // and `work` are distinct mutable borrows, so the stores alias nothing else. The
-            // host functions it calls do not unwind.
-            unsafe { f(t, x.as_ptr(), p.as_ptr(), dx.as_mut_ptr(), work.as_mut_ptr()) };
+            // `seg.lengths` and the first `seg.results` entries of `out`, and every slice was
+            // just checked to be at least that long; `dx`, `work`, `out` and `state` are
+            // distinct mutable borrows, so the stores alias nothing else. `state` has the
+            // `status::FIELDS` fields the code addresses. The host functions it calls do not
+            // unwind.
+            unsafe {
+                f(
+                    t,
+                    x.as_ptr(),
+                    p.as_ptr(),
+                    dx.as_mut_ptr(),
+                    work.as_mut_ptr(),
+                    out.as_mut_ptr(),
+                    state.as_mut_ptr(),
+                )
+            };
+            if state[status::CODE as usize / 8] != 0 {
+                return Err(self.failure(&state, iteration_limit));
+            }
         }
         Ok(())
     }
+
+    /// The failure a status block reports.
+    fn failure(&self, state: &[u64; status::FIELDS], iteration_limit: u64) -> JitError {
+        let site = state[status::SITE as usize / 8] as usize;
+        let kind = match state[status::CODE as usize / 8] as i64 {
+            status::ITERATION_LIMIT => FailureKind::IterationLimit { limit: iteration_limit },
+            status::RECURSION_LIMIT => FailureKind::RecursionLimit {
+                limit: crate::interp::MAX_CALL_DEPTH,
+            },
+            _ => {
+                let k = state[status::PAYLOAD as usize / 8] as usize;
+                match self.faults.get(k) {
+                    Some(f) => f.clone(),
+                    None => return JitError::Codegen(format!("an unknown failure {k} (internal error)")),
+                }
+            }
+        };
+        JitError::Failed { site, kind }
+    }
 }
+
+// SAFETY: the only field that is not `Sync` is the `JITModule`, and no method taking `&self`
+// touches it: shared references only read the function pointers, slice lengths and failure
+// table, which are immutable after `compile`, and call code that writes nothing but the
+// slices of its own call. The module itself is used only by `Drop`, which has `&mut self`.
+// This lets the instances of one program share their native code (`Arc`) across threads.
+unsafe impl Sync for CompiledModule {}
 
 impl Drop for CompiledModule {
     fn drop(&mut self) {
@@ -286,7 +422,7 @@ pub fn compile(
 ) -> Result<CompiledModule, JitError> {
     let mut sh = Shared::new(new_module(options)?, arena, functions);
     let result = build(&mut sh, slot_of, segments, options);
-    let Shared { mut module, .. } = sh;
+    let Shared { mut module, faults, .. } = sh;
     let ids = match result.and_then(|ids| module.finalize_definitions().map_err(JitError::codegen).map(|()| ids)) {
         Ok(ids) => ids,
         Err(e) => {
@@ -297,23 +433,26 @@ pub fn compile(
     };
     let segments = ids
         .into_iter()
-        .map(|(ids, lengths)| CompiledSegment {
+        .zip(segments)
+        .map(|((ids, lengths), segment)| CompiledSegment {
             functions: ids
                 .into_iter()
                 .map(|id| {
                     let code = module.get_finalized_function(id);
-                    // SAFETY: `id` was defined with the segment signature (`f64` and four
+                    // SAFETY: `id` was defined with the segment signature (`f64` and six
                     // pointers, no result, the host's C calling convention), which is
                     // `SegmentFn`, and the module was finalized, so `code` is executable.
                     unsafe { std::mem::transmute::<*const u8, SegmentFn>(code) }
                 })
                 .collect(),
             lengths,
+            results: segment.results.len(),
         })
         .collect();
     Ok(CompiledModule {
         module: Some(module),
         segments,
+        faults,
     })
 }
 
@@ -329,14 +468,17 @@ fn build(
 ) -> Result<SegmentIds, JitError> {
     let mut ctx = sh.module.make_context();
     let mut fctx = FunctionBuilderContext::new();
-    let sig = sh.signature(&[types::F64, sh.ptr, sh.ptr, sh.ptr, sh.ptr], &[]);
+    let sig = sh.signature(&[types::F64, sh.ptr, sh.ptr, sh.ptr, sh.ptr, sh.ptr, sh.ptr], &[]);
     let mut out = Vec::with_capacity(segments.len());
     let mut names = 0usize;
     for segment in segments {
         let mut lengths = SliceLengths::default();
         let mut ids = Vec::new();
         let mut rest = segment.assignments.as_slice();
-        while !rest.is_empty() {
+        // Statements and results go into the last function, which exists even when the
+        // segment has no assignments.
+        let mut last = false;
+        while !last {
             let id = sh
                 .module
                 .declare_function(&format!("eqm_segment_{names}"), Linkage::Local, &sig)
@@ -344,8 +486,16 @@ fn build(
             names += 1;
             ctx.func.signature = sig.clone();
             ctx.func.name = UserFuncName::user(0, id.as_u32());
-            let done = segment_function(sh, &mut ctx.func, &mut fctx, slot_of, rest, &mut lengths, options)?;
+            let first = segment.assignments.len() - rest.len();
+            let code = SegmentCode {
+                first,
+                assignments: rest,
+                statements: &segment.statements,
+                results: &segment.results,
+            };
+            let done = segment_function(sh, &mut ctx.func, &mut fctx, slot_of, code, &mut lengths, options)?;
             rest = &rest[done..];
+            last = rest.is_empty();
             sh.module.define_function(id, &mut ctx).map_err(JitError::codegen)?;
             sh.module.clear_context(&mut ctx);
             ids.push(id);
@@ -361,14 +511,24 @@ fn build(
     Ok(out)
 }
 
-/// Builds one segment function from the first assignments of `assignments` (as many as the
-/// options allow) and returns how many it took.
+/// What one segment function computes: assignments from the `first`-th of the segment on,
+/// then (if it takes them all) the statements and the results.
+struct SegmentCode<'c> {
+    first: usize,
+    assignments: &'c [(Slot, ExprId)],
+    statements: &'c [Statement],
+    results: &'c [ExprId],
+}
+
+/// Builds one segment function from the first assignments of `code` (as many as the options
+/// allow), and the statements and results once every assignment is in; returns how many
+/// assignments it took.
 fn segment_function(
     sh: &mut Shared<'_>,
     func: &mut cranelift_codegen::ir::Function,
     fctx: &mut FunctionBuilderContext,
     slot_of: &dyn Fn(VarId) -> Option<Slot>,
-    assignments: &[(Slot, ExprId)],
+    code: SegmentCode<'_>,
     lengths: &mut SliceLengths,
     options: &JitOptions,
 ) -> Result<usize, JitError> {
@@ -376,10 +536,13 @@ fn segment_function(
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
-    let (t, base) = match b.block_params(entry) {
-        [t, x, p, dx, work] => (*t, [*x, *p, *dx, *work]),
+    let (t, base, out, status) = match b.block_params(entry) {
+        [t, x, p, dx, work, out, status] => (*t, [*x, *p, *dx, *work], *out, *status),
         _ => return Err(JitError::Codegen("unexpected segment parameters".into())),
     };
+    // Every failure leaves through this block, which records the root that failed.
+    let exit = b.create_block();
+    b.append_block_param(exit, types::I64);
     let leaves = Leaves::Segment(SegmentLeaves {
         slot_of,
         t,
@@ -387,23 +550,42 @@ fn segment_function(
         base,
         values: FxHashMap::default(),
         observed: HashSet::default(),
+        cache: true,
         lengths,
     });
-    let mut tr = Translator::new(sh, b, leaves);
+    let mut tr = Translator::new(sh, b, leaves, status, exit);
     let mut done = 0;
-    for &(slot, e) in assignments {
+    for &(slot, e) in code.assignments {
         if !slot.is_writable() {
             return Err(JitError::ReadOnlyTarget(slot));
         }
+        tr.begin_root((code.first + done) as u64, e);
         let v = tr.expr(e)?;
         tr.write_slot(slot, v)?;
         done += 1;
-        if done >= options.max_assignments_per_function
-            || tr.b.func.dfg.num_insts() >= options.max_instructions_per_function
+        if done < code.assignments.len()
+            && (done >= options.max_assignments_per_function
+                || tr.b.func.dfg.num_insts() >= options.max_instructions_per_function)
         {
             break;
         }
     }
+    let mut site = (code.first + done) as u64;
+    if done == code.assignments.len() {
+        if !code.statements.is_empty() {
+            function::algorithm(&mut tr, site, code.statements)?;
+            site += 1;
+        }
+        for (k, &e) in code.results.iter().enumerate() {
+            tr.begin_root(site + k as u64, e);
+            let v = tr.expr(e)?;
+            tr.b.ins().store(MemFlagsData::trusted(), v, out, k as i32 * 8);
+        }
+    }
+    tr.b.ins().return_(&[]);
+    tr.b.switch_to_block(exit);
+    let failed = tr.b.block_params(exit)[0];
+    tr.b.ins().store(MemFlagsData::trusted(), failed, status, status::SITE);
     tr.b.ins().return_(&[]);
     tr.b.seal_all_blocks();
     tr.finish();

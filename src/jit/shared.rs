@@ -1,9 +1,10 @@
 //! State shared by all functions of one compilation: the Cranelift module, the declared host
-//! imports and the user functions still to be compiled.
+//! imports, the user functions still to be compiled and the failures statements can report.
 
 use super::JitError;
 use super::host::HostFn;
-use crate::expr::{ExprArena, FuncId};
+use crate::exec::FailureKind;
+use crate::expr::{Callee, ExprArena, ExprId, FuncId, Node};
 use crate::flat;
 use cranelift_codegen::ir::{AbiParam, Signature, Type, types};
 use cranelift_jit::JITModule;
@@ -22,6 +23,10 @@ pub(super) struct Shared<'a> {
     users: Vec<Option<cranelift_module::FuncId>>,
     /// User functions declared but not compiled yet.
     pub pending: Vec<FuncId>,
+    /// The failures compiled statements report, by index (`status::PAYLOAD`).
+    pub faults: Vec<FailureKind>,
+    /// For each node of the arena, whether it calls a user function; built on first use.
+    calls: Vec<bool>,
 }
 
 impl<'a> Shared<'a> {
@@ -35,7 +40,35 @@ impl<'a> Shared<'a> {
             hosts: HashMap::new(),
             users: vec![None; functions.len()],
             pending: Vec::new(),
+            faults: Vec::new(),
+            calls: Vec::new(),
         }
+    }
+
+    /// Records a failure a statement can report and returns its index.
+    pub fn fault(&mut self, fault: FailureKind) -> u64 {
+        self.faults.push(fault);
+        self.faults.len() as u64 - 1
+    }
+
+    /// Whether evaluating `e` may call a user function (the only way an expression spends the
+    /// iteration budget). One pass over the arena answers every node, because children have
+    /// smaller ids than their parents.
+    pub fn calls_user(&mut self, e: ExprId) -> bool {
+        if self.calls.len() != self.arena.len() {
+            let arena = self.arena;
+            self.calls = Vec::with_capacity(arena.len());
+            for k in 0..arena.len() {
+                let id = ExprId(k as u32);
+                let own = matches!(arena.get(id), Node::Call(Callee::User(_), _));
+                let any = own
+                    || arena
+                        .children(id)
+                        .any(|c| self.calls.get(c.0 as usize).copied().unwrap_or(true));
+                self.calls.push(any);
+            }
+        }
+        self.calls.get(e.0 as usize).copied().unwrap_or(true)
     }
 
     /// A signature with the host's calling convention.
@@ -46,9 +79,10 @@ impl<'a> Shared<'a> {
         sig
     }
 
-    /// `fn(inputs: *const f64, outputs: *mut f64)`: the native form of every user function.
+    /// `fn(inputs: *const f64, outputs: *mut f64, status: *mut u64)`: the native form of every
+    /// user function.
     pub fn user_signature(&self) -> Signature {
-        self.signature(&[self.ptr, self.ptr], &[])
+        self.signature(&[self.ptr, self.ptr, self.ptr], &[])
     }
 
     /// The import of a host function, declared once per module.

@@ -8,14 +8,14 @@
 //! the branch added. Literals are not memoised but emitted at each use, which keeps their live
 //! ranges short. Leaves (variables, time, function locals) are read through [`Leaves`].
 
-use super::JitError;
 use super::host::{self, HostFn};
 use super::shared::Shared;
+use super::{JitError, status};
 use crate::builtins::{Builtin, BuiltinKind, Eval};
 use crate::expr::{BinOp, Callee, ExprArena, ExprId, FuncId, FxBuild, FxHashMap, Node, UnOp, VarId};
 use crate::slot::Slot;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
-use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::immediates::Ieee64;
 use cranelift_codegen::ir::{
     Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind, Value, types,
@@ -64,6 +64,10 @@ pub(super) struct SegmentLeaves<'a> {
     /// nodes stale, so the memo is cleared (causalised programs write each slot once, so this
     /// is rare).
     pub observed: HashSet<Slot, FxBuild>,
+    /// Whether slot values are kept in registers (`values`). Off for algorithm statements,
+    /// whose loops and branches make a register value stale at their joins: there every read
+    /// loads and every write stores.
+    pub cache: bool,
     pub lengths: &'a mut SliceLengths,
 }
 
@@ -109,10 +113,16 @@ pub(super) struct Translator<'s, 'f, 'a> {
     undo: Vec<Undo>,
     scopes: Vec<usize>,
     refs: FxHashMap<cranelift_module::FuncId, FuncRef>,
+    /// The status block (`*mut u64`, see [`status`]).
+    pub status: Value,
+    /// Where code goes after a failure, with the failing root as its `i64` argument.
+    exit: Block,
+    /// The root being translated.
+    site: u64,
 }
 
 impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
-    pub fn new(sh: &'s mut Shared<'a>, b: FunctionBuilder<'f>, leaves: Leaves<'s>) -> Self {
+    pub fn new(sh: &'s mut Shared<'a>, b: FunctionBuilder<'f>, leaves: Leaves<'s>, status: Value, exit: Block) -> Self {
         Translator {
             sh,
             b,
@@ -122,7 +132,107 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
             undo: Vec::new(),
             scopes: Vec::new(),
             refs: FxHashMap::default(),
+            status,
+            exit,
+            site: 0,
         }
+    }
+
+    /// Starts root `site` (an assignment, a statement list or a result) whose code is `e`:
+    /// like the interpreter, each root that can call a user function starts with the full
+    /// iteration budget, and computes its calls itself (the interpreter shares nodes only within
+    /// a root), so that it spends exactly the budget the interpreter spends.
+    pub fn begin_root(&mut self, site: u64, e: ExprId) {
+        self.site = site;
+        if self.sh.calls_user(e) {
+            self.forget();
+            self.reset_budget();
+        }
+    }
+
+    /// Starts a statement list as root `site`, with the full iteration budget.
+    pub fn begin_statements(&mut self, site: u64) {
+        self.site = site;
+        self.reset_budget();
+    }
+
+    fn status_field(&mut self, offset: i32) -> Value {
+        self.b
+            .ins()
+            .load(types::I64, MemFlagsData::trusted(), self.status, offset)
+    }
+
+    fn set_status_field(&mut self, offset: i32, v: Value) {
+        self.b.ins().store(MemFlagsData::trusted(), v, self.status, offset);
+    }
+
+    fn reset_budget(&mut self) {
+        let limit = self.status_field(status::LIMIT);
+        self.set_status_field(status::BUDGET, limit);
+    }
+
+    /// Leaves for the exit block if a failure was reported (after a call).
+    pub fn check_failure(&mut self) {
+        let code = self.status_field(status::CODE);
+        let site = self.b.ins().iconst(types::I64, self.site as i64);
+        let next = self.b.create_block();
+        self.b.ins().brif(code, self.exit, &[BlockArg::Value(site)], next, &[]);
+        self.b.switch_to_block(next);
+    }
+
+    /// Reports failure `code` (with `payload` for [`status::TABLE`]) and leaves for the exit
+    /// block; code after it is emitted into a fresh block that nothing reaches.
+    pub fn fail(&mut self, code: i64, payload: u64) {
+        let code = self.b.ins().iconst(types::I64, code);
+        self.set_status_field(status::CODE, code);
+        let payload = self.b.ins().iconst(types::I64, payload as i64);
+        self.set_status_field(status::PAYLOAD, payload);
+        let site = self.b.ins().iconst(types::I64, self.site as i64);
+        self.b.ins().jump(self.exit, &[BlockArg::Value(site)]);
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
+    }
+
+    /// Fails with `code` when `condition` (an `i8`) holds.
+    pub fn fail_if(&mut self, condition: Value, code: i64, payload: u64) {
+        let failing = self.b.create_block();
+        let next = self.b.create_block();
+        self.b.ins().brif(condition, failing, &[], next, &[]);
+        self.b.switch_to_block(failing);
+        self.fail(code, payload);
+        self.b.ins().jump(next, &[]);
+        self.b.switch_to_block(next);
+    }
+
+    /// Spends one unit of the iteration budget (a call or a backward jump of a loop), failing
+    /// like the interpreter when none is left.
+    pub fn spend_budget(&mut self) {
+        let budget = self.status_field(status::BUDGET);
+        let empty = self.b.ins().icmp_imm_s(IntCC::Equal, budget, 0);
+        self.fail_if(empty, status::ITERATION_LIMIT, 0);
+        let left = self.b.ins().iadd_imm_s(budget, -1);
+        self.set_status_field(status::BUDGET, left);
+    }
+
+    /// Enters a user-function frame: fails like the interpreter when
+    /// [`crate::interp::MAX_CALL_DEPTH`] frames are active already.
+    pub fn enter_frame(&mut self) {
+        let depth = self.status_field(status::DEPTH);
+        let deep = self.b.ins().icmp_imm_s(
+            IntCC::UnsignedGreaterThanOrEqual,
+            depth,
+            crate::interp::MAX_CALL_DEPTH as i64,
+        );
+        self.fail_if(deep, status::RECURSION_LIMIT, 0);
+        let more = self.b.ins().iadd_imm_s(depth, 1);
+        self.set_status_field(status::DEPTH, more);
+    }
+
+    /// Leaves a user-function frame.
+    pub fn leave_frame(&mut self) {
+        let depth = self.status_field(status::DEPTH);
+        let less = self.b.ins().iadd_imm_s(depth, -1);
+        self.set_status_field(status::DEPTH, less);
     }
 
     /// Finishes the function (all blocks must be terminated and sealed).
@@ -226,7 +336,9 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
             });
         };
         seg.observed.insert(slot);
-        if let Some(v) = seg.values.get(&slot) {
+        if seg.cache
+            && let Some(v) = seg.values.get(&slot)
+        {
             return Ok(*v);
         }
         let (base, i, flags) = match slot {
@@ -238,6 +350,9 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         };
         let offset = Self::offset(slot, i)?;
         seg.lengths.record(slot);
+        if !seg.cache {
+            return Ok(self.b.ins().load(types::F64, flags, base, offset));
+        }
         let v = if self.scopes.is_empty() {
             self.b.ins().load(types::F64, flags, base, offset)
         } else {
@@ -262,7 +377,9 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         let offset = Self::offset(slot, i)?;
         seg.lengths.record(slot);
         let stale = seg.observed.contains(&slot);
-        seg.values.insert(slot, v);
+        if seg.cache {
+            seg.values.insert(slot, v);
+        }
         self.b.ins().store(MemFlagsData::trusted(), v, base, offset);
         if stale {
             self.forget();
@@ -270,7 +387,7 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         Ok(())
     }
 
-    fn var_slot(&self, v: VarId) -> Result<Slot, JitError> {
+    pub fn var_slot(&self, v: VarId) -> Result<Slot, JitError> {
         match &self.leaves {
             Leaves::Segment(seg) => (seg.slot_of)(v).ok_or(JitError::NoSlot(v)),
             Leaves::Function(_) => Err(JitError::Unsupported {
@@ -604,7 +721,8 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         let out = self.b.ins().stack_addr(ptr, slot, inputs as i32 * 8);
         let id = self.sh.user_function(f)?;
         let r = self.func_ref(id);
-        self.b.ins().call(r, &[addr, out]);
+        self.b.ins().call(r, &[addr, out, self.status]);
+        self.check_failure();
         self.calls.insert(e, (slot, inputs));
         if !self.scopes.is_empty() {
             self.undo.push(Undo::Call(e));
