@@ -13,12 +13,11 @@ use std::time::Instant;
 mod common;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    if let Some(k) = args.iter().position(|a| a == "--one") {
-        let n = args.get(k + 1).and_then(|a| a.parse().ok()).unwrap_or(1000);
+    if let Some(n) = common::one_size() {
         one(n);
         return;
     }
+    let args: Vec<String> = std::env::args().collect();
     let sizes: Vec<usize> = {
         let given: Vec<usize> = args.iter().skip(1).filter_map(|a| a.parse().ok()).collect();
         if given.is_empty() {

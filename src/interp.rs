@@ -1467,6 +1467,24 @@ pub struct Interpreter<'p> {
     /// Native code for the instructions it could compile, when attached (shared by the
     /// instances of one program: the code is read-only).
     native: Option<Arc<NativeCode>>,
+    finite_checks: FiniteChecks,
+    /// Whether the right-hand side has iterations (scalar Newton blocks, loops), which start
+    /// from `dx_guess`, or algorithm sections, which may read derivatives before assigning them.
+    iterates: bool,
+}
+
+/// When the right-hand side checks that values are finite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FiniteChecks {
+    /// After every assignment: the first non-finite value is reported with its equation.
+    #[default]
+    EachAssignment,
+    /// Only the derivatives, after the whole evaluation; when one is not finite, or anything
+    /// fails, the evaluation is repeated with [`FiniteChecks::EachAssignment`] so the failure
+    /// reported is the same. For the integrator's evaluations, where values that do not reach a
+    /// derivative cannot change the solution (the rows written are still checked in full): it
+    /// spares a check per assignment, which costs as much as a native assignment itself.
+    Derivatives,
 }
 
 impl<'p> Interpreter<'p> {
@@ -1584,6 +1602,8 @@ impl<'p> Interpreter<'p> {
             loop_code,
             loops,
             dx_guess: vec![0.0; program.layout().states],
+            finite_checks: FiniteChecks::default(),
+            iterates: program.rhs().iter().any(|i| !matches!(i, Instr::Assign { .. })),
             native: None,
         })
     }
@@ -1793,22 +1813,50 @@ impl<'p> Interpreter<'p> {
         self.check_all(t, x, p, dx, work)?;
         // Derivatives computed by Newton iterations start from their last solutions; `dx`
         // belongs to the caller and may hold anything.
-        dx.copy_from_slice(&self.dx_guess);
-        let mut mem = Mem { t, x, p, dx, work };
+        if self.finite_checks == FiniteChecks::Derivatives
+            && self.evaluate_rhs(Mem { t, x, p, dx, work }, false).is_ok()
+            && all_finite(dx)
+        {
+            self.remember_guesses(dx);
+            return Ok(());
+        }
+        self.evaluate_rhs(Mem { t, x, p, dx, work }, true)?;
+        self.remember_guesses(dx);
+        Ok(())
+    }
+
+    /// Keeps the derivatives of a successful evaluation as the next starting guesses; only
+    /// iterations use them, so a right-hand side of explicit assignments skips the copy.
+    fn remember_guesses(&mut self, dx: &[f64]) {
+        if self.iterates {
+            self.dx_guess.copy_from_slice(dx);
+        }
+    }
+
+    /// Sets when the right-hand side checks values for being finite.
+    pub fn set_finite_checks(&mut self, checks: FiniteChecks) {
+        self.finite_checks = checks;
+    }
+
+    /// Runs the right-hand side once from the last good derivatives; `each_assignment` checks
+    /// every assigned value for being finite.
+    fn evaluate_rhs(&mut self, mut mem: Mem, each_assignment: bool) -> Result<(), EvalFailure> {
+        if self.iterates {
+            mem.dx.copy_from_slice(&self.dx_guess);
+        }
         let mut k = 0;
         while k < self.rhs.len() {
-            match self.step(k, &mut mem) {
+            match self.step(k, &mut mem, each_assignment) {
                 Ok(next) => k = next,
-                Err((at, e)) => return Err(self.failure(at, e, t)),
+                Err((at, e)) => return Err(self.failure(at, e, mem.t)),
             }
         }
-        self.dx_guess.copy_from_slice(mem.dx);
         Ok(())
     }
 
     /// Runs right-hand-side instruction `k` (natively when native code for it is attached) and
     /// returns the index of the next one, or the failing instruction and what went wrong.
-    fn step(&mut self, k: usize, mem: &mut Mem) -> Result<usize, (usize, SolveError)> {
+    fn step(&mut self, k: usize, mem: &mut Mem, each_assignment: bool) -> Result<usize, (usize, SolveError)> {
         let limit = self.m.iteration_limit;
         let native = self
             .native
@@ -1818,6 +1866,15 @@ impl<'p> Interpreter<'p> {
         match (native, &self.rhs[k]) {
             (Some((module, NativeStep::Run { segment, end })), _) => {
                 let outcome = mem.native(module, segment, &mut [], limit);
+                if outcome.is_ok()
+                    && (!each_assignment
+                        || self
+                            .native
+                            .as_ref()
+                            .is_some_and(|n| n.written[segment].all_finite(mem.dx, mem.work)))
+                {
+                    return Ok(end);
+                }
                 let targets = self.program.rhs()[k..end].iter().map(|i| match i {
                     Instr::Assign { target, .. } => *target,
                     _ => Slot::Time,
@@ -1866,7 +1923,7 @@ impl<'p> Interpreter<'p> {
                 Ok(k + 1)
             }
             (_, Step::Assign { target, code }) => match self.m.eval(*code, mem) {
-                Ok(v) if v.is_finite() => {
+                Ok(v) if v.is_finite() || !each_assignment => {
                     mem.write(*target, v);
                     Ok(k + 1)
                 }
@@ -1957,6 +2014,9 @@ impl<'p> Interpreter<'p> {
             && let Some(segment) = native.outputs
         {
             let outcome = mem.native(&native.module, segment, &mut [], self.m.iteration_limit);
+            if outcome.is_ok() && native.written[segment].all_finite(mem.dx, mem.work) {
+                return Ok(());
+            }
             let targets = program.outputs().iter().map(|a| a.target);
             return native_assignments(targets, &mem, outcome).map_err(|(k, e)| EvalFailure {
                 time: t,
@@ -2017,6 +2077,11 @@ fn native_assignments(
         }
     }
     outcome.map_err(|e| (failed_at, SolveError::from(e)))
+}
+
+/// Whether every value is finite; without an early exit, so that the loop vectorises.
+fn all_finite(values: &[f64]) -> bool {
+    values.iter().fold(true, |ok, v| ok & v.is_finite())
 }
 
 /// The start values of the states with the default parameters (NaN when those are not valid):

@@ -50,7 +50,8 @@ pub enum Backend {
 #[derive(Debug, Clone)]
 pub struct Columns {
     pub names: Vec<String>,
-    slots: Vec<Slot>,
+    /// Where each column's value is, parallel to `names`.
+    pub slots: Vec<Slot>,
 }
 
 /// How a run went.
@@ -201,6 +202,12 @@ pub fn simulate(
         failure: None,
     };
     let x0 = initial_states(&mut model.instance, init, &options.params, options.start)?;
+    // The integrator's evaluations check the derivatives only; every row written is computed
+    // on the second instance below with every value checked, so nothing non-finite is written.
+    model
+        .instance
+        .interpreter()
+        .set_finite_checks(crate::interp::FiniteChecks::Derivatives);
     let compile_start = std::time::Instant::now();
     let native = match options.backend {
         Backend::Auto => crate::interp::NativeCode::compile(program).map(std::sync::Arc::new),

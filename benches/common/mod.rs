@@ -33,3 +33,11 @@ pub fn peak_memory_kib() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
+
+/// The size `N` when this benchmark was started as `--one N`: benchmarks that measure peak
+/// memory run each size in a process of its own by starting themselves that way.
+pub fn one_size() -> Option<usize> {
+    let args: Vec<String> = std::env::args().collect();
+    let k = args.iter().position(|a| a == "--one")?;
+    Some(args.get(k + 1).and_then(|a| a.parse().ok()).unwrap_or(1000))
+}

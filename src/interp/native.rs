@@ -50,6 +50,43 @@ pub struct NativeCode {
     /// The segment computing the parameter program (its assignments) and the expressions of
     /// the parameter conditions (its results), if it compiled.
     pub(super) parameters: Option<usize>,
+    /// The slots each segment assigns, for the check for non-finite values after a run.
+    pub(super) written: Vec<Written>,
+}
+
+/// The derivative and work slots a segment assigns. After a native run, every assigned value
+/// must be finite; scanning these two index lists answers that without a branch on the kind of
+/// each slot, which mispredicts on alternating kinds and used to cost more than the native run
+/// itself. Only when something is not finite does the interpreter look for the first failing
+/// assignment in program order, to report the same failure as the interpreter would.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Written {
+    der: Box<[u32]>,
+    work: Box<[u32]>,
+}
+
+impl Written {
+    fn of(targets: impl Iterator<Item = Slot>) -> Written {
+        let (mut der, mut work) = (Vec::new(), Vec::new());
+        for target in targets {
+            match target {
+                Slot::Der(i) => der.push(i),
+                Slot::Work(i) => work.push(i),
+                Slot::Time | Slot::State(_) | Slot::Param(_) => {}
+            }
+        }
+        Written {
+            der: der.into(),
+            work: work.into(),
+        }
+    }
+
+    /// Whether every assigned value is finite. Slots outside the arrays count as not finite,
+    /// so that the precise check reports them.
+    pub(super) fn all_finite(&self, dx: &[f64], work: &[f64]) -> bool {
+        let finite = |values: &[f64], i: &u32| values.get(*i as usize).is_some_and(|v| v.is_finite());
+        self.der.iter().all(|i| finite(dx, i)) && self.work.iter().all(|i| finite(work, i))
+    }
 }
 
 /// A piece of the program compiled as a whole, or left to the interpreter as a whole.
@@ -154,12 +191,17 @@ impl NativeCode {
         // Parameters are computed without states and derivatives (there are none yet); code
         // that would read them stays with the interpreter, which reports the contract broken.
         let parameters = parameters.filter(|&s| module.lengths(s).is_some_and(|l| l.x == 0 && l.dx == 0));
+        let written = segments
+            .iter()
+            .map(|s| Written::of(s.assignments.iter().map(|a| a.0)))
+            .collect();
         Ok(NativeCode {
             module,
             steps,
             native,
             outputs,
             parameters,
+            written,
         })
     }
 
