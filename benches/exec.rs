@@ -34,8 +34,8 @@ fn main() {
         eqm::alias::eliminate(&mut dae);
         let plan = eqm::plan::analyze(&mut dae).expect("solvable");
         let runs = if n >= 500_000 { 2 } else { 5 };
-        let build = best_of(runs, || ExecProgram::build(&dae, &plan).expect("builds"));
-        let program = ExecProgram::build(&dae, &plan).expect("builds");
+        let build = best_of(runs, || ExecProgram::build(dae.clone(), &plan).expect("builds"));
+        let program = ExecProgram::build(dae.clone(), &plan).expect("builds");
         let compile = best_of(runs, || Instance::new(&program).expect("compiles"));
         let mut instance = Instance::new(&program).expect("compiles");
         let x = instance.start_values().expect("start values");

@@ -300,12 +300,14 @@ impl Session {
             return None;
         }
         let start = Instant::now();
-        let program = crate::exec::ExecProgram::build(&analysis.dae, &analysis.plan);
-        let init = crate::exec::ExecProgram::build(&analysis.init.dae, &analysis.init.plan);
+        // The analysis is not needed afterwards: its DAEs move into the programs.
+        let experiment = analysis.dae.flat.experiment;
+        let program = crate::exec::ExecProgram::build(analysis.dae, &analysis.plan);
+        let init = crate::exec::ExecProgram::build(analysis.init.dae, &analysis.init.plan);
         self.record("codegen", start.elapsed());
         match (program, init) {
             (Ok(program), Ok(init)) => Some(Compiled {
-                experiment: analysis.dae.flat.experiment,
+                experiment,
                 program,
                 init,
             }),

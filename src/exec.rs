@@ -187,8 +187,8 @@ pub struct ExecProgram {
 impl ExecProgram {
     /// Builds the program of `dae` with causalisation `plan`; a pure function. Fails with
     /// diagnostics naming the equations, bindings or statements that cannot be executed.
-    pub fn build(dae: &Dae, plan: &Plan) -> Result<ExecProgram, Vec<Diagnostic>> {
-        let mut b = Builder::new(dae.clone());
+    pub fn build(dae: Dae, plan: &Plan) -> Result<ExecProgram, Vec<Diagnostic>> {
+        let mut b = Builder::new(dae);
         b.layout();
         b.parameter_program();
         b.start_program();

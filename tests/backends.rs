@@ -153,7 +153,7 @@ fn analysed_program(name: &str, text: &str) -> ExecProgram {
     let analysis = session
         .analyze(None, &eqm::flatten::Options::default(), false)
         .unwrap_or_else(|| panic!("{name}: {}", session.render_diagnostics(false)));
-    ExecProgram::build(&analysis.dae, &analysis.plan).unwrap_or_else(|d| panic!("{d:?}"))
+    ExecProgram::build(analysis.dae.clone(), &analysis.plan).unwrap_or_else(|d| panic!("{d:?}"))
 }
 
 /// The index of the first right-hand-side instruction matching `kind`.

@@ -17,7 +17,7 @@ fn compile(name: &str, text: &str) -> (Session, ExecProgram) {
     let Some(analysis) = session.analyze(None, &eqm::flatten::Options::default(), false) else {
         panic!("{}", session.render_diagnostics(false));
     };
-    match ExecProgram::build(&analysis.dae, &analysis.plan) {
+    match ExecProgram::build(analysis.dae.clone(), &analysis.plan) {
         Ok(program) => (session, program),
         Err(diagnostics) => {
             session.diagnostics = diagnostics;
@@ -714,7 +714,7 @@ fn cyclic_parameters_are_a_diagnostic() {
     let one = dae.flat.exprs.real(1.0);
     let binding = dae.flat.exprs.binary(eqm::expr::BinOp::Add, b_node, one);
     dae.flat.variables[a].binding = Some(binding);
-    let diagnostics = ExecProgram::build(dae, &analysis.plan).unwrap_err();
+    let diagnostics = ExecProgram::build(dae.clone(), &analysis.plan).unwrap_err();
     assert_eq!(diagnostics[0].code, "E0601");
     assert!(
         diagnostics[0].message.contains("`a`, `b`"),
@@ -807,10 +807,10 @@ fn every_analysable_example_evaluates_at_its_start_values() {
         let Some(analysis) = session.analyze(None, &eqm::flatten::Options::default(), false) else {
             continue;
         };
-        let program = ExecProgram::build(&analysis.dae, &analysis.plan).unwrap_or_else(|d| panic!("{name}: {d:?}"));
+        let program = ExecProgram::build(analysis.dae.clone(), &analysis.plan).unwrap_or_else(|d| panic!("{name}: {d:?}"));
         // The initialization problem is an algebraic system without states: its right-hand
         // side computes every initial value.
-        let init = ExecProgram::build(&analysis.init.dae, &analysis.init.plan)
+        let init = ExecProgram::build(analysis.init.dae.clone(), &analysis.init.plan)
             .unwrap_or_else(|d| panic!("{name} (initialization): {d:?}"));
         assert_eq!(init.layout().states, 0, "{name}");
         let mut solver = Instance::new(&init).unwrap_or_else(|d| panic!("{name}: {d:?}"));
