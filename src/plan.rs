@@ -20,7 +20,7 @@ use crate::structural::blt::blt;
 use crate::structural::incidence::{EdgeKind, EqIdx, IncidenceBuilder, VarIdx};
 use crate::structural::matching::{maximum_matching, singular_parts};
 use crate::structural::tearing::tear_block;
-use crate::symbolic::{Condition, Simplifier, Solution, solve_for_with};
+use crate::symbolic::{Condition, Simplifier, Solution, solve_for_unsimplified};
 
 /// An unknown of the causal system.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -102,7 +102,8 @@ pub(crate) fn analyze_system(
     }
     let index_of = LeafIndex::new(&leaves);
 
-    // Incidence with solvability, and the symbolic solution of every solvable edge.
+    // Incidence with solvability, and the symbolic solution of every solvable edge (simplified
+    // only when the plan uses it).
     let mut builder = IncidenceBuilder::new(unknowns.len()).map_err(|e| vec![internal(e)])?;
     let mut solutions = EdgeSolutions::with_capacity(dae.equations.len());
     let mut simplifier = Simplifier::new();
@@ -110,7 +111,7 @@ pub(crate) fn analyze_system(
         let found = equation_unknowns(&dae.flat.exprs, eq, &index_of);
         let mut edges = Vec::with_capacity(found.len());
         for u in found {
-            let kind = match solve_for_with(&mut simplifier, &mut dae.flat.exprs, eq.lhs, eq.rhs, leaves[u]) {
+            let kind = match solve_for_unsimplified(&mut simplifier, &mut dae.flat.exprs, eq.lhs, eq.rhs, leaves[u]) {
                 // A division by a parameter expression (`m*der(v) = f`) is accepted: parameters
                 // are checked once when the simulation starts. A condition on unknowns would
                 // make the assignment fail at some instants, so such an edge stays implicit.
@@ -160,7 +161,11 @@ pub(crate) fn analyze_system(
                 continue;
             }
             blocks.push(match solutions.value(eq, unknown) {
-                Some(value) => Block::Explicit { eq, unknown, value },
+                Some(value) => Block::Explicit {
+                    eq,
+                    unknown,
+                    value: simplifier.simplify(&mut dae.flat.exprs, value),
+                },
                 None => Block::Implicit { eq, unknown },
             });
             continue;
@@ -193,7 +198,7 @@ pub(crate) fn analyze_system(
             let value = solutions
                 .value(e.index(), v.index())
                 .ok_or_else(|| vec![internal_text("tearing used an edge that is not solvable")])?;
-            inner.push((e.index(), v.index(), value));
+            inner.push((e.index(), v.index(), simplifier.simplify(&mut dae.flat.exprs, value)));
         }
         blocks.push(Block::Loop {
             eqs: block.iter().map(|(e, _)| e.index()).collect(),

@@ -18,7 +18,7 @@ pub mod solve;
 pub use diff::{DiffError, diff_time, diff_var};
 pub use eval::{Env, EvalError, FnEnv, evaluate, evaluate_in};
 pub use simplify::{LinearForm, Simplifier, linear_form, simplify};
-pub use solve::{Condition, Solution, solve_for, solve_for_var, solve_for_with};
+pub use solve::{Condition, Solution, solve_for, solve_for_unsimplified, solve_for_var, solve_for_with};
 
 use crate::builtins::Builtin;
 use crate::expr::{Callee, ExprArena, ExprId, FxBuild, Node};

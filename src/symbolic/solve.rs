@@ -66,6 +66,26 @@ pub fn solve_for_with(
     rhs: ExprId,
     leaf: ExprId,
 ) -> Solution {
+    match solve_for_unsimplified(simplifier, arena, lhs, rhs, leaf) {
+        Solution::Solved { value, conditions } => Solution::Solved {
+            value: simplifier.simplify(arena, value),
+            conditions,
+        },
+        other => other,
+    }
+}
+
+/// [`solve_for_with`], except that the value of a solution may be left unsimplified (its
+/// conditions are simplified). For callers that solve many edges and use few of the solutions,
+/// such as the causal plan: simplifying is most of the cost of solving, so it is done only for
+/// the solutions used.
+pub fn solve_for_unsimplified(
+    simplifier: &mut Simplifier,
+    arena: &mut ExprArena,
+    lhs: ExprId,
+    rhs: ExprId,
+    leaf: ExprId,
+) -> Solution {
     if !matches!(
         arena.get(leaf),
         Node::Var(_) | Node::Call(Callee::Builtin(Builtin::Der), _)
@@ -77,7 +97,7 @@ pub fn solve_for_with(
     for (side, other) in [(lhs, rhs), (rhs, lhs)] {
         if side == leaf && !contains_leaf(arena, other, leaf) {
             return Solution::Solved {
-                value: simplifier.simplify(arena, other),
+                value: other,
                 conditions: Vec::new(),
             };
         }
@@ -131,8 +151,8 @@ const SINGLE_OCCURRENCE_BUDGET: usize = 64;
 /// The fast path for the most common equation shape: `leaf` occurs exactly once, under sums,
 /// differences, negations and products with leaf-free operands. The operations on the path from
 /// the equation's root to the leaf are undone one by one on the other side, and only the result
-/// is simplified, instead of simplifying the whole residual and peeling its canonical form.
-/// `None` when the equation has another shape (or is too large to look at cheaply): then the
+/// is built (unsimplified), instead of simplifying the whole residual and peeling its canonical
+/// form. `None` when the equation has another shape (or is too large to look at cheaply): then the
 /// general method decides.
 fn peel_single_occurrence(
     simplifier: &mut Simplifier,
@@ -175,7 +195,7 @@ fn peel_single_occurrence(
         };
     }
     Some(Solution::Solved {
-        value: simplifier.simplify(arena, target),
+        value: target,
         conditions,
     })
 }
