@@ -1158,6 +1158,18 @@ fn property_solutions_make_the_residual_vanish() {
                     return Ok(());
                 };
                 solved_count.set(solved_count.get() + 1);
+                // The plan's variant, which leaves the value unsimplified, solves the same
+                // equations with the same conditions and a value equal to the simplified one.
+                let Solution::Solved {
+                    value: raw,
+                    conditions: raw_conditions,
+                } = eqm::symbolic::solve_for_unsimplified(&mut eqm::symbolic::Simplifier::new(), &mut a, lhs, rhs, x)
+                else {
+                    return Err(TestCaseError::fail(
+                        "solve_for solved it, solve_for_unsimplified did not",
+                    ));
+                };
+                prop_assert_eq!(&raw_conditions, &conditions);
                 prop_assert!(
                     !eqm::symbolic::contains_leaf(&a, value, x),
                     "solution {} contains x",
@@ -1175,6 +1187,13 @@ fn property_solutions_make_the_residual_vanish() {
                     if !holds || !v.is_finite() || degenerate_at(&a, lhs.max(rhs), p) {
                         continue;
                     }
+                    let r = eval_point(&a, raw, p, [0.0; 2]);
+                    prop_assert!(
+                        (r - v).abs() <= 1e-9 * v.abs().max(1.0) * scale(&a, raw, p).max(1.0),
+                        "unsimplified {} = {r}, simplified {} = {v}",
+                        show(&a, raw),
+                        show(&a, value)
+                    );
                     let mut q = *p;
                     q.vars[0] = v;
                     let res = eval_point(&a, residual, &q, [0.0; 2]);
