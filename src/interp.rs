@@ -995,9 +995,82 @@ trait ScalarProblem {
 }
 
 /// Scalar Newton with a backtracking line search on `|residual|`, starting from `guess` (the
-/// value the target holds).
+/// value the target holds); when that fails to converge, the homotopy of [`homotopy_steps`]
+/// from the same start. On success the target holds the solution.
 fn solve_scalar(guess: f64, f: &mut dyn ScalarProblem) -> Result<(), SolveError> {
-    let mut z = if guess.is_finite() { guess } else { 0.0 };
+    let start = if guess.is_finite() { guess } else { 0.0 };
+    let failure = match newton_scalar(start, f) {
+        Ok(_) => return Ok(()),
+        Err(e) if !may_recover(&e) => return Err(e),
+        Err(e) => e,
+    };
+    let r0 = f.residual(start)?;
+    let mut z = start;
+    let found = homotopy_steps(|lambda| {
+        let mut shifted = ShiftedScalar {
+            inner: &mut *f,
+            offset: (1.0 - lambda) * r0,
+        };
+        newton_scalar(z, &mut shifted).map(|solution| z = solution).is_ok()
+    });
+    if found { Ok(()) } else { Err(failure) }
+}
+
+/// Whether a failed Newton iteration may succeed by homotopy: it stopped for lack of progress
+/// (not converging, or a singular derivative on the way), not because the model failed.
+fn may_recover(e: &SolveError) -> bool {
+    matches!(
+        e,
+        SolveError::Kind(FailureKind::NoConvergence { .. } | FailureKind::Singular)
+    )
+}
+
+/// Newton homotopy, the fallback when Newton from the start point `s` fails: the residuals
+/// `F(z) - (1 - λ) F(s)` vanish at `s` for λ = 0 and are the problem's own for λ = 1. `solve_at`
+/// solves the problem at one λ, starting from the last solution, and says whether it converged;
+/// λ advances from 0 to 1 in steps that double after a success and halve after a failure.
+/// Returns whether λ = 1 was reached (the problem's own solution is then the last one found).
+fn homotopy_steps(mut solve_at: impl FnMut(f64) -> bool) -> bool {
+    let (mut lambda, mut step) = (0.0f64, HOMOTOPY_FIRST_STEP);
+    while lambda < 1.0 {
+        let next = (lambda + step).min(1.0);
+        if solve_at(next) {
+            lambda = next;
+            step = (2.0 * step).min(HOMOTOPY_MAX_STEP);
+        } else {
+            step /= 2.0;
+            if step < HOMOTOPY_MIN_STEP {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The first step of λ, the largest, and the smallest before the homotopy gives up.
+const HOMOTOPY_FIRST_STEP: f64 = 0.1;
+const HOMOTOPY_MAX_STEP: f64 = 0.5;
+const HOMOTOPY_MIN_STEP: f64 = 1e-4;
+
+/// A scalar problem with its residual shifted by a constant: one stage of the homotopy.
+struct ShiftedScalar<'x> {
+    inner: &'x mut dyn ScalarProblem,
+    offset: f64,
+}
+
+impl ScalarProblem for ShiftedScalar<'_> {
+    fn residual(&mut self, z: f64) -> Result<f64, SolveError> {
+        Ok(self.inner.residual(z)? - self.offset)
+    }
+
+    fn derivative(&mut self) -> Option<Result<f64, SolveError>> {
+        self.inner.derivative()
+    }
+}
+
+/// The damped Newton iteration of [`solve_scalar`]; returns the solution, which the target holds.
+fn newton_scalar(start: f64, f: &mut dyn ScalarProblem) -> Result<f64, SolveError> {
+    let mut z = start;
     let mut r = f.residual(z)?;
     if !r.is_finite() {
         return Err(SolveError::Kind(FailureKind::NotFinite { value: r }));
@@ -1008,7 +1081,7 @@ fn solve_scalar(guess: f64, f: &mut dyn ScalarProblem) -> Result<(), SolveError>
     }));
     for iteration in 0..NEWTON_MAX_ITERATIONS {
         if r == 0.0 {
-            outcome = Ok(());
+            outcome = Ok(z);
             break;
         }
         let d = match f.derivative() {
@@ -1040,7 +1113,7 @@ fn solve_scalar(guess: f64, f: &mut dyn ScalarProblem) -> Result<(), SolveError>
             // is the solution; otherwise Newton has failed.
             outcome = if step.abs() <= STALL_RTOL * z.abs() + STALL_ATOL {
                 f.residual(z)?;
-                Ok(())
+                Ok(z)
             } else {
                 Err(SolveError::Kind(FailureKind::NoConvergence {
                     iterations: iteration + 1,
@@ -1053,7 +1126,7 @@ fn solve_scalar(guess: f64, f: &mut dyn ScalarProblem) -> Result<(), SolveError>
         z = z_new;
         r = r_new;
         if converged {
-            outcome = Ok(());
+            outcome = Ok(z);
             break;
         }
         outcome = Err(SolveError::Kind(FailureKind::NoConvergence {
@@ -1226,6 +1299,34 @@ struct LoopSolver {
     dz: Vec<f64>,
     jm: DMatrix<f64>,
     pivots: Vec<usize>,
+    /// The guesses a solve started from (the homotopy's starting point).
+    start: Vec<f64>,
+}
+
+/// A loop with its residuals shifted by constants and its own first guesses: one stage of the
+/// homotopy.
+struct ShiftedLoop<'x> {
+    inner: &'x mut dyn LoopProblem,
+    from: &'x [f64],
+    offset: &'x [f64],
+}
+
+impl LoopProblem for ShiftedLoop<'_> {
+    fn guess(&self, j: usize) -> f64 {
+        self.from[j]
+    }
+
+    fn evaluate(&mut self, t: &[f64], f: &mut [f64]) -> Result<(), SolveError> {
+        self.inner.evaluate(t, f)?;
+        for (r, o) in f.iter_mut().zip(self.offset) {
+            *r -= o;
+        }
+        Ok(())
+    }
+
+    fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError> {
+        self.inner.partials(out)
+    }
 }
 
 impl LoopSolver {
@@ -1253,6 +1354,7 @@ impl LoopSolver {
             dz: vec![0.0; b.inner.len() * n],
             jm: DMatrix::zeros(n, n),
             pivots: vec![0; n],
+            start: vec![0.0; n],
         }
     }
 
@@ -1371,8 +1473,46 @@ impl LoopSolver {
             && self.step.iter().all(|v| v.is_finite())
     }
 
-    /// Solves the loop, starting from the values the tearing slots hold.
+    /// Solves the loop, starting from the values the tearing slots hold: Newton, and when that
+    /// does not converge, the homotopy of [`homotopy_steps`] from the same start.
     fn run(&mut self, problem: &mut dyn LoopProblem) -> Result<(), SolveError> {
+        for j in 0..self.n {
+            let guess = problem.guess(j);
+            self.start[j] = if guess.is_finite() { guess } else { 0.0 };
+        }
+        let failure = match self.newton(problem) {
+            Ok(()) => return Ok(()),
+            Err(e) if !may_recover(&e) => return Err(e),
+            Err(e) => e,
+        };
+        let mut from = self.start.clone();
+        let mut f0 = vec![0.0; self.n];
+        problem.evaluate(&from, &mut f0)?;
+        if !f0.iter().all(|v| v.is_finite()) {
+            return Err(failure);
+        }
+        let mut offset = vec![0.0; self.n];
+        let found = homotopy_steps(|lambda| {
+            for (o, f) in offset.iter_mut().zip(&f0) {
+                *o = (1.0 - lambda) * f;
+            }
+            let mut shifted = ShiftedLoop {
+                inner: &mut *problem,
+                from: &from,
+                offset: &offset,
+            };
+            let solved = self.newton(&mut shifted).is_ok();
+            if solved {
+                from.copy_from_slice(&self.t);
+            }
+            solved
+        });
+        if found { Ok(()) } else { Err(failure) }
+    }
+
+    /// The damped Newton iteration of [`LoopSolver::run`], starting from the problem's guesses;
+    /// on success `t` is the solution, which the slots hold.
+    fn newton(&mut self, problem: &mut dyn LoopProblem) -> Result<(), SolveError> {
         let n = self.n;
         for j in 0..n {
             let guess = problem.guess(j);

@@ -410,3 +410,56 @@ fn start_values_and_initial_equations_give_the_same_run() {
     assert_eq!(a.rows[0][energy], 2.125);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The real root of `z^3 + a*z + 3 = 0` for `a` near -1, by bisection on [-3, -1] (the cubic is
+/// increasing there and changes sign).
+fn cubic_root(a: f64) -> f64 {
+    let f = |z: f64| z * z * z + a * z + 3.0;
+    let (mut lo, mut hi) = (-3.0f64, -1.0f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) < 0.0 { lo = mid } else { hi = mid }
+    }
+    0.5 * (lo + hi)
+}
+
+/// Newton from `z = 1` stalls at the local minimum of `|z^3 - z + 3|` (z = 1/sqrt(3)); the
+/// homotopy fallback reaches the root, for a scalar implicit equation and for a torn loop, on
+/// both back ends.
+#[test]
+fn homotopy_solves_what_newton_alone_cannot() {
+    let dir = std::env::temp_dir().join(format!("eqm-homotopy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let scalar = dir.join("scalar.eqm");
+    std::fs::write(
+        &scalar,
+        "model Cubic\n  Real z(start = 1);\n  Real x(start = 0, fixed = true);\nequation\n  z^3 - z + 3 = 0;\n  der(x) = z;\nend Cubic;\n",
+    )
+    .expect("writes");
+    let torn = dir.join("loop.eqm");
+    std::fs::write(
+        &torn,
+        "model CubicLoop\n  Real z(start = 1);\n  Real y;\n  Real x(start = 0, fixed = true);\nequation\n  z^3 - z + 3 = y;\n  y = 0.001*z;\n  der(x) = z;\nend CubicLoop;\n",
+    )
+    .expect("writes");
+    for (file, a) in [(&scalar, -1.0), (&torn, -1.001)] {
+        let root = cubic_root(a);
+        for backend in [&[][..], &["--interpreter"][..]] {
+            let args = [
+                &["run", file.to_str().unwrap(), "--stop", "1", "--interval", "0.5"][..],
+                backend,
+            ]
+            .concat();
+            let t = run(&args);
+            let z = t.column("z");
+            assert!(
+                (z[0] - root).abs() <= 1e-12,
+                "{file:?} {backend:?}: z = {}, root {root}",
+                z[0]
+            );
+            let x = t.column("x");
+            assert!((x[2] - root).abs() <= 1e-9, "{file:?}: x(1) = {}", x[2]);
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
