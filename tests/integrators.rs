@@ -266,6 +266,8 @@ fn fixed_step_methods_converge_with_their_order() {
         (Method::Rk4, 4.0),
         (Method::Ab2, 2.0),
         (Method::Ab4, 4.0),
+        (Method::ImplicitEuler, 1.0),
+        (Method::Trapezoid, 2.0),
         (kutta, 3.0),
         (rk38, 4.0),
     ];
@@ -868,4 +870,75 @@ fn invalid_tableaux_are_rejected_with_a_message() {
     rejected("0 |\n| 1\n0 |\n", "after the weights", Some(3));
     rejected("hello\n", "expected", Some(1));
     assert!(Tableau::new("bad", vec![0.0], vec![vec![0.0], vec![0.0]], vec![1.0], None).is_err());
+}
+
+/// A stiff problem with a smooth solution: x' = −1000 (x − cos t) − sin t, x(0) = 1, so
+/// x = cos t. With h = 0.05 (|λh| = 50) every explicit method is unstable; the implicit ones
+/// follow the solution, and reuse their Jacobian across steps.
+#[test]
+fn implicit_methods_are_stable_on_a_stiff_problem() {
+    let stiff = Problem {
+        x0: vec![1.0],
+        t_end: 2.0,
+        rhs: |t, x, dx| dx[0] = -1000.0 * (x[0] - t.cos()) - t.sin(),
+        exact: |t| vec![t.cos()],
+    };
+    let options = fixed(0.05);
+    for (method, bound) in [(Method::ImplicitEuler, 1e-4), (Method::Trapezoid, 1e-3)] {
+        let r = run(&method, &options, &stiff, &Output::Steps);
+        assert!(r.result.is_ok(), "{}: {:?}", method.name(), r.result);
+        let worst = r
+            .rows
+            .iter()
+            .map(|(t, x)| max_abs_error(x, &(stiff.exact)(*t)))
+            .fold(0.0, f64::max);
+        assert!(worst <= bound, "{}: error {worst:e}", method.name());
+        // 40 steps: a Newton solve or two per step, and a Jacobian (one more evaluation for
+        // this one state) only when the old one stops converging.
+        assert_eq!(r.stats.steps, 40);
+        assert!(r.stats.rhs_evals <= 5 * 40, "{}: {:?}", method.name(), r.stats);
+    }
+    // rk4 multiplies errors by about 2.4e5 per step at λh = −50.
+    let explicit = run(&Method::Rk4, &options, &stiff, &Output::Steps);
+    let blown_up = match (&explicit.result, explicit.rows.last()) {
+        (Err(IntegrationError::NonFinite { .. }), _) => true,
+        (Ok(_), Some((_, x))) => x[0].abs() > 1e100,
+        _ => false,
+    };
+    assert!(blown_up, "rk4 should blow up at this step: {:?}", explicit.result);
+}
+
+/// A nonlinear stiff system (Robertson's chemical kinetics) with implicit Euler: the
+/// concentrations stay non-negative and sum to one (the method conserves linear invariants),
+/// and approach the published values at t = 40 (Hairer and Wanner, Solving ODEs II:
+/// y1 = 0.7158, y2 = 9.185e-6, y3 = 0.2842).
+#[test]
+fn implicit_euler_integrates_robertson() {
+    let problem = Problem {
+        x0: vec![1.0, 0.0, 0.0],
+        t_end: 40.0,
+        rhs: |_, y, dy| {
+            dy[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
+            dy[1] = 0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] * y[1];
+            dy[2] = 3e7 * y[1] * y[1];
+        },
+        exact: |_| vec![0.7158270687, 9.185534764e-6, 0.2841637457],
+    };
+    let options = Options {
+        step: Some(0.01),
+        rtol: 1e-8,
+        atol: Atol::Scalar(1e-12),
+        ..Options::default()
+    };
+    let r = run(&Method::ImplicitEuler, &options, &problem, &Output::Steps);
+    assert!(r.result.is_ok(), "{:?}", r.result);
+    let (_, y) = r.rows.last().expect("rows");
+    let sum: f64 = y.iter().sum();
+    assert!((sum - 1.0).abs() < 1e-9, "sum {sum}");
+    assert!(y.iter().all(|v| *v >= -1e-12), "{y:?}");
+    let exact = (problem.exact)(40.0);
+    // First order with h = 0.01: relative errors of a few 1e-4.
+    for (k, (a, b)) in y.iter().zip(&exact).enumerate() {
+        assert!((a - b).abs() <= 2e-3 * b.abs(), "y{}: {a} vs {b}", k + 1);
+    }
 }

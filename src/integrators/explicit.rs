@@ -134,6 +134,27 @@ impl FixedClock {
         }
     }
 
+    /// Ends fixed step `step`: the clock advances and `(t_new, x_new, f_new)` becomes the
+    /// current point of `ends` (the buffers are swapped in).
+    pub fn finish(
+        &mut self,
+        step: &FixedStep,
+        ends: &mut StepEnds,
+        x_new: &mut Vec<f64>,
+        f_new: &mut Vec<f64>,
+        stats: &mut Stats,
+    ) -> StepInfo {
+        self.advance(step);
+        ends.accept(step.t_new, x_new, f_new, stats)
+    }
+
+    /// Restarts `ends` and the clock at `(t, x)`.
+    pub fn restart_at(&mut self, ends: &mut StepEnds, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
+        ends.restart(t, x)?;
+        self.restart(t);
+        Ok(())
+    }
+
     /// Records the step just taken.
     pub fn advance(&mut self, step: &FixedStep) {
         if step.full {
@@ -204,10 +225,9 @@ impl Stepper for ExplicitRk {
         } else {
             eval_rhs(sys, step.t_new, &self.x_new, &mut self.f_new, &mut self.stats)?;
         }
-        self.clock.advance(&step);
         Ok(self
-            .ends
-            .accept(step.t_new, &mut self.x_new, &mut self.f_new, &mut self.stats))
+            .clock
+            .finish(&step, &mut self.ends, &mut self.x_new, &mut self.f_new, &mut self.stats))
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
@@ -215,9 +235,7 @@ impl Stepper for ExplicitRk {
     }
 
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
-        self.ends.restart(t, x)?;
-        self.clock.restart(t);
-        Ok(())
+        self.clock.restart_at(&mut self.ends, t, x)
     }
 
     step_ends_accessors!();

@@ -15,13 +15,16 @@
 //!
 //! One module per family: [`explicit`] (fixed-step Runge–Kutta from any [`tableau::Tableau`]),
 //! [`adaptive`] (embedded pairs rkf45 and dopri5 with step size control), [`multistep`]
-//! (Adams–Bashforth). Stiff methods will come as another module behind the same trait.
+//! (Adams–Bashforth), [`implicit`] (fixed-step implicit Euler and trapezoid for stiff problems;
+//! the adaptive stiff methods BDF and Radau will come behind the same trait).
 //!
-//! Deliberately not here: events, stiff and implicit methods, integration backwards in time,
-//! and any IO. Inner loops allocate nothing: every buffer is sized in `initialize`.
+//! Deliberately not here: events, adaptive stiff methods, integration backwards in time, and
+//! any IO. Explicit methods allocate nothing in their inner loops: every buffer is sized in
+//! `initialize` (the implicit ones allocate when they factor a new matrix).
 
 pub mod adaptive;
 pub mod explicit;
+pub mod implicit;
 pub mod multistep;
 pub mod tableau;
 
@@ -30,6 +33,7 @@ use std::ops::ControlFlow;
 
 use adaptive::Adaptive;
 use explicit::ExplicitRk;
+use implicit::Theta;
 use multistep::AdamsBashforth;
 use tableau::Tableau;
 
@@ -332,13 +336,15 @@ pub enum Method {
     Dopri5,
     Ab2,
     Ab4,
+    ImplicitEuler,
+    Trapezoid,
     /// A user-supplied explicit tableau: fixed-step, or adaptive when it has embedded weights.
     Tableau(Box<Tableau>),
 }
 
 impl Method {
     /// The methods that have a name, in the order of the CLI documentation.
-    pub const NAMED: [Method; 8] = [
+    pub const NAMED: [Method; 10] = [
         Method::Euler,
         Method::Heun,
         Method::Midpoint,
@@ -347,6 +353,8 @@ impl Method {
         Method::Dopri5,
         Method::Ab2,
         Method::Ab4,
+        Method::ImplicitEuler,
+        Method::Trapezoid,
     ];
 
     /// The method with this `--solver` name.
@@ -365,6 +373,8 @@ impl Method {
             Method::Dopri5 => "dopri5",
             Method::Ab2 => "ab2",
             Method::Ab4 => "ab4",
+            Method::ImplicitEuler => "implicit-euler",
+            Method::Trapezoid => "trapezoid",
             Method::Tableau(t) => t.name(),
         }
     }
@@ -375,7 +385,14 @@ impl Method {
         match self {
             Method::Rkf45 | Method::Dopri5 => true,
             Method::Tableau(t) => t.b_hat().is_some(),
-            Method::Euler | Method::Heun | Method::Midpoint | Method::Rk4 | Method::Ab2 | Method::Ab4 => false,
+            Method::Euler
+            | Method::Heun
+            | Method::Midpoint
+            | Method::Rk4
+            | Method::Ab2
+            | Method::Ab4
+            | Method::ImplicitEuler
+            | Method::Trapezoid => false,
         }
     }
 }
@@ -392,6 +409,8 @@ pub fn stepper_for(method: &Method, options: &Options) -> Box<dyn Stepper> {
         Method::Dopri5 => Box::new(Adaptive::dopri5(options)),
         Method::Ab2 => Box::new(AdamsBashforth::new(2, options)),
         Method::Ab4 => Box::new(AdamsBashforth::new(4, options)),
+        Method::ImplicitEuler => Box::new(Theta::implicit_euler(options)),
+        Method::Trapezoid => Box::new(Theta::trapezoid(options)),
         Method::Tableau(t) if t.b_hat().is_some() => Box::new(Adaptive::new((**t).clone(), options)),
         Method::Tableau(t) => Box::new(ExplicitRk::new((**t).clone(), options)),
     }

@@ -139,8 +139,7 @@ impl Stepper for AdamsBashforth {
     }
 
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
-        self.ends.restart(t, x)?;
-        self.clock.restart(t);
+        self.clock.restart_at(&mut self.ends, t, x)?;
         self.valid = 0;
         Ok(())
     }

@@ -1,0 +1,266 @@
+//! Fixed-step implicit one-step methods of the θ family: implicit Euler (θ = 1, order 1,
+//! L-stable) and the trapezoidal rule (θ = 1/2, order 2, A-stable), for stiff problems where an
+//! explicit method needs a step far below what accuracy asks.
+//!
+//! Input: [`Options`] with the step size `h` (and `rtol`/`atol`, which set how precisely each
+//! step's nonlinear equations are solved). Output: steps of size `h`, each the solution of
+//! `y = x + h (θ f(t + h, y) + (1 − θ) f(t, x))` by a simplified Newton iteration on
+//! `I − hθ J` with a forward-difference Jacobian `J` of `f`, which is kept (with its LU factors)
+//! for as long as the iteration converges quickly, and rebuilt when it does not; dense output by
+//! cubic Hermite interpolation between the step's ends.
+//!
+//! It deliberately does not estimate errors or adapt `h` (the adaptive stiff methods are BDF and
+//! Radau, not built yet), and it does not use a symbolic Jacobian yet: the system interface only
+//! evaluates `f`.
+
+use super::{
+    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite, eval_rhs,
+    explicit::FixedClock, step_ends_accessors, zeroed,
+};
+use nalgebra::{DMatrix, DVector};
+
+/// Simplified Newton iterations per attempt before the Jacobian is rebuilt.
+const MAX_NEWTON_ITERATIONS: usize = 8;
+/// Full Newton iterations, the last attempt: from far away (a stiff transient inside one step)
+/// Newton needs a few iterations to get near before it converges quadratically.
+const MAX_FULL_NEWTON_ITERATIONS: usize = 50;
+/// The iteration has converged when its correction is this fraction of the error weights
+/// `atol + rtol·|y|`: far below what the tolerances allow, so the solve adds no visible error.
+const NEWTON_TOLERANCE: f64 = 1e-3;
+/// A contraction rate above this makes the Jacobian count as stale.
+const SLOW_CONTRACTION: f64 = 0.5;
+
+/// A fixed-step θ-method stepper.
+#[derive(Debug)]
+pub struct Theta {
+    name: &'static str,
+    theta: f64,
+    options: Options,
+    atol: Vec<f64>,
+    clock: FixedClock,
+    ends: StepEnds,
+    /// The Jacobian of `f` and the LU factors of `I − hθ J` for the step size `lu_h`.
+    jacobian: Option<DMatrix<f64>>,
+    lu: Option<(f64, nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>)>,
+    /// Newton's iterate, the right-hand side there, the residual and a work vector.
+    y: Vec<f64>,
+    f_y: Vec<f64>,
+    residual: DVector<f64>,
+    work: Vec<f64>,
+    stats: Stats,
+}
+
+impl Theta {
+    /// Implicit (backward) Euler.
+    pub fn implicit_euler(options: Options) -> Self {
+        Theta::new("implicit-euler", 1.0, options)
+    }
+
+    /// The trapezoidal rule.
+    pub fn trapezoid(options: Options) -> Self {
+        Theta::new("trapezoid", 0.5, options)
+    }
+
+    fn new(name: &'static str, theta: f64, options: Options) -> Self {
+        Theta {
+            name,
+            theta,
+            options,
+            atol: Vec::new(),
+            clock: FixedClock::default(),
+            ends: StepEnds::default(),
+            jacobian: None,
+            lu: None,
+            y: Vec::new(),
+            f_y: Vec::new(),
+            residual: DVector::zeros(0),
+            work: Vec::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    /// The forward-difference Jacobian of `f` at `(t, point)`, where `f` is `f_point`: one
+    /// evaluation per state. Invalidates the LU factors.
+    fn build_jacobian(
+        &mut self,
+        sys: &mut dyn OdeSystem,
+        t: f64,
+        point: &[f64],
+        f_point: &[f64],
+    ) -> Result<(), IntegrationError> {
+        let n = point.len();
+        let mut jacobian = self.jacobian.take().unwrap_or_else(|| DMatrix::zeros(n, n));
+        let mut column = vec![0.0; n];
+        self.work.copy_from_slice(point);
+        for j in 0..n {
+            let xj = point[j];
+            let delta = f64::EPSILON.sqrt() * xj.abs().max(1.0);
+            self.work[j] = xj + delta;
+            // The column's actual increment, which rounding makes differ from `delta`.
+            let h = self.work[j] - xj;
+            eval_rhs(sys, t, &self.work, &mut column, &mut self.stats)?;
+            for i in 0..n {
+                jacobian[(i, j)] = (column[i] - f_point[i]) / h;
+            }
+            self.work[j] = xj;
+        }
+        self.jacobian = Some(jacobian);
+        self.lu = None;
+        Ok(())
+    }
+
+    /// Factors `I − hθ J` for step size `h` unless the factors for it are at hand; false when
+    /// the matrix is singular.
+    fn factor(&mut self, h: f64) -> bool {
+        if matches!(&self.lu, Some((lu_h, _)) if *lu_h == h) {
+            return true;
+        }
+        let Some(jacobian) = &self.jacobian else {
+            return false;
+        };
+        let n = jacobian.nrows();
+        let matrix = DMatrix::identity(n, n) - jacobian * (h * self.theta);
+        let lu = matrix.lu();
+        if !lu.is_invertible() {
+            self.lu = None;
+            return false;
+        }
+        self.lu = Some((h, lu));
+        true
+    }
+
+    /// Newton's iteration for the step from the current point to `t_new` with size `h`,
+    /// starting from the current state (an explicit predictor can land far from a stiff
+    /// problem's slow manifold). With `full`, the Jacobian is rebuilt at every iterate (full
+    /// Newton, for steps the kept Jacobian cannot solve); otherwise the kept one is used.
+    /// `Ok(true)` when it converged (`y` and `f_y` hold the solution and `f` there), `Ok(false)`
+    /// when it did not.
+    fn newton(&mut self, sys: &mut dyn OdeSystem, h: f64, t_new: f64, full: bool) -> Result<bool, IntegrationError> {
+        let n = self.y.len();
+        self.y.copy_from_slice(&self.ends.x);
+        let mut previous = f64::INFINITY;
+        let iterations = if full {
+            MAX_FULL_NEWTON_ITERATIONS
+        } else {
+            MAX_NEWTON_ITERATIONS
+        };
+        for _ in 0..iterations {
+            // A trial point or derivative that is not finite means this Jacobian led Newton
+            // astray; the caller retries with a fresh one before failing.
+            if check_finite(t_new, &self.y, Quantity::State).is_err() {
+                return Ok(false);
+            }
+            match eval_rhs(sys, t_new, &self.y, &mut self.f_y, &mut self.stats) {
+                Ok(()) => {}
+                Err(e) if e.is_recoverable() => return Ok(false),
+                Err(e) => return Err(e),
+            }
+            if full {
+                let (y, f_y) = (self.y.clone(), self.f_y.clone());
+                self.build_jacobian(sys, t_new, &y, &f_y)?;
+            }
+            if !self.factor(h) {
+                return Ok(false);
+            }
+            // G(y) = y − x − h(θ f(t_new, y) + (1 − θ) f(t, x)); the correction solves
+            // (I − hθ J) Δ = −G(y).
+            for i in 0..n {
+                let g =
+                    self.y[i] - self.ends.x[i] - h * (self.theta * self.f_y[i] + (1.0 - self.theta) * self.ends.f[i]);
+                self.residual[i] = -g;
+            }
+            let Some((_, lu)) = &self.lu else {
+                return Ok(false);
+            };
+            if !lu.solve_mut(&mut self.residual) {
+                return Ok(false);
+            }
+            let mut size: f64 = 0.0;
+            for i in 0..n {
+                self.y[i] += self.residual[i];
+                let weight = self.atol[i] + self.options.rtol * self.y[i].abs();
+                size = size.max(self.residual[i].abs() / weight);
+            }
+            if !size.is_finite() {
+                return Ok(false);
+            }
+            if size <= NEWTON_TOLERANCE {
+                // `f_y` must belong to the final iterate: it is the derivative at the new
+                // point, used by the next step and by dense output.
+                eval_rhs(sys, t_new, &self.y, &mut self.f_y, &mut self.stats)?;
+                return Ok(true);
+            }
+            if !full && size > SLOW_CONTRACTION * previous && previous.is_finite() {
+                return Ok(false);
+            }
+            previous = size;
+        }
+        Ok(false)
+    }
+}
+
+impl Stepper for Theta {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
+        self.clock.h = self.options.fixed_step(self.name)?;
+        let dim = sys.dim();
+        self.atol = self.options.atol_per_component(dim)?;
+        self.ends.reset(dim, &mut self.stats);
+        zeroed(dim, [&mut self.y, &mut self.f_y, &mut self.work]);
+        self.residual = DVector::zeros(dim);
+        self.jacobian = None;
+        self.lu = None;
+        self.restart(t0, x0)
+    }
+
+    fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
+        let t = self.ends.t;
+        self.ends
+            .begin_step(sys, t_limit, &mut self.stats, self.options.max_steps)?;
+        let step = self.clock.next(t, t_limit);
+        // With the Jacobian kept from earlier steps; then with a fresh one at the step's start
+        // (kept for the next steps); then, for a step where `f` changes too much for any fixed
+        // Jacobian, full Newton (whose last Jacobian, at the new point, is kept).
+        let mut converged = false;
+        for attempt in 0..3 {
+            if attempt == 1 || (attempt == 0 && self.jacobian.is_none()) {
+                let (x, f) = (self.ends.x.clone(), self.ends.f.clone());
+                self.build_jacobian(sys, t, &x, &f)?;
+            }
+            if self.newton(sys, step.h, step.t_new, attempt == 2)? {
+                converged = true;
+                break;
+            }
+        }
+
+        if !converged {
+            return Err(IntegrationError::Rhs {
+                time: step.t_new,
+                message: format!(
+                    "the {} step's Newton iteration did not converge; try a smaller --step",
+                    self.name
+                ),
+            });
+        }
+        Ok(self
+            .clock
+            .finish(&step, &mut self.ends, &mut self.y, &mut self.f_y, &mut self.stats))
+    }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        self.ends.hermite(t, out);
+    }
+
+    fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
+        self.clock.restart_at(&mut self.ends, t, x)?;
+        // The Jacobian belongs to the old trajectory (after an event the equations may differ).
+        self.jacobian = None;
+        self.lu = None;
+        Ok(())
+    }
+
+    step_ends_accessors!();
+}
