@@ -131,7 +131,17 @@ fn cartesian_pendulum_stays_on_the_circle_with_the_exact_period() {
 #[test]
 fn every_solver_runs_from_the_command_line() {
     for solver in [
-        "euler", "heun", "midpoint", "rk4", "ab2", "ab4", "rkf45", "dopri5", "auto",
+        "euler",
+        "heun",
+        "midpoint",
+        "rk4",
+        "ab2",
+        "ab4",
+        "rkf45",
+        "dopri5",
+        "implicit-euler",
+        "trapezoid",
+        "auto",
     ] {
         let t = run(&[
             "run",
@@ -146,7 +156,12 @@ fn every_solver_runs_from_the_command_line() {
             "0.1",
         ]);
         let e = max_error(&t, "mass.flange_b.s", |t| (2.0 * t).cos());
-        let bound = if solver == "euler" { 1e-2 } else { 1e-5 };
+        // The first-order methods' error is about h times the solution's curvature.
+        let bound = if solver == "euler" || solver == "implicit-euler" {
+            1e-2
+        } else {
+            1e-5
+        };
         assert!(e < bound, "{solver}: error {e}");
     }
 }
