@@ -14,6 +14,7 @@ use crate::expr::VarId;
 use crate::flat::{self, ConnectorRole, Origin};
 use crate::source::Span;
 use crate::syntax::ast;
+use std::borrow::Cow;
 
 pub struct Side {
     pub elements: Vec<Target>,
@@ -35,8 +36,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         a: &ast::ComponentRef,
         b: &ast::ComponentRef,
     ) {
-        let (a_text, b_text) = (crate::syntax::pretty::print_ref(a), crate::syntax::pretty::print_ref(b));
+        // The texts of the two sides are only needed for messages: printed when reported.
+        let texts = || (crate::syntax::pretty::print_ref(a), crate::syntax::pretty::print_ref(b));
         if left.elements.len() != right.elements.len() {
+            let (a_text, b_text) = texts();
             self.diagnostics.push(
                 Diagnostic::error(
                     "E0302",
@@ -57,7 +60,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         for (l, r) in left.elements.iter().zip(&right.elements) {
             let ll = self.connector_leaves(l);
             let rl = self.connector_leaves(r);
-            let describe = |f: &Self, leaves: &[(String, VarId)]| -> String {
+            let describe = |f: &Self, leaves: &[(Cow<'a, str>, VarId)]| -> String {
                 leaves
                     .iter()
                     .map(|(n, v)| {
@@ -79,6 +82,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 });
             if !compatible {
                 let (ld, rd) = (describe(self, &ll), describe(self, &rl));
+                let (a_text, b_text) = texts();
                 self.diagnostics.push(
                     Diagnostic::error(
                         "E0303",

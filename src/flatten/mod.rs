@@ -96,10 +96,27 @@ enum Member {
     /// A component whose declaration had errors (already reported).
     Failed,
     Var(VarId),
-    /// Arrays are shared (`Rc`), because every reference to one element looks the member up.
-    VarArray(Rc<[usize]>, Rc<[VarId]>),
+    /// Arrays are shared (`Rc`), because every reference to one element looks the member up,
+    /// and boxed behind one pointer, which keeps every member (most are scalars) small.
+    VarArray(Rc<ArrayMember<VarId>>),
     Inst(InstanceId),
-    InstArray(Rc<[usize]>, Rc<[InstanceId]>),
+    InstArray(Rc<ArrayMember<InstanceId>>),
+}
+
+/// The elements of an array component, row-major, with its dimensions.
+#[derive(Debug)]
+struct ArrayMember<T> {
+    dims: Rc<[usize]>,
+    elements: Rc<[T]>,
+}
+
+impl<T> ArrayMember<T> {
+    fn new(dims: Vec<usize>, elements: Vec<T>) -> Rc<ArrayMember<T>> {
+        Rc::new(ArrayMember {
+            dims: dims.into(),
+            elements: elements.into(),
+        })
+    }
 }
 
 /// A declared component of a class (its own or inherited).
@@ -122,7 +139,8 @@ struct ClassLayout<'a> {
     /// In declaration order, each name once: an element inherited twice (diamond) is the same
     /// element, and the first is kept.
     elements: Vec<ElementDecl<'a>>,
-    /// Element names with their index in `elements`, sorted by name for lookups.
+    /// Element names with their index in `elements`, sorted by length and then by name for
+    /// lookups: most comparisons are then decided by the length alone.
     by_name: Vec<(&'a str, usize)>,
     equations: Vec<(&'a ast::Equation, ClassId, bool)>,
     invariants: Vec<(&'a ast::Equation, ClassId)>,
@@ -131,7 +149,7 @@ struct ClassLayout<'a> {
 
 impl<'a> ClassLayout<'a> {
     fn index(&self, name: &str) -> Option<usize> {
-        let k = self.by_name.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+        let k = self.by_name.binary_search_by(|(n, _)| by_length(n, name)).ok()?;
         Some(self.by_name[k].1)
     }
 
@@ -144,10 +162,12 @@ impl<'a> ClassLayout<'a> {
 /// Per-instance flattening state.
 struct InstanceState<'a> {
     class: ClassId,
-    modifier: Modifier<'a>,
+    /// The modifier from the enclosing instance until the members are instantiated; `None`
+    /// when empty (most instances), boxed otherwise to keep the state of every instance small.
+    modifier: Option<Box<Modifier<'a>>>,
     layout: Rc<ClassLayout<'a>>,
-    /// Indexed like `layout.elements`.
-    members: Vec<Member>,
+    /// Where its members, indexed like `layout.elements`, start in [`Flattener::members`].
+    first_member: usize,
     /// Inherited variability (`parameter` on a record component makes its fields parameters).
     variability: flat::Variability,
     causality: flat::Causality,
@@ -173,10 +193,15 @@ pub(crate) struct Flattener<'t, 'a> {
     pub(crate) model: FlatModel,
     pub(crate) diagnostics: Vec<Diagnostic>,
     instances: Vec<InstanceState<'a>>,
+    /// The members of all instances, each instance's in one run: one vector instead of a small
+    /// one per instance.
+    members: Vec<Member>,
     /// Full class names by class id, shared by the instances of a class.
     class_names: Vec<Option<Arc<str>>>,
-    /// Descriptions and units, one shared copy per text.
-    strings: FxHashMap<&'a str, Arc<str>>,
+    /// Descriptions and units, one shared copy per text of the source, keyed by the text's
+    /// address and length: every instance of a class shares its declarations' texts, and a
+    /// pointer hashes faster than the text.
+    strings: FxHashMap<(*const u8, usize), Arc<str>>,
     /// Layouts by class id, once collected without errors.
     layouts: Vec<Option<Rc<ClassLayout<'a>>>>,
     /// Resolved `connect` equations, turned into connection sets after instantiation.
@@ -194,8 +219,11 @@ pub(crate) struct Flattener<'t, 'a> {
     frames: Vec<functions::Frame>,
     /// Resolved component types by (scope, the type name's node in the AST): every instance of
     /// a class resolves the same declarations, so a chain of 10^5 masses resolves `Units.Mass`
-    /// once. Only used for lookups, never iterated.
-    type_cache: FxHashMap<(ClassId, *const ast::Name), Option<ResolvedType<'a>>>,
+    /// once. Shared (`Rc`), so that a lookup copies no modifier or name. Only used for lookups,
+    /// never iterated.
+    type_cache: FxHashMap<(ClassId, *const ast::Name), Option<Rc<ResolvedType<'a>>>>,
+    /// Reused by [`Self::flatten_equation`] for the flat equations of one equation.
+    equation_buffer: Vec<flat::Equation>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -210,6 +238,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             },
             diagnostics: Vec::new(),
             instances: Vec::new(),
+            members: Vec::new(),
             class_names: vec![None; table.classes.len()],
             strings: FxHashMap::default(),
             layouts: vec![None; table.classes.len()],
@@ -222,6 +251,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             signatures: Vec::new(),
             frames: Vec::new(),
             type_cache: FxHashMap::default(),
+            equation_buffer: Vec::new(),
         }
     }
 
@@ -303,10 +333,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
             is_connector,
             span,
         });
+        let empty = modifier.binding.is_none() && modifier.args.is_empty();
+        let first_member = self.members.len();
+        self.members
+            .resize(first_member + layout.elements.len(), Member::Pending);
         self.instances.push(InstanceState {
             class,
-            modifier,
-            members: vec![Member::Pending; layout.elements.len()],
+            modifier: (!empty).then(|| Box::new(modifier)),
+            first_member,
             layout,
             variability,
             causality,
@@ -324,7 +358,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// One shared copy of a description or unit text.
     fn shared(&mut self, text: &'a str) -> Arc<str> {
-        self.strings.entry(text).or_insert_with(|| text.into()).clone()
+        self.strings
+            .entry((text.as_ptr(), text.len()))
+            .or_insert_with(|| text.into())
+            .clone()
     }
 
     /// Instantiates every element of `instance`, then its equations.
@@ -335,7 +372,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.ensure_member_at(instance, k);
         }
         // Every member is instantiated now; the modifier is not needed again.
-        self.instances[instance.0 as usize].modifier = Modifier::default();
+        self.instances[instance.0 as usize].modifier = None;
         for &(eq, class, initial) in &layout.equations {
             let scope = Scope {
                 instance: Some(instance),
@@ -381,7 +418,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             by_name.push((name, layout.elements.len()));
             layout.elements.push(element);
         }
-        by_name.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        by_name.sort_unstable_by(|a, b| by_length(a.0, b.0));
         layout.by_name = by_name;
         let layout = Rc::new(layout);
         if self.diagnostics.len() == errors {
@@ -493,10 +530,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
     fn check_modifier_targets(&mut self, instance: InstanceId) {
         let state = &self.instances[instance.0 as usize];
         let mut unknown = Vec::new();
-        for arg in &state.modifier.args {
+        for arg in state.modifier.iter().flat_map(|m| &m.args) {
             if state.layout.index(arg.name).is_none() {
                 unknown.push((arg.name.to_string(), arg.span));
             }
+        }
+        if unknown.is_empty() {
+            return;
         }
         let class_name = self.table.get(state.class).full_name.clone();
         let layout = state.layout.clone();
@@ -517,7 +557,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The member `name` of `instance` as it stands, without instantiating it.
     fn member(&self, instance: InstanceId, name: &str) -> Option<&Member> {
         let state = &self.instances[instance.0 as usize];
-        Some(&state.members[state.layout.index(name)?])
+        Some(&self.members[state.first_member + state.layout.index(name)?])
     }
 
     /// Instantiates member `name` of `instance` if it is still pending, and returns it.
@@ -528,23 +568,29 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Instantiates element `k` of `instance`'s layout if it is still pending, and returns it.
     fn ensure_member_at(&mut self, instance: InstanceId, k: usize) -> Member {
-        let state = &mut self.instances[instance.0 as usize];
-        if !matches!(state.members[k], Member::Pending) {
-            return state.members[k].clone();
+        let state = &self.instances[instance.0 as usize];
+        let slot = state.first_member + k;
+        if !matches!(self.members[slot], Member::Pending) {
+            return self.members[slot].clone();
         }
-        state.members[k] = Member::InProgress;
+        self.members[slot] = Member::InProgress;
         let layout = state.layout.clone();
         let result = self.instantiate_element(instance, &layout.elements[k]);
-        self.instances[instance.0 as usize].members[k] = result.clone();
+        self.members[slot] = result.clone();
         result
     }
 
-    fn resolve_type(&mut self, scope_class: ClassId, name: &'a ast::Name, depth: usize) -> Option<ResolvedType<'a>> {
+    fn resolve_type(
+        &mut self,
+        scope_class: ClassId,
+        name: &'a ast::Name,
+        depth: usize,
+    ) -> Option<Rc<ResolvedType<'a>>> {
         let key = (scope_class, name as *const ast::Name);
         if let Some(known) = self.type_cache.get(&key) {
             return known.clone();
         }
-        let resolved = self.resolve_type_uncached(scope_class, name, depth);
+        let resolved = self.resolve_type_uncached(scope_class, name, depth).map(Rc::new);
         self.type_cache.insert(key, resolved.clone());
         resolved
     }
@@ -593,7 +639,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     None => true,
                 };
                 if follows {
-                    let mut inner = self.resolve_type(parent, base, depth + 1)?;
+                    let base_resolved = self.resolve_type(parent, base, depth + 1)?;
+                    let mut inner = ResolvedType::clone(&base_resolved);
                     let scope = Scope {
                         instance: None,
                         class: parent,
@@ -626,7 +673,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         // Modelica precedence: the enclosing instance's modifier, then the extends clause's,
         // then the declaration's own, then the type's.
-        let (outer, _) = self.instances[instance.0 as usize].modifier.child(&decl.name.name);
+        let (outer, _) = match &self.instances[instance.0 as usize].modifier {
+            Some(m) => m.child(&decl.name.name),
+            None => Default::default(),
+        };
         let (from_extends, _) = element.extends_modifier.child(&decl.name.name);
         let from_extends = from_extends.in_instance(instance);
         let own = decl
@@ -634,7 +684,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .as_ref()
             .map(|m| Modifier::from_ast(m, scope))
             .unwrap_or_default();
-        let modifier = outer.merge(&from_extends).merge(&own).merge(&resolved.modifier);
+        let modifier = outer
+            .merge_owned(from_extends)
+            .merge_owned(own)
+            .merge(&resolved.modifier);
         if let Some(condition) = &decl.condition {
             match self.eval_structural_bool(condition, scope, "the condition of a conditional component") {
                 Some(false) => return Member::Absent,
@@ -683,18 +736,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ast::Causality::None => parent_state.causality,
         };
         let parent_name = &self.model.instances[instance.0 as usize].name;
-        let base_name = if parent_name.is_empty() {
-            decl.name.name.clone()
-        } else {
-            format!("{parent_name}.{}", decl.name.name)
-        };
+        let mut base_name = String::with_capacity(parent_name.len() + 1 + decl.name.name.len());
+        if !parent_name.is_empty() {
+            base_name.push_str(parent_name);
+            base_name.push('.');
+        }
+        base_name.push_str(&decl.name.name);
         let total: usize = dims.iter().product();
+        // A scalar component is its only element and takes the modifier and name as they are,
+        // without copying them; an array's elements each get their own.
+        let (mut scalar, modifier, base_name) = if dims.is_empty() {
+            (Some((modifier, base_name)), Modifier::default(), String::new())
+        } else {
+            (None, modifier, base_name)
+        };
         match resolved.target {
             TypeRef::Builtin(ty) => {
                 let mut vars = Vec::with_capacity(total);
                 let description = decl.description.as_ref().map(|d| self.shared(&d.text));
                 for flat_index in 0..total {
-                    let (m, name) = array_element(&modifier, &base_name, &dims, flat_index);
+                    let (m, name) = scalar
+                        .take()
+                        .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
                     let v = self.new_variable(VarSpec {
                         name,
                         instance,
@@ -713,7 +776,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 if dims.is_empty() {
                     Member::Var(vars[0])
                 } else {
-                    Member::VarArray(dims.into(), vars.into())
+                    Member::VarArray(ArrayMember::new(dims, vars))
                 }
             }
             TypeRef::Class(class) => {
@@ -733,7 +796,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 let mut insts = Vec::with_capacity(total);
                 for flat_index in 0..total {
-                    let (m, name) = array_element(&modifier, &base_name, &dims, flat_index);
+                    let (m, name) = scalar
+                        .take()
+                        .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
                     let child = self.new_instance(
                         name,
                         class,
@@ -750,7 +815,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 if dims.is_empty() {
                     Member::Inst(insts[0])
                 } else {
-                    Member::InstArray(dims.into(), insts.into())
+                    Member::InstArray(ArrayMember::new(dims, insts))
                 }
             }
         }
@@ -1056,16 +1121,13 @@ fn combine_variability(parent: flat::Variability, own: ast::Variability) -> flat
 }
 
 /// The modifier and full name of element `flat_index` (row-major) of an array component with
-/// `dims`: `x[2,1]` with every non-`each` binding picking its own element.
+/// `dims` (at least one): `x[2,1]` with every non-`each` binding picking its own element.
 fn array_element<'a>(
     modifier: &Modifier<'a>,
     base: &str,
     dims: &[usize],
     mut flat_index: usize,
 ) -> (Modifier<'a>, String) {
-    if dims.is_empty() {
-        return (modifier.clone(), base.to_string());
-    }
     let mut indices = vec![0usize; dims.len()];
     for (k, &d) in dims.iter().enumerate().rev() {
         indices[k] = flat_index % d.max(1);
@@ -1080,6 +1142,11 @@ fn array_element<'a>(
     }
     name.push(']');
     (selected, name)
+}
+
+/// The order of [`ClassLayout::by_name`]: by length, then by text.
+fn by_length(a: &str, b: &str) -> std::cmp::Ordering {
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }
 
 pub(crate) fn types_compatible(expected: ScalarType, actual: ScalarType) -> bool {

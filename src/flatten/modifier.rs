@@ -108,6 +108,19 @@ impl<'a> Modifier<'a> {
         self
     }
 
+    /// [`Self::merge`] for an inner modifier that is not needed again: its arguments are moved,
+    /// not copied, and an empty outer modifier is simply replaced.
+    pub fn merge_owned(mut self, mut inner: Modifier<'a>) -> Modifier<'a> {
+        if self.binding.is_none() && self.args.is_empty() {
+            return inner;
+        }
+        if self.binding.is_none() {
+            self.binding = inner.binding.take();
+        }
+        self.args.append(&mut inner.args);
+        self
+    }
+
     /// The merged modifier for element `name`, with whether any argument for it used `each`.
     pub fn child(&self, name: &str) -> (Modifier<'a>, bool) {
         let mut result = Modifier::default();
