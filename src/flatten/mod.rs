@@ -27,6 +27,7 @@ use crate::syntax::ast;
 use modifier::{Modifier, Scope};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::hash::BuildHasher as _;
 use std::rc::Rc;
 use std::sync::Arc;
 use value::Value;
@@ -139,9 +140,9 @@ struct ClassLayout<'a> {
     /// In declaration order, each name once: an element inherited twice (diamond) is the same
     /// element, and the first is kept.
     elements: Vec<ElementDecl<'a>>,
-    /// Element names with their index in `elements`, sorted by length and then by name for
-    /// lookups: most comparisons are then decided by the length alone.
-    by_name: Vec<(&'a str, usize)>,
+    /// Element names with their key and index in `elements`, sorted by key and then by name
+    /// for lookups: most comparisons are then decided by comparing two integers.
+    by_name: Vec<(NameKey, &'a str, usize)>,
     equations: Vec<(&'a ast::Equation, ClassId, bool)>,
     invariants: Vec<(&'a ast::Equation, ClassId)>,
     algorithms: Vec<(&'a [ast::Statement], ClassId, bool, Span)>,
@@ -149,8 +150,12 @@ struct ClassLayout<'a> {
 
 impl<'a> ClassLayout<'a> {
     fn index(&self, name: &str) -> Option<usize> {
-        let k = self.by_name.binary_search_by(|(n, _)| by_length(n, name)).ok()?;
-        Some(self.by_name[k].1)
+        let key = NameKey::of(name);
+        let k = self
+            .by_name
+            .binary_search_by(|(k, n, _)| k.cmp(&key).then_with(|| (*n).cmp(name)))
+            .ok()?;
+        Some(self.by_name[k].2)
     }
 
     /// Element names in declaration order (for connector leaf lists and messages).
@@ -224,6 +229,10 @@ pub(crate) struct Flattener<'t, 'a> {
     type_cache: FxHashMap<(ClassId, *const ast::Name), Option<Rc<ResolvedType<'a>>>>,
     /// Reused by [`Self::flatten_equation`] for the flat equations of one equation.
     equation_buffer: Vec<flat::Equation>,
+    /// The attributes of a variable before they are known: empty, and shared.
+    no_attributes: flat::Attributes,
+    /// See [`Self::share_attributes`].
+    recent_attributes: Vec<Option<flat::Attributes>>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -252,6 +261,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             frames: Vec::new(),
             type_cache: FxHashMap::default(),
             equation_buffer: Vec::new(),
+            no_attributes: flat::Attributes::default(),
+            recent_attributes: vec![None; 256],
         }
     }
 
@@ -406,7 +417,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut collected = ClassLayout::default();
         self.collect(class, Modifier::default(), &mut collected, 0);
         let mut elements = std::mem::take(&mut collected.elements);
-        let mut by_name: Vec<(&'a str, usize)> = Vec::with_capacity(elements.len());
+        let mut by_name: Vec<(NameKey, &'a str, usize)> = Vec::with_capacity(elements.len());
         let mut seen = std::collections::BTreeSet::new();
         let mut layout = collected;
         for element in elements.drain(..) {
@@ -415,10 +426,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             if !seen.insert(name) {
                 continue;
             }
-            by_name.push((name, layout.elements.len()));
+            by_name.push((NameKey::of(name), name, layout.elements.len()));
             layout.elements.push(element);
         }
-        by_name.sort_unstable_by(|a, b| by_length(a.0, b.0));
+        by_name.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
         layout.by_name = by_name;
         let layout = Rc::new(layout);
         if self.diagnostics.len() == errors {
@@ -836,7 +847,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ty: spec.ty,
             causality: spec.causality,
             role,
-            attributes: flat::Attributes::default(),
+            attributes: self.no_attributes.clone(),
             binding: None,
             value: None,
             description: spec.description,
@@ -845,7 +856,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.var_is_connector.push(spec.is_connector_type);
         let scope_for_messages = spec.span;
         // Attributes.
-        let mut attributes = flat::Attributes::default();
+        let mut attributes = flat::AttributeValues::default();
         for arg in &spec.modifier.args {
             let Some(binding) = &arg.modifier.binding else {
                 self.diagnostics.push(Diagnostic::error(
@@ -932,7 +943,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
-        self.model.variables[id.0 as usize].attributes = attributes;
+        self.model.variables[id.0 as usize].attributes = self.share_attributes(attributes);
         // The binding: parameters and constants keep it; other variables get an equation.
         let overridden = self.override_for(id);
         if let Some(value) = overridden {
@@ -958,6 +969,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         id
+    }
+
+    /// The attributes `values` as the recently made attributes that are equal, if there are any:
+    /// variables declared alike share one copy. A small table indexed by hash keeps the last
+    /// attributes of each hash, so that sharing costs no growing map.
+    fn share_attributes(&mut self, values: flat::AttributeValues) -> flat::Attributes {
+        let slot = crate::expr::FxBuild::default().hash_one(&values) as usize % self.recent_attributes.len();
+        match &self.recent_attributes[slot] {
+            Some(known) if **known == values => known.clone(),
+            _ => {
+                let attributes = flat::Attributes::new(values);
+                self.recent_attributes[slot] = Some(attributes.clone());
+                attributes
+            }
+        }
     }
 
     fn override_for(&mut self, var: VarId) -> Option<f64> {
@@ -1144,9 +1170,19 @@ fn array_element<'a>(
     (selected, name)
 }
 
-/// The order of [`ClassLayout::by_name`]: by length, then by text.
-fn by_length(a: &str, b: &str) -> std::cmp::Ordering {
-    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
+/// The length and the first eight bytes of a name: equal for equal names, and different for
+/// almost all different names of one class.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct NameKey(usize, u64);
+
+impl NameKey {
+    fn of(name: &str) -> NameKey {
+        let bytes = name.as_bytes();
+        let mut start = [0u8; 8];
+        let n = bytes.len().min(8);
+        start[..n].copy_from_slice(&bytes[..n]);
+        NameKey(bytes.len(), u64::from_le_bytes(start))
+    }
 }
 
 pub(crate) fn types_compatible(expected: ScalarType, actual: ScalarType) -> bool {
