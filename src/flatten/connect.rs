@@ -22,8 +22,12 @@ pub struct Side {
 }
 
 /// One scalar pair joined by a connect: (variable, outside) on each side.
+pub type ConnectPair = ((VarId, bool), (VarId, bool));
+
+/// A resolved connect: its pairs are `pairs` in [`Flattener::connect_pairs`], which holds the
+/// pairs of all connects in one vector instead of a small one per connect.
 pub struct ResolvedConnect {
-    pub pairs: Vec<((VarId, bool), (VarId, bool))>,
+    pub pairs: std::ops::Range<usize>,
     pub span: Span,
 }
 
@@ -56,7 +60,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             );
             return;
         }
-        let mut pairs = Vec::new();
+        let start = self.connect_pairs.len();
         for (l, r) in left.elements.iter().zip(&right.elements) {
             let ll = self.connector_leaves(l);
             let rl = self.connector_leaves(r);
@@ -94,13 +98,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .with_label(b.span, format!("has {rd}"))
                     .with_help("connected connectors need the same variables with the same flow/potential kind"),
                 );
+                self.connect_pairs.truncate(start);
                 return;
             }
             for ((_, v1), (_, v2)) in ll.iter().zip(&rl) {
-                pairs.push(((*v1, left.outside), (*v2, right.outside)));
+                self.connect_pairs.push(((*v1, left.outside), (*v2, right.outside)));
             }
         }
-        self.connects.push(ResolvedConnect { pairs, span });
+        self.connects.push(ResolvedConnect {
+            pairs: start..self.connect_pairs.len(),
+            span,
+        });
     }
 
     /// Builds the connection sets and their equations, then `flow = 0` for unconnected flows.
@@ -120,8 +128,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             x
         }
         let connects = std::mem::take(&mut self.connects);
+        let pairs = std::mem::take(&mut self.connect_pairs);
         for rc in &connects {
-            for &(l, r) in &rc.pairs {
+            for &(l, r) in &pairs[rc.pairs.clone()] {
                 let [a, b] = [l, r].map(|k| {
                     let slot = &mut index[2 * k.0.0 as usize + usize::from(k.1)];
                     if *slot == NONE {
@@ -155,7 +164,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // The connects that formed each set, in source order.
         let mut formed_by: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
         for (c, rc) in connects.iter().enumerate() {
-            for &(l, _) in &rc.pairs {
+            for &(l, _) in &pairs[rc.pairs.clone()] {
                 let key = index[2 * l.0.0 as usize + usize::from(l.1)];
                 let set = &mut formed_by[set_of[find(&mut parent, key) as usize] as usize];
                 if set.last() != Some(&c) {

@@ -559,9 +559,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 .is_some_and(|v| self.var_is_connector[v.0 as usize]),
             _ => false,
         };
-        let mut elements = Vec::with_capacity(targets.len());
-        for t in targets {
-            let is_connector = match t {
+        for t in &targets {
+            let is_connector = match *t {
                 Target::Inst(i) => self.model.instances[i.0 as usize].is_connector,
                 Target::Var(v) => {
                     self.var_is_connector[v.0 as usize] || self.model.var(v).role != crate::flat::ConnectorRole::None
@@ -576,9 +575,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ));
                 return None;
             }
-            elements.push(t);
         }
-        Some(connect::Side { elements, outside })
+        Some(connect::Side {
+            elements: targets,
+            outside,
+        })
     }
 
     /// The scalar variables of a connector with their paths relative to it, in declaration order.
@@ -589,8 +590,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         match target {
             Target::Var(v) => out.push((Cow::Borrowed(""), *v)),
             Target::Inst(i) => {
-                let mut stack: Vec<(Cow<'a, str>, InstanceId)> = vec![(Cow::Borrowed(""), *i)];
-                while let Some((prefix, inst)) = stack.pop() {
+                // The connector itself, then its nested connectors from a stack that most
+                // connectors (with scalar elements only) never need.
+                let mut next = Some((Cow::Borrowed(""), *i));
+                let mut stack: Vec<(Cow<'a, str>, InstanceId)> = Vec::new();
+                while let Some((prefix, inst)) = next.take().or_else(|| stack.pop()) {
                     let layout = self.instances[inst.0 as usize].layout.clone();
                     let mut nested = Vec::new();
                     for (k, name) in layout.names().enumerate() {

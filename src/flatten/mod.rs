@@ -151,9 +151,15 @@ struct ClassLayout<'a> {
 impl<'a> ClassLayout<'a> {
     fn index(&self, name: &str) -> Option<usize> {
         let key = NameKey::of(name);
+        // Names with equal keys have the same length and first eight bytes: only the rest of
+        // longer names is left to compare.
+        let rest = name.as_bytes().get(8..).unwrap_or_default();
         let k = self
             .by_name
-            .binary_search_by(|(k, n, _)| k.cmp(&key).then_with(|| (*n).cmp(name)))
+            .binary_search_by(|(k, n, _)| {
+                k.cmp(&key)
+                    .then_with(|| n.as_bytes().get(8..).unwrap_or_default().cmp(rest))
+            })
             .ok()?;
         Some(self.by_name[k].2)
     }
@@ -211,6 +217,8 @@ pub(crate) struct Flattener<'t, 'a> {
     layouts: Vec<Option<Rc<ClassLayout<'a>>>>,
     /// Resolved `connect` equations, turned into connection sets after instantiation.
     connects: Vec<connect::ResolvedConnect>,
+    /// The scalar pairs of all connects.
+    connect_pairs: Vec<connect::ConnectPair>,
     /// Whether a variable's type is a connector (signal connectors like `RealInput`).
     var_is_connector: Vec<bool>,
     consts: consteval::ConstCache,
@@ -252,6 +260,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             strings: FxHashMap::default(),
             layouts: vec![None; table.classes.len()],
             connects: Vec::new(),
+            connect_pairs: Vec::new(),
             var_is_connector: Vec::new(),
             consts: consteval::ConstCache::default(),
             package_constants: BTreeMap::new(),
@@ -975,7 +984,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// variables declared alike share one copy. A small table indexed by hash keeps the last
     /// attributes of each hash, so that sharing costs no growing map.
     fn share_attributes(&mut self, values: flat::AttributeValues) -> flat::Attributes {
-        let slot = crate::expr::FxBuild::default().hash_one(&values) as usize % self.recent_attributes.len();
+        // The hash only picks a slot, so it may be cheap: expression ids and the unit's address
+        // (units are shared per source text) rather than every field and text.
+        let ids = [values.start, values.min, values.max, values.nominal].map(|e| e.map_or(u32::MAX, |e| e.0));
+        let unit = values.unit.as_ref().map_or(0, |u| u.as_ptr() as usize);
+        let hash = crate::expr::FxBuild::default().hash_one((ids, unit));
+        // The high bits, which multiplicative hashing mixes best.
+        let slot = (hash >> 32) as usize % self.recent_attributes.len();
         match &self.recent_attributes[slot] {
             Some(known) if **known == values => known.clone(),
             _ => {
@@ -1178,10 +1193,12 @@ struct NameKey(usize, u64);
 impl NameKey {
     fn of(name: &str) -> NameKey {
         let bytes = name.as_bytes();
-        let mut start = [0u8; 8];
-        let n = bytes.len().min(8);
-        start[..n].copy_from_slice(&bytes[..n]);
-        NameKey(bytes.len(), u64::from_le_bytes(start))
+        let start = bytes
+            .iter()
+            .take(8)
+            .enumerate()
+            .fold(0u64, |word, (i, &b)| word | (u64::from(b) << (8 * i)));
+        NameKey(bytes.len(), start)
     }
 }
 
