@@ -149,33 +149,54 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
-        // Number the sets by their roots (each root is its set's first key) and gather members.
+        // Number the sets by their roots (each root is its set's first key, so it is numbered
+        // before the other keys of its set) and count their members.
         let mut set_of: Vec<u32> = vec![NONE; keys.len()];
-        let mut members: Vec<Vec<(VarId, i8)>> = Vec::new();
-        for k in 0..keys.len() as u32 {
-            let r = find(&mut parent, k);
+        let mut sizes: Vec<usize> = Vec::new();
+        for k in 0..keys.len() {
+            let r = find(&mut parent, k as u32) as usize;
             if r == k {
-                set_of[k as usize] = members.len() as u32;
-                members.push(Vec::new());
+                set_of[k] = sizes.len() as u32;
+                sizes.push(0);
             }
-            let (v, outside) = keys[k as usize];
-            members[set_of[r as usize] as usize].push((v, if outside { -1 } else { 1 }));
+            set_of[k] = set_of[r];
+            sizes[set_of[k] as usize] += 1;
         }
-        // The connects that formed each set, in source order.
-        let mut formed_by: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
-        for (c, rc) in connects.iter().enumerate() {
+        // Gather the members, each set's in a vector of its size.
+        let mut members: Vec<Vec<(VarId, i8)>> = sizes.iter().map(|&n| Vec::with_capacity(n)).collect();
+        for (k, &(v, outside)) in keys.iter().enumerate() {
+            members[set_of[k] as usize].push((v, if outside { -1 } else { 1 }));
+        }
+        // The connects that formed each set, in source order: counted first, then gathered.
+        let sets_of = |rc: &ResolvedConnect, each: &mut dyn FnMut(usize)| {
             for &(l, _) in &pairs[rc.pairs.clone()] {
-                let key = index[2 * l.0.0 as usize + usize::from(l.1)];
-                let set = &mut formed_by[set_of[find(&mut parent, key) as usize] as usize];
-                if set.last() != Some(&c) {
-                    set.push(c);
-                }
+                each(set_of[index[2 * l.0.0 as usize + usize::from(l.1)] as usize] as usize);
             }
+        };
+        let mut last_connect: Vec<usize> = vec![usize::MAX; members.len()];
+        sizes.iter_mut().for_each(|n| *n = 0);
+        for (c, rc) in connects.iter().enumerate() {
+            sets_of(rc, &mut |set| {
+                if last_connect[set] != c {
+                    last_connect[set] = c;
+                    sizes[set] += 1;
+                }
+            });
+        }
+        let mut formed_by: Vec<Vec<Span>> = sizes.iter().map(|&n| Vec::with_capacity(n)).collect();
+        last_connect.iter_mut().for_each(|c| *c = usize::MAX);
+        for (c, rc) in connects.iter().enumerate() {
+            sets_of(rc, &mut |set| {
+                if last_connect[set] != c {
+                    last_connect[set] = c;
+                    formed_by[set].push(rc.span);
+                }
+            });
         }
         for (signed, spans) in members.into_iter().zip(formed_by) {
             let set = self.model.connection_sets.len() as u32;
             let role = self.model.var(signed[0].0).role;
-            let span = connects[spans[0]].span;
+            let span = spans[0];
             match role {
                 ConnectorRole::Flow => {
                     let mut terms = Vec::with_capacity(signed.len());
@@ -214,7 +235,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.model.connection_sets.push(flat::ConnectionSet {
                 role,
                 members: signed,
-                connects: spans.iter().map(|&c| connects[c].span).collect(),
+                connects: spans,
             });
         }
         // Unconnected flows: never an inside member of a set.
