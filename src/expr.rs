@@ -7,10 +7,10 @@
 //! index order instead of recursing. This module deliberately does no simplification.
 
 use crate::builtins::Builtin;
+use hashbrown::hash_table::{Entry, HashTable};
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
 /// An expression in an [`ExprArena`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -154,11 +154,26 @@ pub struct ExprArena {
     /// references are most of the nodes looked up while flattening; an array indexed by
     /// variable answers them without hashing and keeps them out of `dedup`.
     var_nodes: Vec<u32>,
-    /// Every other node, for hash-consing.
-    dedup: FxHashMap<Node, ExprId>,
+    /// Every other node, for hash-consing: the ids only, compared through `nodes`, so that each
+    /// node is stored once (a map keyed by `Node` would keep a second copy of every node, and
+    /// clone the argument list of every call). Each id keeps its node's hash, so that growing
+    /// the table and most failed comparisons do not have to read the node.
+    dedup: HashTable<(ExprId, u32)>,
 }
 
 const NO_NODE: u32 = u32::MAX;
+
+/// The hash of a node for the hash-consing table (FxHash: deterministic, and the table is only
+/// used for lookups). The high half, which multiplicative hashing mixes best.
+fn hash_node(node: &Node) -> u32 {
+    (FxBuild::default().hash_one(node) >> 32) as u32
+}
+
+/// The table's 64-bit hash of a stored 32-bit one: the table picks buckets with the low bits
+/// and tags entries with the top ones, so both halves carry the whole hash.
+fn table_hash(hash: u32) -> u64 {
+    (u64::from(hash) << 32) | u64::from(hash)
+}
 
 impl ExprArena {
     pub fn new() -> ExprArena {
@@ -170,12 +185,20 @@ impl ExprArena {
         if let Node::Var(v) = node {
             return self.var(v);
         }
-        match self.dedup.entry(node) {
-            Entry::Occupied(e) => *e.get(),
+        let hash = hash_node(&node);
+        let nodes = &self.nodes;
+        let entry = self.dedup.entry(
+            table_hash(hash),
+            |&(id, h)| h == hash && nodes[id.0 as usize] == node,
+            |&(_, h)| table_hash(h),
+        );
+        match entry {
+            Entry::Occupied(e) => e.get().0,
             Entry::Vacant(e) => {
                 let id = ExprId(self.nodes.len() as u32);
-                self.nodes.push(e.key().clone());
-                *e.insert(id)
+                e.insert((id, hash));
+                self.nodes.push(node);
+                id
             }
         }
     }

@@ -61,7 +61,7 @@ pub enum ConnectorRole {
 }
 
 /// Modelica's `stateSelect` attribute.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum StateSelect {
     Never,
     Avoid,
@@ -71,8 +71,8 @@ pub enum StateSelect {
 }
 
 /// The attributes of a scalar variable; expressions are in the model's arena.
-#[derive(Debug, Clone, Default)]
-pub struct Attributes {
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct AttributeValues {
     pub start: Option<ExprId>,
     pub fixed: Option<bool>,
     pub min: Option<ExprId>,
@@ -83,6 +83,33 @@ pub struct Attributes {
     pub unit: Option<Arc<str>>,
     pub display_unit: Option<Arc<str>>,
     pub state_select: Option<StateSelect>,
+}
+
+/// A variable's attributes, shared (`Arc`) by variables that have the same ones: the variables
+/// of a large model have the few attribute sets of their declarations, and a variable stays
+/// small. Read through `Deref`; a write first copies attributes that are shared
+/// (`Arc::make_mut`), so that it changes this variable's attributes only.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Attributes(Arc<AttributeValues>);
+
+impl Attributes {
+    pub fn new(values: AttributeValues) -> Attributes {
+        Attributes(Arc::new(values))
+    }
+}
+
+impl std::ops::Deref for Attributes {
+    type Target = AttributeValues;
+
+    fn deref(&self) -> &AttributeValues {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Attributes {
+    fn deref_mut(&mut self) -> &mut AttributeValues {
+        Arc::make_mut(&mut self.0)
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -14,6 +14,7 @@ use crate::expr::VarId;
 use crate::flat::{self, ConnectorRole, Origin};
 use crate::source::Span;
 use crate::syntax::ast;
+use std::borrow::Cow;
 
 pub struct Side {
     pub elements: Vec<Target>,
@@ -21,8 +22,12 @@ pub struct Side {
 }
 
 /// One scalar pair joined by a connect: (variable, outside) on each side.
+pub type ConnectPair = ((VarId, bool), (VarId, bool));
+
+/// A resolved connect: its pairs are `pairs` in [`Flattener::connect_pairs`], which holds the
+/// pairs of all connects in one vector instead of a small one per connect.
 pub struct ResolvedConnect {
-    pub pairs: Vec<((VarId, bool), (VarId, bool))>,
+    pub pairs: std::ops::Range<usize>,
     pub span: Span,
 }
 
@@ -35,8 +40,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         a: &ast::ComponentRef,
         b: &ast::ComponentRef,
     ) {
-        let (a_text, b_text) = (crate::syntax::pretty::print_ref(a), crate::syntax::pretty::print_ref(b));
+        // The texts of the two sides are only needed for messages: printed when reported.
+        let texts = || (crate::syntax::pretty::print_ref(a), crate::syntax::pretty::print_ref(b));
         if left.elements.len() != right.elements.len() {
+            let (a_text, b_text) = texts();
             self.diagnostics.push(
                 Diagnostic::error(
                     "E0302",
@@ -53,11 +60,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
             );
             return;
         }
-        let mut pairs = Vec::new();
+        let start = self.connect_pairs.len();
         for (l, r) in left.elements.iter().zip(&right.elements) {
             let ll = self.connector_leaves(l);
             let rl = self.connector_leaves(r);
-            let describe = |f: &Self, leaves: &[(String, VarId)]| -> String {
+            let describe = |f: &Self, leaves: &[(Cow<'a, str>, VarId)]| -> String {
                 leaves
                     .iter()
                     .map(|(n, v)| {
@@ -79,6 +86,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 });
             if !compatible {
                 let (ld, rd) = (describe(self, &ll), describe(self, &rl));
+                let (a_text, b_text) = texts();
                 self.diagnostics.push(
                     Diagnostic::error(
                         "E0303",
@@ -90,13 +98,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .with_label(b.span, format!("has {rd}"))
                     .with_help("connected connectors need the same variables with the same flow/potential kind"),
                 );
+                self.connect_pairs.truncate(start);
                 return;
             }
             for ((_, v1), (_, v2)) in ll.iter().zip(&rl) {
-                pairs.push(((*v1, left.outside), (*v2, right.outside)));
+                self.connect_pairs.push(((*v1, left.outside), (*v2, right.outside)));
             }
         }
-        self.connects.push(ResolvedConnect { pairs, span });
+        self.connects.push(ResolvedConnect {
+            pairs: start..self.connect_pairs.len(),
+            span,
+        });
     }
 
     /// Builds the connection sets and their equations, then `flow = 0` for unconnected flows.
@@ -116,8 +128,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             x
         }
         let connects = std::mem::take(&mut self.connects);
+        let pairs = std::mem::take(&mut self.connect_pairs);
         for rc in &connects {
-            for &(l, r) in &rc.pairs {
+            for &(l, r) in &pairs[rc.pairs.clone()] {
                 let [a, b] = [l, r].map(|k| {
                     let slot = &mut index[2 * k.0.0 as usize + usize::from(k.1)];
                     if *slot == NONE {
@@ -136,33 +149,54 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
-        // Number the sets by their roots (each root is its set's first key) and gather members.
+        // Number the sets by their roots (each root is its set's first key, so it is numbered
+        // before the other keys of its set) and count their members.
         let mut set_of: Vec<u32> = vec![NONE; keys.len()];
-        let mut members: Vec<Vec<(VarId, i8)>> = Vec::new();
-        for k in 0..keys.len() as u32 {
-            let r = find(&mut parent, k);
+        let mut sizes: Vec<usize> = Vec::new();
+        for k in 0..keys.len() {
+            let r = find(&mut parent, k as u32) as usize;
             if r == k {
-                set_of[k as usize] = members.len() as u32;
-                members.push(Vec::new());
+                set_of[k] = sizes.len() as u32;
+                sizes.push(0);
             }
-            let (v, outside) = keys[k as usize];
-            members[set_of[r as usize] as usize].push((v, if outside { -1 } else { 1 }));
+            set_of[k] = set_of[r];
+            sizes[set_of[k] as usize] += 1;
         }
-        // The connects that formed each set, in source order.
-        let mut formed_by: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
-        for (c, rc) in connects.iter().enumerate() {
-            for &(l, _) in &rc.pairs {
-                let key = index[2 * l.0.0 as usize + usize::from(l.1)];
-                let set = &mut formed_by[set_of[find(&mut parent, key) as usize] as usize];
-                if set.last() != Some(&c) {
-                    set.push(c);
-                }
+        // Gather the members, each set's in a vector of its size.
+        let mut members: Vec<Vec<(VarId, i8)>> = sizes.iter().map(|&n| Vec::with_capacity(n)).collect();
+        for (k, &(v, outside)) in keys.iter().enumerate() {
+            members[set_of[k] as usize].push((v, if outside { -1 } else { 1 }));
+        }
+        // The connects that formed each set, in source order: counted first, then gathered.
+        let sets_of = |rc: &ResolvedConnect, each: &mut dyn FnMut(usize)| {
+            for &(l, _) in &pairs[rc.pairs.clone()] {
+                each(set_of[index[2 * l.0.0 as usize + usize::from(l.1)] as usize] as usize);
             }
+        };
+        let mut last_connect: Vec<usize> = vec![usize::MAX; members.len()];
+        sizes.iter_mut().for_each(|n| *n = 0);
+        for (c, rc) in connects.iter().enumerate() {
+            sets_of(rc, &mut |set| {
+                if last_connect[set] != c {
+                    last_connect[set] = c;
+                    sizes[set] += 1;
+                }
+            });
+        }
+        let mut formed_by: Vec<Vec<Span>> = sizes.iter().map(|&n| Vec::with_capacity(n)).collect();
+        last_connect.iter_mut().for_each(|c| *c = usize::MAX);
+        for (c, rc) in connects.iter().enumerate() {
+            sets_of(rc, &mut |set| {
+                if last_connect[set] != c {
+                    last_connect[set] = c;
+                    formed_by[set].push(rc.span);
+                }
+            });
         }
         for (signed, spans) in members.into_iter().zip(formed_by) {
             let set = self.model.connection_sets.len() as u32;
             let role = self.model.var(signed[0].0).role;
-            let span = connects[spans[0]].span;
+            let span = spans[0];
             match role {
                 ConnectorRole::Flow => {
                     let mut terms = Vec::with_capacity(signed.len());
@@ -201,7 +235,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.model.connection_sets.push(flat::ConnectionSet {
                 role,
                 members: signed,
-                connects: spans.iter().map(|&c| connects[c].span).collect(),
+                connects: spans,
             });
         }
         // Unconnected flows: never an inside member of a set.

@@ -7,18 +7,22 @@ use super::value::Value;
 use super::{Flattener, connect};
 use crate::diag::Diagnostic;
 use crate::expr::{BinOp, Node, VarId};
-use crate::flat::{self, ArrayOrigin, Origin};
+use crate::flat::{self, ArrayOrigin, InstanceId, Origin};
 use crate::syntax::ast;
+use std::borrow::Cow;
 
 impl<'t, 'a> Flattener<'t, 'a> {
     pub(crate) fn flatten_equation(&mut self, eq: &'a ast::Equation, scope: Scope, loops: &mut Loops, initial: bool) {
-        let mut out = Vec::new();
+        // One buffer serves every equation (most give one flat equation), instead of a new
+        // vector each; a nested instantiation simply starts its own.
+        let mut out = std::mem::take(&mut self.equation_buffer);
         self.equation_into(eq, scope, loops, &mut out, initial);
         if initial {
-            self.model.initial_equations.extend(out);
+            self.model.initial_equations.append(&mut out);
         } else {
-            self.model.equations.extend(out);
+            self.model.equations.append(&mut out);
         }
+        self.equation_buffer = out;
     }
 
     pub(crate) fn flatten_invariant(&mut self, eq: &'a ast::Equation, scope: Scope) {
@@ -198,7 +202,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let array = !l.dims().is_empty();
         let dims = l.dims().to_vec();
-        for (k, (x, y)) in l.elements().into_iter().zip(r.elements()).enumerate() {
+        for (k, (&x, &y)) in l.as_slice().iter().zip(r.as_slice()).enumerate() {
             let mut index = loop_index.clone();
             if array {
                 let mut rem = k;
@@ -544,16 +548,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let first = &c.parts[0].name.name;
         let outside = match self.member(instance, first) {
             Some(super::Member::Inst(i)) => self.model.instances[i.0 as usize].is_connector,
-            Some(super::Member::InstArray(_, is)) => is
+            Some(super::Member::InstArray(array)) => array
+                .elements
                 .first()
                 .is_some_and(|i| self.model.instances[i.0 as usize].is_connector),
             Some(super::Member::Var(v)) => self.var_is_connector[v.0 as usize],
-            Some(super::Member::VarArray(_, vs)) => vs.first().is_some_and(|v| self.var_is_connector[v.0 as usize]),
+            Some(super::Member::VarArray(array)) => array
+                .elements
+                .first()
+                .is_some_and(|v| self.var_is_connector[v.0 as usize]),
             _ => false,
         };
-        let mut elements = Vec::with_capacity(targets.len());
-        for t in targets {
-            let is_connector = match t {
+        for t in &targets {
+            let is_connector = match *t {
                 Target::Inst(i) => self.model.instances[i.0 as usize].is_connector,
                 Target::Var(v) => {
                     self.var_is_connector[v.0 as usize] || self.model.var(v).role != crate::flat::ConnectorRole::None
@@ -568,39 +575,46 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ));
                 return None;
             }
-            elements.push(t);
         }
-        Some(connect::Side { elements, outside })
+        Some(connect::Side {
+            elements: targets,
+            outside,
+        })
     }
 
     /// The scalar variables of a connector with their paths relative to it, in declaration order.
-    pub(crate) fn connector_leaves(&mut self, target: &Target) -> Vec<(String, VarId)> {
+    /// A path is the element's name borrowed from the source when the leaf is a direct scalar
+    /// element (the usual case), so that most connects build no strings.
+    pub(crate) fn connector_leaves(&mut self, target: &Target) -> Vec<(Cow<'a, str>, VarId)> {
         let mut out = Vec::new();
         match target {
-            Target::Var(v) => out.push((String::new(), *v)),
+            Target::Var(v) => out.push((Cow::Borrowed(""), *v)),
             Target::Inst(i) => {
-                let mut stack = vec![(String::new(), *i)];
-                while let Some((prefix, inst)) = stack.pop() {
+                // The connector itself, then its nested connectors from a stack that most
+                // connectors (with scalar elements only) never need.
+                let mut next = Some((Cow::Borrowed(""), *i));
+                let mut stack: Vec<(Cow<'a, str>, InstanceId)> = Vec::new();
+                while let Some((prefix, inst)) = next.take().or_else(|| stack.pop()) {
                     let layout = self.instances[inst.0 as usize].layout.clone();
                     let mut nested = Vec::new();
                     for (k, name) in layout.names().enumerate() {
                         let member = Some(self.ensure_member_at(inst, k));
                         let path = if prefix.is_empty() {
-                            name.to_string()
+                            Cow::Borrowed(name)
                         } else {
-                            format!("{prefix}.{name}")
+                            Cow::Owned(format!("{prefix}.{name}"))
                         };
                         match member {
                             Some(super::Member::Var(v)) => out.push((path, v)),
-                            Some(super::Member::VarArray(_, vs)) => {
-                                for (k, v) in vs.iter().enumerate() {
-                                    out.push((format!("{path}[{}]", k + 1), *v));
+                            Some(super::Member::VarArray(array)) => {
+                                for (k, v) in array.elements.iter().enumerate() {
+                                    out.push((Cow::Owned(format!("{path}[{}]", k + 1)), *v));
                                 }
                             }
                             Some(super::Member::Inst(c)) => nested.push((path, c)),
-                            Some(super::Member::InstArray(_, cs)) => {
-                                for (k, c) in cs.iter().enumerate() {
-                                    nested.push((format!("{path}[{}]", k + 1), *c));
+                            Some(super::Member::InstArray(array)) => {
+                                for (k, c) in array.elements.iter().enumerate() {
+                                    nested.push((Cow::Owned(format!("{path}[{}]", k + 1)), *c));
                                 }
                             }
                             _ => {}

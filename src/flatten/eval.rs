@@ -9,6 +9,7 @@ use crate::diag::Diagnostic;
 use crate::expr::{BinOp, ExprId, Node, UnOp, VarId};
 use crate::flat::{InstanceId, ScalarType};
 use crate::syntax::ast;
+use std::borrow::Cow;
 use std::rc::Rc;
 
 /// Loop indices in scope: `for i in 1:N` binds `i` to an integer while its body is flattened.
@@ -315,6 +316,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if self.is_local(scope, &first.name.name) {
             return self.eval_local(c, scope, loops);
         }
+        // A reference to one variable (most references) is resolved once, directly.
+        if let Some(instance) = scope.instance
+            && let Some(Target::Var(v)) = self.single_target(c, instance, scope, loops)?
+        {
+            return Some(Value::Scalar(self.model.exprs.var(v), self.model.var(v).ty));
+        }
         if let Some(instance) = scope.instance
             && self.member(instance, &first.name.name).is_some()
         {
@@ -471,7 +478,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
     ) -> Option<(Vec<usize>, Vec<Target>)> {
         let instance = scope.instance?;
-        if let Some(target) = self.scalar_target(c, instance) {
+        if let Some(target) = self.single_target(c, instance, scope, loops)? {
             return Some((Vec::new(), vec![target]));
         }
         let mut current: Vec<InstanceId> = vec![instance];
@@ -518,14 +525,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 };
                 match member {
                     Member::Var(v) => next_vars.push(Rc::from([v])),
-                    Member::VarArray(d, vs) => {
-                        member_dims = d;
-                        next_vars.push(vs);
+                    Member::VarArray(array) => {
+                        member_dims = array.dims.clone();
+                        next_vars.push(array.elements.clone());
                     }
                     Member::Inst(i) => next_insts.push(Rc::from([i])),
-                    Member::InstArray(d, is) => {
-                        member_dims = d;
-                        next_insts.push(is);
+                    Member::InstArray(array) => {
+                        member_dims = array.dims.clone();
+                        next_insts.push(array.elements.clone());
                     }
                     Member::Failed => return None,
                     Member::Absent => {
@@ -572,26 +579,80 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some((dims, targets))
     }
 
-    /// The common case of [`Self::resolve_targets`] without its selections: a reference like
-    /// `flange_a.s` through scalar members, without subscripts. `None` for anything else
-    /// (including errors), which the general path then handles and reports.
-    fn scalar_target(&mut self, c: &ast::ComponentRef, instance: InstanceId) -> Option<Target> {
+    /// The common case of [`Self::resolve_targets`] without its selections: a reference to one
+    /// variable or instance through scalar members and single array elements, like
+    /// `flange_a.s` or `m[i - 1].flange_b`. `Some(None)` for anything else, and for a reference
+    /// the general path reports as an error: it then resolves it again, which instantiates
+    /// nothing new and adds no new expression. `None` when evaluating a subscript failed (and
+    /// was reported), where the general path would have stopped too. The steps and their order
+    /// are those of the general path, so that both report the same.
+    fn single_target(
+        &mut self,
+        c: &'a ast::ComponentRef,
+        instance: InstanceId,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Option<Target>> {
         let mut current = instance;
-        let (last, init) = c.parts.split_last()?;
-        for part in init {
-            match self.ensure_member(current, &part.name.name)? {
-                Member::Inst(i) if part.subscripts.is_empty() => current = i,
-                _ => return None,
+        for (k, part) in c.parts.iter().enumerate() {
+            let last = k + 1 == c.parts.len();
+            let Some(member) = self.ensure_member(current, &part.name.name) else {
+                return Some(None);
+            };
+            let element = match member {
+                Member::Var(v) if last && part.subscripts.is_empty() => return Some(Some(Target::Var(v))),
+                Member::Inst(i) if part.subscripts.is_empty() => Target::Inst(i),
+                Member::VarArray(array) if last => match self.single_element(part, &array.dims, scope, loops)? {
+                    Some(e) => Target::Var(array.elements[e]),
+                    None => return Some(None),
+                },
+                Member::InstArray(array) => match self.single_element(part, &array.dims, scope, loops)? {
+                    Some(e) => Target::Inst(array.elements[e]),
+                    None => return Some(None),
+                },
+                _ => return Some(None),
+            };
+            match element {
+                Target::Inst(i) if !last => current = i,
+                _ => return Some(Some(element)),
             }
         }
-        if !last.subscripts.is_empty() {
-            return None;
+        Some(None)
+    }
+
+    /// The flat index of the element of an array member with `dims` that `part`'s subscripts
+    /// pick, when there is one subscript per dimension and each is a scalar known at compile
+    /// time within bounds. `Some(None)` otherwise, `None` when evaluating a subscript failed.
+    /// Evaluates the subscripts in order and stops at the first that is not such a scalar, as
+    /// [`Self::subscript_selection`] does.
+    fn single_element(
+        &mut self,
+        part: &'a ast::RefPart,
+        dims: &[usize],
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Option<usize>> {
+        if part.subscripts.len() != dims.len() || dims.is_empty() {
+            return Some(None);
         }
-        match self.ensure_member(current, &last.name.name)? {
-            Member::Var(v) => Some(Target::Var(v)),
-            Member::Inst(i) => Some(Target::Inst(i)),
-            _ => None,
+        let mut flat = 0;
+        for (sub, &n) in part.subscripts.iter().zip(dims) {
+            let ast::Subscript::Expr(e) = sub else {
+                return Some(None);
+            };
+            let Value::Scalar(x, _) = self.eval(e, scope, loops)? else {
+                return Some(None);
+            };
+            let Some(i) = self.model.exprs.literal(x).or_else(|| self.consts.eval(&self.model, x)) else {
+                return Some(None);
+            };
+            let i = i as i64;
+            if i < 1 || i as usize > n {
+                return Some(None);
+            }
+            flat = flat * n + (i as usize - 1);
         }
+        Some(Some(flat))
     }
 
     /// For subscripts on an array member: the resulting dimensions and the selected flat indices.
@@ -630,7 +691,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Some(ast::Subscript::Expr(e)) => {
                     let v = self.eval(e, scope, loops)?;
                     let mut picked = Vec::new();
-                    for x in v.elements() {
+                    for &x in v.as_slice() {
                         let Some(i) = self.model.exprs.literal(x).or_else(|| self.consts.eval(&self.model, x)) else {
                             self.diagnostics.push(Diagnostic::error(
                                 "E0206",
@@ -678,7 +739,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Value> {
-        let name = crate::syntax::pretty::print_ref(function);
+        let name = ref_text(function);
         let Some(builtin) = Builtin::by_name(&name) else {
             if let Some(class) = self.function_class(function, scope) {
                 let (_, outputs) = self.user_call(class, function, args, e.span, scope, loops)?;
@@ -1037,5 +1098,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 None
             }
         }
+    }
+}
+
+/// The text of a reference as [`crate::syntax::pretty::print_ref`] prints it, borrowed from the
+/// source for a plain one-part name (most function names), which needs no printing.
+fn ref_text(c: &ast::ComponentRef) -> Cow<'_, str> {
+    match c.parts.as_slice() {
+        [part] if !c.global && part.subscripts.is_empty() => Cow::Borrowed(&part.name.name),
+        _ => Cow::Owned(crate::syntax::pretty::print_ref(c)),
     }
 }

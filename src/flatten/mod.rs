@@ -27,6 +27,7 @@ use crate::syntax::ast;
 use modifier::{Modifier, Scope};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::hash::BuildHasher as _;
 use std::rc::Rc;
 use std::sync::Arc;
 use value::Value;
@@ -96,10 +97,27 @@ enum Member {
     /// A component whose declaration had errors (already reported).
     Failed,
     Var(VarId),
-    /// Arrays are shared (`Rc`), because every reference to one element looks the member up.
-    VarArray(Rc<[usize]>, Rc<[VarId]>),
+    /// Arrays are shared (`Rc`), because every reference to one element looks the member up,
+    /// and boxed behind one pointer, which keeps every member (most are scalars) small.
+    VarArray(Rc<ArrayMember<VarId>>),
     Inst(InstanceId),
-    InstArray(Rc<[usize]>, Rc<[InstanceId]>),
+    InstArray(Rc<ArrayMember<InstanceId>>),
+}
+
+/// The elements of an array component, row-major, with its dimensions.
+#[derive(Debug)]
+struct ArrayMember<T> {
+    dims: Rc<[usize]>,
+    elements: Rc<[T]>,
+}
+
+impl<T> ArrayMember<T> {
+    fn new(dims: Vec<usize>, elements: Vec<T>) -> Rc<ArrayMember<T>> {
+        Rc::new(ArrayMember {
+            dims: dims.into(),
+            elements: elements.into(),
+        })
+    }
 }
 
 /// A declared component of a class (its own or inherited).
@@ -122,8 +140,9 @@ struct ClassLayout<'a> {
     /// In declaration order, each name once: an element inherited twice (diamond) is the same
     /// element, and the first is kept.
     elements: Vec<ElementDecl<'a>>,
-    /// Element names with their index in `elements`, sorted by name for lookups.
-    by_name: Vec<(&'a str, usize)>,
+    /// Element names with their key and index in `elements`, sorted by key and then by name
+    /// for lookups: most comparisons are then decided by comparing two integers.
+    by_name: Vec<(NameKey, &'a str, usize)>,
     equations: Vec<(&'a ast::Equation, ClassId, bool)>,
     invariants: Vec<(&'a ast::Equation, ClassId)>,
     algorithms: Vec<(&'a [ast::Statement], ClassId, bool, Span)>,
@@ -131,8 +150,18 @@ struct ClassLayout<'a> {
 
 impl<'a> ClassLayout<'a> {
     fn index(&self, name: &str) -> Option<usize> {
-        let k = self.by_name.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
-        Some(self.by_name[k].1)
+        let key = NameKey::of(name);
+        // Names with equal keys have the same length and first eight bytes: only the rest of
+        // longer names is left to compare.
+        let rest = name.as_bytes().get(8..).unwrap_or_default();
+        let k = self
+            .by_name
+            .binary_search_by(|(k, n, _)| {
+                k.cmp(&key)
+                    .then_with(|| n.as_bytes().get(8..).unwrap_or_default().cmp(rest))
+            })
+            .ok()?;
+        Some(self.by_name[k].2)
     }
 
     /// Element names in declaration order (for connector leaf lists and messages).
@@ -144,10 +173,12 @@ impl<'a> ClassLayout<'a> {
 /// Per-instance flattening state.
 struct InstanceState<'a> {
     class: ClassId,
-    modifier: Modifier<'a>,
+    /// The modifier from the enclosing instance until the members are instantiated; `None`
+    /// when empty (most instances), boxed otherwise to keep the state of every instance small.
+    modifier: Option<Box<Modifier<'a>>>,
     layout: Rc<ClassLayout<'a>>,
-    /// Indexed like `layout.elements`.
-    members: Vec<Member>,
+    /// Where its members, indexed like `layout.elements`, start in [`Flattener::members`].
+    first_member: usize,
     /// Inherited variability (`parameter` on a record component makes its fields parameters).
     variability: flat::Variability,
     causality: flat::Causality,
@@ -173,14 +204,21 @@ pub(crate) struct Flattener<'t, 'a> {
     pub(crate) model: FlatModel,
     pub(crate) diagnostics: Vec<Diagnostic>,
     instances: Vec<InstanceState<'a>>,
+    /// The members of all instances, each instance's in one run: one vector instead of a small
+    /// one per instance.
+    members: Vec<Member>,
     /// Full class names by class id, shared by the instances of a class.
     class_names: Vec<Option<Arc<str>>>,
-    /// Descriptions and units, one shared copy per text.
-    strings: FxHashMap<&'a str, Arc<str>>,
+    /// Descriptions and units, one shared copy per text of the source, keyed by the text's
+    /// address and length: every instance of a class shares its declarations' texts, and a
+    /// pointer hashes faster than the text.
+    strings: FxHashMap<(*const u8, usize), Arc<str>>,
     /// Layouts by class id, once collected without errors.
     layouts: Vec<Option<Rc<ClassLayout<'a>>>>,
     /// Resolved `connect` equations, turned into connection sets after instantiation.
     connects: Vec<connect::ResolvedConnect>,
+    /// The scalar pairs of all connects.
+    connect_pairs: Vec<connect::ConnectPair>,
     /// Whether a variable's type is a connector (signal connectors like `RealInput`).
     var_is_connector: Vec<bool>,
     consts: consteval::ConstCache,
@@ -194,8 +232,15 @@ pub(crate) struct Flattener<'t, 'a> {
     frames: Vec<functions::Frame>,
     /// Resolved component types by (scope, the type name's node in the AST): every instance of
     /// a class resolves the same declarations, so a chain of 10^5 masses resolves `Units.Mass`
-    /// once. Only used for lookups, never iterated.
-    type_cache: FxHashMap<(ClassId, *const ast::Name), Option<ResolvedType<'a>>>,
+    /// once. Shared (`Rc`), so that a lookup copies no modifier or name. Only used for lookups,
+    /// never iterated.
+    type_cache: FxHashMap<(ClassId, *const ast::Name), Option<Rc<ResolvedType<'a>>>>,
+    /// Reused by [`Self::flatten_equation`] for the flat equations of one equation.
+    equation_buffer: Vec<flat::Equation>,
+    /// The attributes of a variable before they are known: empty, and shared.
+    no_attributes: flat::Attributes,
+    /// See [`Self::share_attributes`].
+    recent_attributes: Vec<Option<flat::Attributes>>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -210,10 +255,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             },
             diagnostics: Vec::new(),
             instances: Vec::new(),
+            members: Vec::new(),
             class_names: vec![None; table.classes.len()],
             strings: FxHashMap::default(),
             layouts: vec![None; table.classes.len()],
             connects: Vec::new(),
+            connect_pairs: Vec::new(),
             var_is_connector: Vec::new(),
             consts: consteval::ConstCache::default(),
             package_constants: BTreeMap::new(),
@@ -222,6 +269,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             signatures: Vec::new(),
             frames: Vec::new(),
             type_cache: FxHashMap::default(),
+            equation_buffer: Vec::new(),
+            no_attributes: flat::Attributes::default(),
+            recent_attributes: vec![None; 256],
         }
     }
 
@@ -303,10 +353,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
             is_connector,
             span,
         });
+        let empty = modifier.binding.is_none() && modifier.args.is_empty();
+        let first_member = self.members.len();
+        self.members
+            .resize(first_member + layout.elements.len(), Member::Pending);
         self.instances.push(InstanceState {
             class,
-            modifier,
-            members: vec![Member::Pending; layout.elements.len()],
+            modifier: (!empty).then(|| Box::new(modifier)),
+            first_member,
             layout,
             variability,
             causality,
@@ -324,7 +378,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// One shared copy of a description or unit text.
     fn shared(&mut self, text: &'a str) -> Arc<str> {
-        self.strings.entry(text).or_insert_with(|| text.into()).clone()
+        self.strings
+            .entry((text.as_ptr(), text.len()))
+            .or_insert_with(|| text.into())
+            .clone()
     }
 
     /// Instantiates every element of `instance`, then its equations.
@@ -335,7 +392,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.ensure_member_at(instance, k);
         }
         // Every member is instantiated now; the modifier is not needed again.
-        self.instances[instance.0 as usize].modifier = Modifier::default();
+        self.instances[instance.0 as usize].modifier = None;
         for &(eq, class, initial) in &layout.equations {
             let scope = Scope {
                 instance: Some(instance),
@@ -369,7 +426,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut collected = ClassLayout::default();
         self.collect(class, Modifier::default(), &mut collected, 0);
         let mut elements = std::mem::take(&mut collected.elements);
-        let mut by_name: Vec<(&'a str, usize)> = Vec::with_capacity(elements.len());
+        let mut by_name: Vec<(NameKey, &'a str, usize)> = Vec::with_capacity(elements.len());
         let mut seen = std::collections::BTreeSet::new();
         let mut layout = collected;
         for element in elements.drain(..) {
@@ -378,10 +435,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             if !seen.insert(name) {
                 continue;
             }
-            by_name.push((name, layout.elements.len()));
+            by_name.push((NameKey::of(name), name, layout.elements.len()));
             layout.elements.push(element);
         }
-        by_name.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        by_name.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
         layout.by_name = by_name;
         let layout = Rc::new(layout);
         if self.diagnostics.len() == errors {
@@ -493,10 +550,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
     fn check_modifier_targets(&mut self, instance: InstanceId) {
         let state = &self.instances[instance.0 as usize];
         let mut unknown = Vec::new();
-        for arg in &state.modifier.args {
+        for arg in state.modifier.iter().flat_map(|m| &m.args) {
             if state.layout.index(arg.name).is_none() {
                 unknown.push((arg.name.to_string(), arg.span));
             }
+        }
+        if unknown.is_empty() {
+            return;
         }
         let class_name = self.table.get(state.class).full_name.clone();
         let layout = state.layout.clone();
@@ -517,7 +577,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The member `name` of `instance` as it stands, without instantiating it.
     fn member(&self, instance: InstanceId, name: &str) -> Option<&Member> {
         let state = &self.instances[instance.0 as usize];
-        Some(&state.members[state.layout.index(name)?])
+        Some(&self.members[state.first_member + state.layout.index(name)?])
     }
 
     /// Instantiates member `name` of `instance` if it is still pending, and returns it.
@@ -528,23 +588,29 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Instantiates element `k` of `instance`'s layout if it is still pending, and returns it.
     fn ensure_member_at(&mut self, instance: InstanceId, k: usize) -> Member {
-        let state = &mut self.instances[instance.0 as usize];
-        if !matches!(state.members[k], Member::Pending) {
-            return state.members[k].clone();
+        let state = &self.instances[instance.0 as usize];
+        let slot = state.first_member + k;
+        if !matches!(self.members[slot], Member::Pending) {
+            return self.members[slot].clone();
         }
-        state.members[k] = Member::InProgress;
+        self.members[slot] = Member::InProgress;
         let layout = state.layout.clone();
         let result = self.instantiate_element(instance, &layout.elements[k]);
-        self.instances[instance.0 as usize].members[k] = result.clone();
+        self.members[slot] = result.clone();
         result
     }
 
-    fn resolve_type(&mut self, scope_class: ClassId, name: &'a ast::Name, depth: usize) -> Option<ResolvedType<'a>> {
+    fn resolve_type(
+        &mut self,
+        scope_class: ClassId,
+        name: &'a ast::Name,
+        depth: usize,
+    ) -> Option<Rc<ResolvedType<'a>>> {
         let key = (scope_class, name as *const ast::Name);
         if let Some(known) = self.type_cache.get(&key) {
             return known.clone();
         }
-        let resolved = self.resolve_type_uncached(scope_class, name, depth);
+        let resolved = self.resolve_type_uncached(scope_class, name, depth).map(Rc::new);
         self.type_cache.insert(key, resolved.clone());
         resolved
     }
@@ -593,7 +659,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     None => true,
                 };
                 if follows {
-                    let mut inner = self.resolve_type(parent, base, depth + 1)?;
+                    let base_resolved = self.resolve_type(parent, base, depth + 1)?;
+                    let mut inner = ResolvedType::clone(&base_resolved);
                     let scope = Scope {
                         instance: None,
                         class: parent,
@@ -626,7 +693,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         // Modelica precedence: the enclosing instance's modifier, then the extends clause's,
         // then the declaration's own, then the type's.
-        let (outer, _) = self.instances[instance.0 as usize].modifier.child(&decl.name.name);
+        let (outer, _) = match &self.instances[instance.0 as usize].modifier {
+            Some(m) => m.child(&decl.name.name),
+            None => Default::default(),
+        };
         let (from_extends, _) = element.extends_modifier.child(&decl.name.name);
         let from_extends = from_extends.in_instance(instance);
         let own = decl
@@ -634,7 +704,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .as_ref()
             .map(|m| Modifier::from_ast(m, scope))
             .unwrap_or_default();
-        let modifier = outer.merge(&from_extends).merge(&own).merge(&resolved.modifier);
+        let modifier = outer
+            .merge_owned(from_extends)
+            .merge_owned(own)
+            .merge(&resolved.modifier);
         if let Some(condition) = &decl.condition {
             match self.eval_structural_bool(condition, scope, "the condition of a conditional component") {
                 Some(false) => return Member::Absent,
@@ -683,18 +756,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ast::Causality::None => parent_state.causality,
         };
         let parent_name = &self.model.instances[instance.0 as usize].name;
-        let base_name = if parent_name.is_empty() {
-            decl.name.name.clone()
-        } else {
-            format!("{parent_name}.{}", decl.name.name)
-        };
+        let mut base_name = String::with_capacity(parent_name.len() + 1 + decl.name.name.len());
+        if !parent_name.is_empty() {
+            base_name.push_str(parent_name);
+            base_name.push('.');
+        }
+        base_name.push_str(&decl.name.name);
         let total: usize = dims.iter().product();
+        // A scalar component is its only element and takes the modifier and name as they are,
+        // without copying them; an array's elements each get their own.
+        let (mut scalar, modifier, base_name) = if dims.is_empty() {
+            (Some((modifier, base_name)), Modifier::default(), String::new())
+        } else {
+            (None, modifier, base_name)
+        };
         match resolved.target {
             TypeRef::Builtin(ty) => {
                 let mut vars = Vec::with_capacity(total);
                 let description = decl.description.as_ref().map(|d| self.shared(&d.text));
                 for flat_index in 0..total {
-                    let (m, name) = array_element(&modifier, &base_name, &dims, flat_index);
+                    let (m, name) = scalar
+                        .take()
+                        .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
                     let v = self.new_variable(VarSpec {
                         name,
                         instance,
@@ -713,7 +796,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 if dims.is_empty() {
                     Member::Var(vars[0])
                 } else {
-                    Member::VarArray(dims.into(), vars.into())
+                    Member::VarArray(ArrayMember::new(dims, vars))
                 }
             }
             TypeRef::Class(class) => {
@@ -733,7 +816,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 let mut insts = Vec::with_capacity(total);
                 for flat_index in 0..total {
-                    let (m, name) = array_element(&modifier, &base_name, &dims, flat_index);
+                    let (m, name) = scalar
+                        .take()
+                        .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
                     let child = self.new_instance(
                         name,
                         class,
@@ -750,7 +835,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 if dims.is_empty() {
                     Member::Inst(insts[0])
                 } else {
-                    Member::InstArray(dims.into(), insts.into())
+                    Member::InstArray(ArrayMember::new(dims, insts))
                 }
             }
         }
@@ -771,7 +856,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ty: spec.ty,
             causality: spec.causality,
             role,
-            attributes: flat::Attributes::default(),
+            attributes: self.no_attributes.clone(),
             binding: None,
             value: None,
             description: spec.description,
@@ -780,7 +865,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.var_is_connector.push(spec.is_connector_type);
         let scope_for_messages = spec.span;
         // Attributes.
-        let mut attributes = flat::Attributes::default();
+        let mut attributes = flat::AttributeValues::default();
         for arg in &spec.modifier.args {
             let Some(binding) = &arg.modifier.binding else {
                 self.diagnostics.push(Diagnostic::error(
@@ -867,7 +952,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
-        self.model.variables[id.0 as usize].attributes = attributes;
+        self.model.variables[id.0 as usize].attributes = self.share_attributes(attributes);
         // The binding: parameters and constants keep it; other variables get an equation.
         let overridden = self.override_for(id);
         if let Some(value) = overridden {
@@ -893,6 +978,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         id
+    }
+
+    /// The attributes `values` as the recently made attributes that are equal, if there are any:
+    /// variables declared alike share one copy. A small table indexed by hash keeps the last
+    /// attributes of each hash, so that sharing costs no growing map.
+    fn share_attributes(&mut self, values: flat::AttributeValues) -> flat::Attributes {
+        // The hash only picks a slot, so it may be cheap: expression ids and the unit's address
+        // (units are shared per source text) rather than every field and text.
+        let ids = [values.start, values.min, values.max, values.nominal].map(|e| e.map_or(u32::MAX, |e| e.0));
+        let unit = values.unit.as_ref().map_or(0, |u| u.as_ptr() as usize);
+        let hash = crate::expr::FxBuild::default().hash_one((ids, unit));
+        // The high bits, which multiplicative hashing mixes best.
+        let slot = (hash >> 32) as usize % self.recent_attributes.len();
+        match &self.recent_attributes[slot] {
+            Some(known) if **known == values => known.clone(),
+            _ => {
+                let attributes = flat::Attributes::new(values);
+                self.recent_attributes[slot] = Some(attributes.clone());
+                attributes
+            }
+        }
     }
 
     fn override_for(&mut self, var: VarId) -> Option<f64> {
@@ -1056,16 +1162,13 @@ fn combine_variability(parent: flat::Variability, own: ast::Variability) -> flat
 }
 
 /// The modifier and full name of element `flat_index` (row-major) of an array component with
-/// `dims`: `x[2,1]` with every non-`each` binding picking its own element.
+/// `dims` (at least one): `x[2,1]` with every non-`each` binding picking its own element.
 fn array_element<'a>(
     modifier: &Modifier<'a>,
     base: &str,
     dims: &[usize],
     mut flat_index: usize,
 ) -> (Modifier<'a>, String) {
-    if dims.is_empty() {
-        return (modifier.clone(), base.to_string());
-    }
     let mut indices = vec![0usize; dims.len()];
     for (k, &d) in dims.iter().enumerate().rev() {
         indices[k] = flat_index % d.max(1);
@@ -1080,6 +1183,23 @@ fn array_element<'a>(
     }
     name.push(']');
     (selected, name)
+}
+
+/// The length and the first eight bytes of a name: equal for equal names, and different for
+/// almost all different names of one class.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct NameKey(usize, u64);
+
+impl NameKey {
+    fn of(name: &str) -> NameKey {
+        let bytes = name.as_bytes();
+        let start = bytes
+            .iter()
+            .take(8)
+            .enumerate()
+            .fold(0u64, |word, (i, &b)| word | (u64::from(b) << (8 * i)));
+        NameKey(bytes.len(), start)
+    }
 }
 
 pub(crate) fn types_compatible(expected: ScalarType, actual: ScalarType) -> bool {

@@ -10,6 +10,7 @@ use crate::flat::InstanceId;
 use crate::resolve::ClassId;
 use crate::source::Span;
 use crate::syntax::ast;
+use std::rc::Rc;
 
 /// Where an expression is evaluated: the instance whose components its names refer to (none for
 /// package constants) and the class whose scope resolves class and constant names.
@@ -40,7 +41,46 @@ pub struct ModArg<'a> {
 pub struct Modifier<'a> {
     pub binding: Option<Binding<'a>>,
     /// Arguments, outermost first.
-    pub args: Vec<ModArg<'a>>,
+    pub args: Args<'a>,
+}
+
+/// The arguments of a modifier, shared (`Rc`): a merge with an empty modifier, and every
+/// element of an array with only `each` arguments, take them without copying, which is what
+/// most variables of a large model do with the modifiers of their types. Empty without an
+/// allocation.
+#[derive(Clone, Debug, Default)]
+pub struct Args<'a>(Option<Rc<[ModArg<'a>]>>);
+
+impl<'a> Args<'a> {
+    fn new(args: Vec<ModArg<'a>>) -> Args<'a> {
+        Args((!args.is_empty()).then(|| args.into()))
+    }
+
+    /// `self` followed by `inner`.
+    fn concat(self, inner: Args<'a>) -> Args<'a> {
+        match (&self.0, &inner.0) {
+            (_, None) => self,
+            (None, _) => inner,
+            (Some(a), Some(b)) => Args(Some(a.iter().chain(b.iter()).cloned().collect())),
+        }
+    }
+}
+
+impl<'a> std::ops::Deref for Args<'a> {
+    type Target = [ModArg<'a>];
+
+    fn deref(&self) -> &[ModArg<'a>] {
+        self.0.as_deref().unwrap_or(&[])
+    }
+}
+
+impl<'s, 'a> IntoIterator for &'s Args<'a> {
+    type Item = &'s ModArg<'a>;
+    type IntoIter = std::slice::Iter<'s, ModArg<'a>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
 }
 
 impl<'a> Modifier<'a> {
@@ -68,8 +108,9 @@ impl<'a> Modifier<'a> {
         }
     }
 
-    fn args_from_ast(cm: &'a ast::ClassModification, scope: Scope) -> Vec<ModArg<'a>> {
-        cm.arguments
+    fn args_from_ast(cm: &'a ast::ClassModification, scope: Scope) -> Args<'a> {
+        let args = cm
+            .arguments
             .iter()
             .map(|arg| {
                 // A dotted argument `a.b.c = 1` is the nested modifier `a(b(c = 1))`.
@@ -81,12 +122,12 @@ impl<'a> Modifier<'a> {
                 for part in arg.name.parts[1..].iter().rev() {
                     modifier = Modifier {
                         binding: None,
-                        args: vec![ModArg {
+                        args: Args::new(vec![ModArg {
                             name: &part.name,
                             each: false,
                             modifier,
                             span: part.span,
-                        }],
+                        }]),
                     };
                 }
                 ModArg {
@@ -96,7 +137,8 @@ impl<'a> Modifier<'a> {
                     span: arg.span,
                 }
             })
-            .collect()
+            .collect();
+        Args::new(args)
     }
 
     /// Combines two modifiers: `self` is outer and wins.
@@ -104,7 +146,16 @@ impl<'a> Modifier<'a> {
         if self.binding.is_none() {
             self.binding = inner.binding.clone();
         }
-        self.args.extend(inner.args.iter().cloned());
+        self.args = self.args.concat(inner.args.clone());
+        self
+    }
+
+    /// [`Self::merge`] for an inner modifier that is not needed again.
+    pub fn merge_owned(mut self, inner: Modifier<'a>) -> Modifier<'a> {
+        if self.binding.is_none() {
+            self.binding = inner.binding;
+        }
+        self.args = self.args.concat(inner.args);
         self
     }
 
@@ -130,34 +181,40 @@ impl<'a> Modifier<'a> {
         if let Some(b) = &mut self.binding {
             b.scope.instance = Some(instance);
         }
-        for arg in &mut self.args {
-            arg.modifier.set_instance(instance);
+        if let Some(args) = &mut self.args.0 {
+            for arg in Rc::make_mut(args) {
+                arg.modifier.set_instance(instance);
+            }
         }
     }
 
     /// The modifier for element `index` of an array component: every binding not under `each`
     /// picks its `index`-th element.
     pub fn select(&self, index: usize) -> Modifier<'a> {
+        if self.binding.is_none() && self.args.iter().all(|a| a.each) {
+            return self.clone();
+        }
         Modifier {
             binding: self.binding.as_ref().map(|b| {
                 let mut b = b.clone();
                 b.select.push(index);
                 b
             }),
-            args: self
-                .args
-                .iter()
-                .map(|a| {
-                    if a.each {
-                        a.clone()
-                    } else {
-                        ModArg {
-                            modifier: a.modifier.select(index),
-                            ..a.clone()
+            args: Args::new(
+                self.args
+                    .iter()
+                    .map(|a| {
+                        if a.each {
+                            a.clone()
+                        } else {
+                            ModArg {
+                                modifier: a.modifier.select(index),
+                                ..a.clone()
+                            }
                         }
-                    }
-                })
-                .collect(),
+                    })
+                    .collect(),
+            ),
         }
     }
 }

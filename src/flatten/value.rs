@@ -30,6 +30,15 @@ impl Value {
         }
     }
 
+    /// All scalar elements (one for a scalar), borrowed.
+    pub fn as_slice(&self) -> &[ExprId] {
+        match self {
+            Value::Scalar(e, _) => std::slice::from_ref(e),
+            Value::Array(_, v, _) => v,
+            Value::Str(_) => &[],
+        }
+    }
+
     /// All scalar elements (one for a scalar).
     pub fn elements(&self) -> Vec<ExprId> {
         match self {
