@@ -183,7 +183,7 @@ fn check_tearing(g: &Incidence, block: &[(EqIdx, VarIdx)], t: &Tearing) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(500))]
+    #![proptest_config(ProptestConfig { cases: 500, rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_e9f1), ..ProptestConfig::default() })]
 
     #[test]
     fn matching_is_maximum_and_uses_edges(raw in any_graph()) {
@@ -449,7 +449,7 @@ fn singular_system_is_rejected() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig { cases: 300, rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_e9f1), ..ProptestConfig::default() })]
 
     /// Pantelides never panics or loops on random systems with random derivative chains, and
     /// whenever it succeeds its result is consistent and state selection works on it.
@@ -472,7 +472,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig { cases: 300, rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_e9f1), ..ProptestConfig::default() })]
 
     /// Garbage in (ids out of range, repeated ids, cyclic or shared derivative tables): errors
     /// or results, never a panic or an endless loop.

@@ -915,6 +915,8 @@ fn runner(cases: u32) -> TestRunner {
     TestRunner::new(Config {
         cases,
         failure_persistence: None,
+        // A fixed seed: CI must not pass or fail by chance (a failing case reproduces).
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_e9f1),
         ..Config::default()
     })
 }
