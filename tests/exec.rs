@@ -807,7 +807,8 @@ fn every_analysable_example_evaluates_at_its_start_values() {
         let Some(analysis) = session.analyze(None, &eqm::flatten::Options::default(), false) else {
             continue;
         };
-        let program = ExecProgram::build(analysis.dae.clone(), &analysis.plan).unwrap_or_else(|d| panic!("{name}: {d:?}"));
+        let program =
+            ExecProgram::build(analysis.dae.clone(), &analysis.plan).unwrap_or_else(|d| panic!("{name}: {d:?}"));
         // The initialization problem is an algebraic system without states: its right-hand
         // side computes every initial value.
         let init = ExecProgram::build(analysis.init.dae.clone(), &analysis.init.plan)
