@@ -156,8 +156,11 @@ impl Theta {
                 Err(e) => return Err(e),
             }
             if full {
-                let (y, f_y) = (self.y.clone(), self.f_y.clone());
-                self.build_jacobian(sys, t_new, &y, &f_y)?;
+                // Moved out for the call rather than copied: full Newton rebuilds every iteration.
+                let (y, f_y) = (std::mem::take(&mut self.y), std::mem::take(&mut self.f_y));
+                let built = self.build_jacobian(sys, t_new, &y, &f_y);
+                (self.y, self.f_y) = (y, f_y);
+                built?;
             }
             if !self.factor(h) {
                 return Ok(false);
@@ -227,8 +230,10 @@ impl Stepper for Theta {
         let mut converged = false;
         for attempt in 0..3 {
             if attempt == 1 || (attempt == 0 && self.jacobian.is_none()) {
-                let (x, f) = (self.ends.x.clone(), self.ends.f.clone());
-                self.build_jacobian(sys, t, &x, &f)?;
+                let (x, f) = (std::mem::take(&mut self.ends.x), std::mem::take(&mut self.ends.f));
+                let built = self.build_jacobian(sys, t, &x, &f);
+                (self.ends.x, self.ends.f) = (x, f);
+                built?;
             }
             if self.newton(sys, step.h, step.t_new, attempt == 2)? {
                 converged = true;
