@@ -2219,9 +2219,20 @@ fn native_assignments(
     outcome.map_err(|e| (failed_at, SolveError::from(e)))
 }
 
-/// Whether every value is finite; without an early exit, so that the loop vectorises.
+/// Whether every value is finite. `v * 0.0` is zero for a finite `v` and NaN for an infinite or
+/// NaN one, so the values are finite exactly when the sum of these products is zero; eight
+/// independent sums, without an early exit, vectorise to two instructions per pair of values
+/// (half the work of testing each value's class).
 fn all_finite(values: &[f64]) -> bool {
-    values.iter().fold(true, |ok, v| ok & v.is_finite())
+    let mut sums = [0.0f64; 8];
+    let chunks = values.chunks_exact(8);
+    let tail = chunks.remainder().iter().fold(0.0, |sum, v| sum + v * 0.0);
+    for chunk in chunks {
+        for (sum, v) in sums.iter_mut().zip(chunk) {
+            *sum += v * 0.0;
+        }
+    }
+    sums.iter().fold(tail, |total, sum| total + sum) == 0.0
 }
 
 /// The start values of the states with the default parameters (NaN when those are not valid):
@@ -2388,5 +2399,28 @@ impl OdeRhs for Instance<'_> {
 
     fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
         self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::all_finite;
+
+    #[test]
+    fn all_finite_finds_every_kind_of_non_finite_value_anywhere() {
+        assert!(all_finite(&[]));
+        for n in [1, 7, 8, 9, 16, 21] {
+            let values: Vec<f64> = (0..n)
+                .map(|k| [f64::MAX, -f64::MAX, 0.0, -0.0, 5e-324][k % 5])
+                .collect();
+            assert!(all_finite(&values), "{values:?}");
+            for bad in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+                for at in 0..n {
+                    let mut v = values.clone();
+                    v[at] = bad;
+                    assert!(!all_finite(&v), "{v:?}");
+                }
+            }
+        }
     }
 }

@@ -145,6 +145,66 @@ fn native_code_agrees_with_the_interpreter_on_every_example() {
     }
 }
 
+/// Models with many identical stages: the JIT makes loops of them (one stage per repetition),
+/// and they still compute the interpreter's bits, and fail where it fails (the assertion of a
+/// stage in the middle of a loop).
+#[test]
+fn repeated_stages_run_as_loops_and_agree() {
+    let chain = "model Chain
+      import Mechanics.Translational.Components;
+      parameter Integer n = 12;
+      Components.Fixed ground;
+      Components.Mass m[n](each m = 1, each s(start = 0, fixed = true), each v(start = 0, fixed = true));
+      Components.Spring s[n](each c = 100);
+    equation
+      connect(ground.flange, s[1].flange_a);
+      connect(s[1].flange_b, m[1].flange_a);
+      for i in 2:n loop
+        connect(m[i - 1].flange_b, s[i].flange_a);
+        connect(s[i].flange_b, m[i].flange_a);
+      end for;
+    end Chain;";
+    let stages = "model Stages
+      function limited
+        input Real u;
+        output Real y;
+      algorithm
+        assert(u < 1.9, \"u must be below 1.9\");
+        y := u;
+      end limited;
+      parameter Integer n = 20;
+      parameter Real k[n] = fill(1.5, n);
+      Real x[n](each start = 0, each fixed = true);
+      Real y[n];
+    equation
+      der(x[1]) = -k[1]*x[1] + 1;
+      y[1] = 0;
+      for i in 2:n loop
+        y[i] = if x[i] > 0 then limited(x[i])*x[i - 1] else x[i - 1]/2;
+        der(x[i]) = -k[i]*x[i] + y[i] + sin(time);
+      end for;
+    end Stages;";
+    let mut rng = Rng(0x6a09_e667_f3bc_c908);
+    for (name, text) in [("chain.eqm", chain), ("stages.eqm", stages)] {
+        let (program, _) = programs(name, text);
+        let (native, evaluated) = compare(name, &program, &mut rng, 60);
+        assert!(native.loops() >= 1, "{name}: no loop");
+        assert!(native.is_complete(), "{name}: not every instruction is native");
+        assert!(evaluated >= 10, "{name}: only {evaluated} points could be evaluated");
+    }
+    // The assertion of stage 13 fails alike on both back ends.
+    let (program, _) = programs("stages.eqm", stages);
+    let mut x = vec![0.5; 20];
+    let index = program
+        .states()
+        .iter()
+        .position(|v| program.dae().flat.var(*v).name == "x[13]")
+        .expect("x[13] is a state");
+    x[index] = 1.95;
+    let failure = same_failure(&program, &x, None);
+    assert!(matches!(failure.kind, FailureKind::Assert { .. }), "{failure:?}");
+}
+
 /// The executable program of `text` built from the analysis, without the simulation's checks.
 fn analysed_program(name: &str, text: &str) -> ExecProgram {
     let mut session = Session::new();

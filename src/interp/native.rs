@@ -220,6 +220,14 @@ impl NativeCode {
         self.native.iter().all(|n| *n)
     }
 
+    /// The number of loops the JIT made of runs of repeated assignments (see
+    /// [`JitOptions::reroll`]).
+    pub fn loops(&self) -> usize {
+        (0..self.module.segment_count())
+            .filter_map(|k| self.module.loops(k))
+            .sum()
+    }
+
     /// Whether the outputs program runs as native code.
     pub fn outputs_native(&self) -> bool {
         self.outputs.is_some()

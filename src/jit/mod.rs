@@ -27,6 +27,10 @@
 //! Long segments are split into functions of about a thousand assignments (or ten thousand
 //! Cranelift instructions), the size at which Cranelift compiles fastest per equation on this
 //! project's machines (see the Cranelift probe notes); the safe wrapper calls them in order.
+//! Runs of assignments that repeat with a fixed stride in every slot (the stages of an array
+//! of components) are emitted as loops whose body is one repetition ([`reroll`]), so code size
+//! does not grow with the number of stages; within a loop, slots are kept in registers for one
+//! repetition only.
 //!
 //! User functions (`Callee::User`) become native functions `fn(inputs: *const f64, outputs:
 //! *mut f64, status: *mut u64)` compiled from their statements (see [`function`]); a call site
@@ -50,6 +54,7 @@
 
 mod function;
 mod host;
+mod reroll;
 mod shared;
 mod translate;
 
@@ -59,14 +64,16 @@ use crate::exec::FailureKind;
 use crate::expr::{ExprArena, ExprId, FuncId, FxHashMap, VarId};
 use crate::flat::{self, Statement};
 use crate::slot::Slot;
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, UserFuncName, types};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{BlockArg, InstBuilder, MemFlagsData, UserFuncName, Value, types};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, ModuleError};
+use reroll::{Piece, Rolled};
 use shared::Shared;
 use std::collections::HashSet;
-use translate::{Leaves, SegmentLeaves, Translator};
+use translate::{Hoist, Leaves, SegmentLeaves, Translator};
 
 /// Code run in one call: each assignment's expression is evaluated and stored into its slot, in
 /// order; then the statements run (an algorithm section: they may assign slots); then each
@@ -132,7 +139,11 @@ pub struct JitOptions {
     pub max_assignments_per_function: usize,
     /// ... or once it holds this many Cranelift instructions, whichever comes first (a
     /// function always holds at least one assignment). `usize::MAX` for both never splits.
+    /// A re-rolled loop counts as the assignments of its body.
     pub max_instructions_per_function: usize,
+    /// Emit runs of assignments that repeat with a fixed stride as loops ([`reroll`]); the
+    /// results are bit for bit those of straight-line code.
+    pub reroll: bool,
 }
 
 impl Default for JitOptions {
@@ -142,6 +153,7 @@ impl Default for JitOptions {
             verify: cfg!(debug_assertions),
             max_assignments_per_function: 1000,
             max_instructions_per_function: 10_000,
+            reroll: true,
         }
     }
 }
@@ -229,6 +241,8 @@ struct CompiledSegment {
     lengths: SliceLengths,
     /// The number of results, the length `out` needs.
     results: usize,
+    /// The number of re-rolled loops in the segment's code.
+    loops: usize,
 }
 
 /// Compiled segments and the module that owns their code (freed on drop).
@@ -251,6 +265,11 @@ impl CompiledModule {
     }
 
     /// The slice lengths segment `segment` needs.
+    /// The number of re-rolled loops in the code of `segment` (see [`JitOptions::reroll`]).
+    pub fn loops(&self, segment: usize) -> Option<usize> {
+        self.segments.get(segment).map(|s| s.loops)
+    }
+
     pub fn lengths(&self, segment: usize) -> Option<SliceLengths> {
         self.segments.get(segment).map(|s| s.lengths)
     }
@@ -434,7 +453,7 @@ pub fn compile(
     let segments = ids
         .into_iter()
         .zip(segments)
-        .map(|((ids, lengths), segment)| CompiledSegment {
+        .map(|((ids, lengths, loops), segment)| CompiledSegment {
             functions: ids
                 .into_iter()
                 .map(|id| {
@@ -447,6 +466,7 @@ pub fn compile(
                 .collect(),
             lengths,
             results: segment.results.len(),
+            loops,
         })
         .collect();
     Ok(CompiledModule {
@@ -456,10 +476,11 @@ pub fn compile(
     })
 }
 
-type SegmentIds = Vec<(Vec<cranelift_module::FuncId>, SliceLengths)>;
+/// Per segment: its functions, the slice lengths it needs and its number of re-rolled loops.
+type SegmentIds = Vec<(Vec<cranelift_module::FuncId>, SliceLengths, usize)>;
 
 /// Defines every segment function and the user functions they need; returns the functions of
-/// each segment and the lengths it needs.
+/// each segment, the lengths it needs and its number of loops.
 fn build(
     sh: &mut Shared<'_>,
     slot_of: &dyn Fn(VarId) -> Option<Slot>,
@@ -474,7 +495,12 @@ fn build(
     for segment in segments {
         let mut lengths = SliceLengths::default();
         let mut ids = Vec::new();
-        let mut rest = segment.assignments.as_slice();
+        let pieces = if options.reroll {
+            reroll::pieces(sh.arena, slot_of, &segment.assignments)
+        } else {
+            (0..segment.assignments.len()).map(Piece::Single).collect()
+        };
+        let mut rest = pieces.as_slice();
         // Statements and results go into the last function, which exists even when the
         // segment has no assignments.
         let mut last = false;
@@ -486,10 +512,9 @@ fn build(
             names += 1;
             ctx.func.signature = sig.clone();
             ctx.func.name = UserFuncName::user(0, id.as_u32());
-            let first = segment.assignments.len() - rest.len();
             let code = SegmentCode {
-                first,
-                assignments: rest,
+                assignments: &segment.assignments,
+                pieces: rest,
                 statements: &segment.statements,
                 results: &segment.results,
             };
@@ -500,7 +525,8 @@ fn build(
             sh.module.clear_context(&mut ctx);
             ids.push(id);
         }
-        out.push((ids, lengths));
+        let loops = pieces.iter().filter(|p| matches!(p, Piece::Rolled(_))).count();
+        out.push((ids, lengths, loops));
     }
     let mut compiled = HashSet::new();
     while let Some(f) = sh.pending.pop() {
@@ -511,18 +537,19 @@ fn build(
     Ok(out)
 }
 
-/// What one segment function computes: assignments from the `first`-th of the segment on,
-/// then (if it takes them all) the statements and the results.
+/// What one segment function computes: the assignments of the first `pieces` (those left for
+/// this function and the next ones), then (if it takes them all) the statements and the
+/// results.
 struct SegmentCode<'c> {
-    first: usize,
+    /// Every assignment of the segment; pieces and roots index it.
     assignments: &'c [(Slot, ExprId)],
+    pieces: &'c [Piece],
     statements: &'c [Statement],
     results: &'c [ExprId],
 }
 
-/// Builds one segment function from the first assignments of `code` (as many as the options
-/// allow), and the statements and results once every assignment is in; returns how many
-/// assignments it took.
+/// Builds one segment function from the first pieces of `code` (as many as the options allow),
+/// and the statements and results once every piece is in; returns how many pieces it took.
 fn segment_function(
     sh: &mut Shared<'_>,
     func: &mut cranelift_codegen::ir::Function,
@@ -546,32 +573,37 @@ fn segment_function(
     let leaves = Leaves::Segment(SegmentLeaves {
         slot_of,
         t,
-        entry,
+        hoist: Hoist::Top(entry),
         base,
         values: FxHashMap::default(),
         observed: HashSet::default(),
         cache: true,
+        rolled: None,
         lengths,
     });
     let mut tr = Translator::new(sh, b, leaves, status, exit);
-    let mut done = 0;
-    for &(slot, e) in code.assignments {
-        if !slot.is_writable() {
-            return Err(JitError::ReadOnlyTarget(slot));
+    let (mut done, mut emitted) = (0, 0);
+    for piece in code.pieces {
+        match piece {
+            Piece::Single(k) => {
+                assignment(&mut tr, code.assignments, *k)?;
+                emitted += 1;
+            }
+            Piece::Rolled(run) => {
+                rolled_loop(&mut tr, code.assignments, run)?;
+                emitted += run.period;
+            }
         }
-        tr.begin_root((code.first + done) as u64, e);
-        let v = tr.expr(e)?;
-        tr.write_slot(slot, v)?;
         done += 1;
-        if done < code.assignments.len()
-            && (done >= options.max_assignments_per_function
+        if done < code.pieces.len()
+            && (emitted >= options.max_assignments_per_function
                 || tr.b.func.dfg.num_insts() >= options.max_instructions_per_function)
         {
             break;
         }
     }
-    let mut site = (code.first + done) as u64;
-    if done == code.assignments.len() {
+    let mut site = code.assignments.len() as u64;
+    if done == code.pieces.len() {
         if !code.statements.is_empty() {
             function::algorithm(&mut tr, site, code.statements)?;
             site += 1;
@@ -590,4 +622,85 @@ fn segment_function(
     tr.b.seal_all_blocks();
     tr.finish();
     Ok(done)
+}
+
+/// Root `k` of a segment: assignment `k`, stored into its slot.
+fn assignment(tr: &mut Translator<'_, '_, '_>, assignments: &[(Slot, ExprId)], k: usize) -> Result<(), JitError> {
+    let (slot, e) = assignments[k];
+    if !slot.is_writable() {
+        return Err(JitError::ReadOnlyTarget(slot));
+    }
+    tr.begin_root(k as u64, e);
+    let v = tr.expr(e)?;
+    tr.write_slot(slot, v)
+}
+
+/// A re-rolled run as a loop: the header carries the repetition counter and one pointer per
+/// array and stride (the array's base moved by the repetitions so far); the body is the run's
+/// first `period` assignments, which address every slot from its pointer with the template's
+/// own offset. The run's assignments execute in the order straight-line code executes them, so
+/// reading memory gives the same values; registers are only reused within one repetition.
+fn rolled_loop(tr: &mut Translator<'_, '_, '_>, assignments: &[(Slot, ExprId)], run: &Rolled) -> Result<(), JitError> {
+    let base = tr
+        .segment_bases()
+        .ok_or_else(|| JitError::Codegen("a loop outside a segment function (internal error)".into()))?;
+    let array = |slot: Slot| match slot {
+        Slot::State(_) => Ok(0),
+        Slot::Param(_) => Ok(1),
+        Slot::Der(_) => Ok(2),
+        Slot::Work(_) => Ok(3),
+        Slot::Time => Err(JitError::SlotOutOfRange(slot)),
+    };
+    let last = run.repeats as i64 - 1;
+    let mut groups: Vec<(usize, i64)> = Vec::with_capacity(run.strides.len());
+    for &(slot, stride) in &run.strides {
+        groups.push((array(slot)?, stride));
+        // Both ends of the slot's range, for the lengths the safe wrapper checks.
+        tr.record_length(slot);
+        let end = reroll::moved(slot, last * stride).ok_or(JitError::SlotOutOfRange(slot))?;
+        tr.record_length(end);
+    }
+    groups.sort_unstable();
+    groups.dedup();
+    let ptr = tr.sh.ptr;
+    let header = tr.b.create_block();
+    let counter = tr.b.append_block_param(header, types::I64);
+    let pointers: Vec<Value> = groups.iter().map(|_| tr.b.append_block_param(header, ptr)).collect();
+    let zero = tr.b.ins().iconst(types::I64, 0);
+    let start: Vec<BlockArg> = std::iter::once(zero)
+        .chain(groups.iter().map(|(a, _)| base[*a]))
+        .map(BlockArg::Value)
+        .collect();
+    tr.b.ins().jump(header, &start);
+    tr.b.switch_to_block(header);
+    let body = tr.b.create_block();
+    tr.b.ins().jump(body, &[]);
+    tr.b.switch_to_block(body);
+    let mut pointer_of = FxHashMap::default();
+    for &(slot, stride) in &run.strides {
+        let group = groups
+            .binary_search(&(array(slot)?, stride))
+            .map_err(|_| JitError::Codegen("a loop slot without its pointer (internal error)".into()))?;
+        pointer_of.insert(slot, pointers[group]);
+    }
+    tr.begin_rolled(pointer_of, header, counter, run.period as i64);
+    for k in run.begin..run.begin + run.period {
+        assignment(tr, assignments, k)?;
+    }
+    let next = tr.b.ins().iadd_imm_s(counter, 1);
+    let mut again = vec![BlockArg::Value(next)];
+    for (&pointer, &(_, stride)) in pointers.iter().zip(&groups) {
+        let moved = if stride == 0 {
+            pointer
+        } else {
+            tr.b.ins().iadd_imm_s(pointer, stride * 8)
+        };
+        again.push(BlockArg::Value(moved));
+    }
+    let more = tr.b.ins().icmp_imm_s(IntCC::SignedLessThan, next, run.repeats as i64);
+    let after = tr.b.create_block();
+    tr.b.ins().brif(more, header, &again, after, &[]);
+    tr.b.switch_to_block(after);
+    tr.end_rolled(after);
+    Ok(())
 }

@@ -37,7 +37,7 @@ pub struct SliceLengths {
 }
 
 impl SliceLengths {
-    fn record(&mut self, slot: Slot) {
+    pub(super) fn record(&mut self, slot: Slot) {
         let (field, i) = match slot {
             Slot::Time => return,
             Slot::State(i) => (&mut self.x, i),
@@ -53,10 +53,14 @@ impl SliceLengths {
 pub(super) struct SegmentLeaves<'a> {
     pub slot_of: &'a dyn Fn(VarId) -> Option<Slot>,
     pub t: Value,
-    /// The entry block, where loads first needed inside a branch are placed.
-    pub entry: Block,
+    /// Where loads first needed inside a branch are placed.
+    pub hoist: Hoist,
     /// Base pointers of `x`, `p`, `dx`, `work`.
     pub base: [Value; 4],
+    /// Inside the body of a re-rolled loop: the pointer each slot of the body's template is
+    /// addressed from (the base of its array moved by the repetitions so far); see
+    /// [`super::reroll`].
+    pub rolled: Option<FxHashMap<Slot, Value>>,
     /// The current value of each slot read or written so far in this function (see
     /// [`Translator::read_slot`]); after a write the stored value is reused.
     pub values: FxHashMap<Slot, Value>,
@@ -69,6 +73,17 @@ pub(super) struct SegmentLeaves<'a> {
     /// loads and every write stores.
     pub cache: bool,
     pub lengths: &'a mut SliceLengths,
+}
+
+/// Where a load is placed when its value is first needed inside a branch: somewhere that
+/// dominates every later use in the function (or in the body of a loop).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Hoist {
+    /// At the top of this block (the function's entry, or the block after a loop).
+    Top(Block),
+    /// Before the terminator of this block (the header of a loop, whose parameters the loads
+    /// use).
+    BeforeEnd(Block),
 }
 
 /// Where the leaves of an expression come from.
@@ -119,6 +134,9 @@ pub(super) struct Translator<'s, 'f, 'a> {
     exit: Block,
     /// The root being translated.
     site: u64,
+    /// Inside the body of a re-rolled loop: the repetition counter and the number of roots per
+    /// repetition, so that the failing root is `site + counter * period`.
+    site_step: Option<(Value, i64)>,
 }
 
 impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
@@ -135,6 +153,7 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
             status,
             exit,
             site: 0,
+            site_step: None,
         }
     }
 
@@ -147,6 +166,59 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         if self.sh.calls_user(e) {
             self.forget();
             self.reset_budget();
+        }
+    }
+
+    /// The base pointers of `x`, `p`, `dx` and `work` in a segment function.
+    pub fn segment_bases(&self) -> Option<[Value; 4]> {
+        match &self.leaves {
+            Leaves::Segment(seg) => Some(seg.base),
+            Leaves::Function(_) => None,
+        }
+    }
+
+    /// Records that the segment touches `slot` (for the slice lengths the safe wrapper checks).
+    pub fn record_length(&mut self, slot: Slot) {
+        if let Leaves::Segment(seg) = &mut self.leaves {
+            seg.lengths.record(slot);
+        }
+    }
+
+    /// Starts the body of a re-rolled loop whose header is `header`: from now on each slot is
+    /// addressed from its pointer in `pointers`, loads first needed inside a branch go to the
+    /// end of the header, and failing roots count repetitions. Nothing computed before the
+    /// loop is reused inside it: the same template slot means another slot in each repetition.
+    pub fn begin_rolled(&mut self, pointers: FxHashMap<Slot, Value>, header: Block, counter: Value, period: i64) {
+        self.forget();
+        if let Leaves::Segment(seg) = &mut self.leaves {
+            seg.values.clear();
+            seg.rolled = Some(pointers);
+            seg.hoist = Hoist::BeforeEnd(header);
+        }
+        self.site_step = Some((counter, period));
+    }
+
+    /// Ends a re-rolled loop; code continues in block `after`. Values of the body's last
+    /// repetition are forgotten, and loads first needed inside a branch go to the top of
+    /// `after`, where the loop's writes are done.
+    pub fn end_rolled(&mut self, after: Block) {
+        self.forget();
+        if let Leaves::Segment(seg) = &mut self.leaves {
+            seg.values.clear();
+            seg.rolled = None;
+            seg.hoist = Hoist::Top(after);
+        }
+        self.site_step = None;
+    }
+
+    /// The failing root as an `i64` value.
+    fn site_value(&mut self) -> Value {
+        match self.site_step {
+            None => self.b.ins().iconst(types::I64, self.site as i64),
+            Some((counter, period)) => {
+                let moved = self.b.ins().imul_imm_s(counter, period);
+                self.b.ins().iadd_imm_s(moved, self.site as i64)
+            }
         }
     }
 
@@ -174,7 +246,7 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
     /// Leaves for the exit block if a failure was reported (after a call).
     pub fn check_failure(&mut self) {
         let code = self.status_field(status::CODE);
-        let site = self.b.ins().iconst(types::I64, self.site as i64);
+        let site = self.site_value();
         let next = self.b.create_block();
         self.b.ins().brif(code, self.exit, &[BlockArg::Value(site)], next, &[]);
         self.b.switch_to_block(next);
@@ -187,7 +259,7 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         self.set_status_field(status::CODE, code);
         let payload = self.b.ins().iconst(types::I64, payload as i64);
         self.set_status_field(status::PAYLOAD, payload);
-        let site = self.b.ins().iconst(types::I64, self.site as i64);
+        let site = self.site_value();
         self.b.ins().jump(self.exit, &[BlockArg::Value(site)]);
         let dead = self.b.create_block();
         self.b.switch_to_block(dead);
@@ -341,13 +413,16 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         {
             return Ok(*v);
         }
-        let (base, i, flags) = match slot {
+        let (mut base, i, flags) = match slot {
             Slot::Time => return Ok(seg.t),
             Slot::State(i) => (seg.base[0], i, MemFlagsData::trusted().with_readonly()),
             Slot::Param(i) => (seg.base[1], i, MemFlagsData::trusted().with_readonly()),
             Slot::Der(i) => (seg.base[2], i, MemFlagsData::trusted()),
             Slot::Work(i) => (seg.base[3], i, MemFlagsData::trusted()),
         };
+        if let Some(rolled) = &seg.rolled {
+            base = *rolled.get(&slot).ok_or(JitError::SlotOutOfRange(slot))?;
+        }
         let offset = Self::offset(slot, i)?;
         seg.lengths.record(slot);
         if !seg.cache {
@@ -356,8 +431,16 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         let v = if self.scopes.is_empty() {
             self.b.ins().load(types::F64, flags, base, offset)
         } else {
-            let mut top = FuncCursor::new(self.b.func).at_first_insertion_point(seg.entry);
-            top.ins().load(types::F64, flags, base, offset)
+            let mut at = match seg.hoist {
+                Hoist::Top(block) => FuncCursor::new(self.b.func).at_first_insertion_point(block),
+                Hoist::BeforeEnd(block) => {
+                    let end = self.b.func.layout.last_inst(block).ok_or_else(|| {
+                        JitError::Codegen("a loop header without its terminator (internal error)".into())
+                    })?;
+                    FuncCursor::new(self.b.func).at_inst(end)
+                }
+            };
+            at.ins().load(types::F64, flags, base, offset)
         };
         seg.values.insert(slot, v);
         Ok(v)
@@ -369,11 +452,14 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         let Leaves::Segment(seg) = &mut self.leaves else {
             return Err(JitError::ReadOnlyTarget(slot));
         };
-        let (base, i) = match slot {
+        let (mut base, i) = match slot {
             Slot::Der(i) => (seg.base[2], i),
             Slot::Work(i) => (seg.base[3], i),
             _ => return Err(JitError::ReadOnlyTarget(slot)),
         };
+        if let Some(rolled) = &seg.rolled {
+            base = *rolled.get(&slot).ok_or(JitError::SlotOutOfRange(slot))?;
+        }
         let offset = Self::offset(slot, i)?;
         seg.lengths.record(slot);
         let stale = seg.observed.contains(&slot);
@@ -579,6 +665,14 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
                 let c = self.b.ins().fcmp(FloatCC::Equal, a, zero);
                 Ok(self.number(c))
             }
+            Node::Binary(BinOp::Div, a, b) if self.arena().literal(*b).and_then(exact_reciprocal).is_some() => {
+                // Dividing by a power of two is multiplying by its reciprocal, exactly: both
+                // round the same real number once. A multiplication is several times cheaper.
+                let reciprocal = self.arena().literal(*b).and_then(exact_reciprocal).unwrap_or(1.0);
+                let a = self.operand(*a)?;
+                let r = self.real(reciprocal);
+                Ok(self.b.ins().fmul(a, r))
+            }
             Node::Binary(op, a, b) => {
                 let (a, b) = (self.operand(*a)?, self.operand(*b)?);
                 self.binary(*op, a, b)
@@ -729,6 +823,14 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         }
         Ok(self.b.ins().load(types::F64, MemFlagsData::trusted(), out, 0))
     }
+}
+
+/// `1/c` when `c` is a power of two whose reciprocal is a normal number, so that `x / c` and
+/// `x * (1/c)` are the same real number, rounded once: equal for every `x`.
+fn exact_reciprocal(c: f64) -> Option<f64> {
+    const MANTISSA: u64 = (1 << 52) - 1;
+    let r = 1.0 / c;
+    (c.is_normal() && c.to_bits() & MANTISSA == 0 && r.is_normal()).then_some(r)
 }
 
 fn float_cc(op: BinOp) -> FloatCC {
