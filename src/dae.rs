@@ -74,6 +74,9 @@ pub struct Dae {
     /// For each variable removed by alias elimination, its value in terms of the remaining
     /// variables (`±representative` or a parameter expression); indexed by `VarId`.
     pub eliminated: Vec<Option<ExprId>>,
+    /// The zero-crossing surfaces and rewritten when-conditions (`events::extract`); empty
+    /// before that stage.
+    pub events: crate::events::EventSet,
 }
 
 impl Dae {
@@ -121,6 +124,18 @@ impl Dae {
         let v = VarId(self.flat.variables.len() as u32);
         self.flat.variables.push(variable);
         self.kinds.push(kind);
+        self.eliminated.push(None);
+        v
+    }
+
+    /// A new discrete Boolean variable that holds a frozen relation (`events`).
+    pub fn add_relation_variable(&mut self, name: String, description: String, span: Span) -> VarId {
+        let mut variable = introduced_variable(name, flat::InstanceId(0), description, span);
+        variable.variability = Variability::Discrete;
+        variable.ty = ScalarType::Boolean;
+        let v = VarId(self.flat.variables.len() as u32);
+        self.flat.variables.push(variable);
+        self.kinds.push(VarKind::Discrete);
         self.eliminated.push(None);
         v
     }
@@ -348,5 +363,6 @@ pub fn lower(mut flat: FlatModel) -> Dae {
         equations,
         initial_equations,
         eliminated,
+        events: Default::default(),
     }
 }

@@ -5,10 +5,11 @@
 //! This module sequences stages; it implements none of them and does no IO itself.
 
 use crate::diag::{self, Diagnostic};
+use crate::expr::ExprId;
 use crate::flat::FlatModel;
 use crate::flatten;
 use crate::resolve::ClassTable;
-use crate::source::{FileId, SourceMap};
+use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::{self, ast};
 use std::time::{Duration, Instant};
 
@@ -51,34 +52,33 @@ pub struct Analysis {
     pub init: crate::init::InitPlan,
 }
 
-/// A diagnostic when the model needs event handling (when-clauses, or the event operators
-/// `pre`, `edge`, `change`, `initial`, `terminal`, `sample` in its equations), which the
-/// simulation core does not do yet: simulating it anyway would give wrong results silently.
+/// A diagnostic when the model uses an event operator the simulation core does not handle yet
+/// (`edge`, `change`, `initial`, `terminal`, `sample`, in equations or when-conditions):
+/// simulating it anyway would give wrong results silently. When-clauses with `pre` and
+/// `reinit`, and relations, are handled (`events`, `hybrid`).
 fn needs_events(dae: &crate::dae::Dae) -> Option<Diagnostic> {
     use crate::builtins::Builtin;
     use crate::expr::{Callee, Node};
-    let help = "event handling (when-clauses, reinit, sampled and discrete operators) is the next stage of the simulation core";
-    if let Some(w) = dae.flat.whens.first() {
-        return Some(
-            Diagnostic::error(
-                "E0709",
-                "this model has a when-clause, and `eqm run` cannot handle events yet",
-                w.span,
-                "needs event handling",
-            )
-            .with_help(help),
-        );
-    }
+    let help = "edge, change, initial, terminal and sample are not supported by the simulation core yet; write the condition with relations and pre instead";
     let arena = &dae.flat.exprs;
+    let mut roots: Vec<(ExprId, Span)> = Vec::new();
     for eq in &dae.equations {
-        for root in [eq.lhs, eq.rhs] {
+        roots.push((eq.lhs, eq.span));
+        roots.push((eq.rhs, eq.span));
+    }
+    for w in &dae.flat.whens {
+        for b in &w.branches {
+            roots.push((b.condition, w.span));
+        }
+    }
+    for (root, span) in roots {
+        {
             let found = crate::symbolic::reachable(arena, root, &|_| false)
                 .into_iter()
                 .find_map(|e| match arena.get(e) {
                     Node::Call(
                         Callee::Builtin(
-                            b @ (Builtin::Pre
-                            | Builtin::Edge
+                            b @ (Builtin::Edge
                             | Builtin::Change
                             | Builtin::Initial
                             | Builtin::Terminal
@@ -93,11 +93,11 @@ fn needs_events(dae: &crate::dae::Dae) -> Option<Diagnostic> {
                     Diagnostic::error(
                         "E0709",
                         format!(
-                            "this equation uses `{}`, an event operator, and `eqm run` cannot handle events yet",
+                            "this model uses `{}`, an event operator `eqm run` cannot handle yet",
                             b.info().name
                         ),
-                        eq.span,
-                        "needs event handling",
+                        span,
+                        "needs an event operator that is not supported yet",
                     )
                     .with_help(help),
                 );
@@ -254,6 +254,9 @@ impl Session {
             }
         };
         self.record("index reduction", start.elapsed());
+        let start = Instant::now();
+        crate::events::extract(&mut dae);
+        self.record("events", start.elapsed());
         let start = Instant::now();
         let plan = crate::plan::analyze(&mut dae);
         self.record("structural", start.elapsed());

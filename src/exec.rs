@@ -22,8 +22,8 @@
 //! The program's contract for every back end: each expression reachable from it reads only
 //! variables that have a slot, and those slots hold the current values when the expression is
 //! evaluated; `der(x)` reads `dx`; `pre(v)` reads `v` itself, and `edge`, `change`, `initial`,
-//! `terminal` and `sample` are false, because events are not handled yet (discrete variables
-//! keep their start values); `noEvent(e)` and `smooth(n, e)` are `e`; every built-in function
+//! `terminal` and `sample` are false (the driver refuses models that use them; discrete
+//! variables and relation variables hold what the last event gave them, see `hybrid`); `noEvent(e)` and `smooth(n, e)` are `e`; every built-in function
 //! is evaluated through its numeric implementation in [`crate::builtins`], the operators through
 //! [`crate::symbolic::eval::unary`] and [`crate::symbolic::eval::binary`]. Every value an
 //! instruction assigns must be finite, or evaluation fails with an [`EvalFailure`].
@@ -31,8 +31,9 @@
 //! Building is a pure function of its input, linear in the size of the model (plus the symbolic
 //! derivatives of implicit equations and loops). Parameter values are run-time inputs: changing
 //! a parameter in `p` never needs a new program. This module deliberately does not evaluate
-//! anything at run time (see `interp`), does not handle events, when-clauses, assertions of
-//! equation sections or initial equations (the initialization problem), and does not know which
+//! anything at run time (see `interp`; the event program of surfaces and when-clauses is
+//! built here and run by `hybrid`), does not handle assertions of equation sections or initial
+//! equations (the initialization problem), and does not know which
 //! parameters the flattener used structurally (array sizes): those cannot be changed without
 //! flattening again, but nothing here records them.
 
@@ -149,6 +150,43 @@ pub struct ParamCondition {
     pub eq: usize,
 }
 
+/// A zero-crossing surface as the program evaluates it: `expr` after the right-hand side and
+/// the outputs program, and the relation variables (work slots) that read its sign.
+#[derive(Debug, Clone)]
+pub struct ExecSurface {
+    pub expr: ExprId,
+    pub relations: Vec<(Slot, crate::events::Test)>,
+    /// The relation variables, parallel to `relations`.
+    pub relation_vars: Vec<VarId>,
+    pub span: Span,
+    pub text: String,
+}
+
+/// A when-clause: each branch's condition (reading relation variables) and actions; the first
+/// branch whose condition becomes true fires. The actions are the flat model's, checked here:
+/// an assignment's variable has a work slot, a reinit's variable is a state.
+#[derive(Debug, Clone)]
+pub struct ExecWhen {
+    pub branches: Vec<(ExprId, Vec<flat::WhenAction>)>,
+    pub span: Span,
+}
+
+/// What the event handling of a simulation evaluates.
+#[derive(Debug, Clone, Default)]
+pub struct ExecEvents {
+    pub surfaces: Vec<ExecSurface>,
+    pub whens: Vec<ExecWhen>,
+    /// The work slots of every discrete variable (relation variables included): the state an
+    /// event changes besides `x`.
+    pub discrete: Vec<u32>,
+}
+
+impl ExecEvents {
+    pub fn is_empty(&self) -> bool {
+        self.surfaces.is_empty() && self.whens.is_empty()
+    }
+}
+
 /// The sizes of the evaluation arrays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
@@ -181,6 +219,7 @@ pub struct ExecProgram {
     /// For each flat algorithm section, its index in `algorithms`, if it is run.
     algorithm_of_section: Vec<Option<usize>>,
     conditions: Vec<ParamCondition>,
+    events: ExecEvents,
     names: BTreeMap<String, VarId>,
 }
 
@@ -195,6 +234,7 @@ impl ExecProgram {
         b.rhs(plan);
         b.outputs();
         b.conditions(plan);
+        b.events();
         b.validate();
         if !b.diagnostics.is_empty() {
             return Err(b.diagnostics);
@@ -230,6 +270,11 @@ impl ExecProgram {
 
     pub fn layout(&self) -> Layout {
         self.layout
+    }
+
+    /// The zero-crossing surfaces, when-clauses and discrete slots of the model.
+    pub fn events(&self) -> &ExecEvents {
+        &self.events
     }
 
     /// The state variable of each index of `x` (and `dx`).
@@ -355,6 +400,7 @@ struct Builder {
     algorithms: Vec<ExecAlgorithm>,
     algorithm_of_section: Vec<Option<usize>>,
     conditions: Vec<ParamCondition>,
+    events: ExecEvents,
     diagnostics: Vec<Diagnostic>,
     /// Removed variables' nodes and their values, built when the first algorithm needs them.
     replace: Option<FxHashMap<ExprId, ExprId>>,
@@ -379,6 +425,7 @@ impl Builder {
             algorithms: Vec::new(),
             algorithm_of_section: vec![None; sections],
             conditions: Vec::new(),
+            events: ExecEvents::default(),
             diagnostics: Vec::new(),
             replace: None,
         }
@@ -916,6 +963,27 @@ impl Builder {
                 })
             });
         }
+        for surface in &self.events.surfaces {
+            check(&mut v, surface.expr, false, surface.span, &|| {
+                format!("the zero-crossing function of `{}`", surface.text)
+            });
+        }
+        for w in &self.events.whens {
+            for (condition, actions) in &w.branches {
+                check(&mut v, *condition, false, w.span, &|| "this when-condition".to_string());
+                for action in actions {
+                    match action {
+                        flat::WhenAction::Assign { value, span, .. } | flat::WhenAction::Reinit { value, span, .. } => {
+                            check(&mut v, *value, false, *span, &|| "this when-equation".to_string())
+                        }
+                        flat::WhenAction::Assert { condition, span, .. } => {
+                            check(&mut v, *condition, false, *span, &|| "this assertion".to_string())
+                        }
+                        flat::WhenAction::Terminate { .. } => {}
+                    }
+                }
+            }
+        }
         for (span, what, reason) in problems {
             self.diagnostics.push(Diagnostic::error(
                 "E0602",
@@ -924,6 +992,78 @@ impl Builder {
                 reason,
             ));
         }
+    }
+
+    /// The event program: surfaces with the slots of their relation variables, when-clauses
+    /// with their targets (a reinit of something that is not a state, or an assignment to a
+    /// variable without a work slot, is a diagnostic), and the discrete slots.
+    fn events(&mut self) {
+        let set = std::mem::take(&mut self.dae.events);
+        for s in &set.surfaces {
+            let (relations, relation_vars) = s
+                .relations
+                .iter()
+                .filter_map(|&(v, test)| self.slot(v).map(|slot| ((slot, test), v)))
+                .unzip();
+            self.events.surfaces.push(ExecSurface {
+                expr: s.expr,
+                relations,
+                relation_vars,
+                span: s.span,
+                text: s.text.clone(),
+            });
+        }
+        let whens = self.dae.flat.whens.clone();
+        for (w, conditions) in whens.iter().zip(&set.when_conditions) {
+            let mut branches = Vec::new();
+            for (b, &condition) in w.branches.iter().zip(conditions) {
+                let mut actions = Vec::new();
+                for a in &b.actions {
+                    let problem = match a {
+                        flat::WhenAction::Assign { var, .. }
+                            if !(matches!(self.slot(*var), Some(Slot::Work(_))) && self.eliminated(*var).is_none()) =>
+                        {
+                            Some((
+                                *var,
+                                "a when-equation can only assign a variable that changes at events",
+                            ))
+                        }
+                        flat::WhenAction::Reinit { var, .. } if !matches!(self.slot(*var), Some(Slot::State(_))) => {
+                            Some((*var, "reinit needs a state (a variable that appears differentiated)"))
+                        }
+                        _ => None,
+                    };
+                    match problem {
+                        Some((var, why)) => {
+                            let span = match a {
+                                flat::WhenAction::Assign { span, .. } | flat::WhenAction::Reinit { span, .. } => *span,
+                                _ => w.span,
+                            };
+                            self.when_target_error(var, span, why);
+                        }
+                        None => actions.push(a.clone()),
+                    }
+                }
+                branches.push((condition, actions));
+            }
+            self.events.whens.push(ExecWhen { branches, span: w.span });
+        }
+        for (k, &v) in self.work_vars.iter().enumerate() {
+            if self.kind(v) == VarKind::Discrete && self.eliminated(v).is_none() {
+                self.events.discrete.push(k as u32);
+            }
+        }
+        self.dae.events = set;
+    }
+
+    fn when_target_error(&mut self, var: VarId, span: Span, why: &str) {
+        let name = self.dae.flat.var(var).name.clone();
+        self.diagnostics.push(Diagnostic::error(
+            "E0605",
+            format!("`{name}` cannot be changed by this when-clause"),
+            span,
+            why.to_string(),
+        ));
     }
 
     fn finish(self) -> ExecProgram {
@@ -951,6 +1091,7 @@ impl Builder {
             algorithms: self.algorithms,
             algorithm_of_section: self.algorithm_of_section,
             conditions: self.conditions,
+            events: self.events,
             names,
         }
     }
@@ -1272,6 +1413,8 @@ pub enum FailureSite {
     Condition { eq: usize },
     /// The call itself (wrong array lengths).
     Call,
+    /// Event handling: a zero-crossing function, a when-condition or a when-equation.
+    Event { span: Span },
 }
 
 /// A failed evaluation: what went wrong, where, and at which time (NaN outside the simulation:
@@ -1342,6 +1485,7 @@ impl std::fmt::Display for EvalFailure {
             FailureSite::Output { .. } => "computing an output".to_string(),
             FailureSite::Condition { eq } => format!("checking the parameters of e{}", eq + 1),
             FailureSite::Call => "checking the arrays".to_string(),
+            FailureSite::Event { .. } => "handling an event".to_string(),
         };
         write!(f, "[{code}] {site} failed")?;
         if !self.time.is_nan() {
@@ -1430,6 +1574,10 @@ impl EvalFailure {
                 )
             }
             FailureSite::Call => (what.clone(), Vec::new()),
+            FailureSite::Event { span } => (
+                format!("handling an event failed{at_time}: {what}"),
+                vec![(*span, "evaluated at the event".to_string())],
+            ),
         };
         // A failure inside a statement points at the statement first.
         let statement = match &self.kind {

@@ -102,6 +102,7 @@ pub fn explain(analysis: &Analysis) -> String {
         loops,
         dae.kinds.iter().filter(|k| **k == VarKind::Parameter).count()
     );
+    events(&mut out, analysis);
     initialization(&mut out, analysis);
     out
 }
@@ -183,6 +184,54 @@ fn blocks(out: &mut String, dae: &Dae, plan: &Plan) {
                 }
             }
         }
+    }
+}
+
+/// The zero-crossing surfaces: which relation variables stand for which relations (frozen
+/// between events), and the when-clauses.
+fn events(out: &mut String, analysis: &Analysis) {
+    let dae = &analysis.dae;
+    let set = &dae.events;
+    if set.surfaces.is_empty() && dae.flat.whens.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "
+events: {} zero-crossing function(s), {} when-clause(s); relations are frozen between events",
+        set.surfaces.len(),
+        dae.flat.whens.len()
+    );
+    for (k, s) in set.surfaces.iter().enumerate() {
+        let relations: Vec<String> = s
+            .relations
+            .iter()
+            .map(|(v, test)| {
+                let symbol = match test {
+                    crate::events::Test::Positive => ">",
+                    crate::events::Test::NonNegative => ">=",
+                    crate::events::Test::Negative => "<",
+                    crate::events::Test::NonPositive => "<=",
+                };
+                format!("{} := d{} {symbol} 0", dae.flat.var(*v).name, k + 1)
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "  d{} = {}   ({})",
+            k + 1,
+            dae.flat.expr_text(s.expr),
+            relations.join(", ")
+        );
+    }
+    for (w, conditions) in dae.flat.whens.iter().zip(&set.when_conditions) {
+        let list: Vec<String> = conditions.iter().map(|c| dae.flat.expr_text(*c)).collect();
+        let _ = writeln!(
+            out,
+            "  when {}: {} action(s)",
+            list.join(" / elsewhen "),
+            w.branches.iter().map(|b| b.actions.len()).sum::<usize>()
+        );
     }
 }
 

@@ -42,6 +42,10 @@ pub struct InitPlan {
 /// returned with the plan.
 pub fn analyze(dae: &Dae, simulation: &Plan) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
     let mut init = dae.clone();
+    // The initialization runs no events: its relation variables are set from the model's
+    // surfaces by the simulation (`sim::initial_states`), and when-clauses do not fire.
+    init.flat.whens.clear();
+    init.events = Default::default();
     let n_model = init.equations.len();
     init.equations.extend(init.initial_equations.iter().cloned());
     let n_given = init.equations.len();

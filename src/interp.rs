@@ -38,7 +38,8 @@
 //! back ends give the same bits and the same failures. Instructions the JIT could not compile
 //! stay with the register code. Native code is optional: the interpreter alone remains the
 //! reference. This module deliberately does not integrate (integrators call [`OdeRhs`]) and does
-//! not handle events; the start-value program is always interpreted.
+//! not decide events: it evaluates the event program's surfaces and expressions on request
+//! (`hybrid` drives them); those and the start-value program are always interpreted.
 
 use crate::builtins::{Builtin, Eval};
 use crate::diag::Diagnostic;
@@ -1611,6 +1612,10 @@ pub struct Interpreter<'p> {
     /// Whether the right-hand side has iterations (scalar Newton blocks, loops), which start
     /// from `dx_guess`, or algorithm sections, which may read derivatives before assigning them.
     iterates: bool,
+    /// The zero-crossing functions of the event program, in its order.
+    surfaces: Vec<Code>,
+    /// The when-conditions, action values and assertion conditions, sorted by expression.
+    event_exprs: Vec<(ExprId, Code)>,
 }
 
 /// When the right-hand side checks that values are finite.
@@ -1719,6 +1724,34 @@ impl<'p> Interpreter<'p> {
                 }
             });
         }
+        let events = program.events();
+        let surfaces = events
+            .surfaces
+            .iter()
+            .map(|s| c.expression(s.expr))
+            .collect::<CompileResult<Vec<_>>>()
+            .map_err(internal)?;
+        let mut event_exprs = Vec::new();
+        for w in &events.whens {
+            for (condition, actions) in &w.branches {
+                event_exprs.push(*condition);
+                for a in actions {
+                    match a {
+                        crate::flat::WhenAction::Assign { value, .. }
+                        | crate::flat::WhenAction::Reinit { value, .. } => event_exprs.push(*value),
+                        crate::flat::WhenAction::Assert { condition, .. } => event_exprs.push(*condition),
+                        crate::flat::WhenAction::Terminate { .. } => {}
+                    }
+                }
+            }
+        }
+        event_exprs.sort_unstable();
+        event_exprs.dedup();
+        let event_exprs = event_exprs
+            .into_iter()
+            .map(|e| Ok((e, c.expression(e)?)))
+            .collect::<CompileResult<Vec<_>>>()
+            .map_err(internal)?;
         let model_frame = c.max.max(1);
         // Model-level code runs in frame 0; function frames start above it.
         let regs = vec![0.0; model_frame as usize + function_max as usize];
@@ -1745,6 +1778,8 @@ impl<'p> Interpreter<'p> {
             finite_checks: FiniteChecks::default(),
             iterates: program.rhs().iter().any(|i| !matches!(i, Instr::Assign { .. })),
             native: None,
+            surfaces,
+            event_exprs,
         })
     }
 
@@ -2167,6 +2202,64 @@ impl<'p> Interpreter<'p> {
         self.assign_all(|s| &s.outputs, &mut mem, site)
     }
 
+    /// Evaluates the zero-crossing functions of the event program into `out`; call after
+    /// [`Interpreter::rhs`] and [`Interpreter::outputs`] with the same arrays.
+    pub fn surfaces(
+        &mut self,
+        t: f64,
+        x: &[f64],
+        p: &[f64],
+        dx: &mut [f64],
+        work: &mut [f64],
+        out: &mut [f64],
+    ) -> Result<(), EvalFailure> {
+        self.check_all(t, x, p, dx, work)?;
+        self.check(t, &[("surfaces", self.surfaces.len(), out.len())])?;
+        let mut mem = Mem { t, x, p, dx, work };
+        for (k, value) in out.iter_mut().enumerate() {
+            *value = self.m.eval(self.surfaces[k], &mut mem).map_err(|f| EvalFailure {
+                time: t,
+                kind: self.fault(f),
+                site: FailureSite::Event {
+                    span: self.program.events().surfaces[k].span,
+                },
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Evaluates one expression of the event program (a when-condition, an action's value or
+    /// an assertion's condition); `span` locates a failure.
+    #[allow(clippy::too_many_arguments)]
+    pub fn event_value(
+        &mut self,
+        e: ExprId,
+        span: Span,
+        t: f64,
+        x: &[f64],
+        p: &[f64],
+        dx: &mut [f64],
+        work: &mut [f64],
+    ) -> Result<f64, EvalFailure> {
+        self.check_all(t, x, p, dx, work)?;
+        let failure = |kind| EvalFailure {
+            time: t,
+            kind,
+            site: FailureSite::Event { span },
+        };
+        let Ok(k) = self.event_exprs.binary_search_by_key(&e, |(id, _)| *id) else {
+            // Only a caller that passes an expression of another program gets here.
+            return Err(failure(FailureKind::Dimension {
+                array: "event program",
+                expected: self.event_exprs.len(),
+                found: 0,
+            }));
+        };
+        let code = self.event_exprs[k].1;
+        let mut mem = Mem { t, x, p, dx, work };
+        self.m.eval(code, &mut mem).map_err(|f| failure(self.fault(f)))
+    }
+
     /// What went wrong, as reported.
     fn kind(&self, e: SolveError) -> FailureKind {
         match e {
@@ -2294,6 +2387,34 @@ impl<'p> Instance<'p> {
     /// The work array as the last evaluation left it.
     pub fn work(&self) -> &[f64] {
         &self.work
+    }
+
+    /// Sets `work[k]`: how events change discrete variables and relation values, which no
+    /// evaluation writes.
+    pub fn set_work(&mut self, k: u32, value: f64) {
+        if let Some(w) = self.work.get_mut(k as usize) {
+            *w = value;
+        }
+    }
+
+    /// The zero-crossing functions at `(t, x)` into `out`: evaluates the right-hand side and
+    /// the outputs first, so `dx` and every variable are those of this point.
+    pub fn surfaces(&mut self, t: f64, x: &[f64], dx: &mut [f64], out: &mut [f64]) -> Result<(), EvalFailure> {
+        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+        self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
+        self.interpreter.surfaces(t, x, &self.p, dx, &mut self.work, out)
+    }
+
+    /// One expression of the event program at the point of the last evaluation.
+    pub fn event_value(
+        &mut self,
+        e: ExprId,
+        span: Span,
+        t: f64,
+        x: &[f64],
+        dx: &mut [f64],
+    ) -> Result<f64, EvalFailure> {
+        self.interpreter.event_value(e, span, t, x, &self.p, dx, &mut self.work)
     }
 
     /// Sets parameter `name` and recomputes the parameters that depend on it, checking the

@@ -430,6 +430,15 @@ fn simulate(
                     "{} rows; {} steps, {} rejected, {} right-hand-side evaluations by the {}",
                     summary.rows, summary.stats.steps, summary.stats.rejected, summary.stats.rhs_evals, summary.backend
                 );
+                if summary.events.events > 0 {
+                    eprintln!("{} events", summary.events.events);
+                }
+                for note in &summary.events.notes {
+                    eprintln!("  {note}");
+                }
+            }
+            if let Some((time, message)) = &summary.terminated {
+                eprintln!("note: the model called terminate at time {time}: {message}");
             }
             finish(session, color)
         }

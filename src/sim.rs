@@ -64,6 +64,10 @@ pub struct Summary {
     pub stats: integrators::Stats,
     /// Set when the sink asked to stop early.
     pub stopped_at: Option<f64>,
+    /// Events handled, and notes about them (sliding mode), for `-v`.
+    pub events: crate::hybrid::EventStats,
+    /// Set when the model called `terminate`: the time and message.
+    pub terminated: Option<(f64, String)>,
 }
 
 /// Why a run did not finish.
@@ -158,35 +162,80 @@ fn instance<'p>(program: &'p ExecProgram, params: &[(String, f64)]) -> Result<In
     Ok(instance)
 }
 
-/// Consistent initial states: the initialization program solved once at the start time. The
+/// Consistent initial states: the initialization program solved at the start time. The
 /// model's own start values (from `model`) stand in for any state the initial system lacks.
+///
+/// Relations are frozen in both programs; the initialization is solved again with the
+/// relations its solution gives (a few passes at most) until they agree, so that the initial
+/// values and the relations are consistent with each other.
 fn initial_states(
     model: &mut Instance<'_>,
     init: &ExecProgram,
     params: &[(String, f64)],
     start: f64,
 ) -> Result<Vec<f64>, SimError> {
+    const PASSES: usize = 10;
     let mut solver = instance(init, params)?;
-    let mut none: [f64; 0] = [];
-    solver.rhs(start, &[], &mut none).map_err(|f| SimError::Failed {
-        time: start,
-        message: "the initial values could not be computed".to_string(),
-        diagnostic: Some(Box::new(f.diagnostic(init))),
-    })?;
     let program = model.program();
-    let mut x0 = model.start_values().map_err(|f| SimError::Failed {
-        time: start,
-        message: "the start values could not be computed".to_string(),
-        diagnostic: Some(Box::new(f.diagnostic(program))),
-    })?;
-    for (i, v) in program.states().iter().enumerate() {
-        if let Some(Slot::Work(k)) = init.slot_of(*v)
-            && let Some(value) = solver.work().get(k as usize)
-        {
-            x0[i] = *value;
+    let surfaces = &program.events().surfaces;
+    let mut d = vec![0.0; surfaces.len()];
+    let mut dx = vec![0.0; program.layout().states];
+    for pass in 0..PASSES {
+        let mut none: [f64; 0] = [];
+        solver.rhs(start, &[], &mut none).map_err(|f| SimError::Failed {
+            time: start,
+            message: "the initial values could not be computed".to_string(),
+            diagnostic: Some(Box::new(f.diagnostic(init))),
+        })?;
+        let mut x0 = model.start_values().map_err(|f| SimError::Failed {
+            time: start,
+            message: "the start values could not be computed".to_string(),
+            diagnostic: Some(Box::new(f.diagnostic(program))),
+        })?;
+        for (i, v) in program.states().iter().enumerate() {
+            if let Some(Slot::Work(k)) = init.slot_of(*v)
+                && let Some(value) = solver.work().get(k as usize)
+            {
+                x0[i] = *value;
+            }
+        }
+        if surfaces.is_empty() || pass + 1 == PASSES {
+            return Ok(x0);
+        }
+        model
+            .surfaces(start, &x0, &mut dx, &mut d)
+            .map_err(|f| SimError::Failed {
+                time: start,
+                message: "the relations at the start could not be evaluated".to_string(),
+                diagnostic: Some(Box::new(f.diagnostic(program))),
+            })?;
+        let mut changed = false;
+        for (surface, value) in surfaces.iter().zip(&d) {
+            let sign = if *value > 0.0 {
+                1
+            } else if *value < 0.0 {
+                -1
+            } else {
+                0
+            };
+            for (&(slot, test), v) in surface.relations.iter().zip(&surface.relation_vars) {
+                let holds = f64::from(u8::from(test.holds(sign)));
+                if let Slot::Work(k) = slot
+                    && model.work().get(k as usize) != Some(&holds)
+                {
+                    changed = true;
+                    model.set_work(k, holds);
+                }
+                if let Some(Slot::Work(k)) = init.slot_of(*v) {
+                    solver.set_work(k, holds);
+                }
+            }
+        }
+        if !changed {
+            return Ok(x0);
         }
     }
-    Ok(x0)
+    unreachable!("the last pass returns")
 }
 
 /// Runs the simulation, handing each output row to `sink`.
@@ -225,69 +274,173 @@ pub fn simulate(
         rows.attach_native(native.clone());
         model.instance.attach_native(native);
     }
-    let mut stepper = integrators::stepper_for(&options.method, &options.integrator);
+    // A model without states gives an adaptive method no error to control, so its steps would
+    // grow without bound and could step over a surface crossed there and back; its steps are
+    // capped at a thousandth of the run.
+    let mut integrator_options = options.integrator.clone();
+    if x0.is_empty() && !program.events().is_empty() && integrator_options.max_step.is_none() {
+        let span = options.stop - options.start;
+        if span > 0.0 && span.is_finite() {
+            integrator_options.max_step = Some(span / 1000.0);
+        }
+    }
+    let mut stepper = integrators::stepper_for(&options.method, &integrator_options);
     let output = match options.interval {
         Some(dt) => Output::Interval(dt),
         None => Output::Steps,
     };
-    let mut dx = vec![0.0; x0.len()];
-    let mut values = vec![0.0; columns.slots.len()];
-    let mut written = 0usize;
-    let mut row_error: Option<SimError> = None;
-    let outcome = integrators::integrate(
-        &mut model,
-        stepper.as_mut(),
-        options.start,
-        &x0,
-        options.stop,
-        &output,
-        |t, x| {
-            let evaluated = rows.rhs(t, x, &mut dx).and_then(|()| rows.outputs(t, x, &mut dx));
-            if let Err(f) = evaluated {
-                row_error = Some(SimError::Failed {
-                    time: t,
-                    message: "the output values could not be computed".to_string(),
-                    diagnostic: Some(Box::new(f.diagnostic(program))),
-                });
-                return ControlFlow::Break(());
+    let mut writer = RowWriter {
+        program,
+        columns,
+        rows,
+        dx: vec![0.0; x0.len()],
+        values: vec![0.0; columns.slots.len()],
+        written: 0,
+        error: None,
+        sink,
+    };
+    // How the run ended: the time the sink stopped it, or the time and message of `terminate`.
+    let (stopped_at, terminated, events, model_failure) = if program.events().is_empty() {
+        let outcome = integrators::integrate(
+            &mut model,
+            stepper.as_mut(),
+            options.start,
+            &x0,
+            options.stop,
+            &output,
+            |t, x| writer.write(t, x),
+        );
+        match outcome {
+            Ok(integrators::Outcome::Finished) => (None, None, Default::default(), None),
+            Ok(integrators::Outcome::Stopped { time }) => (Some(time), None, Default::default(), None),
+            Err(e) => (
+                None,
+                None,
+                Default::default(),
+                Some(integration_failure(program, e, model.failure.take())),
+            ),
+        }
+    } else {
+        let mut hybrid = crate::hybrid::HybridModel::new(model.instance);
+        let outcome = crate::hybrid::integrate(
+            &mut hybrid,
+            stepper.as_mut(),
+            options.start,
+            &x0,
+            options.stop,
+            &output,
+            |model, t, x| {
+                // The rows' instance gets the discrete values and relations of this moment.
+                for (k, value) in model.discrete_values() {
+                    writer.rows.set_work(k, value);
+                }
+                writer.write(t, x)
+            },
+        );
+        let events = std::mem::take(&mut hybrid.stats);
+        match outcome {
+            Ok(crate::hybrid::HybridOutcome::Finished) => (None, None, events, None),
+            Ok(crate::hybrid::HybridOutcome::Stopped { time }) => (Some(time), None, events, None),
+            Ok(crate::hybrid::HybridOutcome::Terminated { time, message }) => {
+                (None, Some((time, message)), events, None)
             }
-            for (value, slot) in values.iter_mut().zip(&columns.slots) {
-                *value = match *slot {
-                    Slot::Time => t,
-                    Slot::State(i) => x[i as usize],
-                    Slot::Der(i) => dx[i as usize],
-                    Slot::Param(i) => rows.p()[i as usize],
-                    Slot::Work(i) => rows.work()[i as usize],
-                };
-            }
-            if let Err(e) = sink(t, &values) {
-                row_error = Some(SimError::Io(e));
-                return ControlFlow::Break(());
-            }
-            written += 1;
-            ControlFlow::Continue(())
-        },
-    );
-    if let Some(e) = row_error {
+            Err(e) => (
+                None,
+                None,
+                events,
+                Some(hybrid_failure(program, e, hybrid.failure.take())),
+            ),
+        }
+    };
+    if let Some(e) = writer.error {
         return Err(e);
     }
-    let stats = stepper.stats();
-    match outcome {
-        Ok(integrators::Outcome::Finished) => Ok(Summary {
-            backend,
-            compile_time,
-            rows: written,
-            stats,
-            stopped_at: None,
-        }),
-        Ok(integrators::Outcome::Stopped { time }) => Ok(Summary {
-            backend,
-            compile_time,
-            rows: written,
-            stats,
-            stopped_at: Some(time),
-        }),
-        Err(e) => Err(integration_failure(program, e, model.failure.take())),
+    if let Some(e) = model_failure {
+        return Err(e);
+    }
+    Ok(Summary {
+        backend,
+        compile_time,
+        rows: writer.written,
+        stats: stepper.stats(),
+        stopped_at,
+        events,
+        terminated,
+    })
+}
+
+/// Evaluates each output row on its own instance and hands it to the sink; keeps the first
+/// error, which stops the run.
+struct RowWriter<'a, 'p> {
+    program: &'p ExecProgram,
+    columns: &'a Columns,
+    rows: Instance<'p>,
+    dx: Vec<f64>,
+    values: Vec<f64>,
+    written: usize,
+    error: Option<SimError>,
+    sink: &'a mut dyn FnMut(f64, &[f64]) -> std::io::Result<()>,
+}
+
+impl RowWriter<'_, '_> {
+    fn write(&mut self, t: f64, x: &[f64]) -> ControlFlow<()> {
+        match self.evaluate(t, x) {
+            Ok(()) => {
+                self.written += 1;
+                ControlFlow::Continue(())
+            }
+            Err(e) => {
+                self.error = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    }
+
+    fn evaluate(&mut self, t: f64, x: &[f64]) -> Result<(), SimError> {
+        let (rows, dx) = (&mut self.rows, &mut self.dx);
+        let evaluated = rows.rhs(t, x, dx).and_then(|()| rows.outputs(t, x, dx));
+        if let Err(f) = evaluated {
+            return Err(SimError::Failed {
+                time: t,
+                message: "the output values could not be computed".to_string(),
+                diagnostic: Some(Box::new(f.diagnostic(self.program))),
+            });
+        }
+        for (value, slot) in self.values.iter_mut().zip(&self.columns.slots) {
+            *value = match *slot {
+                Slot::Time => t,
+                Slot::State(i) => x[i as usize],
+                Slot::Der(i) => dx[i as usize],
+                Slot::Param(i) => rows.p()[i as usize],
+                Slot::Work(i) => rows.work()[i as usize],
+            };
+        }
+        (self.sink)(t, &self.values).map_err(SimError::Io)
+    }
+}
+
+/// The error of a failed hybrid run.
+fn hybrid_failure(program: &ExecProgram, e: crate::hybrid::HybridError, failure: Option<EvalFailure>) -> SimError {
+    match e {
+        crate::hybrid::HybridError::Integration(e) => integration_failure(program, e, failure),
+        crate::hybrid::HybridError::Evaluation(f) => SimError::Failed {
+            time: f.time,
+            message: "an event could not be handled".to_string(),
+            diagnostic: Some(Box::new(f.diagnostic(program))),
+        },
+        crate::hybrid::HybridError::Event {
+            code,
+            time,
+            message,
+            span,
+            help,
+        } => SimError::Failed {
+            time,
+            message: message.clone(),
+            diagnostic: Some(Box::new(
+                Diagnostic::error(code, message, span, "this switch").with_help(help),
+            )),
+        },
     }
 }
 

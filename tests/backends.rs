@@ -180,7 +180,7 @@ fn repeated_stages_run_as_loops_and_agree() {
       der(x[1]) = -k[1]*x[1] + 1;
       y[1] = 0;
       for i in 2:n loop
-        y[i] = if x[i] > 0 then limited(x[i])*x[i - 1] else x[i - 1]/2;
+        y[i] = if noEvent(x[i] > 0) then limited(x[i])*x[i - 1] else x[i - 1]/2;
         der(x[i]) = -k[i]*x[i] + y[i] + sin(time);
       end for;
     end Stages;";

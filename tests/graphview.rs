@@ -393,8 +393,8 @@ fn svg_escapes_markup_in_equation_text() {
   Real z;
 equation
   der(x) = -x;
-  y = if x < 0.5 then 1 else 2;
-  z = if x > 0.25 and y < 2 then y else -y;
+  y = if noEvent(x < 0.5) then 1 else 2;
+  z = if noEvent(x > 0.25 and y < 2) then y else -y;
 end Esc;
 ";
     let view = view_of("esc.eqm", text, false);

@@ -2,58 +2,9 @@
 //! options and the exit codes of `shared/spec/cli.md`. Every test runs the built binary, the way
 //! a user does.
 
-use std::process::Command;
-
-/// Runs `eqm` with `args` in the crate directory; returns (exit code, stdout, stderr).
-fn eqm(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_eqm"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the eqm binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// A parsed result table.
-struct Table {
-    header: Vec<String>,
-    rows: Vec<Vec<f64>>,
-}
-
-impl Table {
-    fn parse(csv: &str) -> Table {
-        let mut lines = csv.lines();
-        let header: Vec<String> = lines.next().expect("a header").split(',').map(str::to_string).collect();
-        let rows = lines
-            .map(|l| {
-                l.split(',')
-                    .map(|v| v.parse::<f64>().unwrap_or_else(|_| panic!("`{v}` is a number")))
-                    .collect()
-            })
-            .collect();
-        Table { header, rows }
-    }
-
-    fn column(&self, name: &str) -> Vec<f64> {
-        let k = self
-            .header
-            .iter()
-            .position(|h| h == name)
-            .unwrap_or_else(|| panic!("no column {name} in {:?}", self.header));
-        self.rows.iter().map(|r| r[k]).collect()
-    }
-}
-
-/// Runs `args` successfully and parses the CSV.
-fn run(args: &[&str]) -> Table {
-    let (code, out, err) = eqm(args);
-    assert_eq!(code, 0, "eqm {args:?} failed:\n{err}");
-    Table::parse(&out)
-}
+#[path = "common/cli.rs"]
+mod cli;
+use cli::{Table, eqm, run};
 
 /// The largest deviation of `column` from `exact(t)`.
 fn max_error(t: &Table, column: &str, exact: impl Fn(f64) -> f64) -> f64 {
@@ -364,23 +315,27 @@ fn param_changes_results_without_recompiling() {
     assert!((finals[1] - (-2.0f64).exp()).abs() < 1e-6, "{finals:?}");
 }
 
-/// A model with events (a bouncing ball's when-clause) is refused with a diagnostic rather than
-/// simulated without them, which would silently give a wrong trajectory.
+/// A model with an event operator the simulation core does not handle yet (`sample`) is refused
+/// with a diagnostic rather than simulated without it, which would silently give a wrong
+/// trajectory.
 #[test]
-fn models_that_need_events_are_refused_not_simulated_wrongly() {
-    let dir = std::env::temp_dir().join(format!("eqm-events-{}", std::process::id()));
+fn models_with_unsupported_event_operators_are_refused_not_simulated_wrongly() {
+    let dir = std::env::temp_dir().join(format!("eqm-sampled-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let model = dir.join("ball.eqm");
+    let model = dir.join("sampled.eqm");
     std::fs::write(
         &model,
-        "model Ball\n  Real h(start = 1, fixed = true);\n  Real v(start = 0, fixed = true);\nequation\n  \
-         der(h) = v;\n  der(v) = -9.81;\n  when h < 0 then\n    reinit(v, -0.8*pre(v));\n  end when;\nend Ball;\n",
+        "model Sampled\n  Real x(start = 1, fixed = true);\n  discrete Real u(start = 0);\nequation\n  \
+         der(x) = -x + u;\n  when sample(0, 0.1) then\n    u = pre(u) + 1;\n  end when;\nend Sampled;\n",
     )
     .expect("written");
     let (code, out, err) = eqm(&["run", &model.display().to_string()]);
     assert_eq!(code, 1);
     assert!(out.is_empty());
-    assert!(err.contains("E0709") && err.contains("ball.eqm:7:3"), "{err}");
+    assert!(
+        err.contains("E0709") && err.contains("sample") && err.contains("sampled.eqm:6:3"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

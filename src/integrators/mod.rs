@@ -483,7 +483,7 @@ pub fn integrate(
 }
 
 /// The output times after `t0`, produced lazily in increasing order.
-struct Schedule<'a> {
+pub(crate) struct Schedule<'a> {
     output: &'a Output,
     t0: f64,
     t_end: f64,
@@ -494,7 +494,7 @@ struct Schedule<'a> {
 }
 
 impl<'a> Schedule<'a> {
-    fn new(output: &'a Output, t0: f64, t_end: f64) -> Result<Self, IntegrationError> {
+    pub(crate) fn new(output: &'a Output, t0: f64, t_end: f64) -> Result<Self, IntegrationError> {
         match output {
             Output::Interval(dt) if !(*dt > 0.0 && dt.is_finite()) => {
                 return Err(IntegrationError::invalid(format!(
@@ -521,7 +521,7 @@ impl<'a> Schedule<'a> {
     }
 
     /// The next output time if it is at most `t` (the end of the step just taken), consuming it.
-    fn next_until(&mut self, t: f64) -> Option<f64> {
+    pub(crate) fn next_until(&mut self, t: f64) -> Option<f64> {
         if self.last >= self.t_end {
             return None;
         }

@@ -113,6 +113,21 @@ pub fn contains_leaf(arena: &ExprArena, root: ExprId, leaf: ExprId) -> bool {
     false
 }
 
+/// Node `e` with its children replaced according to `new` (children not in it stay), added to
+/// the arena (hash-consed). Not simplified.
+pub fn rebuild(arena: &mut ExprArena, e: ExprId, new: &crate::expr::FxHashMap<ExprId, ExprId>) -> ExprId {
+    let map = |c: &ExprId| new.get(c).copied().unwrap_or(*c);
+    let rebuilt = match arena.get(e).clone() {
+        Node::Unary(op, a) => Node::Unary(op, map(&a)),
+        Node::Binary(op, a, b) => Node::Binary(op, map(&a), map(&b)),
+        Node::If(c, a, b) => Node::If(map(&c), map(&a), map(&b)),
+        Node::Call(callee, args) => Node::Call(callee, args.iter().map(map).collect()),
+        Node::CallOutput(a, k) => Node::CallOutput(map(&a), k),
+        leaf => leaf,
+    };
+    arena.add(rebuilt)
+}
+
 /// Rebuilds `root` with some nodes replaced. `replace` is asked about each node before its
 /// children; a `Some` answer is used as is and the node's children are not visited, so a caller
 /// can also keep a node opaque by answering with the node itself. The result is not simplified.
@@ -147,17 +162,7 @@ pub fn substitute(
         if arena.children(e).all(|c| new.get(&c).is_none_or(|r| *r == c)) {
             continue;
         }
-        let node = arena.get(e).clone();
-        let map = |c: &ExprId| new.get(c).copied().unwrap_or(*c);
-        let rebuilt = match node {
-            Node::Unary(op, a) => Node::Unary(op, map(&a)),
-            Node::Binary(op, a, b) => Node::Binary(op, map(&a), map(&b)),
-            Node::If(c, a, b) => Node::If(map(&c), map(&a), map(&b)),
-            Node::Call(callee, args) => Node::Call(callee, args.iter().map(map).collect()),
-            Node::CallOutput(a, k) => Node::CallOutput(map(&a), k),
-            leaf => leaf,
-        };
-        let id = arena.add(rebuilt);
+        let id = rebuild(arena, e, &new);
         new.insert(e, id);
     }
     new.get(&root).copied().unwrap_or(root)

@@ -1,0 +1,312 @@
+//! Events end to end (`eqm run`): state events located on the dense output, when-clauses with
+//! `pre` and `reinit`, sliding mode on a switching surface, and the diagnostics of what cannot
+//! go on (several sliding surfaces, an accumulation of events, an event iteration that does not
+//! settle). Event times are checked against their closed forms.
+
+#[path = "common/cli.rs"]
+mod cli;
+use cli::{Table, eqm, run};
+
+const G: f64 = 9.81;
+const E: f64 = 0.8;
+
+/// The impact times of the bouncing ball from h = 1 at rest: t1 = sqrt(2/g), then each flight
+/// lasts 2·e^k·v1/g with v1 = g·t1.
+fn impacts(n: usize) -> Vec<f64> {
+    let t1 = (2.0 / G).sqrt();
+    let v1 = G * t1;
+    let mut times = vec![t1];
+    for k in 1..n {
+        let last = times[k - 1];
+        times.push(last + 2.0 * E.powi(k as i32) * v1 / G);
+    }
+    times
+}
+
+/// The times at which `column` jumps between two rows at the same time (an event's rows).
+fn jumps(t: &Table, column: &str) -> Vec<f64> {
+    let time = t.column("time");
+    let values = t.column(column);
+    (1..time.len())
+        .filter(|&i| time[i] == time[i - 1] && values[i] != values[i - 1])
+        .map(|i| time[i])
+        .collect()
+}
+
+#[test]
+fn bouncing_ball_impacts_happen_at_the_exact_times_for_every_solver() {
+    let exact = impacts(6);
+    for solver in ["dopri5", "rkf45", "rk4"] {
+        let t = run(&[
+            "run",
+            "examples/bouncing_ball.eqm",
+            "--solver",
+            solver,
+            "--step",
+            "0.01",
+            "--rtol",
+            "1e-10",
+            "--atol",
+            "1e-10",
+        ]);
+        let found = jumps(&t, "v");
+        assert_eq!(found.len(), 6, "{solver}: impacts before t = 3: {found:?}");
+        // rk4 with h = 0.01 is accurate to about h^4; the adaptive pairs to their tolerance.
+        let tolerance = if solver == "rk4" { 1e-7 } else { 1e-8 };
+        for (f, e) in found.iter().zip(&exact) {
+            assert!((f - e).abs() < tolerance, "{solver}: impact at {f}, exactly {e}");
+        }
+        // Output rows stay on their grid besides the event rows: the events do not move them.
+        let time = t.column("time");
+        assert!(time.contains(&0.5) && time.contains(&3.0), "{solver}");
+    }
+}
+
+#[test]
+fn bouncing_ball_velocity_reverses_with_the_restitution_coefficient() {
+    let t = run(&[
+        "run",
+        "examples/bouncing_ball.eqm",
+        "--rtol",
+        "1e-10",
+        "--atol",
+        "1e-10",
+    ]);
+    let time = t.column("time");
+    let v = t.column("v");
+    let mut reversals = 0;
+    for i in 1..time.len() {
+        if time[i] == time[i - 1] && v[i] != v[i - 1] {
+            assert!((v[i] + E * v[i - 1]).abs() < 1e-12, "v {} -> {}", v[i - 1], v[i]);
+            reversals += 1;
+        }
+    }
+    assert_eq!(reversals, 6);
+    // Between impacts the motion is the exact parabola: the first flight peaks at e²·h.
+    let h = t.column("h");
+    let first_peak = (0..time.len())
+        .filter(|&i| time[i] > 0.5 && time[i] < 1.1)
+        .map(|i| h[i])
+        .fold(0.0f64, f64::max);
+    assert!((first_peak - E * E).abs() < 1e-3, "peak {first_peak}");
+}
+
+#[test]
+fn the_accumulation_of_bounces_stops_the_run_with_the_limit_time() {
+    let (code, out, err) = eqm(&["run", "examples/bouncing_ball.eqm", "--stop", "5"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("E0711") && err.contains("Zeno"), "{err}");
+    assert!(err.contains("bouncing_ball.eqm:22:3"), "{err}");
+    // The predicted accumulation point is the closed form t1·(1 + 2e/(1 - e)).
+    let limit = (2.0 / G).sqrt() * (1.0 + 2.0 * E / (1.0 - E));
+    let said: f64 = err
+        .split("accumulate at t ≈ ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no limit time in {err}"));
+    assert!((said - limit).abs() < 1e-6, "{said} vs {limit}");
+    // Every row before the stop was written, and the ball never went through the floor.
+    let t = Table::parse(&out);
+    assert!(t.column("time").last().is_some_and(|&last| last > 4.0 && last < limit));
+    assert!(t.column("h").iter().all(|&h| h > -1e-9));
+}
+
+#[test]
+fn naive_sign_friction_sticks_and_slips_at_the_exact_times() {
+    let (code, out, err) = eqm(&[
+        "run",
+        "examples/stick_slip.eqm",
+        "--rtol",
+        "1e-9",
+        "--atol",
+        "1e-9",
+        "-v",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let q = 0.4f64;
+    let t1 = q.asin();
+    let y1 = 1.0 - t1.cos();
+    let t2 = t1 + (1.0 - y1) / q;
+    let number = |marker: &str| -> f64 {
+        err.lines()
+            .find(|l| l.contains(marker))
+            .and_then(|l| l.trim().strip_prefix("t = "))
+            .and_then(|l| l.split(':').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no `{marker}` in {err}"))
+    };
+    let stick = number("sliding mode (Filippov) starts");
+    let slip = number("the solution leaves on the negative side");
+    assert!((stick - t1).abs() < 1e-8, "stick at {stick}, exactly {t1}");
+    assert!((slip - t2).abs() < 1e-6, "slip at {slip}, exactly {t2}");
+    // The motion against the closed form in each phase.
+    let t = Table::parse(&out);
+    let (time, y, v) = (t.column("time"), t.column("y"), t.column("v"));
+    for i in 0..time.len() {
+        let s = time[i];
+        let (ey, ev) = if s <= t1 {
+            (1.0 - s.cos(), s.sin())
+        } else if s <= t2 {
+            (y1 + q * (s - t1), q)
+        } else if s < t2 + 6.0 {
+            (1.0 + q * (s - t2).sin(), q * (s - t2).cos())
+        } else {
+            continue;
+        };
+        assert!((y[i] - ey).abs() < 1e-6, "y({s}) = {}, exactly {ey}", y[i]);
+        assert!((v[i] - ev).abs() < 1e-6, "v({s}) = {}, exactly {ev}", v[i]);
+    }
+}
+
+/// A model in a temporary file, run with `args`.
+fn run_model(name: &str, text: &str, args: &[&str]) -> (i32, String, String) {
+    let dir = std::env::temp_dir().join(format!("eqm-events-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join(format!("{name}.eqm"));
+    std::fs::write(&path, text).expect("the model is written");
+    let path = path.to_string_lossy().into_owned();
+    let mut all = vec!["run", path.as_str()];
+    all.extend_from_slice(args);
+    let result = eqm(&all);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+#[test]
+fn friction_at_rest_sticks_from_the_start_and_breaks_away_when_the_force_exceeds_it() {
+    // Static friction 1 against a force ramp 0.5·t: stuck until t = 2, then accelerating.
+    let (code, out, err) = run_model(
+        "breakaway",
+        "model Breakaway
+           Real x(start = 0, fixed = true);
+           Real v(start = 0, fixed = true);
+         equation
+           der(x) = v;
+           der(v) = 0.5*time - sign(v);
+         end Breakaway;",
+        &["--stop", "3", "--rtol", "1e-9", "--atol", "1e-12", "-v"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("sliding mode (Filippov) starts"), "{err}");
+    let t = Table::parse(&out);
+    let (time, v) = (t.column("time"), t.column("v"));
+    for i in 0..time.len() {
+        let s = time[i];
+        // Stuck: v = 0; after t = 2: v = 0.25 (t - 2)^2.
+        let exact = if s <= 2.0 { 0.0 } else { 0.25 * (s - 2.0).powi(2) };
+        assert!((v[i] - exact).abs() < 1e-6, "v({s}) = {}, exactly {exact}", v[i]);
+    }
+}
+
+#[test]
+fn two_surfaces_sliding_at_once_is_a_diagnostic_not_chattering() {
+    let (code, _, err) = run_model(
+        "two",
+        "model Two
+           Real x(start = 0, fixed = true);
+           Real y(start = 0, fixed = true);
+         equation
+           der(x) = -sign(x) + 0.1;
+           der(y) = -sign(y) - 0.2;
+         end Two;",
+        &["--stop", "1"],
+    );
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("E0710") && err.contains("several switching surfaces"),
+        "{err}"
+    );
+    assert!(err.contains("`x > 0`") && err.contains("`y > 0`"), "{err}");
+}
+
+#[test]
+fn an_event_iteration_that_never_settles_names_the_limit() {
+    let (code, _, err) = run_model(
+        "flipflop",
+        "model FlipFlop
+           Real x(start = -1, fixed = true);
+         equation
+           der(x) = 1;
+           when x > 0 then
+             reinit(x, -1);
+           end when;
+           when x < 0 then
+             reinit(x, 1);
+           end when;
+         end FlipFlop;",
+        &["--stop", "2"],
+    );
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("E0712") && err.contains("did not settle"), "{err}");
+}
+
+#[test]
+fn when_clauses_assign_discrete_variables_with_pre_and_terminate_ends_the_run() {
+    // A counter of upward crossings of sin(time) through 0.5, and a stop at the third one.
+    let (code, out, err) = run_model(
+        "counter",
+        "model Counter
+           Integer n(start = 0);
+           Real s;
+         equation
+           s = sin(time);
+           when s > 0.5 then
+             n = pre(n) + 1;
+           end when;
+           when n >= 3 then
+             terminate(\"three crossings\");
+           end when;
+         end Counter;",
+        &["--stop", "30", "--rtol", "1e-10", "--atol", "1e-10"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("terminate") && err.contains("three crossings"), "{err}");
+    let t = Table::parse(&out);
+    let (time, n) = (t.column("time"), t.column("n"));
+    let pi = std::f64::consts::PI;
+    // Crossings at π/6 + 2πk; the run ends at the third.
+    let third = pi / 6.0 + 4.0 * pi;
+    let last = *time.last().expect("rows");
+    assert!(
+        (last - third).abs() < 1e-8,
+        "ended at {last}, third crossing at {third}"
+    );
+    assert_eq!(*n.last().expect("rows"), 3.0);
+    for (s, k) in time.iter().zip(&n) {
+        let expected = (0..3)
+            .filter(|j| pi / 6.0 + 2.0 * pi * f64::from(*j) < *s - 1e-9)
+            .count() as f64;
+        if (s - third).abs() > 1e-6 && (0..3).all(|j| (s - pi / 6.0 - 2.0 * pi * f64::from(j)).abs() > 1e-6) {
+            assert_eq!(*k, expected, "n({s})");
+        }
+    }
+}
+
+#[test]
+fn a_failing_assertion_in_a_when_clause_stops_with_its_message() {
+    let (code, _, err) = run_model(
+        "limit",
+        "model Limit
+           Real x(start = 0, fixed = true);
+         equation
+           der(x) = 1;
+           when x > 1 then
+             assert(x < 0.5, \"x went past its limit\");
+           end when;
+         end Limit;",
+        &["--stop", "2"],
+    );
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("x went past its limit") && err.contains("time 1"), "{err}");
+}
+
+#[test]
+fn native_code_and_the_interpreter_give_the_same_event_rows() {
+    for example in ["examples/bouncing_ball.eqm", "examples/stick_slip.eqm"] {
+        let (a_code, a, a_err) = eqm(&["run", example]);
+        let (b_code, b, b_err) = eqm(&["run", example, "--interpreter"]);
+        assert_eq!((a_code, b_code), (0, 0), "{a_err}{b_err}");
+        assert_eq!(a, b, "{example}: the back ends differ");
+    }
+}
