@@ -53,13 +53,13 @@ pub struct Analysis {
 }
 
 /// A diagnostic when the model uses an event operator the simulation core does not handle yet
-/// (`edge`, `change`, `initial`, `terminal`, `sample`, in equations or when-conditions):
+/// (`edge`, `change`, `initial`, `terminal`, in equations or when-conditions):
 /// simulating it anyway would give wrong results silently. When-clauses with `pre` and
 /// `reinit`, and relations, are handled (`events`, `hybrid`).
 fn needs_events(dae: &crate::dae::Dae) -> Option<Diagnostic> {
     use crate::builtins::Builtin;
     use crate::expr::{Callee, Node};
-    let help = "edge, change, initial, terminal and sample are not supported by the simulation core yet; write the condition with relations and pre instead";
+    let help = "edge, change, initial and terminal are not supported by the simulation core yet; write the condition with relations, sample and pre instead";
     let arena = &dae.flat.exprs;
     let mut roots: Vec<(ExprId, Span)> = Vec::new();
     for eq in &dae.equations {
@@ -77,13 +77,7 @@ fn needs_events(dae: &crate::dae::Dae) -> Option<Diagnostic> {
                 .into_iter()
                 .find_map(|e| match arena.get(e) {
                     Node::Call(
-                        Callee::Builtin(
-                            b @ (Builtin::Edge
-                            | Builtin::Change
-                            | Builtin::Initial
-                            | Builtin::Terminal
-                            | Builtin::Sample),
-                        ),
+                        Callee::Builtin(b @ (Builtin::Edge | Builtin::Change | Builtin::Initial | Builtin::Terminal)),
                         _,
                     ) => Some(*b),
                     _ => None,

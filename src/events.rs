@@ -14,9 +14,13 @@
 //! the variables at the event (`hybrid`). Relations between parameters, constants and discrete
 //! variables only cannot change between events and stay as they are.
 //!
+//! `sample(start, interval)` becomes a discrete variable too (`$sample1`, ...), true only at the
+//! time events `start + k·interval`, which the simulation schedules exactly.
+//!
 //! Deliberately not here: `floor`, `ceil`, `integer`, `div`, `mod`, `rem` (they are evaluated
-//! as they are, without events), relations inside user functions, time events (a relation on
-//! `time` is a surface like any other), and anything run-time.
+//! as they are, without events), relations inside user functions, scheduling relations on
+//! `time` as time events (they are surfaces like any other, located to rounding), and anything
+//! run-time.
 
 use crate::builtins::Builtin;
 use crate::dae::{Dae, VarKind};
@@ -60,10 +64,21 @@ pub struct Surface {
     pub text: String,
 }
 
+/// `sample(start, interval)`: a Boolean variable that is true exactly at the events at
+/// `start + k·interval` (time events, scheduled without root finding).
+#[derive(Debug, Clone)]
+pub struct Sample {
+    pub var: VarId,
+    pub start: ExprId,
+    pub interval: ExprId,
+    pub span: Span,
+}
+
 /// The surfaces of a model and its when-conditions with their relations replaced.
 #[derive(Debug, Clone, Default)]
 pub struct EventSet {
     pub surfaces: Vec<Surface>,
+    pub samples: Vec<Sample>,
     /// For each when-clause of the flat model, each branch's condition reading the relation
     /// variables (the actions keep their expressions: they are evaluated at events only).
     pub when_conditions: Vec<Vec<ExprId>>,
@@ -71,7 +86,7 @@ pub struct EventSet {
 
 impl EventSet {
     pub fn is_empty(&self) -> bool {
-        self.surfaces.is_empty()
+        self.surfaces.is_empty() && self.samples.is_empty()
     }
 }
 
@@ -115,6 +130,7 @@ pub fn extract(dae: &mut Dae) {
         relation_of: FxHashMap::default(),
     };
     let mut new: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+    let mut samples: Vec<Sample> = Vec::new();
     for e in order {
         let node = dae.exprs().get(e).clone();
         let map = |c: &ExprId| new.get(c).copied().unwrap_or(*c);
@@ -153,6 +169,25 @@ pub fn extract(dae: &mut Dae) {
                         dae.flat.exprs.binary(BinOp::Sub, p, n)
                     }
                 }
+            }
+            Node::Call(Callee::Builtin(Builtin::Sample), args) if args.len() == 2 => {
+                let number = samples.len() + 1;
+                let var = dae.add_relation_variable(
+                    format!("$sample{number}"),
+                    format!(
+                        "sample({}, {})",
+                        dae.flat.expr_text(args[0]),
+                        dae.flat.expr_text(args[1])
+                    ),
+                    span,
+                );
+                samples.push(Sample {
+                    var,
+                    start: map(&args[0]),
+                    interval: map(&args[1]),
+                    span,
+                });
+                dae.flat.exprs.var(var)
             }
             Node::Call(Callee::Builtin(b @ (Builtin::Min | Builtin::Max)), args) if args.len() == 2 => {
                 let (a, c) = (map(&args[0]), map(&args[1]));
@@ -193,6 +228,7 @@ pub fn extract(dae: &mut Dae) {
         .collect();
     dae.events = EventSet {
         surfaces: x.surfaces,
+        samples,
         when_conditions,
     };
 }

@@ -171,10 +171,21 @@ pub struct ExecWhen {
     pub span: Span,
 }
 
+/// `sample(start, interval)`: its variable's work slot and the parameter expressions of its
+/// times.
+#[derive(Debug, Clone)]
+pub struct ExecSample {
+    pub slot: u32,
+    pub start: ExprId,
+    pub interval: ExprId,
+    pub span: Span,
+}
+
 /// What the event handling of a simulation evaluates.
 #[derive(Debug, Clone, Default)]
 pub struct ExecEvents {
     pub surfaces: Vec<ExecSurface>,
+    pub samples: Vec<ExecSample>,
     pub whens: Vec<ExecWhen>,
     /// The work slots of every discrete variable (relation variables included): the state an
     /// event changes besides `x`.
@@ -183,7 +194,7 @@ pub struct ExecEvents {
 
 impl ExecEvents {
     pub fn is_empty(&self) -> bool {
-        self.surfaces.is_empty() && self.whens.is_empty()
+        self.surfaces.is_empty() && self.whens.is_empty() && self.samples.is_empty()
     }
 }
 
@@ -963,6 +974,11 @@ impl Builder {
                 })
             });
         }
+        for sample in &self.events.samples {
+            for e in [sample.start, sample.interval] {
+                check(&mut v, e, false, sample.span, &|| "this sample".to_string());
+            }
+        }
         for surface in &self.events.surfaces {
             check(&mut v, surface.expr, false, surface.span, &|| {
                 format!("the zero-crossing function of `{}`", surface.text)
@@ -1013,6 +1029,24 @@ impl Builder {
                 text: s.text.clone(),
             });
         }
+        for sample in &set.samples {
+            let start_ok = self.is_parameter_expression(sample.start);
+            let interval_ok = self.is_parameter_expression(sample.interval);
+            match self.slot(sample.var) {
+                Some(Slot::Work(slot)) if start_ok && interval_ok => self.events.samples.push(ExecSample {
+                    slot,
+                    start: sample.start,
+                    interval: sample.interval,
+                    span: sample.span,
+                }),
+                _ => self.diagnostics.push(Diagnostic::error(
+                    "E0606",
+                    "the start and interval of `sample` must be parameter expressions",
+                    sample.span,
+                    "in this sample(start, interval)",
+                )),
+            }
+        }
         let whens = self.dae.flat.whens.clone();
         for (w, conditions) in whens.iter().zip(&set.when_conditions) {
             let mut branches = Vec::new();
@@ -1044,6 +1078,7 @@ impl Builder {
                         None => actions.push(a.clone()),
                     }
                 }
+                let actions = self.when_order(actions);
                 branches.push((condition, actions));
             }
             self.events.whens.push(ExecWhen { branches, span: w.span });
@@ -1054,6 +1089,84 @@ impl Builder {
             }
         }
         self.dae.events = set;
+    }
+
+    /// The assignments of one when-branch in an order in which each one reads the new values of
+    /// those it depends on and `pre(v)` is read before `v` is assigned (when-equations are
+    /// equations, not statements); other actions keep their places after the assignments. A
+    /// cycle is a diagnostic (`E0607`), and the written order is kept.
+    fn when_order(&mut self, actions: Vec<flat::WhenAction>) -> Vec<flat::WhenAction> {
+        let arena = &self.dae.flat.exprs;
+        let assigned: Vec<Option<VarId>> = actions
+            .iter()
+            .map(|a| match a {
+                flat::WhenAction::Assign { var, .. } => Some(*var),
+                _ => None,
+            })
+            .collect();
+        let n = actions.len();
+        // before[i] lists the actions that must come before action i.
+        let mut before: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, a) in actions.iter().enumerate() {
+            let value = match a {
+                flat::WhenAction::Assign { value, .. } | flat::WhenAction::Reinit { value, .. } => *value,
+                flat::WhenAction::Assert { condition, .. } => *condition,
+                flat::WhenAction::Terminate { .. } => continue,
+            };
+            let (now, previous) = reads_split_by_pre(arena, value);
+            for (j, target) in assigned.iter().enumerate() {
+                let Some(target) = target else { continue };
+                if j != i && now.contains(target) {
+                    before[i].push(j);
+                }
+                if j != i && previous.contains(target) {
+                    before[j].push(i);
+                }
+            }
+        }
+        let mut waiting: Vec<usize> = before.iter().map(Vec::len).collect();
+        let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, list) in before.iter().enumerate() {
+            for &j in list {
+                users[j].push(i);
+            }
+        }
+        let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
+        let mut order = Vec::with_capacity(n);
+        while let Some(i) = ready.pop_first() {
+            order.push(i);
+            for &u in &users[i] {
+                waiting[u] -= 1;
+                if waiting[u] == 0 {
+                    ready.insert(u);
+                }
+            }
+        }
+        if order.len() < n {
+            let span =
+                actions
+                    .iter()
+                    .enumerate()
+                    .find(|(i, _)| !order.contains(i))
+                    .map_or(model_span(&self.dae), |(_, a)| match a {
+                        flat::WhenAction::Assign { span, .. }
+                        | flat::WhenAction::Reinit { span, .. }
+                        | flat::WhenAction::Assert { span, .. }
+                        | flat::WhenAction::Terminate { span, .. } => *span,
+                    });
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0607",
+                    "the equations of this when-clause depend on each other in a cycle",
+                    span,
+                    "part of the cycle",
+                )
+                .with_help("break the cycle with pre(...) on one of the variables"),
+            );
+            return actions;
+        }
+        let mut slots: Vec<Option<flat::WhenAction>> = actions.into_iter().map(Some).collect();
+        order.into_iter().filter_map(|i| slots[i].take()).collect()
     }
 
     fn when_target_error(&mut self, var: VarId, span: Span, why: &str) {
@@ -1095,6 +1208,21 @@ impl Builder {
             names,
         }
     }
+}
+
+/// The variables `e` reads directly, and those it reads only through `pre(...)`.
+fn reads_split_by_pre(arena: &ExprArena, e: ExprId) -> (Vec<VarId>, Vec<VarId>) {
+    let (mut now, mut previous) = (Vec::new(), Vec::new());
+    let mut stack = vec![(e, false)];
+    while let Some((id, in_pre)) = stack.pop() {
+        match arena.get(id) {
+            Node::Var(v) if in_pre => previous.push(*v),
+            Node::Var(v) => now.push(*v),
+            Node::Call(Callee::Builtin(Builtin::Pre), args) => stack.extend(args.iter().map(|a| (*a, true))),
+            _ => stack.extend(arena.children(id).map(|c| (c, in_pre))),
+        }
+    }
+    (now, previous)
 }
 
 fn model_span(dae: &Dae) -> Span {

@@ -192,16 +192,25 @@ fn blocks(out: &mut String, dae: &Dae, plan: &Plan) {
 fn events(out: &mut String, analysis: &Analysis) {
     let dae = &analysis.dae;
     let set = &dae.events;
-    if set.surfaces.is_empty() && dae.flat.whens.is_empty() {
+    if set.surfaces.is_empty() && set.samples.is_empty() && dae.flat.whens.is_empty() {
         return;
     }
     let _ = writeln!(
         out,
-        "
-events: {} zero-crossing function(s), {} when-clause(s); relations are frozen between events",
+        "\nevents: {} zero-crossing function(s), {} sample clock(s), {} when-clause(s); relations are frozen between events",
         set.surfaces.len(),
+        set.samples.len(),
         dae.flat.whens.len()
     );
+    for sample in &set.samples {
+        let _ = writeln!(
+            out,
+            "  {} := sample({}, {})   (time events, scheduled exactly)",
+            dae.flat.var(sample.var).name,
+            dae.flat.expr_text(sample.start),
+            dae.flat.expr_text(sample.interval)
+        );
+    }
     for (k, s) in set.surfaces.iter().enumerate() {
         let relations: Vec<String> = s
             .relations

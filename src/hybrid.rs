@@ -326,15 +326,29 @@ pub fn integrate(
     }
     let mut near: Vec<f64> = model.d.iter().map(|d| hysteresis(*d)).collect();
     decide_sides(model, t0, &x, &mut zero_surfaces)?;
-    stepper.initialize(model, t0, &x)?;
+    let mut clocks = Clocks::new(model, t0, &x, &mut dx)?;
     if row(model, t0, &x).is_break() {
         return Ok(HybridOutcome::Stopped { time: t0 });
     }
+    // A sample at the start time is an event right after the initialization.
+    if clocks.next() == Some(t0) {
+        if let Some(terminated) = clocks.fire(model, t0, &mut x, &mut dx, &mut conditions, &mut firings)? {
+            let _ = row(model, t0, &x);
+            return Ok(terminated);
+        }
+        model.stats.events += 1;
+        if row(model, t0, &x).is_break() {
+            return Ok(HybridOutcome::Stopped { time: t0 });
+        }
+    }
+    stepper.initialize(model, t0, &x)?;
     let mut buffer = vec![0.0; n];
     let mut point = vec![0.0; n];
     let mut recent_events: Vec<f64> = Vec::new();
     while stepper.time() < t_end {
-        let info = stepper.step(model, t_end)?;
+        // Time events (samples) end a step exactly.
+        let limit = clocks.next().map_or(t_end, |c| c.min(t_end));
+        let info = stepper.step(model, limit)?;
         // The surfaces at the step's end, with the relations as the step had them.
         // Besides the step's end, two interior points of the dense output are checked, so that
         // a surface crossed twice within one long step (there and back) is still seen when the
@@ -363,6 +377,22 @@ pub fn integrate(
                 emit_through(model, stepper, &mut schedule, info.t, &mut buffer, &mut row)?
             {
                 return Ok(HybridOutcome::Stopped { time });
+            }
+            if clocks.next() == Some(info.t) {
+                let te = info.t;
+                x.copy_from_slice(stepper.state());
+                if row(model, te, &x).is_break() {
+                    return Ok(HybridOutcome::Stopped { time: te });
+                }
+                model.stats.events += 1;
+                if let Some(terminated) = clocks.fire(model, te, &mut x, &mut dx, &mut conditions, &mut firings)? {
+                    let _ = row(model, te, &x);
+                    return Ok(terminated);
+                }
+                stepper.restart(te, &x)?;
+                if row(model, te, &x).is_break() {
+                    return Ok(HybridOutcome::Stopped { time: te });
+                }
             }
             continue;
         };
@@ -452,6 +482,73 @@ fn action_slot(program: &ExecProgram, action: &WhenAction) -> Option<Slot> {
     match action {
         WhenAction::Assign { var, .. } | WhenAction::Reinit { var, .. } => program.slot_of(*var),
         _ => None,
+    }
+}
+
+/// The `sample(start, interval)` clocks: the index of each one's next tick, computed from the
+/// index (not accumulated), so that the times do not drift.
+struct Clocks {
+    /// Work slot, start, interval, next index.
+    clocks: Vec<(u32, f64, f64, u64)>,
+}
+
+impl Clocks {
+    fn new(model: &mut HybridModel<'_>, t0: f64, x: &[f64], dx: &mut [f64]) -> Result<Clocks, HybridError> {
+        let mut clocks = Vec::new();
+        for sample in &model.program.events().samples {
+            let start = model.instance.event_value(sample.start, sample.span, t0, x, dx)?;
+            let interval = model.instance.event_value(sample.interval, sample.span, t0, x, dx)?;
+            if !(interval > 0.0 && interval.is_finite() && start.is_finite()) {
+                return Err(HybridError::Event {
+                    code: "E0713",
+                    time: t0,
+                    message: format!("sample needs a finite start and a positive interval, not ({start}, {interval})"),
+                    span: sample.span,
+                    help: "give the sampling interval a positive value".to_string(),
+                });
+            }
+            // The first tick at or after the start time (within rounding of it counts).
+            let k = ((t0 - start) / interval - 1e-9).ceil().max(0.0) as u64;
+            clocks.push((sample.slot, start, interval, k));
+        }
+        Ok(Clocks { clocks })
+    }
+
+    fn time(&(_, start, interval, k): &(u32, f64, f64, u64)) -> f64 {
+        start + k as f64 * interval
+    }
+
+    /// The next tick of any clock.
+    fn next(&self) -> Option<f64> {
+        self.clocks.iter().map(Clocks::time).min_by(f64::total_cmp)
+    }
+
+    /// The time event at `t`: the clocks that tick now are true for one event iteration and
+    /// false again after it (a second iteration settles what depends on them).
+    fn fire(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        t: f64,
+        x: &mut [f64],
+        dx: &mut [f64],
+        conditions: &mut [Vec<bool>],
+        firings: &mut [Vec<Firings>],
+    ) -> Result<Option<HybridOutcome>, HybridError> {
+        let ticking: Vec<usize> = (0..self.clocks.len())
+            .filter(|&c| Clocks::time(&self.clocks[c]) == t)
+            .collect();
+        for &c in &ticking {
+            model.instance.set_work(self.clocks[c].0, 1.0);
+        }
+        let outcome = event_iteration(model, t, x, dx, conditions, firings, false)?;
+        for &c in &ticking {
+            model.instance.set_work(self.clocks[c].0, 0.0);
+            self.clocks[c].3 += 1;
+        }
+        if outcome.is_some() {
+            return Ok(outcome);
+        }
+        event_iteration(model, t, x, dx, conditions, firings, false)
     }
 }
 
@@ -678,15 +775,30 @@ fn event_iteration(
                 accumulation(&mut firings[w][b], t, when.span)?;
             }
         }
-        let mut updates: Vec<(&WhenAction, f64)> = Vec::new();
+        // Assignments run in the order the program sorted them (each reads the new values of
+        // those it depends on, and `pre(v)` before `v` changes); reinits take effect after all
+        // of them, so every value is computed from the state before the event.
+        let mut reinits: Vec<(u32, f64)> = Vec::new();
         let mut terminate: Option<String> = None;
+        let mut discrete_changed = false;
         for &(w, b) in &fired {
             let when = &events.whens[w];
             for action in &when.branches[b].1 {
                 match action {
-                    WhenAction::Assign { value, span, .. } | WhenAction::Reinit { value, span, .. } => {
+                    WhenAction::Assign { value, span, .. } => {
                         let v = model.instance.event_value(*value, *span, t, x, dx)?;
-                        updates.push((action, v));
+                        if let Some(Slot::Work(k)) = action_slot(program, action)
+                            && model.instance.work().get(k as usize) != Some(&v)
+                        {
+                            discrete_changed = true;
+                            model.instance.set_work(k, v);
+                        }
+                    }
+                    WhenAction::Reinit { value, span, .. } => {
+                        let v = model.instance.event_value(*value, *span, t, x, dx)?;
+                        if let Some(Slot::State(i)) = action_slot(program, action) {
+                            reinits.push((i, v));
+                        }
                     }
                     WhenAction::Assert {
                         condition,
@@ -708,21 +820,9 @@ fn event_iteration(
                 }
             }
         }
-        let mut discrete_changed = false;
-        for (action, value) in updates {
-            match (action, action_slot(program, action)) {
-                (WhenAction::Assign { .. }, Some(Slot::Work(w)))
-                    if model.instance.work().get(w as usize) != Some(&value) =>
-                {
-                    discrete_changed = true;
-                    model.instance.set_work(w, value);
-                }
-                (WhenAction::Reinit { .. }, Some(Slot::State(i))) => {
-                    if let Some(state) = x.get_mut(i as usize) {
-                        *state = value;
-                    }
-                }
-                _ => {}
+        for (i, v) in reinits {
+            if let Some(state) = x.get_mut(i as usize) {
+                *state = v;
             }
         }
         if let Some(message) = terminate {

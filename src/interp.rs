@@ -1732,6 +1732,10 @@ impl<'p> Interpreter<'p> {
             .collect::<CompileResult<Vec<_>>>()
             .map_err(internal)?;
         let mut event_exprs = Vec::new();
+        for sample in &events.samples {
+            event_exprs.push(sample.start);
+            event_exprs.push(sample.interval);
+        }
         for w in &events.whens {
             for (condition, actions) in &w.branches {
                 event_exprs.push(*condition);
