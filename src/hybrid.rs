@@ -44,6 +44,13 @@ struct Firings {
     shrinking: usize,
 }
 
+/// Per when-clause and branch: the condition's value at the last event (a branch fires when
+/// it becomes true) and the history of its firings.
+struct WhenState {
+    conditions: Vec<Vec<bool>>,
+    firings: Vec<Vec<Firings>>,
+}
+
 /// How many firings with shrinking gaps, and how close the accumulation point their geometric
 /// decrease predicts (relative to the time), make an accumulation of events.
 const ZENO_FIRINGS: usize = 10;
@@ -307,12 +314,14 @@ pub fn integrate(
     let mut dx = vec![0.0; n];
     let program = model.program;
     let events = program.events();
-    let mut conditions: Vec<Vec<bool>> = events.whens.iter().map(|w| vec![false; w.branches.len()]).collect();
-    let mut firings: Vec<Vec<Firings>> = events
-        .whens
-        .iter()
-        .map(|w| vec![Firings::default(); w.branches.len()])
-        .collect();
+    let mut whens = WhenState {
+        conditions: events.whens.iter().map(|w| vec![false; w.branches.len()]).collect(),
+        firings: events
+            .whens
+            .iter()
+            .map(|w| vec![Firings::default(); w.branches.len()])
+            .collect(),
+    };
     // The initial event iteration: relations from the initial values (a surface exactly at zero
     // takes the side its fields lead to), conditions true at the start do not fire.
     model.surfaces_at(t0, &x, &mut dx)?;
@@ -321,7 +330,7 @@ pub fn integrate(
         model.write_relations(k, model.signs[k], None);
     }
     let mut zero_surfaces: Vec<usize> = (0..model.signs.len()).filter(|&k| model.signs[k] == 0).collect();
-    if let Some(terminated) = event_iteration(model, t0, &mut x, &mut dx, &mut conditions, &mut firings, true)? {
+    if let Some(terminated) = event_iteration(model, t0, &mut x, &mut dx, &mut whens, true)? {
         return Ok(terminated);
     }
     let mut near: Vec<f64> = model.d.iter().map(|d| hysteresis(*d)).collect();
@@ -332,7 +341,7 @@ pub fn integrate(
     }
     // A sample at the start time is an event right after the initialization.
     if clocks.next() == Some(t0) {
-        if let Some(terminated) = clocks.fire(model, t0, &mut x, &mut dx, &mut conditions, &mut firings)? {
+        if let Some(terminated) = clocks.fire(model, t0, &mut x, &mut dx, &mut whens)? {
             let _ = row(model, t0, &x);
             return Ok(terminated);
         }
@@ -385,7 +394,7 @@ pub fn integrate(
                     return Ok(HybridOutcome::Stopped { time: te });
                 }
                 model.stats.events += 1;
-                if let Some(terminated) = clocks.fire(model, te, &mut x, &mut dx, &mut conditions, &mut firings)? {
+                if let Some(terminated) = clocks.fire(model, te, &mut x, &mut dx, &mut whens)? {
                     let _ = row(model, te, &x);
                     return Ok(terminated);
                 }
@@ -447,7 +456,7 @@ pub fn integrate(
             Crossing::Surface(_) => {}
         }
         let sliding_surface = model.sliding.as_ref().map(|s| s.surface);
-        if let Some(terminated) = event_iteration(model, te, &mut x, &mut dx, &mut conditions, &mut firings, false)? {
+        if let Some(terminated) = event_iteration(model, te, &mut x, &mut dx, &mut whens, false)? {
             let _ = row(model, te, &x);
             return Ok(terminated);
         }
@@ -531,8 +540,7 @@ impl Clocks {
         t: f64,
         x: &mut [f64],
         dx: &mut [f64],
-        conditions: &mut [Vec<bool>],
-        firings: &mut [Vec<Firings>],
+        whens: &mut WhenState,
     ) -> Result<Option<HybridOutcome>, HybridError> {
         let ticking: Vec<usize> = (0..self.clocks.len())
             .filter(|&c| Clocks::time(&self.clocks[c]) == t)
@@ -540,7 +548,7 @@ impl Clocks {
         for &c in &ticking {
             model.instance.set_work(self.clocks[c].0, 1.0);
         }
-        let outcome = event_iteration(model, t, x, dx, conditions, firings, false)?;
+        let outcome = event_iteration(model, t, x, dx, whens, false)?;
         for &c in &ticking {
             model.instance.set_work(self.clocks[c].0, 0.0);
             self.clocks[c].3 += 1;
@@ -548,7 +556,7 @@ impl Clocks {
         if outcome.is_some() {
             return Ok(outcome);
         }
-        event_iteration(model, t, x, dx, conditions, firings, false)
+        event_iteration(model, t, x, dx, whens, false)
     }
 }
 
@@ -730,8 +738,7 @@ fn event_iteration(
     t: f64,
     x: &mut [f64],
     dx: &mut [f64],
-    conditions: &mut [Vec<bool>],
-    firings: &mut [Vec<Firings>],
+    whens: &mut WhenState,
     initial: bool,
 ) -> Result<Option<HybridOutcome>, HybridError> {
     let program = model.program;
@@ -765,14 +772,14 @@ fn event_iteration(
             let mut chosen = None;
             for (b, (condition, _)) in when.branches.iter().enumerate() {
                 let value = model.instance.event_value(*condition, when.span, t, x, dx)? != 0.0;
-                if value && !conditions[w][b] && chosen.is_none() && !initial {
+                if value && !whens.conditions[w][b] && chosen.is_none() && !initial {
                     chosen = Some(b);
                 }
-                conditions[w][b] = value;
+                whens.conditions[w][b] = value;
             }
             if let Some(b) = chosen {
                 fired.push((w, b));
-                accumulation(&mut firings[w][b], t, when.span)?;
+                accumulation(&mut whens.firings[w][b], t, when.span)?;
             }
         }
         // Assignments run in the order the program sorted them (each reads the new values of
