@@ -663,12 +663,13 @@ fn locate(
             let mut dx = std::mem::take(&mut model.check_dx);
             let value = (|| match c {
                 Crossing::Surface(k) => {
-                    model.surfaces_at(time, buffer, &mut dx)?;
+                    // Only this surface's function is evaluated (after the right-hand side).
+                    let d = model.instance.surface_at(k, time, buffer, &mut dx)?;
                     // The root is that of the surface itself; the hysteresis only decides whether
                     // a step's end counts as crossed.
                     Ok(match model.signs[k] {
-                        0 => near[k] - model.d[k].abs(),
-                        s => f64::from(s) * model.d[k],
+                        0 => near[k] - d.abs(),
+                        s => f64::from(s) * d,
                     })
                 }
                 Crossing::SlidingEnds(positive) => {

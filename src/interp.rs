@@ -2220,6 +2220,14 @@ impl<'p> Interpreter<'p> {
         self.check_all(t, x, p, dx, work)?;
         self.check(t, &[("surfaces", self.surfaces.len(), out.len())])?;
         let mut mem = Mem { t, x, p, dx, work };
+        // Native code computes them all at once; a failure is located by the register code,
+        // which reports it the same way.
+        if let Some(native) = &self.native
+            && let Some(segment) = native.surfaces
+            && mem.native(&native.module, segment, out, self.m.iteration_limit).is_ok()
+        {
+            return Ok(());
+        }
         for (k, value) in out.iter_mut().enumerate() {
             *value = self.m.eval(self.surfaces[k], &mut mem).map_err(|f| EvalFailure {
                 time: t,
@@ -2230,6 +2238,41 @@ impl<'p> Interpreter<'p> {
             })?;
         }
         Ok(())
+    }
+
+    /// Evaluates zero-crossing function `k` alone (register code: one expression), at the point
+    /// of the last evaluation.
+    pub fn surface(
+        &mut self,
+        k: usize,
+        t: f64,
+        x: &[f64],
+        p: &[f64],
+        dx: &mut [f64],
+        work: &mut [f64],
+    ) -> Result<f64, EvalFailure> {
+        self.check_all(t, x, p, dx, work)?;
+        let failure = |kind| EvalFailure {
+            time: t,
+            kind,
+            site: FailureSite::Event {
+                span: self
+                    .program
+                    .events()
+                    .surfaces
+                    .get(k)
+                    .map_or(self.program.model_span(), |s| s.span),
+            },
+        };
+        let Some(&code) = self.surfaces.get(k) else {
+            return Err(failure(FailureKind::Dimension {
+                array: "surfaces",
+                expected: self.surfaces.len(),
+                found: k,
+            }));
+        };
+        let mut mem = Mem { t, x, p, dx, work };
+        self.m.eval(code, &mut mem).map_err(|f| failure(self.fault(f)))
     }
 
     /// Evaluates one expression of the event program (a when-condition, an action's value or
@@ -2407,6 +2450,13 @@ impl<'p> Instance<'p> {
         self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.surfaces(t, x, &self.p, dx, &mut self.work, out)
+    }
+
+    /// Zero-crossing function `k` alone at `(t, x)` (after the right-hand side and the outputs).
+    pub fn surface_at(&mut self, k: usize, t: f64, x: &[f64], dx: &mut [f64]) -> Result<f64, EvalFailure> {
+        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+        self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
+        self.interpreter.surface(k, t, x, &self.p, dx, &mut self.work)
     }
 
     /// One expression of the event program at the point of the last evaluation.

@@ -650,3 +650,41 @@ fn checking_only_the_derivatives_reports_the_same_failures() {
         assert!(derivatives.rhs(0.0, &[0.0], &mut dx).is_ok());
     }
 }
+
+/// The zero-crossing functions of the event program run as one native function and give the
+/// interpreter's bits, also where they read algebraic variables and `abs`, `min`, `max` and
+/// `sign` became relations.
+#[test]
+fn zero_crossing_functions_are_native_and_agree_bit_for_bit() {
+    let text = "model Switches
+      parameter Real q = 0.4;
+      Real y(start = 0.1, fixed = true);
+      Real v(start = 0.2, fixed = true);
+      Real w;
+    equation
+      w = sin(3*time) + v*y;
+      der(y) = v + abs(w - 0.1) - max(y, q);
+      der(v) = -sign(v - q) - y + (if w > 0.3 then 1 else min(v, -y));
+    end Switches;";
+    let (program, _) = programs("switches.eqm", text);
+    let surfaces = program.events().surfaces.len();
+    assert!(surfaces >= 5, "{surfaces} surfaces");
+    let native = Arc::new(NativeCode::compile(&program).expect("compiles"));
+    assert!(native.surfaces_native());
+    let (mut a, mut b) = pair(&program, &native);
+    let mut rng = Rng(0x5be0_cd19_137e_2179);
+    for _ in 0..50 {
+        let t = rng.next() * 4.0;
+        let x = [rng.next() * 2.0 - 1.0, rng.next() * 2.0 - 1.0];
+        let (mut dx_a, mut dx_b) = ([0.0; 2], [0.0; 2]);
+        let (mut d_a, mut d_b) = (vec![0.0; surfaces], vec![0.0; surfaces]);
+        a.surfaces(t, &x, &mut dx_a, &mut d_a)
+            .expect("the interpreter evaluates");
+        b.surfaces(t, &x, &mut dx_b, &mut d_b).expect("native code evaluates");
+        for k in 0..surfaces {
+            assert!(same(d_a[k], d_b[k]), "surface {k} at t = {t}: {} vs {}", d_a[k], d_b[k]);
+            let alone = a.surface_at(k, t, &x, &mut dx_a).expect("one surface");
+            assert!(same(alone, d_a[k]), "surface {k} alone");
+        }
+    }
+}

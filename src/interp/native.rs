@@ -50,6 +50,9 @@ pub struct NativeCode {
     /// The segment computing the parameter program (its assignments) and the expressions of
     /// the parameter conditions (its results), if it compiled.
     pub(super) parameters: Option<usize>,
+    /// The segment computing every zero-crossing function of the event program (its
+    /// results), if it compiled.
+    pub(super) surfaces: Option<usize>,
     /// The slots each segment assigns, for the check for non-finite values after a run.
     pub(super) written: Vec<Written>,
 }
@@ -100,6 +103,8 @@ enum Unit {
     Outputs,
     /// The parameter program and the parameter conditions.
     Parameters,
+    /// The zero-crossing functions of the event program.
+    Surfaces,
 }
 
 impl NativeCode {
@@ -107,7 +112,7 @@ impl NativeCode {
     /// can (or the host has no JIT).
     pub fn compile(program: &ExecProgram) -> Option<NativeCode> {
         let n = program.rhs().len();
-        let grouped = units(program, &vec![true; n], true, true);
+        let grouped = units(program, &vec![true; n], [true; 3]);
         if let Ok(code) = NativeCode::build(program, &grouped) {
             return Some(code);
         }
@@ -117,13 +122,14 @@ impl NativeCode {
                 Instr::Assign { .. } => Unit::Run { begin: k, end: k + 1 },
                 _ => Unit::Solve(k),
             })
-            .chain([Unit::Outputs, Unit::Parameters])
+            .chain([Unit::Outputs, Unit::Parameters, Unit::Surfaces])
             .collect();
         let mut ok = vec![false; singles.len()];
         compilable(program, &singles, &mut ok);
+        let surfaces = ok.pop().unwrap_or(false);
         let parameters = ok.pop().unwrap_or(false);
         let outputs = ok.pop().unwrap_or(false);
-        let grouped = units(program, &ok, outputs, parameters);
+        let grouped = units(program, &ok, [outputs, parameters, surfaces]);
         if grouped.is_empty() {
             return None;
         }
@@ -138,6 +144,7 @@ impl NativeCode {
         let mut native = vec![false; n];
         let mut outputs = None;
         let mut parameters = None;
+        let mut surfaces = None;
         let mut add = |segment: Segment| {
             segments.push(segment);
             segments.len() - 1
@@ -163,6 +170,12 @@ impl NativeCode {
                 Unit::Outputs => {
                     let assignments = program.outputs().iter().map(|a| (a.target, a.value)).collect();
                     outputs = Some(add(Segment::assignments(assignments)));
+                }
+                Unit::Surfaces => {
+                    surfaces = Some(add(Segment {
+                        results: program.events().surfaces.iter().map(|s| s.expr).collect(),
+                        ..Segment::default()
+                    }));
                 }
                 Unit::Parameters => {
                     parameters = Some(add(Segment {
@@ -201,6 +214,7 @@ impl NativeCode {
             native,
             outputs,
             parameters,
+            surfaces,
             written,
         })
     }
@@ -236,6 +250,11 @@ impl NativeCode {
     /// Whether the parameter program (and the parameter conditions) runs as native code.
     pub fn parameters_native(&self) -> bool {
         self.parameters.is_some()
+    }
+
+    /// Whether the zero-crossing functions run as native code.
+    pub fn surfaces_native(&self) -> bool {
+        self.surfaces.is_some()
     }
 }
 
@@ -288,9 +307,9 @@ fn solve_step(program: &ExecProgram, k: usize, add: &mut dyn FnMut(Segment) -> u
 }
 
 /// The units for the instructions marked in `native`: maximal runs of explicit assignments,
-/// and every other instruction alone; the outputs program if `outputs`, the parameter program
-/// if `parameters`.
-fn units(program: &ExecProgram, native: &[bool], outputs: bool, parameters: bool) -> Vec<Unit> {
+/// and every other instruction alone; then the outputs program, the parameter program and the
+/// zero-crossing functions where `[outputs, parameters, surfaces]` say so.
+fn units(program: &ExecProgram, native: &[bool], [outputs, parameters, surfaces]: [bool; 3]) -> Vec<Unit> {
     let rhs = program.rhs();
     let mut units = Vec::new();
     let mut k = 0;
@@ -315,6 +334,9 @@ fn units(program: &ExecProgram, native: &[bool], outputs: bool, parameters: bool
     }
     if parameters && !(program.parameter_program().is_empty() && program.conditions().is_empty()) {
         units.push(Unit::Parameters);
+    }
+    if surfaces && !program.events().surfaces.is_empty() {
+        units.push(Unit::Surfaces);
     }
     units
 }
