@@ -1731,7 +1731,7 @@ impl<'p> Interpreter<'p> {
             .map(|s| c.expression(s.expr))
             .collect::<CompileResult<Vec<_>>>()
             .map_err(internal)?;
-        let mut event_exprs = Vec::new();
+        let mut event_exprs: Vec<ExprId> = events.surfaces.iter().map(|s| s.expr).collect();
         for sample in &events.samples {
             event_exprs.push(sample.start);
             event_exprs.push(sample.interval);
@@ -2251,32 +2251,25 @@ impl<'p> Interpreter<'p> {
         dx: &mut [f64],
         work: &mut [f64],
     ) -> Result<f64, EvalFailure> {
-        self.check_all(t, x, p, dx, work)?;
-        let failure = |kind| EvalFailure {
-            time: t,
-            kind,
-            site: FailureSite::Event {
-                span: self
-                    .program
-                    .events()
-                    .surfaces
-                    .get(k)
-                    .map_or(self.program.model_span(), |s| s.span),
-            },
+        let program = self.program;
+        let Some(surface) = program.events().surfaces.get(k) else {
+            return Err(EvalFailure {
+                time: t,
+                kind: FailureKind::Dimension {
+                    array: "surfaces",
+                    expected: self.surfaces.len(),
+                    found: k,
+                },
+                site: FailureSite::Event {
+                    span: program.model_span(),
+                },
+            });
         };
-        let Some(&code) = self.surfaces.get(k) else {
-            return Err(failure(FailureKind::Dimension {
-                array: "surfaces",
-                expected: self.surfaces.len(),
-                found: k,
-            }));
-        };
-        let mut mem = Mem { t, x, p, dx, work };
-        self.m.eval(code, &mut mem).map_err(|f| failure(self.fault(f)))
+        self.event_value(surface.expr, surface.span, t, x, p, dx, work)
     }
 
-    /// Evaluates one expression of the event program (a when-condition, an action's value or
-    /// an assertion's condition); `span` locates a failure.
+    /// Evaluates one expression of the event program (a zero-crossing function, a
+    /// when-condition, an action's value or an assertion's condition); `span` locates a failure.
     #[allow(clippy::too_many_arguments)]
     pub fn event_value(
         &mut self,
