@@ -5,11 +5,10 @@
 //! This module sequences stages; it implements none of them and does no IO itself.
 
 use crate::diag::{self, Diagnostic};
-use crate::expr::ExprId;
 use crate::flat::FlatModel;
 use crate::flatten;
 use crate::resolve::ClassTable;
-use crate::source::{FileId, SourceMap, Span};
+use crate::source::{FileId, SourceMap};
 use crate::syntax::{self, ast};
 use std::time::{Duration, Instant};
 
@@ -50,55 +49,6 @@ pub struct Analysis {
     pub plan: crate::plan::Plan,
     /// The initialization problem and its plan.
     pub init: crate::init::InitPlan,
-}
-
-/// A diagnostic when the model uses an event operator the simulation core does not handle yet
-/// (`edge`, `change`, `initial`, `terminal`, in equations or when-conditions):
-/// simulating it anyway would give wrong results silently. When-clauses with `pre` and
-/// `reinit`, and relations, are handled (`events`, `hybrid`).
-fn needs_events(dae: &crate::dae::Dae) -> Option<Diagnostic> {
-    use crate::builtins::Builtin;
-    use crate::expr::{Callee, Node};
-    let help = "edge, change, initial and terminal are not supported by the simulation core yet; write the condition with relations, sample and pre instead";
-    let arena = &dae.flat.exprs;
-    let mut roots: Vec<(ExprId, Span)> = Vec::new();
-    for eq in &dae.equations {
-        roots.push((eq.lhs, eq.span));
-        roots.push((eq.rhs, eq.span));
-    }
-    for w in &dae.flat.whens {
-        for b in &w.branches {
-            roots.push((b.condition, w.span));
-        }
-    }
-    for (root, span) in roots {
-        {
-            let found = crate::symbolic::reachable(arena, root, &|_| false)
-                .into_iter()
-                .find_map(|e| match arena.get(e) {
-                    Node::Call(
-                        Callee::Builtin(b @ (Builtin::Edge | Builtin::Change | Builtin::Initial | Builtin::Terminal)),
-                        _,
-                    ) => Some(*b),
-                    _ => None,
-                });
-            if let Some(b) = found {
-                return Some(
-                    Diagnostic::error(
-                        "E0709",
-                        format!(
-                            "this model uses `{}`, an event operator `eqm run` cannot handle yet",
-                            b.info().name
-                        ),
-                        span,
-                        "needs an event operator that is not supported yet",
-                    )
-                    .with_help(help),
-                );
-            }
-        }
-    }
-    None
 }
 
 /// The executable programs of one model, ready to simulate.
@@ -292,10 +242,6 @@ impl Session {
     /// initialization problem.
     pub fn compile(&mut self, model: Option<&str>, options: &flatten::Options) -> Option<Compiled> {
         let analysis = self.analyze(model, options, false)?;
-        if let Some(d) = needs_events(&analysis.dae) {
-            self.diagnostics.push(d);
-            return None;
-        }
         let start = Instant::now();
         // The analysis is not needed afterwards: its DAEs move into the programs.
         let experiment = analysis.dae.flat.experiment;

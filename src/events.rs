@@ -15,7 +15,10 @@
 //! variables only cannot change between events and stay as they are.
 //!
 //! `sample(start, interval)` becomes a discrete variable too (`$sample1`, ...), true only at the
-//! time events `start + k·interval`, which the simulation schedules exactly.
+//! time events `start + k·interval`, which the simulation schedules exactly; `initial()` and
+//! `terminal()` become `$initial` and `$terminal`, true during the initial and the final event;
+//! `edge(e)` becomes `e and not $preN` and `change(e)` becomes `e <> $preN`, where `$preN` holds
+//! the value `e` had before the current pass of the event iteration.
 //!
 //! Deliberately not here: `floor`, `ceil`, `integer`, `div`, `mod`, `rem` (they are evaluated
 //! as they are, without events), relations inside user functions, scheduling relations on
@@ -25,6 +28,7 @@
 use crate::builtins::Builtin;
 use crate::dae::{Dae, VarKind};
 use crate::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp, VarId};
+use crate::flat::WhenAction;
 use crate::source::Span;
 
 /// How a relation variable reads the sign of its surface `d`.
@@ -74,11 +78,25 @@ pub struct Sample {
     pub span: Span,
 }
 
+/// `edge(e)` and `change(e)` read `e` and a variable that holds the value `e` had before the
+/// current pass of the event iteration (equal to `e` between events).
+#[derive(Debug, Clone)]
+pub struct Previous {
+    pub var: VarId,
+    pub expr: ExprId,
+    pub span: Span,
+}
+
 /// The surfaces of a model and its when-conditions with their relations replaced.
 #[derive(Debug, Clone, Default)]
 pub struct EventSet {
     pub surfaces: Vec<Surface>,
     pub samples: Vec<Sample>,
+    pub previous: Vec<Previous>,
+    /// The variable standing for `initial()` (true during the initial event) and for
+    /// `terminal()` (true at the final event), if the model uses them.
+    pub initial: Option<VarId>,
+    pub terminal: Option<VarId>,
     /// For each when-clause of the flat model, each branch's condition reading the relation
     /// variables (the actions keep their expressions: they are evaluated at events only).
     pub when_conditions: Vec<Vec<ExprId>>,
@@ -86,7 +104,11 @@ pub struct EventSet {
 
 impl EventSet {
     pub fn is_empty(&self) -> bool {
-        self.surfaces.is_empty() && self.samples.is_empty()
+        self.surfaces.is_empty()
+            && self.samples.is_empty()
+            && self.previous.is_empty()
+            && self.initial.is_none()
+            && self.terminal.is_none()
     }
 }
 
@@ -102,114 +124,77 @@ pub fn extract(dae: &mut Dae) {
     for w in &dae.flat.whens {
         for b in &w.branches {
             roots.push((b.condition, w.span));
+            for a in &b.actions {
+                match a {
+                    WhenAction::Assign { value, span, .. } | WhenAction::Reinit { value, span, .. } => {
+                        roots.push((*value, *span))
+                    }
+                    WhenAction::Assert { condition, span, .. } => roots.push((*condition, *span)),
+                    WhenAction::Terminate { .. } => {}
+                }
+            }
         }
     }
     // Children have smaller ids than their parents, so visiting the reachable nodes in id
     // order rewrites every child before its parents. The span of a node is that of the first
-    // root that reaches it, which keeps messages deterministic.
+    // root that reaches it, which keeps messages deterministic. Nodes reached outside
+    // `noEvent` get every rewrite (`new`); nodes inside one get only the event operators
+    // (`inside`), whose meaning does not depend on events being generated.
     let mut span_of: FxHashMap<ExprId, Span> = FxHashMap::default();
+    let mut in_event: crate::symbolic::FxHashSet<ExprId> = Default::default();
+    let mut opaque_children: Vec<(ExprId, Span)> = Vec::new();
     let mut stack = Vec::new();
     for &(root, span) in &roots {
         stack.push(root);
         while let Some(e) = stack.pop() {
-            if span_of.contains_key(&e) {
+            if !in_event.insert(e) {
                 continue;
             }
-            span_of.insert(e, span);
+            span_of.entry(e).or_insert(span);
             if is_opaque(dae.exprs(), e) {
+                opaque_children.extend(dae.exprs().children(e).map(|c| (c, span)));
                 continue;
             }
             stack.extend(dae.exprs().children(e));
         }
     }
+    let mut in_opaque: crate::symbolic::FxHashSet<ExprId> = Default::default();
+    for (root, span) in opaque_children {
+        stack.push(root);
+        while let Some(e) = stack.pop() {
+            if !in_opaque.insert(e) {
+                continue;
+            }
+            span_of.entry(e).or_insert(span);
+            stack.extend(dae.exprs().children(e));
+        }
+    }
     let mut order: Vec<ExprId> = span_of.keys().copied().collect();
     order.sort_unstable();
-    let mut x = Extractor {
-        surfaces: Vec::new(),
-        surface_of: FxHashMap::default(),
-        relation_of: FxHashMap::default(),
-    };
+    let mut x = Extractor::default();
     let mut new: FxHashMap<ExprId, ExprId> = FxHashMap::default();
-    let mut samples: Vec<Sample> = Vec::new();
+    let mut inside: FxHashMap<ExprId, ExprId> = FxHashMap::default();
     for e in order {
-        let node = dae.exprs().get(e).clone();
-        let map = |c: &ExprId| new.get(c).copied().unwrap_or(*c);
         let span = span_of[&e];
-        let rewritten = match node {
-            _ if is_opaque(dae.exprs(), e) => continue,
-            Node::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), a, b) => {
-                let (a, b) = (map(&a), map(&b));
-                if is_discrete(dae, a) && is_discrete(dae, b) {
-                    dae.flat.exprs.binary(op, a, b)
-                } else {
-                    let test = match op {
-                        BinOp::Lt => Test::Negative,
-                        BinOp::Le => Test::NonPositive,
-                        BinOp::Gt => Test::Positive,
-                        _ => Test::NonNegative,
-                    };
-                    x.relation(dae, a, b, test, span)
-                }
+        if in_opaque.contains(&e) {
+            let rewritten = match x.operator(dae, e, &inside, span) {
+                Some(r) => r,
+                None => rebuilt(dae, e, &inside),
+            };
+            if rewritten != e {
+                inside.insert(e, rewritten);
             }
-            Node::Call(Callee::Builtin(b @ (Builtin::Abs | Builtin::Sign)), args) if args.len() == 1 => {
-                let a = map(&args[0]);
-                if is_discrete(dae, a) {
-                    dae.flat.exprs.builtin(b, vec![a])
-                } else {
-                    let zero = dae.flat.exprs.real(0.0);
-                    if b == Builtin::Abs {
-                        // abs(a) = if a >= 0 then a else -a
-                        let r = x.relation(dae, a, zero, Test::NonNegative, span);
-                        let minus = dae.flat.exprs.unary(UnOp::Neg, a);
-                        dae.flat.exprs.add(Node::If(r, a, minus))
-                    } else {
-                        // sign(a) = (a > 0) - (a < 0): both read one surface, and sign(0) is 0.
-                        let p = x.relation(dae, a, zero, Test::Positive, span);
-                        let n = x.relation(dae, a, zero, Test::Negative, span);
-                        dae.flat.exprs.binary(BinOp::Sub, p, n)
-                    }
-                }
-            }
-            Node::Call(Callee::Builtin(Builtin::Sample), args) if args.len() == 2 => {
-                let number = samples.len() + 1;
-                let var = dae.add_relation_variable(
-                    format!("$sample{number}"),
-                    format!(
-                        "sample({}, {})",
-                        dae.flat.expr_text(args[0]),
-                        dae.flat.expr_text(args[1])
-                    ),
-                    span,
-                );
-                samples.push(Sample {
-                    var,
-                    start: map(&args[0]),
-                    interval: map(&args[1]),
-                    span,
-                });
-                dae.flat.exprs.var(var)
-            }
-            Node::Call(Callee::Builtin(b @ (Builtin::Min | Builtin::Max)), args) if args.len() == 2 => {
-                let (a, c) = (map(&args[0]), map(&args[1]));
-                if is_discrete(dae, a) && is_discrete(dae, c) {
-                    dae.flat.exprs.builtin(b, vec![a, c])
-                } else {
-                    // min(a, c) = if a <= c then a else c; max(a, c) = if a >= c then a else c.
-                    let test = if b == Builtin::Min {
-                        Test::NonPositive
-                    } else {
-                        Test::NonNegative
-                    };
-                    let r = x.relation(dae, a, c, test, span);
-                    dae.flat.exprs.add(Node::If(r, a, c))
-                }
-            }
-            _ => {
-                if dae.exprs().children(e).all(|c| map(&c) == c) {
-                    continue;
-                }
-                crate::symbolic::rebuild(&mut dae.flat.exprs, e, &new)
-            }
+        }
+        if !in_event.contains(&e) {
+            continue;
+        }
+        let rewritten = if is_opaque(dae.exprs(), e) {
+            rebuilt(dae, e, &inside)
+        } else if let Some(r) = x.operator(dae, e, &new, span) {
+            r
+        } else {
+            x.event_math(dae, e, &new, span)
+                .unwrap_or_else(|| rebuilt(dae, e, &new))
         };
         if rewritten != e {
             new.insert(e, rewritten);
@@ -226,9 +211,24 @@ pub fn extract(dae: &mut Dae) {
         .iter()
         .map(|w| w.branches.iter().map(|b| map(b.condition)).collect())
         .collect();
+    // The actions read relation variables too: at an event they hold the relations' values.
+    for w in &mut dae.flat.whens {
+        for b in &mut w.branches {
+            for a in &mut b.actions {
+                match a {
+                    WhenAction::Assign { value, .. } | WhenAction::Reinit { value, .. } => *value = map(*value),
+                    WhenAction::Assert { condition, .. } => *condition = map(*condition),
+                    WhenAction::Terminate { .. } => {}
+                }
+            }
+        }
+    }
     dae.events = EventSet {
         surfaces: x.surfaces,
-        samples,
+        samples: x.samples,
+        previous: x.previous,
+        initial: x.initial,
+        terminal: x.terminal,
         when_conditions,
     };
 }
@@ -256,13 +256,137 @@ fn is_discrete(dae: &Dae, e: ExprId) -> bool {
     true
 }
 
+/// `e` rebuilt with its children replaced according to `map`, or `e` itself when none changed.
+fn rebuilt(dae: &mut Dae, e: ExprId, map: &FxHashMap<ExprId, ExprId>) -> ExprId {
+    if dae.exprs().children(e).all(|c| !map.contains_key(&c)) {
+        return e;
+    }
+    crate::symbolic::rebuild(&mut dae.flat.exprs, e, map)
+}
+
+#[derive(Default)]
 struct Extractor {
     surfaces: Vec<Surface>,
     surface_of: FxHashMap<ExprId, usize>,
     relation_of: FxHashMap<(ExprId, Test), ExprId>,
+    samples: Vec<Sample>,
+    previous: Vec<Previous>,
+    initial: Option<VarId>,
+    terminal: Option<VarId>,
 }
 
 impl Extractor {
+    /// The rewrite of an event operator (`sample`, `initial`, `terminal`, `edge`, `change`)
+    /// with its arguments mapped by `map`; `None` for any other node.
+    fn operator(&mut self, dae: &mut Dae, e: ExprId, map: &FxHashMap<ExprId, ExprId>, span: Span) -> Option<ExprId> {
+        let Node::Call(Callee::Builtin(b), args) = dae.exprs().get(e).clone() else {
+            return None;
+        };
+        let arg = |k: usize| args.get(k).map(|a| map.get(a).copied().unwrap_or(*a));
+        match (b, arg(0), arg(1)) {
+            (Builtin::Sample, Some(start), Some(interval)) => {
+                let number = self.samples.len() + 1;
+                let text = format!(
+                    "sample({}, {})",
+                    dae.flat.expr_text(start),
+                    dae.flat.expr_text(interval)
+                );
+                let var = dae.add_relation_variable(format!("$sample{number}"), text, span);
+                self.samples.push(Sample {
+                    var,
+                    start,
+                    interval,
+                    span,
+                });
+                Some(dae.flat.exprs.var(var))
+            }
+            (Builtin::Initial | Builtin::Terminal, ..) => {
+                let (slot, name) = if b == Builtin::Initial {
+                    (&mut self.initial, "$initial")
+                } else {
+                    (&mut self.terminal, "$terminal")
+                };
+                let var = *slot.get_or_insert_with(|| {
+                    dae.add_relation_variable(name.to_string(), format!("{}()", b.info().name), span)
+                });
+                Some(dae.flat.exprs.var(var))
+            }
+            (Builtin::Edge | Builtin::Change, Some(a), None) => {
+                let number = self.previous.len() + 1;
+                let var = dae.add_relation_variable(
+                    format!("$pre{number}"),
+                    format!("the value of `{}` before the event", dae.flat.expr_text(a)),
+                    span,
+                );
+                self.previous.push(Previous { var, expr: a, span });
+                let before = dae.flat.exprs.var(var);
+                Some(if b == Builtin::Edge {
+                    // edge(e) = e and not pre(e)
+                    let not_before = dae.flat.exprs.unary(UnOp::Not, before);
+                    dae.flat.exprs.binary(BinOp::And, a, not_before)
+                } else {
+                    // change(e) = e <> pre(e)
+                    dae.flat.exprs.binary(BinOp::Ne, a, before)
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The rewrite of a relation or of `abs`, `sign`, `min`, `max` that can change between
+    /// events, with its arguments mapped by `map`; `None` for any other node.
+    fn event_math(&mut self, dae: &mut Dae, e: ExprId, map: &FxHashMap<ExprId, ExprId>, span: Span) -> Option<ExprId> {
+        let m = |c: &ExprId| map.get(c).copied().unwrap_or(*c);
+        match dae.exprs().get(e).clone() {
+            Node::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), a, b) => {
+                let (a, b) = (m(&a), m(&b));
+                if is_discrete(dae, a) && is_discrete(dae, b) {
+                    return None;
+                }
+                let test = match op {
+                    BinOp::Lt => Test::Negative,
+                    BinOp::Le => Test::NonPositive,
+                    BinOp::Gt => Test::Positive,
+                    _ => Test::NonNegative,
+                };
+                Some(self.relation(dae, a, b, test, span))
+            }
+            Node::Call(Callee::Builtin(b @ (Builtin::Abs | Builtin::Sign)), args) if args.len() == 1 => {
+                let a = m(&args[0]);
+                if is_discrete(dae, a) {
+                    return None;
+                }
+                let zero = dae.flat.exprs.real(0.0);
+                Some(if b == Builtin::Abs {
+                    // abs(a) = if a >= 0 then a else -a
+                    let r = self.relation(dae, a, zero, Test::NonNegative, span);
+                    let minus = dae.flat.exprs.unary(UnOp::Neg, a);
+                    dae.flat.exprs.add(Node::If(r, a, minus))
+                } else {
+                    // sign(a) = (a > 0) - (a < 0): both read one surface, and sign(0) is 0.
+                    let p = self.relation(dae, a, zero, Test::Positive, span);
+                    let n = self.relation(dae, a, zero, Test::Negative, span);
+                    dae.flat.exprs.binary(BinOp::Sub, p, n)
+                })
+            }
+            Node::Call(Callee::Builtin(b @ (Builtin::Min | Builtin::Max)), args) if args.len() == 2 => {
+                let (a, c) = (m(&args[0]), m(&args[1]));
+                if is_discrete(dae, a) && is_discrete(dae, c) {
+                    return None;
+                }
+                // min(a, c) = if a <= c then a else c; max(a, c) = if a >= c then a else c.
+                let test = if b == Builtin::Min {
+                    Test::NonPositive
+                } else {
+                    Test::NonNegative
+                };
+                let r = self.relation(dae, a, c, test, span);
+                Some(dae.flat.exprs.add(Node::If(r, a, c)))
+            }
+            _ => None,
+        }
+    }
+
     /// The node of the relation variable for `a test-compared-with b`, made on first use.
     fn relation(&mut self, dae: &mut Dae, a: ExprId, b: ExprId, test: Test, span: Span) -> ExprId {
         let d = if dae.exprs().literal(b) == Some(0.0) {
@@ -299,5 +423,113 @@ impl Extractor {
         let node = dae.flat.exprs.var(v);
         self.relation_of.insert((d, test), node);
         node
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::driver::{Analysis, Session};
+
+    /// The analysis of `text` (events extracted), and the texts of its equations.
+    fn check(text: &str) -> (Analysis, Vec<String>) {
+        let mut session = Session::new();
+        session.add_file("events.eqm", text.to_string());
+        let analysis = session
+            .analyze(None, &crate::flatten::Options::default(), true)
+            .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+        let equations = analysis
+            .dae
+            .equations
+            .iter()
+            .map(|e| analysis.dae.equation_text(e))
+            .collect();
+        (analysis, equations)
+    }
+
+    #[test]
+    fn relations_become_frozen_variables_and_sign_shares_one_surface() {
+        let (a, eqs) = check(
+            "model M
+               parameter Real q = 0.4;
+               Real v(start = 0, fixed = true);
+               Real y(start = 0, fixed = true);
+             equation
+               der(y) = if v > q then 1 else 0;
+               der(v) = -sign(v - q) - y;
+             end M;",
+        );
+        let surfaces = &a.dae.events.surfaces;
+        assert_eq!(surfaces.len(), 1, "{surfaces:?}");
+        assert_eq!(surfaces[0].text, "v - q > 0");
+        assert_eq!(surfaces[0].relations.len(), 2, "v > q and v < q read one surface");
+        assert!(eqs.iter().all(|e| !e.contains('>') && !e.contains("sign")), "{eqs:?}");
+    }
+
+    #[test]
+    fn no_event_keeps_relations_live_but_still_rewrites_event_operators() {
+        let (a, eqs) = check(
+            "model M
+               Real x(start = 0, fixed = true);
+               Real y;
+               Real z;
+             equation
+               der(x) = 1;
+               y = if noEvent(initial() or x > 0.5) then 1 else 0;
+               z = if x > 0.5 then 1 else 0;
+             end M;",
+        );
+        assert!(
+            eqs.iter().any(|e| e.contains("noEvent($initial or x > 0.5)")),
+            "{eqs:?}"
+        );
+        assert_eq!(a.dae.events.surfaces.len(), 1);
+        assert!(a.dae.events.initial.is_some());
+    }
+
+    #[test]
+    fn relations_between_parameters_and_discrete_variables_stay_relations() {
+        let (a, eqs) = check(
+            "model M
+               parameter Real k = 2;
+               discrete Real u(start = 1);
+               Real x(start = 0, fixed = true);
+             equation
+               der(x) = if u > k then 1 else abs(k) + max(u, k);
+               when x > 1 then
+                 u = 3;
+               end when;
+             end M;",
+        );
+        // Only the when-condition's relation on the state is a surface.
+        assert_eq!(a.dae.events.surfaces.len(), 1, "{:?}", a.dae.events);
+        assert_eq!(a.dae.events.surfaces[0].text, "x - 1 > 0");
+        assert!(
+            eqs.iter().any(|e| e.contains("u > k") && e.contains("abs(k)")),
+            "{eqs:?}"
+        );
+    }
+
+    #[test]
+    fn sample_edge_and_change_become_clocks_and_previous_values() {
+        let (a, _) = check(
+            "model M
+               Real x(start = 0, fixed = true);
+               discrete Real n(start = 0);
+               discrete Real m(start = 0);
+             equation
+               der(x) = 1;
+               when sample(0, 0.5) then
+                 n = pre(n) + 1;
+               end when;
+               when edge(x > 0.3) or change(n) then
+                 m = pre(m) + 1;
+               end when;
+             end M;",
+        );
+        let events = &a.dae.events;
+        assert_eq!(events.samples.len(), 1);
+        assert_eq!(events.previous.len(), 2);
+        assert_eq!(events.surfaces.len(), 1);
+        assert_eq!(events.when_conditions.len(), 2);
     }
 }

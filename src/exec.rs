@@ -186,6 +186,12 @@ pub struct ExecSample {
 pub struct ExecEvents {
     pub surfaces: Vec<ExecSurface>,
     pub samples: Vec<ExecSample>,
+    /// For `edge` and `change`: the work slot holding an expression's value before the current
+    /// pass of the event iteration, and the expression.
+    pub previous: Vec<(u32, ExprId)>,
+    /// The work slots and variables of `initial()` and `terminal()`, if used.
+    pub initial: Option<(u32, VarId)>,
+    pub terminal: Option<(u32, VarId)>,
     pub whens: Vec<ExecWhen>,
     /// The work slots of every discrete variable (relation variables included): the state an
     /// event changes besides `x`.
@@ -194,7 +200,12 @@ pub struct ExecEvents {
 
 impl ExecEvents {
     pub fn is_empty(&self) -> bool {
-        self.surfaces.is_empty() && self.whens.is_empty() && self.samples.is_empty()
+        self.surfaces.is_empty()
+            && self.whens.is_empty()
+            && self.samples.is_empty()
+            && self.previous.is_empty()
+            && self.initial.is_none()
+            && self.terminal.is_none()
     }
 }
 
@@ -974,6 +985,11 @@ impl Builder {
                 })
             });
         }
+        for &(_, e) in &self.events.previous {
+            check(&mut v, e, false, model_span(&self.dae), &|| {
+                "the argument of edge or change".to_string()
+            });
+        }
         for sample in &self.events.samples {
             for e in [sample.start, sample.interval] {
                 check(&mut v, e, false, sample.span, &|| "this sample".to_string());
@@ -1047,6 +1063,19 @@ impl Builder {
                 )),
             }
         }
+        for p in &set.previous {
+            if let Some(Slot::Work(slot)) = self.slot(p.var) {
+                self.events.previous.push((slot, p.expr));
+            }
+        }
+        let slots = &self.slots;
+        let work_slot = |v: Option<VarId>| match v.map(|v| (slots.get(v.0 as usize).copied().flatten(), v)) {
+            Some((Some(Slot::Work(slot)), v)) => Some((slot, v)),
+            _ => None,
+        };
+        let (initial, terminal) = (work_slot(set.initial), work_slot(set.terminal));
+        self.events.initial = initial;
+        self.events.terminal = terminal;
         let whens = self.dae.flat.whens.clone();
         for (w, conditions) in whens.iter().zip(&set.when_conditions) {
             let mut branches = Vec::new();

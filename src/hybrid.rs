@@ -335,6 +335,21 @@ pub fn integrate(
     }
     let mut near: Vec<f64> = model.d.iter().map(|d| hysteresis(*d)).collect();
     decide_sides(model, t0, &x, &mut zero_surfaces)?;
+    // `initial()` is true for one event right after the initialization: when-clauses on it
+    // fire there.
+    if let Some((slot, _)) = events.initial {
+        model.instance.set_work(slot, 1.0);
+        let outcome = event_iteration(model, t0, &mut x, &mut dx, &mut whens, false)?;
+        model.instance.set_work(slot, 0.0);
+        let outcome = match outcome {
+            Some(terminated) => Some(terminated),
+            None => event_iteration(model, t0, &mut x, &mut dx, &mut whens, false)?,
+        };
+        if let Some(terminated) = outcome {
+            let _ = row(model, t0, &x);
+            return Ok(terminated);
+        }
+    }
     let mut clocks = Clocks::new(model, t0, &x, &mut dx)?;
     if row(model, t0, &x).is_break() {
         return Ok(HybridOutcome::Stopped { time: t0 });
@@ -480,6 +495,18 @@ pub fn integrate(
         stepper.restart(te, &x)?;
         if row(model, te, &x).is_break() {
             return Ok(HybridOutcome::Stopped { time: te });
+        }
+    }
+    // `terminal()` is true for one event at the end.
+    if let Some((slot, _)) = events.terminal {
+        x.copy_from_slice(stepper.state());
+        model.instance.set_work(slot, 1.0);
+        let t = stepper.time();
+        let outcome = event_iteration(model, t, &mut x, &mut dx, &mut whens, false)?;
+        // The row after the final event shows what its when-clauses computed.
+        let _ = row(model, t, &x);
+        if let Some(terminated) = outcome {
+            return Ok(terminated);
         }
     }
     Ok(HybridOutcome::Finished)
@@ -751,6 +778,15 @@ fn event_iteration(
             model.sliding_rhs(k, t, x, dx)?;
         }
         model.surfaces_at(t, x, dx)?;
+        // `edge` and `change` compare with the values before this pass.
+        let mut previous_changed = false;
+        for &(slot, e) in &events.previous {
+            let value = model.instance.event_value(e, program.model_span(), t, x, dx)?;
+            if model.instance.work().get(slot as usize) != Some(&value) {
+                previous_changed = true;
+                model.instance.set_work(slot, value);
+            }
+        }
         changing.clear();
         for k in 0..model.signs.len() {
             if Some(k) == sliding {
@@ -836,7 +872,7 @@ fn event_iteration(
         if let Some(message) = terminate {
             return Ok(Some(HybridOutcome::Terminated { time: t, message }));
         }
-        if changing.is_empty() && fired.is_empty() && !discrete_changed {
+        if changing.is_empty() && fired.is_empty() && !discrete_changed && !previous_changed {
             model.surfaces_at(t, x, dx)?;
             return Ok(None);
         }

@@ -180,6 +180,12 @@ fn initial_states(
     let surfaces = &program.events().surfaces;
     let mut d = vec![0.0; surfaces.len()];
     let mut dx = vec![0.0; program.layout().states];
+    // `initial()` holds during the initialization.
+    if let Some((_, v)) = program.events().initial
+        && let Some(Slot::Work(k)) = init.slot_of(v)
+    {
+        solver.set_work(k, 1.0);
+    }
     for pass in 0..PASSES {
         let mut none: [f64; 0] = [];
         solver.rhs(start, &[], &mut none).map_err(|f| SimError::Failed {

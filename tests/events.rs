@@ -366,3 +366,54 @@ fn when_equations_are_sorted_so_either_order_gives_the_same_result() {
     assert_eq!(a.0, 0, "{}", a.2);
     assert_eq!(a.1, b.1);
 }
+
+#[test]
+fn edge_change_initial_and_terminal_fire_when_they_should() {
+    // x = sin(t) rises through 0.5 at π/6 and 13π/6 and falls through it at 5π/6 and 17π/6.
+    let (code, out, err) = run_model(
+        "operators",
+        "model Ops
+           Real x(start = 0, fixed = true);
+           Integer rises(start = 0);
+           Integer changes(start = 0);
+           discrete Real x0(start = -1);
+           discrete Real last(start = 0);
+           Real y;
+         equation
+           der(x) = cos(time);
+           y = if initial() then 5 else 2*x;
+           when edge(x > 0.5) then
+             rises = pre(rises) + 1;
+           end when;
+           when change(x > 0.5) then
+             changes = pre(changes) + 1;
+           end when;
+           when initial() then
+             x0 = x + 1;
+           end when;
+           when terminal() then
+             last = x;
+           end when;
+         end Ops;",
+        &["--stop", "10", "--interval", "1", "--rtol", "1e-10", "--atol", "1e-10"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let t = Table::parse(&out);
+    let last_row = |name: &str| *t.column(name).last().expect("rows");
+    assert_eq!(last_row("rises"), 2.0);
+    assert_eq!(last_row("changes"), 4.0);
+    assert_eq!(t.column("x0")[0], 1.0, "initial() fired at the start with x = 0");
+    assert!((last_row("last") - 10f64.sin()).abs() < 1e-8, "terminal() saw x(10)");
+    // The rises happen at the crossings, the counters step there.
+    let time = t.column("time");
+    let rises = t.column("rises");
+    let pi = std::f64::consts::PI;
+    let first = (1..time.len()).find(|&i| rises[i] == 1.0).expect("a rise");
+    assert!((time[first] - pi / 6.0).abs() < 1e-8, "first rise at {}", time[first]);
+    // Between events y follows 2x: initial() is false after the start.
+    let y = t.column("y");
+    let x = t.column("x");
+    for i in 1..time.len() {
+        assert!((y[i] - 2.0 * x[i]).abs() < 1e-12, "y({})", time[i]);
+    }
+}

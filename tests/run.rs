@@ -315,30 +315,6 @@ fn param_changes_results_without_recompiling() {
     assert!((finals[1] - (-2.0f64).exp()).abs() < 1e-6, "{finals:?}");
 }
 
-/// A model with an event operator the simulation core does not handle yet (`edge`) is refused
-/// with a diagnostic rather than simulated without it, which would silently give a wrong
-/// trajectory.
-#[test]
-fn models_with_unsupported_event_operators_are_refused_not_simulated_wrongly() {
-    let dir = std::env::temp_dir().join(format!("eqm-sampled-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let model = dir.join("sampled.eqm");
-    std::fs::write(
-        &model,
-        "model Sampled\n  Real x(start = 1, fixed = true);\n  discrete Real u(start = 0);\nequation\n  \
-         der(x) = -x + u;\n  when edge(x > 0.5) then\n    u = pre(u) + 1;\n  end when;\nend Sampled;\n",
-    )
-    .expect("written");
-    let (code, out, err) = eqm(&["run", &model.display().to_string()]);
-    assert_eq!(code, 1);
-    assert!(out.is_empty());
-    assert!(
-        err.contains("E0709") && err.contains("edge") && err.contains("sampled.eqm:6:3"),
-        "{err}"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
 /// The initial system of a model whose states all have start values reuses the simulation's
 /// plan; with initial equations it is matched on its own. Both must give the same trajectory.
 #[test]
