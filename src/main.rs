@@ -77,8 +77,9 @@ struct RunArgs {
     /// Stop time (default: experiment StopTime, else 1).
     #[arg(long, value_name = "T1", allow_negative_numbers = true)]
     stop: Option<f64>,
-    /// Integration method: euler, heun, midpoint, rk4, rkf45, dopri5, ab2, ab4, or auto (the
-    /// default, dopri5 until stiff methods exist).
+    /// Integration method: euler, heun, midpoint, rk4, rkf45, dopri5, ab2, ab4 (explicit),
+    /// implicit-euler, trapezoid (fixed step, stiff), bdf (adaptive, stiff), or auto (the
+    /// default: dopri5).
     #[arg(long, value_name = "NAME", default_value = "auto")]
     solver: String,
     /// A Butcher tableau file defining an explicit Runge-Kutta method to use instead of

@@ -14,8 +14,8 @@
 //! evaluates `f`.
 
 use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite, eval_rhs,
-    explicit::FixedClock, step_ends_accessors, zeroed,
+    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite,
+    difference_jacobian, eval_rhs, explicit::FixedClock, step_ends_accessors, zeroed,
 };
 use nalgebra::{DMatrix, DVector};
 
@@ -79,8 +79,8 @@ impl Theta {
         }
     }
 
-    /// The forward-difference Jacobian of `f` at `(t, point)`, where `f` is `f_point`: one
-    /// evaluation per state. Invalidates the LU factors.
+    /// The forward-difference Jacobian of `f` at `(t, point)`, where `f` is `f_point`.
+    /// Invalidates the LU factors.
     fn build_jacobian(
         &mut self,
         sys: &mut dyn OdeSystem,
@@ -90,20 +90,16 @@ impl Theta {
     ) -> Result<(), IntegrationError> {
         let n = point.len();
         let mut jacobian = self.jacobian.take().unwrap_or_else(|| DMatrix::zeros(n, n));
-        let mut column = vec![0.0; n];
-        self.work.copy_from_slice(point);
-        for j in 0..n {
-            let xj = point[j];
-            let delta = f64::EPSILON.sqrt() * xj.abs().max(1.0);
-            self.work[j] = xj + delta;
-            // The column's actual increment, which rounding makes differ from `delta`.
-            let h = self.work[j] - xj;
-            eval_rhs(sys, t, &self.work, &mut column, &mut self.stats)?;
-            for i in 0..n {
-                jacobian[(i, j)] = (column[i] - f_point[i]) / h;
-            }
-            self.work[j] = xj;
-        }
+        difference_jacobian(
+            sys,
+            t,
+            point,
+            f_point,
+            &|_| 1.0,
+            &mut self.work,
+            &mut jacobian,
+            &mut self.stats,
+        )?;
         self.jacobian = Some(jacobian);
         self.lu = None;
         Ok(())

@@ -15,14 +15,15 @@
 //!
 //! One module per family: [`explicit`] (fixed-step Runge–Kutta from any [`tableau::Tableau`]),
 //! [`adaptive`] (embedded pairs rkf45 and dopri5 with step size control), [`multistep`]
-//! (Adams–Bashforth), [`implicit`] (fixed-step implicit Euler and trapezoid for stiff problems;
-//! the adaptive stiff methods BDF and Radau will come behind the same trait).
+//! (Adams–Bashforth), [`implicit`] (fixed-step implicit Euler and trapezoid for stiff
+//! problems), [`bdf`] (variable-order, variable-step BDF for stiff problems).
 //!
-//! Deliberately not here: events, adaptive stiff methods, integration backwards in time, and
-//! any IO. Explicit methods allocate nothing in their inner loops: every buffer is sized in
+//! Deliberately not here: events (`hybrid` builds them on [`Stepper`]), integration backwards
+//! in time, and any IO. Explicit methods allocate nothing in their inner loops: every buffer is sized in
 //! `initialize` (the implicit ones allocate when they factor a new matrix).
 
 pub mod adaptive;
+pub mod bdf;
 pub mod explicit;
 pub mod implicit;
 pub mod multistep;
@@ -180,8 +181,12 @@ pub struct Stats {
     pub steps: usize,
     /// Rejected step attempts (error too large, or the trial produced a failure).
     pub rejected: usize,
-    /// Evaluations of the right-hand side.
+    /// Evaluations of the right-hand side (those for Jacobians included).
     pub rhs_evals: usize,
+    /// Jacobians built (by difference quotients).
+    pub jacobians: usize,
+    /// LU factorisations of iteration matrices.
+    pub factorizations: usize,
 }
 
 impl Stats {
@@ -338,13 +343,15 @@ pub enum Method {
     Ab4,
     ImplicitEuler,
     Trapezoid,
+    /// Variable-order, variable-step BDF (NDF) for stiff problems.
+    Bdf,
     /// A user-supplied explicit tableau: fixed-step, or adaptive when it has embedded weights.
     Tableau(Box<Tableau>),
 }
 
 impl Method {
     /// The methods that have a name, in the order of the CLI documentation.
-    pub const NAMED: [Method; 10] = [
+    pub const NAMED: [Method; 11] = [
         Method::Euler,
         Method::Heun,
         Method::Midpoint,
@@ -355,6 +362,7 @@ impl Method {
         Method::Ab4,
         Method::ImplicitEuler,
         Method::Trapezoid,
+        Method::Bdf,
     ];
 
     /// The method with this `--solver` name.
@@ -375,6 +383,7 @@ impl Method {
             Method::Ab4 => "ab4",
             Method::ImplicitEuler => "implicit-euler",
             Method::Trapezoid => "trapezoid",
+            Method::Bdf => "bdf",
             Method::Tableau(t) => t.name(),
         }
     }
@@ -383,7 +392,7 @@ impl Method {
     /// fixed step.
     pub fn is_adaptive(&self) -> bool {
         match self {
-            Method::Rkf45 | Method::Dopri5 => true,
+            Method::Rkf45 | Method::Dopri5 | Method::Bdf => true,
             Method::Tableau(t) => t.b_hat().is_some(),
             Method::Euler
             | Method::Heun
@@ -411,6 +420,7 @@ pub fn stepper_for(method: &Method, options: &Options) -> Box<dyn Stepper> {
         Method::Ab4 => Box::new(AdamsBashforth::new(4, options)),
         Method::ImplicitEuler => Box::new(Theta::implicit_euler(options)),
         Method::Trapezoid => Box::new(Theta::trapezoid(options)),
+        Method::Bdf => Box::new(bdf::Bdf::new(options)),
         Method::Tableau(t) if t.b_hat().is_some() => Box::new(Adaptive::new((**t).clone(), options)),
         Method::Tableau(t) => Box::new(ExplicitRk::new((**t).clone(), options)),
     }
@@ -701,6 +711,41 @@ pub(crate) fn eval_rhs(
         message: e.message,
     })?;
     check_finite(t, dx, Quantity::Derivative)
+}
+
+/// The forward-difference Jacobian of `f` at `(t, point)`, where `f` is `f_point`, into
+/// `jacobian` (n × n): one evaluation per state. Component `j` moves by `√ε·max(|x_j|,
+/// floor(j))`: the floor is the scale below which the component's value does not matter (its
+/// error weight), so that a component far smaller than 1 is not moved by far more than its
+/// size. `work` (n elements) is scratch space.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn difference_jacobian(
+    sys: &mut dyn OdeSystem,
+    t: f64,
+    point: &[f64],
+    f_point: &[f64],
+    floor: &dyn Fn(usize) -> f64,
+    work: &mut [f64],
+    jacobian: &mut nalgebra::DMatrix<f64>,
+    stats: &mut Stats,
+) -> Result<(), IntegrationError> {
+    let n = point.len();
+    stats.jacobians += 1;
+    let mut column = vec![0.0; n];
+    work.copy_from_slice(point);
+    for j in 0..n {
+        let xj = point[j];
+        let delta = f64::EPSILON.sqrt() * xj.abs().max(floor(j)).max(f64::MIN_POSITIVE);
+        work[j] = xj + delta;
+        // The column's actual increment, which rounding makes differ from `delta`.
+        let h = work[j] - xj;
+        eval_rhs(sys, t, work, &mut column, stats)?;
+        for i in 0..n {
+            jacobian[(i, j)] = (column[i] - f_point[i]) / h;
+        }
+        work[j] = xj;
+    }
+    Ok(())
 }
 
 /// An error naming every non-finite component of `values`, if there is one.

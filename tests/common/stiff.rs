@@ -1,0 +1,94 @@
+//! Stiff test problems with published reference solutions (Hairer and Wanner, "Solving
+//! Ordinary Differential Equations II", and the IVP test set of Mazzia and Magherini): the
+//! right-hand side, the initial values, the end time and the reference values there.
+#![allow(dead_code)]
+
+pub struct StiffProblem {
+    pub name: &'static str,
+    pub x0: Vec<f64>,
+    pub t_end: f64,
+    pub rhs: fn(f64, &[f64], &mut [f64]),
+    pub reference: Vec<f64>,
+}
+
+/// Robertson's chemical kinetics, to `t_end` (references for 40 and 1e11).
+pub fn robertson(t_end: f64) -> StiffProblem {
+    let reference = if t_end == 40.0 {
+        vec![0.715_827_068_719_3, 9.185_534_764_529e-6, 0.284_163_745_745_9]
+    } else {
+        vec![2.083_340_149_701e-8, 8.333_360_770_334e-14, 9.999_999_791_665e-1]
+    };
+    StiffProblem {
+        name: "Robertson",
+        x0: vec![1.0, 0.0, 0.0],
+        t_end,
+        rhs: |_, y, dy| {
+            dy[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
+            dy[2] = 3e7 * y[1] * y[1];
+            dy[1] = -dy[0] - dy[2];
+        },
+        reference,
+    }
+}
+
+/// HIRES: eight reactions of plant physiology, to t = 321.8122.
+pub fn hires() -> StiffProblem {
+    StiffProblem {
+        name: "HIRES",
+        x0: vec![1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0057],
+        t_end: 321.8122,
+        rhs: |_, y, f| {
+            f[0] = -1.71 * y[0] + 0.43 * y[1] + 8.32 * y[2] + 0.0007;
+            f[1] = 1.71 * y[0] - 8.75 * y[1];
+            f[2] = -10.03 * y[2] + 0.43 * y[3] + 0.035 * y[4];
+            f[3] = 8.32 * y[1] + 1.71 * y[2] - 1.12 * y[3];
+            f[4] = -1.745 * y[4] + 0.43 * y[5] + 0.43 * y[6];
+            f[5] = -280.0 * y[5] * y[7] + 0.69 * y[3] + 1.71 * y[4] - 0.43 * y[5] + 0.69 * y[6];
+            f[6] = 280.0 * y[5] * y[7] - 1.81 * y[6];
+            f[7] = -f[6];
+        },
+        reference: vec![
+            0.737_131_257_332_566_8e-3,
+            0.144_248_572_631_618_5e-3,
+            0.588_872_974_096_757_5e-4,
+            0.117_565_134_328_314_9e-2,
+            0.238_635_619_883_133_1e-2,
+            0.623_896_825_274_279_6e-2,
+            0.284_999_839_518_576_9e-2,
+            0.285_000_160_481_423_1e-2,
+        ],
+    }
+}
+
+/// Van der Pol's oscillator with μ = 1000 in Hairer's scaling (ε = 1/μ² = 1e-6), to t = 2.
+pub fn van_der_pol() -> StiffProblem {
+    StiffProblem {
+        name: "Van der Pol (mu = 1000)",
+        x0: vec![2.0, -0.66],
+        t_end: 2.0,
+        rhs: |_, y, f| {
+            f[0] = y[1];
+            f[1] = ((1.0 - y[0] * y[0]) * y[1] - y[0]) / 1e-6;
+        },
+        reference: vec![0.170_616_773_217_046_9e1, -0.892_809_701_024_812_5],
+    }
+}
+
+/// The Oregonator (Belousov–Zhabotinskii reaction), to t = 360.
+pub fn oregonator() -> StiffProblem {
+    StiffProblem {
+        name: "Oregonator",
+        x0: vec![1.0, 2.0, 3.0],
+        t_end: 360.0,
+        rhs: |_, y, f| {
+            f[0] = 77.27 * (y[1] + y[0] * (1.0 - 8.375e-6 * y[0] - y[1]));
+            f[1] = (y[2] - (1.0 + y[0]) * y[1]) / 77.27;
+            f[2] = 0.161 * (y[0] - y[2]);
+        },
+        reference: vec![
+            0.100_081_487_031_852_3e1,
+            0.122_817_852_154_991_7e4,
+            0.132_055_494_284_670_6e3,
+        ],
+    }
+}
