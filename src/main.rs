@@ -79,7 +79,7 @@ struct RunArgs {
     stop: Option<f64>,
     /// Integration method: euler, heun, midpoint, rk4, rkf45, dopri5, ab2, ab4 (explicit),
     /// implicit-euler, trapezoid (fixed step, stiff), bdf (adaptive, stiff), or auto (the
-    /// default: dopri5).
+    /// default: dopri5, switching to bdf while the model is stiff; -v reports the switches).
     #[arg(long, value_name = "NAME", default_value = "auto")]
     solver: String,
     /// A Butcher tableau file defining an explicit Runge-Kutta method to use instead of
@@ -256,16 +256,9 @@ fn simulate(
         }
         None => None,
     };
-    let Some(method) = method.or_else(|| match run.solver.as_str() {
-        "auto" => Some(eqm::integrators::Method::Dopri5),
-        name => eqm::integrators::Method::parse(name),
-    }) else {
+    let Some(method) = method.or_else(|| eqm::integrators::Method::parse(&run.solver)) else {
         let known: Vec<&str> = eqm::integrators::Method::NAMED.iter().map(|m| m.name()).collect();
-        return usage(format!(
-            "unknown solver `{}`; known: auto, {}",
-            run.solver,
-            known.join(", ")
-        ));
+        return usage(format!("unknown solver `{}`; known: {}", run.solver, known.join(", ")));
     };
     let compiled = if session.has_errors() {
         None
@@ -434,7 +427,7 @@ fn simulate(
                 if summary.events.events > 0 {
                     eprintln!("{} events", summary.events.events);
                 }
-                for note in &summary.events.notes {
+                for note in summary.events.notes.iter().chain(&summary.solver_notes) {
                     eprintln!("  {note}");
                 }
             }

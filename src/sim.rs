@@ -68,6 +68,8 @@ pub struct Summary {
     pub events: crate::hybrid::EventStats,
     /// Set when the model called `terminate`: the time and message.
     pub terminated: Option<(f64, String)>,
+    /// What the integration method decided (`auto`'s switches between methods).
+    pub solver_notes: Vec<String>,
 }
 
 /// Why a run did not finish.
@@ -372,6 +374,7 @@ pub fn simulate(
         stopped_at,
         events,
         terminated,
+        solver_notes: stepper.notes(),
     })
 }
 

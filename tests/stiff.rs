@@ -101,3 +101,53 @@ fn bdf_error_follows_the_tolerance() {
         previous = error;
     }
 }
+
+#[test]
+fn auto_switches_to_bdf_on_stiff_problems_and_stays_explicit_otherwise() {
+    let options = Options {
+        rtol: 1e-8,
+        atol: Atol::Scalar(1e-14),
+        ..Options::default()
+    };
+    // Robertson: stiff after the initial transient; auto must switch and reach the reference.
+    let problem = stiff::robertson(40.0);
+    let (x, stats) = solve(&Method::Auto, &problem, 1e-8, 1e-14);
+    assert!(relative_error(&x, &problem.reference, 1e-12) < 1e-6, "{x:?}");
+    // An explicit method alone needs about 40 / (3.3 / 1e4) ≈ 1e5 steps here.
+    assert!(stats.steps < 5_000, "{stats:?}");
+    let mut stepper = stepper_for(&Method::Auto, &options);
+    let mut sys = System {
+        dim: 3,
+        rhs: problem.rhs,
+    };
+    let _ = integrate(
+        &mut sys,
+        stepper.as_mut(),
+        0.0,
+        &problem.x0,
+        40.0,
+        &Output::Steps,
+        |_, _| ControlFlow::Continue(()),
+    );
+    let notes = stepper.notes();
+    assert!(notes.iter().any(|n| n.contains("stiff: bdf")), "{notes:?}");
+    // A harmonic oscillator is never stiff: no switch.
+    let mut stepper = stepper_for(&Method::Auto, &options);
+    let mut oscillator = System {
+        dim: 2,
+        rhs: |_, x, dx| {
+            dx[0] = x[1];
+            dx[1] = -4.0 * x[0];
+        },
+    };
+    let _ = integrate(
+        &mut oscillator,
+        stepper.as_mut(),
+        0.0,
+        &[1.0, 0.0],
+        50.0,
+        &Output::Steps,
+        |_, _| ControlFlow::Continue(()),
+    );
+    assert!(stepper.notes().is_empty(), "{:?}", stepper.notes());
+}

@@ -67,6 +67,8 @@ pub struct Adaptive {
     /// The error of the last accepted step, for the PI controller (`facold` in DOPRI5).
     err_prev: f64,
     last_rejected: bool,
+    /// `h·ρ` of the last accepted step (see [`Adaptive::stiffness`]).
+    stiffness: f64,
     stats: Stats,
 }
 
@@ -94,6 +96,7 @@ impl Adaptive {
             h: 0.0,
             err_prev: 1e-4,
             last_rejected: false,
+            stiffness: 0.0,
             stats: Stats::default(),
         }
     }
@@ -162,6 +165,30 @@ impl Adaptive {
         let err = error_norm(&error, &ends.x, &self.x_new, &self.atol, self.options.rtol);
         self.stages.scratch = error;
         if err <= 1.0 {
+            // Hairer's stiffness test (DOPRI5's `hlamb`): the last two stages are both at
+            // t + h, at the new point and at the sixth stage's state, which differ along the
+            // directions the error lives in, the stiff ones.
+            let s = self.tableau.stages();
+            if self.fsal && s >= 3 {
+                let row: Vec<f64> = (0..s - 2).map(|j| self.tableau.a(s - 2, j)).collect();
+                let mut before_last = std::mem::take(&mut self.stages.scratch);
+                self.stages
+                    .combine(&row, &self.ends.f, h, Some(&self.ends.x), &mut before_last);
+                let (k_last, k_before) = (self.stages.k(s - 2), self.stages.k(s - 3));
+                let numerator: f64 = k_last.iter().zip(k_before).map(|(a, b)| (a - b) * (a - b)).sum();
+                let denominator: f64 = self
+                    .x_new
+                    .iter()
+                    .zip(&before_last)
+                    .map(|(a, b)| (a - b) * (a - b))
+                    .sum();
+                self.stiffness = if denominator > 0.0 {
+                    h * (numerator / denominator).sqrt()
+                } else {
+                    0.0
+                };
+                self.stages.scratch = before_last;
+            }
             if self.fsal {
                 std::mem::swap(&mut self.f_new, self.stages.last_mut());
             } else {
@@ -199,6 +226,15 @@ fn error_norm(error: &[f64], x: &[f64], x_new: &[f64], atol: &[f64], rtol: f64) 
         })
         .sum();
     (sum / error.len() as f64).sqrt()
+}
+
+impl Adaptive {
+    /// `h·ρ` of the last accepted step (Hairer's estimate; 0 for tableaux without the "first
+    /// same as last" property): an explicit method whose steps keep this near its stability
+    /// boundary (about 3.3 for DOPRI5) is limited by stability, not accuracy.
+    pub(crate) fn stiffness(&self) -> f64 {
+        self.stiffness
+    }
 }
 
 impl Stepper for Adaptive {

@@ -242,6 +242,19 @@ impl Bdf {
     }
 }
 
+impl Bdf {
+    /// `h·|J|∞` with the kept Jacobian: below about 1 the problem is not stiff at this step
+    /// size (an explicit method would be stable with it).
+    pub(crate) fn stiffness(&self) -> f64 {
+        let Some(j) = &self.jacobian else { return f64::INFINITY };
+        let norm = j
+            .row_iter()
+            .map(|r| r.iter().map(|v| v.abs()).sum::<f64>())
+            .fold(0.0, f64::max);
+        self.h * norm
+    }
+}
+
 impl Stepper for Bdf {
     fn name(&self) -> &str {
         "bdf"

@@ -78,6 +78,11 @@ impl RkStages {
         }
     }
 
+    /// The derivative of stage `j + 2` (stage 1's is the caller's `f(t, x)`).
+    pub fn k(&self, j: usize) -> &[f64] {
+        &self.k[j]
+    }
+
     /// The derivative of the last stage (for "first same as last" tableaux, `f` at the new
     /// point).
     pub fn last_mut(&mut self) -> &mut Vec<f64> {

@@ -23,6 +23,7 @@
 //! `initialize` (the implicit ones allocate when they factor a new matrix).
 
 pub mod adaptive;
+pub mod auto;
 pub mod bdf;
 pub mod explicit;
 pub mod implicit;
@@ -328,6 +329,11 @@ pub trait Stepper {
 
     /// Counters since `initialize`.
     fn stats(&self) -> Stats;
+
+    /// What the method decided that a user may want to know (`auto`'s switches), for `-v`.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// An integration method, by its `--solver` name, or a user's explicit tableau.
@@ -345,13 +351,15 @@ pub enum Method {
     Trapezoid,
     /// Variable-order, variable-step BDF (NDF) for stiff problems.
     Bdf,
+    /// DOPRI5, switching to BDF while the problem is stiff.
+    Auto,
     /// A user-supplied explicit tableau: fixed-step, or adaptive when it has embedded weights.
     Tableau(Box<Tableau>),
 }
 
 impl Method {
     /// The methods that have a name, in the order of the CLI documentation.
-    pub const NAMED: [Method; 11] = [
+    pub const NAMED: [Method; 12] = [
         Method::Euler,
         Method::Heun,
         Method::Midpoint,
@@ -363,6 +371,7 @@ impl Method {
         Method::ImplicitEuler,
         Method::Trapezoid,
         Method::Bdf,
+        Method::Auto,
     ];
 
     /// The method with this `--solver` name.
@@ -384,6 +393,7 @@ impl Method {
             Method::ImplicitEuler => "implicit-euler",
             Method::Trapezoid => "trapezoid",
             Method::Bdf => "bdf",
+            Method::Auto => "auto",
             Method::Tableau(t) => t.name(),
         }
     }
@@ -392,7 +402,7 @@ impl Method {
     /// fixed step.
     pub fn is_adaptive(&self) -> bool {
         match self {
-            Method::Rkf45 | Method::Dopri5 | Method::Bdf => true,
+            Method::Rkf45 | Method::Dopri5 | Method::Bdf | Method::Auto => true,
             Method::Tableau(t) => t.b_hat().is_some(),
             Method::Euler
             | Method::Heun
@@ -421,6 +431,7 @@ pub fn stepper_for(method: &Method, options: &Options) -> Box<dyn Stepper> {
         Method::ImplicitEuler => Box::new(Theta::implicit_euler(options)),
         Method::Trapezoid => Box::new(Theta::trapezoid(options)),
         Method::Bdf => Box::new(bdf::Bdf::new(options)),
+        Method::Auto => Box::new(auto::Auto::new(options)),
         Method::Tableau(t) if t.b_hat().is_some() => Box::new(Adaptive::new((**t).clone(), options)),
         Method::Tableau(t) => Box::new(ExplicitRk::new((**t).clone(), options)),
     }

@@ -1,0 +1,170 @@
+//! `auto`: DOPRI5 while the problem is not stiff, BDF while it is.
+//!
+//! Input: [`Options`] (tolerances as for the adaptive methods). Output: the steps of whichever
+//! method runs, with its dense output. After each DOPRI5 step the product `h·ρ` of the step and
+//! an estimate of the dominant eigenvalue (from the derivatives at the step's ends) is compared
+//! with DOPRI5's stability boundary; when the steps stay at that boundary for
+//! [`STIFF_STEPS`] steps in a row, the step size is set by stability and not by accuracy, and the
+//! run switches to BDF. BDF switches back when `h·|J|∞` stays below 1 for [`NONSTIFF_STEPS`]
+//! steps. A switch happens at the start of the next step (so the last step's dense output stays
+//! valid) and is recorded for `-v`.
+//!
+//! Deliberately not here: the methods themselves.
+
+use super::adaptive::Adaptive;
+use super::bdf::Bdf;
+use super::{IntegrationError, OdeSystem, Options, Stats, StepInfo, Stepper};
+
+/// DOPRI5 steps at its stability boundary before switching to BDF.
+const STIFF_STEPS: usize = 15;
+/// Consecutive steps against the evidence that clear it.
+const CLEARING_STEPS: usize = 6;
+/// BDF steps in a row at which an explicit method would be stable before switching back.
+const NONSTIFF_STEPS: usize = 50;
+/// `h·ρ` above this counts as at DOPRI5's stability boundary (Hairer's test uses 3.25).
+const STABILITY_BOUNDARY: f64 = 3.25;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Which {
+    Explicit,
+    Implicit,
+}
+
+/// The switching stepper.
+pub struct Auto {
+    explicit: Adaptive,
+    implicit: Bdf,
+    current: Which,
+    /// Steps that point to the other method, since the last run of [`CLEARING_STEPS`] that
+    /// did not.
+    evidence: usize,
+    /// Consecutive steps that did not point to the other method.
+    against: usize,
+    switch_pending: bool,
+    /// Statistics of the method runs that ended with a switch.
+    retired: Stats,
+    switches: Vec<String>,
+}
+
+impl Auto {
+    pub fn new(options: Options) -> Self {
+        Auto {
+            explicit: Adaptive::dopri5(options.clone()),
+            implicit: Bdf::new(options),
+            current: Which::Explicit,
+            evidence: 0,
+            against: 0,
+            switch_pending: false,
+            retired: Stats::default(),
+            switches: Vec::new(),
+        }
+    }
+
+    fn active(&self) -> &dyn Stepper {
+        match self.current {
+            Which::Explicit => &self.explicit,
+            Which::Implicit => &self.implicit,
+        }
+    }
+
+    fn active_mut(&mut self) -> &mut dyn Stepper {
+        match self.current {
+            Which::Explicit => &mut self.explicit,
+            Which::Implicit => &mut self.implicit,
+        }
+    }
+}
+
+fn add(a: Stats, b: Stats) -> Stats {
+    Stats {
+        steps: a.steps + b.steps,
+        rejected: a.rejected + b.rejected,
+        rhs_evals: a.rhs_evals + b.rhs_evals,
+        jacobians: a.jacobians + b.jacobians,
+        factorizations: a.factorizations + b.factorizations,
+    }
+}
+
+impl Stepper for Auto {
+    fn name(&self) -> &str {
+        "auto"
+    }
+
+    fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
+        self.current = Which::Explicit;
+        self.evidence = 0;
+        self.against = 0;
+        self.switch_pending = false;
+        self.retired = Stats::default();
+        self.switches.clear();
+        self.explicit.initialize(sys, t0, x0)
+    }
+
+    fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
+        if self.switch_pending {
+            self.switch_pending = false;
+            let (t, x) = (self.time(), self.state().to_vec());
+            self.retired = add(self.retired, self.active().stats());
+            self.current = match self.current {
+                Which::Explicit => Which::Implicit,
+                Which::Implicit => Which::Explicit,
+            };
+            let to = match self.current {
+                Which::Explicit => "non-stiff: dopri5",
+                Which::Implicit => "stiff: bdf",
+            };
+            self.switches.push(format!("t = {t}: the problem became {to}"));
+            self.active_mut().initialize(sys, t, &x)?;
+        }
+        let info = self.active_mut().step(sys, t_limit)?;
+        let points_elsewhere = match self.current {
+            Which::Explicit => self.explicit.stiffness() > STABILITY_BOUNDARY,
+            Which::Implicit => self.implicit.stiffness() < 1.0,
+        };
+        // As in DOPRI5: evidence accumulates, and only a run of steps against it clears it (the
+        // estimate hovers around the boundary when the steps are stability-limited).
+        if points_elsewhere {
+            self.evidence += 1;
+            self.against = 0;
+        } else {
+            self.against += 1;
+            if self.against >= CLEARING_STEPS {
+                self.evidence = 0;
+            }
+        }
+        let needed = match self.current {
+            Which::Explicit => STIFF_STEPS,
+            Which::Implicit => NONSTIFF_STEPS,
+        };
+        if self.evidence >= needed {
+            self.evidence = 0;
+            self.against = 0;
+            self.switch_pending = true;
+        }
+        Ok(info)
+    }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        self.active().interpolate(t, out);
+    }
+
+    fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
+        self.active_mut().restart(t, x)
+    }
+
+    fn state(&self) -> &[f64] {
+        self.active().state()
+    }
+
+    fn time(&self) -> f64 {
+        self.active().time()
+    }
+
+    fn stats(&self) -> Stats {
+        add(self.retired, self.active().stats())
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.switches.clone()
+    }
+}
