@@ -1,0 +1,111 @@
+//! Work-precision of the stiff solvers on the stiff test set (issue 6).
+//!
+//! Run with `cargo bench --bench stiff`. For each problem (Robertson to t = 40 and 1e5, HIRES,
+//! Van der Pol with μ = 1000, the Oregonator) and rtol 1e-4, 1e-6, 1e-8 (atol scaled per
+//! problem), prints the wall time (best of several runs), the steps, the right-hand-side and
+//! Jacobian evaluations, LU factorisations and the achieved error at the end time against the
+//! reference (published values; for Robertson to 1e5 a BDF run at rtol 1e-12). The same
+//! problems in SciPy (Radau, BDF, LSODA) and SUNDIALS CVODE: `python3 benches/stiff_compare.py`.
+
+#[path = "../tests/common/stiff.rs"]
+mod stiff;
+
+use eqm::integrators::{Atol, Method, OdeSystem, Options, Output, RhsError, Stats, integrate, stepper_for};
+use std::ops::ControlFlow;
+use std::time::Instant;
+use stiff::StiffProblem;
+
+struct System {
+    dim: usize,
+    rhs: fn(f64, &[f64], &mut [f64]),
+}
+
+impl OdeSystem for System {
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
+        (self.rhs)(t, x, dx);
+        Ok(())
+    }
+}
+
+fn solve(method: &Method, problem: &StiffProblem, rtol: f64, atol: f64) -> Option<(Vec<f64>, Stats)> {
+    let options = Options {
+        rtol,
+        atol: Atol::Scalar(atol),
+        ..Options::default()
+    };
+    let mut stepper = stepper_for(method, &options);
+    let mut sys = System {
+        dim: problem.x0.len(),
+        rhs: problem.rhs,
+    };
+    let mut last = Vec::new();
+    integrate(
+        &mut sys,
+        stepper.as_mut(),
+        0.0,
+        &problem.x0,
+        problem.t_end,
+        &Output::Times(vec![problem.t_end]),
+        |_, x| {
+            last = x.to_vec();
+            ControlFlow::Continue(())
+        },
+    )
+    .ok()?;
+    Some((last, stepper.stats()))
+}
+
+fn main() {
+    let mut robertson_1e5 = stiff::robertson(1e5);
+    robertson_1e5.reference = solve(&Method::Bdf, &robertson_1e5, 1e-12, 1e-22)
+        .expect("the reference run")
+        .0;
+    // (problem, atol relative to rtol)
+    let problems = [
+        (stiff::robertson(40.0), 1e-6),
+        (robertson_1e5, 1e-6),
+        (stiff::hires(), 1e-4),
+        (stiff::van_der_pol(), 1.0),
+        (stiff::oregonator(), 1.0),
+    ];
+    println!(
+        "{:<26} {:>6} {:>7} {:>10} {:>7} {:>7} {:>6} {:>6} {:>10}",
+        "problem", "method", "rtol", "time ms", "steps", "f evals", "jac", "LU", "error"
+    );
+    for (problem, atol_factor) in &problems {
+        for method in [Method::Bdf, Method::Auto] {
+            for rtol in [1e-4, 1e-6, 1e-8] {
+                let atol = rtol * atol_factor * if problem.name == "Robertson" { 1e-4 } else { 1.0 };
+                let mut best = f64::INFINITY;
+                let mut outcome = None;
+                for _ in 0..20 {
+                    let start = Instant::now();
+                    outcome = solve(&method, problem, rtol, atol);
+                    best = best.min(start.elapsed().as_secs_f64() * 1e3);
+                }
+                let Some((x, stats)) = outcome else {
+                    println!("{:<26} {:>6} {rtol:>7.0e} failed", problem.name, method.name());
+                    continue;
+                };
+                let error = x
+                    .iter()
+                    .zip(&problem.reference)
+                    .map(|(a, b)| (a - b).abs() / (b.abs() + atol / rtol))
+                    .fold(0.0, f64::max);
+                println!(
+                    "{:<26} {:>6} {rtol:>7.0e} {best:>10.3} {:>7} {:>7} {:>6} {:>6} {error:>10.2e}",
+                    format!("{} t={}", problem.name, problem.t_end),
+                    method.name(),
+                    stats.steps,
+                    stats.rhs_evals,
+                    stats.jacobians,
+                    stats.factorizations
+                );
+            }
+        }
+    }
+}
