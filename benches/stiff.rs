@@ -77,7 +77,7 @@ fn main() {
         "problem", "method", "rtol", "time ms", "steps", "f evals", "jac", "LU", "error"
     );
     for (problem, atol_factor) in &problems {
-        for method in [Method::Bdf, Method::Auto] {
+        for method in [Method::Bdf, Method::Radau5, Method::Auto] {
             for rtol in [1e-4, 1e-6, 1e-8] {
                 let atol = rtol * atol_factor * if problem.name == "Robertson" { 1e-4 } else { 1.0 };
                 let mut best = f64::INFINITY;

@@ -78,7 +78,7 @@ struct RunArgs {
     #[arg(long, value_name = "T1", allow_negative_numbers = true)]
     stop: Option<f64>,
     /// Integration method: euler, heun, midpoint, rk4, rkf45, dopri5, ab2, ab4 (explicit),
-    /// implicit-euler, trapezoid (fixed step, stiff), bdf (adaptive, stiff), or auto (the
+    /// implicit-euler, trapezoid (fixed step, stiff), bdf, radau5 (adaptive, stiff), or auto (the
     /// default: dopri5, switching to bdf while the model is stiff; -v reports the switches).
     #[arg(long, value_name = "NAME", default_value = "auto")]
     solver: String,

@@ -36,7 +36,7 @@ fn jumps(t: &Table, column: &str) -> Vec<f64> {
 #[test]
 fn bouncing_ball_impacts_happen_at_the_exact_times_for_every_solver() {
     let exact = impacts(6);
-    for solver in ["dopri5", "rkf45", "rk4", "bdf"] {
+    for solver in ["dopri5", "rkf45", "rk4", "bdf", "radau5"] {
         let t = run(&[
             "run",
             "examples/bouncing_ball.eqm",

@@ -64,7 +64,7 @@ fn relative_error(x: &[f64], reference: &[f64], floor: f64) -> f64 {
 }
 
 #[test]
-fn bdf_matches_the_reference_solutions_of_the_stiff_test_set() {
+fn bdf_and_radau5_match_the_reference_solutions_of_the_stiff_test_set() {
     // (problem, rtol, atol, allowed relative error, floor for tiny components)
     let cases = [
         (stiff::robertson(40.0), 1e-8, 1e-14, 1e-6, 1e-12),
@@ -73,12 +73,16 @@ fn bdf_matches_the_reference_solutions_of_the_stiff_test_set() {
         (stiff::van_der_pol(), 1e-8, 1e-8, 1e-5, 1e-8),
         (stiff::oregonator(), 1e-8, 1e-8, 1e-5, 1e-8),
     ];
-    for (problem, rtol, atol, allowed, floor) in cases {
-        let (x, stats) = solve(&Method::Bdf, &problem, rtol, atol);
+    for (method, (problem, rtol, atol, allowed, floor)) in [Method::Bdf, Method::Radau5]
+        .iter()
+        .flat_map(|m| cases.clone().map(|c| (m, c)))
+    {
+        let (x, stats) = solve(method, &problem, rtol, atol);
         let error = relative_error(&x, &problem.reference, floor);
         assert!(
             error < allowed,
-            "{} at t = {}: relative error {error:e} (x = {x:?}, stats {stats:?})",
+            "{} on {} at t = {}: relative error {error:e} (x = {x:?}, stats {stats:?})",
+            method.name(),
             problem.name,
             problem.t_end
         );

@@ -19,6 +19,7 @@
 
 use super::{
     IntegrationError, OdeSystem, Options, Stats, StepInfo, Stepper, check_finite, difference_jacobian, eval_rhs,
+    initial_step,
 };
 use nalgebra::{DMatrix, DVector};
 
@@ -141,24 +142,16 @@ impl Bdf {
         let max_step = self.options.max_step.unwrap_or(f64::INFINITY);
         let h = match self.options.initial_step {
             Some(h) => h,
-            None => {
-                let scale = |i: usize| self.atol[i] + self.options.rtol * self.x[i].abs();
-                let d0 = Bdf::norm((0..n).map(|i| self.x[i] / scale(i)), n);
-                let d1 = Bdf::norm((0..n).map(|i| self.f[i] / scale(i)), n);
-                let h0 = if d0 < 1e-5 || d1 < 1e-5 { 1e-6 } else { 0.01 * d0 / d1 };
-                for i in 0..n {
-                    self.work[i] = self.x[i] + h0 * self.f[i];
-                }
-                let mut f1 = vec![0.0; n];
-                eval_rhs(sys, self.t + h0, &self.work, &mut f1, &mut self.stats)?;
-                let d2 = Bdf::norm((0..n).map(|i| (f1[i] - self.f[i]) / scale(i)), n) / h0;
-                let h1 = if d1 <= 1e-15 && d2 <= 1e-15 {
-                    (h0 * 1e-3).max(1e-6)
-                } else {
-                    (0.01 / d1.max(d2)).powf(0.5)
-                };
-                (100.0 * h0).min(h1)
-            }
+            None => initial_step(
+                sys,
+                self.t,
+                &self.x,
+                &self.f,
+                &self.atol,
+                self.options.rtol,
+                1,
+                &mut self.stats,
+            )?,
         };
         self.h = h.min(max_step).min((t_limit - self.t).max(f64::MIN_POSITIVE));
         self.d = DMatrix::zeros(MAX_ORDER + 3, n);
@@ -453,17 +446,7 @@ impl Stepper for Bdf {
     }
 
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
-        if x.len() != self.x.len() {
-            return Err(IntegrationError::InvalidInput {
-                message: format!("{} initial values given for {} states", x.len(), self.x.len()),
-            });
-        }
-        if !t.is_finite() {
-            return Err(IntegrationError::InvalidInput {
-                message: format!("the start time {t} is not finite"),
-            });
-        }
-        check_finite(t, x, super::Quantity::State)?;
+        super::check_restart(t, x, self.x.len())?;
         self.t = t;
         self.t_prev = t;
         self.x.copy_from_slice(x);

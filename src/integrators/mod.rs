@@ -16,7 +16,8 @@
 //! One module per family: [`explicit`] (fixed-step Runge–Kutta from any [`tableau::Tableau`]),
 //! [`adaptive`] (embedded pairs rkf45 and dopri5 with step size control), [`multistep`]
 //! (Adams–Bashforth), [`implicit`] (fixed-step implicit Euler and trapezoid for stiff
-//! problems), [`bdf`] (variable-order, variable-step BDF for stiff problems).
+//! problems), [`bdf`] (variable-order, variable-step BDF for stiff problems), [`radau`]
+//! (Radau IIA of order 5 for stiff problems), [`auto`] (DOPRI5 switching to BDF).
 //!
 //! Deliberately not here: events (`hybrid` builds them on [`Stepper`]), integration backwards
 //! in time, and any IO. Explicit methods allocate nothing in their inner loops: every buffer is sized in
@@ -28,6 +29,7 @@ pub mod bdf;
 pub mod explicit;
 pub mod implicit;
 pub mod multistep;
+pub mod radau;
 pub mod tableau;
 
 use std::fmt;
@@ -351,6 +353,8 @@ pub enum Method {
     Trapezoid,
     /// Variable-order, variable-step BDF (NDF) for stiff problems.
     Bdf,
+    /// Radau IIA of order 5 (RADAU5) for stiff problems.
+    Radau5,
     /// DOPRI5, switching to BDF while the problem is stiff.
     Auto,
     /// A user-supplied explicit tableau: fixed-step, or adaptive when it has embedded weights.
@@ -359,7 +363,7 @@ pub enum Method {
 
 impl Method {
     /// The methods that have a name, in the order of the CLI documentation.
-    pub const NAMED: [Method; 12] = [
+    pub const NAMED: [Method; 13] = [
         Method::Euler,
         Method::Heun,
         Method::Midpoint,
@@ -371,6 +375,7 @@ impl Method {
         Method::ImplicitEuler,
         Method::Trapezoid,
         Method::Bdf,
+        Method::Radau5,
         Method::Auto,
     ];
 
@@ -393,6 +398,7 @@ impl Method {
             Method::ImplicitEuler => "implicit-euler",
             Method::Trapezoid => "trapezoid",
             Method::Bdf => "bdf",
+            Method::Radau5 => "radau5",
             Method::Auto => "auto",
             Method::Tableau(t) => t.name(),
         }
@@ -402,7 +408,7 @@ impl Method {
     /// fixed step.
     pub fn is_adaptive(&self) -> bool {
         match self {
-            Method::Rkf45 | Method::Dopri5 | Method::Bdf | Method::Auto => true,
+            Method::Rkf45 | Method::Dopri5 | Method::Bdf | Method::Radau5 | Method::Auto => true,
             Method::Tableau(t) => t.b_hat().is_some(),
             Method::Euler
             | Method::Heun
@@ -431,6 +437,7 @@ pub fn stepper_for(method: &Method, options: &Options) -> Box<dyn Stepper> {
         Method::ImplicitEuler => Box::new(Theta::implicit_euler(options)),
         Method::Trapezoid => Box::new(Theta::trapezoid(options)),
         Method::Bdf => Box::new(bdf::Bdf::new(options)),
+        Method::Radau5 => Box::new(radau::Radau::new(options)),
         Method::Auto => Box::new(auto::Auto::new(options)),
         Method::Tableau(t) if t.b_hat().is_some() => Box::new(Adaptive::new((**t).clone(), options)),
         Method::Tableau(t) => Box::new(ExplicitRk::new((**t).clone(), options)),
@@ -597,17 +604,7 @@ impl StepEnds {
 
     /// Restarts at `(t, x)` with no step behind it; the state is unchanged when `x` is unusable.
     pub fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
-        if x.len() != self.x.len() {
-            return Err(IntegrationError::invalid(format!(
-                "{} initial values given for {} states",
-                x.len(),
-                self.x.len()
-            )));
-        }
-        if !t.is_finite() {
-            return Err(IntegrationError::invalid(format!("the start time {t} is not finite")));
-        }
-        check_finite(t, x, Quantity::State)?;
+        check_restart(t, x, self.x.len())?;
         self.t_prev = t;
         self.t = t;
         self.x.copy_from_slice(x);
@@ -757,6 +754,53 @@ pub(crate) fn difference_jacobian(
         work[j] = xj;
     }
     Ok(())
+}
+
+/// A first step for an implicit method of error order `order` at `(t, x)` with derivative `f`
+/// (Hairer and Wanner's rule, as in SciPy's `select_initial_step`): a step over which an
+/// explicit Euler step changes the solution by about 1% of its error weights, and the second
+/// derivative (estimated with that step) keeps the error of order `order` small.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn initial_step(
+    sys: &mut dyn OdeSystem,
+    t: f64,
+    x: &[f64],
+    f: &[f64],
+    atol: &[f64],
+    rtol: f64,
+    order: u32,
+    stats: &mut Stats,
+) -> Result<f64, IntegrationError> {
+    let n = x.len();
+    let rms = |v: &dyn Fn(usize) -> f64| ((0..n).map(|i| v(i) * v(i)).sum::<f64>() / n.max(1) as f64).sqrt();
+    let scale = |i: usize| atol[i] + rtol * x[i].abs();
+    let d0 = rms(&|i| x[i] / scale(i));
+    let d1 = rms(&|i| f[i] / scale(i));
+    let h0 = if d0 < 1e-5 || d1 < 1e-5 { 1e-6 } else { 0.01 * d0 / d1 };
+    let x1: Vec<f64> = (0..n).map(|i| x[i] + h0 * f[i]).collect();
+    let mut f1 = vec![0.0; n];
+    eval_rhs(sys, t + h0, &x1, &mut f1, stats)?;
+    let d2 = rms(&|i| (f1[i] - f[i]) / scale(i)) / h0;
+    let h1 = if d1 <= 1e-15 && d2 <= 1e-15 {
+        (h0 * 1e-3).max(1e-6)
+    } else {
+        (0.01 / d1.max(d2)).powf(1.0 / f64::from(order + 1))
+    };
+    Ok((100.0 * h0).min(h1))
+}
+
+/// Checks a (re)start point: `dim` finite values at a finite time.
+pub(crate) fn check_restart(t: f64, x: &[f64], dim: usize) -> Result<(), IntegrationError> {
+    if x.len() != dim {
+        return Err(IntegrationError::invalid(format!(
+            "{} initial values given for {dim} states",
+            x.len()
+        )));
+    }
+    if !t.is_finite() {
+        return Err(IntegrationError::invalid(format!("the start time {t} is not finite")));
+    }
+    check_finite(t, x, Quantity::State)
 }
 
 /// An error naming every non-finite component of `values`, if there is one.

@@ -3,6 +3,7 @@
 //! right-hand side, the initial values, the end time and the reference values there.
 #![allow(dead_code)]
 
+#[derive(Clone)]
 pub struct StiffProblem {
     pub name: &'static str,
     pub x0: Vec<f64>,

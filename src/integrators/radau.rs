@@ -1,0 +1,515 @@
+//! Radau IIA of order 5 (three stages), the method of Hairer and Wanner's RADAU5, for stiff
+//! problems.
+//!
+//! Input: [`Options`] (`rtol`, `atol`, optional first and maximum step). Output: accepted steps
+//! with the collocation polynomial as dense output.
+//!
+//! Each step solves the collocation system for the stage increments `Z` by simplified Newton.
+//! The 3n × 3n iteration matrix is decoupled by the eigenvectors of the method's matrix into one
+//! real system `(μ/h − J)` and one complex one `(μ_c/h − J)`, each factored once (nalgebra LU)
+//! and kept while the step size and Jacobian do not change. The Jacobian (difference quotients
+//! scaled by the error weights) is kept across steps and rebuilt only when Newton converged
+//! slowly. The error estimate is RADAU5's (filtered through the real factorisation, refined once
+//! after a rejection), the step size follows Gustafsson's predictive controller, and steps that
+//! would change `h` by less than 20% keep it, so the factorisations can be reused. The Newton
+//! iteration starts from the previous step's collocation polynomial.
+//!
+//! Deliberately not here: a symbolic Jacobian and sparse LU (the system interface only
+//! evaluates `f`), and the variable-order RADAU.
+
+use super::{
+    IntegrationError, OdeSystem, Options, Quantity, Stats, StepInfo, Stepper, check_finite, difference_jacobian,
+    eval_rhs, initial_step,
+};
+use nalgebra::{Complex, DMatrix, DVector};
+
+const NEWTON_MAX_ITERATIONS: usize = 6;
+const MIN_FACTOR: f64 = 0.2;
+const MAX_FACTOR: f64 = 10.0;
+
+fn sqrt6() -> f64 {
+    6f64.sqrt()
+}
+
+/// The collocation nodes.
+fn nodes() -> [f64; 3] {
+    [(4.0 - sqrt6()) / 10.0, (4.0 + sqrt6()) / 10.0, 1.0]
+}
+
+/// The weights of the embedded error estimate.
+fn error_weights() -> [f64; 3] {
+    [(-13.0 - 7.0 * sqrt6()) / 3.0, (-13.0 + 7.0 * sqrt6()) / 3.0, -1.0 / 3.0]
+}
+
+/// The real eigenvalue of the inverse of the method's matrix, and the complex one.
+fn mu_real() -> f64 {
+    3.0 + 3f64.powf(2.0 / 3.0) - 3f64.powf(1.0 / 3.0)
+}
+
+fn mu_complex() -> Complex<f64> {
+    Complex::new(
+        3.0 + 0.5 * (3f64.powf(1.0 / 3.0) - 3f64.powf(2.0 / 3.0)),
+        -0.5 * (3f64.powf(5.0 / 6.0) + 3f64.powf(7.0 / 6.0)),
+    )
+}
+
+/// The eigenvector matrix `T` of the method's matrix and its inverse (to more digits than an
+/// f64 holds, as published).
+#[allow(clippy::excessive_precision)]
+const T: [[f64; 3]; 3] = [
+    [
+        0.094_438_762_488_975_24,
+        -0.141_255_295_020_954_21,
+        0.030_029_194_105_147_42,
+    ],
+    [
+        0.250_213_122_965_333_32,
+        0.204_129_352_293_799_94,
+        -0.382_942_112_757_261_92,
+    ],
+    [1.0, 1.0, 0.0],
+];
+#[allow(clippy::excessive_precision)]
+const TI: [[f64; 3]; 3] = [
+    [
+        4.178_718_591_551_904_28,
+        0.327_682_820_761_062_37,
+        0.523_376_445_499_449_51,
+    ],
+    [
+        -4.178_718_591_551_904_28,
+        -0.327_682_820_761_062_37,
+        0.476_623_554_500_550_44,
+    ],
+    [
+        0.502_872_634_945_786_82,
+        -2.571_926_949_855_605_22,
+        0.596_039_204_828_224_92,
+    ],
+];
+
+/// The coefficients of the collocation polynomial in powers of `(t − t_old)/h` from `Z`.
+fn dense_coefficients() -> [[f64; 3]; 3] {
+    let s6 = sqrt6();
+    [
+        [
+            13.0 / 3.0 + 7.0 * s6 / 3.0,
+            -23.0 / 3.0 - 22.0 * s6 / 3.0,
+            10.0 / 3.0 + 5.0 * s6,
+        ],
+        [
+            13.0 / 3.0 - 7.0 * s6 / 3.0,
+            -23.0 / 3.0 + 22.0 * s6 / 3.0,
+            10.0 / 3.0 - 5.0 * s6,
+        ],
+        [1.0 / 3.0, -8.0 / 3.0, 10.0 / 3.0],
+    ]
+}
+
+type RealLu = nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>;
+type ComplexLu = nalgebra::LU<Complex<f64>, nalgebra::Dyn, nalgebra::Dyn>;
+
+/// The last accepted step's collocation polynomial.
+#[derive(Debug, Clone)]
+struct Dense {
+    t_old: f64,
+    h: f64,
+    y_old: Vec<f64>,
+    /// `q[k][i]`: the coefficient of `x^(k+1)` for component `i`.
+    q: [Vec<f64>; 3],
+}
+
+impl Dense {
+    fn at(&self, t: f64, out: &mut [f64]) {
+        let x = (t - self.t_old) / self.h;
+        let (x1, x2, x3) = (x, x * x, x * x * x);
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.y_old[i] + self.q[0][i] * x1 + self.q[1][i] * x2 + self.q[2][i] * x3;
+        }
+    }
+}
+
+/// A Radau IIA (order 5) stepper.
+#[derive(Debug)]
+pub struct Radau {
+    options: Options,
+    atol: Vec<f64>,
+    t: f64,
+    x: Vec<f64>,
+    f: Vec<f64>,
+    h: f64,
+    h_old: Option<f64>,
+    error_old: Option<f64>,
+    jacobian: Option<DMatrix<f64>>,
+    jacobian_current: bool,
+    lu: Option<(f64, RealLu, ComplexLu)>,
+    dense: Option<Dense>,
+    needs_start: bool,
+    work: Vec<f64>,
+    stats: Stats,
+}
+
+/// The result of a converged Newton iteration: iterations, the stage increments, the last
+/// contraction rate.
+struct Collocation {
+    iterations: usize,
+    z: [Vec<f64>; 3],
+    rate: Option<f64>,
+}
+
+impl Radau {
+    pub fn new(options: Options) -> Self {
+        Radau {
+            options,
+            atol: Vec::new(),
+            t: 0.0,
+            x: Vec::new(),
+            f: Vec::new(),
+            h: 0.0,
+            h_old: None,
+            error_old: None,
+            jacobian: None,
+            jacobian_current: false,
+            lu: None,
+            dense: None,
+            needs_start: true,
+            work: Vec::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    fn norm(v: impl Iterator<Item = f64>, n: usize) -> f64 {
+        (v.map(|x| x * x).sum::<f64>() / n.max(1) as f64).sqrt()
+    }
+
+    fn build_jacobian(&mut self, sys: &mut dyn OdeSystem) -> Result<(), IntegrationError> {
+        let n = self.x.len();
+        let mut j = self.jacobian.take().unwrap_or_else(|| DMatrix::zeros(n, n));
+        let (atol, rtol, x) = (&self.atol, self.options.rtol, &self.x);
+        let floor = |i: usize| atol[i] + rtol * x[i].abs();
+        difference_jacobian(sys, self.t, x, &self.f, &floor, &mut self.work, &mut j, &mut self.stats)?;
+        self.jacobian = Some(j);
+        self.jacobian_current = true;
+        self.lu = None;
+        Ok(())
+    }
+
+    /// Factors `μ/h − J` and `μ_c/h − J` for step `h` unless at hand; false when singular.
+    fn factor(&mut self, h: f64) -> bool {
+        if matches!(&self.lu, Some((lu_h, ..)) if *lu_h == h) {
+            return true;
+        }
+        let Some(j) = &self.jacobian else { return false };
+        let n = j.nrows();
+        let real = (DMatrix::identity(n, n) * (mu_real() / h) - j).lu();
+        let jc = j.map(|v| Complex::new(v, 0.0));
+        let complex = (DMatrix::<Complex<f64>>::identity(n, n) * (mu_complex() / h) - jc).lu();
+        self.stats.factorizations += 2;
+        if !real.is_invertible() || !complex.is_invertible() {
+            self.lu = None;
+            return false;
+        }
+        self.lu = Some((h, real, complex));
+        true
+    }
+
+    /// Simplified Newton on the collocation system of the step of size `h` from `z0`.
+    fn newton(
+        &mut self,
+        sys: &mut dyn OdeSystem,
+        h: f64,
+        z0: [Vec<f64>; 3],
+        scale: &[f64],
+        tolerance: f64,
+    ) -> Result<Option<Collocation>, IntegrationError> {
+        let n = self.x.len();
+        let c = nodes();
+        let m_real = mu_real() / h;
+        let m_complex = mu_complex() / h;
+        // W = TI · Z (row-wise over the three stages).
+        let mut w: [Vec<f64>; 3] = std::array::from_fn(|r| {
+            (0..n)
+                .map(|i| TI[r][0] * z0[0][i] + TI[r][1] * z0[1][i] + TI[r][2] * z0[2][i])
+                .collect()
+        });
+        let mut z = z0;
+        let mut f: [Vec<f64>; 3] = std::array::from_fn(|_| vec![0.0; n]);
+        let mut point = vec![0.0; n];
+        let mut previous: Option<f64> = None;
+        let mut rate = None;
+        for k in 0..NEWTON_MAX_ITERATIONS {
+            for s in 0..3 {
+                for i in 0..n {
+                    point[i] = self.x[i] + z[s][i];
+                }
+                if check_finite(self.t, &point, Quantity::State).is_err() {
+                    return Ok(None);
+                }
+                match eval_rhs(sys, self.t + c[s] * h, &point, &mut f[s], &mut self.stats) {
+                    Ok(()) => {}
+                    Err(e) if e.is_recoverable() => return Ok(None),
+                    Err(e) => return Err(e),
+                }
+            }
+            let Some((_, real, complex)) = &self.lu else {
+                return Ok(None);
+            };
+            let mut dw_real = DVector::from_iterator(
+                n,
+                (0..n).map(|i| TI[0][0] * f[0][i] + TI[0][1] * f[1][i] + TI[0][2] * f[2][i] - m_real * w[0][i]),
+            );
+            let mut dw_complex = DVector::from_iterator(
+                n,
+                (0..n).map(|i| {
+                    let re = TI[1][0] * f[0][i] + TI[1][1] * f[1][i] + TI[1][2] * f[2][i];
+                    let im = TI[2][0] * f[0][i] + TI[2][1] * f[1][i] + TI[2][2] * f[2][i];
+                    Complex::new(re, im) - m_complex * Complex::new(w[1][i], w[2][i])
+                }),
+            );
+            if !real.solve_mut(&mut dw_real) || !complex.solve_mut(&mut dw_complex) {
+                return Ok(None);
+            }
+            let size = Radau::norm(
+                (0..n).flat_map(|i| {
+                    [
+                        dw_real[i] / scale[i],
+                        dw_complex[i].re / scale[i],
+                        dw_complex[i].im / scale[i],
+                    ]
+                }),
+                3 * n,
+            );
+            if let Some(p) = previous {
+                rate = Some(size / p);
+            }
+            if let Some(r) = rate
+                && (r >= 1.0 || r.powi((NEWTON_MAX_ITERATIONS - k) as i32) / (1.0 - r) * size > tolerance)
+            {
+                return Ok(None);
+            }
+            for i in 0..n {
+                w[0][i] += dw_real[i];
+                w[1][i] += dw_complex[i].re;
+                w[2][i] += dw_complex[i].im;
+            }
+            for (r, zr) in z.iter_mut().enumerate() {
+                for i in 0..n {
+                    zr[i] = T[r][0] * w[0][i] + T[r][1] * w[1][i] + T[r][2] * w[2][i];
+                }
+            }
+            if size == 0.0 || rate.is_some_and(|r| r / (1.0 - r) * size < tolerance) {
+                return Ok(Some(Collocation {
+                    iterations: k + 1,
+                    z,
+                    rate,
+                }));
+            }
+            previous = Some(size);
+        }
+        Ok(None)
+    }
+
+    /// Gustafsson's predictive step size factor.
+    fn predict_factor(&self, h: f64, error: f64) -> f64 {
+        let multiplier = match (self.h_old, self.error_old) {
+            (Some(h_old), Some(e_old)) if error > 0.0 => h / h_old * (e_old / error).powf(0.25),
+            _ => 1.0,
+        };
+        multiplier.min(1.0) * error.powf(-0.25)
+    }
+}
+
+impl Stepper for Radau {
+    fn name(&self) -> &str {
+        "radau5"
+    }
+
+    fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
+        let n = sys.dim();
+        self.atol = self.options.atol_per_component(n)?;
+        self.stats = Stats::default();
+        self.x = vec![0.0; n];
+        self.f = vec![0.0; n];
+        self.work = vec![0.0; n];
+        self.jacobian = None;
+        self.restart(t0, x0)
+    }
+
+    fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
+        if t_limit.is_nan() || t_limit <= self.t {
+            return Err(IntegrationError::InvalidInput {
+                message: format!("the step limit {t_limit} is not after the current time {}", self.t),
+            });
+        }
+        let n = self.x.len();
+        let rtol = self.options.rtol;
+        let max_step = self.options.max_step.unwrap_or(f64::INFINITY);
+        if self.needs_start {
+            eval_rhs(sys, self.t, &self.x, &mut self.f, &mut self.stats)?;
+            self.h = match self.options.initial_step {
+                Some(h) => h,
+                None => initial_step(sys, self.t, &self.x, &self.f, &self.atol, rtol, 3, &mut self.stats)?,
+            };
+            self.h_old = None;
+            self.error_old = None;
+            self.needs_start = false;
+        }
+        let tolerance = (10.0 * f64::EPSILON / rtol.max(f64::EPSILON)).max(0.03f64.min(rtol.sqrt()));
+        let min_step = 10.0 * (self.t.abs() * f64::EPSILON).max(f64::MIN_POSITIVE);
+        let mut h = self.h.min(max_step);
+        if h < self.h {
+            self.h_old = None;
+            self.error_old = None;
+        }
+        let mut rejected = false;
+        loop {
+            if self.stats.steps + self.stats.rejected >= self.options.max_steps {
+                return Err(IntegrationError::TooManySteps {
+                    time: self.t,
+                    max_steps: self.options.max_steps,
+                });
+            }
+            if h < min_step {
+                return Err(IntegrationError::StepSizeUnderflow { time: self.t, step: h });
+            }
+            let t_new = if self.t + h >= t_limit || t_limit - (self.t + h) < min_step {
+                t_limit
+            } else {
+                self.t + h
+            };
+            h = t_new - self.t;
+            let c = nodes();
+            let z0: [Vec<f64>; 3] = std::array::from_fn(|s| match &self.dense {
+                Some(d) => {
+                    let mut out = vec![0.0; n];
+                    d.at(self.t + c[s] * h, &mut out);
+                    out.iter().zip(&self.x).map(|(a, b)| a - b).collect()
+                }
+                None => vec![0.0; n],
+            });
+            let scale: Vec<f64> = (0..n).map(|i| self.atol[i] + rtol * self.x[i].abs()).collect();
+            if self.jacobian.is_none() {
+                self.build_jacobian(sys)?;
+            }
+            let mut solved = None;
+            loop {
+                if self.factor(h)
+                    && let Some(s) = self.newton(sys, h, z0.clone(), &scale, tolerance)?
+                {
+                    solved = Some(s);
+                    break;
+                }
+                if self.jacobian_current {
+                    break;
+                }
+                self.build_jacobian(sys)?;
+            }
+            let Some(solution) = solved else {
+                self.stats.rejected += 1;
+                h *= 0.5;
+                self.lu = None;
+                continue;
+            };
+            let z = &solution.z;
+            let y_new: Vec<f64> = (0..n).map(|i| self.x[i] + z[2][i]).collect();
+            let e = error_weights();
+            let ze: Vec<f64> = (0..n)
+                .map(|i| (e[0] * z[0][i] + e[1] * z[1][i] + e[2] * z[2][i]) / h)
+                .collect();
+            let scale: Vec<f64> = (0..n)
+                .map(|i| self.atol[i] + rtol * self.x[i].abs().max(y_new[i].abs()))
+                .collect();
+            let Some((_, real, _)) = &self.lu else { continue };
+            let mut error = DVector::from_iterator(n, (0..n).map(|i| self.f[i] + ze[i]));
+            real.solve_mut(&mut error);
+            let mut error_norm = Radau::norm((0..n).map(|i| error[i] / scale[i]), n);
+            let safety =
+                0.9 * (2 * NEWTON_MAX_ITERATIONS + 1) as f64 / (2 * NEWTON_MAX_ITERATIONS + solution.iterations) as f64;
+            if rejected && error_norm > 1.0 {
+                // RADAU5's refinement after a rejection: one more filtering with f at y + error.
+                let probe: Vec<f64> = (0..n).map(|i| self.x[i] + error[i]).collect();
+                let mut f_probe = vec![0.0; n];
+                eval_rhs(sys, self.t, &probe, &mut f_probe, &mut self.stats)?;
+                let mut refined = DVector::from_iterator(n, (0..n).map(|i| f_probe[i] + ze[i]));
+                real.solve_mut(&mut refined);
+                error_norm = Radau::norm((0..n).map(|i| refined[i] / scale[i]), n);
+            }
+            if !error_norm.is_finite() || error_norm > 1.0 {
+                self.stats.rejected += 1;
+                let factor = if error_norm.is_finite() {
+                    self.predict_factor(h, error_norm)
+                } else {
+                    MIN_FACTOR
+                };
+                h *= MIN_FACTOR.max(safety * factor);
+                self.lu = None;
+                rejected = true;
+                continue;
+            }
+            // Accepted.
+            let recompute_jacobian = solution.iterations > 2 && solution.rate.is_some_and(|r| r > 1e-3);
+            let mut factor = MAX_FACTOR.min(safety * self.predict_factor(h, error_norm));
+            if !recompute_jacobian && factor < 1.2 {
+                factor = 1.0;
+            } else {
+                self.lu = None;
+            }
+            let p = dense_coefficients();
+            let q: [Vec<f64>; 3] = std::array::from_fn(|k| {
+                (0..n)
+                    .map(|i| z[0][i] * p[0][k] + z[1][i] * p[1][k] + z[2][i] * p[2][k])
+                    .collect()
+            });
+            self.dense = Some(Dense {
+                t_old: self.t,
+                h,
+                y_old: self.x.clone(),
+                q,
+            });
+            let t_prev = self.t;
+            self.t = t_new;
+            self.x = y_new;
+            eval_rhs(sys, self.t, &self.x, &mut self.f, &mut self.stats)?;
+            if recompute_jacobian {
+                self.build_jacobian(sys)?;
+            } else {
+                self.jacobian_current = false;
+            }
+            self.stats.steps += 1;
+            self.h_old = Some(h);
+            self.error_old = Some(error_norm);
+            self.h = h * factor;
+            return Ok(StepInfo { t_prev, t: self.t });
+        }
+    }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) {
+        match &self.dense {
+            Some(d) if !self.needs_start => d.at(t, out),
+            _ => out.copy_from_slice(&self.x),
+        }
+    }
+
+    fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
+        super::check_restart(t, x, self.x.len())?;
+        self.t = t;
+        self.x.copy_from_slice(x);
+        self.needs_start = true;
+        self.dense = None;
+        self.jacobian = None;
+        self.lu = None;
+        Ok(())
+    }
+
+    fn state(&self) -> &[f64] {
+        &self.x
+    }
+
+    fn time(&self) -> f64 {
+        self.t
+    }
+
+    fn stats(&self) -> Stats {
+        self.stats
+    }
+}
