@@ -793,7 +793,7 @@ fn event_iteration(
                 continue;
             }
             let s = sign_of(model.d[k]);
-            if s != 0 && s != model.signs[k] {
+            if s != model.signs[k] {
                 model.signs[k] = s;
                 model.write_relations(k, s, None);
                 changing.push(k);

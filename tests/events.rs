@@ -418,3 +418,103 @@ fn edge_change_initial_and_terminal_fire_when_they_should() {
         assert!((y[i] - 2.0 * x[i]).abs() < 1e-12, "y({})", time[i]);
     }
 }
+
+#[test]
+fn the_ideal_diode_rectifies_and_switches_at_the_zero_crossings() {
+    let t = run(&[
+        "run",
+        "examples/half_wave_rectifier.eqm",
+        "--rtol",
+        "1e-9",
+        "--atol",
+        "1e-9",
+        "--vars",
+        "load.v,diode.i",
+    ]);
+    let (time, v) = (t.column("time"), t.column("load.v"));
+    let (r, ron, goff) = (100.0, 1e-5, 1e-5);
+    for (s, value) in time.iter().zip(&v) {
+        let source = 10.0 * (2.0 * std::f64::consts::PI * 50.0 * s).sin();
+        let exact = if source >= 0.0 {
+            source * r / (r + ron)
+        } else {
+            source * r * goff / (1.0 + r * goff)
+        };
+        assert!((value - exact).abs() < 1e-6, "v({s}) = {value}, exactly {exact}");
+    }
+    // The diode switches at the source's zero crossings t = k/100 (k = 1..4): one event each.
+    let events: Vec<f64> = (1..time.len())
+        .filter(|&i| time[i] == time[i - 1])
+        .map(|i| time[i])
+        .collect();
+    for k in 1..=4 {
+        let crossing = k as f64 / 100.0;
+        assert!(
+            events.iter().any(|e| (e - crossing).abs() < 1e-9),
+            "no switch at {crossing}: {events:?}"
+        );
+    }
+}
+
+#[test]
+fn friction_with_static_above_kinetic_gives_the_exact_stick_slip_cycle() {
+    let (code, out, err) = eqm(&[
+        "run",
+        "examples/stick_slip_friction.eqm",
+        "--rtol",
+        "1e-10",
+        "--atol",
+        "1e-10",
+        "--vars",
+        "mass.s,mass.v,mass.mode,spring.f",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let t = Table::parse(&out);
+    let (time, s, v, mode) = (
+        t.column("time"),
+        t.column("mass.s"),
+        t.column("mass.v"),
+        t.column("mass.mode"),
+    );
+    let (q, fs, fk) = (0.5f64, 1.5f64, 1.0f64);
+    // Breakaway when the spring force q·t reaches Fs; the slip lasts 3π/2 (for these values the
+    // velocity q(1 + sin τ − cos τ) returns to zero at τ = 3π/2); the next breakaway follows when
+    // the spring force has risen by Fs − (its value at sticking).
+    let breakaway = fs / q;
+    let slip = 1.5 * std::f64::consts::PI;
+    let stick = breakaway + slip;
+    let extension = |tau: f64| fk + (fs - fk) * tau.cos() + q * tau.sin();
+    let next_breakaway = stick + (fs - extension(slip)) / q;
+    let first = |m: f64, after: f64| {
+        (0..time.len())
+            .find(|&i| mode[i] == m && time[i] > after)
+            .map(|i| time[i])
+            .unwrap_or(f64::NAN)
+    };
+    assert!(
+        (first(1.0, 0.0) - breakaway).abs() < 1e-8,
+        "breakaway at {}",
+        first(1.0, 0.0)
+    );
+    assert!(
+        (first(0.0, breakaway + 0.1) - stick).abs() < 1e-6,
+        "stick at {}",
+        first(0.0, breakaway + 0.1)
+    );
+    assert!(
+        (first(1.0, stick + 0.1) - next_breakaway).abs() < 1e-6,
+        "second breakaway at {}",
+        first(1.0, stick + 0.1)
+    );
+    // Positions against the closed form: at rest, then x = q·t − u(τ) while sliding.
+    for i in 0..time.len() {
+        let tt = time[i];
+        if tt < breakaway {
+            assert_eq!(s[i], 0.0);
+            assert_eq!(v[i], 0.0);
+        } else if tt < stick - 1e-6 {
+            let exact = q * tt - extension(tt - breakaway);
+            assert!((s[i] - exact).abs() < 1e-7, "s({tt}) = {}, exactly {exact}", s[i]);
+        }
+    }
+}
