@@ -518,3 +518,36 @@ fn friction_with_static_above_kinetic_gives_the_exact_stick_slip_cycle() {
         }
     }
 }
+
+#[test]
+fn regularised_friction_depends_on_its_magic_number_and_becomes_stiff() {
+    // v(2) (exactly q = 0.4 while stuck) and the time v first drops below 0.39 (exactly 2.927)
+    // for shrinking x0: they approach the event-based solution, from further away for larger x0.
+    let exact_slip = 0.4f64.asin() + (1.0 - (1.0 - 0.4f64.asin().cos())) / 0.4 + (0.39f64 / 0.4).acos();
+    let mut previous_gap = f64::INFINITY;
+    for x0 in ["1e-2", "1e-3", "1e-4"] {
+        let param = format!("x0={x0}");
+        let t = run(&["run", "examples/stick_slip_regularised.eqm", "--param", &param]);
+        let (time, v) = (t.column("time"), t.column("v"));
+        let at_2 = (0..time.len())
+            .find(|&i| time[i] >= 2.0)
+            .map(|i| v[i])
+            .expect("a row at t = 2");
+        let slip = (0..time.len())
+            .find(|&i| time[i] > 1.0 && v[i] < 0.39)
+            .map(|i| time[i])
+            .expect("the slip");
+        let gap = 0.4 - at_2;
+        assert!(gap > 0.0 && gap < previous_gap, "x0 = {x0}: v(2) = {at_2}");
+        assert!(
+            slip < exact_slip + 0.01,
+            "x0 = {x0}: slip at {slip}, exactly {exact_slip}"
+        );
+        previous_gap = gap;
+    }
+    assert!(previous_gap < 5e-4, "{previous_gap}");
+    // With x0 = 1e-3 the slope at v = q is 2/(π·1e-3): auto switches to BDF.
+    let (code, _, err) = eqm(&["run", "examples/stick_slip_regularised.eqm", "-v"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("the problem became stiff: bdf"), "{err}");
+}
