@@ -286,13 +286,17 @@ fn simulate(
     if !(step.is_finite() && step > 0.0) {
         return usage(format!("--step must be a positive number, not {step}"));
     }
+    let adapts = method.is_adaptive() || (method.adapts_without_step() && run.step.is_none());
+    let fixed_step = !adapts;
     let run_options = eqm::sim::RunOptions {
         start,
         stop,
         integrator: eqm::integrators::Options {
             rtol,
             atol: eqm::integrators::Atol::Scalar(atol),
-            step: (!method.is_adaptive()).then_some(step),
+            // The θ-methods are adaptive unless a step is given; other fixed-step methods take
+            // the default step.
+            step: fixed_step.then_some(step),
             ..eqm::integrators::Options::default()
         },
         method,

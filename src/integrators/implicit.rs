@@ -2,16 +2,19 @@
 //! L-stable) and the trapezoidal rule (θ = 1/2, order 2, A-stable), for stiff problems where an
 //! explicit method needs a step far below what accuracy asks.
 //!
-//! Input: [`Options`] with the step size `h` (and `rtol`/`atol`, which set how precisely each
-//! step's nonlinear equations are solved). Output: steps of size `h`, each the solution of
+//! Input: [`Options`] with the step size `h`, or none for adaptive steps (and `rtol`/`atol`,
+//! which set how precisely each step's nonlinear equations are solved, and the step-doubling
+//! error allowed). Output: steps of size `h`, each the solution of
 //! `y = x + h (θ f(t + h, y) + (1 − θ) f(t, x))` by a simplified Newton iteration on
 //! `I − hθ J` with a forward-difference Jacobian `J` of `f`, which is kept (with its LU factors)
 //! for as long as the iteration converges quickly, and rebuilt when it does not; dense output by
 //! cubic Hermite interpolation between the step's ends.
 //!
-//! It deliberately does not estimate errors or adapt `h` (the adaptive stiff methods are BDF and
-//! Radau, not built yet), and it does not use a symbolic Jacobian yet: the system interface only
-//! evaluates `f`.
+//! Without a fixed step (`Options::step` is `None`) both methods adapt `h`: each step is taken
+//! once whole and once as two halves from the same point, the difference estimates the error
+//! of the halves (Richardson), which are kept when it is within the tolerance, and the next
+//! step follows from the estimate with the method's order. It does not use a symbolic Jacobian:
+//! the system interface only evaluates `f`.
 
 use super::{
     IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite,
@@ -48,6 +51,14 @@ pub struct Theta {
     residual: DVector<f64>,
     work: Vec<f64>,
     stats: Stats,
+    /// Without a fixed step (`--step`): the step size to try next, chosen from step-doubling
+    /// error estimates.
+    adaptive: Option<f64>,
+}
+
+/// The order of the θ-method (2 for the trapezoid, 1 otherwise).
+fn order(theta: f64) -> i32 {
+    if theta == 0.5 { 2 } else { 1 }
 }
 
 impl Theta {
@@ -76,6 +87,7 @@ impl Theta {
             residual: DVector::zeros(0),
             work: Vec::new(),
             stats: Stats::default(),
+            adaptive: None,
         }
     }
 
@@ -198,15 +210,124 @@ impl Theta {
     }
 }
 
+impl Theta {
+    /// Solves the step of size `h` from the current point to `t_new`: with the Jacobian kept
+    /// from earlier steps; then with a fresh one at the step's start (kept for the next steps);
+    /// then, for a step where `f` changes too much for any fixed Jacobian, full Newton (whose
+    /// last Jacobian, at the new point, is kept). The solution is in `y`, `f_y`.
+    fn solve_step(&mut self, sys: &mut dyn OdeSystem, h: f64, t_new: f64) -> Result<bool, IntegrationError> {
+        let t = self.ends.t;
+        for attempt in 0..3 {
+            if attempt == 1 || (attempt == 0 && self.jacobian.is_none()) {
+                let (x, f) = (std::mem::take(&mut self.ends.x), std::mem::take(&mut self.ends.f));
+                let built = self.build_jacobian(sys, t, &x, &f);
+                (self.ends.x, self.ends.f) = (x, f);
+                built?;
+            }
+            if self.newton(sys, h, t_new, attempt == 2)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// One adaptive step: a step of `h` and two of `h/2` from the same point; their difference
+    /// estimates the error of the two half steps (Richardson), which are kept when it is within
+    /// the tolerance. The next `h` follows from the estimate.
+    fn adaptive_step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
+        let first = self
+            .ends
+            .begin_step(sys, t_limit, &mut self.stats, self.options.max_steps)?;
+        let p = order(self.theta);
+        let n = self.ends.x.len();
+        let mut h = self.adaptive.unwrap_or(0.0);
+        if first || h <= 0.0 {
+            h = super::initial_step(
+                sys,
+                self.ends.t,
+                &self.ends.x,
+                &self.ends.f,
+                &self.atol,
+                self.options.rtol,
+                p as u32,
+                &mut self.stats,
+            )?;
+        }
+        if let Some(max) = self.options.max_step {
+            h = h.min(max);
+        }
+        let (t, x, f) = (self.ends.t, self.ends.x.clone(), self.ends.f.clone());
+        let min_step = 10.0 * (t.abs() * f64::EPSILON).max(f64::MIN_POSITIVE);
+        loop {
+            super::check_budget(t, &self.stats, self.options.max_steps)?;
+            if h < min_step {
+                return Err(IntegrationError::StepSizeUnderflow { time: t, step: h });
+            }
+            let last = t + h >= t_limit || t_limit - (t + h) < min_step;
+            if last {
+                h = t_limit - t;
+            }
+            let t_new = if last { t_limit } else { t + h };
+            // The whole step, then the two halves from the same start.
+            let whole = self.solve_step(sys, h, t_new)?.then(|| self.y.clone());
+            let half = whole.is_some() && self.solve_step(sys, 0.5 * h, t + 0.5 * h)?;
+            let mut second = false;
+            if half {
+                self.ends.t = t + 0.5 * h;
+                self.ends.x.copy_from_slice(&self.y);
+                self.ends.f.copy_from_slice(&self.f_y);
+                second = self.solve_step(sys, t_new - self.ends.t, t_new)?;
+                self.ends.t = t;
+                self.ends.x.copy_from_slice(&x);
+                self.ends.f.copy_from_slice(&f);
+            }
+            let Some(whole) = whole.filter(|_| second) else {
+                self.stats.rejected += 1;
+                h *= 0.25;
+                continue;
+            };
+            let denominator = f64::from(2i32.pow(p as u32) - 1);
+            let error = (0..n)
+                .map(|i| {
+                    let scale = self.atol[i] + self.options.rtol * x[i].abs().max(self.y[i].abs());
+                    ((self.y[i] - whole[i]) / denominator / scale).powi(2)
+                })
+                .sum::<f64>();
+            let error = (error / n.max(1) as f64).sqrt();
+            let factor = if error > 0.0 {
+                (0.9 * error.powf(-1.0 / f64::from(p + 1))).clamp(0.2, 5.0)
+            } else {
+                5.0
+            };
+            if error.is_nan() || error > 1.0 {
+                self.stats.rejected += 1;
+                h *= factor.min(0.9);
+                continue;
+            }
+            self.adaptive = Some(h * factor);
+            let (mut y, mut f_y) = (std::mem::take(&mut self.y), std::mem::take(&mut self.f_y));
+            let info = self.ends.accept(t_new, &mut y, &mut f_y, &mut self.stats);
+            (self.y, self.f_y) = (y, f_y);
+            return Ok(info);
+        }
+    }
+}
+
 impl Stepper for Theta {
     fn name(&self) -> &str {
         self.name
     }
 
     fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
-        self.clock.h = self.options.fixed_step(self.name)?;
         let dim = sys.dim();
         self.atol = self.options.atol_per_component(dim)?;
+        if self.options.step.is_some() {
+            self.clock.h = self.options.fixed_step(self.name)?;
+            self.adaptive = None;
+        } else {
+            // Chosen at the first step, from the derivative there.
+            self.adaptive = Some(0.0);
+        }
         self.ends.reset(dim, &mut self.stats);
         zeroed(dim, [&mut self.y, &mut self.f_y, &mut self.work]);
         self.residual = DVector::zeros(dim);
@@ -216,26 +337,14 @@ impl Stepper for Theta {
     }
 
     fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
+        if self.adaptive.is_some() {
+            return self.adaptive_step(sys, t_limit);
+        }
         let t = self.ends.t;
         self.ends
             .begin_step(sys, t_limit, &mut self.stats, self.options.max_steps)?;
         let step = self.clock.next(t, t_limit);
-        // With the Jacobian kept from earlier steps; then with a fresh one at the step's start
-        // (kept for the next steps); then, for a step where `f` changes too much for any fixed
-        // Jacobian, full Newton (whose last Jacobian, at the new point, is kept).
-        let mut converged = false;
-        for attempt in 0..3 {
-            if attempt == 1 || (attempt == 0 && self.jacobian.is_none()) {
-                let (x, f) = (std::mem::take(&mut self.ends.x), std::mem::take(&mut self.ends.f));
-                let built = self.build_jacobian(sys, t, &x, &f);
-                (self.ends.x, self.ends.f) = (x, f);
-                built?;
-            }
-            if self.newton(sys, step.h, step.t_new, attempt == 2)? {
-                converged = true;
-                break;
-            }
-        }
+        let converged = self.solve_step(sys, step.h, step.t_new)?;
 
         if !converged {
             return Err(IntegrationError::Rhs {
@@ -257,6 +366,9 @@ impl Stepper for Theta {
 
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
         self.clock.restart_at(&mut self.ends, t, x)?;
+        if self.adaptive.is_some() {
+            self.adaptive = Some(0.0);
+        }
         // The Jacobian belongs to the old trajectory (after an event the equations may differ).
         self.jacobian = None;
         self.lu = None;

@@ -404,6 +404,12 @@ impl Method {
         }
     }
 
+    /// Whether the method controls its step size when no fixed step is given (implicit Euler and
+    /// the trapezoidal rule, by step doubling).
+    pub fn adapts_without_step(&self) -> bool {
+        matches!(self, Method::ImplicitEuler | Method::Trapezoid)
+    }
+
     /// Whether the method controls its step size (reads the tolerances) rather than using the
     /// fixed step.
     pub fn is_adaptive(&self) -> bool {
