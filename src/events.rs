@@ -20,10 +20,11 @@
 //! `edge(e)` becomes `e and not $preN` and `change(e)` becomes `e <> $preN`, where `$preN` holds
 //! the value `e` had before the current pass of the event iteration.
 //!
+//! A surface `time - T` with `T` a parameter expression is marked as a time event: the
+//! simulation schedules it at exactly `T` instead of locating it.
+//!
 //! Deliberately not here: `floor`, `ceil`, `integer`, `div`, `mod`, `rem` (they are evaluated
-//! as they are, without events), relations inside user functions, scheduling relations on
-//! `time` as time events (they are surfaces like any other, located to rounding), and anything
-//! run-time.
+//! as they are, without events), relations inside user functions, and anything run-time.
 
 use crate::builtins::Builtin;
 use crate::dae::{Dae, VarKind};
@@ -66,6 +67,9 @@ pub struct Surface {
     pub span: Span,
     /// The first relation as written, for messages (`v - q > 0`).
     pub text: String,
+    /// When the surface is `time - T` with `T` a parameter expression, `T`: a time event, which
+    /// the simulation schedules exactly instead of locating it.
+    pub time_event: Option<ExprId>,
 }
 
 /// `sample(start, interval)`: a Boolean variable that is true exactly at the events at
@@ -407,11 +411,16 @@ impl Extractor {
         let k = match self.surface_of.get(&d) {
             Some(&k) => k,
             None => {
+                let time_event = match (dae.exprs().get(a), dae.exprs().get(b)) {
+                    (Node::Time, _) if dae.is_parameter_expression(b) => Some(b),
+                    _ => None,
+                };
                 self.surfaces.push(Surface {
                     expr: d,
                     relations: Vec::new(),
                     span,
                     text: text.clone(),
+                    time_event,
                 });
                 self.surface_of.insert(d, self.surfaces.len() - 1);
                 self.surfaces.len() - 1

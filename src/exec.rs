@@ -160,6 +160,8 @@ pub struct ExecSurface {
     pub relation_vars: Vec<VarId>,
     pub span: Span,
     pub text: String,
+    /// `T` when the surface is `time - T` with `T` a parameter expression (a time event).
+    pub time_event: Option<ExprId>,
 }
 
 /// A when-clause: each branch's condition (reading relation variables) and actions; the first
@@ -996,6 +998,11 @@ impl Builder {
             }
         }
         for surface in &self.events.surfaces {
+            if let Some(t) = surface.time_event {
+                check(&mut v, t, false, surface.span, &|| {
+                    format!("the time of `{}`", surface.text)
+                });
+            }
             check(&mut v, surface.expr, false, surface.span, &|| {
                 format!("the zero-crossing function of `{}`", surface.text)
             });
@@ -1043,6 +1050,7 @@ impl Builder {
                 relation_vars,
                 span: s.span,
                 text: s.text.clone(),
+                time_event: s.time_event,
             });
         }
         for sample in &set.samples {

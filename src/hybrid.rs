@@ -326,7 +326,7 @@ pub fn integrate(
     // takes the side its fields lead to), conditions true at the start do not fire.
     model.surfaces_at(t0, &x, &mut dx)?;
     for k in 0..model.signs.len() {
-        model.signs[k] = sign_of(model.d[k]);
+        model.signs[k] = surface_sign(model.program, k, model.d[k]);
         model.write_relations(k, model.signs[k], None);
     }
     let mut zero_surfaces: Vec<usize> = (0..model.signs.len()).filter(|&k| model.signs[k] == 0).collect();
@@ -526,6 +526,8 @@ fn action_slot(program: &ExecProgram, action: &WhenAction) -> Option<Slot> {
 struct Clocks {
     /// Work slot, start, interval, next index.
     clocks: Vec<(u32, f64, f64, u64)>,
+    /// The time events `time - T` still ahead: their times.
+    pending: Vec<f64>,
 }
 
 impl Clocks {
@@ -547,20 +549,34 @@ impl Clocks {
             let k = ((t0 - start) / interval - 1e-9).ceil().max(0.0) as u64;
             clocks.push((sample.slot, start, interval, k));
         }
-        Ok(Clocks { clocks })
+        let mut pending = Vec::new();
+        for surface in &model.program.events().surfaces {
+            if let Some(e) = surface.time_event {
+                let at = model.instance.event_value(e, surface.span, t0, x, dx)?;
+                if at > t0 {
+                    pending.push(at);
+                }
+            }
+        }
+        Ok(Clocks { clocks, pending })
     }
 
     fn time(&(_, start, interval, k): &(u32, f64, f64, u64)) -> f64 {
         start + k as f64 * interval
     }
 
-    /// The next tick of any clock.
+    /// The next tick of any clock, or the next time event.
     fn next(&self) -> Option<f64> {
-        self.clocks.iter().map(Clocks::time).min_by(f64::total_cmp)
+        self.clocks
+            .iter()
+            .map(Clocks::time)
+            .chain(self.pending.iter().copied())
+            .min_by(f64::total_cmp)
     }
 
     /// The time event at `t`: the clocks that tick now are true for one event iteration and
-    /// false again after it (a second iteration settles what depends on them).
+    /// false again after it (a second iteration settles what depends on them); surfaces
+    /// `time - T` with `T = t` change sign in the iteration.
     fn fire(
         &mut self,
         model: &mut HybridModel<'_>,
@@ -572,6 +588,8 @@ impl Clocks {
         let ticking: Vec<usize> = (0..self.clocks.len())
             .filter(|&c| Clocks::time(&self.clocks[c]) == t)
             .collect();
+        // Time events at `t` need no flag: their surfaces take their new sign in the iteration.
+        self.pending.retain(|&at| at != t);
         for &c in &ticking {
             model.instance.set_work(self.clocks[c].0, 1.0);
         }
@@ -585,6 +603,27 @@ impl Clocks {
         }
         event_iteration(model, t, x, dx, whens, false)
     }
+}
+
+/// The sign surface `k` takes at value `d`: for a time event `time - T` the side time is
+/// heading to (so that at `t = T` itself it already counts as passed, the event's
+/// scheduled instant), otherwise [`sign_of`].
+fn surface_sign(program: &ExecProgram, k: usize, d: f64) -> i8 {
+    match program.events().surfaces.get(k) {
+        Some(s) if s.time_event.is_some() => {
+            if d >= 0.0 {
+                1
+            } else {
+                -1
+            }
+        }
+        _ => sign_of(d),
+    }
+}
+
+/// Whether surface `k` is a scheduled time event (never located by root finding).
+fn is_timed(program: &ExecProgram, k: usize) -> bool {
+    program.events().surfaces.get(k).is_some_and(|s| s.time_event.is_some())
 }
 
 /// -1, 0 or 1.
@@ -645,7 +684,9 @@ fn find_crossing(
         }
         let sliding = model.sliding.as_ref().map(|s| s.surface);
         Ok((0..model.signs.len())
-            .find(|&k| Some(k) != sliding && crossed(model.signs[k], model.d[k], near[k]))
+            .find(|&k| {
+                Some(k) != sliding && !is_timed(model.program, k) && crossed(model.signs[k], model.d[k], near[k])
+            })
             .map(Crossing::Surface))
     })();
     model.check_dx = dx;
@@ -676,6 +717,7 @@ fn locate(
     let sliding = model.sliding.as_ref().map(|s| s.surface);
     for (k, &near_k) in near.iter().enumerate() {
         if Some(k) != sliding
+            && !is_timed(model.program, k)
             && crossed(model.signs[k], model.d[k], near_k)
             && !matches!(first, Crossing::Surface(j) if j == k)
         {
@@ -792,7 +834,7 @@ fn event_iteration(
             if Some(k) == sliding {
                 continue;
             }
-            let s = sign_of(model.d[k]);
+            let s = surface_sign(program, k, model.d[k]);
             if s != model.signs[k] {
                 model.signs[k] = s;
                 model.write_relations(k, s, None);

@@ -1732,6 +1732,7 @@ impl<'p> Interpreter<'p> {
             .collect::<CompileResult<Vec<_>>>()
             .map_err(internal)?;
         let mut event_exprs: Vec<ExprId> = events.surfaces.iter().map(|s| s.expr).collect();
+        event_exprs.extend(events.surfaces.iter().filter_map(|s| s.time_event));
         for sample in &events.samples {
             event_exprs.push(sample.start);
             event_exprs.push(sample.interval);

@@ -551,3 +551,32 @@ fn regularised_friction_depends_on_its_magic_number_and_becomes_stiff() {
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("the problem became stiff: bdf"), "{err}");
 }
+
+#[test]
+fn relations_on_time_are_time_events_at_exactly_their_instant() {
+    let model = "model TE
+       parameter Real T = 1.3;
+       Real x(start = 0, fixed = true);
+       Real u;
+     equation
+       u = if time >= T then 1 else 0;
+       der(x) = u;
+     end TE;";
+    for (param, at) in [("T=1.3", 1.3), ("T=0.7", 0.7)] {
+        let (code, out, err) = run_model(
+            "timeevent",
+            model,
+            &["--stop", "2", "--interval", "0.5", "--param", param],
+        );
+        assert_eq!(code, 0, "{err}");
+        let t = Table::parse(&out);
+        let (time, u, x) = (t.column("time"), t.column("u"), t.column("x"));
+        // Exactly at T: a row before (u = 0) and after (u = 1) the event.
+        let rows: Vec<usize> = (0..time.len()).filter(|&i| time[i] == at).collect();
+        assert_eq!(rows.len(), 2, "{param}: rows at {at}: {time:?}");
+        assert_eq!((u[rows[0]], u[rows[1]]), (0.0, 1.0));
+        // x = max(0, t - T) without a trace of root-finding error.
+        let last = time.len() - 1;
+        assert!((x[last] - (2.0 - at)).abs() < 1e-13, "{param}: x(2) = {}", x[last]);
+    }
+}
