@@ -23,8 +23,11 @@
 //! A surface `time - T` with `T` a parameter expression is marked as a time event: the
 //! simulation schedules it at exactly `T` instead of locating it.
 //!
-//! Deliberately not here: `floor`, `ceil`, `integer`, `div`, `mod`, `rem` (they are evaluated
-//! as they are, without events), relations inside user functions, and anything run-time.
+//! `floor`, `ceil`, `integer`, `div`, `mod` and `rem` of a continuous argument read a held integer
+//! part (`$heldN`), recomputed at events, with surfaces at the integers around it, so that they
+//! jump only at located events.
+//!
+//! Deliberately not here: relations inside user functions, and anything run-time.
 
 use crate::builtins::Builtin;
 use crate::dae::{Dae, VarKind};
@@ -82,8 +85,9 @@ pub struct Sample {
     pub span: Span,
 }
 
-/// `edge(e)` and `change(e)` read `e` and a variable that holds the value `e` had before the
-/// current pass of the event iteration (equal to `e` between events).
+/// A value recomputed at the start of each pass of the event iteration and held between
+/// events: for `edge(e)` and `change(e)` the value `e` had before the pass (equal to `e` between
+/// events); for `floor`, `ceil`, `integer`, `div`, `mod`, `rem` the integer part of their argument.
 #[derive(Debug, Clone)]
 pub struct Previous {
     pub var: VarId,
@@ -371,6 +375,67 @@ impl Extractor {
                     let p = self.relation(dae, a, zero, Test::Positive, span);
                     let n = self.relation(dae, a, zero, Test::Negative, span);
                     dae.flat.exprs.binary(BinOp::Sub, p, n)
+                })
+            }
+            Node::Call(
+                Callee::Builtin(
+                    b
+                    @ (Builtin::Floor | Builtin::Ceil | Builtin::Integer | Builtin::Div | Builtin::Mod | Builtin::Rem),
+                ),
+                args,
+            ) if !args.is_empty() => {
+                let args: Vec<ExprId> = args.iter().map(m).collect();
+                if args.iter().all(|a| is_discrete(dae, *a)) {
+                    return None;
+                }
+                // The integer part is held between events (`$heldN`, recomputed at each pass of
+                // the event iteration like the values `edge` compares with); the surfaces at the
+                // integers around it generate the events where it jumps.
+                let (argument, held_call) = match b {
+                    Builtin::Floor | Builtin::Ceil | Builtin::Integer => {
+                        (args[0], dae.flat.exprs.builtin(b, args.clone()))
+                    }
+                    _ => {
+                        let quotient = dae.flat.exprs.binary(BinOp::Div, args[0], args[1]);
+                        let inner = if b == Builtin::Mod {
+                            Builtin::Floor
+                        } else {
+                            Builtin::Div
+                        };
+                        let call = if inner == Builtin::Floor {
+                            dae.flat.exprs.builtin(Builtin::Floor, vec![quotient])
+                        } else {
+                            dae.flat.exprs.builtin(Builtin::Div, args.clone())
+                        };
+                        (quotient, call)
+                    }
+                };
+                let number = self.previous.len() + 1;
+                let text = dae.flat.expr_text(held_call);
+                let var =
+                    dae.add_relation_variable(format!("$held{number}"), format!("`{text}`, held between events"), span);
+                if let Some(v) = dae.flat.variables.last_mut() {
+                    v.ty = crate::flat::ScalarType::Real;
+                }
+                self.previous.push(Previous {
+                    var,
+                    expr: held_call,
+                    span,
+                });
+                let held = dae.flat.exprs.var(var);
+                let one = dae.flat.exprs.real(1.0);
+                let below = dae.flat.exprs.binary(BinOp::Sub, held, one);
+                let above = dae.flat.exprs.binary(BinOp::Add, held, one);
+                for boundary in [below, held, above] {
+                    self.relation(dae, argument, boundary, Test::Positive, span);
+                }
+                Some(match b {
+                    Builtin::Mod | Builtin::Rem => {
+                        // mod(a, b) = a - floor(a/b)*b, rem(a, b) = a - div(a, b)*b
+                        let product = dae.flat.exprs.binary(BinOp::Mul, held, args[1]);
+                        dae.flat.exprs.binary(BinOp::Sub, args[0], product)
+                    }
+                    _ => held,
                 })
             }
             Node::Call(Callee::Builtin(b @ (Builtin::Min | Builtin::Max)), args) if args.len() == 2 => {

@@ -580,3 +580,72 @@ fn relations_on_time_are_time_events_at_exactly_their_instant() {
         assert!((x[last] - (2.0 - at)).abs() < 1e-13, "{param}: x(2) = {}", x[last]);
     }
 }
+
+#[test]
+fn floor_mod_div_and_ceil_jump_only_at_located_events() {
+    // x = 0.5 - t: floor(x) jumps at t = 0.5 and 1.5, mod(x, 0.3) wraps every 0.3 s, and
+    // div(x, 1) + ceil(x) jumps at x = 0 and x = -1.
+    let (code, out, err) = run_model(
+        "integers",
+        "model Integers
+           Real x(start = 0.5, fixed = true);
+           Real y;
+           Real z;
+           Real w;
+         equation
+           der(x) = -1;
+           y = floor(x);
+           z = mod(x, 0.3);
+           w = div(x, 1) + ceil(x);
+         end Integers;",
+        &[
+            "--stop",
+            "2",
+            "--interval",
+            "0.25",
+            "--rtol",
+            "1e-10",
+            "--atol",
+            "1e-10",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let t = Table::parse(&out);
+    let (time, x, y, z, w) = (
+        t.column("time"),
+        t.column("x"),
+        t.column("y"),
+        t.column("z"),
+        t.column("w"),
+    );
+    for i in 0..time.len() {
+        // Between events each value is the function of x; at an event row the value may be
+        // either side's (x is within rounding of the jump).
+        let near_jump = |period: f64| ((x[i] / period).round() * period - x[i]).abs() < 1e-9;
+        if !near_jump(1.0) {
+            assert_eq!(y[i], x[i].floor(), "floor at t = {}", time[i]);
+            assert_eq!(w[i], x[i].trunc() + x[i].ceil(), "div + ceil at t = {}", time[i]);
+        }
+        if !near_jump(0.3) {
+            let exact = x[i] - (x[i] / 0.3).floor() * 0.3;
+            assert!(
+                (z[i] - exact).abs() < 1e-12,
+                "mod at t = {}: {} vs {exact}",
+                time[i],
+                z[i]
+            );
+        }
+    }
+    let jumps_y = jumps(&t, "y");
+    assert_eq!(jumps_y.len(), 2, "{jumps_y:?}");
+    assert!(
+        (jumps_y[0] - 0.5).abs() < 1e-9 && (jumps_y[1] - 1.5).abs() < 1e-9,
+        "{jumps_y:?}"
+    );
+    // The sawtooth wraps at x = 0.3, 0, -0.3, ... -1.2: t = 0.2 + 0.3 k for k = 0..=5.
+    let wraps = jumps(&t, "z");
+    assert_eq!(wraps.len(), 6, "{wraps:?}");
+    for (k, at) in wraps.iter().enumerate() {
+        assert!((at - (0.2 + 0.3 * k as f64)).abs() < 1e-9, "{wraps:?}");
+    }
+}
