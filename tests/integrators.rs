@@ -227,6 +227,16 @@ order 3
     | 1/6 2/3 1/6
 ";
 
+/// Alexander's L-stable SDIRK method of order 2 (`examples/tableaux/sdirk2.txt`), a diagonally
+/// implicit user tableau.
+fn sdirk2() -> Tableau {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/tableaux/sdirk2.txt");
+    let text = std::fs::read_to_string(path).expect("the example tableau exists");
+    let t = Tableau::parse(&text).expect("SDIRK2 parses");
+    assert!(!t.is_explicit());
+    t
+}
+
 /// The 3/8 rule, written as full rows with the zeros on and above the diagonal.
 fn three_eighths() -> Tableau {
     Tableau::new(
@@ -259,6 +269,7 @@ name bs32
 fn fixed_step_methods_converge_with_their_order() {
     let kutta = Method::Tableau(Box::new(Tableau::parse(KUTTA3).expect("Kutta's method parses")));
     let rk38 = Method::Tableau(Box::new(three_eighths()));
+    let sdirk2 = Method::Tableau(Box::new(sdirk2()));
     let cases = [
         (Method::Euler, 1.0),
         (Method::Heun, 2.0),
@@ -270,6 +281,7 @@ fn fixed_step_methods_converge_with_their_order() {
         (Method::Trapezoid, 2.0),
         (kutta, 3.0),
         (rk38, 4.0),
+        (sdirk2, 2.0),
     ];
     let ns = [40, 80, 160, 320, 640];
     for (method, expected) in &cases {
@@ -856,7 +868,7 @@ fn invalid_tableaux_are_rejected_with_a_message() {
         assert!(e.message.contains(needle), "{text}: {e}");
         assert_eq!(e.line, line, "{text}: {e}");
     };
-    rejected("1 | 1\n| 1\n", "diagonal", None);
+    rejected("0 | 0 1\n1 | 1\n| 1/2 1/2\n", "above the diagonal", None);
     rejected("0 |\n1/2 | 1/2\n| 0.4 0.5\n", "sum to 1", None);
     rejected("0 |\n1/2 | 0.4\n| 0 1\n", "row sum", None);
     rejected("0 |\n1/2 | 1/2\n| 1\n", "1 entries but there are 2 stages", None);
@@ -978,4 +990,51 @@ fn implicit_methods_adapt_their_step_without_a_fixed_one() {
             method.name()
         );
     }
+}
+
+/// A diagonally implicit user tableau is stable on the stiff problem where explicit methods
+/// blow up, fixed-step and, with embedded weights, adaptive.
+#[test]
+fn diagonally_implicit_user_tableaux_handle_stiff_problems() {
+    let stiff = stiff_cosine();
+    let fixed_run = run(
+        &Method::Tableau(Box::new(sdirk2())),
+        &fixed(0.05),
+        &stiff,
+        &Output::Steps,
+    );
+    assert!(fixed_run.result.is_ok(), "{:?}", fixed_run.result);
+    let worst = fixed_run
+        .rows
+        .iter()
+        .map(|(t, x)| max_abs_error(x, &(stiff.exact)(*t)))
+        .fold(0.0, f64::max);
+    assert!(worst < 1e-3, "error {worst:e}");
+    // The same method with first-order embedded weights controls its step.
+    let base = sdirk2();
+    let gamma = base.a(0, 0);
+    let embedded = Tableau::new(
+        "sdirk2-embedded",
+        base.c().to_vec(),
+        vec![vec![gamma], vec![1.0 - gamma, gamma]],
+        base.b().to_vec(),
+        Some(vec![0.6, 0.4]),
+    )
+    .expect("valid");
+    let method = Method::Tableau(Box::new(embedded));
+    assert!(method.is_adaptive());
+    let mut errors = Vec::new();
+    for tol in [1e-4, 1e-6] {
+        let r = run(&method, &tolerance(tol), &stiff, &Output::Steps);
+        assert!(r.result.is_ok(), "{:?}", r.result);
+        let worst = r
+            .rows
+            .iter()
+            .map(|(t, x)| max_abs_error(x, &(stiff.exact)(*t)))
+            .fold(0.0, f64::max);
+        assert!(worst < 100.0 * tol, "tol {tol}: {worst:e}");
+        assert!(r.stats.steps < 2000, "tol {tol}: {:?}", r.stats);
+        errors.push(worst);
+    }
+    assert!(errors[1] < errors[0] / 10.0, "{errors:?}");
 }

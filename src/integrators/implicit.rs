@@ -239,7 +239,6 @@ impl Theta {
             .ends
             .begin_step(sys, t_limit, &mut self.stats, self.options.max_steps)?;
         let p = order(self.theta);
-        let n = self.ends.x.len();
         let mut h = self.adaptive.unwrap_or(0.0);
         if first || h <= 0.0 {
             h = super::initial_step(
@@ -263,11 +262,8 @@ impl Theta {
             if h < min_step {
                 return Err(IntegrationError::StepSizeUnderflow { time: t, step: h });
             }
-            let last = t + h >= t_limit || t_limit - (t + h) < min_step;
-            if last {
-                h = t_limit - t;
-            }
-            let t_new = if last { t_limit } else { t + h };
+            let t_new;
+            (h, t_new) = super::trial_step(t, h, t_limit, min_step);
             // The whole step, then the two halves from the same start.
             let whole = self.solve_step(sys, h, t_new)?.then(|| self.y.clone());
             let half = whole.is_some() && self.solve_step(sys, 0.5 * h, t + 0.5 * h)?;
@@ -287,18 +283,8 @@ impl Theta {
                 continue;
             };
             let denominator = f64::from(2i32.pow(p as u32) - 1);
-            let error = (0..n)
-                .map(|i| {
-                    let scale = self.atol[i] + self.options.rtol * x[i].abs().max(self.y[i].abs());
-                    ((self.y[i] - whole[i]) / denominator / scale).powi(2)
-                })
-                .sum::<f64>();
-            let error = (error / n.max(1) as f64).sqrt();
-            let factor = if error > 0.0 {
-                (0.9 * error.powf(-1.0 / f64::from(p + 1))).clamp(0.2, 5.0)
-            } else {
-                5.0
-            };
+            let error = super::error_norm(&x, &self.y, &whole, denominator, &self.atol, self.options.rtol);
+            let factor = super::step_factor(error, f64::from(p));
             if error.is_nan() || error > 1.0 {
                 self.stats.rejected += 1;
                 h *= factor.min(0.9);

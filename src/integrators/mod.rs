@@ -17,7 +17,8 @@
 //! [`adaptive`] (embedded pairs rkf45 and dopri5 with step size control), [`multistep`]
 //! (Adams–Bashforth), [`implicit`] (fixed-step implicit Euler and trapezoid for stiff
 //! problems), [`bdf`] (variable-order, variable-step BDF for stiff problems), [`radau`]
-//! (Radau IIA of order 5 for stiff problems), [`auto`] (DOPRI5 switching to BDF).
+//! (Radau IIA of order 5 for stiff problems), [`dirk`] (diagonally implicit Runge–Kutta methods
+//! from user tableaux), [`auto`] (DOPRI5 switching to BDF).
 //!
 //! Deliberately not here: events (`hybrid` builds them on [`Stepper`]), integration backwards
 //! in time, and any IO. Explicit methods allocate nothing in their inner loops: every buffer is sized in
@@ -26,6 +27,7 @@
 pub mod adaptive;
 pub mod auto;
 pub mod bdf;
+pub mod dirk;
 pub mod explicit;
 pub mod implicit;
 pub mod multistep;
@@ -445,6 +447,7 @@ pub fn stepper_for(method: &Method, options: &Options) -> Box<dyn Stepper> {
         Method::Bdf => Box::new(bdf::Bdf::new(options)),
         Method::Radau5 => Box::new(radau::Radau::new(options)),
         Method::Auto => Box::new(auto::Auto::new(options)),
+        Method::Tableau(t) if !t.is_explicit() => Box::new(dirk::Dirk::new((**t).clone(), options)),
         Method::Tableau(t) if t.b_hat().is_some() => Box::new(Adaptive::new((**t).clone(), options)),
         Method::Tableau(t) => Box::new(ExplicitRk::new((**t).clone(), options)),
     }
@@ -793,6 +796,39 @@ pub(crate) fn initial_step(
         (0.01 / d1.max(d2)).powf(1.0 / f64::from(order + 1))
     };
     Ok((100.0 * h0).min(h1))
+}
+
+/// A trial step of size `h` from `t` towards `t_limit`: its size and end, the last step landing
+/// exactly on `t_limit` (also when only a sliver below `min_step` would be left).
+pub(crate) fn trial_step(t: f64, h: f64, t_limit: f64, min_step: f64) -> (f64, f64) {
+    if t + h >= t_limit || t_limit - (t + h) < min_step {
+        (t_limit - t, t_limit)
+    } else {
+        (h, t + h)
+    }
+}
+
+/// The root mean square of `(a_i − b_i)/(scale · (atol_i + rtol·max(|x_i|, |a_i|)))`: an error
+/// estimate `a − b` (divided by `scale`) measured in the error weights of the step from `x` to `a`.
+pub(crate) fn error_norm(x: &[f64], a: &[f64], b: &[f64], scale: f64, atol: &[f64], rtol: f64) -> f64 {
+    let n = x.len();
+    let sum: f64 = (0..n)
+        .map(|i| {
+            let weight = atol[i] + rtol * x[i].abs().max(a[i].abs());
+            ((a[i] - b[i]) / scale / weight).powi(2)
+        })
+        .sum();
+    (sum / n.max(1) as f64).sqrt()
+}
+
+/// The step size factor after an error estimate `error` of a method of error order `q`:
+/// `0.9·error^(−1/(q+1))`, kept within [0.2, 5].
+pub(crate) fn step_factor(error: f64, q: f64) -> f64 {
+    if error > 0.0 {
+        (0.9 * error.powf(-1.0 / (q + 1.0))).clamp(0.2, 5.0)
+    } else {
+        5.0
+    }
 }
 
 /// Checks a (re)start point: `dim` finite values at a finite time.

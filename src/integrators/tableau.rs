@@ -34,9 +34,9 @@
 //!     | 1/6 2/3 1/6
 //! ```
 //!
-//! This module deliberately knows nothing about stepping: implicit and diagonally implicit
-//! tableaux (with entries on or above the diagonal) are rejected, since the steppers that read
-//! these tableaux evaluate the stages one after the other.
+//! This module deliberately knows nothing about stepping. Explicit tableaux (a strictly
+//! lower-triangular `a`) run in `explicit`/`adaptive`; diagonally implicit ones (entries on the
+//! diagonal) in `dirk`; fully implicit tableaux (entries above the diagonal) are rejected.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -204,7 +204,8 @@ impl Tableau {
     /// Validates a user-supplied explicit tableau and computes its order.
     ///
     /// `a` has one row per stage; row `i` may list fewer than `stages` entries (the rest are
-    /// zero), but every entry on or above the diagonal must be zero. Checked: at least one
+    /// zero), but every entry above the diagonal must be zero (entries on it make the method
+    /// diagonally implicit). Checked: at least one
     /// stage, consistent sizes, finite numbers, `c_i = Σ_j a_ij`, `Σ b_i = 1` (and `Σ b̂_i = 1`,
     /// `b̂ ≠ b`).
     pub fn new(
@@ -250,10 +251,10 @@ impl Tableau {
                         j + 1
                     )));
                 }
-                if j >= i && v != 0.0 {
+                if j > i && v != 0.0 {
                     return Err(TableauError::new(format!(
-                        "a[{}][{}] = {v} is on or above the diagonal; only explicit methods \
-                         (a strictly lower-triangular a) are supported",
+                        "a[{}][{}] = {v} is above the diagonal; only explicit and diagonally \
+                         implicit methods (a lower-triangular a) are supported",
                         i + 1,
                         j + 1
                     )));
@@ -392,6 +393,12 @@ impl Tableau {
     }
 
     /// `a_ij` (0-based).
+    /// Whether every stage is explicit (no entry on the diagonal of `a`); otherwise the method
+    /// is diagonally implicit (DIRK).
+    pub fn is_explicit(&self) -> bool {
+        (0..self.stages).all(|i| self.a[i * self.stages + i] == 0.0)
+    }
+
     pub fn a(&self, i: usize, j: usize) -> f64 {
         self.a[i * self.stages + j]
     }
