@@ -23,6 +23,10 @@ const CLEARING_STEPS: usize = 6;
 const NONSTIFF_STEPS: usize = 50;
 /// `h·ρ` above this counts as at DOPRI5's stability boundary (Hairer's test uses 3.25).
 const STABILITY_BOUNDARY: f64 = 3.25;
+/// Above this many states BDF's dense Jacobian and LU (n difference quotients, n³/3 operations
+/// per factorisation) cost more than stability-limited explicit steps save; without a sparse LU
+/// the run stays explicit and says so.
+const MAX_DENSE_STATES: usize = 500;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Which {
@@ -44,6 +48,8 @@ pub struct Auto {
     /// Statistics of the method runs that ended with a switch.
     retired: Stats,
     switches: Vec<String>,
+    /// Whether the note that the problem is too large to switch was given.
+    too_large_noted: bool,
 }
 
 impl Auto {
@@ -57,6 +63,7 @@ impl Auto {
             switch_pending: false,
             retired: Stats::default(),
             switches: Vec::new(),
+            too_large_noted: false,
         }
     }
 
@@ -97,6 +104,7 @@ impl Stepper for Auto {
         self.switch_pending = false;
         self.retired = Stats::default();
         self.switches.clear();
+        self.too_large_noted = false;
         self.explicit.initialize(sys, t0, x0)
     }
 
@@ -139,7 +147,18 @@ impl Stepper for Auto {
         if self.evidence >= needed {
             self.evidence = 0;
             self.against = 0;
-            self.switch_pending = true;
+            if self.current == Which::Explicit && self.state().len() > MAX_DENSE_STATES {
+                if !self.too_large_noted {
+                    self.too_large_noted = true;
+                    self.switches.push(format!(
+                        "t = {}: the problem looks stiff, but with {} states a dense stiff solver costs more than it saves; staying with dopri5 (try --solver bdf)",
+                        info.t,
+                        self.state().len()
+                    ));
+                }
+            } else {
+                self.switch_pending = true;
+            }
         }
         Ok(info)
     }
