@@ -155,3 +155,41 @@ fn auto_switches_to_bdf_on_stiff_problems_and_stays_explicit_otherwise() {
     );
     assert!(stepper.notes().is_empty(), "{:?}", stepper.notes());
 }
+
+#[test]
+fn auto_stays_explicit_on_large_stiff_systems_and_says_why() {
+    // 600 decoupled decays at rates up to 1000: stiff, but beyond the dense solvers' size.
+    struct Many;
+    impl OdeSystem for Many {
+        fn dim(&self) -> usize {
+            600
+        }
+        fn rhs(&mut self, _: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
+            for (i, (d, v)) in dx.iter_mut().zip(x).enumerate() {
+                *d = -(1.0 + i as f64 * 1000.0 / 600.0) * (v - 1.0);
+            }
+            Ok(())
+        }
+    }
+    let options = Options {
+        rtol: 1e-4,
+        atol: Atol::Scalar(1e-6),
+        ..Options::default()
+    };
+    let mut stepper = stepper_for(&Method::Auto, &options);
+    let outcome = integrate(
+        &mut Many,
+        stepper.as_mut(),
+        0.0,
+        &[0.0; 600],
+        0.5,
+        &Output::Steps,
+        |_, _| ControlFlow::Continue(()),
+    );
+    assert!(outcome.is_ok(), "{outcome:?}");
+    let notes = stepper.notes();
+    assert!(
+        notes.iter().any(|n| n.contains("staying with dopri5")) && !notes.iter().any(|n| n.contains("stiff: bdf")),
+        "{notes:?}"
+    );
+}
