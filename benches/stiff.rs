@@ -10,53 +10,12 @@
 #[path = "../tests/common/stiff.rs"]
 mod stiff;
 
-use eqm::integrators::{Atol, Method, OdeSystem, Options, Output, RhsError, Stats, integrate, stepper_for};
-use std::ops::ControlFlow;
+use eqm::integrators::{Method, Stats};
 use std::time::Instant;
 use stiff::StiffProblem;
 
-struct System {
-    dim: usize,
-    rhs: fn(f64, &[f64], &mut [f64]),
-}
-
-impl OdeSystem for System {
-    fn dim(&self) -> usize {
-        self.dim
-    }
-
-    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
-        (self.rhs)(t, x, dx);
-        Ok(())
-    }
-}
-
 fn solve(method: &Method, problem: &StiffProblem, rtol: f64, atol: f64) -> Option<(Vec<f64>, Stats)> {
-    let options = Options {
-        rtol,
-        atol: Atol::Scalar(atol),
-        ..Options::default()
-    };
-    let mut stepper = stepper_for(method, &options);
-    let mut sys = System {
-        dim: problem.x0.len(),
-        rhs: problem.rhs,
-    };
-    let mut last = Vec::new();
-    integrate(
-        &mut sys,
-        stepper.as_mut(),
-        0.0,
-        &problem.x0,
-        problem.t_end,
-        &Output::Times(vec![problem.t_end]),
-        |_, x| {
-            last = x.to_vec();
-            ControlFlow::Continue(())
-        },
-    )
-    .ok()?;
-    Some((last, stepper.stats()))
+    stiff::solve(method, problem, rtol, atol).ok()
 }
 
 fn main() {

@@ -110,16 +110,6 @@ pub struct EventSet {
     pub when_conditions: Vec<Vec<ExprId>>,
 }
 
-impl EventSet {
-    pub fn is_empty(&self) -> bool {
-        self.surfaces.is_empty()
-            && self.samples.is_empty()
-            && self.previous.is_empty()
-            && self.initial.is_none()
-            && self.terminal.is_none()
-    }
-}
-
 /// Replaces relations by relation variables in the equations, initial equations and
 /// when-conditions of `dae`, and records the surfaces in `dae.events`. Linear in the size of
 /// the expressions reachable from those roots.

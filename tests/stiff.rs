@@ -9,49 +9,9 @@ use eqm::integrators::{Atol, Method, OdeSystem, Options, Output, RhsError, integ
 use std::ops::ControlFlow;
 use stiff::StiffProblem;
 
-struct System {
-    dim: usize,
-    rhs: fn(f64, &[f64], &mut [f64]),
-}
-
-impl OdeSystem for System {
-    fn dim(&self) -> usize {
-        self.dim
-    }
-
-    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
-        (self.rhs)(t, x, dx);
-        Ok(())
-    }
-}
-
-/// The solution at the end time, and the statistics.
+/// The solution at the end time, and the statistics; the solve must succeed.
 fn solve(method: &Method, problem: &StiffProblem, rtol: f64, atol: f64) -> (Vec<f64>, eqm::integrators::Stats) {
-    let options = Options {
-        rtol,
-        atol: Atol::Scalar(atol),
-        ..Options::default()
-    };
-    let mut stepper = stepper_for(method, &options);
-    let mut sys = System {
-        dim: problem.x0.len(),
-        rhs: problem.rhs,
-    };
-    let mut last = Vec::new();
-    let outcome = integrate(
-        &mut sys,
-        stepper.as_mut(),
-        0.0,
-        &problem.x0,
-        problem.t_end,
-        &Output::Times(vec![problem.t_end]),
-        |_, x| {
-            last = x.to_vec();
-            ControlFlow::Continue(())
-        },
-    );
-    assert!(outcome.is_ok(), "{}: {outcome:?}", problem.name);
-    (last, stepper.stats())
+    stiff::solve(method, problem, rtol, atol).unwrap_or_else(|e| panic!("{}: {e}", problem.name))
 }
 
 /// The largest error relative to the reference, for components above `floor` (smaller ones
@@ -120,7 +80,7 @@ fn auto_switches_to_bdf_on_stiff_problems_and_stays_explicit_otherwise() {
     // An explicit method alone needs about 40 / (3.3 / 1e4) ≈ 1e5 steps here.
     assert!(stats.steps < 5_000, "{stats:?}");
     let mut stepper = stepper_for(&Method::Auto, &options);
-    let mut sys = System {
+    let mut sys = stiff::System {
         dim: 3,
         rhs: problem.rhs,
     };
@@ -137,7 +97,7 @@ fn auto_switches_to_bdf_on_stiff_problems_and_stays_explicit_otherwise() {
     assert!(notes.iter().any(|n| n.contains("stiff: bdf")), "{notes:?}");
     // A harmonic oscillator is never stiff: no switch.
     let mut stepper = stepper_for(&Method::Auto, &options);
-    let mut oscillator = System {
+    let mut oscillator = stiff::System {
         dim: 2,
         rhs: |_, x, dx| {
             dx[0] = x[1];

@@ -3,6 +3,11 @@
 //! right-hand side, the initial values, the end time and the reference values there.
 #![allow(dead_code)]
 
+use eqm::integrators::{
+    Atol, IntegrationError, Method, OdeSystem, Options, Output, RhsError, Stats, integrate, stepper_for,
+};
+use std::ops::ControlFlow;
+
 #[derive(Clone)]
 pub struct StiffProblem {
     pub name: &'static str,
@@ -92,4 +97,55 @@ pub fn oregonator() -> StiffProblem {
             0.132_055_494_284_670_6e3,
         ],
     }
+}
+
+/// A problem's right-hand side as an [`OdeSystem`].
+pub struct System {
+    pub dim: usize,
+    pub rhs: fn(f64, &[f64], &mut [f64]),
+}
+
+impl OdeSystem for System {
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
+        (self.rhs)(t, x, dx);
+        Ok(())
+    }
+}
+
+/// Solves `problem` to its end time with `method` at `rtol` and a scalar `atol`: the solution
+/// there and the statistics.
+pub fn solve(
+    method: &Method,
+    problem: &StiffProblem,
+    rtol: f64,
+    atol: f64,
+) -> Result<(Vec<f64>, Stats), IntegrationError> {
+    let options = Options {
+        rtol,
+        atol: Atol::Scalar(atol),
+        ..Options::default()
+    };
+    let mut stepper = stepper_for(method, &options);
+    let mut sys = System {
+        dim: problem.x0.len(),
+        rhs: problem.rhs,
+    };
+    let mut last = Vec::new();
+    integrate(
+        &mut sys,
+        stepper.as_mut(),
+        0.0,
+        &problem.x0,
+        problem.t_end,
+        &Output::Times(vec![problem.t_end]),
+        |_, x| {
+            last = x.to_vec();
+            ControlFlow::Continue(())
+        },
+    )?;
+    Ok((last, stepper.stats()))
 }
