@@ -245,6 +245,8 @@ pub struct ExecProgram {
     conditions: Vec<ParamCondition>,
     events: ExecEvents,
     names: BTreeMap<String, VarId>,
+    /// The symbolic Jacobian, when it was asked for and could be built.
+    jacobian: Option<crate::jacobian::ExecJacobian>,
 }
 
 impl ExecProgram {
@@ -274,6 +276,25 @@ impl ExecProgram {
     /// The DAE the program was built from (with the extended arena).
     pub fn dae(&self) -> &Dae {
         &self.dae
+    }
+
+    /// The arena, for stages that add expressions to the program (the Jacobian).
+    pub(crate) fn arena_mut(&mut self) -> &mut ExprArena {
+        &mut self.dae.flat.exprs
+    }
+
+    /// Adds the symbolic Jacobian of the right-hand side and of the invariant residuals
+    /// `invariants` (see [`crate::jacobian`]); on failure the program has none and the reason
+    /// is returned.
+    pub fn add_jacobian(&mut self, invariants: &[ExprId]) -> Result<(), String> {
+        self.jacobian = None;
+        self.jacobian = Some(crate::jacobian::build(self, invariants)?);
+        Ok(())
+    }
+
+    /// The symbolic Jacobian, if [`ExecProgram::add_jacobian`] built one.
+    pub fn jacobian(&self) -> Option<&crate::jacobian::ExecJacobian> {
+        self.jacobian.as_ref()
     }
 
     /// The arena that holds every expression of the program.
@@ -1243,6 +1264,7 @@ impl Builder {
             conditions: self.conditions,
             events: self.events,
             names,
+            jacobian: None,
         }
     }
 }

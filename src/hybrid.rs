@@ -273,6 +273,16 @@ impl OdeSystem for HybridModel<'_> {
             RhsError::new(message)
         })
     }
+
+    /// The model's symbolic Jacobian with the relations frozen; none while sliding, where the
+    /// field is a combination whose coefficient depends on the state (difference quotients
+    /// differentiate that).
+    fn jacobian(&mut self, t: f64, x: &[f64], jacobian: &mut nalgebra::DMatrix<f64>) -> Option<Result<(), RhsError>> {
+        if self.sliding.is_some() {
+            return None;
+        }
+        crate::sim::symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, jacobian)
+    }
 }
 
 /// A crossing found at the end of a step.

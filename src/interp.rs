@@ -53,6 +53,7 @@ use crate::source::Span;
 use crate::symbolic::eval::{binary, unary};
 use nalgebra::{DMatrix, DVector};
 
+mod jacobian;
 mod native;
 
 use crate::jit::{CompiledModule, JitError};
@@ -1616,6 +1617,25 @@ pub struct Interpreter<'p> {
     surfaces: Vec<Code>,
     /// The when-conditions, action values and assertion conditions, sorted by expression.
     event_exprs: Vec<(ExprId, Code)>,
+    /// The symbolic Jacobian's partial derivatives and the buffers of its chain rule, when the
+    /// program has one.
+    jacobian: Option<JacobianCode>,
+}
+
+/// What the interpreter keeps for the symbolic Jacobian.
+struct JacobianCode {
+    partials: Vec<Code>,
+    values: Vec<f64>,
+    tangents: jacobian::Tangents,
+}
+
+/// Where [`Interpreter::jacobian`] writes: `∂f/∂x`, the invariants `g` and `G = ∂g/∂x`, each
+/// only when asked for.
+#[derive(Default)]
+pub struct JacobianOut<'a> {
+    pub f_x: Option<&'a mut DMatrix<f64>>,
+    pub g: Option<&'a mut [f64]>,
+    pub g_x: Option<&'a mut DMatrix<f64>>,
 }
 
 /// When the right-hand side checks that values are finite.
@@ -1758,6 +1778,19 @@ impl<'p> Interpreter<'p> {
             .map(|e| Ok((e, c.expression(e)?)))
             .collect::<CompileResult<Vec<_>>>()
             .map_err(internal)?;
+        let jacobian = match program.jacobian() {
+            Some(j) => Some(JacobianCode {
+                partials: j
+                    .partials
+                    .iter()
+                    .map(|e| c.expression(*e))
+                    .collect::<CompileResult<Vec<_>>>()
+                    .map_err(internal)?,
+                values: vec![0.0; j.partials.len()],
+                tangents: jacobian::Tangents::new(j, program.layout().states, program.layout().work),
+            }),
+            None => None,
+        };
         let model_frame = c.max.max(1);
         // Model-level code runs in frame 0; function frames start above it.
         let regs = vec![0.0; model_frame as usize + function_max as usize];
@@ -1786,6 +1819,7 @@ impl<'p> Interpreter<'p> {
             native: None,
             surfaces,
             event_exprs,
+            jacobian,
         })
     }
 
@@ -2242,6 +2276,75 @@ impl<'p> Interpreter<'p> {
         Ok(())
     }
 
+    /// The symbolic Jacobian at the point of the last right-hand-side evaluation (whose values
+    /// `dx` and `work` hold): the program's partial derivatives evaluated (natively when
+    /// compiled) and combined by the chain rule into `out`. `Ok(false)` when the program has no
+    /// symbolic Jacobian or it is not defined at this point (a partial derivative that is not
+    /// finite, a singular loop): the caller then uses difference quotients.
+    #[allow(clippy::too_many_arguments)]
+    pub fn jacobian(
+        &mut self,
+        t: f64,
+        x: &[f64],
+        p: &[f64],
+        dx: &mut [f64],
+        work: &mut [f64],
+        out: JacobianOut,
+    ) -> Result<bool, EvalFailure> {
+        self.check_all(t, x, p, dx, work)?;
+        let Some(mut code) = self.jacobian.take() else {
+            return Ok(false);
+        };
+        let evaluated = self.partial_values(&mut code, Mem { t, x, p, dx, work });
+        let result = evaluated.map(|()| {
+            let jac = self.program.jacobian().expect("the code was built from it");
+            let ok = code.tangents.run(jac, &code.values, out.f_x, out.g_x).is_ok();
+            if ok && let Some(g) = out.g {
+                for (gi, row) in g.iter_mut().zip(&jac.invariants) {
+                    *gi = code.values[row.value as usize];
+                }
+            }
+            ok
+        });
+        self.jacobian = Some(code);
+        result
+    }
+
+    /// The values of the partial derivatives into `code.values`.
+    fn partial_values(&mut self, code: &mut JacobianCode, mut mem: Mem) -> Result<(), EvalFailure> {
+        if let Some(native) = &self.native
+            && let Some(segments) = &native.partials
+        {
+            let mut at = 0;
+            let mut ok = true;
+            for &segment in segments {
+                let len = native.module.results(segment).unwrap_or(0);
+                let out = &mut code.values[at..at + len];
+                if mem
+                    .native(&native.module, segment, out, self.m.iteration_limit)
+                    .is_err()
+                {
+                    ok = false;
+                    break;
+                }
+                at += len;
+            }
+            if ok {
+                return Ok(());
+            }
+        }
+        // The register code evaluates them when there is no native code, and locates a
+        // failure of native code the same way.
+        for (value, partial) in code.values.iter_mut().zip(&code.partials) {
+            *value = self.m.eval(*partial, &mut mem).map_err(|f| EvalFailure {
+                time: mem.t,
+                kind: self.fault(f),
+                site: FailureSite::Call,
+            })?;
+        }
+        Ok(())
+    }
+
     /// Evaluates zero-crossing function `k` alone (register code: one expression), at the point
     /// of the last evaluation.
     pub fn surface(
@@ -2445,6 +2548,21 @@ impl<'p> Instance<'p> {
         self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.surfaces(t, x, &self.p, dx, &mut self.work, out)
+    }
+
+    /// The symbolic Jacobian at `(t, x)` (see [`Interpreter::jacobian`]): evaluates the
+    /// right-hand side first, so `dx` holds `f(t, x)` afterwards.
+    pub fn jacobian(&mut self, t: f64, x: &[f64], dx: &mut [f64], out: JacobianOut) -> Result<bool, EvalFailure> {
+        if self.interpreter.jacobian.is_none() {
+            return Ok(false);
+        }
+        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+        self.interpreter.jacobian(t, x, &self.p, dx, &mut self.work, out)
+    }
+
+    /// Whether the program has a symbolic Jacobian.
+    pub fn has_jacobian(&self) -> bool {
+        self.interpreter.jacobian.is_some()
     }
 
     /// Zero-crossing function `k` alone at `(t, x)` (after the right-hand side and the outputs).

@@ -23,6 +23,7 @@ pub mod index;
 pub mod init;
 pub mod integrators;
 pub mod interp;
+pub mod jacobian;
 pub mod jit;
 pub mod plan;
 pub mod plot;

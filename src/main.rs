@@ -265,9 +265,28 @@ fn simulate(
     } else {
         session.compile(args.model.as_deref(), options)
     };
-    let Some(compiled) = compiled else {
+    let Some(mut compiled) = compiled else {
         return finish(session, color);
     };
+    // Implicit methods get the symbolic Jacobian; when it cannot be built they use difference
+    // quotients, and `-v` says why.
+    let mut jacobian_note = None;
+    if method.uses_jacobian(compiled.program.layout().states) {
+        let started = std::time::Instant::now();
+        jacobian_note = Some(match compiled.program.add_jacobian(&[]) {
+            Ok(()) => {
+                let j = compiled.program.jacobian().expect("just built");
+                format!(
+                    "symbolic Jacobian: {} nonzeros, {} partial derivatives, {} colour(s)",
+                    j.nonzeros(),
+                    j.partials.len(),
+                    j.n_colors
+                )
+            }
+            Err(reason) => format!("Jacobian by difference quotients: {reason}"),
+        });
+        session.record_time("jacobian", started.elapsed());
+    }
     let experiment = compiled.experiment;
     let start = run.start.or(experiment.start_time).unwrap_or(0.0);
     let stop = run.stop.or(experiment.stop_time).unwrap_or(start + 1.0);
@@ -428,6 +447,15 @@ fn simulate(
                     "{} rows; {} steps, {} rejected, {} right-hand-side evaluations by the {}",
                     summary.rows, summary.stats.steps, summary.stats.rejected, summary.stats.rhs_evals, summary.backend
                 );
+                if summary.stats.jacobians > 0 {
+                    eprintln!(
+                        "{} Jacobians ({} symbolic), {} LU factorisations",
+                        summary.stats.jacobians, summary.stats.symbolic_jacobians, summary.stats.factorizations
+                    );
+                }
+                if let Some(note) = &jacobian_note {
+                    eprintln!("  {note}");
+                }
                 if summary.events.events > 0 {
                     eprintln!("{} events", summary.events.events);
                 }

@@ -151,6 +151,38 @@ impl OdeSystem for Model<'_> {
             RhsError::new(message)
         })
     }
+
+    fn jacobian(&mut self, t: f64, x: &[f64], jacobian: &mut nalgebra::DMatrix<f64>) -> Option<Result<(), RhsError>> {
+        symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, jacobian)
+    }
+}
+
+/// The symbolic Jacobian of `instance` at `(t, x)` for [`OdeSystem::jacobian`]: `None` when the
+/// program has none or it is not defined at this point; a failure is kept in `failure`.
+pub(crate) fn symbolic_jacobian(
+    instance: &mut Instance<'_>,
+    failure: &mut Option<EvalFailure>,
+    t: f64,
+    x: &[f64],
+    jacobian: &mut nalgebra::DMatrix<f64>,
+) -> Option<Result<(), RhsError>> {
+    if !instance.has_jacobian() {
+        return None;
+    }
+    let mut dx = vec![0.0; x.len()];
+    let out = crate::interp::JacobianOut {
+        f_x: Some(jacobian),
+        ..Default::default()
+    };
+    match instance.jacobian(t, x, &mut dx, out) {
+        Ok(true) => Some(Ok(())),
+        Ok(false) => None,
+        Err(f) => {
+            let message = f.to_string();
+            *failure = Some(f);
+            Some(Err(RhsError::new(message)))
+        }
+    }
 }
 
 /// An instance with the run's parameters set.

@@ -6,6 +6,9 @@
 //! interpreter alone, at seeded pseudo-random states, times and parameter values; and where
 //! evaluation fails, both report the same failure.
 
+#[path = "common/compile.rs"]
+mod compile;
+
 use eqm::driver::Session;
 use eqm::exec::{EvalFailure, ExecProgram, FailureKind, Instr};
 use eqm::interp::{Instance, NativeCode, OdeRhs};
@@ -25,12 +28,7 @@ impl Rng {
 
 /// The model and initialization programs of the model in `text`.
 fn programs(name: &str, text: &str) -> (ExecProgram, ExecProgram) {
-    let mut session = Session::new();
-    session.add_embedded_stdlib();
-    session.add_file(name, text.to_string());
-    let compiled = session
-        .compile(None, &eqm::flatten::Options::default())
-        .unwrap_or_else(|| panic!("{name}: {}", session.render_diagnostics(false)));
+    let compiled = compile::compile(name, text);
     (compiled.program, compiled.init)
 }
 

@@ -26,7 +26,7 @@ const STABILITY_BOUNDARY: f64 = 3.25;
 /// Above this many states BDF's dense Jacobian and LU (n difference quotients, n³/3 operations
 /// per factorisation) cost more than stability-limited explicit steps save; without a sparse LU
 /// the run stays explicit and says so.
-const MAX_DENSE_STATES: usize = 500;
+pub const MAX_DENSE_STATES: usize = 500;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Which {
@@ -88,6 +88,7 @@ fn add(a: Stats, b: Stats) -> Stats {
         rejected: a.rejected + b.rejected,
         rhs_evals: a.rhs_evals + b.rhs_evals,
         jacobians: a.jacobians + b.jacobians,
+        symbolic_jacobians: a.symbolic_jacobians + b.symbolic_jacobians,
         factorizations: a.factorizations + b.factorizations,
     }
 }

@@ -18,8 +18,7 @@
 //! `f`), sparse LU, and stiffness detection (`auto` does that).
 
 use super::{
-    IntegrationError, OdeSystem, Options, Stats, StepInfo, Stepper, check_finite, difference_jacobian, eval_rhs,
-    initial_step,
+    IntegrationError, OdeSystem, Options, Stats, StepInfo, Stepper, check_finite, eval_rhs, initial_step, jacobian_at,
 };
 use nalgebra::{DMatrix, DVector};
 
@@ -326,7 +325,7 @@ impl Stepper for Bdf {
                     let mut f0 = vec![0.0; n];
                     eval_rhs(sys, t_new, &predicted, &mut f0, &mut self.stats)?;
                     let floor = |i: usize| self.atol[i] + rtol * predicted[i].abs();
-                    difference_jacobian(
+                    jacobian_at(
                         sys,
                         t_new,
                         &predicted,

@@ -16,8 +16,8 @@
 
 use super::tableau::Tableau;
 use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite,
-    difference_jacobian, eval_rhs, explicit::FixedClock, step_ends_accessors, zeroed,
+    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite, eval_rhs,
+    explicit::FixedClock, jacobian_at, step_ends_accessors, zeroed,
 };
 use nalgebra::{DMatrix, DVector};
 
@@ -73,7 +73,7 @@ impl Dirk {
         let mut j = self.jacobian.take().unwrap_or_else(|| DMatrix::zeros(n, n));
         let (atol, rtol, x) = (&self.atol, self.options.rtol, &self.ends.x);
         let floor = |i: usize| atol[i] + rtol * x[i].abs();
-        difference_jacobian(
+        jacobian_at(
             sys,
             self.ends.t,
             x,

@@ -17,8 +17,8 @@
 //! the system interface only evaluates `f`.
 
 use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite,
-    difference_jacobian, eval_rhs, explicit::FixedClock, step_ends_accessors, zeroed,
+    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite, eval_rhs,
+    explicit::FixedClock, jacobian_at, step_ends_accessors, zeroed,
 };
 use nalgebra::{DMatrix, DVector};
 
@@ -102,7 +102,7 @@ impl Theta {
     ) -> Result<(), IntegrationError> {
         let n = point.len();
         let mut jacobian = self.jacobian.take().unwrap_or_else(|| DMatrix::zeros(n, n));
-        difference_jacobian(
+        jacobian_at(
             sys,
             t,
             point,

@@ -73,6 +73,13 @@ pub trait OdeSystem {
     fn dim(&self) -> usize;
     /// Writes `f(t, x)` into `dx`; both slices have `dim()` elements.
     fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError>;
+    /// Writes the Jacobian `∂f/∂x` at `(t, x)` into `jacobian` (`dim() × dim()`, every entry)
+    /// when the system can compute it exactly (a model's symbolic Jacobian). `None` means it
+    /// cannot, at this point or at all, and the integrator uses difference quotients.
+    fn jacobian(&mut self, t: f64, x: &[f64], jacobian: &mut nalgebra::DMatrix<f64>) -> Option<Result<(), RhsError>> {
+        let _ = (t, x, jacobian);
+        None
+    }
 }
 
 /// The absolute tolerance: one for all components, or one per component.
@@ -188,8 +195,10 @@ pub struct Stats {
     pub rejected: usize,
     /// Evaluations of the right-hand side (those for Jacobians included).
     pub rhs_evals: usize,
-    /// Jacobians built (by difference quotients).
+    /// Jacobians built (symbolic ones and difference quotients).
     pub jacobians: usize,
+    /// Of those, the ones the system computed itself ([`OdeSystem::jacobian`]).
+    pub symbolic_jacobians: usize,
     /// LU factorisations of iteration matrices.
     pub factorizations: usize,
 }
@@ -410,6 +419,18 @@ impl Method {
     /// the trapezoidal rule, by step doubling).
     pub fn adapts_without_step(&self) -> bool {
         matches!(self, Method::ImplicitEuler | Method::Trapezoid)
+    }
+
+    /// Whether the method solves implicit equations with Newton iterations and so needs the
+    /// Jacobian of the right-hand side for a system of `states` states (`auto` only below the
+    /// size where it stays explicit).
+    pub fn uses_jacobian(&self, states: usize) -> bool {
+        match self {
+            Method::ImplicitEuler | Method::Trapezoid | Method::Bdf | Method::Radau5 => true,
+            Method::Auto => states <= auto::MAX_DENSE_STATES,
+            Method::Tableau(t) => !t.is_explicit(),
+            _ => false,
+        }
     }
 
     /// Whether the method controls its step size (reads the tolerances) rather than using the
@@ -730,13 +751,14 @@ pub(crate) fn eval_rhs(
     check_finite(t, dx, Quantity::Derivative)
 }
 
-/// The forward-difference Jacobian of `f` at `(t, point)`, where `f` is `f_point`, into
-/// `jacobian` (n × n): one evaluation per state. Component `j` moves by `√ε·max(|x_j|,
-/// floor(j))`: the floor is the scale below which the component's value does not matter (its
-/// error weight), so that a component far smaller than 1 is not moved by far more than its
-/// size. `work` (n elements) is scratch space.
+/// The Jacobian of `f` at `(t, point)`, where `f` is `f_point`, into `jacobian` (n × n): the
+/// system's own ([`OdeSystem::jacobian`], a model's symbolic Jacobian) when it has one at this
+/// point, otherwise forward differences, one evaluation per state. For differences component
+/// `j` moves by `√ε·max(|x_j|, floor(j))`: the floor is the scale below which the component's
+/// value does not matter (its error weight), so that a component far smaller than 1 is not
+/// moved by far more than its size. `work` (n elements) is scratch space.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn difference_jacobian(
+pub(crate) fn jacobian_at(
     sys: &mut dyn OdeSystem,
     t: f64,
     point: &[f64],
@@ -748,6 +770,21 @@ pub(crate) fn difference_jacobian(
 ) -> Result<(), IntegrationError> {
     let n = point.len();
     stats.jacobians += 1;
+    match sys.jacobian(t, point, jacobian) {
+        Some(Ok(())) if jacobian.iter().all(|v| v.is_finite()) => {
+            stats.symbolic_jacobians += 1;
+            return Ok(());
+        }
+        Some(Err(e)) => {
+            return Err(IntegrationError::Rhs {
+                time: t,
+                message: e.message,
+            });
+        }
+        // A Jacobian that is not finite here is left to difference quotients, which report
+        // the non-finite derivative if there is one.
+        Some(Ok(())) | None => {}
+    }
     let mut column = vec![0.0; n];
     work.copy_from_slice(point);
     for j in 0..n {

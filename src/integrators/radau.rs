@@ -18,8 +18,8 @@
 //! evaluates `f`), and the variable-order RADAU.
 
 use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepInfo, Stepper, check_finite, difference_jacobian,
-    eval_rhs, initial_step,
+    IntegrationError, OdeSystem, Options, Quantity, Stats, StepInfo, Stepper, check_finite, eval_rhs, initial_step,
+    jacobian_at,
 };
 use nalgebra::{Complex, DMatrix, DVector};
 
@@ -187,7 +187,7 @@ impl Radau {
         let mut j = self.jacobian.take().unwrap_or_else(|| DMatrix::zeros(n, n));
         let (atol, rtol, x) = (&self.atol, self.options.rtol, &self.x);
         let floor = |i: usize| atol[i] + rtol * x[i].abs();
-        difference_jacobian(sys, self.t, x, &self.f, &floor, &mut self.work, &mut j, &mut self.stats)?;
+        jacobian_at(sys, self.t, x, &self.f, &floor, &mut self.work, &mut j, &mut self.stats)?;
         self.jacobian = Some(j);
         self.jacobian_current = true;
         self.lu = None;

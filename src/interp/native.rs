@@ -53,9 +53,16 @@ pub struct NativeCode {
     /// The segment computing every zero-crossing function of the event program (its
     /// results), if it compiled.
     pub(super) surfaces: Option<usize>,
+    /// The segments computing the values of the symbolic Jacobian's partial derivatives (their
+    /// results, in order, at most [`PARTIALS_PER_SEGMENT`] each), if they compiled.
+    pub(super) partials: Option<Vec<usize>>,
     /// The slots each segment assigns, for the check for non-finite values after a run.
     pub(super) written: Vec<Written>,
 }
+
+/// Partial derivatives per segment: a segment's results live in one function, and functions
+/// of about a thousand expressions keep Cranelift's compile time linear.
+pub(super) const PARTIALS_PER_SEGMENT: usize = 1000;
 
 /// The derivative and work slots a segment assigns. After a native run, every assigned value
 /// must be finite; scanning these two index lists answers that without a branch on the kind of
@@ -105,6 +112,8 @@ enum Unit {
     Parameters,
     /// The zero-crossing functions of the event program.
     Surfaces,
+    /// The partial derivatives of the symbolic Jacobian.
+    Partials,
 }
 
 impl NativeCode {
@@ -112,7 +121,7 @@ impl NativeCode {
     /// can (or the host has no JIT).
     pub fn compile(program: &ExecProgram) -> Option<NativeCode> {
         let n = program.rhs().len();
-        let grouped = units(program, &vec![true; n], [true; 3]);
+        let grouped = units(program, &vec![true; n], [true; 4]);
         if let Ok(code) = NativeCode::build(program, &grouped) {
             return Some(code);
         }
@@ -122,14 +131,15 @@ impl NativeCode {
                 Instr::Assign { .. } => Unit::Run { begin: k, end: k + 1 },
                 _ => Unit::Solve(k),
             })
-            .chain([Unit::Outputs, Unit::Parameters, Unit::Surfaces])
+            .chain([Unit::Outputs, Unit::Parameters, Unit::Surfaces, Unit::Partials])
             .collect();
         let mut ok = vec![false; singles.len()];
         compilable(program, &singles, &mut ok);
+        let partials = ok.pop().unwrap_or(false);
         let surfaces = ok.pop().unwrap_or(false);
         let parameters = ok.pop().unwrap_or(false);
         let outputs = ok.pop().unwrap_or(false);
-        let grouped = units(program, &ok, [outputs, parameters, surfaces]);
+        let grouped = units(program, &ok, [outputs, parameters, surfaces, partials]);
         if grouped.is_empty() {
             return None;
         }
@@ -145,6 +155,7 @@ impl NativeCode {
         let mut outputs = None;
         let mut parameters = None;
         let mut surfaces = None;
+        let mut partials = None;
         let mut add = |segment: Segment| {
             segments.push(segment);
             segments.len() - 1
@@ -176,6 +187,19 @@ impl NativeCode {
                         results: program.events().surfaces.iter().map(|s| s.expr).collect(),
                         ..Segment::default()
                     }));
+                }
+                Unit::Partials => {
+                    let list = program.jacobian().map_or(&[][..], |j| &j.partials[..]);
+                    partials = Some(
+                        list.chunks(PARTIALS_PER_SEGMENT)
+                            .map(|chunk| {
+                                add(Segment {
+                                    results: chunk.to_vec(),
+                                    ..Segment::default()
+                                })
+                            })
+                            .collect(),
+                    );
                 }
                 Unit::Parameters => {
                     parameters = Some(add(Segment {
@@ -215,6 +239,7 @@ impl NativeCode {
             outputs,
             parameters,
             surfaces,
+            partials,
             written,
         })
     }
@@ -255,6 +280,11 @@ impl NativeCode {
     /// Whether the zero-crossing functions run as native code.
     pub fn surfaces_native(&self) -> bool {
         self.surfaces.is_some()
+    }
+
+    /// Whether the partial derivatives of the symbolic Jacobian run as native code.
+    pub fn partials_native(&self) -> bool {
+        self.partials.is_some()
     }
 }
 
@@ -309,7 +339,7 @@ fn solve_step(program: &ExecProgram, k: usize, add: &mut dyn FnMut(Segment) -> u
 /// The units for the instructions marked in `native`: maximal runs of explicit assignments,
 /// and every other instruction alone; then the outputs program, the parameter program and the
 /// zero-crossing functions where `[outputs, parameters, surfaces]` say so.
-fn units(program: &ExecProgram, native: &[bool], [outputs, parameters, surfaces]: [bool; 3]) -> Vec<Unit> {
+fn units(program: &ExecProgram, native: &[bool], [outputs, parameters, surfaces, partials]: [bool; 4]) -> Vec<Unit> {
     let rhs = program.rhs();
     let mut units = Vec::new();
     let mut k = 0;
@@ -337,6 +367,9 @@ fn units(program: &ExecProgram, native: &[bool], [outputs, parameters, surfaces]
     }
     if surfaces && !program.events().surfaces.is_empty() {
         units.push(Unit::Surfaces);
+    }
+    if partials && program.jacobian().is_some_and(|j| !j.partials.is_empty()) {
+        units.push(Unit::Partials);
     }
     units
 }
