@@ -36,6 +36,7 @@ fn main() {
         interval: Some(0.01),
         params: Vec::new(),
         backend: Backend::Auto,
+        stabilize: eqm::sim::Stabilize::Default,
     };
     let columns =
         eqm::sim::columns(&compiled.program, Some(&["s".to_string(), "h".to_string()])).expect("the columns exist");

@@ -58,6 +58,29 @@ pub struct Compiled {
     /// The initialization problem's program: run once to get consistent initial values.
     pub init: crate::exec::ExecProgram,
     pub experiment: crate::flat::Experiment,
+    /// For a model that needed index reduction: which form is simulated, and why.
+    pub form: Option<FormChoice>,
+}
+
+/// Which form of a high-index model to simulate (`--index-reduction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IndexForm {
+    /// The embedding form where a static state choice cannot be shown valid for the whole run,
+    /// otherwise the dummy-derivative form.
+    #[default]
+    Auto,
+    /// Dummy derivatives: a static state choice (fewer states, no projection).
+    Dummy,
+    /// Seed 002's embedding form: every differentiated variable a state, the differentiated
+    /// constraints kept as invariants by the projection.
+    Embedding,
+}
+
+/// The form chosen for a high-index model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormChoice {
+    pub embedding: bool,
+    pub reason: String,
 }
 
 #[derive(Debug, Default)]
@@ -239,13 +262,62 @@ impl Session {
     }
 
     /// Analyses `model` and builds the executable programs of its simulation and of its
-    /// initialization problem.
+    /// initialization problem (a high-index model in the form [`IndexForm::Auto`] chooses).
     pub fn compile(&mut self, model: Option<&str>, options: &flatten::Options) -> Option<Compiled> {
-        let analysis = self.analyze(model, options, false)?;
+        self.compile_with(model, options, IndexForm::Auto)
+    }
+
+    /// [`Session::compile`] with the form of a high-index model chosen by `form`.
+    pub fn compile_with(
+        &mut self,
+        model: Option<&str>,
+        options: &flatten::Options,
+        form: IndexForm,
+    ) -> Option<Compiled> {
+        let mut analysis = self.analyze(model, options, false)?;
         let start = Instant::now();
         // The analysis is not needed afterwards: its DAEs move into the programs.
         let experiment = analysis.dae.flat.experiment;
-        let program = crate::exec::ExecProgram::build(analysis.dae, &analysis.plan);
+        let mut embedding = analysis.index.as_mut().and_then(|r| r.embedding.take());
+        let statically_valid =
+            form == IndexForm::Auto && embedding.as_mut().is_some_and(|e| e.static_choice_is_valid());
+        let choice = match (&embedding, form) {
+            (None, _) => analysis.index.as_ref().map(|_| FormChoice {
+                embedding: false,
+                reason: "dummy derivatives (the embedding form is not available for this model)".to_string(),
+            }),
+            (Some(_), IndexForm::Dummy) => Some(FormChoice {
+                embedding: false,
+                reason: "dummy derivatives (--index-reduction dummy)".to_string(),
+            }),
+            (Some(_), IndexForm::Embedding) => Some(FormChoice {
+                embedding: true,
+                reason: "embedding form with projection (--index-reduction embedding)".to_string(),
+            }),
+            (Some(_), IndexForm::Auto) if statically_valid => Some(FormChoice {
+                embedding: false,
+                reason: "dummy derivatives: the differentiated constraints are linear with constant coefficients, so the static state choice stays valid".to_string(),
+            }),
+            (Some(_), IndexForm::Auto) => Some(FormChoice {
+                embedding: true,
+                reason: "embedding form with projection: a static state choice may become singular during the run".to_string(),
+            }),
+        };
+        let program = match embedding.filter(|_| choice.as_ref().is_some_and(|c| c.embedding)) {
+            Some(e) => {
+                // The embedding DAE was split off before event extraction: extract its events
+                // and sort it again.
+                let mut dae = e.dae;
+                crate::events::extract(&mut dae);
+                match crate::plan::analyze(&mut dae) {
+                    Ok(plan) => crate::exec::ExecProgram::build(dae, &plan),
+                    Err(d) => Err(d),
+                }
+            }
+            None => crate::exec::ExecProgram::build(analysis.dae, &analysis.plan),
+        };
+        // The initialization problem is the dummy-derivative form's in both cases: it gives
+        // every variable consistent values, and the states of either form are read by name.
         let init = crate::exec::ExecProgram::build(analysis.init.dae, &analysis.init.plan);
         self.record("codegen", start.elapsed());
         match (program, init) {
@@ -253,6 +325,7 @@ impl Session {
                 experiment,
                 program,
                 init,
+                form: choice,
             }),
             (Err(mut a), Err(mut b)) => {
                 self.diagnostics.append(&mut a);

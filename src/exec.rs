@@ -211,6 +211,17 @@ impl ExecEvents {
     }
 }
 
+/// An invariant `g = 0` the solution keeps (declared in an `invariant` section, or a
+/// constraint index reduction differentiated away): `lhs - rhs` with removed variables replaced
+/// by their values, evaluated after the right-hand side.
+#[derive(Debug, Clone)]
+pub struct ExecInvariant {
+    pub residual: ExprId,
+    pub span: Span,
+    /// The invariant as written, for messages.
+    pub text: String,
+}
+
 /// The sizes of the evaluation arrays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
@@ -245,6 +256,7 @@ pub struct ExecProgram {
     conditions: Vec<ParamCondition>,
     events: ExecEvents,
     names: BTreeMap<String, VarId>,
+    invariants: Vec<ExecInvariant>,
     /// The symbolic Jacobian, when it was asked for and could be built.
     jacobian: Option<crate::jacobian::ExecJacobian>,
 }
@@ -261,6 +273,7 @@ impl ExecProgram {
         b.outputs();
         b.conditions(plan);
         b.events();
+        b.invariants();
         b.validate();
         if !b.diagnostics.is_empty() {
             return Err(b.diagnostics);
@@ -290,6 +303,11 @@ impl ExecProgram {
         self.jacobian = None;
         self.jacobian = Some(crate::jacobian::build(self, invariants)?);
         Ok(())
+    }
+
+    /// The invariants `g = 0` of the model, in declaration order.
+    pub fn invariants(&self) -> &[ExecInvariant] {
+        &self.invariants
     }
 
     /// The symbolic Jacobian, if [`ExecProgram::add_jacobian`] built one.
@@ -449,6 +467,7 @@ struct Builder {
     diagnostics: Vec<Diagnostic>,
     /// Removed variables' nodes and their values, built when the first algorithm needs them.
     replace: Option<FxHashMap<ExprId, ExprId>>,
+    invariants: Vec<ExecInvariant>,
 }
 
 impl Builder {
@@ -473,6 +492,7 @@ impl Builder {
             events: ExecEvents::default(),
             diagnostics: Vec::new(),
             replace: None,
+            invariants: Vec::new(),
         }
     }
 
@@ -827,12 +847,8 @@ impl Builder {
         })
     }
 
-    /// Adds flat algorithm section `section` to the program: its statements with removed
-    /// variables replaced by their values, and the resets of its continuous outputs.
-    fn algorithm(&mut self, section: usize) {
-        let Some(a) = self.dae.flat.algorithms.get(section).cloned() else {
-            return;
-        };
+    /// The map from each variable alias elimination removed to its value, built once.
+    fn ensure_replace(&mut self) {
         if self.replace.is_none() {
             let mut replace = FxHashMap::default();
             for i in 0..self.dae.eliminated.len() {
@@ -842,6 +858,15 @@ impl Builder {
             }
             self.replace = Some(replace);
         }
+    }
+
+    /// Adds flat algorithm section `section` to the program: its statements with removed
+    /// variables replaced by their values, and the resets of its continuous outputs.
+    fn algorithm(&mut self, section: usize) {
+        let Some(a) = self.dae.flat.algorithms.get(section).cloned() else {
+            return;
+        };
+        self.ensure_replace();
         let replace = self.replace.as_ref().filter(|r| !r.is_empty());
         let statements = match replace {
             None => a.statements.clone(),
@@ -922,6 +947,32 @@ impl Builder {
 
     /// Checks that every expression of the program can be executed (see the module
     /// documentation for what that means), with one diagnostic per offending place.
+    /// The invariants of the flat model as residuals over the program's slots.
+    fn invariants(&mut self) {
+        self.ensure_replace();
+        let equations = self.dae.flat.invariants.clone();
+        for eq in &equations {
+            let residual = self.dae.flat.exprs.binary(BinOp::Sub, eq.lhs, eq.rhs);
+            let residual = match self.replace.as_ref().filter(|r| !r.is_empty()) {
+                Some(replace) => {
+                    crate::symbolic::substitute(&mut self.dae.flat.exprs, residual, &|_, id| replace.get(&id).copied())
+                }
+                None => residual,
+            };
+            let residual = crate::symbolic::simplify(&mut self.dae.flat.exprs, residual);
+            let text = format!(
+                "{} = {}",
+                self.dae.flat.expr_text(eq.lhs),
+                self.dae.flat.expr_text(eq.rhs)
+            );
+            self.invariants.push(ExecInvariant {
+                residual,
+                span: eq.span,
+                text,
+            });
+        }
+    }
+
     fn validate(&mut self) {
         let mut v = Validator {
             arena: &self.dae.flat.exprs,
@@ -990,6 +1041,9 @@ impl Builder {
                 }
                 Instr::Algorithm { .. } => {}
             }
+        }
+        for g in &self.invariants {
+            check(&mut v, g.residual, false, g.span, &|| format!("invariant `{}`", g.text));
         }
         for a in &self.algorithms {
             for r in &a.resets {
@@ -1264,6 +1318,7 @@ impl Builder {
             conditions: self.conditions,
             events: self.events,
             names,
+            invariants: self.invariants,
             jacobian: None,
         }
     }

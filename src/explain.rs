@@ -52,6 +52,7 @@ pub fn explain(analysis: &Analysis) -> String {
     if let Some(r) = index {
         index_reduction(&mut out, dae, r);
     }
+    invariants(&mut out, dae, index);
 
     let _ = writeln!(
         out,
@@ -368,6 +369,57 @@ fn index_reduction(out: &mut String, dae: &Dae, r: &IndexReduction) {
             .iter()
             .filter(|b| matches!(b, Block::Loop { .. }))
             .count()
+    );
+}
+
+/// The invariants a run keeps by projection (declared ones, and the constraints of the
+/// embedding form when that form is simulated), the form chosen, and the gain `K`.
+fn invariants(out: &mut String, dae: &Dae, index: Option<&IndexReduction>) {
+    let flat = &dae.flat;
+    let embedding = index.and_then(|r| r.embedding.clone()).map(|mut e| {
+        let valid = e.static_choice_is_valid();
+        (e, valid)
+    });
+    if let Some((_, valid)) = &embedding {
+        let _ = writeln!(
+            out,
+            "  simulated by default in the {}",
+            if *valid {
+                "dummy-derivative form: the differentiated constraints are linear with constant coefficients, so the static state choice stays valid (--index-reduction embedding projects instead)"
+            } else {
+                "embedding form with projection: a static state choice may become singular during the run (--index-reduction dummy uses dummy derivatives)"
+            }
+        );
+    }
+    let projected = !flat.invariants.is_empty() || embedding.as_ref().is_some_and(|(_, valid)| !valid);
+    if !projected {
+        return;
+    }
+    if !flat.invariants.is_empty() {
+        let _ = writeln!(
+            out,
+            "
+declared invariants ({}), kept by projection:",
+            flat.invariants.len()
+        );
+        for (k, eq) in flat.invariants.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "  h{} = {} - ({})",
+                k + 1,
+                flat.expr_text(eq.lhs),
+                flat.expr_text(eq.rhs)
+            );
+        }
+    }
+    let gain = match flat.experiment.stabilize {
+        Some(k) => format!("K = {} (annotation stabilize)", crate::results::format_number(k)),
+        None => "K = the largest eigenvalue modulus of df/dx at the start, at least 10/(stop - start) (-v prints it)"
+            .to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "  projection (seed 002): x' = f(x) - G+ (K g(x) + G f(x)), G = dg/dx from the symbolic Jacobian, LQ with pivoting; {gain}; --stabilize K=k or off overrides"
     );
 }
 

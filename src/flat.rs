@@ -361,6 +361,8 @@ pub struct Experiment {
     pub stop_time: Option<f64>,
     pub tolerance: Option<f64>,
     pub interval: Option<f64>,
+    /// The gain of the constraint projection, from `annotation(stabilize(K = k))`.
+    pub stabilize: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default)]

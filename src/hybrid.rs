@@ -150,6 +150,8 @@ pub struct HybridModel<'p> {
     check_dx: Vec<f64>,
     /// Events handled so far and notes about them.
     pub stats: EventStats,
+    /// The constraint projection of a model with invariants, if any.
+    pub(crate) projector: Option<crate::sim::Projector>,
 }
 
 impl<'p> HybridModel<'p> {
@@ -170,6 +172,7 @@ impl<'p> HybridModel<'p> {
             probe_dx: vec![0.0; n],
             check_dx: vec![0.0; n],
             stats: EventStats::default(),
+            projector: None,
         }
     }
 
@@ -265,7 +268,10 @@ impl OdeSystem for HybridModel<'_> {
                     s.alpha = alpha;
                 }
             }),
-            None => self.instance.rhs(t, x, dx),
+            None => match &mut self.projector {
+                Some(p) => p.rhs(&mut self.instance, t, x, dx),
+                None => self.instance.rhs(t, x, dx),
+            },
         };
         result.map_err(|f| {
             let message = f.to_string();
@@ -281,7 +287,10 @@ impl OdeSystem for HybridModel<'_> {
         if self.sliding.is_some() {
             return None;
         }
-        crate::sim::symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, jacobian)
+        match &mut self.projector {
+            Some(p) => p.jacobian(&mut self.instance, &mut self.failure, t, x, jacobian),
+            None => crate::sim::symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, jacobian),
+        }
     }
 }
 

@@ -22,7 +22,7 @@
 use crate::builtins::Builtin;
 use crate::dae::{Dae, Equation, Origin, VarKind};
 use crate::diag::Diagnostic;
-use crate::expr::{BinOp, ExprId, FxHashMap, VarId};
+use crate::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, VarId};
 use crate::flat::{self, StateSelect};
 use crate::plan::{self, Plan};
 use crate::structural::dummy::dummy_derivatives;
@@ -83,6 +83,44 @@ pub struct Embedding {
     pub dae: Dae,
     pub plan: Plan,
     pub invariants: Vec<Invariant>,
+}
+
+impl Embedding {
+    /// Whether a static state choice is valid for the whole run, whatever the motion: every
+    /// constraint that was differentiated away is affine in the time-varying variables and
+    /// their derivatives with constant (parameter) coefficients, so the Jacobian block that
+    /// decides the dummy-derivative state choice never changes and cannot become singular
+    /// where it was not singular at the start. Otherwise the embedding form with projection is
+    /// the safe default (seed 002).
+    pub fn static_choice_is_valid(&mut self) -> bool {
+        let kinds = self.dae.kinds.clone();
+        let varying = |arena: &ExprArena, e: ExprId| -> Vec<ExprId> {
+            let stop = |n: ExprId| crate::symbolic::is_symbol_operator(arena.get(n));
+            crate::symbolic::reachable(arena, e, &stop)
+                .into_iter()
+                .filter(|&n| match arena.get(n) {
+                    Node::Var(v) => !matches!(
+                        kinds.get(v.0 as usize),
+                        Some(VarKind::Parameter | VarKind::Constant) | None
+                    ),
+                    Node::Call(Callee::Builtin(Builtin::Der), _) => true,
+                    _ => false,
+                })
+                .collect()
+        };
+        let arena = &mut self.dae.flat.exprs;
+        for inv in &self.invariants {
+            for leaf in varying(arena, inv.residual) {
+                let Ok(d) = diff_var(arena, inv.residual, leaf) else {
+                    return false;
+                };
+                if !varying(arena, d).is_empty() {
+                    return false;
+                }
+            }
+        }
+        true
+    }
 }
 
 /// One invariant `g(x) = 0` of the embedding form: an equation that was differentiated away.
@@ -411,6 +449,33 @@ fn build_embedding(mut dae: Dae, row_eq: &[Option<usize>], highest: &[bool]) -> 
             equation: e,
             jacobian,
         });
+        // The program of the embedding form keeps the constraint as one of its invariants,
+        // after those the model declares.
+        let constraint = &dae.equations[e];
+        // An invariant of the flat model names the model equation it comes from; a
+        // differentiated constraint names its root (the equation as the model writes it).
+        let mut root = constraint;
+        while let Origin::Differentiated { root: r, .. } = root.origin {
+            match dae.equations.get(r as usize) {
+                Some(eq) if !std::ptr::eq(eq, root) => root = eq,
+                _ => break,
+            }
+        }
+        // Equations the compiler introduced count as the model's own (instance 0).
+        let origin = match &root.origin {
+            Origin::Flat { origin, .. } => origin.clone(),
+            _ => flat::Origin::Equation {
+                instance: flat::InstanceId(0),
+            },
+        };
+        let constraint = flat::Equation {
+            lhs: constraint.lhs,
+            rhs: constraint.rhs,
+            origin,
+            span: constraint.span,
+            array: None,
+        };
+        dae.flat.invariants.push(constraint);
     }
     // Invariant equation numbers refer to the dummy-derivative DAE, whose equations are the
     // embedding's before this filtering (both are rewritten from the same list).

@@ -27,6 +27,7 @@ pub mod jacobian;
 pub mod jit;
 pub mod plan;
 pub mod plot;
+pub mod projection;
 pub mod resolve;
 pub mod results;
 pub mod sim;

@@ -115,6 +115,37 @@ struct RunArgs {
     /// The plot file (`.svg` or `.png`).
     #[arg(long, value_name = "FILE.svg", requires = "plot")]
     plot_out: Option<PathBuf>,
+    /// Constraint projection of models with invariants (seed 002): `K=k` sets the gain of the
+    /// correction `d/dt g = -k g`, `off` integrates the plain field (to see the drift); default:
+    /// the model's `stabilize(K = k)` annotation, else 10 times the fastest rate of the model.
+    #[arg(long, value_name = "K=k|off", value_parser = parse_stabilize)]
+    stabilize: Option<eqm::sim::Stabilize>,
+    /// Form of a high-index model: `embedding` (all differentiated variables are states, the
+    /// constraints kept by projection), `dummy` (dummy derivatives: a static state choice), or
+    /// `auto` (the default: dummy derivatives only when the constraints are linear with constant
+    /// coefficients, so the static choice stays valid).
+    #[arg(long = "index-reduction", value_name = "auto|embedding|dummy", value_parser = parse_index_form, default_value = "auto")]
+    index_reduction: eqm::driver::IndexForm,
+}
+
+fn parse_stabilize(s: &str) -> Result<eqm::sim::Stabilize, String> {
+    if s == "off" {
+        return Ok(eqm::sim::Stabilize::Off);
+    }
+    let value = s.strip_prefix("K=").unwrap_or(s);
+    match value.parse::<f64>() {
+        Ok(k) if k.is_finite() && k > 0.0 => Ok(eqm::sim::Stabilize::Gain(k)),
+        _ => Err(format!("`{s}` is not K=<positive number> or off")),
+    }
+}
+
+fn parse_index_form(s: &str) -> Result<eqm::driver::IndexForm, String> {
+    match s {
+        "auto" => Ok(eqm::driver::IndexForm::Auto),
+        "embedding" => Ok(eqm::driver::IndexForm::Embedding),
+        "dummy" => Ok(eqm::driver::IndexForm::Dummy),
+        _ => Err(format!("`{s}` is not auto, embedding or dummy")),
+    }
 }
 
 #[derive(clap::Args)]
@@ -263,30 +294,11 @@ fn simulate(
     let compiled = if session.has_errors() {
         None
     } else {
-        session.compile(args.model.as_deref(), options)
+        session.compile_with(args.model.as_deref(), options, run.index_reduction)
     };
     let Some(mut compiled) = compiled else {
         return finish(session, color);
     };
-    // Implicit methods get the symbolic Jacobian; when it cannot be built they use difference
-    // quotients, and `-v` says why.
-    let mut jacobian_note = None;
-    if method.uses_jacobian(compiled.program.layout().states) {
-        let started = std::time::Instant::now();
-        jacobian_note = Some(match compiled.program.add_jacobian(&[]) {
-            Ok(()) => {
-                let j = compiled.program.jacobian().expect("just built");
-                format!(
-                    "symbolic Jacobian: {} nonzeros, {} partial derivatives, {} colour(s)",
-                    j.nonzeros(),
-                    j.partials.len(),
-                    j.n_colors
-                )
-            }
-            Err(reason) => format!("Jacobian by difference quotients: {reason}"),
-        });
-        session.record_time("jacobian", started.elapsed());
-    }
     let experiment = compiled.experiment;
     let start = run.start.or(experiment.start_time).unwrap_or(0.0);
     let stop = run.stop.or(experiment.stop_time).unwrap_or(start + 1.0);
@@ -326,7 +338,16 @@ fn simulate(
         } else {
             eqm::sim::Backend::Auto
         },
+        stabilize: run.stabilize.unwrap_or(match experiment.stabilize {
+            Some(k) => eqm::sim::Stabilize::Gain(k),
+            None => eqm::sim::Stabilize::Default,
+        }),
     };
+    // Implicit methods and invariants get the symbolic Jacobian; when it cannot be built the
+    // methods use difference quotients, and `-v` says why.
+    let started = std::time::Instant::now();
+    let jacobian_note = eqm::sim::prepare(&mut compiled.program, &run_options);
+    session.record_time("jacobian", started.elapsed());
     if let Some(path) = &run.plot_out
         && path.extension().is_none_or(|e| e != "svg" && e != "png")
     {
@@ -455,6 +476,24 @@ fn simulate(
                 }
                 if let Some(note) = &jacobian_note {
                     eprintln!("  {note}");
+                }
+                if let Some(form) = &compiled.form {
+                    eprintln!("high-index model: {}", form.reason);
+                }
+                if let Some(r) = &summary.invariants {
+                    match r.gain {
+                        Some((k, source)) => eprintln!(
+                            "{} invariant(s) kept by projection with K = {} ({source}), rank of G {}",
+                            r.invariants,
+                            eqm::results::format_number(k),
+                            r.rank
+                        ),
+                        None => eprintln!("{} invariant(s), not projected", r.invariants),
+                    }
+                    eprintln!(
+                        "  constraint residual max|g|: {:.3e} at the end, {:.3e} at most over the rows",
+                        r.final_residual, r.max_residual
+                    );
                 }
                 if summary.events.events > 0 {
                     eprintln!("{} events", summary.events.events);

@@ -233,6 +233,7 @@ fn simulate(text: &str, solver: &str, symbolic: bool) -> (Vec<f64>, eqm::integra
         interval: Some(0.5),
         params: Vec::new(),
         backend: eqm::sim::Backend::Auto,
+        stabilize: eqm::sim::Stabilize::Default,
     };
     let columns = eqm::sim::columns(&compiled.program, None).expect("columns");
     let mut last = Vec::new();

@@ -1226,7 +1226,23 @@ fn experiment(def: &ast::ClassDef) -> flat::Experiment {
         return exp;
     };
     for arg in &annotation.modification.arguments {
-        if arg.name.parts[0].name != "experiment" {
+        let name = arg.name.parts[0].name.as_str();
+        if name == "stabilize" {
+            // `stabilize(K = k)`: the gain of the constraint projection.
+            let cm = arg.modification.as_ref().and_then(|m| m.class_modification.as_ref());
+            for setting in cm.iter().flat_map(|cm| &cm.arguments) {
+                if setting.name.parts[0].name == "K" {
+                    exp.stabilize = setting
+                        .modification
+                        .as_ref()
+                        .and_then(|m| m.binding.as_ref())
+                        .and_then(literal_number)
+                        .filter(|k| *k > 0.0 && k.is_finite());
+                }
+            }
+            continue;
+        }
+        if name != "experiment" {
             continue;
         }
         let Some(cm) = arg.modification.as_ref().and_then(|m| m.class_modification.as_ref()) else {
