@@ -60,6 +60,16 @@ pub struct Equation {
     pub span: Span,
 }
 
+/// The static state choice of the dummy-derivative form: the equations index reduction
+/// differentiated and the variables that are no longer states because of it. The choice is
+/// valid while those equations determine those variables (their Jacobian with respect to them
+/// has full rank); a run checks that (`exec::ExecStateChoice`).
+#[derive(Debug, Clone, Default)]
+pub struct StateChoice {
+    pub constraints: Vec<usize>,
+    pub demoted: Vec<VarId>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Dae {
     /// The flat model, extended with the variables this stage introduces; its arena holds every
@@ -77,6 +87,8 @@ pub struct Dae {
     /// The zero-crossing surfaces and rewritten when-conditions (`events::extract`); empty
     /// before that stage.
     pub events: crate::events::EventSet,
+    /// The static state choice of the dummy-derivative form, set by index reduction.
+    pub state_choice: Option<StateChoice>,
 }
 
 impl Dae {
@@ -364,5 +376,6 @@ pub fn lower(mut flat: FlatModel) -> Dae {
         initial_equations,
         eliminated,
         events: Default::default(),
+        state_choice: None,
     }
 }

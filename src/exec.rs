@@ -222,6 +222,19 @@ pub struct ExecInvariant {
     pub text: String,
 }
 
+/// The check of a dummy-derivative form's static state choice: the partial derivatives of the
+/// differentiated constraints with respect to the variables that are no longer states
+/// (`matrix`, rows × variables, row-major) and the norm of each constraint's whole gradient
+/// (`norms`). The choice is singular where the rows, each divided by its norm, lose rank.
+#[derive(Debug, Clone)]
+pub struct ExecStateChoice {
+    pub matrix: Vec<ExprId>,
+    pub norms: Vec<ExprId>,
+    pub variables: Vec<VarId>,
+    pub states: Vec<VarId>,
+    pub span: Span,
+}
+
 /// The sizes of the evaluation arrays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
@@ -257,6 +270,7 @@ pub struct ExecProgram {
     events: ExecEvents,
     names: BTreeMap<String, VarId>,
     invariants: Vec<ExecInvariant>,
+    state_choice: Option<ExecStateChoice>,
     /// The symbolic Jacobian, when it was asked for and could be built.
     jacobian: Option<crate::jacobian::ExecJacobian>,
 }
@@ -274,6 +288,7 @@ impl ExecProgram {
         b.conditions(plan);
         b.events();
         b.invariants();
+        b.state_choice();
         b.validate();
         if !b.diagnostics.is_empty() {
             return Err(b.diagnostics);
@@ -296,18 +311,30 @@ impl ExecProgram {
         &mut self.dae.flat.exprs
     }
 
-    /// Adds the symbolic Jacobian of the right-hand side and of the invariant residuals
-    /// `invariants` (see [`crate::jacobian`]); on failure the program has none and the reason
-    /// is returned.
-    pub fn add_jacobian(&mut self, invariants: &[ExprId]) -> Result<(), String> {
+    /// Adds the symbolic Jacobian of the right-hand side and of the invariants (see
+    /// [`crate::jacobian`]), with the expressions of the state-choice check evaluated alongside;
+    /// on failure the program has none and the reason is returned.
+    pub fn add_jacobian(&mut self) -> Result<(), String> {
         self.jacobian = None;
-        self.jacobian = Some(crate::jacobian::build(self, invariants)?);
+        let invariants: Vec<ExprId> = self.invariants.iter().map(|g| g.residual).collect();
+        let extra: Vec<ExprId> = self
+            .state_choice
+            .iter()
+            .flat_map(|c| c.matrix.iter().chain(&c.norms))
+            .copied()
+            .collect();
+        self.jacobian = Some(crate::jacobian::build(self, &invariants, &extra)?);
         Ok(())
     }
 
     /// The invariants `g = 0` of the model, in declaration order.
     pub fn invariants(&self) -> &[ExecInvariant] {
         &self.invariants
+    }
+
+    /// The check of the static state choice of a dummy-derivative form, if it has one.
+    pub fn state_choice(&self) -> Option<&ExecStateChoice> {
+        self.state_choice.as_ref()
     }
 
     /// The symbolic Jacobian, if [`ExecProgram::add_jacobian`] built one.
@@ -468,6 +495,7 @@ struct Builder {
     /// Removed variables' nodes and their values, built when the first algorithm needs them.
     replace: Option<FxHashMap<ExprId, ExprId>>,
     invariants: Vec<ExecInvariant>,
+    state_choice: Option<ExecStateChoice>,
 }
 
 impl Builder {
@@ -493,6 +521,7 @@ impl Builder {
             diagnostics: Vec::new(),
             replace: None,
             invariants: Vec::new(),
+            state_choice: None,
         }
     }
 
@@ -973,6 +1002,54 @@ impl Builder {
         }
     }
 
+    /// The check of the static state choice, when index reduction made one.
+    fn state_choice(&mut self) {
+        let Some(choice) = self.dae.state_choice.clone() else {
+            return;
+        };
+        let kinds = self.dae.kinds.clone();
+        let exprs = &mut self.dae.flat.exprs;
+        let mut matrix = Vec::new();
+        let mut norms = Vec::new();
+        let mut span = None;
+        for &e in &choice.constraints {
+            let Some(eq) = self.dae.equations.get(e) else { continue };
+            span.get_or_insert(eq.span);
+            let residual = exprs.binary(BinOp::Sub, eq.lhs, eq.rhs);
+            // Every time-varying leaf of the constraint: variables and derivatives.
+            let stop = |n: ExprId| crate::symbolic::is_symbol_operator(exprs.get(n));
+            let leaves: Vec<ExprId> = crate::symbolic::reachable(exprs, residual, &stop)
+                .into_iter()
+                .filter(|&n| match exprs.get(n) {
+                    Node::Var(v) => matches!(kinds.get(v.0 as usize), Some(VarKind::State | VarKind::Algebraic)),
+                    Node::Call(Callee::Builtin(Builtin::Der), _) => true,
+                    _ => false,
+                })
+                .collect();
+            let mut squares = exprs.real(0.0);
+            for leaf in leaves {
+                let Ok(d) = diff_var(exprs, residual, leaf) else { return };
+                let square = exprs.binary(BinOp::Mul, d, d);
+                squares = exprs.binary(BinOp::Add, squares, square);
+            }
+            let norm = exprs.builtin(Builtin::Sqrt, vec![squares]);
+            norms.push(crate::symbolic::simplify(exprs, norm));
+            for &v in &choice.demoted {
+                let leaf = exprs.var(v);
+                let Ok(d) = diff_var(exprs, residual, leaf) else { return };
+                matrix.push(d);
+            }
+        }
+        let Some(span) = span else { return };
+        self.state_choice = Some(ExecStateChoice {
+            matrix,
+            norms,
+            variables: choice.demoted,
+            states: self.states.clone(),
+            span,
+        });
+    }
+
     fn validate(&mut self) {
         let mut v = Validator {
             arena: &self.dae.flat.exprs,
@@ -1319,6 +1396,7 @@ impl Builder {
             events: self.events,
             names,
             invariants: self.invariants,
+            state_choice: self.state_choice,
             jacobian: None,
         }
     }

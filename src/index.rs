@@ -299,7 +299,7 @@ pub fn reduce(dae: &mut Dae) -> Result<Option<IndexReduction>, Vec<Diagnostic>> 
     }
     let was_state: Vec<VarId> = dae.states().collect();
     let rewritten = rewrite(dae, &gvars, &diff_to_var, &is_state);
-    let demoted = was_state
+    let demoted: Vec<VarId> = was_state
         .into_iter()
         .filter(|v| dae.kind(*v) != VarKind::State)
         .collect();
@@ -316,6 +316,12 @@ pub fn reduce(dae: &mut Dae) -> Result<Option<IndexReduction>, Vec<Diagnostic>> 
             (v, reason)
         })
         .collect();
+    if !demoted.is_empty() {
+        dae.state_choice = Some(crate::dae::StateChoice {
+            constraints: differentiated.iter().map(|&(e, _)| e).collect(),
+            demoted: demoted.clone(),
+        });
+    }
     Ok(Some(IndexReduction {
         index: p.max_differentiations() + 1,
         differentiated,

@@ -1636,6 +1636,8 @@ pub struct JacobianOut<'a> {
     pub f_x: Option<&'a mut DMatrix<f64>>,
     pub g: Option<&'a mut [f64]>,
     pub g_x: Option<&'a mut DMatrix<f64>>,
+    /// The values of the extra expressions (see [`crate::jacobian::ExecJacobian::extra`]).
+    pub extra: Option<&'a mut [f64]>,
 }
 
 /// When the right-hand side checks that values are finite.
@@ -2280,7 +2282,8 @@ impl<'p> Interpreter<'p> {
     /// `dx` and `work` hold): the program's partial derivatives evaluated (natively when
     /// compiled) and combined by the chain rule into `out`. `Ok(false)` when the program has no
     /// symbolic Jacobian or it is not defined at this point (a partial derivative that is not
-    /// finite, a singular loop): the caller then uses difference quotients.
+    /// finite, a singular loop): the caller then uses difference quotients. The invariant
+    /// values and extra expressions are written whenever the program has a Jacobian.
     #[allow(clippy::too_many_arguments)]
     pub fn jacobian(
         &mut self,
@@ -2298,13 +2301,19 @@ impl<'p> Interpreter<'p> {
         let evaluated = self.partial_values(&mut code, Mem { t, x, p, dx, work });
         let result = evaluated.map(|()| {
             let jac = self.program.jacobian().expect("the code was built from it");
-            let ok = code.tangents.run(jac, &code.values, out.f_x, out.g_x).is_ok();
-            if ok && let Some(g) = out.g {
+            // The values of the invariants and of the extra expressions are there even where
+            // the chain rule is not defined (a singular state choice shows in them).
+            if let Some(g) = out.g {
                 for (gi, row) in g.iter_mut().zip(&jac.invariants) {
                     *gi = code.values[row.value as usize];
                 }
             }
-            ok
+            if let Some(extra) = out.extra {
+                for (e, &k) in extra.iter_mut().zip(&jac.extra) {
+                    *e = code.values[k as usize];
+                }
+            }
+            code.tangents.run(jac, &code.values, out.f_x, out.g_x).is_ok()
         });
         self.jacobian = Some(code);
         result

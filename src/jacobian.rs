@@ -72,6 +72,9 @@ pub struct ExecJacobian {
     pub steps: Vec<TangentStep>,
     /// The invariants, in the order they were given.
     pub invariants: Vec<InvariantRow>,
+    /// Further expressions evaluated with the partials (the state-choice check), as indices
+    /// into `partials`.
+    pub extra: Vec<u32>,
     /// For each state derivative `dx[i]`, the states it depends on (sorted): the rows of the
     /// pattern of `∂f/∂x`.
     pub rows: Vec<Vec<u32>>,
@@ -91,9 +94,10 @@ impl ExecJacobian {
 }
 
 /// Builds the Jacobian program of `program` and of the invariant residuals `invariants`
-/// (expressions of its arena, which may read anything the right-hand side computes). Returns
+/// (expressions of its arena, which may read anything the right-hand side computes), with the
+/// expressions `extra` evaluated alongside. Returns
 /// the reason when the right-hand side cannot be differentiated symbolically.
-pub fn build(program: &mut ExecProgram, invariants: &[ExprId]) -> Result<ExecJacobian, String> {
+pub fn build(program: &mut ExecProgram, invariants: &[ExprId], extra: &[ExprId]) -> Result<ExecJacobian, String> {
     let n = program.layout().states;
     let n_work = program.layout().work;
     let rhs = program.rhs().to_vec();
@@ -181,6 +185,7 @@ pub fn build(program: &mut ExecProgram, invariants: &[ExprId]) -> Result<ExecJac
             .ok_or_else(|| format!("invariant {} cannot be differentiated symbolically", k + 1))?;
         invariant_steps.push(InvariantRow { value, terms });
     }
+    let extra = extra.iter().map(|&e| b.push(e)).collect();
     let partials = b.partials;
     let (rows, invariant_rows) = pattern(n, n_work, &steps, &invariant_steps);
     let (colors, n_colors) = color_columns(n, rows.iter().chain(&invariant_rows));
@@ -188,6 +193,7 @@ pub fn build(program: &mut ExecProgram, invariants: &[ExprId]) -> Result<ExecJac
         partials,
         steps,
         invariants: invariant_steps,
+        extra,
         rows,
         invariant_rows,
         colors,

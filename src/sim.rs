@@ -226,9 +226,9 @@ impl Projector {
         dx: &mut [f64],
     ) -> Result<(), EvalFailure> {
         let out = crate::interp::JacobianOut {
-            f_x: None,
             g: Some(&mut self.g),
             g_x: Some(&mut self.g_x),
+            ..Default::default()
         };
         if instance.jacobian(t, x, dx, out)? {
             self.projection.correct(&self.g, &self.g_x, dx);
@@ -252,6 +252,7 @@ impl Projector {
                 f_x: Some(&mut *jacobian),
                 g: Some(&mut self.g),
                 g_x: Some(&mut self.g_x),
+                extra: None,
             };
             if !instance.jacobian(t, x, &mut f, out)? {
                 return Ok(false);
@@ -295,11 +296,13 @@ impl Projector {
 /// Prepares `program` for a run with `options`: the symbolic Jacobian for implicit methods
 /// and for the invariants (`g` and `G` come from it). Returns a note for `-v`.
 pub fn prepare(program: &mut ExecProgram, options: &RunOptions) -> Option<String> {
-    let invariants: Vec<crate::expr::ExprId> = program.invariants().iter().map(|g| g.residual).collect();
-    if !options.method.uses_jacobian(program.layout().states) && invariants.is_empty() {
+    let needed = options.method.uses_jacobian(program.layout().states)
+        || !program.invariants().is_empty()
+        || program.state_choice().is_some();
+    if !needed {
         return None;
     }
-    Some(match program.add_jacobian(&invariants) {
+    Some(match program.add_jacobian() {
         Ok(()) => {
             let j = program.jacobian().expect("just built");
             format!(
@@ -538,6 +541,14 @@ pub fn simulate(
             last: 0.0,
             max: 0.0,
         }),
+        choice: program
+            .state_choice()
+            .filter(|_| program.jacobian().is_some())
+            .map(|c| ChoiceCheck {
+                values: vec![0.0; c.matrix.len() + c.norms.len()],
+                rows: c.norms.len(),
+                sign: None,
+            }),
         rows,
         dx: vec![0.0; x0.len()],
         values: vec![0.0; columns.slots.len()],
@@ -640,6 +651,7 @@ fn projector(
         f_x: Some(&mut f_x),
         g: Some(&mut g),
         g_x: Some(&mut g_x),
+        extra: None,
     };
     let available = instance
         .jacobian(options.start, x0, &mut dx, out)
@@ -671,6 +683,82 @@ fn projector(
     Ok((Some(projector), report))
 }
 
+/// The rank of a normalised state-choice matrix below which the choice counts as singular.
+const SINGULAR_CHOICE: f64 = 1e-6;
+
+/// The check of a dummy-derivative form's state choice at each row.
+struct ChoiceCheck {
+    /// The matrix (rows × variables, row-major) followed by the row norms.
+    values: Vec<f64>,
+    rows: usize,
+    /// The sign of the determinant at the last row (square matrices), to notice a singular
+    /// configuration passed between two rows.
+    sign: Option<f64>,
+}
+
+impl ChoiceCheck {
+    /// `Some(description)` when the choice is singular at this row or became singular since
+    /// the last one.
+    fn check(&mut self) -> Option<String> {
+        let k = self.rows;
+        let l = (self.values.len() - k).checked_div(k).unwrap_or(0);
+        if k == 0 || l == 0 {
+            return None;
+        }
+        let mut m = nalgebra::DMatrix::zeros(k, l);
+        for i in 0..k {
+            let norm = self.values[k * l + i];
+            for j in 0..l {
+                m[(i, j)] = if norm > 0.0 { self.values[i * l + j] / norm } else { 0.0 };
+            }
+        }
+        let smallest = m
+            .clone()
+            .singular_values()
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        if !(smallest >= SINGULAR_CHOICE) {
+            return Some(format!(
+                "the differentiated constraints no longer determine them (smallest normalised singular value {smallest:.1e})"
+            ));
+        }
+        if k == l {
+            let sign = m.determinant().signum();
+            if self.sign.is_some_and(|s| s != sign) {
+                return Some(
+                    "the solution passed a configuration where the constraints do not determine them".to_string(),
+                );
+            }
+            self.sign = Some(sign);
+        }
+        None
+    }
+}
+
+/// The failure of a dummy-derivative run whose state choice became singular.
+fn state_choice_failure(program: &ExecProgram, t: f64, problem: &str) -> SimError {
+    let choice = program.state_choice().expect("checked");
+    let names = |vars: &[crate::expr::VarId]| {
+        vars.iter()
+            .map(|v| format!("`{}`", program.dae().flat.var(*v).name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let message = format!(
+        "the static state choice is singular at time {t}: with the states {} the variables {} cannot be computed: {problem}",
+        names(&choice.states),
+        names(&choice.variables)
+    );
+    let diagnostic = Diagnostic::error("E0713", message.clone(), choice.span, "this constraint")
+        .with_help("simulate the embedding form, which keeps every differentiated variable a state and the constraints by projection: --index-reduction embedding (the default for this model)");
+    SimError::Failed {
+        time: t,
+        message,
+        diagnostic: Some(Box::new(diagnostic)),
+    }
+}
+
 /// The invariant residuals of the rows written.
 struct Residuals {
     g: Vec<f64>,
@@ -684,6 +772,7 @@ struct RowWriter<'a, 'p> {
     program: &'p ExecProgram,
     columns: &'a Columns,
     residuals: Option<Residuals>,
+    choice: Option<ChoiceCheck>,
     rows: Instance<'p>,
     dx: Vec<f64>,
     values: Vec<f64>,
@@ -708,14 +797,22 @@ impl RowWriter<'_, '_> {
 
     fn evaluate(&mut self, t: f64, x: &[f64]) -> Result<(), SimError> {
         let (rows, dx) = (&mut self.rows, &mut self.dx);
-        if let Some(res) = &mut self.residuals {
+        if self.residuals.is_some() || self.choice.is_some() {
             let out = crate::interp::JacobianOut {
-                g: Some(&mut res.g),
+                g: self.residuals.as_mut().map(|r| &mut r.g[..]),
+                extra: self.choice.as_mut().map(|c| &mut c.values[..]),
                 ..Default::default()
             };
-            if let Ok(true) = rows.jacobian(t, x, dx, out) {
-                res.last = res.g.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-                res.max = res.max.max(res.last);
+            if rows.jacobian(t, x, dx, out).is_ok() {
+                if let Some(res) = &mut self.residuals {
+                    res.last = res.g.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+                    res.max = res.max.max(res.last);
+                }
+                if let Some(choice) = &mut self.choice
+                    && let Some(problem) = choice.check()
+                {
+                    return Err(state_choice_failure(self.program, t, &problem));
+                }
             }
         }
         let evaluated = rows.rhs(t, x, dx).and_then(|()| rows.outputs(t, x, dx));

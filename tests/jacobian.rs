@@ -53,7 +53,7 @@ fn central_differences(instance: &mut Instance<'_>, t: f64, x: &[f64]) -> DMatri
 /// how many points were compared.
 fn check(name: &str, program: &mut ExecProgram) -> usize {
     program
-        .add_jacobian(&[])
+        .add_jacobian()
         .unwrap_or_else(|e| panic!("{name}: no symbolic Jacobian: {e}"));
     let program = &*program;
     let n = program.layout().states;
@@ -144,7 +144,7 @@ fn the_symbolic_jacobian_of_every_example_matches_differences() {
             .iter()
             .any(|i| matches!(i, eqm::exec::Instr::Algorithm { .. }))
         {
-            assert!(program.add_jacobian(&[]).is_err(), "{name}");
+            assert!(program.add_jacobian().is_err(), "{name}");
             continue;
         }
         assert!(check(&name, &mut program) > 0, "{name}: no point could be evaluated");
@@ -207,7 +207,7 @@ fn the_pattern_and_colours_of_a_chain_are_banded() {
         "  Real s[n](each start = 0.1);\n  Real v[n](each start = 0);\nequation\n  for i in 1:n loop\n    der(s[i]) = v[i];\n  end for;\n  der(v[1]) = -2*s[1] + s[2];\n  for i in 2:n-1 loop\n    der(v[i]) = s[i-1] - 2*s[i] + s[i+1] - 0.1*v[i]^3;\n  end for;\n  der(v[n]) = s[n-1] - 2*s[n];\nend Chain;\n",
     );
     let mut p = program("chain.eqm", &text);
-    p.add_jacobian(&[]).expect("jacobian");
+    p.add_jacobian().expect("jacobian");
     let j = p.jacobian().expect("built");
     assert!(j.n_colors <= 5, "{} colours", j.n_colors);
     assert!(j.nonzeros() <= 5 * stages, "{} nonzeros", j.nonzeros());
@@ -219,7 +219,7 @@ fn the_pattern_and_colours_of_a_chain_are_banded() {
 fn simulate(text: &str, solver: &str, symbolic: bool) -> (Vec<f64>, eqm::integrators::Stats) {
     let mut compiled = compile::compile("m.eqm", text);
     if symbolic {
-        compiled.program.add_jacobian(&[]).expect("jacobian");
+        compiled.program.add_jacobian().expect("jacobian");
     }
     let options = eqm::sim::RunOptions {
         start: 0.0,
