@@ -77,9 +77,10 @@ struct RunArgs {
     /// Stop time (default: experiment StopTime, else 1).
     #[arg(long, value_name = "T1", allow_negative_numbers = true)]
     stop: Option<f64>,
-    /// Integration method: euler, heun, midpoint, rk4, rkf45, dopri5, ab2, ab4 (explicit),
-    /// implicit-euler, trapezoid (fixed step, stiff), bdf, radau5 (adaptive, stiff), or auto (the
-    /// default: dopri5, switching to bdf while the model is stiff; -v reports the switches).
+    /// Integration method: euler, heun, midpoint, rk4, ab2, ab4 (explicit, fixed step), rkf45,
+    /// dopri5 (explicit, adaptive), implicit-euler, trapezoid, bdf, radau5 (stiff: adaptive, or
+    /// fixed step with --step), or auto (the default: dopri5, switching to bdf while the model is
+    /// stiff; -v reports the switches).
     #[arg(long, value_name = "NAME", default_value = "auto")]
     solver: String,
     /// A Butcher tableau file defining an explicit Runge-Kutta method to use instead of
@@ -94,6 +95,10 @@ struct RunArgs {
     #[arg(long, value_name = "A")]
     atol: Option<f64>,
     /// Step size of fixed-step methods (default: the output interval, at most (stop-start)/100).
+    /// Given with implicit-euler, trapezoid, bdf (order 5), radau5 or an implicit tableau with
+    /// embedded weights, it turns off their step size control: every step has size H. rkf45,
+    /// dopri5, auto and explicit tableaux with embedded weights always control their step size
+    /// and ignore it (with a note).
     #[arg(long, value_name = "H")]
     step: Option<f64>,
     /// Output spacing (default: experiment Interval, else (stop-start)/500).
@@ -317,16 +322,22 @@ fn simulate(
     if !(step.is_finite() && step > 0.0) {
         return usage(format!("--step must be a positive number, not {step}"));
     }
-    let adapts = method.is_adaptive() || (method.adapts_without_step() && run.step.is_none());
-    let fixed_step = !adapts;
+    // The methods with both modes (implicit Euler, trapezoid, bdf, radau5, implicit tableaux with
+    // embedded weights) take fixed steps exactly when --step is given; the fixed-step methods
+    // always do (with a default step); the explicit adaptive ones have no fixed-step mode.
+    let fixed_step = method.takes_fixed_step(run.step.is_some());
+    if run.step.is_some() && !fixed_step {
+        eprintln!(
+            "note: {} controls its step size and has no fixed-step mode; --step is ignored",
+            method.name()
+        );
+    }
     let run_options = eqm::sim::RunOptions {
         start,
         stop,
         integrator: eqm::integrators::Options {
             rtol,
             atol: eqm::integrators::Atol::Scalar(atol),
-            // The θ-methods are adaptive unless a step is given; other fixed-step methods take
-            // the default step.
             step: fixed_step.then_some(step),
             ..eqm::integrators::Options::default()
         },

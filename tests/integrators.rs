@@ -7,6 +7,8 @@
 
 use std::ops::ControlFlow;
 
+use eqm::integrators::bdf::Bdf;
+use eqm::integrators::radau::Radau;
 use eqm::integrators::tableau::{self, Tableau};
 use eqm::integrators::{
     Atol, IntegrationError, Method, OdeSystem, Options, Outcome, Output, Quantity, RhsError, Stats, Stepper, integrate,
@@ -165,16 +167,22 @@ fn max_abs_error(x: &[f64], exact: &[f64]) -> f64 {
     x.iter().zip(exact).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)
 }
 
-/// The error at the end of a fixed-step run with `n` steps.
-fn final_error(method: &Method, problem: &Problem, n: usize) -> f64 {
-    let r = run(method, &fixed(problem.t_end / n as f64), problem, &Output::Steps);
-    assert_eq!(r.result, Ok(Outcome::Finished), "{}", method.name());
-    assert_eq!(
-        r.stats.steps,
-        n,
-        "{}: a fixed-step method takes exactly T/h steps",
-        method.name()
+/// Makes a stepper from options (with the fixed step filled in).
+type MakeStepper<'a> = &'a dyn Fn(Options) -> Box<dyn Stepper>;
+
+/// The error at the end of a run with `n` fixed steps of the stepper `make` builds from
+/// [`fixed`] options.
+fn final_error_of(name: &str, make: MakeStepper, problem: &Problem, n: usize) -> f64 {
+    let mut stepper = make(fixed(problem.t_end / n as f64));
+    let r = run_with(
+        stepper.as_mut(),
+        &mut problem.system(),
+        &problem.x0,
+        problem.t_end,
+        &Output::Steps,
     );
+    assert_eq!(r.result, Ok(Outcome::Finished), "{name}");
+    assert_eq!(r.stats.steps, n, "{name}: a fixed-step method takes exactly T/h steps");
     let (t, x) = r.rows.last().expect("the end row");
     assert_eq!(*t, problem.t_end);
     max_abs_error(x, &(problem.exact)(*t))
@@ -182,9 +190,14 @@ fn final_error(method: &Method, problem: &Problem, n: usize) -> f64 {
 
 /// The least-squares slope of log(error) over log(h) for h = T/n.
 fn observed_order(method: &Method, problem: &Problem, ns: &[usize]) -> f64 {
+    observed_order_of(method.name(), &|o| stepper_for(method, &o), problem, ns)
+}
+
+/// [`observed_order`] of the stepper `make` builds.
+fn observed_order_of(name: &str, make: MakeStepper, problem: &Problem, ns: &[usize]) -> f64 {
     let points: Vec<(f64, f64)> = ns
         .iter()
-        .map(|&n| (problem.t_end / n as f64, final_error(method, problem, n)))
+        .map(|&n| (problem.t_end / n as f64, final_error_of(name, make, problem, n)))
         .collect();
     slope(&points)
 }
@@ -290,6 +303,65 @@ fn fixed_step_methods_converge_with_their_order() {
             assert_order(&format!("{} on the {name}", method.name()), order, *expected, 0.2);
         }
     }
+}
+
+/// Radau5 and BDF only control their step size unless given a fixed one; with it, their
+/// convergence orders show: 5 for Radau IIA, and `k` for BDF (NDF) of fixed order `k`, whose
+/// first `k` steps Radau5 takes so that the starting values do not spoil the order. Radau5 is
+/// measured at larger steps, since at h = 2/160 its error already nears rounding.
+#[test]
+fn radau5_and_bdf_with_a_fixed_step_converge_with_their_order() {
+    for (name, problem) in [("oscillator", oscillator(2.0)), ("forced decay", forced_decay())] {
+        let order = observed_order(&Method::Radau5, &problem, &[10, 20, 40, 80]);
+        assert_order(&format!("radau5 on the {name}"), order, 5.0, 0.3);
+        for k in 1..=5 {
+            let make = |o: Options| -> Box<dyn Stepper> { Box::new(Bdf::with_order(k, o)) };
+            let order = observed_order_of(&format!("bdf{k}"), &make, &problem, &[40, 80, 160, 320]);
+            assert_order(&format!("bdf of order {k} on the {name}"), order, k as f64, 0.3);
+        }
+        // The default BDF keeps its highest order, 5, as the fixed-step order.
+        let order = observed_order(&Method::Bdf, &problem, &[40, 80, 160, 320]);
+        assert_order(&format!("bdf on the {name}"), order, 5.0, 0.3);
+    }
+}
+
+/// Prothero and Robinson's problem y' = λ(y − cos t) − sin t, y(0) = 1, whose solution is
+/// cos t for every λ.
+fn prothero_robinson_nonstiff() -> Problem {
+    Problem {
+        x0: vec![1.0],
+        t_end: 2.0,
+        rhs: |t, x, dx| dx[0] = -(x[0] - t.cos()) - t.sin(),
+        exact: |t| vec![t.cos()],
+    }
+}
+
+/// [`prothero_robinson_nonstiff`] with λ = −1e6: every step is far above the stiff time scale.
+fn prothero_robinson_stiff() -> Problem {
+    Problem {
+        x0: vec![1.0],
+        t_end: 2.0,
+        rhs: |t, x, dx| dx[0] = -1e6 * (x[0] - t.cos()) - t.sin(),
+        exact: |t| vec![t.cos()],
+    }
+}
+
+/// Order reduction, a known property of Radau IIA: with |λh| ≫ 1 its error is that of the
+/// stage order 3 (divided by λ), not of the classical order 5, which the same problem shows
+/// with λ = −1. The tolerances only scale the Newton tolerance; they are tight here because the
+/// stiff errors are around 1e-12.
+#[test]
+fn radau5_drops_to_its_stage_order_on_the_stiff_prothero_robinson_problem() {
+    let make = |mut o: Options| -> Box<dyn Stepper> {
+        o.rtol = 1e-12;
+        o.atol = Atol::Scalar(1e-12);
+        Box::new(Radau::new(o))
+    };
+    let ns = [10, 20, 40, 80];
+    let nonstiff = observed_order_of("radau5", &make, &prothero_robinson_nonstiff(), &ns);
+    assert_order("radau5 on Prothero–Robinson with λ = −1", nonstiff, 5.0, 0.3);
+    let stiff = observed_order_of("radau5", &make, &prothero_robinson_stiff(), &ns);
+    assert_order("radau5 on Prothero–Robinson with λ = −1e6", stiff, 3.0, 0.3);
 }
 
 #[test]
@@ -992,6 +1064,44 @@ fn implicit_methods_adapt_their_step_without_a_fixed_one() {
     }
 }
 
+/// The order of the adaptive (step doubling) implicit Euler and trapezoid, measured through the
+/// tolerance: each step's error is held at about the tolerance, so with order p the step
+/// follows tol^(1/(p+1)) and the global error tol^(p/(p+1)), on smooth non-stiff problems
+/// where the asymptotic error expansion holds (1/2 for implicit Euler, 2/3 for the trapezoid).
+#[test]
+fn adaptive_implicit_euler_and_trapezoid_converge_with_their_order() {
+    let tolerances = [1e-3, 1e-4, 1e-5, 1e-6, 1e-7];
+    for (name, problem) in [("oscillator", oscillator(2.0)), ("forced decay", forced_decay())] {
+        for (method, p) in [(Method::ImplicitEuler, 1.0), (Method::Trapezoid, 2.0)] {
+            let (mut errors, mut steps) = (Vec::new(), Vec::new());
+            for tol in tolerances {
+                let r = run(&method, &tolerance(tol), &problem, &Output::Steps);
+                assert_eq!(r.result, Ok(Outcome::Finished), "{} at {tol}", method.name());
+                let worst = r
+                    .rows
+                    .iter()
+                    .map(|(t, x)| max_abs_error(x, &(problem.exact)(*t)))
+                    .fold(0.0, f64::max);
+                errors.push((tol, worst));
+                steps.push((tol, r.stats.steps as f64));
+            }
+            let context = format!("{} on the {name}", method.name());
+            assert_order(
+                &format!("{context}, error over tolerance"),
+                slope(&errors),
+                p / (p + 1.0),
+                0.1,
+            );
+            assert_order(
+                &format!("{context}, steps over tolerance"),
+                -slope(&steps),
+                1.0 / (p + 1.0),
+                0.1,
+            );
+        }
+    }
+}
+
 /// A diagonally implicit user tableau is stable on the stiff problem where explicit methods
 /// blow up, fixed-step and, with embedded weights, adaptive.
 #[test]
@@ -1037,4 +1147,206 @@ fn diagonally_implicit_user_tableaux_handle_stiff_problems() {
         errors.push(worst);
     }
     assert!(errors[1] < errors[0] / 10.0, "{errors:?}");
+}
+
+/// The stiff Prothero–Robinson problem started off the smooth solution, y(0) = 2: the solution
+/// cos t + e^{λt} has a transient of length 1e-6, far below the step 0.1.
+fn prothero_robinson_transient() -> Problem {
+    Problem {
+        x0: vec![2.0],
+        t_end: 2.0,
+        rhs: |t, x, dx| dx[0] = -1e6 * (x[0] - t.cos()) - t.sin(),
+        exact: |t| vec![t.cos() + (-1e6 * t).exp()],
+    }
+}
+
+/// With a fixed step 100 and 100 000 times the stiff time scale, Radau5 and BDF of every order
+/// stay stable and damp the initial transient within their first few steps: Radau IIA and
+/// BDF1-2 are L-stable, BDF3-5 A(α)-stable with the negative real axis inside and strong damping
+/// at infinity. The trapezoidal rule, A-stable but not L-stable, shows what the test would see
+/// otherwise: the transient survives, flipping sign at every step.
+#[test]
+fn radau5_and_bdf_with_a_fixed_step_stay_stable_far_above_the_stiff_time_scale() {
+    let mut steppers: Vec<(String, Box<dyn Stepper>)> = vec![("radau5".into(), Box::new(Radau::new(fixed(0.1))))];
+    for k in 1..=5 {
+        steppers.push((format!("bdf{k}"), Box::new(Bdf::with_order(k, fixed(0.1)))));
+    }
+    for (name, mut stepper) in steppers {
+        for (problem_name, problem, bound) in [
+            ("the stiff cosine", stiff_cosine(), 1e-4),
+            ("Prothero–Robinson from y = 2", prothero_robinson_transient(), 1e-6),
+        ] {
+            let r = run_with(
+                stepper.as_mut(),
+                &mut problem.system(),
+                &problem.x0,
+                problem.t_end,
+                &Output::Steps,
+            );
+            assert_eq!(r.result, Ok(Outcome::Finished), "{name} on {problem_name}");
+            assert_eq!(r.stats.steps, 20, "{name} on {problem_name}");
+            // After the transient and the starting steps (at most five) the error stays small.
+            let worst = r
+                .rows
+                .iter()
+                .filter(|(t, _)| *t >= 0.6)
+                .map(|(t, x)| max_abs_error(x, &(problem.exact)(*t)))
+                .fold(0.0, f64::max);
+            assert!(worst <= bound, "{name} on {problem_name}: error {worst:e}");
+        }
+    }
+    let trapezoid = run(
+        &Method::Trapezoid,
+        &fixed(0.1),
+        &prothero_robinson_transient(),
+        &Output::Steps,
+    );
+    let (t, x) = trapezoid.rows.last().expect("rows");
+    let kept = max_abs_error(x, &[t.cos()]);
+    assert!(kept > 0.5, "the trapezoid damped the transient: {kept}");
+}
+
+/// The fixed-step modes cannot shrink a step whose Newton iteration fails: Robertson's problem
+/// started at (1, 0, 0), whose Jacobian there does not yet show the stiffness, with a step of 1,
+/// ends in an error naming the start time (no panic, no row beyond the start). Out-of-range
+/// orders and steps are refused before the first step.
+#[test]
+fn fixed_step_radau5_and_bdf_report_what_they_cannot_do() {
+    let robertson = Problem {
+        x0: vec![1.0, 0.0, 0.0],
+        t_end: 40.0,
+        rhs: |_, y, dy| {
+            dy[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
+            dy[1] = 0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] * y[1];
+            dy[2] = 3e7 * y[1] * y[1];
+        },
+        exact: |_| vec![0.7158270687, 9.185534764e-6, 0.2841637457],
+    };
+    for (method, needle) in [
+        (Method::Radau5, "radau5 step of size 1 did not converge"),
+        (Method::Bdf, "bdf's starting steps"),
+    ] {
+        let r = run(&method, &fixed(1.0), &robertson, &Output::Steps);
+        match &r.result {
+            Err(IntegrationError::Rhs { time, message }) => {
+                assert_eq!(*time, 0.0, "{message}");
+                assert!(message.contains(needle), "{}: {message}", method.name());
+            }
+            other => panic!("{}: {other:?}", method.name()),
+        }
+        assert_eq!(r.rows.len(), 1, "{}", method.name());
+    }
+    let problem = decay();
+    for (mut stepper, needle) in [
+        (Box::new(Bdf::with_order(0, fixed(0.1))) as Box<dyn Stepper>, "order"),
+        (Box::new(Bdf::with_order(6, fixed(0.1))), "order"),
+        (Box::new(Bdf::with_order(2, fixed(-0.1))), "positive"),
+        (Box::new(Radau::new(fixed(f64::NAN))), "positive"),
+    ] {
+        let r = run_with(
+            stepper.as_mut(),
+            &mut problem.system(),
+            &problem.x0,
+            1.0,
+            &Output::Steps,
+        );
+        match r.result {
+            Err(IntegrationError::InvalidInput { message }) => assert!(message.contains(needle), "{message}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// A fixed step that does not divide the interval leaves a shorter last step that lands exactly
+/// on the end (for BDF a step off its grid, which Radau5 takes). The dense output between steps
+/// (Radau's collocation polynomials in the starting steps, BDF's interpolating polynomial after
+/// them) is as accurate as the steps, and the output request does not change the steps.
+#[test]
+fn radau5_and_bdf_with_a_fixed_step_shorten_the_last_step_and_interpolate() {
+    let problem = oscillator(2.0);
+    // 66 steps of 0.03 reach 1.98; a 67th of 0.02 lands on 2.
+    let steppers: [(&str, MakeStepper); 3] = [
+        ("radau5", &|o| stepper_for(&Method::Radau5, &o)),
+        ("bdf", &|o| stepper_for(&Method::Bdf, &o)),
+        ("bdf2", &|o| Box::new(Bdf::with_order(2, o))),
+    ];
+    for (name, make) in steppers {
+        // Second order at h = 0.03 on an oscillator of frequency 2 leaves an error of a few 1e-3.
+        let bound = if name == "bdf2" { 5e-3 } else { 1e-6 };
+        let mut stepper = make(fixed(0.03));
+        let steps = run_with(
+            stepper.as_mut(),
+            &mut problem.system(),
+            &problem.x0,
+            2.0,
+            &Output::Steps,
+        );
+        assert_eq!(steps.result, Ok(Outcome::Finished), "{name}");
+        assert_eq!(steps.stats.steps, 67, "{name}");
+        let (t, x) = steps.rows.last().expect("rows");
+        assert_eq!(*t, 2.0);
+        let error = max_abs_error(x, &(problem.exact)(2.0));
+        assert!(error < bound, "{name}: error {error:e} at the end");
+        let mut stepper = make(fixed(0.03));
+        let dense = run_with(
+            stepper.as_mut(),
+            &mut problem.system(),
+            &problem.x0,
+            2.0,
+            &Output::Interval(0.007),
+        );
+        assert_eq!(dense.stats, steps.stats, "{name}: the output changed the steps");
+        let worst = dense
+            .rows
+            .iter()
+            .map(|(t, x)| max_abs_error(x, &(problem.exact)(*t)))
+            .fold(0.0, f64::max);
+        assert!(worst < bound, "{name}: interpolation error {worst:e}");
+        // Time limits off the grid (as events and time events set them) shorten steps in the
+        // middle; the steps after them start a new grid and stay as accurate.
+        let mut stepper = make(fixed(0.03));
+        let mut sys = problem.system();
+        stepper.initialize(&mut sys, 0.0, &problem.x0).expect("valid start");
+        for limit in [0.5, 0.51, 1.0, 2.0] {
+            while stepper.time() < limit {
+                stepper.step(&mut sys, limit).expect("a step");
+            }
+        }
+        let error = max_abs_error(stepper.state(), &(problem.exact)(2.0));
+        assert!(error < bound, "{name}: error {error:e} after shortened steps");
+    }
+}
+
+/// Where Radau5 with the fixed step cannot solve its Newton iteration (y' = −1000 y², y(0) = 1,
+/// so y = 1/(1 + 1000 t), whose Jacobian changes by two orders of magnitude within the first
+/// step of 0.1), BDF's starting step splits the step into substeps and still reaches its end
+/// accurately, with dense output from the substeps' collocation polynomials.
+#[test]
+fn bdf_starting_steps_split_a_step_newton_cannot_solve() {
+    let problem = Problem {
+        x0: vec![1.0],
+        t_end: 0.1,
+        rhs: |_, x, dx| dx[0] = -1000.0 * x[0] * x[0],
+        exact: |t| vec![1.0 / (1.0 + 1000.0 * t)],
+    };
+    let radau = run(&Method::Radau5, &fixed(0.1), &problem, &Output::Steps);
+    assert!(
+        matches!(&radau.result, Err(IntegrationError::Rhs { message, .. }) if message.contains("did not converge")),
+        "{:?}",
+        radau.result
+    );
+    let mut bdf = Bdf::with_order(2, fixed(0.1));
+    let mut sys = problem.system();
+    bdf.initialize(&mut sys, 0.0, &problem.x0).expect("valid start");
+    let info = bdf.step(&mut sys, 1.0).expect("the starting step");
+    assert_eq!((info.t_prev, info.t), (0.0, 0.1));
+    let error = max_abs_error(bdf.state(), &(problem.exact)(0.1));
+    assert!(error < 1e-6, "error {error:e} at the step's end");
+    let mut out = [0.0];
+    // Past the first substeps, which the transient of length 1e-3 makes coarse.
+    for t in [0.01, 0.02, 0.05, 0.09] {
+        bdf.interpolate(t, &mut out);
+        let error = max_abs_error(&out, &(problem.exact)(t));
+        assert!(error < 1e-5, "interpolation error {error:e} at t = {t}");
+    }
 }

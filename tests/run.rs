@@ -117,6 +117,49 @@ fn every_solver_runs_from_the_command_line() {
     }
 }
 
+/// `--step` turns off the step size control of bdf and radau5 (and of the θ-methods): 100 steps
+/// of 0.01 to t = 1, none rejected, as accurate as their orders say; without it they choose
+/// their own steps. The explicit adaptive methods have no fixed-step mode and say so.
+#[test]
+fn step_gives_bdf_and_radau5_a_fixed_step() {
+    for (solver, bound) in [("bdf", 1e-8), ("radau5", 1e-10), ("trapezoid", 1e-4)] {
+        let common = [
+            "run",
+            "examples/spring_mass.eqm",
+            "--solver",
+            solver,
+            "--stop",
+            "1",
+            "--interval",
+            "0.1",
+            "-v",
+        ];
+        let (code, out, err) = eqm(&[&common[..], &["--step", "0.01"][..]].concat());
+        assert_eq!(code, 0, "{solver}: {err}");
+        assert!(err.contains("100 steps, 0 rejected"), "{solver}: {err}");
+        let e = max_error(&Table::parse(&out), "mass.flange_b.s", |t| (2.0 * t).cos());
+        assert!(e < bound, "{solver}: error {e}");
+        let (code, _, err) = eqm(&common);
+        assert_eq!(code, 0, "{solver}: {err}");
+        assert!(!err.contains("100 steps, 0 rejected"), "{solver} without --step: {err}");
+    }
+    let (code, _, err) = eqm(&[
+        "run",
+        "examples/spring_mass.eqm",
+        "--solver",
+        "dopri5",
+        "--stop",
+        "1",
+        "--step",
+        "0.01",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("dopri5 controls its step size") && err.contains("--step is ignored"),
+        "{err}"
+    );
+}
+
 /// Negative times are times, not flags: a run may start before 0.
 #[test]
 fn a_run_can_start_at_a_negative_time() {

@@ -56,7 +56,9 @@ impl Auto {
     pub fn new(options: Options) -> Self {
         Auto {
             explicit: Adaptive::dopri5(options.clone()),
-            implicit: Bdf::new(options),
+            // BDF is the stiff half of a step size controlled method: a fixed step given for
+            // other methods must not switch it to its fixed-step mode.
+            implicit: Bdf::new(Options { step: None, ..options }),
             current: Which::Explicit,
             evidence: 0,
             against: 0,

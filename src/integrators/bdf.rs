@@ -2,8 +2,9 @@
 //! problems, in the quasi-constant step size form of Shampine and Reichelt's NDFs (the scheme of
 //! MATLAB's `ode15s` and SciPy's `BDF`).
 //!
-//! Input: [`Options`] (`rtol`, `atol`, optional first and maximum step). Output: accepted steps
-//! with dense output from the interpolating polynomial of the backward differences.
+//! Input: [`Options`] (`rtol`, `atol`, optional first and maximum step, or a fixed `step`), and
+//! the highest order ([`Bdf::with_order`]; 5 for [`Bdf::new`]). Output: accepted steps with
+//! dense output from the interpolating polynomial of the backward differences.
 //!
 //! The solution is kept as modified divided differences `D[0..=order+2]` at equal spacing `h`;
 //! a step size change rescales them (`change_differences`), so the formulas stay those of a
@@ -14,16 +15,37 @@
 //! the corrector's total correction; the order is raised or lowered after `order + 1` steps at
 //! one step size, choosing the order whose error estimate allows the largest next step.
 //!
-//! Deliberately not here: a symbolic or JIT Jacobian (the system interface only evaluates
-//! `f`), sparse LU, and stiffness detection (`auto` does that).
+//! With a fixed step (`Options::step` is `Some(h)`) the stepper takes steps of size `h` at the
+//! fixed order `k` of [`Bdf::with_order`] (5 for [`Bdf::new`]): the same NDF formulas (order 5 is
+//! the plain BDF), with no error estimate, no rejection and no order change, and Newton's iteration
+//! run to a tight tolerance (corrections below 1e-8 of the error weights, or ten times their
+//! rounding). A multistep formula of order `k` needs the solution at `k + 1` equidistant points,
+//! and their errors propagate into the global error; so the first `k` steps (at the start, after a
+//! restart, and after a step shortened to meet a time limit, which breaks the grid) are taken by
+//! Radau IIA of order 5 with the same fixed step (split into `h/m` substeps when Newton's iteration
+//! does not converge at `h`), which keeps the global error O(h^k). The differences are then built
+//! from those points. A BDF step whose Newton iteration does not converge fails with an
+//! [`IntegrationError`]. This mode exists to measure the convergence order.
+//!
+//! The Jacobian is the system's own when it has one (a model's symbolic Jacobian, see
+//! [`super::OdeSystem::jacobian`]), else forward differences. Deliberately not here: sparse LU
+//! and stiffness detection (`auto` does that).
 
+use super::explicit::{FixedClock, FixedStep};
+use super::radau::{Dense, Radau};
 use super::{
-    IntegrationError, OdeSystem, Options, Stats, StepInfo, Stepper, check_finite, eval_rhs, initial_step, jacobian_at,
+    IntegrationError, OdeSystem, Options, Stats, StepInfo, Stepper, check_finite, eval_rhs,
+    fixed_step_newton_tolerance, initial_step, jacobian_at,
 };
 use nalgebra::{DMatrix, DVector};
 
 const MAX_ORDER: usize = 5;
 const NEWTON_MAX_ITERATIONS: usize = 4;
+/// Newton iterations per attempt in the fixed-step mode: its tolerance is far tighter, and a
+/// step cannot be retried with a smaller size, so a slowly contracting iteration may continue.
+const FIXED_NEWTON_MAX_ITERATIONS: usize = 50;
+/// The most substeps the Radau starter splits one fixed step into before giving up.
+const MAX_STARTER_SUBSTEPS: usize = 64;
 const MIN_FACTOR: f64 = 0.2;
 const MAX_FACTOR: f64 = 10.0;
 /// The NDF modification of each order (`κ`); order 5 is the plain BDF.
@@ -66,10 +88,117 @@ fn rescaling(order: usize, factor: f64) -> DMatrix<f64> {
 /// correction from the prediction.
 type Corrected = (usize, Vec<f64>, Vec<f64>);
 
+/// The state of the fixed-step mode.
+#[derive(Debug)]
+struct Fixed {
+    clock: FixedClock,
+    /// While the starter runs: the points `y_n, y_{n−1}, ...` of the current equidistant grid,
+    /// newest first. Empty once the differences hold them.
+    grid: Vec<Vec<f64>>,
+    /// Whether the differences hold `order + 1` points of the current grid, so that BDF steps
+    /// can be taken.
+    ready: bool,
+    /// The starting method (Radau IIA with a fixed step `h/substeps`) once it was needed.
+    starter: Option<Radau>,
+    substeps: usize,
+    /// The counters of starters replaced by ones with more substeps.
+    retired: Stats,
+    /// When the starter took the last step: the collocation polynomials of its substeps.
+    dense: Vec<Dense>,
+}
+
+impl Fixed {
+    /// Takes `step` from `(t, x)` with the Radau starter and returns the new point; the
+    /// collocation polynomials of the substeps are left in `dense`. When the starter fails in a
+    /// way a smaller step may avoid (Newton's iteration did not converge), the step is taken
+    /// again from `(t, x)` with twice as many substeps, up to [`MAX_STARTER_SUBSTEPS`].
+    fn start_step(
+        &mut self,
+        sys: &mut dyn OdeSystem,
+        options: &Options,
+        t: f64,
+        x: &[f64],
+        step: &FixedStep,
+    ) -> Result<Vec<f64>, IntegrationError> {
+        loop {
+            // The starter continues without a restart (keeping its Jacobian and factors) when
+            // its last step ended where this one begins.
+            let radau = match self.starter.take() {
+                Some(mut radau) => {
+                    let restarted = if radau.time() == t && radau.state() == x {
+                        Ok(())
+                    } else {
+                        radau.restart(t, x)
+                    };
+                    let radau = self.starter.insert(radau);
+                    restarted?;
+                    radau
+                }
+                None => {
+                    // The budget of steps is the BDF stepper's; substeps do not count against it.
+                    let mut radau = Radau::new(Options {
+                        step: Some(self.clock.h / self.substeps as f64),
+                        max_steps: usize::MAX,
+                        ..options.clone()
+                    });
+                    radau.initialize(sys, t, x)?;
+                    self.starter.insert(radau)
+                }
+            };
+            self.dense.clear();
+            let mut failure = None;
+            while radau.time() < step.t_new {
+                if let Err(e) = radau.step(sys, step.t_new) {
+                    failure = Some(e);
+                    break;
+                }
+                if let Some(dense) = radau.dense() {
+                    self.dense.push(dense.clone());
+                }
+            }
+            match failure {
+                None => return Ok(radau.state().to_vec()),
+                Some(e) if e.is_recoverable() && self.substeps < MAX_STARTER_SUBSTEPS => {
+                    if let Some(old) = self.starter.take() {
+                        add_work(&mut self.retired, old.stats());
+                    }
+                    self.substeps *= 2;
+                }
+                Some(IntegrationError::Rhs { time, message }) => {
+                    self.dense.clear();
+                    // Radau's message alone would leave a bdf user wondering where it came from.
+                    return Err(IntegrationError::Rhs {
+                        time,
+                        message: format!(
+                            "in bdf's starting steps (radau5, {} substeps): {message}",
+                            self.substeps
+                        ),
+                    });
+                }
+                Some(e) => {
+                    self.dense.clear();
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+/// Adds the work counters (not the steps) of `other` to `total`.
+fn add_work(total: &mut Stats, other: Stats) {
+    total.rhs_evals += other.rhs_evals;
+    total.jacobians += other.jacobians;
+    total.factorizations += other.factorizations;
+}
+
 /// A BDF stepper.
 #[derive(Debug)]
 pub struct Bdf {
     options: Options,
+    /// The highest order of the adaptive mode, and the order of the fixed-step mode.
+    max_order: usize,
+    /// The fixed-step mode; `None` when the step size is controlled.
+    fixed: Option<Fixed>,
     atol: Vec<f64>,
     /// The differences, one row per order (`MAX_ORDER + 3` rows).
     d: DMatrix<f64>,
@@ -92,9 +221,19 @@ pub struct Bdf {
 }
 
 impl Bdf {
+    /// A stepper of variable order up to 5, or of order 5 with a fixed step.
     pub fn new(options: Options) -> Self {
+        Bdf::with_order(MAX_ORDER, options)
+    }
+
+    /// A stepper whose order is at most `order` (1 to 5): with a fixed step (`options.step`)
+    /// every step has this order; without one, the order varies between 1 and `order`.
+    /// Another `order` is refused by [`Stepper::initialize`].
+    pub fn with_order(order: usize, options: Options) -> Self {
         Bdf {
             options,
+            max_order: order,
+            fixed: None,
             atol: Vec::new(),
             d: DMatrix::zeros(0, 0),
             order: 1,
@@ -182,8 +321,8 @@ impl Bdf {
         true
     }
 
-    /// Simplified Newton on the corrector from the prediction; `Some((iterations, y, d))` when
-    /// it converged.
+    /// Simplified Newton on the corrector from the prediction, with at most `max_iterations`
+    /// iterations; `Some((iterations, y, d))` when it converged.
     #[allow(clippy::too_many_arguments)]
     fn newton(
         &mut self,
@@ -194,13 +333,14 @@ impl Bdf {
         psi: &[f64],
         scale: &[f64],
         tolerance: f64,
+        max_iterations: usize,
     ) -> Result<Option<Corrected>, IntegrationError> {
         let n = self.n();
         let mut y = predicted.to_vec();
         let mut d = vec![0.0; n];
         let mut f = vec![0.0; n];
         let mut previous: Option<f64> = None;
-        for k in 0..NEWTON_MAX_ITERATIONS {
+        for k in 0..max_iterations {
             if check_finite(t_new, &y, super::Quantity::State).is_err() {
                 return Ok(None);
             }
@@ -217,7 +357,7 @@ impl Bdf {
             let size = Bdf::norm((0..n).map(|i| dy[i] / scale[i]), n);
             let rate = previous.map(|p| size / p);
             if let Some(rate) = rate
-                && (rate >= 1.0 || rate.powi((NEWTON_MAX_ITERATIONS - k) as i32) / (1.0 - rate) * size > tolerance)
+                && (rate >= 1.0 || rate.powi((max_iterations - k) as i32) / (1.0 - rate) * size > tolerance)
             {
                 return Ok(None);
             }
@@ -235,6 +375,71 @@ impl Bdf {
 }
 
 impl Bdf {
+    /// A step of the fixed-step mode taken by the starter: at the start, until the grid holds
+    /// `order + 1` points, and for a step shortened to meet a time limit. Once the grid is
+    /// complete the differences are built from it, and BDF takes the following steps.
+    fn starter_step(&mut self, sys: &mut dyn OdeSystem, step: &FixedStep) -> Result<StepInfo, IntegrationError> {
+        if self.stats.steps + self.stats.rejected >= self.options.max_steps {
+            return Err(IntegrationError::TooManySteps {
+                time: self.t,
+                max_steps: self.options.max_steps,
+            });
+        }
+        let Some(fixed) = &mut self.fixed else {
+            return Err(IntegrationError::invalid("bdf has no fixed step to start"));
+        };
+        if self.needs_start {
+            fixed.grid = vec![self.x.clone()];
+            fixed.ready = false;
+            self.needs_start = false;
+        }
+        let y = fixed.start_step(sys, &self.options, self.t, &self.x, step)?;
+        check_finite(step.t_new, &y, super::Quantity::State)?;
+        if step.full {
+            fixed.grid.insert(0, y.clone());
+            fixed.grid.truncate(self.max_order + 1);
+        } else {
+            // A shortened step leaves the grid: a new one begins at its end.
+            fixed.grid = vec![y.clone()];
+            fixed.ready = false;
+        }
+        fixed.clock.advance(step);
+        self.stats.steps += 1;
+        self.t_prev = self.t;
+        self.t = step.t_new;
+        self.x = y;
+        // The Jacobian belongs to the last BDF step, which may be far back; the next BDF step
+        // builds a fresh one.
+        self.jacobian = None;
+        self.lu = None;
+        if !fixed.ready && fixed.grid.len() == self.max_order + 1 {
+            // The differences ∇^j y_n (j = 0..=order) of the grid points, newest first.
+            let n = self.x.len();
+            self.d = DMatrix::zeros(MAX_ORDER + 3, n);
+            let mut level = std::mem::take(&mut fixed.grid);
+            for j in 0..=self.max_order {
+                for (i, v) in level[0].iter().enumerate() {
+                    self.d[(j, i)] = *v;
+                }
+                for m in 0..level.len() - 1 {
+                    let (newer, older) = level.split_at_mut(m + 1);
+                    for (a, b) in newer[m].iter_mut().zip(&older[0]) {
+                        *a -= b;
+                    }
+                }
+                level.pop();
+            }
+            self.order = self.max_order;
+            self.h = fixed.clock.h;
+            self.equal_steps = 0;
+            fixed.ready = true;
+        }
+        Ok(StepInfo {
+            t_prev: self.t_prev,
+            t: self.t,
+        })
+    }
+
     /// `h·|J|∞` with the kept Jacobian: below about 1 the problem is not stiff at this step
     /// size (an explicit method would be stable with it).
     pub(crate) fn stiffness(&self) -> f64 {
@@ -260,6 +465,28 @@ impl Stepper for Bdf {
                 message: "the maximum number of steps must be at least 1".to_string(),
             });
         }
+        if !(1..=MAX_ORDER).contains(&self.max_order) {
+            return Err(IntegrationError::invalid(format!(
+                "the order of bdf must be 1 to {MAX_ORDER}, not {}",
+                self.max_order
+            )));
+        }
+        self.fixed = match self.options.step {
+            Some(_) => {
+                let mut clock = FixedClock::default();
+                clock.h = self.options.fixed_step("bdf")?;
+                Some(Fixed {
+                    clock,
+                    grid: Vec::new(),
+                    ready: false,
+                    starter: None,
+                    substeps: 1,
+                    retired: Stats::default(),
+                    dense: Vec::new(),
+                })
+            }
+            None => None,
+        };
         self.stats = Stats::default();
         self.x = vec![0.0; n];
         self.work = vec![0.0; n];
@@ -274,15 +501,31 @@ impl Stepper for Bdf {
                 message: format!("the step limit {t_limit} is not after the current time {}", self.t),
             });
         }
-        if self.needs_start {
+        // In the fixed-step mode: the step the clock asks for, which BDF takes once the
+        // differences hold enough points of the grid, and the starter before that.
+        let mut fixed_step = None;
+        if let Some(fixed) = &self.fixed {
+            let step = fixed.clock.next(self.t, t_limit);
+            if !(step.full && fixed.ready) || self.needs_start {
+                return self.starter_step(sys, &step);
+            }
+            fixed_step = Some(step);
+        } else if self.needs_start {
             self.start(sys, t_limit)?;
         }
         let n = self.n();
         let rtol = self.options.rtol;
-        let newton_tolerance = (10.0 * f64::EPSILON / rtol.max(f64::EPSILON)).max(0.03f64.min(rtol.sqrt()));
+        let (newton_tolerance, max_iterations) = if fixed_step.is_some() {
+            (fixed_step_newton_tolerance(rtol), FIXED_NEWTON_MAX_ITERATIONS)
+        } else {
+            (
+                (10.0 * f64::EPSILON / rtol.max(f64::EPSILON)).max(0.03f64.min(rtol.sqrt())),
+                NEWTON_MAX_ITERATIONS,
+            )
+        };
         let max_step = self.options.max_step.unwrap_or(f64::INFINITY);
         let min_step = 10.0 * (self.t.abs() * f64::EPSILON).max(f64::MIN_POSITIVE);
-        if self.h > max_step {
+        if fixed_step.is_none() && self.h > max_step {
             let factor = max_step / self.h;
             self.change_differences(factor);
             self.h = max_step;
@@ -302,7 +545,10 @@ impl Stepper for Bdf {
                 });
             }
             let mut t_new = self.t + self.h;
-            if t_new >= t_limit || t_limit - t_new < min_step {
+            if let Some(step) = &fixed_step {
+                // A full step of the clock: its end differs from t + h only by rounding.
+                t_new = step.t_new;
+            } else if t_new >= t_limit || t_limit - t_new < min_step {
                 t_new = t_limit;
                 let factor = (t_new - self.t) / self.h;
                 self.change_differences(factor);
@@ -340,7 +586,16 @@ impl Stepper for Bdf {
                     self.lu = None;
                 }
                 if self.factor(c)
-                    && let Some(result) = self.newton(sys, t_new, &predicted, c, &psi, &scale, newton_tolerance)?
+                    && let Some(result) = self.newton(
+                        sys,
+                        t_new,
+                        &predicted,
+                        c,
+                        &psi,
+                        &scale,
+                        newton_tolerance,
+                        max_iterations,
+                    )?
                 {
                     solved = Some(result);
                     break;
@@ -352,6 +607,16 @@ impl Stepper for Bdf {
                 self.jacobian = None;
             }
             let Some((iterations, y, d)) = solved else {
+                if fixed_step.is_some() {
+                    // A smaller step would break the grid the differences live on.
+                    return Err(IntegrationError::Rhs {
+                        time: self.t,
+                        message: format!(
+                            "the bdf step of size {} did not converge (Newton's iteration); try a smaller --step",
+                            self.h
+                        ),
+                    });
+                }
                 self.stats.rejected += 1;
                 self.change_differences(0.5);
                 self.h *= 0.5;
@@ -362,7 +627,7 @@ impl Stepper for Bdf {
             let safety = 0.9 * (2 * NEWTON_MAX_ITERATIONS + 1) as f64 / (2 * NEWTON_MAX_ITERATIONS + iterations) as f64;
             let scale: Vec<f64> = (0..n).map(|i| self.atol[i] + rtol * y[i].abs()).collect();
             let error_norm = Bdf::norm((0..n).map(|i| error_constant(order) * d[i] / scale[i]), n);
-            if error_norm > 1.0 {
+            if fixed_step.is_none() && error_norm > 1.0 {
                 self.stats.rejected += 1;
                 let factor = MIN_FACTOR.max(safety * error_norm.powf(-1.0 / (order as f64 + 1.0)));
                 self.change_differences(factor);
@@ -390,6 +655,11 @@ impl Stepper for Bdf {
                 t_prev: self.t_prev,
                 t: self.t,
             };
+            if let (Some(fixed), Some(step)) = (&mut self.fixed, &fixed_step) {
+                fixed.clock.advance(step);
+                fixed.dense.clear();
+                return Ok(info);
+            }
             if self.equal_steps < order + 1 {
                 return Ok(info);
             }
@@ -400,7 +670,7 @@ impl Stepper for Bdf {
             } else {
                 f64::INFINITY
             };
-            let error_higher = if order < MAX_ORDER {
+            let error_higher = if order < self.max_order {
                 norm_of(order + 2, order + 1)
             } else {
                 f64::INFINITY
@@ -415,7 +685,7 @@ impl Stepper for Bdf {
                 .enumerate()
                 .max_by(|a, b| a.1.total_cmp(b.1))
                 .unwrap_or((1, &1.0));
-            self.order = (order + best).saturating_sub(1).clamp(1, MAX_ORDER);
+            self.order = (order + best).saturating_sub(1).clamp(1, self.max_order);
             let factor = MAX_FACTOR.min(safety * largest);
             self.change_differences(factor);
             self.h *= factor;
@@ -427,6 +697,15 @@ impl Stepper for Bdf {
 
     fn interpolate(&self, t: f64, out: &mut [f64]) {
         let n = self.n();
+        if let Some(fixed) = &self.fixed
+            && let Some(first) = fixed.dense.first()
+            && !self.needs_start
+        {
+            // The starter took the last step: the polynomial of the substep containing `t`.
+            let segment = fixed.dense.iter().rev().find(|d| d.t_old() <= t).unwrap_or(first);
+            segment.at(t, out);
+            return;
+        }
         if self.needs_start || self.d.nrows() == 0 {
             out.copy_from_slice(&self.x);
             return;
@@ -450,6 +729,12 @@ impl Stepper for Bdf {
         self.t_prev = t;
         self.x.copy_from_slice(x);
         self.needs_start = true;
+        if let Some(fixed) = &mut self.fixed {
+            fixed.clock.restart(t);
+            fixed.ready = false;
+            fixed.grid.clear();
+            fixed.dense.clear();
+        }
         // After an event the equations may differ: the Jacobian is rebuilt.
         self.jacobian = None;
         self.lu = None;
@@ -465,6 +750,14 @@ impl Stepper for Bdf {
     }
 
     fn stats(&self) -> Stats {
-        self.stats
+        let mut stats = self.stats;
+        if let Some(fixed) = &self.fixed {
+            // The starter's substeps are part of the stepper's steps; its work counts.
+            add_work(&mut stats, fixed.retired);
+            if let Some(starter) = &fixed.starter {
+                add_work(&mut stats, starter.stats());
+            }
+        }
+        stats
     }
 }

@@ -12,7 +12,8 @@
 //! derivative is recovered as `k_i = (z − base)/(h a_ii)`, which saves an evaluation and keeps
 //! stiffly accurate methods L-stable in practice. Explicit stages (`a_ii = 0`) are evaluated.
 //!
-//! Deliberately not here: fully implicit tableaux (see `radau`), symbolic Jacobians.
+//! The Jacobian is the system's own when it has one, else forward differences. Deliberately not
+//! here: fully implicit tableaux (see `radau`).
 
 use super::tableau::Tableau;
 use super::{

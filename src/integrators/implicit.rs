@@ -6,15 +6,14 @@
 //! which set how precisely each step's nonlinear equations are solved, and the step-doubling
 //! error allowed). Output: steps of size `h`, each the solution of
 //! `y = x + h (θ f(t + h, y) + (1 − θ) f(t, x))` by a simplified Newton iteration on
-//! `I − hθ J` with a forward-difference Jacobian `J` of `f`, which is kept (with its LU factors)
+//! `I − hθ J` with the Jacobian `J` of `f` (the system's own, else forward differences), which is kept (with its LU factors)
 //! for as long as the iteration converges quickly, and rebuilt when it does not; dense output by
 //! cubic Hermite interpolation between the step's ends.
 //!
 //! Without a fixed step (`Options::step` is `None`) both methods adapt `h`: each step is taken
 //! once whole and once as two halves from the same point, the difference estimates the error
 //! of the halves (Richardson), which are kept when it is within the tolerance, and the next
-//! step follows from the estimate with the method's order. It does not use a symbolic Jacobian:
-//! the system interface only evaluates `f`.
+//! step follows from the estimate with the method's order.
 
 use super::{
     IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite, eval_rhs,

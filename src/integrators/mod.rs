@@ -17,7 +17,7 @@
 //! [`adaptive`] (embedded pairs rkf45 and dopri5 with step size control), [`multistep`]
 //! (Adams–Bashforth), [`implicit`] (fixed-step implicit Euler and trapezoid for stiff
 //! problems), [`bdf`] (variable-order, variable-step BDF for stiff problems), [`radau`]
-//! (Radau IIA of order 5 for stiff problems), [`dirk`] (diagonally implicit Runge–Kutta methods
+//! (Radau IIA of order 5 for stiff problems; both also with a fixed step), [`dirk`] (diagonally implicit Runge–Kutta methods
 //! from user tableaux), [`auto`] (DOPRI5 switching to BDF).
 //!
 //! Deliberately not here: events (`hybrid` builds them on [`Stepper`]), integration backwards
@@ -90,14 +90,18 @@ pub enum Atol {
 }
 
 /// Method options. Adaptive methods read `rtol`, `atol`, `initial_step` and `max_step`;
-/// fixed-step methods read `step`; all read `max_steps`.
+/// fixed-step methods read `step`; all read `max_steps`. The methods with both modes
+/// ([`Method::adapts_without_step`]) take fixed steps when `step` is given (and then read `rtol`
+/// and `atol` only as the scale of their Newton tolerance).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     /// Relative tolerance (≥ 0).
     pub rtol: f64,
     /// Absolute tolerance (> 0, so that the error scale `atol + rtol·|x|` is never zero).
     pub atol: Atol,
-    /// The step size of fixed-step methods; required by them.
+    /// The step size of fixed-step methods; required by them. Implicit Euler, the trapezoid,
+    /// BDF, Radau5 and diagonally implicit tableaux take fixed steps when it is given and
+    /// control their step size when it is not.
     pub step: Option<f64>,
     /// The most steps (accepted and rejected) one stepper may attempt.
     pub max_steps: usize,
@@ -415,10 +419,16 @@ impl Method {
         }
     }
 
-    /// Whether the method controls its step size when no fixed step is given (implicit Euler and
-    /// the trapezoidal rule, by step doubling).
+    /// Whether the method has both modes: it controls its step size when no fixed step is given
+    /// and takes steps of exactly [`Options::step`] when one is. Implicit Euler and the
+    /// trapezoidal rule (adaptive by step doubling), BDF (fixed order and step, started by
+    /// Radau5), Radau5, and diagonally implicit tableaux with embedded weights.
     pub fn adapts_without_step(&self) -> bool {
-        matches!(self, Method::ImplicitEuler | Method::Trapezoid)
+        match self {
+            Method::ImplicitEuler | Method::Trapezoid | Method::Bdf | Method::Radau5 => true,
+            Method::Tableau(t) => !t.is_explicit() && t.b_hat().is_some(),
+            _ => false,
+        }
     }
 
     /// Whether the method solves implicit equations with Newton iterations and so needs the
@@ -433,8 +443,20 @@ impl Method {
         }
     }
 
-    /// Whether the method controls its step size (reads the tolerances) rather than using the
-    /// fixed step.
+    /// Whether [`Options::step`] makes the method take fixed steps: always for the fixed-step
+    /// methods, for the methods of [`Method::adapts_without_step`] when it is given, never for
+    /// the explicit adaptive ones (rkf45, dopri5, auto, explicit tableaux with embedded
+    /// weights), which ignore it.
+    pub fn takes_fixed_step(&self, step_given: bool) -> bool {
+        if self.adapts_without_step() {
+            step_given
+        } else {
+            !self.is_adaptive()
+        }
+    }
+
+    /// Whether the method controls its step size (reads the tolerances) when no fixed step is
+    /// given; see [`Method::takes_fixed_step`] for what a given one does.
     pub fn is_adaptive(&self) -> bool {
         match self {
             Method::Rkf45 | Method::Dopri5 | Method::Bdf | Method::Radau5 | Method::Auto => true,
@@ -833,6 +855,14 @@ pub(crate) fn initial_step(
         (0.01 / d1.max(d2)).powf(1.0 / f64::from(order + 1))
     };
     Ok((100.0 * h0).min(h1))
+}
+
+/// The Newton tolerance of the fixed-step modes of BDF and Radau5, in units of the error weights
+/// `atol + rtol·|x|`: 1e-8, so that the nonlinear solve adds nothing visible to the method's
+/// truncation error (an order measurement reads errors down to about 1e-13), but not below ten
+/// times the rounding of the solution in those units, which no iteration can get under.
+pub(crate) fn fixed_step_newton_tolerance(rtol: f64) -> f64 {
+    (10.0 * f64::EPSILON / rtol.max(f64::EPSILON)).max(1e-8)
 }
 
 /// A trial step of size `h` from `t` towards `t_limit`: its size and end, the last step landing

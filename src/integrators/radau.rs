@@ -1,8 +1,8 @@
 //! Radau IIA of order 5 (three stages), the method of Hairer and Wanner's RADAU5, for stiff
 //! problems.
 //!
-//! Input: [`Options`] (`rtol`, `atol`, optional first and maximum step). Output: accepted steps
-//! with the collocation polynomial as dense output.
+//! Input: [`Options`] (`rtol`, `atol`, optional first and maximum step, or a fixed `step`).
+//! Output: accepted steps with the collocation polynomial as dense output.
 //!
 //! Each step solves the collocation system for the stage increments `Z` by simplified Newton.
 //! The 3n × 3n iteration matrix is decoupled by the eigenvectors of the method's matrix into one
@@ -14,16 +14,29 @@
 //! would change `h` by less than 20% keep it, so the factorisations can be reused. The Newton
 //! iteration starts from the previous step's collocation polynomial.
 //!
-//! Deliberately not here: a symbolic Jacobian and sparse LU (the system interface only
-//! evaluates `f`), and the variable-order RADAU.
+//! With a fixed step (`Options::step` is `Some(h)`) every step has size `h` (the last one shorter
+//! when it lands on the time limit), there is no error estimate and no rejection, and Newton's
+//! iteration runs to a tight tolerance (corrections below 1e-8 of the error weights, or ten times
+//! their rounding), so that the global error is the method's own: order 5 on smooth non-stiff
+//! problems, and the stage order 3 in the stiff limit (the order reduction seen on Prothero and
+//! Robinson's problem). A step whose Newton iteration does not converge even with a fresh Jacobian
+//! fails with an [`IntegrationError`] asking for a smaller step. This mode exists to measure the
+//! convergence order and to start BDF's fixed-step mode.
+//!
+//! The Jacobian is the system's own when it has one (a model's symbolic Jacobian), else forward
+//! differences. Deliberately not here: sparse LU and the variable-order RADAU.
 
+use super::explicit::{FixedClock, FixedStep};
 use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepInfo, Stepper, check_finite, eval_rhs, initial_step,
-    jacobian_at,
+    IntegrationError, OdeSystem, Options, Quantity, Stats, StepInfo, Stepper, check_finite, eval_rhs,
+    fixed_step_newton_tolerance, initial_step, jacobian_at,
 };
 use nalgebra::{Complex, DMatrix, DVector};
 
 const NEWTON_MAX_ITERATIONS: usize = 6;
+/// Newton iterations per attempt in the fixed-step mode: its tolerance is far tighter, and a
+/// step cannot be retried with a smaller size, so a slowly contracting iteration may continue.
+const FIXED_NEWTON_MAX_ITERATIONS: usize = 50;
 const MIN_FACTOR: f64 = 0.2;
 const MAX_FACTOR: f64 = 10.0;
 
@@ -111,7 +124,7 @@ type ComplexLu = nalgebra::LU<Complex<f64>, nalgebra::Dyn, nalgebra::Dyn>;
 
 /// The last accepted step's collocation polynomial.
 #[derive(Debug, Clone)]
-struct Dense {
+pub(crate) struct Dense {
     t_old: f64,
     h: f64,
     y_old: Vec<f64>,
@@ -120,7 +133,13 @@ struct Dense {
 }
 
 impl Dense {
-    fn at(&self, t: f64, out: &mut [f64]) {
+    /// The time the step started at.
+    pub(crate) fn t_old(&self) -> f64 {
+        self.t_old
+    }
+
+    /// The polynomial's value at `t`.
+    pub(crate) fn at(&self, t: f64, out: &mut [f64]) {
         let x = (t - self.t_old) / self.h;
         let (x1, x2, x3) = (x, x * x, x * x * x);
         for (i, o) in out.iter_mut().enumerate() {
@@ -147,6 +166,8 @@ pub struct Radau {
     needs_start: bool,
     work: Vec<f64>,
     stats: Stats,
+    /// The clock of the fixed-step mode; `None` when the step size is controlled.
+    clock: Option<FixedClock>,
 }
 
 /// The result of a converged Newton iteration: iterations, the stage increments, the last
@@ -175,7 +196,13 @@ impl Radau {
             needs_start: true,
             work: Vec::new(),
             stats: Stats::default(),
+            clock: None,
         }
+    }
+
+    /// The collocation polynomial of the last accepted step (none right after a (re)start).
+    pub(crate) fn dense(&self) -> Option<&Dense> {
+        if self.needs_start { None } else { self.dense.as_ref() }
     }
 
     fn norm(v: impl Iterator<Item = f64>, n: usize) -> f64 {
@@ -213,7 +240,8 @@ impl Radau {
         true
     }
 
-    /// Simplified Newton on the collocation system of the step of size `h` from `z0`.
+    /// Simplified Newton on the collocation system of the step of size `h` from `z0`, with at
+    /// most `max_iterations` iterations.
     fn newton(
         &mut self,
         sys: &mut dyn OdeSystem,
@@ -221,6 +249,7 @@ impl Radau {
         z0: [Vec<f64>; 3],
         scale: &[f64],
         tolerance: f64,
+        max_iterations: usize,
     ) -> Result<Option<Collocation>, IntegrationError> {
         let n = self.x.len();
         let c = nodes();
@@ -237,7 +266,7 @@ impl Radau {
         let mut point = vec![0.0; n];
         let mut previous: Option<f64> = None;
         let mut rate = None;
-        for k in 0..NEWTON_MAX_ITERATIONS {
+        for k in 0..max_iterations {
             for s in 0..3 {
                 for i in 0..n {
                     point[i] = self.x[i] + z[s][i];
@@ -283,7 +312,7 @@ impl Radau {
                 rate = Some(size / p);
             }
             if let Some(r) = rate
-                && (r >= 1.0 || r.powi((NEWTON_MAX_ITERATIONS - k) as i32) / (1.0 - r) * size > tolerance)
+                && (r >= 1.0 || r.powi((max_iterations - k) as i32) / (1.0 - r) * size > tolerance)
             {
                 return Ok(None);
             }
@@ -309,6 +338,94 @@ impl Radau {
         Ok(None)
     }
 
+    /// Newton's starting point for a step of size `h`: the previous step's collocation
+    /// polynomial extrapolated to the new nodes (zero increments after a (re)start).
+    fn starting_guess(&self, h: f64) -> [Vec<f64>; 3] {
+        let n = self.x.len();
+        let c = nodes();
+        std::array::from_fn(|s| match &self.dense {
+            Some(d) => {
+                let mut out = vec![0.0; n];
+                d.at(self.t + c[s] * h, &mut out);
+                out.iter().zip(&self.x).map(|(a, b)| a - b).collect()
+            }
+            None => vec![0.0; n],
+        })
+    }
+
+    /// The collocation polynomial of the step of size `h` from the current point with stage
+    /// increments `z`.
+    fn collocation_polynomial(&self, z: &[Vec<f64>; 3], h: f64) -> Dense {
+        let n = self.x.len();
+        let p = dense_coefficients();
+        let q: [Vec<f64>; 3] = std::array::from_fn(|k| {
+            (0..n)
+                .map(|i| z[0][i] * p[0][k] + z[1][i] * p[1][k] + z[2][i] * p[2][k])
+                .collect()
+        });
+        Dense {
+            t_old: self.t,
+            h,
+            y_old: self.x.clone(),
+            q,
+        }
+    }
+
+    /// One step of the fixed-step mode (see the module documentation): size `step.h`, or the
+    /// nominal `h` for a full step, so that the factorisations stay valid from step to step
+    /// (the clock's end time differs from `t + h` only by rounding).
+    fn fixed_step(&mut self, sys: &mut dyn OdeSystem, step: &FixedStep, h: f64) -> Result<StepInfo, IntegrationError> {
+        super::check_budget(self.t, &self.stats, self.options.max_steps)?;
+        if self.needs_start {
+            eval_rhs(sys, self.t, &self.x, &mut self.f, &mut self.stats)?;
+            self.needs_start = false;
+        }
+        let n = self.x.len();
+        let h = if step.full { h } else { step.h };
+        let rtol = self.options.rtol;
+        let tolerance = fixed_step_newton_tolerance(rtol);
+        let z0 = self.starting_guess(h);
+        let scale: Vec<f64> = (0..n).map(|i| self.atol[i] + rtol * self.x[i].abs()).collect();
+        if self.jacobian.is_none() {
+            self.build_jacobian(sys)?;
+        }
+        let solution = loop {
+            if self.factor(h)
+                && let Some(s) = self.newton(sys, h, z0.clone(), &scale, tolerance, FIXED_NEWTON_MAX_ITERATIONS)?
+            {
+                break s;
+            }
+            if self.jacobian_current {
+                // A fresh Jacobian did not help either: with a fixed step there is nothing
+                // left to try (a smaller step would no longer be the step asked for).
+                return Err(IntegrationError::Rhs {
+                    time: self.t,
+                    message: format!(
+                        "the radau5 step of size {h} did not converge (Newton's iteration); try a smaller --step"
+                    ),
+                });
+            }
+            self.build_jacobian(sys)?;
+        };
+        let y_new: Vec<f64> = (0..n).map(|i| self.x[i] + solution.z[2][i]).collect();
+        check_finite(step.t_new, &y_new, Quantity::State)?;
+        // f at the new point is what the next Jacobian, if one is needed, is built with. It is
+        // evaluated before anything changes, so that a failure leaves the last accepted step.
+        let mut f_new = vec![0.0; n];
+        eval_rhs(sys, step.t_new, &y_new, &mut f_new, &mut self.stats)?;
+        self.dense = Some(self.collocation_polynomial(&solution.z, h));
+        let t_prev = self.t;
+        self.t = step.t_new;
+        self.x = y_new;
+        self.f = f_new;
+        self.jacobian_current = false;
+        self.stats.steps += 1;
+        if let Some(clock) = &mut self.clock {
+            clock.advance(step);
+        }
+        Ok(StepInfo { t_prev, t: self.t })
+    }
+
     /// Gustafsson's predictive step size factor.
     fn predict_factor(&self, h: f64, error: f64) -> f64 {
         let multiplier = match (self.h_old, self.error_old) {
@@ -327,6 +444,14 @@ impl Stepper for Radau {
     fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
         let n = sys.dim();
         self.atol = self.options.atol_per_component(n)?;
+        self.clock = match self.options.step {
+            Some(_) => {
+                let mut clock = FixedClock::default();
+                clock.h = self.options.fixed_step("radau5")?;
+                Some(clock)
+            }
+            None => None,
+        };
         self.stats = Stats::default();
         self.x = vec![0.0; n];
         self.f = vec![0.0; n];
@@ -340,6 +465,10 @@ impl Stepper for Radau {
             return Err(IntegrationError::InvalidInput {
                 message: format!("the step limit {t_limit} is not after the current time {}", self.t),
             });
+        }
+        if let Some(clock) = &self.clock {
+            let (step, h) = (clock.next(self.t, t_limit), clock.h);
+            return self.fixed_step(sys, &step, h);
         }
         let n = self.x.len();
         let rtol = self.options.rtol;
@@ -378,15 +507,7 @@ impl Stepper for Radau {
                 self.t + h
             };
             h = t_new - self.t;
-            let c = nodes();
-            let z0: [Vec<f64>; 3] = std::array::from_fn(|s| match &self.dense {
-                Some(d) => {
-                    let mut out = vec![0.0; n];
-                    d.at(self.t + c[s] * h, &mut out);
-                    out.iter().zip(&self.x).map(|(a, b)| a - b).collect()
-                }
-                None => vec![0.0; n],
-            });
+            let z0 = self.starting_guess(h);
             let scale: Vec<f64> = (0..n).map(|i| self.atol[i] + rtol * self.x[i].abs()).collect();
             if self.jacobian.is_none() {
                 self.build_jacobian(sys)?;
@@ -394,7 +515,7 @@ impl Stepper for Radau {
             let mut solved = None;
             loop {
                 if self.factor(h)
-                    && let Some(s) = self.newton(sys, h, z0.clone(), &scale, tolerance)?
+                    && let Some(s) = self.newton(sys, h, z0.clone(), &scale, tolerance, NEWTON_MAX_ITERATIONS)?
                 {
                     solved = Some(s);
                     break;
@@ -454,18 +575,7 @@ impl Stepper for Radau {
             } else {
                 self.lu = None;
             }
-            let p = dense_coefficients();
-            let q: [Vec<f64>; 3] = std::array::from_fn(|k| {
-                (0..n)
-                    .map(|i| z[0][i] * p[0][k] + z[1][i] * p[1][k] + z[2][i] * p[2][k])
-                    .collect()
-            });
-            self.dense = Some(Dense {
-                t_old: self.t,
-                h,
-                y_old: self.x.clone(),
-                q,
-            });
+            self.dense = Some(self.collocation_polynomial(z, h));
             let t_prev = self.t;
             self.t = t_new;
             self.x = y_new;
@@ -495,6 +605,9 @@ impl Stepper for Radau {
         self.t = t;
         self.x.copy_from_slice(x);
         self.needs_start = true;
+        if let Some(clock) = &mut self.clock {
+            clock.restart(t);
+        }
         self.dense = None;
         self.jacobian = None;
         self.lu = None;
