@@ -718,7 +718,7 @@ impl ChoiceCheck {
             .iter()
             .copied()
             .fold(f64::INFINITY, f64::min);
-        if !(smallest >= SINGULAR_CHOICE) {
+        if smallest.is_nan() || smallest < SINGULAR_CHOICE {
             return Some(format!(
                 "the differentiated constraints no longer determine them (smallest normalised singular value {smallest:.1e})"
             ));
