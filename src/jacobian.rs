@@ -72,6 +72,9 @@ pub struct ExecJacobian {
     pub steps: Vec<TangentStep>,
     /// The invariants, in the order they were given.
     pub invariants: Vec<InvariantRow>,
+    /// For each step, whether the invariants depend on its tangents: `G` alone (what the
+    /// projection needs at every evaluation) runs only these.
+    pub for_invariants: Vec<bool>,
     /// Further expressions evaluated with the partials (the state-choice check), as indices
     /// into `partials`.
     pub extra: Vec<u32>,
@@ -186,6 +189,7 @@ pub fn build(program: &mut ExecProgram, invariants: &[ExprId], extra: &[ExprId])
         invariant_steps.push(InvariantRow { value, terms });
     }
     let extra = extra.iter().map(|&e| b.push(e)).collect();
+    let for_invariants = steps_for_invariants(n, n_work, &steps, &invariant_steps);
     let partials = b.partials;
     let (rows, invariant_rows) = pattern(n, n_work, &steps, &invariant_steps);
     let (colors, n_colors) = color_columns(n, rows.iter().chain(&invariant_rows));
@@ -193,6 +197,7 @@ pub fn build(program: &mut ExecProgram, invariants: &[ExprId], extra: &[ExprId])
         partials,
         steps,
         invariants: invariant_steps,
+        for_invariants,
         extra,
         rows,
         invariant_rows,
@@ -322,6 +327,60 @@ fn pattern(
         })
         .collect();
     (der, invariant_rows)
+}
+
+/// Which steps the invariants depend on: walking the steps backwards from the slots the
+/// invariants read, a step is needed when it computes a needed slot, and then what it reads is
+/// needed too.
+fn steps_for_invariants(n: usize, n_work: usize, steps: &[TangentStep], invariants: &[InvariantRow]) -> Vec<bool> {
+    let index = |slot: Slot| match slot {
+        Slot::Der(i) => Some(i as usize),
+        Slot::Work(k) => Some(n + k as usize),
+        Slot::Time | Slot::State(_) | Slot::Param(_) => None,
+    };
+    let mut needed = vec![false; n + n_work];
+    let mut mark = |needed: &mut Vec<bool>, terms: &[Term]| {
+        for t in terms {
+            if let Some(i) = index(t.slot) {
+                needed[i] = true;
+            }
+        }
+    };
+    for g in invariants {
+        mark(&mut needed, &g.terms);
+    }
+    let mut used = vec![false; steps.len()];
+    for (k, step) in steps.iter().enumerate().rev() {
+        let is_needed = |needed: &Vec<bool>, slot: Slot| index(slot).is_some_and(|i| needed[i]);
+        match step {
+            TangentStep::Assign { target, terms } | TangentStep::Newton1 { target, terms, .. } => {
+                if is_needed(&needed, *target) {
+                    used[k] = true;
+                    mark(&mut needed, terms);
+                }
+            }
+            TangentStep::Loop(l) => {
+                let targets = l.tearing.iter().copied().chain(l.inner.iter().map(|i| i.0));
+                if targets.clone().any(|s| is_needed(&needed, s)) {
+                    used[k] = true;
+                    for s in targets {
+                        if let Some(i) = index(s) {
+                            needed[i] = true;
+                        }
+                    }
+                    for (_, outside, own) in &l.inner {
+                        mark(&mut needed, outside);
+                        mark(&mut needed, own);
+                    }
+                    for (outside, own) in &l.residuals {
+                        mark(&mut needed, outside);
+                        mark(&mut needed, own);
+                    }
+                }
+            }
+        }
+    }
+    used
 }
 
 /// A greedy colouring of the `n` columns of a sparsity pattern given by rows: columns sharing

@@ -39,6 +39,7 @@ pub struct Projection {
     rank: usize,
     work: Vec<f64>,
     y: Vec<f64>,
+    correction: Vec<f64>,
 }
 
 impl Projection {
@@ -55,6 +56,7 @@ impl Projection {
             rank: 0,
             work: vec![0.0; n.max(m)],
             y: vec![0.0; m],
+            correction: vec![0.0; n],
         }
     }
 
@@ -147,12 +149,13 @@ impl Projection {
             let gf: f64 = (0..self.n).map(|j| g_x[(i, j)] * dx[j]).sum();
             w[i] = self.gain * g[i] + gf;
         }
-        let mut c = vec![0.0; self.n];
+        let mut c = std::mem::take(&mut self.correction);
         self.solve(&w[..self.m], &mut c);
         for (d, ci) in dx.iter_mut().zip(&c) {
             *d -= ci;
         }
         self.work = w;
+        self.correction = c;
     }
 
     /// Turns `j = ∂f/∂x` into the Jacobian of the corrected field, given `G` at the point and

@@ -117,7 +117,15 @@ impl Tangents {
         }
         let mut acc = vec![0.0; w];
         let mut loop_index = 0;
-        for step in &jac.steps {
+        // Without `∂f/∂x` only the steps the invariants depend on run.
+        let all = f_x.is_some();
+        for (step, &needed) in jac.steps.iter().zip(&jac.for_invariants) {
+            if !all && !needed {
+                if matches!(step, TangentStep::Loop(_)) {
+                    loop_index += 1;
+                }
+                continue;
+            }
             match step {
                 TangentStep::Assign { target, terms } => {
                     self.sum(terms, values, &mut acc);
