@@ -339,7 +339,7 @@ fn steps_for_invariants(n: usize, n_work: usize, steps: &[TangentStep], invarian
         Slot::Time | Slot::State(_) | Slot::Param(_) => None,
     };
     let mut needed = vec![false; n + n_work];
-    let mut mark = |needed: &mut Vec<bool>, terms: &[Term]| {
+    let mark = |needed: &mut Vec<bool>, terms: &[Term]| {
         for t in terms {
             if let Some(i) = index(t.slot) {
                 needed[i] = true;
