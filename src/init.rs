@@ -46,6 +46,9 @@ pub fn analyze(dae: &Dae, simulation: &Plan) -> Result<(InitPlan, Vec<Diagnostic
     // surfaces by the simulation (`sim::initial_states`), and when-clauses do not fire.
     init.flat.whens.clear();
     init.events = Default::default();
+    // Invariants and the state-choice check belong to the simulation, which evaluates them.
+    init.flat.invariants.clear();
+    init.state_choice = None;
     let n_model = init.equations.len();
     init.equations.extend(init.initial_equations.iter().cloned());
     let n_given = init.equations.len();
