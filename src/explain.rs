@@ -414,7 +414,7 @@ declared invariants ({}), kept by projection:",
     }
     let gain = match flat.experiment.stabilize {
         Some(k) => format!("K = {} (annotation stabilize)", crate::results::format_number(k)),
-        None => "K = the largest eigenvalue modulus of df/dx at the start, at least 10/(stop - start) (-v prints it)"
+        None => "K = the fastest rate at the start: max(largest |eigenvalue| of df/dx, |f|/|x|), at least 10/(stop - start) (-v prints it)"
             .to_string(),
     };
     let _ = writeln!(

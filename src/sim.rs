@@ -316,14 +316,16 @@ pub fn prepare(program: &mut ExecProgram, options: &RunOptions) -> Option<String
     })
 }
 
-/// The default gain of the projection: the largest eigenvalue modulus of `∂f/∂x` at the start
-/// (the rate of the model's fastest motion), and at least ten over the run's length. The
-/// constraint error then decays within the model's shortest time scale, so drift cannot
+/// The default gain of the projection: the rate of the model's fastest motion at the start,
+/// the larger of the largest eigenvalue modulus of `∂f/∂x` and the relative speed `‖f‖/‖x‖` of
+/// the state (a system starting at rest has no velocity-dependent rates yet, so its Jacobian
+/// alone underestimates how fast it is about to move), and at least ten over the run's length.
+/// The constraint error then decays within the model's shortest time scale, so drift cannot
 /// accumulate, while the correction adds no rate faster than the model's own: a method that
 /// resolves the motion is stable and accurate for the correction too, and the problem does not
 /// become stiff. (Ten times that rate keeps the residual no smaller at tight tolerances but makes
 /// an explicit method take about three times as many steps on the pendulum.)
-pub fn default_gain(jacobian: &nalgebra::DMatrix<f64>, span: f64) -> f64 {
+pub fn default_gain(jacobian: &nalgebra::DMatrix<f64>, f: &[f64], x: &[f64], span: f64) -> f64 {
     let radius = if jacobian.nrows() == 0 {
         0.0
     } else if jacobian.nrows() <= 200 {
@@ -340,12 +342,15 @@ pub fn default_gain(jacobian: &nalgebra::DMatrix<f64>, span: f64) -> f64 {
             .map(|r| r.iter().map(|v| v.abs()).sum::<f64>())
             .fold(0.0, f64::max)
     };
+    let norm = |v: &[f64]| v.iter().map(|a| a * a).sum::<f64>().sqrt();
+    let speed = if norm(x) > 0.0 { norm(f) / norm(x) } else { 0.0 };
     let floor = if span > 0.0 && span.is_finite() {
         10.0 / span
     } else {
         0.0
     };
-    radius.max(floor).max(f64::MIN_POSITIVE)
+    let gain = radius.max(speed).max(floor);
+    if gain.is_finite() && gain > 0.0 { gain } else { 1.0 }
 }
 
 /// The symbolic Jacobian of `instance` at `(t, x)` for [`OdeSystem::jacobian`]: `None` when the
@@ -674,7 +679,7 @@ fn projector(
     let gain = match options.stabilize {
         Stabilize::Off => return Ok((None, report)),
         Stabilize::Gain(k) => (k, "given"),
-        Stabilize::Default => (default_gain(&f_x, options.stop - options.start), "default"),
+        Stabilize::Default => (default_gain(&f_x, &dx, x0, options.stop - options.start), "default"),
     };
     let mut projector = Projector::new(n, m, gain.0);
     projector.projection.factor(&g_x);
