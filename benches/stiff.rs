@@ -4,7 +4,10 @@
 //! Van der Pol with μ = 1000, the Oregonator) and rtol 1e-4, 1e-6, 1e-8 (atol scaled per
 //! problem), prints the wall time (best of several runs), the steps, the right-hand-side and
 //! Jacobian evaluations, LU factorisations and the achieved error at the end time against the
-//! reference (published values; for Robertson to 1e5 a BDF run at rtol 1e-12). The same
+//! reference (published values; for Robertson to 1e5 a BDF run at rtol 1e-12), for the
+//! hand-written right-hand side with difference-quotient Jacobians ("rust") and for the problem
+//! written as an `.eqm` model, compiled with its symbolic Jacobian ("model", what `eqm run`
+//! does; the model instance is created inside the timed region, its compilation is not). The same
 //! problems in SciPy (Radau, BDF, LSODA) and SUNDIALS CVODE: `python3 benches/stiff_compare.py`.
 
 #[path = "../tests/common/stiff.rs"]
@@ -32,22 +35,39 @@ fn main() {
         (stiff::oregonator(), 1.0),
     ];
     println!(
-        "{:<26} {:>6} {:>7} {:>10} {:>7} {:>7} {:>6} {:>6} {:>10}",
-        "problem", "method", "rtol", "time ms", "steps", "f evals", "jac", "LU", "error"
+        "{:<26} {:>6} {:>5} {:>7} {:>10} {:>7} {:>7} {:>6} {:>6} {:>10}",
+        "problem", "method", "path", "rtol", "time ms", "steps", "f evals", "jac", "LU", "error"
     );
     for (problem, atol_factor) in &problems {
-        for method in [Method::Bdf, Method::Radau5, Method::Auto] {
+        // The model path: the problem compiled from its `.eqm` text, right-hand side and
+        // symbolic Jacobian in native code (compiled once, not timed), as `eqm run` runs it.
+        let program = stiff::compile_model(problem);
+        let native = std::sync::Arc::new(eqm::interp::NativeCode::compile(&program).expect("native code"));
+        for (path, method) in [Method::Bdf, Method::Radau5, Method::Auto]
+            .into_iter()
+            .flat_map(|m| [("rust", m.clone()), ("model", m)])
+        {
             for rtol in [1e-4, 1e-6, 1e-8] {
                 let atol = rtol * atol_factor * if problem.name == "Robertson" { 1e-4 } else { 1.0 };
                 let mut best = f64::INFINITY;
                 let mut outcome = None;
                 for _ in 0..20 {
                     let start = Instant::now();
-                    outcome = solve(&method, problem, rtol, atol);
+                    outcome = if path == "rust" {
+                        solve(&method, problem, rtol, atol)
+                    } else {
+                        let mut system = stiff::ModelSystem::new(&program, &native);
+                        stiff::solve_model(&method, &mut system, problem, rtol, atol).ok()
+                    };
                     best = best.min(start.elapsed().as_secs_f64() * 1e3);
                 }
                 let Some((x, stats)) = outcome else {
-                    println!("{:<26} {:>6} {rtol:>7.0e} failed", problem.name, method.name());
+                    println!(
+                        "{:<26} {:>6} {:>5} {rtol:>7.0e} failed",
+                        problem.name,
+                        method.name(),
+                        path
+                    );
                     continue;
                 };
                 let error = x
@@ -56,9 +76,10 @@ fn main() {
                     .map(|(a, b)| (a - b).abs() / (b.abs() + atol / rtol))
                     .fold(0.0, f64::max);
                 println!(
-                    "{:<26} {:>6} {rtol:>7.0e} {best:>10.3} {:>7} {:>7} {:>6} {:>6} {error:>10.2e}",
+                    "{:<26} {:>6} {:>5} {rtol:>7.0e} {best:>10.3} {:>7} {:>7} {:>6} {:>6} {error:>10.2e}",
                     format!("{} t={}", problem.name, problem.t_end),
                     method.name(),
+                    path,
                     stats.steps,
                     stats.rhs_evals,
                     stats.jacobians,

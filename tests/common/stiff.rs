@@ -15,6 +15,8 @@ pub struct StiffProblem {
     pub t_end: f64,
     pub rhs: fn(f64, &[f64], &mut [f64]),
     pub reference: Vec<f64>,
+    /// The same problem as an EQM model, its states named `y1`, `y2`, ... in order.
+    pub model: &'static str,
 }
 
 /// Robertson's chemical kinetics, to `t_end` (references for 40 and 1e11).
@@ -34,6 +36,7 @@ pub fn robertson(t_end: f64) -> StiffProblem {
             dy[1] = -dy[0] - dy[2];
         },
         reference,
+        model: "model Robertson\n  Real y1(start = 1, fixed = true);\n  Real y2(start = 0, fixed = true);\n  Real y3(start = 0, fixed = true);\nequation\n  der(y1) = -0.04*y1 + 1e4*y2*y3;\n  der(y3) = 3e7*y2^2;\n  der(y2) = -der(y1) - der(y3);\nend Robertson;\n",
     }
 }
 
@@ -63,6 +66,7 @@ pub fn hires() -> StiffProblem {
             0.284_999_839_518_576_9e-2,
             0.285_000_160_481_423_1e-2,
         ],
+        model: "model Hires\n  Real y1(start = 1, fixed = true);\n  Real y2(start = 0, fixed = true);\n  Real y3(start = 0, fixed = true);\n  Real y4(start = 0, fixed = true);\n  Real y5(start = 0, fixed = true);\n  Real y6(start = 0, fixed = true);\n  Real y7(start = 0, fixed = true);\n  Real y8(start = 0.0057, fixed = true);\nequation\n  der(y1) = -1.71*y1 + 0.43*y2 + 8.32*y3 + 0.0007;\n  der(y2) = 1.71*y1 - 8.75*y2;\n  der(y3) = -10.03*y3 + 0.43*y4 + 0.035*y5;\n  der(y4) = 8.32*y2 + 1.71*y3 - 1.12*y4;\n  der(y5) = -1.745*y5 + 0.43*y6 + 0.43*y7;\n  der(y6) = -280*y6*y8 + 0.69*y4 + 1.71*y5 - 0.43*y6 + 0.69*y7;\n  der(y7) = 280*y6*y8 - 1.81*y7;\n  der(y8) = -der(y7);\nend Hires;\n",
     }
 }
 
@@ -77,6 +81,7 @@ pub fn van_der_pol() -> StiffProblem {
             f[1] = ((1.0 - y[0] * y[0]) * y[1] - y[0]) / 1e-6;
         },
         reference: vec![0.170_616_773_217_046_9e1, -0.892_809_701_024_812_5],
+        model: "model VanDerPol\n  Real y1(start = 2, fixed = true);\n  Real y2(start = -0.66, fixed = true);\nequation\n  der(y1) = y2;\n  der(y2) = ((1 - y1^2)*y2 - y1)/1e-6;\nend VanDerPol;\n",
     }
 }
 
@@ -96,6 +101,7 @@ pub fn oregonator() -> StiffProblem {
             0.122_817_852_154_991_7e4,
             0.132_055_494_284_670_6e3,
         ],
+        model: "model Oregonator\n  Real y1(start = 1, fixed = true);\n  Real y2(start = 2, fixed = true);\n  Real y3(start = 3, fixed = true);\nequation\n  der(y1) = 77.27*(y2 + y1*(1 - 8.375e-6*y1 - y2));\n  der(y2) = (y3 - (1 + y1)*y2)/77.27;\n  der(y3) = 0.161*(y1 - y3);\nend Oregonator;\n",
     }
 }
 
@@ -137,6 +143,94 @@ pub fn solve(
     let mut last = Vec::new();
     integrate(
         &mut sys,
+        stepper.as_mut(),
+        0.0,
+        &problem.x0,
+        problem.t_end,
+        &Output::Times(vec![problem.t_end]),
+        |_, x| {
+            last = x.to_vec();
+            ControlFlow::Continue(())
+        },
+    )?;
+    Ok((last, stepper.stats()))
+}
+
+/// A problem compiled from its model: the executable program with its symbolic Jacobian.
+pub fn compile_model(problem: &StiffProblem) -> eqm::exec::ExecProgram {
+    let mut session = eqm::driver::Session::new();
+    session.add_file("stiff.eqm", problem.model.to_string());
+    let mut compiled = session
+        .compile(None, &eqm::flatten::Options::default())
+        .unwrap_or_else(|| panic!("{}: {}", problem.name, session.render_diagnostics(false)));
+    compiled
+        .program
+        .add_jacobian()
+        .expect("the stiff models have a symbolic Jacobian");
+    compiled.program
+}
+
+/// A compiled model as the integrators see it: the right-hand side and the symbolic Jacobian
+/// run as native code, as in `eqm run`.
+pub struct ModelSystem<'p> {
+    pub instance: eqm::interp::Instance<'p>,
+    scratch: Vec<f64>,
+}
+
+impl<'p> ModelSystem<'p> {
+    pub fn new(program: &'p eqm::exec::ExecProgram, native: &std::sync::Arc<eqm::interp::NativeCode>) -> Self {
+        let mut instance = eqm::interp::Instance::new(program).expect("an instance");
+        instance.attach_native(native.clone());
+        instance
+            .interpreter()
+            .set_finite_checks(eqm::interp::FiniteChecks::Derivatives);
+        ModelSystem {
+            instance,
+            scratch: vec![0.0; program.layout().states],
+        }
+    }
+}
+
+impl OdeSystem for ModelSystem<'_> {
+    fn dim(&self) -> usize {
+        self.scratch.len()
+    }
+
+    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
+        use eqm::interp::OdeRhs;
+        self.instance.rhs(t, x, dx).map_err(|e| RhsError::new(e.to_string()))
+    }
+
+    fn jacobian(&mut self, t: f64, x: &[f64], jacobian: &mut nalgebra::DMatrix<f64>) -> Option<Result<(), RhsError>> {
+        let out = eqm::interp::JacobianOut {
+            f_x: Some(jacobian),
+            ..Default::default()
+        };
+        match self.instance.jacobian(t, x, &mut self.scratch, out) {
+            Ok(true) => Some(Ok(())),
+            Ok(false) => None,
+            Err(e) => Some(Err(RhsError::new(e.to_string()))),
+        }
+    }
+}
+
+/// [`solve`] through the compiled model `system` instead of the hand-written right-hand side.
+pub fn solve_model(
+    method: &Method,
+    system: &mut ModelSystem<'_>,
+    problem: &StiffProblem,
+    rtol: f64,
+    atol: f64,
+) -> Result<(Vec<f64>, Stats), IntegrationError> {
+    let options = Options {
+        rtol,
+        atol: Atol::Scalar(atol),
+        ..Options::default()
+    };
+    let mut stepper = stepper_for(method, &options);
+    let mut last = Vec::new();
+    integrate(
+        system,
         stepper.as_mut(),
         0.0,
         &problem.x0,
