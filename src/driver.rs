@@ -303,17 +303,31 @@ impl Session {
                 reason: "embedding form with projection: a static state choice may become singular during the run".to_string(),
             }),
         };
-        let program = match embedding.filter(|_| choice.as_ref().is_some_and(|c| c.embedding)) {
-            Some(e) => {
+        let mut choice = choice;
+        let embedding_program = embedding
+            .filter(|_| choice.as_ref().is_some_and(|c| c.embedding))
+            .map(|e| {
                 // The embedding DAE was split off before event extraction: extract its events
                 // and sort it again.
                 let mut dae = e.dae;
                 crate::events::extract(&mut dae);
-                match crate::plan::analyze(&mut dae) {
-                    Ok(plan) => crate::exec::ExecProgram::build(dae, &plan),
-                    Err(d) => Err(d),
-                }
+                crate::plan::analyze(&mut dae).and_then(|plan| crate::exec::ExecProgram::build(dae, &plan))
+            });
+        let program = match embedding_program {
+            Some(Ok(program)) => Ok(program),
+            // Chosen by default but not executable: the dummy-derivative form, which the
+            // state-choice check guards, and `-v` says why.
+            Some(Err(d)) if form == IndexForm::Auto => {
+                choice = Some(FormChoice {
+                    embedding: false,
+                    reason: format!(
+                        "dummy derivatives (the embedding form could not be compiled: {})",
+                        d.first().map_or("no reason given", |d| d.message.as_str())
+                    ),
+                });
+                crate::exec::ExecProgram::build(analysis.dae, &analysis.plan)
             }
+            Some(Err(d)) => Err(d),
             None => crate::exec::ExecProgram::build(analysis.dae, &analysis.plan),
         };
         // The initialization problem is the dummy-derivative form's in both cases: it gives
