@@ -317,8 +317,12 @@ pub fn reduce(dae: &mut Dae) -> Result<Option<IndexReduction>, Vec<Diagnostic>> 
         })
         .collect();
     if !demoted.is_empty() {
+        // The constraints differentiated most often first: the position-level constraint is
+        // the one a singular choice is reported at.
+        let mut by_order = differentiated.clone();
+        by_order.sort_by_key(|&(e, times)| (std::cmp::Reverse(times), e));
         dae.state_choice = Some(crate::dae::StateChoice {
-            constraints: differentiated.iter().map(|&(e, _)| e).collect(),
+            constraints: by_order.iter().map(|&(e, _)| e).collect(),
             demoted: demoted.clone(),
         });
     }

@@ -619,7 +619,7 @@ pub fn simulate(
         return Err(e);
     }
     if let Some(e) = model_failure {
-        return Err(e);
+        return Err(with_state_choice_note(program, e));
     }
     Ok(Summary {
         backend,
@@ -738,6 +738,43 @@ impl ChoiceCheck {
             self.sign = Some(sign);
         }
         None
+    }
+}
+
+/// A failure of a dummy-derivative run inside a step (a Newton iteration that cannot solve a
+/// constraint for a variable that is no longer a state) is most likely the static state choice
+/// becoming singular between two rows: the diagnostic says so and names the way out.
+fn with_state_choice_note(program: &ExecProgram, e: SimError) -> SimError {
+    let Some(choice) = program.state_choice() else {
+        return e;
+    };
+    match e {
+        SimError::Failed {
+            time,
+            message,
+            diagnostic: Some(d),
+        } if d.code != "E0713" => {
+            let names = |vars: &[crate::expr::VarId]| {
+                vars.iter()
+                    .map(|v| format!("`{}`", program.dae().flat.var(*v).name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let note = format!(
+                "this run uses dummy derivatives with the static state choice {}; where that choice becomes singular, {} cannot be computed from the constraints",
+                names(&choice.states),
+                names(&choice.variables)
+            );
+            let d = d
+                .with_note(note)
+                .with_help("simulate the embedding form, which keeps every differentiated variable a state and the constraints by projection: --index-reduction embedding");
+            SimError::Failed {
+                time,
+                message,
+                diagnostic: Some(Box::new(d)),
+            }
+        }
+        other => other,
     }
 }
 
