@@ -217,6 +217,11 @@ impl ExecEvents {
 #[derive(Debug, Clone)]
 pub struct ExecInvariant {
     pub residual: ExprId,
+    /// `Σ_j ∂g/∂x_j · der(x_j)` over the states `x_j` the residual reads, when it reads nothing
+    /// but states and parameters: the rate of `g` along the field, whose Jacobian is
+    /// `H + G ∂f/∂x` with `H` the second derivatives of `g` along `f` (what the Jacobian of the
+    /// projected field needs).
+    pub rate: Option<ExprId>,
     pub span: Span,
     /// The invariant as written, for messages.
     pub text: String,
@@ -317,13 +322,16 @@ impl ExecProgram {
     pub fn add_jacobian(&mut self) -> Result<(), String> {
         self.jacobian = None;
         let invariants: Vec<ExprId> = self.invariants.iter().map(|g| g.residual).collect();
+        // The rates are only useful when every invariant has one.
+        let rates: Vec<ExprId> = self.invariants.iter().map_while(|g| g.rate).collect();
+        let rates = if rates.len() == invariants.len() { rates } else { Vec::new() };
         let extra: Vec<ExprId> = self
             .state_choice
             .iter()
             .flat_map(|c| c.matrix.iter().chain(&c.norms))
             .copied()
             .collect();
-        self.jacobian = Some(crate::jacobian::build(self, &invariants, &extra)?);
+        self.jacobian = Some(crate::jacobian::build(self, &invariants, &rates, &extra)?);
         Ok(())
     }
 
@@ -989,6 +997,7 @@ impl Builder {
                 None => residual,
             };
             let residual = crate::symbolic::simplify(&mut self.dae.flat.exprs, residual);
+            let rate = self.invariant_rate(residual);
             let text = format!(
                 "{} = {}",
                 self.dae.flat.expr_text(eq.lhs),
@@ -996,10 +1005,44 @@ impl Builder {
             );
             self.invariants.push(ExecInvariant {
                 residual,
+                rate,
                 span: eq.span,
                 text,
             });
         }
+    }
+
+    /// The rate `Σ_j ∂g/∂x_j · der(x_j)` of an invariant residual that reads only states and
+    /// parameters (see [`ExecInvariant::rate`]); `None` otherwise.
+    fn invariant_rate(&mut self, residual: ExprId) -> Option<ExprId> {
+        let (exprs, slots, kinds) = (&mut self.dae.flat.exprs, &self.slots, &self.dae.kinds);
+        let stop = |n: ExprId| crate::symbolic::is_symbol_operator(exprs.get(n));
+        let mut states = Vec::new();
+        for n in crate::symbolic::reachable(exprs, residual, &stop) {
+            match exprs.get(n) {
+                Node::Var(v) => match slots.get(v.0 as usize).copied().flatten() {
+                    Some(Slot::State(_)) => states.push((n, *v)),
+                    Some(Slot::Param(_)) => {}
+                    Some(Slot::Work(_))
+                        if matches!(
+                            kinds.get(v.0 as usize),
+                            Some(VarKind::Parameter | VarKind::Constant)
+                        ) => {}
+                    _ => return None,
+                },
+                Node::Call(Callee::Builtin(Builtin::Der | Builtin::Pre), _) => return None,
+                _ => {}
+            }
+        }
+        let mut rate = exprs.real(0.0);
+        for (leaf, v) in states {
+            let d = diff_var(exprs, residual, leaf).ok()?;
+            let leaf_var = exprs.var(v);
+            let der = exprs.builtin(Builtin::Der, vec![leaf_var]);
+            let term = exprs.binary(BinOp::Mul, d, der);
+            rate = exprs.binary(BinOp::Add, rate, term);
+        }
+        Some(crate::symbolic::simplify(exprs, rate))
     }
 
     /// The check of the static state choice, when index reduction made one.

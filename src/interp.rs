@@ -1636,6 +1636,9 @@ pub struct JacobianOut<'a> {
     pub f_x: Option<&'a mut DMatrix<f64>>,
     pub g: Option<&'a mut [f64]>,
     pub g_x: Option<&'a mut DMatrix<f64>>,
+    /// The Jacobian of the invariants' rates (see [`crate::jacobian::ExecJacobian::rates`]);
+    /// left untouched when the program has none.
+    pub rate_x: Option<&'a mut DMatrix<f64>>,
     /// The values of the extra expressions (see [`crate::jacobian::ExecJacobian::extra`]).
     pub extra: Option<&'a mut [f64]>,
 }
@@ -2313,7 +2316,8 @@ impl<'p> Interpreter<'p> {
                     *e = code.values[k as usize];
                 }
             }
-            code.tangents.run(jac, &code.values, out.f_x, out.g_x).is_ok()
+            let rate_x = out.rate_x.filter(|_| !jac.rates.is_empty());
+            code.tangents.run(jac, &code.values, out.f_x, out.g_x, rate_x).is_ok()
         });
         self.jacobian = Some(code);
         result

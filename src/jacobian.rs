@@ -72,6 +72,10 @@ pub struct ExecJacobian {
     pub steps: Vec<TangentStep>,
     /// The invariants, in the order they were given.
     pub invariants: Vec<InvariantRow>,
+    /// The rates `dg/dt = Σ ∂g/∂x_j · f_j` of the invariants, when every invariant reads only
+    /// states: their Jacobian `H + G ∂f/∂x` (with `H` the second derivatives of `g` along `f`)
+    /// is what the Jacobian of the projected field needs. Empty otherwise.
+    pub rates: Vec<InvariantRow>,
     /// For each step, whether the invariants depend on its tangents: `G` alone (what the
     /// projection needs at every evaluation) runs only these.
     pub for_invariants: Vec<bool>,
@@ -81,10 +85,12 @@ pub struct ExecJacobian {
     /// For each state derivative `dx[i]`, the states it depends on (sorted): the rows of the
     /// pattern of `∂f/∂x`.
     pub rows: Vec<Vec<u32>>,
-    /// The same for each invariant: the pattern of `G = ∂g/∂x`.
+    /// The same for each invariant (the pattern of `G = ∂g/∂x`), followed by the same for each
+    /// rate.
     pub invariant_rows: Vec<Vec<u32>>,
-    /// The colour of each state (column): no two columns of one colour share a row of either
-    /// pattern, so one forward pass seeded with all columns of a colour gives each of them.
+    /// The colour of each state (column): no two columns of one colour share a row of any of
+    /// these patterns, so one forward pass seeded with all columns of a colour gives each of
+    /// them.
     pub colors: Vec<u32>,
     pub n_colors: usize,
 }
@@ -97,10 +103,16 @@ impl ExecJacobian {
 }
 
 /// Builds the Jacobian program of `program` and of the invariant residuals `invariants`
-/// (expressions of its arena, which may read anything the right-hand side computes), with the
-/// expressions `extra` evaluated alongside. Returns
+/// (expressions of its arena, which may read anything the right-hand side computes) and of
+/// their rates `rates` (empty, or one per invariant), with the expressions `extra` evaluated
+/// alongside. Returns
 /// the reason when the right-hand side cannot be differentiated symbolically.
-pub fn build(program: &mut ExecProgram, invariants: &[ExprId], extra: &[ExprId]) -> Result<ExecJacobian, String> {
+pub fn build(
+    program: &mut ExecProgram,
+    invariants: &[ExprId],
+    rates: &[ExprId],
+    extra: &[ExprId],
+) -> Result<ExecJacobian, String> {
     let n = program.layout().states;
     let n_work = program.layout().work;
     let rhs = program.rhs().to_vec();
@@ -188,15 +200,25 @@ pub fn build(program: &mut ExecProgram, invariants: &[ExprId], extra: &[ExprId])
             .ok_or_else(|| format!("invariant {} cannot be differentiated symbolically", k + 1))?;
         invariant_steps.push(InvariantRow { value, terms });
     }
+    let mut rate_rows = Vec::with_capacity(rates.len());
+    for &r in rates {
+        let value = b.push(r);
+        let terms = b
+            .terms(r, &has_tangent, None)
+            .ok_or_else(|| "the rate of an invariant cannot be differentiated symbolically".to_string())?;
+        rate_rows.push(InvariantRow { value, terms });
+    }
     let extra = extra.iter().map(|&e| b.push(e)).collect();
     let for_invariants = steps_for_invariants(n, n_work, &steps, &invariant_steps);
     let partials = b.partials;
-    let (rows, invariant_rows) = pattern(n, n_work, &steps, &invariant_steps);
+    let all_rows: Vec<InvariantRow> = invariant_steps.iter().chain(&rate_rows).cloned().collect();
+    let (rows, invariant_rows) = pattern(n, n_work, &steps, &all_rows);
     let (colors, n_colors) = color_columns(n, rows.iter().chain(&invariant_rows));
     Ok(ExecJacobian {
         partials,
         steps,
         invariants: invariant_steps,
+        rates: rate_rows,
         for_invariants,
         extra,
         rows,

@@ -236,8 +236,10 @@ impl Projector {
         Ok(())
     }
 
-    /// The Jacobian of the corrected field: the symbolic `∂f/∂x` and `G`, and `H = ∂(G f̄)/∂x`
-    /// as the directional difference of `G` along `f` (one more evaluation of `G`).
+    /// The Jacobian of the corrected field: the symbolic `∂f/∂x` and `G`, and `G ∂f/∂x + H`
+    /// with `H = ∂(G f̄)/∂x`: symbolically, as the Jacobian of the invariants' rates
+    /// `Σ ∂g/∂x_j f_j`, when every invariant reads only states; otherwise `H` is the
+    /// directional difference of `G` along `f` (one more evaluation of `G`).
     pub(crate) fn jacobian(
         &mut self,
         instance: &mut Instance<'_>,
@@ -247,38 +249,42 @@ impl Projector {
         jacobian: &mut nalgebra::DMatrix<f64>,
     ) -> Option<Result<(), RhsError>> {
         let mut f = vec![0.0; x.len()];
+        let symbolic_rates = instance.program().jacobian().is_some_and(|j| !j.rates.is_empty());
         let mut evaluate = || -> Result<bool, EvalFailure> {
             let out = crate::interp::JacobianOut {
                 f_x: Some(&mut *jacobian),
                 g: Some(&mut self.g),
                 g_x: Some(&mut self.g_x),
-                extra: None,
+                rate_x: symbolic_rates.then_some(&mut self.shifted_g_x),
+                ..Default::default()
             };
             if !instance.jacobian(t, x, &mut f, out)? {
                 return Ok(false);
             }
-            let size = x.iter().map(|v| v * v).sum::<f64>().sqrt();
-            let speed = f.iter().map(|v| v * v).sum::<f64>().sqrt();
-            let eps = if speed > 0.0 {
-                f64::EPSILON.sqrt() * (1.0 + size) / speed
+            let rate_x = if symbolic_rates {
+                // `G ∂f/∂x + H` is the rates' Jacobian; the correction wants it without the
+                // `G ∂f/∂x` that `correct_jacobian` adds itself.
+                &self.shifted_g_x - &self.g_x * &*jacobian
             } else {
-                0.0
+                let size = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+                let speed = f.iter().map(|v| v * v).sum::<f64>().sqrt();
+                if speed == 0.0 {
+                    nalgebra::DMatrix::zeros(self.g_x.nrows(), self.g_x.ncols())
+                } else {
+                    let eps = f64::EPSILON.sqrt() * (1.0 + size) / speed;
+                    let shifted: Vec<f64> = x.iter().zip(&f).map(|(xi, fi)| xi + eps * fi).collect();
+                    let mut scratch = vec![0.0; x.len()];
+                    let out = crate::interp::JacobianOut {
+                        g_x: Some(&mut self.shifted_g_x),
+                        ..Default::default()
+                    };
+                    if !instance.jacobian(t, &shifted, &mut scratch, out)? {
+                        return Ok(false);
+                    }
+                    (&self.shifted_g_x - &self.g_x) / eps
+                }
             };
-            let shifted: Vec<f64> = x.iter().zip(&f).map(|(xi, fi)| xi + eps * fi).collect();
-            let mut scratch = vec![0.0; x.len()];
-            let out = crate::interp::JacobianOut {
-                g_x: Some(&mut self.shifted_g_x),
-                ..Default::default()
-            };
-            if eps > 0.0 && !instance.jacobian(t, &shifted, &mut scratch, out)? {
-                return Ok(false);
-            }
-            let h = if eps > 0.0 {
-                (&self.shifted_g_x - &self.g_x) / eps
-            } else {
-                nalgebra::DMatrix::zeros(self.g_x.nrows(), self.g_x.ncols())
-            };
-            self.projection.correct_jacobian(&self.g_x, &h, jacobian);
+            self.projection.correct_jacobian(&self.g_x, &rate_x, jacobian);
             Ok(true)
         };
         match evaluate() {
@@ -656,7 +662,7 @@ fn projector(
         f_x: Some(&mut f_x),
         g: Some(&mut g),
         g_x: Some(&mut g_x),
-        extra: None,
+        ..Default::default()
     };
     let available = instance
         .jacobian(options.start, x0, &mut dx, out)
@@ -922,5 +928,97 @@ fn integration_failure(program: &ExecProgram, e: IntegrationError, failure: Opti
         time,
         message,
         diagnostic,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Projector, RunOptions, Stabilize, prepare};
+    use crate::driver::{IndexForm, Session};
+    use crate::interp::Instance;
+    use nalgebra::DMatrix;
+
+    /// The program of `text` in `form`, prepared for an implicit method.
+    fn program(text: &str, form: IndexForm) -> crate::exec::ExecProgram {
+        let mut session = Session::new();
+        session.add_file("m.eqm", text.to_string());
+        let mut compiled = session
+            .compile_with(None, &crate::flatten::Options::default(), form)
+            .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+        let options = RunOptions {
+            start: 0.0,
+            stop: 1.0,
+            method: crate::integrators::Method::Radau5,
+            integrator: Default::default(),
+            interval: None,
+            params: Vec::new(),
+            backend: super::Backend::Interpreter,
+            stabilize: Stabilize::Default,
+        };
+        prepare(&mut compiled.program, &options);
+        compiled.program
+    }
+
+    /// The Jacobian of the projected field against central differences of the projected
+    /// field, at a point on the invariant manifold, where it is exact.
+    fn check(text: &str, form: IndexForm, x: &[f64], rates: bool) {
+        let program = program(text, form);
+        let jac = program.jacobian().expect("a symbolic Jacobian");
+        assert_eq!(!jac.rates.is_empty(), rates, "symbolic rates");
+        let (n, m) = (program.layout().states, program.invariants().len());
+        assert_eq!(x.len(), n);
+        let mut instance = Instance::new(&program).expect("instance");
+        let mut projector = Projector::new(n, m, 3.0);
+        let mut failure = None;
+        let mut symbolic = DMatrix::zeros(n, n);
+        projector
+            .jacobian(&mut instance, &mut failure, 0.0, x, &mut symbolic)
+            .expect("defined")
+            .expect("no failure");
+        for j in 0..n {
+            let h = 1e-6 * (1.0 + x[j].abs());
+            let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
+            xp[j] += h;
+            xm[j] -= h;
+            let (mut fp, mut fm) = (vec![0.0; n], vec![0.0; n]);
+            projector.rhs(&mut instance, 0.0, &xp, &mut fp).expect("rhs");
+            projector.rhs(&mut instance, 0.0, &xm, &mut fm).expect("rhs");
+            for i in 0..n {
+                let d = (fp[i] - fm[i]) / (2.0 * h);
+                assert!(
+                    (symbolic[(i, j)] - d).abs() < 1e-6 * (1.0 + d.abs()),
+                    "∂f{i}/∂x{j}: {} vs {d}",
+                    symbolic[(i, j)]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_jacobian_of_the_projected_field_matches_differences() {
+        // The pendulum's embedding form: invariants of states only, rates symbolic.
+        let pendulum = "model P\n  parameter Real L = 1;\n  parameter Real g = 1;\n  Real x(start = 0.6, fixed = true);\n  Real y(start = -0.8);\n  Real vx(start = 0.3, fixed = true);\n  Real vy(start = 0.2);\n  Real F;\nequation\n  der(x) = vx;\n  der(y) = vy;\n  der(vx) = -F*x/L;\n  der(vy) = -F*y/L - g;\n  x^2 + y^2 = L^2;\nend P;\n";
+        let program = program(pendulum, IndexForm::Embedding);
+        // A point on the constraints (x^2 + y^2 = 1, x vx + y vy = 0, der(x) = vx), in the
+        // program's state order.
+        let names: Vec<String> = program
+            .states()
+            .iter()
+            .map(|v| program.dae().flat.var(*v).name.clone())
+            .collect();
+        let value = |name: &str| match name {
+            "x" => 0.6,
+            "y" => -0.8,
+            "vx" => 0.2,
+            "vy" => 0.15,
+            "der(x)" => 0.2,
+            "der(y)" => 0.15,
+            other => panic!("unexpected state {other}"),
+        };
+        let x: Vec<f64> = names.iter().map(|n| value(n)).collect();
+        check(pendulum, IndexForm::Embedding, &x, true);
+        // A declared invariant that reads an algebraic variable: H by a directional difference.
+        let algebraic = "model A\n  Real u(start = 1, fixed = true);\n  Real w(start = 2, fixed = true);\n  Real e;\nequation\n  der(u) = 1.5*u - u*w;\n  der(w) = u*w - 3*w;\n  e = u - 3*log(u) + w - 1.5*log(w);\ninvariant\n  e = 3 - 1.5*log(2);\nend A;\n";
+        check(algebraic, IndexForm::Auto, &[1.0, 2.0], false);
     }
 }

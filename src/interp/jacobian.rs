@@ -106,6 +106,7 @@ impl Tangents {
         values: &[f64],
         f_x: Option<&mut DMatrix<f64>>,
         g_x: Option<&mut DMatrix<f64>>,
+        rate_x: Option<&mut DMatrix<f64>>,
     ) -> Result<(), NoJacobian> {
         if !values.iter().all(|v| v.is_finite()) {
             return Err(NoJacobian::NotFinite);
@@ -117,8 +118,9 @@ impl Tangents {
         }
         let mut acc = vec![0.0; w];
         let mut loop_index = 0;
-        // Without `∂f/∂x` only the steps the invariants depend on run.
-        let all = f_x.is_some();
+        // Without `∂f/∂x` (or the rates, which read it) only the steps the invariants depend on
+        // run.
+        let all = f_x.is_some() || rate_x.is_some();
         for (step, &needed) in jac.steps.iter().zip(&jac.for_invariants) {
             if !all && !needed {
                 if matches!(step, TangentStep::Loop(_)) {
@@ -156,15 +158,33 @@ impl Tangents {
             }
         }
         if let Some(g_x) = g_x {
-            g_x.fill(0.0);
-            for (r, (g, row)) in jac.invariants.iter().zip(&jac.invariant_rows).enumerate() {
-                self.sum(&g.terms, values, &mut acc);
-                for &j in row {
-                    g_x[(r, j as usize)] = acc[jac.colors[j as usize] as usize];
-                }
-            }
+            self.rows(jac, &jac.invariants, 0, values, &mut acc, g_x);
+        }
+        if let Some(rate_x) = rate_x {
+            self.rows(jac, &jac.rates, jac.invariants.len(), values, &mut acc, rate_x);
         }
         Ok(())
+    }
+
+    /// The Jacobian of expression rows (the invariants, or their rates whose patterns follow
+    /// the invariants' in `invariant_rows` from `offset`) into `out`, from the tangents of a
+    /// finished pass.
+    fn rows(
+        &self,
+        jac: &ExecJacobian,
+        rows: &[crate::jacobian::InvariantRow],
+        offset: usize,
+        values: &[f64],
+        acc: &mut [f64],
+        out: &mut DMatrix<f64>,
+    ) {
+        out.fill(0.0);
+        for (r, g) in rows.iter().enumerate() {
+            self.sum(&g.terms, values, acc);
+            for &j in &jac.invariant_rows[offset + r] {
+                out[(r, j as usize)] = acc[jac.colors[j as usize] as usize];
+            }
+        }
     }
 
     /// The tangents of a torn loop's unknowns: first with the tearing tangents at zero (the
