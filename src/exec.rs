@@ -324,7 +324,11 @@ impl ExecProgram {
         let invariants: Vec<ExprId> = self.invariants.iter().map(|g| g.residual).collect();
         // The rates are only useful when every invariant has one.
         let rates: Vec<ExprId> = self.invariants.iter().map_while(|g| g.rate).collect();
-        let rates = if rates.len() == invariants.len() { rates } else { Vec::new() };
+        let rates = if rates.len() == invariants.len() {
+            rates
+        } else {
+            Vec::new()
+        };
         let extra: Vec<ExprId> = self
             .state_choice
             .iter()
@@ -1024,10 +1028,7 @@ impl Builder {
                     Some(Slot::State(_)) => states.push((n, *v)),
                     Some(Slot::Param(_)) => {}
                     Some(Slot::Work(_))
-                        if matches!(
-                            kinds.get(v.0 as usize),
-                            Some(VarKind::Parameter | VarKind::Constant)
-                        ) => {}
+                        if matches!(kinds.get(v.0 as usize), Some(VarKind::Parameter | VarKind::Constant)) => {}
                     _ => return None,
                 },
                 Node::Call(Callee::Builtin(Builtin::Der | Builtin::Pre), _) => return None,

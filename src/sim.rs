@@ -760,12 +760,7 @@ fn with_state_choice_note(program: &ExecProgram, e: SimError) -> SimError {
             message,
             diagnostic: Some(d),
         } if d.code != "E0713" => {
-            let names = |vars: &[crate::expr::VarId]| {
-                vars.iter()
-                    .map(|v| format!("`{}`", program.dae().flat.var(*v).name))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
+            let names = |vars: &[crate::expr::VarId]| quoted_names(program, vars);
             let note = format!(
                 "this run uses dummy derivatives with the static state choice {}; where that choice becomes singular, {} cannot be computed from the constraints",
                 names(&choice.states),
@@ -784,15 +779,18 @@ fn with_state_choice_note(program: &ExecProgram, e: SimError) -> SimError {
     }
 }
 
+/// The names of `vars` in backquotes, separated by commas.
+fn quoted_names(program: &ExecProgram, vars: &[crate::expr::VarId]) -> String {
+    vars.iter()
+        .map(|v| format!("`{}`", program.dae().flat.var(*v).name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The failure of a dummy-derivative run whose state choice became singular.
 fn state_choice_failure(program: &ExecProgram, t: f64, problem: &str) -> SimError {
     let choice = program.state_choice().expect("checked");
-    let names = |vars: &[crate::expr::VarId]| {
-        vars.iter()
-            .map(|v| format!("`{}`", program.dae().flat.var(*v).name))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let names = |vars: &[crate::expr::VarId]| quoted_names(program, vars);
     let message = format!(
         "the static state choice is singular at time {t}: with the states {} the variables {} cannot be computed: {problem}",
         names(&choice.states),

@@ -23,6 +23,17 @@ fn model_file(name: &str, text: &str) -> std::path::PathBuf {
     path
 }
 
+/// Runs `eqm run MODEL ARGS -v` (ARGS separated by spaces), which must succeed: its standard
+/// output and error.
+fn run_verbose(model: &str, args: &str) -> (String, String) {
+    let mut all = vec!["run", model];
+    all.extend(args.split_whitespace());
+    all.push("-v");
+    let (code, stdout, stderr) = eqm(&all);
+    assert_eq!(code, 0, "eqm {all:?}:\n{stderr}");
+    (stdout, stderr)
+}
+
 /// `max|g|` at the end and over the run, from the `-v` report.
 fn residuals(stderr: &str) -> (f64, f64) {
     let line = stderr
@@ -99,20 +110,10 @@ fn redundant_invariants_give_a_rank_deficient_g_and_still_project() {
         "invariant\n  2*(delta*u - gamma*log(u) + beta*w - alpha*log(w)) = 2*V0;\n",
     );
     let path = model_file("lv_redundant.eqm", &text);
-    let (code, _, stderr) = eqm(&[
-        "run",
+    let (_, stderr) = run_verbose(
         path.to_str().unwrap(),
-        "--stop",
-        "200",
-        "--rtol",
-        "1e-10",
-        "--solver",
-        "dopri5",
-        "-v",
-        "--out",
-        "/dev/null",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+        "--stop 200 --rtol 1e-10 --solver dopri5 --out /dev/null",
+    );
     assert!(stderr.contains("2 invariant(s) kept by projection"), "{stderr}");
     assert!(stderr.contains("rank of G 1"), "{stderr}");
     let (_, max) = residuals(&stderr);
@@ -139,22 +140,10 @@ invariant
 end Reactions;
 "#;
     let path = model_file("reactions.eqm", text);
-    let (code, _, stderr) = eqm(&[
-        "run",
+    let (_, stderr) = run_verbose(
         path.to_str().unwrap(),
-        "--stop",
-        "1e5",
-        "--rtol",
-        "1e-8",
-        "--atol",
-        "1e-12",
-        "--solver",
-        "bdf",
-        "-v",
-        "--out",
-        "/dev/null",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+        "--stop 1e5 --rtol 1e-8 --atol 1e-12 --solver bdf --out /dev/null",
+    );
     let (end, max) = residuals(&stderr);
     assert!(max < 1e-12, "{end} {max}");
 }
@@ -173,20 +162,10 @@ fn projection_runs_through_events() {
             "  when der(u) < 0 then\n    peaks = pre(peaks) + 1;\n  end when;\ninvariant\n",
         );
     let path = model_file("lv_events.eqm", &text);
-    let (code, stdout, stderr) = eqm(&[
-        "run",
+    let (stdout, stderr) = run_verbose(
         path.to_str().unwrap(),
-        "--stop",
-        "50",
-        "--rtol",
-        "1e-10",
-        "--solver",
-        "dopri5",
-        "--vars",
-        "peaks",
-        "-v",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+        "--stop 50 --rtol 1e-10 --solver dopri5 --vars peaks",
+    );
     assert!(stderr.contains("events"), "{stderr}");
     let (_, max) = residuals(&stderr);
     assert!(max < 1e-9, "{stderr}");
@@ -201,24 +180,12 @@ fn rigid_masses_keep_the_dummy_derivative_form_and_match_the_cosine_for_long_tim
     // The constraint s1 = s2 is linear with constant coefficients: the static state choice is
     // valid forever, and both forms give cos(2t).
     for form in ["auto", "embedding"] {
-        let (code, stdout, stderr) = eqm(&[
-            "run",
+        let (stdout, stderr) = run_verbose(
             "examples/rigid_masses.eqm",
-            "--stop",
-            "1000",
-            "--rtol",
-            "1e-10",
-            "--atol",
-            "1e-12",
-            "--interval",
-            "0.5",
-            "--vars",
-            "mass1.s,mass2.s,mass2.v",
-            "--index-reduction",
-            form,
-            "-v",
-        ]);
-        assert_eq!(code, 0, "{form}: {stderr}");
+            &format!(
+                "--stop 1000 --rtol 1e-10 --atol 1e-12 --interval 0.5 --vars mass1.s,mass2.s,mass2.v --index-reduction {form}"
+            ),
+        );
         let expected = if form == "auto" {
             "dummy derivatives"
         } else {
@@ -301,22 +268,10 @@ fn the_pendulum_matches_the_elliptic_solution_through_many_passes() {
     // the other horizontal every half period (7.4163), so every static choice of two states
     // among x, y, vx, vy becomes singular again and again. Positions, velocities and the rod
     // force (the multiplier) match the exact solution at t = 1, 5, 10 and 100.
-    let (code, stdout, stderr) = eqm(&[
-        "run",
+    let (stdout, stderr) = run_verbose(
         "examples/pendulum_long.eqm",
-        "--stop",
-        "100",
-        "--rtol",
-        "1e-10",
-        "--atol",
-        "1e-10",
-        "--interval",
-        "1",
-        "--vars",
-        "x,y,vx,vy,F",
-        "-v",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+        "--stop 100 --rtol 1e-10 --atol 1e-10 --interval 1 --vars x,y,vx,vy,F",
+    );
     assert!(stderr.contains("embedding form with projection"), "{stderr}");
     let table = Table::parse(&stdout);
     for t in [1.0, 5.0, 10.0, 100.0] {
@@ -388,22 +343,10 @@ fn the_double_pendulum_runs_through_singular_configurations_of_every_static_choi
     // Both rods start horizontal at rest; each rod passes the vertical and the horizontal many
     // times in 10 s. No exact solution exists; the energy is conserved (E = 0 with the pivot
     // as the zero of potential energy) and the constraints hold.
-    let (code, stdout, stderr) = eqm(&[
-        "run",
+    let (stdout, stderr) = run_verbose(
         "examples/double_pendulum.eqm",
-        "--stop",
-        "10",
-        "--rtol",
-        "1e-10",
-        "--atol",
-        "1e-10",
-        "--interval",
-        "0.05",
-        "--vars",
-        "x1,y1,x2,y2,vx1,vy1,vx2,vy2",
-        "-v",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+        "--stop 10 --rtol 1e-10 --atol 1e-10 --interval 0.05 --vars x1,y1,x2,y2,vx1,vy1,vx2,vy2",
+    );
     let (_, max) = residuals(&stderr);
     assert!(max < 1e-8, "{stderr}");
     let t = Table::parse(&stdout);
@@ -430,24 +373,10 @@ fn masses_coupled_by_a_lever_index_2_match_the_cosine_for_long_times() {
     // dummy-derivative form is valid and chosen; the embedding form keeps the constraint by
     // projection. Both give s1 = cos 2t, s2 = 1 + 2 cos 2t and the lever force f = -6 cos 2t.
     for form in ["auto", "embedding"] {
-        let (code, stdout, stderr) = eqm(&[
-            "run",
+        let (stdout, _) = run_verbose(
             "examples/coupled_masses_index2.eqm",
-            "--stop",
-            "500",
-            "--rtol",
-            "1e-10",
-            "--atol",
-            "1e-12",
-            "--interval",
-            "0.25",
-            "--vars",
-            "s1,s2,f",
-            "--index-reduction",
-            form,
-            "-v",
-        ]);
-        assert_eq!(code, 0, "{form}: {stderr}");
+            &format!("--stop 500 --rtol 1e-10 --atol 1e-12 --interval 0.25 --vars s1,s2,f --index-reduction {form}"),
+        );
         let t = Table::parse(&stdout);
         let mut worst: f64 = 0.0;
         for row in &t.rows {

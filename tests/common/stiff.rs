@@ -135,14 +135,25 @@ pub fn solve(
         atol: Atol::Scalar(atol),
         ..Options::default()
     };
-    let mut stepper = stepper_for(method, &options);
     let mut sys = System {
         dim: problem.x0.len(),
         rhs: problem.rhs,
     };
+    solve_system(method, &mut sys, problem, &options)
+}
+
+/// Integrates `sys` from the problem's initial values to its end time: the solution there
+/// and the statistics.
+fn solve_system(
+    method: &Method,
+    sys: &mut dyn OdeSystem,
+    problem: &StiffProblem,
+    options: &Options,
+) -> Result<(Vec<f64>, Stats), IntegrationError> {
+    let mut stepper = stepper_for(method, options);
     let mut last = Vec::new();
     integrate(
-        &mut sys,
+        sys,
         stepper.as_mut(),
         0.0,
         &problem.x0,
@@ -227,19 +238,5 @@ pub fn solve_model(
         atol: Atol::Scalar(atol),
         ..Options::default()
     };
-    let mut stepper = stepper_for(method, &options);
-    let mut last = Vec::new();
-    integrate(
-        system,
-        stepper.as_mut(),
-        0.0,
-        &problem.x0,
-        problem.t_end,
-        &Output::Times(vec![problem.t_end]),
-        |_, x| {
-            last = x.to_vec();
-            ControlFlow::Continue(())
-        },
-    )?;
-    Ok((last, stepper.stats()))
+    solve_system(method, system, problem, &options)
 }
