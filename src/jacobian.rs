@@ -212,7 +212,9 @@ pub fn build(
     let for_invariants = steps_for_invariants(n, n_work, &steps, &invariant_steps);
     let partials = b.partials;
     let all_rows: Vec<InvariantRow> = invariant_steps.iter().chain(&rate_rows).cloned().collect();
-    let (rows, invariant_rows) = pattern(n, n_work, &steps, &all_rows);
+    let (rows, invariant_rows) = pattern(n, n_work, &steps, &all_rows).ok_or_else(|| {
+        format!("the dependence of the derivatives on the states has more than {MAX_PATTERN} entries")
+    })?;
     let (colors, n_colors) = color_columns(n, rows.iter().chain(&invariant_rows));
     Ok(ExecJacobian {
         partials,
@@ -288,14 +290,20 @@ impl Partials<'_> {
     }
 }
 
+/// The most entries the dependence sets of all values may hold together: beyond it (large
+/// models whose values each depend on many states, such as one big algebraic loop) the sets
+/// would take more memory than difference quotients, which need none.
+const MAX_PATTERN: usize = 20_000_000;
+
 /// The structural dependence of every derivative and invariant on the states, propagated
-/// through the steps (a loop's unknowns all depend on everything the loop reads from outside).
+/// through the steps (a loop's unknowns all depend on everything the loop reads from outside);
+/// `None` when it would exceed [`MAX_PATTERN`] entries.
 fn pattern(
     n: usize,
     n_work: usize,
     steps: &[TangentStep],
     invariants: &[InvariantRow],
-) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+) -> Option<(Vec<Vec<u32>>, Vec<Vec<u32>>)> {
     let mut der: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut work: Vec<Vec<u32>> = vec![Vec::new(); n_work];
     let deps = |der: &Vec<Vec<u32>>, work: &Vec<Vec<u32>>, terms: &[Term], out: &mut Vec<u32>| {
@@ -309,10 +317,15 @@ fn pattern(
         }
     };
     let mut set = Vec::new();
-    let store = |der: &mut Vec<Vec<u32>>, work: &mut Vec<Vec<u32>>, slot: Slot, set: &[u32]| match slot {
-        Slot::Der(i) => der[i as usize] = set.to_vec(),
-        Slot::Work(k) => work[k as usize] = set.to_vec(),
-        Slot::Time | Slot::State(_) | Slot::Param(_) => {}
+    let mut total = 0usize;
+    let mut store = |der: &mut Vec<Vec<u32>>, work: &mut Vec<Vec<u32>>, slot: Slot, set: &[u32]| {
+        total += set.len();
+        match slot {
+            Slot::Der(i) => der[i as usize] = set.to_vec(),
+            Slot::Work(k) => work[k as usize] = set.to_vec(),
+            Slot::Time | Slot::State(_) | Slot::Param(_) => {}
+        }
+        total <= MAX_PATTERN
     };
     for step in steps {
         set.clear();
@@ -321,7 +334,9 @@ fn pattern(
                 deps(&der, &work, terms, &mut set);
                 set.sort_unstable();
                 set.dedup();
-                store(&mut der, &mut work, *target, &set);
+                if !store(&mut der, &mut work, *target, &set) {
+                    return None;
+                }
             }
             TangentStep::Loop(l) => {
                 for (_, outside, _) in &l.inner {
@@ -333,7 +348,9 @@ fn pattern(
                 set.sort_unstable();
                 set.dedup();
                 for &s in l.tearing.iter().chain(l.inner.iter().map(|(s, ..)| s)) {
-                    store(&mut der, &mut work, s, &set);
+                    if !store(&mut der, &mut work, s, &set) {
+                        return None;
+                    }
                 }
             }
         }
@@ -348,7 +365,7 @@ fn pattern(
             set
         })
         .collect();
-    (der, invariant_rows)
+    Some((der, invariant_rows))
 }
 
 /// Which steps the invariants depend on: walking the steps backwards from the slots the
