@@ -290,6 +290,9 @@ impl Partials<'_> {
     }
 }
 
+/// Rows of a sparsity pattern: for each row, the columns (states) it depends on, sorted.
+type Pattern = Vec<Vec<u32>>;
+
 /// The most entries the dependence sets of all values may hold together: beyond it (large
 /// models whose values each depend on many states, such as one big algebraic loop) the sets
 /// would take more memory than difference quotients, which need none.
@@ -303,7 +306,7 @@ fn pattern(
     n_work: usize,
     steps: &[TangentStep],
     invariants: &[InvariantRow],
-) -> Option<(Vec<Vec<u32>>, Vec<Vec<u32>>)> {
+) -> Option<(Pattern, Pattern)> {
     let mut der: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut work: Vec<Vec<u32>> = vec![Vec::new(); n_work];
     let deps = |der: &Vec<Vec<u32>>, work: &Vec<Vec<u32>>, terms: &[Term], out: &mut Vec<u32>| {
