@@ -301,12 +301,7 @@ const MAX_PATTERN: usize = 20_000_000;
 /// The structural dependence of every derivative and invariant on the states, propagated
 /// through the steps (a loop's unknowns all depend on everything the loop reads from outside);
 /// `None` when it would exceed [`MAX_PATTERN`] entries.
-fn pattern(
-    n: usize,
-    n_work: usize,
-    steps: &[TangentStep],
-    invariants: &[InvariantRow],
-) -> Option<(Pattern, Pattern)> {
+fn pattern(n: usize, n_work: usize, steps: &[TangentStep], invariants: &[InvariantRow]) -> Option<(Pattern, Pattern)> {
     let mut der: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut work: Vec<Vec<u32>> = vec![Vec::new(); n_work];
     let deps = |der: &Vec<Vec<u32>>, work: &Vec<Vec<u32>>, terms: &[Term], out: &mut Vec<u32>| {
