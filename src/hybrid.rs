@@ -292,6 +292,23 @@ impl OdeSystem for HybridModel<'_> {
             None => crate::sim::symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, jacobian),
         }
     }
+
+    /// The symbolic Jacobian's pattern (none with projection, whose correction is dense).
+    fn jacobian_pattern(&self) -> Option<&[Vec<u32>]> {
+        let program = self.program;
+        program
+            .jacobian()
+            .filter(|_| self.projector.is_none())
+            .map(|j| &j.rows[..])
+    }
+
+    /// Sparse values with the relations frozen; none while sliding (see `jacobian`).
+    fn sparse_jacobian(&mut self, t: f64, x: &[f64], values: &mut [f64]) -> Option<Result<(), RhsError>> {
+        if self.sliding.is_some() {
+            return None;
+        }
+        crate::sim::sparse_symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, values)
+    }
 }
 
 /// A crossing found at the end of a step.

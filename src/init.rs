@@ -417,7 +417,7 @@ fn over_determined(
         if fixed.is_empty() {
             String::new()
         } else {
-            format!("; conflicting fixed start values: {}", fixed.join(", "))
+            format!("; conflicting fixed start values: {}", shorten(&fixed, 8))
         }
     );
     let label = |e: usize| {

@@ -1634,6 +1634,9 @@ struct JacobianCode {
 #[derive(Default)]
 pub struct JacobianOut<'a> {
     pub f_x: Option<&'a mut DMatrix<f64>>,
+    /// `∂f/∂x` as the values of its pattern's entries row by row
+    /// ([`crate::jacobian::ExecJacobian::rows`]).
+    pub f_values: Option<&'a mut [f64]>,
     pub g: Option<&'a mut [f64]>,
     pub g_x: Option<&'a mut DMatrix<f64>>,
     /// The Jacobian of the invariants' rates (see [`crate::jacobian::ExecJacobian::rates`]);
@@ -2317,7 +2320,9 @@ impl<'p> Interpreter<'p> {
                 }
             }
             let rate_x = out.rate_x.filter(|_| !jac.rates.is_empty());
-            code.tangents.run(jac, &code.values, out.f_x, out.g_x, rate_x).is_ok()
+            code.tangents
+                .run(jac, &code.values, out.f_x, out.f_values, out.g_x, rate_x)
+                .is_ok()
         });
         self.jacobian = Some(code);
         result
@@ -2326,6 +2331,7 @@ impl<'p> Interpreter<'p> {
     /// The values of the partial derivatives into `code.values`.
     fn partial_values(&mut self, code: &mut JacobianCode, mut mem: Mem) -> Result<(), EvalFailure> {
         if let Some(native) = &self.native
+            && let Some(native) = native.partial_code(self.program)
             && let Some(segments) = &native.partials
         {
             let mut at = 0;

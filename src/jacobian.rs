@@ -422,7 +422,7 @@ fn steps_for_invariants(n: usize, n_work: usize, steps: &[TangentStep], invarian
 
 /// A greedy colouring of the `n` columns of a sparsity pattern given by rows: columns sharing
 /// a row get different colours, each column the smallest colour its neighbours leave free.
-fn color_columns<'a>(n: usize, rows: impl Iterator<Item = &'a Vec<u32>> + Clone) -> (Vec<u32>, usize) {
+pub(crate) fn color_columns<'a>(n: usize, rows: impl Iterator<Item = &'a Vec<u32>> + Clone) -> (Vec<u32>, usize) {
     let mut columns: Vec<Vec<u32>> = vec![Vec::new(); n];
     let all_rows: Vec<&Vec<u32>> = rows.collect();
     for (r, row) in all_rows.iter().enumerate() {

@@ -481,8 +481,11 @@ fn simulate(
                 );
                 if summary.stats.jacobians > 0 {
                     eprintln!(
-                        "{} Jacobians ({} symbolic), {} LU factorisations",
-                        summary.stats.jacobians, summary.stats.symbolic_jacobians, summary.stats.factorizations
+                        "{} Jacobians ({} symbolic, {} sparse), {} LU factorisations",
+                        summary.stats.jacobians,
+                        summary.stats.symbolic_jacobians,
+                        summary.stats.sparse_jacobians,
+                        summary.stats.factorizations
                     );
                 }
                 if let Some(note) = &jacobian_note {

@@ -194,6 +194,46 @@ impl OdeSystem for Model<'_> {
             None => symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, jacobian),
         }
     }
+
+    /// The symbolic Jacobian's pattern; none with projection, whose correction is dense.
+    fn jacobian_pattern(&self) -> Option<&[Vec<u32>]> {
+        let program = self.instance.program();
+        program
+            .jacobian()
+            .filter(|_| self.projector.is_none())
+            .map(|j| &j.rows[..])
+    }
+
+    fn sparse_jacobian(&mut self, t: f64, x: &[f64], values: &mut [f64]) -> Option<Result<(), RhsError>> {
+        sparse_symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, values)
+    }
+}
+
+/// The symbolic Jacobian's values in pattern order for [`OdeSystem::sparse_jacobian`].
+pub(crate) fn sparse_symbolic_jacobian(
+    instance: &mut Instance<'_>,
+    failure: &mut Option<EvalFailure>,
+    t: f64,
+    x: &[f64],
+    values: &mut [f64],
+) -> Option<Result<(), RhsError>> {
+    if !instance.has_jacobian() {
+        return None;
+    }
+    let mut dx = vec![0.0; x.len()];
+    let out = crate::interp::JacobianOut {
+        f_values: Some(values),
+        ..Default::default()
+    };
+    match instance.jacobian(t, x, &mut dx, out) {
+        Ok(true) => Some(Ok(())),
+        Ok(false) => None,
+        Err(f) => {
+            let message = f.to_string();
+            *failure = Some(f);
+            Some(Err(RhsError::new(message)))
+        }
+    }
 }
 
 /// The constraint projection of a model with invariants: its buffers and the evaluations of
@@ -302,9 +342,7 @@ impl Projector {
 /// Prepares `program` for a run with `options`: the symbolic Jacobian for implicit methods
 /// and for the invariants (`g` and `G` come from it). Returns a note for `-v`.
 pub fn prepare(program: &mut ExecProgram, options: &RunOptions) -> Option<String> {
-    let needed = options.method.uses_jacobian(program.layout().states)
-        || !program.invariants().is_empty()
-        || program.state_choice().is_some();
+    let needed = options.method.uses_jacobian() || !program.invariants().is_empty() || program.state_choice().is_some();
     if !needed {
         return None;
     }

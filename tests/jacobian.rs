@@ -59,7 +59,7 @@ fn check(name: &str, program: &mut ExecProgram) -> usize {
     let n = program.layout().states;
     let native = Arc::new(NativeCode::compile(program).expect("native code"));
     assert!(
-        native.partials_native(),
+        native.partials_native(program),
         "{name}: the partial derivatives did not compile"
     );
     let mut compared = 0;

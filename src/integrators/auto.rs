@@ -24,8 +24,8 @@ const NONSTIFF_STEPS: usize = 50;
 /// `h·ρ` above this counts as at DOPRI5's stability boundary (Hairer's test uses 3.25).
 const STABILITY_BOUNDARY: f64 = 3.25;
 /// Above this many states BDF's dense Jacobian and LU (n difference quotients, n³/3 operations
-/// per factorisation) cost more than stability-limited explicit steps save; without a sparse LU
-/// the run stays explicit and says so.
+/// per factorisation) cost more than stability-limited explicit steps save; a system without a
+/// Jacobian pattern (so without a sparse LU) stays explicit and says so.
 pub const MAX_DENSE_STATES: usize = 500;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +91,7 @@ fn add(a: Stats, b: Stats) -> Stats {
         rhs_evals: a.rhs_evals + b.rhs_evals,
         jacobians: a.jacobians + b.jacobians,
         symbolic_jacobians: a.symbolic_jacobians + b.symbolic_jacobians,
+        sparse_jacobians: a.sparse_jacobians + b.sparse_jacobians,
         factorizations: a.factorizations + b.factorizations,
     }
 }
@@ -150,11 +151,13 @@ impl Stepper for Auto {
         if self.evidence >= needed {
             self.evidence = 0;
             self.against = 0;
-            if self.current == Which::Explicit && self.state().len() > MAX_DENSE_STATES {
+            // A large system with a known pattern gets sparse Jacobians and a sparse LU in BDF.
+            let sparse = sys.jacobian_pattern().is_some();
+            if self.current == Which::Explicit && self.state().len() > MAX_DENSE_STATES && !sparse {
                 if !self.too_large_noted {
                     self.too_large_noted = true;
                     self.switches.push(format!(
-                        "t = {}: the problem looks stiff, but with {} states a dense stiff solver costs more than it saves; staying with dopri5 (try --solver bdf)",
+                        "t = {}: the problem looks stiff, but with {} states and no Jacobian pattern a dense stiff solver costs more than it saves; staying with dopri5 (try --solver bdf)",
                         info.t,
                         self.state().len()
                     ));

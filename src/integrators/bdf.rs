@@ -28,16 +28,17 @@
 //! [`IntegrationError`]. This mode exists to measure the convergence order.
 //!
 //! The Jacobian is the system's own when it has one (a model's symbolic Jacobian, see
-//! [`super::OdeSystem::jacobian`]), else forward differences. Deliberately not here: sparse LU
-//! and stiffness detection (`auto` does that).
+//! [`super::OdeSystem::jacobian`]), else forward differences; above [`super::linalg::SPARSE_STATES`]
+//! states a system that gives its Jacobian's pattern gets a sparse Jacobian and sparse LU
+//! ([`super::linalg`]). Deliberately not here: stiffness detection (`auto` does that).
 
 use super::explicit::{FixedClock, FixedStep};
 use super::radau::{Dense, Radau};
 use super::{
-    IntegrationError, OdeSystem, Options, Stats, StepInfo, Stepper, check_finite, eval_rhs,
-    fixed_step_newton_tolerance, initial_step, jacobian_at,
+    IntegrationError, OdeSystem, Options, Stats, StepInfo, Stepper, build_jacobian, check_finite, eval_rhs,
+    fixed_step_newton_tolerance, initial_step,
 };
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DMatrix;
 
 const MAX_ORDER: usize = 5;
 const NEWTON_MAX_ITERATIONS: usize = 4;
@@ -188,6 +189,8 @@ impl Fixed {
 fn add_work(total: &mut Stats, other: Stats) {
     total.rhs_evals += other.rhs_evals;
     total.jacobians += other.jacobians;
+    total.symbolic_jacobians += other.symbolic_jacobians;
+    total.sparse_jacobians += other.sparse_jacobians;
     total.factorizations += other.factorizations;
 }
 
@@ -207,10 +210,12 @@ pub struct Bdf {
     t: f64,
     t_prev: f64,
     equal_steps: usize,
-    jacobian: Option<DMatrix<f64>>,
+    jacobian: Option<super::linalg::Jacobian>,
+    /// The sparse layout of the system's Jacobian, once known (see [`super::build_jacobian`]).
+    pattern: super::PatternCache,
     /// Whether the Jacobian was built at the current step (a fresh one cannot help more).
     jacobian_current: bool,
-    lu: Option<(f64, nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>)>,
+    lu: Option<(f64, super::linalg::Factors)>,
     /// The state at `t` (row 0 of `d`, kept as a slice for `state()`).
     x: Vec<f64>,
     /// A (re)start has not evaluated `f` and chosen the first step yet.
@@ -242,6 +247,7 @@ impl Bdf {
             t_prev: 0.0,
             equal_steps: 0,
             jacobian: None,
+            pattern: None,
             jacobian_current: false,
             lu: None,
             x: Vec::new(),
@@ -310,15 +316,17 @@ impl Bdf {
             return true;
         }
         let Some(j) = &self.jacobian else { return false };
-        let n = j.nrows();
-        let lu = (DMatrix::identity(n, n) - j * c).lu();
         self.stats.factorizations += 1;
-        if !lu.is_invertible() {
-            self.lu = None;
-            return false;
+        match super::linalg::Factors::new(j, c) {
+            Some(lu) => {
+                self.lu = Some((c, lu));
+                true
+            }
+            None => {
+                self.lu = None;
+                false
+            }
         }
-        self.lu = Some((c, lu));
-        true
     }
 
     /// Simplified Newton on the corrector from the prediction, with at most `max_iterations`
@@ -349,9 +357,9 @@ impl Bdf {
                 Err(e) if e.is_recoverable() => return Ok(None),
                 Err(e) => return Err(e),
             }
-            let mut dy = DVector::from_iterator(n, (0..n).map(|i| c * f[i] - psi[i] - d[i]));
+            let mut dy: Vec<f64> = (0..n).map(|i| c * f[i] - psi[i] - d[i]).collect();
             let Some((_, lu)) = &self.lu else { return Ok(None) };
-            if !lu.solve_mut(&mut dy) {
+            if !lu.solve(&mut dy) {
                 return Ok(None);
             }
             let size = Bdf::norm((0..n).map(|i| dy[i] / scale[i]), n);
@@ -444,11 +452,7 @@ impl Bdf {
     /// size (an explicit method would be stable with it).
     pub(crate) fn stiffness(&self) -> f64 {
         let Some(j) = &self.jacobian else { return f64::INFINITY };
-        let norm = j
-            .row_iter()
-            .map(|r| r.iter().map(|v| v.abs()).sum::<f64>())
-            .fold(0.0, f64::max);
-        self.h * norm
+        self.h * j.norm_inf()
     }
 }
 
@@ -567,18 +571,17 @@ impl Stepper for Bdf {
             let mut solved = None;
             loop {
                 if self.jacobian.is_none() {
-                    let mut j = DMatrix::zeros(n, n);
                     let mut f0 = vec![0.0; n];
                     eval_rhs(sys, t_new, &predicted, &mut f0, &mut self.stats)?;
                     let floor = |i: usize| self.atol[i] + rtol * predicted[i].abs();
-                    jacobian_at(
+                    let j = build_jacobian(
                         sys,
                         t_new,
                         &predicted,
                         &f0,
                         &floor,
                         &mut self.work,
-                        &mut j,
+                        &mut self.pattern,
                         &mut self.stats,
                     )?;
                     self.jacobian = Some(j);

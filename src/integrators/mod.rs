@@ -30,6 +30,7 @@ pub mod bdf;
 pub mod dirk;
 pub mod explicit;
 pub mod implicit;
+pub mod linalg;
 pub mod multistep;
 pub mod radau;
 pub mod tableau;
@@ -78,6 +79,18 @@ pub trait OdeSystem {
     /// cannot, at this point or at all, and the integrator uses difference quotients.
     fn jacobian(&mut self, t: f64, x: &[f64], jacobian: &mut nalgebra::DMatrix<f64>) -> Option<Result<(), RhsError>> {
         let _ = (t, x, jacobian);
+        None
+    }
+    /// The rows of the pattern of `∂f/∂x` (row `i` lists the columns its entries may be nonzero
+    /// in, sorted), when the system knows it; large systems then get sparse Jacobians and a
+    /// sparse LU ([`linalg`]).
+    fn jacobian_pattern(&self) -> Option<&[Vec<u32>]> {
+        None
+    }
+    /// Writes the values of the pattern's entries of `∂f/∂x` at `(t, x)`, row by row, when the
+    /// system can compute them exactly; `None` as for [`OdeSystem::jacobian`].
+    fn sparse_jacobian(&mut self, t: f64, x: &[f64], values: &mut [f64]) -> Option<Result<(), RhsError>> {
+        let _ = (t, x, values);
         None
     }
 }
@@ -203,6 +216,8 @@ pub struct Stats {
     pub jacobians: usize,
     /// Of those, the ones the system computed itself ([`OdeSystem::jacobian`]).
     pub symbolic_jacobians: usize,
+    /// Of those, the sparse ones (whose iteration matrices the sparse LU factors).
+    pub sparse_jacobians: usize,
     /// LU factorisations of iteration matrices.
     pub factorizations: usize,
 }
@@ -432,12 +447,11 @@ impl Method {
     }
 
     /// Whether the method solves implicit equations with Newton iterations and so needs the
-    /// Jacobian of the right-hand side for a system of `states` states (`auto` only below the
-    /// size where it stays explicit).
-    pub fn uses_jacobian(&self, states: usize) -> bool {
+    /// Jacobian of the right-hand side (`auto` may switch to BDF at any size: with the
+    /// Jacobian's pattern, large systems get a sparse LU).
+    pub fn uses_jacobian(&self) -> bool {
         match self {
-            Method::ImplicitEuler | Method::Trapezoid | Method::Bdf | Method::Radau5 => true,
-            Method::Auto => states <= auto::MAX_DENSE_STATES,
+            Method::ImplicitEuler | Method::Trapezoid | Method::Bdf | Method::Radau5 | Method::Auto => true,
             Method::Tableau(t) => !t.is_explicit(),
             _ => false,
         }
@@ -822,6 +836,54 @@ pub(crate) fn jacobian_at(
         work[j] = xj;
     }
     Ok(())
+}
+
+/// The pattern a stepper's Jacobians use: `None` until a system was seen, then the sparse
+/// layout when the system has a pattern and more than [`linalg::SPARSE_STATES`] states.
+pub(crate) type PatternCache = Option<Option<std::sync::Arc<linalg::SparsePattern>>>;
+
+/// The Jacobian of `f` at `(t, point)` (see [`jacobian_at`]), sparse for a large system with a
+/// pattern: the system's own values, else difference quotients by colour.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_jacobian(
+    sys: &mut dyn OdeSystem,
+    t: f64,
+    point: &[f64],
+    f_point: &[f64],
+    floor: &dyn Fn(usize) -> f64,
+    work: &mut [f64],
+    cache: &mut PatternCache,
+    stats: &mut Stats,
+) -> Result<linalg::Jacobian, IntegrationError> {
+    let n = point.len();
+    let pattern = cache
+        .get_or_insert_with(|| {
+            if n <= linalg::SPARSE_STATES {
+                return None;
+            }
+            let rows = sys.jacobian_pattern()?;
+            linalg::SparsePattern::new(n, rows).map(std::sync::Arc::new)
+        })
+        .clone();
+    let Some(pattern) = pattern else {
+        let mut j = nalgebra::DMatrix::zeros(n, n);
+        jacobian_at(sys, t, point, f_point, floor, work, &mut j, stats)?;
+        return Ok(linalg::Jacobian::Dense(j));
+    };
+    stats.jacobians += 1;
+    stats.sparse_jacobians += 1;
+    let mut values = vec![0.0; pattern.nonzeros()];
+    match sys.sparse_jacobian(t, point, &mut values) {
+        Some(Ok(())) if values.iter().all(|v| v.is_finite()) => stats.symbolic_jacobians += 1,
+        Some(Err(e)) => {
+            return Err(IntegrationError::Rhs {
+                time: t,
+                message: e.message,
+            });
+        }
+        Some(Ok(())) | None => pattern.difference_values(sys, t, point, f_point, floor, work, &mut values, stats)?,
+    }
+    Ok(linalg::Jacobian::Sparse { pattern, values })
 }
 
 /// A first step for an implicit method of error order `order` at `(t, x)` with derivative `f`

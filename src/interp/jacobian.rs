@@ -105,6 +105,7 @@ impl Tangents {
         jac: &ExecJacobian,
         values: &[f64],
         f_x: Option<&mut DMatrix<f64>>,
+        f_values: Option<&mut [f64]>,
         g_x: Option<&mut DMatrix<f64>>,
         rate_x: Option<&mut DMatrix<f64>>,
     ) -> Result<(), NoJacobian> {
@@ -120,7 +121,7 @@ impl Tangents {
         let mut loop_index = 0;
         // Without `∂f/∂x` (or the rates, which read it) only the steps the invariants depend on
         // run.
-        let all = f_x.is_some() || rate_x.is_some();
+        let all = f_x.is_some() || f_values.is_some() || rate_x.is_some();
         for (step, &needed) in jac.steps.iter().zip(&jac.for_invariants) {
             if !all && !needed {
                 if matches!(step, TangentStep::Loop(_)) {
@@ -154,6 +155,19 @@ impl Tangents {
                 let base = (self.n + i) * w;
                 for &j in row {
                     f_x[(i, j as usize)] = self.tangent[base + jac.colors[j as usize] as usize];
+                }
+            }
+        }
+        if let Some(f_values) = f_values {
+            // The pattern's entries row by row, as `OdeSystem::sparse_jacobian` wants them.
+            let mut k = 0;
+            for (i, row) in jac.rows.iter().enumerate() {
+                let base = (self.n + i) * w;
+                for &j in row {
+                    if let Some(v) = f_values.get_mut(k) {
+                        *v = self.tangent[base + jac.colors[j as usize] as usize];
+                    }
+                    k += 1;
                 }
             }
         }

@@ -54,8 +54,13 @@ pub struct NativeCode {
     /// results), if it compiled.
     pub(super) surfaces: Option<usize>,
     /// The segments computing the values of the symbolic Jacobian's partial derivatives (their
-    /// results, in order, at most [`PARTIALS_PER_SEGMENT`] each), if they compiled.
+    /// results, in order, at most [`PARTIALS_PER_SEGMENT`] each), in the module of
+    /// [`NativeCode::partial_code`] only.
     pub(super) partials: Option<Vec<usize>>,
+    /// That module: compiled on first use, so that a run that never needs a Jacobian (an
+    /// explicit method, or `auto` on a problem that never turns stiff) never pays for it, and
+    /// shared by every instance.
+    partial_code: std::sync::OnceLock<Option<Box<NativeCode>>>,
     /// The slots each segment assigns, for the check for non-finite values after a run.
     pub(super) written: Vec<Written>,
 }
@@ -121,7 +126,7 @@ impl NativeCode {
     /// can (or the host has no JIT).
     pub fn compile(program: &ExecProgram) -> Option<NativeCode> {
         let n = program.rhs().len();
-        let grouped = units(program, &vec![true; n], [true; 4]);
+        let grouped = units(program, &vec![true; n], [true; 3]);
         if let Ok(code) = NativeCode::build(program, &grouped) {
             return Some(code);
         }
@@ -131,15 +136,14 @@ impl NativeCode {
                 Instr::Assign { .. } => Unit::Run { begin: k, end: k + 1 },
                 _ => Unit::Solve(k),
             })
-            .chain([Unit::Outputs, Unit::Parameters, Unit::Surfaces, Unit::Partials])
+            .chain([Unit::Outputs, Unit::Parameters, Unit::Surfaces])
             .collect();
         let mut ok = vec![false; singles.len()];
         compilable(program, &singles, &mut ok);
-        let partials = ok.pop().unwrap_or(false);
         let surfaces = ok.pop().unwrap_or(false);
         let parameters = ok.pop().unwrap_or(false);
         let outputs = ok.pop().unwrap_or(false);
-        let grouped = units(program, &ok, [outputs, parameters, surfaces, partials]);
+        let grouped = units(program, &ok, [outputs, parameters, surfaces]);
         if grouped.is_empty() {
             return None;
         }
@@ -240,6 +244,7 @@ impl NativeCode {
             parameters,
             surfaces,
             partials,
+            partial_code: std::sync::OnceLock::new(),
             written,
         })
     }
@@ -282,9 +287,23 @@ impl NativeCode {
         self.surfaces.is_some()
     }
 
-    /// Whether the partial derivatives of the symbolic Jacobian run as native code.
-    pub fn partials_native(&self) -> bool {
-        self.partials.is_some()
+    /// The native code of the symbolic Jacobian's partial derivatives of `program` (the program
+    /// this code was compiled from), compiled on the first call; `None` when the program has no
+    /// Jacobian or its partials do not compile (the interpreter evaluates them then).
+    pub(super) fn partial_code(&self, program: &ExecProgram) -> Option<&NativeCode> {
+        self.partial_code
+            .get_or_init(|| {
+                let has = program.jacobian().is_some_and(|j| !j.partials.is_empty());
+                has.then(|| NativeCode::build(program, &[Unit::Partials]).ok().map(Box::new))
+                    .flatten()
+            })
+            .as_deref()
+    }
+
+    /// Whether the partial derivatives of the symbolic Jacobian of `program` run as native code
+    /// (compiling them if that has not happened yet).
+    pub fn partials_native(&self, program: &ExecProgram) -> bool {
+        self.partial_code(program).is_some_and(|c| c.partials.is_some())
     }
 }
 
@@ -339,7 +358,7 @@ fn solve_step(program: &ExecProgram, k: usize, add: &mut dyn FnMut(Segment) -> u
 /// The units for the instructions marked in `native`: maximal runs of explicit assignments,
 /// and every other instruction alone; then the outputs program, the parameter program and the
 /// zero-crossing functions where `[outputs, parameters, surfaces]` say so.
-fn units(program: &ExecProgram, native: &[bool], [outputs, parameters, surfaces, partials]: [bool; 4]) -> Vec<Unit> {
+fn units(program: &ExecProgram, native: &[bool], [outputs, parameters, surfaces]: [bool; 3]) -> Vec<Unit> {
     let rhs = program.rhs();
     let mut units = Vec::new();
     let mut k = 0;
@@ -367,9 +386,6 @@ fn units(program: &ExecProgram, native: &[bool], [outputs, parameters, surfaces,
     }
     if surfaces && !program.events().surfaces.is_empty() {
         units.push(Unit::Surfaces);
-    }
-    if partials && program.jacobian().is_some_and(|j| !j.partials.is_empty()) {
-        units.push(Unit::Partials);
     }
     units
 }
