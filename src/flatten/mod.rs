@@ -154,11 +154,18 @@ impl<'a> ClassLayout<'a> {
         // Names with equal keys have the same length and first eight bytes: only the rest of
         // longer names is left to compare.
         let rest = name.as_bytes().get(8..).unwrap_or_default();
+        // Most names fit in the key: then equal keys are equal names, and no byte comparison
+        // (a call to `memcmp`, which used to be a quarter of the time of flattening) is needed.
         let k = self
             .by_name
             .binary_search_by(|(k, n, _)| {
-                k.cmp(&key)
-                    .then_with(|| n.as_bytes().get(8..).unwrap_or_default().cmp(rest))
+                k.cmp(&key).then_with(|| {
+                    if rest.is_empty() {
+                        std::cmp::Ordering::Equal
+                    } else {
+                        n.as_bytes().get(8..).unwrap_or_default().cmp(rest)
+                    }
+                })
             })
             .ok()?;
         Some(self.by_name[k].2)
