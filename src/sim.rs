@@ -217,14 +217,27 @@ pub(crate) fn sparse_symbolic_jacobian(
     x: &[f64],
     values: &mut [f64],
 ) -> Option<Result<(), RhsError>> {
-    if !instance.has_jacobian() {
-        return None;
-    }
-    let mut dx = vec![0.0; x.len()];
     let out = crate::interp::JacobianOut {
         f_values: Some(values),
         ..Default::default()
     };
+    evaluate_jacobian(instance, failure, t, x, out)
+}
+
+/// Evaluates the symbolic Jacobian of `instance` at `(t, x)` into `out` for the integrators:
+/// `None` when the program has none or it is not defined at this point; a failure is kept in
+/// `failure`.
+fn evaluate_jacobian(
+    instance: &mut Instance<'_>,
+    failure: &mut Option<EvalFailure>,
+    t: f64,
+    x: &[f64],
+    out: crate::interp::JacobianOut,
+) -> Option<Result<(), RhsError>> {
+    if !instance.has_jacobian() {
+        return None;
+    }
+    let mut dx = vec![0.0; x.len()];
     match instance.jacobian(t, x, &mut dx, out) {
         Ok(true) => Some(Ok(())),
         Ok(false) => None,
@@ -397,8 +410,8 @@ pub fn default_gain(jacobian: &nalgebra::DMatrix<f64>, f: &[f64], x: &[f64], spa
     if gain.is_finite() && gain > 0.0 { gain } else { 1.0 }
 }
 
-/// The symbolic Jacobian of `instance` at `(t, x)` for [`OdeSystem::jacobian`]: `None` when the
-/// program has none or it is not defined at this point; a failure is kept in `failure`.
+/// The symbolic Jacobian of `instance` at `(t, x)` for [`OdeSystem::jacobian`] (see
+/// [`evaluate_jacobian`]).
 pub(crate) fn symbolic_jacobian(
     instance: &mut Instance<'_>,
     failure: &mut Option<EvalFailure>,
@@ -406,23 +419,11 @@ pub(crate) fn symbolic_jacobian(
     x: &[f64],
     jacobian: &mut nalgebra::DMatrix<f64>,
 ) -> Option<Result<(), RhsError>> {
-    if !instance.has_jacobian() {
-        return None;
-    }
-    let mut dx = vec![0.0; x.len()];
     let out = crate::interp::JacobianOut {
         f_x: Some(jacobian),
         ..Default::default()
     };
-    match instance.jacobian(t, x, &mut dx, out) {
-        Ok(true) => Some(Ok(())),
-        Ok(false) => None,
-        Err(f) => {
-            let message = f.to_string();
-            *failure = Some(f);
-            Some(Err(RhsError::new(message)))
-        }
-    }
+    evaluate_jacobian(instance, failure, t, x, out)
 }
 
 /// An instance with the run's parameters set.

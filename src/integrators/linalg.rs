@@ -157,7 +157,7 @@ impl SparsePattern {
         for color in 0..self.n_colors as u32 {
             work.copy_from_slice(point);
             for j in (0..n).filter(|&j| self.colors[j] == color) {
-                let delta = f64::EPSILON.sqrt() * point[j].abs().max(floor(j)).max(f64::MIN_POSITIVE);
+                let delta = super::difference_step(point[j], floor(j));
                 work[j] = point[j] + delta;
                 step[j] = work[j] - point[j];
             }

@@ -825,7 +825,7 @@ pub(crate) fn jacobian_at(
     work.copy_from_slice(point);
     for j in 0..n {
         let xj = point[j];
-        let delta = f64::EPSILON.sqrt() * xj.abs().max(floor(j)).max(f64::MIN_POSITIVE);
+        let delta = difference_step(xj, floor(j));
         work[j] = xj + delta;
         // The column's actual increment, which rounding makes differ from `delta`.
         let h = work[j] - xj;
@@ -836,6 +836,12 @@ pub(crate) fn jacobian_at(
         work[j] = xj;
     }
     Ok(())
+}
+
+/// The increment of a component of value `x` for a forward difference: `√ε·max(|x|, floor)`,
+/// `floor` the scale below which its value does not matter (see [`jacobian_at`]).
+pub(crate) fn difference_step(x: f64, floor: f64) -> f64 {
+    f64::EPSILON.sqrt() * x.abs().max(floor).max(f64::MIN_POSITIVE)
 }
 
 /// The pattern a stepper's Jacobians use: `None` until a system was seen, then the sparse
