@@ -87,7 +87,17 @@ fn rescaling(order: usize, factor: f64) -> DMatrix<f64> {
 
 /// A converged corrector: the Newton iterations it took, the new solution and its total
 /// correction from the prediction.
-type Corrected = (usize, Vec<f64>, Vec<f64>);
+/// The buffers of [`Bdf`]'s steps; see its `buffers` field.
+#[derive(Debug, Default)]
+struct StepBuffers {
+    predicted: Vec<f64>,
+    scale: Vec<f64>,
+    psi: Vec<f64>,
+    y: Vec<f64>,
+    d: Vec<f64>,
+    f: Vec<f64>,
+    dy: Vec<f64>,
+}
 
 /// The state of the fixed-step mode.
 #[derive(Debug)]
@@ -222,6 +232,10 @@ pub struct Bdf {
     needs_start: bool,
     stats: Stats,
     work: Vec<f64>,
+    /// Per-step buffers, kept so that a step allocates nothing: the prediction, the error
+    /// weights, the history term of the corrector, and Newton's iterate, correction, derivative
+    /// and increment.
+    buffers: StepBuffers,
     f: Vec<f64>,
 }
 
@@ -254,6 +268,7 @@ impl Bdf {
             needs_start: true,
             stats: Stats::default(),
             work: Vec::new(),
+            buffers: StepBuffers::default(),
             f: Vec::new(),
         }
     }
@@ -329,40 +344,42 @@ impl Bdf {
         }
     }
 
-    /// Simplified Newton on the corrector from the prediction, with at most `max_iterations`
-    /// iterations; `Some((iterations, y, d))` when it converged.
-    #[allow(clippy::too_many_arguments)]
+    /// Simplified Newton on the corrector from the prediction (`buffers.predicted`, with the
+    /// history term `buffers.psi` and the weights `buffers.scale`), with at most
+    /// `max_iterations` iterations; `Some(iterations)` when it converged, the solution and the
+    /// correction then in `buffers.y` and `buffers.d`.
     fn newton(
         &mut self,
         sys: &mut dyn OdeSystem,
         t_new: f64,
-        predicted: &[f64],
         c: f64,
-        psi: &[f64],
-        scale: &[f64],
         tolerance: f64,
         max_iterations: usize,
-    ) -> Result<Option<Corrected>, IntegrationError> {
+    ) -> Result<Option<usize>, IntegrationError> {
         let n = self.n();
-        let mut y = predicted.to_vec();
-        let mut d = vec![0.0; n];
-        let mut f = vec![0.0; n];
+        let b = &mut self.buffers;
+        b.y.clear();
+        b.y.extend_from_slice(&b.predicted);
+        super::zeroed(n, [&mut b.d, &mut b.f, &mut b.dy]);
         let mut previous: Option<f64> = None;
         for k in 0..max_iterations {
-            if check_finite(t_new, &y, super::Quantity::State).is_err() {
+            let b = &mut self.buffers;
+            if check_finite(t_new, &b.y, super::Quantity::State).is_err() {
                 return Ok(None);
             }
-            match eval_rhs(sys, t_new, &y, &mut f, &mut self.stats) {
+            match eval_rhs(sys, t_new, &b.y, &mut b.f, &mut self.stats) {
                 Ok(()) => {}
                 Err(e) if e.is_recoverable() => return Ok(None),
                 Err(e) => return Err(e),
             }
-            let mut dy: Vec<f64> = (0..n).map(|i| c * f[i] - psi[i] - d[i]).collect();
+            for i in 0..n {
+                b.dy[i] = c * b.f[i] - b.psi[i] - b.d[i];
+            }
             let Some((_, lu)) = &self.lu else { return Ok(None) };
-            if !lu.solve(&mut dy) {
+            if !lu.solve(&mut b.dy) {
                 return Ok(None);
             }
-            let size = Bdf::norm((0..n).map(|i| dy[i] / scale[i]), n);
+            let size = Bdf::norm((0..n).map(|i| b.dy[i] / b.scale[i]), n);
             let rate = previous.map(|p| size / p);
             if let Some(rate) = rate
                 && (rate >= 1.0 || rate.powi((max_iterations - k) as i32) / (1.0 - rate) * size > tolerance)
@@ -370,11 +387,11 @@ impl Bdf {
                 return Ok(None);
             }
             for i in 0..n {
-                y[i] += dy[i];
-                d[i] += dy[i];
+                b.y[i] += b.dy[i];
+                b.d[i] += b.dy[i];
             }
             if size == 0.0 || rate.is_some_and(|rate| rate / (1.0 - rate) * size < tolerance) {
-                return Ok(Some((k + 1, y, d)));
+                return Ok(Some(k + 1));
             }
             previous = Some(size);
         }
@@ -561,17 +578,22 @@ impl Stepper for Bdf {
                 self.lu = None;
             }
             let order = self.order;
-            let predicted: Vec<f64> = (0..n).map(|i| (0..=order).map(|k| self.d[(k, i)]).sum()).collect();
-            let scale: Vec<f64> = (0..n).map(|i| self.atol[i] + rtol * predicted[i].abs()).collect();
             let a = alpha(order);
-            let psi: Vec<f64> = (0..n)
-                .map(|i| (1..=order).map(|k| self.d[(k, i)] * gamma(k)).sum::<f64>() / a)
-                .collect();
+            {
+                let b = &mut self.buffers;
+                super::zeroed(n, [&mut b.predicted, &mut b.scale, &mut b.psi]);
+                for i in 0..n {
+                    b.predicted[i] = (0..=order).map(|k| self.d[(k, i)]).sum();
+                    b.scale[i] = self.atol[i] + rtol * b.predicted[i].abs();
+                    b.psi[i] = (1..=order).map(|k| self.d[(k, i)] * gamma(k)).sum::<f64>() / a;
+                }
+            }
             let c = self.h / a;
             let mut solved = None;
             loop {
                 if self.jacobian.is_none() {
                     let mut f0 = vec![0.0; n];
+                    let predicted = std::mem::take(&mut self.buffers.predicted);
                     eval_rhs(sys, t_new, &predicted, &mut f0, &mut self.stats)?;
                     let floor = |i: usize| self.atol[i] + rtol * predicted[i].abs();
                     let j = build_jacobian(
@@ -583,24 +605,17 @@ impl Stepper for Bdf {
                         &mut self.work,
                         &mut self.pattern,
                         &mut self.stats,
-                    )?;
+                    );
+                    self.buffers.predicted = predicted;
+                    let j = j?;
                     self.jacobian = Some(j);
                     self.jacobian_current = true;
                     self.lu = None;
                 }
                 if self.factor(c)
-                    && let Some(result) = self.newton(
-                        sys,
-                        t_new,
-                        &predicted,
-                        c,
-                        &psi,
-                        &scale,
-                        newton_tolerance,
-                        max_iterations,
-                    )?
+                    && let Some(iterations) = self.newton(sys, t_new, c, newton_tolerance, max_iterations)?
                 {
-                    solved = Some(result);
+                    solved = Some(iterations);
                     break;
                 }
                 if self.jacobian_current {
@@ -609,7 +624,7 @@ impl Stepper for Bdf {
                 // Slow convergence with an old Jacobian: a fresh one at the prediction.
                 self.jacobian = None;
             }
-            let Some((iterations, y, d)) = solved else {
+            let Some(iterations) = solved else {
                 if fixed_step.is_some() {
                     // A smaller step would break the grid the differences live on.
                     return Err(IntegrationError::Rhs {
@@ -628,7 +643,13 @@ impl Stepper for Bdf {
                 continue;
             };
             let safety = 0.9 * (2 * NEWTON_MAX_ITERATIONS + 1) as f64 / (2 * NEWTON_MAX_ITERATIONS + iterations) as f64;
-            let scale: Vec<f64> = (0..n).map(|i| self.atol[i] + rtol * y[i].abs()).collect();
+            {
+                let b = &mut self.buffers;
+                for i in 0..n {
+                    b.scale[i] = self.atol[i] + rtol * b.y[i].abs();
+                }
+            }
+            let (d, scale) = (&self.buffers.d, &self.buffers.scale);
             let error_norm = Bdf::norm((0..n).map(|i| error_constant(order) * d[i] / scale[i]), n);
             if fixed_step.is_none() && error_norm > 1.0 {
                 self.stats.rejected += 1;
@@ -644,7 +665,7 @@ impl Stepper for Bdf {
             self.t_prev = self.t;
             self.t = t_new;
             self.jacobian_current = false;
-            for (i, &di) in d.iter().enumerate() {
+            for (i, &di) in self.buffers.d.iter().enumerate() {
                 self.d[(order + 2, i)] = di - self.d[(order + 1, i)];
                 self.d[(order + 1, i)] = di;
             }
@@ -653,7 +674,7 @@ impl Stepper for Bdf {
                     self.d[(k, i)] += self.d[(k + 1, i)];
                 }
             }
-            self.x.copy_from_slice(&y);
+            self.x.copy_from_slice(&self.buffers.y);
             let info = StepInfo {
                 t_prev: self.t_prev,
                 t: self.t,
@@ -666,6 +687,7 @@ impl Stepper for Bdf {
             if self.equal_steps < order + 1 {
                 return Ok(info);
             }
+            let scale = &self.buffers.scale;
             let norm_of =
                 |row: usize, k: usize| Bdf::norm((0..n).map(|i| error_constant(k) * self.d[(row, i)] / scale[i]), n);
             let error_lower = if order > 1 {
