@@ -266,6 +266,9 @@ impl Radau {
         let mut point = vec![0.0; n];
         let mut previous: Option<f64> = None;
         let mut rate = None;
+        // The increments, filled anew in every iteration (allocated once a step).
+        let mut dw_real = DVector::<f64>::zeros(n);
+        let mut dw_complex = DVector::<Complex<f64>>::zeros(n);
         for k in 0..max_iterations {
             for s in 0..3 {
                 for i in 0..n {
@@ -283,18 +286,12 @@ impl Radau {
             let Some((_, real, complex)) = &self.lu else {
                 return Ok(None);
             };
-            let mut dw_real = DVector::from_iterator(
-                n,
-                (0..n).map(|i| TI[0][0] * f[0][i] + TI[0][1] * f[1][i] + TI[0][2] * f[2][i] - m_real * w[0][i]),
-            );
-            let mut dw_complex = DVector::from_iterator(
-                n,
-                (0..n).map(|i| {
-                    let re = TI[1][0] * f[0][i] + TI[1][1] * f[1][i] + TI[1][2] * f[2][i];
-                    let im = TI[2][0] * f[0][i] + TI[2][1] * f[1][i] + TI[2][2] * f[2][i];
-                    Complex::new(re, im) - m_complex * Complex::new(w[1][i], w[2][i])
-                }),
-            );
+            for i in 0..n {
+                dw_real[i] = TI[0][0] * f[0][i] + TI[0][1] * f[1][i] + TI[0][2] * f[2][i] - m_real * w[0][i];
+                let re = TI[1][0] * f[0][i] + TI[1][1] * f[1][i] + TI[1][2] * f[2][i];
+                let im = TI[2][0] * f[0][i] + TI[2][1] * f[1][i] + TI[2][2] * f[2][i];
+                dw_complex[i] = Complex::new(re, im) - m_complex * Complex::new(w[1][i], w[2][i]);
+            }
             if !real.solve_mut(&mut dw_real) || !complex.solve_mut(&mut dw_complex) {
                 return Ok(None);
             }
