@@ -3,7 +3,7 @@
 
 use super::eval::{Loops, Target};
 use super::modifier::Scope;
-use super::value::Value;
+use super::value::{self, Value};
 use super::{Flattener, connect};
 use crate::diag::Diagnostic;
 use crate::expr::{BinOp, Node, VarId};
@@ -177,7 +177,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loop_index: Vec<i64>,
         out: &mut Vec<flat::Equation>,
     ) {
-        if l.dims() != r.dims() {
+        if !value::same_dims(l.dims(), r.dims()) {
             self.diagnostics.push(Diagnostic::error(
                 "E0304",
                 format!("the two sides have different sizes: {:?} and {:?}", l.dims(), r.dims()),
@@ -435,7 +435,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let (Some(l), Some(r)) = (self.eval(lhs, scope, loops), self.eval(rhs, scope, loops)) else {
                     return;
                 };
-                if l.dims() != r.dims() {
+                if !value::same_dims(l.dims(), r.dims()) {
                     self.diagnostics.push(Diagnostic::error(
                         "E0304",
                         "the two sides have different sizes",

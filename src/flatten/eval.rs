@@ -61,7 +61,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     self.expect_type(&c, ScalarType::Boolean, condition)?;
                     let Value::Scalar(c, _) = c else { return None };
                     let t = self.eval(then_value, scope, loops)?;
-                    if t.dims() != result.dims() {
+                    if !value::same_dims(t.dims(), result.dims()) {
                         self.diagnostics.push(Diagnostic::error(
                             "E0304",
                             "the branches of this if-expression have different array sizes",
@@ -285,7 +285,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut ty = first.ty();
         let mut elems = Vec::new();
         for v in &values {
-            if v.dims() != inner.as_slice() || matches!(v, Value::Str(_)) {
+            if !value::same_dims(v.dims(), &inner) || matches!(v, Value::Str(_)) {
                 self.diagnostics.push(Diagnostic::error(
                     "E0304",
                     "array elements have different sizes or kinds",

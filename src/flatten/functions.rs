@@ -11,7 +11,7 @@
 
 use super::eval::{Loops, Target};
 use super::modifier::Scope;
-use super::value::Value;
+use super::value::{self, Value};
 use super::{Flattener, type_name, types_compatible};
 use crate::diag::Diagnostic;
 use crate::expr::{Callee, ExprId, FuncId, Node, VarId};
@@ -293,7 +293,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         span: Span,
         context: &dyn Fn() -> String,
     ) -> Option<()> {
-        if value.dims() != dims {
+        if !value::same_dims(value.dims(), dims) {
             self.diagnostics.push(Diagnostic::error(
                 "E0304",
                 format!(
