@@ -163,16 +163,36 @@ pub struct ExprArena {
 
 const NO_NODE: u32 = u32::MAX;
 
-/// The hash of a node for the hash-consing table (FxHash: deterministic, and the table is only
-/// used for lookups). The high half, which multiplicative hashing mixes best.
+/// Where a node goes in the hash-consing table: its hash (FxHash, deterministic; the table is
+/// only used for lookups) folded into a window of buckets next to its newest child.
+///
+/// A node is almost always built right after its children, so a plain hash would send
+/// consecutive nodes to random places in a table that for a large model is far larger than the
+/// cache, one cache miss per node; this made hash-consing grow faster than the model. Placing a
+/// node next to its newest child keeps the buckets in use close together. The window is wide
+/// (4096 buckets) so that many distinct parents of one child (`a[i]*z` for a new `z`) still
+/// spread out instead of forming one long probe sequence. Leaves have no children and keep
+/// their plain hash.
 fn hash_node(node: &Node) -> u32 {
-    (FxBuild::default().hash_one(node) >> 32) as u32
+    let hash = (FxBuild::default().hash_one(node) >> 32) as u32;
+    let newest_child = match node {
+        Node::Unary(_, a) | Node::CallOutput(a, _) => Some(*a),
+        Node::Binary(_, a, b) => Some((*a).max(*b)),
+        Node::If(c, a, b) => Some((*c).max(*a).max(*b)),
+        Node::Call(_, args) => args.iter().copied().max(),
+        _ => None,
+    };
+    match newest_child {
+        Some(child) => child.0.wrapping_mul(2) ^ (hash & 0xFFF),
+        None => hash,
+    }
 }
 
-/// The table's 64-bit hash of a stored 32-bit one: the table picks buckets with the low bits
-/// and tags entries with the top ones, so both halves carry the whole hash.
+/// The table's 64-bit hash of a stored 32-bit one. The table picks buckets with the low bits,
+/// which are the stored hash itself (see [`hash_node`]), and tags entries with the top seven,
+/// which are a multiplicative mix of it so that neighbouring nodes get different tags.
 fn table_hash(hash: u32) -> u64 {
-    (u64::from(hash) << 32) | u64::from(hash)
+    (u64::from(hash.wrapping_mul(0x9E37_79B9)) << 32) | u64::from(hash)
 }
 
 impl ExprArena {
@@ -481,6 +501,24 @@ mod tests {
         assert_eq!(e1, e2);
         assert_eq!(a.real(-0.0), a.real(0.0));
         assert_eq!(a.len(), 4);
+    }
+
+    /// Nodes are placed in the table next to their newest child; many different parents of one
+    /// child (all in one window of buckets) must still each be stored once and found again.
+    #[test]
+    fn many_parents_of_one_child_are_each_stored_once() {
+        let mut a = ExprArena::new();
+        let olds: Vec<ExprId> = (0..20_000).map(|k| a.var(VarId(k))).collect();
+        let z = a.var(VarId(1_000_000));
+        let products: Vec<ExprId> = olds.iter().map(|&x| a.binary(BinOp::Mul, x, z)).collect();
+        let nodes = a.len();
+        let again: Vec<ExprId> = olds.iter().map(|&x| a.binary(BinOp::Mul, x, z)).collect();
+        assert_eq!(products, again);
+        assert_eq!(a.len(), nodes);
+        let mut distinct = products.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), products.len());
     }
 
     #[test]
