@@ -12,7 +12,16 @@ use std::collections::BTreeSet;
 
 pub(crate) fn check(f: &mut Flattener<'_, '_>) {
     let model = &f.model;
-    let unknowns = model.unknowns().count();
+    // Counted as `model.unknowns()` would, from the compact kinds: only inputs need the variable.
+    let unknowns = f
+        .var_kinds
+        .iter()
+        .enumerate()
+        .filter(|(i, kind)| {
+            kind.is_time_varying()
+                && (kind.causality != Causality::Input || !model.is_top_level_input(&model.variables[*i]))
+        })
+        .count();
     let when_assigned: BTreeSet<u32> = model
         .whens
         .iter()
@@ -64,7 +73,10 @@ pub(crate) fn check(f: &mut Flattener<'_, '_>) {
         let in_own_connector = var.instance != o;
         // Flows and inputs of a component's connectors are determined by its surroundings.
         let supplied = in_own_connector && (var.role == ConnectorRole::Flow || var.causality == Causality::Input)
-            || (o.0 != 0 && var.instance == o && var.causality == Causality::Input && f.var_is_connector[index]);
+            || (o.0 != 0
+                && var.instance == o
+                && var.causality == Causality::Input
+                && f.var_kinds[index].is_connector_type);
         if supplied && o.0 != 0 {
             continue;
         }

@@ -79,7 +79,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             let compatible = ll.len() == rl.len()
                 && ll.iter().zip(&rl).all(|((n1, v1), (n2, v2))| {
-                    let (x, y) = (self.model.var(*v1), self.model.var(*v2));
+                    let (x, y) = (self.var_kinds[v1.0 as usize], self.var_kinds[v2.0 as usize]);
                     same_name(n1, n2)
                         && x.role == y.role
                         && (x.ty == y.ty || x.ty != flat::ScalarType::Boolean && y.ty != flat::ScalarType::Boolean)
@@ -195,7 +195,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         for (signed, spans) in members.into_iter().zip(formed_by) {
             let set = self.model.connection_sets.len() as u32;
-            let role = self.model.var(signed[0].0).role;
+            let role = self.var_kinds[signed[0].0.0 as usize].role;
             let span = spans[0];
             match role {
                 ConnectorRole::Flow => {
@@ -241,15 +241,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // Unconnected flows: never an inside member of a set.
         for i in 0..self.model.variables.len() {
             let v = VarId(i as u32);
-            let var = self.model.var(v);
-            if var.role == ConnectorRole::Flow
-                && matches!(
-                    var.variability,
-                    flat::Variability::Continuous | flat::Variability::Discrete
-                )
-                && index[2 * i] == NONE
-            {
-                let span = var.span;
+            let kind = self.var_kinds[i];
+            if kind.role == ConnectorRole::Flow && kind.is_time_varying() && index[2 * i] == NONE {
+                let span = self.model.var(v).span;
                 let lhs = self.model.exprs.var(v);
                 let zero = self.model.exprs.int(0);
                 self.model.equations.push(flat::Equation {

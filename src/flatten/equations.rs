@@ -547,23 +547,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let instance = scope.instance?;
         let first = &c.parts[0].name.name;
         let outside = match self.member(instance, first) {
-            Some(super::Member::Inst(i)) => self.model.instances[i.0 as usize].is_connector,
+            Some(super::Member::Inst(i)) => self.instances[i.0 as usize].is_connector,
             Some(super::Member::InstArray(array)) => array
                 .elements
                 .first()
-                .is_some_and(|i| self.model.instances[i.0 as usize].is_connector),
-            Some(super::Member::Var(v)) => self.var_is_connector[v.0 as usize],
+                .is_some_and(|i| self.instances[i.0 as usize].is_connector),
+            Some(super::Member::Var(v)) => self.var_kinds[v.0 as usize].is_connector_type,
             Some(super::Member::VarArray(array)) => array
                 .elements
                 .first()
-                .is_some_and(|v| self.var_is_connector[v.0 as usize]),
+                .is_some_and(|v| self.var_kinds[v.0 as usize].is_connector_type),
             _ => false,
         };
         for t in &targets {
             let is_connector = match *t {
-                Target::Inst(i) => self.model.instances[i.0 as usize].is_connector,
+                Target::Inst(i) => self.instances[i.0 as usize].is_connector,
                 Target::Var(v) => {
-                    self.var_is_connector[v.0 as usize] || self.model.var(v).role != crate::flat::ConnectorRole::None
+                    let kind = self.var_kinds[v.0 as usize];
+                    kind.is_connector_type || kind.role != crate::flat::ConnectorRole::None
                 }
             };
             if !is_connector {
@@ -626,12 +627,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         // Parameters and constants are not connected.
-        out.retain(|(_, v)| {
-            matches!(
-                self.model.var(*v).variability,
-                crate::flat::Variability::Continuous | crate::flat::Variability::Discrete
-            )
-        });
+        out.retain(|(_, v)| self.var_kinds[v.0 as usize].is_time_varying());
         out
     }
 }

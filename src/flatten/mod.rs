@@ -204,6 +204,27 @@ struct ResolvedType<'a> {
     class_name: String,
 }
 
+/// The kind of a flat variable as connecting sees it (a copy of fields of `flat::Variable`).
+#[derive(Clone, Copy)]
+struct VarKind {
+    variability: flat::Variability,
+    role: ConnectorRole,
+    causality: flat::Causality,
+    ty: ScalarType,
+    /// Whether the variable's type is a connector (signal connectors like `RealInput`).
+    is_connector_type: bool,
+}
+
+impl VarKind {
+    /// Whether the variable can be connected: parameters and constants are not.
+    fn is_time_varying(self) -> bool {
+        matches!(
+            self.variability,
+            flat::Variability::Continuous | flat::Variability::Discrete
+        )
+    }
+}
+
 pub(crate) struct Flattener<'t, 'a> {
     table: &'t ClassTable<'a>,
     root_class: ClassId,
@@ -226,8 +247,10 @@ pub(crate) struct Flattener<'t, 'a> {
     connects: Vec<connect::ResolvedConnect>,
     /// The scalar pairs of all connects.
     connect_pairs: Vec<connect::ConnectPair>,
-    /// Whether a variable's type is a connector (signal connectors like `RealInput`).
-    var_is_connector: Vec<bool>,
+    /// What connecting needs of each variable, by `VarId`: a few bytes each instead of the
+    /// whole `flat::Variable`, so that connecting a large model reads a small array that stays in
+    /// the cache rather than one cache line per variable.
+    var_kinds: Vec<VarKind>,
     consts: consteval::ConstCache,
     package_constants: BTreeMap<(ClassId, String), Option<Value>>,
     used_overrides: Vec<bool>,
@@ -268,7 +291,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             layouts: vec![None; table.classes.len()],
             connects: Vec::new(),
             connect_pairs: Vec::new(),
-            var_is_connector: Vec::new(),
+            var_kinds: Vec::new(),
             consts: consteval::ConstCache::default(),
             package_constants: BTreeMap::new(),
             used_overrides: vec![false; options.parameters.len()],
@@ -869,7 +892,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             description: spec.description,
             span: spec.span,
         });
-        self.var_is_connector.push(spec.is_connector_type);
+        self.var_kinds.push(VarKind {
+            variability: spec.variability,
+            role,
+            causality: spec.causality,
+            ty: spec.ty,
+            is_connector_type: spec.is_connector_type,
+        });
         let scope_for_messages = spec.span;
         // Attributes.
         let mut attributes = flat::AttributeValues::default();
@@ -1105,12 +1134,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Records compile-time values of parameters that can be evaluated, for listings.
     fn evaluate_parameter_values(&mut self) {
         for i in 0..self.model.variables.len() {
-            let v = &self.model.variables[i];
-            if matches!(
-                v.variability,
-                flat::Variability::Parameter | flat::Variability::Constant
-            ) && let Some(b) = v.binding
-            {
+            if self.var_kinds[i].is_time_varying() {
+                continue;
+            }
+            if let Some(b) = self.model.variables[i].binding {
                 let value = self.consts.eval(&self.model, b);
                 self.model.variables[i].value = value;
             }
