@@ -3,8 +3,9 @@
 //! Run with `cargo bench --bench flatten_chain` (release). Each size runs in its own process
 //! (this program re-executes itself with `--one N`) so that the peak resident memory (VmHWM) is
 //! that size's alone. Prints parse and flatten times, equations, peak memory, and the ratio
-//! t(10N)/t(N). Goals (issue 3): linear scaling, t(10N)/t(N) <= 11, and N = 100 000 flattened in
-//! under 1.5 s and 1 GB.
+//! t(10N)/t(N). Each size runs five times and the medians are printed, because a single run of a
+//! memory-bound pass varies by several percent on a shared machine. Goals (issue 3): linear
+//! scaling, t(10N)/t(N) <= 11, and N = 100 000 flattened in under 1.5 s and 1 GB.
 
 use eqm::driver::Session;
 use std::process::Command;
@@ -33,16 +34,29 @@ fn main() {
         "N", "equations", "parse ms", "flatten ms", "peak MiB", "ratio"
     );
     for n in sizes {
-        let output = Command::new(&exe)
-            .args(["--one", &n.to_string()])
-            .output()
-            .expect("runs itself");
-        let line = String::from_utf8_lossy(&output.stdout);
-        let fields: Vec<f64> = line.split_whitespace().filter_map(|f| f.parse().ok()).collect();
-        let [equations, parse_ms, flatten_ms, peak_mib] = fields[..] else {
-            println!("{n:>8} failed: {line} {}", String::from_utf8_lossy(&output.stderr));
+        let mut runs: Vec<[f64; 4]> = Vec::new();
+        for _ in 0..RUNS {
+            let output = Command::new(&exe)
+                .args(["--one", &n.to_string()])
+                .output()
+                .expect("runs itself");
+            let line = String::from_utf8_lossy(&output.stdout);
+            let fields: Vec<f64> = line.split_whitespace().filter_map(|f| f.parse().ok()).collect();
+            let Ok(run) = <[f64; 4]>::try_from(fields) else {
+                println!("{n:>8} failed: {line} {}", String::from_utf8_lossy(&output.stderr));
+                break;
+            };
+            runs.push(run);
+        }
+        if runs.len() < RUNS {
             continue;
+        }
+        let median = |k: usize| {
+            let mut column: Vec<f64> = runs.iter().map(|r| r[k]).collect();
+            column.sort_by(f64::total_cmp);
+            column[column.len() / 2]
         };
+        let (equations, parse_ms, flatten_ms, peak_mib) = (median(0), median(1), median(2), median(3));
         let ratio = previous.map_or(String::from("-"), |(m, t)| {
             format!("{:.2} (x{})", flatten_ms / t, n / m.max(1))
         });
@@ -50,6 +64,9 @@ fn main() {
         previous = Some((n, flatten_ms));
     }
 }
+
+/// Runs of each size; the medians are printed.
+const RUNS: usize = 5;
 
 /// Flattens one chain and prints: equations, parse ms, flatten ms, peak MiB.
 fn one(n: usize) {
