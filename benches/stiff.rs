@@ -7,7 +7,8 @@
 //! reference (published values; for Robertson to 1e5 a BDF run at rtol 1e-12), for the
 //! hand-written right-hand side with difference-quotient Jacobians ("rust") and for the problem
 //! written as an `.eqm` model, compiled with its symbolic Jacobian ("model", what `eqm run`
-//! does; the model instance is created inside the timed region, its compilation is not). The same
+//! does; the model instance is created inside the timed region, its compilation is not). Words
+//! given after `--` select rows (`cargo bench --bench stiff -- HIRES bdf rust`). The same
 //! problems in SciPy (Radau, BDF, LSODA) and SUNDIALS CVODE: `python3 benches/stiff_compare.py`.
 
 #[path = "../tests/common/stiff.rs"]
@@ -22,10 +23,19 @@ fn solve(method: &Method, problem: &StiffProblem, rtol: f64, atol: f64) -> Optio
 }
 
 fn main() {
+    // Words given on the command line select rows: each must occur in "problem method path"
+    // (`cargo bench --bench stiff -- HIRES bdf rust`), for profiling one solver on one problem.
+    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let mut robertson_1e5 = stiff::robertson(1e5);
-    robertson_1e5.reference = solve(&Method::Bdf, &robertson_1e5, 1e-12, 1e-22)
-        .expect("the reference run")
-        .0;
+    // The reference run is long; it is left out when no selected row needs it.
+    if filters
+        .iter()
+        .all(|f| "Robertson".contains(f.as_str()) || ["bdf", "radau5", "auto", "rust", "model"].contains(&f.as_str()))
+    {
+        robertson_1e5.reference = solve(&Method::Bdf, &robertson_1e5, 1e-12, 1e-22)
+            .expect("the reference run")
+            .0;
+    }
     // (problem, atol relative to rtol)
     let problems = [
         (stiff::robertson(40.0), 1e-6),
@@ -47,6 +57,10 @@ fn main() {
             .into_iter()
             .flat_map(|m| [("rust", m.clone()), ("model", m)])
         {
+            let label = format!("{} {} {path}", problem.name, method.name());
+            if !filters.iter().all(|f| label.contains(f.as_str())) {
+                continue;
+            }
             for rtol in [1e-4, 1e-6, 1e-8] {
                 let atol = rtol * atol_factor * if problem.name == "Robertson" { 1e-4 } else { 1.0 };
                 let mut best = f64::INFINITY;

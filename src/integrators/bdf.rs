@@ -52,9 +52,19 @@ const MAX_FACTOR: f64 = 10.0;
 /// The NDF modification of each order (`κ`); order 5 is the plain BDF.
 const KAPPA: [f64; MAX_ORDER + 1] = [0.0, -0.1850, -1.0 / 9.0, -0.0823, -0.0415, 0.0];
 
-/// `γ_k = Σ_{j=1..k} 1/j`.
+/// `γ_k = Σ_{j=1..k} 1/j`, a table: it is read for every state in every step.
+const GAMMA: [f64; MAX_ORDER + 2] = {
+    let mut table = [0.0; MAX_ORDER + 2];
+    let mut k = 1;
+    while k < table.len() {
+        table[k] = table[k - 1] + 1.0 / k as f64;
+        k += 1;
+    }
+    table
+};
+
 fn gamma(k: usize) -> f64 {
-    (1..=k).map(|j| 1.0 / j as f64).sum()
+    GAMMA[k]
 }
 
 fn alpha(k: usize) -> f64 {
@@ -65,21 +75,26 @@ fn error_constant(k: usize) -> f64 {
     KAPPA[k] * gamma(k) + 1.0 / (k as f64 + 1.0)
 }
 
-/// The matrix that rescales the differences of order `order` for a step size ratio `factor`.
-fn rescaling(order: usize, factor: f64) -> DMatrix<f64> {
-    let mut m = DMatrix::zeros(order + 1, order + 1);
-    for j in 0..=order {
-        m[(0, j)] = 1.0;
-    }
-    for i in 1..=order {
-        for j in 1..=order {
-            m[(i, j)] = (i as f64 - 1.0 - factor * j as f64) / i as f64;
+/// A matrix of the size of the differences' orders, on the stack: rescaling runs at every
+/// change of the step size, and for at most six rows a heap matrix and a general product cost
+/// more than the arithmetic.
+type OrderMatrix = [[f64; MAX_ORDER + 1]; MAX_ORDER + 1];
+
+/// The matrix that rescales the differences of order `order` for a step size ratio `factor`
+/// (entries beyond `order` are zero).
+fn rescaling(order: usize, factor: f64) -> OrderMatrix {
+    let mut m = [[0.0; MAX_ORDER + 1]; MAX_ORDER + 1];
+    m[0][..=order].fill(1.0);
+    for (i, row) in m.iter_mut().enumerate().take(order + 1).skip(1) {
+        for (j, x) in row.iter_mut().enumerate().take(order + 1).skip(1) {
+            *x = (i as f64 - 1.0 - factor * j as f64) / i as f64;
         }
     }
     // Cumulative products down the columns.
     for i in 1..=order {
-        for j in 0..=order {
-            m[(i, j)] *= m[(i - 1, j)];
+        let (above, below) = m.split_at_mut(i);
+        for (x, &y) in below[0][..=order].iter_mut().zip(&above[i - 1][..=order]) {
+            *x *= y;
         }
     }
     m
@@ -226,6 +241,11 @@ pub struct Bdf {
     /// Whether the Jacobian was built at the current step (a fresh one cannot help more).
     jacobian_current: bool,
     lu: Option<(f64, super::linalg::Factors)>,
+    /// The rate of convergence Newton's iteration last measured with the current factors.
+    /// With it the first iteration of the next step can already be judged converged (as CVODE
+    /// does): the iteration matrix is the same, so the rate is a good estimate, and most steps
+    /// then need one evaluation of `f` and one solve instead of two. Cleared with the factors.
+    newton_rate: Option<f64>,
     /// The state at `t` (row 0 of `d`, kept as a slice for `state()`).
     x: Vec<f64>,
     /// A (re)start has not evaluated `f` and chosen the first step yet.
@@ -264,6 +284,7 @@ impl Bdf {
             pattern: None,
             jacobian_current: false,
             lu: None,
+            newton_rate: None,
             x: Vec::new(),
             needs_start: true,
             stats: Stats::default(),
@@ -287,10 +308,21 @@ impl Bdf {
         let order = self.order;
         let r = rescaling(order, factor);
         let u = rescaling(order, 1.0);
-        let ru = (r * u).transpose();
-        let rows = self.d.rows(0, order + 1).into_owned();
-        let new_rows = ru * rows;
-        self.d.rows_mut(0, order + 1).copy_from(&new_rows);
+        // D[0..=order] ← (R U)ᵀ D[0..=order], state by state (a column of `d` holds one state's
+        // differences contiguously).
+        let mut ru = [[0.0; MAX_ORDER + 1]; MAX_ORDER + 1];
+        for (i, row) in ru.iter_mut().enumerate().take(order + 1) {
+            for (j, x) in row.iter_mut().enumerate().take(order + 1) {
+                *x = (0..=order).map(|k| r[i][k] * u[k][j]).sum();
+            }
+        }
+        let mut old = [0.0; MAX_ORDER + 1];
+        for mut column in self.d.column_iter_mut() {
+            old[..=order].copy_from_slice(&column.as_slice()[..=order]);
+            for (j, x) in column.iter_mut().enumerate().take(order + 1) {
+                *x = (0..=order).map(|k| ru[k][j] * old[k]).sum();
+            }
+        }
     }
 
     /// The first step after a (re)start: `f` at the point, a step size (Hairer's rule for
@@ -332,7 +364,9 @@ impl Bdf {
         }
         let Some(j) = &self.jacobian else { return false };
         self.stats.factorizations += 1;
-        match super::linalg::Factors::new(j, c) {
+        self.newton_rate = None;
+        let previous = self.lu.take().map(|(_, lu)| lu);
+        match super::linalg::Factors::reusing(previous, j, c) {
             Some(lu) => {
                 self.lu = Some((c, lu));
                 true
@@ -380,8 +414,11 @@ impl Bdf {
                 return Ok(None);
             }
             let size = Bdf::norm((0..n).map(|i| b.dy[i] / b.scale[i]), n);
-            let rate = previous.map(|p| size / p);
-            if let Some(rate) = rate
+            let measured = previous.map(|p| size / p);
+            if measured.is_some() {
+                self.newton_rate = measured;
+            }
+            if let Some(rate) = measured
                 && (rate >= 1.0 || rate.powi((max_iterations - k) as i32) / (1.0 - rate) * size > tolerance)
             {
                 return Ok(None);
@@ -390,6 +427,9 @@ impl Bdf {
                 b.y[i] += b.dy[i];
                 b.d[i] += b.dy[i];
             }
+            // Converged by the rate measured in this step, or on the first iteration by the one
+            // carried from earlier steps; divergence is judged on measured rates only.
+            let rate = measured.or(self.newton_rate.filter(|&r| r < 1.0));
             if size == 0.0 || rate.is_some_and(|rate| rate / (1.0 - rate) * size < tolerance) {
                 return Ok(Some(k + 1));
             }
@@ -585,7 +625,7 @@ impl Stepper for Bdf {
                 for i in 0..n {
                     b.predicted[i] = (0..=order).map(|k| self.d[(k, i)]).sum();
                     b.scale[i] = self.atol[i] + rtol * b.predicted[i].abs();
-                    b.psi[i] = (1..=order).map(|k| self.d[(k, i)] * gamma(k)).sum::<f64>() / a;
+                    b.psi[i] = (1..=order).map(|k| self.d[(k, i)] * GAMMA[k]).sum::<f64>() / a;
                 }
             }
             let c = self.h / a;
@@ -650,7 +690,8 @@ impl Stepper for Bdf {
                 }
             }
             let (d, scale) = (&self.buffers.d, &self.buffers.scale);
-            let error_norm = Bdf::norm((0..n).map(|i| error_constant(order) * d[i] / scale[i]), n);
+            let constant = error_constant(order);
+            let error_norm = Bdf::norm((0..n).map(|i| constant * d[i] / scale[i]), n);
             if fixed_step.is_none() && error_norm > 1.0 {
                 self.stats.rejected += 1;
                 let factor = MIN_FACTOR.max(safety * error_norm.powf(-1.0 / (order as f64 + 1.0)));

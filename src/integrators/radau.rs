@@ -119,8 +119,8 @@ fn dense_coefficients() -> [[f64; 3]; 3] {
     ]
 }
 
-type RealLu = nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>;
-type ComplexLu = nalgebra::LU<Complex<f64>, nalgebra::Dyn, nalgebra::Dyn>;
+type RealLu = super::linalg::DenseLu<f64>;
+type ComplexLu = super::linalg::DenseLu<Complex<f64>>;
 
 /// The last accepted step's collocation polynomial.
 #[derive(Debug, Clone)]
@@ -228,12 +228,17 @@ impl Radau {
         }
         let Some(j) = &self.jacobian else { return false };
         let n = j.nrows();
-        let real = (DMatrix::identity(n, n) * (mu_real() / h) - j).lu();
-        let jc = j.map(|v| Complex::new(v, 0.0));
-        let complex = (DMatrix::<Complex<f64>>::identity(n, n) * (mu_complex() / h) - jc).lu();
+        // The previous factors' storage is reused.
+        let (mut real, mut complex): (RealLu, ComplexLu) = match self.lu.take() {
+            Some((_, real, complex)) => (real, complex),
+            None => Default::default(),
+        };
+        let (m_real, m_complex) = (mu_real() / h, mu_complex() / h);
+        let diagonal = |i: usize, k: usize| if i == k { 1.0 } else { 0.0 };
+        let regular = real.factor(n, |i, k| diagonal(i, k) * m_real - j[(i, k)])
+            && complex.factor(n, |i, k| m_complex * diagonal(i, k) - Complex::new(j[(i, k)], 0.0));
         self.stats.factorizations += 2;
-        if !real.is_invertible() || !complex.is_invertible() {
-            self.lu = None;
+        if !regular {
             return false;
         }
         self.lu = Some((h, real, complex));
@@ -292,7 +297,7 @@ impl Radau {
                 let im = TI[2][0] * f[0][i] + TI[2][1] * f[1][i] + TI[2][2] * f[2][i];
                 dw_complex[i] = Complex::new(re, im) - m_complex * Complex::new(w[1][i], w[2][i]);
             }
-            if !real.solve_mut(&mut dw_real) || !complex.solve_mut(&mut dw_complex) {
+            if !real.solve(dw_real.as_mut_slice()) || !complex.solve(dw_complex.as_mut_slice()) {
                 return Ok(None);
             }
             let size = Radau::norm(
@@ -539,7 +544,7 @@ impl Stepper for Radau {
                 .collect();
             let Some((_, real, _)) = &self.lu else { continue };
             let mut error = DVector::from_iterator(n, (0..n).map(|i| self.f[i] + ze[i]));
-            real.solve_mut(&mut error);
+            real.solve(error.as_mut_slice());
             let mut error_norm = Radau::norm((0..n).map(|i| error[i] / scale[i]), n);
             let safety =
                 0.9 * (2 * NEWTON_MAX_ITERATIONS + 1) as f64 / (2 * NEWTON_MAX_ITERATIONS + solution.iterations) as f64;
@@ -549,7 +554,7 @@ impl Stepper for Radau {
                 let mut f_probe = vec![0.0; n];
                 eval_rhs(sys, self.t, &probe, &mut f_probe, &mut self.stats)?;
                 let mut refined = DVector::from_iterator(n, (0..n).map(|i| f_probe[i] + ze[i]));
-                real.solve_mut(&mut refined);
+                real.solve(refined.as_mut_slice());
                 error_norm = Radau::norm((0..n).map(|i| refined[i] / scale[i]), n);
             }
             if !error_norm.is_finite() || error_norm > 1.0 {

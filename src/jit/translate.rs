@@ -673,6 +673,11 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
                 let r = self.real(reciprocal);
                 Ok(self.b.ins().fmul(a, r))
             }
+            Node::Binary(BinOp::Pow, a, b) if self.arena().literal(*b) == Some(2.0) => {
+                // A square is a multiplication, as in `symbolic::eval::binary`.
+                let a = self.operand(*a)?;
+                Ok(self.b.ins().fmul(a, a))
+            }
             Node::Binary(op, a, b) => {
                 let (a, b) = (self.operand(*a)?, self.operand(*b)?);
                 self.binary(*op, a, b)
