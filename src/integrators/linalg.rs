@@ -374,9 +374,56 @@ impl Factors {
 
 #[cfg(test)]
 mod tests {
-    use super::{Factors, Jacobian, SparsePattern};
-    use nalgebra::DMatrix;
+    use super::{DenseLu, Factors, Jacobian, SparsePattern};
+    use nalgebra::{Complex, DMatrix, DVector};
     use std::sync::Arc;
+
+    /// The written-out LU solves what nalgebra's solves, for real and complex matrices that
+    /// need row exchanges (zero leading entries), and refuses singular ones.
+    #[test]
+    fn the_dense_lu_solves_like_nalgebra_and_detects_singular_matrices() {
+        for n in [1usize, 2, 5, 9] {
+            let entry = |i: usize, k: usize| {
+                if i == 0 && n > 1 {
+                    (k as f64 - 0.5).max(0.0)
+                } else {
+                    ((i * 7 + k * 3) % 5) as f64 - 1.7 + if i == k { 4.0 } else { 0.0 }
+                }
+            };
+            let matrix = DMatrix::from_fn(n, n, entry);
+            let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.9).cos()).collect();
+            let expected = matrix
+                .clone()
+                .lu()
+                .solve(&DVector::from_column_slice(&b))
+                .expect("regular");
+            let mut lu = DenseLu::default();
+            assert!(lu.factor(n, entry));
+            let mut x = b.clone();
+            assert!(lu.solve(&mut x));
+            for (a, e) in x.iter().zip(expected.iter()) {
+                assert!(
+                    (a - e).abs() < 1e-12 * (1.0 + e.abs()),
+                    "n = {n}: {x:?} vs {expected:?}"
+                );
+            }
+            // The complex matrix M + i·I against nalgebra's complex LU.
+            let complex = |i: usize, k: usize| Complex::new(entry(i, k), if i == k { 1.0 } else { 0.0 });
+            let cm = DMatrix::from_fn(n, n, complex);
+            let cb: Vec<Complex<f64>> = b.iter().map(|&v| Complex::new(v, -v)).collect();
+            let expected = cm.lu().solve(&DVector::from_column_slice(&cb)).expect("regular");
+            let mut clu = DenseLu::default();
+            assert!(clu.factor(n, complex));
+            let mut cx = cb.clone();
+            assert!(clu.solve(&mut cx));
+            for (a, e) in cx.iter().zip(expected.iter()) {
+                assert!((a - e).norm() < 1e-12 * (1.0 + e.norm()));
+            }
+        }
+        let mut lu = DenseLu::default();
+        assert!(!lu.factor(3, |i, k| (i + k) as f64), "rank 2");
+        assert!(!lu.factor(2, |_, _| f64::NAN));
+    }
 
     #[test]
     fn the_sparse_factors_solve_what_the_dense_ones_solve() {
