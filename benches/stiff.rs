@@ -5,10 +5,12 @@
 //! problem), prints the wall time (best of several runs), the steps, the right-hand-side and
 //! Jacobian evaluations, LU factorisations and the achieved error at the end time against the
 //! reference (published values; for Robertson to 1e5 a BDF run at rtol 1e-12), for the
-//! hand-written right-hand side with difference-quotient Jacobians ("rust") and for the problem
-//! written as an `.eqm` model, compiled with its symbolic Jacobian ("model", what `eqm run`
-//! does; the model instance is created inside the timed region, its compilation is not). Words
-//! given after `--` select rows (`cargo bench --bench stiff -- HIRES bdf rust`). The same
+//! hand-written right-hand side with difference-quotient Jacobians ("dq"), with the hand-written
+//! exact Jacobian ("jac", what the diffsol benchmark in `benches/diffsol` gives diffsol, so
+//! these rows compare the solvers alone), and for the problem written as an `.eqm` model,
+//! compiled with its symbolic Jacobian ("model", what `eqm run` does; the model instance is
+//! created inside the timed region, its compilation is not). Words given after `--` select rows
+//! (`cargo bench --bench stiff -- HIRES bdf jac`). The same
 //! problems in SciPy (Radau, BDF, LSODA) and SUNDIALS CVODE: `python3 benches/stiff_compare.py`.
 
 #[path = "../tests/common/stiff.rs"]
@@ -22,16 +24,21 @@ fn solve(method: &Method, problem: &StiffProblem, rtol: f64, atol: f64) -> Optio
     stiff::solve(method, problem, rtol, atol).ok()
 }
 
+/// The hand-written right-hand side with difference-quotient Jacobians ("dq") or with the
+/// hand-written exact Jacobian ("jac", what the diffsol benchmark gives diffsol).
+fn solve_rust(method: &Method, problem: &StiffProblem, rtol: f64, atol: f64, path: &str) -> Option<(Vec<f64>, Stats)> {
+    stiff::solve_rust(method, problem, rtol, atol, path == "jac").ok()
+}
+
 fn main() {
     // Words given on the command line select rows: each must occur in "problem method path"
-    // (`cargo bench --bench stiff -- HIRES bdf rust`), for profiling one solver on one problem.
+    // (`cargo bench --bench stiff -- HIRES bdf jac`), for profiling one solver on one problem.
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let mut robertson_1e5 = stiff::robertson(1e5);
     // The reference run is long; it is left out when no selected row needs it.
-    if filters
-        .iter()
-        .all(|f| "Robertson".contains(f.as_str()) || ["bdf", "radau5", "auto", "rust", "model"].contains(&f.as_str()))
-    {
+    if filters.iter().all(|f| {
+        "Robertson".contains(f.as_str()) || ["bdf", "radau5", "auto", "dq", "jac", "model"].contains(&f.as_str())
+    }) {
         robertson_1e5.reference = solve(&Method::Bdf, &robertson_1e5, 1e-12, 1e-22)
             .expect("the reference run")
             .0;
@@ -55,7 +62,7 @@ fn main() {
         let native = std::sync::Arc::new(eqm::interp::NativeCode::compile(&program).expect("native code"));
         for (path, method) in [Method::Bdf, Method::Radau5, Method::Auto]
             .into_iter()
-            .flat_map(|m| [("rust", m.clone()), ("model", m)])
+            .flat_map(|m| [("dq", m.clone()), ("jac", m.clone()), ("model", m)])
         {
             let label = format!("{} {} {path}", problem.name, method.name());
             if !filters.iter().all(|f| label.contains(f.as_str())) {
@@ -67,8 +74,8 @@ fn main() {
                 let mut outcome = None;
                 for _ in 0..20 {
                     let start = Instant::now();
-                    outcome = if path == "rust" {
-                        solve(&method, problem, rtol, atol)
+                    outcome = if path != "model" {
+                        solve_rust(&method, problem, rtol, atol, path)
                     } else {
                         let mut system = stiff::ModelSystem::new(&program, &native);
                         stiff::solve_model(&method, &mut system, problem, rtol, atol).ok()

@@ -33,15 +33,18 @@ fn bdf_and_radau5_match_the_reference_solutions_of_the_stiff_test_set() {
         (stiff::van_der_pol(), 1e-8, 1e-8, 1e-5, 1e-8),
         (stiff::oregonator(), 1e-8, 1e-8, 1e-5, 1e-8),
     ];
-    for (method, (problem, rtol, atol, allowed, floor)) in [Method::Bdf, Method::Radau5]
+    // Each with difference quotients and with the exact Jacobian the system provides.
+    for (method, exact, (problem, rtol, atol, allowed, floor)) in [Method::Bdf, Method::Radau5]
         .iter()
-        .flat_map(|m| cases.clone().map(|c| (m, c)))
+        .flat_map(|m| [false, true].map(|exact| (m, exact)))
+        .flat_map(|(m, exact)| cases.clone().map(|c| (m, exact, c)))
     {
-        let (x, stats) = solve(method, &problem, rtol, atol);
+        let (x, stats) =
+            stiff::solve_rust(method, &problem, rtol, atol, exact).unwrap_or_else(|e| panic!("{}: {e}", problem.name));
         let error = relative_error(&x, &problem.reference, floor);
         assert!(
             error < allowed,
-            "{} on {} at t = {}: relative error {error:e} (x = {x:?}, stats {stats:?})",
+            "{} on {} at t = {} (exact Jacobian: {exact}): relative error {error:e} (x = {x:?}, stats {stats:?})",
             method.name(),
             problem.name,
             problem.t_end
@@ -122,6 +125,7 @@ fn auto_switches_to_bdf_on_stiff_problems_and_stays_explicit_otherwise() {
     let mut sys = stiff::System {
         dim: 3,
         rhs: problem.rhs,
+        jacobian: None,
     };
     let _ = integrate(
         &mut sys,
@@ -142,6 +146,7 @@ fn auto_switches_to_bdf_on_stiff_problems_and_stays_explicit_otherwise() {
             dx[0] = x[1];
             dx[1] = -4.0 * x[0];
         },
+        jacobian: None,
     };
     let _ = integrate(
         &mut oscillator,
@@ -191,4 +196,45 @@ fn auto_stays_explicit_on_large_stiff_systems_and_says_why() {
         notes.iter().any(|n| n.contains("staying with dopri5")) && !notes.iter().any(|n| n.contains("stiff: bdf")),
         "{notes:?}"
     );
+}
+
+/// The written-out Jacobians of the test problems (which the benchmark gives the solvers, as
+/// diffsol's gets them) agree with central differences of the right-hand sides.
+#[test]
+fn the_exact_jacobians_of_the_test_problems_agree_with_differences() {
+    for problem in [
+        stiff::robertson(40.0),
+        stiff::hires(),
+        stiff::van_der_pol(),
+        stiff::oregonator(),
+    ] {
+        let n = problem.x0.len();
+        let x: Vec<f64> = problem
+            .x0
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v + 0.1 * (i as f64 + 1.0))
+            .collect();
+        let mut exact = nalgebra::DMatrix::zeros(n, n);
+        (problem.jacobian)(0.0, &x, &mut exact);
+        for k in 0..n {
+            let delta = 1e-6 * x[k].abs().max(1.0);
+            let (mut plus, mut minus) = (x.clone(), x.clone());
+            plus[k] += delta;
+            minus[k] -= delta;
+            let (mut f_plus, mut f_minus) = (vec![0.0; n], vec![0.0; n]);
+            (problem.rhs)(0.0, &plus, &mut f_plus);
+            (problem.rhs)(0.0, &minus, &mut f_minus);
+            for i in 0..n {
+                let difference = (f_plus[i] - f_minus[i]) / (2.0 * delta);
+                let scale = exact[(i, k)].abs().max(1.0);
+                assert!(
+                    (difference - exact[(i, k)]).abs() < 1e-5 * scale,
+                    "{}: J[{i}][{k}] = {} but the difference is {difference}",
+                    problem.name,
+                    exact[(i, k)]
+                );
+            }
+        }
+    }
 }

@@ -168,13 +168,57 @@ pub struct Radau {
     stats: Stats,
     /// The clock of the fixed-step mode; `None` when the step size is controlled.
     clock: Option<FixedClock>,
+    buffers: StepBuffers,
 }
 
-/// The result of a converged Newton iteration: iterations, the stage increments, the last
-/// contraction rate.
+/// The vectors of a step, kept from step to step so that a step allocates nothing: Newton's
+/// starting point `z0` and iterate `z` (the stage increments), the transformed increments `w`,
+/// the stage derivatives `f`, a stage point, the two linear systems' right-hand sides, the
+/// error weights, the new point, and the error estimate.
+#[derive(Debug, Default)]
+struct StepBuffers {
+    z0: [Vec<f64>; 3],
+    z: [Vec<f64>; 3],
+    w: [Vec<f64>; 3],
+    f: [Vec<f64>; 3],
+    point: Vec<f64>,
+    dw_real: Vec<f64>,
+    dw_complex: Vec<Complex<f64>>,
+    scale: Vec<f64>,
+    y_new: Vec<f64>,
+    ze: Vec<f64>,
+    error: Vec<f64>,
+}
+
+impl StepBuffers {
+    fn resize(&mut self, n: usize) {
+        for v in self
+            .z0
+            .iter_mut()
+            .chain(&mut self.z)
+            .chain(&mut self.w)
+            .chain(&mut self.f)
+        {
+            v.resize(n, 0.0);
+        }
+        for v in [
+            &mut self.point,
+            &mut self.dw_real,
+            &mut self.scale,
+            &mut self.y_new,
+            &mut self.ze,
+            &mut self.error,
+        ] {
+            v.resize(n, 0.0);
+        }
+        self.dw_complex.resize(n, Complex::new(0.0, 0.0));
+    }
+}
+
+/// A converged Newton iteration (the stage increments are in the buffers' `z`): its
+/// iterations and last contraction rate.
 struct Collocation {
     iterations: usize,
-    z: [Vec<f64>; 3],
     rate: Option<f64>,
 }
 
@@ -197,6 +241,7 @@ impl Radau {
             work: Vec::new(),
             stats: Stats::default(),
             clock: None,
+            buffers: StepBuffers::default(),
         }
     }
 
@@ -245,14 +290,13 @@ impl Radau {
         true
     }
 
-    /// Simplified Newton on the collocation system of the step of size `h` from `z0`, with at
-    /// most `max_iterations` iterations.
+    /// Simplified Newton on the collocation system of the step of size `h` from the buffers'
+    /// `z0` with their error weights `scale`, with at most `max_iterations` iterations; the
+    /// solution is left in the buffers' `z`.
     fn newton(
         &mut self,
         sys: &mut dyn OdeSystem,
         h: f64,
-        z0: [Vec<f64>; 3],
-        scale: &[f64],
         tolerance: f64,
         max_iterations: usize,
     ) -> Result<Option<Collocation>, IntegrationError> {
@@ -260,29 +304,28 @@ impl Radau {
         let c = nodes();
         let m_real = mu_real() / h;
         let m_complex = mu_complex() / h;
+        let b = &mut self.buffers;
         // W = TI · Z (row-wise over the three stages).
-        let mut w: [Vec<f64>; 3] = std::array::from_fn(|r| {
-            (0..n)
-                .map(|i| TI[r][0] * z0[0][i] + TI[r][1] * z0[1][i] + TI[r][2] * z0[2][i])
-                .collect()
-        });
-        let mut z = z0;
-        let mut f: [Vec<f64>; 3] = std::array::from_fn(|_| vec![0.0; n]);
-        let mut point = vec![0.0; n];
+        for (r, wr) in b.w.iter_mut().enumerate() {
+            for (i, x) in wr.iter_mut().enumerate() {
+                *x = TI[r][0] * b.z0[0][i] + TI[r][1] * b.z0[1][i] + TI[r][2] * b.z0[2][i];
+            }
+        }
+        for (z, z0) in b.z.iter_mut().zip(&b.z0) {
+            z.copy_from_slice(z0);
+        }
         let mut previous: Option<f64> = None;
         let mut rate = None;
-        // The increments, filled anew in every iteration (allocated once a step).
-        let mut dw_real = DVector::<f64>::zeros(n);
-        let mut dw_complex = DVector::<Complex<f64>>::zeros(n);
         for k in 0..max_iterations {
-            for s in 0..3 {
-                for i in 0..n {
-                    point[i] = self.x[i] + z[s][i];
+            let b = &mut self.buffers;
+            for ((z, f), node) in b.z.iter().zip(&mut b.f).zip(c) {
+                for ((p, x), dz) in b.point.iter_mut().zip(&self.x).zip(z) {
+                    *p = x + dz;
                 }
-                if check_finite(self.t, &point, Quantity::State).is_err() {
+                if check_finite(self.t, &b.point, Quantity::State).is_err() {
                     return Ok(None);
                 }
-                match eval_rhs(sys, self.t + c[s] * h, &point, &mut f[s], &mut self.stats) {
+                match eval_rhs(sys, self.t + node * h, &b.point, f, &mut self.stats) {
                     Ok(()) => {}
                     Err(e) if e.is_recoverable() => return Ok(None),
                     Err(e) => return Err(e),
@@ -291,15 +334,17 @@ impl Radau {
             let Some((_, real, complex)) = &self.lu else {
                 return Ok(None);
             };
+            let (f, w) = (&b.f, &b.w);
             for i in 0..n {
-                dw_real[i] = TI[0][0] * f[0][i] + TI[0][1] * f[1][i] + TI[0][2] * f[2][i] - m_real * w[0][i];
+                b.dw_real[i] = TI[0][0] * f[0][i] + TI[0][1] * f[1][i] + TI[0][2] * f[2][i] - m_real * w[0][i];
                 let re = TI[1][0] * f[0][i] + TI[1][1] * f[1][i] + TI[1][2] * f[2][i];
                 let im = TI[2][0] * f[0][i] + TI[2][1] * f[1][i] + TI[2][2] * f[2][i];
-                dw_complex[i] = Complex::new(re, im) - m_complex * Complex::new(w[1][i], w[2][i]);
+                b.dw_complex[i] = Complex::new(re, im) - m_complex * Complex::new(w[1][i], w[2][i]);
             }
-            if !real.solve(dw_real.as_mut_slice()) || !complex.solve(dw_complex.as_mut_slice()) {
+            if !real.solve(&mut b.dw_real) || !complex.solve(&mut b.dw_complex) {
                 return Ok(None);
             }
+            let (dw_real, dw_complex, scale) = (&b.dw_real, &b.dw_complex, &b.scale);
             let size = Radau::norm(
                 (0..n).flat_map(|i| {
                     [
@@ -319,19 +364,18 @@ impl Radau {
                 return Ok(None);
             }
             for i in 0..n {
-                w[0][i] += dw_real[i];
-                w[1][i] += dw_complex[i].re;
-                w[2][i] += dw_complex[i].im;
+                b.w[0][i] += b.dw_real[i];
+                b.w[1][i] += b.dw_complex[i].re;
+                b.w[2][i] += b.dw_complex[i].im;
             }
-            for (r, zr) in z.iter_mut().enumerate() {
-                for i in 0..n {
-                    zr[i] = T[r][0] * w[0][i] + T[r][1] * w[1][i] + T[r][2] * w[2][i];
+            for (r, zr) in b.z.iter_mut().enumerate() {
+                for (i, x) in zr.iter_mut().enumerate() {
+                    *x = T[r][0] * b.w[0][i] + T[r][1] * b.w[1][i] + T[r][2] * b.w[2][i];
                 }
             }
             if size == 0.0 || rate.is_some_and(|r| r / (1.0 - r) * size < tolerance) {
                 return Ok(Some(Collocation {
                     iterations: k + 1,
-                    z,
                     rate,
                 }));
             }
@@ -340,36 +384,46 @@ impl Radau {
         Ok(None)
     }
 
-    /// Newton's starting point for a step of size `h`: the previous step's collocation
-    /// polynomial extrapolated to the new nodes (zero increments after a (re)start).
-    fn starting_guess(&self, h: f64) -> [Vec<f64>; 3] {
-        let n = self.x.len();
+    /// Newton's starting point for a step of size `h`, into the buffers' `z0`: the previous
+    /// step's collocation polynomial extrapolated to the new nodes (zero increments after a
+    /// (re)start); and the error weights at the current point into their `scale`.
+    fn prepare_step(&mut self, h: f64) {
         let c = nodes();
-        std::array::from_fn(|s| match &self.dense {
-            Some(d) => {
-                let mut out = vec![0.0; n];
-                d.at(self.t + c[s] * h, &mut out);
-                out.iter().zip(&self.x).map(|(a, b)| a - b).collect()
+        let b = &mut self.buffers;
+        for (s, z0) in b.z0.iter_mut().enumerate() {
+            match &self.dense {
+                Some(d) => {
+                    d.at(self.t + c[s] * h, z0);
+                    for (z, x) in z0.iter_mut().zip(&self.x) {
+                        *z -= x;
+                    }
+                }
+                None => z0.fill(0.0),
             }
-            None => vec![0.0; n],
-        })
+        }
+        let rtol = self.options.rtol;
+        for ((w, a), x) in b.scale.iter_mut().zip(&self.atol).zip(&self.x) {
+            *w = a + rtol * x.abs();
+        }
     }
 
-    /// The collocation polynomial of the step of size `h` from the current point with stage
-    /// increments `z`.
-    fn collocation_polynomial(&self, z: &[Vec<f64>; 3], h: f64) -> Dense {
-        let n = self.x.len();
+    /// Stores the collocation polynomial of the step of size `h` from the current point with
+    /// the stage increments in the buffers' `z`, in the storage of the previous one.
+    fn store_collocation_polynomial(&mut self, h: f64) {
         let p = dense_coefficients();
-        let q: [Vec<f64>; 3] = std::array::from_fn(|k| {
-            (0..n)
-                .map(|i| z[0][i] * p[0][k] + z[1][i] * p[1][k] + z[2][i] * p[2][k])
-                .collect()
+        let z = &self.buffers.z;
+        let dense = self.dense.get_or_insert_with(|| Dense {
+            t_old: 0.0,
+            h: 0.0,
+            y_old: Vec::new(),
+            q: Default::default(),
         });
-        Dense {
-            t_old: self.t,
-            h,
-            y_old: self.x.clone(),
-            q,
+        dense.t_old = self.t;
+        dense.h = h;
+        dense.y_old.clone_from(&self.x);
+        for (k, q) in dense.q.iter_mut().enumerate() {
+            q.clear();
+            q.extend((0..self.x.len()).map(|i| z[0][i] * p[0][k] + z[1][i] * p[1][k] + z[2][i] * p[2][k]));
         }
     }
 
@@ -386,16 +440,13 @@ impl Radau {
         let h = if step.full { h } else { step.h };
         let rtol = self.options.rtol;
         let tolerance = fixed_step_newton_tolerance(rtol);
-        let z0 = self.starting_guess(h);
-        let scale: Vec<f64> = (0..n).map(|i| self.atol[i] + rtol * self.x[i].abs()).collect();
+        self.prepare_step(h);
         if self.jacobian.is_none() {
             self.build_jacobian(sys)?;
         }
-        let solution = loop {
-            if self.factor(h)
-                && let Some(s) = self.newton(sys, h, z0.clone(), &scale, tolerance, FIXED_NEWTON_MAX_ITERATIONS)?
-            {
-                break s;
+        loop {
+            if self.factor(h) && self.newton(sys, h, tolerance, FIXED_NEWTON_MAX_ITERATIONS)?.is_some() {
+                break;
             }
             if self.jacobian_current {
                 // A fresh Jacobian did not help either: with a fixed step there is nothing
@@ -408,14 +459,14 @@ impl Radau {
                 });
             }
             self.build_jacobian(sys)?;
-        };
-        let y_new: Vec<f64> = (0..n).map(|i| self.x[i] + solution.z[2][i]).collect();
+        }
+        let y_new: Vec<f64> = (0..n).map(|i| self.x[i] + self.buffers.z[2][i]).collect();
         check_finite(step.t_new, &y_new, Quantity::State)?;
         // f at the new point is what the next Jacobian, if one is needed, is built with. It is
         // evaluated before anything changes, so that a failure leaves the last accepted step.
         let mut f_new = vec![0.0; n];
         eval_rhs(sys, step.t_new, &y_new, &mut f_new, &mut self.stats)?;
-        self.dense = Some(self.collocation_polynomial(&solution.z, h));
+        self.store_collocation_polynomial(h);
         let t_prev = self.t;
         self.t = step.t_new;
         self.x = y_new;
@@ -458,6 +509,7 @@ impl Stepper for Radau {
         self.x = vec![0.0; n];
         self.f = vec![0.0; n];
         self.work = vec![0.0; n];
+        self.buffers.resize(n);
         self.jacobian = None;
         self.restart(t0, x0)
     }
@@ -509,15 +561,14 @@ impl Stepper for Radau {
                 self.t + h
             };
             h = t_new - self.t;
-            let z0 = self.starting_guess(h);
-            let scale: Vec<f64> = (0..n).map(|i| self.atol[i] + rtol * self.x[i].abs()).collect();
+            self.prepare_step(h);
             if self.jacobian.is_none() {
                 self.build_jacobian(sys)?;
             }
             let mut solved = None;
             loop {
                 if self.factor(h)
-                    && let Some(s) = self.newton(sys, h, z0.clone(), &scale, tolerance, NEWTON_MAX_ITERATIONS)?
+                    && let Some(s) = self.newton(sys, h, tolerance, NEWTON_MAX_ITERATIONS)?
                 {
                     solved = Some(s);
                     break;
@@ -533,18 +584,18 @@ impl Stepper for Radau {
                 self.lu = None;
                 continue;
             };
-            let z = &solution.z;
-            let y_new: Vec<f64> = (0..n).map(|i| self.x[i] + z[2][i]).collect();
+            let b = &mut self.buffers;
+            let z = &b.z;
             let e = error_weights();
-            let ze: Vec<f64> = (0..n)
-                .map(|i| (e[0] * z[0][i] + e[1] * z[1][i] + e[2] * z[2][i]) / h)
-                .collect();
-            let scale: Vec<f64> = (0..n)
-                .map(|i| self.atol[i] + rtol * self.x[i].abs().max(y_new[i].abs()))
-                .collect();
+            for (i, x) in self.x.iter().enumerate() {
+                b.y_new[i] = x + z[2][i];
+                b.ze[i] = (e[0] * z[0][i] + e[1] * z[1][i] + e[2] * z[2][i]) / h;
+                b.scale[i] = self.atol[i] + rtol * x.abs().max(b.y_new[i].abs());
+                b.error[i] = self.f[i] + b.ze[i];
+            }
             let Some((_, real, _)) = &self.lu else { continue };
-            let mut error = DVector::from_iterator(n, (0..n).map(|i| self.f[i] + ze[i]));
-            real.solve(error.as_mut_slice());
+            real.solve(&mut b.error);
+            let (error, ze, scale) = (&b.error, &b.ze, &b.scale);
             let mut error_norm = Radau::norm((0..n).map(|i| error[i] / scale[i]), n);
             let safety =
                 0.9 * (2 * NEWTON_MAX_ITERATIONS + 1) as f64 / (2 * NEWTON_MAX_ITERATIONS + solution.iterations) as f64;
@@ -577,10 +628,10 @@ impl Stepper for Radau {
             } else {
                 self.lu = None;
             }
-            self.dense = Some(self.collocation_polynomial(z, h));
+            self.store_collocation_polynomial(h);
             let t_prev = self.t;
             self.t = t_new;
-            self.x = y_new;
+            std::mem::swap(&mut self.x, &mut self.buffers.y_new);
             eval_rhs(sys, self.t, &self.x, &mut self.f, &mut self.stats)?;
             if recompute_jacobian {
                 self.build_jacobian(sys)?;

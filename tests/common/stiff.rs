@@ -6,7 +6,11 @@
 use eqm::integrators::{
     Atol, IntegrationError, Method, OdeSystem, Options, Output, RhsError, Stats, integrate, stepper_for,
 };
+use nalgebra::DMatrix;
 use std::ops::ControlFlow;
+
+/// Writes the exact Jacobian `∂f/∂x` at `(t, x)`.
+pub type JacobianFn = fn(f64, &[f64], &mut DMatrix<f64>);
 
 #[derive(Clone)]
 pub struct StiffProblem {
@@ -14,6 +18,8 @@ pub struct StiffProblem {
     pub x0: Vec<f64>,
     pub t_end: f64,
     pub rhs: fn(f64, &[f64], &mut [f64]),
+    /// The exact Jacobian `∂f/∂x`, written out (every entry).
+    pub jacobian: JacobianFn,
     pub reference: Vec<f64>,
     /// The same problem as an EQM model, its states named `y1`, `y2`, ... in order.
     pub model: &'static str,
@@ -35,6 +41,14 @@ pub fn robertson(t_end: f64) -> StiffProblem {
             dy[2] = 3e7 * y[1] * y[1];
             dy[1] = -dy[0] - dy[2];
         },
+        jacobian: |_, y, j| {
+            let rows = [
+                [-0.04, 1e4 * y[2], 1e4 * y[1]],
+                [0.04, -1e4 * y[2] - 6e7 * y[1], -1e4 * y[1]],
+                [0.0, 6e7 * y[1], 0.0],
+            ];
+            set_rows(j, &rows);
+        },
         reference,
         model: "model Robertson\n  Real y1(start = 1, fixed = true);\n  Real y2(start = 0, fixed = true);\n  Real y3(start = 0, fixed = true);\nequation\n  der(y1) = -0.04*y1 + 1e4*y2*y3;\n  der(y3) = 3e7*y2^2;\n  der(y2) = -der(y1) - der(y3);\nend Robertson;\n",
     }
@@ -55,6 +69,19 @@ pub fn hires() -> StiffProblem {
             f[5] = -280.0 * y[5] * y[7] + 0.69 * y[3] + 1.71 * y[4] - 0.43 * y[5] + 0.69 * y[6];
             f[6] = 280.0 * y[5] * y[7] - 1.81 * y[6];
             f[7] = -f[6];
+        },
+        jacobian: |_, y, j| {
+            let rows = [
+                [-1.71, 0.43, 8.32, 0.0, 0.0, 0.0, 0.0, 0.0],
+                [1.71, -8.75, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                [0.0, 0.0, -10.03, 0.43, 0.035, 0.0, 0.0, 0.0],
+                [0.0, 8.32, 1.71, -1.12, 0.0, 0.0, 0.0, 0.0],
+                [0.0, 0.0, 0.0, 0.0, -1.745, 0.43, 0.43, 0.0],
+                [0.0, 0.0, 0.0, 0.69, 1.71, -280.0 * y[7] - 0.43, 0.69, -280.0 * y[5]],
+                [0.0, 0.0, 0.0, 0.0, 0.0, 280.0 * y[7], -1.81, 280.0 * y[5]],
+                [0.0, 0.0, 0.0, 0.0, 0.0, -280.0 * y[7], 1.81, -280.0 * y[5]],
+            ];
+            set_rows(j, &rows);
         },
         reference: vec![
             0.737_131_257_332_566_8e-3,
@@ -80,6 +107,13 @@ pub fn van_der_pol() -> StiffProblem {
             f[0] = y[1];
             f[1] = ((1.0 - y[0] * y[0]) * y[1] - y[0]) / 1e-6;
         },
+        jacobian: |_, y, j| {
+            let rows = [
+                [0.0, 1.0],
+                [(-2.0 * y[0] * y[1] - 1.0) / 1e-6, (1.0 - y[0] * y[0]) / 1e-6],
+            ];
+            set_rows(j, &rows);
+        },
         reference: vec![0.170_616_773_217_046_9e1, -0.892_809_701_024_812_5],
         model: "model VanDerPol\n  Real y1(start = 2, fixed = true);\n  Real y2(start = -0.66, fixed = true);\nequation\n  der(y1) = y2;\n  der(y2) = ((1 - y1^2)*y2 - y1)/1e-6;\nend VanDerPol;\n",
     }
@@ -96,6 +130,14 @@ pub fn oregonator() -> StiffProblem {
             f[1] = (y[2] - (1.0 + y[0]) * y[1]) / 77.27;
             f[2] = 0.161 * (y[0] - y[2]);
         },
+        jacobian: |_, y, j| {
+            let rows = [
+                [77.27 * (1.0 - 2.0 * 8.375e-6 * y[0] - y[1]), 77.27 * (1.0 - y[0]), 0.0],
+                [-y[1] / 77.27, -(1.0 + y[0]) / 77.27, 1.0 / 77.27],
+                [0.161, 0.0, -0.161],
+            ];
+            set_rows(j, &rows);
+        },
         reference: vec![
             0.100_081_487_031_852_3e1,
             0.122_817_852_154_991_7e4,
@@ -105,10 +147,20 @@ pub fn oregonator() -> StiffProblem {
     }
 }
 
-/// A problem's right-hand side as an [`OdeSystem`].
+fn set_rows<const N: usize>(j: &mut DMatrix<f64>, rows: &[[f64; N]; N]) {
+    for (i, row) in rows.iter().enumerate() {
+        for (k, v) in row.iter().enumerate() {
+            j[(i, k)] = *v;
+        }
+    }
+}
+
+/// A problem's right-hand side as an [`OdeSystem`], with its exact Jacobian or without (then
+/// the integrators use difference quotients).
 pub struct System {
     pub dim: usize,
     pub rhs: fn(f64, &[f64], &mut [f64]),
+    pub jacobian: Option<JacobianFn>,
 }
 
 impl OdeSystem for System {
@@ -120,15 +172,32 @@ impl OdeSystem for System {
         (self.rhs)(t, x, dx);
         Ok(())
     }
+
+    fn jacobian(&mut self, t: f64, x: &[f64], jacobian: &mut DMatrix<f64>) -> Option<Result<(), RhsError>> {
+        let exact = self.jacobian?;
+        exact(t, x, jacobian);
+        Some(Ok(()))
+    }
 }
 
-/// Solves `problem` to its end time with `method` at `rtol` and a scalar `atol`: the solution
-/// there and the statistics.
+/// Solves `problem` to its end time with `method` at `rtol` and a scalar `atol`, with
+/// difference-quotient Jacobians: the solution there and the statistics.
 pub fn solve(
     method: &Method,
     problem: &StiffProblem,
     rtol: f64,
     atol: f64,
+) -> Result<(Vec<f64>, Stats), IntegrationError> {
+    solve_rust(method, problem, rtol, atol, false)
+}
+
+/// As [`solve`], with the problem's exact Jacobian when `exact_jacobian`.
+pub fn solve_rust(
+    method: &Method,
+    problem: &StiffProblem,
+    rtol: f64,
+    atol: f64,
+    exact_jacobian: bool,
 ) -> Result<(Vec<f64>, Stats), IntegrationError> {
     let options = Options {
         rtol,
@@ -138,6 +207,7 @@ pub fn solve(
     let mut sys = System {
         dim: problem.x0.len(),
         rhs: problem.rhs,
+        jacobian: exact_jacobian.then_some(problem.jacobian),
     };
     solve_system(method, &mut sys, problem, &options)
 }
