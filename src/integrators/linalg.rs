@@ -247,7 +247,9 @@ impl<T: LuScalar> DenseLu<T> {
     pub fn factor(&mut self, n: usize, entry: impl Fn(usize, usize) -> T) -> bool {
         self.n = n;
         self.factors.clear();
-        self.factors.extend((0..n * n).map(|k| entry(k % n, k / n)));
+        for j in 0..n {
+            self.factors.extend((0..n).map(|i| entry(i, j)));
+        }
         self.pivots.clear();
         self.inverse_diagonal.clear();
         let a = &mut self.factors;
