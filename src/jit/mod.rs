@@ -304,6 +304,11 @@ impl CompiledModule {
     /// its results into `out`, each root allowed `iteration_limit` loop iterations and calls.
     /// Every slice is first checked to be long enough for the largest index the segment reads
     /// or writes. A failure of the code stops it at once and is [`JitError::Failed`].
+    ///
+    /// Inlined, with the failures built out of line: a small model's right-hand side runs in
+    /// tens of nanoseconds, and a caller that only asks whether it succeeded then carries no
+    /// error value (whose construction and drop cost as much as the code).
+    #[inline]
     pub fn run(
         &self,
         segment: usize,
@@ -313,23 +318,19 @@ impl CompiledModule {
         out: &mut [f64],
         iteration_limit: u64,
     ) -> Result<(), JitError> {
-        let seg = self.segments.get(segment).ok_or(JitError::NoSuchSegment(segment))?;
+        let Some(seg) = self.segments.get(segment) else {
+            return Err(JitError::NoSuchSegment(segment));
+        };
         let l = seg.lengths;
-        for (slice, needed, got) in [
+        let lengths = [
             ("x", l.x, x.len()),
             ("p", l.p, p.len()),
             ("dx", l.dx, dx.len()),
             ("work", l.work, work.len()),
             ("out", seg.results, out.len()),
-        ] {
-            if got < needed {
-                return Err(JitError::SliceTooShort {
-                    segment,
-                    slice,
-                    needed,
-                    got,
-                });
-            }
+        ];
+        if lengths.iter().any(|&(_, needed, got)| got < needed) {
+            return Err(too_short(segment, &lengths));
         }
         let mut state = [0u64; status::FIELDS];
         state[status::LIMIT as usize / 8] = iteration_limit;
@@ -361,6 +362,7 @@ impl CompiledModule {
     }
 
     /// The failure a status block reports.
+    #[cold]
     fn failure(&self, state: &[u64; status::FIELDS], iteration_limit: u64) -> JitError {
         let site = state[status::SITE as usize / 8] as usize;
         let kind = match state[status::CODE as usize / 8] as i64 {
@@ -703,4 +705,20 @@ fn rolled_loop(tr: &mut Translator<'_, '_, '_>, assignments: &[(Slot, ExprId)], 
     tr.b.switch_to_block(after);
     tr.end_rolled(after);
     Ok(())
+}
+
+/// The error for the first slice in `lengths` (name, needed, given) that is too short.
+#[cold]
+fn too_short(segment: usize, lengths: &[(&'static str, usize, usize)]) -> JitError {
+    let (slice, needed, got) = lengths
+        .iter()
+        .copied()
+        .find(|&(_, needed, got)| got < needed)
+        .unwrap_or(("", 0, 0));
+    JitError::SliceTooShort {
+        segment,
+        slice,
+        needed,
+        got,
+    }
 }
