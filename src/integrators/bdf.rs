@@ -629,25 +629,26 @@ impl Stepper for Bdf {
             {
                 let b = &mut self.buffers;
                 super::zeroed(n, [&mut b.predicted, &mut b.inverse_scale, &mut b.psi]);
-                for i in 0..n {
-                    b.predicted[i] = (0..=order).map(|k| self.d[(k, i)]).sum();
+                // Column i of `d` holds state i's differences, contiguously.
+                for (i, column) in self.d.column_iter().enumerate() {
+                    let column = &column.as_slice()[..=order];
+                    b.predicted[i] = column.iter().sum();
                     b.inverse_scale[i] = 1.0 / (self.atol[i] + rtol * b.predicted[i].abs());
-                    b.psi[i] = (1..=order).map(|k| self.d[(k, i)] * GAMMA[k]).sum::<f64>() / a;
+                    b.psi[i] = column[1..].iter().zip(&GAMMA[1..]).map(|(d, g)| d * g).sum::<f64>() / a;
                 }
             }
             let c = self.h / a;
             let mut solved = None;
             loop {
                 if self.jacobian.is_none() {
-                    let mut f0 = vec![0.0; n];
+                    // f at the prediction is only needed for difference quotients.
                     let predicted = std::mem::take(&mut self.buffers.predicted);
-                    eval_rhs(sys, t_new, &predicted, &mut f0, &mut self.stats)?;
                     let floor = |i: usize| self.atol[i] + rtol * predicted[i].abs();
                     let j = build_jacobian(
                         sys,
                         t_new,
                         &predicted,
-                        &f0,
+                        None,
                         &floor,
                         &mut self.work,
                         &mut self.pattern,
@@ -713,13 +714,12 @@ impl Stepper for Bdf {
             self.t_prev = self.t;
             self.t = t_new;
             self.jacobian_current = false;
-            for (i, &di) in self.buffers.d.iter().enumerate() {
-                self.d[(order + 2, i)] = di - self.d[(order + 1, i)];
-                self.d[(order + 1, i)] = di;
-            }
-            for k in (0..=order).rev() {
-                for i in 0..n {
-                    self.d[(k, i)] += self.d[(k + 1, i)];
+            for (mut column, &di) in self.d.column_iter_mut().zip(&self.buffers.d) {
+                let column = column.as_mut_slice();
+                column[order + 2] = di - column[order + 1];
+                column[order + 1] = di;
+                for k in (0..=order).rev() {
+                    column[k] += column[k + 1];
                 }
             }
             self.x.copy_from_slice(&self.buffers.y);

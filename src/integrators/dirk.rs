@@ -78,7 +78,7 @@ impl Dirk {
             sys,
             self.ends.t,
             x,
-            &self.ends.f,
+            Some(&self.ends.f),
             &floor,
             &mut self.work,
             &mut j,

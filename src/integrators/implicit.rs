@@ -105,7 +105,7 @@ impl Theta {
             sys,
             t,
             point,
-            f_point,
+            Some(f_point),
             &|_| 1.0,
             &mut self.work,
             &mut jacobian,

@@ -787,9 +787,17 @@ pub(crate) fn eval_rhs(
     check_finite(t, dx, Quantity::Derivative)
 }
 
-/// The Jacobian of `f` at `(t, point)`, where `f` is `f_point`, into `jacobian` (n × n): the
-/// system's own ([`OdeSystem::jacobian`], a model's symbolic Jacobian) when it has one at this
-/// point, otherwise forward differences, one evaluation per state. For differences component
+/// `f(t, x)` in a new vector (see [`eval_rhs`]).
+fn rhs_at(sys: &mut dyn OdeSystem, t: f64, x: &[f64], stats: &mut Stats) -> Result<Vec<f64>, IntegrationError> {
+    let mut f = vec![0.0; x.len()];
+    eval_rhs(sys, t, x, &mut f, stats)?;
+    Ok(f)
+}
+
+/// The Jacobian of `f` at `(t, point)`, where `f` is `f_point` (evaluated here when not given
+/// and needed), into `jacobian` (n × n): the system's own ([`OdeSystem::jacobian`], a model's
+/// symbolic Jacobian) when it has one at this point, otherwise forward differences, one
+/// evaluation per state. For differences component
 /// `j` moves by `√ε·max(|x_j|, floor(j))`: the floor is the scale below which the component's
 /// value does not matter (its error weight), so that a component far smaller than 1 is not
 /// moved by far more than its size. `work` (n elements) is scratch space.
@@ -798,7 +806,7 @@ pub(crate) fn jacobian_at(
     sys: &mut dyn OdeSystem,
     t: f64,
     point: &[f64],
-    f_point: &[f64],
+    f_point: Option<&[f64]>,
     floor: &dyn Fn(usize) -> f64,
     work: &mut [f64],
     jacobian: &mut nalgebra::DMatrix<f64>,
@@ -821,6 +829,14 @@ pub(crate) fn jacobian_at(
         // the non-finite derivative if there is one.
         Some(Ok(())) | None => {}
     }
+    let evaluated;
+    let f_point = match f_point {
+        Some(f) => f,
+        None => {
+            evaluated = rhs_at(sys, t, point, stats)?;
+            &evaluated
+        }
+    };
     let mut column = vec![0.0; n];
     work.copy_from_slice(point);
     for j in 0..n {
@@ -855,7 +871,7 @@ pub(crate) fn build_jacobian(
     sys: &mut dyn OdeSystem,
     t: f64,
     point: &[f64],
-    f_point: &[f64],
+    f_point: Option<&[f64]>,
     floor: &dyn Fn(usize) -> f64,
     work: &mut [f64],
     cache: &mut PatternCache,
@@ -887,7 +903,17 @@ pub(crate) fn build_jacobian(
                 message: e.message,
             });
         }
-        Some(Ok(())) | None => pattern.difference_values(sys, t, point, f_point, floor, work, &mut values, stats)?,
+        Some(Ok(())) | None => {
+            let evaluated;
+            let f_point = match f_point {
+                Some(f) => f,
+                None => {
+                    evaluated = rhs_at(sys, t, point, stats)?;
+                    &evaluated
+                }
+            };
+            pattern.difference_values(sys, t, point, f_point, floor, work, &mut values, stats)?
+        }
     }
     Ok(linalg::Jacobian::Sparse { pattern, values })
 }
