@@ -291,6 +291,53 @@ impl<T: LuScalar> DenseLu<T> {
     pub fn solve(&self, b: &mut [T]) -> bool {
         let n = self.n;
         debug_assert_eq!(b.len(), n);
+        // Small systems, the common case of the stiff methods, get substitutions written for
+        // their size: fully unrolled, without the loop bookkeeping, which for a few states cost
+        // as much as the arithmetic.
+        match n {
+            1 => self.substitute::<1>(b),
+            2 => self.substitute::<2>(b),
+            3 => self.substitute::<3>(b),
+            4 => self.substitute::<4>(b),
+            5 => self.substitute::<5>(b),
+            6 => self.substitute::<6>(b),
+            7 => self.substitute::<7>(b),
+            8 => self.substitute::<8>(b),
+            _ => self.substitute_any(b),
+        }
+        b.iter().all(|v| v.is_finite())
+    }
+
+    /// The substitutions for exactly `N` states (`b` has `N` elements).
+    fn substitute<const N: usize>(&self, b: &mut [T]) {
+        if b.len() != N {
+            return self.substitute_any(b);
+        }
+        let Ok(b) = <&mut [T; N]>::try_from(b) else {
+            return;
+        };
+        let f = &self.factors[..N * N];
+        for (k, &p) in self.pivots.iter().enumerate().take(N) {
+            b.swap(k, p);
+        }
+        for k in 0..N {
+            let y = b[k];
+            for i in k + 1..N {
+                b[i] = b[i] - f[k * N + i] * y;
+            }
+        }
+        for k in (0..N).rev() {
+            b[k] = b[k] * self.inverse_diagonal[k];
+            let y = b[k];
+            for i in 0..k {
+                b[i] = b[i] - f[k * N + i] * y;
+            }
+        }
+    }
+
+    /// The substitutions for any size.
+    fn substitute_any(&self, b: &mut [T]) {
+        let n = self.n;
         for (k, &p) in self.pivots.iter().enumerate() {
             b.swap(k, p);
         }
@@ -309,7 +356,6 @@ impl<T: LuScalar> DenseLu<T> {
                 *x = *x - u * y;
             }
         }
-        b.iter().all(|v| v.is_finite())
     }
 }
 
@@ -384,7 +430,7 @@ mod tests {
     /// need row exchanges (zero leading entries), and refuses singular ones.
     #[test]
     fn the_dense_lu_solves_like_nalgebra_and_detects_singular_matrices() {
-        for n in [1usize, 2, 5, 9] {
+        for n in [1usize, 2, 3, 5, 8, 9, 12] {
             let entry = |i: usize, k: usize| {
                 if i == 0 && n > 1 {
                     (k as f64 - 0.5).max(0.0)

@@ -259,7 +259,16 @@ impl Radau {
         let mut j = self.jacobian.take().unwrap_or_else(|| DMatrix::zeros(n, n));
         let (atol, rtol, x) = (&self.atol, self.options.rtol, &self.x);
         let floor = |i: usize| atol[i] + rtol * x[i].abs();
-        jacobian_at(sys, self.t, x, Some(&self.f), &floor, &mut self.work, &mut j, &mut self.stats)?;
+        jacobian_at(
+            sys,
+            self.t,
+            x,
+            Some(&self.f),
+            &floor,
+            &mut self.work,
+            &mut j,
+            &mut self.stats,
+        )?;
         self.jacobian = Some(j);
         self.jacobian_current = true;
         self.lu = None;
