@@ -154,6 +154,11 @@ pub struct ExprArena {
     /// references are most of the nodes looked up while flattening; an array indexed by
     /// variable answers them without hashing and keeps them out of `dedup`.
     var_nodes: Vec<u32>,
+    /// The node of each small non-negative integer literal by value ([`NO_NODE`] when it has
+    /// none yet), for the same reason: for-loops look up their indices (`m[i - 1]` makes one
+    /// per index) far more often than anything else, and each lookup in the table compared
+    /// with a node made long before, a cache miss in a large model.
+    small_ints: Vec<u32>,
     /// Every other node, for hash-consing: the ids only, compared through `nodes`, so that each
     /// node is stored once (a map keyed by `Node` would keep a second copy of every node, and
     /// clone the argument list of every call). Each id keeps its node's hash, so that growing
@@ -162,6 +167,8 @@ pub struct ExprArena {
 }
 
 const NO_NODE: u32 = u32::MAX;
+/// Integer literals below this are looked up in `small_ints` (at most 16 MiB of it).
+const SMALL_INT_LIMIT: i64 = 1 << 22;
 
 /// Where a node goes in the hash-consing table: its hash (FxHash, deterministic; the table is
 /// only used for lookups) folded into a window of buckets next to its newest child.
@@ -204,6 +211,19 @@ impl ExprArena {
     pub fn add(&mut self, node: Node) -> ExprId {
         if let Node::Var(v) = node {
             return self.var(v);
+        }
+        if let Node::Int(v) = node
+            && (0..SMALL_INT_LIMIT).contains(&v)
+        {
+            let k = v as usize;
+            if k >= self.small_ints.len() {
+                self.small_ints.resize(k + 1, NO_NODE);
+            }
+            if self.small_ints[k] == NO_NODE {
+                self.small_ints[k] = self.nodes.len() as u32;
+                self.nodes.push(node);
+            }
+            return ExprId(self.small_ints[k]);
         }
         let hash = hash_node(&node);
         let nodes = &self.nodes;
@@ -501,6 +521,20 @@ mod tests {
         assert_eq!(e1, e2);
         assert_eq!(a.real(-0.0), a.real(0.0));
         assert_eq!(a.len(), 4);
+    }
+
+    /// Small non-negative integers have their own lookup; every integer is still stored once.
+    #[test]
+    fn integer_literals_are_stored_once_in_and_out_of_the_small_range() {
+        let mut a = ExprArena::new();
+        for v in [0, 1, 5, 4_000_000, SMALL_INT_LIMIT - 1, SMALL_INT_LIMIT, -3, 1 << 40] {
+            let first = a.int(v);
+            let nodes = a.len();
+            assert_eq!(a.int(v), first, "{v}");
+            assert_eq!(a.len(), nodes);
+            assert_eq!(a.literal(first), Some(v as f64));
+            assert_ne!(a.real(v as f64 + 0.5), first);
+        }
     }
 
     /// Nodes are placed in the table next to their newest child; many different parents of one
