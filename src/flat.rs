@@ -36,6 +36,14 @@ pub enum Variability {
     Constant,
 }
 
+impl Variability {
+    /// Whether a variable of this variability changes during a simulation (an unknown, or a
+    /// connectable variable); parameters and constants do not.
+    pub fn is_time_varying(self) -> bool {
+        matches!(self, Variability::Continuous | Variability::Discrete)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScalarType {
     Real,
@@ -538,7 +546,7 @@ impl FlatModel {
         self.variables
             .iter()
             .enumerate()
-            .filter(|(_, v)| matches!(v.variability, Variability::Continuous | Variability::Discrete))
+            .filter(|(_, v)| v.variability.is_time_varying())
             .filter(|(_, v)| !self.is_top_level_input(v))
             .map(|(i, v)| (VarId(i as u32), v))
     }

@@ -2043,30 +2043,6 @@ impl<'p> Interpreter<'p> {
     /// Computes `dx` and every algebraic variable in `work` at time `t` and states `x`.
     pub fn rhs(&mut self, t: f64, x: &[f64], p: &[f64], dx: &mut [f64], work: &mut [f64]) -> Result<(), EvalFailure> {
         self.check_all(t, x, p, dx, work)?;
-        // The common case of a small explicit model: one native segment computes the whole
-        // right-hand side, and only the derivatives are checked. It runs without the loop over
-        // the steps, whose dispatch cost as much as the segment; a failure is evaluated again
-        // below, where it is reported with its equation.
-        if self.finite_checks == FiniteChecks::Derivatives
-            && !self.iterates
-            && let Some(native) = &self.native
-            && let Some(Some(native::NativeStep::Run { segment, end })) = native.steps.first()
-            && *end == self.rhs.len()
-            && native
-                .module
-                .run(
-                    *segment,
-                    t,
-                    [x, p],
-                    [&mut *dx, &mut *work],
-                    &mut [],
-                    self.m.iteration_limit,
-                )
-                .is_ok()
-            && all_finite(dx)
-        {
-            return Ok(());
-        }
         // Derivatives computed by Newton iterations start from their last solutions; `dx`
         // belongs to the caller and may hold anything.
         if self.finite_checks == FiniteChecks::Derivatives

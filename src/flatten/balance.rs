@@ -7,7 +7,7 @@
 
 use super::Flattener;
 use crate::diag::Diagnostic;
-use crate::flat::{Causality, ConnectorRole, InstanceId, Origin, Variability};
+use crate::flat::{Causality, ConnectorRole, InstanceId, Origin};
 use std::collections::BTreeSet;
 
 pub(crate) fn check(f: &mut Flattener<'_, '_>) {
@@ -65,8 +65,7 @@ pub(crate) fn check(f: &mut Flattener<'_, '_>) {
         local_eqs[owner(model.variables[*v as usize].instance).0 as usize] += 1;
     }
     for (index, var) in model.variables.iter().enumerate() {
-        if !matches!(var.variability, Variability::Continuous | Variability::Discrete) || model.is_top_level_input(var)
-        {
+        if !var.variability.is_time_varying() || model.is_top_level_input(var) {
             continue;
         }
         let o = owner(var.instance);

@@ -218,10 +218,7 @@ struct VarKind {
 impl VarKind {
     /// Whether the variable can be connected: parameters and constants are not.
     fn is_time_varying(self) -> bool {
-        matches!(
-            self.variability,
-            flat::Variability::Continuous | flat::Variability::Discrete
-        )
+        self.variability.is_time_varying()
     }
 }
 

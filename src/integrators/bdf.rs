@@ -71,16 +71,12 @@ const GAMMA: [f64; MAX_ORDER + 2] = {
     table
 };
 
-fn gamma(k: usize) -> f64 {
-    GAMMA[k]
-}
-
 fn alpha(k: usize) -> f64 {
-    (1.0 - KAPPA[k]) * gamma(k)
+    (1.0 - KAPPA[k]) * GAMMA[k]
 }
 
 fn error_constant(k: usize) -> f64 {
-    KAPPA[k] * gamma(k) + 1.0 / (k as f64 + 1.0)
+    KAPPA[k] * GAMMA[k] + 1.0 / (k as f64 + 1.0)
 }
 
 /// A matrix of the size of the differences' orders, on the stack: rescaling runs at every
@@ -376,7 +372,7 @@ impl Bdf {
         self.stats.factorizations += 1;
         self.newton_rate = None;
         let previous = self.lu.take().map(|(_, lu)| lu);
-        match super::linalg::Factors::reusing(previous, j, c) {
+        match super::linalg::Factors::new(previous, j, c) {
             Some(lu) => {
                 self.lu = Some((c, lu));
                 true

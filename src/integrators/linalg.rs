@@ -3,7 +3,7 @@
 //! Input: a Jacobian, dense (`n × n`) or sparse (the rows of a fixed pattern and their values,
 //! from a system that provides them, [`super::OdeSystem::jacobian_pattern`]), and the factor
 //! `c`. Output: the LU factors of `M`, which solve `M y = b` in place. Small systems use
-//! [`DenseLu`], a plain row-major LU with partial pivoting (also for the complex matrix of
+//! [`DenseLu`], a plain column-major LU with partial pivoting (also for the complex matrix of
 //! Radau IIA); a system with a pattern and more than [`SPARSE_STATES`] states uses
 //! faer's sparse LU: `M`'s pattern (the Jacobian's and the diagonal) is laid out in compressed
 //! columns once, the fill-reducing ordering and symbolic factorisation are computed once and
@@ -194,7 +194,8 @@ pub trait LuScalar:
 {
     const ZERO: Self;
     const ONE: Self;
-    /// The size used to choose pivots (the modulus for complex numbers).
+    /// The size used to choose pivots (for complex numbers |re| + |im|, as LAPACK's `cabs1`:
+    /// as good a choice as the modulus, without its square root).
     fn magnitude(self) -> f64;
     fn is_finite(self) -> bool;
 }
@@ -368,14 +369,9 @@ pub enum Factors {
 }
 
 impl Factors {
-    /// Factors `I − c·J`; `None` when it is singular.
-    pub fn new(jacobian: &Jacobian, c: f64) -> Option<Factors> {
-        Factors::reusing(None, jacobian, c)
-    }
-
-    /// Factors `I − c·J` into the storage of `previous` factors where it fits (dense ones);
+    /// Factors `I − c·J`, into the storage of `previous` factors where it fits (dense ones);
     /// `None` when the matrix is singular.
-    pub fn reusing(previous: Option<Factors>, jacobian: &Jacobian, c: f64) -> Option<Factors> {
+    pub fn new(previous: Option<Factors>, jacobian: &Jacobian, c: f64) -> Option<Factors> {
         match jacobian {
             Jacobian::Dense(j) => {
                 let mut lu = match previous {
@@ -502,8 +498,8 @@ mod tests {
         for c in [0.1, 1.0, 3.0] {
             let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
             let (mut x, mut y) = (b.clone(), b.clone());
-            assert!(Factors::new(&sparse, c).expect("regular").solve(&mut x));
-            assert!(Factors::new(&dense, c).expect("regular").solve(&mut y));
+            assert!(Factors::new(None, &sparse, c).expect("regular").solve(&mut x));
+            assert!(Factors::new(None, &dense, c).expect("regular").solve(&mut y));
             for (a, b) in x.iter().zip(&y) {
                 assert!((a - b).abs() < 1e-12 * (1.0 + b.abs()), "{x:?} vs {y:?}");
             }

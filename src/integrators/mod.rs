@@ -787,11 +787,21 @@ pub(crate) fn eval_rhs(
     check_finite(t, dx, Quantity::Derivative)
 }
 
-/// `f(t, x)` in a new vector (see [`eval_rhs`]).
-fn rhs_at(sys: &mut dyn OdeSystem, t: f64, x: &[f64], stats: &mut Stats) -> Result<Vec<f64>, IntegrationError> {
+/// `f(t, x)`: `given` when the caller has it, else evaluated (see [`eval_rhs`]). Difference
+/// quotients need it; an exact Jacobian does not, so callers may leave it to this.
+fn f_given_or_evaluated<'f>(
+    sys: &mut dyn OdeSystem,
+    t: f64,
+    x: &[f64],
+    given: Option<&'f [f64]>,
+    stats: &mut Stats,
+) -> Result<std::borrow::Cow<'f, [f64]>, IntegrationError> {
+    if let Some(f) = given {
+        return Ok(std::borrow::Cow::Borrowed(f));
+    }
     let mut f = vec![0.0; x.len()];
     eval_rhs(sys, t, x, &mut f, stats)?;
-    Ok(f)
+    Ok(std::borrow::Cow::Owned(f))
 }
 
 /// The Jacobian of `f` at `(t, point)`, where `f` is `f_point` (evaluated here when not given
@@ -829,14 +839,7 @@ pub(crate) fn jacobian_at(
         // the non-finite derivative if there is one.
         Some(Ok(())) | None => {}
     }
-    let evaluated;
-    let f_point = match f_point {
-        Some(f) => f,
-        None => {
-            evaluated = rhs_at(sys, t, point, stats)?;
-            &evaluated
-        }
-    };
+    let f_point = f_given_or_evaluated(sys, t, point, f_point, stats)?;
     let mut column = vec![0.0; n];
     work.copy_from_slice(point);
     for j in 0..n {
@@ -904,15 +907,8 @@ pub(crate) fn build_jacobian(
             });
         }
         Some(Ok(())) | None => {
-            let evaluated;
-            let f_point = match f_point {
-                Some(f) => f,
-                None => {
-                    evaluated = rhs_at(sys, t, point, stats)?;
-                    &evaluated
-                }
-            };
-            pattern.difference_values(sys, t, point, f_point, floor, work, &mut values, stats)?
+            let f_point = f_given_or_evaluated(sys, t, point, f_point, stats)?;
+            pattern.difference_values(sys, t, point, &f_point, floor, work, &mut values, stats)?
         }
     }
     Ok(linalg::Jacobian::Sparse { pattern, values })
