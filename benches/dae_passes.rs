@@ -13,7 +13,7 @@
 
 mod common;
 
-#[path = "../tests/common/dae_chain.rs"]
+#[path = "../tests/support/dae_chain.rs"]
 mod dae_chain;
 
 use common::{peak_memory_kib, reset_peak_memory};
@@ -38,22 +38,22 @@ fn main() {
         for _ in 0..runs {
             let flat = dae_chain::chain(stages);
             let t = Instant::now();
-            let mut dae = eqm::dae::lower(flat);
+            let mut dae = eqm_compile::dae::lower(flat);
             let lower = t.elapsed();
             let t = Instant::now();
-            let (report, _) = eqm::alias::eliminate(&mut dae);
+            let (report, _) = eqm_compile::alias::eliminate(&mut dae);
             let alias = t.elapsed();
             assert_eq!(report.removed_equations, 4 * stages);
             let t = Instant::now();
-            let index = eqm::index::reduce(&mut dae).expect("no index reduction needed");
+            let index = eqm_compile::index::reduce(&mut dae).expect("no index reduction needed");
             let index_time = t.elapsed();
             assert!(index.is_none());
             let t = Instant::now();
-            let plan = eqm::plan::analyze(&mut dae).expect("solvable");
+            let plan = eqm_compile::plan::analyze(&mut dae).expect("solvable");
             let plan_time = t.elapsed();
             assert_eq!(plan.unknowns.len(), 3 * stages);
             let t = Instant::now();
-            let init = eqm::init::analyze(&dae, &plan).expect("initial system is square");
+            let init = eqm_compile::init::analyze(&dae, &plan).expect("initial system is square");
             let init_time = t.elapsed();
             assert_eq!(init.0.assumed.len(), 2 * stages);
             for (slot, time) in best.iter_mut().zip([lower, alias, index_time, plan_time, init_time]) {

@@ -8,7 +8,7 @@
 //! the evaluations.
 
 use eqm::driver::Session;
-use eqm::sim::{Backend, RunOptions, simulate};
+use eqm_sim::simulate::{Backend, RunOptions, simulate};
 use std::time::Instant;
 
 fn main() {
@@ -23,7 +23,7 @@ fn main() {
     let start = Instant::now();
     let mut session = Session::new();
     session.add_file("many.eqm", text);
-    let Some(compiled) = session.compile(Some("Many"), &eqm::flatten::Options::default()) else {
+    let Some(compiled) = session.compile(Some("Many"), &eqm_flatten::Options::default()) else {
         eprintln!("{}", session.render_diagnostics(false));
         std::process::exit(1);
     };
@@ -31,15 +31,15 @@ fn main() {
     let options = RunOptions {
         start: 0.0,
         stop: 1.0,
-        method: eqm::integrators::Method::Dopri5,
-        integrator: eqm::integrators::Options::default(),
+        method: eqm_integrators::Method::Dopri5,
+        integrator: eqm_integrators::Options::default(),
         interval: Some(0.01),
         params: Vec::new(),
         backend: Backend::Auto,
-        stabilize: eqm::sim::Stabilize::Default,
+        stabilize: eqm_sim::simulate::Stabilize::Default,
     };
-    let columns =
-        eqm::sim::columns(&compiled.program, Some(&["s".to_string(), "h".to_string()])).expect("the columns exist");
+    let columns = eqm_sim::simulate::columns(&compiled.program, Some(&["s".to_string(), "h".to_string()]))
+        .expect("the columns exist");
     let mut rows = 0usize;
     let start = Instant::now();
     let summary = simulate(&compiled.program, &compiled.init, &options, &columns, &mut |_, _| {

@@ -9,12 +9,12 @@
 
 mod common;
 
-#[path = "../tests/common/dae_chain.rs"]
+#[path = "../tests/support/dae_chain.rs"]
 mod dae_chain;
 
 use common::best_of;
-use eqm::exec::ExecProgram;
-use eqm::interp::{Instance, OdeRhs};
+use eqm_compile::exec::ExecProgram;
+use eqm_sim::interp::{Instance, OdeRhs};
 use std::time::Duration;
 
 const SIZES: [usize; 6] = [1_000, 2_000, 100_000, 200_000, 500_000, 1_000_000];
@@ -30,9 +30,9 @@ fn main() {
     let mut rows: Vec<(usize, [Duration; 3])> = Vec::new();
     for &n in sizes {
         let stages = n.div_ceil(dae_chain::STAGE);
-        let mut dae = eqm::dae::lower(dae_chain::chain(stages));
-        eqm::alias::eliminate(&mut dae);
-        let plan = eqm::plan::analyze(&mut dae).expect("solvable");
+        let mut dae = eqm_compile::dae::lower(dae_chain::chain(stages));
+        eqm_compile::alias::eliminate(&mut dae);
+        let plan = eqm_compile::plan::analyze(&mut dae).expect("solvable");
         let runs = if n >= 500_000 { 2 } else { 5 };
         let build = best_of(runs, || ExecProgram::build(dae.clone(), &plan).expect("builds"));
         let program = ExecProgram::build(dae.clone(), &plan).expect("builds");

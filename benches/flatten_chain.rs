@@ -83,7 +83,7 @@ fn one(n: usize) {
     session.add_file("chain.eqm", text);
     let parse = start.elapsed();
     let start = Instant::now();
-    let flat = session.flatten(Some("Chain"), &eqm::flatten::Options::default());
+    let flat = session.flatten(Some("Chain"), &eqm_flatten::Options::default());
     let flatten = start.elapsed();
     let Some(flat) = flat else {
         eprintln!("{}", session.render_diagnostics(false));

@@ -12,10 +12,10 @@
 //! code attached (every instruction compiled; Newton iterations in Rust). Prints numbers only;
 //! nothing is asserted about time.
 
-use eqm::expr::{BinOp, ExprArena, ExprId, VarId};
-use eqm::jit::{JitOptions, Segment, compile};
-use eqm::slot::Slot;
-use eqm::symbolic::evaluate;
+use eqm_ir::expr::{BinOp, ExprArena, ExprId, VarId};
+use eqm_ir::slot::Slot;
+use eqm_ir::symbolic::evaluate;
+use eqm_jit::{JitOptions, Segment, compile};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -147,8 +147,8 @@ end Loop;";
 
 /// Microseconds per right-hand-side evaluation of each example, interpreted and native.
 fn models() {
-    use eqm::interp::{Instance, NativeCode, OdeRhs};
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    use eqm_sim::interp::{Instance, NativeCode, OdeRhs};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
     let mut sources: Vec<(String, String)> = std::fs::read_dir(&dir)
         .map(|d| {
             d.filter_map(|e| e.ok().map(|e| e.path()))
@@ -171,7 +171,7 @@ fn models() {
         let mut session = eqm::driver::Session::new();
         session.add_embedded_stdlib();
         session.add_file(name.as_str(), text);
-        let Some(compiled) = session.compile(None, &eqm::flatten::Options::default()) else {
+        let Some(compiled) = session.compile(None, &eqm_flatten::Options::default()) else {
             eprintln!("{name}: does not compile");
             continue;
         };
@@ -186,7 +186,7 @@ fn models() {
             continue;
         };
         fast.attach_native(std::sync::Arc::new(native));
-        let x = program.x0().to_vec();
+        let x = eqm_sim::interp::default_start_values(program).expect("start values");
         let mut dx = vec![0.0; x.len()];
         let mut time = |instance: &mut Instance<'_>| {
             let reps = 2000;

@@ -5,9 +5,9 @@
 //! alone and for lexing plus parsing (MB/s and lines/s), and the peak resident memory the parse
 //! adds (VmHWM from /proc/self/status, Linux only). The goal is a million lines in under 2 s.
 
-use eqm::source::FileId;
-use eqm::syntax::lexer::Lexer;
-use eqm::syntax::parse_file;
+use eqm_diag::source::FileId;
+use eqm_syntax::lexer::Lexer;
+use eqm_syntax::parse_file;
 use std::fmt::Write as _;
 use std::time::Duration;
 

@@ -13,8 +13,8 @@
 //! right-hand side within 1.3x of the hand-written Rust. Nothing is asserted about time.
 
 use eqm::driver::Session;
-use eqm::interp::{FiniteChecks, Instance, NativeCode, OdeRhs};
-use eqm::slot::Slot;
+use eqm_ir::slot::Slot;
+use eqm_sim::interp::{FiniteChecks, Instance, NativeCode, OdeRhs};
 use std::hint::black_box;
 use std::process::Command;
 use std::sync::Arc;
@@ -69,7 +69,7 @@ fn one(n: usize) {
         let mut session = Session::new();
         session.add_embedded_stdlib_used_by(&[&text]);
         session.add_file("chain.eqm", text.clone());
-        match session.flatten(Some("Chain"), &eqm::flatten::Options::default()) {
+        match session.flatten(Some("Chain"), &eqm_flatten::Options::default()) {
             Some(flat) => flat.equations.len(),
             None => fail(&mut session),
         }
@@ -79,7 +79,7 @@ fn one(n: usize) {
     let mut session = Session::new();
     session.add_embedded_stdlib_used_by(&[&text]);
     session.add_file("chain.eqm", text);
-    let Some(compiled) = session.compile(Some("Chain"), &eqm::flatten::Options::default()) else {
+    let Some(compiled) = session.compile(Some("Chain"), &eqm_flatten::Options::default()) else {
         fail(&mut session)
     };
     let t = Instant::now();
@@ -110,7 +110,7 @@ fn one(n: usize) {
         compiled.program.layout().states
     );
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    for stage in &session.timings {
+    for stage in session.timings.stages() {
         println!("  {:<16} {:>10.1} ms", stage.stage, ms(stage.time));
     }
     println!("  {:<16} {:>10.1} ms", "interpreter", ms(interpreter));
@@ -205,13 +205,13 @@ impl HandWritten {
 
 /// Checks that EQM and the hand-written function compute the same accelerations at a varied
 /// state, then times both; returns nanoseconds per evaluation (EQM, hand-written).
-fn compare_rhs(instance: &mut Instance, program: &eqm::exec::ExecProgram, hand: &HandWritten) -> (f64, f64) {
+fn compare_rhs(instance: &mut Instance, program: &eqm_compile::exec::ExecProgram, hand: &HandWritten) -> (f64, f64) {
     let n = hand.n;
     let mut names: Vec<String> = Vec::with_capacity(3 * n);
     for i in 1..=n {
         names.extend([format!("m[{i}].s"), format!("m[{i}].v"), format!("m[{i}].a")]);
     }
-    let columns = eqm::sim::columns(program, Some(&names)).expect("the chain's variables exist");
+    let columns = eqm_sim::simulate::columns(program, Some(&names)).expect("the chain's variables exist");
     let slot_index = |k: usize| match columns.slots[k] {
         Slot::State(j) | Slot::Der(j) | Slot::Work(j) | Slot::Param(j) => j as usize,
         Slot::Time => usize::MAX,

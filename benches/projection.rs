@@ -10,9 +10,10 @@
 //! number of evaluations and the error of `x` at the end against a reference solution of the
 //! angle equation `θ'' = −(g/L) sin θ` computed here with a tiny RK4 step.
 
-use eqm::driver::{IndexForm, Session};
-use eqm::integrators::{Atol, Method, Options};
-use eqm::sim::{Backend, RunOptions, Stabilize, simulate};
+use eqm::driver::Session;
+use eqm_compile::analysis::IndexForm;
+use eqm_integrators::{Atol, Method, Options};
+use eqm_sim::simulate::{Backend, RunOptions, Stabilize, simulate};
 use std::time::Instant;
 
 /// The pendulum with unit mass and length and gravity `g`, released at rest at angle `theta0`
@@ -57,7 +58,7 @@ fn run(
     let mut session = Session::new();
     session.add_file("pendulum.eqm", text.to_string());
     let mut compiled = session
-        .compile_with(None, &eqm::flatten::Options::default(), form)
+        .compile_with(None, &eqm_flatten::Options::default(), form)
         .expect("the pendulum compiles");
     let run_options = RunOptions {
         start: 0.0,
@@ -69,8 +70,8 @@ fn run(
         backend: Backend::Auto,
         stabilize,
     };
-    eqm::sim::prepare(&mut compiled.program, &run_options);
-    let columns = eqm::sim::columns(&compiled.program, Some(&["x".to_string()])).expect("x exists");
+    eqm_sim::simulate::prepare(&mut compiled.program, &run_options);
+    let columns = eqm_sim::simulate::columns(&compiled.program, Some(&["x".to_string()])).expect("x exists");
     let mut last = f64::NAN;
     let start = Instant::now();
     let summary = simulate(

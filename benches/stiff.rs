@@ -13,10 +13,12 @@
 //! (`cargo bench --bench stiff -- HIRES bdf jac`). The same
 //! problems in SciPy (Radau, BDF, LSODA) and SUNDIALS CVODE: `python3 benches/stiff_compare.py`.
 
-#[path = "../tests/common/stiff.rs"]
+#[path = "../tests/support/pipeline.rs"]
+mod pipeline;
+#[path = "../tests/support/stiff.rs"]
 mod stiff;
 
-use eqm::integrators::{Method, Stats};
+use eqm_integrators::{Method, Stats};
 use std::time::Instant;
 use stiff::StiffProblem;
 
@@ -66,7 +68,7 @@ fn main() {
         // The model path: the problem compiled from its `.eqm` text, right-hand side and
         // symbolic Jacobian in native code (compiled once, not timed), as `eqm run` runs it.
         let program = stiff::compile_model(problem);
-        let native = std::sync::Arc::new(eqm::interp::NativeCode::compile(&program).expect("native code"));
+        let native = std::sync::Arc::new(eqm_sim::interp::NativeCode::compile(&program).expect("native code"));
         for (path, method) in rows {
             for rtol in [1e-4, 1e-6, 1e-8] {
                 let atol = rtol * atol_factor * if problem.name == "Robertson" { 1e-4 } else { 1.0 };

@@ -9,13 +9,13 @@
 
 mod common;
 
-#[path = "../tests/common/structural_chain.rs"]
+#[path = "../tests/support/structural_chain.rs"]
 mod structural_chain;
 
 use common::{peak_memory_kib, reset_peak_memory};
-use eqm::structural::blt::blt;
-use eqm::structural::matching::maximum_matching;
-use eqm::structural::tearing::TearingWorkspace;
+use eqm_structural::blt::blt;
+use eqm_structural::matching::maximum_matching;
+use eqm_structural::tearing::TearingWorkspace;
 use std::time::{Duration, Instant};
 
 /// Equation counts measured; each pair N, 2N gives a growth ratio.

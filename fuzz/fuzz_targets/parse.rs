@@ -6,9 +6,9 @@
 
 #![no_main]
 
-use eqm::source::FileId;
-use eqm::syntax::normalize::normalize_file;
-use eqm::syntax::{parse_file, pretty};
+use eqm_syntax::FileId;
+use eqm_syntax::normalize::normalize_file;
+use eqm_syntax::{parse_file, pretty};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {

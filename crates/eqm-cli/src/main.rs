@@ -1,0 +1,641 @@
+//! The `eqm` command line (shared/spec/cli.md). This is an edge of the system: it reads files,
+//! calls the driver, prints results and maps outcomes to exit codes. It computes nothing itself.
+
+mod plot;
+
+use clap::{Parser, Subcommand};
+use eqm::driver::Session;
+use eqm_compile::graphview::{GraphView, TooLarge};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Exit code for a model with errors (diagnostics printed).
+const EXIT_MODEL_ERROR: u8 = 1;
+/// Exit code for a usage error (bad flags, unreadable files).
+const EXIT_USAGE: u8 = 2;
+/// Exit code for a simulation that failed (results up to the failure are written).
+const EXIT_SIMULATION: u8 = 3;
+
+#[derive(Parser)]
+#[command(
+    name = "eqm",
+    version,
+    about = "EQM: an equation-based modeling language — compiler, simulator and REPL",
+    long_about = "EQM compiles Modelica-flavoured `.eqm` models (components with connectors, \
+                  acausal equations) and shows what the compiler did.\n\n\
+                  Exit codes: 0 success, 1 the model is wrong (diagnostics printed), \
+                  2 usage error, 3 the simulation failed."
+)]
+struct Cli {
+    /// Print the wall time of each pipeline stage on stderr.
+    #[arg(short = 'v', long = "timings", global = true)]
+    timings: bool,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check a model: parse, resolve and flatten it, and report every error with its location.
+    Check(ModelArgs),
+    /// Print the flat model: variables with their attributes and every scalar equation, each
+    /// tagged with where it came from.
+    Flatten(ModelArgs),
+    /// Explain the structural analysis: states, aliases removed, which equation solves for
+    /// which unknown, the sorted assignments and the algebraic loops with their tearing.
+    Explain {
+        #[command(flatten)]
+        model: ModelArgs,
+        /// Keep alias equations (`a = b`) in the system, to see every equation as written.
+        #[arg(long)]
+        keep_aliases: bool,
+        /// Replay the colouring of the equation/variable graph step by step (seed 000's
+        /// procedure), after the usual output.
+        #[arg(long)]
+        steps: bool,
+        /// Draw the bipartite equation/variable graph with the matching in red into this SVG
+        /// file.
+        #[arg(long, value_name = "OUT.svg")]
+        svg: Option<PathBuf>,
+    },
+    /// Simulate a model and write the results as CSV (to standard output, or `--out FILE`).
+    Run {
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        run: Box<RunArgs>,
+    },
+}
+
+/// Options of `eqm run`; unset ones come from the model's `experiment` annotation, then from
+/// built-in defaults.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Start time (default: experiment StartTime, else 0).
+    #[arg(long, value_name = "T0", allow_negative_numbers = true)]
+    start: Option<f64>,
+    /// Stop time (default: experiment StopTime, else 1).
+    #[arg(long, value_name = "T1", allow_negative_numbers = true)]
+    stop: Option<f64>,
+    /// Integration method: euler, heun, midpoint, rk4, ab2, ab4 (explicit, fixed step), rkf45,
+    /// dopri5 (explicit, adaptive), implicit-euler, trapezoid, bdf, radau5 (stiff: adaptive, or
+    /// fixed step with --step), or auto (the default: dopri5, switching to bdf while the model is
+    /// stiff; -v reports the switches).
+    #[arg(long, value_name = "NAME", default_value = "auto")]
+    solver: String,
+    /// A Butcher tableau file defining an explicit Runge-Kutta method to use instead of
+    /// --solver (fixed step, or adaptive when it has an embedded weight row); see
+    /// `integrators::tableau` for the format.
+    #[arg(long, value_name = "FILE", conflicts_with = "solver")]
+    tableau: Option<PathBuf>,
+    /// Relative tolerance of adaptive methods (default: experiment Tolerance, else 1e-6).
+    #[arg(long, value_name = "R")]
+    rtol: Option<f64>,
+    /// Absolute tolerance of adaptive methods (default: the relative tolerance).
+    #[arg(long, value_name = "A")]
+    atol: Option<f64>,
+    /// Step size of fixed-step methods (default: the output interval, at most (stop-start)/100).
+    /// Given with implicit-euler, trapezoid, bdf (order 5), radau5 or an implicit tableau with
+    /// embedded weights, it turns off their step size control: every step has size H. rkf45,
+    /// dopri5, auto and explicit tableaux with embedded weights always control their step size
+    /// and ignore it (with a note).
+    #[arg(long, value_name = "H")]
+    step: Option<f64>,
+    /// Output spacing (default: experiment Interval, else (stop-start)/500).
+    #[arg(long, value_name = "DT")]
+    interval: Option<f64>,
+    /// Variables to write, comma separated (default: states and all named model variables).
+    #[arg(long, value_name = "a,b.c,...", value_delimiter = ',')]
+    vars: Option<Vec<String>>,
+    /// Result file (`.csv`); default: standard output.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Variables to plot, comma separated (needs --plot-out).
+    #[arg(long, value_name = "a,b", value_delimiter = ',', requires = "plot_out")]
+    plot: Option<Vec<String>>,
+    /// Evaluate the model with the reference interpreter instead of native code (for
+    /// comparisons; the results agree).
+    #[arg(long)]
+    interpreter: bool,
+    /// The plot file (`.svg` or `.png`).
+    #[arg(long, value_name = "FILE.svg", requires = "plot")]
+    plot_out: Option<PathBuf>,
+    /// Constraint projection of models with invariants (seed 002): `K=k` sets the gain of the
+    /// correction `d/dt g = -k g`, `off` integrates the plain field (to see the drift); default:
+    /// the model's `stabilize(K = k)` annotation, else 10 times the fastest rate of the model.
+    #[arg(long, value_name = "K=k|off", value_parser = parse_stabilize)]
+    stabilize: Option<eqm_sim::simulate::Stabilize>,
+    /// Form of a high-index model: `embedding` (all differentiated variables are states, the
+    /// constraints kept by projection), `dummy` (dummy derivatives: a static state choice), or
+    /// `auto` (the default: dummy derivatives only when the constraints are linear with constant
+    /// coefficients, so the static choice stays valid).
+    #[arg(long = "index-reduction", value_name = "auto|embedding|dummy", value_parser = parse_index_form, default_value = "auto")]
+    index_reduction: eqm_compile::analysis::IndexForm,
+}
+
+fn parse_stabilize(s: &str) -> Result<eqm_sim::simulate::Stabilize, String> {
+    if s == "off" {
+        return Ok(eqm_sim::simulate::Stabilize::Off);
+    }
+    let value = s.strip_prefix("K=").unwrap_or(s);
+    match value.parse::<f64>() {
+        Ok(k) if k.is_finite() && k > 0.0 => Ok(eqm_sim::simulate::Stabilize::Gain(k)),
+        _ => Err(format!("`{s}` is not K=<positive number> or off")),
+    }
+}
+
+fn parse_index_form(s: &str) -> Result<eqm_compile::analysis::IndexForm, String> {
+    match s {
+        "auto" => Ok(eqm_compile::analysis::IndexForm::Auto),
+        "embedding" => Ok(eqm_compile::analysis::IndexForm::Embedding),
+        "dummy" => Ok(eqm_compile::analysis::IndexForm::Dummy),
+        _ => Err(format!("`{s}` is not auto, embedding or dummy")),
+    }
+}
+
+#[derive(clap::Args)]
+struct ModelArgs {
+    /// The `.eqm` files to read.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// The model, as a dotted name (`Examples.SpringMass`, or a stdlib model); default: the only
+    /// model in the files.
+    #[arg(long, value_name = "M")]
+    model: Option<String>,
+    /// Override a parameter: `--param mass.m=2` (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    params: Vec<(String, f64)>,
+}
+
+fn parse_param(s: &str) -> Result<(String, f64), String> {
+    let (name, value) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=VALUE"))?;
+    let value: f64 = value.trim().parse().map_err(|_| format!("`{value}` is not a number"))?;
+    if !value.is_finite() {
+        return Err(format!("`{value}` is not a finite number"));
+    }
+    Ok((name.trim().to_string(), value))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    eqm_syntax::with_compiler_stack(move || run(cli))
+}
+
+fn run(cli: Cli) -> ExitCode {
+    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let args = match &cli.command {
+        Command::Check(a) | Command::Flatten(a) | Command::Explain { model: a, .. } | Command::Run { model: a, .. } => {
+            a
+        }
+    };
+    let mut session = match load(&args.files, args.model.as_deref()) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let options = eqm_flatten::Options {
+        parameters: args.params.clone(),
+    };
+    if let Command::Run { run: run_args, .. } = &cli.command {
+        return simulate(&mut session, args, run_args, &options, color, cli.timings);
+    }
+    // The drawing for `explain --svg` with its node counts; written after the text is printed.
+    let mut drawing: Option<(Result<String, TooLarge>, usize, usize)> = None;
+    let output = if session.has_errors() {
+        None
+    } else {
+        match &cli.command {
+            Command::Explain {
+                keep_aliases,
+                steps,
+                svg,
+                ..
+            } => session
+                .analyze(args.model.as_deref(), &options, *keep_aliases)
+                .map(|a| {
+                    let mut text = eqm_compile::explain::explain(&a);
+                    if *steps || svg.is_some() {
+                        let view = GraphView::new(&a);
+                        if *steps {
+                            text.push('\n');
+                            text.push_str(&view.steps());
+                        }
+                        if svg.is_some() {
+                            drawing = Some((view.svg(), view.equations.len(), view.variables.len()));
+                        }
+                    }
+                    text
+                }),
+            Command::Flatten(_) => session.flatten(args.model.as_deref(), &options).map(|f| f.print()),
+            Command::Run { .. } => None,
+            Command::Check(_) => session.flatten(args.model.as_deref(), &options).map(|flat| {
+                format!(
+                    "{}: {} variables, {} equations: no errors",
+                    flat.name,
+                    flat.variables.len(),
+                    flat.equations.len()
+                )
+            }),
+        }
+    };
+    let code = finish(&mut session, color);
+    if cli.timings {
+        print_timings(&session);
+    }
+    match (output, &cli.command) {
+        (Some(summary), Command::Check(_)) => eprintln!("{summary}"),
+        (Some(text), _) => print!("{text}"),
+        (None, _) => {}
+    }
+    if let (Command::Explain { svg: Some(path), .. }, Some((result, equations, variables))) = (&cli.command, drawing) {
+        match result {
+            Ok(svg) => match std::fs::write(path, svg) {
+                Ok(()) => eprintln!(
+                    "wrote {} ({equations} equations, {variables} variables)",
+                    path.display()
+                ),
+                Err(e) => {
+                    eprintln!("error: cannot write {}: {e}", path.display());
+                    return ExitCode::from(EXIT_USAGE);
+                }
+            },
+            // Too large is an answer, not a failure: the text output above still holds.
+            Err(too_large) => eprintln!("note: {too_large}; no SVG written"),
+        }
+    }
+    code
+}
+
+/// `eqm run`: compile, set up the run from the options and the experiment annotation, and
+/// stream the rows to the output.
+fn simulate(
+    session: &mut Session,
+    args: &ModelArgs,
+    run: &RunArgs,
+    options: &eqm_flatten::Options,
+    color: bool,
+    timings: bool,
+) -> ExitCode {
+    let usage = |message: String| {
+        eprintln!("error: {message}");
+        ExitCode::from(EXIT_USAGE)
+    };
+    let method = match &run.tableau {
+        Some(path) => {
+            let text = match std::fs::read_to_string(path) {
+                Ok(t) => t,
+                Err(e) => return usage(format!("cannot read {}: {e}", path.display())),
+            };
+            match eqm_integrators::tableau::Tableau::parse(&text) {
+                Ok(t) => Some(eqm_integrators::Method::Tableau(Box::new(t))),
+                Err(e) => return usage(format!("{}: {e}", path.display())),
+            }
+        }
+        None => None,
+    };
+    let Some(method) = method.or_else(|| eqm_integrators::Method::parse(&run.solver)) else {
+        let known: Vec<&str> = eqm_integrators::Method::NAMED.iter().map(|m| m.name()).collect();
+        return usage(format!("unknown solver `{}`; known: {}", run.solver, known.join(", ")));
+    };
+    let compiled = if session.has_errors() {
+        None
+    } else {
+        session.compile_with(args.model.as_deref(), options, run.index_reduction)
+    };
+    let Some(mut compiled) = compiled else {
+        return finish(session, color);
+    };
+    let experiment = compiled.experiment;
+    let start = run.start.or(experiment.start_time).unwrap_or(0.0);
+    let stop = run.stop.or(experiment.stop_time).unwrap_or(start + 1.0);
+    if !(start.is_finite() && stop.is_finite() && stop > start) {
+        return usage(format!("the stop time {stop} must be after the start time {start}"));
+    }
+    let interval = run.interval.or(experiment.interval).unwrap_or((stop - start) / 500.0);
+    let rtol = run.rtol.or(experiment.tolerance).unwrap_or(1e-6);
+    let atol = run.atol.unwrap_or(rtol);
+    for (name, value) in [("--interval", interval), ("--rtol", rtol), ("--atol", atol)] {
+        if !(value.is_finite() && value > 0.0) {
+            return usage(format!("{name} must be a positive number, not {value}"));
+        }
+    }
+    let step = run.step.unwrap_or_else(|| interval.min((stop - start) / 100.0));
+    if !(step.is_finite() && step > 0.0) {
+        return usage(format!("--step must be a positive number, not {step}"));
+    }
+    // The methods with both modes (implicit Euler, trapezoid, bdf, radau5, implicit tableaux with
+    // embedded weights) take fixed steps exactly when --step is given; the fixed-step methods
+    // always do (with a default step); the explicit adaptive ones have no fixed-step mode.
+    let fixed_step = method.takes_fixed_step(run.step.is_some());
+    if run.step.is_some() && !fixed_step {
+        eprintln!(
+            "note: {} controls its step size and has no fixed-step mode; --step is ignored",
+            method.name()
+        );
+    }
+    let run_options = eqm_sim::simulate::RunOptions {
+        start,
+        stop,
+        integrator: eqm_integrators::Options {
+            rtol,
+            atol: eqm_integrators::Atol::Scalar(atol),
+            step: fixed_step.then_some(step),
+            ..eqm_integrators::Options::default()
+        },
+        method,
+        interval: Some(interval),
+        params: args.params.clone(),
+        backend: if run.interpreter {
+            eqm_sim::simulate::Backend::Interpreter
+        } else {
+            eqm_sim::simulate::Backend::Auto
+        },
+        stabilize: run.stabilize.unwrap_or(match experiment.stabilize {
+            Some(k) => eqm_sim::simulate::Stabilize::Gain(k),
+            None => eqm_sim::simulate::Stabilize::Default,
+        }),
+    };
+    // Implicit methods and invariants get the symbolic Jacobian; when it cannot be built the
+    // methods use difference quotients, and `-v` says why.
+    let started = std::time::Instant::now();
+    let jacobian_note = eqm_sim::simulate::prepare(&mut compiled.program, &run_options);
+    session.record_time("jacobian", started.elapsed());
+    if let Some(path) = &run.plot_out
+        && path.extension().is_none_or(|e| e != "svg" && e != "png")
+    {
+        return usage(format!("{}: a plot file must end in .svg or .png", path.display()));
+    }
+    // The plotted variables are columns too, so the rows carry their values.
+    let mut wanted: Option<Vec<String>> = run.vars.clone();
+    if let (Some(list), Some(plot)) = (&mut wanted, &run.plot) {
+        for name in plot {
+            if !list.contains(name) {
+                list.push(name.clone());
+            }
+        }
+    }
+    let columns = match eqm_sim::simulate::columns(&compiled.program, wanted.as_deref()) {
+        Ok(c) => c,
+        Err(d) => {
+            session.diagnostics.push(d);
+            return finish(session, color);
+        }
+    };
+    let sink: Box<dyn std::io::Write> = match &run.out {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Box::new(std::io::BufWriter::new(f)),
+            Err(e) => return usage(format!("cannot write {}: {e}", path.display())),
+        },
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let mut writer = match eqm::results::CsvWriter::new(sink, &columns.names) {
+        Ok(w) => w,
+        Err(e) => return usage(format!("cannot write the results: {e}")),
+    };
+    // The plotted columns, checked before the run so that a typo does not cost a simulation.
+    let mut plotted: Vec<(usize, crate::plot::Series)> = Vec::new();
+    for name in run.plot.iter().flatten() {
+        let Some(k) = columns.names.iter().position(|n| n == name) else {
+            let mut d = eqm_diag::Diagnostic::error(
+                "E0708",
+                format!("there is no variable `{name}` to plot"),
+                compiled.program.model_span(),
+                "in this model",
+            );
+            if let Some(similar) = eqm_diag::did_you_mean(name, columns.names.iter().map(String::as_str)) {
+                d = d.with_help(format!("did you mean `{similar}`?"));
+            }
+            session.diagnostics.push(d);
+            return finish(session, color);
+        };
+        let unit = compiled.program.lookup(name).and_then(|v| {
+            compiled
+                .program
+                .dae()
+                .flat
+                .var(v)
+                .attributes
+                .unit
+                .as_deref()
+                .map(str::to_string)
+        });
+        plotted.push((
+            k,
+            crate::plot::Series {
+                name: name.clone(),
+                unit,
+                points: Vec::new(),
+            },
+        ));
+    }
+    let started = std::time::Instant::now();
+    // A progress bar on a terminal, shown only once a run has taken about a second, so short
+    // runs print nothing extra; its position is the simulated time.
+    let show_progress = std::io::stderr().is_terminal();
+    let mut progress: Option<indicatif::ProgressBar> = None;
+    let result = eqm_sim::simulate::simulate(
+        &compiled.program,
+        &compiled.init,
+        &run_options,
+        &columns,
+        &mut |t, values| {
+            for (k, series) in &mut plotted {
+                series.points.push((t, values[*k]));
+            }
+            if show_progress {
+                let done = ((t - start) / (stop - start) * 1000.0).clamp(0.0, 1000.0) as u64;
+                match &progress {
+                    Some(bar) => bar.set_position(done),
+                    None if started.elapsed().as_secs_f64() > 1.0 => {
+                        let bar = indicatif::ProgressBar::new(1000);
+                        bar.set_style(
+                            indicatif::ProgressStyle::with_template(
+                                "{bar:40} {msg} (elapsed {elapsed}, about {eta} left)",
+                            )
+                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                        );
+                        bar.set_position(done);
+                        progress = Some(bar);
+                    }
+                    None => {}
+                }
+                if let Some(bar) = &progress {
+                    bar.set_message(format!("t = {}", eqm_diag::text::format_number(t)));
+                }
+            }
+            writer.row(t, values)
+        },
+    );
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    session.record_time("simulate", started.elapsed());
+    // Rows computed before a failure are kept: flush whatever happens.
+    let flushed = writer.flush();
+    let code = match result {
+        Ok(summary) => {
+            session.record_time("jit compile", summary.compile_time);
+            if timings {
+                eprintln!(
+                    "{} rows; {} steps, {} rejected, {} right-hand-side evaluations by the {}",
+                    summary.rows, summary.stats.steps, summary.stats.rejected, summary.stats.rhs_evals, summary.backend
+                );
+                if summary.stats.jacobians > 0 {
+                    eprintln!(
+                        "{} Jacobians ({} symbolic, {} sparse), {} LU factorisations",
+                        summary.stats.jacobians,
+                        summary.stats.symbolic_jacobians,
+                        summary.stats.sparse_jacobians,
+                        summary.stats.factorizations
+                    );
+                }
+                if let Some(note) = &jacobian_note {
+                    eprintln!("  {note}");
+                }
+                if let Some(form) = &compiled.form {
+                    eprintln!("high-index model: {}", form.reason());
+                }
+                if let Some(r) = &summary.invariants {
+                    match r.gain {
+                        Some((k, source)) => eprintln!(
+                            "{} invariant(s) kept by projection with K = {} ({source}), rank of G {}",
+                            r.invariants,
+                            eqm_diag::text::format_number(k),
+                            r.rank
+                        ),
+                        None => eprintln!("{} invariant(s), not projected", r.invariants),
+                    }
+                    eprintln!(
+                        "  constraint residual max|g|: {:.3e} at the end, {:.3e} at most over the rows",
+                        r.final_residual, r.max_residual
+                    );
+                }
+                if summary.events.events > 0 {
+                    eprintln!("{} events", summary.events.events);
+                }
+                for note in summary.events.notes.iter().chain(&summary.solver_notes) {
+                    eprintln!("  {note}");
+                }
+            }
+            if let Some((time, message)) = &summary.terminated {
+                eprintln!("note: the model called terminate at time {time}: {message}");
+            }
+            finish(session, color)
+        }
+        Err(eqm_sim::simulate::SimError::Model(d)) => {
+            session.diagnostics.push(*d);
+            finish(session, color)
+        }
+        Err(eqm_sim::simulate::SimError::Failed {
+            time,
+            message,
+            diagnostic,
+        }) => {
+            session.diagnostics.extend(diagnostic.map(|d| *d));
+            finish(session, color);
+            eprintln!("error: the simulation failed at time {time}: {message}");
+            ExitCode::from(EXIT_SIMULATION)
+        }
+        Err(eqm_sim::simulate::SimError::Io(e)) => usage(format!("cannot write the results: {e}")),
+    };
+    if let Err(e) = flushed {
+        return usage(format!("cannot write the results: {e}"));
+    }
+    // The plot shows what was computed, also when the run failed part way.
+    if let Some(path) = &run.plot_out {
+        let series: Vec<crate::plot::Series> = plotted.into_iter().map(|(_, s)| s).collect();
+        let written = if path.extension().is_some_and(|e| e == "png") {
+            crate::plot::png(&series, path)
+        } else {
+            crate::plot::svg(&series)
+                .and_then(|svg| std::fs::write(path, svg).map_err(|e| format!("cannot write {}: {e}", path.display())))
+        };
+        match written {
+            Ok(()) => eprintln!("wrote {}", path.display()),
+            Err(e) => eprintln!("note: no plot written: {e}"),
+        }
+    }
+    if timings {
+        print_timings(session);
+    }
+    code
+}
+
+/// Reads and parses every file. An unreadable file is a usage error (exit 2).
+fn load(files: &[PathBuf], model: Option<&str>) -> Result<Session, ExitCode> {
+    // Everything is read first, so that only the stdlib packages the texts (or the model name)
+    // mention are parsed: most of a small model's start-up time would otherwise be the stdlib.
+    let mut library: Vec<(String, String)> = Vec::new();
+    if let Some(paths) = std::env::var_os("EQMPATH") {
+        for dir in std::env::split_paths(&paths) {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                eprintln!("warning: EQMPATH directory {} cannot be read", dir.display());
+                continue;
+            };
+            // Sorted, so that the library is the same whatever order the file system lists.
+            let mut paths: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "eqm"))
+                .collect();
+            paths.sort();
+            for file in paths {
+                if let Ok(text) = std::fs::read_to_string(&file) {
+                    library.push((file.display().to_string(), text));
+                }
+            }
+        }
+    }
+    let mut user: Vec<(String, String)> = Vec::new();
+    for path in files {
+        match std::fs::read(path) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => user.push((path.display().to_string(), text)),
+                Err(e) => {
+                    eprintln!(
+                        "error: {} is not valid UTF-8 (invalid byte at offset {})",
+                        path.display(),
+                        e.utf8_error().valid_up_to()
+                    );
+                    return Err(ExitCode::from(EXIT_USAGE));
+                }
+            },
+            Err(e) => {
+                eprintln!("error: cannot read {}: {e}", path.display());
+                return Err(ExitCode::from(EXIT_USAGE));
+            }
+        }
+    }
+    let mut session = Session::new();
+    let mentioned: Vec<&str> = library
+        .iter()
+        .chain(&user)
+        .map(|(_, text)| text.as_str())
+        .chain(model)
+        .collect();
+    session.add_embedded_stdlib_used_by(&mentioned);
+    for (name, text) in library {
+        session.add_library_file(name, text);
+    }
+    for (name, text) in user {
+        session.add_file(name, text);
+    }
+    Ok(session)
+}
+
+/// Prints diagnostics and maps them to the exit code.
+fn finish(session: &mut Session, color: bool) -> ExitCode {
+    let rendered = session.render_diagnostics(color);
+    eprint!("{rendered}");
+    if session.has_errors() {
+        ExitCode::from(EXIT_MODEL_ERROR)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn print_timings(session: &Session) {
+    for t in session.timings.stages() {
+        eprintln!("{:>12}: {:>10.3} ms", t.stage, t.time.as_secs_f64() * 1e3);
+    }
+}

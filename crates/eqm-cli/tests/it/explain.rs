@@ -1,0 +1,89 @@
+//! `eqm explain --steps --svg` as a user runs it: the drawing is written, an unwritable path is
+//! a usage error, and a model too large to draw still succeeds.
+
+use crate::models::chain_model;
+use std::process::Command;
+
+/// A fresh directory for one test's files.
+fn temp_dir(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("eqm-graphview-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Runs the built `eqm` in the crate directory: (exit code, stdout, stderr).
+fn eqm(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_eqm"))
+        .args(args)
+        .current_dir(crate::REPO)
+        .env_remove("EQMPATH")
+        .output()
+        .expect("the eqm binary runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_writes_the_svg_and_appends_the_steps() {
+    let dir = temp_dir("cli");
+    let out = dir.join("graph.svg");
+    let (code, stdout, stderr) = eqm(&[
+        "explain".as_ref(),
+        "examples/spring_mass.eqm".as_ref(),
+        "--keep-aliases".as_ref(),
+        "--steps".as_ref(),
+        "--svg".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let svg = std::fs::read_to_string(&out).expect("the SVG file exists");
+    assert!(svg.starts_with("<?xml") || svg.starts_with("<svg"));
+    assert!(
+        stderr.contains(&format!("wrote {} (11 equations, 11 variables)", out.display())),
+        "{stderr}"
+    );
+    assert!(stdout.contains("sorted assignments:"), "explain's own text comes first");
+    assert!(stdout.contains("colouring steps"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cli_reports_an_unwritable_svg_path_as_a_usage_error() {
+    let dir = temp_dir("unwritable");
+    let out = dir.join("no-such-directory").join("graph.svg");
+    let (code, _, stderr) = eqm(&[
+        "explain".as_ref(),
+        "examples/spring_mass.eqm".as_ref(),
+        "--svg".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("cannot write"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+#[test]
+fn cli_does_not_draw_a_large_model_and_succeeds() {
+    let dir = temp_dir("large");
+    let model = dir.join("big.eqm");
+    std::fs::write(&model, chain_model(500)).expect("model written");
+    let out = dir.join("big.svg");
+    let (code, stdout, stderr) = eqm(&[
+        "explain".as_ref(),
+        model.as_os_str(),
+        "--steps".as_ref(),
+        "--svg".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("too large to draw"), "{stderr}");
+    assert!(!out.exists(), "no file for a model too large to draw");
+    assert!(
+        stdout.contains("too large to replay step by step (500 equations)"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

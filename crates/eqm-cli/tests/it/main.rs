@@ -1,0 +1,22 @@
+//! Integration tests of `eqm-cli`. The `eqm` command line as a user runs it: `run`, events, friction, projection, the pendulum against its exact solution.
+//!
+//! One test binary for the crate; each module is one family of tests.
+
+#[path = "../../../../tests/support/cli.rs"]
+mod cli;
+#[path = "../../../../tests/support/models.rs"]
+mod models;
+#[path = "../../../../tests/support/pendulum.rs"]
+mod pendulum;
+
+mod events;
+mod explain;
+mod friction;
+mod hostile;
+mod pendulum_reference;
+mod projection;
+mod run;
+
+/// The repository root, where the examples and the standard library live.
+#[allow(dead_code)]
+pub const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");

@@ -1,0 +1,387 @@
+//! Alias elimination: `a = b`, `a = -b` and `a = constant` are removed before matching.
+//!
+//! Input: a [`Dae`]. Output: the same DAE with fewer equations and variables, and an
+//! [`AliasReport`]. Each alias class keeps one representative (a state before an algebraic
+//! variable, then a variable whose start value is fixed, then the one declared first); the others
+//! are replaced by `±representative` everywhere, and their expression is kept in
+//! `Dae::eliminated` so results can still show them. Start attributes are merged onto the
+//! representative; two different start values in one class give a warning naming both sources.
+//! Connection equations make most of a flat model aliases, so this pass is what keeps the
+//! structural analysis small.
+//!
+//! An equation recognised as an alias is kept when it closes a cycle (`a = b`, `b = a`): such a
+//! redundant equation is left for the structural analysis to report. `v = constant` is only
+//! eliminated for algebraic variables whose class has no state. This pass does no other
+//! simplification of the equations it keeps.
+
+use crate::dae::{Dae, Equation, Origin, VarKind};
+use eqm_diag::Diagnostic;
+use eqm_ir::expr::{BinOp, ExprArena, ExprId, UnOp, VarId};
+use eqm_ir::symbolic::{linear_form, substitute};
+
+/// What alias elimination did.
+#[derive(Debug, Clone, Default)]
+pub struct AliasReport {
+    /// Variables replaced by `±representative` (variable, representative, sign, and the removed
+    /// equation that mentions the variable, when one does: a class's root can be aliased only
+    /// through other members).
+    pub aliases: Vec<(VarId, VarId, f64, Option<Origin>)>,
+    /// Variables replaced by a constant or parameter expression (variable, value, equation).
+    pub constants: Vec<(VarId, ExprId, Option<Origin>)>,
+    pub removed_equations: usize,
+}
+
+/// Union-find over variables with the sign of each variable relative to its parent.
+struct Classes {
+    parent: Vec<u32>,
+    sign: Vec<f64>,
+    /// The known value of a class, attached to its root.
+    value: Vec<Option<ExprId>>,
+    path: Vec<u32>,
+}
+
+impl Classes {
+    /// The root of `v` and the sign `s` with `v = s * root`. Iterative, with full path
+    /// compression so that later finds are O(1).
+    fn find(&mut self, v: u32) -> (u32, f64) {
+        self.path.clear();
+        let mut x = v;
+        while self.parent[x as usize] != x {
+            self.path.push(x);
+            x = self.parent[x as usize];
+        }
+        // From the node nearest the root back to `v`: sign to root = own sign * parent's.
+        let mut to_root = 1.0;
+        for &node in self.path.iter().rev() {
+            to_root *= self.sign[node as usize];
+            self.sign[node as usize] = to_root;
+            self.parent[node as usize] = x;
+        }
+        (x, to_root)
+    }
+}
+
+/// Removes aliases from `dae`; returns the report and warnings.
+pub fn eliminate(dae: &mut Dae) -> (AliasReport, Vec<Diagnostic>) {
+    let n = dae.kinds.len();
+    let mut classes = Classes {
+        parent: (0..n as u32).collect(),
+        sign: vec![1.0; n],
+        value: vec![None; n],
+        path: Vec::new(),
+    };
+    let kinds = dae.kinds.clone();
+    let is_unknown = |v: VarId| matches!(kinds[v.0 as usize], VarKind::State | VarKind::Algebraic);
+    let mut report = AliasReport::default();
+    let mut keep = vec![true; dae.equations.len()];
+    // Representatives are chosen by priority, so the rank of each variable is computed once.
+    let rank: Vec<(u8, u8, u32)> = (0..n)
+        .map(|i| {
+            let v = &dae.flat.variables[i];
+            let state = u8::from(kinds[i] != VarKind::State);
+            let fixed = u8::from(v.attributes.fixed != Some(true));
+            (state, fixed, i as u32)
+        })
+        .collect();
+    let mut has_state: Vec<bool> = kinds.iter().map(|k| *k == VarKind::State).collect();
+
+    for (index, eq) in dae.equations.iter().enumerate() {
+        // Most equations of a large model are either plain `±a = ±b` / `a = constant` (answered
+        // without building anything) or clearly not aliases (more than two unknowns, or a
+        // derivative): only the rest pays for simplification into a linear form.
+        let form = match quick_form(&mut dae.flat.exprs, eq, &is_unknown) {
+            Quick::Form(form) => form,
+            Quick::NotAlias => continue,
+            Quick::Unknown => {
+                let residual = dae.flat.exprs.binary(BinOp::Sub, eq.lhs, eq.rhs);
+                match linear_form(&mut dae.flat.exprs, residual, &is_unknown) {
+                    Some(form) => form,
+                    None => continue,
+                }
+            }
+        };
+        let rest_zero = dae.flat.exprs.literal(form.rest) == Some(0.0);
+        match form.terms.as_slice() {
+            [(a, ca), (b, cb)] if rest_zero && ca.abs() == cb.abs() => {
+                // ca*a + cb*b = 0, so a = s*b with s = -cb/ca = ±1.
+                let s = -cb / ca;
+                let (ra, sa) = classes.find(a.0);
+                let (rb, sb) = classes.find(b.0);
+                if ra == rb || (classes.value[ra as usize].is_some() && classes.value[rb as usize].is_some()) {
+                    continue;
+                }
+                // ra = sa*a = sa*s*b = sa*s*sb*rb.
+                let relative = sa * s * sb;
+                let (winner, loser) = if rank[ra as usize] <= rank[rb as usize] {
+                    (ra, rb)
+                } else {
+                    (rb, ra)
+                };
+                classes.parent[loser as usize] = winner;
+                classes.sign[loser as usize] = relative;
+                if classes.value[winner as usize].is_none()
+                    && let Some(v) = classes.value[loser as usize].take()
+                {
+                    classes.value[winner as usize] = Some(signed(&mut dae.flat.exprs, v, relative));
+                }
+                has_state[winner as usize] |= has_state[loser as usize];
+                keep[index] = false;
+            }
+            [(a, ca)] if kinds[a.0 as usize] == VarKind::Algebraic && dae.is_parameter_expression(form.rest) => {
+                let (ra, sa) = classes.find(a.0);
+                if has_state[ra as usize] || classes.value[ra as usize].is_some() {
+                    continue;
+                }
+                // ca*a + rest = 0, so a = -rest/ca and ra = sa*a.
+                let value = dae.flat.exprs.unary(UnOp::Neg, form.rest);
+                let value = if *ca == 1.0 {
+                    value
+                } else {
+                    let c = dae.flat.exprs.real(*ca);
+                    dae.flat.exprs.binary(BinOp::Div, value, c)
+                };
+                let value = eqm_ir::symbolic::simplify(&mut dae.flat.exprs, value);
+                classes.value[ra as usize] = Some(signed(&mut dae.flat.exprs, value, sa));
+                keep[index] = false;
+            }
+            _ => {}
+        }
+    }
+
+    // The expression that replaces each eliminated variable, and for states also `der(v)`.
+    let mut replace = Replacements::default();
+    let mut eliminated: Vec<Option<ExprId>> = vec![None; n];
+    let mut warnings = Vec::new();
+    let mut removed_origin = vec![None; n];
+    for (index, eq) in dae.equations.iter().enumerate() {
+        if !keep[index] {
+            // Remember the equation that made each variable an alias, for the report.
+            for v in vars_of(&dae.flat.exprs, eq) {
+                if removed_origin[v.0 as usize].is_none() {
+                    removed_origin[v.0 as usize] = Some(eq.origin.clone());
+                }
+            }
+        }
+    }
+    for i in 0..n as u32 {
+        let (root, s) = classes.find(i);
+        let value = classes.value[root as usize];
+        if root == i && value.is_none() {
+            continue;
+        }
+        let v = VarId(i);
+        let origin = removed_origin[i as usize].clone();
+        let expr = match value {
+            // v = s*root and root = value.
+            Some(value) => {
+                let e = signed(&mut dae.flat.exprs, value, s);
+                report.constants.push((v, e, origin));
+                e
+            }
+            None => {
+                let root_node = dae.flat.exprs.var(VarId(root));
+                merge_start(dae, VarId(root), v, s, &mut warnings);
+                report.aliases.push((v, VarId(root), s, origin));
+                let e = signed(&mut dae.flat.exprs, root_node, s);
+                if kinds[i as usize] == VarKind::State {
+                    let own_der = {
+                        let node = dae.flat.exprs.var(v);
+                        dae.flat.exprs.builtin(eqm_ir::builtins::Builtin::Der, vec![node])
+                    };
+                    let root_der = dae.flat.exprs.builtin(eqm_ir::builtins::Builtin::Der, vec![root_node]);
+                    replace.insert(own_der, signed(&mut dae.flat.exprs, root_der, s));
+                }
+                e
+            }
+        };
+        let node = dae.flat.exprs.var(v);
+        replace.insert(node, expr);
+        eliminated[i as usize] = Some(expr);
+    }
+
+    let mut kept: Vec<Equation> = Vec::with_capacity(dae.equations.len());
+    for (index, eq) in std::mem::take(&mut dae.equations).into_iter().enumerate() {
+        if !keep[index] {
+            report.removed_equations += 1;
+            continue;
+        }
+        let mut eq = eq;
+        if !replace.is_empty() {
+            // Substituted constants (`0 + f`) are folded so listings read like the model.
+            let lhs = substitute(&mut dae.flat.exprs, eq.lhs, &|_, id| replace.get(id));
+            let rhs = substitute(&mut dae.flat.exprs, eq.rhs, &|_, id| replace.get(id));
+            if lhs != eq.lhs {
+                eq.lhs = eqm_ir::symbolic::simplify(&mut dae.flat.exprs, lhs);
+            }
+            if rhs != eq.rhs {
+                eq.rhs = eqm_ir::symbolic::simplify(&mut dae.flat.exprs, rhs);
+            }
+        }
+        kept.push(eq);
+    }
+    dae.equations = kept;
+    if !replace.is_empty() {
+        for eq in &mut dae.initial_equations {
+            for side in [&mut eq.lhs, &mut eq.rhs] {
+                let new = substitute(&mut dae.flat.exprs, *side, &|_, id| replace.get(id));
+                if new != *side {
+                    *side = eqm_ir::symbolic::simplify(&mut dae.flat.exprs, new);
+                }
+            }
+        }
+    }
+    // A state whose class representative is another variable is no longer a state itself.
+    for (i, e) in eliminated.iter().enumerate() {
+        if e.is_some() && dae.kinds[i] == VarKind::State {
+            dae.kinds[i] = VarKind::Algebraic;
+        }
+    }
+    dae.eliminated = eliminated;
+    (report, warnings)
+}
+
+/// The expression replacing each eliminated variable's node (and `der` node), by expression id:
+/// a dense table, because substitution asks about every node of every equation.
+#[derive(Default)]
+struct Replacements {
+    by_node: Vec<Option<ExprId>>,
+    any: bool,
+}
+
+impl Replacements {
+    fn insert(&mut self, node: ExprId, by: ExprId) {
+        let i = node.0 as usize;
+        if self.by_node.len() <= i {
+            self.by_node.resize(i + 1, None);
+        }
+        self.by_node[i] = Some(by);
+        self.any = true;
+    }
+
+    fn get(&self, node: ExprId) -> Option<ExprId> {
+        self.by_node.get(node.0 as usize).copied().flatten()
+    }
+
+    fn is_empty(&self) -> bool {
+        !self.any
+    }
+}
+
+/// What a cheap look at an equation tells about it.
+enum Quick {
+    /// `±a = ±b`, `±a = e` or `e = ±a` with `e` free of unknowns: its linear form.
+    Form(eqm_ir::symbolic::LinearForm),
+    /// It cannot be an alias: a derivative or `pre`, or more than two unknowns.
+    NotAlias,
+    /// Needs the full linear form.
+    Unknown,
+}
+
+/// Classifies `eq` by walking at most a few dozen nodes.
+fn quick_form(arena: &mut ExprArena, eq: &Equation, is_unknown: &dyn Fn(VarId) -> bool) -> Quick {
+    use eqm_ir::expr::Node;
+    // `±v` for an unknown `v`, as (v, sign).
+    let signed_var = |e: ExprId| match arena.get(e) {
+        Node::Var(v) if is_unknown(*v) => Some((*v, 1.0)),
+        Node::Unary(UnOp::Neg, a) => match arena.get(*a) {
+            Node::Var(v) if is_unknown(*v) => Some((*v, -1.0)),
+            _ => None,
+        },
+        _ => None,
+    };
+    match (signed_var(eq.lhs), signed_var(eq.rhs)) {
+        (Some((a, sa)), Some((b, sb))) if a != b => {
+            let mut terms = vec![(a, sa), (b, -sb)];
+            terms.sort_by_key(|t| t.0);
+            return Quick::Form(eqm_ir::symbolic::LinearForm {
+                terms,
+                rest: arena.real(0.0),
+            });
+        }
+        _ => {}
+    }
+    // Count distinct unknowns and look for derivatives, giving up on large equations.
+    let mut unknowns: Vec<VarId> = Vec::new();
+    let mut stack = vec![eq.lhs, eq.rhs];
+    let mut budget = 64;
+    while let Some(e) = stack.pop() {
+        budget -= 1;
+        if budget == 0 {
+            return Quick::Unknown;
+        }
+        match arena.get(e) {
+            Node::Var(v) if is_unknown(*v) => {
+                if !unknowns.contains(v) {
+                    unknowns.push(*v);
+                    if unknowns.len() > 2 {
+                        return Quick::NotAlias;
+                    }
+                }
+            }
+            node if eqm_ir::symbolic::is_symbol_operator(node) => return Quick::NotAlias,
+            _ => stack.extend(arena.children(e)),
+        }
+    }
+    Quick::Unknown
+}
+
+/// `s * e` for a sign `s` of ±1.
+fn signed(arena: &mut ExprArena, e: ExprId, s: f64) -> ExprId {
+    if s < 0.0 { arena.unary(UnOp::Neg, e) } else { e }
+}
+
+/// The unknowns occurring in an equation (both sides), in first-occurrence order.
+fn vars_of(arena: &ExprArena, eq: &Equation) -> Vec<VarId> {
+    let mut out = Vec::new();
+    arena.vars_in(eq.lhs, &mut out);
+    arena.vars_in(eq.rhs, &mut out);
+    out
+}
+
+/// Moves the start attribute of `member` (with `member = s * root`) onto `root`, warning when
+/// both have different start values.
+fn merge_start(dae: &mut Dae, root: VarId, member: VarId, s: f64, warnings: &mut Vec<Diagnostic>) {
+    let Some(member_start) = dae.flat.var(member).attributes.start else {
+        return;
+    };
+    let member_fixed = dae.flat.var(member).attributes.fixed == Some(true);
+    let value = signed(&mut dae.flat.exprs, member_start, s);
+    let root_var = &dae.flat.variables[root.0 as usize];
+    match root_var.attributes.start {
+        None => {
+            let r = &mut dae.flat.variables[root.0 as usize].attributes;
+            r.start = Some(value);
+            if member_fixed {
+                r.fixed = Some(true);
+            }
+        }
+        Some(existing) => {
+            let a = dae.flat.exprs.literal(existing);
+            let b = dae.flat.exprs.literal(value);
+            let differ = match (a, b) {
+                (Some(a), Some(b)) => a != b,
+                _ => existing != value,
+            };
+            if differ {
+                let root_name = root_var.name.clone();
+                let member_name = dae.flat.var(member).name.clone();
+                let kept = dae.flat.expr_text(existing);
+                let other = dae.flat.expr_text(member_start);
+                warnings.push(
+                    Diagnostic::warning(
+                        "W0501",
+                        format!(
+                            "`{member_name}` and `{root_name}` are the same variable but have different start values"
+                        ),
+                        dae.flat.var(member).span,
+                        format!("start = {other} here"),
+                    )
+                    .with_label(root_var.span, format!("start = {kept} here, which is used")),
+                );
+            }
+            if member_fixed {
+                dae.flat.variables[root.0 as usize].attributes.fixed = Some(true);
+            }
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! The structural analysis of one model as one function, the choice of the form in which a
+//! high-index model is simulated, and the building of its executable programs.
+//!
+//! Input: a [`FlatModel`] and [`AnalysisOptions`]. [`analyze`] runs the stages in order (DAE
+//! lowering, alias elimination, index reduction, event extraction, causalisation, the
+//! initialization problem, and the same last stages on the embedding form of a high-index
+//! model) and decides the form to simulate ([`FormChoice::choose`], the only place that
+//! decides it). Output: an [`Analysis`], what `explain` prints and [`compile`] turns into the
+//! executable programs of a [`Compiled`] model. Each stage's wall time goes to a [`Timings`].
+//! This module sequences stages; it implements none of them.
+
+use crate::alias::AliasReport;
+use crate::dae::Dae;
+use crate::exec::ExecProgram;
+use crate::index::{IndexReduction, Invariant};
+use crate::init::InitPlan;
+use crate::plan::Plan;
+use eqm_diag::Diagnostic;
+use eqm_diag::timing::Timings;
+use eqm_ir::flat::{Experiment, FlatModel};
+
+/// How to analyse a model.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnalysisOptions {
+    /// Keep alias equations (`a = b`) in the system, which shows the equations exactly as the
+    /// model writes them (`explain --keep-aliases`).
+    pub keep_aliases: bool,
+    /// The form of a high-index model to simulate.
+    pub index_form: IndexForm,
+}
+
+/// The result of the structural analysis of one model: what `explain`, code generation and the
+/// interpreter read.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    pub dae: Dae,
+    pub aliases: AliasReport,
+    /// What index reduction did; `None` when the DAE needed none.
+    pub index: Option<IndexReduction>,
+    pub plan: Plan,
+    /// The initialization problem and its plan.
+    pub init: InitPlan,
+    /// The embedding form of a high-index model, when it could be analysed.
+    pub embedding: Option<EmbeddingForm>,
+    /// The form simulated, for a model that needed index reduction.
+    pub form: Option<FormChoice>,
+}
+
+/// The embedding form of a high-index model, analysed: every differentiated variable a state,
+/// the differentiated constraints kept as invariants.
+#[derive(Debug, Clone)]
+pub struct EmbeddingForm {
+    /// The DAE with its events extracted.
+    pub dae: Dae,
+    pub plan: Plan,
+    pub invariants: Vec<Invariant>,
+    /// Whether a static state choice stays valid for the whole run (see
+    /// [`crate::index::Embedding::static_choice_is_valid`]).
+    pub static_choice_valid: bool,
+}
+
+/// Which form of a high-index model to simulate (`--index-reduction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IndexForm {
+    /// The embedding form where a static state choice cannot be shown valid for the whole run,
+    /// otherwise the dummy-derivative form.
+    #[default]
+    Auto,
+    /// Dummy derivatives: a static state choice (fewer states, no projection).
+    Dummy,
+    /// The embedding form: every differentiated variable a state, the differentiated
+    /// constraints kept as invariants by the projection.
+    Embedding,
+}
+
+/// The form chosen for a high-index model, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormChoice {
+    pub embedding: bool,
+    pub why: FormReason,
+}
+
+/// Why a form was chosen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormReason {
+    /// The embedding form could not be analysed.
+    EmbeddingUnavailable,
+    /// `--index-reduction dummy` or `embedding`.
+    Requested,
+    /// The differentiated constraints are linear with constant coefficients.
+    StaticChoiceValid,
+    /// A static state choice may become singular during the run.
+    StaticChoiceMayFail,
+    /// The embedding form was chosen by default but could not be compiled, for this reason.
+    EmbeddingNotCompiled(String),
+}
+
+impl FormChoice {
+    /// The form to simulate for the index reduction `index` and embedding form `embedding`,
+    /// when `requested` was asked for; `None` for a model that needed no index reduction.
+    pub fn choose(
+        index: Option<&IndexReduction>,
+        embedding: Option<&EmbeddingForm>,
+        requested: IndexForm,
+    ) -> Option<FormChoice> {
+        index?;
+        let (embedding, why) = match (embedding, requested) {
+            (None, _) => (false, FormReason::EmbeddingUnavailable),
+            (Some(_), IndexForm::Dummy) => (false, FormReason::Requested),
+            (Some(_), IndexForm::Embedding) => (true, FormReason::Requested),
+            (Some(e), IndexForm::Auto) if e.static_choice_valid => (false, FormReason::StaticChoiceValid),
+            (Some(_), IndexForm::Auto) => (true, FormReason::StaticChoiceMayFail),
+        };
+        Some(FormChoice { embedding, why })
+    }
+
+    /// The choice in words, for `-v`.
+    pub fn reason(&self) -> String {
+        match (&self.why, self.embedding) {
+            (FormReason::EmbeddingUnavailable, _) => {
+                "dummy derivatives (the embedding form is not available for this model)".to_string()
+            }
+            (FormReason::Requested, false) => "dummy derivatives (--index-reduction dummy)".to_string(),
+            (FormReason::Requested, true) => {
+                "embedding form with projection (--index-reduction embedding)".to_string()
+            }
+            (FormReason::StaticChoiceValid, _) => "dummy derivatives: the differentiated constraints are linear with constant coefficients, so the static state choice stays valid".to_string(),
+            (FormReason::StaticChoiceMayFail, _) => {
+                "embedding form with projection: a static state choice may become singular during the run".to_string()
+            }
+            (FormReason::EmbeddingNotCompiled(why), _) => {
+                format!("dummy derivatives (the embedding form could not be compiled: {why})")
+            }
+        }
+    }
+}
+
+/// Runs the structural analysis of `flat`. Warnings (conflicting start values of aliases,
+/// start values assumed fixed) come back with the analysis; errors instead of it.
+pub fn analyze(
+    flat: FlatModel,
+    options: &AnalysisOptions,
+    timings: &mut Timings,
+) -> Result<(Analysis, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let mut warnings = Vec::new();
+    let mut dae = timings.time("lower", || crate::dae::lower(flat));
+    let aliases = timings.time("alias", || {
+        if options.keep_aliases {
+            AliasReport::default()
+        } else {
+            let (aliases, mut found) = crate::alias::eliminate(&mut dae);
+            warnings.append(&mut found);
+            aliases
+        }
+    });
+    let (index, embedding) = match timings.time("index reduction", || crate::index::reduce(&mut dae))? {
+        Some((index, embedding)) => (Some(index), embedding),
+        None => (None, None),
+    };
+    timings.time("events", || crate::events::extract(&mut dae));
+    let plan = timings.time("structural", || crate::plan::analyze(&mut dae))?;
+    let (init, mut init_warnings) = timings.time("initialization", || crate::init::analyze(&dae, &plan))?;
+    warnings.append(&mut init_warnings);
+    // The embedding form goes through the same last stages; when it cannot be sorted it is not
+    // available (its diagnostics are dropped: the dummy-derivative form is simulated instead).
+    let embedding = timings.time("structural", || {
+        embedding.and_then(|mut e| {
+            let static_choice_valid = e.static_choice_is_valid();
+            let mut dae = e.dae;
+            crate::events::extract(&mut dae);
+            let plan = crate::plan::analyze(&mut dae).ok()?;
+            Some(EmbeddingForm {
+                dae,
+                plan,
+                invariants: e.invariants,
+                static_choice_valid,
+            })
+        })
+    });
+    let form = FormChoice::choose(index.as_ref(), embedding.as_ref(), options.index_form);
+    let analysis = Analysis {
+        dae,
+        aliases,
+        index,
+        plan,
+        init,
+        embedding,
+        form,
+    };
+    Ok((analysis, warnings))
+}
+
+/// The executable programs of one model, ready to simulate.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    pub program: ExecProgram,
+    /// The initialization problem's program: run once to get consistent initial values.
+    pub init: ExecProgram,
+    pub experiment: Experiment,
+    /// For a model that needed index reduction: which form is simulated, and why.
+    pub form: Option<FormChoice>,
+}
+
+/// Builds the executable programs of `analysis` in the form it chose. When the embedding form
+/// was chosen by default but cannot be compiled, the dummy-derivative form is compiled instead
+/// (its state choice is checked during the run) and the choice says why.
+pub fn compile(analysis: Analysis, timings: &mut Timings) -> Result<Compiled, Vec<Diagnostic>> {
+    timings.time("codegen", || {
+        let experiment = analysis.dae.flat.experiment;
+        let mut form = analysis.form;
+        let embedding = analysis
+            .embedding
+            .filter(|_| form.as_ref().is_some_and(|c| c.embedding));
+        let program = match embedding.map(|e| ExecProgram::build(e.dae, &e.plan)) {
+            Some(Ok(program)) => Ok(program),
+            Some(Err(d)) if form.as_ref().is_some_and(|c| c.why != FormReason::Requested) => {
+                form = Some(FormChoice {
+                    embedding: false,
+                    why: FormReason::EmbeddingNotCompiled(
+                        d.first().map_or("no reason given", |d| d.message.as_str()).to_string(),
+                    ),
+                });
+                ExecProgram::build(analysis.dae, &analysis.plan)
+            }
+            Some(Err(d)) => Err(d),
+            None => ExecProgram::build(analysis.dae, &analysis.plan),
+        };
+        // The initialization problem is the dummy-derivative form's in both cases: it gives
+        // every variable consistent values, and the states of either form are read by name.
+        let init = ExecProgram::build(analysis.init.dae, &analysis.init.plan);
+        match (program, init) {
+            (Ok(program), Ok(init)) => Ok(Compiled {
+                program,
+                init,
+                experiment,
+                form,
+            }),
+            (Err(mut a), Err(mut b)) => {
+                a.append(&mut b);
+                Err(a)
+            }
+            (Err(d), _) | (_, Err(d)) => Err(d),
+        }
+    })
+}

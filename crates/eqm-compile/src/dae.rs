@@ -1,0 +1,381 @@
+//! DAE lowering: the flat model becomes a differential-algebraic system with classified
+//! variables.
+//!
+//! Input: a [`FlatModel`]. Output: a [`Dae`]: every variable classified (state, algebraic,
+//! discrete, parameter, constant), the continuous equations `lhs = rhs` each with its origin and
+//! span, A variable is a
+//! state when it appears differentiated (`der(x)`); `der` of an expression (`der(x + y)`)
+//! becomes a new algebraic variable with its defining equation, so that afterwards `der` is
+//! only applied to variables; `der` of a parameter or a discrete variable is 0.
+//!
+//! This stage deliberately does not simplify, eliminate aliases or sort: see `alias` and
+//! `structural`. When-clauses, initial equations, algorithm sections and assertions are kept in
+//! the flat model and read from there by later stages.
+
+use eqm_diag::source::Span;
+use eqm_ir::builtins::Builtin;
+use eqm_ir::expr::{Callee, ExprArena, ExprId, Node, VarId};
+use eqm_ir::flat::{self, FlatModel, ScalarType, Variability};
+
+/// What a variable is to the simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum VarKind {
+    /// Appears differentiated: integrated by the solver (before index reduction).
+    State,
+    /// Determined by the equations at each instant.
+    Algebraic,
+    /// Changes only at events (when-assigned, Integer, Boolean, String).
+    Discrete,
+    Parameter,
+    Constant,
+}
+
+/// Where a DAE equation comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    /// An equation of the flat model, with its index there.
+    Flat { index: u32, origin: flat::Origin },
+    /// `v = e` introduced for `der(e)` of an expression.
+    DerivativeArgument { var: VarId },
+    /// The time derivative of equation `of` (an index into the DAE's equations), created by
+    /// index reduction; `root` is the original equation and `order` how often it was
+    /// differentiated to get this one.
+    Differentiated { of: u32, root: u32, order: u32 },
+    /// An initial equation of the flat model, with its index there.
+    Initial { index: u32, origin: flat::Origin },
+    /// `x = start` for a variable with `fixed = true`.
+    FixedStart { var: VarId },
+    /// `x = start` for a state whose start value the initialization had to assume fixed.
+    AssumedStart { var: VarId },
+    /// `der(x) = x'` linking a state to its derivative when index reduction keeps both as
+    /// states (`var` is the variable standing for `x'`).
+    DerivativeChain { var: VarId },
+}
+
+#[derive(Debug, Clone)]
+pub struct Equation {
+    pub lhs: ExprId,
+    pub rhs: ExprId,
+    pub origin: Origin,
+    pub span: Span,
+}
+
+/// The static state choice of the dummy-derivative form: the equations index reduction
+/// differentiated and the variables that are no longer states because of it. The choice is
+/// valid while those equations determine those variables (their Jacobian with respect to them
+/// has full rank); a run checks that (`exec::ExecStateChoice`).
+#[derive(Debug, Clone, Default)]
+pub struct StateChoice {
+    pub constraints: Vec<usize>,
+    pub demoted: Vec<VarId>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Dae {
+    /// The flat model, extended with the variables this stage introduces; its arena holds every
+    /// expression of the DAE.
+    pub flat: FlatModel,
+    /// The kind of each variable, indexed by `VarId`.
+    pub kinds: Vec<VarKind>,
+    pub equations: Vec<Equation>,
+    /// The initial equations, rewritten like the equations by every stage (aliases substituted,
+    /// index reduction's variables introduced); used only by the initialization problem.
+    pub initial_equations: Vec<Equation>,
+    /// For each variable removed by alias elimination, its value in terms of the remaining
+    /// variables (`±representative` or a parameter expression); indexed by `VarId`.
+    pub eliminated: Vec<Option<ExprId>>,
+    /// The zero-crossing surfaces and rewritten when-conditions (`events::extract`); empty
+    /// before that stage.
+    pub events: crate::events::EventSet,
+    /// The static state choice of the dummy-derivative form, set by index reduction.
+    pub state_choice: Option<StateChoice>,
+}
+
+impl Dae {
+    pub fn kind(&self, v: VarId) -> VarKind {
+        self.kinds[v.0 as usize]
+    }
+
+    pub fn exprs(&self) -> &ExprArena {
+        &self.flat.exprs
+    }
+
+    /// The states in variable order.
+    pub fn states(&self) -> impl Iterator<Item = VarId> + '_ {
+        self.kinds
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| **k == VarKind::State)
+            .map(|(i, _)| VarId(i as u32))
+    }
+
+    /// Whether `e` depends only on parameters, constants and literals (not on time or on a
+    /// variable that changes during simulation).
+    pub fn is_parameter_expression(&self, e: ExprId) -> bool {
+        let arena = &self.flat.exprs;
+        let mut stack = vec![e];
+        while let Some(id) = stack.pop() {
+            match arena.get(id) {
+                Node::Var(v) if !matches!(self.kind(*v), VarKind::Parameter | VarKind::Constant) => return false,
+                Node::Time | Node::Local(_) | Node::CallOutput(..) | Node::Call(Callee::User(_), _) => return false,
+                Node::Call(Callee::Builtin(b), _) if b.info().kind == eqm_ir::builtins::BuiltinKind::Operator => {
+                    return false;
+                }
+                _ => stack.extend(arena.children(id)),
+            }
+        }
+        true
+    }
+
+    /// Adds a continuous Real variable `name` of `kind` that stands for a derivative of `base`
+    /// (declared where `base` is, in its instance), as index reduction and the initialization
+    /// problem introduce them.
+    pub fn add_derivative_variable(&mut self, base: VarId, name: String, description: String, kind: VarKind) -> VarId {
+        let b = self.flat.var(base);
+        let variable = introduced_variable(name, b.instance, description, b.span);
+        let v = VarId(self.flat.variables.len() as u32);
+        self.flat.variables.push(variable);
+        self.kinds.push(kind);
+        self.eliminated.push(None);
+        v
+    }
+
+    /// A new discrete Boolean variable that holds a frozen relation (`events`).
+    pub fn add_relation_variable(&mut self, name: String, description: String, span: Span) -> VarId {
+        let mut variable = introduced_variable(name, flat::InstanceId(0), description, span);
+        variable.variability = Variability::Discrete;
+        variable.ty = ScalarType::Boolean;
+        let v = VarId(self.flat.variables.len() as u32);
+        self.flat.variables.push(variable);
+        self.kinds.push(VarKind::Discrete);
+        self.eliminated.push(None);
+        v
+    }
+
+    /// Replaces the nodes that are keys of `replacement` in every equation and initial equation.
+    pub fn substitute_in_equations(&mut self, replacement: &eqm_ir::expr::FxHashMap<ExprId, ExprId>) {
+        if replacement.is_empty() {
+            return;
+        }
+        for eq in self.equations.iter_mut().chain(self.initial_equations.iter_mut()) {
+            for side in [&mut eq.lhs, &mut eq.rhs] {
+                *side =
+                    eqm_ir::symbolic::substitute(&mut self.flat.exprs, *side, &|_, id| replacement.get(&id).copied());
+            }
+        }
+    }
+
+    /// Keeps the equations whose entry in `keep` is true (equations past its end are kept).
+    pub fn retain_equations(&mut self, keep: &[bool]) {
+        let mut index = 0;
+        self.equations.retain(|_| {
+            index += 1;
+            keep.get(index - 1).copied().unwrap_or(true)
+        });
+    }
+
+    /// A readable name of an equation's origin, for listings and diagnostics.
+    pub fn origin_label(&self, origin: &Origin) -> String {
+        match origin {
+            Origin::Flat { origin, .. } => self.flat.origin_label(origin),
+            Origin::DerivativeArgument { var } => {
+                format!("introduced for der() of an expression ({})", self.flat.var(*var).name)
+            }
+            Origin::Initial { origin, .. } => format!("initial equation of {}", self.flat.origin_label(origin)),
+            Origin::FixedStart { var } => format!("fixed start value of {}", self.flat.var(*var).name),
+            Origin::AssumedStart { var } => format!("start value of {}, assumed fixed", self.flat.var(*var).name),
+            Origin::Differentiated { root, order, .. } => {
+                let times = match order {
+                    1 => "d/dt".to_string(),
+                    n => format!("d^{n}/dt^{n}"),
+                };
+                format!("{times} of e{} (index reduction)", root + 1)
+            }
+            Origin::DerivativeChain { var } => {
+                format!(
+                    "{} is the derivative of a state and a state itself",
+                    self.flat.var(*var).name
+                )
+            }
+        }
+    }
+
+    /// The text `lhs = rhs` of an equation with full variable names.
+    pub fn equation_text(&self, e: &Equation) -> String {
+        format!("{} = {}", self.flat.expr_text(e.lhs), self.flat.expr_text(e.rhs))
+    }
+}
+
+/// A continuous Real variable the compiler introduces (no attributes, no binding).
+fn introduced_variable(name: String, instance: flat::InstanceId, description: String, span: Span) -> flat::Variable {
+    flat::Variable {
+        name,
+        instance,
+        variability: Variability::Continuous,
+        ty: ScalarType::Real,
+        causality: flat::Causality::None,
+        role: flat::ConnectorRole::None,
+        attributes: flat::Attributes::default(),
+        binding: None,
+        value: None,
+        description: Some(description.into()),
+        span,
+    }
+}
+
+/// Lowers a flat model to a DAE.
+pub fn lower(mut flat: FlatModel) -> Dae {
+    let mut kinds: Vec<VarKind> = flat
+        .variables
+        .iter()
+        .map(|v| match (v.variability, v.ty) {
+            // An input of the model itself holds the value given from outside (its start value
+            // until the simulation core feeds signals), so it is a run-time parameter here.
+            _ if flat.is_top_level_input(v) => VarKind::Parameter,
+            (Variability::Parameter, _) => VarKind::Parameter,
+            (Variability::Constant, _) => VarKind::Constant,
+            (Variability::Discrete, _) | (_, ScalarType::Integer | ScalarType::Boolean | ScalarType::String) => {
+                VarKind::Discrete
+            }
+            (Variability::Continuous, ScalarType::Real) => VarKind::Algebraic,
+        })
+        .collect();
+    for w in &flat.whens {
+        for b in &w.branches {
+            for a in &b.actions {
+                if let flat::WhenAction::Assign { var, .. } = a {
+                    kinds[var.0 as usize] = VarKind::Discrete;
+                }
+            }
+        }
+    }
+    let mut equations: Vec<Equation> = flat
+        .equations
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Equation {
+            lhs: e.lhs,
+            rhs: e.rhs,
+            origin: Origin::Flat {
+                index: i as u32,
+                origin: e.origin.clone(),
+            },
+            span: e.span,
+        })
+        .collect();
+
+    // Which arena nodes are `der(...)` calls, and which nodes contain one (children have
+    // smaller ids than parents, so one pass in id order suffices).
+    let arena = &flat.exprs;
+    let mut contains_der = vec![false; arena.len()];
+    for i in 0..arena.len() {
+        let id = ExprId(i as u32);
+        let own = matches!(arena.get(id), Node::Call(Callee::Builtin(Builtin::Der), _));
+        contains_der[i] = own || arena.children(id).any(|c| contains_der[c.0 as usize]);
+    }
+
+    // States: variables that appear as `der(v)` in a continuous equation.
+    let mut introduced: Vec<(ExprId, VarId)> = Vec::new();
+    let mut stack = Vec::new();
+    let mut seen = vec![false; arena.len()];
+    let mut der_nodes: Vec<(ExprId, Span)> = Vec::new();
+    for e in &equations {
+        for root in [e.lhs, e.rhs] {
+            if !contains_der[root.0 as usize] {
+                continue;
+            }
+            stack.push(root);
+            while let Some(id) = stack.pop() {
+                if seen[id.0 as usize] || !contains_der[id.0 as usize] {
+                    continue;
+                }
+                seen[id.0 as usize] = true;
+                if let Node::Call(Callee::Builtin(Builtin::Der), _) = arena.get(id) {
+                    der_nodes.push((id, e.span));
+                    continue;
+                }
+                stack.extend(arena.children(id));
+            }
+        }
+    }
+    der_nodes.sort_unstable_by_key(|d| d.0);
+    let mut replacements: Vec<(ExprId, ExprId)> = Vec::new();
+    for (node, span) in der_nodes {
+        let Node::Call(_, args) = flat.exprs.get(node).clone() else {
+            continue;
+        };
+        let Some(&arg) = args.first() else { continue };
+        match *flat.exprs.get(arg) {
+            Node::Var(v) => match kinds[v.0 as usize] {
+                VarKind::Algebraic | VarKind::State => kinds[v.0 as usize] = VarKind::State,
+                // A parameter, constant or discrete variable is constant between events.
+                _ => replacements.push((node, flat.exprs.real(0.0))),
+            },
+            _ => {
+                // `der(e)`: a new variable `v = e` makes `der(v)` a derivative of a variable.
+                let v = VarId(flat.variables.len() as u32);
+                let description = format!("der({}) of an expression", flat.expr_text(arg));
+                flat.variables.push(introduced_variable(
+                    format!("$der_arg{}", introduced.len() + 1),
+                    flat::InstanceId(0),
+                    description,
+                    span,
+                ));
+                kinds.push(VarKind::State);
+                let var_node = flat.exprs.var(v);
+                let new_der = flat.exprs.builtin(Builtin::Der, vec![var_node]);
+                replacements.push((node, new_der));
+                introduced.push((arg, v));
+            }
+        }
+    }
+    let mut initial_equations: Vec<Equation> = flat
+        .initial_equations
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Equation {
+            lhs: e.lhs,
+            rhs: e.rhs,
+            origin: Origin::Initial {
+                index: i as u32,
+                origin: e.origin.clone(),
+            },
+            span: e.span,
+        })
+        .collect();
+    if !replacements.is_empty() {
+        replacements.sort_unstable();
+        for e in equations.iter_mut().chain(initial_equations.iter_mut()) {
+            for side in [&mut e.lhs, &mut e.rhs] {
+                if contains_der.get(side.0 as usize).copied().unwrap_or(true) {
+                    *side = eqm_ir::symbolic::substitute(&mut flat.exprs, *side, &|_, id| {
+                        replacements
+                            .binary_search_by_key(&id, |r| r.0)
+                            .ok()
+                            .map(|k| replacements[k].1)
+                    });
+                }
+            }
+        }
+    }
+    for (arg, v) in introduced {
+        let var_node = flat.exprs.var(v);
+        let span = flat.var(v).span;
+        equations.push(Equation {
+            lhs: var_node,
+            rhs: arg,
+            origin: Origin::DerivativeArgument { var: v },
+            span,
+        });
+    }
+    let eliminated = vec![None; kinds.len()];
+    Dae {
+        flat,
+        kinds,
+        equations,
+        initial_equations,
+        eliminated,
+        events: Default::default(),
+        state_choice: None,
+    }
+}

@@ -1,0 +1,491 @@
+//! Event extraction: relations in a continuous context become frozen Boolean variables with
+//! zero-crossing functions.
+//!
+//! Input: a [`Dae`] after index reduction. Output: the same DAE in which every relation
+//! `a < b`, `a <= b`, `a > b`, `a >= b` outside `noEvent`/`smooth` in an equation or a
+//! when-condition, and every event-generating built-in (`abs`, `sign`, `min`, `max` of two
+//! arguments), reads a new discrete variable (`$rel1`, `$rel2`, ...) instead, plus the
+//! [`EventSet`] that says how those variables are computed: each one is a sign test of a
+//! *surface* `d = a - b`, and relations that test the same `d` share one surface (so `x > 0`
+//! and `x < 0` in `sign(x)` have one zero-crossing function, which is what sliding mode needs).
+//!
+//! Between events the variables keep their values, so the right-hand side is smooth inside a
+//! step; the simulation evaluates the surfaces after each step, locates sign changes and updates
+//! the variables at the event (`hybrid`). Relations between parameters, constants and discrete
+//! variables only cannot change between events and stay as they are.
+//!
+//! `sample(start, interval)` becomes a discrete variable too (`$sample1`, ...), true only at the
+//! time events `start + k·interval`, which the simulation schedules exactly; `initial()` and
+//! `terminal()` become `$initial` and `$terminal`, true during the initial and the final event;
+//! `edge(e)` becomes `e and not $preN` and `change(e)` becomes `e <> $preN`, where `$preN` holds
+//! the value `e` had before the current pass of the event iteration.
+//!
+//! A surface `time - T` with `T` a parameter expression is marked as a time event: the
+//! simulation schedules it at exactly `T` instead of locating it.
+//!
+//! `floor`, `ceil`, `integer`, `div`, `mod` and `rem` of a continuous argument read a held integer
+//! part (`$heldN`), recomputed at events, with surfaces at the integers around it, so that they
+//! jump only at located events.
+//!
+//! Deliberately not here: relations inside user functions, and anything run-time.
+
+use crate::dae::{Dae, VarKind};
+use eqm_diag::source::Span;
+use eqm_ir::builtins::Builtin;
+use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp, VarId};
+use eqm_ir::flat::WhenAction;
+
+/// How a relation variable reads the sign of its surface `d`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Test {
+    /// `d > 0`
+    Positive,
+    /// `d >= 0`
+    NonNegative,
+    /// `d < 0`
+    Negative,
+    /// `d <= 0`
+    NonPositive,
+}
+
+impl Test {
+    /// The relation's value when the surface's frozen sign is `sign` (-1, 0 or 1).
+    pub fn holds(self, sign: i8) -> bool {
+        match self {
+            Test::Positive => sign > 0,
+            Test::NonNegative => sign >= 0,
+            Test::Negative => sign < 0,
+            Test::NonPositive => sign <= 0,
+        }
+    }
+}
+
+/// One zero-crossing function and the relation variables that read its sign.
+#[derive(Debug, Clone)]
+pub struct Surface {
+    /// `d = a - b` of the relations `a op b`.
+    pub expr: ExprId,
+    pub relations: Vec<(VarId, Test)>,
+    /// The first equation or when-clause the surface was found in.
+    pub span: Span,
+    /// The first relation as written, for messages (`v - q > 0`).
+    pub text: String,
+    /// When the surface is `time - T` with `T` a parameter expression, `T`: a time event, which
+    /// the simulation schedules exactly instead of locating it.
+    pub time_event: Option<ExprId>,
+}
+
+/// `sample(start, interval)`: a Boolean variable that is true exactly at the events at
+/// `start + k·interval` (time events, scheduled without root finding).
+#[derive(Debug, Clone)]
+pub struct Sample {
+    pub var: VarId,
+    pub start: ExprId,
+    pub interval: ExprId,
+    pub span: Span,
+}
+
+/// A value recomputed at the start of each pass of the event iteration and held between
+/// events: for `edge(e)` and `change(e)` the value `e` had before the pass (equal to `e` between
+/// events); for `floor`, `ceil`, `integer`, `div`, `mod`, `rem` the integer part of their argument.
+#[derive(Debug, Clone)]
+pub struct Previous {
+    pub var: VarId,
+    pub expr: ExprId,
+    pub span: Span,
+}
+
+/// The surfaces of a model and its when-conditions with their relations replaced.
+#[derive(Debug, Clone, Default)]
+pub struct EventSet {
+    pub surfaces: Vec<Surface>,
+    pub samples: Vec<Sample>,
+    pub previous: Vec<Previous>,
+    /// The variable standing for `initial()` (true during the initial event) and for
+    /// `terminal()` (true at the final event), if the model uses them.
+    pub initial: Option<VarId>,
+    pub terminal: Option<VarId>,
+    /// For each when-clause of the flat model, each branch's condition reading the relation
+    /// variables (the actions keep their expressions: they are evaluated at events only).
+    pub when_conditions: Vec<Vec<ExprId>>,
+}
+
+/// Replaces relations by relation variables in the equations, initial equations and
+/// when-conditions of `dae`, and records the surfaces in `dae.events`. Linear in the size of
+/// the expressions reachable from those roots.
+pub fn extract(dae: &mut Dae) {
+    let mut roots: Vec<(ExprId, Span)> = Vec::new();
+    for eq in dae.equations.iter().chain(&dae.initial_equations) {
+        roots.push((eq.lhs, eq.span));
+        roots.push((eq.rhs, eq.span));
+    }
+    for w in &dae.flat.whens {
+        for b in &w.branches {
+            roots.push((b.condition, w.span));
+            for a in &b.actions {
+                match a {
+                    WhenAction::Assign { value, span, .. } | WhenAction::Reinit { value, span, .. } => {
+                        roots.push((*value, *span))
+                    }
+                    WhenAction::Assert { condition, span, .. } => roots.push((*condition, *span)),
+                    WhenAction::Terminate { .. } => {}
+                }
+            }
+        }
+    }
+    // Children have smaller ids than their parents, so visiting the reachable nodes in id
+    // order rewrites every child before its parents. The span of a node is that of the first
+    // root that reaches it, which keeps messages deterministic. Nodes reached outside
+    // `noEvent` get every rewrite (`new`); nodes inside one get only the event operators
+    // (`inside`), whose meaning does not depend on events being generated.
+    let mut span_of: FxHashMap<ExprId, Span> = FxHashMap::default();
+    let mut in_event: eqm_ir::symbolic::FxHashSet<ExprId> = Default::default();
+    let mut opaque_children: Vec<(ExprId, Span)> = Vec::new();
+    let mut stack = Vec::new();
+    for &(root, span) in &roots {
+        stack.push(root);
+        while let Some(e) = stack.pop() {
+            if !in_event.insert(e) {
+                continue;
+            }
+            span_of.entry(e).or_insert(span);
+            if is_opaque(dae.exprs(), e) {
+                opaque_children.extend(dae.exprs().children(e).map(|c| (c, span)));
+                continue;
+            }
+            stack.extend(dae.exprs().children(e));
+        }
+    }
+    let mut in_opaque: eqm_ir::symbolic::FxHashSet<ExprId> = Default::default();
+    for (root, span) in opaque_children {
+        stack.push(root);
+        while let Some(e) = stack.pop() {
+            if !in_opaque.insert(e) {
+                continue;
+            }
+            span_of.entry(e).or_insert(span);
+            stack.extend(dae.exprs().children(e));
+        }
+    }
+    let mut order: Vec<ExprId> = span_of.keys().copied().collect();
+    order.sort_unstable();
+    let mut x = Extractor::default();
+    let mut new: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+    let mut inside: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+    for e in order {
+        let span = span_of[&e];
+        if in_opaque.contains(&e) {
+            let rewritten = match x.operator(dae, e, &inside, span) {
+                Some(r) => r,
+                None => rebuilt(dae, e, &inside),
+            };
+            if rewritten != e {
+                inside.insert(e, rewritten);
+            }
+        }
+        if !in_event.contains(&e) {
+            continue;
+        }
+        let rewritten = if is_opaque(dae.exprs(), e) {
+            rebuilt(dae, e, &inside)
+        } else if let Some(r) = x.operator(dae, e, &new, span) {
+            r
+        } else {
+            x.event_math(dae, e, &new, span)
+                .unwrap_or_else(|| rebuilt(dae, e, &new))
+        };
+        if rewritten != e {
+            new.insert(e, rewritten);
+        }
+    }
+    let map = |c: ExprId| new.get(&c).copied().unwrap_or(c);
+    for eq in dae.equations.iter_mut().chain(dae.initial_equations.iter_mut()) {
+        eq.lhs = map(eq.lhs);
+        eq.rhs = map(eq.rhs);
+    }
+    let when_conditions = dae
+        .flat
+        .whens
+        .iter()
+        .map(|w| w.branches.iter().map(|b| map(b.condition)).collect())
+        .collect();
+    // The actions read relation variables too: at an event they hold the relations' values.
+    for w in &mut dae.flat.whens {
+        for b in &mut w.branches {
+            for a in &mut b.actions {
+                match a {
+                    WhenAction::Assign { value, .. } | WhenAction::Reinit { value, .. } => *value = map(*value),
+                    WhenAction::Assert { condition, .. } => *condition = map(*condition),
+                    WhenAction::Terminate { .. } => {}
+                }
+            }
+        }
+    }
+    dae.events = EventSet {
+        surfaces: x.surfaces,
+        samples: x.samples,
+        previous: x.previous,
+        initial: x.initial,
+        terminal: x.terminal,
+        when_conditions,
+    };
+}
+
+/// Nodes whose inside is left alone: `noEvent(e)` and `smooth(n, e)` ask for no events.
+fn is_opaque(arena: &ExprArena, e: ExprId) -> bool {
+    matches!(
+        arena.get(e),
+        Node::Call(Callee::Builtin(Builtin::NoEvent | Builtin::Smooth), _)
+    )
+}
+
+/// Whether `e` can change only at events: it reads no state, algebraic variable or time.
+fn is_discrete(dae: &Dae, e: ExprId) -> bool {
+    let arena = dae.exprs();
+    let mut stack = vec![e];
+    while let Some(id) = stack.pop() {
+        match arena.get(id) {
+            Node::Var(v) if matches!(dae.kind(*v), VarKind::State | VarKind::Algebraic) => return false,
+            Node::Time | Node::Local(_) => return false,
+            Node::Call(Callee::Builtin(Builtin::Der), _) => return false,
+            _ => stack.extend(arena.children(id)),
+        }
+    }
+    true
+}
+
+/// `e` rebuilt with its children replaced according to `map`, or `e` itself when none changed.
+fn rebuilt(dae: &mut Dae, e: ExprId, map: &FxHashMap<ExprId, ExprId>) -> ExprId {
+    if dae.exprs().children(e).all(|c| !map.contains_key(&c)) {
+        return e;
+    }
+    eqm_ir::symbolic::rebuild(&mut dae.flat.exprs, e, map)
+}
+
+#[derive(Default)]
+struct Extractor {
+    surfaces: Vec<Surface>,
+    surface_of: FxHashMap<ExprId, usize>,
+    relation_of: FxHashMap<(ExprId, Test), ExprId>,
+    samples: Vec<Sample>,
+    previous: Vec<Previous>,
+    initial: Option<VarId>,
+    terminal: Option<VarId>,
+}
+
+impl Extractor {
+    /// The rewrite of an event operator (`sample`, `initial`, `terminal`, `edge`, `change`)
+    /// with its arguments mapped by `map`; `None` for any other node.
+    fn operator(&mut self, dae: &mut Dae, e: ExprId, map: &FxHashMap<ExprId, ExprId>, span: Span) -> Option<ExprId> {
+        let Node::Call(Callee::Builtin(b), args) = dae.exprs().get(e).clone() else {
+            return None;
+        };
+        let arg = |k: usize| args.get(k).map(|a| map.get(a).copied().unwrap_or(*a));
+        match (b, arg(0), arg(1)) {
+            (Builtin::Sample, Some(start), Some(interval)) => {
+                let number = self.samples.len() + 1;
+                let text = format!(
+                    "sample({}, {})",
+                    dae.flat.expr_text(start),
+                    dae.flat.expr_text(interval)
+                );
+                let var = dae.add_relation_variable(format!("$sample{number}"), text, span);
+                self.samples.push(Sample {
+                    var,
+                    start,
+                    interval,
+                    span,
+                });
+                Some(dae.flat.exprs.var(var))
+            }
+            (Builtin::Initial | Builtin::Terminal, ..) => {
+                let (slot, name) = if b == Builtin::Initial {
+                    (&mut self.initial, "$initial")
+                } else {
+                    (&mut self.terminal, "$terminal")
+                };
+                let var = *slot.get_or_insert_with(|| {
+                    dae.add_relation_variable(name.to_string(), format!("{}()", b.info().name), span)
+                });
+                Some(dae.flat.exprs.var(var))
+            }
+            (Builtin::Edge | Builtin::Change, Some(a), None) => {
+                let number = self.previous.len() + 1;
+                let var = dae.add_relation_variable(
+                    format!("$pre{number}"),
+                    format!("the value of `{}` before the event", dae.flat.expr_text(a)),
+                    span,
+                );
+                self.previous.push(Previous { var, expr: a, span });
+                let before = dae.flat.exprs.var(var);
+                Some(if b == Builtin::Edge {
+                    // edge(e) = e and not pre(e)
+                    let not_before = dae.flat.exprs.unary(UnOp::Not, before);
+                    dae.flat.exprs.binary(BinOp::And, a, not_before)
+                } else {
+                    // change(e) = e <> pre(e)
+                    dae.flat.exprs.binary(BinOp::Ne, a, before)
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The rewrite of a relation or of `abs`, `sign`, `min`, `max` that can change between
+    /// events, with its arguments mapped by `map`; `None` for any other node.
+    fn event_math(&mut self, dae: &mut Dae, e: ExprId, map: &FxHashMap<ExprId, ExprId>, span: Span) -> Option<ExprId> {
+        let m = |c: &ExprId| map.get(c).copied().unwrap_or(*c);
+        match dae.exprs().get(e).clone() {
+            Node::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), a, b) => {
+                let (a, b) = (m(&a), m(&b));
+                if is_discrete(dae, a) && is_discrete(dae, b) {
+                    return None;
+                }
+                let test = match op {
+                    BinOp::Lt => Test::Negative,
+                    BinOp::Le => Test::NonPositive,
+                    BinOp::Gt => Test::Positive,
+                    _ => Test::NonNegative,
+                };
+                Some(self.relation(dae, a, b, test, span))
+            }
+            Node::Call(Callee::Builtin(b @ (Builtin::Abs | Builtin::Sign)), args) if args.len() == 1 => {
+                let a = m(&args[0]);
+                if is_discrete(dae, a) {
+                    return None;
+                }
+                let zero = dae.flat.exprs.real(0.0);
+                Some(if b == Builtin::Abs {
+                    // abs(a) = if a >= 0 then a else -a
+                    let r = self.relation(dae, a, zero, Test::NonNegative, span);
+                    let minus = dae.flat.exprs.unary(UnOp::Neg, a);
+                    dae.flat.exprs.add(Node::If(r, a, minus))
+                } else {
+                    // sign(a) = (a > 0) - (a < 0): both read one surface, and sign(0) is 0.
+                    let p = self.relation(dae, a, zero, Test::Positive, span);
+                    let n = self.relation(dae, a, zero, Test::Negative, span);
+                    dae.flat.exprs.binary(BinOp::Sub, p, n)
+                })
+            }
+            Node::Call(
+                Callee::Builtin(
+                    b
+                    @ (Builtin::Floor | Builtin::Ceil | Builtin::Integer | Builtin::Div | Builtin::Mod | Builtin::Rem),
+                ),
+                args,
+            ) if !args.is_empty() => {
+                let args: Vec<ExprId> = args.iter().map(m).collect();
+                if args.iter().all(|a| is_discrete(dae, *a)) {
+                    return None;
+                }
+                // The integer part is held between events (`$heldN`, recomputed at each pass of
+                // the event iteration like the values `edge` compares with); the surfaces at the
+                // integers around it generate the events where it jumps.
+                let (argument, held_call) = match b {
+                    Builtin::Floor | Builtin::Ceil | Builtin::Integer => {
+                        (args[0], dae.flat.exprs.builtin(b, args.clone()))
+                    }
+                    _ => {
+                        let quotient = dae.flat.exprs.binary(BinOp::Div, args[0], args[1]);
+                        let inner = if b == Builtin::Mod {
+                            Builtin::Floor
+                        } else {
+                            Builtin::Div
+                        };
+                        let call = if inner == Builtin::Floor {
+                            dae.flat.exprs.builtin(Builtin::Floor, vec![quotient])
+                        } else {
+                            dae.flat.exprs.builtin(Builtin::Div, args.clone())
+                        };
+                        (quotient, call)
+                    }
+                };
+                let number = self.previous.len() + 1;
+                let text = dae.flat.expr_text(held_call);
+                let var =
+                    dae.add_relation_variable(format!("$held{number}"), format!("`{text}`, held between events"), span);
+                if let Some(v) = dae.flat.variables.last_mut() {
+                    v.ty = eqm_ir::flat::ScalarType::Real;
+                }
+                self.previous.push(Previous {
+                    var,
+                    expr: held_call,
+                    span,
+                });
+                let held = dae.flat.exprs.var(var);
+                let one = dae.flat.exprs.real(1.0);
+                let below = dae.flat.exprs.binary(BinOp::Sub, held, one);
+                let above = dae.flat.exprs.binary(BinOp::Add, held, one);
+                for boundary in [below, held, above] {
+                    self.relation(dae, argument, boundary, Test::Positive, span);
+                }
+                Some(match b {
+                    Builtin::Mod | Builtin::Rem => {
+                        // mod(a, b) = a - floor(a/b)*b, rem(a, b) = a - div(a, b)*b
+                        let product = dae.flat.exprs.binary(BinOp::Mul, held, args[1]);
+                        dae.flat.exprs.binary(BinOp::Sub, args[0], product)
+                    }
+                    _ => held,
+                })
+            }
+            Node::Call(Callee::Builtin(b @ (Builtin::Min | Builtin::Max)), args) if args.len() == 2 => {
+                let (a, c) = (m(&args[0]), m(&args[1]));
+                if is_discrete(dae, a) && is_discrete(dae, c) {
+                    return None;
+                }
+                // min(a, c) = if a <= c then a else c; max(a, c) = if a >= c then a else c.
+                let test = if b == Builtin::Min {
+                    Test::NonPositive
+                } else {
+                    Test::NonNegative
+                };
+                let r = self.relation(dae, a, c, test, span);
+                Some(dae.flat.exprs.add(Node::If(r, a, c)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The node of the relation variable for `a test-compared-with b`, made on first use.
+    fn relation(&mut self, dae: &mut Dae, a: ExprId, b: ExprId, test: Test, span: Span) -> ExprId {
+        let d = if dae.exprs().literal(b) == Some(0.0) {
+            a
+        } else {
+            dae.flat.exprs.binary(BinOp::Sub, a, b)
+        };
+        if let Some(&node) = self.relation_of.get(&(d, test)) {
+            return node;
+        }
+        let symbol = match test {
+            Test::Positive => ">",
+            Test::NonNegative => ">=",
+            Test::Negative => "<",
+            Test::NonPositive => "<=",
+        };
+        let text = format!("{} {symbol} 0", dae.flat.expr_text(d));
+        let k = match self.surface_of.get(&d) {
+            Some(&k) => k,
+            None => {
+                let time_event = match (dae.exprs().get(a), dae.exprs().get(b)) {
+                    (Node::Time, _) if dae.is_parameter_expression(b) => Some(b),
+                    _ => None,
+                };
+                self.surfaces.push(Surface {
+                    expr: d,
+                    relations: Vec::new(),
+                    span,
+                    text: text.clone(),
+                    time_event,
+                });
+                self.surface_of.insert(d, self.surfaces.len() - 1);
+                self.surfaces.len() - 1
+            }
+        };
+        let number = self.relation_of.len() + 1;
+        let v = dae.add_relation_variable(format!("$rel{number}"), format!("the relation `{text}`"), span);
+        self.surfaces[k].relations.push((v, test));
+        let node = dae.flat.exprs.var(v);
+        self.relation_of.insert((d, test), node);
+        node
+    }
+}

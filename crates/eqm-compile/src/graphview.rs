@@ -1,0 +1,1081 @@
+//! The bipartite equation/variable graph of an analysed model, replayed and drawn as seed 000
+//! ("Neue Wege in der Modellierung") does by hand: `eqm explain --steps` and `--svg`.
+//!
+//! Input: a [`Analysis`](crate::analysis::Analysis) (the DAE and its plan). [`GraphView::new`]
+//! turns it into plain nodes and edges: one node per equation in DAE order (`e1`, `e2`, ... with
+//! the equation's text, numbered as `eqm explain` numbers them), one node per algorithm-section
+//! output after them ("algorithm of <instance>"), and one node per unknown (an algebraic
+//! variable, or `der(x)` for a state `x`). Edges come from [`Plan::incidence`]; an edge is
+//! *matched* (red in the seed's figures) when the plan's matching makes the equation solve for
+//! that unknown. Every equation carries its sort number: its position in the plan's evaluation
+//! order.
+//!
+//! Output: [`GraphView::steps`], a text replay of the seed's colouring procedure one step a line,
+//! and [`GraphView::svg`], a standalone SVG 1.1 drawing of the graph like the seed's figures 7
+//! to 12. Both are deterministic: every order comes from vectors, none from a hash map.
+//!
+//! What it deliberately does not do: it decides nothing about the model. The replay repeats the
+//! seed's simple procedure for teaching, and where that procedure gets stuck it takes the plan's
+//! algebraic loop as one block instead of running a loop-breaking algorithm of its own; the
+//! plan stays the one source of the evaluation order that later stages use. It does no IO (the
+//! CLI writes the file), draws no index reduction (the plan does not apply it yet), and refuses,
+//! with a [`TooLarge`] value, graphs too large to replay ([`REPLAY_LIMIT`] equations) or to draw
+//! ([`DRAW_LIMIT`] nodes) usefully.
+
+use crate::analysis::Analysis;
+use crate::dae::Dae;
+use crate::plan::{Block, Plan, Unknown, unknown_name};
+use eqm_ir::expr::{ExprArena, ExprId};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::{self, Write as _};
+
+/// The most equations `steps` replays: beyond it the list of steps is longer than anyone reads.
+pub const REPLAY_LIMIT: usize = 200;
+/// The most nodes (equations plus unknowns) `svg` draws: beyond it edges merge into a blur.
+pub const DRAW_LIMIT: usize = 400;
+
+/// The graph of one analysed model, in display order.
+#[derive(Debug, Clone)]
+pub struct GraphView {
+    /// The model's name, for titles.
+    pub model: String,
+    /// Equation nodes in the plan's row order: the DAE's equations, then algorithm outputs.
+    pub equations: Vec<EquationNode>,
+    /// Unknown names in column order: the order in which they first appear when the equations
+    /// are read from top to bottom, left to right, as a person drawing the seed's figure 7
+    /// writes them down.
+    pub variables: Vec<String>,
+    /// Edges sorted by equation, then by variable column.
+    pub edges: Vec<Edge>,
+    /// The plan's blocks in evaluation order, with equations in the order they are computed.
+    pub blocks: Vec<BlockView>,
+}
+
+/// One equation (or algorithm output) node.
+#[derive(Debug, Clone)]
+pub struct EquationNode {
+    /// `e3`: the name `eqm explain` uses (algorithm rows continue the numbering).
+    pub label: String,
+    /// The equation as written (`lhs = rhs`), or `algorithm of <instance>`.
+    pub text: String,
+    /// Position of this equation in the plan's evaluation order, from 1.
+    pub sort: usize,
+    /// The variable column the plan makes this equation solve for.
+    pub solves: Option<usize>,
+    /// Whether this equation is part of an algebraic loop (solved together with others).
+    pub in_loop: bool,
+    /// Whether this row stands for an output of an algorithm section rather than an equation.
+    pub algorithm: bool,
+}
+
+/// An edge: `equation` (index into `equations`) contains `variable` (index into `variables`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Edge {
+    pub equation: usize,
+    pub variable: usize,
+    /// The equation solves for this variable (red in the seed's figures); otherwise it only
+    /// uses a value another equation computes (blue).
+    pub matched: bool,
+}
+
+/// One block of the evaluation order: a single equation, or an algebraic loop.
+#[derive(Debug, Clone)]
+pub struct BlockView {
+    /// Equation indices in the order they are evaluated (a loop's inner assignments first,
+    /// then its residuals).
+    pub equations: Vec<usize>,
+    /// Variable columns the block computes.
+    pub unknowns: Vec<usize>,
+    /// Tearing variables of a loop (empty for a single equation).
+    pub tearing: Vec<usize>,
+    /// Residual equations of a loop (empty for a single equation).
+    pub residuals: Vec<usize>,
+    /// A loop whose equations are all linear in its unknowns.
+    pub linear: bool,
+}
+
+/// A graph too large to replay or to draw usefully.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TooLarge {
+    Replay { equations: usize },
+    Draw { nodes: usize },
+}
+
+impl fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TooLarge::Replay { equations } => write!(
+                f,
+                "too large to replay step by step ({equations} equations); the sorted assignment list above gives the result"
+            ),
+            TooLarge::Draw { nodes } => write!(
+                f,
+                "the model is too large to draw: its graph has {nodes} nodes (equations and unknowns), more than the {DRAW_LIMIT} a drawing can show readably"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+/// The outcome of replaying the seed's colouring procedure.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The steps, one a line, as `steps` prints them.
+    pub text: String,
+    /// For each equation, its number in the replay (from 1; 0 if it never got one, which
+    /// happens only for a plan that is not a complete evaluation order).
+    pub numbers: Vec<usize>,
+    /// For each equation, the variable column of its red edge.
+    pub solves: Vec<Option<usize>>,
+    /// The equations in replay order, grouped: one group per single equation, one per
+    /// algebraic loop taken as a block.
+    pub groups: Vec<Vec<usize>>,
+}
+
+impl GraphView {
+    /// Builds the graph of an analysed model. Never fails: a plan that leaves something out
+    /// (an equation without a block, an unmatched row) gives a node without a number or a red
+    /// edge rather than a panic.
+    pub fn new(analysis: &Analysis) -> GraphView {
+        let (dae, plan) = (&analysis.dae, &analysis.plan);
+        let arena = dae.exprs();
+        let n_rows = plan.matching.len().max(dae.equations.len());
+        let index_of: BTreeMap<ExprId, usize> = plan.leaves.iter().enumerate().map(|(i, l)| (*l, i)).collect();
+
+        // Algorithm rows are numbered after the equations; the plan names each one's section
+        // and output only in its blocks.
+        let mut algorithm_rows: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
+        for block in &plan.blocks {
+            if let Block::Algorithm { eq, unknown, algorithm } = block {
+                algorithm_rows.insert(*eq, (*unknown, *algorithm));
+            }
+        }
+
+        // For each row: its unknowns in reading order (which fixes the column order) and its
+        // edge set. Equations take their edges from the plan; an algorithm output is connected
+        // to what its section reads, as the plan connects it.
+        let incidence = plan.incidence(dae);
+        let unknown_index: BTreeMap<Unknown, usize> = plan.unknowns.iter().enumerate().map(|(i, u)| (*u, i)).collect();
+        let mut sections: BTreeMap<usize, (Vec<usize>, String)> = BTreeMap::new();
+        let mut reading: Vec<Vec<usize>> = Vec::with_capacity(n_rows);
+        let mut row_edges: Vec<Vec<usize>> = Vec::with_capacity(n_rows);
+        let mut texts: Vec<String> = Vec::with_capacity(n_rows);
+        for row in 0..n_rows {
+            if let Some(eq) = dae.equations.get(row) {
+                let mut order = Vec::new();
+                for root in [eq.lhs, eq.rhs] {
+                    visit_unknowns(arena, root, &index_of, &mut |u| order.push(u));
+                }
+                reading.push(order);
+                row_edges.push(incidence.get(row).cloned().unwrap_or_default());
+                texts.push(dae.equation_text(eq));
+            } else if let Some(&(output, algorithm)) = algorithm_rows.get(&row) {
+                // A section with several outputs has one row per output; it is read once.
+                let (reads, instance) = sections
+                    .entry(algorithm)
+                    .or_insert_with(|| algorithm_reads(dae, &unknown_index, algorithm, &index_of));
+                let mut order = vec![output];
+                order.extend(reads.iter().copied());
+                let mut edges = order.clone();
+                edges.sort_unstable();
+                edges.dedup();
+                reading.push(order);
+                row_edges.push(edges);
+                texts.push(format!("algorithm of {instance}"));
+            } else {
+                reading.push(Vec::new());
+                row_edges.push(Vec::new());
+                texts.push("(row without an equation)".to_string());
+            }
+        }
+
+        // Columns: unknowns by first appearance, then any unknown no row mentions.
+        let n_unknowns = plan.unknowns.len();
+        let mut column_of = vec![usize::MAX; n_unknowns];
+        let mut order_of_columns: Vec<usize> = Vec::with_capacity(n_unknowns);
+        for u in reading.iter().flatten().copied().chain(0..n_unknowns) {
+            if let Some(c) = column_of.get_mut(u)
+                && *c == usize::MAX
+            {
+                *c = order_of_columns.len();
+                order_of_columns.push(u);
+            }
+        }
+        let column = |u: usize| column_of.get(u).copied().filter(|c| *c != usize::MAX);
+        let variables: Vec<String> = order_of_columns
+            .iter()
+            .map(|&u| unknown_name(dae, plan.unknowns[u]))
+            .collect();
+
+        let solves: Vec<Option<usize>> = (0..n_rows)
+            .map(|row| plan.matching.get(row).and_then(|&u| column(u)))
+            .collect();
+        let mut edges: Vec<Edge> = Vec::new();
+        for (row, unknowns) in row_edges.iter().enumerate() {
+            let mut columns: Vec<usize> = unknowns.iter().filter_map(|&u| column(u)).collect();
+            columns.sort_unstable();
+            columns.dedup();
+            edges.extend(columns.into_iter().map(|variable| Edge {
+                equation: row,
+                variable,
+                matched: solves[row] == Some(variable),
+            }));
+        }
+
+        let blocks = block_views(plan, n_rows, &column);
+        let mut sort = vec![0usize; n_rows];
+        let mut in_loop = vec![false; n_rows];
+        for (position, row) in blocks.iter().flat_map(|b| b.equations.iter()).enumerate() {
+            if let Some(s) = sort.get_mut(*row) {
+                *s = position + 1;
+            }
+        }
+        for block in blocks.iter().filter(|b| b.equations.len() > 1) {
+            for &row in &block.equations {
+                if let Some(flag) = in_loop.get_mut(row) {
+                    *flag = true;
+                }
+            }
+        }
+        let equations = texts
+            .into_iter()
+            .enumerate()
+            .map(|(row, text)| EquationNode {
+                label: format!("e{}", row + 1),
+                text,
+                sort: sort[row],
+                solves: solves[row],
+                in_loop: in_loop[row],
+                algorithm: row >= dae.equations.len(),
+            })
+            .collect();
+        GraphView {
+            model: dae.flat.name.clone(),
+            equations,
+            variables,
+            edges,
+            blocks,
+        }
+    }
+
+    /// The text of `eqm explain --steps`: the replay, or a sentence saying the model is too
+    /// large for one.
+    pub fn steps(&self) -> String {
+        match self.replay() {
+            Ok(replay) => replay.text,
+            Err(too_large) => format!("colouring steps: {too_large}\n"),
+        }
+    }
+
+    /// Replays seed 000's colouring procedure. The seed sweeps the equations from top to
+    /// bottom, then the unknowns, and repeats: an equation with exactly one uncoloured edge
+    /// solves for that unknown (red) and gets the lowest free number, so it is computed early
+    /// from values known before it; an unknown with exactly one uncoloured edge can only come
+    /// from that edge's equation, which gets the highest free number, because no equation still
+    /// unnumbered needs the unknown. After each choice the other edges of the unknown (first
+    /// rule) or of the equation (second rule) turn blue. When neither rule applies, every
+    /// remaining node has two or more uncoloured edges: an algebraic loop. The replay then
+    /// takes the first remaining block of the plan's evaluation order as one unit, gives it the
+    /// lowest free numbers (everything it needs is already numbered below it) and goes on.
+    pub fn replay(&self) -> Result<Replay, TooLarge> {
+        let n_eq = self.equations.len();
+        if n_eq > REPLAY_LIMIT {
+            return Err(TooLarge::Replay { equations: n_eq });
+        }
+        let mut state = Colouring::new(self);
+        let mut out = String::new();
+        if n_eq == 0 {
+            out.push_str("colouring steps: the model has no equations, so there is nothing to colour\n");
+            return Ok(Replay {
+                text: out,
+                numbers: Vec::new(),
+                solves: Vec::new(),
+                groups: Vec::new(),
+            });
+        }
+        let _ = writeln!(
+            out,
+            "colouring steps (seed 000's procedure), {} equations, {} unknowns, {} edges:",
+            n_eq,
+            self.variables.len(),
+            self.edges.len()
+        );
+        out.push_str(
+            "  rule 1: an equation with exactly one uncoloured edge solves for that unknown (red) and gets the lowest free number\n",
+        );
+        out.push_str(
+            "  rule 2: an unknown with exactly one uncoloured edge is solved by that edge's equation (red), which gets the highest free number\n",
+        );
+        out.push_str(
+            "  after each choice the other uncoloured edges of the unknown (rule 1) or of the equation (rule 2) turn blue\n",
+        );
+        let _ = writeln!(
+            out,
+            "  unknowns from top to bottom (in the order the equations mention them): {}",
+            self.variables.join(", ")
+        );
+        // `eqm explain` names algorithm outputs by their section only; the steps need a label.
+        for (row, eq) in self.equations.iter().enumerate().filter(|(_, e)| e.algorithm) {
+            let computes = eq
+                .solves
+                .map(|c| format!(", computing {}", self.variable_list(&[c])))
+                .unwrap_or_default();
+            let _ = writeln!(out, "  e{} is the {}{computes}", row + 1, eq.text);
+        }
+
+        let mut step = 0usize;
+        let mut pass = 0usize;
+        loop {
+            pass += 1;
+            let mut progress = false;
+            // One sweep over each side, as the seed does "der Einfachheit halber".
+            for (side, count, heading) in [
+                (Side::Equation, n_eq, "equations"),
+                (Side::Variable, self.variables.len(), "unknowns"),
+            ] {
+                let mut lines = Vec::new();
+                for node in 0..count {
+                    if let Some(line) = state.rule(self, side, node) {
+                        step += 1;
+                        lines.push(format!("  {step}. {line}"));
+                    }
+                }
+                if !lines.is_empty() {
+                    progress = true;
+                    let _ = writeln!(out, "pass {pass}, {heading} from top to bottom:");
+                    out.push_str(&(lines.join("\n") + "\n"));
+                }
+            }
+            if state.remaining() == 0 {
+                break;
+            }
+            if progress {
+                continue;
+            }
+            let remaining: Vec<usize> = (0..n_eq).filter(|&r| state.numbers[r] == 0).collect();
+            let unknowns: Vec<usize> = (0..self.variables.len()).filter(|&c| !state.var_done[c]).collect();
+            let _ = writeln!(
+                out,
+                "stuck: no equation and no unknown has exactly one uncoloured edge; {} equations ({}) and {} unknowns ({}) remain, each with two or more: \
+                 the rest contains an algebraic loop, equations that must be solved together",
+                remaining.len(),
+                self.equation_list(&remaining),
+                unknowns.len(),
+                self.variable_list(&unknowns)
+            );
+            match state.take_block(self) {
+                Some(line) => {
+                    step += 1;
+                    let _ = writeln!(out, "  {step}. {line}");
+                }
+                None => {
+                    // A complete plan always has a block left here; without one the replay
+                    // cannot go on, and says so instead of looping.
+                    out.push_str("  the plan has no block for these equations: the replay stops here\n");
+                    break;
+                }
+            }
+        }
+
+        let groups: Vec<Vec<usize>> = std::mem::take(&mut state.by_number).into_values().collect();
+        let order: Vec<String> = groups
+            .iter()
+            .map(|g| match g.as_slice() {
+                [row] => self.equations[*row].label.clone(),
+                _ => format!("[{}]", self.equation_list(g).replace(", ", " ")),
+            })
+            .collect();
+        let _ = writeln!(out, "every edge is coloured; order by number: {}", order.join(", "));
+        out.push_str(
+            "  a valid evaluation order: every equation comes after the equations that compute the other unknowns it uses \
+             (a loop in [] is solved as one block); the sorted assignments above may order independent equations differently\n",
+        );
+        Ok(Replay {
+            text: out,
+            numbers: state.numbers,
+            solves: state.solves,
+            groups,
+        })
+    }
+
+    /// The SVG drawing, or [`TooLarge::Draw`] above [`DRAW_LIMIT`] nodes.
+    pub fn svg(&self) -> Result<String, TooLarge> {
+        let nodes = self.equations.len() + self.variables.len();
+        if nodes > DRAW_LIMIT {
+            return Err(TooLarge::Draw { nodes });
+        }
+        Ok(Drawing::new(self).render(self))
+    }
+
+    fn equation_list(&self, rows: &[usize]) -> String {
+        let labels: Vec<&str> = rows
+            .iter()
+            .filter_map(|&r| self.equations.get(r).map(|e| e.label.as_str()))
+            .collect();
+        labels.join(", ")
+    }
+
+    fn variable_list(&self, columns: &[usize]) -> String {
+        let names: Vec<&str> = columns
+            .iter()
+            .filter_map(|&c| self.variables.get(c).map(String::as_str))
+            .collect();
+        names.join(", ")
+    }
+}
+
+/// Calls `f` for each unknown occurring in `root`, in reading order (left to right), not
+/// looking inside `der(...)` and `pre(...)`, whose arguments are states and left limits, not
+/// unknowns. Iterative, so that a deep expression cannot overflow the stack.
+fn visit_unknowns(arena: &ExprArena, root: ExprId, index_of: &BTreeMap<ExprId, usize>, f: &mut dyn FnMut(usize)) {
+    let mut pending = vec![root];
+    while let Some(id) = pending.pop() {
+        match index_of.get(&id) {
+            Some(&u) => f(u),
+            None if eqm_ir::symbolic::is_symbol_operator(arena.get(id)) => {}
+            None => {
+                // Children go on the stack last-first so that the first child is read first.
+                let children: Vec<ExprId> = arena.children(id).collect();
+                pending.extend(children.into_iter().rev());
+            }
+        }
+    }
+}
+
+/// The unknowns an algorithm section reads (in reading order, each once, its own outputs left
+/// out because the section computes them) and the label of its instance.
+fn algorithm_reads(
+    dae: &Dae,
+    unknown_index: &BTreeMap<Unknown, usize>,
+    algorithm: usize,
+    index_of: &BTreeMap<ExprId, usize>,
+) -> (Vec<usize>, String) {
+    let Some(section) = dae.flat.algorithms.get(algorithm) else {
+        return (Vec::new(), "an unknown section".to_string());
+    };
+    // Outputs start out as seen, so that only what the section reads is kept.
+    let mut seen: BTreeSet<usize> = section
+        .outputs
+        .iter()
+        .filter_map(|&v| unknown_index.get(&Unknown::Var(v)).copied())
+        .collect();
+    let mut reads: Vec<usize> = Vec::new();
+    for statement in &section.statements {
+        statement.for_each_expr(&mut |e| {
+            visit_unknowns(dae.exprs(), e, index_of, &mut |u| {
+                if seen.insert(u) {
+                    reads.push(u);
+                }
+            })
+        });
+    }
+    (reads, dae.flat.instance_label(section.instance))
+}
+
+/// The plan's blocks in evaluation order, in rows and columns.
+fn block_views(plan: &Plan, n_rows: usize, column: &dyn Fn(usize) -> Option<usize>) -> Vec<BlockView> {
+    let columns = |us: &[usize]| -> Vec<usize> { us.iter().filter_map(|&u| column(u)).collect() };
+    let mut views = Vec::with_capacity(plan.blocks.len());
+    for block in &plan.blocks {
+        let mut view = match block {
+            Block::Explicit { eq, unknown, .. }
+            | Block::Implicit { eq, unknown }
+            | Block::Algorithm { eq, unknown, .. } => BlockView {
+                equations: vec![*eq],
+                unknowns: columns(&[*unknown]),
+                tearing: Vec::new(),
+                residuals: Vec::new(),
+                linear: false,
+            },
+            Block::Loop {
+                eqs,
+                unknowns,
+                tearing,
+                residuals,
+                inner,
+                linear,
+            } => {
+                // Inner assignments are computed first, then the residuals are checked; any
+                // equation of the loop that neither lists goes last, so none is lost.
+                let mut order: Vec<usize> = inner.iter().map(|(e, _, _)| *e).collect();
+                order.extend(residuals.iter().copied());
+                for e in eqs {
+                    if !order.contains(e) {
+                        order.push(*e);
+                    }
+                }
+                BlockView {
+                    equations: order,
+                    unknowns: columns(unknowns),
+                    tearing: columns(tearing),
+                    residuals: residuals.clone(),
+                    linear: *linear,
+                }
+            }
+        };
+        // Rows outside the graph cannot be drawn or numbered; a consistent plan has none.
+        view.equations.retain(|&r| r < n_rows);
+        views.push(view);
+    }
+    views
+}
+
+/// Which side of the graph a colouring rule looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Equation,
+    Variable,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Colour {
+    Uncoloured,
+    Red,
+    Blue,
+}
+
+/// The state of the replay: a colour per edge, a number per equation, and counts of the
+/// uncoloured edges at each node so that each rule is checked in constant time.
+struct Colouring {
+    colour: Vec<Colour>,
+    /// Edge indices at each equation and at each variable.
+    at_equation: Vec<Vec<usize>>,
+    at_variable: Vec<Vec<usize>>,
+    open_equation: Vec<usize>,
+    open_variable: Vec<usize>,
+    numbers: Vec<usize>,
+    solves: Vec<Option<usize>>,
+    var_done: Vec<bool>,
+    /// The lowest and highest free numbers.
+    low: usize,
+    high: usize,
+    /// The numbered equations, keyed by their (first) number: a loop is one entry.
+    by_number: BTreeMap<usize, Vec<usize>>,
+}
+
+impl Colouring {
+    fn new(view: &GraphView) -> Colouring {
+        let (n_eq, n_var) = (view.equations.len(), view.variables.len());
+        let mut at_equation = vec![Vec::new(); n_eq];
+        let mut at_variable = vec![Vec::new(); n_var];
+        for (k, e) in view.edges.iter().enumerate() {
+            if let (Some(a), Some(b)) = (at_equation.get_mut(e.equation), at_variable.get_mut(e.variable)) {
+                a.push(k);
+                b.push(k);
+            }
+        }
+        Colouring {
+            colour: vec![Colour::Uncoloured; view.edges.len()],
+            open_equation: at_equation.iter().map(Vec::len).collect(),
+            open_variable: at_variable.iter().map(Vec::len).collect(),
+            at_equation,
+            at_variable,
+            numbers: vec![0; n_eq],
+            solves: vec![None; n_eq],
+            var_done: vec![false; n_var],
+            low: 1,
+            high: n_eq,
+            by_number: BTreeMap::new(),
+        }
+    }
+
+    fn remaining(&self) -> usize {
+        self.numbers.iter().filter(|n| **n == 0).count()
+    }
+
+    fn paint(&mut self, view: &GraphView, edge: usize, colour: Colour) {
+        if self.colour[edge] != Colour::Uncoloured {
+            return;
+        }
+        self.colour[edge] = colour;
+        let e = view.edges[edge];
+        self.open_equation[e.equation] -= 1;
+        self.open_variable[e.variable] -= 1;
+    }
+
+    /// The one uncoloured edge at a node, if it has exactly one.
+    fn single_open(&self, edges: &[usize]) -> Option<usize> {
+        let mut open = edges.iter().filter(|&&k| self.colour[k] == Colour::Uncoloured);
+        match (open.next(), open.next()) {
+            (Some(&k), None) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// Paints the uncoloured edges in `edges` blue and returns them.
+    fn paint_rest_blue(&mut self, view: &GraphView, edges: &[usize]) -> Vec<usize> {
+        let open: Vec<usize> = edges
+            .iter()
+            .copied()
+            .filter(|&k| self.colour[k] == Colour::Uncoloured)
+            .collect();
+        for &k in &open {
+            self.paint(view, k, Colour::Blue);
+        }
+        open
+    }
+
+    fn record(&mut self, row: usize, column: usize, number: usize) {
+        self.numbers[row] = number;
+        self.solves[row] = Some(column);
+        self.var_done[column] = true;
+        self.by_number.insert(number, vec![row]);
+    }
+
+    /// Rule 1 (`side` is [`Side::Equation`]) or rule 2 ([`Side::Variable`]) at `node`, with
+    /// the step's description when it applies.
+    fn rule(&mut self, view: &GraphView, side: Side, node: usize) -> Option<String> {
+        let (done, open, edges) = match side {
+            Side::Equation => (
+                self.numbers[node] != 0,
+                self.open_equation[node],
+                &self.at_equation[node],
+            ),
+            Side::Variable => (self.var_done[node], self.open_variable[node], &self.at_variable[node]),
+        };
+        if done || open != 1 {
+            return None;
+        }
+        let edge = self.single_open(edges)?;
+        let Edge {
+            equation: row,
+            variable: column,
+            ..
+        } = view.edges[edge];
+        self.paint(view, edge, Colour::Red);
+        let number = match side {
+            Side::Equation => {
+                self.low += 1;
+                self.low - 1
+            }
+            Side::Variable => {
+                self.high = self.high.saturating_sub(1);
+                self.high + 1
+            }
+        };
+        self.record(row, column, number);
+        // The node at the far end of the red edge is now used up: its other edges turn blue.
+        let (eq, var) = (&view.equations[row].label, &view.variables[column]);
+        let (near, far, far_edges) = match side {
+            Side::Equation => (eq, var, self.at_variable[column].clone()),
+            Side::Variable => (var, eq, self.at_equation[row].clone()),
+        };
+        let blue = self.paint_rest_blue(view, &far_edges);
+        let tail = if blue.is_empty() {
+            String::new()
+        } else {
+            let names = match side {
+                Side::Equation => view.equation_list(&blue.iter().map(|&k| view.edges[k].equation).collect::<Vec<_>>()),
+                Side::Variable => view.variable_list(&blue.iter().map(|&k| view.edges[k].variable).collect::<Vec<_>>()),
+            };
+            format!("; the other edges of {far} turn blue (to {names})")
+        };
+        let highest = if side == Side::Variable {
+            " (the highest free one)"
+        } else {
+            ""
+        };
+        Some(format!(
+            "{near} has one uncoloured edge, to {far}: {eq} solves for {var}, number {number}{highest}{tail}"
+        ))
+    }
+
+    /// Takes the first block of the evaluation order that still has unnumbered equations as
+    /// one unit: its equations get the lowest free numbers and solve for the unknowns the plan
+    /// matched them to.
+    fn take_block(&mut self, view: &GraphView) -> Option<String> {
+        let block = view
+            .blocks
+            .iter()
+            .find(|b| b.equations.iter().any(|&r| self.numbers.get(r) == Some(&0)))?;
+        let rows: Vec<usize> = block
+            .equations
+            .iter()
+            .copied()
+            .filter(|&r| self.numbers.get(r) == Some(&0))
+            .collect();
+        let first = self.low;
+        for &row in &rows {
+            let number = self.low;
+            self.low += 1;
+            self.numbers[row] = number;
+            if let Some(column) = view.equations[row].solves {
+                self.solves[row] = Some(column);
+                if let Some(done) = self.var_done.get_mut(column) {
+                    *done = true;
+                }
+                if let Some(&k) = self.at_equation[row]
+                    .iter()
+                    .find(|&&k| view.edges[k].variable == column)
+                {
+                    self.paint(view, k, Colour::Red);
+                }
+            }
+        }
+        self.by_number.insert(first, rows.clone());
+        // Every other uncoloured edge of the block's equations and unknowns turns blue: inside
+        // the block they are the loop's couplings, outside it they lead to equations that use
+        // the block's results.
+        let mut blue = 0;
+        for &row in &rows {
+            let edges = self.at_equation[row].clone();
+            blue += self.paint_rest_blue(view, &edges).len();
+            if let Some(column) = view.equations[row].solves {
+                let edges = self.at_variable[column].clone();
+                blue += self.paint_rest_blue(view, &edges).len();
+            }
+        }
+        let last = self.low - 1;
+        let what = if rows.len() > 1 {
+            let tearing = if block.tearing.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", torn at {} with residual {}",
+                    view.variable_list(&block.tearing),
+                    view.equation_list(&block.residuals)
+                )
+            };
+            format!(
+                "{} form an algebraic loop in {} ({}{tearing}): they are solved together as one block, numbers {first} to {last}",
+                view.equation_list(&rows),
+                view.variable_list(&block.unknowns),
+                if block.linear { "linear" } else { "nonlinear" },
+            )
+        } else {
+            format!(
+                "{} is taken as the next block of the evaluation order, number {first}",
+                view.equation_list(&rows)
+            )
+        };
+        Some(format!(
+            "{what}; the {blue} remaining uncoloured edge(s) at its equations and unknowns turn blue"
+        ))
+    }
+}
+
+/// Geometry of one drawing, chosen from the number of rows so that small graphs are roomy and
+/// a few hundred nodes still fit on a tall page with readable text.
+struct Drawing {
+    row: f64,
+    font: f64,
+    /// Horizontal advance of one character of the monospace font.
+    advance: f64,
+    top: f64,
+    eq_x: f64,
+    var_x: f64,
+    width: f64,
+    height: f64,
+    radius: f64,
+    red_width: f64,
+    blue_width: f64,
+}
+
+/// Characters of an equation's text shown next to its node.
+const EQUATION_CHARS: usize = 56;
+/// Characters of an unknown's name shown next to its node.
+const VARIABLE_CHARS: usize = 48;
+/// Characters of the hover text (`<title>`) of a node: the full text unless very long.
+const TITLE_CHARS: usize = 400;
+const MARGIN: f64 = 16.0;
+const RED: &str = "#d62728";
+const BLUE: &str = "#1f5fbf";
+const LOOP_FILL: &str = "#f5a623";
+
+impl Drawing {
+    fn new(view: &GraphView) -> Drawing {
+        let rows = view.equations.len().max(view.variables.len()).max(1);
+        let (row, font, radius, red_width, blue_width) = if rows <= 40 {
+            (22.0, 12.0, 4.5, 1.6, 1.0)
+        } else if rows <= 100 {
+            (16.0, 11.0, 3.5, 1.2, 0.7)
+        } else {
+            (12.0, 9.0, 2.5, 0.8, 0.4)
+        };
+        let advance = font * 0.6;
+        let top = 76.0;
+        // Sort number (right-aligned in four characters), then `eNNN: text`.
+        let label_chars = view
+            .equations
+            .iter()
+            .map(|e| e.label.chars().count())
+            .max()
+            .unwrap_or(2);
+        let text_chars = view
+            .equations
+            .iter()
+            .map(|e| e.text.chars().count().min(EQUATION_CHARS))
+            .max()
+            .unwrap_or(0);
+        let eq_x = MARGIN + advance * (6 + label_chars + 2 + text_chars) as f64 + 14.0;
+        // Longer spans for more rows keep the edges from lying almost flat on each other.
+        let var_x = eq_x + (260.0 + rows as f64).min(480.0);
+        let name_chars = view
+            .variables
+            .iter()
+            .map(|v| v.chars().count().min(VARIABLE_CHARS))
+            .max()
+            .unwrap_or(0);
+        let legend_width = advance * 70.0 + 40.0;
+        let width = (var_x + 12.0 + advance * name_chars as f64 + MARGIN).max(MARGIN * 2.0 + legend_width);
+        let height = top + row * rows as f64 + 24.0 + 4.0 * 18.0 + MARGIN;
+        Drawing {
+            row,
+            font,
+            advance,
+            top,
+            eq_x,
+            var_x,
+            width,
+            height,
+            radius,
+            red_width,
+            blue_width,
+        }
+    }
+
+    fn y(&self, index: usize) -> f64 {
+        self.top + self.row * (index as f64 + 0.5)
+    }
+
+    fn render(&self, view: &GraphView) -> String {
+        let mut out = String::new();
+        out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+        let _ = writeln!(
+            out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" font-size=\"{f}\">",
+            w = num(self.width),
+            h = num(self.height),
+            f = num(self.font)
+        );
+        let _ = writeln!(
+            out,
+            "<title>{}</title>",
+            escape(&format!("{}: equation/variable graph", view.model))
+        );
+        let _ = writeln!(
+            out,
+            "<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>",
+            num(self.width),
+            num(self.height)
+        );
+        let _ = writeln!(
+            out,
+            "<text class=\"heading\" x=\"{}\" y=\"24\" font-size=\"{}\" font-weight=\"bold\">{}</text>",
+            num(MARGIN),
+            num(self.font + 3.0),
+            escape(&format!(
+                "{}: {} equations, {} unknowns, {} edges",
+                view.model,
+                view.equations.len(),
+                view.variables.len(),
+                view.edges.len()
+            ))
+        );
+        let _ = writeln!(
+            out,
+            "<text class=\"heading\" x=\"{}\" y=\"{}\">equations (number: position in the evaluation order)</text>",
+            num(MARGIN),
+            num(self.top - 14.0)
+        );
+        let _ = writeln!(
+            out,
+            "<text class=\"heading\" x=\"{}\" y=\"{}\">unknowns</text>",
+            num(self.var_x - self.radius),
+            num(self.top - 14.0)
+        );
+
+        // Blue edges first, red on top: the matching must stay visible where lines cross.
+        out.push_str("<g id=\"edges\">\n");
+        for matched in [false, true] {
+            for e in view.edges.iter().filter(|e| e.matched == matched) {
+                let (class, colour, width, opacity) = if matched {
+                    ("red", RED, self.red_width, 1.0)
+                } else {
+                    ("blue", BLUE, self.blue_width, 0.55)
+                };
+                let _ = writeln!(
+                    out,
+                    "<line class=\"{class}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{colour}\" stroke-width=\"{}\" stroke-opacity=\"{}\"/>",
+                    num(self.eq_x),
+                    num(self.y(e.equation)),
+                    num(self.var_x),
+                    num(self.y(e.variable)),
+                    num(width),
+                    num(opacity)
+                );
+            }
+        }
+        out.push_str("</g>\n");
+
+        out.push_str("<g id=\"equations\">\n");
+        for (i, eq) in view.equations.iter().enumerate() {
+            let y = num(self.y(i) + self.font * 0.35);
+            let fill = if eq.in_loop { LOOP_FILL } else { "#ffffff" };
+            self.open_node(&mut out, self.eq_x, i, fill, &format!("{}: {}", eq.label, eq.text));
+            let sort = if eq.sort == 0 {
+                "?".to_string()
+            } else {
+                eq.sort.to_string()
+            };
+            let _ = writeln!(
+                out,
+                "<text class=\"sort\" x=\"{}\" y=\"{y}\" text-anchor=\"end\" font-weight=\"bold\">{sort}</text>",
+                num(MARGIN + self.advance * 4.0)
+            );
+            let _ = writeln!(
+                out,
+                "<text class=\"eq\" x=\"{}\" y=\"{y}\">{}</text>\n</g>",
+                num(MARGIN + self.advance * 6.0),
+                escape(&format!("{}: {}", eq.label, shorten(&eq.text, EQUATION_CHARS)))
+            );
+        }
+        out.push_str("</g>\n");
+
+        out.push_str("<g id=\"unknowns\">\n");
+        for (i, name) in view.variables.iter().enumerate() {
+            self.open_node(&mut out, self.var_x, i, "#ffffff", name);
+            let _ = writeln!(
+                out,
+                "<text class=\"var\" x=\"{}\" y=\"{}\">{}</text>\n</g>",
+                num(self.var_x + 10.0),
+                num(self.y(i) + self.font * 0.35),
+                escape(&shorten(name, VARIABLE_CHARS))
+            );
+        }
+        out.push_str("</g>\n");
+        self.legend(&mut out, view);
+        out.push_str("</svg>\n");
+        out
+    }
+
+    /// Opens a node's group: its hover text (the full text, unless very long) and its circle
+    /// in row `index` at `x`. The caller adds the labels and closes the group.
+    fn open_node(&self, out: &mut String, x: f64, index: usize, fill: &str, title: &str) {
+        let _ = writeln!(out, "<g><title>{}</title>", escape(&shorten(title, TITLE_CHARS)));
+        let _ = writeln!(
+            out,
+            "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{fill}\" stroke=\"#000000\" stroke-width=\"1\"/>",
+            num(x),
+            num(self.y(index)),
+            num(self.radius)
+        );
+    }
+
+    /// The legend uses paths and rectangles, not lines and circles, so that the `<line>` and
+    /// `<circle>` elements of a drawing are exactly its edges and nodes.
+    fn legend(&self, out: &mut String, view: &GraphView) {
+        let rows = view.equations.len().max(view.variables.len()).max(1);
+        let mut y = self.top + self.row * rows as f64 + 24.0;
+        out.push_str("<g id=\"legend\">\n");
+        let has_loops = view.equations.iter().any(|e| e.in_loop);
+        let entries = [
+            (
+                Swatch::Line(RED),
+                "red: the equation solves for this unknown (the matching)",
+            ),
+            (
+                Swatch::Line(BLUE),
+                "blue: the equation uses this unknown; another equation computes it",
+            ),
+            (
+                Swatch::LoopNode,
+                "filled node: the equation is part of an algebraic loop",
+            ),
+            (Swatch::None, "states and parameters are known values and have no node"),
+        ];
+        for (swatch, text) in entries {
+            match swatch {
+                Swatch::Line(colour) => {
+                    let _ = writeln!(
+                        out,
+                        "<path d=\"M {} {} h 30\" stroke=\"{colour}\" stroke-width=\"2\" fill=\"none\"/>",
+                        num(MARGIN),
+                        num(y - 4.0)
+                    );
+                }
+                // The loop entry explains something only when the drawing has a loop.
+                Swatch::LoopNode if !has_loops => continue,
+                Swatch::LoopNode => {
+                    let _ = writeln!(
+                        out,
+                        "<rect x=\"{}\" y=\"{}\" width=\"9\" height=\"9\" fill=\"{LOOP_FILL}\" stroke=\"#000000\"/>",
+                        num(MARGIN + 10.0),
+                        num(y - 9.0)
+                    );
+                }
+                Swatch::None => {}
+            }
+            let _ = writeln!(
+                out,
+                "<text class=\"legend\" x=\"{}\" y=\"{}\">{}</text>",
+                num(MARGIN + 40.0),
+                num(y),
+                escape(text)
+            );
+            y += 18.0;
+        }
+        out.push_str("</g>\n");
+    }
+}
+
+/// What stands left of a legend entry.
+enum Swatch {
+    Line(&'static str),
+    LoopNode,
+    None,
+}
+
+/// A coordinate with one decimal: enough for a drawing, and the same text on every machine.
+fn num(x: f64) -> String {
+    format!("{x:.1}")
+}
+
+/// `text` cut to `max` characters (not bytes, so no character is split), with `…` when cut.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut short: String = text.chars().take(max.saturating_sub(1)).collect();
+    short.push('…');
+    short
+}
+
+/// Escapes text for XML character data and attribute values.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // Control characters are not allowed in XML 1.0; none should reach here, but a
+            // drawing must stay well-formed whatever a name contains.
+            c if (c as u32) < 0x20 && c != '\t' && c != '\n' && c != '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_handles_markup_characters() {
+        assert_eq!(
+            escape("a < b && c > \"d\" 'e'"),
+            "a &lt; b &amp;&amp; c &gt; &quot;d&quot; &apos;e&apos;"
+        );
+    }
+
+    #[test]
+    fn shorten_counts_characters_not_bytes() {
+        assert_eq!(shorten("äöüäöü", 4), "äöü…");
+        assert_eq!(shorten("abc", 3), "abc");
+    }
+}

@@ -1,0 +1,491 @@
+//! Index reduction over expressions: Pantelides' algorithm, symbolic differentiation of the
+//! equations it selects, and the two solvable forms built from its result.
+//!
+//! Input: a [`Dae`] after alias elimination. Output: `None` when the system needs no
+//! differentiation (or is singular for other reasons, which `plan` then reports), otherwise an
+//! [`IndexReduction`]: the DAE is rewritten in place into the **dummy-derivative form**
+//! (Mattsson–Söderlind, static state selection honouring `stateSelect` and fixed start values),
+//! an ordinary index-1 DAE that the rest of the pipeline handles like any other, and the
+//! **embedding form** of seed 002 is built beside it: every differentiated variable stays a
+//! state, the derivatives come from the fully differentiated equations, and the equations that
+//! were differentiated away are kept as invariants `g(x) = 0` with their symbolic Jacobian.
+//!
+//! The graph work (which equations to differentiate, which derivatives become dummies) is done
+//! by `structural` on ids; this module builds its input (one graph variable per variable and
+//! per derivative of a state) and maps the result back to expressions: `d/dt` of each selected
+//! equation by `symbolic::diff_time`, and one new variable for each derivative that the reduced
+//! system needs as an ordinary variable (a dummy derivative `der(x)`, or a higher derivative
+//! that stays a state). It deliberately does not check the numeric rank of the choice (dynamic
+//! state selection) and does not differentiate algorithm sections or user functions: a system
+//! that would need that gets a diagnostic.
+
+use crate::dae::{Dae, Equation, Origin, VarKind};
+use crate::plan;
+use eqm_diag::Diagnostic;
+use eqm_ir::builtins::Builtin;
+use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, VarId};
+use eqm_ir::flat::{self, StateSelect};
+use eqm_ir::symbolic::{diff_time, diff_var};
+use eqm_structural::dummy::dummy_derivatives;
+use eqm_structural::incidence::VarIdx;
+use eqm_structural::pantelides::pantelides;
+
+/// What index reduction did, for `explain` and the later stages.
+#[derive(Debug, Clone)]
+pub struct IndexReduction {
+    /// The structural differentiation index: one more than the most any equation was
+    /// differentiated.
+    pub index: u32,
+    /// The equations (indices into the reduced DAE's equations) that were differentiated, with
+    /// how often, in equation order.
+    pub differentiated: Vec<(usize, u32)>,
+    /// The equations appended to the DAE, in creation order: `(new, of)` where equation `new`
+    /// is the time derivative of equation `of`.
+    pub new_equations: Vec<(usize, usize)>,
+    /// The variables introduced for derivatives, in creation order.
+    pub derivative_variables: Vec<DerivativeVariable>,
+    /// Variables that appeared differentiated but are algebraic in the reduced system, because
+    /// their derivative became a dummy derivative.
+    pub demoted: Vec<VarId>,
+    /// The states of the dummy-derivative form, with the reason each was preferred.
+    pub states: Vec<(VarId, &'static str)>,
+}
+
+/// A variable index reduction introduced for a derivative.
+#[derive(Debug, Clone)]
+pub struct DerivativeVariable {
+    pub var: VarId,
+    /// The derivative it stands for, which is also its name: `der(x)`, `der(der(x))`.
+    pub name: String,
+    /// A dummy derivative (an algebraic variable), or else a state of the reduced system.
+    pub dummy: bool,
+}
+
+impl IndexReduction {
+    /// The names of the dummy derivatives, in creation order.
+    pub fn dummy_names(&self) -> Vec<&str> {
+        self.derivative_variables
+            .iter()
+            .filter(|d| d.dummy)
+            .map(|d| d.name.as_str())
+            .collect()
+    }
+}
+
+/// The embedding form `x' = f(x)` with invariants `0 = g(x)`, before its events are extracted
+/// and it is sorted (the pipeline runs those stages on it as on the dummy-derivative form).
+#[derive(Debug, Clone)]
+pub struct Embedding {
+    /// Every differentiated variable is a state; only the fully differentiated equations (and
+    /// `der(x) = x'` links for derivatives that are states themselves) remain.
+    pub dae: Dae,
+    pub invariants: Vec<Invariant>,
+}
+
+impl Embedding {
+    /// Whether a static state choice is valid for the whole run, whatever the motion: every
+    /// constraint that was differentiated away is affine in the time-varying variables and
+    /// their derivatives with constant (parameter) coefficients, so the Jacobian block that
+    /// decides the dummy-derivative state choice never changes and cannot become singular
+    /// where it was not singular at the start. Otherwise the embedding form with projection is
+    /// the safe default (seed 002).
+    pub fn static_choice_is_valid(&mut self) -> bool {
+        let kinds = self.dae.kinds.clone();
+        let varying = |arena: &ExprArena, e: ExprId| -> Vec<ExprId> {
+            let stop = |n: ExprId| eqm_ir::symbolic::is_symbol_operator(arena.get(n));
+            eqm_ir::symbolic::reachable(arena, e, &stop)
+                .into_iter()
+                .filter(|&n| match arena.get(n) {
+                    Node::Var(v) => !matches!(
+                        kinds.get(v.0 as usize),
+                        Some(VarKind::Parameter | VarKind::Constant) | None
+                    ),
+                    Node::Call(Callee::Builtin(Builtin::Der), _) => true,
+                    _ => false,
+                })
+                .collect()
+        };
+        let arena = &mut self.dae.flat.exprs;
+        for inv in &self.invariants {
+            for leaf in varying(arena, inv.residual) {
+                let Ok(d) = diff_var(arena, inv.residual, leaf) else {
+                    return false;
+                };
+                if !varying(arena, d).is_empty() {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// One invariant `g(x) = 0` of the embedding form: an equation that was differentiated away.
+#[derive(Debug, Clone)]
+pub struct Invariant {
+    /// `lhs - rhs` of the equation, in the embedding DAE's arena.
+    pub residual: ExprId,
+    /// The equation it comes from, an index into the reduced DAE's equations.
+    pub equation: usize,
+    /// The nonzero entries of the invariant's row of G = dg/dx: (state, partial derivative).
+    pub jacobian: Vec<(VarId, ExprId)>,
+}
+
+/// One variable of the index-reduction graph: a variable or a derivative of one.
+#[derive(Debug, Clone, Copy)]
+struct GraphVar {
+    /// The expression node: `v`, `der(v)`, `der(der(v))`, ...
+    leaf: ExprId,
+    base: VarId,
+    order: u32,
+}
+
+/// Reduces the index of `dae` when Pantelides' algorithm finds equations to differentiate.
+pub fn reduce(dae: &mut Dae) -> Result<Option<(IndexReduction, Option<Embedding>)>, Vec<Diagnostic>> {
+    // Graph variables: each algebraic variable and state, and the derivative of each state.
+    let mut gvars: Vec<GraphVar> = Vec::new();
+    let mut var_to_diff: Vec<Option<VarIdx>> = Vec::new();
+    for i in 0..dae.kinds.len() {
+        let v = VarId(i as u32);
+        if dae.eliminated[i].is_some() || !matches!(dae.kinds[i], VarKind::State | VarKind::Algebraic) {
+            continue;
+        }
+        let leaf = dae.flat.exprs.var(v);
+        gvars.push(GraphVar {
+            leaf,
+            base: v,
+            order: 0,
+        });
+        var_to_diff.push(None);
+        if dae.kinds[i] == VarKind::State {
+            let der = dae.flat.exprs.builtin(Builtin::Der, vec![leaf]);
+            let d = VarIdx(gvars.len() as u32);
+            *var_to_diff.last_mut().expect("just pushed") = Some(d);
+            gvars.push(GraphVar {
+                leaf: der,
+                base: v,
+                order: 1,
+            });
+            var_to_diff.push(None);
+        }
+    }
+    let index_of = plan::LeafIndex::new(&gvars.iter().map(|g| g.leaf).collect::<Vec<_>>());
+    let n_equations = dae.equations.len();
+    let graph = plan::structure_graph(dae, &index_of, gvars.len(), false).map_err(|d| vec![d])?;
+    // A system that is singular for other reasons than constraints between states gets the
+    // plan's diagnostic naming the equations and variables involved.
+    let Ok(p) = pantelides(&graph, &var_to_diff) else {
+        return Ok(None);
+    };
+    if p.max_differentiations() == 0 {
+        return Ok(None);
+    }
+    let n_rows = graph.n_eqs();
+
+    // The differentiated equations, in creation order (each derivative of an earlier one).
+    for &(new, old) in &p.new_vars {
+        let g = gvars[old.index()];
+        let leaf = dae.flat.exprs.builtin(Builtin::Der, vec![g.leaf]);
+        debug_assert_eq!(new.index(), gvars.len());
+        gvars.push(GraphVar {
+            leaf,
+            base: g.base,
+            order: g.order + 1,
+        });
+    }
+    let kinds = dae.kinds.clone();
+    let varies = |v: VarId| matches!(kinds[v.0 as usize], VarKind::State | VarKind::Algebraic);
+    // `row_eq[r]`: the DAE equation of graph row `r` once the new equations are appended.
+    let mut row_eq: Vec<Option<usize>> = (0..n_rows).map(|r| (r < n_equations).then_some(r)).collect();
+    let mut new_equations = Vec::with_capacity(p.new_eqs.len());
+    for &(new, old) in &p.new_eqs {
+        let Some(of) = row_eq.get(old.index()).copied().flatten() else {
+            // Algorithm rows are numbered as `plan::algorithm_rows_of` lists them.
+            let section = plan::algorithm_rows_of(dae, &index_of, false)
+                .into_iter()
+                .flat_map(|(section, outputs, _)| outputs.into_iter().map(move |_| section))
+                .nth(old.index() - n_equations);
+            let span = section.map_or(dae.flat.instances[0].span, |a| dae.flat.algorithms[a].span);
+            return Err(vec![
+                Diagnostic::error(
+                    "E0503",
+                    "index reduction must differentiate this algorithm section, which EQM cannot do",
+                    span,
+                    "its outputs are constrained together with states",
+                )
+                .with_help("write the constraint as equations so that it can be differentiated"),
+            ]);
+        };
+        let source = dae.equations[of].clone();
+        let derivative = |e: ExprId, dae: &mut Dae| {
+            diff_time(&mut dae.flat.exprs, e, &varies).map_err(|err| {
+                vec![
+                    Diagnostic::error(
+                        "E0503",
+                        format!(
+                            "index reduction must differentiate this equation, but {}",
+                            describe_diff_error(dae, err.node, err.reason)
+                        ),
+                        source.span,
+                        format!("`{}` is differentiated here", dae.equation_text(&source)),
+                    )
+                    .with_help("give the function a `derivative` annotation or write the constraint without it"),
+                ]
+            })
+        };
+        let lhs = derivative(source.lhs, dae)?;
+        let rhs = derivative(source.rhs, dae)?;
+        let (root, order) = match source.origin {
+            Origin::Differentiated { root, order, .. } => (root, order + 1),
+            _ => (of as u32, 1),
+        };
+        let index = dae.equations.len();
+        dae.equations.push(Equation {
+            lhs,
+            rhs,
+            origin: Origin::Differentiated {
+                of: of as u32,
+                root,
+                order,
+            },
+            span: source.span,
+        });
+        debug_assert_eq!(new.index(), row_eq.len());
+        row_eq.push(Some(index));
+        new_equations.push((index, of));
+    }
+
+    // State selection: stateSelect first, then a fixed start value.
+    let priority: Vec<i32> = gvars
+        .iter()
+        .map(|g| {
+            if g.order == 0 {
+                priority(&dae.flat.var(g.base).attributes)
+            } else {
+                0
+            }
+        })
+        .collect();
+    let selection = dummy_derivatives(&p, &priority).map_err(|e| vec![plan::internal(e)])?;
+    let mut diff_to_var: Vec<Option<usize>> = vec![None; gvars.len()];
+    for (v, d) in p.var_to_diff.iter().enumerate() {
+        if let Some(d) = d {
+            diff_to_var[d.index()] = Some(v);
+        }
+    }
+
+    let differentiated: Vec<(usize, u32)> = p
+        .differentiations
+        .iter()
+        .enumerate()
+        .filter(|(r, n)| **n > 0 && *r < n_equations)
+        .map(|(r, n)| (r, *n))
+        .collect();
+
+    // The embedding form, from a copy taken before the rewrite: every variable with a
+    // derivative is a state, only highest-order rows remain, the others become invariants.
+    let embedding_states: Vec<bool> = p.var_to_diff.iter().map(Option::is_some).collect();
+    let highest: Vec<bool> = p.eq_to_diff.iter().map(Option::is_none).collect();
+    let mut embedding_dae = dae.clone();
+    rewrite(&mut embedding_dae, &gvars, &diff_to_var, &embedding_states);
+    let embedding = build_embedding(embedding_dae, &row_eq, &highest);
+
+    let mut is_state = vec![false; gvars.len()];
+    for v in &selection.states {
+        is_state[v.index()] = true;
+    }
+    let was_state: Vec<VarId> = dae.states().collect();
+    let rewritten = rewrite(dae, &gvars, &diff_to_var, &is_state);
+    let demoted: Vec<VarId> = was_state
+        .into_iter()
+        .filter(|v| dae.kind(*v) != VarKind::State)
+        .collect();
+    let states = dae
+        .states()
+        .map(|v| {
+            let a = &dae.flat.var(v).attributes;
+            let reason = match a.state_select {
+                Some(StateSelect::Always) => "stateSelect = always",
+                Some(StateSelect::Prefer) => "stateSelect = prefer",
+                _ if a.fixed == Some(true) && a.start.is_some() => "has a fixed start value",
+                _ => "chosen by dummy-derivative selection",
+            };
+            (v, reason)
+        })
+        .collect();
+    if !demoted.is_empty() {
+        // The constraints differentiated most often first: the position-level constraint is
+        // the one a singular choice is reported at.
+        let mut by_order = differentiated.clone();
+        by_order.sort_by_key(|&(e, times)| (std::cmp::Reverse(times), e));
+        dae.state_choice = Some(crate::dae::StateChoice {
+            constraints: by_order.iter().map(|&(e, _)| e).collect(),
+            demoted: demoted.clone(),
+        });
+    }
+    let reduction = IndexReduction {
+        index: p.max_differentiations() + 1,
+        differentiated,
+        new_equations,
+        derivative_variables: rewritten,
+        demoted,
+        states,
+    };
+    Ok(Some((reduction, embedding)))
+}
+
+/// The preference for keeping a variable as a state: `stateSelect` dominates, a fixed start
+/// value breaks ties among default ones.
+fn priority(a: &flat::Attributes) -> i32 {
+    match a.state_select {
+        Some(StateSelect::Never) => -100,
+        Some(StateSelect::Avoid) => -10,
+        Some(StateSelect::Prefer) => 10,
+        Some(StateSelect::Always) => 100,
+        Some(StateSelect::Default) | None => i32::from(a.fixed == Some(true) && a.start.is_some()),
+    }
+}
+
+fn describe_diff_error(dae: &Dae, node: ExprId, reason: &str) -> String {
+    format!("`{}` cannot be differentiated ({reason})", dae.flat.expr_text(node))
+}
+
+/// Rewrites `dae` so that the graph variables marked in `is_state` are its states and every
+/// other derivative is an ordinary variable: a derivative of a state stays `der(x)`, a derivative
+/// that is a state or whose integral is not a state gets a new variable, and a derivative that
+/// is a state of a state gets the link equation `der(x) = x'`. Every equation is rewritten.
+/// Returns the new variables as [`IndexReduction::derivative_variables`] lists them.
+fn rewrite(
+    dae: &mut Dae,
+    gvars: &[GraphVar],
+    diff_to_var: &[Option<usize>],
+    is_state: &[bool],
+) -> Vec<DerivativeVariable> {
+    let mut exprs: Vec<ExprId> = Vec::with_capacity(gvars.len());
+    let mut new_vars = Vec::new();
+    let mut links: Vec<(ExprId, ExprId, VarId)> = Vec::new();
+    for (i, g) in gvars.iter().enumerate() {
+        let state = is_state[i];
+        if g.order == 0 {
+            dae.kinds[g.base.0 as usize] = if state { VarKind::State } else { VarKind::Algebraic };
+            exprs.push(g.leaf);
+            continue;
+        }
+        let integral = diff_to_var[i].filter(|&s| is_state[s]);
+        if let (Some(s), false) = (integral, state) {
+            // The derivative of a state: the solver's `der(x)`.
+            let x = exprs[s];
+            exprs.push(dae.flat.exprs.builtin(Builtin::Der, vec![x]));
+            continue;
+        }
+        let name = dae.flat.expr_text(g.leaf);
+        let (description, kind) = if state {
+            (format!("{name}, a state of the index-reduced system"), VarKind::State)
+        } else {
+            (
+                format!("{name}, a dummy derivative (an algebraic variable after index reduction)"),
+                VarKind::Algebraic,
+            )
+        };
+        let v = dae.add_derivative_variable(g.base, name.clone(), description, kind);
+        let node = dae.flat.exprs.var(v);
+        if let Some(s) = integral {
+            let x = exprs[s];
+            let der = dae.flat.exprs.builtin(Builtin::Der, vec![x]);
+            links.push((der, node, v));
+        }
+        exprs.push(node);
+        new_vars.push(DerivativeVariable {
+            var: v,
+            name,
+            dummy: !state,
+        });
+    }
+    let replacement: FxHashMap<ExprId, ExprId> = gvars
+        .iter()
+        .zip(&exprs)
+        .filter(|(g, e)| g.leaf != **e)
+        .map(|(g, e)| (g.leaf, *e))
+        .collect();
+    dae.substitute_in_equations(&replacement);
+    for (der, node, v) in links {
+        let span = dae.flat.var(v).span;
+        dae.equations.push(Equation {
+            lhs: der,
+            rhs: node,
+            origin: Origin::DerivativeChain { var: v },
+            span,
+        });
+    }
+    new_vars
+}
+
+/// Keeps the highest-order equations of the rewritten embedding DAE as its system and turns the
+/// others into invariants with their Jacobian with respect to the states.
+fn build_embedding(mut dae: Dae, row_eq: &[Option<usize>], highest: &[bool]) -> Option<Embedding> {
+    let n_rows = row_eq.len();
+    let mut keep = vec![true; dae.equations.len()];
+    for r in 0..n_rows {
+        if let (Some(e), false) = (row_eq[r], highest[r]) {
+            keep[e] = false;
+        }
+    }
+    let states: Vec<VarId> = dae.states().collect();
+    let state_leaves: Vec<(VarId, ExprId)> = states.iter().map(|&v| (v, dae.flat.exprs.var(v))).collect();
+    let mut invariants = Vec::new();
+    for (e, &k) in keep.iter().enumerate() {
+        if k {
+            continue;
+        }
+        let eq = &dae.equations[e];
+        let (lhs, rhs) = (eq.lhs, eq.rhs);
+        let residual = dae.flat.exprs.binary(BinOp::Sub, lhs, rhs);
+        let residual = eqm_ir::symbolic::simplify(&mut dae.flat.exprs, residual);
+        let mut jacobian = Vec::new();
+        for &(v, leaf) in &state_leaves {
+            if !eqm_ir::symbolic::contains_leaf(&dae.flat.exprs, residual, leaf) {
+                continue;
+            }
+            let d = diff_var(&mut dae.flat.exprs, residual, leaf).ok()?;
+            if dae.flat.exprs.literal(d) != Some(0.0) {
+                jacobian.push((v, d));
+            }
+        }
+        invariants.push(Invariant {
+            residual,
+            equation: e,
+            jacobian,
+        });
+        // The program of the embedding form keeps the constraint as one of its invariants,
+        // after those the model declares.
+        let constraint = &dae.equations[e];
+        // An invariant of the flat model names the model equation it comes from; a
+        // differentiated constraint names its root (the equation as the model writes it).
+        let mut root = constraint;
+        while let Origin::Differentiated { root: r, .. } = root.origin {
+            match dae.equations.get(r as usize) {
+                Some(eq) if !std::ptr::eq(eq, root) => root = eq,
+                _ => break,
+            }
+        }
+        // Equations the compiler introduced count as the model's own (instance 0).
+        let origin = match &root.origin {
+            Origin::Flat { origin, .. } => origin.clone(),
+            _ => flat::Origin::Equation {
+                instance: flat::InstanceId(0),
+            },
+        };
+        let constraint = flat::Equation {
+            lhs: constraint.lhs,
+            rhs: constraint.rhs,
+            origin,
+            span: constraint.span,
+            array: None,
+        };
+        dae.flat.invariants.push(constraint);
+    }
+    // Invariant equation numbers refer to the dummy-derivative DAE, whose equations are the
+    // embedding's before this filtering (both are rewritten from the same list).
+    dae.retain_equations(&keep);
+    Some(Embedding { dae, invariants })
+}

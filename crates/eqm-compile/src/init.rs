@@ -1,0 +1,474 @@
+//! The initialization problem: which equations determine the initial values of every variable.
+//!
+//! Input: a [`Dae`] after alias elimination and index reduction. Output: an [`InitPlan`]: the
+//! initial system (the DAE's equations, the initial equations, `x = start` for every variable
+//! with `fixed = true`, and `x = start` assumed for states the user left free) and its causal
+//! [`Plan`], in which states are unknowns like the algebraic variables and the derivatives; or
+//! diagnostics when the initial system cannot be made square. The initial system's DAE is in
+//! algebraic form (each state an algebraic variable, each `der(x)` a variable named `der(x)`),
+//! so that the executable program and the interpreter run it like any other system.
+//!
+//! States without a fixed start value are completed the way mature Modelica tools do: the
+//! system is matched first without them, then `x = start` is offered for each free state in
+//! variable order and kept when it determines something the other equations leave open (one
+//! augmenting path each). Those assumptions are reported as a warning naming the states. When
+//! equations remain unmatched, the initial system is over-determined, and the diagnostic names
+//! the fixed start values and initial equations involved; when an unknown other than a state
+//! remains undetermined, the diagnostic names it. This module does not solve anything
+//! numerically: consistent values come from the simulation core running the plan.
+
+use crate::dae::{Dae, Equation, Origin, VarKind};
+use crate::plan::{self, Block, Plan, Unknown};
+use eqm_diag::Diagnostic;
+use eqm_ir::expr::{ExprId, FxHashMap, VarId};
+use eqm_structural::incidence::{EqIdx, VarIdx};
+use eqm_structural::matching::{Augmenter, maximum_matching_masked, singular_parts};
+
+/// The analysed initialization problem.
+#[derive(Debug, Clone)]
+pub struct InitPlan {
+    /// The initial system as an algebraic DAE: its equations are the model's equations followed
+    /// by the initial equations and the start-value equations; every state and derivative is an
+    /// algebraic variable of it (`VarId`s of the model's variables are kept).
+    pub dae: Dae,
+    pub plan: Plan,
+    /// Variables whose `fixed = true` start value is an equation of the system.
+    pub fixed: Vec<VarId>,
+    /// States whose start value had to be assumed fixed.
+    pub assumed: Vec<VarId>,
+}
+
+/// Builds and analyses the initial system of `dae`. Warnings (assumed start values) are
+/// returned with the plan.
+pub fn analyze(dae: &Dae, simulation: &Plan) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let mut init = dae.clone();
+    // The initialization runs no events: its relation variables are set from the model's
+    // surfaces by the simulation (`sim::initial_states`), and when-clauses do not fire.
+    init.flat.whens.clear();
+    init.events = Default::default();
+    // Invariants and the state-choice check belong to the simulation, which evaluates them.
+    init.flat.invariants.clear();
+    init.state_choice = None;
+    let n_model = init.equations.len();
+    init.equations.extend(init.initial_equations.iter().cloned());
+    let n_given = init.equations.len();
+
+    // Fixed start values are equations; the start values of free states are candidates.
+    let mut fixed = Vec::new();
+    let mut candidates: Vec<VarId> = Vec::new();
+    for i in 0..init.kinds.len() {
+        let v = VarId(i as u32);
+        if init.eliminated[i].is_some() || !matches!(init.kinds[i], VarKind::State | VarKind::Algebraic) {
+            continue;
+        }
+        let a = &init.flat.var(v).attributes;
+        if a.fixed == Some(true) {
+            fixed.push(v);
+            let equation = start_equation(&mut init, v, Origin::FixedStart { var: v });
+            init.equations.push(equation);
+        } else if init.kinds[i] == VarKind::State {
+            candidates.push(v);
+        }
+    }
+    let n_fixed = init.equations.len();
+    for &v in &candidates {
+        let equation = start_equation(&mut init, v, Origin::AssumedStart { var: v });
+        init.equations.push(equation);
+    }
+    if is_simulation_system_with_starts(&init, n_model, &fixed) {
+        // Every state is given and nothing else is: the simulation plan already causalises
+        // the rest, so it is reused instead of solving and matching the system a second time.
+        let plan = reuse_simulation_plan(&mut init, n_model, simulation);
+        let warnings = assumed_warning(&init, &candidates).into_iter().collect();
+        return Ok((
+            InitPlan {
+                dae: init,
+                plan,
+                fixed,
+                assumed: candidates,
+            },
+            warnings,
+        ));
+    }
+
+    // Unknowns: every state and its derivative, every algebraic variable.
+    let mut unknowns = Vec::new();
+    for i in 0..init.kinds.len() {
+        let v = VarId(i as u32);
+        if init.eliminated[i].is_some() {
+            continue;
+        }
+        match init.kinds[i] {
+            VarKind::Algebraic => unknowns.push(Unknown::Var(v)),
+            VarKind::State => {
+                unknowns.push(Unknown::Var(v));
+                unknowns.push(Unknown::Der(v));
+            }
+            _ => {}
+        }
+    }
+    let leaves: Vec<ExprId> = unknowns
+        .iter()
+        .map(|&u| plan::unknown_leaf(&mut init.flat.exprs, u))
+        .collect();
+    let index_of = plan::LeafIndex::new(&leaves);
+    let n_rows_eqs = init.equations.len();
+    let graph = plan::structure_graph(&init, &index_of, unknowns.len(), true).map_err(|d| vec![d])?;
+    let is_candidate = |e: usize| (n_fixed..n_rows_eqs).contains(&e);
+    let given_mask: Vec<bool> = (0..graph.n_eqs()).map(|e| !is_candidate(e)).collect();
+    let mut matching = maximum_matching_masked(&graph, Some(&given_mask), None);
+
+    // Over-determined: some given equation is left without an unknown of its own.
+    let unmatched_given: Vec<usize> = (0..graph.n_eqs())
+        .filter(|&e| !is_candidate(e) && matching.var_of(EqIdx(e as u32)).is_none())
+        .collect();
+    if !unmatched_given.is_empty() {
+        return Err(vec![over_determined(
+            &init, &graph, &matching, n_model, n_given, &unknowns,
+        )]);
+    }
+    let mut search = Augmenter::new();
+    let mut assumed = Vec::new();
+    let mut keep = vec![true; init.equations.len()];
+    for (k, &v) in candidates.iter().enumerate() {
+        let e = n_fixed + k;
+        if search.augment(&graph, &mut matching, EqIdx(e as u32), |_| true) {
+            assumed.push(v);
+        } else {
+            keep[e] = false;
+        }
+    }
+    let undetermined: Vec<usize> = (0..unknowns.len())
+        .filter(|&u| matching.eq_of(VarIdx(u as u32)).is_none())
+        .collect();
+    if !undetermined.is_empty() {
+        return Err(vec![under_determined(&init, &unknowns, &undetermined)]);
+    }
+    init.retain_equations(&keep);
+    let (unknowns, _) = algebraic_form(&mut init);
+    let plan = plan::analyze_system(&mut init, unknowns, true)?;
+    let warnings = assumed_warning(&init, &assumed).into_iter().collect();
+    Ok((
+        InitPlan {
+            dae: init,
+            plan,
+            fixed,
+            assumed,
+        },
+        warnings,
+    ))
+}
+
+/// W0502 for the states whose start values had to be assumed, if there are any.
+fn assumed_warning(init: &Dae, assumed: &[VarId]) -> Option<Diagnostic> {
+    let first = init.flat.var(*assumed.first()?);
+    let names: Vec<String> = assumed.iter().map(|v| start_text(init, *v)).collect();
+    let mut d = Diagnostic::warning(
+        "W0502",
+        format!(
+            "the initial conditions are not fully specified: assuming fixed start values for {}",
+            names.join(", ")
+        ),
+        first.span,
+        format!("`{}` has no fixed start value", first.name),
+    );
+    for v in assumed.iter().skip(1).take(5) {
+        let var = init.flat.var(*v);
+        d = d.with_label(var.span, format!("`{}` has no fixed start value", var.name));
+    }
+    Some(d.with_help("give these states `fixed = true` start values or initial equations"))
+}
+
+/// Whether the initial system (equations `0..n_model` of the model, then one start equation
+/// per state) is the simulation system with every state given by a start value that depends on
+/// parameters only: no initial equations or initial algorithms, no fixed algebraic variables.
+/// Such a system needs no matching of its own.
+fn is_simulation_system_with_starts(init: &Dae, n_model: usize, fixed: &[VarId]) -> bool {
+    init.initial_equations.is_empty()
+        && !init.flat.algorithms.iter().any(|a| a.initial)
+        && fixed.iter().all(|v| init.kinds[v.0 as usize] == VarKind::State)
+        && init.equations[n_model..]
+            .iter()
+            .all(|eq| init.is_parameter_expression(eq.rhs))
+}
+
+/// The plan of an initial system that [`is_simulation_system_with_starts`]: the start
+/// assignments first (states are known before anything else, as in the simulation), then the
+/// simulation's blocks with each `der(x)` read as the initial system's variable `der(x)`.
+fn reuse_simulation_plan(init: &mut Dae, n_model: usize, simulation: &Plan) -> Plan {
+    let (unknowns, derivatives) = algebraic_form(init);
+    let mut unknown_of_var = vec![usize::MAX; init.kinds.len()];
+    for (k, u) in unknowns.iter().enumerate() {
+        if let Unknown::Var(v) = u {
+            unknown_of_var[v.0 as usize] = k;
+        }
+    }
+    let mut derivative_of = vec![VarId(u32::MAX); init.kinds.len()];
+    for &(x, d) in &derivatives {
+        derivative_of[x.0 as usize] = d;
+    }
+    // The simulation's unknowns in the initial system's numbering.
+    let map_unknown = |u: usize| match simulation.unknowns[u] {
+        Unknown::Var(v) => unknown_of_var[v.0 as usize],
+        Unknown::Der(x) => unknown_of_var[derivative_of[x.0 as usize].0 as usize],
+    };
+    let replacement: FxHashMap<ExprId, ExprId> = derivatives
+        .iter()
+        .map(|&(x, d)| {
+            let node = init.flat.exprs.var(x);
+            let der = init.flat.exprs.builtin(eqm_ir::builtins::Builtin::Der, vec![node]);
+            (der, init.flat.exprs.var(d))
+        })
+        .collect();
+    let rename = |init: &mut Dae, e: ExprId| {
+        eqm_ir::symbolic::substitute(&mut init.flat.exprs, e, &|_, id| replacement.get(&id).copied())
+    };
+    // Algorithm rows are numbered after the equations, of which the initial system has more.
+    let n_init = init.equations.len();
+    let map_eq = |eq: usize| if eq < n_model { eq } else { eq - n_model + n_init };
+    let mut blocks = Vec::with_capacity(simulation.blocks.len() + n_init - n_model);
+    let mut simplifier = eqm_ir::symbolic::Simplifier::new();
+    for eq in n_model..n_init {
+        let (Origin::FixedStart { var } | Origin::AssumedStart { var }) = init.equations[eq].origin else {
+            continue;
+        };
+        let rhs = init.equations[eq].rhs;
+        let value = simplifier.simplify(&mut init.flat.exprs, rhs);
+        blocks.push(Block::Explicit {
+            eq,
+            unknown: unknown_of_var[var.0 as usize],
+            value,
+        });
+    }
+    for block in &simulation.blocks {
+        blocks.push(match block {
+            Block::Explicit { eq, unknown, value } => Block::Explicit {
+                eq: map_eq(*eq),
+                unknown: map_unknown(*unknown),
+                value: rename(init, *value),
+            },
+            Block::Implicit { eq, unknown } => Block::Implicit {
+                eq: map_eq(*eq),
+                unknown: map_unknown(*unknown),
+            },
+            Block::Algorithm { eq, unknown, algorithm } => Block::Algorithm {
+                eq: map_eq(*eq),
+                unknown: map_unknown(*unknown),
+                algorithm: *algorithm,
+            },
+            Block::Loop {
+                eqs,
+                unknowns,
+                tearing,
+                residuals,
+                inner,
+                linear,
+            } => Block::Loop {
+                eqs: eqs.iter().map(|&e| map_eq(e)).collect(),
+                unknowns: unknowns.iter().map(|&u| map_unknown(u)).collect(),
+                tearing: tearing.iter().map(|&u| map_unknown(u)).collect(),
+                residuals: residuals.iter().map(|&e| map_eq(e)).collect(),
+                inner: inner
+                    .iter()
+                    .map(|&(e, u, value)| (map_eq(e), map_unknown(u), rename(init, value)))
+                    .collect(),
+                linear: *linear,
+            },
+        });
+    }
+    let n_rows = n_init + (simulation.matching.len() - n_model);
+    let mut matching = vec![usize::MAX; n_rows];
+    for block in &blocks {
+        match block {
+            Block::Explicit { eq, unknown, .. }
+            | Block::Implicit { eq, unknown }
+            | Block::Algorithm { eq, unknown, .. } => {
+                matching[*eq] = *unknown;
+            }
+            Block::Loop { eqs, .. } => {
+                // A loop's equations and unknowns are matched within the loop; the simulation
+                // plan's matching says how.
+                for &e in eqs {
+                    let sim_eq = if e < n_model { e } else { e - n_init + n_model };
+                    matching[e] = map_unknown(simulation.matching[sim_eq]);
+                }
+            }
+        }
+    }
+    let leaves = unknowns
+        .iter()
+        .map(|&u| plan::unknown_leaf(&mut init.flat.exprs, u))
+        .collect();
+    Plan {
+        unknowns,
+        leaves,
+        matching,
+        blocks,
+        parameter_conditions: simulation.parameter_conditions.clone(),
+    }
+}
+
+/// Rewrites the initial system so that it has no states: each state becomes an algebraic
+/// variable and each `der(x)` a new algebraic variable named `der(x)`, so the initial system is
+/// an ordinary algebraic system that code generation and the interpreter run like any other.
+/// Returns the unknowns (every algebraic variable) in variable order, and each former state
+/// with the variable standing for its derivative.
+fn algebraic_form(init: &mut Dae) -> (Vec<Unknown>, Vec<(VarId, VarId)>) {
+    let mut replacement: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+    let mut derivatives: Vec<(VarId, VarId)> = Vec::new();
+    for i in 0..init.kinds.len() {
+        if init.eliminated[i].is_some() || init.kinds[i] != VarKind::State {
+            continue;
+        }
+        let x = VarId(i as u32);
+        let node = init.flat.exprs.var(x);
+        let der = init.flat.exprs.builtin(eqm_ir::builtins::Builtin::Der, vec![node]);
+        let name = init.flat.var(x).name.clone();
+        let d = init.add_derivative_variable(
+            x,
+            format!("der({name})"),
+            format!("the derivative of {name} at the start"),
+            VarKind::Algebraic,
+        );
+        init.kinds[i] = VarKind::Algebraic;
+        let d_node = init.flat.exprs.var(d);
+        replacement.insert(der, d_node);
+        derivatives.push((x, d));
+    }
+    init.substitute_in_equations(&replacement);
+    let unknowns = (0..init.kinds.len())
+        .filter(|&i| init.eliminated[i].is_none() && init.kinds[i] == VarKind::Algebraic)
+        .map(|i| Unknown::Var(VarId(i as u32)))
+        .collect();
+    (unknowns, derivatives)
+}
+
+/// `v = start` (0 when the variable declares no start value).
+fn start_equation(dae: &mut Dae, v: VarId, origin: Origin) -> Equation {
+    let lhs = dae.flat.exprs.var(v);
+    let rhs = match dae.flat.var(v).attributes.start {
+        Some(s) => s,
+        None => dae.flat.exprs.real(0.0),
+    };
+    Equation {
+        lhs,
+        rhs,
+        origin,
+        span: dae.flat.var(v).span,
+    }
+}
+
+/// `name = start` of variable `v` (`= 0` with a remark when it declares no start value).
+pub(crate) fn start_text(dae: &Dae, v: VarId) -> String {
+    let var = dae.flat.var(v);
+    match var.attributes.start {
+        Some(s) => format!("{} = {}", var.name, dae.flat.expr_text(s)),
+        None => format!("{} = 0 (no start value given)", var.name),
+    }
+}
+
+/// The diagnostic for an over-determined initial system: the equations of the over-determined
+/// part, led by the fixed start values and initial equations among them.
+fn over_determined(
+    init: &Dae,
+    graph: &eqm_structural::incidence::Incidence,
+    matching: &eqm_structural::matching::Matching,
+    n_model: usize,
+    n_given: usize,
+    unknowns: &[Unknown],
+) -> Diagnostic {
+    let over: Vec<usize> = match singular_parts(graph, matching) {
+        Ok(parts) => parts.over_eqs.iter().map(|e| e.index()).collect(),
+        Err(e) => return plan::internal(e),
+    };
+    // The user can act on fixed values and initial equations; the model's own equations are
+    // listed after them.
+    let mut listed: Vec<usize> = over
+        .iter()
+        .copied()
+        .filter(|&e| e >= n_model && e < init.equations.len())
+        .collect();
+    listed.extend(over.iter().copied().filter(|&e| e < n_model));
+    let fixed: Vec<String> = listed
+        .iter()
+        .filter(|&&e| e >= n_given)
+        .filter_map(|&e| match init.equations[e].origin {
+            Origin::FixedStart { var } => Some(start_text(init, var)),
+            _ => None,
+        })
+        .collect();
+    let vars: Vec<String> = {
+        let mut vs: Vec<String> = Vec::new();
+        for &e in &over {
+            for &v in graph.eq_vars(EqIdx(e as u32)) {
+                let name = plan::unknown_name(init, unknowns[v.index()]);
+                if !vs.contains(&name) {
+                    vs.push(name);
+                }
+            }
+        }
+        vs
+    };
+    let message = format!(
+        "the initial system is over-determined: these {} equations determine only {} unknown(s) ({}){}",
+        over.len(),
+        vars.len(),
+        shorten(&vars, 8),
+        if fixed.is_empty() {
+            String::new()
+        } else {
+            format!("; conflicting fixed start values: {}", shorten(&fixed, 8))
+        }
+    );
+    let label = |e: usize| {
+        let eq = &init.equations[e];
+        (
+            eq.span,
+            format!("{} ({})", init.equation_text(eq), init.origin_label(&eq.origin)),
+        )
+    };
+    let Some(&first) = listed.first() else {
+        return plan::internal_text("over-determined initial system without equations");
+    };
+    let (span, text) = label(first);
+    let mut d = Diagnostic::error("E0504", message, span, text);
+    for &e in listed.iter().skip(1).take(9) {
+        let (span, text) = label(e);
+        d = d.with_label(span, text);
+    }
+    d.with_help("remove `fixed = true` from one of the start values, or an initial equation")
+}
+
+/// The diagnostic for unknowns that no equation of the initial system determines.
+fn under_determined(init: &Dae, unknowns: &[Unknown], undetermined: &[usize]) -> Diagnostic {
+    let names: Vec<String> = undetermined
+        .iter()
+        .map(|&u| plan::unknown_name(init, unknowns[u]))
+        .collect();
+    let (Unknown::Var(var) | Unknown::Der(var)) = unknowns[undetermined[0]];
+    let mut d = Diagnostic::error(
+        "E0505",
+        format!(
+            "the initial system is under-determined: nothing determines the initial value of {}",
+            shorten(&names, 8)
+        ),
+        init.flat.var(var).span,
+        "needs a start value with `fixed = true` or an initial equation",
+    );
+    for &u in undetermined.iter().skip(1).take(5) {
+        let (Unknown::Var(v) | Unknown::Der(v)) = unknowns[u];
+        d = d.with_label(
+            init.flat.var(v).span,
+            format!("`{}` declared here", init.flat.var(v).name),
+        );
+    }
+    d
+}
+
+fn shorten(names: &[String], max: usize) -> String {
+    let mut s = names.iter().take(max).cloned().collect::<Vec<_>>().join(", ");
+    if names.len() > max {
+        s.push_str(&format!(" and {} more", names.len() - max));
+    }
+    s
+}

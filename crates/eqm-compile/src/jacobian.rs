@@ -1,0 +1,421 @@
+//! The symbolic Jacobian of a right-hand side: what implicit integrators and the constraint
+//! projection evaluate instead of difference quotients.
+//!
+//! Input: an [`ExecProgram`] (its right-hand side instructions) and optionally invariant
+//! residuals `g(...)` evaluated after the right-hand side. Output: an [`ExecJacobian`]: the
+//! symbolic partial derivative of every expression the right-hand side evaluates with respect
+//! to every value it reads that depends on the states (states, derivatives, algebraic
+//! variables computed earlier), and for each instruction how those partials combine by the
+//! chain rule (forward mode, instruction by instruction: an explicit assignment passes on the
+//! weighted sum of its inputs' tangents, a scalar implicit equation divides by its own partial,
+//! a torn loop solves its small linear system), plus the sparsity pattern of `∂f/∂x` and a
+//! column colouring of it, so that one forward pass per colour gives every column.
+//!
+//! The partials are expressions of the program's arena: the interpreter and the JIT evaluate
+//! them as they evaluate everything else, once per Jacobian; only the chain rule runs in Rust
+//! (`interp::jacobian`). This module is pure and linear in the size of the right-hand side plus
+//! the size of the pattern. It deliberately gives up (returns a reason) when a right-hand side
+//! cannot be differentiated symbolically: an algorithm section, a user function of a varying
+//! value, a scalar implicit equation without a symbolic derivative. The integrators then use
+//! difference quotients, as before.
+
+use crate::exec::{ExecProgram, Instr};
+use eqm_ir::builtins::Builtin;
+use eqm_ir::expr::{Callee, ExprArena, ExprId, Node};
+use eqm_ir::slot::Slot;
+use eqm_ir::symbolic::diff_var;
+
+/// `partial · tangent(slot)`: one term of a chain rule sum. `partial` indexes
+/// [`ExecJacobian::partials`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Term {
+    pub slot: Slot,
+    pub partial: u32,
+}
+
+/// How the tangents of one right-hand-side instruction follow from those it reads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TangentStep {
+    /// `t(target) = Σ partial · t(slot)`.
+    Assign { target: Slot, terms: Vec<Term> },
+    /// `residual(target, ...) = 0`: `t(target) = −(Σ partial · t(slot)) / own`.
+    Newton1 { target: Slot, own: u32, terms: Vec<Term> },
+    /// A torn loop: inner assignments and residuals whose terms are split into those reading
+    /// values outside the loop and those reading the loop's own unknowns.
+    Loop(Box<LoopTangent>),
+}
+
+/// The tangent form of a torn loop; see [`TangentStep::Loop`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopTangent {
+    pub tearing: Vec<Slot>,
+    /// Each inner assignment: its target, its outside terms and its loop terms.
+    pub inner: Vec<(Slot, Vec<Term>, Vec<Term>)>,
+    /// Each residual: its outside terms and its loop terms.
+    pub residuals: Vec<(Vec<Term>, Vec<Term>)>,
+}
+
+/// An invariant `g = 0` evaluated after the right-hand side: its value (an index into
+/// [`ExecJacobian::partials`], which holds the residual itself there) and its chain rule terms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvariantRow {
+    pub value: u32,
+    pub terms: Vec<Term>,
+}
+
+/// The symbolic Jacobian of a program; see the module documentation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecJacobian {
+    /// Every expression evaluated for one Jacobian: partial derivatives and invariant values.
+    pub partials: Vec<ExprId>,
+    /// One step per right-hand-side instruction, in order.
+    pub steps: Vec<TangentStep>,
+    /// The invariants, in the order they were given.
+    pub invariants: Vec<InvariantRow>,
+    /// The rates `dg/dt = Σ ∂g/∂x_j · f_j` of the invariants, when every invariant reads only
+    /// states: their Jacobian `H + G ∂f/∂x` (with `H` the second derivatives of `g` along `f`)
+    /// is what the Jacobian of the projected field needs. Empty otherwise.
+    pub rates: Vec<InvariantRow>,
+    /// For each step, whether the invariants depend on its tangents: `G` alone (what the
+    /// projection needs at every evaluation) runs only these.
+    pub for_invariants: Vec<bool>,
+    /// Further expressions evaluated with the partials (the state-choice check), as indices
+    /// into `partials`.
+    pub extra: Vec<u32>,
+    /// For each state derivative `dx[i]`, the states it depends on (sorted): the rows of the
+    /// pattern of `∂f/∂x`.
+    pub rows: Vec<Vec<u32>>,
+    /// The same for each invariant (the pattern of `G = ∂g/∂x`), followed by the same for each
+    /// rate.
+    pub invariant_rows: Vec<Vec<u32>>,
+    /// The colour of each state (column): no two columns of one colour share a row of any of
+    /// these patterns, so one forward pass seeded with all columns of a colour gives each of
+    /// them.
+    pub colors: Vec<u32>,
+    pub n_colors: usize,
+}
+
+impl ExecJacobian {
+    /// The number of nonzero entries of `∂f/∂x` in the pattern.
+    pub fn nonzeros(&self) -> usize {
+        self.rows.iter().map(Vec::len).sum()
+    }
+}
+
+/// Builds the Jacobian program of `program` and of the invariant residuals `invariants`
+/// (expressions of its arena, which may read anything the right-hand side computes) and of
+/// their rates `rates` (empty, or one per invariant), with the expressions `extra` evaluated
+/// alongside. Returns
+/// the reason when the right-hand side cannot be differentiated symbolically.
+pub fn build(
+    program: &mut ExecProgram,
+    invariants: &[ExprId],
+    rates: &[ExprId],
+    extra: &[ExprId],
+) -> Result<ExecJacobian, String> {
+    let n = program.layout().states;
+    let n_work = program.layout().work;
+    let rhs = program.rhs().to_vec();
+    let slot_of: Vec<Option<Slot>> = (0..program.dae().flat.variables.len())
+        .map(|i| program.slot_of(eqm_ir::expr::VarId(i as u32)))
+        .collect();
+    // Which work slots vary with the states: those the right-hand side computes.
+    let mut varies = vec![false; n_work];
+    for instr in &rhs {
+        match instr {
+            Instr::Assign { target, .. } | Instr::Newton1 { target, .. } => mark(&mut varies, *target),
+            Instr::Loop(b) => b.unknowns.iter().for_each(|s| mark(&mut varies, *s)),
+            Instr::Algorithm { .. } => return Err("the right-hand side runs an algorithm section".to_string()),
+        }
+    }
+    let has_tangent = |slot: Slot| match slot {
+        Slot::State(_) | Slot::Der(_) => true,
+        Slot::Work(k) => varies.get(k as usize).copied().unwrap_or(false),
+        Slot::Time | Slot::Param(_) => false,
+    };
+    let arena = program.arena_mut();
+    let mut b = Partials {
+        arena,
+        slot_of: &slot_of,
+        partials: Vec::new(),
+    };
+    let mut steps = Vec::with_capacity(rhs.len());
+    for (k, instr) in rhs.iter().enumerate() {
+        let failed = |what: &str| format!("instruction {k} ({what}) cannot be differentiated symbolically");
+        steps.push(match instr {
+            Instr::Assign { target, value, .. } => TangentStep::Assign {
+                target: *target,
+                terms: b
+                    .terms(*value, &has_tangent, None)
+                    .ok_or_else(|| failed("an assignment"))?,
+            },
+            Instr::Newton1 {
+                target,
+                residual,
+                derivative,
+                ..
+            } => {
+                let Some(derivative) = derivative else {
+                    return Err(failed("an implicit equation without a symbolic derivative"));
+                };
+                let terms = b
+                    .terms(*residual, &has_tangent, Some(*target))
+                    .ok_or_else(|| failed("an implicit equation"))?;
+                let own = b.push(*derivative);
+                TangentStep::Newton1 {
+                    target: *target,
+                    own,
+                    terms,
+                }
+            }
+            Instr::Loop(l) => {
+                let in_loop = |s: Slot| l.unknowns.contains(&s);
+                let split =
+                    |terms: Vec<Term>| -> (Vec<Term>, Vec<Term>) { terms.into_iter().partition(|t| !in_loop(t.slot)) };
+                let mut inner = Vec::with_capacity(l.inner.len());
+                for a in &l.inner {
+                    let terms = b.terms(a.value, &has_tangent, None).ok_or_else(|| failed("a loop"))?;
+                    let (outside, own) = split(terms);
+                    inner.push((a.target, outside, own));
+                }
+                let mut residuals = Vec::with_capacity(l.residuals.len());
+                for &(r, _) in &l.residuals {
+                    let terms = b.terms(r, &has_tangent, None).ok_or_else(|| failed("a loop"))?;
+                    residuals.push(split(terms));
+                }
+                TangentStep::Loop(Box::new(LoopTangent {
+                    tearing: l.tearing.clone(),
+                    inner,
+                    residuals,
+                }))
+            }
+            Instr::Algorithm { .. } => unreachable!("rejected above"),
+        });
+    }
+    let mut invariant_steps = Vec::with_capacity(invariants.len());
+    for (k, &g) in invariants.iter().enumerate() {
+        let value = b.push(g);
+        let terms = b
+            .terms(g, &has_tangent, None)
+            .ok_or_else(|| format!("invariant {} cannot be differentiated symbolically", k + 1))?;
+        invariant_steps.push(InvariantRow { value, terms });
+    }
+    let mut rate_rows = Vec::with_capacity(rates.len());
+    for &r in rates {
+        let value = b.push(r);
+        let terms = b
+            .terms(r, &has_tangent, None)
+            .ok_or_else(|| "the rate of an invariant cannot be differentiated symbolically".to_string())?;
+        rate_rows.push(InvariantRow { value, terms });
+    }
+    let extra = extra.iter().map(|&e| b.push(e)).collect();
+    let for_invariants = steps_for_invariants(n, n_work, &steps, &invariant_steps);
+    let partials = b.partials;
+    let all_rows: Vec<InvariantRow> = invariant_steps.iter().chain(&rate_rows).cloned().collect();
+    let (rows, invariant_rows) = pattern(n, n_work, &steps, &all_rows).ok_or_else(|| {
+        format!("the dependence of the derivatives on the states has more than {MAX_PATTERN} entries")
+    })?;
+    let (colors, n_colors) = eqm_structural::coloring::color_columns(n, rows.iter().chain(&invariant_rows));
+    Ok(ExecJacobian {
+        partials,
+        steps,
+        invariants: invariant_steps,
+        rates: rate_rows,
+        for_invariants,
+        extra,
+        rows,
+        invariant_rows,
+        colors,
+        n_colors,
+    })
+}
+
+fn mark(varies: &mut [bool], slot: Slot) {
+    if let Slot::Work(k) = slot
+        && let Some(v) = varies.get_mut(k as usize)
+    {
+        *v = true;
+    }
+}
+
+/// Collects partial derivatives into one list.
+struct Partials<'a> {
+    arena: &'a mut ExprArena,
+    slot_of: &'a [Option<Slot>],
+    partials: Vec<ExprId>,
+}
+
+impl Partials<'_> {
+    fn push(&mut self, e: ExprId) -> u32 {
+        self.partials.push(e);
+        (self.partials.len() - 1) as u32
+    }
+
+    /// The chain rule terms of `root`: its partial derivative with respect to every leaf it
+    /// reads whose slot has a tangent, except `skip` (the unknown of an implicit equation,
+    /// whose partial is its derivative). `None` when one cannot be built.
+    fn terms(&mut self, root: ExprId, has_tangent: &dyn Fn(Slot) -> bool, skip: Option<Slot>) -> Option<Vec<Term>> {
+        let mut leaves: Vec<(Slot, ExprId)> = Vec::new();
+        let stop = |e: ExprId| eqm_ir::symbolic::is_symbol_operator(self.arena.get(e));
+        for e in eqm_ir::symbolic::reachable(self.arena, root, &stop) {
+            let slot = match self.arena.get(e) {
+                Node::Var(v) => self.slot_of.get(v.0 as usize).copied().flatten(),
+                Node::Call(Callee::Builtin(Builtin::Der), args) => match args.first().map(|a| self.arena.get(*a)) {
+                    Some(Node::Var(v)) => match self.slot_of.get(v.0 as usize).copied().flatten() {
+                        Some(Slot::State(i)) => Some(Slot::Der(i)),
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(slot) = slot
+                && has_tangent(slot)
+                && Some(slot) != skip
+            {
+                leaves.push((slot, e));
+            }
+        }
+        // Slot order makes the sums (and so the results) independent of expression ids.
+        leaves.sort_unstable();
+        let mut terms = Vec::with_capacity(leaves.len());
+        for (slot, leaf) in leaves {
+            let d = diff_var(self.arena, root, leaf).ok()?;
+            if self.arena.literal(d) != Some(0.0) {
+                let partial = self.push(d);
+                terms.push(Term { slot, partial });
+            }
+        }
+        Some(terms)
+    }
+}
+
+/// Rows of a sparsity pattern: for each row, the columns (states) it depends on, sorted.
+type Pattern = Vec<Vec<u32>>;
+
+/// The most entries the dependence sets of all values may hold together: beyond it (large
+/// models whose values each depend on many states, such as one big algebraic loop) the sets
+/// would take more memory than difference quotients, which need none.
+const MAX_PATTERN: usize = 20_000_000;
+
+/// The structural dependence of every derivative and invariant on the states, propagated
+/// through the steps (a loop's unknowns all depend on everything the loop reads from outside);
+/// `None` when it would exceed [`MAX_PATTERN`] entries.
+fn pattern(n: usize, n_work: usize, steps: &[TangentStep], invariants: &[InvariantRow]) -> Option<(Pattern, Pattern)> {
+    let mut der: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut work: Vec<Vec<u32>> = vec![Vec::new(); n_work];
+    let deps = |der: &Vec<Vec<u32>>, work: &Vec<Vec<u32>>, terms: &[Term], out: &mut Vec<u32>| {
+        for t in terms {
+            match t.slot {
+                Slot::State(i) => out.push(i),
+                Slot::Der(i) => out.extend_from_slice(&der[i as usize]),
+                Slot::Work(k) => out.extend_from_slice(&work[k as usize]),
+                Slot::Time | Slot::Param(_) => {}
+            }
+        }
+    };
+    let mut set = Vec::new();
+    let mut total = 0usize;
+    let mut store = |der: &mut Vec<Vec<u32>>, work: &mut Vec<Vec<u32>>, slot: Slot, set: &[u32]| {
+        total += set.len();
+        match slot {
+            Slot::Der(i) => der[i as usize] = set.to_vec(),
+            Slot::Work(k) => work[k as usize] = set.to_vec(),
+            Slot::Time | Slot::State(_) | Slot::Param(_) => {}
+        }
+        total <= MAX_PATTERN
+    };
+    for step in steps {
+        set.clear();
+        match step {
+            TangentStep::Assign { target, terms } | TangentStep::Newton1 { target, terms, .. } => {
+                deps(&der, &work, terms, &mut set);
+                set.sort_unstable();
+                set.dedup();
+                if !store(&mut der, &mut work, *target, &set) {
+                    return None;
+                }
+            }
+            TangentStep::Loop(l) => {
+                for (_, outside, _) in &l.inner {
+                    deps(&der, &work, outside, &mut set);
+                }
+                for (outside, _) in &l.residuals {
+                    deps(&der, &work, outside, &mut set);
+                }
+                set.sort_unstable();
+                set.dedup();
+                for &s in l.tearing.iter().chain(l.inner.iter().map(|(s, ..)| s)) {
+                    if !store(&mut der, &mut work, s, &set) {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+    let invariant_rows = invariants
+        .iter()
+        .map(|g| {
+            let mut set = Vec::new();
+            deps(&der, &work, &g.terms, &mut set);
+            set.sort_unstable();
+            set.dedup();
+            set
+        })
+        .collect();
+    Some((der, invariant_rows))
+}
+
+/// Which steps the invariants depend on: walking the steps backwards from the slots the
+/// invariants read, a step is needed when it computes a needed slot, and then what it reads is
+/// needed too.
+fn steps_for_invariants(n: usize, n_work: usize, steps: &[TangentStep], invariants: &[InvariantRow]) -> Vec<bool> {
+    let index = |slot: Slot| match slot {
+        Slot::Der(i) => Some(i as usize),
+        Slot::Work(k) => Some(n + k as usize),
+        Slot::Time | Slot::State(_) | Slot::Param(_) => None,
+    };
+    let mut needed = vec![false; n + n_work];
+    let mark = |needed: &mut Vec<bool>, terms: &[Term]| {
+        for t in terms {
+            if let Some(i) = index(t.slot) {
+                needed[i] = true;
+            }
+        }
+    };
+    for g in invariants {
+        mark(&mut needed, &g.terms);
+    }
+    let mut used = vec![false; steps.len()];
+    for (k, step) in steps.iter().enumerate().rev() {
+        let is_needed = |needed: &Vec<bool>, slot: Slot| index(slot).is_some_and(|i| needed[i]);
+        match step {
+            TangentStep::Assign { target, terms } | TangentStep::Newton1 { target, terms, .. } => {
+                if is_needed(&needed, *target) {
+                    used[k] = true;
+                    mark(&mut needed, terms);
+                }
+            }
+            TangentStep::Loop(l) => {
+                let targets = l.tearing.iter().copied().chain(l.inner.iter().map(|i| i.0));
+                if targets.clone().any(|s| is_needed(&needed, s)) {
+                    used[k] = true;
+                    for s in targets {
+                        if let Some(i) = index(s) {
+                            needed[i] = true;
+                        }
+                    }
+                    for (_, outside, own) in &l.inner {
+                        mark(&mut needed, outside);
+                        mark(&mut needed, own);
+                    }
+                    for (outside, own) in &l.residuals {
+                        mark(&mut needed, outside);
+                        mark(&mut needed, own);
+                    }
+                }
+            }
+        }
+    }
+    used
+}

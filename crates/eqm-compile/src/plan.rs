@@ -1,0 +1,576 @@
+//! Causalisation plan of a DAE: which equation computes which unknown, in which order.
+//!
+//! Input: a [`Dae`] after alias elimination. Output: a [`Plan`]: the unknowns (algebraic
+//! variables and the derivatives of states), the matching, and the BLT blocks in evaluation
+//! order, each either an explicit assignment solved symbolically, a scalar implicit equation
+//! (Newton in generated code), or an algebraic loop with its tearing variables, residual
+//! equations and inner causal assignments, marked linear when every equation of the loop is
+//! linear in the loop's unknowns. A structurally singular system gets a diagnostic that names
+//! the equations and variables involved with their source spans.
+//!
+//! The graph algorithms live in `structural` and see only ids; this module builds their input
+//! from expressions and maps their output back. It deliberately does not do index reduction
+//! yet: a system that needs it is reported as singular, with a note saying so.
+
+use crate::dae::{Dae, VarKind};
+use eqm_diag::Diagnostic;
+use eqm_ir::builtins::Builtin;
+use eqm_ir::expr::{Callee, ExprId, Node, VarId};
+use eqm_ir::symbolic::{Condition, Simplifier, Solution, solve_for_unsimplified};
+use eqm_structural::blt::blt;
+use eqm_structural::incidence::{EdgeKind, EqIdx, IncidenceBuilder, VarIdx};
+use eqm_structural::matching::{maximum_matching, singular_parts};
+use eqm_structural::tearing::tear_block;
+
+/// An unknown of the causal system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Unknown {
+    /// An algebraic variable.
+    Var(VarId),
+    /// The derivative `der(x)` of a state `x`.
+    Der(VarId),
+}
+
+/// One step of the evaluation order.
+#[derive(Debug, Clone)]
+pub enum Block {
+    /// `unknown := value`, solved symbolically from equation `eq`.
+    Explicit { eq: usize, unknown: usize, value: ExprId },
+    /// Row `eq` (numbered after the DAE's equations) stands for output `unknown` of the
+    /// algorithm section `algorithm` of the flat model: the section is run to compute it.
+    Algorithm {
+        eq: usize,
+        unknown: usize,
+        algorithm: usize,
+    },
+    /// Equation `eq` is implicit in its one unknown: solved by a scalar Newton iteration.
+    Implicit { eq: usize, unknown: usize },
+    /// An algebraic loop, torn: guess the tearing unknowns, compute the inner unknowns in order,
+    /// and drive the residual equations to zero.
+    Loop {
+        eqs: Vec<usize>,
+        unknowns: Vec<usize>,
+        tearing: Vec<usize>,
+        residuals: Vec<usize>,
+        /// (equation, unknown, value) computed in this order from the tearing unknowns.
+        inner: Vec<(usize, usize, ExprId)>,
+        /// Every equation is linear in the loop's unknowns: solved by LU, not Newton.
+        linear: bool,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub unknowns: Vec<Unknown>,
+    /// The expression node of each unknown (`v` or `der(x)`).
+    pub leaves: Vec<ExprId>,
+    /// For each equation, the unknown it is matched to.
+    pub matching: Vec<usize>,
+    pub blocks: Vec<Block>,
+    /// Conditions on parameters that the chosen symbolic solutions need (a divisor that must
+    /// not be zero, ...), with the equation: checked once when a simulation starts.
+    pub parameter_conditions: Vec<(Condition, usize)>,
+}
+
+/// Builds the plan, or diagnostics when the system is structurally singular.
+pub fn analyze(dae: &mut Dae) -> Result<Plan, Vec<Diagnostic>> {
+    let mut unknowns = Vec::new();
+    for i in 0..dae.kinds.len() {
+        let v = VarId(i as u32);
+        if dae.eliminated[i].is_some() {
+            continue;
+        }
+        match dae.kinds[i] {
+            VarKind::Algebraic => unknowns.push(Unknown::Var(v)),
+            VarKind::State => unknowns.push(Unknown::Der(v)),
+            _ => {}
+        }
+    }
+    analyze_system(dae, unknowns, false)
+}
+
+/// Builds the plan of `dae.equations` (plus one row per output of each algorithm section,
+/// initial ones included when `initial_algorithms`) for the given unknowns.
+pub(crate) fn analyze_system(
+    dae: &mut Dae,
+    unknowns: Vec<Unknown>,
+    initial_algorithms: bool,
+) -> Result<Plan, Vec<Diagnostic>> {
+    let mut leaves = Vec::with_capacity(unknowns.len());
+    for &u in &unknowns {
+        leaves.push(unknown_leaf(&mut dae.flat.exprs, u));
+    }
+    let index_of = LeafIndex::new(&leaves);
+
+    // Incidence with solvability, and the symbolic solution of every solvable edge (simplified
+    // only when the plan uses it).
+    let mut builder = IncidenceBuilder::new(unknowns.len()).map_err(|e| vec![internal(e)])?;
+    let mut solutions = EdgeSolutions::with_capacity(dae.equations.len());
+    let mut simplifier = Simplifier::new();
+    for eq in &dae.equations {
+        let found = equation_unknowns(&dae.flat.exprs, eq, &index_of);
+        let mut edges = Vec::with_capacity(found.len());
+        for u in found {
+            let kind = match solve_for_unsimplified(&mut simplifier, &mut dae.flat.exprs, eq.lhs, eq.rhs, leaves[u]) {
+                // A division by a parameter expression (`m*der(v) = f`) is accepted: parameters
+                // are checked once when the simulation starts. A condition on unknowns would
+                // make the assignment fail at some instants, so such an edge stays implicit.
+                Solution::Solved { value, conditions }
+                    if conditions.iter().all(|c| dae.is_parameter_expression(c.expr())) =>
+                {
+                    solutions.push(u, value, conditions);
+                    EdgeKind::Solvable
+                }
+                _ => EdgeKind::Implicit,
+            };
+            edges.push((VarIdx(u as u32), kind));
+        }
+        solutions.end_equation();
+        builder.add_equation(edges).map_err(|e| vec![internal(e)])?;
+    }
+    // An algorithm section determines its outputs from what it reads: one row per output,
+    // solvable for that output only.
+    let mut algorithm_rows: Vec<usize> = Vec::new();
+    for (index, outputs, read) in algorithm_rows_of(dae, &index_of, initial_algorithms) {
+        for &o in &outputs {
+            let edges = std::iter::once((VarIdx(o as u32), EdgeKind::Solvable))
+                .chain(read.iter().map(|&u| (VarIdx(u as u32), EdgeKind::Implicit)));
+            builder.add_equation(edges).map_err(|e| vec![internal(e)])?;
+            algorithm_rows.push(index);
+        }
+    }
+    let n_equations = dae.equations.len();
+    let graph = builder.build();
+    let matching = maximum_matching(&graph);
+    if !matching.is_perfect() || graph.n_eqs() != unknowns.len() {
+        return Err(vec![singular(dae, &graph, &matching, &unknowns)]);
+    }
+    let order = blt(&graph, &matching).map_err(|e| vec![internal(e)])?;
+    let mut blocks = Vec::with_capacity(order.len());
+    for block in order.blocks() {
+        if let [(e, v)] = block {
+            let (eq, unknown) = (e.index(), v.index());
+            if eq >= n_equations {
+                blocks.push(Block::Algorithm {
+                    eq,
+                    unknown,
+                    algorithm: algorithm_rows[eq - n_equations],
+                });
+                continue;
+            }
+            blocks.push(match solutions.value(eq, unknown) {
+                Some(value) => Block::Explicit {
+                    eq,
+                    unknown,
+                    value: simplifier.simplify(&mut dae.flat.exprs, value),
+                },
+                None => Block::Implicit { eq, unknown },
+            });
+            continue;
+        }
+        if let Some((e, _)) = block.iter().find(|(e, _)| e.index() >= n_equations) {
+            let a = &dae.flat.algorithms[algorithm_rows[e.index() - n_equations]];
+            return Err(vec![
+                Diagnostic::error(
+                    "E0502",
+                    "this algorithm section is part of an algebraic loop, which EQM cannot solve yet",
+                    a.span,
+                    "in an algebraic loop",
+                )
+                .with_help("compute the loop with equations, or break the dependency on the algorithm's outputs"),
+            ]);
+        }
+        let tearing = tear_block(&graph, block).map_err(|e| vec![internal(e)])?;
+        let in_block: Vec<usize> = block.iter().map(|(_, v)| v.index()).collect();
+        // A loop is linear when each equation's partial derivatives with respect to the loop's
+        // unknowns are free of them: the coefficients may depend on states, parameters and time,
+        // since they are fixed while the loop is solved. Sorted leaves make membership a binary
+        // search: loops can have thousands of unknowns.
+        let mut block_leaves: Vec<ExprId> = in_block.iter().map(|&u| leaves[u]).collect();
+        block_leaves.sort_unstable();
+        let linear = block
+            .iter()
+            .all(|(e, _)| is_linear_in(&mut dae.flat.exprs, &dae.equations[e.index()], &block_leaves));
+        let mut inner = Vec::with_capacity(tearing.inner.len());
+        for (e, v) in &tearing.inner {
+            let value = solutions
+                .value(e.index(), v.index())
+                .ok_or_else(|| vec![internal_text("tearing used an edge that is not solvable")])?;
+            inner.push((e.index(), v.index(), simplifier.simplify(&mut dae.flat.exprs, value)));
+        }
+        blocks.push(Block::Loop {
+            eqs: block.iter().map(|(e, _)| e.index()).collect(),
+            unknowns: in_block,
+            tearing: tearing.tearing_vars.iter().map(|v| v.index()).collect(),
+            residuals: tearing.residuals.iter().map(|e| e.index()).collect(),
+            inner,
+            linear,
+        });
+    }
+    // Only the solutions the plan uses need their conditions checked, in evaluation order.
+    let mut parameter_conditions = Vec::new();
+    for block in &blocks {
+        let used: &[(usize, usize, ExprId)] = match block {
+            Block::Explicit { eq, unknown, value } => &[(*eq, *unknown, *value)],
+            Block::Implicit { .. } | Block::Algorithm { .. } => &[],
+            Block::Loop { inner, .. } => inner,
+        };
+        for &(eq, unknown, _) in used {
+            for c in solutions.conditions(eq, unknown) {
+                parameter_conditions.push((*c, eq));
+            }
+        }
+    }
+    let matching = (0..graph.n_eqs())
+        .map(|e| matching.var_of(EqIdx(e as u32)).map_or(usize::MAX, |v| v.index()))
+        .collect();
+    Ok(Plan {
+        unknowns,
+        leaves,
+        matching,
+        blocks,
+        parameter_conditions,
+    })
+}
+
+/// The symbolic solution of every solvable edge with its run-time conditions, equation by
+/// equation in one flat table: equations have a handful of edges, so finding one is a short scan,
+/// and a million equations cost no hash table.
+struct EdgeSolutions {
+    /// Where each equation's edges start in `edges`; one more entry than equations so far.
+    first_edge: Vec<u32>,
+    /// (unknown, value, range of `conditions`).
+    edges: Vec<(u32, ExprId, std::ops::Range<u32>)>,
+    conditions: Vec<Condition>,
+}
+
+impl EdgeSolutions {
+    fn with_capacity(equations: usize) -> EdgeSolutions {
+        let mut first_edge = Vec::with_capacity(equations + 1);
+        first_edge.push(0);
+        EdgeSolutions {
+            first_edge,
+            edges: Vec::with_capacity(2 * equations),
+            conditions: Vec::new(),
+        }
+    }
+
+    /// Records the solution of the current equation for `unknown`.
+    fn push(&mut self, unknown: usize, value: ExprId, conditions: Vec<Condition>) {
+        let start = self.conditions.len() as u32;
+        self.conditions.extend(conditions);
+        self.edges
+            .push((unknown as u32, value, start..self.conditions.len() as u32));
+    }
+
+    /// Closes the current equation; the next `push` is for the next one.
+    fn end_equation(&mut self) {
+        self.first_edge.push(self.edges.len() as u32);
+    }
+
+    fn edge(&self, eq: usize, unknown: usize) -> Option<&(u32, ExprId, std::ops::Range<u32>)> {
+        let range = *self.first_edge.get(eq)? as usize..*self.first_edge.get(eq + 1)? as usize;
+        self.edges[range].iter().find(|e| e.0 as usize == unknown)
+    }
+
+    fn value(&self, eq: usize, unknown: usize) -> Option<ExprId> {
+        self.edge(eq, unknown).map(|e| e.1)
+    }
+
+    fn conditions(&self, eq: usize, unknown: usize) -> &[Condition] {
+        match self.edge(eq, unknown) {
+            Some((_, _, range)) => &self.conditions[range.start as usize..range.end as usize],
+            None => &[],
+        }
+    }
+}
+
+impl Plan {
+    /// For each equation of `dae`, the unknowns (indices into `unknowns`) it contains, sorted:
+    /// the edges of the bipartite graph the plan was built from. Algorithm rows (numbered after
+    /// the DAE's equations) are not included.
+    pub fn incidence(&self, dae: &Dae) -> Vec<Vec<usize>> {
+        let index_of = LeafIndex::new(&self.leaves);
+        dae.equations
+            .iter()
+            .map(|e| equation_unknowns(&dae.flat.exprs, e, &index_of))
+            .collect()
+    }
+}
+
+/// The unknown each leaf node stands for, by expression id: a dense table, because looking up
+/// every node of every equation is the inner loop of building the incidence.
+#[derive(Debug, Clone)]
+pub(crate) struct LeafIndex {
+    unknown_of: Vec<u32>,
+    /// The smallest leaf id (`ExprId(u32::MAX)` when there are no leaves).
+    oldest: ExprId,
+}
+
+impl LeafIndex {
+    const NONE: u32 = u32::MAX;
+
+    /// Leaf `leaves[k]` stands for unknown `k`.
+    pub(crate) fn new(leaves: &[ExprId]) -> LeafIndex {
+        let size = leaves.iter().map(|l| l.0 as usize + 1).max().unwrap_or(0);
+        let mut unknown_of = vec![Self::NONE; size];
+        for (k, l) in leaves.iter().enumerate() {
+            unknown_of[l.0 as usize] = k as u32;
+        }
+        let oldest = leaves.iter().copied().min().unwrap_or(ExprId(u32::MAX));
+        LeafIndex { unknown_of, oldest }
+    }
+
+    pub(crate) fn get(&self, e: ExprId) -> Option<usize> {
+        match self.unknown_of.get(e.0 as usize) {
+            Some(&k) if k != Self::NONE => Some(k as usize),
+            _ => None,
+        }
+    }
+}
+
+/// The unknowns (values of `index_of`) occurring in equation `eq`, sorted and without repeats.
+pub(crate) fn equation_unknowns(
+    arena: &eqm_ir::expr::ExprArena,
+    eq: &crate::dae::Equation,
+    index_of: &LeafIndex,
+) -> Vec<usize> {
+    let mut found = Vec::new();
+    collect_unknowns(arena, eq.lhs, index_of, &mut found);
+    collect_unknowns(arena, eq.rhs, index_of, &mut found);
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+/// The expression node of an unknown: `v` or `der(x)`.
+pub(crate) fn unknown_leaf(arena: &mut eqm_ir::expr::ExprArena, u: Unknown) -> ExprId {
+    match u {
+        Unknown::Var(v) => arena.var(v),
+        Unknown::Der(v) => {
+            let node = arena.var(v);
+            arena.builtin(Builtin::Der, vec![node])
+        }
+    }
+}
+
+/// The bipartite graph of `dae`'s equations and algorithm rows (initial sections too with
+/// `initial`) over `n_unknowns` unknowns identified by `index_of`, every edge implicit: the
+/// input of the purely structural passes (index reduction, initialization), which do not need
+/// to know what is solvable.
+pub(crate) fn structure_graph(
+    dae: &Dae,
+    index_of: &LeafIndex,
+    n_unknowns: usize,
+    initial: bool,
+) -> Result<eqm_structural::incidence::Incidence, Diagnostic> {
+    let mut builder = IncidenceBuilder::new(n_unknowns).map_err(internal)?;
+    for eq in &dae.equations {
+        let found = equation_unknowns(&dae.flat.exprs, eq, index_of);
+        builder
+            .add_equation(found.into_iter().map(|u| (VarIdx(u as u32), EdgeKind::Implicit)))
+            .map_err(internal)?;
+    }
+    for (_, outputs, read) in algorithm_rows_of(dae, index_of, initial) {
+        for o in outputs {
+            let edges = std::iter::once(o)
+                .chain(read.iter().copied())
+                .map(|u| (VarIdx(u as u32), EdgeKind::Implicit));
+            builder.add_equation(edges).map_err(internal)?;
+        }
+    }
+    Ok(builder.build())
+}
+
+/// The rows an algorithm section adds to the system: for each section (initial ones only with
+/// `initial`), its index, the unknowns it assigns (one row each) and the other unknowns it reads.
+pub(crate) fn algorithm_rows_of(
+    dae: &Dae,
+    index_of: &LeafIndex,
+    initial: bool,
+) -> Vec<(usize, Vec<usize>, Vec<usize>)> {
+    let mut rows = Vec::new();
+    for (index, a) in dae
+        .flat
+        .algorithms
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| initial || !a.initial)
+    {
+        let outputs: Vec<usize> = a
+            .outputs
+            .iter()
+            .filter_map(|&o| index_of.get(dae.flat.exprs.var_if_present(o)?))
+            .collect();
+        let mut read: Vec<usize> = Vec::new();
+        for st in &a.statements {
+            st.for_each_expr(&mut |e| collect_unknowns(&dae.flat.exprs, e, index_of, &mut read));
+        }
+        read.sort_unstable();
+        read.dedup();
+        read.retain(|u| !outputs.contains(u));
+        rows.push((index, outputs, read));
+    }
+    rows
+}
+
+/// The unknowns occurring in `root`: algebraic variables and `der(x)` nodes, not looking into
+/// `der(...)` and `pre(...)`.
+fn collect_unknowns(arena: &eqm_ir::expr::ExprArena, root: ExprId, index_of: &LeafIndex, out: &mut Vec<usize>) {
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        if let Some(u) = index_of.get(id) {
+            out.push(u);
+            continue;
+        }
+        // Children have smaller ids than their parents: nothing below a node older than every
+        // leaf can be one.
+        if id < index_of.oldest {
+            continue;
+        }
+        match arena.get(id) {
+            Node::Call(Callee::Builtin(Builtin::Der | Builtin::Pre), _) => {}
+            _ => stack.extend(arena.children(id)),
+        }
+    }
+}
+
+/// Whether equation `eq` is affine in the unknowns `leaves` (sorted): each partial derivative
+/// with respect to one of them that occurs must not contain any of them.
+fn is_linear_in(arena: &mut eqm_ir::expr::ExprArena, eq: &crate::dae::Equation, leaves: &[ExprId]) -> bool {
+    let residual = arena.binary(eqm_ir::expr::BinOp::Sub, eq.lhs, eq.rhs);
+    let leaves_in = |arena: &eqm_ir::expr::ExprArena, root: ExprId| -> Vec<ExprId> {
+        // `der(x)` is a leaf of its own: looking inside it would find `x`, a different unknown.
+        eqm_ir::symbolic::reachable(arena, root, &|e| eqm_ir::symbolic::is_symbol_operator(arena.get(e)))
+            .into_iter()
+            .filter(|e| leaves.binary_search(e).is_ok())
+            .collect()
+    };
+    let occurring = leaves_in(arena, residual);
+    occurring
+        .iter()
+        .all(|&leaf| match eqm_ir::symbolic::diff_var(arena, residual, leaf) {
+            Ok(d) => leaves_in(arena, d).is_empty(),
+            Err(_) => false,
+        })
+}
+
+/// The name of an unknown for listings: `v` or `der(x)`.
+pub fn unknown_name(dae: &Dae, u: Unknown) -> String {
+    match u {
+        Unknown::Var(v) => dae.flat.var(v).name.clone(),
+        Unknown::Der(v) => format!("der({})", dae.flat.var(v).name),
+    }
+}
+
+/// "These N equations determine only these M variables": the over- and under-determined parts
+/// of a maximum matching, each with its source spans.
+fn singular(
+    dae: &Dae,
+    graph: &eqm_structural::incidence::Incidence,
+    matching: &eqm_structural::matching::Matching,
+    unknowns: &[Unknown],
+) -> Diagnostic {
+    let Ok(parts) = singular_parts(graph, matching) else {
+        return internal_text("singular parts could not be computed");
+    };
+    let names = |vars: &[VarIdx]| -> String {
+        let list: Vec<String> = vars
+            .iter()
+            .take(8)
+            .map(|v| unknown_name(dae, unknowns[v.index()]))
+            .collect();
+        let more = if vars.len() > 8 {
+            format!(" and {} more", vars.len() - 8)
+        } else {
+            String::new()
+        };
+        format!("{}{more}", list.join(", "))
+    };
+    // Both parts are named when both exist: an equation too many usually means a variable too
+    // few elsewhere, and the user needs to see both to decide which one is wrong.
+    let mut pieces = Vec::new();
+    if !parts.over_eqs.is_empty() && parts.over_vars.is_empty() {
+        pieces.push(format!(
+            "{} equation(s) contain no unknown; they constrain states, parameters or constants",
+            parts.over_eqs.len()
+        ));
+    } else if !parts.over_eqs.is_empty() {
+        pieces.push(format!(
+            "these {} equations determine only {} unknown(s): {}",
+            parts.over_eqs.len(),
+            parts.over_vars.len(),
+            names(&parts.over_vars)
+        ));
+    }
+    let under = if parts.under_vars.is_empty() {
+        &parts.unmatched_vars
+    } else {
+        &parts.under_vars
+    };
+    if !under.is_empty() {
+        pieces.push(format!(
+            "{} unknown(s) are not determined by any equation: {}",
+            under.len(),
+            names(under)
+        ));
+    }
+    let message = format!("the system is structurally singular: {}", pieces.join("; "));
+    let mut eqs = parts.over_eqs.clone();
+    eqs.extend(parts.under_eqs.iter().copied());
+    let mut vars = parts.over_vars.clone();
+    vars.extend(under.iter().copied());
+    // Each equation is labelled with its flat text and origin: one source line (a component's
+    // equation) stands for many flat equations.
+    let label = |e: &EqIdx| {
+        let eq = &dae.equations[e.index()];
+        (
+            eq.span,
+            format!("{} ({})", dae.equation_text(eq), dae.origin_label(&eq.origin)),
+        )
+    };
+    let (anchor, anchor_label) = match eqs.first() {
+        Some(e) => label(e),
+        None => {
+            let span = vars
+                .first()
+                .map(|v| dae.flat.var(var_of(unknowns[v.index()])).span)
+                .unwrap_or(dae.flat.instances[0].span);
+            (span, "involved variable".to_string())
+        }
+    };
+    let mut d = Diagnostic::error("E0501", message, anchor, anchor_label);
+    for e in eqs.iter().skip(1).take(9) {
+        let (span, text) = label(e);
+        d = d.with_label(span, text);
+    }
+    for v in vars.iter().take(6) {
+        let var = var_of(unknowns[v.index()]);
+        d = d.with_label(
+            dae.flat.var(var).span,
+            format!("`{}` declared here", unknown_name(dae, unknowns[v.index()])),
+        );
+    }
+    d
+}
+
+fn var_of(u: Unknown) -> VarId {
+    match u {
+        Unknown::Var(v) | Unknown::Der(v) => v,
+    }
+}
+
+pub(crate) fn internal(e: eqm_structural::incidence::StructuralError) -> Diagnostic {
+    internal_text(&e.to_string())
+}
+
+pub(crate) fn internal_text(text: &str) -> Diagnostic {
+    Diagnostic {
+        code: "E0599",
+        severity: eqm_diag::Severity::Error,
+        message: format!("internal error in the structural analysis: {text}"),
+        labels: Vec::new(),
+        notes: Vec::new(),
+        help: Some("please report this model".to_string()),
+    }
+}

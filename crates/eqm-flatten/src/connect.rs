@@ -1,0 +1,266 @@
+//! Connection semantics (seed 000; Modelica §9.2): connection sets by union-find.
+//!
+//! Each `connect(a, b)` joins the scalar variables of two compatible connectors. Every variable
+//! takes part as an inside element (a connector of a sub-component) or an outside element (a
+//! connector of the class writing the connect), and the two are different set members. For each
+//! set, potentials are equal (n - 1 equations) and flows sum to zero with sign +1 inside and -1
+//! outside. A flow variable that is never connected as an inside element gets `flow = 0`, which
+//! is the seed's "an unconnected connector is a one-node".
+
+use super::Flattener;
+use super::eval::Target;
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use eqm_ir::expr::VarId;
+use eqm_ir::flat::{self, ConnectorRole, Origin};
+use eqm_syntax::ast;
+use std::borrow::Cow;
+
+pub struct Side {
+    pub elements: Vec<Target>,
+    pub outside: bool,
+}
+
+/// One scalar pair joined by a connect: (variable, outside) on each side.
+pub type ConnectPair = ((VarId, bool), (VarId, bool));
+
+/// A resolved connect: its pairs are `pairs` in [`Flattener::connect_pairs`], which holds the
+/// pairs of all connects in one vector instead of a small one per connect.
+pub struct ResolvedConnect {
+    pub pairs: std::ops::Range<usize>,
+    pub span: Span,
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    pub(crate) fn add_connect(
+        &mut self,
+        left: Side,
+        right: Side,
+        span: Span,
+        a: &ast::ComponentRef,
+        b: &ast::ComponentRef,
+    ) {
+        // The texts of the two sides are only needed for messages: printed when reported.
+        let texts = || (eqm_syntax::pretty::print_ref(a), eqm_syntax::pretty::print_ref(b));
+        if left.elements.len() != right.elements.len() {
+            let (a_text, b_text) = texts();
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0302",
+                    format!(
+                        "cannot connect `{a_text}` ({} connectors) with `{b_text}` ({})",
+                        left.elements.len(),
+                        right.elements.len()
+                    ),
+                    span,
+                    "array sizes differ",
+                )
+                .with_label(a.span, format!("{} element(s)", left.elements.len()))
+                .with_label(b.span, format!("{} element(s)", right.elements.len())),
+            );
+            return;
+        }
+        let start = self.connect_pairs.len();
+        for (l, r) in left.elements.iter().zip(&right.elements) {
+            let ll = self.connector_leaves(l);
+            let rl = self.connector_leaves(r);
+            let describe = |f: &Self, leaves: &[(Cow<'a, str>, VarId)]| -> String {
+                leaves
+                    .iter()
+                    .map(|(n, v)| {
+                        let role = match f.model.var(*v).role {
+                            ConnectorRole::Flow => "flow ",
+                            _ => "",
+                        };
+                        format!("{role}{}", if n.is_empty() { "value" } else { n })
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let compatible = ll.len() == rl.len()
+                && ll.iter().zip(&rl).all(|((n1, v1), (n2, v2))| {
+                    let (x, y) = (self.var_kinds[v1.0 as usize], self.var_kinds[v2.0 as usize]);
+                    same_name(n1, n2)
+                        && x.role == y.role
+                        && (x.ty == y.ty || x.ty != flat::ScalarType::Boolean && y.ty != flat::ScalarType::Boolean)
+                });
+            if !compatible {
+                let (ld, rd) = (describe(self, &ll), describe(self, &rl));
+                let (a_text, b_text) = texts();
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0303",
+                        format!("`{a_text}` and `{b_text}` are not compatible connectors"),
+                        span,
+                        "incompatible connect",
+                    )
+                    .with_label(a.span, format!("has {ld}"))
+                    .with_label(b.span, format!("has {rd}"))
+                    .with_help("connected connectors need the same variables with the same flow/potential kind"),
+                );
+                self.connect_pairs.truncate(start);
+                return;
+            }
+            for ((_, v1), (_, v2)) in ll.iter().zip(&rl) {
+                self.connect_pairs.push(((*v1, left.outside), (*v2, right.outside)));
+            }
+        }
+        self.connects.push(ResolvedConnect {
+            pairs: start..self.connect_pairs.len(),
+            span,
+        });
+    }
+
+    /// Builds the connection sets and their equations, then `flow = 0` for unconnected flows.
+    /// Linear in the number of connected variables: keys are numbered through an array indexed
+    /// by variable, not a map.
+    pub(crate) fn build_connection_sets(&mut self) {
+        const NONE: u32 = u32::MAX;
+        // Key number of (variable, outside) at `2 * variable + outside`, in order of first appearance.
+        let mut index: Vec<u32> = vec![NONE; 2 * self.model.variables.len()];
+        let mut keys: Vec<(VarId, bool)> = Vec::new();
+        let mut parent: Vec<u32> = Vec::new();
+        fn find(parent: &mut [u32], mut x: u32) -> u32 {
+            while parent[x as usize] != x {
+                parent[x as usize] = parent[parent[x as usize] as usize];
+                x = parent[x as usize];
+            }
+            x
+        }
+        let connects = std::mem::take(&mut self.connects);
+        let pairs = std::mem::take(&mut self.connect_pairs);
+        for rc in &connects {
+            for &(l, r) in &pairs[rc.pairs.clone()] {
+                let [a, b] = [l, r].map(|k| {
+                    let slot = &mut index[2 * k.0.0 as usize + usize::from(k.1)];
+                    if *slot == NONE {
+                        *slot = keys.len() as u32;
+                        keys.push(k);
+                        parent.push(*slot);
+                    }
+                    *slot
+                });
+                let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+                if ra != rb {
+                    // The root with the earlier first appearance stays root: a set's root is its
+                    // first key, which keeps sets in order of first appearance.
+                    let (keep, join) = if ra < rb { (ra, rb) } else { (rb, ra) };
+                    parent[join as usize] = keep;
+                }
+            }
+        }
+        // Number the sets by their roots (each root is its set's first key, so it is numbered
+        // before the other keys of its set) and count their members.
+        let mut set_of: Vec<u32> = vec![NONE; keys.len()];
+        let mut sizes: Vec<usize> = Vec::new();
+        for k in 0..keys.len() {
+            let r = find(&mut parent, k as u32) as usize;
+            if r == k {
+                set_of[k] = sizes.len() as u32;
+                sizes.push(0);
+            }
+            set_of[k] = set_of[r];
+            sizes[set_of[k] as usize] += 1;
+        }
+        // Gather the members, each set's in a vector of its size.
+        let mut members: Vec<Vec<(VarId, i8)>> = sizes.iter().map(|&n| Vec::with_capacity(n)).collect();
+        for (k, &(v, outside)) in keys.iter().enumerate() {
+            members[set_of[k] as usize].push((v, if outside { -1 } else { 1 }));
+        }
+        // The connects that formed each set, in source order: counted first, then gathered.
+        let sets_of = |rc: &ResolvedConnect, each: &mut dyn FnMut(usize)| {
+            for &(l, _) in &pairs[rc.pairs.clone()] {
+                each(set_of[index[2 * l.0.0 as usize + usize::from(l.1)] as usize] as usize);
+            }
+        };
+        let mut last_connect: Vec<usize> = vec![usize::MAX; members.len()];
+        sizes.iter_mut().for_each(|n| *n = 0);
+        for (c, rc) in connects.iter().enumerate() {
+            sets_of(rc, &mut |set| {
+                if last_connect[set] != c {
+                    last_connect[set] = c;
+                    sizes[set] += 1;
+                }
+            });
+        }
+        let mut formed_by: Vec<Vec<Span>> = sizes.iter().map(|&n| Vec::with_capacity(n)).collect();
+        last_connect.iter_mut().for_each(|c| *c = usize::MAX);
+        for (c, rc) in connects.iter().enumerate() {
+            sets_of(rc, &mut |set| {
+                if last_connect[set] != c {
+                    last_connect[set] = c;
+                    formed_by[set].push(rc.span);
+                }
+            });
+        }
+        for (signed, spans) in members.into_iter().zip(formed_by) {
+            let set = self.model.connection_sets.len() as u32;
+            let role = self.var_kinds[signed[0].0.0 as usize].role;
+            let span = spans[0];
+            match role {
+                ConnectorRole::Flow => {
+                    let mut terms = Vec::with_capacity(signed.len());
+                    for &(v, sign) in &signed {
+                        let x = self.model.exprs.var(v);
+                        terms.push(if sign < 0 {
+                            self.model.exprs.unary(eqm_ir::expr::UnOp::Neg, x)
+                        } else {
+                            x
+                        });
+                    }
+                    let sum = super::value::sum(&mut self.model.exprs, &terms);
+                    let zero = self.model.exprs.int(0);
+                    self.model.equations.push(flat::Equation {
+                        lhs: sum,
+                        rhs: zero,
+                        origin: Origin::ConnectFlow { set },
+                        span,
+                        array: None,
+                    });
+                }
+                _ => {
+                    let first = self.model.exprs.var(signed[0].0);
+                    for &(v, _) in &signed[1..] {
+                        let x = self.model.exprs.var(v);
+                        self.model.equations.push(flat::Equation {
+                            lhs: first,
+                            rhs: x,
+                            origin: Origin::ConnectPotential { set },
+                            span,
+                            array: None,
+                        });
+                    }
+                }
+            }
+            self.model.connection_sets.push(flat::ConnectionSet {
+                role,
+                members: signed,
+                connects: spans,
+            });
+        }
+        // Unconnected flows: never an inside member of a set.
+        for i in 0..self.model.variables.len() {
+            let v = VarId(i as u32);
+            let kind = self.var_kinds[i];
+            if kind.role == ConnectorRole::Flow && kind.is_time_varying() && index[2 * i] == NONE {
+                let span = self.model.var(v).span;
+                let lhs = self.model.exprs.var(v);
+                let zero = self.model.exprs.int(0);
+                self.model.equations.push(flat::Equation {
+                    lhs,
+                    rhs: zero,
+                    origin: Origin::UnconnectedFlow { var: v },
+                    span,
+                    array: None,
+                });
+            }
+        }
+    }
+}
+
+/// Whether two connector leaf paths are equal. Connectors of one class borrow their names from
+/// the same declaration, so equal pointers settle it without comparing bytes (which, on the
+/// millions of connects of a large model, cost a noticeable share of flattening).
+fn same_name(a: &str, b: &str) -> bool {
+    (std::ptr::eq(a.as_ptr(), b.as_ptr()) && a.len() == b.len()) || a == b
+}

@@ -1,0 +1,633 @@
+//! Flattening of equations: simple and array equations, for-loops, if-equations, when-clauses,
+//! assertions and `connect` (whose sets are built afterwards by `connect.rs`).
+
+use super::eval::{Loops, Target};
+use super::modifier::Scope;
+use super::value::{self, Value};
+use super::{Flattener, connect};
+use eqm_diag::Diagnostic;
+use eqm_ir::expr::{BinOp, Node, VarId};
+use eqm_ir::flat::{self, ArrayOrigin, InstanceId, Origin};
+use eqm_syntax::ast;
+use std::borrow::Cow;
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    pub(crate) fn flatten_equation(&mut self, eq: &'a ast::Equation, scope: Scope, loops: &mut Loops, initial: bool) {
+        // One buffer serves every equation (most give one flat equation), instead of a new
+        // vector each; a nested instantiation simply starts its own.
+        let mut out = std::mem::take(&mut self.equation_buffer);
+        self.equation_into(eq, scope, loops, &mut out, initial);
+        if initial {
+            self.model.initial_equations.append(&mut out);
+        } else {
+            self.model.equations.append(&mut out);
+        }
+        self.equation_buffer = out;
+    }
+
+    pub(crate) fn flatten_invariant(&mut self, eq: &'a ast::Equation, scope: Scope) {
+        let mut out = Vec::new();
+        self.equation_into(eq, scope, &mut Vec::new(), &mut out, true);
+        self.model.invariants.extend(out);
+    }
+
+    fn equation_into(
+        &mut self,
+        eq: &'a ast::Equation,
+        scope: Scope,
+        loops: &mut Loops,
+        out: &mut Vec<flat::Equation>,
+        initial: bool,
+    ) {
+        let instance = scope.instance.expect("equations are flattened inside an instance");
+        let origin = Origin::Equation { instance };
+        match &eq.kind {
+            ast::EquationKind::Simple { lhs, rhs } if matches!(lhs.kind, ast::ExprKind::Tuple(_)) => {
+                self.multi_output_equation(eq, lhs, rhs, scope, loops, out)
+            }
+            ast::EquationKind::Simple { lhs, rhs } => {
+                let (Some(l), Some(r)) = (self.eval(lhs, scope, loops), self.eval(rhs, scope, loops)) else {
+                    return;
+                };
+                let loop_index: Vec<i64> = loops.iter().map(|(_, v)| *v).collect();
+                self.push_equation(eq, l, r, origin, loop_index, out);
+            }
+            ast::EquationKind::Connect { a, b } => {
+                if initial {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0311",
+                        "`connect` is not allowed in an initial equation section",
+                        eq.span,
+                        "not allowed here",
+                    ));
+                    return;
+                }
+                let Some(left) = self.connector_side(a, scope, loops) else {
+                    return;
+                };
+                let Some(right) = self.connector_side(b, scope, loops) else {
+                    return;
+                };
+                self.add_connect(left, right, eq.span, a, b);
+            }
+            ast::EquationKind::For { indices, body } => self.for_loop(indices, 0, body, scope, loops, out, initial),
+            ast::EquationKind::If { branches, else_branch } => {
+                self.if_equation(eq, branches, else_branch, scope, loops, out, initial)
+            }
+            ast::EquationKind::When { branches } => self.when_equation(eq, branches, scope, loops),
+            ast::EquationKind::Call { function, args } => {
+                let name = eqm_syntax::pretty::print_ref(function);
+                match (name.as_str(), args.positional.as_slice()) {
+                    ("assert", [condition, message, ..]) => {
+                        let Some(Value::Scalar(c, eqm_ir::flat::ScalarType::Boolean)) =
+                            self.eval(condition, scope, loops)
+                        else {
+                            self.diagnostics.push(Diagnostic::error(
+                                "E0306",
+                                "the condition of `assert` must be a Boolean",
+                                condition.span,
+                                "not a Boolean",
+                            ));
+                            return;
+                        };
+                        let message = self.message(message, scope, loops);
+                        self.model.assertions.push(flat::Assertion {
+                            condition: c,
+                            message,
+                            instance,
+                            span: eq.span,
+                        });
+                    }
+                    ("reinit" | "terminate", _) => self.diagnostics.push(Diagnostic::error(
+                        "E0312",
+                        format!("`{name}` is only allowed inside a when-clause"),
+                        eq.span,
+                        "outside when",
+                    )),
+                    _ => self.diagnostics.push(Diagnostic::error(
+                        "E0310",
+                        format!("a call of `{name}` is not an equation"),
+                        eq.span,
+                        "write `lhs = rhs`",
+                    )),
+                }
+            }
+        }
+    }
+
+    /// `(a, b) = f(x);`: one equation per named target and output of a user function.
+    fn multi_output_equation(
+        &mut self,
+        eq: &'a ast::Equation,
+        lhs: &'a ast::Expr,
+        rhs: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+        out: &mut Vec<flat::Equation>,
+    ) {
+        let ast::ExprKind::Tuple(targets) = &lhs.kind else {
+            return;
+        };
+        let ast::ExprKind::Call { function, args } = &rhs.kind else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0307",
+                "a parenthesised list on the left needs a call of a user-defined function on the right",
+                rhs.span,
+                "not a function call",
+            ));
+            return;
+        };
+        let Some(outputs) = self.multi_output_call(function, args, targets.len(), lhs.span, rhs.span, scope, loops)
+        else {
+            return;
+        };
+        let instance = scope.instance.unwrap_or(flat::InstanceId(0));
+        let loop_index: Vec<i64> = loops.iter().map(|(_, v)| *v).collect();
+        for (target, value) in targets.iter().zip(outputs) {
+            let Some(target) = target else { continue };
+            let Some(l) = self.eval(target, scope, loops) else {
+                continue;
+            };
+            self.push_equation(eq, l, value, Origin::Equation { instance }, loop_index.clone(), out);
+        }
+    }
+
+    pub(crate) fn message(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> String {
+        match self.eval(e, scope, loops) {
+            Some(Value::Str(s)) => s,
+            _ => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    "the message must be a String",
+                    e.span,
+                    "not a String",
+                ));
+                String::new()
+            }
+        }
+    }
+
+    /// Adds `l = r`, element-wise for arrays, checking sizes and types.
+    fn push_equation(
+        &mut self,
+        eq: &ast::Equation,
+        l: Value,
+        r: Value,
+        origin: Origin,
+        loop_index: Vec<i64>,
+        out: &mut Vec<flat::Equation>,
+    ) {
+        if !value::same_dims(l.dims(), r.dims()) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                format!("the two sides have different sizes: {:?} and {:?}", l.dims(), r.dims()),
+                eq.span,
+                "sizes differ",
+            ));
+            return;
+        }
+        let boolean = |v: &Value| v.ty() == eqm_ir::flat::ScalarType::Boolean;
+        if boolean(&l) != boolean(&r) || matches!(l, Value::Str(_)) || matches!(r, Value::Str(_)) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0306",
+                format!(
+                    "cannot equate {} with {}",
+                    super::type_name(l.ty()),
+                    super::type_name(r.ty())
+                ),
+                eq.span,
+                "types differ",
+            ));
+            return;
+        }
+        let array = !l.dims().is_empty();
+        let dims = l.dims().to_vec();
+        for (k, (&x, &y)) in l.as_slice().iter().zip(r.as_slice()).enumerate() {
+            let mut index = loop_index.clone();
+            if array {
+                let mut rem = k;
+                let mut idx = vec![0i64; dims.len()];
+                for (d, &n) in dims.iter().enumerate().rev() {
+                    idx[d] = (rem % n) as i64 + 1;
+                    rem /= n;
+                }
+                index.extend(idx);
+            }
+            out.push(flat::Equation {
+                lhs: x,
+                rhs: y,
+                origin: origin.clone(),
+                span: eq.span,
+                array: (!index.is_empty()).then(|| Box::new(ArrayOrigin { source: eq.span, index })),
+            });
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn for_loop(
+        &mut self,
+        indices: &'a [ast::ForIndex],
+        k: usize,
+        body: &'a [ast::Equation],
+        scope: Scope,
+        loops: &mut Loops,
+        out: &mut Vec<flat::Equation>,
+        initial: bool,
+    ) {
+        let Some(index) = indices.get(k) else {
+            for eq in body {
+                self.equation_into(eq, scope, loops, out, initial);
+            }
+            return;
+        };
+        let Some(range) = &index.range else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0206",
+                "a for-loop needs an explicit range here",
+                index.name.span,
+                "write `for i in 1:n`",
+            ));
+            return;
+        };
+        let Some(values) = self.eval(range, scope, loops) else {
+            return;
+        };
+        let mut numbers = Vec::new();
+        for x in values.elements() {
+            match self.consts.eval(&self.model, x) {
+                Some(v) => numbers.push(v as i64),
+                None => {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0206",
+                        "the range of a for-equation must be known at compile time",
+                        range.span,
+                        "not a constant range",
+                    ));
+                    return;
+                }
+            }
+        }
+        for v in numbers {
+            loops.push((index.name.name.clone(), v));
+            self.for_loop(indices, k + 1, body, scope, loops, out, initial);
+            loops.pop();
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn if_equation(
+        &mut self,
+        eq: &'a ast::Equation,
+        branches: &'a [(ast::Expr, Vec<ast::Equation>)],
+        else_branch: &'a [ast::Equation],
+        scope: Scope,
+        loops: &mut Loops,
+        out: &mut Vec<flat::Equation>,
+        initial: bool,
+    ) {
+        // Conditions known at compile time select one branch (structural parameters).
+        let mut conditions = Vec::new();
+        for (condition, body) in branches {
+            let Some(c) = self.eval(condition, scope, loops) else {
+                return;
+            };
+            let Value::Scalar(c, eqm_ir::flat::ScalarType::Boolean) = c else {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    "an if-condition must be a scalar Boolean",
+                    condition.span,
+                    "not a Boolean",
+                ));
+                return;
+            };
+            match self.consts.eval(&self.model, c) {
+                Some(v) if conditions.is_empty() => {
+                    if v != 0.0 {
+                        for e in body {
+                            self.equation_into(e, scope, loops, out, initial);
+                        }
+                        return;
+                    }
+                }
+                _ => conditions.push((c, body)),
+            }
+        }
+        if conditions.is_empty() {
+            for e in else_branch {
+                self.equation_into(e, scope, loops, out, initial);
+            }
+            return;
+        }
+        // Otherwise each branch must give the same number of equations, combined into
+        // `lhs = if c1 then r1 elseif ... else rn` (or a residual form when the sides differ).
+        let mut flattened: Vec<Vec<flat::Equation>> = Vec::new();
+        for (_, body) in &conditions {
+            let mut b = Vec::new();
+            for e in body.iter() {
+                self.equation_into(e, scope, loops, &mut b, initial);
+            }
+            flattened.push(b);
+        }
+        let mut else_eqs = Vec::new();
+        for e in else_branch {
+            self.equation_into(e, scope, loops, &mut else_eqs, initial);
+        }
+        let count = else_eqs.len();
+        if flattened.iter().any(|b| b.len() != count) {
+            let counts: Vec<String> = flattened
+                .iter()
+                .map(|b| b.len().to_string())
+                .chain([count.to_string()])
+                .collect();
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0313",
+                    format!("the branches of this if-equation have different numbers of equations ({})", counts.join(", ")),
+                    eq.span,
+                    "unbalanced branches",
+                )
+                .with_help("every branch must give the same number of equations unless the condition is a parameter expression"),
+            );
+            return;
+        }
+        for k in 0..count {
+            let same_lhs = flattened.iter().all(|b| b[k].lhs == else_eqs[k].lhs);
+            let (lhs, mut rhs) = if same_lhs {
+                (else_eqs[k].lhs, else_eqs[k].rhs)
+            } else {
+                let zero = self.model.exprs.int(0);
+                (
+                    zero,
+                    self.model.exprs.binary(BinOp::Sub, else_eqs[k].lhs, else_eqs[k].rhs),
+                )
+            };
+            for (j, (c, _)) in conditions.iter().enumerate().rev() {
+                let e = &flattened[j][k];
+                let value = if same_lhs {
+                    e.rhs
+                } else {
+                    self.model.exprs.binary(BinOp::Sub, e.lhs, e.rhs)
+                };
+                rhs = self.model.exprs.add(Node::If(*c, value, rhs));
+            }
+            out.push(flat::Equation {
+                lhs,
+                rhs,
+                origin: else_eqs[k].origin.clone(),
+                span: eq.span,
+                array: else_eqs[k].array.clone(),
+            });
+        }
+    }
+
+    fn when_equation(
+        &mut self,
+        eq: &'a ast::Equation,
+        branches: &'a [(ast::Expr, Vec<ast::Equation>)],
+        scope: Scope,
+        loops: &mut Loops,
+    ) {
+        let instance = scope.instance.expect("inside an instance");
+        let mut flat_branches = Vec::new();
+        for (condition, body) in branches {
+            let Some(c) = self.eval(condition, scope, loops) else {
+                return;
+            };
+            if c.ty() != eqm_ir::flat::ScalarType::Boolean {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    "a when-condition must be Boolean",
+                    condition.span,
+                    "not a Boolean",
+                ));
+                return;
+            }
+            // A vector condition `when {a, b}` fires when any element becomes true.
+            let elements = c.elements();
+            let condition_id = elements[1..]
+                .iter()
+                .fold(elements[0], |acc, x| self.model.exprs.binary(BinOp::Or, acc, *x));
+            let mut actions = Vec::new();
+            for e in body {
+                self.when_action(e, scope, loops, &mut actions);
+            }
+            flat_branches.push(flat::WhenBranch {
+                condition: condition_id,
+                actions,
+            });
+        }
+        self.model.whens.push(flat::WhenClause {
+            branches: flat_branches,
+            instance,
+            span: eq.span,
+        });
+    }
+
+    fn when_action(
+        &mut self,
+        eq: &'a ast::Equation,
+        scope: Scope,
+        loops: &mut Loops,
+        actions: &mut Vec<flat::WhenAction>,
+    ) {
+        match &eq.kind {
+            ast::EquationKind::Simple { lhs, rhs } => {
+                let (Some(l), Some(r)) = (self.eval(lhs, scope, loops), self.eval(rhs, scope, loops)) else {
+                    return;
+                };
+                if !value::same_dims(l.dims(), r.dims()) {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        "the two sides have different sizes",
+                        eq.span,
+                        "sizes differ",
+                    ));
+                    return;
+                }
+                for (x, y) in l.elements().into_iter().zip(r.elements()) {
+                    match self.model.exprs.get(x) {
+                        Node::Var(v) => actions.push(flat::WhenAction::Assign {
+                            var: *v,
+                            value: y,
+                            span: eq.span,
+                        }),
+                        _ => self.diagnostics.push(Diagnostic::error(
+                            "E0312",
+                            "inside a when-clause the left side must be a variable",
+                            lhs.span,
+                            "not a variable",
+                        )),
+                    }
+                }
+            }
+            ast::EquationKind::Call { function, args } => {
+                let name = eqm_syntax::pretty::print_ref(function);
+                match (name.as_str(), args.positional.as_slice()) {
+                    ("reinit", [x, value]) => {
+                        let (Some(target), Some(v)) = (self.eval(x, scope, loops), self.eval(value, scope, loops))
+                        else {
+                            return;
+                        };
+                        match (target, v) {
+                            (Value::Scalar(t, _), Value::Scalar(v, _))
+                                if matches!(self.model.exprs.get(t), Node::Var(_)) =>
+                            {
+                                let Node::Var(var) = *self.model.exprs.get(t) else {
+                                    return;
+                                };
+                                actions.push(flat::WhenAction::Reinit {
+                                    var,
+                                    value: v,
+                                    span: eq.span,
+                                });
+                            }
+                            _ => self.diagnostics.push(Diagnostic::error(
+                                "E0312",
+                                "`reinit` needs a scalar variable and a scalar value",
+                                eq.span,
+                                "bad reinit",
+                            )),
+                        }
+                    }
+                    ("assert", [condition, message, ..]) => {
+                        let Some(Value::Scalar(c, _)) = self.eval(condition, scope, loops) else {
+                            return;
+                        };
+                        let message = self.message(message, scope, loops);
+                        actions.push(flat::WhenAction::Assert {
+                            condition: c,
+                            message,
+                            span: eq.span,
+                        });
+                    }
+                    ("terminate", [message]) => {
+                        let message = self.message(message, scope, loops);
+                        actions.push(flat::WhenAction::Terminate { message, span: eq.span });
+                    }
+                    _ => self.diagnostics.push(Diagnostic::error(
+                        "E0310",
+                        format!("`{name}(...)` is not allowed in a when-clause"),
+                        eq.span,
+                        "use reinit, assert, terminate or `v = expr`",
+                    )),
+                }
+            }
+            ast::EquationKind::If { .. } | ast::EquationKind::For { .. } => {
+                let mut out = Vec::new();
+                self.equation_into(eq, scope, loops, &mut out, false);
+                for e in out {
+                    match self.model.exprs.get(e.lhs) {
+                        Node::Var(v) => actions.push(flat::WhenAction::Assign {
+                            var: *v,
+                            value: e.rhs,
+                            span: e.span,
+                        }),
+                        _ => self.diagnostics.push(Diagnostic::error(
+                            "E0312",
+                            "inside a when-clause the left side must be a variable",
+                            e.span,
+                            "not a variable",
+                        )),
+                    }
+                }
+            }
+            _ => self.diagnostics.push(Diagnostic::error(
+                "E0312",
+                "this equation is not allowed inside a when-clause",
+                eq.span,
+                "not allowed in when",
+            )),
+        }
+    }
+
+    /// Resolves one side of a `connect`: the connector elements and whether it is an outside
+    /// connector (a connector of the instance writing the connect) or an inside one.
+    fn connector_side(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<connect::Side> {
+        let (_, targets) = self.resolve_targets(c, scope, loops)?;
+        let instance = scope.instance?;
+        let first = &c.parts[0].name.name;
+        let outside = match self.member(instance, first) {
+            Some(super::Member::Inst(i)) => self.instances[i.0 as usize].is_connector,
+            Some(super::Member::InstArray(array)) => array
+                .elements
+                .first()
+                .is_some_and(|i| self.instances[i.0 as usize].is_connector),
+            Some(super::Member::Var(v)) => self.var_kinds[v.0 as usize].is_connector_type,
+            Some(super::Member::VarArray(array)) => array
+                .elements
+                .first()
+                .is_some_and(|v| self.var_kinds[v.0 as usize].is_connector_type),
+            _ => false,
+        };
+        for t in &targets {
+            let is_connector = match *t {
+                Target::Inst(i) => self.instances[i.0 as usize].is_connector,
+                Target::Var(v) => {
+                    let kind = self.var_kinds[v.0 as usize];
+                    kind.is_connector_type || kind.role != eqm_ir::flat::ConnectorRole::None
+                }
+            };
+            if !is_connector {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0301",
+                    format!("`{}` is not a connector", eqm_syntax::pretty::print_ref(c)),
+                    c.span,
+                    "only connectors can be connected",
+                ));
+                return None;
+            }
+        }
+        Some(connect::Side {
+            elements: targets,
+            outside,
+        })
+    }
+
+    /// The scalar variables of a connector with their paths relative to it, in declaration order.
+    /// A path is the element's name borrowed from the source when the leaf is a direct scalar
+    /// element (the usual case), so that most connects build no strings.
+    pub(crate) fn connector_leaves(&mut self, target: &Target) -> Vec<(Cow<'a, str>, VarId)> {
+        let mut out = Vec::new();
+        match target {
+            Target::Var(v) => out.push((Cow::Borrowed(""), *v)),
+            Target::Inst(i) => {
+                // The connector itself, then its nested connectors from a stack that most
+                // connectors (with scalar elements only) never need.
+                let mut next = Some((Cow::Borrowed(""), *i));
+                let mut stack: Vec<(Cow<'a, str>, InstanceId)> = Vec::new();
+                while let Some((prefix, inst)) = next.take().or_else(|| stack.pop()) {
+                    let layout = self.instances[inst.0 as usize].layout.clone();
+                    let mut nested = Vec::new();
+                    for (k, name) in layout.names().enumerate() {
+                        let member = Some(self.ensure_member_at(inst, k));
+                        let path = if prefix.is_empty() {
+                            Cow::Borrowed(name)
+                        } else {
+                            Cow::Owned(format!("{prefix}.{name}"))
+                        };
+                        match member {
+                            Some(super::Member::Var(v)) => out.push((path, v)),
+                            Some(super::Member::VarArray(array)) => {
+                                for (k, v) in array.elements.iter().enumerate() {
+                                    out.push((Cow::Owned(format!("{path}[{}]", k + 1)), *v));
+                                }
+                            }
+                            Some(super::Member::Inst(c)) => nested.push((path, c)),
+                            Some(super::Member::InstArray(array)) => {
+                                for (k, c) in array.elements.iter().enumerate() {
+                                    nested.push((Cow::Owned(format!("{path}[{}]", k + 1)), *c));
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    // Keep declaration order: nested connectors are expanded after the scalars.
+                    stack.extend(nested.into_iter().rev());
+                }
+            }
+        }
+        // Parameters and constants are not connected.
+        out.retain(|(_, v)| self.var_kinds[v.0 as usize].is_time_varying());
+        out
+    }
+}

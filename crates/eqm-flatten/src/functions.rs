@@ -1,0 +1,972 @@
+//! User-defined functions and algorithm sections.
+//!
+//! Input: `function` classes reached through calls, and `algorithm` sections of model instances.
+//! Output: [`flat::Function`]s (scalar slots and a statement body) and [`flat::Algorithm`]s whose
+//! statements assign model variables. Arrays are expanded to scalar slots here, as everywhere in
+//! the flat model, so array sizes inside functions must be known at compile time. A for-loop
+//! whose range is known at compile time is unrolled (its index may then be used in subscripts);
+//! inside functions a loop over a run-time range stays a loop with the index in a local slot.
+//! Calls are checked here: arity, named arguments, defaults, argument types and sizes. This
+//! module deliberately does not inline, evaluate or differentiate functions; later stages do.
+
+use super::eval::{Loops, Target};
+use super::modifier::Scope;
+use super::value::{self, Value};
+use super::{Flattener, type_name, types_compatible};
+use crate::resolve::{ClassId, TypeRef};
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use eqm_ir::expr::{Callee, ExprId, FuncId, Node, VarId};
+use eqm_ir::flat::{self, Place, ScalarType, Statement, Variability};
+use eqm_syntax::ast;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A variable element of a function (an input, an output or a protected variable).
+#[derive(Clone, Debug)]
+pub(crate) struct LocalVar {
+    pub dims: Vec<usize>,
+    /// The scalar slots of its elements, row-major.
+    pub slots: Vec<u32>,
+    pub ty: ScalarType,
+    pub assignable: bool,
+}
+
+/// A function's interface as seen by its callers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Signature {
+    pub inputs: Vec<(String, LocalVar, Option<Vec<ExprId>>)>,
+    pub outputs: Vec<(String, LocalVar)>,
+}
+
+/// The local names visible while a function body is flattened.
+#[derive(Debug)]
+pub(crate) struct Frame {
+    pub locals: BTreeMap<String, LocalVar>,
+}
+
+/// Bookkeeping while one statement list is flattened.
+#[derive(Default)]
+struct StatementContext {
+    function: Option<FuncId>,
+    /// Model variables assigned so far (algorithm sections), in first-assignment order.
+    outputs: Vec<VarId>,
+    assigned: BTreeSet<VarId>,
+    loop_depth: u32,
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// The flat function for a `function` class, instantiated on first use. `None` when its
+    /// declaration has errors (already reported).
+    pub(crate) fn function_for(&mut self, class: ClassId) -> Option<FuncId> {
+        if let Some(known) = self.function_ids.get(&class) {
+            return *known;
+        }
+        let entry = self.table.get(class);
+        let id = FuncId(self.model.functions.len() as u32);
+        self.model.functions.push(flat::Function {
+            name: entry.full_name.clone(),
+            inputs: 0,
+            outputs: 0,
+            slots: Vec::new(),
+            body: Vec::new(),
+            span: entry.def.name.span,
+        });
+        self.signatures.push(Signature::default());
+        // Registered before the body is flattened, so that a recursive call finds it.
+        self.function_ids.insert(class, Some(id));
+        // Errors in the body are reported once; callers are still checked against the interface.
+        if !self.instantiate_function(class, id) {
+            self.function_ids.insert(class, None);
+            return None;
+        }
+        Some(id)
+    }
+
+    /// Flattens a function's declarations and body; false when its interface has errors.
+    fn instantiate_function(&mut self, class: ClassId, id: FuncId) -> bool {
+        let def = self.table.get(class).def;
+        let scope = Scope { instance: None, class };
+        let ast::ClassBody::Long { sections, .. } = &def.body else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0217",
+                format!(
+                    "`{}` is a short function definition, which EQM does not support",
+                    def.name.name
+                ),
+                def.name.span,
+                "write the function out with inputs, outputs and an algorithm",
+            ));
+            return false;
+        };
+        // Declarations, grouped as inputs, outputs and the rest (protected variables).
+        let mut groups: [Vec<(&'a ast::ComponentClause, &'a ast::ComponentDecl)>; 3] = Default::default();
+        let mut bodies = Vec::new();
+        for section in sections {
+            match section {
+                ast::Section::Elements { elements, .. } => {
+                    for element in elements {
+                        match element {
+                            ast::Element::Component(clause) => {
+                                let group = match clause.prefixes.causality {
+                                    ast::Causality::Input => 0,
+                                    ast::Causality::Output => 1,
+                                    ast::Causality::None => 2,
+                                };
+                                groups[group].extend(clause.components.iter().map(|d| (clause, d)));
+                            }
+                            ast::Element::Extends(x) => self.diagnostics.push(Diagnostic::error(
+                                "E0217",
+                                "a function cannot use `extends` in EQM",
+                                x.span,
+                                "not supported in functions",
+                            )),
+                            ast::Element::Class(_) | ast::Element::Import(_) => {}
+                        }
+                    }
+                }
+                ast::Section::Algorithm {
+                    initial: false,
+                    statements,
+                    ..
+                } => bodies.push(statements),
+                ast::Section::Algorithm { span, .. }
+                | ast::Section::Equations { span, .. }
+                | ast::Section::Invariants { span, .. } => self.diagnostics.push(Diagnostic::error(
+                    "E0217",
+                    "a function has only declarations and `algorithm` sections",
+                    *span,
+                    "not allowed in a function",
+                )),
+            }
+        }
+        let diagnostics_before = self.diagnostics.len();
+        let mut locals: BTreeMap<String, LocalVar> = BTreeMap::new();
+        let mut declared: Vec<(usize, &'a ast::ComponentDecl, LocalVar)> = Vec::new();
+        for (group, members) in groups.iter().enumerate() {
+            for (clause, decl) in members {
+                let Some(var) = self.function_variable(id, clause, decl, scope, group == 1 || group == 2) else {
+                    continue;
+                };
+                if locals.insert(decl.name.name.clone(), var.clone()).is_some() {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0218",
+                        format!("`{}` is declared twice", decl.name.name),
+                        decl.name.span,
+                        "second declaration",
+                    ));
+                }
+                declared.push((group, decl, var));
+            }
+            let count = declared
+                .iter()
+                .filter(|(g, ..)| *g == group)
+                .map(|(_, _, v)| v.slots.len())
+                .sum::<usize>();
+            let function = &mut self.model.functions[id.0 as usize];
+            match group {
+                0 => function.inputs = count as u32,
+                1 => function.outputs = count as u32,
+                _ => {}
+            }
+        }
+        let interface_ok = self.diagnostics.len() == diagnostics_before;
+        self.frames.push(Frame { locals });
+        // Defaults and initial values may refer to inputs, so they are evaluated with all
+        // declarations in scope.
+        let mut initial_values = Vec::new();
+        for (group, decl, var) in &declared {
+            let binding = decl.modification.as_ref().and_then(|m| m.binding.as_ref());
+            let value = binding.and_then(|b| self.local_value(b, var, scope));
+            let name = decl.name.name.clone();
+            if *group == 0 {
+                self.signatures[id.0 as usize]
+                    .inputs
+                    .push((name, var.clone(), value.clone()));
+            } else if *group == 1 {
+                self.signatures[id.0 as usize].outputs.push((name, var.clone()));
+            }
+            if let Some(values) = value {
+                for (&slot, &v) in var.slots.iter().zip(&values) {
+                    self.model.functions[id.0 as usize].slots[slot as usize].default = Some(v);
+                    if *group != 0 {
+                        let span = binding.map_or(decl.span, |b| b.span);
+                        initial_values.push(Statement::Assign {
+                            target: Place::Local(slot),
+                            value: v,
+                            span,
+                        });
+                    }
+                }
+            }
+        }
+        let mut cx = StatementContext {
+            function: Some(id),
+            ..StatementContext::default()
+        };
+        let mut body = initial_values;
+        for statements in bodies {
+            body.extend(self.statements(statements, scope, &mut Vec::new(), &mut cx));
+        }
+        self.frames.pop();
+        self.model.functions[id.0 as usize].body = body;
+        interface_ok
+    }
+
+    /// Allocates the slots of one declared function variable.
+    fn function_variable(
+        &mut self,
+        id: FuncId,
+        clause: &'a ast::ComponentClause,
+        decl: &'a ast::ComponentDecl,
+        scope: Scope,
+        assignable: bool,
+    ) -> Option<LocalVar> {
+        let resolved = self.resolve_type(scope.class, &clause.type_name, 0)?;
+        let TypeRef::Builtin(ty) = resolved.target else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0217",
+                format!(
+                    "function variables must be Real, Integer, Boolean or String; `{}` is a class",
+                    resolved.class_name
+                ),
+                clause.type_name.span,
+                "not a scalar type",
+            ));
+            return None;
+        };
+        let mut dims = Vec::new();
+        for sub in clause
+            .type_dims
+            .iter()
+            .chain(&decl.dims)
+            .chain(resolved.dims.iter().copied())
+        {
+            match sub {
+                ast::Subscript::Expr(e) => {
+                    let n = self.eval_structural_int(e, scope, "an array size in a function")?;
+                    dims.push(n.max(0) as usize);
+                }
+                ast::Subscript::Colon(span) => {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0217",
+                        "array sizes in functions must be known at compile time; `:` is not supported yet",
+                        *span,
+                        "unknown size",
+                    ));
+                    return None;
+                }
+            }
+        }
+        let count = dims.iter().product::<usize>();
+        let function = &mut self.model.functions[id.0 as usize];
+        let first = function.slots.len() as u32;
+        for k in 0..count {
+            function.slots.push(flat::FunctionSlot {
+                name: element_name(&decl.name.name, &dims, k),
+                ty,
+                default: None,
+            });
+        }
+        Some(LocalVar {
+            dims,
+            slots: (first..first + count as u32).collect(),
+            ty,
+            assignable,
+        })
+    }
+
+    /// Evaluates an expression that initialises `var`, checking its size and type.
+    fn local_value(&mut self, e: &'a ast::Expr, var: &LocalVar, scope: Scope) -> Option<Vec<ExprId>> {
+        let v = self.eval(e, scope, &mut Vec::new())?;
+        self.check_assignable(&v, &var.dims, var.ty, e.span, &String::new)?;
+        Some(broadcast(&v, var.slots.len()))
+    }
+
+    /// Checks that `value` fits a place of the given size and type.
+    /// `context` gives a prefix for the message (`argument `x` of `f`: `); it is only built when
+    /// there is an error.
+    fn check_assignable(
+        &mut self,
+        value: &Value,
+        dims: &[usize],
+        ty: ScalarType,
+        span: Span,
+        context: &dyn Fn() -> String,
+    ) -> Option<()> {
+        if !value::same_dims(value.dims(), dims) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                format!(
+                    "{}expected a value of size {:?}, found {:?}",
+                    context(),
+                    dims,
+                    value.dims()
+                ),
+                span,
+                "sizes differ",
+            ));
+            return None;
+        }
+        if !types_compatible(ty, value.ty()) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0306",
+                format!(
+                    "{}expected {}, found {}",
+                    context(),
+                    type_name(ty),
+                    type_name(value.ty())
+                ),
+                span,
+                "wrong type",
+            ));
+            return None;
+        }
+        Some(())
+    }
+
+    /// A reference to a function's local variable, when `name` is one in the current frame.
+    pub(crate) fn eval_local(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<Value> {
+        let (dims, slots, ty, _) = self.local_places(c, scope, loops)?;
+        let elems: Vec<ExprId> = slots.iter().map(|s| self.model.exprs.add(Node::Local(*s))).collect();
+        Some(if dims.is_empty() {
+            Value::Scalar(elems[0], ty)
+        } else {
+            Value::Array(dims, elems, ty)
+        })
+    }
+
+    /// Whether `name` is a local variable of the function being flattened.
+    pub(crate) fn is_local(&self, scope: Scope, name: &str) -> bool {
+        scope.instance.is_none() && self.frames.last().is_some_and(|f| f.locals.contains_key(name))
+    }
+
+    fn local_places(
+        &mut self,
+        c: &'a ast::ComponentRef,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<(Vec<usize>, Vec<u32>, ScalarType, bool)> {
+        let first = &c.parts[0];
+        let var = self.frames.last()?.locals.get(&first.name.name)?.clone();
+        if c.parts.len() > 1 {
+            self.diagnostics.push(Diagnostic::error(
+                "E0205",
+                format!(
+                    "`{}` is a variable and has no member `{}`",
+                    first.name.name, c.parts[1].name.name
+                ),
+                c.parts[1].name.span,
+                "no such member",
+            ));
+            return None;
+        }
+        let (dims, picked) = self.subscript_selection(&first.subscripts, &var.dims, scope, loops, c)?;
+        Some((
+            dims,
+            picked.iter().map(|&k| var.slots[k]).collect(),
+            var.ty,
+            var.assignable,
+        ))
+    }
+
+    /// Checks a call of a user-defined function and returns the call node and the values of all
+    /// its outputs (the first output is the call itself, further scalar outputs are
+    /// `CallOutput(call, k)`).
+    pub(crate) fn user_call(
+        &mut self,
+        class: ClassId,
+        function: &'a ast::ComponentRef,
+        args: &'a ast::CallArgs,
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<(ExprId, Vec<Value>)> {
+        let name = eqm_syntax::pretty::print_ref(function);
+        let id = self.function_for(class)?;
+        let signature = self.signatures[id.0 as usize].clone();
+        let mut given: Vec<Option<(Value, Span)>> = vec![None; signature.inputs.len()];
+        if args.positional.len() > signature.inputs.len() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                format!(
+                    "`{name}` takes {} input(s), found {} positional argument(s)",
+                    signature.inputs.len(),
+                    args.positional.len()
+                ),
+                args.span,
+                "too many arguments",
+            ));
+            return None;
+        }
+        for (k, a) in args.positional.iter().enumerate() {
+            given[k] = Some((self.eval(a, scope, loops)?, a.span));
+        }
+        for (arg_name, a) in &args.named {
+            let Some(k) = signature.inputs.iter().position(|(n, ..)| *n == arg_name.name) else {
+                let mut d = Diagnostic::error(
+                    "E0309",
+                    format!("`{name}` has no input named `{}`", arg_name.name),
+                    arg_name.span,
+                    "no such input",
+                );
+                if let Some(s) =
+                    eqm_diag::did_you_mean(&arg_name.name, signature.inputs.iter().map(|(n, ..)| n.as_str()))
+                {
+                    d = d.with_help(format!("did you mean `{s}`?"));
+                }
+                self.diagnostics.push(d);
+                return None;
+            };
+            if given[k].is_some() {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0309",
+                    format!("input `{}` of `{name}` is given twice", arg_name.name),
+                    arg_name.span,
+                    "given twice",
+                ));
+                return None;
+            }
+            given[k] = Some((self.eval(a, scope, loops)?, a.span));
+        }
+        let mut call_args: Vec<ExprId> = Vec::new();
+        for ((input, var, default), value) in signature.inputs.iter().zip(given) {
+            match value {
+                Some((v, at)) => {
+                    self.check_assignable(&v, &var.dims, var.ty, at, &|| {
+                        format!("argument `{input}` of `{name}`: ")
+                    })?;
+                    call_args.extend(broadcast(&v, var.slots.len()));
+                }
+                None => {
+                    let Some(default) = default else {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0309",
+                            format!("missing argument `{input}` of `{name}`"),
+                            span,
+                            "argument missing",
+                        ));
+                        return None;
+                    };
+                    // A default may refer to earlier inputs; it is evaluated with the actual
+                    // arguments in their place.
+                    let values: Vec<ExprId> = default
+                        .iter()
+                        .map(|&d| {
+                            eqm_ir::symbolic::substitute(&mut self.model.exprs, d, &|arena, id| match arena.get(id) {
+                                Node::Local(k) => call_args.get(*k as usize).copied(),
+                                _ => None,
+                            })
+                        })
+                        .collect();
+                    call_args.extend(values);
+                }
+            }
+        }
+        if signature.outputs.is_empty() {
+            return Some((self.model.exprs.call(Callee::User(id), call_args), Vec::new()));
+        }
+        let call = self.model.exprs.call(Callee::User(id), call_args);
+        let mut outputs = Vec::new();
+        let mut k = 0u32;
+        for (_, var) in &signature.outputs {
+            let elems: Vec<ExprId> = (0..var.slots.len())
+                .map(|_| {
+                    let e = if k == 0 {
+                        call
+                    } else {
+                        self.model.exprs.add(Node::CallOutput(call, k))
+                    };
+                    k += 1;
+                    e
+                })
+                .collect();
+            outputs.push(if var.dims.is_empty() {
+                Value::Scalar(elems[0], var.ty)
+            } else {
+                Value::Array(var.dims.clone(), elems, var.ty)
+            });
+        }
+        Some((call, outputs))
+    }
+
+    /// The outputs of `function(args)` assigned to a list of `targets` places (`(a, b) = f(x)`
+    /// or `(a, b) := f(x)`): the call must be of a user function with at least that many
+    /// outputs.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn multi_output_call(
+        &mut self,
+        function: &'a ast::ComponentRef,
+        args: &'a ast::CallArgs,
+        targets: usize,
+        targets_span: Span,
+        call_span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Vec<Value>> {
+        let Some(class) = self.function_class(function, scope) else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0307",
+                "a parenthesised list on the left needs a call of a user-defined function on the right",
+                call_span,
+                "not a user-defined function",
+            ));
+            return None;
+        };
+        let (_, outputs) = self.user_call(class, function, args, call_span, scope, loops)?;
+        if targets > outputs.len() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                format!(
+                    "`{}` has {} output(s), but {targets} are listed",
+                    eqm_syntax::pretty::print_ref(function),
+                    outputs.len(),
+                ),
+                targets_span,
+                "too many targets",
+            ));
+            return None;
+        }
+        Some(outputs)
+    }
+
+    /// The function class a reference names, if it names one.
+    pub(crate) fn function_class(&self, function: &ast::ComponentRef, scope: Scope) -> Option<ClassId> {
+        if function.parts.iter().any(|p| !p.subscripts.is_empty()) {
+            return None;
+        }
+        let name = ast::Name {
+            global: function.global,
+            parts: function.parts.iter().map(|p| p.name.clone()).collect(),
+            span: function.span,
+        };
+        match self.table.lookup(scope.class, &name) {
+            Ok(TypeRef::Class(c)) if self.table.get(c).def.kind == ast::ClassKind::Function => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Flattens the `algorithm` section of a model instance.
+    pub(crate) fn flatten_algorithm(
+        &mut self,
+        statements: &'a [ast::Statement],
+        scope: Scope,
+        initial: bool,
+        span: Span,
+    ) {
+        let mut cx = StatementContext::default();
+        let statements = self.statements(statements, scope, &mut Vec::new(), &mut cx);
+        let instance = scope.instance.unwrap_or(flat::InstanceId(0));
+        self.model.algorithms.push(flat::Algorithm {
+            statements,
+            outputs: cx.outputs,
+            instance,
+            initial,
+            span,
+        });
+    }
+
+    fn statements(
+        &mut self,
+        statements: &'a [ast::Statement],
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &mut StatementContext,
+    ) -> Vec<Statement> {
+        let mut out = Vec::new();
+        for s in statements {
+            self.statement(s, scope, loops, cx, &mut out);
+        }
+        out
+    }
+
+    fn statement(
+        &mut self,
+        s: &'a ast::Statement,
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &mut StatementContext,
+        out: &mut Vec<Statement>,
+    ) {
+        use ast::StatementKind as K;
+        let span = s.span;
+        match &s.kind {
+            K::Assign { target, value } => {
+                let Some(v) = self.eval(value, scope, loops) else {
+                    return;
+                };
+                let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
+                    return;
+                };
+                if self.check_assignable(&v, &dims, ty, value.span, &String::new).is_none() {
+                    return;
+                }
+                for (place, value) in places.into_iter().zip(broadcast(&v, dims.iter().product())) {
+                    out.push(Statement::Assign {
+                        target: place,
+                        value,
+                        span,
+                    });
+                }
+            }
+            K::MultiAssign {
+                targets,
+                function,
+                args,
+            } => {
+                let Some(outputs) = self.multi_output_call(function, args, targets.len(), span, span, scope, loops)
+                else {
+                    return;
+                };
+                for (target, value) in targets.iter().zip(outputs) {
+                    let Some(target) = target else { continue };
+                    let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
+                        return;
+                    };
+                    if self
+                        .check_assignable(&value, &dims, ty, target.span, &String::new)
+                        .is_none()
+                    {
+                        return;
+                    }
+                    for (place, value) in places.into_iter().zip(value.elements()) {
+                        out.push(Statement::Assign {
+                            target: place,
+                            value,
+                            span,
+                        });
+                    }
+                }
+            }
+            K::Call { function, args } => {
+                let name = eqm_syntax::pretty::print_ref(function);
+                match (name.as_str(), args.positional.as_slice()) {
+                    ("assert", [condition, message, ..]) => {
+                        let Some(c) = self.condition(condition, scope, loops) else {
+                            return;
+                        };
+                        let message = self.message(message, scope, loops);
+                        out.push(Statement::Assert {
+                            condition: c,
+                            message,
+                            span,
+                        });
+                    }
+                    ("terminate", [message]) => {
+                        let message = self.message(message, scope, loops);
+                        out.push(Statement::Terminate { message, span });
+                    }
+                    _ => match self.function_class(function, scope) {
+                        // A function has no side effects, so a call whose results are unused
+                        // is only checked.
+                        Some(class) => {
+                            let _ = self.user_call(class, function, args, span, scope, loops);
+                        }
+                        None => self.diagnostics.push(Diagnostic::error(
+                            "E0310",
+                            format!("a call of `{name}` is not a statement"),
+                            span,
+                            "write `x := expression;`",
+                        )),
+                    },
+                }
+            }
+            K::If { branches, else_branch } => {
+                let mut flat_branches = Vec::new();
+                for (condition, body) in branches {
+                    let Some(c) = self.condition(condition, scope, loops) else {
+                        return;
+                    };
+                    flat_branches.push((c, self.statements(body, scope, loops, cx)));
+                }
+                let else_branch = self.statements(else_branch, scope, loops, cx);
+                out.push(Statement::If {
+                    branches: flat_branches,
+                    else_branch,
+                    span,
+                });
+            }
+            K::For { indices, body } => self.for_statement(indices, body, span, scope, loops, cx, out),
+            K::While { condition, body } => {
+                let Some(c) = self.condition(condition, scope, loops) else {
+                    return;
+                };
+                cx.loop_depth += 1;
+                let body = self.statements(body, scope, loops, cx);
+                cx.loop_depth -= 1;
+                out.push(Statement::While {
+                    condition: c,
+                    body,
+                    span,
+                });
+            }
+            K::When { .. } => self.diagnostics.push(
+                Diagnostic::error(
+                    "E0219",
+                    "when-statements are not supported in algorithms",
+                    span,
+                    "not supported here",
+                )
+                .with_help("write a when-equation in an equation section instead"),
+            ),
+            K::Break => {
+                if cx.loop_depth == 0 {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0219",
+                        "`break` outside a loop",
+                        span,
+                        "no loop to leave",
+                    ));
+                } else {
+                    out.push(Statement::Break { span });
+                }
+            }
+            K::Return => {
+                if cx.function.is_none() {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0219",
+                        "`return` is only allowed in a function",
+                        span,
+                        "not in a function",
+                    ));
+                } else {
+                    out.push(Statement::Return { span });
+                }
+            }
+        }
+    }
+
+    fn condition(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> Option<ExprId> {
+        match self.eval(e, scope, loops)? {
+            Value::Scalar(c, ScalarType::Boolean) => Some(c),
+            _ => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    "a condition must be a Boolean scalar",
+                    e.span,
+                    "not a Boolean",
+                ));
+                None
+            }
+        }
+    }
+
+    /// The places an assignment target denotes, with dimensions and element type.
+    fn places(
+        &mut self,
+        target: &'a ast::ComponentRef,
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &mut StatementContext,
+    ) -> Option<(Vec<usize>, Vec<Place>, ScalarType)> {
+        let text = eqm_syntax::pretty::print_ref(target);
+        if cx.function.is_some() {
+            if !self.is_local(scope, &target.parts[0].name.name) {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0203",
+                    format!("`{text}` is not a variable of this function"),
+                    target.span,
+                    "unknown variable",
+                ));
+                return None;
+            }
+            let (dims, slots, ty, assignable) = self.local_places(target, scope, loops)?;
+            if !assignable {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0220",
+                    format!("`{text}` is an input and cannot be assigned"),
+                    target.span,
+                    "input",
+                ));
+                return None;
+            }
+            return Some((dims, slots.into_iter().map(Place::Local).collect(), ty));
+        }
+        let (dims, targets) = self.resolve_targets(target, scope, loops)?;
+        let mut places = Vec::with_capacity(targets.len());
+        let mut ty = ScalarType::Real;
+        for t in targets {
+            let Target::Var(v) = t else {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0308",
+                    format!("`{text}` is a component, not a variable"),
+                    target.span,
+                    "cannot be assigned",
+                ));
+                return None;
+            };
+            let var = self.model.var(v);
+            if matches!(var.variability, Variability::Parameter | Variability::Constant) {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0220",
+                    format!(
+                        "`{}` is a {} and cannot be assigned",
+                        var.name,
+                        if var.variability == Variability::Parameter {
+                            "parameter"
+                        } else {
+                            "constant"
+                        }
+                    ),
+                    target.span,
+                    "fixed during simulation",
+                ));
+                return None;
+            }
+            ty = var.ty;
+            if cx.assigned.insert(v) {
+                cx.outputs.push(v);
+            }
+            places.push(Place::Var(v));
+        }
+        Some((dims, places, ty))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn for_statement(
+        &mut self,
+        indices: &'a [ast::ForIndex],
+        body: &'a [ast::Statement],
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &mut StatementContext,
+        out: &mut Vec<Statement>,
+    ) {
+        let Some((index, rest)) = indices.split_first() else {
+            cx.loop_depth += 1;
+            out.extend(self.statements(body, scope, loops, cx));
+            cx.loop_depth -= 1;
+            return;
+        };
+        let Some(range) = &index.range else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0206",
+                format!("the for-loop over `{}` needs an explicit range", index.name.name),
+                index.name.span,
+                "write `for i in 1:n loop`",
+            ));
+            return;
+        };
+        // A range known at compile time is unrolled, so the index may be used in subscripts.
+        let diagnostics_before = self.diagnostics.len();
+        let known = self.eval(range, scope, loops).and_then(|v| {
+            v.elements()
+                .iter()
+                .map(|&x| {
+                    self.model
+                        .exprs
+                        .literal(x)
+                        .filter(|v| v.fract() == 0.0)
+                        .map(|v| v as i64)
+                })
+                .collect::<Option<Vec<i64>>>()
+        });
+        if let Some(values) = known {
+            let mut iterations = Vec::with_capacity(values.len());
+            cx.loop_depth += 1;
+            for v in values {
+                loops.push((index.name.name.clone(), v));
+                let mut iteration = Vec::new();
+                self.for_statement(rest, body, span, scope, loops, cx, &mut iteration);
+                loops.pop();
+                iterations.push(iteration);
+            }
+            cx.loop_depth -= 1;
+            out.push(Statement::Unrolled { iterations, span });
+            return;
+        }
+        // Inside a function a range may depend on inputs; the loop then stays a loop.
+        let (Some(function), ast::ExprKind::Range { start, step, stop }) = (cx.function, &range.kind) else {
+            if self.diagnostics.len() == diagnostics_before {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0206",
+                    "the range of this for-loop is not known at compile time",
+                    range.span,
+                    "must be a range of integers known at compile time",
+                ));
+            }
+            return;
+        };
+        self.diagnostics.truncate(diagnostics_before);
+        let bound = |f: &mut Self, e: &'a ast::Expr, loops: &mut Loops| -> Option<ExprId> {
+            let v = f.eval(e, scope, loops)?;
+            match v {
+                Value::Scalar(x, ScalarType::Integer) => Some(x),
+                _ => {
+                    f.diagnostics.push(Diagnostic::error(
+                        "E0306",
+                        "a for-loop bound must be an Integer scalar",
+                        e.span,
+                        "not an Integer",
+                    ));
+                    None
+                }
+            }
+        };
+        let Some(start) = bound(self, start, loops) else { return };
+        let step = match step {
+            Some(s) => match bound(self, s, loops) {
+                Some(s) => s,
+                None => return,
+            },
+            None => self.model.exprs.int(1),
+        };
+        let Some(stop) = bound(self, stop, loops) else { return };
+        let slots = &mut self.model.functions[function.0 as usize].slots;
+        let slot = slots.len() as u32;
+        slots.push(flat::FunctionSlot {
+            name: index.name.name.clone(),
+            ty: ScalarType::Integer,
+            default: None,
+        });
+        let local = LocalVar {
+            dims: Vec::new(),
+            slots: vec![slot],
+            ty: ScalarType::Integer,
+            assignable: false,
+        };
+        let Some(frame) = self.frames.last_mut() else { return };
+        let shadowed = frame.locals.insert(index.name.name.clone(), local);
+        cx.loop_depth += 1;
+        let mut inner = Vec::new();
+        self.for_statement(rest, body, span, scope, loops, cx, &mut inner);
+        cx.loop_depth -= 1;
+        if let Some(frame) = self.frames.last_mut() {
+            match shadowed {
+                Some(previous) => frame.locals.insert(index.name.name.clone(), previous),
+                None => frame.locals.remove(&index.name.name),
+            };
+        }
+        out.push(Statement::For {
+            index: slot,
+            start,
+            step,
+            stop,
+            body: inner,
+            span,
+        });
+    }
+}
+
+/// The elements of a value assigned to `count` scalar places (a scalar fills all of them).
+fn broadcast(v: &Value, count: usize) -> Vec<ExprId> {
+    match v {
+        Value::Scalar(x, _) => vec![*x; count.max(1)],
+        _ => v.elements(),
+    }
+}
+
+/// `x[2,1]` for element `k` (row-major) of an array `x` with `dims`; `x` for a scalar.
+fn element_name(name: &str, dims: &[usize], k: usize) -> String {
+    if dims.is_empty() {
+        return name.to_string();
+    }
+    let mut index = vec![0usize; dims.len()];
+    let mut rest = k;
+    for (d, &n) in dims.iter().enumerate().rev() {
+        index[d] = rest % n.max(1) + 1;
+        rest /= n.max(1);
+    }
+    let index: Vec<String> = index.iter().map(|i| i.to_string()).collect();
+    format!("{name}[{}]", index.join(","))
+}

@@ -1,0 +1,220 @@
+//! Modifications as merged trees with their evaluation scopes.
+//!
+//! Input: `ast::Modification`s from declarations, `extends` clauses, short class definitions and
+//! enclosing instances. Output: [`Modifier`] trees in which, for any element, the outermost
+//! modification wins (Modelica's precedence: instance > extends > declaration > type).
+//! Each binding remembers the scope it was written in, because `m(c = 2*k)` evaluates `k` where
+//! the modifier stands, not inside `m`.
+
+use crate::resolve::ClassId;
+use eqm_diag::source::Span;
+use eqm_ir::flat::InstanceId;
+use eqm_syntax::ast;
+use std::rc::Rc;
+
+/// Where an expression is evaluated: the instance whose components its names refer to (none for
+/// package constants) and the class whose scope resolves class and constant names.
+#[derive(Clone, Copy, Debug)]
+pub struct Scope {
+    pub instance: Option<InstanceId>,
+    pub class: ClassId,
+}
+
+#[derive(Clone, Debug)]
+pub struct Binding<'a> {
+    pub expr: &'a ast::Expr,
+    pub scope: Scope,
+    /// Array element indices (0-based) to pick from the evaluated value, outermost first: a
+    /// modifier without `each` on an array component gives element `i` the `i`-th value.
+    pub select: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ModArg<'a> {
+    pub name: &'a str,
+    pub each: bool,
+    pub modifier: Modifier<'a>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Modifier<'a> {
+    pub binding: Option<Binding<'a>>,
+    /// Arguments, outermost first.
+    pub args: Args<'a>,
+}
+
+/// The arguments of a modifier, shared (`Rc`): a merge with an empty modifier, and every
+/// element of an array with only `each` arguments, take them without copying, which is what
+/// most variables of a large model do with the modifiers of their types. Empty without an
+/// allocation.
+#[derive(Clone, Debug, Default)]
+pub struct Args<'a>(Option<Rc<[ModArg<'a>]>>);
+
+impl<'a> Args<'a> {
+    fn new(args: Vec<ModArg<'a>>) -> Args<'a> {
+        Args((!args.is_empty()).then(|| args.into()))
+    }
+
+    /// `self` followed by `inner`.
+    fn concat(self, inner: Args<'a>) -> Args<'a> {
+        match (&self.0, &inner.0) {
+            (_, None) => self,
+            (None, _) => inner,
+            (Some(a), Some(b)) => Args(Some(a.iter().chain(b.iter()).cloned().collect())),
+        }
+    }
+}
+
+impl<'a> std::ops::Deref for Args<'a> {
+    type Target = [ModArg<'a>];
+
+    fn deref(&self) -> &[ModArg<'a>] {
+        self.0.as_deref().unwrap_or(&[])
+    }
+}
+
+impl<'s, 'a> IntoIterator for &'s Args<'a> {
+    type Item = &'s ModArg<'a>;
+    type IntoIter = std::slice::Iter<'s, ModArg<'a>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'a> Modifier<'a> {
+    /// Builds a modifier from source, evaluated later in `scope`.
+    pub fn from_ast(m: &'a ast::Modification, scope: Scope) -> Modifier<'a> {
+        Modifier {
+            binding: m.binding.as_ref().map(|expr| Binding {
+                expr,
+                scope,
+                select: Vec::new(),
+            }),
+            args: m
+                .class_modification
+                .as_ref()
+                .map(|cm| Self::args_from_ast(cm, scope))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Builds the arguments of a class modification (`(a = 1, b.c(start = 2))`).
+    pub fn from_class_modification(cm: &'a ast::ClassModification, scope: Scope) -> Modifier<'a> {
+        Modifier {
+            binding: None,
+            args: Self::args_from_ast(cm, scope),
+        }
+    }
+
+    fn args_from_ast(cm: &'a ast::ClassModification, scope: Scope) -> Args<'a> {
+        let args = cm
+            .arguments
+            .iter()
+            .map(|arg| {
+                // A dotted argument `a.b.c = 1` is the nested modifier `a(b(c = 1))`.
+                let mut modifier = arg
+                    .modification
+                    .as_ref()
+                    .map(|m| Modifier::from_ast(m, scope))
+                    .unwrap_or_default();
+                for part in arg.name.parts[1..].iter().rev() {
+                    modifier = Modifier {
+                        binding: None,
+                        args: Args::new(vec![ModArg {
+                            name: &part.name,
+                            each: false,
+                            modifier,
+                            span: part.span,
+                        }]),
+                    };
+                }
+                ModArg {
+                    name: &arg.name.parts[0].name,
+                    each: arg.each,
+                    modifier,
+                    span: arg.span,
+                }
+            })
+            .collect();
+        Args::new(args)
+    }
+
+    /// Combines two modifiers: `self` is outer and wins.
+    pub fn merge(mut self, inner: &Modifier<'a>) -> Modifier<'a> {
+        if self.binding.is_none() {
+            self.binding = inner.binding.clone();
+        }
+        self.args = self.args.concat(inner.args.clone());
+        self
+    }
+
+    /// [`Self::merge`] for an inner modifier that is not needed again.
+    pub fn merge_owned(mut self, inner: Modifier<'a>) -> Modifier<'a> {
+        if self.binding.is_none() {
+            self.binding = inner.binding;
+        }
+        self.args = self.args.concat(inner.args);
+        self
+    }
+
+    /// The merged modifier for element `name`, with whether any argument for it used `each`.
+    pub fn child(&self, name: &str) -> (Modifier<'a>, bool) {
+        let mut result = Modifier::default();
+        let mut each = false;
+        for arg in self.args.iter().filter(|a| a.name == name) {
+            each |= arg.each;
+            result = result.merge(&arg.modifier);
+        }
+        (result, each)
+    }
+
+    /// The modifier with every binding evaluated in `instance`: for modifiers of a class layout,
+    /// which is shared by all instances and so written without one.
+    pub fn in_instance(mut self, instance: InstanceId) -> Modifier<'a> {
+        self.set_instance(instance);
+        self
+    }
+
+    fn set_instance(&mut self, instance: InstanceId) {
+        if let Some(b) = &mut self.binding {
+            b.scope.instance = Some(instance);
+        }
+        if let Some(args) = &mut self.args.0 {
+            for arg in Rc::make_mut(args) {
+                arg.modifier.set_instance(instance);
+            }
+        }
+    }
+
+    /// The modifier for element `index` of an array component: every binding not under `each`
+    /// picks its `index`-th element.
+    pub fn select(&self, index: usize) -> Modifier<'a> {
+        if self.binding.is_none() && self.args.iter().all(|a| a.each) {
+            return self.clone();
+        }
+        Modifier {
+            binding: self.binding.as_ref().map(|b| {
+                let mut b = b.clone();
+                b.select.push(index);
+                b
+            }),
+            args: Args::new(
+                self.args
+                    .iter()
+                    .map(|a| {
+                        if a.each {
+                            a.clone()
+                        } else {
+                            ModArg {
+                                modifier: a.modifier.select(index),
+                                ..a.clone()
+                            }
+                        }
+                    })
+                    .collect(),
+            ),
+        }
+    }
+}

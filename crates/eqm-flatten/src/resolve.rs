@@ -1,0 +1,337 @@
+//! Name resolution: the class table and Modelica-style class lookup.
+//!
+//! Input: the parsed files (embedded stdlib, `EQMPATH` libraries, the user's files).
+//! Output: a [`ClassTable`] with every class (nested ones included), its enclosing class and its
+//! imports, and lookup functions that resolve a dotted class name from a scope: the class itself
+//! and what it inherits, its imports, then the enclosing classes (stopping at `encapsulated`),
+//! then the top level and the built-in types. Component names are resolved by the flattener,
+//! which knows the instances; this module deliberately knows nothing about instances or values.
+
+use eqm_diag::Diagnostic;
+use eqm_ir::flat::ScalarType;
+use eqm_syntax::ast;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct ClassId(pub u32);
+
+/// What a type name denotes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TypeRef {
+    Builtin(ScalarType),
+    Class(ClassId),
+}
+
+#[derive(Debug)]
+pub struct ClassEntry<'a> {
+    pub def: &'a ast::ClassDef,
+    pub parent: Option<ClassId>,
+    pub full_name: String,
+    pub nested: BTreeMap<&'a str, ClassId>,
+}
+
+impl<'a> ClassEntry<'a> {
+    /// The sections of a long class definition (empty for short ones).
+    pub fn sections(&self) -> &'a [ast::Section] {
+        match &self.def.body {
+            ast::ClassBody::Long { sections, .. } => sections,
+            ast::ClassBody::Short { .. } => &[],
+        }
+    }
+
+    pub fn elements(&self) -> impl Iterator<Item = (&'a ast::Element, ast::Visibility)> + 'a {
+        self.sections().iter().flat_map(|s| match s {
+            ast::Section::Elements {
+                visibility, elements, ..
+            } => elements.iter().map(move |e| (e, *visibility)).collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+    }
+
+    pub fn extends(&self) -> impl Iterator<Item = &'a ast::Extends> + 'a {
+        self.elements().filter_map(|(e, _)| match e {
+            ast::Element::Extends(x) => Some(x),
+            _ => None,
+        })
+    }
+
+    fn imports(&self) -> impl Iterator<Item = &'a ast::Import> + 'a {
+        self.elements().filter_map(|(e, _)| match e {
+            ast::Element::Import(i) => Some(i),
+            _ => None,
+        })
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct ClassTable<'a> {
+    pub classes: Vec<ClassEntry<'a>>,
+    pub roots: BTreeMap<&'a str, ClassId>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// How deep extends chains and lookups may go before a cycle is assumed.
+const MAX_LOOKUP_DEPTH: usize = 64;
+
+impl<'a> ClassTable<'a> {
+    /// Builds the table. Files are given library first, user files last: a user class with a
+    /// library class's name shadows it, while two user classes with one name are an error.
+    pub fn build(library: &[&'a ast::StoredDefinition], user: &[&'a ast::StoredDefinition]) -> ClassTable<'a> {
+        let mut table = ClassTable::default();
+        let mut user_roots: BTreeMap<&'a str, &'a ast::ClassDef> = BTreeMap::new();
+        for (is_user, file) in library
+            .iter()
+            .map(|f| (false, *f))
+            .chain(user.iter().map(|f| (true, *f)))
+        {
+            let within = match &file.within {
+                Some(Some(name)) => table.resolve_path(name.parts.iter().map(|p| p.name.as_str())),
+                _ => None,
+            };
+            for class in &file.classes {
+                if is_user
+                    && within.is_none()
+                    && let Some(previous) = user_roots.insert(&class.name.name, class)
+                {
+                    {
+                        table.diagnostics.push(
+                            Diagnostic::error(
+                                "E0202",
+                                format!("class `{}` is defined twice", class.name.name),
+                                class.name.span,
+                                "second definition",
+                            )
+                            .with_label(previous.name.span, "first definition"),
+                        );
+                        continue;
+                    }
+                }
+                let id = table.add(class, within);
+                match within {
+                    Some(parent) => {
+                        table.classes[parent.0 as usize].nested.insert(&class.name.name, id);
+                    }
+                    None => {
+                        table.roots.insert(&class.name.name, id);
+                    }
+                }
+            }
+        }
+        table
+    }
+
+    fn add(&mut self, def: &'a ast::ClassDef, parent: Option<ClassId>) -> ClassId {
+        let id = ClassId(self.classes.len() as u32);
+        let full_name = match parent {
+            Some(p) => format!("{}.{}", self.classes[p.0 as usize].full_name, def.name.name),
+            None => def.name.name.clone(),
+        };
+        self.classes.push(ClassEntry {
+            def,
+            parent,
+            full_name,
+            nested: BTreeMap::new(),
+        });
+        // Nested classes are added iteratively through an explicit work list.
+        let mut work = vec![id];
+        while let Some(owner) = work.pop() {
+            let entry_def = self.classes[owner.0 as usize].def;
+            let owner_name = self.classes[owner.0 as usize].full_name.clone();
+            if let ast::ClassBody::Long { sections, .. } = &entry_def.body {
+                for section in sections {
+                    if let ast::Section::Elements { elements, .. } = section {
+                        for element in elements {
+                            if let ast::Element::Class(nested) = element {
+                                let nid = ClassId(self.classes.len() as u32);
+                                self.classes.push(ClassEntry {
+                                    def: nested,
+                                    parent: Some(owner),
+                                    full_name: format!("{owner_name}.{}", nested.name.name),
+                                    nested: BTreeMap::new(),
+                                });
+                                self.classes[owner.0 as usize].nested.insert(&nested.name.name, nid);
+                                work.push(nid);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        id
+    }
+
+    pub fn get(&self, id: ClassId) -> &ClassEntry<'a> {
+        &self.classes[id.0 as usize]
+    }
+
+    /// Resolves a fully qualified path from the top level, without imports or inheritance.
+    pub fn resolve_path<'n>(&self, mut parts: impl Iterator<Item = &'n str>) -> Option<ClassId> {
+        let first = parts.next()?;
+        let mut id = *self.roots.get(first)?;
+        for part in parts {
+            id = self.member_class(id, part, 0)?;
+        }
+        Some(id)
+    }
+
+    /// Finds a class by its full dotted name (`Mechanics.Translational.Mass`).
+    pub fn find(&self, dotted: &str) -> Option<ClassId> {
+        self.resolve_path(dotted.split('.'))
+    }
+
+    /// A nested class of `class` or of a class it extends.
+    pub fn member_class(&self, class: ClassId, name: &str, depth: usize) -> Option<ClassId> {
+        if depth > MAX_LOOKUP_DEPTH {
+            return None;
+        }
+        let entry = self.get(class);
+        if let Some(&id) = entry.nested.get(name) {
+            return Some(id);
+        }
+        for x in entry.extends() {
+            if let Ok(TypeRef::Class(base)) = self.lookup_from(class, &x.base, depth + 1, true)
+                && let Some(found) = self.member_class(base, name, depth + 1)
+            {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// Resolves a class name used inside `scope`.
+    pub fn lookup(&self, scope: ClassId, name: &ast::Name) -> Result<TypeRef, LookupError> {
+        self.lookup_from(scope, name, 0, false)
+    }
+
+    /// Resolves the base class of an `extends` clause written in `scope`. Modelica does not look
+    /// the base up among the classes `scope` inherits, which also keeps lookup from cycling.
+    pub fn lookup_base(&self, scope: ClassId, name: &ast::Name) -> Result<TypeRef, LookupError> {
+        self.lookup_from(scope, name, 0, true)
+    }
+
+    fn lookup_from(
+        &self,
+        scope: ClassId,
+        name: &ast::Name,
+        depth: usize,
+        skip_inherited_of_scope: bool,
+    ) -> Result<TypeRef, LookupError> {
+        if depth > MAX_LOOKUP_DEPTH {
+            return Err(LookupError::Cycle);
+        }
+        let first = &name.parts[0].name;
+        let mut found = if name.global {
+            self.roots.get(first.as_str()).map(|&c| TypeRef::Class(c))
+        } else {
+            self.lookup_first(scope, first, depth, skip_inherited_of_scope)
+        };
+        for (i, part) in name.parts.iter().enumerate().skip(1) {
+            found = match found {
+                Some(TypeRef::Class(c)) => self.member_class(c, &part.name, depth + 1).map(TypeRef::Class),
+                _ => None,
+            };
+            if found.is_none() {
+                return Err(LookupError::NotFound { resolved_parts: i });
+            }
+        }
+        found.ok_or(LookupError::NotFound { resolved_parts: 0 })
+    }
+
+    fn lookup_first(
+        &self,
+        scope: ClassId,
+        ident: &str,
+        depth: usize,
+        skip_inherited_of_scope: bool,
+    ) -> Option<TypeRef> {
+        let mut current = Some(scope);
+        let mut first_scope = true;
+        while let Some(c) = current {
+            let entry = self.get(c);
+            if entry.def.name.name == ident && !first_scope {
+                // An enclosing class can be named from inside itself.
+                return Some(TypeRef::Class(c));
+            }
+            let member = if first_scope && skip_inherited_of_scope {
+                entry.nested.get(ident).copied()
+            } else {
+                self.member_class(c, ident, depth + 1)
+            };
+            if let Some(m) = member {
+                return Some(TypeRef::Class(m));
+            }
+            if let Some(t) = self.lookup_import(c, ident) {
+                return Some(t);
+            }
+            if entry.def.encapsulated {
+                break;
+            }
+            first_scope = false;
+            current = entry.parent;
+        }
+        if let Some(b) = builtin_type(ident) {
+            return Some(TypeRef::Builtin(b));
+        }
+        self.roots.get(ident).map(|&c| TypeRef::Class(c))
+    }
+
+    fn lookup_import(&self, class: ClassId, ident: &str) -> Option<TypeRef> {
+        let path = |n: &ast::Name| self.resolve_path(n.parts.iter().map(|p| p.name.as_str()));
+        for import in self.get(class).imports() {
+            let found = match &import.kind {
+                ast::ImportKind::Qualified(n) if n.parts.last().is_some_and(|p| p.name == ident) => path(n),
+                ast::ImportKind::Renamed { alias, name } if alias.name == ident => path(name),
+                ast::ImportKind::Unqualified(n) => path(n).and_then(|p| self.member_class(p, ident, 0)),
+                ast::ImportKind::Multiple { package, names } if names.iter().any(|n| n.name == ident) => {
+                    path(package).and_then(|p| self.member_class(p, ident, 0))
+                }
+                _ => None,
+            };
+            if let Some(c) = found {
+                return Some(TypeRef::Class(c));
+            }
+        }
+        None
+    }
+
+    /// Names visible from `scope` (for did-you-mean suggestions), sorted.
+    pub fn visible_names(&self, scope: ClassId) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        let mut current = Some(scope);
+        while let Some(c) = current {
+            names.extend(self.get(c).nested.keys().map(|s| s.to_string()));
+            current = self.get(c).parent;
+        }
+        names.extend(self.roots.keys().map(|s| s.to_string()));
+        names.extend(["Real", "Integer", "Boolean", "String"].map(String::from));
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Every class name, fully qualified, for suggestions when a `--model` is not found.
+    pub fn all_names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.classes.iter().map(|c| c.full_name.as_str()).collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LookupError {
+    /// The first `resolved_parts` parts of the name were found, the next one was not.
+    NotFound {
+        resolved_parts: usize,
+    },
+    Cycle,
+}
+
+pub fn builtin_type(name: &str) -> Option<ScalarType> {
+    Some(match name {
+        "Real" => ScalarType::Real,
+        "Integer" => ScalarType::Integer,
+        "Boolean" => ScalarType::Boolean,
+        "String" => ScalarType::String,
+        _ => return None,
+    })
+}

@@ -1,0 +1,150 @@
+//! The parsed sources of one compilation: the user's files and the library, and from them the
+//! flat model of a chosen model.
+//!
+//! Input: source texts already read by the caller (a front end reads files; tests pass
+//! strings). Output: their syntax trees with every lexical and syntax diagnostic, and
+//! [`Sources::flatten`]'s flat model with the diagnostics of name resolution and flattening.
+//! The library is the embedded standard library (only the packages the texts mention, see
+//! [`Sources::add_embedded_stdlib_used_by`]) and any files a front end adds with
+//! [`Sources::add_library_file`]. Nothing here reads files.
+
+use crate::resolve::ClassTable;
+use eqm_diag::source::{FileId, SourceMap};
+use eqm_diag::{Diagnostic, Severity};
+use eqm_ir::flat::FlatModel;
+use eqm_syntax::ast;
+
+/// The parsed user and library files and the diagnostics found so far.
+#[derive(Debug, Default)]
+pub struct Sources {
+    pub map: SourceMap,
+    /// The user's files, in the order they were added.
+    pub files: Vec<(FileId, ast::StoredDefinition)>,
+    /// Library files: the embedded stdlib, then the files a front end adds.
+    pub library: Vec<(FileId, ast::StoredDefinition)>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Sources {
+    pub fn new() -> Sources {
+        Sources::default()
+    }
+
+    /// Parses a user file and keeps its syntax tree and diagnostics.
+    pub fn add_file(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
+        let (id, tree) = self.parse(name.into(), text.into());
+        self.files.push((id, tree));
+        id
+    }
+
+    /// Parses a library file (embedded stdlib or a file of a library directory).
+    pub fn add_library_file(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
+        let (id, tree) = self.parse(name.into(), text.into());
+        self.library.push((id, tree));
+        id
+    }
+
+    fn parse(&mut self, name: String, text: String) -> (FileId, ast::StoredDefinition) {
+        let id = self.map.add(name, text);
+        let (tree, mut diagnostics) = eqm_syntax::parse_file(id, &self.map.get(id).text);
+        self.diagnostics.append(&mut diagnostics);
+        (id, tree)
+    }
+
+    /// Adds every package of the standard library.
+    pub fn add_embedded_stdlib(&mut self) {
+        for (name, text) in crate::stdlib::FILES {
+            self.add_library_file(format!("<stdlib>/{name}"), *text);
+        }
+    }
+
+    /// Adds the stdlib packages that `texts` mention by name (as an identifier, so not in
+    /// comments or strings), and the packages those mention in turn. A package named nowhere
+    /// cannot be referred to, so leaving it out changes nothing but the time spent parsing it.
+    pub fn add_embedded_stdlib_used_by(&mut self, texts: &[&str]) {
+        use eqm_syntax::lexer::Token;
+        use logos::Logos;
+        let packages = crate::stdlib::PACKAGES;
+        let mut needed = vec![false; packages.len()];
+        let mut queue: Vec<&str> = texts.to_vec();
+        while let Some(text) = queue.pop() {
+            // A text without any package name needs no lexing at all.
+            if !packages.iter().any(|name| text.contains(name)) {
+                continue;
+            }
+            for token in Token::lexer(text).flatten() {
+                if let Token::Ident(ident) = token
+                    && let Some(k) = packages.iter().position(|p| *p == ident)
+                    && !needed[k]
+                {
+                    needed[k] = true;
+                    queue.push(crate::stdlib::FILES[k].1);
+                }
+            }
+        }
+        for (k, (name, text)) in crate::stdlib::FILES.iter().enumerate() {
+            if needed[k] {
+                self.add_library_file(format!("<stdlib>/{name}"), *text);
+            }
+        }
+    }
+
+    /// The names of the models a user may simulate: the classes of the user's files that are
+    /// models, blocks or classes and not partial (what `--model` may leave out when there is
+    /// exactly one).
+    pub fn model_candidates(&self) -> Vec<String> {
+        let user: Vec<&ast::StoredDefinition> = self.files.iter().map(|(_, f)| f).collect();
+        match crate::default_model(&user) {
+            Ok(name) => vec![name],
+            Err(candidates) => candidates,
+        }
+    }
+
+    /// Resolves and flattens `model` (or the only model in the user's files). Diagnostics go to
+    /// [`Sources::diagnostics`]; the flat model comes back when there were no errors.
+    pub fn flatten(&mut self, model: Option<&str>, options: &crate::Options) -> Option<FlatModel> {
+        let library: Vec<&ast::StoredDefinition> = self.library.iter().map(|(_, f)| f).collect();
+        let user: Vec<&ast::StoredDefinition> = self.files.iter().map(|(_, f)| f).collect();
+        let name = match model {
+            Some(m) => m.to_string(),
+            None => match crate::default_model(&user) {
+                Ok(m) => m,
+                Err(candidates) => {
+                    let message = if candidates.is_empty() {
+                        "the files define no model".to_string()
+                    } else {
+                        format!(
+                            "the files define several models ({}); choose one with --model",
+                            candidates.join(", ")
+                        )
+                    };
+                    self.diagnostics.push(Diagnostic {
+                        code: "E0201",
+                        severity: Severity::Error,
+                        message,
+                        labels: Vec::new(),
+                        notes: Vec::new(),
+                        help: None,
+                    });
+                    return None;
+                }
+            },
+        };
+        let table = ClassTable::build(&library, &user);
+        let mut diagnostics = table.diagnostics.clone();
+        let (flat, mut more) = crate::flatten(&table, &name, options);
+        diagnostics.append(&mut more);
+        self.diagnostics.append(&mut diagnostics);
+        flat
+    }
+
+    pub fn has_errors(&self) -> bool {
+        eqm_diag::has_errors(&self.diagnostics)
+    }
+
+    /// Renders every diagnostic found so far, sorted by location.
+    pub fn render_diagnostics(&mut self, color: bool) -> String {
+        eqm_diag::sort(&mut self.diagnostics);
+        eqm_diag::render_all(&self.diagnostics, &self.map, color)
+    }
+}

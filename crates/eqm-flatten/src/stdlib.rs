@@ -1,0 +1,68 @@
+//! The standard library, embedded in the binary.
+//!
+//! Input: nothing; this is static data. Output: [`FILES`], the text of every `stdlib/*.eqm` file
+//! paired with its path relative to the repository root. Embedding the library with
+//! `include_str!` means `eqm` finds `Units`, `Constants`, `Blocks`, `Mechanics` and `Electrical`
+//! from any working directory without an installation step; the same files stay readable (and
+//! editable for library development) under `stdlib/`.
+//!
+//! Each file holds exactly one top-level package, named like the file. Name resolution looks a
+//! top-level name up here last, after the enclosing scopes, the imports and the user's files
+//! (shared/spec/language.md, "Classes"). The library's contents are described in
+//! `docs/language.md`, "The standard library".
+
+/// Every standard-library file as `(path, text)`, in dependency order: a package only refers to
+/// packages listed before it (`Units` and `Constants` first, `Blocks` before the physical
+/// domains that use its signal connectors).
+pub const FILES: &[(&str, &str)] = &[
+    ("stdlib/Units.eqm", include_str!("../../../stdlib/Units.eqm")),
+    ("stdlib/Constants.eqm", include_str!("../../../stdlib/Constants.eqm")),
+    ("stdlib/Blocks.eqm", include_str!("../../../stdlib/Blocks.eqm")),
+    ("stdlib/Mechanics.eqm", include_str!("../../../stdlib/Mechanics.eqm")),
+    ("stdlib/Electrical.eqm", include_str!("../../../stdlib/Electrical.eqm")),
+];
+
+/// The names of the top-level packages in [`FILES`], in the same order.
+pub const PACKAGES: &[&str] = &["Units", "Constants", "Blocks", "Mechanics", "Electrical"];
+
+/// The text of the library file that defines the top-level package `name`, if there is one.
+pub fn file_of_package(name: &str) -> Option<(&'static str, &'static str)> {
+    PACKAGES.iter().position(|p| *p == name).map(|i| FILES[i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eqm_diag::source::FileId;
+    use eqm_syntax::ast::ClassKind;
+    use eqm_syntax::parse_file;
+
+    #[test]
+    fn every_file_parses_without_diagnostics() {
+        for (i, (path, text)) in FILES.iter().enumerate() {
+            let (_ast, diagnostics) = parse_file(FileId(i as u32), text);
+            assert!(diagnostics.is_empty(), "{path} has diagnostics: {diagnostics:#?}");
+        }
+    }
+
+    #[test]
+    fn each_file_defines_its_one_package() {
+        assert_eq!(FILES.len(), PACKAGES.len());
+        for ((path, text), name) in FILES.iter().zip(PACKAGES) {
+            let (ast, _) = parse_file(FileId(0), text);
+            assert_eq!(ast.classes.len(), 1, "{path} must hold exactly one top-level class");
+            let class = &ast.classes[0];
+            assert_eq!(class.name.name, *name, "{path} must define package {name}");
+            assert_eq!(class.kind, ClassKind::Package, "{path}: {name} must be a package");
+            assert_eq!(*path, format!("stdlib/{name}.eqm"));
+        }
+    }
+
+    #[test]
+    fn package_lookup_finds_the_file() {
+        let (path, text) = file_of_package("Mechanics").expect("Mechanics is in the library");
+        assert_eq!(path, "stdlib/Mechanics.eqm");
+        assert!(text.contains("package Mechanics"));
+        assert!(file_of_package("Modelica").is_none());
+    }
+}

@@ -1,0 +1,280 @@
+//! Flattening tests: seed 000's worked example equation by equation, snapshots of `eqm flatten`
+//! for every example, and the resolver/flattener diagnostics.
+
+use eqm_flatten::Sources;
+use eqm_ir::flat::{FlatModel, Origin};
+
+/// The one place these tests call the pipeline: parse `files` with the embedded stdlib, flatten
+/// `model` (or the only model), and return the flat model and the rendered diagnostics.
+fn check(files: &[(&str, &str)], model: Option<&str>) -> (Option<FlatModel>, String) {
+    let mut session = Sources::new();
+    session.add_embedded_stdlib();
+    for (name, text) in files {
+        session.add_file(*name, *text);
+    }
+    let flat = session.flatten(model, &eqm_flatten::Options::default());
+    (flat, session.render_diagnostics(false))
+}
+
+fn example(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/examples/{name}", crate::REPO)).expect("example exists")
+}
+
+/// Seed 000, equations (a)-(k) in the unknowns s1..s5, f1..f5, v.
+#[test]
+fn seed_000_spring_mass_has_the_seeds_eleven_equations() {
+    let text = example("spring_mass.eqm");
+    let (flat, diagnostics) = check(&[("spring_mass.eqm", &text)], None);
+    let flat = flat.unwrap_or_else(|| panic!("{diagnostics}"));
+    let s = [
+        "mass.flange_a.s",
+        "mass.flange_b.s",
+        "spring.flange_a.s",
+        "spring.flange_b.s",
+        "fixed.flange.s",
+    ];
+    let f = [
+        "mass.flange_a.f",
+        "mass.flange_b.f",
+        "spring.flange_a.f",
+        "spring.flange_b.f",
+        "fixed.flange.f",
+    ];
+    let mut unknowns: Vec<&str> = flat.unknowns().map(|(_, v)| v.name.as_str()).collect();
+    unknowns.sort_unstable();
+    let mut expected: Vec<&str> = s.iter().chain(f.iter()).copied().chain(["mass.v"]).collect();
+    expected.sort_unstable();
+    assert_eq!(unknowns, expected);
+    let equations: Vec<String> = flat
+        .equations
+        .iter()
+        .map(|e| format!("{} = {}", flat.expr_text(e.lhs), flat.expr_text(e.rhs)))
+        .collect();
+    let seed = [
+        "mass.flange_a.s = mass.flange_b.s",                                    // (a) s1 = s2
+        "mass.v = der(mass.flange_b.s)",                                        // (b) v = der(s2)
+        "mass.m*der(mass.v) = mass.flange_a.f + mass.flange_b.f",               // (c)
+        "spring.flange_a.f + spring.flange_b.f = 0",                            // (d) f3 + f4 = 0
+        "spring.flange_b.f = spring.c*(spring.flange_b.s - spring.flange_a.s)", // (e)
+        "fixed.flange.s = 0",                                                   // (f) s5 = 0
+        "mass.flange_a.f = 0",                                                  // (g) f1 = 0
+        "mass.flange_b.s = spring.flange_a.s",                                  // (h) s2 = s3
+        "mass.flange_b.f + spring.flange_a.f = 0",                              // (i) f2 + f3 = 0
+        "spring.flange_b.s = fixed.flange.s",                                   // (j) s4 = s5
+        "spring.flange_b.f + fixed.flange.f = 0",                               // (k) f4 + f5 = 0
+    ];
+    assert_eq!(equations.len(), 11, "{equations:#?}");
+    for e in seed {
+        assert!(
+            equations.iter().any(|x| x == e),
+            "missing seed equation `{e}` in {equations:#?}"
+        );
+    }
+    // Provenance: (g) is the unconnected flow, (h)-(k) come from connection sets.
+    let origin_of = |text: &str| {
+        let i = equations.iter().position(|x| x == text).expect("present");
+        flat.equations[i].origin.clone()
+    };
+    assert!(matches!(
+        origin_of("mass.flange_a.f = 0"),
+        Origin::UnconnectedFlow { .. }
+    ));
+    assert!(matches!(
+        origin_of("mass.flange_b.s = spring.flange_a.s"),
+        Origin::ConnectPotential { .. }
+    ));
+    assert!(matches!(
+        origin_of("spring.flange_b.f + fixed.flange.f = 0"),
+        Origin::ConnectFlow { .. }
+    ));
+}
+
+#[test]
+fn flatten_snapshots_of_every_example() {
+    insta::glob!("../../../../examples", "*.eqm", |path| {
+        let text = std::fs::read_to_string(path).expect("readable");
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("example");
+        let (flat, diagnostics) = check(&[(name, &text)], None);
+        let flat = flat.unwrap_or_else(|| panic!("{name}: {diagnostics}"));
+        insta::assert_snapshot!(flat.print());
+    });
+}
+
+#[test]
+fn stdlib_spring_mass_is_balanced_and_matches_the_hand_written_one() {
+    let text = example("spring_mass_stdlib.eqm");
+    let (flat, diagnostics) = check(&[("spring_mass_stdlib.eqm", &text)], None);
+    let flat = flat.unwrap_or_else(|| panic!("{diagnostics}"));
+    assert_eq!(flat.unknowns().count(), flat.equations.len());
+}
+
+#[test]
+fn arrays_for_loops_and_parameters_expand_to_scalars() {
+    let src = "model Chain
+  parameter Integer N = 3;
+  parameter Real k[N] = {1, 2, 3};
+  Real x[N](each start = 1);
+equation
+  for i in 1:N loop
+    der(x[i]) = -k[i]*x[i];
+  end for;
+end Chain;";
+    let (flat, diagnostics) = check(&[("chain.eqm", src)], None);
+    let flat = flat.unwrap_or_else(|| panic!("{diagnostics}"));
+    assert_eq!(flat.equations.len(), 3);
+    assert_eq!(flat.expr_text(flat.equations[2].lhs), "der(x[3])");
+    assert_eq!(flat.equations[2].array.as_ref().map(|a| a.index.clone()), Some(vec![3]));
+    let (flat, _) = {
+        let mut session = Sources::new();
+        session.add_file("chain.eqm", src);
+        let options = eqm_flatten::Options {
+            parameters: vec![("N".to_string(), 5.0)],
+        };
+        let f = session.flatten(None, &options);
+        (f, ())
+    };
+    // `k` has 3 values for 5 elements, which must be reported, never silently truncated.
+    assert!(flat.is_none());
+}
+
+#[test]
+fn diagnostics_name_the_problem_and_its_place() {
+    let cases: &[(&str, &str)] = &[
+        ("model M\n  Real x;\nequation\n  x = y;\nend M;", "E0205"),
+        ("model M\n  Sprng s;\nend M;", "E0202"),
+        ("model M\n  Real x(strat = 1);\nequation\n  x = 1;\nend M;", "E0203"),
+        ("model M\n  Real x;\n  Real y;\nequation\n  x = 1;\nend M;", "E0401"),
+        ("model M\n  Real x;\nequation\n  x = 1;\n  x = 2;\nend M;", "E0401"),
+        ("model M\n  Real n = 2;\n  Real x[n];\nend M;", "E0206"),
+        ("model M\n  Real x[2];\nequation\n  x = {1, 2, 3};\nend M;", "E0304"),
+        (
+            "connector A\n  Real v;\n  flow Real i;\nend A;\nconnector B\n  Real s;\n  flow Real f;\nend B;\nmodel M\n  A a;\n  B b;\nequation\n  connect(a, b);\nend M;",
+            "E0303",
+        ),
+    ];
+    for (src, code) in cases {
+        let (flat, diagnostics) = check(&[("m.eqm", src)], Some("M"));
+        assert!(flat.is_none(), "expected an error for:\n{src}");
+        assert!(
+            diagnostics.contains(&format!("[{code}]")),
+            "expected {code} for:\n{src}\ngot:\n{diagnostics}"
+        );
+        assert!(
+            diagnostics.contains("m.eqm:"),
+            "diagnostic without a location:\n{diagnostics}"
+        );
+    }
+}
+
+/// Calls of user functions: named arguments, defaults that refer to earlier inputs, several
+/// outputs, and a function whose loop range is only known at run time.
+#[test]
+fn user_functions_and_algorithms_are_flattened() {
+    let text = r#"
+package P
+  function poly
+    input Real x;
+    input Real a = 2;
+    input Real b = a*3;
+    output Real y;
+    output Real dy;
+  algorithm
+    y := a*x*x + b;
+    dy := 2*a*x;
+  end poly;
+  function sumTo
+    input Integer n;
+    output Real s = 0;
+  algorithm
+    for i in 1:n loop
+      s := s + i;
+    end for;
+  end sumTo;
+end P;
+model M
+  Real x(start = 1), y, z, w, q[2];
+equation
+  der(x) = -P.poly(x, b = 1);
+  (y, z) = P.poly(x, a = 4);
+  w = P.sumTo(3);
+algorithm
+  for i in 1:2 loop
+    q[i] := i*x;
+  end for;
+end M;
+"#;
+    let (flat, diagnostics) = check(&[("m.eqm", text)], None);
+    let flat = flat.unwrap_or_else(|| panic!("{diagnostics}"));
+    let eqs: Vec<String> = flat
+        .equations
+        .iter()
+        .map(|e| format!("{} = {}", flat.expr_text(e.lhs), flat.expr_text(e.rhs)))
+        .collect();
+    assert_eq!(
+        eqs,
+        [
+            "der(x) = -P.poly(x, 2, 1)",
+            "y = P.poly(x, 4, 4*3)",
+            "z = P.poly(x, 4, 4*3).output2",
+            "w = P.sumTo(3)",
+        ]
+    );
+    assert_eq!(flat.functions.len(), 2);
+    let sum_to = &flat.functions[1];
+    assert_eq!((sum_to.inputs, sum_to.outputs), (1, 1));
+    assert!(
+        matches!(sum_to.body.last(), Some(eqm_ir::flat::Statement::For { .. })),
+        "a loop over an input stays a loop"
+    );
+    let algorithm = &flat.algorithms[0];
+    let outputs: Vec<&str> = algorithm.outputs.iter().map(|v| flat.var(*v).name.as_str()).collect();
+    assert_eq!(outputs, ["q[1]", "q[2]"]);
+    assert!(
+        flat.print()
+            .contains("6 unknowns, 4 equations, 2 assigned by algorithms")
+    );
+}
+
+/// A block checked on its own: its inputs come from outside (they are not unknowns), so the
+/// block balances; an input of a component inside a model is still an unknown.
+#[test]
+fn top_level_inputs_are_not_unknowns() {
+    let (flat, diagnostics) = check(&[], Some("Blocks.Math.Gain"));
+    let flat = flat.unwrap_or_else(|| panic!("{diagnostics}"));
+    let unknowns: Vec<&str> = flat.unknowns().map(|(_, v)| v.name.as_str()).collect();
+    assert_eq!(unknowns, ["y"]);
+    let text = "model Uses\n  Blocks.Math.Gain gain(k = 2);\nequation\n  gain.u = time;\nend Uses;\n";
+    let (flat, diagnostics) = check(&[("uses.eqm", text)], None);
+    let flat = flat.unwrap_or_else(|| panic!("{diagnostics}"));
+    let unknowns: Vec<&str> = flat.unknowns().map(|(_, v)| v.name.as_str()).collect();
+    assert_eq!(unknowns, ["gain.u", "gain.y"]);
+}
+
+/// The CLI parses only the stdlib packages a model's files name as identifiers (and what those
+/// name in turn); a package mentioned only in a comment is not parsed.
+#[test]
+fn only_the_named_stdlib_packages_are_loaded() {
+    let loaded = |text: &str| {
+        let mut session = Sources::new();
+        session.add_embedded_stdlib_used_by(&[text]);
+        let mut names: Vec<String> = session
+            .library
+            .iter()
+            .map(|(id, _)| session.map.get(*id).name.clone())
+            .collect();
+        names.sort();
+        names
+    };
+    assert!(loaded("// uses Mechanics\nmodel M Real x = 1; end M;").is_empty());
+    let electrical = loaded("model C Electrical.Analog.Basic.Resistor r; end C;");
+    assert!(
+        electrical.iter().any(|n| n.ends_with("Electrical.eqm")),
+        "{electrical:?}"
+    );
+    // The closure: every package the loaded ones name is loaded too, so the model flattens.
+    let mut session = Sources::new();
+    session.add_embedded_stdlib_used_by(&[example("rc_circuit.eqm").as_str()]);
+    session.add_file("rc_circuit.eqm", example("rc_circuit.eqm"));
+    let flat = session.flatten(None, &eqm_flatten::Options::default());
+    assert!(flat.is_some(), "{}", session.render_diagnostics(false));
+}

@@ -1,0 +1,9 @@
+//! Integration tests of `eqm-integrators`. The integration methods: convergence orders, tolerances, dense output, failures, user tableaux.
+//!
+//! One test binary for the crate; each module is one family of tests.
+
+mod integrators;
+
+/// The repository root, where the examples and the standard library live.
+#[allow(dead_code)]
+pub const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");

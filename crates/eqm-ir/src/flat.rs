@@ -1,0 +1,774 @@
+//! The flat model: one model's scalar variables and equations, with provenance.
+//!
+//! Input: built by `flatten`. Output: read by `eqm flatten` (through [`FlatModel::print`]) and by
+//! DAE lowering. Every equation keeps its origin (which component's equation, which connection
+//! set, which binding, which unconnected flow) and its source span, so that errors found much
+//! later can still point at the source. Arrays are expanded to scalars; an equation produced by
+//! a for-loop or an array equation remembers that source and its index, so that a later stage
+//! can emit loops again. This module holds data and its printer only.
+
+use crate::expr::{ExprArena, ExprId, FuncId, Names, VarId};
+use eqm_diag::source::Span;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+/// A component instance in the model's hierarchy; instance 0 is the model itself.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct InstanceId(pub u32);
+
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// Full path (`m[3].flange_a`); empty for the model itself.
+    pub name: String,
+    /// The class it instantiates, fully qualified; shared by all instances of the class.
+    pub class_name: Arc<str>,
+    pub parent: Option<InstanceId>,
+    pub is_connector: bool,
+    /// Where it is declared (the model's class name for instance 0).
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variability {
+    Continuous,
+    Discrete,
+    Parameter,
+    Constant,
+}
+
+impl Variability {
+    /// Whether a variable of this variability changes during a simulation (an unknown, or a
+    /// connectable variable); parameters and constants do not.
+    pub fn is_time_varying(self) -> bool {
+        matches!(self, Variability::Continuous | Variability::Discrete)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarType {
+    Real,
+    Integer,
+    Boolean,
+    String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Causality {
+    None,
+    Input,
+    Output,
+}
+
+/// The role of a connector variable in connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectorRole {
+    /// Not a connector variable.
+    None,
+    Potential,
+    Flow,
+}
+
+/// Modelica's `stateSelect` attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StateSelect {
+    Never,
+    Avoid,
+    Default,
+    Prefer,
+    Always,
+}
+
+/// The attributes of a scalar variable; expressions are in the model's arena.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct AttributeValues {
+    pub start: Option<ExprId>,
+    pub fixed: Option<bool>,
+    pub min: Option<ExprId>,
+    pub max: Option<ExprId>,
+    pub nominal: Option<ExprId>,
+    /// Units and descriptions are shared (`Arc`) by every variable declared with the same text:
+    /// large models repeat a few of them for 10^5 variables.
+    pub unit: Option<Arc<str>>,
+    pub display_unit: Option<Arc<str>>,
+    pub state_select: Option<StateSelect>,
+}
+
+/// A variable's attributes, shared (`Arc`) by variables that have the same ones: the variables
+/// of a large model have the few attribute sets of their declarations, and a variable stays
+/// small. Read through `Deref`; a write first copies attributes that are shared
+/// (`Arc::make_mut`), so that it changes this variable's attributes only.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Attributes(Arc<AttributeValues>);
+
+impl Attributes {
+    pub fn new(values: AttributeValues) -> Attributes {
+        Attributes(Arc::new(values))
+    }
+}
+
+impl std::ops::Deref for Attributes {
+    type Target = AttributeValues;
+
+    fn deref(&self) -> &AttributeValues {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Attributes {
+    fn deref_mut(&mut self) -> &mut AttributeValues {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Variable {
+    /// Full name with indices: `m[3].flange_a.s`.
+    pub name: String,
+    pub instance: InstanceId,
+    pub variability: Variability,
+    pub ty: ScalarType,
+    pub causality: Causality,
+    pub role: ConnectorRole,
+    pub attributes: Attributes,
+    /// The binding of a parameter or constant (`parameter Real c = 2*k`). Bindings of other
+    /// variables become equations with [`Origin::Binding`].
+    pub binding: Option<ExprId>,
+    /// The binding's value when it could be evaluated at compile time.
+    pub value: Option<f64>,
+    pub description: Option<Arc<str>>,
+    /// The declaration.
+    pub span: Span,
+}
+
+/// Where a flat equation comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    /// An equation written in a class, instantiated for this instance.
+    Equation { instance: InstanceId },
+    /// The binding `Real y = e;` of a non-parameter variable.
+    Binding { var: VarId },
+    /// Equal potentials of a connection set.
+    ConnectPotential { set: u32 },
+    /// The flow sum of a connection set.
+    ConnectFlow { set: u32 },
+    /// `flow = 0` for a flow variable that is not connected.
+    UnconnectedFlow { var: VarId },
+}
+
+/// An equation that came from an array equation or a for-loop: its source and index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArrayOrigin {
+    pub source: Span,
+    pub index: Vec<i64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Equation {
+    pub lhs: ExprId,
+    pub rhs: ExprId,
+    pub origin: Origin,
+    pub span: Span,
+    /// Boxed: most equations have none, and this keeps every equation small.
+    pub array: Option<Box<ArrayOrigin>>,
+}
+
+/// One connection set: connector variables that are connected together.
+#[derive(Debug, Clone)]
+pub struct ConnectionSet {
+    pub role: ConnectorRole,
+    /// Members with their sign in the flow sum (+1 inside, -1 outside connector).
+    pub members: Vec<(VarId, i8)>,
+    /// The `connect` equations that formed the set.
+    pub connects: Vec<Span>,
+}
+
+/// `when c then ... elsewhen d then ... end when;`
+#[derive(Debug, Clone)]
+pub struct WhenClause {
+    pub branches: Vec<WhenBranch>,
+    pub instance: InstanceId,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct WhenBranch {
+    pub condition: ExprId,
+    pub actions: Vec<WhenAction>,
+}
+
+#[derive(Debug, Clone)]
+pub enum WhenAction {
+    /// `v = e` inside a when-clause: `v` is assigned at the event.
+    Assign {
+        var: VarId,
+        value: ExprId,
+        span: Span,
+    },
+    Reinit {
+        var: VarId,
+        value: ExprId,
+        span: Span,
+    },
+    Assert {
+        condition: ExprId,
+        message: String,
+        span: Span,
+    },
+    Terminate {
+        message: String,
+        span: Span,
+    },
+}
+
+/// `assert(condition, message)` in an equation section.
+#[derive(Debug, Clone)]
+pub struct Assertion {
+    pub condition: ExprId,
+    pub message: String,
+    pub instance: InstanceId,
+    pub span: Span,
+}
+
+/// Where an algorithm statement stores its value: a function's local slot or a model variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Local(u32),
+    Var(VarId),
+}
+
+/// A statement of an algorithm section or a function body, with arrays expanded to scalars.
+/// Expressions refer to model variables (`Node::Var`) and, inside functions, to local slots
+/// (`Node::Local`).
+#[derive(Debug, Clone)]
+pub enum Statement {
+    Assign {
+        target: Place,
+        value: ExprId,
+        span: Span,
+    },
+    If {
+        branches: Vec<(ExprId, Vec<Statement>)>,
+        else_branch: Vec<Statement>,
+        span: Span,
+    },
+    /// A for-loop whose range is known at compile time, expanded: one body per iteration.
+    /// `break` leaves the whole statement.
+    Unrolled {
+        iterations: Vec<Vec<Statement>>,
+        span: Span,
+    },
+    /// A for-loop whose range is only known at run time (inside functions): the index lives in
+    /// a local slot.
+    For {
+        index: u32,
+        start: ExprId,
+        step: ExprId,
+        stop: ExprId,
+        body: Vec<Statement>,
+        span: Span,
+    },
+    While {
+        condition: ExprId,
+        body: Vec<Statement>,
+        span: Span,
+    },
+    Assert {
+        condition: ExprId,
+        message: String,
+        span: Span,
+    },
+    Terminate {
+        message: String,
+        span: Span,
+    },
+    Break {
+        span: Span,
+    },
+    Return {
+        span: Span,
+    },
+}
+
+impl Statement {
+    /// Calls `f` on every expression of this statement and the statements nested in it.
+    pub fn for_each_expr(&self, f: &mut dyn FnMut(ExprId)) {
+        match self {
+            Statement::Assign { value, .. } => f(*value),
+            Statement::If {
+                branches, else_branch, ..
+            } => {
+                for (c, body) in branches {
+                    f(*c);
+                    body.iter().for_each(|s| s.for_each_expr(f));
+                }
+                else_branch.iter().for_each(|s| s.for_each_expr(f));
+            }
+            Statement::Unrolled { iterations, .. } => iterations.iter().flatten().for_each(|s| s.for_each_expr(f)),
+            Statement::For {
+                start,
+                step,
+                stop,
+                body,
+                ..
+            } => {
+                f(*start);
+                f(*step);
+                f(*stop);
+                body.iter().for_each(|s| s.for_each_expr(f));
+            }
+            Statement::While { condition, body, .. } => {
+                f(*condition);
+                body.iter().for_each(|s| s.for_each_expr(f));
+            }
+            Statement::Assert { condition, .. } => f(*condition),
+            Statement::Terminate { .. } | Statement::Break { .. } | Statement::Return { .. } => {}
+        }
+    }
+}
+
+/// An `algorithm` section of a model instance: it computes its `outputs` (the variables it
+/// assigns) and counts as one equation per output.
+#[derive(Debug, Clone)]
+pub struct Algorithm {
+    pub statements: Vec<Statement>,
+    /// Every model variable assigned somewhere in the section, in first-assignment order.
+    pub outputs: Vec<VarId>,
+    pub instance: InstanceId,
+    pub initial: bool,
+    pub span: Span,
+}
+
+/// A scalar slot of a function: an input, output or protected variable element.
+#[derive(Debug, Clone)]
+pub struct FunctionSlot {
+    /// `x` or `x[2]` for an array element.
+    pub name: String,
+    pub ty: ScalarType,
+    /// The default of an input, or the initial value of an output or protected variable; may
+    /// refer to input slots.
+    pub default: Option<ExprId>,
+}
+
+/// A user-defined function, instantiated once per model where it is called. Slots are numbered
+/// inputs first, then outputs, then protected variables and run-time loop indices.
+#[derive(Debug, Clone)]
+pub struct Function {
+    /// Fully qualified class name.
+    pub name: String,
+    pub inputs: u32,
+    pub outputs: u32,
+    pub slots: Vec<FunctionSlot>,
+    pub body: Vec<Statement>,
+    pub span: Span,
+}
+
+/// The experiment annotation's settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Experiment {
+    pub start_time: Option<f64>,
+    pub stop_time: Option<f64>,
+    pub tolerance: Option<f64>,
+    pub interval: Option<f64>,
+    /// The gain of the constraint projection, from `annotation(stabilize(K = k))`.
+    pub stabilize: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct FlatModel {
+    pub name: String,
+    pub exprs: ExprArena,
+    pub instances: Vec<Instance>,
+    pub variables: Vec<Variable>,
+    pub equations: Vec<Equation>,
+    pub initial_equations: Vec<Equation>,
+    pub connection_sets: Vec<ConnectionSet>,
+    pub whens: Vec<WhenClause>,
+    pub assertions: Vec<Assertion>,
+    /// Declared invariants `g(x) = 0` (EQM extension) kept for constraint stabilisation.
+    pub invariants: Vec<Equation>,
+    pub algorithms: Vec<Algorithm>,
+    /// User-defined functions called by the model; `Callee::User(FuncId(i))` is `functions[i]`.
+    pub functions: Vec<Function>,
+    pub experiment: Experiment,
+}
+
+impl FlatModel {
+    pub fn var(&self, v: VarId) -> &Variable {
+        &self.variables[v.0 as usize]
+    }
+
+    /// Prints an expression with full variable names.
+    pub fn expr_text(&self, e: ExprId) -> String {
+        self.exprs.display_with(
+            e,
+            &ModelNames {
+                model: self,
+                function: None,
+            },
+        )
+    }
+
+    fn statement_text(&self, out: &mut String, s: &Statement, indent: usize, function: Option<&Function>) {
+        let names = ModelNames { model: self, function };
+        let text = |e: ExprId| self.exprs.display_with(e, &names);
+        let pad = "  ".repeat(indent);
+        match s {
+            Statement::Assign { target, value, .. } => {
+                let target = match target {
+                    Place::Local(k) => names.local(*k),
+                    Place::Var(v) => self.var(*v).name.clone(),
+                };
+                let _ = writeln!(out, "{pad}{target} := {};", text(*value));
+            }
+            Statement::If {
+                branches, else_branch, ..
+            } => {
+                for (i, (c, body)) in branches.iter().enumerate() {
+                    let _ = writeln!(out, "{pad}{} {} then", if i == 0 { "if" } else { "elseif" }, text(*c));
+                    for s in body {
+                        self.statement_text(out, s, indent + 1, function);
+                    }
+                }
+                if !else_branch.is_empty() {
+                    let _ = writeln!(out, "{pad}else");
+                    for s in else_branch {
+                        self.statement_text(out, s, indent + 1, function);
+                    }
+                }
+                let _ = writeln!(out, "{pad}end if;");
+            }
+            Statement::Unrolled { iterations, .. } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}loop  // unrolled for-loop, {} iteration(s)",
+                    iterations.len()
+                );
+                for (k, body) in iterations.iter().enumerate() {
+                    let _ = writeln!(out, "{pad}  // iteration {}", k + 1);
+                    for s in body {
+                        self.statement_text(out, s, indent + 1, function);
+                    }
+                }
+                let _ = writeln!(out, "{pad}end loop;");
+            }
+            Statement::For {
+                index,
+                start,
+                step,
+                stop,
+                body,
+                ..
+            } => {
+                let _ = writeln!(
+                    out,
+                    "{pad}for {} in {}:{}:{} loop",
+                    names.local(*index),
+                    text(*start),
+                    text(*step),
+                    text(*stop)
+                );
+                for s in body {
+                    self.statement_text(out, s, indent + 1, function);
+                }
+                let _ = writeln!(out, "{pad}end for;");
+            }
+            Statement::While { condition, body, .. } => {
+                let _ = writeln!(out, "{pad}while {} loop", text(*condition));
+                for s in body {
+                    self.statement_text(out, s, indent + 1, function);
+                }
+                let _ = writeln!(out, "{pad}end while;");
+            }
+            Statement::Assert { condition, message, .. } => {
+                let _ = writeln!(out, "{pad}assert({}, {message:?});", text(*condition));
+            }
+            Statement::Terminate { message, .. } => {
+                let _ = writeln!(out, "{pad}terminate({message:?});");
+            }
+            Statement::Break { .. } => {
+                let _ = writeln!(out, "{pad}break;");
+            }
+            Statement::Return { .. } => {
+                let _ = writeln!(out, "{pad}return;");
+            }
+        }
+    }
+
+    fn print_function(&self, out: &mut String, f: &Function) {
+        let _ = writeln!(out, "function {}", f.name);
+        for (k, slot) in f.slots.iter().enumerate() {
+            let k = k as u32;
+            let kind = if k < f.inputs {
+                "input "
+            } else if k < f.inputs + f.outputs {
+                "output "
+            } else {
+                "protected "
+            };
+            let _ = write!(out, "  {kind}{} {}", type_keyword(slot.ty), slot.name);
+            if let Some(d) = slot.default
+                && k < f.inputs
+            {
+                let _ = write!(
+                    out,
+                    " = {}",
+                    self.exprs.display_with(
+                        d,
+                        &ModelNames {
+                            model: self,
+                            function: Some(f)
+                        }
+                    )
+                );
+            }
+            out.push_str(";\n");
+        }
+        out.push_str("algorithm\n");
+        for s in &f.body {
+            self.statement_text(out, s, 1, Some(f));
+        }
+        let _ = writeln!(out, "end {};", f.name);
+    }
+
+    /// How many equations the (non-initial) algorithm sections stand for: one per assigned
+    /// variable.
+    pub fn algorithm_equation_count(&self) -> usize {
+        self.algorithms
+            .iter()
+            .filter(|a| !a.initial)
+            .map(|a| a.outputs.len())
+            .sum()
+    }
+
+    /// Variables that are unknowns of the simulation (not parameters, constants or top-level
+    /// inputs).
+    pub fn unknowns(&self) -> impl Iterator<Item = (VarId, &Variable)> {
+        self.variables
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.variability.is_time_varying())
+            .filter(|(_, v)| !self.is_top_level_input(v))
+            .map(|(i, v)| (VarId(i as u32), v))
+    }
+
+    /// Whether `v` is an input of the simulated model itself (declared in it, or in one of its
+    /// own connectors): its value comes from outside the model, like a parameter's, rather than
+    /// from an equation. Inputs of components are unknowns, determined by connections.
+    pub fn is_top_level_input(&self, v: &Variable) -> bool {
+        if v.causality != Causality::Input {
+            return false;
+        }
+        let instance = &self.instances[v.instance.0 as usize];
+        v.instance.0 == 0 || (instance.is_connector && instance.parent == Some(InstanceId(0)))
+    }
+
+    /// A readable, deterministic listing: variables with kind and attributes, then each
+    /// equation tagged with its origin. This is the output of `eqm flatten`.
+    pub fn print(&self) -> String {
+        let mut out = String::new();
+        for f in &self.functions {
+            self.print_function(&mut out, f);
+            out.push('\n');
+        }
+        let unknowns = self.unknowns().count();
+        let by_algorithms = self.algorithm_equation_count();
+        let _ = writeln!(
+            out,
+            "model {} ({} variables, {} unknowns, {} equations{})",
+            self.name,
+            self.variables.len(),
+            unknowns,
+            self.equations.len(),
+            if by_algorithms > 0 {
+                format!(", {by_algorithms} assigned by algorithms")
+            } else {
+                String::new()
+            }
+        );
+        out.push_str("variables\n");
+        for v in &self.variables {
+            out.push_str("  ");
+            out.push_str(match v.variability {
+                Variability::Constant => "constant ",
+                Variability::Parameter => "parameter ",
+                Variability::Discrete => "discrete ",
+                Variability::Continuous => "",
+            });
+            out.push_str(match v.causality {
+                Causality::Input => "input ",
+                Causality::Output => "output ",
+                Causality::None => "",
+            });
+            out.push_str(match v.role {
+                ConnectorRole::Flow => "flow ",
+                ConnectorRole::Potential => "potential ",
+                ConnectorRole::None => "",
+            });
+            out.push_str(type_keyword(v.ty));
+            let _ = write!(out, " {}", v.name);
+            let mut attrs: Vec<String> = Vec::new();
+            let a = &v.attributes;
+            for (label, value) in [
+                ("start", a.start),
+                ("min", a.min),
+                ("max", a.max),
+                ("nominal", a.nominal),
+            ] {
+                if let Some(e) = value {
+                    attrs.push(format!("{label} = {}", self.expr_text(e)));
+                }
+            }
+            if let Some(f) = a.fixed {
+                attrs.push(format!("fixed = {f}"));
+            }
+            if let Some(u) = &a.unit {
+                attrs.push(format!("unit = {u:?}"));
+            }
+            if let Some(s) = a.state_select {
+                attrs.push(format!("stateSelect = {s:?}"));
+            }
+            if !attrs.is_empty() {
+                let _ = write!(out, "({})", attrs.join(", "));
+            }
+            if let Some(b) = v.binding {
+                let _ = write!(out, " = {}", self.expr_text(b));
+                if let Some(value) = v.value
+                    && self.exprs.literal(b).is_none()
+                {
+                    let mut s = String::new();
+                    eqm_diag::text::real(&mut s, value);
+                    let _ = write!(out, " (= {s})");
+                }
+            }
+            if let Some(d) = &v.description {
+                let _ = write!(out, " {d:?}");
+            }
+            out.push_str(";\n");
+        }
+        self.print_equations(&mut out, "equation", &self.equations);
+        if !self.initial_equations.is_empty() {
+            self.print_equations(&mut out, "initial equation", &self.initial_equations);
+        }
+        if !self.invariants.is_empty() {
+            self.print_equations(&mut out, "invariant", &self.invariants);
+        }
+        for w in &self.whens {
+            for (i, b) in w.branches.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "  {} {} then  // {}",
+                    if i == 0 { "when" } else { "elsewhen" },
+                    self.expr_text(b.condition),
+                    self.instance_label(w.instance)
+                );
+                for a in &b.actions {
+                    match a {
+                        WhenAction::Assign { var, value, .. } => {
+                            let _ = writeln!(out, "    {} = {};", self.var(*var).name, self.expr_text(*value));
+                        }
+                        WhenAction::Reinit { var, value, .. } => {
+                            let _ = writeln!(out, "    reinit({}, {});", self.var(*var).name, self.expr_text(*value));
+                        }
+                        WhenAction::Assert { condition, message, .. } => {
+                            let _ = writeln!(out, "    assert({}, {message:?});", self.expr_text(*condition));
+                        }
+                        WhenAction::Terminate { message, .. } => {
+                            let _ = writeln!(out, "    terminate({message:?});");
+                        }
+                    }
+                }
+            }
+            out.push_str("  end when;\n");
+        }
+        for a in &self.algorithms {
+            let _ = writeln!(
+                out,
+                "{}algorithm  // {}",
+                if a.initial { "initial " } else { "" },
+                self.instance_label(a.instance)
+            );
+            for s in &a.statements {
+                self.statement_text(&mut out, s, 1, None);
+            }
+        }
+        for a in &self.assertions {
+            let _ = writeln!(
+                out,
+                "  assert({}, {:?});  // {}",
+                self.expr_text(a.condition),
+                a.message,
+                self.instance_label(a.instance)
+            );
+        }
+        let _ = writeln!(out, "end {};", self.name);
+        out
+    }
+
+    fn print_equations(&self, out: &mut String, keyword: &str, equations: &[Equation]) {
+        let _ = writeln!(out, "{keyword}");
+        for (i, e) in equations.iter().enumerate() {
+            let _ = write!(out, "  {} = {};", self.expr_text(e.lhs), self.expr_text(e.rhs));
+            let _ = write!(out, "  // #{} {}", i + 1, self.origin_label(&e.origin));
+            if let Some(a) = &e.array {
+                let index: Vec<String> = a.index.iter().map(|i| i.to_string()).collect();
+                let _ = write!(out, " [{}]", index.join(","));
+            }
+            out.push('\n');
+        }
+    }
+
+    /// `model M` for the model itself, `name (Class)` for a component instance.
+    pub fn instance_label(&self, instance: InstanceId) -> String {
+        let inst = &self.instances[instance.0 as usize];
+        if instance.0 == 0 {
+            format!("model {}", inst.class_name)
+        } else {
+            format!("{} ({})", inst.name, inst.class_name)
+        }
+    }
+
+    /// Names an equation's origin for listings and diagnostics.
+    pub fn origin_label(&self, origin: &Origin) -> String {
+        match origin {
+            Origin::Equation { instance } => self.instance_label(*instance),
+            Origin::Binding { var } => format!("binding of {}", self.var(*var).name),
+            Origin::ConnectPotential { set } => format!("connection set {} (equal potentials)", set + 1),
+            Origin::ConnectFlow { set } => format!("connection set {} (flow sum)", set + 1),
+            Origin::UnconnectedFlow { var } => format!("unconnected flow {}", self.var(*var).name),
+        }
+    }
+}
+
+fn type_keyword(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::Real => "Real",
+        ScalarType::Integer => "Integer",
+        ScalarType::Boolean => "Boolean",
+        ScalarType::String => "String",
+    }
+}
+
+/// Names for printing: model variables by full name, functions by class name, and the slots of
+/// the function being printed by their declared names.
+struct ModelNames<'m> {
+    model: &'m FlatModel,
+    function: Option<&'m Function>,
+}
+
+impl Names for ModelNames<'_> {
+    fn var(&self, v: VarId) -> String {
+        self.model.var(v).name.clone()
+    }
+    fn local(&self, slot: u32) -> String {
+        match self.function.and_then(|f| f.slots.get(slot as usize)) {
+            Some(s) => s.name.clone(),
+            None => format!("local{slot}"),
+        }
+    }
+    fn function(&self, f: FuncId) -> String {
+        match self.model.functions.get(f.0 as usize) {
+            Some(function) => function.name.clone(),
+            None => format!("function{}", f.0),
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! The intermediate representations shared by the stages after parsing, and the symbolic core
+//! that works on them.
+//!
+//! - [`expr`]: scalar expressions in a hash-consing arena, with typed ids;
+//! - [`builtins`]: the one table of built-in functions and operators;
+//! - [`symbolic`]: evaluation, simplification, differentiation and solving of expressions;
+//! - [`flat`]: the flat model, the flattener's output;
+//! - [`slot`]: the run-time memory layout every back end shares.
+//!
+//! Nothing here reads source text or runs a model.
+
+pub mod builtins;
+pub mod expr;
+pub mod failure;
+pub mod flat;
+pub mod slot;
+pub mod symbolic;

@@ -1,0 +1,1068 @@
+//! Simulation: consistent initial values, integration, and result rows.
+//!
+//! Input: the executable program of a model and the one of its initialization problem (both
+//! built by `exec` from the structural analysis), and [`RunOptions`]. Output: rows of
+//! `time, values` handed to a sink as they are computed (so a run that fails keeps every row
+//! before the failure), and a [`Summary`]; or a [`SimError`] saying whether the user's input was
+//! wrong (exit 1) or the simulation failed (exit 3, with the time and the variables involved).
+//!
+//! Initial values come from running the initialization program once (it solves the initial
+//! system, fixed start values and initial equations included); the integrator then runs the
+//! right-hand side as native code ([`Backend::Auto`]: every instruction the JIT compiles, the
+//! interpreter driving the Newton iterations and evaluating the rest) or through the reference
+//! interpreter alone. It deliberately does no IO and chooses no
+//! defaults from the command line: `main.rs` does both.
+
+use crate::interp::{Instance, OdeRhs};
+use eqm_compile::exec::ExecProgram;
+use eqm_diag::Diagnostic;
+use eqm_integrators::{self, IntegrationError, Method, OdeSystem, Output, RhsError};
+use eqm_ir::failure::EvalFailure;
+use eqm_ir::slot::Slot;
+use std::ops::ControlFlow;
+
+/// What to simulate and how.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub start: f64,
+    pub stop: f64,
+    pub method: Method,
+    pub integrator: eqm_integrators::Options,
+    /// Output spacing; `None` writes a row at every step.
+    pub interval: Option<f64>,
+    /// Parameter overrides, applied without rebuilding anything.
+    pub params: Vec<(String, f64)>,
+    pub backend: Backend,
+    /// How invariants are kept (constraint projection).
+    pub stabilize: Stabilize,
+}
+
+/// The gain of the constraint projection (`--stabilize`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Stabilize {
+    /// The model's `stabilize(K = ...)` annotation, else the default rule (see
+    /// [`default_gain`]).
+    #[default]
+    Default,
+    /// `K = k·I` with this `k`.
+    Gain(f64),
+    /// No projection: the plain field, to show the drift.
+    Off,
+}
+
+/// What the run did with the model's invariants, for `-v`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvariantReport {
+    /// The gain used, and where it came from; `None` without projection.
+    pub gain: Option<(f64, &'static str)>,
+    /// The numerical rank of `G` at the start (below the number of invariants when some are
+    /// redundant).
+    pub rank: usize,
+    pub invariants: usize,
+    /// `max_i |g_i|` at the last row, and its maximum over the rows written.
+    pub final_residual: f64,
+    pub max_residual: f64,
+}
+
+/// Which back end evaluates the right-hand side during integration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// Native code (JIT) for every instruction it compiles: explicit assignments, the residuals
+    /// and derivatives of scalar Newton blocks and algebraic loops (whose iterations run in
+    /// Rust), algorithm sections, and the outputs program; the interpreter for any instruction
+    /// the JIT cannot translate.
+    Auto,
+    /// Always the reference interpreter.
+    Interpreter,
+}
+
+/// The result columns: full variable names and where their values are read.
+#[derive(Debug, Clone)]
+pub struct Columns {
+    pub names: Vec<String>,
+    /// Where each column's value is, parallel to `names`.
+    pub slots: Vec<Slot>,
+}
+
+/// How a run went.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// The back end that computed the right-hand side, and how long compiling it took.
+    pub backend: &'static str,
+    pub compile_time: std::time::Duration,
+    pub rows: usize,
+    pub stats: eqm_integrators::Stats,
+    /// Set when the sink asked to stop early.
+    pub stopped_at: Option<f64>,
+    /// Events handled, and notes about them (sliding mode), for `-v`.
+    pub events: crate::hybrid::EventStats,
+    /// Set when the model called `terminate`: the time and message.
+    pub terminated: Option<(f64, String)>,
+    /// What the integration method decided (`auto`'s switches between methods).
+    pub solver_notes: Vec<String>,
+    /// For a model with invariants: the projection and the residuals.
+    pub invariants: Option<InvariantReport>,
+}
+
+/// Why a run did not finish.
+#[derive(Debug)]
+pub enum SimError {
+    /// The user's request does not fit the model (an unknown variable or parameter): exit 1.
+    Model(Box<Diagnostic>),
+    /// The simulation failed at `time`: exit 3. `diagnostic` names the equations and variables
+    /// involved when the failure is located in the model.
+    Failed {
+        time: f64,
+        message: String,
+        diagnostic: Option<Box<Diagnostic>>,
+    },
+    /// Writing a row failed.
+    Io(std::io::Error),
+}
+
+/// The columns for `vars` (full names), or by default every state and every named variable
+/// (not parameters, not names the compiler introduced), in name order.
+pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns, Diagnostic> {
+    let mut names = Vec::new();
+    let mut slots = Vec::new();
+    match vars {
+        Some(list) => {
+            for name in list {
+                let slot = program.lookup(name).and_then(|v| program.slot_of(v));
+                let Some(slot) = slot else {
+                    let known = program.variables().map(|(n, ..)| n);
+                    let mut d = Diagnostic::error(
+                        "E0708",
+                        format!("there is no variable `{name}` to write"),
+                        program.model_span(),
+                        "in this model",
+                    );
+                    if let Some(s) = eqm_diag::did_you_mean(name, known) {
+                        d = d.with_help(format!("did you mean `{s}`?"));
+                    }
+                    return Err(d);
+                };
+                names.push(name.clone());
+                slots.push(slot);
+            }
+        }
+        None => {
+            for (name, v, slot, _) in program.variables() {
+                // Parameters (independent ones in `p`, computed ones in `work`) and constants
+                // are not results; names starting with `$` are the compiler's own.
+                let is_parameter = matches!(
+                    program.dae().kind(v),
+                    eqm_compile::dae::VarKind::Parameter | eqm_compile::dae::VarKind::Constant
+                );
+                if !name.starts_with('$') && !is_parameter {
+                    names.push(name.to_string());
+                    slots.push(slot);
+                }
+            }
+        }
+    }
+    Ok(Columns { names, slots })
+}
+
+/// A model instance as the integrator sees it; keeps the last evaluation failure so that the
+/// error can name the equations involved.
+struct Model<'p> {
+    instance: Instance<'p>,
+    failure: Option<EvalFailure>,
+    projector: Option<Projector>,
+}
+
+impl OdeSystem for Model<'_> {
+    fn dim(&self) -> usize {
+        self.instance.dim()
+    }
+
+    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
+        let result = match &mut self.projector {
+            Some(p) => p.rhs(&mut self.instance, t, x, dx),
+            None => self.instance.rhs(t, x, dx),
+        };
+        result.map_err(|f| {
+            let message = f.to_string();
+            self.failure = Some(f);
+            RhsError::new(message)
+        })
+    }
+
+    fn jacobian(&mut self, t: f64, x: &[f64], jacobian: &mut nalgebra::DMatrix<f64>) -> Option<Result<(), RhsError>> {
+        match &mut self.projector {
+            Some(p) => p.jacobian(&mut self.instance, &mut self.failure, t, x, jacobian),
+            None => symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, jacobian),
+        }
+    }
+
+    /// The symbolic Jacobian's pattern; none with projection, whose correction is dense.
+    fn jacobian_pattern(&self) -> Option<&[Vec<u32>]> {
+        let program = self.instance.program();
+        program
+            .jacobian()
+            .filter(|_| self.projector.is_none())
+            .map(|j| &j.rows[..])
+    }
+
+    fn sparse_jacobian(&mut self, t: f64, x: &[f64], values: &mut [f64]) -> Option<Result<(), RhsError>> {
+        sparse_symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, values)
+    }
+}
+
+/// The symbolic Jacobian's values in pattern order for [`OdeSystem::sparse_jacobian`].
+pub(crate) fn sparse_symbolic_jacobian(
+    instance: &mut Instance<'_>,
+    failure: &mut Option<EvalFailure>,
+    t: f64,
+    x: &[f64],
+    values: &mut [f64],
+) -> Option<Result<(), RhsError>> {
+    let out = crate::interp::JacobianOut {
+        f_values: Some(values),
+        ..Default::default()
+    };
+    evaluate_jacobian(instance, failure, t, x, out)
+}
+
+/// Evaluates the symbolic Jacobian of `instance` at `(t, x)` into `out` for the integrators:
+/// `None` when the program has none or it is not defined at this point; a failure is kept in
+/// `failure`.
+fn evaluate_jacobian(
+    instance: &mut Instance<'_>,
+    failure: &mut Option<EvalFailure>,
+    t: f64,
+    x: &[f64],
+    out: crate::interp::JacobianOut,
+) -> Option<Result<(), RhsError>> {
+    if !instance.has_jacobian() {
+        return None;
+    }
+    let mut dx = vec![0.0; x.len()];
+    match instance.jacobian(t, x, &mut dx, out) {
+        Ok(true) => Some(Ok(())),
+        Ok(false) => None,
+        Err(f) => {
+            let message = f.to_string();
+            *failure = Some(f);
+            Some(Err(RhsError::new(message)))
+        }
+    }
+}
+
+/// The constraint projection of a model with invariants: its buffers and the evaluations of
+/// `g` and `G` it needs (see [`crate::projection`]).
+#[derive(Debug, Clone)]
+pub(crate) struct Projector {
+    projection: crate::projection::Projection,
+    g: Vec<f64>,
+    g_x: nalgebra::DMatrix<f64>,
+    shifted_g_x: nalgebra::DMatrix<f64>,
+}
+
+impl Projector {
+    fn new(n: usize, m: usize, gain: f64) -> Projector {
+        Projector {
+            projection: crate::projection::Projection::new(n, m, gain),
+            g: vec![0.0; m],
+            g_x: nalgebra::DMatrix::zeros(m, n),
+            shifted_g_x: nalgebra::DMatrix::zeros(m, n),
+        }
+    }
+
+    /// The corrected field at `(t, x)`. Where `G` is not defined (a partial derivative that
+    /// is not finite), the plain field is returned: the next points correct the drift.
+    pub(crate) fn rhs(
+        &mut self,
+        instance: &mut Instance<'_>,
+        t: f64,
+        x: &[f64],
+        dx: &mut [f64],
+    ) -> Result<(), EvalFailure> {
+        let out = crate::interp::JacobianOut {
+            g: Some(&mut self.g),
+            g_x: Some(&mut self.g_x),
+            ..Default::default()
+        };
+        if instance.jacobian(t, x, dx, out)? {
+            self.projection.correct(&self.g, &self.g_x, dx);
+        }
+        Ok(())
+    }
+
+    /// The Jacobian of the corrected field: the symbolic `∂f/∂x` and `G`, and `G ∂f/∂x + H`
+    /// with `H = ∂(G f̄)/∂x`: symbolically, as the Jacobian of the invariants' rates
+    /// `Σ ∂g/∂x_j f_j`, when every invariant reads only states; otherwise `H` is the
+    /// directional difference of `G` along `f` (one more evaluation of `G`).
+    pub(crate) fn jacobian(
+        &mut self,
+        instance: &mut Instance<'_>,
+        failure: &mut Option<EvalFailure>,
+        t: f64,
+        x: &[f64],
+        jacobian: &mut nalgebra::DMatrix<f64>,
+    ) -> Option<Result<(), RhsError>> {
+        let mut f = vec![0.0; x.len()];
+        let symbolic_rates = instance.program().jacobian().is_some_and(|j| !j.rates.is_empty());
+        let mut evaluate = || -> Result<bool, EvalFailure> {
+            let out = crate::interp::JacobianOut {
+                f_x: Some(&mut *jacobian),
+                g: Some(&mut self.g),
+                g_x: Some(&mut self.g_x),
+                rate_x: symbolic_rates.then_some(&mut self.shifted_g_x),
+                ..Default::default()
+            };
+            if !instance.jacobian(t, x, &mut f, out)? {
+                return Ok(false);
+            }
+            let rate_x = if symbolic_rates {
+                // `G ∂f/∂x + H` is the rates' Jacobian; the correction wants it without the
+                // `G ∂f/∂x` that `correct_jacobian` adds itself.
+                &self.shifted_g_x - &self.g_x * &*jacobian
+            } else {
+                let size = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+                let speed = f.iter().map(|v| v * v).sum::<f64>().sqrt();
+                if speed == 0.0 {
+                    nalgebra::DMatrix::zeros(self.g_x.nrows(), self.g_x.ncols())
+                } else {
+                    let eps = f64::EPSILON.sqrt() * (1.0 + size) / speed;
+                    let shifted: Vec<f64> = x.iter().zip(&f).map(|(xi, fi)| xi + eps * fi).collect();
+                    let mut scratch = vec![0.0; x.len()];
+                    let out = crate::interp::JacobianOut {
+                        g_x: Some(&mut self.shifted_g_x),
+                        ..Default::default()
+                    };
+                    if !instance.jacobian(t, &shifted, &mut scratch, out)? {
+                        return Ok(false);
+                    }
+                    (&self.shifted_g_x - &self.g_x) / eps
+                }
+            };
+            self.projection.correct_jacobian(&self.g_x, &rate_x, jacobian);
+            Ok(true)
+        };
+        match evaluate() {
+            Ok(true) => Some(Ok(())),
+            Ok(false) => None,
+            Err(e) => {
+                let message = e.to_string();
+                *failure = Some(e);
+                Some(Err(RhsError::new(message)))
+            }
+        }
+    }
+}
+
+/// Prepares `program` for a run with `options`: the symbolic Jacobian for implicit methods
+/// and for the invariants (`g` and `G` come from it). Returns a note for `-v`.
+pub fn prepare(program: &mut ExecProgram, options: &RunOptions) -> Option<String> {
+    let needed = options.method.uses_jacobian() || !program.invariants().is_empty() || program.state_choice().is_some();
+    if !needed {
+        return None;
+    }
+    Some(match program.add_jacobian() {
+        Ok(()) => {
+            let j = program.jacobian().expect("just built");
+            format!(
+                "symbolic Jacobian: {} nonzeros, {} partial derivatives, {} colour(s)",
+                j.nonzeros(),
+                j.partials.len(),
+                j.n_colors
+            )
+        }
+        Err(reason) => format!("Jacobian by difference quotients: {reason}"),
+    })
+}
+
+/// The default gain of the projection: the rate of the model's fastest motion at the start,
+/// the larger of the largest eigenvalue modulus of `∂f/∂x` and the relative speed `‖f‖/‖x‖` of
+/// the state (a system starting at rest has no velocity-dependent rates yet, so its Jacobian
+/// alone underestimates how fast it is about to move), and at least ten over the run's length.
+/// The constraint error then decays within the model's shortest time scale, so drift cannot
+/// accumulate, while the correction adds no rate faster than the model's own: a method that
+/// resolves the motion is stable and accurate for the correction too, and the problem does not
+/// become stiff. (Ten times that rate keeps the residual no smaller at tight tolerances but makes
+/// an explicit method take about three times as many steps on the pendulum.)
+pub fn default_gain(jacobian: &nalgebra::DMatrix<f64>, f: &[f64], x: &[f64], span: f64) -> f64 {
+    let radius = if jacobian.nrows() == 0 {
+        0.0
+    } else if jacobian.nrows() <= 200 {
+        jacobian
+            .clone()
+            .complex_eigenvalues()
+            .iter()
+            .map(|l| l.norm())
+            .fold(0.0, f64::max)
+    } else {
+        // Large models: the infinity norm bounds the spectral radius.
+        jacobian
+            .row_iter()
+            .map(|r| r.iter().map(|v| v.abs()).sum::<f64>())
+            .fold(0.0, f64::max)
+    };
+    let norm = |v: &[f64]| v.iter().map(|a| a * a).sum::<f64>().sqrt();
+    let speed = if norm(x) > 0.0 { norm(f) / norm(x) } else { 0.0 };
+    let floor = if span > 0.0 && span.is_finite() {
+        10.0 / span
+    } else {
+        0.0
+    };
+    let gain = radius.max(speed).max(floor);
+    if gain.is_finite() && gain > 0.0 { gain } else { 1.0 }
+}
+
+/// The symbolic Jacobian of `instance` at `(t, x)` for [`OdeSystem::jacobian`] (see
+/// [`evaluate_jacobian`]).
+pub(crate) fn symbolic_jacobian(
+    instance: &mut Instance<'_>,
+    failure: &mut Option<EvalFailure>,
+    t: f64,
+    x: &[f64],
+    jacobian: &mut nalgebra::DMatrix<f64>,
+) -> Option<Result<(), RhsError>> {
+    let out = crate::interp::JacobianOut {
+        f_x: Some(jacobian),
+        ..Default::default()
+    };
+    evaluate_jacobian(instance, failure, t, x, out)
+}
+
+/// An instance with the run's parameters set.
+fn instance<'p>(program: &'p ExecProgram, params: &[(String, f64)]) -> Result<Instance<'p>, SimError> {
+    let mut instance = Instance::new(program).map_err(|d| SimError::Model(Box::new(d)))?;
+    for (name, value) in params {
+        instance
+            .set_param(name, *value)
+            .map_err(|d| SimError::Model(Box::new(d)))?;
+    }
+    Ok(instance)
+}
+
+/// Consistent initial states: the initialization program solved at the start time. The
+/// model's own start values (from `model`) stand in for any state the initial system lacks.
+///
+/// Relations are frozen in both programs; the initialization is solved again with the
+/// relations its solution gives (a few passes at most) until they agree, so that the initial
+/// values and the relations are consistent with each other.
+fn initial_states(
+    model: &mut Instance<'_>,
+    init: &ExecProgram,
+    params: &[(String, f64)],
+    start: f64,
+) -> Result<Vec<f64>, SimError> {
+    const PASSES: usize = 10;
+    let mut solver = instance(init, params)?;
+    let program = model.program();
+    // Variables are matched by name: the initialization problem may come from another form of
+    // the model (the dummy-derivative form of a model simulated in its embedding form).
+    let in_init = |v: eqm_ir::expr::VarId| {
+        init.lookup(&program.dae().flat.var(v).name)
+            .and_then(|w| init.slot_of(w))
+    };
+    let surfaces = &program.events().surfaces;
+    let mut d = vec![0.0; surfaces.len()];
+    let mut dx = vec![0.0; program.layout().states];
+    // `initial()` holds during the initialization.
+    if let Some((_, v)) = program.events().initial
+        && let Some(Slot::Work(k)) = in_init(v)
+    {
+        solver.set_work(k, 1.0);
+    }
+    for pass in 0..PASSES {
+        let mut none: [f64; 0] = [];
+        solver.rhs(start, &[], &mut none).map_err(|f| SimError::Failed {
+            time: start,
+            message: "the initial values could not be computed".to_string(),
+            diagnostic: Some(Box::new(init.failure_diagnostic(&f))),
+        })?;
+        let mut x0 = model.start_values().map_err(|f| SimError::Failed {
+            time: start,
+            message: "the start values could not be computed".to_string(),
+            diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
+        })?;
+        for (i, v) in program.states().iter().enumerate() {
+            if let Some(Slot::Work(k)) = in_init(*v)
+                && let Some(value) = solver.work().get(k as usize)
+            {
+                x0[i] = *value;
+            }
+        }
+        if surfaces.is_empty() || pass + 1 == PASSES {
+            return Ok(x0);
+        }
+        model
+            .surfaces(start, &x0, &mut dx, &mut d)
+            .map_err(|f| SimError::Failed {
+                time: start,
+                message: "the relations at the start could not be evaluated".to_string(),
+                diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
+            })?;
+        let mut changed = false;
+        for (surface, value) in surfaces.iter().zip(&d) {
+            let sign = if *value > 0.0 {
+                1
+            } else if *value < 0.0 {
+                -1
+            } else {
+                0
+            };
+            for (&(slot, test), v) in surface.relations.iter().zip(&surface.relation_vars) {
+                let holds = f64::from(u8::from(test.holds(sign)));
+                if let Slot::Work(k) = slot
+                    && model.work().get(k as usize) != Some(&holds)
+                {
+                    changed = true;
+                    model.set_work(k, holds);
+                }
+                if let Some(Slot::Work(k)) = in_init(*v) {
+                    solver.set_work(k, holds);
+                }
+            }
+        }
+        if !changed {
+            return Ok(x0);
+        }
+    }
+    unreachable!("the last pass returns")
+}
+
+/// Runs the simulation, handing each output row to `sink`.
+pub fn simulate(
+    program: &ExecProgram,
+    init: &ExecProgram,
+    options: &RunOptions,
+    columns: &Columns,
+    sink: &mut dyn FnMut(f64, &[f64]) -> std::io::Result<()>,
+) -> Result<Summary, SimError> {
+    let mut model = Model {
+        instance: instance(program, &options.params)?,
+        failure: None,
+        projector: None,
+    };
+    let x0 = initial_states(&mut model.instance, init, &options.params, options.start)?;
+    let mut invariant_report = None;
+    if !program.invariants().is_empty() {
+        let (projector, report) = projector(&mut model.instance, options, &x0)?;
+        model.projector = projector;
+        invariant_report = Some(report);
+    }
+    // The integrator's evaluations check the derivatives only; every row written is computed
+    // on the second instance below with every value checked, so nothing non-finite is written.
+    model
+        .instance
+        .interpreter()
+        .set_finite_checks(crate::interp::FiniteChecks::Derivatives);
+    let compile_start = std::time::Instant::now();
+    let native = match options.backend {
+        Backend::Auto => crate::interp::NativeCode::compile(program).map(std::sync::Arc::new),
+        Backend::Interpreter => None,
+    };
+    let compile_time = compile_start.elapsed();
+    let backend = match &native {
+        Some(n) if n.is_complete() && (n.outputs_native() || program.outputs().is_empty()) => "jit",
+        Some(n) if n.native_instructions() > 0 => "jit (and the interpreter for what the JIT cannot compile)",
+        _ => "interpreter",
+    };
+    // Rows are evaluated on a second instance: the integrator holds the first one.
+    let mut rows = instance(program, &options.params)?;
+    if let Some(native) = native {
+        rows.attach_native(native.clone());
+        model.instance.attach_native(native);
+    }
+    // A model without states gives an adaptive method no error to control, so its steps would
+    // grow without bound and could step over a surface crossed there and back; its steps are
+    // capped at a thousandth of the run.
+    let mut integrator_options = options.integrator.clone();
+    if x0.is_empty() && !program.events().is_empty() && integrator_options.max_step.is_none() {
+        let span = options.stop - options.start;
+        if span > 0.0 && span.is_finite() {
+            integrator_options.max_step = Some(span / 1000.0);
+        }
+    }
+    let mut stepper = eqm_integrators::stepper_for(&options.method, &integrator_options);
+    let output = match options.interval {
+        Some(dt) => Output::Interval(dt),
+        None => Output::Steps,
+    };
+    let mut writer = RowWriter {
+        program,
+        columns,
+        residuals: invariant_report.as_ref().map(|_| Residuals {
+            g: vec![0.0; program.invariants().len()],
+            last: 0.0,
+            max: 0.0,
+        }),
+        choice: program
+            .state_choice()
+            .filter(|_| program.jacobian().is_some())
+            .map(|c| ChoiceCheck {
+                values: vec![0.0; c.matrix.len() + c.norms.len()],
+                rows: c.norms.len(),
+                sign: None,
+            }),
+        rows,
+        dx: vec![0.0; x0.len()],
+        values: vec![0.0; columns.slots.len()],
+        written: 0,
+        error: None,
+        sink,
+    };
+    // How the run ended: the time the sink stopped it, or the time and message of `terminate`.
+    let (stopped_at, terminated, events, model_failure) = if program.events().is_empty() {
+        let outcome = eqm_integrators::integrate(
+            &mut model,
+            stepper.as_mut(),
+            options.start,
+            &x0,
+            options.stop,
+            &output,
+            |t, x| writer.write(t, x),
+        );
+        match outcome {
+            Ok(eqm_integrators::Outcome::Finished) => (None, None, Default::default(), None),
+            Ok(eqm_integrators::Outcome::Stopped { time }) => (Some(time), None, Default::default(), None),
+            Err(e) => (
+                None,
+                None,
+                Default::default(),
+                Some(integration_failure(program, e, model.failure.take())),
+            ),
+        }
+    } else {
+        let mut hybrid = crate::hybrid::HybridModel::new(model.instance);
+        hybrid.projector = model.projector.take();
+        let outcome = crate::hybrid::integrate(
+            &mut hybrid,
+            stepper.as_mut(),
+            options.start,
+            &x0,
+            options.stop,
+            &output,
+            |model, t, x| {
+                // The rows' instance gets the discrete values and relations of this moment.
+                for (k, value) in model.discrete_values() {
+                    writer.rows.set_work(k, value);
+                }
+                writer.write(t, x)
+            },
+        );
+        let events = std::mem::take(&mut hybrid.stats);
+        match outcome {
+            Ok(crate::hybrid::HybridOutcome::Finished) => (None, None, events, None),
+            Ok(crate::hybrid::HybridOutcome::Stopped { time }) => (Some(time), None, events, None),
+            Ok(crate::hybrid::HybridOutcome::Terminated { time, message }) => {
+                (None, Some((time, message)), events, None)
+            }
+            Err(e) => (
+                None,
+                None,
+                events,
+                Some(hybrid_failure(program, e, hybrid.failure.take())),
+            ),
+        }
+    };
+    if let Some(e) = writer.error {
+        return Err(e);
+    }
+    if let Some(e) = model_failure {
+        return Err(with_state_choice_note(program, e));
+    }
+    Ok(Summary {
+        backend,
+        compile_time,
+        rows: writer.written,
+        stats: stepper.stats(),
+        stopped_at,
+        events,
+        terminated,
+        solver_notes: stepper.notes(),
+        invariants: invariant_report.map(|mut r| {
+            if let Some(res) = &writer.residuals {
+                r.final_residual = res.last;
+                r.max_residual = res.max;
+            }
+            r
+        }),
+    })
+}
+
+/// The projection of a run (none with `--stabilize off`, or when the program has no symbolic
+/// Jacobian to give `G`) and the report started at the initial point `x0`.
+fn projector(
+    instance: &mut Instance<'_>,
+    options: &RunOptions,
+    x0: &[f64],
+) -> Result<(Option<Projector>, InvariantReport), SimError> {
+    let (n, m) = (x0.len(), instance.program().invariants().len());
+    let mut f_x = nalgebra::DMatrix::zeros(n, n);
+    let mut g = vec![0.0; m];
+    let mut g_x = nalgebra::DMatrix::zeros(m, n);
+    let mut dx = vec![0.0; n];
+    let out = crate::interp::JacobianOut {
+        f_x: Some(&mut f_x),
+        g: Some(&mut g),
+        g_x: Some(&mut g_x),
+        ..Default::default()
+    };
+    let available = instance
+        .jacobian(options.start, x0, &mut dx, out)
+        .map_err(|f| SimError::Failed {
+            time: options.start,
+            message: "the invariants could not be evaluated at the start".to_string(),
+            diagnostic: Some(Box::new(instance.program().failure_diagnostic(&f))),
+        })?;
+    let residual = g.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let mut report = InvariantReport {
+        gain: None,
+        rank: 0,
+        invariants: m,
+        final_residual: residual,
+        max_residual: residual,
+    };
+    if !available {
+        return Ok((None, report));
+    }
+    let gain = match options.stabilize {
+        Stabilize::Off => return Ok((None, report)),
+        Stabilize::Gain(k) => (k, "given"),
+        Stabilize::Default => (default_gain(&f_x, &dx, x0, options.stop - options.start), "default"),
+    };
+    let mut projector = Projector::new(n, m, gain.0);
+    projector.projection.factor(&g_x);
+    report.rank = projector.projection.rank();
+    report.gain = Some(gain);
+    Ok((Some(projector), report))
+}
+
+/// The rank of a normalised state-choice matrix below which the choice counts as singular.
+const SINGULAR_CHOICE: f64 = 1e-6;
+
+/// The check of a dummy-derivative form's state choice at each row.
+struct ChoiceCheck {
+    /// The matrix (rows × variables, row-major) followed by the row norms.
+    values: Vec<f64>,
+    rows: usize,
+    /// The sign of the determinant at the last row (square matrices), to notice a singular
+    /// configuration passed between two rows.
+    sign: Option<f64>,
+}
+
+impl ChoiceCheck {
+    /// `Some(description)` when the choice is singular at this row or became singular since
+    /// the last one.
+    fn check(&mut self) -> Option<String> {
+        let k = self.rows;
+        let l = (self.values.len() - k).checked_div(k).unwrap_or(0);
+        if k == 0 || l == 0 {
+            return None;
+        }
+        let mut m = nalgebra::DMatrix::zeros(k, l);
+        for i in 0..k {
+            let norm = self.values[k * l + i];
+            for j in 0..l {
+                m[(i, j)] = if norm > 0.0 { self.values[i * l + j] / norm } else { 0.0 };
+            }
+        }
+        let smallest = m
+            .clone()
+            .singular_values()
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        if smallest.is_nan() || smallest < SINGULAR_CHOICE {
+            return Some(format!(
+                "the differentiated constraints no longer determine them (smallest normalised singular value {smallest:.1e})"
+            ));
+        }
+        if k == l {
+            let sign = m.determinant().signum();
+            if self.sign.is_some_and(|s| s != sign) {
+                return Some(
+                    "the solution passed a configuration where the constraints do not determine them".to_string(),
+                );
+            }
+            self.sign = Some(sign);
+        }
+        None
+    }
+}
+
+/// A failure of a dummy-derivative run inside a step (a Newton iteration that cannot solve a
+/// constraint for a variable that is no longer a state) is most likely the static state choice
+/// becoming singular between two rows: the diagnostic says so and names the way out.
+fn with_state_choice_note(program: &ExecProgram, e: SimError) -> SimError {
+    let Some(choice) = program.state_choice() else {
+        return e;
+    };
+    match e {
+        SimError::Failed {
+            time,
+            message,
+            diagnostic: Some(d),
+        } if d.code != "E0713" => {
+            let names = |vars: &[eqm_ir::expr::VarId]| quoted_names(program, vars);
+            let note = format!(
+                "this run uses dummy derivatives with the static state choice {}; where that choice becomes singular, {} cannot be computed from the constraints",
+                names(&choice.states),
+                names(&choice.variables)
+            );
+            let d = d
+                .with_note(note)
+                .with_help("simulate the embedding form, which keeps every differentiated variable a state and the constraints by projection: --index-reduction embedding");
+            SimError::Failed {
+                time,
+                message,
+                diagnostic: Some(Box::new(d)),
+            }
+        }
+        other => other,
+    }
+}
+
+/// The names of `vars` in backquotes, separated by commas.
+fn quoted_names(program: &ExecProgram, vars: &[eqm_ir::expr::VarId]) -> String {
+    vars.iter()
+        .map(|v| format!("`{}`", program.dae().flat.var(*v).name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The failure of a dummy-derivative run whose state choice became singular.
+fn state_choice_failure(program: &ExecProgram, t: f64, problem: &str) -> SimError {
+    let choice = program.state_choice().expect("checked");
+    let names = |vars: &[eqm_ir::expr::VarId]| quoted_names(program, vars);
+    let message = format!(
+        "the static state choice is singular at time {t}: with the states {} the variables {} cannot be computed: {problem}",
+        names(&choice.states),
+        names(&choice.variables)
+    );
+    let diagnostic = Diagnostic::error("E0713", message.clone(), choice.span, "this constraint")
+        .with_help("simulate the embedding form, which keeps every differentiated variable a state and the constraints by projection: --index-reduction embedding (the default for this model)");
+    SimError::Failed {
+        time: t,
+        message,
+        diagnostic: Some(Box::new(diagnostic)),
+    }
+}
+
+/// The invariant residuals of the rows written.
+struct Residuals {
+    g: Vec<f64>,
+    last: f64,
+    max: f64,
+}
+
+/// Evaluates each output row on its own instance and hands it to the sink; keeps the first
+/// error, which stops the run.
+struct RowWriter<'a, 'p> {
+    program: &'p ExecProgram,
+    columns: &'a Columns,
+    residuals: Option<Residuals>,
+    choice: Option<ChoiceCheck>,
+    rows: Instance<'p>,
+    dx: Vec<f64>,
+    values: Vec<f64>,
+    written: usize,
+    error: Option<SimError>,
+    sink: &'a mut dyn FnMut(f64, &[f64]) -> std::io::Result<()>,
+}
+
+impl RowWriter<'_, '_> {
+    fn write(&mut self, t: f64, x: &[f64]) -> ControlFlow<()> {
+        match self.evaluate(t, x) {
+            Ok(()) => {
+                self.written += 1;
+                ControlFlow::Continue(())
+            }
+            Err(e) => {
+                self.error = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    }
+
+    fn evaluate(&mut self, t: f64, x: &[f64]) -> Result<(), SimError> {
+        let (rows, dx) = (&mut self.rows, &mut self.dx);
+        if self.residuals.is_some() || self.choice.is_some() {
+            let out = crate::interp::JacobianOut {
+                g: self.residuals.as_mut().map(|r| &mut r.g[..]),
+                extra: self.choice.as_mut().map(|c| &mut c.values[..]),
+                ..Default::default()
+            };
+            if rows.jacobian(t, x, dx, out).is_ok() {
+                if let Some(res) = &mut self.residuals {
+                    res.last = res.g.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+                    res.max = res.max.max(res.last);
+                }
+                if let Some(choice) = &mut self.choice
+                    && let Some(problem) = choice.check()
+                {
+                    return Err(state_choice_failure(self.program, t, &problem));
+                }
+            }
+        }
+        let evaluated = rows.rhs(t, x, dx).and_then(|()| rows.outputs(t, x, dx));
+        if let Err(f) = evaluated {
+            return Err(SimError::Failed {
+                time: t,
+                message: "the output values could not be computed".to_string(),
+                diagnostic: Some(Box::new(self.program.failure_diagnostic(&f))),
+            });
+        }
+        for (value, slot) in self.values.iter_mut().zip(&self.columns.slots) {
+            *value = match *slot {
+                Slot::Time => t,
+                Slot::State(i) => x[i as usize],
+                Slot::Der(i) => dx[i as usize],
+                Slot::Param(i) => rows.p()[i as usize],
+                Slot::Work(i) => rows.work()[i as usize],
+            };
+        }
+        (self.sink)(t, &self.values).map_err(SimError::Io)
+    }
+}
+
+/// The error of a failed hybrid run.
+fn hybrid_failure(program: &ExecProgram, e: crate::hybrid::HybridError, failure: Option<EvalFailure>) -> SimError {
+    match e {
+        crate::hybrid::HybridError::Integration(e) => integration_failure(program, e, failure),
+        crate::hybrid::HybridError::Evaluation(f) => SimError::Failed {
+            time: f.time,
+            message: "an event could not be handled".to_string(),
+            diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
+        },
+        crate::hybrid::HybridError::Event {
+            code,
+            time,
+            message,
+            span,
+            help,
+        } => SimError::Failed {
+            time,
+            message: message.clone(),
+            diagnostic: Some(Box::new(
+                Diagnostic::error(code, message, span, "this switch").with_help(help),
+            )),
+        },
+    }
+}
+
+/// The error of a failed integration, naming the states involved.
+fn integration_failure(program: &ExecProgram, e: IntegrationError, failure: Option<EvalFailure>) -> SimError {
+    let time = e.time().unwrap_or(f64::NAN);
+    let (message, diagnostic) = match &e {
+        IntegrationError::NonFinite { components, .. } => {
+            let names: Vec<String> = components
+                .iter()
+                .take(8)
+                .map(|&i| program.slot_name(Slot::State(i as u32)))
+                .collect();
+            (format!("{e}; variables: {}", names.join(", ")), None)
+        }
+        IntegrationError::Rhs { .. } => (e.to_string(), failure.map(|f| Box::new(program.failure_diagnostic(&f)))),
+        _ => (e.to_string(), None),
+    };
+    SimError::Failed {
+        time,
+        message,
+        diagnostic,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Projector, RunOptions, Stabilize, prepare};
+    use crate::interp::Instance;
+    use eqm_compile::analysis::{self, AnalysisOptions, IndexForm};
+    use eqm_diag::timing::Timings;
+    use nalgebra::DMatrix;
+
+    /// The program of `text` in `form`, prepared for an implicit method.
+    fn program(text: &str, form: IndexForm) -> eqm_compile::exec::ExecProgram {
+        let mut sources = eqm_flatten::Sources::new();
+        sources.add_file("m.eqm", text.to_string());
+        let flat = sources.flatten(None, &eqm_flatten::Options::default());
+        let flat = flat.unwrap_or_else(|| panic!("{}", sources.render_diagnostics(false)));
+        let options = AnalysisOptions {
+            keep_aliases: false,
+            index_form: form,
+        };
+        let (analysis, _) = analysis::analyze(flat, &options, &mut Timings::default()).expect("analysed");
+        let mut compiled = analysis::compile(analysis, &mut Timings::default()).expect("compiled");
+        let options = RunOptions {
+            start: 0.0,
+            stop: 1.0,
+            method: eqm_integrators::Method::Radau5,
+            integrator: Default::default(),
+            interval: None,
+            params: Vec::new(),
+            backend: super::Backend::Interpreter,
+            stabilize: Stabilize::Default,
+        };
+        prepare(&mut compiled.program, &options);
+        compiled.program
+    }
+
+    /// The Jacobian of the projected field against central differences of the projected
+    /// field, at a point on the invariant manifold, where it is exact.
+    fn check(text: &str, form: IndexForm, x: &[f64], rates: bool) {
+        let program = program(text, form);
+        let jac = program.jacobian().expect("a symbolic Jacobian");
+        assert_eq!(!jac.rates.is_empty(), rates, "symbolic rates");
+        let (n, m) = (program.layout().states, program.invariants().len());
+        assert_eq!(x.len(), n);
+        let mut instance = Instance::new(&program).expect("instance");
+        let mut projector = Projector::new(n, m, 3.0);
+        let mut failure = None;
+        let mut symbolic = DMatrix::zeros(n, n);
+        projector
+            .jacobian(&mut instance, &mut failure, 0.0, x, &mut symbolic)
+            .expect("defined")
+            .expect("no failure");
+        for j in 0..n {
+            let h = 1e-6 * (1.0 + x[j].abs());
+            let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
+            xp[j] += h;
+            xm[j] -= h;
+            let (mut fp, mut fm) = (vec![0.0; n], vec![0.0; n]);
+            projector.rhs(&mut instance, 0.0, &xp, &mut fp).expect("rhs");
+            projector.rhs(&mut instance, 0.0, &xm, &mut fm).expect("rhs");
+            for i in 0..n {
+                let d = (fp[i] - fm[i]) / (2.0 * h);
+                assert!(
+                    (symbolic[(i, j)] - d).abs() < 1e-6 * (1.0 + d.abs()),
+                    "∂f{i}/∂x{j}: {} vs {d}",
+                    symbolic[(i, j)]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_jacobian_of_the_projected_field_matches_differences() {
+        // The pendulum's embedding form: invariants of states only, rates symbolic.
+        let pendulum = "model P\n  parameter Real L = 1;\n  parameter Real g = 1;\n  Real x(start = 0.6, fixed = true);\n  Real y(start = -0.8);\n  Real vx(start = 0.3, fixed = true);\n  Real vy(start = 0.2);\n  Real F;\nequation\n  der(x) = vx;\n  der(y) = vy;\n  der(vx) = -F*x/L;\n  der(vy) = -F*y/L - g;\n  x^2 + y^2 = L^2;\nend P;\n";
+        let program = program(pendulum, IndexForm::Embedding);
+        // A point on the constraints (x^2 + y^2 = 1, x vx + y vy = 0, der(x) = vx), in the
+        // program's state order.
+        let names: Vec<String> = program
+            .states()
+            .iter()
+            .map(|v| program.dae().flat.var(*v).name.clone())
+            .collect();
+        let value = |name: &str| match name {
+            "x" => 0.6,
+            "y" => -0.8,
+            "vx" => 0.2,
+            "vy" => 0.15,
+            "der(x)" => 0.2,
+            "der(y)" => 0.15,
+            other => panic!("unexpected state {other}"),
+        };
+        let x: Vec<f64> = names.iter().map(|n| value(n)).collect();
+        check(pendulum, IndexForm::Embedding, &x, true);
+        // A declared invariant that reads an algebraic variable: H by a directional difference.
+        let algebraic = "model A\n  Real u(start = 1, fixed = true);\n  Real w(start = 2, fixed = true);\n  Real e;\nequation\n  der(u) = 1.5*u - u*w;\n  der(w) = u*w - 3*w;\n  e = u - 3*log(u) + w - 1.5*log(w);\ninvariant\n  e = 3 - 1.5*log(2);\nend A;\n";
+        check(algebraic, IndexForm::Auto, &[1.0, 2.0], false);
+    }
+}

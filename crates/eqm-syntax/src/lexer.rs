@@ -1,0 +1,661 @@
+//! The logos lexer and the adapter that feeds the lalrpop parser.
+//!
+//! Input: one source text. Output: a stream of `(start, Token, end)` triples with byte offsets,
+//! and lexical diagnostics (`E0101`..`E0104`, and `E0110` for reserved Modelica keywords EQM does
+//! not support) collected on the side.
+//! Lexing never stops at an error: a bad character, number, string or comment becomes a
+//! diagnostic and the lexer goes on, so one run reports every problem in a file.
+//! It deliberately knows nothing about the grammar beyond the token set.
+
+use eqm_diag::Diagnostic;
+use eqm_diag::source::{FileId, Span};
+use logos::Logos;
+use std::fmt;
+
+/// The tokens of the EQM language contract (`shared/spec/language.md`, "Lexical").
+#[derive(Logos, Debug, Clone, Copy, PartialEq)]
+#[logos(skip r"[ \t\r\n\f]+")]
+#[logos(skip(r"//[^\n]*", allow_greedy = true))]
+pub enum Token<'src> {
+    // Keywords. The reserved Modelica words EQM does not implement are keywords too, so that a
+    // model using them gets a precise "not supported" message instead of a confusing one.
+    #[token("algorithm")]
+    Algorithm,
+    #[token("and")]
+    And,
+    #[token("annotation")]
+    Annotation,
+    #[token("block")]
+    Block,
+    #[token("break")]
+    Break,
+    #[token("class")]
+    Class,
+    #[token("connect")]
+    Connect,
+    #[token("connector")]
+    Connector,
+    #[token("constant")]
+    Constant,
+    #[token("discrete")]
+    Discrete,
+    #[token("each")]
+    Each,
+    #[token("else")]
+    Else,
+    #[token("elseif")]
+    Elseif,
+    #[token("elsewhen")]
+    Elsewhen,
+    #[token("encapsulated")]
+    Encapsulated,
+    #[token("end")]
+    End,
+    #[token("equation")]
+    Equation,
+    #[token("extends")]
+    Extends,
+    #[token("false")]
+    False,
+    #[token("final")]
+    Final,
+    #[token("flow")]
+    Flow,
+    #[token("for")]
+    For,
+    #[token("function")]
+    Function,
+    #[token("if")]
+    If,
+    #[token("import")]
+    Import,
+    #[token("in")]
+    In,
+    #[token("initial")]
+    Initial,
+    /// `initial equation` and `initial algorithm` are single tokens: otherwise an LR(1) parser
+    /// could not tell a new section from an equation starting with the call `initial()`.
+    #[regex(r"initial[ \t\r\n\f]+equation")]
+    InitialEquation,
+    #[regex(r"initial[ \t\r\n\f]+algorithm")]
+    InitialAlgorithm,
+    #[token("input")]
+    Input,
+    #[token("invariant")]
+    Invariant,
+    #[token("loop")]
+    Loop,
+    #[token("model")]
+    Model,
+    #[token("not")]
+    Not,
+    #[token("or")]
+    Or,
+    #[token("output")]
+    Output,
+    #[token("package")]
+    Package,
+    #[token("parameter")]
+    Parameter,
+    #[token("partial")]
+    Partial,
+    #[token("potential")]
+    Potential,
+    #[token("protected")]
+    Protected,
+    #[token("public")]
+    Public,
+    #[token("record")]
+    Record,
+    #[token("return")]
+    Return,
+    #[token("then")]
+    Then,
+    #[token("true")]
+    True,
+    #[token("type")]
+    Type,
+    #[token("when")]
+    When,
+    #[token("while")]
+    While,
+    #[token("within")]
+    Within,
+    /// Modelica keywords that EQM reserves but does not implement.
+    #[token("constrainedby", |l| l.slice())]
+    #[token("enumeration", |l| l.slice())]
+    #[token("expandable", |l| l.slice())]
+    #[token("external", |l| l.slice())]
+    #[token("impure", |l| l.slice())]
+    #[token("inner", |l| l.slice())]
+    #[token("operator", |l| l.slice())]
+    #[token("outer", |l| l.slice())]
+    #[token("pure", |l| l.slice())]
+    #[token("redeclare", |l| l.slice())]
+    #[token("replaceable", |l| l.slice())]
+    #[token("stream", |l| l.slice())]
+    Unsupported(&'src str),
+
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |l| l.slice())]
+    Ident(&'src str),
+    /// An integer literal, kept as text so that overflow is reported with its span.
+    #[regex(r"[0-9]+", |l| l.slice(), priority = 3)]
+    Integer(&'src str),
+    #[regex(r"[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?", |l| l.slice())]
+    #[regex(r"\.[0-9]+([eE][+-]?[0-9]+)?", |l| l.slice())]
+    #[regex(r"[0-9]+[eE][+-]?[0-9]+", |l| l.slice())]
+    Real(&'src str),
+    /// A number whose exponent has no digits (`1e`, `2.5E+`): reported, then read as a number.
+    #[regex(r"[0-9]+(\.[0-9]*)?[eE][+-]?", |l| l.slice())]
+    #[regex(r"\.[0-9]+[eE][+-]?", |l| l.slice())]
+    MalformedNumber(&'src str),
+    /// A string literal with its quotes; escapes are decoded by the parser's action.
+    #[token("\"", lex_string)]
+    String(&'src str),
+    #[token("/*", lex_block_comment)]
+    BlockComment,
+    /// A Modelica quoted identifier (`'my var'`), which EQM does not support. It is reported and
+    /// handed to the parser as the plain identifier inside, so that parsing goes on undisturbed.
+    #[regex(r"'[^'\n]*'", |l| l.slice())]
+    QuotedIdent(&'src str),
+
+    #[token("(")]
+    LParen,
+    #[token(")")]
+    RParen,
+    #[token("[")]
+    LBracket,
+    #[token("]")]
+    RBracket,
+    #[token("{")]
+    LBrace,
+    #[token("}")]
+    RBrace,
+    #[token(",")]
+    Comma,
+    #[token(";")]
+    Semi,
+    #[token(":")]
+    Colon,
+    #[token(".")]
+    Dot,
+    #[token("=")]
+    Eq,
+    #[token(":=")]
+    Assign,
+    #[token("+")]
+    Plus,
+    #[token("-")]
+    Minus,
+    #[token("*")]
+    Star,
+    #[token("/")]
+    Slash,
+    #[token("^")]
+    Caret,
+    #[token(".+")]
+    DotPlus,
+    #[token(".-")]
+    DotMinus,
+    #[token(".*")]
+    DotStar,
+    #[token("./")]
+    DotSlash,
+    #[token(".^")]
+    DotCaret,
+    #[token("==")]
+    EqEq,
+    #[token("<>")]
+    NotEq,
+    #[token("<")]
+    Lt,
+    #[token("<=")]
+    Le,
+    #[token(">")]
+    Gt,
+    #[token(">=")]
+    Ge,
+}
+
+/// Scans a string body after the opening quote. An unterminated string runs to the end of the
+/// file; the adapter reports it (the returned slice then has no closing quote).
+fn lex_string<'src>(lex: &mut logos::Lexer<'src, Token<'src>>) -> &'src str {
+    let rest = lex.remainder().as_bytes();
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i] {
+            b'\\' => i += 2,
+            b'"' => {
+                lex.bump(i + 1);
+                return lex.slice();
+            }
+            _ => i += 1,
+        }
+    }
+    lex.bump(rest.len());
+    lex.slice()
+}
+
+/// Skips a block comment after `/*`. Comments do not nest (as in Modelica). An unterminated
+/// comment runs to the end of the file and is reported by the adapter.
+fn lex_block_comment<'src>(lex: &mut logos::Lexer<'src, Token<'src>>) {
+    let rest = lex.remainder();
+    match rest.find("*/") {
+        Some(end) => lex.bump(end + 2),
+        None => lex.bump(rest.len()),
+    }
+}
+
+impl fmt::Display for Token<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Token::Ident(s) => write!(f, "identifier `{s}`"),
+            Token::Integer(s) | Token::Real(s) | Token::MalformedNumber(s) => write!(f, "number `{s}`"),
+            Token::String(s) if s.len() <= 24 => write!(f, "string {s}"),
+            Token::String(_) => write!(f, "a string"),
+            Token::Unsupported(s) => write!(f, "keyword `{s}`"),
+            Token::BlockComment => write!(f, "a comment"),
+            Token::QuotedIdent(s) => write!(f, "quoted identifier `{s}`"),
+            other => write!(f, "`{}`", token_text(other)),
+        }
+    }
+}
+
+/// The fixed source text of a punctuation or keyword token.
+pub fn token_text(token: &Token<'_>) -> &'static str {
+    use Token::*;
+    match token {
+        Algorithm => "algorithm",
+        And => "and",
+        Annotation => "annotation",
+        Block => "block",
+        Break => "break",
+        Class => "class",
+        Connect => "connect",
+        Connector => "connector",
+        Constant => "constant",
+        Discrete => "discrete",
+        Each => "each",
+        Else => "else",
+        Elseif => "elseif",
+        Elsewhen => "elsewhen",
+        Encapsulated => "encapsulated",
+        End => "end",
+        Equation => "equation",
+        Extends => "extends",
+        False => "false",
+        Final => "final",
+        Flow => "flow",
+        For => "for",
+        Function => "function",
+        If => "if",
+        Import => "import",
+        In => "in",
+        Initial => "initial",
+        InitialEquation => "initial equation",
+        InitialAlgorithm => "initial algorithm",
+        Input => "input",
+        Invariant => "invariant",
+        Loop => "loop",
+        Model => "model",
+        Not => "not",
+        Or => "or",
+        Output => "output",
+        Package => "package",
+        Parameter => "parameter",
+        Partial => "partial",
+        Potential => "potential",
+        Protected => "protected",
+        Public => "public",
+        Record => "record",
+        Return => "return",
+        Then => "then",
+        True => "true",
+        Type => "type",
+        When => "when",
+        While => "while",
+        Within => "within",
+        LParen => "(",
+        RParen => ")",
+        LBracket => "[",
+        RBracket => "]",
+        LBrace => "{",
+        RBrace => "}",
+        Comma => ",",
+        Semi => ";",
+        Colon => ":",
+        Dot => ".",
+        Eq => "=",
+        Assign => ":=",
+        Plus => "+",
+        Minus => "-",
+        Star => "*",
+        Slash => "/",
+        Caret => "^",
+        DotPlus => ".+",
+        DotMinus => ".-",
+        DotStar => ".*",
+        DotSlash => "./",
+        DotCaret => ".^",
+        EqEq => "==",
+        NotEq => "<>",
+        Lt => "<",
+        Le => "<=",
+        Gt => ">",
+        Ge => ">=",
+        Ident(_) | Integer(_) | Real(_) | MalformedNumber(_) | String(_) | Unsupported(_) | BlockComment
+        | QuotedIdent(_) => "",
+    }
+}
+
+/// The parser-facing lexer: yields tokens, skipping comments, and records lexical errors.
+///
+/// Lexical errors never reach the parser as errors: the offending text is reported and either
+/// skipped (bad characters, unterminated comments) or turned into the nearest valid token
+/// (a malformed number is still a number), so parsing continues with useful recovery.
+pub struct Lexer<'src> {
+    inner: logos::Lexer<'src, Token<'src>>,
+    file: FileId,
+    pub diagnostics: Vec<Diagnostic>,
+    /// True once an unterminated string or block comment has run to the end of the file. The
+    /// parser then knows that an unexpected end of file is a consequence, not a second error.
+    pub unterminated: bool,
+    /// Start and end of the run of invalid characters being merged into one diagnostic.
+    invalid_run: Option<(usize, usize)>,
+}
+
+impl<'src> Lexer<'src> {
+    pub fn new(source: &'src str, file: FileId) -> Self {
+        Lexer {
+            inner: Token::lexer(source),
+            file,
+            diagnostics: Vec::new(),
+            unterminated: false,
+            invalid_run: None,
+        }
+    }
+
+    fn span(&self, start: usize, end: usize) -> Span {
+        Span::new(self.file, start, end)
+    }
+
+    fn flush_invalid_run(&mut self) {
+        if let Some((start, end)) = self.invalid_run.take() {
+            let text = &self.inner.source()[start..end];
+            let shown: String = text.chars().take(20).collect();
+            let (message, label) = if text.chars().count() == 1 {
+                (
+                    format!("invalid character `{}`", shown.escape_debug()),
+                    "this character is not part of the EQM language",
+                )
+            } else {
+                (
+                    format!("invalid characters `{}`", shown.escape_debug()),
+                    "these characters are not part of the EQM language",
+                )
+            };
+            let mut d = Diagnostic::error("E0101", message, self.span(start, end), label);
+            if text.starts_with('\'') {
+                d = d.with_help("EQM has no quoted identifiers or character literals; strings use double quotes");
+            }
+            self.diagnostics.push(d);
+        }
+    }
+
+    /// Checks the end of a number token: a number immediately followed by letters (`2x`,
+    /// `1.5abc`, `1Bad`) is never valid, and neither is an exponent without digits (`1e`). Both
+    /// are reported once, and the letters are consumed as part of the number, so that the parser
+    /// sees one number instead of reporting the letters as a second, confusing error.
+    /// Returns the end of the number including those letters.
+    fn check_number(&mut self, start: usize, end: usize, malformed_exponent: bool) -> usize {
+        let tail: usize = self.inner.source()[end..]
+            .bytes()
+            .take_while(|&c| c.is_ascii_alphanumeric() || c == b'_')
+            .count();
+        self.inner.bump(tail);
+        if malformed_exponent {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0104",
+                    "malformed number",
+                    self.span(start, end + tail),
+                    "the exponent has no digits",
+                )
+                .with_help("write the exponent's digits, for example `1e-3`"),
+            );
+        } else if tail > 0 {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0104",
+                    "malformed number",
+                    self.span(start, end + tail),
+                    "a number cannot be followed directly by letters",
+                )
+                .with_help(
+                    "names cannot start with a digit; between a number and a name write an operator, \
+                     for example `2*x`",
+                ),
+            );
+        }
+        end + tail
+    }
+}
+
+impl<'src> Iterator for Lexer<'src> {
+    type Item = Result<(usize, Token<'src>, usize), LexicalError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let result = self.inner.next();
+            let range = self.inner.span();
+            match result {
+                None => {
+                    self.flush_invalid_run();
+                    return None;
+                }
+                Some(Err(())) => {
+                    // Merge adjacent invalid characters into one diagnostic.
+                    self.invalid_run = match self.invalid_run {
+                        Some((start, end)) if end == range.start => Some((start, range.end)),
+                        _ => {
+                            self.flush_invalid_run();
+                            Some((range.start, range.end))
+                        }
+                    };
+                    continue;
+                }
+                Some(Ok(token)) => {
+                    self.flush_invalid_run();
+                    let mut end = range.end;
+                    let mut token = token;
+                    match token {
+                        Token::BlockComment => {
+                            if !self.inner.slice().ends_with("*/") || self.inner.slice().len() < 4 {
+                                self.unterminated = true;
+                                self.diagnostics.push(
+                                    Diagnostic::error(
+                                        "E0103",
+                                        "unterminated block comment",
+                                        self.span(range.start, range.start + 2),
+                                        "this comment is never closed",
+                                    )
+                                    .with_help("close it with `*/`; block comments do not nest"),
+                                );
+                            }
+                            continue;
+                        }
+                        Token::String(s) if s.len() < 2 || !s.ends_with('"') || ends_in_escape(s) => {
+                            self.unterminated = true;
+                            self.diagnostics.push(
+                                Diagnostic::error(
+                                    "E0102",
+                                    "unterminated string",
+                                    self.span(range.start, range.start + 1),
+                                    "this string is never closed",
+                                )
+                                .with_help("strings may span lines, so this one runs to the end of the file"),
+                            );
+                        }
+                        Token::MalformedNumber(_) => end = self.check_number(range.start, range.end, true),
+                        Token::Integer(_) | Token::Real(_) => end = self.check_number(range.start, range.end, false),
+                        // Reported here rather than by the parser, so that the syntax errors it
+                        // causes (`external "C";`) are recognised as consequences and dropped.
+                        Token::Unsupported(word) => self.diagnostics.push(
+                            Diagnostic::error(
+                                "E0110",
+                                format!("unexpected keyword `{word}`"),
+                                self.span(range.start, range.end),
+                                "not supported by EQM",
+                            )
+                            .with_help(unsupported_help(word)),
+                        ),
+                        Token::QuotedIdent(quoted) => {
+                            self.diagnostics.push(
+                                Diagnostic::error(
+                                    "E0101",
+                                    "invalid character `'`: quoted identifiers are not supported",
+                                    self.span(range.start, range.end),
+                                    "a quoted identifier",
+                                )
+                                .with_help(
+                                    "EQM has no quoted identifiers or character literals; \
+                                     write names without quotes and strings with double quotes",
+                                ),
+                            );
+                            token = Token::Ident(&quoted[1..quoted.len() - 1]);
+                        }
+                        _ => {}
+                    }
+                    return Some(Ok((range.start, token, end)));
+                }
+            }
+        }
+    }
+}
+
+/// What to do instead of a reserved Modelica keyword EQM does not implement.
+fn unsupported_help(word: &str) -> String {
+    let instead = match word {
+        "replaceable" | "redeclare" | "constrainedby" => {
+            "EQM has no replaceable classes or redeclarations; declare the component with the class you want"
+        }
+        "inner" | "outer" => "EQM has no inner/outer lookup; connect the shared component explicitly",
+        "stream" => "EQM has no stream connectors; use `flow` and potential variables",
+        "expandable" => "EQM has no expandable connectors; declare every variable of the connector",
+        "enumeration" => "EQM has no enumeration types; use Integer constants",
+        "external" => "EQM cannot call external functions; write the body in an `algorithm` section",
+        "pure" | "impure" => "EQM functions are always pure; remove the keyword",
+        "operator" => "EQM has no operator overloading",
+        _ => "remove it",
+    };
+    format!("`{word}` is a Modelica keyword that EQM does not support: {instead}")
+}
+
+/// A string slice like `"abc\"` whose last quote is escaped is still unterminated.
+fn ends_in_escape(s: &str) -> bool {
+    let body = &s[1..s.len() - 1];
+    body.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 1
+}
+
+/// The lexer never hands an error to the parser (errors are collected as diagnostics); this
+/// type exists because lalrpop's external-lexer interface requires one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LexicalError {}
+
+/// Decodes the escapes of a string literal (with its quotes). Returns the text and the byte
+/// offsets (relative to the literal) of unknown escapes.
+pub fn unescape(literal: &str) -> (String, Vec<(usize, usize)>) {
+    let inner = literal.strip_prefix('"').unwrap_or(literal);
+    let inner = inner.strip_suffix('"').unwrap_or(inner);
+    let mut out = String::with_capacity(inner.len());
+    let mut bad = Vec::new();
+    let mut chars = inner.char_indices();
+    while let Some((i, c)) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some((_, e)) => match e {
+                '"' => out.push('"'),
+                '\\' => out.push('\\'),
+                '\'' => out.push('\''),
+                '?' => out.push('?'),
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                'r' => out.push('\r'),
+                'a' => out.push('\u{7}'),
+                'b' => out.push('\u{8}'),
+                'f' => out.push('\u{c}'),
+                'v' => out.push('\u{b}'),
+                other => {
+                    bad.push((i + 1, i + 1 + 1 + other.len_utf8()));
+                    out.push(other);
+                }
+            },
+            None => bad.push((i + 1, i + 2)),
+        }
+    }
+    (out, bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> (Vec<String>, Vec<&'static str>) {
+        let mut lexer = Lexer::new(src, FileId(0));
+        let tokens = lexer.by_ref().map(|t| format!("{}", t.unwrap().1)).collect();
+        (tokens, lexer.diagnostics.iter().map(|d| d.code).collect())
+    }
+
+    #[test]
+    fn numbers_in_all_forms() {
+        let (t, d) = kinds("1 1.5 .5 1e-3 2.5E+4 1. 3e2");
+        assert_eq!(
+            t,
+            [
+                "number `1`",
+                "number `1.5`",
+                "number `.5`",
+                "number `1e-3`",
+                "number `2.5E+4`",
+                "number `1.`",
+                "number `3e2`"
+            ]
+        );
+        assert!(d.is_empty());
+    }
+
+    #[test]
+    fn lexical_errors_are_reported_and_lexing_continues() {
+        let (t, d) = kinds("a $$ b 1e+ c 2x \"open");
+        assert_eq!(t.len(), 6, "{t:?}");
+        assert_eq!(d, ["E0101", "E0104", "E0104", "E0102"]);
+        // The letters after a number are swallowed into it and reported once.
+        let (t, d) = kinds("1ex 2abc 'quoted' x");
+        assert_eq!(
+            t,
+            ["number `1e`", "number `2`", "identifier `quoted`", "identifier `x`"]
+        );
+        assert_eq!(d, ["E0104", "E0104", "E0101"]);
+        let (_, d) = kinds("x /* never closed");
+        assert_eq!(d, ["E0103"]);
+    }
+
+    #[test]
+    fn comments_and_keywords() {
+        let (t, d) = kinds("within; // x\n /* y */ model potential stream");
+        assert_eq!(t, ["`within`", "`;`", "`model`", "`potential`", "keyword `stream`"]);
+        // Reserved Modelica keywords EQM does not implement are reported by the lexer.
+        assert_eq!(d, ["E0110"]);
+    }
+
+    #[test]
+    fn string_escapes() {
+        assert_eq!(unescape(r#""a\"b\\c\nd""#).0, "a\"b\\c\nd");
+        assert_eq!(unescape(r#""bad\q""#).1, vec![(4, 6)]);
+        let (_, d) = kinds(r#""ends in backslash\""#);
+        assert_eq!(d, ["E0102"]);
+    }
+}

@@ -1,0 +1,19 @@
+//! The front end: text to AST.
+//!
+//! Input: a source text and its [`FileId`](eqm_diag::source::FileId).
+//! Output: an [`ast::StoredDefinition`] and lexical/syntax diagnostics (`E01xx`).
+//! Invariant: parsing never fails and never panics; broken input yields diagnostics next to
+//! the part of the AST that could be built.
+
+pub mod ast;
+pub mod lexer;
+pub mod normalize;
+pub mod parser;
+pub mod pretty;
+pub mod stack;
+
+/// The source locations every syntax tree node carries, so that a user of this crate alone can
+/// name the file it parses.
+pub use eqm_diag::source::{FileId, Span};
+pub use parser::{parse_expr, parse_file};
+pub use stack::with_compiler_stack;

@@ -1,0 +1,819 @@
+//! Front-end tests over the parser corpus in `tests/syntax/`.
+//!
+//! - `valid/*.eqm` together use every construct of the language contract. Each must parse with
+//!   no diagnostic; its pretty-printed AST is snapshotted, and printing then parsing again must
+//!   give the same AST (spans aside) and the same text.
+//! - `invalid/*.eqm` carry their expected diagnostics as `// error[E0110]: message` comments,
+//!   checked by the shared UI harness; a few are also snapshotted fully rendered.
+//! - A precedence table pins how operators group, and property tests print random ASTs and parse
+//!   them back.
+
+use crate::ui_harness;
+
+use eqm_diag::source::{FileId, SourceMap, Span};
+use eqm_diag::{self as diag, Diagnostic};
+use eqm_syntax::ast::*;
+use eqm_syntax::normalize::{normalize_expr, normalize_file};
+use eqm_syntax::{parse_expr, parse_file, pretty};
+use proptest::prelude::*;
+use std::path::Path;
+
+/// Parses one file held in a fresh source map, as the driver does.
+fn parse(name: &str, text: &str) -> (StoredDefinition, Vec<Diagnostic>, SourceMap) {
+    let mut sources = SourceMap::new();
+    let id = sources.add(name, text);
+    let (ast, diagnostics) = parse_file(id, &sources.get(id).text);
+    (ast, diagnostics, sources)
+}
+
+fn normalized(mut ast: StoredDefinition) -> StoredDefinition {
+    normalize_file(&mut ast);
+    ast
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .expect("corpus files have UTF-8 names")
+        .to_string()
+}
+
+/// Asserts that printing `ast` and parsing the text again gives the same tree, and that printing
+/// is a fixed point (printing the reparsed tree gives the same text).
+fn assert_round_trip(name: &str, ast: &StoredDefinition) {
+    let printed = pretty::print_file(ast);
+    let (reparsed, diagnostics, sources) = parse(name, &printed);
+    assert!(
+        diagnostics.is_empty(),
+        "{name}: the printed text does not parse:\n{printed}\n{}",
+        diag::render_all(&diagnostics, &sources, false)
+    );
+    assert_eq!(
+        pretty::print_file(&reparsed),
+        printed,
+        "{name}: printing is not idempotent"
+    );
+    assert_eq!(
+        normalized(reparsed),
+        normalized(ast.clone()),
+        "{name}: the printed text parses to a different AST:\n{printed}"
+    );
+}
+
+#[test]
+fn valid_corpus_parses_cleanly_and_round_trips() {
+    insta::with_settings!({ snapshot_path => "syntax/snapshots", prepend_module_to_snapshot => false }, {
+        insta::glob!("syntax/valid/*.eqm", |path| {
+            let name = file_name(path);
+            let text = std::fs::read_to_string(path).expect("corpus files are readable");
+            let (ast, diagnostics, sources) = parse(&name, &text);
+            assert!(
+                diagnostics.is_empty(),
+                "{name} must parse without diagnostics:\n{}",
+                diag::render_all(&diagnostics, &sources, false)
+            );
+            assert_round_trip(&name, &ast);
+            insta::assert_snapshot!("valid", pretty::print_file(&ast));
+        });
+    });
+}
+
+#[test]
+fn invalid_corpus_reports_the_annotated_diagnostics() {
+    insta::glob!("syntax/invalid/*.eqm", |path| {
+        let name = file_name(path);
+        let text = std::fs::read_to_string(path).expect("corpus files are readable");
+        assert!(
+            !ui_harness::parse_annotations(&text).is_empty(),
+            "{name}: an invalid corpus file must annotate at least one diagnostic"
+        );
+        let (_, diagnostics, sources) = parse(&name, &text);
+        ui_harness::check_annotations(&name, &text, diagnostics, &sources);
+    });
+}
+
+/// Full renderings of a few invalid files, to review the wording and layout users see.
+#[test]
+fn rendered_diagnostics() {
+    for name in [
+        "recovery.eqm",
+        "missing_semicolon.eqm",
+        "lexical.eqm",
+        "end_name.eqm",
+        "operators.eqm",
+        "unexpected_eof.eqm",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/it/syntax/invalid")
+            .join(name);
+        let text = std::fs::read_to_string(&path).expect("corpus files are readable");
+        let (_, diagnostics, sources) = parse(name, &text);
+        insta::with_settings!({ snapshot_path => "syntax/snapshots", prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!(
+                format!("rendered@{name}"),
+                ui_harness::render_snapshot(&text, &diagnostics, &sources)
+            );
+        });
+    }
+}
+
+/// Writes an expression fully parenthesised in prefix form, so tests can state its structure.
+fn sexpr(e: &Expr) -> String {
+    let list = |items: &[Expr]| items.iter().map(sexpr).collect::<Vec<_>>().join(" ");
+    match &e.kind {
+        ExprKind::Integer(v) => v.to_string(),
+        ExprKind::Real(v) => format!("{v:?}"),
+        ExprKind::String(s) => format!("{s:?}"),
+        ExprKind::Bool(b) => b.to_string(),
+        ExprKind::Ref(c) => pretty::print_ref(c),
+        ExprKind::Call { function, args } => {
+            let mut parts: Vec<String> = args.positional.iter().map(sexpr).collect();
+            parts.extend(args.named.iter().map(|(n, v)| format!("{}={}", n.name, sexpr(v))));
+            format!("(call {} {})", pretty::print_ref(function), parts.join(" "))
+        }
+        ExprKind::Unary { op, operand } => {
+            let symbol = match op {
+                UnaryOp::Neg => "neg",
+                UnaryOp::Plus => "pos",
+                UnaryOp::Not => "not",
+                UnaryOp::ElemNeg => ".neg",
+                UnaryOp::ElemPlus => ".pos",
+            };
+            format!("({symbol} {})", sexpr(operand))
+        }
+        ExprKind::Binary { op, lhs, rhs } => format!("({} {} {})", op.symbol(), sexpr(lhs), sexpr(rhs)),
+        ExprKind::If { branches, else_value } => {
+            let branches: Vec<String> = branches
+                .iter()
+                .map(|(c, v)| format!("{} {}", sexpr(c), sexpr(v)))
+                .collect();
+            format!("(if {} else {})", branches.join(" "), sexpr(else_value))
+        }
+        ExprKind::Array(items) => format!("(array {})", list(items)),
+        ExprKind::Matrix(rows) => {
+            let rows: Vec<String> = rows.iter().map(|r| format!("({})", list(r))).collect();
+            format!("(matrix {})", rows.join(" "))
+        }
+        ExprKind::Range { start, step, stop } => match step {
+            Some(step) => format!("(range {} {} {})", sexpr(start), sexpr(step), sexpr(stop)),
+            None => format!("(range {} {})", sexpr(start), sexpr(stop)),
+        },
+        ExprKind::Tuple(items) => {
+            let items: Vec<String> = items
+                .iter()
+                .map(|i| i.as_ref().map_or("_".to_string(), sexpr))
+                .collect();
+            format!("(tuple {})", items.join(" "))
+        }
+        ExprKind::Error => "<error>".to_string(),
+    }
+}
+
+#[test]
+fn operators_group_as_in_modelica() {
+    let table = [
+        ("a + b - c", "(- (+ a b) c)"),
+        ("a - b - c", "(- (- a b) c)"),
+        ("a * b / c", "(/ (* a b) c)"),
+        ("a / b * c", "(* (/ a b) c)"),
+        ("a + b * c", "(+ a (* b c))"),
+        ("a * b ^ c", "(* a (^ b c))"),
+        ("-a ^ b", "(neg (^ a b))"),
+        ("-a * b", "(neg (* a b))"),
+        ("-a + b", "(+ (neg a) b)"),
+        ("- 2 ^ 2", "(neg (^ 2 2))"),
+        ("a .+ b .* c", "(.+ a (.* b c))"),
+        ("a .^ b", "(.^ a b)"),
+        (".-a .- b", "(.- (.neg a) b)"),
+        ("a < b + c", "(< a (+ b c))"),
+        ("not a < b", "(not (< a b))"),
+        ("not a and b", "(and (not a) b)"),
+        ("a or b and c", "(or a (and b c))"),
+        ("a and b or c", "(or (and a b) c)"),
+        ("a or b or c", "(or (or a b) c)"),
+        ("1:n", "(range 1 n)"),
+        ("1:2:n", "(range 1 2 n)"),
+        ("a + 1:b or c", "(range (+ a 1) (or b c))"),
+        ("if a then b else c + d", "(if a b else (+ c d))"),
+        (
+            "if a then b elseif c then d else if e then f else g",
+            "(if a b c d else (if e f else g))",
+        ),
+        ("(a, , b)", "(tuple a _ b)"),
+        ("f(x, y = 2)", "(call f x y=2)"),
+        ("initial()", "(call initial )"),
+        ("[1, 2; 3, 4]", "(matrix (1 2) (3 4))"),
+        ("{1, {2}}", "(array 1 (array 2))"),
+        ("m[i].flange_a.s", "m[i].flange_a.s"),
+        ("x[:, 1]", "x[:, 1]"),
+        ("(((a)))", "a"),
+        ("1 + .5 + 1e-3 + 2.5E+4", "(+ (+ (+ 1 0.5) 0.001) 25000.0)"),
+    ];
+    let mut failures = Vec::new();
+    for (text, expected) in table {
+        let (e, diagnostics) = parse_expr(FileId(0), text);
+        let got = e.as_ref().map_or("<none>".to_string(), sexpr);
+        if got != expected || !diagnostics.is_empty() {
+            failures.push(format!(
+                "{text:?}: expected {expected}, got {got} ({} diagnostics)",
+                diagnostics.len()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The printer must print element-wise operators so that a number before them is not read as a
+/// real literal ending in a dot: `1 .* 2`, never `1.*2` (which is `1. * 2`).
+#[test]
+fn element_wise_operators_after_integers_survive_printing() {
+    for text in ["1 .* 2", "1 ./ 2", "1 .^ 2", "1 .+ 2", "1 .- 2"] {
+        let (e, diagnostics) = parse_expr(FileId(0), text);
+        assert!(diagnostics.is_empty());
+        let e = e.expect("the expression parses");
+        let printed = pretty::print_expr(&e);
+        let (again, _) = parse_expr(FileId(0), &printed);
+        assert_eq!(
+            again.as_ref().map(sexpr),
+            Some(sexpr(&e)),
+            "{text} printed as {printed}"
+        );
+    }
+}
+
+/// Later stages may build negative literals (constant folding); printed with their sign they
+/// read as a unary minus, so they must get its parentheses.
+#[test]
+fn negative_literals_are_printed_as_valid_syntax() {
+    let leaf = |kind| Expr::new(kind, Span::default());
+    let a = leaf(ExprKind::Ref(ComponentRef {
+        global: false,
+        parts: vec![RefPart {
+            name: Ident {
+                name: "a".to_string(),
+                span: Span::default(),
+            },
+            subscripts: Vec::new(),
+        }],
+        span: Span::default(),
+    }));
+    for literal in [ExprKind::Integer(-1), ExprKind::Real(-2.5), ExprKind::Real(-0.0)] {
+        let product = leaf(ExprKind::Binary {
+            op: BinaryOp::Pow,
+            lhs: Box::new(a.clone()),
+            rhs: Box::new(leaf(literal)),
+        });
+        let printed = pretty::print_expr(&product);
+        let (parsed, diagnostics) = parse_expr(FileId(0), &printed);
+        assert!(diagnostics.is_empty(), "{printed} does not parse");
+        let parsed = sexpr(&parsed.expect("it parses"));
+        assert!(parsed.starts_with("(^ a (neg "), "{printed} parsed as {parsed}");
+    }
+}
+
+#[test]
+fn normalization_ignores_spans_and_redundant_parentheses() {
+    let (a, _) = parse_expr(FileId(0), "x * (y + 1)");
+    let (b, _) = parse_expr(FileId(1), "  ((x)) *((y+(1)))");
+    let (mut a, mut b) = (a.expect("parses"), b.expect("parses"));
+    assert_ne!(a, b, "spans and parenthesis depth differ before normalising");
+    normalize_expr(&mut a);
+    normalize_expr(&mut b);
+    assert_eq!(a, b);
+    assert_eq!(a.span, Span::default());
+    assert_eq!(
+        a.depth, 3,
+        "depth is structural after normalising: x * (y + 1) has three levels"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Property tests: random ASTs survive printing and parsing.
+
+/// True when `s` lexes as exactly one identifier, i.e. it is not a keyword.
+fn is_identifier(s: &str) -> bool {
+    let (e, diagnostics) = parse_expr(FileId(0), s);
+    diagnostics.is_empty() && matches!(e, Some(Expr { kind: ExprKind::Ref(ref c), .. }) if c.parts.len() == 1)
+}
+
+fn ident() -> impl Strategy<Value = Ident> {
+    "[a-zA-Z_][a-zA-Z0-9_]{0,6}"
+        .prop_filter("keywords are not identifiers", |s| is_identifier(s))
+        .prop_map(|name| Ident {
+            name,
+            span: Span::default(),
+        })
+}
+
+fn name() -> impl Strategy<Value = Name> {
+    (any::<bool>(), prop::collection::vec(ident(), 1..4)).prop_map(|(global, parts)| Name {
+        global,
+        parts,
+        span: Span::default(),
+    })
+}
+
+fn leaf_expr() -> impl Strategy<Value = Expr> {
+    let kind = prop_oneof![
+        (0..=i64::MAX).prop_map(ExprKind::Integer),
+        prop_oneof![
+            (0.0f64..1e6),
+            any::<f64>().prop_filter("literals are finite and not negative", |v| v.is_finite()
+                && v.is_sign_positive())
+        ]
+        .prop_map(ExprKind::Real),
+        "\\PC{0,6}".prop_map(ExprKind::String),
+        "[\"\\\\\n\t\r\u{7}\u{8}\u{b}\u{c}a]{0,4}".prop_map(ExprKind::String),
+        any::<bool>().prop_map(ExprKind::Bool),
+        (any::<bool>(), prop::collection::vec(ident(), 1..3)).prop_map(|(global, names)| {
+            ExprKind::Ref(ComponentRef {
+                global,
+                parts: names
+                    .into_iter()
+                    .map(|name| RefPart {
+                        name,
+                        subscripts: Vec::new(),
+                    })
+                    .collect(),
+                span: Span::default(),
+            })
+        }),
+    ];
+    kind.prop_map(|k| Expr::new(k, Span::default()))
+}
+
+fn subscripts(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = Vec<Subscript>> {
+    prop::collection::vec(
+        prop_oneof![
+            1 => Just(Subscript::Colon(Span::default())),
+            3 => inner.prop_map(Subscript::Expr),
+        ],
+        0..3,
+    )
+}
+
+fn component_ref(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = ComponentRef> {
+    (any::<bool>(), prop::collection::vec((ident(), subscripts(inner)), 1..3)).prop_map(|(global, parts)| {
+        ComponentRef {
+            global,
+            parts: parts
+                .into_iter()
+                .map(|(name, subscripts)| RefPart { name, subscripts })
+                .collect(),
+            span: Span::default(),
+        }
+    })
+}
+
+fn call_args(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = CallArgs> {
+    (
+        prop::collection::vec(inner.clone(), 0..3),
+        prop::collection::vec((ident(), inner), 0..3),
+    )
+        .prop_map(|(positional, named)| CallArgs {
+            positional,
+            named,
+            span: Span::default(),
+        })
+}
+
+fn unary_op() -> impl Strategy<Value = UnaryOp> {
+    prop::sample::select(vec![
+        UnaryOp::Neg,
+        UnaryOp::Plus,
+        UnaryOp::Not,
+        UnaryOp::ElemNeg,
+        UnaryOp::ElemPlus,
+    ])
+}
+
+fn binary_op() -> impl Strategy<Value = BinaryOp> {
+    use BinaryOp::*;
+    prop::sample::select(vec![
+        Add, Sub, Mul, Div, Pow, ElemAdd, ElemSub, ElemMul, ElemDiv, ElemPow, Eq, Ne, Lt, Le, Gt, Ge, And, Or,
+    ])
+}
+
+fn expr() -> BoxedStrategy<Expr> {
+    leaf_expr()
+        .prop_recursive(5, 48, 4, |inner| {
+            let kind = prop_oneof![
+                (unary_op(), inner.clone()).prop_map(|(op, e)| ExprKind::Unary {
+                    op,
+                    operand: Box::new(e)
+                }),
+                (binary_op(), inner.clone(), inner.clone()).prop_map(|(op, l, r)| ExprKind::Binary {
+                    op,
+                    lhs: Box::new(l),
+                    rhs: Box::new(r)
+                }),
+                (
+                    prop::collection::vec((inner.clone(), inner.clone()), 1..3),
+                    inner.clone()
+                )
+                    .prop_map(|(branches, e)| ExprKind::If {
+                        branches,
+                        else_value: Box::new(e)
+                    }),
+                prop::collection::vec(inner.clone(), 0..4).prop_map(ExprKind::Array),
+                prop::collection::vec(prop::collection::vec(inner.clone(), 1..3), 1..3).prop_map(ExprKind::Matrix),
+                (inner.clone(), prop::option::of(inner.clone()), inner.clone()).prop_map(|(start, step, stop)| {
+                    ExprKind::Range {
+                        start: Box::new(start),
+                        step: step.map(Box::new),
+                        stop: Box::new(stop),
+                    }
+                }),
+                prop::collection::vec(prop::option::of(inner.clone()), 2..4).prop_map(ExprKind::Tuple),
+                (component_ref(inner.clone()), call_args(inner.clone()))
+                    .prop_map(|(function, args)| ExprKind::Call { function, args }),
+                call_args(inner.clone()).prop_map(|args| ExprKind::Call {
+                    function: ComponentRef {
+                        global: false,
+                        parts: vec![RefPart {
+                            name: Ident {
+                                name: "initial".to_string(),
+                                span: Span::default()
+                            },
+                            subscripts: Vec::new()
+                        }],
+                        span: Span::default()
+                    },
+                    args
+                }),
+                component_ref(inner).prop_map(ExprKind::Ref),
+            ];
+            kind.prop_map(|k| Expr::new(k, Span::default()))
+        })
+        .boxed()
+}
+
+fn description() -> impl Strategy<Value = Option<Description>> {
+    prop::option::weighted(
+        0.2,
+        "\\PC{0,8}".prop_map(|text| Description {
+            text,
+            span: Span::default(),
+        }),
+    )
+}
+
+fn class_modification(depth: u32) -> BoxedStrategy<ClassModification> {
+    let argument = (
+        any::<bool>(),
+        any::<bool>(),
+        name(),
+        if depth == 0 {
+            Just(None).boxed()
+        } else {
+            prop::option::of(modification(depth - 1)).boxed()
+        },
+        description(),
+    )
+        .prop_map(|(each, is_final, name, modification, description)| ModArgument {
+            each,
+            is_final,
+            name,
+            modification,
+            description,
+            span: Span::default(),
+        });
+    prop::collection::vec(argument, 0..3)
+        .prop_map(|arguments| ClassModification {
+            arguments,
+            span: Span::default(),
+        })
+        .boxed()
+}
+
+fn modification(depth: u32) -> BoxedStrategy<Modification> {
+    (prop::option::of(class_modification(depth)), prop::option::of(expr()))
+        .prop_filter("a modification has a class modification or a binding", |(m, b)| {
+            m.is_some() || b.is_some()
+        })
+        .prop_map(|(class_modification, binding)| Modification {
+            class_modification,
+            binding,
+            span: Span::default(),
+        })
+        .boxed()
+}
+
+fn annotation() -> impl Strategy<Value = Option<Annotation>> {
+    prop::option::weighted(
+        0.15,
+        class_modification(1).prop_map(|modification| Annotation {
+            modification,
+            span: Span::default(),
+        }),
+    )
+}
+
+fn type_prefix() -> impl Strategy<Value = TypePrefix> {
+    (
+        prop::sample::select(vec![Connection::None, Connection::Flow, Connection::Potential]),
+        prop::sample::select(vec![
+            Variability::Continuous,
+            Variability::Discrete,
+            Variability::Parameter,
+            Variability::Constant,
+        ]),
+        prop::sample::select(vec![Causality::None, Causality::Input, Causality::Output]),
+    )
+        .prop_map(|(connection, variability, causality)| TypePrefix {
+            connection,
+            variability,
+            causality,
+        })
+}
+
+fn for_indices() -> impl Strategy<Value = Vec<ForIndex>> {
+    prop::collection::vec(
+        (ident(), prop::option::of(expr())).prop_map(|(name, range)| ForIndex { name, range }),
+        1..3,
+    )
+}
+
+fn equation() -> BoxedStrategy<Equation> {
+    let leaf = prop_oneof![
+        (expr(), expr()).prop_map(|(lhs, rhs)| EquationKind::Simple { lhs, rhs }),
+        (component_ref(expr()), component_ref(expr())).prop_map(|(a, b)| EquationKind::Connect { a, b }),
+        (component_ref(expr()), call_args(expr())).prop_map(|(function, args)| EquationKind::Call { function, args }),
+    ];
+    let kind = leaf.prop_recursive(3, 12, 3, |inner| {
+        let body = prop::collection::vec(inner.prop_map(plain_equation), 0..3);
+        prop_oneof![
+            (prop::collection::vec((expr(), body.clone()), 1..3), body.clone())
+                .prop_map(|(branches, else_branch)| EquationKind::If { branches, else_branch }),
+            (for_indices(), body.clone()).prop_map(|(indices, body)| EquationKind::For { indices, body }),
+            prop::collection::vec((expr(), body), 1..3).prop_map(|branches| EquationKind::When { branches }),
+        ]
+    });
+    (kind, description(), annotation())
+        .prop_map(|(kind, description, annotation)| Equation {
+            kind,
+            description,
+            annotation,
+            span: Span::default(),
+        })
+        .boxed()
+}
+
+fn plain_equation(kind: EquationKind) -> Equation {
+    Equation {
+        kind,
+        description: None,
+        annotation: None,
+        span: Span::default(),
+    }
+}
+
+fn statement() -> BoxedStrategy<Statement> {
+    let targets = prop::collection::vec(prop::option::of(component_ref(expr())), 1..4)
+        .prop_filter("a lone empty target is not writable", |t| t.len() > 1 || t[0].is_some());
+    let leaf = prop_oneof![
+        (component_ref(expr()), expr()).prop_map(|(target, value)| StatementKind::Assign { target, value }),
+        (targets, component_ref(expr()), call_args(expr())).prop_map(|(targets, function, args)| {
+            StatementKind::MultiAssign {
+                targets,
+                function,
+                args,
+            }
+        }),
+        (component_ref(expr()), call_args(expr())).prop_map(|(function, args)| StatementKind::Call { function, args }),
+        Just(StatementKind::Return),
+        Just(StatementKind::Break),
+    ];
+    let kind = leaf.prop_recursive(3, 12, 3, |inner| {
+        let body = prop::collection::vec(
+            inner.prop_map(|kind| Statement {
+                kind,
+                description: None,
+                annotation: None,
+                span: Span::default(),
+            }),
+            0..3,
+        );
+        prop_oneof![
+            (prop::collection::vec((expr(), body.clone()), 1..3), body.clone())
+                .prop_map(|(branches, else_branch)| StatementKind::If { branches, else_branch }),
+            (for_indices(), body.clone()).prop_map(|(indices, body)| StatementKind::For { indices, body }),
+            (expr(), body.clone()).prop_map(|(condition, body)| StatementKind::While { condition, body }),
+            prop::collection::vec((expr(), body), 1..3).prop_map(|branches| StatementKind::When { branches }),
+        ]
+    });
+    (kind, description(), annotation())
+        .prop_map(|(kind, description, annotation)| Statement {
+            kind,
+            description,
+            annotation,
+            span: Span::default(),
+        })
+        .boxed()
+}
+
+fn component_clause() -> impl Strategy<Value = Element> {
+    let decl = (
+        ident(),
+        subscripts(expr()),
+        prop::option::of(modification(2)),
+        prop::option::weighted(0.2, expr()),
+        description(),
+        annotation(),
+    )
+        .prop_map(
+            |(name, dims, modification, condition, description, annotation)| ComponentDecl {
+                name,
+                dims,
+                modification,
+                condition,
+                description,
+                annotation,
+                span: Span::default(),
+            },
+        );
+    (
+        any::<bool>(),
+        type_prefix(),
+        name(),
+        subscripts(expr()),
+        prop::collection::vec(decl, 1..3),
+    )
+        .prop_map(|(is_final, prefixes, type_name, type_dims, components)| {
+            Element::Component(ComponentClause {
+                is_final,
+                prefixes,
+                type_name,
+                type_dims,
+                components,
+                span: Span::default(),
+            })
+        })
+}
+
+fn import() -> impl Strategy<Value = Element> {
+    let kind = prop_oneof![
+        name().prop_map(ImportKind::Qualified),
+        name().prop_map(ImportKind::Unqualified),
+        (ident(), name()).prop_map(|(alias, name)| ImportKind::Renamed { alias, name }),
+        (name(), prop::collection::vec(ident(), 1..3))
+            .prop_map(|(package, names)| ImportKind::Multiple { package, names }),
+    ];
+    (kind, description(), annotation()).prop_map(|(kind, description, annotation)| {
+        Element::Import(Import {
+            kind,
+            description,
+            annotation,
+            span: Span::default(),
+        })
+    })
+}
+
+fn extends() -> impl Strategy<Value = Element> {
+    (name(), prop::option::of(class_modification(2)), annotation()).prop_map(|(base, modification, annotation)| {
+        Element::Extends(Extends {
+            base,
+            modification,
+            annotation,
+            span: Span::default(),
+        })
+    })
+}
+
+fn class_kind() -> impl Strategy<Value = ClassKind> {
+    use ClassKind::*;
+    prop::sample::select(vec![Class, Model, Block, Connector, Package, Function, Record, Type])
+}
+
+fn section(element: BoxedStrategy<Element>) -> impl Strategy<Value = Section> {
+    prop_oneof![
+        (
+            prop::sample::select(vec![Visibility::Public, Visibility::Protected]),
+            prop::collection::vec(element, 0..4)
+        )
+            .prop_map(|(visibility, elements)| Section::Elements {
+                visibility,
+                elements,
+                span: Span::default()
+            }),
+        (any::<bool>(), prop::collection::vec(equation(), 0..4)).prop_map(|(initial, equations)| {
+            Section::Equations {
+                initial,
+                equations,
+                span: Span::default(),
+            }
+        }),
+        (any::<bool>(), prop::collection::vec(statement(), 0..4)).prop_map(|(initial, statements)| {
+            Section::Algorithm {
+                initial,
+                statements,
+                span: Span::default(),
+            }
+        }),
+        prop::collection::vec(equation(), 0..3).prop_map(|equations| Section::Invariants {
+            equations,
+            span: Span::default()
+        }),
+    ]
+}
+
+fn class_def() -> BoxedStrategy<ClassDef> {
+    let short = (
+        type_prefix(),
+        name(),
+        subscripts(expr()),
+        prop::option::of(class_modification(2)),
+        description(),
+        annotation(),
+    )
+        .prop_map(
+            |(prefixes, base, dims, modification, description, annotation)| ClassBody::Short {
+                prefixes,
+                base,
+                dims,
+                modification,
+                description,
+                annotation,
+            },
+        );
+    let leaf_class = (any::<bool>(), any::<bool>(), class_kind(), ident(), short).prop_map(
+        |(encapsulated, partial, kind, name, body)| ClassDef {
+            encapsulated,
+            partial,
+            kind,
+            name,
+            body,
+            span: Span::default(),
+        },
+    );
+    leaf_class
+        .prop_recursive(2, 6, 3, |inner| {
+            let element = prop_oneof![
+                3 => component_clause(),
+                1 => import(),
+                1 => extends(),
+                1 => inner.prop_map(|c| Element::Class(Box::new(c))),
+            ]
+            .boxed();
+            (
+                any::<bool>(),
+                any::<bool>(),
+                class_kind(),
+                ident(),
+                description(),
+                prop::collection::vec(section(element), 0..4),
+                annotation(),
+            )
+                .prop_map(
+                    |(encapsulated, partial, kind, name, description, sections, annotation)| ClassDef {
+                        encapsulated,
+                        partial,
+                        kind,
+                        body: ClassBody::Long {
+                            description,
+                            sections,
+                            annotation,
+                            end_name: name.clone(),
+                        },
+                        name,
+                        span: Span::default(),
+                    },
+                )
+        })
+        .boxed()
+}
+
+fn stored_definition() -> impl Strategy<Value = StoredDefinition> {
+    (
+        prop::option::of(prop::option::of(name())),
+        prop::collection::vec(class_def(), 0..3),
+    )
+        .prop_map(|(within, classes)| StoredDefinition {
+            within,
+            classes,
+            span: Span::default(),
+        })
+}
+
+proptest! {
+    // Failures print their minimal input; persisting seeds would need a source directory
+    // layout that integration tests do not have.
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_e9f1), ..ProptestConfig::default() })]
+
+    #[test]
+    fn printed_expressions_parse_back(e in expr()) {
+        let printed = pretty::print_expr(&e);
+        let (parsed, diagnostics) = parse_expr(FileId(0), &printed);
+        prop_assert!(diagnostics.is_empty(), "{printed:?} gave {diagnostics:?}");
+        let mut parsed = parsed.expect("an expression without diagnostics");
+        let mut expected = e;
+        normalize_expr(&mut parsed);
+        normalize_expr(&mut expected);
+        prop_assert_eq!(parsed, expected, "printed as {:?}", printed);
+    }
+
+    #[test]
+    fn printed_files_parse_back(file in stored_definition()) {
+        assert_round_trip("generated.eqm", &file);
+    }
+}

@@ -1,0 +1,55 @@
+//! Running the `eqm` binary from tests and reading its CSV, the way a user does.
+#![allow(dead_code)]
+
+use std::process::Command;
+
+/// Runs `eqm` with `args` in the repository root; returns (exit code, stdout, stderr).
+pub fn eqm(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_eqm"))
+        .args(args)
+        .current_dir(crate::REPO)
+        .output()
+        .expect("the eqm binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A parsed result table.
+pub struct Table {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<f64>>,
+}
+
+impl Table {
+    pub fn parse(csv: &str) -> Table {
+        let mut lines = csv.lines();
+        let header: Vec<String> = lines.next().expect("a header").split(',').map(str::to_string).collect();
+        let rows = lines
+            .map(|l| {
+                l.split(',')
+                    .map(|v| v.parse::<f64>().unwrap_or_else(|_| panic!("`{v}` is a number")))
+                    .collect()
+            })
+            .collect();
+        Table { header, rows }
+    }
+
+    pub fn column(&self, name: &str) -> Vec<f64> {
+        let k = self
+            .header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name} in {:?}", self.header));
+        self.rows.iter().map(|r| r[k]).collect()
+    }
+}
+
+/// Runs `args` successfully and parses the CSV.
+pub fn run(args: &[&str]) -> Table {
+    let (code, out, err) = eqm(args);
+    assert_eq!(code, 0, "eqm {args:?} failed:\n{err}");
+    Table::parse(&out)
+}

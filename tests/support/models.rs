@@ -1,0 +1,62 @@
+//! Generated model texts shared by the tests of several crates: deep nesting of every kind
+//! (hostile input for the front end) and long chains (large models for the later stages).
+#![allow(dead_code)]
+
+/// Nesting depth of the hostile inputs.
+pub const DEEP: usize = 10_000;
+
+pub fn model_with_equation(rhs: &str) -> String {
+    format!("model M\n  Real x;\nequation\n  x = {rhs};\nend M;\n")
+}
+
+pub fn nested_if_equations(depth: usize) -> String {
+    format!(
+        "model M\n  Real x;\nequation\n{}x = 1;\n{}end M;\n",
+        "if c then\n".repeat(depth),
+        "end if;\n".repeat(depth)
+    )
+}
+
+pub fn nested_for_loops(depth: usize) -> String {
+    format!(
+        "model M\n  Real x;\nequation\n{}x = 1;\n{}end M;\n",
+        "for i in 1:2, j loop\n".repeat(depth),
+        "end for;\n".repeat(depth)
+    )
+}
+
+pub fn nested_when_statements(depth: usize) -> String {
+    format!(
+        "function f\nalgorithm\n{}x := 1;\n{}end f;\n",
+        "while true loop\nwhen c then\n".repeat(depth),
+        "end when;\nend while;\n".repeat(depth)
+    )
+}
+
+pub fn nested_classes(depth: usize) -> String {
+    let mut text = String::new();
+    for i in 0..depth {
+        text.push_str(&format!("package P{i}\n"));
+    }
+    text.push_str("model M\n  Real x = 1;\nend M;\n");
+    for i in (0..depth).rev() {
+        text.push_str(&format!("end P{i};\n"));
+    }
+    text
+}
+
+/// A chain of `n` algebraic equations, each reading the one before.
+pub fn chain_model(n: usize) -> String {
+    format!(
+        "model Chain
+  parameter Integer n = {n};
+  Real x[n];
+equation
+  x[1] = sin(time);
+  for i in 2:n loop
+    x[i] = x[i - 1] + sin(i*time);
+  end for;
+end Chain;
+"
+    )
+}
