@@ -30,8 +30,10 @@ fn main() {
     let mut rows: Vec<(usize, [Duration; 3])> = Vec::new();
     for &n in sizes {
         let stages = n.div_ceil(dae_chain::STAGE);
-        let mut dae = eqm_compile::dae::lower(dae_chain::chain(stages));
-        eqm_compile::alias::eliminate(&mut dae);
+        let dae = eqm_compile::dae::lower(dae_chain::chain(stages));
+        let (dae, _, _) = eqm_compile::alias::eliminate(dae);
+        let (dae, _) = eqm_compile::index::reduce(dae).expect("no index reduction needed");
+        let mut dae = eqm_compile::events::extract(dae);
         let plan = eqm_compile::plan::analyze(&mut dae).expect("solvable");
         let runs = if n >= 500_000 { 2 } else { 5 };
         let build = best_of(runs, || ExecProgram::build(dae.clone(), &plan).expect("builds"));

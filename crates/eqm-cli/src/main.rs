@@ -409,17 +409,10 @@ fn simulate(
             session.diagnostics.push(d);
             return finish(session, color);
         };
-        let unit = compiled.program.lookup(name).and_then(|v| {
-            compiled
-                .program
-                .dae()
-                .flat
-                .var(v)
-                .attributes
-                .unit
-                .as_deref()
-                .map(str::to_string)
-        });
+        let unit = compiled
+            .program
+            .lookup(name)
+            .and_then(|v| compiled.program.symbols().get(v).unit.as_deref().map(str::to_string));
         plotted.push((
             k,
             crate::plot::Series {

@@ -14,7 +14,7 @@
 //! eliminated for algebraic variables whose class has no state. This pass does no other
 //! simplification of the equations it keeps.
 
-use crate::dae::{Dae, Equation, Origin, VarKind};
+use crate::dae::{Dae, Equation, Lowered, Origin, VarKind};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{BinOp, ExprArena, ExprId, UnOp, VarId};
 use eqm_ir::symbolic::{linear_form, substitute};
@@ -61,8 +61,22 @@ impl Classes {
     }
 }
 
-/// Removes aliases from `dae`; returns the report and warnings.
-pub fn eliminate(dae: &mut Dae) -> (AliasReport, Vec<Diagnostic>) {
+/// The stage of a DAE after alias elimination (or after [`keep`], which skips it on request).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AliasesRemoved;
+
+/// The DAE with its alias equations kept, as the model writes them (`explain --keep-aliases`).
+pub fn keep(dae: Dae<Lowered>) -> Dae<AliasesRemoved> {
+    dae.into_stage(AliasesRemoved)
+}
+
+/// Removes aliases from `dae`; returns it with the report and warnings.
+pub fn eliminate(mut dae: Dae<Lowered>) -> (Dae<AliasesRemoved>, AliasReport, Vec<Diagnostic>) {
+    let (report, warnings) = eliminate_in(&mut dae);
+    (dae.into_stage(AliasesRemoved), report, warnings)
+}
+
+fn eliminate_in(dae: &mut Dae<Lowered>) -> (AliasReport, Vec<Diagnostic>) {
     let n = dae.kinds.len();
     let mut classes = Classes {
         parent: (0..n as u32).collect(),
@@ -340,7 +354,7 @@ fn vars_of(arena: &ExprArena, eq: &Equation) -> Vec<VarId> {
 
 /// Moves the start attribute of `member` (with `member = s * root`) onto `root`, warning when
 /// both have different start values.
-fn merge_start(dae: &mut Dae, root: VarId, member: VarId, s: f64, warnings: &mut Vec<Diagnostic>) {
+fn merge_start(dae: &mut Dae<Lowered>, root: VarId, member: VarId, s: f64, warnings: &mut Vec<Diagnostic>) {
     let Some(member_start) = dae.flat.var(member).attributes.start else {
         return;
     };

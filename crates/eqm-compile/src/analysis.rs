@@ -11,6 +11,7 @@
 
 use crate::alias::AliasReport;
 use crate::dae::Dae;
+use crate::events::Hybrid;
 use crate::exec::ExecProgram;
 use crate::index::{IndexReduction, Invariant};
 use crate::init::InitPlan;
@@ -33,7 +34,7 @@ pub struct AnalysisOptions {
 /// interpreter read.
 #[derive(Debug, Clone)]
 pub struct Analysis {
-    pub dae: Dae,
+    pub dae: Dae<Hybrid>,
     pub aliases: AliasReport,
     /// What index reduction did; `None` when the DAE needed none.
     pub index: Option<IndexReduction>,
@@ -51,7 +52,7 @@ pub struct Analysis {
 #[derive(Debug, Clone)]
 pub struct EmbeddingForm {
     /// The DAE with its events extracted.
-    pub dae: Dae,
+    pub dae: Dae<Hybrid>,
     pub plan: Plan,
     pub invariants: Vec<Invariant>,
     /// Whether a static state choice stays valid for the whole run (see
@@ -143,21 +144,23 @@ pub fn analyze(
     timings: &mut Timings,
 ) -> Result<(Analysis, Vec<Diagnostic>), Vec<Diagnostic>> {
     let mut warnings = Vec::new();
-    let mut dae = timings.time("lower", || crate::dae::lower(flat));
-    let aliases = timings.time("alias", || {
+    let dae = timings.time("lower", || crate::dae::lower(flat));
+    let dae = timings.time("alias", || {
         if options.keep_aliases {
-            AliasReport::default()
+            (crate::alias::keep(dae), AliasReport::default())
         } else {
-            let (aliases, mut found) = crate::alias::eliminate(&mut dae);
+            let (dae, aliases, mut found) = crate::alias::eliminate(dae);
             warnings.append(&mut found);
-            aliases
+            (dae, aliases)
         }
     });
-    let (index, embedding) = match timings.time("index reduction", || crate::index::reduce(&mut dae))? {
+    let (dae, aliases) = dae;
+    let (dae, reduction) = timings.time("index reduction", || crate::index::reduce(dae))?;
+    let (index, embedding) = match reduction {
         Some((index, embedding)) => (Some(index), embedding),
         None => (None, None),
     };
-    timings.time("events", || crate::events::extract(&mut dae));
+    let mut dae = timings.time("events", || crate::events::extract(dae));
     let plan = timings.time("structural", || crate::plan::analyze(&mut dae))?;
     let (init, mut init_warnings) = timings.time("initialization", || crate::init::analyze(&dae, &plan))?;
     warnings.append(&mut init_warnings);
@@ -166,8 +169,7 @@ pub fn analyze(
     let embedding = timings.time("structural", || {
         embedding.and_then(|mut e| {
             let static_choice_valid = e.static_choice_is_valid();
-            let mut dae = e.dae;
-            crate::events::extract(&mut dae);
+            let mut dae = crate::events::extract(e.dae);
             let plan = crate::plan::analyze(&mut dae).ok()?;
             Some(EmbeddingForm {
                 dae,

@@ -15,7 +15,7 @@
 use eqm_diag::source::Span;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{Callee, ExprArena, ExprId, Node, VarId};
-use eqm_ir::flat::{self, FlatModel, ScalarType, Variability};
+use eqm_ir::flat::{self, FlatModel, ModelSymbols, ScalarType, Variability};
 
 /// What a variable is to the simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -52,6 +52,31 @@ pub enum Origin {
     DerivativeChain { var: VarId },
 }
 
+impl Origin {
+    /// Names this origin for listings and diagnostics.
+    pub fn label(&self, symbols: &impl ModelSymbols) -> String {
+        match self {
+            Origin::Flat { origin, .. } => origin.label(symbols),
+            Origin::DerivativeArgument { var } => {
+                format!("introduced for der() of an expression ({})", symbols.var_name(*var))
+            }
+            Origin::Initial { origin, .. } => format!("initial equation of {}", origin.label(symbols)),
+            Origin::FixedStart { var } => format!("fixed start value of {}", symbols.var_name(*var)),
+            Origin::AssumedStart { var } => format!("start value of {}, assumed fixed", symbols.var_name(*var)),
+            Origin::Differentiated { root, order, .. } => {
+                let times = match order {
+                    1 => "d/dt".to_string(),
+                    n => format!("d^{n}/dt^{n}"),
+                };
+                format!("{times} of e{} (index reduction)", root + 1)
+            }
+            Origin::DerivativeChain { var } => {
+                format!("{} is the derivative of a state and a state itself", symbols.var_name(*var))
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Equation {
     pub lhs: ExprId,
@@ -70,8 +95,11 @@ pub struct StateChoice {
     pub demoted: Vec<VarId>,
 }
 
+/// A DAE in stage `S`: the stage type says which passes have run and carries what they added
+/// (see [`Lowered`], `alias::AliasesRemoved`, `index::IndexOne`, `events::Hybrid`), so that a
+/// pass can only be given a DAE that the passes before it have prepared.
 #[derive(Debug, Clone)]
-pub struct Dae {
+pub struct Dae<S> {
     /// The flat model, extended with the variables this stage introduces; its arena holds every
     /// expression of the DAE.
     pub flat: FlatModel,
@@ -84,14 +112,29 @@ pub struct Dae {
     /// For each variable removed by alias elimination, its value in terms of the remaining
     /// variables (`±representative` or a parameter expression); indexed by `VarId`.
     pub eliminated: Vec<Option<ExprId>>,
-    /// The zero-crossing surfaces and rewritten when-conditions (`events::extract`); empty
-    /// before that stage.
-    pub events: crate::events::EventSet,
-    /// The static state choice of the dummy-derivative form, set by index reduction.
-    pub state_choice: Option<StateChoice>,
+    /// What the passes so far added.
+    pub stage: S,
 }
 
-impl Dae {
+/// The stage of a DAE right after lowering: variables classified, `der` applied to variables
+/// only.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Lowered;
+
+impl<S> Dae<S> {
+    /// This DAE in another stage: for the pass that produces that stage (and for tests that
+    /// build a stage by hand; the pipeline never skips a pass).
+    pub fn into_stage<T>(self, stage: T) -> Dae<T> {
+        Dae {
+            flat: self.flat,
+            kinds: self.kinds,
+            equations: self.equations,
+            initial_equations: self.initial_equations,
+            eliminated: self.eliminated,
+            stage,
+        }
+    }
+
     pub fn kind(&self, v: VarId) -> VarKind {
         self.kinds[v.0 as usize]
     }
@@ -176,28 +219,7 @@ impl Dae {
 
     /// A readable name of an equation's origin, for listings and diagnostics.
     pub fn origin_label(&self, origin: &Origin) -> String {
-        match origin {
-            Origin::Flat { origin, .. } => self.flat.origin_label(origin),
-            Origin::DerivativeArgument { var } => {
-                format!("introduced for der() of an expression ({})", self.flat.var(*var).name)
-            }
-            Origin::Initial { origin, .. } => format!("initial equation of {}", self.flat.origin_label(origin)),
-            Origin::FixedStart { var } => format!("fixed start value of {}", self.flat.var(*var).name),
-            Origin::AssumedStart { var } => format!("start value of {}, assumed fixed", self.flat.var(*var).name),
-            Origin::Differentiated { root, order, .. } => {
-                let times = match order {
-                    1 => "d/dt".to_string(),
-                    n => format!("d^{n}/dt^{n}"),
-                };
-                format!("{times} of e{} (index reduction)", root + 1)
-            }
-            Origin::DerivativeChain { var } => {
-                format!(
-                    "{} is the derivative of a state and a state itself",
-                    self.flat.var(*var).name
-                )
-            }
-        }
+        origin.label(&self.flat)
     }
 
     /// The text `lhs = rhs` of an equation with full variable names.
@@ -224,7 +246,7 @@ fn introduced_variable(name: String, instance: flat::InstanceId, description: St
 }
 
 /// Lowers a flat model to a DAE.
-pub fn lower(mut flat: FlatModel) -> Dae {
+pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
     let mut kinds: Vec<VarKind> = flat
         .variables
         .iter()
@@ -375,7 +397,6 @@ pub fn lower(mut flat: FlatModel) -> Dae {
         equations,
         initial_equations,
         eliminated,
-        events: Default::default(),
-        state_choice: None,
+        stage: Lowered,
     }
 }

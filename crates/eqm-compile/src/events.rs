@@ -29,7 +29,8 @@
 //!
 //! Deliberately not here: relations inside user functions, and anything run-time.
 
-use crate::dae::{Dae, VarKind};
+use crate::dae::{Dae, StateChoice, VarKind};
+use crate::index::IndexOne;
 use eqm_diag::source::Span;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp, VarId};
@@ -110,10 +111,26 @@ pub struct EventSet {
     pub when_conditions: Vec<Vec<ExprId>>,
 }
 
+/// The stage of a DAE whose relations read frozen event variables: what causalisation, the
+/// initialization problem and code generation take.
+#[derive(Debug, Clone, Default)]
+pub struct Hybrid {
+    /// The static state choice of the dummy-derivative form (from index reduction).
+    pub state_choice: Option<StateChoice>,
+    /// The zero-crossing surfaces and rewritten when-conditions.
+    pub events: EventSet,
+}
+
 /// Replaces relations by relation variables in the equations, initial equations and
-/// when-conditions of `dae`, and records the surfaces in `dae.events`. Linear in the size of
-/// the expressions reachable from those roots.
-pub fn extract(dae: &mut Dae) {
+/// when-conditions of `dae`, and records the surfaces in its stage. Linear in the size of the
+/// expressions reachable from those roots.
+pub fn extract(mut dae: Dae<IndexOne>) -> Dae<Hybrid> {
+    let events = extract_in(&mut dae);
+    let state_choice = dae.stage.state_choice.take();
+    dae.into_stage(Hybrid { state_choice, events })
+}
+
+fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
     let mut roots: Vec<(ExprId, Span)> = Vec::new();
     for eq in dae.equations.iter().chain(&dae.initial_equations) {
         roots.push((eq.lhs, eq.span));
@@ -221,14 +238,14 @@ pub fn extract(dae: &mut Dae) {
             }
         }
     }
-    dae.events = EventSet {
+    EventSet {
         surfaces: x.surfaces,
         samples: x.samples,
         previous: x.previous,
         initial: x.initial,
         terminal: x.terminal,
         when_conditions,
-    };
+    }
 }
 
 /// Nodes whose inside is left alone: `noEvent(e)` and `smooth(n, e)` ask for no events.
@@ -240,7 +257,7 @@ fn is_opaque(arena: &ExprArena, e: ExprId) -> bool {
 }
 
 /// Whether `e` can change only at events: it reads no state, algebraic variable or time.
-fn is_discrete(dae: &Dae, e: ExprId) -> bool {
+fn is_discrete(dae: &Dae<IndexOne>, e: ExprId) -> bool {
     let arena = dae.exprs();
     let mut stack = vec![e];
     while let Some(id) = stack.pop() {
@@ -255,7 +272,7 @@ fn is_discrete(dae: &Dae, e: ExprId) -> bool {
 }
 
 /// `e` rebuilt with its children replaced according to `map`, or `e` itself when none changed.
-fn rebuilt(dae: &mut Dae, e: ExprId, map: &FxHashMap<ExprId, ExprId>) -> ExprId {
+fn rebuilt(dae: &mut Dae<IndexOne>, e: ExprId, map: &FxHashMap<ExprId, ExprId>) -> ExprId {
     if dae.exprs().children(e).all(|c| !map.contains_key(&c)) {
         return e;
     }
@@ -276,7 +293,7 @@ struct Extractor {
 impl Extractor {
     /// The rewrite of an event operator (`sample`, `initial`, `terminal`, `edge`, `change`)
     /// with its arguments mapped by `map`; `None` for any other node.
-    fn operator(&mut self, dae: &mut Dae, e: ExprId, map: &FxHashMap<ExprId, ExprId>, span: Span) -> Option<ExprId> {
+    fn operator(&mut self, dae: &mut Dae<IndexOne>, e: ExprId, map: &FxHashMap<ExprId, ExprId>, span: Span) -> Option<ExprId> {
         let Node::Call(Callee::Builtin(b), args) = dae.exprs().get(e).clone() else {
             return None;
         };
@@ -333,7 +350,7 @@ impl Extractor {
 
     /// The rewrite of a relation or of `abs`, `sign`, `min`, `max` that can change between
     /// events, with its arguments mapped by `map`; `None` for any other node.
-    fn event_math(&mut self, dae: &mut Dae, e: ExprId, map: &FxHashMap<ExprId, ExprId>, span: Span) -> Option<ExprId> {
+    fn event_math(&mut self, dae: &mut Dae<IndexOne>, e: ExprId, map: &FxHashMap<ExprId, ExprId>, span: Span) -> Option<ExprId> {
         let m = |c: &ExprId| map.get(c).copied().unwrap_or(*c);
         match dae.exprs().get(e).clone() {
             Node::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), a, b) => {
@@ -447,7 +464,7 @@ impl Extractor {
     }
 
     /// The node of the relation variable for `a test-compared-with b`, made on first use.
-    fn relation(&mut self, dae: &mut Dae, a: ExprId, b: ExprId, test: Test, span: Span) -> ExprId {
+    fn relation(&mut self, dae: &mut Dae<IndexOne>, a: ExprId, b: ExprId, test: Test, span: Span) -> ExprId {
         let d = if dae.exprs().literal(b) == Some(0.0) {
             a
         } else {

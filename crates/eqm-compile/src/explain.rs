@@ -8,6 +8,7 @@
 use crate::analysis::Analysis;
 use crate::analysis::{EmbeddingForm, FormChoice, FormReason};
 use crate::dae::{Dae, VarKind};
+use crate::events::Hybrid;
 use crate::index::IndexReduction;
 use crate::plan::{Block, Plan, unknown_name};
 use std::fmt::Write as _;
@@ -110,7 +111,7 @@ pub fn explain(analysis: &Analysis) -> String {
 }
 
 /// The sorted assignment list of `plan`, whose equations are those of `dae`.
-fn blocks(out: &mut String, dae: &Dae, plan: &Plan) {
+fn blocks(out: &mut String, dae: &Dae<Hybrid>, plan: &Plan) {
     let flat = &dae.flat;
     let text = |e| flat.expr_text(e);
     for (index, block) in plan.blocks.iter().enumerate() {
@@ -193,7 +194,7 @@ fn blocks(out: &mut String, dae: &Dae, plan: &Plan) {
 /// between events), and the when-clauses.
 fn events(out: &mut String, analysis: &Analysis) {
     let dae = &analysis.dae;
-    let set = &dae.events;
+    let set = &dae.stage.events;
     if set.surfaces.is_empty() && set.samples.is_empty() && dae.flat.whens.is_empty() {
         return;
     }
@@ -276,7 +277,7 @@ fn initialization(out: &mut String, analysis: &Analysis) {
 }
 
 /// The index-reduction steps and the embedding form.
-fn index_reduction(out: &mut String, dae: &Dae, r: &IndexReduction, embedding: Option<&EmbeddingForm>) {
+fn index_reduction(out: &mut String, dae: &Dae<Hybrid>, r: &IndexReduction, embedding: Option<&EmbeddingForm>) {
     let flat = &dae.flat;
     let _ = writeln!(
         out,
@@ -375,7 +376,7 @@ fn index_reduction(out: &mut String, dae: &Dae, r: &IndexReduction, embedding: O
 
 /// The invariants a run keeps by projection (declared ones, and the constraints of the
 /// embedding form when that form is simulated), the form chosen, and the gain `K`.
-fn invariants(out: &mut String, dae: &Dae, form: Option<&FormChoice>) {
+fn invariants(out: &mut String, dae: &Dae<Hybrid>, form: Option<&FormChoice>) {
     let flat = &dae.flat;
     let sentence = form.and_then(|f| match (&f.why, f.embedding) {
         (FormReason::StaticChoiceValid, _) => Some(
@@ -424,7 +425,7 @@ declared invariants ({}), kept by projection:",
 }
 
 /// `  // origin` for a listing line, or nothing when the origin is not known.
-fn origin_comment(dae: &Dae, origin: &Option<crate::dae::Origin>) -> String {
+fn origin_comment(dae: &Dae<Hybrid>, origin: &Option<crate::dae::Origin>) -> String {
     origin
         .as_ref()
         .map(|o| format!("  // {}", dae.origin_label(o)))

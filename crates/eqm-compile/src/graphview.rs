@@ -24,6 +24,7 @@
 
 use crate::analysis::Analysis;
 use crate::dae::Dae;
+use crate::events::Hybrid;
 use crate::plan::{Block, Plan, Unknown, unknown_name};
 use eqm_ir::expr::{ExprArena, ExprId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -446,7 +447,7 @@ fn visit_unknowns(arena: &ExprArena, root: ExprId, index_of: &BTreeMap<ExprId, u
 /// The unknowns an algorithm section reads (in reading order, each once, its own outputs left
 /// out because the section computes them) and the label of its instance.
 fn algorithm_reads(
-    dae: &Dae,
+    dae: &Dae<Hybrid>,
     unknown_index: &BTreeMap<Unknown, usize>,
     algorithm: usize,
     index_of: &BTreeMap<ExprId, usize>,
@@ -462,7 +463,7 @@ fn algorithm_reads(
         .collect();
     let mut reads: Vec<usize> = Vec::new();
     for statement in &section.statements {
-        statement.for_each_expr(&mut |e| {
+        statement.for_each_expr(&mut |e, _| {
             visit_unknowns(dae.exprs(), e, index_of, &mut |u| {
                 if seen.insert(u) {
                     reads.push(u);

@@ -19,7 +19,8 @@
 //! state selection) and does not differentiate algorithm sections or user functions: a system
 //! that would need that gets a diagnostic.
 
-use crate::dae::{Dae, Equation, Origin, VarKind};
+use crate::alias::AliasesRemoved;
+use crate::dae::{Dae, Equation, Origin, StateChoice, VarKind};
 use crate::plan;
 use eqm_diag::Diagnostic;
 use eqm_ir::builtins::Builtin;
@@ -78,7 +79,7 @@ impl IndexReduction {
 pub struct Embedding {
     /// Every differentiated variable is a state; only the fully differentiated equations (and
     /// `der(x) = x'` links for derivatives that are states themselves) remain.
-    pub dae: Dae,
+    pub dae: Dae<IndexOne>,
     pub invariants: Vec<Invariant>,
 }
 
@@ -140,8 +141,27 @@ struct GraphVar {
     order: u32,
 }
 
-/// Reduces the index of `dae` when Pantelides' algorithm finds equations to differentiate.
-pub fn reduce(dae: &mut Dae) -> Result<Option<(IndexReduction, Option<Embedding>)>, Vec<Diagnostic>> {
+/// The stage of a DAE of index at most one: every derivative the system needs is a variable.
+#[derive(Debug, Clone, Default)]
+pub struct IndexOne {
+    /// The static state choice of the dummy-derivative form, when index reduction demoted
+    /// states.
+    pub state_choice: Option<StateChoice>,
+}
+
+/// What index reduction did, and the embedding form it built beside the reduced DAE.
+pub type Reduction = (IndexReduction, Option<Embedding>);
+
+/// Reduces the index of `dae` when Pantelides' algorithm finds equations to differentiate;
+/// the DAE comes back in the dummy-derivative form, with what was done (`None` when nothing
+/// needed differentiation).
+pub fn reduce(dae: Dae<AliasesRemoved>) -> Result<(Dae<IndexOne>, Option<Reduction>), Vec<Diagnostic>> {
+    let mut dae = dae.into_stage(IndexOne::default());
+    let reduction = reduce_in(&mut dae)?;
+    Ok((dae, reduction))
+}
+
+fn reduce_in(dae: &mut Dae<IndexOne>) -> Result<Option<Reduction>, Vec<Diagnostic>> {
     // Graph variables: each algebraic variable and state, and the derivative of each state.
     let mut gvars: Vec<GraphVar> = Vec::new();
     let mut var_to_diff: Vec<Option<VarIdx>> = Vec::new();
@@ -217,7 +237,7 @@ pub fn reduce(dae: &mut Dae) -> Result<Option<(IndexReduction, Option<Embedding>
             ]);
         };
         let source = dae.equations[of].clone();
-        let derivative = |e: ExprId, dae: &mut Dae| {
+        let derivative = |e: ExprId, dae: &mut Dae<IndexOne>| {
             diff_time(&mut dae.flat.exprs, e, &varies).map_err(|err| {
                 vec![
                     Diagnostic::error(
@@ -318,7 +338,7 @@ pub fn reduce(dae: &mut Dae) -> Result<Option<(IndexReduction, Option<Embedding>
         // the one a singular choice is reported at.
         let mut by_order = differentiated.clone();
         by_order.sort_by_key(|&(e, times)| (std::cmp::Reverse(times), e));
-        dae.state_choice = Some(crate::dae::StateChoice {
+        dae.stage.state_choice = Some(StateChoice {
             constraints: by_order.iter().map(|&(e, _)| e).collect(),
             demoted: demoted.clone(),
         });
@@ -346,7 +366,7 @@ fn priority(a: &flat::Attributes) -> i32 {
     }
 }
 
-fn describe_diff_error(dae: &Dae, node: ExprId, reason: &str) -> String {
+fn describe_diff_error(dae: &Dae<IndexOne>, node: ExprId, reason: &str) -> String {
     format!("`{}` cannot be differentiated ({reason})", dae.flat.expr_text(node))
 }
 
@@ -356,7 +376,7 @@ fn describe_diff_error(dae: &Dae, node: ExprId, reason: &str) -> String {
 /// is a state of a state gets the link equation `der(x) = x'`. Every equation is rewritten.
 /// Returns the new variables as [`IndexReduction::derivative_variables`] lists them.
 fn rewrite(
-    dae: &mut Dae,
+    dae: &mut Dae<IndexOne>,
     gvars: &[GraphVar],
     diff_to_var: &[Option<usize>],
     is_state: &[bool],
@@ -422,7 +442,7 @@ fn rewrite(
 
 /// Keeps the highest-order equations of the rewritten embedding DAE as its system and turns the
 /// others into invariants with their Jacobian with respect to the states.
-fn build_embedding(mut dae: Dae, row_eq: &[Option<usize>], highest: &[bool]) -> Option<Embedding> {
+fn build_embedding(mut dae: Dae<IndexOne>, row_eq: &[Option<usize>], highest: &[bool]) -> Option<Embedding> {
     let n_rows = row_eq.len();
     let mut keep = vec![true; dae.equations.len()];
     for r in 0..n_rows {

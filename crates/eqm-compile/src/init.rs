@@ -18,6 +18,7 @@
 //! numerically: consistent values come from the simulation core running the plan.
 
 use crate::dae::{Dae, Equation, Origin, VarKind};
+use crate::events::Hybrid;
 use crate::plan::{self, Block, Plan, Unknown};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{ExprId, FxHashMap, VarId};
@@ -30,7 +31,7 @@ pub struct InitPlan {
     /// The initial system as an algebraic DAE: its equations are the model's equations followed
     /// by the initial equations and the start-value equations; every state and derivative is an
     /// algebraic variable of it (`VarId`s of the model's variables are kept).
-    pub dae: Dae,
+    pub dae: Dae<Hybrid>,
     pub plan: Plan,
     /// Variables whose `fixed = true` start value is an equation of the system.
     pub fixed: Vec<VarId>,
@@ -40,15 +41,14 @@ pub struct InitPlan {
 
 /// Builds and analyses the initial system of `dae`. Warnings (assumed start values) are
 /// returned with the plan.
-pub fn analyze(dae: &Dae, simulation: &Plan) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
+pub fn analyze(dae: &Dae<Hybrid>, simulation: &Plan) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
     let mut init = dae.clone();
     // The initialization runs no events: its relation variables are set from the model's
     // surfaces by the simulation (`sim::initial_states`), and when-clauses do not fire.
     init.flat.whens.clear();
-    init.events = Default::default();
     // Invariants and the state-choice check belong to the simulation, which evaluates them.
     init.flat.invariants.clear();
-    init.state_choice = None;
+    init.stage = Hybrid::default();
     let n_model = init.equations.len();
     init.equations.extend(init.initial_equations.iter().cloned());
     let n_given = init.equations.len();
@@ -160,7 +160,7 @@ pub fn analyze(dae: &Dae, simulation: &Plan) -> Result<(InitPlan, Vec<Diagnostic
 }
 
 /// W0502 for the states whose start values had to be assumed, if there are any.
-fn assumed_warning(init: &Dae, assumed: &[VarId]) -> Option<Diagnostic> {
+fn assumed_warning(init: &Dae<Hybrid>, assumed: &[VarId]) -> Option<Diagnostic> {
     let first = init.flat.var(*assumed.first()?);
     let names: Vec<String> = assumed.iter().map(|v| start_text(init, *v)).collect();
     let mut d = Diagnostic::warning(
@@ -183,7 +183,7 @@ fn assumed_warning(init: &Dae, assumed: &[VarId]) -> Option<Diagnostic> {
 /// per state) is the simulation system with every state given by a start value that depends on
 /// parameters only: no initial equations or initial algorithms, no fixed algebraic variables.
 /// Such a system needs no matching of its own.
-fn is_simulation_system_with_starts(init: &Dae, n_model: usize, fixed: &[VarId]) -> bool {
+fn is_simulation_system_with_starts(init: &Dae<Hybrid>, n_model: usize, fixed: &[VarId]) -> bool {
     init.initial_equations.is_empty()
         && !init.flat.algorithms.iter().any(|a| a.initial)
         && fixed.iter().all(|v| init.kinds[v.0 as usize] == VarKind::State)
@@ -195,7 +195,7 @@ fn is_simulation_system_with_starts(init: &Dae, n_model: usize, fixed: &[VarId])
 /// The plan of an initial system that [`is_simulation_system_with_starts`]: the start
 /// assignments first (states are known before anything else, as in the simulation), then the
 /// simulation's blocks with each `der(x)` read as the initial system's variable `der(x)`.
-fn reuse_simulation_plan(init: &mut Dae, n_model: usize, simulation: &Plan) -> Plan {
+fn reuse_simulation_plan(init: &mut Dae<Hybrid>, n_model: usize, simulation: &Plan) -> Plan {
     let (unknowns, derivatives) = algebraic_form(init);
     let mut unknown_of_var = vec![usize::MAX; init.kinds.len()];
     for (k, u) in unknowns.iter().enumerate() {
@@ -220,7 +220,7 @@ fn reuse_simulation_plan(init: &mut Dae, n_model: usize, simulation: &Plan) -> P
             (der, init.flat.exprs.var(d))
         })
         .collect();
-    let rename = |init: &mut Dae, e: ExprId| {
+    let rename = |init: &mut Dae<Hybrid>, e: ExprId| {
         eqm_ir::symbolic::substitute(&mut init.flat.exprs, e, &|_, id| replacement.get(&id).copied())
     };
     // Algorithm rows are numbered after the equations, of which the initial system has more.
@@ -313,7 +313,7 @@ fn reuse_simulation_plan(init: &mut Dae, n_model: usize, simulation: &Plan) -> P
 /// an ordinary algebraic system that code generation and the interpreter run like any other.
 /// Returns the unknowns (every algebraic variable) in variable order, and each former state
 /// with the variable standing for its derivative.
-fn algebraic_form(init: &mut Dae) -> (Vec<Unknown>, Vec<(VarId, VarId)>) {
+fn algebraic_form(init: &mut Dae<Hybrid>) -> (Vec<Unknown>, Vec<(VarId, VarId)>) {
     let mut replacement: FxHashMap<ExprId, ExprId> = FxHashMap::default();
     let mut derivatives: Vec<(VarId, VarId)> = Vec::new();
     for i in 0..init.kinds.len() {
@@ -344,7 +344,7 @@ fn algebraic_form(init: &mut Dae) -> (Vec<Unknown>, Vec<(VarId, VarId)>) {
 }
 
 /// `v = start` (0 when the variable declares no start value).
-fn start_equation(dae: &mut Dae, v: VarId, origin: Origin) -> Equation {
+fn start_equation(dae: &mut Dae<Hybrid>, v: VarId, origin: Origin) -> Equation {
     let lhs = dae.flat.exprs.var(v);
     let rhs = match dae.flat.var(v).attributes.start {
         Some(s) => s,
@@ -359,7 +359,7 @@ fn start_equation(dae: &mut Dae, v: VarId, origin: Origin) -> Equation {
 }
 
 /// `name = start` of variable `v` (`= 0` with a remark when it declares no start value).
-pub(crate) fn start_text(dae: &Dae, v: VarId) -> String {
+pub(crate) fn start_text(dae: &Dae<Hybrid>, v: VarId) -> String {
     let var = dae.flat.var(v);
     match var.attributes.start {
         Some(s) => format!("{} = {}", var.name, dae.flat.expr_text(s)),
@@ -370,7 +370,7 @@ pub(crate) fn start_text(dae: &Dae, v: VarId) -> String {
 /// The diagnostic for an over-determined initial system: the equations of the over-determined
 /// part, led by the fixed start values and initial equations among them.
 fn over_determined(
-    init: &Dae,
+    init: &Dae<Hybrid>,
     graph: &eqm_structural::incidence::Incidence,
     matching: &eqm_structural::matching::Matching,
     n_model: usize,
@@ -440,7 +440,7 @@ fn over_determined(
 }
 
 /// The diagnostic for unknowns that no equation of the initial system determines.
-fn under_determined(init: &Dae, unknowns: &[Unknown], undetermined: &[usize]) -> Diagnostic {
+fn under_determined(init: &Dae<Hybrid>, unknowns: &[Unknown], undetermined: &[usize]) -> Diagnostic {
     let names: Vec<String> = undetermined
         .iter()
         .map(|&u| plan::unknown_name(init, unknowns[u]))

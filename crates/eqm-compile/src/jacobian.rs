@@ -116,7 +116,7 @@ pub fn build(
     let n = program.layout().states;
     let n_work = program.layout().work;
     let rhs = program.rhs().to_vec();
-    let slot_of: Vec<Option<Slot>> = (0..program.dae().flat.variables.len())
+    let slot_of: Vec<Option<Slot>> = (0..program.symbols().len())
         .map(|i| program.slot_of(eqm_ir::expr::VarId(i as u32)))
         .collect();
     // Which work slots vary with the states: those the right-hand side computes.

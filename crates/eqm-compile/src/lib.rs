@@ -18,3 +18,4 @@ pub mod index;
 pub mod init;
 pub mod jacobian;
 pub mod plan;
+pub mod symbols;

@@ -13,6 +13,7 @@
 //! yet: a system that needs it is reported as singular, with a note saying so.
 
 use crate::dae::{Dae, VarKind};
+use crate::events::Hybrid;
 use eqm_diag::Diagnostic;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{Callee, ExprId, Node, VarId};
@@ -73,7 +74,7 @@ pub struct Plan {
 }
 
 /// Builds the plan, or diagnostics when the system is structurally singular.
-pub fn analyze(dae: &mut Dae) -> Result<Plan, Vec<Diagnostic>> {
+pub fn analyze(dae: &mut Dae<Hybrid>) -> Result<Plan, Vec<Diagnostic>> {
     let mut unknowns = Vec::new();
     for i in 0..dae.kinds.len() {
         let v = VarId(i as u32);
@@ -91,8 +92,8 @@ pub fn analyze(dae: &mut Dae) -> Result<Plan, Vec<Diagnostic>> {
 
 /// Builds the plan of `dae.equations` (plus one row per output of each algorithm section,
 /// initial ones included when `initial_algorithms`) for the given unknowns.
-pub(crate) fn analyze_system(
-    dae: &mut Dae,
+pub(crate) fn analyze_system<S>(
+    dae: &mut Dae<S>,
     unknowns: Vec<Unknown>,
     initial_algorithms: bool,
 ) -> Result<Plan, Vec<Diagnostic>> {
@@ -289,7 +290,7 @@ impl Plan {
     /// For each equation of `dae`, the unknowns (indices into `unknowns`) it contains, sorted:
     /// the edges of the bipartite graph the plan was built from. Algorithm rows (numbered after
     /// the DAE's equations) are not included.
-    pub fn incidence(&self, dae: &Dae) -> Vec<Vec<usize>> {
+    pub fn incidence<S>(&self, dae: &Dae<S>) -> Vec<Vec<usize>> {
         let index_of = LeafIndex::new(&self.leaves);
         dae.equations
             .iter()
@@ -358,8 +359,8 @@ pub(crate) fn unknown_leaf(arena: &mut eqm_ir::expr::ExprArena, u: Unknown) -> E
 /// `initial`) over `n_unknowns` unknowns identified by `index_of`, every edge implicit: the
 /// input of the purely structural passes (index reduction, initialization), which do not need
 /// to know what is solvable.
-pub(crate) fn structure_graph(
-    dae: &Dae,
+pub(crate) fn structure_graph<S>(
+    dae: &Dae<S>,
     index_of: &LeafIndex,
     n_unknowns: usize,
     initial: bool,
@@ -384,8 +385,8 @@ pub(crate) fn structure_graph(
 
 /// The rows an algorithm section adds to the system: for each section (initial ones only with
 /// `initial`), its index, the unknowns it assigns (one row each) and the other unknowns it reads.
-pub(crate) fn algorithm_rows_of(
-    dae: &Dae,
+pub(crate) fn algorithm_rows_of<S>(
+    dae: &Dae<S>,
     index_of: &LeafIndex,
     initial: bool,
 ) -> Vec<(usize, Vec<usize>, Vec<usize>)> {
@@ -404,7 +405,7 @@ pub(crate) fn algorithm_rows_of(
             .collect();
         let mut read: Vec<usize> = Vec::new();
         for st in &a.statements {
-            st.for_each_expr(&mut |e| collect_unknowns(&dae.flat.exprs, e, index_of, &mut read));
+            st.for_each_expr(&mut |e, _| collect_unknowns(&dae.flat.exprs, e, index_of, &mut read));
         }
         read.sort_unstable();
         read.dedup();
@@ -456,7 +457,7 @@ fn is_linear_in(arena: &mut eqm_ir::expr::ExprArena, eq: &crate::dae::Equation, 
 }
 
 /// The name of an unknown for listings: `v` or `der(x)`.
-pub fn unknown_name(dae: &Dae, u: Unknown) -> String {
+pub fn unknown_name<S>(dae: &Dae<S>, u: Unknown) -> String {
     match u {
         Unknown::Var(v) => dae.flat.var(v).name.clone(),
         Unknown::Der(v) => format!("der({})", dae.flat.var(v).name),
@@ -465,8 +466,8 @@ pub fn unknown_name(dae: &Dae, u: Unknown) -> String {
 
 /// "These N equations determine only these M variables": the over- and under-determined parts
 /// of a maximum matching, each with its source spans.
-fn singular(
-    dae: &Dae,
+fn singular<S>(
+    dae: &Dae<S>,
     graph: &eqm_structural::incidence::Incidence,
     matching: &eqm_structural::matching::Matching,
     unknowns: &[Unknown],

@@ -290,15 +290,17 @@ pub enum Statement {
 }
 
 impl Statement {
-    /// Calls `f` on every expression of this statement and the statements nested in it.
-    pub fn for_each_expr(&self, f: &mut dyn FnMut(ExprId)) {
+    /// Calls `f` on every expression of this statement and the statements nested in it, with
+    /// the span of the statement each expression belongs to.
+    pub fn for_each_expr(&self, f: &mut dyn FnMut(ExprId, Span)) {
+        let span = self.span();
         match self {
-            Statement::Assign { value, .. } => f(*value),
+            Statement::Assign { value, .. } => f(*value, span),
             Statement::If {
                 branches, else_branch, ..
             } => {
                 for (c, body) in branches {
-                    f(*c);
+                    f(*c, span);
                     body.iter().for_each(|s| s.for_each_expr(f));
                 }
                 else_branch.iter().for_each(|s| s.for_each_expr(f));
@@ -311,17 +313,90 @@ impl Statement {
                 body,
                 ..
             } => {
-                f(*start);
-                f(*step);
-                f(*stop);
+                f(*start, span);
+                f(*step, span);
+                f(*stop, span);
                 body.iter().for_each(|s| s.for_each_expr(f));
             }
             Statement::While { condition, body, .. } => {
-                f(*condition);
+                f(*condition, span);
                 body.iter().for_each(|s| s.for_each_expr(f));
             }
-            Statement::Assert { condition, .. } => f(*condition),
+            Statement::Assert { condition, .. } => f(*condition, span),
             Statement::Terminate { .. } | Statement::Break { .. } | Statement::Return { .. } => {}
+        }
+    }
+
+    /// This statement with every expression (nested statements' included) replaced by
+    /// `f(expression)`.
+    pub fn map_exprs(&self, f: &mut dyn FnMut(ExprId) -> ExprId) -> Statement {
+        let map_all = |body: &[Statement], f: &mut dyn FnMut(ExprId) -> ExprId| -> Vec<Statement> {
+            body.iter().map(|s| s.map_exprs(f)).collect()
+        };
+        match self {
+            Statement::Assign { target, value, span } => Statement::Assign {
+                target: *target,
+                value: f(*value),
+                span: *span,
+            },
+            Statement::If {
+                branches,
+                else_branch,
+                span,
+            } => Statement::If {
+                branches: branches.iter().map(|(c, body)| (f(*c), map_all(body, f))).collect(),
+                else_branch: map_all(else_branch, f),
+                span: *span,
+            },
+            Statement::Unrolled { iterations, span } => Statement::Unrolled {
+                iterations: iterations.iter().map(|b| map_all(b, f)).collect(),
+                span: *span,
+            },
+            Statement::For {
+                index,
+                start,
+                step,
+                stop,
+                body,
+                span,
+            } => Statement::For {
+                index: *index,
+                start: f(*start),
+                step: f(*step),
+                stop: f(*stop),
+                body: map_all(body, f),
+                span: *span,
+            },
+            Statement::While { condition, body, span } => Statement::While {
+                condition: f(*condition),
+                body: map_all(body, f),
+                span: *span,
+            },
+            Statement::Assert {
+                condition,
+                message,
+                span,
+            } => Statement::Assert {
+                condition: f(*condition),
+                message: message.clone(),
+                span: *span,
+            },
+            Statement::Terminate { .. } | Statement::Break { .. } | Statement::Return { .. } => self.clone(),
+        }
+    }
+
+    /// The source span of the statement.
+    pub fn span(&self) -> Span {
+        match self {
+            Statement::Assign { span, .. }
+            | Statement::If { span, .. }
+            | Statement::Unrolled { span, .. }
+            | Statement::For { span, .. }
+            | Statement::While { span, .. }
+            | Statement::Assert { span, .. }
+            | Statement::Terminate { span, .. }
+            | Statement::Break { span }
+            | Statement::Return { span } => *span,
         }
     }
 }
@@ -719,22 +794,55 @@ impl FlatModel {
 
     /// `model M` for the model itself, `name (Class)` for a component instance.
     pub fn instance_label(&self, instance: InstanceId) -> String {
-        let inst = &self.instances[instance.0 as usize];
-        if instance.0 == 0 {
-            format!("model {}", inst.class_name)
-        } else {
-            format!("{} ({})", inst.name, inst.class_name)
-        }
+        ModelSymbols::instance_label(self, instance)
     }
 
     /// Names an equation's origin for listings and diagnostics.
     pub fn origin_label(&self, origin: &Origin) -> String {
-        match origin {
-            Origin::Equation { instance } => self.instance_label(*instance),
-            Origin::Binding { var } => format!("binding of {}", self.var(*var).name),
+        origin.label(self)
+    }
+}
+
+/// What a listing or a diagnostic needs to name a model's variables and instances. The flat
+/// model answers it, and so does the smaller symbol table a later stage keeps instead of the
+/// whole model; the labels are written once, here and in the origins' `label`.
+pub trait ModelSymbols {
+    /// The full name of variable `v`.
+    fn var_name(&self, v: VarId) -> &str;
+    /// The full name of instance `instance` (empty for the model itself) and its class.
+    fn instance_names(&self, instance: InstanceId) -> (&str, &str);
+
+    /// `model M` for the model itself, `name (Class)` for a component.
+    fn instance_label(&self, instance: InstanceId) -> String {
+        let (name, class) = self.instance_names(instance);
+        if instance.0 == 0 {
+            format!("model {class}")
+        } else {
+            format!("{name} ({class})")
+        }
+    }
+}
+
+impl ModelSymbols for FlatModel {
+    fn var_name(&self, v: VarId) -> &str {
+        &self.var(v).name
+    }
+
+    fn instance_names(&self, instance: InstanceId) -> (&str, &str) {
+        let inst = &self.instances[instance.0 as usize];
+        (&inst.name, &inst.class_name)
+    }
+}
+
+impl Origin {
+    /// Names this origin for listings and diagnostics.
+    pub fn label(&self, symbols: &impl ModelSymbols) -> String {
+        match self {
+            Origin::Equation { instance } => symbols.instance_label(*instance),
+            Origin::Binding { var } => format!("binding of {}", symbols.var_name(*var)),
             Origin::ConnectPotential { set } => format!("connection set {} (equal potentials)", set + 1),
             Origin::ConnectFlow { set } => format!("connection set {} (flow sum)", set + 1),
-            Origin::UnconnectedFlow { var } => format!("unconnected flow {}", self.var(*var).name),
+            Origin::UnconnectedFlow { var } => format!("unconnected flow {}", symbols.var_name(*var)),
         }
     }
 }

@@ -151,7 +151,7 @@ pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns
                 // Parameters (independent ones in `p`, computed ones in `work`) and constants
                 // are not results; names starting with `$` are the compiler's own.
                 let is_parameter = matches!(
-                    program.dae().kind(v),
+                    program.symbols().get(v).kind,
                     eqm_compile::dae::VarKind::Parameter | eqm_compile::dae::VarKind::Constant
                 );
                 if !name.starts_with('$') && !is_parameter {
@@ -456,7 +456,7 @@ fn initial_states(
     // Variables are matched by name: the initialization problem may come from another form of
     // the model (the dummy-derivative form of a model simulated in its embedding form).
     let in_init = |v: eqm_ir::expr::VarId| {
-        init.lookup(&program.dae().flat.var(v).name)
+        init.lookup(&program.symbols().get(v).name)
             .and_then(|w| init.slot_of(w))
     };
     let surfaces = &program.events().surfaces;
@@ -822,7 +822,7 @@ fn with_state_choice_note(program: &ExecProgram, e: SimError) -> SimError {
 /// The names of `vars` in backquotes, separated by commas.
 fn quoted_names(program: &ExecProgram, vars: &[eqm_ir::expr::VarId]) -> String {
     vars.iter()
-        .map(|v| format!("`{}`", program.dae().flat.var(*v).name))
+        .map(|v| format!("`{}`", program.symbols().get(*v).name))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -1048,7 +1048,7 @@ mod tests {
         let names: Vec<String> = program
             .states()
             .iter()
-            .map(|v| program.dae().flat.var(*v).name.clone())
+            .map(|v| program.symbols().get(*v).name.clone())
             .collect();
         let value = |name: &str| match name {
             "x" => 0.6,

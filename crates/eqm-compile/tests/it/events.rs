@@ -32,7 +32,7 @@ mod tests {
                der(v) = -sign(v - q) - y;
              end M;",
         );
-        let surfaces = &a.dae.events.surfaces;
+        let surfaces = &a.dae.stage.events.surfaces;
         assert_eq!(surfaces.len(), 1, "{surfaces:?}");
         assert_eq!(surfaces[0].text, "v - q > 0");
         assert_eq!(surfaces[0].relations.len(), 2, "v > q and v < q read one surface");
@@ -56,8 +56,8 @@ mod tests {
             eqs.iter().any(|e| e.contains("noEvent($initial or x > 0.5)")),
             "{eqs:?}"
         );
-        assert_eq!(a.dae.events.surfaces.len(), 1);
-        assert!(a.dae.events.initial.is_some());
+        assert_eq!(a.dae.stage.events.surfaces.len(), 1);
+        assert!(a.dae.stage.events.initial.is_some());
     }
 
     #[test]
@@ -75,8 +75,8 @@ mod tests {
              end M;",
         );
         // Only the when-condition's relation on the state is a surface.
-        assert_eq!(a.dae.events.surfaces.len(), 1, "{:?}", a.dae.events);
-        assert_eq!(a.dae.events.surfaces[0].text, "x - 1 > 0");
+        assert_eq!(a.dae.stage.events.surfaces.len(), 1, "{:?}", a.dae.stage.events);
+        assert_eq!(a.dae.stage.events.surfaces[0].text, "x - 1 > 0");
         assert!(
             eqs.iter().any(|e| e.contains("u > k") && e.contains("abs(k)")),
             "{eqs:?}"
@@ -100,7 +100,7 @@ mod tests {
                end when;
              end M;",
         );
-        let events = &a.dae.events;
+        let events = &a.dae.stage.events;
         assert_eq!(events.samples.len(), 1);
         assert_eq!(events.previous.len(), 2);
         assert_eq!(events.surfaces.len(), 1);

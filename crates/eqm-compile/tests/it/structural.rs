@@ -26,7 +26,7 @@ fn example(name: &str) -> String {
 }
 
 /// The assignments of a plan as `unknown := value` texts in evaluation order.
-fn assignments(dae: &Dae, plan: &Plan) -> Vec<String> {
+fn assignments(dae: &Dae<eqm_compile::events::Hybrid>, plan: &Plan) -> Vec<String> {
     plan.blocks
         .iter()
         .filter_map(|b| match b {
@@ -94,11 +94,12 @@ fn alias_elimination_keeps_the_seed_example_small() {
     let flat = session
         .flatten(None, &eqm_flatten::Options::default())
         .expect("flattens");
-    let mut dae = eqm_compile::dae::lower(flat);
-    let (report, warnings) = eqm_compile::alias::eliminate(&mut dae);
+    let (dae, report, warnings) = eqm_compile::alias::eliminate(eqm_compile::dae::lower(flat));
     assert!(warnings.is_empty());
     assert_eq!(report.removed_equations, 8);
     assert_eq!(dae.equations.len(), 3);
+    let (dae, _) = eqm_compile::index::reduce(dae).expect("no index reduction needed");
+    let mut dae = eqm_compile::events::extract(dae);
     let plan = eqm_compile::plan::analyze(&mut dae).expect("solvable");
     assert_eq!(
         assignments(&dae, &plan),

@@ -497,7 +497,7 @@ impl<'a> Compiler<'a> {
     fn slot(&self, v: eqm_ir::expr::VarId) -> CompileResult<Slot> {
         self.program
             .slot_of(v)
-            .ok_or_else(|| format!("`{}` has no place at run time", self.program.dae().flat.var(v).name))
+            .ok_or_else(|| format!("`{}` has no place at run time", self.program.symbols().get(v).name))
     }
 
     /// A model-level expression as a unit of its own, ending in `Return`.
@@ -2623,7 +2623,7 @@ impl<'p> Instance<'p> {
             let params = program
                 .params()
                 .iter()
-                .map(|v| program.dae().flat.var(*v).name.as_str());
+                .map(|v| program.symbols().get(*v).name.as_str());
             let mut d = Diagnostic::error(
                 "E0707",
                 format!("there is no parameter `{name}`"),
@@ -2635,13 +2635,13 @@ impl<'p> Instance<'p> {
             }
             return Err(d);
         };
-        let var = program.dae().flat.var(v);
+        let var = program.symbols().get(v);
         let Some(Slot::Param(i)) = program.slot_of(v) else {
-            let why = match program.dae().kind(v) {
+            let why = match var.kind {
                 eqm_compile::dae::VarKind::Parameter => match var.binding {
                     Some(b) => format!(
                         "its value `{}` is computed from other parameters; change those instead",
-                        program.dae().flat.expr_text(b)
+                        program.expr_text(b)
                     ),
                     None => "its value is computed from other parameters".to_string(),
                 },

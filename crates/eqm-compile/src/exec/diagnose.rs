@@ -1,0 +1,128 @@
+//! The diagnostic of a failed evaluation: the equations, variables and statements involved,
+//! named with the program's symbols.
+//!
+//! Input: an [`EvalFailure`] of a program's back end. Output: a diagnostic (`E07xx`) with the
+//! spans of the equations and declarations involved. It evaluates nothing.
+
+use super::*;
+use eqm_ir::failure::{EvalFailure, FailureKind, FailureSite};
+
+impl ExecProgram {
+    /// The diagnostic for an evaluation failure of this program (`E07xx`), naming the
+    /// equations, variables and time.
+    pub fn failure_diagnostic(&self, failure: &EvalFailure) -> Diagnostic {
+        let program = self;
+        let symbols = program.symbols();
+        let fallback = program.model_span();
+        let at_time = if failure.time.is_nan() {
+            String::new()
+        } else {
+            format!(" at time {}", failure.time)
+        };
+        let subject = match &failure.kind {
+            FailureKind::Condition { condition, .. } => {
+                format!("`{}`", program.expr_text(condition.expr()))
+            }
+            _ => String::new(),
+        };
+        let (code, what) = failure.kind.describe(&subject);
+        let eq_label = |eq: usize| -> (Span, String) {
+            match program.equations().get(eq) {
+                Some(e) => (
+                    e.span,
+                    format!(
+                        "e{}: {} ({})",
+                        eq + 1,
+                        program.equation_text(e),
+                        e.origin.label(symbols)
+                    ),
+                ),
+                None => (fallback, format!("equation e{}", eq + 1)),
+            }
+        };
+        let var_name = |v: VarId| symbols.get(v).name.clone();
+        let (message, labels): (String, Vec<(Span, String)>) = match &failure.site {
+            FailureSite::Equations { eqs, unknowns } => {
+                let names: Vec<String> = unknowns.iter().take(8).map(|s| program.slot_name(*s)).collect();
+                let solving = if eqs.len() == 1 {
+                    format!("solving equation e{} for {}", eqs[0] + 1, names.join(", "))
+                } else {
+                    format!(
+                        "solving the algebraic loop of {} equations for {}{}",
+                        eqs.len(),
+                        names.join(", "),
+                        if unknowns.len() > 8 { " and more" } else { "" }
+                    )
+                };
+                (
+                    format!("{solving} failed{at_time}: {what}"),
+                    eqs.iter().take(10).map(|&e| eq_label(e)).collect(),
+                )
+            }
+            FailureSite::Algorithm { index } => {
+                let span = program.algorithms().get(*index).map_or(fallback, |a| a.span);
+                (
+                    format!("the algorithm section failed{at_time}: {what}"),
+                    vec![(span, "in this algorithm section".to_string())],
+                )
+            }
+            FailureSite::Parameter { var } => (
+                format!("computing parameter `{}` failed: {what}", var_name(*var)),
+                vec![(symbols.get(*var).span, "declared here".to_string())],
+            ),
+            FailureSite::Start { var } => (
+                format!("computing the start value of `{}` failed: {what}", var_name(*var)),
+                vec![(symbols.get(*var).span, "declared here".to_string())],
+            ),
+            FailureSite::Output { var } => (
+                format!("computing `{}` failed{at_time}: {what}", var_name(*var)),
+                vec![(symbols.get(*var).span, "declared here".to_string())],
+            ),
+            FailureSite::Condition { eq } => {
+                let (span, label) = eq_label(*eq);
+                (
+                    format!("the parameters are not valid: {what}"),
+                    vec![(span, format!("needed to solve {label}"))],
+                )
+            }
+            FailureSite::Call => (what.clone(), Vec::new()),
+            FailureSite::Event { span } => (
+                format!("handling an event failed{at_time}: {what}"),
+                vec![(*span, "evaluated at the event".to_string())],
+            ),
+        };
+        // A failure inside a statement points at the statement first.
+        let statement = match &failure.kind {
+            FailureKind::Assert { span, .. } | FailureKind::Terminate { span, .. } | FailureKind::ZeroStep { span } => {
+                Some(*span)
+            }
+            _ => None,
+        };
+        let mut labels = labels.into_iter();
+        let (primary, primary_label) = match statement {
+            Some(span) => (span, "failed here".to_string()),
+            None => labels.next().unwrap_or((fallback, "in this model".to_string())),
+        };
+        let mut d = Diagnostic::error(code, message, primary, primary_label);
+        for (span, label) in labels {
+            d = d.with_label(span, label);
+        }
+        if let FailureSite::Equations { unknowns, .. } = &failure.site {
+            for s in unknowns.iter().take(4) {
+                let var = match *s {
+                    Slot::State(i) | Slot::Der(i) => program.states().get(i as usize),
+                    Slot::Work(i) => program.work_vars().get(i as usize),
+                    Slot::Param(i) => program.params().get(i as usize),
+                    Slot::Time => None,
+                };
+                if let Some(v) = var {
+                    d = d.with_label(
+                        symbols.get(*v).span,
+                        format!("`{}` declared here", program.slot_name(*s)),
+                    );
+                }
+            }
+        }
+        d
+    }
+}

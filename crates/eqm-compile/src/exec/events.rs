@@ -1,0 +1,213 @@
+//! The event program of an executable program: the zero-crossing surfaces with the slots of
+//! their relation variables, the samples, the previous values of `edge` and `change`, and the
+//! when-clauses with their actions sorted so that each reads what it depends on.
+//!
+//! Input: the builder after the layout, and the event set of the DAE. Output: the
+//! [`ExecEvents`] of the program, and diagnostics (`E0605`-`E0607`) for when-clauses that
+//! cannot run. Nothing here decides when events happen: the simulation does.
+
+use super::build::Builder;
+use super::*;
+use crate::dae::VarKind;
+use eqm_ir::builtins::Builtin;
+use eqm_ir::expr::{Callee, Node};
+
+impl Builder {
+    /// The event program: surfaces with the slots of their relation variables, when-clauses
+    /// with their targets (a reinit of something that is not a state, or an assignment to a
+    /// variable without a work slot, is a diagnostic), and the discrete slots.
+    pub(super) fn events(&mut self) {
+        let set = std::mem::take(&mut self.dae.stage.events);
+        for s in &set.surfaces {
+            let (relations, relation_vars) = s
+                .relations
+                .iter()
+                .filter_map(|&(v, test)| self.slot(v).map(|slot| ((slot, test), v)))
+                .unzip();
+            self.events.surfaces.push(ExecSurface {
+                expr: s.expr,
+                relations,
+                relation_vars,
+                span: s.span,
+                text: s.text.clone(),
+                time_event: s.time_event,
+            });
+        }
+        for sample in &set.samples {
+            let start_ok = self.is_parameter_expression(sample.start);
+            let interval_ok = self.is_parameter_expression(sample.interval);
+            match self.slot(sample.var) {
+                Some(Slot::Work(slot)) if start_ok && interval_ok => self.events.samples.push(ExecSample {
+                    slot,
+                    start: sample.start,
+                    interval: sample.interval,
+                    span: sample.span,
+                }),
+                _ => self.diagnostics.push(Diagnostic::error(
+                    "E0606",
+                    "the start and interval of `sample` must be parameter expressions",
+                    sample.span,
+                    "in this sample(start, interval)",
+                )),
+            }
+        }
+        for p in &set.previous {
+            if let Some(Slot::Work(slot)) = self.slot(p.var) {
+                self.events.previous.push((slot, p.expr));
+            }
+        }
+        let slots = &self.slots;
+        let work_slot = |v: Option<VarId>| match v.map(|v| (slots.get(v.0 as usize).copied().flatten(), v)) {
+            Some((Some(Slot::Work(slot)), v)) => Some((slot, v)),
+            _ => None,
+        };
+        let (initial, terminal) = (work_slot(set.initial), work_slot(set.terminal));
+        self.events.initial = initial;
+        self.events.terminal = terminal;
+        let whens = self.dae.flat.whens.clone();
+        for (w, conditions) in whens.iter().zip(&set.when_conditions) {
+            let mut branches = Vec::new();
+            for (b, &condition) in w.branches.iter().zip(conditions) {
+                let mut actions = Vec::new();
+                for a in &b.actions {
+                    let problem = match a {
+                        flat::WhenAction::Assign { var, .. }
+                            if !(matches!(self.slot(*var), Some(Slot::Work(_))) && self.eliminated(*var).is_none()) =>
+                        {
+                            Some((
+                                *var,
+                                "a when-equation can only assign a variable that changes at events",
+                            ))
+                        }
+                        flat::WhenAction::Reinit { var, .. } if !matches!(self.slot(*var), Some(Slot::State(_))) => {
+                            Some((*var, "reinit needs a state (a variable that appears differentiated)"))
+                        }
+                        _ => None,
+                    };
+                    match problem {
+                        Some((var, why)) => {
+                            let span = match a {
+                                flat::WhenAction::Assign { span, .. } | flat::WhenAction::Reinit { span, .. } => *span,
+                                _ => w.span,
+                            };
+                            self.when_target_error(var, span, why);
+                        }
+                        None => actions.push(a.clone()),
+                    }
+                }
+                let actions = self.when_order(actions);
+                branches.push((condition, actions));
+            }
+            self.events.whens.push(ExecWhen { branches, span: w.span });
+        }
+        for (k, &v) in self.work_vars.iter().enumerate() {
+            if self.kind(v) == VarKind::Discrete && self.eliminated(v).is_none() {
+                self.events.discrete.push(k as u32);
+            }
+        }
+        self.dae.stage.events = set;
+    }
+
+    /// The assignments of one when-branch in an order in which each one reads the new values of
+    /// those it depends on and `pre(v)` is read before `v` is assigned (when-equations are
+    /// equations, not statements); other actions keep their places after the assignments. A
+    /// cycle is a diagnostic (`E0607`), and the written order is kept.
+    pub(super) fn when_order(&mut self, actions: Vec<flat::WhenAction>) -> Vec<flat::WhenAction> {
+        let arena = &self.dae.flat.exprs;
+        let assigned: Vec<Option<VarId>> = actions
+            .iter()
+            .map(|a| match a {
+                flat::WhenAction::Assign { var, .. } => Some(*var),
+                _ => None,
+            })
+            .collect();
+        let n = actions.len();
+        // before[i] lists the actions that must come before action i.
+        let mut before: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, a) in actions.iter().enumerate() {
+            let value = match a {
+                flat::WhenAction::Assign { value, .. } | flat::WhenAction::Reinit { value, .. } => *value,
+                flat::WhenAction::Assert { condition, .. } => *condition,
+                flat::WhenAction::Terminate { .. } => continue,
+            };
+            let (now, previous) = reads_split_by_pre(arena, value);
+            for (j, target) in assigned.iter().enumerate() {
+                let Some(target) = target else { continue };
+                if j != i && now.contains(target) {
+                    before[i].push(j);
+                }
+                if j != i && previous.contains(target) {
+                    before[j].push(i);
+                }
+            }
+        }
+        let mut waiting: Vec<usize> = before.iter().map(Vec::len).collect();
+        let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, list) in before.iter().enumerate() {
+            for &j in list {
+                users[j].push(i);
+            }
+        }
+        let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
+        let mut order = Vec::with_capacity(n);
+        while let Some(i) = ready.pop_first() {
+            order.push(i);
+            for &u in &users[i] {
+                waiting[u] -= 1;
+                if waiting[u] == 0 {
+                    ready.insert(u);
+                }
+            }
+        }
+        if order.len() < n {
+            let span =
+                actions
+                    .iter()
+                    .enumerate()
+                    .find(|(i, _)| !order.contains(i))
+                    .map_or(self.model_span(), |(_, a)| match a {
+                        flat::WhenAction::Assign { span, .. }
+                        | flat::WhenAction::Reinit { span, .. }
+                        | flat::WhenAction::Assert { span, .. }
+                        | flat::WhenAction::Terminate { span, .. } => *span,
+                    });
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0607",
+                    "the equations of this when-clause depend on each other in a cycle",
+                    span,
+                    "part of the cycle",
+                )
+                .with_help("break the cycle with pre(...) on one of the variables"),
+            );
+            return actions;
+        }
+        let mut slots: Vec<Option<flat::WhenAction>> = actions.into_iter().map(Some).collect();
+        order.into_iter().filter_map(|i| slots[i].take()).collect()
+    }
+
+    pub(super) fn when_target_error(&mut self, var: VarId, span: Span, why: &str) {
+        let name = self.dae.flat.var(var).name.clone();
+        self.diagnostics.push(Diagnostic::error(
+            "E0605",
+            format!("`{name}` cannot be changed by this when-clause"),
+            span,
+            why.to_string(),
+        ));
+    }
+}
+
+/// The variables `e` reads directly, and those it reads only through `pre(...)`.
+fn reads_split_by_pre(arena: &ExprArena, e: ExprId) -> (Vec<VarId>, Vec<VarId>) {
+    let (mut now, mut previous) = (Vec::new(), Vec::new());
+    let mut stack = vec![(e, false)];
+    while let Some((id, in_pre)) = stack.pop() {
+        match arena.get(id) {
+            Node::Var(v) if in_pre => previous.push(*v),
+            Node::Var(v) => now.push(*v),
+            Node::Call(Callee::Builtin(Builtin::Pre), args) => stack.extend(args.iter().map(|a| (*a, true))),
+            _ => stack.extend(arena.children(id).map(|c| (c, in_pre))),
+        }
+    }
+    (now, previous)
+}

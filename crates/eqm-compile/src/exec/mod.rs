@@ -1,0 +1,512 @@
+//! The executable program: what the reference interpreter and the JIT run.
+//!
+//! Input: a [`Dae`] (after alias elimination and, later, index reduction) and its causalisation
+//! [`Plan`]. Output: an [`ExecProgram`], or diagnostics (`E06xx`) when something in the model
+//! cannot be executed. The program decides the run-time layout ([`Slot`]): states in `x` (in
+//! variable order), their derivatives in `dx` (same index), independent parameters in `p` with
+//! their default values, and everything else in `work` (algebraic variables, dependent
+//! parameters and constants, discrete variables, and the variables alias elimination removed).
+//! It holds five straight-line programs over that layout, all as expressions of one arena:
+//!
+//! - the parameter program: dependent parameters and constants in dependency order, run once
+//!   per parameter change, followed by the run-time [`ParamCondition`]s of the plan;
+//! - the start-value program: start values of states (`x`), and of algebraic and discrete
+//!   variables (`work`, the first guesses of every Newton iteration and the held values of
+//!   discrete variables);
+//! - the right-hand side: the plan's blocks as [`Instr`]uctions (explicit assignments, scalar
+//!   Newton iterations with symbolic derivatives, torn algebraic loops with the symbolic partial
+//!   derivatives needed to assemble their Jacobian by the chain rule, algorithm sections);
+//! - the outputs program: the values of the variables alias elimination removed;
+//! - the algorithm sections, rewritten so that they never read a removed variable.
+//!
+//! The program's contract for every back end: each expression reachable from it reads only
+//! variables that have a slot, and those slots hold the current values when the expression is
+//! evaluated; `der(x)` reads `dx`; `pre(v)` reads `v` itself, and `edge`, `change`, `initial`,
+//! `terminal` and `sample` are false (the driver refuses models that use them; discrete
+//! variables and relation variables hold what the last event gave them, see `hybrid`); `noEvent(e)` and `smooth(n, e)` are `e`; every built-in function
+//! is evaluated through its numeric implementation in [`crate::builtins`], the operators through
+//! [`eqm_ir::symbolic::eval::unary`] and [`eqm_ir::symbolic::eval::binary`]. Every value an
+//! instruction assigns must be finite, or evaluation fails with an [`EvalFailure`].
+//!
+//! Building is a pure function of its input, linear in the size of the model (plus the symbolic
+//! derivatives of implicit equations and loops). Parameter values are run-time inputs: changing
+//! a parameter in `p` never needs a new program. This module deliberately does not evaluate
+//! anything at run time (see `interp`; the event program of surfaces and when-clauses is
+//! built here and run by `hybrid`), does not handle assertions of equation sections or initial
+//! equations (the initialization problem), and does not know which
+//! parameters the flattener used structurally (array sizes): those cannot be changed without
+//! flattening again, but nothing here records them.
+
+mod build;
+mod diagnose;
+mod events;
+mod validate;
+
+use crate::dae::{Dae, Equation};
+use crate::events::Hybrid;
+use crate::plan::Plan;
+use crate::symbols::Symbols;
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use eqm_ir::expr::{ExprArena, ExprId, VarId};
+use eqm_ir::flat::{self, ModelSymbols, Statement};
+use eqm_ir::slot::Slot;
+use eqm_ir::symbolic::Condition;
+
+/// `target := value` for one variable: an instruction of the parameter, start-value and outputs
+/// programs and of the resets at the start of an algorithm section.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VarAssign {
+    pub var: VarId,
+    pub target: Slot,
+    pub value: ExprId,
+}
+
+/// One instruction of the right-hand side, in evaluation order. `eq` indexes `Dae::equations`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Instr {
+    /// `target := value`, solved symbolically from equation `eq`.
+    Assign { target: Slot, value: ExprId, eq: usize },
+    /// `residual(target) = 0` (the equation's `lhs - rhs`), solved by a damped Newton iteration
+    /// that starts from the value the target holds. `derivative` is the symbolic derivative of
+    /// the residual with respect to the target; `None` when it could not be built (a
+    /// user-defined function of the target), in which case back ends use a difference quotient.
+    Newton1 {
+        target: Slot,
+        residual: ExprId,
+        derivative: Option<ExprId>,
+        eq: usize,
+    },
+    /// An algebraic loop (boxed: it is much larger than the other instructions).
+    Loop(Box<LoopBlock>),
+    /// Run algorithm section `index` of [`ExecProgram::algorithms`]; it assigns its outputs.
+    Algorithm { index: usize },
+}
+
+/// A torn algebraic loop: given values of the tearing unknowns, the inner assignments compute
+/// the other unknowns in order, and the residuals must vanish.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopBlock {
+    /// Every equation of the loop, and every unknown (as its slot), for messages.
+    pub eqs: Vec<usize>,
+    pub unknowns: Vec<Slot>,
+    /// The slots of the tearing unknowns, the iteration variables.
+    pub tearing: Vec<Slot>,
+    /// `target := value` from equation `eq`, in evaluation order.
+    pub inner: Vec<LoopAssign>,
+    /// `lhs - rhs` of each residual equation, with the equation.
+    pub residuals: Vec<(ExprId, usize)>,
+    /// Every equation is affine in the loop's unknowns: one Newton step (an LU solve) suffices.
+    pub linear: bool,
+    /// The symbolic partial derivatives for the chain rule; `None` when some partial derivative
+    /// could not be built, in which case back ends use difference quotients.
+    pub jacobian: Option<LoopJacobian>,
+}
+
+/// One inner assignment of a loop.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoopAssign {
+    pub target: Slot,
+    pub value: ExprId,
+    pub eq: usize,
+}
+
+/// An unknown of a loop as the Jacobian sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LoopVar {
+    /// The `j`-th tearing unknown.
+    Tearing(u32),
+    /// The unknown of the `k`-th inner assignment.
+    Inner(u32),
+}
+
+/// Sparse partial derivatives of a loop. With `t` the tearing unknowns and `z_k` the inner ones,
+/// `dz_k/dt = ∂g_k/∂t + Σ_{l<k} ∂g_k/∂z_l · dz_l/dt` and the Jacobian of the torn residuals is
+/// `∂r_i/∂t + Σ_k ∂r_i/∂z_k · dz_k/dt`; only the partial derivatives that are not zero are
+/// listed, and an inner one only refers to earlier inner unknowns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopJacobian {
+    /// For each inner assignment, the partial derivatives of its value.
+    pub inner: Vec<Vec<(LoopVar, ExprId)>>,
+    /// For each residual, the partial derivatives of `lhs - rhs`.
+    pub residuals: Vec<Vec<(LoopVar, ExprId)>>,
+}
+
+/// An algorithm section as the program runs it.
+#[derive(Debug, Clone)]
+pub struct ExecAlgorithm {
+    /// The index of the section in the flat model.
+    pub index: usize,
+    /// The statements, with variables removed by alias elimination replaced by their values.
+    pub statements: Vec<Statement>,
+    /// Continuous outputs are set to their start values before the statements run (Modelica's
+    /// rule); discrete ones keep their values, which are their `pre` values.
+    pub resets: Vec<VarAssign>,
+    /// The slots the section assigns, checked to be finite after it ran.
+    pub outputs: Vec<(VarId, Slot)>,
+    pub span: Span,
+}
+
+/// A condition on parameters that a symbolic solution of the plan needs (a divisor that must
+/// not be zero), with the equation whose solution needs it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParamCondition {
+    pub condition: Condition,
+    pub eq: usize,
+}
+
+/// A zero-crossing surface as the program evaluates it: `expr` after the right-hand side and
+/// the outputs program, and the relation variables (work slots) that read its sign.
+#[derive(Debug, Clone)]
+pub struct ExecSurface {
+    pub expr: ExprId,
+    pub relations: Vec<(Slot, crate::events::Test)>,
+    /// The relation variables, parallel to `relations`.
+    pub relation_vars: Vec<VarId>,
+    pub span: Span,
+    pub text: String,
+    /// `T` when the surface is `time - T` with `T` a parameter expression (a time event).
+    pub time_event: Option<ExprId>,
+}
+
+/// A when-clause: each branch's condition (reading relation variables) and actions; the first
+/// branch whose condition becomes true fires. The actions are the flat model's, checked here:
+/// an assignment's variable has a work slot, a reinit's variable is a state.
+#[derive(Debug, Clone)]
+pub struct ExecWhen {
+    pub branches: Vec<(ExprId, Vec<flat::WhenAction>)>,
+    pub span: Span,
+}
+
+/// `sample(start, interval)`: its variable's work slot and the parameter expressions of its
+/// times.
+#[derive(Debug, Clone)]
+pub struct ExecSample {
+    pub slot: u32,
+    pub start: ExprId,
+    pub interval: ExprId,
+    pub span: Span,
+}
+
+/// What the event handling of a simulation evaluates.
+#[derive(Debug, Clone, Default)]
+pub struct ExecEvents {
+    pub surfaces: Vec<ExecSurface>,
+    pub samples: Vec<ExecSample>,
+    /// For `edge` and `change`: the work slot holding an expression's value before the current
+    /// pass of the event iteration, and the expression.
+    pub previous: Vec<(u32, ExprId)>,
+    /// The work slots and variables of `initial()` and `terminal()`, if used.
+    pub initial: Option<(u32, VarId)>,
+    pub terminal: Option<(u32, VarId)>,
+    pub whens: Vec<ExecWhen>,
+    /// The work slots of every discrete variable (relation variables included): the state an
+    /// event changes besides `x`.
+    pub discrete: Vec<u32>,
+}
+
+impl ExecEvents {
+    pub fn is_empty(&self) -> bool {
+        self.surfaces.is_empty()
+            && self.whens.is_empty()
+            && self.samples.is_empty()
+            && self.previous.is_empty()
+            && self.initial.is_none()
+            && self.terminal.is_none()
+    }
+}
+
+/// An invariant `g = 0` the solution keeps (declared in an `invariant` section, or a
+/// constraint index reduction differentiated away): `lhs - rhs` with removed variables replaced
+/// by their values, evaluated after the right-hand side.
+#[derive(Debug, Clone)]
+pub struct ExecInvariant {
+    pub residual: ExprId,
+    /// `Σ_j ∂g/∂x_j · der(x_j)` over the states `x_j` the residual reads, when it reads nothing
+    /// but states and parameters: the rate of `g` along the field, whose Jacobian is
+    /// `H + G ∂f/∂x` with `H` the second derivatives of `g` along `f` (what the Jacobian of the
+    /// projected field needs).
+    pub rate: Option<ExprId>,
+    pub span: Span,
+    /// The invariant as written, for messages.
+    pub text: String,
+}
+
+/// The check of a dummy-derivative form's static state choice: the partial derivatives of the
+/// differentiated constraints with respect to the variables that are no longer states
+/// (`matrix`, rows × variables, row-major) and the norm of each constraint's whole gradient
+/// (`norms`). The choice is singular where the rows, each divided by its norm, lose rank.
+#[derive(Debug, Clone)]
+pub struct ExecStateChoice {
+    pub matrix: Vec<ExprId>,
+    pub norms: Vec<ExprId>,
+    pub variables: Vec<VarId>,
+    pub states: Vec<VarId>,
+    pub span: Span,
+}
+
+/// The sizes of the evaluation arrays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// Length of `x` and of `dx`.
+    pub states: usize,
+    /// Length of `p`.
+    pub params: usize,
+    /// Length of `work`.
+    pub work: usize,
+}
+
+/// The executable form of a model; see the module documentation.
+#[derive(Debug, Clone)]
+pub struct ExecProgram {
+    /// Every expression of the program: the model's, and the residuals and derivatives built
+    /// here and by the symbolic Jacobian.
+    exprs: ExprArena,
+    /// The user-defined functions the program calls.
+    functions: Vec<flat::Function>,
+    /// The names, kinds and units of the variables, for messages, results and changes.
+    symbols: Symbols,
+    /// The equations the instructions were solved from (`eq` indices), for messages.
+    equations: Vec<Equation>,
+    slots: Vec<Option<Slot>>,
+    layout: Layout,
+    states: Vec<VarId>,
+    params: Vec<VarId>,
+    p0: Vec<f64>,
+    work_vars: Vec<VarId>,
+    param_program: Vec<VarAssign>,
+    start_program: Vec<VarAssign>,
+    rhs: Vec<Instr>,
+    outputs: Vec<VarAssign>,
+    algorithms: Vec<ExecAlgorithm>,
+    /// For each flat algorithm section, its index in `algorithms`, if it is run.
+    algorithm_of_section: Vec<Option<usize>>,
+    conditions: Vec<ParamCondition>,
+    events: ExecEvents,
+    invariants: Vec<ExecInvariant>,
+    state_choice: Option<ExecStateChoice>,
+    /// The symbolic Jacobian, when it was asked for and could be built.
+    jacobian: Option<crate::jacobian::ExecJacobian>,
+}
+
+impl ExecProgram {
+    /// Builds the program of `dae` with causalisation `plan`; a pure function. Fails with
+    /// diagnostics naming the equations, bindings or statements that cannot be executed.
+    pub fn build(dae: Dae<Hybrid>, plan: &Plan) -> Result<ExecProgram, Vec<Diagnostic>> {
+        let mut b = build::Builder::new(dae);
+        b.layout();
+        b.parameter_program();
+        b.start_program();
+        b.rhs(plan);
+        b.outputs();
+        b.conditions(plan);
+        b.events();
+        b.invariants();
+        b.state_choice();
+        b.validate();
+        if !b.diagnostics.is_empty() {
+            return Err(b.diagnostics);
+        }
+        Ok(b.finish())
+    }
+
+    /// The names, kinds and units of the model's variables.
+    pub fn symbols(&self) -> &Symbols {
+        &self.symbols
+    }
+
+    /// The equations the instructions were solved from, indexed by their `eq`.
+    pub fn equations(&self) -> &[Equation] {
+        &self.equations
+    }
+
+    /// An expression of the program as text, with full variable names.
+    pub fn expr_text(&self, e: ExprId) -> String {
+        self.exprs.display_with(e, &ProgramNames(self))
+    }
+
+    /// The text `lhs = rhs` of equation `eq`.
+    pub fn equation_text(&self, eq: &Equation) -> String {
+        format!("{} = {}", self.expr_text(eq.lhs), self.expr_text(eq.rhs))
+    }
+
+    /// The arena, for stages that add expressions to the program (the Jacobian).
+    pub(crate) fn arena_mut(&mut self) -> &mut ExprArena {
+        &mut self.exprs
+    }
+
+    /// Adds the symbolic Jacobian of the right-hand side and of the invariants (see
+    /// [`crate::jacobian`]), with the expressions of the state-choice check evaluated alongside;
+    /// on failure the program has none and the reason is returned.
+    pub fn add_jacobian(&mut self) -> Result<(), String> {
+        self.jacobian = None;
+        let invariants: Vec<ExprId> = self.invariants.iter().map(|g| g.residual).collect();
+        // The rates are only useful when every invariant has one.
+        let rates: Vec<ExprId> = self.invariants.iter().map_while(|g| g.rate).collect();
+        let rates = if rates.len() == invariants.len() {
+            rates
+        } else {
+            Vec::new()
+        };
+        let extra: Vec<ExprId> = self
+            .state_choice
+            .iter()
+            .flat_map(|c| c.matrix.iter().chain(&c.norms))
+            .copied()
+            .collect();
+        self.jacobian = Some(crate::jacobian::build(self, &invariants, &rates, &extra)?);
+        Ok(())
+    }
+
+    /// The invariants `g = 0` of the model, in declaration order.
+    pub fn invariants(&self) -> &[ExecInvariant] {
+        &self.invariants
+    }
+
+    /// The check of the static state choice of a dummy-derivative form, if it has one.
+    pub fn state_choice(&self) -> Option<&ExecStateChoice> {
+        self.state_choice.as_ref()
+    }
+
+    /// The symbolic Jacobian, if [`ExecProgram::add_jacobian`] built one.
+    pub fn jacobian(&self) -> Option<&crate::jacobian::ExecJacobian> {
+        self.jacobian.as_ref()
+    }
+
+    /// The arena that holds every expression of the program.
+    pub fn exprs(&self) -> &ExprArena {
+        &self.exprs
+    }
+
+    /// The user-defined functions the program calls (`Callee::User(FuncId(i))` is entry `i`).
+    pub fn functions(&self) -> &[flat::Function] {
+        &self.functions
+    }
+
+    /// Where variable `v` lives at run time; `None` for variables that have no numeric value
+    /// (String variables).
+    pub fn slot_of(&self, v: VarId) -> Option<Slot> {
+        self.slots.get(v.0 as usize).copied().flatten()
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The zero-crossing surfaces, when-clauses and discrete slots of the model.
+    pub fn events(&self) -> &ExecEvents {
+        &self.events
+    }
+
+    /// The state variable of each index of `x` (and `dx`).
+    pub fn states(&self) -> &[VarId] {
+        &self.states
+    }
+
+    /// The parameter of each index of `p`.
+    pub fn params(&self) -> &[VarId] {
+        &self.params
+    }
+
+    /// The default value of each parameter in `p`.
+    pub fn p0(&self) -> &[f64] {
+        &self.p0
+    }
+
+    /// The variable of each index of `work`.
+    pub fn work_vars(&self) -> &[VarId] {
+        &self.work_vars
+    }
+
+    /// Dependent parameters and constants, in dependency order.
+    pub fn parameter_program(&self) -> &[VarAssign] {
+        &self.param_program
+    }
+
+    /// Start values of states, algebraic and discrete variables.
+    pub fn start_program(&self) -> &[VarAssign] {
+        &self.start_program
+    }
+
+    /// The right-hand side in evaluation order.
+    pub fn rhs(&self) -> &[Instr] {
+        &self.rhs
+    }
+
+    /// The values of the variables alias elimination removed, computed after the right-hand
+    /// side.
+    pub fn outputs(&self) -> &[VarAssign] {
+        &self.outputs
+    }
+
+    /// The algorithm sections the right-hand side runs.
+    pub fn algorithms(&self) -> &[ExecAlgorithm] {
+        &self.algorithms
+    }
+
+    /// The conditions checked after the parameter program.
+    pub fn conditions(&self) -> &[ParamCondition] {
+        &self.conditions
+    }
+
+    /// The variable with full name `name`.
+    pub fn lookup(&self, name: &str) -> Option<VarId> {
+        self.symbols.lookup(name)
+    }
+
+    /// Every variable with a value, by full name in sorted order, with its slot and, for
+    /// variables removed by alias elimination, the expression that the outputs program
+    /// evaluates into that slot. Names starting with `$` are variables the compiler introduced.
+    pub fn variables(&self) -> impl Iterator<Item = (&str, VarId, Slot, Option<ExprId>)> + '_ {
+        self.symbols.by_name().filter_map(|(name, v)| {
+            let slot = self.slot_of(v)?;
+            Some((name, v, slot, self.symbols.get(v).eliminated))
+        })
+    }
+
+    /// Whether `v` can be changed with a new value in `p` (an independent parameter).
+    pub fn is_settable(&self, v: VarId) -> bool {
+        matches!(self.slot_of(v), Some(Slot::Param(_)))
+    }
+
+    /// The name of the variable or derivative in `slot`, for messages.
+    pub fn slot_name(&self, slot: Slot) -> String {
+        let name = |v: Option<&VarId>| v.map_or_else(|| "?".to_string(), |v| self.symbols.var_name(*v).to_string());
+        match slot {
+            Slot::Time => "time".to_string(),
+            Slot::State(i) => name(self.states.get(i as usize)),
+            Slot::Der(i) => format!("der({})", name(self.states.get(i as usize))),
+            Slot::Param(i) => name(self.params.get(i as usize)),
+            Slot::Work(i) => name(self.work_vars.get(i as usize)),
+        }
+    }
+
+    /// The span of the model's declaration, for messages about the model as a whole.
+    pub fn model_span(&self) -> Span {
+        self.symbols.model_span()
+    }
+
+    /// The algorithm of a flat algorithm section, if the right-hand side runs it.
+    pub fn algorithm_of_section(&self, section: usize) -> Option<&ExecAlgorithm> {
+        let k = self.algorithm_of_section.get(section).copied().flatten()?;
+        self.algorithms.get(k)
+    }
+}
+
+/// Names for printing a program's expressions: variables by full name, functions by class
+/// name.
+struct ProgramNames<'p>(&'p ExecProgram);
+
+impl eqm_ir::expr::Names for ProgramNames<'_> {
+    fn var(&self, v: VarId) -> String {
+        self.0.symbols.var_name(v).to_string()
+    }
+
+    fn function(&self, f: eqm_ir::expr::FuncId) -> String {
+        match self.0.functions.get(f.0 as usize) {
+            Some(function) => function.name.clone(),
+            None => format!("function{}", f.0),
+        }
+    }
+}
+

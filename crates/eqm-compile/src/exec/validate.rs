@@ -1,0 +1,231 @@
+//! The check that every expression of a program can be executed: it reads only variables that
+//! have a slot, `der` only of states, and calls only built-ins with a numeric implementation and
+//! user functions with outputs, with the right number of arguments.
+//!
+//! Input: the builder with every program part built. Output: one `E0602` diagnostic per
+//! offending place. It changes nothing in the program.
+
+use super::build::Builder;
+use super::*;
+use eqm_ir::builtins::{Builtin, Eval};
+use eqm_ir::expr::{Callee, Node};
+
+impl Builder {
+    /// Checks that every expression of the program can be executed (see the module
+    /// documentation for what that means), with one diagnostic per offending place.
+    pub(super) fn validate(&mut self) {
+        let mut v = Validator {
+            arena: &self.dae.flat.exprs,
+            slots: &self.slots,
+            functions: &self.dae.flat.functions,
+            checked_model: vec![false; self.dae.flat.exprs.len()],
+            checked_function: vec![false; self.dae.flat.exprs.len()],
+            stack: Vec::new(),
+        };
+        let mut problems: Vec<(Span, String, &'static str)> = Vec::new();
+        let mut check = |v: &mut Validator, e: ExprId, in_function: bool, span: Span, what: &dyn Fn() -> String| {
+            if let Err(reason) = v.check(e, in_function) {
+                problems.push((span, what(), reason));
+            }
+        };
+        let var_text = |var: VarId| self.dae.flat.var(var).name.clone();
+        for a in self
+            .param_program
+            .iter()
+            .chain(&self.start_program)
+            .chain(&self.outputs)
+        {
+            check(&mut v, a.value, false, self.dae.flat.var(a.var).span, &|| {
+                format!("the value of `{}`", var_text(a.var))
+            });
+        }
+        let eq_text = |eq: usize| format!("equation `{}`", self.dae.equation_text(&self.dae.equations[eq]));
+        for c in &self.conditions {
+            let span = self.dae.equations[c.eq].span;
+            check(&mut v, c.condition.expr(), false, span, &|| eq_text(c.eq));
+        }
+        for instr in &self.rhs {
+            match instr {
+                Instr::Assign { value, eq, .. } => {
+                    check(&mut v, *value, false, self.dae.equations[*eq].span, &|| eq_text(*eq))
+                }
+                Instr::Newton1 {
+                    residual,
+                    derivative,
+                    eq,
+                    ..
+                } => {
+                    let span = self.dae.equations[*eq].span;
+                    check(&mut v, *residual, false, span, &|| eq_text(*eq));
+                    if let Some(d) = derivative {
+                        check(&mut v, *d, false, span, &|| eq_text(*eq));
+                    }
+                }
+                Instr::Loop(b) => {
+                    for a in &b.inner {
+                        check(&mut v, a.value, false, self.dae.equations[a.eq].span, &|| eq_text(a.eq));
+                    }
+                    for &(r, eq) in &b.residuals {
+                        check(&mut v, r, false, self.dae.equations[eq].span, &|| eq_text(eq));
+                    }
+                    let partials = b
+                        .jacobian
+                        .iter()
+                        .flat_map(|j| j.inner.iter().chain(&j.residuals))
+                        .flatten();
+                    for &(_, d) in partials {
+                        check(&mut v, d, false, self.dae.equations[b.eqs[0]].span, &|| {
+                            eq_text(b.eqs[0])
+                        });
+                    }
+                }
+                Instr::Algorithm { .. } => {}
+            }
+        }
+        for g in &self.invariants {
+            check(&mut v, g.residual, false, g.span, &|| format!("invariant `{}`", g.text));
+        }
+        for a in &self.algorithms {
+            for r in &a.resets {
+                check(&mut v, r.value, false, self.dae.flat.var(r.var).span, &|| {
+                    format!("the start value of `{}`", var_text(r.var))
+                });
+            }
+            for s in &a.statements {
+                s.for_each_expr(&mut |e, span| check(&mut v, e, false, span, &|| "this statement".to_string()));
+            }
+        }
+        for f in &self.dae.flat.functions {
+            for s in &f.body {
+                s.for_each_expr(&mut |e, span| {
+                    check(&mut v, e, true, span, &|| {
+                        format!("this statement of function `{}`", f.name)
+                    })
+                });
+            }
+        }
+        for &(_, e) in &self.events.previous {
+            check(&mut v, e, false, self.model_span(), &|| {
+                "the argument of edge or change".to_string()
+            });
+        }
+        for sample in &self.events.samples {
+            for e in [sample.start, sample.interval] {
+                check(&mut v, e, false, sample.span, &|| "this sample".to_string());
+            }
+        }
+        for surface in &self.events.surfaces {
+            if let Some(t) = surface.time_event {
+                check(&mut v, t, false, surface.span, &|| {
+                    format!("the time of `{}`", surface.text)
+                });
+            }
+            check(&mut v, surface.expr, false, surface.span, &|| {
+                format!("the zero-crossing function of `{}`", surface.text)
+            });
+        }
+        for w in &self.events.whens {
+            for (condition, actions) in &w.branches {
+                check(&mut v, *condition, false, w.span, &|| "this when-condition".to_string());
+                for action in actions {
+                    match action {
+                        flat::WhenAction::Assign { value, span, .. } | flat::WhenAction::Reinit { value, span, .. } => {
+                            check(&mut v, *value, false, *span, &|| "this when-equation".to_string())
+                        }
+                        flat::WhenAction::Assert { condition, span, .. } => {
+                            check(&mut v, *condition, false, *span, &|| "this assertion".to_string())
+                        }
+                        flat::WhenAction::Terminate { .. } => {}
+                    }
+                }
+            }
+        }
+        for (span, what, reason) in problems {
+            self.diagnostics.push(Diagnostic::error(
+                "E0602",
+                format!("{what} cannot be computed at run time: {reason}"),
+                span,
+                reason,
+            ));
+        }
+    }
+}
+
+/// Checks expressions against the program's contract, each node once per context.
+struct Validator<'a> {
+    arena: &'a ExprArena,
+    slots: &'a [Option<Slot>],
+    functions: &'a [flat::Function],
+    checked_model: Vec<bool>,
+    checked_function: Vec<bool>,
+    stack: Vec<ExprId>,
+}
+
+impl Validator<'_> {
+    fn check(&mut self, root: ExprId, in_function: bool) -> Result<(), &'static str> {
+        self.stack.clear();
+        self.stack.push(root);
+        while let Some(e) = self.stack.pop() {
+            let checked = if in_function {
+                &mut self.checked_function
+            } else {
+                &mut self.checked_model
+            };
+            match checked.get_mut(e.0 as usize) {
+                Some(true) => continue,
+                Some(c) => *c = true,
+                None => return Err("an expression the compiler did not build"),
+            }
+            let slot = |v: &VarId| self.slots.get(v.0 as usize).copied().flatten();
+            match self.arena.get(e) {
+                Node::Str(_) => return Err("a String has no numeric value"),
+                Node::Var(v) if slot(v).is_none() => return Err("a String variable has no numeric value"),
+                Node::Local(_) if !in_function => return Err("a function local outside a function"),
+                Node::Call(Callee::Builtin(b), args) => {
+                    let info = b.info();
+                    match (b, info.eval, args.len()) {
+                        (Builtin::Der, _, 1) => match self.arena.get(args[0]) {
+                            Node::Var(v) if matches!(slot(v), Some(Slot::State(_))) => {}
+                            _ => return Err("der(...) of something that is not a state"),
+                        },
+                        (Builtin::Pre, _, 1) => match self.arena.get(args[0]) {
+                            Node::Var(v) if slot(v).is_some() => {}
+                            _ => return Err("pre(...) of something that is not a variable"),
+                        },
+                        (Builtin::NoEvent | Builtin::Smooth, _, _) => {
+                            self.stack.extend(args.last().copied());
+                        }
+                        (
+                            Builtin::Edge | Builtin::Change | Builtin::Initial | Builtin::Terminal | Builtin::Sample,
+                            ..,
+                        ) => {}
+                        (_, Eval::Unary(_), 1) | (_, Eval::Binary(_), 2) => self.stack.extend(args.iter().copied()),
+                        _ => return Err("this built-in cannot be evaluated numerically"),
+                    }
+                }
+                Node::Call(Callee::User(f), args) => {
+                    let Some(function) = self.functions.get(f.0 as usize) else {
+                        return Err("a call of an unknown function");
+                    };
+                    if function.outputs == 0 {
+                        return Err("a function without outputs has no value");
+                    }
+                    if args.len() != function.inputs as usize {
+                        return Err("a call with the wrong number of arguments");
+                    }
+                    self.stack.extend(args.iter().copied());
+                }
+                Node::CallOutput(call, k) => match self.arena.get(*call) {
+                    Node::Call(Callee::User(f), _)
+                        if self.functions.get(f.0 as usize).is_some_and(|func| *k < func.outputs) =>
+                    {
+                        self.stack.push(*call);
+                    }
+                    _ => return Err("an output that the called function does not have"),
+                },
+                _ => self.stack.extend(self.arena.children(e)),
+            }
+        }
+        Ok(())
+    }
+}
