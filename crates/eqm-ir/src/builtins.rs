@@ -8,7 +8,19 @@
 //! deliberately does not describe how operators (`der`, `pre`, `noEvent`, ...) are
 //! differentiated or evaluated: the stages handle those themselves.
 
-use crate::expr::{BinOp, ExprArena, ExprId, UnOp};
+use crate::ids::{BinOp, ExprId, UnOp};
+
+/// What a derivative rule needs to build the derivative's expression: the constructors of the
+/// expression arena, which implements it. The table names this trait instead of the arena so
+/// that it does not depend on how expressions are stored.
+pub trait ExprBuilder {
+    fn real(&mut self, v: f64) -> ExprId;
+    fn int(&mut self, v: i64) -> ExprId;
+    fn unary(&mut self, op: UnOp, a: ExprId) -> ExprId;
+    fn binary(&mut self, op: BinOp, a: ExprId, b: ExprId) -> ExprId;
+    fn builtin(&mut self, f: Builtin, args: Vec<ExprId>) -> ExprId;
+    fn if_then_else(&mut self, condition: ExprId, then: ExprId, otherwise: ExprId) -> ExprId;
+}
 
 /// How a built-in behaves in the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,7 +97,7 @@ pub enum Derivative {
     /// `rule(arena, args, dargs)` builds the derivative of the call from its arguments and the
     /// derivatives of the arguments (the chain rule is part of the rule); `None` when the
     /// number of arguments does not fit. The result need not be simplified.
-    Rule(fn(&mut ExprArena, &[ExprId], &[ExprId]) -> Option<ExprId>),
+    Rule(fn(&mut dyn ExprBuilder, &[ExprId], &[ExprId]) -> Option<ExprId>),
 }
 
 impl std::fmt::Debug for Derivative {
@@ -172,20 +184,20 @@ impl Builtin {
 
 // Derivative rules: `a` are the arguments, `d` their derivatives.
 
-fn bin(arena: &mut ExprArena, op: BinOp, x: ExprId, y: ExprId) -> ExprId {
+fn bin(arena: &mut dyn ExprBuilder, op: BinOp, x: ExprId, y: ExprId) -> ExprId {
     arena.binary(op, x, y)
 }
 
-fn call1(arena: &mut ExprArena, f: Builtin, x: ExprId) -> ExprId {
+fn call1(arena: &mut dyn ExprBuilder, f: Builtin, x: ExprId) -> ExprId {
     arena.builtin(f, vec![x])
 }
 
 /// `f'(x) * dx` for a one-argument function given `f'(x)`.
 fn chain1(
-    arena: &mut ExprArena,
+    arena: &mut dyn ExprBuilder,
     a: &[ExprId],
     d: &[ExprId],
-    df: fn(&mut ExprArena, ExprId) -> ExprId,
+    df: fn(&mut dyn ExprBuilder, ExprId) -> ExprId,
 ) -> Option<ExprId> {
     match (a, d) {
         ([x], [dx]) => {
@@ -197,7 +209,7 @@ fn chain1(
 }
 
 /// `dx / g(x)` for a one-argument function whose derivative is `1/g(x)`.
-fn over1(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId], g: fn(&mut ExprArena, ExprId) -> ExprId) -> Option<ExprId> {
+fn over1(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId], g: fn(&mut dyn ExprBuilder, ExprId) -> ExprId) -> Option<ExprId> {
     match (a, d) {
         ([x], [dx]) => {
             let g = g(arena, *x);
@@ -208,7 +220,7 @@ fn over1(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId], g: fn(&mut ExprArena
 }
 
 /// `1 - x^2`, shared by `asin` and `acos`.
-fn sqrt_one_minus_square(arena: &mut ExprArena, x: ExprId) -> ExprId {
+fn sqrt_one_minus_square(arena: &mut dyn ExprBuilder, x: ExprId) -> ExprId {
     let one = arena.real(1.0);
     let two = arena.int(2);
     let sq = bin(arena, BinOp::Pow, x, two);
@@ -216,11 +228,11 @@ fn sqrt_one_minus_square(arena: &mut ExprArena, x: ExprId) -> ExprId {
     call1(arena, Builtin::Sqrt, diff)
 }
 
-fn d_abs(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_abs(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     chain1(arena, a, d, |ar, x| call1(ar, Builtin::Sign, x))
 }
 
-fn d_sqrt(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_sqrt(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     over1(arena, a, d, |ar, x| {
         let two = ar.real(2.0);
         let s = call1(ar, Builtin::Sqrt, x);
@@ -228,33 +240,33 @@ fn d_sqrt(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     })
 }
 
-fn d_exp(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_exp(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     chain1(arena, a, d, |ar, x| call1(ar, Builtin::Exp, x))
 }
 
-fn d_log(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_log(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     over1(arena, a, d, |_, x| x)
 }
 
-fn d_log10(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_log10(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     over1(arena, a, d, |ar, x| {
         let ln10 = ar.real(std::f64::consts::LN_10);
         bin(ar, BinOp::Mul, ln10, x)
     })
 }
 
-fn d_sin(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_sin(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     chain1(arena, a, d, |ar, x| call1(ar, Builtin::Cos, x))
 }
 
-fn d_cos(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_cos(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     chain1(arena, a, d, |ar, x| {
         let s = call1(ar, Builtin::Sin, x);
         ar.unary(UnOp::Neg, s)
     })
 }
 
-fn d_tan(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_tan(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     over1(arena, a, d, |ar, x| {
         let c = call1(ar, Builtin::Cos, x);
         let two = ar.int(2);
@@ -262,18 +274,18 @@ fn d_tan(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     })
 }
 
-fn d_asin(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_asin(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     over1(arena, a, d, sqrt_one_minus_square)
 }
 
-fn d_acos(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_acos(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     over1(arena, a, d, |ar, x| {
         let s = sqrt_one_minus_square(ar, x);
         ar.unary(UnOp::Neg, s)
     })
 }
 
-fn d_atan(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_atan(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     over1(arena, a, d, |ar, x| {
         let one = ar.real(1.0);
         let two = ar.int(2);
@@ -283,7 +295,7 @@ fn d_atan(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
 }
 
 /// `atan2(y, x)' = (x*dy - y*dx) / (x^2 + y^2)`.
-fn d_atan2(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_atan2(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     let ([y, x], [dy, dx]) = (a, d) else { return None };
     let p = bin(arena, BinOp::Mul, *x, *dy);
     let q = bin(arena, BinOp::Mul, *y, *dx);
@@ -295,16 +307,16 @@ fn d_atan2(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> 
     Some(bin(arena, BinOp::Div, num, den))
 }
 
-fn d_sinh(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_sinh(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     chain1(arena, a, d, |ar, x| call1(ar, Builtin::Cosh, x))
 }
 
-fn d_cosh(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_cosh(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     chain1(arena, a, d, |ar, x| call1(ar, Builtin::Sinh, x))
 }
 
 /// `tanh' = 1 - tanh^2`, which stays finite where `cosh` overflows.
-fn d_tanh(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_tanh(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     chain1(arena, a, d, |ar, x| {
         let one = ar.real(1.0);
         let t = call1(ar, Builtin::Tanh, x);
@@ -316,26 +328,26 @@ fn d_tanh(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
 
 /// `min`/`max` differentiate branch-wise with the same comparison as [`min`]/[`max`], so the
 /// derivative follows the branch whose value is taken.
-fn branchwise(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId], op: BinOp) -> Option<ExprId> {
+fn branchwise(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId], op: BinOp) -> Option<ExprId> {
     let ([x, y], [dx, dy]) = (a, d) else { return None };
     let c = bin(arena, op, *x, *y);
-    Some(arena.add(crate::expr::Node::If(c, *dx, *dy)))
+    Some(arena.if_then_else(c, *dx, *dy))
 }
 
-fn d_min(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_min(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     branchwise(arena, a, d, BinOp::Le)
 }
 
-fn d_max(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_max(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     branchwise(arena, a, d, BinOp::Ge)
 }
 
 /// `x - q(x, y)*y` differentiates to `dx - q*dy` between the jumps of the integer quotient `q`.
 fn quotient_rule(
-    arena: &mut ExprArena,
+    arena: &mut dyn ExprBuilder,
     a: &[ExprId],
     d: &[ExprId],
-    q: fn(&mut ExprArena, ExprId, ExprId) -> ExprId,
+    q: fn(&mut dyn ExprBuilder, ExprId, ExprId) -> ExprId,
 ) -> Option<ExprId> {
     let ([x, y], [dx, dy]) = (a, d) else { return None };
     let q = q(arena, *x, *y);
@@ -343,14 +355,14 @@ fn quotient_rule(
     Some(bin(arena, BinOp::Sub, *dx, t))
 }
 
-fn d_mod(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_mod(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     quotient_rule(arena, a, d, |ar, x, y| {
         let r = bin(ar, BinOp::Div, x, y);
         call1(ar, Builtin::Floor, r)
     })
 }
 
-fn d_rem(arena: &mut ExprArena, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+fn d_rem(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     quotient_rule(arena, a, d, |ar, x, y| ar.builtin(Builtin::Div, vec![x, y]))
 }
 

@@ -6,73 +6,13 @@
 //! Children always have smaller ids than their parents, which lets passes walk the arena in
 //! index order instead of recursing. This module deliberately does no simplification.
 
-use crate::builtins::Builtin;
+use crate::builtins::{Builtin, ExprBuilder};
 use hashbrown::hash_table::{Entry, HashTable};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
-/// An expression in an [`ExprArena`].
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub struct ExprId(pub u32);
-
-/// A variable of the flat model.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub struct VarId(pub u32);
-
-/// A user-defined function of the flat model.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-pub struct FuncId(pub u32);
-
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum UnOp {
-    Neg,
-    Not,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    And,
-    Or,
-}
-
-impl BinOp {
-    pub fn symbol(self) -> &'static str {
-        match self {
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::Pow => "^",
-            BinOp::Eq => "==",
-            BinOp::Ne => "<>",
-            BinOp::Lt => "<",
-            BinOp::Le => "<=",
-            BinOp::Gt => ">",
-            BinOp::Ge => ">=",
-            BinOp::And => "and",
-            BinOp::Or => "or",
-        }
-    }
-
-    pub fn is_relation(self) -> bool {
-        matches!(
-            self,
-            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
-        )
-    }
-}
+pub use crate::ids::{BinOp, ExprId, FuncId, UnOp, VarId};
 
 /// What a call calls.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -569,5 +509,32 @@ mod tests {
         let minus_two = a.real(-2.0);
         let p = a.binary(BinOp::Pow, x, minus_two);
         assert_eq!(a.display(p, &names), "x^(-2.0)");
+    }
+}
+
+/// The derivative rules of the built-in table build their expressions in the arena.
+impl ExprBuilder for ExprArena {
+    fn real(&mut self, v: f64) -> ExprId {
+        ExprArena::real(self, v)
+    }
+
+    fn int(&mut self, v: i64) -> ExprId {
+        ExprArena::int(self, v)
+    }
+
+    fn unary(&mut self, op: UnOp, a: ExprId) -> ExprId {
+        ExprArena::unary(self, op, a)
+    }
+
+    fn binary(&mut self, op: BinOp, a: ExprId, b: ExprId) -> ExprId {
+        ExprArena::binary(self, op, a, b)
+    }
+
+    fn builtin(&mut self, f: Builtin, args: Vec<ExprId>) -> ExprId {
+        ExprArena::builtin(self, f, args)
+    }
+
+    fn if_then_else(&mut self, condition: ExprId, then: ExprId, otherwise: ExprId) -> ExprId {
+        self.add(Node::If(condition, then, otherwise))
     }
 }

@@ -1,7 +1,8 @@
 //! The intermediate representations shared by the stages after parsing, and the symbolic core
 //! that works on them.
 //!
-//! - [`expr`]: scalar expressions in a hash-consing arena, with typed ids;
+//! - [`ids`]: the ids of expressions, variables and functions, and the operators;
+//! - [`expr`]: scalar expressions in a hash-consing arena;
 //! - [`builtins`]: the one table of built-in functions and operators;
 //! - [`symbolic`]: evaluation, simplification, differentiation and solving of expressions;
 //! - [`flat`]: the flat model, the flattener's output;
@@ -13,5 +14,6 @@ pub mod builtins;
 pub mod expr;
 pub mod failure;
 pub mod flat;
+pub mod ids;
 pub mod slot;
 pub mod symbolic;

@@ -40,6 +40,7 @@
 mod build;
 mod diagnose;
 mod events;
+pub mod jacobian;
 mod validate;
 
 use crate::dae::{Dae, Equation};
@@ -286,7 +287,7 @@ pub struct ExecProgram {
     invariants: Vec<ExecInvariant>,
     state_choice: Option<ExecStateChoice>,
     /// The symbolic Jacobian, when it was asked for and could be built.
-    jacobian: Option<crate::jacobian::ExecJacobian>,
+    jacobian: Option<jacobian::ExecJacobian>,
 }
 
 impl ExecProgram {
@@ -335,29 +336,6 @@ impl ExecProgram {
         &mut self.exprs
     }
 
-    /// Adds the symbolic Jacobian of the right-hand side and of the invariants (see
-    /// [`crate::jacobian`]), with the expressions of the state-choice check evaluated alongside;
-    /// on failure the program has none and the reason is returned.
-    pub fn add_jacobian(&mut self) -> Result<(), String> {
-        self.jacobian = None;
-        let invariants: Vec<ExprId> = self.invariants.iter().map(|g| g.residual).collect();
-        // The rates are only useful when every invariant has one.
-        let rates: Vec<ExprId> = self.invariants.iter().map_while(|g| g.rate).collect();
-        let rates = if rates.len() == invariants.len() {
-            rates
-        } else {
-            Vec::new()
-        };
-        let extra: Vec<ExprId> = self
-            .state_choice
-            .iter()
-            .flat_map(|c| c.matrix.iter().chain(&c.norms))
-            .copied()
-            .collect();
-        self.jacobian = Some(crate::jacobian::build(self, &invariants, &rates, &extra)?);
-        Ok(())
-    }
-
     /// The invariants `g = 0` of the model, in declaration order.
     pub fn invariants(&self) -> &[ExecInvariant] {
         &self.invariants
@@ -368,8 +346,13 @@ impl ExecProgram {
         self.state_choice.as_ref()
     }
 
+    /// Sets the symbolic Jacobian ([`crate::jacobian`] builds it).
+    pub(crate) fn set_jacobian(&mut self, jacobian: Option<jacobian::ExecJacobian>) {
+        self.jacobian = jacobian;
+    }
+
     /// The symbolic Jacobian, if [`ExecProgram::add_jacobian`] built one.
-    pub fn jacobian(&self) -> Option<&crate::jacobian::ExecJacobian> {
+    pub fn jacobian(&self) -> Option<&jacobian::ExecJacobian> {
         self.jacobian.as_ref()
     }
 
