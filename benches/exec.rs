@@ -14,7 +14,8 @@ mod dae_chain;
 
 use common::best_of;
 use eqm_compile::exec::ExecProgram;
-use eqm_sim::interp::{Instance, OdeRhs};
+use eqm_sim::instance::Instance;
+use eqm_sim::interp::OdeRhs;
 use std::time::Duration;
 
 const SIZES: [usize; 6] = [1_000, 2_000, 100_000, 200_000, 500_000, 1_000_000];

@@ -147,7 +147,9 @@ end Loop;";
 
 /// Microseconds per right-hand-side evaluation of each example, interpreted and native.
 fn models() {
-    use eqm_sim::interp::{Instance, NativeCode, OdeRhs};
+    use eqm_sim::instance::Instance;
+    use eqm_sim::interp::OdeRhs;
+    use eqm_sim::native::NativeCode;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
     let mut sources: Vec<(String, String)> = std::fs::read_dir(&dir)
         .map(|d| {
@@ -186,7 +188,7 @@ fn models() {
             continue;
         };
         fast.attach_native(std::sync::Arc::new(native));
-        let x = eqm_sim::interp::default_start_values(program).expect("start values");
+        let x = eqm_sim::instance::default_start_values(program).expect("start values");
         let mut dx = vec![0.0; x.len()];
         let mut time = |instance: &mut Instance<'_>| {
             let reps = 2000;

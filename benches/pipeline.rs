@@ -14,7 +14,9 @@
 
 use eqm::driver::Session;
 use eqm_ir::slot::Slot;
-use eqm_sim::interp::{FiniteChecks, Instance, NativeCode, OdeRhs};
+use eqm_sim::instance::Instance;
+use eqm_sim::interp::{FiniteChecks, OdeRhs};
+use eqm_sim::native::NativeCode;
 use std::hint::black_box;
 use std::process::Command;
 use std::sync::Arc;

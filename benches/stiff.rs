@@ -68,7 +68,7 @@ fn main() {
         // The model path: the problem compiled from its `.eqm` text, right-hand side and
         // symbolic Jacobian in native code (compiled once, not timed), as `eqm run` runs it.
         let program = stiff::compile_model(problem);
-        let native = std::sync::Arc::new(eqm_sim::interp::NativeCode::compile(&program).expect("native code"));
+        let native = std::sync::Arc::new(eqm_sim::native::NativeCode::compile(&program).expect("native code"));
         for (path, method) in rows {
             for rtol in [1e-4, 1e-6, 1e-8] {
                 let atol = rtol * atol_factor * if problem.name == "Robertson" { 1e-4 } else { 1.0 };

@@ -258,16 +258,16 @@ pub fn compile_model(problem: &StiffProblem) -> eqm_compile::exec::ExecProgram {
 /// A compiled model as the integrators see it: the right-hand side and the symbolic Jacobian
 /// run as native code, as in `eqm run`.
 pub struct ModelSystem<'p> {
-    pub instance: eqm_sim::interp::Instance<'p>,
+    pub instance: eqm_sim::instance::Instance<'p>,
     scratch: Vec<f64>,
 }
 
 impl<'p> ModelSystem<'p> {
     pub fn new(
         program: &'p eqm_compile::exec::ExecProgram,
-        native: &std::sync::Arc<eqm_sim::interp::NativeCode>,
+        native: &std::sync::Arc<eqm_sim::native::NativeCode>,
     ) -> Self {
-        let mut instance = eqm_sim::interp::Instance::new(program).expect("an instance");
+        let mut instance = eqm_sim::instance::Instance::new(program).expect("an instance");
         instance.attach_native(native.clone());
         instance
             .interpreter()

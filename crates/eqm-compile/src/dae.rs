@@ -71,7 +71,10 @@ impl Origin {
                 format!("{times} of e{} (index reduction)", root + 1)
             }
             Origin::DerivativeChain { var } => {
-                format!("{} is the derivative of a state and a state itself", symbols.var_name(*var))
+                format!(
+                    "{} is the derivative of a state and a state itself",
+                    symbols.var_name(*var)
+                )
             }
         }
     }

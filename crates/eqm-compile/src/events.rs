@@ -293,7 +293,13 @@ struct Extractor {
 impl Extractor {
     /// The rewrite of an event operator (`sample`, `initial`, `terminal`, `edge`, `change`)
     /// with its arguments mapped by `map`; `None` for any other node.
-    fn operator(&mut self, dae: &mut Dae<IndexOne>, e: ExprId, map: &FxHashMap<ExprId, ExprId>, span: Span) -> Option<ExprId> {
+    fn operator(
+        &mut self,
+        dae: &mut Dae<IndexOne>,
+        e: ExprId,
+        map: &FxHashMap<ExprId, ExprId>,
+        span: Span,
+    ) -> Option<ExprId> {
         let Node::Call(Callee::Builtin(b), args) = dae.exprs().get(e).clone() else {
             return None;
         };
@@ -350,7 +356,13 @@ impl Extractor {
 
     /// The rewrite of a relation or of `abs`, `sign`, `min`, `max` that can change between
     /// events, with its arguments mapped by `map`; `None` for any other node.
-    fn event_math(&mut self, dae: &mut Dae<IndexOne>, e: ExprId, map: &FxHashMap<ExprId, ExprId>, span: Span) -> Option<ExprId> {
+    fn event_math(
+        &mut self,
+        dae: &mut Dae<IndexOne>,
+        e: ExprId,
+        map: &FxHashMap<ExprId, ExprId>,
+        span: Span,
+    ) -> Option<ExprId> {
         let m = |c: &ExprId| map.get(c).copied().unwrap_or(*c);
         match dae.exprs().get(e).clone() {
             Node::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), a, b) => {

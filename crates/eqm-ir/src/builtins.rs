@@ -209,7 +209,12 @@ fn chain1(
 }
 
 /// `dx / g(x)` for a one-argument function whose derivative is `1/g(x)`.
-fn over1(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId], g: fn(&mut dyn ExprBuilder, ExprId) -> ExprId) -> Option<ExprId> {
+fn over1(
+    arena: &mut dyn ExprBuilder,
+    a: &[ExprId],
+    d: &[ExprId],
+    g: fn(&mut dyn ExprBuilder, ExprId) -> ExprId,
+) -> Option<ExprId> {
     match (a, d) {
         ([x], [dx]) => {
             let g = g(arena, *x);

@@ -448,6 +448,33 @@ impl Iterator for Children<'_> {
     }
 }
 
+/// The derivative rules of the built-in table build their expressions in the arena.
+impl ExprBuilder for ExprArena {
+    fn real(&mut self, v: f64) -> ExprId {
+        ExprArena::real(self, v)
+    }
+
+    fn int(&mut self, v: i64) -> ExprId {
+        ExprArena::int(self, v)
+    }
+
+    fn unary(&mut self, op: UnOp, a: ExprId) -> ExprId {
+        ExprArena::unary(self, op, a)
+    }
+
+    fn binary(&mut self, op: BinOp, a: ExprId, b: ExprId) -> ExprId {
+        ExprArena::binary(self, op, a, b)
+    }
+
+    fn builtin(&mut self, f: Builtin, args: Vec<ExprId>) -> ExprId {
+        ExprArena::builtin(self, f, args)
+    }
+
+    fn if_then_else(&mut self, condition: ExprId, then: ExprId, otherwise: ExprId) -> ExprId {
+        self.add(Node::If(condition, then, otherwise))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -509,32 +536,5 @@ mod tests {
         let minus_two = a.real(-2.0);
         let p = a.binary(BinOp::Pow, x, minus_two);
         assert_eq!(a.display(p, &names), "x^(-2.0)");
-    }
-}
-
-/// The derivative rules of the built-in table build their expressions in the arena.
-impl ExprBuilder for ExprArena {
-    fn real(&mut self, v: f64) -> ExprId {
-        ExprArena::real(self, v)
-    }
-
-    fn int(&mut self, v: i64) -> ExprId {
-        ExprArena::int(self, v)
-    }
-
-    fn unary(&mut self, op: UnOp, a: ExprId) -> ExprId {
-        ExprArena::unary(self, op, a)
-    }
-
-    fn binary(&mut self, op: BinOp, a: ExprId, b: ExprId) -> ExprId {
-        ExprArena::binary(self, op, a, b)
-    }
-
-    fn builtin(&mut self, f: Builtin, args: Vec<ExprId>) -> ExprId {
-        ExprArena::builtin(self, f, args)
-    }
-
-    fn if_then_else(&mut self, condition: ExprId, then: ExprId, otherwise: ExprId) -> ExprId {
-        self.add(Node::If(condition, then, otherwise))
     }
 }

@@ -26,7 +26,7 @@
 //! Deliberately not here: the methods themselves (`integrators`), model compilation, IO, and
 //! time events other than relations on `time` (they are located like any crossing).
 
-use crate::interp::{Instance, OdeRhs};
+use crate::ode::ModelOde;
 use eqm_compile::exec::ExecProgram;
 use eqm_diag::source::Span;
 use eqm_integrators::{IntegrationError, OdeSystem, Output, RhsError, Schedule, Stepper};
@@ -134,9 +134,8 @@ struct Sliding {
 /// A model with frozen relations, as the stepper sees it; in sliding mode its right-hand side
 /// is the Filippov combination.
 pub struct HybridModel<'p> {
-    pub instance: Instance<'p>,
-    /// The last evaluation failure, so that an error can name the equations involved.
-    pub failure: Option<EvalFailure>,
+    /// The model's field and Jacobian, with the relations frozen.
+    pub ode: ModelOde<'p>,
     program: &'p ExecProgram,
     /// The frozen sign of each surface (-1, 0, 1).
     signs: Vec<i8>,
@@ -151,18 +150,15 @@ pub struct HybridModel<'p> {
     check_dx: Vec<f64>,
     /// Events handled so far and notes about them.
     pub stats: EventStats,
-    /// The constraint projection of a model with invariants, if any.
-    pub(crate) projector: Option<crate::simulate::Projector>,
 }
 
 impl<'p> HybridModel<'p> {
-    pub fn new(instance: Instance<'p>) -> Self {
-        let program = instance.program();
+    pub fn new(ode: ModelOde<'p>) -> Self {
+        let program = ode.instance.program();
         let n = program.layout().states;
         let surfaces = program.events().surfaces.len();
         HybridModel {
-            instance,
-            failure: None,
+            ode,
             program,
             signs: vec![0; surfaces],
             sliding: None,
@@ -173,7 +169,6 @@ impl<'p> HybridModel<'p> {
             probe_dx: vec![0.0; n],
             check_dx: vec![0.0; n],
             stats: EventStats::default(),
-            projector: None,
         }
     }
 
@@ -187,14 +182,14 @@ impl<'p> HybridModel<'p> {
                 Some(a) if test.holds(-1) && !test.holds(1) => 1.0 - a,
                 _ => f64::from(u8::from(test.holds(sign))),
             };
-            self.instance.set_work(w, value);
+            self.ode.instance.set_work(w, value);
         }
     }
 
     /// The surfaces at `(t, x)` into `self.d`, with `dx` the derivative there.
     fn surfaces_at(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
         let mut d = std::mem::take(&mut self.d);
-        let result = self.instance.surfaces(t, x, dx, &mut d);
+        let result = self.ode.instance.surfaces(t, x, dx, &mut d);
         self.d = d;
         result
     }
@@ -257,58 +252,41 @@ impl<'p> HybridModel<'p> {
     }
 }
 
+/// The model's field and Jacobian ([`ModelOde`]), but while sliding the Filippov combination,
+/// whose Jacobian is left to difference quotients (its coefficient depends on the state).
 impl OdeSystem for HybridModel<'_> {
     fn dim(&self) -> usize {
-        self.instance.dim()
+        self.ode.dim()
     }
 
     fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
-        let result = match self.sliding.as_ref().map(|s| s.surface) {
-            Some(k) => self.sliding_rhs(k, t, x, dx).map(|alpha| {
-                if let Some(s) = &mut self.sliding {
-                    s.alpha = alpha;
-                }
-            }),
-            None => match &mut self.projector {
-                Some(p) => p.rhs(&mut self.instance, t, x, dx),
-                None => self.instance.rhs(t, x, dx),
-            },
+        let Some(k) = self.sliding.as_ref().map(|s| s.surface) else {
+            return self.ode.rhs(t, x, dx);
         };
-        result.map_err(|f| {
-            let message = f.to_string();
-            self.failure = Some(f);
-            RhsError::new(message)
-        })
+        let result = self.sliding_rhs(k, t, x, dx).map(|alpha| {
+            if let Some(s) = &mut self.sliding {
+                s.alpha = alpha;
+            }
+        });
+        self.ode.keep(result)
     }
 
-    /// The model's symbolic Jacobian with the relations frozen; none while sliding, where the
-    /// field is a combination whose coefficient depends on the state (difference quotients
-    /// differentiate that).
     fn jacobian(&mut self, t: f64, x: &[f64], jacobian: &mut nalgebra::DMatrix<f64>) -> Option<Result<(), RhsError>> {
         if self.sliding.is_some() {
             return None;
         }
-        match &mut self.projector {
-            Some(p) => p.jacobian(&mut self.instance, &mut self.failure, t, x, jacobian),
-            None => crate::simulate::symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, jacobian),
-        }
+        self.ode.jacobian(t, x, jacobian)
     }
 
-    /// The symbolic Jacobian's pattern (none with projection, whose correction is dense).
     fn jacobian_pattern(&self) -> Option<&[Vec<u32>]> {
-        let program = self.program;
-        program
-            .jacobian()
-            .filter(|_| self.projector.is_none())
-            .map(|j| &j.rows[..])
+        self.ode.jacobian_pattern()
     }
 
-    /// Sparse values with the relations frozen; none while sliding (see `jacobian`).
     fn sparse_jacobian(&mut self, t: f64, x: &[f64], values: &mut [f64]) -> Option<Result<(), RhsError>> {
         if self.sliding.is_some() {
             return None;
         }
-        crate::simulate::sparse_symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, values)
+        self.ode.sparse_jacobian(t, x, values)
     }
 }
 
@@ -375,9 +353,9 @@ pub fn integrate(
     // `initial()` is true for one event right after the initialization: when-clauses on it
     // fire there.
     if let Some((slot, _)) = events.initial {
-        model.instance.set_work(slot, 1.0);
+        model.ode.instance.set_work(slot, 1.0);
         let outcome = event_iteration(model, t0, &mut x, &mut dx, &mut whens, false)?;
-        model.instance.set_work(slot, 0.0);
+        model.ode.instance.set_work(slot, 0.0);
         let outcome = match outcome {
             Some(terminated) => Some(terminated),
             None => event_iteration(model, t0, &mut x, &mut dx, &mut whens, false)?,
@@ -537,7 +515,7 @@ pub fn integrate(
     // `terminal()` is true for one event at the end.
     if let Some((slot, _)) = events.terminal {
         x.copy_from_slice(stepper.state());
-        model.instance.set_work(slot, 1.0);
+        model.ode.instance.set_work(slot, 1.0);
         let t = stepper.time();
         let outcome = event_iteration(model, t, &mut x, &mut dx, &mut whens, false)?;
         // The row after the final event shows what its when-clauses computed.
@@ -571,8 +549,11 @@ impl Clocks {
     fn new(model: &mut HybridModel<'_>, t0: f64, x: &[f64], dx: &mut [f64]) -> Result<Clocks, HybridError> {
         let mut clocks = Vec::new();
         for sample in &model.program.events().samples {
-            let start = model.instance.event_value(sample.start, sample.span, t0, x, dx)?;
-            let interval = model.instance.event_value(sample.interval, sample.span, t0, x, dx)?;
+            let start = model.ode.instance.event_value(sample.start, sample.span, t0, x, dx)?;
+            let interval = model
+                .ode
+                .instance
+                .event_value(sample.interval, sample.span, t0, x, dx)?;
             if !(interval > 0.0 && interval.is_finite() && start.is_finite()) {
                 return Err(HybridError::Event {
                     code: "E0713",
@@ -589,7 +570,7 @@ impl Clocks {
         let mut pending = Vec::new();
         for surface in &model.program.events().surfaces {
             if let Some(e) = surface.time_event {
-                let at = model.instance.event_value(e, surface.span, t0, x, dx)?;
+                let at = model.ode.instance.event_value(e, surface.span, t0, x, dx)?;
                 if at > t0 {
                     pending.push(at);
                 }
@@ -628,11 +609,11 @@ impl Clocks {
         // Time events at `t` need no flag: their surfaces take their new sign in the iteration.
         self.pending.retain(|&at| at != t);
         for &c in &ticking {
-            model.instance.set_work(self.clocks[c].0, 1.0);
+            model.ode.instance.set_work(self.clocks[c].0, 1.0);
         }
         let outcome = event_iteration(model, t, x, dx, whens, false)?;
         for &c in &ticking {
-            model.instance.set_work(self.clocks[c].0, 0.0);
+            model.ode.instance.set_work(self.clocks[c].0, 0.0);
             self.clocks[c].3 += 1;
         }
         if outcome.is_some() {
@@ -770,7 +751,7 @@ fn locate(
             let value = (|| match c {
                 Crossing::Surface(k) => {
                     // Only this surface's function is evaluated (after the right-hand side).
-                    let d = model.instance.surface_at(k, time, buffer, &mut dx)?;
+                    let d = model.ode.instance.surface_at(k, time, buffer, &mut dx)?;
                     // The root is that of the surface itself; the hysteresis only decides whether
                     // a step's end counts as crossed.
                     Ok(match model.signs[k] {
@@ -860,10 +841,10 @@ fn event_iteration(
         // `edge` and `change` compare with the values before this pass.
         let mut previous_changed = false;
         for &(slot, e) in &events.previous {
-            let value = model.instance.event_value(e, program.model_span(), t, x, dx)?;
-            if model.instance.work().get(slot as usize) != Some(&value) {
+            let value = model.ode.instance.event_value(e, program.model_span(), t, x, dx)?;
+            if model.ode.instance.work().get(slot as usize) != Some(&value) {
                 previous_changed = true;
-                model.instance.set_work(slot, value);
+                model.ode.instance.set_work(slot, value);
             }
         }
         changing.clear();
@@ -887,7 +868,7 @@ fn event_iteration(
         for (w, when) in events.whens.iter().enumerate() {
             let mut chosen = None;
             for (b, (condition, _)) in when.branches.iter().enumerate() {
-                let value = model.instance.event_value(*condition, when.span, t, x, dx)? != 0.0;
+                let value = model.ode.instance.event_value(*condition, when.span, t, x, dx)? != 0.0;
                 if value && !whens.conditions[w][b] && chosen.is_none() && !initial {
                     chosen = Some(b);
                 }
@@ -909,16 +890,16 @@ fn event_iteration(
             for action in &when.branches[b].1 {
                 match action {
                     WhenAction::Assign { value, span, .. } => {
-                        let v = model.instance.event_value(*value, *span, t, x, dx)?;
+                        let v = model.ode.instance.event_value(*value, *span, t, x, dx)?;
                         if let Some(Slot::Work(k)) = action_slot(program, action)
-                            && model.instance.work().get(k as usize) != Some(&v)
+                            && model.ode.instance.work().get(k as usize) != Some(&v)
                         {
                             discrete_changed = true;
-                            model.instance.set_work(k, v);
+                            model.ode.instance.set_work(k, v);
                         }
                     }
                     WhenAction::Reinit { value, span, .. } => {
-                        let v = model.instance.event_value(*value, *span, t, x, dx)?;
+                        let v = model.ode.instance.event_value(*value, *span, t, x, dx)?;
                         if let Some(Slot::State(i)) = action_slot(program, action) {
                             reinits.push((i, v));
                         }
@@ -928,7 +909,7 @@ fn event_iteration(
                         message,
                         span,
                     } => {
-                        if model.instance.event_value(*condition, *span, t, x, dx)? == 0.0 {
+                        if model.ode.instance.event_value(*condition, *span, t, x, dx)? == 0.0 {
                             return Err(HybridError::Evaluation(EvalFailure {
                                 time: t,
                                 kind: eqm_ir::failure::FailureKind::Assert {
@@ -1101,7 +1082,7 @@ impl HybridModel<'_> {
     /// The discrete slots and their values, to copy into another instance of the program
     /// (the one that evaluates output rows).
     pub fn discrete_values(&self) -> impl Iterator<Item = (u32, f64)> + '_ {
-        let work = self.instance.work();
+        let work = self.ode.instance.work();
         self.program
             .events()
             .discrete

@@ -6,6 +6,9 @@
 //! naming the time, the equations and the variables. Nothing here compiles a model or does IO.
 
 pub mod hybrid;
+pub mod instance;
 pub mod interp;
+pub mod native;
+pub mod ode;
 pub mod projection;
 pub mod simulate;

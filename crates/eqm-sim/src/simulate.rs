@@ -13,10 +13,12 @@
 //! interpreter alone. It deliberately does no IO and chooses no
 //! defaults from the command line: `main.rs` does both.
 
-use crate::interp::{Instance, OdeRhs};
+use crate::instance::Instance;
+use crate::interp::OdeRhs;
+use crate::ode::{ModelOde, Projector};
 use eqm_compile::exec::ExecProgram;
 use eqm_diag::Diagnostic;
-use eqm_integrators::{self, IntegrationError, Method, OdeSystem, Output, RhsError};
+use eqm_integrators::{self, IntegrationError, Method, Output};
 use eqm_ir::failure::EvalFailure;
 use eqm_ir::slot::Slot;
 use std::ops::ControlFlow;
@@ -164,195 +166,6 @@ pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns
     Ok(Columns { names, slots })
 }
 
-/// A model instance as the integrator sees it; keeps the last evaluation failure so that the
-/// error can name the equations involved.
-struct Model<'p> {
-    instance: Instance<'p>,
-    failure: Option<EvalFailure>,
-    projector: Option<Projector>,
-}
-
-impl OdeSystem for Model<'_> {
-    fn dim(&self) -> usize {
-        self.instance.dim()
-    }
-
-    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
-        let result = match &mut self.projector {
-            Some(p) => p.rhs(&mut self.instance, t, x, dx),
-            None => self.instance.rhs(t, x, dx),
-        };
-        result.map_err(|f| {
-            let message = f.to_string();
-            self.failure = Some(f);
-            RhsError::new(message)
-        })
-    }
-
-    fn jacobian(&mut self, t: f64, x: &[f64], jacobian: &mut nalgebra::DMatrix<f64>) -> Option<Result<(), RhsError>> {
-        match &mut self.projector {
-            Some(p) => p.jacobian(&mut self.instance, &mut self.failure, t, x, jacobian),
-            None => symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, jacobian),
-        }
-    }
-
-    /// The symbolic Jacobian's pattern; none with projection, whose correction is dense.
-    fn jacobian_pattern(&self) -> Option<&[Vec<u32>]> {
-        let program = self.instance.program();
-        program
-            .jacobian()
-            .filter(|_| self.projector.is_none())
-            .map(|j| &j.rows[..])
-    }
-
-    fn sparse_jacobian(&mut self, t: f64, x: &[f64], values: &mut [f64]) -> Option<Result<(), RhsError>> {
-        sparse_symbolic_jacobian(&mut self.instance, &mut self.failure, t, x, values)
-    }
-}
-
-/// The symbolic Jacobian's values in pattern order for [`OdeSystem::sparse_jacobian`].
-pub(crate) fn sparse_symbolic_jacobian(
-    instance: &mut Instance<'_>,
-    failure: &mut Option<EvalFailure>,
-    t: f64,
-    x: &[f64],
-    values: &mut [f64],
-) -> Option<Result<(), RhsError>> {
-    let out = crate::interp::JacobianOut {
-        f_values: Some(values),
-        ..Default::default()
-    };
-    evaluate_jacobian(instance, failure, t, x, out)
-}
-
-/// Evaluates the symbolic Jacobian of `instance` at `(t, x)` into `out` for the integrators:
-/// `None` when the program has none or it is not defined at this point; a failure is kept in
-/// `failure`.
-fn evaluate_jacobian(
-    instance: &mut Instance<'_>,
-    failure: &mut Option<EvalFailure>,
-    t: f64,
-    x: &[f64],
-    out: crate::interp::JacobianOut,
-) -> Option<Result<(), RhsError>> {
-    if !instance.has_jacobian() {
-        return None;
-    }
-    let mut dx = vec![0.0; x.len()];
-    match instance.jacobian(t, x, &mut dx, out) {
-        Ok(true) => Some(Ok(())),
-        Ok(false) => None,
-        Err(f) => {
-            let message = f.to_string();
-            *failure = Some(f);
-            Some(Err(RhsError::new(message)))
-        }
-    }
-}
-
-/// The constraint projection of a model with invariants: its buffers and the evaluations of
-/// `g` and `G` it needs (see [`crate::projection`]).
-#[derive(Debug, Clone)]
-pub(crate) struct Projector {
-    projection: crate::projection::Projection,
-    g: Vec<f64>,
-    g_x: nalgebra::DMatrix<f64>,
-    shifted_g_x: nalgebra::DMatrix<f64>,
-}
-
-impl Projector {
-    fn new(n: usize, m: usize, gain: f64) -> Projector {
-        Projector {
-            projection: crate::projection::Projection::new(n, m, gain),
-            g: vec![0.0; m],
-            g_x: nalgebra::DMatrix::zeros(m, n),
-            shifted_g_x: nalgebra::DMatrix::zeros(m, n),
-        }
-    }
-
-    /// The corrected field at `(t, x)`. Where `G` is not defined (a partial derivative that
-    /// is not finite), the plain field is returned: the next points correct the drift.
-    pub(crate) fn rhs(
-        &mut self,
-        instance: &mut Instance<'_>,
-        t: f64,
-        x: &[f64],
-        dx: &mut [f64],
-    ) -> Result<(), EvalFailure> {
-        let out = crate::interp::JacobianOut {
-            g: Some(&mut self.g),
-            g_x: Some(&mut self.g_x),
-            ..Default::default()
-        };
-        if instance.jacobian(t, x, dx, out)? {
-            self.projection.correct(&self.g, &self.g_x, dx);
-        }
-        Ok(())
-    }
-
-    /// The Jacobian of the corrected field: the symbolic `∂f/∂x` and `G`, and `G ∂f/∂x + H`
-    /// with `H = ∂(G f̄)/∂x`: symbolically, as the Jacobian of the invariants' rates
-    /// `Σ ∂g/∂x_j f_j`, when every invariant reads only states; otherwise `H` is the
-    /// directional difference of `G` along `f` (one more evaluation of `G`).
-    pub(crate) fn jacobian(
-        &mut self,
-        instance: &mut Instance<'_>,
-        failure: &mut Option<EvalFailure>,
-        t: f64,
-        x: &[f64],
-        jacobian: &mut nalgebra::DMatrix<f64>,
-    ) -> Option<Result<(), RhsError>> {
-        let mut f = vec![0.0; x.len()];
-        let symbolic_rates = instance.program().jacobian().is_some_and(|j| !j.rates.is_empty());
-        let mut evaluate = || -> Result<bool, EvalFailure> {
-            let out = crate::interp::JacobianOut {
-                f_x: Some(&mut *jacobian),
-                g: Some(&mut self.g),
-                g_x: Some(&mut self.g_x),
-                rate_x: symbolic_rates.then_some(&mut self.shifted_g_x),
-                ..Default::default()
-            };
-            if !instance.jacobian(t, x, &mut f, out)? {
-                return Ok(false);
-            }
-            let rate_x = if symbolic_rates {
-                // `G ∂f/∂x + H` is the rates' Jacobian; the correction wants it without the
-                // `G ∂f/∂x` that `correct_jacobian` adds itself.
-                &self.shifted_g_x - &self.g_x * &*jacobian
-            } else {
-                let size = x.iter().map(|v| v * v).sum::<f64>().sqrt();
-                let speed = f.iter().map(|v| v * v).sum::<f64>().sqrt();
-                if speed == 0.0 {
-                    nalgebra::DMatrix::zeros(self.g_x.nrows(), self.g_x.ncols())
-                } else {
-                    let eps = f64::EPSILON.sqrt() * (1.0 + size) / speed;
-                    let shifted: Vec<f64> = x.iter().zip(&f).map(|(xi, fi)| xi + eps * fi).collect();
-                    let mut scratch = vec![0.0; x.len()];
-                    let out = crate::interp::JacobianOut {
-                        g_x: Some(&mut self.shifted_g_x),
-                        ..Default::default()
-                    };
-                    if !instance.jacobian(t, &shifted, &mut scratch, out)? {
-                        return Ok(false);
-                    }
-                    (&self.shifted_g_x - &self.g_x) / eps
-                }
-            };
-            self.projection.correct_jacobian(&self.g_x, &rate_x, jacobian);
-            Ok(true)
-        };
-        match evaluate() {
-            Ok(true) => Some(Ok(())),
-            Ok(false) => None,
-            Err(e) => {
-                let message = e.to_string();
-                *failure = Some(e);
-                Some(Err(RhsError::new(message)))
-            }
-        }
-    }
-}
-
 /// Prepares `program` for a run with `options`: the symbolic Jacobian for implicit methods
 /// and for the invariants (`g` and `G` come from it). Returns a note for `-v`.
 pub fn prepare(program: &mut ExecProgram, options: &RunOptions) -> Option<String> {
@@ -409,22 +222,6 @@ pub fn default_gain(jacobian: &nalgebra::DMatrix<f64>, f: &[f64], x: &[f64], spa
     };
     let gain = radius.max(speed).max(floor);
     if gain.is_finite() && gain > 0.0 { gain } else { 1.0 }
-}
-
-/// The symbolic Jacobian of `instance` at `(t, x)` for [`OdeSystem::jacobian`] (see
-/// [`evaluate_jacobian`]).
-pub(crate) fn symbolic_jacobian(
-    instance: &mut Instance<'_>,
-    failure: &mut Option<EvalFailure>,
-    t: f64,
-    x: &[f64],
-    jacobian: &mut nalgebra::DMatrix<f64>,
-) -> Option<Result<(), RhsError>> {
-    let out = crate::interp::JacobianOut {
-        f_x: Some(jacobian),
-        ..Default::default()
-    };
-    evaluate_jacobian(instance, failure, t, x, out)
 }
 
 /// An instance with the run's parameters set.
@@ -534,11 +331,7 @@ pub fn simulate(
     columns: &Columns,
     sink: &mut dyn FnMut(f64, &[f64]) -> std::io::Result<()>,
 ) -> Result<Summary, SimError> {
-    let mut model = Model {
-        instance: instance(program, &options.params)?,
-        failure: None,
-        projector: None,
-    };
+    let mut model = ModelOde::new(instance(program, &options.params)?);
     let x0 = initial_states(&mut model.instance, init, &options.params, options.start)?;
     let mut invariant_report = None;
     if !program.invariants().is_empty() {
@@ -554,7 +347,7 @@ pub fn simulate(
         .set_finite_checks(crate::interp::FiniteChecks::Derivatives);
     let compile_start = std::time::Instant::now();
     let native = match options.backend {
-        Backend::Auto => crate::interp::NativeCode::compile(program).map(std::sync::Arc::new),
+        Backend::Auto => crate::native::NativeCode::compile(program).map(std::sync::Arc::new),
         Backend::Interpreter => None,
     };
     let compile_time = compile_start.elapsed();
@@ -629,8 +422,7 @@ pub fn simulate(
             ),
         }
     } else {
-        let mut hybrid = crate::hybrid::HybridModel::new(model.instance);
-        hybrid.projector = model.projector.take();
+        let mut hybrid = crate::hybrid::HybridModel::new(model);
         let outcome = crate::hybrid::integrate(
             &mut hybrid,
             stepper.as_mut(),
@@ -657,7 +449,7 @@ pub fn simulate(
                 None,
                 None,
                 events,
-                Some(hybrid_failure(program, e, hybrid.failure.take())),
+                Some(hybrid_failure(program, e, hybrid.ode.failure.take())),
             ),
         }
     };
@@ -728,8 +520,7 @@ fn projector(
         Stabilize::Default => (default_gain(&f_x, &dx, x0, options.stop - options.start), "default"),
     };
     let mut projector = Projector::new(n, m, gain.0);
-    projector.projection.factor(&g_x);
-    report.rank = projector.projection.rank();
+    report.rank = projector.factor(&g_x);
     report.gain = Some(gain);
     Ok((Some(projector), report))
 }
@@ -966,103 +757,5 @@ fn integration_failure(program: &ExecProgram, e: IntegrationError, failure: Opti
         time,
         message,
         diagnostic,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Projector, RunOptions, Stabilize, prepare};
-    use crate::interp::Instance;
-    use eqm_compile::analysis::{self, AnalysisOptions, IndexForm};
-    use eqm_diag::timing::Timings;
-    use nalgebra::DMatrix;
-
-    /// The program of `text` in `form`, prepared for an implicit method.
-    fn program(text: &str, form: IndexForm) -> eqm_compile::exec::ExecProgram {
-        let mut sources = eqm_flatten::Sources::new();
-        sources.add_file("m.eqm", text.to_string());
-        let flat = sources.flatten(None, &eqm_flatten::Options::default());
-        let flat = flat.unwrap_or_else(|| panic!("{}", sources.render_diagnostics(false)));
-        let options = AnalysisOptions {
-            keep_aliases: false,
-            index_form: form,
-        };
-        let (analysis, _) = analysis::analyze(flat, &options, &mut Timings::default()).expect("analysed");
-        let mut compiled = analysis::compile(analysis, &mut Timings::default()).expect("compiled");
-        let options = RunOptions {
-            start: 0.0,
-            stop: 1.0,
-            method: eqm_integrators::Method::Radau5,
-            integrator: Default::default(),
-            interval: None,
-            params: Vec::new(),
-            backend: super::Backend::Interpreter,
-            stabilize: Stabilize::Default,
-        };
-        prepare(&mut compiled.program, &options);
-        compiled.program
-    }
-
-    /// The Jacobian of the projected field against central differences of the projected
-    /// field, at a point on the invariant manifold, where it is exact.
-    fn check(text: &str, form: IndexForm, x: &[f64], rates: bool) {
-        let program = program(text, form);
-        let jac = program.jacobian().expect("a symbolic Jacobian");
-        assert_eq!(!jac.rates.is_empty(), rates, "symbolic rates");
-        let (n, m) = (program.layout().states, program.invariants().len());
-        assert_eq!(x.len(), n);
-        let mut instance = Instance::new(&program).expect("instance");
-        let mut projector = Projector::new(n, m, 3.0);
-        let mut failure = None;
-        let mut symbolic = DMatrix::zeros(n, n);
-        projector
-            .jacobian(&mut instance, &mut failure, 0.0, x, &mut symbolic)
-            .expect("defined")
-            .expect("no failure");
-        for j in 0..n {
-            let h = 1e-6 * (1.0 + x[j].abs());
-            let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
-            xp[j] += h;
-            xm[j] -= h;
-            let (mut fp, mut fm) = (vec![0.0; n], vec![0.0; n]);
-            projector.rhs(&mut instance, 0.0, &xp, &mut fp).expect("rhs");
-            projector.rhs(&mut instance, 0.0, &xm, &mut fm).expect("rhs");
-            for i in 0..n {
-                let d = (fp[i] - fm[i]) / (2.0 * h);
-                assert!(
-                    (symbolic[(i, j)] - d).abs() < 1e-6 * (1.0 + d.abs()),
-                    "∂f{i}/∂x{j}: {} vs {d}",
-                    symbolic[(i, j)]
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn the_jacobian_of_the_projected_field_matches_differences() {
-        // The pendulum's embedding form: invariants of states only, rates symbolic.
-        let pendulum = "model P\n  parameter Real L = 1;\n  parameter Real g = 1;\n  Real x(start = 0.6, fixed = true);\n  Real y(start = -0.8);\n  Real vx(start = 0.3, fixed = true);\n  Real vy(start = 0.2);\n  Real F;\nequation\n  der(x) = vx;\n  der(y) = vy;\n  der(vx) = -F*x/L;\n  der(vy) = -F*y/L - g;\n  x^2 + y^2 = L^2;\nend P;\n";
-        let program = program(pendulum, IndexForm::Embedding);
-        // A point on the constraints (x^2 + y^2 = 1, x vx + y vy = 0, der(x) = vx), in the
-        // program's state order.
-        let names: Vec<String> = program
-            .states()
-            .iter()
-            .map(|v| program.symbols().get(*v).name.clone())
-            .collect();
-        let value = |name: &str| match name {
-            "x" => 0.6,
-            "y" => -0.8,
-            "vx" => 0.2,
-            "vy" => 0.15,
-            "der(x)" => 0.2,
-            "der(y)" => 0.15,
-            other => panic!("unexpected state {other}"),
-        };
-        let x: Vec<f64> = names.iter().map(|n| value(n)).collect();
-        check(pendulum, IndexForm::Embedding, &x, true);
-        // A declared invariant that reads an algebraic variable: H by a directional difference.
-        let algebraic = "model A\n  Real u(start = 1, fixed = true);\n  Real w(start = 2, fixed = true);\n  Real e;\nequation\n  der(u) = 1.5*u - u*w;\n  der(w) = u*w - 3*w;\n  e = u - 3*log(u) + w - 1.5*log(w);\ninvariant\n  e = 3 - 1.5*log(2);\nend A;\n";
-        check(algebraic, IndexForm::Auto, &[1.0, 2.0], false);
     }
 }

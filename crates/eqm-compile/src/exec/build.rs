@@ -284,10 +284,7 @@ impl Builder {
     }
 
     fn equation_span(&self, eq: usize) -> Span {
-        self.dae
-            .equations
-            .get(eq)
-            .map_or_else(|| self.model_span(), |e| e.span)
+        self.dae.equations.get(eq).map_or_else(|| self.model_span(), |e| e.span)
     }
 
     fn residual(&mut self, eq: usize) -> Option<ExprId> {

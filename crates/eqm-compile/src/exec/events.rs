@@ -160,17 +160,15 @@ impl Builder {
             }
         }
         if order.len() < n {
-            let span =
-                actions
-                    .iter()
-                    .enumerate()
-                    .find(|(i, _)| !order.contains(i))
-                    .map_or(self.model_span(), |(_, a)| match a {
-                        flat::WhenAction::Assign { span, .. }
-                        | flat::WhenAction::Reinit { span, .. }
-                        | flat::WhenAction::Assert { span, .. }
-                        | flat::WhenAction::Terminate { span, .. } => *span,
-                    });
+            let span = actions.iter().enumerate().find(|(i, _)| !order.contains(i)).map_or(
+                self.model_span(),
+                |(_, a)| match a {
+                    flat::WhenAction::Assign { span, .. }
+                    | flat::WhenAction::Reinit { span, .. }
+                    | flat::WhenAction::Assert { span, .. }
+                    | flat::WhenAction::Terminate { span, .. } => *span,
+                },
+            );
             self.diagnostics.push(
                 Diagnostic::error(
                     "E0607",

@@ -81,4 +81,3 @@ impl ExecJacobian {
         self.rows.iter().map(Vec::len).sum()
     }
 }
-

@@ -492,4 +492,3 @@ impl eqm_ir::expr::Names for ProgramNames<'_> {
         }
     }
 }
-

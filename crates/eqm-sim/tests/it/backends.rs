@@ -11,7 +11,9 @@ use crate::pipeline;
 use eqm_compile::exec::{ExecProgram, Instr};
 use eqm_flatten::Sources;
 use eqm_ir::failure::{EvalFailure, FailureKind};
-use eqm_sim::interp::{Instance, NativeCode, OdeRhs};
+use eqm_sim::instance::Instance;
+use eqm_sim::interp::OdeRhs;
+use eqm_sim::native::NativeCode;
 use std::sync::Arc;
 
 /// A small deterministic generator (xorshift), so that failures reproduce.

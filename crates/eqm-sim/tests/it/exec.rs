@@ -7,7 +7,8 @@ use crate::pipeline::Pipeline;
 use eqm_compile::exec::{ExecProgram, Instr};
 use eqm_flatten::Sources;
 use eqm_ir::failure::FailureKind;
-use eqm_sim::interp::{Instance, Interpreter, OdeRhs};
+use eqm_sim::instance::Instance;
+use eqm_sim::interp::{Interpreter, OdeRhs};
 
 /// The one place these tests call the pipeline: flatten `text` with the stdlib, analyse it and
 /// build its executable program (or panic with the rendered diagnostics). The session holds the
@@ -861,5 +862,5 @@ fn rigid_masses_after_index_reduction_follow_the_cosine() {
 
 /// The start values of the states with the default parameters.
 fn default_x0(program: &ExecProgram) -> Vec<f64> {
-    eqm_sim::interp::default_start_values(program).expect("the program has start values")
+    eqm_sim::instance::default_start_values(program).expect("the program has start values")
 }

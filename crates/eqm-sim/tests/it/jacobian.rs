@@ -8,7 +8,9 @@
 use crate::pipeline;
 
 use eqm_compile::exec::ExecProgram;
-use eqm_sim::interp::{Instance, JacobianOut, NativeCode, OdeRhs};
+use eqm_sim::instance::Instance;
+use eqm_sim::interp::{JacobianOut, OdeRhs};
+use eqm_sim::native::NativeCode;
 use nalgebra::DMatrix;
 use std::sync::Arc;
 
@@ -19,7 +21,7 @@ fn program(name: &str, text: &str) -> ExecProgram {
 
 /// A point near the start values, moved so that no entry is special (0, 1).
 fn point(program: &ExecProgram, k: usize) -> Vec<f64> {
-    eqm_sim::interp::default_start_values(program)
+    eqm_sim::instance::default_start_values(program)
         .expect("the program has start values")
         .iter()
         .enumerate()

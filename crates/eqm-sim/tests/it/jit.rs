@@ -1038,7 +1038,7 @@ fn compiled_modules_can_move_between_threads() {
     send::<CompiledModule>();
     // Shared between the instances of one program (`Arc<NativeCode>`), which stay `Send`.
     sync::<CompiledModule>();
-    send::<eqm_sim::interp::Instance<'static>>();
+    send::<eqm_sim::instance::Instance<'static>>();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ fn the_stiff_test_set_written_as_models_runs_with_the_symbolic_jacobian() {
     ];
     for (problem, rtol, atol, allowed, floor) in cases {
         let program = stiff::compile_model(&problem);
-        let native = std::sync::Arc::new(eqm_sim::interp::NativeCode::compile(&program).expect("native code"));
+        let native = std::sync::Arc::new(eqm_sim::native::NativeCode::compile(&program).expect("native code"));
         for method in [Method::Bdf, Method::Radau5] {
             let mut system = stiff::ModelSystem::new(&program, &native);
             let (x, stats) = stiff::solve_model(&method, &mut system, &problem, rtol, atol)

@@ -1,0 +1,230 @@
+//! A program instance: the interpreter bound to a parameter vector and its work array. This is
+//! what an integrator calls, and where non-structural parameters change without rebuilding
+//! anything.
+//!
+//! Input: an [`ExecProgram`]. Output: derivatives, outputs, surfaces and Jacobians at given
+//! states, with the instance's parameters. It does not integrate.
+
+use crate::interp::{Interpreter, JacobianOut, OdeRhs};
+use crate::native::NativeCode;
+use eqm_compile::exec::ExecProgram;
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use eqm_ir::expr::ExprId;
+use eqm_ir::failure::EvalFailure;
+use eqm_ir::slot::Slot;
+use std::sync::Arc;
+
+/// The start values of the states with the default parameters (NaN when those are not valid):
+/// tests and callers that want the model's own initial point read them here.
+pub fn default_start_values(program: &ExecProgram) -> Result<Vec<f64>, Diagnostic> {
+    let mut interpreter = Interpreter::new(program)?;
+    let layout = program.layout();
+    let mut work = vec![0.0; layout.work];
+    let mut x = vec![f64::NAN; layout.states];
+    let ok = interpreter.parameters(program.p0(), &mut work).is_ok()
+        && interpreter.start_values(program.p0(), &mut work, &mut x).is_ok();
+    if !ok {
+        x.fill(f64::NAN);
+    }
+    Ok(x)
+}
+
+/// An interpreter bound to a parameter vector and its work array: what an integrator calls, and
+/// where parameters are changed without rebuilding anything.
+pub struct Instance<'p> {
+    interpreter: Interpreter<'p>,
+    p: Vec<f64>,
+    work: Vec<f64>,
+}
+
+impl<'p> Instance<'p> {
+    /// An instance with the default parameters and the start values as first guesses.
+    pub fn new(program: &'p ExecProgram) -> Result<Instance<'p>, Diagnostic> {
+        let mut interpreter = Interpreter::new(program)?;
+        let layout = program.layout();
+        let p = program.p0().to_vec();
+        let mut work = vec![0.0; layout.work];
+        let mut x = vec![0.0; layout.states];
+        interpreter
+            .parameters(&p, &mut work)
+            .and_then(|()| interpreter.start_values(&p, &mut work, &mut x))
+            .map_err(|f| program.failure_diagnostic(&f))?;
+        Ok(Instance { interpreter, p, work })
+    }
+
+    pub fn program(&self) -> &'p ExecProgram {
+        self.interpreter.program()
+    }
+
+    /// Evaluates with native code from now on (see [`Interpreter::attach_native`]).
+    pub fn attach_native(&mut self, native: Arc<NativeCode>) {
+        self.interpreter.attach_native(native);
+    }
+
+    pub fn interpreter(&mut self) -> &mut Interpreter<'p> {
+        &mut self.interpreter
+    }
+
+    /// The parameter vector.
+    pub fn p(&self) -> &[f64] {
+        &self.p
+    }
+
+    /// The work array as the last evaluation left it.
+    pub fn work(&self) -> &[f64] {
+        &self.work
+    }
+
+    /// Sets `work[k]`: how events change discrete variables and relation values, which no
+    /// evaluation writes.
+    pub fn set_work(&mut self, k: u32, value: f64) {
+        if let Some(w) = self.work.get_mut(k as usize) {
+            *w = value;
+        }
+    }
+
+    /// The zero-crossing functions at `(t, x)` into `out`: evaluates the right-hand side and
+    /// the outputs first, so `dx` and every variable are those of this point.
+    pub fn surfaces(&mut self, t: f64, x: &[f64], dx: &mut [f64], out: &mut [f64]) -> Result<(), EvalFailure> {
+        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+        self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
+        self.interpreter.surfaces(t, x, &self.p, dx, &mut self.work, out)
+    }
+
+    /// The symbolic Jacobian at `(t, x)` (see [`Interpreter::jacobian`]): evaluates the
+    /// right-hand side first, so `dx` holds `f(t, x)` afterwards.
+    pub fn jacobian(&mut self, t: f64, x: &[f64], dx: &mut [f64], out: JacobianOut) -> Result<bool, EvalFailure> {
+        if !self.interpreter.has_jacobian() {
+            return Ok(false);
+        }
+        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+        self.interpreter.jacobian(t, x, &self.p, dx, &mut self.work, out)
+    }
+
+    /// Whether the program has a symbolic Jacobian.
+    pub fn has_jacobian(&self) -> bool {
+        self.interpreter.has_jacobian()
+    }
+
+    /// Zero-crossing function `k` alone at `(t, x)` (after the right-hand side and the outputs).
+    pub fn surface_at(&mut self, k: usize, t: f64, x: &[f64], dx: &mut [f64]) -> Result<f64, EvalFailure> {
+        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+        self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
+        self.interpreter.surface(k, t, x, &self.p, dx, &mut self.work)
+    }
+
+    /// One expression of the event program at the point of the last evaluation.
+    pub fn event_value(
+        &mut self,
+        e: ExprId,
+        span: Span,
+        t: f64,
+        x: &[f64],
+        dx: &mut [f64],
+    ) -> Result<f64, EvalFailure> {
+        self.interpreter.event_value(e, span, t, x, &self.p, dx, &mut self.work)
+    }
+
+    /// Sets parameter `name` and recomputes the parameters that depend on it, checking the
+    /// parameter conditions. On failure the previous value is kept.
+    pub fn set_param(&mut self, name: &str, value: f64) -> Result<(), Diagnostic> {
+        let program = self.program();
+        let fallback = program.model_span();
+        let Some(v) = program.lookup(name) else {
+            let params = program.params().iter().map(|v| program.symbols().get(*v).name.as_str());
+            let mut d = Diagnostic::error(
+                "E0707",
+                format!("there is no parameter `{name}`"),
+                fallback,
+                "in this model",
+            );
+            if let Some(s) = eqm_diag::did_you_mean(name, params) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            return Err(d);
+        };
+        let var = program.symbols().get(v);
+        let Some(Slot::Param(i)) = program.slot_of(v) else {
+            let why = match var.kind {
+                eqm_compile::dae::VarKind::Parameter => match var.binding {
+                    Some(b) => format!(
+                        "its value `{}` is computed from other parameters; change those instead",
+                        program.expr_text(b)
+                    ),
+                    None => "its value is computed from other parameters".to_string(),
+                },
+                eqm_compile::dae::VarKind::Constant => "it is a constant".to_string(),
+                _ => "it is not a parameter".to_string(),
+            };
+            return Err(Diagnostic::error(
+                "E0707",
+                format!("`{name}` cannot be set: {why}"),
+                var.span,
+                "declared here",
+            ));
+        };
+        if !value.is_finite() {
+            return Err(Diagnostic::error(
+                "E0707",
+                format!("`{name}` cannot be set to {value}: a parameter must be a finite number"),
+                var.span,
+                "declared here",
+            ));
+        }
+        let old = self.p[i as usize];
+        self.p[i as usize] = value;
+        if let Err(failure) = self.interpreter.parameters(&self.p, &mut self.work) {
+            self.p[i as usize] = old;
+            // The old values passed before, so they pass again and restore `work`.
+            let _ = self.interpreter.parameters(&self.p, &mut self.work);
+            return Err(program.failure_diagnostic(&failure));
+        }
+        Ok(())
+    }
+
+    /// The value of parameter `name` (independent or dependent).
+    pub fn param(&self, name: &str) -> Option<f64> {
+        let v = self.program().lookup(name)?;
+        match self.program().slot_of(v)? {
+            Slot::Param(i) => self.p.get(i as usize).copied(),
+            Slot::Work(i) => self.work.get(i as usize).copied(),
+            _ => None,
+        }
+    }
+
+    /// The start values of the states with the current parameters; also resets the guesses of
+    /// every iteration to the start values.
+    pub fn start_values(&mut self) -> Result<Vec<f64>, EvalFailure> {
+        let mut x = vec![0.0; self.program().layout().states];
+        self.interpreter.start_values(&self.p, &mut self.work, &mut x)?;
+        Ok(x)
+    }
+
+    /// Computes the variables alias elimination removed, after [`OdeRhs::rhs`] at the same point.
+    pub fn outputs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
+        self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)
+    }
+
+    /// The value of variable `name` at states `x`, as the last evaluation left it (removed
+    /// variables after [`Instance::outputs`]).
+    pub fn value(&self, name: &str, x: &[f64]) -> Option<f64> {
+        let v = self.program().lookup(name)?;
+        match self.program().slot_of(v)? {
+            Slot::State(i) => x.get(i as usize).copied(),
+            Slot::Param(i) => self.p.get(i as usize).copied(),
+            Slot::Work(i) => self.work.get(i as usize).copied(),
+            Slot::Der(_) | Slot::Time => None,
+        }
+    }
+}
+
+impl OdeRhs for Instance<'_> {
+    fn dim(&self) -> usize {
+        self.program().layout().states
+    }
+
+    fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
+        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)
+    }
+}

@@ -1,0 +1,671 @@
+//! The register code of the interpreter and its compiler: every expression of a program becomes
+//! a short sequence of operations on registers, each node once, shared subexpressions computed
+//! once per evaluation, `if` evaluating only the branch it takes, statements as jumps.
+//!
+//! Input: an [`ExecProgram`]'s expressions, statements and user functions. Output: the
+//! operations and the [`Code`] handles of the roots. The code is run by `machine`; nothing here
+//! evaluates anything.
+
+use super::*;
+
+/// One compiled expression: its first operation and the register that holds its value.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Code {
+    pub(super) start: u32,
+    pub(super) result: u32,
+}
+
+/// One operation of the register code. Registers are relative to the current frame.
+#[derive(Debug, Clone)]
+pub(super) enum Op {
+    Const {
+        dst: u32,
+        value: f64,
+    },
+    Load {
+        dst: u32,
+        slot: Slot,
+    },
+    Store {
+        slot: Slot,
+        src: u32,
+    },
+    Move {
+        dst: u32,
+        src: u32,
+    },
+    Unary {
+        op: UnOp,
+        dst: u32,
+        a: u32,
+    },
+    Binary {
+        op: BinOp,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Call1 {
+        f: fn(f64) -> f64,
+        dst: u32,
+        a: u32,
+    },
+    Call2 {
+        f: fn(f64, f64) -> f64,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
+    Jump {
+        target: u32,
+    },
+    JumpIfFalse {
+        cond: u32,
+        target: u32,
+    },
+    /// Leaves a `for` loop when `index` has passed `stop` in the direction of `step`.
+    ForTest {
+        index: u32,
+        step: u32,
+        stop: u32,
+        exit: u32,
+        span: Span,
+    },
+    /// Calls a user function with the argument registers; its outputs land in `out..`.
+    Call {
+        func: u32,
+        args: Box<[u32]>,
+        out: u32,
+    },
+    Assert {
+        cond: u32,
+        message: u32,
+        span: Span,
+    },
+    Terminate {
+        message: u32,
+        span: Span,
+    },
+    /// Ends the current function, or the evaluation when no function is running.
+    Return,
+}
+
+/// A compiled user function.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FunctionCode {
+    pub(super) start: u32,
+    /// Registers of one frame: the function's slots, then temporaries.
+    pub(super) frame: u32,
+    pub(super) inputs: u32,
+    pub(super) outputs: u32,
+    pub(super) slots: u32,
+}
+
+/// Pending work of the iterative expression compiler.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Task {
+    Visit(ExprId),
+    Emit(ExprId),
+    /// The condition of `if` is compiled: branch on it and compile the `then` branch.
+    IfCond {
+        e: ExprId,
+    },
+    /// The `then` branch is compiled: jump over the `else` branch and compile it.
+    IfThen {
+        e: ExprId,
+        jump: usize,
+        dst: u32,
+        mark: usize,
+    },
+    IfElse {
+        e: ExprId,
+        jump: usize,
+        dst: u32,
+        mark: usize,
+    },
+}
+
+/// Compiles expressions and statements into register code.
+pub(super) struct Compiler<'a> {
+    pub(super) program: &'a ExecProgram,
+    pub(super) arena: &'a ExprArena,
+    pub(super) ops: Vec<Op>,
+    pub(super) messages: Vec<String>,
+    /// The register of each node compiled in the current expression, with an undo log so that
+    /// nodes compiled inside a branch of `if` are forgotten after it (they may not have run).
+    pub(super) memo: FxHashMap<ExprId, u32>,
+    pub(super) undo: Vec<ExprId>,
+    pub(super) tasks: Vec<Task>,
+    /// Registers below `floor` are locals and loop bounds; temporaries start there.
+    pub(super) floor: u32,
+    pub(super) next: u32,
+    pub(super) max: u32,
+    /// The number of local slots of the function being compiled (0 outside functions).
+    pub(super) locals: Option<u32>,
+    /// For each enclosing loop, the jumps that `break` must patch.
+    pub(super) breaks: Vec<Vec<usize>>,
+    pub(super) returns: Vec<usize>,
+}
+
+pub(super) type CompileResult<T> = Result<T, String>;
+
+impl<'a> Compiler<'a> {
+    pub(super) fn new(program: &'a ExecProgram) -> Compiler<'a> {
+        Compiler {
+            program,
+            arena: program.exprs(),
+            ops: Vec::new(),
+            messages: Vec::new(),
+            memo: FxHashMap::default(),
+            undo: Vec::new(),
+            tasks: Vec::new(),
+            floor: 0,
+            next: 0,
+            max: 0,
+            locals: None,
+            breaks: Vec::new(),
+            returns: Vec::new(),
+        }
+    }
+
+    pub(super) fn alloc(&mut self, n: u32) -> u32 {
+        let r = self.next;
+        self.next += n;
+        self.max = self.max.max(self.next);
+        r
+    }
+
+    pub(super) fn emit(&mut self, op: Op) -> usize {
+        self.ops.push(op);
+        self.ops.len() - 1
+    }
+
+    pub(super) fn here(&self) -> u32 {
+        self.ops.len() as u32
+    }
+
+    pub(super) fn patch(&mut self, at: usize, to: u32) {
+        match &mut self.ops[at] {
+            Op::Jump { target } | Op::JumpIfFalse { target, .. } => *target = to,
+            Op::ForTest { exit, .. } => *exit = to,
+            _ => {}
+        }
+    }
+
+    pub(super) fn remember(&mut self, e: ExprId, r: u32) {
+        self.memo.insert(e, r);
+        self.undo.push(e);
+    }
+
+    pub(super) fn forget_since(&mut self, mark: usize) {
+        while self.undo.len() > mark {
+            if let Some(e) = self.undo.pop() {
+                self.memo.remove(&e);
+            }
+        }
+    }
+
+    pub(super) fn reg(&self, e: ExprId) -> CompileResult<u32> {
+        self.memo
+            .get(&e)
+            .copied()
+            .ok_or_else(|| format!("expression #{} was not compiled before its use", e.0))
+    }
+
+    pub(super) fn slot(&self, v: eqm_ir::expr::VarId) -> CompileResult<Slot> {
+        self.program
+            .slot_of(v)
+            .ok_or_else(|| format!("`{}` has no place at run time", self.program.symbols().get(v).name))
+    }
+
+    /// A model-level expression as a unit of its own, ending in `Return`.
+    pub(super) fn expression(&mut self, e: ExprId) -> CompileResult<Code> {
+        self.floor = 0;
+        self.locals = None;
+        let start = self.here();
+        let result = self.root(e)?;
+        self.emit(Op::Return);
+        Ok(Code { start, result })
+    }
+
+    /// Compiles `root` into the current code and returns its register. Registers from `floor`
+    /// on are reused by the next root: values do not live from one root to the next.
+    pub(super) fn root(&mut self, root: ExprId) -> CompileResult<u32> {
+        // Only the entries of the previous root are removed: clearing the whole table would cost
+        // its capacity, which one huge expression can make large for every small one after it.
+        self.forget_since(0);
+        self.next = self.floor;
+        self.tasks.clear();
+        self.tasks.push(Task::Visit(root));
+        while let Some(task) = self.tasks.pop() {
+            match task {
+                Task::Visit(e) => {
+                    if !self.memo.contains_key(&e) {
+                        self.visit(e)?;
+                    }
+                }
+                Task::Emit(e) => self.finish(e)?,
+                Task::IfCond { e } => {
+                    let Node::If(c, a, _) = *self.arena.get(e) else {
+                        return Err("if expected".to_string());
+                    };
+                    let cond = self.reg(c)?;
+                    let dst = self.alloc(1);
+                    let jump = self.emit(Op::JumpIfFalse { cond, target: 0 });
+                    let mark = self.undo.len();
+                    self.tasks.push(Task::IfThen { e, jump, dst, mark });
+                    self.tasks.push(Task::Visit(a));
+                }
+                Task::IfThen { e, jump, dst, mark } => {
+                    let Node::If(_, a, b) = *self.arena.get(e) else {
+                        return Err("if expected".to_string());
+                    };
+                    let src = self.reg(a)?;
+                    self.emit(Op::Move { dst, src });
+                    self.forget_since(mark);
+                    let over = self.emit(Op::Jump { target: 0 });
+                    let to = self.here();
+                    self.patch(jump, to);
+                    let mark = self.undo.len();
+                    self.tasks.push(Task::IfElse {
+                        e,
+                        jump: over,
+                        dst,
+                        mark,
+                    });
+                    self.tasks.push(Task::Visit(b));
+                }
+                Task::IfElse { e, jump, dst, mark } => {
+                    let Node::If(_, _, b) = *self.arena.get(e) else {
+                        return Err("if expected".to_string());
+                    };
+                    let src = self.reg(b)?;
+                    self.emit(Op::Move { dst, src });
+                    self.forget_since(mark);
+                    let to = self.here();
+                    self.patch(jump, to);
+                    self.remember(e, dst);
+                }
+            }
+        }
+        self.reg(root)
+    }
+
+    /// First visit of a node: leaves are emitted now, inner nodes after their children.
+    pub(super) fn visit(&mut self, e: ExprId) -> CompileResult<()> {
+        let constant = |c: &mut Self, value: f64| {
+            let dst = c.alloc(1);
+            c.emit(Op::Const { dst, value });
+            c.remember(e, dst);
+        };
+        let load = |c: &mut Self, slot: Slot| {
+            let dst = c.alloc(1);
+            c.emit(Op::Load { dst, slot });
+            c.remember(e, dst);
+        };
+        match self.arena.get(e) {
+            Node::Real(bits) => constant(self, f64::from_bits(*bits)),
+            Node::Int(v) => constant(self, *v as f64),
+            Node::Bool(b) => constant(self, if *b { 1.0 } else { 0.0 }),
+            Node::Str(_) => return Err("a String has no numeric value".to_string()),
+            Node::Var(v) => {
+                let slot = self.slot(*v)?;
+                load(self, slot);
+            }
+            Node::Local(i) => match self.locals {
+                Some(n) if *i < n => self.remember(e, *i),
+                _ => return Err("a function local outside its function".to_string()),
+            },
+            Node::Time => load(self, Slot::Time),
+            Node::Unary(_, a) => {
+                let a = *a;
+                self.tasks.push(Task::Emit(e));
+                self.tasks.push(Task::Visit(a));
+            }
+            Node::Binary(_, a, b) => {
+                let (a, b) = (*a, *b);
+                self.tasks.push(Task::Emit(e));
+                self.tasks.push(Task::Visit(b));
+                self.tasks.push(Task::Visit(a));
+            }
+            Node::If(c, _, _) => {
+                let c = *c;
+                self.tasks.push(Task::IfCond { e });
+                self.tasks.push(Task::Visit(c));
+            }
+            Node::Call(Callee::Builtin(b), args) => match b {
+                Builtin::Der => {
+                    let slot = match args.first().map(|a| self.arena.get(*a)) {
+                        Some(Node::Var(v)) => match self.slot(*v)? {
+                            Slot::State(i) => Slot::Der(i),
+                            _ => return Err("der(...) of something that is not a state".to_string()),
+                        },
+                        _ => return Err("der(...) of something that is not a state".to_string()),
+                    };
+                    load(self, slot);
+                }
+                Builtin::Pre => {
+                    // Without events a discrete variable keeps its value: pre(v) is v.
+                    let slot = match args.first().map(|a| self.arena.get(*a)) {
+                        Some(Node::Var(v)) => self.slot(*v)?,
+                        _ => return Err("pre(...) of something that is not a variable".to_string()),
+                    };
+                    load(self, slot);
+                }
+                // Without events these are false between events, which is always.
+                Builtin::Edge | Builtin::Change | Builtin::Initial | Builtin::Terminal | Builtin::Sample => {
+                    constant(self, 0.0);
+                }
+                Builtin::NoEvent | Builtin::Smooth => {
+                    let last = args.last().copied().ok_or("noEvent or smooth without an argument")?;
+                    self.tasks.push(Task::Emit(e));
+                    self.tasks.push(Task::Visit(last));
+                }
+                _ => {
+                    let args: Vec<ExprId> = args.to_vec();
+                    self.tasks.push(Task::Emit(e));
+                    self.tasks.extend(args.iter().rev().map(|a| Task::Visit(*a)));
+                }
+            },
+            Node::Call(Callee::User(_), args) => {
+                let args: Vec<ExprId> = args.to_vec();
+                self.tasks.push(Task::Emit(e));
+                self.tasks.extend(args.iter().rev().map(|a| Task::Visit(*a)));
+            }
+            Node::CallOutput(call, _) => {
+                let call = *call;
+                self.tasks.push(Task::Emit(e));
+                self.tasks.push(Task::Visit(call));
+            }
+        }
+        Ok(())
+    }
+
+    /// Emits an inner node whose children are compiled.
+    pub(super) fn finish(&mut self, e: ExprId) -> CompileResult<()> {
+        match self.arena.get(e) {
+            Node::Unary(op, a) => {
+                let (op, a) = (*op, self.reg(*a)?);
+                let dst = self.alloc(1);
+                self.emit(Op::Unary { op, dst, a });
+                self.remember(e, dst);
+            }
+            Node::Binary(op, a, b) => {
+                let (op, a, b) = (*op, self.reg(*a)?, self.reg(*b)?);
+                let dst = self.alloc(1);
+                self.emit(Op::Binary { op, dst, a, b });
+                self.remember(e, dst);
+            }
+            Node::Call(Callee::Builtin(Builtin::NoEvent | Builtin::Smooth), args) => {
+                let last = args.last().copied().ok_or("noEvent or smooth without an argument")?;
+                let r = self.reg(last)?;
+                self.remember(e, r);
+            }
+            Node::Call(Callee::Builtin(b), args) => {
+                let op = match (b.info().eval, &args[..]) {
+                    (Eval::Unary(f), [a]) => {
+                        let a = self.reg(*a)?;
+                        let dst = self.alloc(1);
+                        Op::Call1 { f, dst, a }
+                    }
+                    (Eval::Binary(f), [a, c]) => {
+                        let (a, b) = (self.reg(*a)?, self.reg(*c)?);
+                        let dst = self.alloc(1);
+                        Op::Call2 { f, dst, a, b }
+                    }
+                    _ => return Err(format!("`{}` cannot be evaluated numerically here", b.name())),
+                };
+                let dst = match op {
+                    Op::Call1 { dst, .. } | Op::Call2 { dst, .. } => dst,
+                    _ => 0,
+                };
+                self.emit(op);
+                self.remember(e, dst);
+            }
+            Node::Call(Callee::User(f), args) => {
+                let function = self
+                    .program
+                    .functions()
+                    .get(f.0 as usize)
+                    .ok_or("a call of an unknown function")?;
+                if args.len() != function.inputs as usize || function.outputs == 0 {
+                    return Err(format!(
+                        "a call of `{}` that does not fit its declaration",
+                        function.name
+                    ));
+                }
+                let regs: Vec<u32> = args.iter().map(|a| self.reg(*a)).collect::<CompileResult<_>>()?;
+                let out = self.alloc(function.outputs);
+                self.emit(Op::Call {
+                    func: f.0,
+                    args: regs.into_boxed_slice(),
+                    out,
+                });
+                self.remember(e, out);
+            }
+            Node::CallOutput(call, k) => {
+                let r = self.reg(*call)? + *k;
+                self.remember(e, r);
+            }
+            _ => return Err("an unexpected expression".to_string()),
+        }
+        Ok(())
+    }
+
+    /// A user function's body: its slots are the first registers of its frame.
+    pub(super) fn function(&mut self, f: &eqm_ir::flat::Function) -> CompileResult<FunctionCode> {
+        let slots = f.slots.len() as u32;
+        self.locals = Some(slots);
+        self.floor = slots;
+        self.next = slots;
+        self.max = slots;
+        self.returns.clear();
+        let start = self.here();
+        self.statements(&f.body)?;
+        let end = self.here();
+        for at in std::mem::take(&mut self.returns) {
+            self.patch(at, end);
+        }
+        self.emit(Op::Return);
+        Ok(FunctionCode {
+            start,
+            frame: self.max,
+            inputs: f.inputs,
+            outputs: f.outputs,
+            slots,
+        })
+    }
+
+    /// A model algorithm section as a unit of its own.
+    pub(super) fn algorithm(&mut self, statements: &[Statement]) -> CompileResult<u32> {
+        self.locals = None;
+        self.floor = 0;
+        self.next = 0;
+        self.returns.clear();
+        let start = self.here();
+        self.statements(statements)?;
+        let end = self.here();
+        for at in std::mem::take(&mut self.returns) {
+            self.patch(at, end);
+        }
+        self.emit(Op::Return);
+        Ok(start)
+    }
+
+    pub(super) fn statements(&mut self, statements: &[Statement]) -> CompileResult<()> {
+        statements.iter().try_for_each(|s| self.statement(s))
+    }
+
+    pub(super) fn local(&self, k: u32) -> CompileResult<u32> {
+        match self.locals {
+            Some(n) if k < n => Ok(k),
+            _ => Err("an assignment to a function local outside its function".to_string()),
+        }
+    }
+
+    pub(super) fn statement(&mut self, s: &Statement) -> CompileResult<()> {
+        match s {
+            Statement::Assign { target, value, .. } => {
+                let src = self.root(*value)?;
+                match target {
+                    Place::Local(k) => {
+                        let dst = self.local(*k)?;
+                        self.emit(Op::Move { dst, src });
+                    }
+                    Place::Var(v) => {
+                        let slot = self.slot(*v)?;
+                        if !slot.is_writable() {
+                            return Err("an assignment to a variable that is not computed here".to_string());
+                        }
+                        self.emit(Op::Store { slot, src });
+                    }
+                }
+            }
+            Statement::If {
+                branches, else_branch, ..
+            } => {
+                let mut ends = Vec::with_capacity(branches.len());
+                for (c, body) in branches {
+                    let cond = self.root(*c)?;
+                    let skip = self.emit(Op::JumpIfFalse { cond, target: 0 });
+                    self.statements(body)?;
+                    ends.push(self.emit(Op::Jump { target: 0 }));
+                    let to = self.here();
+                    self.patch(skip, to);
+                }
+                self.statements(else_branch)?;
+                let to = self.here();
+                for at in ends {
+                    self.patch(at, to);
+                }
+            }
+            Statement::Unrolled { iterations, .. } => {
+                self.breaks.push(Vec::new());
+                for body in iterations {
+                    self.statements(body)?;
+                }
+                self.end_loop();
+            }
+            Statement::While { condition, body, .. } => {
+                let head = self.here();
+                let cond = self.root(*condition)?;
+                let exit = self.emit(Op::JumpIfFalse { cond, target: 0 });
+                self.breaks.push(vec![exit]);
+                self.statements(body)?;
+                self.emit(Op::Jump { target: head });
+                self.end_loop();
+            }
+            Statement::For {
+                index,
+                start,
+                step,
+                stop,
+                body,
+                span,
+            } => {
+                // The range is evaluated once; its step and end live in registers reserved
+                // above the locals while the body runs.
+                let index = self.local(*index)?;
+                let first = self.root(*start)?;
+                self.emit(Op::Move { dst: index, src: first });
+                let step_value = self.root(*step)?;
+                let step_reg = self.floor;
+                self.emit(Op::Move {
+                    dst: step_reg,
+                    src: step_value,
+                });
+                self.floor += 1;
+                let stop_value = self.root(*stop)?;
+                let stop_reg = self.floor;
+                self.emit(Op::Move {
+                    dst: stop_reg,
+                    src: stop_value,
+                });
+                self.floor += 1;
+                self.max = self.max.max(self.floor);
+                let head = self.here();
+                let test = self.emit(Op::ForTest {
+                    index,
+                    step: step_reg,
+                    stop: stop_reg,
+                    exit: 0,
+                    span: *span,
+                });
+                self.breaks.push(vec![test]);
+                self.statements(body)?;
+                self.emit(Op::Binary {
+                    op: BinOp::Add,
+                    dst: index,
+                    a: index,
+                    b: step_reg,
+                });
+                self.emit(Op::Jump { target: head });
+                self.end_loop();
+                self.floor -= 2;
+            }
+            Statement::Assert {
+                condition,
+                message,
+                span,
+            } => {
+                let cond = self.root(*condition)?;
+                let message = self.message(message);
+                self.emit(Op::Assert {
+                    cond,
+                    message,
+                    span: *span,
+                });
+            }
+            Statement::Terminate { message, span } => {
+                let message = self.message(message);
+                self.emit(Op::Terminate { message, span: *span });
+            }
+            Statement::Break { .. } => {
+                let at = self.emit(Op::Jump { target: 0 });
+                self.breaks.last_mut().ok_or("`break` outside a loop")?.push(at);
+            }
+            Statement::Return { .. } => {
+                let at = self.emit(Op::Jump { target: 0 });
+                self.returns.push(at);
+            }
+        }
+        Ok(())
+    }
+
+    /// Patches the exits of the innermost loop to the current position.
+    pub(super) fn end_loop(&mut self) {
+        let to = self.here();
+        for at in self.breaks.pop().unwrap_or_default() {
+            self.patch(at, to);
+        }
+    }
+
+    pub(super) fn message(&mut self, text: &str) -> u32 {
+        self.messages.push(text.to_string());
+        self.messages.len() as u32 - 1
+    }
+}
+
+/// One step of the compiled right-hand side.
+#[derive(Debug, Clone)]
+pub(super) enum Step {
+    Assign {
+        target: Slot,
+        code: Code,
+    },
+    Newton1 {
+        target: Slot,
+        residual: Code,
+        derivative: Option<Code>,
+    },
+    Loop(usize),
+    Algorithm(usize),
+}
+
+/// A compiled algorithm section.
+#[derive(Debug, Clone)]
+pub(super) struct AlgorithmCode {
+    pub(super) start: u32,
+    pub(super) resets: Vec<(Slot, Code)>,
+    pub(super) outputs: Vec<Slot>,
+}

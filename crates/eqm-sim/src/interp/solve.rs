@@ -1,0 +1,642 @@
+//! The equation solvers both back ends share: damped scalar Newton and Newton on torn loops with
+//! a Newton homotopy as fallback, and the LU solves of loop Jacobians.
+//!
+//! Input: an implicit equation or a torn loop through the [`ScalarProblem`] and
+//! [`LoopProblem`] traits, implemented here once by the register code and once by native code,
+//! so that both take the same steps and agree bit for bit. Output: the unknowns written into
+//! their slots, or a [`SolveError`]. Nothing here compiles code.
+
+use super::*;
+
+/// What went wrong while solving, before the site is added.
+pub(super) enum SolveError {
+    Fault(Fault),
+    Kind(FailureKind),
+}
+
+impl From<Fault> for SolveError {
+    fn from(f: Fault) -> SolveError {
+        SolveError::Fault(f)
+    }
+}
+
+/// Native code failed: its failure as the interpreter reports it. Only a failure of the code
+/// is expected; a length error cannot happen, because the arrays were checked against the
+/// layout the code was compiled for, but it is reported rather than ignored.
+impl From<JitError> for SolveError {
+    fn from(e: JitError) -> SolveError {
+        match e {
+            JitError::Failed { kind, .. } => SolveError::Kind(kind),
+            _ => SolveError::Kind(FailureKind::Dimension {
+                array: "native code",
+                expected: 0,
+                found: 0,
+            }),
+        }
+    }
+}
+
+/// What the scalar Newton iteration needs of an implicit equation `residual(target) = 0`. The
+/// interpreter's register code and native code both provide it, so that both back ends run
+/// the one iteration of `solve_scalar`.
+pub(super) trait ScalarProblem {
+    /// Writes `z` into the target and evaluates the residual there.
+    fn residual(&mut self, z: f64) -> Result<f64, SolveError>;
+    /// The symbolic derivative of the residual at the point evaluated last; `None` when there
+    /// is none, and a difference quotient is used instead.
+    fn derivative(&mut self) -> Option<Result<f64, SolveError>>;
+}
+
+/// Scalar Newton with a backtracking line search on `|residual|`, starting from `guess` (the
+/// value the target holds); when that fails to converge, the homotopy of [`homotopy_steps`]
+/// from the same start. On success the target holds the solution.
+pub(super) fn solve_scalar(guess: f64, f: &mut dyn ScalarProblem) -> Result<(), SolveError> {
+    let start = if guess.is_finite() { guess } else { 0.0 };
+    let failure = match newton_scalar(start, f) {
+        Ok(_) => return Ok(()),
+        Err(e) if !may_recover(&e) => return Err(e),
+        Err(e) => e,
+    };
+    let r0 = f.residual(start)?;
+    let mut z = start;
+    let found = homotopy_steps(|lambda| {
+        let mut shifted = ShiftedScalar {
+            inner: &mut *f,
+            offset: (1.0 - lambda) * r0,
+        };
+        newton_scalar(z, &mut shifted).map(|solution| z = solution).is_ok()
+    });
+    if found { Ok(()) } else { Err(failure) }
+}
+
+/// Whether a failed Newton iteration may succeed by homotopy: it stopped for lack of progress
+/// (not converging, or a singular derivative on the way), not because the model failed.
+pub(super) fn may_recover(e: &SolveError) -> bool {
+    matches!(
+        e,
+        SolveError::Kind(FailureKind::NoConvergence { .. } | FailureKind::Singular)
+    )
+}
+
+/// Newton homotopy, the fallback when Newton from the start point `s` fails: the residuals
+/// `F(z) - (1 - λ) F(s)` vanish at `s` for λ = 0 and are the problem's own for λ = 1. `solve_at`
+/// solves the problem at one λ, starting from the last solution, and says whether it converged;
+/// λ advances from 0 to 1 in steps that double after a success and halve after a failure.
+/// Returns whether λ = 1 was reached (the problem's own solution is then the last one found).
+pub(super) fn homotopy_steps(mut solve_at: impl FnMut(f64) -> bool) -> bool {
+    let (mut lambda, mut step) = (0.0f64, HOMOTOPY_FIRST_STEP);
+    while lambda < 1.0 {
+        let next = (lambda + step).min(1.0);
+        if solve_at(next) {
+            lambda = next;
+            step = (2.0 * step).min(HOMOTOPY_MAX_STEP);
+        } else {
+            step /= 2.0;
+            if step < HOMOTOPY_MIN_STEP {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The first step of λ, the largest, and the smallest before the homotopy gives up.
+pub(super) const HOMOTOPY_FIRST_STEP: f64 = 0.1;
+pub(super) const HOMOTOPY_MAX_STEP: f64 = 0.5;
+pub(super) const HOMOTOPY_MIN_STEP: f64 = 1e-4;
+
+/// A scalar problem with its residual shifted by a constant: one stage of the homotopy.
+pub(super) struct ShiftedScalar<'x> {
+    pub(super) inner: &'x mut dyn ScalarProblem,
+    pub(super) offset: f64,
+}
+
+impl ScalarProblem for ShiftedScalar<'_> {
+    fn residual(&mut self, z: f64) -> Result<f64, SolveError> {
+        Ok(self.inner.residual(z)? - self.offset)
+    }
+
+    fn derivative(&mut self) -> Option<Result<f64, SolveError>> {
+        self.inner.derivative()
+    }
+}
+
+/// The damped Newton iteration of [`solve_scalar`]; returns the solution, which the target holds.
+pub(super) fn newton_scalar(start: f64, f: &mut dyn ScalarProblem) -> Result<f64, SolveError> {
+    let mut z = start;
+    let mut r = f.residual(z)?;
+    if !r.is_finite() {
+        return Err(SolveError::Kind(FailureKind::NotFinite { value: r }));
+    }
+    let mut outcome = Err(SolveError::Kind(FailureKind::NoConvergence {
+        iterations: NEWTON_MAX_ITERATIONS,
+        residual: r.abs(),
+    }));
+    for iteration in 0..NEWTON_MAX_ITERATIONS {
+        if r == 0.0 {
+            outcome = Ok(z);
+            break;
+        }
+        let d = match f.derivative() {
+            Some(d) => d?,
+            None => {
+                let h = f64::EPSILON.sqrt() * z.abs().max(1.0);
+                (f.residual(z + h)? - r) / h
+            }
+        };
+        if !d.is_finite() || d == 0.0 {
+            outcome = Err(SolveError::Kind(FailureKind::Singular));
+            break;
+        }
+        let step = -r / d;
+        let mut lambda = 1.0;
+        let (z_new, r_new) = loop {
+            let z_new = z + lambda * step;
+            let r_new = f.residual(z_new)?;
+            if r_new.is_finite() && r_new.abs() <= (1.0 - ARMIJO * lambda) * r.abs() {
+                break (z_new, r_new);
+            }
+            lambda *= 0.5;
+            if lambda < 1e-10 {
+                break (f64::NAN, f64::NAN);
+            }
+        };
+        if z_new.is_nan() {
+            // The residual cannot be reduced: at the level of rounding errors that means z
+            // is the solution; otherwise Newton has failed.
+            outcome = if step.abs() <= STALL_RTOL * z.abs() + STALL_ATOL {
+                f.residual(z)?;
+                Ok(z)
+            } else {
+                Err(SolveError::Kind(FailureKind::NoConvergence {
+                    iterations: iteration + 1,
+                    residual: r.abs(),
+                }))
+            };
+            break;
+        }
+        let converged = (lambda * step).abs() <= STEP_RTOL * z_new.abs() + STEP_ATOL;
+        z = z_new;
+        r = r_new;
+        if converged {
+            outcome = Ok(z);
+            break;
+        }
+        outcome = Err(SolveError::Kind(FailureKind::NoConvergence {
+            iterations: iteration + 1,
+            residual: r.abs(),
+        }));
+    }
+    outcome
+}
+
+/// A scalar implicit equation evaluated by the register code.
+pub(super) struct InterpretedScalar<'x, 'm> {
+    pub(super) m: &'x mut Machine,
+    pub(super) mem: &'x mut Mem<'m>,
+    pub(super) target: Slot,
+    pub(super) residual: Code,
+    pub(super) derivative: Option<Code>,
+}
+
+impl ScalarProblem for InterpretedScalar<'_, '_> {
+    fn residual(&mut self, z: f64) -> Result<f64, SolveError> {
+        self.mem.write(self.target, z);
+        Ok(self.m.eval(self.residual, self.mem)?)
+    }
+
+    fn derivative(&mut self) -> Option<Result<f64, SolveError>> {
+        let code = self.derivative?;
+        Some(self.m.eval(code, self.mem).map_err(SolveError::from))
+    }
+}
+
+/// A scalar implicit equation evaluated by native code: segments with one result each.
+pub(super) struct NativeScalar<'x, 'm> {
+    pub(super) module: &'x CompiledModule,
+    pub(super) mem: &'x mut Mem<'m>,
+    pub(super) target: Slot,
+    pub(super) residual: usize,
+    pub(super) derivative: Option<usize>,
+    pub(super) limit: u64,
+}
+
+impl ScalarProblem for NativeScalar<'_, '_> {
+    fn residual(&mut self, z: f64) -> Result<f64, SolveError> {
+        self.mem.write(self.target, z);
+        let mut out = [0.0];
+        self.mem.native(self.module, self.residual, &mut out, self.limit)?;
+        Ok(out[0])
+    }
+
+    fn derivative(&mut self) -> Option<Result<f64, SolveError>> {
+        let segment = self.derivative?;
+        let mut out = [0.0];
+        Some(
+            self.mem
+                .native(self.module, segment, &mut out, self.limit)
+                .map(|()| out[0])
+                .map_err(SolveError::from),
+        )
+    }
+}
+
+/// What the loop solver needs of a torn algebraic loop; the register code and native code both
+/// provide it, so that both back ends run the one iteration of `LoopSolver::run`.
+pub(super) trait LoopProblem {
+    /// The value tearing unknown `j` holds (the first guess).
+    fn guess(&self, j: usize) -> f64;
+    /// Writes the tearing values `t` into their slots, runs the inner assignments and
+    /// evaluates the residuals into `f`.
+    fn evaluate(&mut self, t: &[f64], f: &mut [f64]) -> Result<(), SolveError>;
+    /// Evaluates the partial derivatives of the loop's symbolic Jacobian at the point
+    /// evaluated last, in the order of [`eqm_compile::exec::LoopJacobian`] (the inner rows, then the
+    /// residual rows), into `out`. Only called when the loop has a symbolic Jacobian.
+    fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError>;
+}
+
+/// The compiled code of an algebraic loop: tearing slots, inner assignments, residuals and the
+/// partial derivatives in the order of [`eqm_compile::exec::LoopJacobian`].
+#[derive(Debug, Clone)]
+pub(super) struct LoopCode {
+    pub(super) tearing: Vec<Slot>,
+    pub(super) inner: Vec<(Slot, Code)>,
+    pub(super) residuals: Vec<Code>,
+    pub(super) partials: Vec<Code>,
+}
+
+/// An algebraic loop evaluated by the register code.
+pub(super) struct InterpretedLoop<'x, 'm> {
+    pub(super) code: &'x LoopCode,
+    pub(super) m: &'x mut Machine,
+    pub(super) mem: &'x mut Mem<'m>,
+}
+
+impl LoopProblem for InterpretedLoop<'_, '_> {
+    fn guess(&self, j: usize) -> f64 {
+        self.mem.read(self.code.tearing[j])
+    }
+
+    fn evaluate(&mut self, t: &[f64], f: &mut [f64]) -> Result<(), SolveError> {
+        for (slot, value) in self.code.tearing.iter().zip(t) {
+            self.mem.write(*slot, *value);
+        }
+        for &(slot, code) in &self.code.inner {
+            let v = self.m.eval(code, self.mem)?;
+            self.mem.write(slot, v);
+        }
+        for (r, code) in f.iter_mut().zip(&self.code.residuals) {
+            *r = self.m.eval(*code, self.mem)?;
+        }
+        Ok(())
+    }
+
+    fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError> {
+        for (d, code) in out.iter_mut().zip(&self.code.partials) {
+            *d = self.m.eval(*code, self.mem)?;
+        }
+        Ok(())
+    }
+}
+
+/// An algebraic loop evaluated by native code: one segment computes the inner assignments and
+/// the residuals, another the partial derivatives.
+pub(super) struct NativeLoop<'x, 'm> {
+    pub(super) module: &'x CompiledModule,
+    pub(super) tearing: &'x [Slot],
+    pub(super) mem: &'x mut Mem<'m>,
+    pub(super) evaluate: usize,
+    pub(super) partials: Option<usize>,
+    pub(super) limit: u64,
+}
+
+impl LoopProblem for NativeLoop<'_, '_> {
+    fn guess(&self, j: usize) -> f64 {
+        self.mem.read(self.tearing[j])
+    }
+
+    fn evaluate(&mut self, t: &[f64], f: &mut [f64]) -> Result<(), SolveError> {
+        for (slot, value) in self.tearing.iter().zip(t) {
+            self.mem.write(*slot, *value);
+        }
+        Ok(self.mem.native(self.module, self.evaluate, f, self.limit)?)
+    }
+
+    fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError> {
+        match self.partials {
+            Some(segment) => Ok(self.mem.native(self.module, segment, out, self.limit)?),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Which partial derivatives an inner value or residual has (see [`LoopVar`]).
+pub(super) type Pattern = Vec<Vec<LoopVar>>;
+
+/// The Newton and LU solver of one algebraic loop with its buffers, shared by both back ends.
+#[derive(Debug, Clone)]
+pub(super) struct LoopSolver {
+    pub(super) n: usize,
+    pub(super) linear: bool,
+    /// The non-zero partial derivatives of the inner values and of the residuals, when the
+    /// loop has a symbolic Jacobian; their values come in this order.
+    pub(super) pattern: Option<(Pattern, Pattern)>,
+    pub(super) partials: Vec<f64>,
+    /// Current point and its residuals; the trial point and its residuals.
+    pub(super) t: Vec<f64>,
+    pub(super) f: Vec<f64>,
+    pub(super) trial: Vec<f64>,
+    pub(super) f_trial: Vec<f64>,
+    pub(super) step: DVector<f64>,
+    /// `dz[k*n + j]`: the derivative of inner unknown `k` with respect to tearing unknown `j`.
+    pub(super) dz: Vec<f64>,
+    pub(super) jm: DMatrix<f64>,
+    pub(super) pivots: Vec<usize>,
+    /// The guesses a solve started from (the homotopy's starting point).
+    pub(super) start: Vec<f64>,
+}
+
+/// A loop with its residuals shifted by constants and its own first guesses: one stage of the
+/// homotopy.
+pub(super) struct ShiftedLoop<'x> {
+    pub(super) inner: &'x mut dyn LoopProblem,
+    pub(super) from: &'x [f64],
+    pub(super) offset: &'x [f64],
+}
+
+impl LoopProblem for ShiftedLoop<'_> {
+    fn guess(&self, j: usize) -> f64 {
+        self.from[j]
+    }
+
+    fn evaluate(&mut self, t: &[f64], f: &mut [f64]) -> Result<(), SolveError> {
+        self.inner.evaluate(t, f)?;
+        for (r, o) in f.iter_mut().zip(self.offset) {
+            *r -= o;
+        }
+        Ok(())
+    }
+
+    fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError> {
+        self.inner.partials(out)
+    }
+}
+
+impl LoopSolver {
+    pub(super) fn new(b: &eqm_compile::exec::LoopBlock) -> LoopSolver {
+        let n = b.tearing.len();
+        let pattern = b.jacobian.as_ref().map(|j| {
+            let rows = |list: &[Vec<(LoopVar, ExprId)>]| -> Pattern {
+                list.iter().map(|row| row.iter().map(|(lv, _)| *lv).collect()).collect()
+            };
+            (rows(&j.inner), rows(&j.residuals))
+        });
+        let count = pattern
+            .as_ref()
+            .map_or(0, |(a, b)| a.iter().chain(b).map(Vec::len).sum());
+        LoopSolver {
+            n,
+            linear: b.linear,
+            pattern,
+            partials: vec![0.0; count],
+            t: vec![0.0; n],
+            f: vec![0.0; n],
+            trial: vec![0.0; n],
+            f_trial: vec![0.0; n],
+            step: DVector::zeros(n),
+            dz: vec![0.0; b.inner.len() * n],
+            jm: DMatrix::zeros(n, n),
+            pivots: vec![0; n],
+            start: vec![0.0; n],
+        }
+    }
+
+    /// Evaluates the torn residuals at `trial` into `f_trial`; false when one is not finite.
+    pub(super) fn evaluate(&mut self, problem: &mut dyn LoopProblem) -> Result<bool, SolveError> {
+        problem.evaluate(&self.trial, &mut self.f_trial)?;
+        Ok(self.f_trial.iter().all(|r| r.is_finite()))
+    }
+
+    /// Makes the trial point the current one.
+    pub(super) fn accept(&mut self) {
+        std::mem::swap(&mut self.t, &mut self.trial);
+        std::mem::swap(&mut self.f, &mut self.f_trial);
+    }
+
+    /// The Jacobian of the torn residuals at the current point (whose values the slots hold)
+    /// into `jm`; false when an entry is not finite.
+    pub(super) fn jacobian(&mut self, problem: &mut dyn LoopProblem) -> Result<bool, SolveError> {
+        let n = self.n;
+        match &self.pattern {
+            Some((inner, residuals)) => {
+                problem.partials(&mut self.partials)?;
+                let mut values = self.partials.iter();
+                self.dz.fill(0.0);
+                for (k, row) in inner.iter().enumerate() {
+                    for (&lv, &d) in row.iter().zip(&mut values) {
+                        let (before, row) = self.dz.split_at_mut(k * n);
+                        match lv {
+                            LoopVar::Tearing(j) => row[j as usize] += d,
+                            LoopVar::Inner(l) => {
+                                let dl = &before[l as usize * n..l as usize * n + n];
+                                for j in 0..n {
+                                    row[j] += d * dl[j];
+                                }
+                            }
+                        }
+                    }
+                }
+                self.jm.fill(0.0);
+                for (i, row) in residuals.iter().enumerate() {
+                    for (&lv, &d) in row.iter().zip(&mut values) {
+                        match lv {
+                            LoopVar::Tearing(j) => self.jm[(i, j as usize)] += d,
+                            LoopVar::Inner(k) => {
+                                for j in 0..n {
+                                    self.jm[(i, j)] += d * self.dz[k as usize * n + j];
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            None => {
+                // Forward differences, one column per tearing unknown.
+                for j in 0..n {
+                    self.trial.copy_from_slice(&self.t);
+                    let h = f64::EPSILON.sqrt() * self.t[j].abs().max(1.0);
+                    self.trial[j] += h;
+                    self.evaluate(problem)?;
+                    for i in 0..n {
+                        self.jm[(i, j)] = (self.f_trial[i] - self.f[i]) / h;
+                    }
+                }
+            }
+        }
+        Ok(self.jm.iter().all(|v| v.is_finite()))
+    }
+
+    /// LU factorisation of `jm` in place with partial pivoting; false when it is singular.
+    pub(super) fn factor(&mut self) -> bool {
+        let n = self.n;
+        let scale = self.jm.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        if scale == 0.0 {
+            return false;
+        }
+        for c in 0..n {
+            let mut p = c;
+            for r in c + 1..n {
+                if self.jm[(r, c)].abs() > self.jm[(p, c)].abs() {
+                    p = r;
+                }
+            }
+            if self.jm[(p, c)].abs() <= scale * 1e-14 {
+                return false;
+            }
+            self.pivots[c] = p;
+            if p != c {
+                self.jm.swap_rows(p, c);
+            }
+            let pivot = self.jm[(c, c)];
+            for r in c + 1..n {
+                let l = self.jm[(r, c)] / pivot;
+                self.jm[(r, c)] = l;
+                if l != 0.0 {
+                    for k in c + 1..n {
+                        let u = self.jm[(c, k)];
+                        self.jm[(r, k)] -= l * u;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// The Newton step `-J⁻¹ f` into `step`, with `jm` factored.
+    pub(super) fn solve(&mut self) -> bool {
+        let n = self.n;
+        for i in 0..n {
+            self.step[i] = -self.f[i];
+        }
+        for c in 0..n {
+            self.step.swap_rows(c, self.pivots[c]);
+        }
+        self.jm.solve_lower_triangular_with_diag_mut(&mut self.step, 1.0)
+            && self.jm.solve_upper_triangular_mut(&mut self.step)
+            && self.step.iter().all(|v| v.is_finite())
+    }
+
+    /// Solves the loop, starting from the values the tearing slots hold: Newton, and when that
+    /// does not converge, the homotopy of [`homotopy_steps`] from the same start.
+    pub(super) fn run(&mut self, problem: &mut dyn LoopProblem) -> Result<(), SolveError> {
+        for j in 0..self.n {
+            let guess = problem.guess(j);
+            self.start[j] = if guess.is_finite() { guess } else { 0.0 };
+        }
+        let failure = match self.newton(problem) {
+            Ok(()) => return Ok(()),
+            Err(e) if !may_recover(&e) => return Err(e),
+            Err(e) => e,
+        };
+        let mut from = self.start.clone();
+        let mut f0 = vec![0.0; self.n];
+        problem.evaluate(&from, &mut f0)?;
+        if !f0.iter().all(|v| v.is_finite()) {
+            return Err(failure);
+        }
+        let mut offset = vec![0.0; self.n];
+        let found = homotopy_steps(|lambda| {
+            for (o, f) in offset.iter_mut().zip(&f0) {
+                *o = (1.0 - lambda) * f;
+            }
+            let mut shifted = ShiftedLoop {
+                inner: &mut *problem,
+                from: &from,
+                offset: &offset,
+            };
+            let solved = self.newton(&mut shifted).is_ok();
+            if solved {
+                from.copy_from_slice(&self.t);
+            }
+            solved
+        });
+        if found { Ok(()) } else { Err(failure) }
+    }
+
+    /// The damped Newton iteration of [`LoopSolver::run`], starting from the problem's guesses;
+    /// on success `t` is the solution, which the slots hold.
+    pub(super) fn newton(&mut self, problem: &mut dyn LoopProblem) -> Result<(), SolveError> {
+        let n = self.n;
+        for j in 0..n {
+            let guess = problem.guess(j);
+            self.trial[j] = if guess.is_finite() { guess } else { 0.0 };
+        }
+        if !self.evaluate(problem)? {
+            let value = self
+                .f_trial
+                .iter()
+                .copied()
+                .find(|v| !v.is_finite())
+                .unwrap_or(f64::NAN);
+            return Err(SolveError::Kind(FailureKind::NotFinite { value }));
+        }
+        self.accept();
+        let initial = max_abs(&self.f);
+        let mut norm = squared(&self.f);
+        for iteration in 0..NEWTON_MAX_ITERATIONS {
+            if norm == 0.0 {
+                return Ok(());
+            }
+            if !self.jacobian(problem)? || !self.factor() || !self.solve() {
+                return Err(SolveError::Kind(FailureKind::Singular));
+            }
+            // A linear loop is solved by the first full step; Newton's line search is only
+            // for nonlinear ones (and for a loop wrongly believed linear).
+            let first_linear = self.linear && iteration == 0;
+            let mut lambda = 1.0;
+            loop {
+                for j in 0..n {
+                    self.trial[j] = self.t[j] + lambda * self.step[j];
+                }
+                let finite = self.evaluate(problem)?;
+                if finite && (first_linear || squared(&self.f_trial) <= (1.0 - 2.0 * ARMIJO * lambda) * norm) {
+                    break;
+                }
+                lambda *= 0.5;
+                if lambda < 1e-10 {
+                    let stalled = (0..n).all(|j| self.step[j].abs() <= STALL_RTOL * self.t[j].abs() + STALL_ATOL);
+                    if stalled {
+                        // The residual is at the level of rounding: the current point is the
+                        // solution, and the slots must hold its values again.
+                        self.trial.copy_from_slice(&self.t);
+                        self.evaluate(problem)?;
+                        return Ok(());
+                    }
+                    return Err(SolveError::Kind(FailureKind::NoConvergence {
+                        iterations: iteration + 1,
+                        residual: norm.sqrt(),
+                    }));
+                }
+            }
+            let converged =
+                (0..n).all(|j| (lambda * self.step[j]).abs() <= STEP_RTOL * self.trial[j].abs() + STEP_ATOL);
+            self.accept();
+            norm = squared(&self.f);
+            if converged || norm == 0.0 || (first_linear && max_abs(&self.f) <= 1e-10 * initial) {
+                return Ok(());
+            }
+        }
+        Err(SolveError::Kind(FailureKind::NoConvergence {
+            iterations: NEWTON_MAX_ITERATIONS,
+            residual: norm.sqrt(),
+        }))
+    }
+}
+
+pub(super) fn squared(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum()
+}
+
+pub(super) fn max_abs(v: &[f64]) -> f64 {
+    v.iter().fold(0.0f64, |a, x| a.max(x.abs()))
+}
