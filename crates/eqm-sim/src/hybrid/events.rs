@@ -1,0 +1,279 @@
+//! The event iteration of a hybrid run: relations updated from the surfaces, when-branches
+//! whose conditions became true fired with `pre` semantics, until nothing changes; the
+//! `sample` clocks and time events; and the detection of an accumulation of events.
+//!
+//! Input: the hybrid model at an event instant. Output: its discrete values and states after
+//! the event, or the outcome of `terminate`, or a diagnostic-bearing [`HybridError`]. Finding
+//! when an event happens is `crossing`'s job.
+
+use super::*;
+
+/// The slot an assignment or reinit changes (checked by the program builder: a work slot or a
+/// state).
+pub(super) fn action_slot(program: &ExecProgram, action: &WhenAction) -> Option<Slot> {
+    match action {
+        WhenAction::Assign { var, .. } | WhenAction::Reinit { var, .. } => program.slot_of(*var),
+        _ => None,
+    }
+}
+
+/// The `sample(start, interval)` clocks: the index of each one's next tick, computed from the
+/// index (not accumulated), so that the times do not drift.
+pub(super) struct Clocks {
+    /// Work slot, start, interval, next index.
+    pub(super) clocks: Vec<(u32, f64, f64, u64)>,
+    /// The time events `time - T` still ahead: their times.
+    pub(super) pending: Vec<f64>,
+}
+
+impl Clocks {
+    pub(super) fn new(model: &mut HybridModel<'_>, t0: f64, x: &[f64], dx: &mut [f64]) -> Result<Clocks, HybridError> {
+        let mut clocks = Vec::new();
+        for sample in &model.program.events().samples {
+            let start = model.ode.instance.event_value(sample.start, sample.span, t0, x, dx)?;
+            let interval = model
+                .ode
+                .instance
+                .event_value(sample.interval, sample.span, t0, x, dx)?;
+            if !(interval > 0.0 && interval.is_finite() && start.is_finite()) {
+                return Err(HybridError::Event {
+                    code: "E0713",
+                    time: t0,
+                    message: format!("sample needs a finite start and a positive interval, not ({start}, {interval})"),
+                    span: sample.span,
+                    help: "give the sampling interval a positive value".to_string(),
+                });
+            }
+            // The first tick at or after the start time (within rounding of it counts).
+            let k = ((t0 - start) / interval - 1e-9).ceil().max(0.0) as u64;
+            clocks.push((sample.slot, start, interval, k));
+        }
+        let mut pending = Vec::new();
+        for surface in &model.program.events().surfaces {
+            if let Some(e) = surface.time_event {
+                let at = model.ode.instance.event_value(e, surface.span, t0, x, dx)?;
+                if at > t0 {
+                    pending.push(at);
+                }
+            }
+        }
+        Ok(Clocks { clocks, pending })
+    }
+
+    pub(super) fn time(&(_, start, interval, k): &(u32, f64, f64, u64)) -> f64 {
+        start + k as f64 * interval
+    }
+
+    /// The next tick of any clock, or the next time event.
+    pub(super) fn next(&self) -> Option<f64> {
+        self.clocks
+            .iter()
+            .map(Clocks::time)
+            .chain(self.pending.iter().copied())
+            .min_by(f64::total_cmp)
+    }
+
+    /// The time event at `t`: the clocks that tick now are true for one event iteration and
+    /// false again after it (a second iteration settles what depends on them); surfaces
+    /// `time - T` with `T = t` change sign in the iteration.
+    pub(super) fn fire(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        t: f64,
+        x: &mut [f64],
+        dx: &mut [f64],
+        whens: &mut WhenState,
+    ) -> Result<Option<HybridOutcome>, HybridError> {
+        let ticking: Vec<usize> = (0..self.clocks.len())
+            .filter(|&c| Clocks::time(&self.clocks[c]) == t)
+            .collect();
+        // Time events at `t` need no flag: their surfaces take their new sign in the iteration.
+        self.pending.retain(|&at| at != t);
+        for &c in &ticking {
+            model.ode.instance.set_work(self.clocks[c].0, 1.0);
+        }
+        let outcome = event_iteration(model, t, x, dx, whens, false)?;
+        for &c in &ticking {
+            model.ode.instance.set_work(self.clocks[c].0, 0.0);
+            self.clocks[c].3 += 1;
+        }
+        if outcome.is_some() {
+            return Ok(outcome);
+        }
+        event_iteration(model, t, x, dx, whens, false)
+    }
+}
+
+/// The event iteration at `(t, x)`: relations from the surfaces, when-branches whose conditions
+/// became true, until nothing changes. At the initial event (`initial`), conditions are only
+/// recorded. Returns the outcome when `terminate` was called.
+pub(super) fn event_iteration(
+    model: &mut HybridModel<'_>,
+    t: f64,
+    x: &mut [f64],
+    dx: &mut [f64],
+    whens: &mut WhenState,
+    initial: bool,
+) -> Result<Option<HybridOutcome>, HybridError> {
+    let program = model.program;
+    let events = program.events();
+    let sliding = model.sliding.as_ref().map(|s| s.surface);
+    let mut changing: Vec<usize> = Vec::new();
+    for _ in 0..MAX_EVENT_ITERATIONS {
+        if let Some(k) = sliding {
+            model.sliding_rhs(k, t, x, dx)?;
+        }
+        model.surfaces_at(t, x, dx)?;
+        // `edge` and `change` compare with the values before this pass.
+        let mut previous_changed = false;
+        for &(slot, e) in &events.previous {
+            let value = model.ode.instance.event_value(e, program.model_span(), t, x, dx)?;
+            if model.ode.instance.work().get(slot as usize) != Some(&value) {
+                previous_changed = true;
+                model.ode.instance.set_work(slot, value);
+            }
+        }
+        changing.clear();
+        for k in 0..model.signs.len() {
+            if Some(k) == sliding {
+                continue;
+            }
+            let s = surface_sign(program, k, model.d[k]);
+            if s != model.signs[k] {
+                model.signs[k] = s;
+                model.write_relations(k, s, None);
+                changing.push(k);
+            }
+        }
+        if !changing.is_empty() {
+            model.surfaces_at(t, x, dx)?;
+        }
+        // Conditions read the relation variables and discrete variables; all branch values
+        // are computed before any action runs.
+        let mut fired: Vec<(usize, usize)> = Vec::new();
+        for (w, when) in events.whens.iter().enumerate() {
+            let mut chosen = None;
+            for (b, (condition, _)) in when.branches.iter().enumerate() {
+                let value = model.ode.instance.event_value(*condition, when.span, t, x, dx)? != 0.0;
+                if value && !whens.conditions[w][b] && chosen.is_none() && !initial {
+                    chosen = Some(b);
+                }
+                whens.conditions[w][b] = value;
+            }
+            if let Some(b) = chosen {
+                fired.push((w, b));
+                accumulation(&mut whens.firings[w][b], t, when.span)?;
+            }
+        }
+        // Assignments run in the order the program sorted them (each reads the new values of
+        // those it depends on, and `pre(v)` before `v` changes); reinits take effect after all
+        // of them, so every value is computed from the state before the event.
+        let mut reinits: Vec<(u32, f64)> = Vec::new();
+        let mut terminate: Option<String> = None;
+        let mut discrete_changed = false;
+        for &(w, b) in &fired {
+            let when = &events.whens[w];
+            for action in &when.branches[b].1 {
+                match action {
+                    WhenAction::Assign { value, span, .. } => {
+                        let v = model.ode.instance.event_value(*value, *span, t, x, dx)?;
+                        if let Some(Slot::Work(k)) = action_slot(program, action)
+                            && model.ode.instance.work().get(k as usize) != Some(&v)
+                        {
+                            discrete_changed = true;
+                            model.ode.instance.set_work(k, v);
+                        }
+                    }
+                    WhenAction::Reinit { value, span, .. } => {
+                        let v = model.ode.instance.event_value(*value, *span, t, x, dx)?;
+                        if let Some(Slot::State(i)) = action_slot(program, action) {
+                            reinits.push((i, v));
+                        }
+                    }
+                    WhenAction::Assert {
+                        condition,
+                        message,
+                        span,
+                    } => {
+                        if model.ode.instance.event_value(*condition, *span, t, x, dx)? == 0.0 {
+                            return Err(HybridError::Evaluation(EvalFailure {
+                                time: t,
+                                kind: eqm_ir::failure::FailureKind::Assert {
+                                    message: message.clone(),
+                                    span: *span,
+                                },
+                                site: eqm_ir::failure::FailureSite::Event { span: *span },
+                            }));
+                        }
+                    }
+                    WhenAction::Terminate { message, .. } => terminate = Some(message.clone()),
+                }
+            }
+        }
+        for (i, v) in reinits {
+            if let Some(state) = x.get_mut(i as usize) {
+                *state = v;
+            }
+        }
+        if let Some(message) = terminate {
+            return Ok(Some(HybridOutcome::Terminated { time: t, message }));
+        }
+        if changing.is_empty() && fired.is_empty() && !discrete_changed && !previous_changed {
+            model.surfaces_at(t, x, dx)?;
+            return Ok(None);
+        }
+    }
+    let names: Vec<String> = changing
+        .iter()
+        .take(4)
+        .map(|&k| format!("`{}`", events.surfaces[k].text))
+        .collect();
+    let span = changing
+        .first()
+        .map_or(program.model_span(), |&k| events.surfaces[k].span);
+    Err(HybridError::Event {
+        code: "E0712",
+        time: t,
+        message: format!(
+            "the event iteration did not settle after {MAX_EVENT_ITERATIONS} passes; still changing: {}",
+            if names.is_empty() { "discrete variables".to_string() } else { names.join(", ") }
+        ),
+        span,
+        help: "the when-clauses and relations keep triggering each other at the same time; check for a discrete variable that depends on itself without `pre`".to_string(),
+    })
+}
+
+/// Records a firing at `t`; an error when the firings accumulate: at least [`ZENO_FIRINGS`] in
+/// a row came closer together each time, and the geometric series of their gaps predicts the
+/// accumulation point within [`ZENO_HORIZON`] (relative) of `t`. Stopping there, while the
+/// motion is still far larger than rounding, is what keeps the solution from passing through
+/// the surface unnoticed once the bounces become too small to detect.
+pub(super) fn accumulation(f: &mut Firings, t: f64, span: Span) -> Result<(), HybridError> {
+    if let Some(last) = f.last {
+        let gap = t - last;
+        match f.gap {
+            Some(previous) if gap < previous && previous > 0.0 => {
+                f.shrinking += 1;
+                let ratio = gap / previous;
+                let remaining = gap * ratio / (1.0 - ratio);
+                if f.shrinking >= ZENO_FIRINGS && remaining < ZENO_HORIZON * (1.0 + t.abs()) {
+                    let limit = t + remaining;
+                    return Err(HybridError::Event {
+                        code: "E0711",
+                        time: t,
+                        message: format!(
+                            "events accumulate at t ≈ {limit} (Zeno behaviour): this when-clause fired {} times, each time sooner after the previous one (last gap {gap:e} s)",
+                            f.shrinking + 1
+                        ),
+                        span,
+                        help: "the model switches infinitely often in finite time (a bouncing ball coming to rest); add a condition that ends the switching, for example a when-clause that holds the state at rest once the velocity is small".to_string(),
+                    });
+                }
+            }
+            _ => f.shrinking = 0,
+        }
+        f.gap = Some(gap);
+    }
+    f.last = Some(t);
+    Ok(())
+}
