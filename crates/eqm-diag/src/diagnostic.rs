@@ -1,7 +1,7 @@
 //! Diagnostics as data, and their one renderer.
 //!
 //! Input: [`Diagnostic`] values produced by any stage (parse, resolve, flatten, structural,
-//! simulation), each with a stable code, a message and labelled spans.
+//! simulation), each with a stable code from [`crate::codes`], a message and labelled spans.
 //! Output: text rendered by ariadne with `file:line:col` and a labelled source excerpt, in colour
 //! on a terminal and plain otherwise.
 //! This is the only module that knows ariadne; stages never format diagnostics themselves.
@@ -26,7 +26,8 @@ pub struct Label {
     pub primary: bool,
 }
 
-/// One user-facing message with a stable code (`E0101`), located by at least one span.
+/// One user-facing message with a stable code (`E0101`, defined in [`crate::codes`]), located by at
+/// least one span.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diagnostic {
     pub code: &'static str,
@@ -38,27 +39,34 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// An error with a primary label.
+    /// An error with a primary label. `code` must be registered as an error in [`crate::codes`]
+    /// (checked in debug builds).
     pub fn error(code: &'static str, message: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(Severity::Error, code, message.into(), span, label.into())
+    }
+
+    /// A warning with a primary label. `code` must be registered as a warning in
+    /// [`crate::codes`] (checked in debug builds).
+    pub fn warning(code: &'static str, message: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(Severity::Warning, code, message.into(), span, label.into())
+    }
+
+    fn new(severity: Severity, code: &'static str, message: String, span: Span, label: String) -> Diagnostic {
+        debug_assert!(
+            crate::codes::describe(code).is_some_and(|info| info.severity == severity),
+            "diagnostic code `{code}` is not registered as {severity:?} in eqm_diag::codes::CODES"
+        );
         Diagnostic {
             code,
-            severity: Severity::Error,
-            message: message.into(),
+            severity,
+            message,
             labels: vec![Label {
                 span,
-                message: label.into(),
+                message: label,
                 primary: true,
             }],
             notes: Vec::new(),
             help: None,
-        }
-    }
-
-    /// A warning with a primary label.
-    pub fn warning(code: &'static str, message: impl Into<String>, span: Span, label: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Warning,
-            ..Diagnostic::error(code, message, span, label)
         }
     }
 

@@ -2,10 +2,13 @@
 //! stage attaches to what it produces, diagnostics as data with their one renderer, and the
 //! registry of diagnostic codes.
 //!
-//! Input: source texts (added by the front end) and diagnostics (made by any stage).
-//! Output: spans that resolve to `file:line:col`, and rendered diagnostics.
-//! This crate knows nothing about the language: it neither lexes nor parses.
+//! Input: source texts (added by the front end), diagnostics (made by any stage) and their codes.
+//! Output: spans that resolve to `file:line:col`, rendered diagnostics, and what each code means
+//! ([`codes`]).
+//! This crate knows nothing about the language beyond the words describing the codes: it neither
+//! lexes nor parses.
 
+pub mod codes;
 mod diagnostic;
 pub mod source;
 mod suggest;

@@ -762,7 +762,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if cx.function.is_some() {
             if !self.is_local(scope, &target.parts[0].name.name) {
                 self.diagnostics.push(Diagnostic::error(
-                    "E0203",
+                    "E0205",
                     format!("`{text}` is not a variable of this function"),
                     target.span,
                     "unknown variable",

@@ -96,7 +96,7 @@ impl<'a> ClassTable<'a> {
                     {
                         table.diagnostics.push(
                             Diagnostic::error(
-                                "E0202",
+                                "E0207",
                                 format!("class `{}` is defined twice", class.name.name),
                                 class.name.span,
                                 "second definition",

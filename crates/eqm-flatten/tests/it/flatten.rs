@@ -166,6 +166,25 @@ fn diagnostics_name_the_problem_and_its_place() {
     }
 }
 
+/// A class defined twice has its own code, not that of an unknown class (E0202); assigning an
+/// undeclared name in a function is an unknown variable, not a modifier of nothing (E0203).
+#[test]
+fn duplicate_classes_and_unknown_assignment_targets_have_their_own_codes() {
+    let twice = "model A\nend A;\nmodel A\nend A;\nmodel M\n  Real x = 1;\nend M;";
+    let (_, diagnostics) = check(&[("m.eqm", twice)], Some("M"));
+    assert!(
+        diagnostics.contains("[E0207]") && diagnostics.contains("class `A` is defined twice"),
+        "{diagnostics}"
+    );
+    let target = "function f\n  input Real u;\n  output Real y;\nalgorithm\n  z := u;\n  y := u;\nend f;\nmodel M\n  Real x = f(1);\nend M;";
+    let (flat, diagnostics) = check(&[("m.eqm", target)], Some("M"));
+    assert!(flat.is_none());
+    assert!(
+        diagnostics.contains("[E0205]") && diagnostics.contains("`z` is not a variable of this function"),
+        "{diagnostics}"
+    );
+}
+
 /// Calls of user functions: named arguments, defaults that refer to earlier inputs, several
 /// outputs, and a function whose loop range is only known at run time.
 #[test]

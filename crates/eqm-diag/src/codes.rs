@@ -1,0 +1,578 @@
+//! The registry of diagnostic codes: every code a [`Diagnostic`](crate::Diagnostic) may carry is
+//! defined here exactly once, with its severity, the stage that reports it and a one-line
+//! description of what it means to a user.
+//!
+//! Input: a code as the stages write it (`"E0201"`). Output: its [`CodeInfo`] ([`describe`]), or
+//! the whole table [`CODES`], sorted by code, from which `docs/errors.md` is generated.
+//! This module neither creates nor renders diagnostics, and stages keep writing their codes as
+//! string literals: the constructors of [`Diagnostic`](crate::Diagnostic) check in debug builds
+//! that a code is registered with their severity, and the crate's tests check that every code
+//! written in the sources is registered and that every registered code is written somewhere.
+//!
+//! A code is a letter and four digits. The letter is the severity (`E` error, `W` warning, `N`
+//! note), the first two digits the stage ([`Stage::of`]), the last two the problem; `x99` is an
+//! internal error of stage `x`.
+
+use crate::Severity;
+
+/// The part of the pipeline that reports a code, given by the code's first two digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    /// `x01xx`: lexing and parsing.
+    Syntax,
+    /// `x02xx`: names, lookup and the declarations they lead to.
+    Names,
+    /// `x03xx`: instantiation, types, arrays and connections.
+    Instantiation,
+    /// `x04xx`: the balance of equations and unknowns.
+    Balance,
+    /// `x05xx`: structural analysis (matching, index reduction, initialization).
+    Structural,
+    /// `x06xx`: building the executable program.
+    CodeGeneration,
+    /// `x07xx`: evaluation and simulation.
+    Simulation,
+}
+
+impl Stage {
+    /// Every stage, in pipeline order.
+    pub const ALL: [Stage; 7] = [
+        Stage::Syntax,
+        Stage::Names,
+        Stage::Instantiation,
+        Stage::Balance,
+        Stage::Structural,
+        Stage::CodeGeneration,
+        Stage::Simulation,
+    ];
+
+    /// The stage a code's first two digits name (`"E0304"` → [`Stage::Instantiation`]), or `None`
+    /// when the code is not a letter and four digits or names no stage.
+    pub fn of(code: &str) -> Option<Stage> {
+        let digits = code.get(1..3)?;
+        Stage::ALL.into_iter().find(|s| s.digits() == digits)
+    }
+
+    /// The two digits after the letter that codes of this stage start with.
+    pub fn digits(self) -> &'static str {
+        match self {
+            Stage::Syntax => "01",
+            Stage::Names => "02",
+            Stage::Instantiation => "03",
+            Stage::Balance => "04",
+            Stage::Structural => "05",
+            Stage::CodeGeneration => "06",
+            Stage::Simulation => "07",
+        }
+    }
+
+    /// A heading for the stage.
+    pub fn title(self) -> &'static str {
+        match self {
+            Stage::Syntax => "Lexing and parsing",
+            Stage::Names => "Names and lookup",
+            Stage::Instantiation => "Instantiation, types, arrays and connections",
+            Stage::Balance => "Balance",
+            Stage::Structural => "Structural analysis",
+            Stage::CodeGeneration => "Code generation",
+            Stage::Simulation => "Simulation",
+        }
+    }
+
+    /// One sentence on what the stage checks.
+    pub fn summary(self) -> &'static str {
+        match self {
+            Stage::Syntax => "Reading the text of a file: characters, literals, comments and the grammar.",
+            Stage::Names => {
+                "Finding the model, the classes, variables and functions that names refer to, and checking \
+                 declarations and function bodies."
+            }
+            Stage::Instantiation => {
+                "Building the flat model: modifiers and attributes, types, array sizes, calls, when-clauses and \
+                 connections."
+            }
+            Stage::Balance => "Counting equations against unknowns, per component.",
+            Stage::Structural => {
+                "Matching equations to unknowns, index reduction, alias elimination and the initial system."
+            }
+            Stage::CodeGeneration => {
+                "Building the executable program: parameters, start values, algorithm sections, events and \
+                 when-clauses."
+            }
+            Stage::Simulation => {
+                "Evaluating the model and simulating it: nonlinear solving, assertions, events and run-time \
+                 settings."
+            }
+        }
+    }
+}
+
+/// What one diagnostic code means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodeInfo {
+    /// The code, as diagnostics carry it (`"E0201"`).
+    pub code: &'static str,
+    /// The severity of every diagnostic with this code.
+    pub severity: Severity,
+    /// The stage that reports it.
+    pub stage: Stage,
+    /// What the code means to a user, in one line.
+    pub description: &'static str,
+}
+
+const fn code(code: &'static str, severity: Severity, stage: Stage, description: &'static str) -> CodeInfo {
+    CodeInfo {
+        code,
+        severity,
+        stage,
+        description,
+    }
+}
+
+use Severity::{Error, Warning};
+use Stage::*;
+
+/// Every diagnostic code, sorted by code (string order), each exactly once.
+pub static CODES: &[CodeInfo] = &[
+    code(
+        "E0101",
+        Error,
+        Syntax,
+        "Invalid character or token, such as a quoted identifier `'x'`",
+    ),
+    code(
+        "E0102",
+        Error,
+        Syntax,
+        "Malformed string literal: a string that is never closed, or an unknown escape sequence in a string",
+    ),
+    code(
+        "E0103",
+        Error,
+        Syntax,
+        "A block comment `/* ... */` that is never closed",
+    ),
+    code(
+        "E0104",
+        Error,
+        Syntax,
+        "Malformed number: an exponent without digits (`1e`), or letters right after a number (`2x`)",
+    ),
+    code(
+        "E0105",
+        Error,
+        Syntax,
+        "Numeric literal out of range: an integer that does not fit in 64 bits, or a real larger than the \
+         largest 64-bit floating-point number",
+    ),
+    code(
+        "E0106",
+        Error,
+        Syntax,
+        "An expression nested more than 1000 levels deep",
+    ),
+    code(
+        "E0107",
+        Error,
+        Syntax,
+        "Missing `;` at the end of a declaration, equation or statement",
+    ),
+    code(
+        "E0108",
+        Error,
+        Syntax,
+        "An `end` that does not match what it closes: `end B` for class `A`, or `end if` after `when`",
+    ),
+    code(
+        "E0110",
+        Error,
+        Syntax,
+        "Unexpected token, including Modelica keywords that EQM does not support",
+    ),
+    code(
+        "E0111",
+        Error,
+        Syntax,
+        "The file ends before the class or construct being read is complete",
+    ),
+    code(
+        "E0201",
+        Error,
+        Names,
+        "The model to use cannot be found: no class has the name given, or the files define no model or \
+         several models and none was chosen",
+    ),
+    code(
+        "E0202",
+        Error,
+        Names,
+        "Unknown class: no class with this name is visible here",
+    ),
+    code(
+        "E0203",
+        Error,
+        Names,
+        "A modifier that applies to nothing: it names no element of the class or no attribute of the \
+         variable, or gives an attribute no value",
+    ),
+    code(
+        "E0204",
+        Error,
+        Names,
+        "Unknown function: neither a built-in nor a visible user-defined function",
+    ),
+    code(
+        "E0205",
+        Error,
+        Names,
+        "Unknown variable, component, member or package constant",
+    ),
+    code(
+        "E0206",
+        Error,
+        Names,
+        "A value needed at compile time is not known then: an array size, a for-loop range, a subscript, a \
+         constant without a value, or another structural expression",
+    ),
+    code(
+        "E0207",
+        Error,
+        Names,
+        "Two classes with the same name at the top level of the files",
+    ),
+    code(
+        "E0209",
+        Error,
+        Names,
+        "A parameter override (`--param NAME=VALUE`) names no parameter of the model",
+    ),
+    code(
+        "E0211",
+        Error,
+        Names,
+        "The class chosen to simulate is a package, function or type, not a model",
+    ),
+    code(
+        "E0212",
+        Error,
+        Names,
+        "A class that extends itself, directly or through other classes",
+    ),
+    code(
+        "E0214",
+        Error,
+        Names,
+        "A package or function used as the type of a component",
+    ),
+    code(
+        "E0215",
+        Error,
+        Names,
+        "A reference to a conditional component whose condition is false, so that it is not present",
+    ),
+    code("E0216", Error, Names, "A component whose declaration depends on itself"),
+    code(
+        "E0217",
+        Error,
+        Names,
+        "A function uses something EQM functions do not support: a short definition, `extends`, a section \
+         other than `algorithm`, a variable of a class type, or an array size `:`",
+    ),
+    code("E0218", Error, Names, "A variable declared twice in one function"),
+    code(
+        "E0219",
+        Error,
+        Names,
+        "A statement where it is not allowed: a when-statement in an algorithm, `break` outside a loop, or \
+         `return` outside a function",
+    ),
+    code(
+        "E0220",
+        Error,
+        Names,
+        "An assignment to a function input, a parameter or a constant",
+    ),
+    code(
+        "E0301",
+        Error,
+        Instantiation,
+        "`connect` of something that is not a connector",
+    ),
+    code(
+        "E0302",
+        Error,
+        Instantiation,
+        "`connect` of two connector arrays of different sizes",
+    ),
+    code(
+        "E0303",
+        Error,
+        Instantiation,
+        "`connect` of connectors that do not have the same variables with the same flow and potential kinds",
+    ),
+    code(
+        "E0304",
+        Error,
+        Instantiation,
+        "Array size or shape error: sizes that do not match, an index out of bounds, too many subscripts, a \
+         negative or unknown (`:`) size, an array where a scalar is needed, or a range with step 0",
+    ),
+    code(
+        "E0305",
+        Error,
+        Instantiation,
+        "An attribute value of the wrong kind: a string attribute given something else, or an unknown \
+         `stateSelect` value",
+    ),
+    code(
+        "E0306",
+        Error,
+        Instantiation,
+        "Type mismatch: a value of the wrong type, such as a Real where a Boolean condition, an Integer or a \
+         String is needed",
+    ),
+    code(
+        "E0307",
+        Error,
+        Instantiation,
+        "A parenthesised list `(a, b)` used other than on the left of a call of a user-defined function",
+    ),
+    code(
+        "E0308",
+        Error,
+        Instantiation,
+        "A component (an instance of a class) used where a variable is needed",
+    ),
+    code(
+        "E0309",
+        Error,
+        Instantiation,
+        "A call that does not match the function: wrong number of arguments, an unknown, repeated or missing \
+         input, more outputs listed than it has, or no output where a value is needed",
+    ),
+    code(
+        "E0310",
+        Error,
+        Instantiation,
+        "A call in a place it cannot take: `reinit`, `assert` or `terminate` used as a value, a call written \
+         as an equation or statement that is none, or a call not allowed in a when-clause",
+    ),
+    code(
+        "E0311",
+        Error,
+        Instantiation,
+        "`connect` in an initial equation section",
+    ),
+    code(
+        "E0312",
+        Error,
+        Instantiation,
+        "Misuse of when-clauses: `reinit` or `terminate` outside a when-clause, or inside one a left side \
+         that is not a variable, a `reinit` without a scalar variable and value, or an equation not allowed \
+         there",
+    ),
+    code(
+        "E0313",
+        Error,
+        Instantiation,
+        "An if-equation whose branches have different numbers of equations",
+    ),
+    code(
+        "E0401",
+        Error,
+        Balance,
+        "The model has more or fewer equations than unknowns; the components whose own counts are off are \
+         named",
+    ),
+    code(
+        "E0501",
+        Error,
+        Structural,
+        "The system is structurally singular: some equations determine fewer unknowns than their number, or \
+         no equation determines some unknowns",
+    ),
+    code(
+        "E0502",
+        Error,
+        Structural,
+        "An algorithm section is part of an algebraic loop, which EQM cannot solve yet",
+    ),
+    code(
+        "E0503",
+        Error,
+        Structural,
+        "Index reduction would have to differentiate an algorithm section or an expression that cannot be \
+         differentiated",
+    ),
+    code(
+        "E0504",
+        Error,
+        Structural,
+        "The initial system is over-determined: initial equations or fixed start values conflict",
+    ),
+    code(
+        "E0505",
+        Error,
+        Structural,
+        "The initial system is under-determined: nothing determines the initial value of some unknowns",
+    ),
+    code(
+        "E0599",
+        Error,
+        Structural,
+        "Internal error in the structural analysis (please report the model)",
+    ),
+    code(
+        "E0601",
+        Error,
+        CodeGeneration,
+        "The values of some parameters depend on each other in a cycle",
+    ),
+    code(
+        "E0602",
+        Error,
+        CodeGeneration,
+        "An expression that has no numeric value at run time, such as a String or `der` of something that \
+         is not a state",
+    ),
+    code(
+        "E0603",
+        Error,
+        CodeGeneration,
+        "A parameter's value or a start value depends on a variable that changes during the simulation",
+    ),
+    code(
+        "E0604",
+        Error,
+        CodeGeneration,
+        "An algorithm section assigns a variable that the simulation does not compute there: a state, a \
+         parameter or a variable replaced by an alias",
+    ),
+    code(
+        "E0605",
+        Error,
+        CodeGeneration,
+        "A when-clause changes a variable it cannot change: an assignment to a variable that does not change \
+         at events, or `reinit` of something that is not a state",
+    ),
+    code(
+        "E0606",
+        Error,
+        CodeGeneration,
+        "The start or interval of `sample` is not a parameter expression",
+    ),
+    code(
+        "E0607",
+        Error,
+        CodeGeneration,
+        "The equations of a when-clause depend on each other in a cycle",
+    ),
+    code(
+        "E0699",
+        Error,
+        CodeGeneration,
+        "Internal error while building or compiling the executable program (please report the model)",
+    ),
+    code(
+        "E0701",
+        Error,
+        Simulation,
+        "A computed value is not finite (NaN or infinite)",
+    ),
+    code(
+        "E0702",
+        Error,
+        Simulation,
+        "Newton's method did not converge while solving an implicit equation or algebraic loop",
+    ),
+    code(
+        "E0703",
+        Error,
+        Simulation,
+        "Singular Jacobian: the derivative of the equations with respect to their unknowns is zero",
+    ),
+    code(
+        "E0704",
+        Error,
+        Simulation,
+        "A condition that the symbolic solution of an equation needs does not hold, such as a divisor that \
+         must not be zero",
+    ),
+    code(
+        "E0705",
+        Error,
+        Simulation,
+        "An `assert` failed, or an algorithm section or function called `terminate`",
+    ),
+    code(
+        "E0706",
+        Error,
+        Simulation,
+        "An evaluation that would not end: more loop iterations and function calls than the limit, function \
+         calls nested too deeply, or a for-loop with step 0",
+    ),
+    code(
+        "E0707",
+        Error,
+        Simulation,
+        "A parameter cannot be set: there is no such parameter, its value is computed from other \
+         parameters, it is a constant, or the value is not a finite number",
+    ),
+    code(
+        "E0708",
+        Error,
+        Simulation,
+        "A variable asked for in the output or a plot does not exist in the model",
+    ),
+    code(
+        "E0710",
+        Error,
+        Simulation,
+        "The solution is pushed onto several switching surfaces at once, where sliding mode is not defined",
+    ),
+    code(
+        "E0711",
+        Error,
+        Simulation,
+        "Events accumulate (Zeno behaviour), so the simulation cannot pass the accumulation point",
+    ),
+    code(
+        "E0712",
+        Error,
+        Simulation,
+        "The event iteration does not settle: relations and when-clauses keep triggering each other",
+    ),
+    code(
+        "E0713",
+        Error,
+        Simulation,
+        "The static state choice of a dummy-derivative run becomes singular; also a `sample` whose start is \
+         not finite or whose interval is not positive",
+    ),
+    code(
+        "E0799",
+        Error,
+        Simulation,
+        "Internal error in an evaluation: an array of the wrong length (please report the model)",
+    ),
+    code(
+        "W0501",
+        Warning,
+        Structural,
+        "Variables merged by alias elimination have different start values; one of them is used",
+    ),
+    code(
+        "W0502",
+        Warning,
+        Structural,
+        "The initial conditions are not fully specified: the start values of some states are assumed fixed",
+    ),
+];
+
+/// What `code` means, or `None` when it is not registered.
+pub fn describe(code: &str) -> Option<&'static CodeInfo> {
+    CODES
+        .binary_search_by(|info| info.code.cmp(code))
+        .ok()
+        .map(|i| &CODES[i])
+}
