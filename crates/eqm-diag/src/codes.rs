@@ -546,8 +546,13 @@ pub static CODES: &[CodeInfo] = &[
         "E0713",
         Error,
         Simulation,
-        "The static state choice of a dummy-derivative run becomes singular; also a `sample` whose start is \
-         not finite or whose interval is not positive",
+        "The static state choice of a dummy-derivative run becomes singular",
+    ),
+    code(
+        "E0714",
+        Error,
+        Simulation,
+        "A `sample(start, interval)` whose start is not finite or whose interval is not positive",
     ),
     code(
         "E0799",

@@ -590,7 +590,7 @@ fn with_state_choice_note(program: &ExecProgram, e: SimError) -> SimError {
             time,
             message,
             diagnostic: Some(d),
-        } if d.code != "E0713" => {
+        } if d.code != "E0713" && d.code != "E0714" => {
             let names = |vars: &[eqm_ir::expr::VarId]| quoted_names(program, vars);
             let note = format!(
                 "this run uses dummy derivatives with the static state choice {}; where that choice becomes singular, {} cannot be computed from the constraints",

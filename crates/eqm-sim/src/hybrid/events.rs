@@ -37,7 +37,7 @@ impl Clocks {
                 .event_value(sample.interval, sample.span, t0, x, dx)?;
             if !(interval > 0.0 && interval.is_finite() && start.is_finite()) {
                 return Err(HybridError::Event {
-                    code: "E0713",
+                    code: "E0714",
                     time: t0,
                     message: format!("sample needs a finite start and a positive interval, not ({start}, {interval})"),
                     span: sample.span,

@@ -99,7 +99,8 @@ pub enum HybridError {
     /// Event handling itself cannot go on: what happened, when, and where in the model.
     Event {
         /// `E0710` several sliding surfaces, `E0711` an accumulation of events, `E0712` an
-        /// event iteration that does not settle.
+        /// event iteration that does not settle, `E0714` a sample with no finite start or no positive
+        /// interval.
         code: &'static str,
         time: f64,
         message: String,
