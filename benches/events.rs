@@ -7,7 +7,7 @@
 //! event located on the dense output. Prints the compile and simulation times, the events and
 //! the evaluations.
 
-use eqm::driver::Session;
+use eqm::{ModelOptions, Session};
 use eqm_sim::simulate::{Backend, RunOptions, simulate};
 use std::time::Instant;
 
@@ -23,7 +23,7 @@ fn main() {
     let start = Instant::now();
     let mut session = Session::new();
     session.add_file("many.eqm", text);
-    let Some(compiled) = session.compile(Some("Many"), &eqm_flatten::Options::default()) else {
+    let Some(model) = session.compile(Some("Many"), &ModelOptions::default()) else {
         eprintln!("{}", session.render_diagnostics(false));
         std::process::exit(1);
     };
@@ -35,17 +35,24 @@ fn main() {
         integrator: eqm_integrators::Options::default(),
         interval: Some(0.01),
         params: Vec::new(),
+        starts: Vec::new(),
         backend: Backend::Auto,
         stabilize: eqm_sim::simulate::Stabilize::Default,
     };
-    let columns = eqm_sim::simulate::columns(&compiled.program, Some(&["s".to_string(), "h".to_string()]))
+    let columns = eqm_sim::simulate::columns(model.program(), Some(&["s".to_string(), "h".to_string()]))
         .expect("the columns exist");
     let mut rows = 0usize;
     let start = Instant::now();
-    let summary = simulate(&compiled.program, &compiled.init, &options, &columns, &mut |_, _| {
-        rows += 1;
-        Ok(())
-    });
+    let summary = simulate(
+        model.program(),
+        model.init_program(),
+        &options,
+        &columns,
+        &mut |_, _| {
+            rows += 1;
+            Ok(())
+        },
+    );
     let simulated = start.elapsed();
     match summary {
         Ok(s) => println!(

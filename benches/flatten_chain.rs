@@ -7,7 +7,7 @@
 //! memory-bound pass varies by several percent on a shared machine. Goals (issue 3): linear
 //! scaling, t(10N)/t(N) <= 11, and N = 100 000 flattened in under 1.5 s and 1 GB.
 
-use eqm::driver::Session;
+use eqm::{ModelOptions, Session};
 use std::process::Command;
 use std::time::Instant;
 
@@ -83,7 +83,7 @@ fn one(n: usize) {
     session.add_file("chain.eqm", text);
     let parse = start.elapsed();
     let start = Instant::now();
-    let flat = session.flatten(Some("Chain"), &eqm_flatten::Options::default());
+    let flat = session.flatten(Some("Chain"), &ModelOptions::default());
     let flatten = start.elapsed();
     let Some(flat) = flat else {
         eprintln!("{}", session.render_diagnostics(false));

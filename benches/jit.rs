@@ -170,14 +170,14 @@ fn models() {
         "model", "instrs", "compile ms", "interpreter µs", "native µs"
     );
     for (name, text) in sources {
-        let mut session = eqm::driver::Session::new();
+        let mut session = eqm::Session::new();
         session.add_embedded_stdlib();
         session.add_file(name.as_str(), text);
-        let Some(compiled) = session.compile(None, &eqm_flatten::Options::default()) else {
+        let Some(model) = session.compile(None, &eqm::ModelOptions::default()) else {
             eprintln!("{name}: does not compile");
             continue;
         };
-        let program = &compiled.program;
+        let program = model.program();
         let start = Instant::now();
         let Some(native) = NativeCode::compile(program) else {
             eprintln!("{name}: no native code");

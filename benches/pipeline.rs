@@ -12,7 +12,7 @@
 //! with their ratio. Goals (issue 5): at least 50 000 equations per second end to end, and the
 //! right-hand side within 1.3x of the hand-written Rust. Nothing is asserted about time.
 
-use eqm::driver::Session;
+use eqm::{ModelOptions, Session};
 use eqm_ir::slot::Slot;
 use eqm_sim::instance::Instance;
 use eqm_sim::interp::{FiniteChecks, OdeRhs};
@@ -71,7 +71,7 @@ fn one(n: usize) {
         let mut session = Session::new();
         session.add_embedded_stdlib_used_by(&[&text]);
         session.add_file("chain.eqm", text.clone());
-        match session.flatten(Some("Chain"), &eqm_flatten::Options::default()) {
+        match session.flatten(Some("Chain"), &ModelOptions::default()) {
             Some(flat) => flat.equations.len(),
             None => fail(&mut session),
         }
@@ -81,17 +81,17 @@ fn one(n: usize) {
     let mut session = Session::new();
     session.add_embedded_stdlib_used_by(&[&text]);
     session.add_file("chain.eqm", text);
-    let Some(compiled) = session.compile(Some("Chain"), &eqm_flatten::Options::default()) else {
+    let Some(model) = session.compile(Some("Chain"), &ModelOptions::default()) else {
         fail(&mut session)
     };
     let t = Instant::now();
-    let mut instance = match Instance::new(&compiled.program) {
+    let mut instance = match Instance::new(model.program()) {
         Ok(instance) => instance,
         Err(d) => panic!("the interpreter refuses the chain: {}", d.message),
     };
     let interpreter = t.elapsed();
     let t = Instant::now();
-    let native = NativeCode::compile(&compiled.program);
+    let native = NativeCode::compile(model.program());
     let jit = t.elapsed();
     let native_code = match &native {
         Some(code) if code.is_complete() => "all",
@@ -109,10 +109,10 @@ fn one(n: usize) {
 
     println!(
         "N = {n}: {equations} flat equations, {} states",
-        compiled.program.layout().states
+        model.program().layout().states
     );
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    for stage in session.timings.stages() {
+    for stage in session.timings().stages() {
         println!("  {:<16} {:>10.1} ms", stage.stage, ms(stage.time));
     }
     println!("  {:<16} {:>10.1} ms", "interpreter", ms(interpreter));
@@ -132,7 +132,7 @@ fn one(n: usize) {
     // finite (a failure is evaluated again with every assignment checked).
     instance.interpreter().set_finite_checks(FiniteChecks::Derivatives);
     let by_hand = HandWritten::new(n);
-    let (ns_eqm, ns_hand) = compare_rhs(&mut instance, &compiled.program, &by_hand);
+    let (ns_eqm, ns_hand) = compare_rhs(&mut instance, model.program(), &by_hand);
     println!(
         "  rhs: EQM {:.0} ns, hand-written Rust {:.0} ns per evaluation ({:.2} vs {:.2} ns per state), ratio {:.2}",
         ns_eqm,

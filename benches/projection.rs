@@ -10,10 +10,14 @@
 //! number of evaluations and the error of `x` at the end against a reference solution of the
 //! angle equation `θ'' = −(g/L) sin θ` computed here with a tiny RK4 step.
 
-use eqm::driver::Session;
+#[path = "../tests/support/pipeline.rs"]
+mod pipeline;
+
 use eqm_compile::analysis::IndexForm;
+use eqm_flatten::Sources;
 use eqm_integrators::{Atol, Method, Options};
 use eqm_sim::simulate::{Backend, RunOptions, Stabilize, simulate};
+use pipeline::Pipeline;
 use std::time::Instant;
 
 /// The pendulum with unit mass and length and gravity `g`, released at rest at angle `theta0`
@@ -55,7 +59,7 @@ fn run(
     stop: f64,
     stabilize: Stabilize,
 ) -> (f64, usize, f64) {
-    let mut session = Session::new();
+    let mut session = Sources::new();
     session.add_file("pendulum.eqm", text.to_string());
     let mut compiled = session
         .compile_with(None, &eqm_flatten::Options::default(), form)
@@ -67,6 +71,7 @@ fn run(
         integrator: options,
         interval: Some(stop),
         params: Vec::new(),
+        starts: Vec::new(),
         backend: Backend::Auto,
         stabilize,
     };

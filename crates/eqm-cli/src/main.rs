@@ -1,11 +1,11 @@
-//! The `eqm` command line (shared/spec/cli.md). This is an edge of the system: it reads files,
-//! calls the driver, prints results and maps outcomes to exit codes. It computes nothing itself.
+//! The `eqm` command line. This is an edge of the system: it parses arguments, reads files,
+//! calls the library API (`eqm`), prints what it returns and maps outcomes to exit codes. It
+//! computes nothing itself.
 
 mod plot;
 
 use clap::{Parser, Subcommand};
-use eqm::driver::Session;
-use eqm_compile::graphview::{GraphView, TooLarge};
+use eqm::{GraphView, IndexForm, Method, ModelOptions, RunError, RunSettings, Session, Stabilize, Tableau, TooLarge};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -126,31 +126,31 @@ struct RunArgs {
     /// correction `d/dt g = -k g`, `off` integrates the plain field (to see the drift); default:
     /// the model's `stabilize(K = k)` annotation, else 10 times the fastest rate of the model.
     #[arg(long, value_name = "K=k|off", value_parser = parse_stabilize)]
-    stabilize: Option<eqm_sim::simulate::Stabilize>,
+    stabilize: Option<Stabilize>,
     /// Form of a high-index model: `embedding` (all differentiated variables are states, the
     /// constraints kept by projection), `dummy` (dummy derivatives: a static state choice), or
     /// `auto` (the default: dummy derivatives only when the constraints are linear with constant
     /// coefficients, so the static choice stays valid).
     #[arg(long = "index-reduction", value_name = "auto|embedding|dummy", value_parser = parse_index_form, default_value = "auto")]
-    index_reduction: eqm_compile::analysis::IndexForm,
+    index_reduction: IndexForm,
 }
 
-fn parse_stabilize(s: &str) -> Result<eqm_sim::simulate::Stabilize, String> {
+fn parse_stabilize(s: &str) -> Result<Stabilize, String> {
     if s == "off" {
-        return Ok(eqm_sim::simulate::Stabilize::Off);
+        return Ok(Stabilize::Off);
     }
     let value = s.strip_prefix("K=").unwrap_or(s);
     match value.parse::<f64>() {
-        Ok(k) if k.is_finite() && k > 0.0 => Ok(eqm_sim::simulate::Stabilize::Gain(k)),
+        Ok(k) if k.is_finite() && k > 0.0 => Ok(Stabilize::Gain(k)),
         _ => Err(format!("`{s}` is not K=<positive number> or off")),
     }
 }
 
-fn parse_index_form(s: &str) -> Result<eqm_compile::analysis::IndexForm, String> {
+fn parse_index_form(s: &str) -> Result<IndexForm, String> {
     match s {
-        "auto" => Ok(eqm_compile::analysis::IndexForm::Auto),
-        "embedding" => Ok(eqm_compile::analysis::IndexForm::Embedding),
-        "dummy" => Ok(eqm_compile::analysis::IndexForm::Dummy),
+        "auto" => Ok(IndexForm::Auto),
+        "embedding" => Ok(IndexForm::Embedding),
+        "dummy" => Ok(IndexForm::Dummy),
         _ => Err(format!("`{s}` is not auto, embedding or dummy")),
     }
 }
@@ -180,7 +180,7 @@ fn parse_param(s: &str) -> Result<(String, f64), String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    eqm_syntax::with_compiler_stack(move || run(cli))
+    eqm::with_compiler_stack(move || run(cli))
 }
 
 fn run(cli: Cli) -> ExitCode {
@@ -194,11 +194,14 @@ fn run(cli: Cli) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    let options = eqm_flatten::Options {
+    let model = args.model.as_deref();
+    let mut options = ModelOptions {
         parameters: args.params.clone(),
+        ..ModelOptions::default()
     };
     if let Command::Run { run: run_args, .. } = &cli.command {
-        return simulate(&mut session, args, run_args, &options, color, cli.timings);
+        options.index_form = run_args.index_reduction;
+        return simulate(&mut session, model, run_args, &options, color, cli.timings);
     }
     // The drawing for `explain --svg` with its node counts; written after the text is printed.
     let mut drawing: Option<(Result<String, TooLarge>, usize, usize)> = None;
@@ -211,10 +214,10 @@ fn run(cli: Cli) -> ExitCode {
                 steps,
                 svg,
                 ..
-            } => session
-                .analyze(args.model.as_deref(), &options, *keep_aliases)
-                .map(|a| {
-                    let mut text = eqm_compile::explain::explain(&a);
+            } => {
+                options.keep_aliases = *keep_aliases;
+                session.analyze(model, &options).map(|a| {
+                    let mut text = eqm::explain(&a);
                     if *steps || svg.is_some() {
                         let view = GraphView::new(&a);
                         if *steps {
@@ -226,15 +229,14 @@ fn run(cli: Cli) -> ExitCode {
                         }
                     }
                     text
-                }),
-            Command::Flatten(_) => session.flatten(args.model.as_deref(), &options).map(|f| f.print()),
+                })
+            }
+            Command::Flatten(_) => session.flatten(model, &options).map(|f| f.print()),
             Command::Run { .. } => None,
-            Command::Check(_) => session.flatten(args.model.as_deref(), &options).map(|flat| {
+            Command::Check(_) => session.check(model, &options).map(|c| {
                 format!(
                     "{}: {} variables, {} equations: no errors",
-                    flat.name,
-                    flat.variables.len(),
-                    flat.equations.len()
+                    c.model, c.variables, c.equations
                 )
             }),
         }
@@ -267,13 +269,13 @@ fn run(cli: Cli) -> ExitCode {
     code
 }
 
-/// `eqm run`: compile, set up the run from the options and the experiment annotation, and
-/// stream the rows to the output.
+/// `eqm run`: compile, check the settings, open the output, and stream the rows to it with a
+/// progress bar on a terminal.
 fn simulate(
     session: &mut Session,
-    args: &ModelArgs,
+    model: Option<&str>,
     run: &RunArgs,
-    options: &eqm_flatten::Options,
+    options: &ModelOptions,
     color: bool,
     timings: bool,
 ) -> ExitCode {
@@ -287,80 +289,41 @@ fn simulate(
                 Ok(t) => t,
                 Err(e) => return usage(format!("cannot read {}: {e}", path.display())),
             };
-            match eqm_integrators::tableau::Tableau::parse(&text) {
-                Ok(t) => Some(eqm_integrators::Method::Tableau(Box::new(t))),
+            match Tableau::parse(&text) {
+                Ok(t) => Some(Method::Tableau(Box::new(t))),
                 Err(e) => return usage(format!("{}: {e}", path.display())),
             }
         }
         None => None,
     };
-    let Some(method) = method.or_else(|| eqm_integrators::Method::parse(&run.solver)) else {
-        let known: Vec<&str> = eqm_integrators::Method::NAMED.iter().map(|m| m.name()).collect();
+    let Some(method) = method.or_else(|| Method::parse(&run.solver)) else {
+        let known: Vec<&str> = Method::NAMED.iter().map(|m| m.name()).collect();
         return usage(format!("unknown solver `{}`; known: {}", run.solver, known.join(", ")));
     };
     let compiled = if session.has_errors() {
         None
     } else {
-        session.compile_with(args.model.as_deref(), options, run.index_reduction)
+        session.compile(model, options)
     };
-    let Some(mut compiled) = compiled else {
+    let Some(mut model) = compiled else {
         return finish(session, color);
     };
-    let experiment = compiled.experiment;
-    let start = run.start.or(experiment.start_time).unwrap_or(0.0);
-    let stop = run.stop.or(experiment.stop_time).unwrap_or(start + 1.0);
-    if !(start.is_finite() && stop.is_finite() && stop > start) {
-        return usage(format!("the stop time {stop} must be after the start time {start}"));
-    }
-    let interval = run.interval.or(experiment.interval).unwrap_or((stop - start) / 500.0);
-    let rtol = run.rtol.or(experiment.tolerance).unwrap_or(1e-6);
-    let atol = run.atol.unwrap_or(rtol);
-    for (name, value) in [("--interval", interval), ("--rtol", rtol), ("--atol", atol)] {
-        if !(value.is_finite() && value > 0.0) {
-            return usage(format!("{name} must be a positive number, not {value}"));
-        }
-    }
-    let step = run.step.unwrap_or_else(|| interval.min((stop - start) / 100.0));
-    if !(step.is_finite() && step > 0.0) {
-        return usage(format!("--step must be a positive number, not {step}"));
-    }
-    // The methods with both modes (implicit Euler, trapezoid, bdf, radau5, implicit tableaux with
-    // embedded weights) take fixed steps exactly when --step is given; the fixed-step methods
-    // always do (with a default step); the explicit adaptive ones have no fixed-step mode.
-    let fixed_step = method.takes_fixed_step(run.step.is_some());
-    if run.step.is_some() && !fixed_step {
-        eprintln!(
-            "note: {} controls its step size and has no fixed-step mode; --step is ignored",
-            method.name()
-        );
-    }
-    let run_options = eqm_sim::simulate::RunOptions {
-        start,
-        stop,
-        integrator: eqm_integrators::Options {
-            rtol,
-            atol: eqm_integrators::Atol::Scalar(atol),
-            step: fixed_step.then_some(step),
-            ..eqm_integrators::Options::default()
-        },
-        method,
-        interval: Some(interval),
-        params: args.params.clone(),
-        backend: if run.interpreter {
-            eqm_sim::simulate::Backend::Interpreter
-        } else {
-            eqm_sim::simulate::Backend::Auto
-        },
-        stabilize: run.stabilize.unwrap_or(match experiment.stabilize {
-            Some(k) => eqm_sim::simulate::Stabilize::Gain(k),
-            None => eqm_sim::simulate::Stabilize::Default,
-        }),
+    let settings = RunSettings {
+        start: run.start,
+        stop: run.stop,
+        interval: run.interval,
+        rtol: run.rtol,
+        atol: run.atol,
+        step: run.step,
+        method: Some(method),
+        interpreter: run.interpreter,
+        stabilize: run.stabilize,
+        variables: None,
     };
-    // Implicit methods and invariants get the symbolic Jacobian; when it cannot be built the
-    // methods use difference quotients, and `-v` says why.
-    let started = std::time::Instant::now();
-    let jacobian_note = eqm_sim::simulate::prepare(&mut compiled.program, &run_options);
-    session.record_time("jacobian", started.elapsed());
+    match model.check_settings(&settings) {
+        Ok(notes) => notes.iter().for_each(|note| eprintln!("note: {note}")),
+        Err(e) => return usage(e.to_string()),
+    }
     if let Some(path) = &run.plot_out
         && path.extension().is_none_or(|e| e != "svg" && e != "png")
     {
@@ -375,10 +338,10 @@ fn simulate(
             }
         }
     }
-    let columns = match eqm_sim::simulate::columns(&compiled.program, wanted.as_deref()) {
+    let columns = match model.columns(wanted.as_deref()) {
         Ok(c) => c,
         Err(d) => {
-            session.diagnostics.push(d);
+            session.push_diagnostic(d);
             return finish(session, color);
         }
     };
@@ -389,159 +352,107 @@ fn simulate(
         },
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    let mut writer = match eqm::results::CsvWriter::new(sink, &columns.names) {
+    let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+    let mut writer = match eqm::CsvWriter::new(sink, &names) {
         Ok(w) => w,
         Err(e) => return usage(format!("cannot write the results: {e}")),
     };
     // The plotted columns, checked before the run so that a typo does not cost a simulation.
-    let mut plotted: Vec<(usize, crate::plot::Series)> = Vec::new();
-    for name in run.plot.iter().flatten() {
-        let Some(k) = columns.names.iter().position(|n| n == name) else {
-            let mut d = eqm_diag::Diagnostic::error(
-                "E0708",
-                format!("there is no variable `{name}` to plot"),
-                compiled.program.model_span(),
-                "in this model",
-            );
-            if let Some(similar) = eqm_diag::did_you_mean(name, columns.names.iter().map(String::as_str)) {
-                d = d.with_help(format!("did you mean `{similar}`?"));
-            }
-            session.diagnostics.push(d);
+    let plot_names = run.plot.clone().unwrap_or_default();
+    let mut plotted: Vec<(usize, plot::Series)> = match model.find_columns(&columns, &plot_names) {
+        Ok(indices) => indices
+            .into_iter()
+            .map(|k| {
+                let series = plot::Series {
+                    name: columns[k].name.clone(),
+                    unit: columns[k].unit.clone(),
+                    points: Vec::new(),
+                };
+                (k, series)
+            })
+            .collect(),
+        Err(d) => {
+            session.push_diagnostic(d);
             return finish(session, color);
-        };
-        let unit = compiled
-            .program
-            .lookup(name)
-            .and_then(|v| compiled.program.symbols().get(v).unit.as_deref().map(str::to_string));
-        plotted.push((
-            k,
-            crate::plot::Series {
-                name: name.clone(),
-                unit,
-                points: Vec::new(),
-            },
-        ));
-    }
+        }
+    };
+    let (start, stop) = model.time_span(&settings);
     let started = std::time::Instant::now();
     // A progress bar on a terminal, shown only once a run has taken about a second, so short
     // runs print nothing extra; its position is the simulated time.
     let show_progress = std::io::stderr().is_terminal();
     let mut progress: Option<indicatif::ProgressBar> = None;
-    let result = eqm_sim::simulate::simulate(
-        &compiled.program,
-        &compiled.init,
-        &run_options,
-        &columns,
-        &mut |t, values| {
-            for (k, series) in &mut plotted {
-                series.points.push((t, values[*k]));
-            }
-            if show_progress {
-                let done = ((t - start) / (stop - start) * 1000.0).clamp(0.0, 1000.0) as u64;
-                match &progress {
-                    Some(bar) => bar.set_position(done),
-                    None if started.elapsed().as_secs_f64() > 1.0 => {
-                        let bar = indicatif::ProgressBar::new(1000);
-                        bar.set_style(
-                            indicatif::ProgressStyle::with_template(
-                                "{bar:40} {msg} (elapsed {elapsed}, about {eta} left)",
-                            )
+    let result = model.simulate_into(&settings, &columns, &mut |t: f64, values: &[f64]| {
+        for (k, series) in &mut plotted {
+            series.points.push((t, values[*k]));
+        }
+        if show_progress {
+            let done = ((t - start) / (stop - start) * 1000.0).clamp(0.0, 1000.0) as u64;
+            match &progress {
+                Some(bar) => bar.set_position(done),
+                None if started.elapsed().as_secs_f64() > 1.0 => {
+                    let bar = indicatif::ProgressBar::new(1000);
+                    bar.set_style(
+                        indicatif::ProgressStyle::with_template("{bar:40} {msg} (elapsed {elapsed}, about {eta} left)")
                             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-                        );
-                        bar.set_position(done);
-                        progress = Some(bar);
-                    }
-                    None => {}
+                    );
+                    bar.set_position(done);
+                    progress = Some(bar);
                 }
-                if let Some(bar) = &progress {
-                    bar.set_message(format!("t = {}", eqm_diag::text::format_number(t)));
-                }
+                None => {}
             }
-            writer.row(t, values)
-        },
-    );
+            if let Some(bar) = &progress {
+                bar.set_message(format!("t = {}", eqm::format_number(t)));
+            }
+        }
+        writer.row(t, values)
+    });
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    session.record_time("simulate", started.elapsed());
     // Rows computed before a failure are kept: flush whatever happens.
     let flushed = writer.flush();
     let code = match result {
-        Ok(summary) => {
-            session.record_time("jit compile", summary.compile_time);
+        Ok(report) => {
+            session.record_time("jacobian", report.jacobian_time);
+            session.record_time("simulate", report.simulate_time);
+            session.record_time("jit compile", report.compile_time);
             if timings {
-                eprintln!(
-                    "{} rows; {} steps, {} rejected, {} right-hand-side evaluations by the {}",
-                    summary.rows, summary.stats.steps, summary.stats.rejected, summary.stats.rhs_evals, summary.backend
-                );
-                if summary.stats.jacobians > 0 {
-                    eprintln!(
-                        "{} Jacobians ({} symbolic, {} sparse), {} LU factorisations",
-                        summary.stats.jacobians,
-                        summary.stats.symbolic_jacobians,
-                        summary.stats.sparse_jacobians,
-                        summary.stats.factorizations
-                    );
-                }
-                if let Some(note) = &jacobian_note {
-                    eprintln!("  {note}");
-                }
-                if let Some(form) = &compiled.form {
-                    eprintln!("high-index model: {}", form.reason());
-                }
-                if let Some(r) = &summary.invariants {
-                    match r.gain {
-                        Some((k, source)) => eprintln!(
-                            "{} invariant(s) kept by projection with K = {} ({source}), rank of G {}",
-                            r.invariants,
-                            eqm_diag::text::format_number(k),
-                            r.rank
-                        ),
-                        None => eprintln!("{} invariant(s), not projected", r.invariants),
-                    }
-                    eprintln!(
-                        "  constraint residual max|g|: {:.3e} at the end, {:.3e} at most over the rows",
-                        r.final_residual, r.max_residual
-                    );
-                }
-                if summary.events.events > 0 {
-                    eprintln!("{} events", summary.events.events);
-                }
-                for note in summary.events.notes.iter().chain(&summary.solver_notes) {
-                    eprintln!("  {note}");
-                }
+                print_report(&model, &report);
             }
-            if let Some((time, message)) = &summary.terminated {
+            if let Some((time, message)) = &report.summary.terminated {
                 eprintln!("note: the model called terminate at time {time}: {message}");
             }
             finish(session, color)
         }
-        Err(eqm_sim::simulate::SimError::Model(d)) => {
-            session.diagnostics.push(*d);
+        Err(RunError::Model(d)) => {
+            session.push_diagnostic(*d);
             finish(session, color)
         }
-        Err(eqm_sim::simulate::SimError::Failed {
+        Err(RunError::Failed {
             time,
             message,
             diagnostic,
         }) => {
-            session.diagnostics.extend(diagnostic.map(|d| *d));
+            if let Some(d) = diagnostic {
+                session.push_diagnostic(*d);
+            }
             finish(session, color);
             eprintln!("error: the simulation failed at time {time}: {message}");
             ExitCode::from(EXIT_SIMULATION)
         }
-        Err(eqm_sim::simulate::SimError::Io(e)) => usage(format!("cannot write the results: {e}")),
+        Err(e @ (RunError::Io(_) | RunError::Settings(_))) => usage(e.to_string()),
     };
     if let Err(e) = flushed {
         return usage(format!("cannot write the results: {e}"));
     }
     // The plot shows what was computed, also when the run failed part way.
     if let Some(path) = &run.plot_out {
-        let series: Vec<crate::plot::Series> = plotted.into_iter().map(|(_, s)| s).collect();
+        let series: Vec<plot::Series> = plotted.into_iter().map(|(_, s)| s).collect();
         let written = if path.extension().is_some_and(|e| e == "png") {
-            crate::plot::png(&series, path)
+            plot::png(&series, path)
         } else {
-            crate::plot::svg(&series)
+            plot::svg(&series)
                 .and_then(|svg| std::fs::write(path, svg).map_err(|e| format!("cannot write {}: {e}", path.display())))
         };
         match written {
@@ -555,10 +466,54 @@ fn simulate(
     code
 }
 
-/// Reads and parses every file. An unreadable file is a usage error (exit 2).
+/// What `-v` prints about a finished run.
+fn print_report(model: &eqm::Model, report: &eqm::RunReport) {
+    let summary = &report.summary;
+    eprintln!(
+        "{} rows; {} steps, {} rejected, {} right-hand-side evaluations by the {}",
+        summary.rows, summary.stats.steps, summary.stats.rejected, summary.stats.rhs_evals, summary.backend
+    );
+    if summary.stats.jacobians > 0 {
+        eprintln!(
+            "{} Jacobians ({} symbolic, {} sparse), {} LU factorisations",
+            summary.stats.jacobians,
+            summary.stats.symbolic_jacobians,
+            summary.stats.sparse_jacobians,
+            summary.stats.factorizations
+        );
+    }
+    if let Some(note) = &report.jacobian {
+        eprintln!("  {note}");
+    }
+    if let Some(form) = model.form() {
+        eprintln!("high-index model: {}", form.reason());
+    }
+    if let Some(r) = &summary.invariants {
+        match r.gain {
+            Some((k, source)) => eprintln!(
+                "{} invariant(s) kept by projection with K = {} ({source}), rank of G {}",
+                r.invariants,
+                eqm::format_number(k),
+                r.rank
+            ),
+            None => eprintln!("{} invariant(s), not projected", r.invariants),
+        }
+        eprintln!(
+            "  constraint residual max|g|: {:.3e} at the end, {:.3e} at most over the rows",
+            r.final_residual, r.max_residual
+        );
+    }
+    if summary.events.events > 0 {
+        eprintln!("{} events", summary.events.events);
+    }
+    for note in summary.events.notes.iter().chain(&summary.solver_notes) {
+        eprintln!("  {note}");
+    }
+}
+
+/// Reads every file and the library directories of `EQMPATH`, and parses them. An unreadable
+/// file is a usage error (exit 2).
 fn load(files: &[PathBuf], model: Option<&str>) -> Result<Session, ExitCode> {
-    // Everything is read first, so that only the stdlib packages the texts (or the model name)
-    // mention are parsed: most of a small model's start-up time would otherwise be the stdlib.
     let mut library: Vec<(String, String)> = Vec::new();
     if let Some(paths) = std::env::var_os("EQMPATH") {
         for dir in std::env::split_paths(&paths) {
@@ -599,21 +554,7 @@ fn load(files: &[PathBuf], model: Option<&str>) -> Result<Session, ExitCode> {
             }
         }
     }
-    let mut session = Session::new();
-    let mentioned: Vec<&str> = library
-        .iter()
-        .chain(&user)
-        .map(|(_, text)| text.as_str())
-        .chain(model)
-        .collect();
-    session.add_embedded_stdlib_used_by(&mentioned);
-    for (name, text) in library {
-        session.add_library_file(name, text);
-    }
-    for (name, text) in user {
-        session.add_file(name, text);
-    }
-    Ok(session)
+    Ok(Session::with_sources(&user, &library, model))
 }
 
 /// Prints diagnostics and maps them to the exit code.
@@ -628,7 +569,7 @@ fn finish(session: &mut Session, color: bool) -> ExitCode {
 }
 
 fn print_timings(session: &Session) {
-    for t in session.timings.stages() {
+    for t in session.timings().stages() {
         eprintln!("{:>12}: {:>10.3} ms", t.stage, t.time.as_secs_f64() * 1e3);
     }
 }

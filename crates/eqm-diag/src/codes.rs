@@ -555,6 +555,12 @@ pub static CODES: &[CodeInfo] = &[
         "A `sample(start, interval)` whose start is not finite or whose interval is not positive",
     ),
     code(
+        "E0715",
+        Error,
+        Simulation,
+        "A start value that cannot be set for a run: no such variable, a parameter or constant, an alias, or a value that is not finite",
+    ),
+    code(
         "E0799",
         Error,
         Simulation,

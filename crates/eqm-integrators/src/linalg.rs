@@ -296,6 +296,8 @@ impl<T: LuScalar> DenseLu<T> {
         // their size: fully unrolled, without the loop bookkeeping, which for a few states cost
         // as much as the arithmetic.
         match n {
+            // A model without states (only events and algebraic variables) has nothing to solve.
+            0 => {}
             1 => self.substitute::<1>(b),
             2 => self.substitute::<2>(b),
             3 => self.substitute::<3>(b),

@@ -7,6 +7,7 @@
 
 use crate::interp::{Interpreter, JacobianOut, OdeRhs};
 use crate::native::NativeCode;
+use eqm_compile::dae::VarKind;
 use eqm_compile::exec::ExecProgram;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
@@ -130,48 +131,7 @@ impl<'p> Instance<'p> {
     /// parameter conditions. On failure the previous value is kept.
     pub fn set_param(&mut self, name: &str, value: f64) -> Result<(), Diagnostic> {
         let program = self.program();
-        let fallback = program.model_span();
-        let Some(v) = program.lookup(name) else {
-            let params = program.params().iter().map(|v| program.symbols().get(*v).name.as_str());
-            let mut d = Diagnostic::error(
-                "E0707",
-                format!("there is no parameter `{name}`"),
-                fallback,
-                "in this model",
-            );
-            if let Some(s) = eqm_diag::did_you_mean(name, params) {
-                d = d.with_help(format!("did you mean `{s}`?"));
-            }
-            return Err(d);
-        };
-        let var = program.symbols().get(v);
-        let Some(Slot::Param(i)) = program.slot_of(v) else {
-            let why = match var.kind {
-                eqm_compile::dae::VarKind::Parameter => match var.binding {
-                    Some(b) => format!(
-                        "its value `{}` is computed from other parameters; change those instead",
-                        program.expr_text(b)
-                    ),
-                    None => "its value is computed from other parameters".to_string(),
-                },
-                eqm_compile::dae::VarKind::Constant => "it is a constant".to_string(),
-                _ => "it is not a parameter".to_string(),
-            };
-            return Err(Diagnostic::error(
-                "E0707",
-                format!("`{name}` cannot be set: {why}"),
-                var.span,
-                "declared here",
-            ));
-        };
-        if !value.is_finite() {
-            return Err(Diagnostic::error(
-                "E0707",
-                format!("`{name}` cannot be set to {value}: a parameter must be a finite number"),
-                var.span,
-                "declared here",
-            ));
-        }
+        let i = check_parameter(program, name, value)?;
         let old = self.p[i as usize];
         self.p[i as usize] = value;
         if let Err(failure) = self.interpreter.parameters(&self.p, &mut self.work) {
@@ -181,6 +141,19 @@ impl<'p> Instance<'p> {
             return Err(program.failure_diagnostic(&failure));
         }
         Ok(())
+    }
+
+    /// Overrides the start values of the variables named in `values` for every evaluation from
+    /// now on (see [`Interpreter::set_start_values`]), and forgets earlier overrides. Names this
+    /// program does not have are skipped: a model and its initialization problem share their
+    /// names, but not every variable. Check the names first with [`check_start_value`].
+    pub fn set_start_values(&mut self, values: &[(String, f64)]) {
+        let program = self.program();
+        let vars: Vec<(eqm_ir::expr::VarId, f64)> = values
+            .iter()
+            .filter_map(|(name, value)| Some((program.lookup(name)?, *value)))
+            .collect();
+        self.interpreter.set_start_values(&vars);
     }
 
     /// The value of parameter `name` (independent or dependent).
@@ -227,4 +200,91 @@ impl OdeRhs for Instance<'_> {
     fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
         self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)
     }
+}
+
+/// Checks that the start value of `name` can be set to `value` for a run of `program`: the
+/// variable exists, is not a parameter or constant (those are set as parameters), and the
+/// value is finite (`E0715` otherwise).
+pub fn check_start_value(program: &ExecProgram, name: &str, value: f64) -> Result<(), Diagnostic> {
+    let Some(v) = program.lookup(name).filter(|v| program.slot_of(*v).is_some()) else {
+        let mut d = Diagnostic::error(
+            "E0715",
+            format!("there is no variable `{name}` with a start value"),
+            program.model_span(),
+            "in this model",
+        );
+        let names = program.variables().map(|(n, ..)| n).filter(|n| !n.starts_with('$'));
+        if let Some(s) = eqm_diag::did_you_mean(name, names) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        }
+        return Err(d);
+    };
+    let var = program.symbols().get(v);
+    let problem = match var.kind {
+        VarKind::Parameter | VarKind::Constant => Some("it is a parameter or constant; set its value instead"),
+        _ if var.eliminated.is_some() => {
+            Some("the compiler replaced it by an alias; set the start value of the variable it equals")
+        }
+        _ if !value.is_finite() => Some("a start value must be a finite number"),
+        _ => None,
+    };
+    match problem {
+        Some(why) => Err(Diagnostic::error(
+            "E0715",
+            format!("the start value of `{name}` cannot be set: {why}"),
+            var.span,
+            "declared here",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Checks that parameter `name` of `program` can be set to `value` without rebuilding
+/// anything: it exists, is independent (its value is not computed from other parameters) and
+/// the value is finite (`E0707` otherwise). Returns its index in `p`. The parameter conditions
+/// are checked when the parameters are computed.
+pub fn check_parameter(program: &ExecProgram, name: &str, value: f64) -> Result<u32, Diagnostic> {
+    let fallback = program.model_span();
+    let Some(v) = program.lookup(name) else {
+        let params = program.params().iter().map(|v| program.symbols().get(*v).name.as_str());
+        let mut d = Diagnostic::error(
+            "E0707",
+            format!("there is no parameter `{name}`"),
+            fallback,
+            "in this model",
+        );
+        if let Some(s) = eqm_diag::did_you_mean(name, params) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        }
+        return Err(d);
+    };
+    let var = program.symbols().get(v);
+    let Some(Slot::Param(i)) = program.slot_of(v) else {
+        let why = match var.kind {
+            eqm_compile::dae::VarKind::Parameter => match var.binding {
+                Some(b) => format!(
+                    "its value `{}` is computed from other parameters; change those instead",
+                    program.expr_text(b)
+                ),
+                None => "its value is computed from other parameters".to_string(),
+            },
+            eqm_compile::dae::VarKind::Constant => "it is a constant".to_string(),
+            _ => "it is not a parameter".to_string(),
+        };
+        return Err(Diagnostic::error(
+            "E0707",
+            format!("`{name}` cannot be set: {why}"),
+            var.span,
+            "declared here",
+        ));
+    };
+    if !value.is_finite() {
+        return Err(Diagnostic::error(
+            "E0707",
+            format!("`{name}` cannot be set to {value}: a parameter must be a finite number"),
+            var.span,
+            "declared here",
+        ));
+    }
+    Ok(i)
 }

@@ -261,6 +261,7 @@ mod tests {
             integrator: Default::default(),
             interval: None,
             params: Vec::new(),
+            starts: Vec::new(),
             backend: Backend::Interpreter,
             stabilize: Stabilize::Default,
         };

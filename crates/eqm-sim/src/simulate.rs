@@ -34,6 +34,9 @@ pub struct RunOptions {
     pub interval: Option<f64>,
     /// Parameter overrides, applied without rebuilding anything.
     pub params: Vec<(String, f64)>,
+    /// Start-value overrides (see [`Instance::set_start_values`]), applied without rebuilding
+    /// anything.
+    pub starts: Vec<(String, f64)>,
     pub backend: Backend,
     /// How invariants are kept (constraint projection).
     pub stabilize: Stabilize,
@@ -224,14 +227,15 @@ pub fn default_gain(jacobian: &nalgebra::DMatrix<f64>, f: &[f64], x: &[f64], spa
     if gain.is_finite() && gain > 0.0 { gain } else { 1.0 }
 }
 
-/// An instance with the run's parameters set.
-fn instance<'p>(program: &'p ExecProgram, params: &[(String, f64)]) -> Result<Instance<'p>, SimError> {
+/// An instance of `program` with the run's parameters and start values set.
+fn instance<'p>(program: &'p ExecProgram, options: &RunOptions) -> Result<Instance<'p>, SimError> {
     let mut instance = Instance::new(program).map_err(|d| SimError::Model(Box::new(d)))?;
-    for (name, value) in params {
+    for (name, value) in &options.params {
         instance
             .set_param(name, *value)
             .map_err(|d| SimError::Model(Box::new(d)))?;
     }
+    instance.set_start_values(&options.starts);
     Ok(instance)
 }
 
@@ -241,14 +245,10 @@ fn instance<'p>(program: &'p ExecProgram, params: &[(String, f64)]) -> Result<In
 /// Relations are frozen in both programs; the initialization is solved again with the
 /// relations its solution gives (a few passes at most) until they agree, so that the initial
 /// values and the relations are consistent with each other.
-fn initial_states(
-    model: &mut Instance<'_>,
-    init: &ExecProgram,
-    params: &[(String, f64)],
-    start: f64,
-) -> Result<Vec<f64>, SimError> {
+fn initial_states(model: &mut Instance<'_>, init: &ExecProgram, options: &RunOptions) -> Result<Vec<f64>, SimError> {
     const PASSES: usize = 10;
-    let mut solver = instance(init, params)?;
+    let start = options.start;
+    let mut solver = instance(init, options)?;
     let program = model.program();
     // Variables are matched by name: the initialization problem may come from another form of
     // the model (the dummy-derivative form of a model simulated in its embedding form).
@@ -323,7 +323,8 @@ fn initial_states(
     unreachable!("the last pass returns")
 }
 
-/// Runs the simulation, handing each output row to `sink`.
+/// Runs the simulation, handing each output row to `sink`; with [`Backend::Auto`] the program
+/// is compiled to native code first.
 pub fn simulate(
     program: &ExecProgram,
     init: &ExecProgram,
@@ -331,8 +332,33 @@ pub fn simulate(
     columns: &Columns,
     sink: &mut dyn FnMut(f64, &[f64]) -> std::io::Result<()>,
 ) -> Result<Summary, SimError> {
-    let mut model = ModelOde::new(instance(program, &options.params)?);
-    let x0 = initial_states(&mut model.instance, init, &options.params, options.start)?;
+    let compile_start = std::time::Instant::now();
+    let native = match options.backend {
+        Backend::Auto => crate::native::NativeCode::compile(program).map(std::sync::Arc::new),
+        Backend::Interpreter => None,
+    };
+    let compile_time = compile_start.elapsed();
+    simulate_with(program, init, options, columns, native, sink).map(|summary| Summary {
+        compile_time,
+        ..summary
+    })
+}
+
+/// [`simulate`] with the native code of `program` given (compiled once for several runs, or
+/// `None` for the interpreter alone); the summary's compile time is zero.
+pub fn simulate_with(
+    program: &ExecProgram,
+    init: &ExecProgram,
+    options: &RunOptions,
+    columns: &Columns,
+    native: Option<std::sync::Arc<crate::native::NativeCode>>,
+    sink: &mut dyn FnMut(f64, &[f64]) -> std::io::Result<()>,
+) -> Result<Summary, SimError> {
+    for (name, value) in &options.starts {
+        crate::instance::check_start_value(program, name, *value).map_err(|d| SimError::Model(Box::new(d)))?;
+    }
+    let mut model = ModelOde::new(instance(program, options)?);
+    let x0 = initial_states(&mut model.instance, init, options)?;
     let mut invariant_report = None;
     if !program.invariants().is_empty() {
         let (projector, report) = projector(&mut model.instance, options, &x0)?;
@@ -345,19 +371,13 @@ pub fn simulate(
         .instance
         .interpreter()
         .set_finite_checks(crate::interp::FiniteChecks::Derivatives);
-    let compile_start = std::time::Instant::now();
-    let native = match options.backend {
-        Backend::Auto => crate::native::NativeCode::compile(program).map(std::sync::Arc::new),
-        Backend::Interpreter => None,
-    };
-    let compile_time = compile_start.elapsed();
     let backend = match &native {
         Some(n) if n.is_complete() && (n.outputs_native() || program.outputs().is_empty()) => "jit",
         Some(n) if n.native_instructions() > 0 => "jit (and the interpreter for what the JIT cannot compile)",
         _ => "interpreter",
     };
     // Rows are evaluated on a second instance: the integrator holds the first one.
-    let mut rows = instance(program, &options.params)?;
+    let mut rows = instance(program, options)?;
     if let Some(native) = native {
         rows.attach_native(native.clone());
         model.instance.attach_native(native);
@@ -461,7 +481,7 @@ pub fn simulate(
     }
     Ok(Summary {
         backend,
-        compile_time,
+        compile_time: std::time::Duration::ZERO,
         rows: writer.written,
         stats: stepper.stats(),
         stopped_at,

@@ -1,6 +1,88 @@
-//! EQM: an equation-based modeling language with its own compiler.
+//! EQM's library: everything a front end (the `eqm` command line, a REPL, an analysis tool,
+//! an export) does with models, behind one API that holds no IO.
 //!
-//! The pipeline and the type crossing each stage boundary are described in `ARCHITECTURE.md`.
+//! A [`Session`] takes the source texts a front end read, lists their models, and gives every
+//! product of the compiler on request: the flat model ([`Session::flatten`]), the structural
+//! analysis ([`Session::analyze`]), the text of `eqm explain` ([`Session::explain`]) and a
+//! compiled [`Model`] ([`Session::compile`]). A model is compiled once and simulated any number
+//! of times; parameters and start values change between runs without recompiling, and a run
+//! goes into memory ([`Model::simulate`]) or row by row to any [`RowSink`]
+//! ([`Model::simulate_into`]), for example as CSV ([`CsvWriter`]). Every problem is a
+//! [`Diagnostic`] kept in the session, rendered with its source excerpt by
+//! [`Session::render_diagnostics`].
+//!
+//! ```
+//! use eqm::{ModelOptions, RunSettings, Session};
+//!
+//! let text = "model Decay
+//!   parameter Real k = 2;
+//!   Real x(start = 1, fixed = true);
+//! equation
+//!   der(x) = -k*x;
+//! end Decay;";
+//! let mut session = Session::with_sources(&[("decay.eqm".into(), text.into())], &[], None);
+//! let mut model = session.compile(None, &ModelOptions::default()).expect("the model compiles");
+//!
+//! let settings = RunSettings { stop: Some(1.0), ..RunSettings::default() };
+//! let result = model.simulate(&settings).expect("the run finishes");
+//! let x1 = result.final_value("x").unwrap();
+//! assert!((x1 - (-2.0f64).exp()).abs() < 1e-5);
+//!
+//! // A parameter changes without recompiling.
+//! model.set_parameter("k", 1.0).unwrap();
+//! let result = model.simulate(&settings).unwrap();
+//! assert!((result.final_value("x").unwrap() - (-1.0f64).exp()).abs() < 1e-5);
+//! ```
+//!
+//! Errors are diagnostics with a code, a location and a labelled excerpt:
+//!
+//! ```
+//! use eqm::{ModelOptions, Session};
+//!
+//! let text = "model M\n  Real x;\nequation\n  der(x) = -y;\nend M;\n";
+//! let mut session = Session::with_sources(&[("m.eqm".into(), text.into())], &[], None);
+//! assert!(session.check(None, &ModelOptions::default()).is_none());
+//! assert_eq!(session.diagnostics()[0].code, "E0205");
+//! let rendered = session.render_diagnostics(false);
+//! assert!(rendered.contains("m.eqm:4:"));
+//! ```
+//!
+//! The stages and the types crossing their boundaries are described in `ARCHITECTURE.md`; the
+//! crates of the pipeline are reachable through this one for what the API does not wrap.
 
-pub mod driver;
-pub mod results;
+mod model;
+mod results;
+mod run;
+mod session;
+
+pub use model::{Model, ParameterInfo, RunReport, VariableInfo, VariableKind};
+pub use results::{Column, CsvWriter, RowSink, SimulationResult};
+pub use run::{RunError, RunSettings};
+pub use session::{CheckSummary, ModelInfo, ModelOptions, Session};
+
+pub use eqm_compile::analysis::{Analysis, FormChoice, IndexForm};
+pub use eqm_compile::explain::explain;
+pub use eqm_compile::graphview::{GraphView, TooLarge};
+pub use eqm_diag::source::{FileId, SourceMap, Span};
+pub use eqm_diag::timing::{StageTime, Timings};
+pub use eqm_diag::{Diagnostic, Severity};
+pub use eqm_integrators::Method;
+pub use eqm_integrators::tableau::Tableau;
+pub use eqm_ir::flat::{Experiment, FlatModel};
+pub use eqm_sim::simulate::{Stabilize, Summary};
+pub use eqm_syntax::with_compiler_stack;
+
+/// The crates of the pipeline, for products the API does not wrap (the executable program,
+/// the structural graph, the integrators).
+pub mod pipeline {
+    pub use eqm_compile as compile;
+    pub use eqm_diag as diag;
+    pub use eqm_flatten as flatten;
+    pub use eqm_integrators as integrators;
+    pub use eqm_ir as ir;
+    pub use eqm_sim as sim;
+    pub use eqm_syntax as syntax;
+}
+
+/// The number text of every output: the shortest form that reads back to the same value.
+pub use eqm_diag::text::format_number;

@@ -1,12 +1,17 @@
-//! Result writing: simulation rows as CSV, streamed as they are computed.
+//! Simulation results: the columns of a run, the rows kept in memory as a
+//! [`SimulationResult`], or streamed as they are computed to any [`RowSink`], for example as
+//! CSV ([`CsvWriter`]).
 //!
-//! Input: the column names (full variable names) and rows of `time` plus values. Output: CSV
-//! text on any `io::Write`: a header `time,<names>` and one line per row, numbers in the
-//! shortest form that reads back to the same `f64`. Each row is written when it arrives, so a
-//! failing or interrupted run keeps everything computed so far (the caller flushes on error).
-//! This module does not choose which variables or times to write.
+//! Input: the columns (full variable names with their units and descriptions) and rows of
+//! `time` plus values. Output: the table in memory with lookups by name, or CSV text on any
+//! `io::Write`: a header `time,<names>` and one line per row, numbers in the shortest form
+//! that reads back to the same `f64`. Each CSV row is written when it arrives, so a failing or
+//! interrupted run keeps everything computed so far (the caller flushes on error). This module
+//! does not choose which variables or times to write, and does no IO of its own: the writer
+//! it is given does.
 
 use eqm_diag::text::push_number;
+use eqm_sim::simulate::Summary;
 use std::io::{self, Write};
 
 /// Streams rows as CSV.
@@ -68,5 +73,155 @@ fn push_field(line: &mut String, name: &str) {
         line.push('"');
     } else {
         line.push_str(name);
+    }
+}
+
+/// One result column: a variable with its unit and description.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    /// The full variable name (`mass.v`, `der(x)`).
+    pub name: String,
+    pub unit: Option<String>,
+    pub description: Option<String>,
+}
+
+/// Where a run's rows go as they are computed: each row is the time and one value per column.
+/// An error stops the run.
+pub trait RowSink {
+    fn row(&mut self, time: f64, values: &[f64]) -> io::Result<()>;
+}
+
+impl<F: FnMut(f64, &[f64]) -> io::Result<()>> RowSink for F {
+    fn row(&mut self, time: f64, values: &[f64]) -> io::Result<()> {
+        self(time, values)
+    }
+}
+
+impl<W: Write> RowSink for CsvWriter<W> {
+    fn row(&mut self, time: f64, values: &[f64]) -> io::Result<()> {
+        CsvWriter::row(self, time, values)
+    }
+}
+
+/// The rows of a run in memory, with lookups by column name; see the module documentation.
+#[derive(Debug, Clone)]
+pub struct SimulationResult {
+    columns: Vec<Column>,
+    time: Vec<f64>,
+    /// Row-major: row `i` is `values[i * columns.len()..(i + 1) * columns.len()]`.
+    values: Vec<f64>,
+    /// How the run went: steps, evaluations, events, the back end.
+    pub summary: Summary,
+}
+
+impl SimulationResult {
+    /// The result of a run with `columns` whose rows are `rows`.
+    pub(crate) fn new(columns: Vec<Column>, rows: Rows, summary: Summary) -> SimulationResult {
+        SimulationResult {
+            columns,
+            time: rows.time,
+            values: rows.values,
+            summary,
+        }
+    }
+
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// The time of each row.
+    pub fn time(&self) -> &[f64] {
+        &self.time
+    }
+
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.time.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.time.is_empty()
+    }
+
+    /// Row `i`: its time and one value per column.
+    pub fn row(&self, i: usize) -> Option<(f64, &[f64])> {
+        let n = self.columns.len();
+        let t = *self.time.get(i)?;
+        Some((t, &self.values[i * n..(i + 1) * n]))
+    }
+
+    /// The index of the column of variable `name`.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// Every value of variable `name`, one per row.
+    pub fn column(&self, name: &str) -> Option<Vec<f64>> {
+        let k = self.column_index(name)?;
+        let n = self.columns.len();
+        Some(self.values.iter().skip(k).step_by(n.max(1)).copied().collect())
+    }
+
+    /// The value of `name` at time `t`, interpolated linearly between the rows around it (at an
+    /// event, where two rows share a time, the value after the event); `None` outside the run
+    /// or for an unknown name.
+    pub fn value_at(&self, name: &str, t: f64) -> Option<f64> {
+        let k = self.column_index(name)?;
+        let n = self.columns.len();
+        let (first, last) = (*self.time.first()?, *self.time.last()?);
+        if !(first..=last).contains(&t) {
+            return None;
+        }
+        // The last row at or before `t`.
+        let i = self.time.partition_point(|&ti| ti <= t).saturating_sub(1);
+        let value = |row: usize| self.values[row * n + k];
+        if self.time[i] == t || i + 1 == self.time.len() {
+            return Some(value(i));
+        }
+        let (t0, t1) = (self.time[i], self.time[i + 1]);
+        let w = (t - t0) / (t1 - t0);
+        Some(value(i) + w * (value(i + 1) - value(i)))
+    }
+
+    /// The value of `name` in the last row.
+    pub fn final_value(&self, name: &str) -> Option<f64> {
+        let k = self.column_index(name)?;
+        let last = self.time.len().checked_sub(1)?;
+        Some(self.values[last * self.columns.len() + k])
+    }
+
+    /// The smallest and largest value of `name` over the rows.
+    pub fn range(&self, name: &str) -> Option<(f64, f64)> {
+        let values = self.column(name)?;
+        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (!values.is_empty()).then_some((min, max))
+    }
+
+    /// Writes the result as CSV, as `eqm run` does.
+    pub fn write_csv(&self, out: impl Write) -> io::Result<()> {
+        let names: Vec<String> = self.columns.iter().map(|c| c.name.clone()).collect();
+        let mut writer = CsvWriter::new(out, &names)?;
+        for i in 0..self.len() {
+            if let Some((t, values)) = self.row(i) {
+                writer.row(t, values)?;
+            }
+        }
+        writer.flush()
+    }
+}
+
+/// Rows collected in memory while a run goes.
+#[derive(Debug, Default)]
+pub(crate) struct Rows {
+    time: Vec<f64>,
+    values: Vec<f64>,
+}
+
+impl RowSink for Rows {
+    fn row(&mut self, time: f64, values: &[f64]) -> io::Result<()> {
+        self.time.push(time);
+        self.values.extend_from_slice(values);
+        Ok(())
     }
 }

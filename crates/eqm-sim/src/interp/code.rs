@@ -653,6 +653,12 @@ pub(super) enum Step {
         target: Slot,
         code: Code,
     },
+    /// An assignment of a start value that a run overrides (see
+    /// [`super::Interpreter::set_start_values`]): the value is given, not computed.
+    Given {
+        target: Slot,
+        value: f64,
+    },
     Newton1 {
         target: Slot,
         residual: Code,

@@ -41,11 +41,12 @@
 //! not decide events: it evaluates the event program's surfaces and expressions on request
 //! (`hybrid` drives them); those and the start-value program are always interpreted.
 
+use eqm_compile::dae::Origin;
 use eqm_compile::exec::{ExecProgram, Instr, LoopVar, ParamCondition};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::builtins::{Builtin, Eval};
-use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp};
+use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp, VarId};
 use eqm_ir::failure::{DEFAULT_ITERATION_LIMIT, EvalFailure, FailureKind, FailureSite, MAX_CALL_DEPTH};
 use eqm_ir::flat::{Place, Statement};
 use eqm_ir::slot::Slot;
@@ -123,6 +124,11 @@ pub struct Interpreter<'p> {
     /// Boxed: it is taken out and put back around every Jacobian, and a pointer moves faster
     /// than the buffers' handles.
     jacobian: Option<Box<JacobianCode>>,
+    /// Start values a run overrides: for each entry of the start-value program, the value that
+    /// replaces its expression.
+    start_overrides: Vec<Option<f64>>,
+    /// The right-hand-side steps replaced by given start values, with the steps they replaced.
+    given: Vec<(usize, Step)>,
 }
 
 /// What the interpreter keeps for the symbolic Jacobian.
@@ -331,7 +337,42 @@ impl<'p> Interpreter<'p> {
             surfaces,
             event_exprs,
             jacobian,
+            start_overrides: vec![None; program.start_program().len()],
+            given: Vec::new(),
         })
+    }
+
+    /// Replaces the start values of variables `values` (each with its new value) for every
+    /// evaluation from now on, and forgets earlier replacements. A start value is read by the
+    /// start-value program (states' start values and every iteration's first guess) and, in an
+    /// initialization problem, by the assignment of a fixed or assumed start value, which
+    /// becomes the given value. Instructions whose value is given run in the interpreter, not
+    /// in native code.
+    pub fn set_start_values(&mut self, values: &[(VarId, f64)]) {
+        for (k, step) in self.given.drain(..) {
+            self.rhs[k] = step;
+        }
+        self.start_overrides.fill(None);
+        let program = self.program;
+        for &(var, value) in values {
+            for (k, a) in program.start_program().iter().enumerate() {
+                if a.var == var {
+                    self.start_overrides[k] = Some(value);
+                }
+            }
+            for (k, instr) in program.rhs().iter().enumerate() {
+                let Instr::Assign { target, eq, .. } = instr else {
+                    continue;
+                };
+                let is_start = program.equations().get(*eq).is_some_and(
+                    |e| matches!(e.origin, Origin::FixedStart { var: v } | Origin::AssumedStart { var: v } if v == var),
+                );
+                if is_start {
+                    let given = Step::Given { target: *target, value };
+                    self.given.push((k, std::mem::replace(&mut self.rhs[k], given)));
+                }
+            }
+        }
     }
 
     /// Evaluates with `native` from now on: every instruction it compiled, and the outputs
@@ -525,11 +566,14 @@ impl<'p> Interpreter<'p> {
                 dx: &mut [],
                 work,
             };
-            let value = self.m.eval(code, &mut mem).map_err(|f| EvalFailure {
-                time: f64::NAN,
-                kind: self.fault(f),
-                site: site(),
-            })?;
+            let value = match self.start_overrides[k] {
+                Some(value) => value,
+                None => self.m.eval(code, &mut mem).map_err(|f| EvalFailure {
+                    time: f64::NAN,
+                    kind: self.fault(f),
+                    site: site(),
+                })?,
+            };
             if !value.is_finite() {
                 return Err(EvalFailure {
                     time: f64::NAN,
@@ -596,12 +640,23 @@ impl<'p> Interpreter<'p> {
     /// returns the index of the next one, or the failing instruction and what went wrong.
     fn step(&mut self, k: usize, mem: &mut Mem, each_assignment: bool) -> Result<usize, (usize, SolveError)> {
         let limit = self.m.iteration_limit;
+        let given = &self.given;
         let native = self
             .native
             .as_ref()
-            .and_then(|n| Some((&n.module, (*n.steps.get(k)?)?)));
+            .and_then(|n| Some((&n.module, (*n.steps.get(k)?)?)))
+            // Native code computes a run of assignments at once: one with a given value in it
+            // runs in the interpreter instead.
+            .filter(|(_, step)| match step {
+                NativeStep::Run { end, .. } => !given.iter().any(|(g, _)| (k..*end).contains(g)),
+                _ => true,
+            });
         let failed_here = |e: SolveError| (k, e);
         match (native, &self.rhs[k]) {
+            (_, Step::Given { target, value }) => {
+                mem.write(*target, *value);
+                Ok(k + 1)
+            }
             (Some((module, NativeStep::Run { segment, end })), _) => {
                 let outcome = mem.native(module, segment, &mut [], limit);
                 if outcome.is_ok()

@@ -233,6 +233,7 @@ fn simulate(text: &str, solver: &str, symbolic: bool) -> (Vec<f64>, eqm_integrat
         },
         interval: Some(0.5),
         params: Vec::new(),
+        starts: Vec::new(),
         backend: eqm_sim::simulate::Backend::Auto,
         stabilize: eqm_sim::simulate::Stabilize::Default,
     };

@@ -40,6 +40,7 @@ fn simulate(text: &str, method: Method, n: usize) -> (Vec<f64>, eqm_integrators:
         },
         interval: Some(10.0),
         params: Vec::new(),
+        starts: Vec::new(),
         backend: Backend::Auto,
         stabilize: Stabilize::Default,
     };

@@ -1,0 +1,331 @@
+//! A compiled model: its executable programs, built once, and any number of simulations of it
+//! with changed parameters and start values.
+//!
+//! Input: the compiled programs of a model ([`Compiled`]). Output: the model's variables and
+//! parameters with units and descriptions, result columns, and simulations into a
+//! [`SimulationResult`] or any [`RowSink`]. Changing a parameter that is independent of the
+//! others, or a start value, never recompiles: the programs read parameters and start values
+//! at run time. The native code and the symbolic Jacobian are built on the first run that
+//! needs them and kept. Nothing here reads files or prints.
+
+use crate::results::{Column, RowSink, Rows, SimulationResult};
+use crate::run::{RunError, RunSettings};
+use eqm_compile::analysis::{Compiled, FormChoice};
+use eqm_compile::dae::VarKind;
+use eqm_compile::exec::ExecProgram;
+use eqm_diag::Diagnostic;
+use eqm_ir::flat::Experiment;
+use eqm_ir::slot::Slot;
+use eqm_sim::native::NativeCode;
+use eqm_sim::simulate::{Backend, Columns, Summary};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What a variable is to the simulation.
+pub use eqm_compile::dae::VarKind as VariableKind;
+
+/// A variable of a compiled model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VariableInfo {
+    pub name: String,
+    pub kind: VariableKind,
+    pub unit: Option<String>,
+    pub description: Option<String>,
+}
+
+/// A parameter of a compiled model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParameterInfo {
+    pub name: String,
+    /// Its value in the next run, when it is independent of the other parameters (a dependent
+    /// one is computed from them when a run starts).
+    pub value: Option<f64>,
+    /// Whether [`Model::set_parameter`] can change it.
+    pub settable: bool,
+    pub unit: Option<String>,
+    pub description: Option<String>,
+}
+
+/// How a run went, with the times of its parts.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    pub summary: Summary,
+    /// How the symbolic Jacobian was made, for implicit methods and invariants (or why
+    /// difference quotients are used instead).
+    pub jacobian: Option<String>,
+    /// Settings that had no effect.
+    pub notes: Vec<String>,
+    /// Building the symbolic Jacobian, compiling native code and simulating (zero for what
+    /// this run did not have to do).
+    pub jacobian_time: Duration,
+    pub compile_time: Duration,
+    pub simulate_time: Duration,
+}
+
+/// A compiled model; see the module documentation.
+pub struct Model {
+    compiled: Compiled,
+    /// Parameter values given to the compiler; a run starts from these.
+    compiled_parameters: Vec<(String, f64)>,
+    /// Parameter values set since, in the order set (a later one wins).
+    parameters: Vec<(String, f64)>,
+    starts: Vec<(String, f64)>,
+    /// The note of the symbolic Jacobian once one was asked for.
+    jacobian: Option<Option<String>>,
+    native: Option<Arc<NativeCode>>,
+}
+
+impl Model {
+    pub(crate) fn new(compiled: Compiled, compiled_parameters: Vec<(String, f64)>) -> Model {
+        Model {
+            compiled,
+            compiled_parameters,
+            parameters: Vec::new(),
+            starts: Vec::new(),
+            jacobian: None,
+            native: None,
+        }
+    }
+
+    /// The model's name.
+    pub fn name(&self) -> &str {
+        self.compiled.program.symbols().model()
+    }
+
+    /// The `experiment` annotation: a run's defaults.
+    pub fn experiment(&self) -> &Experiment {
+        &self.compiled.experiment
+    }
+
+    /// For a model that needed index reduction: the form simulated, and why.
+    pub fn form(&self) -> Option<&FormChoice> {
+        self.compiled.form.as_ref()
+    }
+
+    /// The executable program of the simulation.
+    pub fn program(&self) -> &ExecProgram {
+        &self.compiled.program
+    }
+
+    /// The executable program of the initialization problem.
+    pub fn init_program(&self) -> &ExecProgram {
+        &self.compiled.init
+    }
+
+    /// Every variable with a value, by full name, without the ones the compiler introduced.
+    pub fn variables(&self) -> Vec<VariableInfo> {
+        let program = &self.compiled.program;
+        program
+            .variables()
+            .filter(|(name, ..)| !name.starts_with('$'))
+            .map(|(name, v, ..)| {
+                let symbol = program.symbols().get(v);
+                VariableInfo {
+                    name: name.to_string(),
+                    kind: symbol.kind,
+                    unit: symbol.unit.as_deref().map(str::to_string),
+                    description: symbol.description.as_deref().map(str::to_string),
+                }
+            })
+            .collect()
+    }
+
+    /// Every parameter, by full name, with its value in the next run where it is independent.
+    pub fn parameters(&self) -> Vec<ParameterInfo> {
+        let program = &self.compiled.program;
+        program
+            .variables()
+            .filter(|(_, v, ..)| program.symbols().get(*v).kind == VarKind::Parameter)
+            .map(|(name, v, slot, _)| {
+                let symbol = program.symbols().get(v);
+                let value = match slot {
+                    Slot::Param(i) => self
+                        .run_parameters()
+                        .rev()
+                        .find(|(n, _)| n == name)
+                        .map(|(_, value)| *value)
+                        .or_else(|| program.p0().get(i as usize).copied()),
+                    _ => None,
+                };
+                ParameterInfo {
+                    name: name.to_string(),
+                    value,
+                    settable: matches!(slot, Slot::Param(_)),
+                    unit: symbol.unit.as_deref().map(str::to_string),
+                    description: symbol.description.as_deref().map(str::to_string),
+                }
+            })
+            .collect()
+    }
+
+    /// The parameter values every run sets: those given to the compiler, then those set since.
+    fn run_parameters(&self) -> impl DoubleEndedIterator<Item = &(String, f64)> {
+        self.compiled_parameters.iter().chain(&self.parameters)
+    }
+
+    /// Sets parameter `name` to `value` for the runs from now on, without recompiling: it must
+    /// be independent of the other parameters (`E0707` otherwise). Whether the parameters then
+    /// meet the model's conditions is checked when a run computes them.
+    pub fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), Diagnostic> {
+        eqm_sim::instance::check_parameter(&self.compiled.program, name, value)?;
+        self.parameters.retain(|(n, _)| n != name);
+        self.parameters.push((name.to_string(), value));
+        Ok(())
+    }
+
+    /// Sets the start value of variable `name` for the runs from now on, without recompiling
+    /// (`E0715` for a parameter, an alias or an unknown name). A state's start value with
+    /// `fixed = true`, or one the initialization assumed fixed, becomes its initial value;
+    /// otherwise it is the first guess of the iterations that compute the variable.
+    pub fn set_start(&mut self, name: &str, value: f64) -> Result<(), Diagnostic> {
+        eqm_sim::instance::check_start_value(&self.compiled.program, name, value)?;
+        self.starts.retain(|(n, _)| n != name);
+        self.starts.push((name.to_string(), value));
+        Ok(())
+    }
+
+    /// Forgets the parameter values and start values set since compiling.
+    pub fn reset(&mut self) {
+        self.parameters.clear();
+        self.starts.clear();
+    }
+
+    /// The result columns for `names` (full variable names), or by default every state and
+    /// every named variable that is not a parameter, in name order; `E0708` for a name the
+    /// model does not have, with the closest one.
+    pub fn columns(&self, names: Option<&[String]>) -> Result<Vec<Column>, Diagnostic> {
+        let columns = eqm_sim::simulate::columns(&self.compiled.program, names)?;
+        Ok(self.describe(&columns))
+    }
+
+    fn describe(&self, columns: &Columns) -> Vec<Column> {
+        let program = &self.compiled.program;
+        columns
+            .names
+            .iter()
+            .map(|name| {
+                let symbol = program.lookup(name).map(|v| program.symbols().get(v));
+                Column {
+                    name: name.clone(),
+                    unit: symbol.and_then(|s| s.unit.as_deref()).map(str::to_string),
+                    description: symbol.and_then(|s| s.description.as_deref()).map(str::to_string),
+                }
+            })
+            .collect()
+    }
+
+    /// The index in `columns` of each of `names` (the variables of a plot), or `E0708` for the
+    /// first that is not a column, with the closest one.
+    pub fn find_columns(&self, columns: &[Column], names: &[String]) -> Result<Vec<usize>, Diagnostic> {
+        names
+            .iter()
+            .map(|name| {
+                columns.iter().position(|c| &c.name == name).ok_or_else(|| {
+                    let mut d = Diagnostic::error(
+                        "E0708",
+                        format!("there is no variable `{name}` to plot"),
+                        self.compiled.program.model_span(),
+                        "in this model",
+                    );
+                    if let Some(similar) = eqm_diag::did_you_mean(name, columns.iter().map(|c| c.name.as_str())) {
+                        d = d.with_help(format!("did you mean `{similar}`?"));
+                    }
+                    d
+                })
+            })
+            .collect()
+    }
+
+    /// Checks `settings` against this model's experiment without running: the notes on
+    /// settings that will have no effect, or the setting that cannot be used.
+    pub fn check_settings(&self, settings: &RunSettings) -> Result<Vec<String>, RunError> {
+        settings.resolve(&self.compiled.experiment).map(|(_, notes)| notes)
+    }
+
+    /// The start and stop time a run with `settings` covers (its defaults from the experiment
+    /// annotation when not given).
+    pub fn time_span(&self, settings: &RunSettings) -> (f64, f64) {
+        match settings.resolve(&self.compiled.experiment) {
+            Ok((options, _)) => (options.start, options.stop),
+            Err(_) => (f64::NAN, f64::NAN),
+        }
+    }
+
+    /// Simulates with `settings` and keeps every row in memory.
+    pub fn simulate(&mut self, settings: &RunSettings) -> Result<SimulationResult, RunError> {
+        let columns = self
+            .columns(settings.variables.as_deref())
+            .map_err(|d| RunError::Model(Box::new(d)))?;
+        let mut rows = Rows::default();
+        let report = self.simulate_into(settings, &columns, &mut rows)?;
+        Ok(SimulationResult::new(columns, rows, report.summary))
+    }
+
+    /// Simulates with `settings`, handing each row of `columns` (from [`Model::columns`]) to
+    /// `sink` as it is computed; a run that fails has delivered every row before the failure.
+    pub fn simulate_into(
+        &mut self,
+        settings: &RunSettings,
+        columns: &[Column],
+        sink: &mut dyn RowSink,
+    ) -> Result<RunReport, RunError> {
+        let (mut options, notes) = settings.resolve(&self.compiled.experiment)?;
+        options.params = self.run_parameters().cloned().collect();
+        options.starts = self.starts.clone();
+        let started = Instant::now();
+        let jacobian = self.prepare_jacobian(&options);
+        let jacobian_time = started.elapsed();
+        let started = Instant::now();
+        let native = match options.backend {
+            Backend::Auto => self.native(),
+            Backend::Interpreter => None,
+        };
+        let compile_time = started.elapsed();
+        let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+        let slots = eqm_sim::simulate::columns(&self.compiled.program, Some(&names))
+            .map_err(|d| RunError::Model(Box::new(d)))?;
+        let started = Instant::now();
+        let summary = eqm_sim::simulate::simulate_with(
+            &self.compiled.program,
+            &self.compiled.init,
+            &options,
+            &slots,
+            native,
+            &mut |t, values| sink.row(t, values),
+        );
+        let simulate_time = started.elapsed();
+        let summary = summary?;
+        Ok(RunReport {
+            summary: Summary {
+                compile_time,
+                ..summary
+            },
+            jacobian,
+            notes,
+            jacobian_time,
+            compile_time,
+            simulate_time,
+        })
+    }
+
+    /// The symbolic Jacobian for a run with `options`, built the first time a run needs it;
+    /// the note says how it was made.
+    fn prepare_jacobian(&mut self, options: &eqm_sim::simulate::RunOptions) -> Option<String> {
+        if let Some(note) = &self.jacobian {
+            return note.clone();
+        }
+        let note = eqm_sim::simulate::prepare(&mut self.compiled.program, options)?;
+        // Native code compiled before the Jacobian existed cannot evaluate its partials.
+        self.native = None;
+        self.jacobian = Some(Some(note.clone()));
+        Some(note)
+    }
+
+    /// The program's native code, compiled on first use and kept for the following runs.
+    fn native(&mut self) -> Option<Arc<NativeCode>> {
+        if self.native.is_none() {
+            self.native = NativeCode::compile(&self.compiled.program).map(Arc::new);
+        }
+        self.native.clone()
+    }
+}

@@ -1,0 +1,148 @@
+//! The settings of a simulation run and how they are completed: what a user gave, then the
+//! model's `experiment` annotation, then EQM's defaults.
+//!
+//! Input: [`RunSettings`] (every field optional) and the model's [`Experiment`]. Output: the
+//! simulator's run options with every value decided and checked, and notes about settings
+//! that have no effect; or a [`RunError::Settings`] naming the value that cannot be used.
+//! Nothing here runs a model.
+
+use eqm_diag::Diagnostic;
+use eqm_integrators::{Atol, Method};
+use eqm_ir::flat::Experiment;
+use eqm_sim::simulate::{Backend, RunOptions, SimError, Stabilize};
+
+/// How to run a simulation. Every field left `None` comes from the model's `experiment`
+/// annotation, else from EQM's default (start 0, stop start + 1, 500 intervals, relative
+/// tolerance 1e-6, absolute tolerance equal to it, method `auto`, native code).
+#[derive(Debug, Clone, Default)]
+pub struct RunSettings {
+    pub start: Option<f64>,
+    pub stop: Option<f64>,
+    /// Output spacing.
+    pub interval: Option<f64>,
+    pub rtol: Option<f64>,
+    pub atol: Option<f64>,
+    /// The step of a fixed-step method; given to a method with both modes, it turns its step
+    /// size control off.
+    pub step: Option<f64>,
+    pub method: Option<Method>,
+    /// Evaluate with the reference interpreter instead of native code.
+    pub interpreter: bool,
+    /// The constraint projection of a model with invariants.
+    pub stabilize: Option<Stabilize>,
+    /// The result columns (full variable names); `None` is every state and every named
+    /// variable that is not a parameter.
+    pub variables: Option<Vec<String>>,
+}
+
+/// Why a run did not happen or did not finish.
+#[derive(Debug)]
+pub enum RunError {
+    /// A setting cannot be used (a stop time before the start, a negative tolerance): a usage
+    /// error, described in words.
+    Settings(String),
+    /// The request does not fit the model (an unknown variable or parameter).
+    Model(Box<Diagnostic>),
+    /// The simulation failed at `time`; `diagnostic` names the equations and variables
+    /// involved when the failure is located in the model. The rows before were delivered.
+    Failed {
+        time: f64,
+        message: String,
+        diagnostic: Option<Box<Diagnostic>>,
+    },
+    /// The sink could not take a row.
+    Io(std::io::Error),
+}
+
+impl From<SimError> for RunError {
+    fn from(e: SimError) -> RunError {
+        match e {
+            SimError::Model(d) => RunError::Model(d),
+            SimError::Failed {
+                time,
+                message,
+                diagnostic,
+            } => RunError::Failed {
+                time,
+                message,
+                diagnostic,
+            },
+            SimError::Io(e) => RunError::Io(e),
+        }
+    }
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Settings(message) => f.write_str(message),
+            RunError::Model(d) => write!(f, "[{}] {}", d.code, d.message),
+            RunError::Failed { time, message, .. } => write!(f, "the simulation failed at time {time}: {message}"),
+            RunError::Io(e) => write!(f, "cannot write the results: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl RunSettings {
+    /// The run options for a model with `experiment`, and notes on settings that have no
+    /// effect (a step given to a method that always controls its step size).
+    pub(crate) fn resolve(&self, experiment: &Experiment) -> Result<(RunOptions, Vec<String>), RunError> {
+        let usage = |message: String| Err(RunError::Settings(message));
+        let method = self.method.clone().unwrap_or(Method::Auto);
+        let start = self.start.or(experiment.start_time).unwrap_or(0.0);
+        let stop = self.stop.or(experiment.stop_time).unwrap_or(start + 1.0);
+        if !(start.is_finite() && stop.is_finite() && stop > start) {
+            return usage(format!("the stop time {stop} must be after the start time {start}"));
+        }
+        let interval = self.interval.or(experiment.interval).unwrap_or((stop - start) / 500.0);
+        let rtol = self.rtol.or(experiment.tolerance).unwrap_or(1e-6);
+        let atol = self.atol.unwrap_or(rtol);
+        for (name, value) in [("--interval", interval), ("--rtol", rtol), ("--atol", atol)] {
+            if !(value.is_finite() && value > 0.0) {
+                return usage(format!("{name} must be a positive number, not {value}"));
+            }
+        }
+        let step = self.step.unwrap_or_else(|| interval.min((stop - start) / 100.0));
+        if !(step.is_finite() && step > 0.0) {
+            return usage(format!("--step must be a positive number, not {step}"));
+        }
+        // The methods with both modes (implicit Euler, trapezoid, bdf, radau5, implicit
+        // tableaux with embedded weights) take fixed steps exactly when a step is given; the
+        // fixed-step methods always do (with a default step); the explicit adaptive ones have
+        // no fixed-step mode.
+        let fixed_step = method.takes_fixed_step(self.step.is_some());
+        let mut notes = Vec::new();
+        if self.step.is_some() && !fixed_step {
+            notes.push(format!(
+                "{} controls its step size and has no fixed-step mode; --step is ignored",
+                method.name()
+            ));
+        }
+        let options = RunOptions {
+            start,
+            stop,
+            integrator: eqm_integrators::Options {
+                rtol,
+                atol: Atol::Scalar(atol),
+                step: fixed_step.then_some(step),
+                ..eqm_integrators::Options::default()
+            },
+            method,
+            interval: Some(interval),
+            params: Vec::new(),
+            starts: Vec::new(),
+            backend: if self.interpreter {
+                Backend::Interpreter
+            } else {
+                Backend::Auto
+            },
+            stabilize: self.stabilize.unwrap_or(match experiment.stabilize {
+                Some(k) => Stabilize::Gain(k),
+                None => Stabilize::Default,
+            }),
+        };
+        Ok((options, notes))
+    }
+}

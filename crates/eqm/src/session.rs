@@ -1,0 +1,282 @@
+//! A compilation session: the sources of one run of a front end and every stage's product on
+//! request.
+//!
+//! Input: source texts the front end read (files, an editor buffer, a string in a test) and
+//! the library files it found. Output: the parsed sources, the list of models, the flat model,
+//! the structural analysis, the text of `explain`, and a compiled [`Model`]; every diagnostic
+//! and each stage's wall time are kept in the session. Nothing here reads files or prints.
+
+use crate::model::Model;
+use eqm_compile::analysis::{self, Analysis, AnalysisOptions, IndexForm};
+use eqm_diag::Diagnostic;
+use eqm_diag::source::{FileId, SourceMap};
+use eqm_diag::timing::Timings;
+use eqm_flatten::Sources;
+use eqm_ir::flat::FlatModel;
+use eqm_syntax::ast;
+use std::time::Duration;
+
+/// How to turn a model into its products.
+#[derive(Debug, Clone, Default)]
+pub struct ModelOptions {
+    /// Parameter values given before flattening (`--param NAME=VALUE`): they may be
+    /// structural (array sizes, for ranges), and they are the defaults of every run.
+    pub parameters: Vec<(String, f64)>,
+    /// Keep alias equations (`a = b`) in the analysis, to see every equation as written.
+    pub keep_aliases: bool,
+    /// The form a high-index model is simulated in.
+    pub index_form: IndexForm,
+}
+
+impl ModelOptions {
+    fn flatten_options(&self) -> eqm_flatten::Options {
+        eqm_flatten::Options {
+            parameters: self.parameters.clone(),
+        }
+    }
+}
+
+/// A model a user can choose: a class of the user's files, with its description string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelInfo {
+    /// The dotted name `--model` takes.
+    pub name: String,
+    /// `model`, `block` or `class`.
+    pub kind: &'static str,
+    pub description: Option<String>,
+}
+
+/// What `check` reports about a model that has no errors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckSummary {
+    pub model: String,
+    pub variables: usize,
+    pub equations: usize,
+}
+
+/// The sources of one compilation and everything found about them; see the module
+/// documentation.
+#[derive(Debug, Default)]
+pub struct Session {
+    sources: Sources,
+    diagnostics: Vec<Diagnostic>,
+    timings: Timings,
+}
+
+impl Session {
+    /// A session without any source, not even the standard library.
+    pub fn new() -> Session {
+        Session::default()
+    }
+
+    /// A session with the user's `files` and `library` files (each `(name, text)`), and the
+    /// packages of the standard library that they or `model` name.
+    pub fn with_sources(files: &[(String, String)], library: &[(String, String)], model: Option<&str>) -> Session {
+        let mut session = Session::new();
+        let mentioned: Vec<&str> = library
+            .iter()
+            .chain(files)
+            .map(|(_, text)| text.as_str())
+            .chain(model)
+            .collect();
+        session.add_embedded_stdlib_used_by(&mentioned);
+        for (name, text) in library {
+            session.add_library_file(name.clone(), text.clone());
+        }
+        for (name, text) in files {
+            session.add_file(name.clone(), text.clone());
+        }
+        session
+    }
+
+    /// Parses a user file and keeps its syntax tree and diagnostics.
+    pub fn add_file(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
+        let id = self.timings.time("parse", || self.sources.add_file(name, text));
+        self.take_source_diagnostics();
+        id
+    }
+
+    /// Parses a library file (a file of a library directory).
+    pub fn add_library_file(&mut self, name: impl Into<String>, text: impl Into<String>) {
+        self.timings.time("parse", || self.sources.add_library_file(name, text));
+        self.take_source_diagnostics();
+    }
+
+    /// Adds every package of the standard library compiled into EQM.
+    pub fn add_embedded_stdlib(&mut self) {
+        self.timings.time("parse", || self.sources.add_embedded_stdlib());
+        self.take_source_diagnostics();
+    }
+
+    /// Adds the standard-library packages that `texts` mention by name, and those they mention
+    /// in turn (the others cannot be referred to, so parsing them would only cost time).
+    pub fn add_embedded_stdlib_used_by(&mut self, texts: &[&str]) {
+        self.timings
+            .time("parse", || self.sources.add_embedded_stdlib_used_by(texts));
+        self.take_source_diagnostics();
+    }
+
+    fn take_source_diagnostics(&mut self) {
+        self.diagnostics.append(&mut self.sources.diagnostics);
+    }
+
+    /// The parsed user files.
+    pub fn files(&self) -> &[(FileId, ast::StoredDefinition)] {
+        &self.sources.files
+    }
+
+    /// The text of every source, by file id.
+    pub fn source_map(&self) -> &SourceMap {
+        &self.sources.map
+    }
+
+    /// The classes of the user's files a user may simulate (models, blocks and classes that are
+    /// not partial, also inside packages, by their dotted names), in file order, with their
+    /// description strings.
+    pub fn models(&self) -> Vec<ModelInfo> {
+        let mut models = Vec::new();
+        for (_, file) in &self.sources.files {
+            for class in &file.classes {
+                collect_models(class, "", &mut models);
+            }
+        }
+        models
+    }
+
+    /// Resolves and flattens `model` (or the only model of the user's files).
+    pub fn flatten(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<FlatModel> {
+        let flat = self
+            .timings
+            .time("flatten", || self.sources.flatten(model, &options.flatten_options()));
+        self.take_source_diagnostics();
+        flat
+    }
+
+    /// Flattens `model` and reports its size when it has no errors (`eqm check`).
+    pub fn check(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<CheckSummary> {
+        let flat = self.flatten(model, options)?;
+        Some(CheckSummary {
+            model: flat.name,
+            variables: flat.variables.len(),
+            equations: flat.equations.len(),
+        })
+    }
+
+    /// Flattens `model` and runs the structural analysis: DAE lowering, alias elimination
+    /// (unless `options.keep_aliases`), index reduction, events, causalisation and the
+    /// initialization problem.
+    pub fn analyze(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<Analysis> {
+        let flat = self.flatten(model, options)?;
+        let analysis_options = AnalysisOptions {
+            keep_aliases: options.keep_aliases,
+            index_form: options.index_form,
+        };
+        let analysed = analysis::analyze(flat, &analysis_options, &mut self.timings);
+        self.keep(analysed).map(|(analysis, mut warnings)| {
+            self.diagnostics.append(&mut warnings);
+            analysis
+        })
+    }
+
+    /// The text of `eqm explain` for `model`.
+    pub fn explain(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<String> {
+        let analysis = self.analyze(model, options)?;
+        Some(eqm_compile::explain::explain(&analysis))
+    }
+
+    /// Analyses `model` and builds the executable programs of its simulation and of its
+    /// initialization problem, once; the [`Model`] then runs any number of simulations.
+    pub fn compile(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<Model> {
+        let options = ModelOptions {
+            keep_aliases: false,
+            ..options.clone()
+        };
+        let analysis = self.analyze(model, &options)?;
+        let compiled = analysis::compile(analysis, &mut self.timings);
+        self.keep(compiled)
+            .map(|compiled| Model::new(compiled, options.parameters))
+    }
+
+    /// The value of a stage's result, or `None` with its diagnostics kept.
+    fn keep<T>(&mut self, result: Result<T, Vec<Diagnostic>>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(mut diagnostics) => {
+                self.diagnostics.append(&mut diagnostics);
+                None
+            }
+        }
+    }
+
+    /// Every diagnostic found so far, in the order found.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Adds a diagnostic a front end found about this session's sources (an unknown column,
+    /// say), so that it is rendered with the others.
+    pub fn push_diagnostic(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Removes and returns the diagnostics found so far.
+    pub fn take_diagnostics(&mut self) -> Vec<Diagnostic> {
+        std::mem::take(&mut self.diagnostics)
+    }
+
+    pub fn has_errors(&self) -> bool {
+        eqm_diag::has_errors(&self.diagnostics)
+    }
+
+    /// Renders every diagnostic found so far, sorted by location, with `file:line:col` and a
+    /// labelled excerpt of the source (in colour when `color`).
+    pub fn render_diagnostics(&mut self, color: bool) -> String {
+        eqm_diag::sort(&mut self.diagnostics);
+        eqm_diag::render_all(&self.diagnostics, &self.sources.map, color)
+    }
+
+    /// Each stage's wall time so far.
+    pub fn timings(&self) -> &Timings {
+        &self.timings
+    }
+
+    /// Adds `time` to the wall time of `stage`, for work a front end times itself (a
+    /// simulation), so that one listing shows every stage.
+    pub fn record_time(&mut self, stage: &'static str, time: Duration) {
+        self.timings.record(stage, time);
+    }
+}
+
+/// Adds `class` (named below `prefix`) and the simulable classes nested in it to `models`.
+fn collect_models(class: &ast::ClassDef, prefix: &str, models: &mut Vec<ModelInfo>) {
+    let name = format!("{prefix}{}", class.name.name);
+    let kind = match class.kind {
+        ast::ClassKind::Model => Some("model"),
+        ast::ClassKind::Block => Some("block"),
+        ast::ClassKind::Class => Some("class"),
+        _ => None,
+    };
+    let (description, sections) = match &class.body {
+        ast::ClassBody::Long {
+            description, sections, ..
+        } => (description, &sections[..]),
+        ast::ClassBody::Short { description, .. } => (description, &[][..]),
+    };
+    if let Some(kind) = kind.filter(|_| !class.partial) {
+        models.push(ModelInfo {
+            name: name.clone(),
+            kind,
+            description: description.as_ref().map(|d| d.text.clone()),
+        });
+    }
+    let nested = format!("{name}.");
+    for section in sections {
+        if let ast::Section::Elements { elements, .. } = section {
+            for element in elements {
+                if let ast::Element::Class(inner) = element {
+                    collect_models(inner, &nested, models);
+                }
+            }
+        }
+    }
+}
