@@ -275,12 +275,10 @@ impl Model {
         let started = Instant::now();
         let jacobian = self.prepare_jacobian(&options);
         let jacobian_time = started.elapsed();
-        let started = Instant::now();
-        let native = match options.backend {
+        let (native, compile_time) = match options.backend {
             Backend::Auto => self.native(),
-            Backend::Interpreter => None,
+            Backend::Interpreter => (None, Duration::ZERO),
         };
-        let compile_time = started.elapsed();
         let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
         let slots = eqm_sim::simulate::columns(&self.compiled.program, Some(&names))
             .map_err(|d| RunError::Model(Box::new(d)))?;
@@ -321,11 +319,14 @@ impl Model {
         Some(note)
     }
 
-    /// The program's native code, compiled on first use and kept for the following runs.
-    fn native(&mut self) -> Option<Arc<NativeCode>> {
+    /// The program's native code, compiled on first use and kept for the following runs, and
+    /// the time compiling it took now.
+    fn native(&mut self) -> (Option<Arc<NativeCode>>, Duration) {
+        let started = Instant::now();
         if self.native.is_none() {
             self.native = NativeCode::compile(&self.compiled.program).map(Arc::new);
+            return (self.native.clone(), started.elapsed());
         }
-        self.native.clone()
+        (self.native.clone(), Duration::ZERO)
     }
 }

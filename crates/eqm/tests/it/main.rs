@@ -1,0 +1,30 @@
+//! Integration tests of the library API (`eqm`): what a front end does with it, checked
+//! against closed-form solutions.
+//!
+//! One test binary for the crate; each module is one family of tests.
+
+mod session;
+mod simulate;
+
+use eqm::{Model, ModelOptions, Session};
+
+/// The compiled model of `text` (the stdlib packages it names included); panics with the
+/// rendered diagnostics when it does not compile.
+pub fn compile(text: &str) -> Model {
+    let mut session = Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
+    session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)))
+}
+
+/// Exponential decay with a parameter, a unit and descriptions: x(t) = x0 exp(-k t).
+pub const DECAY: &str = "model Decay \"first-order decay\"
+  parameter Real k(unit = \"1/s\") = 2 \"rate\";
+  parameter Real twice_k = 2*k \"computed from k\";
+  Real x(start = 1, fixed = true, unit = \"m\") \"amount\";
+  Real y \"twice the amount\";
+equation
+  der(x) = -k*x;
+  y = 2*x;
+end Decay;
+";

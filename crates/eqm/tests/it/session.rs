@@ -1,0 +1,91 @@
+//! The session: models listed with their descriptions, check, the products of each stage,
+//! diagnostics with codes and locations.
+
+use eqm::{ModelOptions, Session};
+
+fn session(text: &str) -> Session {
+    Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None)
+}
+
+#[test]
+fn models_are_listed_with_their_descriptions_also_inside_packages() {
+    let s = session(
+        "package Examples \"examples\"
+           model A \"the first\" Real x = 1; end A;
+           partial model P Real y; end P;
+           block B Real z = 2; end B;
+           function f input Real u; output Real v; algorithm v := u; end f;
+         end Examples;
+         model C Real w = 3; end C;",
+    );
+    let models: Vec<(String, &str, Option<String>)> = s
+        .models()
+        .into_iter()
+        .map(|m| (m.name, m.kind, m.description))
+        .collect();
+    assert_eq!(
+        models,
+        [
+            ("Examples.A".to_string(), "model", Some("the first".to_string())),
+            ("Examples.B".to_string(), "block", None),
+            ("C".to_string(), "model", None),
+        ]
+    );
+}
+
+#[test]
+fn check_counts_the_flat_model_and_reports_errors_with_locations() {
+    let mut s = session(crate::DECAY);
+    let summary = s.check(None, &ModelOptions::default()).expect("no errors");
+    assert_eq!(
+        (summary.model.as_str(), summary.variables, summary.equations),
+        ("Decay", 4, 2)
+    );
+    let mut s = session("model M\n  Real x;\nequation\n  der(x) = -y;\nend M;\n");
+    assert!(s.check(None, &ModelOptions::default()).is_none());
+    assert!(s.has_errors());
+    assert_eq!(s.diagnostics()[0].code, "E0205");
+    let rendered = s.render_diagnostics(false);
+    assert!(rendered.contains("m.eqm:4:"), "{rendered}");
+}
+
+#[test]
+fn every_stage_product_is_available() {
+    let mut s = session(crate::DECAY);
+    let options = ModelOptions::default();
+    let flat = s.flatten(None, &options).expect("flat model");
+    assert_eq!(flat.equations.len(), 2);
+    let analysis = s.analyze(None, &options).expect("analysis");
+    assert_eq!(analysis.dae.states().count(), 1);
+    let explained = eqm::explain(&analysis);
+    assert!(explained.contains("states (1):"), "{explained}");
+    assert_eq!(s.explain(None, &options).as_deref(), Some(explained.as_str()));
+    let model = s.compile(None, &options).expect("compiled");
+    assert_eq!(model.name(), "Decay");
+    assert_eq!(model.program().layout().states, 1);
+    assert!(model.init_program().layout().states == 0);
+    // Each stage was timed once under its name.
+    let stages: Vec<&str> = s.timings().stages().iter().map(|t| t.stage).collect();
+    for stage in ["parse", "flatten", "lower", "structural", "initialization", "codegen"] {
+        assert!(stages.contains(&stage), "{stages:?}");
+    }
+}
+
+#[test]
+fn compile_time_parameters_may_be_structural() {
+    let text = "model Chain
+      parameter Integer n = 2;
+      Real x[n](each start = 1, each fixed = true);
+    equation
+      for i in 1:n loop
+        der(x[i]) = -i*x[i];
+      end for;
+    end Chain;";
+    let mut s = session(text);
+    let options = ModelOptions {
+        parameters: vec![("n".to_string(), 5.0)],
+        ..ModelOptions::default()
+    };
+    let model = s.compile(None, &options).expect("compiled");
+    assert_eq!(model.program().layout().states, 5);
+}

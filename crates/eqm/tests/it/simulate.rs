@@ -1,0 +1,255 @@
+//! Simulations through the API: results in memory against closed forms, parameters and start
+//! values changed between runs without recompiling, streaming sinks, settings and the errors
+//! a front end reports.
+
+use crate::{DECAY, compile};
+use eqm::{Column, RunError, RunSettings, VariableKind};
+
+fn settings(stop: f64) -> RunSettings {
+    RunSettings {
+        stop: Some(stop),
+        rtol: Some(1e-10),
+        atol: Some(1e-12),
+        ..RunSettings::default()
+    }
+}
+
+#[test]
+fn a_run_in_memory_matches_the_closed_form() {
+    let mut model = compile(DECAY);
+    let result = model.simulate(&settings(1.0)).expect("runs");
+    let names: Vec<&str> = result.columns().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["x", "y"]);
+    assert_eq!(result.len(), 501);
+    for i in 0..result.len() {
+        let (t, values) = result.row(i).expect("row");
+        let x = (-2.0 * t).exp();
+        assert!((values[0] - x).abs() < 1e-9, "x({t})");
+        assert!((values[1] - 2.0 * x).abs() < 1e-9, "y({t})");
+    }
+    assert!((result.final_value("x").unwrap() - (-2.0f64).exp()).abs() < 1e-9);
+    // Between rows the value is interpolated linearly: within the curvature of the row spacing.
+    let between = result.value_at("x", 0.5011).unwrap();
+    assert!((between - (-2.0 * 0.5011f64).exp()).abs() < 1e-5);
+    let (min, max) = result.range("y").unwrap();
+    assert!((max - 2.0).abs() < 1e-12 && (min - 2.0 * (-2.0f64).exp()).abs() < 1e-9);
+    assert!(result.value_at("x", 2.0).is_none());
+    assert!(result.column("nosuch").is_none());
+}
+
+#[test]
+fn columns_carry_units_and_descriptions() {
+    let model = compile(DECAY);
+    let columns = model.columns(Some(&["x".to_string(), "y".to_string()])).unwrap();
+    assert_eq!(
+        columns,
+        [
+            Column {
+                name: "x".to_string(),
+                unit: Some("m".to_string()),
+                description: Some("amount".to_string()),
+            },
+            Column {
+                name: "y".to_string(),
+                unit: None,
+                description: Some("twice the amount".to_string()),
+            },
+        ]
+    );
+    let variables = model.variables();
+    let x = variables.iter().find(|v| v.name == "x").expect("x");
+    assert_eq!(x.kind, VariableKind::State);
+    let parameters = model.parameters();
+    let k = parameters.iter().find(|p| p.name == "k").expect("k");
+    assert_eq!((k.value, k.settable, k.unit.as_deref()), (Some(2.0), true, Some("1/s")));
+    let twice = parameters.iter().find(|p| p.name == "twice_k").expect("twice_k");
+    assert_eq!((twice.value, twice.settable), (None, false));
+}
+
+#[test]
+fn parameters_and_start_values_change_without_recompiling() {
+    let mut model = compile(DECAY);
+    let first = model.simulate(&settings(1.0)).unwrap();
+    model.set_parameter("k", 0.5).unwrap();
+    model.set_start("x", 3.0).unwrap();
+    let second = model.simulate(&settings(1.0)).unwrap();
+    assert!((second.final_value("x").unwrap() - 3.0 * (-0.5f64).exp()).abs() < 1e-9);
+    // The dependent parameter follows.
+    assert_eq!(
+        model.parameters().iter().find(|p| p.name == "k").unwrap().value,
+        Some(0.5)
+    );
+    // The native code was compiled once, for the first run.
+    assert!(first.summary.compile_time > std::time::Duration::ZERO);
+    assert_eq!(second.summary.compile_time, std::time::Duration::ZERO);
+    model.reset();
+    let third = model.simulate(&settings(1.0)).unwrap();
+    assert_eq!(third.final_value("x"), first.final_value("x"));
+}
+
+#[test]
+fn a_start_value_that_is_only_a_guess_changes_the_guess_not_the_answer() {
+    // y is determined by y^3 + y = 2 (root 1); its start value is the Newton iteration's guess.
+    let text = "model G
+      Real y(start = 0.5);
+      Real x(start = 0, fixed = true);
+    equation
+      y^3 + y = 2 + 0*x;
+      der(x) = y;
+    end G;";
+    let mut model = compile(text);
+    model.set_start("y", 3.0).unwrap();
+    let result = model.simulate(&settings(1.0)).unwrap();
+    assert!((result.final_value("y").unwrap() - 1.0).abs() < 1e-9);
+    assert!((result.final_value("x").unwrap() - 1.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_fixed_start_value_set_at_run_time_fixes_the_initial_state_of_an_index_reduced_model() {
+    // Two masses rigidly coupled: x2 = x1 + 1, released with the spring stretched by x1(0).
+    let text = "model Rigid
+      parameter Real c = 4;
+      Real x1(start = 1, fixed = true);
+      Real v1(start = 0, fixed = true);
+      Real x2;
+      Real v2;
+      Real f;
+    equation
+      der(x1) = v1;
+      der(x2) = v2;
+      der(v1) = -c*x1 + f;
+      der(v2) = -f;
+      x2 = x1 + 1;
+    end Rigid;";
+    let mut model = compile(text);
+    model.set_start("x1", 0.5).unwrap();
+    let result = model.simulate(&settings(2.0)).unwrap();
+    // Total mass 2, spring c on x1: x1 = 0.5 cos(sqrt(c/2) t).
+    let w = 2.0f64.sqrt();
+    for t in [0.0, 0.7, 1.3, 2.0] {
+        let x1 = result.value_at("x1", t).unwrap();
+        assert!((x1 - 0.5 * (w * t).cos()).abs() < 1e-4, "x1({t}) = {x1}");
+    }
+    assert!((result.value_at("x2", 0.0).unwrap() - 1.5).abs() < 1e-9);
+}
+
+#[test]
+fn rows_stream_to_any_sink_and_a_sink_error_stops_the_run() {
+    let mut model = compile(DECAY);
+    let columns = model.columns(Some(&["x".to_string()])).unwrap();
+    let mut seen = Vec::new();
+    let report = model
+        .simulate_into(&settings(1.0), &columns, &mut |t: f64, values: &[f64]| {
+            seen.push((t, values[0]));
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(seen.len(), report.summary.rows);
+    let mut count = 0;
+    let err = model
+        .simulate_into(&settings(1.0), &columns, &mut |_: f64, _: &[f64]| {
+            count += 1;
+            if count == 10 {
+                Err(std::io::Error::other("disk full"))
+            } else {
+                Ok(())
+            }
+        })
+        .expect_err("the sink stops the run");
+    assert!(matches!(err, RunError::Io(_)), "{err}");
+    assert_eq!(count, 10);
+}
+
+#[test]
+fn csv_of_a_result_is_what_eqm_run_writes() {
+    let mut model = compile(DECAY);
+    let result = model
+        .simulate(&RunSettings {
+            stop: Some(1.0),
+            interval: Some(0.5),
+            variables: Some(vec!["x".to_string()]),
+            ..RunSettings::default()
+        })
+        .unwrap();
+    let mut out = Vec::new();
+    result.write_csv(&mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0], "time,x");
+    assert_eq!(lines[1], "0,1");
+    assert!(lines[3].starts_with("1,0.135335"), "{text}");
+}
+
+#[test]
+fn settings_and_names_that_cannot_be_used_are_reported() {
+    let mut model = compile(DECAY);
+    let bad = RunSettings {
+        start: Some(1.0),
+        stop: Some(0.5),
+        ..RunSettings::default()
+    };
+    match model.simulate(&bad) {
+        Err(RunError::Settings(message)) => assert!(message.contains("must be after the start time"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    let step = RunSettings {
+        step: Some(0.1),
+        ..RunSettings::default()
+    };
+    assert_eq!(
+        model.check_settings(&step).unwrap(),
+        ["auto controls its step size and has no fixed-step mode; --step is ignored"]
+    );
+    assert_eq!(
+        model.set_parameter("kk", 1.0).unwrap_err().help.as_deref(),
+        Some("did you mean `k`?")
+    );
+    assert_eq!(model.set_parameter("twice_k", 1.0).unwrap_err().code, "E0707");
+    assert_eq!(model.set_parameter("k", f64::NAN).unwrap_err().code, "E0707");
+    assert_eq!(model.set_start("k", 1.0).unwrap_err().code, "E0715");
+    assert_eq!(
+        model.set_start("xx", 1.0).unwrap_err().help.as_deref(),
+        Some("did you mean `x`?")
+    );
+    assert_eq!(model.set_start("x", f64::INFINITY).unwrap_err().code, "E0715");
+    let columns = model.columns(None).unwrap();
+    let d = model.find_columns(&columns, &["yy".to_string()]).unwrap_err();
+    assert_eq!((d.code, d.help.as_deref()), ("E0708", Some("did you mean `y`?")));
+    assert_eq!(model.columns(Some(&["z".to_string()])).unwrap_err().code, "E0708");
+}
+
+#[test]
+fn parameter_values_that_violate_the_model_stop_the_run_with_a_diagnostic() {
+    let text = "model P
+      parameter Real a = 1;
+      Real x(start = 1, fixed = true);
+    equation
+      a*der(x) = -x;
+    end P;";
+    let mut model = compile(text);
+    model.set_parameter("a", 0.0).unwrap();
+    match model.simulate(&settings(1.0)) {
+        Err(RunError::Model(d)) => assert_eq!(d.code, "E0704"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_sample_without_a_positive_interval_is_e0714() {
+    let text = "model S
+      parameter Real dt = 0;
+      discrete Real n(start = 0);
+    equation
+      when sample(0, dt) then
+        n = pre(n) + 1;
+      end when;
+    end S;";
+    let mut model = compile(text);
+    match model.simulate(&settings(1.0)) {
+        Err(RunError::Failed {
+            diagnostic: Some(d), ..
+        }) => assert_eq!(d.code, "E0714"),
+        other => panic!("{other:?}"),
+    }
+}
