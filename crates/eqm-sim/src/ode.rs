@@ -237,12 +237,11 @@ impl Projector {
 mod tests {
     use super::Projector;
     use crate::instance::Instance;
-    use crate::simulate::{Backend, RunOptions, Stabilize, prepare};
     use eqm_compile::analysis::{self, AnalysisOptions, IndexForm};
     use eqm_diag::timing::Timings;
     use nalgebra::DMatrix;
 
-    /// The program of `text` in `form`, prepared for an implicit method.
+    /// The program of `text` in `form`, with its symbolic Jacobian.
     fn program(text: &str, form: IndexForm) -> eqm_compile::exec::ExecProgram {
         let mut sources = eqm_flatten::Sources::new();
         sources.add_file("m.eqm", text.to_string());
@@ -254,18 +253,7 @@ mod tests {
         };
         let (analysis, _) = analysis::analyze(flat, &options, &mut Timings::default()).expect("analysed");
         let mut compiled = analysis::compile(analysis, &mut Timings::default()).expect("compiled");
-        let options = RunOptions {
-            start: 0.0,
-            stop: 1.0,
-            method: eqm_integrators::Method::Radau5,
-            integrator: Default::default(),
-            interval: None,
-            params: Vec::new(),
-            starts: Vec::new(),
-            backend: Backend::Interpreter,
-            stabilize: Stabilize::Default,
-        };
-        prepare(&mut compiled.program, &options);
+        compiled.program.add_jacobian().expect("a symbolic Jacobian");
         compiled.program
     }
 
