@@ -97,7 +97,7 @@ pub fn explain(analysis: &Analysis) -> String {
 
     let _ = writeln!(out, "\nsorted assignments:");
     blocks(&mut out, dae, plan);
-    let loops = plan.blocks.iter().filter(|b| matches!(b, Block::Loop { .. })).count();
+    let loops = plan.blocks.iter().filter(|b| matches!(b, Block::Loop(_))).count();
     let _ = writeln!(
         out,
         "\n{} block(s), {} algebraic loop(s); parameters: {}",
@@ -142,14 +142,7 @@ fn blocks(out: &mut String, dae: &Dae<Hybrid>, plan: &Plan) {
                     unknown_name(dae, plan.unknowns[*unknown])
                 );
             }
-            Block::Loop {
-                eqs,
-                unknowns,
-                tearing,
-                residuals,
-                inner,
-                linear,
-            } => {
+            Block::Loop(l) => {
                 let names = |us: &[usize]| -> String {
                     us.iter()
                         .map(|u| unknown_name(dae, plan.unknowns[*u]))
@@ -159,16 +152,16 @@ fn blocks(out: &mut String, dae: &Dae<Hybrid>, plan: &Plan) {
                 let _ = writeln!(
                     out,
                     "  {step}. algebraic loop of {} equations in {} ({}), torn at {}:",
-                    eqs.len(),
-                    names(unknowns),
-                    if *linear {
+                    l.eqs.len(),
+                    names(&l.unknowns),
+                    if l.linear {
                         "linear: solved by LU"
                     } else {
                         "nonlinear: Newton on the torn residuals"
                     },
-                    names(tearing)
+                    names(&l.tearing)
                 );
-                for (e, u, value) in inner {
+                for (e, u, value) in &l.inner {
                     let _ = writeln!(
                         out,
                         "       {} := {}  // e{}",
@@ -177,7 +170,7 @@ fn blocks(out: &mut String, dae: &Dae<Hybrid>, plan: &Plan) {
                         e + 1
                     );
                 }
-                for e in residuals {
+                for e in &l.residuals {
                     let _ = writeln!(
                         out,
                         "       residual e{}: {}",
@@ -366,11 +359,7 @@ fn index_reduction(out: &mut String, dae: &Dae<Hybrid>, r: &IndexReduction, embe
         out,
         "  f: {} block(s), {} algebraic loop(s)",
         emb.plan.blocks.len(),
-        emb.plan
-            .blocks
-            .iter()
-            .filter(|b| matches!(b, Block::Loop { .. }))
-            .count()
+        emb.plan.blocks.iter().filter(|b| matches!(b, Block::Loop(_))).count()
     );
 }
 

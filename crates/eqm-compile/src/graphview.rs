@@ -489,29 +489,22 @@ fn block_views(plan: &Plan, n_rows: usize, column: &dyn Fn(usize) -> Option<usiz
                 residuals: Vec::new(),
                 linear: false,
             },
-            Block::Loop {
-                eqs,
-                unknowns,
-                tearing,
-                residuals,
-                inner,
-                linear,
-            } => {
+            Block::Loop(l) => {
                 // Inner assignments are computed first, then the residuals are checked; any
                 // equation of the loop that neither lists goes last, so none is lost.
-                let mut order: Vec<usize> = inner.iter().map(|(e, _, _)| *e).collect();
-                order.extend(residuals.iter().copied());
-                for e in eqs {
+                let mut order: Vec<usize> = l.inner.iter().map(|(e, _, _)| *e).collect();
+                order.extend(l.residuals.iter().copied());
+                for e in &l.eqs {
                     if !order.contains(e) {
                         order.push(*e);
                     }
                 }
                 BlockView {
                     equations: order,
-                    unknowns: columns(unknowns),
-                    tearing: columns(tearing),
-                    residuals: residuals.clone(),
-                    linear: *linear,
+                    unknowns: columns(&l.unknowns),
+                    tearing: columns(&l.tearing),
+                    residuals: l.residuals.clone(),
+                    linear: l.linear,
                 }
             }
         };

@@ -19,7 +19,7 @@
 
 use crate::dae::{Dae, Equation, Origin, VarKind};
 use crate::events::Hybrid;
-use crate::plan::{self, Block, Plan, Unknown};
+use crate::plan::{self, Block, Plan, TornLoop, Unknown};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{ExprId, FxHashMap, VarId};
 use eqm_structural::incidence::{EqIdx, VarIdx};
@@ -256,24 +256,18 @@ fn reuse_simulation_plan(init: &mut Dae<Hybrid>, n_model: usize, simulation: &Pl
                 unknown: map_unknown(*unknown),
                 algorithm: *algorithm,
             },
-            Block::Loop {
-                eqs,
-                unknowns,
-                tearing,
-                residuals,
-                inner,
-                linear,
-            } => Block::Loop {
-                eqs: eqs.iter().map(|&e| map_eq(e)).collect(),
-                unknowns: unknowns.iter().map(|&u| map_unknown(u)).collect(),
-                tearing: tearing.iter().map(|&u| map_unknown(u)).collect(),
-                residuals: residuals.iter().map(|&e| map_eq(e)).collect(),
-                inner: inner
+            Block::Loop(l) => Block::Loop(TornLoop {
+                eqs: l.eqs.iter().map(|&e| map_eq(e)).collect(),
+                unknowns: l.unknowns.iter().map(|&u| map_unknown(u)).collect(),
+                tearing: l.tearing.iter().map(|&u| map_unknown(u)).collect(),
+                residuals: l.residuals.iter().map(|&e| map_eq(e)).collect(),
+                inner: l
+                    .inner
                     .iter()
                     .map(|&(e, u, value)| (map_eq(e), map_unknown(u), rename(init, value)))
                     .collect(),
-                linear: *linear,
-            },
+                linear: l.linear,
+            }),
         });
     }
     let n_rows = n_init + (simulation.matching.len() - n_model);
@@ -285,10 +279,10 @@ fn reuse_simulation_plan(init: &mut Dae<Hybrid>, n_model: usize, simulation: &Pl
             | Block::Algorithm { eq, unknown, .. } => {
                 matching[*eq] = *unknown;
             }
-            Block::Loop { eqs, .. } => {
+            Block::Loop(l) => {
                 // A loop's equations and unknowns are matched within the loop; the simulation
                 // plan's matching says how.
-                for &e in eqs {
+                for &e in &l.eqs {
                     let sim_eq = if e < n_model { e } else { e - n_init + n_model };
                     matching[e] = map_unknown(simulation.matching[sim_eq]);
                 }

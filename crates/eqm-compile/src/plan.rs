@@ -46,18 +46,23 @@ pub enum Block {
     },
     /// Equation `eq` is implicit in its one unknown: solved by a scalar Newton iteration.
     Implicit { eq: usize, unknown: usize },
-    /// An algebraic loop, torn: guess the tearing unknowns, compute the inner unknowns in order,
-    /// and drive the residual equations to zero.
-    Loop {
-        eqs: Vec<usize>,
-        unknowns: Vec<usize>,
-        tearing: Vec<usize>,
-        residuals: Vec<usize>,
-        /// (equation, unknown, value) computed in this order from the tearing unknowns.
-        inner: Vec<(usize, usize, ExprId)>,
-        /// Every equation is linear in the loop's unknowns: solved by LU, not Newton.
-        linear: bool,
-    },
+    /// An algebraic loop, torn.
+    Loop(TornLoop),
+}
+
+/// An algebraic loop, torn: guess the tearing unknowns, compute the inner unknowns in order,
+/// and drive the residual equations to zero. Equations and unknowns are indices into the
+/// DAE's equations and the plan's unknowns.
+#[derive(Debug, Clone)]
+pub struct TornLoop {
+    pub eqs: Vec<usize>,
+    pub unknowns: Vec<usize>,
+    pub tearing: Vec<usize>,
+    pub residuals: Vec<usize>,
+    /// (equation, unknown, value) computed in this order from the tearing unknowns.
+    pub inner: Vec<(usize, usize, ExprId)>,
+    /// Every equation is linear in the loop's unknowns: solved by LU, not Newton.
+    pub linear: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -199,14 +204,14 @@ pub(crate) fn analyze_system<S>(
                 .ok_or_else(|| vec![internal_text("tearing used an edge that is not solvable")])?;
             inner.push((e.index(), v.index(), simplifier.simplify(&mut dae.flat.exprs, value)));
         }
-        blocks.push(Block::Loop {
+        blocks.push(Block::Loop(TornLoop {
             eqs: block.iter().map(|(e, _)| e.index()).collect(),
             unknowns: in_block,
             tearing: tearing.tearing_vars.iter().map(|v| v.index()).collect(),
             residuals: tearing.residuals.iter().map(|e| e.index()).collect(),
             inner,
             linear,
-        });
+        }));
     }
     // Only the solutions the plan uses need their conditions checked, in evaluation order.
     let mut parameter_conditions = Vec::new();
@@ -214,7 +219,7 @@ pub(crate) fn analyze_system<S>(
         let used: &[(usize, usize, ExprId)] = match block {
             Block::Explicit { eq, unknown, value } => &[(*eq, *unknown, *value)],
             Block::Implicit { .. } | Block::Algorithm { .. } => &[],
-            Block::Loop { inner, .. } => inner,
+            Block::Loop(l) => &l.inner,
         };
         for &(eq, unknown, _) in used {
             for c in solutions.conditions(eq, unknown) {

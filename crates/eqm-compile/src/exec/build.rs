@@ -8,7 +8,7 @@
 
 use super::*;
 use crate::dae::VarKind;
-use crate::plan::{Block, Unknown};
+use crate::plan::{Block, TornLoop, Unknown};
 use eqm_ir::builtins::{Builtin, BuiltinKind};
 use eqm_ir::expr::{BinOp, Callee, FxHashMap, Node};
 use eqm_ir::flat::ScalarType;
@@ -326,15 +326,8 @@ impl Builder {
                         self.algorithm(*algorithm);
                     }
                 }
-                Block::Loop {
-                    eqs,
-                    unknowns,
-                    tearing,
-                    residuals,
-                    inner,
-                    linear,
-                } => {
-                    if let Some(block) = self.loop_block(plan, eqs, unknowns, tearing, residuals, inner, *linear) {
+                Block::Loop(l) => {
+                    if let Some(block) = self.loop_block(plan, l) {
                         self.rhs.push(Instr::Loop(Box::new(block)));
                     }
                 }
@@ -342,17 +335,16 @@ impl Builder {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn loop_block(
-        &mut self,
-        plan: &Plan,
-        eqs: &[usize],
-        unknowns: &[usize],
-        tearing: &[usize],
-        residuals: &[usize],
-        inner: &[(usize, usize, ExprId)],
-        linear: bool,
-    ) -> Option<LoopBlock> {
+    fn loop_block(&mut self, plan: &Plan, l: &TornLoop) -> Option<LoopBlock> {
+        let TornLoop {
+            eqs,
+            unknowns,
+            tearing,
+            residuals,
+            inner,
+            linear,
+        } = l;
+        let linear = *linear;
         let first = eqs.first().copied().unwrap_or(0);
         let mut slots = Vec::with_capacity(unknowns.len());
         for &u in unknowns {
