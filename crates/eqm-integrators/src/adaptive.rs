@@ -20,12 +20,13 @@
 //! Newton solve started too far away); only when the step size underflows is that failure
 //! reported. It deliberately does not detect stiffness: that is for the `auto` solver above.
 
-use super::explicit::RkStages;
-use super::tableau::{self, Tableau};
-use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_budget, check_finite,
-    eval_rhs, step_ends_accessors, zeroed,
-};
+use crate::control::check_budget;
+use crate::error::{IntegrationError, Quantity, check_finite};
+use crate::explicit::RkStages;
+use crate::options::Options;
+use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_ends_accessors, zeroed};
+use crate::system::{OdeSystem, eval_rhs};
+use crate::tableau::{self, Tableau};
 
 /// Safety factor on the predicted optimal step.
 const SAFETY: f64 = 0.9;

@@ -31,16 +31,19 @@
 //! [`IntegrationError`]. This mode exists to measure the convergence order.
 //!
 //! The Jacobian is the system's own when it has one (a model's symbolic Jacobian, see
-//! [`super::OdeSystem::jacobian`]), else forward differences; above [`super::linalg::SPARSE_STATES`]
+//! [`OdeSystem::jacobian`]), else forward differences; above [`linalg::SPARSE_STATES`]
 //! states a system that gives its Jacobian's pattern gets a sparse Jacobian and sparse LU
-//! ([`super::linalg`]). Deliberately not here: stiffness detection (`auto` does that).
+//! ([`linalg`]). Deliberately not here: stiffness detection (`auto` does that).
 
-use super::explicit::{FixedClock, FixedStep};
-use super::radau::{Dense, Radau};
-use super::{
-    IntegrationError, OdeSystem, Options, Stats, StepInfo, Stepper, build_jacobian, check_finite, eval_rhs,
-    fixed_step_newton_tolerance, initial_step,
-};
+use crate::control::{check_restart, fixed_step_newton_tolerance, initial_step};
+use crate::error::{IntegrationError, Quantity, check_finite};
+use crate::explicit::{FixedClock, FixedStep};
+use crate::jacobian::{PatternCache, build_jacobian};
+use crate::linalg;
+use crate::options::Options;
+use crate::radau::{Dense, Radau};
+use crate::stepper::{Stats, StepInfo, Stepper, zeroed};
+use crate::system::{OdeSystem, eval_rhs};
 use nalgebra::DMatrix;
 
 const MAX_ORDER: usize = 5;
@@ -241,12 +244,12 @@ pub struct Bdf {
     t: f64,
     t_prev: f64,
     equal_steps: usize,
-    jacobian: Option<super::linalg::Jacobian>,
-    /// The sparse layout of the system's Jacobian, once known (see [`super::build_jacobian`]).
-    pattern: super::PatternCache,
+    jacobian: Option<linalg::Jacobian>,
+    /// The sparse layout of the system's Jacobian, once known (see [`build_jacobian`]).
+    pattern: PatternCache,
     /// Whether the Jacobian was built at the current step (a fresh one cannot help more).
     jacobian_current: bool,
-    lu: Option<(f64, super::linalg::Factors)>,
+    lu: Option<(f64, linalg::Factors)>,
     /// The rate of convergence Newton's iteration last measured with the current factors.
     /// With it the first iteration of the next step can already be judged converged (as CVODE
     /// does): the iteration matrix is the same, so the rate is a good estimate, and most steps
@@ -372,7 +375,7 @@ impl Bdf {
         self.stats.factorizations += 1;
         self.newton_rate = None;
         let previous = self.lu.take().map(|(_, lu)| lu);
-        match super::linalg::Factors::new(previous, j, c) {
+        match linalg::Factors::new(previous, j, c) {
             Some(lu) => {
                 self.lu = Some((c, lu));
                 true
@@ -400,11 +403,11 @@ impl Bdf {
         let b = &mut self.buffers;
         b.y.clear();
         b.y.extend_from_slice(&b.predicted);
-        super::zeroed(n, [&mut b.d, &mut b.f, &mut b.dy]);
+        zeroed(n, [&mut b.d, &mut b.f, &mut b.dy]);
         let mut previous: Option<f64> = None;
         for k in 0..max_iterations {
             let b = &mut self.buffers;
-            if check_finite(t_new, &b.y, super::Quantity::State).is_err() {
+            if check_finite(t_new, &b.y, Quantity::State).is_err() {
                 return Ok(None);
             }
             match eval_rhs(sys, t_new, &b.y, &mut b.f, &mut self.stats) {
@@ -465,7 +468,7 @@ impl Bdf {
             self.needs_start = false;
         }
         let y = fixed.start_step(sys, &self.options, self.t, &self.x, step)?;
-        check_finite(step.t_new, &y, super::Quantity::State)?;
+        check_finite(step.t_new, &y, Quantity::State)?;
         if step.full {
             fixed.grid.insert(0, y.clone());
             fixed.grid.truncate(self.max_order + 1);
@@ -624,7 +627,7 @@ impl Stepper for Bdf {
             let a = alpha(order);
             {
                 let b = &mut self.buffers;
-                super::zeroed(n, [&mut b.predicted, &mut b.inverse_scale, &mut b.psi]);
+                zeroed(n, [&mut b.predicted, &mut b.inverse_scale, &mut b.psi]);
                 // Column i of `d` holds state i's differences, contiguously.
                 for (i, column) in self.d.column_iter().enumerate() {
                     let column = &column.as_slice()[..=order];
@@ -797,7 +800,7 @@ impl Stepper for Bdf {
     }
 
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
-        super::check_restart(t, x, self.x.len())?;
+        check_restart(t, x, self.x.len())?;
         self.t = t;
         self.t_prev = t;
         self.x.copy_from_slice(x);

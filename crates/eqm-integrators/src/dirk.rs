@@ -15,11 +15,14 @@
 //! The Jacobian is the system's own when it has one, else forward differences. Deliberately not
 //! here: fully implicit tableaux (see `radau`).
 
-use super::tableau::Tableau;
-use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite, eval_rhs,
-    explicit::FixedClock, jacobian_at, step_ends_accessors, zeroed,
-};
+use crate::control::{check_budget, error_norm, initial_step, step_factor, trial_step};
+use crate::error::{IntegrationError, Quantity, check_finite};
+use crate::explicit::FixedClock;
+use crate::jacobian::jacobian_at;
+use crate::options::Options;
+use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_ends_accessors, zeroed};
+use crate::system::{OdeSystem, eval_rhs};
+use crate::tableau::Tableau;
 use nalgebra::{DMatrix, DVector};
 
 const NEWTON_ITERATIONS: usize = 10;
@@ -253,7 +256,7 @@ impl Stepper for Dirk {
         };
         let q = f64::from(self.tableau.order().min(self.tableau.embedded_order().unwrap_or(1)));
         if first || h <= 0.0 {
-            h = super::initial_step(
+            h = initial_step(
                 sys,
                 t,
                 &self.ends.x,
@@ -272,12 +275,12 @@ impl Stepper for Dirk {
         let min_step = 10.0 * (t.abs() * f64::EPSILON).max(f64::MIN_POSITIVE);
         let mut embedded = vec![0.0; n];
         loop {
-            super::check_budget(t, &self.stats, self.options.max_steps)?;
+            check_budget(t, &self.stats, self.options.max_steps)?;
             if h < min_step {
                 return Err(IntegrationError::StepSizeUnderflow { time: t, step: h });
             }
             let t_new;
-            (h, t_new) = super::trial_step(t, h, t_limit, min_step);
+            (h, t_new) = trial_step(t, h, t_limit, min_step);
             if !self.attempt(sys, h)? {
                 self.stats.rejected += 1;
                 h *= 0.25;
@@ -287,8 +290,8 @@ impl Stepper for Dirk {
             self.combine(&b, h, &mut x_new);
             self.x_new = x_new;
             self.combine(&b_hat, h, &mut embedded);
-            let error = super::error_norm(&self.ends.x, &self.x_new, &embedded, 1.0, &self.atol, self.options.rtol);
-            let factor = super::step_factor(error, q);
+            let error = error_norm(&self.ends.x, &self.x_new, &embedded, 1.0, &self.atol, self.options.rtol);
+            let factor = step_factor(error, q);
             if error.is_nan() || error > 1.0 {
                 self.stats.rejected += 1;
                 h *= factor.min(0.9);

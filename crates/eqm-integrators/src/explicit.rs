@@ -10,11 +10,11 @@
 //! It deliberately does not estimate errors or adapt `h`, even when the tableau has embedded
 //! weights (those go to `adaptive`).
 
-use super::tableau::Tableau;
-use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, axpy, check_finite, eval_rhs,
-    step_ends_accessors, zeroed,
-};
+use crate::error::{IntegrationError, Quantity, check_finite};
+use crate::options::Options;
+use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_ends_accessors, zeroed};
+use crate::system::{OdeSystem, eval_rhs};
+use crate::tableau::Tableau;
 
 /// The stage derivatives of one explicit Runge–Kutta step, preallocated.
 #[derive(Debug, Default)]
@@ -244,4 +244,11 @@ impl Stepper for ExplicitRk {
     }
 
     step_ends_accessors!();
+}
+
+/// `y += alpha · x`.
+pub(crate) fn axpy(y: &mut [f64], alpha: f64, x: &[f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += alpha * xi;
+    }
 }

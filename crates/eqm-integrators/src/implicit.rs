@@ -15,10 +15,13 @@
 //! of the halves (Richardson), which are kept when it is within the tolerance, and the next
 //! step follows from the estimate with the method's order.
 
-use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite, eval_rhs,
-    explicit::FixedClock, jacobian_at, step_ends_accessors, zeroed,
-};
+use crate::control::{check_budget, error_norm, initial_step, step_factor, trial_step};
+use crate::error::{IntegrationError, Quantity, check_finite};
+use crate::explicit::FixedClock;
+use crate::jacobian::jacobian_at;
+use crate::options::Options;
+use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_ends_accessors, zeroed};
+use crate::system::{OdeSystem, eval_rhs};
 use nalgebra::{DMatrix, DVector};
 
 /// Simplified Newton iterations per attempt before the Jacobian is rebuilt.
@@ -240,7 +243,7 @@ impl Theta {
         let p = order(self.theta);
         let mut h = self.adaptive.unwrap_or(0.0);
         if first || h <= 0.0 {
-            h = super::initial_step(
+            h = initial_step(
                 sys,
                 self.ends.t,
                 &self.ends.x,
@@ -257,12 +260,12 @@ impl Theta {
         let (t, x, f) = (self.ends.t, self.ends.x.clone(), self.ends.f.clone());
         let min_step = 10.0 * (t.abs() * f64::EPSILON).max(f64::MIN_POSITIVE);
         loop {
-            super::check_budget(t, &self.stats, self.options.max_steps)?;
+            check_budget(t, &self.stats, self.options.max_steps)?;
             if h < min_step {
                 return Err(IntegrationError::StepSizeUnderflow { time: t, step: h });
             }
             let t_new;
-            (h, t_new) = super::trial_step(t, h, t_limit, min_step);
+            (h, t_new) = trial_step(t, h, t_limit, min_step);
             // The whole step, then the two halves from the same start.
             let whole = self.solve_step(sys, h, t_new)?.then(|| self.y.clone());
             let half = whole.is_some() && self.solve_step(sys, 0.5 * h, t + 0.5 * h)?;
@@ -282,8 +285,8 @@ impl Theta {
                 continue;
             };
             let denominator = f64::from(2i32.pow(p as u32) - 1);
-            let error = super::error_norm(&x, &self.y, &whole, denominator, &self.atol, self.options.rtol);
-            let factor = super::step_factor(error, f64::from(p));
+            let error = error_norm(&x, &self.y, &whole, denominator, &self.atol, self.options.rtol);
+            let factor = step_factor(error, f64::from(p));
             if error.is_nan() || error > 1.0 {
                 self.stats.rejected += 1;
                 h *= factor.min(0.9);

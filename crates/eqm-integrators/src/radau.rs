@@ -26,11 +26,14 @@
 //! The Jacobian is the system's own when it has one (a model's symbolic Jacobian), else forward
 //! differences. Deliberately not here: sparse LU and the variable-order RADAU.
 
-use super::explicit::{FixedClock, FixedStep};
-use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepInfo, Stepper, check_finite, eval_rhs,
-    fixed_step_newton_tolerance, initial_step, jacobian_at,
-};
+use crate::control::{check_budget, check_restart, fixed_step_newton_tolerance, initial_step};
+use crate::error::{IntegrationError, Quantity, check_finite};
+use crate::explicit::{FixedClock, FixedStep};
+use crate::jacobian::jacobian_at;
+use crate::linalg;
+use crate::options::Options;
+use crate::stepper::{Stats, StepInfo, Stepper};
+use crate::system::{OdeSystem, eval_rhs};
 use nalgebra::{Complex, DMatrix, DVector};
 
 const NEWTON_MAX_ITERATIONS: usize = 6;
@@ -119,8 +122,8 @@ fn dense_coefficients() -> [[f64; 3]; 3] {
     ]
 }
 
-type RealLu = super::linalg::DenseLu<f64>;
-type ComplexLu = super::linalg::DenseLu<Complex<f64>>;
+type RealLu = linalg::DenseLu<f64>;
+type ComplexLu = linalg::DenseLu<Complex<f64>>;
 
 /// The last accepted step's collocation polynomial.
 #[derive(Debug, Clone)]
@@ -440,7 +443,7 @@ impl Radau {
     /// nominal `h` for a full step, so that the factorisations stay valid from step to step
     /// (the clock's end time differs from `t + h` only by rounding).
     fn fixed_step(&mut self, sys: &mut dyn OdeSystem, step: &FixedStep, h: f64) -> Result<StepInfo, IntegrationError> {
-        super::check_budget(self.t, &self.stats, self.options.max_steps)?;
+        check_budget(self.t, &self.stats, self.options.max_steps)?;
         if self.needs_start {
             eval_rhs(sys, self.t, &self.x, &mut self.f, &mut self.stats)?;
             self.needs_start = false;
@@ -663,7 +666,7 @@ impl Stepper for Radau {
     }
 
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
-        super::check_restart(t, x, self.x.len())?;
+        check_restart(t, x, self.x.len())?;
         self.t = t;
         self.x.copy_from_slice(x);
         self.needs_start = true;

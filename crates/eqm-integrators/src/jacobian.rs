@@ -1,0 +1,138 @@
+//! Jacobians of the right-hand side for the implicit methods: the system's own when it has
+//! one, else forward difference quotients; dense, or sparse for a large system with a pattern.
+//!
+//! Input: an [`OdeSystem`] and a point `(t, x)`, with `f` there when the caller has it. Output:
+//! the Jacobian `∂f/∂x`, its construction counted in the stepper's [`Stats`]. It deliberately
+//! factors nothing and does not decide when a Jacobian is stale (the methods and `linalg` do).
+
+use crate::error::IntegrationError;
+use crate::linalg;
+use crate::stepper::Stats;
+use crate::system::{OdeSystem, eval_rhs};
+
+/// `f(t, x)`: `given` when the caller has it, else evaluated (see [`eval_rhs`]). Difference
+/// quotients need it; an exact Jacobian does not, so callers may leave it to this.
+fn f_given_or_evaluated<'f>(
+    sys: &mut dyn OdeSystem,
+    t: f64,
+    x: &[f64],
+    given: Option<&'f [f64]>,
+    stats: &mut Stats,
+) -> Result<std::borrow::Cow<'f, [f64]>, IntegrationError> {
+    if let Some(f) = given {
+        return Ok(std::borrow::Cow::Borrowed(f));
+    }
+    let mut f = vec![0.0; x.len()];
+    eval_rhs(sys, t, x, &mut f, stats)?;
+    Ok(std::borrow::Cow::Owned(f))
+}
+
+/// The Jacobian of `f` at `(t, point)`, where `f` is `f_point` (evaluated here when not given
+/// and needed), into `jacobian` (n × n): the system's own ([`OdeSystem::jacobian`], a model's
+/// symbolic Jacobian) when it has one at this point, otherwise forward differences, one
+/// evaluation per state. For differences component
+/// `j` moves by `√ε·max(|x_j|, floor(j))`: the floor is the scale below which the component's
+/// value does not matter (its error weight), so that a component far smaller than 1 is not
+/// moved by far more than its size. `work` (n elements) is scratch space.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn jacobian_at(
+    sys: &mut dyn OdeSystem,
+    t: f64,
+    point: &[f64],
+    f_point: Option<&[f64]>,
+    floor: &dyn Fn(usize) -> f64,
+    work: &mut [f64],
+    jacobian: &mut nalgebra::DMatrix<f64>,
+    stats: &mut Stats,
+) -> Result<(), IntegrationError> {
+    let n = point.len();
+    stats.jacobians += 1;
+    match sys.jacobian(t, point, jacobian) {
+        Some(Ok(())) if jacobian.iter().all(|v| v.is_finite()) => {
+            stats.symbolic_jacobians += 1;
+            return Ok(());
+        }
+        Some(Err(e)) => {
+            return Err(IntegrationError::Rhs {
+                time: t,
+                message: e.message,
+            });
+        }
+        // A Jacobian that is not finite here is left to difference quotients, which report
+        // the non-finite derivative if there is one.
+        Some(Ok(())) | None => {}
+    }
+    let f_point = f_given_or_evaluated(sys, t, point, f_point, stats)?;
+    let mut column = vec![0.0; n];
+    work.copy_from_slice(point);
+    for j in 0..n {
+        let xj = point[j];
+        let delta = difference_step(xj, floor(j));
+        work[j] = xj + delta;
+        // The column's actual increment, which rounding makes differ from `delta`.
+        let h = work[j] - xj;
+        eval_rhs(sys, t, work, &mut column, stats)?;
+        for i in 0..n {
+            jacobian[(i, j)] = (column[i] - f_point[i]) / h;
+        }
+        work[j] = xj;
+    }
+    Ok(())
+}
+
+/// The increment of a component of value `x` for a forward difference: `√ε·max(|x|, floor)`,
+/// `floor` the scale below which its value does not matter (see [`jacobian_at`]).
+pub(crate) fn difference_step(x: f64, floor: f64) -> f64 {
+    f64::EPSILON.sqrt() * x.abs().max(floor).max(f64::MIN_POSITIVE)
+}
+
+/// The pattern a stepper's Jacobians use: `None` until a system was seen, then the sparse
+/// layout when the system has a pattern and more than [`linalg::SPARSE_STATES`] states.
+pub(crate) type PatternCache = Option<Option<std::sync::Arc<linalg::SparsePattern>>>;
+
+/// The Jacobian of `f` at `(t, point)` (see [`jacobian_at`]), sparse for a large system with a
+/// pattern: the system's own values, else difference quotients by colour.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_jacobian(
+    sys: &mut dyn OdeSystem,
+    t: f64,
+    point: &[f64],
+    f_point: Option<&[f64]>,
+    floor: &dyn Fn(usize) -> f64,
+    work: &mut [f64],
+    cache: &mut PatternCache,
+    stats: &mut Stats,
+) -> Result<linalg::Jacobian, IntegrationError> {
+    let n = point.len();
+    let pattern = cache
+        .get_or_insert_with(|| {
+            if n <= linalg::SPARSE_STATES {
+                return None;
+            }
+            let rows = sys.jacobian_pattern()?;
+            linalg::SparsePattern::new(n, rows).map(std::sync::Arc::new)
+        })
+        .clone();
+    let Some(pattern) = pattern else {
+        let mut j = nalgebra::DMatrix::zeros(n, n);
+        jacobian_at(sys, t, point, f_point, floor, work, &mut j, stats)?;
+        return Ok(linalg::Jacobian::Dense(j));
+    };
+    stats.jacobians += 1;
+    stats.sparse_jacobians += 1;
+    let mut values = vec![0.0; pattern.nonzeros()];
+    match sys.sparse_jacobian(t, point, &mut values) {
+        Some(Ok(())) if values.iter().all(|v| v.is_finite()) => stats.symbolic_jacobians += 1,
+        Some(Err(e)) => {
+            return Err(IntegrationError::Rhs {
+                time: t,
+                message: e.message,
+            });
+        }
+        Some(Ok(())) | None => {
+            let f_point = f_given_or_evaluated(sys, t, point, f_point, stats)?;
+            pattern.difference_values(sys, t, point, &f_point, floor, work, &mut values, stats)?
+        }
+    }
+    Ok(linalg::Jacobian::Sparse { pattern, values })
+}
