@@ -8,7 +8,8 @@
 use crate::error::IntegrationError;
 use crate::linalg;
 use crate::stepper::Stats;
-use crate::system::{OdeSystem, eval_rhs};
+use crate::system::{OdeSystem, RhsError, eval_rhs};
+use nalgebra::DMatrix;
 
 /// `f(t, x)`: `given` when the caller has it, else evaluated (see [`eval_rhs`]). Difference
 /// quotients need it; an exact Jacobian does not, so callers may leave it to this.
@@ -27,6 +28,29 @@ fn f_given_or_evaluated<'f>(
     Ok(std::borrow::Cow::Owned(f))
 }
 
+/// Whether the `values` the system computed itself (`computed`, the answer of
+/// [`OdeSystem::jacobian`] or [`OdeSystem::sparse_jacobian`]) are the Jacobian, counting them when
+/// they are. A failure is an error at `t`. No answer, or values that are not all finite, leave
+/// the Jacobian to difference quotients, which report the non-finite derivative if there is one.
+fn own_values(
+    computed: Option<Result<(), RhsError>>,
+    values: &[f64],
+    t: f64,
+    stats: &mut Stats,
+) -> Result<bool, IntegrationError> {
+    match computed {
+        Some(Ok(())) if values.iter().all(|v| v.is_finite()) => {
+            stats.symbolic_jacobians += 1;
+            Ok(true)
+        }
+        Some(Err(e)) => Err(IntegrationError::Rhs {
+            time: t,
+            message: e.message,
+        }),
+        Some(Ok(())) | None => Ok(false),
+    }
+}
+
 /// The Jacobian of `f` at `(t, point)`, where `f` is `f_point` (evaluated here when not given
 /// and needed), into `jacobian` (n × n): the system's own ([`OdeSystem::jacobian`], a model's
 /// symbolic Jacobian) when it has one at this point, otherwise forward differences, one
@@ -42,25 +66,14 @@ pub(crate) fn jacobian_at(
     f_point: Option<&[f64]>,
     floor: &dyn Fn(usize) -> f64,
     work: &mut [f64],
-    jacobian: &mut nalgebra::DMatrix<f64>,
+    jacobian: &mut DMatrix<f64>,
     stats: &mut Stats,
 ) -> Result<(), IntegrationError> {
     let n = point.len();
     stats.jacobians += 1;
-    match sys.jacobian(t, point, jacobian) {
-        Some(Ok(())) if jacobian.iter().all(|v| v.is_finite()) => {
-            stats.symbolic_jacobians += 1;
-            return Ok(());
-        }
-        Some(Err(e)) => {
-            return Err(IntegrationError::Rhs {
-                time: t,
-                message: e.message,
-            });
-        }
-        // A Jacobian that is not finite here is left to difference quotients, which report
-        // the non-finite derivative if there is one.
-        Some(Ok(())) | None => {}
+    let computed = sys.jacobian(t, point, jacobian);
+    if own_values(computed, jacobian.as_slice(), t, stats)? {
+        return Ok(());
     }
     let f_point = f_given_or_evaluated(sys, t, point, f_point, stats)?;
     let mut column = vec![0.0; n];
@@ -84,6 +97,56 @@ pub(crate) fn jacobian_at(
 /// `floor` the scale below which its value does not matter (see [`jacobian_at`]).
 pub(crate) fn difference_step(x: f64, floor: f64) -> f64 {
     f64::EPSILON.sqrt() * x.abs().max(floor).max(f64::MIN_POSITIVE)
+}
+
+/// The dense Jacobian an implicit method (implicit Euler, the trapezoid, DIRK, Radau IIA) keeps
+/// across steps while Newton's iteration converges with it, and the factors `F` of its iteration
+/// matrix with the key they were factored for (by default the LU of `I − γJ` with `γ`, or the
+/// step size). Each method factors in its own way; this builds the Jacobian and forgets both.
+#[derive(Debug)]
+pub(crate) struct KeptJacobian<F = (f64, nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>)> {
+    pub jacobian: Option<DMatrix<f64>>,
+    pub lu: Option<F>,
+}
+
+impl<F> Default for KeptJacobian<F> {
+    fn default() -> Self {
+        KeptJacobian {
+            jacobian: None,
+            lu: None,
+        }
+    }
+}
+
+impl<F> KeptJacobian<F> {
+    /// Rebuilds the Jacobian at `(t, point)` with `f_point` there (see [`jacobian_at`]), in the
+    /// storage of the old one; the factors of the old one no longer apply. On failure no
+    /// Jacobian is kept.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rebuild(
+        &mut self,
+        sys: &mut dyn OdeSystem,
+        t: f64,
+        point: &[f64],
+        f_point: &[f64],
+        floor: &dyn Fn(usize) -> f64,
+        work: &mut [f64],
+        stats: &mut Stats,
+    ) -> Result<(), IntegrationError> {
+        let n = point.len();
+        let mut jacobian = self.jacobian.take().unwrap_or_else(|| DMatrix::zeros(n, n));
+        jacobian_at(sys, t, point, Some(f_point), floor, work, &mut jacobian, stats)?;
+        self.jacobian = Some(jacobian);
+        self.lu = None;
+        Ok(())
+    }
+
+    /// Forgets the Jacobian and its factors: after a (re)start they belong to the old
+    /// trajectory (after an event the equations may differ).
+    pub fn forget(&mut self) {
+        self.jacobian = None;
+        self.lu = None;
+    }
 }
 
 /// The pattern a stepper's Jacobians use: `None` until a system was seen, then the sparse
@@ -114,25 +177,17 @@ pub(crate) fn build_jacobian(
         })
         .clone();
     let Some(pattern) = pattern else {
-        let mut j = nalgebra::DMatrix::zeros(n, n);
+        let mut j = DMatrix::zeros(n, n);
         jacobian_at(sys, t, point, f_point, floor, work, &mut j, stats)?;
         return Ok(linalg::Jacobian::Dense(j));
     };
     stats.jacobians += 1;
     stats.sparse_jacobians += 1;
     let mut values = vec![0.0; pattern.nonzeros()];
-    match sys.sparse_jacobian(t, point, &mut values) {
-        Some(Ok(())) if values.iter().all(|v| v.is_finite()) => stats.symbolic_jacobians += 1,
-        Some(Err(e)) => {
-            return Err(IntegrationError::Rhs {
-                time: t,
-                message: e.message,
-            });
-        }
-        Some(Ok(())) | None => {
-            let f_point = f_given_or_evaluated(sys, t, point, f_point, stats)?;
-            pattern.difference_values(sys, t, point, &f_point, floor, work, &mut values, stats)?
-        }
+    let computed = sys.sparse_jacobian(t, point, &mut values);
+    if !own_values(computed, &values, t, stats)? {
+        let f_point = f_given_or_evaluated(sys, t, point, f_point, stats)?;
+        pattern.difference_values(sys, t, point, &f_point, floor, work, &mut values, stats)?
     }
     Ok(linalg::Jacobian::Sparse { pattern, values })
 }

@@ -18,7 +18,7 @@
 use crate::error::{IntegrationError, Quantity, check_finite};
 use crate::explicit::{FixedClock, RkStages, axpy};
 use crate::options::Options;
-use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_ends_accessors, zeroed};
+use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed};
 use crate::system::{OdeSystem, eval_rhs};
 use crate::tableau::{self, Tableau};
 
@@ -134,15 +134,11 @@ impl Stepper for AdamsBashforth {
         Ok(info)
     }
 
-    fn interpolate(&self, t: f64, out: &mut [f64]) {
-        self.ends.hermite(t, out);
-    }
-
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
         self.clock.restart_at(&mut self.ends, t, x)?;
         self.valid = 0;
         Ok(())
     }
 
-    step_ends_accessors!();
+    step_accessors!(ends with hermite);
 }

@@ -181,16 +181,26 @@ impl StepEnds {
     }
 }
 
-/// The [`Stepper`] accessors that only read a stepper's `ends: StepEnds` and `stats: Stats`
-/// fields, written once for all steppers.
-macro_rules! step_ends_accessors {
-    () => {
+/// The [`Stepper`] accessors that only read fields, written once for all steppers:
+/// `step_accessors!(ends.x, ends.t)` reads the state and time from those fields (of the
+/// stepper's [`StepEnds`], or its own), and the statistics from its `stats: Stats`;
+/// `step_accessors!(ends with hermite)` does the same for a stepper whose dense output is the
+/// cubic Hermite interpolant of its `ends: StepEnds`.
+macro_rules! step_accessors {
+    (ends with hermite) => {
+        fn interpolate(&self, t: f64, out: &mut [f64]) {
+            self.ends.hermite(t, out);
+        }
+
+        crate::stepper::step_accessors!(ends.x, ends.t);
+    };
+    ($($state:ident).+, $($time:ident).+) => {
         fn state(&self) -> &[f64] {
-            &self.ends.x
+            &self.$($state).+
         }
 
         fn time(&self) -> f64 {
-            self.ends.t
+            self.$($time).+
         }
 
         fn stats(&self) -> Stats {
@@ -198,7 +208,7 @@ macro_rules! step_ends_accessors {
         }
     };
 }
-pub(crate) use step_ends_accessors;
+pub(crate) use step_accessors;
 
 /// Sets every buffer to `dim` zeros, reusing its allocation.
 pub(crate) fn zeroed<'a>(dim: usize, buffers: impl IntoIterator<Item = &'a mut Vec<f64>>) {
