@@ -8,7 +8,7 @@
 //! is the seed's "an unconnected connector is a one-node".
 
 use super::Flattener;
-use super::eval::Target;
+use super::names::Target;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::VarId;
