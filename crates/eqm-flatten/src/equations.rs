@@ -1,5 +1,13 @@
 //! Flattening of equations: simple and array equations, for-loops, if-equations, when-clauses,
-//! assertions and `connect` (whose sets are built afterwards by `connect.rs`).
+//! assertions and `connect`.
+//!
+//! Input: the equations of an instance's layout (and invariants), each with its scope and the
+//! loop indices in scope. Output: flat equations, element by element for arrays, with their
+//! origin and the array element they come from; when-clauses with their actions; the resolved
+//! sides of each `connect`, whose connection sets `connect` builds once every instance is
+//! flattened. For-loops are unrolled and if-equations with conditions known at compile time
+//! select their branch; other if-equations become `if` expressions. It deliberately simplifies
+//! nothing and counts nothing (the balance check is `balance`).
 
 use super::eval::Loops;
 use super::layout::Member;
@@ -207,13 +215,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         for (k, (&x, &y)) in l.as_slice().iter().zip(r.as_slice()).enumerate() {
             let mut index = loop_index.clone();
             if array {
-                let mut rem = k;
-                let mut idx = vec![0i64; dims.len()];
-                for (d, &n) in dims.iter().enumerate().rev() {
-                    idx[d] = (rem % n) as i64 + 1;
-                    rem /= n;
-                }
-                index.extend(idx);
+                index.extend(value::row_major_index(&dims, k).into_iter().map(|i| i as i64 + 1));
             }
             out.push(flat::Equation {
                 lhs: x,

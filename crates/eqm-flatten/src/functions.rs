@@ -248,7 +248,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let first = function.slots.len() as u32;
         for k in 0..count {
             function.slots.push(flat::FunctionSlot {
-                name: element_name(&decl.name.name, &dims, k),
+                name: value::element_name(&decl.name.name, &value::row_major_index(&dims, k)),
                 ty,
                 default: None,
             });
@@ -538,19 +538,4 @@ pub(crate) fn broadcast(v: &Value, count: usize) -> Vec<ExprId> {
         Value::Scalar(x, _) => vec![*x; count.max(1)],
         _ => v.elements(),
     }
-}
-
-/// `x[2,1]` for element `k` (row-major) of an array `x` with `dims`; `x` for a scalar.
-fn element_name(name: &str, dims: &[usize], k: usize) -> String {
-    if dims.is_empty() {
-        return name.to_string();
-    }
-    let mut index = vec![0usize; dims.len()];
-    let mut rest = k;
-    for (d, &n) in dims.iter().enumerate().rev() {
-        index[d] = rest % n.max(1) + 1;
-        rest /= n.max(1);
-    }
-    let index: Vec<String> = index.iter().map(|i| i.to_string()).collect();
-    format!("{name}[{}]", index.join(","))
 }

@@ -12,11 +12,11 @@ use crate::Flattener;
 use crate::layout::{ArrayMember, ElementDecl, Member};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
+use crate::value;
 use crate::variables::VarSpec;
 use eqm_diag::Diagnostic;
 use eqm_ir::flat::{self, InstanceId};
 use eqm_syntax::ast;
-use std::fmt::Write as _;
 use std::rc::Rc;
 
 /// The prefixes and class of a resolved component type, after following short class definitions.
@@ -326,24 +326,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 }
 
+/// The prefixes of a declaration whose type (a short class definition) has prefixes too: each
+/// the declaration's own, where it wrote one.
 fn merge_prefixes(outer: ast::TypePrefix, inner: ast::TypePrefix) -> ast::TypePrefix {
     ast::TypePrefix {
-        connection: if outer.connection != ast::Connection::None {
-            outer.connection
-        } else {
-            inner.connection
-        },
-        variability: if outer.variability != ast::Variability::Continuous {
-            outer.variability
-        } else {
-            inner.variability
-        },
-        causality: if outer.causality != ast::Causality::None {
-            outer.causality
-        } else {
-            inner.causality
-        },
+        connection: outer_or_inner(outer.connection, inner.connection, ast::Connection::None),
+        variability: outer_or_inner(outer.variability, inner.variability, ast::Variability::Continuous),
+        causality: outer_or_inner(outer.causality, inner.causality, ast::Causality::None),
     }
+}
+
+/// The outer declaration's prefix, unless it left it at `unset` (wrote none): then the inner one.
+fn outer_or_inner<T: PartialEq>(outer: T, inner: T, unset: T) -> T {
+    if outer != unset { outer } else { inner }
 }
 
 fn combine_variability(parent: flat::Variability, own: ast::Variability) -> flat::Variability {
@@ -364,24 +359,8 @@ fn combine_variability(parent: flat::Variability, own: ast::Variability) -> flat
 
 /// The modifier and full name of element `flat_index` (row-major) of an array component with
 /// `dims` (at least one): `x[2,1]` with every non-`each` binding picking its own element.
-fn array_element<'a>(
-    modifier: &Modifier<'a>,
-    base: &str,
-    dims: &[usize],
-    mut flat_index: usize,
-) -> (Modifier<'a>, String) {
-    let mut indices = vec![0usize; dims.len()];
-    for (k, &d) in dims.iter().enumerate().rev() {
-        indices[k] = flat_index % d.max(1);
-        flat_index /= d.max(1);
-    }
+fn array_element<'a>(modifier: &Modifier<'a>, base: &str, dims: &[usize], flat_index: usize) -> (Modifier<'a>, String) {
+    let indices = value::row_major_index(dims, flat_index);
     let selected = indices.iter().fold(modifier.clone(), |m, &i| m.select(i));
-    let mut name = String::with_capacity(base.len() + 2 + 4 * indices.len());
-    name.push_str(base);
-    for (k, i) in indices.iter().enumerate() {
-        name.push(if k == 0 { '[' } else { ',' });
-        let _ = write!(name, "{}", i + 1);
-    }
-    name.push(']');
-    (selected, name)
+    (selected, value::element_name(base, &indices))
 }

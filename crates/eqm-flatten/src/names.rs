@@ -13,7 +13,7 @@ use super::layout::Member;
 use super::modifier::Scope;
 use super::value::Value;
 use eqm_diag::Diagnostic;
-use eqm_ir::expr::{Node, VarId};
+use eqm_ir::expr::{ExprId, Node, VarId};
 use eqm_ir::flat::{InstanceId, ScalarType};
 use eqm_syntax::ast;
 use std::rc::Rc;
@@ -362,7 +362,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let Value::Scalar(x, _) = self.eval(e, scope, loops)? else {
                 return Some(None);
             };
-            let Some(i) = self.model.exprs.literal(x).or_else(|| self.consts.eval(&self.model, x)) else {
+            let Some(i) = self.known_value(x) else {
                 return Some(None);
             };
             let i = i as i64;
@@ -411,7 +411,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     let v = self.eval(e, scope, loops)?;
                     let mut picked = Vec::new();
                     for &x in v.as_slice() {
-                        let Some(i) = self.model.exprs.literal(x).or_else(|| self.consts.eval(&self.model, x)) else {
+                        let Some(i) = self.known_value(x) else {
                             self.diagnostics.push(Diagnostic::error(
                                 "E0206",
                                 "subscript is not known at compile time",
@@ -448,5 +448,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 .collect();
         }
         Some((out_dims, flat))
+    }
+
+    /// The value of a subscript known at compile time: a literal, or an expression of constants
+    /// and parameters with known values.
+    fn known_value(&mut self, x: ExprId) -> Option<f64> {
+        self.model.exprs.literal(x).or_else(|| self.consts.eval(&self.model, x))
     }
 }

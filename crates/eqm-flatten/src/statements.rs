@@ -206,29 +206,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 .with_help("write a when-equation in an equation section instead"),
             ),
             K::Break => {
-                if cx.loop_depth == 0 {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0219",
-                        "`break` outside a loop",
-                        span,
-                        "no loop to leave",
-                    ));
-                } else {
-                    out.push(Statement::Break { span });
-                }
+                let allowed = cx.loop_depth > 0;
+                let refusal = ("`break` outside a loop", "no loop to leave");
+                self.jump(allowed, Statement::Break { span }, span, refusal, out);
             }
             K::Return => {
-                if cx.function.is_none() {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0219",
-                        "`return` is only allowed in a function",
-                        span,
-                        "not in a function",
-                    ));
-                } else {
-                    out.push(Statement::Return { span });
-                }
+                let allowed = cx.function.is_some();
+                let refusal = ("`return` is only allowed in a function", "not in a function");
+                self.jump(allowed, Statement::Return { span }, span, refusal, out);
             }
+        }
+    }
+
+    /// A `break` or `return` (at `span`) where the context `allowed` it; else the `refusal`
+    /// (message and label) is reported there.
+    fn jump(&mut self, allowed: bool, jump: Statement, span: Span, refusal: (&str, &str), out: &mut Vec<Statement>) {
+        if allowed {
+            out.push(jump);
+        } else {
+            let (message, label) = refusal;
+            self.diagnostics.push(Diagnostic::error("E0219", message, span, label));
         }
     }
 
