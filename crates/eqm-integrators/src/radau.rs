@@ -4,15 +4,15 @@
 //! Input: [`Options`] (`rtol`, `atol`, optional first and maximum step, or a fixed `step`).
 //! Output: accepted steps with the collocation polynomial as dense output.
 //!
-//! Each step solves the collocation system for the stage increments `Z` by simplified Newton.
-//! The 3n × 3n iteration matrix is decoupled by the eigenvectors of the method's matrix into one
-//! real system `(μ/h − J)` and one complex one `(μ_c/h − J)`, each factored once (nalgebra LU)
-//! and kept while the step size and Jacobian do not change. The Jacobian (difference quotients
-//! scaled by the error weights) is kept across steps and rebuilt only when Newton converged
-//! slowly. The error estimate is RADAU5's (filtered through the real factorisation, refined once
-//! after a rejection), the step size follows Gustafsson's predictive controller, and steps that
-//! would change `h` by less than 20% keep it, so the factorisations can be reused. The Newton
-//! iteration starts from the previous step's collocation polynomial.
+//! Each step solves the collocation system for the stage increments `Z` by simplified Newton. The
+//! 3n × 3n iteration matrix is decoupled by the eigenvectors of the method's matrix into one real
+//! system `(μ/h − J)` and one complex one `(μ_c/h − J)`, each factored once (`linalg::DenseLu`) and
+//! kept while the step size and Jacobian do not change. The Jacobian (difference quotients scaled
+//! by the error weights) is kept across steps and rebuilt only when Newton converged slowly. The
+//! error estimate is RADAU5's (filtered through the real factorisation, refined once after a
+//! rejection), the step size follows Gustafsson's predictive controller, and steps that would
+//! change `h` by less than 20% keep it, so the factorisations can be reused. The Newton iteration
+//! starts from the previous step's collocation polynomial.
 //!
 //! With a fixed step (`Options::step` is `Some(h)`) every step has size `h` (the last one shorter
 //! when it lands on the time limit), there is no error estimate and no rejection, and Newton's
