@@ -28,7 +28,8 @@
 //! Radau IIA of order 5 with the same fixed step (split into `h/m` substeps when Newton's iteration
 //! does not converge at `h`), which keeps the global error O(h^k). The differences are then built
 //! from those points. A BDF step whose Newton iteration does not converge fails with an
-//! [`IntegrationError`]. This mode exists to measure the convergence order.
+//! [`IntegrationError`]. This mode exists to measure the convergence order; its starter and the
+//! grid of its points are in `bdf/starter.rs`.
 //!
 //! The Jacobian is the system's own when it has one (a model's symbolic Jacobian, see
 //! [`OdeSystem::jacobian`]), else forward differences; above [`linalg::SPARSE_STATES`]

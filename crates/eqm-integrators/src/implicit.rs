@@ -1,14 +1,14 @@
-//! Fixed-step implicit one-step methods of the θ family: implicit Euler (θ = 1, order 1,
+//! Implicit one-step methods of the θ family: implicit Euler (θ = 1, order 1,
 //! L-stable) and the trapezoidal rule (θ = 1/2, order 2, A-stable), for stiff problems where an
 //! explicit method needs a step far below what accuracy asks.
 //!
-//! Input: [`Options`] with the step size `h`, or none for adaptive steps (and `rtol`/`atol`,
-//! which set how precisely each step's nonlinear equations are solved, and the step-doubling
-//! error allowed). Output: steps of size `h`, each the solution of
-//! `y = x + h (θ f(t + h, y) + (1 − θ) f(t, x))` by a simplified Newton iteration on
-//! `I − hθ J` with the Jacobian `J` of `f` (the system's own, else forward differences), which is kept (with its LU factors)
-//! for as long as the iteration converges quickly, and rebuilt when it does not; dense output by
-//! cubic Hermite interpolation between the step's ends.
+//! Input: [`Options`] with the step size `h`, or none for adaptive steps (and `rtol`/`atol`, which
+//! set how precisely each step's nonlinear equations are solved, and the step-doubling error
+//! allowed). Output: steps of size `h`, each the solution of `y = x + h (θ f(t + h, y) + (1 − θ)
+//! f(t, x))` by a simplified Newton iteration on `I − hθ J` with the Jacobian `J` of `f` (the
+//! system's own, else forward differences), which is kept (with its LU factors) for as long as the
+//! iteration converges quickly, and rebuilt when it does not; dense output by cubic Hermite
+//! interpolation between the step's ends.
 //!
 //! Without a fixed step (`Options::step` is `None`) both methods adapt `h`: each step is taken
 //! once whole and once as two halves from the same point, the difference estimates the error

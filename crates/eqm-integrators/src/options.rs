@@ -14,10 +14,10 @@ pub enum Atol {
     PerComponent(Vec<f64>),
 }
 
-/// Method options. Adaptive methods read `rtol`, `atol`, `initial_step` and `max_step`;
-/// fixed-step methods read `step`; all read `max_steps`. The methods with both modes
-/// ([`Method::adapts_without_step`](crate::Method::adapts_without_step)) take fixed steps when `step` is given (and then read `rtol`
-/// and `atol` only as the scale of their Newton tolerance).
+/// Method options. Adaptive methods read `rtol`, `atol`, `initial_step` and `max_step`; fixed-step
+/// methods read `step`; all read `max_steps`. The methods with both modes
+/// ([`Method::adapts_without_step`](crate::Method::adapts_without_step)) take fixed steps when
+/// `step` is given (and then read `rtol` and `atol` only as the scale of their Newton tolerance).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     /// Relative tolerance (≥ 0).

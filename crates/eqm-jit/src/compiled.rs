@@ -35,8 +35,8 @@ pub struct CompiledModule {
 }
 
 impl CompiledModule {
-    /// The module of `segments`, whose functions are `ids` (see [`build`](crate::segment::build)) in the
-    /// finalized `module`, with the failures their statements can report.
+    /// The module of `segments`, whose functions are `ids` (see [`build`](crate::segment::build))
+    /// in the finalized `module`, with the failures their statements can report.
     pub(crate) fn finalized(
         module: JITModule,
         ids: SegmentIds,
@@ -78,7 +78,8 @@ impl CompiledModule {
         self.segments.get(segment).map(|s| s.functions.len())
     }
 
-    /// The number of re-rolled loops in the code of `segment` (see [`JitOptions::reroll`](crate::JitOptions::reroll)).
+    /// The number of re-rolled loops in the code of `segment` (see
+    /// [`JitOptions::reroll`](crate::JitOptions::reroll)).
     pub fn loops(&self, segment: usize) -> Option<usize> {
         self.segments.get(segment).map(|s| s.loops)
     }

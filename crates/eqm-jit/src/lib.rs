@@ -43,11 +43,12 @@
 //! [`eqm_ir::failure::MAX_CALL_DEPTH`] deep.
 //!
 //! What it deliberately does not do: decide which variable lives in which slot or order the
-//! assignments (the executable program does), iterate implicit blocks (the simulator's solvers
-//! do, calling the residuals and partial derivatives compiled here), or handle events. Event operators (`edge`, `change`, `initial`, `sample`, `reinit`, ...) are a
-//! [`JitError`] for now, so the instructions that use them stay with the interpreter; `pre(x)`
-//! reads the current value of `x`, and `noEvent`/`smooth` are the identity. `der(x)` of a state
-//! `x[i]` reads `dx[i]`. It does not compile segments in parallel yet.
+//! assignments (the executable program does), iterate implicit blocks (the simulator's solvers do,
+//! calling the residuals and partial derivatives compiled here), or handle events. Event operators
+//! (`edge`, `change`, `initial`, `sample`, `reinit`, ...) are a [`JitError`] for now, so the
+//! instructions that use them stay with the interpreter; `pre(x)` reads the current value of `x`,
+//! and `noEvent`/`smooth` are the identity. `der(x)` of a state `x[i]` reads `dx[i]`. It does not
+//! compile segments in parallel yet.
 //!
 //! The crate root holds the entry point [`compile`] and the types of its interface; building
 //! segment functions is `segment`, translating expressions `translate` (slots and leaves,
