@@ -1,10 +1,14 @@
 //! Step size control shared by the methods: the budget of attempts, the first step, trial steps
-//! that land on a time limit, error norms and step size factors, and the checks of a restart.
+//! that land on a time limit ([`Trials`] for the implicit one-step methods), error norms and step
+//! size factors, the two modes of the methods that have both ([`BothModes`]), the checks of a
+//! restart and of a step limit, and the convergence test of simplified Newton iterations.
 //!
 //! Input: the current time and state, the error estimates the methods compute, their orders and
-//! tolerances. Output: the next trial step size and end, or the error that stops integration
-//! (too many steps, a step size too small to advance time, an unusable restart point). It
-//! deliberately computes no error estimate itself: each method estimates its own error.
+//! tolerances, the norms of Newton's corrections. Output: the next trial step size and end, or
+//! the error that stops integration (too many steps, a step size too small to advance time, an
+//! unusable restart point); whether a Newton iteration converged or failed. It deliberately
+//! computes no error estimate and solves nothing itself: each method estimates its own error and
+//! runs its own iteration.
 
 use crate::error::{IntegrationError, Quantity, check_finite};
 use crate::explicit::FixedClock;

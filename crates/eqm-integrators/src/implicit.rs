@@ -13,7 +13,8 @@
 //! Without a fixed step (`Options::step` is `None`) both methods adapt `h`: each step is taken
 //! once whole and once as two halves from the same point, the difference estimates the error
 //! of the halves (Richardson), which are kept when it is within the tolerance, and the next
-//! step follows from the estimate with the method's order.
+//! step follows from the estimate with the method's order. Deliberately not here: methods of
+//! higher order (BDF, Radau IIA and DIRK tableaux are in their own modules).
 
 use crate::control::{BothModes, Trials, error_norm, eval_iterate, first_trial};
 use crate::error::IntegrationError;

@@ -2,8 +2,10 @@
 //! one, else forward difference quotients; dense, or sparse for a large system with a pattern.
 //!
 //! Input: an [`OdeSystem`] and a point `(t, x)`, with `f` there when the caller has it. Output:
-//! the Jacobian `∂f/∂x`, its construction counted in the stepper's [`Stats`]. It deliberately
-//! factors nothing and does not decide when a Jacobian is stale (the methods and `linalg` do).
+//! the Jacobian `∂f/∂x`, its construction counted in the stepper's [`Stats`]; and
+//! [`KeptJacobian`], which holds a method's dense Jacobian with the factors of its iteration
+//! matrix. It deliberately factors nothing and does not decide when a Jacobian is stale (the
+//! methods and `linalg` do).
 
 use crate::error::IntegrationError;
 use crate::linalg;
