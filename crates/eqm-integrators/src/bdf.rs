@@ -42,7 +42,7 @@ use crate::control::{
 };
 use crate::error::IntegrationError;
 use crate::explicit::FixedClock;
-use crate::jacobian::{PatternCache, build_jacobian};
+use crate::jacobian::{JacobianPoint, PatternCache, build_jacobian};
 use crate::linalg;
 use crate::options::Options;
 use crate::stepper::{Stats, StepInfo, Stepper, zeroed};
@@ -438,16 +438,13 @@ impl Stepper for Bdf {
                     // f at the prediction is only needed for difference quotients.
                     let predicted = std::mem::take(&mut self.buffers.predicted);
                     let floor = |i: usize| self.atol[i] + rtol * predicted[i].abs();
-                    let j = build_jacobian(
-                        sys,
-                        t_new,
-                        &predicted,
-                        None,
-                        &floor,
-                        &mut self.work,
-                        &mut self.pattern,
-                        &mut self.stats,
-                    );
+                    let at = JacobianPoint {
+                        t: t_new,
+                        point: &predicted,
+                        f_point: None,
+                        floor: &floor,
+                    };
+                    let j = build_jacobian(sys, at, &mut self.work, &mut self.pattern, &mut self.stats);
                     self.buffers.predicted = predicted;
                     let j = j?;
                     self.jacobian = Some(j);

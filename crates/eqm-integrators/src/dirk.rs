@@ -17,7 +17,7 @@
 
 use crate::control::{BothModes, Trials, error_norm, eval_iterate, first_trial, recovered};
 use crate::error::IntegrationError;
-use crate::jacobian::KeptJacobian;
+use crate::jacobian::{JacobianPoint, KeptJacobian};
 use crate::options::Options;
 use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed};
 use crate::system::{OdeSystem, eval_rhs};
@@ -70,15 +70,13 @@ impl Dirk {
     fn build_jacobian(&mut self, sys: &mut dyn OdeSystem) -> Result<(), IntegrationError> {
         let (atol, rtol, x) = (&self.atol, self.options.rtol, &self.ends.x);
         let floor = |i: usize| atol[i] + rtol * x[i].abs();
-        self.kept.rebuild(
-            sys,
-            self.ends.t,
-            x,
-            &self.ends.f,
-            &floor,
-            &mut self.work,
-            &mut self.stats,
-        )
+        let at = JacobianPoint {
+            t: self.ends.t,
+            point: x,
+            f_point: Some(&self.ends.f),
+            floor: &floor,
+        };
+        self.kept.rebuild(sys, at, &mut self.work, &mut self.stats)
     }
 
     /// All stages of a step of size `h`; `Ok(false)` when a stage's Newton iteration failed.

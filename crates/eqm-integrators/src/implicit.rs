@@ -18,7 +18,7 @@
 
 use crate::control::{BothModes, Trials, error_norm, eval_iterate, first_trial};
 use crate::error::IntegrationError;
-use crate::jacobian::KeptJacobian;
+use crate::jacobian::{JacobianPoint, KeptJacobian};
 use crate::options::Options;
 use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed};
 use crate::system::{OdeSystem, eval_rhs};
@@ -97,8 +97,13 @@ impl Theta {
         point: &[f64],
         f_point: &[f64],
     ) -> Result<(), IntegrationError> {
-        self.kept
-            .rebuild(sys, t, point, f_point, &|_| 1.0, &mut self.work, &mut self.stats)
+        let at = JacobianPoint {
+            t,
+            point,
+            f_point: Some(f_point),
+            floor: &|_| 1.0,
+        };
+        self.kept.rebuild(sys, at, &mut self.work, &mut self.stats)
     }
 
     /// Factors `I − hθ J` for step size `h` unless the factors for it are at hand; false when

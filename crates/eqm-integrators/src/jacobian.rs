@@ -13,20 +13,19 @@ use crate::stepper::Stats;
 use crate::system::{OdeSystem, RhsError, eval_rhs};
 use nalgebra::DMatrix;
 
-/// `f(t, x)`: `given` when the caller has it, else evaluated (see [`eval_rhs`]). Difference
-/// quotients need it; an exact Jacobian does not, so callers may leave it to this.
+/// `f` at the point of `at`: its `f_point` when the caller has it, else evaluated (see
+/// [`eval_rhs`]). Difference quotients need it; an exact Jacobian does not, so callers may leave
+/// it to this.
 fn f_given_or_evaluated<'f>(
     sys: &mut dyn OdeSystem,
-    t: f64,
-    x: &[f64],
-    given: Option<&'f [f64]>,
+    at: JacobianPoint<'f>,
     stats: &mut Stats,
 ) -> Result<std::borrow::Cow<'f, [f64]>, IntegrationError> {
-    if let Some(f) = given {
+    if let Some(f) = at.f_point {
         return Ok(std::borrow::Cow::Borrowed(f));
     }
-    let mut f = vec![0.0; x.len()];
-    eval_rhs(sys, t, x, &mut f, stats)?;
+    let mut f = vec![0.0; at.point.len()];
+    eval_rhs(sys, at.t, at.point, &mut f, stats)?;
     Ok(std::borrow::Cow::Owned(f))
 }
 
@@ -53,36 +52,43 @@ fn own_values(
     }
 }
 
-/// The Jacobian of `f` at `(t, point)`, where `f` is `f_point` (evaluated here when not given
-/// and needed), into `jacobian` (n × n): the system's own ([`OdeSystem::jacobian`], a model's
-/// symbolic Jacobian) when it has one at this point, otherwise forward differences, one
-/// evaluation per state. For differences component
-/// `j` moves by `√ε·max(|x_j|, floor(j))`: the floor is the scale below which the component's
-/// value does not matter (its error weight), so that a component far smaller than 1 is not
-/// moved by far more than its size. `work` (n elements) is scratch space.
-#[allow(clippy::too_many_arguments)]
+/// Where a Jacobian is taken: at `(t, point)`, where `f` is `f_point` when the caller has it
+/// (difference quotients need it, and evaluate it when it is not given; an exact Jacobian does
+/// not), with `floor(j)` the scale below which the value of component `j` does not matter (its
+/// error weight), for the increments of difference quotients.
+#[derive(Clone, Copy)]
+pub(crate) struct JacobianPoint<'p> {
+    pub t: f64,
+    pub point: &'p [f64],
+    pub f_point: Option<&'p [f64]>,
+    pub floor: &'p dyn Fn(usize) -> f64,
+}
+
+/// The Jacobian of `f` at `at` into `jacobian` (n × n): the system's own
+/// ([`OdeSystem::jacobian`], a model's symbolic Jacobian) when it has one at this point,
+/// otherwise forward differences, one evaluation per state. For differences component `j` moves
+/// by `√ε·max(|x_j|, floor(j))`, so that a component far smaller than 1 is not moved by far more
+/// than its size. `work` (n elements) is scratch space.
 pub(crate) fn jacobian_at(
     sys: &mut dyn OdeSystem,
-    t: f64,
-    point: &[f64],
-    f_point: Option<&[f64]>,
-    floor: &dyn Fn(usize) -> f64,
+    at: JacobianPoint<'_>,
     work: &mut [f64],
     jacobian: &mut DMatrix<f64>,
     stats: &mut Stats,
 ) -> Result<(), IntegrationError> {
+    let (t, point) = (at.t, at.point);
     let n = point.len();
     stats.jacobians += 1;
     let computed = sys.jacobian(t, point, jacobian);
     if own_values(computed, jacobian.as_slice(), t, stats)? {
         return Ok(());
     }
-    let f_point = f_given_or_evaluated(sys, t, point, f_point, stats)?;
+    let f_point = f_given_or_evaluated(sys, at, stats)?;
     let mut column = vec![0.0; n];
     work.copy_from_slice(point);
     for j in 0..n {
         let xj = point[j];
-        let delta = difference_step(xj, floor(j));
+        let delta = difference_step(xj, (at.floor)(j));
         work[j] = xj + delta;
         // The column's actual increment, which rounding makes differ from `delta`.
         let h = work[j] - xj;
@@ -121,23 +127,18 @@ impl<F> Default for KeptJacobian<F> {
 }
 
 impl<F> KeptJacobian<F> {
-    /// Rebuilds the Jacobian at `(t, point)` with `f_point` there (see [`jacobian_at`]), in the
-    /// storage of the old one; the factors of the old one no longer apply. On failure no
-    /// Jacobian is kept.
-    #[allow(clippy::too_many_arguments)]
+    /// Rebuilds the Jacobian at `at` (see [`jacobian_at`]), in the storage of the old one; the
+    /// factors of the old one no longer apply. On failure no Jacobian is kept.
     pub fn rebuild(
         &mut self,
         sys: &mut dyn OdeSystem,
-        t: f64,
-        point: &[f64],
-        f_point: &[f64],
-        floor: &dyn Fn(usize) -> f64,
+        at: JacobianPoint<'_>,
         work: &mut [f64],
         stats: &mut Stats,
     ) -> Result<(), IntegrationError> {
-        let n = point.len();
+        let n = at.point.len();
         let mut jacobian = self.jacobian.take().unwrap_or_else(|| DMatrix::zeros(n, n));
-        jacobian_at(sys, t, point, Some(f_point), floor, work, &mut jacobian, stats)?;
+        jacobian_at(sys, at, work, &mut jacobian, stats)?;
         self.jacobian = Some(jacobian);
         self.lu = None;
         Ok(())
@@ -155,20 +156,16 @@ impl<F> KeptJacobian<F> {
 /// layout when the system has a pattern and more than [`linalg::SPARSE_STATES`] states.
 pub(crate) type PatternCache = Option<Option<std::sync::Arc<linalg::SparsePattern>>>;
 
-/// The Jacobian of `f` at `(t, point)` (see [`jacobian_at`]), sparse for a large system with a
-/// pattern: the system's own values, else difference quotients by colour.
-#[allow(clippy::too_many_arguments)]
+/// The Jacobian of `f` at `at` (see [`jacobian_at`]), sparse for a large system with a pattern:
+/// the system's own values, else difference quotients by colour.
 pub(crate) fn build_jacobian(
     sys: &mut dyn OdeSystem,
-    t: f64,
-    point: &[f64],
-    f_point: Option<&[f64]>,
-    floor: &dyn Fn(usize) -> f64,
+    at: JacobianPoint<'_>,
     work: &mut [f64],
     cache: &mut PatternCache,
     stats: &mut Stats,
 ) -> Result<linalg::Jacobian, IntegrationError> {
-    let n = point.len();
+    let n = at.point.len();
     let pattern = cache
         .get_or_insert_with(|| {
             if n <= linalg::SPARSE_STATES {
@@ -180,16 +177,16 @@ pub(crate) fn build_jacobian(
         .clone();
     let Some(pattern) = pattern else {
         let mut j = DMatrix::zeros(n, n);
-        jacobian_at(sys, t, point, f_point, floor, work, &mut j, stats)?;
+        jacobian_at(sys, at, work, &mut j, stats)?;
         return Ok(linalg::Jacobian::Dense(j));
     };
     stats.jacobians += 1;
     stats.sparse_jacobians += 1;
     let mut values = vec![0.0; pattern.nonzeros()];
-    let computed = sys.sparse_jacobian(t, point, &mut values);
-    if !own_values(computed, &values, t, stats)? {
-        let f_point = f_given_or_evaluated(sys, t, point, f_point, stats)?;
-        pattern.difference_values(sys, t, point, &f_point, floor, work, &mut values, stats)?
+    let computed = sys.sparse_jacobian(at.t, at.point, &mut values);
+    if !own_values(computed, &values, at.t, stats)? {
+        let f_point = f_given_or_evaluated(sys, at, stats)?;
+        pattern.difference_values(sys, at.t, at.point, &f_point, at.floor, work, &mut values, stats)?
     }
     Ok(linalg::Jacobian::Sparse { pattern, values })
 }

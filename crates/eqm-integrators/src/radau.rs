@@ -32,7 +32,7 @@ use crate::control::{
 };
 use crate::error::{IntegrationError, Quantity, check_finite};
 use crate::explicit::{FixedClock, FixedStep};
-use crate::jacobian::KeptJacobian;
+use crate::jacobian::{JacobianPoint, KeptJacobian};
 use crate::linalg;
 use crate::options::Options;
 use crate::stepper::{Stats, StepInfo, Stepper, step_accessors};
@@ -258,8 +258,13 @@ impl Radau {
     fn build_jacobian(&mut self, sys: &mut dyn OdeSystem) -> Result<(), IntegrationError> {
         let (atol, rtol, x) = (&self.atol, self.options.rtol, &self.x);
         let floor = |i: usize| atol[i] + rtol * x[i].abs();
-        self.kept
-            .rebuild(sys, self.t, x, &self.f, &floor, &mut self.work, &mut self.stats)?;
+        let at = JacobianPoint {
+            t: self.t,
+            point: x,
+            f_point: Some(&self.f),
+            floor: &floor,
+        };
+        self.kept.rebuild(sys, at, &mut self.work, &mut self.stats)?;
         self.jacobian_current = true;
         Ok(())
     }
