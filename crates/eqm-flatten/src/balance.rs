@@ -1,9 +1,12 @@
 //! The balance check: as many equations as unknowns, and which components are off.
 //!
-//! Following Modelica's balanced-model idea, each component is checked locally: its own
-//! equations (and bindings) must equal its unknowns minus the flow variables and inputs of its
-//! public connectors, which the enclosing model supplies through connections. When the totals
-//! differ, the diagnostic names the components whose local counts are off, not just two numbers.
+//! Input: the flat model once it is complete. Output: `E04xx` diagnostics when the numbers of
+//! equations and unknowns differ. Following Modelica's balanced-model idea, each component is
+//! checked locally: its own equations (and bindings) must equal its unknowns minus the flow
+//! variables and inputs of its public connectors, which the enclosing model supplies through
+//! connections. When the totals differ, the diagnostic names the components whose local counts
+//! are off, not just two numbers. It deliberately changes nothing in the model and does no
+//! structural analysis (which equation determines which unknown is for later stages).
 
 use super::Flattener;
 use eqm_diag::Diagnostic;

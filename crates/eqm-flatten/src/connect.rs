@@ -1,17 +1,20 @@
-//! Connection semantics (seed 000; Modelica §9.2): connection sets by union-find.
+//! Connection semantics: connection sets by union-find, and their equations.
 //!
-//! Each `connect(a, b)` joins the scalar variables of two compatible connectors. Every variable
-//! takes part as an inside element (a connector of a sub-component) or an outside element (a
-//! connector of the class writing the connect), and the two are different set members. For each
-//! set, potentials are equal (n - 1 equations) and flows sum to zero with sign +1 inside and -1
-//! outside. A flow variable that is never connected as an inside element gets `flow = 0`, which
-//! is the seed's "an unconnected connector is a one-node".
+//! Input: the resolved sides of every `connect(a, b)` (from `equations`). Output: the flat model's
+//! connection sets and their equations, and diagnostics for connectors that cannot be connected
+//! (array sizes that differ, or connectors without the same variables of the same kinds). Each
+//! connect joins the scalar variables of two compatible connectors. Every variable takes part as an
+//! inside element (a connector of a sub-component) or an outside element (a connector of the class
+//! writing the connect), and the two are different set members. For each set, potentials are equal
+//! (n - 1 equations) and flows sum to zero with sign +1 inside and -1 outside. A flow variable that
+//! is never connected as an inside element gets `flow = 0`: an unconnected connector is a node of
+//! its own, through which nothing flows. It deliberately resolves no references (that is `names`).
 
 use super::Flattener;
-use super::eval::Target;
+use super::names::Target;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
-use eqm_ir::expr::VarId;
+use eqm_ir::expr::{ExprId, VarId};
 use eqm_ir::flat::{self, ConnectorRole, Origin};
 use eqm_syntax::ast;
 use std::borrow::Cow;
@@ -168,31 +171,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
             members[set_of[k] as usize].push((v, if outside { -1 } else { 1 }));
         }
         // The connects that formed each set, in source order: counted first, then gathered.
-        let sets_of = |rc: &ResolvedConnect, each: &mut dyn FnMut(usize)| {
-            for &(l, _) in &pairs[rc.pairs.clone()] {
-                each(set_of[index[2 * l.0.0 as usize + usize::from(l.1)] as usize] as usize);
+        // `connects_of_sets` visits each connect once for every set it joins.
+        let mut last_connect: Vec<usize> = vec![usize::MAX; members.len()];
+        let mut connects_of_sets = |visit: &mut dyn FnMut(usize, Span)| {
+            last_connect.fill(usize::MAX);
+            for (c, rc) in connects.iter().enumerate() {
+                for &(l, _) in &pairs[rc.pairs.clone()] {
+                    let set = set_of[index[2 * l.0.0 as usize + usize::from(l.1)] as usize] as usize;
+                    if last_connect[set] != c {
+                        last_connect[set] = c;
+                        visit(set, rc.span);
+                    }
+                }
             }
         };
-        let mut last_connect: Vec<usize> = vec![usize::MAX; members.len()];
-        sizes.iter_mut().for_each(|n| *n = 0);
-        for (c, rc) in connects.iter().enumerate() {
-            sets_of(rc, &mut |set| {
-                if last_connect[set] != c {
-                    last_connect[set] = c;
-                    sizes[set] += 1;
-                }
-            });
-        }
+        sizes.fill(0);
+        connects_of_sets(&mut |set, _| sizes[set] += 1);
         let mut formed_by: Vec<Vec<Span>> = sizes.iter().map(|&n| Vec::with_capacity(n)).collect();
-        last_connect.iter_mut().for_each(|c| *c = usize::MAX);
-        for (c, rc) in connects.iter().enumerate() {
-            sets_of(rc, &mut |set| {
-                if last_connect[set] != c {
-                    last_connect[set] = c;
-                    formed_by[set].push(rc.span);
-                }
-            });
-        }
+        connects_of_sets(&mut |set, span| formed_by[set].push(span));
         for (signed, spans) in members.into_iter().zip(formed_by) {
             let set = self.model.connection_sets.len() as u32;
             let role = self.var_kinds[signed[0].0.0 as usize].role;
@@ -210,25 +206,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                     let sum = super::value::sum(&mut self.model.exprs, &terms);
                     let zero = self.model.exprs.int(0);
-                    self.model.equations.push(flat::Equation {
-                        lhs: sum,
-                        rhs: zero,
-                        origin: Origin::ConnectFlow { set },
-                        span,
-                        array: None,
-                    });
+                    self.add_equation(sum, zero, Origin::ConnectFlow { set }, span);
                 }
                 _ => {
                     let first = self.model.exprs.var(signed[0].0);
                     for &(v, _) in &signed[1..] {
                         let x = self.model.exprs.var(v);
-                        self.model.equations.push(flat::Equation {
-                            lhs: first,
-                            rhs: x,
-                            origin: Origin::ConnectPotential { set },
-                            span,
-                            array: None,
-                        });
+                        self.add_equation(first, x, Origin::ConnectPotential { set }, span);
                     }
                 }
             }
@@ -246,15 +230,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let span = self.model.var(v).span;
                 let lhs = self.model.exprs.var(v);
                 let zero = self.model.exprs.int(0);
-                self.model.equations.push(flat::Equation {
-                    lhs,
-                    rhs: zero,
-                    origin: Origin::UnconnectedFlow { var: v },
-                    span,
-                    array: None,
-                });
+                self.add_equation(lhs, zero, Origin::UnconnectedFlow { var: v }, span);
             }
         }
+    }
+
+    /// Adds `lhs = rhs`, an equation of the connection semantics (no array equation's element).
+    fn add_equation(&mut self, lhs: ExprId, rhs: ExprId, origin: Origin, span: Span) {
+        self.model.equations.push(flat::Equation {
+            lhs,
+            rhs,
+            origin,
+            span,
+            array: None,
+        });
     }
 }
 

@@ -1,8 +1,11 @@
 //! Compile-time evaluation of flat expressions: literals, parameters and constants.
 //!
-//! Used for structural parameters (array sizes, for ranges, parameter-only conditions) and to
-//! show parameter values. Iterative over the arena (children have smaller ids than parents),
-//! memoised per variable, with a guard against cyclic bindings.
+//! Input: an expression of the flat model. Output: its value when it depends only on literals
+//! and on parameters and constants whose bindings can be evaluated, else `None` (and which
+//! variable blocked it, for messages). Used for structural parameters (array sizes, for ranges,
+//! parameter-only conditions) and to show parameter values. Iterative over the arena (children
+//! have smaller ids than parents), memoised per variable, with a guard against cyclic bindings.
+//! It deliberately evaluates nothing that depends on time or on other variables.
 
 use eqm_ir::builtins::{Builtin, Eval};
 use eqm_ir::expr::{Callee, ExprId, Node, VarId};

@@ -1,8 +1,18 @@
 //! Flattening of equations: simple and array equations, for-loops, if-equations, when-clauses,
-//! assertions and `connect` (whose sets are built afterwards by `connect.rs`).
+//! assertions and `connect`.
+//!
+//! Input: the equations of an instance's layout (and invariants), each with its scope and the
+//! loop indices in scope. Output: flat equations, element by element for arrays, with their
+//! origin and the array element they come from; when-clauses with their actions; the resolved
+//! sides of each `connect`, whose connection sets `connect` builds once every instance is
+//! flattened. For-loops are unrolled and if-equations with conditions known at compile time
+//! select their branch; other if-equations become `if` expressions. It deliberately simplifies
+//! nothing and counts nothing (the balance check is `balance`).
 
-use super::eval::{Loops, Target};
+use super::eval::Loops;
+use super::layout::Member;
 use super::modifier::Scope;
+use super::names::Target;
 use super::value::{self, Value};
 use super::{Flattener, connect};
 use eqm_diag::Diagnostic;
@@ -205,13 +215,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         for (k, (&x, &y)) in l.as_slice().iter().zip(r.as_slice()).enumerate() {
             let mut index = loop_index.clone();
             if array {
-                let mut rem = k;
-                let mut idx = vec![0i64; dims.len()];
-                for (d, &n) in dims.iter().enumerate().rev() {
-                    idx[d] = (rem % n) as i64 + 1;
-                    rem /= n;
-                }
-                index.extend(idx);
+                index.extend(value::row_major_index(&dims, k).into_iter().map(|i| i as i64 + 1));
             }
             out.push(flat::Equation {
                 lhs: x,
@@ -547,13 +551,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let instance = scope.instance?;
         let first = &c.parts[0].name.name;
         let outside = match self.member(instance, first) {
-            Some(super::Member::Inst(i)) => self.instances[i.0 as usize].is_connector,
-            Some(super::Member::InstArray(array)) => array
+            Some(Member::Inst(i)) => self.instances[i.0 as usize].is_connector,
+            Some(Member::InstArray(array)) => array
                 .elements
                 .first()
                 .is_some_and(|i| self.instances[i.0 as usize].is_connector),
-            Some(super::Member::Var(v)) => self.var_kinds[v.0 as usize].is_connector_type,
-            Some(super::Member::VarArray(array)) => array
+            Some(Member::Var(v)) => self.var_kinds[v.0 as usize].is_connector_type,
+            Some(Member::VarArray(array)) => array
                 .elements
                 .first()
                 .is_some_and(|v| self.var_kinds[v.0 as usize].is_connector_type),
@@ -606,14 +610,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             Cow::Owned(format!("{prefix}.{name}"))
                         };
                         match member {
-                            Some(super::Member::Var(v)) => out.push((path, v)),
-                            Some(super::Member::VarArray(array)) => {
+                            Some(Member::Var(v)) => out.push((path, v)),
+                            Some(Member::VarArray(array)) => {
                                 for (k, v) in array.elements.iter().enumerate() {
                                     out.push((Cow::Owned(format!("{path}[{}]", k + 1)), *v));
                                 }
                             }
-                            Some(super::Member::Inst(c)) => nested.push((path, c)),
-                            Some(super::Member::InstArray(array)) => {
+                            Some(Member::Inst(c)) => nested.push((path, c)),
+                            Some(Member::InstArray(array)) => {
                                 for (k, c) in array.elements.iter().enumerate() {
                                     nested.push((Cow::Owned(format!("{path}[{}]", k + 1)), *c));
                                 }

@@ -1,25 +1,24 @@
-//! User-defined functions and algorithm sections.
+//! User-defined functions: their interfaces, bodies and calls.
 //!
-//! Input: `function` classes reached through calls, and `algorithm` sections of model instances.
-//! Output: [`flat::Function`]s (scalar slots and a statement body) and [`flat::Algorithm`]s whose
-//! statements assign model variables. Arrays are expanded to scalar slots here, as everywhere in
-//! the flat model, so array sizes inside functions must be known at compile time. A for-loop
-//! whose range is known at compile time is unrolled (its index may then be used in subscripts);
-//! inside functions a loop over a run-time range stays a loop with the index in a local slot.
-//! Calls are checked here: arity, named arguments, defaults, argument types and sizes. This
-//! module deliberately does not inline, evaluate or differentiate functions; later stages do.
+//! Input: `function` classes reached through calls. Output: [`flat::Function`]s (scalar slots and
+//! a statement body, flattened by `statements`) and, for each call, the call node with the
+//! values of its outputs. Arrays are expanded to scalar slots here, as everywhere in the flat
+//! model, so array sizes inside functions must be known at compile time. Calls are checked
+//! here: arity, named arguments, defaults, argument types and sizes. This module deliberately
+//! does not inline, evaluate or differentiate functions; later stages do.
 
-use super::eval::{Loops, Target};
+use super::eval::Loops;
 use super::modifier::Scope;
+use super::statements::StatementContext;
 use super::value::{self, Value};
 use super::{Flattener, type_name, types_compatible};
 use crate::resolve::{ClassId, TypeRef};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
-use eqm_ir::expr::{Callee, ExprId, FuncId, Node, VarId};
-use eqm_ir::flat::{self, Place, ScalarType, Statement, Variability};
+use eqm_ir::expr::{Callee, ExprId, FuncId, Node};
+use eqm_ir::flat::{self, Place, ScalarType, Statement};
 use eqm_syntax::ast;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// A variable element of a function (an input, an output or a protected variable).
 #[derive(Clone, Debug)]
@@ -42,16 +41,6 @@ pub(crate) struct Signature {
 #[derive(Debug)]
 pub(crate) struct Frame {
     pub locals: BTreeMap<String, LocalVar>,
-}
-
-/// Bookkeeping while one statement list is flattened.
-#[derive(Default)]
-struct StatementContext {
-    function: Option<FuncId>,
-    /// Model variables assigned so far (algorithm sections), in first-assignment order.
-    outputs: Vec<VarId>,
-    assigned: BTreeSet<VarId>,
-    loop_depth: u32,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -199,10 +188,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
-        let mut cx = StatementContext {
-            function: Some(id),
-            ..StatementContext::default()
-        };
+        let mut cx = StatementContext::in_function(id);
         let mut body = initial_values;
         for statements in bodies {
             body.extend(self.statements(statements, scope, &mut Vec::new(), &mut cx));
@@ -262,7 +248,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let first = function.slots.len() as u32;
         for k in 0..count {
             function.slots.push(flat::FunctionSlot {
-                name: element_name(&decl.name.name, &dims, k),
+                name: value::element_name(&decl.name.name, &value::row_major_index(&dims, k)),
                 ty,
                 default: None,
             });
@@ -285,7 +271,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Checks that `value` fits a place of the given size and type.
     /// `context` gives a prefix for the message (`argument `x` of `f`: `); it is only built when
     /// there is an error.
-    fn check_assignable(
+    pub(crate) fn check_assignable(
         &mut self,
         value: &Value,
         dims: &[usize],
@@ -340,7 +326,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope.instance.is_none() && self.frames.last().is_some_and(|f| f.locals.contains_key(name))
     }
 
-    fn local_places(
+    pub(crate) fn local_places(
         &mut self,
         c: &'a ast::ComponentRef,
         scope: Scope,
@@ -544,429 +530,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             _ => None,
         }
     }
-
-    /// Flattens the `algorithm` section of a model instance.
-    pub(crate) fn flatten_algorithm(
-        &mut self,
-        statements: &'a [ast::Statement],
-        scope: Scope,
-        initial: bool,
-        span: Span,
-    ) {
-        let mut cx = StatementContext::default();
-        let statements = self.statements(statements, scope, &mut Vec::new(), &mut cx);
-        let instance = scope.instance.unwrap_or(flat::InstanceId(0));
-        self.model.algorithms.push(flat::Algorithm {
-            statements,
-            outputs: cx.outputs,
-            instance,
-            initial,
-            span,
-        });
-    }
-
-    fn statements(
-        &mut self,
-        statements: &'a [ast::Statement],
-        scope: Scope,
-        loops: &mut Loops,
-        cx: &mut StatementContext,
-    ) -> Vec<Statement> {
-        let mut out = Vec::new();
-        for s in statements {
-            self.statement(s, scope, loops, cx, &mut out);
-        }
-        out
-    }
-
-    fn statement(
-        &mut self,
-        s: &'a ast::Statement,
-        scope: Scope,
-        loops: &mut Loops,
-        cx: &mut StatementContext,
-        out: &mut Vec<Statement>,
-    ) {
-        use ast::StatementKind as K;
-        let span = s.span;
-        match &s.kind {
-            K::Assign { target, value } => {
-                let Some(v) = self.eval(value, scope, loops) else {
-                    return;
-                };
-                let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
-                    return;
-                };
-                if self.check_assignable(&v, &dims, ty, value.span, &String::new).is_none() {
-                    return;
-                }
-                for (place, value) in places.into_iter().zip(broadcast(&v, dims.iter().product())) {
-                    out.push(Statement::Assign {
-                        target: place,
-                        value,
-                        span,
-                    });
-                }
-            }
-            K::MultiAssign {
-                targets,
-                function,
-                args,
-            } => {
-                let Some(outputs) = self.multi_output_call(function, args, targets.len(), span, span, scope, loops)
-                else {
-                    return;
-                };
-                for (target, value) in targets.iter().zip(outputs) {
-                    let Some(target) = target else { continue };
-                    let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
-                        return;
-                    };
-                    if self
-                        .check_assignable(&value, &dims, ty, target.span, &String::new)
-                        .is_none()
-                    {
-                        return;
-                    }
-                    for (place, value) in places.into_iter().zip(value.elements()) {
-                        out.push(Statement::Assign {
-                            target: place,
-                            value,
-                            span,
-                        });
-                    }
-                }
-            }
-            K::Call { function, args } => {
-                let name = eqm_syntax::pretty::print_ref(function);
-                match (name.as_str(), args.positional.as_slice()) {
-                    ("assert", [condition, message, ..]) => {
-                        let Some(c) = self.condition(condition, scope, loops) else {
-                            return;
-                        };
-                        let message = self.message(message, scope, loops);
-                        out.push(Statement::Assert {
-                            condition: c,
-                            message,
-                            span,
-                        });
-                    }
-                    ("terminate", [message]) => {
-                        let message = self.message(message, scope, loops);
-                        out.push(Statement::Terminate { message, span });
-                    }
-                    _ => match self.function_class(function, scope) {
-                        // A function has no side effects, so a call whose results are unused
-                        // is only checked.
-                        Some(class) => {
-                            let _ = self.user_call(class, function, args, span, scope, loops);
-                        }
-                        None => self.diagnostics.push(Diagnostic::error(
-                            "E0310",
-                            format!("a call of `{name}` is not a statement"),
-                            span,
-                            "write `x := expression;`",
-                        )),
-                    },
-                }
-            }
-            K::If { branches, else_branch } => {
-                let mut flat_branches = Vec::new();
-                for (condition, body) in branches {
-                    let Some(c) = self.condition(condition, scope, loops) else {
-                        return;
-                    };
-                    flat_branches.push((c, self.statements(body, scope, loops, cx)));
-                }
-                let else_branch = self.statements(else_branch, scope, loops, cx);
-                out.push(Statement::If {
-                    branches: flat_branches,
-                    else_branch,
-                    span,
-                });
-            }
-            K::For { indices, body } => self.for_statement(indices, body, span, scope, loops, cx, out),
-            K::While { condition, body } => {
-                let Some(c) = self.condition(condition, scope, loops) else {
-                    return;
-                };
-                cx.loop_depth += 1;
-                let body = self.statements(body, scope, loops, cx);
-                cx.loop_depth -= 1;
-                out.push(Statement::While {
-                    condition: c,
-                    body,
-                    span,
-                });
-            }
-            K::When { .. } => self.diagnostics.push(
-                Diagnostic::error(
-                    "E0219",
-                    "when-statements are not supported in algorithms",
-                    span,
-                    "not supported here",
-                )
-                .with_help("write a when-equation in an equation section instead"),
-            ),
-            K::Break => {
-                if cx.loop_depth == 0 {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0219",
-                        "`break` outside a loop",
-                        span,
-                        "no loop to leave",
-                    ));
-                } else {
-                    out.push(Statement::Break { span });
-                }
-            }
-            K::Return => {
-                if cx.function.is_none() {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0219",
-                        "`return` is only allowed in a function",
-                        span,
-                        "not in a function",
-                    ));
-                } else {
-                    out.push(Statement::Return { span });
-                }
-            }
-        }
-    }
-
-    fn condition(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> Option<ExprId> {
-        match self.eval(e, scope, loops)? {
-            Value::Scalar(c, ScalarType::Boolean) => Some(c),
-            _ => {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0306",
-                    "a condition must be a Boolean scalar",
-                    e.span,
-                    "not a Boolean",
-                ));
-                None
-            }
-        }
-    }
-
-    /// The places an assignment target denotes, with dimensions and element type.
-    fn places(
-        &mut self,
-        target: &'a ast::ComponentRef,
-        scope: Scope,
-        loops: &mut Loops,
-        cx: &mut StatementContext,
-    ) -> Option<(Vec<usize>, Vec<Place>, ScalarType)> {
-        let text = eqm_syntax::pretty::print_ref(target);
-        if cx.function.is_some() {
-            if !self.is_local(scope, &target.parts[0].name.name) {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0205",
-                    format!("`{text}` is not a variable of this function"),
-                    target.span,
-                    "unknown variable",
-                ));
-                return None;
-            }
-            let (dims, slots, ty, assignable) = self.local_places(target, scope, loops)?;
-            if !assignable {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0220",
-                    format!("`{text}` is an input and cannot be assigned"),
-                    target.span,
-                    "input",
-                ));
-                return None;
-            }
-            return Some((dims, slots.into_iter().map(Place::Local).collect(), ty));
-        }
-        let (dims, targets) = self.resolve_targets(target, scope, loops)?;
-        let mut places = Vec::with_capacity(targets.len());
-        let mut ty = ScalarType::Real;
-        for t in targets {
-            let Target::Var(v) = t else {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0308",
-                    format!("`{text}` is a component, not a variable"),
-                    target.span,
-                    "cannot be assigned",
-                ));
-                return None;
-            };
-            let var = self.model.var(v);
-            if matches!(var.variability, Variability::Parameter | Variability::Constant) {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0220",
-                    format!(
-                        "`{}` is a {} and cannot be assigned",
-                        var.name,
-                        if var.variability == Variability::Parameter {
-                            "parameter"
-                        } else {
-                            "constant"
-                        }
-                    ),
-                    target.span,
-                    "fixed during simulation",
-                ));
-                return None;
-            }
-            ty = var.ty;
-            if cx.assigned.insert(v) {
-                cx.outputs.push(v);
-            }
-            places.push(Place::Var(v));
-        }
-        Some((dims, places, ty))
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn for_statement(
-        &mut self,
-        indices: &'a [ast::ForIndex],
-        body: &'a [ast::Statement],
-        span: Span,
-        scope: Scope,
-        loops: &mut Loops,
-        cx: &mut StatementContext,
-        out: &mut Vec<Statement>,
-    ) {
-        let Some((index, rest)) = indices.split_first() else {
-            cx.loop_depth += 1;
-            out.extend(self.statements(body, scope, loops, cx));
-            cx.loop_depth -= 1;
-            return;
-        };
-        let Some(range) = &index.range else {
-            self.diagnostics.push(Diagnostic::error(
-                "E0206",
-                format!("the for-loop over `{}` needs an explicit range", index.name.name),
-                index.name.span,
-                "write `for i in 1:n loop`",
-            ));
-            return;
-        };
-        // A range known at compile time is unrolled, so the index may be used in subscripts.
-        let diagnostics_before = self.diagnostics.len();
-        let known = self.eval(range, scope, loops).and_then(|v| {
-            v.elements()
-                .iter()
-                .map(|&x| {
-                    self.model
-                        .exprs
-                        .literal(x)
-                        .filter(|v| v.fract() == 0.0)
-                        .map(|v| v as i64)
-                })
-                .collect::<Option<Vec<i64>>>()
-        });
-        if let Some(values) = known {
-            let mut iterations = Vec::with_capacity(values.len());
-            cx.loop_depth += 1;
-            for v in values {
-                loops.push((index.name.name.clone(), v));
-                let mut iteration = Vec::new();
-                self.for_statement(rest, body, span, scope, loops, cx, &mut iteration);
-                loops.pop();
-                iterations.push(iteration);
-            }
-            cx.loop_depth -= 1;
-            out.push(Statement::Unrolled { iterations, span });
-            return;
-        }
-        // Inside a function a range may depend on inputs; the loop then stays a loop.
-        let (Some(function), ast::ExprKind::Range { start, step, stop }) = (cx.function, &range.kind) else {
-            if self.diagnostics.len() == diagnostics_before {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0206",
-                    "the range of this for-loop is not known at compile time",
-                    range.span,
-                    "must be a range of integers known at compile time",
-                ));
-            }
-            return;
-        };
-        self.diagnostics.truncate(diagnostics_before);
-        let bound = |f: &mut Self, e: &'a ast::Expr, loops: &mut Loops| -> Option<ExprId> {
-            let v = f.eval(e, scope, loops)?;
-            match v {
-                Value::Scalar(x, ScalarType::Integer) => Some(x),
-                _ => {
-                    f.diagnostics.push(Diagnostic::error(
-                        "E0306",
-                        "a for-loop bound must be an Integer scalar",
-                        e.span,
-                        "not an Integer",
-                    ));
-                    None
-                }
-            }
-        };
-        let Some(start) = bound(self, start, loops) else { return };
-        let step = match step {
-            Some(s) => match bound(self, s, loops) {
-                Some(s) => s,
-                None => return,
-            },
-            None => self.model.exprs.int(1),
-        };
-        let Some(stop) = bound(self, stop, loops) else { return };
-        let slots = &mut self.model.functions[function.0 as usize].slots;
-        let slot = slots.len() as u32;
-        slots.push(flat::FunctionSlot {
-            name: index.name.name.clone(),
-            ty: ScalarType::Integer,
-            default: None,
-        });
-        let local = LocalVar {
-            dims: Vec::new(),
-            slots: vec![slot],
-            ty: ScalarType::Integer,
-            assignable: false,
-        };
-        let Some(frame) = self.frames.last_mut() else { return };
-        let shadowed = frame.locals.insert(index.name.name.clone(), local);
-        cx.loop_depth += 1;
-        let mut inner = Vec::new();
-        self.for_statement(rest, body, span, scope, loops, cx, &mut inner);
-        cx.loop_depth -= 1;
-        if let Some(frame) = self.frames.last_mut() {
-            match shadowed {
-                Some(previous) => frame.locals.insert(index.name.name.clone(), previous),
-                None => frame.locals.remove(&index.name.name),
-            };
-        }
-        out.push(Statement::For {
-            index: slot,
-            start,
-            step,
-            stop,
-            body: inner,
-            span,
-        });
-    }
 }
 
 /// The elements of a value assigned to `count` scalar places (a scalar fills all of them).
-fn broadcast(v: &Value, count: usize) -> Vec<ExprId> {
+pub(crate) fn broadcast(v: &Value, count: usize) -> Vec<ExprId> {
     match v {
         Value::Scalar(x, _) => vec![*x; count.max(1)],
         _ => v.elements(),
     }
-}
-
-/// `x[2,1]` for element `k` (row-major) of an array `x` with `dims`; `x` for a scalar.
-fn element_name(name: &str, dims: &[usize], k: usize) -> String {
-    if dims.is_empty() {
-        return name.to_string();
-    }
-    let mut index = vec![0usize; dims.len()];
-    let mut rest = k;
-    for (d, &n) in dims.iter().enumerate().rev() {
-        index[d] = rest % n.max(1) + 1;
-        rest /= n.max(1);
-    }
-    let index: Vec<String> = index.iter().map(|i| i.to_string()).collect();
-    format!("{name}[{}]", index.join(","))
 }

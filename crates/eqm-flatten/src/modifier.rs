@@ -4,7 +4,8 @@
 //! enclosing instances. Output: [`Modifier`] trees in which, for any element, the outermost
 //! modification wins (Modelica's precedence: instance > extends > declaration > type).
 //! Each binding remembers the scope it was written in, because `m(c = 2*k)` evaluates `k` where
-//! the modifier stands, not inside `m`.
+//! the modifier stands, not inside `m`. It deliberately evaluates no binding and checks no
+//! target: `variables` and `instantiate` do, where the modifier is applied.
 
 use crate::resolve::ClassId;
 use eqm_diag::source::Span;

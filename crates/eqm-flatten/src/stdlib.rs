@@ -8,8 +8,8 @@
 //!
 //! Each file holds exactly one top-level package, named like the file. Name resolution looks a
 //! top-level name up here last, after the enclosing scopes, the imports and the user's files
-//! (shared/spec/language.md, "Classes"). The library's contents are described in
-//! `docs/language.md`, "The standard library".
+//! (see `resolve`). The library's contents are described in `docs/language.md`, "The standard
+//! library". This module deliberately parses nothing: `Sources` parses the packages it needs.
 
 /// Every standard-library file as `(path, text)`, in dependency order: a package only refers to
 /// packages listed before it (`Units` and `Constants` first, `Blocks` before the physical

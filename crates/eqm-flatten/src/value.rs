@@ -1,11 +1,14 @@
 //! Values of expressions while flattening: scalars, arrays of scalars, and strings.
 //!
-//! Arrays are expanded here (row-major), which is what "expanded to scalars" means for the flat
-//! model. Element-wise arithmetic and broadcasting of scalars live here so that equations,
-//! bindings and modifiers share one implementation.
+//! Input: nodes of the flat model's expression arena. Output: [`Value`]s, arrays expanded to
+//! their elements (row-major), which is what "expanded to scalars" means for the flat model, and
+//! the names and indices of array elements. Element-wise arithmetic and broadcasting of scalars
+//! live here so that equations, bindings and modifiers share one implementation. It deliberately
+//! reports nothing: callers turn a `None` (sizes that do not match) into their own diagnostic.
 
 use eqm_ir::expr::{BinOp, ExprArena, ExprId, UnOp};
 use eqm_ir::flat::ScalarType;
+use std::fmt::Write as _;
 
 #[derive(Clone, Debug)]
 pub enum Value {
@@ -125,4 +128,30 @@ pub fn sum(arena: &mut ExprArena, items: &[ExprId]) -> ExprId {
         None => arena.int(0),
         Some((first, rest)) => rest.iter().fold(*first, |acc, x| arena.binary(BinOp::Add, acc, *x)),
     }
+}
+
+/// The indices (from 0) of element `flat` (row-major) of an array with `dims`. A dimension of
+/// size zero counts as one, so that the arithmetic is defined (such an array has no elements).
+pub fn row_major_index(dims: &[usize], mut flat: usize) -> Vec<usize> {
+    let mut index = vec![0usize; dims.len()];
+    for (k, &n) in dims.iter().enumerate().rev() {
+        index[k] = flat % n.max(1);
+        flat /= n.max(1);
+    }
+    index
+}
+
+/// `name[2,1]`: the name of the element with `index` (from 0) of the array `name`; `name` itself
+/// for a scalar (no index).
+pub fn element_name(name: &str, index: &[usize]) -> String {
+    let mut text = String::with_capacity(name.len() + 2 + 4 * index.len());
+    text.push_str(name);
+    for (k, i) in index.iter().enumerate() {
+        text.push(if k == 0 { '[' } else { ',' });
+        let _ = write!(text, "{}", i + 1);
+    }
+    if !index.is_empty() {
+        text.push(']');
+    }
+    text
 }

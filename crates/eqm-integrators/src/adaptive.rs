@@ -20,12 +20,13 @@
 //! Newton solve started too far away); only when the step size underflows is that failure
 //! reported. It deliberately does not detect stiffness: that is for the `auto` solver above.
 
-use super::explicit::RkStages;
-use super::tableau::{self, Tableau};
-use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_budget, check_finite,
-    eval_rhs, step_ends_accessors, zeroed,
-};
+use crate::control::{check_budget, error_norm};
+use crate::error::{IntegrationError, Quantity, check_finite};
+use crate::explicit::RkStages;
+use crate::options::Options;
+use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed};
+use crate::system::{OdeSystem, eval_rhs};
+use crate::tableau::{self, Tableau};
 
 /// Safety factor on the predicted optimal step.
 const SAFETY: f64 = 0.9;
@@ -162,7 +163,7 @@ impl Adaptive {
         check_finite(t_new, &self.x_new, Quantity::State)?;
         let mut error = std::mem::take(&mut stages.scratch);
         stages.combine(&self.error_weights, &ends.f, h, None, &mut error);
-        let err = error_norm(&error, &ends.x, &self.x_new, &self.atol, self.options.rtol);
+        let err = error_norm(|i| error[i], &ends.x, &self.x_new, &self.atol, self.options.rtol);
         self.stages.scratch = error;
         if err <= 1.0 {
             // Hairer's stiffness test (DOPRI5's `hlamb`): the last two stages are both at
@@ -211,21 +212,6 @@ impl Adaptive {
         self.ends
             .accept(t_new, &mut self.x_new, &mut self.f_new, &mut self.stats)
     }
-}
-
-/// Hairer's error norm: the root mean square of the error relative to
-/// `atol_i + rtol · max(|x_i|, |x_new,i|)`.
-fn error_norm(error: &[f64], x: &[f64], x_new: &[f64], atol: &[f64], rtol: f64) -> f64 {
-    if error.is_empty() {
-        return 0.0;
-    }
-    let sum: f64 = (0..error.len())
-        .map(|i| {
-            let scale = atol[i] + rtol * x[i].abs().max(x_new[i].abs());
-            (error[i] / scale).powi(2)
-        })
-        .sum();
-    (sum / error.len() as f64).sqrt()
 }
 
 impl Adaptive {
@@ -343,5 +329,5 @@ impl Stepper for Adaptive {
         Ok(())
     }
 
-    step_ends_accessors!();
+    step_accessors!(ends.x, ends.t);
 }

@@ -11,9 +11,12 @@
 //!
 //! Deliberately not here: the methods themselves.
 
-use super::adaptive::Adaptive;
-use super::bdf::Bdf;
-use super::{IntegrationError, OdeSystem, Options, Stats, StepInfo, Stepper};
+use crate::adaptive::Adaptive;
+use crate::bdf::Bdf;
+use crate::error::IntegrationError;
+use crate::options::Options;
+use crate::stepper::{Stats, StepInfo, Stepper};
+use crate::system::OdeSystem;
 
 /// DOPRI5 steps at its stability boundary before switching to BDF.
 const STIFF_STEPS: usize = 15;

@@ -28,20 +28,29 @@
 //! Radau IIA of order 5 with the same fixed step (split into `h/m` substeps when Newton's iteration
 //! does not converge at `h`), which keeps the global error O(h^k). The differences are then built
 //! from those points. A BDF step whose Newton iteration does not converge fails with an
-//! [`IntegrationError`]. This mode exists to measure the convergence order.
+//! [`IntegrationError`]. This mode exists to measure the convergence order; its starter and the
+//! grid of its points are in `bdf/starter.rs`.
 //!
 //! The Jacobian is the system's own when it has one (a model's symbolic Jacobian, see
-//! [`super::OdeSystem::jacobian`]), else forward differences; above [`super::linalg::SPARSE_STATES`]
+//! [`OdeSystem::jacobian`]), else forward differences; above [`linalg::SPARSE_STATES`]
 //! states a system that gives its Jacobian's pattern gets a sparse Jacobian and sparse LU
-//! ([`super::linalg`]). Deliberately not here: stiffness detection (`auto` does that).
+//! ([`linalg`]). Deliberately not here: stiffness detection (`auto` does that).
 
-use super::explicit::{FixedClock, FixedStep};
-use super::radau::{Dense, Radau};
-use super::{
-    IntegrationError, OdeSystem, Options, Stats, StepInfo, Stepper, build_jacobian, check_finite, eval_rhs,
-    fixed_step_newton_tolerance, initial_step,
+use crate::control::{
+    check_budget, check_restart, check_step_limit, eval_iterate, fixed_step_newton_tolerance, initial_step, min_step,
+    newton_converged, newton_fails, newton_safety, rms,
 };
+use crate::error::IntegrationError;
+use crate::explicit::FixedClock;
+use crate::jacobian::{JacobianPoint, PatternCache, build_jacobian};
+use crate::linalg;
+use crate::options::Options;
+use crate::stepper::{Stats, StepInfo, Stepper, zeroed};
+use crate::system::{OdeSystem, eval_rhs};
 use nalgebra::DMatrix;
+use starter::{Fixed, add_work};
+
+mod starter;
 
 const MAX_ORDER: usize = 5;
 const NEWTON_MAX_ITERATIONS: usize = 4;
@@ -104,8 +113,6 @@ fn rescaling(order: usize, factor: f64) -> OrderMatrix {
     m
 }
 
-/// A converged corrector: the Newton iterations it took, the new solution and its total
-/// correction from the prediction.
 /// The buffers of [`Bdf`]'s steps; see its `buffers` field.
 #[derive(Debug, Default)]
 struct StepBuffers {
@@ -118,111 +125,6 @@ struct StepBuffers {
     d: Vec<f64>,
     f: Vec<f64>,
     dy: Vec<f64>,
-}
-
-/// The state of the fixed-step mode.
-#[derive(Debug)]
-struct Fixed {
-    clock: FixedClock,
-    /// While the starter runs: the points `y_n, y_{n−1}, ...` of the current equidistant grid,
-    /// newest first. Empty once the differences hold them.
-    grid: Vec<Vec<f64>>,
-    /// Whether the differences hold `order + 1` points of the current grid, so that BDF steps
-    /// can be taken.
-    ready: bool,
-    /// The starting method (Radau IIA with a fixed step `h/substeps`) once it was needed.
-    starter: Option<Radau>,
-    substeps: usize,
-    /// The counters of starters replaced by ones with more substeps.
-    retired: Stats,
-    /// When the starter took the last step: the collocation polynomials of its substeps.
-    dense: Vec<Dense>,
-}
-
-impl Fixed {
-    /// Takes `step` from `(t, x)` with the Radau starter and returns the new point; the
-    /// collocation polynomials of the substeps are left in `dense`. When the starter fails in a
-    /// way a smaller step may avoid (Newton's iteration did not converge), the step is taken
-    /// again from `(t, x)` with twice as many substeps, up to [`MAX_STARTER_SUBSTEPS`].
-    fn start_step(
-        &mut self,
-        sys: &mut dyn OdeSystem,
-        options: &Options,
-        t: f64,
-        x: &[f64],
-        step: &FixedStep,
-    ) -> Result<Vec<f64>, IntegrationError> {
-        loop {
-            // The starter continues without a restart (keeping its Jacobian and factors) when
-            // its last step ended where this one begins.
-            let radau = match self.starter.take() {
-                Some(mut radau) => {
-                    let restarted = if radau.time() == t && radau.state() == x {
-                        Ok(())
-                    } else {
-                        radau.restart(t, x)
-                    };
-                    let radau = self.starter.insert(radau);
-                    restarted?;
-                    radau
-                }
-                None => {
-                    // The budget of steps is the BDF stepper's; substeps do not count against it.
-                    let mut radau = Radau::new(Options {
-                        step: Some(self.clock.h / self.substeps as f64),
-                        max_steps: usize::MAX,
-                        ..options.clone()
-                    });
-                    radau.initialize(sys, t, x)?;
-                    self.starter.insert(radau)
-                }
-            };
-            self.dense.clear();
-            let mut failure = None;
-            while radau.time() < step.t_new {
-                if let Err(e) = radau.step(sys, step.t_new) {
-                    failure = Some(e);
-                    break;
-                }
-                if let Some(dense) = radau.dense() {
-                    self.dense.push(dense.clone());
-                }
-            }
-            match failure {
-                None => return Ok(radau.state().to_vec()),
-                Some(e) if e.is_recoverable() && self.substeps < MAX_STARTER_SUBSTEPS => {
-                    if let Some(old) = self.starter.take() {
-                        add_work(&mut self.retired, old.stats());
-                    }
-                    self.substeps *= 2;
-                }
-                Some(IntegrationError::Rhs { time, message }) => {
-                    self.dense.clear();
-                    // Radau's message alone would leave a bdf user wondering where it came from.
-                    return Err(IntegrationError::Rhs {
-                        time,
-                        message: format!(
-                            "in bdf's starting steps (radau5, {} substeps): {message}",
-                            self.substeps
-                        ),
-                    });
-                }
-                Some(e) => {
-                    self.dense.clear();
-                    return Err(e);
-                }
-            }
-        }
-    }
-}
-
-/// Adds the work counters (not the steps) of `other` to `total`.
-fn add_work(total: &mut Stats, other: Stats) {
-    total.rhs_evals += other.rhs_evals;
-    total.jacobians += other.jacobians;
-    total.symbolic_jacobians += other.symbolic_jacobians;
-    total.sparse_jacobians += other.sparse_jacobians;
-    total.factorizations += other.factorizations;
 }
 
 /// A BDF stepper.
@@ -241,12 +143,12 @@ pub struct Bdf {
     t: f64,
     t_prev: f64,
     equal_steps: usize,
-    jacobian: Option<super::linalg::Jacobian>,
-    /// The sparse layout of the system's Jacobian, once known (see [`super::build_jacobian`]).
-    pattern: super::PatternCache,
+    jacobian: Option<linalg::Jacobian>,
+    /// The sparse layout of the system's Jacobian, once known (see [`build_jacobian`]).
+    pattern: PatternCache,
     /// Whether the Jacobian was built at the current step (a fresh one cannot help more).
     jacobian_current: bool,
-    lu: Option<(f64, super::linalg::Factors)>,
+    lu: Option<(f64, linalg::Factors)>,
     /// The rate of convergence Newton's iteration last measured with the current factors.
     /// With it the first iteration of the next step can already be judged converged (as CVODE
     /// does): the iteration matrix is the same, so the rate is a good estimate, and most steps
@@ -302,11 +204,6 @@ impl Bdf {
 
     fn n(&self) -> usize {
         self.x.len()
-    }
-
-    /// Root mean square of `v / scale`.
-    fn norm(v: impl Iterator<Item = f64>, n: usize) -> f64 {
-        (v.map(|x| x * x).sum::<f64>() / n.max(1) as f64).sqrt()
     }
 
     /// Rescales the differences of the current order for the step size ratio `factor`.
@@ -372,7 +269,7 @@ impl Bdf {
         self.stats.factorizations += 1;
         self.newton_rate = None;
         let previous = self.lu.take().map(|(_, lu)| lu);
-        match super::linalg::Factors::new(previous, j, c) {
+        match linalg::Factors::new(previous, j, c) {
             Some(lu) => {
                 self.lu = Some((c, lu));
                 true
@@ -400,17 +297,12 @@ impl Bdf {
         let b = &mut self.buffers;
         b.y.clear();
         b.y.extend_from_slice(&b.predicted);
-        super::zeroed(n, [&mut b.d, &mut b.f, &mut b.dy]);
+        zeroed(n, [&mut b.d, &mut b.f, &mut b.dy]);
         let mut previous: Option<f64> = None;
         for k in 0..max_iterations {
             let b = &mut self.buffers;
-            if check_finite(t_new, &b.y, super::Quantity::State).is_err() {
+            if !eval_iterate(sys, t_new, &b.y, &mut b.f, &mut self.stats)? {
                 return Ok(None);
-            }
-            match eval_rhs(sys, t_new, &b.y, &mut b.f, &mut self.stats) {
-                Ok(()) => {}
-                Err(e) if e.is_recoverable() => return Ok(None),
-                Err(e) => return Err(e),
             }
             for i in 0..n {
                 b.dy[i] = c * b.f[i] - b.psi[i] - b.d[i];
@@ -419,13 +311,13 @@ impl Bdf {
             if !lu.solve(&mut b.dy) {
                 return Ok(None);
             }
-            let size = Bdf::norm((0..n).map(|i| b.dy[i] * b.inverse_scale[i]), n);
+            let size = rms((0..n).map(|i| b.dy[i] * b.inverse_scale[i]), n);
             let measured = previous.map(|p| size / p);
             if measured.is_some() {
                 self.newton_rate = measured;
             }
             if let Some(rate) = measured
-                && (rate >= 1.0 || rate.powi((max_iterations - k) as i32) / (1.0 - rate) * size > tolerance)
+                && newton_fails(rate, size, max_iterations - k, tolerance)
             {
                 return Ok(None);
             }
@@ -436,7 +328,7 @@ impl Bdf {
             // Converged by the rate measured in this step, or on the first iteration by the one
             // carried from earlier steps; divergence is judged on measured rates only.
             let rate = measured.or(self.newton_rate.filter(|&r| r < 1.0));
-            if size == 0.0 || rate.is_some_and(|rate| rate / (1.0 - rate) * size < tolerance) {
+            if newton_converged(size, rate, tolerance) {
                 return Ok(Some(k + 1));
             }
             previous = Some(size);
@@ -446,71 +338,6 @@ impl Bdf {
 }
 
 impl Bdf {
-    /// A step of the fixed-step mode taken by the starter: at the start, until the grid holds
-    /// `order + 1` points, and for a step shortened to meet a time limit. Once the grid is
-    /// complete the differences are built from it, and BDF takes the following steps.
-    fn starter_step(&mut self, sys: &mut dyn OdeSystem, step: &FixedStep) -> Result<StepInfo, IntegrationError> {
-        if self.stats.steps + self.stats.rejected >= self.options.max_steps {
-            return Err(IntegrationError::TooManySteps {
-                time: self.t,
-                max_steps: self.options.max_steps,
-            });
-        }
-        let Some(fixed) = &mut self.fixed else {
-            return Err(IntegrationError::invalid("bdf has no fixed step to start"));
-        };
-        if self.needs_start {
-            fixed.grid = vec![self.x.clone()];
-            fixed.ready = false;
-            self.needs_start = false;
-        }
-        let y = fixed.start_step(sys, &self.options, self.t, &self.x, step)?;
-        check_finite(step.t_new, &y, super::Quantity::State)?;
-        if step.full {
-            fixed.grid.insert(0, y.clone());
-            fixed.grid.truncate(self.max_order + 1);
-        } else {
-            // A shortened step leaves the grid: a new one begins at its end.
-            fixed.grid = vec![y.clone()];
-            fixed.ready = false;
-        }
-        fixed.clock.advance(step);
-        self.stats.steps += 1;
-        self.t_prev = self.t;
-        self.t = step.t_new;
-        self.x = y;
-        // The Jacobian belongs to the last BDF step, which may be far back; the next BDF step
-        // builds a fresh one.
-        self.jacobian = None;
-        self.lu = None;
-        if !fixed.ready && fixed.grid.len() == self.max_order + 1 {
-            // The differences ∇^j y_n (j = 0..=order) of the grid points, newest first.
-            let n = self.x.len();
-            self.d = DMatrix::zeros(MAX_ORDER + 3, n);
-            let mut level = std::mem::take(&mut fixed.grid);
-            for j in 0..=self.max_order {
-                for (i, v) in level[0].iter().enumerate() {
-                    self.d[(j, i)] = *v;
-                }
-                for m in 0..level.len() - 1 {
-                    let (newer, older) = level.split_at_mut(m + 1);
-                    for (a, b) in newer[m].iter_mut().zip(&older[0]) {
-                        *a -= b;
-                    }
-                }
-                level.pop();
-            }
-            self.order = self.max_order;
-            self.h = fixed.clock.h;
-            self.equal_steps = 0;
-            fixed.ready = true;
-        }
-        Ok(StepInfo {
-            t_prev: self.t_prev,
-            t: self.t,
-        })
-    }
-
     /// `h·|J|∞` with the kept Jacobian: below about 1 the problem is not stiff at this step
     /// size (an explicit method would be stable with it).
     pub(crate) fn stiffness(&self) -> f64 {
@@ -527,33 +354,13 @@ impl Stepper for Bdf {
     fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
         let n = sys.dim();
         self.atol = self.options.atol_per_component(n)?;
-        if self.options.max_steps == 0 {
-            return Err(IntegrationError::InvalidInput {
-                message: "the maximum number of steps must be at least 1".to_string(),
-            });
-        }
         if !(1..=MAX_ORDER).contains(&self.max_order) {
             return Err(IntegrationError::invalid(format!(
                 "the order of bdf must be 1 to {MAX_ORDER}, not {}",
                 self.max_order
             )));
         }
-        self.fixed = match self.options.step {
-            Some(_) => {
-                let mut clock = FixedClock::default();
-                clock.h = self.options.fixed_step("bdf")?;
-                Some(Fixed {
-                    clock,
-                    grid: Vec::new(),
-                    ready: false,
-                    starter: None,
-                    substeps: 1,
-                    retired: Stats::default(),
-                    dense: Vec::new(),
-                })
-            }
-            None => None,
-        };
+        self.fixed = FixedClock::if_step_given(&self.options, "bdf")?.map(Fixed::new);
         self.stats = Stats::default();
         self.x = vec![0.0; n];
         self.work = vec![0.0; n];
@@ -563,11 +370,7 @@ impl Stepper for Bdf {
     }
 
     fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
-        if t_limit.is_nan() || t_limit <= self.t {
-            return Err(IntegrationError::InvalidInput {
-                message: format!("the step limit {t_limit} is not after the current time {}", self.t),
-            });
-        }
+        check_step_limit(self.t, t_limit)?;
         // In the fixed-step mode: the step the clock asks for, which BDF takes once the
         // differences hold enough points of the grid, and the starter before that.
         let mut fixed_step = None;
@@ -588,7 +391,7 @@ impl Stepper for Bdf {
             (NEWTON_TOLERANCE, NEWTON_MAX_ITERATIONS)
         };
         let max_step = self.options.max_step.unwrap_or(f64::INFINITY);
-        let min_step = 10.0 * (self.t.abs() * f64::EPSILON).max(f64::MIN_POSITIVE);
+        let min_step = min_step(self.t);
         if fixed_step.is_none() && self.h > max_step {
             let factor = max_step / self.h;
             self.change_differences(factor);
@@ -596,12 +399,7 @@ impl Stepper for Bdf {
             self.equal_steps = 0;
         }
         loop {
-            if self.stats.steps + self.stats.rejected >= self.options.max_steps {
-                return Err(IntegrationError::TooManySteps {
-                    time: self.t,
-                    max_steps: self.options.max_steps,
-                });
-            }
+            check_budget(self.t, &self.stats, self.options.max_steps)?;
             if self.h < min_step {
                 return Err(IntegrationError::StepSizeUnderflow {
                     time: self.t,
@@ -624,7 +422,7 @@ impl Stepper for Bdf {
             let a = alpha(order);
             {
                 let b = &mut self.buffers;
-                super::zeroed(n, [&mut b.predicted, &mut b.inverse_scale, &mut b.psi]);
+                zeroed(n, [&mut b.predicted, &mut b.inverse_scale, &mut b.psi]);
                 // Column i of `d` holds state i's differences, contiguously.
                 for (i, column) in self.d.column_iter().enumerate() {
                     let column = &column.as_slice()[..=order];
@@ -640,16 +438,13 @@ impl Stepper for Bdf {
                     // f at the prediction is only needed for difference quotients.
                     let predicted = std::mem::take(&mut self.buffers.predicted);
                     let floor = |i: usize| self.atol[i] + rtol * predicted[i].abs();
-                    let j = build_jacobian(
-                        sys,
-                        t_new,
-                        &predicted,
-                        None,
-                        &floor,
-                        &mut self.work,
-                        &mut self.pattern,
-                        &mut self.stats,
-                    );
+                    let at = JacobianPoint {
+                        t: t_new,
+                        point: &predicted,
+                        f_point: None,
+                        floor: &floor,
+                    };
+                    let j = build_jacobian(sys, at, &mut self.work, &mut self.pattern, &mut self.stats);
                     self.buffers.predicted = predicted;
                     let j = j?;
                     self.jacobian = Some(j);
@@ -686,7 +481,7 @@ impl Stepper for Bdf {
                 self.lu = None;
                 continue;
             };
-            let safety = 0.9 * (2 * NEWTON_MAX_ITERATIONS + 1) as f64 / (2 * NEWTON_MAX_ITERATIONS + iterations) as f64;
+            let safety = newton_safety(NEWTON_MAX_ITERATIONS, iterations);
             {
                 let b = &mut self.buffers;
                 for i in 0..n {
@@ -695,7 +490,7 @@ impl Stepper for Bdf {
             }
             let (d, inverse_scale) = (&self.buffers.d, &self.buffers.inverse_scale);
             let constant = error_constant(order);
-            let error_norm = Bdf::norm((0..n).map(|i| constant * d[i] * inverse_scale[i]), n);
+            let error_norm = rms((0..n).map(|i| constant * d[i] * inverse_scale[i]), n);
             if fixed_step.is_none() && error_norm > 1.0 {
                 self.stats.rejected += 1;
                 let factor = MIN_FACTOR.max(safety * error_norm.powf(-1.0 / (order as f64 + 1.0)));
@@ -733,7 +528,7 @@ impl Stepper for Bdf {
             }
             let inverse_scale = &self.buffers.inverse_scale;
             let norm_of = |row: usize, k: usize| {
-                Bdf::norm(
+                rms(
                     (0..n).map(|i| error_constant(k) * self.d[(row, i)] * inverse_scale[i]),
                     n,
                 )
@@ -797,7 +592,7 @@ impl Stepper for Bdf {
     }
 
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
-        super::check_restart(t, x, self.x.len())?;
+        check_restart(t, x, self.x.len())?;
         self.t = t;
         self.t_prev = t;
         self.x.copy_from_slice(x);

@@ -15,11 +15,13 @@
 //! The Jacobian is the system's own when it has one, else forward differences. Deliberately not
 //! here: fully implicit tableaux (see `radau`).
 
-use super::tableau::Tableau;
-use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite, eval_rhs,
-    explicit::FixedClock, jacobian_at, step_ends_accessors, zeroed,
-};
+use crate::control::{BothModes, Trials, error_norm, eval_iterate, first_trial, recovered};
+use crate::error::IntegrationError;
+use crate::jacobian::{JacobianPoint, KeptJacobian};
+use crate::options::Options;
+use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed};
+use crate::system::{OdeSystem, eval_rhs};
+use crate::tableau::Tableau;
 use nalgebra::{DMatrix, DVector};
 
 const NEWTON_ITERATIONS: usize = 10;
@@ -33,12 +35,10 @@ pub struct Dirk {
     options: Options,
     atol: Vec<f64>,
     ends: StepEnds,
-    clock: FixedClock,
-    /// With embedded weights and no fixed step: the step to try next.
-    adaptive: Option<f64>,
-    jacobian: Option<DMatrix<f64>>,
-    /// LU of `I − γ J` with its `γ = h a_ii`.
-    lu: Option<(f64, nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>)>,
+    /// Controlled steps with embedded weights and no fixed step, else fixed steps.
+    modes: BothModes,
+    /// The Jacobian and the LU of `I − γ J` with its `γ = h a_ii`.
+    kept: KeptJacobian,
     k: Vec<Vec<f64>>,
     x_new: Vec<f64>,
     f_new: Vec<f64>,
@@ -53,10 +53,8 @@ impl Dirk {
             options,
             atol: Vec::new(),
             ends: StepEnds::default(),
-            clock: FixedClock::default(),
-            adaptive: None,
-            jacobian: None,
-            lu: None,
+            modes: BothModes::default(),
+            kept: KeptJacobian::default(),
             k: Vec::new(),
             x_new: Vec::new(),
             f_new: Vec::new(),
@@ -70,23 +68,15 @@ impl Dirk {
     }
 
     fn build_jacobian(&mut self, sys: &mut dyn OdeSystem) -> Result<(), IntegrationError> {
-        let n = self.ends.x.len();
-        let mut j = self.jacobian.take().unwrap_or_else(|| DMatrix::zeros(n, n));
         let (atol, rtol, x) = (&self.atol, self.options.rtol, &self.ends.x);
         let floor = |i: usize| atol[i] + rtol * x[i].abs();
-        jacobian_at(
-            sys,
-            self.ends.t,
-            x,
-            Some(&self.ends.f),
-            &floor,
-            &mut self.work,
-            &mut j,
-            &mut self.stats,
-        )?;
-        self.jacobian = Some(j);
-        self.lu = None;
-        Ok(())
+        let at = JacobianPoint {
+            t: self.ends.t,
+            point: x,
+            f_point: Some(&self.ends.f),
+            floor: &floor,
+        };
+        self.kept.rebuild(sys, at, &mut self.work, &mut self.stats)
     }
 
     /// All stages of a step of size `h`; `Ok(false)` when a stage's Newton iteration failed.
@@ -111,22 +101,21 @@ impl Dirk {
             let gamma = h * self.tableau.a(i, i);
             if gamma == 0.0 {
                 let mut k = std::mem::take(&mut self.k[i]);
-                let evaluated = eval_rhs(sys, t_stage, &base, &mut k, &mut self.stats);
+                let evaluated = recovered(eval_rhs(sys, t_stage, &base, &mut k, &mut self.stats));
                 self.k[i] = k;
-                match evaluated {
-                    Ok(()) => continue,
-                    Err(e) if e.is_recoverable() => return Ok(false),
-                    Err(e) => return Err(e),
+                if evaluated? {
+                    continue;
                 }
+                return Ok(false);
             }
-            if !matches!(&self.lu, Some((g, _)) if *g == gamma) {
-                let Some(j) = &self.jacobian else { return Ok(false) };
+            if !matches!(&self.kept.lu, Some((g, _)) if *g == gamma) {
+                let Some(j) = &self.kept.jacobian else { return Ok(false) };
                 let lu = (DMatrix::identity(n, n) - j * gamma).lu();
                 self.stats.factorizations += 1;
                 if !lu.is_invertible() {
                     return Ok(false);
                 }
-                self.lu = Some((gamma, lu));
+                self.kept.lu = Some((gamma, lu));
             }
             // Start from the explicit guess of the stage's previous derivative.
             let guess = if i > 0 { &self.k[i - 1] } else { &self.ends.f };
@@ -136,16 +125,11 @@ impl Dirk {
             let mut converged = false;
             let mut previous = f64::INFINITY;
             for _ in 0..NEWTON_ITERATIONS {
-                if check_finite(t_stage, &z, Quantity::State).is_err() {
+                if !eval_iterate(sys, t_stage, &z, &mut f, &mut self.stats)? {
                     return Ok(false);
                 }
-                match eval_rhs(sys, t_stage, &z, &mut f, &mut self.stats) {
-                    Ok(()) => {}
-                    Err(e) if e.is_recoverable() => return Ok(false),
-                    Err(e) => return Err(e),
-                }
                 let mut r = DVector::from_iterator(n, (0..n).map(|m| base[m] + gamma * f[m] - z[m]));
-                let Some((_, lu)) = &self.lu else { return Ok(false) };
+                let Some((_, lu)) = &self.kept.lu else { return Ok(false) };
                 if !lu.solve_mut(&mut r) {
                     return Ok(false);
                 }
@@ -187,7 +171,7 @@ impl Dirk {
 
     /// Stages with the kept Jacobian, then with a fresh one; `Ok(false)` when neither converged.
     fn attempt(&mut self, sys: &mut dyn OdeSystem, h: f64) -> Result<bool, IntegrationError> {
-        if self.jacobian.is_none() {
+        if self.kept.jacobian.is_none() {
             self.build_jacobian(sys)?;
             return self.stages(sys, h);
         }
@@ -214,17 +198,12 @@ impl Stepper for Dirk {
     fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
         let dim = sys.dim();
         self.atol = self.options.atol_per_component(dim)?;
-        if self.options.step.is_none() && self.tableau.b_hat().is_some() {
-            self.adaptive = Some(0.0);
-        } else {
-            self.clock.h = self.options.fixed_step(self.tableau.name())?;
-            self.adaptive = None;
-        }
+        let controlled = self.options.step.is_none() && self.tableau.b_hat().is_some();
+        self.modes.choose(controlled, &self.options, self.tableau.name())?;
         self.ends.reset(dim, &mut self.stats);
         self.k = vec![vec![0.0; dim]; self.tableau.stages()];
         zeroed(dim, [&mut self.x_new, &mut self.f_new, &mut self.work]);
-        self.jacobian = None;
-        self.lu = None;
+        self.kept.forget();
         self.restart(t0, x0)
     }
 
@@ -234,8 +213,8 @@ impl Stepper for Dirk {
             .begin_step(sys, t_limit, &mut self.stats, self.options.max_steps)?;
         let t = self.ends.t;
         let b = self.tableau.b().to_vec();
-        let Some(mut h) = self.adaptive else {
-            let step = self.clock.next(t, t_limit);
+        let Some(h) = self.modes.controlled else {
+            let step = self.modes.clock.next(t, t_limit);
             if !self.attempt(sys, step.h)? {
                 return Err(IntegrationError::Rhs {
                     time: step.t_new,
@@ -248,70 +227,40 @@ impl Stepper for Dirk {
             let mut x_new = std::mem::take(&mut self.x_new);
             self.combine(&b, step.h, &mut x_new);
             self.x_new = x_new;
-            self.clock.advance(&step);
+            self.modes.clock.advance(&step);
             return self.accept(sys, step.t_new);
         };
-        let q = f64::from(self.tableau.order().min(self.tableau.embedded_order().unwrap_or(1)));
-        if first || h <= 0.0 {
-            h = super::initial_step(
-                sys,
-                t,
-                &self.ends.x,
-                &self.ends.f,
-                &self.atol,
-                self.options.rtol,
-                q as u32,
-                &mut self.stats,
-            )?;
-        }
-        if let Some(max) = self.options.max_step {
-            h = h.min(max);
-        }
+        let q = self.tableau.order().min(self.tableau.embedded_order().unwrap_or(1));
+        let h = first_trial(sys, &self.ends, h, first, &self.atol, &self.options, q, &mut self.stats)?;
         let b_hat = self.tableau.b_hat().map(<[f64]>::to_vec).unwrap_or_default();
         let n = self.ends.x.len();
-        let min_step = 10.0 * (t.abs() * f64::EPSILON).max(f64::MIN_POSITIVE);
         let mut embedded = vec![0.0; n];
+        let mut trials = Trials::new(t, h, f64::from(q));
         loop {
-            super::check_budget(t, &self.stats, self.options.max_steps)?;
-            if h < min_step {
-                return Err(IntegrationError::StepSizeUnderflow { time: t, step: h });
-            }
-            let t_new;
-            (h, t_new) = super::trial_step(t, h, t_limit, min_step);
+            let (h, t_new) = trials.next(t_limit, &self.stats, self.options.max_steps)?;
             if !self.attempt(sys, h)? {
-                self.stats.rejected += 1;
-                h *= 0.25;
+                trials.failed(&mut self.stats);
                 continue;
             }
             let mut x_new = std::mem::take(&mut self.x_new);
             self.combine(&b, h, &mut x_new);
             self.x_new = x_new;
             self.combine(&b_hat, h, &mut embedded);
-            let error = super::error_norm(&self.ends.x, &self.x_new, &embedded, 1.0, &self.atol, self.options.rtol);
-            let factor = super::step_factor(error, q);
-            if error.is_nan() || error > 1.0 {
-                self.stats.rejected += 1;
-                h *= factor.min(0.9);
+            let (x_new, atol) = (&self.x_new, &self.atol);
+            let error = error_norm(|i| x_new[i] - embedded[i], &self.ends.x, x_new, atol, self.options.rtol);
+            let Some(next) = trials.judge(error, &mut self.stats) else {
                 continue;
-            }
-            self.adaptive = Some(h * factor);
+            };
+            self.modes.controlled = Some(next);
             return self.accept(sys, t_new);
         }
     }
 
-    fn interpolate(&self, t: f64, out: &mut [f64]) {
-        self.ends.hermite(t, out);
-    }
-
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
-        self.clock.restart_at(&mut self.ends, t, x)?;
-        if self.adaptive.is_some() {
-            self.adaptive = Some(0.0);
-        }
-        self.jacobian = None;
-        self.lu = None;
+        self.modes.restart_at(&mut self.ends, t, x)?;
+        self.kept.forget();
         Ok(())
     }
 
-    step_ends_accessors!();
+    step_accessors!(ends with hermite);
 }

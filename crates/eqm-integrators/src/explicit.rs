@@ -10,11 +10,11 @@
 //! It deliberately does not estimate errors or adapt `h`, even when the tableau has embedded
 //! weights (those go to `adaptive`).
 
-use super::tableau::Tableau;
-use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, axpy, check_finite, eval_rhs,
-    step_ends_accessors, zeroed,
-};
+use crate::error::{IntegrationError, Quantity, check_finite};
+use crate::options::Options;
+use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed};
+use crate::system::{OdeSystem, eval_rhs};
+use crate::tableau::Tableau;
 
 /// The stage derivatives of one explicit Runge–Kutta step, preallocated.
 #[derive(Debug, Default)]
@@ -111,6 +111,19 @@ pub(crate) struct FixedStep {
 }
 
 impl FixedClock {
+    /// The clock of a method with both modes: one with the step `options.step` (checked, see
+    /// [`Options::fixed_step`]) when a step is given, `None` when the method controls its step
+    /// size.
+    pub fn if_step_given(options: &Options, method: &str) -> Result<Option<FixedClock>, IntegrationError> {
+        match options.step {
+            Some(_) => Ok(Some(FixedClock {
+                h: options.fixed_step(method)?,
+                ..FixedClock::default()
+            })),
+            None => Ok(None),
+        }
+    }
+
     /// Counts steps from `t` again.
     pub fn restart(&mut self, t: f64) {
         self.t_base = t;
@@ -235,13 +248,16 @@ impl Stepper for ExplicitRk {
             .finish(&step, &mut self.ends, &mut self.x_new, &mut self.f_new, &mut self.stats))
     }
 
-    fn interpolate(&self, t: f64, out: &mut [f64]) {
-        self.ends.hermite(t, out);
-    }
-
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
         self.clock.restart_at(&mut self.ends, t, x)
     }
 
-    step_ends_accessors!();
+    step_accessors!(ends with hermite);
+}
+
+/// `y += alpha · x`.
+pub(crate) fn axpy(y: &mut [f64], alpha: f64, x: &[f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += alpha * xi;
+    }
 }

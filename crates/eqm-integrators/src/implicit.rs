@@ -1,24 +1,27 @@
-//! Fixed-step implicit one-step methods of the θ family: implicit Euler (θ = 1, order 1,
+//! Implicit one-step methods of the θ family: implicit Euler (θ = 1, order 1,
 //! L-stable) and the trapezoidal rule (θ = 1/2, order 2, A-stable), for stiff problems where an
 //! explicit method needs a step far below what accuracy asks.
 //!
-//! Input: [`Options`] with the step size `h`, or none for adaptive steps (and `rtol`/`atol`,
-//! which set how precisely each step's nonlinear equations are solved, and the step-doubling
-//! error allowed). Output: steps of size `h`, each the solution of
-//! `y = x + h (θ f(t + h, y) + (1 − θ) f(t, x))` by a simplified Newton iteration on
-//! `I − hθ J` with the Jacobian `J` of `f` (the system's own, else forward differences), which is kept (with its LU factors)
-//! for as long as the iteration converges quickly, and rebuilt when it does not; dense output by
-//! cubic Hermite interpolation between the step's ends.
+//! Input: [`Options`] with the step size `h`, or none for adaptive steps (and `rtol`/`atol`, which
+//! set how precisely each step's nonlinear equations are solved, and the step-doubling error
+//! allowed). Output: steps of size `h`, each the solution of `y = x + h (θ f(t + h, y) + (1 − θ)
+//! f(t, x))` by a simplified Newton iteration on `I − hθ J` with the Jacobian `J` of `f` (the
+//! system's own, else forward differences), which is kept (with its LU factors) for as long as the
+//! iteration converges quickly, and rebuilt when it does not; dense output by cubic Hermite
+//! interpolation between the step's ends.
 //!
 //! Without a fixed step (`Options::step` is `None`) both methods adapt `h`: each step is taken
 //! once whole and once as two halves from the same point, the difference estimates the error
 //! of the halves (Richardson), which are kept when it is within the tolerance, and the next
-//! step follows from the estimate with the method's order.
+//! step follows from the estimate with the method's order. Deliberately not here: methods of
+//! higher order (BDF, Radau IIA and DIRK tableaux are in their own modules).
 
-use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, check_finite, eval_rhs,
-    explicit::FixedClock, jacobian_at, step_ends_accessors, zeroed,
-};
+use crate::control::{BothModes, Trials, error_norm, eval_iterate, first_trial};
+use crate::error::IntegrationError;
+use crate::jacobian::{JacobianPoint, KeptJacobian};
+use crate::options::Options;
+use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed};
+use crate::system::{OdeSystem, eval_rhs};
 use nalgebra::{DMatrix, DVector};
 
 /// Simplified Newton iterations per attempt before the Jacobian is rebuilt.
@@ -39,20 +42,17 @@ pub struct Theta {
     theta: f64,
     options: Options,
     atol: Vec<f64>,
-    clock: FixedClock,
+    /// Fixed steps of `--step`, else steps chosen from step-doubling error estimates.
+    modes: BothModes,
     ends: StepEnds,
-    /// The Jacobian of `f` and the LU factors of `I − hθ J` for the step size `lu_h`.
-    jacobian: Option<DMatrix<f64>>,
-    lu: Option<(f64, nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>)>,
+    /// The Jacobian of `f` and the LU factors of `I − hθ J` with the step size `h` they are for.
+    kept: KeptJacobian,
     /// Newton's iterate, the right-hand side there, the residual and a work vector.
     y: Vec<f64>,
     f_y: Vec<f64>,
     residual: DVector<f64>,
     work: Vec<f64>,
     stats: Stats,
-    /// Without a fixed step (`--step`): the step size to try next, chosen from step-doubling
-    /// error estimates.
-    adaptive: Option<f64>,
 }
 
 /// The order of the θ-method (2 for the trapezoid, 1 otherwise).
@@ -77,16 +77,14 @@ impl Theta {
             theta,
             options,
             atol: Vec::new(),
-            clock: FixedClock::default(),
+            modes: BothModes::default(),
             ends: StepEnds::default(),
-            jacobian: None,
-            lu: None,
+            kept: KeptJacobian::default(),
             y: Vec::new(),
             f_y: Vec::new(),
             residual: DVector::zeros(0),
             work: Vec::new(),
             stats: Stats::default(),
-            adaptive: None,
         }
     }
 
@@ -99,40 +97,32 @@ impl Theta {
         point: &[f64],
         f_point: &[f64],
     ) -> Result<(), IntegrationError> {
-        let n = point.len();
-        let mut jacobian = self.jacobian.take().unwrap_or_else(|| DMatrix::zeros(n, n));
-        jacobian_at(
-            sys,
+        let at = JacobianPoint {
             t,
             point,
-            Some(f_point),
-            &|_| 1.0,
-            &mut self.work,
-            &mut jacobian,
-            &mut self.stats,
-        )?;
-        self.jacobian = Some(jacobian);
-        self.lu = None;
-        Ok(())
+            f_point: Some(f_point),
+            floor: &|_| 1.0,
+        };
+        self.kept.rebuild(sys, at, &mut self.work, &mut self.stats)
     }
 
     /// Factors `I − hθ J` for step size `h` unless the factors for it are at hand; false when
     /// the matrix is singular.
     fn factor(&mut self, h: f64) -> bool {
-        if matches!(&self.lu, Some((lu_h, _)) if *lu_h == h) {
+        if matches!(&self.kept.lu, Some((lu_h, _)) if *lu_h == h) {
             return true;
         }
-        let Some(jacobian) = &self.jacobian else {
+        let Some(jacobian) = &self.kept.jacobian else {
             return false;
         };
         let n = jacobian.nrows();
         let matrix = DMatrix::identity(n, n) - jacobian * (h * self.theta);
         let lu = matrix.lu();
         if !lu.is_invertible() {
-            self.lu = None;
+            self.kept.lu = None;
             return false;
         }
-        self.lu = Some((h, lu));
+        self.kept.lu = Some((h, lu));
         true
     }
 
@@ -154,13 +144,8 @@ impl Theta {
         for _ in 0..iterations {
             // A trial point or derivative that is not finite means this Jacobian led Newton
             // astray; the caller retries with a fresh one before failing.
-            if check_finite(t_new, &self.y, Quantity::State).is_err() {
+            if !eval_iterate(sys, t_new, &self.y, &mut self.f_y, &mut self.stats)? {
                 return Ok(false);
-            }
-            match eval_rhs(sys, t_new, &self.y, &mut self.f_y, &mut self.stats) {
-                Ok(()) => {}
-                Err(e) if e.is_recoverable() => return Ok(false),
-                Err(e) => return Err(e),
             }
             if full {
                 // Moved out for the call rather than copied: full Newton rebuilds every iteration.
@@ -179,7 +164,7 @@ impl Theta {
                     self.y[i] - self.ends.x[i] - h * (self.theta * self.f_y[i] + (1.0 - self.theta) * self.ends.f[i]);
                 self.residual[i] = -g;
             }
-            let Some((_, lu)) = &self.lu else {
+            let Some((_, lu)) = &self.kept.lu else {
                 return Ok(false);
             };
             if !lu.solve_mut(&mut self.residual) {
@@ -217,7 +202,7 @@ impl Theta {
     fn solve_step(&mut self, sys: &mut dyn OdeSystem, h: f64, t_new: f64) -> Result<bool, IntegrationError> {
         let t = self.ends.t;
         for attempt in 0..3 {
-            if attempt == 1 || (attempt == 0 && self.jacobian.is_none()) {
+            if attempt == 1 || (attempt == 0 && self.kept.jacobian.is_none()) {
                 let (x, f) = (std::mem::take(&mut self.ends.x), std::mem::take(&mut self.ends.f));
                 let built = self.build_jacobian(sys, t, &x, &f);
                 (self.ends.x, self.ends.f) = (x, f);
@@ -238,31 +223,21 @@ impl Theta {
             .ends
             .begin_step(sys, t_limit, &mut self.stats, self.options.max_steps)?;
         let p = order(self.theta);
-        let mut h = self.adaptive.unwrap_or(0.0);
-        if first || h <= 0.0 {
-            h = super::initial_step(
-                sys,
-                self.ends.t,
-                &self.ends.x,
-                &self.ends.f,
-                &self.atol,
-                self.options.rtol,
-                p as u32,
-                &mut self.stats,
-            )?;
-        }
-        if let Some(max) = self.options.max_step {
-            h = h.min(max);
-        }
+        let kept = self.modes.controlled.unwrap_or(0.0);
+        let h = first_trial(
+            sys,
+            &self.ends,
+            kept,
+            first,
+            &self.atol,
+            &self.options,
+            p as u32,
+            &mut self.stats,
+        )?;
         let (t, x, f) = (self.ends.t, self.ends.x.clone(), self.ends.f.clone());
-        let min_step = 10.0 * (t.abs() * f64::EPSILON).max(f64::MIN_POSITIVE);
+        let mut trials = Trials::new(t, h, f64::from(p));
         loop {
-            super::check_budget(t, &self.stats, self.options.max_steps)?;
-            if h < min_step {
-                return Err(IntegrationError::StepSizeUnderflow { time: t, step: h });
-            }
-            let t_new;
-            (h, t_new) = super::trial_step(t, h, t_limit, min_step);
+            let (h, t_new) = trials.next(t_limit, &self.stats, self.options.max_steps)?;
             // The whole step, then the two halves from the same start.
             let whole = self.solve_step(sys, h, t_new)?.then(|| self.y.clone());
             let half = whole.is_some() && self.solve_step(sys, 0.5 * h, t + 0.5 * h)?;
@@ -277,19 +252,16 @@ impl Theta {
                 self.ends.f.copy_from_slice(&f);
             }
             let Some(whole) = whole.filter(|_| second) else {
-                self.stats.rejected += 1;
-                h *= 0.25;
+                trials.failed(&mut self.stats);
                 continue;
             };
             let denominator = f64::from(2i32.pow(p as u32) - 1);
-            let error = super::error_norm(&x, &self.y, &whole, denominator, &self.atol, self.options.rtol);
-            let factor = super::step_factor(error, f64::from(p));
-            if error.is_nan() || error > 1.0 {
-                self.stats.rejected += 1;
-                h *= factor.min(0.9);
+            let (y, atol) = (&self.y, &self.atol);
+            let error = error_norm(|i| (y[i] - whole[i]) / denominator, &x, y, atol, self.options.rtol);
+            let Some(next) = trials.judge(error, &mut self.stats) else {
                 continue;
-            }
-            self.adaptive = Some(h * factor);
+            };
+            self.modes.controlled = Some(next);
             let (mut y, mut f_y) = (std::mem::take(&mut self.y), std::mem::take(&mut self.f_y));
             let info = self.ends.accept(t_new, &mut y, &mut f_y, &mut self.stats);
             (self.y, self.f_y) = (y, f_y);
@@ -306,29 +278,23 @@ impl Stepper for Theta {
     fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
         let dim = sys.dim();
         self.atol = self.options.atol_per_component(dim)?;
-        if self.options.step.is_some() {
-            self.clock.h = self.options.fixed_step(self.name)?;
-            self.adaptive = None;
-        } else {
-            // Chosen at the first step, from the derivative there.
-            self.adaptive = Some(0.0);
-        }
+        self.modes
+            .choose(self.options.step.is_none(), &self.options, self.name)?;
         self.ends.reset(dim, &mut self.stats);
         zeroed(dim, [&mut self.y, &mut self.f_y, &mut self.work]);
         self.residual = DVector::zeros(dim);
-        self.jacobian = None;
-        self.lu = None;
+        self.kept.forget();
         self.restart(t0, x0)
     }
 
     fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
-        if self.adaptive.is_some() {
+        if self.modes.controlled.is_some() {
             return self.adaptive_step(sys, t_limit);
         }
         let t = self.ends.t;
         self.ends
             .begin_step(sys, t_limit, &mut self.stats, self.options.max_steps)?;
-        let step = self.clock.next(t, t_limit);
+        let step = self.modes.clock.next(t, t_limit);
         let converged = self.solve_step(sys, step.h, step.t_new)?;
 
         if !converged {
@@ -341,24 +307,16 @@ impl Stepper for Theta {
             });
         }
         Ok(self
+            .modes
             .clock
             .finish(&step, &mut self.ends, &mut self.y, &mut self.f_y, &mut self.stats))
     }
 
-    fn interpolate(&self, t: f64, out: &mut [f64]) {
-        self.ends.hermite(t, out);
-    }
-
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
-        self.clock.restart_at(&mut self.ends, t, x)?;
-        if self.adaptive.is_some() {
-            self.adaptive = Some(0.0);
-        }
-        // The Jacobian belongs to the old trajectory (after an event the equations may differ).
-        self.jacobian = None;
-        self.lu = None;
+        self.modes.restart_at(&mut self.ends, t, x)?;
+        self.kept.forget();
         Ok(())
     }
 
-    step_ends_accessors!();
+    step_accessors!(ends with hermite);
 }

@@ -1,7 +1,7 @@
 //! The Jacobian and the iteration matrix `M = I − c·J` of the implicit methods, dense or sparse.
 //!
 //! Input: a Jacobian, dense (`n × n`) or sparse (the rows of a fixed pattern and their values,
-//! from a system that provides them, [`super::OdeSystem::jacobian_pattern`]), and the factor
+//! from a system that provides them, [`crate::OdeSystem::jacobian_pattern`]), and the factor
 //! `c`. Output: the LU factors of `M`, which solve `M y = b` in place. Small systems use
 //! [`DenseLu`], a plain column-major LU with partial pivoting (also for the complex matrix of
 //! Radau IIA); a system with a pattern and more than [`SPARSE_STATES`] states uses
@@ -143,26 +143,26 @@ impl SparsePattern {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn difference_values(
         &self,
-        sys: &mut dyn super::OdeSystem,
+        sys: &mut dyn crate::OdeSystem,
         t: f64,
         point: &[f64],
         f_point: &[f64],
         floor: &dyn Fn(usize) -> f64,
         work: &mut [f64],
         values: &mut [f64],
-        stats: &mut super::Stats,
-    ) -> Result<(), super::IntegrationError> {
+        stats: &mut crate::Stats,
+    ) -> Result<(), crate::IntegrationError> {
         let n = self.n;
         let mut column = vec![0.0; n];
         let mut step = vec![0.0; n];
         for color in 0..self.n_colors as u32 {
             work.copy_from_slice(point);
             for j in (0..n).filter(|&j| self.colors[j] == color) {
-                let delta = super::difference_step(point[j], floor(j));
+                let delta = crate::jacobian::difference_step(point[j], floor(j));
                 work[j] = point[j] + delta;
                 step[j] = work[j] - point[j];
             }
-            super::eval_rhs(sys, t, work, &mut column, stats)?;
+            crate::system::eval_rhs(sys, t, work, &mut column, stats)?;
             let mut k = 0;
             for (i, row) in self.rows.iter().enumerate() {
                 for &j in row {

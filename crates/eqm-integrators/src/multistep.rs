@@ -15,12 +15,12 @@
 //!
 //! It deliberately has no step size control and no predictor–corrector (Adams–Moulton) stage.
 
-use super::explicit::{FixedClock, RkStages};
-use super::tableau::{self, Tableau};
-use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepEnds, StepInfo, Stepper, axpy, check_finite, eval_rhs,
-    step_ends_accessors, zeroed,
-};
+use crate::error::{IntegrationError, Quantity, check_finite};
+use crate::explicit::{FixedClock, RkStages, axpy};
+use crate::options::Options;
+use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed};
+use crate::system::{OdeSystem, eval_rhs};
+use crate::tableau::{self, Tableau};
 
 /// The coefficients β_j of `f_{n−j}`, already divided by their common denominator.
 const AB2: [f64; 2] = [3.0 / 2.0, -1.0 / 2.0];
@@ -134,15 +134,11 @@ impl Stepper for AdamsBashforth {
         Ok(info)
     }
 
-    fn interpolate(&self, t: f64, out: &mut [f64]) {
-        self.ends.hermite(t, out);
-    }
-
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
         self.clock.restart_at(&mut self.ends, t, x)?;
         self.valid = 0;
         Ok(())
     }
 
-    step_ends_accessors!();
+    step_accessors!(ends with hermite);
 }

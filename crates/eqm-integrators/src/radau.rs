@@ -4,15 +4,15 @@
 //! Input: [`Options`] (`rtol`, `atol`, optional first and maximum step, or a fixed `step`).
 //! Output: accepted steps with the collocation polynomial as dense output.
 //!
-//! Each step solves the collocation system for the stage increments `Z` by simplified Newton.
-//! The 3n × 3n iteration matrix is decoupled by the eigenvectors of the method's matrix into one
-//! real system `(μ/h − J)` and one complex one `(μ_c/h − J)`, each factored once (nalgebra LU)
-//! and kept while the step size and Jacobian do not change. The Jacobian (difference quotients
-//! scaled by the error weights) is kept across steps and rebuilt only when Newton converged
-//! slowly. The error estimate is RADAU5's (filtered through the real factorisation, refined once
-//! after a rejection), the step size follows Gustafsson's predictive controller, and steps that
-//! would change `h` by less than 20% keep it, so the factorisations can be reused. The Newton
-//! iteration starts from the previous step's collocation polynomial.
+//! Each step solves the collocation system for the stage increments `Z` by simplified Newton. The
+//! 3n × 3n iteration matrix is decoupled by the eigenvectors of the method's matrix into one real
+//! system `(μ/h − J)` and one complex one `(μ_c/h − J)`, each factored once (`linalg::DenseLu`) and
+//! kept while the step size and Jacobian do not change. The Jacobian (difference quotients scaled
+//! by the error weights) is kept across steps and rebuilt only when Newton converged slowly. The
+//! error estimate is RADAU5's (filtered through the real factorisation, refined once after a
+//! rejection), the step size follows Gustafsson's predictive controller, and steps that would
+//! change `h` by less than 20% keep it, so the factorisations can be reused. The Newton iteration
+//! starts from the previous step's collocation polynomial.
 //!
 //! With a fixed step (`Options::step` is `Some(h)`) every step has size `h` (the last one shorter
 //! when it lands on the time limit), there is no error estimate and no rejection, and Newton's
@@ -26,12 +26,18 @@
 //! The Jacobian is the system's own when it has one (a model's symbolic Jacobian), else forward
 //! differences. Deliberately not here: sparse LU and the variable-order RADAU.
 
-use super::explicit::{FixedClock, FixedStep};
-use super::{
-    IntegrationError, OdeSystem, Options, Quantity, Stats, StepInfo, Stepper, check_finite, eval_rhs,
-    fixed_step_newton_tolerance, initial_step, jacobian_at,
+use crate::control::{
+    check_budget, check_restart, check_step_limit, eval_iterate, fixed_step_newton_tolerance, initial_step, min_step,
+    newton_converged, newton_fails, newton_safety, rms, trial_step,
 };
-use nalgebra::{Complex, DMatrix, DVector};
+use crate::error::{IntegrationError, Quantity, check_finite};
+use crate::explicit::{FixedClock, FixedStep};
+use crate::jacobian::{JacobianPoint, KeptJacobian};
+use crate::linalg;
+use crate::options::Options;
+use crate::stepper::{Stats, StepInfo, Stepper, step_accessors};
+use crate::system::{OdeSystem, eval_rhs};
+use nalgebra::{Complex, DVector};
 
 const NEWTON_MAX_ITERATIONS: usize = 6;
 /// Newton iterations per attempt in the fixed-step mode: its tolerance is far tighter, and a
@@ -119,8 +125,8 @@ fn dense_coefficients() -> [[f64; 3]; 3] {
     ]
 }
 
-type RealLu = super::linalg::DenseLu<f64>;
-type ComplexLu = super::linalg::DenseLu<Complex<f64>>;
+type RealLu = linalg::DenseLu<f64>;
+type ComplexLu = linalg::DenseLu<Complex<f64>>;
 
 /// The last accepted step's collocation polynomial.
 #[derive(Debug, Clone)]
@@ -159,9 +165,9 @@ pub struct Radau {
     h: f64,
     h_old: Option<f64>,
     error_old: Option<f64>,
-    jacobian: Option<DMatrix<f64>>,
+    /// The Jacobian, and the factors of `μ/h − J` and `μ_c/h − J` with their `h`.
+    kept: KeptJacobian<(f64, RealLu, ComplexLu)>,
     jacobian_current: bool,
-    lu: Option<(f64, RealLu, ComplexLu)>,
     dense: Option<Dense>,
     needs_start: bool,
     work: Vec<f64>,
@@ -233,9 +239,8 @@ impl Radau {
             h: 0.0,
             h_old: None,
             error_old: None,
-            jacobian: None,
+            kept: KeptJacobian::default(),
             jacobian_current: false,
-            lu: None,
             dense: None,
             needs_start: true,
             work: Vec::new(),
@@ -250,40 +255,29 @@ impl Radau {
         if self.needs_start { None } else { self.dense.as_ref() }
     }
 
-    fn norm(v: impl Iterator<Item = f64>, n: usize) -> f64 {
-        (v.map(|x| x * x).sum::<f64>() / n.max(1) as f64).sqrt()
-    }
-
     fn build_jacobian(&mut self, sys: &mut dyn OdeSystem) -> Result<(), IntegrationError> {
-        let n = self.x.len();
-        let mut j = self.jacobian.take().unwrap_or_else(|| DMatrix::zeros(n, n));
         let (atol, rtol, x) = (&self.atol, self.options.rtol, &self.x);
         let floor = |i: usize| atol[i] + rtol * x[i].abs();
-        jacobian_at(
-            sys,
-            self.t,
-            x,
-            Some(&self.f),
-            &floor,
-            &mut self.work,
-            &mut j,
-            &mut self.stats,
-        )?;
-        self.jacobian = Some(j);
+        let at = JacobianPoint {
+            t: self.t,
+            point: x,
+            f_point: Some(&self.f),
+            floor: &floor,
+        };
+        self.kept.rebuild(sys, at, &mut self.work, &mut self.stats)?;
         self.jacobian_current = true;
-        self.lu = None;
         Ok(())
     }
 
     /// Factors `μ/h − J` and `μ_c/h − J` for step `h` unless at hand; false when singular.
     fn factor(&mut self, h: f64) -> bool {
-        if matches!(&self.lu, Some((lu_h, ..)) if *lu_h == h) {
+        if matches!(&self.kept.lu, Some((lu_h, ..)) if *lu_h == h) {
             return true;
         }
-        let Some(j) = &self.jacobian else { return false };
+        let Some(j) = &self.kept.jacobian else { return false };
         let n = j.nrows();
         // The previous factors' storage is reused.
-        let (mut real, mut complex): (RealLu, ComplexLu) = match self.lu.take() {
+        let (mut real, mut complex): (RealLu, ComplexLu) = match self.kept.lu.take() {
             Some((_, real, complex)) => (real, complex),
             None => Default::default(),
         };
@@ -295,7 +289,7 @@ impl Radau {
         if !regular {
             return false;
         }
-        self.lu = Some((h, real, complex));
+        self.kept.lu = Some((h, real, complex));
         true
     }
 
@@ -331,16 +325,11 @@ impl Radau {
                 for ((p, x), dz) in b.point.iter_mut().zip(&self.x).zip(z) {
                     *p = x + dz;
                 }
-                if check_finite(self.t, &b.point, Quantity::State).is_err() {
+                if !eval_iterate(sys, self.t + node * h, &b.point, f, &mut self.stats)? {
                     return Ok(None);
                 }
-                match eval_rhs(sys, self.t + node * h, &b.point, f, &mut self.stats) {
-                    Ok(()) => {}
-                    Err(e) if e.is_recoverable() => return Ok(None),
-                    Err(e) => return Err(e),
-                }
             }
-            let Some((_, real, complex)) = &self.lu else {
+            let Some((_, real, complex)) = &self.kept.lu else {
                 return Ok(None);
             };
             let (f, w) = (&b.f, &b.w);
@@ -354,7 +343,7 @@ impl Radau {
                 return Ok(None);
             }
             let (dw_real, dw_complex, scale) = (&b.dw_real, &b.dw_complex, &b.scale);
-            let size = Radau::norm(
+            let size = rms(
                 (0..n).flat_map(|i| {
                     [
                         dw_real[i] / scale[i],
@@ -368,7 +357,7 @@ impl Radau {
                 rate = Some(size / p);
             }
             if let Some(r) = rate
-                && (r >= 1.0 || r.powi((max_iterations - k) as i32) / (1.0 - r) * size > tolerance)
+                && newton_fails(r, size, max_iterations - k, tolerance)
             {
                 return Ok(None);
             }
@@ -382,7 +371,7 @@ impl Radau {
                     *x = T[r][0] * b.w[0][i] + T[r][1] * b.w[1][i] + T[r][2] * b.w[2][i];
                 }
             }
-            if size == 0.0 || rate.is_some_and(|r| r / (1.0 - r) * size < tolerance) {
+            if newton_converged(size, rate, tolerance) {
                 return Ok(Some(Collocation {
                     iterations: k + 1,
                     rate,
@@ -440,7 +429,7 @@ impl Radau {
     /// nominal `h` for a full step, so that the factorisations stay valid from step to step
     /// (the clock's end time differs from `t + h` only by rounding).
     fn fixed_step(&mut self, sys: &mut dyn OdeSystem, step: &FixedStep, h: f64) -> Result<StepInfo, IntegrationError> {
-        super::check_budget(self.t, &self.stats, self.options.max_steps)?;
+        check_budget(self.t, &self.stats, self.options.max_steps)?;
         if self.needs_start {
             eval_rhs(sys, self.t, &self.x, &mut self.f, &mut self.stats)?;
             self.needs_start = false;
@@ -450,7 +439,7 @@ impl Radau {
         let rtol = self.options.rtol;
         let tolerance = fixed_step_newton_tolerance(rtol);
         self.prepare_step(h);
-        if self.jacobian.is_none() {
+        if self.kept.jacobian.is_none() {
             self.build_jacobian(sys)?;
         }
         loop {
@@ -506,29 +495,18 @@ impl Stepper for Radau {
     fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
         let n = sys.dim();
         self.atol = self.options.atol_per_component(n)?;
-        self.clock = match self.options.step {
-            Some(_) => {
-                let mut clock = FixedClock::default();
-                clock.h = self.options.fixed_step("radau5")?;
-                Some(clock)
-            }
-            None => None,
-        };
+        self.clock = FixedClock::if_step_given(&self.options, "radau5")?;
         self.stats = Stats::default();
         self.x = vec![0.0; n];
         self.f = vec![0.0; n];
         self.work = vec![0.0; n];
         self.buffers.resize(n);
-        self.jacobian = None;
+        self.kept.jacobian = None;
         self.restart(t0, x0)
     }
 
     fn step(&mut self, sys: &mut dyn OdeSystem, t_limit: f64) -> Result<StepInfo, IntegrationError> {
-        if t_limit.is_nan() || t_limit <= self.t {
-            return Err(IntegrationError::InvalidInput {
-                message: format!("the step limit {t_limit} is not after the current time {}", self.t),
-            });
-        }
+        check_step_limit(self.t, t_limit)?;
         if let Some(clock) = &self.clock {
             let (step, h) = (clock.next(self.t, t_limit), clock.h);
             return self.fixed_step(sys, &step, h);
@@ -547,7 +525,7 @@ impl Stepper for Radau {
             self.needs_start = false;
         }
         let tolerance = (10.0 * f64::EPSILON / rtol.max(f64::EPSILON)).max(0.03f64.min(rtol.sqrt()));
-        let min_step = 10.0 * (self.t.abs() * f64::EPSILON).max(f64::MIN_POSITIVE);
+        let min_step = min_step(self.t);
         let mut h = self.h.min(max_step);
         if h < self.h {
             self.h_old = None;
@@ -555,23 +533,16 @@ impl Stepper for Radau {
         }
         let mut rejected = false;
         loop {
-            if self.stats.steps + self.stats.rejected >= self.options.max_steps {
-                return Err(IntegrationError::TooManySteps {
-                    time: self.t,
-                    max_steps: self.options.max_steps,
-                });
-            }
+            check_budget(self.t, &self.stats, self.options.max_steps)?;
             if h < min_step {
                 return Err(IntegrationError::StepSizeUnderflow { time: self.t, step: h });
             }
-            let t_new = if self.t + h >= t_limit || t_limit - (self.t + h) < min_step {
-                t_limit
-            } else {
-                self.t + h
-            };
+            // The size is the distance to the end as computed, which rounding can make differ
+            // from the `h` asked for; the factorisations and the dense output use this one.
+            let (_, t_new) = trial_step(self.t, h, t_limit, min_step);
             h = t_new - self.t;
             self.prepare_step(h);
-            if self.jacobian.is_none() {
+            if self.kept.jacobian.is_none() {
                 self.build_jacobian(sys)?;
             }
             let mut solved = None;
@@ -590,7 +561,7 @@ impl Stepper for Radau {
             let Some(solution) = solved else {
                 self.stats.rejected += 1;
                 h *= 0.5;
-                self.lu = None;
+                self.kept.lu = None;
                 continue;
             };
             let b = &mut self.buffers;
@@ -602,12 +573,11 @@ impl Stepper for Radau {
                 b.scale[i] = self.atol[i] + rtol * x.abs().max(b.y_new[i].abs());
                 b.error[i] = self.f[i] + b.ze[i];
             }
-            let Some((_, real, _)) = &self.lu else { continue };
+            let Some((_, real, _)) = &self.kept.lu else { continue };
             real.solve(&mut b.error);
             let (error, ze, scale) = (&b.error, &b.ze, &b.scale);
-            let mut error_norm = Radau::norm((0..n).map(|i| error[i] / scale[i]), n);
-            let safety =
-                0.9 * (2 * NEWTON_MAX_ITERATIONS + 1) as f64 / (2 * NEWTON_MAX_ITERATIONS + solution.iterations) as f64;
+            let mut error_norm = rms((0..n).map(|i| error[i] / scale[i]), n);
+            let safety = newton_safety(NEWTON_MAX_ITERATIONS, solution.iterations);
             if rejected && error_norm > 1.0 {
                 // RADAU5's refinement after a rejection: one more filtering with f at y + error.
                 let probe: Vec<f64> = (0..n).map(|i| self.x[i] + error[i]).collect();
@@ -615,7 +585,7 @@ impl Stepper for Radau {
                 eval_rhs(sys, self.t, &probe, &mut f_probe, &mut self.stats)?;
                 let mut refined = DVector::from_iterator(n, (0..n).map(|i| f_probe[i] + ze[i]));
                 real.solve(refined.as_mut_slice());
-                error_norm = Radau::norm((0..n).map(|i| refined[i] / scale[i]), n);
+                error_norm = rms((0..n).map(|i| refined[i] / scale[i]), n);
             }
             if !error_norm.is_finite() || error_norm > 1.0 {
                 self.stats.rejected += 1;
@@ -625,7 +595,7 @@ impl Stepper for Radau {
                     MIN_FACTOR
                 };
                 h *= MIN_FACTOR.max(safety * factor);
-                self.lu = None;
+                self.kept.lu = None;
                 rejected = true;
                 continue;
             }
@@ -635,7 +605,7 @@ impl Stepper for Radau {
             if !recompute_jacobian && factor < 1.2 {
                 factor = 1.0;
             } else {
-                self.lu = None;
+                self.kept.lu = None;
             }
             self.store_collocation_polynomial(h);
             let t_prev = self.t;
@@ -663,7 +633,7 @@ impl Stepper for Radau {
     }
 
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {
-        super::check_restart(t, x, self.x.len())?;
+        check_restart(t, x, self.x.len())?;
         self.t = t;
         self.x.copy_from_slice(x);
         self.needs_start = true;
@@ -671,20 +641,9 @@ impl Stepper for Radau {
             clock.restart(t);
         }
         self.dense = None;
-        self.jacobian = None;
-        self.lu = None;
+        self.kept.forget();
         Ok(())
     }
 
-    fn state(&self) -> &[f64] {
-        &self.x
-    }
-
-    fn time(&self) -> f64 {
-        self.t
-    }
-
-    fn stats(&self) -> Stats {
-        self.stats
-    }
+    step_accessors!(x, t);
 }

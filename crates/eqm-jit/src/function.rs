@@ -2,6 +2,12 @@
 //! `fn(inputs: *const f64, outputs: *mut f64, status: *mut u64)`, and the statements of model
 //! algorithm sections inside a segment function.
 //!
+//! Input: a user function of the flat model (or the statements of an algorithm section) and the
+//! translator of the function being built. Output: the function defined in the shared module
+//! (or the statements' code in the segment function), failures reported through the status
+//! block. Expressions inside statements are translated by `translate`; this module deliberately
+//! only builds the control flow and the places statements assign.
+//!
 //! Every slot of a user function (inputs, outputs, protected variables, run-time loop indices)
 //! is a Cranelift variable, so the SSA construction of the frontend handles assignments in
 //! branches and loops. Inputs are loaded from the input array on entry; outputs and protected
@@ -11,8 +17,8 @@
 //! Algorithm sections have no locals: they read and write model slots in memory (see
 //! `SegmentLeaves::cache`).
 //!
-//! Semantics of the statements, the interpreter's (from `flat::Statement`,
-//! `flatten::functions` and `interp`):
+//! Semantics of the statements, those of `flat::Statement` as the flattener builds them and the
+//! simulator's interpreter runs them:
 //! - `for i in start:step:stop`: the range is evaluated once before the loop; a zero (or NaN)
 //!   step fails ([`FailureKind::ZeroStep`]); `i` takes the values `start, start + step, ...`
 //!   and the loop ends once `i > stop` (`step > 0`) or `i < stop` (`step < 0`).
@@ -223,20 +229,12 @@ impl Body<'_, '_, '_, '_> {
                 span,
             } => self.for_loop(*index, [*start, *step, *stop], body, *span)?,
             Statement::While { condition, body, .. } => {
-                let header = self.t.b.create_block();
-                let inside = self.t.b.create_block();
-                let exit = self.t.b.create_block();
-                self.t.b.ins().jump(header, &[]);
-                self.t.b.switch_to_block(header);
-                let c = self.condition(*condition)?;
-                self.t.b.ins().brif(c, inside, &[], exit, &[]);
-                self.t.b.switch_to_block(inside);
-                self.breaks.push(exit);
-                self.statements(body)?;
-                self.breaks.pop();
-                self.t.spend_budget();
-                self.t.b.ins().jump(header, &[]);
-                self.t.b.switch_to_block(exit);
+                let test = |s: &mut Self, inside: Block, exit: Block| {
+                    let c = s.condition(*condition)?;
+                    s.t.b.ins().brif(c, inside, &[], exit, &[]);
+                    Ok(())
+                };
+                self.repeat(body, test, |_| {})?;
             }
             Statement::Assert {
                 condition,
@@ -293,28 +291,50 @@ impl Body<'_, '_, '_, '_> {
         let no_step = self.t.b.ins().bor(is_zero, is_nan);
         let fault = self.t.sh.fault(FailureKind::ZeroStep { span });
         self.t.fail_if(no_step, status::TABLE, fault);
+        // The loop ends once `i` is beyond `stop` in the direction of `step`.
+        let test = |s: &mut Self, inside: Block, exit: Block| {
+            let i = s.t.b.use_var(index);
+            let zero = s.t.real(0.0);
+            let b = &mut s.t.b;
+            let up = b.ins().fcmp(FloatCC::GreaterThan, step, zero);
+            let down = b.ins().fcmp(FloatCC::LessThan, step, zero);
+            let beyond = b.ins().fcmp(FloatCC::GreaterThan, i, stop);
+            let before = b.ins().fcmp(FloatCC::LessThan, i, stop);
+            let rising_done = b.ins().band(up, beyond);
+            let falling_done = b.ins().band(down, before);
+            let done = b.ins().bor(rising_done, falling_done);
+            b.ins().brif(done, exit, &[], inside, &[]);
+            Ok(())
+        };
+        let advance = |s: &mut Self| {
+            let i = s.t.b.use_var(index);
+            let next = s.t.b.ins().fadd(i, step);
+            s.t.b.def_var(index, next);
+        };
+        self.repeat(body, test, advance)
+    }
+
+    /// A loop: the header block runs `test`, which branches to the body block or to the exit
+    /// block (its arguments, in that order); the body runs the statements, then `advance`,
+    /// spends one unit of the iteration budget and jumps back to the header. `break` leads to
+    /// the exit block, where code continues.
+    fn repeat(
+        &mut self,
+        body: &[Statement],
+        test: impl FnOnce(&mut Self, Block, Block) -> Result<(), JitError>,
+        advance: impl FnOnce(&mut Self),
+    ) -> Result<(), JitError> {
         let header = self.t.b.create_block();
         let inside = self.t.b.create_block();
         let exit = self.t.b.create_block();
         self.t.b.ins().jump(header, &[]);
         self.t.b.switch_to_block(header);
-        let i = self.t.b.use_var(index);
-        let zero = self.t.real(0.0);
-        let up = self.t.b.ins().fcmp(FloatCC::GreaterThan, step, zero);
-        let down = self.t.b.ins().fcmp(FloatCC::LessThan, step, zero);
-        let beyond = self.t.b.ins().fcmp(FloatCC::GreaterThan, i, stop);
-        let before = self.t.b.ins().fcmp(FloatCC::LessThan, i, stop);
-        let rising_done = self.t.b.ins().band(up, beyond);
-        let falling_done = self.t.b.ins().band(down, before);
-        let done = self.t.b.ins().bor(rising_done, falling_done);
-        self.t.b.ins().brif(done, exit, &[], inside, &[]);
+        test(self, inside, exit)?;
         self.t.b.switch_to_block(inside);
         self.breaks.push(exit);
         self.statements(body)?;
         self.breaks.pop();
-        let i = self.t.b.use_var(index);
-        let next = self.t.b.ins().fadd(i, step);
-        self.t.b.def_var(index, next);
+        advance(self);
         self.t.spend_budget();
         self.t.b.ins().jump(header, &[]);
         self.t.b.switch_to_block(exit);

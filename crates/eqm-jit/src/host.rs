@@ -5,6 +5,9 @@
 //! are `extern "C"` (the JIT calls them with the platform's C convention) and never panic:
 //! unwinding out of an `extern "C"` function would abort the process, so an operation the
 //! evaluator cannot perform gives NaN instead.
+//!
+//! Input: a built-in function or operator. Output: the host function implementing it, with its
+//! symbol, address and arity, for the module to import. This module deliberately emits no code.
 
 use eqm_ir::builtins::{ALL, Builtin, Eval};
 use eqm_ir::expr::BinOp;

@@ -1,5 +1,10 @@
 //! State shared by all functions of one compilation: the Cranelift module, the declared host
 //! imports, the user functions still to be compiled and the failures statements can report.
+//!
+//! Input: the module, the expression arena and the model's user functions. Output: each host
+//! function and user function declared once (a user function queued for compilation when a call
+//! first needs it), the signatures of segment and user functions, the failure table, and
+//! whether an expression calls a user function. It deliberately emits no code.
 
 use super::JitError;
 use super::host::HostFn;

@@ -7,91 +7,33 @@
 //! `if`, so the memo is scoped: entering a branch opens a scope, and leaving it forgets whatever
 //! the branch added. Literals are not memoised but emitted at each use, which keeps their live
 //! ranges short. Leaves (variables, time, function locals) are read through [`Leaves`].
+//!
+//! Input: expression nodes of the arena, in a Cranelift function being built. Output: the
+//! Cranelift value of each, computed with the evaluator's semantics bit for bit, or a
+//! [`JitError`] for a node the JIT does not translate (found before any of its code is
+//! emitted). This module walks expressions and emits operators; reading and writing slots is in
+//! `slots`, the status block (roots, failures, the iteration budget, call depth) in `checks`,
+//! built-in and user-function calls in `calls`. It deliberately translates no statement (that is
+//! `function`) and decides nothing about which assignments a function holds (that is
+//! `segment`).
 
-use super::host::{self, HostFn};
+mod calls;
+mod checks;
+mod slots;
+
+pub use slots::SliceLengths;
+pub(crate) use slots::{Hoist, Leaves, SegmentLeaves};
+
+use super::JitError;
+use super::host;
 use super::shared::Shared;
-use super::{JitError, status};
-use cranelift_codegen::cursor::{Cursor, FuncCursor};
-use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::immediates::Ieee64;
-use cranelift_codegen::ir::{
-    Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, StackSlot, StackSlotData, StackSlotKind, Value, types,
-};
-use cranelift_frontend::{FunctionBuilder, Variable};
+use cranelift_codegen::ir::{Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, StackSlot, Value, types};
+use cranelift_frontend::FunctionBuilder;
 use cranelift_module::Module;
 use eqm_ir::builtins::{Builtin, BuiltinKind, Eval};
-use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FuncId, FxBuild, FxHashMap, Node, UnOp, VarId};
-use eqm_ir::slot::Slot;
-use std::collections::HashSet;
-
-/// The largest index whose byte offset (`8 * index`) fits the 32-bit offset of a load.
-const MAX_INDEX: u32 = (i32::MAX / 8) as u32;
-
-/// How many elements of each array a segment touches (the largest index used, plus one).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SliceLengths {
-    pub x: usize,
-    pub p: usize,
-    pub dx: usize,
-    pub work: usize,
-}
-
-impl SliceLengths {
-    pub(super) fn record(&mut self, slot: Slot) {
-        let (field, i) = match slot {
-            Slot::Time => return,
-            Slot::State(i) => (&mut self.x, i),
-            Slot::Param(i) => (&mut self.p, i),
-            Slot::Der(i) => (&mut self.dx, i),
-            Slot::Work(i) => (&mut self.work, i),
-        };
-        *field = (*field).max(i as usize + 1);
-    }
-}
-
-/// The leaves of a segment function: time, and the four arrays of `f(t, x, p, dx, work)`.
-pub(super) struct SegmentLeaves<'a> {
-    pub slot_of: &'a dyn Fn(VarId) -> Option<Slot>,
-    pub t: Value,
-    /// Where loads first needed inside a branch are placed.
-    pub hoist: Hoist,
-    /// Base pointers of `x`, `p`, `dx`, `work`.
-    pub base: [Value; 4],
-    /// Inside the body of a re-rolled loop: the pointer each slot of the body's template is
-    /// addressed from (the base of its array moved by the repetitions so far); see
-    /// [`super::reroll`].
-    pub rolled: Option<FxHashMap<Slot, Value>>,
-    /// The current value of each slot read or written so far in this function (see
-    /// [`Translator::read_slot`]); after a write the stored value is reused.
-    pub values: FxHashMap<Slot, Value>,
-    /// Slots whose value some memoised node depends on. Writing such a slot again makes those
-    /// nodes stale, so the memo is cleared (causalised programs write each slot once, so this
-    /// is rare).
-    pub observed: HashSet<Slot, FxBuild>,
-    /// Whether slot values are kept in registers (`values`). Off for algorithm statements,
-    /// whose loops and branches make a register value stale at their joins: there every read
-    /// loads and every write stores.
-    pub cache: bool,
-    pub lengths: &'a mut SliceLengths,
-}
-
-/// Where a load is placed when its value is first needed inside a branch: somewhere that
-/// dominates every later use in the function (or in the body of a loop).
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Hoist {
-    /// At the top of this block (the function's entry, or the block after a loop).
-    Top(Block),
-    /// Before the terminator of this block (the header of a loop, whose parameters the loads
-    /// use).
-    BeforeEnd(Block),
-}
-
-/// Where the leaves of an expression come from.
-pub(super) enum Leaves<'a> {
-    Segment(SegmentLeaves<'a>),
-    /// A user-function body: one Cranelift variable per function slot.
-    Function(Vec<Variable>),
-}
+use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp};
 
 /// An entry of the scope log: what to forget when a branch scope closes.
 enum Undo {
@@ -157,156 +99,6 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         }
     }
 
-    /// Starts root `site` (an assignment, a statement list or a result) whose code is `e`:
-    /// like the interpreter, each root that can call a user function starts with the full
-    /// iteration budget, and computes its calls itself (the interpreter shares nodes only within
-    /// a root), so that it spends exactly the budget the interpreter spends.
-    pub fn begin_root(&mut self, site: u64, e: ExprId) {
-        self.site = site;
-        if self.sh.calls_user(e) {
-            self.forget();
-            self.reset_budget();
-        }
-    }
-
-    /// The base pointers of `x`, `p`, `dx` and `work` in a segment function.
-    pub fn segment_bases(&self) -> Option<[Value; 4]> {
-        match &self.leaves {
-            Leaves::Segment(seg) => Some(seg.base),
-            Leaves::Function(_) => None,
-        }
-    }
-
-    /// Records that the segment touches `slot` (for the slice lengths the safe wrapper checks).
-    pub fn record_length(&mut self, slot: Slot) {
-        if let Leaves::Segment(seg) = &mut self.leaves {
-            seg.lengths.record(slot);
-        }
-    }
-
-    /// Starts the body of a re-rolled loop whose header is `header`: from now on each slot is
-    /// addressed from its pointer in `pointers`, loads first needed inside a branch go to the
-    /// end of the header, and failing roots count repetitions. Nothing computed before the
-    /// loop is reused inside it: the same template slot means another slot in each repetition.
-    pub fn begin_rolled(&mut self, pointers: FxHashMap<Slot, Value>, header: Block, counter: Value, period: i64) {
-        self.forget();
-        if let Leaves::Segment(seg) = &mut self.leaves {
-            seg.values.clear();
-            seg.rolled = Some(pointers);
-            seg.hoist = Hoist::BeforeEnd(header);
-        }
-        self.site_step = Some((counter, period));
-    }
-
-    /// Ends a re-rolled loop; code continues in block `after`. Values of the body's last
-    /// repetition are forgotten, and loads first needed inside a branch go to the top of
-    /// `after`, where the loop's writes are done.
-    pub fn end_rolled(&mut self, after: Block) {
-        self.forget();
-        if let Leaves::Segment(seg) = &mut self.leaves {
-            seg.values.clear();
-            seg.rolled = None;
-            seg.hoist = Hoist::Top(after);
-        }
-        self.site_step = None;
-    }
-
-    /// The failing root as an `i64` value.
-    fn site_value(&mut self) -> Value {
-        match self.site_step {
-            None => self.b.ins().iconst(types::I64, self.site as i64),
-            Some((counter, period)) => {
-                let moved = self.b.ins().imul_imm_s(counter, period);
-                self.b.ins().iadd_imm_s(moved, self.site as i64)
-            }
-        }
-    }
-
-    /// Starts a statement list as root `site`, with the full iteration budget.
-    pub fn begin_statements(&mut self, site: u64) {
-        self.site = site;
-        self.reset_budget();
-    }
-
-    fn status_field(&mut self, offset: i32) -> Value {
-        self.b
-            .ins()
-            .load(types::I64, MemFlagsData::trusted(), self.status, offset)
-    }
-
-    fn set_status_field(&mut self, offset: i32, v: Value) {
-        self.b.ins().store(MemFlagsData::trusted(), v, self.status, offset);
-    }
-
-    fn reset_budget(&mut self) {
-        let limit = self.status_field(status::LIMIT);
-        self.set_status_field(status::BUDGET, limit);
-    }
-
-    /// Leaves for the exit block if a failure was reported (after a call).
-    pub fn check_failure(&mut self) {
-        let code = self.status_field(status::CODE);
-        let site = self.site_value();
-        let next = self.b.create_block();
-        self.b.ins().brif(code, self.exit, &[BlockArg::Value(site)], next, &[]);
-        self.b.switch_to_block(next);
-    }
-
-    /// Reports failure `code` (with `payload` for [`status::TABLE`]) and leaves for the exit
-    /// block; code after it is emitted into a fresh block that nothing reaches.
-    pub fn fail(&mut self, code: i64, payload: u64) {
-        let code = self.b.ins().iconst(types::I64, code);
-        self.set_status_field(status::CODE, code);
-        let payload = self.b.ins().iconst(types::I64, payload as i64);
-        self.set_status_field(status::PAYLOAD, payload);
-        let site = self.site_value();
-        self.b.ins().jump(self.exit, &[BlockArg::Value(site)]);
-        let dead = self.b.create_block();
-        self.b.switch_to_block(dead);
-    }
-
-    /// Fails with `code` when `condition` (an `i8`) holds.
-    pub fn fail_if(&mut self, condition: Value, code: i64, payload: u64) {
-        let failing = self.b.create_block();
-        let next = self.b.create_block();
-        self.b.ins().brif(condition, failing, &[], next, &[]);
-        self.b.switch_to_block(failing);
-        self.fail(code, payload);
-        self.b.ins().jump(next, &[]);
-        self.b.switch_to_block(next);
-    }
-
-    /// Spends one unit of the iteration budget (a call or a backward jump of a loop), failing
-    /// like the interpreter when none is left.
-    pub fn spend_budget(&mut self) {
-        let budget = self.status_field(status::BUDGET);
-        let empty = self.b.ins().icmp_imm_s(IntCC::Equal, budget, 0);
-        self.fail_if(empty, status::ITERATION_LIMIT, 0);
-        let left = self.b.ins().iadd_imm_s(budget, -1);
-        self.set_status_field(status::BUDGET, left);
-    }
-
-    /// Enters a user-function frame: fails like the interpreter when
-    /// [`eqm_ir::failure::MAX_CALL_DEPTH`] frames are active already.
-    pub fn enter_frame(&mut self) {
-        let depth = self.status_field(status::DEPTH);
-        let deep = self.b.ins().icmp_imm_s(
-            IntCC::UnsignedGreaterThanOrEqual,
-            depth,
-            eqm_ir::failure::MAX_CALL_DEPTH as i64,
-        );
-        self.fail_if(deep, status::RECURSION_LIMIT, 0);
-        let more = self.b.ins().iadd_imm_s(depth, 1);
-        self.set_status_field(status::DEPTH, more);
-    }
-
-    /// Leaves a user-function frame.
-    pub fn leave_frame(&mut self) {
-        let depth = self.status_field(status::DEPTH);
-        let less = self.b.ins().iadd_imm_s(depth, -1);
-        self.set_status_field(status::DEPTH, less);
-    }
-
     /// Finishes the function (all blocks must be terminated and sealed).
     pub fn finish(self) {
         let config = self.sh.module.target_config();
@@ -367,120 +159,6 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
     pub fn truth(&mut self, v: Value) -> Value {
         let zero = self.real(0.0);
         self.b.ins().fcmp(FloatCC::NotEqual, v, zero)
-    }
-
-    /// A reference to `id` usable in the function being built, declared once per function.
-    pub fn func_ref(&mut self, id: cranelift_module::FuncId) -> FuncRef {
-        if let Some(r) = self.refs.get(&id) {
-            return *r;
-        }
-        let r = self.sh.module.declare_func_in_func(id, self.b.func);
-        self.refs.insert(id, r);
-        r
-    }
-
-    fn call_host(&mut self, f: HostFn, args: &[Value]) -> Result<Value, JitError> {
-        let id = self.sh.host(f)?;
-        let r = self.func_ref(id);
-        let call = self.b.ins().call(r, args);
-        Ok(self.b.inst_results(call)[0])
-    }
-
-    /// The address of element `i` of a pointer argument, as base and byte offset.
-    fn offset(slot: Slot, i: u32) -> Result<i32, JitError> {
-        if i > MAX_INDEX {
-            return Err(JitError::SlotOutOfRange(slot));
-        }
-        Ok(i as i32 * 8)
-    }
-
-    /// The current value of `slot` in a segment function. Each slot is loaded from memory at
-    /// most once per function: a read at the top level is loaded where it happens (that code
-    /// dominates the rest of the function), and a first read inside a branch is loaded at the
-    /// top of the entry block instead, so that the value serves the rest of the function too.
-    /// Loading early is correct: a slot this function writes before reading it is in the cache,
-    /// so a load only ever happens for the value the slot had when the function started.
-    fn read_slot(&mut self, slot: Slot) -> Result<Value, JitError> {
-        let Leaves::Segment(seg) = &mut self.leaves else {
-            return Err(JitError::Unsupported {
-                node: None,
-                what: "a model variable inside a function body".into(),
-            });
-        };
-        seg.observed.insert(slot);
-        if seg.cache
-            && let Some(v) = seg.values.get(&slot)
-        {
-            return Ok(*v);
-        }
-        let (mut base, i, flags) = match slot {
-            Slot::Time => return Ok(seg.t),
-            Slot::State(i) => (seg.base[0], i, MemFlagsData::trusted().with_readonly()),
-            Slot::Param(i) => (seg.base[1], i, MemFlagsData::trusted().with_readonly()),
-            Slot::Der(i) => (seg.base[2], i, MemFlagsData::trusted()),
-            Slot::Work(i) => (seg.base[3], i, MemFlagsData::trusted()),
-        };
-        if let Some(rolled) = &seg.rolled {
-            base = *rolled.get(&slot).ok_or(JitError::SlotOutOfRange(slot))?;
-        }
-        let offset = Self::offset(slot, i)?;
-        seg.lengths.record(slot);
-        if !seg.cache {
-            return Ok(self.b.ins().load(types::F64, flags, base, offset));
-        }
-        let v = if self.scopes.is_empty() {
-            self.b.ins().load(types::F64, flags, base, offset)
-        } else {
-            let mut at = match seg.hoist {
-                Hoist::Top(block) => FuncCursor::new(self.b.func).at_first_insertion_point(block),
-                Hoist::BeforeEnd(block) => {
-                    let end = self.b.func.layout.last_inst(block).ok_or_else(|| {
-                        JitError::Codegen("a loop header without its terminator (internal error)".into())
-                    })?;
-                    FuncCursor::new(self.b.func).at_inst(end)
-                }
-            };
-            at.ins().load(types::F64, flags, base, offset)
-        };
-        seg.values.insert(slot, v);
-        Ok(v)
-    }
-
-    /// Stores `v` into `slot` (a top-level assignment of a segment) and makes it the slot's
-    /// current value.
-    pub fn write_slot(&mut self, slot: Slot, v: Value) -> Result<(), JitError> {
-        let Leaves::Segment(seg) = &mut self.leaves else {
-            return Err(JitError::ReadOnlyTarget(slot));
-        };
-        let (mut base, i) = match slot {
-            Slot::Der(i) => (seg.base[2], i),
-            Slot::Work(i) => (seg.base[3], i),
-            _ => return Err(JitError::ReadOnlyTarget(slot)),
-        };
-        if let Some(rolled) = &seg.rolled {
-            base = *rolled.get(&slot).ok_or(JitError::SlotOutOfRange(slot))?;
-        }
-        let offset = Self::offset(slot, i)?;
-        seg.lengths.record(slot);
-        let stale = seg.observed.contains(&slot);
-        if seg.cache {
-            seg.values.insert(slot, v);
-        }
-        self.b.ins().store(MemFlagsData::trusted(), v, base, offset);
-        if stale {
-            self.forget();
-        }
-        Ok(())
-    }
-
-    pub fn var_slot(&self, v: VarId) -> Result<Slot, JitError> {
-        match &self.leaves {
-            Leaves::Segment(seg) => (seg.slot_of)(v).ok_or(JitError::NoSlot(v)),
-            Leaves::Function(_) => Err(JitError::Unsupported {
-                node: None,
-                what: format!("model variable #{} inside a function body", v.0),
-            }),
-        }
     }
 
     /// The value of a leaf or of an already emitted node.
@@ -724,109 +402,6 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
                 self.number(c)
             }
         })
-    }
-
-    fn builtin(&mut self, e: ExprId, b: Builtin, args: &[ExprId]) -> Result<Value, JitError> {
-        match b {
-            Builtin::NoEvent | Builtin::Smooth | Builtin::Pre => {
-                let arg = args
-                    .last()
-                    .ok_or_else(|| unsupported(e, "an operator without an argument"))?;
-                return self.operand(*arg);
-            }
-            Builtin::Der => return self.derivative(e, args),
-            _ => {}
-        }
-        let values = args.iter().map(|a| self.operand(*a)).collect::<Result<Vec<_>, _>>()?;
-        // Native instructions only where they give the same bits as the table's function:
-        // `sqrt` and `abs` are exact IEEE operations; `min` and `max` are comparisons and
-        // selects because Cranelift's `fmin`/`fmax` differ from them on signed zeros.
-        match (b, values.as_slice()) {
-            (Builtin::Sqrt, [x]) => return Ok(self.b.ins().sqrt(*x)),
-            (Builtin::Abs, [x]) => return Ok(self.b.ins().fabs(*x)),
-            (Builtin::Min | Builtin::Max, [x, y]) => {
-                let cc = if b == Builtin::Min {
-                    FloatCC::LessThanOrEqual
-                } else {
-                    FloatCC::GreaterThanOrEqual
-                };
-                let pick_x = self.b.ins().fcmp(cc, *x, *y);
-                let picked = self.b.ins().select(pick_x, *x, *y);
-                let unordered = self.b.ins().fcmp(FloatCC::Unordered, *x, *y);
-                let nan = self.real(f64::NAN);
-                return Ok(self.b.ins().select(unordered, nan, picked));
-            }
-            _ => {}
-        }
-        let host = host::builtin(b).ok_or_else(|| unsupported(e, "a built-in without a numeric implementation"))?;
-        if host.arity != values.len() {
-            return Err(unsupported(
-                e,
-                &format!("`{}` with {} argument(s)", b.name(), values.len()),
-            ));
-        }
-        self.call_host(host, &values)
-    }
-
-    /// `der(x)` of a state `x[i]` is `dx[i]`.
-    fn derivative(&mut self, e: ExprId, args: &[ExprId]) -> Result<Value, JitError> {
-        let state = match args.first().map(|a| self.arena().get(*a)) {
-            Some(Node::Var(v)) => match self.var_slot(*v)? {
-                Slot::State(i) => Some(i),
-                _ => None,
-            },
-            _ => None,
-        };
-        match state {
-            Some(i) => self.read_slot(Slot::Der(i)),
-            None => Err(unsupported(e, "`der` of something that is not a state")),
-        }
-    }
-
-    fn call_outputs(&self, call: ExprId) -> Result<u32, JitError> {
-        match self.arena().get(call) {
-            Node::Call(Callee::User(f), _) => Ok(self.sh.function(*f)?.outputs),
-            _ => Err(unsupported(call, "not a user-function call")),
-        }
-    }
-
-    /// A call of a user function: inputs and outputs go through one stack slot per call site.
-    fn user_call(&mut self, e: ExprId, f: FuncId, args: &[ExprId]) -> Result<Value, JitError> {
-        let function = self.sh.function(f)?;
-        let (inputs, outputs) = (function.inputs, function.outputs);
-        if args.len() != inputs as usize {
-            return Err(unsupported(
-                e,
-                &format!("a call of `{}` with {} argument(s)", function.name, args.len()),
-            ));
-        }
-        if outputs == 0 {
-            return Err(unsupported(
-                e,
-                &format!("`{}` has no output to use as a value", function.name),
-            ));
-        }
-        let values = args.iter().map(|a| self.operand(*a)).collect::<Result<Vec<_>, _>>()?;
-        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            (inputs + outputs) * 8,
-            3,
-        ));
-        let ptr = self.sh.ptr;
-        let addr = self.b.ins().stack_addr(ptr, slot, 0);
-        for (k, v) in values.iter().enumerate() {
-            self.b.ins().store(MemFlagsData::trusted(), *v, addr, k as i32 * 8);
-        }
-        let out = self.b.ins().stack_addr(ptr, slot, inputs as i32 * 8);
-        let id = self.sh.user_function(f)?;
-        let r = self.func_ref(id);
-        self.b.ins().call(r, &[addr, out, self.status]);
-        self.check_failure();
-        self.calls.insert(e, (slot, inputs));
-        if !self.scopes.is_empty() {
-            self.undo.push(Undo::Call(e));
-        }
-        Ok(self.b.ins().load(types::F64, MemFlagsData::trusted(), out, 0))
     }
 }
 

@@ -125,7 +125,8 @@ pub enum Section {
         statements: Vec<Statement>,
         span: Span,
     },
-    /// EQM extension: declared invariants `g(x) = 0` kept by constraint stabilisation (seed 002).
+    /// EQM extension: declared invariants `g(x) = 0` kept by constraint stabilisation (see
+    /// `docs/language.md`, "Declared invariants").
     Invariants { equations: Vec<Equation>, span: Span },
 }
 

@@ -12,7 +12,7 @@ use eqm_diag::source::{FileId, Span};
 use logos::Logos;
 use std::fmt;
 
-/// The tokens of the EQM language contract (`shared/spec/language.md`, "Lexical").
+/// The tokens of the EQM language (`docs/language.md`, "Lexical structure").
 #[derive(Logos, Debug, Clone, Copy, PartialEq)]
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip(r"//[^\n]*", allow_greedy = true))]

@@ -3,7 +3,8 @@
 //! Input: a source text and its [`FileId`](eqm_diag::source::FileId).
 //! Output: an [`ast::StoredDefinition`] and lexical/syntax diagnostics (`E01xx`).
 //! Invariant: parsing never fails and never panics; broken input yields diagnostics next to
-//! the part of the AST that could be built.
+//! the part of the AST that could be built. The crate deliberately knows only syntax: no name is
+//! resolved and no type is checked (that is the flattener's work).
 
 pub mod ast;
 pub mod lexer;

@@ -17,7 +17,8 @@
 //! The traversal is recursive. Expressions in parsed trees are at most
 //! [`MAX_EXPR_DEPTH`](crate::ast::MAX_EXPR_DEPTH) deep, but classes, equations and
 //! statements nest without bound, so callers normalising hostile input should run on
-//! [`with_compiler_stack`](crate::stack::with_compiler_stack), like every other pass.
+//! [`with_compiler_stack`](crate::stack::with_compiler_stack), like every other pass. It
+//! deliberately changes nothing else: names, values and the order of elements stay as parsed.
 
 use crate::ast::*;
 use eqm_diag::source::Span;

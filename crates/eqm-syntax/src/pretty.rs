@@ -1,8 +1,8 @@
 //! Prints an AST back as canonical `.eqm` text.
 //!
 //! Input: any [`StoredDefinition`] or [`Expr`]. Output: text that parses back to the same AST
-//! (spans aside); `tests/syntax.rs` checks this round trip. Parentheses are inserted exactly where
-//! the precedence tiers of the grammar require them, so `-(a + b)` and `(-a)*b` survive while
+//! (spans aside); `tests/it/syntax.rs` checks this round trip. Parentheses are inserted exactly
+//! where the precedence tiers of the grammar require them, so `-(a + b)` and `(-a)*b` survive while
 //! redundant parentheses disappear. Layout: two-space indentation, one declaration, equation or
 //! statement per line. It deliberately keeps no comments (the AST has none).
 

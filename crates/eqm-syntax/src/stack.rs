@@ -4,6 +4,10 @@
 //! of classes, equations and statements is not, and every stage walks those recursively; a
 //! large (lazily committed) stack keeps hostile input from overflowing it. Front ends run the
 //! whole compiler inside [`with_compiler_stack`].
+//!
+//! Input: a closure, the work of a front end. Output: its result, computed on a new thread with
+//! [`COMPILER_STACK_SIZE`] of stack. It deliberately bounds nothing itself: the parser bounds the
+//! depth of expressions, and this only makes room for the rest.
 
 /// Stack size for threads that run the compiler on user input.
 pub const COMPILER_STACK_SIZE: usize = 1 << 30;

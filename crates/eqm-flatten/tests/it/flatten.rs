@@ -1,5 +1,6 @@
-//! Flattening tests: seed 000's worked example equation by equation, snapshots of `eqm flatten`
-//! for every example, and the resolver/flattener diagnostics.
+//! Flattening tests: the spring–mass example's eleven equations one by one (a mass on a spring
+//! fixed at one end, with its equations named (a) to (k)), snapshots of `eqm flatten` for every
+//! example, and the resolver/flattener diagnostics.
 
 use eqm_flatten::Sources;
 use eqm_ir::flat::{FlatModel, Origin};
@@ -20,9 +21,10 @@ fn example(name: &str) -> String {
     std::fs::read_to_string(format!("{}/examples/{name}", crate::REPO)).expect("example exists")
 }
 
-/// Seed 000, equations (a)-(k) in the unknowns s1..s5, f1..f5, v.
+/// The spring–mass example: equations (a)-(k) in the unknowns s1..s5 (positions of the flanges),
+/// f1..f5 (their forces) and v (the mass's velocity).
 #[test]
-fn seed_000_spring_mass_has_the_seeds_eleven_equations() {
+fn spring_mass_has_its_eleven_equations() {
     let text = example("spring_mass.eqm");
     let (flat, diagnostics) = check(&[("spring_mass.eqm", &text)], None);
     let flat = flat.unwrap_or_else(|| panic!("{diagnostics}"));
@@ -50,7 +52,7 @@ fn seed_000_spring_mass_has_the_seeds_eleven_equations() {
         .iter()
         .map(|e| format!("{} = {}", flat.expr_text(e.lhs), flat.expr_text(e.rhs)))
         .collect();
-    let seed = [
+    let expected_equations = [
         "mass.flange_a.s = mass.flange_b.s",                                    // (a) s1 = s2
         "mass.v = der(mass.flange_b.s)",                                        // (b) v = der(s2)
         "mass.m*der(mass.v) = mass.flange_a.f + mass.flange_b.f",               // (c)
@@ -64,10 +66,10 @@ fn seed_000_spring_mass_has_the_seeds_eleven_equations() {
         "spring.flange_b.f + fixed.flange.f = 0",                               // (k) f4 + f5 = 0
     ];
     assert_eq!(equations.len(), 11, "{equations:#?}");
-    for e in seed {
+    for e in expected_equations {
         assert!(
             equations.iter().any(|x| x == e),
-            "missing seed equation `{e}` in {equations:#?}"
+            "missing equation `{e}` in {equations:#?}"
         );
     }
     // Provenance: (g) is the unconnected flow, (h)-(k) come from connection sets.

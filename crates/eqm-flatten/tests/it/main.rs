@@ -1,4 +1,5 @@
-//! Integration tests of `eqm-flatten`. Flattening: the flat model of every example, the seed examples' equations, and the diagnostics of names, instantiation and connections.
+//! Integration tests of `eqm-flatten`. Flattening: the flat model of every example, the spring–mass
+//! example's equations one by one, and the diagnostics of names, instantiation and connections.
 //!
 //! One test binary for the crate; each module is one family of tests.
 

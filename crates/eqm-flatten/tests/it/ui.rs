@@ -1,4 +1,4 @@
-//! UI tests of the resolver and flattener: each file in `tests/ui/` is a bad model with the
+//! UI tests of the resolver and flattener: each file in `tests/it/ui/` is a bad model with the
 //! expected diagnostics written next to the offending lines (`// error[CODE]: message`). The
 //! model checked is the last top-level model of the file; the stdlib is available.
 

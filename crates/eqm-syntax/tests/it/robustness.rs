@@ -1,7 +1,7 @@
 //! The front end on hostile input: deep nesting, huge files and random or mutated text.
 //!
-//! The contract under test (src/syntax/mod.rs): parsing never panics and never overflows the
-//! stack; broken input gives diagnostics whose spans lie inside the file. Expression depth is
+//! The contract under test (the crate root, `src/lib.rs`): parsing never panics and never overflows
+//! the stack; broken input gives diagnostics whose spans lie inside the file. Expression depth is
 //! bounded by the parser (E0106); nesting of classes, equations and statements is not, so tests
 //! that build such trees run on the compiler's large stack, as the CLI does.
 

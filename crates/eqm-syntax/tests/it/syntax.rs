@@ -1,4 +1,4 @@
-//! Front-end tests over the parser corpus in `tests/syntax/`.
+//! Front-end tests over the parser corpus in `tests/it/syntax/`.
 //!
 //! - `valid/*.eqm` together use every construct of the language contract. Each must parse with
 //!   no diagnostic; its pretty-printed AST is snapshotted, and printing then parsing again must

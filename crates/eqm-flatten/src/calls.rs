@@ -1,0 +1,346 @@
+//! Calls in expressions: built-in functions and operators (checked for arity and argument types,
+//! applied element-wise to arrays where Modelica vectorises them), the array built-ins evaluated
+//! at compile time (`size`, `sum`, `fill`, `identity`, `linspace`, `cross`, ...), and calls of user
+//! functions, whose first output is the call's value.
+//!
+//! Input: the call's function name and arguments, its [`Scope`] and the loop indices in scope.
+//! Output: the [`Value`] of the call, or `None` after a reported diagnostic. It deliberately
+//! evaluates no call at compile time beyond the array built-ins: the flat model keeps calls as
+//! built-in nodes for later stages.
+
+use super::Flattener;
+use super::eval::Loops;
+use super::modifier::Scope;
+use super::value::Value;
+use eqm_diag::Diagnostic;
+use eqm_ir::builtins::{Builtin, BuiltinKind};
+use eqm_ir::expr::{BinOp, ExprId};
+use eqm_ir::flat::ScalarType;
+use eqm_syntax::ast;
+use std::borrow::Cow;
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    pub(crate) fn eval_call(
+        &mut self,
+        e: &'a ast::Expr,
+        function: &'a ast::ComponentRef,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let name = ref_text(function);
+        let Some(builtin) = Builtin::by_name(&name) else {
+            if let Some(class) = self.function_class(function, scope) {
+                let (_, outputs) = self.user_call(class, function, args, e.span, scope, loops)?;
+                let Some(first) = outputs.into_iter().next() else {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0309",
+                        format!("`{name}` has no output, so its call has no value"),
+                        e.span,
+                        "no value",
+                    ));
+                    return None;
+                };
+                return Some(first);
+            }
+            let mut d = Diagnostic::error(
+                "E0204",
+                format!("unknown function `{name}`"),
+                function.span,
+                "no such function",
+            );
+            if let Some(s) = eqm_diag::did_you_mean(&name, eqm_ir::builtins::ALL.iter().map(|b| b.name())) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            self.diagnostics.push(d);
+            return None;
+        };
+        let info = builtin.info();
+        let n = args.positional.len();
+        if !args.named.is_empty() || n < info.min_args as usize || n > info.max_args as usize {
+            let expected = if info.min_args == info.max_args {
+                format!("{}", info.min_args)
+            } else {
+                format!("{} to {}", info.min_args, info.max_args)
+            };
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                format!(
+                    "`{name}` takes {expected} positional argument(s), found {n}{}",
+                    if args.named.is_empty() { "" } else { " and named ones" }
+                ),
+                e.span,
+                "wrong number of arguments",
+            ));
+            return None;
+        }
+        if info.kind == BuiltinKind::Array {
+            return self.eval_array_builtin(e, builtin, args, scope, loops);
+        }
+        let mut values = Vec::with_capacity(n);
+        for a in &args.positional {
+            values.push(self.eval(a, scope, loops)?);
+        }
+        match builtin {
+            Builtin::Initial | Builtin::Terminal => {
+                return Some(Value::Scalar(
+                    self.model.exprs.builtin(builtin, Vec::new()),
+                    ScalarType::Boolean,
+                ));
+            }
+            Builtin::Sample | Builtin::Edge | Builtin::Change => {
+                let elems: Vec<ExprId> = values.iter().flat_map(|v| v.elements()).collect();
+                return Some(Value::Scalar(
+                    self.model.exprs.builtin(builtin, elems),
+                    ScalarType::Boolean,
+                ));
+            }
+            Builtin::Reinit | Builtin::Assert | Builtin::Terminate => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0310",
+                    format!("`{name}` is an equation, not a value"),
+                    e.span,
+                    "cannot be used in an expression",
+                ));
+                return None;
+            }
+            Builtin::Min | Builtin::Max if n == 1 => {
+                let elems = values[0].elements();
+                let ty = values[0].ty();
+                let Some((first, rest)) = elems.split_first() else {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        format!("`{name}` of an empty array"),
+                        e.span,
+                        "no elements",
+                    ));
+                    return None;
+                };
+                let r = rest
+                    .iter()
+                    .fold(*first, |acc, x| self.model.exprs.builtin(builtin, vec![acc, *x]));
+                return Some(Value::Scalar(r, ty));
+            }
+            _ => {}
+        }
+        for (v, a) in values.iter().zip(&args.positional) {
+            if builtin != Builtin::Pre && builtin != Builtin::Smooth && builtin != Builtin::NoEvent {
+                self.expect_numeric(v, a)?;
+            }
+        }
+        let ty = match builtin {
+            Builtin::Pre | Builtin::NoEvent | Builtin::Der => {
+                if builtin == Builtin::Der {
+                    ScalarType::Real
+                } else {
+                    values[0].ty()
+                }
+            }
+            Builtin::Smooth => values[1].ty(),
+            Builtin::Abs | Builtin::Min | Builtin::Max if values.iter().all(|v| v.ty() == ScalarType::Integer) => {
+                ScalarType::Integer
+            }
+            Builtin::Integer | Builtin::Div | Builtin::Sign
+                if values.iter().all(|v| v.ty() == ScalarType::Integer) || builtin == Builtin::Integer =>
+            {
+                ScalarType::Integer
+            }
+            _ => ScalarType::Real,
+        };
+        // Scalar functions apply element-wise to arrays (Modelica's vectorisation).
+        let dims = values
+            .iter()
+            .map(|v| v.dims().to_vec())
+            .find(|d| !d.is_empty())
+            .unwrap_or_default();
+        let count = dims.iter().product::<usize>().max(1);
+        let mut out = Vec::with_capacity(count);
+        for k in 0..count {
+            let mut call_args = Vec::with_capacity(values.len());
+            for v in &values {
+                match v {
+                    Value::Scalar(x, _) => call_args.push(*x),
+                    Value::Array(d, xs, _) if *d == dims => call_args.push(xs[k]),
+                    _ => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0304",
+                            format!("arguments of `{name}` have different array sizes"),
+                            e.span,
+                            "sizes differ",
+                        ));
+                        return None;
+                    }
+                }
+            }
+            out.push(self.model.exprs.builtin(builtin, call_args));
+        }
+        Some(if dims.is_empty() {
+            Value::Scalar(out[0], ty)
+        } else {
+            Value::Array(dims, out, ty)
+        })
+    }
+
+    fn eval_array_builtin(
+        &mut self,
+        e: &'a ast::Expr,
+        builtin: Builtin,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let a = &args.positional;
+        let int = |f: &mut Self, v: i64| Value::Scalar(f.model.exprs.int(v), ScalarType::Integer);
+        match builtin {
+            Builtin::Size => {
+                let v = self.eval(&a[0], scope, loops)?;
+                let dims = v.dims().to_vec();
+                if a.len() == 2 {
+                    let k = self.eval_structural_int(&a[1], scope, "the dimension of `size`")?;
+                    match dims.get((k - 1).max(0) as usize).filter(|_| k >= 1) {
+                        Some(&n) => Some(int(self, n as i64)),
+                        None => {
+                            self.diagnostics.push(Diagnostic::error(
+                                "E0304",
+                                format!("dimension {k} does not exist"),
+                                a[1].span,
+                                "out of range",
+                            ));
+                            None
+                        }
+                    }
+                } else {
+                    let elems: Vec<ExprId> = dims.iter().map(|&n| self.model.exprs.int(n as i64)).collect();
+                    Some(Value::Array(vec![elems.len()], elems, ScalarType::Integer))
+                }
+            }
+            Builtin::Ndims => {
+                let v = self.eval(&a[0], scope, loops)?;
+                Some(int(self, v.dims().len() as i64))
+            }
+            Builtin::Sum | Builtin::Product => {
+                let v = self.eval(&a[0], scope, loops)?;
+                let ty = v.ty();
+                let elems = v.elements();
+                let op = if builtin == Builtin::Sum {
+                    BinOp::Add
+                } else {
+                    BinOp::Mul
+                };
+                let r = match elems.split_first() {
+                    None => {
+                        if builtin == Builtin::Sum {
+                            self.model.exprs.int(0)
+                        } else {
+                            self.model.exprs.int(1)
+                        }
+                    }
+                    Some((first, rest)) => rest.iter().fold(*first, |acc, x| self.model.exprs.binary(op, acc, *x)),
+                };
+                Some(Value::Scalar(r, ty))
+            }
+            Builtin::Fill | Builtin::Zeros | Builtin::Ones => {
+                let (fill, dim_args) = match builtin {
+                    Builtin::Fill => (self.eval(&a[0], scope, loops)?, &a[1..]),
+                    Builtin::Zeros => (int(self, 0), &a[..]),
+                    _ => (int(self, 1), &a[..]),
+                };
+                let Value::Scalar(x, ty) = fill else {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        "`fill` needs a scalar value",
+                        a[0].span,
+                        "array value",
+                    ));
+                    return None;
+                };
+                let mut dims = Vec::new();
+                for d in dim_args {
+                    dims.push(self.eval_structural_int(d, scope, "an array size")?.max(0) as usize);
+                }
+                let count = dims.iter().product();
+                Some(Value::Array(dims, vec![x; count], ty))
+            }
+            Builtin::Identity => {
+                let n = self.eval_structural_int(&a[0], scope, "the size of `identity`")?.max(0) as usize;
+                let (zero, one) = (self.model.exprs.int(0), self.model.exprs.int(1));
+                let elems = (0..n * n).map(|k| if k / n == k % n { one } else { zero }).collect();
+                Some(Value::Array(vec![n, n], elems, ScalarType::Integer))
+            }
+            Builtin::Transpose => {
+                let v = self.eval(&a[0], scope, loops)?;
+                let Value::Array(d, xs, ty) = &v else { return Some(v) };
+                if d.len() != 2 {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        "`transpose` needs a matrix",
+                        a[0].span,
+                        "not a matrix",
+                    ));
+                    return None;
+                }
+                let (r, c) = (d[0], d[1]);
+                let elems = (0..r * c).map(|k| xs[(k % r) * c + k / r]).collect();
+                Some(Value::Array(vec![c, r], elems, *ty))
+            }
+            Builtin::Linspace => {
+                let x1 = self.eval(&a[0], scope, loops)?;
+                let x2 = self.eval(&a[1], scope, loops)?;
+                let n = self.eval_structural_int(&a[2], scope, "the count of `linspace`")?;
+                if n < 2 {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        "`linspace` needs at least 2 points",
+                        a[2].span,
+                        "too few points",
+                    ));
+                    return None;
+                }
+                let (Value::Scalar(x1, _), Value::Scalar(x2, _)) = (x1, x2) else {
+                    return None;
+                };
+                let diff = self.model.exprs.binary(BinOp::Sub, x2, x1);
+                let denom = self.model.exprs.int(n - 1);
+                let step = self.model.exprs.binary(BinOp::Div, diff, denom);
+                let elems = (0..n)
+                    .map(|k| {
+                        let kk = self.model.exprs.int(k);
+                        let off = self.model.exprs.binary(BinOp::Mul, kk, step);
+                        self.model.exprs.binary(BinOp::Add, x1, off)
+                    })
+                    .collect();
+                Some(Value::Array(vec![n as usize], elems, ScalarType::Real))
+            }
+            Builtin::Cross => {
+                let x = self.eval(&a[0], scope, loops)?.elements();
+                let y = self.eval(&a[1], scope, loops)?.elements();
+                if x.len() != 3 || y.len() != 3 {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        "`cross` needs two 3-vectors",
+                        e.span,
+                        "not 3-vectors",
+                    ));
+                    return None;
+                }
+                let mut comp = |i: usize, j: usize| {
+                    let p = self.model.exprs.binary(BinOp::Mul, x[i], y[j]);
+                    let q = self.model.exprs.binary(BinOp::Mul, x[j], y[i]);
+                    self.model.exprs.binary(BinOp::Sub, p, q)
+                };
+                let elems = vec![comp(1, 2), comp(2, 0), comp(0, 1)];
+                Some(Value::Array(vec![3], elems, ScalarType::Real))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The text of a reference as [`eqm_syntax::pretty::print_ref`] prints it, borrowed from the
+/// source for a plain one-part name (most function names), which needs no printing.
+fn ref_text(c: &ast::ComponentRef) -> Cow<'_, str> {
+    match c.parts.as_slice() {
+        [part] if !c.global && part.subscripts.is_empty() => Cow::Borrowed(&part.name.name),
+        _ => Cow::Owned(eqm_syntax::pretty::print_ref(c)),
+    }
+}

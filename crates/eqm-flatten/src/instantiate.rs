@@ -1,0 +1,366 @@
+//! Component instantiation: what a declared element becomes, a variable, an instance of a class
+//! (instantiated with its own elements and equations), or an array of either.
+//!
+//! Input: an instance and one element of its class layout, with the modifiers that reach it (from
+//! the enclosing instance, the `extends` clause, the declaration and the type, in Modelica's
+//! precedence). Output: the element's [`Member`], its variables created through `variables` and
+//! its instances instantiated recursively, the type of its declaration resolved through short
+//! class definitions. It deliberately does not apply attributes or bindings to variables (that
+//! is `variables`) and does not flatten equations (that is `equations`).
+
+use crate::Flattener;
+use crate::layout::{ArrayMember, ElementDecl, Member};
+use crate::modifier::{Modifier, Scope};
+use crate::resolve::{ClassId, TypeRef};
+use crate::value;
+use crate::variables::VarSpec;
+use eqm_diag::Diagnostic;
+use eqm_ir::flat::{self, InstanceId};
+use eqm_syntax::ast;
+use std::rc::Rc;
+
+/// The prefixes and class of a resolved component type, after following short class definitions.
+#[derive(Clone)]
+pub(crate) struct ResolvedType<'a> {
+    pub(crate) target: TypeRef,
+    /// Modifiers of the short class definitions on the way (innermost last).
+    pub(crate) modifier: Modifier<'a>,
+    pub(crate) prefixes: ast::TypePrefix,
+    pub(crate) dims: Vec<&'a ast::Subscript>,
+    pub(crate) is_connector: bool,
+    pub(crate) class_name: String,
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// Instantiates every element of `instance`, then its equations.
+    pub(crate) fn instantiate(&mut self, instance: InstanceId) {
+        let layout = self.instances[instance.0 as usize].layout.clone();
+        self.check_modifier_targets(instance);
+        for k in 0..layout.elements.len() {
+            self.ensure_member_at(instance, k);
+        }
+        // Every member is instantiated now; the modifier is not needed again.
+        self.instances[instance.0 as usize].modifier = None;
+        for &(eq, class, initial) in &layout.equations {
+            let scope = Scope {
+                instance: Some(instance),
+                class,
+            };
+            self.flatten_equation(eq, scope, &mut Vec::new(), initial);
+        }
+        for &(eq, class) in &layout.invariants {
+            let scope = Scope {
+                instance: Some(instance),
+                class,
+            };
+            self.flatten_invariant(eq, scope);
+        }
+        for &(statements, class, initial, span) in &layout.algorithms {
+            let scope = Scope {
+                instance: Some(instance),
+                class,
+            };
+            self.flatten_algorithm(statements, scope, initial, span);
+        }
+    }
+
+    pub(crate) fn resolve_type(
+        &mut self,
+        scope_class: ClassId,
+        name: &'a ast::Name,
+        depth: usize,
+    ) -> Option<Rc<ResolvedType<'a>>> {
+        let key = (scope_class, name as *const ast::Name);
+        if let Some(known) = self.type_cache.get(&key) {
+            return known.clone();
+        }
+        let resolved = self.resolve_type_uncached(scope_class, name, depth).map(Rc::new);
+        self.type_cache.insert(key, resolved.clone());
+        resolved
+    }
+
+    fn resolve_type_uncached(
+        &mut self,
+        scope_class: ClassId,
+        name: &'a ast::Name,
+        depth: usize,
+    ) -> Option<ResolvedType<'a>> {
+        let target = match self.table.lookup(scope_class, name) {
+            Ok(t) => t,
+            Err(_) => {
+                self.unknown_class(scope_class, name);
+                return None;
+            }
+        };
+        let mut resolved = ResolvedType {
+            target,
+            modifier: Modifier::default(),
+            prefixes: ast::TypePrefix::default(),
+            dims: Vec::new(),
+            is_connector: false,
+            class_name: eqm_syntax::pretty::name_text(name),
+        };
+        if let TypeRef::Class(c) = target {
+            let entry = self.table.get(c);
+            resolved.class_name = entry.full_name.clone();
+            resolved.is_connector = entry.def.kind == ast::ClassKind::Connector;
+            if let ast::ClassBody::Short {
+                prefixes,
+                base,
+                dims,
+                modification,
+                ..
+            } = &entry.def.body
+                && depth < 32
+            {
+                let parent = entry.parent.unwrap_or(c);
+                // A short definition of a builtin or another short class is followed; one of a
+                // long class stays the class itself (its body is collected like an extends).
+                let base_type = self.table.lookup(parent, base).ok();
+                let follows = match base_type {
+                    Some(TypeRef::Builtin(_)) => true,
+                    Some(TypeRef::Class(b)) => matches!(self.table.get(b).def.body, ast::ClassBody::Short { .. }),
+                    None => true,
+                };
+                if follows {
+                    let base_resolved = self.resolve_type(parent, base, depth + 1)?;
+                    let mut inner = ResolvedType::clone(&base_resolved);
+                    let scope = Scope {
+                        instance: None,
+                        class: parent,
+                    };
+                    if let Some(m) = modification {
+                        inner.modifier = Modifier::from_class_modification(m, scope).merge(&inner.modifier);
+                    }
+                    inner.prefixes = merge_prefixes(*prefixes, inner.prefixes);
+                    let mut all_dims: Vec<&'a ast::Subscript> = dims.iter().collect();
+                    all_dims.extend(inner.dims);
+                    inner.dims = all_dims;
+                    inner.is_connector |= resolved.is_connector;
+                    inner.class_name = resolved.class_name;
+                    return Some(inner);
+                }
+            }
+        }
+        Some(resolved)
+    }
+
+    pub(crate) fn unknown_class(&mut self, scope: ClassId, name: &ast::Name) {
+        let text = eqm_syntax::pretty::name_text(name);
+        let visible = self.table.visible_names(scope);
+        let mut d = Diagnostic::error(
+            "E0202",
+            format!("unknown class `{text}`"),
+            name.span,
+            "no class with this name is visible here",
+        );
+        if let Some(s) = eqm_diag::did_you_mean(&name.parts[0].name, visible.iter().map(|s| s.as_str())) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        }
+        if name.parts.len() > 1 {
+            d = d.with_note(
+                "a dotted name is looked up from its first part: enclosing classes, imports, then the library",
+            );
+        }
+        self.diagnostics.push(d);
+    }
+
+    pub(crate) fn instantiate_element(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> Member {
+        let decl = element.decl;
+        let clause = element.clause;
+        let scope = Scope {
+            instance: Some(instance),
+            class: element.class,
+        };
+        let Some(resolved) = self.resolve_type(element.class, &clause.type_name, 0) else {
+            return Member::Failed;
+        };
+        // Modelica precedence: the enclosing instance's modifier, then the extends clause's,
+        // then the declaration's own, then the type's.
+        let (outer, _) = match &self.instances[instance.0 as usize].modifier {
+            Some(m) => m.child(&decl.name.name),
+            None => Default::default(),
+        };
+        let (from_extends, _) = element.extends_modifier.child(&decl.name.name);
+        let from_extends = from_extends.in_instance(instance);
+        let own = decl
+            .modification
+            .as_ref()
+            .map(|m| Modifier::from_ast(m, scope))
+            .unwrap_or_default();
+        let modifier = outer
+            .merge_owned(from_extends)
+            .merge_owned(own)
+            .merge(&resolved.modifier);
+        if let Some(condition) = &decl.condition {
+            match self.eval_structural_bool(condition, scope, "the condition of a conditional component") {
+                Some(false) => return Member::Absent,
+                Some(true) => {}
+                None => return Member::Failed,
+            }
+        }
+        let mut dims = Vec::new();
+        for sub in clause
+            .type_dims
+            .iter()
+            .chain(decl.dims.iter())
+            .chain(resolved.dims.iter().copied())
+        {
+            match sub {
+                ast::Subscript::Colon(span) => {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        "array size `:` is not allowed here",
+                        *span,
+                        "components need known sizes",
+                    ));
+                    return Member::Failed;
+                }
+                ast::Subscript::Expr(e) => match self.eval_structural_int(e, scope, "an array size") {
+                    Some(n) if n >= 0 => dims.push(n as usize),
+                    Some(n) => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0304",
+                            format!("array size is negative ({n})"),
+                            e.span,
+                            "must be zero or more",
+                        ));
+                        return Member::Failed;
+                    }
+                    None => return Member::Failed,
+                },
+            }
+        }
+        let parent_state = &self.instances[instance.0 as usize];
+        let prefixes = merge_prefixes(clause.prefixes, resolved.prefixes);
+        let variability = combine_variability(parent_state.variability, prefixes.variability);
+        let causality = match prefixes.causality {
+            ast::Causality::Input => flat::Causality::Input,
+            ast::Causality::Output => flat::Causality::Output,
+            ast::Causality::None => parent_state.causality,
+        };
+        let parent_name = &self.model.instances[instance.0 as usize].name;
+        let mut base_name = String::with_capacity(parent_name.len() + 1 + decl.name.name.len());
+        if !parent_name.is_empty() {
+            base_name.push_str(parent_name);
+            base_name.push('.');
+        }
+        base_name.push_str(&decl.name.name);
+        let total: usize = dims.iter().product();
+        // A scalar component is its only element and takes the modifier and name as they are,
+        // without copying them; an array's elements each get their own.
+        let (mut scalar, modifier, base_name) = if dims.is_empty() {
+            (Some((modifier, base_name)), Modifier::default(), String::new())
+        } else {
+            (None, modifier, base_name)
+        };
+        match resolved.target {
+            TypeRef::Builtin(ty) => {
+                let mut vars = Vec::with_capacity(total);
+                let description = decl.description.as_ref().map(|d| self.shared(&d.text));
+                for flat_index in 0..total {
+                    let (m, name) = scalar
+                        .take()
+                        .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
+                    let v = self.new_variable(VarSpec {
+                        name,
+                        instance,
+                        ty,
+                        variability,
+                        causality,
+                        connection: prefixes.connection,
+                        in_connector: self.instances[instance.0 as usize].is_connector,
+                        is_connector_type: resolved.is_connector,
+                        modifier: &m,
+                        description: description.clone(),
+                        span: decl.name.span,
+                    });
+                    vars.push(v);
+                }
+                if dims.is_empty() {
+                    Member::Var(vars[0])
+                } else {
+                    Member::VarArray(ArrayMember::new(dims, vars))
+                }
+            }
+            TypeRef::Class(class) => {
+                let kind = self.table.get(class).def.kind;
+                if matches!(kind, ast::ClassKind::Package | ast::ClassKind::Function) {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0214",
+                        format!(
+                            "`{}` is a {} and cannot be a component type",
+                            resolved.class_name,
+                            kind.keyword()
+                        ),
+                        clause.type_name.span,
+                        "not instantiable",
+                    ));
+                    return Member::Failed;
+                }
+                let mut insts = Vec::with_capacity(total);
+                for flat_index in 0..total {
+                    let (m, name) = scalar
+                        .take()
+                        .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
+                    let child = self.new_instance(
+                        name,
+                        class,
+                        Some(instance),
+                        decl.name.span,
+                        m,
+                        variability,
+                        causality,
+                        resolved.is_connector,
+                    );
+                    self.instantiate(child);
+                    insts.push(child);
+                }
+                if dims.is_empty() {
+                    Member::Inst(insts[0])
+                } else {
+                    Member::InstArray(ArrayMember::new(dims, insts))
+                }
+            }
+        }
+    }
+}
+
+/// The prefixes of a declaration whose type (a short class definition) has prefixes too: each
+/// the declaration's own, where it wrote one.
+fn merge_prefixes(outer: ast::TypePrefix, inner: ast::TypePrefix) -> ast::TypePrefix {
+    ast::TypePrefix {
+        connection: outer_or_inner(outer.connection, inner.connection, ast::Connection::None),
+        variability: outer_or_inner(outer.variability, inner.variability, ast::Variability::Continuous),
+        causality: outer_or_inner(outer.causality, inner.causality, ast::Causality::None),
+    }
+}
+
+/// The outer declaration's prefix, unless it left it at `unset` (wrote none): then the inner one.
+fn outer_or_inner<T: PartialEq>(outer: T, inner: T, unset: T) -> T {
+    if outer != unset { outer } else { inner }
+}
+
+fn combine_variability(parent: flat::Variability, own: ast::Variability) -> flat::Variability {
+    let own = match own {
+        ast::Variability::Continuous => flat::Variability::Continuous,
+        ast::Variability::Discrete => flat::Variability::Discrete,
+        ast::Variability::Parameter => flat::Variability::Parameter,
+        ast::Variability::Constant => flat::Variability::Constant,
+    };
+    let rank = |v: flat::Variability| match v {
+        flat::Variability::Continuous => 0,
+        flat::Variability::Discrete => 1,
+        flat::Variability::Parameter => 2,
+        flat::Variability::Constant => 3,
+    };
+    if rank(parent) > rank(own) { parent } else { own }
+}
+
+/// The modifier and full name of element `flat_index` (row-major) of an array component with
+/// `dims` (at least one): `x[2,1]` with every non-`each` binding picking its own element.
+fn array_element<'a>(modifier: &Modifier<'a>, base: &str, dims: &[usize], flat_index: usize) -> (Modifier<'a>, String) {
+    let indices = value::row_major_index(dims, flat_index);
+    let selected = indices.iter().fold(modifier.clone(), |m, &i| m.select(i));
+    (selected, value::element_name(base, &indices))
+}

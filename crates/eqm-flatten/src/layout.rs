@@ -1,0 +1,334 @@
+//! Instance and member bookkeeping: the layout of a class (its own and inherited elements and
+//! sections, collected once per class), the instances of the flat model with their members, and
+//! instantiating a member on demand.
+//!
+//! Input: the class table and the classes being instantiated. Output: [`ClassLayout`]s shared by
+//! all instances of a class, [`InstanceState`]s, and the [`Member`] each declared element became
+//! (pending until something needs it, so declaration order never matters). It deliberately does
+//! not decide what an element becomes: `instantiate` does, when [`Flattener::ensure_member_at`]
+//! asks for a pending member.
+
+use crate::Flattener;
+use crate::modifier::{Modifier, Scope};
+use crate::resolve::{ClassId, TypeRef};
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use eqm_ir::expr::VarId;
+use eqm_ir::flat::{self, InstanceId};
+use eqm_syntax::ast;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// A component member of an instance.
+#[derive(Clone, Debug)]
+pub(crate) enum Member {
+    /// Declared, not instantiated yet.
+    Pending,
+    InProgress,
+    /// A conditional component whose condition is false.
+    Absent,
+    /// A component whose declaration had errors (already reported).
+    Failed,
+    Var(VarId),
+    /// Arrays are shared (`Rc`), because every reference to one element looks the member up,
+    /// and boxed behind one pointer, which keeps every member (most are scalars) small.
+    VarArray(Rc<ArrayMember<VarId>>),
+    Inst(InstanceId),
+    InstArray(Rc<ArrayMember<InstanceId>>),
+}
+
+/// The elements of an array component, row-major, with its dimensions.
+#[derive(Debug)]
+pub(crate) struct ArrayMember<T> {
+    pub(crate) dims: Rc<[usize]>,
+    pub(crate) elements: Rc<[T]>,
+}
+
+impl<T> ArrayMember<T> {
+    pub(crate) fn new(dims: Vec<usize>, elements: Vec<T>) -> Rc<ArrayMember<T>> {
+        Rc::new(ArrayMember {
+            dims: dims.into(),
+            elements: elements.into(),
+        })
+    }
+}
+
+/// A declared component of a class (its own or inherited).
+pub(crate) struct ElementDecl<'a> {
+    pub(crate) clause: &'a ast::ComponentClause,
+    pub(crate) decl: &'a ast::ComponentDecl,
+    /// The class whose body declares it (a base class for inherited elements).
+    pub(crate) class: ClassId,
+    /// Modifiers from the `extends` clauses through which it was inherited. Their bindings have
+    /// no instance in their scope, because the layout is shared by all instances of the class;
+    /// [`Modifier::in_instance`] supplies it.
+    pub(crate) extends_modifier: Modifier<'a>,
+}
+
+/// The components and sections of a class including inherited ones. Every instance of a class
+/// has the same layout, so it is collected once per class and shared: a chain of 10^5 masses
+/// walks `Mass` and its base classes once and keeps no member names per instance.
+#[derive(Default)]
+pub(crate) struct ClassLayout<'a> {
+    /// In declaration order, each name once: an element inherited twice (diamond) is the same
+    /// element, and the first is kept.
+    pub(crate) elements: Vec<ElementDecl<'a>>,
+    /// Element names with their key and index in `elements`, sorted by key and then by name
+    /// for lookups: most comparisons are then decided by comparing two integers.
+    by_name: Vec<(NameKey, &'a str, usize)>,
+    pub(crate) equations: Vec<(&'a ast::Equation, ClassId, bool)>,
+    pub(crate) invariants: Vec<(&'a ast::Equation, ClassId)>,
+    pub(crate) algorithms: Vec<(&'a [ast::Statement], ClassId, bool, Span)>,
+}
+
+impl<'a> ClassLayout<'a> {
+    pub(crate) fn index(&self, name: &str) -> Option<usize> {
+        let key = NameKey::of(name);
+        // Names with equal keys have the same length and first eight bytes: only the rest of
+        // longer names is left to compare.
+        let rest = name.as_bytes().get(8..).unwrap_or_default();
+        // Most names fit in the key: then equal keys are equal names, and no byte comparison
+        // (a call to `memcmp`, which used to be a quarter of the time of flattening) is needed.
+        let k = self
+            .by_name
+            .binary_search_by(|(k, n, _)| {
+                k.cmp(&key).then_with(|| {
+                    if rest.is_empty() {
+                        std::cmp::Ordering::Equal
+                    } else {
+                        n.as_bytes().get(8..).unwrap_or_default().cmp(rest)
+                    }
+                })
+            })
+            .ok()?;
+        Some(self.by_name[k].2)
+    }
+
+    /// Element names in declaration order (for connector leaf lists and messages).
+    pub(crate) fn names(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.elements.iter().map(|e| e.decl.name.name.as_str())
+    }
+}
+
+/// Per-instance flattening state.
+pub(crate) struct InstanceState<'a> {
+    pub(crate) class: ClassId,
+    /// The modifier from the enclosing instance until the members are instantiated; `None`
+    /// when empty (most instances), boxed otherwise to keep the state of every instance small.
+    pub(crate) modifier: Option<Box<Modifier<'a>>>,
+    pub(crate) layout: Rc<ClassLayout<'a>>,
+    /// Where its members, indexed like `layout.elements`, start in [`Flattener::members`].
+    pub(crate) first_member: usize,
+    /// Inherited variability (`parameter` on a record component makes its fields parameters).
+    pub(crate) variability: flat::Variability,
+    pub(crate) causality: flat::Causality,
+    pub(crate) is_connector: bool,
+}
+
+/// The length and the first eight bytes of a name: equal for equal names, and different for
+/// almost all different names of one class.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct NameKey(usize, u64);
+
+impl NameKey {
+    fn of(name: &str) -> NameKey {
+        let bytes = name.as_bytes();
+        let start = bytes
+            .iter()
+            .take(8)
+            .enumerate()
+            .fold(0u64, |word, (i, &b)| word | (u64::from(b) << (8 * i)));
+        NameKey(bytes.len(), start)
+    }
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new_instance(
+        &mut self,
+        name: String,
+        class: ClassId,
+        parent: Option<InstanceId>,
+        span: Span,
+        modifier: Modifier<'a>,
+        variability: flat::Variability,
+        causality: flat::Causality,
+        is_connector: bool,
+    ) -> InstanceId {
+        let id = InstanceId(self.model.instances.len() as u32);
+        let layout = self.layout(class);
+        let class_name = self.class_name(class);
+        self.model.instances.push(flat::Instance {
+            name,
+            class_name,
+            parent,
+            is_connector,
+            span,
+        });
+        let empty = modifier.binding.is_none() && modifier.args.is_empty();
+        let first_member = self.members.len();
+        self.members
+            .resize(first_member + layout.elements.len(), Member::Pending);
+        self.instances.push(InstanceState {
+            class,
+            modifier: (!empty).then(|| Box::new(modifier)),
+            first_member,
+            layout,
+            variability,
+            causality,
+            is_connector,
+        });
+        id
+    }
+
+    fn class_name(&mut self, class: ClassId) -> Arc<str> {
+        let table = self.table;
+        self.class_names[class.0 as usize]
+            .get_or_insert_with(|| table.get(class).full_name.as_str().into())
+            .clone()
+    }
+
+    /// One shared copy of a description or unit text.
+    pub(crate) fn shared(&mut self, text: &'a str) -> Arc<str> {
+        self.strings
+            .entry((text.as_ptr(), text.len()))
+            .or_insert_with(|| text.into())
+            .clone()
+    }
+
+    /// The layout of `class`. A layout whose collection reported errors is not kept, so that
+    /// every instance reports them as before.
+    fn layout(&mut self, class: ClassId) -> Rc<ClassLayout<'a>> {
+        if let Some(layout) = &self.layouts[class.0 as usize] {
+            return layout.clone();
+        }
+        let errors = self.diagnostics.len();
+        let mut collected = ClassLayout::default();
+        self.collect(class, Modifier::default(), &mut collected, 0);
+        let mut elements = std::mem::take(&mut collected.elements);
+        let mut by_name: Vec<(NameKey, &'a str, usize)> = Vec::with_capacity(elements.len());
+        let mut seen = std::collections::BTreeSet::new();
+        let mut layout = collected;
+        for element in elements.drain(..) {
+            let name = element.decl.name.name.as_str();
+            // An element inherited twice (diamond) is the same element; keep the first.
+            if !seen.insert(name) {
+                continue;
+            }
+            by_name.push((NameKey::of(name), name, layout.elements.len()));
+            layout.elements.push(element);
+        }
+        by_name.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+        layout.by_name = by_name;
+        let layout = Rc::new(layout);
+        if self.diagnostics.len() == errors {
+            self.layouts[class.0 as usize] = Some(layout.clone());
+        }
+        layout
+    }
+
+    /// Collects the elements and equations of `class` and of every class it extends. Modifiers
+    /// are scoped to no instance: the layout is shared by all instances.
+    fn collect(&mut self, class: ClassId, extends_modifier: Modifier<'a>, out: &mut ClassLayout<'a>, depth: usize) {
+        if depth > 32 {
+            let def = self.table.get(class).def;
+            self.diagnostics.push(Diagnostic::error(
+                "E0212",
+                format!("`{}` extends itself (directly or through other classes)", def.name.name),
+                def.name.span,
+                "cyclic inheritance",
+            ));
+            return;
+        }
+        let entry = self.table.get(class);
+        if let ast::ClassBody::Short { base, modification, .. } = &entry.def.body {
+            // `model M = N(k = 1);` behaves like `model M extends N(k = 1); end M;`.
+            let scope = Scope {
+                instance: None,
+                class: entry.parent.unwrap_or(class),
+            };
+            let modifier = match modification {
+                Some(m) => extends_modifier.merge(&Modifier::from_class_modification(m, scope)),
+                None => extends_modifier,
+            };
+            match self.table.lookup(entry.parent.unwrap_or(class), base) {
+                Ok(TypeRef::Class(b)) => self.collect(b, modifier, out, depth + 1),
+                Ok(TypeRef::Builtin(_)) => {}
+                Err(_) => self.unknown_class(entry.parent.unwrap_or(class), base),
+            }
+            return;
+        }
+        for section in entry.sections() {
+            match section {
+                ast::Section::Elements { elements, .. } => {
+                    for element in elements {
+                        match element {
+                            ast::Element::Component(clause) => {
+                                for decl in &clause.components {
+                                    out.elements.push(ElementDecl {
+                                        clause,
+                                        decl,
+                                        class,
+                                        extends_modifier: extends_modifier.clone(),
+                                    });
+                                }
+                            }
+                            ast::Element::Extends(x) => match self.table.lookup_base(class, &x.base) {
+                                Ok(TypeRef::Class(base)) => {
+                                    let scope = Scope { instance: None, class };
+                                    let modifier = match &x.modification {
+                                        Some(m) => extends_modifier
+                                            .clone()
+                                            .merge(&Modifier::from_class_modification(m, scope)),
+                                        None => extends_modifier.clone(),
+                                    };
+                                    self.collect(base, modifier, out, depth + 1);
+                                }
+                                Ok(TypeRef::Builtin(_)) => {}
+                                Err(_) => self.unknown_class(class, &x.base),
+                            },
+                            ast::Element::Class(_) | ast::Element::Import(_) => {}
+                        }
+                    }
+                }
+                ast::Section::Equations { initial, equations, .. } => {
+                    out.equations.extend(equations.iter().map(|e| (e, class, *initial)))
+                }
+                ast::Section::Invariants { equations, .. } => {
+                    out.invariants.extend(equations.iter().map(|e| (e, class)))
+                }
+                ast::Section::Algorithm {
+                    initial,
+                    statements,
+                    span,
+                } => out.algorithms.push((statements, class, *initial, *span)),
+            }
+        }
+    }
+
+    /// The member `name` of `instance` as it stands, without instantiating it.
+    pub(crate) fn member(&self, instance: InstanceId, name: &str) -> Option<&Member> {
+        let state = &self.instances[instance.0 as usize];
+        Some(&self.members[state.first_member + state.layout.index(name)?])
+    }
+
+    /// Instantiates member `name` of `instance` if it is still pending, and returns it.
+    pub(crate) fn ensure_member(&mut self, instance: InstanceId, name: &str) -> Option<Member> {
+        let k = self.instances[instance.0 as usize].layout.index(name)?;
+        Some(self.ensure_member_at(instance, k))
+    }
+
+    /// Instantiates element `k` of `instance`'s layout if it is still pending, and returns it.
+    pub(crate) fn ensure_member_at(&mut self, instance: InstanceId, k: usize) -> Member {
+        let state = &self.instances[instance.0 as usize];
+        let slot = state.first_member + k;
+        if !matches!(self.members[slot], Member::Pending) {
+            return self.members[slot].clone();
+        }
+        self.members[slot] = Member::InProgress;
+        let layout = state.layout.clone();
+        let result = self.instantiate_element(instance, &layout.elements[k]);
+        self.members[slot] = result.clone();
+        result
+    }
+}

@@ -1,0 +1,458 @@
+//! References in expressions: what a name denotes where it is used, a loop index, a local of the
+//! function being flattened, variables and instances reached through members and subscripts, the
+//! predefined `time`, `true` and `false`, or a constant of a package or enclosing class.
+//!
+//! Input: an AST component reference, its [`Scope`] and the loop indices in scope. Output: the
+//! value it has, or the [`Target`]s it denotes with their array dimensions (for equations,
+//! connects and assignments), instantiating members on first use; diagnostics for names that
+//! denote nothing. It deliberately does not resolve class names (that is `resolve`).
+
+use super::Flattener;
+use super::eval::Loops;
+use super::layout::Member;
+use super::modifier::Scope;
+use super::value::Value;
+use eqm_diag::Diagnostic;
+use eqm_ir::expr::{ExprId, Node, VarId};
+use eqm_ir::flat::{InstanceId, ScalarType};
+use eqm_syntax::ast;
+use std::rc::Rc;
+
+/// What a component reference denotes.
+#[derive(Clone, Debug)]
+pub enum Target {
+    Var(VarId),
+    Inst(InstanceId),
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// Resolves a reference used as a value.
+    pub(crate) fn eval_ref(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<Value> {
+        let first = &c.parts[0];
+        if c.parts.len() == 1
+            && first.subscripts.is_empty()
+            && let Some((_, v)) = loops.iter().rev().find(|(n, _)| *n == first.name.name)
+        {
+            return Some(Value::Scalar(self.model.exprs.int(*v), ScalarType::Integer));
+        }
+        if self.is_local(scope, &first.name.name) {
+            return self.eval_local(c, scope, loops);
+        }
+        // A reference to one variable (most references) is resolved once, directly.
+        if let Some(instance) = scope.instance
+            && let Some(Target::Var(v)) = self.single_target(c, instance, scope, loops)?
+        {
+            return Some(Value::Scalar(self.model.exprs.var(v), self.model.var(v).ty));
+        }
+        if let Some(instance) = scope.instance
+            && self.member(instance, &first.name.name).is_some()
+        {
+            let (dims, targets) = self.resolve_targets(c, scope, loops)?;
+            let mut elems = Vec::with_capacity(targets.len());
+            let mut ty = None;
+            for t in targets {
+                match t {
+                    Target::Var(v) => {
+                        ty = Some(self.model.var(v).ty);
+                        elems.push(self.model.exprs.var(v));
+                    }
+                    Target::Inst(i) => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0308",
+                            format!("`{}` is a component, not a variable", eqm_syntax::pretty::print_ref(c)),
+                            c.span,
+                            format!("an instance of {}", self.model.instances[i.0 as usize].class_name),
+                        ));
+                        return None;
+                    }
+                }
+            }
+            let ty = ty.unwrap_or(ScalarType::Real);
+            return Some(if dims.is_empty() {
+                Value::Scalar(elems[0], ty)
+            } else {
+                Value::Array(dims, elems, ty)
+            });
+        }
+        if c.parts.len() == 1 && first.name.name == "time" {
+            return Some(Value::Scalar(self.model.exprs.add(Node::Time), ScalarType::Real));
+        }
+        if c.parts.len() == 1 && matches!(first.name.name.as_str(), "true" | "false") {
+            return Some(Value::Scalar(
+                self.model.exprs.boolean(first.name.name == "true"),
+                ScalarType::Boolean,
+            ));
+        }
+        if let Some(v) = self.package_constant(c, scope, loops) {
+            return v;
+        }
+        self.unknown_name(c, scope, loops);
+        None
+    }
+
+    fn unknown_name(&mut self, c: &ast::ComponentRef, scope: Scope, loops: &Loops) {
+        let name = &c.parts[0].name.name;
+        let mut candidates: Vec<String> = loops.iter().map(|(n, _)| n.clone()).collect();
+        if let Some(i) = scope.instance {
+            candidates.extend(self.instances[i.0 as usize].layout.names().map(String::from));
+        }
+        candidates.push("time".to_string());
+        let mut d = Diagnostic::error(
+            "E0205",
+            format!("unknown variable `{name}`"),
+            c.parts[0].name.span,
+            "not declared in this class",
+        );
+        if let Some(s) = eqm_diag::did_you_mean(name, candidates.iter().map(|s| s.as_str())) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        }
+        self.diagnostics.push(d);
+    }
+
+    /// A constant declared in a package or enclosing class (`Constants.pi`, or `pi` inside it).
+    fn package_constant(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<Option<Value>> {
+        let (class, name) = if c.parts.len() == 1 {
+            // An unqualified name: the constants of enclosing classes.
+            let mut current = Some(scope.class);
+            let mut found = None;
+            while let Some(cls) = current {
+                if self.find_constant_decl(cls, &c.parts[0].name.name).is_some() {
+                    found = Some(cls);
+                    break;
+                }
+                current = self.table.get(cls).parent;
+            }
+            (found?, &c.parts[0].name.name)
+        } else {
+            let parts = &c.parts[..c.parts.len() - 1];
+            let name = ast::Name {
+                global: c.global,
+                parts: parts.iter().map(|p| p.name.clone()).collect(),
+                span: c.span,
+            };
+            match self.table.lookup(scope.class, &name) {
+                Ok(crate::resolve::TypeRef::Class(cls)) => (cls, &c.parts.last()?.name.name),
+                _ => return None,
+            }
+        };
+        let key = (class, name.clone());
+        if let Some(v) = self.package_constants.get(&key) {
+            return Some(v.clone());
+        }
+        let Some((decl, _)) = self.find_constant_decl(class, name) else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0205",
+                format!("`{}` has no constant `{name}`", self.table.get(class).full_name),
+                c.span,
+                "not found",
+            ));
+            return Some(None);
+        };
+        self.package_constants.insert(key.clone(), None);
+        let value = match decl.modification.as_ref().and_then(|m| m.binding.as_ref()) {
+            Some(binding) => self.eval(binding, Scope { instance: None, class }, loops),
+            None => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0206",
+                    format!("constant `{name}` has no value"),
+                    decl.name.span,
+                    "a constant needs a binding",
+                ));
+                None
+            }
+        };
+        let subscripts_ok = c.parts.last().is_some_and(|p| p.subscripts.is_empty());
+        let value = if subscripts_ok { value } else { None };
+        self.package_constants.insert(key, value.clone());
+        Some(value)
+    }
+
+    fn find_constant_decl(
+        &self,
+        class: crate::resolve::ClassId,
+        name: &str,
+    ) -> Option<(&'a ast::ComponentDecl, &'a ast::ComponentClause)> {
+        self.table.get(class).elements().find_map(|(e, _)| match e {
+            ast::Element::Component(clause)
+                if matches!(
+                    clause.prefixes.variability,
+                    ast::Variability::Constant | ast::Variability::Parameter
+                ) =>
+            {
+                clause
+                    .components
+                    .iter()
+                    .find(|d| d.name.name == name)
+                    .map(|d| (d, clause))
+            }
+            _ => None,
+        })
+    }
+
+    /// Resolves a reference to the variables or instances it denotes, with array dimensions.
+    pub(crate) fn resolve_targets(
+        &mut self,
+        c: &'a ast::ComponentRef,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<(Vec<usize>, Vec<Target>)> {
+        let instance = scope.instance?;
+        if let Some(target) = self.single_target(c, instance, scope, loops)? {
+            return Some((Vec::new(), vec![target]));
+        }
+        let mut current: Vec<InstanceId> = vec![instance];
+        let mut dims: Vec<usize> = Vec::new();
+        let mut result: Option<Vec<Target>> = None;
+        for (k, part) in c.parts.iter().enumerate() {
+            if result.is_some() {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0205",
+                    format!(
+                        "`{}` is a variable and has no member `{}`",
+                        eqm_syntax::pretty::print_ref(c),
+                        part.name.name
+                    ),
+                    part.name.span,
+                    "no such member",
+                ));
+                return None;
+            }
+            // The member in each instance of the outer selection; arrays are shared, not copied,
+            // so that picking one element of a large array costs O(1).
+            let mut next_insts: Vec<Rc<[InstanceId]>> = Vec::new();
+            let mut next_vars: Vec<Rc<[VarId]>> = Vec::new();
+            let mut member_dims: Rc<[usize]> = Rc::from([]);
+            for inst in &current {
+                let Some(member) = self.ensure_member(*inst, &part.name.name) else {
+                    if k == 0 {
+                        self.unknown_name(c, scope, loops);
+                    } else {
+                        let class = self.model.instances[inst.0 as usize].class_name.clone();
+                        let layout = self.instances[inst.0 as usize].layout.clone();
+                        let mut d = Diagnostic::error(
+                            "E0205",
+                            format!("`{class}` has no component `{}`", part.name.name),
+                            part.name.span,
+                            "no such component",
+                        );
+                        if let Some(s) = eqm_diag::did_you_mean(&part.name.name, layout.names()) {
+                            d = d.with_help(format!("did you mean `{s}`?"));
+                        }
+                        self.diagnostics.push(d);
+                    }
+                    return None;
+                };
+                match member {
+                    Member::Var(v) => next_vars.push(Rc::from([v])),
+                    Member::VarArray(array) => {
+                        member_dims = array.dims.clone();
+                        next_vars.push(array.elements.clone());
+                    }
+                    Member::Inst(i) => next_insts.push(Rc::from([i])),
+                    Member::InstArray(array) => {
+                        member_dims = array.dims.clone();
+                        next_insts.push(array.elements.clone());
+                    }
+                    Member::Failed => return None,
+                    Member::Absent => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0215",
+                            format!(
+                                "`{}` is a conditional component that is not present (its condition is false)",
+                                part.name.name
+                            ),
+                            part.name.span,
+                            "absent component",
+                        ));
+                        return None;
+                    }
+                    Member::InProgress | Member::Pending => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0216",
+                            format!("`{}` depends on itself through its declaration", part.name.name),
+                            part.name.span,
+                            "cyclic declaration",
+                        ));
+                        return None;
+                    }
+                }
+            }
+            // Apply this part's subscripts to the member's own dimensions, for each element of
+            // the outer selection.
+            let selection = self.subscript_selection(&part.subscripts, &member_dims, scope, loops, c)?;
+            dims.extend(selection.0.iter().copied());
+            if !next_vars.is_empty() {
+                let picked = next_vars
+                    .iter()
+                    .flat_map(|member| selection.1.iter().filter_map(|&s| member.get(s)))
+                    .map(|v| Target::Var(*v));
+                result = Some(picked.collect());
+            } else {
+                current = next_insts
+                    .iter()
+                    .flat_map(|member| selection.1.iter().filter_map(|&s| member.get(s).copied()))
+                    .collect();
+            }
+        }
+        let targets = result.unwrap_or_else(|| current.into_iter().map(Target::Inst).collect());
+        Some((dims, targets))
+    }
+
+    /// The common case of [`Self::resolve_targets`] without its selections: a reference to one
+    /// variable or instance through scalar members and single array elements, like
+    /// `flange_a.s` or `m[i - 1].flange_b`. `Some(None)` for anything else, and for a reference
+    /// the general path reports as an error: it then resolves it again, which instantiates
+    /// nothing new and adds no new expression. `None` when evaluating a subscript failed (and
+    /// was reported), where the general path would have stopped too. The steps and their order
+    /// are those of the general path, so that both report the same.
+    fn single_target(
+        &mut self,
+        c: &'a ast::ComponentRef,
+        instance: InstanceId,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Option<Target>> {
+        let mut current = instance;
+        for (k, part) in c.parts.iter().enumerate() {
+            let last = k + 1 == c.parts.len();
+            let Some(member) = self.ensure_member(current, &part.name.name) else {
+                return Some(None);
+            };
+            let element = match member {
+                Member::Var(v) if last && part.subscripts.is_empty() => return Some(Some(Target::Var(v))),
+                Member::Inst(i) if part.subscripts.is_empty() => Target::Inst(i),
+                Member::VarArray(array) if last => match self.single_element(part, &array.dims, scope, loops)? {
+                    Some(e) => Target::Var(array.elements[e]),
+                    None => return Some(None),
+                },
+                Member::InstArray(array) => match self.single_element(part, &array.dims, scope, loops)? {
+                    Some(e) => Target::Inst(array.elements[e]),
+                    None => return Some(None),
+                },
+                _ => return Some(None),
+            };
+            match element {
+                Target::Inst(i) if !last => current = i,
+                _ => return Some(Some(element)),
+            }
+        }
+        Some(None)
+    }
+
+    /// The flat index of the element of an array member with `dims` that `part`'s subscripts
+    /// pick, when there is one subscript per dimension and each is a scalar known at compile
+    /// time within bounds. `Some(None)` otherwise, `None` when evaluating a subscript failed.
+    /// Evaluates the subscripts in order and stops at the first that is not such a scalar, as
+    /// [`Self::subscript_selection`] does.
+    fn single_element(
+        &mut self,
+        part: &'a ast::RefPart,
+        dims: &[usize],
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Option<usize>> {
+        if part.subscripts.len() != dims.len() || dims.is_empty() {
+            return Some(None);
+        }
+        let mut flat = 0;
+        for (sub, &n) in part.subscripts.iter().zip(dims) {
+            let ast::Subscript::Expr(e) = sub else {
+                return Some(None);
+            };
+            let Value::Scalar(x, _) = self.eval(e, scope, loops)? else {
+                return Some(None);
+            };
+            let Some(i) = self.known_value(x) else {
+                return Some(None);
+            };
+            let i = i as i64;
+            if i < 1 || i as usize > n {
+                return Some(None);
+            }
+            flat = flat * n + (i as usize - 1);
+        }
+        Some(Some(flat))
+    }
+
+    /// For subscripts on an array member: the resulting dimensions and the selected flat indices.
+    pub(crate) fn subscript_selection(
+        &mut self,
+        subs: &'a [ast::Subscript],
+        dims: &[usize],
+        scope: Scope,
+        loops: &mut Loops,
+        c: &ast::ComponentRef,
+    ) -> Option<(Vec<usize>, Vec<usize>)> {
+        if subs.is_empty() {
+            return Some((dims.to_vec(), (0..dims.iter().product::<usize>().max(1)).collect()));
+        }
+        if subs.len() > dims.len() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                format!(
+                    "too many subscripts: `{}` has {} dimension(s)",
+                    eqm_syntax::pretty::print_ref(c),
+                    dims.len()
+                ),
+                c.span,
+                "too many subscripts",
+            ));
+            return None;
+        }
+        let mut per_dim: Vec<Vec<usize>> = Vec::new();
+        let mut out_dims = Vec::new();
+        for (k, &n) in dims.iter().enumerate() {
+            match subs.get(k) {
+                None | Some(ast::Subscript::Colon(_)) => {
+                    per_dim.push((0..n).collect());
+                    out_dims.push(n);
+                }
+                Some(ast::Subscript::Expr(e)) => {
+                    let v = self.eval(e, scope, loops)?;
+                    let mut picked = Vec::new();
+                    for &x in v.as_slice() {
+                        let Some(i) = self.known_value(x) else {
+                            self.diagnostics.push(Diagnostic::error(
+                                "E0206",
+                                "subscript is not known at compile time",
+                                e.span,
+                                "must be a constant, parameter or loop index",
+                            ));
+                            return None;
+                        };
+                        let i = i as i64;
+                        if i < 1 || i as usize > n {
+                            self.diagnostics.push(Diagnostic::error(
+                                "E0304",
+                                format!("index {i} is out of bounds 1..{n}"),
+                                e.span,
+                                "out of bounds",
+                            ));
+                            return None;
+                        }
+                        picked.push(i as usize - 1);
+                    }
+                    if !v.dims().is_empty() {
+                        out_dims.push(picked.len());
+                    }
+                    per_dim.push(picked);
+                }
+            }
+        }
+        let mut flat = vec![0usize];
+        for (k, choices) in per_dim.iter().enumerate() {
+            let stride: usize = dims[k + 1..].iter().product();
+            flat = flat
+                .iter()
+                .flat_map(|base| choices.iter().map(move |c| base + c * stride))
+                .collect();
+        }
+        Some((out_dims, flat))
+    }
+
+    /// The value of a subscript known at compile time: a literal, or an expression of constants
+    /// and parameters with known values.
+    fn known_value(&mut self, x: ExprId) -> Option<f64> {
+        self.model.exprs.literal(x).or_else(|| self.consts.eval(&self.model, x))
+    }
+}

@@ -1,0 +1,356 @@
+//! Variables and the modifiers applied to them: a scalar variable of the flat model with its
+//! attributes (`start`, `fixed`, `min`, `max`, `nominal`, `unit`, `displayUnit`, `stateSelect`),
+//! its binding (kept for parameters and constants, an equation for the others) or its `--param`
+//! override; the check that every modifier of an instance names one of its elements; and the
+//! values of parameters known at compile time.
+//!
+//! Input: a [`VarSpec`] (the declaration as instantiated, with its merged modifier). Output: the
+//! variable in the flat model, with what connecting needs of it ([`VarKind`]), and diagnostics for
+//! unusable modifiers. It deliberately resolves no names and instantiates nothing: the modifier
+//! arrives merged, with the scope of each binding.
+
+use crate::modifier::{self, Modifier};
+use crate::value::Value;
+use crate::{Flattener, type_name, types_compatible};
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use eqm_ir::expr::{ExprId, VarId};
+use eqm_ir::flat::{self, ConnectorRole, InstanceId, ScalarType};
+use eqm_syntax::ast;
+use std::hash::BuildHasher as _;
+use std::sync::Arc;
+
+/// The kind of a flat variable as connecting sees it (a copy of fields of `flat::Variable`).
+#[derive(Clone, Copy)]
+pub(crate) struct VarKind {
+    pub(crate) variability: flat::Variability,
+    pub(crate) role: ConnectorRole,
+    pub(crate) causality: flat::Causality,
+    pub(crate) ty: ScalarType,
+    /// Whether the variable's type is a connector (signal connectors like `RealInput`).
+    pub(crate) is_connector_type: bool,
+}
+
+impl VarKind {
+    /// Whether the variable can be connected: parameters and constants are not.
+    pub(crate) fn is_time_varying(self) -> bool {
+        self.variability.is_time_varying()
+    }
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// Reports modifier arguments that name no element of the instance.
+    pub(crate) fn check_modifier_targets(&mut self, instance: InstanceId) {
+        let state = &self.instances[instance.0 as usize];
+        let mut unknown = Vec::new();
+        for arg in state.modifier.iter().flat_map(|m| &m.args) {
+            if state.layout.index(arg.name).is_none() {
+                unknown.push((arg.name.to_string(), arg.span));
+            }
+        }
+        if unknown.is_empty() {
+            return;
+        }
+        let class_name = self.table.get(state.class).full_name.clone();
+        let layout = state.layout.clone();
+        for (name, span) in unknown {
+            let mut d = Diagnostic::error(
+                "E0203",
+                format!("`{class_name}` has no element `{name}` to modify"),
+                span,
+                "modifies nothing",
+            );
+            if let Some(s) = eqm_diag::did_you_mean(&name, layout.names()) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            self.diagnostics.push(d);
+        }
+    }
+
+    pub(crate) fn new_variable(&mut self, spec: VarSpec<'_, 'a>) -> VarId {
+        let id = VarId(self.model.variables.len() as u32);
+        let role = match spec.connection {
+            ast::Connection::Flow => ConnectorRole::Flow,
+            ast::Connection::Potential => ConnectorRole::Potential,
+            ast::Connection::None if spec.in_connector || spec.is_connector_type => ConnectorRole::Potential,
+            ast::Connection::None => ConnectorRole::None,
+        };
+        self.model.variables.push(flat::Variable {
+            name: spec.name,
+            instance: spec.instance,
+            variability: spec.variability,
+            ty: spec.ty,
+            causality: spec.causality,
+            role,
+            attributes: self.no_attributes.clone(),
+            binding: None,
+            value: None,
+            description: spec.description,
+            span: spec.span,
+        });
+        self.var_kinds.push(VarKind {
+            variability: spec.variability,
+            role,
+            causality: spec.causality,
+            ty: spec.ty,
+            is_connector_type: spec.is_connector_type,
+        });
+        let scope_for_messages = spec.span;
+        // Attributes.
+        let mut attributes = flat::AttributeValues::default();
+        for arg in &spec.modifier.args {
+            let Some(binding) = &arg.modifier.binding else {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0203",
+                    format!("attribute `{}` needs a value", arg.name),
+                    arg.span,
+                    "write `name = value`",
+                ));
+                continue;
+            };
+            match arg.name {
+                "start" | "min" | "max" | "nominal" => {
+                    let Some(value) = self.eval_binding(binding, spec.ty) else {
+                        continue;
+                    };
+                    let slot = match arg.name {
+                        "start" => &mut attributes.start,
+                        "min" => &mut attributes.min,
+                        "max" => &mut attributes.max,
+                        _ => &mut attributes.nominal,
+                    };
+                    if slot.is_none() {
+                        *slot = Some(value);
+                    }
+                }
+                "fixed" => {
+                    if attributes.fixed.is_none() {
+                        attributes.fixed =
+                            self.eval_structural_bool(binding.expr, binding.scope, "the `fixed` attribute");
+                    }
+                }
+                "unit" | "displayUnit" | "quantity" => {
+                    if let ast::ExprKind::String(s) = &binding.expr.kind {
+                        match arg.name {
+                            "unit" if attributes.unit.is_none() => attributes.unit = Some(self.shared(s)),
+                            "displayUnit" if attributes.display_unit.is_none() => {
+                                attributes.display_unit = Some(self.shared(s))
+                            }
+                            _ => {}
+                        }
+                    } else {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0305",
+                            format!("`{}` must be a string", arg.name),
+                            binding.expr.span,
+                            "expected a string literal",
+                        ));
+                    }
+                }
+                "stateSelect" => {
+                    if attributes.state_select.is_none() {
+                        attributes.state_select = self.state_select(binding.expr);
+                    }
+                }
+                other => {
+                    let mut d = Diagnostic::error(
+                        "E0203",
+                        format!("`{other}` is not an attribute of a scalar variable"),
+                        arg.span,
+                        "modifies nothing",
+                    )
+                    .with_label(scope_for_messages, "this variable has a built-in type");
+                    if let Some(s) = eqm_diag::did_you_mean(
+                        other,
+                        [
+                            "start",
+                            "fixed",
+                            "min",
+                            "max",
+                            "nominal",
+                            "unit",
+                            "displayUnit",
+                            "stateSelect",
+                            "quantity",
+                        ],
+                    ) {
+                        d = d.with_help(format!("did you mean `{s}`?"));
+                    } else {
+                        d = d.with_help(
+                            "the attributes are start, fixed, min, max, nominal, unit, displayUnit and stateSelect",
+                        );
+                    }
+                    self.diagnostics.push(d);
+                }
+            }
+        }
+        self.model.variables[id.0 as usize].attributes = self.share_attributes(attributes);
+        // The binding: parameters and constants keep it; other variables get an equation.
+        let overridden = self.override_for(id);
+        if let Some(value) = overridden {
+            let e = self.model.exprs.real(value);
+            self.model.variables[id.0 as usize].binding = Some(e);
+        } else if let Some(binding) = &spec.modifier.binding
+            && let Some(value) = self.eval_binding(binding, spec.ty)
+        {
+            match spec.variability {
+                flat::Variability::Parameter | flat::Variability::Constant => {
+                    self.model.variables[id.0 as usize].binding = Some(value);
+                }
+                _ => {
+                    let lhs = self.model.exprs.var(id);
+                    self.model.equations.push(flat::Equation {
+                        lhs,
+                        rhs: value,
+                        origin: flat::Origin::Binding { var: id },
+                        span: binding.expr.span,
+                        array: None,
+                    });
+                }
+            }
+        }
+        id
+    }
+
+    /// The attributes `values` as the recently made attributes that are equal, if there are any:
+    /// variables declared alike share one copy. A small table indexed by hash keeps the last
+    /// attributes of each hash, so that sharing costs no growing map.
+    fn share_attributes(&mut self, values: flat::AttributeValues) -> flat::Attributes {
+        // The hash only picks a slot, so it may be cheap: expression ids and the unit's address
+        // (units are shared per source text) rather than every field and text.
+        let ids = [values.start, values.min, values.max, values.nominal].map(|e| e.map_or(u32::MAX, |e| e.0));
+        let unit = values.unit.as_ref().map_or(0, |u| u.as_ptr() as usize);
+        let hash = eqm_ir::expr::FxBuild::default().hash_one((ids, unit));
+        // The high bits, which multiplicative hashing mixes best.
+        let slot = (hash >> 32) as usize % self.recent_attributes.len();
+        match &self.recent_attributes[slot] {
+            Some(known) if **known == values => known.clone(),
+            _ => {
+                let attributes = flat::Attributes::new(values);
+                self.recent_attributes[slot] = Some(attributes.clone());
+                attributes
+            }
+        }
+    }
+
+    fn override_for(&mut self, var: VarId) -> Option<f64> {
+        let v = &self.model.variables[var.0 as usize];
+        if v.variability != flat::Variability::Parameter {
+            return None;
+        }
+        let i = self.options.parameters.iter().position(|(n, _)| *n == v.name)?;
+        self.used_overrides[i] = true;
+        Some(self.options.parameters[i].1)
+    }
+
+    fn state_select(&mut self, e: &ast::Expr) -> Option<flat::StateSelect> {
+        let ast::ExprKind::Ref(c) = &e.kind else {
+            return None;
+        };
+        let last = c.parts.last()?.name.name.as_str();
+        let s = match last {
+            "never" => flat::StateSelect::Never,
+            "avoid" => flat::StateSelect::Avoid,
+            "default" => flat::StateSelect::Default,
+            "prefer" => flat::StateSelect::Prefer,
+            "always" => flat::StateSelect::Always,
+            _ => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0305",
+                        format!("unknown stateSelect value `{last}`"),
+                        e.span,
+                        "not a StateSelect value",
+                    )
+                    .with_help("use StateSelect.never, avoid, default, prefer or always"),
+                );
+                return None;
+            }
+        };
+        Some(s)
+    }
+
+    /// Evaluates a binding to one scalar expression, picking array elements as selected.
+    fn eval_binding(&mut self, binding: &modifier::Binding<'a>, ty: ScalarType) -> Option<ExprId> {
+        let mut value = self.eval(binding.expr, binding.scope, &mut Vec::new())?;
+        for &i in &binding.select {
+            value = match &value {
+                // A scalar modifier on an array element applies to every element.
+                Value::Scalar(..) => value.clone(),
+                Value::Array(..) => match value.index_first(i) {
+                    Some(v) => v,
+                    None => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0304",
+                            format!("the modifier has too few elements for element {}", i + 1),
+                            binding.expr.span,
+                            "array size does not match the component",
+                        ));
+                        return None;
+                    }
+                },
+                Value::Str(_) => value.clone(),
+            };
+        }
+        match value {
+            Value::Scalar(e, t) => {
+                if !types_compatible(ty, t) {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0306",
+                        format!("a {} value cannot bind a {} variable", type_name(t), type_name(ty)),
+                        binding.expr.span,
+                        format!("this is {}", type_name(t)),
+                    ));
+                    return None;
+                }
+                Some(e)
+            }
+            Value::Str(s) if ty == ScalarType::String => Some(self.model.exprs.add(eqm_ir::expr::Node::Str(s.into()))),
+            Value::Str(_) => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    format!("a String value cannot bind a {} variable", type_name(ty)),
+                    binding.expr.span,
+                    "this is a String",
+                ));
+                None
+            }
+            Value::Array(dims, _, _) => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    format!("an array of size {dims:?} cannot bind a scalar"),
+                    binding.expr.span,
+                    "array value for a scalar",
+                ));
+                None
+            }
+        }
+    }
+
+    /// Records compile-time values of parameters that can be evaluated, for listings.
+    pub(crate) fn evaluate_parameter_values(&mut self) {
+        for i in 0..self.model.variables.len() {
+            if self.var_kinds[i].is_time_varying() {
+                continue;
+            }
+            if let Some(b) = self.model.variables[i].binding {
+                let value = self.consts.eval(&self.model, b);
+                self.model.variables[i].value = value;
+            }
+        }
+    }
+}
+
+pub(crate) struct VarSpec<'m, 'a> {
+    pub(crate) name: String,
+    pub(crate) instance: InstanceId,
+    pub(crate) ty: ScalarType,
+    pub(crate) variability: flat::Variability,
+    pub(crate) causality: flat::Causality,
+    pub(crate) connection: ast::Connection,
+    pub(crate) in_connector: bool,
+    pub(crate) is_connector_type: bool,
+    pub(crate) modifier: &'m Modifier<'a>,
+    pub(crate) description: Option<Arc<str>>,
+    pub(crate) span: Span,
+}
