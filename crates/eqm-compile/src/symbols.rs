@@ -33,6 +33,9 @@ pub struct Symbol {
     pub fixed: Option<bool>,
     /// For a variable alias elimination removed: its value in terms of the others.
     pub eliminated: Option<ExprId>,
+    /// A parameter or constant whose value the flattener used (an array size, a range, a
+    /// condition): changing it needs compiling again.
+    pub structural: bool,
 }
 
 /// The variables of a model by id and by name, and its instances.
@@ -55,6 +58,7 @@ impl Symbols {
             .into_iter()
             .map(|i| (i.name, i.class_name))
             .collect();
+        let structural = std::mem::take(&mut flat.structural);
         let vars: Vec<Symbol> = std::mem::take(&mut flat.variables)
             .into_iter()
             .enumerate()
@@ -69,6 +73,7 @@ impl Symbols {
                 span: v.span,
                 binding: v.binding,
                 eliminated: dae.eliminated.get(i).copied().flatten(),
+                structural: structural.binary_search(&VarId(i as u32)).is_ok(),
                 name: v.name,
             })
             .collect();

@@ -259,7 +259,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut numbers = Vec::new();
         for x in values.elements() {
             match self.consts.eval(&self.model, x) {
-                Some(v) => numbers.push(v as i64),
+                Some(v) => {
+                    self.note_structural(x);
+                    numbers.push(v as i64);
+                }
                 None => {
                     self.diagnostics.push(Diagnostic::error(
                         "E0206",
@@ -304,7 +307,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ));
                 return;
             };
-            match self.consts.eval(&self.model, c) {
+            let known = self.consts.eval(&self.model, c);
+            if known.is_some() && conditions.is_empty() {
+                self.note_structural(c);
+            }
+            match known {
                 Some(v) if conditions.is_empty() => {
                     if v != 0.0 {
                         for e in body {

@@ -332,7 +332,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return None;
         };
         match self.consts.eval(&self.model, x) {
-            Some(v) => Some(v),
+            Some(v) => {
+                self.note_structural(x);
+                Some(v)
+            }
             None => {
                 let mut d = Diagnostic::error(
                     "E0206",

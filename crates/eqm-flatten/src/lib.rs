@@ -134,6 +134,9 @@ pub(crate) struct Flattener<'t, 'a> {
     /// the cache rather than one cache line per variable.
     var_kinds: Vec<VarKind>,
     consts: consteval::ConstCache,
+    /// Expressions whose compile-time values shaped the flat model (see
+    /// [`FlatModel::structural`]).
+    structural_roots: Vec<eqm_ir::expr::ExprId>,
     package_constants: BTreeMap<(ClassId, String), Option<Value>>,
     used_overrides: Vec<bool>,
     /// Functions instantiated so far (`None`: its declaration has errors).
@@ -175,6 +178,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             connect_pairs: Vec::new(),
             var_kinds: Vec::new(),
             consts: consteval::ConstCache::default(),
+            structural_roots: Vec::new(),
             package_constants: BTreeMap::new(),
             used_overrides: vec![false; options.parameters.len()],
             function_ids: BTreeMap::new(),
@@ -238,6 +242,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         self.build_connection_sets();
         self.evaluate_parameter_values();
+        self.model.structural = self.structural_parameters();
         if !eqm_diag::has_errors(&self.diagnostics) {
             balance::check(self);
         }

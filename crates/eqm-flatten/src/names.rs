@@ -453,6 +453,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The value of a subscript known at compile time: a literal, or an expression of constants
     /// and parameters with known values.
     fn known_value(&mut self, x: ExprId) -> Option<f64> {
-        self.model.exprs.literal(x).or_else(|| self.consts.eval(&self.model, x))
+        self.model.exprs.literal(x).or_else(|| {
+            let value = self.consts.eval(&self.model, x);
+            if value.is_some() {
+                self.note_structural(x);
+            }
+            value
+        })
     }
 }

@@ -327,6 +327,40 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
+    /// Notes that the compile-time value of `e` shaped the flat model (a literal reads nothing).
+    pub(crate) fn note_structural(&mut self, e: ExprId) {
+        if self.model.exprs.literal(e).is_none() {
+            self.structural_roots.push(e);
+        }
+    }
+
+    /// The parameters and constants the structural expressions read, directly or through the
+    /// bindings of the parameters they read, sorted (see [`FlatModel::structural`]).
+    pub(crate) fn structural_parameters(&mut self) -> Vec<VarId> {
+        let mut seen = vec![false; self.model.variables.len()];
+        let mut roots = std::mem::take(&mut self.structural_roots);
+        roots.sort_unstable();
+        roots.dedup();
+        let mut vars = Vec::new();
+        let mut stack: Vec<VarId> = Vec::new();
+        for root in roots {
+            self.model.exprs.vars_in(root, &mut stack);
+            while let Some(v) = stack.pop() {
+                let Some(s) = seen.get_mut(v.0 as usize).filter(|s| !**s) else {
+                    continue;
+                };
+                *s = true;
+                vars.push(v);
+                let var = &self.model.variables[v.0 as usize];
+                for e in [var.binding, var.attributes.start].into_iter().flatten() {
+                    self.model.exprs.vars_in(e, &mut stack);
+                }
+            }
+        }
+        vars.sort_unstable();
+        vars
+    }
+
     /// Records compile-time values of parameters that can be evaluated, for listings.
     pub(crate) fn evaluate_parameter_values(&mut self) {
         for i in 0..self.model.variables.len() {

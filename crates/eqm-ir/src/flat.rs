@@ -465,6 +465,11 @@ pub struct FlatModel {
     /// User-defined functions called by the model; `Callee::User(FuncId(i))` is `functions[i]`.
     pub functions: Vec<Function>,
     pub experiment: Experiment,
+    /// The parameters and constants whose values the flattener used (array sizes, for ranges,
+    /// conditions of if-equations and conditional components, subscripts), and those their
+    /// bindings read, sorted: changing one changes the flat model itself, so it needs flattening
+    /// again rather than a new value at run time.
+    pub structural: Vec<VarId>,
 }
 
 impl FlatModel {

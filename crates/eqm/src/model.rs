@@ -42,6 +42,9 @@ pub struct ParameterInfo {
     pub value: Option<f64>,
     /// Whether [`Model::set_parameter`] can change it.
     pub settable: bool,
+    /// Whether its value shaped the compiled model (an array size, a range, a condition): it
+    /// changes only by compiling again with the new value.
+    pub structural: bool,
     pub unit: Option<String>,
     pub description: Option<String>,
 }
@@ -150,7 +153,8 @@ impl Model {
                 ParameterInfo {
                     name: name.to_string(),
                     value,
-                    settable: matches!(slot, Slot::Param(_)),
+                    settable: matches!(slot, Slot::Param(_)) && !symbol.structural,
+                    structural: symbol.structural,
                     unit: symbol.unit.as_deref().map(str::to_string),
                     description: symbol.description.as_deref().map(str::to_string),
                 }
@@ -164,10 +168,27 @@ impl Model {
     }
 
     /// Sets parameter `name` to `value` for the runs from now on, without recompiling: it must
-    /// be independent of the other parameters (`E0707` otherwise). Whether the parameters then
-    /// meet the model's conditions is checked when a run computes them.
+    /// be independent of the other parameters and not structural (`E0707` otherwise; a
+    /// structural parameter is set by compiling with [`crate::ModelOptions::parameters`]).
+    /// Whether the parameters then meet the model's conditions is checked when a run computes
+    /// them.
     pub fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), Diagnostic> {
-        eqm_sim::instance::check_parameter(&self.compiled.program, name, value)?;
+        let program = &self.compiled.program;
+        eqm_sim::instance::check_parameter(program, name, value)?;
+        if let Some(symbol) = program.lookup(name).map(|v| program.symbols().get(v))
+            && symbol.structural
+        {
+            return Err(Diagnostic::error(
+                "E0707",
+                format!("`{name}` cannot be set without compiling again: the compiled model depends on its value"),
+                symbol.span,
+                "declared here",
+            )
+            .with_note("it sets an array size, a range, a subscript or a condition of the model's structure")
+            .with_help(format!(
+                "compile the model again with {name} = {value} given as a parameter value"
+            )));
+        }
         self.parameters.retain(|(n, _)| n != name);
         self.parameters.push((name.to_string(), value));
         Ok(())

@@ -299,3 +299,36 @@ fn only_the_named_stdlib_packages_are_loaded() {
     let flat = session.flatten(None, &eqm_flatten::Options::default());
     assert!(flat.is_some(), "{}", session.render_diagnostics(false));
 }
+
+#[test]
+fn the_parameters_that_shape_the_flat_model_are_recorded() {
+    let (flat, errors) = check(
+        &[(
+            "s.eqm",
+            "model S
+               parameter Integer n = 2;
+               parameter Integer m = n + 1;
+               parameter Boolean useB = true;
+               parameter Integer k = 1;
+               parameter Real c = 3;
+               Real x[m];
+               Real y;
+             equation
+               for i in 1:m loop
+                 x[i] = c*i;
+               end for;
+               if useB then
+                 y = x[k];
+               else
+                 y = 0;
+               end if;
+             end S;",
+        )],
+        None,
+    );
+    let flat = flat.unwrap_or_else(|| panic!("{errors}"));
+    let names: Vec<&str> = flat.structural.iter().map(|v| flat.var(*v).name.as_str()).collect();
+    // m sets the array size and the range, through its binding n; useB chooses a branch; k is
+    // a subscript. c only enters equations: it may change at run time.
+    assert_eq!(names, ["n", "m", "useB", "k"]);
+}

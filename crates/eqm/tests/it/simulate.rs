@@ -253,3 +253,36 @@ fn a_sample_without_a_positive_interval_is_e0714() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn structural_parameters_change_only_by_compiling_again() {
+    let text = "model Chain
+      parameter Integer n = 2;
+      parameter Integer m = n + 1 \"computed from n\";
+      parameter Real k = 1;
+      parameter Boolean damped = false;
+      Real x[m](each start = 1, each fixed = true);
+    equation
+      for i in 1:m loop
+        der(x[i]) = if damped then -2*k*x[i] else -k*x[i];
+      end for;
+    end Chain;";
+    let mut model = compile(text);
+    let structural: Vec<(String, bool)> = model.parameters().into_iter().map(|p| (p.name, p.structural)).collect();
+    assert_eq!(
+        structural,
+        [
+            ("damped".to_string(), false),
+            ("k".to_string(), false),
+            ("m".to_string(), true),
+            ("n".to_string(), true),
+        ]
+    );
+    let d = model.set_parameter("n", 5.0).unwrap_err();
+    assert_eq!(d.code, "E0707");
+    assert!(d.message.contains("without compiling again"), "{}", d.message);
+    // A condition that is not structural (an if-expression) stays a run-time parameter.
+    model.set_parameter("damped", 1.0).unwrap();
+    let result = model.simulate(&settings(1.0)).unwrap();
+    assert!((result.final_value("x[3]").unwrap() - (-2.0f64).exp()).abs() < 1e-9);
+}
