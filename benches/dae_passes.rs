@@ -3,10 +3,10 @@
 //! (incidence with symbolic solving, matching, BLT, tearing) and the initialization problem.
 //!
 //! Run with `cargo bench --bench dae_passes` (release mode). The model is a chain of masses and
-//! springs as connections flatten it (`tests/common/dae_chain.rs`, seven equations a stage,
+//! springs as connections flatten it (`tests/support/dae_chain.rs`, seven equations a stage,
 //! four of them aliases) at 10^3 to 10^6 equations. Prints the best of several runs per pass,
 //! the growth ratio t(2N)/t(N) of the whole sequence, and the peak resident memory (VmHWM,
-//! Linux only). Sizes given as arguments replace the default list. Goal (issue 4): every pass
+//! Linux only). Sizes given as arguments replace the default list. Goal: every pass
 //! scales with t(2N)/t(N) <= 2.3 and 10^6 equations go through all structural passes (alias
 //! elimination, index reduction, the plan: the `struct ms` column) in under 3 s. The chain's
 //! states have start values and no initial equations, so its initialization reuses the plan.

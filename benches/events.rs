@@ -1,4 +1,4 @@
-//! Event handling at scale (issue 6's goal: 1000 state events with 8000 zero-crossing functions
+//! Event handling at scale (the goal: 1000 state events with 8000 zero-crossing functions
 //! in under 1 s).
 //!
 //! Run with `cargo bench --bench events`. The model: a clock state `s` (der(s) = 1) and `n`

@@ -3,7 +3,7 @@
 //! interpreter, and one evaluation of the right-hand side.
 //!
 //! Run with `cargo bench --bench exec` (release mode). The model is the chain of masses and
-//! springs of `tests/common/dae_chain.rs` (seven equations a stage, four of them aliases) at
+//! springs of `tests/support/dae_chain.rs` (seven equations a stage, four of them aliases) at
 //! 10^3 to 10^6 equations. Prints the best of several runs and the growth ratio t(2N)/t(N) of
 //! each phase: all of them should stay near 2 (linear in the size of the model).
 

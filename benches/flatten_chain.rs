@@ -4,7 +4,7 @@
 //! (this program re-executes itself with `--one N`) so that the peak resident memory (VmHWM) is
 //! that size's alone. Prints parse and flatten times, equations, peak memory, and the ratio
 //! t(10N)/t(N). Each size runs five times and the medians are printed, because a single run of a
-//! memory-bound pass varies by several percent on a shared machine. Goals (issue 3): linear
+//! memory-bound pass varies by several percent on a shared machine. Goals: linear
 //! scaling, t(10N)/t(N) <= 11, and N = 100 000 flattened in under 1.5 s and 1 GB.
 
 use eqm::{ModelOptions, Session};

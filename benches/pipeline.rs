@@ -9,7 +9,7 @@
 //! with `--one N`) so that the peak resident memory is that size's alone. Prints the flat
 //! equations, each stage's wall time, the end-to-end rate in equations per second, the peak
 //! memory, and the nanoseconds per right-hand-side evaluation of EQM and of the Rust function
-//! with their ratio. Goals (issue 5): at least 50 000 equations per second end to end, and the
+//! with their ratio. Goals: at least 50 000 equations per second end to end, and the
 //! right-hand side within 1.3x of the hand-written Rust. Nothing is asserted about time.
 
 use eqm::{ModelOptions, Session};

@@ -1,4 +1,4 @@
-//! The cost of the constraint projection (issue 7's goal: under 2x the plain field per
+//! The cost of the constraint projection (the goal: under 2x the plain field per
 //! right-hand-side evaluation for small mechanical models) and the work-precision of the
 //! Cartesian pendulum over 100 periods in the embedding form with projection against the
 //! dummy-derivative form, where that form is valid (a 30 degree swing never reaches the

@@ -1,4 +1,4 @@
-//! Work-precision of the stiff solvers on the stiff test set (issue 6).
+//! Work-precision of the stiff solvers on the stiff test set.
 //!
 //! Run with `cargo bench --bench stiff`. For each problem (Robertson to t = 40 and 1e5, HIRES,
 //! Van der Pol with μ = 1000, the Oregonator) and rtol 1e-4, 1e-6, 1e-8 (atol scaled per

@@ -1,5 +1,5 @@
-//! The exact solution of the Cartesian pendulum (seed 004's DAE of index 3), the reference for
-//! the constraint stabilisation of seed 002: a point mass `m` on a massless rod of length `L`,
+//! The exact solution of the Cartesian pendulum (a DAE of index 3), the reference for the
+//! constraint stabilisation by projection: a point mass `m` on a massless rod of length `L`,
 //! pivot at the origin, `y` pointing up, gravity `g`, released at rest at the angle `theta0`
 //! from the downward vertical on the side `x > 0`.
 //!

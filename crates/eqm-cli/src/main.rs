@@ -51,8 +51,8 @@ enum Command {
         /// Keep alias equations (`a = b`) in the system, to see every equation as written.
         #[arg(long)]
         keep_aliases: bool,
-        /// Replay the colouring of the equation/variable graph step by step (seed 000's
-        /// procedure), after the usual output.
+        /// Replay the colouring of the equation/variable graph step by step (each equation or
+        /// unknown with one uncoloured edge in turn), after the usual output.
         #[arg(long)]
         steps: bool,
         /// Draw the bipartite equation/variable graph with the matching in red into this SVG
@@ -85,9 +85,9 @@ struct RunArgs {
     /// stiff; -v reports the switches).
     #[arg(long, value_name = "NAME", default_value = "auto")]
     solver: String,
-    /// A Butcher tableau file defining an explicit Runge-Kutta method to use instead of
-    /// --solver (fixed step, or adaptive when it has an embedded weight row); see
-    /// `integrators::tableau` for the format.
+    /// A Butcher tableau file defining an explicit or diagonally implicit Runge-Kutta method to
+    /// use instead of --solver (fixed step, or adaptive when it has an embedded weight row); the
+    /// format is in docs/language.md and examples/tableaux/.
     #[arg(long, value_name = "FILE", conflicts_with = "solver")]
     tableau: Option<PathBuf>,
     /// Relative tolerance of adaptive methods (default: experiment Tolerance, else 1e-6).
@@ -122,9 +122,10 @@ struct RunArgs {
     /// The plot file (`.svg` or `.png`).
     #[arg(long, value_name = "FILE.svg", requires = "plot")]
     plot_out: Option<PathBuf>,
-    /// Constraint projection of models with invariants (seed 002): `K=k` sets the gain of the
+    /// Constraint projection of models with invariants: `K=k` sets the gain of the
     /// correction `d/dt g = -k g`, `off` integrates the plain field (to see the drift); default:
-    /// the model's `stabilize(K = k)` annotation, else 10 times the fastest rate of the model.
+    /// the model's `stabilize(K = k)` annotation, else the fastest rate of the model at the start
+    /// (at least 10/(stop - start)).
     #[arg(long, value_name = "K=k|off", value_parser = parse_stabilize)]
     stabilize: Option<Stabilize>,
     /// Form of a high-index model: `embedding` (all differentiated variables are states, the

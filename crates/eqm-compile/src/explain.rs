@@ -332,7 +332,7 @@ fn index_reduction(out: &mut String, dae: &Dae<Hybrid>, r: &IndexReduction, embe
     let states: Vec<&str> = emb.dae.states().map(|v| emb.dae.flat.var(v).name.as_str()).collect();
     let _ = writeln!(
         out,
-        "\nembedding form (seed 002): x' = f(x) with {} states {{{}}} and {} invariant(s) g(x) = 0:",
+        "\nembedding form: x' = f(x) with {} states {{{}}} and {} invariant(s) g(x) = 0:",
         states.len(),
         states.join(", "),
         emb.invariants.len()
@@ -409,7 +409,7 @@ declared invariants ({}), kept by projection:",
     };
     let _ = writeln!(
         out,
-        "  projection (seed 002): x' = f(x) - G+ (K g(x) + G f(x)), G = dg/dx from the symbolic Jacobian, LQ with pivoting; {gain}; --stabilize K=k or off overrides"
+        "  projection: x' = f(x) - G+ (K g(x) + G f(x)), G = dg/dx from the symbolic Jacobian, LQ with pivoting; {gain}; --stabilize K=k or off overrides"
     );
 }
 

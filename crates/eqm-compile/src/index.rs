@@ -6,7 +6,7 @@
 //! [`IndexReduction`]: the DAE is rewritten in place into the **dummy-derivative form**
 //! (Mattsson–Söderlind, static state selection honouring `stateSelect` and fixed start values),
 //! an ordinary index-1 DAE that the rest of the pipeline handles like any other, and the
-//! **embedding form** of seed 002 is built beside it: every differentiated variable stays a
+//! **embedding form** is built beside it: every differentiated variable stays a
 //! state, the derivatives come from the fully differentiated equations, and the equations that
 //! were differentiated away are kept as invariants `g(x) = 0` with their symbolic Jacobian.
 //!
@@ -89,7 +89,7 @@ impl Embedding {
     /// their derivatives with constant (parameter) coefficients, so the Jacobian block that
     /// decides the dummy-derivative state choice never changes and cannot become singular
     /// where it was not singular at the start. Otherwise the embedding form with projection is
-    /// the safe default (seed 002).
+    /// the safe default.
     pub fn static_choice_is_valid(&mut self) -> bool {
         let kinds = self.dae.kinds.clone();
         let varying = |arena: &ExprArena, e: ExprId| -> Vec<ExprId> {

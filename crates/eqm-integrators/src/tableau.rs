@@ -1,6 +1,7 @@
-//! Explicit Butcher tableaux: the built-in ones, user-supplied ones, and their order.
+//! Butcher tableaux of explicit and diagonally implicit Runge–Kutta methods: the built-in ones,
+//! user-supplied ones, and their order.
 //!
-//! Input: the coefficients of an explicit Runge–Kutta method, either as the constants below,
+//! Input: the coefficients of a Runge–Kutta method, either as the constants below,
 //! as vectors given to [`Tableau::new`], or as text in the format read by [`Tableau::parse`].
 //! Output: a validated [`Tableau`] whose order (and the order of its embedded weights, if any)
 //! has been computed from the order conditions, or a [`TableauError`] with a message.

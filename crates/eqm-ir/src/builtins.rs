@@ -176,7 +176,7 @@ impl Builtin {
         ALL.iter().copied().find(|b| b.name() == name)
     }
 
-    /// True for functions whose relations generate events (seed 001).
+    /// True for functions whose relations generate events (`abs`, `sign`, `min`, `max`, ...).
     pub fn generates_events(self) -> bool {
         self.info().kind == BuiltinKind::EventMath
     }

@@ -1,4 +1,4 @@
-//! Constraint projection of seed 002: the corrected vector field that keeps invariants.
+//! Constraint projection: the corrected vector field that keeps invariants.
 //!
 //! Input: at a point `x`, the field `f(x)`, the invariants `g(x)` and their Jacobian
 //! `G = ∂g/∂x` (from the program's symbolic Jacobian), and a gain `K = k·I`. Output: the
@@ -12,7 +12,7 @@
 //!
 //! The LQ decomposition of `G` is the QR decomposition of `Gᵀ`, computed here with Householder
 //! reflections and column pivoting (rank revealing): redundant constraints (rows of `G` that
-//! depend on others, the last paragraph of seed 002) give a smaller rank, and only the
+//! depend on others) give a smaller rank, and only the
 //! independent rows are used. This module only does linear algebra on small dense matrices; it
 //! does not evaluate the model and keeps no state between points beyond its buffers.
 

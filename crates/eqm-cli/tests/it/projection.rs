@@ -1,4 +1,4 @@
-//! Constraint projection (seed 002) and the forms of high-index models, through the `eqm`
+//! Constraint projection and the forms of high-index models, through the `eqm`
 //! binary as a user runs them: declared invariants kept while the plain field drifts,
 //! redundant invariants (rank-deficient `G`), projection with events, the choice between the
 //! dummy-derivative and the embedding form, the state-choice check of dummy-derivative runs,

@@ -1,5 +1,5 @@
 //! `eqm run` end to end: the examples against their analytic solutions, the CSV format, the
-//! options and the exit codes of `shared/spec/cli.md`. Every test runs the built binary, the way
+//! options and the exit codes (0 fine, 1 model error, 2 usage error, 3 failed run). Every test runs the built binary, the way
 //! a user does.
 
 use crate::cli;
@@ -22,7 +22,7 @@ fn exponential_decay_matches_the_exponential() {
     assert_eq!(t.column("time").len(), 401, "a row every experiment interval (0.01)");
 }
 
-/// Seed 000's example: m = 1, c = 4, s(0) = 1 gives s = cos(2t), also through the stdlib
+/// The spring-mass example: m = 1, c = 4, s(0) = 1 gives s = cos(2t), also through the stdlib
 /// components, two springs in series (a linear loop) and two rigidly coupled masses (index
 /// reduction).
 #[test]
@@ -75,9 +75,9 @@ fn cartesian_pendulum_stays_on_the_circle_with_the_exact_period() {
     assert!((f0 - 9.81 * 0.75f64.sqrt()).abs() < 1e-9, "F(0) = {f0}");
 }
 
-/// Every fixed-step method and the adaptive ones run the seed example through the CLI; the
+/// Every fixed-step method and the adaptive ones run the spring-mass example through the CLI; the
 /// fixed-step errors shrink with the step as their order says (convergence orders themselves are
-/// measured in tests/integrators.rs).
+/// measured in the integrators' tests).
 #[test]
 fn every_solver_runs_from_the_command_line() {
     for solver in [
@@ -307,7 +307,7 @@ fn plot_file_is_written() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A user-supplied Butcher tableau (Kutta's third-order method) runs the seed example with
+/// A user-supplied Butcher tableau (Kutta's third-order method) runs the spring-mass example with
 /// third-order accuracy; an invalid tableau is a usage error naming the problem.
 #[test]
 fn user_tableau_from_a_file() {

@@ -1,21 +1,21 @@
-//! The bipartite equation/variable graph of an analysed model, replayed and drawn as seed 000
-//! ("Neue Wege in der Modellierung") does by hand: `eqm explain --steps` and `--svg`.
+//! The bipartite equation/variable graph of an analysed model, replayed and drawn the way the
+//! sorting is taught by hand: `eqm explain --steps` and `--svg`.
 //!
 //! Input: a [`Analysis`](crate::analysis::Analysis) (the DAE and its plan). [`GraphView::new`]
 //! turns it into plain nodes and edges: one node per equation in DAE order (`e1`, `e2`, ... with
 //! the equation's text, numbered as `eqm explain` numbers them), one node per algorithm-section
 //! output after them ("algorithm of <instance>"), and one node per unknown (an algebraic
 //! variable, or `der(x)` for a state `x`). Edges come from [`Plan::incidence`]; an edge is
-//! *matched* (red in the seed's figures) when the plan's matching makes the equation solve for
+//! *matched* (drawn red) when the plan's matching makes the equation solve for
 //! that unknown. Every equation carries its sort number: its position in the plan's evaluation
 //! order.
 //!
-//! Output: [`GraphView::steps`], a text replay of the seed's colouring procedure one step a line,
-//! and [`GraphView::svg`], a standalone SVG 1.1 drawing of the graph like the seed's figures 7
-//! to 12. Both are deterministic: every order comes from vectors, none from a hash map.
+//! Output: [`GraphView::steps`], a text replay of the colouring procedure one step a line, and
+//! [`GraphView::svg`], a standalone SVG 1.1 drawing of the graph with the matching in red and
+//! the other edges in blue. Both are deterministic: every order comes from vectors, none from a hash map.
 //!
 //! What it deliberately does not do: it decides nothing about the model. The replay repeats the
-//! seed's simple procedure for teaching, and where that procedure gets stuck it takes the plan's
+//! simple hand procedure for teaching, and where that procedure gets stuck it takes the plan's
 //! algebraic loop as one block instead of running a loop-breaking algorithm of its own; the
 //! plan stays the one source of the evaluation order that later stages use. It does no IO (the
 //! CLI writes the file), draws no index reduction (the plan does not apply it yet), and refuses,
@@ -49,8 +49,8 @@ pub struct GraphView {
     /// Equation nodes in the plan's row order: the DAE's equations, then algorithm outputs.
     pub equations: Vec<EquationNode>,
     /// Unknown names in column order: the order in which they first appear when the equations
-    /// are read from top to bottom, left to right, as a person drawing the seed's figure 7
-    /// writes them down.
+    /// are read from top to bottom, left to right, as a person drawing the graph by hand writes
+    /// them down.
     pub variables: Vec<String>,
     /// Edges sorted by equation, then by variable column.
     pub edges: Vec<Edge>,
@@ -80,7 +80,7 @@ pub struct EquationNode {
 pub struct Edge {
     pub equation: usize,
     pub variable: usize,
-    /// The equation solves for this variable (red in the seed's figures); otherwise it only
+    /// The equation solves for this variable (drawn red); otherwise it only
     /// uses a value another equation computes (blue).
     pub matched: bool,
 }
@@ -125,7 +125,7 @@ impl fmt::Display for TooLarge {
 
 impl std::error::Error for TooLarge {}
 
-/// The outcome of replaying the seed's colouring procedure.
+/// The outcome of replaying the colouring procedure.
 #[derive(Debug, Clone)]
 pub struct Replay {
     /// The steps, one a line, as `steps` prints them.
@@ -275,8 +275,8 @@ impl GraphView {
         }
     }
 
-    /// Replays seed 000's colouring procedure. The seed sweeps the equations from top to
-    /// bottom, then the unknowns, and repeats: an equation with exactly one uncoloured edge
+    /// Replays the colouring procedure. It sweeps the equations from top to bottom, then the
+    /// unknowns, and repeats: an equation with exactly one uncoloured edge
     /// solves for that unknown (red) and gets the lowest free number, so it is computed early
     /// from values known before it; an unknown with exactly one uncoloured edge can only come
     /// from that edge's equation, which gets the highest free number, because no equation still
@@ -303,7 +303,7 @@ impl GraphView {
         }
         let _ = writeln!(
             out,
-            "colouring steps (seed 000's procedure), {} equations, {} unknowns, {} edges:",
+            "colouring steps, {} equations, {} unknowns, {} edges:",
             n_eq,
             self.variables.len(),
             self.edges.len()
@@ -336,7 +336,7 @@ impl GraphView {
         loop {
             pass += 1;
             let mut progress = false;
-            // One sweep over each side, as the seed does "der Einfachheit halber".
+            // One sweep over each side in turn, as the procedure is done by hand.
             for (side, count, heading) in [
                 (Side::Equation, n_eq, "equations"),
                 (Side::Variable, self.variables.len(), "unknowns"),

@@ -1,5 +1,5 @@
-//! `eqm explain --steps` and `--svg`: the replay of seed 000's colouring procedure (snapshots,
-//! the seed's numbering, valid evaluation orders), the SVG drawing (well-formed, one red edge
+//! `eqm explain --steps` and `--svg`: the replay of the colouring procedure (snapshots, the
+//! numbering done by hand, valid evaluation orders), the SVG drawing (well-formed, one red edge
 //! per equation, escaped text), the size limits, and the command line.
 
 use crate::models::chain_model;
@@ -77,7 +77,7 @@ fn assert_valid_order(view: &GraphView, name: &str) {
 }
 
 #[test]
-fn steps_of_the_seed_spring_mass_example() {
+fn steps_of_the_spring_mass_example() {
     let view = view_of("spring_mass.eqm", &example("spring_mass.eqm"), true);
     insta::assert_snapshot!("steps_spring_mass_keep_aliases", view.steps());
 }
@@ -91,17 +91,17 @@ fn steps_of_two_springs_in_series_stop_at_the_loop() {
     insta::assert_snapshot!("steps_two_springs_series", steps);
 }
 
-/// Seed 000's numbering: (a)-(k) get 1, 2, 11, 9, 7, 3, 4, 5, 10, 6, 8. EQM lists the
-/// equation of the unconnected flange, the seed's (g), last instead of seventh; the seed sweeps
-/// the equations from top to bottom, so (g) is numbered after (h) and (j) here. Everything else
-/// is the seed's numbering, and each equation solves for the seed's variable.
+/// The spring-mass example numbered by hand: its equations (a)-(k) get 1, 2, 11, 9, 7, 3, 4, 5,
+/// 10, 6, 8. EQM lists the equation of the unconnected flange, (g), last instead of seventh; the
+/// procedure sweeps the equations from top to bottom, so (g) is numbered after (h) and (j) here.
+/// Everything else is the hand numbering, and each equation solves for the same variable.
 #[test]
-fn replay_of_the_seed_example_follows_the_seed() {
+fn replay_of_the_spring_mass_example_follows_the_hand_numbering() {
     let view = view_of("spring_mass.eqm", &example("spring_mass.eqm"), true);
     assert_valid_order(&view, "spring_mass.eqm");
     let replay = view.replay().expect("small");
-    // (seed letter, equation text, the variable it solves for, the seed's number)
-    let seed = [
+    // (letter, equation text, the variable it solves for, its number by hand)
+    let by_hand = [
         ("a", "mass.flange_a.s = mass.flange_b.s", "mass.flange_a.s", 1),
         ("b", "mass.v = der(mass.flange_b.s)", "der(mass.flange_b.s)", 2),
         (
@@ -125,29 +125,29 @@ fn replay_of_the_seed_example_follows_the_seed() {
         ("k", "spring.flange_b.f + fixed.flange.f = 0", "fixed.flange.f", 8),
     ];
     let mut first_six = Vec::new();
-    for (letter, text, unknown, number) in seed {
+    for (letter, text, unknown, number) in by_hand {
         let row = view
             .equations
             .iter()
             .position(|e| e.text == text)
             .unwrap_or_else(|| panic!("no equation ({letter}) `{text}`"));
         let solves = replay.solves[row].map(|c| view.variables[c].as_str());
-        assert_eq!(solves, Some(unknown), "({letter}) solves for the seed's variable");
+        assert_eq!(solves, Some(unknown), "({letter}) solves for its variable");
         if number <= 6 {
             first_six.push((letter, replay.numbers[row]));
         } else {
-            assert_eq!(replay.numbers[row], number, "({letter}) gets the seed's number");
+            assert_eq!(replay.numbers[row], number, "({letter}) gets its number by hand");
         }
     }
-    // (a), (b), (f) are the seed's 1, 2, 3; (h), (j), (g) share 4 to 6 in EQM's listing order.
+    // (a), (b), (f) are 1, 2, 3 by hand; (h), (j), (g) share 4 to 6 in EQM's listing order.
     assert_eq!(first_six, [("a", 1), ("b", 2), ("f", 3), ("g", 6), ("h", 4), ("j", 5)]);
 }
 
-/// The seed's eleven equations typed in the seed's order (a)-(k): the replay gives exactly the
-/// seed's numbers, step for step as the seed's text describes.
+/// The eleven equations typed in their order (a)-(k): the replay gives exactly the numbers by
+/// hand, step for step.
 #[test]
-fn the_seeds_equations_in_the_seeds_order_give_exactly_the_seeds_numbers() {
-    let text = "model Seed
+fn the_equations_in_their_order_give_exactly_the_numbers_by_hand() {
+    let text = "model Hand
   parameter Real m = 1;
   parameter Real c = 4;
   Real s1; Real s2(start = 1, fixed = true); Real s3; Real s4; Real s5;
@@ -165,15 +165,15 @@ equation
   f2 + f3 = 0;
   s4 = s5;
   f4 + f5 = 0;
-end Seed;
+end Hand;
 ";
-    let view = view_of("seed.eqm", text, true);
-    assert_valid_order(&view, "seed.eqm");
+    let view = view_of("hand.eqm", text, true);
+    assert_valid_order(&view, "hand.eqm");
     let replay = view.replay().expect("small");
     // (a) .. (k)
     assert_eq!(replay.numbers, [1, 2, 11, 9, 7, 3, 4, 5, 10, 6, 8]);
     let steps = view.steps();
-    // The seed: "Die erste Variable mit einer ungefärbten Kante ist der(v) ... (c) bekommt ... 11".
+    // By hand: the first unknown with one uncoloured edge is der(v), so its equation (c) gets 11.
     assert!(steps.contains("der(v) has one uncoloured edge, to e3: e3 solves for der(v), number 11"));
     assert!(steps.contains("e5 has one uncoloured edge, to f4: e5 solves for f4, number 7"));
 }

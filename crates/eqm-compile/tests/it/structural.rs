@@ -1,4 +1,4 @@
-//! Structural analysis tests: seed 000's assignment list, algebraic loops and tearing, the
+//! Structural analysis tests: the spring-mass example's assignment list, algebraic loops and tearing, the
 //! singular-system diagnostics, and snapshots of `eqm explain` for every example.
 
 use crate::ui_harness;
@@ -40,13 +40,14 @@ fn assignments(dae: &Dae<eqm_compile::events::Hybrid>, plan: &Plan) -> Vec<Strin
         .collect()
 }
 
-/// Seed 000: with every equation kept, each of (a)-(k) solves for the variable the seed gives.
+/// The spring-mass example with every equation kept: each of its eleven equations (a)-(k) solves
+/// for the variable the hand procedure gives it.
 #[test]
-fn seed_000_each_equation_solves_for_the_seeds_variable() {
+fn each_equation_of_the_spring_mass_example_solves_for_its_variable() {
     let a = check("spring_mass.eqm", &example("spring_mass.eqm"), false).unwrap_or_else(|e| panic!("{e}"));
     let (dae, plan) = (&a.dae, &a.plan);
-    // (equation as printed, the unknown the seed assigns with it)
-    let seed = [
+    // (equation as printed, the unknown it is solved for)
+    let expected = [
         ("mass.flange_a.s = mass.flange_b.s", "mass.flange_a.s"), // (a) s1 := s2
         ("mass.v = der(mass.flange_b.s)", "der(mass.flange_b.s)"), // (b)
         ("mass.m*der(mass.v) = mass.flange_a.f + mass.flange_b.f", "der(mass.v)"), // (c)
@@ -63,7 +64,7 @@ fn seed_000_each_equation_solves_for_the_seeds_variable() {
         ("spring.flange_b.f + fixed.flange.f = 0", "fixed.flange.f"), // (k) f5 := -f4
     ];
     assert_eq!(dae.equations.len(), 11);
-    for (text, unknown) in seed {
+    for (text, unknown) in expected {
         let k = dae
             .equations
             .iter()
@@ -86,7 +87,7 @@ fn seed_000_each_equation_solves_for_the_seeds_variable() {
 
 /// Alias elimination leaves only the three equations that are not connections or aliases.
 #[test]
-fn alias_elimination_keeps_the_seed_example_small() {
+fn alias_elimination_keeps_the_spring_mass_example_small() {
     let text = example("spring_mass.eqm");
     let mut session = Sources::new();
     session.add_embedded_stdlib();
@@ -164,7 +165,7 @@ fn state_names(a: &Analysis) -> Vec<String> {
     a.dae.states().map(|v| a.dae.flat.var(v).name.clone()).collect()
 }
 
-/// Seed 000's third extension: two rigidly connected masses. The position constraint is
+/// Two rigidly connected masses. The position constraint is
 /// differentiated (twice, since the connection force appears only then) and one position and one
 /// velocity remain states: the ones with fixed start values.
 #[test]

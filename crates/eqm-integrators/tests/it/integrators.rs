@@ -52,7 +52,7 @@ impl Problem {
     }
 }
 
-/// The seed example: x'' = −4x, x(0) = 1, x'(0) = 0, so x = cos 2t.
+/// The spring-mass oscillator: x'' = −4x, x(0) = 1, x'(0) = 0, so x = cos 2t.
 fn oscillator(t_end: f64) -> Problem {
     Problem {
         x0: vec![1.0, 0.0],

@@ -3,7 +3,7 @@
 //! Input: a model instance whose program has an event program (`exec::ExecEvents`: zero-crossing
 //! surfaces, when-clauses, discrete slots), a [`Stepper`], the time span and the output
 //! request. Output: rows handed to an observer (the output times, plus one row just before and
-//! one just after each event, as `cli.md` promises), and a [`HybridOutcome`]; or a
+//! one just after each event, so that a plot shows the jump), and a [`HybridOutcome`]; or a
 //! [`HybridError`].
 //!
 //! Between events every relation keeps the value frozen at the last event, so the right-hand

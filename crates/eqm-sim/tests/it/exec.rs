@@ -88,11 +88,11 @@ fn assert_close(a: f64, b: f64, tol: f64) {
 }
 
 #[test]
-fn spring_mass_seed_000_derivatives() {
+fn spring_mass_derivatives() {
     let program = check("spring_mass.eqm", &example("spring_mass.eqm"));
     let mut inst = instance(&program);
     let (s, v) = (state(&program, "mass.flange_b.s"), state(&program, "mass.v"));
-    // The seed's starting point: at rest at s = 1, der(v) = -c/m*s = -4.
+    // The starting point: at rest at s = 1, der(v) = -c/m*s = -4.
     assert_eq!(default_x0(&program)[s], 1.0);
     assert_eq!(default_x0(&program)[v], 0.0);
     let dx = rhs(&mut inst, 0.0, &default_x0(&program));
