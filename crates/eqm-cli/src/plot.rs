@@ -4,7 +4,7 @@
 //! Output: a plot with labelled axes (the unit in the y label when all series share one) and a
 //! legend: the text of a standalone SVG document, or a PNG file (the bitmap encoder writes the
 //! file itself; text is drawn with the DejaVu Sans font compiled into the binary, so PNG plots
-//! need no fonts installed). It deliberately does not choose what to plot; `main.rs` does.
+//! need no fonts installed). It deliberately does not choose what to plot; the command line does.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

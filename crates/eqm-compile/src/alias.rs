@@ -1,7 +1,7 @@
 //! Alias elimination: `a = b`, `a = -b` and `a = constant` are removed before matching.
 //!
-//! Input: a [`Dae`]. Output: the same DAE with fewer equations and variables, and an
-//! [`AliasReport`]. Each alias class keeps one representative (a state before an algebraic
+//! Input: a lowered [`Dae`]. Output: the DAE in the [`AliasesRemoved`] stage, with fewer
+//! equations and variables, and an [`AliasReport`] ([`keep`] skips the pass on request). Each alias class keeps one representative (a state before an algebraic
 //! variable, then a variable whose start value is fixed, then the one declared first); the others
 //! are replaced by `±representative` everywhere, and their expression is kept in
 //! `Dae::eliminated` so results can still show them. Start attributes are merged onto the

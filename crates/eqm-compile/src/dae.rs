@@ -1,15 +1,17 @@
 //! DAE lowering: the flat model becomes a differential-algebraic system with classified
 //! variables.
 //!
-//! Input: a [`FlatModel`]. Output: a [`Dae`]: every variable classified (state, algebraic,
-//! discrete, parameter, constant), the continuous equations `lhs = rhs` each with its origin and
-//! span, A variable is a
-//! state when it appears differentiated (`der(x)`); `der` of an expression (`der(x + y)`)
+//! Input: a [`FlatModel`]. Output: a [`Dae`] in the [`Lowered`] stage: every variable
+//! classified (state, algebraic, discrete, parameter, constant), the continuous equations
+//! `lhs = rhs` each with its origin and span. The type of a DAE names its stage, and each later
+//! pass consumes one stage and returns the next, carrying in the stage what it adds (the state
+//! choice of index reduction, the event set of event extraction). A variable is a state when it
+//! appears differentiated (`der(x)`); `der` of an expression (`der(x + y)`)
 //! becomes a new algebraic variable with its defining equation, so that afterwards `der` is
 //! only applied to variables; `der` of a parameter or a discrete variable is 0.
 //!
 //! This stage deliberately does not simplify, eliminate aliases or sort: see `alias` and
-//! `structural`. When-clauses, initial equations, algorithm sections and assertions are kept in
+//! `plan`. When-clauses, initial equations, algorithm sections and assertions are kept in
 //! the flat model and read from there by later stages.
 
 use eqm_diag::source::Span;

@@ -1,11 +1,12 @@
 //! Event extraction: relations in a continuous context become frozen Boolean variables with
 //! zero-crossing functions.
 //!
-//! Input: a [`Dae`] after index reduction. Output: the same DAE in which every relation
+//! Input: a [`Dae`] of index at most one. Output: the DAE in the [`Hybrid`] stage, in which every
+//! relation
 //! `a < b`, `a <= b`, `a > b`, `a >= b` outside `noEvent`/`smooth` in an equation or a
 //! when-condition, and every event-generating built-in (`abs`, `sign`, `min`, `max` of two
 //! arguments), reads a new discrete variable (`$rel1`, `$rel2`, ...) instead, plus the
-//! [`EventSet`] that says how those variables are computed: each one is a sign test of a
+//! [`EventSet`] (in the stage) that says how those variables are computed: each one is a sign test of a
 //! *surface* `d = a - b`, and relations that test the same `d` share one surface (so `x > 0`
 //! and `x < 0` in `sign(x)` have one zero-crossing function, which is what sliding mode needs).
 //!

@@ -1,6 +1,7 @@
 //! The text of `eqm explain`: the structural analysis as a person follows it.
 //!
-//! Input: the lowered [`Dae`], the [`AliasReport`] and the [`Plan`]. Output: a deterministic,
+//! Input: an [`Analysis`] (the DAE, the aliases removed, index reduction and the form chosen,
+//! the plan and the initialization problem). Output: a deterministic,
 //! readable listing: counts, states and why they are states, the aliases removed, the matching
 //! ("equation (origin) solves for variable"), and the sorted assignment list with algebraic loops,
 //! their tearing variables and residuals. This module only formats; it decides nothing.

@@ -1,12 +1,14 @@
 //! Index reduction over expressions: Pantelides' algorithm, symbolic differentiation of the
 //! equations it selects, and the two solvable forms built from its result.
 //!
-//! Input: a [`Dae`] after alias elimination. Output: `None` when the system needs no
-//! differentiation (or is singular for other reasons, which `plan` then reports), otherwise an
-//! [`IndexReduction`]: the DAE is rewritten in place into the **dummy-derivative form**
+//! Input: a [`Dae`] after alias elimination. Output: the DAE in the [`IndexOne`] stage, and
+//! nothing more when the system needs no differentiation (or is singular for other reasons,
+//! which `plan` then reports); otherwise an [`IndexReduction`]: the DAE is rewritten into the
+//! **dummy-derivative form**
 //! (Mattsson–Söderlind, static state selection honouring `stateSelect` and fixed start values),
 //! an ordinary index-1 DAE that the rest of the pipeline handles like any other, and the
-//! **embedding form** is built beside it: every differentiated variable stays a
+//! **embedding form** is built beside it (the pipeline extracts its events and sorts it like
+//! the other form): every differentiated variable stays a
 //! state, the derivatives come from the fully differentiated equations, and the equations that
 //! were differentiated away are kept as invariants `g(x) = 0` with their symbolic Jacobian.
 //!

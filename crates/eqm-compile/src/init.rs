@@ -1,6 +1,6 @@
 //! The initialization problem: which equations determine the initial values of every variable.
 //!
-//! Input: a [`Dae`] after alias elimination and index reduction. Output: an [`InitPlan`]: the
+//! Input: a [`Dae`] in the hybrid stage and its simulation [`Plan`]. Output: an [`InitPlan`]: the
 //! initial system (the DAE's equations, the initial equations, `x = start` for every variable
 //! with `fixed = true`, and `x = start` assumed for states the user left free) and its causal
 //! [`Plan`], in which states are unknowns like the algebraic variables and the derivatives; or

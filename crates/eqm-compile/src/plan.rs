@@ -1,6 +1,7 @@
 //! Causalisation plan of a DAE: which equation computes which unknown, in which order.
 //!
-//! Input: a [`Dae`] after alias elimination. Output: a [`Plan`]: the unknowns (algebraic
+//! Input: a [`Dae`] in the hybrid stage (aliases removed, index at most one, events extracted).
+//! Output: a [`Plan`]: the unknowns (algebraic
 //! variables and the derivatives of states), the matching, and the BLT blocks in evaluation
 //! order, each either an explicit assignment solved symbolically, a scalar implicit equation
 //! (Newton in generated code), or an algebraic loop with its tearing variables, residual
@@ -9,8 +10,8 @@
 //! the equations and variables involved with their source spans.
 //!
 //! The graph algorithms live in `structural` and see only ids; this module builds their input
-//! from expressions and maps their output back. It deliberately does not do index reduction
-//! yet: a system that needs it is reported as singular, with a note saying so.
+//! from expressions and maps their output back. It deliberately does not reduce the index
+//! (`index` did that before): a system that is still singular here is reported as such.
 
 use crate::dae::{Dae, VarKind};
 use crate::events::Hybrid;

@@ -8,7 +8,7 @@
 //! compile time. This stage deliberately does no symbolic simplification and no alias
 //! elimination: the flat model shows the equations exactly as the model produces them.
 //!
-//! The crate root holds the entry points and the [`Flattener`] state; each job has its module:
+//! The crate root holds the entry points and the `Flattener` state; each job has its module:
 //! class layouts, instances and their members (`layout`), what a declared element becomes
 //! (`instantiate`), variables with the modifiers applied to them (`variables`), expressions
 //! (`eval`, with references in `names` and calls in `calls`), equations (`equations`),

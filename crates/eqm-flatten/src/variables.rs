@@ -335,7 +335,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The parameters and constants the structural expressions read, directly or through the
-    /// bindings of the parameters they read, sorted (see [`FlatModel::structural`]).
+    /// bindings of the parameters they read, sorted (see [`eqm_ir::flat::FlatModel::structural`]).
     pub(crate) fn structural_parameters(&mut self) -> Vec<VarId> {
         let mut seen = vec![false; self.model.variables.len()];
         let mut roots = std::mem::take(&mut self.structural_roots);

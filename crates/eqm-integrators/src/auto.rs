@@ -4,8 +4,8 @@
 //! method runs, with its dense output. After each DOPRI5 step the product `h·ρ` of the step and
 //! an estimate of the dominant eigenvalue (from the derivatives at the step's ends) is compared
 //! with DOPRI5's stability boundary; when the steps stay at that boundary for
-//! [`STIFF_STEPS`] steps in a row, the step size is set by stability and not by accuracy, and the
-//! run switches to BDF. BDF switches back when `h·|J|∞` stays below 1 for [`NONSTIFF_STEPS`]
+//! `STIFF_STEPS` steps in a row, the step size is set by stability and not by accuracy, and the
+//! run switches to BDF. BDF switches back when `h·|J|∞` stays below 1 for `NONSTIFF_STEPS`
 //! steps. A switch happens at the start of the next step (so the last step's dense output stays
 //! valid) and is recorded for `-v`.
 //!

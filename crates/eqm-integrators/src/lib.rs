@@ -10,7 +10,7 @@
 //!   interpolate inside its last step (dense output) and restart from any point. Event location
 //!   (zero crossings evaluated on the dense output, then a restart at the event) belongs on top
 //!   of this trait, not inside the methods;
-//! - [`integrate`] drives a stepper from `t0` to `t_end` and emits the requested output times by
+//! - [`integrate()`] drives a stepper from `t0` to `t_end` and emits the requested output times by
 //!   interpolation, so output never forces the step size.
 //!
 //! One module per family: [`explicit`] (fixed-step Runge–Kutta from any [`tableau::Tableau`]),

@@ -22,7 +22,7 @@ pub struct Stats {
     /// Jacobians built (symbolic ones and difference quotients).
     pub jacobians: usize,
     /// Of those, the ones the system computed itself
-    /// ([`OdeSystem::jacobian`](crate::OdeSystem::jacobian)).
+    /// ([`crate::OdeSystem::jacobian`]).
     pub symbolic_jacobians: usize,
     /// Of those, the sparse ones (whose iteration matrices the sparse LU factors).
     pub sparse_jacobians: usize,
@@ -47,7 +47,7 @@ pub struct StepInfo {
 /// without changing the methods.
 ///
 /// The options are given to the constructor (or [`stepper_for`](crate::stepper_for)) and checked by
-/// [`Stepper::initialize`], since [`Stepper::restart`] and [`integrate`](crate::integrate) need
+/// [`Stepper::initialize`], since [`Stepper::restart`] and [`integrate`](crate::integrate()) need
 /// them again.
 pub trait Stepper {
     /// The method's name, as accepted by [`Method::parse`](crate::Method::parse).

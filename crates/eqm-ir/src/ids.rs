@@ -2,7 +2,7 @@
 //! small `Copy` values shared by the expression arena and the built-in table, so that neither
 //! has to know the other to name them.
 
-/// An expression in an [`ExprArena`].
+/// An expression in an [`ExprArena`](crate::expr::ExprArena).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct ExprId(pub u32);
 

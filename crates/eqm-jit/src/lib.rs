@@ -6,7 +6,7 @@
 //! optionally followed by the statements of an algorithm section and by result expressions.
 //! Output: a [`CompiledModule`] holding one or more native functions per segment, each of the
 //! shape `extern "C" fn(t: f64, x: *const f64, p: *const f64, dx: *mut f64, work: *mut f64,
-//! out: *mut f64, status: *mut u64)` (see [`crate::slot`]), and a safe [`CompiledModule::run`]
+//! out: *mut f64, status: *mut u64)` (see [`eqm_ir::slot`]), and a safe [`CompiledModule::run`]
 //! that checks the slice lengths before running them. Results (residuals, partial derivatives)
 //! go to `out`; failures (a failed `assert`, `terminate`, a zero `for` step, the iteration and
 //! recursion limits) are reported through `status` and come back as [`JitError::Failed`] with
@@ -28,12 +28,12 @@
 //! Cranelift instructions), the size at which Cranelift compiled fastest per equation when this
 //! was measured on large generated models; the safe wrapper calls them in order.
 //! Runs of assignments that repeat with a fixed stride in every slot (the stages of an array
-//! of components) are emitted as loops whose body is one repetition ([`reroll`]), so code size
+//! of components) are emitted as loops whose body is one repetition (`reroll`), so code size
 //! does not grow with the number of stages; within a loop, slots are kept in registers for one
 //! repetition only.
 //!
 //! User functions (`Callee::User`) become native functions `fn(inputs: *const f64, outputs:
-//! *mut f64, status: *mut u64)` compiled from their statements (see [`function`]); a call site
+//! *mut f64, status: *mut u64)` compiled from their statements (see `function`); a call site
 //! passes its arguments and receives its outputs through a stack slot, and `CallOutput` reads
 //! further outputs from it. The iteration budget and the call depth live in the status block
 //! and follow the rules of the simulator's interpreter: the budget is reset at the start
@@ -52,8 +52,8 @@
 //!
 //! The crate root holds the entry point [`compile`] and the types of its interface; building
 //! segment functions is `segment`, translating expressions `translate` (slots and leaves,
-//! status checks and calls in its submodules), statements and user functions [`function`],
-//! finding loops [`reroll`], what all functions of a compilation share `shared`, the host
+//! status checks and calls in its submodules), statements and user functions `function`,
+//! finding loops `reroll`, what all functions of a compilation share `shared`, the host
 //! functions `host`, and running compiled code [`CompiledModule`] (`compiled`).
 
 #![allow(unsafe_code)]
@@ -144,7 +144,7 @@ pub struct JitOptions {
     /// function always holds at least one assignment). `usize::MAX` for both never splits.
     /// A re-rolled loop counts as the assignments of its body.
     pub max_instructions_per_function: usize,
-    /// Emit runs of assignments that repeat with a fixed stride as loops ([`reroll`]); the
+    /// Emit runs of assignments that repeat with a fixed stride as loops (`reroll`); the
     /// results are bit for bit those of straight-line code.
     pub reroll: bool,
 }

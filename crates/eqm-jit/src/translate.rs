@@ -70,7 +70,7 @@ pub(super) struct Translator<'s, 'f, 'a> {
     undo: Vec<Undo>,
     scopes: Vec<usize>,
     refs: FxHashMap<cranelift_module::FuncId, FuncRef>,
-    /// The status block (`*mut u64`, see [`status`]).
+    /// The status block (`*mut u64`, see `status`).
     pub status: Value,
     /// Where code goes after a failure, with the failing root as its `i64` argument.
     exit: Block,

@@ -8,8 +8,9 @@
 //! inner assignments and the residuals from the tearing values, and one computing every partial
 //! derivative of its symbolic Jacobian; an algorithm section becomes its resets followed by its
 //! statements; the outputs program becomes one segment, and the parameter program another,
-//! with the expressions of the parameter conditions as its results. The Newton and LU iterations stay in Rust ([`super::solve_scalar`],
-//! [`super::LoopSolver`]), shared with the interpreter, so both back ends take the same steps.
+//! with the expressions of the parameter conditions as its results. The Newton and LU iterations
+//! stay in Rust (the interpreter's solvers, which see native residuals through the same traits
+//! as register code), so both back ends take the same steps.
 //!
 //! When the JIT cannot translate an instruction (an event operator, for now), that instruction
 //! stays with the interpreter and the rest is still native: compiling everything at once is

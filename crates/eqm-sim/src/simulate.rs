@@ -3,15 +3,15 @@
 //! Input: the executable program of a model and the one of its initialization problem (both
 //! built by `exec` from the structural analysis), and [`RunOptions`]. Output: rows of
 //! `time, values` handed to a sink as they are computed (so a run that fails keeps every row
-//! before the failure), and a [`Summary`]; or a [`SimError`] saying whether the user's input was
-//! wrong (exit 1) or the simulation failed (exit 3, with the time and the variables involved).
+//! before the failure), and a [`Summary`]; or a [`SimError`] saying whether the request does not
+//! fit the model or the simulation failed (with the time and the variables involved).
 //!
 //! Initial values come from running the initialization program once (it solves the initial
 //! system, fixed start values and initial equations included); the integrator then runs the
 //! right-hand side as native code ([`Backend::Auto`]: every instruction the JIT compiles, the
 //! interpreter driving the Newton iterations and evaluating the rest) or through the reference
-//! interpreter alone. It deliberately does no IO and chooses no
-//! defaults from the command line: `main.rs` does both.
+//! interpreter alone. It deliberately does no IO and chooses no defaults: the library API
+//! completes a run's settings from the model's experiment annotation.
 
 use crate::instance::Instance;
 use crate::interp::OdeRhs;

@@ -1,6 +1,6 @@
 //! The front end: text to AST.
 //!
-//! Input: a source text and its [`FileId`](eqm_diag::source::FileId).
+//! Input: a source text and its [`FileId`].
 //! Output: an [`ast::StoredDefinition`] and lexical/syntax diagnostics (`E01xx`).
 //! Invariant: parsing never fails and never panics; broken input yields diagnostics next to
 //! the part of the AST that could be built. The crate deliberately knows only syntax: no name is

@@ -15,7 +15,7 @@
 //! Every struct is destructured without `..`, so adding a field to the AST fails to compile here
 //! until the traversal covers it: the normal form can never silently ignore a new span.
 //! The traversal is recursive. Expressions in parsed trees are at most
-//! [`MAX_EXPR_DEPTH`](crate::ast::MAX_EXPR_DEPTH) deep, but classes, equations and
+//! [`crate::ast::MAX_EXPR_DEPTH`] deep, but classes, equations and
 //! statements nest without bound, so callers normalising hostile input should run on
 //! [`with_compiler_stack`](crate::stack::with_compiler_stack), like every other pass. It
 //! deliberately changes nothing else: names, values and the order of elements stay as parsed.

@@ -40,7 +40,7 @@ const MAX_REPAIR_ROUNDS: usize = 16;
 /// would swallow the following declaration or `end Name;`. So when a syntax error after the last
 /// repair is a token where a `;` was expected, and that token starts a new line, is a keyword
 /// like `end` or `equation`, or is the end of the file, the parse is repeated with a `;` inserted
-/// there and a precise "missing `;`" diagnostic, for up to [`MAX_REPAIR_ROUNDS`] rounds.
+/// there and a precise "missing `;`" diagnostic, for up to `MAX_REPAIR_ROUNDS` rounds.
 pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic>) {
     let mut inserted: Vec<usize> = Vec::new();
     let mut repair_diagnostics = Vec::new();

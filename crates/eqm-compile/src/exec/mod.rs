@@ -1,12 +1,13 @@
 //! The executable program: what the reference interpreter and the JIT run.
 //!
-//! Input: a [`Dae`] (after alias elimination and, later, index reduction) and its causalisation
-//! [`Plan`]. Output: an [`ExecProgram`], or diagnostics (`E06xx`) when something in the model
-//! cannot be executed. The program decides the run-time layout ([`Slot`]): states in `x` (in
-//! variable order), their derivatives in `dx` (same index), independent parameters in `p` with
-//! their default values, and everything else in `work` (algebraic variables, dependent
-//! parameters and constants, discrete variables, and the variables alias elimination removed).
-//! It holds five straight-line programs over that layout, all as expressions of one arena:
+//! Input: a [`Dae`] in the hybrid stage (aliases removed, index at most one, relations read
+//! event variables) and its causalisation [`Plan`]. Output: an [`ExecProgram`], or diagnostics
+//! (`E06xx`) when something in the model cannot be executed. The program decides the run-time
+//! layout ([`Slot`]): states in `x` (in variable order), their derivatives in `dx` (same
+//! index), independent parameters in `p` with their default values, and everything else in
+//! `work` (algebraic variables, dependent parameters and constants, discrete and event
+//! variables, and the variables alias elimination removed). It holds straight-line programs
+//! over that layout, all as expressions of one arena:
 //!
 //! - the parameter program: dependent parameters and constants in dependency order, run once
 //!   per parameter change, followed by the run-time [`ParamCondition`]s of the plan;
@@ -17,25 +18,30 @@
 //!   Newton iterations with symbolic derivatives, torn algebraic loops with the symbolic partial
 //!   derivatives needed to assemble their Jacobian by the chain rule, algorithm sections);
 //! - the outputs program: the values of the variables alias elimination removed;
-//! - the algorithm sections, rewritten so that they never read a removed variable.
+//! - the algorithm sections, rewritten so that they never read a removed variable;
+//! - the event program ([`ExecEvents`]): zero-crossing surfaces, samples, when-clauses;
+//! - the invariants and, for a dummy-derivative form, the check of its state choice.
+//!
+//! It keeps what later stages need to name things (a [`Symbols`] table and the equations), not
+//! the DAE itself.
 //!
 //! The program's contract for every back end: each expression reachable from it reads only
 //! variables that have a slot, and those slots hold the current values when the expression is
-//! evaluated; `der(x)` reads `dx`; `pre(v)` reads `v` itself, and `edge`, `change`, `initial`,
-//! `terminal` and `sample` are false (the driver refuses models that use them; discrete
-//! variables and relation variables hold what the last event gave them, see `hybrid`); `noEvent(e)` and `smooth(n, e)` are `e`; every built-in function
-//! is evaluated through its numeric implementation in [`crate::builtins`], the operators through
+//! evaluated; `der(x)` reads `dx`; `pre(v)` reads `v` itself; the event operators (`edge`,
+//! `change`, `initial`, `terminal`, `sample`) were replaced by event variables when the events
+//! were extracted, which hold what the last event gave them (the simulation's event handling
+//! sets them); `noEvent(e)` and `smooth(n, e)` are `e`; every built-in function is evaluated
+//! through its numeric implementation in [`eqm_ir::builtins`], the operators through
 //! [`eqm_ir::symbolic::eval::unary`] and [`eqm_ir::symbolic::eval::binary`]. Every value an
-//! instruction assigns must be finite, or evaluation fails with an [`EvalFailure`].
+//! instruction assigns must be finite, or evaluation fails with an
+//! [`EvalFailure`](eqm_ir::failure::EvalFailure).
 //!
 //! Building is a pure function of its input, linear in the size of the model (plus the symbolic
-//! derivatives of implicit equations and loops). Parameter values are run-time inputs: changing
-//! a parameter in `p` never needs a new program. This module deliberately does not evaluate
-//! anything at run time (see `interp`; the event program of surfaces and when-clauses is
-//! built here and run by `hybrid`), does not handle assertions of equation sections or initial
-//! equations (the initialization problem), and does not know which
-//! parameters the flattener used structurally (array sizes): those cannot be changed without
-//! flattening again, but nothing here records them.
+//! derivatives of implicit equations and loops), and runs no model code. Parameter values and
+//! start values are run-time inputs: changing them never needs a new program (parameters the
+//! flattener used structurally are marked in the symbols: those need flattening again). This
+//! module deliberately evaluates nothing at run time (the simulation crate does), and does not
+//! handle assertions of equation sections or initial equations (the initialization problem).
 
 mod build;
 mod diagnose;

@@ -1,10 +1,10 @@
 //! The bipartite equation/variable graph of an analysed model, replayed and drawn the way the
 //! sorting is taught by hand: `eqm explain --steps` and `--svg`.
 //!
-//! Input: a [`Analysis`](crate::analysis::Analysis) (the DAE and its plan). [`GraphView::new`]
+//! Input: a [`Analysis`] (the DAE and its plan). [`GraphView::new`]
 //! turns it into plain nodes and edges: one node per equation in DAE order (`e1`, `e2`, ... with
 //! the equation's text, numbered as `eqm explain` numbers them), one node per algorithm-section
-//! output after them ("algorithm of <instance>"), and one node per unknown (an algebraic
+//! output after them ("algorithm of" and the instance), and one node per unknown (an algebraic
 //! variable, or `der(x)` for a state `x`). Edges come from [`Plan::incidence`]; an edge is
 //! *matched* (drawn red) when the plan's matching makes the equation solve for
 //! that unknown. Every equation carries its sort number: its position in the plan's evaluation

@@ -2,7 +2,7 @@
 //! expressions.
 //!
 //! Input: an [`ExprArena`] and expression ids built by the flattener or by later stages. Output:
-//! numbers ([`eval`]), new canonical expression ids ([`simplify`], [`diff`]) and explicit forms of
+//! numbers ([`eval`]), new canonical expression ids ([`simplify()`], [`diff`]) and explicit forms of
 //! equations ([`solve`]). Every pass walks the arena in increasing id order or with an explicit
 //! stack, never by recursion over expression depth, because flattened models contain sums of
 //! 10^5 terms. This module deliberately knows nothing of equations, variables' kinds or

@@ -50,7 +50,7 @@ pub(crate) struct SegmentLeaves<'a> {
     pub base: [Value; 4],
     /// Inside the body of a re-rolled loop: the pointer each slot of the body's template is
     /// addressed from (the base of its array moved by the repetitions so far); see
-    /// [`super::reroll`].
+    /// `reroll`.
     pub rolled: Option<FxHashMap<Slot, Value>>,
     /// The current value of each slot read or written so far in this function (see
     /// [`Translator::read_slot`]); after a write the stored value is reused.

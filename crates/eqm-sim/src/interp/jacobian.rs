@@ -1,4 +1,4 @@
-//! The chain rule of the symbolic Jacobian ([`crate::jacobian`]) at run time.
+//! The chain rule of the symbolic Jacobian ([`eqm_compile::jacobian`]) at run time.
 //!
 //! Input: the values of the program's partial derivatives at a point (computed by the register
 //! code or by native code, see `Interpreter::jacobian`), and the tangent steps. Output: the

@@ -6,8 +6,9 @@
 //! derivatives and every algebraic variable ([`Interpreter::rhs`]), and the variables alias
 //! elimination removed ([`Interpreter::outputs`]); or an [`EvalFailure`] naming the equations,
 //! the variables and the time (a singular Jacobian, Newton without convergence, a value that is
-//! not finite, a failed `assert`). [`Instance`] binds an interpreter to a parameter vector and
-//! implements [`OdeRhs`], the shape integrators call.
+//! not finite, a failed `assert`). [`crate::instance::Instance`] binds an interpreter to a
+//! parameter vector and implements [`OdeRhs`], the shape integrators call. Start values can be
+//! replaced for a run ([`Interpreter::set_start_values`]) without compiling anything again.
 //!
 //! [`Interpreter::new`] compiles every expression of the program once into a small register
 //! code: each node of an expression becomes one operation, shared subexpressions are computed
@@ -26,7 +27,7 @@
 //! the torn residuals with the Jacobian assembled by the chain rule from the program's symbolic
 //! partial derivatives (difference quotients where those could not be built).
 //!
-//! The same iterations drive native code. [`NativeCode`] (in `native`) compiles the program's
+//! The same iterations drive native code. [`NativeCode`] compiles the program's
 //! instructions with the JIT; once attached ([`Interpreter::attach_native`]), every compiled
 //! instruction runs natively: a run of explicit assignments is one call, and a Newton block or
 //! a loop is solved by the very functions the interpreter uses (`solve_scalar`,
