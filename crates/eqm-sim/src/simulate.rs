@@ -109,21 +109,37 @@ pub struct Summary {
     pub invariants: Option<InvariantReport>,
 }
 
-/// Why a run did not finish.
+/// Why a run did not happen or did not finish.
 #[derive(Debug)]
 pub enum SimError {
-    /// The user's request does not fit the model (an unknown variable or parameter): exit 1.
+    /// A setting cannot be used (a stop time before the start, a negative tolerance): a usage
+    /// error, described in words.
+    Settings(String),
+    /// The request does not fit the model (an unknown variable or parameter).
     Model(Box<Diagnostic>),
-    /// The simulation failed at `time`: exit 3. `diagnostic` names the equations and variables
-    /// involved when the failure is located in the model.
+    /// The simulation failed at `time`; `diagnostic` names the equations and variables involved
+    /// when the failure is located in the model. The rows before were delivered.
     Failed {
         time: f64,
         message: String,
         diagnostic: Option<Box<Diagnostic>>,
     },
-    /// Writing a row failed.
+    /// The sink could not take a row.
     Io(std::io::Error),
 }
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimError::Settings(message) => f.write_str(message),
+            SimError::Model(d) => write!(f, "[{}] {}", d.code, d.message),
+            SimError::Failed { time, message, .. } => write!(f, "the simulation failed at time {time}: {message}"),
+            SimError::Io(e) => write!(f, "cannot write the results: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
 
 /// The columns for `vars` (full names), or by default every state and every named variable
 /// (not parameters, not names the compiler introduced), in name order.

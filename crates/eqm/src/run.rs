@@ -6,10 +6,9 @@
 //! that have no effect; or a [`RunError::Settings`] naming the value that cannot be used.
 //! Nothing here runs a model.
 
-use eqm_diag::Diagnostic;
 use eqm_integrators::{Atol, Method};
 use eqm_ir::flat::Experiment;
-use eqm_sim::simulate::{Backend, RunOptions, SimError, Stabilize};
+use eqm_sim::simulate::{Backend, RunOptions, Stabilize};
 
 /// How to run a simulation. Every field left `None` comes from the model's `experiment`
 /// annotation, else from EQM's default (start 0, stop start + 1, 500 intervals, relative
@@ -35,55 +34,10 @@ pub struct RunSettings {
     pub variables: Option<Vec<String>>,
 }
 
-/// Why a run did not happen or did not finish.
-#[derive(Debug)]
-pub enum RunError {
-    /// A setting cannot be used (a stop time before the start, a negative tolerance): a usage
-    /// error, described in words.
-    Settings(String),
-    /// The request does not fit the model (an unknown variable or parameter).
-    Model(Box<Diagnostic>),
-    /// The simulation failed at `time`; `diagnostic` names the equations and variables
-    /// involved when the failure is located in the model. The rows before were delivered.
-    Failed {
-        time: f64,
-        message: String,
-        diagnostic: Option<Box<Diagnostic>>,
-    },
-    /// The sink could not take a row.
-    Io(std::io::Error),
-}
-
-impl From<SimError> for RunError {
-    fn from(e: SimError) -> RunError {
-        match e {
-            SimError::Model(d) => RunError::Model(d),
-            SimError::Failed {
-                time,
-                message,
-                diagnostic,
-            } => RunError::Failed {
-                time,
-                message,
-                diagnostic,
-            },
-            SimError::Io(e) => RunError::Io(e),
-        }
-    }
-}
-
-impl std::fmt::Display for RunError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RunError::Settings(message) => f.write_str(message),
-            RunError::Model(d) => write!(f, "[{}] {}", d.code, d.message),
-            RunError::Failed { time, message, .. } => write!(f, "the simulation failed at time {time}: {message}"),
-            RunError::Io(e) => write!(f, "cannot write the results: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for RunError {}
+/// Why a run did not happen or did not finish: a setting that cannot be used, a request that
+/// does not fit the model, a failed simulation (with the rows before it delivered) or a sink
+/// that could not take a row.
+pub use eqm_sim::simulate::SimError as RunError;
 
 impl RunSettings {
     /// The run options for a model with `experiment`, and notes on settings that have no
