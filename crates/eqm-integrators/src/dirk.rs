@@ -130,7 +130,8 @@ impl Dirk {
                 }
                 let mut r = DVector::from_iterator(n, (0..n).map(|m| base[m] + gamma * f[m] - z[m]));
                 let Some((_, lu)) = &self.kept.lu else { return Ok(false) };
-                if !lu.solve_mut(&mut r) {
+                // A system without states has nothing to solve (nalgebra's LU rejects size 0).
+                if n > 0 && !lu.solve_mut(&mut r) {
                     return Ok(false);
                 }
                 let mut size: f64 = 0.0;

@@ -167,7 +167,8 @@ impl Theta {
             let Some((_, lu)) = &self.kept.lu else {
                 return Ok(false);
             };
-            if !lu.solve_mut(&mut self.residual) {
+            // A system without states has nothing to solve (nalgebra's LU rejects size 0).
+            if n > 0 && !lu.solve_mut(&mut self.residual) {
                 return Ok(false);
             }
             let mut size: f64 = 0.0;

@@ -219,3 +219,33 @@ fn max_steps_is_enforced() {
     );
     assert_eq!(r.rows.len(), 3);
 }
+
+#[test]
+fn a_system_without_states_runs_with_every_method() {
+    // A model of algebraic variables and events only gives the integrators a system of size 0:
+    // every method must step through it (the implicit ones solve empty systems).
+    let mut methods: Vec<Method> = Method::NAMED.to_vec();
+    methods.push(Method::Tableau(Box::new(sdirk2())));
+    methods.push(Method::Tableau(Box::new(Tableau::parse(KUTTA3).expect("valid"))));
+    for method in methods {
+        // Each mode the method has: a fixed step, a controlled step, or both.
+        let mut modes = Vec::new();
+        if method.takes_fixed_step(true) {
+            modes.push(fixed(0.1));
+        }
+        if !method.takes_fixed_step(false) {
+            modes.push(tolerance(1e-6));
+        }
+        for options in modes {
+            let mut sys = Sys {
+                dim: 0,
+                f: |_: f64, _: &[f64], _: &mut [f64]| Ok(()),
+            };
+            let mut stepper = stepper_for(&method, &options);
+            let r = run_with(stepper.as_mut(), &mut sys, &[], 1.0, &Output::Interval(0.25));
+            assert!(r.result.is_ok(), "{}: {:?}", method.name(), r.result);
+            let times: Vec<f64> = r.rows.iter().map(|r| r.0).collect();
+            assert_eq!(times, [0.0, 0.25, 0.5, 0.75, 1.0], "{}", method.name());
+        }
+    }
+}
