@@ -266,12 +266,11 @@ fn initial_states(model: &mut Instance<'_>, init: &ExecProgram, options: &RunOpt
     let start = options.start;
     let mut solver = instance(init, options)?;
     let program = model.program();
-    // Variables are matched by name: the initialization problem may come from another form of
-    // the model (the dummy-derivative form of a model simulated in its embedding form).
-    let in_init = |v: eqm_ir::expr::VarId| {
-        init.lookup(&program.symbols().get(v).name)
-            .and_then(|w| init.slot_of(w))
-    };
+    // The initialization problem may come from another form of the model (the
+    // dummy-derivative form of a model simulated in its embedding form): the link says which
+    // of its variables is which.
+    let link = eqm_compile::exec::InitLink::new(program, init);
+    let in_init = |v: eqm_ir::expr::VarId| link.slot(v);
     let surfaces = &program.events().surfaces;
     let mut d = vec![0.0; surfaces.len()];
     let mut dx = vec![0.0; program.layout().states];

@@ -47,7 +47,10 @@ mod build;
 mod diagnose;
 mod events;
 pub mod jacobian;
+mod link;
 mod validate;
+
+pub use link::InitLink;
 
 use crate::dae::{Dae, Equation};
 use crate::events::Hybrid;

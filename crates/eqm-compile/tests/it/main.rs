@@ -11,6 +11,7 @@ mod ui_harness;
 
 mod events;
 mod graphview;
+mod link;
 mod structural;
 
 /// The repository root, where the examples and the standard library live.

@@ -1,0 +1,59 @@
+//! How the variables of an initialization program correspond to those of the program it
+//! initializes.
+//!
+//! Input: the program of a model and the program of its initialization problem. Output: an
+//! [`InitLink`]: for each variable of the model's program, the slot of the same variable in
+//! the initialization program. The two programs may come from different forms of the model (a
+//! high-index model simulated in its embedding form is initialized by its dummy-derivative
+//! form's problem), so their variable ids differ; the model's variables are the same by name.
+//! Event variables are numbered by each form's own event extraction, so the same name may
+//! stand for another relation: they correspond by what they hold (their description names the
+//! relation), never by their number. It evaluates nothing.
+
+use super::ExecProgram;
+use eqm_ir::expr::VarId;
+use eqm_ir::slot::Slot;
+use std::collections::BTreeMap;
+
+/// The slot in the initialization program of each variable of a model's program.
+#[derive(Debug, Clone, Default)]
+pub struct InitLink {
+    slots: Vec<Option<Slot>>,
+}
+
+impl InitLink {
+    pub fn new(program: &ExecProgram, init: &ExecProgram) -> InitLink {
+        // The variables the compiler introduced (`$relN`, `$heldN`, ...) by what they hold.
+        let mut introduced: BTreeMap<&str, Vec<VarId>> = BTreeMap::new();
+        for (v, s) in init.symbols().iter().filter(|(_, s)| s.name.starts_with('$')) {
+            if let Some(description) = s.description.as_deref() {
+                introduced.entry(description).or_default().push(v);
+            }
+        }
+        let slots = program
+            .symbols()
+            .iter()
+            .map(|(_, symbol)| {
+                let w = if symbol.name.starts_with('$') {
+                    // Of the variables holding the same thing, the one of the same name; else
+                    // the only one.
+                    let candidates = introduced.get(symbol.description.as_deref()?)?;
+                    match candidates.iter().find(|w| init.symbols().get(**w).name == symbol.name) {
+                        Some(w) => Some(*w),
+                        None if candidates.len() == 1 => Some(candidates[0]),
+                        None => None,
+                    }
+                } else {
+                    init.lookup(&symbol.name)
+                }?;
+                init.slot_of(w)
+            })
+            .collect();
+        InitLink { slots }
+    }
+
+    /// The slot of the model's variable `v` in the initialization program, if it has one.
+    pub fn slot(&self, v: VarId) -> Option<Slot> {
+        self.slots.get(v.0 as usize).copied().flatten()
+    }
+}
