@@ -366,7 +366,7 @@ fn simulate(
             .map(|k| {
                 let series = plot::Series {
                     name: columns[k].name.clone(),
-                    unit: columns[k].unit.clone(),
+                    unit: columns[k].unit.as_deref().map(str::to_string),
                     points: Vec::new(),
                 };
                 (k, series)

@@ -87,6 +87,8 @@ pub struct Columns {
     pub names: Vec<String>,
     /// Where each column's value is, parallel to `names`.
     pub slots: Vec<Slot>,
+    /// The variable of each column, parallel to `names`.
+    pub vars: Vec<eqm_ir::expr::VarId>,
 }
 
 /// How a run went.
@@ -146,11 +148,12 @@ impl std::error::Error for SimError {}
 pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns, Diagnostic> {
     let mut names = Vec::new();
     let mut slots = Vec::new();
+    let mut var_ids = Vec::new();
     match vars {
         Some(list) => {
             for name in list {
-                let slot = program.lookup(name).and_then(|v| program.slot_of(v));
-                let Some(slot) = slot else {
+                let found = program.lookup(name).and_then(|v| Some((v, program.slot_of(v)?)));
+                let Some((v, slot)) = found else {
                     let known = program.variables().map(|(n, ..)| n);
                     let mut d = Diagnostic::error(
                         "E0708",
@@ -165,6 +168,7 @@ pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns
                 };
                 names.push(name.clone());
                 slots.push(slot);
+                var_ids.push(v);
             }
         }
         None => {
@@ -178,11 +182,16 @@ pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns
                 if !name.starts_with('$') && !is_parameter {
                     names.push(name.to_string());
                     slots.push(slot);
+                    var_ids.push(v);
                 }
             }
         }
     }
-    Ok(Columns { names, slots })
+    Ok(Columns {
+        names,
+        slots,
+        vars: var_ids,
+    })
 }
 
 /// Prepares `program` for a run with `options`: the symbolic Jacobian for implicit methods

@@ -29,8 +29,8 @@ pub use eqm_compile::dae::VarKind as VariableKind;
 pub struct VariableInfo {
     pub name: String,
     pub kind: VariableKind,
-    pub unit: Option<String>,
-    pub description: Option<String>,
+    pub unit: Option<Arc<str>>,
+    pub description: Option<Arc<str>>,
 }
 
 /// A parameter of a compiled model.
@@ -45,8 +45,8 @@ pub struct ParameterInfo {
     /// Whether its value shaped the compiled model (an array size, a range, a condition): it
     /// changes only by compiling again with the new value.
     pub structural: bool,
-    pub unit: Option<String>,
-    pub description: Option<String>,
+    pub unit: Option<Arc<str>>,
+    pub description: Option<Arc<str>>,
 }
 
 /// How a run went, with the times of its parts.
@@ -126,8 +126,8 @@ impl Model {
                 VariableInfo {
                     name: name.to_string(),
                     kind: symbol.kind,
-                    unit: symbol.unit.as_deref().map(str::to_string),
-                    description: symbol.description.as_deref().map(str::to_string),
+                    unit: symbol.unit.clone(),
+                    description: symbol.description.clone(),
                 }
             })
             .collect()
@@ -155,8 +155,8 @@ impl Model {
                     value,
                     settable: matches!(slot, Slot::Param(_)) && !symbol.structural,
                     structural: symbol.structural,
-                    unit: symbol.unit.as_deref().map(str::to_string),
-                    description: symbol.description.as_deref().map(str::to_string),
+                    unit: symbol.unit.clone(),
+                    description: symbol.description.clone(),
                 }
             })
             .collect()
@@ -216,20 +216,23 @@ impl Model {
     /// model does not have, with the closest one.
     pub fn columns(&self, names: Option<&[String]>) -> Result<Vec<Column>, Diagnostic> {
         let columns = eqm_sim::simulate::columns(&self.compiled.program, names)?;
-        Ok(self.describe(&columns))
+        Ok(self.describe(columns))
     }
 
-    fn describe(&self, columns: &Columns) -> Vec<Column> {
-        let program = &self.compiled.program;
+    fn describe(&self, columns: Columns) -> Vec<Column> {
+        let symbols = self.compiled.program.symbols();
         columns
             .names
-            .iter()
-            .map(|name| {
-                let symbol = program.lookup(name).map(|v| program.symbols().get(v));
+            .into_iter()
+            .zip(columns.slots)
+            .zip(columns.vars)
+            .map(|((name, slot), v)| {
+                let symbol = symbols.get(v);
                 Column {
-                    name: name.clone(),
-                    unit: symbol.and_then(|s| s.unit.as_deref()).map(str::to_string),
-                    description: symbol.and_then(|s| s.description.as_deref()).map(str::to_string),
+                    name,
+                    unit: symbol.unit.clone(),
+                    description: symbol.description.clone(),
+                    slot,
                 }
             })
             .collect()

@@ -11,8 +11,10 @@
 //! it is given does.
 
 use eqm_diag::text::push_number;
+use eqm_ir::slot::Slot;
 use eqm_sim::simulate::Summary;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 /// Streams rows as CSV.
 pub struct CsvWriter<W: Write> {
@@ -76,13 +78,15 @@ fn push_field(line: &mut String, name: &str) {
     }
 }
 
-/// One result column: a variable with its unit and description.
+/// One result column: a variable with its unit and description, and where a run reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Column {
     /// The full variable name (`mass.v`, `der(x)`).
     pub name: String,
-    pub unit: Option<String>,
-    pub description: Option<String>,
+    pub unit: Option<Arc<str>>,
+    pub description: Option<Arc<str>>,
+    /// Where the column's value is at run time (only a model's own columns have one).
+    pub(crate) slot: Slot,
 }
 
 /// Where a run's rows go as they are computed: each row is the time and one value per column.

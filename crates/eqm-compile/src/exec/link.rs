@@ -2,8 +2,9 @@
 //! initializes.
 //!
 //! Input: the program of a model and the program of its initialization problem. Output: an
-//! [`InitLink`]: for each variable of the model's program, the slot of the same variable in
-//! the initialization program. The two programs may come from different forms of the model (a
+//! [`InitLink`]: for each variable the initialization hands over to the model (the states, and
+//! the event variables that both programs read), the slot of the same variable in the
+//! initialization program. The two programs may come from different forms of the model (a
 //! high-index model simulated in its embedding form is initialized by its dummy-derivative
 //! form's problem), so their variable ids differ; the model's variables are the same by name.
 //! Event variables are numbered by each form's own event extraction, so the same name may
@@ -30,10 +31,16 @@ impl InitLink {
                 introduced.entry(description).or_default().push(v);
             }
         }
-        let slots = program
-            .symbols()
+        let events = program.events();
+        let handed_over = program
+            .states()
             .iter()
-            .map(|(_, symbol)| {
+            .chain(events.surfaces.iter().flat_map(|s| &s.relation_vars))
+            .chain(events.initial.as_ref().map(|(_, v)| v));
+        let mut slots = vec![None; program.symbols().len()];
+        for &v in handed_over {
+            let symbol = program.symbols().get(v);
+            let linked = (|| {
                 let w = if symbol.name.starts_with('$') {
                     // Of the variables holding the same thing, the one of the same name; else
                     // the only one.
@@ -47,12 +54,14 @@ impl InitLink {
                     init.lookup(&symbol.name)
                 }?;
                 init.slot_of(w)
-            })
-            .collect();
+            })();
+            slots[v.0 as usize] = linked;
+        }
         InitLink { slots }
     }
 
-    /// The slot of the model's variable `v` in the initialization program, if it has one.
+    /// The slot of the model's variable `v` in the initialization program, if it has one and is
+    /// handed over.
     pub fn slot(&self, v: VarId) -> Option<Slot> {
         self.slots.get(v.0 as usize).copied().flatten()
     }

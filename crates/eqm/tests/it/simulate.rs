@@ -3,7 +3,7 @@
 //! a front end reports.
 
 use crate::{DECAY, compile};
-use eqm::{Column, RunError, RunSettings, VariableKind};
+use eqm::{RunError, RunSettings, VariableKind};
 
 fn settings(stop: f64) -> RunSettings {
     RunSettings {
@@ -41,20 +41,13 @@ fn a_run_in_memory_matches_the_closed_form() {
 fn columns_carry_units_and_descriptions() {
     let model = compile(DECAY);
     let columns = model.columns(Some(&["x".to_string(), "y".to_string()])).unwrap();
+    let described: Vec<_> = columns
+        .iter()
+        .map(|c| (c.name.as_str(), c.unit.as_deref(), c.description.as_deref()))
+        .collect();
     assert_eq!(
-        columns,
-        [
-            Column {
-                name: "x".to_string(),
-                unit: Some("m".to_string()),
-                description: Some("amount".to_string()),
-            },
-            Column {
-                name: "y".to_string(),
-                unit: None,
-                description: Some("twice the amount".to_string()),
-            },
-        ]
+        described,
+        [("x", Some("m"), Some("amount")), ("y", None, Some("twice the amount")),]
     );
     let variables = model.variables();
     let x = variables.iter().find(|v| v.name == "x").expect("x");
