@@ -1,9 +1,10 @@
-//! Where a step crossed a surface: the signs of the surfaces, the check at points of each step,
-//! the location of the earliest crossing on the stepper's dense output, and the decision at a
+//! Where a step crossed a surface: the signs of the surfaces, the location of the earliest
+//! crossing on the stepper's dense output, and the decision at a
 //! crossing whether the solution passes the surface or slides along it.
 //!
-//! Input: the hybrid model, a stepper that took a step, the surfaces' frozen signs. Output: the
-//! earliest crossing and its time, and rows up to it. The event iteration itself is in `events`.
+//! Input: the hybrid model, a stepper that took a step, the surfaces' frozen signs and the part
+//! of the step that `isolate` found to hold the earliest crossing. Output: its time, and rows up
+//! to it. The event iteration itself is in `events`.
 
 use super::*;
 
@@ -61,73 +62,20 @@ pub(super) fn emit_through(
     Ok(ControlFlow::Continue(()))
 }
 
-/// The crossing at the end of a step to `(t, x)`, if any (the one of the lowest surface index;
-/// [`locate`] then finds the earliest of all).
-pub(super) fn find_crossing(
-    model: &mut HybridModel<'_>,
-    x: &[f64],
-    t: f64,
-    near: &[f64],
-) -> Result<Option<Crossing>, HybridError> {
-    let mut dx = std::mem::take(&mut model.check_dx);
-    let result = (|| {
-        if let Some(k) = model.sliding.as_ref().map(|s| s.surface) {
-            let alpha = model.sliding_rhs(k, t, x, &mut dx)?;
-            if let Some(s) = &mut model.sliding {
-                s.alpha = alpha;
-            }
-            // The sliding relations hold α now; the other surfaces are read with them.
-            model.surfaces_at(t, x, &mut dx)?;
-            if !(0.0..=1.0).contains(&alpha) {
-                return Ok(Some(Crossing::SlidingEnds(alpha > 1.0)));
-            }
-        } else {
-            model.surfaces_at(t, x, &mut dx)?;
-        }
-        let sliding = model.sliding.as_ref().map(|s| s.surface);
-        Ok((0..model.signs.len())
-            .find(|&k| {
-                Some(k) != sliding && !is_timed(model.program, k) && crossed(model.signs[k], model.d[k], near[k])
-            })
-            .map(Crossing::Surface))
-    })();
-    model.check_dx = dx;
-    result.map_err(HybridError::Evaluation)
-}
-
-/// Whether a surface with frozen sign `sign` has crossed when its value is `d`.
-pub(super) fn crossed(sign: i8, d: f64, near: f64) -> bool {
-    match sign {
-        0 => d.abs() > near,
-        s => f64::from(s) * d < -near,
-    }
-}
-
-/// The earliest event time in `(t_prev, t]`: for every surface that crossed at `t`, the root of
+/// The earliest event time in `(t_prev, t]`, a sub-interval of a step that
+/// [`isolate`](super::isolate::isolate) found: for every candidate crossed at `t`, the root of
 /// its function on the dense output by the Illinois method, and the smallest of those.
 pub(super) fn locate(
     model: &mut HybridModel<'_>,
     stepper: &dyn Stepper,
-    t_prev: f64,
-    t: f64,
-    first: Crossing,
+    bracket: &Bracket,
     near: &[f64],
     buffer: &mut [f64],
 ) -> Result<f64, HybridError> {
-    // The candidates: every crossing at `t` (surfaces and the end of sliding).
-    let mut candidates = vec![first];
+    let (step_start, t_prev, t) = (bracket.step_start, bracket.start, bracket.end);
     let sliding = model.sliding.as_ref().map(|s| s.surface);
-    for (k, &near_k) in near.iter().enumerate() {
-        if Some(k) != sliding
-            && !is_timed(model.program, k)
-            && crossed(model.signs[k], model.d[k], near_k)
-            && !matches!(first, Crossing::Surface(j) if j == k)
-        {
-            candidates.push(Crossing::Surface(k));
-        }
-    }
     let mut earliest = t;
-    for c in candidates {
+    for &c in &bracket.candidates {
         // g > 0 on the side the step started on, g < 0 after the crossing.
         let mut g = |model: &mut HybridModel<'_>, time: f64| -> Result<f64, HybridError> {
             stepper.interpolate(time, buffer);
@@ -158,6 +106,14 @@ pub(super) fn locate(
         if gb >= 0.0 {
             // Not crossed before the earliest time found so far.
             continue;
+        }
+        if ga <= 0.0 && step_start < a {
+            // The bracket starts within the hysteresis band past the root (its watched function
+            // was not yet below zero there): the root lies earlier in the step.
+            let g_start = g(model, step_start)?;
+            if g_start > 0.0 {
+                (a, ga) = (step_start, g_start);
+            }
         }
         if ga <= 0.0 {
             // Already on the other side at the step's start: the event is there.

@@ -135,7 +135,7 @@ pub(super) fn event_iteration(
         }
         changing.clear();
         for k in 0..model.signs.len() {
-            if Some(k) == sliding {
+            if Some(k) == sliding || Some(k) == model.held {
                 continue;
             }
             let s = surface_sign(program, k, model.d[k]);

@@ -7,10 +7,11 @@
 //! [`HybridError`].
 //!
 //! Between events every relation keeps the value frozen at the last event, so the right-hand
-//! side the stepper sees is smooth. After each accepted step the surfaces are evaluated at the
-//! step's end; a surface whose sign disagrees with its frozen sign has crossed, and the crossing
-//! is located on the stepper's dense output by the Illinois method to a time tolerance of about
-//! 1e-13 relative. The earliest crossing ends the step there: the event iteration updates
+//! side the stepper sees is smooth. After each accepted step every surface is searched over the
+//! whole step (`isolate`: values and slopes on the dense output, halving where a surface is not
+//! resolved by the step), so that a step spanning several crossings loses none; the earliest
+//! crossing is located on the stepper's dense output by the Illinois method to a time tolerance
+//! of about 1e-13 relative. The earliest crossing ends the step there: the event iteration updates
 //! relations, fires when-branches whose conditions became true (all action values computed from
 //! the values before the event, then applied: `pre` semantics), and repeats until nothing
 //! changes; then the stepper restarts.
@@ -37,9 +38,11 @@ use std::ops::ControlFlow;
 
 mod crossing;
 mod events;
+mod isolate;
 
 use crossing::*;
 use events::*;
+use isolate::*;
 
 /// When a when-branch fired last, and how its firings have been getting closer: the signal of
 /// an accumulation of events (a bouncing ball coming to rest).
@@ -62,9 +65,6 @@ struct WhenState {
 /// decrease predicts (relative to the time), make an accumulation of events.
 const ZENO_FIRINGS: usize = 10;
 const ZENO_HORIZON: f64 = 1e-4;
-
-/// Points of each step at which the surfaces are checked (the last is the step's end).
-const SAMPLES: usize = 3;
 
 /// The most passes of one event iteration.
 const MAX_EVENT_ITERATIONS: usize = 50;
@@ -147,12 +147,18 @@ pub struct HybridModel<'p> {
     /// The frozen sign of each surface (-1, 0, 1).
     signs: Vec<i8>,
     sliding: Option<Sliding>,
+    /// The surface whose sliding just ended: its side is the one the sliding coefficient left
+    /// towards, which the event iteration keeps (the surface's value itself is then within
+    /// the drift of sliding of zero, on either side).
+    held: Option<usize>,
     /// Scratch: surface values, two derivative vectors and a probe point.
     d: Vec<f64>,
     f_plus: Vec<f64>,
     f_minus: Vec<f64>,
     probe_x: Vec<f64>,
     probe_dx: Vec<f64>,
+    /// Scratch: a point of the dense output where the watched functions are evaluated.
+    probe_point: Vec<f64>,
     /// The derivative at points where crossings are checked and located.
     check_dx: Vec<f64>,
     /// Events handled so far and notes about them.
@@ -169,11 +175,13 @@ impl<'p> HybridModel<'p> {
             program,
             signs: vec![0; surfaces],
             sliding: None,
+            held: None,
             d: vec![0.0; surfaces],
             f_plus: vec![0.0; n],
             f_minus: vec![0.0; n],
             probe_x: vec![0.0; n],
             probe_dx: vec![0.0; n],
+            probe_point: vec![0.0; n],
             check_dx: vec![0.0; n],
             stats: EventStats::default(),
         }
@@ -389,42 +397,25 @@ pub fn integrate(
     }
     stepper.initialize(model, t0, &x)?;
     let mut buffer = vec![0.0; n];
-    let mut point = vec![0.0; n];
     let mut recent_events: Vec<f64> = Vec::new();
+    // The watched functions at the end of the last step, while nothing has changed since.
+    let mut last_probe: Option<Probe> = None;
     while stepper.time() < t_end {
         // Time events (samples) end a step exactly.
         let limit = clocks.next().map_or(t_end, |c| c.min(t_end));
         let info = stepper.step(model, limit)?;
-        // The surfaces at the step's end, with the relations as the step had them.
-        // Besides the step's end, two interior points of the dense output are checked, so that
-        // a surface crossed twice within one long step (there and back) is still seen when the
-        // crossings are a third of a step apart.
-        let mut crossing = None;
-        let mut bracket_end = info.t;
-        for j in 1..=SAMPLES {
-            let at = if j == SAMPLES {
-                info.t
-            } else {
-                info.t_prev + (info.t - info.t_prev) * j as f64 / SAMPLES as f64
-            };
-            if at == info.t {
-                point.copy_from_slice(stepper.state());
-            } else {
-                stepper.interpolate(at, &mut point);
-            }
-            crossing = find_crossing(model, &point, at, &near)?;
-            if crossing.is_some() {
-                bracket_end = at;
-                break;
-            }
-        }
-        let Some(first) = crossing else {
+        // Every watched function over the whole step, so that a surface crossed there and back
+        // within one step is not lost.
+        let (found, end) = isolate(model, stepper, info.t_prev, info.t, &near, last_probe.take())?;
+        let Some(bracket) = found else {
+            last_probe = Some(end);
             if let ControlFlow::Break(time) =
                 emit_through(model, stepper, &mut schedule, info.t, &mut buffer, &mut row)?
             {
                 return Ok(HybridOutcome::Stopped { time });
             }
             if clocks.next() == Some(info.t) {
+                last_probe = None;
                 let te = info.t;
                 x.copy_from_slice(stepper.state());
                 if row(model, te, &x).is_break() {
@@ -442,8 +433,9 @@ pub fn integrate(
             }
             continue;
         };
+        let first = bracket.candidates[0];
         // Locate the earliest crossing in the step.
-        let te = locate(model, stepper, info.t_prev, bracket_end, first, &near, &mut buffer)?;
+        let te = locate(model, stepper, &bracket, &near, &mut buffer)?;
         if let ControlFlow::Break(time) = emit_through(model, stepper, &mut schedule, te, &mut buffer, &mut row)? {
             return Ok(HybridOutcome::Stopped { time });
         }
@@ -488,12 +480,14 @@ pub fn integrate(
                     te - since,
                     if positive { "positive" } else { "negative" }
                 ));
-                near[k] = near[k].max(1e-8 * (1.0 + model.d[k].abs()));
+                model.held = Some(k);
             }
             Crossing::Surface(_) => {}
         }
         let sliding_surface = model.sliding.as_ref().map(|s| s.surface);
-        if let Some(terminated) = event_iteration(model, te, &mut x, &mut dx, &mut whens, false)? {
+        let iteration = event_iteration(model, te, &mut x, &mut dx, &mut whens, false);
+        let held = model.held.take();
+        if let Some(terminated) = iteration? {
             let _ = row(model, te, &x);
             return Ok(terminated);
         }
@@ -513,6 +507,11 @@ pub fn integrate(
             if Some(k) != model.sliding.as_ref().map(|s| s.surface) {
                 *n = n.min(hysteresis(model.d[k])).max(hysteresis(0.0));
             }
+        }
+        if let Some(k) = held {
+            // The surface left by sliding is on its chosen side even where its value, within
+            // the drift of sliding, says otherwise.
+            near[k] = near[k].max(2.0 * model.d[k].abs());
         }
         stepper.restart(te, &x)?;
         if row(model, te, &x).is_break() {

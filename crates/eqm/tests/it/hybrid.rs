@@ -1,0 +1,129 @@
+//! Hybrid runs through the API: events against closed forms. No crossing may be lost, whatever
+//! the method and tolerance, also when one step of the integrator spans several crossings of
+//! one surface (the integrators take long steps where the states change slowly).
+
+use crate::compile;
+use eqm::{Method, RunSettings, SimulationResult};
+
+/// A run of `text` to `stop` with `method` (the default when `None`) at default tolerances.
+fn run(text: &str, stop: f64, method: Option<Method>) -> SimulationResult {
+    let mut model = compile(text);
+    let settings = RunSettings {
+        stop: Some(stop),
+        method,
+        ..RunSettings::default()
+    };
+    model.simulate(&settings).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Methods of every family: the default, explicit fixed and adaptive, implicit and stiff.
+fn methods() -> Vec<Option<Method>> {
+    vec![
+        None,
+        Some(Method::Rk4),
+        Some(Method::Dopri5),
+        Some(Method::ImplicitEuler),
+        Some(Method::Bdf),
+        Some(Method::Radau5),
+    ]
+}
+
+/// The time in `[0, stop]` where `condition` holds, by a midpoint sum over a million cells:
+/// an independent computation of what an indicator function integrates to.
+fn measure(stop: f64, condition: impl Fn(f64) -> bool) -> f64 {
+    let n = 1_000_000;
+    let h = stop / n as f64;
+    (0..n).filter(|&i| condition((i as f64 + 0.5) * h)).count() as f64 * h
+}
+
+#[test]
+fn a_step_that_spans_two_crossings_loses_neither() {
+    // The field does not depend on x, so the integrators step across many half-periods of the
+    // sine at once. x(7) = 2 · (7 half-periods of 0.5 s where the sine is positive) = 7.
+    let model = "model M
+  Real x(start = 0, fixed = true);
+  discrete Real n(start = 0, fixed = true);
+equation
+  der(x) = if sin(2*3.141592653589793*time) > 0 then 2 else 0;
+  when sin(2*3.141592653589793*time) > 0 then
+    n = pre(n) + 1;
+  end when;
+end M;
+";
+    for method in methods() {
+        let result = run(model, 7.0, method.clone());
+        let x = result.final_value("x").unwrap();
+        assert!((x - 7.0).abs() < 1e-6, "{method:?}: x(7) = {x}");
+        // The rising crossings at t = 1, 2, ..., 6 (t = 0 is the start: a condition true at the
+        // start does not fire).
+        assert_eq!(result.final_value("n"), Some(6.0), "{method:?}");
+        // 13 sign changes of the sine in (0, 7).
+        assert!(
+            result.summary.events.events >= 13,
+            "{method:?}: {}",
+            result.summary.events.events
+        );
+        let half = result.value_at("x", 6.25).unwrap();
+        assert!((half - 6.5).abs() < 1e-6, "{method:?}: x(6.25) = {half}");
+    }
+}
+
+#[test]
+fn a_narrow_dip_inside_one_step_is_found() {
+    // (t − 1)² < 1e-8 holds only for |t − 1| < 1e-4: x gains 1e4 · 2e-4 = 2 there.
+    let model = "model M
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = if (time - 1)^2 < 1e-8 then 1e4 else 0;
+end M;
+";
+    for method in methods() {
+        let x = run(model, 3.0, method.clone()).final_value("x").unwrap();
+        assert!((x - 2.0).abs() < 1e-6, "{method:?}: x(3) = {x}");
+    }
+}
+
+#[test]
+fn a_surface_that_touches_zero_without_crossing_is_no_event() {
+    // 1 − cos(2πt) ≥ 0 touches zero at every integer time and never goes below: the relation
+    // `< 0` never holds.
+    let model = "model M
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = if 1 - cos(2*3.141592653589793*time) < 0 then 1 else 0;
+end M;
+";
+    for method in methods() {
+        let result = run(model, 5.5, method.clone());
+        assert_eq!(result.final_value("x"), Some(0.0), "{method:?}");
+    }
+}
+
+#[test]
+fn fast_and_many_surfaces_are_all_followed() {
+    let model = "model M
+  Real x(start = 0, fixed = true);
+  Real y(start = 0, fixed = true);
+equation
+  der(x) = (if sin(20*time) > 0 then 1 else 0) + (if cos(31*time) > 0.5 then 1 else 0);
+  der(y) = if sin(7*time) + sin(11*time) > 0.3 then 1 else 0;
+end M;
+";
+    let stop = 10.0;
+    let x_expected = measure(stop, |t| (20.0 * t).sin() > 0.0) + measure(stop, |t| (31.0 * t).cos() > 0.5);
+    let y_expected = measure(stop, |t| (7.0 * t).sin() + (11.0 * t).sin() > 0.3);
+    for method in methods() {
+        let result = run(model, stop, method.clone());
+        let x = result.final_value("x").unwrap();
+        let y = result.final_value("y").unwrap();
+        // The midpoint sums are exact to about one cell (1e-5) per crossing.
+        assert!(
+            (x - x_expected).abs() < 2e-4,
+            "{method:?}: x = {x}, expected {x_expected}"
+        );
+        assert!(
+            (y - y_expected).abs() < 2e-4,
+            "{method:?}: y = {y}, expected {y_expected}"
+        );
+    }
+}
