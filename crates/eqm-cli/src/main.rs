@@ -424,6 +424,9 @@ fn simulate(
             if let Some((time, message)) = &report.summary.terminated {
                 eprintln!("note: the model called terminate at time {time}: {message}");
             }
+            for warning in &report.summary.events.warnings {
+                session.push_diagnostic(warning.clone());
+            }
             finish(session, color)
         }
         Err(RunError::Model(d)) => {

@@ -502,7 +502,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0705",
         Error,
         Simulation,
-        "An `assert` failed, or an algorithm section or function called `terminate`",
+        "An `assert` failed (in an equation section, an algorithm or a function; one on parameters \
+         before the run), or an algorithm section or function called `terminate`",
     ),
     code(
         "E0706",
@@ -577,6 +578,12 @@ pub static CODES: &[CodeInfo] = &[
         Warning,
         Structural,
         "The initial conditions are not fully specified: the start values of some states are assumed fixed",
+    ),
+    code(
+        "W0701",
+        Warning,
+        Simulation,
+        "An `assert` of level `AssertionLevel.warning` does not hold; the run goes on",
     ),
 ];
 

@@ -101,9 +101,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             return;
                         };
                         let message = self.message(message, scope, loops);
+                        let level = args
+                            .positional
+                            .get(2)
+                            .or_else(|| args.named.iter().find(|(n, _)| n.name == "level").map(|(_, e)| e));
+                        let level = match level.map(|e| (e, eqm_syntax::pretty::print_expr(e))) {
+                            None => flat::AssertionLevel::Error,
+                            Some((_, text)) if text.ends_with("AssertionLevel.error") => flat::AssertionLevel::Error,
+                            Some((_, text)) if text.ends_with("AssertionLevel.warning") => {
+                                flat::AssertionLevel::Warning
+                            }
+                            Some((e, _)) => {
+                                self.diagnostics.push(Diagnostic::error(
+                                    "E0306",
+                                    "the level of `assert` must be `AssertionLevel.error` or `AssertionLevel.warning`",
+                                    e.span,
+                                    "not an assertion level",
+                                ));
+                                return;
+                            }
+                        };
                         self.model.assertions.push(flat::Assertion {
                             condition: c,
                             message,
+                            level,
                             instance,
                             span: eq.span,
                         });

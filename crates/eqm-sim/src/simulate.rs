@@ -445,58 +445,60 @@ pub fn simulate_with(
         sink,
     };
     // How the run ended: the time the sink stopped it, or the time and message of `terminate`.
-    let (stopped_at, terminated, events, model_failure) = if program.events().is_empty() {
-        let outcome = eqm_integrators::integrate(
-            &mut model,
-            stepper.as_mut(),
-            options.start,
-            &x0,
-            options.stop,
-            &output,
-            |t, x| writer.write(t, x),
-        );
-        match outcome {
-            Ok(eqm_integrators::Outcome::Finished) => (None, None, Default::default(), None),
-            Ok(eqm_integrators::Outcome::Stopped { time }) => (Some(time), None, Default::default(), None),
-            Err(e) => (
-                None,
-                None,
-                Default::default(),
-                Some(integration_failure(program, e, model.failure.take())),
-            ),
-        }
-    } else {
-        let mut hybrid = crate::hybrid::HybridModel::new(model);
-        let outcome = crate::hybrid::integrate(
-            &mut hybrid,
-            stepper.as_mut(),
-            options.start,
-            &x0,
-            options.stop,
-            &output,
-            |model, t, x| {
-                // The rows' instance gets the discrete values and relations of this moment.
-                for (k, value) in model.discrete_values() {
-                    writer.rows.set_work(k, value);
-                }
-                writer.write(t, x)
-            },
-        );
-        let events = std::mem::take(&mut hybrid.stats);
-        match outcome {
-            Ok(crate::hybrid::HybridOutcome::Finished) => (None, None, events, None),
-            Ok(crate::hybrid::HybridOutcome::Stopped { time }) => (Some(time), None, events, None),
-            Ok(crate::hybrid::HybridOutcome::Terminated { time, message }) => {
-                (None, Some((time, message)), events, None)
+    // Assertions are checked at every accepted step, which the hybrid driver sees.
+    let (stopped_at, terminated, events, model_failure) =
+        if program.events().is_empty() && program.assertions().is_empty() {
+            let outcome = eqm_integrators::integrate(
+                &mut model,
+                stepper.as_mut(),
+                options.start,
+                &x0,
+                options.stop,
+                &output,
+                |t, x| writer.write(t, x),
+            );
+            match outcome {
+                Ok(eqm_integrators::Outcome::Finished) => (None, None, Default::default(), None),
+                Ok(eqm_integrators::Outcome::Stopped { time }) => (Some(time), None, Default::default(), None),
+                Err(e) => (
+                    None,
+                    None,
+                    Default::default(),
+                    Some(integration_failure(program, e, model.failure.take())),
+                ),
             }
-            Err(e) => (
-                None,
-                None,
-                events,
-                Some(hybrid_failure(program, e, hybrid.ode.failure.take())),
-            ),
-        }
-    };
+        } else {
+            let mut hybrid = crate::hybrid::HybridModel::new(model);
+            let outcome = crate::hybrid::integrate(
+                &mut hybrid,
+                stepper.as_mut(),
+                options.start,
+                &x0,
+                options.stop,
+                &output,
+                |model, t, x| {
+                    // The rows' instance gets the discrete values and relations of this moment.
+                    for (k, value) in model.discrete_values() {
+                        writer.rows.set_work(k, value);
+                    }
+                    writer.write(t, x)
+                },
+            );
+            let events = std::mem::take(&mut hybrid.stats);
+            match outcome {
+                Ok(crate::hybrid::HybridOutcome::Finished) => (None, None, events, None),
+                Ok(crate::hybrid::HybridOutcome::Stopped { time }) => (Some(time), None, events, None),
+                Ok(crate::hybrid::HybridOutcome::Terminated { time, message }) => {
+                    (None, Some((time, message)), events, None)
+                }
+                Err(e) => (
+                    None,
+                    None,
+                    events,
+                    Some(hybrid_failure(program, e, hybrid.ode.failure.take())),
+                ),
+            }
+        };
     if let Some(e) = writer.error {
         return Err(e);
     }
@@ -777,6 +779,19 @@ fn hybrid_failure(program: &ExecProgram, e: crate::hybrid::HybridError, failure:
             message: message.clone(),
             diagnostic: Some(Box::new(
                 Diagnostic::error(code, message, span, "this switch").with_help(help),
+            )),
+        },
+        crate::hybrid::HybridError::Assertion {
+            time,
+            message,
+            span,
+            condition,
+        } => SimError::Failed {
+            time,
+            message: message.clone(),
+            diagnostic: Some(Box::new(
+                Diagnostic::error("E0705", format!("at t = {time} {message}"), span, "this assertion")
+                    .with_note(format!("`{condition}` is false")),
             )),
         },
     }

@@ -657,3 +657,25 @@ fn floor_mod_div_and_ceil_jump_only_at_located_events() {
         assert!((at - (0.2 + 0.3 * k as f64)).abs() < 1e-9, "{wraps:?}");
     }
 }
+
+#[test]
+fn a_false_assertion_in_an_equation_section_is_exit_3_with_its_line() {
+    let (code, out, err) = run_model(
+        "asserted",
+        "model Asserted
+           Real x(start = 1, fixed = true);
+         equation
+           der(x) = -x;
+           assert(x > 0.5, \"x fell below one half\");
+         end Asserted;",
+        &["--stop", "2", "--rtol", "1e-10", "--atol", "1e-12"],
+    );
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("E0705") && err.contains("x fell below one half"), "{err}");
+    assert!(err.contains("asserted.eqm:5:"), "{err}");
+    assert!(err.contains("`x > 0.5` is false"), "{err}");
+    // The rows before the failure are written.
+    let t = Table::parse(&out);
+    let time = t.column("time");
+    assert!(!time.is_empty() && time.iter().all(|&s| s <= 2f64.ln()), "{time:?}");
+}

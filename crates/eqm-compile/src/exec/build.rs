@@ -40,6 +40,7 @@ pub(super) struct Builder {
     /// Removed variables' nodes and their values, built when the first algorithm needs them.
     pub(super) replace: Option<FxHashMap<ExprId, ExprId>>,
     pub(super) invariants: Vec<ExecInvariant>,
+    pub(super) assertions: Vec<ExecAssertion>,
     pub(super) state_choice: Option<ExecStateChoice>,
 }
 
@@ -66,6 +67,7 @@ impl Builder {
             diagnostics: Vec::new(),
             replace: None,
             invariants: Vec::new(),
+            assertions: Vec::new(),
             state_choice: None,
         }
     }
@@ -535,6 +537,41 @@ impl Builder {
         }
     }
 
+    /// The assertions of the flat model's equation sections, over the program's slots.
+    pub(super) fn assertions(&mut self) {
+        self.ensure_replace();
+        let assertions = std::mem::take(&mut self.dae.flat.assertions);
+        for a in &assertions {
+            let condition = match self.replace.as_ref().filter(|r| !r.is_empty()) {
+                Some(replace) => eqm_ir::symbolic::substitute(&mut self.dae.flat.exprs, a.condition, &|_, id| {
+                    replace.get(&id).copied()
+                }),
+                None => a.condition,
+            };
+            let (exprs, slots, kinds) = (&self.dae.flat.exprs, &self.slots, &self.dae.kinds);
+            let stop = |n: ExprId| eqm_ir::symbolic::is_symbol_operator(exprs.get(n));
+            let parametric = eqm_ir::symbolic::reachable(exprs, condition, &stop)
+                .into_iter()
+                .all(|n| match exprs.get(n) {
+                    Node::Var(v) => {
+                        matches!(slots.get(v.0 as usize).copied().flatten(), Some(Slot::Param(_)))
+                            || matches!(kinds.get(v.0 as usize), Some(VarKind::Parameter | VarKind::Constant))
+                    }
+                    Node::Time => false,
+                    node => !eqm_ir::symbolic::is_symbol_operator(node),
+                });
+            self.assertions.push(ExecAssertion {
+                condition,
+                message: a.message.clone(),
+                level: a.level,
+                parametric,
+                span: a.span,
+                text: self.dae.flat.expr_text(a.condition),
+            });
+        }
+        self.dae.flat.assertions = assertions;
+    }
+
     /// The rate `Σ_j ∂g/∂x_j · der(x_j)` of an invariant residual that reads only states and
     /// parameters (see [`ExecInvariant::rate`]); `None` otherwise.
     fn invariant_rate(&mut self, residual: ExprId) -> Option<ExprId> {
@@ -638,6 +675,7 @@ impl Builder {
             conditions: self.conditions,
             events: self.events,
             invariants: self.invariants,
+            assertions: self.assertions,
             state_choice: self.state_choice,
             jacobian: None,
         }

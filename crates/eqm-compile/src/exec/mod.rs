@@ -40,8 +40,8 @@
 //! derivatives of implicit equations and loops), and runs no model code. Parameter values and
 //! start values are run-time inputs: changing them never needs a new program (parameters the
 //! flattener used structurally are marked in the symbols: those need flattening again). This
-//! module deliberately evaluates nothing at run time (the simulation crate does), and does not
-//! handle assertions of equation sections or initial equations (the initialization problem).
+//! module deliberately evaluates nothing at run time (the simulation crate does, assertions
+//! included), and does not handle initial equations (the initialization problem).
 
 mod build;
 mod diagnose;
@@ -242,6 +242,21 @@ pub struct ExecInvariant {
     pub text: String,
 }
 
+/// An `assert` of an equation section: its condition over the program's slots (removed
+/// variables replaced by their values), checked by the simulation at every accepted step and
+/// event, or once before the run when it reads parameters only.
+#[derive(Debug, Clone)]
+pub struct ExecAssertion {
+    pub condition: ExprId,
+    pub message: String,
+    pub level: flat::AssertionLevel,
+    /// Whether the condition reads nothing but parameters and constants.
+    pub parametric: bool,
+    pub span: Span,
+    /// The condition as written, for messages.
+    pub text: String,
+}
+
 /// The check of a dummy-derivative form's static state choice: the partial derivatives of the
 /// differentiated constraints with respect to the variables that are no longer states
 /// (`matrix`, rows × variables, row-major) and the norm of each constraint's whole gradient
@@ -294,6 +309,7 @@ pub struct ExecProgram {
     conditions: Vec<ParamCondition>,
     events: ExecEvents,
     invariants: Vec<ExecInvariant>,
+    assertions: Vec<ExecAssertion>,
     state_choice: Option<ExecStateChoice>,
     /// The symbolic Jacobian, when it was asked for and could be built.
     jacobian: Option<jacobian::ExecJacobian>,
@@ -312,6 +328,7 @@ impl ExecProgram {
         b.conditions(plan);
         b.events();
         b.invariants();
+        b.assertions();
         b.state_choice();
         b.validate();
         if !b.diagnostics.is_empty() {
@@ -348,6 +365,11 @@ impl ExecProgram {
     /// The invariants `g = 0` of the model, in declaration order.
     pub fn invariants(&self) -> &[ExecInvariant] {
         &self.invariants
+    }
+
+    /// The assertions of the model's equation sections, in declaration order.
+    pub fn assertions(&self) -> &[ExecAssertion] {
+        &self.assertions
     }
 
     /// The check of the static state choice of a dummy-derivative form, if it has one.

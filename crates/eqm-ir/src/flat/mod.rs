@@ -221,11 +221,21 @@ pub enum WhenAction {
     },
 }
 
-/// `assert(condition, message)` in an equation section.
+/// What a false `assert` does: stop the run (`AssertionLevel.error`, the default) or report
+/// and go on (`AssertionLevel.warning`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AssertionLevel {
+    #[default]
+    Error,
+    Warning,
+}
+
+/// `assert(condition, message[, level])` in an equation section.
 #[derive(Debug, Clone)]
 pub struct Assertion {
     pub condition: ExprId,
     pub message: String,
+    pub level: AssertionLevel,
     pub instance: InstanceId,
     pub span: Span,
 }

@@ -274,9 +274,13 @@ impl FlatModel {
         for a in &self.assertions {
             let _ = writeln!(
                 out,
-                "  assert({}, {:?});  // {}",
+                "  assert({}, {:?}{});  // {}",
                 self.expr_text(a.condition),
                 a.message,
+                match a.level {
+                    super::AssertionLevel::Error => "",
+                    super::AssertionLevel::Warning => ", AssertionLevel.warning",
+                },
                 self.instance_label(a.instance)
             );
         }

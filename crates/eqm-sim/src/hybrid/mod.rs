@@ -36,6 +36,7 @@ use eqm_ir::flat::WhenAction;
 use eqm_ir::slot::Slot;
 use std::ops::ControlFlow;
 
+mod assertions;
 mod crossing;
 mod events;
 mod isolate;
@@ -107,6 +108,14 @@ pub enum HybridError {
         span: Span,
         help: String,
     },
+    /// An assertion of level error does not hold (`E0705`): the time, what it says, where it
+    /// is and its condition as written.
+    Assertion {
+        time: f64,
+        message: String,
+        span: Span,
+        condition: String,
+    },
 }
 
 impl From<IntegrationError> for HybridError {
@@ -127,6 +136,8 @@ pub struct EventStats {
     pub events: usize,
     /// What happened that a user may want to know (sliding started or ended).
     pub notes: Vec<String>,
+    /// Assertions of level warning that stopped holding, each time they did.
+    pub warnings: Vec<eqm_diag::Diagnostic>,
 }
 
 /// Sliding on one surface.
@@ -151,6 +162,8 @@ pub struct HybridModel<'p> {
     /// towards, which the event iteration keeps (the surface's value itself is then within
     /// the drift of sliding of zero, on either side).
     held: Option<usize>,
+    /// Per assertion of the program, whether it held at its last check.
+    assertions_holding: Vec<bool>,
     /// Scratch: surface values, two derivative vectors and a probe point.
     d: Vec<f64>,
     f_plus: Vec<f64>,
@@ -176,6 +189,7 @@ impl<'p> HybridModel<'p> {
             signs: vec![0; surfaces],
             sliding: None,
             held: None,
+            assertions_holding: vec![true; program.assertions().len()],
             d: vec![0.0; surfaces],
             f_plus: vec![0.0; n],
             f_minus: vec![0.0; n],
@@ -381,6 +395,9 @@ pub fn integrate(
         }
     }
     let mut clocks = Clocks::new(model, t0, &x, &mut dx)?;
+    // Assertions on parameters alone are checked here once; the others at every accepted step
+    // and on both sides of every event.
+    model.check_assertions(t0, &x, true)?;
     if row(model, t0, &x).is_break() {
         return Ok(HybridOutcome::Stopped { time: t0 });
     }
@@ -391,6 +408,7 @@ pub fn integrate(
             return Ok(terminated);
         }
         model.stats.events += 1;
+        model.check_assertions(t0, &x, false)?;
         if row(model, t0, &x).is_break() {
             return Ok(HybridOutcome::Stopped { time: t0 });
         }
@@ -409,6 +427,15 @@ pub fn integrate(
         let (found, end) = isolate(model, stepper, info.t_prev, info.t, &near, last_probe.take())?;
         let Some(bracket) = found else {
             last_probe = Some(end);
+            if let Err((holds_until, failure)) = model.check_step(stepper, info.t_prev, info.t) {
+                // Rows up to the last instant the assertions held, then the failure.
+                if let ControlFlow::Break(time) =
+                    emit_through(model, stepper, &mut schedule, holds_until, &mut buffer, &mut row)?
+                {
+                    return Ok(HybridOutcome::Stopped { time });
+                }
+                return Err(failure);
+            }
             if let ControlFlow::Break(time) =
                 emit_through(model, stepper, &mut schedule, info.t, &mut buffer, &mut row)?
             {
@@ -426,6 +453,7 @@ pub fn integrate(
                     let _ = row(model, te, &x);
                     return Ok(terminated);
                 }
+                model.check_assertions(te, &x, false)?;
                 stepper.restart(te, &x)?;
                 if row(model, te, &x).is_break() {
                     return Ok(HybridOutcome::Stopped { time: te });
@@ -444,6 +472,7 @@ pub fn integrate(
         if row(model, te, &x).is_break() {
             return Ok(HybridOutcome::Stopped { time: te });
         }
+        model.check_assertions(te, &x, false)?;
         model.stats.events += 1;
         recent_events.push(te);
         if recent_events.len() > ACCUMULATION_COUNT {
@@ -513,6 +542,7 @@ pub fn integrate(
             // the drift of sliding, says otherwise.
             near[k] = near[k].max(2.0 * model.d[k].abs());
         }
+        model.check_assertions(te, &x, false)?;
         stepper.restart(te, &x)?;
         if row(model, te, &x).is_break() {
             return Ok(HybridOutcome::Stopped { time: te });

@@ -126,6 +126,7 @@ impl<'p> Interpreter<'p> {
                 }
             }
         }
+        event_exprs.extend(program.assertions().iter().map(|a| a.condition));
         event_exprs.sort_unstable();
         event_exprs.dedup();
         let event_exprs = event_exprs

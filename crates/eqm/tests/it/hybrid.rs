@@ -3,7 +3,7 @@
 //! one surface (the integrators take long steps where the states change slowly).
 
 use crate::compile;
-use eqm::{Method, RunSettings, SimulationResult};
+use eqm::{Method, RunError, RunSettings, SimulationResult};
 
 /// A run of `text` to `stop` with `method` (the default when `None`) at default tolerances.
 fn run(text: &str, stop: f64, method: Option<Method>) -> SimulationResult {
@@ -126,4 +126,98 @@ end M;
             "{method:?}: y = {y}, expected {y_expected}"
         );
     }
+}
+
+/// x(t) = e^{-t} with an assertion x > 1/2, false from t = ln 2 on.
+const DECAY_ASSERTED: &str = "model M
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -x;
+  assert(x > 0.5, \"x fell below one half\"LEVEL);
+end M;
+";
+
+#[test]
+fn a_false_assertion_stops_the_run_at_the_instant_it_stops_holding() {
+    let mut model = compile(&DECAY_ASSERTED.replace("LEVEL", ""));
+    let settings = RunSettings {
+        stop: Some(2.0),
+        rtol: Some(1e-10),
+        atol: Some(1e-12),
+        ..RunSettings::default()
+    };
+    let columns = model.columns(None).unwrap();
+    let mut times = Vec::new();
+    let failure = model
+        .simulate_into(&settings, &columns, &mut |t: f64, _: &[f64]| {
+            times.push(t);
+            Ok(())
+        })
+        .expect_err("the assertion fails");
+    let RunError::Failed { time, diagnostic, .. } = failure else {
+        panic!("not a run failure: {failure}")
+    };
+    let ln2 = 2f64.ln();
+    assert!((time - ln2).abs() < 1e-8, "failed at {time}");
+    let diagnostic = diagnostic.expect("a diagnostic");
+    assert_eq!(diagnostic.code, "E0705");
+    assert!(
+        diagnostic.message.contains("x fell below one half"),
+        "{}",
+        diagnostic.message
+    );
+    // Every row before the failure is kept, none after it.
+    assert_eq!(times.first(), Some(&0.0));
+    assert!(times.iter().all(|&t| t <= ln2), "{times:?}");
+    assert!(*times.last().unwrap() > ln2 - 0.005, "{times:?}");
+}
+
+#[test]
+fn an_assertion_of_level_warning_is_reported_once_and_the_run_goes_on() {
+    let mut model = compile(&DECAY_ASSERTED.replace("LEVEL", ", AssertionLevel.warning"));
+    let result = model
+        .simulate(&RunSettings {
+            stop: Some(2.0),
+            ..RunSettings::default()
+        })
+        .expect("runs to the end");
+    let x = result.final_value("x").unwrap();
+    assert!((x - (-2f64).exp()).abs() < 1e-5, "x(2) = {x}");
+    let warnings = &result.summary.events.warnings;
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0].code, "W0701");
+}
+
+#[test]
+fn an_assertion_on_parameters_is_checked_before_the_run() {
+    let mut model = compile(
+        "model M
+  parameter Real m = -1;
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -x/m^2;
+  assert(m > 0, \"the mass must be positive\");
+end M;
+",
+    );
+    let settings = RunSettings {
+        stop: Some(1.0),
+        ..RunSettings::default()
+    };
+    let columns = model.columns(None).unwrap();
+    let mut rows = 0;
+    let failure = model
+        .simulate_into(&settings, &columns, &mut |_: f64, _: &[f64]| {
+            rows += 1;
+            Ok(())
+        })
+        .expect_err("the parameters violate the assertion");
+    assert!(
+        matches!(&failure, RunError::Failed { time, .. } if *time == 0.0),
+        "{failure}"
+    );
+    assert_eq!(rows, 0);
+    model.set_parameter("m", 2.0).unwrap();
+    let x = model.simulate(&settings).expect("runs").final_value("x").unwrap();
+    assert!((x - (-0.25f64).exp()).abs() < 1e-5, "x(1) = {x}");
 }
