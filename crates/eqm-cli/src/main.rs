@@ -106,6 +106,10 @@ struct RunArgs {
     /// Output spacing (default: experiment Interval, else (stop-start)/500).
     #[arg(long, value_name = "DT")]
     interval: Option<f64>,
+    /// The most rows the output interval may ask for (default 10000000); a run that would
+    /// write more is refused before it starts.
+    #[arg(long, value_name = "N")]
+    max_rows: Option<u64>,
     /// Variables to write, comma separated (default: states and all named model variables).
     #[arg(long, value_name = "a,b.c,...", value_delimiter = ',')]
     vars: Option<Vec<String>>,
@@ -320,9 +324,15 @@ fn simulate(
         interpreter: run.interpreter,
         stabilize: run.stabilize,
         variables: None,
+        max_rows: run.max_rows,
     };
     match model.check_settings(&settings) {
         Ok(notes) => notes.iter().for_each(|note| eprintln!("note: {note}")),
+        // A value of the model's experiment annotation is the model's error, at its location.
+        Err(RunError::Model(d)) => {
+            session.push_diagnostic(*d);
+            return finish(session, color);
+        }
         Err(e) => return usage(e.to_string()),
     }
     if let Some(path) = &run.plot_out
@@ -461,7 +471,15 @@ fn simulate(
         };
         match written {
             Ok(()) => eprintln!("wrote {}", path.display()),
-            Err(e) => eprintln!("note: no plot written: {e}"),
+            // The results are written; the plot that was asked for is not: a usage error,
+            // unless the run itself failed (its exit code stands).
+            Err(e) if code == ExitCode::SUCCESS => {
+                if timings {
+                    print_timings(session);
+                }
+                return usage(format!("no plot written: {e}"));
+            }
+            Err(e) => eprintln!("error: no plot written: {e}"),
         }
     }
     if timings {

@@ -378,6 +378,13 @@ pub static CODES: &[CodeInfo] = &[
         "An if-equation whose branches have different numbers of equations",
     ),
     code(
+        "E0314",
+        Error,
+        Instantiation,
+        "An experiment annotation value that no run can use: an interval or tolerance that is not positive, \
+         or a stop time before the start time",
+    ),
+    code(
         "E0401",
         Error,
         Balance,
@@ -560,6 +567,12 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Simulation,
         "A start value that cannot be set for a run: no such variable, a parameter or constant, an alias, or a value that is not finite",
+    ),
+    code(
+        "E0716",
+        Error,
+        Simulation,
+        "The output interval of the experiment annotation would write more rows than the run's limit",
     ),
     code(
         "E0799",

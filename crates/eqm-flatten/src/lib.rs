@@ -215,7 +215,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             flat::Causality::None,
             false,
         );
-        self.model.experiment = experiment(entry.def);
+        self.model.experiment = experiment(entry.def, &mut self.diagnostics);
         self.instantiate(root);
         for (i, (name, _)) in self.options.parameters.iter().enumerate() {
             if !self.used_overrides[i] {

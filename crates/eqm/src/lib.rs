@@ -57,7 +57,7 @@ mod session;
 
 pub use model::{Model, ParameterInfo, RunReport, VariableInfo, VariableKind};
 pub use results::{Column, CsvWriter, RowSink, SimulationResult};
-pub use run::{RunError, RunSettings};
+pub use run::{DEFAULT_MAX_ROWS, RunError, RunSettings};
 pub use session::{CheckSummary, ModelInfo, ModelOptions, Session};
 
 pub use eqm_compile::analysis::{Analysis, FormChoice, IndexForm};

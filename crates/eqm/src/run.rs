@@ -6,13 +6,16 @@
 //! that have no effect; or a [`RunError::Settings`] naming the value that cannot be used.
 //! Nothing here runs a model.
 
+use eqm_diag::Diagnostic;
 use eqm_integrators::{Atol, Method};
 use eqm_ir::flat::Experiment;
 use eqm_sim::simulate::{Backend, RunOptions, Stabilize};
 
 /// How to run a simulation. Every field left `None` comes from the model's `experiment`
 /// annotation, else from EQM's default (start 0, stop start + 1, 500 intervals, relative
-/// tolerance 1e-6, absolute tolerance equal to it, method `auto`, native code).
+/// tolerance 1e-6, absolute tolerance equal to it, method `auto`, native code, at most
+/// [`DEFAULT_MAX_ROWS`] rows). A stop time equal to the start time is an initialization-only
+/// run: its one row holds the consistent initial values.
 #[derive(Debug, Clone, Default)]
 pub struct RunSettings {
     pub start: Option<f64>,
@@ -32,7 +35,13 @@ pub struct RunSettings {
     /// The result columns (full variable names); `None` is every state and every named
     /// variable that is not a parameter.
     pub variables: Option<Vec<String>>,
+    /// The most rows the output interval may ask for (events add their rows beyond it).
+    pub max_rows: Option<u64>,
 }
+
+/// The most rows an output interval may ask for unless a run says otherwise: ten million rows
+/// of a few columns are already gigabytes of CSV, so more is almost always a mistyped interval.
+pub const DEFAULT_MAX_ROWS: u64 = 10_000_000;
 
 /// Why a run did not happen or did not finish: a setting that cannot be used, a request that
 /// does not fit the model, a failed simulation (with the rows before it delivered) or a sink
@@ -47,10 +56,17 @@ impl RunSettings {
         let method = self.method.clone().unwrap_or(Method::Auto);
         let start = self.start.or(experiment.start_time).unwrap_or(0.0);
         let stop = self.stop.or(experiment.stop_time).unwrap_or(start + 1.0);
-        if !(start.is_finite() && stop.is_finite() && stop > start) {
-            return usage(format!("the stop time {stop} must be after the start time {start}"));
+        if !(start.is_finite() && stop.is_finite() && stop >= start) {
+            return usage(format!(
+                "the stop time {stop} must not be before the start time {start}"
+            ));
         }
-        let interval = self.interval.or(experiment.interval).unwrap_or((stop - start) / 500.0);
+        let span = stop - start;
+        // An initialization-only run (stop = start) writes one row whatever the interval.
+        let interval = self
+            .interval
+            .or(experiment.interval)
+            .unwrap_or(if span > 0.0 { span / 500.0 } else { 1.0 });
         let rtol = self.rtol.or(experiment.tolerance).unwrap_or(1e-6);
         let atol = self.atol.unwrap_or(rtol);
         for (name, value) in [("--interval", interval), ("--rtol", rtol), ("--atol", atol)] {
@@ -58,7 +74,33 @@ impl RunSettings {
                 return usage(format!("{name} must be a positive number, not {value}"));
             }
         }
-        let step = self.step.unwrap_or_else(|| interval.min((stop - start) / 100.0));
+        let max_rows = self.max_rows.unwrap_or(DEFAULT_MAX_ROWS);
+        let rows = (span / interval).floor() + 1.0;
+        if rows > max_rows as f64 {
+            let number = eqm_diag::text::format_number;
+            let message = format!(
+                "the output interval {} over [{}, {}] asks for {} rows, more than the limit of {max_rows}",
+                number(interval),
+                number(start),
+                number(stop),
+                number(rows)
+            );
+            return match (self.interval, experiment.spans.interval) {
+                (None, Some(at)) => Err(RunError::Model(Box::new(
+                    Diagnostic::error("E0716", message, at, "this interval").with_help(
+                        "give a larger interval (--interval on the command line overrides this one), or raise the limit with --max-rows",
+                    ),
+                ))),
+                _ => usage(format!("{message} (--max-rows raises the limit)")),
+            };
+        }
+        let step = self.step.unwrap_or_else(|| {
+            if span > 0.0 {
+                interval.min(span / 100.0)
+            } else {
+                interval
+            }
+        });
         if !(step.is_finite() && step > 0.0) {
             return usage(format!("--step must be a positive number, not {step}"));
         }

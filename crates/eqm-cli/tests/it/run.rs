@@ -222,7 +222,13 @@ fn exit_codes_follow_the_spec() {
     assert_eq!(eqm(&["run", "examples/decay.eqm", "--start", "2", "--stop", "1"]).0, 2);
     let (code, _, err) = eqm(&["run", "examples/decay.eqm", "--stop", "-1"]);
     assert_eq!(code, 2);
-    assert!(err.contains("the stop time -1 must be after the start time 0"), "{err}");
+    assert!(
+        err.contains("the stop time -1 must not be before the start time 0"),
+        "{err}"
+    );
+    // A stop equal to the start is an initialization-only run: one row.
+    let (code, out, err) = eqm(&["run", "examples/decay.eqm", "--stop", "0"]);
+    assert_eq!((code, out.lines().count()), (0, 2), "{err}");
     assert_eq!(eqm(&["run", "no/such/file.eqm"]).0, 2);
     // The model or the request does not fit it: 1, with a diagnostic.
     let (code, _, err) = eqm(&["run", "examples/decay.eqm", "--vars", "y"]);
@@ -304,6 +310,12 @@ fn plot_file_is_written() {
         eqm(&["run", "examples/decay.eqm", "--plot", "x", "--plot-out", &jpg]).0,
         2
     );
+    // A plot that cannot be written is a usage error; the results are still all written.
+    let unwritable = dir.join("no such directory").join("p.svg").display().to_string();
+    let (code, out, err) = eqm(&["run", "examples/decay.eqm", "--plot", "x", "--plot-out", &unwritable]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no plot written"), "{err}");
+    assert_eq!(out.lines().count(), 1002, "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -457,6 +457,17 @@ pub struct Experiment {
     pub interval: Option<f64>,
     /// The gain of the constraint projection, from `annotation(stabilize(K = k))`.
     pub stabilize: Option<f64>,
+    /// Where each value is written, for diagnostics about it.
+    pub spans: ExperimentSpans,
+}
+
+/// The locations of an [`Experiment`]'s values in the source.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ExperimentSpans {
+    pub start_time: Option<Span>,
+    pub stop_time: Option<Span>,
+    pub tolerance: Option<Span>,
+    pub interval: Option<Span>,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -183,7 +183,7 @@ fn settings_and_names_that_cannot_be_used_are_reported() {
         ..RunSettings::default()
     };
     match model.simulate(&bad) {
-        Err(RunError::Settings(message)) => assert!(message.contains("must be after the start time"), "{message}"),
+        Err(RunError::Settings(message)) => assert!(message.contains("must not be before the start time"), "{message}"),
         other => panic!("{other:?}"),
     }
     let step = RunSettings {
@@ -278,4 +278,66 @@ fn structural_parameters_change_only_by_compiling_again() {
     model.set_parameter("damped", 1.0).unwrap();
     let result = model.simulate(&settings(1.0)).unwrap();
     assert!((result.final_value("x[3]").unwrap() - (-2.0f64).exp()).abs() < 1e-9);
+}
+
+#[test]
+fn a_run_whose_stop_is_its_start_writes_the_consistent_initial_values() {
+    // The steady state of der(x) = 3 - x is x = 3; y = 2x.
+    let mut model = compile(
+        "model M
+  Real x(start = 1);
+  Real y = 2*x;
+initial equation
+  der(x) = 0;
+equation
+  der(x) = 3 - x;
+  annotation(experiment(StartTime = 2, StopTime = 2));
+end M;
+",
+    );
+    let result = model
+        .simulate(&RunSettings::default())
+        .expect("an initialization-only run");
+    assert_eq!(result.len(), 1);
+    let (t, values) = result.row(0).unwrap();
+    assert_eq!(t, 2.0);
+    assert!(
+        (values[0] - 3.0).abs() < 1e-12 && (values[1] - 6.0).abs() < 1e-12,
+        "{values:?}"
+    );
+}
+
+#[test]
+fn an_interval_asking_for_too_many_rows_is_refused_where_it_was_given() {
+    let mut model = compile(
+        "model M
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -x;
+  annotation(experiment(StopTime = 100, Interval = 1e-7));
+end M;
+",
+    );
+    // From the annotation: a diagnostic at its location.
+    match model.simulate(&RunSettings::default()) {
+        Err(RunError::Model(d)) => {
+            assert_eq!(d.code, "E0716");
+            assert!(d.message.contains("1000000001 rows"), "{}", d.message);
+        }
+        other => panic!("{other:?}"),
+    }
+    // From the settings: a settings error.
+    let given = RunSettings {
+        stop: Some(1.0),
+        interval: Some(1e-9),
+        ..RunSettings::default()
+    };
+    assert!(matches!(model.check_settings(&given), Err(RunError::Settings(_))));
+    // The limit can be raised, and an interval within it runs.
+    let raised = RunSettings {
+        stop: Some(1e-3),
+        max_rows: Some(20_000),
+        ..RunSettings::default()
+    };
+    assert_eq!(model.simulate(&raised).expect("runs").len(), 10_001);
 }
