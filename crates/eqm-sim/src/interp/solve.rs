@@ -354,6 +354,10 @@ pub(super) struct LoopSolver {
     pub(super) pivots: Vec<usize>,
     /// The guesses a solve started from (the homotopy's starting point).
     pub(super) start: Vec<f64>,
+    /// Whether a Jacobian of this loop has been factored: until then, a guess that already
+    /// solves the loop is checked for a regular Jacobian, so that a consistent but singular
+    /// system (infinitely many solutions) is an error, not one of its solutions picked silently.
+    pub(super) regular: bool,
 }
 
 /// A loop with its residuals shifted by constants and its own first guesses: one stage of the
@@ -408,6 +412,7 @@ impl LoopSolver {
             jm: DMatrix::zeros(n, n),
             pivots: vec![0; n],
             start: vec![0.0; n],
+            regular: false,
         }
     }
 
@@ -585,11 +590,16 @@ impl LoopSolver {
         let mut norm = squared(&self.f);
         for iteration in 0..NEWTON_MAX_ITERATIONS {
             if norm == 0.0 {
+                if !self.regular && (!self.jacobian(problem)? || !self.factor()) {
+                    return Err(SolveError::Kind(FailureKind::Singular));
+                }
+                self.regular = true;
                 return Ok(());
             }
             if !self.jacobian(problem)? || !self.factor() || !self.solve() {
                 return Err(SolveError::Kind(FailureKind::Singular));
             }
+            self.regular = true;
             // A linear loop is solved by the first full step; Newton's line search is only
             // for nonlinear ones (and for a loop wrongly believed linear).
             let first_linear = self.linear && iteration == 0;

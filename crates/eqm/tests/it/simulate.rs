@@ -341,3 +341,41 @@ end M;
     };
     assert_eq!(model.simulate(&raised).expect("runs").len(), 10_001);
 }
+
+#[test]
+fn a_consistent_but_singular_system_is_an_error_not_one_of_its_solutions() {
+    // x + y = 1 and 2x + 2y = 2 hold for every x: no run may pick one.
+    let mut model = compile(
+        "model M
+  Real x;
+  Real y;
+equation
+  x + y = 1;
+  2*x + 2*y = 2;
+end M;
+",
+    );
+    let failure = model.simulate(&settings(1.0)).expect_err("a singular system");
+    let RunError::Failed { diagnostic, .. } = failure else {
+        panic!("{failure}")
+    };
+    let d = diagnostic.expect("a diagnostic");
+    assert_eq!(d.code, "E0703");
+    assert!(d.message.contains("x, y"), "{}", d.message);
+    // The same loop with a regular Jacobian runs.
+    let mut regular = compile(
+        "model M
+  Real x;
+  Real y;
+equation
+  x + y = 1;
+  2*x - 2*y = 2;
+end M;
+",
+    );
+    let result = regular.simulate(&settings(1.0)).expect("runs");
+    assert_eq!(
+        (result.final_value("x"), result.final_value("y")),
+        (Some(1.0), Some(0.0))
+    );
+}
