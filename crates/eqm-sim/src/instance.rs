@@ -93,6 +93,12 @@ impl<'p> Instance<'p> {
         self.interpreter.surfaces(t, x, &self.p, dx, &mut self.work, out)
     }
 
+    /// The zero-crossing functions at `(t, x)` from the values the variables hold now (the
+    /// start values, after [`Instance::start_values`]), without evaluating the right-hand side.
+    pub fn surfaces_at_start(&mut self, t: f64, x: &[f64], dx: &mut [f64], out: &mut [f64]) -> Result<(), EvalFailure> {
+        self.interpreter.surfaces(t, x, &self.p, dx, &mut self.work, out)
+    }
+
     /// The symbolic Jacobian at `(t, x)` (see [`Interpreter::jacobian`]): evaluates the
     /// right-hand side first, so `dx` holds `f(t, x)` afterwards.
     pub fn jacobian(&mut self, t: f64, x: &[f64], dx: &mut [f64], out: JacobianOut) -> Result<bool, EvalFailure> {

@@ -267,9 +267,12 @@ fn instance<'p>(program: &'p ExecProgram, options: &RunOptions) -> Result<Instan
 /// Consistent initial states: the initialization program solved at the start time. The
 /// model's own start values (from `model`) stand in for any state the initial system lacks.
 ///
-/// Relations are frozen in both programs; the initialization is solved again with the
-/// relations its solution gives (a few passes at most) until they agree, so that the initial
-/// values and the relations are consistent with each other.
+/// Relations are frozen in both programs. Their first values are those at the start values
+/// (so that an implicit equation through `abs` or an `if` keeps the root on the side of its
+/// start value, and `if x <= 0 then 0 else log(x)` at `x = 0` takes the branch its relation
+/// holds); the initialization is then solved again with the relations its solution gives (a
+/// few passes at most) until they agree, so that the initial values and the relations are
+/// consistent with each other.
 fn initial_states(model: &mut Instance<'_>, init: &ExecProgram, options: &RunOptions) -> Result<Vec<f64>, SimError> {
     const PASSES: usize = 10;
     let start = options.start;
@@ -289,6 +292,39 @@ fn initial_states(model: &mut Instance<'_>, init: &ExecProgram, options: &RunOpt
     {
         solver.set_work(k, 1.0);
     }
+    // Writes the relations that the surface values `d` give into both programs; true when one
+    // of the model's changed.
+    let relations = |model: &mut Instance<'_>, solver: &mut Instance<'_>, d: &[f64]| {
+        let mut changed = false;
+        for (surface, value) in surfaces.iter().zip(d) {
+            let sign = crate::hybrid::sign_of(*value);
+            for (&(slot, test), v) in surface.relations.iter().zip(&surface.relation_vars) {
+                let holds = f64::from(u8::from(test.holds(sign)));
+                if let Slot::Work(k) = slot
+                    && model.work().get(k as usize) != Some(&holds)
+                {
+                    changed = true;
+                    model.set_work(k, holds);
+                }
+                if let Some(Slot::Work(k)) = in_init(*v) {
+                    solver.set_work(k, holds);
+                }
+            }
+        }
+        changed
+    };
+    // The start values (computed once: computing them again would reset the relations, which
+    // are discrete variables, to theirs).
+    let x_start = model.start_values().map_err(|f| SimError::Failed {
+        time: start,
+        message: "the start values could not be computed".to_string(),
+        diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
+    })?;
+    // The relations at the start values; where they cannot be evaluated (a start value outside
+    // a function's domain), the first pass starts from false ones.
+    if !surfaces.is_empty() && model.surfaces_at_start(start, &x_start, &mut dx, &mut d).is_ok() {
+        relations(model, &mut solver, &d);
+    }
     for pass in 0..PASSES {
         let mut none: [f64; 0] = [];
         solver.rhs(start, &[], &mut none).map_err(|f| SimError::Failed {
@@ -296,11 +332,7 @@ fn initial_states(model: &mut Instance<'_>, init: &ExecProgram, options: &RunOpt
             message: "the initial values could not be computed".to_string(),
             diagnostic: Some(Box::new(init.failure_diagnostic(&f))),
         })?;
-        let mut x0 = model.start_values().map_err(|f| SimError::Failed {
-            time: start,
-            message: "the start values could not be computed".to_string(),
-            diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
-        })?;
+        let mut x0 = x_start.clone();
         for (i, v) in program.states().iter().enumerate() {
             if let Some(Slot::Work(k)) = in_init(*v)
                 && let Some(value) = solver.work().get(k as usize)
@@ -318,29 +350,7 @@ fn initial_states(model: &mut Instance<'_>, init: &ExecProgram, options: &RunOpt
                 message: "the relations at the start could not be evaluated".to_string(),
                 diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
             })?;
-        let mut changed = false;
-        for (surface, value) in surfaces.iter().zip(&d) {
-            let sign = if *value > 0.0 {
-                1
-            } else if *value < 0.0 {
-                -1
-            } else {
-                0
-            };
-            for (&(slot, test), v) in surface.relations.iter().zip(&surface.relation_vars) {
-                let holds = f64::from(u8::from(test.holds(sign)));
-                if let Slot::Work(k) = slot
-                    && model.work().get(k as usize) != Some(&holds)
-                {
-                    changed = true;
-                    model.set_work(k, holds);
-                }
-                if let Some(Slot::Work(k)) = in_init(*v) {
-                    solver.set_work(k, holds);
-                }
-            }
-        }
-        if !changed {
+        if !relations(model, &mut solver, &d) {
             return Ok(x0);
         }
     }

@@ -30,7 +30,7 @@ pub(super) fn is_timed(program: &ExecProgram, k: usize) -> bool {
 }
 
 /// -1, 0 or 1.
-pub(super) fn sign_of(v: f64) -> i8 {
+pub(crate) fn sign_of(v: f64) -> i8 {
     if v > 0.0 {
         1
     } else if v < 0.0 {
@@ -158,7 +158,9 @@ pub(super) fn locate(
     Ok(earliest)
 }
 
-/// Surfaces exactly at zero at the start take the side their fields lead to, or slide.
+/// Surfaces exactly at zero at the start slide when the fields on both sides push the
+/// solution onto them; otherwise their relations keep the values the initialization gave them
+/// (`x <= 0` holds at `x = 0`), and the solution leaving the surface is an event.
 pub(super) fn decide_sides(
     model: &mut HybridModel<'_>,
     t: f64,
@@ -167,19 +169,20 @@ pub(super) fn decide_sides(
 ) -> Result<(), HybridError> {
     let before = vec![0i8; model.signs.len()];
     let list = std::mem::take(zero);
-    decide_sliding(model, t, x, &before, &list)
+    decide_sliding(model, t, x, &before, &list, false)
 }
 
 /// For each surface in `changed` (its frozen sign before the event in `before`): when the
-/// fields on both sides push the solution back onto it, sliding starts; when the side it is on
-/// now pushes it back and the other does not, it takes the other side. Sliding on more than
-/// one surface at once is an error.
+/// fields on both sides push the solution back onto it, sliding starts; with `choose_side`,
+/// when the side it is on now pushes it back and the other does not, it takes the other side.
+/// Sliding on more than one surface at once is an error.
 pub(super) fn decide_sliding(
     model: &mut HybridModel<'_>,
     t: f64,
     x: &[f64],
     before: &[i8],
     changed: &[usize],
+    choose_side: bool,
 ) -> Result<(), HybridError> {
     let events = model.program.events();
     let mut slides: Vec<usize> = Vec::new();
@@ -192,7 +195,7 @@ pub(super) fn decide_sliding(
         let pushed_back_from_minus = a_minus > 0.0;
         if pushed_back_from_plus && pushed_back_from_minus {
             slides.push(k);
-        } else if now == 0 || before[k] == 0 {
+        } else if choose_side && (now == 0 || before[k] == 0) {
             // On the surface: leave towards the side whose field points away from it.
             let side = if !pushed_back_from_plus && a_plus > 0.0 {
                 1

@@ -41,6 +41,7 @@ mod crossing;
 mod events;
 mod isolate;
 
+pub(crate) use crossing::sign_of;
 use crossing::*;
 use events::*;
 use isolate::*;
@@ -530,7 +531,7 @@ pub fn integrate(
             changed.push(k);
         }
         if model.sliding.is_none() {
-            decide_sliding(model, te, &x, &before, &changed)?;
+            decide_sliding(model, te, &x, &before, &changed, true)?;
         }
         for (k, n) in near.iter_mut().enumerate() {
             if Some(k) != model.sliding.as_ref().map(|s| s.surface) {

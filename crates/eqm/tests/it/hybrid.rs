@@ -54,9 +54,9 @@ end M;
         let result = run(model, 7.0, method.clone());
         let x = result.final_value("x").unwrap();
         assert!((x - 7.0).abs() < 1e-6, "{method:?}: x(7) = {x}");
-        // The rising crossings at t = 1, 2, ..., 6 (t = 0 is the start: a condition true at the
-        // start does not fire).
-        assert_eq!(result.final_value("n"), Some(6.0), "{method:?}");
+        // The rising crossings just after t = 0 (the sine is 0 there, so the relation is false
+        // at the initialization and becomes true right after), and at t = 1, 2, ..., 6.
+        assert_eq!(result.final_value("n"), Some(7.0), "{method:?}");
         // 13 sign changes of the sine in (0, 7).
         assert!(
             result.summary.events.events >= 13,
@@ -220,4 +220,52 @@ end M;
     model.set_parameter("m", 2.0).unwrap();
     let x = model.simulate(&settings).expect("runs").final_value("x").unwrap();
     assert!((x - (-0.25f64).exp()).abs() < 1e-5, "x(1) = {x}");
+}
+
+#[test]
+fn relations_at_the_start_are_those_of_the_consistent_initial_point() {
+    // x(0) = 0 exactly: `x <= 0` holds there, so y(0) = 0 (the other branch is log(0) = -inf);
+    // once x > 0 the relation changes by an event and y = log(t).
+    let model = "model M
+  Real x(start = 0, fixed = true);
+  Real y;
+equation
+  der(x) = 1;
+  y = if x <= 0 then 0 else log(x);
+end M;
+";
+    let result = run(model, 1.0, None);
+    let (t0, first) = result.row(0).unwrap();
+    assert_eq!((t0, first[1]), (0.0, 0.0));
+    for t in [0.25, 0.5, 1.0] {
+        let y = result.value_at("y", t).unwrap();
+        assert!((y - t.ln()).abs() < 1e-6, "y({t}) = {y}");
+    }
+    // An implicit equation through `abs` keeps the root on the side of its start value.
+    let model = "model M
+  Real w(start = 5);
+equation
+  abs(w) = 2 + time;
+end M;
+";
+    let result = run(model, 1.0, None);
+    for i in 0..result.len() {
+        let (t, values) = result.row(i).unwrap();
+        assert!((values[0] - (2.0 + t)).abs() < 1e-9, "w({t}) = {}", values[0]);
+    }
+    // A when-condition that is zero at the start and becomes true right after fires there:
+    // sin(10 t) > 0 rises at t = 0+ and t = 2π/10.
+    let model = "model M
+  discrete Real n(start = 0, fixed = true);
+  discrete Real first(start = -1, fixed = true);
+equation
+  when sin(10*time) > 0 then
+    n = pre(n) + 1;
+    first = if pre(first) < 0 then time else pre(first);
+  end when;
+end M;
+";
+    let result = run(model, 1.0, None);
+    assert_eq!(result.final_value("n"), Some(2.0));
+    assert!(result.final_value("first").unwrap().abs() < 1e-9);
 }
