@@ -107,6 +107,13 @@ impl Clocks {
 /// The event iteration at `(t, x)`: relations from the surfaces, when-branches whose conditions
 /// became true, until nothing changes. At the initial event (`initial`), conditions are only
 /// recorded. Returns the outcome when `terminate` was called.
+///
+/// One pass solves the active equations with `pre` held: the clauses whose conditions rose
+/// (against their values before the pass) fire, and their assignments may make further
+/// conditions rise in the same pass (a `change(tick)` of a `tick` another clause assigns, a
+/// condition reading a variable assigned now), which fire in turn. After the pass, the values
+/// `edge` and `change` compare with become the current ones (`pre(v) := v`), and another pass
+/// follows while anything changed.
 pub(super) fn event_iteration(
     model: &mut HybridModel<'_>,
     t: f64,
@@ -119,12 +126,126 @@ pub(super) fn event_iteration(
     let events = program.events();
     let sliding = model.sliding.as_ref().map(|s| s.surface);
     let mut changing: Vec<usize> = Vec::new();
+    let mut fired_in_pass: Vec<Vec<bool>> = events.whens.iter().map(|w| vec![false; w.branches.len()]).collect();
+    let mut now: Vec<Vec<bool>> = whens.conditions.clone();
     for _ in 0..MAX_EVENT_ITERATIONS {
-        if let Some(k) = sliding {
-            model.sliding_rhs(k, t, x, dx)?;
+        for f in fired_in_pass.iter_mut() {
+            f.fill(false);
         }
-        model.surfaces_at(t, x, dx)?;
-        // `edge` and `change` compare with the values before this pass.
+        let mut fired_any = false;
+        let mut discrete_changed = false;
+        let mut reinits: Vec<(u32, f64)> = Vec::new();
+        let mut terminate: Option<String> = None;
+        changing.clear();
+        // Rounds within the pass: relations, conditions, the actions of the clauses that rose.
+        for _ in 0..=events.whens.len() {
+            if let Some(k) = sliding {
+                model.sliding_rhs(k, t, x, dx)?;
+            }
+            model.surfaces_at(t, x, dx)?;
+            let mut relations_changed = false;
+            for k in 0..model.signs.len() {
+                if Some(k) == sliding || model.held.contains(&k) {
+                    continue;
+                }
+                let s = surface_sign(program, k, model.d[k]);
+                if s != model.signs[k] {
+                    model.signs[k] = s;
+                    model.write_relations(k, s, None);
+                    if !changing.contains(&k) {
+                        changing.push(k);
+                    }
+                    relations_changed = true;
+                }
+            }
+            if relations_changed {
+                model.surfaces_at(t, x, dx)?;
+            }
+            // Conditions read the relation variables and discrete variables; a branch fires
+            // when its condition is true now and was not before the pass.
+            let mut fired: Vec<(usize, usize)> = Vec::new();
+            for (w, when) in events.whens.iter().enumerate() {
+                // A clause that fired in this pass keeps the condition values it fired with:
+                // its branches that rise only with this pass's assignments rise in the next.
+                if fired_in_pass[w].iter().any(|f| *f) {
+                    continue;
+                }
+                let mut chosen = None;
+                for (b, (condition, _)) in when.branches.iter().enumerate() {
+                    let value = model.ode.instance.event_value(*condition, when.span, t, x, dx)? != 0.0;
+                    now[w][b] = value;
+                    if value && !whens.conditions[w][b] && chosen.is_none() && !initial {
+                        chosen = Some(b);
+                    }
+                }
+                if let Some(b) = chosen {
+                    fired.push((w, b));
+                    fired_in_pass[w][b] = true;
+                    accumulation(&mut whens.firings[w][b], t, when.span)?;
+                }
+            }
+            if fired.is_empty() {
+                break;
+            }
+            fired_any = true;
+            // Assignments run in the order the program sorted them (each reads the new values
+            // of those it depends on, and `pre(v)` before `v` changes); reinits take effect after
+            // the pass, so every value is computed from the state before the event.
+            for &(w, b) in &fired {
+                let when = &events.whens[w];
+                for action in &when.branches[b].1 {
+                    match action {
+                        WhenAction::Assign { value, span, .. } => {
+                            let v = model.ode.instance.event_value(*value, *span, t, x, dx)?;
+                            if let Some(Slot::Work(k)) = action_slot(program, action)
+                                && model.ode.instance.work().get(k as usize) != Some(&v)
+                            {
+                                discrete_changed = true;
+                                model.ode.instance.set_work(k, v);
+                            }
+                        }
+                        WhenAction::Reinit { value, span, .. } => {
+                            let v = model.ode.instance.event_value(*value, *span, t, x, dx)?;
+                            if let Some(Slot::State(i)) = action_slot(program, action) {
+                                reinits.push((i, v));
+                            }
+                        }
+                        WhenAction::Assert {
+                            condition,
+                            message,
+                            span,
+                        } => {
+                            if model.ode.instance.event_value(*condition, *span, t, x, dx)? == 0.0 {
+                                return Err(HybridError::Evaluation(EvalFailure {
+                                    time: t,
+                                    kind: eqm_ir::failure::FailureKind::Assert {
+                                        message: message.clone(),
+                                        span: *span,
+                                    },
+                                    site: eqm_ir::failure::FailureSite::Event { span: *span },
+                                }));
+                            }
+                        }
+                        WhenAction::Terminate { message, .. } => terminate = Some(message.clone()),
+                    }
+                }
+            }
+        }
+        for (w, values) in now.iter().enumerate() {
+            whens.conditions[w].copy_from_slice(values);
+        }
+        for &(i, v) in &reinits {
+            if let Some(state) = x.get_mut(i as usize) {
+                *state = v;
+            }
+        }
+        if let Some(message) = terminate {
+            return Ok(Some(HybridOutcome::Terminated { time: t, message }));
+        }
+        if !reinits.is_empty() {
+            model.surfaces_at(t, x, dx)?;
+        }
+        // `pre(v) := v` for the values `edge` and `change` compare with.
         let mut previous_changed = false;
         for &(slot, e) in &events.previous {
             let value = model.ode.instance.event_value(e, program.model_span(), t, x, dx)?;
@@ -133,92 +254,7 @@ pub(super) fn event_iteration(
                 model.ode.instance.set_work(slot, value);
             }
         }
-        changing.clear();
-        for k in 0..model.signs.len() {
-            if Some(k) == sliding || Some(k) == model.held {
-                continue;
-            }
-            let s = surface_sign(program, k, model.d[k]);
-            if s != model.signs[k] {
-                model.signs[k] = s;
-                model.write_relations(k, s, None);
-                changing.push(k);
-            }
-        }
-        if !changing.is_empty() {
-            model.surfaces_at(t, x, dx)?;
-        }
-        // Conditions read the relation variables and discrete variables; all branch values
-        // are computed before any action runs.
-        let mut fired: Vec<(usize, usize)> = Vec::new();
-        for (w, when) in events.whens.iter().enumerate() {
-            let mut chosen = None;
-            for (b, (condition, _)) in when.branches.iter().enumerate() {
-                let value = model.ode.instance.event_value(*condition, when.span, t, x, dx)? != 0.0;
-                if value && !whens.conditions[w][b] && chosen.is_none() && !initial {
-                    chosen = Some(b);
-                }
-                whens.conditions[w][b] = value;
-            }
-            if let Some(b) = chosen {
-                fired.push((w, b));
-                accumulation(&mut whens.firings[w][b], t, when.span)?;
-            }
-        }
-        // Assignments run in the order the program sorted them (each reads the new values of
-        // those it depends on, and `pre(v)` before `v` changes); reinits take effect after all
-        // of them, so every value is computed from the state before the event.
-        let mut reinits: Vec<(u32, f64)> = Vec::new();
-        let mut terminate: Option<String> = None;
-        let mut discrete_changed = false;
-        for &(w, b) in &fired {
-            let when = &events.whens[w];
-            for action in &when.branches[b].1 {
-                match action {
-                    WhenAction::Assign { value, span, .. } => {
-                        let v = model.ode.instance.event_value(*value, *span, t, x, dx)?;
-                        if let Some(Slot::Work(k)) = action_slot(program, action)
-                            && model.ode.instance.work().get(k as usize) != Some(&v)
-                        {
-                            discrete_changed = true;
-                            model.ode.instance.set_work(k, v);
-                        }
-                    }
-                    WhenAction::Reinit { value, span, .. } => {
-                        let v = model.ode.instance.event_value(*value, *span, t, x, dx)?;
-                        if let Some(Slot::State(i)) = action_slot(program, action) {
-                            reinits.push((i, v));
-                        }
-                    }
-                    WhenAction::Assert {
-                        condition,
-                        message,
-                        span,
-                    } => {
-                        if model.ode.instance.event_value(*condition, *span, t, x, dx)? == 0.0 {
-                            return Err(HybridError::Evaluation(EvalFailure {
-                                time: t,
-                                kind: eqm_ir::failure::FailureKind::Assert {
-                                    message: message.clone(),
-                                    span: *span,
-                                },
-                                site: eqm_ir::failure::FailureSite::Event { span: *span },
-                            }));
-                        }
-                    }
-                    WhenAction::Terminate { message, .. } => terminate = Some(message.clone()),
-                }
-            }
-        }
-        for (i, v) in reinits {
-            if let Some(state) = x.get_mut(i as usize) {
-                *state = v;
-            }
-        }
-        if let Some(message) = terminate {
-            return Ok(Some(HybridOutcome::Terminated { time: t, message }));
-        }
-        if changing.is_empty() && fired.is_empty() && !discrete_changed && !previous_changed {
+        if changing.is_empty() && !fired_any && !discrete_changed && !previous_changed && reinits.is_empty() {
             model.surfaces_at(t, x, dx)?;
             return Ok(None);
         }

@@ -162,7 +162,7 @@ pub struct HybridModel<'p> {
     /// The surface whose sliding just ended: its side is the one the sliding coefficient left
     /// towards, which the event iteration keeps (the surface's value itself is then within
     /// the drift of sliding of zero, on either side).
-    held: Option<usize>,
+    held: Vec<usize>,
     /// Per assertion of the program, whether it held at its last check.
     assertions_holding: Vec<bool>,
     /// Scratch: surface values, two derivative vectors and a probe point.
@@ -189,7 +189,7 @@ impl<'p> HybridModel<'p> {
             program,
             signs: vec![0; surfaces],
             sliding: None,
-            held: None,
+            held: Vec::new(),
             assertions_holding: vec![true; program.assertions().len()],
             d: vec![0.0; surfaces],
             f_plus: vec![0.0; n],
@@ -419,7 +419,10 @@ pub fn integrate(
     let mut recent_events: Vec<f64> = Vec::new();
     // The watched functions at the end of the last step, while nothing has changed since.
     let mut last_probe: Option<Probe> = None;
-    while stepper.time() < t_end {
+    // An event within rounding of the end (a sample at 0.1 + 3·0.3 = 0.9999999999999999 of a
+    // run to 1) leaves a remainder no step can take: that is the end.
+    let end_reached = |t: f64| t_end - t <= 4.0 * f64::EPSILON * t_end.abs().max(1.0);
+    while !end_reached(stepper.time()) {
         // Time events (samples) end a step exactly.
         let limit = clocks.next().map_or(t_end, |c| c.min(t_end));
         let info = stepper.step(model, limit)?;
@@ -510,13 +513,13 @@ pub fn integrate(
                     te - since,
                     if positive { "positive" } else { "negative" }
                 ));
-                model.held = Some(k);
+                model.held = vec![k];
             }
             Crossing::Surface(_) => {}
         }
         let sliding_surface = model.sliding.as_ref().map(|s| s.surface);
         let iteration = event_iteration(model, te, &mut x, &mut dx, &mut whens, false);
-        let held = model.held.take();
+        let held = std::mem::take(&mut model.held);
         if let Some(terminated) = iteration? {
             let _ = row(model, te, &x);
             return Ok(terminated);
@@ -538,7 +541,7 @@ pub fn integrate(
                 *n = n.min(hysteresis(model.d[k])).max(hysteresis(0.0));
             }
         }
-        if let Some(k) = held {
+        for k in held {
             // The surface left by sliding is on its chosen side even where its value, within
             // the drift of sliding, says otherwise.
             near[k] = near[k].max(2.0 * model.d[k].abs());
@@ -548,6 +551,11 @@ pub fn integrate(
         if row(model, te, &x).is_break() {
             return Ok(HybridOutcome::Stopped { time: te });
         }
+    }
+    if stepper.time() < t_end
+        && let ControlFlow::Break(time) = emit_through(model, stepper, &mut schedule, t_end, &mut buffer, &mut row)?
+    {
+        return Ok(HybridOutcome::Stopped { time });
     }
     // `terminal()` is true for one event at the end.
     if let Some((slot, _)) = events.terminal {

@@ -269,3 +269,48 @@ end M;
     assert_eq!(result.final_value("n"), Some(2.0));
     assert!(result.final_value("first").unwrap().abs() < 1e-9);
 }
+
+#[test]
+fn what_one_clause_assigns_fires_change_edge_and_conditions_of_others_at_the_same_event() {
+    // tick counts the samples at 0.1, 0.4, 0.7 and 1.0 (the last within rounding of the end);
+    // `change(tick)` fires at each of them in the same event.
+    let model = "model M
+  Integer tick(start = 0);
+  discrete Real last(start = -1);
+equation
+  when sample(0.1, 0.3) then
+    tick = pre(tick) + 1;
+  end when;
+  when change(tick) then
+    last = time;
+  end when;
+end M;
+";
+    let result = run(model, 1.0, None);
+    assert_eq!(result.final_value("tick"), Some(4.0));
+    assert!((result.final_value("last").unwrap() - 1.0).abs() < 1e-12);
+    assert!((result.value_at("last", 0.5).unwrap() - 0.4).abs() < 1e-12);
+    // `edge` of a Boolean another clause toggles, and a condition on a variable assigned now.
+    let model = "model M
+  discrete Real a(start = 0);
+  Boolean up(start = false);
+  discrete Real crossed(start = -1);
+  discrete Real rose(start = -1);
+equation
+  when sample(0.5, 1) then
+    a = pre(a) + 1;
+    up = not pre(up);
+  end when;
+  when a > 1.5 then
+    crossed = time;
+  end when;
+  when edge(up) then
+    rose = time;
+  end when;
+end M;
+";
+    let result = run(model, 3.0, None);
+    assert_eq!(result.final_value("crossed"), Some(1.5));
+    assert_eq!(result.value_at("rose", 1.0), Some(0.5));
+    assert_eq!(result.final_value("rose"), Some(2.5));
+}
