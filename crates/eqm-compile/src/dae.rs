@@ -267,13 +267,33 @@ pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
             (Variability::Continuous, ScalarType::Real) => VarKind::Algebraic,
         })
         .collect();
+    // Integer and Boolean variables that no when-clause and no algorithm assigns are defined by
+    // ordinary equations (`Boolean b = x > 0.5;`, `k = 3;`): unknowns sorted with the rest,
+    // computed by assignment. Their relations are frozen between events like every other, so
+    // their values change only at events.
+    let mut assigned_at_events = vec![false; kinds.len()];
     for w in &flat.whens {
         for b in &w.branches {
             for a in &b.actions {
                 if let flat::WhenAction::Assign { var, .. } = a {
                     kinds[var.0 as usize] = VarKind::Discrete;
+                    assigned_at_events[var.0 as usize] = true;
                 }
             }
+        }
+    }
+    for a in &flat.algorithms {
+        for v in &a.outputs {
+            assigned_at_events[v.0 as usize] = true;
+        }
+    }
+    for (i, v) in flat.variables.iter().enumerate() {
+        if kinds[i] == VarKind::Discrete
+            && !assigned_at_events[i]
+            && v.variability == Variability::Continuous
+            && matches!(v.ty, ScalarType::Integer | ScalarType::Boolean)
+        {
+            kinds[i] = VarKind::Algebraic;
         }
     }
     let mut equations: Vec<Equation> = flat

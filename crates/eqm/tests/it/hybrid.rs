@@ -314,3 +314,27 @@ end M;
     assert_eq!(result.value_at("rose", 1.0), Some(0.5));
     assert_eq!(result.final_value("rose"), Some(2.5));
 }
+
+#[test]
+fn booleans_and_integers_defined_by_ordinary_equations_are_unknowns_solved_at_events() {
+    // b = (t > 1 and not t > 0.5) or t > 1.5 holds from t = 1.5 on; x integrates it.
+    let model = "model M
+  Real x(start = 0, fixed = true);
+  Boolean c = time > 0.5;
+  Boolean b;
+  Integer n;
+  Integer k;
+equation
+  der(x) = if b then 1 else 0;
+  b = time > 1 and not c or time > 1.5;
+  n = if b then 2 else 1;
+  k = 3;
+end M;
+";
+    let result = run(model, 2.0, None);
+    assert!((result.final_value("x").unwrap() - 0.5).abs() < 1e-9);
+    assert_eq!(result.final_value("n"), Some(2.0));
+    assert_eq!(result.value_at("n", 1.25), Some(1.0));
+    assert_eq!(result.value_at("c", 0.75), Some(1.0));
+    assert_eq!(result.final_value("k"), Some(3.0));
+}
