@@ -362,12 +362,28 @@ pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
                 // `der(e)`: a new variable `v = e` makes `der(v)` a derivative of a variable.
                 let v = VarId(flat.variables.len() as u32);
                 let description = format!("der({}) of an expression", flat.expr_text(arg));
-                flat.variables.push(introduced_variable(
+                let mut variable = introduced_variable(
                     format!("$der_arg{}", introduced.len() + 1),
                     flat::InstanceId(0),
                     description,
                     span,
-                ));
+                );
+                // Its start value is the expression's at the start values of its operands (0
+                // for an operand without one), not 0: `der(x*y)` starts at x0·y0.
+                let zero = flat.exprs.real(0.0);
+                let variables = &flat.variables;
+                let start = eqm_ir::symbolic::substitute(&mut flat.exprs, arg, &|arena, id| match arena.get(id) {
+                    Node::Var(u) => match kinds.get(u.0 as usize) {
+                        Some(VarKind::Parameter | VarKind::Constant) => None,
+                        _ => Some(variables[u.0 as usize].attributes.start.unwrap_or(zero)),
+                    },
+                    _ => None,
+                });
+                variable.attributes = flat::Attributes::new(flat::AttributeValues {
+                    start: Some(start),
+                    ..Default::default()
+                });
+                flat.variables.push(variable);
                 kinds.push(VarKind::State);
                 let var_node = flat.exprs.var(v);
                 let new_der = flat.exprs.builtin(Builtin::Der, vec![var_node]);

@@ -379,3 +379,23 @@ end M;
         (Some(1.0), Some(0.0))
     );
 }
+
+#[test]
+fn a_differentiated_expression_starts_from_its_operands_start_values() {
+    // der(x*y) = 1 with y = 3 held and x starting at 2: x*y = 6 + t, so x = (6 + t)/3.
+    let mut model = compile(
+        "model M
+  Real x(start = 2);
+  Real y(start = 3, fixed = true);
+equation
+  der(x*y) = 1;
+  der(y) = 0;
+end M;
+",
+    );
+    let result = model.simulate(&settings(1.0)).expect("runs");
+    for i in 0..result.len() {
+        let (t, values) = result.row(i).unwrap();
+        assert!((values[0] - (6.0 + t) / 3.0).abs() < 1e-9, "x({t}) = {}", values[0]);
+    }
+}
