@@ -434,7 +434,7 @@ fn simulate(
             if let Some((time, message)) = &report.summary.terminated {
                 eprintln!("note: the model called terminate at time {time}: {message}");
             }
-            for warning in &report.summary.events.warnings {
+            for warning in &report.summary.warnings {
                 session.push_diagnostic(warning.clone());
             }
             finish(session, color)

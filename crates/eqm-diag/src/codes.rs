@@ -598,6 +598,12 @@ pub static CODES: &[CodeInfo] = &[
         Simulation,
         "An `assert` of level `AssertionLevel.warning` does not hold; the run goes on",
     ),
+    code(
+        "W0702",
+        Warning,
+        Simulation,
+        "The fixed step of an explicit method is beyond its stability limit for the model's fastest rate at the start",
+    ),
 ];
 
 /// What `code` means, or `None` when it is not registered.

@@ -18,8 +18,7 @@ use crate::interp::OdeRhs;
 use crate::ode::{ModelOde, Projector};
 use eqm_compile::exec::ExecProgram;
 use eqm_diag::Diagnostic;
-use eqm_integrators::{self, IntegrationError, Method, Output};
-use eqm_ir::failure::EvalFailure;
+use eqm_integrators::{self, Method, Output};
 use eqm_ir::slot::Slot;
 use std::ops::ControlFlow;
 
@@ -109,6 +108,10 @@ pub struct Summary {
     pub solver_notes: Vec<String>,
     /// For a model with invariants: the projection and the residuals.
     pub invariants: Option<InvariantReport>,
+    /// What a user must know about the run even when it finished: a fixed step beyond the
+    /// method's stability limit (`W0702`), assertions of level warning that stopped holding
+    /// (`W0701`).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Why a run did not happen or did not finish.
@@ -427,6 +430,9 @@ pub fn simulate_with(
         }
     }
     let mut stepper = eqm_integrators::stepper_for(&options.method, &integrator_options);
+    let mut warnings: Vec<Diagnostic> = crate::failure::stability_warning(&mut model, options.start, &x0, options)
+        .into_iter()
+        .collect();
     let output = match options.interval {
         Some(dt) => Output::Interval(dt),
         None => Output::Steps,
@@ -456,7 +462,7 @@ pub fn simulate_with(
     };
     // How the run ended: the time the sink stopped it, or the time and message of `terminate`.
     // Assertions are checked at every accepted step, which the hybrid driver sees.
-    let (stopped_at, terminated, events, model_failure) =
+    let (stopped_at, terminated, mut events, model_failure) =
         if program.events().is_empty() && program.assertions().is_empty() {
             let outcome = eqm_integrators::integrate(
                 &mut model,
@@ -474,7 +480,12 @@ pub fn simulate_with(
                     None,
                     None,
                     Default::default(),
-                    Some(integration_failure(program, e, model.failure.take())),
+                    Some(crate::failure::integration_failure(
+                        program,
+                        e,
+                        model.failure.take(),
+                        crate::failure::failure_point(&mut model, stepper.as_ref(), options),
+                    )),
                 ),
             }
         } else {
@@ -505,7 +516,12 @@ pub fn simulate_with(
                     None,
                     None,
                     events,
-                    Some(hybrid_failure(program, e, hybrid.ode.failure.take())),
+                    Some(crate::failure::hybrid_failure(
+                        program,
+                        e,
+                        hybrid.ode.failure.take(),
+                        crate::failure::failure_point(&mut hybrid.ode, stepper.as_ref(), options),
+                    )),
                 ),
             }
         };
@@ -515,6 +531,7 @@ pub fn simulate_with(
     if let Some(e) = model_failure {
         return Err(with_state_choice_note(program, e));
     }
+    warnings.append(&mut events.warnings);
     Ok(Summary {
         backend,
         compile_time: std::time::Duration::ZERO,
@@ -524,6 +541,7 @@ pub fn simulate_with(
         events,
         terminated,
         solver_notes: stepper.notes(),
+        warnings,
         invariants: invariant_report.map(|mut r| {
             if let Some(res) = &writer.residuals {
                 r.final_residual = res.last;
@@ -766,65 +784,5 @@ impl RowWriter<'_, '_> {
             };
         }
         (self.sink)(t, &self.values).map_err(SimError::Io)
-    }
-}
-
-/// The error of a failed hybrid run.
-fn hybrid_failure(program: &ExecProgram, e: crate::hybrid::HybridError, failure: Option<EvalFailure>) -> SimError {
-    match e {
-        crate::hybrid::HybridError::Integration(e) => integration_failure(program, e, failure),
-        crate::hybrid::HybridError::Evaluation(f) => SimError::Failed {
-            time: f.time,
-            message: "an event could not be handled".to_string(),
-            diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
-        },
-        crate::hybrid::HybridError::Event {
-            code,
-            time,
-            message,
-            span,
-            help,
-        } => SimError::Failed {
-            time,
-            message: message.clone(),
-            diagnostic: Some(Box::new(
-                Diagnostic::error(code, message, span, "this switch").with_help(help),
-            )),
-        },
-        crate::hybrid::HybridError::Assertion {
-            time,
-            message,
-            span,
-            condition,
-        } => SimError::Failed {
-            time,
-            message: message.clone(),
-            diagnostic: Some(Box::new(
-                Diagnostic::error("E0705", format!("at t = {time} {message}"), span, "this assertion")
-                    .with_note(format!("`{condition}` is false")),
-            )),
-        },
-    }
-}
-
-/// The error of a failed integration, naming the states involved.
-fn integration_failure(program: &ExecProgram, e: IntegrationError, failure: Option<EvalFailure>) -> SimError {
-    let time = e.time().unwrap_or(f64::NAN);
-    let (message, diagnostic) = match &e {
-        IntegrationError::NonFinite { components, .. } => {
-            let names: Vec<String> = components
-                .iter()
-                .take(8)
-                .map(|&i| program.slot_name(Slot::State(i as u32)))
-                .collect();
-            (format!("{e}; variables: {}", names.join(", ")), None)
-        }
-        IntegrationError::Rhs { .. } => (e.to_string(), failure.map(|f| Box::new(program.failure_diagnostic(&f)))),
-        _ => (e.to_string(), None),
-    };
-    SimError::Failed {
-        time,
-        message,
-        diagnostic,
     }
 }

@@ -137,7 +137,8 @@ pub struct EventStats {
     pub events: usize,
     /// What happened that a user may want to know (sliding started or ended).
     pub notes: Vec<String>,
-    /// Assertions of level warning that stopped holding, each time they did.
+    /// Assertions of level warning that stopped holding, each time they did (the run's summary
+    /// takes them over).
     pub warnings: Vec<eqm_diag::Diagnostic>,
 }
 

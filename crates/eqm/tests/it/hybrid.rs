@@ -183,7 +183,7 @@ fn an_assertion_of_level_warning_is_reported_once_and_the_run_goes_on() {
         .expect("runs to the end");
     let x = result.final_value("x").unwrap();
     assert!((x - (-2f64).exp()).abs() < 1e-5, "x(2) = {x}");
-    let warnings = &result.summary.events.warnings;
+    let warnings = &result.summary.warnings;
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert_eq!(warnings[0].code, "W0701");
 }

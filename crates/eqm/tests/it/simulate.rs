@@ -399,3 +399,57 @@ end M;
         assert!((values[0] - (6.0 + t) / 3.0).abs() < 1e-9, "x({t}) = {}", values[0]);
     }
 }
+
+#[test]
+fn a_step_size_that_collapses_at_a_pole_names_the_state_and_the_time_once() {
+    // x = 1 - ln(1 - t) has a pole at t = 1; y is slow.
+    let mut model = compile(
+        "model M
+  Real x(start = 1, fixed = true);
+  Real y(start = 1, fixed = true);
+equation
+  der(x) = 1/(1 - time);
+  der(y) = -y;
+end M;
+",
+    );
+    let failure = model.simulate(&settings(2.0)).expect_err("the pole stops the run");
+    let RunError::Failed { time, message, .. } = failure else {
+        panic!("{failure}")
+    };
+    assert!((time - 1.0).abs() < 1e-6, "{time}");
+    assert!(
+        message.contains("too small") && message.contains("x (|der(x)|"),
+        "{message}"
+    );
+    assert!(!message.contains("at t ="), "{message}");
+}
+
+#[test]
+fn a_fixed_step_beyond_an_explicit_methods_stability_limit_is_a_warning() {
+    let text = "model M
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -1000*x;
+end M;
+";
+    let run = |step: f64| {
+        let mut model = compile(text);
+        let settings = RunSettings {
+            stop: Some(0.1),
+            step: Some(step),
+            method: Some(eqm::Method::Euler),
+            ..RunSettings::default()
+        };
+        model.simulate(&settings).expect("runs").summary.warnings
+    };
+    // h·|λ| = 10 > 2: unstable; 0.5 < 2: stable.
+    let warnings = run(0.01);
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0].code, "W0702");
+    assert!(
+        warnings[0].help.as_deref().unwrap().contains("below 0.002"),
+        "{warnings:?}"
+    );
+    assert!(run(0.0005).is_empty());
+}
