@@ -9,6 +9,7 @@
 
 use crate::instance::Instance;
 use crate::interp::{JacobianOut, OdeRhs};
+use eqm_compile::exec::ExecProgram;
 use eqm_integrators::{OdeSystem, RhsError};
 use eqm_ir::failure::EvalFailure;
 
@@ -138,6 +139,12 @@ pub struct Projector {
     g: Vec<f64>,
     g_x: nalgebra::DMatrix<f64>,
     shifted_g_x: nalgebra::DMatrix<f64>,
+    /// Whether the program reads `time`: then the invariants may depend on it explicitly, and
+    /// `∂g/∂t` (a difference quotient in time at fixed states) enters the correction.
+    time_dependent: bool,
+    g_shifted: Vec<f64>,
+    g_t: Vec<f64>,
+    dx_shifted: Vec<f64>,
 }
 
 impl Projector {
@@ -147,7 +154,19 @@ impl Projector {
             g: vec![0.0; m],
             g_x: nalgebra::DMatrix::zeros(m, n),
             shifted_g_x: nalgebra::DMatrix::zeros(m, n),
+            time_dependent: false,
+            g_shifted: vec![0.0; m],
+            g_t: vec![0.0; m],
+            dx_shifted: vec![0.0; n],
         }
+    }
+
+    /// This projector for `program`: with `∂g/∂t` when the program reads `time` anywhere.
+    pub fn for_program(mut self, program: &ExecProgram) -> Projector {
+        let exprs = program.exprs();
+        self.time_dependent =
+            (0..exprs.len()).any(|i| matches!(exprs.get(eqm_ir::expr::ExprId(i as u32)), eqm_ir::expr::Node::Time));
+        self
     }
 
     /// Factors `G` at the start point; returns its numerical rank.
@@ -164,8 +183,25 @@ impl Projector {
             g_x: Some(&mut self.g_x),
             ..Default::default()
         };
+        if !self.time_dependent {
+            if instance.jacobian(t, x, dx, out)? {
+                self.projection.correct(&self.g, None, &self.g_x, dx);
+            }
+            return Ok(());
+        }
+        // `g` a little later at the same states first, so that the evaluation at `t` is the
+        // one the instance keeps.
+        let delta = f64::EPSILON.sqrt() * t.abs().max(1.0);
+        let shifted = JacobianOut {
+            g: Some(&mut self.g_shifted),
+            ..Default::default()
+        };
+        let has_shifted = instance.jacobian(t + delta, x, &mut self.dx_shifted, shifted)?;
         if instance.jacobian(t, x, dx, out)? {
-            self.projection.correct(&self.g, &self.g_x, dx);
+            for ((d, later), now) in self.g_t.iter_mut().zip(&self.g_shifted).zip(&self.g) {
+                *d = if has_shifted { (later - now) / delta } else { 0.0 };
+            }
+            self.projection.correct(&self.g, Some(&self.g_t), &self.g_x, dx);
         }
         Ok(())
     }

@@ -2,7 +2,8 @@
 //!
 //! Input: at a point `x`, the field `f(x)`, the invariants `g(x)` and their Jacobian
 //! `G = ∂g/∂x` (from the program's symbolic Jacobian), and a gain `K = k·I`. Output: the
-//! corrected field `f(x) − Q1ᵀ (L⁻¹ K g(x) + Q1 f(x))` where `G = (L, 0) Q` is an LQ
+//! corrected field `f(x) − Q1ᵀ (L⁻¹ K g(x) + Q1 f(x))` (plus `∂g/∂t` inside the parentheses for
+//! invariants that contain `time`) where `G = (L, 0) Q` is an LQ
 //! decomposition, which is `f − G⁺ (K g + G f)` with `G⁺` the pseudo-inverse: along the
 //! corrected field `d/dt g = −K g`, so the solution is driven back to the invariant manifold
 //! at rate `k` while the motion along it (the tangential part of `f`) is untouched. For the
@@ -138,7 +139,10 @@ impl Projection {
 
     /// Corrects the field `dx = f(x)` in place, given `g` and `G` at `x`:
     /// `dx −= G⁺ (K g + G f)`.
-    pub fn correct(&mut self, g: &[f64], g_x: &DMatrix<f64>, dx: &mut [f64]) {
+    /// With `g_t`, the explicit time derivative `∂g/∂t` of invariants that contain `time` (a
+    /// moving suspension point): the corrected field is `f − G⁺ (K g + G f + ∂g/∂t)`, along
+    /// which `d/dt g = G f + ∂g/∂t = −K g` still holds.
+    pub fn correct(&mut self, g: &[f64], g_t: Option<&[f64]>, g_x: &DMatrix<f64>, dx: &mut [f64]) {
         if self.m == 0 {
             return;
         }
@@ -147,7 +151,7 @@ impl Projection {
         w.resize(self.m.max(self.n), 0.0);
         for i in 0..self.m {
             let gf: f64 = (0..self.n).map(|j| g_x[(i, j)] * dx[j]).sum();
-            w[i] = self.gain * g[i] + gf;
+            w[i] = self.gain * g[i] + gf + g_t.map_or(0.0, |g_t| g_t[i]);
         }
         let mut c = std::mem::take(&mut self.correction);
         self.solve(&w[..self.m], &mut c);
@@ -218,7 +222,7 @@ mod tests {
         let g_x = DMatrix::from_row_slice(1, 2, &[2.0 * x[0], 2.0 * x[1]]);
         let mut dx = [0.3 - x[1], x[0] + 0.1];
         let mut p = Projection::new(2, 1, 5.0);
-        p.correct(&g, &g_x, &mut dx);
+        p.correct(&g, None, &g_x, &mut dx);
         // d/dt g = G dx must be −K g.
         let rate = g_x[(0, 0)] * dx[0] + g_x[(0, 1)] * dx[1];
         assert!((rate + 5.0 * g[0]).abs() < 1e-14, "{rate} vs {}", -5.0 * g[0]);

@@ -593,7 +593,7 @@ fn projector(
         Stabilize::Gain(k) => (k, "given"),
         Stabilize::Default => (default_gain(&f_x, &dx, x0, options.stop - options.start), "default"),
     };
-    let mut projector = Projector::new(n, m, gain.0);
+    let mut projector = Projector::new(n, m, gain.0).for_program(instance.program());
     report.rank = projector.factor(&g_x);
     report.gain = Some(gain);
     Ok((Some(projector), report))

@@ -453,3 +453,58 @@ end M;
     );
     assert!(run(0.0005).is_empty());
 }
+
+#[test]
+fn a_constraint_that_contains_time_is_kept_with_its_time_derivative() {
+    // A pendulum whose suspension point moves as A sin(w t): Cartesian coordinates with the
+    // constraint (x - A sin(w t))^2 + y^2 = L^2, against its angle equation
+    // phi'' = -(g/L) sin(phi) + (A w^2 sin(w t)/L) cos(phi), integrated here by RK4 (an
+    // independent formulation). Starting at rest relative to the support, 30 degrees out.
+    let mut model = compile(
+        "model M
+  parameter Real L = 1;
+  parameter Real g = 9.81;
+  parameter Real A = 0.3;
+  parameter Real w = 2;
+  Real x(start = 0.5);
+  Real y(start = -0.8660254037844386, fixed = true);
+  Real vx;
+  Real vy(start = 0, fixed = true);
+  Real F;
+equation
+  der(x) = vx;
+  der(y) = vy;
+  der(vx) = -F*(x - A*sin(w*time))/L;
+  der(vy) = -F*y/L - g;
+  (x - A*sin(w*time))^2 + y^2 = L^2;
+end M;
+",
+    );
+    let result = model
+        .simulate(&RunSettings {
+            stop: Some(5.0),
+            rtol: Some(1e-9),
+            atol: Some(1e-9),
+            ..RunSettings::default()
+        })
+        .expect("runs");
+    let (l, g, a, w) = (1.0f64, 9.81f64, 0.3f64, 2.0f64);
+    let field = |t: f64, phi: f64, om: f64| (om, -(g / l) * phi.sin() + a * w * w * (w * t).sin() / l * phi.cos());
+    let (mut phi, mut om, mut t) = (std::f64::consts::FRAC_PI_6, 0.0, 0.0);
+    let h = 1e-4;
+    for _ in 0..50_000 {
+        let k1 = field(t, phi, om);
+        let k2 = field(t + h / 2.0, phi + h / 2.0 * k1.0, om + h / 2.0 * k1.1);
+        let k3 = field(t + h / 2.0, phi + h / 2.0 * k2.0, om + h / 2.0 * k2.1);
+        let k4 = field(t + h, phi + h * k3.0, om + h * k3.1);
+        phi += h / 6.0 * (k1.0 + 2.0 * k2.0 + 2.0 * k3.0 + k4.0);
+        om += h / 6.0 * (k1.1 + 2.0 * k2.1 + 2.0 * k3.1 + k4.1);
+        t += h;
+    }
+    let (x, y) = (a * (w * 5.0).sin() + l * phi.sin(), -l * phi.cos());
+    let (x_eqm, y_eqm) = (result.final_value("x").unwrap(), result.final_value("y").unwrap());
+    assert!(
+        (x_eqm - x).abs() < 1e-6 && (y_eqm - y).abs() < 1e-6,
+        "({x_eqm}, {y_eqm}) vs ({x}, {y})"
+    );
+}
