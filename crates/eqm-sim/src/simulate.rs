@@ -456,6 +456,8 @@ pub fn simulate_with(
         rows,
         dx: vec![0.0; x0.len()],
         values: vec![0.0; columns.slots.len()],
+        sliding: None,
+        plus: vec![0.0; columns.slots.len()],
         written: 0,
         error: None,
         sink,
@@ -502,6 +504,7 @@ pub fn simulate_with(
                     for (k, value) in model.discrete_values() {
                         writer.rows.set_work(k, value);
                     }
+                    writer.sliding = model.sliding_sides(t, x);
                     writer.write(t, x)
                 },
             );
@@ -727,6 +730,11 @@ struct RowWriter<'a, 'p> {
     rows: Instance<'p>,
     dx: Vec<f64>,
     values: Vec<f64>,
+    /// While the run slides on a surface: the share `α` of its positive side and, per relation
+    /// variable of the surface, its slot and its values on the positive and the negative side.
+    /// Every output of such a row is the Filippov combination `α·out⁺ + (1 − α)·out⁻`.
+    sliding: Option<crate::hybrid::SlidingSides>,
+    plus: Vec<f64>,
     written: usize,
     error: Option<SimError>,
     sink: &'a mut dyn FnMut(f64, &[f64]) -> std::io::Result<()>,
@@ -766,6 +774,33 @@ impl RowWriter<'_, '_> {
                 }
             }
         }
+        match self.sliding.take() {
+            None => self.values_at(t, x, false)?,
+            Some(sides) => {
+                for &(slot, plus, _) in &sides.relations {
+                    self.rows.set_work(slot, plus);
+                }
+                self.values_at(t, x, true)?;
+                for &(slot, _, minus) in &sides.relations {
+                    self.rows.set_work(slot, minus);
+                }
+                self.values_at(t, x, false)?;
+                let alpha = sides.alpha;
+                for ((value, plus), slot) in self.values.iter_mut().zip(&self.plus).zip(&self.columns.slots) {
+                    // Time and states are those of the point itself.
+                    if matches!(slot, Slot::Der(_) | Slot::Work(_)) && *value != *plus {
+                        *value = alpha * plus + (1.0 - alpha) * *value;
+                    }
+                }
+            }
+        }
+        (self.sink)(t, &self.values).map_err(SimError::Io)
+    }
+
+    /// The columns at `(t, x)` with the relations the rows' instance holds, into `values` (or
+    /// `plus`).
+    fn values_at(&mut self, t: f64, x: &[f64], plus: bool) -> Result<(), SimError> {
+        let (rows, dx) = (&mut self.rows, &mut self.dx);
         let evaluated = rows.rhs(t, x, dx).and_then(|()| rows.outputs(t, x, dx));
         if let Err(f) = evaluated {
             return Err(SimError::Failed {
@@ -774,7 +809,8 @@ impl RowWriter<'_, '_> {
                 diagnostic: Some(Box::new(self.program.failure_diagnostic(&f))),
             });
         }
-        for (value, slot) in self.values.iter_mut().zip(&self.columns.slots) {
+        let values = if plus { &mut self.plus } else { &mut self.values };
+        for (value, slot) in values.iter_mut().zip(&self.columns.slots) {
             *value = match *slot {
                 Slot::Time => t,
                 Slot::State(i) => x[i as usize],
@@ -783,6 +819,6 @@ impl RowWriter<'_, '_> {
                 Slot::Work(i) => rows.work()[i as usize],
             };
         }
-        (self.sink)(t, &self.values).map_err(SimError::Io)
+        Ok(())
     }
 }

@@ -573,7 +573,41 @@ pub fn integrate(
     Ok(HybridOutcome::Finished)
 }
 
+/// A row while sliding: the share `α` of the positive side at the row's point and, per relation
+/// variable of the sliding surface, its work slot and its values on the positive and the
+/// negative side.
+#[derive(Debug, Clone)]
+pub struct SlidingSides {
+    pub alpha: f64,
+    pub relations: Vec<(u32, f64, f64)>,
+}
+
 impl HybridModel<'_> {
+    /// While sliding, the sides to combine the outputs of a row at `(t, x)` from (`α` computed
+    /// at that point); `None` otherwise, or where `α` cannot be evaluated.
+    pub fn sliding_sides(&mut self, t: f64, x: &[f64]) -> Option<SlidingSides> {
+        let k = self.sliding.as_ref()?.surface;
+        let mut dx = std::mem::take(&mut self.check_dx);
+        let alpha = self.sliding_rhs(k, t, x, &mut dx).ok();
+        self.check_dx = dx;
+        let relations = self.program.events().surfaces[k]
+            .relations
+            .iter()
+            .filter_map(|&(slot, test)| match slot {
+                Slot::Work(w) => Some((
+                    w,
+                    f64::from(u8::from(test.holds(1))),
+                    f64::from(u8::from(test.holds(-1))),
+                )),
+                _ => None,
+            })
+            .collect();
+        Some(SlidingSides {
+            alpha: alpha?.clamp(0.0, 1.0),
+            relations,
+        })
+    }
+
     /// When the current sliding phase started, if sliding.
     pub fn sliding_since(&self) -> Option<f64> {
         self.sliding.as_ref().map(|s| s.since)

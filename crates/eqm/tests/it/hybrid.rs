@@ -338,3 +338,47 @@ end M;
     assert_eq!(result.value_at("c", 0.75), Some(1.0));
     assert_eq!(result.final_value("k"), Some(3.0));
 }
+
+#[test]
+fn every_output_of_a_sliding_row_is_the_filippov_combination() {
+    // The naive stick-slip model: slips with F = -1 until v = q at t1 = asin(0.4), sticks
+    // (v = q) until the spring force reaches the friction, y = 1 at t2 = t1 + sqrt(0.84)/0.4;
+    // while stuck the friction force balances the spring: F = -y.
+    let model = "model M
+  parameter Real q = 0.4;
+  Real y(start = 0, fixed = true);
+  Real v(start = 0, fixed = true);
+  Real F;
+equation
+  der(y) = v;
+  F = sign(v - q);
+  der(v) = -F - y;
+end M;
+";
+    let mut compiled = compile(model);
+    let settings = RunSettings {
+        stop: Some(4.0),
+        interval: Some(0.01),
+        rtol: Some(1e-10),
+        atol: Some(1e-10),
+        variables: Some(vec!["y".into(), "v".into(), "F".into()]),
+        ..RunSettings::default()
+    };
+    let result = compiled.simulate(&settings).expect("runs");
+    let t1 = 0.4f64.asin();
+    let t2 = t1 + 0.84f64.sqrt() / 0.4;
+    let mut stuck_rows = 0;
+    for i in 0..result.len() {
+        let (t, row) = result.row(i).unwrap();
+        let (y, v, f) = (row[0], row[1], row[2]);
+        assert!(f.abs() <= 1.0 + 1e-12, "F({t}) = {f}");
+        if t < t1 - 1e-9 {
+            assert_eq!(f, -1.0, "slipping at {t}");
+        } else if t > t1 + 1e-9 && t < t2 - 1e-6 {
+            stuck_rows += 1;
+            assert!((v - 0.4).abs() < 1e-8, "v({t}) = {v}");
+            assert!((f + y).abs() < 1e-8, "F({t}) = {f}, y = {y}");
+        }
+    }
+    assert!(stuck_rows > 200, "{stuck_rows}");
+}
