@@ -695,3 +695,32 @@ fn zero_crossing_functions_are_native_and_agree_bit_for_bit() {
         }
     }
 }
+
+/// Booleans and Integers defined by ordinary equations, conditions on them, an `abs` implicit
+/// equation and an equation-section assertion: native code computes the interpreter's bits.
+#[test]
+fn discrete_unknowns_of_ordinary_equations_run_natively_and_agree() {
+    let (program, init) = programs(
+        "discrete_unknowns.eqm",
+        "model DiscreteUnknowns
+  Real x(start = 0, fixed = true);
+  Real w(start = 5);
+  Boolean c = time > 0.5;
+  Boolean b;
+  Integer n;
+equation
+  der(x) = if b then 1 else 0.5*n;
+  b = time > 1 and not c or x > 1.5;
+  n = if b then 2 else 1;
+  abs(w) = 2 + x;
+  assert(w > 0, \"w positive\");
+end DiscreteUnknowns;
+",
+    );
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let (native, evaluated) = compare("discrete_unknowns.eqm", &program, &mut rng, 40);
+    assert!(evaluated >= 20, "only {evaluated} points");
+    assert!(native.is_complete(), "not every instruction is native");
+    let (native, _) = compare("discrete_unknowns.eqm (initialization)", &init, &mut rng, 10);
+    assert!(native.is_complete());
+}
