@@ -280,6 +280,9 @@ fn initial_states(model: &mut Instance<'_>, init: &ExecProgram, options: &RunOpt
     const PASSES: usize = 10;
     let start = options.start;
     let mut solver = instance(init, options)?;
+    // The initialization's guesses are only start values: a scalar equation Newton cannot
+    // solve from one is searched for the nearest bracketed root.
+    solver.interpreter().set_bracketing(true);
     let program = model.program();
     // The initialization problem may come from another form of the model (the
     // dummy-derivative form of a model simulated in its embedding form): the link says which
@@ -341,6 +344,17 @@ fn initial_states(model: &mut Instance<'_>, init: &ExecProgram, options: &RunOpt
                 && let Some(value) = solver.work().get(k as usize)
             {
                 x0[i] = *value;
+            }
+        }
+        // The consistent values of the other unknowns are the first guesses of the program's
+        // own iterations (an implicit equation the initialization solved by bracketing would
+        // not converge from the start value again).
+        for (k, v) in program.work_vars().iter().enumerate() {
+            if program.symbols().get(*v).kind == eqm_compile::dae::VarKind::Algebraic
+                && let Some(Slot::Work(j)) = in_init(*v)
+                && let Some(value) = solver.work().get(j as usize)
+            {
+                model.set_work(k as u32, *value);
             }
         }
         if surfaces.is_empty() || pass + 1 == PASSES {
@@ -415,6 +429,12 @@ pub fn simulate_with(
     };
     // Rows are evaluated on a second instance: the integrator holds the first one.
     let mut rows = instance(program, options)?;
+    // The rows' iterations start from the consistent initial values too.
+    for (k, v) in program.work_vars().iter().enumerate() {
+        if program.symbols().get(*v).kind == eqm_compile::dae::VarKind::Algebraic {
+            rows.set_work(k as u32, model.instance.work()[k]);
+        }
+    }
     if let Some(native) = native {
         rows.attach_native(native.clone());
         model.instance.attach_native(native);

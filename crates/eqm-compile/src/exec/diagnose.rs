@@ -107,6 +107,16 @@ impl ExecProgram {
         for (span, label) in labels {
             d = d.with_label(span, label);
         }
+        if let FailureSite::Equations { unknowns, .. } = &failure.site
+            && matches!(failure.kind, FailureKind::Singular | FailureKind::NoConvergence { .. })
+        {
+            let names: Vec<String> = unknowns.iter().take(4).map(|s| program.slot_name(*s)).collect();
+            d = d.with_help(format!(
+                "Newton's method starts from the start values of {} (at later times, from the last solution); give {} a start value near the solution you want, or check that the equations have one there",
+                names.join(", "),
+                if names.len() == 1 { "it" } else { "them" }
+            ));
+        }
         if let FailureSite::Equations { unknowns, .. } = &failure.site {
             for s in unknowns.iter().take(4) {
                 let var = match *s {

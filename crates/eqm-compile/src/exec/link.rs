@@ -2,8 +2,9 @@
 //! initializes.
 //!
 //! Input: the program of a model and the program of its initialization problem. Output: an
-//! [`InitLink`]: for each variable the initialization hands over to the model (the states, and
-//! the event variables that both programs read), the slot of the same variable in the
+//! [`InitLink`]: for each variable the initialization hands over to the model (the states, the
+//! algebraic variables as first guesses, and the event variables that both programs read), the
+//! slot of the same variable in the
 //! initialization program. The two programs may come from different forms of the model (a
 //! high-index model simulated in its embedding form is initialized by its dummy-derivative
 //! form's problem), so their variable ids differ; the model's variables are the same by name.
@@ -32,9 +33,16 @@ impl InitLink {
             }
         }
         let events = program.events();
+        // The algebraic variables too: their consistent values are the first guesses of the
+        // model's own iterations.
+        let algebraic = program
+            .work_vars()
+            .iter()
+            .filter(|v| program.symbols().get(**v).kind == crate::dae::VarKind::Algebraic);
         let handed_over = program
             .states()
             .iter()
+            .chain(algebraic)
             .chain(events.surfaces.iter().flat_map(|s| &s.relation_vars))
             .chain(events.initial.as_ref().map(|(_, v)| v));
         let mut slots = vec![None; program.symbols().len()];

@@ -97,6 +97,10 @@ pub trait OdeRhs {
 /// The reference interpreter of one program; see the module documentation.
 pub struct Interpreter<'p> {
     program: &'p ExecProgram,
+    /// Whether a scalar equation that Newton and the homotopy do not solve is searched for a
+    /// bracketed root (the initialization, whose guesses are only start values; never during
+    /// integration, where a root far from the last solution is another branch).
+    bracketing: bool,
     m: Machine,
     params: Vec<(Slot, Code)>,
     conditions: Vec<Code>,
@@ -229,6 +233,12 @@ impl<'p> Interpreter<'p> {
     /// ([`DEFAULT_ITERATION_LIMIT`]).
     pub fn set_iteration_limit(&mut self, limit: u64) {
         self.m.iteration_limit = limit;
+    }
+
+    /// Lets scalar equations that Newton and the homotopy do not solve be searched for a
+    /// bracketed root near the guess (for the initialization problem).
+    pub fn set_bracketing(&mut self, on: bool) {
+        self.bracketing = on;
     }
 
     /// Checks the lengths of the arrays against the program's layout.
@@ -470,6 +480,7 @@ impl<'p> Interpreter<'p> {
     /// returns the index of the next one, or the failing instruction and what went wrong.
     fn step(&mut self, k: usize, mem: &mut Mem, each_assignment: bool) -> Result<usize, (usize, SolveError)> {
         let limit = self.m.iteration_limit;
+        let bracketing = self.bracketing;
         let given = &self.given;
         let native = self
             .native
@@ -523,7 +534,7 @@ impl<'p> Interpreter<'p> {
                     derivative,
                     limit,
                 };
-                solve_scalar(guess, &mut problem).map_err(failed_here)?;
+                solve_scalar(guess, &mut problem, bracketing).map_err(failed_here)?;
                 Ok(k + 1)
             }
             (Some((module, NativeStep::Loop { evaluate, partials })), Step::Loop(l)) => {
@@ -569,7 +580,7 @@ impl<'p> Interpreter<'p> {
                     residual: *residual,
                     derivative: *derivative,
                 };
-                solve_scalar(guess, &mut problem).map_err(failed_here)?;
+                solve_scalar(guess, &mut problem, bracketing).map_err(failed_here)?;
                 Ok(k + 1)
             }
             (_, Step::Loop(l)) => {

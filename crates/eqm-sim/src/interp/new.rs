@@ -151,6 +151,7 @@ impl<'p> Interpreter<'p> {
         // Model-level code runs in frame 0; function frames start above it.
         let regs = vec![0.0; model_frame as usize + function_max as usize];
         Ok(Interpreter {
+            bracketing: false,
             program,
             m: Machine {
                 ops: c.ops,

@@ -49,8 +49,9 @@ pub(super) trait ScalarProblem {
 
 /// Scalar Newton with a backtracking line search on `|residual|`, starting from `guess` (the
 /// value the target holds); when that fails to converge, the homotopy of [`homotopy_steps`]
-/// from the same start. On success the target holds the solution.
-pub(super) fn solve_scalar(guess: f64, f: &mut dyn ScalarProblem) -> Result<(), SolveError> {
+/// from the same start; then, with `bracketing`, [`bracket_scalar`]. On success the target
+/// holds the solution.
+pub(super) fn solve_scalar(guess: f64, f: &mut dyn ScalarProblem, bracketing: bool) -> Result<(), SolveError> {
     let start = if guess.is_finite() { guess } else { 0.0 };
     let failure = match newton_scalar(start, f) {
         Ok(_) => return Ok(()),
@@ -66,7 +67,78 @@ pub(super) fn solve_scalar(guess: f64, f: &mut dyn ScalarProblem) -> Result<(), 
         };
         newton_scalar(z, &mut shifted).map(|solution| z = solution).is_ok()
     });
-    if found { Ok(()) } else { Err(failure) }
+    if found {
+        return Ok(());
+    }
+    if !bracketing {
+        return Err(failure);
+    }
+    match bracket_scalar(start, r0, f)? {
+        Some(_) => Ok(()),
+        None => Err(failure),
+    }
+}
+
+/// The last resort for a scalar equation Newton does not solve from `start` (a zero derivative
+/// there, as `cos(x) = 0` at `x = 0`): a search outward from `start`, on both sides at
+/// doubling distances, for a change of sign of the residual (`r0` at `start`), then the
+/// Illinois method inside that bracket and Newton to polish. The root found is the one nearest
+/// the start value that such a search can see. On success the target holds it.
+fn bracket_scalar(start: f64, r0: f64, f: &mut dyn ScalarProblem) -> Result<Option<f64>, SolveError> {
+    if !r0.is_finite() {
+        return Ok(None);
+    }
+    let scale = start.abs().max(1.0);
+    let mut previous = [(start, r0), (start, r0)];
+    let mut bracket = None;
+    'search: for k in 0..48 {
+        let distance = scale * 0.125 * 2f64.powi(k);
+        for (side, direction) in [1.0, -1.0].into_iter().enumerate() {
+            let z = start + direction * distance;
+            // A point outside the residual's domain is no bracket end; the search goes on.
+            let Ok(r) = f.residual(z) else { continue };
+            if !r.is_finite() {
+                continue;
+            }
+            if r == 0.0 || r.signum() != previous[side].1.signum() {
+                bracket = Some((previous[side], (z, r)));
+                break 'search;
+            }
+            previous[side] = (z, r);
+        }
+    }
+    let Some(((mut a, mut ra), (mut b, mut rb))) = bracket else {
+        return Ok(None);
+    };
+    for _ in 0..200 {
+        if rb == 0.0 || (b - a).abs() <= 4.0 * f64::EPSILON * a.abs().max(b.abs()) {
+            break;
+        }
+        let mut m = (a * rb - b * ra) / (rb - ra);
+        if !(m > a.min(b) && m < a.max(b)) {
+            m = 0.5 * (a + b);
+        }
+        let Ok(rm) = f.residual(m) else { return Ok(None) };
+        if !rm.is_finite() {
+            return Ok(None);
+        }
+        // The Illinois rule: `b` is the newest point and the residuals at `a` and `b` differ
+        // in sign; an end kept twice has its residual halved.
+        if rm.signum() != rb.signum() {
+            (a, ra) = (b, rb);
+        } else {
+            ra *= 0.5;
+        }
+        (b, rb) = (m, rm);
+    }
+    // Newton from the bracketed point (the target ends up holding the solution).
+    match newton_scalar(b, f) {
+        Ok(z) => Ok(Some(z)),
+        Err(_) => {
+            f.residual(b)?;
+            Ok((rb.abs() <= 1e-12 * r0.abs().max(1.0)).then_some(b))
+        }
+    }
 }
 
 /// Whether a failed Newton iteration may succeed by homotopy: it stopped for lack of progress

@@ -508,3 +508,37 @@ end M;
         "({x_eqm}, {y_eqm}) vs ({x}, {y})"
     );
 }
+
+#[test]
+fn a_scalar_equation_newton_cannot_start_on_is_solved_by_bracketing_from_the_start_value() {
+    // cos(x) = t from x = 0, where the derivative -sin(x) is zero: the nearest root is π/2 at
+    // t = 0, then x = acos(t).
+    let mut model = compile(
+        "model M
+  Real x(start = 0);
+equation
+  cos(x) = time;
+end M;
+",
+    );
+    let result = model.simulate(&settings(0.5)).expect("runs");
+    for i in 0..result.len() {
+        let (t, values) = result.row(i).unwrap();
+        assert!((values[0] - t.acos()).abs() < 1e-9, "x({t}) = {}", values[0]);
+    }
+    // Without a solution, the failure says where Newton started and what to try.
+    let mut model = compile(
+        "model M
+  Real x(start = 0);
+equation
+  cos(x) = 2 + time;
+end M;
+",
+    );
+    let failure = model.simulate(&settings(0.5)).expect_err("no solution");
+    let RunError::Failed { diagnostic, .. } = failure else {
+        panic!("{failure}")
+    };
+    let help = diagnostic.expect("a diagnostic").help.expect("a help");
+    assert!(help.contains("start values of x"), "{help}");
+}
