@@ -29,6 +29,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
     ) -> Option<Value> {
         let name = ref_text(function);
+        if let Some(value) = self.rewritten_call(e, &name, args, scope, loops) {
+            return value;
+        }
         let Some(builtin) = Builtin::by_name(&name) else {
             if let Some(class) = self.function_class(function, scope) {
                 let (_, outputs) = self.user_call(class, function, args, e.span, scope, loops)?;
@@ -342,5 +345,77 @@ fn ref_text(c: &ast::ComponentRef) -> Cow<'_, str> {
     match c.parts.as_slice() {
         [part] if !c.global && part.subscripts.is_empty() => Cow::Borrowed(&part.name.name),
         _ => Cow::Owned(eqm_syntax::pretty::print_ref(c)),
+    }
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// The operators that are other expressions: `homotopy(actual, simplified)` is `actual`
+    /// (the initialization solves the actual equations; `simplified` is only checked), and
+    /// `semiLinear(x, kp, kn)` is `smooth(0, if x >= 0 then kp*x else kn*x)` (continuous, so no
+    /// events). `None` when `name` is neither; `Some(None)` after a diagnostic.
+    fn rewritten_call(
+        &mut self,
+        e: &'a ast::Expr,
+        name: &str,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Option<Value>> {
+        let formals: &[&str] = match name {
+            "homotopy" => &["actual", "simplified"],
+            "semiLinear" => &["x", "positiveSlope", "negativeSlope"],
+            _ => return None,
+        };
+        // Positional arguments first, then the named ones by their formal names.
+        let mut given: Vec<Option<&'a ast::Expr>> = vec![None; formals.len()];
+        let mut wrong = args.positional.len() > formals.len();
+        for (slot, a) in given.iter_mut().zip(&args.positional) {
+            *slot = Some(a);
+        }
+        for (ident, a) in &args.named {
+            match formals.iter().position(|f| *f == ident.name) {
+                Some(k) if given[k].is_none() => given[k] = Some(a),
+                _ => wrong = true,
+            }
+        }
+        if wrong || given.iter().any(Option::is_none) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                format!("`{name}` takes the arguments ({})", formals.join(", ")),
+                e.span,
+                "wrong arguments",
+            ));
+            return Some(None);
+        }
+        let mut values = Vec::with_capacity(formals.len());
+        for a in given.into_iter().flatten() {
+            let Some(v) = self.eval(a, scope, loops) else {
+                return Some(None);
+            };
+            if self.expect_numeric(&v, a).is_none() {
+                return Some(None);
+            }
+            values.push(v);
+        }
+        let scalar = |v: &Value| v.elements().first().copied();
+        Some(match name {
+            "homotopy" => Some(values.swap_remove(0)),
+            _ => {
+                let (Some(x), Some(kp), Some(kn)) = (scalar(&values[0]), scalar(&values[1]), scalar(&values[2])) else {
+                    return Some(None);
+                };
+                let exprs = &mut self.model.exprs;
+                let zero = exprs.real(0.0);
+                let condition = exprs.binary(eqm_ir::expr::BinOp::Ge, x, zero);
+                let positive = exprs.binary(eqm_ir::expr::BinOp::Mul, kp, x);
+                let negative = exprs.binary(eqm_ir::expr::BinOp::Mul, kn, x);
+                let choice = exprs.add(eqm_ir::expr::Node::If(condition, positive, negative));
+                let order = exprs.int(0);
+                Some(Value::Scalar(
+                    exprs.builtin(Builtin::Smooth, vec![order, choice]),
+                    ScalarType::Real,
+                ))
+            }
+        })
     }
 }

@@ -542,3 +542,29 @@ end M;
     let help = diagnostic.expect("a diagnostic").help.expect("a help");
     assert!(help.contains("start values of x"), "{help}");
 }
+
+#[test]
+fn homotopy_is_its_actual_expression_and_semilinear_is_continuous_without_events() {
+    // x = e^{-t}; y = 2(x - 1/2) above 1/2, 3(x - 1/2) below.
+    let mut model = compile(
+        "model M
+  Real x(start = 1, fixed = true);
+  Real y;
+equation
+  der(x) = -homotopy(actual = x, simplified = 0.5*x);
+  y = semiLinear(x - 0.5, 2, negativeSlope = 3);
+end M;
+",
+    );
+    let result = model.simulate(&settings(1.0)).expect("runs");
+    assert_eq!(result.summary.events.events, 0);
+    for i in 0..result.len() {
+        let (t, values) = result.row(i).unwrap();
+        let x = (-t).exp();
+        let y = if x >= 0.5 { 2.0 * (x - 0.5) } else { 3.0 * (x - 0.5) };
+        assert!(
+            (values[0] - x).abs() < 1e-8 && (values[1] - y).abs() < 1e-8,
+            "{t}: {values:?}"
+        );
+    }
+}
