@@ -333,6 +333,33 @@ impl Extractor {
                 });
                 Some(dae.flat.exprs.var(var))
             }
+            (Builtin::Pre, Some(a), None) => {
+                // `pre(v)` of a discrete variable reads a slot the event iteration sets to `v`
+                // between passes, so that within a pass it is the value before it, whatever the
+                // order of the assignments (`a = pre(b); b = pre(a);` swaps).
+                let Node::Var(v) = *dae.exprs().get(a) else {
+                    return None;
+                };
+                if dae.kinds.get(v.0 as usize) != Some(&VarKind::Discrete) {
+                    return None;
+                }
+                let number = self.previous.len() + 1;
+                let (ty, start) = (dae.flat.var(v).ty, dae.flat.var(v).attributes.start);
+                let var = dae.add_relation_variable(
+                    format!("$pre{number}"),
+                    format!("pre({}), the value before the event", dae.flat.expr_text(a)),
+                    span,
+                );
+                if let Some(variable) = dae.flat.variables.last_mut() {
+                    variable.ty = ty;
+                    variable.attributes = eqm_ir::flat::Attributes::new(eqm_ir::flat::AttributeValues {
+                        start,
+                        ..Default::default()
+                    });
+                }
+                self.previous.push(Previous { var, expr: a, span });
+                Some(dae.flat.exprs.var(var))
+            }
             (Builtin::Edge | Builtin::Change, Some(a), None) => {
                 let number = self.previous.len() + 1;
                 let var = dae.add_relation_variable(

@@ -230,6 +230,14 @@ fn events(out: &mut String, analysis: &Analysis) {
             relations.join(", ")
         );
     }
+    for p in &set.previous {
+        let _ = writeln!(
+            out,
+            "  {} := {}   (its value before the event; set to it between the passes of an event)",
+            dae.flat.var(p.var).name,
+            dae.flat.expr_text(p.expr)
+        );
+    }
     for (w, conditions) in dae.flat.whens.iter().zip(&set.when_conditions) {
         let list: Vec<String> = conditions.iter().map(|c| dae.flat.expr_text(*c)).collect();
         let _ = writeln!(

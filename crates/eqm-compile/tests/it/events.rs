@@ -102,7 +102,8 @@ mod tests {
         );
         let events = &a.dae.stage.events;
         assert_eq!(events.samples.len(), 1);
-        assert_eq!(events.previous.len(), 2);
+        // `edge(x > 0.3)`, `change(n)`, and `pre(n)`, `pre(m)` of the discrete variables.
+        assert_eq!(events.previous.len(), 4);
         assert_eq!(events.surfaces.len(), 1);
         assert_eq!(events.when_conditions.len(), 2);
     }

@@ -382,3 +382,36 @@ end M;
     }
     assert!(stuck_rows > 200, "{stuck_rows}");
 }
+
+#[test]
+fn pre_breaks_every_cycle_of_a_when_clause() {
+    // a and b swap at every sample (t = 0, 0.5, 1): pre(·) is the value before the event,
+    // whatever the order of the equations; a clause reading pre of what it assigns counts.
+    let model = "model M
+  discrete Real a(start = 1);
+  discrete Real b(start = 2);
+  discrete Real n(start = 0);
+equation
+  when sample(0, 0.5) then
+    a = pre(b);
+    b = pre(a);
+    n = pre(n) + a - b;
+  end when;
+end M;
+";
+    let result = run(model, 1.2, None);
+    assert_eq!(
+        (result.value_at("a", 0.25), result.value_at("b", 0.25)),
+        (Some(2.0), Some(1.0))
+    );
+    assert_eq!(
+        (result.value_at("a", 0.75), result.value_at("b", 0.75)),
+        (Some(1.0), Some(2.0))
+    );
+    assert_eq!(
+        (result.final_value("a"), result.final_value("b")),
+        (Some(2.0), Some(1.0))
+    );
+    // n adds the new a - b: +1, -1, +1.
+    assert_eq!(result.final_value("n"), Some(1.0));
+}
