@@ -253,6 +253,17 @@ pub(super) fn isolate(
     start: Option<Probe>,
 ) -> Result<(Option<Bracket>, Probe), HybridError> {
     let surfaces = model.signs.len();
+    // Nothing watched (only time events, which are scheduled): nothing to search.
+    let timed = (0..surfaces).all(|k| is_timed(model.program, k));
+    if timed && model.sliding.is_none() {
+        let nothing = Probe {
+            t,
+            h: vec![f64::INFINITY; surfaces + 2],
+            slope: vec![0.0; surfaces + 2],
+            delta: 0.0,
+        };
+        return Ok((None, nothing));
+    }
     let mut search = Search {
         model,
         stepper,
