@@ -2,7 +2,8 @@
 //!
 //! Input: a [`Dae`] in the hybrid stage and its simulation [`Plan`]. Output: an [`InitPlan`]: the
 //! initial system (the DAE's equations, the initial equations, `x = start` for every variable
-//! with `fixed = true`, and `x = start` assumed for states the user left free) and its causal
+//! with `fixed = true`, and `x = start` assumed for states the user left free; parameters with
+//! `fixed = false` and no binding are unknowns of it) and its causal
 //! [`Plan`], in which states are unknowns like the algebraic variables and the derivatives; or
 //! diagnostics when the initial system cannot be made square. The initial system's DAE is in
 //! algebraic form (each state an algebraic variable, each `der(x)` a variable named `der(x)`),
@@ -49,6 +50,16 @@ pub fn analyze(dae: &Dae<Hybrid>, simulation: &Plan) -> Result<(InitPlan, Vec<Di
     // Invariants and the state-choice check belong to the simulation, which evaluates them.
     init.flat.invariants.clear();
     init.stage = Hybrid::default();
+    // A parameter with `fixed = false` and no binding is an unknown of the initialization,
+    // determined by the initial equations (its start value is the first guess); the simulation
+    // takes the value found as the parameter's.
+    for i in 0..init.kinds.len() {
+        let variable = init.flat.var(VarId(i as u32));
+        if init.kinds[i] == VarKind::Parameter && variable.attributes.fixed == Some(false) && variable.binding.is_none()
+        {
+            init.kinds[i] = VarKind::Algebraic;
+        }
+    }
     let n_model = init.equations.len();
     init.equations.extend(init.initial_equations.iter().cloned());
     let n_given = init.equations.len();

@@ -267,8 +267,12 @@ fn instance<'p>(program: &'p ExecProgram, options: &RunOptions) -> Result<Instan
     Ok(instance)
 }
 
+/// The parameters with `fixed = false` the initialization determined, by name.
+type Determined = Vec<(String, f64)>;
+
 /// Consistent initial states: the initialization program solved at the start time. The
 /// model's own start values (from `model`) stand in for any state the initial system lacks.
+/// The parameters with `fixed = false` it determined are set in `model` and returned.
 ///
 /// Relations are frozen in both programs. Their first values are those at the start values
 /// (so that an implicit equation through `abs` or an `if` keeps the root on the side of its
@@ -276,7 +280,11 @@ fn instance<'p>(program: &'p ExecProgram, options: &RunOptions) -> Result<Instan
 /// holds); the initialization is then solved again with the relations its solution gives (a
 /// few passes at most) until they agree, so that the initial values and the relations are
 /// consistent with each other.
-fn initial_states(model: &mut Instance<'_>, init: &ExecProgram, options: &RunOptions) -> Result<Vec<f64>, SimError> {
+fn initial_states(
+    model: &mut Instance<'_>,
+    init: &ExecProgram,
+    options: &RunOptions,
+) -> Result<(Vec<f64>, Determined), SimError> {
     const PASSES: usize = 10;
     let start = options.start;
     let mut solver = instance(init, options)?;
@@ -357,8 +365,21 @@ fn initial_states(model: &mut Instance<'_>, init: &ExecProgram, options: &RunOpt
                 model.set_work(k as u32, *value);
             }
         }
+        // Parameters with `fixed = false` are what the initialization found for them.
+        let mut determined = Vec::new();
+        for v in program.params() {
+            if let Some(Slot::Work(j)) = in_init(*v)
+                && let Some(value) = solver.work().get(j as usize)
+            {
+                let name = program.symbols().get(*v).name.clone();
+                model
+                    .set_param(&name, *value)
+                    .map_err(|d| SimError::Model(Box::new(d)))?;
+                determined.push((name, *value));
+            }
+        }
         if surfaces.is_empty() || pass + 1 == PASSES {
-            return Ok(x0);
+            return Ok((x0, determined));
         }
         model
             .surfaces(start, &x0, &mut dx, &mut d)
@@ -368,7 +389,7 @@ fn initial_states(model: &mut Instance<'_>, init: &ExecProgram, options: &RunOpt
                 diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
             })?;
         if !relations(model, &mut solver, &d) {
-            return Ok(x0);
+            return Ok((x0, determined));
         }
     }
     unreachable!("the last pass returns")
@@ -409,7 +430,7 @@ pub fn simulate_with(
         crate::instance::check_start_value(program, name, *value).map_err(|d| SimError::Model(Box::new(d)))?;
     }
     let mut model = ModelOde::new(instance(program, options)?);
-    let x0 = initial_states(&mut model.instance, init, options)?;
+    let (x0, determined) = initial_states(&mut model.instance, init, options)?;
     let mut invariant_report = None;
     if !program.invariants().is_empty() {
         let (projector, report) = projector(&mut model.instance, options, &x0)?;
@@ -429,6 +450,9 @@ pub fn simulate_with(
     };
     // Rows are evaluated on a second instance: the integrator holds the first one.
     let mut rows = instance(program, options)?;
+    for (name, value) in &determined {
+        rows.set_param(name, *value).map_err(|d| SimError::Model(Box::new(d)))?;
+    }
     // The rows' iterations start from the consistent initial values too.
     for (k, v) in program.work_vars().iter().enumerate() {
         if program.symbols().get(*v).kind == eqm_compile::dae::VarKind::Algebraic {

@@ -3,8 +3,8 @@
 //!
 //! Input: the program of a model and the program of its initialization problem. Output: an
 //! [`InitLink`]: for each variable the initialization hands over to the model (the states, the
-//! algebraic variables as first guesses, and the event variables that both programs read), the
-//! slot of the same variable in the
+//! algebraic variables as first guesses, the parameters with `fixed = false` it determines, and
+//! the event variables that both programs read), the slot of the same variable in the
 //! initialization program. The two programs may come from different forms of the model (a
 //! high-index model simulated in its embedding form is initialized by its dummy-derivative
 //! form's problem), so their variable ids differ; the model's variables are the same by name.
@@ -43,6 +43,7 @@ impl InitLink {
             .states()
             .iter()
             .chain(algebraic)
+            .chain(program.params())
             .chain(events.surfaces.iter().flat_map(|s| &s.relation_vars))
             .chain(events.initial.as_ref().map(|(_, v)| v));
         let mut slots = vec![None; program.symbols().len()];

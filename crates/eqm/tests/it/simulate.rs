@@ -568,3 +568,24 @@ end M;
         );
     }
 }
+
+#[test]
+fn a_parameter_with_fixed_false_is_determined_by_the_initial_equations() {
+    // p = 2 x(0) = 2, so x = e^{-2t}.
+    let mut model = compile(
+        "model M
+  parameter Real p(fixed = false);
+  Real x(start = 1, fixed = true);
+initial equation
+  p = 2*x;
+equation
+  der(x) = -p*x;
+end M;
+",
+    );
+    let result = model.simulate(&settings(1.0)).expect("runs");
+    for i in 0..result.len() {
+        let (t, values) = result.row(i).unwrap();
+        assert!((values[0] - (-2.0 * t).exp()).abs() < 1e-9, "x({t}) = {}", values[0]);
+    }
+}
