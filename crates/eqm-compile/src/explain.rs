@@ -11,7 +11,7 @@ use crate::analysis::{EmbeddingForm, FormChoice, FormReason};
 use crate::dae::{Dae, VarKind};
 use crate::events::Hybrid;
 use crate::index::IndexReduction;
-use crate::plan::{Block, Plan, unknown_name};
+use crate::plan::{Block, Plan, Unknown, unknown_name};
 use std::fmt::Write as _;
 
 pub fn explain(analysis: &Analysis) -> String {
@@ -136,9 +136,17 @@ fn blocks(out: &mut String, dae: &Dae<Hybrid>, plan: &Plan) {
                 );
             }
             Block::Implicit { eq, unknown } => {
+                // Which start value the iteration starts from: with several roots, it chooses.
+                let first = match plan.unknowns[*unknown] {
+                    Unknown::Var(v) => match flat.var(v).attributes.start {
+                        Some(start) => format!("from the start value {}", text(start)),
+                        None => "from 0 (no start value)".to_string(),
+                    },
+                    Unknown::Der(_) => "from 0".to_string(),
+                };
                 let _ = writeln!(
                     out,
-                    "  {step}. solve e{} for {} (implicit: scalar Newton iteration)",
+                    "  {step}. solve e{} for {} (implicit: scalar Newton iteration {first} at the start, then from the last solution)",
                     eq + 1,
                     unknown_name(dae, plan.unknowns[*unknown])
                 );
