@@ -26,7 +26,10 @@ pub enum VarKind {
     State,
     /// Determined by the equations at each instant.
     Algebraic,
-    /// Changes only at events (when-assigned, Integer, Boolean, String).
+    /// Changes only at events and is not solved from the continuous equations: assigned in a
+    /// when-clause or an algorithm, declared `discrete`, a String, or a relation or event value
+    /// the compiler introduced. (An Integer or Boolean defined by an ordinary equation is
+    /// `Algebraic`.)
     Discrete,
     Parameter,
     Constant,

@@ -101,6 +101,25 @@ pub(crate) fn jacobian_at(
     Ok(())
 }
 
+/// The Jacobian of `sys` at `(t, x)` into `jacobian` (n × n) by [`jacobian_at`] (the system's
+/// own, else forward differences with floor 1): for a look at a model outside a run, such as
+/// its fastest rate before one.
+pub fn jacobian_of(
+    sys: &mut dyn OdeSystem,
+    t: f64,
+    x: &[f64],
+    jacobian: &mut DMatrix<f64>,
+) -> Result<(), IntegrationError> {
+    let mut work = x.to_vec();
+    let at = JacobianPoint {
+        t,
+        point: x,
+        f_point: None,
+        floor: &|_| 1.0,
+    };
+    jacobian_at(sys, at, &mut work, jacobian, &mut Stats::default())
+}
+
 /// The increment of a component of value `x` for a forward difference: `√ε·max(|x|, floor)`,
 /// `floor` the scale below which its value does not matter (see [`jacobian_at`]).
 pub(crate) fn difference_step(x: f64, floor: f64) -> f64 {

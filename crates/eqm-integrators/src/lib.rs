@@ -51,6 +51,7 @@ mod system;
 
 pub use error::{IntegrationError, Quantity};
 pub use integrate::{Outcome, Output, Schedule, integrate};
+pub use jacobian::jacobian_of;
 pub use method::{Method, stepper_for};
 pub use options::{Atol, DEFAULT_MAX_STEPS, Options};
 pub use stepper::{Stats, StepInfo, Stepper};

@@ -54,8 +54,8 @@ fn stability_limit(method: &Method) -> Option<f64> {
 
 /// The warning (`W0702`) that the fixed step of an explicit method times the largest
 /// eigenvalue magnitude of the model's Jacobian at `(t, x)` is beyond the method's stability
-/// limit; `None` for other methods, models above 200 states (no eigenvalues computed) or a
-/// Jacobian that cannot be evaluated.
+/// limit; `None` for other methods, models above 200 states or a Jacobian that cannot be
+/// evaluated.
 pub(crate) fn stability_warning(ode: &mut ModelOde<'_>, t: f64, x: &[f64], options: &RunOptions) -> Option<Diagnostic> {
     let (limit, h) = (stability_limit(&options.method)?, options.integrator.step?);
     let n = x.len();
@@ -64,38 +64,12 @@ pub(crate) fn stability_warning(ode: &mut ModelOde<'_>, t: f64, x: &[f64], optio
     }
     let failure = ode.failure.take();
     let mut jacobian = nalgebra::DMatrix::zeros(n, n);
-    let evaluated = match ode.jacobian(t, x, &mut jacobian) {
-        Some(result) => result.is_ok(),
-        None => {
-            // Forward differences, column by column.
-            let mut f0 = vec![0.0; n];
-            let mut f1 = vec![0.0; n];
-            let mut probe = x.to_vec();
-            let mut ok = ode.rhs(t, x, &mut f0).is_ok();
-            for j in 0..n {
-                if !ok {
-                    break;
-                }
-                let delta = f64::EPSILON.sqrt() * x[j].abs().max(1.0);
-                probe[j] = x[j] + delta;
-                ok = ode.rhs(t, &probe, &mut f1).is_ok();
-                probe[j] = x[j];
-                for i in 0..n {
-                    jacobian[(i, j)] = (f1[i] - f0[i]) / delta;
-                }
-            }
-            ok
-        }
-    };
+    let evaluated = eqm_integrators::jacobian_of(ode, t, x, &mut jacobian).is_ok();
     ode.failure = failure;
     if !evaluated || jacobian.iter().any(|v| !v.is_finite()) {
         return None;
     }
-    let radius = jacobian
-        .complex_eigenvalues()
-        .iter()
-        .map(|l| l.norm())
-        .fold(0.0, f64::max);
+    let radius = crate::simulate::spectral_radius(&jacobian);
     if h * radius <= limit {
         return None;
     }

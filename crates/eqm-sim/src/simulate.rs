@@ -218,6 +218,26 @@ pub fn prepare(program: &mut ExecProgram, options: &RunOptions) -> Option<String
     })
 }
 
+/// The largest eigenvalue modulus of `jacobian`: computed up to 200 rows, bounded by the
+/// infinity norm above (eigenvalues of large matrices cost more than the run they inform).
+pub(crate) fn spectral_radius(jacobian: &nalgebra::DMatrix<f64>) -> f64 {
+    if jacobian.nrows() == 0 {
+        0.0
+    } else if jacobian.nrows() <= 200 {
+        jacobian
+            .clone()
+            .complex_eigenvalues()
+            .iter()
+            .map(|l| l.norm())
+            .fold(0.0, f64::max)
+    } else {
+        jacobian
+            .row_iter()
+            .map(|r| r.iter().map(|v| v.abs()).sum::<f64>())
+            .fold(0.0, f64::max)
+    }
+}
+
 /// The default gain of the projection: the rate of the model's fastest motion at the start,
 /// the larger of the largest eigenvalue modulus of `∂f/∂x` and the relative speed `‖f‖/‖x‖` of
 /// the state (a system starting at rest has no velocity-dependent rates yet, so its Jacobian
@@ -228,22 +248,7 @@ pub fn prepare(program: &mut ExecProgram, options: &RunOptions) -> Option<String
 /// become stiff. (Ten times that rate keeps the residual no smaller at tight tolerances but makes
 /// an explicit method take about three times as many steps on the pendulum.)
 pub fn default_gain(jacobian: &nalgebra::DMatrix<f64>, f: &[f64], x: &[f64], span: f64) -> f64 {
-    let radius = if jacobian.nrows() == 0 {
-        0.0
-    } else if jacobian.nrows() <= 200 {
-        jacobian
-            .clone()
-            .complex_eigenvalues()
-            .iter()
-            .map(|l| l.norm())
-            .fold(0.0, f64::max)
-    } else {
-        // Large models: the infinity norm bounds the spectral radius.
-        jacobian
-            .row_iter()
-            .map(|r| r.iter().map(|v| v.abs()).sum::<f64>())
-            .fold(0.0, f64::max)
-    };
+    let radius = spectral_radius(jacobian);
     let norm = |v: &[f64]| v.iter().map(|a| a * a).sum::<f64>().sqrt();
     let speed = if norm(x) > 0.0 { norm(f) / norm(x) } else { 0.0 };
     let floor = if span > 0.0 && span.is_finite() {

@@ -57,14 +57,9 @@ impl HybridModel<'_> {
     /// The failure of assertion `k` at time `t`.
     fn assertion_error(&self, k: usize, t: f64) -> HybridError {
         let a = &self.program.assertions()[k];
-        let moment = if a.parametric {
-            "the parameters violate an assertion"
-        } else {
-            "an assertion does not hold"
-        };
         HybridError::Assertion {
             time: t,
-            message: format!("{moment}: {}", a.message),
+            message: format!("{}: {}", what_failed(a), a.message),
             span: a.span,
             condition: a.text.clone(),
         }
@@ -114,13 +109,9 @@ impl HybridModel<'_> {
                 _ if holds => {}
                 AssertionLevel::Error => return Ok(Some(k)),
                 AssertionLevel::Warning if held => {
-                    let moment = if a.parametric {
-                        "the parameters violate an assertion".to_string()
-                    } else {
-                        format!("at t = {t} an assertion does not hold")
-                    };
+                    let message = format!("at t = {t} {}: {}", what_failed(a), a.message);
                     self.stats.warnings.push(
-                        Diagnostic::warning("W0701", format!("{moment}: {}", a.message), a.span, "this assertion")
+                        Diagnostic::warning("W0701", message, a.span, "this assertion")
                             .with_note(format!("`{}` is false; the run goes on", a.text)),
                     );
                 }
@@ -128,5 +119,14 @@ impl HybridModel<'_> {
             }
         }
         Ok(None)
+    }
+}
+
+/// What a false assertion means: on parameters alone, that they are not valid.
+fn what_failed(a: &ExecAssertion) -> &'static str {
+    if a.parametric {
+        "the parameters violate an assertion"
+    } else {
+        "an assertion does not hold"
     }
 }

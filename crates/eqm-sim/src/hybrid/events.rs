@@ -126,12 +126,10 @@ pub(super) fn event_iteration(
     let events = program.events();
     let sliding = model.sliding.as_ref().map(|s| s.surface);
     let mut changing: Vec<usize> = Vec::new();
-    let mut fired_in_pass: Vec<Vec<bool>> = events.whens.iter().map(|w| vec![false; w.branches.len()]).collect();
+    let mut fired_in_pass = vec![false; events.whens.len()];
     let mut now: Vec<Vec<bool>> = whens.conditions.clone();
     for _ in 0..MAX_EVENT_ITERATIONS {
-        for f in fired_in_pass.iter_mut() {
-            f.fill(false);
-        }
+        fired_in_pass.fill(false);
         let mut fired_any = false;
         let mut discrete_changed = false;
         let mut reinits: Vec<(u32, f64)> = Vec::new();
@@ -145,7 +143,7 @@ pub(super) fn event_iteration(
             model.surfaces_at(t, x, dx)?;
             let mut relations_changed = false;
             for k in 0..model.signs.len() {
-                if Some(k) == sliding || model.held.contains(&k) {
+                if Some(k) == sliding || Some(k) == model.held {
                     continue;
                 }
                 let s = surface_sign(program, k, model.d[k]);
@@ -167,7 +165,7 @@ pub(super) fn event_iteration(
             for (w, when) in events.whens.iter().enumerate() {
                 // A clause that fired in this pass keeps the condition values it fired with:
                 // its branches that rise only with this pass's assignments rise in the next.
-                if fired_in_pass[w].iter().any(|f| *f) {
+                if fired_in_pass[w] {
                     continue;
                 }
                 let mut chosen = None;
@@ -180,7 +178,7 @@ pub(super) fn event_iteration(
                 }
                 if let Some(b) = chosen {
                     fired.push((w, b));
-                    fired_in_pass[w][b] = true;
+                    fired_in_pass[w] = true;
                     accumulation(&mut whens.firings[w][b], t, when.span)?;
                 }
             }

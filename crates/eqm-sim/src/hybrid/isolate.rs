@@ -122,6 +122,8 @@ struct Search<'a, 'm, 'p> {
     stepper: &'m dyn Stepper,
     near: &'a [f64],
     evaluations: usize,
+    /// Scratch: the watched functions at the second point of a slope.
+    shifted: Vec<f64>,
 }
 
 impl Search<'_, '_, '_> {
@@ -138,9 +140,8 @@ impl Search<'_, '_, '_> {
         let with_slopes = delta < 0.25 * length;
         if with_slopes {
             let other = if backward { t - delta } else { t + delta };
-            let mut h2 = Vec::new();
-            watched(self.model, self.stepper, other, self.near, &mut h2)?;
-            for ((s, a), b) in slope.iter_mut().zip(&h).zip(&h2) {
+            watched(self.model, self.stepper, other, self.near, &mut self.shifted)?;
+            for ((s, a), b) in slope.iter_mut().zip(&h).zip(&self.shifted) {
                 *s = if a.is_finite() && b.is_finite() {
                     if backward { (a - b) / delta } else { (b - a) / delta }
                 } else {
@@ -243,7 +244,7 @@ pub(super) fn hermite_min(h0: f64, d0: f64, h1: f64, d1: f64, length: f64) -> f6
 /// The earliest crossing in the step `(t_prev, t]` just taken: the sub-interval that holds it
 /// and the crossings at its right end; `start` is the probe at `t_prev` when it is still
 /// valid (taken at the end of the previous step, with nothing changed since). Returns the
-/// probe at `t` for the next step as well.
+/// probe at `t` for the next step as well (none when nothing is watched).
 pub(super) fn isolate(
     model: &mut HybridModel<'_>,
     stepper: &dyn Stepper,
@@ -251,24 +252,19 @@ pub(super) fn isolate(
     t: f64,
     near: &[f64],
     start: Option<Probe>,
-) -> Result<(Option<Bracket>, Probe), HybridError> {
+) -> Result<(Option<Bracket>, Option<Probe>), HybridError> {
     let surfaces = model.signs.len();
     // Nothing watched (only time events, which are scheduled): nothing to search.
     let timed = (0..surfaces).all(|k| is_timed(model.program, k));
     if timed && model.sliding.is_none() {
-        let nothing = Probe {
-            t,
-            h: vec![f64::INFINITY; surfaces + 2],
-            slope: vec![0.0; surfaces + 2],
-            delta: 0.0,
-        };
-        return Ok((None, nothing));
+        return Ok((None, None));
     }
     let mut search = Search {
         model,
         stepper,
         near,
         evaluations: 0,
+        shifted: Vec::with_capacity(surfaces + 2),
     };
     let length = t - t_prev;
     let a = match start {
@@ -287,7 +283,7 @@ pub(super) fn isolate(
         end,
         candidates: js.into_iter().map(|j| crossing_of(j, surfaces)).collect(),
     });
-    Ok((found, b))
+    Ok((found, Some(b)))
 }
 
 #[cfg(test)]

@@ -12,8 +12,9 @@
 //! resolved by the step), so that a step spanning several crossings loses none; the earliest
 //! crossing is located on the stepper's dense output by the Illinois method to a time tolerance
 //! of about 1e-13 relative. The earliest crossing ends the step there: the event iteration updates
-//! relations, fires when-branches whose conditions became true (all action values computed from
-//! the values before the event, then applied: `pre` semantics), and repeats until nothing
+//! relations, fires when-branches whose conditions became true (assignments in the order the
+//! program sorted them; `pre(v)` of a discrete variable reads its value before the pass, held
+//! in its own slot), fires the clauses those assignments make rise, and repeats until nothing
 //! changes; then the stepper restarts.
 //!
 //! When the vector fields on both sides of a surface push the solution back onto it (what
@@ -163,7 +164,7 @@ pub struct HybridModel<'p> {
     /// The surface whose sliding just ended: its side is the one the sliding coefficient left
     /// towards, which the event iteration keeps (the surface's value itself is then within
     /// the drift of sliding of zero, on either side).
-    held: Vec<usize>,
+    held: Option<usize>,
     /// Per assertion of the program, whether it held at its last check.
     assertions_holding: Vec<bool>,
     /// Scratch: surface values, two derivative vectors and a probe point.
@@ -190,7 +191,7 @@ impl<'p> HybridModel<'p> {
             program,
             signs: vec![0; surfaces],
             sliding: None,
-            held: Vec::new(),
+            held: None,
             assertions_holding: vec![true; program.assertions().len()],
             d: vec![0.0; surfaces],
             f_plus: vec![0.0; n],
@@ -431,7 +432,7 @@ pub fn integrate(
         // within one step is not lost.
         let (found, end) = isolate(model, stepper, info.t_prev, info.t, &near, last_probe.take())?;
         let Some(bracket) = found else {
-            last_probe = Some(end);
+            last_probe = end;
             if let Err((holds_until, failure)) = model.check_step(stepper, info.t_prev, info.t) {
                 // Rows up to the last instant the assertions held, then the failure.
                 if let ControlFlow::Break(time) =
@@ -514,13 +515,13 @@ pub fn integrate(
                     te - since,
                     if positive { "positive" } else { "negative" }
                 ));
-                model.held = vec![k];
+                model.held = Some(k);
             }
             Crossing::Surface(_) => {}
         }
         let sliding_surface = model.sliding.as_ref().map(|s| s.surface);
         let iteration = event_iteration(model, te, &mut x, &mut dx, &mut whens, false);
-        let held = std::mem::take(&mut model.held);
+        let held = model.held.take();
         if let Some(terminated) = iteration? {
             let _ = row(model, te, &x);
             return Ok(terminated);
@@ -542,7 +543,7 @@ pub fn integrate(
                 *n = n.min(hysteresis(model.d[k])).max(hysteresis(0.0));
             }
         }
-        for k in held {
+        if let Some(k) = held {
             // The surface left by sliding is on its chosen side even where its value, within
             // the drift of sliding, says otherwise.
             near[k] = near[k].max(2.0 * model.d[k].abs());
