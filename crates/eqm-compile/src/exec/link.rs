@@ -3,7 +3,7 @@
 //!
 //! Input: the program of a model and the program of its initialization problem. Output: an
 //! [`InitLink`]: for each variable the initialization hands over to the model (the states, the
-//! algebraic variables as first guesses, the parameters with `fixed = false` it determines, and
+//! unknowns of the model's iterations as their first guesses, the parameters with `fixed = false` it determines, and
 //! the event variables that both programs read), the slot of the same variable in the
 //! initialization program. The two programs may come from different forms of the model (a
 //! high-index model simulated in its embedding form is initialized by its dummy-derivative
@@ -33,16 +33,26 @@ impl InitLink {
             }
         }
         let events = program.events();
-        // The algebraic variables too: their consistent values are the first guesses of the
-        // model's own iterations.
-        let algebraic = program
-            .work_vars()
+        // The unknowns the model's iterations solve for (implicit equations, loops): their
+        // consistent values are the first guesses of those iterations. No other variable needs
+        // one, and a large model has many.
+        let iterated: Vec<VarId> = program
+            .rhs()
             .iter()
-            .filter(|v| program.symbols().get(**v).kind == crate::dae::VarKind::Algebraic);
+            .flat_map(|instr| match instr {
+                super::Instr::Newton1 { target, .. } => std::slice::from_ref(target),
+                super::Instr::Loop(block) => block.unknowns.as_slice(),
+                _ => &[],
+            })
+            .filter_map(|slot| match slot {
+                Slot::Work(k) => program.work_vars().get(*k as usize).copied(),
+                _ => None,
+            })
+            .collect();
         let handed_over = program
             .states()
             .iter()
-            .chain(algebraic)
+            .chain(&iterated)
             .chain(program.params())
             .chain(events.surfaces.iter().flat_map(|s| &s.relation_vars))
             .chain(events.initial.as_ref().map(|(_, v)| v));
