@@ -98,8 +98,14 @@ impl Builder {
                 let actions = self.when_order(actions);
                 branches.push((condition, actions));
             }
-            self.events.whens.push(ExecWhen { branches, span: w.span });
+            let coupled = vec![false; branches.len()];
+            self.events.whens.push(ExecWhen {
+                branches,
+                coupled,
+                span: w.span,
+            });
         }
+        self.mark_coupled_branches();
         for (k, &v) in self.work_vars.iter().enumerate() {
             if self.kind(v) == VarKind::Discrete && self.eliminated(v).is_none() {
                 self.events.discrete.push(k as u32);
@@ -182,6 +188,86 @@ impl Builder {
         }
         let mut slots: Vec<Option<flat::WhenAction>> = actions.into_iter().map(Some).collect();
         order.into_iter().filter_map(|i| slots[i].take()).collect()
+    }
+
+    /// Marks the when-branches whose assignments form one system with the continuous
+    /// equations ([`ExecWhen::coupled`]). One pass over the right-hand side and the outputs
+    /// program, in evaluation order, finds every variable computed from a variable that a
+    /// when-clause assigns; a branch is coupled when an assignment reads one of those directly.
+    fn mark_coupled_branches(&mut self) {
+        let arena = &self.dae.flat.exprs;
+        let slots = &self.slots;
+        let slot_of = |v: VarId| slots.get(v.0 as usize).copied().flatten();
+        let mut assigned: eqm_ir::symbolic::FxHashSet<Slot> = Default::default();
+        for w in &self.events.whens {
+            for (_, actions) in &w.branches {
+                for a in actions {
+                    if let flat::WhenAction::Assign { var, .. } = a
+                        && let Some(slot) = slot_of(*var)
+                    {
+                        assigned.insert(slot);
+                    }
+                }
+            }
+        }
+        if assigned.is_empty() {
+            return;
+        }
+        // `derived`: the slots the continuous equations compute from an assigned variable.
+        let mut derived: eqm_ir::symbolic::FxHashSet<Slot> = Default::default();
+        let mut reads = Vec::new();
+        let mut step = |roots: &mut dyn Iterator<Item = ExprId>, targets: &mut dyn Iterator<Item = Slot>| {
+            reads.clear();
+            for root in roots {
+                arena.vars_in(root, &mut reads);
+            }
+            let tainted = reads
+                .iter()
+                .filter_map(|&v| slot_of(v))
+                .any(|s| assigned.contains(&s) || derived.contains(&s));
+            if tainted {
+                derived.extend(targets);
+            }
+        };
+        for instr in &self.rhs {
+            match instr {
+                Instr::Assign { target, value, .. } => {
+                    step(&mut std::iter::once(*value), &mut std::iter::once(*target))
+                }
+                Instr::Newton1 { target, residual, .. } => {
+                    step(&mut std::iter::once(*residual), &mut std::iter::once(*target))
+                }
+                Instr::Loop(l) => step(
+                    &mut l.inner.iter().map(|a| a.value).chain(l.residuals.iter().map(|r| r.0)),
+                    &mut l.unknowns.iter().copied(),
+                ),
+                Instr::Algorithm { index } => {
+                    let a = &self.algorithms[*index];
+                    let mut roots = Vec::new();
+                    for statement in &a.statements {
+                        statement.for_each_expr(&mut |e, _| roots.push(e));
+                    }
+                    step(&mut roots.into_iter(), &mut a.outputs.iter().map(|o| o.1));
+                }
+            }
+        }
+        for o in &self.outputs {
+            step(&mut std::iter::once(o.value), &mut std::iter::once(o.target));
+        }
+        if derived.is_empty() {
+            return;
+        }
+        for w in &mut self.events.whens {
+            for (b, (_, actions)) in w.branches.iter().enumerate() {
+                w.coupled[b] = actions.iter().any(|a| match a {
+                    flat::WhenAction::Assign { value, .. } => reads_split_by_pre(arena, *value)
+                        .0
+                        .into_iter()
+                        .any(|v| slot_of(v).is_some_and(|s| derived.contains(&s))),
+                    _ => false,
+                });
+            }
+        }
     }
 
     pub(super) fn when_target_error(&mut self, var: VarId, span: Span, why: &str) {

@@ -185,6 +185,11 @@ pub struct ExecSurface {
 #[derive(Debug, Clone)]
 pub struct ExecWhen {
     pub branches: Vec<(ExprId, Vec<flat::WhenAction>)>,
+    /// Per branch: an assignment reads (not through `pre`) a variable that the continuous
+    /// equations compute from a variable some when-clause assigns (`x + y = 5; when c then
+    /// y = 7 - 2*x; end when;`). At an event such a branch's assignments are solved together
+    /// with the continuous equations, not evaluated one after the other.
+    pub coupled: Vec<bool>,
     pub span: Span,
 }
 

@@ -187,12 +187,20 @@ pub(super) fn event_iteration(
             }
             fired_any = true;
             // Assignments run in the order the program sorted them (each reads the new values
-            // of those it depends on, and `pre(v)` before `v` changes); reinits take effect after
-            // the pass, so every value is computed from the state before the event.
+            // of those it depends on, and `pre(v)` before `v` changes), or, when one of them
+            // reads a continuous variable computed from an assigned one, are solved together
+            // with the continuous equations; reinits take effect after the pass, so every value
+            // is computed from the state before the event.
+            let solved = fired.iter().any(|&(w, b)| events.whens[w].coupled[b]);
+            if solved {
+                let assignments = coupled::assignments(program, &fired);
+                discrete_changed |= coupled::solve(model, &assignments, t, x, dx)?;
+            }
             for &(w, b) in &fired {
                 let when = &events.whens[w];
                 for action in &when.branches[b].1 {
                     match action {
+                        WhenAction::Assign { .. } if solved => {}
                         WhenAction::Assign { value, span, .. } => {
                             let v = model.ode.instance.event_value(*value, *span, t, x, dx)?;
                             if let Some(Slot::Work(k)) = action_slot(program, action)

@@ -13,8 +13,9 @@
 //! crossing is located on the stepper's dense output by the Illinois method to a time tolerance
 //! of about 1e-13 relative. The earliest crossing ends the step there: the event iteration updates
 //! relations, fires when-branches whose conditions became true (assignments in the order the
-//! program sorted them; `pre(v)` of a discrete variable reads its value before the pass, held
-//! in its own slot), fires the clauses those assignments make rise, and repeats until nothing
+//! program sorted them, or solved together with the continuous equations when one of them reads
+//! a continuous variable computed from an assigned one (`coupled`); `pre(v)` of a discrete
+//! variable reads its value before the pass, held in its own slot), fires the clauses those assignments make rise, and repeats until nothing
 //! changes; then the stepper restarts.
 //!
 //! When the vector fields on both sides of a surface push the solution back onto it (what
@@ -38,6 +39,7 @@ use eqm_ir::slot::Slot;
 use std::ops::ControlFlow;
 
 mod assertions;
+mod coupled;
 mod crossing;
 mod events;
 mod isolate;

@@ -415,3 +415,75 @@ end M;
     // n adds the new a - b: +1, -1, +1.
     assert_eq!(result.final_value("n"), Some(1.0));
 }
+
+#[test]
+fn a_when_equation_in_a_loop_with_continuous_equations_is_solved_with_them() {
+    // At each sample t_k = 0.2·k the system {x + y = 5, y = 7 - 2x + t_k} has the solution
+    // x = 2 + t_k, y = 3 - t_k; between samples y is held and x = 5 - y.
+    let model = "model M
+  Real x, y;
+equation
+  x + y = 5;
+  when sample(0, 0.2) then
+    y = 7 - 2*x + time;
+  end when;
+end M;
+";
+    for method in methods() {
+        let result = run(model, 0.5, method.clone());
+        for (t, x) in [(0.1, 2.0), (0.3, 2.2), (0.5, 2.4)] {
+            let found = result.value_at("x", t).unwrap();
+            assert!((found - x).abs() < 1e-9, "{method:?}: x({t}) = {found}, not {x}");
+            let y = result.value_at("y", t).unwrap();
+            assert!((y - (5.0 - x)).abs() < 1e-9, "{method:?}: y({t}) = {y}");
+        }
+    }
+    // Nonlinear, through a state and two clauses firing together: at t = 1 with s(1) = 1,
+    // u = w·w and w + u = s + 5 give w = 2 (the root near the start value), u = 4; then
+    // der(s) = u - 4 = 0 holds s at 1.
+    let model = "model M
+  Real s(start = 0, fixed = true);
+  Real w(start = 1.5);
+  discrete Real u(start = 1);
+equation
+  der(s) = if time < 1 then 1 else u - 4;
+  w + u = s + 5;
+  when time >= 1 then
+    u = w*w;
+  end when;
+end M;
+";
+    let result = run(model, 2.0, None);
+    assert!((result.final_value("u").unwrap() - 4.0).abs() < 1e-9);
+    assert!((result.final_value("w").unwrap() - 2.0).abs() < 1e-9);
+    assert!((result.final_value("s").unwrap() - 1.0).abs() < 1e-6);
+}
+
+#[test]
+fn a_singular_system_of_when_and_continuous_equations_is_an_error() {
+    // y = 5 - x and x = 5 - y: every y solves it; no solution is chosen silently.
+    let model = "model M
+  Real x, y;
+equation
+  x + y = 5;
+  when time >= 0.5 then
+    y = 5 - x;
+  end when;
+end M;
+";
+    let mut compiled = compile(model);
+    let settings = RunSettings {
+        stop: Some(1.0),
+        ..RunSettings::default()
+    };
+    let Err(error) = compiled.simulate(&settings) else {
+        panic!("a singular system runs")
+    };
+    let RunError::Failed { time, diagnostic, .. } = error else {
+        panic!("not a run failure: {error}")
+    };
+    assert!((time - 0.5).abs() < 1e-9, "failed at {time}");
+    let diagnostic = diagnostic.expect("a diagnostic");
+    assert_eq!(diagnostic.code, "E0703");
+    assert!(diagnostic.message.contains("singular"), "{}", diagnostic.message);
+}
