@@ -203,6 +203,22 @@ impl<S> Dae<S> {
         v
     }
 
+    /// Per variable, whether it is a discrete variable an algorithm section assigns (initial
+    /// sections too with `initial`): the section computes it like an algebraic unknown, from
+    /// its value before the event, so it is an unknown of the causal plan (the section must
+    /// run before the equations that read it).
+    pub fn discrete_algorithm_outputs(&self, initial: bool) -> Vec<bool> {
+        let mut out = vec![false; self.kinds.len()];
+        for a in self.flat.algorithms.iter().filter(|a| initial || !a.initial) {
+            for v in &a.outputs {
+                if self.kinds[v.0 as usize] == VarKind::Discrete && self.eliminated[v.0 as usize].is_none() {
+                    out[v.0 as usize] = true;
+                }
+            }
+        }
+        out
+    }
+
     /// Replaces the nodes that are keys of `replacement` in every equation and initial equation.
     pub fn substitute_in_equations(&mut self, replacement: &eqm_ir::expr::FxHashMap<ExprId, ExprId>) {
         if replacement.is_empty() {
@@ -288,6 +304,10 @@ pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
     for a in &flat.algorithms {
         for v in &a.outputs {
             assigned_at_events[v.0 as usize] = true;
+        }
+        // What a when-statement assigns changes only at events, like a when-equation's target.
+        for v in &a.when_assigned {
+            kinds[v.0 as usize] = VarKind::Discrete;
         }
     }
     for (i, v) in flat.variables.iter().enumerate() {

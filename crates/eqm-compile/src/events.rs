@@ -28,6 +28,12 @@
 //! part (`$heldN`), recomputed at events, with surfaces at the integers around it, so that they
 //! jump only at located events.
 //!
+//! Relations in algorithm sections (outside `while` loops and assertions) are extracted too. A
+//! relation whose surface reads a variable the section assigns again at or after it gets a
+//! surface on a hidden variable (`$capN`) that the section sets right before the test, since
+//! surfaces are evaluated after the section ran. Each discrete-time output of a section gets
+//! a `pre` variable the section starts from.
+//!
 //! Deliberately not here: relations inside user functions, and anything run-time.
 
 use crate::dae::{Dae, StateChoice, VarKind};
@@ -36,6 +42,8 @@ use eqm_diag::source::Span;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp, VarId};
 use eqm_ir::flat::WhenAction;
+
+mod algorithms;
 
 /// How a relation variable reads the sign of its surface `d`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -95,6 +103,9 @@ pub struct Previous {
     pub var: VarId,
     pub expr: ExprId,
     pub span: Span,
+    /// At the start it is `expr`'s value at the initial point, not a start value (true for all
+    /// but `pre(v)`).
+    pub settled_at_start: bool,
 }
 
 /// The surfaces of a model and its when-conditions with their relations replaced.
@@ -150,6 +161,13 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
                 }
             }
         }
+    }
+    // Relations in algorithm sections generate events like those in equations (not those in
+    // while-loops, which run to their end within one evaluation, nor those of initial
+    // algorithms, which belong to the initialization only).
+    for a in dae.flat.algorithms.iter().filter(|a| !a.initial) {
+        let order = algorithms::ExecutionOrder::of(&a.statements);
+        roots.extend(order.reads.iter().map(|&(_, e, span)| (e, span)));
     }
     // Children have smaller ids than their parents, so visiting the reachable nodes in id
     // order rewrites every child before its parents. The span of a node is that of the first
@@ -239,6 +257,71 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
             }
         }
     }
+    for i in 0..dae.flat.algorithms.len() {
+        if dae.flat.algorithms[i].initial {
+            continue;
+        }
+        let statements: Vec<_> = dae.flat.algorithms[i]
+            .statements
+            .iter()
+            .map(|st| st.map_exprs(&mut |e| map(e)))
+            .collect();
+        // The discrete-time outputs start each evaluation from their values before the event.
+        let span = dae.flat.algorithms[i].span;
+        let outputs = dae.flat.algorithms[i].outputs.clone();
+        let mut previous = Vec::new();
+        for v in outputs {
+            if dae.kinds.get(v.0 as usize) == Some(&VarKind::Discrete) {
+                previous.push((v, x.pre_of(dae, v, span)));
+            }
+        }
+        let statements = x.capture_late_relations(dae, statements);
+        let a = &mut dae.flat.algorithms[i];
+        a.statements = statements;
+        a.previous = previous;
+    }
+    // A relation the algorithm rewriting replaced everywhere is not watched.
+    let mut used = vec![false; dae.flat.variables.len()];
+    let mut mark = |e: ExprId, arena: &ExprArena| {
+        let mut vars = Vec::new();
+        arena.vars_in(e, &mut vars);
+        for v in vars {
+            used[v.0 as usize] = true;
+        }
+    };
+    for eq in dae.equations.iter().chain(&dae.initial_equations) {
+        mark(eq.lhs, dae.exprs());
+        mark(eq.rhs, dae.exprs());
+    }
+    for conditions in &when_conditions {
+        for &c in conditions {
+            mark(c, dae.exprs());
+        }
+    }
+    for w in &dae.flat.whens {
+        for b in &w.branches {
+            for a in &b.actions {
+                match a {
+                    WhenAction::Assign { value, .. } | WhenAction::Reinit { value, .. } => mark(*value, dae.exprs()),
+                    WhenAction::Assert { condition, .. } => mark(*condition, dae.exprs()),
+                    WhenAction::Terminate { .. } => {}
+                }
+            }
+        }
+    }
+    for a in &dae.flat.algorithms {
+        for st in &a.statements {
+            st.for_each_expr(&mut |e, _| mark(e, dae.exprs()));
+        }
+    }
+    for p in &x.previous {
+        mark(p.expr, dae.exprs());
+    }
+    for s in &mut x.surfaces {
+        s.relations
+            .retain(|(v, _)| used[v.0 as usize] || !x.captured.contains(v));
+    }
+    x.surfaces.retain(|s| !s.relations.is_empty());
     EventSet {
         surfaces: x.surfaces,
         samples: x.samples,
@@ -287,11 +370,48 @@ struct Extractor {
     relation_of: FxHashMap<(ExprId, Test), ExprId>,
     samples: Vec<Sample>,
     previous: Vec<Previous>,
+    /// The `pre(v)` variable of each discrete variable that has one.
+    pre_var: FxHashMap<VarId, VarId>,
+    /// Relation variables an algorithm section's test was moved away from (to a relation on
+    /// the value where it tests): no longer watched when nothing else reads them.
+    captured: eqm_ir::symbolic::FxHashSet<VarId>,
     initial: Option<VarId>,
     terminal: Option<VarId>,
 }
 
 impl Extractor {
+    /// The variable holding `pre(v)` of discrete variable `v`: the value before the current pass
+    /// of the event iteration, which starts as `v`'s start value. One per variable.
+    fn pre_of(&mut self, dae: &mut Dae<IndexOne>, v: VarId, span: Span) -> VarId {
+        if let Some(&var) = self.pre_var.get(&v) {
+            return var;
+        }
+        let number = self.previous.len() + 1;
+        let (ty, start) = (dae.flat.var(v).ty, dae.flat.var(v).attributes.start);
+        let name = dae.flat.var(v).name.clone();
+        let var = dae.add_relation_variable(
+            format!("$pre{number}"),
+            format!("pre({name}), the value before the event"),
+            span,
+        );
+        if let Some(variable) = dae.flat.variables.last_mut() {
+            variable.ty = ty;
+            variable.attributes = eqm_ir::flat::Attributes::new(eqm_ir::flat::AttributeValues {
+                start,
+                ..Default::default()
+            });
+        }
+        let expr = dae.flat.exprs.var(v);
+        self.previous.push(Previous {
+            var,
+            expr,
+            span,
+            settled_at_start: false,
+        });
+        self.pre_var.insert(v, var);
+        var
+    }
+
     /// The rewrite of an event operator (`sample`, `initial`, `terminal`, `edge`, `change`)
     /// with its arguments mapped by `map`; `None` for any other node.
     fn operator(
@@ -343,21 +463,7 @@ impl Extractor {
                 if dae.kinds.get(v.0 as usize) != Some(&VarKind::Discrete) {
                     return None;
                 }
-                let number = self.previous.len() + 1;
-                let (ty, start) = (dae.flat.var(v).ty, dae.flat.var(v).attributes.start);
-                let var = dae.add_relation_variable(
-                    format!("$pre{number}"),
-                    format!("pre({}), the value before the event", dae.flat.expr_text(a)),
-                    span,
-                );
-                if let Some(variable) = dae.flat.variables.last_mut() {
-                    variable.ty = ty;
-                    variable.attributes = eqm_ir::flat::Attributes::new(eqm_ir::flat::AttributeValues {
-                        start,
-                        ..Default::default()
-                    });
-                }
-                self.previous.push(Previous { var, expr: a, span });
+                let var = self.pre_of(dae, v, span);
                 Some(dae.flat.exprs.var(var))
             }
             (Builtin::Edge | Builtin::Change, Some(a), None) => {
@@ -367,7 +473,12 @@ impl Extractor {
                     format!("the value of `{}` before the event", dae.flat.expr_text(a)),
                     span,
                 );
-                self.previous.push(Previous { var, expr: a, span });
+                self.previous.push(Previous {
+                    var,
+                    expr: a,
+                    span,
+                    settled_at_start: true,
+                });
                 let before = dae.flat.exprs.var(var);
                 Some(if b == Builtin::Edge {
                     // edge(e) = e and not pre(e)
@@ -468,6 +579,7 @@ impl Extractor {
                     var,
                     expr: held_call,
                     span,
+                    settled_at_start: true,
                 });
                 let held = dae.flat.exprs.var(var);
                 let one = dae.flat.exprs.real(1.0);

@@ -102,8 +102,10 @@ pub fn analyze(dae: &Dae<Hybrid>, simulation: &Plan) -> Result<(InitPlan, Vec<Di
         ));
     }
 
-    // Unknowns: every state and its derivative, every algebraic variable.
+    // Unknowns: every state and its derivative, every algebraic variable, every discrete
+    // variable an algorithm section computes.
     let mut unknowns = Vec::new();
+    let computed = init.discrete_algorithm_outputs(true);
     for i in 0..init.kinds.len() {
         let v = VarId(i as u32);
         if init.eliminated[i].is_some() {
@@ -111,6 +113,7 @@ pub fn analyze(dae: &Dae<Hybrid>, simulation: &Plan) -> Result<(InitPlan, Vec<Di
         }
         match init.kinds[i] {
             VarKind::Algebraic => unknowns.push(Unknown::Var(v)),
+            VarKind::Discrete if computed.get(i) == Some(&true) => unknowns.push(Unknown::Var(v)),
             VarKind::State => {
                 unknowns.push(Unknown::Var(v));
                 unknowns.push(Unknown::Der(v));
@@ -341,8 +344,9 @@ fn algebraic_form(init: &mut Dae<Hybrid>) -> (Vec<Unknown>, Vec<(VarId, VarId)>)
         derivatives.push((x, d));
     }
     init.substitute_in_equations(&replacement);
+    let computed = init.discrete_algorithm_outputs(true);
     let unknowns = (0..init.kinds.len())
-        .filter(|&i| init.eliminated[i].is_none() && init.kinds[i] == VarKind::Algebraic)
+        .filter(|&i| init.eliminated[i].is_none() && (init.kinds[i] == VarKind::Algebraic || computed[i]))
         .map(|i| Unknown::Var(VarId(i as u32)))
         .collect();
     (unknowns, derivatives)

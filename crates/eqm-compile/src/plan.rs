@@ -82,6 +82,7 @@ pub struct Plan {
 /// Builds the plan, or diagnostics when the system is structurally singular.
 pub fn analyze(dae: &mut Dae<Hybrid>) -> Result<Plan, Vec<Diagnostic>> {
     let mut unknowns = Vec::new();
+    let computed = dae.discrete_algorithm_outputs(false);
     for i in 0..dae.kinds.len() {
         let v = VarId(i as u32);
         if dae.eliminated[i].is_some() {
@@ -89,6 +90,7 @@ pub fn analyze(dae: &mut Dae<Hybrid>) -> Result<Plan, Vec<Diagnostic>> {
         }
         match dae.kinds[i] {
             VarKind::Algebraic => unknowns.push(Unknown::Var(v)),
+            VarKind::Discrete if computed.get(i) == Some(&true) => unknowns.push(Unknown::Var(v)),
             VarKind::State => unknowns.push(Unknown::Der(v)),
             _ => {}
         }

@@ -412,6 +412,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
+    /// The elements of a when-condition (of a when-equation or a when-statement), which must
+    /// be Boolean.
+    pub(crate) fn when_condition(
+        &mut self,
+        condition: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Vec<eqm_ir::expr::ExprId>> {
+        let c = self.eval(condition, scope, loops)?;
+        if c.ty() != eqm_ir::flat::ScalarType::Boolean {
+            self.diagnostics.push(Diagnostic::error(
+                "E0306",
+                "a when-condition must be Boolean",
+                condition.span,
+                "not a Boolean",
+            ));
+            return None;
+        }
+        Some(c.elements().to_vec())
+    }
+
     fn when_equation(
         &mut self,
         eq: &'a ast::Equation,
@@ -422,20 +443,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let instance = scope.instance.expect("inside an instance");
         let mut flat_branches = Vec::new();
         for (condition, body) in branches {
-            let Some(c) = self.eval(condition, scope, loops) else {
+            let Some(elements) = self.when_condition(condition, scope, loops) else {
                 return;
             };
-            if c.ty() != eqm_ir::flat::ScalarType::Boolean {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0306",
-                    "a when-condition must be Boolean",
-                    condition.span,
-                    "not a Boolean",
-                ));
-                return;
-            }
             // A vector condition `when {a, b}` fires when any element becomes true.
-            let elements = c.elements();
             let condition_id = elements[1..]
                 .iter()
                 .fold(elements[0], |acc, x| self.model.exprs.binary(BinOp::Or, acc, *x));

@@ -5,7 +5,9 @@
 //! variables it assigns. A for-loop whose range is known at compile time is unrolled (its index
 //! may then be used in subscripts); inside functions a loop over a run-time range stays a loop
 //! with the index in a local slot. Assignments are checked against their targets: inputs,
-//! parameters and constants cannot be assigned. It deliberately runs nothing: `break`,
+//! parameters and constants cannot be assigned. A when-statement of a model's algorithm becomes
+//! an `if` on the rising edges (`edge`) of its conditions, and what it assigns is recorded as
+//! discrete-time. It deliberately runs nothing: `break`,
 //! `return`, `assert` and `terminate` stay statements for later stages.
 
 use super::Flattener;
@@ -29,6 +31,14 @@ pub(crate) struct StatementContext {
     outputs: Vec<VarId>,
     assigned: BTreeSet<VarId>,
     loop_depth: u32,
+    /// `if` statements around the current one (a when-statement may not be inside one).
+    if_depth: u32,
+    /// Inside the body of a when-statement: what is assigned there is discrete-time.
+    in_when: bool,
+    /// An `initial algorithm` (no when-statements there).
+    initial: bool,
+    /// Model variables assigned inside when-statements, in first-assignment order.
+    when_assigned: Vec<VarId>,
 }
 
 impl StatementContext {
@@ -50,12 +60,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
         initial: bool,
         span: Span,
     ) {
-        let mut cx = StatementContext::default();
+        let mut cx = StatementContext {
+            initial,
+            ..StatementContext::default()
+        };
         let statements = self.statements(statements, scope, &mut Vec::new(), &mut cx);
         let instance = scope.instance.unwrap_or(flat::InstanceId(0));
         self.model.algorithms.push(flat::Algorithm {
             statements,
             outputs: cx.outputs,
+            when_assigned: cx.when_assigned,
+            previous: Vec::new(),
             instance,
             initial,
             span,
@@ -148,6 +163,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             span,
                         });
                     }
+                    ("reinit", _) => self.diagnostics.push(
+                        Diagnostic::error(
+                            "E0219",
+                            "`reinit` is not allowed in an algorithm section",
+                            span,
+                            "reinit here",
+                        )
+                        .with_help(
+                            "write it in a when-equation of an equation section: `when c then reinit(x, e); end when;`",
+                        ),
+                    ),
                     ("terminate", [message]) => {
                         let message = self.message(message, scope, loops);
                         out.push(Statement::Terminate { message, span });
@@ -173,9 +199,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     let Some(c) = self.condition(condition, scope, loops) else {
                         return;
                     };
+                    cx.if_depth += 1;
                     flat_branches.push((c, self.statements(body, scope, loops, cx)));
+                    cx.if_depth -= 1;
                 }
+                cx.if_depth += 1;
                 let else_branch = self.statements(else_branch, scope, loops, cx);
+                cx.if_depth -= 1;
                 out.push(Statement::If {
                     branches: flat_branches,
                     else_branch,
@@ -196,15 +226,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     span,
                 });
             }
-            K::When { .. } => self.diagnostics.push(
-                Diagnostic::error(
-                    "E0219",
-                    "when-statements are not supported in algorithms",
-                    span,
-                    "not supported here",
-                )
-                .with_help("write a when-equation in an equation section instead"),
-            ),
+            K::When { branches } => self.when_statement(branches, span, scope, loops, cx, out),
             K::Break => {
                 let allowed = cx.loop_depth > 0;
                 let refusal = ("`break` outside a loop", "no loop to leave");
@@ -216,6 +238,70 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 self.jump(allowed, Statement::Return { span }, span, refusal, out);
             }
         }
+    }
+
+    /// A when-statement of an algorithm section: an `if` on the rising edges of its conditions
+    /// (`elsewhen` as `elseif`; a vector condition rises when any element does), so that its body
+    /// runs only at the event where a condition becomes true. What it assigns is discrete-time:
+    /// the section starts from its value before the event, which holds it between events.
+    fn when_statement(
+        &mut self,
+        branches: &'a [(ast::Expr, Vec<ast::Statement>)],
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &mut StatementContext,
+        out: &mut Vec<Statement>,
+    ) {
+        let refusal = if cx.function.is_some() {
+            Some(("a when-statement is not allowed in a function", "in a function"))
+        } else if cx.initial {
+            Some((
+                "a when-statement is not allowed in an initial algorithm",
+                "in an initial algorithm",
+            ))
+        } else if cx.in_when {
+            Some(("when-statements cannot be nested", "inside another when-statement"))
+        } else if cx.loop_depth > 0 || cx.if_depth > 0 {
+            Some((
+                "a when-statement cannot be inside an if-, for- or while-statement",
+                "inside another statement",
+            ))
+        } else {
+            None
+        };
+        if let Some((message, label)) = refusal {
+            self.diagnostics.push(
+                Diagnostic::error("E0219", message, span, label)
+                    .with_help("write the when-statement at the top level of an algorithm section of a model"),
+            );
+            return;
+        }
+        let mut flat_branches = Vec::new();
+        for (condition, body) in branches {
+            let Some(elements) = self.when_condition(condition, scope, loops) else {
+                return;
+            };
+            let edges: Vec<ExprId> = elements
+                .iter()
+                .map(|&e| {
+                    let edge = eqm_ir::expr::Callee::Builtin(eqm_ir::builtins::Builtin::Edge);
+                    self.model.exprs.call(edge, vec![e])
+                })
+                .collect();
+            let rises = edges[1..].iter().fold(edges[0], |acc, e| {
+                self.model.exprs.binary(eqm_ir::expr::BinOp::Or, acc, *e)
+            });
+            cx.in_when = true;
+            let body = self.statements(body, scope, loops, cx);
+            cx.in_when = false;
+            flat_branches.push((rises, body));
+        }
+        out.push(Statement::If {
+            branches: flat_branches,
+            else_branch: Vec::new(),
+            span,
+        });
     }
 
     /// A `break` or `return` (at `span`) where the context `allowed` it; else the `refusal`
@@ -309,6 +395,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ty = var.ty;
             if cx.assigned.insert(v) {
                 cx.outputs.push(v);
+            }
+            if cx.in_when && !cx.when_assigned.contains(&v) {
+                cx.when_assigned.push(v);
             }
             places.push(Place::Var(v));
         }

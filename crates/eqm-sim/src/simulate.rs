@@ -332,6 +332,20 @@ fn initial_states(
         }
         changed
     };
+    // The values `edge`, `change` and the held integer parts compare with are those at the
+    // initial point itself (a condition true at the start has no edge there), written into both
+    // programs after the relations they read.
+    let settle = |model: &mut Instance<'_>, solver: &mut Instance<'_>, x: &[f64], dx: &mut [f64]| {
+        for p in program.events().previous.iter().filter(|p| p.settled_at_start) {
+            let Ok(value) = model.event_value(p.expr, program.model_span(), start, x, dx) else {
+                continue;
+            };
+            model.set_work(p.slot, value);
+            if let Some(Slot::Work(k)) = in_init(p.var) {
+                solver.set_work(k, value);
+            }
+        }
+    };
     // The start values (computed once: computing them again would reset the relations, which
     // are discrete variables, to theirs).
     let x_start = model.start_values().map_err(|f| SimError::Failed {
@@ -344,6 +358,7 @@ fn initial_states(
     if !surfaces.is_empty() && model.surfaces_at_start(start, &x_start, &mut dx, &mut d).is_ok() {
         relations(model, &mut solver, &d);
     }
+    settle(model, &mut solver, &x_start, &mut dx);
     for pass in 0..PASSES {
         let mut none: [f64; 0] = [];
         solver.rhs(start, &[], &mut none).map_err(|f| SimError::Failed {
@@ -393,7 +408,9 @@ fn initial_states(
                 message: "the relations at the start could not be evaluated".to_string(),
                 diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
             })?;
-        if !relations(model, &mut solver, &d) {
+        let changed = relations(model, &mut solver, &d);
+        settle(model, &mut solver, &x0, &mut dx);
+        if !changed {
             return Ok((x0, determined));
         }
     }

@@ -466,7 +466,17 @@ impl Builder {
                 }
             };
             outputs.push((v, slot));
-            if self.kind(v) == VarKind::Algebraic {
+            // A discrete-time output starts from its value before the event (which holds it
+            // between events, however often the section runs), a continuous one from its start
+            // value (the section keeps no hidden memory).
+            if let Some(&(_, before)) = a.previous.iter().find(|(output, _)| *output == v) {
+                let value = self.dae.flat.exprs.var(before);
+                resets.push(VarAssign {
+                    var: v,
+                    target: slot,
+                    value,
+                });
+            } else if self.kind(v) == VarKind::Algebraic {
                 let value = match start {
                     Some(e) => e,
                     None => self.dae.flat.exprs.real(0.0),

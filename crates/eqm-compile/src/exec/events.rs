@@ -53,7 +53,12 @@ impl Builder {
         }
         for p in &set.previous {
             if let Some(Slot::Work(slot)) = self.slot(p.var) {
-                self.events.previous.push((slot, p.expr));
+                self.events.previous.push(ExecPrevious {
+                    slot,
+                    var: p.var,
+                    expr: p.expr,
+                    settled_at_start: p.settled_at_start,
+                });
             }
         }
         let slots = &self.slots;

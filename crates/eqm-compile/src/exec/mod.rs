@@ -149,8 +149,8 @@ pub struct ExecAlgorithm {
     pub index: usize,
     /// The statements, with variables removed by alias elimination replaced by their values.
     pub statements: Vec<Statement>,
-    /// Continuous outputs are set to their start values before the statements run (Modelica's
-    /// rule); discrete ones keep their values, which are their `pre` values.
+    /// Before the statements run, continuous outputs are set to their start values and
+    /// discrete-time ones to their values before the event (Modelica's rule).
     pub resets: Vec<VarAssign>,
     /// The slots the section assigns, checked to be finite after it ran.
     pub outputs: Vec<(VarId, Slot)>,
@@ -203,14 +203,27 @@ pub struct ExecSample {
     pub span: Span,
 }
 
+/// A value held from before the current pass of the event iteration: the work slot and
+/// variable holding it and the expression it is set to between passes.
+#[derive(Debug, Clone, Copy)]
+pub struct ExecPrevious {
+    pub slot: u32,
+    pub var: VarId,
+    pub expr: ExprId,
+    /// At the start it is the expression's value at the initial point (`edge` and `change` of
+    /// a condition already true at the start are false), not a start value (`pre(v)` is `v`'s
+    /// start value).
+    pub settled_at_start: bool,
+}
+
 /// What the event handling of a simulation evaluates.
 #[derive(Debug, Clone, Default)]
 pub struct ExecEvents {
     pub surfaces: Vec<ExecSurface>,
     pub samples: Vec<ExecSample>,
-    /// For `edge` and `change`: the work slot holding an expression's value before the current
-    /// pass of the event iteration, and the expression.
-    pub previous: Vec<(u32, ExprId)>,
+    /// The values before the current pass of the event iteration (`pre`, `edge`, `change`,
+    /// held integer parts).
+    pub previous: Vec<ExecPrevious>,
     /// The work slots and variables of `initial()` and `terminal()`, if used.
     pub initial: Option<(u32, VarId)>,
     pub terminal: Option<(u32, VarId)>,

@@ -104,7 +104,7 @@ impl Builder {
                 });
             }
         }
-        for &(_, e) in &self.events.previous {
+        for e in self.events.previous.iter().map(|p| p.expr) {
             check(&mut v, e, false, self.model_span(), &|| {
                 "the argument of edge or change".to_string()
             });

@@ -419,6 +419,12 @@ pub struct Algorithm {
     pub statements: Vec<Statement>,
     /// Every model variable assigned somewhere in the section, in first-assignment order.
     pub outputs: Vec<VarId>,
+    /// The outputs assigned inside when-statements (discrete-time variables).
+    pub when_assigned: Vec<VarId>,
+    /// For each discrete-time output, the variable holding its value before the event (set
+    /// when events are extracted): the section starts from it, which holds the output between
+    /// events.
+    pub previous: Vec<(VarId, VarId)>,
     pub instance: InstanceId,
     pub initial: bool,
     pub span: Span,

@@ -24,6 +24,8 @@ pub(super) struct Clocks {
     pub(super) clocks: Vec<(u32, f64, f64, u64)>,
     /// The time events `time - T` still ahead: their times.
     pub(super) pending: Vec<f64>,
+    /// A time event `time - T` has `T` at the start time: its relation changes right after it.
+    pub(super) at_start: bool,
 }
 
 impl Clocks {
@@ -49,15 +51,21 @@ impl Clocks {
             clocks.push((sample.slot, start, interval, k));
         }
         let mut pending = Vec::new();
+        let mut at_start = false;
         for surface in &model.program.events().surfaces {
             if let Some(e) = surface.time_event {
                 let at = model.ode.instance.event_value(e, surface.span, t0, x, dx)?;
                 if at > t0 {
                     pending.push(at);
                 }
+                at_start |= at == t0;
             }
         }
-        Ok(Clocks { clocks, pending })
+        Ok(Clocks {
+            clocks,
+            pending,
+            at_start,
+        })
     }
 
     pub(super) fn time(&(_, start, interval, k): &(u32, f64, f64, u64)) -> f64 {
@@ -146,7 +154,14 @@ pub(super) fn event_iteration(
                 if Some(k) == sliding || Some(k) == model.held {
                     continue;
                 }
-                let s = surface_sign(program, k, model.d[k]);
+                // At the initial event every relation has its literal value (`time > 0` is false at
+                // 0, as in the initialization); a time event's surface counts as crossed at its
+                // time only afterwards.
+                let s = if initial {
+                    sign_of(model.d[k])
+                } else {
+                    surface_sign(program, k, model.d[k])
+                };
                 if s != model.signs[k] {
                     model.signs[k] = s;
                     model.write_relations(k, s, None);
@@ -253,8 +268,8 @@ pub(super) fn event_iteration(
         }
         // `pre(v) := v` for the values `edge` and `change` compare with.
         let mut previous_changed = false;
-        for &(slot, e) in &events.previous {
-            let value = model.ode.instance.event_value(e, program.model_span(), t, x, dx)?;
+        for &ExecPrevious { slot, expr, .. } in &events.previous {
+            let value = model.ode.instance.event_value(expr, program.model_span(), t, x, dx)?;
             if model.ode.instance.work().get(slot as usize) != Some(&value) {
                 previous_changed = true;
                 model.ode.instance.set_work(slot, value);

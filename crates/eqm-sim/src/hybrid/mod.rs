@@ -30,7 +30,7 @@
 //! time events other than relations on `time` (they are located like any crossing).
 
 use crate::ode::ModelOde;
-use eqm_compile::exec::ExecProgram;
+use eqm_compile::exec::{ExecPrevious, ExecProgram};
 use eqm_diag::source::Span;
 use eqm_integrators::{IntegrationError, OdeSystem, Output, RhsError, Schedule, Stepper};
 use eqm_ir::failure::EvalFailure;
@@ -375,12 +375,12 @@ pub fn integrate(
     // takes the side its fields lead to), conditions true at the start do not fire.
     model.surfaces_at(t0, &x, &mut dx)?;
     for k in 0..model.signs.len() {
-        model.signs[k] = surface_sign(model.program, k, model.d[k]);
+        model.signs[k] = sign_of(model.d[k]);
         model.write_relations(k, model.signs[k], None);
     }
     let mut zero_surfaces: Vec<usize> = (0..model.signs.len()).filter(|&k| model.signs[k] == 0).collect();
     if let Some(terminated) = event_iteration(model, t0, &mut x, &mut dx, &mut whens, true)? {
-        return Ok(terminated);
+        return end_terminated(model, t0, &mut x, &mut dx, &mut whens, terminated, &mut row);
     }
     let mut near: Vec<f64> = model.d.iter().map(|d| hysteresis(*d)).collect();
     decide_sides(model, t0, &x, &mut zero_surfaces)?;
@@ -395,8 +395,7 @@ pub fn integrate(
             None => event_iteration(model, t0, &mut x, &mut dx, &mut whens, false)?,
         };
         if let Some(terminated) = outcome {
-            let _ = row(model, t0, &x);
-            return Ok(terminated);
+            return end_terminated(model, t0, &mut x, &mut dx, &mut whens, terminated, &mut row);
         }
     }
     let mut clocks = Clocks::new(model, t0, &x, &mut dx)?;
@@ -406,11 +405,16 @@ pub fn integrate(
     if row(model, t0, &x).is_break() {
         return Ok(HybridOutcome::Stopped { time: t0 });
     }
-    // A sample at the start time is an event right after the initialization.
-    if clocks.next() == Some(t0) {
-        if let Some(terminated) = clocks.fire(model, t0, &mut x, &mut dx, &mut whens)? {
-            let _ = row(model, t0, &x);
-            return Ok(terminated);
+    // A sample at the start time is an event right after the initialization, and so is a
+    // relation on time whose threshold is the start time (`time > 0` from 0 holds right after).
+    if clocks.next() == Some(t0) || clocks.at_start {
+        let outcome = if clocks.next() == Some(t0) {
+            clocks.fire(model, t0, &mut x, &mut dx, &mut whens)?
+        } else {
+            event_iteration(model, t0, &mut x, &mut dx, &mut whens, false)?
+        };
+        if let Some(terminated) = outcome {
+            return end_terminated(model, t0, &mut x, &mut dx, &mut whens, terminated, &mut row);
         }
         model.stats.events += 1;
         model.check_assertions(t0, &x, false)?;
@@ -458,8 +462,7 @@ pub fn integrate(
                 }
                 model.stats.events += 1;
                 if let Some(terminated) = clocks.fire(model, te, &mut x, &mut dx, &mut whens)? {
-                    let _ = row(model, te, &x);
-                    return Ok(terminated);
+                    return end_terminated(model, te, &mut x, &mut dx, &mut whens, terminated, &mut row);
                 }
                 model.check_assertions(te, &x, false)?;
                 stepper.restart(te, &x)?;
@@ -525,8 +528,7 @@ pub fn integrate(
         let iteration = event_iteration(model, te, &mut x, &mut dx, &mut whens, false);
         let held = model.held.take();
         if let Some(terminated) = iteration? {
-            let _ = row(model, te, &x);
-            return Ok(terminated);
+            return end_terminated(model, te, &mut x, &mut dx, &mut whens, terminated, &mut row);
         }
         // Surfaces that changed sign now may start sliding.
         let mut changed: Vec<usize> = (0..model.signs.len())
@@ -574,6 +576,27 @@ pub fn integrate(
         }
     }
     Ok(HybridOutcome::Finished)
+}
+
+/// The end of a run that `terminate` stopped at `t`: the row of that instant, then the final
+/// event with `terminal()` true (its when-clauses capture the final values) and the row after it.
+fn end_terminated(
+    model: &mut HybridModel<'_>,
+    t: f64,
+    x: &mut [f64],
+    dx: &mut [f64],
+    whens: &mut WhenState,
+    terminated: HybridOutcome,
+    row: &mut impl FnMut(&mut HybridModel<'_>, f64, &[f64]) -> ControlFlow<()>,
+) -> Result<HybridOutcome, HybridError> {
+    let _ = row(model, t, x);
+    if let Some((slot, _)) = model.program.events().terminal {
+        model.ode.instance.set_work(slot, 1.0);
+        // A second `terminate` in the final event changes nothing: the run ends here anyway.
+        event_iteration(model, t, x, dx, whens, false)?;
+        let _ = row(model, t, x);
+    }
+    Ok(terminated)
 }
 
 /// A row while sliding: the share `α` of the positive side at the row's point and, per relation

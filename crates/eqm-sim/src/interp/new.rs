@@ -112,7 +112,7 @@ impl<'p> Interpreter<'p> {
             event_exprs.push(sample.start);
             event_exprs.push(sample.interval);
         }
-        event_exprs.extend(events.previous.iter().map(|p| p.1));
+        event_exprs.extend(events.previous.iter().map(|p| p.expr));
         for w in &events.whens {
             for (condition, actions) in &w.branches {
                 event_exprs.push(*condition);

@@ -724,3 +724,53 @@ end DiscreteUnknowns;
     let (native, _) = compare("discrete_unknowns.eqm (initialization)", &init, &mut rng, 10);
     assert!(native.is_complete());
 }
+
+#[test]
+fn when_statements_and_relations_of_algorithms_run_natively_and_agree() {
+    // The edges of when-statements, a relation tested on a value the section assigns again
+    // (its hidden variable), and discrete outputs restarting from their values before the
+    // event, with every discrete value (relations, values before the event) set at random.
+    let (program, init) = programs(
+        "when_statements.eqm",
+        "model W
+           Real x(start = 0, fixed = true);
+           Real y;
+           Integer k(start = 0);
+           discrete Real hit(start = -1);
+           Boolean close(start = true);
+         equation
+           der(x) = 1 - 0.1*y;
+         algorithm
+           y := 2*x;
+           if y > 1 then
+             y := 1;
+           end if;
+           when {sample(0, 1), x > 3} then
+             close := not close;
+           end when;
+           when y > 0.75 then
+             k := k + 1;
+             hit := time;
+           elsewhen x < -1 then
+             k := pre(k) - 1;
+           end when;
+         end W;",
+    );
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for (name, program) in [("when_statements.eqm", &program), ("when_statements.eqm (init)", &init)] {
+        let native = Arc::new(NativeCode::compile(program).expect("compiled"));
+        assert!(native.is_complete(), "{name}: not every instruction is native");
+        let (mut a, mut b) = pair(program, &native);
+        let n = a.dim();
+        for _ in 0..60 {
+            for &slot in &program.events().discrete {
+                let value = if rng.next() < 0.5 { 0.0 } else { 1.0 };
+                a.set_work(slot, value);
+                b.set_work(slot, value);
+            }
+            let t = 4.0 * rng.next();
+            let x: Vec<f64> = (0..n).map(|_| 8.0 * rng.next() - 2.0).collect();
+            agree(name, &mut a, &mut b, t, &x);
+        }
+    }
+}

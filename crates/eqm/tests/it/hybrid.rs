@@ -487,3 +487,124 @@ end M;
     assert_eq!(diagnostic.code, "E0703");
     assert!(diagnostic.message.contains("singular"), "{}", diagnostic.message);
 }
+
+#[test]
+fn when_statements_in_algorithms_fire_on_the_rising_edge_and_hold_their_values() {
+    // Two when-statements on samples: at t = 0 and 2 both fire and the later one wins, at
+    // t = 1 and 3 only the first: close(0.5) = true, close(1.5) = false, close(2.5) = true.
+    // A counter with `k := k + 1` (the section starts from pre(k)) and an elsewhen: x = t
+    // crosses 0.55 (k = 1) and 2.5 (k = 1 + 10); the relation on `time >= 0`, true at the
+    // start, never rises, and the one on `time > 0` rises right after it.
+    let model = "model M
+  Boolean close(start = true);
+  Integer k(start = 0), ca(start = 0), cb(start = 0);
+  Real x(start = 0, fixed = true);
+  discrete Real hit(start = -1);
+equation
+  der(x) = 1;
+algorithm
+  when sample(0, 1) then
+    close := false;
+  end when;
+  when sample(0, 2) then
+    close := true;
+  end when;
+  when x > 0.55 then
+    k := k + 1;
+    hit := time;
+  elsewhen x > 2.5 then
+    k := pre(k) + 10;
+  end when;
+  when time >= 0 then ca := pre(ca) + 1; end when;
+  when time > 0 then cb := pre(cb) + 1; end when;
+end M;
+";
+    for method in methods() {
+        let result = run(model, 3.5, method.clone());
+        for (t, close) in [(0.5, 1.0), (1.5, 0.0), (2.5, 1.0), (3.25, 0.0)] {
+            assert_eq!(result.value_at("close", t), Some(close), "{method:?}: close({t})");
+        }
+        for (t, k) in [(0.5, 0.0), (1.0, 1.0), (2.4, 1.0), (3.0, 11.0)] {
+            assert_eq!(result.value_at("k", t), Some(k), "{method:?}: k({t})");
+        }
+        assert!((result.final_value("hit").unwrap() - 0.55).abs() < 1e-9, "{method:?}");
+        assert_eq!(result.final_value("ca"), Some(0.0), "{method:?}");
+        assert_eq!(result.value_at("cb", 0.1), Some(1.0), "{method:?}");
+    }
+}
+
+#[test]
+fn relations_in_algorithms_generate_events_on_the_values_they_test() {
+    // y := 2x is limited to 1 before the when-statement reads it: the limit is reached at
+    // x = 0.5 exactly (located as an event on 2x - 1, not on the limited y), and y = 0.75 at
+    // x = 0.375 fires the counter. An Integer assigned under an `if` keeps its value when the
+    // branch is left (the section starts from its value before the event): n = 2 from t = 1 on.
+    let model = "model M
+  Real x(start = 0, fixed = true);
+  Real y;
+  Integer m(start = 0);
+  Integer n(start = 1, fixed = true);
+equation
+  der(x) = 1;
+algorithm
+  y := 2*x;
+  if y > 1 then
+    y := 1;
+  end if;
+  when y > 0.75 then m := pre(m) + 1; end when;
+  if 1 < time and time < 2 then n := 2; end if;
+end M;
+";
+    let result = run(model, 3.0, None);
+    for (t, y) in [(0.25, 0.5), (0.5, 1.0), (2.0, 1.0)] {
+        let found = result.value_at("y", t).unwrap();
+        assert!((found - y).abs() < 1e-9, "y({t}) = {found}");
+    }
+    // An event writes two rows at its time.
+    let events: Vec<f64> = result
+        .time()
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .map(|w| w[0])
+        .collect();
+    assert!(events.iter().any(|t| (t - 0.5).abs() < 1e-9), "{events:?}");
+    assert!(events.iter().any(|t| (t - 0.375).abs() < 1e-9), "{events:?}");
+    assert_eq!(result.final_value("m"), Some(1.0));
+    assert_eq!(result.value_at("n", 0.5), Some(1.0));
+    assert_eq!(result.value_at("n", 1.5), Some(2.0));
+    assert_eq!(result.final_value("n"), Some(2.0));
+}
+
+#[test]
+fn terminal_is_true_at_the_final_event_also_after_terminate() {
+    // der(x) = 1 from 0; `terminate` at t = 1 ends the run there, and the final event captures
+    // x = 1 in a when-equation and 2x = 2 in a when-statement; a run to its end at t = 2
+    // captures 2 and 4.
+    let model = "model M
+  Real x(start = 0, fixed = true);
+  parameter Real stopAt = 1;
+  discrete Real xEnd(start = 0, fixed = true);
+  discrete Real yEnd(start = 0);
+equation
+  der(x) = 1;
+  when time >= stopAt then terminate(\"done\"); end when;
+  when terminal() then xEnd = x; end when;
+algorithm
+  when terminal() then yEnd := 2*x; end when;
+end M;
+";
+    let result = run(model, 10.0, None);
+    assert!((result.final_value("xEnd").unwrap() - 1.0).abs() < 1e-9);
+    assert!((result.final_value("yEnd").unwrap() - 2.0).abs() < 1e-9);
+    assert!((result.value_at("xEnd", 0.5).unwrap()).abs() < 1e-12);
+    let mut compiled = compile(model);
+    compiled.set_parameter("stopAt", 5.0).unwrap();
+    let result = compiled
+        .simulate(&RunSettings {
+            stop: Some(2.0),
+            ..RunSettings::default()
+        })
+        .unwrap();
+    assert!((result.final_value("xEnd").unwrap() - 2.0).abs() < 1e-9);
+    assert!((result.final_value("yEnd").unwrap() - 4.0).abs() < 1e-9);
+}

@@ -18,11 +18,20 @@ fn cooling_runs_its_function_and_algorithm_section() {
     };
     assert_close(rhs(&mut inst, 0.0, &[360.0])[0], expected(293.0, 360.0), 1e-14);
     assert_eq!(inst.value("Tamb", &[360.0]), Some(293.0));
+    // `time > 600` in the algorithm is a relation like any other: frozen between events, it
+    // switches when the event handling sets it (here by hand, as the event at 600 would).
+    let relation = program.symbols().lookup("$rel1").expect("the relation's variable");
+    let Some(eqm_ir::slot::Slot::Work(slot)) = program.slot_of(relation) else {
+        panic!("the relation has no work slot")
+    };
+    assert_close(rhs(&mut inst, 700.0, &[360.0])[0], expected(293.0, 360.0), 1e-14);
+    inst.set_work(slot, 1.0);
     assert_close(rhs(&mut inst, 700.0, &[360.0])[0], expected(295.0, 360.0), 1e-14);
-    // The algorithm starts from the start value of Tamb each time, so going back in time
-    // gives the earlier value again rather than adding 2 twice.
-    assert_close(rhs(&mut inst, 100.0, &[300.0])[0], expected(293.0, 300.0), 1e-14);
+    // The algorithm starts from the start value of Tamb each time, so evaluating again does
+    // not add 2 twice, and with the relation false again the earlier value comes back.
     assert_close(rhs(&mut inst, 700.0, &[290.0])[0], expected(295.0, 290.0), 1e-14);
+    inst.set_work(slot, 0.0);
+    assert_close(rhs(&mut inst, 100.0, &[300.0])[0], expected(293.0, 300.0), 1e-14);
 }
 
 #[test]

@@ -1,0 +1,249 @@
+//! Relations in algorithm sections: where a section evaluates what, in execution order, and
+//! the rewriting of relations whose surfaces would read a value the section changes after the
+//! test.
+//!
+//! Input: the statements of one (non-initial) algorithm section, with the relations already
+//! reading relation variables. Output: the expressions that generate events (not those of
+//! `while` loops, which run to their end within one evaluation, nor assertions, which are
+//! checked, not switched on), and the statements with hidden variables (`$capN`) set before
+//! the tests that need them.
+
+use super::*;
+use eqm_ir::flat::{Place, Statement};
+
+/// The statements of a section in execution order: each expression that can generate events,
+/// with its position and span, and the last position at which each variable is assigned.
+pub(super) struct ExecutionOrder {
+    pub(super) reads: Vec<(usize, ExprId, Span)>,
+    pub(super) last_assigned: FxHashMap<VarId, usize>,
+}
+
+impl ExecutionOrder {
+    pub(super) fn of(statements: &[Statement]) -> ExecutionOrder {
+        let mut order = ExecutionOrder {
+            reads: Vec::new(),
+            last_assigned: FxHashMap::default(),
+        };
+        let mut position = 0;
+        order.walk(statements, &mut position, true);
+        order
+    }
+
+    /// Numbers the statements depth-first; with `reading` false (inside `while`) only the
+    /// assignments count.
+    fn walk(&mut self, statements: &[Statement], position: &mut usize, reading: bool) {
+        for st in statements {
+            *position += 1;
+            let at = *position;
+            match st {
+                Statement::Assign { target, value, span } => {
+                    if reading {
+                        self.reads.push((at, *value, *span));
+                    }
+                    if let Place::Var(v) = target {
+                        self.last_assigned.insert(*v, at);
+                    }
+                }
+                Statement::If {
+                    branches,
+                    else_branch,
+                    span,
+                } => {
+                    for (c, body) in branches {
+                        if reading {
+                            self.reads.push((at, *c, *span));
+                        }
+                        self.walk(body, position, reading);
+                    }
+                    self.walk(else_branch, position, reading);
+                }
+                Statement::Unrolled { iterations, .. } => {
+                    for body in iterations {
+                        self.walk(body, position, reading);
+                    }
+                }
+                Statement::For { body, .. } => self.walk(body, position, reading),
+                Statement::While { body, .. } => self.walk(body, position, false),
+                Statement::Assert { .. }
+                | Statement::Terminate { .. }
+                | Statement::Break { .. }
+                | Statement::Return { .. } => {}
+            }
+        }
+    }
+}
+
+impl Extractor {
+    /// An algorithm section with the relations whose surfaces read a variable the section
+    /// assigns at or after them (`y := u; if y > ymax then y := ymax; end if;`) rewritten: a
+    /// surface is evaluated after the section ran, with the last values, so such a relation
+    /// gets its own surface, a hidden variable the section sets to the surface's value right
+    /// before the statement that tests it. Between events the statement runs in every
+    /// evaluation or in none (its branch is frozen with the relations), so the hidden value is
+    /// current or constant.
+    pub(super) fn capture_late_relations(
+        &mut self,
+        dae: &mut Dae<IndexOne>,
+        statements: Vec<Statement>,
+    ) -> Vec<Statement> {
+        let order = ExecutionOrder::of(&statements);
+        if order.last_assigned.is_empty() || self.surfaces.is_empty() {
+            return statements;
+        }
+        let mut surface_of: FxHashMap<VarId, (usize, Test)> = FxHashMap::default();
+        for (k, s) in self.surfaces.iter().enumerate() {
+            for &(v, test) in &s.relations {
+                surface_of.insert(v, (k, test));
+            }
+        }
+        let mut position = 0usize;
+        let late = Late {
+            last_assigned: &order.last_assigned,
+            surface_of: &surface_of,
+        };
+        self.capture_in(dae, statements, &mut position, &late)
+    }
+
+    fn capture_in(
+        &mut self,
+        dae: &mut Dae<IndexOne>,
+        statements: Vec<Statement>,
+        position: &mut usize,
+        late: &Late<'_>,
+    ) -> Vec<Statement> {
+        let mut out = Vec::with_capacity(statements.len());
+        for st in statements {
+            *position += 1;
+            let at = *position;
+            let st = match st {
+                Statement::If {
+                    branches,
+                    else_branch,
+                    span,
+                } => {
+                    let mut conditions = Vec::new();
+                    let mut bodies = Vec::new();
+                    for (c, body) in branches {
+                        conditions.push(c);
+                        bodies.push(self.capture_in(dae, body, position, late));
+                    }
+                    let else_branch = self.capture_in(dae, else_branch, position, late);
+                    let conditions = self.captured(dae, conditions, at, span, late, &mut out);
+                    Statement::If {
+                        branches: conditions.into_iter().zip(bodies).collect(),
+                        else_branch,
+                        span,
+                    }
+                }
+                Statement::Assign { target, value, span } => {
+                    let value = self.captured(dae, vec![value], at, span, late, &mut out)[0];
+                    Statement::Assign { target, value, span }
+                }
+                Statement::Unrolled { iterations, span } => Statement::Unrolled {
+                    iterations: iterations
+                        .into_iter()
+                        .map(|body| self.capture_in(dae, body, position, late))
+                        .collect(),
+                    span,
+                },
+                Statement::For {
+                    index,
+                    start,
+                    step,
+                    stop,
+                    body,
+                    span,
+                } => Statement::For {
+                    index,
+                    start,
+                    step,
+                    stop,
+                    body: self.capture_in(dae, body, position, late),
+                    span,
+                },
+                Statement::While { condition, body, span } => Statement::While {
+                    condition,
+                    body: self.capture_in(dae, body, position, late),
+                    span,
+                },
+                other => other,
+            };
+            out.push(st);
+        }
+        out
+    }
+
+    /// `exprs` (of the statement at position `at`) with each relation whose surface reads a
+    /// variable assigned at or after `at` replaced by a relation on a hidden variable, whose
+    /// assignment is pushed to `out` (before the statement).
+    fn captured(
+        &mut self,
+        dae: &mut Dae<IndexOne>,
+        exprs: Vec<ExprId>,
+        at: usize,
+        span: Span,
+        late: &Late<'_>,
+        out: &mut Vec<Statement>,
+    ) -> Vec<ExprId> {
+        let mut replace: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+        let mut vars = Vec::new();
+        let mut surface_vars = Vec::new();
+        for &e in &exprs {
+            vars.clear();
+            dae.exprs().vars_in(e, &mut vars);
+            for &r in &vars {
+                let Some(&(k, test)) = late.surface_of.get(&r) else {
+                    continue;
+                };
+                surface_vars.clear();
+                dae.exprs().vars_in(self.surfaces[k].expr, &mut surface_vars);
+                let is_late = surface_vars
+                    .iter()
+                    .any(|w| late.last_assigned.get(w).is_some_and(|&p| p >= at));
+                let node = dae.flat.exprs.var(r);
+                if !is_late || replace.contains_key(&node) {
+                    continue;
+                }
+                let number = self.previous.len() + self.surfaces.len() + 1;
+                let text = self.surfaces[k].text.clone();
+                let hidden = dae.add_relation_variable(
+                    format!("$cap{number}"),
+                    format!("the value `{text}` tests, where the algorithm tests it"),
+                    span,
+                );
+                if let Some(v) = dae.flat.variables.last_mut() {
+                    v.ty = eqm_ir::flat::ScalarType::Real;
+                }
+                let hidden_node = dae.flat.exprs.var(hidden);
+                let zero = dae.flat.exprs.real(0.0);
+                let relation = self.relation(dae, hidden_node, zero, test, span);
+                if let Some(surface) = self.surfaces.last_mut()
+                    && surface.expr == hidden_node
+                {
+                    surface.text = text;
+                }
+                out.push(Statement::Assign {
+                    target: eqm_ir::flat::Place::Var(hidden),
+                    value: self.surfaces[k].expr,
+                    span,
+                });
+                replace.insert(node, relation);
+                self.captured.insert(r);
+            }
+        }
+        if replace.is_empty() {
+            return exprs;
+        }
+        exprs
+            .into_iter()
+            .map(|e| eqm_ir::symbolic::substitute(&mut dae.flat.exprs, e, &|_, id| replace.get(&id).copied()))
+            .collect()
+    }
+}
+
+/// Where each variable is assigned last in an algorithm section, and which surface each
+/// relation variable reads.
+struct Late<'a> {
+    last_assigned: &'a FxHashMap<VarId, usize>,
+    surface_of: &'a FxHashMap<VarId, (usize, Test)>,
+}
