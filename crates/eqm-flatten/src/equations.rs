@@ -446,7 +446,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let Some(elements) = self.when_condition(condition, scope, loops) else {
                 return;
             };
-            // A vector condition `when {a, b}` fires when any element becomes true.
+            // A vector condition `when {a, b}` fires whenever any element becomes true, also when
+            // another one is true already (unlike `a or b`): it rises with the rising edges of
+            // its elements.
+            let elements: Vec<_> = if elements.len() > 1 {
+                let edge = eqm_ir::expr::Callee::Builtin(eqm_ir::builtins::Builtin::Edge);
+                elements
+                    .iter()
+                    .map(|&e| self.model.exprs.call(edge.clone(), vec![e]))
+                    .collect()
+            } else {
+                elements
+            };
             let condition_id = elements[1..]
                 .iter()
                 .fold(elements[0], |acc, x| self.model.exprs.binary(BinOp::Or, acc, *x));

@@ -608,3 +608,25 @@ end M;
     assert!((result.final_value("xEnd").unwrap() - 2.0).abs() < 1e-9);
     assert!((result.final_value("yEnd").unwrap() - 4.0).abs() < 1e-9);
 }
+
+#[test]
+fn a_vector_when_condition_fires_at_every_rising_element_unlike_or() {
+    // {time >= 1, time >= 2} rises at 1 and at 2; `time >= 1 or time >= 2` rises once. The
+    // clause on {initial(), sample(0, 1)} fires after the initialization and at the sample at
+    // 0 (the initialization's values are the pre values of the event at the start), then at
+    // 1, 2 and 3.
+    let model = "model M
+  Integer a(start = 0), b(start = 0), c(start = 0);
+equation
+  when {time >= 1, time >= 2} then a = pre(a) + 1; end when;
+  when time >= 1 or time >= 2 then b = pre(b) + 1; end when;
+  when {initial(), sample(0, 1)} then c = pre(c) + 1; end when;
+end M;
+";
+    let result = run(model, 3.5, None);
+    assert_eq!(result.final_value("a"), Some(2.0));
+    assert_eq!(result.value_at("a", 1.5), Some(1.0));
+    assert_eq!(result.final_value("b"), Some(1.0));
+    assert_eq!(result.value_at("c", 0.5), Some(2.0));
+    assert_eq!(result.final_value("c"), Some(5.0));
+}
