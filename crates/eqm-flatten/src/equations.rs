@@ -453,7 +453,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let edge = eqm_ir::expr::Callee::Builtin(eqm_ir::builtins::Builtin::Edge);
                 elements
                     .iter()
-                    .map(|&e| self.model.exprs.call(edge.clone(), vec![e]))
+                    .map(|&e| self.model.exprs.call(edge, vec![e]))
                     .collect()
             } else {
                 elements
