@@ -52,6 +52,12 @@ pub enum Origin {
     FixedStart { var: VarId },
     /// `x = start` for a state whose start value the initialization had to assume fixed.
     AssumedStart { var: VarId },
+    /// `v = pre(v)` for a discrete variable the initial equations determine: its when-clauses
+    /// are not active during the initialization.
+    HeldAtStart { var: VarId },
+    /// `p = binding` of a parameter the initialization solves for (`fixed = false`, or a
+    /// binding that reads such a parameter).
+    Binding { var: VarId },
     /// `der(x) = x'` linking a state to its derivative when index reduction keeps both as
     /// states (`var` is the variable standing for `x'`).
     DerivativeChain { var: VarId },
@@ -68,6 +74,14 @@ impl Origin {
             Origin::Initial { origin, .. } => format!("initial equation of {}", origin.label(symbols)),
             Origin::FixedStart { var } => format!("fixed start value of {}", symbols.var_name(*var)),
             Origin::AssumedStart { var } => format!("start value of {}, assumed fixed", symbols.var_name(*var)),
+            Origin::Binding { var } => format!(
+                "binding of parameter {}, solved in the initialization",
+                symbols.var_name(*var)
+            ),
+            Origin::HeldAtStart { var } => format!(
+                "{0} = pre({0}): its when-clauses are not active during the initialization",
+                symbols.var_name(*var)
+            ),
             Origin::Differentiated { root, order, .. } => {
                 let times = match order {
                     1 => "d/dt".to_string(),

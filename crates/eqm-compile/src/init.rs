@@ -50,18 +50,10 @@ pub fn analyze(dae: &Dae<Hybrid>, simulation: &Plan) -> Result<(InitPlan, Vec<Di
     // Invariants and the state-choice check belong to the simulation, which evaluates them.
     init.flat.invariants.clear();
     init.stage = Hybrid::default();
-    // A parameter with `fixed = false` and no binding is an unknown of the initialization,
-    // determined by the initial equations (its start value is the first guess); the simulation
-    // takes the value found as the parameter's.
-    for i in 0..init.kinds.len() {
-        let variable = init.flat.var(VarId(i as u32));
-        if init.kinds[i] == VarKind::Parameter && variable.attributes.fixed == Some(false) && variable.binding.is_none()
-        {
-            init.kinds[i] = VarKind::Algebraic;
-        }
-    }
     let n_model = init.equations.len();
+    free_parameters(&mut init);
     init.equations.extend(init.initial_equations.iter().cloned());
+    discrete_unknowns(dae, &mut init);
     let n_given = init.equations.len();
 
     // Fixed start values are equations; the start values of free states are candidates.
@@ -352,6 +344,109 @@ fn algebraic_form(init: &mut Dae<Hybrid>) -> (Vec<Unknown>, Vec<(VarId, VarId)>)
     (unknowns, derivatives)
 }
 
+/// Parameters with `fixed = false` are unknowns of the initialization (their start values are
+/// the first guesses; the simulation takes the values found as the parameters'): one without a
+/// binding is determined by the initial equations, one with a binding by the equation
+/// `p = binding`. So is every parameter whose binding reads one of them (`q = 2*p`), by its
+/// binding: it cannot be computed before the initialization. Found from the free parameters
+/// through the bindings that read them, each binding looked at once.
+fn free_parameters(init: &mut Dae<Hybrid>) {
+    let n = init.kinds.len();
+    let mut readers: Vec<Vec<VarId>> = vec![Vec::new(); n];
+    let mut free: Vec<VarId> = Vec::new();
+    let mut vars = Vec::new();
+    for i in 0..n {
+        let v = VarId(i as u32);
+        if init.kinds[i] != VarKind::Parameter {
+            continue;
+        }
+        let variable = init.flat.var(v);
+        if variable.attributes.fixed == Some(false) {
+            free.push(v);
+        }
+        if let Some(binding) = variable.binding {
+            vars.clear();
+            init.flat.exprs.vars_in(binding, &mut vars);
+            for w in &vars {
+                readers[w.0 as usize].push(v);
+            }
+        }
+    }
+    let mut is_free = vec![false; n];
+    for v in &free {
+        is_free[v.0 as usize] = true;
+    }
+    let mut stack = free.clone();
+    while let Some(v) = stack.pop() {
+        for &r in &readers[v.0 as usize] {
+            if !is_free[r.0 as usize] {
+                is_free[r.0 as usize] = true;
+                free.push(r);
+                stack.push(r);
+            }
+        }
+    }
+    free.sort();
+    for v in free {
+        init.kinds[v.0 as usize] = VarKind::Algebraic;
+        let variable = init.flat.var(v);
+        if let Some(binding) = variable.binding {
+            let (span, lhs) = (variable.span, init.flat.exprs.var(v));
+            init.equations.push(Equation {
+                lhs,
+                rhs: binding,
+                origin: Origin::Binding { var: v },
+                span,
+            });
+        }
+    }
+}
+
+/// Discrete variables that initial equations determine (`initial equation y = 3;` or
+/// `pre(k) = 5;` for variables assigned in when-clauses) are unknowns of the initial system
+/// rather than held at their start values: the variable, its `pre` value if the model uses one,
+/// and the equation `v = pre(v)` (no when-clause is active during the initialization) joining
+/// them. Other discrete variables keep their start values, as their `pre` values do.
+fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) {
+    let mut pre_of: FxHashMap<VarId, VarId> = FxHashMap::default();
+    let mut owner: FxHashMap<VarId, VarId> = FxHashMap::default();
+    for p in &dae.stage.events.previous {
+        if let (false, eqm_ir::expr::Node::Var(v)) = (p.settled_at_start, dae.exprs().get(p.expr)) {
+            pre_of.insert(*v, p.var);
+            owner.insert(p.var, *v);
+        }
+    }
+    let computed = init.discrete_algorithm_outputs(true);
+    let mut mentioned = Vec::new();
+    for eq in &init.initial_equations {
+        init.flat.exprs.vars_in(eq.lhs, &mut mentioned);
+        init.flat.exprs.vars_in(eq.rhs, &mut mentioned);
+    }
+    let mut done = vec![false; init.kinds.len()];
+    for w in mentioned {
+        let v = owner.get(&w).copied().unwrap_or(w);
+        let i = v.0 as usize;
+        let discrete = init.kinds[i] == VarKind::Discrete && !computed[i] && init.eliminated[i].is_none();
+        // Relation and event variables are not the user's: the events set them.
+        if !discrete || done[i] || init.flat.var(v).name.starts_with('$') {
+            continue;
+        }
+        done[i] = true;
+        init.kinds[i] = VarKind::Algebraic;
+        if let Some(&p) = pre_of.get(&v) {
+            init.kinds[p.0 as usize] = VarKind::Algebraic;
+            let (lhs, rhs) = (init.flat.exprs.var(v), init.flat.exprs.var(p));
+            let span = init.flat.var(v).span;
+            init.equations.push(Equation {
+                lhs,
+                rhs,
+                origin: Origin::HeldAtStart { var: v },
+                span,
+            });
+        }
+    }
+}
+
 /// `v = start` (0 when the variable declares no start value).
 fn start_equation(dae: &mut Dae<Hybrid>, v: VarId, origin: Origin) -> Equation {
     let lhs = dae.flat.exprs.var(v);
@@ -445,7 +540,13 @@ fn over_determined(
         let (span, text) = label(e);
         d = d.with_label(span, text);
     }
-    d.with_help("remove `fixed = true` from one of the start values, or an initial equation")
+    if fixed.is_empty() {
+        d.with_help(
+            "remove one of these initial equations, or make one of them determine an unknown the others leave open",
+        )
+    } else {
+        d.with_help("remove `fixed = true` from one of the start values, or an initial equation")
+    }
 }
 
 /// The diagnostic for unknowns that no equation of the initial system determines.

@@ -451,10 +451,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             // its elements.
             let elements: Vec<_> = if elements.len() > 1 {
                 let edge = eqm_ir::expr::Callee::Builtin(eqm_ir::builtins::Builtin::Edge);
-                elements
-                    .iter()
-                    .map(|&e| self.model.exprs.call(edge, vec![e]))
-                    .collect()
+                elements.iter().map(|&e| self.model.exprs.call(edge, vec![e])).collect()
             } else {
                 elements
             };

@@ -341,8 +341,14 @@ fn initial_states(
                 continue;
             };
             model.set_work(p.slot, value);
+            // `initial()` is true throughout the initialization, so it has no edge there: its
+            // edge is the model's event right after the initialization.
+            let is_initial = program
+                .events()
+                .initial
+                .is_some_and(|(_, v)| matches!(program.exprs().get(p.expr), eqm_ir::expr::Node::Var(w) if *w == v));
             if let Some(Slot::Work(k)) = in_init(p.var) {
-                solver.set_work(k, value);
+                solver.set_work(k, if is_initial { 1.0 } else { value });
             }
         }
     };
@@ -377,8 +383,20 @@ fn initial_states(
         // The consistent values of the other unknowns are the first guesses of the program's
         // own iterations (an implicit equation the initialization solved by bracketing would
         // not converge from the start value again).
+        // Discrete variables (and their `pre` values) are what the initialization gave them:
+        // their start values, or what initial equations determined. Relations and the values
+        // `edge` and `change` compare with are set in both programs already.
         for (k, v) in program.work_vars().iter().enumerate() {
-            if program.symbols().get(*v).kind == eqm_compile::dae::VarKind::Algebraic
+            let symbol = program.symbols().get(*v);
+            let pre_value = symbol.name.starts_with("$pre")
+                && !program
+                    .events()
+                    .previous
+                    .iter()
+                    .any(|p| p.var == *v && p.settled_at_start);
+            let discrete =
+                symbol.kind == eqm_compile::dae::VarKind::Discrete && (!symbol.name.starts_with('$') || pre_value);
+            if (symbol.kind == eqm_compile::dae::VarKind::Algebraic || discrete)
                 && let Some(Slot::Work(j)) = in_init(*v)
                 && let Some(value) = solver.work().get(j as usize)
             {

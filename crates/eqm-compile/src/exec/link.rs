@@ -3,8 +3,9 @@
 //!
 //! Input: the program of a model and the program of its initialization problem. Output: an
 //! [`InitLink`]: for each variable the initialization hands over to the model (the states, the
-//! unknowns of the model's iterations as their first guesses, the parameters with `fixed = false` it determines, and
-//! the event variables that both programs read), the slot of the same variable in the
+//! unknowns of the model's iterations as their first guesses, the parameters with `fixed = false`
+//! it determines, the discrete variables with their `pre` values, and the event variables that
+//! both programs read), the slot of the same variable in the
 //! initialization program. The two programs may come from different forms of the model (a
 //! high-index model simulated in its embedding form is initialized by its dummy-derivative
 //! form's problem), so their variable ids differ; the model's variables are the same by name.
@@ -49,13 +50,22 @@ impl InitLink {
                 _ => None,
             })
             .collect();
+        // Discrete variables: the initialization holds them at their start values or, where
+        // initial equations determine them, solves for them (and their `pre` values).
+        let discrete: Vec<VarId> = program
+            .work_vars()
+            .iter()
+            .copied()
+            .filter(|v| program.symbols().get(*v).kind == crate::dae::VarKind::Discrete)
+            .collect();
         let handed_over = program
             .states()
             .iter()
             .chain(&iterated)
             .chain(program.params())
             .chain(events.surfaces.iter().flat_map(|s| &s.relation_vars))
-            .chain(events.initial.as_ref().map(|(_, v)| v));
+            .chain(events.initial.as_ref().map(|(_, v)| v))
+            .chain(&discrete);
         let mut slots = vec![None; program.symbols().len()];
         for &v in handed_over {
             let symbol = program.symbols().get(v);

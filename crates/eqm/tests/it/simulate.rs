@@ -589,3 +589,63 @@ end M;
         assert!((values[0] - (-2.0 * t).exp()).abs() < 1e-9, "x({t}) = {}", values[0]);
     }
 }
+
+#[test]
+fn parameters_computed_from_free_parameters_and_bound_free_parameters_are_solved_in_the_initialization() {
+    // The steady state x = 2 with r = x0 + 1 = 4 (a binding with fixed = false is an equation
+    // of the initialization) needs q = r / x = 2, so p = q / 2 = 1; then x stays 2, and x
+    // started at 1 instead relaxes as 2 - e^{-2t}.
+    let text = "model M
+  parameter Real p(fixed = false, start = 3);
+  parameter Real q = 2*p;
+  parameter Real r(fixed = false) = x0 + 1;
+  parameter Real x0 = 3;
+  parameter Real xs = 2;
+  Real x(start = 0);
+  Real y(start = 1, fixed = true);
+equation
+  der(x) = -q*x + r;
+  der(y) = -q*(y - xs);
+initial equation
+  x = xs;
+  der(x) = 0;
+end M;
+";
+    let mut model = compile(text);
+    let result = model.simulate(&settings(1.0)).expect("runs");
+    for i in 0..result.len() {
+        let (t, _) = result.row(i).unwrap();
+        let x = result.value_at("x", t).unwrap();
+        assert!((x - 2.0).abs() < 1e-9, "x({t}) = {x}");
+        let y = result.value_at("y", t).unwrap();
+        assert!((y - (2.0 - (-2.0 * t).exp())).abs() < 1e-6, "y({t}) = {y}");
+    }
+}
+
+#[test]
+fn initial_equations_determine_variables_assigned_in_when_clauses() {
+    // y = 3 and pre(k) = 5 at the start (their when-clause is not active then, so k = pre(k));
+    // when x = e^{-t} falls below 0.5 (t = ln 2), y = 2x = 1 and k = 6.
+    let mut model = compile(
+        "model M
+  Real x(start = 1, fixed = true);
+  discrete Real y;
+  Integer k;
+equation
+  der(x) = -x;
+  when x < 0.5 then
+    y = 2*x;
+    k = pre(k) + 1;
+  end when;
+initial equation
+  y = 3;
+  pre(k) = 5;
+end M;
+",
+    );
+    let result = model.simulate(&settings(1.0)).expect("runs");
+    assert_eq!(result.value_at("y", 0.0), Some(3.0));
+    assert_eq!(result.value_at("k", 0.5), Some(5.0));
+    assert!((result.final_value("y").unwrap() - 1.0).abs() < 1e-9);
+    assert_eq!(result.final_value("k"), Some(6.0));
+}
