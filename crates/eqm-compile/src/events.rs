@@ -15,6 +15,9 @@
 //! the variables at the event (`hybrid`). Relations between parameters, constants and discrete
 //! variables only cannot change between events and stay as they are.
 //!
+//! `delay(e, d)` becomes a variable `$delayN` that the simulation sets from the history of `e`
+//! (a [`Delay`]).
+//!
 //! `sample(start, interval)` becomes a discrete variable too (`$sample1`, ...), true only at the
 //! time events `start + k·interval`, which the simulation schedules exactly; `initial()` and
 //! `terminal()` become `$initial` and `$terminal`, true during the initial and the final event;
@@ -95,6 +98,18 @@ pub struct Sample {
     pub span: Span,
 }
 
+/// `delay(expr, delay)`: a variable holding `expr` as it was `delay` seconds earlier (its value
+/// at the start time before the start plus the delay), which the simulation keeps from the
+/// history of `expr`. `delay` must be a parameter expression; a third argument (the largest
+/// delay) is checked by the flattener and not needed here.
+#[derive(Debug, Clone)]
+pub struct Delay {
+    pub var: VarId,
+    pub expr: ExprId,
+    pub delay: ExprId,
+    pub span: Span,
+}
+
 /// A value recomputed at the start of each pass of the event iteration and held between
 /// events: for `edge(e)` and `change(e)` the value `e` had before the pass (equal to `e` between
 /// events); for `floor`, `ceil`, `integer`, `div`, `mod`, `rem` the integer part of their argument.
@@ -113,6 +128,7 @@ pub struct Previous {
 pub struct EventSet {
     pub surfaces: Vec<Surface>,
     pub samples: Vec<Sample>,
+    pub delays: Vec<Delay>,
     pub previous: Vec<Previous>,
     /// The variable standing for `initial()` (true during the initial event) and for
     /// `terminal()` (true at the final event), if the model uses them.
@@ -325,6 +341,7 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
     EventSet {
         surfaces: x.surfaces,
         samples: x.samples,
+        delays: x.delays,
         previous: x.previous,
         initial: x.initial,
         terminal: x.terminal,
@@ -369,6 +386,7 @@ struct Extractor {
     surface_of: FxHashMap<ExprId, usize>,
     relation_of: FxHashMap<(ExprId, Test), ExprId>,
     samples: Vec<Sample>,
+    delays: Vec<Delay>,
     previous: Vec<Previous>,
     /// The `pre(v)` variable of each discrete variable that has one.
     pre_var: FxHashMap<VarId, VarId>,
@@ -440,6 +458,16 @@ impl Extractor {
                     interval,
                     span,
                 });
+                Some(dae.flat.exprs.var(var))
+            }
+            (Builtin::Delay, Some(expr), Some(delay)) => {
+                let number = self.delays.len() + 1;
+                let text = format!("delay({}, {})", dae.flat.expr_text(expr), dae.flat.expr_text(delay));
+                let var = dae.add_relation_variable(format!("$delay{number}"), text, span);
+                if let Some(variable) = dae.flat.variables.last_mut() {
+                    variable.ty = eqm_ir::flat::ScalarType::Real;
+                }
+                self.delays.push(Delay { var, expr, delay, span });
                 Some(dae.flat.exprs.var(var))
             }
             (Builtin::Initial | Builtin::Terminal, ..) => {

@@ -50,6 +50,28 @@ pub fn analyze(dae: &Dae<Hybrid>, simulation: &Plan) -> Result<(InitPlan, Vec<Di
     // Invariants and the state-choice check belong to the simulation, which evaluates them.
     init.flat.invariants.clear();
     init.stage = Hybrid::default();
+    // Before the start time plus its delay, `delay(e, d)` is `e` at the start time: in the
+    // initialization it is `e` itself.
+    let delayed: FxHashMap<ExprId, ExprId> = dae
+        .stage
+        .events
+        .delays
+        .iter()
+        .map(|d| (init.flat.exprs.var(d.var), d.expr))
+        .collect();
+    if !delayed.is_empty() {
+        init.substitute_in_equations(&delayed);
+        let exprs = &mut init.flat.exprs;
+        for a in &mut init.flat.algorithms {
+            a.statements = a
+                .statements
+                .iter()
+                .map(|s| {
+                    s.map_exprs(&mut |e| eqm_ir::symbolic::substitute(exprs, e, &|_, id| delayed.get(&id).copied()))
+                })
+                .collect();
+        }
+    }
     let n_model = init.equations.len();
     free_parameters(&mut init);
     init.equations.extend(init.initial_equations.iter().cloned());

@@ -475,6 +475,12 @@ pub static CODES: &[CodeInfo] = &[
         "The equations of a when-clause depend on each other in a cycle",
     ),
     code(
+        "E0608",
+        Error,
+        CodeGeneration,
+        "The delay time of `delay(expression, delay)` is not a parameter expression",
+    ),
+    code(
         "E0699",
         Error,
         CodeGeneration,
@@ -560,7 +566,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0714",
         Error,
         Simulation,
-        "A `sample(start, interval)` whose start is not finite or whose interval is not positive",
+        "A `sample(start, interval)` whose start is not finite or whose interval is not positive, or a `delay` whose delay time is not positive and finite",
     ),
     code(
         "E0715",

@@ -5,6 +5,7 @@
 //! Input: an [`ExecProgram`]. Output: derivatives, outputs, surfaces and Jacobians at given
 //! states, with the instance's parameters. It does not integrate.
 
+use crate::delay::DelayLines;
 use crate::interp::{Interpreter, JacobianOut, OdeRhs};
 use crate::native::NativeCode;
 use eqm_compile::dae::VarKind;
@@ -14,7 +15,7 @@ use eqm_diag::source::Span;
 use eqm_ir::expr::ExprId;
 use eqm_ir::failure::EvalFailure;
 use eqm_ir::slot::Slot;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The start values of the states with the default parameters (NaN when those are not valid):
 /// tests and callers that want the model's own initial point read them here.
@@ -37,6 +38,9 @@ pub struct Instance<'p> {
     interpreter: Interpreter<'p>,
     p: Vec<f64>,
     work: Vec<f64>,
+    /// The histories of the model's `delay`s, shared with the other instances of the run: every
+    /// evaluation at time `t` reads the delayed values at `t` from them.
+    delays: Option<Arc<Mutex<DelayLines>>>,
 }
 
 impl<'p> Instance<'p> {
@@ -51,7 +55,12 @@ impl<'p> Instance<'p> {
             .parameters(&p, &mut work)
             .and_then(|()| interpreter.start_values(&p, &mut work, &mut x))
             .map_err(|f| program.failure_diagnostic(&f))?;
-        Ok(Instance { interpreter, p, work })
+        Ok(Instance {
+            interpreter,
+            p,
+            work,
+            delays: None,
+        })
     }
 
     pub fn program(&self) -> &'p ExecProgram {
@@ -77,6 +86,63 @@ impl<'p> Instance<'p> {
         &self.work
     }
 
+    /// Evaluations read the delayed values of `delay`s from `lines`.
+    pub fn attach_delays(&mut self, lines: Arc<Mutex<DelayLines>>) {
+        self.delays = Some(lines);
+    }
+
+    /// The delay times of the model's `delay`s (none without delay lines).
+    pub fn delay_times(&self) -> Vec<f64> {
+        self.delays.as_ref().map_or(Vec::new(), |lines| {
+            let lines = lines.lock().unwrap_or_else(|e| e.into_inner());
+            lines.lines().iter().map(|l| l.delay).collect()
+        })
+    }
+
+    /// The delayed values at `t` into their slots.
+    fn apply_delays(&mut self, t: f64) {
+        if let Some(lines) = &self.delays {
+            lines.lock().unwrap_or_else(|e| e.into_inner()).write(t, &mut self.work);
+        }
+    }
+
+    /// Records the delayed expressions at the accepted point `(t, x)` (evaluating the
+    /// right-hand side and the outputs there). The first record, at the start, is the
+    /// expressions' values with every delayed value equal to its expression's (before the start
+    /// plus its delay, `delay(e, d)` is `e` at the start), found by a few substitutions.
+    pub fn record_delays(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
+        let Some(lines) = self.delays.clone() else {
+            return Ok(());
+        };
+        let (exprs, first): (Vec<(ExprId, Span, u32)>, bool) = {
+            let lines = lines.lock().unwrap_or_else(|e| e.into_inner());
+            (
+                lines.lines().iter().map(|l| (l.expr, l.span, l.slot)).collect(),
+                lines.is_empty(),
+            )
+        };
+        let mut values = vec![0.0; exprs.len()];
+        for _ in 0..if first { 3 } else { 1 } {
+            if !first {
+                self.apply_delays(t);
+            }
+            self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+            self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
+            for (value, &(expr, span, _)) in values.iter_mut().zip(&exprs) {
+                *value = self
+                    .interpreter
+                    .event_value(expr, span, t, x, &self.p, dx, &mut self.work)?;
+            }
+            if first {
+                for (&(_, _, slot), &value) in exprs.iter().zip(&values) {
+                    self.set_work(slot, value);
+                }
+            }
+        }
+        lines.lock().unwrap_or_else(|e| e.into_inner()).record(t, &values);
+        Ok(())
+    }
+
     /// Sets `work[k]`: how events change discrete variables and relation values, which no
     /// evaluation writes.
     pub fn set_work(&mut self, k: u32, value: f64) {
@@ -88,6 +154,7 @@ impl<'p> Instance<'p> {
     /// The zero-crossing functions at `(t, x)` into `out`: evaluates the right-hand side and
     /// the outputs first, so `dx` and every variable are those of this point.
     pub fn surfaces(&mut self, t: f64, x: &[f64], dx: &mut [f64], out: &mut [f64]) -> Result<(), EvalFailure> {
+        self.apply_delays(t);
         self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.surfaces(t, x, &self.p, dx, &mut self.work, out)
@@ -105,6 +172,7 @@ impl<'p> Instance<'p> {
         if !self.interpreter.has_jacobian() {
             return Ok(false);
         }
+        self.apply_delays(t);
         self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.jacobian(t, x, &self.p, dx, &mut self.work, out)
     }
@@ -116,6 +184,7 @@ impl<'p> Instance<'p> {
 
     /// Zero-crossing function `k` alone at `(t, x)` (after the right-hand side and the outputs).
     pub fn surface_at(&mut self, k: usize, t: f64, x: &[f64], dx: &mut [f64]) -> Result<f64, EvalFailure> {
+        self.apply_delays(t);
         self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.surface(k, t, x, &self.p, dx, &mut self.work)
@@ -204,6 +273,7 @@ impl OdeRhs for Instance<'_> {
     }
 
     fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
+        self.apply_delays(t);
         self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)
     }
 }

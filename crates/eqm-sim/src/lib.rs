@@ -5,6 +5,7 @@
 //! [`simulate::RunOptions`]. Output: result rows handed to a sink, and a summary; or a failure
 //! naming the time, the equations and the variables. Nothing here compiles a model or does IO.
 
+pub mod delay;
 mod failure;
 pub mod hybrid;
 pub mod instance;

@@ -503,6 +503,37 @@ pub fn simulate_with(
         rows.attach_native(native.clone());
         model.instance.attach_native(native);
     }
+    // The histories of `delay`s, shared by the integrator's instance and the rows'.
+    if !program.events().delays.is_empty() {
+        let mut lines = Vec::new();
+        let mut dx = vec![0.0; x0.len()];
+        for d in &program.events().delays {
+            let failed = |f: eqm_ir::failure::EvalFailure| SimError::Failed {
+                time: options.start,
+                message: "a delay time could not be computed".to_string(),
+                diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
+            };
+            let delay = model
+                .instance
+                .event_value(d.delay, d.span, options.start, &x0, &mut dx)
+                .map_err(failed)?;
+            if !(delay > 0.0 && delay.is_finite()) {
+                let message = format!("the delay time of `delay` must be positive and finite, not {delay}");
+                return Err(SimError::Failed {
+                    time: options.start,
+                    message: message.clone(),
+                    diagnostic: Some(Box::new(
+                        Diagnostic::error("E0714", message, d.span, "this delay")
+                            .with_help("give the delay a positive value"),
+                    )),
+                });
+            }
+            lines.push((d.slot, d.expr, d.span, delay));
+        }
+        let lines = std::sync::Arc::new(std::sync::Mutex::new(crate::delay::DelayLines::new(lines)));
+        rows.attach_delays(lines.clone());
+        model.instance.attach_delays(lines);
+    }
     // A model without states gives an adaptive method no error to control, so its steps would
     // grow without bound and could step over a surface crossed there and back; its steps are
     // capped at a thousandth of the run.

@@ -152,14 +152,25 @@ impl Session {
         flat
     }
 
-    /// Flattens `model` and reports its size when it has no errors (`eqm check`).
+    /// Flattens `model`, analyses it and builds its executable programs, as a run would before
+    /// it starts, and reports its size when nothing failed (`eqm check`): a model `check`
+    /// accepts is one `run` starts.
     pub fn check(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<CheckSummary> {
         let flat = self.flatten(model, options)?;
-        Some(CheckSummary {
-            model: flat.name,
+        let summary = CheckSummary {
+            model: flat.name.clone(),
             variables: flat.variables.len(),
             equations: flat.equations.len(),
-        })
+        };
+        let analysis_options = AnalysisOptions {
+            keep_aliases: false,
+            index_form: options.index_form,
+        };
+        let analysed = analysis::analyze(flat, &analysis_options, &mut self.timings);
+        let (analysis, mut warnings) = self.keep(analysed)?;
+        self.diagnostics.append(&mut warnings);
+        let compiled = analysis::compile(analysis, &mut self.timings);
+        self.keep(compiled).map(|_| summary)
     }
 
     /// Flattens `model` and runs the structural analysis: DAE lowering, alias elimination

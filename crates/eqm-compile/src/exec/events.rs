@@ -51,6 +51,26 @@ impl Builder {
                 )),
             }
         }
+        for d in &set.delays {
+            match self.slot(d.var) {
+                Some(Slot::Work(slot)) if self.is_parameter_expression(d.delay) => self.events.delays.push(ExecDelay {
+                    slot,
+                    var: d.var,
+                    expr: d.expr,
+                    delay: d.delay,
+                    span: d.span,
+                }),
+                _ => self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0608",
+                        "the delay time of `delay` must be a parameter expression",
+                        d.span,
+                        "in this delay(expression, delay)",
+                    )
+                    .with_help("give the delay as a parameter, a constant or an expression of them"),
+                ),
+            }
+        }
         for p in &set.previous {
             if let Some(Slot::Work(slot)) = self.slot(p.var) {
                 self.events.previous.push(ExecPrevious {

@@ -203,6 +203,18 @@ pub struct ExecSample {
     pub span: Span,
 }
 
+/// `delay(expr, delay)` as the program evaluates it: its variable's work slot, the expression
+/// whose history the simulation keeps (evaluated after the right-hand side and the outputs) and
+/// the delay (a parameter expression).
+#[derive(Debug, Clone, Copy)]
+pub struct ExecDelay {
+    pub slot: u32,
+    pub var: VarId,
+    pub expr: ExprId,
+    pub delay: ExprId,
+    pub span: Span,
+}
+
 /// A value held from before the current pass of the event iteration: the work slot and
 /// variable holding it and the expression it is set to between passes.
 #[derive(Debug, Clone, Copy)]
@@ -221,6 +233,8 @@ pub struct ExecPrevious {
 pub struct ExecEvents {
     pub surfaces: Vec<ExecSurface>,
     pub samples: Vec<ExecSample>,
+    /// `delay(expr, delay)`: the work slot the simulation sets from the history of `expr`.
+    pub delays: Vec<ExecDelay>,
     /// The values before the current pass of the event iteration (`pre`, `edge`, `change`,
     /// held integer parts).
     pub previous: Vec<ExecPrevious>,
@@ -238,6 +252,7 @@ impl ExecEvents {
         self.surfaces.is_empty()
             && self.whens.is_empty()
             && self.samples.is_empty()
+            && self.delays.is_empty()
             && self.previous.is_empty()
             && self.initial.is_none()
             && self.terminal.is_none()

@@ -109,6 +109,11 @@ impl Builder {
                 "the argument of edge or change".to_string()
             });
         }
+        for d in &self.events.delays {
+            for e in [d.expr, d.delay] {
+                check(&mut v, e, false, d.span, &|| "this delay".to_string());
+            }
+        }
         for sample in &self.events.samples {
             for e in [sample.start, sample.interval] {
                 check(&mut v, e, false, sample.span, &|| "this sample".to_string());

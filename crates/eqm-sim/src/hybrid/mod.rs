@@ -399,6 +399,11 @@ pub fn integrate(
         }
     }
     let mut clocks = Clocks::new(model, t0, &x, &mut dx)?;
+    // The delayed expressions' history starts here. Where a delayed value jumps (the start or
+    // an event plus the delay: a breaking point), a step ends and the stepper restarts.
+    let delays = model.ode.instance.delay_times();
+    let mut breaking: Vec<(f64, u32)> = Vec::new();
+    record_delays(model, &mut breaking, &delays, t0, &x, &mut dx, t_end, 0)?;
     // Assertions on parameters alone are checked here once; the others at every accepted step
     // and on both sides of every event.
     model.check_assertions(t0, &x, true)?;
@@ -418,10 +423,12 @@ pub fn integrate(
         }
         model.stats.events += 1;
         model.check_assertions(t0, &x, false)?;
+        record_delays(model, &mut breaking, &delays, t0, &x, &mut dx, t_end, 0)?;
         if row(model, t0, &x).is_break() {
             return Ok(HybridOutcome::Stopped { time: t0 });
         }
     }
+    let shortest = delays.iter().copied().min_by(f64::total_cmp);
     stepper.initialize(model, t0, &x)?;
     let mut buffer = vec![0.0; n];
     let mut recent_events: Vec<f64> = Vec::new();
@@ -431,8 +438,11 @@ pub fn integrate(
     // run to 1) leaves a remainder no step can take: that is the end.
     let end_reached = |t: f64| t_end - t <= 4.0 * f64::EPSILON * t_end.abs().max(1.0);
     while !end_reached(stepper.time()) {
-        // Time events (samples) end a step exactly.
+        // Time events (samples) end a step exactly; a step is no longer than the shortest delay,
+        // so every delayed value it reads is already recorded.
         let limit = clocks.next().map_or(t_end, |c| c.min(t_end));
+        let limit = shortest.map_or(limit, |d| limit.min(stepper.time() + d));
+        let limit = breaking.first().map_or(limit, |&(b, _)| limit.min(b));
         let info = stepper.step(model, limit)?;
         // Every watched function over the whole step, so that a surface crossed there and back
         // within one step is not lost.
@@ -453,6 +463,21 @@ pub fn integrate(
             {
                 return Ok(HybridOutcome::Stopped { time });
             }
+            if !delays.is_empty() {
+                x.copy_from_slice(stepper.state());
+                model.ode.instance.record_delays(info.t, &x, &mut dx)?;
+                if let Some(&(at, order)) = breaking.first()
+                    && at == info.t
+                {
+                    // The history is not smooth here: a second record keeps the interpolation
+                    // from reaching across, and the next breaking point is one order smoother.
+                    breaking.remove(0);
+                    record_delays(model, &mut breaking, &delays, at, &x, &mut dx, t_end, order + 1)?;
+                    if clocks.next() != Some(info.t) {
+                        stepper.restart(info.t, &x)?;
+                    }
+                }
+            }
             if clocks.next() == Some(info.t) {
                 last_probe = None;
                 let te = info.t;
@@ -466,6 +491,7 @@ pub fn integrate(
                 }
                 model.check_assertions(te, &x, false)?;
                 stepper.restart(te, &x)?;
+                record_delays(model, &mut breaking, &delays, te, &x, &mut dx, t_end, 0)?;
                 if row(model, te, &x).is_break() {
                     return Ok(HybridOutcome::Stopped { time: te });
                 }
@@ -485,6 +511,9 @@ pub fn integrate(
         }
         model.check_assertions(te, &x, false)?;
         model.stats.events += 1;
+        if !delays.is_empty() {
+            model.ode.instance.record_delays(te, &x, &mut dx)?;
+        }
         recent_events.push(te);
         if recent_events.len() > ACCUMULATION_COUNT {
             recent_events.remove(0);
@@ -554,6 +583,7 @@ pub fn integrate(
         }
         model.check_assertions(te, &x, false)?;
         stepper.restart(te, &x)?;
+        record_delays(model, &mut breaking, &delays, te, &x, &mut dx, t_end, 0)?;
         if row(model, te, &x).is_break() {
             return Ok(HybridOutcome::Stopped { time: te });
         }
@@ -576,6 +606,43 @@ pub fn integrate(
         }
     }
     Ok(HybridOutcome::Finished)
+}
+
+/// How many times a jump is carried forward by the delays: a jump of a delayed expression makes
+/// the delayed value jump `d` later, the derivative of what integrates it jump `2d` later, and so
+/// on, each time one order smoother; beyond the order of the history's cubic interpolation that
+/// no longer matters.
+const BREAKING_ORDERS: u32 = 4;
+
+/// Records the delayed expressions at `(t, x)`, where the history is not smooth (the start, the
+/// right side of an event's jump, or a breaking point of order `order`), and adds the breaking
+/// points `t + d` for each delay `d` before the end to the sorted `breaking`.
+#[allow(clippy::too_many_arguments)]
+fn record_delays(
+    model: &mut HybridModel<'_>,
+    breaking: &mut Vec<(f64, u32)>,
+    delays: &[f64],
+    t: f64,
+    x: &[f64],
+    dx: &mut [f64],
+    t_end: f64,
+    order: u32,
+) -> Result<(), HybridError> {
+    if delays.is_empty() {
+        return Ok(());
+    }
+    model.ode.instance.record_delays(t, x, dx)?;
+    if order >= BREAKING_ORDERS {
+        return Ok(());
+    }
+    for &d in delays {
+        let at = t + d;
+        if at < t_end && !breaking.iter().any(|&(b, _)| b == at) {
+            let k = breaking.partition_point(|&(b, _)| b < at);
+            breaking.insert(k, (at, order));
+        }
+    }
+    Ok(())
 }
 
 /// The end of a run that `terminate` stopped at `t`: the row of that instant, then the final

@@ -113,6 +113,7 @@ impl<'p> Interpreter<'p> {
             event_exprs.push(sample.interval);
         }
         event_exprs.extend(events.previous.iter().map(|p| p.expr));
+        event_exprs.extend(events.delays.iter().flat_map(|d| [d.expr, d.delay]));
         for w in &events.whens {
             for (condition, actions) in &w.branches {
                 event_exprs.push(*condition);

@@ -630,3 +630,88 @@ end M;
     assert_eq!(result.value_at("c", 0.5), Some(2.0));
     assert_eq!(result.final_value("c"), Some(5.0));
 }
+
+#[test]
+fn delay_follows_the_history_of_its_expression_exactly() {
+    // x' = -x(t - 1) with x = 1 up to the start: by the method of steps x = 1 - t on [0, 1],
+    // x = -2(t - 1) + (t² - 1)/2 on [1, 2] (so x(2) = -1/2), and x(3) = -1/6. y is x one second
+    // earlier (1 before t = 1), and z the step `time > 0.5` a quarter second later.
+    let model = "model M
+  Real x(start = 1, fixed = true);
+  Real y;
+  Real z;
+equation
+  der(x) = -delay(x, 1);
+  y = delay(x, 1);
+  z = delay(if time > 0.5 then 1 else 0, 0.25);
+end M;
+";
+    let exact = |t: f64| {
+        if t <= 1.0 {
+            1.0 - t
+        } else {
+            -2.0 * (t - 1.0) + (t * t - 1.0) / 2.0
+        }
+    };
+    for method in methods() {
+        // Rows every 0.1 s, so that the values compared are computed, not interpolated.
+        let result = compile(model)
+            .simulate(&RunSettings {
+                stop: Some(3.0),
+                interval: Some(0.1),
+                method: method.clone(),
+                ..RunSettings::default()
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        // Ten times the default relative tolerance; the implicit Euler method is of first order.
+        let tolerance = if method == Some(Method::ImplicitEuler) {
+            1e-3
+        } else {
+            1e-5
+        };
+        for t in [0.5, 1.0, 1.5, 2.0] {
+            let x = result.value_at("x", t).unwrap();
+            assert!((x - exact(t)).abs() < tolerance, "{method:?}: x({t}) = {x}");
+        }
+        let x3 = result.final_value("x").unwrap();
+        assert!((x3 + 1.0 / 6.0).abs() < tolerance, "{method:?}: x(3) = {x3}");
+        assert_eq!(result.value_at("y", 0.0), Some(1.0), "{method:?}");
+        let y = result.value_at("y", 2.5).unwrap();
+        assert!((y - exact(1.5)).abs() < tolerance, "{method:?}: y(2.5) = {y}");
+        assert_eq!(result.value_at("z", 0.7), Some(0.0), "{method:?}");
+        assert!((result.value_at("z", 0.8).unwrap() - 1.0).abs() < 1e-12, "{method:?}");
+    }
+}
+
+#[test]
+fn a_delay_time_that_is_not_a_constant_positive_parameter_is_refused() {
+    let mut session = eqm::Session::with_sources(
+        &[(
+            "m.eqm".to_string(),
+            "model M
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -delay(x, 1 + x);
+end M;
+"
+            .to_string(),
+        )],
+        &[],
+        None,
+    );
+    assert!(session.check(None, &eqm::ModelOptions::default()).is_none());
+    assert!(session.diagnostics().iter().any(|d| d.code == "E0608"));
+    let mut model = compile(
+        "model M
+  parameter Real d = 0;
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -delay(x, d);
+end M;
+",
+    );
+    let Err(RunError::Failed { diagnostic, .. }) = model.simulate(&RunSettings::default()) else {
+        panic!("a zero delay runs")
+    };
+    assert_eq!(diagnostic.expect("a diagnostic").code, "E0714");
+}
