@@ -447,7 +447,12 @@ fn simulate(
             time,
             message,
             diagnostic,
+            warnings,
         }) => {
+            // What the run warned about before it failed comes first.
+            for warning in warnings {
+                session.push_diagnostic(warning);
+            }
             if let Some(d) = diagnostic {
                 session.push_diagnostic(*d);
             }

@@ -151,6 +151,7 @@ pub(crate) fn hybrid_failure(
     match e {
         crate::hybrid::HybridError::Integration(e) => integration_failure(program, e, failure, point),
         crate::hybrid::HybridError::Evaluation(f) => SimError::Failed {
+            warnings: Vec::new(),
             time: f.time,
             message: "an event could not be handled".to_string(),
             diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
@@ -162,6 +163,7 @@ pub(crate) fn hybrid_failure(
             span,
             help,
         } => SimError::Failed {
+            warnings: Vec::new(),
             time,
             message: message.clone(),
             diagnostic: Some(Box::new(
@@ -174,6 +176,7 @@ pub(crate) fn hybrid_failure(
             span,
             condition,
         } => SimError::Failed {
+            warnings: Vec::new(),
             time,
             message: message.clone(),
             diagnostic: Some(Box::new(
@@ -235,6 +238,7 @@ pub(crate) fn integration_failure(
         IntegrationError::InvalidInput { .. } => (e.to_string(), None),
     };
     SimError::Failed {
+        warnings: Vec::new(),
         time,
         message,
         diagnostic,

@@ -128,6 +128,9 @@ pub enum SimError {
         time: f64,
         message: String,
         diagnostic: Option<Box<Diagnostic>>,
+        /// What the run warned about before it failed (assertions of level warning, a fixed
+        /// step beyond a method's stability limit).
+        warnings: Vec<Diagnostic>,
     },
     /// The sink could not take a row.
     Io(std::io::Error),
@@ -355,6 +358,7 @@ fn initial_states(
     // The start values (computed once: computing them again would reset the relations, which
     // are discrete variables, to theirs).
     let x_start = model.start_values().map_err(|f| SimError::Failed {
+        warnings: Vec::new(),
         time: start,
         message: "the start values could not be computed".to_string(),
         diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
@@ -368,6 +372,7 @@ fn initial_states(
     for pass in 0..PASSES {
         let mut none: [f64; 0] = [];
         solver.rhs(start, &[], &mut none).map_err(|f| SimError::Failed {
+            warnings: Vec::new(),
             time: start,
             message: "the initial values could not be computed".to_string(),
             diagnostic: Some(Box::new(init.failure_diagnostic(&f))),
@@ -422,6 +427,7 @@ fn initial_states(
         model
             .surfaces(start, &x0, &mut dx, &mut d)
             .map_err(|f| SimError::Failed {
+                warnings: Vec::new(),
                 time: start,
                 message: "the relations at the start could not be evaluated".to_string(),
                 diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
@@ -509,6 +515,7 @@ pub fn simulate_with(
         let mut dx = vec![0.0; x0.len()];
         for d in &program.events().delays {
             let failed = |f: eqm_ir::failure::EvalFailure| SimError::Failed {
+                warnings: Vec::new(),
                 time: options.start,
                 message: "a delay time could not be computed".to_string(),
                 diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
@@ -520,6 +527,7 @@ pub fn simulate_with(
             if !(delay > 0.0 && delay.is_finite()) {
                 let message = format!("the delay time of `delay` must be positive and finite, not {delay}");
                 return Err(SimError::Failed {
+                    warnings: Vec::new(),
                     time: options.start,
                     message: message.clone(),
                     diagnostic: Some(Box::new(
@@ -646,10 +654,13 @@ pub fn simulate_with(
     if let Some(e) = writer.error {
         return Err(e);
     }
-    if let Some(e) = model_failure {
+    warnings.append(&mut events.warnings);
+    if let Some(mut e) = model_failure {
+        if let SimError::Failed { warnings: kept, .. } = &mut e {
+            kept.append(&mut warnings);
+        }
         return Err(with_state_choice_note(program, e));
     }
-    warnings.append(&mut events.warnings);
     Ok(Summary {
         backend,
         compile_time: std::time::Duration::ZERO,
@@ -691,6 +702,7 @@ fn projector(
     let available = instance
         .jacobian(options.start, x0, &mut dx, out)
         .map_err(|f| SimError::Failed {
+            warnings: Vec::new(),
             time: options.start,
             message: "the invariants could not be evaluated at the start".to_string(),
             diagnostic: Some(Box::new(instance.program().failure_diagnostic(&f))),
@@ -782,6 +794,7 @@ fn with_state_choice_note(program: &ExecProgram, e: SimError) -> SimError {
             time,
             message,
             diagnostic: Some(d),
+            warnings,
         } if d.code != "E0713" && d.code != "E0714" => {
             let names = |vars: &[eqm_ir::expr::VarId]| quoted_names(program, vars);
             let note = format!(
@@ -793,6 +806,7 @@ fn with_state_choice_note(program: &ExecProgram, e: SimError) -> SimError {
                 .with_note(note)
                 .with_help("simulate the embedding form, which keeps every differentiated variable a state and the constraints by projection: --index-reduction embedding");
             SimError::Failed {
+                warnings,
                 time,
                 message,
                 diagnostic: Some(Box::new(d)),
@@ -822,6 +836,7 @@ fn state_choice_failure(program: &ExecProgram, t: f64, problem: &str) -> SimErro
     let diagnostic = Diagnostic::error("E0713", message.clone(), choice.span, "this constraint")
         .with_help("simulate the embedding form, which keeps every differentiated variable a state and the constraints by projection: --index-reduction embedding (the default for this model)");
     SimError::Failed {
+        warnings: Vec::new(),
         time: t,
         message,
         diagnostic: Some(Box::new(diagnostic)),
@@ -919,6 +934,7 @@ impl RowWriter<'_, '_> {
         let evaluated = rows.rhs(t, x, dx).and_then(|()| rows.outputs(t, x, dx));
         if let Err(f) = evaluated {
             return Err(SimError::Failed {
+                warnings: Vec::new(),
                 time: t,
                 message: "the output values could not be computed".to_string(),
                 diagnostic: Some(Box::new(self.program.failure_diagnostic(&f))),

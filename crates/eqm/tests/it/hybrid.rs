@@ -715,3 +715,29 @@ end M;
     };
     assert_eq!(diagnostic.expect("a diagnostic").code, "E0714");
 }
+
+#[test]
+fn warnings_before_a_failure_are_kept_with_it() {
+    // x = e^{-t} falls below 0.8 (a warning) before it falls below 0.5 (an error, at ln 2).
+    let mut model = compile(
+        "model M
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -x;
+  assert(x > 0.8, \"x is getting small\", AssertionLevel.warning);
+  assert(x > 0.5, \"x fell below one half\");
+end M;
+",
+    );
+    let Err(RunError::Failed { time, warnings, .. }) = model.simulate(&RunSettings {
+        stop: Some(1.0),
+        ..RunSettings::default()
+    }) else {
+        panic!("the assertion of level error fails")
+    };
+    // Located on the computed x, whose relative error is that of the default tolerance.
+    assert!((time - 2f64.ln()).abs() < 1e-6, "failed at {time}");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0].code, "W0701");
+    assert!(warnings[0].message.contains("x is getting small"));
+}
