@@ -52,7 +52,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 function.span,
                 "no such function",
             );
-            if let Some(s) = eqm_diag::did_you_mean(&name, eqm_ir::builtins::ALL.iter().map(|b| b.name())) {
+            let known = eqm_ir::builtins::ALL.iter().map(|b| b.name()).chain(REWRITTEN.iter().copied());
+            if let Some(s) = eqm_diag::did_you_mean(&name, known) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
             self.diagnostics.push(d);
@@ -347,6 +348,9 @@ fn ref_text(c: &ast::ComponentRef) -> Cow<'_, str> {
         _ => Cow::Owned(eqm_syntax::pretty::print_ref(c)),
     }
 }
+
+/// The names of the operators [`Flattener::rewritten_call`] turns into other expressions.
+const REWRITTEN: &[&str] = &["homotopy", "semiLinear"];
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The operators that are other expressions: `homotopy(actual, simplified)` is `actual`

@@ -48,6 +48,7 @@ fn rendered_flattener_diagnostics() {
         "overdetermined.eqm",
         "connectors.eqm",
         "functions.eqm",
+        "unknown_names.eqm",
     ] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/ui").join(name);
         let text = std::fs::read_to_string(&path).expect("UI files are readable");
