@@ -52,7 +52,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 function.span,
                 "no such function",
             );
-            let known = eqm_ir::builtins::ALL.iter().map(|b| b.name()).chain(REWRITTEN.iter().copied());
+            let known = eqm_ir::builtins::ALL
+                .iter()
+                .map(|b| b.name())
+                .chain(REWRITTEN.iter().copied());
             if let Some(s) = eqm_diag::did_you_mean(&name, known) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
