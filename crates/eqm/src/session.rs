@@ -7,6 +7,7 @@
 //! and each stage's wall time are kept in the session. Nothing here reads files or prints.
 
 use crate::model::Model;
+use crate::run::{RunError, RunSettings};
 use eqm_compile::analysis::{self, Analysis, AnalysisOptions, IndexForm};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::{FileId, SourceMap};
@@ -152,9 +153,12 @@ impl Session {
         flat
     }
 
-    /// Flattens `model`, analyses it and builds its executable programs, as a run would before
-    /// it starts, and reports its size when nothing failed (`eqm check`): a model `check`
-    /// accepts is one `run` starts.
+    /// Flattens `model`, analyses it, builds its executable programs and solves its
+    /// initialization (by the interpreter, as a run with its stop time at its start would),
+    /// and reports its size when nothing failed (`eqm check`): a model `check` accepts is one
+    /// `run` starts. So a system that is singular for the parameters given (`x + y = 1;
+    /// 2*x + 2*y = 2;`), an assertion on parameters, or a sample or delay time that cannot be
+    /// used is reported here.
     pub fn check(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<CheckSummary> {
         let flat = self.flatten(model, options)?;
         let summary = CheckSummary {
@@ -170,7 +174,33 @@ impl Session {
         let (analysis, mut warnings) = self.keep(analysed)?;
         self.diagnostics.append(&mut warnings);
         let compiled = analysis::compile(analysis, &mut self.timings);
-        self.keep(compiled).map(|_| summary)
+        let mut model = Model::new(self.keep(compiled)?, options.parameters.clone());
+        let (start, _) = model.time_span(&RunSettings::default());
+        let settings = RunSettings {
+            start: Some(start),
+            stop: Some(start),
+            interpreter: true,
+            ..RunSettings::default()
+        };
+        match model.simulate(&settings) {
+            Ok(_) => Some(summary),
+            Err(e) => {
+                let diagnostic = match e {
+                    RunError::Model(d) => *d,
+                    RunError::Failed {
+                        diagnostic: Some(d), ..
+                    } => *d,
+                    other => Diagnostic::error(
+                        "E0799",
+                        format!("the initialization could not be run: {other}"),
+                        model.program().model_span(),
+                        "this model",
+                    ),
+                };
+                self.diagnostics.push(diagnostic);
+                None
+            }
+        }
     }
 
     /// Flattens `model` and runs the structural analysis: DAE lowering, alias elimination

@@ -50,6 +50,49 @@ fn check_counts_the_flat_model_and_reports_errors_with_locations() {
 }
 
 #[test]
+fn check_rejects_what_would_stop_a_run_before_it_starts() {
+    // Structurally fine, but singular for a = 2: x + y = 1 and 2x + 2y = 2 have no unique
+    // solution. With a = 3 the model runs (x = 0, y = 1).
+    let text = "model M
+  parameter Real a = 2;
+  Real x, y;
+equation
+  x + y = 1;
+  a*x + 2*y = 2;
+end M;
+";
+    let mut s = session(text);
+    assert!(s.check(None, &ModelOptions::default()).is_none());
+    assert_eq!(s.diagnostics()[0].code, "E0703");
+    let options = ModelOptions {
+        parameters: vec![("a".to_string(), 3.0)],
+        ..ModelOptions::default()
+    };
+    let mut s = session(text);
+    assert!(s.check(None, &options).is_some(), "{}", s.render_diagnostics(false));
+    // An assertion on parameters and a delay time that is not a parameter are reported by
+    // check too.
+    for (text, code) in [
+        (
+            "model M\n  parameter Real k = -1;\n  Real x(start = 1, fixed = true);\nequation\n  assert(k > 0, \"k must be positive\");\n  der(x) = -k*x;\nend M;\n",
+            "E0705",
+        ),
+        (
+            "model M\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -delay(x, 1 + x);\nend M;\n",
+            "E0608",
+        ),
+    ] {
+        let mut s = session(text);
+        assert!(s.check(None, &ModelOptions::default()).is_none(), "{text}");
+        assert!(
+            s.diagnostics().iter().any(|d| d.code == code),
+            "{text}: {:?}",
+            s.diagnostics()
+        );
+    }
+}
+
+#[test]
 fn every_stage_product_is_available() {
     let mut s = session(crate::DECAY);
     let options = ModelOptions::default();
