@@ -197,7 +197,7 @@ fn blocks(out: &mut String, dae: &Dae<Hybrid>, plan: &Plan) {
 fn events(out: &mut String, analysis: &Analysis) {
     let dae = &analysis.dae;
     let set = &dae.stage.events;
-    if set.surfaces.is_empty() && set.samples.is_empty() && dae.flat.whens.is_empty() {
+    if set.surfaces.is_empty() && set.samples.is_empty() && dae.flat.whens.is_empty() && set.delays.is_empty() {
         return;
     }
     let _ = writeln!(
@@ -214,6 +214,15 @@ fn events(out: &mut String, analysis: &Analysis) {
             dae.flat.var(sample.var).name,
             dae.flat.expr_text(sample.start),
             dae.flat.expr_text(sample.interval)
+        );
+    }
+    for d in &set.delays {
+        let _ = writeln!(
+            out,
+            "  {} := `{}` as it was {} earlier   (from its history, kept by the simulation; steps end where a jump reaches it)",
+            dae.flat.var(d.var).name,
+            dae.flat.expr_text(d.expr),
+            dae.flat.expr_text(d.delay)
         );
     }
     for (k, s) in set.surfaces.iter().enumerate() {
