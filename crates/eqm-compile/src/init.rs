@@ -100,7 +100,9 @@ pub fn analyze(dae: &Dae<Hybrid>, simulation: &Plan) -> Result<(InitPlan, Vec<Di
         let equation = start_equation(&mut init, v, Origin::AssumedStart { var: v });
         init.equations.push(equation);
     }
-    if is_simulation_system_with_starts(&init, n_model, &fixed) {
+    // (Not with delays: the simulation's blocks read the delayed values, which the
+    // initialization replaces by their expressions.)
+    if delayed.is_empty() && is_simulation_system_with_starts(&init, n_model, &fixed) {
         // Every state is given and nothing else is: the simulation plan already causalises
         // the rest, so it is reused instead of solving and matching the system a second time.
         let plan = reuse_simulation_plan(&mut init, n_model, simulation);

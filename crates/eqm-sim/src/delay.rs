@@ -1,8 +1,8 @@
 //! The history behind `delay(expr, d)`: the values of each delayed expression at the accepted
 //! points of a run, and the delayed values read from them.
 //!
-//! Input: the values of the delayed expressions at the start, after each accepted step and on
-//! both sides of each event (two values at the same time mark a jump). Output: for a time `t`,
+//! Input: the values of the delayed expressions at the start, within and at the end of each
+//! accepted step, and on both sides of each event (two values at the same time mark a jump). Output: for a time `t`,
 //! each expression as it was at `t - d` (its value at the start before the start plus `d`),
 //! interpolated by the cubic polynomial through the four nearest recorded points on the same
 //! side of every jump (fewer where the side has fewer). The caller keeps every step no longer

@@ -464,6 +464,7 @@ pub fn integrate(
                 return Ok(HybridOutcome::Stopped { time });
             }
             if !delays.is_empty() {
+                record_within(model, stepper, info.t_prev, info.t, &mut buffer, &mut dx)?;
                 x.copy_from_slice(stepper.state());
                 model.ode.instance.record_delays(info.t, &x, &mut dx)?;
                 if let Some(&(at, order)) = breaking.first()
@@ -512,6 +513,7 @@ pub fn integrate(
         model.check_assertions(te, &x, false)?;
         model.stats.events += 1;
         if !delays.is_empty() {
+            record_within(model, stepper, info.t_prev, te, &mut buffer, &mut dx)?;
             model.ode.instance.record_delays(te, &x, &mut dx)?;
         }
         recent_events.push(te);
@@ -606,6 +608,33 @@ pub fn integrate(
         }
     }
     Ok(HybridOutcome::Finished)
+}
+
+/// The points of the history within each step besides its ends: the stepper's dense output
+/// there is of the method's order, while the cubic through the steps' ends alone would make the
+/// history (and through it the solution) no better than the cubic's order.
+const DELAY_POINTS_WITHIN_STEP: usize = 3;
+
+/// Records the delayed expressions at the points within the accepted step `(t0, t1)` (see
+/// [`DELAY_POINTS_WITHIN_STEP`]), on the stepper's dense output.
+fn record_within(
+    model: &mut HybridModel<'_>,
+    stepper: &dyn Stepper,
+    t0: f64,
+    t1: f64,
+    buffer: &mut [f64],
+    dx: &mut [f64],
+) -> Result<(), HybridError> {
+    let parts = DELAY_POINTS_WITHIN_STEP + 1;
+    for k in 1..parts {
+        let t = t0 + (t1 - t0) * k as f64 / parts as f64;
+        if t <= t0 || t >= t1 {
+            continue;
+        }
+        stepper.interpolate(t, buffer);
+        model.ode.instance.record_delays(t, buffer, dx)?;
+    }
+    Ok(())
 }
 
 /// How many times a jump is carried forward by the delays: a jump of a delayed expression makes

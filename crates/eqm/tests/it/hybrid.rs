@@ -684,6 +684,22 @@ end M;
 }
 
 #[test]
+fn in_the_initialization_a_delayed_value_is_its_expression() {
+    // der(x) = 0 at the start with delay(x, 1) = x there: 2 - x = 0, so x = 2, and it stays.
+    let model = "model M
+  Real x(start = 0);
+equation
+  der(x) = 2 - delay(x, 1);
+initial equation
+  der(x) = 0;
+end M;
+";
+    let result = run(model, 3.0, None);
+    assert!((result.value_at("x", 0.0).unwrap() - 2.0).abs() < 1e-9);
+    assert!((result.final_value("x").unwrap() - 2.0).abs() < 1e-9);
+}
+
+#[test]
 fn a_delay_time_that_is_not_a_constant_positive_parameter_is_refused() {
     let mut session = eqm::Session::with_sources(
         &[(
@@ -740,4 +756,35 @@ end M;
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert_eq!(warnings[0].code, "W0701");
     assert!(warnings[0].message.contains("x is getting small"));
+}
+
+#[test]
+fn the_delayed_logistic_example_matches_the_method_of_steps() {
+    // Reference: Heun's method on a grid of step 1e-4 that contains t - tau exactly, so the
+    // history is read without interpolation (second order: about 1e-7 relative here).
+    let (r, k, tau, n0) = (1.0, 100.0, 2.0, 10.0);
+    let h = 1e-4;
+    let lag = (tau / h) as usize;
+    let mut n = vec![n0];
+    let history = |n: &[f64], i: usize| if i >= lag { n[i - lag] } else { n0 };
+    for i in 0..(20.0 / h) as usize {
+        let now = n[i];
+        let k1 = r * now * (1.0 - history(&n, i) / k);
+        let k2 = r * (now + h * k1) * (1.0 - history(&n, i + 1) / k);
+        n.push(now + h / 2.0 * (k1 + k2));
+    }
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/delayed_logistic.eqm"
+    ))
+    .expect("the example");
+    let result = run(&text, 20.0, None);
+    for t in [2.0, 5.0, 10.0, 15.0, 20.0] {
+        let expected = n[(t / h).round() as usize];
+        let found = result.value_at("N", t).unwrap();
+        assert!(
+            (found - expected).abs() < 1e-4 * expected,
+            "N({t}) = {found}, expected {expected}"
+        );
+    }
 }
