@@ -364,6 +364,8 @@ fn is_discrete(dae: &Dae<IndexOne>, e: ExprId) -> bool {
     while let Some(id) = stack.pop() {
         match arena.get(id) {
             Node::Var(v) if matches!(dae.kind(*v), VarKind::State | VarKind::Algebraic) => return false,
+            // A delayed value changes between events like the expression it delays.
+            Node::Var(v) if dae.flat.var(*v).name.starts_with("$delay") => return false,
             Node::Time | Node::Local(_) => return false,
             Node::Call(Callee::Builtin(Builtin::Der), _) => return false,
             _ => stack.extend(arena.children(id)),

@@ -91,6 +91,39 @@ impl<'p> Instance<'p> {
         self.delays = Some(lines);
     }
 
+    /// Before the history starts (in the initialization), each delayed value is its expression
+    /// at `(t, x)`: the slots are set to the expressions' values, a few substitutions deep
+    /// (an expression may read a delayed value). Every other value is left as it was (the
+    /// evaluations here would otherwise replace start values that are first guesses).
+    pub fn delays_at_start(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
+        let program = self.program();
+        if program.events().delays.is_empty() {
+            return Ok(());
+        }
+        let saved = self.work.clone();
+        let mut values = vec![0.0; program.events().delays.len()];
+        let result = (|| {
+            for _ in 0..3 {
+                self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+                self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
+                for (d, value) in program.events().delays.iter().zip(values.iter_mut()) {
+                    *value = self
+                        .interpreter
+                        .event_value(d.expr, d.span, t, x, &self.p, dx, &mut self.work)?;
+                    self.set_work(d.slot, *value);
+                }
+            }
+            Ok(())
+        })();
+        self.work = saved;
+        if result.is_ok() {
+            for (d, value) in program.events().delays.iter().zip(&values) {
+                self.set_work(d.slot, *value);
+            }
+        }
+        result
+    }
+
     /// The delay times of the model's `delay`s (none without delay lines).
     pub fn delay_times(&self) -> Vec<f64> {
         self.delays.as_ref().map_or(Vec::new(), |lines| {

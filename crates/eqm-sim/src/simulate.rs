@@ -365,6 +365,9 @@ fn initial_states(
     })?;
     // The relations at the start values; where they cannot be evaluated (a start value outside
     // a function's domain), the first pass starts from false ones.
+    // (A delayed value is its expression there; where that cannot be evaluated, the run's own
+    // first evaluation reports why.)
+    let _ = model.delays_at_start(start, &x_start, &mut dx);
     if !surfaces.is_empty() && model.surfaces_at_start(start, &x_start, &mut dx, &mut d).is_ok() {
         relations(model, &mut solver, &d);
     }
@@ -424,6 +427,7 @@ fn initial_states(
         if surfaces.is_empty() || pass + 1 == PASSES {
             return Ok((x0, determined));
         }
+        let _ = model.delays_at_start(start, &x0, &mut dx);
         model
             .surfaces(start, &x0, &mut dx, &mut d)
             .map_err(|f| SimError::Failed {

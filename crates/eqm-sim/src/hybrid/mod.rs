@@ -637,6 +637,9 @@ fn record_within(
     Ok(())
 }
 
+/// Breaking points closer than this (relative to the time) are one.
+const BREAKING_RESOLUTION: f64 = 1e-10;
+
 /// How many times a jump is carried forward by the delays: a jump of a delayed expression makes
 /// the delayed value jump `d` later, the derivative of what integrates it jump `2d` later, and so
 /// on, each time one order smoother; beyond the order of the history's cubic interpolation that
@@ -666,7 +669,10 @@ fn record_delays(
     }
     for &d in delays {
         let at = t + d;
-        if at < t_end && !breaking.iter().any(|&(b, _)| b == at) {
+        // Breaking points within rounding of each other (0.2 + 0.5 and 0.5000000000000002 + 0.2)
+        // are one: a step between them could not be taken.
+        let close = |b: f64| (b - at).abs() <= BREAKING_RESOLUTION * (1.0 + at.abs());
+        if at < t_end && !close(t_end) && !breaking.iter().any(|&(b, _)| close(b)) {
             let k = breaking.partition_point(|&(b, _)| b < at);
             breaking.insert(k, (at, order));
         }

@@ -684,6 +684,33 @@ end M;
 }
 
 #[test]
+fn relations_on_delayed_values_are_events_and_close_breaking_points_are_one() {
+    // x' = -x(t - 0.5) from x = 1: x = 1 - t up to 0.5, then x(1) = 1/8. z tests x 0.2 s
+    // earlier against 0.7: true from the start (x(0) = 1 there) until t - 0.2 = 0.3. The
+    // breaking points 0.2 + 0.5 and (the event at 0.5) + 0.2 are one.
+    let model = "model M
+  Real x(start = 1, fixed = true);
+  Boolean b = x > 0.5;
+  Real z;
+equation
+  der(x) = -delay(x, 0.5, 1);
+  z = if delay(x, 0.2) > 0.7 then 1 else 0;
+end M;
+";
+    let result = run(model, 2.0, None);
+    assert_eq!(result.value_at("z", 0.0), Some(1.0));
+    assert_eq!(result.value_at("z", 0.45), Some(1.0));
+    assert_eq!(result.value_at("z", 0.55), Some(0.0));
+    let switch = result
+        .time()
+        .windows(2)
+        .find(|w| w[0] == w[1] && (w[0] - 0.5).abs() < 1e-6)
+        .map(|w| w[0]);
+    assert!(switch.is_some(), "no event at 0.5");
+    assert!((result.value_at("x", 1.0).unwrap() - 0.125).abs() < 1e-6);
+}
+
+#[test]
 fn in_the_initialization_a_delayed_value_is_its_expression() {
     // der(x) = 0 at the start with delay(x, 1) = x there: 2 - x = 0, so x = 2, and it stays.
     let model = "model M
