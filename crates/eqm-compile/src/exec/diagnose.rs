@@ -117,6 +117,19 @@ impl ExecProgram {
                 if names.len() == 1 { "it" } else { "them" }
             ));
         }
+        // A singular system whose equations switch branches on relations may be a model whose
+        // structure changes with the branch (`v = if ... else 0` fixing a velocity while stuck):
+        // say so, with what EQM does simulate.
+        if let FailureSite::Equations { eqs, .. } = &failure.site
+            && matches!(failure.kind, FailureKind::Singular)
+            && eqs.iter().any(|&e| switches_on_relations(program, e))
+        {
+            d = d.with_note(
+                "these equations switch branches on relations: in the branch active now they may not determine these unknowns at all, so the structure of the system changes with the branch (a variable-structure model); EQM does not yet analyse each combination of branches on its own",
+            ).with_help(
+                "write the element so that every branch determines the same unknowns; friction written with `sign` of the relative velocity runs through events and sliding mode",
+            );
+        }
         if let FailureSite::Equations { unknowns, .. } = &failure.site {
             for s in unknowns.iter().take(4) {
                 let var = match *s {
@@ -135,4 +148,27 @@ impl ExecProgram {
         }
         d
     }
+}
+
+/// Whether equation `eq` of `program` contains an `if` whose condition reads a relation's
+/// variable (a branch chosen by an event).
+fn switches_on_relations(program: &ExecProgram, eq: usize) -> bool {
+    let Some(equation) = program.equations().get(eq) else {
+        return false;
+    };
+    let arena = program.exprs();
+    let symbols = program.symbols();
+    let mut stack = vec![equation.lhs, equation.rhs];
+    let mut vars = Vec::new();
+    while let Some(e) = stack.pop() {
+        if let eqm_ir::expr::Node::If(condition, _, _) = arena.get(e) {
+            vars.clear();
+            arena.vars_in(*condition, &mut vars);
+            if vars.iter().any(|v| symbols.get(*v).name.starts_with("$rel")) {
+                return true;
+            }
+        }
+        stack.extend(arena.children(e));
+    }
+    false
 }
