@@ -297,47 +297,52 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
         a.previous = previous;
     }
     // A relation the algorithm rewriting replaced everywhere is not watched.
-    let mut used = vec![false; dae.flat.variables.len()];
-    let mut mark = |e: ExprId, arena: &ExprArena| {
+    if !x.captured.is_empty() {
+        let mut used = vec![false; dae.flat.variables.len()];
         let mut vars = Vec::new();
-        arena.vars_in(e, &mut vars);
-        for v in vars {
-            used[v.0 as usize] = true;
+        let mut mark = |e: ExprId, arena: &ExprArena| {
+            vars.clear();
+            arena.vars_in(e, &mut vars);
+            for v in &vars {
+                used[v.0 as usize] = true;
+            }
+        };
+        for eq in dae.equations.iter().chain(&dae.initial_equations) {
+            mark(eq.lhs, dae.exprs());
+            mark(eq.rhs, dae.exprs());
         }
-    };
-    for eq in dae.equations.iter().chain(&dae.initial_equations) {
-        mark(eq.lhs, dae.exprs());
-        mark(eq.rhs, dae.exprs());
-    }
-    for conditions in &when_conditions {
-        for &c in conditions {
-            mark(c, dae.exprs());
+        for conditions in &when_conditions {
+            for &c in conditions {
+                mark(c, dae.exprs());
+            }
         }
-    }
-    for w in &dae.flat.whens {
-        for b in &w.branches {
-            for a in &b.actions {
-                match a {
-                    WhenAction::Assign { value, .. } | WhenAction::Reinit { value, .. } => mark(*value, dae.exprs()),
-                    WhenAction::Assert { condition, .. } => mark(*condition, dae.exprs()),
-                    WhenAction::Terminate { .. } => {}
+        for w in &dae.flat.whens {
+            for b in &w.branches {
+                for a in &b.actions {
+                    match a {
+                        WhenAction::Assign { value, .. } | WhenAction::Reinit { value, .. } => {
+                            mark(*value, dae.exprs())
+                        }
+                        WhenAction::Assert { condition, .. } => mark(*condition, dae.exprs()),
+                        WhenAction::Terminate { .. } => {}
+                    }
                 }
             }
         }
-    }
-    for a in &dae.flat.algorithms {
-        for st in &a.statements {
-            st.for_each_expr(&mut |e, _| mark(e, dae.exprs()));
+        for a in &dae.flat.algorithms {
+            for st in &a.statements {
+                st.for_each_expr(&mut |e, _| mark(e, dae.exprs()));
+            }
         }
+        for p in &x.previous {
+            mark(p.expr, dae.exprs());
+        }
+        for s in &mut x.surfaces {
+            s.relations
+                .retain(|(v, _)| used[v.0 as usize] || !x.captured.contains(v));
+        }
+        x.surfaces.retain(|s| !s.relations.is_empty());
     }
-    for p in &x.previous {
-        mark(p.expr, dae.exprs());
-    }
-    for s in &mut x.surfaces {
-        s.relations
-            .retain(|(v, _)| used[v.0 as usize] || !x.captured.contains(v));
-    }
-    x.surfaces.retain(|s| !s.relations.is_empty());
     EventSet {
         surfaces: x.surfaces,
         samples: x.samples,
