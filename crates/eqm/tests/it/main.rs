@@ -3,6 +3,7 @@
 //!
 //! One test binary for the crate; each module is one family of tests.
 
+mod delay;
 mod friction;
 mod hybrid;
 mod session;

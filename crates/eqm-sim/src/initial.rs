@@ -1,0 +1,184 @@
+//! Consistent initial values: the initialization program solved at the start time, with the
+//! relations, the values `edge` and `change` compare with, the delayed values and the discrete
+//! variables made consistent with its solution.
+//!
+//! Input: the model's instance, the initialization program and the run options. Output: the
+//! initial states and the parameters with `fixed = false` the initialization determined (set
+//! in the model's instance, whose discrete values and first guesses it also sets); or a
+//! [`SimError`]. It does not integrate.
+
+use crate::instance::Instance;
+use crate::interp::OdeRhs;
+use crate::simulate::{RunOptions, SimError, instance};
+use eqm_compile::exec::ExecProgram;
+use eqm_ir::slot::Slot;
+
+/// The parameters with `fixed = false` the initialization determined, by name.
+pub(crate) type Determined = Vec<(String, f64)>;
+
+/// Consistent initial states: the initialization program solved at the start time. The
+/// model's own start values (from `model`) stand in for any state the initial system lacks.
+/// The parameters with `fixed = false` it determined are set in `model` and returned.
+///
+/// Relations are frozen in both programs. Their first values are those at the start values
+/// (so that an implicit equation through `abs` or an `if` keeps the root on the side of its
+/// start value, and `if x <= 0 then 0 else log(x)` at `x = 0` takes the branch its relation
+/// holds); the initialization is then solved again with the relations its solution gives (a
+/// few passes at most) until they agree, so that the initial values and the relations are
+/// consistent with each other.
+pub(crate) fn initial_states(
+    model: &mut Instance<'_>,
+    init: &ExecProgram,
+    options: &RunOptions,
+) -> Result<(Vec<f64>, Determined), SimError> {
+    const PASSES: usize = 10;
+    let start = options.start;
+    let mut solver = instance(init, options)?;
+    // The initialization's guesses are only start values: a scalar equation Newton cannot
+    // solve from one is searched for the nearest bracketed root.
+    solver.interpreter().set_bracketing(true);
+    let program = model.program();
+    // The initialization problem may come from another form of the model (the
+    // dummy-derivative form of a model simulated in its embedding form): the link says which
+    // of its variables is which.
+    let link = eqm_compile::exec::InitLink::new(program, init);
+    let in_init = |v: eqm_ir::expr::VarId| link.slot(v);
+    let surfaces = &program.events().surfaces;
+    let mut d = vec![0.0; surfaces.len()];
+    let mut dx = vec![0.0; program.layout().states];
+    // `initial()` holds during the initialization.
+    if let Some((_, v)) = program.events().initial
+        && let Some(Slot::Work(k)) = in_init(v)
+    {
+        solver.set_work(k, 1.0);
+    }
+    // Writes the relations that the surface values `d` give into both programs; true when one
+    // of the model's changed.
+    let relations = |model: &mut Instance<'_>, solver: &mut Instance<'_>, d: &[f64]| {
+        let mut changed = false;
+        for (surface, value) in surfaces.iter().zip(d) {
+            let sign = crate::hybrid::sign_of(*value);
+            for (&(slot, test), v) in surface.relations.iter().zip(&surface.relation_vars) {
+                let holds = f64::from(u8::from(test.holds(sign)));
+                if let Slot::Work(k) = slot
+                    && model.work().get(k as usize) != Some(&holds)
+                {
+                    changed = true;
+                    model.set_work(k, holds);
+                }
+                if let Some(Slot::Work(k)) = in_init(*v) {
+                    solver.set_work(k, holds);
+                }
+            }
+        }
+        changed
+    };
+    // The values `edge`, `change` and the held integer parts compare with are those at the
+    // initial point itself (a condition true at the start has no edge there), written into both
+    // programs after the relations they read.
+    let settle = |model: &mut Instance<'_>, solver: &mut Instance<'_>, x: &[f64], dx: &mut [f64]| {
+        for p in program.events().previous.iter().filter(|p| p.settled_at_start) {
+            let Ok(value) = model.event_value(p.expr, program.model_span(), start, x, dx) else {
+                continue;
+            };
+            model.set_work(p.slot, value);
+            // `initial()` is true throughout the initialization, so it has no edge there: its
+            // edge is the model's event right after the initialization.
+            let is_initial = program
+                .events()
+                .initial
+                .is_some_and(|(_, v)| matches!(program.exprs().get(p.expr), eqm_ir::expr::Node::Var(w) if *w == v));
+            if let Some(Slot::Work(k)) = in_init(p.var) {
+                solver.set_work(k, if is_initial { 1.0 } else { value });
+            }
+        }
+    };
+    // The start values (computed once: computing them again would reset the relations, which
+    // are discrete variables, to theirs).
+    let x_start = model.start_values().map_err(|f| SimError::Failed {
+        warnings: Vec::new(),
+        time: start,
+        message: "the start values could not be computed".to_string(),
+        diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
+    })?;
+    // The relations at the start values; where they cannot be evaluated (a start value outside
+    // a function's domain), the first pass starts from false ones.
+    // (A delayed value is its expression there; where that cannot be evaluated, the run's own
+    // first evaluation reports why.)
+    let _ = model.delays_at_start(start, &x_start, &mut dx);
+    if !surfaces.is_empty() && model.surfaces_at_start(start, &x_start, &mut dx, &mut d).is_ok() {
+        relations(model, &mut solver, &d);
+    }
+    settle(model, &mut solver, &x_start, &mut dx);
+    for pass in 0..PASSES {
+        let mut none: [f64; 0] = [];
+        solver.rhs(start, &[], &mut none).map_err(|f| SimError::Failed {
+            warnings: Vec::new(),
+            time: start,
+            message: "the initial values could not be computed".to_string(),
+            diagnostic: Some(Box::new(init.failure_diagnostic(&f))),
+        })?;
+        let mut x0 = x_start.clone();
+        for (i, v) in program.states().iter().enumerate() {
+            if let Some(Slot::Work(k)) = in_init(*v)
+                && let Some(value) = solver.work().get(k as usize)
+            {
+                x0[i] = *value;
+            }
+        }
+        // The consistent values of the other unknowns are the first guesses of the program's
+        // own iterations (an implicit equation the initialization solved by bracketing would
+        // not converge from the start value again).
+        // Discrete variables (and their `pre` values) are what the initialization gave them:
+        // their start values, or what initial equations determined. Relations and the values
+        // `edge` and `change` compare with are set in both programs already.
+        for (k, v) in program.work_vars().iter().enumerate() {
+            let symbol = program.symbols().get(*v);
+            let pre_value = symbol.name.starts_with("$pre")
+                && !program
+                    .events()
+                    .previous
+                    .iter()
+                    .any(|p| p.var == *v && p.settled_at_start);
+            let discrete =
+                symbol.kind == eqm_compile::dae::VarKind::Discrete && (!symbol.name.starts_with('$') || pre_value);
+            if (symbol.kind == eqm_compile::dae::VarKind::Algebraic || discrete)
+                && let Some(Slot::Work(j)) = in_init(*v)
+                && let Some(value) = solver.work().get(j as usize)
+            {
+                model.set_work(k as u32, *value);
+            }
+        }
+        // Parameters with `fixed = false` are what the initialization found for them.
+        let mut determined = Vec::new();
+        for v in program.params() {
+            if let Some(Slot::Work(j)) = in_init(*v)
+                && let Some(value) = solver.work().get(j as usize)
+            {
+                let name = program.symbols().get(*v).name.clone();
+                model
+                    .set_param(&name, *value)
+                    .map_err(|d| SimError::Model(Box::new(d)))?;
+                determined.push((name, *value));
+            }
+        }
+        if surfaces.is_empty() || pass + 1 == PASSES {
+            return Ok((x0, determined));
+        }
+        let _ = model.delays_at_start(start, &x0, &mut dx);
+        model
+            .surfaces(start, &x0, &mut dx, &mut d)
+            .map_err(|f| SimError::Failed {
+                warnings: Vec::new(),
+                time: start,
+                message: "the relations at the start could not be evaluated".to_string(),
+                diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
+            })?;
+        let changed = relations(model, &mut solver, &d);
+        settle(model, &mut solver, &x0, &mut dx);
+        if !changed {
+            return Ok((x0, determined));
+        }
+    }
+    unreachable!("the last pass returns")
+}

@@ -1,0 +1,166 @@
+//! `delay(e, d)` through the API: the history of delay differential equations against the
+//! method of steps, events on delayed values, the initialization, and delay times that cannot
+//! be used.
+
+use crate::compile;
+use crate::hybrid::{methods, run};
+use eqm::{Method, RunError, RunSettings};
+
+#[test]
+fn delay_follows_the_history_of_its_expression_exactly() {
+    // x' = -x(t - 1) with x = 1 up to the start: by the method of steps x = 1 - t on [0, 1],
+    // x = -2(t - 1) + (t² - 1)/2 on [1, 2] (so x(2) = -1/2), and x(3) = -1/6. y is x one second
+    // earlier (1 before t = 1), and z the step `time > 0.5` a quarter second later.
+    let model = "model M
+  Real x(start = 1, fixed = true);
+  Real y;
+  Real z;
+equation
+  der(x) = -delay(x, 1);
+  y = delay(x, 1);
+  z = delay(if time > 0.5 then 1 else 0, 0.25);
+end M;
+";
+    let exact = |t: f64| {
+        if t <= 1.0 {
+            1.0 - t
+        } else {
+            -2.0 * (t - 1.0) + (t * t - 1.0) / 2.0
+        }
+    };
+    for method in methods() {
+        // Rows every 0.1 s, so that the values compared are computed, not interpolated.
+        let result = compile(model)
+            .simulate(&RunSettings {
+                stop: Some(3.0),
+                interval: Some(0.1),
+                method: method.clone(),
+                ..RunSettings::default()
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        // Ten times the default relative tolerance; the implicit Euler method is of first order.
+        let tolerance = if method == Some(Method::ImplicitEuler) {
+            1e-3
+        } else {
+            1e-5
+        };
+        for t in [0.5, 1.0, 1.5, 2.0] {
+            let x = result.value_at("x", t).unwrap();
+            assert!((x - exact(t)).abs() < tolerance, "{method:?}: x({t}) = {x}");
+        }
+        let x3 = result.final_value("x").unwrap();
+        assert!((x3 + 1.0 / 6.0).abs() < tolerance, "{method:?}: x(3) = {x3}");
+        assert_eq!(result.value_at("y", 0.0), Some(1.0), "{method:?}");
+        let y = result.value_at("y", 2.5).unwrap();
+        assert!((y - exact(1.5)).abs() < tolerance, "{method:?}: y(2.5) = {y}");
+        assert_eq!(result.value_at("z", 0.7), Some(0.0), "{method:?}");
+        assert!((result.value_at("z", 0.8).unwrap() - 1.0).abs() < 1e-12, "{method:?}");
+    }
+}
+
+#[test]
+fn relations_on_delayed_values_are_events_and_close_breaking_points_are_one() {
+    // x' = -x(t - 0.5) from x = 1: x = 1 - t up to 0.5, then x(1) = 1/8. z tests x 0.2 s
+    // earlier against 0.7: true from the start (x(0) = 1 there) until t - 0.2 = 0.3. The
+    // breaking points 0.2 + 0.5 and (the event at 0.5) + 0.2 are one.
+    let model = "model M
+  Real x(start = 1, fixed = true);
+  Boolean b = x > 0.5;
+  Real z;
+equation
+  der(x) = -delay(x, 0.5, 1);
+  z = if delay(x, 0.2) > 0.7 then 1 else 0;
+end M;
+";
+    let result = run(model, 2.0, None);
+    assert_eq!(result.value_at("z", 0.0), Some(1.0));
+    assert_eq!(result.value_at("z", 0.45), Some(1.0));
+    assert_eq!(result.value_at("z", 0.55), Some(0.0));
+    let switch = result
+        .time()
+        .windows(2)
+        .find(|w| w[0] == w[1] && (w[0] - 0.5).abs() < 1e-6)
+        .map(|w| w[0]);
+    assert!(switch.is_some(), "no event at 0.5");
+    assert!((result.value_at("x", 1.0).unwrap() - 0.125).abs() < 1e-6);
+}
+
+#[test]
+fn in_the_initialization_a_delayed_value_is_its_expression() {
+    // der(x) = 0 at the start with delay(x, 1) = x there: 2 - x = 0, so x = 2, and it stays.
+    let model = "model M
+  Real x(start = 0);
+equation
+  der(x) = 2 - delay(x, 1);
+initial equation
+  der(x) = 0;
+end M;
+";
+    let result = run(model, 3.0, None);
+    assert!((result.value_at("x", 0.0).unwrap() - 2.0).abs() < 1e-9);
+    assert!((result.final_value("x").unwrap() - 2.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_delay_time_that_is_not_a_constant_positive_parameter_is_refused() {
+    let mut session = eqm::Session::with_sources(
+        &[(
+            "m.eqm".to_string(),
+            "model M
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -delay(x, 1 + x);
+end M;
+"
+            .to_string(),
+        )],
+        &[],
+        None,
+    );
+    assert!(session.check(None, &eqm::ModelOptions::default()).is_none());
+    assert!(session.diagnostics().iter().any(|d| d.code == "E0608"));
+    let mut model = compile(
+        "model M
+  parameter Real d = 0;
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -delay(x, d);
+end M;
+",
+    );
+    let Err(RunError::Failed { diagnostic, .. }) = model.simulate(&RunSettings::default()) else {
+        panic!("a zero delay runs")
+    };
+    assert_eq!(diagnostic.expect("a diagnostic").code, "E0714");
+}
+
+#[test]
+fn the_delayed_logistic_example_matches_the_method_of_steps() {
+    // Reference: Heun's method on a grid of step 1e-4 that contains t - tau exactly, so the
+    // history is read without interpolation (second order: about 1e-7 relative here).
+    let (r, k, tau, n0) = (1.0, 100.0, 2.0, 10.0);
+    let h = 1e-4;
+    let lag = (tau / h) as usize;
+    let mut n = vec![n0];
+    let history = |n: &[f64], i: usize| if i >= lag { n[i - lag] } else { n0 };
+    for i in 0..(20.0 / h) as usize {
+        let now = n[i];
+        let k1 = r * now * (1.0 - history(&n, i) / k);
+        let k2 = r * (now + h * k1) * (1.0 - history(&n, i + 1) / k);
+        n.push(now + h / 2.0 * (k1 + k2));
+    }
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/delayed_logistic.eqm"
+    ))
+    .expect("the example");
+    let result = run(&text, 20.0, None);
+    for t in [2.0, 5.0, 10.0, 15.0, 20.0] {
+        let expected = n[(t / h).round() as usize];
+        let found = result.value_at("N", t).unwrap();
+        assert!(
+            (found - expected).abs() < 1e-4 * expected,
+            "N({t}) = {found}, expected {expected}"
+        );
+    }
+}
