@@ -107,7 +107,24 @@ impl ExecProgram {
         for (span, label) in labels {
             d = d.with_label(span, label);
         }
+        // A linear system is singular whatever the start values: its equations are dependent.
+        let linear = match &failure.site {
+            FailureSite::Equations { eqs, .. } => program.rhs().iter().any(|i| match i {
+                super::Instr::Loop(l) => l.linear && l.eqs == *eqs,
+                _ => false,
+            }),
+            _ => false,
+        };
         if let FailureSite::Equations { unknowns, .. } = &failure.site
+            && linear
+            && matches!(failure.kind, FailureKind::Singular)
+        {
+            let names: Vec<String> = unknowns.iter().take(4).map(|s| program.slot_name(*s)).collect();
+            d = d.with_help(format!(
+                "these equations are linear in {} and not independent for these parameter values: one of them follows from the others (or contradicts them), so they do not determine the unknowns; remove or change one, or check the parameters",
+                names.join(", ")
+            ));
+        } else if let FailureSite::Equations { unknowns, .. } = &failure.site
             && matches!(failure.kind, FailureKind::Singular | FailureKind::NoConvergence { .. })
         {
             let names: Vec<String> = unknowns.iter().take(4).map(|s| program.slot_name(*s)).collect();

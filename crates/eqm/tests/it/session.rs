@@ -64,6 +64,8 @@ end M;
     let mut s = session(text);
     assert!(s.check(None, &ModelOptions::default()).is_none());
     assert_eq!(s.diagnostics()[0].code, "E0703");
+    let help = s.diagnostics()[0].help.clone().unwrap_or_default();
+    assert!(help.contains("not independent"), "{help}");
     let options = ModelOptions {
         parameters: vec![("a".to_string(), 3.0)],
         ..ModelOptions::default()
