@@ -246,6 +246,24 @@ impl<S> Dae<S> {
         }
     }
 
+    /// Replaces the nodes that are keys of `replacement` in the statements of every algorithm
+    /// section.
+    pub fn substitute_in_algorithms(&mut self, replacement: &eqm_ir::expr::FxHashMap<ExprId, ExprId>) {
+        if replacement.is_empty() {
+            return;
+        }
+        let exprs = &mut self.flat.exprs;
+        for a in &mut self.flat.algorithms {
+            a.statements = a
+                .statements
+                .iter()
+                .map(|s| {
+                    s.map_exprs(&mut |e| eqm_ir::symbolic::substitute(exprs, e, &|_, id| replacement.get(&id).copied()))
+                })
+                .collect();
+        }
+    }
+
     /// Keeps the equations whose entry in `keep` is true (equations past its end are kept).
     pub fn retain_equations(&mut self, keep: &[bool]) {
         let mut index = 0;

@@ -167,15 +167,7 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
     for w in &dae.flat.whens {
         for b in &w.branches {
             roots.push((b.condition, w.span));
-            for a in &b.actions {
-                match a {
-                    WhenAction::Assign { value, span, .. } | WhenAction::Reinit { value, span, .. } => {
-                        roots.push((*value, *span))
-                    }
-                    WhenAction::Assert { condition, span, .. } => roots.push((*condition, *span)),
-                    WhenAction::Terminate { .. } => {}
-                }
-            }
+            roots.extend(b.actions.iter().filter_map(|a| Some((a.expr()?, a.span()))));
         }
     }
     // Relations in algorithm sections generate events like those in equations (not those in
@@ -264,12 +256,8 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
     // The actions read relation variables too: at an event they hold the relations' values.
     for w in &mut dae.flat.whens {
         for b in &mut w.branches {
-            for a in &mut b.actions {
-                match a {
-                    WhenAction::Assign { value, .. } | WhenAction::Reinit { value, .. } => *value = map(*value),
-                    WhenAction::Assert { condition, .. } => *condition = map(*condition),
-                    WhenAction::Terminate { .. } => {}
-                }
+            for e in b.actions.iter_mut().filter_map(WhenAction::expr_mut) {
+                *e = map(*e);
             }
         }
     }
@@ -317,16 +305,8 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
             }
         }
         for w in &dae.flat.whens {
-            for b in &w.branches {
-                for a in &b.actions {
-                    match a {
-                        WhenAction::Assign { value, .. } | WhenAction::Reinit { value, .. } => {
-                            mark(*value, dae.exprs())
-                        }
-                        WhenAction::Assert { condition, .. } => mark(*condition, dae.exprs()),
-                        WhenAction::Terminate { .. } => {}
-                    }
-                }
+            for e in w.branches.iter().flat_map(|b| &b.actions).filter_map(WhenAction::expr) {
+                mark(e, dae.exprs());
             }
         }
         for a in &dae.flat.algorithms {
@@ -363,14 +343,14 @@ fn is_opaque(arena: &ExprArena, e: ExprId) -> bool {
 }
 
 /// Whether `e` can change only at events: it reads no state, algebraic variable or time.
-fn is_discrete(dae: &Dae<IndexOne>, e: ExprId) -> bool {
+fn is_discrete(dae: &Dae<IndexOne>, delays: &[Delay], e: ExprId) -> bool {
     let arena = dae.exprs();
     let mut stack = vec![e];
     while let Some(id) = stack.pop() {
         match arena.get(id) {
             Node::Var(v) if matches!(dae.kind(*v), VarKind::State | VarKind::Algebraic) => return false,
             // A delayed value changes between events like the expression it delays.
-            Node::Var(v) if dae.flat.var(*v).name.starts_with("$delay") => return false,
+            Node::Var(v) if delays.iter().any(|d| d.var == *v) => return false,
             Node::Time | Node::Local(_) => return false,
             Node::Call(Callee::Builtin(Builtin::Der), _) => return false,
             _ => stack.extend(arena.children(id)),
@@ -541,7 +521,7 @@ impl Extractor {
         match dae.exprs().get(e).clone() {
             Node::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), a, b) => {
                 let (a, b) = (m(&a), m(&b));
-                if is_discrete(dae, a) && is_discrete(dae, b) {
+                if is_discrete(dae, &self.delays, a) && is_discrete(dae, &self.delays, b) {
                     return None;
                 }
                 let test = match op {
@@ -554,7 +534,7 @@ impl Extractor {
             }
             Node::Call(Callee::Builtin(b @ (Builtin::Abs | Builtin::Sign)), args) if args.len() == 1 => {
                 let a = m(&args[0]);
-                if is_discrete(dae, a) {
+                if is_discrete(dae, &self.delays, a) {
                     return None;
                 }
                 let zero = dae.flat.exprs.real(0.0);
@@ -578,7 +558,7 @@ impl Extractor {
                 args,
             ) if !args.is_empty() => {
                 let args: Vec<ExprId> = args.iter().map(m).collect();
-                if args.iter().all(|a| is_discrete(dae, *a)) {
+                if args.iter().all(|a| is_discrete(dae, &self.delays, *a)) {
                     return None;
                 }
                 // The integer part is held between events (`$heldN`, recomputed at each pass of
@@ -634,7 +614,7 @@ impl Extractor {
             }
             Node::Call(Callee::Builtin(b @ (Builtin::Min | Builtin::Max)), args) if args.len() == 2 => {
                 let (a, c) = (m(&args[0]), m(&args[1]));
-                if is_discrete(dae, a) && is_discrete(dae, c) {
+                if is_discrete(dae, &self.delays, a) && is_discrete(dae, &self.delays, c) {
                     return None;
                 }
                 // min(a, c) = if a <= c then a else c; max(a, c) = if a >= c then a else c.

@@ -59,19 +59,8 @@ pub fn analyze(dae: &Dae<Hybrid>, simulation: &Plan) -> Result<(InitPlan, Vec<Di
         .iter()
         .map(|d| (init.flat.exprs.var(d.var), d.expr))
         .collect();
-    if !delayed.is_empty() {
-        init.substitute_in_equations(&delayed);
-        let exprs = &mut init.flat.exprs;
-        for a in &mut init.flat.algorithms {
-            a.statements = a
-                .statements
-                .iter()
-                .map(|s| {
-                    s.map_exprs(&mut |e| eqm_ir::symbolic::substitute(exprs, e, &|_, id| delayed.get(&id).copied()))
-                })
-                .collect();
-        }
-    }
+    init.substitute_in_equations(&delayed);
+    init.substitute_in_algorithms(&delayed);
     let n_model = init.equations.len();
     free_parameters(&mut init);
     init.equations.extend(init.initial_equations.iter().cloned());

@@ -413,7 +413,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The elements of a when-condition (of a when-equation or a when-statement), which must
-    /// be Boolean.
+    /// be Boolean, and at least one.
     pub(crate) fn when_condition(
         &mut self,
         condition: &'a ast::Expr,
@@ -421,16 +421,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
     ) -> Option<Vec<eqm_ir::expr::ExprId>> {
         let c = self.eval(condition, scope, loops)?;
-        if c.ty() != eqm_ir::flat::ScalarType::Boolean {
-            self.diagnostics.push(Diagnostic::error(
-                "E0306",
-                "a when-condition must be Boolean",
-                condition.span,
-                "not a Boolean",
-            ));
+        let problem = if c.ty() != eqm_ir::flat::ScalarType::Boolean {
+            Some(("a when-condition must be Boolean", "not a Boolean"))
+        } else if c.elements().is_empty() {
+            Some(("a when-condition must have at least one element", "an empty array"))
+        } else {
+            None
+        };
+        if let Some((message, label)) = problem {
+            self.diagnostics
+                .push(Diagnostic::error("E0306", message, condition.span, label));
             return None;
         }
         Some(c.elements().to_vec())
+    }
+
+    /// `edge(e1) or edge(e2) or ...`: true at the event where any of the condition's elements
+    /// becomes true, also while another one is true already.
+    pub(crate) fn rising(&mut self, elements: &[eqm_ir::expr::ExprId]) -> eqm_ir::expr::ExprId {
+        let edge = eqm_ir::expr::Callee::Builtin(eqm_ir::builtins::Builtin::Edge);
+        let first = self.model.exprs.call(edge, vec![elements[0]]);
+        elements[1..].iter().fold(first, |acc, &e| {
+            let rises = self.model.exprs.call(edge, vec![e]);
+            self.model.exprs.binary(BinOp::Or, acc, rises)
+        })
     }
 
     fn when_equation(
@@ -449,15 +463,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             // A vector condition `when {a, b}` fires whenever any element becomes true, also when
             // another one is true already (unlike `a or b`): it rises with the rising edges of
             // its elements.
-            let elements: Vec<_> = if elements.len() > 1 {
-                let edge = eqm_ir::expr::Callee::Builtin(eqm_ir::builtins::Builtin::Edge);
-                elements.iter().map(|&e| self.model.exprs.call(edge, vec![e])).collect()
-            } else {
-                elements
+            let condition_id = match elements.as_slice() {
+                [single] => *single,
+                _ => self.rising(&elements),
             };
-            let condition_id = elements[1..]
-                .iter()
-                .fold(elements[0], |acc, x| self.model.exprs.binary(BinOp::Or, acc, *x));
             let mut actions = Vec::new();
             for e in body {
                 self.when_action(e, scope, loops, &mut actions);

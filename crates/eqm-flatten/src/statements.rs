@@ -282,16 +282,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let Some(elements) = self.when_condition(condition, scope, loops) else {
                 return;
             };
-            let edges: Vec<ExprId> = elements
-                .iter()
-                .map(|&e| {
-                    let edge = eqm_ir::expr::Callee::Builtin(eqm_ir::builtins::Builtin::Edge);
-                    self.model.exprs.call(edge, vec![e])
-                })
-                .collect();
-            let rises = edges[1..].iter().fold(edges[0], |acc, e| {
-                self.model.exprs.binary(eqm_ir::expr::BinOp::Or, acc, *e)
-            });
+            let rises = self.rising(&elements);
             cx.in_when = true;
             let body = self.statements(body, scope, loops, cx);
             cx.in_when = false;

@@ -1,25 +1,20 @@
 //! The history behind `delay(expr, d)`: the values of each delayed expression at the accepted
 //! points of a run, and the delayed values read from them.
 //!
-//! Input: the values of the delayed expressions at the start, within and at the end of each
-//! accepted step, and on both sides of each event (two values at the same time mark a jump). Output: for a time `t`,
-//! each expression as it was at `t - d` (its value at the start before the start plus `d`),
-//! interpolated by the cubic polynomial through the four nearest recorded points on the same
-//! side of every jump (fewer where the side has fewer). The caller keeps every step no longer
-//! than the shortest delay, so `t - d` never lies beyond the last accepted point, and schedules
-//! an event at `te + d` after each event at `te`, where the delayed value jumps. Deliberately
-//! not here: evaluating the expressions, and delays that change during the run.
+//! Input: the values of the delayed expressions (the program's `delay`s, in its order) at the
+//! start, within and at the end of each accepted step, and on both sides of each jump (two
+//! values at the same time mark one). Output: for a time `t`, each expression as it was at
+//! `t - d` (its value at the start before the start plus `d`), interpolated by the cubic
+//! polynomial through the four nearest recorded points on the same side of every jump (fewer
+//! where the side has fewer). The caller keeps every step no longer than the shortest delay, so
+//! `t - d` never lies beyond the last accepted point, and ends a step at each breaking point
+//! `te + d` after a jump at `te`, where the delayed value jumps. Deliberately not here:
+//! evaluating the expressions, and delays that change during the run.
 
-use eqm_diag::source::Span;
-use eqm_ir::expr::ExprId;
-
-/// One delayed expression: the work slot of its value, what is delayed and by how much, and
-/// its history.
+/// One delayed expression: the work slot of its value, its delay and its history.
 #[derive(Debug, Clone)]
 pub struct DelayLine {
     pub slot: u32,
-    pub expr: ExprId,
-    pub span: Span,
     pub delay: f64,
     times: Vec<f64>,
     values: Vec<f64>,
@@ -35,15 +30,13 @@ pub struct DelayLines {
 const TRIM_AT: usize = 4096;
 
 impl DelayLines {
-    /// Lines for `(slot, expr, span, delay)`, with empty histories.
-    pub fn new(lines: impl IntoIterator<Item = (u32, ExprId, Span, f64)>) -> DelayLines {
+    /// Lines for `(slot, delay)`, with empty histories.
+    pub fn new(lines: impl IntoIterator<Item = (u32, f64)>) -> DelayLines {
         DelayLines {
             lines: lines
                 .into_iter()
-                .map(|(slot, expr, span, delay)| DelayLine {
+                .map(|(slot, delay)| DelayLine {
                     slot,
-                    expr,
-                    span,
                     delay,
                     times: Vec::new(),
                     values: Vec::new(),
@@ -54,11 +47,6 @@ impl DelayLines {
 
     pub fn lines(&self) -> &[DelayLine] {
         &self.lines
-    }
-
-    /// The shortest delay, which bounds every step.
-    pub fn shortest(&self) -> Option<f64> {
-        self.lines.iter().map(|l| l.delay).min_by(f64::total_cmp)
     }
 
     /// Whether nothing was recorded yet.
@@ -146,8 +134,6 @@ mod tests {
     fn line(points: &[(f64, f64)]) -> DelayLine {
         DelayLine {
             slot: 0,
-            expr: ExprId(0),
-            span: Span::default(),
             delay: 1.0,
             times: points.iter().map(|p| p.0).collect(),
             values: points.iter().map(|p| p.1).collect(),

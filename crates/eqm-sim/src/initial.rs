@@ -76,6 +76,7 @@ pub(crate) fn initial_states(
     // The values `edge`, `change` and the held integer parts compare with are those at the
     // initial point itself (a condition true at the start has no edge there), written into both
     // programs after the relations they read.
+    let initial_var = program.events().initial.map(|(_, v)| v);
     let settle = |model: &mut Instance<'_>, solver: &mut Instance<'_>, x: &[f64], dx: &mut [f64]| {
         for p in program.events().previous.iter().filter(|p| p.settled_at_start) {
             let Ok(value) = model.event_value(p.expr, program.model_span(), start, x, dx) else {
@@ -84,15 +85,43 @@ pub(crate) fn initial_states(
             model.set_work(p.slot, value);
             // `initial()` is true throughout the initialization, so it has no edge there: its
             // edge is the model's event right after the initialization.
-            let is_initial = program
-                .events()
-                .initial
-                .is_some_and(|(_, v)| matches!(program.exprs().get(p.expr), eqm_ir::expr::Node::Var(w) if *w == v));
+            let is_initial =
+                matches!(program.exprs().get(p.expr), eqm_ir::expr::Node::Var(w) if Some(*w) == initial_var);
             if let Some(Slot::Work(k)) = in_init(p.var) {
                 solver.set_work(k, if is_initial { 1.0 } else { value });
             }
         }
     };
+    // What the initialization hands over besides the states, as (model slot, its slot): the
+    // consistent values of the unknowns the program iterates on (the first guesses of its own
+    // iterations: an implicit equation the initialization solved by bracketing would not
+    // converge from the start value again), and the discrete variables with their `pre` values
+    // (their start values, or what initial equations determined). Relations and the values
+    // `edge` and `change` compare with are set in both programs already.
+    let mut pre_value = vec![false; program.symbols().len()];
+    for p in program.events().previous.iter().filter(|p| !p.settled_at_start) {
+        pre_value[p.var.0 as usize] = true;
+    }
+    let handed_over: Vec<(u32, u32)> = program
+        .work_vars()
+        .iter()
+        .enumerate()
+        .filter_map(|(k, v)| {
+            let symbol = program.symbols().get(*v);
+            // The compiler's own variables (`$relN`, `$preN`, ...) are set by the events; of
+            // them only the `pre` values of discrete variables come from the initialization.
+            let introduced = symbol.name.starts_with('$');
+            let taken = match symbol.kind {
+                eqm_compile::dae::VarKind::Algebraic => true,
+                eqm_compile::dae::VarKind::Discrete => !introduced || pre_value[v.0 as usize],
+                _ => false,
+            };
+            match (taken, in_init(*v)) {
+                (true, Some(Slot::Work(j))) => Some((k as u32, j)),
+                _ => None,
+            }
+        })
+        .collect();
     // The start values (computed once: computing them again would reset the relations, which
     // are discrete variables, to theirs).
     let x_start = model.start_values().map_err(|f| SimError::Failed {
@@ -126,27 +155,9 @@ pub(crate) fn initial_states(
                 x0[i] = *value;
             }
         }
-        // The consistent values of the other unknowns are the first guesses of the program's
-        // own iterations (an implicit equation the initialization solved by bracketing would
-        // not converge from the start value again).
-        // Discrete variables (and their `pre` values) are what the initialization gave them:
-        // their start values, or what initial equations determined. Relations and the values
-        // `edge` and `change` compare with are set in both programs already.
-        for (k, v) in program.work_vars().iter().enumerate() {
-            let symbol = program.symbols().get(*v);
-            let pre_value = symbol.name.starts_with("$pre")
-                && !program
-                    .events()
-                    .previous
-                    .iter()
-                    .any(|p| p.var == *v && p.settled_at_start);
-            let discrete =
-                symbol.kind == eqm_compile::dae::VarKind::Discrete && (!symbol.name.starts_with('$') || pre_value);
-            if (symbol.kind == eqm_compile::dae::VarKind::Algebraic || discrete)
-                && let Some(Slot::Work(j)) = in_init(*v)
-                && let Some(value) = solver.work().get(j as usize)
-            {
-                model.set_work(k as u32, *value);
+        for &(k, j) in &handed_over {
+            if let Some(value) = solver.work().get(j as usize) {
+                model.set_work(k, *value);
             }
         }
         // Parameters with `fixed = false` are what the initialization found for them.

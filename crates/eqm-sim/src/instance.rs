@@ -92,36 +92,50 @@ impl<'p> Instance<'p> {
     }
 
     /// Before the history starts (in the initialization), each delayed value is its expression
-    /// at `(t, x)`: the slots are set to the expressions' values, a few substitutions deep
-    /// (an expression may read a delayed value). Every other value is left as it was (the
-    /// evaluations here would otherwise replace start values that are first guesses).
+    /// at `(t, x)`: the slots are set to the expressions' values ([`Instance::settle_delays`]).
+    /// Every other value is left as it was (the evaluations here would otherwise replace start
+    /// values that are first guesses).
     pub fn delays_at_start(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
-        let program = self.program();
-        if program.events().delays.is_empty() {
+        if self.program().events().delays.is_empty() {
             return Ok(());
         }
         let saved = self.work.clone();
-        let mut values = vec![0.0; program.events().delays.len()];
-        let result = (|| {
-            for _ in 0..3 {
-                self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
-                self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
-                for (d, value) in program.events().delays.iter().zip(values.iter_mut()) {
-                    *value = self
-                        .interpreter
-                        .event_value(d.expr, d.span, t, x, &self.p, dx, &mut self.work)?;
-                    self.set_work(d.slot, *value);
-                }
-            }
-            Ok(())
-        })();
+        let values = self.settle_delays(t, x, dx);
         self.work = saved;
-        if result.is_ok() {
-            for (d, value) in program.events().delays.iter().zip(&values) {
+        for (d, value) in self.program().events().delays.iter().zip(&values?) {
+            self.set_work(d.slot, *value);
+        }
+        Ok(())
+    }
+
+    /// The delayed expressions at `(t, x)` (evaluating the right-hand side and the outputs
+    /// there first), in the program's order.
+    fn delayed_expressions(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<Vec<f64>, EvalFailure> {
+        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+        self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
+        let program = self.program();
+        program
+            .events()
+            .delays
+            .iter()
+            .map(|d| {
+                self.interpreter
+                    .event_value(d.expr, d.span, t, x, &self.p, dx, &mut self.work)
+            })
+            .collect()
+    }
+
+    /// Each delayed value equal to its expression at `(t, x)`, found by a few substitutions
+    /// (an expression may read a delayed value): the slots hold the values returned.
+    fn settle_delays(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<Vec<f64>, EvalFailure> {
+        let mut values = Vec::new();
+        for _ in 0..3 {
+            values = self.delayed_expressions(t, x, dx)?;
+            for (d, value) in self.program().events().delays.iter().zip(&values) {
                 self.set_work(d.slot, *value);
             }
         }
-        result
+        Ok(values)
     }
 
     /// The delay times of the model's `delay`s (none without delay lines).
@@ -139,39 +153,20 @@ impl<'p> Instance<'p> {
         }
     }
 
-    /// Records the delayed expressions at the accepted point `(t, x)` (evaluating the
-    /// right-hand side and the outputs there). The first record, at the start, is the
-    /// expressions' values with every delayed value equal to its expression's (before the start
-    /// plus its delay, `delay(e, d)` is `e` at the start), found by a few substitutions.
+    /// Records the delayed expressions at the accepted point `(t, x)`. The first record, at the
+    /// start, has every delayed value equal to its expression (before the start plus its
+    /// delay, `delay(e, d)` is `e` at the start).
     pub fn record_delays(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
         let Some(lines) = self.delays.clone() else {
             return Ok(());
         };
-        let (exprs, first): (Vec<(ExprId, Span, u32)>, bool) = {
-            let lines = lines.lock().unwrap_or_else(|e| e.into_inner());
-            (
-                lines.lines().iter().map(|l| (l.expr, l.span, l.slot)).collect(),
-                lines.is_empty(),
-            )
+        let first = lines.lock().unwrap_or_else(|e| e.into_inner()).is_empty();
+        let values = if first {
+            self.settle_delays(t, x, dx)?
+        } else {
+            self.apply_delays(t);
+            self.delayed_expressions(t, x, dx)?
         };
-        let mut values = vec![0.0; exprs.len()];
-        for _ in 0..if first { 3 } else { 1 } {
-            if !first {
-                self.apply_delays(t);
-            }
-            self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
-            self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
-            for (value, &(expr, span, _)) in values.iter_mut().zip(&exprs) {
-                *value = self
-                    .interpreter
-                    .event_value(expr, span, t, x, &self.p, dx, &mut self.work)?;
-            }
-            if first {
-                for (&(_, _, slot), &value) in exprs.iter().zip(&values) {
-                    self.set_work(slot, value);
-                }
-            }
-        }
         lines.lock().unwrap_or_else(|e| e.into_inner()).record(t, &values);
         Ok(())
     }

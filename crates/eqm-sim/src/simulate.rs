@@ -371,7 +371,7 @@ pub fn simulate_with(
                     )),
                 });
             }
-            lines.push((d.slot, d.expr, d.span, delay));
+            lines.push((d.slot, delay));
         }
         let lines = std::sync::Arc::new(std::sync::Mutex::new(crate::delay::DelayLines::new(lines)));
         rows.attach_delays(lines.clone());

@@ -107,45 +107,36 @@ impl ExecProgram {
         for (span, label) in labels {
             d = d.with_label(span, label);
         }
-        // A linear system is singular whatever the start values: its equations are dependent.
-        let linear = match &failure.site {
-            FailureSite::Equations { eqs, .. } => program.rhs().iter().any(|i| match i {
-                super::Instr::Loop(l) => l.linear && l.eqs == *eqs,
-                _ => false,
-            }),
-            _ => false,
-        };
-        if let FailureSite::Equations { unknowns, .. } = &failure.site
-            && linear
-            && matches!(failure.kind, FailureKind::Singular)
-        {
-            let names: Vec<String> = unknowns.iter().take(4).map(|s| program.slot_name(*s)).collect();
-            d = d.with_help(format!(
-                "these equations are linear in {} and not independent for these parameter values: one of them follows from the others (or contradicts them), so they do not determine the unknowns; remove or change one, or check the parameters",
-                names.join(", ")
-            ));
-        } else if let FailureSite::Equations { unknowns, .. } = &failure.site
+        if let FailureSite::Equations { eqs, unknowns } = &failure.site
             && matches!(failure.kind, FailureKind::Singular | FailureKind::NoConvergence { .. })
         {
+            let singular = matches!(failure.kind, FailureKind::Singular);
             let names: Vec<String> = unknowns.iter().take(4).map(|s| program.slot_name(*s)).collect();
-            d = d.with_help(format!(
-                "Newton's method starts from the start values of {} (at later times, from the last solution); give {} a start value near the solution you want, or check that the equations have one there",
-                names.join(", "),
-                if names.len() == 1 { "it" } else { "them" }
-            ));
-        }
-        // A singular system whose equations switch branches on relations may be a model whose
-        // structure changes with the branch (`v = if ... else 0` fixing a velocity while stuck):
-        // say so, with what EQM does simulate.
-        if let FailureSite::Equations { eqs, .. } = &failure.site
-            && matches!(failure.kind, FailureKind::Singular)
-            && eqs.iter().any(|&e| switches_on_relations(program, e))
-        {
-            d = d.with_note(
-                "these equations switch branches on relations: in the branch active now they may not determine these unknowns at all, so the structure of the system changes with the branch (a variable-structure model); EQM does not yet analyse each combination of branches on its own",
-            ).with_help(
-                "write the element so that every branch determines the same unknowns; friction written with `sign` of the relative velocity runs through events and sliding mode",
-            );
+            // A linear system is singular whatever the start values: its equations are dependent.
+            let linear = program
+                .rhs()
+                .iter()
+                .any(|i| matches!(i, Instr::Loop(l) if l.linear && l.eqs == *eqs));
+            if singular && eqs.iter().any(|&e| switches_on_relations(program, e)) {
+                // The structure may change with the branch (`v = if ... else 0` fixing a
+                // velocity while stuck): say so, with what EQM does simulate.
+                d = d.with_note(
+                    "these equations switch branches on relations: in the branch active now they may not determine these unknowns at all, so the structure of the system changes with the branch (a variable-structure model); EQM does not yet analyse each combination of branches on its own",
+                ).with_help(
+                    "write the element so that every branch determines the same unknowns; friction written with `sign` of the relative velocity runs through events and sliding mode",
+                );
+            } else if singular && linear {
+                d = d.with_help(format!(
+                    "these equations are linear in {} and not independent for these parameter values: one of them follows from the others (or contradicts them), so they do not determine the unknowns; remove or change one, or check the parameters",
+                    names.join(", ")
+                ));
+            } else {
+                d = d.with_help(format!(
+                    "Newton's method starts from the start values of {} (at later times, from the last solution); give {} a start value near the solution you want, or check that the equations have one there",
+                    names.join(", "),
+                    if names.len() == 1 { "it" } else { "them" }
+                ));
+            }
         }
         if let FailureSite::Equations { unknowns, .. } = &failure.site {
             for s in unknowns.iter().take(4) {
@@ -174,14 +165,19 @@ fn switches_on_relations(program: &ExecProgram, eq: usize) -> bool {
         return false;
     };
     let arena = program.exprs();
-    let symbols = program.symbols();
+    let relations: Vec<VarId> = program
+        .events()
+        .surfaces
+        .iter()
+        .flat_map(|s| s.relation_vars.iter().copied())
+        .collect();
     let mut stack = vec![equation.lhs, equation.rhs];
     let mut vars = Vec::new();
     while let Some(e) = stack.pop() {
         if let eqm_ir::expr::Node::If(condition, _, _) = arena.get(e) {
             vars.clear();
             arena.vars_in(*condition, &mut vars);
-            if vars.iter().any(|v| symbols.get(*v).name.starts_with("$rel")) {
+            if vars.iter().any(|v| relations.contains(v)) {
                 return true;
             }
         }

@@ -110,13 +110,7 @@ impl Builder {
                         _ => None,
                     };
                     match problem {
-                        Some((var, why)) => {
-                            let span = match a {
-                                flat::WhenAction::Assign { span, .. } | flat::WhenAction::Reinit { span, .. } => *span,
-                                _ => w.span,
-                            };
-                            self.when_target_error(var, span, why);
-                        }
+                        Some((var, why)) => self.when_target_error(var, a.span(), why),
                         None => actions.push(a.clone()),
                     }
                 }
@@ -156,11 +150,7 @@ impl Builder {
         // before[i] lists the actions that must come before action i.
         let mut before: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (i, a) in actions.iter().enumerate() {
-            let value = match a {
-                flat::WhenAction::Assign { value, .. } | flat::WhenAction::Reinit { value, .. } => *value,
-                flat::WhenAction::Assert { condition, .. } => *condition,
-                flat::WhenAction::Terminate { .. } => continue,
-            };
+            let Some(value) = a.expr() else { continue };
             let (now, previous) = reads_split_by_pre(arena, value);
             for (j, target) in assigned.iter().enumerate() {
                 let Some(target) = target else { continue };
@@ -191,15 +181,11 @@ impl Builder {
             }
         }
         if order.len() < n {
-            let span = actions.iter().enumerate().find(|(i, _)| !order.contains(i)).map_or(
-                self.model_span(),
-                |(_, a)| match a {
-                    flat::WhenAction::Assign { span, .. }
-                    | flat::WhenAction::Reinit { span, .. }
-                    | flat::WhenAction::Assert { span, .. }
-                    | flat::WhenAction::Terminate { span, .. } => *span,
-                },
-            );
+            let span = actions
+                .iter()
+                .enumerate()
+                .find(|(i, _)| !order.contains(i))
+                .map_or(self.model_span(), |(_, a)| a.span());
             self.diagnostics.push(
                 Diagnostic::error(
                     "E0607",

@@ -221,6 +221,36 @@ pub enum WhenAction {
     },
 }
 
+impl WhenAction {
+    /// The expression the action evaluates: an assignment's or reinit's value, an assertion's
+    /// condition (`terminate` evaluates none).
+    pub fn expr(&self) -> Option<ExprId> {
+        match self {
+            WhenAction::Assign { value, .. } | WhenAction::Reinit { value, .. } => Some(*value),
+            WhenAction::Assert { condition, .. } => Some(*condition),
+            WhenAction::Terminate { .. } => None,
+        }
+    }
+
+    /// The expression the action evaluates, to rewrite it.
+    pub fn expr_mut(&mut self) -> Option<&mut ExprId> {
+        match self {
+            WhenAction::Assign { value, .. } | WhenAction::Reinit { value, .. } => Some(value),
+            WhenAction::Assert { condition, .. } => Some(condition),
+            WhenAction::Terminate { .. } => None,
+        }
+    }
+
+    pub fn span(&self) -> Span {
+        match self {
+            WhenAction::Assign { span, .. }
+            | WhenAction::Reinit { span, .. }
+            | WhenAction::Assert { span, .. }
+            | WhenAction::Terminate { span, .. } => *span,
+        }
+    }
+}
+
 /// What a false `assert` does: stop the run (`AssertionLevel.error`, the default) or report
 /// and go on (`AssertionLevel.warning`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

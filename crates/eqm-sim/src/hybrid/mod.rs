@@ -15,8 +15,12 @@
 //! relations, fires when-branches whose conditions became true (assignments in the order the
 //! program sorted them, or solved together with the continuous equations when one of them reads
 //! a continuous variable computed from an assigned one (`coupled`); `pre(v)` of a discrete
-//! variable reads its value before the pass, held in its own slot), fires the clauses those assignments make rise, and repeats until nothing
-//! changes; then the stepper restarts.
+//! variable reads its value before the pass, held in its own slot), fires the clauses those
+//! assignments make rise, and repeats until nothing changes; then the stepper restarts.
+//!
+//! `delay`s read the history the run records (`crate::delay`): at the start, within and at the
+//! end of every accepted step and on both sides of every event; a step is no longer than the
+//! shortest delay and ends at each breaking point, where a jump reaches a delayed value.
 //!
 //! When the vector fields on both sides of a surface push the solution back onto it (what
 //! makes a naive `sign` model chatter), the run continues in Filippov sliding mode: the
@@ -26,8 +30,7 @@
 //! surfaces sliding at once is not well defined here and stops the run with a diagnostic, as
 //! does an accumulation of events (Zeno behaviour) and an event iteration that does not settle.
 //!
-//! Deliberately not here: the methods themselves (`integrators`), model compilation, IO, and
-//! time events other than relations on `time` (they are located like any crossing).
+//! Deliberately not here: the methods themselves (`integrators`), model compilation and IO.
 
 use crate::ode::ModelOde;
 use eqm_compile::exec::{ExecPrevious, ExecProgram};

@@ -117,14 +117,7 @@ impl<'p> Interpreter<'p> {
         for w in &events.whens {
             for (condition, actions) in &w.branches {
                 event_exprs.push(*condition);
-                for a in actions {
-                    match a {
-                        eqm_ir::flat::WhenAction::Assign { value, .. }
-                        | eqm_ir::flat::WhenAction::Reinit { value, .. } => event_exprs.push(*value),
-                        eqm_ir::flat::WhenAction::Assert { condition, .. } => event_exprs.push(*condition),
-                        eqm_ir::flat::WhenAction::Terminate { .. } => {}
-                    }
-                }
+                event_exprs.extend(actions.iter().filter_map(|a| a.expr()));
             }
         }
         event_exprs.extend(program.assertions().iter().map(|a| a.condition));
