@@ -38,6 +38,8 @@ fn main() {
         starts: Vec::new(),
         backend: Backend::Auto,
         stabilize: eqm_sim::simulate::Stabilize::Default,
+        origin: None,
+        watch: Default::default(),
     };
     let columns = eqm_sim::simulate::columns(model.program(), Some(&["s".to_string(), "h".to_string()]))
         .expect("the columns exist");

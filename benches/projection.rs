@@ -74,6 +74,8 @@ fn run(
         starts: Vec::new(),
         backend: Backend::Auto,
         stabilize,
+        origin: None,
+        watch: Default::default(),
     };
     eqm_sim::simulate::prepare(&mut compiled.program, &run_options);
     let columns = eqm_sim::simulate::columns(&compiled.program, Some(&["x".to_string()])).expect("x exists");

@@ -5,12 +5,17 @@
 #![allow(dead_code)]
 
 use eqm_compile::analysis::{self, Analysis, AnalysisOptions, Compiled, IndexForm};
+use eqm_compile::modes;
 use eqm_diag::timing::Timings;
 use eqm_flatten::{Options, Sources};
+use eqm_ir::flat::FlatModel;
 
 pub trait Pipeline {
     /// Flattens `model` and analyses it (alias elimination unless `keep_aliases`).
     fn analyze(&mut self, model: Option<&str>, options: &Options, keep_aliases: bool) -> Option<Analysis>;
+    /// The analysis a run starts from: [`Pipeline::analyze`]'s, or for a variable-structure
+    /// model the analysis of the mode its start values suggest (with that mode's branches).
+    fn analyze_as_run(&mut self, model: Option<&str>, options: &Options) -> Option<Analysis>;
     /// The text of `eqm explain`.
     fn explain(&mut self, model: Option<&str>, options: &Options, keep_aliases: bool) -> Option<String>;
     /// The executable programs, the form of a high-index model chosen by `form`.
@@ -29,6 +34,23 @@ impl Pipeline for Sources {
         analyze_with(self, model, options, &options_)
     }
 
+    fn analyze_as_run(&mut self, model: Option<&str>, options: &Options) -> Option<Analysis> {
+        let options_ = AnalysisOptions {
+            keep_aliases: false,
+            index_form: IndexForm::Auto,
+        };
+        let flat = self.flatten(model, options)?;
+        let kept = modes::may_vary_in_structure(&flat).then(|| flat.clone());
+        let analysis = analyze_flat(self, flat, &options_)?;
+        match kept.and_then(|flat| Some((modes::find(&flat, &analysis)?, flat))) {
+            None => Some(analysis),
+            Some((structure, flat)) => {
+                let key = modes::initial_key(&flat, &structure, &[], &[], flat.experiment.start_time.unwrap_or(0.0));
+                analyze_flat(self, modes::specialize(&flat, &structure, &key, false), &options_)
+            }
+        }
+    }
+
     fn explain(&mut self, model: Option<&str>, options: &Options, keep_aliases: bool) -> Option<String> {
         let a = self.analyze(model, options, keep_aliases)?;
         Some(eqm_compile::explain::explain(&a))
@@ -39,7 +61,11 @@ impl Pipeline for Sources {
             keep_aliases: false,
             index_form: form,
         };
-        let analysis = analyze_with(self, model, options, &options_)?;
+        let analysis = if form == IndexForm::Auto {
+            self.analyze_as_run(model, options)?
+        } else {
+            analyze_with(self, model, options, &options_)?
+        };
         analysis::compile(analysis, &mut Timings::default())
             .map_err(|mut d| self.diagnostics.append(&mut d))
             .ok()
@@ -53,6 +79,10 @@ fn analyze_with(
     analysis_options: &AnalysisOptions,
 ) -> Option<Analysis> {
     let flat = sources.flatten(model, options)?;
+    analyze_flat(sources, flat, analysis_options)
+}
+
+fn analyze_flat(sources: &mut Sources, flat: FlatModel, analysis_options: &AnalysisOptions) -> Option<Analysis> {
     match analysis::analyze(flat, analysis_options, &mut Timings::default()) {
         Ok((analysis, mut warnings)) => {
             sources.diagnostics.append(&mut warnings);

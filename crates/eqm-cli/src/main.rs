@@ -221,8 +221,7 @@ fn run(cli: Cli) -> ExitCode {
                 ..
             } => {
                 options.keep_aliases = *keep_aliases;
-                session.analyze(model, &options).map(|a| {
-                    let mut text = eqm::explain(&a);
+                session.analyze_explained(model, &options).map(|(a, mut text)| {
                     if *steps || svg.is_some() {
                         let view = GraphView::new(&a);
                         if *steps {

@@ -352,8 +352,10 @@ fn vars_of(arena: &ExprArena, eq: &Equation) -> Vec<VarId> {
     out
 }
 
-/// Moves the start attribute of `member` (with `member = s * root`) onto `root`, warning when
-/// both have different start values.
+/// Moves the start attribute of `member` (with `member = s * root`) onto `root`. A fixed start
+/// value wins over one that is not fixed; different start values are a warning when at most one
+/// is fixed (the fixed one, else the root's, is used) and an error (`E0504`) when both are fixed:
+/// the initial system then demands two values of one variable.
 fn merge_start(dae: &mut Dae<Lowered>, root: VarId, member: VarId, s: f64, warnings: &mut Vec<Diagnostic>) {
     let Some(member_start) = dae.flat.var(member).attributes.start else {
         return;
@@ -361,41 +363,64 @@ fn merge_start(dae: &mut Dae<Lowered>, root: VarId, member: VarId, s: f64, warni
     let member_fixed = dae.flat.var(member).attributes.fixed == Some(true);
     let value = signed(&mut dae.flat.exprs, member_start, s);
     let root_var = &dae.flat.variables[root.0 as usize];
-    match root_var.attributes.start {
-        None => {
-            let r = &mut dae.flat.variables[root.0 as usize].attributes;
-            r.start = Some(value);
-            if member_fixed {
-                r.fixed = Some(true);
-            }
+    let root_fixed = root_var.attributes.fixed == Some(true);
+    let Some(existing) = root_var.attributes.start else {
+        let r = &mut dae.flat.variables[root.0 as usize].attributes;
+        r.start = Some(value);
+        if member_fixed {
+            r.fixed = Some(true);
         }
-        Some(existing) => {
-            let a = dae.flat.exprs.literal(existing);
-            let b = dae.flat.exprs.literal(value);
-            let differ = match (a, b) {
-                (Some(a), Some(b)) => a != b,
-                _ => existing != value,
+        return;
+    };
+    let differ = match (dae.flat.exprs.literal(existing), dae.flat.exprs.literal(value)) {
+        (Some(a), Some(b)) => a != b,
+        _ => existing != value,
+    };
+    let root_name = root_var.name.clone();
+    let root_span = root_var.span;
+    let member_name = dae.flat.var(member).name.clone();
+    let member_span = dae.flat.var(member).span;
+    if differ {
+        let kept = dae.flat.expr_text(existing);
+        let other = dae.flat.expr_text(member_start);
+        let d = if member_fixed && root_fixed {
+            Diagnostic::error(
+                "E0504",
+                format!(
+                    "`{member_name}` and `{root_name}` are the same variable, but both have fixed start values and they differ"
+                ),
+                member_span,
+                format!("start = {other}, fixed here"),
+            )
+            .with_label(root_span, format!("start = {kept}, fixed here"))
+            .with_help("an equation makes them equal: give `fixed = true` to one of them only")
+        } else {
+            let (used_here, unused_here) = if member_fixed {
+                (
+                    format!("start = {other} here, fixed, which is used"),
+                    format!("start = {kept} here"),
+                )
+            } else {
+                (
+                    format!("start = {other} here"),
+                    format!("start = {kept} here, which is used"),
+                )
             };
-            if differ {
-                let root_name = root_var.name.clone();
-                let member_name = dae.flat.var(member).name.clone();
-                let kept = dae.flat.expr_text(existing);
-                let other = dae.flat.expr_text(member_start);
-                warnings.push(
-                    Diagnostic::warning(
-                        "W0501",
-                        format!(
-                            "`{member_name}` and `{root_name}` are the same variable but have different start values"
-                        ),
-                        dae.flat.var(member).span,
-                        format!("start = {other} here"),
-                    )
-                    .with_label(root_var.span, format!("start = {kept} here, which is used")),
-                );
-            }
-            if member_fixed {
-                dae.flat.variables[root.0 as usize].attributes.fixed = Some(true);
-            }
+            Diagnostic::warning(
+                "W0501",
+                format!("`{member_name}` and `{root_name}` are the same variable but have different start values"),
+                member_span,
+                used_here,
+            )
+            .with_label(root_span, unused_here)
+        };
+        warnings.push(d);
+    }
+    if member_fixed {
+        let r = &mut dae.flat.variables[root.0 as usize].attributes;
+        if !root_fixed {
+            r.start = Some(value);
         }
+        r.fixed = Some(true);
     }
 }

@@ -155,6 +155,10 @@ pub fn analyze(
         }
     });
     let (dae, aliases) = dae;
+    // Aliases with contradicting fixed start values are an error of the initial system.
+    if eqm_diag::has_errors(&warnings) {
+        return Err(warnings);
+    }
     let (dae, reduction) = timings.time("index reduction", || crate::index::reduce(dae))?;
     let (index, embedding) = match reduction {
         Some((index, embedding)) => (Some(index), embedding),

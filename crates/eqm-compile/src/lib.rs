@@ -17,5 +17,6 @@ pub mod graphview;
 pub mod index;
 pub mod init;
 pub mod jacobian;
+pub mod modes;
 pub mod plan;
 pub mod symbols;

@@ -415,7 +415,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0504",
         Error,
         Structural,
-        "The initial system is over-determined: initial equations or fixed start values conflict",
+        "The initial system is over-determined: initial equations or fixed start values conflict (also two variables an equation makes equal with different fixed start values)",
     ),
     code(
         "E0505",
@@ -554,7 +554,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0712",
         Error,
         Simulation,
-        "The event iteration does not settle: relations and when-clauses keep triggering each other",
+        "The event iteration does not settle: relations and when-clauses keep triggering each other, or the structure of a variable-structure model switches back and forth at one instant",
     ),
     code(
         "E0713",
@@ -581,6 +581,12 @@ pub static CODES: &[CodeInfo] = &[
         "The output interval of the experiment annotation would write more rows than the run's limit",
     ),
     code(
+        "E0717",
+        Error,
+        Simulation,
+        "A variable-structure model that cannot be switched between its modes: a relation choosing its structure that a mode's program cannot watch, or a `delay` whose history a switch would lose",
+    ),
+    code(
         "E0799",
         Error,
         Simulation,
@@ -590,7 +596,7 @@ pub static CODES: &[CodeInfo] = &[
         "W0501",
         Warning,
         Structural,
-        "Variables merged by alias elimination have different start values; one of them is used",
+        "Variables merged by alias elimination have different start values; the fixed one is used (both fixed is E0504), else the kept variable's",
     ),
     code(
         "W0502",

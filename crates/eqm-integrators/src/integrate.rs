@@ -17,6 +17,9 @@ use std::ops::ControlFlow;
 pub enum Output {
     /// `t0 + k·dt` for `k = 0, 1, ...` up to `t_end`.
     Interval(f64),
+    /// `origin + k·dt` for the `k` whose time lies after `t0`, up to `t_end`: the grid of a run
+    /// that started at `origin`, continued from `t0` (a later segment of one run).
+    Grid { origin: f64, dt: f64 },
     /// These times (non-decreasing; those outside `[t0, t_end]` are skipped).
     Times(Vec<f64>),
     /// The end of every accepted step.
@@ -92,7 +95,7 @@ pub struct Schedule<'a> {
 impl<'a> Schedule<'a> {
     pub fn new(output: &'a Output, t0: f64, t_end: f64) -> Result<Self, IntegrationError> {
         match output {
-            Output::Interval(dt) if !(*dt > 0.0 && dt.is_finite()) => {
+            Output::Interval(dt) | Output::Grid { dt, .. } if !(*dt > 0.0 && dt.is_finite()) => {
                 return Err(IntegrationError::invalid(format!(
                     "the output interval must be positive, not {dt}"
                 )));
@@ -110,6 +113,9 @@ impl<'a> Schedule<'a> {
             t_end,
             next: match output {
                 Output::Interval(_) => 1,
+                // The first grid point after `t0`, not one within rounding of it (that row was
+                // written as `t0`'s).
+                Output::Grid { origin, dt } => (((t0 - origin) / dt + 1e-9).floor() + 1.0).max(0.0) as usize,
                 _ => 0,
             },
             last: t0,
@@ -121,15 +127,19 @@ impl<'a> Schedule<'a> {
         if self.last >= self.t_end {
             return None;
         }
-        let candidate = match self.output {
-            Output::Interval(dt) => {
+        let candidate = match *self.output {
+            Output::Interval(dt) | Output::Grid { dt, .. } => {
                 // Computed from the index, not accumulated, so that rounding does not drift; a
                 // point within rounding of t_end is t_end itself, so that no near-duplicate row
                 // appears.
-                let c = self.t0 + self.next as f64 * dt;
+                let origin = match *self.output {
+                    Output::Grid { origin, .. } => origin,
+                    _ => self.t0,
+                };
+                let c = origin + self.next as f64 * dt;
                 if c >= self.t_end - 1e-9 * dt { self.t_end } else { c }
             }
-            Output::Times(times) => {
+            Output::Times(ref times) => {
                 while self.next < times.len() && times[self.next] <= self.last {
                     self.next += 1;
                 }

@@ -40,6 +40,22 @@ pub struct RunOptions {
     pub backend: Backend,
     /// How invariants are kept (constraint projection).
     pub stabilize: Stabilize,
+    /// For one segment of a longer run (a mode of a variable-structure model): the start of
+    /// that run, whose output grid the rows continue (`None`: this run's own start).
+    pub origin: Option<f64>,
+    /// The values this run is valid for; it ends where one changes (see [`Watch`]).
+    pub watch: Watch,
+}
+
+pub use crate::hybrid::Watch;
+
+/// Where a watched value changed (see [`Watch`]): the time, every variable's value there by
+/// name (after the event iteration), and the watched values now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Switch {
+    pub time: f64,
+    pub values: Vec<(String, f64)>,
+    pub watched: Vec<bool>,
 }
 
 /// The gain of the constraint projection (`--stabilize`).
@@ -107,6 +123,8 @@ pub struct Summary {
     pub terminated: Option<(f64, String)>,
     /// What the integration method decided (`auto`'s switches between methods).
     pub solver_notes: Vec<String>,
+    /// Set when the run ended because a watched value changed.
+    pub switched: Option<Switch>,
     /// For a model with invariants: the projection and the residuals.
     pub invariants: Option<InvariantReport>,
     /// What a user must know about the run even when it finished: a fixed step beyond the
@@ -391,9 +409,10 @@ pub fn simulate_with(
     let mut warnings: Vec<Diagnostic> = crate::failure::stability_warning(&mut model, options.start, &x0, options)
         .into_iter()
         .collect();
-    let output = match options.interval {
-        Some(dt) => Output::Interval(dt),
-        None => Output::Steps,
+    let output = match (options.interval, options.origin) {
+        (Some(dt), Some(origin)) => Output::Grid { origin, dt },
+        (Some(dt), None) => Output::Interval(dt),
+        (None, _) => Output::Steps,
     };
     let mut writer = RowWriter {
         program,
@@ -422,8 +441,9 @@ pub fn simulate_with(
     };
     // How the run ended: the time the sink stopped it, or the time and message of `terminate`.
     // Assertions are checked at every accepted step, which the hybrid driver sees.
+    let mut switched = None;
     let (stopped_at, terminated, mut events, model_failure) =
-        if program.events().is_empty() && program.assertions().is_empty() {
+        if program.events().is_empty() && program.assertions().is_empty() && options.watch.values.is_empty() {
             let outcome = eqm_integrators::integrate(
                 &mut model,
                 stepper.as_mut(),
@@ -450,6 +470,7 @@ pub fn simulate_with(
             }
         } else {
             let mut hybrid = crate::hybrid::HybridModel::new(model);
+            hybrid.watch = options.watch.clone();
             let outcome = crate::hybrid::integrate(
                 &mut hybrid,
                 stepper.as_mut(),
@@ -473,6 +494,23 @@ pub fn simulate_with(
                 Ok(crate::hybrid::HybridOutcome::Terminated { time, message }) => {
                     (None, Some((time, message)), events, None)
                 }
+                Ok(crate::hybrid::HybridOutcome::Switched { time, x }) => match switch_values(&mut hybrid, time, &x) {
+                    Ok(switch) => {
+                        switched = Some(switch);
+                        (None, None, events, None)
+                    }
+                    Err(f) => (
+                        None,
+                        None,
+                        events,
+                        Some(SimError::Failed {
+                            warnings: Vec::new(),
+                            time,
+                            message: "the model could not be evaluated where its structure changes".to_string(),
+                            diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
+                        }),
+                    ),
+                },
                 Err(e) => (
                     None,
                     None,
@@ -505,6 +543,7 @@ pub fn simulate_with(
         events,
         terminated,
         solver_notes: stepper.notes(),
+        switched,
         warnings,
         invariants: invariant_report.map(|mut r| {
             if let Some(res) = &writer.residuals {
@@ -513,6 +552,46 @@ pub fn simulate_with(
             }
             r
         }),
+    })
+}
+
+/// Where a run ended because a watched value changed at `(t, x)`: every variable of the
+/// program (not parameters, not the compiler's own) by name, as the event iteration left them,
+/// and the watched values.
+fn switch_values(
+    model: &mut crate::hybrid::HybridModel<'_>,
+    t: f64,
+    x: &[f64],
+) -> Result<Switch, eqm_ir::failure::EvalFailure> {
+    let watched = model.watched_values();
+    let instance = &mut model.ode.instance;
+    let program = instance.program();
+    let mut dx = vec![0.0; x.len()];
+    crate::interp::OdeRhs::rhs(instance, t, x, &mut dx)?;
+    instance.outputs(t, x, &mut dx)?;
+    let values = program
+        .variables()
+        .filter(|(name, v, ..)| {
+            !name.starts_with('$')
+                && !matches!(
+                    program.symbols().get(*v).kind,
+                    eqm_compile::dae::VarKind::Parameter | eqm_compile::dae::VarKind::Constant
+                )
+        })
+        .filter_map(|(name, _, slot, _)| {
+            let value = match slot {
+                Slot::State(i) => x.get(i as usize).copied(),
+                Slot::Work(i) => instance.work().get(i as usize).copied(),
+                Slot::Der(i) => dx.get(i as usize).copied(),
+                Slot::Param(_) | Slot::Time => None,
+            }?;
+            Some((name.to_string(), value))
+        })
+        .collect();
+    Ok(Switch {
+        time: t,
+        values,
+        watched,
     })
 }
 

@@ -51,6 +51,7 @@
 //! crates of the pipeline are reachable through this one for what the API does not wrap.
 
 mod model;
+mod modes;
 mod results;
 mod run;
 mod session;
@@ -63,6 +64,7 @@ pub use session::{CheckSummary, ModelInfo, ModelOptions, Session};
 pub use eqm_compile::analysis::{Analysis, FormChoice, IndexForm};
 pub use eqm_compile::explain::explain;
 pub use eqm_compile::graphview::{GraphView, TooLarge};
+pub use eqm_compile::modes::VariableStructure;
 pub use eqm_diag::source::{FileId, SourceMap, Span};
 pub use eqm_diag::timing::{StageTime, Timings};
 pub use eqm_diag::{Diagnostic, Severity};

@@ -8,11 +8,13 @@
 //! at run time. The native code and the symbolic Jacobian are built on the first run that
 //! needs them and kept. Nothing here reads files or prints.
 
+use crate::modes::Modes;
 use crate::results::{Column, RowSink, Rows, SimulationResult};
 use crate::run::{RunError, RunSettings};
 use eqm_compile::analysis::{Compiled, FormChoice};
 use eqm_compile::dae::VarKind;
 use eqm_compile::exec::ExecProgram;
+use eqm_compile::modes::VariableStructure;
 use eqm_diag::Diagnostic;
 use eqm_ir::flat::Experiment;
 use eqm_ir::slot::Slot;
@@ -76,6 +78,8 @@ pub struct Model {
     /// The note of the symbolic Jacobian once one was asked for.
     jacobian: Option<Option<String>>,
     native: Option<Arc<NativeCode>>,
+    /// For a variable-structure model: its modes, each compiled when a run first enters it.
+    modes: Option<Box<Modes>>,
 }
 
 impl Model {
@@ -87,7 +91,21 @@ impl Model {
             starts: Vec::new(),
             jacobian: None,
             native: None,
+            modes: None,
         }
+    }
+
+    /// This model as a variable-structure model: runs go through its modes (see
+    /// [`crate::modes`]) instead of the program compiled with every branch.
+    pub(crate) fn with_modes(mut self, modes: Modes) -> Model {
+        self.modes = Some(Box::new(modes));
+        self
+    }
+
+    /// For a variable-structure model, the relations and Boolean variables that choose its
+    /// structure and the equations they change.
+    pub fn variable_structure(&self) -> Option<&VariableStructure> {
+        self.modes.as_ref().map(|m| m.structure())
     }
 
     /// The model's name.
@@ -296,6 +314,18 @@ impl Model {
         let (mut options, notes) = settings.resolve(&self.compiled.experiment)?;
         options.params = self.run_parameters().cloned().collect();
         options.starts = self.starts.clone();
+        if let Some(modes) = &mut self.modes {
+            let started = Instant::now();
+            let report = modes.simulate(&options, columns, sink)?;
+            return Ok(RunReport {
+                summary: report.summary,
+                jacobian: None,
+                notes,
+                jacobian_time: Duration::ZERO,
+                compile_time: Duration::ZERO,
+                simulate_time: started.elapsed(),
+            });
+        }
         let started = Instant::now();
         let jacobian = self.prepare_jacobian(&options);
         let jacobian_time = started.elapsed();

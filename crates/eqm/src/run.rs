@@ -138,6 +138,8 @@ impl RunSettings {
                 Some(k) => Stabilize::Gain(k),
                 None => Stabilize::Default,
             }),
+            origin: None,
+            watch: Default::default(),
         };
         Ok((options, notes))
     }

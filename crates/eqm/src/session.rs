@@ -7,8 +7,10 @@
 //! and each stage's wall time are kept in the session. Nothing here reads files or prints.
 
 use crate::model::Model;
+use crate::modes::Modes;
 use crate::run::{RunError, RunSettings};
 use eqm_compile::analysis::{self, Analysis, AnalysisOptions, IndexForm};
+use eqm_compile::modes;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::{FileId, SourceMap};
 use eqm_diag::timing::Timings;
@@ -166,15 +168,7 @@ impl Session {
             variables: flat.variables.len(),
             equations: flat.equations.len(),
         };
-        let analysis_options = AnalysisOptions {
-            keep_aliases: false,
-            index_form: options.index_form,
-        };
-        let analysed = analysis::analyze(flat, &analysis_options, &mut self.timings);
-        let (analysis, mut warnings) = self.keep(analysed)?;
-        self.diagnostics.append(&mut warnings);
-        let compiled = analysis::compile(analysis, &mut self.timings);
-        let mut model = Model::new(self.keep(compiled)?, options.parameters.clone());
+        let mut model = self.build(flat, options)?;
         let (start, _) = model.time_span(&RunSettings::default());
         let settings = RunSettings {
             start: Some(start),
@@ -221,21 +215,54 @@ impl Session {
 
     /// The text of `eqm explain` for `model`.
     pub fn explain(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<String> {
-        let analysis = self.analyze(model, options)?;
-        Some(eqm_compile::explain::explain(&analysis))
+        self.analyze_explained(model, options).map(|(_, text)| text)
+    }
+
+    /// The structural analysis of `model` and the text of `eqm explain` for it (which, for a
+    /// variable-structure model, also says which relations choose its structure).
+    pub fn analyze_explained(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<(Analysis, String)> {
+        let flat = self.flatten(model, options)?;
+        let kept = modes::may_vary_in_structure(&flat).then(|| flat.clone());
+        let analysis_options = AnalysisOptions {
+            keep_aliases: options.keep_aliases,
+            index_form: options.index_form,
+        };
+        let analysed = analysis::analyze(flat, &analysis_options, &mut self.timings);
+        let (analysis, mut warnings) = self.keep(analysed)?;
+        self.diagnostics.append(&mut warnings);
+        let mut text = eqm_compile::explain::explain(&analysis);
+        if let Some(structure) = kept.and_then(|flat| modes::find(&flat, &analysis)) {
+            text.push_str(&modes::explain(&structure));
+        }
+        Some((analysis, text))
     }
 
     /// Analyses `model` and builds the executable programs of its simulation and of its
     /// initialization problem, once; the [`Model`] then runs any number of simulations.
     pub fn compile(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<Model> {
-        let options = ModelOptions {
+        let flat = self.flatten(model, options)?;
+        self.build(flat, options)
+    }
+
+    /// Analyses `flat` and builds its programs (without alias equations kept); a
+    /// variable-structure model keeps its flat model to analyse each mode when a run enters it.
+    fn build(&mut self, flat: FlatModel, options: &ModelOptions) -> Option<Model> {
+        let analysis_options = AnalysisOptions {
             keep_aliases: false,
-            ..options.clone()
+            index_form: options.index_form,
         };
-        let analysis = self.analyze(model, &options)?;
+        let kept = modes::may_vary_in_structure(&flat).then(|| flat.clone());
+        let analysed = analysis::analyze(flat, &analysis_options, &mut self.timings);
+        let (analysis, warnings) = self.keep(analysed)?;
+        self.diagnostics.extend(warnings.iter().cloned());
+        let structure = kept.and_then(|flat| Some((modes::find(&flat, &analysis)?, flat)));
         let compiled = analysis::compile(analysis, &mut self.timings);
-        self.keep(compiled)
-            .map(|compiled| Model::new(compiled, options.parameters))
+        let model = Model::new(self.keep(compiled)?, options.parameters.clone());
+        let model = match structure {
+            Some((structure, flat)) => model.with_modes(Modes::new(flat, structure, analysis_options, &warnings)),
+            None => model,
+        };
+        Some(model)
     }
 
     /// The value of a stage's result, or `None` with its diagnostics kept.

@@ -121,7 +121,7 @@ impl ExecProgram {
                 // The structure may change with the branch (`v = if ... else 0` fixing a
                 // velocity while stuck): say so, with what EQM does simulate.
                 d = d.with_note(
-                    "these equations switch branches on relations: in the branch active now they may not determine these unknowns at all, so the structure of the system changes with the branch (a variable-structure model); EQM does not yet analyse each combination of branches on its own",
+                    "these equations switch branches on relations: in the branch active now they may not determine these unknowns at all, so the structure of the system changes with the branch (a variable-structure model); EQM runs such a model mode by mode only where every branch is chosen by relations that generate events (not inside `noEvent`) or by Boolean variables, and each mode's own equations determine its unknowns",
                 ).with_help(
                     "write the element so that every branch determines the same unknowns; friction written with `sign` of the relative velocity runs through events and sliding mode",
                 );

@@ -46,8 +46,14 @@ impl Clocks {
                     help: "give the sampling interval a positive value".to_string(),
                 });
             }
-            // The first tick at or after the start time (within rounding of it counts).
-            let k = ((t0 - start) / interval - 1e-9).ceil().max(0.0) as u64;
+            // The first tick at or after the start time (within rounding of it counts); where
+            // the run resumes an earlier one, the tick at the start was that run's.
+            let k = if model.watch.resume {
+                ((t0 - start) / interval + 1e-9).floor() + 1.0
+            } else {
+                ((t0 - start) / interval - 1e-9).ceil()
+            };
+            let k = k.max(0.0) as u64;
             clocks.push((sample.slot, start, interval, k));
         }
         let mut pending = Vec::new();
@@ -58,7 +64,8 @@ impl Clocks {
                 if at > t0 {
                     pending.push(at);
                 }
-                at_start |= at == t0;
+                // A time event at the start of a resumed run happened in the earlier run.
+                at_start |= at == t0 && !model.watch.resume;
             }
         }
         Ok(Clocks {
@@ -151,7 +158,7 @@ pub(super) fn event_iteration(
             model.surfaces_at(t, x, dx)?;
             let mut relations_changed = false;
             for k in 0..model.signs.len() {
-                if Some(k) == sliding || Some(k) == model.held {
+                if Some(k) == sliding || Some(k) == model.held || model.is_pinned(k) {
                     continue;
                 }
                 // At the initial event every relation has its literal value (`time > 0` is false at

@@ -30,6 +30,11 @@
 //! surfaces sliding at once is not well defined here and stops the run with a diagnostic, as
 //! does an accumulation of events (Zeno behaviour) and an event iteration that does not settle.
 //!
+//! A run may watch relations and Boolean variables ([`Watch`], one mode of a variable-structure
+//! model): it ends with [`HybridOutcome::Switched`] after the event iteration where one of them
+//! has another value than the run was started for, so that its caller continues in the program
+//! of the new mode.
+//!
 //! Deliberately not here: the methods themselves (`integrators`), model compilation and IO.
 
 use crate::ode::ModelOde;
@@ -74,6 +79,11 @@ struct WhenState {
 const ZENO_FIRINGS: usize = 10;
 const ZENO_HORIZON: f64 = 1e-4;
 
+/// How close to its threshold (relative to the largest state) a watched relation may be at the
+/// start of a resumed run and still take the value the run was started for: the states carried
+/// over from the located switch are that close to it.
+const PIN_TOLERANCE: f64 = 1e-8;
+
 /// The most passes of one event iteration.
 const MAX_EVENT_ITERATIONS: usize = 50;
 /// Events closer together than this (relative to the time) count towards an accumulation.
@@ -95,6 +105,26 @@ pub enum HybridOutcome {
         time: f64,
         message: String,
     },
+    /// A watched value (see [`Watch`]) differs from the one the run was started for, after the
+    /// event iteration at `time` (or at the start); `x` holds the states there.
+    Switched {
+        time: f64,
+        x: Vec<f64>,
+    },
+}
+
+/// Values a run is valid for: the relations and discrete variables that chose the structure of
+/// the program it runs (one mode of a variable-structure model). The run ends as soon as one of
+/// them has another value after an event iteration, so that its caller continues with the
+/// program of the new mode.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Watch {
+    /// The work slot of each watched relation or discrete variable, and its value for this run.
+    pub values: Vec<(u32, bool)>,
+    /// Whether the run continues an earlier one at its start time: `initial()` is not true again
+    /// there, and a watched relation that is on its threshold at the start (within rounding of
+    /// the states carried over) takes the value the run was started for.
+    pub resume: bool,
 }
 
 /// Why a hybrid run failed.
@@ -184,6 +214,11 @@ pub struct HybridModel<'p> {
     check_dx: Vec<f64>,
     /// Events handled so far and notes about them.
     pub stats: EventStats,
+    /// What this run is valid for.
+    pub watch: Watch,
+    /// Surfaces of watched relations whose sign is the one the run was started for although
+    /// their value is within this distance of zero (set at the start of a resumed run).
+    pinned: Vec<(usize, f64)>,
 }
 
 impl<'p> HybridModel<'p> {
@@ -206,7 +241,74 @@ impl<'p> HybridModel<'p> {
             probe_point: vec![0.0; n],
             check_dx: vec![0.0; n],
             stats: EventStats::default(),
+            watch: Watch::default(),
+            pinned: Vec::new(),
         }
+    }
+
+    /// Whether surface `k` keeps its sign because it is a watched relation on its threshold
+    /// (unpinned once its value leaves the threshold's neighbourhood).
+    fn is_pinned(&mut self, k: usize) -> bool {
+        let Some(at) = self.pinned.iter().position(|&(s, _)| s == k) else {
+            return false;
+        };
+        if self.d[k].abs() <= self.pinned[at].1 {
+            return true;
+        }
+        self.pinned.remove(at);
+        false
+    }
+
+    /// The side of surface `k` a resumed run starts on when the surface is a watched relation
+    /// within `threshold` of zero: the side on which the relation has its watched value.
+    fn watched_side(&self, k: usize, threshold: f64) -> Option<i8> {
+        if !self.watch.resume || self.d[k].abs() > threshold {
+            return None;
+        }
+        self.program.events().surfaces[k]
+            .relations
+            .iter()
+            .find_map(|&(slot, test)| {
+                let Slot::Work(w) = slot else { return None };
+                let (_, wanted) = *self.watch.values.iter().find(|&&(s, _)| s == w)?;
+                let now = sign_of(self.d[k]);
+                Some(if now != 0 && test.holds(now) == wanted {
+                    now
+                } else if test.holds(1) == wanted {
+                    1
+                } else {
+                    -1
+                })
+            })
+    }
+
+    /// Whether a watched value differs from the one this run was started for at `(t, x)`, with
+    /// every variable computed there (a watched Boolean may be one that only the outputs need).
+    fn switched(&mut self, t: f64, x: &[f64]) -> Result<bool, EvalFailure> {
+        if self.watch.values.is_empty() {
+            return Ok(false);
+        }
+        let mut dx = std::mem::take(&mut self.check_dx);
+        let evaluated = crate::interp::OdeRhs::rhs(&mut self.ode.instance, t, x, &mut dx)
+            .and_then(|()| self.ode.instance.outputs(t, x, &mut dx));
+        self.check_dx = dx;
+        evaluated?;
+        let work = self.ode.instance.work();
+        Ok(self
+            .watch
+            .values
+            .iter()
+            .any(|&(w, wanted)| (work.get(w as usize).copied().unwrap_or(0.0) != 0.0) != wanted))
+    }
+
+    /// The watched values now, in the order of the watch.
+    pub fn watched_values(&self) -> Vec<bool> {
+        let work = self.ode.instance.work();
+        self.watch
+            .values
+            .iter()
+            .map(|&(w, _)| work.get(w as usize).copied().unwrap_or(0.0) != 0.0)
+            .collect()
     }
 
     /// Writes the relation variables of surface `k` for sign `sign`, or for the sliding
@@ -377,8 +479,14 @@ pub fn integrate(
     // The initial event iteration: relations from the initial values (a surface exactly at zero
     // takes the side its fields lead to), conditions true at the start do not fire.
     model.surfaces_at(t0, &x, &mut dx)?;
+    // Carried-over states are within the rounding of the located switch of the threshold.
+    let threshold = PIN_TOLERANCE * (1.0 + x.iter().fold(0.0f64, |m, v| m.max(v.abs())));
     for k in 0..model.signs.len() {
         model.signs[k] = sign_of(model.d[k]);
+        if let Some(side) = model.watched_side(k, threshold) {
+            model.signs[k] = side;
+            model.pinned.push((k, threshold));
+        }
         model.write_relations(k, model.signs[k], None);
     }
     let mut zero_surfaces: Vec<usize> = (0..model.signs.len()).filter(|&k| model.signs[k] == 0).collect();
@@ -386,10 +494,16 @@ pub fn integrate(
         return end_terminated(model, t0, &mut x, &mut dx, &mut whens, terminated, &mut row);
     }
     let mut near: Vec<f64> = model.d.iter().map(|d| hysteresis(*d)).collect();
+    for &(k, threshold) in &model.pinned {
+        near[k] = near[k].max(threshold);
+    }
     decide_sides(model, t0, &x, &mut zero_surfaces)?;
+    if model.switched(t0, &x)? {
+        return Ok(HybridOutcome::Switched { time: t0, x });
+    }
     // `initial()` is true for one event right after the initialization: when-clauses on it
-    // fire there.
-    if let Some((slot, _)) = events.initial {
+    // fire there (not again where a run resumes).
+    if let Some((slot, _)) = events.initial.filter(|_| !model.watch.resume) {
         model.ode.instance.set_work(slot, 1.0);
         let outcome = event_iteration(model, t0, &mut x, &mut dx, &mut whens, false)?;
         model.ode.instance.set_work(slot, 0.0);
@@ -423,6 +537,9 @@ pub fn integrate(
         };
         if let Some(terminated) = outcome {
             return end_terminated(model, t0, &mut x, &mut dx, &mut whens, terminated, &mut row);
+        }
+        if model.switched(t0, &x)? {
+            return Ok(HybridOutcome::Switched { time: t0, x });
         }
         model.stats.events += 1;
         model.check_assertions(t0, &x, false)?;
@@ -492,6 +609,9 @@ pub fn integrate(
                 model.stats.events += 1;
                 if let Some(terminated) = clocks.fire(model, te, &mut x, &mut dx, &mut whens)? {
                     return end_terminated(model, te, &mut x, &mut dx, &mut whens, terminated, &mut row);
+                }
+                if model.switched(te, &x)? {
+                    return Ok(HybridOutcome::Switched { time: te, x });
                 }
                 model.check_assertions(te, &x, false)?;
                 stepper.restart(te, &x)?;
@@ -563,6 +683,9 @@ pub fn integrate(
         let held = model.held.take();
         if let Some(terminated) = iteration? {
             return end_terminated(model, te, &mut x, &mut dx, &mut whens, terminated, &mut row);
+        }
+        if model.switched(te, &x)? {
+            return Ok(HybridOutcome::Switched { time: te, x });
         }
         // Surfaces that changed sign now may start sliding.
         let mut changed: Vec<usize> = (0..model.signs.len())

@@ -236,6 +236,8 @@ fn simulate(text: &str, solver: &str, symbolic: bool) -> (Vec<f64>, eqm_integrat
         starts: Vec::new(),
         backend: eqm_sim::simulate::Backend::Auto,
         stabilize: eqm_sim::simulate::Stabilize::Default,
+        origin: None,
+        watch: Default::default(),
     };
     let columns = eqm_sim::simulate::columns(&compiled.program, None).expect("columns");
     let mut last = Vec::new();

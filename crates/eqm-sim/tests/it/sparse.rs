@@ -43,6 +43,8 @@ fn simulate(text: &str, method: Method, n: usize) -> (Vec<f64>, eqm_integrators:
         starts: Vec::new(),
         backend: Backend::Auto,
         stabilize: Stabilize::Default,
+        origin: None,
+        watch: Default::default(),
     };
     eqm_sim::simulate::prepare(&mut compiled.program, &options);
     let names = [

@@ -98,15 +98,9 @@ end Stribeck;
     assert!(located, "no event at {te}");
 }
 
-#[test]
-fn the_parametric_friction_element_slips_correctly_and_then_stops_with_the_reason() {
-    // The seed's element with a path parameter s. Slipping behind the belt from rest, y'' = 1 - y
-    // gives v = sin t, so the mass reaches the belt speed q = 0.4 at t = asin(0.4). Sticking
-    // there needs a structure of its own (v = q fixes a state), which EQM does not analyse yet:
-    // the run stops at that instant with a singular system and says why, instead of going on
-    // with a wrong branch.
-    let mut model = compile(
-        "model ParametricFriction
+/// Seed 001's parametric friction element: the path parameter `s` is an unknown, and while
+/// stuck the active branch `vrel = 0` fixes a state, so the model changes its structure.
+pub const PARAMETRIC_FRICTION: &str = "model ParametricFriction
   parameter Real q = 0.4;
   Real y(start = 0, fixed = true);
   Real v(start = 0, fixed = true);
@@ -120,33 +114,153 @@ equation
   F = if s > 1 then 1 else if s < -1 then -1 else s;
   vrel = if s > 1 then s - 1 else if s < -1 then s + 1 else 0;
 end ParametricFriction;
-",
-    );
+";
+
+/// The motion of the stick-slip oscillator from rest in closed form, phase by phase: slipping
+/// behind the belt `y'' = 1 - y` (y = 1 - cos t, v = sin t) until v = q at t1 = asin(q);
+/// stuck (v = q, friction force -y) until the spring force reaches 1 at t2 = t1 + (1 - y1)/q;
+/// then slipping again around y = 1 (y = 1 + q sin(t - t2), v = q cos(t - t2)) for a period.
+/// Returns (y, v, F) at `t`, and the two switching times.
+fn stick_slip_exact(q: f64, t: f64) -> ((f64, f64, f64), f64, f64) {
+    let t1 = q.asin();
+    let y1 = 1.0 - t1.cos();
+    let t2 = t1 + (1.0 - y1) / q;
+    let state = if t < t1 {
+        (1.0 - t.cos(), t.sin(), -1.0)
+    } else if t < t2 {
+        let y = y1 + q * (t - t1);
+        (y, q, -y)
+    } else {
+        (1.0 + q * (t - t2).sin(), q * (t - t2).cos(), -1.0)
+    };
+    (state, t1, t2)
+}
+
+#[test]
+fn the_parametric_friction_element_sticks_and_slips_like_the_closed_form() {
+    // Each mode (slipping behind, stuck, slipping ahead) is analysed with its own branches: the
+    // stuck mode's `vrel = 0` constrains the velocity, which index reduction turns into a
+    // dummy state; the run switches programs at v = q and at y = 1.
+    let q = 0.4;
+    let (_, t1, t2) = stick_slip_exact(q, 0.0);
+    for method in [
+        None,
+        Some(eqm::Method::Dopri5),
+        Some(eqm::Method::Bdf),
+        Some(eqm::Method::Radau5),
+    ] {
+        let mut model = compile(PARAMETRIC_FRICTION);
+        assert!(model.variable_structure().is_some());
+        let name = method.as_ref().map_or("auto", |m| m.name());
+        let result = model
+            .simulate(&RunSettings {
+                stop: Some(t2 + 6.0),
+                interval: Some(0.05),
+                rtol: Some(1e-9),
+                atol: Some(1e-9),
+                method: method.clone(),
+                ..RunSettings::default()
+            })
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let column = |n: &str| result.column(n).unwrap();
+        let (t, y, v, f) = (result.time().to_vec(), column("y"), column("v"), column("F"));
+        for i in 0..t.len() {
+            assert!(f[i].abs() <= 1.0 + 1e-12, "{name}: F({}) = {}", t[i], f[i]);
+            // Away from the switches (a row at a switch shows either side).
+            if (t[i] - t1).abs() > 1e-6 && (t[i] - t2).abs() > 1e-6 {
+                let ((ye, ve, fe), ..) = stick_slip_exact(q, t[i]);
+                assert!(
+                    (y[i] - ye).abs() < 1e-6,
+                    "{name}: y({}) = {}, expected {ye}",
+                    t[i],
+                    y[i]
+                );
+                assert!(
+                    (v[i] - ve).abs() < 1e-6,
+                    "{name}: v({}) = {}, expected {ve}",
+                    t[i],
+                    v[i]
+                );
+                assert!(
+                    (f[i] - fe).abs() < 1e-6,
+                    "{name}: F({}) = {}, expected {fe}",
+                    t[i],
+                    f[i]
+                );
+            }
+        }
+        // Both switches are events: two rows at each, located to the closed form's times.
+        for switch in [t1, t2] {
+            let located = t.windows(2).any(|w| w[0] == w[1] && (w[0] - switch).abs() < 1e-7);
+            assert!(located, "{name}: no switch at {switch}: {:?}", &t[..12]);
+        }
+        assert_eq!(result.summary.events.events, 2, "{name}");
+        assert!(
+            result
+                .summary
+                .events
+                .notes
+                .iter()
+                .filter(|n| n.contains("the structure changes"))
+                .count()
+                == 2,
+            "{name}: {:?}",
+            result.summary.events.notes
+        );
+    }
+}
+
+#[test]
+fn the_parametric_and_the_naive_friction_models_move_alike() {
+    // The same oscillator written with sign() runs through Filippov sliding instead of a
+    // change of structure; both give the same motion.
+    let naive = "model Naive
+  parameter Real q = 0.4;
+  Real y(start = 0, fixed = true);
+  Real v(start = 0, fixed = true);
+equation
+  der(y) = v;
+  der(v) = -sign(v - q) - y;
+end Naive;
+";
     let settings = RunSettings {
-        stop: Some(2.0),
+        stop: Some(12.0),
+        interval: Some(0.1),
+        rtol: Some(1e-9),
+        atol: Some(1e-9),
+        ..RunSettings::default()
+    };
+    let a = compile(PARAMETRIC_FRICTION).simulate(&settings).unwrap();
+    let b = compile(naive).simulate(&settings).unwrap();
+    let at = |r: &eqm::SimulationResult, name: &str, time: f64| {
+        let k = r.time().iter().position(|&t| (t - time).abs() < 1e-12).unwrap();
+        r.column(name).unwrap()[k]
+    };
+    for k in 1..=120 {
+        let time = k as f64 * 0.1;
+        for name in ["y", "v"] {
+            let (pa, pb) = (at(&a, name, time), at(&b, name, time));
+            assert!((pa - pb).abs() < 1e-6, "{name}({time}): {pa} and {pb}");
+        }
+    }
+}
+
+#[test]
+fn the_interpreter_and_native_code_agree_bit_for_bit_across_switches() {
+    let settings = RunSettings {
+        stop: Some(6.0),
         interval: Some(0.1),
         ..RunSettings::default()
     };
-    let mut rows = Vec::new();
-    let columns = model.columns(Some(&["v".to_string(), "F".to_string()])).unwrap();
-    let failure = model
-        .simulate_into(&settings, &columns, &mut |t: f64, values: &[f64]| {
-            rows.push((t, values[0], values[1]));
-            Ok(())
+    let native = compile(PARAMETRIC_FRICTION).simulate(&settings).unwrap();
+    let interpreted = compile(PARAMETRIC_FRICTION)
+        .simulate(&RunSettings {
+            interpreter: true,
+            ..settings
         })
-        .expect_err("the stuck mode is not simulated");
-    let eqm::RunError::Failed { time, diagnostic, .. } = failure else {
-        panic!("not a run failure: {failure}")
-    };
-    assert!((time - 0.4f64.asin()).abs() < 1e-6, "stopped at {time}");
-    let diagnostic = diagnostic.expect("a diagnostic");
-    assert_eq!(diagnostic.code, "E0703");
-    assert!(
-        diagnostic.notes.iter().any(|n| n.contains("variable-structure")),
-        "{diagnostic:?}"
-    );
-    for (t, v, f) in rows {
-        assert!((v - t.sin()).abs() < 1e-5, "v({t}) = {v}");
-        assert_eq!(f, -1.0, "F({t})");
+        .unwrap();
+    assert_eq!(native.time(), interpreted.time());
+    for name in ["y", "v", "F", "s"] {
+        assert_eq!(native.column(name), interpreted.column(name), "{name}");
     }
 }

@@ -8,6 +8,7 @@ mod friction;
 mod hybrid;
 mod session;
 mod simulate;
+mod structure;
 
 use eqm::{Model, ModelOptions, Session};
 

@@ -649,3 +649,31 @@ end M;
     assert!((result.final_value("y").unwrap() - 1.0).abs() < 1e-9);
     assert_eq!(result.final_value("k"), Some(6.0));
 }
+
+#[test]
+fn a_fixed_start_value_wins_over_a_free_one_of_its_alias() {
+    // y = x with only y's start fixed: x(0) = 5 whichever of the two alias elimination keeps,
+    // and x(1) = 5/e.
+    let mut model = compile(
+        "model A
+  Real x(start = 2);
+  Real y(start = 5, fixed = true);
+equation
+  der(x) = -x;
+  y = x;
+end A;
+",
+    );
+    let result = model
+        .simulate(&RunSettings {
+            stop: Some(1.0),
+            interval: Some(1.0),
+            rtol: Some(1e-10),
+            atol: Some(1e-10),
+            ..RunSettings::default()
+        })
+        .unwrap();
+    let x = result.column("x").unwrap();
+    assert_eq!(x[0], 5.0);
+    assert!((x[1] - 5.0 * (-1.0f64).exp()).abs() < 1e-8, "x(1) = {}", x[1]);
+}

@@ -137,7 +137,7 @@ fn every_analysable_example_evaluates_at_its_start_values() {
         let mut session = Sources::new();
         session.add_embedded_stdlib();
         session.add_file(name.clone(), example(&name));
-        let Some(analysis) = session.analyze(None, &eqm_flatten::Options::default(), false) else {
+        let Some(analysis) = session.analyze_as_run(None, &eqm_flatten::Options::default()) else {
             continue;
         };
         let program =

@@ -1,0 +1,155 @@
+//! Variable-structure models: equations whose branches contain different unknowns, run one
+//! mode at a time with each mode's own analysis, checked against closed forms.
+
+use crate::compile;
+use crate::friction::PARAMETRIC_FRICTION;
+use eqm::{ModelOptions, RunSettings, Session};
+
+/// Two unit masses, the first pushed by a unit force, coupled by a clutch that is locked
+/// (equal velocities: an index-2 constraint between states) while `locked` holds and
+/// transmits no force after.
+const CLUTCH: &str = "model Clutch
+  Real v1(start = 0, fixed = true);
+  Real v2(start = 0);
+  Real f;
+  Boolean locked = time < 1;
+equation
+  der(v1) = 1 - f;
+  der(v2) = f;
+  if locked then
+    v1 = v2;
+  else
+    f = 0;
+  end if;
+end Clutch;
+";
+
+#[test]
+fn a_clutch_opened_by_a_boolean_switches_from_one_rigid_body_to_two() {
+    // Locked: both accelerate at 1/2 with f = 1/2; open from t = 1: v1 = 1/2 + (t - 1),
+    // v2 stays 1/2, f = 0.
+    let mut model = compile(CLUTCH);
+    let structure = model.variable_structure().expect("a variable-structure model");
+    assert_eq!(structure.atoms.len(), 1);
+    assert_eq!(structure.atoms[0].text, "locked");
+    let result = model
+        .simulate(&RunSettings {
+            stop: Some(2.0),
+            interval: Some(0.125),
+            ..RunSettings::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let column = |n: &str| result.column(n).unwrap();
+    let (t, v1, v2, f) = (result.time().to_vec(), column("v1"), column("v2"), column("f"));
+    for i in 0..t.len() {
+        let (e1, e2, ef) = if t[i] < 1.0 || (t[i] == 1.0 && t[i + 1] == 1.0) {
+            (t[i] / 2.0, t[i] / 2.0, 0.5)
+        } else {
+            (0.5 + (t[i] - 1.0), 0.5, 0.0)
+        };
+        assert!((v1[i] - e1).abs() < 1e-9, "v1({}) = {}", t[i], v1[i]);
+        assert!((v2[i] - e2).abs() < 1e-9, "v2({}) = {}", t[i], v2[i]);
+        assert!((f[i] - ef).abs() < 1e-9, "f({}) = {}", t[i], f[i]);
+    }
+}
+
+#[test]
+fn explain_names_what_chooses_the_structure_and_check_starts_the_run() {
+    let mut session = Session::with_sources(&[("m.eqm".to_string(), PARAMETRIC_FRICTION.to_string())], &[], None);
+    let text = session.explain(None, &ModelOptions::default()).unwrap();
+    let section = &text[text.find("variable structure:").expect("a variable-structure section")..];
+    assert!(section.contains("chosen by: s < -1, s > 1"), "{section}");
+    assert!(
+        section.contains("vrel = if s > 1 then s - 1 else if s < -1 then s + 1 else 0"),
+        "{section}"
+    );
+    assert!(session.check(None, &ModelOptions::default()).is_some());
+    assert!(!session.has_errors(), "{}", session.render_diagnostics(false));
+}
+
+#[test]
+fn a_model_whose_branches_keep_their_unknown_is_not_variable_structure() {
+    // `i = if v > 0 then v/R else 0` is solved for i in both branches: one program serves.
+    let model = compile(
+        "model Rectifier
+  parameter Real R = 2;
+  Real v = sin(time);
+  Real i;
+equation
+  i = if v > 0 then v/R else 0;
+end Rectifier;
+",
+    );
+    assert!(model.variable_structure().is_none());
+}
+
+#[test]
+fn a_start_in_a_mode_the_start_values_do_not_suggest_is_corrected_at_the_start() {
+    // Without a start value for s (0: the stuck mode) the stuck mode's initialization is
+    // over-determined (v is fixed and v = q); the run starts slipping, where it belongs.
+    let text = PARAMETRIC_FRICTION.replace("Real s(start = -1.4);", "Real s;");
+    let mut model = compile(&text);
+    let result = model
+        .simulate(&RunSettings {
+            stop: Some(1.0),
+            interval: Some(0.1),
+            ..RunSettings::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let v = result.column("v").unwrap();
+    let t = result.time();
+    assert!((v[1] - t[1].sin()).abs() < 1e-6, "v({}) = {}", t[1], v[1]);
+    assert_eq!(result.column("F").unwrap()[0], -1.0);
+}
+
+/// The first error diagnostic of a run of `text` that must fail.
+fn run_failure(text: &str) -> eqm::Diagnostic {
+    let failure = compile(text)
+        .simulate(&RunSettings {
+            stop: Some(1.0),
+            ..RunSettings::default()
+        })
+        .expect_err("the run must fail");
+    match failure {
+        eqm::RunError::Failed {
+            diagnostic: Some(d), ..
+        } => *d,
+        eqm::RunError::Model(d) => *d,
+        other => panic!("no diagnostic: {other}"),
+    }
+}
+
+#[test]
+fn modes_that_contradict_each_other_stop_the_run_instead_of_choosing_one() {
+    // With s > 0 the equations give s = -1; with s <= 0 they give s = 1: no mode holds.
+    let d = run_failure(
+        "model Contradiction
+  Real s(start = 0.5);
+  Real w;
+equation
+  0 = if s > 0 then s + 1 else w - 1;
+  0 = if s > 0 then w - 1 else s - 1;
+end Contradiction;
+",
+    );
+    assert_eq!(d.code, "E0712", "{d:?}");
+    assert!(
+        d.notes.iter().any(|n| n.contains("(s > 0 true), (s > 0 false)")),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn a_delay_in_a_variable_structure_model_is_refused() {
+    let text = PARAMETRIC_FRICTION.replace("der(v) = -F - y;", "der(v) = -F - delay(y, 0.1);");
+    assert_eq!(run_failure(&text).code, "E0717");
+}
+
+#[test]
+fn aliases_with_contradicting_fixed_start_values_are_an_error() {
+    // A clutch locked from the start cannot start with two different fixed velocities.
+    let text = CLUTCH.replace("Real v2(start = 0);", "Real v2(start = 1, fixed = true);");
+    let d = run_failure(&text);
+    assert_eq!(d.code, "E0504", "{d:?}");
+    assert!(d.message.contains("both have fixed start values"), "{d:?}");
+}
