@@ -237,12 +237,23 @@ fn run(cli: Cli) -> ExitCode {
             }
             Command::Flatten(_) => session.flatten(model, &options).map(|f| f.print()),
             Command::Run { .. } => None,
-            Command::Check(_) => session.check(model, &options).map(|c| {
-                format!(
-                    "{}: {} variables, {} equations: no errors",
-                    c.model, c.variables, c.equations
-                )
-            }),
+            Command::Check(_) => {
+                // One line per model; a single model that failed is told by its diagnostics.
+                let results = session.check_all(model, &options);
+                let several = results.len() > 1;
+                let lines: Vec<String> = results
+                    .into_iter()
+                    .filter_map(|(name, result)| match result {
+                        Ok(c) => Some(format!(
+                            "{}: {} variables, {} equations: no errors",
+                            c.model, c.variables, c.equations
+                        )),
+                        Err(errors) if several => Some(format!("{name}: {errors} error(s)")),
+                        Err(_) => None,
+                    })
+                    .collect();
+                (!lines.is_empty()).then(|| lines.join("\n"))
+            }
         }
     };
     let code = finish(&mut session, color);

@@ -138,7 +138,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0101",
         Error,
         Syntax,
-        "Invalid character or token, such as a quoted identifier `'x'`",
+        "Invalid character or token, such as `$` or an empty quoted identifier `''`",
     ),
     code(
         "E0102",

@@ -221,7 +221,9 @@ impl<'a> ClassTable<'a> {
         }
         let first = &name.parts[0].name;
         let mut found = if name.global {
-            self.roots.get(first.as_str()).map(|&c| TypeRef::Class(c))
+            // The global scope holds the top-level classes and the predefined types (`.Real`).
+            (self.roots.get(first.as_str()).map(|&c| TypeRef::Class(c)))
+                .or_else(|| builtin_type(first).map(TypeRef::Builtin))
         } else {
             self.lookup_first(scope, first, depth, skip_inherited_of_scope)
         };

@@ -169,7 +169,8 @@ impl std::fmt::Display for SimError {
 impl std::error::Error for SimError {}
 
 /// The columns for `vars` (full names), or by default every state and every named variable
-/// (not parameters, not names the compiler introduced), in name order.
+/// (not parameters, not names the compiler introduced), in natural name order (`x[2]` before
+/// `x[10]`).
 pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns, Diagnostic> {
     let mut names = Vec::new();
     let mut slots = Vec::new();
@@ -210,6 +211,12 @@ pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns
                     var_ids.push(v);
                 }
             }
+            // Natural order: `x[2]` before `x[10]`, `m2.v` before `m10.v`.
+            let mut order: Vec<usize> = (0..names.len()).collect();
+            order.sort_by(|&a, &b| eqm_diag::text::natural_cmp(&names[a], &names[b]));
+            names = order.iter().map(|&k| std::mem::take(&mut names[k])).collect();
+            slots = order.iter().map(|&k| slots[k]).collect();
+            var_ids = order.iter().map(|&k| var_ids[k]).collect();
         }
     }
     Ok(Columns {

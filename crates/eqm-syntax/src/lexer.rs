@@ -154,9 +154,10 @@ pub enum Token<'src> {
     String(&'src str),
     #[token("/*", lex_block_comment)]
     BlockComment,
-    /// A Modelica quoted identifier (`'my var'`), which EQM does not support. It is reported and
-    /// handed to the parser as the plain identifier inside, so that parsing goes on undisturbed.
-    #[regex(r"'[^'\n]*'", |l| l.slice())]
+    /// A quoted identifier (`'my var'`): any characters but `'`, `\\` and line breaks between
+    /// single quotes, with the escapes of strings. The quotes are part of the name (`'x'` and `x`
+    /// are different names), and the parser sees it as an identifier.
+    #[regex(r"'([^'\\\n]|\\.)*'", |l| l.slice())]
     QuotedIdent(&'src str),
 
     #[token("(")]
@@ -396,7 +397,7 @@ impl<'src> Lexer<'src> {
             };
             let mut d = Diagnostic::error("E0101", message, self.span(start, end), label);
             if text.starts_with('\'') {
-                d = d.with_help("EQM has no quoted identifiers or character literals; strings use double quotes");
+                d = d.with_help("a quoted identifier ends on the line it starts on; strings use double quotes");
             }
             self.diagnostics.push(d);
         }
@@ -510,19 +511,20 @@ impl<'src> Iterator for Lexer<'src> {
                             .with_help(unsupported_help(word)),
                         ),
                         Token::QuotedIdent(quoted) => {
-                            self.diagnostics.push(
-                                Diagnostic::error(
-                                    "E0101",
-                                    "invalid character `'`: quoted identifiers are not supported",
-                                    self.span(range.start, range.end),
-                                    "a quoted identifier",
-                                )
-                                .with_help(
-                                    "EQM has no quoted identifiers or character literals; \
-                                     write names without quotes and strings with double quotes",
-                                ),
-                            );
-                            token = Token::Ident(&quoted[1..quoted.len() - 1]);
+                            if quoted == "''" {
+                                self.diagnostics.push(
+                                    Diagnostic::error(
+                                        "E0101",
+                                        "an empty quoted identifier `''`",
+                                        self.span(range.start, range.end),
+                                        "no name between the quotes",
+                                    )
+                                    .with_help(
+                                        "a quoted identifier holds at least one character; strings use double quotes",
+                                    ),
+                                );
+                            }
+                            token = Token::Ident(quoted);
                         }
                         _ => {}
                     }
@@ -633,10 +635,17 @@ mod tests {
         assert_eq!(t.len(), 6, "{t:?}");
         assert_eq!(d, ["E0101", "E0104", "E0104", "E0102"]);
         // The letters after a number are swallowed into it and reported once.
-        let (t, d) = kinds("1ex 2abc 'quoted' x");
+        let (t, d) = kinds("1ex 2abc 'quoted name' x '' y");
         assert_eq!(
             t,
-            ["number `1e`", "number `2`", "identifier `quoted`", "identifier `x`"]
+            [
+                "number `1e`",
+                "number `2`",
+                "identifier `'quoted name'`",
+                "identifier `x`",
+                "identifier `''`",
+                "identifier `y`"
+            ]
         );
         assert_eq!(d, ["E0104", "E0104", "E0101"]);
         let (_, d) = kinds("x /* never closed");

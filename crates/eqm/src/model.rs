@@ -230,7 +230,7 @@ impl Model {
     }
 
     /// The result columns for `names` (full variable names), or by default every state and
-    /// every named variable that is not a parameter, in name order; `E0708` for a name the
+    /// every named variable that is not a parameter, in natural name order (`x[2]` before `x[10]`); `E0708` for a name the
     /// model does not have, with the closest one.
     pub fn columns(&self, names: Option<&[String]>) -> Result<Vec<Column>, Diagnostic> {
         let columns = eqm_sim::simulate::columns(&self.compiled.program, names)?;

@@ -148,6 +148,15 @@ impl Session {
 
     /// Resolves and flattens `model` (or the only model of the user's files).
     pub fn flatten(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<FlatModel> {
+        // The only model of the user's files may be inside a package.
+        let only = match model {
+            None => match self.models().as_slice() {
+                [only] => Some(only.name.clone()),
+                _ => None,
+            },
+            Some(_) => None,
+        };
+        let model = model.or(only.as_deref());
         let flat = self
             .timings
             .time("flatten", || self.sources.flatten(model, &options.flatten_options()));
@@ -195,6 +204,47 @@ impl Session {
                 None
             }
         }
+    }
+
+    /// Checks `model`, or with `None` every model of the user's files (each non-partial model,
+    /// block or class, also inside packages, in file order): per model its name and its summary,
+    /// or the number of errors it had (the diagnostics themselves stay in the session, each
+    /// found once).
+    pub fn check_all(
+        &mut self,
+        model: Option<&str>,
+        options: &ModelOptions,
+    ) -> Vec<(String, Result<CheckSummary, usize>)> {
+        let names: Vec<String> = match model {
+            Some(m) => vec![m.to_string()],
+            None => {
+                let models = self.models();
+                if models.is_empty() {
+                    // The diagnostic that there is none, as `check` finds it.
+                    let before = self.error_count();
+                    let result = self.check(None, options).ok_or_else(|| self.error_count() - before);
+                    return vec![(String::new(), result)];
+                }
+                models.into_iter().map(|m| m.name).collect()
+            }
+        };
+        names
+            .into_iter()
+            .map(|name| {
+                let before = self.error_count();
+                let result = self
+                    .check(Some(&name), options)
+                    .ok_or_else(|| self.error_count() - before);
+                (name, result)
+            })
+            .collect()
+    }
+
+    fn error_count(&self) -> usize {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == eqm_diag::Severity::Error)
+            .count()
     }
 
     /// Flattens `model` and runs the structural analysis: DAE lowering, alias elimination

@@ -5,3 +5,4 @@
 
 mod codes;
 mod errors_doc;
+mod text;

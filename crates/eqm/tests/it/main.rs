@@ -6,6 +6,7 @@
 mod delay;
 mod friction;
 mod hybrid;
+mod language;
 mod session;
 mod simulate;
 mod structure;

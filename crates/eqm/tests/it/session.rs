@@ -134,3 +134,61 @@ fn compile_time_parameters_may_be_structural() {
     let model = s.compile(None, &options).expect("compiled");
     assert_eq!(model.program().layout().states, 5);
 }
+
+#[test]
+fn check_of_a_package_checks_every_model_in_it() {
+    let text = "package P
+  model A
+    Real x(start = 1, fixed = true);
+  equation
+    der(x) = -x;
+  end A;
+  partial model Base
+    Real y;
+  end Base;
+  model B
+    extends Base;
+  equation
+    y = undefined_name;
+  end B;
+  model C
+    Real z = 2;
+  end C;
+end P;
+";
+    let mut session = Session::with_sources(&[("p.eqm".to_string(), text.to_string())], &[], None);
+    let results = session.check_all(None, &ModelOptions::default());
+    let names: Vec<&str> = results.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["P.A", "P.B", "P.C"]);
+    assert!(results[0].1.is_ok() && results[2].1.is_ok());
+    assert_eq!(results[1].1.as_ref().err(), Some(&1));
+    assert_eq!(session.diagnostics().len(), 1, "each error found once");
+}
+
+#[test]
+fn the_only_model_of_a_package_needs_no_model_name() {
+    let text = "package Q\n  model M\n    Real x = 1;\n  end M;\nend Q;\n";
+    let mut session = Session::with_sources(&[("q.eqm".to_string(), text.to_string())], &[], None);
+    let summary = session.check(None, &ModelOptions::default()).expect("checks");
+    assert_eq!(summary.model, "Q.M");
+}
+
+#[test]
+fn result_columns_are_in_natural_order() {
+    let model = crate::compile(
+        "model Many
+  Real x[11](each start = 1, each fixed = true);
+  Real b = 2;
+equation
+  for i in 1:11 loop
+    der(x[i]) = -i*x[i];
+  end for;
+end Many;
+",
+    );
+    let names: Vec<String> = model.columns(None).unwrap().into_iter().map(|c| c.name).collect();
+    let expected: Vec<String> = std::iter::once("b".to_string())
+        .chain((1..=11).map(|i| format!("x[{i}]")))
+        .collect();
+    assert_eq!(names, expected);
+}

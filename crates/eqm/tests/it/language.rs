@@ -1,0 +1,74 @@
+//! The language corpus (`tests/language/*.eqm`): one model per construct, each with the values
+//! it must produce written next to it as `// expect: NAME(T) = VALUE [tol TOL]` (derived by hand
+//! or independently, never from EQM's output). Each expected value is the last row of a run
+//! from the model's start to `T`; without `tol` the value must be exact.
+
+use crate::compile;
+use eqm::RunSettings;
+
+/// One `// expect:` line: variable, time, value, tolerance.
+struct Expectation {
+    name: String,
+    time: f64,
+    value: f64,
+    tol: f64,
+}
+
+fn expectations(text: &str) -> Vec<Expectation> {
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix("// expect:"))
+        .map(|rest| {
+            let (lhs, rhs) = rest.split_once('=').expect("NAME(T) = VALUE");
+            let lhs = lhs.trim();
+            let open = lhs.rfind('(').expect("NAME(T)");
+            let name = lhs[..open].trim().to_string();
+            let time = lhs[open + 1..lhs.len() - 1].trim().parse().expect("a time");
+            let mut words = rhs.split_whitespace();
+            let value = words.next().expect("a value").parse().expect("a number");
+            let tol = match (words.next(), words.next()) {
+                (Some("tol"), Some(t)) => t.parse().expect("a tolerance"),
+                _ => 0.0,
+            };
+            Expectation { name, time, value, tol }
+        })
+        .collect()
+}
+
+#[test]
+fn every_model_of_the_language_corpus_gives_its_expected_values() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/language");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the corpus directory")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "eqm"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected = expectations(&text);
+        assert!(!expected.is_empty(), "{name}: no `// expect:` line");
+        let mut model = compile(&text);
+        for e in expected {
+            let result = model
+                .simulate(&RunSettings {
+                    stop: Some(e.time),
+                    rtol: Some(1e-10),
+                    atol: Some(1e-10),
+                    variables: Some(vec![e.name.clone()]),
+                    ..RunSettings::default()
+                })
+                .unwrap_or_else(|err| panic!("{name}: {err}"));
+            let got = *result.column(&e.name).unwrap().last().unwrap();
+            assert!(
+                (got - e.value).abs() <= e.tol,
+                "{name}: {}({}) = {got}, expected {} (tol {})",
+                e.name,
+                e.time,
+                e.value,
+                e.tol
+            );
+        }
+    }
+}
