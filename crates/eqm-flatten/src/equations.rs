@@ -274,31 +274,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return;
         };
-        let Some(values) = self.eval(range, scope, loops) else {
+        // Integers known at compile time are loop indices (they may subscript arrays); any
+        // other vector (`for x in w loop`) binds the index to each element's value.
+        let Some(range) = self.iterator_range(range, scope, loops) else {
             return;
         };
-        let mut numbers = Vec::new();
-        for x in values.elements() {
-            match self.consts.eval(&self.model, x) {
-                Some(v) => {
-                    self.note_structural(x);
-                    numbers.push(v as i64);
-                }
-                None => {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0206",
-                        "the range of a for-equation must be known at compile time",
-                        range.span,
-                        "not a constant range",
-                    ));
-                    return;
-                }
-            }
-        }
-        for v in numbers {
-            loops.push((index.name.name.clone(), v));
+        for value in 0..range.len() {
+            self.bind_iterator(&index.name.name, &range, value, loops);
             self.for_loop(indices, k + 1, body, scope, loops, out, initial);
-            loops.pop();
+            self.unbind_iterator(&range, loops);
         }
     }
 

@@ -31,6 +31,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             K::Error => return None,
             K::Ref(c) => return self.eval_ref(c, scope, loops),
             K::Call { function, args } => return self.eval_call(e, function, args, scope, loops),
+            K::End => return self.eval_end(e),
+            K::Comprehension { body, indices } => return self.eval_comprehension(e, body, indices, scope, loops),
+            K::Reduction {
+                function,
+                body,
+                indices,
+            } => return self.eval_reduction(e, function, body, indices, scope, loops),
             K::Unary { op, operand } => {
                 let v = self.eval(operand, scope, loops)?;
                 match op {

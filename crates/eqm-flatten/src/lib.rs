@@ -29,6 +29,7 @@ mod eval;
 mod experiment;
 mod functions;
 mod instantiate;
+mod iterators;
 mod layout;
 mod modifier;
 mod names;
@@ -156,6 +157,11 @@ pub(crate) struct Flattener<'t, 'a> {
     no_attributes: flat::Attributes,
     /// See [`Self::share_attributes`].
     recent_attributes: Vec<Option<flat::Attributes>>,
+    /// Iterators of array constructors and reductions bound to values (innermost last).
+    iterators: Vec<iterators::BoundIterator>,
+    /// The sizes of the dimensions whose subscripts are being evaluated (innermost last): what
+    /// `end` stands for.
+    end_sizes: Vec<usize>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -184,6 +190,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             function_ids: BTreeMap::new(),
             signatures: Vec::new(),
             frames: Vec::new(),
+            iterators: Vec::new(),
+            end_sizes: Vec::new(),
             type_cache: FxHashMap::default(),
             equation_buffer: Vec::new(),
             no_attributes: flat::Attributes::default(),

@@ -30,6 +30,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
     pub(crate) fn eval_ref(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<Value> {
         let first = &c.parts[0];
         if c.parts.len() == 1
+            && let Some(value) = self.bound_iterator(&first.name.name, loops)
+        {
+            if first.subscripts.is_empty() {
+                return Some(value);
+            }
+            // A row of a matrix iterated over, subscripted: `r[2] for r in A`.
+            let (dims, picked) = self.subscript_selection(&first.subscripts, value.dims(), scope, loops, c)?;
+            let elements = value.as_slice();
+            let picked: Vec<ExprId> = picked.iter().map(|&k| elements[k]).collect();
+            return Some(match dims.as_slice() {
+                [] => Value::Scalar(picked[0], value.ty()),
+                _ => Value::Array(dims, picked, value.ty()),
+            });
+        }
+        if c.parts.len() == 1
             && first.subscripts.is_empty()
             && let Some((_, v)) = loops.iter().rev().find(|(n, _)| *n == first.name.name)
         {
@@ -359,7 +374,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let ast::Subscript::Expr(e) = sub else {
                 return Some(None);
             };
-            let Value::Scalar(x, _) = self.eval(e, scope, loops)? else {
+            let Value::Scalar(x, _) = self.eval_subscript(e, n, scope, loops)? else {
                 return Some(None);
             };
             let Some(i) = self.known_value(x) else {
@@ -372,6 +387,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
             flat = flat * n + (i as usize - 1);
         }
         Some(Some(flat))
+    }
+
+    /// Evaluates the subscript `e` of a dimension of size `n`, in which `end` stands for `n`.
+    fn eval_subscript(&mut self, e: &'a ast::Expr, n: usize, scope: Scope, loops: &mut Loops) -> Option<Value> {
+        self.end_sizes.push(n);
+        let v = self.eval(e, scope, loops);
+        self.end_sizes.pop();
+        v
     }
 
     /// For subscripts on an array member: the resulting dimensions and the selected flat indices.
@@ -408,7 +431,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     out_dims.push(n);
                 }
                 Some(ast::Subscript::Expr(e)) => {
-                    let v = self.eval(e, scope, loops)?;
+                    let v = self.eval_subscript(e, n, scope, loops)?;
                     let mut picked = Vec::new();
                     for &x in v.as_slice() {
                         let Some(i) = self.known_value(x) else {
@@ -452,7 +475,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// The value of a subscript known at compile time: a literal, or an expression of constants
     /// and parameters with known values.
-    fn known_value(&mut self, x: ExprId) -> Option<f64> {
+    pub(crate) fn known_value(&mut self, x: ExprId) -> Option<f64> {
         self.model.exprs.literal(x).or_else(|| {
             let value = self.consts.eval(&self.model, x);
             if value.is_some() {

@@ -449,7 +449,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
             out.push(Statement::Unrolled { iterations, span });
             return;
         }
-        // Inside a function a range may depend on inputs; the loop then stays a loop.
+        // A vector of other values (`for x in w loop`, w Real) is unrolled with the index bound
+        // to each element's value; inside a function a range `a:b` may depend on inputs, and
+        // the loop then stays a loop.
+        let is_range = matches!(range.kind, ast::ExprKind::Range { .. });
+        if (cx.function.is_none() || !is_range) && self.diagnostics.len() == diagnostics_before {
+            let Some(values) = self.iterator_range(range, scope, loops) else {
+                return;
+            };
+            let mut iterations = Vec::with_capacity(values.len());
+            cx.loop_depth += 1;
+            for k in 0..values.len() {
+                self.bind_iterator(&index.name.name, &values, k, loops);
+                let mut iteration = Vec::new();
+                self.for_statement(rest, body, span, scope, loops, cx, &mut iteration);
+                self.unbind_iterator(&values, loops);
+                iterations.push(iteration);
+            }
+            cx.loop_depth -= 1;
+            out.push(Statement::Unrolled { iterations, span });
+            return;
+        }
         let (Some(function), ast::ExprKind::Range { start, step, stop }) = (cx.function, &range.kind) else {
             if self.diagnostics.len() == diagnostics_before {
                 self.diagnostics.push(Diagnostic::error(

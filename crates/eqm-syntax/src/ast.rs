@@ -503,6 +503,21 @@ pub enum ExprKind {
     },
     /// `(a, , b)` on the left of an equation with a multi-output call; `None` discards.
     Tuple(Vec<Option<Expr>>),
+    /// `end` in a subscript: the size of the dimension it indexes (`x[end]`, `x[2:end]`).
+    End,
+    /// `{body for i in r, j in s}`: one element per value of the iterators; the last iterator
+    /// is the first (outermost) dimension.
+    Comprehension {
+        body: Box<Expr>,
+        indices: Vec<ForIndex>,
+    },
+    /// `f(body for i in r, ...)`: the reduction `sum`, `product`, `min` or `max` of the values,
+    /// or `array(...)`, the array constructor.
+    Reduction {
+        function: ComponentRef,
+        body: Box<Expr>,
+        indices: Vec<ForIndex>,
+    },
     /// Placeholder for an expression that could not be parsed; its error was already reported.
     Error,
 }
@@ -533,6 +548,14 @@ impl ExprKind {
                 .max()
                 .unwrap_or(0)
         }
+        fn index_depth(indices: &[ForIndex]) -> u32 {
+            indices
+                .iter()
+                .filter_map(|i| i.range.as_ref())
+                .map(|r| r.depth)
+                .max()
+                .unwrap_or(0)
+        }
         fn cref(c: &ComponentRef) -> u32 {
             c.parts.iter().map(|p| sub(&p.subscripts)).max().unwrap_or(0)
         }
@@ -545,7 +568,12 @@ impl ExprKind {
                 .unwrap_or(0)
         }
         match self {
-            ExprKind::Integer(_) | ExprKind::Real(_) | ExprKind::String(_) | ExprKind::Bool(_) | ExprKind::Error => 0,
+            ExprKind::Integer(_)
+            | ExprKind::Real(_)
+            | ExprKind::String(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Error
+            | ExprKind::End => 0,
             ExprKind::Ref(c) => cref(c),
             ExprKind::Call { function, args: a } => cref(function).max(args(a)),
             ExprKind::Unary { operand, .. } => operand.depth,
@@ -562,6 +590,12 @@ impl ExprKind {
                 start.depth.max(stop.depth).max(step.as_ref().map_or(0, |s| s.depth))
             }
             ExprKind::Tuple(items) => items.iter().flatten().map(|e| e.depth).max().unwrap_or(0),
+            ExprKind::Comprehension { body, indices } => body.depth.max(index_depth(indices)),
+            ExprKind::Reduction {
+                function,
+                body,
+                indices,
+            } => cref(function).max(body.depth).max(index_depth(indices)),
         }
     }
 }

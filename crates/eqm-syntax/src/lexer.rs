@@ -51,6 +51,9 @@ pub enum Token<'src> {
     Encapsulated,
     #[token("end")]
     End,
+    /// `end` inside a subscript, the size of the dimension it indexes (`x[end]`); never produced
+    /// by the scanner itself, the lexer turns `End` into it by context.
+    EndIndex,
     #[token("equation")]
     Equation,
     #[token("extends")]
@@ -281,7 +284,7 @@ pub fn token_text(token: &Token<'_>) -> &'static str {
         Elseif => "elseif",
         Elsewhen => "elsewhen",
         Encapsulated => "encapsulated",
-        End => "end",
+        End | EndIndex => "end",
         Equation => "equation",
         Extends => "extends",
         False => "false",
@@ -363,6 +366,8 @@ pub struct Lexer<'src> {
     pub unterminated: bool,
     /// Start and end of the run of invalid characters being merged into one diagnostic.
     invalid_run: Option<(usize, usize)>,
+    /// How many `[` are open: inside brackets `end` can be the last index of a subscript.
+    brackets: u32,
 }
 
 impl<'src> Lexer<'src> {
@@ -373,7 +378,20 @@ impl<'src> Lexer<'src> {
             diagnostics: Vec::new(),
             unterminated: false,
             invalid_run: None,
+            brackets: 0,
         }
+    }
+
+    /// Whether the `end` just read stands for the last index of a subscript (`x[end]`,
+    /// `x[end - 1]`): inside brackets and not followed by what follows the `end` of a block
+    /// (a name, `if`/`for`/`when`/`while`, `;`), so that a `]` missing before the end of a class
+    /// does not turn that `end` into an index.
+    fn is_end_index(&self) -> bool {
+        if self.brackets == 0 {
+            return false;
+        }
+        let next = self.inner.remainder().trim_start().chars().next();
+        !matches!(next, Some(c) if c.is_alphabetic() || c == '_' || c == '\'' || c == ';') && next.is_some()
     }
 
     fn span(&self, start: usize, end: usize) -> Span {
@@ -470,6 +488,9 @@ impl<'src> Iterator for Lexer<'src> {
                     let mut end = range.end;
                     let mut token = token;
                     match token {
+                        Token::LBracket => self.brackets += 1,
+                        Token::RBracket => self.brackets = self.brackets.saturating_sub(1),
+                        Token::End if self.is_end_index() => token = Token::EndIndex,
                         Token::BlockComment => {
                             if !self.inner.slice().ends_with("*/") || self.inner.slice().len() < 4 {
                                 self.unterminated = true;

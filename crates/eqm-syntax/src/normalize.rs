@@ -38,7 +38,12 @@ pub fn normalize_expr(e: &mut Expr) {
     let Expr { kind, span, depth } = e;
     reset(span);
     match kind {
-        ExprKind::Integer(_) | ExprKind::Real(_) | ExprKind::String(_) | ExprKind::Bool(_) | ExprKind::Error => {}
+        ExprKind::Integer(_)
+        | ExprKind::Real(_)
+        | ExprKind::String(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Error
+        | ExprKind::End => {}
         ExprKind::Ref(c) => normalize_ref(c),
         ExprKind::Call { function, args } => {
             normalize_ref(function);
@@ -66,6 +71,19 @@ pub fn normalize_expr(e: &mut Expr) {
             normalize_expr(stop);
         }
         ExprKind::Tuple(items) => items.iter_mut().flatten().for_each(normalize_expr),
+        ExprKind::Comprehension { body, indices } => {
+            normalize_expr(body);
+            normalize_for_indices(indices);
+        }
+        ExprKind::Reduction {
+            function,
+            body,
+            indices,
+        } => {
+            normalize_ref(function);
+            normalize_expr(body);
+            normalize_for_indices(indices);
+        }
     }
     // The children's depths are structural already, so this node's depth becomes structural too.
     *depth = 1 + kind.child_depth();

@@ -639,11 +639,44 @@ fn expr(out: &mut String, e: &Expr, context: Level) {
             }
             out.push(')');
         }
+        ExprKind::End => out.push_str("end"),
+        ExprKind::Comprehension { body, indices } => {
+            out.push('{');
+            expr(out, body, Level::Expr);
+            iterators(out, indices);
+            out.push('}');
+        }
+        ExprKind::Reduction {
+            function,
+            body,
+            indices,
+        } => {
+            component_ref(out, function);
+            out.push('(');
+            expr(out, body, Level::Expr);
+            iterators(out, indices);
+            out.push(')');
+        }
         // An error node has no source form; it only exists next to a reported diagnostic.
         ExprKind::Error => out.push_str("/* error */ 0"),
     }
     if needs_parens {
         out.push(')');
+    }
+}
+
+/// ` for i in r, j in s` of an array constructor or a reduction.
+fn iterators(out: &mut String, indices: &[ForIndex]) {
+    out.push_str(" for ");
+    for (i, index) in indices.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&index.name.name);
+        if let Some(r) = &index.range {
+            out.push_str(" in ");
+            expr(out, r, Level::Expr);
+        }
     }
 }
 

@@ -157,6 +157,7 @@ fn describe_expected(expected: &[String]) -> Option<String> {
         ".",
         "malformed number",
         "identifier",
+        "end-index",
     ];
     const OPERATORS: &[&str] = &[
         "and", "or", "+", "-", "*", "/", "^", ".+", ".-", ".*", "./", ".^", "==", "<>", "<", "<=", ">", ">=", ":",
@@ -205,7 +206,8 @@ fn describe_expected(expected: &[String]) -> Option<String> {
             "identifier" => "a name".to_string(),
             "string" => "a description string".to_string(),
             "annotation" => "an annotation".to_string(),
-            "malformed number" => continue,
+            // `end` in a subscript is only made so by the lexer; never ask for it.
+            "malformed number" | "end-index" => continue,
             other => format!("`{other}`"),
         };
         if TRAILERS.contains(name) {

@@ -56,7 +56,30 @@ fn sexpr(e: &Expr) -> String {
             format!("(tuple {})", items.join(" "))
         }
         ExprKind::Error => "<error>".to_string(),
+        ExprKind::End => "end".to_string(),
+        ExprKind::Comprehension { body, indices } => format!("(for {} {})", sexpr(body), iterators(indices)),
+        ExprKind::Reduction {
+            function,
+            body,
+            indices,
+        } => format!(
+            "(reduce {} {} {})",
+            pretty::print_ref(function),
+            sexpr(body),
+            iterators(indices)
+        ),
     }
+}
+
+fn iterators(indices: &[ForIndex]) -> String {
+    indices
+        .iter()
+        .map(|i| match &i.range {
+            Some(r) => format!("({} {})", i.name.name, sexpr(r)),
+            None => i.name.name.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[test]
@@ -98,6 +121,16 @@ fn operators_group_as_in_modelica() {
         ("x[:, 1]", "x[:, 1]"),
         ("(((a)))", "a"),
         ("1 + .5 + 1e-3 + 2.5E+4", "(+ (+ (+ 1 0.5) 0.001) 25000.0)"),
+        ("{i for i in 1:n}", "(for i (i (range 1 n)))"),
+        (
+            "{i*j for i in 1:2, j in 1:3}",
+            "(for (* i j) (i (range 1 2)) (j (range 1 3)))",
+        ),
+        ("sum(x[i]^2 for i in 1:n)", "(reduce sum (^ x[i] 2) (i (range 1 n)))"),
+        ("{{i for i in 1:2} for j in v}", "(for (for i (i (range 1 2))) (j v))"),
+        ("x[end]", "x[end]"),
+        ("x[end - 1] + y[2:end]", "(+ x[end - 1] y[2:end])"),
+        ("A[end, :]", "A[end, :]"),
     ];
     let mut failures = Vec::new();
     for (text, expected) in table {

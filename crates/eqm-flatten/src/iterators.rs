@@ -1,0 +1,330 @@
+//! Iterators in expressions: array constructors `{e for i in r, j in s}`, reductions
+//! `sum(e for i in r)` (also `product`, `min`, `max`, and `array(...)`, the constructor), and
+//! `end` in subscripts.
+//!
+//! Input: the AST of those expressions, the [`Scope`] they are written in and the loop indices in
+//! scope. Output: [`Value`]s like every other expression: a constructor's elements stacked along
+//! new leading dimensions, a reduction folded into one scalar (or one array, element-wise, for
+//! `sum` of arrays). Every range is evaluated once, before any iterator is bound, in the scope
+//! around the expression. An iterator over Integers known at compile time is a loop index like a
+//! for-loop's (so it may subscript arrays); an iterator over any other values (Reals, unknowns,
+//! rows of a matrix) is bound to each element's value. The last iterator is the outermost
+//! dimension of a constructor (`{10*i + j for i in 1:2, j in 1:3}` is 3x2). Ranges deduced from
+//! subscripts (`{x[i] for i}`) are not implemented: such an iterator is a diagnostic.
+
+use super::Flattener;
+use super::eval::Loops;
+use super::modifier::Scope;
+use super::value::{self, Value};
+use eqm_diag::Diagnostic;
+use eqm_ir::builtins::Builtin;
+use eqm_ir::expr::{BinOp, ExprId};
+use eqm_ir::flat::ScalarType;
+use eqm_syntax::ast;
+
+/// The values an iterator takes.
+pub(crate) enum Range {
+    /// Integers known at compile time: bound as loop indices.
+    Indices(Vec<i64>),
+    /// Any other elements: bound to their values.
+    Values(Vec<Value>),
+}
+
+impl Range {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Range::Indices(v) => v.len(),
+            Range::Values(v) => v.len(),
+        }
+    }
+}
+
+/// An iterator bound to a value (see [`Range::Values`]), with the number of loop indices bound
+/// when it was, so that the innermost of a loop index and an iterator of the same name wins.
+#[derive(Clone, Debug)]
+pub(crate) struct BoundIterator {
+    pub name: String,
+    pub value: Value,
+    pub loops_below: usize,
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// The value an iterator named `name` is bound to, unless a loop index of that name was
+    /// bound after it.
+    pub(crate) fn bound_iterator(&self, name: &str, loops: &Loops) -> Option<Value> {
+        let bound = self.iterators.iter().rev().find(|b| b.name == name)?;
+        let index_after = loops
+            .iter()
+            .rposition(|(n, _)| n == name)
+            .is_some_and(|p| p >= bound.loops_below);
+        (!index_after).then(|| bound.value.clone())
+    }
+
+    /// `end` in a subscript: the size of the dimension being indexed.
+    pub(crate) fn eval_end(&mut self, e: &ast::Expr) -> Option<Value> {
+        match self.end_sizes.last() {
+            Some(&n) => Some(Value::Scalar(self.model.exprs.int(n as i64), ScalarType::Integer)),
+            None => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    "`end` stands for the size of a dimension only inside a subscript",
+                    e.span,
+                    "not in a subscript",
+                ));
+                None
+            }
+        }
+    }
+
+    /// The values of every iterator's range, evaluated in the scope around the expression.
+    fn ranges(&mut self, indices: &'a [ast::ForIndex], scope: Scope, loops: &mut Loops) -> Option<Vec<Range>> {
+        let mut ranges = Vec::with_capacity(indices.len());
+        for index in indices {
+            let Some(range) = &index.range else {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0206",
+                    "an iterator needs an explicit range here",
+                    index.name.span,
+                    format!("write `{} in 1:n`", index.name.name),
+                ));
+                return None;
+            };
+            ranges.push(self.iterator_range(range, scope, loops)?);
+        }
+        Some(ranges)
+    }
+
+    /// The values an iterator (of a constructor, a reduction or a for-loop) over `range` takes:
+    /// loop indices when they are Integers known at compile time, otherwise the elements.
+    pub(crate) fn iterator_range(&mut self, range: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> Option<Range> {
+        let values = self.eval(range, scope, loops)?;
+        if values.dims().len() != 1 {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                "the range of an iterator must be a vector",
+                range.span,
+                if values.dims().is_empty() {
+                    "a scalar"
+                } else {
+                    "an array of more than one dimension"
+                },
+            ));
+            return None;
+        }
+        let integers: Option<Vec<i64>> = (values.ty() == ScalarType::Integer)
+            .then(|| {
+                values
+                    .as_slice()
+                    .iter()
+                    .map(|&x| self.known_value(x).map(|v| v as i64))
+                    .collect()
+            })
+            .flatten();
+        Some(match integers {
+            Some(v) => Range::Indices(v),
+            None => Range::Values((0..values.dims()[0]).filter_map(|k| values.index_first(k)).collect()),
+        })
+    }
+
+    /// Binds iterator `name` to value `k` of `range` (undone by [`Self::unbind_iterator`]).
+    pub(crate) fn bind_iterator(&mut self, name: &str, range: &Range, k: usize, loops: &mut Loops) {
+        match range {
+            Range::Indices(v) => loops.push((name.to_string(), v[k])),
+            Range::Values(v) => self.iterators.push(BoundIterator {
+                name: name.to_string(),
+                value: v[k].clone(),
+                loops_below: loops.len(),
+            }),
+        }
+    }
+
+    pub(crate) fn unbind_iterator(&mut self, range: &Range, loops: &mut Loops) {
+        match range {
+            Range::Indices(_) => {
+                loops.pop();
+            }
+            Range::Values(_) => {
+                self.iterators.pop();
+            }
+        }
+    }
+
+    /// Evaluates `body` once per combination of the iterators' values, the first iterator
+    /// varying fastest, and hands each value to `each`.
+    fn for_each_combination(
+        &mut self,
+        body: &'a ast::Expr,
+        indices: &'a [ast::ForIndex],
+        ranges: &[Range],
+        scope: Scope,
+        loops: &mut Loops,
+        each: &mut dyn FnMut(&mut Self, Value) -> Option<()>,
+    ) -> Option<()> {
+        let Some((last, inner)) = ranges.split_last() else {
+            let v = self.eval(body, scope, loops)?;
+            return each(self, v);
+        };
+        let name = &indices[ranges.len() - 1].name.name;
+        for k in 0..last.len() {
+            self.bind_iterator(name, last, k, loops);
+            let result = self.for_each_combination(body, indices, inner, scope, loops, each);
+            self.unbind_iterator(last, loops);
+            result?;
+        }
+        Some(())
+    }
+
+    /// `{body for i in r, j in s}` and `array(body for ...)`.
+    pub(crate) fn eval_comprehension(
+        &mut self,
+        e: &'a ast::Expr,
+        body: &'a ast::Expr,
+        indices: &'a [ast::ForIndex],
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let ranges = self.ranges(indices, scope, loops)?;
+        let mut values = Vec::new();
+        self.for_each_combination(body, indices, &ranges, scope, loops, &mut |_, v| {
+            values.push(v);
+            Some(())
+        })?;
+        // The values come with the first iterator fastest, which is row-major order of
+        // dimensions (last iterator, ..., first iterator, body's own).
+        let inner: Vec<usize> = values.first().map(|v| v.dims().to_vec()).unwrap_or_default();
+        let mut ty = ScalarType::Integer;
+        let mut elements = Vec::new();
+        for v in &values {
+            if !value::same_dims(v.dims(), &inner) || matches!(v, Value::Str(_)) {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    "the elements of this array constructor have different sizes or kinds",
+                    e.span,
+                    "elements must agree",
+                ));
+                return None;
+            }
+            if v.ty() != ScalarType::Integer {
+                ty = v.ty();
+            }
+            elements.extend_from_slice(v.as_slice());
+        }
+        let mut dims: Vec<usize> = ranges.iter().rev().map(Range::len).collect();
+        dims.extend(inner);
+        Some(Value::Array(dims, elements, ty))
+    }
+
+    /// `sum(body for ...)`, `product`, `min`, `max`, or `array(...)`.
+    pub(crate) fn eval_reduction(
+        &mut self,
+        e: &'a ast::Expr,
+        function: &'a ast::ComponentRef,
+        body: &'a ast::Expr,
+        indices: &'a [ast::ForIndex],
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let name = eqm_syntax::pretty::print_ref(function);
+        let builtin = match name.as_str() {
+            "array" => return self.eval_comprehension(e, body, indices, scope, loops),
+            "sum" => Builtin::Sum,
+            "product" => Builtin::Product,
+            "min" => Builtin::Min,
+            "max" => Builtin::Max,
+            _ => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0309",
+                        format!("`{name}` takes no iterator: only `sum`, `product`, `min`, `max` and `array` do"),
+                        function.span,
+                        "not a reduction",
+                    )
+                    .with_help(format!("pass an array instead: `{name}({{... for ...}})`")),
+                );
+                return None;
+            }
+        };
+        let ranges = self.ranges(indices, scope, loops)?;
+        let mut result: Option<Value> = None;
+        let mut failed = false;
+        let completed = self.for_each_combination(body, indices, &ranges, scope, loops, &mut |f, v| {
+            let next = match result.take() {
+                None => {
+                    if builtin != Builtin::Sum && !v.dims().is_empty() {
+                        f.diagnostics.push(Diagnostic::error(
+                            "E0304",
+                            format!("the values of `{name}(... for ...)` must be scalars"),
+                            body.span,
+                            "an array",
+                        ));
+                        failed = true;
+                        return None;
+                    }
+                    v
+                }
+                Some(acc) => match f.combine(builtin, &acc, &v) {
+                    Some(c) => c,
+                    None => {
+                        f.diagnostics.push(Diagnostic::error(
+                            "E0304",
+                            format!("the values of `{name}(... for ...)` have different sizes or kinds"),
+                            body.span,
+                            "values must agree",
+                        ));
+                        failed = true;
+                        return None;
+                    }
+                },
+            };
+            result = Some(next);
+            Some(())
+        });
+        if failed || completed.is_none() {
+            return None;
+        }
+        Some(match result {
+            Some(v) => v,
+            // An empty range: the neutral element (the most extreme Real for `min`/`max`).
+            None => {
+                let arena = &mut self.model.exprs;
+                match builtin {
+                    Builtin::Sum => Value::Scalar(arena.int(0), ScalarType::Integer),
+                    Builtin::Product => Value::Scalar(arena.int(1), ScalarType::Integer),
+                    Builtin::Min => Value::Scalar(arena.real(f64::MAX), ScalarType::Real),
+                    _ => Value::Scalar(arena.real(f64::MIN), ScalarType::Real),
+                }
+            }
+        })
+    }
+
+    /// One step of a reduction: `acc + v`, `acc * v`, `min(acc, v)` or `max(acc, v)`.
+    fn combine(&mut self, builtin: Builtin, acc: &Value, v: &Value) -> Option<Value> {
+        let arena = &mut self.model.exprs;
+        match builtin {
+            Builtin::Sum | Builtin::Product => {
+                let op = if builtin == Builtin::Sum {
+                    BinOp::Add
+                } else {
+                    BinOp::Mul
+                };
+                if !value::same_dims(acc.dims(), v.dims()) || matches!(v, Value::Str(_)) {
+                    return None;
+                }
+                let ty = value::numeric_result(acc.ty(), v.ty(), op);
+                value::elementwise(arena, op, acc, v, ty)
+            }
+            _ => {
+                let (Value::Scalar(a, ta), Value::Scalar(b, tb)) = (acc, v) else {
+                    return None;
+                };
+                let ty = if *ta == ScalarType::Integer && *tb == ScalarType::Integer {
+                    ScalarType::Integer
+                } else {
+                    ScalarType::Real
+                };
+                let r: ExprId = arena.builtin(builtin, vec![*a, *b]);
+                Some(Value::Scalar(r, ty))
+            }
+        }
+    }
+}
