@@ -385,6 +385,12 @@ pub static CODES: &[CodeInfo] = &[
          or a stop time before the start time",
     ),
     code(
+        "E0315",
+        Error,
+        Instantiation,
+        "A Modelica construct EQM does not support yet, named in the message",
+    ),
+    code(
         "E0401",
         Error,
         Balance,

@@ -353,9 +353,67 @@ fn ref_text(c: &ast::ComponentRef) -> Cow<'_, str> {
 }
 
 /// The names of the operators [`Flattener::rewritten_call`] turns into other expressions.
-const REWRITTEN: &[&str] = &["homotopy", "semiLinear"];
+const REWRITTEN: &[&str] = &["homotopy", "semiLinear", "Integer", "String"];
 
 impl<'t, 'a> Flattener<'t, 'a> {
+    /// `Integer(e)` of an enumeration value (its position; enumerations are Integers already)
+    /// and `String(x)`: the text of a Boolean, Integer or Real known at compile time (Reals in
+    /// the shortest form that reads back the same), or of an enumeration literal (`"Heating"`).
+    /// A `String` of a value that changes during the run is its expression's source text in
+    /// brackets (`"[x]"`), since messages are fixed when the model is compiled.
+    fn conversion(
+        &mut self,
+        e: &'a ast::Expr,
+        name: &str,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let [arg] = &args.positional[..] else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                format!("`{name}` takes one positional argument"),
+                e.span,
+                "wrong arguments",
+            ));
+            return None;
+        };
+        if name == "String"
+            && let Some(literal) = self.enumeration_literal_name(arg, scope)
+        {
+            return Some(Value::Str(literal));
+        }
+        let v = self.eval(arg, scope, loops)?;
+        let Value::Scalar(x, ty) = v else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                format!("`{name}` needs a scalar"),
+                arg.span,
+                "not a scalar",
+            ));
+            return None;
+        };
+        if name == "Integer" {
+            if ty != ScalarType::Integer {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    "`Integer(e)` converts an enumeration value; for a Real use `integer(x)`",
+                    arg.span,
+                    "not an enumeration",
+                ));
+                return None;
+            }
+            return Some(Value::Scalar(x, ScalarType::Integer));
+        }
+        let known = self.model.exprs.literal(x).or_else(|| self.consts.eval(&self.model, x));
+        Some(Value::Str(match (known, ty) {
+            (Some(v), ScalarType::Boolean) => (if v != 0.0 { "true" } else { "false" }).to_string(),
+            (Some(v), ScalarType::Integer) => format!("{}", v as i64),
+            (Some(v), _) => eqm_diag::text::format_number(v),
+            (None, _) => format!("[{}]", eqm_syntax::pretty::print_expr(arg).trim()),
+        }))
+    }
+
     /// The operators that are other expressions: `homotopy(actual, simplified)` is `actual`
     /// (the initialization solves the actual equations; `simplified` is only checked), and
     /// `semiLinear(x, kp, kn)` is `smooth(0, if x >= 0 then kp*x else kn*x)` (continuous, so no
@@ -371,6 +429,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let formals: &[&str] = match name {
             "homotopy" => &["actual", "simplified"],
             "semiLinear" => &["x", "positiveSlope", "negativeSlope"],
+            "Integer" | "String" => return Some(self.conversion(e, name, args, scope, loops)),
             _ => return None,
         };
         // Positional arguments first, then the named ones by their formal names.

@@ -29,6 +29,8 @@ pub(crate) struct ResolvedType<'a> {
     pub(crate) dims: Vec<&'a ast::Subscript>,
     pub(crate) is_connector: bool,
     pub(crate) class_name: String,
+    /// For an enumeration type: its number of literals (its values are the Integers 1, 2, ...).
+    pub(crate) enumeration: Option<usize>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -99,10 +101,29 @@ impl<'t, 'a> Flattener<'t, 'a> {
             dims: Vec::new(),
             is_connector: false,
             class_name: eqm_syntax::pretty::name_text(name),
+            enumeration: None,
         };
         if let TypeRef::Class(c) = target {
             let entry = self.table.get(c);
             resolved.class_name = entry.full_name.clone();
+            if let ast::ClassBody::Enumeration { literals, open, .. } = &entry.def.body {
+                if *open {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0315",
+                        format!(
+                            "`{}` is an unspecified enumeration `enumeration(:)`, which EQM does not support yet",
+                            entry.full_name
+                        ),
+                        name.span,
+                        "not supported",
+                    ));
+                    return None;
+                }
+                // An enumeration's values are its literals' positions, Integers from 1.
+                resolved.target = TypeRef::Builtin(eqm_ir::flat::ScalarType::Integer);
+                resolved.enumeration = Some(literals.len());
+                return Some(resolved);
+            }
             resolved.is_connector = entry.def.kind == ast::ClassKind::Connector;
             if let ast::ClassBody::Short {
                 prefixes,
@@ -216,6 +237,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return Member::Failed;
                 }
+                ast::Subscript::Expr(e) if self.type_dimension(e, scope).is_some() => {
+                    dims.push(self.type_dimension(e, scope).unwrap_or(0));
+                }
                 ast::Subscript::Expr(e) => match self.eval_structural_int(e, scope, "an array size") {
                     Some(n) if n >= 0 => dims.push(n as usize),
                     Some(n) => {
@@ -275,6 +299,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         description: description.clone(),
                         span: decl.name.span,
                     });
+                    if resolved.enumeration.is_some() {
+                        // An enumeration starts at its first literal unless told otherwise.
+                        let first = self.model.exprs.int(1);
+                        let attributes = &mut self.model.variables[v.0 as usize].attributes;
+                        if attributes.start.is_none() {
+                            attributes.start = Some(first);
+                        }
+                    }
                     vars.push(v);
                 }
                 if dims.is_empty() {

@@ -328,3 +328,141 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 }
+
+/// How one subscript of a dynamic selection picks: every index, indices known at compile time
+/// (a scalar keeps no dimension, a vector keeps one), or one index computed at run time.
+enum Pick {
+    All,
+    Known(Vec<usize>, bool),
+    Dynamic(ExprId),
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// `a[i]` with an Integer `i` that changes during the run (`gain[mode]`): the element as an
+    /// if-expression over the possible indices, and an assertion that `i` is within the bounds.
+    /// `None` when the reference has no such subscript (the ordinary path handles it, and
+    /// reports what is wrong with it).
+    pub(crate) fn dynamic_selection(
+        &mut self,
+        c: &'a ast::ComponentRef,
+        instance: eqm_ir::flat::InstanceId,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let [part] = &c.parts[..] else { return None };
+        let Some(crate::layout::Member::VarArray(array)) = self.ensure_member(instance, &part.name.name) else {
+            return None;
+        };
+        if part.subscripts.is_empty() || part.subscripts.len() > array.dims.len() {
+            return None;
+        }
+        let diagnostics = self.diagnostics.len();
+        let mut picks = Vec::with_capacity(array.dims.len());
+        for (k, &n) in array.dims.iter().enumerate() {
+            let pick = match part.subscripts.get(k) {
+                None | Some(ast::Subscript::Colon(_)) => Pick::All,
+                Some(ast::Subscript::Expr(e)) => {
+                    let v = self.eval_subscript(e, n, scope, loops)?;
+                    let known: Option<Vec<i64>> = v
+                        .as_slice()
+                        .iter()
+                        .map(|&x| self.known_value(x).map(|i| i as i64))
+                        .collect();
+                    match (known, &v) {
+                        // An index known to be out of bounds is reported by the ordinary path.
+                        (Some(indices), _) if indices.iter().any(|i| !(1..=n as i64).contains(i)) => return None,
+                        (Some(indices), _) => {
+                            Pick::Known(indices.iter().map(|&i| i as usize - 1).collect(), !v.dims().is_empty())
+                        }
+                        (None, Value::Scalar(x, ScalarType::Integer)) => Pick::Dynamic(*x),
+                        _ => return None,
+                    }
+                }
+            };
+            picks.push(pick);
+        }
+        if self.diagnostics.len() != diagnostics || !picks.iter().any(|p| matches!(p, Pick::Dynamic(_))) {
+            return None;
+        }
+        let ty = self.model.var(array.elements[0]).ty;
+        for (pick, &n) in picks.iter().zip(array.dims.iter()) {
+            if let Pick::Dynamic(x) = pick {
+                self.bounds_assertion(*x, n, part.name.span);
+            }
+        }
+        // The selected elements in row-major order of the dimensions that remain.
+        let mut out_dims = Vec::new();
+        for (pick, &n) in picks.iter().zip(array.dims.iter()) {
+            match pick {
+                Pick::All => out_dims.push(n),
+                Pick::Known(v, true) => out_dims.push(v.len()),
+                _ => {}
+            }
+        }
+        let count: usize = out_dims.iter().product();
+        let mut elements = Vec::with_capacity(count);
+        for flat in 0..count {
+            let position = value::row_major_index(&out_dims, flat);
+            elements.push(self.select(&array.dims, &array.elements, &picks, &position, 0, 0));
+        }
+        Some(match out_dims.as_slice() {
+            [] => Value::Scalar(elements[0], ty),
+            _ => Value::Array(out_dims, elements, ty),
+        })
+    }
+
+    /// The element of the array (`dims`, `elements`) at dimension `k` onwards, `offset` being
+    /// the flat offset chosen so far and `position` the indices of the remaining dimensions.
+    fn select(
+        &mut self,
+        dims: &[usize],
+        elements: &[eqm_ir::expr::VarId],
+        picks: &[Pick],
+        position: &[usize],
+        k: usize,
+        offset: usize,
+    ) -> ExprId {
+        let Some(pick) = picks.get(k) else {
+            return self.model.exprs.var(elements[offset]);
+        };
+        let n = dims[k];
+        let (next_position, index) = match pick {
+            Pick::All => (&position[1..], position[0]),
+            Pick::Known(v, true) => (&position[1..], v[position[0]]),
+            Pick::Known(v, false) => (position, v[0]),
+            Pick::Dynamic(x) => {
+                // if x == 1 then a[1] elseif ... else a[n]: the bounds are asserted separately.
+                let x = *x;
+                let mut chosen = self.select(dims, elements, picks, position, k + 1, offset * n + n - 1);
+                for i in (0..n - 1).rev() {
+                    let branch = self.select(dims, elements, picks, position, k + 1, offset * n + i);
+                    let literal = self.model.exprs.int(i as i64 + 1);
+                    let condition = self.model.exprs.binary(BinOp::Eq, x, literal);
+                    chosen = self.model.exprs.add(eqm_ir::expr::Node::If(condition, branch, chosen));
+                }
+                return chosen;
+            }
+        };
+        self.select(dims, elements, picks, next_position, k + 1, offset * n + index)
+    }
+
+    /// `assert(1 <= x and x <= n)` for a subscript computed at run time, once per subscript
+    /// and size.
+    fn bounds_assertion(&mut self, x: ExprId, n: usize, span: eqm_diag::source::Span) {
+        let exprs = &mut self.model.exprs;
+        let (one, size) = (exprs.int(1), exprs.int(n as i64));
+        let low = exprs.binary(BinOp::Ge, x, one);
+        let high = exprs.binary(BinOp::Le, x, size);
+        let condition = exprs.binary(BinOp::And, low, high);
+        if self.model.assertions.iter().any(|a| a.condition == condition) {
+            return;
+        }
+        self.model.assertions.push(eqm_ir::flat::Assertion {
+            condition,
+            message: format!("a subscript computed during the run is outside 1..{n}"),
+            level: eqm_ir::flat::AssertionLevel::Error,
+            instance: eqm_ir::flat::InstanceId(0),
+            span,
+        });
+    }
+}

@@ -24,6 +24,7 @@ mod balance;
 mod calls;
 mod connect;
 mod consteval;
+mod enumerations;
 mod equations;
 mod eval;
 mod experiment;

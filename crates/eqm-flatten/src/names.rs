@@ -62,6 +62,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let Some(instance) = scope.instance
             && self.member(instance, &first.name.name).is_some()
         {
+            if c.parts.len() == 1
+                && !first.subscripts.is_empty()
+                && let Some(v) = self.dynamic_selection(c, instance, scope, loops)
+            {
+                return Some(v);
+            }
             let (dims, targets) = self.resolve_targets(c, scope, loops)?;
             let mut elems = Vec::with_capacity(targets.len());
             let mut ty = None;
@@ -97,6 +103,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 self.model.exprs.boolean(first.name.name == "true"),
                 ScalarType::Boolean,
             ));
+        }
+        if let Some(v) = self.enumeration_value(c, scope) {
+            return Some(v);
         }
         if let Some(v) = self.package_constant(c, scope, loops) {
             return v;
@@ -390,7 +399,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// Evaluates the subscript `e` of a dimension of size `n`, in which `end` stands for `n`.
-    fn eval_subscript(&mut self, e: &'a ast::Expr, n: usize, scope: Scope, loops: &mut Loops) -> Option<Value> {
+    pub(crate) fn eval_subscript(
+        &mut self,
+        e: &'a ast::Expr,
+        n: usize,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
         self.end_sizes.push(n);
         let v = self.eval(e, scope, loops);
         self.end_sizes.pop();

@@ -35,7 +35,15 @@ impl<'a> ClassEntry<'a> {
     pub fn sections(&self) -> &'a [ast::Section] {
         match &self.def.body {
             ast::ClassBody::Long { sections, .. } => sections,
-            ast::ClassBody::Short { .. } => &[],
+            ast::ClassBody::Short { .. } | ast::ClassBody::Enumeration { .. } => &[],
+        }
+    }
+
+    /// The literals of an enumeration type (`None` for any other class).
+    pub fn enumeration(&self) -> Option<&'a [ast::EnumLiteral]> {
+        match &self.def.body {
+            ast::ClassBody::Enumeration { literals, .. } => Some(literals),
+            _ => None,
         }
     }
 

@@ -95,6 +95,14 @@ pub enum ClassBody {
         /// The name after `end`; the parser checks it against the class name.
         end_name: Ident,
     },
+    /// `type Mode = enumeration(Off "switched off", On);`: the literals in order (their values
+    /// are 1, 2, ...); `enumeration(:)`, an unspecified enumeration, has `open` set.
+    Enumeration {
+        literals: Vec<EnumLiteral>,
+        open: bool,
+        description: Option<Description>,
+        annotation: Option<Annotation>,
+    },
     /// `type Force = Real(unit = "N") "doc";` and `connector C = input Real;`
     Short {
         prefixes: TypePrefix,
@@ -104,6 +112,14 @@ pub enum ClassBody {
         description: Option<Description>,
         annotation: Option<Annotation>,
     },
+}
+
+/// One literal of an enumeration type, with its description string.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnumLiteral {
+    pub name: Ident,
+    pub description: Option<Description>,
+    pub annotation: Option<Annotation>,
 }
 
 /// One part of a class body, in source order.

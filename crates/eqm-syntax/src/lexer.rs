@@ -120,13 +120,14 @@ pub enum Token<'src> {
     Type,
     #[token("when")]
     When,
+    #[token("enumeration")]
+    Enumeration,
     #[token("while")]
     While,
     #[token("within")]
     Within,
     /// Modelica keywords that EQM reserves but does not implement.
     #[token("constrainedby", |l| l.slice())]
-    #[token("enumeration", |l| l.slice())]
     #[token("expandable", |l| l.slice())]
     #[token("external", |l| l.slice())]
     #[token("impure", |l| l.slice())]
@@ -284,6 +285,7 @@ pub fn token_text(token: &Token<'_>) -> &'static str {
         Elseif => "elseif",
         Elsewhen => "elsewhen",
         Encapsulated => "encapsulated",
+        Enumeration => "enumeration",
         End | EndIndex => "end",
         Equation => "equation",
         Extends => "extends",
@@ -565,7 +567,6 @@ fn unsupported_help(word: &str) -> String {
         "inner" | "outer" => "EQM has no inner/outer lookup; connect the shared component explicitly",
         "stream" => "EQM has no stream connectors; use `flow` and potential variables",
         "expandable" => "EQM has no expandable connectors; declare every variable of the connector",
-        "enumeration" => "EQM has no enumeration types; use Integer constants",
         "external" => "EQM cannot call external functions; write the body in an `algorithm` section",
         "pure" | "impure" => "EQM functions are always pure; remove the keyword",
         "operator" => "EQM has no operator overloading",

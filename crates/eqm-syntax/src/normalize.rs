@@ -156,6 +156,20 @@ fn normalize_class(c: &mut ClassDef) {
             normalize_description(description);
             normalize_annotation(annotation);
         }
+        ClassBody::Enumeration {
+            literals,
+            open: _,
+            description,
+            annotation,
+        } => {
+            for literal in literals {
+                reset(&mut literal.name.span);
+                normalize_description(&mut literal.description);
+                normalize_annotation(&mut literal.annotation);
+            }
+            normalize_description(description);
+            normalize_annotation(annotation);
+        }
     }
 }
 

@@ -118,6 +118,30 @@ impl Printer {
                 }
                 description_and_annotation(&mut self.out, description.as_ref(), annotation.as_ref());
             }
+            ClassBody::Enumeration {
+                literals,
+                open,
+                description,
+                annotation,
+            } => {
+                self.out.push_str(" = enumeration(");
+                if *open {
+                    self.out.push(':');
+                }
+                for (i, literal) in literals.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    self.out.push_str(&literal.name.name);
+                    description_and_annotation(
+                        &mut self.out,
+                        literal.description.as_ref(),
+                        literal.annotation.as_ref(),
+                    );
+                }
+                self.out.push(')');
+                description_and_annotation(&mut self.out, description.as_ref(), annotation.as_ref());
+            }
         }
     }
 

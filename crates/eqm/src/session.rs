@@ -378,7 +378,9 @@ fn collect_models(class: &ast::ClassDef, prefix: &str, models: &mut Vec<ModelInf
         ast::ClassBody::Long {
             description, sections, ..
         } => (description, &sections[..]),
-        ast::ClassBody::Short { description, .. } => (description, &[][..]),
+        ast::ClassBody::Short { description, .. } | ast::ClassBody::Enumeration { description, .. } => {
+            (description, &[][..])
+        }
     };
     if let Some(kind) = kind.filter(|_| !class.partial) {
         models.push(ModelInfo {

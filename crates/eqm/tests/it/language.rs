@@ -72,3 +72,52 @@ fn every_model_of_the_language_corpus_gives_its_expected_values() {
         }
     }
 }
+
+#[test]
+fn a_subscript_computed_during_the_run_is_checked_against_the_bounds() {
+    let mut model = compile(
+        "model OutOfBounds
+  parameter Real a[3] = {10, 20, 30};
+  Integer i = if time < 1 then 1 else 4;
+  Real y = a[i];
+end OutOfBounds;
+",
+    );
+    let failure = model
+        .simulate(&RunSettings {
+            stop: Some(2.0),
+            ..RunSettings::default()
+        })
+        .expect_err("index 4 of 3 elements");
+    let eqm::RunError::Failed { time, diagnostic, .. } = failure else {
+        panic!("{failure}")
+    };
+    assert!((time - 1.0).abs() < 1e-9, "at {time}");
+    let d = diagnostic.expect("a diagnostic");
+    assert_eq!(d.code, "E0705");
+    assert!(d.message.contains("outside 1..3"), "{}", d.message);
+}
+
+#[test]
+fn string_of_values_known_at_compile_time_is_their_text() {
+    let mut session = eqm::Session::with_sources(
+        &[(
+            "m.eqm".to_string(),
+            "model Messages
+  type Mode = enumeration(Off, On);
+  parameter Real limit = 2.5;
+  parameter Integer n = 3;
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = 1;
+  assert(x < limit, \"x exceeds \" + String(limit) + \" (n = \" + String(n) + \", \" + String(Mode.On) + \", \" + String(true) + \"): \" + String(x));
+end Messages;
+"
+            .to_string(),
+        )],
+        &[],
+        None,
+    );
+    let flat = session.flatten(None, &eqm::ModelOptions::default()).expect("flattens");
+    assert_eq!(flat.assertions[0].message, "x exceeds 2.5 (n = 3, On, true): [x]");
+}
