@@ -32,6 +32,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             K::Ref(c) => return self.eval_ref(c, scope, loops),
             K::Call { function, args } => return self.eval_call(e, function, args, scope, loops),
             K::End => return self.eval_end(e),
+            K::Index { base, subscripts } => {
+                let v = self.eval(base, scope, loops)?;
+                return self.subscripted(v, subscripts, e, scope, loops);
+            }
             K::Comprehension { body, indices } => return self.eval_comprehension(e, body, indices, scope, loops),
             K::Reduction {
                 function,

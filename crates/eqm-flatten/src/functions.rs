@@ -3,9 +3,12 @@
 //! Input: `function` classes reached through calls. Output: [`flat::Function`]s (scalar slots and
 //! a statement body, flattened by `statements`) and, for each call, the call node with the
 //! values of its outputs. Arrays are expanded to scalar slots here, as everywhere in the flat
-//! model, so array sizes inside functions must be known at compile time. Calls are checked
-//! here: arity, named arguments, defaults, argument types and sizes. This module deliberately
-//! does not inline, evaluate or differentiate functions; later stages do.
+//! model, so array sizes inside functions must be known at compile time: a function whose
+//! inputs are declared with `:` (`input Real u[:]`) is instantiated once for each combination of
+//! its arguments' sizes, so that `size(u, 1)` and outputs sized from it (`output Real
+//! y[size(u, 1)]`) are known in each instance. Calls are checked here: arity, named arguments,
+//! defaults, argument types and sizes. This module deliberately does not inline, evaluate or
+//! differentiate functions; later stages do.
 
 use super::eval::Loops;
 use super::modifier::Scope;
@@ -46,8 +49,9 @@ pub(crate) struct Frame {
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The flat function for a `function` class, instantiated on first use. `None` when its
     /// declaration has errors (already reported).
-    pub(crate) fn function_for(&mut self, class: ClassId) -> Option<FuncId> {
-        if let Some(known) = self.function_ids.get(&class) {
+    pub(crate) fn function_for(&mut self, class: ClassId, sizes: &[Vec<usize>]) -> Option<FuncId> {
+        let key = (class, sizes.to_vec());
+        if let Some(known) = self.function_ids.get(&key) {
             return *known;
         }
         let entry = self.table.get(class);
@@ -62,17 +66,39 @@ impl<'t, 'a> Flattener<'t, 'a> {
         });
         self.signatures.push(Signature::default());
         // Registered before the body is flattened, so that a recursive call finds it.
-        self.function_ids.insert(class, Some(id));
+        self.function_ids.insert(key.clone(), Some(id));
         // Errors in the body are reported once; callers are still checked against the interface.
-        if !self.instantiate_function(class, id) {
-            self.function_ids.insert(class, None);
+        if !self.instantiate_function(class, id, sizes) {
+            self.function_ids.insert(key, None);
             return None;
         }
         Some(id)
     }
 
+    /// The inputs of a function class in order, each with whether its size is declared with
+    /// `:` (taken from the argument of each call).
+    fn input_declarations(&self, class: ClassId) -> Vec<(&'a str, bool)> {
+        let mut inputs = Vec::new();
+        for (element, _) in self.table.get(class).elements() {
+            if let ast::Element::Component(clause) = element
+                && clause.prefixes.causality == ast::Causality::Input
+            {
+                for decl in &clause.components {
+                    let open = clause
+                        .type_dims
+                        .iter()
+                        .chain(&decl.dims)
+                        .any(|s| matches!(s, ast::Subscript::Colon(_)));
+                    inputs.push((decl.name.name.as_str(), open));
+                }
+            }
+        }
+        inputs
+    }
+
     /// Flattens a function's declarations and body; false when its interface has errors.
-    fn instantiate_function(&mut self, class: ClassId, id: FuncId) -> bool {
+    /// `sizes` are the sizes of the arguments of the inputs declared with `:`, in order.
+    fn instantiate_function(&mut self, class: ClassId, id: FuncId, sizes: &[Vec<usize>]) -> bool {
         let def = self.table.get(class).def;
         let scope = Scope { instance: None, class };
         let ast::ClassBody::Long { sections, .. } = &def.body else {
@@ -129,14 +155,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         let diagnostics_before = self.diagnostics.len();
-        let mut locals: BTreeMap<String, LocalVar> = BTreeMap::new();
+        // The declarations are in scope as they are made, so that a size may be computed from
+        // an input (`output Real y[size(u, 1)]`).
+        self.frames.push(Frame {
+            locals: BTreeMap::new(),
+        });
         let mut declared: Vec<(usize, &'a ast::ComponentDecl, LocalVar)> = Vec::new();
+        let mut open_sizes = sizes.iter();
         for (group, members) in groups.iter().enumerate() {
             for (clause, decl) in members {
-                let Some(var) = self.function_variable(id, clause, decl, scope, group == 1 || group == 2) else {
+                let open = clause
+                    .type_dims
+                    .iter()
+                    .chain(&decl.dims)
+                    .any(|s| matches!(s, ast::Subscript::Colon(_)));
+                let actual = if group == 0 && open { open_sizes.next() } else { None };
+                let Some(var) = self.function_variable(id, clause, decl, scope, group == 1 || group == 2, actual)
+                else {
                     continue;
                 };
-                if locals.insert(decl.name.name.clone(), var.clone()).is_some() {
+                let Some(frame) = self.frames.last_mut() else { continue };
+                if frame.locals.insert(decl.name.name.clone(), var.clone()).is_some() {
                     self.diagnostics.push(Diagnostic::error(
                         "E0218",
                         format!("`{}` is declared twice", decl.name.name),
@@ -159,7 +198,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         let interface_ok = self.diagnostics.len() == diagnostics_before;
-        self.frames.push(Frame { locals });
         // Defaults and initial values may refer to inputs, so they are evaluated with all
         // declarations in scope.
         let mut initial_values = Vec::new();
@@ -206,6 +244,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         decl: &'a ast::ComponentDecl,
         scope: Scope,
         assignable: bool,
+        actual: Option<&Vec<usize>>,
     ) -> Option<LocalVar> {
         let resolved = self.resolve_type(scope.class, &clause.type_name, 0)?;
         let TypeRef::Builtin(ty) = resolved.target else {
@@ -232,10 +271,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     let n = self.eval_structural_int(e, scope, "an array size in a function")?;
                     dims.push(n.max(0) as usize);
                 }
+                // An input's size comes from the argument of the call this instance is for.
+                ast::Subscript::Colon(_) if actual.is_some_and(|a| a.len() > dims.len()) => {
+                    dims.push(actual.map_or(0, |a| a[dims.len()]));
+                }
                 ast::Subscript::Colon(span) => {
                     self.diagnostics.push(Diagnostic::error(
                         "E0217",
-                        "array sizes in functions must be known at compile time; `:` is not supported yet",
+                        "the size `:` of an output or protected variable of a function is not supported yet; give it a size computed from the inputs (`size(u, 1)`)",
                         *span,
                         "unknown size",
                     ));
@@ -368,15 +411,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
     ) -> Option<(ExprId, Vec<Value>)> {
         let name = eqm_syntax::pretty::print_ref(function);
-        let id = self.function_for(class)?;
-        let signature = self.signatures[id.0 as usize].clone();
-        let mut given: Vec<Option<(Value, Span)>> = vec![None; signature.inputs.len()];
-        if args.positional.len() > signature.inputs.len() {
+        // The arguments first: the sizes of those of inputs declared with `:` choose the
+        // function's instance.
+        let declared = self.input_declarations(class);
+        let mut given: Vec<Option<(Value, Span)>> = vec![None; declared.len()];
+        if args.positional.len() > declared.len() {
             self.diagnostics.push(Diagnostic::error(
                 "E0309",
                 format!(
                     "`{name}` takes {} input(s), found {} positional argument(s)",
-                    signature.inputs.len(),
+                    declared.len(),
                     args.positional.len()
                 ),
                 args.span,
@@ -388,16 +432,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
             given[k] = Some((self.eval(a, scope, loops)?, a.span));
         }
         for (arg_name, a) in &args.named {
-            let Some(k) = signature.inputs.iter().position(|(n, ..)| *n == arg_name.name) else {
+            let Some(k) = declared.iter().position(|(n, _)| *n == arg_name.name) else {
                 let mut d = Diagnostic::error(
                     "E0309",
                     format!("`{name}` has no input named `{}`", arg_name.name),
                     arg_name.span,
                     "no such input",
                 );
-                if let Some(s) =
-                    eqm_diag::did_you_mean(&arg_name.name, signature.inputs.iter().map(|(n, ..)| n.as_str()))
-                {
+                if let Some(s) = eqm_diag::did_you_mean(&arg_name.name, declared.iter().map(|(n, _)| *n)) {
                     d = d.with_help(format!("did you mean `{s}`?"));
                 }
                 self.diagnostics.push(d);
@@ -414,6 +456,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             given[k] = Some((self.eval(a, scope, loops)?, a.span));
         }
+        let mut sizes = Vec::new();
+        for ((input, open), value) in declared.iter().zip(&given) {
+            match (open, value) {
+                (false, _) => {}
+                (true, Some((v, _))) => sizes.push(v.dims().to_vec()),
+                (true, None) => {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0309",
+                        format!("missing argument `{input}` of `{name}`: its size `:` comes from the argument"),
+                        span,
+                        "argument missing",
+                    ));
+                    return None;
+                }
+            }
+        }
+        let id = self.function_for(class, &sizes)?;
+        let signature = self.signatures[id.0 as usize].clone();
         let mut call_args: Vec<ExprId> = Vec::new();
         for ((input, var, default), value) in signature.inputs.iter().zip(given) {
             match value {

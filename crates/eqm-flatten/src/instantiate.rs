@@ -166,6 +166,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(resolved)
     }
 
+    /// The size of dimension `k` of the value that `modifier`'s binding gives, if it has one.
+    fn binding_size(&mut self, modifier: &Modifier<'a>, k: usize) -> Option<usize> {
+        let binding = modifier.binding.as_ref()?;
+        if !binding.select.is_empty() {
+            return None;
+        }
+        let value = self.eval(binding.expr, binding.scope, &mut Vec::new())?;
+        value.dims().get(k).copied()
+    }
+
     pub(crate) fn unknown_class(&mut self, scope: ClassId, name: &ast::Name) {
         let text = eqm_syntax::pretty::name_text(name);
         let visible = self.table.visible_names(scope);
@@ -228,15 +238,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .chain(resolved.dims.iter().copied())
         {
             match sub {
-                ast::Subscript::Colon(span) => {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0304",
-                        "array size `:` is not allowed here",
-                        *span,
-                        "components need known sizes",
-                    ));
-                    return Member::Failed;
-                }
+                // `parameter Real p[:] = {1, 2, 3}`: the size is the binding's (the modifier
+                // that wins, also one given from outside).
+                ast::Subscript::Colon(span) => match self.binding_size(&modifier, dims.len()) {
+                    Some(n) => dims.push(n),
+                    None => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0304",
+                            "an array size `:` needs a binding that gives it (`p[:] = {1, 2, 3}`)",
+                            *span,
+                            "no binding gives this size",
+                        ));
+                        return Member::Failed;
+                    }
+                },
                 ast::Subscript::Expr(e) if self.type_dimension(e, scope).is_some() => {
                     dims.push(self.type_dimension(e, scope).unwrap_or(0));
                 }

@@ -142,7 +142,9 @@ pub(crate) struct Flattener<'t, 'a> {
     package_constants: BTreeMap<(ClassId, String), Option<Value>>,
     used_overrides: Vec<bool>,
     /// Functions instantiated so far (`None`: its declaration has errors).
-    function_ids: BTreeMap<ClassId, Option<eqm_ir::expr::FuncId>>,
+    /// Keyed by the class and the sizes of the arguments of its inputs declared with `:`: such
+    /// a function is instantiated once per combination of sizes it is called with.
+    function_ids: BTreeMap<(ClassId, Vec<Vec<usize>>), Option<eqm_ir::expr::FuncId>>,
     /// Caller-side interfaces, indexed like `model.functions`.
     signatures: Vec<functions::Signature>,
     /// Local names of the function bodies being flattened (innermost last).

@@ -37,12 +37,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             // A row of a matrix iterated over, subscripted: `r[2] for r in A`.
             let (dims, picked) = self.subscript_selection(&first.subscripts, value.dims(), scope, loops, c)?;
-            let elements = value.as_slice();
-            let picked: Vec<ExprId> = picked.iter().map(|&k| elements[k]).collect();
-            return Some(match dims.as_slice() {
-                [] => Value::Scalar(picked[0], value.ty()),
-                _ => Value::Array(dims, picked, value.ty()),
-            });
+            return Some(pick(&value, dims, &picked));
         }
         if c.parts.len() == 1
             && first.subscripts.is_empty()
@@ -398,6 +393,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(Some(flat))
     }
 
+    /// `value` (a call's result) subscripted: `f(x)[2]`.
+    pub(crate) fn subscripted(
+        &mut self,
+        value: Value,
+        subscripts: &'a [ast::Subscript],
+        e: &ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let c = ast::ComponentRef {
+            global: false,
+            parts: Vec::new(),
+            span: e.span,
+        };
+        let (dims, picked) = self.subscript_selection(subscripts, value.dims(), scope, loops, &c)?;
+        Some(pick(&value, dims, &picked))
+    }
+
     /// Evaluates the subscript `e` of a dimension of size `n`, in which `end` stands for `n`.
     pub(crate) fn eval_subscript(
         &mut self,
@@ -498,5 +511,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             value
         })
+    }
+}
+
+/// The elements `picked` (flat indices) of `value` as a value of `dims`.
+fn pick(value: &Value, dims: Vec<usize>, picked: &[usize]) -> Value {
+    let elements = value.as_slice();
+    let selected: Vec<ExprId> = picked.iter().map(|&k| elements[k]).collect();
+    match dims.as_slice() {
+        [] => Value::Scalar(selected[0], value.ty()),
+        _ => Value::Array(dims, selected, value.ty()),
     }
 }

@@ -521,6 +521,11 @@ pub enum ExprKind {
     Tuple(Vec<Option<Expr>>),
     /// `end` in a subscript: the size of the dimension it indexes (`x[end]`, `x[2:end]`).
     End,
+    /// A call's result subscripted: `f(x)[2]`, `f(x)[:, 1]`.
+    Index {
+        base: Box<Expr>,
+        subscripts: Vec<Subscript>,
+    },
     /// `{body for i in r, j in s}`: one element per value of the iterators; the last iterator
     /// is the first (outermost) dimension.
     Comprehension {
@@ -607,6 +612,7 @@ impl ExprKind {
             }
             ExprKind::Tuple(items) => items.iter().flatten().map(|e| e.depth).max().unwrap_or(0),
             ExprKind::Comprehension { body, indices } => body.depth.max(index_depth(indices)),
+            ExprKind::Index { base, subscripts } => base.depth.max(sub(subscripts)),
             ExprKind::Reduction {
                 function,
                 body,

@@ -75,6 +75,10 @@ pub fn normalize_expr(e: &mut Expr) {
             normalize_expr(body);
             normalize_for_indices(indices);
         }
+        ExprKind::Index { base, subscripts } => {
+            normalize_expr(base);
+            normalize_subscripts(subscripts);
+        }
         ExprKind::Reduction {
             function,
             body,

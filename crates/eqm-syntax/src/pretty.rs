@@ -664,6 +664,10 @@ fn expr(out: &mut String, e: &Expr, context: Level) {
             out.push(')');
         }
         ExprKind::End => out.push_str("end"),
+        ExprKind::Index { base, subscripts: subs } => {
+            expr(out, base, Level::Primary);
+            subscripts(out, subs);
+        }
         ExprKind::Comprehension { body, indices } => {
             out.push('{');
             expr(out, body, Level::Expr);

@@ -64,6 +64,9 @@ pub struct Session {
     sources: Sources,
     diagnostics: Vec<Diagnostic>,
     timings: Timings,
+    /// Whether a source file has a syntax error: no model of it is flattened then (the parser
+    /// recovered, so the syntax tree is not what the user wrote).
+    source_errors: bool,
 }
 
 impl Session {
@@ -119,7 +122,14 @@ impl Session {
         self.take_source_diagnostics();
     }
 
+    /// Takes the diagnostics of adding (parsing) sources.
     fn take_source_diagnostics(&mut self) {
+        self.source_errors |= eqm_diag::has_errors(&self.sources.diagnostics);
+        self.take_stage_diagnostics();
+    }
+
+    /// Takes the diagnostics of a stage run on the sources (flattening).
+    fn take_stage_diagnostics(&mut self) {
         self.diagnostics.append(&mut self.sources.diagnostics);
     }
 
@@ -146,8 +156,12 @@ impl Session {
         models
     }
 
-    /// Resolves and flattens `model` (or the only model of the user's files).
+    /// Resolves and flattens `model` (or the only model of the user's files); nothing when a source
+    /// file has a syntax error (reported when it was added).
     pub fn flatten(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<FlatModel> {
+        if self.source_errors {
+            return None;
+        }
         // The only model of the user's files may be inside a package.
         let only = match model {
             None => match self.models().as_slice() {
@@ -160,7 +174,7 @@ impl Session {
         let flat = self
             .timings
             .time("flatten", || self.sources.flatten(model, &options.flatten_options()));
-        self.take_source_diagnostics();
+        self.take_stage_diagnostics();
         flat
     }
 

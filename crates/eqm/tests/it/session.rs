@@ -192,3 +192,17 @@ end Many;
         .collect();
     assert_eq!(names, expected);
 }
+
+#[test]
+fn a_file_with_a_syntax_error_gives_no_model() {
+    // The parser recovers to report every error, but what it recovered is not the model the
+    // user wrote: nothing of it is flattened or run.
+    let text = "model Q\n  Real x;\nequation\n  x = 1;\n  Real a = 2;\nend Q;\n";
+    let mut session = Session::with_sources(&[("q.eqm".to_string(), text.to_string())], &[], None);
+    assert!(session.compile(None, &ModelOptions::default()).is_none());
+    assert!(session.check(None, &ModelOptions::default()).is_none());
+    assert_eq!(
+        session.diagnostics().iter().map(|d| d.code).collect::<Vec<_>>(),
+        ["E0110"]
+    );
+}

@@ -57,6 +57,7 @@ fn sexpr(e: &Expr) -> String {
         }
         ExprKind::Error => "<error>".to_string(),
         ExprKind::End => "end".to_string(),
+        ExprKind::Index { base, subscripts } => format!("(index {} {})", sexpr(base), subscripts.len()),
         ExprKind::Comprehension { body, indices } => format!("(for {} {})", sexpr(body), iterators(indices)),
         ExprKind::Reduction {
             function,
@@ -131,6 +132,8 @@ fn operators_group_as_in_modelica() {
         ("x[end]", "x[end]"),
         ("x[end - 1] + y[2:end]", "(+ x[end - 1] y[2:end])"),
         ("A[end, :]", "A[end, :]"),
+        ("f(x)[2]", "(index (call f x) 1)"),
+        ("g(x, y)[end, :] + 1", "(+ (index (call g x y) 2) 1)"),
     ];
     let mut failures = Vec::new();
     for (text, expected) in table {
