@@ -11,10 +11,10 @@
 use super::Flattener;
 use super::eval::Loops;
 use super::modifier::Scope;
-use super::value::Value;
+use super::value::{self, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::builtins::{Builtin, BuiltinKind};
-use eqm_ir::expr::{BinOp, ExprId};
+use eqm_ir::expr::{BinOp, ExprId, UnOp};
 use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
 use std::borrow::Cow;
@@ -338,8 +338,184 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let elems = vec![comp(1, 2), comp(2, 0), comp(0, 1)];
                 Some(Value::Array(vec![3], elems, ScalarType::Real))
             }
+            Builtin::Diagonal => {
+                let v = self.eval(&a[0], scope, loops)?;
+                let n = self.one_dimensional(&v, &a[0], "diagonal")?;
+                let xs = v.elements();
+                let zero = self.model.exprs.int(0);
+                let elems = (0..n * n)
+                    .map(|k| if k / n == k % n { xs[k / n] } else { zero })
+                    .collect();
+                Some(Value::Array(vec![n, n], elems, v.ty()))
+            }
+            Builtin::OuterProduct => {
+                let x = self.eval(&a[0], scope, loops)?;
+                let y = self.eval(&a[1], scope, loops)?;
+                let n = self.one_dimensional(&x, &a[0], "outerProduct")?;
+                let m = self.one_dimensional(&y, &a[1], "outerProduct")?;
+                let (xs, ys) = (x.elements(), y.elements());
+                let ty = value::numeric_result(x.ty(), y.ty(), BinOp::Mul);
+                let elems = (0..n * m)
+                    .map(|k| self.model.exprs.binary(BinOp::Mul, xs[k / m], ys[k % m]))
+                    .collect();
+                Some(Value::Array(vec![n, m], elems, ty))
+            }
+            Builtin::Cat => {
+                let k = self.eval_structural_int(&a[0], scope, "the dimension of `cat`")?;
+                let mut parts = Vec::with_capacity(a.len() - 1);
+                for x in &a[1..] {
+                    parts.push(self.eval(x, scope, loops)?);
+                }
+                self.cat(k, parts, e)
+            }
+            Builtin::Vector => {
+                let v = self.eval(&a[0], scope, loops)?;
+                if v.dims().iter().filter(|&&d| d > 1).count() > 1 {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        format!("`vector` needs at most one dimension larger than 1, not {:?}", v.dims()),
+                        a[0].span,
+                        "not a vector",
+                    ));
+                    return None;
+                }
+                let elems = v.elements();
+                Some(Value::Array(vec![elems.len()], elems, v.ty()))
+            }
+            Builtin::Matrix => {
+                let v = self.eval(&a[0], scope, loops)?;
+                let dims = v.dims().to_vec();
+                if dims.iter().skip(2).any(|&d| d != 1) {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        format!("`matrix` needs the dimensions after the second to be 1, not {dims:?}"),
+                        a[0].span,
+                        "not a matrix",
+                    ));
+                    return None;
+                }
+                let (r, c) = (dims.first().copied().unwrap_or(1), dims.get(1).copied().unwrap_or(1));
+                Some(Value::Array(vec![r, c], v.elements(), v.ty()))
+            }
+            Builtin::Scalar => {
+                let v = self.eval(&a[0], scope, loops)?;
+                match (v.dims().iter().all(|&d| d == 1), v.as_slice()) {
+                    (true, [x]) => Some(Value::Scalar(*x, v.ty())),
+                    _ => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0304",
+                            format!("`scalar` needs an array with one element, not of size {:?}", v.dims()),
+                            a[0].span,
+                            "not a single element",
+                        ));
+                        None
+                    }
+                }
+            }
+            Builtin::Symmetric | Builtin::Skew => {
+                let v = self.eval(&a[0], scope, loops)?;
+                let xs = v.elements();
+                match (builtin, v.dims()) {
+                    (Builtin::Symmetric, &[n, m]) if n == m => {
+                        // The upper triangle mirrored: element (i, j) is a[min(i, j), max(i, j)].
+                        let elems = (0..n * n)
+                            .map(|k| xs[(k / n).min(k % n) * n + (k / n).max(k % n)])
+                            .collect();
+                        Some(Value::Array(vec![n, n], elems, v.ty()))
+                    }
+                    (Builtin::Skew, &[3]) => {
+                        let arena = &mut self.model.exprs;
+                        let zero = arena.int(0);
+                        let (x0, x1, x2) = (xs[0], xs[1], xs[2]);
+                        let (n0, n1, n2) = (
+                            arena.unary(UnOp::Neg, x0),
+                            arena.unary(UnOp::Neg, x1),
+                            arena.unary(UnOp::Neg, x2),
+                        );
+                        let elems = vec![zero, n2, x1, x2, zero, n0, n1, x0, zero];
+                        Some(Value::Array(vec![3, 3], elems, v.ty()))
+                    }
+                    _ => {
+                        let wanted = if builtin == Builtin::Skew {
+                            "a 3-vector"
+                        } else {
+                            "a square matrix"
+                        };
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0304",
+                            format!(
+                                "`{}` needs {wanted}, not an array of size {:?}",
+                                builtin.name(),
+                                v.dims()
+                            ),
+                            a[0].span,
+                            "wrong size",
+                        ));
+                        None
+                    }
+                }
+            }
             _ => None,
         }
+    }
+
+    /// The length of `v` when it is a vector; a diagnostic naming `function` otherwise.
+    fn one_dimensional(&mut self, v: &Value, at: &ast::Expr, function: &str) -> Option<usize> {
+        match *v.dims() {
+            [n] => Some(n),
+            ref dims => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    format!("`{function}` needs a vector, not an array of size {dims:?}"),
+                    at.span,
+                    "not a vector",
+                ));
+                None
+            }
+        }
+    }
+
+    /// `cat(k, a, b, ...)`: the arrays joined along dimension `k` (1 is the first); all other
+    /// dimensions must agree.
+    fn cat(&mut self, k: i64, parts: Vec<Value>, e: &ast::Expr) -> Option<Value> {
+        let first = parts.first().map(|p| p.dims().to_vec()).unwrap_or_default();
+        let fits = |p: &Value| {
+            p.dims().len() == first.len()
+                && p.dims()
+                    .iter()
+                    .zip(&first)
+                    .enumerate()
+                    .all(|(d, (x, y))| d as i64 == k - 1 || x == y)
+                && !matches!(p, Value::Str(_))
+        };
+        if k < 1 || k as usize > first.len() || !parts.iter().all(fits) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                format!("`cat({k}, ...)` needs arrays of one rank of at least {k} whose other dimensions agree"),
+                e.span,
+                "sizes differ",
+            ));
+            return None;
+        }
+        let d = k as usize - 1;
+        // Blocks of the dimensions before `d` (outer) are interleaved part by part.
+        let outer: usize = first[..d].iter().product();
+        let inner: usize = first[d + 1..].iter().product();
+        let mut elements = Vec::new();
+        for o in 0..outer {
+            for p in &parts {
+                let n = p.dims()[d] * inner;
+                elements.extend_from_slice(&p.as_slice()[o * n..(o + 1) * n]);
+            }
+        }
+        let ty = if parts.iter().all(|p| p.ty() == ScalarType::Integer) {
+            ScalarType::Integer
+        } else {
+            ScalarType::Real
+        };
+        let mut dims = first;
+        dims[d] = parts.iter().map(|p| p.dims()[d]).sum();
+        Some(Value::Array(dims, elements, ty))
     }
 }
 

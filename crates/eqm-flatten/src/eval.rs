@@ -106,12 +106,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return self.concat(values?, e);
             }
             K::Matrix(rows) => {
-                let mut row_values = Vec::new();
+                let mut blocks = Vec::with_capacity(rows.len());
                 for row in rows {
                     let values: Option<Vec<Value>> = row.iter().map(|i| self.eval(i, scope, loops)).collect();
-                    row_values.push(self.concat(values?, e)?);
+                    blocks.push(values?);
                 }
-                return self.concat(row_values, e);
+                return self.block_matrix(blocks, e);
             }
             K::Range { start, step, stop } => {
                 let a = self.eval_structural_int(start, scope, "a range bound")?;
@@ -282,6 +282,60 @@ impl<'t, 'a> Flattener<'t, 'a> {
             (1, 2) => Value::Array(vec![cols], out, ty),
             _ => Value::Array(vec![rows, cols], out, ty),
         })
+    }
+
+    /// `[a, b; c, d]`: each element made a matrix (a scalar 1x1, a vector a column), the
+    /// elements of a row joined side by side (equal numbers of rows), the rows stacked (equal
+    /// numbers of columns), as Modelica's `cat(1, cat(2, a, b), cat(2, c, d))`.
+    fn block_matrix(&mut self, rows: Vec<Vec<Value>>, e: &ast::Expr) -> Option<Value> {
+        let mut ty = ScalarType::Integer;
+        let mut out_rows = 0;
+        let mut out_cols = None;
+        let mut elements = Vec::new();
+        for row in &rows {
+            let mut shapes = Vec::with_capacity(row.len());
+            for v in row {
+                let shape = match v.dims() {
+                    [] => (1, 1),
+                    [n] => (*n, 1),
+                    [r, c] => (*r, *c),
+                    _ => (usize::MAX, 0),
+                };
+                if shape.0 == usize::MAX || matches!(v, Value::Str(_)) {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        "the blocks of a matrix `[...]` must be scalars, vectors or matrices",
+                        e.span,
+                        "not a matrix block",
+                    ));
+                    return None;
+                }
+                if v.ty() != ScalarType::Integer {
+                    ty = v.ty();
+                }
+                shapes.push(shape);
+            }
+            let height = shapes.first().map_or(0, |s| s.0);
+            let width: usize = shapes.iter().map(|s| s.1).sum();
+            if shapes.iter().any(|s| s.0 != height) || out_cols.is_some_and(|c| c != width) {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    "the blocks of this matrix do not fit: blocks side by side need equal numbers of rows, rows of blocks equal numbers of columns",
+                    e.span,
+                    "sizes differ",
+                ));
+                return None;
+            }
+            out_cols = Some(width);
+            out_rows += height;
+            for i in 0..height {
+                for (v, &(_, c)) in row.iter().zip(&shapes) {
+                    let xs = v.as_slice();
+                    elements.extend_from_slice(&xs[i * c..(i + 1) * c]);
+                }
+            }
+        }
+        Some(Value::Array(vec![out_rows, out_cols.unwrap_or(0)], elements, ty))
     }
 
     /// `{a, b, c}`: stacks values of equal shape along a new first dimension.

@@ -161,6 +161,14 @@ builtins! {
     Identity = "identity", 1..=1, Array, Eval::None, D::None;
     Linspace = "linspace", 3..=3, Array, Eval::None, D::None;
     Cross = "cross", 2..=2, Array, Eval::None, D::None;
+    Diagonal = "diagonal", 1..=1, Array, Eval::None, D::None;
+    OuterProduct = "outerProduct", 2..=2, Array, Eval::None, D::None;
+    Cat = "cat", 2..=64, Array, Eval::None, D::None;
+    Vector = "vector", 1..=1, Array, Eval::None, D::None;
+    Matrix = "matrix", 1..=1, Array, Eval::None, D::None;
+    Scalar = "scalar", 1..=1, Array, Eval::None, D::None;
+    Symmetric = "symmetric", 1..=1, Array, Eval::None, D::None;
+    Skew = "skew", 1..=1, Array, Eval::None, D::None;
 }
 
 impl Builtin {
