@@ -529,7 +529,7 @@ fn ref_text(c: &ast::ComponentRef) -> Cow<'_, str> {
 }
 
 /// The names of the operators [`Flattener::rewritten_call`] turns into other expressions.
-const REWRITTEN: &[&str] = &["homotopy", "semiLinear", "Integer", "String"];
+const REWRITTEN: &[&str] = &["homotopy", "semiLinear", "Integer", "String", "cardinality"];
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// `Integer(e)` of an enumeration value (its position; enumerations are Integers already)
@@ -606,6 +606,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
             "homotopy" => &["actual", "simplified"],
             "semiLinear" => &["x", "positiveSlope", "negativeSlope"],
             "Integer" | "String" => return Some(self.conversion(e, name, args, scope, loops)),
+            "cardinality" => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0315",
+                        "`cardinality` (the number of connections of a connector) is not supported yet",
+                        e.span,
+                        "not supported",
+                    )
+                    .with_help("it is deprecated in Modelica; use a conditional connector or a parameter instead"),
+                );
+                return Some(None);
+            }
             _ => return None,
         };
         // Positional arguments first, then the named ones by their formal names.

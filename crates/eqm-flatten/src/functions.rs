@@ -116,6 +116,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // Declarations, grouped as inputs, outputs and the rest (protected variables).
         let mut groups: [Vec<(&'a ast::ComponentClause, &'a ast::ComponentDecl)>; 3] = Default::default();
         let mut bodies = Vec::new();
+        let mut externals = Vec::new();
         for section in sections {
             match section {
                 ast::Section::Elements { elements, .. } => {
@@ -144,6 +145,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     statements,
                     ..
                 } => bodies.push(statements),
+                ast::Section::External {
+                    language, call, span, ..
+                } => externals.push((language, call, *span)),
                 ast::Section::Algorithm { span, .. }
                 | ast::Section::Equations { span, .. }
                 | ast::Section::Invariants { span, .. } => self.diagnostics.push(Diagnostic::error(
@@ -231,9 +235,161 @@ impl<'t, 'a> Flattener<'t, 'a> {
         for statements in bodies {
             body.extend(self.statements(statements, scope, &mut Vec::new(), &mut cx));
         }
+        for (language, call, span) in externals {
+            match self.external_body(class, id, language.as_deref(), call.as_ref(), span, scope) {
+                Some(statement) => body.push(statement),
+                None => {
+                    self.frames.pop();
+                    return false;
+                }
+            }
+        }
         self.frames.pop();
         self.model.functions[id.0 as usize].body = body;
         interface_ok
+    }
+
+    /// The body of an external function: the assignment of the C math library function it
+    /// names, which EQM evaluates itself (`external "C" y = hypot(a, b);`, or `external "C";`
+    /// for the function's own name, its inputs and its one output). A function of any other
+    /// library is a diagnostic.
+    fn external_body(
+        &mut self,
+        class: ClassId,
+        id: FuncId,
+        language: Option<&str>,
+        call: Option<&'a ast::ExternalCall>,
+        span: Span,
+        scope: Scope,
+    ) -> Option<Statement> {
+        let def = self.table.get(class).def;
+        if !matches!(language, None | Some("C") | Some("builtin")) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0315",
+                format!(
+                    "external functions in {:?} are not supported; only \"C\" ones of the C math library",
+                    language.unwrap_or("")
+                ),
+                span,
+                "not supported",
+            ));
+            return None;
+        }
+        let locals = self.frames.last()?.locals.clone();
+        let (name, args, output) = match call {
+            Some(call) => {
+                let mut args = Vec::with_capacity(call.args.len());
+                for a in &call.args {
+                    match self.eval(a, scope, &mut Vec::new())? {
+                        Value::Scalar(x, _) => args.push(x),
+                        _ => {
+                            self.diagnostics.push(Diagnostic::error(
+                                "E0315",
+                                "array arguments of external functions are not supported",
+                                a.span,
+                                "not a scalar",
+                            ));
+                            return None;
+                        }
+                    }
+                }
+                let output = call.output.as_ref().map(|o| o.parts[0].name.name.clone());
+                (call.function.name.clone(), args, output)
+            }
+            None => {
+                // The default call: the function's name, its inputs in order, its one output.
+                let inputs: Vec<&str> = self.input_declarations(class).iter().map(|(n, _)| *n).collect();
+                let mut args = Vec::new();
+                for input in inputs {
+                    let var = locals.get(input)?;
+                    if var.slots.len() != 1 {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0315",
+                            "array arguments of external functions are not supported",
+                            span,
+                            "not a scalar",
+                        ));
+                        return None;
+                    }
+                    args.push(self.model.exprs.add(Node::Local(var.slots[0])));
+                }
+                let outputs = &self.signatures[id.0 as usize].outputs;
+                let output = match outputs.as_slice() {
+                    [(name, _)] => Some(name.clone()),
+                    _ => None,
+                };
+                (def.name.name.clone(), args, output)
+            }
+        };
+        let Some(value) = self.c_math(&name, &args) else {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0315",
+                    format!("the external function `{name}` with {} argument(s) is not one EQM can call", args.len()),
+                    span,
+                    "not supported",
+                )
+                .with_help("EQM calls the functions of the C math library (sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, exp, log, log10, sqrt, fabs, floor, ceil, pow, fmod, hypot); write other functions with an algorithm section"),
+            );
+            return None;
+        };
+        let Some(target) = output.and_then(|o| locals.get(&o).filter(|v| v.slots.len() == 1).map(|v| v.slots[0]))
+        else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0315",
+                "an external function needs one scalar output to assign",
+                span,
+                "no output",
+            ));
+            return None;
+        };
+        Some(Statement::Assign {
+            target: Place::Local(target),
+            value,
+            span,
+        })
+    }
+
+    /// `name(args)` of the C math library as an expression of EQM's built-ins, exactly.
+    fn c_math(&mut self, name: &str, args: &[ExprId]) -> Option<ExprId> {
+        use eqm_ir::builtins::Builtin as B;
+        let exprs = &mut self.model.exprs;
+        let builtin = match (name, args) {
+            ("sin", [_]) => B::Sin,
+            ("cos", [_]) => B::Cos,
+            ("tan", [_]) => B::Tan,
+            ("asin", [_]) => B::Asin,
+            ("acos", [_]) => B::Acos,
+            ("atan", [_]) => B::Atan,
+            ("atan2", [_, _]) => B::Atan2,
+            ("sinh", [_]) => B::Sinh,
+            ("cosh", [_]) => B::Cosh,
+            ("tanh", [_]) => B::Tanh,
+            ("exp", [_]) => B::Exp,
+            ("log", [_]) => B::Log,
+            ("log10", [_]) => B::Log10,
+            ("sqrt", [_]) => B::Sqrt,
+            ("fabs", [_]) => B::Abs,
+            ("floor", [_]) => B::Floor,
+            ("ceil", [_]) => B::Ceil,
+            // C's fmod truncates like Modelica's rem.
+            ("fmod", [_, _]) => B::Rem,
+            ("pow", [a, b]) => return Some(exprs.binary(eqm_ir::expr::BinOp::Pow, *a, *b)),
+            ("hypot", [a, b]) => {
+                let two = exprs.int(2);
+                let a2 = exprs.binary(eqm_ir::expr::BinOp::Pow, *a, two);
+                let b2 = exprs.binary(eqm_ir::expr::BinOp::Pow, *b, two);
+                let sum = exprs.binary(eqm_ir::expr::BinOp::Add, a2, b2);
+                return Some(exprs.builtin(B::Sqrt, vec![sum]));
+            }
+            _ => return None,
+        };
+        // C's math functions never generate events.
+        let call = exprs.builtin(builtin, args.to_vec());
+        Some(match builtin.info().kind {
+            eqm_ir::builtins::BuiltinKind::EventMath => exprs.builtin(B::NoEvent, vec![call]),
+            _ => call,
+        })
     }
 
     /// Allocates the slots of one declared function variable.

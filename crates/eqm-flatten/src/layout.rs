@@ -297,6 +297,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ast::Section::Invariants { equations, .. } => {
                     out.invariants.extend(equations.iter().map(|e| (e, class)))
                 }
+                // Only functions have external clauses; the function's instantiation reads it.
+                ast::Section::External { .. } => {}
                 ast::Section::Algorithm {
                     initial,
                     statements,

@@ -144,6 +144,22 @@ pub enum Section {
     /// EQM extension: declared invariants `g(x) = 0` kept by constraint stabilisation (see
     /// `docs/language.md`, "Declared invariants").
     Invariants { equations: Vec<Equation>, span: Span },
+    /// A function's `external "C" y = f(u, v) annotation(...);` clause: its language and the call
+    /// (`None`: the default, the function's own name with its inputs).
+    External {
+        language: Option<String>,
+        call: Option<ExternalCall>,
+        annotation: Option<Annotation>,
+        span: Span,
+    },
+}
+
+/// The call of an external function: `y = f(u, v)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExternalCall {
+    pub output: Option<ComponentRef>,
+    pub function: Ident,
+    pub args: Vec<Expr>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

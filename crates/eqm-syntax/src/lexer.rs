@@ -122,6 +122,12 @@ pub enum Token<'src> {
     When,
     #[token("enumeration")]
     Enumeration,
+    #[token("external")]
+    External,
+    #[token("pure")]
+    Pure,
+    #[token("impure")]
+    Impure,
     #[token("while")]
     While,
     #[token("within")]
@@ -129,12 +135,9 @@ pub enum Token<'src> {
     /// Modelica keywords that EQM reserves but does not implement.
     #[token("constrainedby", |l| l.slice())]
     #[token("expandable", |l| l.slice())]
-    #[token("external", |l| l.slice())]
-    #[token("impure", |l| l.slice())]
     #[token("inner", |l| l.slice())]
     #[token("operator", |l| l.slice())]
     #[token("outer", |l| l.slice())]
-    #[token("pure", |l| l.slice())]
     #[token("redeclare", |l| l.slice())]
     #[token("replaceable", |l| l.slice())]
     #[token("stream", |l| l.slice())]
@@ -286,6 +289,9 @@ pub fn token_text(token: &Token<'_>) -> &'static str {
         Elsewhen => "elsewhen",
         Encapsulated => "encapsulated",
         Enumeration => "enumeration",
+        External => "external",
+        Pure => "pure",
+        Impure => "impure",
         End | EndIndex => "end",
         Equation => "equation",
         Extends => "extends",
@@ -567,8 +573,6 @@ fn unsupported_help(word: &str) -> String {
         "inner" | "outer" => "EQM has no inner/outer lookup; connect the shared component explicitly",
         "stream" => "EQM has no stream connectors; use `flow` and potential variables",
         "expandable" => "EQM has no expandable connectors; declare every variable of the connector",
-        "external" => "EQM cannot call external functions; write the body in an `algorithm` section",
-        "pure" | "impure" => "EQM functions are always pure; remove the keyword",
         "operator" => "EQM has no operator overloading",
         _ => "remove it",
     };

@@ -196,6 +196,22 @@ fn normalize_section(s: &mut Section) {
             reset(span);
             equations.iter_mut().for_each(normalize_equation);
         }
+        Section::External {
+            language: _,
+            call,
+            annotation,
+            span,
+        } => {
+            reset(span);
+            if let Some(call) = call {
+                if let Some(output) = &mut call.output {
+                    normalize_ref(output);
+                }
+                reset(&mut call.function.span);
+                call.args.iter_mut().for_each(normalize_expr);
+            }
+            normalize_annotation(annotation);
+        }
         Section::Algorithm {
             initial: _,
             statements,

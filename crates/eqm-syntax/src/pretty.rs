@@ -181,6 +181,32 @@ impl Printer {
                     self.equation(e, level + 1);
                 }
             }
+            Section::External {
+                language,
+                call,
+                annotation,
+                ..
+            } => {
+                self.indent(level);
+                self.out.push_str("external");
+                if let Some(language) = language {
+                    self.out.push(' ');
+                    string_lit(&mut self.out, language);
+                }
+                if let Some(call) = call {
+                    self.out.push(' ');
+                    if let Some(output) = &call.output {
+                        component_ref(&mut self.out, output);
+                        self.out.push_str(" = ");
+                    }
+                    self.out.push_str(&call.function.name);
+                    self.out.push('(');
+                    list(&mut self.out, &call.args);
+                    self.out.push(')');
+                }
+                description_and_annotation(&mut self.out, None, annotation.as_ref());
+                self.out.push_str(";\n");
+            }
         }
     }
 

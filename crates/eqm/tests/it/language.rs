@@ -121,3 +121,21 @@ end Messages;
     let flat = session.flatten(None, &eqm::ModelOptions::default()).expect("flattens");
     assert_eq!(flat.assertions[0].message, "x exceeds 2.5 (n = 3, On, true): [x]");
 }
+
+#[test]
+fn an_external_function_outside_the_c_math_library_is_a_located_diagnostic() {
+    let text = "function f
+  input Real x;
+  output Real y;
+  external \"C\" y = my_solver(x);
+end f;
+model M
+  Real y = f(1);
+end M;
+";
+    let mut session = eqm::Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
+    assert!(session.compile(None, &eqm::ModelOptions::default()).is_none());
+    let d = &session.diagnostics()[0];
+    assert_eq!(d.code, "E0315");
+    assert!(d.message.contains("`my_solver`"), "{}", d.message);
+}
