@@ -33,6 +33,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return value;
         }
         let Some(builtin) = Builtin::by_name(&name) else {
+            if let Some(class) = self.record_class(function, scope) {
+                return self.record_constructor(e, class, args, scope, loops);
+            }
             if let Some(class) = self.function_class(function, scope) {
                 let (_, outputs) = self.user_call(class, function, args, e.span, scope, loops)?;
                 let Some(first) = outputs.into_iter().next() else {
@@ -486,7 +489,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .zip(&first)
                     .enumerate()
                     .all(|(d, (x, y))| d as i64 == k - 1 || x == y)
-                && !matches!(p, Value::Str(_))
+                && !matches!(p, Value::Str(_) | Value::Record(_))
         };
         if k < 1 || k as usize > first.len() || !parts.iter().all(fits) {
             self.diagnostics.push(Diagnostic::error(

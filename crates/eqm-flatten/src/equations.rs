@@ -208,6 +208,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loop_index: Vec<i64>,
         out: &mut Vec<flat::Equation>,
     ) {
+        // An equation between records is one per field.
+        if let (Value::Record(a), Value::Record(b)) = (&l, &r) {
+            let same = a.len() == b.len() && a.iter().zip(b.iter()).all(|((x, _), (y, _))| x == y);
+            if !same {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    "the two sides are records with different fields",
+                    eq.span,
+                    "different records",
+                ));
+                return;
+            }
+            for ((_, x), (_, y)) in a.iter().zip(b.iter()) {
+                self.push_equation(eq, x.clone(), y.clone(), origin.clone(), loop_index.clone(), out);
+            }
+            return;
+        }
         if !value::same_dims(l.dims(), r.dims()) {
             self.diagnostics.push(Diagnostic::error(
                 "E0304",

@@ -301,7 +301,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     [r, c] => (*r, *c),
                     _ => (usize::MAX, 0),
                 };
-                if shape.0 == usize::MAX || matches!(v, Value::Str(_)) {
+                if shape.0 == usize::MAX || matches!(v, Value::Str(_) | Value::Record(_)) {
                     self.diagnostics.push(Diagnostic::error(
                         "E0304",
                         "the blocks of a matrix `[...]` must be scalars, vectors or matrices",
@@ -347,7 +347,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut ty = first.ty();
         let mut elems = Vec::new();
         for v in &values {
-            if !value::same_dims(v.dims(), &inner) || matches!(v, Value::Str(_)) {
+            if !value::same_dims(v.dims(), &inner) || matches!(v, Value::Str(_) | Value::Record(_)) {
                 self.diagnostics.push(Diagnostic::error(
                     "E0304",
                     "array elements have different sizes or kinds",

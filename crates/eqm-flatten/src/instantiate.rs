@@ -345,11 +345,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return Member::Failed;
                 }
+                // A record component's binding gives each field its part.
+                let fields: Vec<&'a str> = if kind == ast::ClassKind::Record {
+                    self.layout(class)
+                        .elements
+                        .iter()
+                        .map(|el| el.decl.name.name.as_str())
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 let mut insts = Vec::with_capacity(total);
                 for flat_index in 0..total {
                     let (m, name) = scalar
                         .take()
                         .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
+                    let m = if fields.is_empty() { m } else { m.bind_fields(&fields) };
                     let child = self.new_instance(
                         name,
                         class,

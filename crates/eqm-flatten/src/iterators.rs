@@ -195,7 +195,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut ty = ScalarType::Integer;
         let mut elements = Vec::new();
         for v in &values {
-            if !value::same_dims(v.dims(), &inner) || matches!(v, Value::Str(_)) {
+            if !value::same_dims(v.dims(), &inner) || matches!(v, Value::Str(_) | Value::Record(_)) {
                 self.diagnostics.push(Diagnostic::error(
                     "E0304",
                     "the elements of this array constructor have different sizes or kinds",
@@ -307,7 +307,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 } else {
                     BinOp::Mul
                 };
-                if !value::same_dims(acc.dims(), v.dims()) || matches!(v, Value::Str(_)) {
+                if !value::same_dims(acc.dims(), v.dims()) || matches!(v, Value::Str(_) | Value::Record(_)) {
                     return None;
                 }
                 let ty = value::numeric_result(acc.ty(), v.ty(), op);

@@ -198,7 +198,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// The layout of `class`. A layout whose collection reported errors is not kept, so that
     /// every instance reports them as before.
-    fn layout(&mut self, class: ClassId) -> Rc<ClassLayout<'a>> {
+    pub(crate) fn layout(&mut self, class: ClassId) -> Rc<ClassLayout<'a>> {
         if let Some(layout) = &self.layouts[class.0 as usize] {
             return layout.clone();
         }

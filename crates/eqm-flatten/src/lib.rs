@@ -34,6 +34,7 @@ mod iterators;
 mod layout;
 mod modifier;
 mod names;
+mod records;
 mod statements;
 mod value;
 mod variables;

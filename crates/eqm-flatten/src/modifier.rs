@@ -28,6 +28,9 @@ pub struct Binding<'a> {
     /// Array element indices (0-based) to pick from the evaluated value, outermost first: a
     /// modifier without `each` on an array component gives element `i` the `i`-th value.
     pub select: Vec<usize>,
+    /// Record fields to pick after the elements, outermost first: the binding of a record
+    /// component (`Point p = Point(1, 2)`) gives each field its part.
+    pub fields: Vec<&'a str>,
 }
 
 #[derive(Clone, Debug)]
@@ -85,6 +88,39 @@ impl<'s, 'a> IntoIterator for &'s Args<'a> {
 }
 
 impl<'a> Modifier<'a> {
+    /// This modifier with its binding (a record value) handed to the record's `fields`, each
+    /// taking its part: `Point p = e` becomes `Point p(x = e.x, y = e.y)`. Modifiers written for
+    /// the fields themselves stay first, so they win.
+    pub fn bind_fields(mut self, fields: &[&'a str]) -> Modifier<'a> {
+        let Some(binding) = self.binding.take() else {
+            return self;
+        };
+        let span = binding.expr.span;
+        let args = fields
+            .iter()
+            .map(|&name| {
+                let mut path = binding.fields.clone();
+                path.push(name);
+                ModArg {
+                    name,
+                    each: false,
+                    modifier: Modifier {
+                        binding: Some(Binding {
+                            expr: binding.expr,
+                            scope: binding.scope,
+                            select: binding.select.clone(),
+                            fields: path,
+                        }),
+                        args: Args::default(),
+                    },
+                    span,
+                }
+            })
+            .collect();
+        self.args = std::mem::take(&mut self.args).concat(Args::new(args));
+        self
+    }
+
     /// Builds a modifier from source, evaluated later in `scope`.
     pub fn from_ast(m: &'a ast::Modification, scope: Scope) -> Modifier<'a> {
         Modifier {
@@ -92,6 +128,7 @@ impl<'a> Modifier<'a> {
                 expr,
                 scope,
                 select: Vec::new(),
+                fields: Vec::new(),
             }),
             args: m
                 .class_modification

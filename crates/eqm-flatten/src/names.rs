@@ -64,6 +64,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return Some(v);
             }
             let (dims, targets) = self.resolve_targets(c, scope, loops)?;
+            // A record instance read as a whole.
+            if let ([Target::Inst(i)], true) = (targets.as_slice(), dims.is_empty())
+                && self.is_record(self.instances[i.0 as usize].class)
+            {
+                return self.record_value(*i, c);
+            }
             let mut elems = Vec::with_capacity(targets.len());
             let mut ty = None;
             for t in targets {

@@ -16,13 +16,16 @@ pub enum Value {
     /// Dimensions and elements in row-major order.
     Array(Vec<usize>, Vec<ExprId>, ScalarType),
     Str(String),
+    /// A record: its fields by name, in declaration order.
+    Record(std::rc::Rc<Vec<(String, Value)>>),
 }
 
 impl Value {
     pub fn ty(&self) -> ScalarType {
         match self {
             Value::Scalar(_, t) | Value::Array(_, _, t) => *t,
-            Value::Str(_) => ScalarType::String,
+            // A record has no type of scalars; the checks that use the type reject it.
+            Value::Str(_) | Value::Record(_) => ScalarType::String,
         }
     }
 
@@ -38,7 +41,7 @@ impl Value {
         match self {
             Value::Scalar(e, _) => std::slice::from_ref(e),
             Value::Array(_, v, _) => v,
-            Value::Str(_) => &[],
+            Value::Str(_) | Value::Record(_) => &[],
         }
     }
 
@@ -47,7 +50,7 @@ impl Value {
         match self {
             Value::Scalar(e, _) => vec![*e],
             Value::Array(_, v, _) => v.clone(),
-            Value::Str(_) => Vec::new(),
+            Value::Str(_) | Value::Record(_) => Vec::new(),
         }
     }
 
@@ -118,7 +121,7 @@ pub fn map_unary(arena: &mut ExprArena, op: UnOp, a: &Value, ty: ScalarType) -> 
     match a {
         Value::Scalar(x, _) => Value::Scalar(arena.unary(op, *x), ty),
         Value::Array(d, xs, _) => Value::Array(d.clone(), xs.iter().map(|x| arena.unary(op, *x)).collect(), ty),
-        Value::Str(s) => Value::Str(s.clone()),
+        Value::Str(_) | Value::Record(_) => a.clone(),
     }
 }
 

@@ -289,8 +289,29 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         return None;
                     }
                 },
-                Value::Str(_) => value.clone(),
+                Value::Str(_) | Value::Record(_) => value.clone(),
             };
+        }
+        for field in &binding.fields {
+            let Value::Record(fields) = &value else {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    "a record component needs a record value",
+                    binding.expr.span,
+                    "not a record",
+                ));
+                return None;
+            };
+            let Some((_, v)) = fields.iter().find(|(n, _)| n == field) else {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    format!("the record value has no field `{field}`"),
+                    binding.expr.span,
+                    "another record",
+                ));
+                return None;
+            };
+            value = v.clone();
         }
         match value {
             Value::Scalar(e, t) => {
@@ -321,6 +342,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     format!("an array of size {dims:?} cannot bind a scalar"),
                     binding.expr.span,
                     "array value for a scalar",
+                ));
+                None
+            }
+            Value::Record(_) => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    format!("a record value cannot bind a {} variable", type_name(ty)),
+                    binding.expr.span,
+                    "a record",
                 ));
                 None
             }

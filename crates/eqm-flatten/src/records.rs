@@ -1,0 +1,161 @@
+//! Records as values: a component of a record type read as a whole (`q = p`), record
+//! constructors (`Point(x = 1, y = 2)`, `Point(1, 2)`), and the binding of a record component
+//! (`Point p = Point(1, 2)`, handed to its fields by `Modifier::bind_fields`).
+//!
+//! Input: references to record instances and calls named by a record class. Output: a
+//! [`Value::Record`] with the fields in declaration order (inherited ones included), whose
+//! equations are one per field (`equations`). It deliberately does not handle records as
+//! function inputs or outputs, arrays of records as one value, or records in connectors'
+//! `connect` beyond their fields: those remain diagnostics.
+
+use super::Flattener;
+use super::eval::Loops;
+use super::layout::Member;
+use super::modifier::Scope;
+use super::value::Value;
+use crate::resolve::{ClassId, TypeRef};
+use eqm_diag::Diagnostic;
+use eqm_ir::flat::InstanceId;
+use eqm_syntax::ast;
+use std::rc::Rc;
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    pub(crate) fn is_record(&self, class: ClassId) -> bool {
+        self.table.get(class).def.kind == ast::ClassKind::Record
+    }
+
+    /// The value of a record instance: each field's value, nested records as records.
+    pub(crate) fn record_value(&mut self, instance: InstanceId, at: &ast::ComponentRef) -> Option<Value> {
+        let layout = self.instances[instance.0 as usize].layout.clone();
+        let mut fields = Vec::with_capacity(layout.elements.len());
+        for (k, element) in layout.elements.iter().enumerate() {
+            let name = element.decl.name.name.clone();
+            let value = match self.ensure_member_at(instance, k) {
+                Member::Var(v) => Value::Scalar(self.model.exprs.var(v), self.model.var(v).ty),
+                Member::VarArray(array) => {
+                    let ty = self.model.var(array.elements[0]).ty;
+                    let elements = array.elements.iter().map(|&v| self.model.exprs.var(v)).collect();
+                    Value::Array(array.dims.to_vec(), elements, ty)
+                }
+                Member::Inst(i) if self.is_record(self.instances[i.0 as usize].class) => self.record_value(i, at)?,
+                _ => {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0315",
+                        format!(
+                            "the field `{name}` of `{}` cannot be used in a record value",
+                            eqm_syntax::pretty::print_ref(at)
+                        ),
+                        at.span,
+                        "not supported",
+                    ));
+                    return None;
+                }
+            };
+            fields.push((name, value));
+        }
+        Some(Value::Record(Rc::new(fields)))
+    }
+
+    /// The record class a call names, if it names one (a record constructor).
+    pub(crate) fn record_class(&self, function: &ast::ComponentRef, scope: Scope) -> Option<ClassId> {
+        if function.parts.iter().any(|p| !p.subscripts.is_empty()) {
+            return None;
+        }
+        let name = ast::Name {
+            global: function.global,
+            parts: function.parts.iter().map(|p| p.name.clone()).collect(),
+            span: function.span,
+        };
+        match self.table.lookup(scope.class, &name) {
+            Ok(TypeRef::Class(c)) if self.is_record(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// `R(a, b, field = c)`: the record's fields from the arguments, positional in declaration
+    /// order, then by name, then from the fields' own bindings.
+    pub(crate) fn record_constructor(
+        &mut self,
+        e: &'a ast::Expr,
+        class: ClassId,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let layout = self.layout(class);
+        let record = self.table.get(class).full_name.clone();
+        if args.positional.len() > layout.elements.len() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                format!(
+                    "`{record}` has {} field(s), found {} positional argument(s)",
+                    layout.elements.len(),
+                    args.positional.len()
+                ),
+                args.span,
+                "too many arguments",
+            ));
+            return None;
+        }
+        let mut given: Vec<Option<&'a ast::Expr>> = vec![None; layout.elements.len()];
+        for (slot, a) in given.iter_mut().zip(&args.positional) {
+            *slot = Some(a);
+        }
+        for (name, a) in &args.named {
+            match layout.elements.iter().position(|el| el.decl.name.name == name.name) {
+                Some(k) if given[k].is_none() => given[k] = Some(a),
+                Some(_) => {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0309",
+                        format!("field `{}` of `{record}` is given twice", name.name),
+                        name.span,
+                        "given twice",
+                    ));
+                    return None;
+                }
+                None => {
+                    let mut d = Diagnostic::error(
+                        "E0309",
+                        format!("`{record}` has no field `{}`", name.name),
+                        name.span,
+                        "no such field",
+                    );
+                    let names = layout.elements.iter().map(|el| el.decl.name.name.as_str());
+                    if let Some(s) = eqm_diag::did_you_mean(&name.name, names) {
+                        d = d.with_help(format!("did you mean `{s}`?"));
+                    }
+                    self.diagnostics.push(d);
+                    return None;
+                }
+            }
+        }
+        let mut fields = Vec::with_capacity(given.len());
+        for (element, arg) in layout.elements.iter().zip(given) {
+            let name = element.decl.name.name.clone();
+            let value = match arg {
+                Some(a) => self.eval(a, scope, loops)?,
+                None => match element.decl.modification.as_ref().and_then(|m| m.binding.as_ref()) {
+                    Some(default) => self.eval(
+                        default,
+                        Scope {
+                            instance: None,
+                            class: element.class,
+                        },
+                        &mut Vec::new(),
+                    )?,
+                    None => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0309",
+                            format!("missing field `{name}` of `{record}`"),
+                            e.span,
+                            "field missing",
+                        ));
+                        return None;
+                    }
+                },
+            };
+            fields.push((name, value));
+        }
+        Some(Value::Record(Rc::new(fields)))
+    }
+}
