@@ -27,10 +27,64 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug)]
 pub(crate) struct LocalVar {
     pub dims: Vec<usize>,
-    /// The scalar slots of its elements, row-major.
+    /// The scalar slots of its elements, row-major (of a record: of its fields, in order).
     pub slots: Vec<u32>,
     pub ty: ScalarType,
     pub assignable: bool,
+    /// For a record: its fields, each also a local named `record.field`.
+    pub record: Option<std::rc::Rc<Vec<(String, LocalVar)>>>,
+}
+
+impl LocalVar {
+    /// The value of this variable read in a function body: its slots as `Local` nodes, a record
+    /// as a record of its fields.
+    pub(crate) fn value(&self, exprs: &mut eqm_ir::expr::ExprArena) -> Value {
+        if let Some(fields) = &self.record {
+            let fields = fields.iter().map(|(n, f)| (n.clone(), f.value(exprs))).collect();
+            return Value::Record(std::rc::Rc::new(fields));
+        }
+        let elems: Vec<ExprId> = self.slots.iter().map(|s| exprs.add(Node::Local(*s))).collect();
+        if self.dims.is_empty() {
+            Value::Scalar(elems[0], self.ty)
+        } else {
+            Value::Array(self.dims.clone(), elems, self.ty)
+        }
+    }
+
+    /// The value of this variable given the expressions of its slots in order (the outputs of
+    /// a call).
+    pub(crate) fn value_of(&self, exprs: &[ExprId]) -> Value {
+        if let Some(fields) = &self.record {
+            let first = self.slots.first().copied().unwrap_or(0);
+            let fields = fields
+                .iter()
+                .map(|(n, f)| {
+                    let start = f.slots.first().map_or(0, |s| (s - first) as usize);
+                    (n.clone(), f.value_of(&exprs[start..start + f.slots.len()]))
+                })
+                .collect();
+            return Value::Record(std::rc::Rc::new(fields));
+        }
+        if self.dims.is_empty() {
+            Value::Scalar(exprs[0], self.ty)
+        } else {
+            Value::Array(self.dims.clone(), exprs.to_vec(), self.ty)
+        }
+    }
+}
+
+/// The scalars of a record value in field order (nested records flattened), or `None` for a
+/// value that is not a record.
+pub(crate) fn record_scalars(v: &Value) -> Option<Vec<ExprId>> {
+    let Value::Record(fields) = v else { return None };
+    let mut out = Vec::new();
+    for (_, f) in fields.iter() {
+        match f {
+            Value::Record(_) => out.extend(record_scalars(f)?),
+            other => out.extend(other.elements()),
+        }
+    }
+    Some(out)
 }
 
 /// A function's interface as seen by its callers.
@@ -403,6 +457,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         actual: Option<&Vec<usize>>,
     ) -> Option<LocalVar> {
         let resolved = self.resolve_type(scope.class, &clause.type_name, 0)?;
+        if let TypeRef::Class(class) = resolved.target
+            && self.is_record(class)
+        {
+            if !clause.type_dims.is_empty() || !decl.dims.is_empty() {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0217",
+                    "arrays of records in functions are not supported yet",
+                    decl.name.span,
+                    "an array of records",
+                ));
+                return None;
+            }
+            return self.record_local(id, &decl.name.name, class, assignable, decl.name.span);
+        }
         let TypeRef::Builtin(ty) = resolved.target else {
             self.diagnostics.push(Diagnostic::error(
                 "E0217",
@@ -457,6 +525,88 @@ impl<'t, 'a> Flattener<'t, 'a> {
             slots: (first..first + count as u32).collect(),
             ty,
             assignable,
+            record: None,
+        })
+    }
+
+    /// The slots of a record variable of a function: one per scalar of its fields, in order,
+    /// each field also a local `name.field` (nested records the same way).
+    fn record_local(
+        &mut self,
+        id: FuncId,
+        name: &str,
+        class: ClassId,
+        assignable: bool,
+        span: Span,
+    ) -> Option<LocalVar> {
+        let layout = self.layout(class);
+        let mut fields = Vec::with_capacity(layout.elements.len());
+        let mut slots = Vec::new();
+        for element in &layout.elements {
+            let field_name = format!("{name}.{}", element.decl.name.name);
+            let field_scope = Scope {
+                instance: None,
+                class: element.class,
+            };
+            let resolved = self.resolve_type(element.class, &element.clause.type_name, 0)?;
+            let var = match resolved.target {
+                TypeRef::Class(c) if self.is_record(c) => self.record_local(id, &field_name, c, assignable, span)?,
+                TypeRef::Builtin(ty) => {
+                    let mut dims = Vec::new();
+                    for sub in element.clause.type_dims.iter().chain(&element.decl.dims) {
+                        let ast::Subscript::Expr(e) = sub else {
+                            self.diagnostics.push(Diagnostic::error(
+                                "E0217",
+                                "a record field of a function needs a known size",
+                                span,
+                                "unknown size",
+                            ));
+                            return None;
+                        };
+                        dims.push(self.eval_structural_int(e, field_scope, "an array size")?.max(0) as usize);
+                    }
+                    let count = dims.iter().product::<usize>();
+                    let function = &mut self.model.functions[id.0 as usize];
+                    let first = function.slots.len() as u32;
+                    for k in 0..count {
+                        function.slots.push(flat::FunctionSlot {
+                            name: value::element_name(&field_name, &value::row_major_index(&dims, k)),
+                            ty,
+                            default: None,
+                        });
+                    }
+                    LocalVar {
+                        dims,
+                        slots: (first..first + count as u32).collect(),
+                        ty,
+                        assignable,
+                        record: None,
+                    }
+                }
+                TypeRef::Class(_) => {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0217",
+                        format!(
+                            "the field `{field_name}` of a function's record must be a scalar, an array or a record"
+                        ),
+                        span,
+                        "not supported",
+                    ));
+                    return None;
+                }
+            };
+            if let Some(frame) = self.frames.last_mut() {
+                frame.locals.insert(field_name, var.clone());
+            }
+            slots.extend_from_slice(&var.slots);
+            fields.push((element.decl.name.name.clone(), var));
+        }
+        Some(LocalVar {
+            dims: Vec::new(),
+            slots,
+            ty: ScalarType::Real,
+            assignable,
+            record: Some(std::rc::Rc::new(fields)),
         })
     }
 
@@ -511,6 +661,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// A reference to a function's local variable, when `name` is one in the current frame.
     pub(crate) fn eval_local(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<Value> {
+        if let Some(var) = self.local_record(c) {
+            return Some(var.value(&mut self.model.exprs));
+        }
         let (dims, slots, ty, _) = self.local_places(c, scope, loops)?;
         let elems: Vec<ExprId> = slots.iter().map(|s| self.model.exprs.add(Node::Local(*s))).collect();
         Some(if dims.is_empty() {
@@ -525,14 +678,58 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope.instance.is_none() && self.frames.last().is_some_and(|f| f.locals.contains_key(name))
     }
 
+    /// The record local a reference without subscripts names (`p`, `p.inner`), if any.
+    fn local_record(&self, c: &ast::ComponentRef) -> Option<LocalVar> {
+        if c.parts.iter().any(|p| !p.subscripts.is_empty()) {
+            return None;
+        }
+        let name = c
+            .parts
+            .iter()
+            .map(|p| p.name.name.as_str())
+            .collect::<Vec<_>>()
+            .join(".");
+        self.frames
+            .last()?
+            .locals
+            .get(&name)
+            .filter(|v| v.record.is_some())
+            .cloned()
+    }
+
     pub(crate) fn local_places(
         &mut self,
         c: &'a ast::ComponentRef,
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<(Vec<usize>, Vec<u32>, ScalarType, bool)> {
+        if let Some(var) = self.local_record(c) {
+            return Some((Vec::new(), var.slots.clone(), var.ty, var.assignable));
+        }
         let first = &c.parts[0];
-        let var = self.frames.last()?.locals.get(&first.name.name)?.clone();
+        let mut var = self.frames.last()?.locals.get(&first.name.name)?.clone();
+        // A field of a record variable (`p.x`, `p.inner.x[2]`): the local of that name.
+        let dotted = c.parts.len() > 1 && c.parts[..c.parts.len() - 1].iter().all(|p| p.subscripts.is_empty());
+        let field = dotted
+            .then(|| {
+                c.parts
+                    .iter()
+                    .map(|p| p.name.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(".")
+            })
+            .and_then(|name| self.frames.last()?.locals.get(&name).cloned());
+        let last = c.parts.last().unwrap_or(first);
+        if let Some(field) = field {
+            var = field;
+            let (dims, picked) = self.subscript_selection(&last.subscripts, &var.dims, scope, loops, c)?;
+            return Some((
+                dims,
+                picked.iter().map(|&k| var.slots[k]).collect(),
+                var.ty,
+                var.assignable,
+            ));
+        }
         if c.parts.len() > 1 {
             self.diagnostics.push(Diagnostic::error(
                 "E0205",
@@ -633,6 +830,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut call_args: Vec<ExprId> = Vec::new();
         for ((input, var, default), value) in signature.inputs.iter().zip(given) {
             match value {
+                Some((v, at)) if var.record.is_some() => match record_scalars(&v) {
+                    Some(scalars) if scalars.len() == var.slots.len() => call_args.extend(scalars),
+                    _ => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0306",
+                            format!("argument `{input}` of `{name}`: expected a record of its type"),
+                            at,
+                            "not that record",
+                        ));
+                        return None;
+                    }
+                },
                 Some((v, at)) => {
                     self.check_assignable(&v, &var.dims, var.ty, at, &|| {
                         format!("argument `{input}` of `{name}`: ")
@@ -682,11 +891,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     e
                 })
                 .collect();
-            outputs.push(if var.dims.is_empty() {
-                Value::Scalar(elems[0], var.ty)
-            } else {
-                Value::Array(var.dims.clone(), elems, var.ty)
-            });
+            outputs.push(var.value_of(&elems));
         }
         Some((call, outputs))
     }

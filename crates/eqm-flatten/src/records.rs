@@ -4,9 +4,9 @@
 //!
 //! Input: references to record instances and calls named by a record class. Output: a
 //! [`Value::Record`] with the fields in declaration order (inherited ones included), whose
-//! equations are one per field (`equations`). It deliberately does not handle records as
-//! function inputs or outputs, arrays of records as one value, or records in connectors'
-//! `connect` beyond their fields: those remain diagnostics.
+//! equations are one per field (`equations`). Records in functions are locals with a slot per
+//! scalar field (`functions`). It deliberately does not handle arrays of records as one value
+//! or records in `connect` beyond their fields: those remain diagnostics.
 
 use super::Flattener;
 use super::eval::Loops;

@@ -109,6 +109,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
                     return;
                 };
+                // A record is assigned field by field, in their order.
+                if let Some(scalars) = super::functions::record_scalars(&v) {
+                    if scalars.len() != places.len() {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0306",
+                            "this record value does not fit the variable assigned",
+                            value.span,
+                            "another record",
+                        ));
+                        return;
+                    }
+                    for (place, value) in places.into_iter().zip(scalars) {
+                        out.push(Statement::Assign {
+                            target: place,
+                            value,
+                            span,
+                        });
+                    }
+                    return;
+                }
                 if self.check_assignable(&v, &dims, ty, value.span, &String::new).is_none() {
                     return;
                 }
@@ -518,6 +538,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             slots: vec![slot],
             ty: ScalarType::Integer,
             assignable: false,
+            record: None,
         };
         let Some(frame) = self.frames.last_mut() else { return };
         let shadowed = frame.locals.insert(index.name.name.clone(), local);
