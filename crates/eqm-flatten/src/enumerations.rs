@@ -19,18 +19,8 @@ use eqm_syntax::ast;
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The enumeration class a reference without subscripts names (`Mode`, `Pkg.Mode`), if any.
     fn enumeration_class(&self, c: &ast::ComponentRef, scope: Scope) -> Option<crate::resolve::ClassId> {
-        if c.parts.is_empty() || c.parts.iter().any(|p| !p.subscripts.is_empty()) {
-            return None;
-        }
-        let name = ast::Name {
-            global: c.global,
-            parts: c.parts.iter().map(|p| p.name.clone()).collect(),
-            span: c.span,
-        };
-        match self.table.lookup(scope.class, &name) {
-            Ok(crate::resolve::TypeRef::Class(class)) if self.table.get(class).enumeration().is_some() => Some(class),
-            _ => None,
-        }
+        self.class_named(c, scope)
+            .filter(|&class| self.table.get(class).enumeration().is_some())
     }
 
     /// The size of a dimension written as a type: an enumeration's number of literals, or 2 for

@@ -936,20 +936,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(outputs)
     }
 
-    /// The function class a reference names, if it names one.
-    pub(crate) fn function_class(&self, function: &ast::ComponentRef, scope: Scope) -> Option<ClassId> {
-        if function.parts.iter().any(|p| !p.subscripts.is_empty()) {
+    /// The class a reference without subscripts names (`f`, `Pkg.Point`), looked up from `scope`.
+    pub(crate) fn class_named(&self, c: &ast::ComponentRef, scope: Scope) -> Option<ClassId> {
+        if c.parts.is_empty() || c.parts.iter().any(|p| !p.subscripts.is_empty()) {
             return None;
         }
         let name = ast::Name {
-            global: function.global,
-            parts: function.parts.iter().map(|p| p.name.clone()).collect(),
-            span: function.span,
+            global: c.global,
+            parts: c.parts.iter().map(|p| p.name.clone()).collect(),
+            span: c.span,
         };
         match self.table.lookup(scope.class, &name) {
-            Ok(TypeRef::Class(c)) if self.table.get(c).def.kind == ast::ClassKind::Function => Some(c),
+            Ok(TypeRef::Class(class)) => Some(class),
             _ => None,
         }
+    }
+
+    /// The function class a reference names, if it names one.
+    pub(crate) fn function_class(&self, function: &ast::ComponentRef, scope: Scope) -> Option<ClassId> {
+        self.class_named(function, scope)
+            .filter(|&c| self.table.get(c).def.kind == ast::ClassKind::Function)
     }
 }
 

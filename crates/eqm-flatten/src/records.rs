@@ -13,7 +13,7 @@ use super::eval::Loops;
 use super::layout::Member;
 use super::modifier::Scope;
 use super::value::Value;
-use crate::resolve::{ClassId, TypeRef};
+use crate::resolve::ClassId;
 use eqm_diag::Diagnostic;
 use eqm_ir::flat::InstanceId;
 use eqm_syntax::ast;
@@ -58,18 +58,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// The record class a call names, if it names one (a record constructor).
     pub(crate) fn record_class(&self, function: &ast::ComponentRef, scope: Scope) -> Option<ClassId> {
-        if function.parts.iter().any(|p| !p.subscripts.is_empty()) {
-            return None;
-        }
-        let name = ast::Name {
-            global: function.global,
-            parts: function.parts.iter().map(|p| p.name.clone()).collect(),
-            span: function.span,
-        };
-        match self.table.lookup(scope.class, &name) {
-            Ok(TypeRef::Class(c)) if self.is_record(c) => Some(c),
-            _ => None,
-        }
+        self.class_named(function, scope).filter(|&c| self.is_record(c))
     }
 
     /// `R(a, b, field = c)`: the record's fields from the arguments, positional in declaration
