@@ -133,7 +133,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// `:` (taken from the argument of each call).
     fn input_declarations(&self, class: ClassId) -> Vec<(&'a str, bool)> {
         let mut inputs = Vec::new();
-        for (element, _) in self.table.get(class).elements() {
+        let mut parts = Vec::new();
+        // A function with errors in its `extends` has no inputs to speak of; they are reported
+        // when it is instantiated.
+        let _ = self.function_parts(class, 0, &mut parts);
+        let elements = parts
+            .iter()
+            .flat_map(|(_, sections)| sections.iter())
+            .flat_map(|s| match s {
+                ast::Section::Elements { elements, .. } => elements.as_slice(),
+                _ => &[],
+            });
+        for element in elements {
             if let ast::Element::Component(clause) = element
                 && clause.prefixes.causality == ast::Causality::Input
             {
@@ -150,13 +161,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
         inputs
     }
 
-    /// Flattens a function's declarations and body; false when its interface has errors.
-    /// `sizes` are the sizes of the arguments of the inputs declared with `:`, in order.
-    fn instantiate_function(&mut self, class: ClassId, id: FuncId, sizes: &[Vec<usize>]) -> bool {
+    /// The sections of a function class and of the functions it extends, each with the class
+    /// that declares it (its scope), the bases first; or the diagnostic for an `extends` EQM
+    /// cannot follow (a base that is not a function, a modifier, a cycle).
+    fn function_parts(
+        &self,
+        class: ClassId,
+        depth: usize,
+        out: &mut Vec<(ClassId, &'a [ast::Section])>,
+    ) -> Result<(), Diagnostic> {
         let def = self.table.get(class).def;
-        let scope = Scope { instance: None, class };
         let ast::ClassBody::Long { sections, .. } = &def.body else {
-            self.diagnostics.push(Diagnostic::error(
+            return Err(Diagnostic::error(
                 "E0217",
                 format!(
                     "`{}` is a short function definition, which EQM does not support",
@@ -165,13 +181,60 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 def.name.span,
                 "write the function out with inputs, outputs and an algorithm",
             ));
-            return false;
         };
-        // Declarations, grouped as inputs, outputs and the rest (protected variables).
-        let mut groups: [Vec<(&'a ast::ComponentClause, &'a ast::ComponentDecl)>; 3] = Default::default();
+        for section in sections {
+            let ast::Section::Elements { elements, .. } = section else {
+                continue;
+            };
+            for element in elements {
+                let ast::Element::Extends(x) = element else { continue };
+                let base = match self.table.lookup_base(class, &x.base) {
+                    Ok(TypeRef::Class(b)) if self.table.get(b).def.kind == ast::ClassKind::Function => b,
+                    _ => {
+                        return Err(Diagnostic::error(
+                            "E0217",
+                            "a function can only extend another function",
+                            x.span,
+                            "not a function",
+                        ));
+                    }
+                };
+                if x.modification.is_some() || depth > 64 {
+                    return Err(Diagnostic::error(
+                        "E0217",
+                        if depth > 64 {
+                            "these functions extend each other in a cycle"
+                        } else {
+                            "a function's `extends` with a modifier is not supported yet"
+                        },
+                        x.span,
+                        "not supported in functions",
+                    ));
+                }
+                self.function_parts(base, depth + 1, out)?;
+            }
+        }
+        out.push((class, sections));
+        Ok(())
+    }
+
+    /// Flattens a function's declarations and body; false when its interface has errors.
+    /// `sizes` are the sizes of the arguments of the inputs declared with `:`, in order.
+    fn instantiate_function(&mut self, class: ClassId, id: FuncId, sizes: &[Vec<usize>]) -> bool {
+        let mut parts = Vec::new();
+        if let Err(d) = self.function_parts(class, 0, &mut parts) {
+            self.diagnostics.push(d);
+            return false;
+        }
+        // Declarations, grouped as inputs, outputs and the rest (protected variables), each with
+        // the class that declares it.
+        let mut groups: [Vec<(&'a ast::ComponentClause, &'a ast::ComponentDecl, ClassId)>; 3] = Default::default();
         let mut bodies = Vec::new();
         let mut externals = Vec::new();
-        for section in sections {
+        for (part, section) in parts
+            .iter()
+            .flat_map(|(c, sections)| sections.iter().map(move |s| (*c, s)))
+        {
             match section {
                 ast::Section::Elements { elements, .. } => {
                     for element in elements {
@@ -182,15 +245,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                     ast::Causality::Output => 1,
                                     ast::Causality::None => 2,
                                 };
-                                groups[group].extend(clause.components.iter().map(|d| (clause, d)));
+                                groups[group].extend(clause.components.iter().map(|d| (clause, d, part)));
                             }
-                            ast::Element::Extends(x) => self.diagnostics.push(Diagnostic::error(
-                                "E0217",
-                                "a function cannot use `extends` in EQM",
-                                x.span,
-                                "not supported in functions",
-                            )),
-                            ast::Element::Class(_) | ast::Element::Import(_) => {}
+                            // Followed by `function_parts`.
+                            ast::Element::Extends(_) | ast::Element::Class(_) | ast::Element::Import(_) => {}
                         }
                     }
                 }
@@ -198,10 +256,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     initial: false,
                     statements,
                     ..
-                } => bodies.push(statements),
+                } => bodies.push((statements, part)),
                 ast::Section::External {
                     language, call, span, ..
-                } => externals.push((language, call, *span)),
+                } => externals.push((language, call, *span, part)),
                 ast::Section::Algorithm { span, .. }
                 | ast::Section::Equations { span, .. }
                 | ast::Section::Invariants { span, .. } => self.diagnostics.push(Diagnostic::error(
@@ -218,10 +276,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.frames.push(Frame {
             locals: BTreeMap::new(),
         });
-        let mut declared: Vec<(usize, &'a ast::ComponentDecl, LocalVar)> = Vec::new();
+        let mut declared: Vec<(usize, &'a ast::ComponentDecl, LocalVar, ClassId)> = Vec::new();
         let mut open_sizes = sizes.iter();
         for (group, members) in groups.iter().enumerate() {
-            for (clause, decl) in members {
+            for &(clause, decl, part) in members {
+                let scope = Scope {
+                    instance: None,
+                    class: part,
+                };
                 let open = clause
                     .type_dims
                     .iter()
@@ -241,12 +303,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         "second declaration",
                     ));
                 }
-                declared.push((group, decl, var));
+                declared.push((group, decl, var, part));
             }
             let count = declared
                 .iter()
                 .filter(|(g, ..)| *g == group)
-                .map(|(_, _, v)| v.slots.len())
+                .map(|(_, _, v, _)| v.slots.len())
                 .sum::<usize>();
             let function = &mut self.model.functions[id.0 as usize];
             match group {
@@ -259,7 +321,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // Defaults and initial values may refer to inputs, so they are evaluated with all
         // declarations in scope.
         let mut initial_values = Vec::new();
-        for (group, decl, var) in &declared {
+        for (group, decl, var, part) in &declared {
+            let scope = Scope {
+                instance: None,
+                class: *part,
+            };
             let binding = decl.modification.as_ref().and_then(|m| m.binding.as_ref());
             let value = binding.and_then(|b| self.local_value(b, var, scope));
             let name = decl.name.name.clone();
@@ -286,10 +352,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let mut cx = StatementContext::in_function(id);
         let mut body = initial_values;
-        for statements in bodies {
+        for (statements, part) in bodies {
+            let scope = Scope {
+                instance: None,
+                class: part,
+            };
             body.extend(self.statements(statements, scope, &mut Vec::new(), &mut cx));
         }
-        for (language, call, span) in externals {
+        for (language, call, span, part) in externals {
+            let scope = Scope {
+                instance: None,
+                class: part,
+            };
             match self.external_body(class, id, language.as_deref(), call.as_ref(), span, scope) {
                 Some(statement) => body.push(statement),
                 None => {
