@@ -166,6 +166,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(resolved)
     }
 
+    /// The member an `outer` element named `name` of `instance` refers to: the `inner` one of
+    /// the nearest enclosing instance that declares one.
+    fn inner_member(&mut self, instance: InstanceId, name: &str) -> Option<Member> {
+        let mut current = self.model.instances[instance.0 as usize].parent;
+        while let Some(p) = current {
+            let layout = self.instances[p.0 as usize].layout.clone();
+            if let Some(k) = layout.index(name)
+                && layout.elements[k].clause.inner
+            {
+                return Some(self.ensure_member_at(p, k));
+            }
+            current = self.model.instances[p.0 as usize].parent;
+        }
+        None
+    }
+
     /// The size of dimension `k` of the value that `modifier`'s binding gives, if it has one.
     fn binding_size(&mut self, modifier: &Modifier<'a>, k: usize) -> Option<usize> {
         let binding = modifier.binding.as_ref()?;
@@ -199,6 +215,32 @@ impl<'t, 'a> Flattener<'t, 'a> {
     pub(crate) fn instantiate_element(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> Member {
         let decl = element.decl;
         let clause = element.clause;
+        // `outer`: the `inner` component of that name in the nearest enclosing instance that
+        // declares one (an `inner outer` one with no `inner` above it is its own).
+        if clause.outer {
+            if let Some(member) = self.inner_member(instance, &decl.name.name) {
+                return member;
+            }
+            if !clause.inner {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0205",
+                        format!(
+                            "`outer {}` has no `inner {}` in a component that encloses it",
+                            decl.name.name, decl.name.name
+                        ),
+                        decl.name.span,
+                        "no matching inner declaration",
+                    )
+                    .with_help(format!(
+                        "declare `inner {} {}` in the model that contains this component",
+                        eqm_syntax::pretty::name_text(&clause.type_name),
+                        decl.name.name
+                    )),
+                );
+                return Member::Failed;
+            }
+        }
         let scope = Scope {
             instance: Some(instance),
             class: element.class,

@@ -242,6 +242,11 @@ pub struct TypePrefix {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComponentClause {
     pub is_final: bool,
+    /// `inner`: the component that `outer` declarations of the same name in the components
+    /// below refer to.
+    pub inner: bool,
+    /// `outer`: a reference to the `inner` component of this name in an enclosing component.
+    pub outer: bool,
     pub prefixes: TypePrefix,
     pub type_name: Name,
     /// Dimensions written after the type (`Real[3] x;`), shared by all declared components.

@@ -124,6 +124,10 @@ pub enum Token<'src> {
     Enumeration,
     #[token("external")]
     External,
+    #[token("inner")]
+    Inner,
+    #[token("outer")]
+    Outer,
     #[token("pure")]
     Pure,
     #[token("impure")]
@@ -135,9 +139,7 @@ pub enum Token<'src> {
     /// Modelica keywords that EQM reserves but does not implement.
     #[token("constrainedby", |l| l.slice())]
     #[token("expandable", |l| l.slice())]
-    #[token("inner", |l| l.slice())]
     #[token("operator", |l| l.slice())]
-    #[token("outer", |l| l.slice())]
     #[token("redeclare", |l| l.slice())]
     #[token("replaceable", |l| l.slice())]
     #[token("stream", |l| l.slice())]
@@ -290,6 +292,8 @@ pub fn token_text(token: &Token<'_>) -> &'static str {
         Encapsulated => "encapsulated",
         Enumeration => "enumeration",
         External => "external",
+        Inner => "inner",
+        Outer => "outer",
         Pure => "pure",
         Impure => "impure",
         End | EndIndex => "end",
@@ -570,7 +574,6 @@ fn unsupported_help(word: &str) -> String {
         "replaceable" | "redeclare" | "constrainedby" => {
             "EQM has no replaceable classes or redeclarations; declare the component with the class you want"
         }
-        "inner" | "outer" => "EQM has no inner/outer lookup; connect the shared component explicitly",
         "stream" => "EQM has no stream connectors; use `flow` and potential variables",
         "expandable" => "EQM has no expandable connectors; declare every variable of the connector",
         "operator" => "EQM has no operator overloading",

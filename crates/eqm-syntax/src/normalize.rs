@@ -262,6 +262,8 @@ fn normalize_element(e: &mut Element) {
         }
         Element::Component(ComponentClause {
             is_final: _,
+            inner: _,
+            outer: _,
             prefixes: _,
             type_name,
             type_dims,

@@ -248,6 +248,12 @@ impl Printer {
                 if c.is_final {
                     self.out.push_str("final ");
                 }
+                if c.inner {
+                    self.out.push_str("inner ");
+                }
+                if c.outer {
+                    self.out.push_str("outer ");
+                }
                 type_prefix(&mut self.out, &c.prefixes);
                 self.out.push_str(&name_text(&c.type_name));
                 subscripts(&mut self.out, &c.type_dims);

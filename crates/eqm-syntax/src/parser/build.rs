@@ -112,7 +112,7 @@ impl<'src> Builder<'src> {
 
     pub fn component_clause(
         &self,
-        is_final: bool,
+        (is_final, inner, outer): (bool, bool, bool),
         body: (TypePrefix, Name, Vec<Subscript>, Vec<ComponentDecl>),
         l: usize,
         r: usize,
@@ -120,6 +120,8 @@ impl<'src> Builder<'src> {
         let (prefixes, type_name, type_dims, components) = body;
         Element::Component(ComponentClause {
             is_final,
+            inner,
+            outer,
             prefixes,
             type_name,
             type_dims,

@@ -1,7 +1,8 @@
 //! The language corpus (`tests/language/*.eqm`): one model per construct, each with the values
 //! it must produce written next to it as `// expect: NAME(T) = VALUE [tol TOL]` (derived by hand
 //! or independently, never from EQM's output). Each expected value is the last row of a run
-//! from the model's start to `T`; without `tol` the value must be exact.
+//! from the model's start to `T`; without `tol` the value must be exact. A file with several
+//! models names the one to run with `// model: NAME`.
 
 use crate::compile;
 use eqm::RunSettings;
@@ -49,7 +50,19 @@ fn every_model_of_the_language_corpus_gives_its_expected_values() {
         let text = std::fs::read_to_string(&path).unwrap();
         let expected = expectations(&text);
         assert!(!expected.is_empty(), "{name}: no `// expect:` line");
-        let mut model = compile(&text);
+        let chosen = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("// model:"))
+            .map(|m| m.trim().to_string());
+        let mut model = match &chosen {
+            None => compile(&text),
+            Some(m) => {
+                let mut session = eqm::Session::with_sources(&[(name.clone(), text.clone())], &[], Some(m));
+                session
+                    .compile(Some(m), &eqm::ModelOptions::default())
+                    .unwrap_or_else(|| panic!("{name}: {}", session.render_diagnostics(false)))
+            }
+        };
         for e in expected {
             let result = model
                 .simulate(&RunSettings {

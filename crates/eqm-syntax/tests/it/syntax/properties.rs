@@ -351,22 +351,26 @@ fn component_clause() -> impl Strategy<Value = Element> {
             },
         );
     (
-        any::<bool>(),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
         type_prefix(),
         name(),
         subscripts(expr()),
         prop::collection::vec(decl, 1..3),
     )
-        .prop_map(|(is_final, prefixes, type_name, type_dims, components)| {
-            Element::Component(ComponentClause {
-                is_final,
-                prefixes,
-                type_name,
-                type_dims,
-                components,
-                span: Span::default(),
-            })
-        })
+        .prop_map(
+            |((is_final, inner, outer), prefixes, type_name, type_dims, components)| {
+                Element::Component(ComponentClause {
+                    is_final,
+                    inner,
+                    outer,
+                    prefixes,
+                    type_name,
+                    type_dims,
+                    components,
+                    span: Span::default(),
+                })
+            },
+        )
 }
 
 fn import() -> impl Strategy<Value = Element> {
