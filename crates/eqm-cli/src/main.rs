@@ -176,7 +176,14 @@ struct ModelArgs {
 
 fn parse_param(s: &str) -> Result<(String, f64), String> {
     let (name, value) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=VALUE"))?;
-    let value: f64 = value.trim().parse().map_err(|_| format!("`{value}` is not a number"))?;
+    // A Boolean parameter takes `true` or `false`.
+    let value: f64 = match value.trim() {
+        "true" => 1.0,
+        "false" => 0.0,
+        v => v
+            .parse()
+            .map_err(|_| format!("`{value}` is not a number, `true` or `false`"))?,
+    };
     if !value.is_finite() {
         return Err(format!("`{value}` is not a finite number"));
     }

@@ -72,6 +72,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return;
                 }
+                // A connection to a conditional component that is not present is dropped.
+                if self.refers_to_absent(a, scope) || self.refers_to_absent(b, scope) {
+                    return;
+                }
                 let Some(left) = self.connector_side(a, scope, loops) else {
                     return;
                 };
@@ -181,6 +185,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             self.push_equation(eq, l, value, Origin::Equation { instance }, loop_index.clone(), out);
         }
+    }
+
+    /// Whether reference `c` goes through a conditional component that is not present.
+    fn refers_to_absent(&mut self, c: &ast::ComponentRef, scope: Scope) -> bool {
+        let Some(mut current) = scope.instance else {
+            return false;
+        };
+        for part in &c.parts {
+            match self.ensure_member(current, &part.name.name) {
+                Some(crate::layout::Member::Absent) => return true,
+                Some(crate::layout::Member::Inst(i)) => current = i,
+                _ => return false,
+            }
+        }
+        false
     }
 
     pub(crate) fn message(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> String {

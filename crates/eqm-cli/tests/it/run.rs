@@ -463,3 +463,25 @@ fn homotopy_solves_what_newton_alone_cannot() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A Boolean parameter is set with `true` or `false`: here it makes a conditional resistor
+/// present, in parallel with the first (2 A each from 10 V across 5 ohm).
+#[test]
+fn a_boolean_parameter_is_given_as_true_or_false() {
+    let path = "tests/language/conditional_components.eqm";
+    let one = run(&["run", path, "--model", "Cond", "--stop", "0", "--vars", "src.p.i"]);
+    let two = run(&[
+        "run",
+        path,
+        "--model",
+        "Cond",
+        "--stop",
+        "0",
+        "--vars",
+        "src.p.i",
+        "--param",
+        "useExtra=true",
+    ]);
+    assert_eq!(one.column("src.p.i"), [-2.0]);
+    assert_eq!(two.column("src.p.i"), [-4.0]);
+}
