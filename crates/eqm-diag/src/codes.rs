@@ -278,7 +278,12 @@ pub static CODES: &[CodeInfo] = &[
         "A function uses something EQM functions do not support: a short definition, `extends`, a section \
          other than `algorithm`, a variable of a class type, or an array size `:`",
     ),
-    code("E0218", Error, Names, "A variable declared twice in one function"),
+    code(
+        "E0218",
+        Error,
+        Names,
+        "A name declared twice: a variable in one function, a literal in one enumeration",
+    ),
     code(
         "E0219",
         Error,

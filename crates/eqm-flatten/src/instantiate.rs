@@ -119,6 +119,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return None;
                 }
+                for (k, literal) in literals.iter().enumerate() {
+                    if literals[..k].iter().any(|l| l.name.name == literal.name.name) {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0218",
+                            format!("the enumeration literal `{}` is declared twice", literal.name.name),
+                            literal.name.span,
+                            "second declaration",
+                        ));
+                        return None;
+                    }
+                }
                 // An enumeration's values are its literals' positions, Integers from 1.
                 resolved.target = TypeRef::Builtin(eqm_ir::flat::ScalarType::Integer);
                 resolved.enumeration = Some(literals.len());
