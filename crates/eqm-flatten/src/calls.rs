@@ -11,7 +11,7 @@
 use super::Flattener;
 use super::eval::Loops;
 use super::modifier::Scope;
-use super::value::Value;
+use super::value::{self, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::builtins::{Builtin, BuiltinKind};
 use eqm_ir::expr::{BinOp, ExprId};
@@ -114,7 +114,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Builtin::Min | Builtin::Max if n == 1 => {
                 let elems = values[0].elements();
                 let ty = values[0].ty();
-                let Some((first, rest)) = elems.split_first() else {
+                let exprs = &mut self.model.exprs;
+                let Some(r) = value::fold_balanced(&elems, |a, b| exprs.builtin(builtin, vec![a, b])) else {
                     self.diagnostics.push(Diagnostic::error(
                         "E0304",
                         format!("`{name}` of an empty array"),
@@ -123,9 +124,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return None;
                 };
-                let r = rest
-                    .iter()
-                    .fold(*first, |acc, x| self.model.exprs.builtin(builtin, vec![acc, *x]));
                 return Some(Value::Scalar(r, ty));
             }
             _ => {}
@@ -234,15 +232,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 } else {
                     BinOp::Mul
                 };
-                let r = match elems.split_first() {
-                    None => {
-                        if builtin == Builtin::Sum {
-                            self.model.exprs.int(0)
-                        } else {
-                            self.model.exprs.int(1)
-                        }
-                    }
-                    Some((first, rest)) => rest.iter().fold(*first, |acc, x| self.model.exprs.binary(op, acc, *x)),
+                let exprs = &mut self.model.exprs;
+                let r = match value::fold_balanced(&elems, |a, b| exprs.binary(op, a, b)) {
+                    Some(r) => r,
+                    None if builtin == Builtin::Sum => exprs.int(0),
+                    None => exprs.int(1),
                 };
                 Some(Value::Scalar(r, ty))
             }
@@ -265,11 +259,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 for d in dim_args {
                     dims.push(self.eval_structural_int(d, scope, "an array size")?.max(0) as usize);
                 }
-                let count = dims.iter().product();
+                let count = self.check_array_size(&dims, e.span, &format!("`{}`", builtin.name()))?;
                 Some(Value::Array(dims, vec![x; count], ty))
             }
             Builtin::Identity => {
                 let n = self.eval_structural_int(&a[0], scope, "the size of `identity`")?.max(0) as usize;
+                self.check_array_size(&[n, n], e.span, "`identity`")?;
                 let (zero, one) = (self.model.exprs.int(0), self.model.exprs.int(1));
                 let elems = (0..n * n).map(|k| if k / n == k % n { one } else { zero }).collect();
                 Some(Value::Array(vec![n, n], elems, ScalarType::Integer))
@@ -303,6 +298,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return None;
                 }
+                self.check_array_size(&[n as usize], e.span, "`linspace`")?;
                 let (Value::Scalar(x1, _), Value::Scalar(x2, _)) = (x1, x2) else {
                     return None;
                 };

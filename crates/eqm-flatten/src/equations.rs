@@ -231,6 +231,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return;
         }
+        if !self.model_has_room(
+            self.model.equations.len() + out.len(),
+            l.as_slice().len(),
+            eq.span,
+            "equations",
+        ) {
+            return;
+        }
         let array = !l.dims().is_empty();
         let dims = l.dims().to_vec();
         for (k, (&x, &y)) in l.as_slice().iter().zip(r.as_slice()).enumerate() {
@@ -296,6 +304,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         for v in numbers {
+            // Past the size limit of the model (reported once by `push_equation`), unrolling
+            // the rest of a huge loop would only waste time.
+            if self.too_large_reported {
+                return;
+            }
             loops.push((index.name.name.clone(), v));
             self.for_loop(indices, k + 1, body, scope, loops, out, initial);
             loops.pop();

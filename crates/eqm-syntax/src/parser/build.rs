@@ -167,7 +167,42 @@ impl<'src> Builder<'src> {
         )
     }
 
+    /// A binary operation; an operator of a chain level (see [`BinaryOp::chain_level`]) whose
+    /// left operand is already an operation of that level extends it into one flat
+    /// [`ExprKind::Chain`]. Parentheses around that left operand change nothing, since the
+    /// operators associate to the left anyway: `(a + b) + c` means `a + b + c`.
     pub fn binary(&mut self, op: BinaryOp, lhs: Expr, rhs: Expr, l: usize, r: usize) -> Expr {
+        if let Some(level) = op.chain_level() {
+            let Expr { kind, span, depth } = lhs;
+            match kind {
+                ExprKind::Binary {
+                    op: inner,
+                    lhs: a,
+                    rhs: b,
+                } if inner.chain_level() == Some(level) => {
+                    let rest = vec![(inner, *b), (op, rhs)];
+                    return self.expr(ExprKind::Chain { first: a, rest }, l, r);
+                }
+                ExprKind::Chain { first, mut rest } if rest[0].0.chain_level() == Some(level) => {
+                    // Pushing keeps building a chain of n operands O(n); the depth is the
+                    // larger of the chain's and the new operand's plus one.
+                    rest.push((op, rhs));
+                    return self.expr(ExprKind::Chain { first, rest }, l, r);
+                }
+                kind => {
+                    let lhs = Expr { kind, span, depth };
+                    return self.expr(
+                        ExprKind::Binary {
+                            op,
+                            lhs: Box::new(lhs),
+                            rhs: Box::new(rhs),
+                        },
+                        l,
+                        r,
+                    );
+                }
+            }
+        }
         self.expr(
             ExprKind::Binary {
                 op,
@@ -277,6 +312,7 @@ fn contains_depth_error(kind: &ExprKind) -> bool {
     match kind {
         ExprKind::Unary { operand, .. } => deep(operand),
         ExprKind::Binary { lhs, rhs, .. } => deep(lhs) || deep(rhs),
+        ExprKind::Chain { first, rest } => deep(first) || rest.iter().any(|(_, e)| deep(e)),
         ExprKind::If { branches, else_value } => deep(else_value) || branches.iter().any(|(c, v)| deep(c) || deep(v)),
         ExprKind::Range { start, step, stop } => deep(start) || deep(stop) || step.as_deref().is_some_and(deep),
         ExprKind::Array(items) => items.iter().any(deep),
