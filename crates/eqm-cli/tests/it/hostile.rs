@@ -183,7 +183,10 @@ fn inheritance_chain(n: usize) -> String {
 fn long_inheritance_chains_are_no_cycle_but_cycles_are_e0212() {
     for n in [33, 34, 200] {
         let stderr = expect_ok(&format!("chain{n}.eqm"), &inheritance_chain(n), &["--model", "C1"]);
-        assert!(stderr.is_empty(), "chain of {n}: {stderr}");
+        assert!(
+            stderr.contains("C1: 1 variables, 1 equations: no errors"),
+            "chain of {n}: {stderr}"
+        );
     }
     let cycle = format!("{}model C201 extends C1; end C201;\n", inheritance_chain(200)).replacen(
         "model C200 Real x = 1; end C200;",
