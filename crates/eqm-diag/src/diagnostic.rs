@@ -3,7 +3,8 @@
 //! Input: [`Diagnostic`] values produced by any stage (parse, resolve, flatten, structural,
 //! simulation), each with a stable code from [`crate::codes`], a message and labelled spans.
 //! Output: text rendered by ariadne with `file:line:col` and a labelled source excerpt, in colour
-//! on a terminal and plain otherwise.
+//! on a terminal and plain otherwise; a diagnostic labelling a line longer than
+//! [`MAX_EXCERPT_LINE`] bytes is drawn here in ariadne's layout, its lines cut around the labels.
 //! This is the only module that knows ariadne; stages never format diagnostics themselves.
 
 use crate::source::{FileId, SourceMap, Span};

@@ -121,13 +121,26 @@ const SMALL_INT_LIMIT: i64 = 1 << 22;
 /// (4096 buckets) so that many distinct parents of one child (`a[i]*z` for a new `z`) still
 /// spread out instead of forming one long probe sequence. Leaves have no children and keep
 /// their plain hash.
-fn hash_node(node: &Node) -> u32 {
+///
+/// Literal children are not taken as the newest child: a constant made late (the `-1` that
+/// alias elimination multiplies half a million variables by) would otherwise gather all its
+/// parents in its one window, and every insertion would probe through all of them, a pass
+/// quadratic in the size of the model. A node whose children are all literals keeps its plain
+/// hash.
+fn hash_node(nodes: &[Node], node: &Node) -> u32 {
     let hash = (FxBuild::default().hash_one(node) >> 32) as u32;
+    let placing = |id: &ExprId| {
+        let literal = matches!(
+            nodes.get(id.0 as usize),
+            Some(Node::Real(_) | Node::Int(_) | Node::Bool(_) | Node::Str(_))
+        );
+        (!literal).then_some(*id)
+    };
     let newest_child = match node {
-        Node::Unary(_, a) | Node::CallOutput(a, _) => Some(*a),
-        Node::Binary(_, a, b) => Some((*a).max(*b)),
-        Node::If(c, a, b) => Some((*c).max(*a).max(*b)),
-        Node::Call(_, args) => args.iter().copied().max(),
+        Node::Unary(_, a) | Node::CallOutput(a, _) => placing(a),
+        Node::Binary(_, a, b) => placing(a).max(placing(b)),
+        Node::If(c, a, b) => placing(c).max(placing(a)).max(placing(b)),
+        Node::Call(_, args) => args.iter().filter_map(placing).max(),
         _ => None,
     };
     match newest_child {
@@ -166,7 +179,7 @@ impl ExprArena {
             }
             return ExprId(self.small_ints[k]);
         }
-        let hash = hash_node(&node);
+        let hash = hash_node(&self.nodes, &node);
         let nodes = &self.nodes;
         let entry = self.dedup.entry(
             table_hash(hash),
