@@ -133,7 +133,12 @@ impl<'src> Builder<'src> {
     /// reporting again, and the tree never grows deeper than the bound.
     pub fn expr(&mut self, kind: ExprKind, l: usize, r: usize) -> Expr {
         let span = self.span(l, r);
-        let expr = Expr::new(kind, span);
+        self.bounded(Expr::new(kind, span))
+    }
+
+    /// [`Builder::expr`] for a node whose depth is already computed.
+    fn bounded(&mut self, expr: Expr) -> Expr {
+        let span = expr.span;
         if expr.depth <= MAX_EXPR_DEPTH {
             return expr;
         }
@@ -184,10 +189,17 @@ impl<'src> Builder<'src> {
                     return self.expr(ExprKind::Chain { first: a, rest }, l, r);
                 }
                 ExprKind::Chain { first, mut rest } if rest[0].0.chain_level() == Some(level) => {
-                    // Pushing keeps building a chain of n operands O(n); the depth is the
-                    // larger of the chain's and the new operand's plus one.
+                    // The depth is the larger of the chain's and the new operand's plus one,
+                    // computed from those two alone, so that building a chain of n operands
+                    // takes time linear in n.
+                    let depth = depth.max(rhs.depth + 1);
                     rest.push((op, rhs));
-                    return self.expr(ExprKind::Chain { first, rest }, l, r);
+                    let span = self.span(l, r);
+                    return self.bounded(Expr {
+                        kind: ExprKind::Chain { first, rest },
+                        span,
+                        depth,
+                    });
                 }
                 kind => {
                     let lhs = Expr { kind, span, depth };
