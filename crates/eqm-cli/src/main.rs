@@ -71,13 +71,18 @@ enum Command {
 
 /// Options of `eqm run`; unset ones come from the model's `experiment` annotation, then from
 /// built-in defaults.
+///
+/// The numeric options take values that start with `-` (`allow_hyphen_values`; clap's
+/// `allow_negative_numbers` misses `-1e-3`): a start time may be negative, and `--rtol -1` must
+/// reach the check of the settings, which says that the value is invalid, instead of being
+/// taken for an unknown option.
 #[derive(clap::Args)]
 struct RunArgs {
     /// Start time (default: experiment StartTime, else 0).
-    #[arg(long, value_name = "T0", allow_negative_numbers = true)]
+    #[arg(long, value_name = "T0", allow_hyphen_values = true)]
     start: Option<f64>,
     /// Stop time (default: experiment StopTime, else 1).
-    #[arg(long, value_name = "T1", allow_negative_numbers = true)]
+    #[arg(long, value_name = "T1", allow_hyphen_values = true)]
     stop: Option<f64>,
     /// Integration method: euler, heun, midpoint, rk4, ab2, ab4 (explicit, fixed step), rkf45,
     /// dopri5 (explicit, adaptive), implicit-euler, trapezoid, bdf, radau5 (stiff: adaptive, or
@@ -91,24 +96,24 @@ struct RunArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "solver")]
     tableau: Option<PathBuf>,
     /// Relative tolerance of adaptive methods (default: experiment Tolerance, else 1e-6).
-    #[arg(long, value_name = "R")]
+    #[arg(long, value_name = "R", allow_hyphen_values = true)]
     rtol: Option<f64>,
     /// Absolute tolerance of adaptive methods (default: the relative tolerance).
-    #[arg(long, value_name = "A")]
+    #[arg(long, value_name = "A", allow_hyphen_values = true)]
     atol: Option<f64>,
     /// Step size of fixed-step methods (default: the output interval, at most (stop-start)/100).
     /// Given with implicit-euler, trapezoid, bdf (order 5), radau5 or an implicit tableau with
     /// embedded weights, it turns off their step size control: every step has size H. rkf45,
     /// dopri5, auto and explicit tableaux with embedded weights always control their step size
     /// and ignore it (with a note).
-    #[arg(long, value_name = "H")]
+    #[arg(long, value_name = "H", allow_hyphen_values = true)]
     step: Option<f64>,
     /// Output spacing (default: experiment Interval, else (stop-start)/500).
-    #[arg(long, value_name = "DT")]
+    #[arg(long, value_name = "DT", allow_hyphen_values = true)]
     interval: Option<f64>,
     /// The most rows the output interval may ask for (default 10000000); a run that would
     /// write more is refused before it starts.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     max_rows: Option<u64>,
     /// Variables to write, comma separated (default: states and all named model variables).
     #[arg(long, value_name = "a,b.c,...", value_delimiter = ',')]
@@ -162,11 +167,11 @@ fn parse_index_form(s: &str) -> Result<IndexForm, String> {
 
 #[derive(clap::Args)]
 struct ModelArgs {
-    /// The `.eqm` files to read.
-    #[arg(required = true, value_name = "FILE")]
+    /// The `.eqm` files to read (none when --model names a standard-library model).
+    #[arg(required_unless_present = "model", value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// The model, as a dotted name (`Examples.SpringMass`, or a stdlib model); default: the only
-    /// model in the files.
+    /// The model, as a dotted name (`Examples.SpringMass`, or a standard-library model such as
+    /// `Mechanics.Translational.Mass`); default: the only model in the files.
     #[arg(long, value_name = "M")]
     model: Option<String>,
     /// Override a parameter: `--param mass.m=2` (repeatable).
@@ -578,27 +583,19 @@ fn load(files: &[PathBuf], model: Option<&str>) -> Result<Session, ExitCode> {
             }
         }
     }
-    let mut user: Vec<(String, String)> = Vec::new();
+    // Bytes, not text: a file that is not UTF-8 is the model's error (E0109, at its line and
+    // column), reported with the others by the library.
+    let mut user: Vec<(String, Vec<u8>)> = Vec::new();
     for path in files {
         match std::fs::read(path) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => user.push((path.display().to_string(), text)),
-                Err(e) => {
-                    eprintln!(
-                        "error: {} is not valid UTF-8 (invalid byte at offset {})",
-                        path.display(),
-                        e.utf8_error().valid_up_to()
-                    );
-                    return Err(ExitCode::from(EXIT_USAGE));
-                }
-            },
+            Ok(bytes) => user.push((path.display().to_string(), bytes)),
             Err(e) => {
                 eprintln!("error: cannot read {}: {e}", path.display());
                 return Err(ExitCode::from(EXIT_USAGE));
             }
         }
     }
-    Ok(Session::with_sources(&user, &library, model))
+    Ok(Session::with_source_bytes(user, &library, model))
 }
 
 /// Prints diagnostics and maps them to the exit code.

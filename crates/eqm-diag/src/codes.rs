@@ -169,7 +169,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0106",
         Error,
         Syntax,
-        "An expression nested more than 1000 levels deep",
+        "An expression nested more than 1000 levels deep (a long run of one operator, such as a sum of many \
+         terms, is not nesting)",
     ),
     code(
         "E0107",
@@ -183,6 +184,7 @@ pub static CODES: &[CodeInfo] = &[
         Syntax,
         "An `end` that does not match what it closes: `end B` for class `A`, or `end if` after `when`",
     ),
+    code("E0109", Error, Syntax, "A source file that is not valid UTF-8"),
     code(
         "E0110",
         Error,
@@ -391,6 +393,20 @@ pub static CODES: &[CodeInfo] = &[
     ),
     code(
         "E0315",
+        Error,
+        Instantiation,
+        "A class that contains itself: a component of the class of a component enclosing it, directly, \
+         through other classes or through `extends`",
+    ),
+    code(
+        "E0316",
+        Error,
+        Instantiation,
+        "An array or model too large: more than 100 000 000 scalar elements in one array, or more than \
+         10 000 000 scalar variables or equations in the flat model",
+    ),
+    code(
+        "E0317",
         Error,
         Instantiation,
         "A Modelica construct EQM does not support yet, named in the message",

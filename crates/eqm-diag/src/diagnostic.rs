@@ -3,7 +3,8 @@
 //! Input: [`Diagnostic`] values produced by any stage (parse, resolve, flatten, structural,
 //! simulation), each with a stable code from [`crate::codes`], a message and labelled spans.
 //! Output: text rendered by ariadne with `file:line:col` and a labelled source excerpt, in colour
-//! on a terminal and plain otherwise.
+//! on a terminal and plain otherwise; a diagnostic labelling a line longer than
+//! [`MAX_EXCERPT_LINE`] bytes is drawn here in ariadne's layout, its lines cut around the labels.
 //! This is the only module that knows ariadne; stages never format diagnostics themselves.
 
 use crate::source::{FileId, SourceMap, Span};
@@ -153,6 +154,9 @@ fn render_one(diagnostic: &Diagnostic, cache: &mut AriadneCache<'_>, color: bool
         }
         return s;
     };
+    if long_lines_labelled(diagnostic, sources) {
+        return render_cut(diagnostic, sources, primary);
+    }
     let id = primary.file.0 as usize;
     let mut builder = Report::build(kind, (id, clamp_range(sources, primary)))
         .with_code(diagnostic.code)
@@ -188,6 +192,97 @@ fn render_one(diagnostic: &Diagnostic, cache: &mut AriadneCache<'_>, color: bool
         );
     }
     String::from_utf8_lossy(&buf).into_owned()
+}
+
+/// Lines longer than this many bytes are cut in excerpts, so that a diagnostic in a file with a
+/// huge line (a generated model, a megabyte-long literal) does not echo all of it.
+const MAX_EXCERPT_LINE: usize = 160;
+
+/// How many bytes of a cut line are shown on each side of a label, and at most of the label.
+const EXCERPT_CONTEXT: usize = 40;
+
+/// What stands for the bytes of a cut line left out.
+const ELLIPSIS: &str = "...";
+
+/// True when a label of `diagnostic` starts on a line longer than [`MAX_EXCERPT_LINE`].
+fn long_lines_labelled(diagnostic: &Diagnostic, sources: &SourceMap) -> bool {
+    diagnostic.labels.iter().any(|label| {
+        let range = clamp_range(sources, label.span);
+        let (_, bounds) = sources.get(label.span.file).line_of(range.start);
+        bounds.len() > MAX_EXCERPT_LINE
+    })
+}
+
+/// Renders a diagnostic with a label on a long line in ariadne's layout, drawn here: each label
+/// on its own excerpt of its line, cut to the bytes around the label with [`ELLIPSIS`] where
+/// bytes were left out, a label longer than [`EXCERPT_CONTEXT`] shown by its beginning. The
+/// location in the header is the one in the file.
+fn render_cut(diagnostic: &Diagnostic, sources: &SourceMap, primary: Span) -> String {
+    let kind = match diagnostic.severity {
+        Severity::Error => "Error",
+        Severity::Warning => "Warning",
+        Severity::Note => "Advice",
+    };
+    let lines: Vec<usize> = diagnostic
+        .labels
+        .iter()
+        .map(|l| sources.get(l.span.file).line_col(l.span.start).0)
+        .collect();
+    let width = lines.iter().max().map_or(1, |n| n.to_string().len());
+    let pad = " ".repeat(width + 1);
+    let mut s = format!("[{}] {kind}: {}\n", diagnostic.code, diagnostic.message);
+    let _ = writeln!(s, "{pad}╭─[ {} ]", sources.location(primary));
+    let mut file = primary.file;
+    for label in &diagnostic.labels {
+        if label.span.file != file {
+            file = label.span.file;
+            let _ = writeln!(s, "{pad}├─[ {} ]", sources.location(label.span));
+        }
+        let source = sources.get(label.span.file);
+        let text = source.text.as_str();
+        let range = clamp_range(sources, label.span);
+        // A synthetic span may split a character; the excerpt starts at its beginning.
+        let start = floor_boundary(text, range.start);
+        let (line, bounds) = source.line_of(start);
+        let end = range.end.clamp(start, bounds.end);
+        let shown_end = floor_boundary(text, end.min(start + EXCERPT_CONTEXT));
+        let from = floor_boundary(text, start.saturating_sub(EXCERPT_CONTEXT).max(bounds.start));
+        let to = floor_boundary(text, (shown_end + EXCERPT_CONTEXT).min(bounds.end));
+        let mut excerpt = String::new();
+        if from > bounds.start {
+            excerpt.push_str(ELLIPSIS);
+        }
+        let column = excerpt.chars().count() + text[from..start].chars().count();
+        excerpt.push_str(&text[from..to]);
+        if to < bounds.end {
+            excerpt.push_str(ELLIPSIS);
+        }
+        let marks = text[start..shown_end].chars().count().max(1);
+        let marks = if shown_end < end {
+            format!("{}{ELLIPSIS}", "^".repeat(marks))
+        } else {
+            "^".repeat(marks)
+        };
+        let _ = writeln!(s, "{pad}│");
+        let _ = writeln!(s, "{:>width$} │ {excerpt}", line + 1);
+        let _ = writeln!(s, "{pad}│ {}{marks} {}", " ".repeat(column), label.message);
+    }
+    for note in &diagnostic.notes {
+        let _ = writeln!(s, "{pad}│ Note: {note}");
+    }
+    if let Some(help) = &diagnostic.help {
+        let _ = writeln!(s, "{pad}│ Help: {help}");
+    }
+    let _ = writeln!(s, "{}╯", "─".repeat(width + 1));
+    s
+}
+
+/// The largest character boundary of `text` at or below `offset`.
+fn floor_boundary(text: &str, mut offset: usize) -> usize {
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
 }
 
 fn severity_word(severity: Severity) -> &'static str {

@@ -75,6 +75,18 @@ impl SourceFile {
             .map_or(end - line_start, |s| s.chars().count());
         (line + 1, col + 1)
     }
+
+    /// The byte range of the zero-based line that holds `offset`, without its line break, and
+    /// the line's index.
+    pub(crate) fn line_of(&self, offset: usize) -> (usize, std::ops::Range<usize>) {
+        let line = self.line_starts.partition_point(|&s| s as usize <= offset) - 1;
+        let start = self.line_starts[line] as usize;
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .map_or(self.text.len(), |&next| next as usize - 1);
+        (line, start..end.max(start))
+    }
 }
 
 /// All source texts of one compilation: user files, embedded stdlib files and REPL cells.

@@ -117,7 +117,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Builtin::Min | Builtin::Max if n == 1 => {
                 let elems = values[0].elements();
                 let ty = values[0].ty();
-                let Some((first, rest)) = elems.split_first() else {
+                let exprs = &mut self.model.exprs;
+                let Some(r) = value::fold_balanced(&elems, |a, b| exprs.builtin(builtin, vec![a, b])) else {
                     self.diagnostics.push(Diagnostic::error(
                         "E0304",
                         format!("`{name}` of an empty array"),
@@ -126,9 +127,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return None;
                 };
-                let r = rest
-                    .iter()
-                    .fold(*first, |acc, x| self.model.exprs.builtin(builtin, vec![acc, *x]));
                 return Some(Value::Scalar(r, ty));
             }
             _ => {}
@@ -237,15 +235,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 } else {
                     BinOp::Mul
                 };
-                let r = match elems.split_first() {
-                    None => {
-                        if builtin == Builtin::Sum {
-                            self.model.exprs.int(0)
-                        } else {
-                            self.model.exprs.int(1)
-                        }
-                    }
-                    Some((first, rest)) => rest.iter().fold(*first, |acc, x| self.model.exprs.binary(op, acc, *x)),
+                let exprs = &mut self.model.exprs;
+                let r = match value::fold_balanced(&elems, |a, b| exprs.binary(op, a, b)) {
+                    Some(r) => r,
+                    None if builtin == Builtin::Sum => exprs.int(0),
+                    None => exprs.int(1),
                 };
                 Some(Value::Scalar(r, ty))
             }
@@ -268,11 +262,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 for d in dim_args {
                     dims.push(self.eval_structural_int(d, scope, "an array size")?.max(0) as usize);
                 }
-                let count = dims.iter().product();
+                let count = self.check_array_size(&dims, e.span, &format!("`{}`", builtin.name()))?;
                 Some(Value::Array(dims, vec![x; count], ty))
             }
             Builtin::Identity => {
                 let n = self.eval_structural_int(&a[0], scope, "the size of `identity`")?.max(0) as usize;
+                self.check_array_size(&[n, n], e.span, "`identity`")?;
                 let (zero, one) = (self.model.exprs.int(0), self.model.exprs.int(1));
                 let elems = (0..n * n).map(|k| if k / n == k % n { one } else { zero }).collect();
                 Some(Value::Array(vec![n, n], elems, ScalarType::Integer))
@@ -306,6 +301,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return None;
                 }
+                self.check_array_size(&[n as usize], e.span, "`linspace`")?;
                 let (Value::Scalar(x1, _), Value::Scalar(x2, _)) = (x1, x2) else {
                     return None;
                 };
@@ -612,7 +608,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             "cardinality" => {
                 self.diagnostics.push(
                     Diagnostic::error(
-                        "E0315",
+                        "E0317",
                         "`cardinality` (the number of connections of a connector) is not supported yet",
                         e.span,
                         "not supported",

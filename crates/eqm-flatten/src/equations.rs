@@ -267,6 +267,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return;
         }
+        if !self.model_has_room(
+            self.model.equations.len() + out.len(),
+            l.as_slice().len(),
+            eq.span,
+            "equations",
+        ) {
+            return;
+        }
         let array = !l.dims().is_empty();
         let dims = l.dims().to_vec();
         for (k, (&x, &y)) in l.as_slice().iter().zip(r.as_slice()).enumerate() {
@@ -316,6 +324,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         };
         for value in 0..range.len() {
+            // Past the size limit of the model (reported once by `push_equation`), unrolling
+            // the rest of a huge loop would only waste time.
+            if self.too_large_reported {
+                return;
+            }
             self.bind_iterator(&index.name.name, &range, value, loops);
             self.for_loop(indices, k + 1, body, scope, loops, out, initial);
             self.unbind_iterator(&range, loops);

@@ -16,6 +16,20 @@ use eqm_ir::expr::{BinOp, ExprId, Node, UnOp};
 use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
 
+/// The most scalar elements one array value may have (an array size, `fill`, a range). An
+/// element is at least a 4-byte expression id, so this bounds one array at 400 MB instead of
+/// letting `Real x[10^9]` or `sum(1:10^9)` fail to allocate or run for minutes.
+pub(crate) const MAX_ARRAY_ELEMENTS: usize = 100_000_000;
+
+/// The most scalar variables, and the most scalar equations, of one flat model. A flat
+/// variable with its equation takes about 2 KB through the whole pipeline (a model of 10^6 of
+/// each needs 2.3 GB), so larger models would exhaust the memory of any workstation.
+pub(crate) const MAX_MODEL_SCALARS: usize = 10_000_000;
+
+/// How many operands of a long chain are folded left before groups are combined pairwise (see
+/// `Flattener::eval_chain`); chains up to this length keep the order they are written in.
+pub(crate) const CHAIN_GROUP: usize = 64;
+
 /// Loop indices in scope: `for i in 1:N` binds `i` to an integer while its body is flattened.
 pub type Loops = Vec<(String, i64)>;
 
@@ -62,6 +76,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let b = self.eval(rhs, scope, loops)?;
                 return self.eval_binary(e, *op, a, b, lhs, rhs);
             }
+            K::Chain { first, rest } => return self.eval_chain(e, first, rest, scope, loops),
             K::If { branches, else_value } => {
                 let mut result = self.eval(else_value, scope, loops)?;
                 for (condition, then_value) in branches.iter().rev() {
@@ -129,7 +144,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return None;
                 }
-                let mut elems = Vec::new();
+                // The count is computed before any element is made, in 128 bits so that no
+                // bound can overflow it.
+                let count = if (s > 0 && a <= b) || (s < 0 && a >= b) {
+                    (i128::from(b) - i128::from(a)) / i128::from(s) + 1
+                } else {
+                    0
+                };
+                let count = usize::try_from(count).unwrap_or(usize::MAX);
+                self.check_array_size(&[count], e.span, "this range")?;
+                let mut elems = Vec::with_capacity(count);
                 let mut i = a;
                 while (s > 0 && i <= b) || (s < 0 && i >= b) {
                     elems.push(self.model.exprs.int(i));
@@ -147,6 +171,124 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return None;
             }
         })
+    }
+
+    /// The number of elements of an array of size `dims`, or E0316 when it exceeds
+    /// [`MAX_ARRAY_ELEMENTS`] (or does not even fit in a machine word).
+    pub(crate) fn check_array_size(&mut self, dims: &[usize], at: eqm_diag::source::Span, what: &str) -> Option<usize> {
+        let count = dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+        match count {
+            Some(n) if n <= MAX_ARRAY_ELEMENTS => Some(n),
+            _ => {
+                let size = match count {
+                    Some(n) => format!("{n} elements"),
+                    None => "more elements than a machine word counts".to_string(),
+                };
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0316",
+                        format!("{what} would have {size}, more than the limit of {MAX_ARRAY_ELEMENTS} scalar elements per array"),
+                        at,
+                        "too large",
+                    )
+                    .with_help("EQM expands arrays into scalars; split the model or use a smaller size"),
+                );
+                None
+            }
+        }
+    }
+
+    /// False, after reporting E0316 once, when the flat model would have more than
+    /// [`MAX_MODEL_SCALARS`] scalar variables or equations with `adding` more `what`
+    /// (`"variables"` or `"equations"`) than `existing`.
+    pub(crate) fn model_has_room(
+        &mut self,
+        existing: usize,
+        adding: usize,
+        span: eqm_diag::source::Span,
+        what: &str,
+    ) -> bool {
+        if existing.saturating_add(adding) <= MAX_MODEL_SCALARS {
+            return true;
+        }
+        if !self.too_large_reported {
+            self.too_large_reported = true;
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0316",
+                    format!(
+                        "the flat model would have more than {MAX_MODEL_SCALARS} scalar {what}, the limit of one model"
+                    ),
+                    span,
+                    "the limit is passed here",
+                )
+                .with_help("EQM expands arrays and for-loops into scalars; split the model or use smaller sizes"),
+            );
+        }
+        false
+    }
+
+    /// A chain `first op1 x1 op2 x2 ...`. Up to [`CHAIN_GROUP`] operands it is folded left, as
+    /// written. A longer one of a single associative operator (`+` and `-`, `*`, `and`, `or`)
+    /// is folded left in groups of [`CHAIN_GROUP`] operands and the groups are combined
+    /// pairwise, so that its flat expression is about `CHAIN_GROUP + log2(n)` deep instead of
+    /// n, and no later pass recurses once per term. A group after a `-` has its inner signs
+    /// flipped: `a - b + c` is `a - (b - c)`. Other long chains (element-wise or mixed `*` and
+    /// `/`, whose regrouping could change which sizes are valid) are folded left.
+    fn eval_chain(
+        &mut self,
+        e: &'a ast::Expr,
+        first: &'a ast::Expr,
+        rest: &'a [(ast::BinaryOp, ast::Expr)],
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        use ast::BinaryOp as B;
+        let ops = || rest.iter().map(|(op, _)| *op);
+        let regroup = rest.len() >= CHAIN_GROUP
+            && (ops().all(|op| matches!(op, B::Add | B::Sub))
+                || ops().all(|op| op == B::Mul)
+                || ops().all(|op| op == B::And)
+                || ops().all(|op| op == B::Or));
+        let operands: Vec<(Option<B>, &'a ast::Expr)> = std::iter::once((None, first))
+            .chain(rest.iter().map(|(op, x)| (Some(*op), x)))
+            .collect();
+        let group_size = if regroup { CHAIN_GROUP } else { operands.len() };
+        let flip = |op: B| match op {
+            B::Add => B::Sub,
+            B::Sub => B::Add,
+            other => other,
+        };
+        // Each group: the operator before it (none for the first), its value, its first operand.
+        let mut groups: Vec<(Option<B>, Value, &'a ast::Expr)> = Vec::new();
+        for chunk in operands.chunks(group_size) {
+            let (lead, head) = chunk[0];
+            let negated = lead == Some(B::Sub);
+            let mut acc = self.eval(head, scope, loops)?;
+            for &(op, operand) in &chunk[1..] {
+                let op = op.unwrap_or(B::Add);
+                let op = if negated { flip(op) } else { op };
+                let b = self.eval(operand, scope, loops)?;
+                acc = self.eval_binary(e, op, acc, b, head, operand)?;
+            }
+            groups.push((lead, acc, head));
+        }
+        while groups.len() > 1 {
+            let mut next = Vec::with_capacity(groups.len().div_ceil(2));
+            let mut pairs = groups.into_iter();
+            while let Some((lead, a, head)) = pairs.next() {
+                match pairs.next() {
+                    Some((op, b, other)) => {
+                        let op = op.unwrap_or(B::Add);
+                        let op = if lead == Some(B::Sub) { flip(op) } else { op };
+                        next.push((lead, self.eval_binary(e, op, a, b, head, other)?, head));
+                    }
+                    None => next.push((lead, a, head)),
+                }
+            }
+            groups = next;
+        }
+        groups.pop().map(|(_, value, _)| value)
     }
 
     pub(crate) fn expect_numeric(&mut self, v: &Value, at: &ast::Expr) -> Option<()> {

@@ -393,7 +393,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let def = self.table.get(class).def;
         if !matches!(language, None | Some("C") | Some("builtin")) {
             self.diagnostics.push(Diagnostic::error(
-                "E0315",
+                "E0317",
                 format!(
                     "external functions in {:?} are not supported; only \"C\" ones of the C math library",
                     language.unwrap_or("")
@@ -412,7 +412,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         Value::Scalar(x, _) => args.push(x),
                         _ => {
                             self.diagnostics.push(Diagnostic::error(
-                                "E0315",
+                                "E0317",
                                 "array arguments of external functions are not supported",
                                 a.span,
                                 "not a scalar",
@@ -432,7 +432,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     let var = locals.get(input)?;
                     if var.slots.len() != 1 {
                         self.diagnostics.push(Diagnostic::error(
-                            "E0315",
+                            "E0317",
                             "array arguments of external functions are not supported",
                             span,
                             "not a scalar",
@@ -452,7 +452,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let Some(value) = self.c_math(&name, &args) else {
             self.diagnostics.push(
                 Diagnostic::error(
-                    "E0315",
+                    "E0317",
                     format!("the external function `{name}` with {} argument(s) is not one EQM can call", args.len()),
                     span,
                     "not supported",
@@ -464,7 +464,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let Some(target) = output.and_then(|o| locals.get(&o).filter(|v| v.slots.len() == 1).map(|v| v.slots[0]))
         else {
             self.diagnostics.push(Diagnostic::error(
-                "E0315",
+                "E0317",
                 "an external function needs one scalar output to assign",
                 span,
                 "no output",

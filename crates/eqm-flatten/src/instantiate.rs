@@ -109,7 +109,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             if let ast::ClassBody::Enumeration { literals, open, .. } = &entry.def.body {
                 if *open {
                     self.diagnostics.push(Diagnostic::error(
-                        "E0315",
+                        "E0317",
                         format!(
                             "`{}` is an unspecified enumeration `enumeration(:)`, which EQM does not support yet",
                             entry.full_name
@@ -143,7 +143,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 modification,
                 ..
             } = &entry.def.body
-                && depth < 32
+                // A chain of short definitions without a cycle names each class at most once,
+                // so one longer than the table is a cycle; its last class is then taken as it
+                // is, and collecting its layout reports the cycle (E0212).
+                && depth < self.table.classes.len()
             {
                 let parent = entry.parent.unwrap_or(c);
                 // A short definition of a builtin or another short class is followed; one of a
@@ -338,7 +341,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             base_name.push('.');
         }
         base_name.push_str(&decl.name.name);
-        let total: usize = dims.iter().product();
+        let Some(total) = self.check_array_size(&dims, decl.name.span, &format!("`{}`", decl.name.name)) else {
+            return Member::Failed;
+        };
         // A scalar component is its only element and takes the modifier and name as they are,
         // without copying them; an array's elements each get their own.
         let (mut scalar, modifier, base_name) = if dims.is_empty() {
@@ -348,6 +353,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         match resolved.target {
             TypeRef::Builtin(ty) => {
+                if !self.model_has_room(self.model.variables.len(), total, decl.name.span, "variables") {
+                    return Member::Failed;
+                }
                 let mut vars = Vec::with_capacity(total);
                 let description = decl.description.as_ref().map(|d| self.shared(&d.text));
                 for flat_index in 0..total {
@@ -398,6 +406,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return Member::Failed;
                 }
+                if total > 0
+                    && let Some(outer) = self.enclosing_instance_of(instance, class)
+                {
+                    self.class_contains_itself(outer, class, clause, decl);
+                    return Member::Failed;
+                }
+                if !self.model_has_room(self.model.instances.len(), total, decl.name.span, "components") {
+                    return Member::Failed;
+                }
                 // A record component's binding gives each field its part.
                 let fields: Vec<&'a str> = if kind == ast::ClassKind::Record {
                     self.layout(class)
@@ -434,6 +451,55 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
+    }
+
+    /// The instance, `instance` itself or one enclosing it, whose class is `class`: a component
+    /// of that class inside it would contain itself, and instantiating it would never end.
+    /// Walking up the parents costs the nesting depth per component, which real models keep
+    /// small.
+    fn enclosing_instance_of(&self, instance: InstanceId, class: ClassId) -> Option<InstanceId> {
+        let mut current = Some(instance);
+        while let Some(i) = current {
+            if self.instances[i.0 as usize].class == class {
+                return Some(i);
+            }
+            current = self.model.instances[i.0 as usize].parent;
+        }
+        None
+    }
+
+    /// Reports E0315 for the component `decl` of class `class`, which `outer` (an instance of
+    /// the same class) already encloses, naming the chain of components from `outer` down.
+    fn class_contains_itself(
+        &mut self,
+        outer: InstanceId,
+        class: ClassId,
+        clause: &ast::ComponentClause,
+        decl: &ast::ComponentDecl,
+    ) {
+        let class_name = self.table.get(class).full_name.clone();
+        let outer_name = &self.model.instances[outer.0 as usize].name;
+        let label = format!("an instance of `{class_name}` inside an instance of `{class_name}`");
+        let mut d = Diagnostic::error(
+            "E0315",
+            format!("class `{class_name}` contains itself"),
+            clause.type_name.span,
+            label,
+        )
+        .with_label(decl.name.span, "this component");
+        d = if outer_name.is_empty() {
+            d.with_note(format!(
+                "the model itself is an instance of `{class_name}`, so its component `{}` would contain another, and so on without end",
+                decl.name.name
+            ))
+        } else {
+            d.with_note(format!(
+                "`{outer_name}` is an instance of `{class_name}`, so this component inside it would contain another, and so on without end"
+            ))
+        };
+        self.diagnostics.push(d.with_help(
+            "a component cannot be of the class that encloses it, directly, through other components or through `extends`",
+        ));
     }
 }
 

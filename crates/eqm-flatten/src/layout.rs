@@ -204,7 +204,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let errors = self.diagnostics.len();
         let mut collected = ClassLayout::default();
-        self.collect(class, Modifier::default(), &mut collected, 0);
+        self.collect(class, Modifier::default(), &mut collected, &mut Vec::new());
         let mut elements = std::mem::take(&mut collected.elements);
         let mut by_name: Vec<(NameKey, &'a str, usize)> = Vec::with_capacity(elements.len());
         let mut seen = std::collections::BTreeSet::new();
@@ -229,8 +229,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Collects the elements and equations of `class` and of every class it extends. Modifiers
     /// are scoped to no instance: the layout is shared by all instances.
-    fn collect(&mut self, class: ClassId, extends_modifier: Modifier<'a>, out: &mut ClassLayout<'a>, depth: usize) {
-        if depth > 32 {
+    ///
+    /// `path` holds the classes whose `extends` clauses are being followed: a class met again on
+    /// it extends itself. Inheritance chains of any length are fine (libraries nest deeper than
+    /// any fixed bound one might pick), and a class reached twice on different paths (a diamond)
+    /// is no cycle. Checking the path costs its length per class, which real chains keep short.
+    fn collect(
+        &mut self,
+        class: ClassId,
+        extends_modifier: Modifier<'a>,
+        out: &mut ClassLayout<'a>,
+        path: &mut Vec<ClassId>,
+    ) {
+        if path.contains(&class) {
             let def = self.table.get(class).def;
             self.diagnostics.push(Diagnostic::error(
                 "E0212",
@@ -252,7 +263,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 None => extends_modifier,
             };
             match self.table.lookup(entry.parent.unwrap_or(class), base) {
-                Ok(TypeRef::Class(b)) => self.collect(b, modifier, out, depth + 1),
+                Ok(TypeRef::Class(b)) => {
+                    path.push(class);
+                    self.collect(b, modifier, out, path);
+                    path.pop();
+                }
                 Ok(TypeRef::Builtin(_)) => {}
                 Err(_) => self.unknown_class(entry.parent.unwrap_or(class), base),
             }
@@ -282,7 +297,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                             .merge(&Modifier::from_class_modification(m, scope)),
                                         None => extends_modifier.clone(),
                                     };
-                                    self.collect(base, modifier, out, depth + 1);
+                                    path.push(class);
+                                    self.collect(base, modifier, out, path);
+                                    path.pop();
                                 }
                                 Ok(TypeRef::Builtin(_)) => {}
                                 Err(_) => self.unknown_class(class, &x.base),

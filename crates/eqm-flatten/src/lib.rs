@@ -59,7 +59,8 @@ use variables::VarKind;
 /// Settings that change the flat model without editing files.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// `--param NAME=VALUE` overrides of top-level parameters.
+    /// `--param NAME=VALUE` overrides of top-level parameters; of a name given twice, the last
+    /// value counts.
     pub parameters: Vec<(String, f64)>,
 }
 
@@ -68,8 +69,17 @@ pub fn flatten(table: &ClassTable<'_>, model: &str, options: &Options) -> (Optio
     let Some(class) = table.find(model) else {
         let names = table.all_names();
         let last = model.rsplit('.').next().unwrap_or(model);
-        let suggestion = eqm_diag::did_you_mean(model, names.iter().copied())
-            .or_else(|| names.iter().copied().find(|n| n.rsplit('.').next() == Some(last)));
+        // A class with the same last name (`Mechanics.Translational.Mass` for the
+        // `Mechanics.Translational.Components.Mass` of the library) is the likelier meaning than
+        // a name a few letters away, which may be its package.
+        let same_last: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| n.rsplit('.').next() == Some(last))
+            .collect();
+        let suggestion = eqm_diag::did_you_mean(model, same_last.iter().copied())
+            .or_else(|| same_last.first().copied())
+            .or_else(|| eqm_diag::did_you_mean(model, names.iter().copied()));
         let mut d = Diagnostic {
             code: "E0201",
             severity: eqm_diag::Severity::Error,
@@ -141,6 +151,9 @@ pub(crate) struct Flattener<'t, 'a> {
     /// [`FlatModel::structural`]).
     structural_roots: Vec<eqm_ir::expr::ExprId>,
     package_constants: BTreeMap<(ClassId, String), Option<Value>>,
+    /// Set once the flat model has been reported as too large (E0316), so that the loops and
+    /// components past the limit do not each report it again.
+    too_large_reported: bool,
     used_overrides: Vec<bool>,
     /// Functions instantiated so far (`None`: its declaration has errors).
     /// Keyed by the class and the sizes of the arguments of its inputs declared with `:`: such
@@ -190,6 +203,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             consts: consteval::ConstCache::default(),
             structural_roots: Vec::new(),
             package_constants: BTreeMap::new(),
+            too_large_reported: false,
             used_overrides: vec![false; options.parameters.len()],
             function_ids: BTreeMap::new(),
             signatures: Vec::new(),

@@ -40,7 +40,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Member::Inst(i) if self.is_record(self.instances[i.0 as usize].class) => self.record_value(i, at)?,
                 _ => {
                     self.diagnostics.push(Diagnostic::error(
-                        "E0315",
+                        "E0317",
                         format!(
                             "the field `{name}` of `{}` cannot be used in a record value",
                             eqm_syntax::pretty::print_ref(at)

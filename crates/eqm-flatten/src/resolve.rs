@@ -10,6 +10,7 @@
 use eqm_diag::Diagnostic;
 use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -28,6 +29,11 @@ pub struct ClassEntry<'a> {
     pub parent: Option<ClassId>,
     pub full_name: String,
     pub nested: BTreeMap<&'a str, ClassId>,
+    /// The class's `extends` clauses and imports in source order, collected once when the
+    /// class is added: every type name is looked up through them, so scanning all elements on
+    /// each lookup made flattening a class of n components take time quadratic in n.
+    extends: Vec<&'a ast::Extends>,
+    imports: Vec<&'a ast::Import>,
 }
 
 impl<'a> ClassEntry<'a> {
@@ -47,6 +53,30 @@ impl<'a> ClassEntry<'a> {
         }
     }
 
+    /// A new entry, with the `extends` clauses and imports of `def` collected.
+    fn new(def: &'a ast::ClassDef, parent: Option<ClassId>, full_name: String) -> ClassEntry<'a> {
+        let mut entry = ClassEntry {
+            def,
+            parent,
+            full_name,
+            nested: BTreeMap::new(),
+            extends: Vec::new(),
+            imports: Vec::new(),
+        };
+        for section in entry.sections() {
+            if let ast::Section::Elements { elements, .. } = section {
+                for element in elements {
+                    match element {
+                        ast::Element::Extends(x) => entry.extends.push(x),
+                        ast::Element::Import(i) => entry.imports.push(i),
+                        ast::Element::Component(_) | ast::Element::Class(_) => {}
+                    }
+                }
+            }
+        }
+        entry
+    }
+
     pub fn elements(&self) -> impl Iterator<Item = (&'a ast::Element, ast::Visibility)> + 'a {
         self.sections().iter().flat_map(|s| match s {
             ast::Section::Elements {
@@ -56,18 +86,12 @@ impl<'a> ClassEntry<'a> {
         })
     }
 
-    pub fn extends(&self) -> impl Iterator<Item = &'a ast::Extends> + 'a {
-        self.elements().filter_map(|(e, _)| match e {
-            ast::Element::Extends(x) => Some(x),
-            _ => None,
-        })
+    pub fn extends(&self) -> impl Iterator<Item = &'a ast::Extends> + '_ {
+        self.extends.iter().copied()
     }
 
-    fn imports(&self) -> impl Iterator<Item = &'a ast::Import> + 'a {
-        self.elements().filter_map(|(e, _)| match e {
-            ast::Element::Import(i) => Some(i),
-            _ => None,
-        })
+    fn imports(&self) -> impl Iterator<Item = &'a ast::Import> + '_ {
+        self.imports.iter().copied()
     }
 }
 
@@ -76,9 +100,17 @@ pub struct ClassTable<'a> {
     pub classes: Vec<ClassEntry<'a>>,
     pub roots: BTreeMap<&'a str, ClassId>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The classes whose inherited members [`ClassTable::member_class`] is searching, outermost
+    /// first. A class met again on this path inherits from itself, and its members are not
+    /// searched a second time: this ends lookups through `extends` cycles (which flattening
+    /// reports as E0212) without bounding the length of legitimate inheritance chains.
+    searching: RefCell<Vec<ClassId>>,
 }
 
-/// How deep extends chains and lookups may go before a cycle is assumed.
+/// The margin of the bound on nested lookup calls. A lookup nests a few calls per class of an
+/// inheritance chain, and [`ClassTable::searching`] enters each class once, so no lookup nests
+/// deeper than four calls per class of the table plus this margin; the bound is only a safety
+/// net, and a lookup that reaches it fails as a cycle would.
 const MAX_LOOKUP_DEPTH: usize = 64;
 
 impl<'a> ClassTable<'a> {
@@ -134,12 +166,7 @@ impl<'a> ClassTable<'a> {
             Some(p) => format!("{}.{}", self.classes[p.0 as usize].full_name, def.name.name),
             None => def.name.name.clone(),
         };
-        self.classes.push(ClassEntry {
-            def,
-            parent,
-            full_name,
-            nested: BTreeMap::new(),
-        });
+        self.classes.push(ClassEntry::new(def, parent, full_name));
         // Nested classes are added iteratively through an explicit work list.
         let mut work = vec![id];
         while let Some(owner) = work.pop() {
@@ -151,12 +178,11 @@ impl<'a> ClassTable<'a> {
                         for element in elements {
                             if let ast::Element::Class(nested) = element {
                                 let nid = ClassId(self.classes.len() as u32);
-                                self.classes.push(ClassEntry {
-                                    def: nested,
-                                    parent: Some(owner),
-                                    full_name: format!("{owner_name}.{}", nested.name.name),
-                                    nested: BTreeMap::new(),
-                                });
+                                self.classes.push(ClassEntry::new(
+                                    nested,
+                                    Some(owner),
+                                    format!("{owner_name}.{}", nested.name.name),
+                                ));
                                 self.classes[owner.0 as usize].nested.insert(&nested.name.name, nid);
                                 work.push(nid);
                             }
@@ -189,21 +215,33 @@ impl<'a> ClassTable<'a> {
 
     /// A nested class of `class` or of a class it extends.
     pub fn member_class(&self, class: ClassId, name: &str, depth: usize) -> Option<ClassId> {
-        if depth > MAX_LOOKUP_DEPTH {
+        if depth > self.max_lookup_depth() {
             return None;
         }
         let entry = self.get(class);
         if let Some(&id) = entry.nested.get(name) {
             return Some(id);
         }
+        if entry.extends.is_empty() || self.searching.borrow().contains(&class) {
+            return None;
+        }
+        self.searching.borrow_mut().push(class);
+        let mut found = None;
         for x in entry.extends() {
             if let Ok(TypeRef::Class(base)) = self.lookup_from(class, &x.base, depth + 1, true)
-                && let Some(found) = self.member_class(base, name, depth + 1)
+                && let Some(member) = self.member_class(base, name, depth + 1)
             {
-                return Some(found);
+                found = Some(member);
+                break;
             }
         }
-        None
+        self.searching.borrow_mut().pop();
+        found
+    }
+
+    /// See [`MAX_LOOKUP_DEPTH`].
+    fn max_lookup_depth(&self) -> usize {
+        4 * self.classes.len() + MAX_LOOKUP_DEPTH
     }
 
     /// Resolves a class name used inside `scope`.
@@ -224,7 +262,7 @@ impl<'a> ClassTable<'a> {
         depth: usize,
         skip_inherited_of_scope: bool,
     ) -> Result<TypeRef, LookupError> {
-        if depth > MAX_LOOKUP_DEPTH {
+        if depth > self.max_lookup_depth() {
             return Err(LookupError::Cycle);
         }
         let first = &name.parts[0].name;

@@ -158,3 +158,25 @@ pub fn element_name(name: &str, index: &[usize]) -> String {
     }
     text
 }
+
+/// Combines `elems` with an associative `combine` as a flat expression of bounded depth: up to
+/// [`crate::eval::CHAIN_GROUP`] elements folded left, as written; more folded left in groups of
+/// that many, the groups then combined pairwise, so that `sum` of 10^5 elements is not 10^5
+/// levels deep for the passes after flattening. `None` for no elements.
+pub(crate) fn fold_balanced(elems: &[ExprId], mut combine: impl FnMut(ExprId, ExprId) -> ExprId) -> Option<ExprId> {
+    let mut groups: Vec<ExprId> = elems
+        .chunks(crate::eval::CHAIN_GROUP)
+        .map(|chunk| chunk[1..].iter().fold(chunk[0], |acc, &x| combine(acc, x)))
+        .collect();
+    while groups.len() > 1 {
+        groups = groups
+            .chunks(2)
+            .map(|pair| match *pair {
+                [a, b] => combine(a, b),
+                [a] => a,
+                _ => unreachable!("chunks(2) yields one or two elements"),
+            })
+            .collect();
+    }
+    groups.pop()
+}

@@ -238,9 +238,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if v.variability != flat::Variability::Parameter {
             return None;
         }
-        let i = self.options.parameters.iter().position(|(n, _)| *n == v.name)?;
-        self.used_overrides[i] = true;
-        Some(self.options.parameters[i].1)
+        // A name given twice takes its last value, as repeated command-line options do; every
+        // occurrence counts as used, so that none is reported as naming no parameter.
+        let mut value = None;
+        for (i, (name, x)) in self.options.parameters.iter().enumerate() {
+            if *name == v.name {
+                self.used_overrides[i] = true;
+                value = Some(*x);
+            }
+        }
+        value
     }
 
     fn state_select(&mut self, e: &ast::Expr) -> Option<flat::StateSelect> {

@@ -108,6 +108,8 @@ pub struct ExprArena {
 }
 
 const NO_NODE: u32 = u32::MAX;
+/// How many variables [`ExprArena::vars_in`] finds by scanning before it keeps a set.
+const VARS_IN_SCAN: usize = 32;
 /// Integer literals below this are looked up in `small_ints` (at most 16 MiB of it).
 const SMALL_INT_LIMIT: i64 = 1 << 22;
 
@@ -121,13 +123,26 @@ const SMALL_INT_LIMIT: i64 = 1 << 22;
 /// (4096 buckets) so that many distinct parents of one child (`a[i]*z` for a new `z`) still
 /// spread out instead of forming one long probe sequence. Leaves have no children and keep
 /// their plain hash.
-fn hash_node(node: &Node) -> u32 {
+///
+/// Literal children are not taken as the newest child: a constant made late (the `-1` that
+/// alias elimination multiplies half a million variables by) would otherwise gather all its
+/// parents in its one window, and every insertion would probe through all of them, a pass
+/// quadratic in the size of the model. A node whose children are all literals keeps its plain
+/// hash.
+fn hash_node(nodes: &[Node], node: &Node) -> u32 {
     let hash = (FxBuild::default().hash_one(node) >> 32) as u32;
+    let placing = |id: &ExprId| {
+        let literal = matches!(
+            nodes.get(id.0 as usize),
+            Some(Node::Real(_) | Node::Int(_) | Node::Bool(_) | Node::Str(_))
+        );
+        (!literal).then_some(*id)
+    };
     let newest_child = match node {
-        Node::Unary(_, a) | Node::CallOutput(a, _) => Some(*a),
-        Node::Binary(_, a, b) => Some((*a).max(*b)),
-        Node::If(c, a, b) => Some((*c).max(*a).max(*b)),
-        Node::Call(_, args) => args.iter().copied().max(),
+        Node::Unary(_, a) | Node::CallOutput(a, _) => placing(a),
+        Node::Binary(_, a, b) => placing(a).max(placing(b)),
+        Node::If(c, a, b) => placing(c).max(placing(a)).max(placing(b)),
+        Node::Call(_, args) => args.iter().filter_map(placing).max(),
         _ => None,
     };
     match newest_child {
@@ -166,7 +181,7 @@ impl ExprArena {
             }
             return ExprId(self.small_ints[k]);
         }
-        let hash = hash_node(&node);
+        let hash = hash_node(&self.nodes, &node);
         let nodes = &self.nodes;
         let entry = self.dedup.entry(
             table_hash(hash),
@@ -269,14 +284,24 @@ impl ExprArena {
     }
 
     /// Every variable occurring in `id`, in first-occurrence order, each once. Iterative: an
-    /// explicit stack replaces recursion so that deep expressions cannot overflow.
+    /// explicit stack replaces recursion so that deep expressions cannot overflow. Whether a
+    /// variable was seen is a scan of the few found so far, and a set once there are more than
+    /// [`VARS_IN_SCAN`], so that a sum of 10^5 variables takes linear time, not quadratic.
     pub fn vars_in(&self, id: ExprId, out: &mut Vec<VarId>) {
         let mut stack = vec![id];
         let start = out.len();
+        let mut seen: Option<FxHashSet<VarId>> = None;
         while let Some(e) = stack.pop() {
             if let Node::Var(v) = self.get(e) {
-                if !out[start..].contains(v) {
+                let new = match &mut seen {
+                    Some(set) => set.insert(*v),
+                    None => !out[start..].contains(v),
+                };
+                if new {
                     out.push(*v);
+                    if seen.is_none() && out.len() - start > VARS_IN_SCAN {
+                        seen = Some(out[start..].iter().copied().collect());
+                    }
                 }
                 continue;
             }

@@ -7,7 +7,9 @@
 //!
 //! Invariant: no expression is nested deeper than [`MAX_EXPR_DEPTH`]. The grammar enforces it
 //! while building nodes (see [`Expr::depth`]), so every later recursive pass over expressions is
-//! bounded and cannot overflow the stack, whatever the input.
+//! bounded and cannot overflow the stack, whatever the input. Long runs of one left-associative
+//! operator (`a1 + a2 + ... + a10000`) are one flat [`ExprKind::Chain`], so their length is not
+//! depth.
 
 use eqm_diag::source::Span;
 
@@ -494,6 +496,19 @@ impl BinaryOp {
         }
     }
 
+    /// The precedence level of a left-associative operator that the parser keeps in one flat
+    /// [`ExprKind::Chain`] with the others of its level (`+ - .+ .-`, `* / .* ./`, `and`,
+    /// `or`); `None` for the others (relations do not associate, `^` is not chained).
+    pub fn chain_level(self) -> Option<u8> {
+        match self {
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::ElemAdd | BinaryOp::ElemSub => Some(1),
+            BinaryOp::Mul | BinaryOp::Div | BinaryOp::ElemMul | BinaryOp::ElemDiv => Some(2),
+            BinaryOp::And => Some(3),
+            BinaryOp::Or => Some(4),
+            _ => None,
+        }
+    }
+
     pub fn is_relation(self) -> bool {
         matches!(
             self,
@@ -522,6 +537,15 @@ pub enum ExprKind {
         op: BinaryOp,
         lhs: Box<Expr>,
         rhs: Box<Expr>,
+    },
+    /// Three or more operands joined by left-associative operators of one level (see
+    /// [`BinaryOp::chain_level`]): `a + b - c` is `first = a`, `rest = [(+, b), (-, c)]` and
+    /// means `(a + b) - c`. The parser builds it instead of nested [`ExprKind::Binary`] nodes,
+    /// so a sum of 10^4 terms is two levels deep, not 10^4, and passes over it loop over its
+    /// operands instead of recursing once per term.
+    Chain {
+        first: Box<Expr>,
+        rest: Vec<(BinaryOp, Expr)>,
     },
     /// `if c then a elseif d then b else e`
     If {
@@ -620,6 +644,7 @@ impl ExprKind {
             ExprKind::Call { function, args: a } => cref(function).max(args(a)),
             ExprKind::Unary { operand, .. } => operand.depth,
             ExprKind::Binary { lhs, rhs, .. } => lhs.depth.max(rhs.depth),
+            ExprKind::Chain { first, rest } => rest.iter().map(|(_, e)| e.depth).fold(first.depth, u32::max),
             ExprKind::If { branches, else_value } => branches
                 .iter()
                 .map(|(c, v)| c.depth.max(v.depth))

@@ -54,6 +54,12 @@ pub fn normalize_expr(e: &mut Expr) {
             normalize_expr(lhs);
             normalize_expr(rhs);
         }
+        ExprKind::Chain { first, rest } => {
+            normalize_expr(first);
+            for (_, operand) in rest {
+                normalize_expr(operand);
+            }
+        }
         ExprKind::If { branches, else_value } => {
             for (condition, value) in branches {
                 normalize_expr(condition);
@@ -89,8 +95,53 @@ pub fn normalize_expr(e: &mut Expr) {
             normalize_for_indices(indices);
         }
     }
+    join_chain(kind);
     // The children's depths are structural already, so this node's depth becomes structural too.
     *depth = 1 + kind.child_depth();
+}
+
+/// Turns a binary operation whose left operand is an operation of the same chain level into
+/// the one [`ExprKind::Chain`] the parser builds for it (`Builder::binary`), so that a tree
+/// built by hand from nested binary nodes normalises like its printed and reparsed text.
+fn join_chain(kind: &mut ExprKind) {
+    let ExprKind::Binary { op, lhs, .. } = kind else {
+        return;
+    };
+    let Some(level) = op.chain_level() else {
+        return;
+    };
+    let joins = match &lhs.kind {
+        ExprKind::Binary { op: inner, .. } => inner.chain_level() == Some(level),
+        ExprKind::Chain { rest, .. } => rest
+            .first()
+            .is_some_and(|(inner, _)| inner.chain_level() == Some(level)),
+        _ => false,
+    };
+    if !joins {
+        return;
+    }
+    let ExprKind::Binary { op, lhs, rhs } = std::mem::replace(kind, ExprKind::Error) else {
+        return;
+    };
+    *kind = match lhs.kind {
+        ExprKind::Binary {
+            op: inner,
+            lhs: a,
+            rhs: b,
+        } => ExprKind::Chain {
+            first: a,
+            rest: vec![(inner, *b), (op, *rhs)],
+        },
+        ExprKind::Chain { first, mut rest } => {
+            rest.push((op, *rhs));
+            ExprKind::Chain { first, rest }
+        }
+        other => ExprKind::Binary {
+            op,
+            lhs: Box::new(Expr { kind: other, ..*lhs }),
+            rhs,
+        },
+    };
 }
 
 fn reset(span: &mut Span) {

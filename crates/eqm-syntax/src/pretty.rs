@@ -586,14 +586,9 @@ fn level_of(e: &Expr) -> Level {
     match &e.kind {
         ExprKind::If { .. } => Level::Expr,
         ExprKind::Range { .. } => Level::Simple,
-        ExprKind::Binary { op, .. } => match op {
-            BinaryOp::Or => Level::Or,
-            BinaryOp::And => Level::And,
-            op if op.is_relation() => Level::Relation,
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::ElemAdd | BinaryOp::ElemSub => Level::Arith,
-            BinaryOp::Mul | BinaryOp::Div | BinaryOp::ElemMul | BinaryOp::ElemDiv => Level::Term,
-            _ => Level::Factor,
-        },
+        ExprKind::Binary { op, .. } => level_of_op(*op),
+        // A chain is never empty; its operators share one level.
+        ExprKind::Chain { rest, .. } => rest.first().map_or(Level::Primary, |(op, _)| level_of_op(*op)),
         ExprKind::Unary { op: UnaryOp::Not, .. } => Level::Not,
         ExprKind::Unary { .. } => Level::Arith,
         // The parser never builds a negative literal, but later stages (constant folding) may;
@@ -601,6 +596,39 @@ fn level_of(e: &Expr) -> Level {
         ExprKind::Integer(v) if *v < 0 => Level::Arith,
         ExprKind::Real(v) if v.is_sign_negative() => Level::Arith,
         _ => Level::Primary,
+    }
+}
+
+fn level_of_op(op: BinaryOp) -> Level {
+    match op {
+        BinaryOp::Or => Level::Or,
+        BinaryOp::And => Level::And,
+        op if op.is_relation() => Level::Relation,
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::ElemAdd | BinaryOp::ElemSub => Level::Arith,
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::ElemMul | BinaryOp::ElemDiv => Level::Term,
+        _ => Level::Factor,
+    }
+}
+
+/// The tiers the left and the right operand of an operator of `level` are printed at.
+fn operand_levels(level: Level) -> (Level, Level) {
+    match level {
+        Level::Or => (Level::Or, Level::And),
+        Level::And => (Level::And, Level::Not),
+        Level::Relation => (Level::Arith, Level::Arith),
+        Level::Arith => (Level::Arith, Level::Term),
+        Level::Term => (Level::Term, Level::Factor),
+        _ => (Level::Primary, Level::Primary),
+    }
+}
+
+fn operator(out: &mut String, op: BinaryOp) {
+    // Element-wise operators always get spaces: `1.*2` would lex as the real `1.` times 2.
+    match op {
+        BinaryOp::Pow | BinaryOp::Mul | BinaryOp::Div => out.push_str(op.symbol()),
+        _ => {
+            let _ = write!(out, " {} ", op.symbol());
+        }
     }
 }
 
@@ -631,23 +659,20 @@ fn expr(out: &mut String, e: &Expr, context: Level) {
             expr(out, operand, inner);
         }
         ExprKind::Binary { op, lhs, rhs } => {
-            let (left, right) = match level_of(e) {
-                Level::Or => (Level::Or, Level::And),
-                Level::And => (Level::And, Level::Not),
-                Level::Relation => (Level::Arith, Level::Arith),
-                Level::Arith => (Level::Arith, Level::Term),
-                Level::Term => (Level::Term, Level::Factor),
-                _ => (Level::Primary, Level::Primary),
-            };
+            let (left, right) = operand_levels(level_of(e));
             expr(out, lhs, left);
-            // Element-wise operators always get spaces: `1.*2` would lex as the real `1.` times 2.
-            match op {
-                BinaryOp::Pow | BinaryOp::Mul | BinaryOp::Div => out.push_str(op.symbol()),
-                _ => {
-                    let _ = write!(out, " {} ", op.symbol());
-                }
-            }
+            operator(out, *op);
             expr(out, rhs, right);
+        }
+        ExprKind::Chain { first, rest } => {
+            // Operand by operand in a loop: a chain of 10^4 terms is printed without recursing
+            // per term.
+            let (left, right) = operand_levels(level_of(e));
+            expr(out, first, left);
+            for (op, operand) in rest {
+                operator(out, *op);
+                expr(out, operand, right);
+            }
         }
         ExprKind::If { branches, else_value } => {
             for (i, (c, v)) in branches.iter().enumerate() {

@@ -95,6 +95,75 @@ impl Session {
         session
     }
 
+    /// A session like [`Session::with_sources`], for user files read as bytes: a file that is
+    /// not valid UTF-8 gets diagnostic E0109 at each invalid sequence (see
+    /// [`Session::add_file_bytes`]) instead of being refused as a whole.
+    pub fn with_source_bytes(
+        files: Vec<(String, Vec<u8>)>,
+        library: &[(String, String)],
+        model: Option<&str>,
+    ) -> Session {
+        let mut session = Session::new();
+        let lossy: Vec<std::borrow::Cow<'_, str>> =
+            files.iter().map(|(_, bytes)| String::from_utf8_lossy(bytes)).collect();
+        let mentioned: Vec<&str> = library
+            .iter()
+            .map(|(_, text)| text.as_str())
+            .chain(lossy.iter().map(|text| text.as_ref()))
+            .chain(model)
+            .collect();
+        session.add_embedded_stdlib_used_by(&mentioned);
+        drop(lossy);
+        for (name, text) in library {
+            session.add_library_file(name.clone(), text.clone());
+        }
+        for (name, bytes) in files {
+            session.add_file_bytes(name, bytes);
+        }
+        session
+    }
+
+    /// Parses a user file given as bytes. Each maximal sequence of bytes that is not UTF-8
+    /// becomes one replacement character `\u{FFFD}` in the text kept for excerpts, with an
+    /// E0109 diagnostic at its line and column; the file is parsed as that text, without the
+    /// invalid-character error the lexer would add at the same place.
+    pub fn add_file_bytes(&mut self, name: impl Into<String>, bytes: Vec<u8>) -> FileId {
+        let (text, invalid) = match String::from_utf8(bytes) {
+            Ok(text) => (text, Vec::new()),
+            Err(e) => replace_invalid_utf8(e.as_bytes()),
+        };
+        let before = self.diagnostics.len();
+        let id = self.add_file(name, text);
+        if invalid.is_empty() {
+            return id;
+        }
+        let replaced = |d: &Diagnostic| {
+            d.code == "E0101"
+                && d.primary_span()
+                    .is_some_and(|s| s.file == id && invalid.contains(&(s.start as usize)))
+        };
+        let mut kept: Vec<Diagnostic> = self.diagnostics.drain(before..).filter(|d| !replaced(d)).collect();
+        // One diagnostic for the file, at its first invalid sequence: a binary file would
+        // otherwise give one per few bytes.
+        let start = invalid[0];
+        let mut d = Diagnostic::error(
+            "E0109",
+            "this file is not valid UTF-8",
+            eqm_diag::source::Span::new(id, start, start + '\u{FFFD}'.len_utf8()),
+            "bytes that are not UTF-8 (shown as \u{FFFD})",
+        )
+        .with_help("save the file as UTF-8");
+        if invalid.len() > 1 {
+            d = d.with_note(format!(
+                "{} more places in the file are not UTF-8 either",
+                invalid.len() - 1
+            ));
+        }
+        kept.push(d);
+        self.diagnostics.append(&mut kept);
+        id
+    }
+
     /// Parses a user file and keeps its syntax tree and diagnostics.
     pub fn add_file(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
         let id = self.timings.time("parse", || self.sources.add_file(name, text));
@@ -413,4 +482,24 @@ fn collect_models(class: &ast::ClassDef, prefix: &str, models: &mut Vec<ModelInf
             }
         }
     }
+}
+
+/// `bytes` with each run of bytes that are not UTF-8 replaced by one `\u{FFFD}`, and the byte
+/// offset of each replacement in the result.
+fn replace_invalid_utf8(bytes: &[u8]) -> (String, Vec<usize>) {
+    let mut text = String::with_capacity(bytes.len() + 8);
+    let mut invalid: Vec<usize> = Vec::new();
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        if chunk.invalid().is_empty() {
+            continue;
+        }
+        // Adjacent invalid sequences (`\xff\xfe`) come as separate chunks; they are one run.
+        let continues_run = chunk.valid().is_empty() && invalid.last().is_some_and(|&last| last + 3 == text.len());
+        if !continues_run {
+            invalid.push(text.len());
+            text.push('\u{FFFD}');
+        }
+    }
+    (text, invalid)
 }

@@ -135,7 +135,12 @@ impl<'src> Builder<'src> {
     /// reporting again, and the tree never grows deeper than the bound.
     pub fn expr(&mut self, kind: ExprKind, l: usize, r: usize) -> Expr {
         let span = self.span(l, r);
-        let expr = Expr::new(kind, span);
+        self.bounded(Expr::new(kind, span))
+    }
+
+    /// [`Builder::expr`] for a node whose depth is already computed.
+    fn bounded(&mut self, expr: Expr) -> Expr {
+        let span = expr.span;
         if expr.depth <= MAX_EXPR_DEPTH {
             return expr;
         }
@@ -169,7 +174,49 @@ impl<'src> Builder<'src> {
         )
     }
 
+    /// A binary operation; an operator of a chain level (see [`BinaryOp::chain_level`]) whose
+    /// left operand is already an operation of that level extends it into one flat
+    /// [`ExprKind::Chain`]. Parentheses around that left operand change nothing, since the
+    /// operators associate to the left anyway: `(a + b) + c` means `a + b + c`.
     pub fn binary(&mut self, op: BinaryOp, lhs: Expr, rhs: Expr, l: usize, r: usize) -> Expr {
+        if let Some(level) = op.chain_level() {
+            let Expr { kind, span, depth } = lhs;
+            match kind {
+                ExprKind::Binary {
+                    op: inner,
+                    lhs: a,
+                    rhs: b,
+                } if inner.chain_level() == Some(level) => {
+                    let rest = vec![(inner, *b), (op, rhs)];
+                    return self.expr(ExprKind::Chain { first: a, rest }, l, r);
+                }
+                ExprKind::Chain { first, mut rest } if rest[0].0.chain_level() == Some(level) => {
+                    // The depth is the larger of the chain's and the new operand's plus one,
+                    // computed from those two alone, so that building a chain of n operands
+                    // takes time linear in n.
+                    let depth = depth.max(rhs.depth + 1);
+                    rest.push((op, rhs));
+                    let span = self.span(l, r);
+                    return self.bounded(Expr {
+                        kind: ExprKind::Chain { first, rest },
+                        span,
+                        depth,
+                    });
+                }
+                kind => {
+                    let lhs = Expr { kind, span, depth };
+                    return self.expr(
+                        ExprKind::Binary {
+                            op,
+                            lhs: Box::new(lhs),
+                            rhs: Box::new(rhs),
+                        },
+                        l,
+                        r,
+                    );
+                }
+            }
+        }
         self.expr(
             ExprKind::Binary {
                 op,
@@ -279,6 +326,7 @@ fn contains_depth_error(kind: &ExprKind) -> bool {
     match kind {
         ExprKind::Unary { operand, .. } => deep(operand),
         ExprKind::Binary { lhs, rhs, .. } => deep(lhs) || deep(rhs),
+        ExprKind::Chain { first, rest } => deep(first) || rest.iter().any(|(_, e)| deep(e)),
         ExprKind::If { branches, else_value } => deep(else_value) || branches.iter().any(|(c, v)| deep(c) || deep(v)),
         ExprKind::Range { start, step, stop } => deep(start) || deep(stop) || step.as_deref().is_some_and(deep),
         ExprKind::Array(items) => items.iter().any(deep),

@@ -8,7 +8,7 @@
 use crate::models::*;
 use eqm_diag::source::{FileId, SourceMap};
 use eqm_diag::{self as diag, Diagnostic};
-use eqm_syntax::ast::StoredDefinition;
+use eqm_syntax::ast::{BinaryOp, Expr, ExprKind, StoredDefinition};
 use eqm_syntax::lexer::Lexer;
 use eqm_syntax::normalize::normalize_file;
 use eqm_syntax::with_compiler_stack;
@@ -56,8 +56,15 @@ fn deep_expressions() -> Vec<(&'static str, String)> {
         ("arrays", format!("{}0{}", "{".repeat(DEEP), "}".repeat(DEEP))),
         ("negations", format!("{}0{}", "-(".repeat(DEEP), ")".repeat(DEEP))),
         ("subscripts", format!("{}0{}", "x[".repeat(DEEP), "]".repeat(DEEP))),
-        ("a long sum", vec!["a"; DEEP * 10].join(" + ")),
-        ("a long conjunction", vec!["p"; DEEP].join(" and ")),
+        // Long flat sums are not deep (see below), but sums nested on the right are.
+        (
+            "right-nested sums",
+            format!("{}a{}", "a + (".repeat(DEEP), ")".repeat(DEEP)),
+        ),
+        (
+            "right-nested conjunctions",
+            format!("{}p{}", "p and (".repeat(DEEP), ")".repeat(DEEP)),
+        ),
     ]
 }
 
@@ -90,6 +97,121 @@ fn expressions_just_below_the_bound_are_accepted() {
     let text = model_with_equation(&format!("{}a{}", "(".repeat(depth), ")".repeat(depth)));
     let (_, diagnostics) = parse_checked(&text);
     assert!(diagnostics.is_empty(), "{:?}", codes(&diagnostics));
+}
+
+/// Long runs of one left-associative operator are one flat chain, not nesting: 20 000 operands
+/// parse without a diagnostic into a node two levels deep, and printing, reparsing, normalising,
+/// comparing, cloning and dropping them work on the ordinary 2 MiB test-thread stack, which
+/// a pass recursing once per term would overflow.
+#[test]
+fn long_flat_chains_are_not_nesting() {
+    let n = 20_000;
+    for op in ["+", "-", ".*", "and"] {
+        let operand = if matches!(op, "and" | "or") { "p" } else { "a" };
+        let rhs = vec![operand; n].join(&format!(" {op} "));
+        let (ast, diagnostics) = parse_checked(&model_with_equation(&rhs));
+        assert!(diagnostics.is_empty(), "{op}: {:?}", codes(&diagnostics));
+        let expr = first_equation_rhs(&ast);
+        let ExprKind::Chain { rest, .. } = &expr.kind else {
+            panic!("{op}: not one chain");
+        };
+        assert_eq!(rest.len(), n - 1, "{op}");
+        assert_eq!(expr.depth, 2, "{op}");
+        let printed = pretty::print_file(&ast);
+        let (reparsed, diagnostics) = parse_checked(&printed);
+        assert!(diagnostics.is_empty(), "{op}: {:?}", codes(&diagnostics));
+        let (mut a, mut b) = (ast.clone(), reparsed);
+        normalize_file(&mut a);
+        normalize_file(&mut b);
+        assert!(a == b, "{op}: the chain does not survive printing");
+    }
+}
+
+/// A chain is what nested left-associative operations mean: parentheses around the left operand
+/// change nothing, parentheses around a right operand make a new operand, and operators of
+/// different levels nest as usual.
+#[test]
+fn chains_keep_the_meaning_of_the_operators() {
+    let normalized = |rhs: &str| {
+        let (mut ast, diagnostics) = parse_checked(&model_with_equation(rhs));
+        assert!(diagnostics.is_empty(), "{rhs}: {:?}", codes(&diagnostics));
+        normalize_file(&mut ast);
+        ast
+    };
+    assert!(normalized("(a + b) - c + d") == normalized("a + b - c + d"));
+    assert!(normalized("a - (b - c)") != normalized("a - b - c"));
+    assert!(normalized("a * b + c * d + e") != normalized("a * (b + c) * d + e"));
+    let (ast, _) = parse_checked(&model_with_equation("a - (b - c) + d * e * f"));
+    let ExprKind::Chain { first, rest } = &first_equation_rhs(&ast).kind else {
+        panic!("a sum of three operands is a chain");
+    };
+    assert!(matches!(first.kind, ExprKind::Ref(_)));
+    assert!(matches!(
+        rest[0],
+        (
+            BinaryOp::Sub,
+            Expr {
+                kind: ExprKind::Binary { op: BinaryOp::Sub, .. },
+                ..
+            }
+        )
+    ));
+    assert!(matches!(&rest[1].1.kind, ExprKind::Chain { rest, .. } if rest.len() == 2));
+    assert_eq!(
+        pretty::print_file(&ast).lines().nth(3).map(str::trim),
+        Some("x = a - (b - c) + d*e*f;")
+    );
+}
+
+/// A syntax error after an expression that is too deep gives one diagnostic of its own, not a
+/// cascade: the depth error is reported once, recovery resumes at the next `;`, and the
+/// equations after it parse.
+#[test]
+fn a_syntax_error_after_the_depth_error_does_not_cascade() {
+    let deep = 2 * eqm_syntax::ast::MAX_EXPR_DEPTH as usize;
+    let open = "(".repeat(deep);
+    let close = ")".repeat(deep);
+    let cases = [
+        (format!("{open}1{close} + ) ) )"), vec!["E0106", "E0110"]),
+        (format!("{open}1{}", ")".repeat(deep / 2)), vec!["E0106", "E0110"]),
+        (format!("{open}1 + "), vec!["E0110"]),
+        (
+            format!("{}1{} }}}}}}", "{".repeat(deep), "}".repeat(deep)),
+            vec!["E0106", "E0110"],
+        ),
+        (format!("{}1, ", "f(".repeat(deep)), vec!["E0110"]),
+    ];
+    for (rhs, expected) in cases {
+        let text = format!("model M\n  Real x;\nequation\n  x = {rhs};\n  y = 2;\n  z = = 3;\n  w = 4;\nend M;\n");
+        let (_, diagnostics) = parse_checked(&text);
+        let mut expected = expected;
+        // The deliberate second error, two lines further down.
+        expected.push("E0110");
+        assert_eq!(
+            codes(&diagnostics),
+            expected,
+            "{}",
+            &rhs[rhs.len().saturating_sub(40)..]
+        );
+    }
+}
+
+/// The right-hand side of the first equation of the generated model.
+fn first_equation_rhs(ast: &StoredDefinition) -> &Expr {
+    let eqm_syntax::ast::ClassBody::Long { sections, .. } = &ast.classes[0].body else {
+        panic!("the generated model is a long class");
+    };
+    sections
+        .iter()
+        .find_map(|s| match s {
+            eqm_syntax::ast::Section::Equations { equations, .. } => equations.first(),
+            _ => None,
+        })
+        .and_then(|eq| match &eq.kind {
+            eqm_syntax::ast::EquationKind::Simple { rhs, .. } => Some(rhs),
+            _ => None,
+        })
+        .expect("the generated model has a simple equation")
 }
 
 /// Nested blocks are not bounded (real models nest a few levels, and a bound would be

@@ -149,6 +149,6 @@ end M;
     let mut session = eqm::Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
     assert!(session.compile(None, &eqm::ModelOptions::default()).is_none());
     let d = &session.diagnostics()[0];
-    assert_eq!(d.code, "E0315");
+    assert_eq!(d.code, "E0317");
     assert!(d.message.contains("`my_solver`"), "{}", d.message);
 }

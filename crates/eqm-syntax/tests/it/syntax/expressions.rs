@@ -32,6 +32,10 @@ fn sexpr(e: &Expr) -> String {
             format!("({symbol} {})", sexpr(operand))
         }
         ExprKind::Binary { op, lhs, rhs } => format!("({} {} {})", op.symbol(), sexpr(lhs), sexpr(rhs)),
+        // A chain means the left-nested operations, and is written as them.
+        ExprKind::Chain { first, rest } => rest.iter().fold(sexpr(first), |acc, (op, operand)| {
+            format!("({} {acc} {})", op.symbol(), sexpr(operand))
+        }),
         ExprKind::If { branches, else_value } => {
             let branches: Vec<String> = branches
                 .iter()
