@@ -309,18 +309,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             return;
         };
-        let Some(range) = &index.range else {
-            self.diagnostics.push(Diagnostic::error(
-                "E0206",
-                "a for-loop needs an explicit range here",
-                index.name.span,
-                "write `for i in 1:n`",
-            ));
-            return;
-        };
         // Integers known at compile time are loop indices (they may subscript arrays); any
-        // other vector (`for x in w loop`) binds the index to each element's value.
-        let Some(range) = self.iterator_range(range, scope, loops) else {
+        // other vector (`for x in w loop`) binds the index to each element's value. Without a
+        // range, it is deduced from the arrays the index subscripts.
+        let range = match &index.range {
+            Some(range) => self.iterator_range(range, scope, loops),
+            None => {
+                let mut refs = Vec::new();
+                eqm_syntax::visit::refs_in_equations(body, &mut |c| refs.push(c));
+                self.deduced_range(index, &refs, scope)
+            }
+        };
+        let Some(range) = range else {
             return;
         };
         for value in 0..range.len() {

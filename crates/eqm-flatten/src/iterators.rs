@@ -9,8 +9,9 @@
 //! around the expression. An iterator over Integers known at compile time is a loop index like a
 //! for-loop's (so it may subscript arrays); an iterator over any other values (Reals, unknowns,
 //! rows of a matrix) is bound to each element's value. The last iterator is the outermost
-//! dimension of a constructor (`{10*i + j for i in 1:2, j in 1:3}` is 3x2). Ranges deduced from
-//! subscripts (`{x[i] for i}`) are not implemented: such an iterator is a diagnostic.
+//! dimension of a constructor (`{10*i + j for i in 1:2, j in 1:3}` is 3x2). An iterator without
+//! a range takes `1:n` from the array dimensions it subscripts in its body (`{x[i] for i}`),
+//! which must agree.
 
 use super::Flattener;
 use super::eval::Loops;
@@ -77,21 +78,104 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The values of every iterator's range, evaluated in the scope around the expression.
-    fn ranges(&mut self, indices: &'a [ast::ForIndex], scope: Scope, loops: &mut Loops) -> Option<Vec<Range>> {
+    fn ranges(
+        &mut self,
+        indices: &'a [ast::ForIndex],
+        body: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Vec<Range>> {
         let mut ranges = Vec::with_capacity(indices.len());
         for index in indices {
-            let Some(range) = &index.range else {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0206",
-                    "an iterator needs an explicit range here",
-                    index.name.span,
-                    format!("write `{} in 1:n`", index.name.name),
-                ));
-                return None;
+            let range = match &index.range {
+                Some(range) => self.iterator_range(range, scope, loops)?,
+                None => {
+                    let mut refs = Vec::new();
+                    eqm_syntax::visit::refs_in_expr(body, &mut |c| refs.push(c));
+                    self.deduced_range(index, &refs, scope)?
+                }
             };
-            ranges.push(self.iterator_range(range, scope, loops)?);
+            ranges.push(range);
         }
         Some(ranges)
+    }
+
+    /// The range of an iterator written without one (`{x[i] for i}`, `for i loop`): `1:n` for
+    /// the size `n` of every array dimension it subscripts alone among `refs` (the references
+    /// in its body), which must all agree.
+    pub(crate) fn deduced_range(
+        &mut self,
+        index: &ast::ForIndex,
+        refs: &[&ast::ComponentRef],
+        scope: Scope,
+    ) -> Option<Range> {
+        let name = &index.name.name;
+        let mut sizes: Vec<usize> = Vec::new();
+        for c in refs {
+            for (k, part) in c.parts.iter().enumerate() {
+                for (d, sub) in part.subscripts.iter().enumerate() {
+                    let ast::Subscript::Expr(e) = sub else { continue };
+                    let ast::ExprKind::Ref(r) = &e.kind else { continue };
+                    if r.parts.len() != 1 || !r.parts[0].subscripts.is_empty() || r.parts[0].name.name != *name {
+                        continue;
+                    }
+                    if let Some(n) = self.dimension_of(c, k, d, scope) {
+                        sizes.push(n);
+                    }
+                }
+            }
+        }
+        sizes.sort_unstable();
+        sizes.dedup();
+        match sizes.as_slice() {
+            [n] => Some(Range::Indices((1..=*n as i64).collect())),
+            [] => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0206",
+                    format!("the range of `{name}` cannot be deduced: it subscripts no array"),
+                    index.name.span,
+                    format!("write `{name} in 1:n`"),
+                ));
+                None
+            }
+            _ => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0206",
+                    format!(
+                        "the ranges deduced for `{name}` from the arrays it subscripts differ: {}",
+                        sizes.iter().map(|n| format!("1:{n}")).collect::<Vec<_>>().join(", ")
+                    ),
+                    index.name.span,
+                    "ranges differ",
+                ));
+                None
+            }
+        }
+    }
+
+    /// The size of dimension `d` of part `k` of reference `c` (a component array of the
+    /// instance, or a local array of the function), if it is an array.
+    fn dimension_of(&mut self, c: &ast::ComponentRef, k: usize, d: usize, scope: Scope) -> Option<usize> {
+        if scope.instance.is_none() && k == 0 {
+            let var = self.frames.last()?.locals.get(&c.parts[0].name.name)?;
+            return var.dims.get(d).copied();
+        }
+        let mut current = scope.instance?;
+        for (j, part) in c.parts.iter().enumerate() {
+            let member = self.ensure_member(current, &part.name.name)?;
+            if j == k {
+                return match member {
+                    crate::layout::Member::VarArray(a) => a.dims.get(d).copied(),
+                    crate::layout::Member::InstArray(a) => a.dims.get(d).copied(),
+                    _ => None,
+                };
+            }
+            match member {
+                crate::layout::Member::Inst(i) => current = i,
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// The values an iterator (of a constructor, a reduction or a for-loop) over `range` takes:
@@ -183,7 +267,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Value> {
-        let ranges = self.ranges(indices, scope, loops)?;
+        let ranges = self.ranges(indices, body, scope, loops)?;
         let mut values = Vec::new();
         self.for_each_combination(body, indices, &ranges, scope, loops, &mut |_, v| {
             values.push(v);
@@ -244,7 +328,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return None;
             }
         };
-        let ranges = self.ranges(indices, scope, loops)?;
+        let ranges = self.ranges(indices, body, scope, loops)?;
         let mut result: Option<Value> = None;
         let mut failed = false;
         let completed = self.for_each_combination(body, indices, &ranges, scope, loops, &mut |f, v| {

@@ -433,12 +433,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         };
         let Some(range) = &index.range else {
-            self.diagnostics.push(Diagnostic::error(
-                "E0206",
-                format!("the for-loop over `{}` needs an explicit range", index.name.name),
-                index.name.span,
-                "write `for i in 1:n loop`",
-            ));
+            // Without a range, the range deduced from the arrays the index subscripts, unrolled.
+            let mut refs = Vec::new();
+            eqm_syntax::visit::refs_in_statements(body, &mut |c| refs.push(c));
+            let Some(values) = self.deduced_range(index, &refs, scope) else {
+                return;
+            };
+            let mut iterations = Vec::with_capacity(values.len());
+            cx.loop_depth += 1;
+            for k in 0..values.len() {
+                self.bind_iterator(&index.name.name, &values, k, loops);
+                let mut iteration = Vec::new();
+                self.for_statement(rest, body, span, scope, loops, cx, &mut iteration);
+                self.unbind_iterator(&values, loops);
+                iterations.push(iteration);
+            }
+            cx.loop_depth -= 1;
+            out.push(Statement::Unrolled { iterations, span });
             return;
         };
         // A range known at compile time is unrolled, so the index may be used in subscripts.

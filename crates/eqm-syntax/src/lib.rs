@@ -12,6 +12,7 @@ pub mod normalize;
 pub mod parser;
 pub mod pretty;
 pub mod stack;
+pub mod visit;
 
 /// The source locations every syntax tree node carries, so that a user of this crate alone can
 /// name the file it parses.
