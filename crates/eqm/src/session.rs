@@ -289,7 +289,8 @@ impl Session {
         }
     }
 
-    /// Checks `model`, or with `None` every model of the user's files (each non-partial model,
+    /// Checks `model`, or with `None` the only top-level model of the user's files, or, when
+    /// there is none or several (a package), every model of them (each non-partial model,
     /// block or class, also inside packages, in file order): per model its name and its summary,
     /// or the number of errors it had (the diagnostics themselves stay in the session, each
     /// found once).
@@ -301,6 +302,16 @@ impl Session {
         let names: Vec<String> = match model {
             Some(m) => vec![m.to_string()],
             None => {
+                // A file with one top-level model is that model (its nested component classes
+                // are its parts, not models to check on their own).
+                if let [only] = self.sources.model_candidates().as_slice() {
+                    let only = only.clone();
+                    let before = self.error_count();
+                    let result = self
+                        .check(Some(&only), options)
+                        .ok_or_else(|| self.error_count() - before);
+                    return vec![(only, result)];
+                }
                 let models = self.models();
                 if models.is_empty() {
                     // The diagnostic that there is none, as `check` finds it.
