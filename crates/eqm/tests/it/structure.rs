@@ -153,3 +153,64 @@ fn aliases_with_contradicting_fixed_start_values_are_an_error() {
     assert_eq!(d.code, "E0504", "{d:?}");
     assert!(d.message.contains("both have fixed start values"), "{d:?}");
 }
+
+#[test]
+fn friction_elements_in_components_switch_each_on_its_own() {
+    // Two masses, each with the parametric element as a component: the first sticks at
+    // t1 = asin(0.4) and slips again at t2 = 2.702805, the second (belt speed 0.8, spring 4,
+    // v2 = sin(2t)/2 < 0.8) never sticks, so it stays on y2 = (1 - cos 2t)/4.
+    let mut model = compile(
+        "model Two
+  model Element
+    input Real vrel;
+    output Real F;
+    Real s(start = -1.4);
+  equation
+    F = if s > 1 then 1 else if s < -1 then -1 else s;
+    vrel = if s > 1 then s - 1 else if s < -1 then s + 1 else 0;
+  end Element;
+  parameter Real q = 0.4;
+  Real y1(start = 0, fixed = true);
+  Real v1(start = 0, fixed = true);
+  Real y2(start = 0, fixed = true);
+  Real v2(start = 0, fixed = true);
+  Element e1(vrel = v1 - q);
+  Element e2(vrel = v2 - 2*q);
+equation
+  der(y1) = v1;
+  der(v1) = -e1.F - y1;
+  der(y2) = v2;
+  der(v2) = -e2.F - 4*y2;
+end Two;
+",
+    );
+    assert_eq!(model.variable_structure().map(|s| s.atoms.len()), Some(4));
+    let result = model
+        .simulate(&RunSettings {
+            stop: Some(6.0),
+            interval: Some(0.25),
+            rtol: Some(1e-10),
+            atol: Some(1e-10),
+            ..RunSettings::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (q, t1) = (0.4f64, 0.4f64.asin());
+    let y_stick = 1.0 - t1.cos();
+    let t2 = t1 + (1.0 - y_stick) / q;
+    let column = |n: &str| result.column(n).unwrap();
+    let (t, y1, y2, f1) = (result.time().to_vec(), column("y1"), column("y2"), column("e1.F"));
+    for i in 0..t.len() {
+        assert!(
+            (y2[i] - (1.0 - (2.0 * t[i]).cos()) / 4.0).abs() < 1e-7,
+            "y2({}) = {}",
+            t[i],
+            y2[i]
+        );
+        if t[i] > t1 + 1e-6 && t[i] < t2 - 1e-6 {
+            let expected = y_stick + q * (t[i] - t1);
+            assert!((y1[i] - expected).abs() < 1e-7, "y1({}) = {}", t[i], y1[i]);
+            assert!((f1[i] + y1[i]).abs() < 1e-7, "e1.F({}) = {}", t[i], f1[i]);
+        }
+    }
+    assert_eq!(result.summary.events.events, 2);
+}
