@@ -1,5 +1,5 @@
 //! Variable-structure models: equations whose branches contain different unknowns depending on
-//! relations or Boolean variables that change during a run (seed 001's parametric friction
+//! relations or Boolean variables that change during a run (the parametric friction
 //! element: `v = if s > 1 then s - 1 else if s < -1 then s + 1 else 0` contains the path
 //! parameter `s` while slipping and fixes the velocity, a state, while stuck).
 //!

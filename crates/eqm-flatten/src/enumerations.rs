@@ -13,6 +13,7 @@
 use super::Flattener;
 use super::modifier::Scope;
 use super::value::Value;
+use eqm_diag::Diagnostic;
 use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
 
@@ -36,16 +37,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// A reference to an enumeration type as a value (the vector of its literals, for ranges:
     /// `for m in Mode loop`), to `Boolean` (`{false, true}`), or to a literal (`Mode.Heating`,
-    /// its position). `None` when `c` names none of these.
-    pub(crate) fn enumeration_value(&mut self, c: &ast::ComponentRef, scope: Scope) -> Option<Value> {
+    /// its position). `None` when `c` names none of these; `Some(None)` after the diagnostic for
+    /// a literal its enumeration does not have.
+    pub(crate) fn enumeration_value(&mut self, c: &ast::ComponentRef, scope: Scope) -> Option<Option<Value>> {
         if c.parts.len() == 1 && c.parts[0].subscripts.is_empty() && c.parts[0].name.name == "Boolean" {
             let elements = vec![self.model.exprs.boolean(false), self.model.exprs.boolean(true)];
-            return Some(Value::Array(vec![2], elements, ScalarType::Boolean));
+            return Some(Some(Value::Array(vec![2], elements, ScalarType::Boolean)));
         }
         if let Some(class) = self.enumeration_class(c, scope) {
             let n = self.table.get(class).enumeration().map_or(0, <[_]>::len);
             let elements = (1..=n as i64).map(|k| self.model.exprs.int(k)).collect();
-            return Some(Value::Array(vec![n], elements, ScalarType::Integer));
+            return Some(Some(Value::Array(vec![n], elements, ScalarType::Integer)));
         }
         let (literal, path) = c.parts.split_last()?;
         if path.is_empty() || !literal.subscripts.is_empty() {
@@ -57,16 +59,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
             span: c.span,
         };
         let class = self.enumeration_class(&type_ref, scope)?;
-        let position = self
-            .table
-            .get(class)
-            .enumeration()?
-            .iter()
-            .position(|l| l.name.name == literal.name.name)?;
-        Some(Value::Scalar(
+        let literals = self.table.get(class).enumeration()?;
+        let Some(position) = literals.iter().position(|l| l.name.name == literal.name.name) else {
+            let mut d = Diagnostic::error(
+                "E0205",
+                format!(
+                    "the enumeration `{}` has no literal `{}`",
+                    self.table.get(class).full_name,
+                    literal.name.name
+                ),
+                literal.name.span,
+                "no such literal",
+            );
+            if let Some(s) = eqm_diag::did_you_mean(&literal.name.name, literals.iter().map(|l| l.name.name.as_str())) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            self.diagnostics.push(d);
+            return Some(None);
+        };
+        Some(Some(Value::Scalar(
             self.model.exprs.int(position as i64 + 1),
             ScalarType::Integer,
-        ))
+        )))
     }
 
     /// The name of the literal a reference names (`Mode.Heating` gives `Heating`), for

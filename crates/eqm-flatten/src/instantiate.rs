@@ -308,9 +308,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         return Member::Failed;
                     }
                 },
-                ast::Subscript::Expr(e) if self.type_dimension(e, scope).is_some() => {
-                    dims.push(self.type_dimension(e, scope).unwrap_or(0));
-                }
+                // A type as a dimension (`Real w[Mode]`): its number of literals.
+                ast::Subscript::Expr(e) if let Some(n) = self.type_dimension(e, scope) => dims.push(n),
                 ast::Subscript::Expr(e) => match self.eval_structural_int(e, scope, "an array size") {
                     Some(n) if n >= 0 => dims.push(n as usize),
                     Some(n) => {
@@ -375,13 +374,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         description: description.clone(),
                         span: decl.name.span,
                     });
-                    if resolved.enumeration.is_some() {
-                        // An enumeration starts at its first literal unless told otherwise.
+                    // An enumeration starts at its first literal unless told otherwise.
+                    if resolved.enumeration.is_some() && self.model.variables[v.0 as usize].attributes.start.is_none() {
                         let first = self.model.exprs.int(1);
-                        let attributes = &mut self.model.variables[v.0 as usize].attributes;
-                        if attributes.start.is_none() {
-                            attributes.start = Some(first);
-                        }
+                        self.model.variables[v.0 as usize].attributes.start = Some(first);
                     }
                     vars.push(v);
                 }

@@ -233,25 +233,38 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
-    /// Evaluates `body` once per combination of the iterators' values, the first iterator
-    /// varying fastest, and hands each value to `each`.
-    fn for_each_combination(
+    /// The ranges of the iterators and `body`'s value for every combination of their values,
+    /// the first iterator varying fastest.
+    fn iterated(
+        &mut self,
+        body: &'a ast::Expr,
+        indices: &'a [ast::ForIndex],
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<(Vec<Range>, Vec<Value>)> {
+        let ranges = self.ranges(indices, body, scope, loops)?;
+        let mut values = Vec::new();
+        self.combinations(body, indices, &ranges, scope, loops, &mut values)?;
+        Some((ranges, values))
+    }
+
+    fn combinations(
         &mut self,
         body: &'a ast::Expr,
         indices: &'a [ast::ForIndex],
         ranges: &[Range],
         scope: Scope,
         loops: &mut Loops,
-        each: &mut dyn FnMut(&mut Self, Value) -> Option<()>,
+        out: &mut Vec<Value>,
     ) -> Option<()> {
         let Some((last, inner)) = ranges.split_last() else {
-            let v = self.eval(body, scope, loops)?;
-            return each(self, v);
+            out.push(self.eval(body, scope, loops)?);
+            return Some(());
         };
         let name = &indices[ranges.len() - 1].name.name;
         for k in 0..last.len() {
             self.bind_iterator(name, last, k, loops);
-            let result = self.for_each_combination(body, indices, inner, scope, loops, each);
+            let result = self.combinations(body, indices, inner, scope, loops, out);
             self.unbind_iterator(last, loops);
             result?;
         }
@@ -267,12 +280,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Value> {
-        let ranges = self.ranges(indices, body, scope, loops)?;
-        let mut values = Vec::new();
-        self.for_each_combination(body, indices, &ranges, scope, loops, &mut |_, v| {
-            values.push(v);
-            Some(())
-        })?;
+        let (ranges, values) = self.iterated(body, indices, scope, loops)?;
         // The values come with the first iterator fastest, which is row-major order of
         // dimensions (last iterator, ..., first iterator, body's own).
         let inner: Vec<usize> = values.first().map(|v| v.dims().to_vec()).unwrap_or_default();
@@ -328,88 +336,57 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return None;
             }
         };
-        let ranges = self.ranges(indices, body, scope, loops)?;
-        let mut result: Option<Value> = None;
-        let mut failed = false;
-        let completed = self.for_each_combination(body, indices, &ranges, scope, loops, &mut |f, v| {
-            let next = match result.take() {
-                None => {
-                    if builtin != Builtin::Sum && !v.dims().is_empty() {
-                        f.diagnostics.push(Diagnostic::error(
-                            "E0304",
-                            format!("the values of `{name}(... for ...)` must be scalars"),
-                            body.span,
-                            "an array",
-                        ));
-                        failed = true;
-                        return None;
-                    }
-                    v
-                }
-                Some(acc) => match f.combine(builtin, &acc, &v) {
-                    Some(c) => c,
-                    None => {
-                        f.diagnostics.push(Diagnostic::error(
-                            "E0304",
-                            format!("the values of `{name}(... for ...)` have different sizes or kinds"),
-                            body.span,
-                            "values must agree",
-                        ));
-                        failed = true;
-                        return None;
-                    }
-                },
+        let (_, values) = self.iterated(body, indices, scope, loops)?;
+        let shape = values.first().map(|v| v.dims().to_vec()).unwrap_or_default();
+        let wrong = |v: &Value| !value::same_dims(v.dims(), &shape) || matches!(v, Value::Str(_) | Value::Record(_));
+        if values.iter().any(wrong) || (builtin != Builtin::Sum && !shape.is_empty()) {
+            let problem = if shape.is_empty() || builtin == Builtin::Sum {
+                "numbers of one size"
+            } else {
+                "scalars"
             };
-            result = Some(next);
-            Some(())
-        });
-        if failed || completed.is_none() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                format!("the values of `{name}(... for ...)` must be {problem}"),
+                body.span,
+                "values must agree",
+            ));
             return None;
         }
-        Some(match result {
-            Some(v) => v,
+        let ty = if values.iter().all(|v| v.ty() == ScalarType::Integer) {
+            ScalarType::Integer
+        } else {
+            ScalarType::Real
+        };
+        // Element by element (a sum of arrays adds them element-wise), as a flat expression of
+        // bounded depth, like `sum` of an array.
+        let count = shape.iter().product::<usize>();
+        let mut elements = Vec::with_capacity(count);
+        for k in 0..count {
+            let column: Vec<ExprId> = values.iter().map(|v| v.as_slice()[k]).collect();
+            let arena = &mut self.model.exprs;
+            let folded = value::fold_balanced(&column, |a, b| match builtin {
+                Builtin::Sum => arena.binary(BinOp::Add, a, b),
+                Builtin::Product => arena.binary(BinOp::Mul, a, b),
+                _ => arena.builtin(builtin, vec![a, b]),
+            });
             // An empty range: the neutral element (the most extreme Real for `min`/`max`).
-            None => {
-                let arena = &mut self.model.exprs;
-                match builtin {
-                    Builtin::Sum => Value::Scalar(arena.int(0), ScalarType::Integer),
-                    Builtin::Product => Value::Scalar(arena.int(1), ScalarType::Integer),
-                    Builtin::Min => Value::Scalar(arena.real(f64::MAX), ScalarType::Real),
-                    _ => Value::Scalar(arena.real(f64::MIN), ScalarType::Real),
-                }
-            }
-        })
-    }
-
-    /// One step of a reduction: `acc + v`, `acc * v`, `min(acc, v)` or `max(acc, v)`.
-    fn combine(&mut self, builtin: Builtin, acc: &Value, v: &Value) -> Option<Value> {
-        let arena = &mut self.model.exprs;
-        match builtin {
-            Builtin::Sum | Builtin::Product => {
-                let op = if builtin == Builtin::Sum {
-                    BinOp::Add
-                } else {
-                    BinOp::Mul
-                };
-                if !value::same_dims(acc.dims(), v.dims()) || matches!(v, Value::Str(_) | Value::Record(_)) {
-                    return None;
-                }
-                let ty = value::numeric_result(acc.ty(), v.ty(), op);
-                value::elementwise(arena, op, acc, v, ty)
-            }
-            _ => {
-                let (Value::Scalar(a, ta), Value::Scalar(b, tb)) = (acc, v) else {
-                    return None;
-                };
-                let ty = if *ta == ScalarType::Integer && *tb == ScalarType::Integer {
-                    ScalarType::Integer
-                } else {
-                    ScalarType::Real
-                };
-                let r: ExprId = arena.builtin(builtin, vec![*a, *b]);
-                Some(Value::Scalar(r, ty))
-            }
+            elements.push(folded.unwrap_or_else(|| match builtin {
+                Builtin::Sum => arena.int(0),
+                Builtin::Product => arena.int(1),
+                Builtin::Min => arena.real(f64::MAX),
+                _ => arena.real(f64::MIN),
+            }));
         }
+        let ty = if values.is_empty() && matches!(builtin, Builtin::Min | Builtin::Max) {
+            ScalarType::Real
+        } else {
+            ty
+        };
+        Some(match shape.as_slice() {
+            [] => Value::Scalar(elements[0], ty),
+            _ => Value::Array(shape, elements, ty),
+        })
     }
 }
 

@@ -106,7 +106,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
         }
         if let Some(v) = self.enumeration_value(c, scope) {
-            return Some(v);
+            return v;
         }
         if let Some(v) = self.package_constant(c, scope, loops) {
             return v;

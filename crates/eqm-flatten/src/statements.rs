@@ -415,6 +415,34 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some((dims, places, ty))
     }
 
+    /// A for-loop unrolled: one iteration of the remaining indices and the body per value of
+    /// `index`'s range, the index bound to each value.
+    #[allow(clippy::too_many_arguments)]
+    fn unroll(
+        &mut self,
+        index: &'a ast::ForIndex,
+        values: &super::iterators::Range,
+        rest: &'a [ast::ForIndex],
+        body: &'a [ast::Statement],
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &mut StatementContext,
+        out: &mut Vec<Statement>,
+    ) {
+        let mut iterations = Vec::with_capacity(values.len());
+        cx.loop_depth += 1;
+        for k in 0..values.len() {
+            self.bind_iterator(&index.name.name, values, k, loops);
+            let mut iteration = Vec::new();
+            self.for_statement(rest, body, span, scope, loops, cx, &mut iteration);
+            self.unbind_iterator(values, loops);
+            iterations.push(iteration);
+        }
+        cx.loop_depth -= 1;
+        out.push(Statement::Unrolled { iterations, span });
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn for_statement(
         &mut self,
@@ -436,20 +464,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             // Without a range, the range deduced from the arrays the index subscripts, unrolled.
             let mut refs = Vec::new();
             eqm_syntax::visit::refs_in_statements(body, &mut |c| refs.push(c));
-            let Some(values) = self.deduced_range(index, &refs, scope) else {
-                return;
-            };
-            let mut iterations = Vec::with_capacity(values.len());
-            cx.loop_depth += 1;
-            for k in 0..values.len() {
-                self.bind_iterator(&index.name.name, &values, k, loops);
-                let mut iteration = Vec::new();
-                self.for_statement(rest, body, span, scope, loops, cx, &mut iteration);
-                self.unbind_iterator(&values, loops);
-                iterations.push(iteration);
+            if let Some(values) = self.deduced_range(index, &refs, scope) {
+                self.unroll(index, &values, rest, body, span, scope, loops, cx, out);
             }
-            cx.loop_depth -= 1;
-            out.push(Statement::Unrolled { iterations, span });
             return;
         };
         // A range known at compile time is unrolled, so the index may be used in subscripts.
@@ -467,17 +484,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 .collect::<Option<Vec<i64>>>()
         });
         if let Some(values) = known {
-            let mut iterations = Vec::with_capacity(values.len());
-            cx.loop_depth += 1;
-            for v in values {
-                loops.push((index.name.name.clone(), v));
-                let mut iteration = Vec::new();
-                self.for_statement(rest, body, span, scope, loops, cx, &mut iteration);
-                loops.pop();
-                iterations.push(iteration);
-            }
-            cx.loop_depth -= 1;
-            out.push(Statement::Unrolled { iterations, span });
+            let values = super::iterators::Range::Indices(values);
+            self.unroll(index, &values, rest, body, span, scope, loops, cx, out);
             return;
         }
         // A vector of other values (`for x in w loop`, w Real) is unrolled with the index bound
@@ -485,20 +493,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // the loop then stays a loop.
         let is_range = matches!(range.kind, ast::ExprKind::Range { .. });
         if (cx.function.is_none() || !is_range) && self.diagnostics.len() == diagnostics_before {
-            let Some(values) = self.iterator_range(range, scope, loops) else {
-                return;
-            };
-            let mut iterations = Vec::with_capacity(values.len());
-            cx.loop_depth += 1;
-            for k in 0..values.len() {
-                self.bind_iterator(&index.name.name, &values, k, loops);
-                let mut iteration = Vec::new();
-                self.for_statement(rest, body, span, scope, loops, cx, &mut iteration);
-                self.unbind_iterator(&values, loops);
-                iterations.push(iteration);
+            if let Some(values) = self.iterator_range(range, scope, loops) {
+                self.unroll(index, &values, rest, body, span, scope, loops, cx, out);
             }
-            cx.loop_depth -= 1;
-            out.push(Statement::Unrolled { iterations, span });
             return;
         }
         let (Some(function), ast::ExprKind::Range { start, step, stop }) = (cx.function, &range.kind) else {

@@ -316,9 +316,9 @@ impl Model {
         options.starts = self.starts.clone();
         if let Some(modes) = &mut self.modes {
             let started = Instant::now();
-            let report = modes.simulate(&options, columns, sink)?;
+            let summary = modes.simulate(&options, columns, sink)?;
             return Ok(RunReport {
-                summary: report.summary,
+                summary,
                 jacobian: None,
                 notes,
                 jacobian_time: Duration::ZERO,

@@ -54,11 +54,6 @@ pub(crate) struct Modes {
     reported: Vec<(&'static str, String)>,
 }
 
-/// What one run over several modes did, beyond each segment's summary.
-pub(crate) struct ModesReport {
-    pub summary: Summary,
-}
-
 impl Modes {
     pub(crate) fn new(
         flat: FlatModel,
@@ -158,7 +153,7 @@ impl Modes {
         options: &RunOptions,
         columns: &[Column],
         sink: &mut dyn RowSink,
-    ) -> Result<ModesReport, RunError> {
+    ) -> Result<Summary, RunError> {
         if let Some(d) = self.flat_delay() {
             return Err(RunError::Model(Box::new(d)));
         }
@@ -246,7 +241,6 @@ impl Modes {
                     return Err(first_error.unwrap_or_else(|| self.unsettled(options.start, &tried_at_start)));
                 }
                 key = new_key;
-                time = options.start;
                 continue;
             }
             key = new_key;
@@ -255,7 +249,7 @@ impl Modes {
         }
         let mut summary = total.expect("at least one segment ran");
         summary.events.notes.extend(notes);
-        Ok(ModesReport { summary })
+        Ok(summary)
     }
 
     /// `E0712`: at `time` the structure switched through `modes` without settling.

@@ -10,7 +10,7 @@ use crate::model::Model;
 use crate::modes::Modes;
 use crate::run::{RunError, RunSettings};
 use eqm_compile::analysis::{self, Analysis, AnalysisOptions, IndexForm};
-use eqm_compile::modes;
+use eqm_compile::modes::{self, VariableStructure};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::{FileId, SourceMap};
 use eqm_diag::timing::Timings;
@@ -366,16 +366,13 @@ impl Session {
     /// variable-structure model, also says which relations choose its structure).
     pub fn analyze_explained(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<(Analysis, String)> {
         let flat = self.flatten(model, options)?;
-        let kept = modes::may_vary_in_structure(&flat).then(|| flat.clone());
         let analysis_options = AnalysisOptions {
             keep_aliases: options.keep_aliases,
             index_form: options.index_form,
         };
-        let analysed = analysis::analyze(flat, &analysis_options, &mut self.timings);
-        let (analysis, mut warnings) = self.keep(analysed)?;
-        self.diagnostics.append(&mut warnings);
+        let (analysis, _, structure) = self.analyze_with_structure(flat, &analysis_options)?;
         let mut text = eqm_compile::explain::explain(&analysis);
-        if let Some(structure) = kept.and_then(|flat| modes::find(&flat, &analysis)) {
+        if let Some((structure, _)) = structure {
             text.push_str(&modes::explain(&structure));
         }
         Some((analysis, text))
@@ -395,11 +392,7 @@ impl Session {
             keep_aliases: false,
             index_form: options.index_form,
         };
-        let kept = modes::may_vary_in_structure(&flat).then(|| flat.clone());
-        let analysed = analysis::analyze(flat, &analysis_options, &mut self.timings);
-        let (analysis, warnings) = self.keep(analysed)?;
-        self.diagnostics.extend(warnings.iter().cloned());
-        let structure = kept.and_then(|flat| Some((modes::find(&flat, &analysis)?, flat)));
+        let (analysis, warnings, structure) = self.analyze_with_structure(flat, &analysis_options)?;
         let compiled = analysis::compile(analysis, &mut self.timings);
         let model = Model::new(self.keep(compiled)?, options.parameters.clone());
         let model = match structure {
@@ -407,6 +400,23 @@ impl Session {
             None => model,
         };
         Some(model)
+    }
+
+    /// The analysis of `flat` (its warnings kept in the session and returned), and for a
+    /// variable-structure model its structure with the flat model its modes are made from.
+    #[allow(clippy::type_complexity)]
+    fn analyze_with_structure(
+        &mut self,
+        flat: FlatModel,
+        analysis_options: &AnalysisOptions,
+    ) -> Option<(Analysis, Vec<Diagnostic>, Option<(VariableStructure, FlatModel)>)> {
+        // Only a model with an if-expression whose condition can change keeps a copy.
+        let kept = modes::may_vary_in_structure(&flat).then(|| flat.clone());
+        let analysed = analysis::analyze(flat, analysis_options, &mut self.timings);
+        let (analysis, warnings) = self.keep(analysed)?;
+        self.diagnostics.extend(warnings.iter().cloned());
+        let structure = kept.and_then(|flat| Some((modes::find(&flat, &analysis)?, flat)));
+        Some((analysis, warnings, structure))
     }
 
     /// The value of a stage's result, or `None` with its diagnostics kept.

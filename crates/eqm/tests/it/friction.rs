@@ -98,7 +98,7 @@ end Stribeck;
     assert!(located, "no event at {te}");
 }
 
-/// Seed 001's parametric friction element: the path parameter `s` is an unknown, and while
+/// The parametric friction element: the path parameter `s` is an unknown, and while
 /// stuck the active branch `vrel = 0` fixes a state, so the model changes its structure.
 pub const PARAMETRIC_FRICTION: &str = "model ParametricFriction
   parameter Real q = 0.4;
