@@ -277,8 +277,9 @@ pub static CODES: &[CodeInfo] = &[
         "E0217",
         Error,
         Names,
-        "A function uses something EQM functions do not support: a short definition, `extends`, a section \
-         other than `algorithm`, a variable of a class type, or an array size `:`",
+        "A function uses something EQM functions do not support: `extends` of a class that is not a \
+         function, a section other than `algorithm`, a variable of a class type other than a record or a \
+         function, or an array size `:` of an output or protected variable",
     ),
     code(
         "E0218",
@@ -298,6 +299,13 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Names,
         "An assignment to a function input, a parameter or a constant",
+    ),
+    code(
+        "E0221",
+        Error,
+        Names,
+        "A redeclaration that is not allowed: of an element that is not replaceable or is final, of a name \
+         that the class does not have, or with a class that lacks a public element of the constraining class",
     ),
     code(
         "E0301",

@@ -36,8 +36,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             if let Some(class) = self.record_class(function, scope) {
                 return self.record_constructor(e, class, args, scope, loops);
             }
-            if let Some(class) = self.function_class(function, scope) {
-                let (_, outputs) = self.user_call(class, function, args, e.span, scope, loops)?;
+            if let Some(callee) = self.function_class(function, scope) {
+                let (_, outputs) = self.user_call(&callee, function, args, e.span, scope, loops)?;
                 let Some(first) = outputs.into_iter().next() else {
                     self.diagnostics.push(Diagnostic::error(
                         "E0309",

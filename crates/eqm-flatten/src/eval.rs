@@ -45,6 +45,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
             K::Error => return None,
             K::Ref(c) => return self.eval_ref(c, scope, loops),
             K::Call { function, args } => return self.eval_call(e, function, args, scope, loops),
+            K::PartialApplication { .. } => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0306",
+                        "a partial application `function f(...)` is a function, not a value",
+                        e.span,
+                        "only an argument of a functional input",
+                    )
+                    .with_help("pass it to a function input declared with a function type (`input Integrand f;`)"),
+                );
+                return None;
+            }
             K::End => return self.eval_end(e),
             K::Index { base, subscripts } => {
                 let v = self.eval(base, scope, loops)?;

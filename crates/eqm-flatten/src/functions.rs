@@ -11,7 +11,8 @@
 //! differentiate functions; later stages do.
 
 use super::eval::Loops;
-use super::modifier::Scope;
+use super::functionals::{FunctionRef, FunctionalKey, FunctionalLocal};
+use super::modifier::{Modifier, Scope};
 use super::statements::StatementContext;
 use super::value::{self, Value};
 use super::{Flattener, type_name, types_compatible};
@@ -33,6 +34,8 @@ pub(crate) struct LocalVar {
     pub assignable: bool,
     /// For a record: its fields, each also a local named `record.field`.
     pub record: Option<std::rc::Rc<Vec<(String, LocalVar)>>>,
+    /// For a functional input: the function passed; `slots` then holds the values it binds.
+    pub function: Option<std::rc::Rc<FunctionalLocal>>,
 }
 
 impl LocalVar {
@@ -103,8 +106,13 @@ pub(crate) struct Frame {
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The flat function for a `function` class, instantiated on first use. `None` when its
     /// declaration has errors (already reported).
-    pub(crate) fn function_for(&mut self, class: ClassId, sizes: &[Vec<usize>]) -> Option<FuncId> {
-        let key = (class, sizes.to_vec());
+    pub(crate) fn function_for(
+        &mut self,
+        class: ClassId,
+        sizes: &[Vec<usize>],
+        functionals: &[FunctionalKey],
+    ) -> Option<FuncId> {
+        let key = (class, sizes.to_vec(), functionals.to_vec());
         if let Some(known) = self.function_ids.get(&key) {
             return *known;
         }
@@ -122,53 +130,87 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // Registered before the body is flattened, so that a recursive call finds it.
         self.function_ids.insert(key.clone(), Some(id));
         // Errors in the body are reported once; callers are still checked against the interface.
-        if !self.instantiate_function(class, id, sizes) {
+        if !self.instantiate_function(class, id, sizes, functionals) {
             self.function_ids.insert(key, None);
             return None;
         }
         Some(id)
     }
 
-    /// The inputs of a function class in order, each with whether its size is declared with
-    /// `:` (taken from the argument of each call).
-    fn input_declarations(&self, class: ClassId) -> Vec<(&'a str, bool)> {
-        let mut inputs = Vec::new();
+    /// The names of a function's inputs, in order.
+    pub(crate) fn input_names(&self, class: ClassId) -> Vec<&'a str> {
+        self.input_declarations(class).into_iter().map(|(n, ..)| n).collect()
+    }
+
+    /// The names of a function's outputs, in order.
+    pub(crate) fn output_names(&self, class: ClassId) -> Vec<&'a str> {
+        self.function_components(class)
+            .filter(|(clause, _, _)| clause.prefixes.causality == ast::Causality::Output)
+            .map(|(_, decl, _)| decl.name.name.as_str())
+            .collect()
+    }
+
+    /// The declared components of a function and of the functions it extends, bases first,
+    /// each with the class that declares it.
+    fn function_components(
+        &self,
+        class: ClassId,
+    ) -> impl Iterator<Item = (&'a ast::ComponentClause, &'a ast::ComponentDecl, ClassId)> + use<'a, '_> {
         let mut parts = Vec::new();
-        // A function with errors in its `extends` has no inputs to speak of; they are reported
-        // when it is instantiated.
-        let _ = self.function_parts(class, 0, &mut parts);
-        let elements = parts
-            .iter()
-            .flat_map(|(_, sections)| sections.iter())
-            .flat_map(|s| match s {
-                ast::Section::Elements { elements, .. } => elements.as_slice(),
-                _ => &[],
-            });
-        for element in elements {
-            if let ast::Element::Component(clause) = element
-                && clause.prefixes.causality == ast::Causality::Input
-            {
-                for decl in &clause.components {
-                    let open = clause
-                        .type_dims
-                        .iter()
-                        .chain(&decl.dims)
-                        .any(|s| matches!(s, ast::Subscript::Colon(_)));
-                    inputs.push((decl.name.name.as_str(), open));
-                }
-            }
+        // A function with errors in its `extends` has no components to speak of; they are
+        // reported when it is instantiated.
+        let _ = self.function_parts(class, 0, Modifier::default(), &mut parts);
+        parts.into_iter().flat_map(|(part, sections, _)| {
+            sections
+                .iter()
+                .flat_map(|s| match s {
+                    ast::Section::Elements { elements, .. } => elements.as_slice(),
+                    _ => &[],
+                })
+                .filter_map(|e| match e {
+                    ast::Element::Component(clause) => Some(clause),
+                    _ => None,
+                })
+                .flat_map(move |clause| clause.components.iter().map(move |d| (clause, d, part)))
+        })
+    }
+
+    /// The function type of a functional input declared with `clause` in `part`, if its type is
+    /// a function.
+    fn functional_type(&self, clause: &ast::ComponentClause, part: ClassId) -> Option<ClassId> {
+        match self.table.lookup(part, &clause.type_name) {
+            Ok(TypeRef::Class(c)) if self.table.get(c).def.kind == ast::ClassKind::Function => Some(c),
+            _ => None,
         }
-        inputs
+    }
+
+    /// The inputs of a function class in order, each with whether its size is declared with
+    /// `:` (taken from the argument of each call) and, for a functional input, its function
+    /// type.
+    fn input_declarations(&self, class: ClassId) -> Vec<(&'a str, bool, Option<ClassId>)> {
+        self.function_components(class)
+            .filter(|(clause, _, _)| clause.prefixes.causality == ast::Causality::Input)
+            .map(|(clause, decl, part)| {
+                let open = clause
+                    .type_dims
+                    .iter()
+                    .chain(&decl.dims)
+                    .any(|s| matches!(s, ast::Subscript::Colon(_)));
+                (decl.name.name.as_str(), open, self.functional_type(clause, part))
+            })
+            .collect()
     }
 
     /// The sections of a function class and of the functions it extends, each with the class
-    /// that declares it (its scope), the bases first; or the diagnostic for an `extends` EQM
-    /// cannot follow (a base that is not a function, a modifier, a cycle).
+    /// that declares it (its scope) and the modifiers of the `extends` clauses it was reached
+    /// through (outermost first), the bases first; or the diagnostic for an `extends` EQM
+    /// cannot follow (a base that is not a function, a cycle).
     fn function_parts(
         &self,
         class: ClassId,
         depth: usize,
-        out: &mut Vec<(ClassId, &'a [ast::Section])>,
+        modifier: Modifier<'a>,
+        out: &mut Vec<(ClassId, &'a [ast::Section], Modifier<'a>)>,
     ) -> Result<(), Diagnostic> {
         let def = self.table.get(class).def;
         let ast::ClassBody::Long { sections, .. } = &def.body else {
@@ -199,30 +241,40 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         ));
                     }
                 };
-                if x.modification.is_some() || depth > 64 {
+                if depth > 64 {
                     return Err(Diagnostic::error(
                         "E0217",
-                        if depth > 64 {
-                            "these functions extend each other in a cycle"
-                        } else {
-                            "a function's `extends` with a modifier is not supported yet"
-                        },
+                        "these functions extend each other in a cycle",
                         x.span,
                         "not supported in functions",
                     ));
                 }
-                self.function_parts(base, depth + 1, out)?;
+                // `extends g(a = 2)`: the modifier replaces the bindings of `g`'s elements.
+                let scope = Scope { instance: None, class };
+                let inner = match &x.modification {
+                    Some(m) => modifier
+                        .clone()
+                        .merge_owned(Modifier::from_class_modification(m, scope)),
+                    None => modifier.clone(),
+                };
+                self.function_parts(base, depth + 1, inner, out)?;
             }
         }
-        out.push((class, sections));
+        out.push((class, sections, modifier));
         Ok(())
     }
 
     /// Flattens a function's declarations and body; false when its interface has errors.
     /// `sizes` are the sizes of the arguments of the inputs declared with `:`, in order.
-    fn instantiate_function(&mut self, class: ClassId, id: FuncId, sizes: &[Vec<usize>]) -> bool {
+    fn instantiate_function(
+        &mut self,
+        class: ClassId,
+        id: FuncId,
+        sizes: &[Vec<usize>],
+        functionals: &[FunctionalKey],
+    ) -> bool {
         let mut parts = Vec::new();
-        if let Err(d) = self.function_parts(class, 0, &mut parts) {
+        if let Err(d) = self.function_parts(class, 0, Modifier::default(), &mut parts) {
             self.diagnostics.push(d);
             return false;
         }
@@ -231,9 +283,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut groups: [Vec<(&'a ast::ComponentClause, &'a ast::ComponentDecl, ClassId)>; 3] = Default::default();
         let mut bodies = Vec::new();
         let mut externals = Vec::new();
-        for (part, section) in parts
+        // Bindings that `extends` modifiers give to inherited elements, by declaration.
+        let mut rebound: BTreeMap<*const ast::ComponentDecl, (&'a ast::Expr, Scope)> = BTreeMap::new();
+        for (part, section, modifier) in parts
             .iter()
-            .flat_map(|(c, sections)| sections.iter().map(move |s| (*c, s)))
+            .flat_map(|(c, sections, m)| sections.iter().map(move |s| (*c, s, m)))
         {
             match section {
                 ast::Section::Elements { elements, .. } => {
@@ -245,6 +299,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                     ast::Causality::Output => 1,
                                     ast::Causality::None => 2,
                                 };
+                                for decl in &clause.components {
+                                    if let Some(b) = modifier.child(&decl.name.name).0.binding {
+                                        rebound.insert(decl as *const _, (b.expr, b.scope));
+                                    }
+                                }
                                 groups[group].extend(clause.components.iter().map(|d| (clause, d, part)));
                             }
                             // Followed by `function_parts`.
@@ -278,6 +337,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         });
         let mut declared: Vec<(usize, &'a ast::ComponentDecl, LocalVar, ClassId)> = Vec::new();
         let mut open_sizes = sizes.iter();
+        let mut passed_functions = functionals.iter();
         for (group, members) in groups.iter().enumerate() {
             for &(clause, decl, part) in members {
                 let scope = Scope {
@@ -290,8 +350,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .chain(&decl.dims)
                     .any(|s| matches!(s, ast::Subscript::Colon(_)));
                 let actual = if group == 0 && open { open_sizes.next() } else { None };
-                let Some(var) = self.function_variable(id, clause, decl, scope, group == 1 || group == 2, actual)
-                else {
+                let functional = if group == 0 {
+                    self.functional_type(clause, part)
+                } else {
+                    None
+                };
+                let passed = if functional.is_some() {
+                    passed_functions.next()
+                } else {
+                    None
+                };
+                let var = match (functional, passed) {
+                    (Some(_), Some(key)) => Some(self.functional_variable(id, &decl.name.name, key)),
+                    // A function instance is made for the functions passed to its functional
+                    // inputs; the interface alone (for checking a call) has none.
+                    (Some(_), None) => None,
+                    (None, _) => self.function_variable(id, clause, decl, scope, group == 1 || group == 2, actual),
+                };
+                let Some(var) = var else {
                     continue;
                 };
                 let Some(frame) = self.frames.last_mut() else { continue };
@@ -326,7 +402,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 instance: None,
                 class: *part,
             };
-            let binding = decl.modification.as_ref().and_then(|m| m.binding.as_ref());
+            let (binding, scope) = match rebound.get(&(*decl as *const _)) {
+                Some(&(expr, scope)) => (Some(expr), scope),
+                None => (decl.modification.as_ref().and_then(|m| m.binding.as_ref()), scope),
+            };
             let value = binding.and_then(|b| self.local_value(b, var, scope));
             let name = decl.name.name.clone();
             if *group == 0 {
@@ -426,7 +505,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             None => {
                 // The default call: the function's name, its inputs in order, its one output.
-                let inputs: Vec<&str> = self.input_declarations(class).iter().map(|(n, _)| *n).collect();
+                let inputs: Vec<&str> = self.input_names(class);
                 let mut args = Vec::new();
                 for input in inputs {
                     let var = locals.get(input)?;
@@ -520,6 +599,47 @@ impl<'t, 'a> Flattener<'t, 'a> {
         })
     }
 
+    /// The hidden input slots of a functional input, one per scalar of each value the function
+    /// passed to it binds.
+    fn functional_variable(&mut self, id: FuncId, name: &str, key: &FunctionalKey) -> LocalVar {
+        let mut bound = Vec::with_capacity(key.bound.len());
+        let mut slots = Vec::new();
+        for (input, dims, ty) in &key.bound {
+            let ty = super::functionals::type_of_code(*ty);
+            let count = dims.iter().product::<usize>();
+            let function = &mut self.model.functions[id.0 as usize];
+            let first = function.slots.len() as u32;
+            for k in 0..count {
+                function.slots.push(flat::FunctionSlot {
+                    name: value::element_name(&format!("{name}.{input}"), &value::row_major_index(dims, k)),
+                    ty,
+                    default: None,
+                });
+            }
+            let var = LocalVar {
+                dims: dims.clone(),
+                slots: (first..first + count as u32).collect(),
+                ty,
+                assignable: false,
+                record: None,
+                function: None,
+            };
+            slots.extend_from_slice(&var.slots);
+            bound.push((input.clone(), var));
+        }
+        LocalVar {
+            dims: Vec::new(),
+            slots,
+            ty: ScalarType::Real,
+            assignable: false,
+            record: None,
+            function: Some(std::rc::Rc::new(FunctionalLocal {
+                class: key.class,
+                bound,
+            })),
+        }
+    }
+
     /// Allocates the slots of one declared function variable.
     fn function_variable(
         &mut self,
@@ -600,6 +720,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ty,
             assignable,
             record: None,
+            function: None,
         })
     }
 
@@ -655,6 +776,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         ty,
                         assignable,
                         record: None,
+                        function: None,
                     }
                 }
                 TypeRef::Class(_) => {
@@ -681,6 +803,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ty: ScalarType::Real,
             assignable,
             record: Some(std::rc::Rc::new(fields)),
+            function: None,
         })
     }
 
@@ -782,6 +905,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let first = &c.parts[0];
         let mut var = self.frames.last()?.locals.get(&first.name.name)?.clone();
+        if var.function.is_some() {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0306",
+                    format!("`{}` is a functional input, not a value", first.name.name),
+                    c.span,
+                    "a function",
+                )
+                .with_help(format!(
+                    "call it (`{}(x)`) or pass it on to another functional input",
+                    first.name.name
+                )),
+            );
+            return None;
+        }
         // A field of a record variable (`p.x`, `p.inner.x[2]`): the local of that name.
         let dotted = c.parts.len() > 1 && c.parts[..c.parts.len() - 1].iter().all(|p| p.subscripts.is_empty());
         let field = dotted
@@ -825,12 +963,39 @@ impl<'t, 'a> Flattener<'t, 'a> {
         ))
     }
 
+    /// Evaluates the argument `a` of input `k` of a call: a value, or for a functional input a
+    /// function (checked against the input's function type).
+    #[allow(clippy::too_many_arguments)]
+    fn call_argument(
+        &mut self,
+        k: usize,
+        a: &'a ast::Expr,
+        declared: &[(&'a str, bool, Option<ClassId>)],
+        given: &mut [Option<(Value, Span)>],
+        passed: &mut [Option<FunctionRef<'a>>],
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<()> {
+        match declared[k].2 {
+            Some(formal) => {
+                let f = self.function_argument(a, scope, loops)?;
+                self.check_function_fits(&f, formal, a.span)?;
+                passed[k] = Some(f);
+                // Marks the input as given; its value is the function's bound values.
+                given[k] = Some((Value::Str(String::new()), a.span));
+            }
+            None => given[k] = Some((self.eval(a, scope, loops)?, a.span)),
+        }
+        Some(())
+    }
+
     /// Checks a call of a user-defined function and returns the call node and the values of all
     /// its outputs (the first output is the call itself, further scalar outputs are
     /// `CallOutput(call, k)`).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn user_call(
         &mut self,
-        class: ClassId,
+        callee: &FunctionRef<'a>,
         function: &'a ast::ComponentRef,
         args: &'a ast::CallArgs,
         span: Span,
@@ -838,16 +1003,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
     ) -> Option<(ExprId, Vec<Value>)> {
         let name = eqm_syntax::pretty::print_ref(function);
-        // The arguments first: the sizes of those of inputs declared with `:` choose the
-        // function's instance.
+        let class = callee.class;
+        // The arguments first: the sizes of those of inputs declared with `:` and the functions
+        // passed to functional inputs choose the function's instance.
         let declared = self.input_declarations(class);
         let mut given: Vec<Option<(Value, Span)>> = vec![None; declared.len()];
-        if args.positional.len() > declared.len() {
+        let mut passed: Vec<Option<FunctionRef<'a>>> = vec![None; declared.len()];
+        // Inputs bound by a partial application are no longer inputs of the call: positional
+        // arguments skip them.
+        for (bound, value) in &callee.bound {
+            if let Some(k) = declared.iter().position(|(n, ..)| n == bound) {
+                given[k] = Some((value.clone(), span));
+            }
+        }
+        let open: Vec<usize> = (0..declared.len()).filter(|&k| given[k].is_none()).collect();
+        if args.positional.len() > open.len() {
             self.diagnostics.push(Diagnostic::error(
                 "E0309",
                 format!(
                     "`{name}` takes {} input(s), found {} positional argument(s)",
-                    declared.len(),
+                    open.len(),
                     args.positional.len()
                 ),
                 args.span,
@@ -855,18 +1030,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         }
-        for (k, a) in args.positional.iter().enumerate() {
-            given[k] = Some((self.eval(a, scope, loops)?, a.span));
+        for (a, &k) in args.positional.iter().zip(&open) {
+            self.call_argument(k, a, &declared, &mut given, &mut passed, scope, loops)?;
         }
         for (arg_name, a) in &args.named {
-            let Some(k) = declared.iter().position(|(n, _)| *n == arg_name.name) else {
+            let Some(k) = declared.iter().position(|(n, ..)| *n == arg_name.name) else {
                 let mut d = Diagnostic::error(
                     "E0309",
                     format!("`{name}` has no input named `{}`", arg_name.name),
                     arg_name.span,
                     "no such input",
                 );
-                if let Some(s) = eqm_diag::did_you_mean(&arg_name.name, declared.iter().map(|(n, _)| *n)) {
+                if let Some(s) = eqm_diag::did_you_mean(&arg_name.name, declared.iter().map(|(n, ..)| *n)) {
                     d = d.with_help(format!("did you mean `{s}`?"));
                 }
                 self.diagnostics.push(d);
@@ -881,28 +1056,70 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ));
                 return None;
             }
-            given[k] = Some((self.eval(a, scope, loops)?, a.span));
+            self.call_argument(k, a, &declared, &mut given, &mut passed, scope, loops)?;
+        }
+        // Defaults from a short definition or a redeclaration (`function f = g(a = 1)`) count as
+        // if written in the call.
+        for arg in &callee.defaults.args {
+            let Some(k) = declared.iter().position(|(n, ..)| *n == arg.name) else {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0317",
+                    format!(
+                        "`{}` modifies `{}`, which is not an input of `{name}`; EQM supports modifying only a function's inputs",
+                        self.table.get(class).full_name,
+                        arg.name
+                    ),
+                    arg.span,
+                    "not an input",
+                ));
+                return None;
+            };
+            if given[k].is_some() {
+                continue;
+            }
+            let Some(binding) = &arg.modifier.binding else { continue };
+            given[k] = Some((
+                self.eval(binding.expr, binding.scope, &mut Vec::new())?,
+                binding.expr.span,
+            ));
         }
         let mut sizes = Vec::new();
-        for ((input, open), value) in declared.iter().zip(&given) {
-            match (open, value) {
-                (false, _) => {}
-                (true, Some((v, _))) => sizes.push(v.dims().to_vec()),
-                (true, None) => {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0309",
-                        format!("missing argument `{input}` of `{name}`: its size `:` comes from the argument"),
-                        span,
-                        "argument missing",
-                    ));
-                    return None;
+        let mut functionals = Vec::new();
+        for (k, (input, open, functional)) in declared.iter().enumerate() {
+            let missing = match (functional, &passed[k], open, &given[k]) {
+                (Some(_), Some(f), ..) => {
+                    functionals.push(f.key());
+                    continue;
                 }
-            }
+                (Some(_), None, ..) => "it takes a function",
+                (None, _, true, Some((v, _))) => {
+                    sizes.push(v.dims().to_vec());
+                    continue;
+                }
+                (None, _, true, None) => "its size `:` comes from the argument",
+                (None, _, false, _) => continue,
+            };
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                format!("missing argument `{input}` of `{name}`: {missing}"),
+                span,
+                "argument missing",
+            ));
+            return None;
         }
-        let id = self.function_for(class, &sizes)?;
+        let id = self.function_for(class, &sizes, &functionals)?;
         let signature = self.signatures[id.0 as usize].clone();
         let mut call_args: Vec<ExprId> = Vec::new();
-        for ((input, var, default), value) in signature.inputs.iter().zip(given) {
+        for (k, ((input, var, default), value)) in signature.inputs.iter().zip(given).enumerate() {
+            if let Some(local) = &var.function {
+                // The values the passed function binds, in the order of its hidden inputs.
+                let Some(f) = &passed[k] else { return None };
+                for (bound, _) in &local.bound {
+                    let v = f.bound.iter().find(|(n, _)| n == bound).map(|(_, v)| v)?;
+                    call_args.extend(v.elements());
+                }
+                continue;
+            }
             match value {
                 Some((v, at)) if var.record.is_some() => match record_scalars(&v) {
                     Some(scalars) if scalars.len() == var.slots.len() => call_args.extend(scalars),
@@ -984,7 +1201,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Vec<Value>> {
-        let Some(class) = self.function_class(function, scope) else {
+        let Some(callee) = self.function_class(function, scope) else {
             self.diagnostics.push(Diagnostic::error(
                 "E0307",
                 "a parenthesised list on the left needs a call of a user-defined function on the right",
@@ -993,7 +1210,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         };
-        let (_, outputs) = self.user_call(class, function, args, call_span, scope, loops)?;
+        let (_, outputs) = self.user_call(&callee, function, args, call_span, scope, loops)?;
         if targets > outputs.len() {
             self.diagnostics.push(Diagnostic::error(
                 "E0309",
@@ -1026,10 +1243,56 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
-    /// The function class a reference names, if it names one.
-    pub(crate) fn function_class(&self, function: &ast::ComponentRef, scope: Scope) -> Option<ClassId> {
-        self.class_named(function, scope)
-            .filter(|&c| self.table.get(c).def.kind == ast::ClassKind::Function)
+    /// The function a reference names, if it names one: its class, after short definitions
+    /// (`function f = g(a = 1)`) and redeclarations of replaceable functions are followed, and
+    /// the defaults that those give to its inputs (outermost first).
+    /// Inside a function, a functional input names the function passed to it.
+    pub(crate) fn function_class(&mut self, function: &ast::ComponentRef, scope: Scope) -> Option<FunctionRef<'a>> {
+        if function.parts.is_empty() || function.parts.iter().any(|p| !p.subscripts.is_empty()) {
+            return None;
+        }
+        if function.parts.len() == 1
+            && let Some(local) = self.functional_local(scope, &function.parts[0].name.name)
+        {
+            return Some(self.functional_ref(&local));
+        }
+        let name = ast::Name {
+            global: function.global,
+            parts: function.parts.iter().map(|p| p.name.clone()).collect(),
+            span: function.span,
+        };
+        let (TypeRef::Class(mut class), mut defaults) = self.lookup_class(scope, &name).ok()? else {
+            return None;
+        };
+        // A chain of short definitions names each class once, so one longer than the table is
+        // a cycle.
+        for _ in 0..=self.table.classes.len() {
+            let entry = self.table.get(class);
+            if entry.def.kind != ast::ClassKind::Function {
+                return None;
+            }
+            let ast::ClassBody::Short { base, modification, .. } = &entry.def.body else {
+                return Some(FunctionRef::plain(class, defaults));
+            };
+            let parent = entry.parent.unwrap_or(class);
+            // The modifiers are evaluated where the definition stands: in the instance when a
+            // model declares it (`function g = f(k = k)` using the model's parameter `k`).
+            let base_scope = Scope {
+                instance: scope
+                    .instance
+                    .filter(|i| self.instances[i.0 as usize].layout.classes.contains(&parent)),
+                class: parent,
+            };
+            if let Some(m) = modification {
+                defaults = defaults.merge_owned(Modifier::from_class_modification(m, base_scope));
+            }
+            let (TypeRef::Class(next), more) = self.lookup_class(base_scope, base).ok()? else {
+                return None;
+            };
+            defaults = defaults.merge_owned(more);
+            class = next;
+        }
+        None
     }
 }
 

@@ -94,6 +94,32 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return None;
             }
         };
+        self.resolve_target(target, name, depth)
+    }
+
+    /// The type of a component declared with the class name `name` in `scope`: the cached
+    /// [`Self::resolve_type`], unless the name's first part is a replaceable class redeclared
+    /// around `scope` (then the redeclared class, with the redeclaration's modifiers first).
+    pub(crate) fn component_type(&mut self, scope: Scope, name: &'a ast::Name) -> Option<Rc<ResolvedType<'a>>> {
+        let errors = self.diagnostics.len();
+        match self.redirected(scope, name, 0) {
+            None => self.resolve_type(scope.class, name, 0),
+            Some(Ok((target, modifier))) => {
+                let mut resolved = self.resolve_target(target, name, 0)?;
+                resolved.modifier = modifier.merge_owned(resolved.modifier);
+                Some(Rc::new(resolved))
+            }
+            Some(Err(_)) => {
+                if self.diagnostics.len() == errors {
+                    self.unknown_class(scope.class, name);
+                }
+                None
+            }
+        }
+    }
+
+    /// The type `name` denotes once looked up as `target`, following short class definitions.
+    fn resolve_target(&mut self, target: TypeRef, name: &'a ast::Name, depth: usize) -> Option<ResolvedType<'a>> {
         let mut resolved = ResolvedType {
             target,
             modifier: Modifier::default(),
@@ -259,38 +285,114 @@ impl<'t, 'a> Flattener<'t, 'a> {
             instance: Some(instance),
             class: element.class,
         };
-        let Some(resolved) = self.resolve_type(element.class, &clause.type_name, 0) else {
-            return Member::Failed;
-        };
         // Modelica precedence: the enclosing instance's modifier, then the extends clause's,
         // then the declaration's own, then the type's.
-        let (outer, _) = match &self.instances[instance.0 as usize].modifier {
+        let (mut outer, _) = match &self.instances[instance.0 as usize].modifier {
             Some(m) => m.child(&decl.name.name),
             None => Default::default(),
         };
         let (from_extends, _) = element.extends_modifier.child(&decl.name.name);
-        let from_extends = from_extends.in_instance(instance);
+        let mut from_extends = from_extends.in_instance(instance);
+        // A redeclaration from outside (`Board b(redeclare Capacitor load)`) replaces the
+        // declaration; so does one in a derived class (the layout's element, with its
+        // `original`). The replaced declaration keeps its condition, and its prefixes and
+        // dimensions where the new one has none.
+        let redeclared = outer.redeclare.take().or(from_extends.redeclare.take());
+        let (clause, decl, type_scope, original) = match redeclared.map(|r| (r, r.element)) {
+            Some((r, ast::RedeclaredElement::Component(new_clause))) => {
+                if !self.check_replaceable(clause, decl, r.span) {
+                    return Member::Failed;
+                }
+                let original = crate::layout::Original {
+                    clause,
+                    decl,
+                    class: element.class,
+                };
+                (new_clause, &new_clause.components[0], r.scope, Some(original))
+            }
+            // A class redeclaration named like a component redeclares no class: reported with
+            // the instance's modifier (E0221).
+            Some((_, ast::RedeclaredElement::Class(_))) => return Member::Failed,
+            None => (clause, decl, scope, element.original),
+        };
+        let Some(resolved) = self.component_type(type_scope, &clause.type_name) else {
+            return Member::Failed;
+        };
+        if let Some(original) = original
+            && let Some(constraint) = self.component_constraint(original, instance)
+            && !self.check_subtype(resolved.target, constraint, decl.name.span)
+        {
+            return Member::Failed;
+        }
         let own = decl
             .modification
             .as_ref()
-            .map(|m| Modifier::from_ast(m, scope))
+            .map(|m| Modifier::from_ast(m, type_scope))
             .unwrap_or_default();
-        let modifier = outer
-            .merge_owned(from_extends)
-            .merge_owned(own)
-            .merge(&resolved.modifier);
-        if let Some(condition) = &decl.condition {
-            match self.eval_structural_bool(condition, scope, "the condition of a conditional component") {
+        // The modifiers of the replaced declaration carry over: those of its `constrainedby`
+        // clause, or without one its own.
+        let carried = original.map(|o| {
+            let scope = Scope {
+                instance: Some(instance),
+                class: o.class,
+            };
+            match &o.clause.redeclarable.constraint {
+                Some(c) => c
+                    .modification
+                    .as_ref()
+                    .map(|m| Modifier::from_class_modification(m, scope))
+                    .unwrap_or_default(),
+                None => o
+                    .decl
+                    .modification
+                    .as_ref()
+                    .map(|m| Modifier::from_ast(m, scope))
+                    .unwrap_or_default(),
+            }
+        });
+        // A redeclaration in a modifier stands where that modifier stands, before the extends
+        // clause's.
+        let modifier = if redeclared.is_some() {
+            outer.merge_owned(own).merge_owned(from_extends)
+        } else {
+            outer.merge_owned(from_extends).merge_owned(own)
+        };
+        let modifier = match carried {
+            Some(c) => modifier.merge_owned(c),
+            None => modifier,
+        }
+        .merge(&resolved.modifier);
+        // The condition is always the replaced declaration's; its dimensions and prefixes are
+        // kept where the new declaration writes none. Each is evaluated where it was written.
+        let original_scope = original.map(|o| Scope {
+            instance: Some(instance),
+            class: o.class,
+        });
+        let (condition, condition_scope) = match (original, original_scope) {
+            (Some(o), Some(s)) => (o.decl.condition.as_ref(), s),
+            _ => (decl.condition.as_ref(), type_scope),
+        };
+        let (dims_clause, dims_decl, dims_scope) = match (original, original_scope) {
+            (Some(o), Some(s)) if clause.type_dims.is_empty() && decl.dims.is_empty() => (o.clause, o.decl, s),
+            _ => (clause, decl, type_scope),
+        };
+        let declared_prefixes = match original {
+            Some(o) => merge_prefixes(clause.prefixes, o.clause.prefixes),
+            None => clause.prefixes,
+        };
+        if let Some(condition) = condition {
+            match self.eval_structural_bool(condition, condition_scope, "the condition of a conditional component") {
                 Some(false) => return Member::Absent,
                 Some(true) => {}
                 None => return Member::Failed,
             }
         }
+        let scope = dims_scope;
         let mut dims = Vec::new();
-        for sub in clause
+        for sub in dims_clause
             .type_dims
             .iter()
-            .chain(decl.dims.iter())
+            .chain(dims_decl.dims.iter())
             .chain(resolved.dims.iter().copied())
         {
             match sub {
@@ -326,7 +428,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         let parent_state = &self.instances[instance.0 as usize];
-        let prefixes = merge_prefixes(clause.prefixes, resolved.prefixes);
+        let prefixes = merge_prefixes(declared_prefixes, resolved.prefixes);
         let variability = combine_variability(parent_state.variability, prefixes.variability);
         let causality = match prefixes.causality {
             ast::Causality::Input => flat::Causality::Input,

@@ -10,6 +10,7 @@
 
 use crate::Flattener;
 use crate::modifier::{Modifier, Scope};
+use crate::redeclare::ClassRedeclare;
 use crate::resolve::{ClassId, TypeRef};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
@@ -63,6 +64,18 @@ pub(crate) struct ElementDecl<'a> {
     /// no instance in their scope, because the layout is shared by all instances of the class;
     /// [`Modifier::in_instance`] supplies it.
     pub(crate) extends_modifier: Modifier<'a>,
+    /// For an element redeclaration in a derived class (`redeclare Capacitor load;`): the
+    /// inherited declaration it replaces, with the class that declares it.
+    pub(crate) original: Option<Original<'a>>,
+}
+
+/// A declaration that a redeclaration replaces: its prefixes, dimensions, condition and (without
+/// a `constrainedby` clause) its modifiers carry over to the new one.
+#[derive(Clone, Copy)]
+pub(crate) struct Original<'a> {
+    pub(crate) clause: &'a ast::ComponentClause,
+    pub(crate) decl: &'a ast::ComponentDecl,
+    pub(crate) class: ClassId,
 }
 
 /// The components and sections of a class including inherited ones. Every instance of a class
@@ -79,6 +92,12 @@ pub(crate) struct ClassLayout<'a> {
     pub(crate) equations: Vec<(&'a ast::Equation, ClassId, bool)>,
     pub(crate) invariants: Vec<(&'a ast::Equation, ClassId)>,
     pub(crate) algorithms: Vec<(&'a [ast::Statement], ClassId, bool, Span)>,
+    /// The class and every class it extends: the classes whose replaceable classes an instance
+    /// of this class may see redeclared.
+    pub(crate) classes: Vec<ClassId>,
+    /// Replaceable classes redeclared by the class or its bases (`redeclare model Ctl = PI;`
+    /// as an element or in an `extends` modifier), most derived last.
+    pub(crate) class_redeclares: Vec<ClassRedeclare<'a>>,
 }
 
 impl<'a> ClassLayout<'a> {
@@ -119,6 +138,9 @@ pub(crate) struct InstanceState<'a> {
     pub(crate) layout: Rc<ClassLayout<'a>>,
     /// Where its members, indexed like `layout.elements`, start in [`Flattener::members`].
     pub(crate) first_member: usize,
+    /// Replaceable classes that the modifier of this instance redeclares; `None` when there
+    /// are none (most instances).
+    pub(crate) class_redeclares: Option<Rc<[ClassRedeclare<'a>]>>,
     /// Inherited variability (`parameter` on a record component makes its fields parameters).
     pub(crate) variability: flat::Variability,
     pub(crate) causality: flat::Causality,
@@ -165,6 +187,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             is_connector,
             span,
         });
+        let class_redeclares = crate::redeclare::in_modifier(&modifier);
         let empty = modifier.binding.is_none() && modifier.args.is_empty();
         let first_member = self.members.len();
         self.members
@@ -172,6 +195,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.instances.push(InstanceState {
             class,
             modifier: (!empty).then(|| Box::new(modifier)),
+            class_redeclares,
             first_member,
             layout,
             variability,
@@ -207,17 +231,36 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.collect(class, Modifier::default(), &mut collected, &mut Vec::new());
         let mut elements = std::mem::take(&mut collected.elements);
         let mut by_name: Vec<(NameKey, &'a str, usize)> = Vec::with_capacity(elements.len());
-        let mut seen = std::collections::BTreeSet::new();
+        let mut seen = std::collections::BTreeMap::new();
         let mut layout = collected;
-        for element in elements.drain(..) {
+        for mut element in elements.drain(..) {
             let name = element.decl.name.name.as_str();
-            // An element inherited twice (diamond) is the same element; keep the first.
-            if !seen.insert(name) {
+            if let Some(&k) = seen.get(name) {
+                let kept: &mut ElementDecl<'a> = &mut layout.elements[k];
+                // A redeclaration in a derived class takes the place of the inherited element.
+                if element.clause.redeclarable.redeclare && kept.original.is_none() {
+                    element.original = Some(Original {
+                        clause: kept.clause,
+                        decl: kept.decl,
+                        class: kept.class,
+                    });
+                    *kept = element;
+                } else if kept.clause.redeclarable.redeclare && kept.original.is_none() {
+                    kept.original = Some(Original {
+                        clause: element.clause,
+                        decl: element.decl,
+                        class: element.class,
+                    });
+                }
+                // Otherwise an element inherited twice (diamond) is the same element; the first
+                // is kept.
                 continue;
             }
+            seen.insert(name, layout.elements.len());
             by_name.push((NameKey::of(name), name, layout.elements.len()));
             layout.elements.push(element);
         }
+        self.check_element_redeclarations(&layout);
         by_name.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
         layout.by_name = by_name;
         let layout = Rc::new(layout);
@@ -252,6 +295,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         }
         let entry = self.table.get(class);
+        out.classes.push(class);
         if let ast::ClassBody::Short { base, modification, .. } = &entry.def.body {
             // `model M = N(k = 1);` behaves like `model M extends N(k = 1); end M;`.
             let scope = Scope {
@@ -285,6 +329,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                         decl,
                                         class,
                                         extends_modifier: extends_modifier.clone(),
+                                        original: None,
                                     });
                                 }
                             }
@@ -300,10 +345,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                     path.push(class);
                                     self.collect(base, modifier, out, path);
                                     path.pop();
+                                    // `extends Board(redeclare model Ctl = PI)` redeclares a
+                                    // class of the base, over the base's own redeclarations.
+                                    if let Some(m) = &x.modification {
+                                        let scope = Scope { instance: None, class };
+                                        out.class_redeclares
+                                            .extend(crate::redeclare::in_class_modification(m, scope));
+                                    }
                                 }
                                 Ok(TypeRef::Builtin(_)) => {}
                                 Err(_) => self.unknown_class(class, &x.base),
                             },
+                            ast::Element::Class(def) if def.redeclarable.redeclare => {
+                                out.class_redeclares.push(ClassRedeclare {
+                                    name: &def.name.name,
+                                    def,
+                                    scope: Scope { instance: None, class },
+                                    class: self.table.get(class).nested.get(def.name.name.as_str()).copied(),
+                                    span: def.name.span,
+                                });
+                            }
                             ast::Element::Class(_) | ast::Element::Import(_) => {}
                         }
                     }

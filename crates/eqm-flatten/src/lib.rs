@@ -28,6 +28,7 @@ mod enumerations;
 mod equations;
 mod eval;
 mod experiment;
+mod functionals;
 mod functions;
 mod instantiate;
 mod iterators;
@@ -35,6 +36,7 @@ mod layout;
 mod modifier;
 mod names;
 mod records;
+mod redeclare;
 mod statements;
 mod value;
 mod variables;
@@ -120,6 +122,10 @@ pub fn default_model(files: &[&ast::StoredDefinition]) -> Result<String, Vec<Str
     }
 }
 
+/// What a function instance is made for: its class, the sizes of the arguments of its inputs
+/// declared with `:`, and the functions passed to its functional inputs.
+type FunctionKey = (ClassId, Vec<Vec<usize>>, Vec<functionals::FunctionalKey>);
+
 pub(crate) struct Flattener<'t, 'a> {
     table: &'t ClassTable<'a>,
     root_class: ClassId,
@@ -156,9 +162,10 @@ pub(crate) struct Flattener<'t, 'a> {
     too_large_reported: bool,
     used_overrides: Vec<bool>,
     /// Functions instantiated so far (`None`: its declaration has errors).
-    /// Keyed by the class and the sizes of the arguments of its inputs declared with `:`: such
-    /// a function is instantiated once per combination of sizes it is called with.
-    function_ids: BTreeMap<(ClassId, Vec<Vec<usize>>), Option<eqm_ir::expr::FuncId>>,
+    /// Keyed by the class, the sizes of the arguments of its inputs declared with `:` and the
+    /// functions passed to its functional inputs: such a function is instantiated once per
+    /// combination it is called with.
+    function_ids: BTreeMap<FunctionKey, Option<eqm_ir::expr::FuncId>>,
     /// Caller-side interfaces, indexed like `model.functions`.
     signatures: Vec<functions::Signature>,
     /// Local names of the function bodies being flattened (innermost last).
@@ -179,6 +186,14 @@ pub(crate) struct Flattener<'t, 'a> {
     /// The sizes of the dimensions whose subscripts are being evaluated (innermost last): what
     /// `end` stands for.
     end_sizes: Vec<usize>,
+    /// Whether any class is replaceable: only then may a class name denote different classes
+    /// in different instances (see `redeclare`).
+    has_replaceable_classes: bool,
+    /// The (new class, constraining class, redeclaration's offset) already checked by
+    /// `check_subtype`: a redeclaration applied to every element of an array is checked once.
+    subtypes_checked: std::collections::BTreeSet<(ClassId, ClassId, u32)>,
+    /// Element redeclarations already checked (by their declaration's address).
+    redeclarations_checked: std::collections::HashSet<*const ast::ComponentDecl>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -214,6 +229,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             equation_buffer: Vec::new(),
             no_attributes: flat::Attributes::default(),
             recent_attributes: vec![None; 256],
+            has_replaceable_classes: table.classes.iter().any(|c| c.def.redeclarable.replaceable),
+            subtypes_checked: std::collections::BTreeSet::new(),
+            redeclarations_checked: std::collections::HashSet::new(),
         }
     }
 

@@ -46,6 +46,18 @@ pub struct Modifier<'a> {
     pub binding: Option<Binding<'a>>,
     /// Arguments, outermost first.
     pub args: Args<'a>,
+    /// `redeclare Capacitor load(C = 1)` or `redeclare model Load = Capacitor`: the element that
+    /// takes the place of the one this modifier is for.
+    pub redeclare: Option<Redeclare<'a>>,
+}
+
+/// A redeclaration in a modifier, with the scope it was written in (where its type name and
+/// its own modifiers are looked up and evaluated).
+#[derive(Clone, Copy, Debug)]
+pub struct Redeclare<'a> {
+    pub element: &'a ast::RedeclaredElement,
+    pub scope: Scope,
+    pub span: Span,
 }
 
 /// The arguments of a modifier, shared (`Rc`): a merge with an empty modifier, and every
@@ -88,6 +100,11 @@ impl<'s, 'a> IntoIterator for &'s Args<'a> {
 }
 
 impl<'a> Modifier<'a> {
+    /// No binding, no arguments, no redeclaration.
+    pub fn is_empty(&self) -> bool {
+        self.binding.is_none() && self.args.is_empty() && self.redeclare.is_none()
+    }
+
     /// This modifier with its binding (a record value) handed to the record's `fields`, each
     /// taking its part: `Point p = e` becomes `Point p(x = e.x, y = e.y)`. Modifiers written for
     /// the fields themselves stay first, so they win.
@@ -112,6 +129,7 @@ impl<'a> Modifier<'a> {
                             fields: path,
                         }),
                         args: Args::default(),
+                        redeclare: None,
                     },
                     span,
                 }
@@ -135,6 +153,7 @@ impl<'a> Modifier<'a> {
                 .as_ref()
                 .map(|cm| Self::args_from_ast(cm, scope))
                 .unwrap_or_default(),
+            redeclare: None,
         }
     }
 
@@ -143,6 +162,7 @@ impl<'a> Modifier<'a> {
         Modifier {
             binding: None,
             args: Self::args_from_ast(cm, scope),
+            redeclare: None,
         }
     }
 
@@ -157,6 +177,11 @@ impl<'a> Modifier<'a> {
                     .as_ref()
                     .map(|m| Modifier::from_ast(m, scope))
                     .unwrap_or_default();
+                modifier.redeclare = arg.redeclare.as_deref().map(|element| Redeclare {
+                    element,
+                    scope,
+                    span: arg.span,
+                });
                 for part in arg.name.parts[1..].iter().rev() {
                     modifier = Modifier {
                         binding: None,
@@ -166,6 +191,7 @@ impl<'a> Modifier<'a> {
                             modifier,
                             span: part.span,
                         }]),
+                        redeclare: None,
                     };
                 }
                 ModArg {
@@ -184,6 +210,9 @@ impl<'a> Modifier<'a> {
         if self.binding.is_none() {
             self.binding = inner.binding.clone();
         }
+        if self.redeclare.is_none() {
+            self.redeclare = inner.redeclare;
+        }
         self.args = self.args.concat(inner.args.clone());
         self
     }
@@ -192,6 +221,9 @@ impl<'a> Modifier<'a> {
     pub fn merge_owned(mut self, inner: Modifier<'a>) -> Modifier<'a> {
         if self.binding.is_none() {
             self.binding = inner.binding;
+        }
+        if self.redeclare.is_none() {
+            self.redeclare = inner.redeclare;
         }
         self.args = self.args.concat(inner.args);
         self
@@ -219,6 +251,9 @@ impl<'a> Modifier<'a> {
         if let Some(b) = &mut self.binding {
             b.scope.instance = Some(instance);
         }
+        if let Some(r) = &mut self.redeclare {
+            r.scope.instance = Some(instance);
+        }
         if let Some(args) = &mut self.args.0 {
             for arg in Rc::make_mut(args) {
                 arg.modifier.set_instance(instance);
@@ -233,6 +268,8 @@ impl<'a> Modifier<'a> {
             return self.clone();
         }
         Modifier {
+            // A redeclaration is the same for every element (Modelica requires `each` for it).
+            redeclare: self.redeclare,
             binding: self.binding.as_ref().map(|b| {
                 let mut b = b.clone();
                 b.select.push(index);

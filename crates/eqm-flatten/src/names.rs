@@ -155,8 +155,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 parts: parts.iter().map(|p| p.name.clone()).collect(),
                 span: c.span,
             };
-            match self.table.lookup(scope.class, &name) {
-                Ok(crate::resolve::TypeRef::Class(cls)) => (cls, &c.parts.last()?.name.name),
+            match self.lookup_class(scope, &name) {
+                Ok((crate::resolve::TypeRef::Class(cls), _)) => (cls, &c.parts.last()?.name.name),
                 _ => return None,
             }
         };

@@ -201,8 +201,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     _ => match self.function_class(function, scope) {
                         // A function has no side effects, so a call whose results are unused
                         // is only checked.
-                        Some(class) => {
-                            let _ = self.user_call(class, function, args, span, scope, loops);
+                        Some(callee) => {
+                            let _ = self.user_call(&callee, function, args, span, scope, loops);
                         }
                         None => self.diagnostics.push(Diagnostic::error(
                             "E0310",
@@ -547,6 +547,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ty: ScalarType::Integer,
             assignable: false,
             record: None,
+            function: None,
         };
         let Some(frame) = self.frames.last_mut() else { return };
         let shadowed = frame.locals.insert(index.name.name.clone(), local);

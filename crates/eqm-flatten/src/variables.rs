@@ -44,10 +44,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let state = &self.instances[instance.0 as usize];
         let mut unknown = Vec::new();
         for arg in state.modifier.iter().flat_map(|m| &m.args) {
-            if state.layout.index(arg.name).is_none() {
+            // A class redeclaration names a replaceable class, checked below.
+            let redeclares_class = matches!(
+                arg.modifier.redeclare,
+                Some(r) if matches!(r.element, ast::RedeclaredElement::Class(_))
+            );
+            if !redeclares_class && state.layout.index(arg.name).is_none() {
                 unknown.push((arg.name.to_string(), arg.span));
             }
         }
+        if let Some(redeclares) = state.class_redeclares.clone() {
+            let class = state.class;
+            for r in redeclares.iter() {
+                self.check_class_redeclaration(class, r);
+            }
+        }
+        let state = &self.instances[instance.0 as usize];
         if unknown.is_empty() {
             return;
         }

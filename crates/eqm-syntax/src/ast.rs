@@ -84,7 +84,37 @@ pub struct ClassDef {
     pub kind: ClassKind,
     pub name: Ident,
     pub body: ClassBody,
+    /// `replaceable model Load = Resistor constrainedby TwoPin;` inside a class.
+    pub redeclarable: Redeclarable,
     pub span: Span,
+}
+
+/// The `replaceable` and `redeclare` prefixes of an element and its `constrainedby` clause
+/// (Modelica 3.6 §7.3). Empty for most elements, so without an allocation.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Redeclarable {
+    pub replaceable: bool,
+    pub redeclare: bool,
+    pub constraint: Option<Box<Constraint>>,
+}
+
+/// `constrainedby TwoPin(v(start = 0))`: the class every redeclaration must be a subtype of,
+/// with modifiers that every redeclaration keeps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Constraint {
+    pub name: Name,
+    pub modification: Option<ClassModification>,
+    pub description: Option<Description>,
+    pub annotation: Option<Annotation>,
+    pub span: Span,
+}
+
+/// The element a `redeclare` modifier argument puts in place of the one it names:
+/// `redeclare model Load = Capacitor(C = 1e-3)` or `redeclare Capacitor load(C = 1e-3)`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RedeclaredElement {
+    Class(ClassDef),
+    Component(ComponentClause),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -244,6 +274,7 @@ pub struct TypePrefix {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComponentClause {
     pub is_final: bool,
+    pub redeclarable: Redeclarable,
     /// `inner`: the component that `outer` declarations of the same name in the components
     /// below refer to.
     pub inner: bool,
@@ -293,6 +324,9 @@ pub struct ModArgument {
     pub name: Name,
     pub modification: Option<Modification>,
     pub description: Option<Description>,
+    /// `redeclare Capacitor load(C = 1)` or `redeclare model Load = Capacitor`: the new element;
+    /// `name` is then its name and `modification` is empty.
+    pub redeclare: Option<Box<RedeclaredElement>>,
     pub span: Span,
 }
 
@@ -529,6 +563,11 @@ pub enum ExprKind {
         function: ComponentRef,
         args: CallArgs,
     },
+    /// `function f(a = 2)` as the argument of a functional input: `f` with `a` bound.
+    PartialApplication {
+        function: ComponentRef,
+        args: CallArgs,
+    },
     Unary {
         op: UnaryOp,
         operand: Box<Expr>,
@@ -641,7 +680,9 @@ impl ExprKind {
             | ExprKind::Error
             | ExprKind::End => 0,
             ExprKind::Ref(c) => cref(c),
-            ExprKind::Call { function, args: a } => cref(function).max(args(a)),
+            ExprKind::Call { function, args: a } | ExprKind::PartialApplication { function, args: a } => {
+                cref(function).max(args(a))
+            }
             ExprKind::Unary { operand, .. } => operand.depth,
             ExprKind::Binary { lhs, rhs, .. } => lhs.depth.max(rhs.depth),
             ExprKind::Chain { first, rest } => rest.iter().map(|(_, e)| e.depth).fold(first.depth, u32::max),

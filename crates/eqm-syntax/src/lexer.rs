@@ -136,12 +136,15 @@ pub enum Token<'src> {
     While,
     #[token("within")]
     Within,
+    #[token("replaceable")]
+    Replaceable,
+    #[token("redeclare")]
+    Redeclare,
+    #[token("constrainedby")]
+    Constrainedby,
     /// Modelica keywords that EQM reserves but does not implement.
-    #[token("constrainedby", |l| l.slice())]
     #[token("expandable", |l| l.slice())]
     #[token("operator", |l| l.slice())]
-    #[token("redeclare", |l| l.slice())]
-    #[token("replaceable", |l| l.slice())]
     #[token("stream", |l| l.slice())]
     Unsupported(&'src str),
 
@@ -331,6 +334,9 @@ pub fn token_text(token: &Token<'_>) -> &'static str {
         When => "when",
         While => "while",
         Within => "within",
+        Replaceable => "replaceable",
+        Redeclare => "redeclare",
+        Constrainedby => "constrainedby",
         LParen => "(",
         RParen => ")",
         LBracket => "[",
@@ -571,9 +577,6 @@ impl<'src> Iterator for Lexer<'src> {
 /// What to do instead of a reserved Modelica keyword EQM does not implement.
 fn unsupported_help(word: &str) -> String {
     let instead = match word {
-        "replaceable" | "redeclare" | "constrainedby" => {
-            "EQM has no replaceable classes or redeclarations; declare the component with the class you want"
-        }
         "stream" => "EQM has no stream connectors; use `flow` and potential variables",
         "expandable" => "EQM has no expandable connectors; declare every variable of the connector",
         "operator" => "EQM has no operator overloading",

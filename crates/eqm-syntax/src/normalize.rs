@@ -45,7 +45,7 @@ pub fn normalize_expr(e: &mut Expr) {
         | ExprKind::Error
         | ExprKind::End => {}
         ExprKind::Ref(c) => normalize_ref(c),
-        ExprKind::Call { function, args } => {
+        ExprKind::Call { function, args } | ExprKind::PartialApplication { function, args } => {
             normalize_ref(function);
             normalize_args(args);
         }
@@ -179,9 +179,11 @@ fn normalize_class(c: &mut ClassDef) {
         kind: _,
         name,
         body,
+        redeclarable,
         span,
     } = c;
     reset(span);
+    normalize_redeclarable(redeclarable);
     normalize_ident(name);
     match body {
         ClassBody::Long {
@@ -311,17 +313,50 @@ fn normalize_element(e: &mut Element) {
             normalize_description(description);
             normalize_annotation(annotation);
         }
-        Element::Component(ComponentClause {
-            is_final: _,
-            inner: _,
-            outer: _,
-            prefixes: _,
-            type_name,
-            type_dims,
-            components,
+        Element::Component(clause) => normalize_component_clause(clause),
+    }
+}
+
+fn normalize_redeclarable(r: &mut Redeclarable) {
+    let Redeclarable {
+        replaceable: _,
+        redeclare: _,
+        constraint,
+    } = r;
+    if let Some(c) = constraint {
+        let Constraint {
+            name,
+            modification,
+            description,
+            annotation,
             span,
-        }) => {
+        } = &mut **c;
+        reset(span);
+        normalize_name(name);
+        if let Some(m) = modification {
+            normalize_class_modification(m);
+        }
+        normalize_description(description);
+        normalize_annotation(annotation);
+    }
+}
+
+fn normalize_component_clause(clause: &mut ComponentClause) {
+    {
+        {
+            let ComponentClause {
+                is_final: _,
+                redeclarable,
+                inner: _,
+                outer: _,
+                prefixes: _,
+                type_name,
+                type_dims,
+                components,
+                span,
+            } = clause;
             reset(span);
+            normalize_redeclarable(redeclarable);
             normalize_name(type_name);
             normalize_subscripts(type_dims);
             for ComponentDecl {
@@ -374,6 +409,7 @@ fn normalize_class_modification(m: &mut ClassModification) {
         name,
         modification,
         description,
+        redeclare,
         span,
     } in arguments
     {
@@ -383,6 +419,11 @@ fn normalize_class_modification(m: &mut ClassModification) {
             normalize_modification(m);
         }
         normalize_description(description);
+        match redeclare.as_deref_mut() {
+            Some(RedeclaredElement::Class(c)) => normalize_class(c),
+            Some(RedeclaredElement::Component(c)) => normalize_component_clause(c),
+            None => {}
+        }
     }
 }
 

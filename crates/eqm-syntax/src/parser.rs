@@ -15,7 +15,7 @@
 mod build;
 mod errors;
 
-pub use build::branches;
+pub use build::{ElementFlags, branches};
 
 use crate::ast::*;
 use crate::lexer::{Lexer, Token};

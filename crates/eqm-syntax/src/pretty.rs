@@ -71,6 +71,7 @@ impl Printer {
     }
 
     fn class(&mut self, c: &ClassDef, level: usize) {
+        redeclarable_prefix(&mut self.out, &c.redeclarable);
         if c.encapsulated {
             self.out.push_str("encapsulated ");
         }
@@ -143,6 +144,7 @@ impl Printer {
                 description_and_annotation(&mut self.out, description.as_ref(), annotation.as_ref());
             }
         }
+        constraint(&mut self.out, &c.redeclarable);
     }
 
     fn section(&mut self, section: &Section, first: bool, level: usize) {
@@ -245,6 +247,7 @@ impl Printer {
                 description_and_annotation(&mut self.out, i.description.as_ref(), i.annotation.as_ref());
             }
             Element::Component(c) => {
+                redeclarable_prefix(&mut self.out, &c.redeclarable);
                 if c.is_final {
                     self.out.push_str("final ");
                 }
@@ -270,6 +273,7 @@ impl Printer {
                     }
                     description_and_annotation(&mut self.out, d.description.as_ref(), d.annotation.as_ref());
                 }
+                constraint(&mut self.out, &c.redeclarable);
             }
         }
         self.out.push_str(";\n");
@@ -478,6 +482,10 @@ fn class_modification(out: &mut String, m: &ClassModification) {
         if i > 0 {
             out.push_str(", ");
         }
+        if let Some(element) = &arg.redeclare {
+            redeclared_element(out, arg, element);
+            continue;
+        }
         if arg.each {
             out.push_str("each ");
         }
@@ -494,6 +502,72 @@ fn class_modification(out: &mut String, m: &ClassModification) {
         }
     }
     out.push(')');
+}
+
+/// `redeclare` and `replaceable` before an element.
+fn redeclarable_prefix(out: &mut String, r: &Redeclarable) {
+    if r.redeclare {
+        out.push_str("redeclare ");
+    }
+    if r.replaceable {
+        out.push_str("replaceable ");
+    }
+}
+
+/// ` constrainedby Base(mods) "doc"` after a replaceable element.
+fn constraint(out: &mut String, r: &Redeclarable) {
+    if let Some(c) = &r.constraint {
+        out.push_str(" constrainedby ");
+        out.push_str(&name_text(&c.name));
+        if let Some(m) = &c.modification {
+            class_modification(out, m);
+        }
+        description_and_annotation(out, c.description.as_ref(), c.annotation.as_ref());
+    }
+}
+
+/// A `redeclare` argument of a modifier (after its `each`): the element it declares, with
+/// `final` where Modelica's grammar puts it (`redeclare each final model M = N`).
+fn redeclared_element(out: &mut String, arg: &ModArgument, element: &RedeclaredElement) {
+    let redeclarable = match element {
+        RedeclaredElement::Class(c) => &c.redeclarable,
+        RedeclaredElement::Component(c) => &c.redeclarable,
+    };
+    out.push_str("redeclare ");
+    if arg.each {
+        out.push_str("each ");
+    }
+    if arg.is_final {
+        out.push_str("final ");
+    }
+    if redeclarable.replaceable {
+        out.push_str("replaceable ");
+    }
+    match element {
+        RedeclaredElement::Class(c) => {
+            let mut p = Printer::default();
+            let plain = ClassDef {
+                redeclarable: Redeclarable::default(),
+                ..c.clone()
+            };
+            p.class(&plain, 0);
+            out.push_str(&p.out);
+        }
+        RedeclaredElement::Component(c) => {
+            type_prefix(out, &c.prefixes);
+            out.push_str(&name_text(&c.type_name));
+            for d in &c.components {
+                out.push(' ');
+                out.push_str(&d.name.name);
+                subscripts(out, &d.dims);
+                if let Some(m) = &d.modification {
+                    modification(out, m);
+                }
+                description_and_annotation(out, d.description.as_ref(), d.annotation.as_ref());
+            }
+        }
+    }
+    constraint(out, redeclarable);
 }
 
 fn subscripts(out: &mut String, subs: &[Subscript]) {
@@ -647,6 +721,10 @@ fn expr(out: &mut String, e: &Expr, context: Level) {
         ExprKind::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         ExprKind::Ref(c) => component_ref(out, c),
         ExprKind::Call { function, args } => call(out, function, args),
+        ExprKind::PartialApplication { function, args } => {
+            out.push_str("function ");
+            call(out, function, args);
+        }
         ExprKind::Unary { op, operand } => {
             let (symbol, inner) = match op {
                 UnaryOp::Neg => ("-", Level::Term),

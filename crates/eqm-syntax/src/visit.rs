@@ -32,7 +32,7 @@ pub fn refs_in_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e ComponentRef)) {
                     push_subscripts(&p.subscripts, &mut stack);
                 }
             }
-            ExprKind::Call { args, .. } => push_args(args, &mut stack),
+            ExprKind::Call { args, .. } | ExprKind::PartialApplication { args, .. } => push_args(args, &mut stack),
             ExprKind::Unary { operand, .. } => stack.push(operand),
             ExprKind::Binary { lhs, rhs, .. } => {
                 stack.push(lhs);

@@ -21,6 +21,36 @@ pub fn branches<T>(condition: Expr, body: T, rest: Vec<Box<(Expr, T)>>) -> Vec<(
     all
 }
 
+/// The prefixes written before an element, in any order.
+#[derive(Clone, Copy, Default)]
+pub struct ElementFlags {
+    pub is_final: bool,
+    pub inner: bool,
+    pub outer: bool,
+    pub replaceable: bool,
+    pub redeclare: bool,
+}
+
+impl ElementFlags {
+    pub fn union(self, other: ElementFlags) -> ElementFlags {
+        ElementFlags {
+            is_final: self.is_final || other.is_final,
+            inner: self.inner || other.inner,
+            outer: self.outer || other.outer,
+            replaceable: self.replaceable || other.replaceable,
+            redeclare: self.redeclare || other.redeclare,
+        }
+    }
+
+    fn redeclarable(self, constraint: Option<Box<Constraint>>) -> Redeclarable {
+        Redeclarable {
+            replaceable: self.replaceable,
+            redeclare: self.redeclare,
+            constraint,
+        }
+    }
+}
+
 impl<'src> Builder<'src> {
     pub fn span(&self, l: usize, r: usize) -> Span {
         Span::new(self.file, l, r)
@@ -91,8 +121,99 @@ impl<'src> Builder<'src> {
             kind,
             name,
             body,
+            redeclarable: Redeclarable::default(),
             span: self.span(l, r),
         }
+    }
+
+    /// A nested class with the prefixes and `constrainedby` clause written around it.
+    pub fn redeclarable_class(
+        &mut self,
+        flags: ElementFlags,
+        class: Box<ClassDef>,
+        constraint: Option<Box<Constraint>>,
+    ) -> Box<ClassDef> {
+        let mut class = class;
+        self.check_constraint(flags.replaceable, constraint.as_deref());
+        class.redeclarable = flags.redeclarable(constraint);
+        class
+    }
+
+    /// `constrainedby` only follows a replaceable element.
+    fn check_constraint(&mut self, replaceable: bool, constraint: Option<&Constraint>) {
+        if let Some(c) = constraint
+            && !replaceable
+        {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0110",
+                    "`constrainedby` without `replaceable`",
+                    c.span,
+                    "only a replaceable element has a constraining class",
+                )
+                .with_help("write `replaceable` before the element, or remove the `constrainedby` clause"),
+            );
+        }
+    }
+
+    /// `model extends Base ... end Base;`, which EQM does not support: reported, and no class.
+    pub fn class_extends(&mut self, l: usize, r: usize) -> Option<Box<ClassDef>> {
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0317",
+                "a class that extends its inherited version (`model extends Base ... end Base;`) is not supported yet",
+                self.span(l, r),
+                "not supported",
+            )
+            .with_help("redeclare the class with a short definition instead (`redeclare model Base = MyBase`)"),
+        );
+        None
+    }
+
+    /// One `redeclare` argument of a modifier: the element, named after the class or component
+    /// it declares.
+    #[allow(clippy::too_many_arguments)]
+    pub fn redeclare_argument(
+        &mut self,
+        each: bool,
+        is_final: bool,
+        replaceable: bool,
+        element: Option<RedeclaredElement>,
+        constraint: Option<Box<Constraint>>,
+        l: usize,
+        r: usize,
+    ) -> Option<Box<ModArgument>> {
+        let mut element = element?;
+        self.check_constraint(replaceable, constraint.as_deref());
+        let redeclarable = Redeclarable {
+            replaceable,
+            redeclare: true,
+            constraint,
+        };
+        let name = match &mut element {
+            RedeclaredElement::Class(c) => {
+                c.redeclarable = redeclarable;
+                c.name.clone()
+            }
+            RedeclaredElement::Component(c) => {
+                c.redeclarable = redeclarable;
+                c.components[0].name.clone()
+            }
+        };
+        let span = self.span(l, r);
+        Some(Box::new(ModArgument {
+            each,
+            is_final,
+            name: Name {
+                global: false,
+                span: name.span,
+                parts: vec![name],
+            },
+            modification: None,
+            description: None,
+            redeclare: Some(Box::new(element)),
+            span,
+        }))
     }
 
     /// The unlabelled first element list is a public section; it is dropped when empty so that a
@@ -111,17 +232,20 @@ impl<'src> Builder<'src> {
     }
 
     pub fn component_clause(
-        &self,
-        (is_final, inner, outer): (bool, bool, bool),
+        &mut self,
+        flags: ElementFlags,
         body: (TypePrefix, Name, Vec<Subscript>, Vec<ComponentDecl>),
+        constraint: Option<Box<Constraint>>,
         l: usize,
         r: usize,
     ) -> Element {
         let (prefixes, type_name, type_dims, components) = body;
+        self.check_constraint(flags.replaceable, constraint.as_deref());
         Element::Component(ComponentClause {
-            is_final,
-            inner,
-            outer,
+            is_final: flags.is_final,
+            redeclarable: flags.redeclarable(constraint),
+            inner: flags.inner,
+            outer: flags.outer,
             prefixes,
             type_name,
             type_dims,

@@ -158,6 +158,7 @@ fn describe_expected(expected: &[String]) -> Option<String> {
         "malformed number",
         "identifier",
         "end-index",
+        "function",
     ];
     const OPERATORS: &[&str] = &[
         "and", "or", "+", "-", "*", "/", "^", ".+", ".-", ".*", "./", ".^", "==", "<>", "<", "<=", ">", ">=", ":",
@@ -183,6 +184,8 @@ fn describe_expected(expected: &[String]) -> Option<String> {
         "final",
         "encapsulated",
         "partial",
+        "replaceable",
+        "redeclare",
     ];
     const TRAILERS: &[&str] = &["string", "annotation"];
     let expression_start = has("integer") && has("(") && has("identifier");

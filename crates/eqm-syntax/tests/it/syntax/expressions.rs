@@ -21,6 +21,14 @@ fn sexpr(e: &Expr) -> String {
             parts.extend(args.named.iter().map(|(n, v)| format!("{}={}", n.name, sexpr(v))));
             format!("(call {} {})", pretty::print_ref(function), parts.join(" "))
         }
+        ExprKind::PartialApplication { function, args } => {
+            let parts: Vec<String> = args
+                .named
+                .iter()
+                .map(|(n, v)| format!("{}={}", n.name, sexpr(v)))
+                .collect();
+            format!("(function {} {})", pretty::print_ref(function), parts.join(" "))
+        }
         ExprKind::Unary { op, operand } => {
             let symbol = match op {
                 UnaryOp::Neg => "neg",
@@ -119,6 +127,10 @@ fn operators_group_as_in_modelica() {
         ),
         ("(a, , b)", "(tuple a _ b)"),
         ("f(x, y = 2)", "(call f x y=2)"),
+        (
+            "integrate(function poly(a = 2, b = k), 0)",
+            "(call integrate (function poly a=2 b=k) 0)",
+        ),
         ("initial()", "(call initial )"),
         ("[1, 2; 3, 4]", "(matrix (1 2) (3 4))"),
         ("{1, {2}}", "(array 1 (array 2))"),

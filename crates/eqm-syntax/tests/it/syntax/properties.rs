@@ -194,8 +194,86 @@ fn class_modification(depth: u32) -> BoxedStrategy<ClassModification> {
             name,
             modification,
             description,
+            redeclare: None,
             span: Span::default(),
         });
+    // `redeclare [each] [final] [replaceable] Type name(...)` and `redeclare model M = N(...)`.
+    let redeclaration = (
+        any::<bool>(),
+        any::<bool>(),
+        redeclarable(),
+        any::<bool>(),
+        type_prefix(),
+        name(),
+        ident(),
+        if depth == 0 {
+            Just(None).boxed()
+        } else {
+            prop::option::of(class_modification(depth - 1)).boxed()
+        },
+    )
+        .prop_map(
+            |(each, is_final, mut redeclarable, is_class, prefixes, type_name, element, class_modification)| {
+                redeclarable.redeclare = true;
+                let name = Name {
+                    global: false,
+                    parts: vec![element.clone()],
+                    span: Span::default(),
+                };
+                let redeclared = if is_class {
+                    RedeclaredElement::Class(ClassDef {
+                        encapsulated: false,
+                        partial: false,
+                        kind: ClassKind::Model,
+                        name: element,
+                        body: ClassBody::Short {
+                            prefixes,
+                            base: type_name,
+                            dims: Vec::new(),
+                            modification: class_modification,
+                            description: None,
+                            annotation: None,
+                        },
+                        redeclarable,
+                        span: Span::default(),
+                    })
+                } else {
+                    RedeclaredElement::Component(ComponentClause {
+                        is_final: false,
+                        redeclarable,
+                        inner: false,
+                        outer: false,
+                        prefixes,
+                        type_name,
+                        type_dims: Vec::new(),
+                        components: vec![ComponentDecl {
+                            name: element,
+                            dims: Vec::new(),
+                            modification: class_modification.map(|m| Modification {
+                                class_modification: Some(m),
+                                binding: None,
+                                span: Span::default(),
+                            }),
+                            condition: None,
+                            description: None,
+                            annotation: None,
+                            span: Span::default(),
+                        }],
+                        span: Span::default(),
+                    })
+                };
+                ModArgument {
+                    each,
+                    is_final,
+                    name,
+                    modification: None,
+                    description: None,
+                    redeclare: Some(Box::new(redeclared)),
+                    span: Span::default(),
+                }
+            },
+        );
+    let argument = prop_oneof![4 => argument, 1 => redeclaration];
     prop::collection::vec(argument, 0..3)
         .prop_map(|arguments| ClassModification {
             arguments,
@@ -352,15 +430,17 @@ fn component_clause() -> impl Strategy<Value = Element> {
         );
     (
         (any::<bool>(), any::<bool>(), any::<bool>()),
+        redeclarable(),
         type_prefix(),
         name(),
         subscripts(expr()),
         prop::collection::vec(decl, 1..3),
     )
         .prop_map(
-            |((is_final, inner, outer), prefixes, type_name, type_dims, components)| {
+            |((is_final, inner, outer), redeclarable, prefixes, type_name, type_dims, components)| {
                 Element::Component(ComponentClause {
                     is_final,
+                    redeclarable,
                     inner,
                     outer,
                     prefixes,
@@ -371,6 +451,25 @@ fn component_clause() -> impl Strategy<Value = Element> {
                 })
             },
         )
+}
+
+/// `replaceable`/`redeclare` prefixes, with a `constrainedby` clause only after `replaceable`.
+fn redeclarable() -> impl Strategy<Value = Redeclarable> {
+    (any::<bool>(), any::<bool>(), prop::option::of(name())).prop_map(|(replaceable, redeclare, constraint)| {
+        Redeclarable {
+            replaceable,
+            redeclare,
+            constraint: constraint.filter(|_| replaceable).map(|name| {
+                Box::new(Constraint {
+                    name,
+                    modification: None,
+                    description: None,
+                    annotation: None,
+                    span: Span::default(),
+                })
+            }),
+        }
+    })
 }
 
 fn import() -> impl Strategy<Value = Element> {
@@ -465,6 +564,7 @@ fn class_def() -> BoxedStrategy<ClassDef> {
             kind,
             name,
             body,
+            redeclarable: Redeclarable::default(),
             span: Span::default(),
         },
     );
@@ -498,6 +598,7 @@ fn class_def() -> BoxedStrategy<ClassDef> {
                             end_name: name.clone(),
                         },
                         name,
+                        redeclarable: Redeclarable::default(),
                         span: Span::default(),
                     },
                 )

@@ -1,0 +1,401 @@
+//! Replaceable classes and components and their redeclarations (Modelica 3.6 §7.3).
+//!
+//! Input: the `replaceable` and `redeclare` elements of the class table, the redeclarations in
+//! modifiers and `extends` clauses, and the instances being flattened. Output: for a class name
+//! used in an instance, the class it denotes there, with the modifiers that the redeclaration
+//! and the constraining clause add ([`Flattener::lookup_class`]); and the checks of
+//! redeclarations (E0221): only replaceable, non-final elements are redeclared, an element
+//! redeclaration replaces an inherited element, and the new class has every element of the
+//! constraining class. Component redeclarations themselves are applied where a component is
+//! instantiated (`instantiate`). It deliberately does not implement `redeclare model extends`
+//! (a class extending its inherited version), which the parser reports as not supported.
+//!
+//! Lookup stays static (the class table) for every name whose first part is not a replaceable
+//! class; only those names pay for the walk over the enclosing instances, and a model without
+//! replaceable classes pays nothing.
+
+use crate::Flattener;
+use crate::layout::{ClassLayout, Original};
+use crate::modifier::{Modifier, Scope};
+use crate::resolve::{ClassId, LookupError, TypeRef};
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use eqm_ir::flat::InstanceId;
+use eqm_syntax::ast;
+use std::rc::Rc;
+
+/// A redeclaration of a replaceable class: `redeclare model Ctl = PI(k = 2)` in a modifier, in
+/// an `extends` clause or as an element of a derived class.
+#[derive(Clone, Debug)]
+pub(crate) struct ClassRedeclare<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) def: &'a ast::ClassDef,
+    /// Where the new class's name and modifiers are looked up and evaluated. Redeclarations of
+    /// a class layout have no instance; the instance that uses them supplies it.
+    pub(crate) scope: Scope,
+    /// The class table's entry of an element redeclaration (the nested class it declares).
+    pub(crate) class: Option<ClassId>,
+    pub(crate) span: Span,
+}
+
+/// The class redeclarations among the arguments of an instance's modifier.
+pub(crate) fn in_modifier<'a>(modifier: &Modifier<'a>) -> Option<Rc<[ClassRedeclare<'a>]>> {
+    let found: Vec<ClassRedeclare<'a>> = modifier
+        .args
+        .iter()
+        .filter_map(|arg| {
+            let r = arg.modifier.redeclare?;
+            let ast::RedeclaredElement::Class(def) = r.element else {
+                return None;
+            };
+            Some(ClassRedeclare {
+                name: arg.name,
+                def,
+                scope: r.scope,
+                class: None,
+                span: r.span,
+            })
+        })
+        .collect();
+    (!found.is_empty()).then(|| found.into())
+}
+
+/// The class redeclarations among the arguments of an `extends` clause's modification.
+pub(crate) fn in_class_modification<'a>(
+    m: &'a ast::ClassModification,
+    scope: Scope,
+) -> impl Iterator<Item = ClassRedeclare<'a>> + 'a {
+    m.arguments
+        .iter()
+        .filter_map(move |arg| match arg.redeclare.as_deref() {
+            Some(ast::RedeclaredElement::Class(def)) => Some(ClassRedeclare {
+                name: &def.name.name,
+                def,
+                scope,
+                class: None,
+                span: arg.span,
+            }),
+            _ => None,
+        })
+}
+
+/// How deep redeclarations may refer to redeclarations of enclosing instances
+/// (`redeclare package Medium = Medium`); each step moves outwards, so only a model nested this
+/// deep could reach it.
+const MAX_REDIRECTS: usize = 256;
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// Resolves a class name used in `scope`: the class table's answer, unless the name's first
+    /// part is a replaceable class that an instance around `scope` redeclared. Returns the class
+    /// and the modifiers the redeclaration adds (outermost first). `Err` when the name is
+    /// unknown (not reported here).
+    pub(crate) fn lookup_class(
+        &mut self,
+        scope: Scope,
+        name: &ast::Name,
+    ) -> Result<(TypeRef, Modifier<'a>), LookupError> {
+        match self.redirected(scope, name, 0) {
+            Some(found) => found,
+            None => self.table.lookup(scope.class, name).map(|t| (t, Modifier::default())),
+        }
+    }
+
+    /// [`Self::lookup_class`] for a name whose first part is a redeclared replaceable class;
+    /// `None` for any other name.
+    pub(crate) fn redirected(
+        &mut self,
+        scope: Scope,
+        name: &ast::Name,
+        depth: usize,
+    ) -> Option<Result<(TypeRef, Modifier<'a>), LookupError>> {
+        if !self.has_replaceable_classes || name.global || depth > MAX_REDIRECTS {
+            return None;
+        }
+        let instance = scope.instance?;
+        let first = ast::Name {
+            global: false,
+            parts: vec![name.parts[0].clone()],
+            span: name.parts[0].span,
+        };
+        let Ok(TypeRef::Class(replaceable)) = self.table.lookup(scope.class, &first) else {
+            return None;
+        };
+        let entry = self.table.get(replaceable);
+        if !entry.def.redeclarable.replaceable {
+            return None;
+        }
+        let owner = entry.parent?;
+        let (owner_instance, choice) = self.redeclaration_of(instance, replaceable, owner)?;
+        let (target, modifier) = match self.redeclared_class(owner_instance, replaceable, owner, &choice, depth) {
+            Ok(found) => found,
+            Err(e) => return Some(Err(e)),
+        };
+        if name.parts.len() == 1 {
+            return Some(Ok((target, modifier)));
+        }
+        // A member of the redeclared class (`Medium.Temperature`, `Medium.density`).
+        let mut found = target;
+        for (i, part) in name.parts.iter().enumerate().skip(1) {
+            found = match found {
+                TypeRef::Class(c) => match self.table.member_class(c, &part.name, 0) {
+                    Some(m) => TypeRef::Class(m),
+                    None => return Some(Err(LookupError::NotFound { resolved_parts: i })),
+                },
+                TypeRef::Builtin(_) => return Some(Err(LookupError::NotFound { resolved_parts: i })),
+            };
+        }
+        if !modifier.is_empty() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0317",
+                format!(
+                    "`{}` names a member of a redeclared class that has modifiers, which EQM does not support yet",
+                    eqm_syntax::pretty::name_text(name)
+                ),
+                name.span,
+                "the modifiers of the redeclared class would not reach this member",
+            ));
+            return Some(Err(LookupError::NotFound { resolved_parts: 1 }));
+        }
+        Some(Ok((found, Modifier::default())))
+    }
+
+    /// The instance whose class declares or inherits the replaceable class `replaceable`
+    /// (declared in `owner`), found from `instance` outwards, and the redeclaration that
+    /// instance makes of it: from its modifier first, then from its class and bases.
+    fn redeclaration_of(
+        &mut self,
+        instance: InstanceId,
+        replaceable: ClassId,
+        owner: ClassId,
+    ) -> Option<(InstanceId, ClassRedeclare<'a>)> {
+        let name = self.table.get(replaceable).def.name.name.as_str();
+        let mut current = Some(instance);
+        while let Some(j) = current {
+            let state = &self.instances[j.0 as usize];
+            if state.layout.classes.contains(&owner) {
+                let from_modifier = state
+                    .class_redeclares
+                    .iter()
+                    .flat_map(|r| r.iter())
+                    .find(|r| r.name == name);
+                let from_class = || {
+                    state
+                        .layout
+                        .class_redeclares
+                        .iter()
+                        .rev()
+                        .find(|r| r.name == name && r.class != Some(replaceable))
+                };
+                return from_modifier.or_else(from_class).map(|r| (j, r.clone()));
+            }
+            current = self.model.instances[j.0 as usize].parent;
+        }
+        None
+    }
+
+    /// The class a redeclaration chooses, with its modifiers followed by those of the
+    /// constraining clause (or, without one, those of the replaceable class's own definition):
+    /// `replaceable model Ctl = P(k = 1)` redeclared as `PI(Ti = 2)` is `PI(Ti = 2, k = 1)`.
+    fn redeclared_class(
+        &mut self,
+        owner_instance: InstanceId,
+        replaceable: ClassId,
+        owner: ClassId,
+        choice: &ClassRedeclare<'a>,
+        depth: usize,
+    ) -> Result<(TypeRef, Modifier<'a>), LookupError> {
+        let scope = Scope {
+            instance: choice.scope.instance.or(Some(owner_instance)),
+            class: choice.scope.class,
+        };
+        let (target, own) = match &choice.def.body {
+            ast::ClassBody::Short { base, modification, .. } => {
+                let (target, inherited) = match self.redirected(scope, base, depth + 1) {
+                    Some(found) => found,
+                    None => self.table.lookup(scope.class, base).map(|t| (t, Modifier::default())),
+                }
+                .inspect_err(|_| self.unknown_class(scope.class, base))?;
+                let own = match modification {
+                    Some(m) => Modifier::from_class_modification(m, scope).merge_owned(inherited),
+                    None => inherited,
+                };
+                (target, own)
+            }
+            _ => match choice.class {
+                Some(c) => (TypeRef::Class(c), Modifier::default()),
+                None => {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0317",
+                        "a redeclaration of an enumeration in a modifier is not supported yet",
+                        choice.span,
+                        "not supported",
+                    ));
+                    return Err(LookupError::NotFound { resolved_parts: 0 });
+                }
+            },
+        };
+        let def = self.table.get(replaceable).def;
+        let owner_scope = Scope {
+            instance: Some(owner_instance),
+            class: owner,
+        };
+        let carried = match (&def.redeclarable.constraint, &def.body) {
+            (Some(c), _) => c.modification.as_ref(),
+            (None, ast::ClassBody::Short { modification, .. }) => modification.as_ref(),
+            (None, _) => None,
+        };
+        let carried = carried
+            .map(|m| Modifier::from_class_modification(m, owner_scope))
+            .unwrap_or_default();
+        if let Some(constraint) = self.constraining_class(replaceable)
+            && !self.check_subtype(target, constraint, choice.span)
+        {
+            return Err(LookupError::NotFound { resolved_parts: 0 });
+        }
+        Ok((target, own.merge_owned(carried)))
+    }
+
+    /// The class every redeclaration of the replaceable class `replaceable` must be a subtype
+    /// of: its `constrainedby` class, or else the class it is defined as.
+    fn constraining_class(&mut self, replaceable: ClassId) -> Option<TypeRef> {
+        let entry = self.table.get(replaceable);
+        let scope = entry.parent.unwrap_or(replaceable);
+        match (&entry.def.redeclarable.constraint, &entry.def.body) {
+            (Some(c), _) => self.table.lookup(scope, &c.name).ok(),
+            (None, ast::ClassBody::Short { base, .. }) => self.table.lookup(scope, base).ok(),
+            (None, _) => Some(TypeRef::Class(replaceable)),
+        }
+    }
+
+    /// The class a redeclaration of the component `original` must be a subtype of: its
+    /// `constrainedby` class, or else its declared type.
+    pub(crate) fn component_constraint(&mut self, original: Original<'a>, instance: InstanceId) -> Option<TypeRef> {
+        let scope = Scope {
+            instance: Some(instance),
+            class: original.class,
+        };
+        let name = match &original.clause.redeclarable.constraint {
+            Some(c) => &c.name,
+            None => &original.clause.type_name,
+        };
+        self.lookup_class(scope, name).ok().map(|(t, _)| t)
+    }
+
+    /// Reports E0221 unless `new` has every element of `constraint` (the essential part of
+    /// Modelica's subtype relation: a redeclared class must fit every use of the old one).
+    /// Checked once per pair of classes and redeclaration.
+    pub(crate) fn check_subtype(&mut self, new: TypeRef, constraint: TypeRef, span: Span) -> bool {
+        let (TypeRef::Class(new), TypeRef::Class(constraint)) = (new, constraint) else {
+            return true;
+        };
+        if new == constraint || !self.subtypes_checked.insert((new, constraint, span.start)) {
+            return true;
+        }
+        let new_layout = self.layout(new);
+        let constraint_layout = self.layout(constraint);
+        let missing: Vec<&str> = constraint_layout
+            .names()
+            .filter(|n| new_layout.index(n).is_none())
+            .collect();
+        if missing.is_empty() {
+            return true;
+        }
+        let new_name = self.table.get(new).full_name.clone();
+        let constraint_name = self.table.get(constraint).full_name.clone();
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0221",
+                format!("`{new_name}` cannot replace a `{constraint_name}`: it has no `{}`", missing.join("`, `")),
+                span,
+                "not a subtype of the constraining class",
+            )
+            .with_help(format!(
+                "a redeclared class needs every element of `{constraint_name}`; a `constrainedby` clause on the replaceable declaration names a more general constraining class"
+            )),
+        );
+        false
+    }
+
+    /// Checks the element redeclarations of a class's layout: each replaces an inherited
+    /// element (E0221 when none of that name is inherited) that is replaceable and not final.
+    pub(crate) fn check_element_redeclarations(&mut self, layout: &ClassLayout<'a>) {
+        for element in &layout.elements {
+            // Each redeclaration is checked once, in the first layout that includes it.
+            if !element.clause.redeclarable.redeclare || !self.redeclarations_checked.insert(element.decl as *const _) {
+                continue;
+            }
+            match element.original {
+                None => self.diagnostics.push(Diagnostic::error(
+                    "E0221",
+                    format!(
+                        "`redeclare {}` redeclares an element that no base class of `{}` declares",
+                        element.decl.name.name,
+                        self.table.get(element.class).full_name
+                    ),
+                    element.decl.name.span,
+                    "nothing inherited of this name",
+                )),
+                Some(original) => {
+                    self.check_replaceable(original.clause, original.decl, element.decl.name.span);
+                }
+            }
+        }
+    }
+
+    /// Reports E0221 when the declaration `decl` may not be redeclared (it is final, or not
+    /// replaceable); false then.
+    pub(crate) fn check_replaceable(
+        &mut self,
+        clause: &ast::ComponentClause,
+        decl: &ast::ComponentDecl,
+        at: Span,
+    ) -> bool {
+        let reason = if clause.is_final {
+            "it is final"
+        } else if !clause.redeclarable.replaceable {
+            "it is not replaceable"
+        } else {
+            return true;
+        };
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0221",
+                format!("`{}` cannot be redeclared: {reason}", decl.name.name),
+                at,
+                "redeclared here",
+            )
+            .with_label(decl.name.span, "declared here")
+            .with_help(format!(
+                "declare it `replaceable {} {}` to allow redeclaring it",
+                eqm_syntax::pretty::name_text(&clause.type_name),
+                decl.name.name
+            )),
+        );
+        false
+    }
+
+    /// Reports E0221 for a class redeclaration in the modifier of an instance of `class` that
+    /// names no replaceable class of it.
+    pub(crate) fn check_class_redeclaration(&mut self, class: ClassId, redeclare: &ClassRedeclare<'a>) {
+        let target = self.table.member_class(class, redeclare.name, 0);
+        let reason = match target {
+            None => "it has no class of this name",
+            Some(t) if !self.table.get(t).def.redeclarable.replaceable => "that class is not replaceable",
+            Some(_) => return,
+        };
+        let mut d = Diagnostic::error(
+            "E0221",
+            format!(
+                "`{}` cannot be redeclared in `{}`: {reason}",
+                redeclare.name,
+                self.table.get(class).full_name
+            ),
+            redeclare.span,
+            "redeclared here",
+        );
+        if let Some(t) = target {
+            d = d.with_label(self.table.get(t).def.name.span, "declared here");
+        }
+        self.diagnostics.push(d);
+    }
+}
