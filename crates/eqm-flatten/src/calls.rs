@@ -36,6 +36,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             if let Some(class) = self.record_class(function, scope) {
                 return self.record_constructor(e, class, args, scope, loops);
             }
+            let errors = self.diagnostics.len();
             if let Some(callee) = self.function_class(function, scope) {
                 let (_, outputs) = self.user_call(&callee, function, args, e.span, scope, loops)?;
                 let Some(first) = outputs.into_iter().next() else {
@@ -48,6 +49,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     return None;
                 };
                 return Some(first);
+            }
+            // A redeclared function that does not fit has been reported; it is not unknown.
+            if self.diagnostics.len() > errors {
+                return None;
             }
             let mut d = Diagnostic::error(
                 "E0204",

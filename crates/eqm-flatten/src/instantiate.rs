@@ -329,14 +329,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .as_ref()
             .map(|m| Modifier::from_ast(m, type_scope))
             .unwrap_or_default();
+        // The replaced declaration's parts are evaluated where it was written.
+        let original_scope = original.map(|o| Scope {
+            instance: Some(instance),
+            class: o.class,
+        });
         // The modifiers of the replaced declaration carry over: those of its `constrainedby`
         // clause, or without one its own.
-        let carried = original.map(|o| {
-            let scope = Scope {
-                instance: Some(instance),
-                class: o.class,
-            };
-            match &o.clause.redeclarable.constraint {
+        let carried = original
+            .zip(original_scope)
+            .map(|(o, scope)| match &o.clause.redeclarable.constraint {
                 Some(c) => c
                     .modification
                     .as_ref()
@@ -348,8 +350,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .as_ref()
                     .map(|m| Modifier::from_ast(m, scope))
                     .unwrap_or_default(),
-            }
-        });
+            });
         // A redeclaration in a modifier stands where that modifier stands, before the extends
         // clause's.
         let modifier = if redeclared.is_some() {
@@ -363,11 +364,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         .merge(&resolved.modifier);
         // The condition is always the replaced declaration's; its dimensions and prefixes are
-        // kept where the new declaration writes none. Each is evaluated where it was written.
-        let original_scope = original.map(|o| Scope {
-            instance: Some(instance),
-            class: o.class,
-        });
+        // kept where the new declaration writes none.
         let (condition, condition_scope) = match (original, original_scope) {
             (Some(o), Some(s)) => (o.decl.condition.as_ref(), s),
             _ => (decl.condition.as_ref(), type_scope),

@@ -112,12 +112,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return None;
         }
         let instance = scope.instance?;
-        let first = ast::Name {
-            global: false,
-            parts: vec![name.parts[0].clone()],
-            span: name.parts[0].span,
-        };
-        let Ok(TypeRef::Class(replaceable)) = self.table.lookup(scope.class, &first) else {
+        // Every component type of a model with a replaceable class comes here: the first part
+        // is looked up without building a name.
+        let Some(TypeRef::Class(replaceable)) = self.table.lookup_simple(scope.class, &name.parts[0].name) else {
             return None;
         };
         let entry = self.table.get(replaceable);

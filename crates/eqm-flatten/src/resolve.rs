@@ -249,6 +249,11 @@ impl<'a> ClassTable<'a> {
         self.lookup_from(scope, name, 0, false)
     }
 
+    /// Resolves a simple (undotted) class name used inside `scope`, without building a name.
+    pub fn lookup_simple(&self, scope: ClassId, ident: &str) -> Option<TypeRef> {
+        self.lookup_first(scope, ident, 0, false)
+    }
+
     /// Resolves the base class of an `extends` clause written in `scope`. Modelica does not look
     /// the base up among the classes `scope` inherits, which also keeps lookup from cycling.
     pub fn lookup_base(&self, scope: ClassId, name: &ast::Name) -> Result<TypeRef, LookupError> {
