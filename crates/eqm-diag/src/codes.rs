@@ -370,13 +370,14 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Instantiation,
         "A call in a place it cannot take: `reinit`, `assert` or `terminate` used as a value, a call written \
-         as an equation or statement that is none, or a call not allowed in a when-clause",
+         as an equation or statement that is none, a call not allowed in a when-clause, or `cardinality` \
+         outside the equations of a model",
     ),
     code(
         "E0311",
         Error,
         Instantiation,
-        "`connect` in an initial equation section",
+        "`connect` in an initial equation section, or in an equation that depends on `cardinality`",
     ),
     code(
         "E0312",

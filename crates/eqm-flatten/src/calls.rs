@@ -11,6 +11,7 @@
 use super::Flattener;
 use super::eval::Loops;
 use super::modifier::Scope;
+use super::names::Target;
 use super::value::{self, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::builtins::{Builtin, BuiltinKind};
@@ -594,6 +595,72 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }))
     }
 
+    /// `cardinality(c)`: the number of connects that name the connector `c`, a constant. Only
+    /// known once every connect is (see [`Flattener::counting_equations`]), so only allowed in
+    /// the equations flattened then: if-equations and asserts, as Modelica restricts it.
+    fn cardinality(
+        &mut self,
+        e: &'a ast::Expr,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        if !self.counting {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0310",
+                    "`cardinality` is only allowed in the equations of a model: in if-conditions and asserts",
+                    e.span,
+                    "not allowed here",
+                )
+                .with_help("it counts the connects of a connector, which are known only once the model is"),
+            );
+            return None;
+        }
+        let ([arg], []) = (&args.positional[..], &args.named[..]) else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                "`cardinality` takes one connector",
+                e.span,
+                "wrong arguments",
+            ));
+            return None;
+        };
+        let not_a_connector = |f: &mut Self, what: &str| {
+            f.diagnostics.push(
+                Diagnostic::error("E0301", "`cardinality` needs one connector", arg.span, what)
+                    .with_help("for an array of connectors, apply it to one element: `cardinality(c[1])`"),
+            );
+            None
+        };
+        let ast::ExprKind::Ref(c) = &arg.kind else {
+            return not_a_connector(self, "not a connector");
+        };
+        let (dims, targets) = self.resolve_targets(c, scope, loops)?;
+        let [target] = &targets[..] else {
+            return not_a_connector(self, "an array of connectors");
+        };
+        let is_connector = match *target {
+            Target::Inst(i) => self.instances[i.0 as usize].is_connector,
+            Target::Var(v) => self.var_kinds[v.0 as usize].is_connector_type,
+        };
+        if !dims.is_empty() || !is_connector {
+            return not_a_connector(
+                self,
+                if is_connector {
+                    "an array of connectors"
+                } else {
+                    "not a connector"
+                },
+            );
+        }
+        let count = self.connector_uses.as_ref().and_then(|uses| uses.get(target)).copied();
+        Some(Value::Scalar(
+            self.model.exprs.int(i64::from(count.unwrap_or(0))),
+            ScalarType::Integer,
+        ))
+    }
+
     /// The operators that are other expressions: `homotopy(actual, simplified)` is `actual`
     /// (the initialization solves the actual equations; `simplified` is only checked), and
     /// `semiLinear(x, kp, kn)` is `smooth(0, if x >= 0 then kp*x else kn*x)` (continuous, so no
@@ -610,18 +677,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             "homotopy" => &["actual", "simplified"],
             "semiLinear" => &["x", "positiveSlope", "negativeSlope"],
             "Integer" | "String" => return Some(self.conversion(e, name, args, scope, loops)),
-            "cardinality" => {
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        "E0317",
-                        "`cardinality` (the number of connections of a connector) is not supported yet",
-                        e.span,
-                        "not supported",
-                    )
-                    .with_help("it is deprecated in Modelica; use a conditional connector or a parameter instead"),
-                );
-                return Some(None);
-            }
+            "cardinality" => return Some(self.cardinality(e, args, scope, loops)),
             _ => return None,
         };
         // Positional arguments first, then the named ones by their formal names.

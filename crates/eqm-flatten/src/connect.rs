@@ -108,6 +108,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 self.connect_pairs.push(((*v1, left.outside), (*v2, right.outside)));
             }
         }
+        if let Some(uses) = &mut self.connector_uses {
+            for t in left.elements.into_iter().chain(right.elements) {
+                *uses.entry(t).or_default() += 1;
+            }
+        }
         self.connects.push(ResolvedConnect {
             pairs: start..self.connect_pairs.len(),
             span,

@@ -63,6 +63,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 self.push_equation(eq, l, r, origin, loop_index, out);
             }
             ast::EquationKind::Connect { a, b } => {
+                if self.counting {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "E0311",
+                            "`connect` in an equation that depends on `cardinality`",
+                            eq.span,
+                            "not allowed here",
+                        )
+                        .with_help(
+                            "the connects of a model decide what `cardinality` counts, so they cannot depend on it",
+                        ),
+                    );
+                    return;
+                }
                 if initial {
                     self.diagnostics.push(Diagnostic::error(
                         "E0311",
@@ -93,9 +107,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let name = eqm_syntax::pretty::print_ref(function);
                 match (name.as_str(), args.positional.as_slice()) {
                     ("assert", [condition, message, ..]) => {
-                        let Some(Value::Scalar(c, eqm_ir::flat::ScalarType::Boolean)) =
-                            self.eval(condition, scope, loops)
-                        else {
+                        // A condition that cannot be evaluated has been reported already.
+                        let Some(condition_value) = self.eval(condition, scope, loops) else {
+                            return;
+                        };
+                        let Value::Scalar(c, eqm_ir::flat::ScalarType::Boolean) = condition_value else {
                             self.diagnostics.push(Diagnostic::error(
                                 "E0306",
                                 "the condition of `assert` must be a Boolean",

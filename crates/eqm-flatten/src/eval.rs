@@ -500,8 +500,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let inner = first.dims().to_vec();
         let mut ty = first.ty();
         let mut elems = Vec::new();
+        if values.iter().any(|v| matches!(v, Value::Record(_))) {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0317",
+                    "an array of record values (`{R(...), R(...)}`) is not supported yet",
+                    e.span,
+                    "records in an array constructor",
+                )
+                .with_help("give an array of records its values field by field: `R r[2](x = {1, 3}, y = {2, 4})`"),
+            );
+            return None;
+        }
         for v in &values {
-            if !value::same_dims(v.dims(), &inner) || matches!(v, Value::Str(_) | Value::Record(_)) {
+            if !value::same_dims(v.dims(), &inner) || matches!(v, Value::Str(_)) {
                 self.diagnostics.push(Diagnostic::error(
                     "E0304",
                     "array elements have different sizes or kinds",

@@ -349,7 +349,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .iter()
                     .chain(&decl.dims)
                     .any(|s| matches!(s, ast::Subscript::Colon(_)));
-                let actual = if group == 0 && open { open_sizes.next() } else { None };
+                let inferred;
+                let actual = match (group, open) {
+                    (0, true) => open_sizes.next(),
+                    (_, true) => match self.size_from_first_value(decl, &bodies, scope) {
+                        Some(dims) => {
+                            inferred = dims;
+                            Some(&inferred)
+                        }
+                        None => continue,
+                    },
+                    _ => None,
+                };
                 let functional = if group == 0 {
                     self.functional_type(clause, part)
                 } else {
@@ -428,6 +439,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                 }
             }
+        }
+        if !interface_ok {
+            // The body would only repeat the errors as unknown variables.
+            self.frames.pop();
+            return false;
         }
         let mut cx = StatementContext::in_function(id);
         let mut body = initial_values;
@@ -640,6 +656,73 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
+    /// The size of an output or protected variable declared with `:`: that of its binding, or of
+    /// the value of its first assignment at the top level of the algorithm (`y := u[2:end];`),
+    /// evaluated with the declarations made before it. A function instance has fixed sizes, so
+    /// a later assignment of another size is an error, as for any of its variables.
+    fn size_from_first_value(
+        &mut self,
+        decl: &'a ast::ComponentDecl,
+        bodies: &[(&'a Vec<ast::Statement>, ClassId)],
+        scope: Scope,
+    ) -> Option<Vec<usize>> {
+        let name = &decl.name.name;
+        let first_assignment = || {
+            bodies.iter().find_map(|(statements, part)| {
+                statements.iter().find_map(|s| match &s.kind {
+                    ast::StatementKind::Assign { target, value }
+                        if target.parts.len() == 1
+                            && target.parts[0].name.name == *name
+                            && target.parts[0].subscripts.is_empty() =>
+                    {
+                        Some((
+                            value,
+                            Scope {
+                                instance: None,
+                                class: *part,
+                            },
+                        ))
+                    }
+                    _ => None,
+                })
+            })
+        };
+        let first = decl
+            .modification
+            .as_ref()
+            .and_then(|m| m.binding.as_ref())
+            .map(|b| (b, scope))
+            .or_else(first_assignment);
+        let unknown = |f: &mut Self, why: String| {
+            f.diagnostics.push(
+                Diagnostic::error("E0217", format!("the size of `{name}` (declared `:`) {why}"), decl.name.span, "unknown size")
+                    .with_help("assign it a whole value at the top of the algorithm (`y := u[2:end];`), or declare its size from the inputs (`size(u, 1)`)"),
+            );
+            None
+        };
+        let Some((expr, scope)) = first else {
+            return unknown(
+                self,
+                "follows from no binding and no assignment of the whole variable in the algorithm".into(),
+            );
+        };
+        // Names declared after this variable are not in scope yet: their errors only mean
+        // that the size cannot be known here.
+        let before = self.diagnostics.len();
+        let value = self.eval(expr, scope, &mut Vec::new());
+        self.diagnostics.truncate(before);
+        match value {
+            Some(v) => Some(v.dims().to_vec()),
+            None => unknown(
+                self,
+                format!(
+                    "does not follow from its first value `{}`: it needs variables declared after `{name}`, or values known only when the function runs",
+                    eqm_syntax::pretty::print_expr(expr).trim()
+                ),
+            ),
+        }
+    }
+
     /// Allocates the slots of one declared function variable.
     fn function_variable(
         &mut self,
@@ -696,9 +779,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ast::Subscript::Colon(span) => {
                     self.diagnostics.push(Diagnostic::error(
                         "E0217",
-                        "the size `:` of an output or protected variable of a function is not supported yet; give it a size computed from the inputs (`size(u, 1)`)",
+                        format!(
+                            "`{}` has more dimensions than the value that gives its size",
+                            decl.name.name
+                        ),
                         *span,
-                        "unknown size",
+                        "no size for this dimension",
                     ));
                     return None;
                 }

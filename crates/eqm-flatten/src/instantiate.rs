@@ -50,6 +50,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             self.flatten_equation(eq, scope, &mut Vec::new(), initial);
         }
+        if !layout.counting_equations.is_empty() {
+            self.connector_uses.get_or_insert_default();
+            for &(eq, class, initial) in &layout.counting_equations {
+                let scope = Scope {
+                    instance: Some(instance),
+                    class,
+                };
+                self.counting_equations.push((eq, scope, initial));
+            }
+        }
         for &(eq, class) in &layout.invariants {
             let scope = Scope {
                 instance: Some(instance),

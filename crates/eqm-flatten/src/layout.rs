@@ -90,6 +90,10 @@ pub(crate) struct ClassLayout<'a> {
     /// for lookups: most comparisons are then decided by comparing two integers.
     by_name: Vec<(NameKey, &'a str, usize)>,
     pub(crate) equations: Vec<(&'a ast::Equation, ClassId, bool)>,
+    /// The equations that call `cardinality`: flattened after every connect of the model is
+    /// known, since `cardinality(c)` counts the connects that name `c`, also those of the
+    /// enclosing class.
+    pub(crate) counting_equations: Vec<(&'a ast::Equation, ClassId, bool)>,
     pub(crate) invariants: Vec<(&'a ast::Equation, ClassId)>,
     pub(crate) algorithms: Vec<(&'a [ast::Statement], ClassId, bool, Span)>,
     /// The class and every class it extends: the classes whose replaceable classes an instance
@@ -370,7 +374,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                 }
                 ast::Section::Equations { initial, equations, .. } => {
-                    out.equations.extend(equations.iter().map(|e| (e, class, *initial)))
+                    for e in equations {
+                        if eqm_syntax::visit::equations_call(std::slice::from_ref(e), "cardinality") {
+                            out.counting_equations.push((e, class, *initial));
+                        } else {
+                            out.equations.push((e, class, *initial));
+                        }
+                    }
                 }
                 ast::Section::Invariants { equations, .. } => {
                     out.invariants.extend(equations.iter().map(|e| (e, class)))

@@ -51,7 +51,8 @@ use eqm_syntax::ast;
 use experiment::experiment;
 use instantiate::ResolvedType;
 use layout::{ClassLayout, InstanceState, Member};
-use modifier::Modifier;
+use modifier::{Modifier, Scope};
+use names::Target;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -97,7 +98,13 @@ pub fn flatten(table: &ClassTable<'_>, model: &str, options: &Options) -> (Optio
     };
     let mut f = Flattener::new(table, class, options);
     f.run();
-    let Flattener { model, diagnostics, .. } = f;
+    let Flattener {
+        model, mut diagnostics, ..
+    } = f;
+    // A declaration is evaluated for every element of an array and every instance of its
+    // class, so the same error can be found many times; it is reported once.
+    let mut seen = std::collections::HashSet::new();
+    diagnostics.retain(|d| seen.insert((d.code, d.message.clone(), d.labels.first().map(|l| l.span))));
     let ok = !eqm_diag::has_errors(&diagnostics);
     (ok.then_some(model), diagnostics)
 }
@@ -194,6 +201,15 @@ pub(crate) struct Flattener<'t, 'a> {
     subtypes_checked: std::collections::BTreeSet<(ClassId, ClassId, u32)>,
     /// Element redeclarations already checked (by their declaration's address).
     redeclarations_checked: std::collections::HashSet<*const ast::ComponentDecl>,
+    /// How many connects name each connector (`cardinality`): counted only once a class
+    /// calling `cardinality` is instantiated. Its connectors are connected in its own equations
+    /// or in those of the enclosing class, both flattened after it, so no connect is missed.
+    connector_uses: Option<FxHashMap<Target, u32>>,
+    /// The equations calling `cardinality`, flattened after all others (see
+    /// [`layout::ClassLayout::counting_equations`]).
+    counting_equations: Vec<(&'a ast::Equation, Scope, bool)>,
+    /// Set while they are flattened: only then is `cardinality` known, and a `connect` wrong.
+    counting: bool,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -232,6 +248,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             has_replaceable_classes: table.classes.iter().any(|c| c.def.redeclarable.replaceable),
             subtypes_checked: std::collections::BTreeSet::new(),
             redeclarations_checked: std::collections::HashSet::new(),
+            connector_uses: None,
+            counting_equations: Vec::new(),
+            counting: false,
         }
     }
 
@@ -281,6 +300,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 });
             }
         }
+        // Every connect is known now, so `cardinality` is.
+        self.counting = true;
+        for (eq, scope, initial) in std::mem::take(&mut self.counting_equations) {
+            self.flatten_equation(eq, scope, &mut Vec::new(), initial);
+        }
+        self.counting = false;
         if eqm_diag::has_errors(&self.diagnostics) {
             return;
         }

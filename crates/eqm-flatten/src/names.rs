@@ -19,7 +19,7 @@ use eqm_syntax::ast;
 use std::rc::Rc;
 
 /// What a component reference denotes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
     Var(VarId),
     Inst(InstanceId),

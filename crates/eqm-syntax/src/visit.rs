@@ -1,7 +1,7 @@
-//! Walks over the component references of expressions, equations and statements.
+//! Walks over the component references and calls of expressions, equations and statements.
 //!
 //! Input: syntax trees. Output: every [`ComponentRef`] that names a value (not the function of
-//! a call), handed to a callback, subscripts included. The walk keeps its own stack, so a long
+//! a call), handed to a callback, subscripts included; or every function name of a call. The walk keeps its own stack, so a long
 //! flat chain (`a1 + a2 + ... + a100000`) cannot overflow the call stack. It deliberately
 //! resolves nothing: which class or variable a reference names is the flattener's business.
 
@@ -9,8 +9,49 @@ use crate::ast::{
     CallArgs, ComponentRef, Equation, EquationKind, Expr, ExprKind, ForIndex, Statement, StatementKind, Subscript,
 };
 
+/// What the walk finds: a reference to a value, or the function named by a call.
+enum Found<'e> {
+    Ref(&'e ComponentRef),
+    Call(&'e ComponentRef),
+}
+
 /// Calls `f` on every component reference in `e`.
 pub fn refs_in_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e ComponentRef)) {
+    walk_expr(e, &mut only_refs(f));
+}
+
+/// Calls `f` on every component reference in `equations` (nested ones included).
+pub fn refs_in_equations<'e>(equations: &'e [Equation], f: &mut dyn FnMut(&'e ComponentRef)) {
+    walk_equations(equations, &mut only_refs(f));
+}
+
+/// Calls `f` on every component reference in `statements` (nested ones included), the
+/// assigned places too.
+pub fn refs_in_statements<'e>(statements: &'e [Statement], f: &mut dyn FnMut(&'e ComponentRef)) {
+    walk_statements(statements, &mut only_refs(f));
+}
+
+/// Whether `equations` (nested ones included) call a function named `name` (a one-part name,
+/// such as a built-in operator).
+pub fn equations_call(equations: &[Equation], name: &str) -> bool {
+    let mut found = false;
+    walk_equations(equations, &mut |x| {
+        if let Found::Call(c) = x {
+            found |= c.parts.len() == 1 && c.parts[0].name.name == name;
+        }
+    });
+    found
+}
+
+fn only_refs<'e, 'f>(f: &'f mut dyn FnMut(&'e ComponentRef)) -> impl FnMut(Found<'e>) + 'f {
+    move |x| {
+        if let Found::Ref(c) = x {
+            f(c)
+        }
+    }
+}
+
+fn walk_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(Found<'e>)) {
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
         let push_subscripts = |subs: &'e [Subscript], stack: &mut Vec<&'e Expr>| {
@@ -27,12 +68,16 @@ pub fn refs_in_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e ComponentRef)) {
         };
         match &e.kind {
             ExprKind::Ref(c) => {
-                f(c);
+                f(Found::Ref(c));
                 for p in &c.parts {
                     push_subscripts(&p.subscripts, &mut stack);
                 }
             }
-            ExprKind::Call { args, .. } | ExprKind::PartialApplication { args, .. } => push_args(args, &mut stack),
+            ExprKind::Call { function, args } => {
+                f(Found::Call(function));
+                push_args(args, &mut stack)
+            }
+            ExprKind::PartialApplication { args, .. } => push_args(args, &mut stack),
             ExprKind::Unary { operand, .. } => stack.push(operand),
             ExprKind::Binary { lhs, rhs, .. } => {
                 stack.push(lhs);
@@ -79,89 +124,97 @@ pub fn refs_in_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(&'e ComponentRef)) {
     }
 }
 
-/// Calls `f` on every component reference in `equations` (nested ones included).
-pub fn refs_in_equations<'e>(equations: &'e [Equation], f: &mut dyn FnMut(&'e ComponentRef)) {
+fn walk_equations<'e>(equations: &'e [Equation], f: &mut dyn FnMut(Found<'e>)) {
     for eq in equations {
         match &eq.kind {
             EquationKind::Simple { lhs, rhs } => {
-                refs_in_expr(lhs, f);
-                refs_in_expr(rhs, f);
+                walk_expr(lhs, f);
+                walk_expr(rhs, f);
             }
             EquationKind::Connect { a, b } => {
-                f(a);
-                f(b);
+                f(Found::Ref(a));
+                f(Found::Ref(b));
             }
             EquationKind::If { branches, else_branch } => {
                 for (c, body) in branches {
-                    refs_in_expr(c, f);
-                    refs_in_equations(body, f);
+                    walk_expr(c, f);
+                    walk_equations(body, f);
                 }
-                refs_in_equations(else_branch, f);
+                walk_equations(else_branch, f);
             }
             EquationKind::When { branches } => {
                 for (c, body) in branches {
-                    refs_in_expr(c, f);
-                    refs_in_equations(body, f);
+                    walk_expr(c, f);
+                    walk_equations(body, f);
                 }
             }
-            EquationKind::For { body, .. } => refs_in_equations(body, f),
-            EquationKind::Call { args, .. } => refs_in_args(args, f),
+            EquationKind::For { body, .. } => walk_equations(body, f),
+            EquationKind::Call { function, args } => {
+                f(Found::Call(function));
+                walk_args(args, f)
+            }
         }
     }
 }
 
-/// Calls `f` on every component reference in `statements` (nested ones included), the
-/// assigned places too.
-pub fn refs_in_statements<'e>(statements: &'e [Statement], f: &mut dyn FnMut(&'e ComponentRef)) {
+fn walk_statements<'e>(statements: &'e [Statement], f: &mut dyn FnMut(Found<'e>)) {
     for s in statements {
         match &s.kind {
             StatementKind::Assign { target, value } => {
-                refs_in_expr_ref(target, f);
-                refs_in_expr(value, f);
+                walk_ref(target, f);
+                walk_expr(value, f);
             }
-            StatementKind::MultiAssign { targets, args, .. } => {
+            StatementKind::MultiAssign {
+                targets,
+                function,
+                args,
+            } => {
                 for t in targets.iter().flatten() {
-                    refs_in_expr_ref(t, f);
+                    walk_ref(t, f);
                 }
-                refs_in_args(args, f);
+                f(Found::Call(function));
+                walk_args(args, f);
             }
-            StatementKind::Call { args, .. } => refs_in_args(args, f),
+            StatementKind::Call { function, args } => {
+                f(Found::Call(function));
+                walk_args(args, f)
+            }
             StatementKind::If { branches, else_branch } => {
                 for (c, body) in branches {
-                    refs_in_expr(c, f);
-                    refs_in_statements(body, f);
+                    walk_expr(c, f);
+                    walk_statements(body, f);
                 }
-                refs_in_statements(else_branch, f);
+                walk_statements(else_branch, f);
             }
             StatementKind::When { branches } => {
                 for (c, body) in branches {
-                    refs_in_expr(c, f);
-                    refs_in_statements(body, f);
+                    walk_expr(c, f);
+                    walk_statements(body, f);
                 }
             }
-            StatementKind::For { body, .. } => refs_in_statements(body, f),
+            StatementKind::For { body, .. } => walk_statements(body, f),
             StatementKind::While { condition, body } => {
-                refs_in_expr(condition, f);
-                refs_in_statements(body, f);
+                walk_expr(condition, f);
+                walk_statements(body, f);
             }
             StatementKind::Return | StatementKind::Break => {}
         }
     }
 }
 
-fn refs_in_args<'e>(args: &'e CallArgs, f: &mut dyn FnMut(&'e ComponentRef)) {
+fn walk_args<'e>(args: &'e CallArgs, f: &mut dyn FnMut(Found<'e>)) {
     for a in args.positional.iter().chain(args.named.iter().map(|(_, x)| x)) {
-        refs_in_expr(a, f);
+        walk_expr(a, f);
     }
 }
 
 /// A reference and the references in its subscripts.
-fn refs_in_expr_ref<'e>(c: &'e ComponentRef, f: &mut dyn FnMut(&'e ComponentRef)) {
-    f(c);
+fn walk_ref<'e>(c: &'e ComponentRef, f: &mut dyn FnMut(Found<'e>)) {
+    f(Found::Ref(c));
     for p in &c.parts {
         for s in &p.subscripts {
             if let Subscript::Expr(x) = s {
-                refs_in_expr(x, f);
+                walk_expr(x, f);
             }
         }
     }
