@@ -60,6 +60,15 @@ enum Command {
         #[arg(long, value_name = "OUT.svg")]
         svg: Option<PathBuf>,
     },
+    /// Draw the model's component diagram: its components as boxes (System Dynamics components
+    /// as stocks, clouds, flows and converters) and its connections, laid out automatically.
+    Diagram {
+        #[command(flatten)]
+        model: ModelArgs,
+        /// The SVG file to write the diagram to.
+        #[arg(long, value_name = "OUT.svg", required = true)]
+        svg: PathBuf,
+    },
     /// Simulate a model and write the results as CSV (to standard output, or `--out FILE`).
     Run {
         #[command(flatten)]
@@ -86,10 +95,10 @@ struct RunArgs {
     stop: Option<f64>,
     /// Integration method: euler, heun, midpoint, rk4, ab2, ab4 (explicit, fixed step), rkf45,
     /// dopri5 (explicit, adaptive), implicit-euler, trapezoid, bdf, radau5 (stiff: adaptive, or
-    /// fixed step with --step), or auto (the default: dopri5, switching to bdf while the model is
-    /// stiff; -v reports the switches).
-    #[arg(long, value_name = "NAME", default_value = "auto")]
-    solver: String,
+    /// fixed step with --step), or auto (dopri5, switching to bdf while the model is stiff; -v
+    /// reports the switches). Default: the model's `__eqm(solver = ...)` annotation, else auto.
+    #[arg(long, value_name = "NAME")]
+    solver: Option<String>,
     /// A Butcher tableau file defining an explicit or diagonally implicit Runge-Kutta method to
     /// use instead of --solver (fixed step, or adaptive when it has an embedded weight row); the
     /// format is in docs/language.md and examples/tableaux/.
@@ -101,14 +110,16 @@ struct RunArgs {
     /// Absolute tolerance of adaptive methods (default: the relative tolerance).
     #[arg(long, value_name = "A", allow_hyphen_values = true)]
     atol: Option<f64>,
-    /// Step size of fixed-step methods (default: the output interval, at most (stop-start)/100).
+    /// Step size of fixed-step methods (default: the model's `__eqm(step = ...)` annotation, else
+    /// the output interval, at most (stop-start)/100).
     /// Given with implicit-euler, trapezoid, bdf (order 5), radau5 or an implicit tableau with
     /// embedded weights, it turns off their step size control: every step has size H. rkf45,
     /// dopri5, auto and explicit tableaux with embedded weights always control their step size
     /// and ignore it (with a note).
     #[arg(long, value_name = "H", allow_hyphen_values = true)]
     step: Option<f64>,
-    /// Output spacing (default: experiment Interval, else (stop-start)/500).
+    /// Output spacing (default: experiment Interval, else the model's `__eqm` step, else
+    /// (stop-start)/500).
     #[arg(long, value_name = "DT", allow_hyphen_values = true)]
     interval: Option<f64>,
     /// The most rows the output interval may ask for (default 10000000); a run that would
@@ -203,9 +214,11 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> ExitCode {
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let args = match &cli.command {
-        Command::Check(a) | Command::Flatten(a) | Command::Explain { model: a, .. } | Command::Run { model: a, .. } => {
-            a
-        }
+        Command::Check(a)
+        | Command::Flatten(a)
+        | Command::Explain { model: a, .. }
+        | Command::Diagram { model: a, .. }
+        | Command::Run { model: a, .. } => a,
     };
     let mut session = match load(&args.files, args.model.as_deref()) {
         Ok(s) => s,
@@ -219,6 +232,9 @@ fn run(cli: Cli) -> ExitCode {
     if let Command::Run { run: run_args, .. } = &cli.command {
         options.index_form = run_args.index_reduction;
         return simulate(&mut session, model, run_args, &options, color, cli.timings);
+    }
+    if let Command::Diagram { svg, .. } = &cli.command {
+        return draw(&mut session, model, &options, svg, color, cli.timings);
     }
     // The drawing for `explain --svg` with its node counts; written after the text is printed.
     let mut drawing: Option<(Result<String, TooLarge>, usize, usize)> = None;
@@ -248,7 +264,7 @@ fn run(cli: Cli) -> ExitCode {
                 })
             }
             Command::Flatten(_) => session.flatten(model, &options).map(|f| f.print()),
-            Command::Run { .. } => None,
+            Command::Run { .. } | Command::Diagram { .. } => None,
             Command::Check(_) => {
                 // One line per model; a single model that failed is told by its diagnostics.
                 let results = session.check_all(model, &options);
@@ -296,6 +312,51 @@ fn run(cli: Cli) -> ExitCode {
     code
 }
 
+/// `eqm diagram`: the component diagram of the model, written as SVG to `path`.
+fn draw(
+    session: &mut Session,
+    model: Option<&str>,
+    options: &ModelOptions,
+    path: &std::path::Path,
+    color: bool,
+    timings: bool,
+) -> ExitCode {
+    let diagram = if session.has_errors() {
+        None
+    } else {
+        session.diagram(model, options)
+    };
+    let drawn = diagram.map(|diagram| {
+        let started = std::time::Instant::now();
+        let svg = eqm::diagram::svg(&diagram);
+        session.record_time("draw", started.elapsed());
+        (diagram, svg)
+    });
+    let code = finish(session, color);
+    if timings {
+        print_timings(session);
+    }
+    let Some((diagram, svg)) = drawn else {
+        return code;
+    };
+    match std::fs::write(path, svg) {
+        Ok(()) => {
+            eprintln!(
+                "wrote {} ({} components, {} connectors, {} connections)",
+                path.display(),
+                diagram.components.len(),
+                diagram.connectors.len(),
+                diagram.connections.len()
+            );
+            code
+        }
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
 /// `eqm run`: compile, check the settings, open the output, and stream the rows to it with a
 /// progress bar on a terminal.
 fn simulate(
@@ -323,9 +384,17 @@ fn simulate(
         }
         None => None,
     };
-    let Some(method) = method.or_else(|| Method::parse(&run.solver)) else {
-        let known: Vec<&str> = Method::NAMED.iter().map(|m| m.name()).collect();
-        return usage(format!("unknown solver `{}`; known: {}", run.solver, known.join(", ")));
+    // Without --solver or --tableau the model's annotation, else `auto`, chooses the method.
+    let method = match (method, &run.solver) {
+        (Some(method), _) => Some(method),
+        (None, Some(name)) => match Method::parse(name) {
+            Some(method) => Some(method),
+            None => {
+                let known: Vec<&str> = Method::NAMED.iter().map(|m| m.name()).collect();
+                return usage(format!("unknown solver `{name}`; known: {}", known.join(", ")));
+            }
+        },
+        (None, None) => None,
     };
     let compiled = if session.has_errors() {
         None
@@ -342,7 +411,7 @@ fn simulate(
         rtol: run.rtol,
         atol: run.atol,
         step: run.step,
-        method: Some(method),
+        method,
         interpreter: run.interpreter,
         stabilize: run.stabilize,
         variables: None,
@@ -595,7 +664,10 @@ fn load(files: &[PathBuf], model: Option<&str>) -> Result<Session, ExitCode> {
             }
         }
     }
-    Ok(Session::with_source_bytes(user, &library, model))
+    let mut session = Session::with_source_bytes(user, &library, model);
+    // The data files a model names (`readMatrix`) are read from the file system too.
+    session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
+    Ok(session)
 }
 
 /// Prints diagnostics and maps them to the exit code.

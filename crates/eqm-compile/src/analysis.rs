@@ -212,7 +212,7 @@ pub struct Compiled {
 /// (its state choice is checked during the run) and the choice says why.
 pub fn compile(analysis: Analysis, timings: &mut Timings) -> Result<Compiled, Vec<Diagnostic>> {
     timings.time("codegen", || {
-        let experiment = analysis.dae.flat.experiment;
+        let experiment = analysis.dae.flat.experiment.clone();
         let mut form = analysis.form;
         let embedding = analysis
             .embedding

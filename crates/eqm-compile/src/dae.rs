@@ -233,7 +233,9 @@ impl<S> Dae<S> {
         out
     }
 
-    /// Replaces the nodes that are keys of `replacement` in every equation and initial equation.
+    /// Replaces the nodes that are keys of `replacement` in every equation and initial equation,
+    /// and in the conditions of the assertions, which read the same variables (`der(x)` of a
+    /// state that became an algebraic variable is that variable there too).
     pub fn substitute_in_equations(&mut self, replacement: &eqm_ir::expr::FxHashMap<ExprId, ExprId>) {
         if replacement.is_empty() {
             return;
@@ -243,6 +245,11 @@ impl<S> Dae<S> {
                 *side =
                     eqm_ir::symbolic::substitute(&mut self.flat.exprs, *side, &|_, id| replacement.get(&id).copied());
             }
+        }
+        for a in &mut self.flat.assertions {
+            a.condition = eqm_ir::symbolic::substitute(&mut self.flat.exprs, a.condition, &|_, id| {
+                replacement.get(&id).copied()
+            });
         }
     }
 

@@ -113,14 +113,19 @@ pub struct Delay {
 /// A value recomputed at the start of each pass of the event iteration and held between
 /// events: for `edge(e)` and `change(e)` the value `e` had before the pass (equal to `e` between
 /// events); for `floor`, `ceil`, `integer`, `div`, `mod`, `rem` the integer part of their argument.
+/// For `pre(e)` of a continuous-time `e` (`left_limit`), the value `e` had just before the event,
+/// set once when the event starts and held through all its passes.
 #[derive(Debug, Clone)]
 pub struct Previous {
     pub var: VarId,
     pub expr: ExprId,
     pub span: Span,
     /// At the start it is `expr`'s value at the initial point, not a start value (true for all
-    /// but `pre(v)`).
+    /// but `pre(v)` of a discrete `v`).
     pub settled_at_start: bool,
+    /// Set when an event starts (the left limit of a continuous-time expression), not between
+    /// the passes of the event iteration.
+    pub left_limit: bool,
 }
 
 /// The surfaces of a model and its when-conditions with their relations replaced.
@@ -377,6 +382,8 @@ struct Extractor {
     previous: Vec<Previous>,
     /// The `pre(v)` variable of each discrete variable that has one.
     pre_var: FxHashMap<VarId, VarId>,
+    /// The `pre(e)` variable of each continuous-time expression that has one.
+    left_limit: FxHashMap<ExprId, VarId>,
     /// Relation variables an algorithm section's test was moved away from (to a relation on
     /// the value where it tests): no longer watched when nothing else reads them.
     captured: eqm_ir::symbolic::FxHashSet<VarId>,
@@ -412,8 +419,38 @@ impl Extractor {
             expr,
             span,
             settled_at_start: false,
+            left_limit: false,
         });
         self.pre_var.insert(v, var);
+        var
+    }
+
+    /// The variable holding `pre(e)` of a continuous-time expression `e`: its left limit, the
+    /// value just before the event, taken when the event starts and held through its passes
+    /// (so a relation that changes at the same instant, such as a time event coinciding with a
+    /// sample, does not change it). One per expression.
+    fn left_limit_of(&mut self, dae: &mut Dae<IndexOne>, e: ExprId, span: Span) -> VarId {
+        if let Some(&var) = self.left_limit.get(&e) {
+            return var;
+        }
+        let number = self.previous.len() + 1;
+        let text = dae.flat.expr_text(e);
+        let var = dae.add_relation_variable(
+            format!("$pre{number}"),
+            format!("pre({text}), the value just before the event"),
+            span,
+        );
+        if let Some(variable) = dae.flat.variables.last_mut() {
+            variable.ty = eqm_ir::flat::ScalarType::Real;
+        }
+        self.previous.push(Previous {
+            var,
+            expr: e,
+            span,
+            settled_at_start: true,
+            left_limit: true,
+        });
+        self.left_limit.insert(e, var);
         var
     }
 
@@ -472,13 +509,23 @@ impl Extractor {
                 // `pre(v)` of a discrete variable reads a slot the event iteration sets to `v`
                 // between passes, so that within a pass it is the value before it, whatever the
                 // order of the assignments (`a = pre(b); b = pre(a);` swaps).
-                let Node::Var(v) = *dae.exprs().get(a) else {
-                    return None;
-                };
-                if dae.kinds.get(v.0 as usize) != Some(&VarKind::Discrete) {
+                if let Node::Var(v) = *dae.exprs().get(a)
+                    && dae.kinds.get(v.0 as usize) == Some(&VarKind::Discrete)
+                {
+                    let var = self.pre_of(dae, v, span);
+                    return Some(dae.flat.exprs.var(var));
+                }
+                // `pre(e)` of a continuous-time expression is its left limit at the event.
+                // Parameters and constants are their own left limit.
+                let mut vars = Vec::new();
+                dae.flat.exprs.vars_in(a, &mut vars);
+                let continuous = vars
+                    .iter()
+                    .any(|v| matches!(dae.kinds.get(v.0 as usize), Some(VarKind::State | VarKind::Algebraic)));
+                if !continuous {
                     return None;
                 }
-                let var = self.pre_of(dae, v, span);
+                let var = self.left_limit_of(dae, a, span);
                 Some(dae.flat.exprs.var(var))
             }
             (Builtin::Edge | Builtin::Change, Some(a), None) => {
@@ -493,6 +540,7 @@ impl Extractor {
                     expr: a,
                     span,
                     settled_at_start: true,
+                    left_limit: false,
                 });
                 let before = dae.flat.exprs.var(var);
                 Some(if b == Builtin::Edge {
@@ -595,6 +643,7 @@ impl Extractor {
                     expr: held_call,
                     span,
                     settled_at_start: true,
+                    left_limit: false,
                 });
                 let held = dae.flat.exprs.var(var);
                 let one = dae.flat.exprs.real(1.0);

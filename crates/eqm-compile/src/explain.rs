@@ -248,9 +248,14 @@ fn events(out: &mut String, analysis: &Analysis) {
         );
     }
     for p in &set.previous {
+        let when = if p.left_limit {
+            "its value just before the event; set to it when an event starts"
+        } else {
+            "its value before the event; set to it between the passes of an event"
+        };
         let _ = writeln!(
             out,
-            "  {} := {}   (its value before the event; set to it between the passes of an event)",
+            "  {} := {}   ({when})",
             dae.flat.var(p.var).name,
             dae.flat.expr_text(p.expr)
         );

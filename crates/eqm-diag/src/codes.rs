@@ -279,7 +279,7 @@ pub static CODES: &[CodeInfo] = &[
         Names,
         "A function uses something EQM functions do not support: `extends` of a class that is not a \
          function, a section other than `algorithm`, a variable of a class type other than a record or a \
-         function, or an array size `:` of an output or protected variable",
+         function, or an array size `:` of an output or protected variable that its first value does not give",
     ),
     code(
         "E0218",
@@ -397,8 +397,9 @@ pub static CODES: &[CodeInfo] = &[
         "E0314",
         Error,
         Instantiation,
-        "An experiment annotation value that no run can use: an interval or tolerance that is not positive, \
-         or a stop time before the start time",
+        "An annotation value that no run can use: an interval, tolerance or step that is not positive, a stop \
+         time before the start time, or in `__eqm(...)` a setting it does not have, a value of the wrong kind \
+         or a solver that is no method",
     ),
     code(
         "E0315",
@@ -419,6 +420,13 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Instantiation,
         "A Modelica construct EQM does not support yet, named in the message",
+    ),
+    code(
+        "E0318",
+        Error,
+        Instantiation,
+        "A data file `readMatrix` cannot use: missing or unreadable, without rows of numbers, with rows of \
+         different lengths, or with a field that is not a number (its line is named)",
     ),
     code(
         "E0401",

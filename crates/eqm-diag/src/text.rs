@@ -1,6 +1,7 @@
 //! How numbers are written in every text EQM produces, so that a value reads the same in the
-//! pretty-printed source, the flat model, `explain` and the results; and the natural order of
-//! names (`x[2]` before `x[10]`) in which results list variables.
+//! pretty-printed source, the flat model, `explain` and the results; the natural order of
+//! names (`x[2]` before `x[10]`) in which results list variables; and the text of the SVG
+//! drawings (`explain --svg`, `diagram`): coordinates, escaped names, shortened labels.
 
 /// Shortest text that reads back as the same `f64` and still lexes as a real literal.
 pub fn real(out: &mut String, v: f64) {
@@ -64,4 +65,64 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
         }
     }
     (x.len() - i).cmp(&(y.len() - j)).then_with(|| a.cmp(b))
+}
+
+/// A coordinate of a drawing, with one decimal: enough for a drawing, and the same text on
+/// every machine.
+pub fn coordinate(x: f64) -> String {
+    format!("{x:.1}")
+}
+
+/// `text` cut to `max` characters (not bytes, so no character is split), with `…` when cut.
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut short: String = text.chars().take(max.saturating_sub(1)).collect();
+    short.push('…');
+    short
+}
+
+/// Escapes text for XML character data and attribute values.
+pub fn xml_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // Control characters are not allowed in XML 1.0; none should reach here, but a
+            // drawing must stay well-formed whatever a name contains.
+            c if (c as u32) < 0x20 && c != '\t' && c != '\n' && c != '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod svg_text_tests {
+    use super::*;
+
+    #[test]
+    fn escape_handles_markup_characters() {
+        assert_eq!(
+            xml_escape("a < b && c > \"d\" 'e'"),
+            "a &lt; b &amp;&amp; c &gt; &quot;d&quot; &apos;e&apos;"
+        );
+    }
+
+    #[test]
+    fn shorten_counts_characters_not_bytes() {
+        assert_eq!(shorten("äöüäöü", 4), "äöü…");
+        assert_eq!(shorten("abc", 3), "abc");
+    }
+
+    #[test]
+    fn coordinates_have_one_decimal() {
+        assert_eq!(coordinate(1.26), "1.3");
+        assert_eq!(coordinate(3.0), "3.0");
+    }
 }

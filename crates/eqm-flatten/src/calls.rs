@@ -55,6 +55,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
             if self.diagnostics.len() > errors {
                 return None;
             }
+            match self.member_named(function, scope) {
+                Some(crate::layout::Member::Function(k)) => {
+                    return self.call_lambda(k, function, args, e.span, scope, loops);
+                }
+                // A functional parameter without a usable function has been reported.
+                Some(crate::layout::Member::Failed) => return None,
+                _ => {}
+            }
             let mut d = Diagnostic::error(
                 "E0204",
                 format!("unknown function `{name}`"),
@@ -460,6 +468,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                 }
             }
+            // A data file read now: the matrix is constant in the flat model.
+            Builtin::ReadMatrix => self.read_matrix(e, &a[0], scope),
             _ => None,
         }
     }
@@ -491,7 +501,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .zip(&first)
                     .enumerate()
                     .all(|(d, (x, y))| d as i64 == k - 1 || x == y)
-                && !matches!(p, Value::Str(_) | Value::Record(_))
+                && !matches!(p, Value::Str(_) | Value::Record(_) | Value::Records(..))
         };
         if k < 1 || k as usize > first.len() || !parts.iter().all(fits) {
             self.diagnostics.push(Diagnostic::error(

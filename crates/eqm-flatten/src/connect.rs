@@ -9,6 +9,14 @@
 //! (n - 1 equations) and flows sum to zero with sign +1 inside and -1 outside. A flow variable that
 //! is never connected as an inside element gets `flow = 0`: an unconnected connector is a node of
 //! its own, through which nothing flows. It deliberately resolves no references (that is `names`).
+//!
+//! The order of the equations is part of what a user sees (`eqm flatten`, the numbering and the
+//! colouring replay of `eqm explain`), so it is fixed for every model: the component equations
+//! come first (flattened before this runs), then the `flow = 0` of every unconnected connector in
+//! the order of the flat variables, then the equations of each connection set in the order of
+//! the first connect that forms it (the sets of one connect in the order of the connector's
+//! variables). This is the order in which such a system is written down by hand: the component
+//! equations, each open end as a node of its own, then the nodes the connections make.
 
 use super::Flattener;
 use super::names::Target;
@@ -119,7 +127,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         });
     }
 
-    /// Builds the connection sets and their equations, then `flow = 0` for unconnected flows.
+    /// Builds the connection sets and their equations: first `flow = 0` for each unconnected
+    /// flow, then the equations of each set in the order of its first connect.
     /// Linear in the number of connected variables: keys are numbered through an array indexed
     /// by variable, not a map.
     pub(crate) fn build_connection_sets(&mut self) {
@@ -194,6 +203,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         connects_of_sets(&mut |set, _| sizes[set] += 1);
         let mut formed_by: Vec<Vec<Span>> = sizes.iter().map(|&n| Vec::with_capacity(n)).collect();
         connects_of_sets(&mut |set, span| formed_by[set].push(span));
+        // Unconnected flows (never an inside member of a set), in variable order, before the
+        // equations of the connects: such a connector is a node of its own that its component
+        // brings along, so its `flow = 0` follows the component equations and precedes the
+        // equations the connects add, which come in the order the connects are written.
+        for i in 0..self.model.variables.len() {
+            let v = VarId(i as u32);
+            let kind = self.var_kinds[i];
+            if kind.role == ConnectorRole::Flow && kind.is_time_varying() && index[2 * i] == NONE {
+                let span = self.model.var(v).span;
+                let lhs = self.model.exprs.var(v);
+                let zero = self.model.exprs.int(0);
+                self.add_equation(lhs, zero, Origin::UnconnectedFlow { var: v }, span);
+            }
+        }
         for (signed, spans) in members.into_iter().zip(formed_by) {
             let set = self.model.connection_sets.len() as u32;
             let role = self.var_kinds[signed[0].0.0 as usize].role;
@@ -226,17 +249,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 members: signed,
                 connects: spans,
             });
-        }
-        // Unconnected flows: never an inside member of a set.
-        for i in 0..self.model.variables.len() {
-            let v = VarId(i as u32);
-            let kind = self.var_kinds[i];
-            if kind.role == ConnectorRole::Flow && kind.is_time_varying() && index[2 * i] == NONE {
-                let span = self.model.var(v).span;
-                let lhs = self.model.exprs.var(v);
-                let zero = self.model.exprs.int(0);
-                self.add_equation(lhs, zero, Origin::UnconnectedFlow { var: v }, span);
-            }
         }
     }
 

@@ -96,6 +96,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let Some(right) = self.connector_side(b, scope, loops) else {
                     return;
                 };
+                // A diagram shows the connects of the model's own class (instance 0).
+                if let Some(recorded) = &mut self.root_connects
+                    && scope.instance == Some(InstanceId(0))
+                {
+                    recorded.push(crate::diagram::RootConnect {
+                        left: left.elements.clone(),
+                        right: right.elements.clone(),
+                        span: eq.span,
+                    });
+                }
                 self.add_connect(left, right, eq.span, a, b);
             }
             ast::EquationKind::For { indices, body } => self.for_loop(indices, 0, body, scope, loops, out, initial),
@@ -256,6 +266,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return;
             }
             for ((_, x), (_, y)) in a.iter().zip(b.iter()) {
+                self.push_equation(eq, x.clone(), y.clone(), origin.clone(), loop_index.clone(), out);
+            }
+            return;
+        }
+        // Between arrays of records, one per element.
+        if let (Value::Records(da, a), Value::Records(db, b)) = (&l, &r) {
+            if da != db {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    format!("the two sides are arrays of records of sizes {da:?} and {db:?}"),
+                    eq.span,
+                    "sizes differ",
+                ));
+                return;
+            }
+            for (x, y) in a.iter().zip(b.iter()) {
                 self.push_equation(eq, x.clone(), y.clone(), origin.clone(), loop_index.clone(), out);
             }
             return;

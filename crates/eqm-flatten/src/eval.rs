@@ -57,6 +57,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 );
                 return None;
             }
+            K::Lambda { .. } => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0306",
+                        "`function(...) = ...` is a function, not a value",
+                        e.span,
+                        "only the value of a functional parameter",
+                    )
+                    .with_help("give it to a parameter declared with a function type (`parameter Law law;`)"),
+                );
+                return None;
+            }
             K::End => return self.eval_end(e),
             K::Index { base, subscripts } => {
                 let v = self.eval(base, scope, loops)?;
@@ -455,7 +467,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     [r, c] => (*r, *c),
                     _ => (usize::MAX, 0),
                 };
-                if shape.0 == usize::MAX || matches!(v, Value::Str(_) | Value::Record(_)) {
+                if shape.0 == usize::MAX || matches!(v, Value::Str(_) | Value::Record(_) | Value::Records(..)) {
                     self.diagnostics.push(Diagnostic::error(
                         "E0304",
                         "the blocks of a matrix `[...]` must be scalars, vectors or matrices",
@@ -500,17 +512,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let inner = first.dims().to_vec();
         let mut ty = first.ty();
         let mut elems = Vec::new();
-        if values.iter().any(|v| matches!(v, Value::Record(_))) {
-            self.diagnostics.push(
-                Diagnostic::error(
-                    "E0317",
-                    "an array of record values (`{R(...), R(...)}`) is not supported yet",
-                    e.span,
-                    "records in an array constructor",
-                )
-                .with_help("give an array of records its values field by field: `R r[2](x = {1, 3}, y = {2, 4})`"),
-            );
-            return None;
+        if values
+            .iter()
+            .any(|v| matches!(v, Value::Record(_) | Value::Records(..)))
+        {
+            return self.record_array(values, e);
         }
         for v in &values {
             if !value::same_dims(v.dims(), &inner) || matches!(v, Value::Str(_)) {

@@ -36,12 +36,19 @@ pub(crate) struct LocalVar {
     pub record: Option<std::rc::Rc<Vec<(String, LocalVar)>>>,
     /// For a functional input: the function passed; `slots` then holds the values it binds.
     pub function: Option<std::rc::Rc<FunctionalLocal>>,
+    /// For an array of records: its elements (records) in row-major order, whose slots
+    /// together are `slots`.
+    pub elements: Option<std::rc::Rc<Vec<LocalVar>>>,
 }
 
 impl LocalVar {
     /// The value of this variable read in a function body: its slots as `Local` nodes, a record
     /// as a record of its fields.
     pub(crate) fn value(&self, exprs: &mut eqm_ir::expr::ExprArena) -> Value {
+        if let Some(elements) = &self.elements {
+            let records: Vec<Value> = elements.iter().map(|e| e.value(exprs)).collect();
+            return Value::Records(self.dims.clone(), records.into());
+        }
         if let Some(fields) = &self.record {
             let fields = fields.iter().map(|(n, f)| (n.clone(), f.value(exprs))).collect();
             return Value::Record(std::rc::Rc::new(fields));
@@ -57,6 +64,18 @@ impl LocalVar {
     /// The value of this variable given the expressions of its slots in order (the outputs of
     /// a call).
     pub(crate) fn value_of(&self, exprs: &[ExprId]) -> Value {
+        if let Some(elements) = &self.elements {
+            let mut start = 0;
+            let records: Vec<Value> = elements
+                .iter()
+                .map(|e| {
+                    let v = e.value_of(&exprs[start..start + e.slots.len()]);
+                    start += e.slots.len();
+                    v
+                })
+                .collect();
+            return Value::Records(self.dims.clone(), records.into());
+        }
         if let Some(fields) = &self.record {
             let first = self.slots.first().copied().unwrap_or(0);
             let fields = fields
@@ -79,6 +98,13 @@ impl LocalVar {
 /// The scalars of a record value in field order (nested records flattened), or `None` for a
 /// value that is not a record.
 pub(crate) fn record_scalars(v: &Value) -> Option<Vec<ExprId>> {
+    if let Value::Records(_, records) = v {
+        let mut out = Vec::new();
+        for r in records.iter() {
+            out.extend(record_scalars(r)?);
+        }
+        return Some(out);
+    }
     let Value::Record(fields) = v else { return None };
     let mut out = Vec::new();
     for (_, f) in fields.iter() {
@@ -152,7 +178,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// The declared components of a function and of the functions it extends, bases first,
     /// each with the class that declares it.
-    fn function_components(
+    pub(crate) fn function_components(
         &self,
         class: ClassId,
     ) -> impl Iterator<Item = (&'a ast::ComponentClause, &'a ast::ComponentDecl, ClassId)> + use<'a, '_> {
@@ -639,6 +665,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 assignable: false,
                 record: None,
                 function: None,
+                elements: None,
             };
             slots.extend_from_slice(&var.slots);
             bound.push((input.clone(), var));
@@ -653,6 +680,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 class: key.class,
                 bound,
             })),
+            elements: None,
         }
     }
 
@@ -737,16 +765,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let TypeRef::Class(class) = resolved.target
             && self.is_record(class)
         {
-            if !clause.type_dims.is_empty() || !decl.dims.is_empty() {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0217",
-                    "arrays of records in functions are not supported yet",
-                    decl.name.span,
-                    "an array of records",
-                ));
-                return None;
+            if clause.type_dims.is_empty() && decl.dims.is_empty() {
+                return self.record_local(id, &decl.name.name, class, assignable, decl.name.span);
             }
-            return self.record_local(id, &decl.name.name, class, assignable, decl.name.span);
+            let dims = self.function_variable_dims(clause, decl, scope, &[], actual)?;
+            return self.record_array_local(id, &decl.name.name, class, dims, assignable, decl.name.span);
         }
         let TypeRef::Builtin(ty) = resolved.target else {
             self.diagnostics.push(Diagnostic::error(
@@ -760,12 +783,51 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         };
+        let dims = self.function_variable_dims(clause, decl, scope, &resolved.dims, actual)?;
+        Some(self.scalar_local(id, &decl.name.name, dims, ty, assignable))
+    }
+
+    /// Allocates the slots of a function variable of a built-in type, one per element, named
+    /// `name[i, j]`.
+    fn scalar_local(&mut self, id: FuncId, name: &str, dims: Vec<usize>, ty: ScalarType, assignable: bool) -> LocalVar {
+        let count = dims.iter().product::<usize>();
+        let function = &mut self.model.functions[id.0 as usize];
+        let first = function.slots.len() as u32;
+        for k in 0..count {
+            function.slots.push(flat::FunctionSlot {
+                name: value::element_name(name, &value::row_major_index(&dims, k)),
+                ty,
+                default: None,
+            });
+        }
+        LocalVar {
+            dims,
+            slots: (first..first + count as u32).collect(),
+            ty,
+            assignable,
+            record: None,
+            function: None,
+            elements: None,
+        }
+    }
+
+    /// The sizes of a declared function variable: its declared dimensions (those written `:`
+    /// from the argument, `actual`, of the call this instance is for, or for an output from its
+    /// first value), then those of its type.
+    fn function_variable_dims(
+        &mut self,
+        clause: &'a ast::ComponentClause,
+        decl: &'a ast::ComponentDecl,
+        scope: Scope,
+        type_dims: &[&'a ast::Subscript],
+        actual: Option<&Vec<usize>>,
+    ) -> Option<Vec<usize>> {
         let mut dims = Vec::new();
         for sub in clause
             .type_dims
             .iter()
             .chain(&decl.dims)
-            .chain(resolved.dims.iter().copied())
+            .chain(type_dims.iter().copied())
         {
             match sub {
                 ast::Subscript::Expr(e) => {
@@ -790,23 +852,40 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
+        Some(dims)
+    }
+
+    /// The slots of an array of records of a function: a record local per element, named
+    /// `name[i]`, whose fields are locals `name[i].field`.
+    fn record_array_local(
+        &mut self,
+        id: FuncId,
+        name: &str,
+        class: ClassId,
+        dims: Vec<usize>,
+        assignable: bool,
+        span: Span,
+    ) -> Option<LocalVar> {
         let count = dims.iter().product::<usize>();
-        let function = &mut self.model.functions[id.0 as usize];
-        let first = function.slots.len() as u32;
+        let mut elements = Vec::with_capacity(count);
+        let mut slots = Vec::new();
         for k in 0..count {
-            function.slots.push(flat::FunctionSlot {
-                name: value::element_name(&decl.name.name, &value::row_major_index(&dims, k)),
-                ty,
-                default: None,
-            });
+            let element_name = value::element_name(name, &value::row_major_index(&dims, k));
+            let element = self.record_local(id, &element_name, class, assignable, span)?;
+            slots.extend_from_slice(&element.slots);
+            if let Some(frame) = self.frames.last_mut() {
+                frame.locals.insert(element_name, element.clone());
+            }
+            elements.push(element);
         }
         Some(LocalVar {
             dims,
-            slots: (first..first + count as u32).collect(),
-            ty,
+            slots,
+            ty: ScalarType::Real,
             assignable,
             record: None,
             function: None,
+            elements: Some(std::rc::Rc::new(elements)),
         })
     }
 
@@ -846,24 +925,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         };
                         dims.push(self.eval_structural_int(e, field_scope, "an array size")?.max(0) as usize);
                     }
-                    let count = dims.iter().product::<usize>();
-                    let function = &mut self.model.functions[id.0 as usize];
-                    let first = function.slots.len() as u32;
-                    for k in 0..count {
-                        function.slots.push(flat::FunctionSlot {
-                            name: value::element_name(&field_name, &value::row_major_index(&dims, k)),
-                            ty,
-                            default: None,
-                        });
-                    }
-                    LocalVar {
-                        dims,
-                        slots: (first..first + count as u32).collect(),
-                        ty,
-                        assignable,
-                        record: None,
-                        function: None,
-                    }
+                    self.scalar_local(id, &field_name, dims, ty, assignable)
                 }
                 TypeRef::Class(_) => {
                     self.diagnostics.push(Diagnostic::error(
@@ -890,6 +952,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             assignable,
             record: Some(std::rc::Rc::new(fields)),
             function: None,
+            elements: None,
         })
     }
 
@@ -947,6 +1010,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let Some(var) = self.local_record(c) {
             return Some(var.value(&mut self.model.exprs));
         }
+        if let Some(target) = self.record_array_target(c, scope, loops) {
+            let (var, subs) = target?;
+            if var.record.is_some() || var.elements.is_some() {
+                return Some(var.value(&mut self.model.exprs));
+            }
+            let (dims, picked) = self.subscript_selection(subs, &var.dims, scope, loops, c)?;
+            let elems: Vec<ExprId> = picked
+                .iter()
+                .map(|&k| self.model.exprs.add(Node::Local(var.slots[k])))
+                .collect();
+            return Some(if dims.is_empty() {
+                Value::Scalar(elems[0], var.ty)
+            } else {
+                Value::Array(dims, elems, var.ty)
+            });
+        }
         let (dims, slots, ty, _) = self.local_places(c, scope, loops)?;
         let elems: Vec<ExprId> = slots.iter().map(|s| self.model.exprs.add(Node::Local(*s))).collect();
         Some(if dims.is_empty() {
@@ -959,6 +1038,125 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Whether `name` is a local variable of the function being flattened.
     pub(crate) fn is_local(&self, scope: Scope, name: &str) -> bool {
         scope.instance.is_none() && self.frames.last().is_some_and(|f| f.locals.contains_key(name))
+    }
+
+    /// A reference that goes through an array of records (`ps`, `ps[2]`, `ps[i].x`, `ps.x`,
+    /// `r.points[2].y`): the variable it ends at, with the subscripts of its last part left to
+    /// apply when that is an array of scalars. `None` when the reference goes through no array
+    /// of records; `Some(None)` after a diagnostic. `ps.x` (a field of every element) is the
+    /// array of the elements' fields, for fields that are scalars.
+    fn record_array_target(
+        &mut self,
+        c: &'a ast::ComponentRef,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Option<(LocalVar, &'a [ast::Subscript])>> {
+        let frame = self.frames.last()?;
+        let first = frame.locals.get(&c.parts[0].name.name)?;
+        // A cheap exit, copying nothing, for every other local: no array of records on the path.
+        let mut through = first.elements.is_some();
+        let mut probe = first;
+        for part in &c.parts[1..] {
+            let Some((_, field)) = probe
+                .record
+                .as_ref()
+                .and_then(|f| f.iter().find(|(n, _)| *n == part.name.name))
+            else {
+                break;
+            };
+            probe = field;
+            through |= probe.elements.is_some();
+        }
+        if !through {
+            return None;
+        }
+        let mut var = first.clone();
+        let last = c.parts.len() - 1;
+        for (k, part) in c.parts.iter().enumerate() {
+            if k > 0 {
+                var = match self.record_field(&var, &part.name.name, c) {
+                    Some(v) => v,
+                    None => return Some(None),
+                };
+            }
+            let Some(elements) = var.elements.clone() else {
+                if k == last {
+                    return Some(Some((var, &part.subscripts)));
+                }
+                if !part.subscripts.is_empty() {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        format!("`{}` is not an array of records", part.name.name),
+                        part.name.span,
+                        "cannot be subscripted here",
+                    ));
+                    return Some(None);
+                }
+                continue;
+            };
+            if part.subscripts.is_empty() {
+                continue;
+            }
+            let Some((dims, picked)) = self.subscript_selection(&part.subscripts, &var.dims, scope, loops, c) else {
+                return Some(None);
+            };
+            var = if dims.is_empty() {
+                elements[picked[0]].clone()
+            } else {
+                let chosen: Vec<LocalVar> = picked.iter().map(|&i| elements[i].clone()).collect();
+                LocalVar {
+                    dims,
+                    slots: chosen.iter().flat_map(|e| e.slots.iter().copied()).collect(),
+                    ty: ScalarType::Real,
+                    assignable: var.assignable,
+                    record: None,
+                    function: None,
+                    elements: Some(std::rc::Rc::new(chosen)),
+                }
+            };
+        }
+        Some(Some((var, &[])))
+    }
+
+    /// Field `name` of a record local, or of every element of an array of records (an array of
+    /// the field, for a scalar field).
+    fn record_field(&mut self, var: &LocalVar, name: &str, c: &ast::ComponentRef) -> Option<LocalVar> {
+        let field_of = |v: &LocalVar| {
+            v.record
+                .as_ref()?
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, f)| f.clone())
+        };
+        let found = match &var.elements {
+            None => field_of(var),
+            Some(elements) => {
+                let fields: Option<Vec<LocalVar>> = elements.iter().map(field_of).collect();
+                fields
+                    .filter(|f| f.iter().all(|x| x.dims.is_empty() && x.record.is_none()))
+                    .map(|fields| LocalVar {
+                        dims: var.dims.clone(),
+                        slots: fields.iter().flat_map(|f| f.slots.iter().copied()).collect(),
+                        ty: fields.first().map_or(ScalarType::Real, |f| f.ty),
+                        assignable: var.assignable,
+                        record: None,
+                        function: None,
+                        elements: None,
+                    })
+            }
+        };
+        if found.is_none() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0205",
+                format!(
+                    "`{}` has no scalar field `{name}` here",
+                    eqm_syntax::pretty::print_ref(c)
+                ),
+                c.span,
+                "no such field",
+            ));
+        }
+        found
     }
 
     /// The record local a reference without subscripts names (`p`, `p.inner`), if any.
@@ -988,6 +1186,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> Option<(Vec<usize>, Vec<u32>, ScalarType, bool)> {
         if let Some(var) = self.local_record(c) {
             return Some((Vec::new(), var.slots.clone(), var.ty, var.assignable));
+        }
+        if let Some(target) = self.record_array_target(c, scope, loops) {
+            let (var, subs) = target?;
+            if var.record.is_some() || var.elements.is_some() {
+                return Some((var.dims.clone(), var.slots.clone(), var.ty, var.assignable));
+            }
+            let (dims, picked) = self.subscript_selection(subs, &var.dims, scope, loops, c)?;
+            return Some((
+                dims,
+                picked.iter().map(|&k| var.slots[k]).collect(),
+                var.ty,
+                var.assignable,
+            ));
         }
         let first = &c.parts[0];
         let mut var = self.frames.last()?.locals.get(&first.name.name)?.clone();
@@ -1065,7 +1276,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         match declared[k].2 {
             Some(formal) => {
                 let f = self.function_argument(a, scope, loops)?;
-                self.check_function_fits(&f, formal, a.span)?;
+                self.check_function_fits(&f, formal, a.span, "functional input")?;
                 passed[k] = Some(f);
                 // Marks the input as given; its value is the function's bound values.
                 given[k] = Some((Value::Str(String::new()), a.span));
@@ -1207,8 +1418,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 continue;
             }
             match value {
-                Some((v, at)) if var.record.is_some() => match record_scalars(&v) {
-                    Some(scalars) if scalars.len() == var.slots.len() => call_args.extend(scalars),
+                Some((v, at)) if var.record.is_some() || var.elements.is_some() => match record_scalars(&v) {
+                    Some(scalars) if scalars.len() == var.slots.len() && v.dims() == var.dims.as_slice() => {
+                        call_args.extend(scalars)
+                    }
                     _ => {
                         self.diagnostics.push(Diagnostic::error(
                             "E0306",
@@ -1347,8 +1560,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             parts: function.parts.iter().map(|p| p.name.clone()).collect(),
             span: function.span,
         };
-        let (TypeRef::Class(mut class), mut defaults) = self.lookup_class(scope, &name).ok()? else {
-            return None;
+        let Ok((TypeRef::Class(mut class), mut defaults)) = self.lookup_class(scope, &name) else {
+            // Not a class: perhaps a functional parameter of the instance.
+            return self.named_functional_parameter(function, scope);
         };
         // A chain of short definitions names each class once, so one longer than the table is
         // a cycle.

@@ -232,14 +232,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
         None
     }
 
-    /// The size of dimension `k` of the value that `modifier`'s binding gives, if it has one.
-    fn binding_size(&mut self, modifier: &Modifier<'a>, k: usize) -> Option<usize> {
-        let binding = modifier.binding.as_ref()?;
+    /// The size of dimension `k` of the value that `modifier`'s binding gives, if it has one;
+    /// `Err` when the binding cannot be evaluated (already reported).
+    fn binding_size(&mut self, modifier: &Modifier<'a>, k: usize) -> Result<Option<usize>, ()> {
+        let Some(binding) = modifier.binding.as_ref() else {
+            return Ok(None);
+        };
         if !binding.select.is_empty() {
-            return None;
+            return Ok(None);
         }
-        let value = self.eval(binding.expr, binding.scope, &mut Vec::new())?;
-        value.dims().get(k).copied()
+        let value = self.eval(binding.expr, binding.scope, &mut Vec::new()).ok_or(())?;
+        Ok(value.dims().get(k).copied())
     }
 
     pub(crate) fn unknown_class(&mut self, scope: ClassId, name: &ast::Name) {
@@ -406,8 +409,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 // `parameter Real p[:] = {1, 2, 3}`: the size is the binding's (the modifier
                 // that wins, also one given from outside).
                 ast::Subscript::Colon(span) => match self.binding_size(&modifier, dims.len()) {
-                    Some(n) => dims.push(n),
-                    None => {
+                    Ok(Some(n)) => dims.push(n),
+                    // The binding's own error has been reported.
+                    Err(()) => return Member::Failed,
+                    Ok(None) => {
                         self.diagnostics.push(Diagnostic::error(
                             "E0304",
                             "an array size `:` needs a binding that gives it (`p[:] = {1, 2, 3}`)",
@@ -495,6 +500,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 } else {
                     Member::VarArray(ArrayMember::new(dims, vars))
                 }
+            }
+            TypeRef::Class(class) if self.table.get(class).def.kind == ast::ClassKind::Function => {
+                if !dims.is_empty() {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0317",
+                        "an array of functional parameters is not supported",
+                        decl.name.span,
+                        "an array of functions",
+                    ));
+                    return Member::Failed;
+                }
+                let Some((m, path)) = scalar.take() else {
+                    return Member::Failed;
+                };
+                self.functional_parameter(class, &path, &decl.name, m.binding.as_ref())
             }
             TypeRef::Class(class) => {
                 let kind = self.table.get(class).def.kind;

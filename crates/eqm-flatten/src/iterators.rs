@@ -284,10 +284,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // The values come with the first iterator fastest, which is row-major order of
         // dimensions (last iterator, ..., first iterator, body's own).
         let inner: Vec<usize> = values.first().map(|v| v.dims().to_vec()).unwrap_or_default();
+        let mut dims: Vec<usize> = ranges.iter().rev().map(Range::len).collect();
+        dims.extend(inner.iter().copied());
+        // `{Point(i, 2*i) for i in 1:3}`: an array of records, in the same order.
+        if values
+            .iter()
+            .any(|v| matches!(v, Value::Record(_) | Value::Records(..)))
+        {
+            let Value::Records(_, records) = self.record_array(values, e)? else {
+                return None;
+            };
+            return Some(Value::Records(dims, records));
+        }
         let mut ty = ScalarType::Integer;
         let mut elements = Vec::new();
         for v in &values {
-            if !value::same_dims(v.dims(), &inner) || matches!(v, Value::Str(_) | Value::Record(_)) {
+            if !value::same_dims(v.dims(), &inner) || matches!(v, Value::Str(_) | Value::Record(_) | Value::Records(..))
+            {
                 self.diagnostics.push(Diagnostic::error(
                     "E0304",
                     "the elements of this array constructor have different sizes or kinds",
@@ -301,8 +314,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             elements.extend_from_slice(v.as_slice());
         }
-        let mut dims: Vec<usize> = ranges.iter().rev().map(Range::len).collect();
-        dims.extend(inner);
         Some(Value::Array(dims, elements, ty))
     }
 
@@ -338,7 +349,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         let (_, values) = self.iterated(body, indices, scope, loops)?;
         let shape = values.first().map(|v| v.dims().to_vec()).unwrap_or_default();
-        let wrong = |v: &Value| !value::same_dims(v.dims(), &shape) || matches!(v, Value::Str(_) | Value::Record(_));
+        let wrong = |v: &Value| {
+            !value::same_dims(v.dims(), &shape) || matches!(v, Value::Str(_) | Value::Record(_) | Value::Records(..))
+        };
         if values.iter().any(wrong) || (builtin != Builtin::Sum && !shape.is_empty()) {
             let problem = if shape.is_empty() || builtin == Builtin::Sum {
                 "numbers of one size"

@@ -36,6 +36,9 @@ pub(crate) enum Member {
     VarArray(Rc<ArrayMember<VarId>>),
     Inst(InstanceId),
     InstArray(Rc<ArrayMember<InstanceId>>),
+    /// A functional parameter (`parameter Law law;`): its index in
+    /// `Flattener::functional_parameters`.
+    Function(u32),
 }
 
 /// The elements of an array component, row-major, with its dimensions.

@@ -13,9 +13,12 @@
 //! (`instantiate`), variables with the modifiers applied to them (`variables`), expressions
 //! (`eval`, with references in `names` and calls in `calls`), equations (`equations`),
 //! connection sets (`connect`), user functions (`functions`) and algorithm statements
-//! (`statements`), compile-time evaluation (`consteval`), the experiment annotation
-//! (`experiment`) and the balance check (`balance`).
+//! (`statements`), compile-time evaluation (`consteval`), data files read at compile time
+//! (`datafiles`), the experiment annotation (`experiment`) and the balance check (`balance`).
+//! `diagram` gives, instead of the flat model, the model's component diagram, from the same
+//! instances and connects.
 
+pub mod diagram;
 pub mod resolve;
 pub mod sources;
 pub mod stdlib;
@@ -24,6 +27,7 @@ mod balance;
 mod calls;
 mod connect;
 mod consteval;
+mod datafiles;
 mod enumerations;
 mod equations;
 mod eval;
@@ -41,6 +45,7 @@ mod statements;
 mod value;
 mod variables;
 
+pub use datafiles::{DataFiles, ReadFile};
 pub use sources::Sources;
 
 use crate::resolve::{ClassId, ClassTable};
@@ -65,10 +70,27 @@ pub struct Options {
     /// `--param NAME=VALUE` overrides of top-level parameters; of a name given twice, the last
     /// value counts.
     pub parameters: Vec<(String, f64)>,
+    /// How the data files a model names (`readMatrix`) are read, and the source file names
+    /// that relative paths start from: filled in by [`Sources::flatten`].
+    pub data_files: DataFiles,
 }
 
 /// Flattens `model`. Returns the model when no error was found, and all diagnostics.
 pub fn flatten(table: &ClassTable<'_>, model: &str, options: &Options) -> (Option<FlatModel>, Vec<Diagnostic>) {
+    run_flattener(table, model, options, false, |f| f.model)
+}
+
+/// Flattens `model` and, when no error was found, hands the finished flattener to `finish` for
+/// its product (the flat model, or the diagram); returns that product and all diagnostics.
+/// `record_root_connects` makes the flattener keep the connects written in the model's own
+/// class (see [`diagram`]), which flattening alone does not need.
+fn run_flattener<'t, 'a, T>(
+    table: &'t ClassTable<'a>,
+    model: &str,
+    options: &'t Options,
+    record_root_connects: bool,
+    finish: impl FnOnce(Flattener<'t, 'a>) -> T,
+) -> (Option<T>, Vec<Diagnostic>) {
     let Some(class) = table.find(model) else {
         let names = table.all_names();
         let last = model.rsplit('.').next().unwrap_or(model);
@@ -97,16 +119,15 @@ pub fn flatten(table: &ClassTable<'_>, model: &str, options: &Options) -> (Optio
         return (None, vec![d]);
     };
     let mut f = Flattener::new(table, class, options);
+    f.root_connects = record_root_connects.then(Vec::new);
     f.run();
-    let Flattener {
-        model, mut diagnostics, ..
-    } = f;
+    let mut diagnostics = std::mem::take(&mut f.diagnostics);
     // A declaration is evaluated for every element of an array and every instance of its
     // class, so the same error can be found many times; it is reported once.
     let mut seen = std::collections::HashSet::new();
     diagnostics.retain(|d| seen.insert((d.code, d.message.clone(), d.labels.first().map(|l| l.span))));
     let ok = !eqm_diag::has_errors(&diagnostics);
-    (ok.then_some(model), diagnostics)
+    (ok.then(|| finish(f)), diagnostics)
 }
 
 /// Names the single top-level model among the user's classes, for commands without `--model`.
@@ -210,6 +231,15 @@ pub(crate) struct Flattener<'t, 'a> {
     counting_equations: Vec<(&'a ast::Equation, Scope, bool)>,
     /// Set while they are flattened: only then is `cardinality` known, and a `connect` wrong.
     counting: bool,
+    /// The data files `readMatrix` has read so far.
+    data_files_read: datafiles::ReadFiles,
+    /// The connects written in the model's own class (and its base classes), kept only when a
+    /// diagram is asked for ([`diagram::diagram`]); `None` otherwise, so flattening pays nothing.
+    root_connects: Option<Vec<diagram::RootConnect>>,
+    /// The functions given to functional parameters, indexed by `Member::Function`.
+    functional_parameters: Vec<functionals::FunctionalParameter<'a>>,
+    /// How many bodies of functional parameters are being evaluated, one inside another.
+    lambda_depth: usize,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -251,6 +281,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             connector_uses: None,
             counting_equations: Vec::new(),
             counting: false,
+            data_files_read: datafiles::ReadFiles::new(),
+            root_connects: None,
+            functional_parameters: Vec::new(),
+            lambda_depth: 0,
         }
     }
 

@@ -70,6 +70,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
             {
                 return self.record_value(*i, c);
             }
+            // An array of record instances read as a whole.
+            if !dims.is_empty()
+                && let Some(Target::Inst(i)) = targets.first()
+                && self.is_record(self.instances[i.0 as usize].class)
+            {
+                let mut records = Vec::with_capacity(targets.len());
+                for t in &targets {
+                    let Target::Inst(i) = *t else { return None };
+                    records.push(self.record_value(i, c)?);
+                }
+                return Some(Value::Records(dims, records.into()));
+            }
             let mut elems = Vec::with_capacity(targets.len());
             let mut ty = None;
             for t in targets {
@@ -279,6 +291,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         next_insts.push(array.elements.clone());
                     }
                     Member::Failed => return None,
+                    Member::Function(_) => {
+                        self.diagnostics.push(
+                            Diagnostic::error(
+                                "E0306",
+                                format!("`{}` is a functional parameter, not a value", part.name.name),
+                                part.name.span,
+                                "a function",
+                            )
+                            .with_help(format!("call it: `{}(x)`", part.name.name)),
+                        );
+                        return None;
+                    }
                     Member::Absent => {
                         self.diagnostics.push(Diagnostic::error(
                             "E0215",

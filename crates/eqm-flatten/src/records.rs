@@ -4,9 +4,11 @@
 //!
 //! Input: references to record instances and calls named by a record class. Output: a
 //! [`Value::Record`] with the fields in declaration order (inherited ones included), whose
-//! equations are one per field (`equations`). Records in functions are locals with a slot per
-//! scalar field (`functions`). It deliberately does not handle arrays of records as one value
-//! or records in `connect` beyond their fields: those remain diagnostics.
+//! equations are one per field (`equations`); an array of record values (`{R(1, 2), R(3, 4)}`,
+//! or an array of record components read as a whole) is a [`Value::Records`], whose elements
+//! bind the elements of an array of record components. Records in functions (also arrays of
+//! them) are locals with a slot per scalar field (`functions`). It deliberately does not handle
+//! records in `connect` beyond their fields: that remains a diagnostic.
 
 use super::Flattener;
 use super::eval::Loops;
@@ -54,6 +56,44 @@ impl<'t, 'a> Flattener<'t, 'a> {
             fields.push((name, value));
         }
         Some(Value::Record(Rc::new(fields)))
+    }
+
+    /// `{R(1, 2), R(3, 4)}`: stacks record values (or arrays of them, all of one size) along a
+    /// new first dimension. Every element must have the same fields.
+    pub(crate) fn record_array(&mut self, values: Vec<Value>, e: &ast::Expr) -> Option<Value> {
+        let Some(first) = values.first() else {
+            return Some(Value::Records(vec![0], Rc::from([])));
+        };
+        let inner = first.dims().to_vec();
+        let field_names = |v: &Value| -> Option<Vec<String>> {
+            let first = match v {
+                Value::Record(_) => v,
+                Value::Records(_, elements) => elements.first()?,
+                _ => return None,
+            };
+            let Value::Record(fields) = first else { return None };
+            Some(fields.iter().map(|(n, _)| n.clone()).collect())
+        };
+        let names = field_names(first);
+        let mut elements = Vec::new();
+        for v in &values {
+            if names.is_none() || field_names(v) != names || v.dims() != inner.as_slice() {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    "the elements of an array of records must be records with the same fields, of one size",
+                    e.span,
+                    "elements must agree",
+                ));
+                return None;
+            }
+            match v {
+                Value::Records(_, more) => elements.extend(more.iter().cloned()),
+                _ => elements.push(v.clone()),
+            }
+        }
+        let mut dims = vec![values.len()];
+        dims.extend(inner);
+        Some(Value::Records(dims, elements.into()))
     }
 
     /// The record class a call names, if it names one (a record constructor).

@@ -3,16 +3,21 @@
 //!
 //! Input: source texts already read by the caller (a front end reads files; tests pass
 //! strings). Output: their syntax trees with every lexical and syntax diagnostic, and
-//! [`Sources::flatten`]'s flat model with the diagnostics of name resolution and flattening.
+//! [`Sources::flatten`]'s flat model (or [`Sources::diagram`]'s component diagram) with the
+//! diagnostics of name resolution and flattening.
 //! The library is the embedded standard library (only the packages the texts mention, see
 //! [`Sources::add_embedded_stdlib_used_by`]) and any files a front end adds with
-//! [`Sources::add_library_file`]. Nothing here reads files.
+//! [`Sources::add_library_file`]. Nothing here reads files: the data files a model names
+//! (`readMatrix`) are read through the [`ReadFile`] a front end gives ([`Sources::reader`]).
 
+use crate::datafiles::{DataFiles, ReadFile};
+use crate::diagram::Diagram;
 use crate::resolve::ClassTable;
 use eqm_diag::source::{FileId, SourceMap};
 use eqm_diag::{Diagnostic, Severity};
 use eqm_ir::flat::FlatModel;
 use eqm_syntax::ast;
+use std::sync::Arc;
 
 /// The parsed user and library files and the diagnostics found so far.
 #[derive(Debug, Default)]
@@ -23,6 +28,9 @@ pub struct Sources {
     /// Library files: the embedded stdlib, then the files a front end adds.
     pub library: Vec<(FileId, ast::StoredDefinition)>,
     pub diagnostics: Vec<Diagnostic>,
+    /// How the data files the models name (`readMatrix`) are read; without one, such a model
+    /// is reported as unable to read them.
+    pub reader: Option<Arc<dyn ReadFile>>,
 }
 
 impl Sources {
@@ -103,6 +111,34 @@ impl Sources {
     /// Resolves and flattens `model` (or the only model in the user's files). Diagnostics go to
     /// [`Sources::diagnostics`]; the flat model comes back when there were no errors.
     pub fn flatten(&mut self, model: Option<&str>, options: &crate::Options) -> Option<FlatModel> {
+        let options = self.with_data_files(options);
+        self.resolve_and(model, |table, name| crate::flatten(table, name, &options))
+    }
+
+    /// Resolves and flattens `model` (or the only model in the user's files) like
+    /// [`Sources::flatten`], and returns its component diagram when there were no errors.
+    pub fn diagram(&mut self, model: Option<&str>, options: &crate::Options) -> Option<Diagram> {
+        let options = self.with_data_files(options);
+        self.resolve_and(model, |table, name| crate::diagram::diagram(table, name, &options))
+    }
+
+    /// `options` with this compilation's data files: the reader and the names of the source
+    /// files, from whose directories relative paths start.
+    fn with_data_files(&self, options: &crate::Options) -> crate::Options {
+        let names = (0..self.map.len() as u32).map(|k| self.map.get(FileId(k)).name.clone());
+        crate::Options {
+            data_files: DataFiles::new(self.reader.clone(), names.collect()),
+            ..options.clone()
+        }
+    }
+
+    /// Builds the class table, names the model (`model`, or the only model in the user's files)
+    /// and runs `stage` on it, keeping every diagnostic.
+    fn resolve_and<T>(
+        &mut self,
+        model: Option<&str>,
+        stage: impl FnOnce(&ClassTable<'_>, &str) -> (Option<T>, Vec<Diagnostic>),
+    ) -> Option<T> {
         let library: Vec<&ast::StoredDefinition> = self.library.iter().map(|(_, f)| f).collect();
         let user: Vec<&ast::StoredDefinition> = self.files.iter().map(|(_, f)| f).collect();
         let name = match model {
@@ -132,10 +168,10 @@ impl Sources {
         };
         let table = ClassTable::build(&library, &user);
         let mut diagnostics = table.diagnostics.clone();
-        let (flat, mut more) = crate::flatten(&table, &name, options);
+        let (product, mut more) = stage(&table, &name);
         diagnostics.append(&mut more);
         self.diagnostics.append(&mut diagnostics);
-        flat
+        product
     }
 
     pub fn has_errors(&self) -> bool {

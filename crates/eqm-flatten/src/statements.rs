@@ -548,6 +548,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             assignable: false,
             record: None,
             function: None,
+            elements: None,
         };
         let Some(frame) = self.frames.last_mut() else { return };
         let shadowed = frame.locals.insert(index.name.name.clone(), local);

@@ -2,9 +2,9 @@
 //!
 //! Input: nothing; this is static data. Output: [`FILES`], the text of every `stdlib/*.eqm` file
 //! paired with its path relative to the repository root. Embedding the library with
-//! `include_str!` means `eqm` finds `Units`, `Constants`, `Blocks`, `Mechanics` and `Electrical`
-//! from any working directory without an installation step; the same files stay readable (and
-//! editable for library development) under `stdlib/`.
+//! `include_str!` means `eqm` finds `Units`, `Constants`, `Blocks`, `Mechanics`, `Electrical` and
+//! `SystemDynamics` from any working directory without an installation step; the same files stay
+//! readable (and editable for library development) under `stdlib/`.
 //!
 //! Each file holds exactly one top-level package, named like the file. Name resolution looks a
 //! top-level name up here last, after the enclosing scopes, the imports and the user's files
@@ -20,10 +20,21 @@ pub const FILES: &[(&str, &str)] = &[
     ("stdlib/Blocks.eqm", include_str!("../../../stdlib/Blocks.eqm")),
     ("stdlib/Mechanics.eqm", include_str!("../../../stdlib/Mechanics.eqm")),
     ("stdlib/Electrical.eqm", include_str!("../../../stdlib/Electrical.eqm")),
+    (
+        "stdlib/SystemDynamics.eqm",
+        include_str!("../../../stdlib/SystemDynamics.eqm"),
+    ),
 ];
 
 /// The names of the top-level packages in [`FILES`], in the same order.
-pub const PACKAGES: &[&str] = &["Units", "Constants", "Blocks", "Mechanics", "Electrical"];
+pub const PACKAGES: &[&str] = &[
+    "Units",
+    "Constants",
+    "Blocks",
+    "Mechanics",
+    "Electrical",
+    "SystemDynamics",
+];
 
 /// The text of the library file that defines the top-level package `name`, if there is one.
 pub fn file_of_package(name: &str) -> Option<(&'static str, &'static str)> {

@@ -18,6 +18,9 @@ pub enum Value {
     Str(String),
     /// A record: its fields by name, in declaration order.
     Record(std::rc::Rc<Vec<(String, Value)>>),
+    /// An array of records: dimensions and the elements (each a [`Value::Record`] with the
+    /// same fields) in row-major order.
+    Records(Vec<usize>, std::rc::Rc<[Value]>),
 }
 
 impl Value {
@@ -25,13 +28,13 @@ impl Value {
         match self {
             Value::Scalar(_, t) | Value::Array(_, _, t) => *t,
             // A record has no type of scalars; the checks that use the type reject it.
-            Value::Str(_) | Value::Record(_) => ScalarType::String,
+            Value::Str(_) | Value::Record(_) | Value::Records(..) => ScalarType::String,
         }
     }
 
     pub fn dims(&self) -> &[usize] {
         match self {
-            Value::Array(d, _, _) => d,
+            Value::Array(d, _, _) | Value::Records(d, _) => d,
             _ => &[],
         }
     }
@@ -41,7 +44,7 @@ impl Value {
         match self {
             Value::Scalar(e, _) => std::slice::from_ref(e),
             Value::Array(_, v, _) => v,
-            Value::Str(_) | Value::Record(_) => &[],
+            Value::Str(_) | Value::Record(_) | Value::Records(..) => &[],
         }
     }
 
@@ -50,12 +53,25 @@ impl Value {
         match self {
             Value::Scalar(e, _) => vec![*e],
             Value::Array(_, v, _) => v.clone(),
-            Value::Str(_) | Value::Record(_) => Vec::new(),
+            Value::Str(_) | Value::Record(_) | Value::Records(..) => Vec::new(),
         }
     }
 
     /// Element `index` along the first dimension.
     pub fn index_first(&self, index: usize) -> Option<Value> {
+        if let Value::Records(dims, records) = self {
+            let (&n, rest) = dims.split_first()?;
+            let stride: usize = rest.iter().product();
+            if index >= n {
+                return None;
+            }
+            let part = &records[index * stride..(index + 1) * stride];
+            return Some(if rest.is_empty() {
+                part[0].clone()
+            } else {
+                Value::Records(rest.to_vec(), part.into())
+            });
+        }
         let Value::Array(dims, elems, ty) = self else {
             return None;
         };
@@ -121,7 +137,7 @@ pub fn map_unary(arena: &mut ExprArena, op: UnOp, a: &Value, ty: ScalarType) -> 
     match a {
         Value::Scalar(x, _) => Value::Scalar(arena.unary(op, *x), ty),
         Value::Array(d, xs, _) => Value::Array(d.clone(), xs.iter().map(|x| arena.unary(op, *x)).collect(), ty),
-        Value::Str(_) | Value::Record(_) => a.clone(),
+        Value::Str(_) | Value::Record(_) | Value::Records(..) => a.clone(),
     }
 }
 

@@ -296,7 +296,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             value = match &value {
                 // A scalar modifier on an array element applies to every element.
                 Value::Scalar(..) => value.clone(),
-                Value::Array(..) => match value.index_first(i) {
+                Value::Array(..) | Value::Records(..) => match value.index_first(i) {
                     Some(v) => v,
                     None => {
                         self.diagnostics.push(Diagnostic::error(
@@ -364,7 +364,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ));
                 None
             }
-            Value::Record(_) => {
+            Value::Record(_) | Value::Records(..) => {
                 self.diagnostics.push(Diagnostic::error(
                     "E0306",
                     format!("a record value cannot bind a {} variable", type_name(ty)),

@@ -281,7 +281,7 @@ impl BothModes {
         self.controlled = if controlled {
             Some(0.0)
         } else {
-            self.clock.h = options.fixed_step(method)?;
+            self.clock = FixedClock::new(options.fixed_step(method)?);
             None
         };
         Ok(())

@@ -2,8 +2,9 @@
 //! rk4, or a user's tableau), and the stage evaluation shared with the adaptive and multistep
 //! steppers.
 //!
-//! Input: a [`Tableau`] and [`Options`] with the step size `h`. Output: steps of size `h` (the
-//! last one before a time limit shorter), with cubic Hermite dense output from both ends'
+//! Input: a [`Tableau`] and [`Options`] with the step size `h`. Output: steps of size `h` on the
+//! grid `t0 + n·h` (a time limit inside a step ends a shorter step there, and the next step
+//! returns to the grid, also after a restart), with cubic Hermite dense output from both ends'
 //! values and derivatives. A failure of the right-hand side or a non-finite value ends the
 //! integration at once: a fixed-step method has no smaller step to retry with.
 //!
@@ -92,14 +93,21 @@ impl RkStages {
     }
 }
 
-/// Time keeping with a fixed step: step ends are `t_base + n·h`, computed rather than
-/// accumulated so that rounding does not drift, and a step that would overshoot the limit is
-/// shortened to end exactly on it.
+/// Time keeping with a fixed step: step ends are `t_base + n·h` from the time the clock was
+/// first started, computed rather than accumulated so that rounding does not drift. A step that
+/// would pass the limit (an event, a breaking point, the end) is shortened to end exactly on it,
+/// and the steps after it return to the grid: a restart after an event keeps `t_base`, so a run
+/// with events has the step ends of the same run without them, plus the event instants. That is
+/// what a fixed step means to a user who reads the results at `t_base + n·h` (the step `DT` of
+/// system-dynamics tools): each such row is the method's own iterate, not an interpolation.
 #[derive(Debug, Default)]
 pub(crate) struct FixedClock {
     pub h: f64,
     t_base: f64,
+    /// The grid point at or just before the current time is `t_base + n·h`.
     n: u64,
+    /// Whether `t_base` is set: the first (re)start after [`FixedClock::new`] sets it.
+    anchored: bool,
 }
 
 /// The next fixed step.
@@ -111,44 +119,66 @@ pub(crate) struct FixedStep {
 }
 
 impl FixedClock {
+    /// A clock with step `h`, whose grid starts at its first (re)start.
+    pub fn new(h: f64) -> FixedClock {
+        FixedClock {
+            h,
+            ..FixedClock::default()
+        }
+    }
+
     /// The clock of a method with both modes: one with the step `options.step` (checked, see
     /// [`Options::fixed_step`]) when a step is given, `None` when the method controls its step
     /// size.
     pub fn if_step_given(options: &Options, method: &str) -> Result<Option<FixedClock>, IntegrationError> {
         match options.step {
-            Some(_) => Ok(Some(FixedClock {
-                h: options.fixed_step(method)?,
-                ..FixedClock::default()
-            })),
+            Some(_) => Ok(Some(FixedClock::new(options.fixed_step(method)?))),
             None => Ok(None),
         }
     }
 
-    /// Counts steps from `t` again.
-    pub fn restart(&mut self, t: f64) {
-        self.t_base = t;
-        self.n = 0;
+    /// Relative slack for the rounding in `t_base + n·h`: a time within it of a grid point is
+    /// on the grid, so that no step of 1e-16 is left behind.
+    fn slack(&self) -> f64 {
+        1e-8 * self.h
     }
 
-    /// The step from `t` (the current time) towards `t_limit`.
-    pub fn next(&self, t: f64, t_limit: f64) -> FixedStep {
-        let remaining = t_limit - t;
-        // Relative slack for the rounding in `t_base + n·h`: a remainder that equals h up to
-        // rounding is a regular step, and must not leave a step of 1e-16 behind.
-        let slack = 1e-8 * self.h;
-        if remaining <= self.h + slack {
-            FixedStep {
-                h: remaining,
-                t_new: t_limit,
-                full: (remaining - self.h).abs() <= slack,
-            }
+    /// Continues from `t`: the first call sets the grid's origin, later ones (after an event)
+    /// find the grid point at or just before `t`.
+    pub fn restart(&mut self, t: f64) {
+        if !self.anchored || t < self.t_base {
+            self.t_base = t;
+            self.n = 0;
+            self.anchored = true;
+            return;
+        }
+        // The grid point at or before `t`, counting one within rounding of `t` as reached.
+        let steps = ((t - self.t_base + self.slack()) / self.h).floor();
+        self.n = if steps.is_finite() && steps > 0.0 {
+            steps as u64
         } else {
-            let t_new = self.t_base + (self.n + 1) as f64 * self.h;
-            FixedStep {
-                h: t_new - t,
-                t_new,
-                full: true,
-            }
+            0
+        };
+    }
+
+    /// The next grid point after the current one.
+    fn next_grid(&self) -> f64 {
+        self.t_base + (self.n + 1) as f64 * self.h
+    }
+
+    /// The step from `t` (the current time) towards `t_limit`: to the next grid point, or to
+    /// the limit when that comes first.
+    pub fn next(&self, t: f64, t_limit: f64) -> FixedStep {
+        let slack = self.slack();
+        let grid = self.next_grid();
+        // Only a step from a grid point can have the regular size.
+        let on_grid = (t - (grid - self.h)).abs() <= slack;
+        let t_new = if t_limit <= grid + slack { t_limit } else { grid };
+        let h = t_new - t;
+        FixedStep {
+            h,
+            t_new,
+            full: on_grid && (h - self.h).abs() <= slack,
         }
     }
 
@@ -173,12 +203,11 @@ impl FixedClock {
         Ok(())
     }
 
-    /// Records the step just taken.
+    /// Records the step just taken: a step that reached the next grid point moves the clock
+    /// there; one that stopped short of it (at a limit) leaves it.
     pub fn advance(&mut self, step: &FixedStep) {
-        if step.full {
+        if (step.t_new - self.next_grid()).abs() <= self.slack() {
             self.n += 1;
-        } else {
-            self.restart(step.t_new);
         }
     }
 }
@@ -220,7 +249,7 @@ impl Stepper for ExplicitRk {
     }
 
     fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
-        self.clock.h = self.options.fixed_step(self.tableau.name())?;
+        self.clock = FixedClock::new(self.options.fixed_step(self.tableau.name())?);
         let dim = sys.dim();
         self.ends.reset(dim, &mut self.stats);
         self.stages.resize(self.tableau.stages(), dim);

@@ -83,7 +83,7 @@ impl Stepper for AdamsBashforth {
     }
 
     fn initialize(&mut self, sys: &mut dyn OdeSystem, t0: f64, x0: &[f64]) -> Result<(), IntegrationError> {
-        self.clock.h = self.options.fixed_step(self.name)?;
+        self.clock = FixedClock::new(self.options.fixed_step(self.name)?);
         let dim = sys.dim();
         self.ends.reset(dim, &mut self.stats);
         self.stages.resize(self.rk4.stages(), dim);

@@ -169,6 +169,7 @@ builtins! {
     Scalar = "scalar", 1..=1, Array, Eval::None, D::None;
     Symmetric = "symmetric", 1..=1, Array, Eval::None, D::None;
     Skew = "skew", 1..=1, Array, Eval::None, D::None;
+    ReadMatrix = "readMatrix", 1..=1, Array, Eval::None, D::None;
 }
 
 impl Builtin {

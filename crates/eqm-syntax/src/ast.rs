@@ -568,6 +568,12 @@ pub enum ExprKind {
         function: ComponentRef,
         args: CallArgs,
     },
+    /// `function(s) = 0.1*s*(1 - s/K)`: a function written as an expression of its inputs, the
+    /// value of a functional parameter (an EQM extension).
+    Lambda {
+        params: Vec<Ident>,
+        body: Box<Expr>,
+    },
     Unary {
         op: UnaryOp,
         operand: Box<Expr>,
@@ -683,7 +689,7 @@ impl ExprKind {
             ExprKind::Call { function, args: a } | ExprKind::PartialApplication { function, args: a } => {
                 cref(function).max(args(a))
             }
-            ExprKind::Unary { operand, .. } => operand.depth,
+            ExprKind::Unary { operand, .. } | ExprKind::Lambda { body: operand, .. } => operand.depth,
             ExprKind::Binary { lhs, rhs, .. } => lhs.depth.max(rhs.depth),
             ExprKind::Chain { first, rest } => rest.iter().map(|(_, e)| e.depth).fold(first.depth, u32::max),
             ExprKind::If { branches, else_value } => branches

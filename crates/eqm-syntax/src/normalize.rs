@@ -50,6 +50,10 @@ pub fn normalize_expr(e: &mut Expr) {
             normalize_args(args);
         }
         ExprKind::Unary { op: _, operand } => normalize_expr(operand),
+        ExprKind::Lambda { params, body } => {
+            params.iter_mut().for_each(normalize_ident);
+            normalize_expr(body);
+        }
         ExprKind::Binary { op: _, lhs, rhs } => {
             normalize_expr(lhs);
             normalize_expr(rhs);

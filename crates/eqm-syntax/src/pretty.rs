@@ -658,7 +658,7 @@ enum Level {
 
 fn level_of(e: &Expr) -> Level {
     match &e.kind {
-        ExprKind::If { .. } => Level::Expr,
+        ExprKind::If { .. } | ExprKind::Lambda { .. } => Level::Expr,
         ExprKind::Range { .. } => Level::Simple,
         ExprKind::Binary { op, .. } => level_of_op(*op),
         // A chain is never empty; its operators share one level.
@@ -724,6 +724,17 @@ fn expr(out: &mut String, e: &Expr, context: Level) {
         ExprKind::PartialApplication { function, args } => {
             out.push_str("function ");
             call(out, function, args);
+        }
+        ExprKind::Lambda { params, body } => {
+            out.push_str("function(");
+            for (k, p) in params.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&p.name);
+            }
+            out.push_str(") = ");
+            expr(out, body, Level::Expr);
         }
         ExprKind::Unary { op, operand } => {
             let (symbol, inner) = match op {

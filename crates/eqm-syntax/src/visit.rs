@@ -78,7 +78,7 @@ fn walk_expr<'e>(e: &'e Expr, f: &mut dyn FnMut(Found<'e>)) {
                 push_args(args, &mut stack)
             }
             ExprKind::PartialApplication { args, .. } => push_args(args, &mut stack),
-            ExprKind::Unary { operand, .. } => stack.push(operand),
+            ExprKind::Unary { operand, .. } | ExprKind::Lambda { body: operand, .. } => stack.push(operand),
             ExprKind::Binary { lhs, rhs, .. } => {
                 stack.push(lhs);
                 stack.push(rhs);

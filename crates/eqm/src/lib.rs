@@ -3,7 +3,8 @@
 //!
 //! A [`Session`] takes the source texts a front end read, lists their models, and gives every
 //! product of the compiler on request: the flat model ([`Session::flatten`]), the structural
-//! analysis ([`Session::analyze`]), the text of `eqm explain` ([`Session::explain`]) and a
+//! analysis ([`Session::analyze`]), the text of `eqm explain` ([`Session::explain`]), the
+//! component diagram ([`Session::diagram`], drawn as SVG by [`diagram::svg`]) and a
 //! compiled [`Model`] ([`Session::compile`]). A model is compiled once and simulated any number
 //! of times; parameters and start values change between runs without recompiling, and a run
 //! goes into memory ([`Model::simulate`]) or row by row to any [`RowSink`]
@@ -50,12 +51,14 @@
 //! The stages and the types crossing their boundaries are described in `ARCHITECTURE.md`; the
 //! crates of the pipeline are reachable through this one for what the API does not wrap.
 
+pub mod diagram;
 mod model;
 mod modes;
 mod results;
 mod run;
 mod session;
 
+pub use diagram::Diagram;
 pub use model::{Model, ParameterInfo, RunReport, VariableInfo, VariableKind};
 pub use results::{Column, CsvWriter, RowSink, SimulationResult};
 pub use run::{DEFAULT_MAX_ROWS, RunError, RunSettings};
@@ -68,6 +71,7 @@ pub use eqm_compile::modes::VariableStructure;
 pub use eqm_diag::source::{FileId, SourceMap, Span};
 pub use eqm_diag::timing::{StageTime, Timings};
 pub use eqm_diag::{Diagnostic, Severity};
+pub use eqm_flatten::ReadFile;
 pub use eqm_integrators::Method;
 pub use eqm_integrators::tableau::Tableau;
 pub use eqm_ir::flat::{Experiment, FlatModel};

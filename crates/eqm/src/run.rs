@@ -1,5 +1,5 @@
 //! The settings of a simulation run and how they are completed: what a user gave, then the
-//! model's `experiment` annotation, then EQM's defaults.
+//! model's `experiment` and `__eqm` annotations, then EQM's defaults.
 //!
 //! Input: [`RunSettings`] (every field optional) and the model's [`Experiment`]. Output: the
 //! simulator's run options with every value decided and checked, and notes about settings
@@ -12,10 +12,11 @@ use eqm_ir::flat::Experiment;
 use eqm_sim::simulate::{Backend, RunOptions, Stabilize};
 
 /// How to run a simulation. Every field left `None` comes from the model's `experiment`
-/// annotation, else from EQM's default (start 0, stop start + 1, 500 intervals, relative
-/// tolerance 1e-6, absolute tolerance equal to it, method `auto`, native code, at most
-/// [`DEFAULT_MAX_ROWS`] rows). A stop time equal to the start time is an initialization-only
-/// run: its one row holds the consistent initial values.
+/// annotation (the method and the step from its `__eqm(solver = ..., step = ...)`, the output
+/// interval from that step when `Interval` is not given), else from EQM's default (start 0,
+/// stop start + 1, 500 intervals, relative tolerance 1e-6, absolute tolerance equal to it,
+/// method `auto`, native code, at most [`DEFAULT_MAX_ROWS`] rows). A stop time equal to the
+/// start time is an initialization-only run: its one row holds the consistent initial values.
 #[derive(Debug, Clone, Default)]
 pub struct RunSettings {
     pub start: Option<f64>,
@@ -53,7 +54,10 @@ impl RunSettings {
     /// effect (a step given to a method that always controls its step size).
     pub(crate) fn resolve(&self, experiment: &Experiment) -> Result<(RunOptions, Vec<String>), RunError> {
         let usage = |message: String| Err(RunError::Settings(message));
-        let method = self.method.clone().unwrap_or(Method::Auto);
+        // A solver the model names that is no method was reported when the model was
+        // flattened (`unknown_solver`), so here it can only be a known one.
+        let model_method = experiment.solver.as_deref().and_then(Method::parse);
+        let method = self.method.clone().or(model_method).unwrap_or(Method::Auto);
         let start = self.start.or(experiment.start_time).unwrap_or(0.0);
         let stop = self.stop.or(experiment.stop_time).unwrap_or(start + 1.0);
         if !(start.is_finite() && stop.is_finite() && stop >= start) {
@@ -63,9 +67,12 @@ impl RunSettings {
         }
         let span = stop - start;
         // An initialization-only run (stop = start) writes one row whatever the interval.
+        // A model that fixes its step reports every step unless it says otherwise, as
+        // system-dynamics tools report every DT.
         let interval = self
             .interval
             .or(experiment.interval)
+            .or(experiment.step)
             .unwrap_or(if span > 0.0 { span / 500.0 } else { 1.0 });
         let rtol = self.rtol.or(experiment.tolerance).unwrap_or(1e-6);
         let atol = self.atol.unwrap_or(rtol);
@@ -85,7 +92,7 @@ impl RunSettings {
                 number(stop),
                 number(rows)
             );
-            return match (self.interval, experiment.spans.interval) {
+            return match (self.interval, experiment.spans.interval.or(experiment.spans.step)) {
                 (None, Some(at)) => Err(RunError::Model(Box::new(
                     Diagnostic::error("E0716", message, at, "this interval").with_help(
                         "give a larger interval (--interval on the command line overrides this one), or raise the limit with --max-rows",
@@ -94,7 +101,9 @@ impl RunSettings {
                 _ => usage(format!("{message} (--max-rows raises the limit)")),
             };
         }
-        let step = self.step.unwrap_or_else(|| {
+        // The command line's step, else the model's (`__eqm(step = h)`), as if it had been given.
+        let given_step = self.step.or(experiment.step);
+        let step = given_step.unwrap_or_else(|| {
             if span > 0.0 {
                 interval.min(span / 100.0)
             } else {
@@ -108,13 +117,20 @@ impl RunSettings {
         // tableaux with embedded weights) take fixed steps exactly when a step is given; the
         // fixed-step methods always do (with a default step); the explicit adaptive ones have
         // no fixed-step mode.
-        let fixed_step = method.takes_fixed_step(self.step.is_some());
+        let fixed_step = method.takes_fixed_step(given_step.is_some());
         let mut notes = Vec::new();
-        if self.step.is_some() && !fixed_step {
-            notes.push(format!(
-                "{} controls its step size and has no fixed-step mode; --step is ignored",
-                method.name()
-            ));
+        if given_step.is_some() && !fixed_step {
+            notes.push(match self.step {
+                Some(_) => format!(
+                    "{} controls its step size and has no fixed-step mode; --step is ignored",
+                    method.name()
+                ),
+                None => format!(
+                    "{} controls its step size and has no fixed-step mode; the model's step {} is not used",
+                    method.name(),
+                    eqm_diag::text::format_number(step)
+                ),
+            });
         }
         let options = RunOptions {
             start,
@@ -143,4 +159,27 @@ impl RunSettings {
         };
         Ok((options, notes))
     }
+}
+
+/// The diagnostic for a model whose `__eqm(solver = "...")` names no method: `E0314` at the
+/// name, with the closest method name as help.
+pub(crate) fn unknown_solver(experiment: &Experiment) -> Option<Diagnostic> {
+    let (name, span) = (experiment.solver.as_deref()?, experiment.spans.solver?);
+    if Method::parse(name).is_some() {
+        return None;
+    }
+    let known: Vec<&str> = Method::NAMED.iter().map(|m| m.name()).collect();
+    let mut d = Diagnostic::error(
+        "E0314",
+        format!(
+            "the solver `{name}` of `__eqm` is no method; known: {}",
+            known.join(", ")
+        ),
+        span,
+        "unknown solver",
+    );
+    if let Some(similar) = eqm_diag::did_you_mean(name, known.iter().copied()) {
+        d = d.with_help(format!("did you mean `{similar}`?"));
+    }
+    Some(d)
 }

@@ -3,8 +3,9 @@
 //!
 //! Input: source texts the front end read (files, an editor buffer, a string in a test) and
 //! the library files it found. Output: the parsed sources, the list of models, the flat model,
-//! the structural analysis, the text of `explain`, and a compiled [`Model`]; every diagnostic
-//! and each stage's wall time are kept in the session. Nothing here reads files or prints.
+//! the structural analysis, the text of `explain`, the component diagram, and a compiled
+//! [`Model`]; every diagnostic and each stage's wall time are kept in the session. Nothing here
+//! reads files or prints.
 
 use crate::model::Model;
 use crate::modes::Modes;
@@ -14,7 +15,8 @@ use eqm_compile::modes::{self, VariableStructure};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::{FileId, SourceMap};
 use eqm_diag::timing::Timings;
-use eqm_flatten::Sources;
+use eqm_flatten::diagram::Diagram;
+use eqm_flatten::{ReadFile, Sources};
 use eqm_ir::flat::FlatModel;
 use eqm_syntax::ast;
 use std::time::Duration;
@@ -35,6 +37,7 @@ impl ModelOptions {
     fn flatten_options(&self) -> eqm_flatten::Options {
         eqm_flatten::Options {
             parameters: self.parameters.clone(),
+            ..eqm_flatten::Options::default()
         }
     }
 }
@@ -202,6 +205,14 @@ impl Session {
         self.diagnostics.append(&mut self.sources.diagnostics);
     }
 
+    /// Gives the session the way to read the data files its models name (`readMatrix`), such as
+    /// `|path| std::fs::read_to_string(path)` in a front end that reads the file system, or a
+    /// closure that returns texts in a test. Without one, such a model is reported as unable to
+    /// read them.
+    pub fn set_file_reader(&mut self, reader: impl ReadFile + 'static) {
+        self.sources.reader = Some(std::sync::Arc::new(reader));
+    }
+
     /// The parsed user files.
     pub fn files(&self) -> &[(FileId, ast::StoredDefinition)] {
         &self.sources.files
@@ -231,20 +242,48 @@ impl Session {
         if self.source_errors {
             return None;
         }
-        // The only model of the user's files may be inside a package.
-        let only = match model {
-            None => match self.models().as_slice() {
-                [only] => Some(only.name.clone()),
-                _ => None,
-            },
-            Some(_) => None,
-        };
-        let model = model.or(only.as_deref());
+        let chosen = self.chosen_model(model);
+        let model = chosen.as_deref();
         let flat = self
             .timings
             .time("flatten", || self.sources.flatten(model, &options.flatten_options()));
         self.take_stage_diagnostics();
-        flat
+        let flat = flat?;
+        // The flattener reads the solver the model asks for but does not know the methods: a
+        // name that is none is the model's error, found here before any stage uses the model.
+        if let Some(d) = crate::run::unknown_solver(&flat.experiment) {
+            self.diagnostics.push(d);
+            return None;
+        }
+        Some(flat)
+    }
+
+    /// `model`, or without it the only model of the user's files, which may be inside a package
+    /// (`None` when there is none or several: flattening then says so).
+    fn chosen_model(&self, model: Option<&str>) -> Option<String> {
+        match model {
+            Some(name) => Some(name.to_string()),
+            None => match self.models().as_slice() {
+                [only] => Some(only.name.clone()),
+                _ => None,
+            },
+        }
+    }
+
+    /// The component diagram of `model` (or of the only model of the user's files): its
+    /// components, its own connectors and its connections, with names resolved as flattening
+    /// resolves them (see [`crate::diagram`]); nothing, with the diagnostics kept, when the model
+    /// does not flatten or a source file has a syntax error.
+    pub fn diagram(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<Diagram> {
+        if self.source_errors {
+            return None;
+        }
+        let chosen = self.chosen_model(model);
+        let diagram = self.timings.time("flatten", || {
+            self.sources.diagram(chosen.as_deref(), &options.flatten_options())
+        });
+        self.take_stage_diagnostics();
+        diagram
     }
 
     /// Flattens `model`, analyses it, builds its executable programs and solves its

@@ -51,6 +51,47 @@ fn cli_writes_the_svg_and_appends_the_steps() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The spring-mass example lists its equations as they are lettered (a)-(k) in its header
+/// comment, so the replay numbers them in the order of the hand calculation there: (a), (b),
+/// (f), (g), (h), (j), (e), (k), (d), (i), (c), that is e1, e2, e6, e7, e8, e10, e5, e11, e4,
+/// e9, e3.
+#[test]
+fn cli_steps_number_the_spring_mass_equations_as_by_hand() {
+    let (code, stdout, stderr) = eqm(&[
+        "explain".as_ref(),
+        "--steps".as_ref(),
+        "--keep-aliases".as_ref(),
+        "examples/spring_mass.eqm".as_ref(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let lettered = [
+        ("e1", "mass.flange_a.s = mass.flange_b.s"),
+        ("e2", "mass.v = der(mass.flange_b.s)"),
+        ("e3", "mass.m*der(mass.v) = mass.flange_a.f + mass.flange_b.f"),
+        ("e4", "spring.flange_a.f + spring.flange_b.f = 0"),
+        (
+            "e5",
+            "spring.flange_b.f = spring.c*(spring.flange_b.s - spring.flange_a.s)",
+        ),
+        ("e6", "fixed.flange.s = 0"),
+        ("e7", "mass.flange_a.f = 0"),
+        ("e8", "mass.flange_b.s = spring.flange_a.s"),
+        ("e9", "mass.flange_b.f + spring.flange_a.f = 0"),
+        ("e10", "spring.flange_b.s = fixed.flange.s"),
+        ("e11", "spring.flange_b.f + fixed.flange.f = 0"),
+    ];
+    for (label, text) in lettered {
+        assert!(
+            stdout.contains(&format!("  {label}: {text}  //")),
+            "{label}: {text}\n{stdout}"
+        );
+    }
+    assert!(
+        stdout.contains("order by number: e1, e2, e6, e7, e8, e10, e5, e11, e4, e9, e3\n"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn cli_reports_an_unwritable_svg_path_as_a_usage_error() {
     let dir = temp_dir("unwritable");

@@ -1,4 +1,4 @@
-//! Integration tests of `eqm-cli`. The `eqm` command line as a user runs it: `run`, events, friction, projection, the pendulum against its exact solution.
+//! Integration tests of `eqm-cli`. The `eqm` command line as a user runs it: `run`, events, friction, projection, the pendulum against its exact solution, `diagram`.
 //!
 //! One test binary for the crate; each module is one family of tests.
 
@@ -8,7 +8,10 @@ mod cli;
 mod models;
 #[path = "../../../../tests/support/pendulum.rs"]
 mod pendulum;
+#[path = "../../../../tests/support/svg.rs"]
+mod svg;
 
+mod diagram;
 mod events;
 mod explain;
 mod friction;
@@ -16,6 +19,7 @@ mod hostile;
 mod pendulum_reference;
 mod projection;
 mod run;
+mod system_dynamics;
 
 /// The repository root, where the examples and the standard library live.
 #[allow(dead_code)]

@@ -485,3 +485,50 @@ fn a_boolean_parameter_is_given_as_true_or_false() {
     assert_eq!(one.column("src.p.i"), [-2.0]);
     assert_eq!(two.column("src.p.i"), [-4.0]);
 }
+
+/// The command line reads the data files a model names (`readMatrix`), relative to the model
+/// file's directory: the table of `tests/language/read_matrix.csv` interpolated at t = 2 lies
+/// halfway between its points (1, 2) and (3, 3).
+#[test]
+fn a_table_read_from_a_csv_file_beside_the_model_is_interpolated() {
+    let t = run(&[
+        "run",
+        "tests/language/read_matrix.eqm",
+        "--stop",
+        "2",
+        "--interval",
+        "1",
+        "--vars",
+        "y",
+    ]);
+    assert_eq!(t.column("y"), [0.0, 2.0, 2.5]);
+}
+
+/// The teacup of system dynamics runs with the model's own Euler step DT = 0.125 and reports
+/// every DT; `--solver` wins over the model's, and says that the model's step goes unused.
+#[test]
+fn a_model_chooses_its_solver_and_step_and_the_command_line_wins() {
+    let t = run(&["run", "examples/teacup.eqm", "--vars", "T"]);
+    assert_eq!(t.column("time").len(), 241, "a row every DT from 0 to 30");
+    let t10 = t.column("T")[80];
+    assert!(
+        (t10 - (70.0 + 110.0 * 0.9875f64.powi(80))).abs() < 1e-9,
+        "T(10) = {t10}"
+    );
+    let (code, out, err) = eqm(&[
+        "run",
+        "examples/teacup.eqm",
+        "--solver",
+        "dopri5",
+        "--rtol",
+        "1e-10",
+        "--stop",
+        "10",
+        "--vars",
+        "T",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("the model's step 0.125 is not used"), "{err}");
+    let t10 = *Table::parse(&out).column("T").last().expect("rows");
+    assert!((t10 - (70.0 + 110.0 * (-1.0f64).exp())).abs() < 1e-7, "T(10) = {t10}");
+}

@@ -78,6 +78,7 @@ impl Builder {
                     var: p.var,
                     expr: p.expr,
                     settled_at_start: p.settled_at_start,
+                    left_limit: p.left_limit,
                 });
             }
         }

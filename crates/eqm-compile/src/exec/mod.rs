@@ -226,6 +226,9 @@ pub struct ExecPrevious {
     /// a condition already true at the start are false), not a start value (`pre(v)` is `v`'s
     /// start value).
     pub settled_at_start: bool,
+    /// Set when an event starts, to the expression's value just before it (`pre(e)` of a
+    /// continuous-time `e`), and held through the passes of the event iteration.
+    pub left_limit: bool,
 }
 
 /// What the event handling of a simulation evaluates.

@@ -278,55 +278,6 @@ pub(super) enum Swatch {
     None,
 }
 
-/// A coordinate with one decimal: enough for a drawing, and the same text on every machine.
-pub(super) fn num(x: f64) -> String {
-    format!("{x:.1}")
-}
-
-/// `text` cut to `max` characters (not bytes, so no character is split), with `…` when cut.
-pub(super) fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut short: String = text.chars().take(max.saturating_sub(1)).collect();
-    short.push('…');
-    short
-}
-
-/// Escapes text for XML character data and attribute values.
-pub(super) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // Control characters are not allowed in XML 1.0; none should reach here, but a
-            // drawing must stay well-formed whatever a name contains.
-            c if (c as u32) < 0x20 && c != '\t' && c != '\n' && c != '\r' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escape_handles_markup_characters() {
-        assert_eq!(
-            escape("a < b && c > \"d\" 'e'"),
-            "a &lt; b &amp;&amp; c &gt; &quot;d&quot; &apos;e&apos;"
-        );
-    }
-
-    #[test]
-    fn shorten_counts_characters_not_bytes() {
-        assert_eq!(shorten("äöüäöü", 4), "äöü…");
-        assert_eq!(shorten("abc", 3), "abc");
-    }
-}
+// The text of every drawing is written the same way: coordinates with one decimal, escaped
+// names, labels cut by characters.
+pub(super) use eqm_diag::text::{coordinate as num, shorten, xml_escape as escape};

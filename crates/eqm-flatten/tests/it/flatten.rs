@@ -131,6 +131,7 @@ end Chain;";
         session.add_file("chain.eqm", src);
         let options = eqm_flatten::Options {
             parameters: vec![("N".to_string(), 5.0)],
+            ..eqm_flatten::Options::default()
         };
         let f = session.flatten(None, &options);
         (f, ())
@@ -331,4 +332,79 @@ fn the_parameters_that_shape_the_flat_model_are_recorded() {
     // m sets the array size and the range, through its binding n; useB chooses a branch; k is
     // a subscript. c only enters equations: it may change at run time.
     assert_eq!(names, ["n", "m", "useB", "k"]);
+}
+
+/// `readMatrix` reads through the reader the sources were given (here one that returns texts and
+/// records what it was asked for): a relative name from the directory of the model's file, an
+/// absolute one as it is, each file once however many instances read it. Rows may be separated
+/// by commas or whitespace; a header, comments, empty lines and Windows line ends are skipped.
+#[test]
+fn read_matrix_reads_through_the_given_reader_relative_to_the_models_file() {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, Mutex};
+    let asked: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
+    let log = Arc::clone(&asked);
+    let mut session = Sources::new();
+    session.reader = Some(Arc::new(move |path: &Path| {
+        log.lock().expect("not poisoned").push(path.to_path_buf());
+        match path.to_str() {
+            Some("models/points.csv") => Ok("# two points\r\nx, y\r\n0, 1.5\r\n\r\n2, -3e-1\r\n".to_string()),
+            Some("/data/row.txt") => Ok("1 2\t3\n".to_string()),
+            _ => Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no such file")),
+        }
+    }));
+    session.add_file(
+        "models/tables.eqm",
+        "model Tables
+  model Part
+    parameter Real t[:, 2] = readMatrix(\"points.csv\");
+  end Part;
+  Part parts[3];
+  parameter String name = \"/data/row.txt\";
+  parameter Real row[1, 3] = readMatrix(name);
+end Tables;
+",
+    );
+    let flat = session
+        .flatten(None, &eqm_flatten::Options::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let value = |name: &str| {
+        let v = flat
+            .variables
+            .iter()
+            .find(|v| v.name == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        v.binding.and_then(|b| flat.exprs.literal(b))
+    };
+    for part in 1..=3 {
+        assert_eq!(value(&format!("parts[{part}].t[1,1]")), Some(0.0));
+        assert_eq!(value(&format!("parts[{part}].t[1,2]")), Some(1.5));
+        assert_eq!(value(&format!("parts[{part}].t[2,1]")), Some(2.0));
+        assert_eq!(value(&format!("parts[{part}].t[2,2]")), Some(-0.3));
+    }
+    assert_eq!(value("row[1,3]"), Some(3.0));
+    let asked = asked.lock().expect("not poisoned");
+    assert_eq!(
+        *asked,
+        [PathBuf::from("models/points.csv"), PathBuf::from("/data/row.txt")]
+    );
+}
+
+/// Without a reader, a model that reads a data file is told so, at the call.
+#[test]
+fn read_matrix_without_a_reader_is_a_located_diagnostic() {
+    let (flat, errors) = check(
+        &[(
+            "m.eqm",
+            "model M\n  parameter Real t[2, 2] = readMatrix(\"t.csv\");\nend M;\n",
+        )],
+        None,
+    );
+    assert!(flat.is_none());
+    assert!(errors.contains("[E0318]"), "{errors}");
+    assert!(
+        errors.contains("cannot use the data file `t.csv`: no file reader was given to the compiler"),
+        "{errors}"
+    );
+    assert!(errors.contains("m.eqm:2:28"), "{errors}");
 }

@@ -6,6 +6,7 @@
 #[path = "../../../../tests/support/ui_harness.rs"]
 mod ui_harness;
 
+mod diagram;
 mod flatten;
 mod ui;
 

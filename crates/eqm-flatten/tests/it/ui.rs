@@ -7,12 +7,16 @@ use crate::ui_harness;
 use eqm_flatten::Sources;
 use eqm_syntax::ast::ClassKind;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Flattens the file's last model and compares the diagnostics with the annotations.
 fn check(name: &str, text: &str) {
     let mut session = Sources::new();
     session.add_embedded_stdlib();
     session.add_file(name, text);
+    // The data files of `readMatrix` lie beside the UI files, which are named without a path.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/ui");
+    session.reader = Some(Arc::new(move |path: &Path| std::fs::read_to_string(dir.join(path))));
     let model = session.files[0]
         .1
         .classes

@@ -484,8 +484,9 @@ pub struct Function {
     pub span: Span,
 }
 
-/// The experiment annotation's settings.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// The experiment annotation's settings, with those of EQM's own annotation
+/// `__eqm(solver = "...", step = h)`.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Experiment {
     pub start_time: Option<f64>,
     pub stop_time: Option<f64>,
@@ -493,6 +494,12 @@ pub struct Experiment {
     pub interval: Option<f64>,
     /// The gain of the constraint projection, from `annotation(stabilize(K = k))`.
     pub stabilize: Option<f64>,
+    /// The integration method a run uses unless told otherwise (`__eqm(solver = "euler")`), by
+    /// its `--solver` name; the flattener does not know the methods, the library API checks it.
+    pub solver: Option<String>,
+    /// The step of a fixed-step method unless told otherwise (`__eqm(step = h)`), also the
+    /// output interval when `Interval` is not given.
+    pub step: Option<f64>,
     /// Where each value is written, for diagnostics about it.
     pub spans: ExperimentSpans,
 }
@@ -504,6 +511,8 @@ pub struct ExperimentSpans {
     pub stop_time: Option<Span>,
     pub tolerance: Option<Span>,
     pub interval: Option<Span>,
+    pub solver: Option<Span>,
+    pub step: Option<Span>,
 }
 
 #[derive(Debug, Clone, Default)]

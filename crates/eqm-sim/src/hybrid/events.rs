@@ -102,6 +102,7 @@ impl Clocks {
         let ticking: Vec<usize> = (0..self.clocks.len())
             .filter(|&c| Clocks::time(&self.clocks[c]) == t)
             .collect();
+        capture_left_limits(model, t, x, dx)?;
         // Time events at `t` need no flag: their surfaces take their new sign in the iteration.
         self.pending.retain(|&at| at != t);
         for &c in &ticking {
@@ -117,6 +118,28 @@ impl Clocks {
         }
         event_iteration(model, t, x, dx, whens, false)
     }
+}
+
+/// Sets the `pre(e)` values of continuous-time expressions to their values at `(t, x)` with the
+/// relations as they were before the event: their left limits, held through the event
+/// iteration that follows.
+pub(super) fn capture_left_limits(
+    model: &mut HybridModel<'_>,
+    t: f64,
+    x: &[f64],
+    dx: &mut [f64],
+) -> Result<(), HybridError> {
+    let program = model.program;
+    if !program.events().previous.iter().any(|p| p.left_limit) {
+        return Ok(());
+    }
+    // Every variable at `(t, x)`, the eliminated aliases too, before the event changes any.
+    model.surfaces_at(t, x, dx)?;
+    for p in program.events().previous.iter().filter(|p| p.left_limit) {
+        let value = model.ode.instance.event_value(p.expr, program.model_span(), t, x, dx)?;
+        model.ode.instance.set_work(p.slot, value);
+    }
+    Ok(())
 }
 
 /// The event iteration at `(t, x)`: relations from the surfaces, when-branches whose conditions
@@ -214,24 +237,48 @@ pub(super) fn event_iteration(
             // with the continuous equations; reinits take effect after the pass, so every value
             // is computed from the state before the event.
             let solved = fired.iter().any(|&(w, b)| events.whens[w].coupled[b]);
+            let assignments = coupled::assignments(program, &fired);
             if solved {
-                let assignments = coupled::assignments(program, &fired);
                 discrete_changed |= coupled::solve(model, &assignments, t, x, dx)?;
+            } else {
+                // The clauses that fire together are one system: an assignment of one clause
+                // may read what another one assigns at this event, whichever is written first.
+                // Each clause's assignments are sorted already, so sweeps over all of them in
+                // turn settle after as many sweeps as the clauses depend on each other in a row
+                // (`pre(v)` is held during the pass, so a sweep repeats what it computed).
+                // Sweeps that still change values after that many have met a cycle: the
+                // clauses assign each other's values with no solution the sweeps reach, which
+                // is reported rather than stopped at an arbitrary point.
+                let mut unsettled = None;
+                for _ in 0..=assignments.len() {
+                    unsettled = None;
+                    for a in &assignments {
+                        let v = model.ode.instance.event_value(a.value, a.span, t, x, dx)?;
+                        if model.ode.instance.work().get(a.slot as usize) != Some(&v) {
+                            unsettled.get_or_insert(a.span);
+                            model.ode.instance.set_work(a.slot, v);
+                        }
+                    }
+                    discrete_changed |= unsettled.is_some();
+                    if unsettled.is_none() || fired.len() == 1 {
+                        break;
+                    }
+                }
+                if let Some(span) = unsettled.filter(|_| fired.len() > 1) {
+                    return Err(HybridError::Event {
+                        code: "E0712",
+                        time: t,
+                        message: "the when-clauses that fire at this instant assign each other's values in a cycle that does not settle".to_string(),
+                        span,
+                        help: "break the cycle with `pre(...)` on one of the values read".to_string(),
+                    });
+                }
             }
             for &(w, b) in &fired {
                 let when = &events.whens[w];
                 for action in &when.branches[b].1 {
                     match action {
-                        WhenAction::Assign { .. } if solved => {}
-                        WhenAction::Assign { value, span, .. } => {
-                            let v = model.ode.instance.event_value(*value, *span, t, x, dx)?;
-                            if let Some(Slot::Work(k)) = action_slot(program, action)
-                                && model.ode.instance.work().get(k as usize) != Some(&v)
-                            {
-                                discrete_changed = true;
-                                model.ode.instance.set_work(k, v);
-                            }
-                        }
+                        WhenAction::Assign { .. } => {}
                         WhenAction::Reinit { value, span, .. } => {
                             let v = model.ode.instance.event_value(*value, *span, t, x, dx)?;
                             if let Some(Slot::State(i)) = action_slot(program, action) {
@@ -275,7 +322,7 @@ pub(super) fn event_iteration(
         }
         // `pre(v) := v` for the values `edge` and `change` compare with.
         let mut previous_changed = false;
-        for &ExecPrevious { slot, expr, .. } in &events.previous {
+        for &ExecPrevious { slot, expr, .. } in events.previous.iter().filter(|p| !p.left_limit) {
             let value = model.ode.instance.event_value(expr, program.model_span(), t, x, dx)?;
             if model.ode.instance.work().get(slot as usize) != Some(&value) {
                 previous_changed = true;

@@ -635,6 +635,7 @@ pub fn integrate(
         }
         model.check_assertions(te, &x, false)?;
         model.stats.events += 1;
+        events::capture_left_limits(model, te, &x, &mut dx)?;
         if !delays.is_empty() {
             record_within(model, stepper, info.t_prev, te, &mut buffer, &mut dx)?;
             model.ode.instance.record_delays(te, &x, &mut dx)?;
@@ -724,8 +725,9 @@ pub fn integrate(
     // `terminal()` is true for one event at the end.
     if let Some((slot, _)) = events.terminal {
         x.copy_from_slice(stepper.state());
-        model.ode.instance.set_work(slot, 1.0);
         let t = stepper.time();
+        events::capture_left_limits(model, t, &x, &mut dx)?;
+        model.ode.instance.set_work(slot, 1.0);
         let outcome = event_iteration(model, t, &mut x, &mut dx, &mut whens, false)?;
         // The row after the final event shows what its when-clauses computed.
         let _ = row(model, t, &x);

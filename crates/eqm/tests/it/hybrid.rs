@@ -172,6 +172,33 @@ fn a_false_assertion_stops_the_run_at_the_instant_it_stops_holding() {
     assert!(*times.last().unwrap() > ln2 - 0.005, "{times:?}");
 }
 
+/// An assertion on a derivative: der(x) = -x is above -1/2 from t = ln 2 on, so the assertion
+/// `der(x) < -0.5` (also checked at the start, where der(x) = -1) fails at ln 2.
+#[test]
+fn an_assertion_may_read_a_derivative() {
+    let mut model = compile(
+        "model M
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -x;
+  assert(der(x) < -0.5, \"x decays too slowly\");
+end M;
+",
+    );
+    let failure = model
+        .simulate(&RunSettings {
+            stop: Some(2.0),
+            rtol: Some(1e-10),
+            atol: Some(1e-12),
+            ..RunSettings::default()
+        })
+        .expect_err("the assertion fails");
+    let RunError::Failed { time, .. } = failure else {
+        panic!("not a run failure: {failure}")
+    };
+    assert!((time - 2f64.ln()).abs() < 1e-8, "failed at {time}");
+}
+
 #[test]
 fn an_assertion_of_level_warning_is_reported_once_and_the_run_goes_on() {
     let mut model = compile(&DECAY_ASSERTED.replace("LEVEL", ", AssertionLevel.warning"));

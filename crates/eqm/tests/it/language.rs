@@ -2,7 +2,7 @@
 //! it must produce written next to it as `// expect: NAME(T) = VALUE [tol TOL]` (derived by hand
 //! or independently, never from EQM's output). Each expected value is the last row of a run
 //! from the model's start to `T`; without `tol` the value must be exact. A file with several
-//! models names the one to run with `// model: NAME`.
+//! models names the one to run with `// model: NAME`. Data files a model reads lie beside it.
 
 use crate::compile;
 use eqm::RunSettings;
@@ -54,15 +54,14 @@ fn every_model_of_the_language_corpus_gives_its_expected_values() {
             .lines()
             .find_map(|l| l.trim().strip_prefix("// model:"))
             .map(|m| m.trim().to_string());
-        let mut model = match &chosen {
-            None => compile(&text),
-            Some(m) => {
-                let mut session = eqm::Session::with_sources(&[(name.clone(), text.clone())], &[], Some(m));
-                session
-                    .compile(Some(m), &eqm::ModelOptions::default())
-                    .unwrap_or_else(|| panic!("{name}: {}", session.render_diagnostics(false)))
-            }
-        };
+        // Named by its path, so that the data files it reads (`readMatrix`) are found beside
+        // it, through a reader of the file system as the command line has.
+        let mut session =
+            eqm::Session::with_sources(&[(path.display().to_string(), text.clone())], &[], chosen.as_deref());
+        session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
+        let mut model = session
+            .compile(chosen.as_deref(), &eqm::ModelOptions::default())
+            .unwrap_or_else(|| panic!("{name}: {}", session.render_diagnostics(false)));
         for e in expected {
             let result = model
                 .simulate(&RunSettings {

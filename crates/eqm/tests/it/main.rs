@@ -3,13 +3,19 @@
 //!
 //! One test binary for the crate; each module is one family of tests.
 
+#[path = "../../../../tests/support/svg.rs"]
+mod svg;
+
 mod delay;
+mod diagram;
+mod fixed_step;
 mod friction;
 mod hybrid;
 mod language;
 mod session;
 mod simulate;
 mod structure;
+mod system_dynamics;
 
 use eqm::{Model, ModelOptions, Session};
 

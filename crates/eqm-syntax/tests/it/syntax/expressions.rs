@@ -29,6 +29,10 @@ fn sexpr(e: &Expr) -> String {
                 .collect();
             format!("(function {} {})", pretty::print_ref(function), parts.join(" "))
         }
+        ExprKind::Lambda { params, body } => {
+            let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+            format!("(lambda ({}) {})", names.join(" "), sexpr(body))
+        }
         ExprKind::Unary { op, operand } => {
             let symbol = match op {
                 UnaryOp::Neg => "neg",
@@ -131,6 +135,11 @@ fn operators_group_as_in_modelica() {
             "integrate(function poly(a = 2, b = k), 0)",
             "(call integrate (function poly a=2 b=k) 0)",
         ),
+        (
+            "function(s) = s * (1 - s / K) + 1",
+            "(lambda (s) (+ (* s (- 1 (/ s K))) 1))",
+        ),
+        ("f(function(a, b) = a + b, 2)", "(call f (lambda (a b) (+ a b)) 2)"),
         ("initial()", "(call initial )"),
         ("[1, 2; 3, 4]", "(matrix (1 2) (3 4))"),
         ("{1, {2}}", "(array 1 (array 2))"),

@@ -143,6 +143,10 @@ fn expr() -> BoxedStrategy<Expr> {
                     }
                 }),
                 prop::collection::vec(prop::option::of(inner.clone()), 2..4).prop_map(ExprKind::Tuple),
+                (prop::collection::vec(ident(), 1..3), inner.clone()).prop_map(|(params, body)| ExprKind::Lambda {
+                    params,
+                    body: Box::new(body)
+                }),
                 (component_ref(inner.clone()), call_args(inner.clone()))
                     .prop_map(|(function, args)| ExprKind::Call { function, args }),
                 call_args(inner.clone()).prop_map(|args| ExprKind::Call {

@@ -1,0 +1,275 @@
+//! Data files a model reads while it is flattened: `readMatrix("file.csv")`, a Real matrix of
+//! constant size from a file of numbers (a table of a graphical function, measured data).
+//!
+//! Input: the call's argument (a String known at compile time: a literal, or a String parameter
+//! or constant bound to one), the name of the source file the call is written in, and the front
+//! end's [`ReadFile`]. Output: the matrix as a [`Value`] of Real literals, or `E0318` at the call
+//! when the file cannot be read or is not a matrix (the file's own line in the message).
+//!
+//! A relative path is relative to the directory of the source file the call is written in, and
+//! for a source that is not a file of its own (the embedded standard library, `<stdlib>/...`) to
+//! the current directory. The flattener never touches the file system itself: it asks the
+//! [`ReadFile`] the front end gave, so IO stays at the edge and tests give texts. The text is
+//! read by [`parse_matrix`], a pure function: numbers separated by commas, semicolons or
+//! whitespace, one row per line; empty lines and lines starting with `#` are skipped, and so is
+//! a first line without any number (a header). Each file is read and parsed once per
+//! flattening, however many instances call it.
+
+use crate::Flattener;
+use crate::modifier::Scope;
+use crate::value::Value;
+use eqm_diag::Diagnostic;
+use eqm_diag::source::FileId;
+use eqm_ir::expr::Node;
+use eqm_ir::flat::{ScalarType, Variability};
+use eqm_syntax::ast;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// How a front end reads the data files a model names. Any `Fn(&Path) -> io::Result<String>`
+/// is one, so a command line passes `|path| std::fs::read_to_string(path)` and a test a closure
+/// that returns texts.
+pub trait ReadFile: Send + Sync {
+    fn read(&self, path: &Path) -> std::io::Result<String>;
+}
+
+impl<F: Fn(&Path) -> std::io::Result<String> + Send + Sync> ReadFile for F {
+    fn read(&self, path: &Path) -> std::io::Result<String> {
+        self(path)
+    }
+}
+
+impl std::fmt::Debug for dyn ReadFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadFile")
+    }
+}
+
+/// What finding a data file needs: the reader and the names of the source files, which locate
+/// relative paths. Part of the flattener's [`Options`](crate::Options), which
+/// [`Sources::flatten`](crate::Sources::flatten) fills from its reader and its files.
+#[derive(Debug, Clone, Default)]
+pub struct DataFiles {
+    reader: Option<Arc<dyn ReadFile>>,
+    /// Source file names by `FileId`.
+    sources: Vec<String>,
+}
+
+impl DataFiles {
+    /// Data files read by `reader`, named in the source files `sources` (by `FileId`).
+    pub fn new(reader: Option<Arc<dyn ReadFile>>, sources: Vec<String>) -> DataFiles {
+        DataFiles { reader, sources }
+    }
+
+    /// The name of source file `file`; a file the map does not know counts as no file.
+    fn source(&self, file: FileId) -> &str {
+        self.sources.get(file.0 as usize).map_or("<unknown>", String::as_str)
+    }
+
+    /// The text of the file at `path`, or why it cannot be read.
+    fn read(&self, path: &Path) -> Result<String, Problem> {
+        let problem = |message: String| Problem { line: None, message };
+        match &self.reader {
+            None => Err(problem("no file reader was given to the compiler".to_string())),
+            Some(reader) => reader.read(path).map_err(|e| problem(e.to_string())),
+        }
+    }
+}
+
+/// The data files read so far in one flattening, each by its resolved path, parsed or why not:
+/// a table in a class instantiated many times is read once.
+pub(crate) type ReadFiles = BTreeMap<PathBuf, Result<Rc<Matrix>, Problem>>;
+
+/// A matrix read from a file: `rows × columns` values, row by row.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Matrix {
+    rows: usize,
+    columns: usize,
+    values: Vec<f64>,
+}
+
+/// Why a file is not a matrix: a message, and the file's line (from 1) when one is at fault.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Problem {
+    line: Option<usize>,
+    message: String,
+}
+
+/// The matrix in `text`: one row per line, numbers separated by commas or semicolons (then
+/// each field is one number, and an empty field is an error) or by whitespace. Empty lines and
+/// lines whose first character other than whitespace is `#` are skipped, and so is the first
+/// other line when none of its fields is a number (a header such as `x, y`). Every row must have
+/// as many numbers as the first, every field must be a finite number, and there must be at least
+/// one row. A first line with numbers and other fields is an error rather than a header, so
+/// that a mistyped number in the first row is reported instead of losing the row.
+fn parse_matrix(text: &str) -> Result<Matrix, Problem> {
+    let mut values = Vec::new();
+    let mut columns = None;
+    let mut first = true;
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = if line.contains([',', ';']) {
+            line.split([',', ';']).map(str::trim).collect()
+        } else {
+            line.split_whitespace().collect()
+        };
+        let parsed: Vec<Option<f64>> = fields
+            .iter()
+            .map(|f| f.parse::<f64>().ok().filter(|v| v.is_finite()))
+            .collect();
+        if std::mem::take(&mut first) && parsed.iter().all(Option::is_none) {
+            continue;
+        }
+        if let Some(k) = parsed.iter().position(Option::is_none) {
+            let message = match fields[k] {
+                "" => format!("field {} is empty", k + 1),
+                field => format!("field {} `{field}` is not a finite number", k + 1),
+            };
+            return Err(Problem {
+                line: Some(number),
+                message,
+            });
+        }
+        let wanted = *columns.get_or_insert(fields.len());
+        if fields.len() != wanted {
+            return Err(Problem {
+                line: Some(number),
+                message: format!(
+                    "{} number{}, but the first row has {wanted}",
+                    fields.len(),
+                    if fields.len() == 1 { "" } else { "s" }
+                ),
+            });
+        }
+        values.extend(parsed.into_iter().flatten());
+    }
+    match columns {
+        Some(columns) => Ok(Matrix {
+            rows: values.len() / columns,
+            columns,
+            values,
+        }),
+        None => Err(Problem {
+            line: None,
+            message: "it holds no rows of numbers".to_string(),
+        }),
+    }
+}
+
+/// The file `name` means in a call written in the source file `source`: relative to that file's
+/// directory, or to the current directory for a source that is no file (`<stdlib>/...`).
+fn resolve_data_file(source: &str, name: &str) -> PathBuf {
+    let path = Path::new(name);
+    if path.is_absolute() || source.starts_with('<') {
+        return path.to_path_buf();
+    }
+    match Path::new(source).parent() {
+        Some(dir) => dir.join(path),
+        None => path.to_path_buf(),
+    }
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// `readMatrix(file)`: the file's numbers as a Real matrix of constant size.
+    pub(crate) fn read_matrix(&mut self, e: &'a ast::Expr, arg: &'a ast::Expr, scope: Scope) -> Option<Value> {
+        let name = self.compile_time_string(arg, scope)?;
+        let options: &'t crate::Options = self.options;
+        let files = &options.data_files;
+        let source = files.source(e.span.file);
+        let path = resolve_data_file(source, &name);
+        let matrix = match self.data_files_read.get(&path) {
+            Some(known) => known.clone(),
+            None => {
+                let result = files.read(&path).and_then(|text| parse_matrix(&text).map(Rc::new));
+                self.data_files_read.insert(path.clone(), result.clone());
+                result
+            }
+        };
+        let shown = path.display();
+        let matrix = match matrix {
+            Ok(matrix) => matrix,
+            Err(problem) => {
+                let at = problem.line.map(|n| format!(" line {n}")).unwrap_or_default();
+                let mut d = Diagnostic::error(
+                    "E0318",
+                    format!(
+                        "`readMatrix` cannot use the data file `{shown}`{at}: {}",
+                        problem.message
+                    ),
+                    e.span,
+                    "this data file",
+                );
+                // A file that could not be read may be looked for in the wrong directory.
+                if files.reader.is_some()
+                    && problem.line.is_none()
+                    && Path::new(&name).is_relative()
+                    && !source.starts_with('<')
+                {
+                    d = d.with_note(format!(
+                        "a relative path is relative to the directory of `{source}`, the file the call is written in"
+                    ));
+                }
+                self.diagnostics.push(d);
+                return None;
+            }
+        };
+        let dims = [matrix.rows, matrix.columns];
+        self.check_array_size(&dims, e.span, &format!("the matrix of `{shown}`"))?;
+        let elements = matrix.values.iter().map(|&v| self.model.exprs.real(v)).collect();
+        Some(Value::Array(dims.to_vec(), elements, ScalarType::Real))
+    }
+
+    /// The value of `e` as a String known at compile time: a literal (or literals joined with
+    /// `+`), or a String parameter or constant whose binding is one.
+    fn compile_time_string(&mut self, e: &'a ast::Expr, scope: Scope) -> Option<String> {
+        let mut expr = match self.eval(e, scope, &mut Vec::new())? {
+            Value::Str(s) => return Some(s),
+            Value::Scalar(x, ScalarType::String) => x,
+            _ => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    "`readMatrix` takes the name of a file, a String",
+                    e.span,
+                    "not a String",
+                ));
+                return None;
+            }
+        };
+        let root = expr;
+        // Follow bindings from variable to variable; a cycle of bindings ends at the count of
+        // variables, since it cannot visit more distinct ones.
+        for _ in 0..=self.model.variables.len() {
+            match self.model.exprs.get(expr) {
+                Node::Str(s) => {
+                    let s = s.to_string();
+                    self.note_structural(root);
+                    return Some(s);
+                }
+                &Node::Var(v) => {
+                    let var = self.model.var(v);
+                    match (var.variability, var.binding) {
+                        (Variability::Parameter | Variability::Constant, Some(binding)) => expr = binding,
+                        _ => break,
+                    }
+                }
+                _ => break,
+            }
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0206",
+                "the file name of `readMatrix` must be known at compile time",
+                e.span,
+                "not a String literal or a parameter bound to one",
+            )
+            .with_help("write the name as a literal (\"table.csv\") or bind a String parameter to one"),
+        );
+        None
+    }
+}
