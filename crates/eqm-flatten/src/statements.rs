@@ -106,6 +106,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let Some(v) = self.eval(value, scope, loops) else {
                     return;
                 };
+                if let Some(dynamic) = self.dynamic_assignment(target, &v, span, scope, loops, cx) {
+                    out.extend(dynamic);
+                    return;
+                }
                 let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
                     return;
                 };
@@ -385,34 +389,132 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ));
                 return None;
             };
-            let var = self.model.var(v);
-            if matches!(var.variability, Variability::Parameter | Variability::Constant) {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0220",
-                    format!(
-                        "`{}` is a {} and cannot be assigned",
-                        var.name,
-                        if var.variability == Variability::Parameter {
-                            "parameter"
-                        } else {
-                            "constant"
-                        }
-                    ),
-                    target.span,
-                    "fixed during simulation",
-                ));
-                return None;
-            }
-            ty = var.ty;
-            if cx.assigned.insert(v) {
-                cx.outputs.push(v);
-            }
-            if cx.in_when && !cx.when_assigned.contains(&v) {
-                cx.when_assigned.push(v);
-            }
-            places.push(Place::Var(v));
+            ty = self.model.var(v).ty;
+            places.push(self.assigned_variable(v, target, cx)?);
         }
         Some((dims, places, ty))
+    }
+
+    /// Model variable `v` as the place of an assignment written as `target`: not a parameter
+    /// or constant, and recorded as an output of the section (and of its when-statement).
+    fn assigned_variable(&mut self, v: VarId, target: &ast::ComponentRef, cx: &mut StatementContext) -> Option<Place> {
+        let var = self.model.var(v);
+        if matches!(var.variability, Variability::Parameter | Variability::Constant) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0220",
+                format!(
+                    "`{}` is a {} and cannot be assigned",
+                    var.name,
+                    if var.variability == Variability::Parameter {
+                        "parameter"
+                    } else {
+                        "constant"
+                    }
+                ),
+                target.span,
+                "fixed during simulation",
+            ));
+            return None;
+        }
+        if cx.assigned.insert(v) {
+            cx.outputs.push(v);
+        }
+        if cx.in_when && !cx.when_assigned.contains(&v) {
+            cx.when_assigned.push(v);
+        }
+        Some(Place::Var(v))
+    }
+
+    /// `b[n] := v` with a subscript known only during the run (a discrete Integer `n`): one
+    /// assignment per element the subscripts may select, each under the condition that they
+    /// select it, and an assertion that they select one. `None` when every subscript is known
+    /// when the model is compiled (the ordinary assignment), or the target is no array of
+    /// scalar model variables; `Some(None)` after a diagnostic.
+    #[allow(clippy::too_many_arguments)]
+    fn dynamic_assignment(
+        &mut self,
+        target: &'a ast::ComponentRef,
+        value: &Value,
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &mut StatementContext,
+    ) -> Option<Option<Statement>> {
+        let [part] = &target.parts[..] else { return None };
+        if cx.function.is_some() || part.subscripts.is_empty() {
+            return None;
+        }
+        let Value::Scalar(value, _) = *value else { return None };
+        let Some(crate::layout::Member::VarArray(array)) = self.ensure_member(scope.instance?, &part.name.name) else {
+            return None;
+        };
+        if part.subscripts.len() != array.dims.len() {
+            return None;
+        }
+        // Each subscript: its value, and the value when it is known now.
+        let mut subscripts = Vec::with_capacity(array.dims.len());
+        for (sub, &n) in part.subscripts.iter().zip(array.dims.iter()) {
+            let ast::Subscript::Expr(e) = sub else { return None };
+            let Value::Scalar(x, _) = self.eval_subscript(e, n, scope, loops)? else {
+                return None;
+            };
+            let known = self.known_value(x);
+            subscripts.push((x, known));
+        }
+        if subscripts.iter().all(|(_, known)| known.is_some()) {
+            return None;
+        }
+        let count: usize = array.dims.iter().product();
+        let mut branches = Vec::new();
+        for k in 0..count {
+            let index = crate::value::row_major_index(&array.dims, k);
+            let mut condition = None;
+            let mut possible = true;
+            for (&(x, known), &i) in subscripts.iter().zip(&index) {
+                match known {
+                    Some(j) => possible &= j as usize == i + 1,
+                    None => {
+                        let exprs = &mut self.model.exprs;
+                        let literal = exprs.int(i as i64 + 1);
+                        let equal = exprs.binary(eqm_ir::expr::BinOp::Eq, x, literal);
+                        condition = Some(match condition {
+                            Some(c) => exprs.binary(eqm_ir::expr::BinOp::And, c, equal),
+                            None => equal,
+                        });
+                    }
+                }
+            }
+            if !possible {
+                continue;
+            }
+            let place = self.assigned_variable(array.elements[k], target, cx);
+            let (Some(condition), Some(place)) = (condition, place) else {
+                return Some(None);
+            };
+            branches.push((
+                condition,
+                vec![Statement::Assign {
+                    target: place,
+                    value,
+                    span,
+                }],
+            ));
+        }
+        let never = self.model.exprs.boolean(false);
+        Some(Some(Statement::If {
+            branches,
+            else_branch: vec![Statement::Assert {
+                condition: never,
+                message: format!(
+                    "the subscripts of `{}` are outside `{}`, of size {:?}",
+                    eqm_syntax::pretty::print_ref(target),
+                    part.name.name,
+                    array.dims
+                ),
+                span,
+            }],
+            span,
+        }))
     }
 
     /// A for-loop unrolled: one iteration of the remaining indices and the body per value of

@@ -8,11 +8,13 @@
 //! diagnostic-bearing [`HybridError`] when the system is singular or Newton's method does not
 //! converge.
 //!
-//! The unknowns are the variables the fired branches assign. With the continuous equations
+//! The unknowns are the Real variables the fired branches assign. With the continuous equations
 //! solved for given values `y` of them (the right-hand side and the outputs program), each
 //! assignment `v = e` gives one residual `v - e(y)`; `pre(v)` reads its own slot, held during
 //! the event, so it stays fixed while `y` changes. Newton's method with a difference-quotient
-//! Jacobian solves the residuals; these systems are small (a few when-equations). Deliberately
+//! Jacobian solves the residuals; these systems are small (a few when-equations). Integer and
+//! Boolean variables have no derivative to take: for each `y` they are computed from their
+//! assignments by substitution, repeated until they settle, before the residuals. Deliberately
 //! not here: which branches fire (the event iteration decides) and the actions other than
 //! assignments (they run afterwards, on the solution).
 
@@ -21,11 +23,13 @@ use super::*;
 /// Newton iterations before the system counts as not converging.
 const MAX_ITERATIONS: usize = 30;
 
-/// One assignment of a fired branch: the work slot it sets, its value and where it is written.
+/// One assignment of a fired branch: the work slot it sets, its value and where it is written,
+/// and whether the variable is Integer or Boolean (`discrete`).
 pub(super) struct Assignment {
     pub(super) slot: u32,
     pub(super) value: eqm_ir::expr::ExprId,
     pub(super) span: Span,
+    pub(super) discrete: bool,
 }
 
 /// The assignments of the fired branches `fired` (clause, branch), in the order the program
@@ -35,13 +39,14 @@ pub(super) fn assignments(program: &ExecProgram, fired: &[(usize, usize)]) -> Ve
     let mut out = Vec::new();
     for &(w, b) in fired {
         for action in &events.whens[w].branches[b].1 {
-            if let WhenAction::Assign { value, span, .. } = action
+            if let WhenAction::Assign { var, value, span } = action
                 && let Some(Slot::Work(slot)) = action_slot(program, action)
             {
                 out.push(Assignment {
                     slot,
                     value: *value,
                     span: *span,
+                    discrete: program.symbols().get(*var).ty != eqm_ir::flat::ScalarType::Real,
                 });
             }
         }
@@ -59,6 +64,21 @@ pub(super) fn solve(
     x: &[f64],
     dx: &mut [f64],
 ) -> Result<bool, HybridError> {
+    let everything_before: Vec<f64> = assignments
+        .iter()
+        .map(|a| model.ode.instance.work()[a.slot as usize])
+        .collect();
+    let changed = |model: &HybridModel<'_>| {
+        assignments
+            .iter()
+            .zip(&everything_before)
+            .any(|(a, b)| model.ode.instance.work()[a.slot as usize] != *b)
+    };
+    let (discrete, assignments): (Vec<&Assignment>, Vec<&Assignment>) = assignments.iter().partition(|a| a.discrete);
+    if assignments.is_empty() {
+        settle(model, &discrete, t, x, dx)?;
+        return Ok(changed(model));
+    }
     let n = assignments.len();
     let before: Vec<f64> = assignments
         .iter()
@@ -71,12 +91,12 @@ pub(super) fn solve(
     let span = assignments[0].span;
     let mut checked = false;
     for _ in 0..MAX_ITERATIONS {
-        residuals(model, assignments, &y, t, x, dx, &mut residual)?;
+        residuals(model, &assignments, &discrete, &y, t, x, dx, &mut residual)?;
         let scale = |k: usize| 1.0 + y[k].abs();
         // A solution counts once the Jacobian was seen to be regular: a system that holds for
         // every value (`y = 5 - x` with `x = 5 - y`) has no solution to choose.
         if checked && (0..n).all(|k| residual[k].abs() <= 1e-12 * scale(k)) {
-            return Ok(y.iter().zip(&before).any(|(a, b)| a != b));
+            return Ok(changed(model));
         }
         checked = true;
         // The Jacobian of the residuals by forward difference quotients, one column per unknown.
@@ -84,7 +104,7 @@ pub(super) fn solve(
             let h = f64::EPSILON.sqrt() * scale(j);
             let mut shifted = y.clone();
             shifted[j] += h;
-            residuals(model, assignments, &shifted, t, x, dx, &mut probe)?;
+            residuals(model, &assignments, &discrete, &shifted, t, x, dx, &mut probe)?;
             for i in 0..n {
                 jacobian[(i, j)] = (probe[i] - residual[i]) / h;
             }
@@ -121,10 +141,13 @@ pub(super) fn solve(
     ))
 }
 
-/// `v - e(y)` for each assignment, with the continuous equations solved for the values `y`.
+/// `v - e(y)` for each Real assignment, with the Integer and Boolean ones (`discrete`) settled
+/// and the continuous equations solved for the values `y`.
+#[allow(clippy::too_many_arguments)]
 fn residuals(
     model: &mut HybridModel<'_>,
-    assignments: &[Assignment],
+    assignments: &[&Assignment],
+    discrete: &[&Assignment],
     y: &[f64],
     t: f64,
     x: &[f64],
@@ -134,11 +157,48 @@ fn residuals(
     for (a, &v) in assignments.iter().zip(y) {
         model.ode.instance.set_work(a.slot, v);
     }
+    settle(model, discrete, t, x, dx)?;
     model.surfaces_at(t, x, dx)?;
     for ((a, &v), r) in assignments.iter().zip(y).zip(out.iter_mut()) {
         *r = v - model.ode.instance.event_value(a.value, a.span, t, x, dx)?;
     }
     Ok(())
+}
+
+/// Computes the Integer and Boolean assignments by substitution, with the continuous equations
+/// solved after each, until a sweep changes nothing; a chain of n of them settles in n + 1
+/// sweeps, so one that is still changing then is a cycle without a solution, reported.
+fn settle(
+    model: &mut HybridModel<'_>,
+    discrete: &[&Assignment],
+    t: f64,
+    x: &[f64],
+    dx: &mut [f64],
+) -> Result<(), HybridError> {
+    let Some(first) = discrete.first() else {
+        return Ok(());
+    };
+    for _ in 0..=discrete.len() {
+        let mut changed = false;
+        for a in discrete {
+            model.surfaces_at(t, x, dx)?;
+            let v = model.ode.instance.event_value(a.value, a.span, t, x, dx)?;
+            if model.ode.instance.work()[a.slot as usize] != v {
+                changed = true;
+                model.ode.instance.set_work(a.slot, v);
+            }
+        }
+        if !changed {
+            return Ok(());
+        }
+    }
+    Err(failure(
+        "E0712",
+        t,
+        first.span,
+        "the Integer and Boolean when-equations that fire here assign each other's values in a cycle that does not settle",
+        "break the cycle with `pre(...)` on one of the values read",
+    ))
 }
 
 fn failure(code: &'static str, time: f64, span: Span, message: &str, help: &str) -> HybridError {

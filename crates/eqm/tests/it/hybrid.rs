@@ -487,6 +487,66 @@ end M;
 }
 
 #[test]
+fn integer_when_equations_in_a_coupled_system_are_computed_not_differentiated() {
+    // k toggles 1, 0, 1 at t = 0.5, 1.5, 2.5; s = 2 when k = 1, else 1; c reads the continuous
+    // r = 2 s, which depends on s assigned at the same event: c = 4, 2, 4.
+    let model = "model M
+  discrete Integer k(start = 0, fixed = true);
+  discrete Real s(start = 0, fixed = true);
+  discrete Real c(start = 0, fixed = true);
+  Real r = 2*s;
+equation
+  when sample(0.5, 1) then
+    k = if pre(k) >= 1 then 0 else 1;
+    s = if k == 0 then 1 else 2;
+    c = r;
+  end when;
+end M;
+";
+    for method in methods() {
+        let result = run(model, 3.0, method.clone());
+        for (t, k, s, c) in [(1.0, 1.0, 2.0, 4.0), (2.0, 0.0, 1.0, 2.0), (3.0, 1.0, 2.0, 4.0)] {
+            let found = [
+                result.value_at("k", t).unwrap(),
+                result.value_at("s", t).unwrap(),
+                result.value_at("c", t).unwrap(),
+            ];
+            assert_eq!(found, [k, s, c], "{method:?} at {t}");
+        }
+    }
+}
+
+#[test]
+fn when_clauses_firing_together_are_one_system_and_a_cycle_between_them_is_an_error() {
+    // b = a reads what the other clause assigns at the same instant, whatever their order.
+    let ordered = "model M
+  discrete Real a(start = 0, fixed = true);
+  discrete Real b(start = 0, fixed = true);
+equation
+  when sample(0.5, 1) then
+    b = a;
+  end when;
+  when sample(0.5, 1) then
+    a = pre(a) + 1;
+  end when;
+end M;
+";
+    let result = run(ordered, 1.0, None);
+    assert_eq!(result.value_at("b", 1.0), Some(1.0));
+    // a = b + 1 and b = a have no solution: reported, not stopped at some values.
+    let cycle = ordered.replace("a = pre(a) + 1", "a = b + 1");
+    let mut compiled = compile(&cycle);
+    let Err(RunError::Failed { time, diagnostic, .. }) = compiled.simulate(&RunSettings {
+        stop: Some(1.0),
+        ..RunSettings::default()
+    }) else {
+        panic!("a cycle runs")
+    };
+    assert_eq!(time, 0.5);
+    assert_eq!(diagnostic.expect("a diagnostic").code, "E0712");
+}
+
+#[test]
 fn a_singular_system_of_when_and_continuous_equations_is_an_error() {
     // y = 5 - x and x = 5 - y: every y solves it; no solution is chosen silently.
     let model = "model M
