@@ -570,9 +570,17 @@ impl Builder {
                     Node::Time => false,
                     node => !eqm_ir::symbolic::is_symbol_operator(node),
                 });
+            let component = self
+                .dae
+                .flat
+                .instances
+                .get(a.instance.0 as usize)
+                .map(|i| i.name.clone())
+                .unwrap_or_default();
             self.assertions.push(ExecAssertion {
                 condition,
                 message: a.message.clone(),
+                component,
                 level: a.level,
                 parametric,
                 span: a.span,

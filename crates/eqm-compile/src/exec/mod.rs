@@ -285,6 +285,8 @@ pub struct ExecInvariant {
 pub struct ExecAssertion {
     pub condition: ExprId,
     pub message: String,
+    /// The component whose equations hold it (`S2`); empty for the model's own.
+    pub component: String,
     pub level: flat::AssertionLevel,
     /// Whether the condition reads nothing but parameters and constants.
     pub parametric: bool,

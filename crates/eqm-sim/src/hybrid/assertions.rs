@@ -122,11 +122,18 @@ impl HybridModel<'_> {
     }
 }
 
-/// What a false assertion means: on parameters alone, that they are not valid.
-fn what_failed(a: &ExecAssertion) -> &'static str {
-    if a.parametric {
-        "the parameters violate an assertion"
+/// What a false assertion means: on parameters alone, that they are not valid; with the
+/// component whose equations hold it, so that a message written once in a library class says
+/// which of its instances failed.
+fn what_failed(a: &ExecAssertion) -> String {
+    let of = if a.component.is_empty() {
+        String::new()
     } else {
-        "an assertion does not hold"
+        format!(" of `{}`", a.component)
+    };
+    if a.parametric {
+        format!("the parameters violate an assertion{of}")
+    } else {
+        format!("an assertion{of} does not hold")
     }
 }
