@@ -572,7 +572,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if name == "String"
             && let Some(literal) = self.enumeration_literal_name(arg, scope)
         {
-            return Some(Value::Str(literal));
+            return Some(Value::Str(eqm_ir::flat::Message::literal(literal)));
         }
         let v = self.eval(arg, scope, loops)?;
         let Value::Scalar(x, ty) = v else {
@@ -597,11 +597,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return Some(Value::Scalar(x, ScalarType::Integer));
         }
         let known = self.model.exprs.literal(x).or_else(|| self.consts.eval(&self.model, x));
-        Some(Value::Str(match (known, ty) {
-            (Some(v), ScalarType::Boolean) => (if v != 0.0 { "true" } else { "false" }).to_string(),
-            (Some(v), ScalarType::Integer) => format!("{}", v as i64),
-            (Some(v), _) => eqm_diag::text::format_number(v),
-            (None, _) => format!("[{}]", eqm_syntax::pretty::print_expr(arg).trim()),
+        // A value known only during the run is a part of the text that the run fills in.
+        let text = eqm_ir::flat::Message {
+            parts: vec![eqm_ir::flat::MessagePart::Value {
+                expr: x,
+                ty,
+                written: eqm_syntax::pretty::print_expr(arg).trim().to_string(),
+            }],
+        };
+        Some(Value::Str(match known {
+            Some(k) => eqm_ir::flat::Message::literal(text.render(&mut |_| Some(k))),
+            None => text,
         }))
     }
 

@@ -229,7 +229,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// `+`), or a String parameter or constant whose binding is one.
     fn compile_time_string(&mut self, e: &'a ast::Expr, scope: Scope) -> Option<String> {
         let mut expr = match self.eval(e, scope, &mut Vec::new())? {
-            Value::Str(s) => return Some(s),
+            Value::Str(s) if let Some(text) = s.as_literal() => return Some(text),
             Value::Scalar(x, ScalarType::String) => x,
             _ => {
                 self.diagnostics.push(Diagnostic::error(

@@ -228,7 +228,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         false
     }
 
-    pub(crate) fn message(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> String {
+    /// The message of an assertion or `terminate`: a String, whose parts may be values known
+    /// only during the run.
+    pub(crate) fn message(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> flat::Message {
         match self.eval(e, scope, loops) {
             Some(Value::Str(s)) => s,
             _ => {
@@ -238,7 +240,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     e.span,
                     "not a String",
                 ));
-                String::new()
+                flat::Message::default()
             }
         }
     }
@@ -631,13 +633,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         let message = self.message(message, scope, loops);
                         actions.push(flat::WhenAction::Assert {
                             condition: c,
-                            message,
+                            message: message.written(),
                             span: eq.span,
                         });
                     }
                     ("terminate", [message]) => {
                         let message = self.message(message, scope, loops);
-                        actions.push(flat::WhenAction::Terminate { message, span: eq.span });
+                        actions.push(flat::WhenAction::Terminate {
+                            message: message.written(),
+                            span: eq.span,
+                        });
                     }
                     _ => self.diagnostics.push(Diagnostic::error(
                         "E0310",

@@ -41,7 +41,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             K::Integer(v) => Value::Scalar(arena.int(*v), ScalarType::Integer),
             K::Real(v) => Value::Scalar(arena.real(*v), ScalarType::Real),
             K::Bool(b) => Value::Scalar(arena.boolean(*b), ScalarType::Boolean),
-            K::String(s) => Value::Str(s.clone()),
+            K::String(s) => Value::Str(eqm_ir::flat::Message::literal(s.clone())),
             K::Error => return None,
             K::Ref(c) => return self.eval_ref(c, scope, loops),
             K::Call { function, args } => return self.eval_call(e, function, args, scope, loops),
@@ -367,7 +367,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             B::Or => (BinOp::Or, true),
         };
         if let (Value::Str(x), Value::Str(y), BinOp::Add) = (&a, &b, flat_op) {
-            return Some(Value::Str(format!("{x}{y}")));
+            return Some(Value::Str(x.concat(y)));
         }
         let ty = if logical {
             self.expect_type(&a, ScalarType::Boolean, lhs)?;

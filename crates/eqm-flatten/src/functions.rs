@@ -1279,7 +1279,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 self.check_function_fits(&f, formal, a.span, "functional input")?;
                 passed[k] = Some(f);
                 // Marks the input as given; its value is the function's bound values.
-                given[k] = Some((Value::Str(String::new()), a.span));
+                given[k] = Some((Value::Str(eqm_ir::flat::Message::default()), a.span));
             }
             None => given[k] = Some((self.eval(a, scope, loops)?, a.span)),
         }

@@ -533,7 +533,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         self.model.assertions.push(eqm_ir::flat::Assertion {
             condition,
-            message: format!("a subscript computed during the run is outside 1..{n}"),
+            message: eqm_ir::flat::Message::literal(format!("a subscript computed during the run is outside 1..{n}")),
             level: eqm_ir::flat::AssertionLevel::Error,
             instance: eqm_ir::flat::InstanceId(0),
             span,

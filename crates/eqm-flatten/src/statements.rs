@@ -183,7 +183,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         let message = self.message(message, scope, loops);
                         out.push(Statement::Assert {
                             condition: c,
-                            message,
+                            message: message.written(),
                             span,
                         });
                     }
@@ -200,7 +200,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ),
                     ("terminate", [message]) => {
                         let message = self.message(message, scope, loops);
-                        out.push(Statement::Terminate { message, span });
+                        out.push(Statement::Terminate {
+                            message: message.written(),
+                            span,
+                        });
                     }
                     _ => match self.function_class(function, scope) {
                         // A function has no side effects, so a call whose results are unused

@@ -15,7 +15,9 @@ pub enum Value {
     Scalar(ExprId, ScalarType),
     /// Dimensions and elements in row-major order.
     Array(Vec<usize>, Vec<ExprId>, ScalarType),
-    Str(String),
+    /// A String: its text, whose parts may be values known only during the run
+    /// (`"x = " + String(x)`, for the message of an assertion).
+    Str(eqm_ir::flat::Message),
     /// A record: its fields by name, in declaration order.
     Record(std::rc::Rc<Vec<(String, Value)>>),
     /// An array of records: dimensions and the elements (each a [`Value::Record`] with the

@@ -345,7 +345,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 Some(e)
             }
-            Value::Str(s) if ty == ScalarType::String => Some(self.model.exprs.add(eqm_ir::expr::Node::Str(s.into()))),
+            // A String variable holds text known when the model is compiled; a value known only
+            // during the run is shown as written.
+            Value::Str(s) if ty == ScalarType::String => {
+                Some(self.model.exprs.add(eqm_ir::expr::Node::Str(s.written().into())))
+            }
             Value::Str(_) => {
                 self.diagnostics.push(Diagnostic::error(
                     "E0306",

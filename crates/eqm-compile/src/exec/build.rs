@@ -552,11 +552,13 @@ impl Builder {
         self.ensure_replace();
         let assertions = std::mem::take(&mut self.dae.flat.assertions);
         for a in &assertions {
-            let condition = match self.replace.as_ref().filter(|r| !r.is_empty()) {
-                Some(replace) => eqm_ir::symbolic::substitute(&mut self.dae.flat.exprs, a.condition, &|_, id| {
-                    replace.get(&id).copied()
-                }),
-                None => a.condition,
+            let (condition, message) = match self.replace.as_ref().filter(|r| !r.is_empty()) {
+                Some(replace) => {
+                    let exprs = &mut self.dae.flat.exprs;
+                    let mut replaced = |e| eqm_ir::symbolic::substitute(exprs, e, &|_, id| replace.get(&id).copied());
+                    (replaced(a.condition), a.message.map_exprs(&mut replaced))
+                }
+                None => (a.condition, a.message.clone()),
             };
             let (exprs, slots, kinds) = (&self.dae.flat.exprs, &self.slots, &self.dae.kinds);
             let stop = |n: ExprId| eqm_ir::symbolic::is_symbol_operator(exprs.get(n));
@@ -579,7 +581,7 @@ impl Builder {
                 .unwrap_or_default();
             self.assertions.push(ExecAssertion {
                 condition,
-                message: a.message.clone(),
+                message,
                 component,
                 level: a.level,
                 parametric,

@@ -284,7 +284,8 @@ pub struct ExecInvariant {
 #[derive(Debug, Clone)]
 pub struct ExecAssertion {
     pub condition: ExprId,
-    pub message: String,
+    /// Its values read the program's slots like the condition.
+    pub message: flat::Message,
     /// The component whose equations hold it (`S2`); empty for the model's own.
     pub component: String,
     pub level: flat::AssertionLevel,

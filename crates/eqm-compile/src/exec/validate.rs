@@ -82,6 +82,13 @@ impl Builder {
                 Instr::Algorithm { .. } => {}
             }
         }
+        // The assertions' conditions and the values their messages show, evaluated when
+        // they are checked and when one fails.
+        for a in &self.assertions {
+            for e in std::iter::once(a.condition).chain(a.message.exprs()) {
+                check(&mut v, e, false, a.span, &|| "this assertion".to_string());
+            }
+        }
         for g in &self.invariants {
             check(&mut v, g.residual, false, g.span, &|| format!("invariant `{}`", g.text));
         }

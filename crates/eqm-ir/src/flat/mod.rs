@@ -260,11 +260,121 @@ pub enum AssertionLevel {
     Warning,
 }
 
+/// The text of an assertion's message, whose parts may be values known only during the run
+/// (`"x = " + String(x)`): each is shown with the value it has when the assertion fails.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Message {
+    pub parts: Vec<MessagePart>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum MessagePart {
+    Text(String),
+    /// `String(e)` of a value that changes during the run, with `e` as written.
+    Value {
+        expr: ExprId,
+        ty: ScalarType,
+        written: String,
+    },
+}
+
+impl Message {
+    /// A text known when the model is compiled.
+    pub fn literal(text: impl Into<String>) -> Message {
+        let text = text.into();
+        Message {
+            parts: if text.is_empty() {
+                Vec::new()
+            } else {
+                vec![MessagePart::Text(text)]
+            },
+        }
+    }
+
+    /// The text, when no part of it changes during the run.
+    pub fn as_literal(&self) -> Option<String> {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                MessagePart::Text(t) => Some(t.as_str()),
+                MessagePart::Value { .. } => None,
+            })
+            .collect()
+    }
+
+    /// `self + other`, adjacent texts joined.
+    pub fn concat(&self, other: &Message) -> Message {
+        let mut parts = self.parts.clone();
+        for p in &other.parts {
+            match (parts.last_mut(), p) {
+                (Some(MessagePart::Text(a)), MessagePart::Text(b)) => a.push_str(b),
+                _ => parts.push(p.clone()),
+            }
+        }
+        Message { parts }
+    }
+
+    /// The text with each value shown as the expression it is, in brackets (`"x = [x]"`),
+    /// where no values are at hand.
+    pub fn written(&self) -> String {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                MessagePart::Text(t) => t.clone(),
+                MessagePart::Value { written, .. } => format!("[{written}]"),
+            })
+            .collect()
+    }
+
+    /// The text with each value given by `value` (a value that cannot be computed is shown as
+    /// written).
+    pub fn render(&self, value: &mut dyn FnMut(ExprId) -> Option<f64>) -> String {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                MessagePart::Text(t) => t.clone(),
+                MessagePart::Value { expr, ty, written } => match value(*expr) {
+                    Some(v) if *ty == ScalarType::Boolean => (if v != 0.0 { "true" } else { "false" }).to_string(),
+                    Some(v) if *ty == ScalarType::Integer => format!("{}", v as i64),
+                    Some(v) => eqm_diag::text::format_number(v),
+                    None => format!("[{written}]"),
+                },
+            })
+            .collect()
+    }
+
+    /// The expressions of its values.
+    pub fn exprs(&self) -> impl Iterator<Item = ExprId> + '_ {
+        self.parts.iter().filter_map(|p| match p {
+            MessagePart::Value { expr, .. } => Some(*expr),
+            MessagePart::Text(_) => None,
+        })
+    }
+
+    /// The message with `f` applied to the expression of each value.
+    pub fn map_exprs(&self, f: &mut dyn FnMut(ExprId) -> ExprId) -> Message {
+        Message {
+            parts: self
+                .parts
+                .iter()
+                .map(|p| match p {
+                    MessagePart::Value { expr, ty, written } => MessagePart::Value {
+                        expr: f(*expr),
+                        ty: *ty,
+                        written: written.clone(),
+                    },
+                    text => text.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
 /// `assert(condition, message[, level])` in an equation section.
 #[derive(Debug, Clone)]
 pub struct Assertion {
     pub condition: ExprId,
-    pub message: String,
+    pub message: Message,
     pub level: AssertionLevel,
     pub instance: InstanceId,
     pub span: Span,

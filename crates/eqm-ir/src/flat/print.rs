@@ -276,7 +276,7 @@ impl FlatModel {
                 out,
                 "  assert({}, {:?}{});  // {}",
                 self.expr_text(a.condition),
-                a.message,
+                a.message.written(),
                 match a.level {
                     super::AssertionLevel::Error => "",
                     super::AssertionLevel::Warning => ", AssertionLevel.warning",

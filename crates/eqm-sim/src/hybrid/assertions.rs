@@ -18,7 +18,7 @@ impl HybridModel<'_> {
     /// those on parameters alone.
     pub(super) fn check_assertions(&mut self, t: f64, x: &[f64], start: bool) -> Result<(), HybridError> {
         match self.false_assertion(t, x, start)? {
-            Some(k) => Err(self.assertion_error(k, t)),
+            Some(k) => Err(self.assertion_error(k, t, x)),
             None => Ok(()),
         }
     }
@@ -50,19 +50,40 @@ impl HybridModel<'_> {
                 }
             }
         }
+        stepper.interpolate(fails, &mut point);
+        let error = self.assertion_error(k, fails, &point);
         self.probe_point = point;
-        Err((holds, self.assertion_error(k, fails)))
+        Err((holds, error))
     }
 
-    /// The failure of assertion `k` at time `t`.
-    fn assertion_error(&self, k: usize, t: f64) -> HybridError {
-        let a = &self.program.assertions()[k];
+    /// The failure of assertion `k` at `(t, x)`, its message showing the values there.
+    fn assertion_error(&mut self, k: usize, t: f64, x: &[f64]) -> HybridError {
+        let program = self.program;
+        let a = &program.assertions()[k];
+        let mut dx = std::mem::take(&mut self.check_dx);
+        let message = self.message_at(&a.message, t, x, &mut dx);
+        self.check_dx = dx;
         HybridError::Assertion {
             time: t,
-            message: format!("{}: {}", what_failed(a), a.message),
+            message: format!("{}: {message}", what_failed(a)),
             span: a.span,
             condition: a.text.clone(),
         }
+    }
+
+    /// The text of `message` with its values at `(t, x)`; one that cannot be computed there is
+    /// shown as written.
+    fn message_at(&mut self, message: &eqm_ir::flat::Message, t: f64, x: &[f64], dx: &mut [f64]) -> String {
+        if message.exprs().next().is_none() {
+            return message.written();
+        }
+        let span = self.program.model_span();
+        let settled = self.surfaces_at(t, x, dx).is_ok();
+        message.render(&mut |e| {
+            settled
+                .then(|| self.ode.instance.event_value(e, span, t, x, dx).ok())
+                .flatten()
+        })
     }
 
     /// Whether assertion `k` holds at `(t, x)`.
@@ -109,7 +130,8 @@ impl HybridModel<'_> {
                 _ if holds => {}
                 AssertionLevel::Error => return Ok(Some(k)),
                 AssertionLevel::Warning if held => {
-                    let message = format!("at t = {t} {}: {}", what_failed(a), a.message);
+                    let text = self.message_at(&a.message, t, x, dx);
+                    let message = format!("at t = {t} {}: {text}", what_failed(a));
                     self.stats.warnings.push(
                         Diagnostic::warning("W0701", message, a.span, "this assertion")
                             .with_note(format!("`{}` is false; the run goes on", a.text)),

@@ -120,7 +120,12 @@ impl<'p> Interpreter<'p> {
                 event_exprs.extend(actions.iter().filter_map(|a| a.expr()));
             }
         }
-        event_exprs.extend(program.assertions().iter().map(|a| a.condition));
+        event_exprs.extend(
+            program
+                .assertions()
+                .iter()
+                .flat_map(|a| std::iter::once(a.condition).chain(a.message.exprs())),
+        );
         event_exprs.sort_unstable();
         event_exprs.dedup();
         let event_exprs = event_exprs

@@ -172,6 +172,39 @@ fn a_false_assertion_stops_the_run_at_the_instant_it_stops_holding() {
     assert!(*times.last().unwrap() > ln2 - 0.005, "{times:?}");
 }
 
+/// The message of a failing assertion shows the values its `String(...)` parts have then: x
+/// reaches 1/2 at ln 2, after the ticks at 0.1 .. 0.6; `lim` is known when compiled.
+#[test]
+fn an_assertion_message_shows_the_values_at_the_failure() {
+    let mut model = compile(
+        "model M
+  Real x(start = 1, fixed = true);
+  Integer n(start = 0, fixed = true);
+  parameter Real lim = 0.5;
+equation
+  der(x) = -x;
+  when sample(0.1, 0.1) then
+    n = pre(n) + 1;
+  end when;
+  assert(x > lim, \"x = \" + String(x) + \" after \" + String(n) + \" ticks, below \" + String(lim) + \": \" + String(x < lim));
+end M;
+",
+    );
+    let failure = model
+        .simulate(&RunSettings {
+            stop: Some(2.0),
+            rtol: Some(1e-10),
+            atol: Some(1e-12),
+            ..RunSettings::default()
+        })
+        .expect_err("the assertion fails");
+    let RunError::Failed { diagnostic, .. } = failure else {
+        panic!("not a run failure: {failure}")
+    };
+    let message = diagnostic.expect("a diagnostic").message;
+    assert!(message.contains("x = 0.5 after 6 ticks, below 0.5: "), "{message}");
+}
+
 /// An assertion on a derivative: der(x) = -x is above -1/2 from t = ln 2 on, so the assertion
 /// `der(x) < -0.5` (also checked at the start, where der(x) = -1) fails at ln 2.
 #[test]

@@ -131,7 +131,10 @@ end Messages;
         None,
     );
     let flat = session.flatten(None, &eqm::ModelOptions::default()).expect("flattens");
-    assert_eq!(flat.assertions[0].message, "x exceeds 2.5 (n = 3, On, true): [x]");
+    assert_eq!(
+        flat.assertions[0].message.written(),
+        "x exceeds 2.5 (n = 3, On, true): [x]"
+    );
 }
 
 #[test]
