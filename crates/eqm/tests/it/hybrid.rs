@@ -190,19 +190,25 @@ equation
 end M;
 ",
     );
+    let (_, diagnostic) = failure_until(&mut model, 2.0);
+    let message = diagnostic.message;
+    assert!(message.contains("x = 0.5 after 6 ticks, below 0.5: "), "{message}");
+}
+
+/// The time and diagnostic of a run of `model` to `stop` at tight tolerances that must fail.
+fn failure_until(model: &mut eqm::Model, stop: f64) -> (f64, eqm_diag::Diagnostic) {
     let failure = model
         .simulate(&RunSettings {
-            stop: Some(2.0),
+            stop: Some(stop),
             rtol: Some(1e-10),
             atol: Some(1e-12),
             ..RunSettings::default()
         })
-        .expect_err("the assertion fails");
-    let RunError::Failed { diagnostic, .. } = failure else {
+        .expect_err("the run fails");
+    let RunError::Failed { time, diagnostic, .. } = failure else {
         panic!("not a run failure: {failure}")
     };
-    let message = diagnostic.expect("a diagnostic").message;
-    assert!(message.contains("x = 0.5 after 6 ticks, below 0.5: "), "{message}");
+    (time, *diagnostic.expect("a diagnostic"))
 }
 
 /// An assertion on a derivative: der(x) = -x is above -1/2 from t = ln 2 on, so the assertion
@@ -218,17 +224,7 @@ equation
 end M;
 ",
     );
-    let failure = model
-        .simulate(&RunSettings {
-            stop: Some(2.0),
-            rtol: Some(1e-10),
-            atol: Some(1e-12),
-            ..RunSettings::default()
-        })
-        .expect_err("the assertion fails");
-    let RunError::Failed { time, .. } = failure else {
-        panic!("not a run failure: {failure}")
-    };
+    let (time, _) = failure_until(&mut model, 2.0);
     assert!((time - 2f64.ln()).abs() < 1e-8, "failed at {time}");
 }
 
