@@ -356,8 +356,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                     // class of the base, over the base's own redeclarations.
                                     if let Some(m) = &x.modification {
                                         let scope = Scope { instance: None, class };
-                                        out.class_redeclares
-                                            .extend(crate::redeclare::in_class_modification(m, scope));
+                                        for r in crate::redeclare::in_class_modification(m, scope) {
+                                            // A class the base does not have is reported, not
+                                            // silently ignored.
+                                            self.check_class_redeclaration(base, &r);
+                                            out.class_redeclares.push(r);
+                                        }
                                     }
                                 }
                                 Ok(TypeRef::Builtin(_)) => {}
