@@ -172,7 +172,7 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
     for w in &dae.flat.whens {
         for b in &w.branches {
             roots.push((b.condition, w.span));
-            roots.extend(b.actions.iter().filter_map(|a| Some((a.expr()?, a.span()))));
+            roots.extend(b.actions.iter().flat_map(|a| a.exprs().map(|e| (e, a.span()))));
         }
     }
     // Relations in algorithm sections generate events like those in equations (not those in
@@ -261,8 +261,13 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
     // The actions read relation variables too: at an event they hold the relations' values.
     for w in &mut dae.flat.whens {
         for b in &mut w.branches {
-            for e in b.actions.iter_mut().filter_map(WhenAction::expr_mut) {
-                *e = map(*e);
+            for a in b.actions.iter_mut() {
+                if let Some(e) = a.expr_mut() {
+                    *e = map(*e);
+                }
+                if let Some(message) = a.message_mut() {
+                    *message = message.map_exprs(&mut |e| map(e));
+                }
             }
         }
     }

@@ -633,16 +633,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         let message = self.message(message, scope, loops);
                         actions.push(flat::WhenAction::Assert {
                             condition: c,
-                            message: message.written(),
+                            message,
                             span: eq.span,
                         });
                     }
                     ("terminate", [message]) => {
                         let message = self.message(message, scope, loops);
-                        actions.push(flat::WhenAction::Terminate {
-                            message: message.written(),
-                            span: eq.span,
-                        });
+                        actions.push(flat::WhenAction::Terminate { message, span: eq.span });
                     }
                     _ => self.diagnostics.push(Diagnostic::error(
                         "E0310",

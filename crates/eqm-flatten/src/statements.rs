@@ -183,7 +183,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         let message = self.message(message, scope, loops);
                         out.push(Statement::Assert {
                             condition: c,
-                            message: message.written(),
+                            message,
                             span,
                         });
                     }
@@ -200,10 +200,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ),
                     ("terminate", [message]) => {
                         let message = self.message(message, scope, loops);
-                        out.push(Statement::Terminate {
-                            message: message.written(),
-                            span,
-                        });
+                        out.push(Statement::Terminate { message, span });
                     }
                     _ => match self.function_class(function, scope) {
                         // A function has no side effects, so a call whose results are unused
@@ -508,12 +505,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             branches,
             else_branch: vec![Statement::Assert {
                 condition: never,
-                message: format!(
+                message: eqm_ir::flat::Message::literal(format!(
                     "the subscripts of `{}` are outside `{}`, of size {:?}",
                     eqm_syntax::pretty::print_ref(target),
                     part.name.name,
                     array.dims
-                ),
+                )),
                 span,
             }],
             span,

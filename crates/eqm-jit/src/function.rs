@@ -243,7 +243,7 @@ impl Body<'_, '_, '_, '_> {
             } => {
                 let c = self.condition(*condition)?;
                 let fault = self.t.sh.fault(FailureKind::Assert {
-                    message: message.clone(),
+                    message: message.written(),
                     span: *span,
                 });
                 let failed = self.t.b.ins().bxor_imm_s(c, 1);
@@ -251,7 +251,7 @@ impl Body<'_, '_, '_, '_> {
             }
             Statement::Terminate { message, span } => {
                 let fault = self.t.sh.fault(FailureKind::Terminate {
-                    message: message.clone(),
+                    message: message.written(),
                     span: *span,
                 });
                 self.t.fail(status::TABLE, fault);

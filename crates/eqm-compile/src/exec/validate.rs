@@ -144,10 +144,11 @@ impl Builder {
                         flat::WhenAction::Assign { value, span, .. } | flat::WhenAction::Reinit { value, span, .. } => {
                             check(&mut v, *value, false, *span, &|| "this when-equation".to_string())
                         }
-                        flat::WhenAction::Assert { condition, span, .. } => {
-                            check(&mut v, *condition, false, *span, &|| "this assertion".to_string())
+                        flat::WhenAction::Assert { span, .. } | flat::WhenAction::Terminate { span, .. } => {
+                            for e in action.exprs() {
+                                check(&mut v, e, false, *span, &|| "this assertion".to_string());
+                            }
                         }
-                        flat::WhenAction::Terminate { .. } => {}
                     }
                 }
             }

@@ -212,16 +212,36 @@ pub enum WhenAction {
     },
     Assert {
         condition: ExprId,
-        message: String,
+        message: Message,
         span: Span,
     },
     Terminate {
-        message: String,
+        message: Message,
         span: Span,
     },
 }
 
 impl WhenAction {
+    /// The message of an assertion or `terminate`, whose values are read when it is reported.
+    pub fn message_mut(&mut self) -> Option<&mut Message> {
+        match self {
+            WhenAction::Assert { message, .. } | WhenAction::Terminate { message, .. } => Some(message),
+            WhenAction::Assign { .. } | WhenAction::Reinit { .. } => None,
+        }
+    }
+
+    /// Every expression the action evaluates: [`WhenAction::expr`] and the values of its
+    /// message.
+    pub fn exprs(&self) -> impl Iterator<Item = ExprId> + '_ {
+        let message = match self {
+            WhenAction::Assert { message, .. } | WhenAction::Terminate { message, .. } => Some(message),
+            WhenAction::Assign { .. } | WhenAction::Reinit { .. } => None,
+        };
+        self.expr()
+            .into_iter()
+            .chain(message.into_iter().flat_map(Message::exprs))
+    }
+
     /// The expression the action evaluates: an assignment's or reinit's value, an assertion's
     /// condition (`terminate` evaluates none).
     pub fn expr(&self) -> Option<ExprId> {
@@ -425,11 +445,11 @@ pub enum Statement {
     },
     Assert {
         condition: ExprId,
-        message: String,
+        message: Message,
         span: Span,
     },
     Terminate {
-        message: String,
+        message: Message,
         span: Span,
     },
     Break {
@@ -473,8 +493,12 @@ impl Statement {
                 f(*condition, span);
                 body.iter().for_each(|s| s.for_each_expr(f));
             }
-            Statement::Assert { condition, .. } => f(*condition, span),
-            Statement::Terminate { .. } | Statement::Break { .. } | Statement::Return { .. } => {}
+            Statement::Assert { condition, message, .. } => {
+                f(*condition, span);
+                message.exprs().for_each(|e| f(e, span));
+            }
+            Statement::Terminate { message, .. } => message.exprs().for_each(|e| f(e, span)),
+            Statement::Break { .. } | Statement::Return { .. } => {}
         }
     }
 
@@ -529,10 +553,14 @@ impl Statement {
                 span,
             } => Statement::Assert {
                 condition: f(*condition),
-                message: message.clone(),
+                message: message.map_exprs(f),
                 span: *span,
             },
-            Statement::Terminate { .. } | Statement::Break { .. } | Statement::Return { .. } => self.clone(),
+            Statement::Terminate { message, span } => Statement::Terminate {
+                message: message.map_exprs(f),
+                span: *span,
+            },
+            Statement::Break { .. } | Statement::Return { .. } => self.clone(),
         }
     }
 

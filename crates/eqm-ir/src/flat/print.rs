@@ -92,10 +92,10 @@ impl FlatModel {
                 let _ = writeln!(out, "{pad}end while;");
             }
             Statement::Assert { condition, message, .. } => {
-                let _ = writeln!(out, "{pad}assert({}, {message:?});", text(*condition));
+                let _ = writeln!(out, "{pad}assert({}, {:?});", text(*condition), message.written());
             }
             Statement::Terminate { message, .. } => {
-                let _ = writeln!(out, "{pad}terminate({message:?});");
+                let _ = writeln!(out, "{pad}terminate({:?});", message.written());
             }
             Statement::Break { .. } => {
                 let _ = writeln!(out, "{pad}break;");
@@ -250,10 +250,15 @@ impl FlatModel {
                             let _ = writeln!(out, "    reinit({}, {});", self.var(*var).name, self.expr_text(*value));
                         }
                         WhenAction::Assert { condition, message, .. } => {
-                            let _ = writeln!(out, "    assert({}, {message:?});", self.expr_text(*condition));
+                            let _ = writeln!(
+                                out,
+                                "    assert({}, {:?});",
+                                self.expr_text(*condition),
+                                message.written()
+                            );
                         }
                         WhenAction::Terminate { message, .. } => {
-                            let _ = writeln!(out, "    terminate({message:?});");
+                            let _ = writeln!(out, "    terminate({:?});", message.written());
                         }
                     }
                 }

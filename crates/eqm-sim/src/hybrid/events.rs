@@ -291,17 +291,19 @@ pub(super) fn event_iteration(
                             span,
                         } => {
                             if model.ode.instance.event_value(*condition, *span, t, x, dx)? == 0.0 {
+                                let message =
+                                    message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok());
                                 return Err(HybridError::Evaluation(EvalFailure {
                                     time: t,
-                                    kind: eqm_ir::failure::FailureKind::Assert {
-                                        message: message.clone(),
-                                        span: *span,
-                                    },
+                                    kind: eqm_ir::failure::FailureKind::Assert { message, span: *span },
                                     site: eqm_ir::failure::FailureSite::Event { span: *span },
                                 }));
                             }
                         }
-                        WhenAction::Terminate { message, .. } => terminate = Some(message.clone()),
+                        WhenAction::Terminate { message, span } => {
+                            terminate =
+                                Some(message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok()));
+                        }
                     }
                 }
             }

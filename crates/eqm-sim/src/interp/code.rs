@@ -130,7 +130,8 @@ pub(super) struct Compiler<'a> {
     pub(super) program: &'a ExecProgram,
     pub(super) arena: &'a ExprArena,
     pub(super) ops: Vec<Op>,
-    pub(super) messages: Vec<String>,
+    /// Messages of assertions and `terminate`, each with the registers holding its values.
+    pub(super) messages: Vec<(eqm_ir::flat::Message, Vec<u32>)>,
     /// The register of each node compiled in the current expression, with an undo log so that
     /// nodes compiled inside a branch of `if` are forgotten after it (they may not have run).
     pub(super) memo: FxHashMap<ExprId, u32>,
@@ -608,8 +609,10 @@ impl<'a> Compiler<'a> {
                 message,
                 span,
             } => {
+                let kept = self.message_values(message)?;
                 let cond = self.root(*condition)?;
-                let message = self.message(message);
+                self.floor -= kept.len() as u32;
+                let message = self.message(message, kept);
                 self.emit(Op::Assert {
                     cond,
                     message,
@@ -617,7 +620,9 @@ impl<'a> Compiler<'a> {
                 });
             }
             Statement::Terminate { message, span } => {
-                let message = self.message(message);
+                let kept = self.message_values(message)?;
+                self.floor -= kept.len() as u32;
+                let message = self.message(message, kept);
                 self.emit(Op::Terminate { message, span: *span });
             }
             Statement::Break { .. } => {
@@ -640,9 +645,26 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    pub(super) fn message(&mut self, text: &str) -> u32 {
-        self.messages.push(text.to_string());
+    /// The message of an assertion or `terminate` with the registers holding its values.
+    pub(super) fn message(&mut self, message: &eqm_ir::flat::Message, values: Vec<u32>) -> u32 {
+        self.messages.push((message.clone(), values));
         self.messages.len() as u32 - 1
+    }
+
+    /// Computes the values a message shows into registers reserved above the locals (each root
+    /// reuses the registers from the floor up, so they are kept below it). The caller lowers
+    /// the floor again after computing the statement's condition.
+    fn message_values(&mut self, message: &eqm_ir::flat::Message) -> CompileResult<Vec<u32>> {
+        let mut kept = Vec::new();
+        for e in message.exprs() {
+            let value = self.root(e)?;
+            let keep = self.floor;
+            self.emit(Op::Move { dst: keep, src: value });
+            self.floor += 1;
+            self.max = self.max.max(self.floor);
+            kept.push(keep);
+        }
+        Ok(kept)
     }
 }
 

@@ -80,7 +80,9 @@ impl Mem<'_> {
 pub(super) struct Machine {
     pub(super) ops: Vec<Op>,
     pub(super) functions: Vec<FunctionCode>,
-    pub(super) messages: Vec<String>,
+    pub(super) messages: Vec<(eqm_ir::flat::Message, Vec<u32>)>,
+    /// The values of the message of the assertion or `terminate` that failed last.
+    pub(super) fault_values: Vec<f64>,
     /// Registers of the frame of model-level code.
     pub(super) model_frame: u32,
     pub(super) regs: Vec<f64>,
@@ -94,11 +96,12 @@ impl Machine {
         let Machine {
             ops,
             functions,
+            messages,
+            fault_values,
             regs,
             calls,
             model_frame,
             iteration_limit,
-            ..
         } = self;
         calls.clear();
         let mut budget = *iteration_limit;
@@ -183,6 +186,7 @@ impl Machine {
                 }
                 Op::Assert { cond, message, span } => {
                     if regs[base + *cond as usize] == 0.0 {
+                        keep_values(fault_values, messages, *message, regs, base);
                         return Err(Fault::Assert {
                             message: *message,
                             span: *span,
@@ -190,6 +194,7 @@ impl Machine {
                     }
                 }
                 Op::Terminate { message, span } => {
+                    keep_values(fault_values, messages, *message, regs, base);
                     return Err(Fault::Terminate {
                         message: *message,
                         span: *span,
@@ -215,5 +220,13 @@ impl Machine {
     pub(super) fn eval(&mut self, code: Code, mem: &mut Mem) -> Result<f64, Fault> {
         self.run(code.start, mem)?;
         Ok(self.regs[code.result as usize])
+    }
+}
+
+/// Keeps the values the message `k` shows, read from the registers of the failing frame.
+fn keep_values(kept: &mut Vec<f64>, messages: &[(eqm_ir::flat::Message, Vec<u32>)], k: u32, regs: &[f64], base: usize) {
+    kept.clear();
+    if let Some((_, values)) = messages.get(k as usize) {
+        kept.extend(values.iter().map(|&r| regs[base + r as usize]));
     }
 }

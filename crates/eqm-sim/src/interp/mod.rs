@@ -277,7 +277,15 @@ impl<'p> Interpreter<'p> {
     }
 
     fn fault(&self, fault: Fault) -> FailureKind {
-        let message = |k: u32| self.m.messages.get(k as usize).cloned().unwrap_or_default();
+        // The text of message `k` with the values kept when it failed.
+        let message = |k: u32| {
+            let mut values = self.m.fault_values.iter().copied();
+            self.m
+                .messages
+                .get(k as usize)
+                .map(|(m, _)| m.render(&mut |_| values.next()))
+                .unwrap_or_default()
+        };
         match fault {
             Fault::Assert { message: k, span } => FailureKind::Assert {
                 message: message(k),
@@ -479,12 +487,40 @@ impl<'p> Interpreter<'p> {
     /// Runs right-hand-side instruction `k` (natively when native code for it is attached) and
     /// returns the index of the next one, or the failing instruction and what went wrong.
     fn step(&mut self, k: usize, mem: &mut Mem, each_assignment: bool) -> Result<usize, (usize, SolveError)> {
+        let result = self.step_with(k, mem, each_assignment, true);
+        let Err((failed, SolveError::Kind(FailureKind::Assert { .. } | FailureKind::Terminate { .. }))) = &result
+        else {
+            return result;
+        };
+        if self.native.is_none() || self.m.messages.iter().all(|(m, _)| m.exprs().next().is_none()) {
+            return result;
+        }
+        // Native code reports a failed assertion with its message as written. The register
+        // code, whose results native code reproduces, fails at the same place and also shows
+        // the values the message reads; the instructions before it are computed again.
+        let failed = *failed;
+        let mut j = k;
+        while j <= failed {
+            j = self.step_with(j, mem, each_assignment, false)?;
+        }
+        result
+    }
+
+    /// [`Interpreter::step`], natively only when `native` allows it.
+    fn step_with(
+        &mut self,
+        k: usize,
+        mem: &mut Mem,
+        each_assignment: bool,
+        native: bool,
+    ) -> Result<usize, (usize, SolveError)> {
         let limit = self.m.iteration_limit;
         let bracketing = self.bracketing;
         let given = &self.given;
         let native = self
             .native
             .as_ref()
+            .filter(|_| native)
             .and_then(|n| Some((&n.module, (*n.steps.get(k)?)?)))
             // Native code computes a run of assignments at once: one with a given value in it
             // runs in the interpreter instead.

@@ -117,7 +117,7 @@ impl<'p> Interpreter<'p> {
         for w in &events.whens {
             for (condition, actions) in &w.branches {
                 event_exprs.push(*condition);
-                event_exprs.extend(actions.iter().filter_map(|a| a.expr()));
+                event_exprs.extend(actions.iter().flat_map(|a| a.exprs()));
             }
         }
         event_exprs.extend(
@@ -156,6 +156,7 @@ impl<'p> Interpreter<'p> {
                 ops: c.ops,
                 functions,
                 messages: c.messages,
+                fault_values: Vec::new(),
                 model_frame,
                 regs,
                 calls: Vec::new(),

@@ -451,7 +451,7 @@ fn failures_are_the_same_on_both_back_ends() {
              input Real u;
              output Real y;
            algorithm
-             assert(u < 1.5, \"u must be below 1.5\");
+             assert(u < 1.5, \"u must be below 1.5, not \" + String(u));
              y := 2*u;
            end checked;
            function stepped
@@ -470,7 +470,7 @@ fn failures_are_the_same_on_both_back_ends() {
            algorithm
              y := u;
              if u < -1.5 then
-               terminate(\"u is too small\");
+               terminate(\"u is too small: \" + String(u));
              end if;
            end stop;
            function spin
@@ -487,7 +487,7 @@ fn failures_are_the_same_on_both_back_ends() {
            Real x2(start = 0, fixed = true);
            Real y;
          algorithm
-           assert(x2 < 5, \"x2 must be below 5\");
+           assert(x2 < 5, \"x2 must be below 5, not \" + String(x2) + \" at \" + String(time));
            y := stop(x2);
          equation
            der(x) = checked(x) + stepped(x, s) + 1/(x + 3);
@@ -495,9 +495,16 @@ fn failures_are_the_same_on_both_back_ends() {
          end Failures;",
     );
     let fail = |x: [f64; 2], limit| same_failure(&program, &x, limit).kind;
-    assert!(matches!(fail([2.0, 0.0], None), FailureKind::Assert { message, .. } if message == "u must be below 1.5"));
-    assert!(matches!(fail([0.0, 6.0], None), FailureKind::Assert { message, .. } if message == "x2 must be below 5"));
-    assert!(matches!(fail([0.0, -2.0], None), FailureKind::Terminate { message, .. } if message == "u is too small"));
+    // The messages show the values they read when they fail, on both back ends.
+    assert!(
+        matches!(fail([2.0, 0.0], None), FailureKind::Assert { message, .. } if message == "u must be below 1.5, not 2")
+    );
+    assert!(
+        matches!(fail([0.0, 6.0], None), FailureKind::Assert { message, .. } if message == "x2 must be below 5, not 6 at 0.5")
+    );
+    assert!(
+        matches!(fail([0.0, -2.0], None), FailureKind::Terminate { message, .. } if message == "u is too small: -2")
+    );
     assert!(matches!(fail([-3.0, 0.0], None), FailureKind::NotFinite { .. }));
     assert!(matches!(
         fail([0.0, 3.5], Some(1000)),

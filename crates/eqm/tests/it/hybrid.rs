@@ -195,6 +195,34 @@ end M;
     assert!(message.contains("x = 0.5 after 6 ticks, below 0.5: "), "{message}");
 }
 
+/// Assertions and `terminate` in when-clauses show the values their messages read at the
+/// event: the third tick (k = 3 at t = 0.75) fails the assertion; without it, x reaches 2.
+#[test]
+fn when_clause_messages_show_the_values_at_the_event() {
+    let model = "model M
+  Real x(start = 0, fixed = true);
+  discrete Integer k(start = 0, fixed = true);
+equation
+  der(x) = 1;
+  when sample(0.25, 0.25) then
+    k = pre(k) + 1;
+    assert(k < LIMIT, \"tick \" + String(k) + \" of \" + String(LIMIT));
+  end when;
+  when x > 2 then
+    terminate(\"x reached \" + String(integer(x + 0.5)));
+  end when;
+end M;
+";
+    let mut failing = compile(&model.replace("LIMIT", "3"));
+    let (time, diagnostic) = failure_until(&mut failing, 1.0);
+    assert_eq!(time, 0.75);
+    assert!(diagnostic.message.contains("tick 3 of 3"), "{}", diagnostic.message);
+    let result = run(&model.replace("LIMIT", "30"), 3.0, None);
+    let (at, message) = result.summary.terminated.expect("terminated");
+    assert!((at - 2.0).abs() < 1e-9, "terminated at {at}");
+    assert_eq!(message, "x reached 2");
+}
+
 /// The time and diagnostic of a run of `model` to `stop` at tight tolerances that must fail.
 fn failure_until(model: &mut eqm::Model, stop: f64) -> (f64, eqm_diag::Diagnostic) {
     let failure = model
