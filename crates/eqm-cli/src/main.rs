@@ -2,7 +2,9 @@
 //! calls the library API (`eqm`), prints what it returns and maps outcomes to exit codes. It
 //! computes nothing itself.
 
+mod analyze;
 mod plot;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 use eqm::{GraphView, IndexForm, Method, ModelOptions, RunError, RunSettings, Session, Stabilize, Tableau, TooLarge};
@@ -75,6 +77,15 @@ enum Command {
         model: ModelArgs,
         #[command(flatten)]
         run: Box<RunArgs>,
+    },
+    /// Analyse a model before simulating it: its steady state and invariants, the linearisation
+    /// there (the matrix A with the states' names), the eigenvalues with their time constants,
+    /// damping and participating states, stability and the stiffness ratio.
+    Analyze {
+        #[command(flatten)]
+        model: ModelArgs,
+        #[command(flatten)]
+        analyze: analyze::AnalyzeArgs,
     },
 }
 
@@ -154,6 +165,13 @@ struct RunArgs {
     /// coefficients, so the static choice stays valid).
     #[arg(long = "index-reduction", value_name = "auto|embedding|dummy", value_parser = parse_index_form, default_value = "auto")]
     index_reduction: IndexForm,
+    /// Run every combination of parameter values (repeatable): `NAME=A:STEP:B` (from A to B in
+    /// steps of STEP) or `NAME=v1,v2,...`. The model is compiled once (again for each value of
+    /// a structural parameter, with a note), the runs share the cores, and one CSV holds them
+    /// all with a column per swept parameter in front of `time`; --plot draws each variable
+    /// once per run.
+    #[arg(long, value_name = "NAME=A:STEP:B|v1,v2,...", value_parser = sweep::parse_axis, allow_hyphen_values = true)]
+    sweep: Vec<eqm::SweepAxis>,
 }
 
 fn parse_stabilize(s: &str) -> Result<Stabilize, String> {
@@ -218,7 +236,8 @@ fn run(cli: Cli) -> ExitCode {
         | Command::Flatten(a)
         | Command::Explain { model: a, .. }
         | Command::Diagram { model: a, .. }
-        | Command::Run { model: a, .. } => a,
+        | Command::Run { model: a, .. }
+        | Command::Analyze { model: a, .. } => a,
     };
     let mut session = match load(&args.files, args.model.as_deref()) {
         Ok(s) => s,
@@ -232,6 +251,12 @@ fn run(cli: Cli) -> ExitCode {
     if let Command::Run { run: run_args, .. } = &cli.command {
         options.index_form = run_args.index_reduction;
         return simulate(&mut session, model, run_args, &options, color, cli.timings);
+    }
+    if let Command::Analyze {
+        analyze: analyze_args, ..
+    } = &cli.command
+    {
+        return analyze::run(&mut session, model, analyze_args, options, color, cli.timings);
     }
     if let Command::Diagram { svg, .. } = &cli.command {
         return draw(&mut session, model, &options, svg, color, cli.timings);
@@ -264,7 +289,7 @@ fn run(cli: Cli) -> ExitCode {
                 })
             }
             Command::Flatten(_) => session.flatten(model, &options).map(|f| f.print()),
-            Command::Run { .. } | Command::Diagram { .. } => None,
+            Command::Run { .. } | Command::Diagram { .. } | Command::Analyze { .. } => None,
             Command::Check(_) => {
                 // One line per model; a single model that failed is told by its diagnostics.
                 let results = session.check_all(model, &options);
@@ -359,6 +384,24 @@ fn draw(
 
 /// `eqm run`: compile, check the settings, open the output, and stream the rows to it with a
 /// progress bar on a terminal.
+/// The method `--tableau FILE` or `--solver NAME` names, if either is given; the message of a
+/// usage error otherwise.
+pub(crate) fn chosen_method(solver: Option<&str>, tableau: Option<&std::path::Path>) -> Result<Option<Method>, String> {
+    if let Some(path) = tableau {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        return Tableau::parse(&text)
+            .map(|t| Some(Method::Tableau(Box::new(t))))
+            .map_err(|e| format!("{}: {e}", path.display()));
+    }
+    match solver {
+        Some(name) => Method::parse(name).map(Some).ok_or_else(|| {
+            let known: Vec<&str> = Method::NAMED.iter().map(|m| m.name()).collect();
+            format!("unknown solver `{name}`; known: {}", known.join(", "))
+        }),
+        None => Ok(None),
+    }
+}
+
 fn simulate(
     session: &mut Session,
     model: Option<&str>,
@@ -367,42 +410,10 @@ fn simulate(
     color: bool,
     timings: bool,
 ) -> ExitCode {
-    let usage = |message: String| {
-        eprintln!("error: {message}");
-        ExitCode::from(EXIT_USAGE)
-    };
-    let method = match &run.tableau {
-        Some(path) => {
-            let text = match std::fs::read_to_string(path) {
-                Ok(t) => t,
-                Err(e) => return usage(format!("cannot read {}: {e}", path.display())),
-            };
-            match Tableau::parse(&text) {
-                Ok(t) => Some(Method::Tableau(Box::new(t))),
-                Err(e) => return usage(format!("{}: {e}", path.display())),
-            }
-        }
-        None => None,
-    };
     // Without --solver or --tableau the model's annotation, else `auto`, chooses the method.
-    let method = match (method, &run.solver) {
-        (Some(method), _) => Some(method),
-        (None, Some(name)) => match Method::parse(name) {
-            Some(method) => Some(method),
-            None => {
-                let known: Vec<&str> = Method::NAMED.iter().map(|m| m.name()).collect();
-                return usage(format!("unknown solver `{name}`; known: {}", known.join(", ")));
-            }
-        },
-        (None, None) => None,
-    };
-    let compiled = if session.has_errors() {
-        None
-    } else {
-        session.compile(model, options)
-    };
-    let Some(mut model) = compiled else {
-        return finish(session, color);
+    let method = match chosen_method(run.solver.as_deref(), run.tableau.as_deref()) {
+        Ok(method) => method,
+        Err(message) => return usage(message),
     };
     let settings = RunSettings {
         start: run.start,
@@ -417,6 +428,22 @@ fn simulate(
         variables: None,
         max_rows: run.max_rows,
     };
+    if !run.sweep.is_empty() {
+        let settings = RunSettings {
+            variables: run.vars.clone(),
+            ..settings
+        };
+        return sweep::run(session, model, run, options, settings, color, timings);
+    }
+    let compiled = if session.has_errors() {
+        None
+    } else {
+        session.compile(model, options)
+    };
+    let Some(mut model) = compiled else {
+        return finish(session, color);
+    };
+    let settings = default_stop(&mut model, settings);
     match model.check_settings(&settings) {
         Ok(notes) => notes.iter().for_each(|note| eprintln!("note: {note}")),
         // A value of the model's experiment annotation is the model's error, at its location.
@@ -534,23 +561,7 @@ fn simulate(
             session.push_diagnostic(*d);
             finish(session, color)
         }
-        Err(RunError::Failed {
-            time,
-            message,
-            diagnostic,
-            warnings,
-        }) => {
-            // What the run warned about before it failed comes first.
-            for warning in warnings {
-                session.push_diagnostic(warning);
-            }
-            if let Some(d) = diagnostic {
-                session.push_diagnostic(*d);
-            }
-            finish(session, color);
-            eprintln!("error: the simulation failed at time {time}: {message}");
-            ExitCode::from(EXIT_SIMULATION)
-        }
+        Err(failed @ RunError::Failed { .. }) => failure(session, color, failed, "simulation"),
         Err(e @ (RunError::Io(_) | RunError::Settings(_))) => usage(e.to_string()),
     };
     if let Err(e) = flushed {
@@ -559,13 +570,7 @@ fn simulate(
     // The plot shows what was computed, also when the run failed part way.
     if let Some(path) = &run.plot_out {
         let series: Vec<plot::Series> = plotted.into_iter().map(|(_, s)| s).collect();
-        let written = if path.extension().is_some_and(|e| e == "png") {
-            plot::png(&series, path)
-        } else {
-            plot::svg(&series)
-                .and_then(|svg| std::fs::write(path, svg).map_err(|e| format!("cannot write {}: {e}", path.display())))
-        };
-        match written {
+        match plot::write(&series, path) {
             Ok(()) => eprintln!("wrote {}", path.display()),
             // The results are written; the plot that was asked for is not: a usage error,
             // unless the run itself failed (its exit code stands).
@@ -582,6 +587,30 @@ fn simulate(
         print_timings(session);
     }
     code
+}
+
+/// `settings` with a stop time when neither `--stop` nor the model's experiment gives one:
+/// five times the model's slowest time scale after the start (`eqm::stability::time_scales_for`),
+/// with a note; unchanged (stop one time unit after the start) when the model's time scales
+/// cannot be found.
+fn default_stop(model: &mut eqm::Model, settings: RunSettings) -> RunSettings {
+    if settings.stop.is_some() || model.experiment().stop_time.is_some() {
+        return settings;
+    }
+    let Some(scales) = eqm::stability::time_scales_for(model) else {
+        return settings;
+    };
+    let start = settings.start.or(model.experiment().start_time).unwrap_or(0.0);
+    let stop = start + 5.0 * scales.t_max;
+    eprintln!(
+        "note: no stop time given: the run ends at {}, five times the model's slowest time scale T_max = {} after the start",
+        eqm::format_number(stop),
+        eqm::format_number(scales.t_max)
+    );
+    RunSettings {
+        stop: Some(stop),
+        ..settings
+    }
 }
 
 /// What `-v` prints about a finished run.
@@ -671,6 +700,37 @@ fn load(files: &[PathBuf], model: Option<&str>) -> Result<Session, ExitCode> {
 }
 
 /// Prints diagnostics and maps them to the exit code.
+/// Reports a usage error: the message, and the exit code of a usage error.
+pub(crate) fn usage(message: String) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// Reports a failed run (`RunError::Failed`: the warnings before it, its diagnostic, and a line
+/// naming `what` failed and when) and gives the exit code of a failed simulation.
+pub(crate) fn failure(session: &mut Session, color: bool, failed: RunError, what: &str) -> ExitCode {
+    let RunError::Failed {
+        time,
+        message,
+        diagnostic,
+        warnings,
+    } = failed
+    else {
+        eprintln!("error: {failed}");
+        return ExitCode::from(EXIT_USAGE);
+    };
+    // What the run warned about before it failed comes first.
+    for warning in warnings {
+        session.push_diagnostic(warning);
+    }
+    if let Some(d) = diagnostic {
+        session.push_diagnostic(*d);
+    }
+    finish(session, color);
+    eprintln!("error: the {what} failed at time {time}: {message}");
+    ExitCode::from(EXIT_SIMULATION)
+}
+
 fn finish(session: &mut Session, color: bool) -> ExitCode {
     let rendered = session.render_diagnostics(color);
     eprint!("{rendered}");

@@ -39,6 +39,16 @@ pub fn png(series: &[Series], path: &std::path::Path) -> Result<(), String> {
     draw(root, series)
 }
 
+/// Draws `series` into `path`: PNG for a `.png` file, else SVG.
+pub fn write(series: &[Series], path: &std::path::Path) -> Result<(), String> {
+    if path.extension().is_some_and(|e| e == "png") {
+        png(series, path)
+    } else {
+        svg(series)
+            .and_then(|svg| std::fs::write(path, svg).map_err(|e| format!("cannot write {}: {e}", path.display())))
+    }
+}
+
 /// Makes the embedded font the one plotters uses for text (once per process).
 fn register_font() -> Result<(), String> {
     static REGISTERED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();

@@ -32,11 +32,13 @@ pub enum Stage {
     CodeGeneration,
     /// `x07xx`: evaluation and simulation.
     Simulation,
+    /// `x08xx`: model analysis (steady state, linearisation, modes).
+    Analysis,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 7] = [
+    pub const ALL: [Stage; 8] = [
         Stage::Syntax,
         Stage::Names,
         Stage::Instantiation,
@@ -44,6 +46,7 @@ impl Stage {
         Stage::Structural,
         Stage::CodeGeneration,
         Stage::Simulation,
+        Stage::Analysis,
     ];
 
     /// The stage a code's first two digits name (`"E0304"` → [`Stage::Instantiation`]), or `None`
@@ -63,6 +66,7 @@ impl Stage {
             Stage::Structural => "05",
             Stage::CodeGeneration => "06",
             Stage::Simulation => "07",
+            Stage::Analysis => "08",
         }
     }
 
@@ -76,6 +80,7 @@ impl Stage {
             Stage::Structural => "Structural analysis",
             Stage::CodeGeneration => "Code generation",
             Stage::Simulation => "Simulation",
+            Stage::Analysis => "Model analysis",
         }
     }
 
@@ -102,6 +107,9 @@ impl Stage {
             Stage::Simulation => {
                 "Evaluating the model and simulating it: nonlinear solving, assertions, events and run-time \
                  settings."
+            }
+            Stage::Analysis => {
+                "Analysing a model before simulating it: steady state, linearisation and modes (`eqm analyze`)."
             }
         }
     }
@@ -635,6 +643,24 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Simulation,
         "Internal error in an evaluation: an array of the wrong length (please report the model)",
+    ),
+    code(
+        "E0801",
+        Error,
+        Analysis,
+        "A variable-structure model cannot be analysed: its equations change at events, so it has no one linearisation",
+    ),
+    code(
+        "E0802",
+        Error,
+        Analysis,
+        "A model compiled in the embedding form of index reduction cannot be linearised: analyse its dummy-derivative form",
+    ),
+    code(
+        "E0803",
+        Error,
+        Analysis,
+        "A model with `delay` cannot be analysed: its linearisation is a delay equation, not a state-space system",
     ),
     code(
         "W0501",

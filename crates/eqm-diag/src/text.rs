@@ -31,6 +31,16 @@ pub fn format_number(v: f64) -> String {
     s
 }
 
+/// `v` rounded to `digits` significant digits, for numbers found by bisection or iteration
+/// whose last bits are noise (a step limit of 0.0019999999999999996 reads as 0.002).
+pub fn round_significant(v: f64, digits: i32) -> f64 {
+    if v == 0.0 || !v.is_finite() {
+        return v;
+    }
+    let scale = 10f64.powf(f64::from(digits - 1) - v.abs().log10().floor());
+    (v * scale).round() / scale
+}
+
 /// Compares two names in natural order: runs of digits compare by their numeric value, so that
 /// `x[2]` comes before `x[10]` and `m2.v` before `m10.v`; otherwise byte by byte. Two names that
 /// differ only in leading zeros are ordered by their bytes, so the order is total.

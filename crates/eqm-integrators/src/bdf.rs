@@ -67,7 +67,7 @@ const MAX_STARTER_SUBSTEPS: usize = 64;
 const MIN_FACTOR: f64 = 0.2;
 const MAX_FACTOR: f64 = 10.0;
 /// The NDF modification of each order (`κ`); order 5 is the plain BDF.
-const KAPPA: [f64; MAX_ORDER + 1] = [0.0, -0.1850, -1.0 / 9.0, -0.0823, -0.0415, 0.0];
+pub(crate) const KAPPA: [f64; MAX_ORDER + 1] = [0.0, -0.1850, -1.0 / 9.0, -0.0823, -0.0415, 0.0];
 
 /// `γ_k = Σ_{j=1..k} 1/j`, a table: it is read for every state in every step.
 const GAMMA: [f64; MAX_ORDER + 2] = {

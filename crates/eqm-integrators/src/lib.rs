@@ -18,7 +18,9 @@
 //! (Adams–Bashforth), [`implicit`] (implicit Euler and the trapezoid for stiff problems),
 //! [`bdf`] (variable-order, variable-step BDF for stiff problems), [`radau`] (Radau IIA of
 //! order 5 for stiff problems; both also with a fixed step), [`dirk`] (diagonally implicit
-//! Runge–Kutta methods from user tableaux), [`auto`] (DOPRI5 switching to BDF). What the
+//! Runge–Kutta methods from user tableaux), [`auto`] (DOPRI5 switching to BDF), and
+//! [`stability`] (each method's stability function, the largest stable step for a set of
+//! eigenvalues, and the step and method advice built on them). What the
 //! families share has one module each, private to the crate: the system and its evaluation
 //! (`system`), the options (`options`), the errors (`error`), the [`Stepper`] trait with the
 //! bookkeeping of step ends (`stepper`), step size control (`control`), Jacobians (`jacobian`
@@ -38,6 +40,7 @@ pub mod implicit;
 pub mod linalg;
 pub mod multistep;
 pub mod radau;
+pub mod stability;
 pub mod tableau;
 
 mod control;

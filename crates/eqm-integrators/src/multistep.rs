@@ -23,8 +23,8 @@ use crate::system::{OdeSystem, eval_rhs};
 use crate::tableau::{self, Tableau};
 
 /// The coefficients β_j of `f_{n−j}`, already divided by their common denominator.
-const AB2: [f64; 2] = [3.0 / 2.0, -1.0 / 2.0];
-const AB4: [f64; 4] = [55.0 / 24.0, -59.0 / 24.0, 37.0 / 24.0, -9.0 / 24.0];
+pub(crate) const AB2: [f64; 2] = [3.0 / 2.0, -1.0 / 2.0];
+pub(crate) const AB4: [f64; 4] = [55.0 / 24.0, -59.0 / 24.0, 37.0 / 24.0, -9.0 / 24.0];
 
 /// An Adams–Bashforth stepper with `k` steps.
 #[derive(Debug)]

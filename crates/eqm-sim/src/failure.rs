@@ -40,24 +40,30 @@ impl FailurePoint {
     }
 }
 
-/// How far along the negative real axis `h·λ` may reach before an explicit fixed-step method
-/// is unstable (the real stability interval of each method).
-fn stability_limit(method: &Method) -> Option<f64> {
+/// Whether `method` takes fixed steps with an explicit formula (the methods whose stability
+/// region is bounded, so that a fixed step can leave it).
+fn explicit_fixed_step(method: &Method) -> bool {
     match method {
-        Method::Euler | Method::Heun | Method::Midpoint => Some(2.0),
-        Method::Rk4 => Some(2.785),
-        Method::Ab2 => Some(1.0),
-        Method::Ab4 => Some(0.3),
-        _ => None,
+        Method::Euler | Method::Heun | Method::Midpoint | Method::Rk4 | Method::Ab2 | Method::Ab4 => true,
+        Method::Tableau(t) => t.is_explicit() && t.b_hat().is_none(),
+        _ => false,
     }
 }
 
-/// The warning (`W0702`) that the fixed step of an explicit method times the largest
-/// eigenvalue magnitude of the model's Jacobian at `(t, x)` is beyond the method's stability
-/// limit; `None` for other methods, models above 200 states or a Jacobian that cannot be
-/// evaluated.
+/// The warning (`W0702`) that the fixed step of an explicit method lies outside the method's
+/// stability region for an eigenvalue of the model's Jacobian at `(t, x)` (its stability
+/// function against every eigenvalue, complex ones included), so that errors grow by more than
+/// a factor of two over the run; `None` for other methods, models above 200 states or a
+/// Jacobian that cannot be evaluated. The factor over the run, not the growth per step, decides:
+/// a method that is unstable by a hair on the imaginary axis (euler on an undamped oscillator)
+/// gives results that drift slowly, not garbage.
 pub(crate) fn stability_warning(ode: &mut ModelOde<'_>, t: f64, x: &[f64], options: &RunOptions) -> Option<Diagnostic> {
-    let (limit, h) = (stability_limit(&options.method)?, options.integrator.step?);
+    use eqm_integrators::stability::{StabilityFunction, largest_stable_step, limiting};
+    let h = options.integrator.step?;
+    if !explicit_fixed_step(&options.method) {
+        return None;
+    }
+    let function = StabilityFunction::of(&options.method)?;
     let n = x.len();
     if n == 0 || n > 200 {
         return None;
@@ -69,40 +75,62 @@ pub(crate) fn stability_warning(ode: &mut ModelOde<'_>, t: f64, x: &[f64], optio
     if !evaluated || jacobian.iter().any(|v| !v.is_finite()) {
         return None;
     }
-    let radius = crate::simulate::spectral_radius(&jacobian);
-    if h * radius <= limit {
+    let eigenvalues: Vec<_> = jacobian.complex_eigenvalues().iter().copied().collect();
+    let limit = largest_stable_step(&function, &eigenvalues);
+    if h <= limit {
+        return None;
+    }
+    // The eigenvalue whose errors grow fastest, and by how much per step.
+    let (lambda, growth) = limiting(&eigenvalues)
+        .into_iter()
+        .map(|l| (l, function.growth(l * h)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let steps = ((options.stop - options.start) / h).ceil().max(1.0);
+    if growth.ln() * steps < 2f64.ln() {
         return None;
     }
     let number = eqm_diag::text::format_number;
+    // Six significant digits: the bisection's last bits would read as 0.0019999999999999996.
+    let rounded = |v: f64| eqm_diag::text::round_significant(v, 6);
+    let complex = |re: f64, im: f64| {
+        if im == 0.0 {
+            number(re)
+        } else {
+            // Eigenvalues of a real matrix come in conjugate pairs: both are meant.
+            format!("{} ± {}i", number(re), number(im.abs()))
+        }
+    };
     let program = ode.instance.program();
+    let z = lambda * h;
     Some(
         Diagnostic::warning(
             "W0702",
             format!(
-                "{} with the fixed step {} is unstable for this model: its fastest rate at the start is |λ| = {}, and h·|λ| = {} exceeds the method's stability limit {limit}",
+                "{} with the fixed step {} is unstable for this model: at the start its eigenvalue λ = {} gives h·λ = {} outside the method's stability region, where errors grow by a factor {} per step",
                 options.method.name(),
                 number(h),
-                number(radius),
-                number(h * radius)
+                complex(rounded(lambda.re), rounded(lambda.im)),
+                complex(rounded(z.re), rounded(z.im)),
+                number(rounded(growth))
             ),
             program.model_span(),
             "this model",
         )
-        .with_help(format!(
-            "take --step below {} or an implicit method (bdf, radau5, implicit-euler); the results of this run grow without bound",
-            number(limit / radius)
-        )),
+        .with_help(if limit > 0.0 {
+            format!(
+                "take --step below {} or an implicit method (bdf, radau5, implicit-euler); the results of this run grow without bound",
+                number(rounded(limit))
+            )
+        } else {
+            "no step is stable for this eigenvalue with this method: take another one (rk4 covers part of the imaginary axis; bdf, radau5 and implicit-euler every decaying mode)".to_string()
+        }),
     )
 }
 
 /// The run at the stepper's last accepted point (see [`FailurePoint`]).
 pub(crate) fn failure_point(ode: &mut ModelOde<'_>, stepper: &dyn Stepper, options: &RunOptions) -> FailurePoint {
     let program = ode.instance.program();
-    let explicit = match &options.method {
-        Method::Euler | Method::Heun | Method::Midpoint | Method::Rk4 | Method::Ab2 | Method::Ab4 => true,
-        Method::Tableau(t) => t.is_explicit() && t.b_hat().is_none(),
-        _ => false,
-    };
+    let explicit = explicit_fixed_step(&options.method);
     let explicit_step = match options.integrator.step {
         Some(h) if explicit => Some((options.method.name().to_string(), h)),
         _ => None,

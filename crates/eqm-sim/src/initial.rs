@@ -14,7 +14,7 @@ use eqm_compile::exec::ExecProgram;
 use eqm_ir::slot::Slot;
 
 /// The parameters with `fixed = false` the initialization determined, by name.
-pub(crate) type Determined = Vec<(String, f64)>;
+pub type Determined = Vec<(String, f64)>;
 
 /// Consistent initial states: the initialization program solved at the start time. The
 /// model's own start values (from `model`) stand in for any state the initial system lacks.
@@ -26,7 +26,7 @@ pub(crate) type Determined = Vec<(String, f64)>;
 /// holds); the initialization is then solved again with the relations its solution gives (a
 /// few passes at most) until they agree, so that the initial values and the relations are
 /// consistent with each other.
-pub(crate) fn initial_states(
+pub fn initial_states(
     model: &mut Instance<'_>,
     init: &ExecProgram,
     options: &RunOptions,

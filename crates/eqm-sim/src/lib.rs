@@ -8,7 +8,7 @@
 pub mod delay;
 mod failure;
 pub mod hybrid;
-mod initial;
+pub mod initial;
 pub mod instance;
 pub mod interp;
 pub mod native;

@@ -8,9 +8,13 @@
 //! compiled [`Model`] ([`Session::compile`]). A model is compiled once and simulated any number
 //! of times; parameters and start values change between runs without recompiling, and a run
 //! goes into memory ([`Model::simulate`]) or row by row to any [`RowSink`]
-//! ([`Model::simulate_into`]), for example as CSV ([`CsvWriter`]). Every problem is a
+//! ([`Model::simulate_into`]), for example as CSV ([`CsvWriter`]). A compiled model is also
+//! analysed before it is simulated ([`analyze`]: steady state, invariants, linearisation,
+//! eigenvalues, time scales and stiffness). Every problem is a
 //! [`Diagnostic`] kept in the session, rendered with its source excerpt by
-//! [`Session::render_diagnostics`].
+//! [`Session::render_diagnostics`]. A parameter sweep ([`sweep::sweep`]) runs a model for every
+//! combination of parameter values on all cores; [`stability`] judges the integration methods
+//! for a model's eigenvalues and draws their stability regions.
 //!
 //! ```
 //! use eqm::{ModelOptions, RunSettings, Session};
@@ -51,18 +55,23 @@
 //! The stages and the types crossing their boundaries are described in `ARCHITECTURE.md`; the
 //! crates of the pipeline are reachable through this one for what the API does not wrap.
 
+pub mod analyze;
 pub mod diagram;
 mod model;
 mod modes;
 mod results;
 mod run;
 mod session;
+pub mod stability;
+pub mod sweep;
 
+pub use analyze::{AnalyzeOptions, ModelAnalysis};
 pub use diagram::Diagram;
 pub use model::{Model, ParameterInfo, RunReport, VariableInfo, VariableKind};
 pub use results::{Column, CsvWriter, RowSink, SimulationResult};
 pub use run::{DEFAULT_MAX_ROWS, RunError, RunSettings};
 pub use session::{CheckSummary, ModelInfo, ModelOptions, Session};
+pub use sweep::{Sweep, SweepAxis, SweepRun};
 
 pub use eqm_compile::analysis::{Analysis, FormChoice, IndexForm};
 pub use eqm_compile::explain::explain;

@@ -102,6 +102,24 @@ impl Model {
         self
     }
 
+    /// A copy for another thread (a parameter sweep runs one per core): the same programs, the
+    /// same native code (shared, not compiled again) and the same parameter and start values;
+    /// `None` for a variable-structure model, whose modes are compiled as its runs enter them.
+    pub(crate) fn duplicate(&self) -> Option<Model> {
+        if self.modes.is_some() {
+            return None;
+        }
+        Some(Model {
+            compiled: self.compiled.clone(),
+            compiled_parameters: self.compiled_parameters.clone(),
+            parameters: self.parameters.clone(),
+            starts: self.starts.clone(),
+            jacobian: self.jacobian.clone(),
+            native: self.native.clone(),
+            modes: None,
+        })
+    }
+
     /// For a variable-structure model, the relations and Boolean variables that choose its
     /// structure and the equations they change.
     pub fn variable_structure(&self) -> Option<&VariableStructure> {
@@ -371,6 +389,38 @@ impl Model {
         self.native = None;
         self.jacobian = Some(Some(note.clone()));
         Some(note)
+    }
+
+    /// The run options of a run with `settings` and this model's parameter and start values
+    /// set since compiling, with `extra_starts` after them (the model analysis starts its search
+    /// from them).
+    pub(crate) fn run_options(
+        &self,
+        settings: &RunSettings,
+        extra_starts: &[(String, f64)],
+    ) -> Result<eqm_sim::simulate::RunOptions, RunError> {
+        let (mut options, _) = settings.resolve(&self.compiled.experiment)?;
+        options.params = self.run_parameters().cloned().collect();
+        options.starts = self.starts.clone();
+        options.starts.extend(extra_starts.iter().cloned());
+        Ok(options)
+    }
+
+    /// Builds the symbolic Jacobian (for any method: the model analysis needs it) and returns
+    /// how it was made: `Ok` with the note, `Err` with the reason difference quotients stand in.
+    pub(crate) fn prepare_symbolic_jacobian(&mut self) -> Result<String, String> {
+        if self.compiled.program.jacobian().is_none() {
+            // Native code compiled before the Jacobian existed cannot evaluate its partials.
+            self.native = None;
+            self.jacobian = None;
+            self.compiled.program.add_jacobian()?;
+        }
+        let j = self.compiled.program.jacobian().expect("just built");
+        Ok(format!(
+            "symbolic Jacobian: {} nonzeros, {} partial derivatives",
+            j.nonzeros(),
+            j.partials.len()
+        ))
     }
 
     /// The program's native code, compiled on first use and kept for the following runs, and

@@ -68,7 +68,8 @@ impl<W: Write> CsvWriter<W> {
     }
 }
 
-fn push_field(line: &mut String, name: &str) {
+/// Appends `name` as one CSV field, quoted when it contains a comma, a quote or a line break.
+pub(crate) fn push_field(line: &mut String, name: &str) {
     if name.contains([',', '"', '\n']) {
         line.push('"');
         line.push_str(&name.replace('"', "\"\""));
@@ -220,6 +221,13 @@ impl SimulationResult {
 pub(crate) struct Rows {
     time: Vec<f64>,
     values: Vec<f64>,
+}
+
+impl Rows {
+    /// The times and the row-major values.
+    pub(crate) fn into_parts(self) -> (Vec<f64>, Vec<f64>) {
+        (self.time, self.values)
+    }
 }
 
 impl RowSink for Rows {

@@ -11,6 +11,7 @@ mod pendulum;
 #[path = "../../../../tests/support/svg.rs"]
 mod svg;
 
+mod analyze;
 mod diagram;
 mod events;
 mod explain;
@@ -19,6 +20,7 @@ mod hostile;
 mod pendulum_reference;
 mod projection;
 mod run;
+mod sweep;
 mod system_dynamics;
 
 /// The repository root, where the examples and the standard library live.

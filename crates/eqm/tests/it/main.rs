@@ -6,6 +6,7 @@
 #[path = "../../../../tests/support/svg.rs"]
 mod svg;
 
+mod analyze;
 mod delay;
 mod diagram;
 mod fixed_step;
@@ -15,6 +16,7 @@ mod language;
 mod session;
 mod simulate;
 mod structure;
+mod sweep;
 mod system_dynamics;
 
 use eqm::{Model, ModelOptions, Session};

@@ -21,6 +21,7 @@ mod dense_output;
 mod failures;
 mod implicit;
 mod radau_bdf;
+mod stability;
 mod tableaux;
 
 /// An [`OdeSystem`] from a closure.
