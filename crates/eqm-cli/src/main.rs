@@ -4,7 +4,9 @@
 
 mod analyze;
 mod plot;
+mod repl;
 mod sweep;
+mod termplot;
 
 use clap::{Parser, Subcommand};
 use eqm::{GraphView, IndexForm, Method, ModelOptions, RunError, RunSettings, Session, Stabilize, Tableau, TooLarge};
@@ -87,6 +89,10 @@ enum Command {
         #[command(flatten)]
         analyze: analyze::AnalyzeArgs,
     },
+    /// An interactive session: load models, simulate, change parameters without recompiling,
+    /// compare runs, evaluate expressions over the results. With standard input not a terminal,
+    /// or --script, it runs the commands and prints plain results.
+    Repl(repl::ReplArgs),
 }
 
 /// Options of `eqm run`; unset ones come from the model's `experiment` annotation, then from
@@ -97,30 +103,30 @@ enum Command {
 /// reach the check of the settings, which says that the value is invalid, instead of being
 /// taken for an unknown option.
 #[derive(clap::Args)]
-struct RunArgs {
+pub(crate) struct RunArgs {
     /// Start time (default: experiment StartTime, else 0).
     #[arg(long, value_name = "T0", allow_hyphen_values = true)]
-    start: Option<f64>,
+    pub(crate) start: Option<f64>,
     /// Stop time (default: experiment StopTime, else 1).
     #[arg(long, value_name = "T1", allow_hyphen_values = true)]
-    stop: Option<f64>,
+    pub(crate) stop: Option<f64>,
     /// Integration method: euler, heun, midpoint, rk4, ab2, ab4 (explicit, fixed step), rkf45,
     /// dopri5 (explicit, adaptive), implicit-euler, trapezoid, bdf, radau5 (stiff: adaptive, or
     /// fixed step with --step), or auto (dopri5, switching to bdf while the model is stiff; -v
     /// reports the switches). Default: the model's `__eqm(solver = ...)` annotation, else auto.
     #[arg(long, value_name = "NAME")]
-    solver: Option<String>,
+    pub(crate) solver: Option<String>,
     /// A Butcher tableau file defining an explicit or diagonally implicit Runge-Kutta method to
     /// use instead of --solver (fixed step, or adaptive when it has an embedded weight row); the
     /// format is in docs/language.md and examples/tableaux/.
     #[arg(long, value_name = "FILE", conflicts_with = "solver")]
-    tableau: Option<PathBuf>,
+    pub(crate) tableau: Option<PathBuf>,
     /// Relative tolerance of adaptive methods (default: experiment Tolerance, else 1e-6).
     #[arg(long, value_name = "R", allow_hyphen_values = true)]
-    rtol: Option<f64>,
+    pub(crate) rtol: Option<f64>,
     /// Absolute tolerance of adaptive methods (default: the relative tolerance).
     #[arg(long, value_name = "A", allow_hyphen_values = true)]
-    atol: Option<f64>,
+    pub(crate) atol: Option<f64>,
     /// Step size of fixed-step methods (default: the model's `__eqm(step = ...)` annotation, else
     /// the output interval, at most (stop-start)/100).
     /// Given with implicit-euler, trapezoid, bdf (order 5), radau5 or an implicit tableau with
@@ -128,50 +134,50 @@ struct RunArgs {
     /// dopri5, auto and explicit tableaux with embedded weights always control their step size
     /// and ignore it (with a note).
     #[arg(long, value_name = "H", allow_hyphen_values = true)]
-    step: Option<f64>,
+    pub(crate) step: Option<f64>,
     /// Output spacing (default: experiment Interval, else the model's `__eqm` step, else
     /// (stop-start)/500).
     #[arg(long, value_name = "DT", allow_hyphen_values = true)]
-    interval: Option<f64>,
+    pub(crate) interval: Option<f64>,
     /// The most rows the output interval may ask for (default 10000000); a run that would
     /// write more is refused before it starts.
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    max_rows: Option<u64>,
+    pub(crate) max_rows: Option<u64>,
     /// Variables to write, comma separated (default: states and all named model variables).
     #[arg(long, value_name = "a,b.c,...", value_delimiter = ',')]
-    vars: Option<Vec<String>>,
+    pub(crate) vars: Option<Vec<String>>,
     /// Result file (`.csv`); default: standard output.
     #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Variables to plot, comma separated (needs --plot-out).
     #[arg(long, value_name = "a,b", value_delimiter = ',', requires = "plot_out")]
-    plot: Option<Vec<String>>,
+    pub(crate) plot: Option<Vec<String>>,
     /// Evaluate the model with the reference interpreter instead of native code (for
     /// comparisons; the results agree).
     #[arg(long)]
-    interpreter: bool,
+    pub(crate) interpreter: bool,
     /// The plot file (`.svg` or `.png`).
     #[arg(long, value_name = "FILE.svg", requires = "plot")]
-    plot_out: Option<PathBuf>,
+    pub(crate) plot_out: Option<PathBuf>,
     /// Constraint projection of models with invariants: `K=k` sets the gain of the
     /// correction `d/dt g = -k g`, `off` integrates the plain field (to see the drift); default:
     /// the model's `stabilize(K = k)` annotation, else the fastest rate of the model at the start
     /// (at least 10/(stop - start)).
     #[arg(long, value_name = "K=k|off", value_parser = parse_stabilize)]
-    stabilize: Option<Stabilize>,
+    pub(crate) stabilize: Option<Stabilize>,
     /// Form of a high-index model: `embedding` (all differentiated variables are states, the
     /// constraints kept by projection), `dummy` (dummy derivatives: a static state choice), or
     /// `auto` (the default: dummy derivatives only when the constraints are linear with constant
     /// coefficients, so the static choice stays valid).
     #[arg(long = "index-reduction", value_name = "auto|embedding|dummy", value_parser = parse_index_form, default_value = "auto")]
-    index_reduction: IndexForm,
+    pub(crate) index_reduction: IndexForm,
     /// Run every combination of parameter values (repeatable): `NAME=A:STEP:B` (from A to B in
     /// steps of STEP) or `NAME=v1,v2,...`. The model is compiled once (again for each value of
     /// a structural parameter, with a note), the runs share the cores, and one CSV holds them
     /// all with a column per swept parameter in front of `time`; --plot draws each variable
     /// once per run.
     #[arg(long, value_name = "NAME=A:STEP:B|v1,v2,...", value_parser = sweep::parse_axis, allow_hyphen_values = true)]
-    sweep: Vec<eqm::SweepAxis>,
+    pub(crate) sweep: Vec<eqm::SweepAxis>,
 }
 
 fn parse_stabilize(s: &str) -> Result<Stabilize, String> {
@@ -208,7 +214,7 @@ struct ModelArgs {
     params: Vec<(String, f64)>,
 }
 
-fn parse_param(s: &str) -> Result<(String, f64), String> {
+pub(crate) fn parse_param(s: &str) -> Result<(String, f64), String> {
     let (name, value) = s.split_once('=').ok_or_else(|| format!("`{s}` is not NAME=VALUE"))?;
     // A Boolean parameter takes `true` or `false`.
     let value: f64 = match value.trim() {
@@ -230,6 +236,9 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> ExitCode {
+    if let Command::Repl(args) = &cli.command {
+        return repl::main(args, cli.timings);
+    }
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let args = match &cli.command {
         Command::Check(a)
@@ -238,8 +247,10 @@ fn run(cli: Cli) -> ExitCode {
         | Command::Diagram { model: a, .. }
         | Command::Run { model: a, .. }
         | Command::Analyze { model: a, .. } => a,
+        // Handled above: a session loads its files itself.
+        Command::Repl(_) => return ExitCode::SUCCESS,
     };
-    let mut session = match load(&args.files, args.model.as_deref()) {
+    let mut session = match load(&args.files, args.model.as_deref(), &[]) {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -289,7 +300,7 @@ fn run(cli: Cli) -> ExitCode {
                 })
             }
             Command::Flatten(_) => session.flatten(model, &options).map(|f| f.print()),
-            Command::Run { .. } | Command::Diagram { .. } | Command::Analyze { .. } => None,
+            Command::Run { .. } | Command::Diagram { .. } | Command::Analyze { .. } | Command::Repl(_) => None,
             Command::Check(_) => {
                 // One line per model; a single model that failed is told by its diagnostics.
                 let results = session.check_all(model, &options);
@@ -402,20 +413,12 @@ pub(crate) fn chosen_method(solver: Option<&str>, tableau: Option<&std::path::Pa
     }
 }
 
-fn simulate(
-    session: &mut Session,
-    model: Option<&str>,
-    run: &RunArgs,
-    options: &ModelOptions,
-    color: bool,
-    timings: bool,
-) -> ExitCode {
+/// The settings of a run with options `run` (without its variables); the message of a usage
+/// error for an unknown solver or an unreadable tableau.
+pub(crate) fn run_settings(run: &RunArgs) -> Result<RunSettings, String> {
     // Without --solver or --tableau the model's annotation, else `auto`, chooses the method.
-    let method = match chosen_method(run.solver.as_deref(), run.tableau.as_deref()) {
-        Ok(method) => method,
-        Err(message) => return usage(message),
-    };
-    let settings = RunSettings {
+    let method = chosen_method(run.solver.as_deref(), run.tableau.as_deref())?;
+    Ok(RunSettings {
         start: run.start,
         stop: run.stop,
         interval: run.interval,
@@ -427,6 +430,20 @@ fn simulate(
         stabilize: run.stabilize,
         variables: None,
         max_rows: run.max_rows,
+    })
+}
+
+fn simulate(
+    session: &mut Session,
+    model: Option<&str>,
+    run: &RunArgs,
+    options: &ModelOptions,
+    color: bool,
+    timings: bool,
+) -> ExitCode {
+    let settings = match run_settings(run) {
+        Ok(settings) => settings,
+        Err(message) => return usage(message),
     };
     if !run.sweep.is_empty() {
         let settings = RunSettings {
@@ -593,8 +610,18 @@ fn simulate(
 /// five times the model's slowest time scale after the start (`eqm::stability::time_scales_for`),
 /// with a note; unchanged (stop one time unit after the start) when the model's time scales
 /// cannot be found.
-fn default_stop(model: &mut eqm::Model, settings: RunSettings) -> RunSettings {
+pub(crate) fn default_stop(model: &mut eqm::Model, settings: RunSettings) -> RunSettings {
     if settings.stop.is_some() || model.experiment().stop_time.is_some() {
+        return settings;
+    }
+    // The time scales come from a dense eigenvalue decomposition, whose cost grows with the
+    // cube of the number of states: a large model keeps the fixed stop time instead of paying
+    // more for choosing it than for the run.
+    let states = model.program().states().len();
+    if states > eqm::stability::MAX_STATES_FOR_TIME_SCALES {
+        eprintln!(
+            "note: no stop time given: the run ends at the default stop time; the model has {states} states, too many to find its time scales quickly (give --stop)"
+        );
         return settings;
     }
     let Some(scales) = eqm::stability::time_scales_for(model) else {
@@ -614,7 +641,7 @@ fn default_stop(model: &mut eqm::Model, settings: RunSettings) -> RunSettings {
 }
 
 /// What `-v` prints about a finished run.
-fn print_report(model: &eqm::Model, report: &eqm::RunReport) {
+pub(crate) fn print_report(model: &eqm::Model, report: &eqm::RunReport) {
     let summary = &report.summary;
     eprintln!(
         "{} rows; {} steps, {} rejected, {} right-hand-side evaluations by the {}",
@@ -658,9 +685,10 @@ fn print_report(model: &eqm::Model, report: &eqm::RunReport) {
     }
 }
 
-/// Reads every file and the library directories of `EQMPATH`, and parses them. An unreadable
-/// file is a usage error (exit 2).
-fn load(files: &[PathBuf], model: Option<&str>) -> Result<Session, ExitCode> {
+/// Reads every file and the library directories of `EQMPATH`, and parses them with the texts
+/// `typed` (each `(name, text)`, user files that do not come from the file system: classes
+/// typed into the REPL). An unreadable file is a usage error (exit 2).
+pub(crate) fn load(files: &[PathBuf], model: Option<&str>, typed: &[(String, String)]) -> Result<Session, ExitCode> {
     let mut library: Vec<(String, String)> = Vec::new();
     if let Some(paths) = std::env::var_os("EQMPATH") {
         for dir in std::env::split_paths(&paths) {
@@ -693,6 +721,11 @@ fn load(files: &[PathBuf], model: Option<&str>) -> Result<Session, ExitCode> {
             }
         }
     }
+    user.extend(
+        typed
+            .iter()
+            .map(|(name, text)| (name.clone(), text.clone().into_bytes())),
+    );
     let mut session = Session::with_source_bytes(user, &library, model);
     // The data files a model names (`readMatrix`) are read from the file system too.
     session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
@@ -731,7 +764,7 @@ pub(crate) fn failure(session: &mut Session, color: bool, failed: RunError, what
     ExitCode::from(EXIT_SIMULATION)
 }
 
-fn finish(session: &mut Session, color: bool) -> ExitCode {
+pub(crate) fn finish(session: &mut Session, color: bool) -> ExitCode {
     let rendered = session.render_diagnostics(color);
     eprint!("{rendered}");
     if session.has_errors() {
@@ -741,7 +774,7 @@ fn finish(session: &mut Session, color: bool) -> ExitCode {
     }
 }
 
-fn print_timings(session: &Session) {
+pub(crate) fn print_timings(session: &Session) {
     for t in session.timings().stages() {
         eprintln!("{:>12}: {:>10.3} ms", t.stage, t.time.as_secs_f64() * 1e3);
     }

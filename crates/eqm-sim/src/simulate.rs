@@ -108,7 +108,7 @@ pub struct Columns {
 }
 
 /// How a run went.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Summary {
     /// The back end that computed the right-hand side, and how long compiling it took.
     pub backend: &'static str,

@@ -216,6 +216,27 @@ impl SimulationResult {
     }
 }
 
+// Results from rows that a front end collected with its own sink.
+impl SimulationResult {
+    /// The result of a run with `columns` whose rows a caller collected with its own
+    /// [`RowSink`] (one that watches the rows, or stops the run part way): `time[i]` is row
+    /// `i`'s time and `values` holds the rows one after another, one value per column. A run
+    /// that was stopped before it reported has the default `summary`.
+    pub fn from_rows(columns: Vec<Column>, time: Vec<f64>, values: Vec<f64>, summary: Summary) -> SimulationResult {
+        let width = columns.len().max(1);
+        let rows = time.len().min(values.len() / width);
+        let (mut time, mut values) = (time, values);
+        time.truncate(rows);
+        values.truncate(rows * columns.len());
+        SimulationResult {
+            columns,
+            time,
+            values,
+            summary,
+        }
+    }
+}
+
 /// Rows collected in memory while a run goes.
 #[derive(Debug, Default)]
 pub(crate) struct Rows {

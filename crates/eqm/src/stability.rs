@@ -327,6 +327,10 @@ pub fn advice_for(model: &mut crate::Model) -> Option<Advice> {
     advise(&eigenvalues_of(model)?, &judged_methods(None))
 }
 
+/// The most states for which a run without a stop time finds the model's time scales to choose
+/// one: the dense eigenvalue decomposition behind them takes about a second at this size.
+pub const MAX_STATES_FOR_TIME_SCALES: usize = 250;
+
 /// The time scales of a compiled model (see [`advice_for`]), without judging any method: what
 /// a run without a stop time needs (it runs to `start + 5 T_max`).
 pub fn time_scales_for(model: &mut crate::Model) -> Option<TimeScales> {

@@ -1,4 +1,4 @@
-//! Integration tests of `eqm-cli`. The `eqm` command line as a user runs it: `run`, events, friction, projection, the pendulum against its exact solution, `diagram`.
+//! Integration tests of `eqm-cli`. The `eqm` command line as a user runs it: `run`, events, friction, projection, the pendulum against its exact solution, `diagram`, the REPL.
 //!
 //! One test binary for the crate; each module is one family of tests.
 
@@ -19,6 +19,7 @@ mod friction;
 mod hostile;
 mod pendulum_reference;
 mod projection;
+mod repl;
 mod run;
 mod sweep;
 mod system_dynamics;
