@@ -155,6 +155,26 @@ fn every_command_answers() {
     assert!((last - 2.0 * (-2.0f64).exp()).abs() < 1e-5, "{out}");
     // `:analyze` prints the eigenvalue of the decay.
     assert!(out.contains("-0.5"), "{out}");
+    // The whole transcript, with the wall times and the scratch directory, which change from
+    // run to run, left out.
+    let transcript = redact_times(&out.replace(&dir.display().to_string(), "[dir]"));
+    insta::assert_snapshot!("every_command", transcript);
+}
+
+/// `text` with every number of milliseconds (`2.1 ms`) replaced by `[t]`.
+fn redact_times(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            let words: Vec<&str> = line.split(' ').collect();
+            let mut out: Vec<&str> = Vec::with_capacity(words.len());
+            for (k, w) in words.iter().enumerate() {
+                let unit = words.get(k + 1).map(|u| u.trim_end_matches([',', ')', ';']));
+                let numeric = !w.is_empty() && w.chars().all(|c| c.is_ascii_digit() || c == '.');
+                out.push(if numeric && unit == Some("ms") { "[t]" } else { w });
+            }
+            out.join(" ") + "\n"
+        })
+        .collect()
 }
 
 #[test]
