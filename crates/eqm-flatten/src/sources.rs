@@ -80,13 +80,16 @@ impl Sources {
             if !packages.iter().any(|name| text.contains(name)) {
                 continue;
             }
+            // A package may span several files (the later ones add to it with `within`), and
+            // naming the package loads all of them.
             for token in Token::lexer(text).flatten() {
-                if let Token::Ident(ident) = token
-                    && let Some(k) = packages.iter().position(|p| *p == ident)
-                    && !needed[k]
-                {
-                    needed[k] = true;
-                    queue.push(crate::stdlib::FILES[k].1);
+                if let Token::Ident(ident) = token {
+                    for k in 0..packages.len() {
+                        if packages[k] == ident && !needed[k] {
+                            needed[k] = true;
+                            queue.push(crate::stdlib::FILES[k].1);
+                        }
+                    }
                 }
             }
         }

@@ -2,13 +2,14 @@
 //!
 //! Input: nothing; this is static data. Output: [`FILES`], the text of every `stdlib/*.eqm` file
 //! paired with its path relative to the repository root. Embedding the library with
-//! `include_str!` means `eqm` finds `Units`, `Constants`, `Blocks`, `Mechanics`, `Electrical` and
-//! `SystemDynamics` from any working directory without an installation step; the same files stay
-//! readable (and editable for library development) under `stdlib/`.
+//! `include_str!` means `eqm` finds `Units`, `Constants`, `Blocks`, `Mechanics`, `Electrical`,
+//! `SystemDynamics` and `Modelica` from any working directory without an installation step; the
+//! same files stay readable (and editable for library development) under `stdlib/`.
 //!
-//! Each file holds exactly one top-level package, named like the file. Name resolution looks a
-//! top-level name up here last, after the enclosing scopes, the imports and the user's files
-//! (see `resolve`). The library's contents are described in `docs/language.md`, "The standard
+//! Each file holds exactly one package, named like the file: a top-level package `P` in `P.eqm`,
+//! or, in a file that starts `within P;`, a member `M` that it adds to `P` in `P_M.eqm` (listed
+//! after `P.eqm`, and under `P` in [`PACKAGES`]). Name resolution looks a top-level name up
+//! here last, after the enclosing scopes, the imports and the user's files (see `resolve`). The library's contents are described in `docs/language.md`, "The standard
 //! library". This module deliberately parses nothing: `Sources` parses the packages it needs.
 
 /// Every standard-library file as `(path, text)`, in dependency order: a package only refers to
@@ -24,9 +25,15 @@ pub const FILES: &[(&str, &str)] = &[
         "stdlib/SystemDynamics.eqm",
         include_str!("../../../stdlib/SystemDynamics.eqm"),
     ),
+    ("stdlib/Modelica.eqm", include_str!("../../../stdlib/Modelica.eqm")),
+    (
+        "stdlib/Modelica_Blocks.eqm",
+        include_str!("../../../stdlib/Modelica_Blocks.eqm"),
+    ),
 ];
 
-/// The names of the top-level packages in [`FILES`], in the same order.
+/// The names of the top-level packages in [`FILES`], in the same order (a file that adds to a
+/// package with `within` gives that package's name).
 pub const PACKAGES: &[&str] = &[
     "Units",
     "Constants",
@@ -34,6 +41,8 @@ pub const PACKAGES: &[&str] = &[
     "Mechanics",
     "Electrical",
     "SystemDynamics",
+    "Modelica",
+    "Modelica",
 ];
 
 /// The text of the library file that defines the top-level package `name`, if there is one.
@@ -59,13 +68,25 @@ mod tests {
     #[test]
     fn each_file_defines_its_one_package() {
         assert_eq!(FILES.len(), PACKAGES.len());
-        for ((path, text), name) in FILES.iter().zip(PACKAGES) {
+        for (k, ((path, text), name)) in FILES.iter().zip(PACKAGES).enumerate() {
             let (ast, _) = parse_file(FileId(0), text);
             assert_eq!(ast.classes.len(), 1, "{path} must hold exactly one top-level class");
             let class = &ast.classes[0];
-            assert_eq!(class.name.name, *name, "{path} must define package {name}");
             assert_eq!(class.kind, ClassKind::Package, "{path}: {name} must be a package");
-            assert_eq!(*path, format!("stdlib/{name}.eqm"));
+            match &ast.within {
+                // A file `within P;` adds its package to P, defined by an earlier file.
+                Some(Some(within)) => {
+                    let parent = within.parts[0].name.as_str();
+                    assert_eq!(parent, *name, "{path} must add to package {name}");
+                    assert!(PACKAGES[..k].contains(name), "{path}: {name} must come first");
+                    let member = &class.name.name;
+                    assert_eq!(*path, format!("stdlib/{name}_{member}.eqm"));
+                }
+                _ => {
+                    assert_eq!(class.name.name, *name, "{path} must define package {name}");
+                    assert_eq!(*path, format!("stdlib/{name}.eqm"));
+                }
+            }
         }
     }
 
@@ -74,6 +95,6 @@ mod tests {
         let (path, text) = file_of_package("Mechanics").expect("Mechanics is in the library");
         assert_eq!(path, "stdlib/Mechanics.eqm");
         assert!(text.contains("package Mechanics"));
-        assert!(file_of_package("Modelica").is_none());
+        assert!(file_of_package("Modelica.Blocks").is_none());
     }
 }

@@ -13,6 +13,8 @@ mod fixed_step;
 mod friction;
 mod hybrid;
 mod language;
+mod msl_blocks;
+mod msl_thermal;
 mod session;
 mod simulate;
 mod structure;

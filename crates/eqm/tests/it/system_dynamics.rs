@@ -39,7 +39,7 @@ fn run(model: &mut eqm::Model, stop: f64, fixed: Option<(Method, f64)>) -> Simul
 
 /// Checks that `name` is `expected` at `t` (after the event when one happens at `t`) within
 /// `tolerance`, relative to max(1, |expected|).
-fn check(result: &SimulationResult, name: &str, t: f64, expected: f64, tolerance: f64) {
+pub(crate) fn check(result: &SimulationResult, name: &str, t: f64, expected: f64, tolerance: f64) {
     let value = result
         .value_at(name, t)
         .unwrap_or_else(|| panic!("no value of {name} at {t}"));
