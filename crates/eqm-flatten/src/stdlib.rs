@@ -21,6 +21,7 @@ pub const FILES: &[(&str, &str)] = &[
     ("stdlib/Blocks.eqm", include_str!("../../../stdlib/Blocks.eqm")),
     ("stdlib/Mechanics.eqm", include_str!("../../../stdlib/Mechanics.eqm")),
     ("stdlib/Electrical.eqm", include_str!("../../../stdlib/Electrical.eqm")),
+    ("stdlib/Hydraulics.eqm", include_str!("../../../stdlib/Hydraulics.eqm")),
     (
         "stdlib/SystemDynamics.eqm",
         include_str!("../../../stdlib/SystemDynamics.eqm"),
@@ -29,6 +30,14 @@ pub const FILES: &[(&str, &str)] = &[
     (
         "stdlib/Modelica_Blocks.eqm",
         include_str!("../../../stdlib/Modelica_Blocks.eqm"),
+    ),
+    (
+        "stdlib/Modelica_Mechanics.eqm",
+        include_str!("../../../stdlib/Modelica_Mechanics.eqm"),
+    ),
+    (
+        "stdlib/Modelica_Electrical.eqm",
+        include_str!("../../../stdlib/Modelica_Electrical.eqm"),
     ),
 ];
 
@@ -40,7 +49,10 @@ pub const PACKAGES: &[&str] = &[
     "Blocks",
     "Mechanics",
     "Electrical",
+    "Hydraulics",
     "SystemDynamics",
+    "Modelica",
+    "Modelica",
     "Modelica",
     "Modelica",
 ];

@@ -16,7 +16,7 @@ fn compile(text: &str) -> eqm::Model {
 }
 
 /// A run of the only model of `text` to `stop` at tight tolerances, with rows every 0.01.
-fn run(text: &str, stop: f64) -> SimulationResult {
+pub(crate) fn run(text: &str, stop: f64) -> SimulationResult {
     let mut model = compile(text);
     let settings = RunSettings {
         stop: Some(stop),

@@ -6,7 +6,7 @@ use crate::system_dynamics::check;
 use eqm::{ModelOptions, RunSettings, Session, SimulationResult};
 
 /// The run of the only model of `text` to `stop` at tight tolerances.
-fn run(text: &str, stop: f64) -> SimulationResult {
+pub(crate) fn run(text: &str, stop: f64) -> SimulationResult {
     let files = [("m.eqm".to_string(), text.to_string())];
     let mut session = Session::with_sources(&files, &[], None);
     let mut model = session
