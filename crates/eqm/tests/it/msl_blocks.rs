@@ -17,7 +17,11 @@ fn compile(text: &str) -> eqm::Model {
 
 /// A run of the only model of `text` to `stop` at tight tolerances, with rows every 0.01.
 pub(crate) fn run(text: &str, stop: f64) -> SimulationResult {
-    let mut model = compile(text);
+    simulate(compile(text), stop)
+}
+
+/// A run of `model` to `stop` at tight tolerances, with rows every 0.01.
+fn simulate(mut model: eqm::Model, stop: f64) -> SimulationResult {
     let settings = RunSettings {
         stop: Some(stop),
         rtol: Some(1e-10),
@@ -354,5 +358,294 @@ fn limiter_dead_zone_and_variable_limiter_values() {
         check(&r, "limiter.y", t, limited, 1e-9);
         check(&r, "deadZone.y", t, dead, 1e-9);
         check(&r, "variableLimiter.y", t, variable, 1e-9);
+    }
+}
+
+#[test]
+fn combi_time_table_interpolates_and_extrapolates_its_columns() {
+    let text = model(
+        "  Modelica.Blocks.Sources.CombiTimeTable lin(table = [0, 0, 10; 1, 2, 20; 3, 2, 0]);
+               Modelica.Blocks.Sources.CombiTimeTable file(table = readMatrix(\"tab.csv\"), columns = {3},
+                 smoothness = Modelica.Blocks.Types.Smoothness.ConstantSegments, offset = {1});
+               Modelica.Blocks.Sources.CombiTimeTable per(table = [0, 0; 1, 2; 2, 0],
+                 extrapolation = Modelica.Blocks.Types.Extrapolation.Periodic, startTime = 0.5,
+                 shiftTime = 0.5);
+               Modelica.Blocks.Sources.CombiTimeTable hold(table = [0, 0; 1, 2; 2, 0],
+                 extrapolation = Modelica.Blocks.Types.Extrapolation.HoldLastPoint, offset = {5});",
+        "",
+    );
+    let mut session = Session::with_sources(&[("m.eqm".to_string(), text)], &[], None);
+    // The data file as the session's reader gives it: a header line and three rows.
+    session.set_file_reader(|path: &std::path::Path| {
+        assert!(path.ends_with("tab.csv"), "{}", path.display());
+        Ok("t, a, b\n0, 0, 10\n1, 2, 20\n3, 2, 0\n".to_string())
+    });
+    let compiled = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let r = simulate(compiled, 4.0);
+    // Linear segments; past the last row the line through the last two rows continues.
+    for (name, t, y) in [
+        ("lin.y[1]", 0.5, 1.0),
+        ("lin.y[1]", 2.0, 2.0),
+        ("lin.y[1]", 4.0, 2.0),
+        ("lin.y[2]", 0.5, 15.0),
+        ("lin.y[2]", 2.0, 10.0),
+        ("lin.y[2]", 4.0, -10.0),
+        // Constant segments of the third column read from the file, plus the offset 1.
+        ("file.y[1]", 0.5, 11.0),
+        ("file.y[1]", 1.5, 21.0),
+        ("file.y[1]", 3.5, 1.0),
+        // Periodic with period 2, read at time - 0.5; zero before the start time 0.5.
+        ("per.y[1]", 0.25, 0.0),
+        ("per.y[1]", 1.0, 1.0),
+        ("per.y[1]", 2.0, 1.0),
+        ("per.y[1]", 3.0, 1.0),
+        ("per.y[1]", 3.75, 1.5),
+        // Held at the last row past the end, plus the offset 5.
+        ("hold.y[1]", 0.5, 6.0),
+        ("hold.y[1]", 1.5, 6.0),
+        ("hold.y[1]", 3.0, 5.0),
+    ] {
+        check(&r, name, t, y, 1e-9);
+    }
+}
+
+#[test]
+fn fixed_delay_and_the_discrete_blocks_sample_a_ramp() {
+    let text = model(
+        "  Modelica.Blocks.Sources.Ramp ramp(height = 4, duration = 4);
+           Modelica.Blocks.Nonlinear.FixedDelay fd(delayTime = 1);
+           Modelica.Blocks.Discrete.Sampler smp(samplePeriod = 0.5, startTime = 0.25);
+           Modelica.Blocks.Discrete.ZeroOrderHold zoh(samplePeriod = 0.5);
+           Modelica.Blocks.Discrete.UnitDelay ud(samplePeriod = 0.5, y_start = -1);",
+        "  connect(ramp.y, fd.u);
+           connect(ramp.y, smp.u);
+           connect(ramp.y, zoh.u);
+           connect(ramp.y, ud.u);",
+    );
+    let r = run(&text, 4.0);
+    for (name, t, y) in [
+        // The ramp is y = time; the delay holds its start value 0 for the first second.
+        ("fd.y", 0.5, 0.0),
+        ("fd.y", 2.5, 1.5),
+        // Sampled at the start and at 0.25 + 0.5 k.
+        ("smp.y", 0.2, 0.0),
+        ("smp.y", 0.3, 0.25),
+        ("smp.y", 1.1, 0.75),
+        // Held from 0.5 k.
+        ("zoh.y", 0.3, 0.0),
+        ("zoh.y", 0.6, 0.5),
+        ("zoh.y", 1.99, 1.5),
+        // One sample period late: y_start until the second tick.
+        ("ud.y", 0.3, -1.0),
+        ("ud.y", 0.6, 0.0),
+        ("ud.y", 1.2, 0.5),
+        ("ud.y", 3.7, 3.0),
+    ] {
+        check(&r, name, t, y, 1e-9);
+    }
+}
+
+#[test]
+fn logical_blocks_and_boolean_sources_follow_their_truth_tables() {
+    let text = model(
+        "  Modelica.Blocks.Sources.BooleanStep bs(startTime = 1);
+           Modelica.Blocks.Sources.BooleanPulse bp(width = 25, period = 1, startTime = 0.5);
+           Modelica.Blocks.Sources.IntegerStep is(height = 3, offset = -1, startTime = 2);
+           Modelica.Blocks.Sources.RealExpression re(y = 2*time + 1);
+           Modelica.Blocks.Sources.BooleanExpression be(y = time > 1.5);
+           Modelica.Blocks.Logical.And and1;
+           Modelica.Blocks.Logical.Or or1;
+           Modelica.Blocks.Logical.Xor xor1;
+           Modelica.Blocks.Logical.Not not1;
+           Modelica.Blocks.Logical.Nand nand1;
+           Modelica.Blocks.Logical.Nor nor1;
+           Modelica.Blocks.Sources.Sine sine(f = 0.25, amplitude = 2);
+           Modelica.Blocks.Logical.GreaterThreshold gt(threshold = 1);
+           Modelica.Blocks.Logical.LessThreshold lt(threshold = -1);
+           Modelica.Blocks.Logical.Greater g;
+           Modelica.Blocks.Logical.Less l;
+           Modelica.Blocks.Logical.Switch sw;
+           Modelica.Blocks.Logical.Hysteresis hys(uLow = -1, uHigh = 1);
+           Modelica.Blocks.Logical.OnOffController onoff(bandwidth = 1);
+           Modelica.Blocks.Sources.Constant zero(k = 0);",
+        "  connect(bs.y, and1.u1); connect(be.y, and1.u2);
+           connect(bs.y, or1.u1); connect(be.y, or1.u2);
+           connect(bs.y, xor1.u1); connect(be.y, xor1.u2);
+           connect(bs.y, not1.u);
+           connect(bs.y, nand1.u1); connect(be.y, nand1.u2);
+           connect(bs.y, nor1.u1); connect(be.y, nor1.u2);
+           connect(sine.y, gt.u); connect(sine.y, lt.u);
+           connect(sine.y, g.u1); connect(zero.y, g.u2);
+           connect(sine.y, l.u1); connect(zero.y, l.u2);
+           connect(re.y, sw.u1); connect(bp.y, sw.u2); connect(sine.y, sw.u3);
+           connect(sine.y, hys.u);
+           connect(zero.y, onoff.reference); connect(sine.y, onoff.u);",
+    );
+    let r = run(&text, 5.0);
+    // The sine is 2 sin(pi t/2): 1 at t = 1/3, 2 at t = 1, -1 at t = 7/3, -2 at t = 3.
+    let sine = |t: f64| 2.0 * (PI * t / 2.0).sin();
+    for (name, t, y) in [
+        ("bs.y", 0.5, 0.0),
+        ("bs.y", 1.5, 1.0),
+        ("bp.y", 0.25, 0.0),
+        ("bp.y", 0.6, 1.0),
+        ("bp.y", 0.9, 0.0),
+        ("bp.y", 1.6, 1.0),
+        ("is.y", 1.0, -1.0),
+        ("is.y", 3.0, 2.0),
+        ("re.y", 1.0, 3.0),
+        ("be.y", 1.0, 0.0),
+        ("be.y", 2.0, 1.0),
+        ("and1.y", 1.25, 0.0),
+        ("and1.y", 2.0, 1.0),
+        ("or1.y", 0.5, 0.0),
+        ("or1.y", 1.25, 1.0),
+        ("xor1.y", 1.25, 1.0),
+        ("xor1.y", 2.0, 0.0),
+        ("not1.y", 0.5, 1.0),
+        ("nand1.y", 1.25, 1.0),
+        ("nand1.y", 2.0, 0.0),
+        ("nor1.y", 0.5, 1.0),
+        ("nor1.y", 1.25, 0.0),
+        ("not1.y", 1.5, 0.0),
+        ("gt.y", 0.25, 0.0),
+        ("gt.y", 0.5, 1.0),
+        ("lt.y", 2.2, 0.0),
+        ("lt.y", 2.5, 1.0),
+        ("g.y", 1.0, 1.0),
+        ("g.y", 3.0, 0.0),
+        ("l.y", 1.0, 0.0),
+        ("l.y", 3.0, 1.0),
+        ("sw.y", 0.6, 2.2),
+        ("sw.y", 0.9, sine(0.9)),
+        // Switches on above 1 (t = 1/3) and off below -1 (t = 7/3), keeping its value between.
+        ("hys.y", 0.25, 0.0),
+        ("hys.y", 0.5, 1.0),
+        ("hys.y", 2.0, 1.0),
+        ("hys.y", 2.5, 0.0),
+        ("hys.y", 3.9, 0.0),
+        ("hys.y", 4.5, 1.0),
+        // On below -0.5, off at 0.5 and above, unchanged in between.
+        ("onoff.y", 0.25, 0.0),
+        ("onoff.y", 2.2, 1.0),
+        ("onoff.y", 3.9, 1.0),
+        ("onoff.y", 4.2, 0.0),
+    ] {
+        check(&r, name, t, y, 1e-9);
+    }
+}
+
+#[test]
+fn math_functions_and_routing_blocks() {
+    let text = model(
+        "  Modelica.Blocks.Sources.Constant a(k = 0.5);
+           Modelica.Blocks.Sources.Constant b(k = -2);
+           Modelica.Blocks.Math.Sin sin1;
+           Modelica.Blocks.Math.Cos cos1;
+           Modelica.Blocks.Math.Exp exp1;
+           Modelica.Blocks.Math.Log log1;
+           Modelica.Blocks.Math.Tan tan1;
+           Modelica.Blocks.Math.Asin asin1;
+           Modelica.Blocks.Math.Acos acos1;
+           Modelica.Blocks.Math.Atan atan1;
+           Modelica.Blocks.Math.Sinh sinh1;
+           Modelica.Blocks.Math.Cosh cosh1;
+           Modelica.Blocks.Math.Tanh tanh1;
+           Modelica.Blocks.Math.Log10 log10a;
+           Modelica.Blocks.Math.Atan2 atan2a;
+           Modelica.Blocks.Math.Power pow2(base = 2, useExp = false);
+           Modelica.Blocks.Math.Power powE;
+           Modelica.Blocks.Routing.Replicator rep(nout = 3);
+           Modelica.Blocks.Routing.Multiplex2 mux(n1 = 1, n2 = 2);
+           Modelica.Blocks.Routing.DeMultiplex2 demux(n1 = 2, n2 = 1);
+           Modelica.Blocks.Routing.Extractor ex(nin = 3);
+           Modelica.Blocks.Sources.IntegerStep index(height = 1, offset = 1, startTime = 1);",
+        "  connect(a.y, sin1.u); connect(a.y, cos1.u); connect(a.y, exp1.u); connect(a.y, log1.u);
+           connect(a.y, tan1.u); connect(a.y, asin1.u); connect(a.y, acos1.u); connect(b.y, atan1.u);
+           connect(a.y, sinh1.u); connect(a.y, cosh1.u); connect(a.y, tanh1.u); connect(a.y, log10a.u);
+           connect(a.y, atan2a.u1); connect(b.y, atan2a.u2);
+           connect(b.y, pow2.u); connect(a.y, powE.u);
+           connect(b.y, rep.u);
+           connect(a.y, mux.u1[1]); connect(rep.y[2], mux.u2[1]); connect(sin1.y, mux.u2[2]);
+           connect(mux.y, demux.u);
+           connect(mux.y, ex.u); connect(index.y, ex.index);",
+    );
+    let r = run(&text, 2.0);
+    let s = 0.5f64.sin();
+    for (name, t, y) in [
+        ("sin1.y", 0.5, s),
+        ("cos1.y", 0.5, 0.5f64.cos()),
+        ("exp1.y", 0.5, 0.5f64.exp()),
+        ("log1.y", 0.5, -(2.0f64.ln())),
+        ("atan2a.y", 0.5, PI - 0.25f64.atan()),
+        // sin(pi/6) = 1/2 and cos(pi/3) = 1/2; atan(-2) = -atan(2).
+        ("tan1.y", 0.5, 0.5f64.sin() / 0.5f64.cos()),
+        ("asin1.y", 0.5, PI / 6.0),
+        ("acos1.y", 0.5, PI / 3.0),
+        ("atan1.y", 0.5, -(2.0f64.atan())),
+        ("sinh1.y", 0.5, (0.5f64.exp() - (-0.5f64).exp()) / 2.0),
+        ("cosh1.y", 0.5, (0.5f64.exp() + (-0.5f64).exp()) / 2.0),
+        ("tanh1.y", 0.5, (1.0f64.exp() - 1.0) / (1.0f64.exp() + 1.0)),
+        ("log10a.y", 0.5, -(2.0f64.ln()) / 10.0f64.ln()),
+        ("pow2.y", 0.5, 0.25),
+        ("powE.y", 0.5, 0.5f64.exp()),
+        ("rep.y[1]", 0.5, -2.0),
+        ("rep.y[3]", 0.5, -2.0),
+        ("mux.y[1]", 0.5, 0.5),
+        ("mux.y[2]", 0.5, -2.0),
+        ("mux.y[3]", 0.5, s),
+        ("demux.y1[1]", 0.5, 0.5),
+        ("demux.y1[2]", 0.5, -2.0),
+        ("demux.y2[1]", 0.5, s),
+        ("ex.y", 0.5, 0.5),
+        ("ex.y", 1.5, -2.0),
+    ] {
+        check(&r, name, t, y, 1e-12);
+    }
+}
+
+#[test]
+fn conversions_timer_comparisons_and_pass_throughs() {
+    let text = model(
+        "  Modelica.Blocks.Sources.Sine sine(f = 0.25, amplitude = 2);
+           Modelica.Blocks.Sources.BooleanPulse bp(width = 25, period = 1, startTime = 0.5);
+           Modelica.Blocks.Logical.Timer timer;
+           Modelica.Blocks.Math.BooleanToReal b2r(realTrue = 3, realFalse = -1);
+           Modelica.Blocks.Math.BooleanToInteger b2i;
+           Modelica.Blocks.Math.RealToInteger r2i;
+           Modelica.Blocks.Math.IntegerToReal i2r;
+           Modelica.Blocks.Logical.GreaterEqualThreshold ge(threshold = 1);
+           Modelica.Blocks.Logical.LessEqual le;
+           Modelica.Blocks.Routing.RealPassThrough rp;
+           Modelica.Blocks.Sources.Constant zero(k = 0);",
+        "  connect(bp.y, timer.u); connect(bp.y, b2r.u); connect(bp.y, b2i.u);
+           connect(sine.y, r2i.u); connect(r2i.y, i2r.u); connect(sine.y, ge.u);
+           connect(sine.y, le.u1); connect(zero.y, le.u2); connect(sine.y, rp.u);",
+    );
+    let r = run(&text, 4.0);
+    // The pulse is true within [0.5, 0.75) and [1.5, 1.75); the sine is 2 sin(pi t/2).
+    for (name, t, y) in [
+        ("timer.y", 0.25, 0.0),
+        ("timer.y", 0.7, 0.2),
+        ("timer.y", 0.9, 0.0),
+        ("timer.y", 1.7, 0.2),
+        ("b2r.y", 0.6, 3.0),
+        ("b2r.y", 0.9, -1.0),
+        ("b2i.y", 0.6, 1.0),
+        ("b2i.y", 0.9, 0.0),
+        // 2 sin(0.1 pi) = 0.618 rounds to 1, 2 sin(0.3 pi) = 1.618 to 2, and their negatives.
+        ("r2i.y", 0.2, 1.0),
+        ("r2i.y", 0.6, 2.0),
+        ("i2r.y", 2.2, -1.0),
+        ("i2r.y", 3.0, -2.0),
+        ("ge.y", 0.25, 0.0),
+        ("ge.y", 0.5, 1.0),
+        ("le.y", 1.0, 0.0),
+        ("le.y", 3.0, 1.0),
+        ("rp.y", 0.5, 2f64.sqrt()),
+    ] {
+        check(&r, name, t, y, 1e-9);
     }
 }
