@@ -70,19 +70,7 @@ fn the_cli_reports_hostile_nesting_and_exits_1() {
         ("unclosed.eqm", "package P\n".repeat(DEEP), "E0111"),
     ];
     for (name, text, code) in cases {
-        let file = TempFile::new(name, &text);
-        let (status, stderr) = run_check(&file.0);
-        assert_eq!(
-            status,
-            Some(1),
-            "{name}: eqm check must exit 1; stderr:\n{}",
-            tail(&stderr)
-        );
-        assert!(
-            stderr.contains(&format!("[{code}]")),
-            "{name}: no {code} in:\n{}",
-            tail(&stderr)
-        );
+        expect_error(name, &text, &[], code);
     }
 }
 
