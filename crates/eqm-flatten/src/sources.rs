@@ -61,8 +61,8 @@ impl Sources {
 
     /// Adds every package of the standard library.
     pub fn add_embedded_stdlib(&mut self) {
-        for (name, text) in crate::stdlib::FILES {
-            self.add_library_file(format!("<stdlib>/{name}"), *text);
+        for (k, (name, _)) in crate::stdlib::FILES.iter().enumerate() {
+            self.add_library_file(format!("<stdlib>/{name}"), crate::stdlib::file_text(k));
         }
     }
 
@@ -74,8 +74,9 @@ impl Sources {
         use logos::Logos;
         let packages = crate::stdlib::PACKAGES;
         let mut needed = vec![false; packages.len()];
-        let mut queue: Vec<&str> = texts.to_vec();
+        let mut queue: Vec<std::borrow::Cow<'_, str>> = texts.iter().map(|t| (*t).into()).collect();
         while let Some(text) = queue.pop() {
+            let text: &str = &text;
             // A text without any package name needs no lexing at all.
             if !packages.iter().any(|name| text.contains(name)) {
                 continue;
@@ -87,15 +88,15 @@ impl Sources {
                     for k in 0..packages.len() {
                         if packages[k] == ident && !needed[k] {
                             needed[k] = true;
-                            queue.push(crate::stdlib::FILES[k].1);
+                            queue.push(crate::stdlib::file_text(k));
                         }
                     }
                 }
             }
         }
-        for (k, (name, text)) in crate::stdlib::FILES.iter().enumerate() {
+        for (k, (name, _)) in crate::stdlib::FILES.iter().enumerate() {
             if needed[k] {
-                self.add_library_file(format!("<stdlib>/{name}"), *text);
+                self.add_library_file(format!("<stdlib>/{name}"), crate::stdlib::file_text(k));
             }
         }
     }

@@ -11,6 +11,11 @@
 //! after `P.eqm`, and under `P` in [`PACKAGES`]). Name resolution looks a top-level name up
 //! here last, after the enclosing scopes, the imports and the user's files (see `resolve`). The library's contents are described in `docs/language.md`, "The standard
 //! library". This module deliberately parses nothing: `Sources` parses the packages it needs.
+//!
+//! For library development, [`file_text`] reads a file from the directory named by the
+//! environment variable `EQM_STDLIB_DIR` instead, when that directory has it, so that an edited
+//! `stdlib/*.eqm` takes effect without rebuilding `eqm`. This is the only IO here; a file the
+//! directory lacks (or cannot be read) is taken from the binary, as without the variable.
 
 /// Every standard-library file as `(path, text)`, in dependency order: a package only refers to
 /// packages listed before it (`Units` and `Constants` first, `Blocks` before the physical
@@ -109,4 +114,17 @@ mod tests {
         assert!(text.contains("package Mechanics"));
         assert!(file_of_package("Modelica.Blocks").is_none());
     }
+}
+
+/// The text of the library file `FILES[index]`: the file of the same name in `$EQM_STDLIB_DIR`
+/// when that variable is set and the file can be read, otherwise the embedded text.
+pub fn file_text(index: usize) -> std::borrow::Cow<'static, str> {
+    let (path, embedded) = FILES[index];
+    if let Some(dir) = std::env::var_os("EQM_STDLIB_DIR") {
+        let file_name = path.rsplit('/').next().unwrap_or(path);
+        if let Ok(text) = std::fs::read_to_string(std::path::Path::new(&dir).join(file_name)) {
+            return std::borrow::Cow::Owned(text);
+        }
+    }
+    std::borrow::Cow::Borrowed(embedded)
 }
