@@ -67,6 +67,19 @@ pub fn file_of_package(name: &str) -> Option<(&'static str, &'static str)> {
     PACKAGES.iter().position(|p| *p == name).map(|i| FILES[i])
 }
 
+/// The text of the library file `FILES[index]`: the file of the same name in `$EQM_STDLIB_DIR`
+/// when that variable is set and the file can be read, otherwise the embedded text.
+pub fn file_text(index: usize) -> std::borrow::Cow<'static, str> {
+    let (path, embedded) = FILES[index];
+    if let Some(dir) = std::env::var_os("EQM_STDLIB_DIR") {
+        let file_name = path.rsplit('/').next().unwrap_or(path);
+        if let Ok(text) = std::fs::read_to_string(std::path::Path::new(&dir).join(file_name)) {
+            return std::borrow::Cow::Owned(text);
+        }
+    }
+    std::borrow::Cow::Borrowed(embedded)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,17 +127,4 @@ mod tests {
         assert!(text.contains("package Mechanics"));
         assert!(file_of_package("Modelica.Blocks").is_none());
     }
-}
-
-/// The text of the library file `FILES[index]`: the file of the same name in `$EQM_STDLIB_DIR`
-/// when that variable is set and the file can be read, otherwise the embedded text.
-pub fn file_text(index: usize) -> std::borrow::Cow<'static, str> {
-    let (path, embedded) = FILES[index];
-    if let Some(dir) = std::env::var_os("EQM_STDLIB_DIR") {
-        let file_name = path.rsplit('/').next().unwrap_or(path);
-        if let Ok(text) = std::fs::read_to_string(std::path::Path::new(&dir).join(file_name)) {
-            return std::borrow::Cow::Owned(text);
-        }
-    }
-    std::borrow::Cow::Borrowed(embedded)
 }
