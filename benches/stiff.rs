@@ -9,16 +9,23 @@
 //! exact Jacobian ("jac", what the diffsol benchmark in `benches/diffsol` gives diffsol, so
 //! these rows compare the solvers alone), and for the problem written as an `.eqm` model,
 //! compiled with its symbolic Jacobian ("model", what `eqm run` does; the compilation and the
-//! model's instance are made before the timed runs, as diffsol's benchmark builds its problem). Words given after `--` select rows
+//! model's instance are made before the timed runs, as diffsol's benchmark builds its problem),
+//! and for the model simulated whole through the `eqm` library ("sim": everything a run does
+//! after compiling, so the difference to "model" is the fixed cost of a simulation). Words given after `--` select rows
 //! (`cargo bench --bench stiff -- HIRES bdf jac`). The same
 //! problems in SciPy (Radau, BDF, LSODA) and SUNDIALS CVODE: `python3 benches/stiff_compare.py`.
+//! Before them, the chain of masses (`tests/support/chain.rs`) at 32 to 20,000 states: see
+//! `chain_rows`.
 
+#[path = "../tests/support/chain.rs"]
+mod chain;
 #[path = "../tests/support/pipeline.rs"]
 mod pipeline;
 #[path = "../tests/support/stiff.rs"]
 mod stiff;
 
-use eqm_integrators::{Method, Stats};
+use eqm_integrators::{Atol, Method, OdeSystem, Options, Output, RhsError, Stats, integrate, stepper_for};
+use std::ops::ControlFlow;
 use std::time::Instant;
 use stiff::StiffProblem;
 
@@ -49,10 +56,11 @@ fn main() {
         "{:<26} {:>6} {:>5} {:>7} {:>10} {:>7} {:>7} {:>6} {:>6} {:>10}",
         "problem", "method", "path", "rtol", "time ms", "steps", "f evals", "jac", "LU", "error"
     );
+    chain_rows(&filters);
     for (problem, atol_factor) in &mut problems {
         let rows: Vec<(&str, Method)> = [Method::Bdf, Method::Radau5, Method::Auto]
             .into_iter()
-            .flat_map(|m| [("dq", m.clone()), ("jac", m.clone()), ("model", m)])
+            .flat_map(|m| [("dq", m.clone()), ("jac", m.clone()), ("model", m.clone()), ("sim", m)])
             .filter(|(path, method)| {
                 let label = format!("{} {} {path}", problem.name, method.name());
                 filters.iter().all(|f| label.contains(f.as_str()))
@@ -72,6 +80,10 @@ fn main() {
         for (path, method) in rows {
             for rtol in [1e-4, 1e-6, 1e-8] {
                 let atol = rtol * atol_factor * if problem.name == "Robertson" { 1e-4 } else { 1.0 };
+                if path == "sim" {
+                    sim_row(problem, &method, rtol, atol);
+                    continue;
+                }
                 let mut best = f64::INFINITY;
                 let mut outcome = None;
                 // The model's instance is made once, as the diffsol benchmark builds its problem
@@ -109,6 +121,230 @@ fn main() {
                     stats.jacobians,
                     stats.factorizations
                 );
+            }
+        }
+    }
+}
+
+/// The "sim" path: the problem's model simulated whole through the `eqm` library
+/// (`Model::simulate`, what `eqm run` and an embedding program call: instances, initialization,
+/// the output rows), compiled once and not timed, with one output row at the end time. The
+/// time beyond the "model" row's is the fixed cost of a simulation. No error is printed: the
+/// columns of the result are the model's variables, not the problem's state vector.
+fn sim_row(problem: &StiffProblem, method: &Method, rtol: f64, atol: f64) {
+    let files = [("stiff.eqm".to_string(), problem.model.to_string())];
+    let mut session = eqm::Session::with_sources(&files, &[], None);
+    let mut model = session
+        .compile(None, &eqm::ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}: {}", problem.name, session.render_diagnostics(false)));
+    let settings = eqm::RunSettings {
+        stop: Some(problem.t_end),
+        interval: Some(problem.t_end),
+        rtol: Some(rtol),
+        atol: Some(atol),
+        method: Some(method.clone()),
+        ..eqm::RunSettings::default()
+    };
+    let mut best = f64::INFINITY;
+    let mut outcome = None;
+    for _ in 0..20 {
+        let start = Instant::now();
+        outcome = model.simulate(&settings).ok();
+        best = best.min(start.elapsed().as_secs_f64() * 1e3);
+    }
+    let Some(result) = outcome else {
+        println!(
+            "{:<26} {:>6} {:>5} {rtol:>7.0e} failed",
+            problem.name,
+            method.name(),
+            "sim"
+        );
+        return;
+    };
+    let stats = result.summary.stats;
+    println!(
+        "{:<26} {:>6} {:>5} {rtol:>7.0e} {best:>10.3} {:>7} {:>7} {:>6} {:>6}",
+        format!("{} t={}", problem.name, problem.t_end),
+        method.name(),
+        "sim",
+        stats.steps,
+        stats.rhs_evals,
+        stats.jacobians,
+        stats.factorizations
+    );
+}
+
+/// The chain of masses (`tests/support/chain.rs`) as a system with its Jacobian's pattern, and
+/// with the exact values of its constant Jacobian when `exact` ("jac") or without them ("dq":
+/// difference quotients by colour, two evaluations of `f` for the whole sparse Jacobian).
+struct ChainSystem {
+    chain: chain::Chain,
+    pattern: Vec<Vec<u32>>,
+    values: Vec<f64>,
+    exact: bool,
+    /// Whether the pattern is given (else the integrators use dense matrices).
+    sparse: bool,
+}
+
+impl ChainSystem {
+    fn new(n: usize, exact: bool, sparse: bool) -> ChainSystem {
+        let chain = chain::Chain::standard(n);
+        let (c, d, m) = (chain.c / chain.m, chain.d / chain.m, n as u32);
+        let mut pattern = Vec::with_capacity(2 * n);
+        let mut values = Vec::new();
+        for i in 0..m {
+            pattern.push(vec![m + i]);
+            values.push(1.0);
+        }
+        // Row of v_i' = (f_{i+1} − f_i)/m: s and v of masses i − 1, i and i + 1 (mass i's own
+        // coefficient is −2 except for the last mass, which has no spring after it).
+        for i in 0..m {
+            let own = if i + 1 < m { -2.0 } else { -1.0 };
+            let mut row = Vec::new();
+            for (block, k) in [(0, c), (m, d)] {
+                if i > 0 {
+                    row.push(block + i - 1);
+                    values.push(k);
+                }
+                row.push(block + i);
+                values.push(own * k);
+                if i + 1 < m {
+                    row.push(block + i + 1);
+                    values.push(k);
+                }
+            }
+            pattern.push(row);
+        }
+        ChainSystem {
+            chain,
+            pattern,
+            values,
+            exact,
+            sparse,
+        }
+    }
+}
+
+impl OdeSystem for ChainSystem {
+    fn dim(&self) -> usize {
+        2 * self.chain.n
+    }
+
+    fn rhs(&mut self, _t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
+        self.chain.rhs(x, dx);
+        Ok(())
+    }
+
+    fn jacobian(&mut self, _t: f64, _x: &[f64], jacobian: &mut nalgebra::DMatrix<f64>) -> Option<Result<(), RhsError>> {
+        if !self.exact {
+            return None;
+        }
+        jacobian.fill(0.0);
+        let mut k = 0;
+        for (i, row) in self.pattern.iter().enumerate() {
+            for &j in row {
+                jacobian[(i, j as usize)] = self.values[k];
+                k += 1;
+            }
+        }
+        Some(Ok(()))
+    }
+
+    fn jacobian_pattern(&self) -> Option<&[Vec<u32>]> {
+        self.sparse.then_some(&self.pattern[..])
+    }
+
+    fn sparse_jacobian(&mut self, _t: f64, _x: &[f64], values: &mut [f64]) -> Option<Result<(), RhsError>> {
+        if !self.exact {
+            return None;
+        }
+        values.copy_from_slice(&self.values);
+        Some(Ok(()))
+    }
+}
+
+/// The chain of masses at N = 16, 100, 1000 and 10,000 (32 to 20,000 states) to t = 100 with BDF
+/// (and Radau IIA at N = 100) at rtol 1e-6 and 1e-8 (atol = rtol): wall time (best of several runs), the
+/// counters, and the largest absolute error against the closed form. Paths: "dq" and "jac" give
+/// the Jacobian's pattern (BDF's sparse LU where `linalg::prefers_sparse` chooses it),
+/// "dense" gives the exact Jacobian without a pattern (dense LU at every size; up to N = 100).
+/// Selected by the words
+/// `chain`, the size `N=…:`, the method and the path (`-- chain N=1000: bdf jac`).
+fn chain_rows(filters: &[String]) {
+    for n in [16usize, 100, 1000, 10_000] {
+        // The closed form costs O(n²): computed once per size, and only for a selected row.
+        let mut exact = None;
+        for method in [Method::Bdf, Method::Radau5] {
+            // Radau IIA factors dense matrices (3n × 3n in two systems): beyond N = 100 it is not
+            // a sensible choice for this problem and would take minutes.
+            if method == Method::Radau5 && n > 100 {
+                continue;
+            }
+            for path in ["dq", "jac", "dense"] {
+                if path == "dense" && n > 100 {
+                    continue;
+                }
+                // "N=100:" selects one size ("N=100" alone also matches N=1000).
+                let label = format!("chain N={n}: {} {path}", method.name());
+                if !filters.iter().all(|f| label.contains(f.as_str())) {
+                    continue;
+                }
+                for rtol in [1e-6, 1e-8] {
+                    let options = Options {
+                        rtol,
+                        atol: Atol::Scalar(rtol),
+                        ..Options::default()
+                    };
+                    let mut system = ChainSystem::new(n, path != "dq", path != "dense");
+                    let x0 = system.chain.initial_state();
+                    let runs = if n >= 10_000 { 2 } else { 5 };
+                    let mut best = f64::INFINITY;
+                    let mut outcome = None;
+                    for _ in 0..runs {
+                        let start = Instant::now();
+                        let mut stepper = stepper_for(&method, &options);
+                        let mut last = Vec::new();
+                        let result = integrate(
+                            &mut system,
+                            stepper.as_mut(),
+                            0.0,
+                            &x0,
+                            100.0,
+                            &Output::Times(vec![100.0]),
+                            |_, x| {
+                                last = x.to_vec();
+                                ControlFlow::Continue(())
+                            },
+                        );
+                        best = best.min(start.elapsed().as_secs_f64() * 1e3);
+                        outcome = result.ok().map(|_| (last, stepper.stats()));
+                    }
+                    let Some((x, stats)) = outcome else {
+                        println!(
+                            "{:<26} {:>6} {:>5} {rtol:>7.0e} failed",
+                            format!("chain N={n}"),
+                            method.name(),
+                            path
+                        );
+                        continue;
+                    };
+                    let exact = exact.get_or_insert_with(|| chain::Chain::standard(n).exact(100.0));
+                    let error = x
+                        .iter()
+                        .zip(exact.iter())
+                        .map(|(a, b)| (a - b).abs())
+                        .fold(0.0, f64::max);
+                    println!(
+                        "{:<26} {:>6} {:>5} {rtol:>7.0e} {best:>10.3} {:>7} {:>7} {:>6} {:>6} {error:>10.2e}",
+                        format!("chain N={n} t=100"),
+                        method.name(),
+                        path,
+                        stats.steps,
+                        stats.rhs_evals,
+                        stats.jacobians,
+                        stats.factorizations
+                    );
+                }
             }
         }
     }

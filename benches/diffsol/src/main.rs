@@ -8,6 +8,9 @@
 //! cargo run --release --manifest-path benches/diffsol/Cargo.toml
 //! ```
 //!
+//! (`-- peers` runs diffsol's side of the comparison with EQM, SciPy and CVODE instead: see
+//! `src/peers.rs`.)
+//!
 //! The problems, tolerances, timing and error measure follow benches/stiff.rs: Robertson to
 //! t = 40 and 1e5, HIRES, Van der Pol with mu = 1000 (Hairer's scaling) and the Oregonator, at
 //! rtol 1e-4, 1e-6, 1e-8 with a scalar atol = rtol * factor (1e-10 for Robertson, 1e-4 for
@@ -28,6 +31,8 @@ use diffsol::{
     DiffsolError, NalgebraLU, NalgebraMat, OdeBuilder, OdeEquations, OdeSolverMethod, OdeSolverStopReason, Vector,
 };
 use std::time::Instant;
+
+mod peers;
 
 type M = NalgebraMat<f64>;
 type LS = NalgebraLU<f64>;
@@ -275,6 +280,12 @@ fn solve(
 }
 
 fn main() {
+    // `peers [WORDS]`: the side-by-side benchmark's rows (src/peers.rs) instead of the stiff set.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("peers") {
+        peers::main(&args[1..]);
+        return;
+    }
     let runs = std::env::args()
         .nth(1)
         .map(|arg| arg.parse().expect("the number of runs per case"))

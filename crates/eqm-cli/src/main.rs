@@ -93,6 +93,12 @@ enum Command {
     /// compare runs, evaluate expressions over the results. With standard input not a terminal,
     /// or --script, it runs the commands and prints plain results.
     Repl(repl::ReplArgs),
+    /// Print the classes of a standard-library package as a Markdown table (kind, connectors,
+    /// parameters with defaults and units, description), or without PACKAGE the packages.
+    Library {
+        /// A package's full name, such as `Modelica.Blocks.Math` or `Mechanics`.
+        package: Option<String>,
+    },
 }
 
 /// Options of `eqm run`; unset ones come from the model's `experiment` annotation, then from
@@ -111,7 +117,8 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "T1", allow_hyphen_values = true)]
     pub(crate) stop: Option<f64>,
     /// Integration method: euler, heun, midpoint, rk4, ab2, ab4 (explicit, fixed step), rkf45,
-    /// dopri5 (explicit, adaptive), implicit-euler, trapezoid, bdf, radau5 (stiff: adaptive, or
+    /// dopri5, tsit5, vern6, vern7, vern8, vern9 (explicit, adaptive; the vern pairs of order 6
+    /// to 9 for tight tolerances), implicit-euler, trapezoid, bdf, radau5 (stiff: adaptive, or
     /// fixed step with --step), or auto (dopri5, switching to bdf while the model is stiff; -v
     /// reports the switches). Default: the model's `__eqm(solver = ...)` annotation, else auto.
     #[arg(long, value_name = "NAME")]
@@ -131,8 +138,8 @@ pub(crate) struct RunArgs {
     /// the output interval, at most (stop-start)/100).
     /// Given with implicit-euler, trapezoid, bdf (order 5), radau5 or an implicit tableau with
     /// embedded weights, it turns off their step size control: every step has size H. rkf45,
-    /// dopri5, auto and explicit tableaux with embedded weights always control their step size
-    /// and ignore it (with a note).
+    /// dopri5, tsit5, vern6-vern9, auto and explicit tableaux with embedded weights always
+    /// control their step size and ignore it (with a note).
     #[arg(long, value_name = "H", allow_hyphen_values = true)]
     pub(crate) step: Option<f64>,
     /// Output spacing (default: experiment Interval, else the model's `__eqm` step, else
@@ -235,9 +242,39 @@ fn main() -> ExitCode {
     eqm::with_compiler_stack(move || run(cli))
 }
 
+/// `eqm library [PACKAGE]`: the table of the classes below PACKAGE, or the packages.
+fn library(package: Option<&str>) -> ExitCode {
+    let (classes, diagnostics) = eqm::library_doc::library_classes();
+    if !diagnostics.is_empty() {
+        eprintln!(
+            "the standard library has {} diagnostics; `eqm check` on a model that uses it shows them",
+            diagnostics.len()
+        );
+    }
+    let Some(package) = package else {
+        for package in eqm::library_doc::packages(&classes) {
+            println!("{package}");
+        }
+        return ExitCode::SUCCESS;
+    };
+    match eqm::library_doc::package_table(&classes, package) {
+        Some(table) => {
+            print!("{table}");
+            ExitCode::SUCCESS
+        }
+        None => {
+            eprintln!("error: `{package}` is no package of the standard library; `eqm library` lists them");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
 fn run(cli: Cli) -> ExitCode {
     if let Command::Repl(args) = &cli.command {
         return repl::main(args, cli.timings);
+    }
+    if let Command::Library { package } = &cli.command {
+        return library(package.as_deref());
     }
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let args = match &cli.command {
@@ -247,8 +284,8 @@ fn run(cli: Cli) -> ExitCode {
         | Command::Diagram { model: a, .. }
         | Command::Run { model: a, .. }
         | Command::Analyze { model: a, .. } => a,
-        // Handled above: a session loads its files itself.
-        Command::Repl(_) => return ExitCode::SUCCESS,
+        // Handled above: a session loads its files itself, the library needs no files.
+        Command::Repl(_) | Command::Library { .. } => return ExitCode::SUCCESS,
     };
     let mut session = match load(&args.files, args.model.as_deref(), &[]) {
         Ok(s) => s,
@@ -300,7 +337,11 @@ fn run(cli: Cli) -> ExitCode {
                 })
             }
             Command::Flatten(_) => session.flatten(model, &options).map(|f| f.print()),
-            Command::Run { .. } | Command::Diagram { .. } | Command::Analyze { .. } | Command::Repl(_) => None,
+            Command::Run { .. }
+            | Command::Diagram { .. }
+            | Command::Analyze { .. }
+            | Command::Repl(_)
+            | Command::Library { .. } => None,
             Command::Check(_) => {
                 // One line per model; a single model that failed is told by its diagnostics.
                 let results = session.check_all(model, &options);

@@ -190,6 +190,15 @@ fn eliminate_in(dae: &mut Dae<Lowered>) -> (AliasReport, Vec<Diagnostic>) {
             Some(value) => {
                 let e = signed(&mut dae.flat.exprs, value, s);
                 report.constants.push((v, e, origin));
+                // A class's value is a parameter expression, constant in time, so the
+                // derivative of a variable replaced by it is 0 (the angle of a fixed flange
+                // read as `w = der(phi)` by a component connected to it).
+                if kinds[i as usize] == VarKind::State {
+                    let node = dae.flat.exprs.var(v);
+                    let own_der = dae.flat.exprs.builtin(eqm_ir::builtins::Builtin::Der, vec![node]);
+                    let zero = dae.flat.exprs.real(0.0);
+                    replace.insert(own_der, zero);
+                }
                 e
             }
             None => {

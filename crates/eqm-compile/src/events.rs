@@ -187,43 +187,60 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
     // root that reaches it, which keeps messages deterministic. Nodes reached outside
     // `noEvent` get every rewrite (`new`); nodes inside one get only the event operators
     // (`inside`), whose meaning does not depend on events being generated.
-    let mut span_of: FxHashMap<ExprId, Span> = FxHashMap::default();
-    let mut in_event: eqm_ir::symbolic::FxHashSet<ExprId> = Default::default();
-    let mut opaque_children: Vec<(ExprId, Span)> = Vec::new();
+    //
+    // The marks are dense tables indexed by node id: the traversal touches most of the arena,
+    // and hash sets of a large model's node ids cost a cache miss per node.
+    let len = dae.exprs().len();
+    // Per node: 0 when no root reaches it, else 1 + the index of the first root that does.
+    let mut first_root: Vec<u32> = vec![0; len];
+    let mut in_event = vec![false; len];
+    let mut opaque_children: Vec<(ExprId, u32)> = Vec::new();
     let mut stack = Vec::new();
-    for &(root, span) in &roots {
+    for (k, &(root, _)) in roots.iter().enumerate() {
+        let mark = k as u32 + 1;
         stack.push(root);
         while let Some(e) = stack.pop() {
-            if !in_event.insert(e) {
+            let i = e.0 as usize;
+            if in_event[i] {
                 continue;
             }
-            span_of.entry(e).or_insert(span);
+            in_event[i] = true;
+            if first_root[i] == 0 {
+                first_root[i] = mark;
+            }
             if is_opaque(dae.exprs(), e) {
-                opaque_children.extend(dae.exprs().children(e).map(|c| (c, span)));
+                opaque_children.extend(dae.exprs().children(e).map(|c| (c, mark)));
                 continue;
             }
             stack.extend(dae.exprs().children(e));
         }
     }
-    let mut in_opaque: eqm_ir::symbolic::FxHashSet<ExprId> = Default::default();
-    for (root, span) in opaque_children {
+    let mut in_opaque = vec![false; len];
+    for (root, mark) in opaque_children {
         stack.push(root);
         while let Some(e) = stack.pop() {
-            if !in_opaque.insert(e) {
+            let i = e.0 as usize;
+            if in_opaque[i] {
                 continue;
             }
-            span_of.entry(e).or_insert(span);
+            in_opaque[i] = true;
+            if first_root[i] == 0 {
+                first_root[i] = mark;
+            }
             stack.extend(dae.exprs().children(e));
         }
     }
-    let mut order: Vec<ExprId> = span_of.keys().copied().collect();
-    order.sort_unstable();
     let mut x = Extractor::default();
     let mut new: FxHashMap<ExprId, ExprId> = FxHashMap::default();
     let mut inside: FxHashMap<ExprId, ExprId> = FxHashMap::default();
-    for e in order {
-        let span = span_of[&e];
-        if in_opaque.contains(&e) {
+    // Ascending ids: every node after its children.
+    for i in 0..len {
+        if first_root[i] == 0 {
+            continue;
+        }
+        let e = ExprId(i as u32);
+        let span = roots[first_root[i] as usize - 1].1;
+        if in_opaque[i] {
             let rewritten = match x.operator(dae, e, &inside, span) {
                 Some(r) => r,
                 None => rebuilt(dae, e, &inside),
@@ -232,7 +249,7 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
                 inside.insert(e, rewritten);
             }
         }
-        if !in_event.contains(&e) {
+        if !in_event[i] {
             continue;
         }
         let rewritten = if is_opaque(dae.exprs(), e) {

@@ -16,8 +16,9 @@
 //! (`interp::jacobian`). This module is pure and linear in the size of the right-hand side plus
 //! the size of the pattern. It deliberately gives up (returns a reason) when a right-hand side
 //! cannot be differentiated symbolically: an algorithm section, a user function of a varying
-//! value, a scalar implicit equation without a symbolic derivative. The integrators then use
-//! difference quotients, as before.
+//! value that the derivatives depend on (one that only feeds a value nothing else reads, such
+//! as a sensor's output, is left without a tangent), a scalar implicit equation without a
+//! symbolic derivative. The integrators then use difference quotients, as before.
 
 use crate::exec::{ExecProgram, Instr};
 use eqm_ir::builtins::Builtin;
@@ -90,15 +91,30 @@ pub fn build(
         slot_of: &slot_of,
         partials: Vec::new(),
     };
+    // Work slots assigned by an expression without a symbolic derivative (a user function of a
+    // varying value, in a sensor's output or a variable only written to the result): harmless
+    // while nothing the derivatives depend on reads them, so the failure is reported only when
+    // something does.
+    let mut opaque = vec![false; n_work];
+    let reads_opaque = |opaque: &[bool], terms: &[Term]| {
+        terms
+            .iter()
+            .any(|t| matches!(t.slot, Slot::Work(w) if opaque.get(w as usize).copied().unwrap_or(false)))
+    };
     let mut steps = Vec::with_capacity(rhs.len());
     for (k, instr) in rhs.iter().enumerate() {
         let failed = |what: &str| format!("instruction {k} ({what}) cannot be differentiated symbolically");
         steps.push(match instr {
-            Instr::Assign { target, value, .. } => TangentStep::Assign {
-                target: *target,
-                terms: b
-                    .terms(*value, &has_tangent, None)
-                    .ok_or_else(|| failed("an assignment"))?,
+            Instr::Assign { target, value, .. } => match b.terms(*value, &has_tangent, None) {
+                Some(terms) if !reads_opaque(&opaque, &terms) => TangentStep::Assign { target: *target, terms },
+                Some(_) => return Err(failed("an assignment reading a value without a symbolic derivative")),
+                None => match target {
+                    Slot::Work(w) if (*w as usize) < n_work => {
+                        opaque[*w as usize] = true;
+                        continue;
+                    }
+                    _ => return Err(failed("an assignment")),
+                },
             },
             Instr::Newton1 {
                 target,
@@ -111,6 +127,7 @@ pub fn build(
                 };
                 let terms = b
                     .terms(*residual, &has_tangent, Some(*target))
+                    .filter(|terms| !reads_opaque(&opaque, terms))
                     .ok_or_else(|| failed("an implicit equation"))?;
                 let own = b.push(*derivative);
                 TangentStep::Newton1 {
@@ -125,13 +142,19 @@ pub fn build(
                     |terms: Vec<Term>| -> (Vec<Term>, Vec<Term>) { terms.into_iter().partition(|t| !in_loop(t.slot)) };
                 let mut inner = Vec::with_capacity(l.inner.len());
                 for a in &l.inner {
-                    let terms = b.terms(a.value, &has_tangent, None).ok_or_else(|| failed("a loop"))?;
+                    let terms = b
+                        .terms(a.value, &has_tangent, None)
+                        .filter(|terms| !reads_opaque(&opaque, terms))
+                        .ok_or_else(|| failed("a loop"))?;
                     let (outside, own) = split(terms);
                     inner.push((a.target, outside, own));
                 }
                 let mut residuals = Vec::with_capacity(l.residuals.len());
                 for &(r, _) in &l.residuals {
-                    let terms = b.terms(r, &has_tangent, None).ok_or_else(|| failed("a loop"))?;
+                    let terms = b
+                        .terms(r, &has_tangent, None)
+                        .filter(|terms| !reads_opaque(&opaque, terms))
+                        .ok_or_else(|| failed("a loop"))?;
                     residuals.push(split(terms));
                 }
                 TangentStep::Loop(Box::new(LoopTangent {
@@ -148,6 +171,7 @@ pub fn build(
         let value = b.push(g);
         let terms = b
             .terms(g, &has_tangent, None)
+            .filter(|terms| !reads_opaque(&opaque, terms))
             .ok_or_else(|| format!("invariant {} cannot be differentiated symbolically", k + 1))?;
         invariant_steps.push(InvariantRow { value, terms });
     }
@@ -156,6 +180,7 @@ pub fn build(
         let value = b.push(r);
         let terms = b
             .terms(r, &has_tangent, None)
+            .filter(|terms| !reads_opaque(&opaque, terms))
             .ok_or_else(|| "the rate of an invariant cannot be differentiated symbolically".to_string())?;
         rate_rows.push(InvariantRow { value, terms });
     }

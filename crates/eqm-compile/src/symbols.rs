@@ -12,7 +12,6 @@ use crate::dae::{Dae, VarKind};
 use eqm_diag::source::Span;
 use eqm_ir::expr::{ExprId, VarId};
 use eqm_ir::flat::{InstanceId, ModelSymbols, ScalarType};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// One variable as later stages see it.
@@ -46,7 +45,10 @@ pub struct Symbols {
     vars: Vec<Symbol>,
     /// The full name and class name of each instance.
     instances: Vec<(String, Arc<str>)>,
-    by_name: BTreeMap<String, VarId>,
+    /// The variables' ids in the order of their names: a lookup is a binary search, and no
+    /// name is stored twice (a model of a million variables would keep a second copy of every
+    /// name in a map).
+    by_name: Vec<VarId>,
 }
 
 impl Symbols {
@@ -77,11 +79,8 @@ impl Symbols {
                 name: v.name,
             })
             .collect();
-        let by_name = vars
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (v.name.clone(), VarId(i as u32)))
-            .collect();
+        let mut by_name: Vec<VarId> = (0..vars.len() as u32).map(VarId).collect();
+        by_name.sort_unstable_by(|a, b| vars[a.0 as usize].name.cmp(&vars[b.0 as usize].name));
         Symbols {
             model: std::mem::take(&mut flat.name),
             model_span,
@@ -121,12 +120,16 @@ impl Symbols {
 
     /// The variable with full name `name`.
     pub fn lookup(&self, name: &str) -> Option<VarId> {
-        self.by_name.get(name).copied()
+        let k = self
+            .by_name
+            .binary_search_by(|v| self.vars[v.0 as usize].name.as_str().cmp(name))
+            .ok()?;
+        Some(self.by_name[k])
     }
 
     /// Every variable by full name, in name order.
     pub fn by_name(&self) -> impl Iterator<Item = (&str, VarId)> + '_ {
-        self.by_name.iter().map(|(name, &v)| (name.as_str(), v))
+        self.by_name.iter().map(|&v| (self.vars[v.0 as usize].name.as_str(), v))
     }
 }
 

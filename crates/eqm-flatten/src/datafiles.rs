@@ -228,38 +228,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The value of `e` as a String known at compile time: a literal (or literals joined with
     /// `+`), or a String parameter or constant whose binding is one.
     fn compile_time_string(&mut self, e: &'a ast::Expr, scope: Scope) -> Option<String> {
-        let mut expr = match self.eval(e, scope, &mut Vec::new())? {
-            Value::Str(s) if let Some(text) = s.as_literal() => return Some(text),
-            Value::Scalar(x, ScalarType::String) => x,
-            _ => {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0306",
-                    "`readMatrix` takes the name of a file, a String",
-                    e.span,
-                    "not a String",
-                ));
-                return None;
-            }
-        };
-        let root = expr;
-        // Follow bindings from variable to variable; a cycle of bindings ends at the count of
-        // variables, since it cannot visit more distinct ones.
-        for _ in 0..=self.model.variables.len() {
-            match self.model.exprs.get(expr) {
-                Node::Str(s) => {
-                    let s = s.to_string();
-                    self.note_structural(root);
-                    return Some(s);
-                }
-                &Node::Var(v) => {
-                    let var = self.model.var(v);
-                    match (var.variability, var.binding) {
-                        (Variability::Parameter | Variability::Constant, Some(binding)) => expr = binding,
-                        _ => break,
-                    }
-                }
-                _ => break,
-            }
+        let value = self.eval(e, scope, &mut Vec::new())?;
+        if !matches!(value, Value::Str(_) | Value::Scalar(_, ScalarType::String)) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0306",
+                "`readMatrix` takes the name of a file, a String",
+                e.span,
+                "not a String",
+            ));
+            return None;
+        }
+        if let Some(text) = self.known_string(&value).and_then(|s| s.as_literal()) {
+            return Some(text);
         }
         self.diagnostics.push(
             Diagnostic::error(
@@ -270,6 +250,38 @@ impl<'t, 'a> Flattener<'t, 'a> {
             )
             .with_help("write the name as a literal (\"table.csv\") or bind a String parameter to one"),
         );
+        None
+    }
+
+    /// The text of a String value known at compile time: a String expression, or a reference to
+    /// a String parameter or constant whose binding (followed from variable to variable) is one,
+    /// which then becomes structural. `None` for a String known only during the run.
+    pub(crate) fn known_string(&mut self, value: &Value) -> Option<eqm_ir::flat::Message> {
+        let mut expr = match value {
+            Value::Str(s) => return Some(s.clone()),
+            Value::Scalar(x, ScalarType::String) => *x,
+            _ => return None,
+        };
+        let root = expr;
+        // A cycle of bindings ends at the count of variables, since it cannot visit more
+        // distinct ones.
+        for _ in 0..=self.model.variables.len() {
+            match self.model.exprs.get(expr) {
+                Node::Str(s) => {
+                    let s = s.to_string();
+                    self.note_structural(root);
+                    return Some(eqm_ir::flat::Message::literal(s));
+                }
+                &Node::Var(v) => {
+                    let var = self.model.var(v);
+                    match (var.variability, var.binding) {
+                        (Variability::Parameter | Variability::Constant, Some(binding)) => expr = binding,
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+        }
         None
     }
 }

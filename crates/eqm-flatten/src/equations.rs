@@ -231,9 +231,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The message of an assertion or `terminate`: a String, whose parts may be values known
     /// only during the run.
     pub(crate) fn message(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> flat::Message {
-        match self.eval(e, scope, loops) {
-            Some(Value::Str(s)) => s,
-            _ => {
+        let value = self.eval(e, scope, loops);
+        match value.as_ref().and_then(|v| self.known_string(v)) {
+            Some(s) => s,
+            None => {
                 self.diagnostics.push(Diagnostic::error(
                     "E0306",
                     "the message must be a String",
@@ -295,6 +296,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 eq.span,
                 "sizes differ",
             ));
+            return;
+        }
+        // Two empty arrays of one size equate nothing; the element type of an empty one is not
+        // always known (a reference to a `Boolean u[0]` reads as an empty Real array), so it is
+        // not compared.
+        if l.as_slice().is_empty() && r.as_slice().is_empty() {
             return;
         }
         let boolean = |v: &Value| v.ty() == eqm_ir::flat::ScalarType::Boolean;

@@ -366,8 +366,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             B::And => (BinOp::And, true),
             B::Or => (BinOp::Or, true),
         };
-        if let (Value::Str(x), Value::Str(y), BinOp::Add) = (&a, &b, flat_op) {
-            return Some(Value::Str(x.concat(y)));
+        if flat_op == BinOp::Add
+            && (a.ty() == ScalarType::String || b.ty() == ScalarType::String)
+            && let (Some(x), Some(y)) = (self.known_string(&a), self.known_string(&b))
+        {
+            // Text joined with text, also a String parameter's (`"stopped: " + reason`).
+            return Some(Value::Str(x.concat(&y)));
         }
         let ty = if logical {
             self.expect_type(&a, ScalarType::Boolean, lhs)?;

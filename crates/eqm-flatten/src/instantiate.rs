@@ -426,6 +426,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         return Member::Failed;
                     }
                 },
+                // `parameter Real A[:, size(A, 1)]`: a size of the component being declared,
+                // from a dimension already found (the component itself is not there yet).
+                ast::Subscript::Expr(e) if let Some(n) = own_size(e, &decl.name.name, &dims) => dims.push(n),
                 // A type as a dimension (`Real w[Mode]`): its number of literals.
                 ast::Subscript::Expr(e) if let Some(n) = self.type_dimension(e, scope) => dims.push(n),
                 ast::Subscript::Expr(e) => match self.eval_structural_int(e, scope, "an array size") {
@@ -723,4 +726,27 @@ fn missing_msl_diagnostic(name: &ast::Name, text: &str) -> Diagnostic {
         "no class with this name in EQM's package `Modelica`",
     )
     .with_help("docs/library.md lists the Modelica Standard Library classes that EQM provides")
+}
+
+/// The size `size(name, k)` when `e` is that call with an integer literal `k` naming one of the
+/// dimensions `known` of the component `name` being declared: MSL classes declare
+/// `A[:, size(A, 1)]` for a square matrix whose first size comes from the binding.
+fn own_size(e: &ast::Expr, name: &str, known: &[usize]) -> Option<usize> {
+    let ast::ExprKind::Call { function, args } = &e.kind else {
+        return None;
+    };
+    if function.parts.len() != 1 || function.parts[0].name.name != "size" || !args.named.is_empty() {
+        return None;
+    }
+    let [array, dimension] = args.positional.as_slice() else {
+        return None;
+    };
+    let ast::ExprKind::Ref(r) = &array.kind else {
+        return None;
+    };
+    let is_own = !r.global && r.parts.len() == 1 && r.parts[0].subscripts.is_empty() && r.parts[0].name.name == name;
+    match dimension.kind {
+        ast::ExprKind::Integer(k) if is_own && k >= 1 => known.get(k as usize - 1).copied(),
+        _ => None,
+    }
 }

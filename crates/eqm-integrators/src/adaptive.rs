@@ -1,5 +1,6 @@
 //! Adaptive explicit Runge–Kutta methods from embedded pairs: rkf45 (Fehlberg 4(5)), dopri5
-//! (Dormand–Prince 5(4)), or a user's tableau with embedded weights.
+//! (Dormand–Prince 5(4)), tsit5 (Tsitouras 5(4)), Verner's vern6, vern7, vern8 and vern9, or a
+//! user's tableau with embedded weights.
 //!
 //! Input: a [`Tableau`] with embedded weights `b̂` and [`Options`] (`rtol`, `atol`, optional
 //! initial and maximum step). Output: accepted steps whose local error estimate
@@ -12,21 +13,34 @@
 //! with the step size chosen as in Hairer's DOPRI5 (Hairer, Nørsett, Wanner, Solving ODEs I,
 //! II.4 and the code `dopri5.f`): automatic initial step (`hinit`), PI control with β = 0.04,
 //! safety factor 0.9, the step changing by a factor between 0.2 and 10, no growth right after a
-//! rejection. Dense output is DOPRI5's own fourth-order continuous extension for dopri5 and the
-//! cubic Hermite interpolant otherwise.
+//! rejection. Dense output is each pair's own continuous extension (DOPRI5's fourth-order one,
+//! Tsitouras' fourth-order one, Verner's interpolants with their extra stages, see
+//! [`crate::pairs`]) and the cubic Hermite interpolant for rkf45 and user tableaux.
+//!
+//! The work outside the right-hand side is a few passes over the state per stage: all stage
+//! derivatives live in one buffer, every linear combination of stages is one fused loop over up
+//! to eight of them ([`crate::explicit`]), the error norm is formed in the same pass as the
+//! error estimate, a "first same as last" pair's last stage is evaluated straight into the new
+//! point, and nothing is allocated after `initialize`. The stages of the last accepted step are
+//! kept (two buffers, exchanged on acceptance), so dense output is formed only when it is asked
+//! for, and the interpolants' extra stages are evaluated with each accepted step (their
+//! right-hand side evaluations are counted; `interpolate` has no system to evaluate them
+//! later).
 //!
 //! A trial step whose right-hand side fails or produces NaN/infinity is rejected like one with
 //! a large error, since a smaller step often avoids it (an overflow in a too-long stage, a
 //! Newton solve started too far away); only when the step size underflows is that failure
 //! reported. It deliberately does not detect stiffness: that is for the `auto` solver above.
 
-use crate::control::{check_budget, error_norm};
+use crate::control::check_budget;
 use crate::error::{IntegrationError, Quantity, check_finite};
-use crate::explicit::RkStages;
+use crate::explicit::{FUSED, RkStages, Start, combination, fused, weighted};
 use crate::options::Options;
+use crate::pairs::{self, Interpolant};
 use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed};
 use crate::system::{OdeSystem, eval_rhs};
 use crate::tableau::{self, Tableau};
+use std::borrow::Cow;
 
 /// Safety factor on the predicted optimal step.
 const SAFETY: f64 = 0.9;
@@ -36,13 +50,24 @@ const FAC_MIN: f64 = 0.2;
 const FAC_MAX: f64 = 10.0;
 /// Weight of the previous error in the PI controller (Lund stabilisation, Hairer's default).
 const BETA: f64 = 0.04;
+/// The most stages an interpolant may use (Verner's 9(8) pair has 26).
+const MAX_DENSE_STAGES: usize = 32;
 
 /// How the stepper interpolates inside a step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 enum Dense {
     Hermite,
-    /// Shampine's continuous extension of the Dormand–Prince pair.
+    /// Shampine's continuous extension of the Dormand–Prince pair in Hairer's form (`contd5`),
+    /// from both ends of the step and `h Σ d_j k_j`.
     DormandPrince,
+    /// A continuous extension `x + h Σ_j b_j(θ) k_j` over `stages` stages (the tableau's and
+    /// `extra`'s), row `j` of `weights` holding the coefficients of θ¹..θ^degree of `b_j`.
+    Polynomial {
+        stages: usize,
+        degree: usize,
+        weights: Cow<'static, [f64]>,
+        extra: Option<&'static Interpolant>,
+    },
 }
 
 /// An adaptive stepper for an embedded explicit Runge–Kutta pair.
@@ -58,18 +83,26 @@ pub struct Adaptive {
     q: u32,
     atol: Vec<f64>,
     ends: StepEnds,
+    /// The stages of the trial step.
     stages: RkStages,
+    /// The stage derivatives of the last accepted step (exchanged with the trial's on
+    /// acceptance), for dense output.
+    accepted: Vec<f64>,
+    /// The extra stage of an interpolant that is the derivative at the new point (the row of
+    /// `b` at node 1), which the step evaluates anyway.
+    extra_at_new_point: Option<usize>,
+    /// The state of the last stage but one of the last accepted step, for
+    /// [`Adaptive::stiffness`] ("first same as last" tableaux only).
+    before_last: Vec<f64>,
+    /// Partial sums of an error estimate with more than eight terms.
+    error: Vec<f64>,
     x_new: Vec<f64>,
     f_new: Vec<f64>,
-    /// DOPRI5's `rcont5 = h Σ d_j k_j` of the last accepted step.
-    dense_term: Vec<f64>,
     /// The step size to try next.
     h: f64,
     /// The error of the last accepted step, for the PI controller (`facold` in DOPRI5).
     err_prev: f64,
     last_rejected: bool,
-    /// `h·ρ` of the last accepted step (see [`Adaptive::stiffness`]).
-    stiffness: f64,
     stats: Stats,
 }
 
@@ -91,22 +124,68 @@ impl Adaptive {
             atol: Vec::new(),
             ends: StepEnds::default(),
             stages: RkStages::default(),
+            accepted: Vec::new(),
+            extra_at_new_point: None,
+            before_last: Vec::new(),
+            error: Vec::new(),
             x_new: Vec::new(),
             f_new: Vec::new(),
-            dense_term: Vec::new(),
             h: 0.0,
             err_prev: 1e-4,
             last_rejected: false,
-            stiffness: 0.0,
             stats: Stats::default(),
         }
     }
 
-    /// DOPRI5: the Dormand–Prince 5(4) pair with its continuous extension.
+    /// DOPRI5: the Dormand–Prince 5(4) pair with Shampine's fourth-order continuous extension.
     pub fn dopri5(options: Options) -> Self {
         Adaptive {
             dense: Dense::DormandPrince,
             ..Adaptive::new(tableau::DORMAND_PRINCE54, options)
+        }
+    }
+
+    /// Tsitouras' 5(4) pair with its fourth-order continuous extension.
+    pub fn tsit5(options: Options) -> Self {
+        Self::with_interpolant(pairs::TSIT5, &pairs::TSIT5_INTERPOLANT, options)
+    }
+
+    /// Verner's 6(5) pair with its sixth-order interpolant (three extra stages per step).
+    pub fn vern6(options: Options) -> Self {
+        Self::with_interpolant(pairs::VERN6, &pairs::VERN6_INTERPOLANT, options)
+    }
+
+    /// Verner's 7(6) pair with its interpolant (five extra evaluations per step).
+    pub fn vern7(options: Options) -> Self {
+        Self::with_interpolant(pairs::VERN7, &pairs::VERN7_INTERPOLANT, options)
+    }
+
+    /// Verner's 8(7) pair with its eighth-order interpolant (seven extra evaluations per step).
+    pub fn vern8(options: Options) -> Self {
+        Self::with_interpolant(pairs::VERN8, &pairs::VERN8_INTERPOLANT, options)
+    }
+
+    /// Verner's 9(8) pair with its ninth-order interpolant (nine extra evaluations per step).
+    pub fn vern9(options: Options) -> Self {
+        Self::with_interpolant(pairs::VERN9, &pairs::VERN9_INTERPOLANT, options)
+    }
+
+    fn with_interpolant(tableau: Tableau, interpolant: &'static Interpolant, options: Options) -> Self {
+        let s = tableau.stages();
+        // An extra stage whose row is `b` at node 1 is the derivative at the new point.
+        let extra_at_new_point = (0..interpolant.extra_stages()).find(|&i| {
+            let row = interpolant.extra_row(i);
+            interpolant.extra_c(i) == 1.0 && row[..s] == *tableau.b() && row[s..].iter().all(|a| *a == 0.0)
+        });
+        Adaptive {
+            dense: Dense::Polynomial {
+                stages: interpolant.stages(),
+                degree: interpolant.degree(),
+                weights: Cow::Borrowed(interpolant.weight_table()),
+                extra: Some(interpolant),
+            },
+            extra_at_new_point: extra_at_new_point.map(|i| s + i),
+            ..Adaptive::new(tableau, options)
         }
     }
 
@@ -149,78 +228,262 @@ impl Adaptive {
         } else {
             (0.01 / d12).powf(1.0 / f64::from(self.q + 1))
         };
-        (100.0 * h).min(h1).min(h_max)
+        crate::control::resolvable_initial_step(ends.t, (100.0 * h).min(h1)).min(h_max)
     }
 
     /// One trial step of size `h` to `t_new`: the stages, the new solution in `x_new` and the
-    /// error estimate. For a non-"first same as last" tableau the derivative at the new point is
-    /// only evaluated (into `f_new`) when the error is acceptable.
+    /// error estimate. The derivative at the new point (`f_new`) and the interpolant's extra
+    /// stages are only evaluated when the error is acceptable, before the step is accepted, so
+    /// that a failure among them rejects the step like any other.
     fn attempt(&mut self, sys: &mut dyn OdeSystem, h: f64, t_new: f64) -> Result<f64, IntegrationError> {
+        let s = self.tableau.stages();
+        let dim = self.ends.x.len();
+        // A "first same as last" tableau's last stage is the new point: evaluated straight into
+        // `x_new` and `f_new`.
+        let last = self.fsal.then_some((&mut self.x_new[..], &mut self.f_new[..]));
         self.stages
-            .compute(&self.tableau, sys, &self.ends, h, &mut self.stats)?;
-        let (ends, stages) = (&self.ends, &mut self.stages);
-        stages.combine(self.tableau.b(), &ends.f, h, Some(&ends.x), &mut self.x_new);
-        check_finite(t_new, &self.x_new, Quantity::State)?;
-        let mut error = std::mem::take(&mut stages.scratch);
-        stages.combine(&self.error_weights, &ends.f, h, None, &mut error);
-        let err = error_norm(|i| error[i], &ends.x, &self.x_new, &self.atol, self.options.rtol);
-        self.stages.scratch = error;
-        if err <= 1.0 {
-            // Hairer's stiffness test (DOPRI5's `hlamb`): the last two stages are both at
-            // t + h, at the new point and at the sixth stage's state, which differ along the
-            // directions the error lives in, the stiff ones.
-            let s = self.tableau.stages();
-            if self.fsal && s >= 3 {
-                let row: Vec<f64> = (0..s - 2).map(|j| self.tableau.a(s - 2, j)).collect();
-                let mut before_last = std::mem::take(&mut self.stages.scratch);
-                self.stages
-                    .combine(&row, &self.ends.f, h, Some(&self.ends.x), &mut before_last);
-                let (k_last, k_before) = (self.stages.k(s - 2), self.stages.k(s - 3));
-                let numerator: f64 = k_last.iter().zip(k_before).map(|(a, b)| (a - b) * (a - b)).sum();
-                let denominator: f64 = self
-                    .x_new
-                    .iter()
-                    .zip(&before_last)
-                    .map(|(a, b)| (a - b) * (a - b))
-                    .sum();
-                self.stiffness = if denominator > 0.0 {
-                    h * (numerator / denominator).sqrt()
-                } else {
-                    0.0
-                };
-                self.stages.scratch = before_last;
-            }
-            if self.fsal {
-                std::mem::swap(&mut self.f_new, self.stages.last_mut());
+            .compute_into(&self.tableau, sys, &self.ends, h, &mut self.stats, last)?;
+        let (ends, stages, f_new) = (&self.ends, &self.stages, &self.f_new);
+        let fsal = self.fsal;
+        let trial = |j: usize| -> &[f64] {
+            if j == 0 {
+                &ends.f
+            } else if fsal && j == s - 1 {
+                f_new
             } else {
+                stages.k(j - 1)
+            }
+        };
+        if !fsal && !combination(&mut self.x_new, Some(&ends.x), weighted(self.tableau.b(), h), trial) {
+            check_finite(t_new, &self.x_new, Quantity::State)?;
+        }
+        let err = error_estimate(
+            weighted(&self.error_weights, h),
+            trial,
+            &mut self.error,
+            &ends.x,
+            &self.x_new,
+            &self.atol,
+            self.options.rtol,
+        );
+        if err <= 1.0 {
+            if !self.fsal {
                 eval_rhs(sys, t_new, &self.x_new, &mut self.f_new, &mut self.stats)?;
+            }
+            if let Dense::Polynomial {
+                extra: Some(interpolant),
+                ..
+            } = &self.dense
+            {
+                for i in s..interpolant.stages() {
+                    if Some(i) == self.extra_at_new_point {
+                        continue;
+                    }
+                    let (ends, f_new, new_point) = (&self.ends, &self.f_new, self.extra_at_new_point);
+                    let (derivative, done) = self.stages.split_at_stage(i - 1);
+                    let stage = |j: usize| -> &[f64] {
+                        if j == 0 {
+                            &ends.f
+                        } else if (fsal && j == s - 1) || Some(j) == new_point {
+                            f_new
+                        } else {
+                            &done[(j - 1) * dim..j * dim]
+                        }
+                    };
+                    let t_stage = ends.t + interpolant.extra_c(i - s) * h;
+                    let row = interpolant.extra_row(i - s);
+                    // The error estimate's buffer is free now (the scratch holds the state the stiffness
+                    // estimate reads).
+                    let state = &mut self.error;
+                    if !combination(state, Some(&ends.x), weighted(&row[..i], h), stage) {
+                        check_finite(t_stage, state, Quantity::State)?;
+                    }
+                    eval_rhs(sys, t_stage, state, derivative, &mut self.stats)?;
+                }
             }
         }
         Ok(err)
     }
 
-    /// Accepts the trial step: DOPRI5's dense term while the stages are still there, then the
-    /// new point becomes the current one.
-    fn accept(&mut self, h: f64, t_new: f64) -> StepInfo {
-        if self.dense == Dense::DormandPrince {
-            // The last stage k7 was swapped into f_new; the formula wants it in its place.
-            let d = &tableau::DORMAND_PRINCE54_DENSE;
-            std::mem::swap(&mut self.f_new, self.stages.last_mut());
-            self.stages.combine(d, &self.ends.f, h, None, &mut self.dense_term);
-            std::mem::swap(&mut self.f_new, self.stages.last_mut());
+    /// Accepts the trial step: its stages become those of the last accepted step (for dense
+    /// output), and the new point becomes the current one.
+    fn accept(&mut self, t_new: f64) -> StepInfo {
+        self.stages.swap_derivatives(&mut self.accepted);
+        if self.fsal {
+            // The state of the last stage but one, for the stiffness estimate.
+            std::mem::swap(&mut self.stages.scratch, &mut self.before_last);
         }
         self.ends
             .accept(t_new, &mut self.x_new, &mut self.f_new, &mut self.stats)
     }
+
+    /// DOPRI5's `contd5`: `x0 + θ(Δ + (1−θ)(h f0 − Δ + θ(2Δ − h f0 − h f1 + (1−θ) r)))` with
+    /// `Δ = x1 − x0` and `r = h Σ d_j k_j` (Shampine's coefficients), formed component by
+    /// component from both ends and the kept stages, so nothing is stored per step.
+    fn dormand_prince(&self, t: f64, out: &mut [f64]) {
+        let ends = &self.ends;
+        let h = ends.t - ends.t_prev;
+        if h == 0.0 {
+            out.copy_from_slice(&ends.x);
+            return;
+        }
+        let theta = (t - ends.t_prev) / h;
+        let theta1 = 1.0 - theta;
+        let mut terms = [(0.0, 0); 7];
+        let mut count = 0;
+        for (j, d) in tableau::DORMAND_PRINCE54_DENSE.iter().enumerate() {
+            if *d != 0.0 {
+                terms[count] = (h * d, j);
+                count += 1;
+            }
+        }
+        let stages: [&[f64]; 7] = std::array::from_fn(|j| self.accepted_stage(j));
+        for (i, o) in out.iter_mut().enumerate() {
+            // The same order of summation as the dense term used to be formed in.
+            let mut dense_term = 0.0;
+            for &(c, j) in &terms[..count] {
+                dense_term += c * stages[j][i];
+            }
+            let y0 = ends.x_prev[i];
+            let diff = ends.x[i] - y0;
+            let bspl = h * ends.f_prev[i] - diff;
+            let r4 = diff - h * ends.f[i] - bspl;
+            *o = y0 + theta * (diff + theta1 * (bspl + theta * (r4 + theta1 * dense_term)));
+        }
+    }
+
+    /// The derivative of stage `j` (from 0) of the last accepted step.
+    fn accepted_stage(&self, j: usize) -> &[f64] {
+        let dim = self.ends.x.len();
+        let s = self.tableau.stages();
+        if j == 0 {
+            &self.ends.f_prev
+        } else if (self.fsal && j == s - 1) || Some(j) == self.extra_at_new_point {
+            &self.ends.f
+        } else {
+            &self.accepted[(j - 1) * dim..j * dim]
+        }
+    }
 }
 
 impl Adaptive {
-    /// `h·ρ` of the last accepted step (Hairer's estimate; 0 for tableaux without the "first
-    /// same as last" property): an explicit method whose steps keep this near its stability
-    /// boundary (about 3.3 for DOPRI5) is limited by stability, not accuracy.
+    /// `h·ρ` of the last accepted step, Hairer's estimate (DOPRI5's `hlamb`) of the step size
+    /// times the dominant eigenvalue: the last two stages of a "first same as last" tableau are
+    /// both at `t + h`, at the new point and at the state of the last stage but one, which differ
+    /// along the directions the error lives in, the stiff ones. An explicit method whose steps
+    /// keep this near its stability boundary (about 3.3 for DOPRI5) is limited by stability,
+    /// not accuracy. 0 for other tableaux and before the first step.
     pub(crate) fn stiffness(&self) -> f64 {
-        self.stiffness
+        let s = self.tableau.stages();
+        let h = self.ends.t - self.ends.t_prev;
+        if !self.fsal || s < 3 || h == 0.0 {
+            return 0.0;
+        }
+        let (k_last, k_before) = (&self.ends.f, self.accepted_stage(s - 2));
+        let numerator: f64 = k_last.iter().zip(k_before).map(|(a, b)| (a - b) * (a - b)).sum();
+        let denominator: f64 = self
+            .ends
+            .x
+            .iter()
+            .zip(&self.before_last)
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum();
+        if denominator > 0.0 {
+            h * (numerator / denominator).sqrt()
+        } else {
+            0.0
+        }
     }
+}
+
+/// Hairer's error norm of the estimate `e = Σ_t c_t · stage(j_t)` (`control::error_norm`), formed
+/// in the same pass as the last (usually the only) eight terms of the estimate; `partial`
+/// holds the sums of the terms before them when there are more.
+fn error_estimate<'a>(
+    terms: impl Iterator<Item = (f64, usize)>,
+    stage: impl Fn(usize) -> &'a [f64],
+    partial: &mut [f64],
+    x: &[f64],
+    x_new: &[f64],
+    atol: &[f64],
+    rtol: f64,
+) -> f64 {
+    let mut chunk = [(0.0, 0); FUSED];
+    let mut filled = 0;
+    let mut started = false;
+    for term in terms {
+        if filled == FUSED {
+            let start = if started { Start::Out } else { Start::Zero };
+            fused(partial, start, &chunk, &stage);
+            started = true;
+            filled = 0;
+        }
+        chunk[filled] = term;
+        filled += 1;
+    }
+    let chunk = &chunk[..filled];
+    macro_rules! arms {
+        ($($n:literal)*) => {
+            match chunk.len() {
+                $($n => {
+                    let c: [f64; $n] = std::array::from_fn(|t| chunk[t].0);
+                    let k: [&[f64]; $n] = std::array::from_fn(|t| stage(chunk[t].1));
+                    norm_pass::<$n>(started.then_some(&*partial), c, k, x, x_new, atol, rtol)
+                })*
+                _ => unreachable!("at most FUSED terms per pass"),
+            }
+        };
+    }
+    arms!(0 1 2 3 4 5 6 7 8)
+}
+
+/// The loop of [`error_estimate`] for its last `N` terms: the estimate's component, divided by
+/// its weight `atol_i + rtol·max(|x_i|, |x_new,i|)`, squared and summed. Equal to
+/// `control::error_norm` of the estimate up to the order of summation.
+#[inline(always)]
+fn norm_pass<const N: usize>(
+    partial: Option<&[f64]>,
+    c: [f64; N],
+    k: [&[f64]; N],
+    x: &[f64],
+    x_new: &[f64],
+    atol: &[f64],
+    rtol: f64,
+) -> f64 {
+    let n = x.len();
+    let sum = match partial {
+        Some(p) => scaled_squares::<N, true>(p, c, k, x, x_new, atol, rtol),
+        None => scaled_squares::<N, false>(x, c, k, x, x_new, atol, rtol),
+    };
+    (sum / n.max(1) as f64).sqrt()
+}
+
+/// The sum of [`norm_pass`], in one sequential sum in the order of `control::error_norm`, so
+/// that the steps taken are those of the error vector formed first and then measured (and
+/// results stay the same to the last bit).
+#[inline(always)]
+fn scaled_squares<const N: usize, const PARTIAL: bool>(
+    partial: &[f64],
+    c: [f64; N],
+    k: [&[f64]; N],
+    x: &[f64],
+    x_new: &[f64],
+    atol: &[f64],
+    rtol: f64,
+) -> f64 {
+    let n = x.len();
+    let k: [&[f64]; N] = k.map(|v| &v[..n]);
+    let (x_new, atol, partial) = (&x_new[..n], &atol[..n], &partial[..n]);
+    let mut sum = 0.0;
+    for i in 0..n {
+        let mut e = if PARTIAL { partial[i] } else { 0.0 };
+        for t in 0..N {
+            e += c[t] * k[t][i];
+        }
+        let q = e / (atol[i] + rtol * x[i].abs().max(x_new[i].abs()));
+        sum += q * q;
+    }
+    sum
 }
 
 impl Stepper for Adaptive {
@@ -238,8 +501,23 @@ impl Stepper for Adaptive {
         let dim = sys.dim();
         self.atol = self.options.atol_per_component(dim)?;
         self.ends.reset(dim, &mut self.stats);
-        self.stages.resize(self.tableau.stages(), dim);
-        zeroed(dim, [&mut self.x_new, &mut self.f_new, &mut self.dense_term]);
+        let stages = match &self.dense {
+            Dense::Polynomial { stages, .. } => *stages,
+            Dense::Hermite | Dense::DormandPrince => self.tableau.stages(),
+        };
+        if stages > MAX_DENSE_STAGES {
+            return Err(IntegrationError::invalid(format!(
+                "{} has {stages} stages; at most {MAX_DENSE_STAGES} are supported",
+                self.tableau.name()
+            )));
+        }
+        self.stages.resize(stages, dim);
+        self.accepted.clear();
+        self.accepted.resize(self.stages.derivatives_len(), 0.0);
+        zeroed(
+            dim,
+            [&mut self.x_new, &mut self.f_new, &mut self.before_last, &mut self.error],
+        );
         self.restart(t0, x0)
     }
 
@@ -292,7 +570,7 @@ impl Stepper for Adaptive {
                 self.err_prev = err.max(1e-4);
                 self.last_rejected = false;
                 self.h = h_next;
-                return Ok(self.accept(h, t_new));
+                return Ok(self.accept(t_new));
             }
             self.stats.rejected += 1;
             self.last_rejected = true;
@@ -304,21 +582,44 @@ impl Stepper for Adaptive {
     fn interpolate(&self, t: f64, out: &mut [f64]) {
         let ends = &self.ends;
         let h = ends.t - ends.t_prev;
-        if self.dense == Dense::Hermite || h == 0.0 {
-            ends.hermite(t, out);
+        let (stages, degree, weights) = match &self.dense {
+            Dense::Hermite => {
+                ends.hermite(t, out);
+                return;
+            }
+            Dense::DormandPrince => {
+                self.dormand_prince(t, out);
+                return;
+            }
+            Dense::Polynomial {
+                stages,
+                degree,
+                weights,
+                ..
+            } => (stages, degree, weights),
+        };
+        let theta = (t - ends.t_prev) / h;
+        // Both ends exactly (also right after a (re)start, when h = 0).
+        if h == 0.0 || theta == 1.0 {
+            out.copy_from_slice(&ends.x);
             return;
         }
-        // DOPRI5's `contd5` with rcont1..5 formed on the fly from both ends and the stored
-        // dense term, so no extra buffers are kept per step.
-        let theta = (t - ends.t_prev) / h;
-        let theta1 = 1.0 - theta;
-        for (i, o) in out.iter_mut().enumerate() {
-            let y0 = ends.x_prev[i];
-            let diff = ends.x[i] - y0;
-            let bspl = h * ends.f_prev[i] - diff;
-            let r4 = diff - h * ends.f[i] - bspl;
-            *o = y0 + theta * (diff + theta1 * (bspl + theta * (r4 + theta1 * self.dense_term[i])));
+        if theta == 0.0 {
+            out.copy_from_slice(&ends.x_prev);
+            return;
         }
+        // The weights h·b_j(θ), by Horner's scheme on each row of coefficients.
+        let mut w = [0.0; MAX_DENSE_STAGES];
+        for (j, w) in w.iter_mut().enumerate().take(*stages) {
+            let row = &weights[j * degree..(j + 1) * degree];
+            *w = h * theta * row.iter().rev().fold(0.0, |acc, r| r + theta * acc);
+        }
+        let terms = w[..*stages]
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| **w != 0.0)
+            .map(|(j, w)| (*w, j));
+        combination(out, Some(&ends.x_prev), terms, |j| self.accepted_stage(j));
     }
 
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {

@@ -10,8 +10,12 @@
 //! a step size change rescales them (`change_differences`), so the formulas stay those of a
 //! constant step. Each step predicts with the polynomial, then solves the corrector
 //! `(I − c J) Δ = c f(y) − ψ − d` by simplified Newton with a difference-quotient Jacobian and its
-//! LU factors, which are kept across steps and rebuilt only when Newton converges too slowly
-//! (first the factors for a new `c`, then a fresh Jacobian). Newton stops at a tenth of the error
+//! LU factors, which are kept across steps and rebuilt only when needed: the factors while `c`
+//! (the step size over the order's `α`) stays within 30 % of the `c` they were made for (CVODE's
+//! rule; each Newton correction is then scaled by `2/(1 + c/c_LU)`, which removes most of the
+//! mismatch in the stiff components), and when Newton's iteration fails or converges too
+//! slowly, first the factors for the exact `c`, then a fresh Jacobian. A step therefore
+//! factors only after a large change of step size or order, and allocates nothing. Newton stops at a tenth of the error
 //! tolerance, judged with the contraction rate it measured in this step or, on the first
 //! iteration, with the one carried from earlier steps with the same factors (as CVODE does), so
 //! that most steps take one iteration. The local error is estimated from
@@ -32,9 +36,9 @@
 //! grid of its points are in `bdf/starter.rs`.
 //!
 //! The Jacobian is the system's own when it has one (a model's symbolic Jacobian, see
-//! [`OdeSystem::jacobian`]), else forward differences; above [`linalg::SPARSE_STATES`]
-//! states a system that gives its Jacobian's pattern gets a sparse Jacobian and sparse LU
-//! ([`linalg`]). Deliberately not here: stiffness detection (`auto` does that).
+//! [`OdeSystem::jacobian`]), else forward differences; a system that gives its Jacobian's
+//! pattern gets a sparse Jacobian and sparse LU when [`linalg::prefers_sparse`] estimates that
+//! cheaper ([`linalg`]). Deliberately not here: stiffness detection (`auto` does that).
 
 use crate::control::{
     check_budget, check_restart, check_step_limit, eval_iterate, fixed_step_newton_tolerance, initial_step, min_step,
@@ -66,6 +70,12 @@ const FIXED_NEWTON_MAX_ITERATIONS: usize = 50;
 const MAX_STARTER_SUBSTEPS: usize = 64;
 const MIN_FACTOR: f64 = 0.2;
 const MAX_FACTOR: f64 = 10.0;
+/// The factors of `I − c_LU J` serve a step with `c` while `|c/c_LU − 1|` is at most this
+/// (CVODE's `DGMAX`). With the scaled correction (see [`Bdf::newton`]) the iteration still
+/// contracts by at most `|c/c_LU − 1|/(c/c_LU + 1)` < 0.15 per iteration in the stiff
+/// components, so a step costs at most an iteration more, while a factorisation of a large
+/// system costs as much as many iterations.
+const REFACTOR_RATIO: f64 = 0.3;
 /// The NDF modification of each order (`κ`); order 5 is the plain BDF.
 pub(crate) const KAPPA: [f64; MAX_ORDER + 1] = [0.0, -0.1850, -1.0 / 9.0, -0.0823, -0.0415, 0.0];
 
@@ -154,6 +164,11 @@ pub struct Bdf {
     /// does): the iteration matrix is the same, so the rate is a good estimate, and most steps
     /// then need one evaluation of `f` and one solve instead of two. Cleared with the factors.
     newton_rate: Option<f64>,
+    /// The `c` of the corrector `newton_rate` was measured for: with factors kept for another
+    /// `c` the iteration contracts differently for each `c`, so the rate carries over only to
+    /// steps with the same `c` (on Robertson's problem to t = 1e11, carrying it to any `c`
+    /// accepted iterates too early and the error test rejected ten times as many steps).
+    rate_c: f64,
     /// The state at `t` (row 0 of `d`, kept as a slice for `state()`).
     x: Vec<f64>,
     /// A (re)start has not evaluated `f` and chosen the first step yet.
@@ -193,6 +208,7 @@ impl Bdf {
             jacobian_current: false,
             lu: None,
             newton_rate: None,
+            rate_c: f64::NAN,
             x: Vec::new(),
             needs_start: true,
             stats: Stats::default(),
@@ -260,9 +276,10 @@ impl Bdf {
         Ok(())
     }
 
-    /// Factors `I − c J` unless the factors for this `c` are at hand; false when singular.
+    /// Factors `I − c J` unless factors for a `c` within [`REFACTOR_RATIO`] of this one are at
+    /// hand; false when singular.
     fn factor(&mut self, c: f64) -> bool {
-        if matches!(&self.lu, Some((lu_c, _)) if *lu_c == c) {
+        if matches!(&self.lu, Some((lu_c, _)) if (c / *lu_c - 1.0).abs() <= REFACTOR_RATIO) {
             return true;
         }
         let Some(j) = &self.jacobian else { return false };
@@ -285,6 +302,11 @@ impl Bdf {
     /// history term `buffers.psi` and the weights `buffers.inverse_scale`), with at most
     /// `max_iterations` iterations; `Some(iterations)` when it converged, the solution and the
     /// correction then in `buffers.y` and `buffers.d`.
+    ///
+    /// With factors of `I − c_LU J` for a `c_LU` other than `c`, each correction is multiplied
+    /// by `2/(1 + c/c_LU)` (as CVODE does): in a stiff component (`|c λ| ≫ 1`) the kept matrix
+    /// gives `c/c_LU` times the Newton correction, in a non-stiff one the correction itself,
+    /// and the factor splits the difference, so that both contract.
     fn newton(
         &mut self,
         sys: &mut dyn OdeSystem,
@@ -307,14 +329,23 @@ impl Bdf {
             for i in 0..n {
                 b.dy[i] = c * b.f[i] - b.psi[i] - b.d[i];
             }
-            let Some((_, lu)) = &self.lu else { return Ok(None) };
+            let Some((lu_c, lu)) = &mut self.lu else {
+                return Ok(None);
+            };
             if !lu.solve(&mut b.dy) {
                 return Ok(None);
+            }
+            if *lu_c != c {
+                let scale = 2.0 / (1.0 + c / *lu_c);
+                for v in b.dy.iter_mut() {
+                    *v *= scale;
+                }
             }
             let size = rms((0..n).map(|i| b.dy[i] * b.inverse_scale[i]), n);
             let measured = previous.map(|p| size / p);
             if measured.is_some() {
                 self.newton_rate = measured;
+                self.rate_c = c;
             }
             if let Some(rate) = measured
                 && newton_fails(rate, size, max_iterations - k, tolerance)
@@ -327,7 +358,7 @@ impl Bdf {
             }
             // Converged by the rate measured in this step, or on the first iteration by the one
             // carried from earlier steps; divergence is judged on measured rates only.
-            let rate = measured.or(self.newton_rate.filter(|&r| r < 1.0));
+            let rate = measured.or(self.newton_rate.filter(|&r| r < 1.0 && self.rate_c == c));
             if newton_converged(size, rate, tolerance) {
                 return Ok(Some(k + 1));
             }
@@ -416,7 +447,6 @@ impl Stepper for Bdf {
                 self.change_differences(factor);
                 self.h = t_new - self.t;
                 self.equal_steps = 0;
-                self.lu = None;
             }
             let order = self.order;
             let a = alpha(order);
@@ -457,6 +487,14 @@ impl Stepper for Bdf {
                     solved = Some(iterations);
                     break;
                 }
+                // Factors made for another `c`: first the factors for this one, with the same
+                // Jacobian.
+                if let Some((lu_c, _)) = &self.lu
+                    && *lu_c != c
+                {
+                    self.lu = None;
+                    continue;
+                }
                 if self.jacobian_current {
                     break;
                 }
@@ -478,7 +516,6 @@ impl Stepper for Bdf {
                 self.change_differences(0.5);
                 self.h *= 0.5;
                 self.equal_steps = 0;
-                self.lu = None;
                 continue;
             };
             let safety = newton_safety(NEWTON_MAX_ITERATIONS, iterations);
@@ -558,7 +595,6 @@ impl Stepper for Bdf {
             self.change_differences(factor);
             self.h *= factor;
             self.equal_steps = 0;
-            self.lu = None;
             return Ok(info);
         }
     }

@@ -70,7 +70,17 @@ pub(crate) fn initial_step(
     } else {
         (0.01 / d1.max(d2)).powf(1.0 / f64::from(order + 1))
     };
-    Ok((100.0 * h0).min(h1))
+    Ok(resolvable_initial_step(t, (100.0 * h0).min(h1)))
+}
+
+/// A first step `h` at `t`, raised to a hundred times [`min_step`] when it is smaller: the
+/// rules above scale the step with the size of the state, so right after an event that resets a
+/// state to almost zero (a `reinit(x, 0)` a few units of rounding before a crossing) they ask
+/// for less than time can resolve at `t`, and the step would be refused as too small. A step
+/// that long is still far below any time scale of the model; the error control shrinks it if
+/// it must.
+pub(crate) fn resolvable_initial_step(t: f64, h: f64) -> f64 {
+    h.max(100.0 * min_step(t))
 }
 
 /// The Newton tolerance of the fixed-step modes of BDF and Radau5, in units of the error weights

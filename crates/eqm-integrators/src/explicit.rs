@@ -17,21 +17,26 @@ use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed}
 use crate::system::{OdeSystem, eval_rhs};
 use crate::tableau::Tableau;
 
-/// The stage derivatives of one explicit Runge–Kutta step, preallocated.
+/// The stage derivatives of one explicit Runge–Kutta step, preallocated in one flat buffer.
 #[derive(Debug, Default)]
 pub(crate) struct RkStages {
-    /// `k[j]` is the derivative of stage `j + 1`; stage 0's derivative is `f(t, x)` of the
-    /// step's start, which the caller already holds.
-    k: Vec<Vec<f64>>,
-    /// The state of the stage being evaluated; afterwards free for other uses.
+    /// The derivatives of stages 2, 3, ...: stage `j + 2`'s at `k[j·dim..(j+1)·dim]`. Stage 1's
+    /// derivative is `f(t, x)` of the step's start, which the caller already holds.
+    k: Vec<f64>,
+    dim: usize,
+    /// The state of the stage being evaluated; afterwards it holds the state of the last stage
+    /// evaluated into it (see [`RkStages::compute_into`]).
     pub scratch: Vec<f64>,
 }
 
 impl RkStages {
-    /// Sizes the buffers for a tableau with `stages` stages and `dim` states.
+    /// Sizes the buffers for `stages` stages (those of the tableau and any extra stages of an
+    /// interpolant) and `dim` states.
     pub fn resize(&mut self, stages: usize, dim: usize) {
-        self.k.resize_with(stages.saturating_sub(1), Vec::new);
-        zeroed(dim, self.k.iter_mut().chain([&mut self.scratch]));
+        self.dim = dim;
+        self.k.clear();
+        self.k.resize(stages.saturating_sub(1) * dim, 0.0);
+        zeroed(dim, [&mut self.scratch]);
     }
 
     /// Evaluates stages 2..s of a step of size `h` from the current point of `ends` (whose
@@ -45,20 +50,41 @@ impl RkStages {
         h: f64,
         stats: &mut Stats,
     ) -> Result<(), IntegrationError> {
-        for i in 1..tableau.stages() {
-            let (done, rest) = self.k.split_at_mut(i - 1);
-            let row = tableau.a_row(i);
-            self.scratch.copy_from_slice(&ends.x);
-            axpy(&mut self.scratch, h * row[0], &ends.f);
-            for (j, &a) in row.iter().enumerate().skip(1) {
-                // Most tableaux are sparse (rk4 has one entry per row); zeros cost a full pass.
-                if a != 0.0 {
-                    axpy(&mut self.scratch, h * a, &done[j - 1]);
+        self.compute_into(tableau, sys, ends, h, stats, None)
+    }
+
+    /// [`RkStages::compute`], with the last stage's state and derivative written to `last`
+    /// instead of the buffers when it is given (for a "first same as last" tableau they are the
+    /// new point and its derivative). The state of every other stage passes through
+    /// `scratch`, which then holds that of the last stage but one.
+    pub fn compute_into(
+        &mut self,
+        tableau: &Tableau,
+        sys: &mut dyn OdeSystem,
+        ends: &StepEnds,
+        h: f64,
+        stats: &mut Stats,
+        mut last: Option<(&mut [f64], &mut [f64])>,
+    ) -> Result<(), IntegrationError> {
+        let (s, dim) = (tableau.stages(), self.dim);
+        for i in 1..s {
+            let (done, rest) = self.k.split_at_mut((i - 1) * dim);
+            let stage = |j: usize| {
+                if j == 0 {
+                    &ends.f[..]
+                } else {
+                    &done[(j - 1) * dim..j * dim]
                 }
-            }
+            };
             let t_stage = ends.t + tableau.c()[i] * h;
-            check_finite(t_stage, &self.scratch, Quantity::State)?;
-            eval_rhs(sys, t_stage, &self.scratch, &mut rest[0], stats)?;
+            let (state, derivative) = match (i == s - 1, last.as_mut()) {
+                (true, Some((x, f))) => (&mut **x, &mut **f),
+                _ => (&mut self.scratch[..], &mut rest[..dim]),
+            };
+            if !combination(state, Some(&ends.x), weighted(tableau.a_row(i), h), stage) {
+                check_finite(t_stage, state, Quantity::State)?;
+            }
+            eval_rhs(sys, t_stage, state, derivative, stats)?;
         }
         Ok(())
     }
@@ -67,30 +93,154 @@ impl RkStages {
     /// The same summation order as [`RkStages::compute`], so that a "first same as last"
     /// tableau's last stage state and the new solution agree to the bit.
     pub fn combine(&self, weights: &[f64], f: &[f64], h: f64, base: Option<&[f64]>, out: &mut [f64]) {
-        match base {
-            Some(base) => out.copy_from_slice(base),
-            None => out.fill(0.0),
-        }
-        axpy(out, h * weights[0], f);
-        for (j, &w) in weights.iter().enumerate().skip(1) {
-            if w != 0.0 {
-                axpy(out, h * w, &self.k[j - 1]);
-            }
-        }
+        combination(
+            out,
+            base,
+            weighted(weights, h),
+            |j| if j == 0 { f } else { self.k(j - 1) },
+        );
     }
 
     /// The derivative of stage `j + 2` (stage 1's is the caller's `f(t, x)`).
     pub fn k(&self, j: usize) -> &[f64] {
-        &self.k[j]
+        &self.k[j * self.dim..(j + 1) * self.dim]
     }
 
-    /// The derivative of the last stage (for "first same as last" tableaux, `f` at the new
-    /// point).
-    pub fn last_mut(&mut self) -> &mut Vec<f64> {
-        self.k
-            .last_mut()
-            .expect("first-same-as-last tableaux have at least two stages")
+    /// The derivatives of stages `first + 2`, ...: the first for writing, the rest before it
+    /// for reading (stage `j + 2`'s at `[j·dim..]` of the second).
+    pub fn split_at_stage(&mut self, first: usize) -> (&mut [f64], &[f64]) {
+        let (done, rest) = self.k.split_at_mut(first * self.dim);
+        (&mut rest[..self.dim], done)
     }
+
+    /// Exchanges the stage derivatives with `other` (of the same size): the adaptive stepper
+    /// keeps those of its last accepted step for dense output while it tries the next.
+    pub fn swap_derivatives(&mut self, other: &mut Vec<f64>) {
+        std::mem::swap(&mut self.k, other);
+    }
+
+    /// The length of the derivatives' buffer, for sizing a second one like it.
+    pub fn derivatives_len(&self) -> usize {
+        self.k.len()
+    }
+}
+
+/// The non-zero weights of `w` times `h`, as terms `(coefficient, stage)` for [`combination`].
+pub(crate) fn weighted(w: &[f64], h: f64) -> impl Iterator<Item = (f64, usize)> + '_ {
+    w.iter()
+        .enumerate()
+        .filter(|(_, w)| **w != 0.0)
+        .map(move |(j, w)| (h * w, j))
+}
+
+/// The most terms one pass over the vectors sums: eight streams and the output fit the
+/// registers, and a row of a tableau rarely has more non-zero entries.
+pub(crate) const FUSED: usize = 8;
+
+/// `out = base + Σ_t c_t · stage(j_t)` over `terms` `(c_t, j_t)` (`base = None` means zero),
+/// summed left to right, in one pass over the vectors per eight terms. Returns whether every
+/// value written is finite, so that callers check finiteness only to name the culprit.
+pub(crate) fn combination<'a>(
+    out: &mut [f64],
+    base: Option<&[f64]>,
+    terms: impl Iterator<Item = (f64, usize)>,
+    stage: impl Fn(usize) -> &'a [f64],
+) -> bool {
+    let mut chunk = [(0.0, 0); FUSED];
+    let mut filled = 0;
+    let mut start = match base {
+        Some(base) => Start::From(base),
+        None => Start::Zero,
+    };
+    let mut finite = true;
+    for term in terms {
+        chunk[filled] = term;
+        filled += 1;
+        if filled == FUSED {
+            finite = fused(out, start, &chunk, &stage);
+            start = Start::Out;
+            filled = 0;
+        }
+    }
+    if filled > 0 || !matches!(start, Start::Out) {
+        finite = fused(out, start, &chunk[..filled], &stage);
+    }
+    finite
+}
+
+/// Where a fused pass starts its sums.
+#[derive(Clone, Copy)]
+pub(crate) enum Start<'a> {
+    From(&'a [f64]),
+    Zero,
+    /// The output's own values (a continuing sum).
+    Out,
+}
+
+/// One pass `out = start + Σ terms` for up to [`FUSED`] terms; whether all values are finite.
+pub(crate) fn fused<'a>(
+    out: &mut [f64],
+    start: Start<'_>,
+    terms: &[(f64, usize)],
+    stage: &impl Fn(usize) -> &'a [f64],
+) -> bool {
+    macro_rules! arms {
+        ($($n:literal)*) => {
+            match terms.len() {
+                $($n => {
+                    let c: [f64; $n] = std::array::from_fn(|t| terms[t].0);
+                    let k: [&[f64]; $n] = std::array::from_fn(|t| stage(terms[t].1));
+                    pass::<$n>(out, start, c, k)
+                })*
+                _ => unreachable!("at most FUSED terms per pass"),
+            }
+        };
+    }
+    arms!(0 1 2 3 4 5 6 7 8)
+}
+
+/// The loop of [`fused`] for `N` terms. Every slice is cut to the output's length first, so the
+/// compiler drops the bounds checks and vectorises the loop; the finiteness test is an `and` of
+/// comparisons, which vectorises too.
+#[inline(always)]
+fn pass<const N: usize>(out: &mut [f64], start: Start<'_>, c: [f64; N], k: [&[f64]; N]) -> bool {
+    let n = out.len();
+    let k: [&[f64]; N] = k.map(|v| &v[..n]);
+    let mut finite = true;
+    match start {
+        Start::From(base) => {
+            let base = &base[..n];
+            for i in 0..n {
+                let mut acc = base[i];
+                for t in 0..N {
+                    acc += c[t] * k[t][i];
+                }
+                finite &= acc.is_finite();
+                out[i] = acc;
+            }
+        }
+        Start::Zero => {
+            for i in 0..n {
+                let mut acc = 0.0;
+                for t in 0..N {
+                    acc += c[t] * k[t][i];
+                }
+                finite &= acc.is_finite();
+                out[i] = acc;
+            }
+        }
+        Start::Out => {
+            for i in 0..n {
+                let mut acc = out[i];
+                for t in 0..N {
+                    acc += c[t] * k[t][i];
+                }
+                finite &= acc.is_finite();
+                out[i] = acc;
+            }
+        }
+    }
+    finite
 }
 
 /// Time keeping with a fixed step: step ends are `t_base + n·h` from the time the clock was
@@ -268,7 +418,8 @@ impl Stepper for ExplicitRk {
         stages.combine(self.tableau.b(), &ends.f, step.h, Some(&ends.x), &mut self.x_new);
         check_finite(step.t_new, &self.x_new, Quantity::State)?;
         if self.fsal {
-            std::mem::swap(&mut self.f_new, self.stages.last_mut());
+            // The last stage was evaluated at the new point.
+            self.f_new.copy_from_slice(self.stages.k(self.tableau.stages() - 2));
         } else {
             eval_rhs(sys, step.t_new, &self.x_new, &mut self.f_new, &mut self.stats)?;
         }

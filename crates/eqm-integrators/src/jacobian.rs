@@ -172,7 +172,8 @@ impl<F> KeptJacobian<F> {
 }
 
 /// The pattern a stepper's Jacobians use: `None` until a system was seen, then the sparse
-/// layout when the system has a pattern and more than [`linalg::SPARSE_STATES`] states.
+/// layout when the system has a pattern and [`linalg::prefers_sparse`] says the sparse LU costs
+/// less.
 pub(crate) type PatternCache = Option<Option<std::sync::Arc<linalg::SparsePattern>>>;
 
 /// The Jacobian of `f` at `at` (see [`jacobian_at`]), sparse for a large system with a pattern:
@@ -187,10 +188,10 @@ pub(crate) fn build_jacobian(
     let n = at.point.len();
     let pattern = cache
         .get_or_insert_with(|| {
-            if n <= linalg::SPARSE_STATES {
+            let rows = sys.jacobian_pattern()?;
+            if !linalg::prefers_sparse(n, rows.iter().map(Vec::len).sum()) {
                 return None;
             }
-            let rows = sys.jacobian_pattern()?;
             linalg::SparsePattern::new(n, rows).map(std::sync::Arc::new)
         })
         .clone();

@@ -14,7 +14,8 @@
 //!   interpolation, so output never forces the step size.
 //!
 //! One module per family: [`explicit`] (fixed-step Runge–Kutta from any [`tableau::Tableau`]),
-//! [`adaptive`] (embedded pairs rkf45 and dopri5 with step size control), [`multistep`]
+//! [`adaptive`] (embedded pairs with step size control: rkf45, dopri5, tsit5 and Verner's vern6
+//! to vern9, whose coefficients and interpolants are in [`pairs`]), [`multistep`]
 //! (Adams–Bashforth), [`implicit`] (implicit Euler and the trapezoid for stiff problems),
 //! [`bdf`] (variable-order, variable-step BDF for stiff problems), [`radau`] (Radau IIA of
 //! order 5 for stiff problems; both also with a fixed step), [`dirk`] (diagonally implicit
@@ -39,6 +40,7 @@ pub mod explicit;
 pub mod implicit;
 pub mod linalg;
 pub mod multistep;
+pub mod pairs;
 pub mod radau;
 pub mod stability;
 pub mod tableau;

@@ -22,6 +22,16 @@ pub enum Method {
     Rk4,
     Rkf45,
     Dopri5,
+    /// Tsitouras' 5(4) pair.
+    Tsit5,
+    /// Verner's "most efficient" 6(5) pair.
+    Vern6,
+    /// Verner's "most efficient" 7(6) pair.
+    Vern7,
+    /// Verner's "most efficient" 8(7) pair.
+    Vern8,
+    /// Verner's "most efficient" 9(8) pair.
+    Vern9,
     Ab2,
     Ab4,
     ImplicitEuler,
@@ -38,13 +48,18 @@ pub enum Method {
 
 impl Method {
     /// The methods that have a name, in the order of the CLI documentation.
-    pub const NAMED: [Method; 13] = [
+    pub const NAMED: [Method; 18] = [
         Method::Euler,
         Method::Heun,
         Method::Midpoint,
         Method::Rk4,
         Method::Rkf45,
         Method::Dopri5,
+        Method::Tsit5,
+        Method::Vern6,
+        Method::Vern7,
+        Method::Vern8,
+        Method::Vern9,
         Method::Ab2,
         Method::Ab4,
         Method::ImplicitEuler,
@@ -68,6 +83,11 @@ impl Method {
             Method::Rk4 => "rk4",
             Method::Rkf45 => "rkf45",
             Method::Dopri5 => "dopri5",
+            Method::Tsit5 => "tsit5",
+            Method::Vern6 => "vern6",
+            Method::Vern7 => "vern7",
+            Method::Vern8 => "vern8",
+            Method::Vern9 => "vern9",
             Method::Ab2 => "ab2",
             Method::Ab4 => "ab4",
             Method::ImplicitEuler => "implicit-euler",
@@ -104,7 +124,7 @@ impl Method {
 
     /// Whether [`Options::step`] makes the method take fixed steps: always for the fixed-step
     /// methods, for the methods of [`Method::adapts_without_step`] when it is given, never for
-    /// the explicit adaptive ones (rkf45, dopri5, auto, explicit tableaux with embedded
+    /// the explicit adaptive ones (rkf45, dopri5, tsit5, vern6 to vern9, auto, explicit tableaux with embedded
     /// weights), which ignore it.
     pub fn takes_fixed_step(&self, step_given: bool) -> bool {
         if self.adapts_without_step() {
@@ -118,7 +138,16 @@ impl Method {
     /// given; see [`Method::takes_fixed_step`] for what a given one does.
     pub fn is_adaptive(&self) -> bool {
         match self {
-            Method::Rkf45 | Method::Dopri5 | Method::Bdf | Method::Radau5 | Method::Auto => true,
+            Method::Rkf45
+            | Method::Dopri5
+            | Method::Tsit5
+            | Method::Vern6
+            | Method::Vern7
+            | Method::Vern8
+            | Method::Vern9
+            | Method::Bdf
+            | Method::Radau5
+            | Method::Auto => true,
             Method::Tableau(t) => t.b_hat().is_some(),
             Method::Euler
             | Method::Heun
@@ -142,6 +171,11 @@ pub fn stepper_for(method: &Method, options: &Options) -> Box<dyn Stepper> {
         Method::Rk4 => Box::new(ExplicitRk::new(tableau::RK4, options)),
         Method::Rkf45 => Box::new(Adaptive::new(tableau::FEHLBERG45, options)),
         Method::Dopri5 => Box::new(Adaptive::dopri5(options)),
+        Method::Tsit5 => Box::new(Adaptive::tsit5(options)),
+        Method::Vern6 => Box::new(Adaptive::vern6(options)),
+        Method::Vern7 => Box::new(Adaptive::vern7(options)),
+        Method::Vern8 => Box::new(Adaptive::vern8(options)),
+        Method::Vern9 => Box::new(Adaptive::vern9(options)),
         Method::Ab2 => Box::new(AdamsBashforth::new(2, options)),
         Method::Ab4 => Box::new(AdamsBashforth::new(4, options)),
         Method::ImplicitEuler => Box::new(Theta::implicit_euler(options)),

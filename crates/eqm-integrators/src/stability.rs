@@ -25,6 +25,7 @@
 //! with its step control it lowers the order, and orders 1 and 2 are A-stable.
 
 use crate::method::Method;
+use crate::pairs;
 use crate::tableau::{self, Tableau};
 use nalgebra::Complex;
 
@@ -72,6 +73,11 @@ impl StabilityFunction {
             // Both pairs advance with their fifth-order weights `b`.
             Method::Rkf45 => Self::from_tableau(&tableau::FEHLBERG45),
             Method::Dopri5 => Self::from_tableau(&tableau::DORMAND_PRINCE54),
+            Method::Tsit5 => Self::from_tableau(&pairs::TSIT5),
+            Method::Vern6 => Self::from_tableau(&pairs::VERN6),
+            Method::Vern7 => Self::from_tableau(&pairs::VERN7),
+            Method::Vern8 => Self::from_tableau(&pairs::VERN8),
+            Method::Vern9 => Self::from_tableau(&pairs::VERN9),
             Method::Ab2 => Self::adams_bashforth(&crate::multistep::AB2),
             Method::Ab4 => Self::adams_bashforth(&crate::multistep::AB4),
             Method::ImplicitEuler => StabilityFunction::RungeKutta {

@@ -7,7 +7,7 @@
 //! index order instead of recursing. This module deliberately does no simplification.
 
 use crate::builtins::{Builtin, ExprBuilder};
-use hashbrown::hash_table::{Entry, HashTable};
+use hashbrown::hash_table::HashTable;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
@@ -105,6 +105,9 @@ pub struct ExprArena {
     /// clone the argument list of every call). Each id keeps its node's hash, so that growing
     /// the table and most failed comparisons do not have to read the node.
     dedup: HashTable<(ExprId, u32)>,
+    /// How many nodes were placed next to each node in `dedup` (see [`placement`]), by id,
+    /// saturating at [`PLACED_LIMIT`]; shorter than `nodes` where none were.
+    placed: Vec<u8>,
 }
 
 const NO_NODE: u32 = u32::MAX;
@@ -113,23 +116,27 @@ const VARS_IN_SCAN: usize = 32;
 /// Integer literals below this are looked up in `small_ints` (at most 16 MiB of it).
 const SMALL_INT_LIMIT: i64 = 1 << 22;
 
-/// Where a node goes in the hash-consing table: its hash (FxHash, deterministic; the table is
-/// only used for lookups) folded into a window of buckets next to its newest child.
+/// The most nodes placed next to one child (see [`placement`]).
+const PLACED_LIMIT: u8 = 2;
+
+/// Where a node goes in the hash-consing table: its own hash (FxHash, deterministic; the table
+/// is only used for lookups), and the newest non-literal child next to which it may be placed.
 ///
 /// A node is almost always built right after its children, so a plain hash would send
 /// consecutive nodes to random places in a table that for a large model is far larger than the
 /// cache, one cache miss per node; this made hash-consing grow faster than the model. Placing a
-/// node next to its newest child keeps the buckets in use close together. The window is wide
-/// (4096 buckets) so that many distinct parents of one child (`a[i]*z` for a new `z`) still
-/// spread out instead of forming one long probe sequence. Leaves have no children and keep
-/// their plain hash.
+/// node in a window of buckets next to its newest child keeps the buckets in use close
+/// together. Leaves have no children and keep their plain hash.
 ///
 /// Literal children are not taken as the newest child: a constant made late (the `-1` that
 /// alias elimination multiplies half a million variables by) would otherwise gather all its
-/// parents in its one window, and every insertion would probe through all of them, a pass
-/// quadratic in the size of the model. A node whose children are all literals keeps its plain
-/// hash.
-fn hash_node(nodes: &[Node], node: &Node) -> u32 {
+/// parents in its one window. The same holds for any child with many parents (a parameter
+/// read by every stage of a chain, a constant subexpression): its window would fill, and every
+/// insertion would probe through all the nodes placed there before, which made building the
+/// symbolic Jacobian of a chain grow like N^1.5. So only the first [`PLACED_LIMIT`] parents of
+/// a child go next to it (`ExprArena::placed` counts them); later ones keep their plain hash,
+/// and a lookup of a parent of such a child tries both places.
+fn placement(nodes: &[Node], node: &Node) -> (u32, Option<ExprId>) {
     let hash = (FxBuild::default().hash_one(node) >> 32) as u32;
     let placing = |id: &ExprId| {
         let literal = matches!(
@@ -145,14 +152,18 @@ fn hash_node(nodes: &[Node], node: &Node) -> u32 {
         Node::Call(_, args) => args.iter().filter_map(placing).max(),
         _ => None,
     };
-    match newest_child {
-        Some(child) => child.0.wrapping_mul(2) ^ (hash & 0xFFF),
-        None => hash,
-    }
+    (hash, newest_child)
+}
+
+/// The stored hash of a node with own hash `hash` placed next to `child`: a window of 4096
+/// buckets shared by the parents of 1024 consecutive children, at most [`PLACED_LIMIT`] each,
+/// so that a window is at most half full.
+fn placed_hash(hash: u32, child: ExprId) -> u32 {
+    child.0.wrapping_mul(4) ^ (hash & 0xFFF)
 }
 
 /// The table's 64-bit hash of a stored 32-bit one. The table picks buckets with the low bits,
-/// which are the stored hash itself (see [`hash_node`]), and tags entries with the top seven,
+/// which are the stored hash itself (see [`placement`]), and tags entries with the top seven,
 /// which are a multiplicative mix of it so that neighbouring nodes get different tags.
 fn table_hash(hash: u32) -> u64 {
     (u64::from(hash.wrapping_mul(0x9E37_79B9)) << 32) | u64::from(hash)
@@ -181,22 +192,52 @@ impl ExprArena {
             }
             return ExprId(self.small_ints[k]);
         }
-        let hash = hash_node(&self.nodes, &node);
-        let nodes = &self.nodes;
-        let entry = self.dedup.entry(
-            table_hash(hash),
-            |&(id, h)| h == hash && nodes[id.0 as usize] == node,
-            |&(_, h)| table_hash(h),
-        );
-        match entry {
-            Entry::Occupied(e) => e.get().0,
-            Entry::Vacant(e) => {
-                let id = ExprId(self.nodes.len() as u32);
-                e.insert((id, hash));
-                self.nodes.push(node);
-                id
+        let (own, child) = placement(&self.nodes, &node);
+        let hash = match child {
+            Some(c) => {
+                let placed = self.placed.get(c.0 as usize).copied().unwrap_or(0);
+                let near = placed_hash(own, c);
+                if placed < PLACED_LIMIT {
+                    // Every parent of `c` so far is next to it: one lookup decides.
+                    if let Some(id) = self.find(near, &node) {
+                        return id;
+                    }
+                    let k = c.0 as usize;
+                    if self.placed.len() <= k {
+                        self.placed.resize(self.nodes.len(), 0);
+                    }
+                    self.placed[k] += 1;
+                    return self.insert(near, node);
+                }
+                // The node may be one of the first parents of `c`, placed next to it.
+                if let Some(id) = self.find(near, &node) {
+                    return id;
+                }
+                own
             }
+            None => own,
+        };
+        match self.find(hash, &node) {
+            Some(id) => id,
+            None => self.insert(hash, node),
         }
+    }
+
+    /// The id of `node` stored with hash `hash`, if there is one.
+    fn find(&self, hash: u32, node: &Node) -> Option<ExprId> {
+        let nodes = &self.nodes;
+        self.dedup
+            .find(table_hash(hash), |&(id, h)| h == hash && nodes[id.0 as usize] == *node)
+            .map(|&(id, _)| id)
+    }
+
+    /// Stores `node`, known not to be in the table, with hash `hash`.
+    fn insert(&mut self, hash: u32, node: Node) -> ExprId {
+        let id = ExprId(self.nodes.len() as u32);
+        self.dedup
+            .insert_unique(table_hash(hash), (id, hash), |&(_, h)| table_hash(h));
+        self.nodes.push(node);
+        id
     }
 
     pub fn get(&self, id: ExprId) -> &Node {

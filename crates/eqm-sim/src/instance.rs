@@ -205,6 +205,22 @@ impl<'p> Instance<'p> {
         self.interpreter.jacobian(t, x, &self.p, dx, &mut self.work, out)
     }
 
+    /// [`Instance::jacobian`] at the point of the last right-hand-side evaluation, which must
+    /// be `(t, x)` with its derivatives in `dx`: for a caller that has just evaluated there
+    /// (an output row), so that the right-hand side is not evaluated twice.
+    pub fn jacobian_at_last(
+        &mut self,
+        t: f64,
+        x: &[f64],
+        dx: &mut [f64],
+        out: JacobianOut,
+    ) -> Result<bool, EvalFailure> {
+        if !self.interpreter.has_jacobian() {
+            return Ok(false);
+        }
+        self.interpreter.jacobian(t, x, &self.p, dx, &mut self.work, out)
+    }
+
     /// Whether the program has a symbolic Jacobian.
     pub fn has_jacobian(&self) -> bool {
         self.interpreter.has_jacobian()

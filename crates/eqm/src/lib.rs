@@ -57,6 +57,7 @@
 
 pub mod analyze;
 pub mod diagram;
+pub mod library_doc;
 mod model;
 mod modes;
 mod results;

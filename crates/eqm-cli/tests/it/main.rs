@@ -17,6 +17,7 @@ mod events;
 mod explain;
 mod friction;
 mod hostile;
+mod library;
 mod pendulum_reference;
 mod projection;
 mod repl;

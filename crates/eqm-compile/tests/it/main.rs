@@ -9,6 +9,7 @@ mod pipeline;
 #[path = "../../../../tests/support/ui_harness.rs"]
 mod ui_harness;
 
+mod derivatives;
 mod events;
 mod graphview;
 mod link;

@@ -2,6 +2,8 @@
 //!
 //! One test binary for the crate; each module is one family of tests.
 
+#[path = "../../../../tests/support/chain.rs"]
+mod chain;
 mod integrators;
 
 /// The repository root, where the examples and the standard library live.

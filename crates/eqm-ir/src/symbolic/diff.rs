@@ -133,7 +133,7 @@ fn derivative(
             Wrt::Time(_) => return Err(err("function locals have no time derivative")),
             Wrt::Leaf(_) => None,
         },
-        Node::Unary(UnOp::Neg, a) => get(&a).map(|da| arena.unary(UnOp::Neg, da)),
+        Node::Unary(UnOp::Neg, a) => get(&a).map(|da| neg(arena, da)),
         Node::Unary(UnOp::Not, _) => None,
         Node::Binary(op, a, b) => binary(arena, op, a, b, get(&a), get(&b)),
         Node::If(c, a, b) => match (get(&a), get(&b)) {
@@ -204,6 +204,12 @@ fn derivative(
 }
 
 /// Derivatives of the binary operators; `da`/`db` are `None` where they are 0.
+///
+/// The chain rule is applied with the factors 1 and the terms 0 left out as the nodes are
+/// built: differentiating `c*(x - y)` with respect to `x` gives `c` at once instead of
+/// `0*(x - y) + c*(1 - 0)`, which the simplifier would fold again. The symbolic Jacobian of a
+/// large model takes one derivative per partial, so the nodes it never builds are most of its
+/// time and of the arena it would leave behind.
 fn binary(
     arena: &mut ExprArena,
     op: BinOp,
@@ -215,43 +221,63 @@ fn binary(
     if da.is_none() && db.is_none() {
         return None;
     }
-    let zero = arena.real(0.0);
-    let (dx, dy) = (da.unwrap_or(zero), db.unwrap_or(zero));
     let mul = |arena: &mut ExprArena, x, y| arena.binary(BinOp::Mul, x, y);
     Some(match op {
-        BinOp::Add => arena.binary(BinOp::Add, dx, dy),
-        BinOp::Sub => arena.binary(BinOp::Sub, dx, dy),
+        BinOp::Add => match (da, db) {
+            (Some(dx), Some(dy)) => arena.binary(BinOp::Add, dx, dy),
+            (Some(dx), None) => dx,
+            (None, Some(dy)) => dy,
+            (None, None) => return None,
+        },
+        BinOp::Sub => match (da, db) {
+            (Some(dx), Some(dy)) => arena.binary(BinOp::Sub, dx, dy),
+            (Some(dx), None) => dx,
+            (None, Some(dy)) => neg(arena, dy),
+            (None, None) => return None,
+        },
         BinOp::Mul => {
-            let p = mul(arena, dx, b);
-            let q = mul(arena, a, dy);
-            arena.binary(BinOp::Add, p, q)
+            let p = da.map(|dx| times(arena, dx, b));
+            let q = db.map(|dy| times(arena, a, dy));
+            match (p, q) {
+                (Some(p), Some(q)) => arena.binary(BinOp::Add, p, q),
+                (Some(p), None) => p,
+                (None, Some(q)) => q,
+                (None, None) => return None,
+            }
         }
         BinOp::Div => {
             // (da*b - a*db) / b^2, written as da/b - a*db/b^2 so that the common case of a
             // constant divisor stays a plain division.
-            let p = arena.binary(BinOp::Div, dx, b);
-            let q = mul(arena, a, dy);
-            let two = arena.int(2);
-            let b2 = arena.binary(BinOp::Pow, b, two);
-            let q = arena.binary(BinOp::Div, q, b2);
-            arena.binary(BinOp::Sub, p, q)
+            let p = da.map(|dx| arena.binary(BinOp::Div, dx, b));
+            let q = db.map(|dy| {
+                let q = times(arena, a, dy);
+                let two = arena.int(2);
+                let b2 = arena.binary(BinOp::Pow, b, two);
+                arena.binary(BinOp::Div, q, b2)
+            });
+            match (p, q) {
+                (Some(p), Some(q)) => arena.binary(BinOp::Sub, p, q),
+                (Some(p), None) => p,
+                (None, Some(q)) => neg(arena, q),
+                (None, None) => return None,
+            }
         }
         BinOp::Pow => {
             // d(a^b) = b*a^(b-1)*da + a^b*log(a)*db; each part only where it is not 0, so a
             // constant exponent never introduces log(a) of a negative base.
             let mut parts = Vec::new();
-            if da.is_some() {
+            if let Some(dx) = da {
                 let one = arena.int(1);
                 let bm1 = arena.binary(BinOp::Sub, b, one);
                 let p = arena.binary(BinOp::Pow, a, bm1);
                 let p = mul(arena, b, p);
-                parts.push(mul(arena, p, dx));
+                parts.push(times(arena, p, dx));
             }
-            if db.is_some() {
+            if let Some(dy) = db {
                 let p = arena.binary(BinOp::Pow, a, b);
                 let l = arena.builtin(Builtin::Log, vec![a]);
                 let p = mul(arena, p, l);
-                parts.push(mul(arena, p, dy));
+                parts.push(times(arena, p, dy));
             }
             match parts[..] {
                 [p] => p,
@@ -262,4 +288,26 @@ fn binary(
         // Relations and logical operators are piecewise constant.
         _ => return None,
     })
+}
+
+/// `x*y` with a factor 1 left out.
+fn times(arena: &mut ExprArena, x: ExprId, y: ExprId) -> ExprId {
+    if arena.literal(x) == Some(1.0) {
+        y
+    } else if arena.literal(y) == Some(1.0) {
+        x
+    } else {
+        arena.binary(BinOp::Mul, x, y)
+    }
+}
+
+/// `-x`, folded when `x` is a number.
+fn neg(arena: &mut ExprArena, x: ExprId) -> ExprId {
+    match arena.get(x) {
+        Node::Real(_) | Node::Int(_) => {
+            let v = arena.literal(x).unwrap_or(0.0);
+            arena.real(-v)
+        }
+        _ => arena.unary(UnOp::Neg, x),
+    }
 }

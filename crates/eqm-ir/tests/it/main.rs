@@ -2,6 +2,7 @@
 //!
 //! One test binary for the crate; each module is one family of tests.
 
+mod arena;
 mod symbolic;
 
 /// The repository root, where the examples and the standard library live.

@@ -26,8 +26,14 @@ impl HybridModel<'_> {
     /// Checks the assertions at the end of the step `(t_prev, t]` just taken; when one of level
     /// error is false, `Err` holds the last time the step's dense output still satisfies it
     /// (rows may be written up to there) and the failure at the first time it does not.
-    pub(super) fn check_step(&mut self, stepper: &dyn Stepper, t_prev: f64, t: f64) -> Result<(), (f64, HybridError)> {
-        let k = match self.false_assertion(t, stepper.state(), false) {
+    pub(super) fn check_step(
+        &mut self,
+        stepper: &dyn Stepper,
+        t_prev: f64,
+        t: f64,
+        x: &[f64],
+    ) -> Result<(), (f64, HybridError)> {
+        let k = match self.false_assertion(t, x, false) {
             Ok(None) => return Ok(()),
             Ok(Some(k)) => k,
             Err(e) => return Err((t_prev, e)),

@@ -188,7 +188,13 @@ pub(super) fn decide_sliding(
     let mut slides: Vec<usize> = Vec::new();
     for &k in changed {
         let now = model.signs[k];
-        let (a_plus, a_minus) = model.sides(k, t, x)?;
+        // A side whose field cannot be evaluated (a branch not taken there divides by zero) is
+        // no side to slide on or to leave to: the surface keeps the side it is on, whose field
+        // every step evaluates anyway (and reports, should it fail too).
+        let Ok((a_plus, a_minus)) = model.sides(k, t, x) else {
+            model.write_relations(k, now, None);
+            continue;
+        };
         // Restore the relations of the side it is on.
         model.write_relations(k, now, None);
         let pushed_back_from_plus = a_plus < 0.0;

@@ -322,16 +322,20 @@ pub(super) fn event_iteration(
         if !reinits.is_empty() {
             model.surfaces_at(t, x, dx)?;
         }
-        // `pre(v) := v` for the values `edge` and `change` compare with.
+        // `pre(v) := v` for the values `edge` and `change` compare with, and for the left
+        // limits too once a pass has changed nothing else: the event iteration ends only when
+        // `pre(v) == v` for every `v` read by `pre` (a Boolean computed by an equation, read as
+        // `pre(u)`, is `u` again after the event, not its value before it until the next event).
+        let settled = changing.is_empty() && !fired_any && !discrete_changed && reinits.is_empty();
         let mut previous_changed = false;
-        for &ExecPrevious { slot, expr, .. } in events.previous.iter().filter(|p| !p.left_limit) {
+        for &ExecPrevious { slot, expr, .. } in events.previous.iter().filter(|p| !p.left_limit || settled) {
             let value = model.ode.instance.event_value(expr, program.model_span(), t, x, dx)?;
             if model.ode.instance.work().get(slot as usize) != Some(&value) {
                 previous_changed = true;
                 model.ode.instance.set_work(slot, value);
             }
         }
-        if changing.is_empty() && !fired_any && !discrete_changed && !previous_changed && reinits.is_empty() {
+        if settled && !previous_changed {
             model.surfaces_at(t, x, dx)?;
             return Ok(None);
         }

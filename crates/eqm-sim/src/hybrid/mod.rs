@@ -445,6 +445,32 @@ fn hysteresis(d0: f64) -> f64 {
     1e-12 * (1.0 + d0.abs())
 }
 
+/// Ends the pin of every pinned surface whose value at the end of the accepted step at `t` has
+/// left its threshold's neighbourhood: from then on it is an ordinary surface, whose next
+/// crossing (also one back towards the side it was pinned to, a run leaving a mode the way it
+/// came in) changes its relation like any other. Its band of hysteresis shrinks back to the
+/// ordinary one, which the pin had widened to the threshold.
+fn unpin_departed(
+    model: &mut HybridModel<'_>,
+    stepper: &dyn Stepper,
+    t: f64,
+    near: &mut [f64],
+    x: &mut [f64],
+    dx: &mut [f64],
+) -> Result<(), HybridError> {
+    x.copy_from_slice(stepper.state());
+    model.surfaces_at(t, x, dx)?;
+    let d = &model.d;
+    model.pinned.retain(|&(k, threshold)| {
+        let stays = d[k].abs() <= threshold;
+        if !stays {
+            near[k] = hysteresis(d[k]);
+        }
+        stays
+    });
+    Ok(())
+}
+
 /// Runs the hybrid simulation of `model` from `(t0, x0)` to `t_end`; `row(model, t, x)` is
 /// called for each output row and may stop the run.
 pub fn integrate(
@@ -489,7 +515,13 @@ pub fn integrate(
         }
         model.write_relations(k, model.signs[k], None);
     }
-    let mut zero_surfaces: Vec<usize> = (0..model.signs.len()).filter(|&k| model.signs[k] == 0).collect();
+    // A surface exactly at zero takes the side its fields lead to, except a time event's: time
+    // only moves forward, and its relation changes (if at all) at the event right after the
+    // start. Probing its other side would evaluate branches that are not taken there (the
+    // `time/T` of a ramp whose duration `T` is 0 at `time < T`).
+    let mut zero_surfaces: Vec<usize> = (0..model.signs.len())
+        .filter(|&k| model.signs[k] == 0 && !crossing::is_timed(program, k))
+        .collect();
     if let Some(terminated) = event_iteration(model, t0, &mut x, &mut dx, &mut whens, true)? {
         return end_terminated(model, t0, &mut x, &mut dx, &mut whens, terminated, &mut row);
     }
@@ -569,7 +601,10 @@ pub fn integrate(
         let (found, end) = isolate(model, stepper, info.t_prev, info.t, &near, last_probe.take())?;
         let Some(bracket) = found else {
             last_probe = end;
-            if let Err((holds_until, failure)) = model.check_step(stepper, info.t_prev, info.t) {
+            if !model.pinned.is_empty() {
+                unpin_departed(model, stepper, info.t, &mut near, &mut x, &mut dx)?;
+            }
+            if let Err((holds_until, failure)) = model.check_step(stepper, info.t_prev, info.t, stepper.state()) {
                 // Rows up to the last instant the assertions held, then the failure.
                 if let ControlFlow::Break(time) =
                     emit_through(model, stepper, &mut schedule, holds_until, &mut buffer, &mut row)?
@@ -625,6 +660,17 @@ pub fn integrate(
         let first = bracket.candidates[0];
         // Locate the earliest crossing in the step.
         let te = locate(model, stepper, &bracket, &near, &mut buffer)?;
+        // The assertions held up to the event? Otherwise the run stops where one stopped
+        // holding, before the event, with the rows up to there.
+        stepper.interpolate(te, &mut x);
+        if let Err((holds_until, failure)) = model.check_step(stepper, info.t_prev, te, &x) {
+            if let ControlFlow::Break(time) =
+                emit_through(model, stepper, &mut schedule, holds_until, &mut buffer, &mut row)?
+            {
+                return Ok(HybridOutcome::Stopped { time });
+            }
+            return Err(failure);
+        }
         if let ControlFlow::Break(time) = emit_through(model, stepper, &mut schedule, te, &mut buffer, &mut row)? {
             return Ok(HybridOutcome::Stopped { time });
         }

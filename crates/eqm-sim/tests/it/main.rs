@@ -12,6 +12,7 @@ mod exec;
 mod jacobian;
 mod jit;
 mod sparse;
+mod state_choice;
 mod stiff;
 
 /// The repository root, where the examples and the standard library live.

@@ -1,8 +1,9 @@
 //! Sparse Jacobians and the sparse LU (faer) for large stiff models: the Brusselator with
 //! diffusion in one dimension (Hairer and Wanner II, section IV.10), written as an EQM model
 //! with arrays and for-loops, runs with BDF through the sparse path (symbolic values in the
-//! pattern's order, sparse LU above 200 states) and agrees with an explicit solution; `auto`
-//! switches to BDF on it although it has far more states than a dense solver could take.
+//! pattern's order, sparse LU where `linalg::prefers_sparse` chooses it) and agrees with an
+//! explicit solution; `auto` switches to BDF on it although it has far more states than a dense
+//! solver could take.
 
 use crate::pipeline;
 

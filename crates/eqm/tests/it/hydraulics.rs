@@ -17,9 +17,10 @@ const RHO: f64 = 1000.0;
 /// The ambient pressure, the default of the tank, the sink and the cylinder.
 const P_AMBIENT: f64 = 101325.0;
 
-/// Checks that `name` is `expected` at `t` within the relative `tolerance`, also for values
-/// much smaller than 1 (flows in cubic metres per second).
-fn check_relative(result: &SimulationResult, name: &str, t: f64, expected: f64, tolerance: f64) {
+/// Checks that `name` is `expected` at `t` within `tolerance` relative to |expected| itself, also
+/// for values much smaller than 1 (flows in cubic metres per second, the small currents of a
+/// diode or a switch), where `check`'s floor of 1 would hide any error.
+pub(crate) fn check_relative(result: &SimulationResult, name: &str, t: f64, expected: f64, tolerance: f64) {
     let value = result
         .value_at(name, t)
         .unwrap_or_else(|| panic!("no value of {name} at {t}"));
@@ -207,4 +208,34 @@ fn the_hydraulic_cylinder_example_is_a_damped_oscillator() {
         // The cylinder's pressure is the pump's discharge pressure less the pipe's drop.
         check(&result, "cylinder.port.p", t, P_AMBIENT + dp - r_lam * a * v, 1e-7);
     }
+}
+
+#[test]
+fn the_hydraulic_press_example_lifts_its_load_with_the_pumped_volume() {
+    // The incompressible oil prescribes the motion: v = q/A with q rising linearly to q_max in
+    // 2 s, so s = q_max t^2/(4 A) and then q_max (t - 1)/A; the cylinder's pressure carries the
+    // load and its acceleration, p = p_ambient + m (g + a)/A, and the pump adds the pipe's drop.
+    let text = std::fs::read_to_string(format!("{REPO}/examples/hydraulic_press.eqm")).unwrap();
+    let result = run(&text, 4.0);
+    let (m, a_piston, q_max, r_lam) = (1000.0f64, 0.005f64, 2e-4f64, 1e9f64);
+    let acceleration = q_max / (2.0 * a_piston);
+    for t in [0.5f64, 1.0, 1.5, 2.5, 3.0, 4.0] {
+        let (s, q, a) = if t < 2.0 {
+            (q_max * t * t / (4.0 * a_piston), q_max * t / 2.0, acceleration)
+        } else {
+            (q_max * (t - 1.0) / a_piston, q_max, 0.0)
+        };
+        check(&result, "load.s", t, s, 1e-9);
+        check(&result, "load.v", t, q / a_piston, 1e-9);
+        let p = P_AMBIENT + m * (G + a) / a_piston;
+        check_relative(&result, "cylinder.port.p", t, p, 1e-9);
+        check_relative(&result, "pump.port_b.p", t, p + r_lam * q, 1e-9);
+        check_relative(&result, "pump.power", t, (p + r_lam * q - P_AMBIENT) * q, 1e-9);
+    }
+    // The numbers the example's header states.
+    check(&result, "load.s", 1.0, 0.01, 1e-12);
+    check(&result, "load.s", 4.0, 0.12, 1e-12);
+    check_relative(&result, "cylinder.port.p", 1.0, 2066655.0, 1e-12);
+    check_relative(&result, "cylinder.port.p", 4.0, 2062655.0, 1e-12);
+    check_relative(&result, "pump.power", 4.0, 432.266, 1e-9);
 }

@@ -6,6 +6,9 @@
 #[path = "../../../../tests/support/svg.rs"]
 mod svg;
 
+#[path = "../../../../tests/support/chain.rs"]
+mod chain;
+
 mod analyze;
 mod delay;
 mod diagram;
@@ -14,9 +17,12 @@ mod friction;
 mod hybrid;
 mod hydraulics;
 mod language;
+mod library;
 mod msl_blocks;
+mod msl_electrical;
 mod msl_mechanics;
 mod msl_thermal;
+mod nonstiff;
 mod session;
 mod simulate;
 mod structure;

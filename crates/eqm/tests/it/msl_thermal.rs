@@ -203,3 +203,45 @@ end Names;
         "inf = {big}, small = {tiny}"
     );
 }
+
+#[test]
+fn the_heated_rod_example_follows_the_modes_of_its_segments() {
+    // The excess temperatures theta = T - T_hot of the n segments obey
+    // C der(theta) = -G K theta with K tridiagonal (2 on the diagonal, 1 in the last row, -1 beside
+    // it). K's eigenvectors are phi_k(j) = sin(j (2k - 1) pi/(2n + 1)) with the eigenvalues
+    // 4 sin((2k - 1) pi/(2(2n + 1)))^2, so theta(t) is the sum of the decaying modes of
+    // theta(0) = T_start - T_hot.
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/heated_rod.eqm")).unwrap();
+    let result = run(&text, 600.0);
+    let n = 10usize;
+    let (length, area, conductivity, density, heat_capacity) = (0.2f64, 1e-4f64, 237.0f64, 2700.0f64, 900.0f64);
+    let dx = length / n as f64;
+    let c = density * heat_capacity * area * dx;
+    let g = conductivity * area / dx;
+    let (t_hot, t_start) = (373.15f64, 293.15f64);
+    let arg = |j: usize, k: usize| (j * (2 * k - 1)) as f64 * std::f64::consts::PI / (2 * n + 1) as f64;
+    let exact = |segment: usize, t: f64| {
+        let mut theta = 0.0;
+        for k in 1..=n {
+            let norm: f64 = (1..=n).map(|j| arg(j, k).sin().powi(2)).sum();
+            let projection: f64 = (1..=n).map(|j| arg(j, k).sin() * (t_start - t_hot)).sum::<f64>() / norm;
+            let lambda = 4.0
+                * ((2 * k - 1) as f64 * std::f64::consts::PI / (2.0 * (2 * n + 1) as f64))
+                    .sin()
+                    .powi(2);
+            theta += projection * arg(segment, k).sin() * (-g / c * lambda * t).exp();
+        }
+        t_hot + theta
+    };
+    for t in [0.0f64, 10.0, 60.0, 180.0, 600.0] {
+        for segment in [1usize, 5, 10] {
+            check(&result, &format!("segment[{segment}].T"), t, exact(segment, t), 1e-6);
+        }
+        check(&result, "farEnd.T", t, exact(n, t) - 273.15, 1e-6);
+    }
+    // The numbers the example's header states.
+    for (t, far_end) in [(10.0, 20.004f64), (60.0, 28.67), (180.0, 61.97), (600.0, 96.14)] {
+        // Rounded to the digits given: within half a unit of the last one.
+        check(&result, "farEnd.T", t, far_end, 0.0051 / far_end);
+    }
+}

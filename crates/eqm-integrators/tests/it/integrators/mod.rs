@@ -16,12 +16,15 @@ use eqm_integrators::{
 };
 
 mod adaptive;
+mod chain;
 mod convergence;
 mod dense_output;
 mod failures;
 mod implicit;
+mod pairs;
 mod radau_bdf;
 mod stability;
+mod stiff_chain;
 mod tableaux;
 
 /// An [`OdeSystem`] from a closure.

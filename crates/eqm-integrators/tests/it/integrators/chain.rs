@@ -1,0 +1,70 @@
+//! The chain of masses of `tests/support/chain.rs` (the benchmark problem of the non-stiff
+//! integrators) against its own equations: its closed form starts at the initial state and
+//! satisfies the right-hand side.
+
+use crate::chain::{Chain, damped_oscillator};
+
+#[test]
+fn the_exact_solution_starts_at_the_initial_state() {
+    for n in [1, 2, 7, 50] {
+        let chain = Chain::standard(n);
+        let start = chain.exact(0.0);
+        for (e, x) in start.iter().zip(chain.initial_state()) {
+            assert!((e - x).abs() < 1e-12, "n = {n}: {e} vs {x}");
+        }
+    }
+}
+
+/// Central differences of `exact` (truncation error δ²/6·x''' ≈ 1e-9 with δ = 1e-6 and third
+/// derivatives up to about ω³ ≈ 8000, rounding about 1e-9) against the right-hand side at the exact state.
+#[test]
+fn the_exact_solution_satisfies_the_equations() {
+    for chain in [
+        Chain::standard(1),
+        Chain::standard(5),
+        Chain::standard(20),
+        Chain {
+            n: 4,
+            c: 3.0,
+            d: 2.5,
+            m: 0.5,
+        },
+    ] {
+        let dim = 2 * chain.n;
+        let delta = 1e-6;
+        for t in [0.3, 1.7, 10.0] {
+            let (before, after) = (chain.exact(t - delta), chain.exact(t + delta));
+            let mut dx = vec![0.0; dim];
+            chain.rhs(&chain.exact(t), &mut dx);
+            for i in 0..dim {
+                let fd = (after[i] - before[i]) / (2.0 * delta);
+                assert!(
+                    (fd - dx[i]).abs() < 1e-7 * (1.0 + dx[i].abs()),
+                    "{chain:?} at t = {t}, component {i}: {fd} vs {}",
+                    dx[i]
+                );
+            }
+        }
+    }
+}
+
+/// The three regimes of the oscillator against its equation, by central differences.
+#[test]
+fn the_oscillator_solves_its_equation() {
+    for zeta in [0.01, 0.5, 1.0, 3.0] {
+        let (omega, delta) = (2.0, 1e-4);
+        let (q, dq) = damped_oscillator(0.7, omega, zeta, 0.0);
+        assert!((q - 0.7).abs() < 1e-14 && dq.abs() < 1e-14, "ζ = {zeta}");
+        for t in [0.5, 2.0] {
+            let (q, dq) = damped_oscillator(0.7, omega, zeta, t);
+            let (qa, dqa) = damped_oscillator(0.7, omega, zeta, t + delta);
+            let (qb, dqb) = damped_oscillator(0.7, omega, zeta, t - delta);
+            let ddq = (dqa - dqb) / (2.0 * delta);
+            assert!(((qa - qb) / (2.0 * delta) - dq).abs() < 1e-7, "ζ = {zeta}");
+            assert!(
+                (ddq + 2.0 * zeta * omega * dq + omega * omega * q).abs() < 1e-6,
+                "ζ = {zeta}"
+            );
+        }
+    }
+}
