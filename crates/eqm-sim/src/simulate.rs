@@ -20,6 +20,7 @@ use crate::ode::{ModelOde, Projector};
 use eqm_compile::exec::ExecProgram;
 use eqm_diag::Diagnostic;
 use eqm_integrators::{self, Method, Output};
+use eqm_ir::expr::VarId;
 use eqm_ir::slot::Slot;
 use std::ops::ControlFlow;
 
@@ -178,7 +179,10 @@ pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns
     match vars {
         Some(list) => {
             for name in list {
-                let found = program.lookup(name).and_then(|v| Some((v, program.slot_of(v)?)));
+                let found = program
+                    .lookup(name)
+                    .and_then(|v| Some((v, program.slot_of(v)?)))
+                    .or_else(|| derivative_of_state(program, name));
                 let Some((v, slot)) = found else {
                     let known = program.variables().map(|(n, ..)| n);
                     let mut d = Diagnostic::error(
@@ -224,6 +228,18 @@ pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns
         slots,
         vars: var_ids,
     })
+}
+
+/// The slot of `der(x)` for a state `x` of `program`, with `x`'s variable: a column a run asks
+/// for by the name of a dummy derivative of another mode of a variable-structure model, in
+/// which `x` is a state and its derivative has no variable of its own.
+fn derivative_of_state(program: &ExecProgram, name: &str) -> Option<(VarId, Slot)> {
+    let inner = name.strip_prefix("der(")?.strip_suffix(')')?;
+    let v = program.lookup(inner)?;
+    match program.slot_of(v)? {
+        Slot::State(i) => Some((v, Slot::Der(i))),
+        _ => None,
+    }
 }
 
 /// Prepares `program` for a run with `options`: the symbolic Jacobian for implicit methods

@@ -289,14 +289,6 @@ const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
         "check",
         "E0704 the parameters are not valid: `c.d` must not be zero",
     ),
-    // Index reduction of the backlash (its torque an if-expression of the relative angle)
-    // between two compliant elements: the initialization asks for a derivative that the
-    // reduced model no longer has (also with d = 1 and b = 0.1).
-    (
-        "Modelica.Mechanics.Rotational.Components.ElastoBacklash",
-        "check",
-        "E0708 there is no variable `der(tie0.phi_rel)` to write",
-    ),
 ];
 
 /// The value the `k`-th connector of a harness gets when it is a signal input. Real inputs stay
