@@ -79,9 +79,6 @@ impl InitLink {
                         None if candidates.len() == 1 => Some(candidates[0]),
                         None => None,
                     }
-                } else if (v.0 as usize) < init.symbols().len() && init.symbols().get(v).name == symbol.name {
-                    // The initial system keeps the model's variable ids: no search by name.
-                    Some(v)
                 } else {
                     init.lookup(&symbol.name)
                 }?;
