@@ -105,14 +105,6 @@ fn radau5_follows_the_chain_of_masses() {
     follows_the_chain(Method::Radau5, false, &[10]);
 }
 
-/// Radau IIA's dense 200 × 200 real and complex solves in 15,000 steps take minutes in an
-/// unoptimised build, seconds in an optimised one.
-#[test]
-#[ignore = "minutes unoptimised: cargo test --release -p eqm-integrators --test it -- --ignored"]
-fn radau5_follows_the_chain_of_100_masses() {
-    follows_the_chain(Method::Radau5, false, &[100]);
-}
-
 /// The factors of `I − cJ` are kept while `c` changes by less than 30 %: on the chain (a
 /// constant Jacobian) BDF factors a few dozen times in thousands of steps, and its error still
 /// follows the tolerance: a hundred times smaller tolerance gives at least ten times smaller
