@@ -33,7 +33,9 @@ pub fn default_start_values(program: &ExecProgram) -> Result<Vec<f64>, Diagnosti
 }
 
 /// An interpreter bound to a parameter vector and its work array: what an integrator calls, and
-/// where parameters are changed without rebuilding anything.
+/// where parameters are changed without rebuilding anything. A clone shares the compiled code
+/// (the largest part of a large model's run) and copies the values.
+#[derive(Clone)]
 pub struct Instance<'p> {
     interpreter: Interpreter<'p>,
     p: Vec<f64>,

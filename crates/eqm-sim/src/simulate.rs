@@ -351,7 +351,11 @@ pub fn simulate_with(
     for (name, value) in &options.starts {
         crate::instance::check_start_value(program, name, *value).map_err(|d| SimError::Model(Box::new(d)))?;
     }
-    let mut model = ModelOde::new(instance(program, options)?);
+    let first = instance(program, options)?;
+    // The rows' instance, taken before the integrator's changes anything: it shares the
+    // compiled code instead of compiling it again.
+    let rows_instance = first.clone();
+    let mut model = ModelOde::new(first);
     let (x0, determined) = initial_states(&mut model.instance, init, options)?;
     let mut invariant_report = None;
     if !program.invariants().is_empty() {
@@ -371,7 +375,7 @@ pub fn simulate_with(
         _ => "interpreter",
     };
     // Rows are evaluated on a second instance: the integrator holds the first one.
-    let mut rows = instance(program, options)?;
+    let mut rows = rows_instance;
     for (name, value) in &determined {
         rows.set_param(name, *value).map_err(|d| SimError::Model(Box::new(d)))?;
     }

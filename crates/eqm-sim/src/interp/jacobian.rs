@@ -13,6 +13,7 @@ use eqm_ir::slot::Slot;
 use nalgebra::DMatrix;
 
 /// The buffers of the forward pass, sized once for a program.
+#[derive(Clone)]
 pub(super) struct Tangents {
     n: usize,
     width: usize,

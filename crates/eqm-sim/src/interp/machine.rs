@@ -77,8 +77,11 @@ impl Mem<'_> {
 }
 
 /// The register machine: code, registers and the call stack.
+#[derive(Clone)]
 pub(super) struct Machine {
-    pub(super) ops: Vec<Op>,
+    /// The code, read-only once compiled and shared by the instances of one program (a large
+    /// model's code is the largest thing a run keeps).
+    pub(super) ops: std::sync::Arc<Vec<Op>>,
     pub(super) functions: Vec<FunctionCode>,
     pub(super) messages: Vec<(eqm_ir::flat::Message, Vec<u32>)>,
     /// The values of the message of the assertion or `terminate` that failed last.

@@ -95,6 +95,7 @@ pub trait OdeRhs {
 }
 
 /// The reference interpreter of one program; see the module documentation.
+#[derive(Clone)]
 pub struct Interpreter<'p> {
     program: &'p ExecProgram,
     /// Whether a scalar equation that Newton and the homotopy do not solve is searched for a
@@ -138,6 +139,7 @@ pub struct Interpreter<'p> {
 }
 
 /// What the interpreter keeps for the symbolic Jacobian.
+#[derive(Clone)]
 struct JacobianCode {
     partials: Vec<Code>,
     values: Vec<f64>,

@@ -153,7 +153,12 @@ impl<'p> Interpreter<'p> {
             bracketing: false,
             program,
             m: Machine {
-                ops: c.ops,
+                ops: {
+                    // Moved, not copied: a copy would double the peak memory of a large model.
+                    let mut ops = c.ops;
+                    ops.shrink_to_fit();
+                    std::sync::Arc::new(ops)
+                },
                 functions,
                 messages: c.messages,
                 fault_values: Vec::new(),
