@@ -13,7 +13,7 @@ use super::modifier::Scope;
 use super::value::{self, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{BinOp, ExprId, Node, UnOp};
-use eqm_ir::flat::ScalarType;
+use eqm_ir::flat::{ScalarType, Variability};
 use eqm_syntax::ast;
 
 /// The most scalar elements one array value may have (an array size, `fill`, a range). An
@@ -34,6 +34,38 @@ pub(crate) const CHAIN_GROUP: usize = 64;
 pub type Loops = Vec<(String, i64)>;
 
 impl<'t, 'a> Flattener<'t, 'a> {
+    /// The text of a String value known at compile time: a String expression, or a reference to
+    /// a String parameter or constant whose binding (followed from variable to variable) is one,
+    /// which then becomes structural. `None` for a String known only during the run.
+    pub(crate) fn known_string(&mut self, value: &Value) -> Option<eqm_ir::flat::Message> {
+        let mut expr = match value {
+            Value::Str(s) => return Some(s.clone()),
+            Value::Scalar(x, ScalarType::String) => *x,
+            _ => return None,
+        };
+        let root = expr;
+        // A cycle of bindings ends at the count of variables, since it cannot visit more
+        // distinct ones.
+        for _ in 0..=self.model.variables.len() {
+            match self.model.exprs.get(expr) {
+                Node::Str(s) => {
+                    let s = s.to_string();
+                    self.note_structural(root);
+                    return Some(eqm_ir::flat::Message::literal(s));
+                }
+                &Node::Var(v) => {
+                    let var = self.model.var(v);
+                    match (var.variability, var.binding) {
+                        (Variability::Parameter | Variability::Constant, Some(binding)) => expr = binding,
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
     pub(crate) fn eval(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> Option<Value> {
         use ast::ExprKind as K;
         let arena = &mut self.model.exprs;

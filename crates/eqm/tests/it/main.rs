@@ -40,6 +40,22 @@ pub fn compile(text: &str) -> Model {
         .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)))
 }
 
+/// A run of `model` to `stop` at rtol = atol = 1e-10 (rows every `interval`, or the default
+/// grid), the settings the library's closed-form tests use; panics with the model's name and the
+/// failure when the run fails.
+pub fn run_tight(mut model: Model, stop: f64, interval: Option<f64>) -> eqm::SimulationResult {
+    let settings = eqm::RunSettings {
+        stop: Some(stop),
+        rtol: Some(1e-10),
+        atol: Some(1e-10),
+        interval,
+        ..eqm::RunSettings::default()
+    };
+    model
+        .simulate(&settings)
+        .unwrap_or_else(|e| panic!("{}: {e}", model.name()))
+}
+
 /// Exponential decay with a parameter, a unit and descriptions: x(t) = x0 exp(-k t).
 pub const DECAY: &str = "model Decay \"first-order decay\"
   parameter Real k(unit = \"1/s\") = 2 \"rate\";

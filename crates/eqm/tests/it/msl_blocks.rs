@@ -8,16 +8,8 @@
 //! blocks against the sizes and order of their vectors.
 
 use crate::system_dynamics::check;
+use crate::{compile, run_tight};
 use eqm::{ModelOptions, RunSettings, Session, SimulationResult};
-
-/// The compiled only model of `text`.
-fn compile(text: &str) -> eqm::Model {
-    let files = vec![("m.eqm".to_string(), text.to_string())];
-    let mut session = Session::with_sources(&files, &[], None);
-    session
-        .compile(None, &ModelOptions::default())
-        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)))
-}
 
 /// A run of the only model of `text` to `stop` at tight tolerances, with rows every 0.01.
 pub(crate) fn run(text: &str, stop: f64) -> SimulationResult {
@@ -25,17 +17,8 @@ pub(crate) fn run(text: &str, stop: f64) -> SimulationResult {
 }
 
 /// A run of `model` to `stop` at tight tolerances, with rows every 0.01.
-fn simulate(mut model: eqm::Model, stop: f64) -> SimulationResult {
-    let settings = RunSettings {
-        stop: Some(stop),
-        rtol: Some(1e-10),
-        atol: Some(1e-10),
-        interval: Some(0.01),
-        ..RunSettings::default()
-    };
-    model
-        .simulate(&settings)
-        .unwrap_or_else(|e| panic!("{}: {e}", model.name()))
+fn simulate(model: eqm::Model, stop: f64) -> SimulationResult {
+    run_tight(model, stop, Some(0.01))
 }
 
 /// A model named `M` with `declarations` and `equations` (connect statements).

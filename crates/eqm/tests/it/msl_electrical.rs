@@ -7,26 +7,14 @@
 //! interpolation between output points stays below the tolerances of the checks (1e-6 to 1e-5
 //! relative unless a comment says otherwise).
 
-use eqm::{ModelOptions, RunSettings, Session, SimulationResult};
+use eqm::SimulationResult;
 
 use crate::hydraulics::check_relative;
 use crate::system_dynamics::check;
 
 /// The run of the only model of `text` from 0 to `stop` with output every `interval`.
 fn simulate(text: &str, stop: f64, interval: f64) -> SimulationResult {
-    let files = [("m.eqm".to_string(), text.to_string())];
-    let mut session = Session::with_sources(&files, &[], None);
-    let mut model = session
-        .compile(None, &ModelOptions::default())
-        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
-    let settings = RunSettings {
-        stop: Some(stop),
-        rtol: Some(1e-10),
-        atol: Some(1e-10),
-        interval: Some(interval),
-        ..RunSettings::default()
-    };
-    model.simulate(&settings).unwrap_or_else(|e| panic!("{e}"))
+    crate::run_tight(crate::compile(text), stop, Some(interval))
 }
 
 /// The roots s1 > s2 (both real and negative) of s^2 + a s + b.

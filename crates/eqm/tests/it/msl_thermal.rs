@@ -3,22 +3,11 @@
 //! as a user of that library writes it, against closed forms and hand computations.
 
 use crate::system_dynamics::check;
-use eqm::{ModelOptions, RunSettings, Session, SimulationResult};
+use eqm::SimulationResult;
 
 /// The run of the only model of `text` to `stop` at tight tolerances.
 pub(crate) fn run(text: &str, stop: f64) -> SimulationResult {
-    let files = [("m.eqm".to_string(), text.to_string())];
-    let mut session = Session::with_sources(&files, &[], None);
-    let mut model = session
-        .compile(None, &ModelOptions::default())
-        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
-    let settings = RunSettings {
-        stop: Some(stop),
-        rtol: Some(1e-10),
-        atol: Some(1e-10),
-        ..RunSettings::default()
-    };
-    model.simulate(&settings).unwrap_or_else(|e| panic!("{e}"))
+    crate::run_tight(crate::compile(text), stop, None)
 }
 
 /// A body of heat capacity 10 J/K at 373.15 K cooling through a conductor of 2 W/K to an
