@@ -55,7 +55,7 @@ fn main() {
             let plan_time = t.elapsed();
             assert_eq!(plan.unknowns.len(), 3 * stages);
             let t = Instant::now();
-            let init = eqm_compile::init::analyze(&dae, &plan).expect("initial system is square");
+            let init = eqm_compile::init::analyze(&mut dae, &plan, true).expect("initial system is square");
             let init_time = t.elapsed();
             assert_eq!(init.0.assumed.len(), 2 * stages);
             for (slot, time) in best.iter_mut().zip([lower, alias, index_time, plan_time, init_time]) {

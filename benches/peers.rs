@@ -48,11 +48,6 @@ const RTOLS: [f64; 4] = [1e-4, 1e-6, 1e-8, 1e-10];
 /// A solve that took longer than this (seconds) skips the tighter tolerances of its method,
 /// since each step of tolerance costs several times more and the next would pass a minute.
 const SKIP_AFTER_S: f64 = 15.0;
-/// EQM's Radau5 factors dense iteration matrices (complex ones of the same size too): above
-/// this many states its solves take minutes (one solve of the chain of 1000 masses, 2000
-/// states, took over 200 s at rtol 1e-4) or need more memory than a machine has, so those rows
-/// are skipped.
-const RADAU5_MAX_STATES: usize = 1_000;
 
 /// One problem of the comparison.
 enum Problem {
@@ -464,7 +459,7 @@ fn run_chain(chain: Chain, selected: &dyn Fn(&str) -> bool) {
     for (method, path) in rows {
         eprintln!("EQM: {name} {} {path}", method.name());
         // What the Jacobian is, completed by "sparse" or "dense" from the statistics of the solve
-        // (EQM factors sparse iteration matrices above a size, and Radau5 only dense ones).
+        // (EQM's BDF and Radau5 factor sparse iteration matrices above a size).
         let jacobian = match (method.uses_jacobian(), path) {
             (false, _) => "-",
             (true, "jac") => "exact",
@@ -476,12 +471,6 @@ fn run_chain(chain: Chain, selected: &dyn Fn(&str) -> bool) {
             format!("{} (model)", method.name())
         };
         let mut skip: Option<String> = None;
-        if method == Method::Radau5 && 2 * chain.n > RADAU5_MAX_STATES {
-            skip = Some(format!(
-                "EQM's radau5 factors dense matrices and {} states exceed {RADAU5_MAX_STATES}",
-                2 * chain.n
-            ));
-        }
         if path == "model" && model.is_none() && skip.is_none() {
             let started = Instant::now();
             match compile_chain(&chain) {

@@ -83,7 +83,7 @@ fn run(
     let start = Instant::now();
     let summary = simulate(
         &compiled.program,
-        &compiled.init,
+        compiled.init.as_ref(),
         &run_options,
         &columns,
         &mut |_, row| {

@@ -64,6 +64,19 @@ impl Chain {
         }
     }
 
+    /// The sparsity pattern of `f`'s Jacobian, row by row (the columns each derivative reads):
+    /// `s_i'` reads `v_i`; `v_i'` reads the positions and speeds of masses `i − 1`, `i`, `i + 1`.
+    pub fn jacobian_pattern(&self) -> Vec<Vec<u32>> {
+        let m = self.n as u32;
+        (0..m)
+            .map(|i| vec![m + i])
+            .chain((0..m).map(|i| {
+                let near: Vec<u32> = (i.saturating_sub(1)..=(i + 1).min(m.saturating_sub(1))).collect();
+                near.iter().copied().chain(near.iter().map(|j| m + j)).collect()
+            }))
+            .collect()
+    }
+
     /// The exact state at time `t`, summed over the `n` modes. Mode `k` has the eigenvalue
     /// `λ_k = 4 sin²(θ_k / 2)`, `θ_k = (2k−1)π/(2n+1)`, of `T`, the eigenvector
     /// `φ_k(j) = sin(j θ_k)` with `|φ_k|² = (2n+1)/4`, and is a damped oscillator with

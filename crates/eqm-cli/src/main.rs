@@ -539,7 +539,7 @@ fn simulate(
         },
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+    let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
     let mut writer = match eqm::CsvWriter::new(sink, &names) {
         Ok(w) => w,
         Err(e) => return usage(format!("cannot write the results: {e}")),

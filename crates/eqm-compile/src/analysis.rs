@@ -14,7 +14,7 @@ use crate::dae::Dae;
 use crate::events::Hybrid;
 use crate::exec::ExecProgram;
 use crate::index::{IndexReduction, Invariant};
-use crate::init::InitPlan;
+use crate::init::{InitPlan, InitSystem};
 use crate::plan::Plan;
 use eqm_diag::Diagnostic;
 use eqm_diag::timing::Timings;
@@ -166,7 +166,10 @@ pub fn analyze(
     };
     let mut dae = timings.time("events", || crate::events::extract(dae));
     let plan = timings.time("structural", || crate::plan::analyze(&mut dae))?;
-    let (init, mut init_warnings) = timings.time("initialization", || crate::init::analyze(&dae, &plan))?;
+    // The initialization may share the simulation system unless another form (the embedding
+    // form, with other states) may be simulated.
+    let shared = embedding.is_none();
+    let (init, mut init_warnings) = timings.time("initialization", || crate::init::analyze(&mut dae, &plan, shared))?;
     warnings.append(&mut init_warnings);
     // The embedding form goes through the same last stages; when it cannot be sorted it is not
     // available (its diagnostics are dropped: the dummy-derivative form is simulated instead).
@@ -200,8 +203,10 @@ pub fn analyze(
 #[derive(Debug, Clone)]
 pub struct Compiled {
     pub program: ExecProgram,
-    /// The initialization problem's program: run once to get consistent initial values.
-    pub init: ExecProgram,
+    /// The initialization problem's program: run once to get consistent initial values;
+    /// `None` when the initialization is the simulation program at the states' start values
+    /// ([`InitSystem::Simulation`]).
+    pub init: Option<ExecProgram>,
     pub experiment: Experiment,
     /// For a model that needed index reduction: which form is simulated, and why.
     pub form: Option<FormChoice>,
@@ -233,7 +238,10 @@ pub fn compile(analysis: Analysis, timings: &mut Timings) -> Result<Compiled, Ve
         };
         // The initialization problem is the dummy-derivative form's in both cases: it gives
         // every variable consistent values, and the states of either form are read by name.
-        let init = ExecProgram::build(analysis.init.dae, &analysis.init.plan);
+        let init = match analysis.init.system {
+            InitSystem::Own { dae, plan } => ExecProgram::build(*dae, &plan).map(Some),
+            InitSystem::Simulation { .. } => Ok(None),
+        };
         match (program, init) {
             (Ok(program), Ok(init)) => Ok(Compiled {
                 program,

@@ -11,6 +11,7 @@ use crate::analysis::{EmbeddingForm, FormChoice, FormReason};
 use crate::dae::{Dae, VarKind};
 use crate::events::Hybrid;
 use crate::index::IndexReduction;
+use crate::init::InitSystem;
 use crate::plan::{Block, Plan, Unknown, unknown_name};
 use std::fmt::Write as _;
 
@@ -97,7 +98,7 @@ pub fn explain(analysis: &Analysis) -> String {
     }
 
     let _ = writeln!(out, "\nsorted assignments:");
-    blocks(&mut out, dae, plan);
+    blocks(&mut out, dae, plan, &Numbering::default());
     let loops = plan.blocks.iter().filter(|b| matches!(b, Block::Loop(_))).count();
     let _ = writeln!(
         out,
@@ -111,12 +112,37 @@ pub fn explain(analysis: &Analysis) -> String {
     out
 }
 
+/// How [`blocks`] numbers the steps and equations of a plan: as they are, or as those of the
+/// initial system that is the simulation system ([`InitSystem::Simulation`]), whose start values
+/// come first and are equations after the model's.
+#[derive(Debug, Default)]
+struct Numbering {
+    /// Steps listed before the plan's.
+    steps_before: usize,
+    /// Equations from this one on (rows of algorithm sections) move by `inserted`.
+    first_moved: usize,
+    inserted: usize,
+    /// Derivatives are variables of the system, with no start value of their own.
+    derivatives_are_variables: bool,
+}
+
+impl Numbering {
+    /// The number (from 1) of equation `eq` in the listing.
+    fn eq(&self, eq: usize) -> usize {
+        if eq >= self.first_moved && self.inserted > 0 {
+            eq + self.inserted + 1
+        } else {
+            eq + 1
+        }
+    }
+}
+
 /// The sorted assignment list of `plan`, whose equations are those of `dae`.
-fn blocks(out: &mut String, dae: &Dae<Hybrid>, plan: &Plan) {
+fn blocks(out: &mut String, dae: &Dae<Hybrid>, plan: &Plan, numbering: &Numbering) {
     let flat = &dae.flat;
     let text = |e| flat.expr_text(e);
     for (index, block) in plan.blocks.iter().enumerate() {
-        let step = index + 1;
+        let step = numbering.steps_before + index + 1;
         match block {
             Block::Explicit { eq, unknown, value } => {
                 let _ = writeln!(
@@ -124,7 +150,7 @@ fn blocks(out: &mut String, dae: &Dae<Hybrid>, plan: &Plan) {
                     "  {step}. {} := {}  // e{}",
                     unknown_name(dae, plan.unknowns[*unknown]),
                     text(*value),
-                    eq + 1
+                    numbering.eq(*eq)
                 );
             }
             Block::Algorithm { unknown, algorithm, .. } => {
@@ -142,12 +168,13 @@ fn blocks(out: &mut String, dae: &Dae<Hybrid>, plan: &Plan) {
                         Some(start) => format!("from the start value {}", text(start)),
                         None => "from 0 (no start value)".to_string(),
                     },
+                    Unknown::Der(_) if numbering.derivatives_are_variables => "from 0 (no start value)".to_string(),
                     Unknown::Der(_) => "from 0".to_string(),
                 };
                 let _ = writeln!(
                     out,
                     "  {step}. solve e{} for {} (implicit: scalar Newton iteration {first} at the start, then from the last solution)",
-                    eq + 1,
+                    numbering.eq(*eq),
                     unknown_name(dae, plan.unknowns[*unknown])
                 );
             }
@@ -176,14 +203,14 @@ fn blocks(out: &mut String, dae: &Dae<Hybrid>, plan: &Plan) {
                         "       {} := {}  // e{}",
                         unknown_name(dae, plan.unknowns[*u]),
                         text(*value),
-                        e + 1
+                        numbering.eq(*e)
                     );
                 }
                 for e in &l.residuals {
                     let _ = writeln!(
                         out,
                         "       residual e{}: {}",
-                        e + 1,
+                        numbering.eq(*e),
                         dae.equation_text(&dae.equations[*e])
                     );
                 }
@@ -274,17 +301,21 @@ fn events(out: &mut String, analysis: &Analysis) {
 /// The initialization problem: what fixes the initial values, and its sorted assignments.
 fn initialization(out: &mut String, analysis: &Analysis) {
     let init = &analysis.init;
+    // The variables named here are the model's: an initial system of its own keeps their ids.
+    let dae = init.dae().unwrap_or(&analysis.dae);
+    let (equations, unknowns) = match &init.system {
+        InitSystem::Own { plan, .. } => (plan.matching.len(), plan.unknowns.len()),
+        InitSystem::Simulation { starts, unknowns } => (analysis.plan.matching.len() + starts.len(), *unknowns),
+    };
     let _ = writeln!(
         out,
-        "\ninitialization: {} equations in {} unknowns (states are unknowns too)",
-        init.plan.matching.len(),
-        init.plan.unknowns.len()
+        "\ninitialization: {equations} equations in {unknowns} unknowns (states are unknowns too)"
     );
     let list = |vs: &[eqm_ir::expr::VarId]| -> String {
         if vs.is_empty() {
             return "none".to_string();
         }
-        let texts: Vec<String> = vs.iter().map(|v| crate::init::start_text(&init.dae, *v)).collect();
+        let texts: Vec<String> = vs.iter().map(|v| crate::init::start_text(dae, *v)).collect();
         texts.join(", ")
     };
     let _ = writeln!(out, "  fixed start values: {}", list(&init.fixed));
@@ -297,7 +328,29 @@ fn initialization(out: &mut String, analysis: &Analysis) {
         );
     }
     let _ = writeln!(out, "  sorted assignments:");
-    blocks(out, &init.dae, &init.plan);
+    match &init.system {
+        InitSystem::Own { dae, plan } => blocks(out, dae, plan, &Numbering::default()),
+        InitSystem::Simulation { starts, .. } => {
+            // The start values, then the simulation's own assignments.
+            for (k, start) in starts.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "  {}. {} := {}  // e{}",
+                    k + 1,
+                    analysis.dae.flat.var(start.var).name,
+                    analysis.dae.flat.expr_text(start.value),
+                    start.eq + 1
+                );
+            }
+            let numbering = Numbering {
+                steps_before: starts.len(),
+                first_moved: analysis.dae.equations.len(),
+                inserted: starts.len(),
+                derivatives_are_variables: true,
+            };
+            blocks(out, &analysis.dae, &analysis.plan, &numbering);
+        }
+    }
 }
 
 /// The index-reduction steps and the embedding form.

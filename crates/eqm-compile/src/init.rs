@@ -29,20 +29,74 @@ use eqm_structural::matching::{Augmenter, maximum_matching_masked, singular_part
 /// The analysed initialization problem.
 #[derive(Debug, Clone)]
 pub struct InitPlan {
-    /// The initial system as an algebraic DAE: its equations are the model's equations followed
-    /// by the initial equations and the start-value equations; every state and derivative is an
-    /// algebraic variable of it (`VarId`s of the model's variables are kept).
-    pub dae: Dae<Hybrid>,
-    pub plan: Plan,
+    pub system: InitSystem,
     /// Variables whose `fixed = true` start value is an equation of the system.
     pub fixed: Vec<VarId>,
     /// States whose start value had to be assumed fixed.
     pub assumed: Vec<VarId>,
 }
 
+/// What the initial values are computed from.
+#[derive(Debug, Clone)]
+pub enum InitSystem {
+    /// The initial system's own algebraic DAE and causal plan: its equations are the model's
+    /// equations followed by the initial equations and the start-value equations; every state
+    /// and derivative is an algebraic variable of it (`VarId`s of the model's variables are
+    /// kept).
+    Own { dae: Box<Dae<Hybrid>>, plan: Plan },
+    /// The simulation system itself: every state is given by a start value that depends on
+    /// parameters only and nothing else is given, so the initial values are the start values
+    /// of the states and what the simulation's own plan computes from them. No second system
+    /// is built (for a large model it would double the compiler's memory).
+    Simulation {
+        /// Each state's start value (simplified, in the model's arena) with the number of its
+        /// equation in the initial system: after the model's equations, fixed ones first.
+        starts: Vec<StartValue>,
+        /// The unknowns the initial system has: the simulation's and every state.
+        unknowns: usize,
+    },
+}
+
+/// The start value of a state as an equation of an initial system that is the simulation
+/// system.
+#[derive(Debug, Clone, Copy)]
+pub struct StartValue {
+    pub var: VarId,
+    pub eq: usize,
+    pub value: ExprId,
+}
+
+impl InitPlan {
+    /// The initial system's own DAE, unless it is the simulation system.
+    pub fn dae(&self) -> Option<&Dae<Hybrid>> {
+        match &self.system {
+            InitSystem::Own { dae, .. } => Some(dae),
+            InitSystem::Simulation { .. } => None,
+        }
+    }
+
+    /// The initial system's own plan, unless it is the simulation system.
+    pub fn plan(&self) -> Option<&Plan> {
+        match &self.system {
+            InitSystem::Own { plan, .. } => Some(plan),
+            InitSystem::Simulation { .. } => None,
+        }
+    }
+}
+
 /// Builds and analyses the initial system of `dae`. Warnings (assumed start values) are
-/// returned with the plan.
-pub fn analyze(dae: &Dae<Hybrid>, simulation: &Plan) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
+/// returned with the plan. With `shared` the initial system is the simulation system itself
+/// when it can be ([`InitSystem::Simulation`]; the start values are added to `dae`'s arena);
+/// without it (the model is simulated in another form than `dae`'s, whose states differ) it
+/// always has a DAE of its own.
+pub fn analyze(
+    dae: &mut Dae<Hybrid>,
+    simulation: &Plan,
+    shared: bool,
+) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
+    if shared && let Some(shared) = shared_with_simulation(dae, simulation) {
+        return Ok(shared);
+    }
     let mut init = dae.clone();
     // The initialization runs no events: its relation variables are set from the model's
     // surfaces by the simulation (`sim::initial_states`), and when-clauses do not fire.
@@ -98,8 +152,10 @@ pub fn analyze(dae: &Dae<Hybrid>, simulation: &Plan) -> Result<(InitPlan, Vec<Di
         let warnings = assumed_warning(&init, &candidates).into_iter().collect();
         return Ok((
             InitPlan {
-                dae: init,
-                plan,
+                system: InitSystem::Own {
+                    dae: Box::new(init),
+                    plan,
+                },
                 fixed,
                 assumed: candidates,
             },
@@ -169,10 +225,70 @@ pub fn analyze(dae: &Dae<Hybrid>, simulation: &Plan) -> Result<(InitPlan, Vec<Di
     let warnings = assumed_warning(&init, &assumed).into_iter().collect();
     Ok((
         InitPlan {
-            dae: init,
-            plan,
+            system: InitSystem::Own {
+                dae: Box::new(init),
+                plan,
+            },
             fixed,
             assumed,
+        },
+        warnings,
+    ))
+}
+
+/// The initialization when its system is the simulation system with every state at a start
+/// value that depends on parameters only ([`InitSystem::Simulation`]); `None` when anything
+/// else takes part: initial equations or algorithms, fixed start values of algebraic
+/// variables, parameters with `fixed = false`, delays (the initialization reads a delayed value
+/// as its expression), or a start value that depends on a variable. The same conditions as
+/// [`is_simulation_system_with_starts`], checked on the model's DAE without copying it.
+fn shared_with_simulation(dae: &mut Dae<Hybrid>, simulation: &Plan) -> Option<(InitPlan, Vec<Diagnostic>)> {
+    if !dae.initial_equations.is_empty()
+        || dae.flat.algorithms.iter().any(|a| a.initial)
+        || !dae.stage.events.delays.is_empty()
+    {
+        return None;
+    }
+    let mut fixed = Vec::new();
+    let mut candidates = Vec::new();
+    for (i, kind) in dae.kinds.iter().enumerate() {
+        let v = VarId(i as u32);
+        let attributes = &dae.flat.var(v).attributes;
+        match kind {
+            VarKind::Parameter if attributes.fixed == Some(false) => return None,
+            _ if dae.eliminated[i].is_some() => {}
+            VarKind::Algebraic if attributes.fixed == Some(true) => return None,
+            VarKind::State if attributes.fixed == Some(true) => fixed.push(v),
+            VarKind::State => candidates.push(v),
+            _ => {}
+        }
+    }
+    let n_model = dae.equations.len();
+    let mut simplifier = eqm_ir::symbolic::Simplifier::new();
+    let mut starts = Vec::with_capacity(fixed.len() + candidates.len());
+    for (k, &var) in fixed.iter().chain(&candidates).enumerate() {
+        let given = start_equation(dae, var, Origin::FixedStart { var }).rhs;
+        if !dae.is_parameter_expression(given) {
+            return None;
+        }
+        starts.push(StartValue {
+            var,
+            eq: n_model + k,
+            value: given,
+        });
+    }
+    for start in &mut starts {
+        start.value = simplifier.simplify(&mut dae.flat.exprs, start.value);
+    }
+    // The initial system's unknowns: the simulation's (its algebraic variables, the
+    // derivatives and the discrete variables algorithms compute), and the states.
+    let unknowns = simulation.unknowns.len() + starts.len();
+    let warnings = assumed_warning(dae, &candidates).into_iter().collect();
+    Some((
+        InitPlan {
+            system: InitSystem::Simulation { starts, unknowns },
+            fixed,
+            assumed: candidates,
         },
         warnings,
     ))

@@ -116,8 +116,16 @@ pub(crate) fn analyze_system<S>(
     let mut builder = IncidenceBuilder::new(unknowns.len()).map_err(|e| vec![internal(e)])?;
     let mut solutions = EdgeSolutions::with_capacity(dae.equations.len());
     let mut simplifier = Simplifier::new();
-    for eq in &dae.equations {
-        let found = equation_unknowns(&dae.flat.exprs, eq, &index_of);
+    let incident: Vec<Vec<usize>> = dae
+        .equations
+        .iter()
+        .map(|eq| equation_unknowns(&dae.flat.exprs, eq, &index_of))
+        .collect();
+    // Solving each edge and simplifying each used solution adds a few nodes per edge.
+    dae.flat
+        .exprs
+        .reserve(2 * incident.iter().map(Vec::len).sum::<usize>() + 2 * unknowns.len());
+    for (eq, found) in dae.equations.iter().zip(incident) {
         let mut edges = Vec::with_capacity(found.len());
         for u in found {
             let kind = match solve_for_unsimplified(&mut simplifier, &mut dae.flat.exprs, eq.lhs, eq.rhs, leaves[u]) {

@@ -126,7 +126,7 @@ pub(crate) fn difference_step(x: f64, floor: f64) -> f64 {
     f64::EPSILON.sqrt() * x.abs().max(floor).max(f64::MIN_POSITIVE)
 }
 
-/// The dense Jacobian an implicit method (implicit Euler, the trapezoid, DIRK, Radau IIA) keeps
+/// The dense Jacobian an implicit method (implicit Euler, the trapezoid, DIRK) keeps
 /// across steps while Newton's iteration converges with it, and the factors `F` of its iteration
 /// matrix with the key they were factored for (by default the LU of `I − γJ` with `γ`, or the
 /// step size). Each method factors in its own way; this builds the Jacobian and forgets both.

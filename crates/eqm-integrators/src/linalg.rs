@@ -1,14 +1,20 @@
-//! The Jacobian and the iteration matrix `M = I − c·J` of the implicit methods, dense or sparse.
+//! The Jacobian and the iteration matrices of the implicit methods, dense or sparse: `M = I − c·J`
+//! (BDF, and the other methods with one linear system per Newton iteration) and the shifted
+//! `M = σ·I − c·J` with a real or complex `σ` (Radau IIA's real system `μ/h − J` and complex one
+//! `μ_c/h − J`).
 //!
 //! Input: a Jacobian, dense (`n × n`) or sparse (the rows of a fixed pattern and their values,
-//! from a system that provides them, [`crate::OdeSystem::jacobian_pattern`]), and the factor
-//! `c`. Output: the LU factors of `M`, which solve `M y = b` in place. Small systems use
-//! [`DenseLu`], a plain column-major LU with partial pivoting (also for the complex matrix of
-//! Radau IIA); a system with a pattern that [`prefers_sparse`] uses faer's sparse LU
+//! from a system that provides them, [`crate::OdeSystem::jacobian_pattern`]), the shift `σ` and
+//! the factor `c`. Output: the LU factors of `M` ([`Factors`]), real or complex, which solve
+//! `M y = b` in place. Small systems use [`DenseLu`], a plain column-major LU with partial
+//! pivoting; a system with a pattern that [`prefers_sparse`] uses faer's sparse LU
 //! ([`SparseLu`]): `M`'s pattern (the Jacobian's and the diagonal) is laid out in compressed
-//! columns once, the fill-reducing ordering and symbolic factorisation are computed once, and
-//! every numeric factorisation reuses them and the storage of the previous one (its values, its
-//! factors and faer's scratch space), since the pattern never changes.
+//! columns once, the fill-reducing ordering and symbolic factorisation are computed once (in the
+//! [`SparsePattern`], shared by the real and the complex factors of one pattern, since the
+//! ordering depends only on where the entries are), and every numeric factorisation reuses them
+//! and the storage of the previous one (its values, its factors and faer's scratch space), since
+//! the pattern never changes. Both LUs are generic over the scalar ([`LuScalar`]: `f64` and
+//! `Complex<f64>`, which is faer's `c64`), so that the complex systems run through the same code.
 //!
 //! faer is the sparse LU chosen because it is pure Rust (no C toolchain or system library on
 //! the machines CI runs on), actively maintained, has partial pivoting with a COLAMD ordering,
@@ -212,15 +218,17 @@ impl SparsePattern {
     }
 }
 
-/// The sparse LU factors of an iteration matrix `M = I − c·J` on a [`SparsePattern`], with
-/// everything a refactorisation reuses: `M`'s values, faer's numeric factors and the scratch
-/// space of the factorisation and of the solves, all sized once, so that refactoring and
-/// solving allocate nothing once the factors' storage has grown to its size.
-pub struct SparseLu {
+/// The sparse LU factors of an iteration matrix `M = σ·I − c·J` on a [`SparsePattern`], real
+/// (`T = f64`) or complex (`T = Complex<f64>`), with everything a refactorisation reuses: `M`'s
+/// values, faer's numeric factors and the scratch space of the factorisation and of the
+/// solves, all sized once, so that refactoring and solving allocate nothing once the factors'
+/// storage has grown to its size. The symbolic factorisation is the pattern's, shared by every
+/// `SparseLu` of that pattern whatever its scalar.
+pub struct SparseLu<T = f64> {
     pattern: Arc<SparsePattern>,
     /// `M`'s values in the pattern's compressed columns.
-    values: Vec<f64>,
-    numeric: NumericLu<usize, f64>,
+    values: Vec<T>,
+    numeric: NumericLu<usize, T>,
     /// Whether `numeric` holds the factors of `values` (a failed factorisation leaves it
     /// unusable).
     factored: bool,
@@ -228,7 +236,7 @@ pub struct SparseLu {
     solve_scratch: MemBuffer,
 }
 
-impl std::fmt::Debug for SparseLu {
+impl<T> std::fmt::Debug for SparseLu<T> {
     // faer's scratch buffers do not print themselves; the factors' size and state say enough.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SparseLu")
@@ -239,17 +247,17 @@ impl std::fmt::Debug for SparseLu {
     }
 }
 
-impl SparseLu {
+impl<T: LuScalar> SparseLu<T> {
     /// Storage for the factors of matrices on `pattern`; nothing is factored yet.
-    pub fn new(pattern: Arc<SparsePattern>) -> SparseLu {
+    pub fn new(pattern: Arc<SparsePattern>) -> SparseLu<T> {
         let factor_scratch = MemBuffer::new(
             pattern
                 .symbolic
-                .factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default()),
+                .factorize_numeric_lu_scratch::<T>(Par::Seq, Default::default()),
         );
-        let solve_scratch = MemBuffer::new(pattern.symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));
+        let solve_scratch = MemBuffer::new(pattern.symbolic.solve_in_place_scratch::<T>(1, Par::Seq));
         SparseLu {
-            values: vec![0.0; pattern.row_idx.len()],
+            values: vec![T::ZERO; pattern.row_idx.len()],
             pattern,
             numeric: NumericLu::new(),
             factored: false,
@@ -266,8 +274,8 @@ impl SparseLu {
     /// Factors the matrix whose entries in the pattern's compressed columns are set by `fill`
     /// (given the values, zeroed, and the pattern); `false` when it is singular (a zero or
     /// non-finite pivot).
-    pub fn factor(&mut self, fill: impl FnOnce(&mut [f64], &SparsePattern)) -> bool {
-        self.values.fill(0.0);
+    pub fn factor(&mut self, fill: impl FnOnce(&mut [T], &SparsePattern)) -> bool {
+        self.values.fill(T::ZERO);
         fill(&mut self.values, &self.pattern);
         self.factored = false;
         if !self.values.iter().all(|v| v.is_finite()) {
@@ -287,22 +295,22 @@ impl SparseLu {
         self.factored
     }
 
-    /// Factors `I − c·J` for the values of a sparse Jacobian on this pattern; `false` when
-    /// singular.
-    pub fn factor_iteration_matrix(&mut self, values: &[f64], c: f64) -> bool {
+    /// Factors `σ·I − c·J` (`shift` is `σ`) for the values of a sparse Jacobian on this
+    /// pattern; `false` when singular.
+    pub fn factor_shifted(&mut self, shift: T, values: &[f64], c: f64) -> bool {
         self.factor(|m, pattern| {
             for &d in &pattern.diagonal_at {
-                m[d] = 1.0;
+                m[d] = shift;
             }
-            for (&at, v) in pattern.entry_at.iter().zip(values) {
-                m[at] -= c * v;
+            for (&at, &v) in pattern.entry_at.iter().zip(values) {
+                m[at] -= T::from_real(c * v);
             }
         })
     }
 
     /// Solves `M y = b` in place (`b` becomes `y`); `false` when nothing is factored or the
     /// solution is not finite (a singular `M` whose zero pivot the factorisation let pass).
-    pub fn solve(&mut self, b: &mut [f64]) -> bool {
+    pub fn solve(&mut self, b: &mut [T]) -> bool {
         let n = self.pattern.n;
         if !self.factored || b.len() != n {
             return false;
@@ -318,11 +326,22 @@ impl SparseLu {
     }
 }
 
-/// The numbers a [`DenseLu`] works with: real for most methods, complex for the complex-conjugate
-/// stage pair of Radau IIA.
+impl SparseLu<f64> {
+    /// Factors `I − c·J` for the values of a sparse Jacobian on this pattern; `false` when
+    /// singular.
+    pub fn factor_iteration_matrix(&mut self, values: &[f64], c: f64) -> bool {
+        self.factor_shifted(1.0, values, c)
+    }
+}
+
+/// The numbers [`DenseLu`] and [`SparseLu`] work with: real for most methods, complex for the
+/// complex-conjugate stage pair of Radau IIA. faer's `ComplexField` is required for the sparse
+/// LU; both `f64` and `Complex<f64>` (faer's `c64`) have it.
 pub trait LuScalar:
     Copy
+    + Default
     + std::fmt::Debug
+    + faer::traits::ComplexField
     + std::ops::Add<Output = Self>
     + std::ops::Sub<Output = Self>
     + std::ops::Mul<Output = Self>
@@ -334,6 +353,8 @@ pub trait LuScalar:
     /// as good a choice as the modulus, without its square root).
     fn magnitude(self) -> f64;
     fn is_finite(self) -> bool;
+    /// The real number `x` as this scalar.
+    fn from_real(x: f64) -> Self;
 }
 
 impl LuScalar for f64 {
@@ -345,6 +366,9 @@ impl LuScalar for f64 {
     fn is_finite(self) -> bool {
         f64::is_finite(self)
     }
+    fn from_real(x: f64) -> f64 {
+        x
+    }
 }
 
 impl LuScalar for nalgebra::Complex<f64> {
@@ -355,6 +379,9 @@ impl LuScalar for nalgebra::Complex<f64> {
     }
     fn is_finite(self) -> bool {
         self.re.is_finite() && self.im.is_finite()
+    }
+    fn from_real(x: f64) -> nalgebra::Complex<f64> {
+        nalgebra::Complex::new(x, 0.0)
     }
 }
 
@@ -411,13 +438,13 @@ impl<T: LuScalar> DenseLu<T> {
             let inverse = T::ONE / column[k];
             self.inverse_diagonal.push(inverse);
             for l in &mut column[k + 1..] {
-                *l = *l * inverse;
+                *l *= inverse;
             }
             let multipliers = &column[k + 1..];
             for target in right.chunks_exact_mut(n) {
                 let u = target[k];
                 for (x, &l) in target[k + 1..].iter_mut().zip(multipliers) {
-                    *x = *x - l * u;
+                    *x -= l * u;
                 }
             }
         }
@@ -462,14 +489,14 @@ impl<T: LuScalar> DenseLu<T> {
         for k in 0..N {
             let y = b[k];
             for i in k + 1..N {
-                b[i] = b[i] - f[k * N + i] * y;
+                b[i] -= f[k * N + i] * y;
             }
         }
         for k in (0..N).rev() {
-            b[k] = b[k] * self.inverse_diagonal[k];
+            b[k] *= self.inverse_diagonal[k];
             let y = b[k];
             for i in 0..k {
-                b[i] = b[i] - f[k * N + i] * y;
+                b[i] -= f[k * N + i] * y;
             }
         }
     }
@@ -484,15 +511,15 @@ impl<T: LuScalar> DenseLu<T> {
             let (done, rest) = b.split_at_mut(k + 1);
             let y = done[k];
             for (x, &l) in rest.iter_mut().zip(&column[k + 1..]) {
-                *x = *x - l * y;
+                *x -= l * y;
             }
         }
         for (k, column) in self.factors.chunks_exact(n).enumerate().rev() {
             let (rest, done) = b.split_at_mut(k);
-            done[0] = done[0] * self.inverse_diagonal[k];
+            done[0] *= self.inverse_diagonal[k];
             let y = done[0];
             for (x, &u) in rest.iter_mut().zip(&column[..k]) {
-                *x = *x - u * y;
+                *x -= u * y;
             }
         }
     }
@@ -728,25 +755,36 @@ fn parity(p: &[usize], seen: &mut [bool]) -> f64 {
     sign
 }
 
-/// The LU factors of an iteration matrix `I − c·J`.
+/// The LU factors of an iteration matrix `σ·I − c·J`, real or complex: dense for a dense
+/// Jacobian, sparse for a sparse one.
 #[derive(Debug)]
-pub enum Factors {
-    Dense(DenseLu<f64>),
+pub enum Factors<T = f64> {
+    Dense(DenseLu<T>),
     /// Boxed: the sparse factors and their scratch space are several times larger.
-    Sparse(Box<SparseLu>),
+    Sparse(Box<SparseLu<T>>),
 }
 
-impl Factors {
+impl Factors<f64> {
     /// Factors `I − c·J`, into the storage of `previous` factors where it fits (dense ones, or
     /// sparse ones of the same pattern); `None` when the matrix is singular.
     pub fn new(previous: Option<Factors>, jacobian: &Jacobian, c: f64) -> Option<Factors> {
+        Factors::shifted(previous, jacobian, 1.0, c)
+    }
+}
+
+impl<T: LuScalar> Factors<T> {
+    /// Factors `σ·I − c·J` (`shift` is `σ`), into the storage of `previous` factors where it
+    /// fits (dense ones, or sparse ones of the same pattern); `None` when the matrix is singular.
+    pub fn shifted(previous: Option<Factors<T>>, jacobian: &Jacobian, shift: T, c: f64) -> Option<Factors<T>> {
         match jacobian {
             Jacobian::Dense(j) => {
                 let mut lu = match previous {
                     Some(Factors::Dense(lu)) => lu,
                     _ => DenseLu::default(),
                 };
-                let regular = lu.factor(j.nrows(), |i, k| (if i == k { 1.0 } else { 0.0 }) - c * j[(i, k)]);
+                let regular = lu.factor(j.nrows(), |i, k| {
+                    (if i == k { shift } else { T::ZERO }) - T::from_real(c * j[(i, k)])
+                });
                 regular.then_some(Factors::Dense(lu))
             }
             Jacobian::Sparse { pattern, values } => {
@@ -754,13 +792,18 @@ impl Factors {
                     Some(Factors::Sparse(lu)) if Arc::ptr_eq(lu.pattern(), pattern) => lu,
                     _ => Box::new(SparseLu::new(pattern.clone())),
                 };
-                lu.factor_iteration_matrix(values, c).then_some(Factors::Sparse(lu))
+                lu.factor_shifted(shift, values, c).then_some(Factors::Sparse(lu))
             }
         }
     }
 
+    /// Whether these are sparse factors.
+    pub fn is_sparse(&self) -> bool {
+        matches!(self, Factors::Sparse(_))
+    }
+
     /// Solves `M y = b` in place (`b` becomes `y`); `false` when the solution is not finite.
-    pub fn solve(&mut self, b: &mut [f64]) -> bool {
+    pub fn solve(&mut self, b: &mut [T]) -> bool {
         match self {
             Factors::Dense(lu) => lu.solve(b),
             Factors::Sparse(lu) => lu.solve(b),
@@ -973,6 +1016,79 @@ mod tests {
             proptest::prop_assert!(!factored || !singular.solve(&mut x), "a singular matrix was solved: {x:?}");
             let m = DMatrix::identity(n, n) - dense_of(n, &without_column_0, &values);
             proptest::prop_assert!(!DenseLu::default().factor(n, |i, j| m[(i, j)]));
+        }
+
+        /// Real and complex sparse factors on one pattern (one symbolic analysis, shared) solve
+        /// `(σ·I − c·J) y = b` as nalgebra's dense LU does, to 1e-10 relative, for a real and a
+        /// complex shift `σ` (Radau IIA's two systems) and random sparse Jacobians that need
+        /// pivoting, factored alternately and again with new values; and through [`Factors`],
+        /// the dense and the sparse factors of one Jacobian solve alike.
+        #[test]
+        fn real_and_complex_sparse_factors_share_a_pattern(n in 1usize..30, seed in 1u64..u64::MAX, density in 0.0f64..0.3) {
+            let (rows, strong) = random_pattern(n, seed, density);
+            let pattern = Arc::new(SparsePattern::new(n, &rows).expect("pattern"));
+            let mut real = SparseLu::<f64>::new(pattern.clone());
+            let mut complex = SparseLu::<Complex<f64>>::new(pattern.clone());
+            let (mut real_factors, mut complex_factors) = (None, None);
+            for round in 0..2 {
+                let values: Vec<f64> = strong
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &s)| {
+                        let v = ((k as f64 + 1.0) * (0.41 + round as f64 * 0.13) + seed as f64 * 1e-19).cos();
+                        if s { v.signum() * (3.0 + v.abs()) } else { v }
+                    })
+                    .collect();
+                let (c, sigma, sigma_c) = (0.7, 2.5 + round as f64, Complex::new(1.5, -2.0 - round as f64));
+                let j = dense_of(n, &rows, &values);
+                let m_real = DMatrix::identity(n, n) * sigma - &j * c;
+                let m_complex = DMatrix::identity(n, n) * sigma_c - j.map(|v| Complex::new(c * v, 0.0));
+                let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.3 + round as f64).sin()).collect();
+                let cb: Vec<Complex<f64>> = b.iter().enumerate().map(|(i, &v)| Complex::new(v, (i as f64).cos())).collect();
+                // As in the real test: only well-conditioned systems are compared.
+                let condition = |s: DVector<f64>| s.max() / s.min();
+                if !(condition(m_real.clone().singular_values()) < 1e4 && condition(m_complex.clone().singular_values()) < 1e4) {
+                    continue;
+                }
+                let expected = m_real.lu().solve(&DVector::from_column_slice(&b)).expect("regular");
+                let expected_c = m_complex.lu().solve(&DVector::from_column_slice(&cb)).expect("regular");
+                proptest::prop_assert!(real.factor_shifted(sigma, &values, c));
+                proptest::prop_assert!(complex.factor_shifted(sigma_c, &values, c));
+                let (mut x, mut cx) = (b.clone(), cb.clone());
+                proptest::prop_assert!(real.solve(&mut x));
+                proptest::prop_assert!(complex.solve(&mut cx));
+                let scale = expected.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+                for (a, e) in x.iter().zip(expected.iter()) {
+                    proptest::prop_assert!((a - e).abs() <= 1e-10 * scale.max(1e-300), "{x:?} vs {expected:?}");
+                }
+                let scale_c = expected_c.iter().fold(0.0f64, |a, v| a.max(v.norm()));
+                for (a, e) in cx.iter().zip(expected_c.iter()) {
+                    proptest::prop_assert!((a - e).norm() <= 1e-10 * scale_c.max(1e-300), "{cx:?} vs {expected_c:?}");
+                }
+                // The same through `Factors`, sparse (reusing the previous round's storage) and
+                // dense.
+                let sparse = Jacobian::Sparse { pattern: pattern.clone(), values: values.clone() };
+                let dense = Jacobian::Dense(j.clone());
+                let sparse_real = Factors::shifted(real_factors.take(), &sparse, sigma, c);
+                let sparse_complex = Factors::shifted(complex_factors.take(), &sparse, sigma_c, c);
+                let (Some(mut sparse_real), Some(mut sparse_complex)) = (sparse_real, sparse_complex) else {
+                    return Err(proptest::test_runner::TestCaseError::fail("singular"));
+                };
+                proptest::prop_assert!(sparse_real.is_sparse() && sparse_complex.is_sparse());
+                let mut dense_complex = Factors::shifted(None, &dense, sigma_c, c).expect("regular");
+                proptest::prop_assert!(!dense_complex.is_sparse());
+                let (mut y, mut cy, mut cz) = (b.clone(), cb.clone(), cb.clone());
+                proptest::prop_assert!(sparse_real.solve(&mut y) && sparse_complex.solve(&mut cy) && dense_complex.solve(&mut cz));
+                for (a, e) in y.iter().zip(expected.iter()) {
+                    proptest::prop_assert!((a - e).abs() <= 1e-10 * scale.max(1e-300));
+                }
+                for ((a, d), e) in cy.iter().zip(&cz).zip(expected_c.iter()) {
+                    proptest::prop_assert!((a - e).norm() <= 1e-10 * scale_c.max(1e-300));
+                    proptest::prop_assert!((d - e).norm() <= 1e-10 * scale_c.max(1e-300));
+                }
+                real_factors = Some(sparse_real);
+                complex_factors = Some(sparse_complex);
+            }
         }
 
         /// The sparse singularity check gives the sign of the determinant and a lower bound of

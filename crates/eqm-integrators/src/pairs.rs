@@ -164,6 +164,16 @@ pub const VERN7_INTERPOLANT: Interpolant = Interpolant {
 };
 
 /// Verner's "most efficient" 8(7) pair with thirteen stages, advanced with the eighth-order weights.
+///
+/// Its error estimate is weak where a step is limited by stability rather than accuracy: on a
+/// stiff component `x' = λx` the step errs by `R(hλ) − e^{hλ}` but estimates `R(hλ) − R̂(hλ)`,
+/// which for hλ between about −3 and the end of the stability interval (−5.86) is smaller, and
+/// near hλ = −4.5 almost zero (the other Verner pairs overestimate there). On a problem with
+/// stiff phases, such as the regularised stick-slip oscillator of the examples, steps are then
+/// accepted that err by twice their estimate while it sticks and, around the changes of phase,
+/// by up to 15 times the tolerance (estimated a hundred times too small), and the end value is
+/// 10 to 100 times less accurate than the other pairs'. That is a property of the published
+/// coefficients, not of the step size control; problems without stiff phases are not affected.
 pub const VERN8: Tableau = constant(
     "vern8",
     13,

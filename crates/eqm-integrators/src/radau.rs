@@ -6,13 +6,16 @@
 //!
 //! Each step solves the collocation system for the stage increments `Z` by simplified Newton. The
 //! 3n × 3n iteration matrix is decoupled by the eigenvectors of the method's matrix into one real
-//! system `(μ/h − J)` and one complex one `(μ_c/h − J)`, each factored once (`linalg::DenseLu`) and
-//! kept while the step size and Jacobian do not change. The Jacobian (difference quotients scaled
-//! by the error weights) is kept across steps and rebuilt only when Newton converged slowly. The
-//! error estimate is RADAU5's (filtered through the real factorisation, refined once after a
-//! rejection), the step size follows Gustafsson's predictive controller, and steps that would
-//! change `h` by less than 20% keep it, so the factorisations can be reused. The Newton iteration
-//! starts from the previous step's collocation polynomial.
+//! system `(μ/h − J)` and one complex one `(μ_c/h − J)`, each factored once ([`linalg::Factors`])
+//! and kept while the step size and Jacobian do not change. Both are factored dense, or, when the
+//! system gives its Jacobian's pattern and [`linalg::prefers_sparse`] estimates it cheaper, by
+//! faer's sparse LU on that pattern (plus the diagonal): the real and the complex factors share
+//! the pattern's ordering and symbolic analysis, and refactoring reuses their storage. The
+//! Jacobian (difference quotients scaled by the error weights) is kept across steps and rebuilt
+//! only when Newton converged slowly. The error estimate is RADAU5's (filtered through the real
+//! factorisation, refined once after a rejection), the step size follows Gustafsson's predictive
+//! controller, and steps that would change `h` by less than 20% keep it, so the factorisations
+//! can be reused. The Newton iteration starts from the previous step's collocation polynomial.
 //!
 //! With a fixed step (`Options::step` is `Some(h)`) every step has size `h` (the last one shorter
 //! when it lands on the time limit), there is no error estimate and no rejection, and Newton's
@@ -24,7 +27,8 @@
 //! convergence order and to start BDF's fixed-step mode.
 //!
 //! The Jacobian is the system's own when it has one (a model's symbolic Jacobian), else forward
-//! differences. Deliberately not here: sparse LU and the variable-order RADAU.
+//! differences (by colour of the pattern's columns for a sparse one). Deliberately not here: the
+//! variable-order RADAU, and iterative (Krylov) solves of the stage systems.
 
 use crate::control::{
     check_budget, check_restart, check_step_limit, eval_iterate, fixed_step_newton_tolerance, initial_step, min_step,
@@ -32,7 +36,7 @@ use crate::control::{
 };
 use crate::error::{IntegrationError, Quantity, check_finite};
 use crate::explicit::{FixedClock, FixedStep};
-use crate::jacobian::{JacobianPoint, KeptJacobian};
+use crate::jacobian::{JacobianPoint, PatternCache, build_jacobian, jacobian_at};
 use crate::linalg;
 use crate::options::Options;
 use crate::stepper::{Stats, StepInfo, Stepper, step_accessors};
@@ -125,8 +129,8 @@ fn dense_coefficients() -> [[f64; 3]; 3] {
     ]
 }
 
-type RealLu = linalg::DenseLu<f64>;
-type ComplexLu = linalg::DenseLu<Complex<f64>>;
+type RealFactors = linalg::Factors<f64>;
+type ComplexFactors = linalg::Factors<Complex<f64>>;
 
 /// The last accepted step's collocation polynomial.
 #[derive(Debug, Clone)]
@@ -165,9 +169,17 @@ pub struct Radau {
     h: f64,
     h_old: Option<f64>,
     error_old: Option<f64>,
-    /// The Jacobian, and the factors of `μ/h − J` and `μ_c/h − J` with their `h`.
-    kept: KeptJacobian<(f64, RealLu, ComplexLu)>,
+    /// The Jacobian: dense, or sparse on the system's pattern (see [`build_jacobian`]).
+    jacobian: Option<linalg::Jacobian>,
+    /// The sparse layout of the system's Jacobian, once known (see [`build_jacobian`]).
+    pattern: PatternCache,
     jacobian_current: bool,
+    /// The factors of `μ/h − J` and `μ_c/h − J`. They are kept after they stop applying (a new
+    /// `h` or Jacobian), so that the next factorisation reuses their storage.
+    factors: Option<(RealFactors, ComplexFactors)>,
+    /// The step size `factors` belong to, for the current Jacobian; `None` when they do not
+    /// apply.
+    factored_h: Option<f64>,
     dense: Option<Dense>,
     needs_start: bool,
     work: Vec<f64>,
@@ -239,8 +251,11 @@ impl Radau {
             h: 0.0,
             h_old: None,
             error_old: None,
-            kept: KeptJacobian::default(),
+            jacobian: None,
+            pattern: None,
             jacobian_current: false,
+            factors: None,
+            factored_h: None,
             dense: None,
             needs_start: true,
             work: Vec::new(),
@@ -255,7 +270,11 @@ impl Radau {
         if self.needs_start { None } else { self.dense.as_ref() }
     }
 
+    /// Rebuilds the Jacobian at the current point (the previous one's storage is reused when
+    /// both are dense); its factors no longer apply. On failure no Jacobian is kept.
     fn build_jacobian(&mut self, sys: &mut dyn OdeSystem) -> Result<(), IntegrationError> {
+        self.factored_h = None;
+        let previous = self.jacobian.take();
         let (atol, rtol, x) = (&self.atol, self.options.rtol, &self.x);
         let floor = |i: usize| atol[i] + rtol * x[i].abs();
         let at = JacobianPoint {
@@ -264,32 +283,47 @@ impl Radau {
             f_point: Some(&self.f),
             floor: &floor,
         };
-        self.kept.rebuild(sys, at, &mut self.work, &mut self.stats)?;
+        let jacobian = match (previous, &self.pattern) {
+            // Known to be dense (the pattern was looked at and not taken): into the old matrix.
+            (Some(linalg::Jacobian::Dense(mut j)), Some(None)) => {
+                jacobian_at(sys, at, &mut self.work, &mut j, &mut self.stats)?;
+                linalg::Jacobian::Dense(j)
+            }
+            _ => build_jacobian(sys, at, &mut self.work, &mut self.pattern, &mut self.stats)?,
+        };
+        self.jacobian = Some(jacobian);
         self.jacobian_current = true;
         Ok(())
     }
 
+    /// Forgets the Jacobian and its factors (their storage is kept for the next ones).
+    fn forget_jacobian(&mut self) {
+        self.jacobian = None;
+        self.factored_h = None;
+    }
+
     /// Factors `μ/h − J` and `μ_c/h − J` for step `h` unless at hand; false when singular.
     fn factor(&mut self, h: f64) -> bool {
-        if matches!(&self.kept.lu, Some((lu_h, ..)) if *lu_h == h) {
+        if self.factored_h == Some(h) {
             return true;
         }
-        let Some(j) = &self.kept.jacobian else { return false };
-        let n = j.nrows();
-        // The previous factors' storage is reused.
-        let (mut real, mut complex): (RealLu, ComplexLu) = match self.kept.lu.take() {
-            Some((_, real, complex)) => (real, complex),
-            None => Default::default(),
+        self.factored_h = None;
+        let Some(j) = &self.jacobian else { return false };
+        // The previous factors' storage is reused (dense ones, or sparse ones of this pattern).
+        let (real, complex) = match self.factors.take() {
+            Some((real, complex)) => (Some(real), Some(complex)),
+            None => (None, None),
         };
         let (m_real, m_complex) = (mu_real() / h, mu_complex() / h);
-        let diagonal = |i: usize, k: usize| if i == k { 1.0 } else { 0.0 };
-        let regular = real.factor(n, |i, k| diagonal(i, k) * m_real - j[(i, k)])
-            && complex.factor(n, |i, k| m_complex * diagonal(i, k) - Complex::new(j[(i, k)], 0.0));
         self.stats.factorizations += 2;
-        if !regular {
+        let Some(real) = RealFactors::shifted(real, j, m_real, 1.0) else {
             return false;
-        }
-        self.kept.lu = Some((h, real, complex));
+        };
+        let Some(complex) = ComplexFactors::shifted(complex, j, m_complex, 1.0) else {
+            return false;
+        };
+        self.factors = Some((real, complex));
+        self.factored_h = Some(h);
         true
     }
 
@@ -329,7 +363,7 @@ impl Radau {
                     return Ok(None);
                 }
             }
-            let Some((_, real, complex)) = &self.kept.lu else {
+            let (Some(_), Some((real, complex))) = (self.factored_h, &mut self.factors) else {
                 return Ok(None);
             };
             let (f, w) = (&b.f, &b.w);
@@ -439,7 +473,7 @@ impl Radau {
         let rtol = self.options.rtol;
         let tolerance = fixed_step_newton_tolerance(rtol);
         self.prepare_step(h);
-        if self.kept.jacobian.is_none() {
+        if self.jacobian.is_none() {
             self.build_jacobian(sys)?;
         }
         loop {
@@ -501,7 +535,10 @@ impl Stepper for Radau {
         self.f = vec![0.0; n];
         self.work = vec![0.0; n];
         self.buffers.resize(n);
-        self.kept.jacobian = None;
+        self.forget_jacobian();
+        // Another system may have another pattern (or none).
+        self.pattern = None;
+        self.factors = None;
         self.restart(t0, x0)
     }
 
@@ -542,7 +579,7 @@ impl Stepper for Radau {
             let (_, t_new) = trial_step(self.t, h, t_limit, min_step);
             h = t_new - self.t;
             self.prepare_step(h);
-            if self.kept.jacobian.is_none() {
+            if self.jacobian.is_none() {
                 self.build_jacobian(sys)?;
             }
             let mut solved = None;
@@ -561,7 +598,7 @@ impl Stepper for Radau {
             let Some(solution) = solved else {
                 self.stats.rejected += 1;
                 h *= 0.5;
-                self.kept.lu = None;
+                self.factored_h = None;
                 continue;
             };
             let b = &mut self.buffers;
@@ -573,7 +610,9 @@ impl Stepper for Radau {
                 b.scale[i] = self.atol[i] + rtol * x.abs().max(b.y_new[i].abs());
                 b.error[i] = self.f[i] + b.ze[i];
             }
-            let Some((_, real, _)) = &self.kept.lu else { continue };
+            let (Some(_), Some((real, _))) = (self.factored_h, &mut self.factors) else {
+                continue;
+            };
             real.solve(&mut b.error);
             let (error, ze, scale) = (&b.error, &b.ze, &b.scale);
             let mut error_norm = rms((0..n).map(|i| error[i] / scale[i]), n);
@@ -595,7 +634,7 @@ impl Stepper for Radau {
                     MIN_FACTOR
                 };
                 h *= MIN_FACTOR.max(safety * factor);
-                self.kept.lu = None;
+                self.factored_h = None;
                 rejected = true;
                 continue;
             }
@@ -605,7 +644,7 @@ impl Stepper for Radau {
             if !recompute_jacobian && factor < 1.2 {
                 factor = 1.0;
             } else {
-                self.kept.lu = None;
+                self.factored_h = None;
             }
             self.store_collocation_polynomial(h);
             let t_prev = self.t;
@@ -641,7 +680,7 @@ impl Stepper for Radau {
             clock.restart(t);
         }
         self.dense = None;
-        self.kept.forget();
+        self.forget_jacobian();
         Ok(())
     }
 

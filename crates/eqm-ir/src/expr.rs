@@ -248,6 +248,14 @@ impl ExprArena {
         self.nodes.len()
     }
 
+    /// Makes room for `additional` more nodes, so that a stage that adds many (solving every
+    /// equation for each of its unknowns) grows the arena and its hash-consing table once
+    /// rather than doubling both several times, each time moving every node and entry.
+    pub fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve(additional);
+        self.dedup.reserve(additional, |&(_, h)| table_hash(h));
+    }
+
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }

@@ -2,7 +2,8 @@
 //! relations, the values `edge` and `change` compare with, the delayed values and the discrete
 //! variables made consistent with its solution.
 //!
-//! Input: the model's instance, the initialization program and the run options. Output: the
+//! Input: the model's instance, the initialization program (none when the initialization is
+//! the model's own program at the states' start values) and the run options. Output: the
 //! initial states and the parameters with `fixed = false` the initialization determined (set
 //! in the model's instance, whose discrete values and first guesses it also sets); or a
 //! [`SimError`]. It does not integrate.
@@ -11,6 +12,7 @@ use crate::instance::Instance;
 use crate::interp::OdeRhs;
 use crate::simulate::{RunOptions, SimError, instance};
 use eqm_compile::exec::ExecProgram;
+use eqm_ir::failure::EvalFailure;
 use eqm_ir::slot::Slot;
 
 /// The parameters with `fixed = false` the initialization determined, by name.
@@ -26,12 +28,69 @@ pub type Determined = Vec<(String, f64)>;
 /// holds); the initialization is then solved again with the relations its solution gives (a
 /// few passes at most) until they agree, so that the initial values and the relations are
 /// consistent with each other.
+///
+/// Without an initialization program the initial system is the model's own: every state is
+/// given by its start value and the model's program computes everything else from them. The
+/// relations are then made consistent the same way, on the model's instance alone.
 pub fn initial_states(
+    model: &mut Instance<'_>,
+    init: Option<&ExecProgram>,
+    options: &RunOptions,
+) -> Result<(Vec<f64>, Determined), SimError> {
+    match init {
+        Some(init) => solve_initialization(model, init, options),
+        None => at_start_values(model, options),
+    }
+}
+
+/// How many times the initial values are computed again with the relations their last values
+/// gave, at most.
+const PASSES: usize = 10;
+
+/// The initial values when the initial system is the model's own program with every state at
+/// its start value (see [`initial_states`]).
+fn at_start_values(model: &mut Instance<'_>, options: &RunOptions) -> Result<(Vec<f64>, Determined), SimError> {
+    let start = options.start;
+    let program = model.program();
+    let surfaces = &program.events().surfaces;
+    let mut d = vec![0.0; surfaces.len()];
+    let mut dx = vec![0.0; program.layout().states];
+    let x0 = model
+        .start_values()
+        .map_err(|f| failed_at_start(program, start, "the start values could not be computed", &f))?;
+    if !surfaces.is_empty() && model.surfaces_at_start(start, &x0, &mut dx, &mut d).is_ok() {
+        set_relations(model, None, &d);
+    }
+    settle_previous(model, None, start, &x0, &mut dx);
+    for pass in 0..PASSES {
+        // As the initialization program would: a scalar equation Newton cannot solve from its
+        // start value is searched for the nearest bracketed root, and the values found are the
+        // first guesses of the run's own iterations.
+        model.interpreter().set_bracketing(true);
+        let evaluated = model.rhs(start, &x0, &mut dx);
+        model.interpreter().set_bracketing(false);
+        evaluated.map_err(|f| failed_at_start(program, start, "the initial values could not be computed", &f))?;
+        if surfaces.is_empty() || pass + 1 == PASSES {
+            break;
+        }
+        model
+            .surfaces(start, &x0, &mut dx, &mut d)
+            .map_err(|f| failed_at_start(program, start, "the relations at the start could not be evaluated", &f))?;
+        let changed = set_relations(model, None, &d);
+        settle_previous(model, None, start, &x0, &mut dx);
+        if !changed {
+            break;
+        }
+    }
+    Ok((x0, Vec::new()))
+}
+
+/// The initialization program solved with relations made consistent with its solution.
+fn solve_initialization(
     model: &mut Instance<'_>,
     init: &ExecProgram,
     options: &RunOptions,
 ) -> Result<(Vec<f64>, Determined), SimError> {
-    const PASSES: usize = 10;
     let start = options.start;
     let mut solver = instance(init, options)?;
     // The initialization's guesses are only start values: a scalar equation Newton cannot
@@ -52,46 +111,6 @@ pub fn initial_states(
     {
         solver.set_work(k, 1.0);
     }
-    // Writes the relations that the surface values `d` give into both programs; true when one
-    // of the model's changed.
-    let relations = |model: &mut Instance<'_>, solver: &mut Instance<'_>, d: &[f64]| {
-        let mut changed = false;
-        for (surface, value) in surfaces.iter().zip(d) {
-            let sign = crate::hybrid::sign_of(*value);
-            for (&(slot, test), v) in surface.relations.iter().zip(&surface.relation_vars) {
-                let holds = f64::from(u8::from(test.holds(sign)));
-                if let Slot::Work(k) = slot
-                    && model.work().get(k as usize) != Some(&holds)
-                {
-                    changed = true;
-                    model.set_work(k, holds);
-                }
-                if let Some(Slot::Work(k)) = in_init(*v) {
-                    solver.set_work(k, holds);
-                }
-            }
-        }
-        changed
-    };
-    // The values `edge`, `change` and the held integer parts compare with are those at the
-    // initial point itself (a condition true at the start has no edge there), written into both
-    // programs after the relations they read.
-    let initial_var = program.events().initial.map(|(_, v)| v);
-    let settle = |model: &mut Instance<'_>, solver: &mut Instance<'_>, x: &[f64], dx: &mut [f64]| {
-        for p in program.events().previous.iter().filter(|p| p.settled_at_start) {
-            let Ok(value) = model.event_value(p.expr, program.model_span(), start, x, dx) else {
-                continue;
-            };
-            model.set_work(p.slot, value);
-            // `initial()` is true throughout the initialization, so it has no edge there: its
-            // edge is the model's event right after the initialization.
-            let is_initial =
-                matches!(program.exprs().get(p.expr), eqm_ir::expr::Node::Var(w) if Some(*w) == initial_var);
-            if let Some(Slot::Work(k)) = in_init(p.var) {
-                solver.set_work(k, if is_initial { 1.0 } else { value });
-            }
-        }
-    };
     // What the initialization hands over besides the states, as (model slot, its slot): the
     // consistent values of the unknowns the program iterates on (the first guesses of its own
     // iterations: an implicit equation the initialization solved by bracketing would not
@@ -124,29 +143,23 @@ pub fn initial_states(
         .collect();
     // The start values (computed once: computing them again would reset the relations, which
     // are discrete variables, to theirs).
-    let x_start = model.start_values().map_err(|f| SimError::Failed {
-        warnings: Vec::new(),
-        time: start,
-        message: "the start values could not be computed".to_string(),
-        diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
-    })?;
+    let x_start = model
+        .start_values()
+        .map_err(|f| failed_at_start(program, start, "the start values could not be computed", &f))?;
     // The relations at the start values; where they cannot be evaluated (a start value outside
     // a function's domain), the first pass starts from false ones.
     // (A delayed value is its expression there; where that cannot be evaluated, the run's own
     // first evaluation reports why.)
     let _ = model.delays_at_start(start, &x_start, &mut dx);
     if !surfaces.is_empty() && model.surfaces_at_start(start, &x_start, &mut dx, &mut d).is_ok() {
-        relations(model, &mut solver, &d);
+        set_relations(model, Some((&mut solver, &link)), &d);
     }
-    settle(model, &mut solver, &x_start, &mut dx);
+    settle_previous(model, Some((&mut solver, &link)), start, &x_start, &mut dx);
     for pass in 0..PASSES {
         let mut none: [f64; 0] = [];
-        solver.rhs(start, &[], &mut none).map_err(|f| SimError::Failed {
-            warnings: Vec::new(),
-            time: start,
-            message: "the initial values could not be computed".to_string(),
-            diagnostic: Some(Box::new(init.failure_diagnostic(&f))),
-        })?;
+        solver
+            .rhs(start, &[], &mut none)
+            .map_err(|f| failed_at_start(init, start, "the initial values could not be computed", &f))?;
         let mut x0 = x_start.clone();
         for (i, v) in program.states().iter().enumerate() {
             if let Some(Slot::Work(k)) = in_init(*v)
@@ -179,17 +192,72 @@ pub fn initial_states(
         let _ = model.delays_at_start(start, &x0, &mut dx);
         model
             .surfaces(start, &x0, &mut dx, &mut d)
-            .map_err(|f| SimError::Failed {
-                warnings: Vec::new(),
-                time: start,
-                message: "the relations at the start could not be evaluated".to_string(),
-                diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
-            })?;
-        let changed = relations(model, &mut solver, &d);
-        settle(model, &mut solver, &x0, &mut dx);
+            .map_err(|f| failed_at_start(program, start, "the relations at the start could not be evaluated", &f))?;
+        let changed = set_relations(model, Some((&mut solver, &link)), &d);
+        settle_previous(model, Some((&mut solver, &link)), start, &x0, &mut dx);
         if !changed {
             return Ok((x0, determined));
         }
     }
     unreachable!("the last pass returns")
+}
+
+/// A failure of the initialization at time `start`, with the diagnostic of `program`'s failure.
+fn failed_at_start(program: &ExecProgram, start: f64, message: &str, failure: &EvalFailure) -> SimError {
+    SimError::Failed {
+        warnings: Vec::new(),
+        time: start,
+        message: message.to_string(),
+        diagnostic: Some(Box::new(program.failure_diagnostic(failure))),
+    }
+}
+
+/// The initialization program's instance and where the model's variables are in it.
+type InitSolver<'a, 'p> = Option<(&'a mut Instance<'p>, &'a eqm_compile::exec::InitLink)>;
+
+/// Writes the relations that the surface values `d` give into the model's instance and the
+/// initialization's, if there is one; true when one of the model's changed.
+fn set_relations(model: &mut Instance<'_>, mut solver: InitSolver<'_, '_>, d: &[f64]) -> bool {
+    let surfaces = &model.program().events().surfaces;
+    let mut changed = false;
+    for (surface, value) in surfaces.iter().zip(d) {
+        let sign = crate::hybrid::sign_of(*value);
+        for (&(slot, test), v) in surface.relations.iter().zip(&surface.relation_vars) {
+            let holds = f64::from(u8::from(test.holds(sign)));
+            if let Slot::Work(k) = slot
+                && model.work().get(k as usize) != Some(&holds)
+            {
+                changed = true;
+                model.set_work(k, holds);
+            }
+            if let Some((solver, link)) = solver.as_mut()
+                && let Some(Slot::Work(k)) = link.slot(*v)
+            {
+                solver.set_work(k, holds);
+            }
+        }
+    }
+    changed
+}
+
+/// Writes the values `edge`, `change` and the held integer parts compare with: those at the
+/// initial point itself (a condition true at the start has no edge there), into the model's
+/// instance and the initialization's, after the relations they read.
+fn settle_previous(model: &mut Instance<'_>, mut solver: InitSolver<'_, '_>, t: f64, x: &[f64], dx: &mut [f64]) {
+    let program = model.program();
+    let initial_var = program.events().initial.map(|(_, v)| v);
+    for p in program.events().previous.iter().filter(|p| p.settled_at_start) {
+        let Ok(value) = model.event_value(p.expr, program.model_span(), t, x, dx) else {
+            continue;
+        };
+        model.set_work(p.slot, value);
+        // `initial()` is true throughout the initialization, so it has no edge there: its
+        // edge is the model's event right after the initialization.
+        let is_initial = matches!(program.exprs().get(p.expr), eqm_ir::expr::Node::Var(w) if Some(*w) == initial_var);
+        if let Some((solver, link)) = solver.as_mut()
+            && let Some(Slot::Work(k)) = link.slot(p.var)
+        {
+            solver.set_work(k, if is_initial { 1.0 } else { value });
+        }
+    }
 }

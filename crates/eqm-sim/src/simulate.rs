@@ -172,13 +172,14 @@ impl std::error::Error for SimError {}
 /// The columns for `vars` (full names), or by default every state and every named variable
 /// (not parameters, not names the compiler introduced), in natural name order (`x[2]` before
 /// `x[10]`).
-pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns, Diagnostic> {
+pub fn columns<S: AsRef<str>>(program: &ExecProgram, vars: Option<&[S]>) -> Result<Columns, Diagnostic> {
     let mut names = Vec::new();
     let mut slots = Vec::new();
     let mut var_ids = Vec::new();
     match vars {
         Some(list) => {
             for name in list {
+                let name = name.as_ref();
                 let found = program
                     .lookup(name)
                     .and_then(|v| Some((v, program.slot_of(v)?)))
@@ -196,7 +197,7 @@ pub fn columns(program: &ExecProgram, vars: Option<&[String]>) -> Result<Columns
                     }
                     return Err(d);
                 };
-                names.push(name.clone());
+                names.push(name.to_string());
                 slots.push(slot);
                 var_ids.push(v);
             }
@@ -318,10 +319,11 @@ pub(crate) fn instance<'p>(program: &'p ExecProgram, options: &RunOptions) -> Re
 }
 
 /// Runs the simulation, handing each output row to `sink`; with [`Backend::Auto`] the program
-/// is compiled to native code first.
+/// is compiled to native code first. `init` is the initialization program, `None` when the
+/// initialization is `program` itself at the states' start values.
 pub fn simulate(
     program: &ExecProgram,
-    init: &ExecProgram,
+    init: Option<&ExecProgram>,
     options: &RunOptions,
     columns: &Columns,
     sink: &mut dyn FnMut(f64, &[f64]) -> std::io::Result<()>,
@@ -342,7 +344,7 @@ pub fn simulate(
 /// `None` for the interpreter alone); the summary's compile time is zero.
 pub fn simulate_with(
     program: &ExecProgram,
-    init: &ExecProgram,
+    init: Option<&ExecProgram>,
     options: &RunOptions,
     columns: &Columns,
     native: Option<std::sync::Arc<crate::native::NativeCode>>,

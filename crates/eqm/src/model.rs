@@ -146,9 +146,10 @@ impl Model {
         &self.compiled.program
     }
 
-    /// The executable program of the initialization problem.
-    pub fn init_program(&self) -> &ExecProgram {
-        &self.compiled.init
+    /// The executable program of the initialization problem; `None` when the initialization
+    /// is the simulation program itself with every state at its start value.
+    pub fn init_program(&self) -> Option<&ExecProgram> {
+        self.compiled.init.as_ref()
     }
 
     /// Every variable with a value, by full name, without the ones the compiler introduced.
@@ -351,13 +352,17 @@ impl Model {
             Backend::Auto => self.native(),
             Backend::Interpreter => (None, Duration::ZERO),
         };
-        let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
-        let slots = eqm_sim::simulate::columns(&self.compiled.program, Some(&names))
+        let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+        let mut slots = eqm_sim::simulate::columns(&self.compiled.program, Some(&names))
             .map_err(|d| RunError::Model(Box::new(d)))?;
+        // The run reads only where each column's value is: the names the caller's columns
+        // already hold are not kept twice (a model of a million variables has a million).
+        drop(names);
+        slots.names = Vec::new();
         let started = Instant::now();
         let summary = eqm_sim::simulate::simulate_with(
             &self.compiled.program,
-            &self.compiled.init,
+            self.compiled.init.as_ref(),
             &options,
             &slots,
             native,

@@ -363,7 +363,7 @@ impl Modes {
         let mut rows = 0usize;
         let result = eqm_sim::simulate::simulate_with(
             &mode.compiled.program,
-            &mode.compiled.init,
+            mode.compiled.init.as_ref(),
             &segment,
             &slots,
             native,

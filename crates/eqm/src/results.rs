@@ -26,11 +26,11 @@ pub struct CsvWriter<W: Write> {
 impl<W: Write> CsvWriter<W> {
     /// Writes the header `time,<names>`. Names containing a comma or a quote (`x[1,2]`) are
     /// quoted as RFC 4180 says.
-    pub fn new(mut out: W, names: &[String]) -> io::Result<CsvWriter<W>> {
+    pub fn new<S: AsRef<str>>(mut out: W, names: &[S]) -> io::Result<CsvWriter<W>> {
         let mut line = String::from("time");
         for name in names {
             line.push(',');
-            push_field(&mut line, name);
+            push_field(&mut line, name.as_ref());
         }
         line.push('\n');
         out.write_all(line.as_bytes())?;

@@ -233,12 +233,7 @@ fn cartesian_pendulum_is_index_three() {
         ]
     );
     // Initialization: the fixed x and vx, and the constraint determines y.
-    let fixed: Vec<&str> = a
-        .init
-        .fixed
-        .iter()
-        .map(|v| a.init.dae.flat.var(*v).name.as_str())
-        .collect();
+    let fixed: Vec<&str> = a.init.fixed.iter().map(|v| a.dae.flat.var(*v).name.as_str()).collect();
     assert_eq!(fixed, ["x", "vx"]);
     assert!(a.init.assumed.is_empty());
 }
@@ -265,7 +260,7 @@ fn state_select_prefer_is_honoured() {
         .init
         .assumed
         .iter()
-        .map(|v| a.init.dae.flat.var(*v).name.as_str())
+        .map(|v| a.dae.flat.var(*v).name.as_str())
         .collect();
     assert_eq!(assumed, ["y", "vy"]);
 }
@@ -302,13 +297,18 @@ fn initial_equations_and_conflicting_fixed_values() {
     let a = check("init.eqm", &text, true).unwrap_or_else(|e| panic!("{e}"));
     assert!(a.init.assumed.is_empty() && a.init.fixed.is_empty());
     // The initial equation der(x) = 0 determines x = y = 2.
-    assert!(
+    let (init_dae, init_plan) = (
         a.init
-            .plan
+            .dae()
+            .expect("an initial equation gives the initialization a system of its own"),
+        a.init.plan().expect("and a plan"),
+    );
+    assert!(
+        init_plan
             .blocks
             .iter()
             .any(|b| matches!(b, Block::Explicit { unknown, .. }
-            if unknown_name(&a.init.dae, a.init.plan.unknowns[*unknown]) == "x")),
+            if unknown_name(init_dae, init_plan.unknowns[*unknown]) == "x")),
         "x is computed from the initial equation"
     );
 }

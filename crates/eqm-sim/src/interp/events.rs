@@ -21,7 +21,7 @@ impl Interpreter<'_> {
         out: &mut [f64],
     ) -> Result<(), EvalFailure> {
         self.check_all(t, x, p, dx, work)?;
-        self.check(t, &[("surfaces", self.surfaces.len(), out.len())])?;
+        self.check(t, &[("surfaces", self.code.surfaces.len(), out.len())])?;
         let mut mem = Mem { t, x, p, dx, work };
         // Native code computes them all at once; a failure is located by the register code,
         // which reports it the same way.
@@ -32,7 +32,7 @@ impl Interpreter<'_> {
             return Ok(());
         }
         for (k, value) in out.iter_mut().enumerate() {
-            *value = self.m.eval(self.surfaces[k], &mut mem).map_err(|f| EvalFailure {
+            *value = self.m.eval(self.code.surfaces[k], &mut mem).map_err(|f| EvalFailure {
                 time: t,
                 kind: self.fault(f),
                 site: FailureSite::Event {
@@ -140,7 +140,7 @@ impl Interpreter<'_> {
                 time: t,
                 kind: FailureKind::Dimension {
                     array: "surfaces",
-                    expected: self.surfaces.len(),
+                    expected: self.code.surfaces.len(),
                     found: k,
                 },
                 site: FailureSite::Event {
@@ -170,15 +170,15 @@ impl Interpreter<'_> {
             kind,
             site: FailureSite::Event { span },
         };
-        let Ok(k) = self.event_exprs.binary_search_by_key(&e, |(id, _)| *id) else {
+        let Ok(k) = self.code.event_exprs.binary_search_by_key(&e, |(id, _)| *id) else {
             // Only a caller that passes an expression of another program gets here.
             return Err(failure(FailureKind::Dimension {
                 array: "event program",
-                expected: self.event_exprs.len(),
+                expected: self.code.event_exprs.len(),
                 found: 0,
             }));
         };
-        let code = self.event_exprs[k].1;
+        let code = self.code.event_exprs[k].1;
         let mut mem = Mem { t, x, p, dx, work };
         self.m.eval(code, &mut mem).map_err(|f| failure(self.fault(f)))
     }

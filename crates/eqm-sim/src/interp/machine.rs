@@ -221,8 +221,14 @@ impl Machine {
 
     /// Evaluates one compiled expression.
     pub(super) fn eval(&mut self, code: Code, mem: &mut Mem) -> Result<f64, Fault> {
-        self.run(code.start, mem)?;
-        Ok(self.regs[code.result as usize])
+        match code {
+            Code::Const(value) => Ok(value),
+            Code::Load(slot) => Ok(mem.read(slot)),
+            Code::Run { start, result } => {
+                self.run(start, mem)?;
+                Ok(self.regs[result as usize])
+            }
+        }
     }
 }
 

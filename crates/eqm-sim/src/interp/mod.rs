@@ -103,14 +103,11 @@ pub struct Interpreter<'p> {
     /// integration, where a root far from the last solution is another branch).
     bracketing: bool,
     m: Machine,
-    params: Vec<(Slot, Code)>,
-    conditions: Vec<Code>,
-    starts: Vec<(Slot, Code)>,
-    outputs: Vec<(Slot, Code)>,
-    rhs: Vec<Step>,
-    algorithms: Vec<AlgorithmCode>,
-    /// The code of each algebraic loop, and its solver (shared with native code).
-    loop_code: Vec<LoopCode>,
+    /// The compiled expressions of the program, shared by the instances of one program (the
+    /// integrator's and the rows'): they are read-only, except where given start values
+    /// replace steps of the right-hand side (a copy is made then).
+    code: Arc<Tables>,
+    /// The solver of each algebraic loop (shared with native code).
     loops: Vec<LoopSolver>,
     /// The derivatives of the last successful evaluation: Newton iterations and loops that
     /// compute a derivative start from there.
@@ -122,10 +119,6 @@ pub struct Interpreter<'p> {
     /// Whether the right-hand side has iterations (scalar Newton blocks, loops), which start
     /// from `dx_guess`, or algorithm sections, which may read derivatives before assigning them.
     iterates: bool,
-    /// The zero-crossing functions of the event program, in its order.
-    surfaces: Vec<Code>,
-    /// The when-conditions, action values and assertion conditions, sorted by expression.
-    event_exprs: Vec<(ExprId, Code)>,
     /// The symbolic Jacobian's partial derivatives and the buffers of its chain rule, when the
     /// program has one.
     /// Boxed: it is taken out and put back around every Jacobian, and a pointer moves faster
@@ -136,6 +129,23 @@ pub struct Interpreter<'p> {
     start_overrides: Vec<Option<f64>>,
     /// The right-hand-side steps replaced by given start values, with the steps they replaced.
     given: Vec<(usize, Step)>,
+}
+
+/// The compiled expressions of a program, by where they are used.
+#[derive(Clone)]
+struct Tables {
+    params: Vec<(Slot, Code)>,
+    conditions: Vec<Code>,
+    starts: Vec<(Slot, Code)>,
+    outputs: Vec<(Slot, Code)>,
+    rhs: Vec<Step>,
+    algorithms: Vec<AlgorithmCode>,
+    /// The code of each algebraic loop.
+    loop_code: Vec<LoopCode>,
+    /// The zero-crossing functions of the event program, in its order.
+    surfaces: Vec<Code>,
+    /// The when-conditions, action values and assertion conditions, sorted by expression.
+    event_exprs: Vec<(ExprId, Code)>,
 }
 
 /// What the interpreter keeps for the symbolic Jacobian.
@@ -186,7 +196,7 @@ impl<'p> Interpreter<'p> {
     /// in native code.
     pub fn set_start_values(&mut self, values: &[(VarId, f64)]) {
         for (k, step) in self.given.drain(..) {
-            self.rhs[k] = step;
+            Arc::make_mut(&mut self.code).rhs[k] = step;
         }
         self.start_overrides.fill(None);
         let program = self.program;
@@ -205,7 +215,8 @@ impl<'p> Interpreter<'p> {
                 );
                 if is_start {
                     let given = Step::Given { target: *target, value };
-                    self.given.push((k, std::mem::replace(&mut self.rhs[k], given)));
+                    self.given
+                        .push((k, std::mem::replace(&mut Arc::make_mut(&mut self.code).rhs[k], given)));
                 }
             }
         }
@@ -379,11 +390,11 @@ impl<'p> Interpreter<'p> {
             let at = failed_at.saturating_sub(n);
             return outcome.map_err(|e| failure(self.kind(SolveError::from(e)), condition(at)));
         }
-        self.assign_all(|s| &s.params, &mut mem, parameter)?;
-        for k in 0..self.conditions.len() {
+        self.assign_all(|s| &s.code.params, &mut mem, parameter)?;
+        for k in 0..self.code.conditions.len() {
             let value = self
                 .m
-                .eval(self.conditions[k], &mut mem)
+                .eval(self.code.conditions[k], &mut mem)
                 .map_err(|f| failure(self.fault(f), condition(k)))?;
             check_condition(program.conditions()[k], value).map_err(|kind| failure(kind, condition(k)))?;
         }
@@ -404,8 +415,8 @@ impl<'p> Interpreter<'p> {
             ],
         )?;
         let program = self.program;
-        for k in 0..self.starts.len() {
-            let (slot, code) = self.starts[k];
+        for k in 0..self.code.starts.len() {
+            let (slot, code) = self.code.starts[k];
             let site = || FailureSite::Start {
                 var: program.start_program()[k].var,
             };
@@ -477,7 +488,7 @@ impl<'p> Interpreter<'p> {
             mem.dx.copy_from_slice(&self.dx_guess);
         }
         let mut k = 0;
-        while k < self.rhs.len() {
+        while k < self.code.rhs.len() {
             match self.step(k, &mut mem, each_assignment) {
                 Ok(next) => k = next,
                 Err((at, e)) => return Err(self.failure(at, e, mem.t)),
@@ -531,7 +542,7 @@ impl<'p> Interpreter<'p> {
                 _ => true,
             });
         let failed_here = |e: SolveError| (k, e);
-        match (native, &self.rhs[k]) {
+        match (native, &self.code.rhs[k]) {
             (_, Step::Given { target, value }) => {
                 mem.write(*target, *value);
                 Ok(k + 1)
@@ -578,7 +589,7 @@ impl<'p> Interpreter<'p> {
             (Some((module, NativeStep::Loop { evaluate, partials })), Step::Loop(l)) => {
                 let mut problem = NativeLoop {
                     module,
-                    tearing: &self.loop_code[*l].tearing,
+                    tearing: &self.code.loop_code[*l].tearing,
                     mem,
                     evaluate,
                     partials,
@@ -590,7 +601,7 @@ impl<'p> Interpreter<'p> {
             (Some((module, NativeStep::Algorithm { segment })), Step::Algorithm(a)) => {
                 mem.native(module, segment, &mut [], limit)
                     .map_err(SolveError::from)
-                    .and_then(|()| check_finite(&self.algorithms[*a].outputs, mem))
+                    .and_then(|()| check_finite(&self.code.algorithms[*a].outputs, mem))
                     .map_err(failed_here)?;
                 Ok(k + 1)
             }
@@ -623,7 +634,7 @@ impl<'p> Interpreter<'p> {
             }
             (_, Step::Loop(l)) => {
                 let mut problem = InterpretedLoop {
-                    code: &self.loop_code[*l],
+                    code: &self.code.loop_code[*l],
                     m: &mut self.m,
                     mem,
                 };
@@ -640,7 +651,7 @@ impl<'p> Interpreter<'p> {
 
     /// Runs algorithm section `a`: resets, statements, and the check of its outputs.
     fn algorithm(&mut self, a: usize, mem: &mut Mem) -> Result<(), SolveError> {
-        let code = &self.algorithms[a];
+        let code = &self.code.algorithms[a];
         for &(slot, reset) in &code.resets {
             let v = self.m.eval(reset, mem)?;
             mem.write(slot, v);
@@ -696,7 +707,7 @@ impl<'p> Interpreter<'p> {
                 site: site(k),
             });
         }
-        self.assign_all(|s| &s.outputs, &mut mem, site)
+        self.assign_all(|s| &s.code.outputs, &mut mem, site)
     }
 }
 

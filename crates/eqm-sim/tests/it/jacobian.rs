@@ -239,12 +239,18 @@ fn simulate(text: &str, solver: &str, symbolic: bool) -> (Vec<f64>, eqm_integrat
         origin: None,
         watch: Default::default(),
     };
-    let columns = eqm_sim::simulate::columns(&compiled.program, None).expect("columns");
+    let columns = eqm_sim::simulate::columns(&compiled.program, None::<&[String]>).expect("columns");
     let mut last = Vec::new();
-    let summary = eqm_sim::simulate::simulate(&compiled.program, &compiled.init, &options, &columns, &mut |_, row| {
-        last = row.to_vec();
-        Ok(())
-    })
+    let summary = eqm_sim::simulate::simulate(
+        &compiled.program,
+        compiled.init.as_ref(),
+        &options,
+        &columns,
+        &mut |_, row| {
+            last = row.to_vec();
+            Ok(())
+        },
+    )
     .unwrap_or_else(|_| panic!("{solver} failed"));
     (last, summary.stats)
 }

@@ -55,10 +55,16 @@ fn simulate(text: &str, method: Method, n: usize) -> (Vec<f64>, eqm_integrators:
     ];
     let columns = eqm_sim::simulate::columns(&compiled.program, Some(&names)).expect("columns");
     let mut last = Vec::new();
-    let summary = eqm_sim::simulate::simulate(&compiled.program, &compiled.init, &options, &columns, &mut |_, row| {
-        last = row.to_vec();
-        Ok(())
-    })
+    let summary = eqm_sim::simulate::simulate(
+        &compiled.program,
+        compiled.init.as_ref(),
+        &options,
+        &columns,
+        &mut |_, row| {
+            last = row.to_vec();
+            Ok(())
+        },
+    )
     .unwrap_or_else(|_| panic!("the Brusselator with {n} points failed"));
     (last, summary.stats, summary.solver_notes)
 }

@@ -66,12 +66,18 @@ fn a_valid_state_choice_of_a_hundred_constraints_passes_every_row() {
     let columns = eqm_sim::simulate::columns(&compiled.program, Some(&names)).expect("columns");
     let omega = (100.0 / n as f64).sqrt();
     let mut worst = 0.0f64;
-    let summary = eqm_sim::simulate::simulate(&compiled.program, &compiled.init, &options, &columns, &mut |t, row| {
-        let exact = 1.5 - 0.5 * (omega * t).cos();
-        worst = worst.max((row[0] - exact).abs());
-        worst = worst.max((row[1] - (exact + (n - 1) as f64)).abs());
-        Ok(())
-    })
+    let summary = eqm_sim::simulate::simulate(
+        &compiled.program,
+        compiled.init.as_ref(),
+        &options,
+        &columns,
+        &mut |t, row| {
+            let exact = 1.5 - 0.5 * (omega * t).cos();
+            worst = worst.max((row[0] - exact).abs());
+            worst = worst.max((row[1] - (exact + (n - 1) as f64)).abs());
+            Ok(())
+        },
+    )
     .unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(summary.rows, 501);
     assert!(worst < 1e-6, "{worst:e}");

@@ -544,6 +544,53 @@ end M;
 }
 
 #[test]
+fn states_given_by_start_values_are_initialized_by_the_model_itself() {
+    // Every state has a fixed start value and nothing else is given: the initial system is the
+    // model's own with x = 1, so no initialization program is built; with the same start given
+    // by an initial equation, one is. Both follow x = e^{-2t}, y = 2x.
+    let mut shared = compile(crate::DECAY);
+    assert!(shared.init_program().is_none());
+    let own_text = crate::DECAY
+        .replace("Real x(start = 1, fixed = true, unit = \"m\")", "Real x(unit = \"m\")")
+        .replace("equation\n", "initial equation\n  x = 1;\nequation\n");
+    let mut own = compile(&own_text);
+    assert!(own.init_program().is_some(), "{own_text}");
+    for model in [&mut shared, &mut own] {
+        let result = model.simulate(&settings(1.0)).expect("runs");
+        assert_eq!(result.value_at("y", 0.0), Some(2.0));
+        for t in [0.25, 0.5, 1.0] {
+            let x = result.value_at("x", t).unwrap();
+            assert!((x - (-2.0 * t).exp()).abs() < 1e-8, "x({t}) = {x}");
+        }
+    }
+}
+
+#[test]
+fn relations_at_the_start_settle_when_the_model_initializes_itself() {
+    // y is 2 at the start (x = 1 > 0.5), which the relation `y > 1.5` only sees once y has been
+    // computed: its value from y's start value 0 is false, and the start must still have
+    // z = 10. x crosses 0.5 at t = 0.5, then y = 1 and z = 20.
+    let mut model = compile(
+        "model M
+  Real x(start = 1, fixed = true);
+  Real y;
+  Real z;
+equation
+  der(x) = -1;
+  y = if x > 0.5 then 2 else 1;
+  z = if y > 1.5 then 10 else 20;
+end M;
+",
+    );
+    assert!(model.init_program().is_none());
+    let result = model.simulate(&settings(1.0)).expect("runs");
+    assert_eq!(result.value_at("y", 0.0), Some(2.0));
+    assert_eq!(result.value_at("z", 0.0), Some(10.0));
+    assert_eq!(result.final_value("y"), Some(1.0));
+    assert_eq!(result.final_value("z"), Some(20.0));
+}
+
+#[test]
 fn homotopy_is_its_actual_expression_and_semilinear_is_continuous_without_events() {
     // x = e^{-t}; y = 2(x - 1/2) above 1/2, 3(x - 1/2) below.
     let mut model = compile(

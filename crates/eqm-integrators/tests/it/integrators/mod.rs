@@ -15,6 +15,7 @@ use eqm_integrators::{
     stepper_for,
 };
 
+mod accuracy;
 mod adaptive;
 mod chain;
 mod convergence;
@@ -23,6 +24,7 @@ mod failures;
 mod implicit;
 mod pairs;
 mod radau_bdf;
+mod radau_sparse;
 mod stability;
 mod stiff_chain;
 mod tableaux;

@@ -14,18 +14,10 @@ struct ChainSys {
 
 impl ChainSys {
     fn new(n: usize, sparse: bool) -> ChainSys {
-        let m = n as u32;
-        // s_i' = v_i; v_i' depends on s and v of masses i − 1, i and i + 1.
-        let pattern = (0..m)
-            .map(|i| vec![m + i])
-            .chain((0..m).map(|i| {
-                let near: Vec<u32> = (i.saturating_sub(1)..=(i + 1).min(m - 1)).collect();
-                near.iter().copied().chain(near.iter().map(|j| m + j)).collect()
-            }))
-            .collect();
+        let chain = Chain::standard(n);
         ChainSys {
-            chain: Chain::standard(n),
-            pattern: sparse.then_some(pattern),
+            pattern: sparse.then(|| chain.jacobian_pattern()),
+            chain,
         }
     }
 }
