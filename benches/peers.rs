@@ -375,8 +375,17 @@ fn explicit_methods() -> Vec<Method> {
 fn main() {
     // Words given on the command line select rows: each must occur in "problem method path"
     // (`cargo bench --bench peers -- chain bdf`).
-    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
-    let selected = |label: &str| filters.iter().all(|f| label.contains(f.as_str()));
+    // Words select rows regardless of case: the tools spell their methods differently
+    // (EQM's `bdf`, diffsol's and SciPy's `BDF`).
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .map(|a| a.to_lowercase())
+        .collect();
+    let selected = |label: &str| {
+        let label = label.to_lowercase();
+        filters.iter().all(|f| label.contains(f.as_str()))
+    };
     println!("problem,rtol,atol,tool,method,jacobian,runs,time_ms,error,steps,status");
     for problem in problems() {
         match problem {

@@ -278,10 +278,11 @@ def run_rows(problem, atol_factor, reference, solvers, selected):
 
 
 def main():
-    filters = [a for a in sys.argv[1:] if not a.startswith("-")]
+    # Words select rows regardless of case, as on EQM's and diffsol's sides.
+    filters = [a.lower() for a in sys.argv[1:] if not a.startswith("-")]
 
     def selected(label):
-        return all(f in label for f in filters)
+        return all(f in label.lower() for f in filters)
 
     print("problem,rtol,atol,tool,method,jacobian,runs,time_ms,error,steps,status")
     print(f"SciPy {scipy.__version__}, casadi {ca.__version__ if ca else 'missing'}", file=sys.stderr)

@@ -277,7 +277,11 @@ fn run_rows<S: FnMut() -> Result<(Vec<f64>, usize), String>>(
 }
 
 pub fn main(filters: &[String]) {
-    let selected = |label: &str| filters.iter().all(|f| label.contains(f.as_str()));
+    // Words select rows regardless of case, as on EQM's side.
+    let selected = |label: &str| {
+        let label = label.to_lowercase();
+        filters.iter().all(|f| label.contains(&f.to_lowercase()))
+    };
     let mut robertson = crate::robertson(1e5);
     // SciPy's Radau at rtol 1e-13, as in benches/peers.rs.
     robertson.reference = vec![
