@@ -13,7 +13,6 @@
 //! is asserted about time.
 
 use eqm::{ModelOptions, RunSettings, Session};
-use std::process::Command;
 use std::time::Instant;
 
 mod common;
@@ -23,25 +22,13 @@ fn main() {
         one(n);
         return;
     }
-    let args: Vec<String> = std::env::args().collect();
-    let given: Vec<usize> = args.iter().skip(1).filter_map(|a| a.parse().ok()).collect();
-    let sizes = if given.is_empty() {
-        vec![1_000, 10_000, 100_000]
-    } else {
-        given
-    };
-    let exe = std::env::current_exe().expect("the benchmark knows its own path");
     // Per size: the stages' names and milliseconds in the order they ran.
     let mut results: Vec<(usize, Vec<(String, f64)>)> = Vec::new();
-    for &n in &sizes {
-        let output = Command::new(&exe)
-            .args(["--one", &n.to_string()])
-            .output()
-            .expect("runs itself");
+    common::run_sizes_in_own_processes(&[1_000, 10_000, 100_000], |n, output| {
         let text = String::from_utf8_lossy(&output.stdout);
         if !output.status.success() {
             println!("N = {n} failed: {text}{}", String::from_utf8_lossy(&output.stderr));
-            continue;
+            return;
         }
         let stages = text
             .lines()
@@ -51,7 +38,7 @@ fn main() {
             })
             .collect();
         results.push((n, stages));
-    }
+    });
     print!("{:<16}", "stage");
     for (n, _) in &results {
         print!(" {:>12}", format!("N={n} ms"));

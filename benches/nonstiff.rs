@@ -10,6 +10,7 @@
 
 #[path = "../tests/support/chain.rs"]
 mod chain;
+mod common;
 
 use chain::Chain;
 use eqm_integrators::{Atol, Method, OdeSystem, Options, Output, RhsError, Stats, integrate, stepper_for};
@@ -49,41 +50,25 @@ fn run(method: &Method, chain: Chain, rtol: f64, timed: bool) -> (Duration, Dura
         inside: Duration::ZERO,
     };
     let x0 = chain.initial_state();
+    // Without `timed`, the same run with a right-hand side that is not timed, for the wall time.
+    let mut plain = Plain(chain);
+    let sys: &mut dyn OdeSystem = if timed { &mut system } else { &mut plain };
     let mut end = Vec::new();
     let start = Instant::now();
-    let result = if timed {
-        integrate(
-            &mut system,
-            &mut *stepper,
-            0.0,
-            &x0,
-            100.0,
-            &Output::Times(Vec::new()),
-            |t, x| {
-                if t == 100.0 {
-                    end = x.to_vec();
-                }
-                ControlFlow::Continue(())
-            },
-        )
-    } else {
-        // The same run with a right-hand side that is not timed, for the wall time.
-        let mut plain = Plain(chain);
-        integrate(
-            &mut plain,
-            &mut *stepper,
-            0.0,
-            &x0,
-            100.0,
-            &Output::Times(Vec::new()),
-            |t, x| {
-                if t == 100.0 {
-                    end = x.to_vec();
-                }
-                ControlFlow::Continue(())
-            },
-        )
-    };
+    let result = integrate(
+        sys,
+        &mut *stepper,
+        0.0,
+        &x0,
+        100.0,
+        &Output::Times(Vec::new()),
+        |t, x| {
+            if t == 100.0 {
+                end = x.to_vec();
+            }
+            ControlFlow::Continue(())
+        },
+    );
     let wall = start.elapsed();
     result.expect("the chain integrates");
     (wall, system.inside, stepper.stats(), end)
@@ -141,11 +126,7 @@ fn main() {
             let (timed_wall, inside, _, _) = run(method, chain, rtol, true);
             let inside_ms = inside.as_secs_f64() * 1e3;
             let other_ms = (timed_wall - inside).as_secs_f64() * 1e3;
-            let error = end
-                .iter()
-                .zip(exact.iter())
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let error = common::max_abs_difference(&end, exact);
             println!(
                 "{:>6} {n:>6} {rtol:>7.0e} {:>10.3} {inside_ms:>10.3} {other_ms:>10.3} {:>7} {:>8} {error:>10.2e}",
                 method.name(),

@@ -31,13 +31,17 @@
 
 #[path = "../tests/support/chain.rs"]
 mod chain;
+#[path = "../tests/support/chain_system.rs"]
+mod chain_system;
+mod common;
 #[path = "../tests/support/pipeline.rs"]
 mod pipeline;
 #[path = "../tests/support/stiff.rs"]
 mod stiff;
 
 use chain::Chain;
-use eqm_integrators::{Atol, Method, OdeSystem, Options, Output, RhsError, integrate, stepper_for};
+use chain_system::ChainSystem;
+use eqm_integrators::{Atol, Method, OdeSystem, Options, Output, integrate, stepper_for};
 use std::ops::ControlFlow;
 use std::time::Instant;
 use stiff::StiffProblem;
@@ -110,78 +114,6 @@ fn problems() -> Vec<Problem> {
         Problem::Chain(Chain::standard(1000)),
         Problem::Chain(Chain::standard(10_000)),
     ]
-}
-
-/// The chain as an [`OdeSystem`] with its Jacobian's pattern and values (constant: the chain is
-/// linear), so that the implicit methods factor sparse iteration matrices.
-struct ChainSystem {
-    chain: Chain,
-    pattern: Vec<Vec<u32>>,
-    values: Vec<f64>,
-}
-
-impl ChainSystem {
-    fn new(chain: Chain) -> ChainSystem {
-        let n = chain.n;
-        let (c, d) = (chain.c / chain.m, chain.d / chain.m);
-        let mut pattern = Vec::with_capacity(2 * n);
-        let mut values = Vec::with_capacity(8 * n);
-        // s_i' = v_i.
-        for i in 0..n {
-            pattern.push(vec![(n + i) as u32]);
-            values.push(1.0);
-        }
-        // v_i' = c (s_{i−1} − 2 s_i + s_{i+1}) + d (v_{i−1} − 2 v_i + v_{i+1}), with s_0 = v_0 = 0
-        // and, for the last mass, no neighbour after it and −1 instead of −2.
-        for i in 0..n {
-            let own = if i + 1 < n { -2.0 } else { -1.0 };
-            let mut row = Vec::with_capacity(6);
-            for (offset, coefficient) in [(0, c), (n, d)] {
-                if i > 0 {
-                    row.push(((offset + i - 1) as u32, coefficient));
-                }
-                row.push(((offset + i) as u32, own * coefficient));
-                if i + 1 < n {
-                    row.push(((offset + i + 1) as u32, coefficient));
-                }
-            }
-            pattern.push(row.iter().map(|&(j, _)| j).collect());
-            values.extend(row.iter().map(|&(_, v)| v));
-        }
-        ChainSystem { chain, pattern, values }
-    }
-}
-
-impl OdeSystem for ChainSystem {
-    fn dim(&self) -> usize {
-        2 * self.chain.n
-    }
-
-    fn rhs(&mut self, _t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
-        self.chain.rhs(x, dx);
-        Ok(())
-    }
-
-    fn jacobian_pattern(&self) -> Option<&[Vec<u32>]> {
-        Some(&self.pattern)
-    }
-
-    fn sparse_jacobian(&mut self, _t: f64, _x: &[f64], values: &mut [f64]) -> Option<Result<(), RhsError>> {
-        values.copy_from_slice(&self.values);
-        Some(Ok(()))
-    }
-
-    fn jacobian(&mut self, _t: f64, _x: &[f64], jacobian: &mut nalgebra::DMatrix<f64>) -> Option<Result<(), RhsError>> {
-        jacobian.fill(0.0);
-        let mut next = 0;
-        for (i, row) in self.pattern.iter().enumerate() {
-            for &j in row {
-                jacobian[(i, j as usize)] = self.values[next];
-                next += 1;
-            }
-        }
-        Some(Ok(()))
-    }
 }
 
 /// Checks the chain's hand-written Jacobian against central differences of its right-hand side
@@ -318,13 +250,6 @@ fn best_of<T>(mut solve: impl FnMut() -> Result<T, String>) -> (usize, f64, Resu
     }
 }
 
-fn error_of(x: &[f64], reference: &[f64], rtol: f64, atol: f64) -> f64 {
-    x.iter()
-        .zip(reference)
-        .map(|(a, b)| (a - b).abs() / (b.abs() + atol / rtol))
-        .fold(0.0, f64::max)
-}
-
 /// One row of the CSV (see `benches/peers/table.py` for the columns).
 struct Row<'a> {
     problem: &'a str,
@@ -336,20 +261,18 @@ struct Row<'a> {
 
 impl Row<'_> {
     fn print(&self, runs: usize, time_ms: f64, error: f64, steps: usize, status: &str) {
-        println!(
-            "{},{:.3e},{:.3e},EQM,{},{},{runs},{time_ms:.4},{error:.3e},{steps},{}",
-            self.problem,
-            self.rtol,
-            self.atol,
-            self.method,
-            self.jacobian,
-            status.replace([',', '\n'], ";")
-        );
+        self.print_with(&format!("{runs},{time_ms:.4},{error:.3e},{steps}"), status);
     }
 
+    /// A row without numbers: a skipped or failed solve.
     fn print_status(&self, status: &str) {
+        self.print_with("0,,,", status);
+    }
+
+    /// `numbers`: the columns runs, time_ms, error and steps.
+    fn print_with(&self, numbers: &str, status: &str) {
         println!(
-            "{},{:.3e},{:.3e},EQM,{},{},0,,,,{}",
+            "{},{:.3e},{:.3e},EQM,{},{},{numbers},{}",
             self.problem,
             self.rtol,
             self.atol,
@@ -423,9 +346,13 @@ fn main() {
                                 .map_err(|e| e.to_string())
                         });
                         match outcome {
-                            Ok((x, steps)) => {
-                                row.print(runs, ms, error_of(&x, &problem.reference, rtol, atol), steps, "ok")
-                            }
+                            Ok((x, steps)) => row.print(
+                                runs,
+                                ms,
+                                common::scaled_error(&x, &problem.reference, rtol, atol),
+                                steps,
+                                "ok",
+                            ),
                             Err(e) => row.print_status(&format!("failed: {e}")),
                         }
                         if ms > SKIP_AFTER_S * 1e3 {
@@ -458,9 +385,10 @@ fn run_chain(chain: Chain, selected: &dyn Fn(&str) -> bool) {
     let started = Instant::now();
     let reference = chain.exact(t_end);
     eprintln!("EQM: {name}: closed form in {:.1} s", started.elapsed().as_secs_f64());
-    let mut system = ChainSystem::new(chain);
+    let mut system = ChainSystem::new(chain, true, true);
     check_chain_jacobian(&mut system);
-    let mut model = None;
+    // The compiled model, or why it does not compile: made for the first "model" row.
+    let mut model: Option<Result<eqm::Model, String>> = None;
     let names: Vec<String> = (1..=chain.n)
         .map(|i| format!("s[{i}]"))
         .chain((1..=chain.n).map(|i| format!("v[{i}]")))
@@ -480,20 +408,24 @@ fn run_chain(chain: Chain, selected: &dyn Fn(&str) -> bool) {
             format!("{} (model)", method.name())
         };
         let mut skip: Option<String> = None;
-        if path == "model" && model.is_none() && skip.is_none() {
-            let started = Instant::now();
-            match compile_chain(&chain) {
-                Ok(mut compiled) => {
-                    // The first simulation builds the native code and the Jacobian's program,
-                    // which the model keeps for every later run: it is not part of the timing.
-                    let warm_up = simulate_chain(&mut compiled, &names, &Method::Bdf, t_end, 1e-2, 1e-2);
-                    eprintln!(
-                        "EQM: {name}: compiled in {:.2} s (first run included: {})",
-                        started.elapsed().as_secs_f64(),
-                        if warm_up.is_ok() { "ok" } else { "failed" }
-                    );
-                    model = Some(compiled);
-                }
+        // The model this row simulates; `None` integrates the hand-written system.
+        let mut compiled = None;
+        if path == "model" {
+            let model = model.get_or_insert_with(|| {
+                let started = Instant::now();
+                let mut compiled = compile_chain(&chain)?;
+                // The first simulation builds the native code and the Jacobian's program,
+                // which the model keeps for every later run: it is not part of the timing.
+                let warm_up = simulate_chain(&mut compiled, &names, &Method::Bdf, t_end, 1e-2, 1e-2);
+                eprintln!(
+                    "EQM: {name}: compiled in {:.2} s (first run included: {})",
+                    started.elapsed().as_secs_f64(),
+                    if warm_up.is_ok() { "ok" } else { "failed" }
+                );
+                Ok(compiled)
+            });
+            match model {
+                Ok(model) => compiled = Some(model),
                 Err(diagnostics) => skip = Some(format!("the model does not compile: {diagnostics}")),
             }
         }
@@ -510,9 +442,9 @@ fn run_chain(chain: Chain, selected: &dyn Fn(&str) -> bool) {
                 row.print_status(&format!("skipped: {reason}"));
                 continue;
             }
-            let (runs, ms, outcome) = match (path, &mut model) {
-                ("model", Some(model)) => best_of(|| simulate_chain(model, &names, &method, t_end, rtol, atol)),
-                _ => best_of(|| solve_system(&method, &mut system, &x0, t_end, rtol, atol)),
+            let (runs, ms, outcome) = match &mut compiled {
+                Some(model) => best_of(|| simulate_chain(model, &names, &method, t_end, rtol, atol)),
+                None => best_of(|| solve_system(&method, &mut system, &x0, t_end, rtol, atol)),
             };
             match outcome {
                 Ok((x, steps, sparse)) => {
@@ -524,7 +456,7 @@ fn run_chain(chain: Chain, selected: &dyn Fn(&str) -> bool) {
                         jacobian: &jacobian,
                         ..row
                     };
-                    row.print(runs, ms, error_of(&x, &reference, rtol, atol), steps, "ok")
+                    row.print(runs, ms, common::scaled_error(&x, &reference, rtol, atol), steps, "ok")
                 }
                 Err(e) => row.print_status(&format!("failed: {e}")),
             }

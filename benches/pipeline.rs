@@ -18,7 +18,6 @@ use eqm_sim::instance::Instance;
 use eqm_sim::interp::{FiniteChecks, OdeRhs};
 use eqm_sim::native::NativeCode;
 use std::hint::black_box;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -29,24 +28,12 @@ fn main() {
         one(n);
         return;
     }
-    let args: Vec<String> = std::env::args().collect();
-    let given: Vec<usize> = args.iter().skip(1).filter_map(|a| a.parse().ok()).collect();
-    let sizes = if given.is_empty() {
-        vec![1_000, 10_000, 100_000]
-    } else {
-        given
-    };
-    let exe = std::env::current_exe().expect("the benchmark knows its own path");
-    for n in sizes {
-        let output = Command::new(&exe)
-            .args(["--one", &n.to_string()])
-            .output()
-            .expect("runs itself");
+    common::run_sizes_in_own_processes(&[1_000, 10_000, 100_000], |n, output| {
         print!("{}", String::from_utf8_lossy(&output.stdout));
         if !output.status.success() {
             println!("N = {n} failed: {}", String::from_utf8_lossy(&output.stderr));
         }
-    }
+    });
 }
 
 /// The chain: a fixed end, N springs and N masses in turn, and a constant force on the last

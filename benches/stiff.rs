@@ -19,12 +19,17 @@
 
 #[path = "../tests/support/chain.rs"]
 mod chain;
+#[path = "../tests/support/chain_system.rs"]
+mod chain_system;
+mod common;
 #[path = "../tests/support/pipeline.rs"]
 mod pipeline;
 #[path = "../tests/support/stiff.rs"]
 mod stiff;
 
-use eqm_integrators::{Atol, Method, OdeSystem, Options, Output, RhsError, Stats, integrate, stepper_for};
+use chain::Chain;
+use chain_system::ChainSystem;
+use eqm_integrators::{Atol, Method, Options, Output, Stats, integrate, stepper_for};
 use std::ops::ControlFlow;
 use std::time::Instant;
 use stiff::StiffProblem;
@@ -77,11 +82,14 @@ fn main() {
         // symbolic Jacobian in native code (compiled once, not timed), as `eqm run` runs it.
         let program = stiff::compile_model(problem);
         let native = std::sync::Arc::new(eqm_sim::native::NativeCode::compile(&program).expect("native code"));
+        // The "sim" path's model, compiled when its first row runs and shared by its rows.
+        let mut sim_model = None;
         for (path, method) in rows {
             for rtol in [1e-4, 1e-6, 1e-8] {
                 let atol = rtol * atol_factor * if problem.name == "Robertson" { 1e-4 } else { 1.0 };
                 if path == "sim" {
-                    sim_row(problem, &method, rtol, atol);
+                    let model = sim_model.get_or_insert_with(|| compile_sim(problem));
+                    sim_row(model, problem, &method, rtol, atol);
                     continue;
                 }
                 let mut best = f64::INFINITY;
@@ -98,29 +106,12 @@ fn main() {
                     best = best.min(start.elapsed().as_secs_f64() * 1e3);
                 }
                 let Some((x, stats)) = outcome else {
-                    println!(
-                        "{:<26} {:>6} {:>5} {rtol:>7.0e} failed",
-                        problem.name,
-                        method.name(),
-                        path
-                    );
+                    print_failed(problem.name, &method, path, rtol);
                     continue;
                 };
-                let error = x
-                    .iter()
-                    .zip(&problem.reference)
-                    .map(|(a, b)| (a - b).abs() / (b.abs() + atol / rtol))
-                    .fold(0.0, f64::max);
-                println!(
-                    "{:<26} {:>6} {:>5} {rtol:>7.0e} {best:>10.3} {:>7} {:>7} {:>6} {:>6} {error:>10.2e}",
-                    format!("{} t={}", problem.name, problem.t_end),
-                    method.name(),
-                    path,
-                    stats.steps,
-                    stats.rhs_evals,
-                    stats.jacobians,
-                    stats.factorizations
-                );
+                let error = common::scaled_error(&x, &problem.reference, rtol, atol);
+                let label = format!("{} t={}", problem.name, problem.t_end);
+                print_row(&label, &method, path, rtol, best, &stats, Some(error));
             }
         }
     }
@@ -131,12 +122,7 @@ fn main() {
 /// the output rows), compiled once and not timed, with one output row at the end time. The
 /// time beyond the "model" row's is the fixed cost of a simulation. No error is printed: the
 /// columns of the result are the model's variables, not the problem's state vector.
-fn sim_row(problem: &StiffProblem, method: &Method, rtol: f64, atol: f64) {
-    let files = [("stiff.eqm".to_string(), problem.model.to_string())];
-    let mut session = eqm::Session::with_sources(&files, &[], None);
-    let mut model = session
-        .compile(None, &eqm::ModelOptions::default())
-        .unwrap_or_else(|| panic!("{}: {}", problem.name, session.render_diagnostics(false)));
+fn sim_row(model: &mut eqm::Model, problem: &StiffProblem, method: &Method, rtol: f64, atol: f64) {
     let settings = eqm::RunSettings {
         stop: Some(problem.t_end),
         interval: Some(problem.t_end),
@@ -153,114 +139,42 @@ fn sim_row(problem: &StiffProblem, method: &Method, rtol: f64, atol: f64) {
         best = best.min(start.elapsed().as_secs_f64() * 1e3);
     }
     let Some(result) = outcome else {
-        println!(
-            "{:<26} {:>6} {:>5} {rtol:>7.0e} failed",
-            problem.name,
-            method.name(),
-            "sim"
-        );
+        print_failed(problem.name, method, "sim", rtol);
         return;
     };
-    let stats = result.summary.stats;
-    println!(
-        "{:<26} {:>6} {:>5} {rtol:>7.0e} {best:>10.3} {:>7} {:>7} {:>6} {:>6}",
-        format!("{} t={}", problem.name, problem.t_end),
+    let label = format!("{} t={}", problem.name, problem.t_end);
+    print_row(&label, method, "sim", rtol, best, &result.summary.stats, None);
+}
+
+/// The "sim" path's model: the problem's `.eqm` text compiled through the `eqm` library.
+fn compile_sim(problem: &StiffProblem) -> eqm::Model {
+    let files = [("stiff.eqm".to_string(), problem.model.to_string())];
+    let mut session = eqm::Session::with_sources(&files, &[], None);
+    session
+        .compile(None, &eqm::ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}: {}", problem.name, session.render_diagnostics(false)))
+}
+
+/// One row of the table: the best time in ms, the counters and, where a reference measures it,
+/// the error.
+fn print_row(label: &str, method: &Method, path: &str, rtol: f64, best: f64, stats: &Stats, error: Option<f64>) {
+    print!(
+        "{label:<26} {:>6} {path:>5} {rtol:>7.0e} {best:>10.3} {:>7} {:>7} {:>6} {:>6}",
         method.name(),
-        "sim",
         stats.steps,
         stats.rhs_evals,
         stats.jacobians,
         stats.factorizations
     );
-}
-
-/// The chain of masses (`tests/support/chain.rs`) as a system with its Jacobian's pattern, and
-/// with the exact values of its constant Jacobian when `exact` ("jac") or without them ("dq":
-/// difference quotients by colour, two evaluations of `f` for the whole sparse Jacobian).
-struct ChainSystem {
-    chain: chain::Chain,
-    pattern: Vec<Vec<u32>>,
-    values: Vec<f64>,
-    exact: bool,
-    /// Whether the pattern is given (else the integrators use dense matrices).
-    sparse: bool,
-}
-
-impl ChainSystem {
-    fn new(n: usize, exact: bool, sparse: bool) -> ChainSystem {
-        let chain = chain::Chain::standard(n);
-        let (c, d, m) = (chain.c / chain.m, chain.d / chain.m, n as u32);
-        let mut pattern = Vec::with_capacity(2 * n);
-        let mut values = Vec::new();
-        for i in 0..m {
-            pattern.push(vec![m + i]);
-            values.push(1.0);
-        }
-        // Row of v_i' = (f_{i+1} − f_i)/m: s and v of masses i − 1, i and i + 1 (mass i's own
-        // coefficient is −2 except for the last mass, which has no spring after it).
-        for i in 0..m {
-            let own = if i + 1 < m { -2.0 } else { -1.0 };
-            let mut row = Vec::new();
-            for (block, k) in [(0, c), (m, d)] {
-                if i > 0 {
-                    row.push(block + i - 1);
-                    values.push(k);
-                }
-                row.push(block + i);
-                values.push(own * k);
-                if i + 1 < m {
-                    row.push(block + i + 1);
-                    values.push(k);
-                }
-            }
-            pattern.push(row);
-        }
-        ChainSystem {
-            chain,
-            pattern,
-            values,
-            exact,
-            sparse,
-        }
+    match error {
+        Some(error) => println!(" {error:>10.2e}"),
+        None => println!(),
     }
 }
 
-impl OdeSystem for ChainSystem {
-    fn dim(&self) -> usize {
-        2 * self.chain.n
-    }
-
-    fn rhs(&mut self, _t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
-        self.chain.rhs(x, dx);
-        Ok(())
-    }
-
-    fn jacobian(&mut self, _t: f64, _x: &[f64], jacobian: &mut nalgebra::DMatrix<f64>) -> Option<Result<(), RhsError>> {
-        if !self.exact {
-            return None;
-        }
-        jacobian.fill(0.0);
-        let mut k = 0;
-        for (i, row) in self.pattern.iter().enumerate() {
-            for &j in row {
-                jacobian[(i, j as usize)] = self.values[k];
-                k += 1;
-            }
-        }
-        Some(Ok(()))
-    }
-
-    fn jacobian_pattern(&self) -> Option<&[Vec<u32>]> {
-        self.sparse.then_some(&self.pattern[..])
-    }
-
-    fn sparse_jacobian(&mut self, _t: f64, _x: &[f64], values: &mut [f64]) -> Option<Result<(), RhsError>> {
-        if !self.exact {
-            return None;
-        }
-        values.copy_from_slice(&self.values);
-        Some(Ok(()))
-    }
+/// The row of a solve that failed: its label and no numbers.
+fn print_failed(label: &str, method: &Method, path: &str, rtol: f64) {
+    println!("{label:<26} {:>6} {path:>5} {rtol:>7.0e} failed", method.name());
 }
 
 /// The chain of masses at N = 16, 100, 1000 and 10,000 (32 to 20,000 states) to t = 100 with BDF
@@ -289,14 +203,14 @@ fn chain_rows(filters: &[String]) {
                 if !filters.iter().all(|f| label.contains(f.as_str())) {
                     continue;
                 }
+                let mut system = ChainSystem::new(Chain::standard(n), path != "dq", path != "dense");
+                let x0 = system.chain.initial_state();
                 for rtol in [1e-6, 1e-8] {
                     let options = Options {
                         rtol,
                         atol: Atol::Scalar(rtol),
                         ..Options::default()
                     };
-                    let mut system = ChainSystem::new(n, path != "dq", path != "dense");
-                    let x0 = system.chain.initial_state();
                     let runs = if n >= 10_000 { 2 } else { 5 };
                     let mut best = f64::INFINITY;
                     let mut outcome = None;
@@ -320,29 +234,19 @@ fn chain_rows(filters: &[String]) {
                         outcome = result.ok().map(|_| (last, stepper.stats()));
                     }
                     let Some((x, stats)) = outcome else {
-                        println!(
-                            "{:<26} {:>6} {:>5} {rtol:>7.0e} failed",
-                            format!("chain N={n}"),
-                            method.name(),
-                            path
-                        );
+                        print_failed(&format!("chain N={n}"), &method, path, rtol);
                         continue;
                     };
-                    let exact = exact.get_or_insert_with(|| chain::Chain::standard(n).exact(100.0));
-                    let error = x
-                        .iter()
-                        .zip(exact.iter())
-                        .map(|(a, b)| (a - b).abs())
-                        .fold(0.0, f64::max);
-                    println!(
-                        "{:<26} {:>6} {:>5} {rtol:>7.0e} {best:>10.3} {:>7} {:>7} {:>6} {:>6} {error:>10.2e}",
-                        format!("chain N={n} t=100"),
-                        method.name(),
+                    let exact = exact.get_or_insert_with(|| system.chain.exact(100.0));
+                    let error = common::max_abs_difference(&x, exact);
+                    print_row(
+                        &format!("chain N={n} t=100"),
+                        &method,
                         path,
-                        stats.steps,
-                        stats.rhs_evals,
-                        stats.jacobians,
-                        stats.factorizations
+                        rtol,
+                        best,
+                        &stats,
+                        Some(error),
                     );
                 }
             }

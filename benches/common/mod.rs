@@ -1,8 +1,10 @@
-//! Measuring helpers shared by the benchmarks: best-of timing and peak resident memory.
+//! Measuring helpers shared by the benchmarks: best-of timing, peak resident memory, running
+//! each size in a process of its own, and the error measures of the solver benchmarks.
 
 // Each benchmark uses only part of this module.
 #![allow(dead_code)]
 
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 /// The fastest of `runs` runs: the least disturbed by other work on the machine. What `f`
@@ -40,4 +42,34 @@ pub fn one_size() -> Option<usize> {
     let args: Vec<String> = std::env::args().collect();
     let k = args.iter().position(|a| a == "--one")?;
     Some(args.get(k + 1).and_then(|a| a.parse().ok()).unwrap_or(1000))
+}
+
+/// Runs each size given as an argument (`default` when none is) in a process of its own: this
+/// benchmark started again as `--one N` (see [`one_size`]), whose output goes to `report`.
+pub fn run_sizes_in_own_processes(default: &[usize], mut report: impl FnMut(usize, Output)) {
+    let given: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let sizes = if given.is_empty() { default.to_vec() } else { given };
+    let exe = std::env::current_exe().expect("the benchmark knows its own path");
+    for n in sizes {
+        let output = Command::new(&exe)
+            .args(["--one", &n.to_string()])
+            .output()
+            .expect("runs itself");
+        report(n, output);
+    }
+}
+
+/// max_i |x_i − ref_i| / (|ref_i| + atol/rtol): the error of a solve at `rtol` and `atol`
+/// against the reference at the end time.
+pub fn scaled_error(x: &[f64], reference: &[f64], rtol: f64, atol: f64) -> f64 {
+    x.iter()
+        .zip(reference)
+        .map(|(a, b)| (a - b).abs() / (b.abs() + atol / rtol))
+        .fold(0.0, f64::max)
+}
+
+/// The largest absolute difference between `x` and `reference`, component by component: the
+/// error against the chain's closed form.
+pub fn max_abs_difference(x: &[f64], reference: &[f64]) -> f64 {
+    x.iter().zip(reference).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """SciPy's and SUNDIALS CVODE's side of the side-by-side benchmark (`bash benches/peers/run`).
 
-Input: the problems of `benches/peers.rs`, written out again here: Van der Pol with mu = 1000
+Input: the problems of `benches/peers.rs`, written out again here (the right-hand sides of the
+stiff ones in `benches/stiff_problems.py`): Van der Pol with mu = 1000
 (Hairer's scaling, to t = 2), Robertson to t = 1e5, HIRES (to 321.8122), the regularised
 stick-slip oscillator (x0 = 1e-3, to t = 12) and the chain of N = 100, 1000, 10,000 masses (to
 t = 100, state [s_1..s_N, v_1..v_N]). Output: one CSV row per (problem, rtol, tool, method) on
@@ -26,6 +27,7 @@ Deliberately not here: EQM and diffsol, and the table.
 """
 
 import math
+import os
 import sys
 import time
 
@@ -39,39 +41,17 @@ try:
 except ImportError:  # casadi has no wheel for every platform: CVODE's rows say so
     ca = None
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from stiff_problems import HIRES_REFERENCE, HIRES_Y0, VDP_REFERENCE, hires, robertson, vdp  # noqa: E402
+
 RTOLS = (1e-4, 1e-6, 1e-8, 1e-10)
 # A solve slower than this (seconds) skips the tighter tolerances of its method.
 SKIP_AFTER_S = 15.0
 
 
 # The small problems: f(y, lib) works on Python lists with lib = math and on casadi symbols
-# with lib = casadi, so that both tools integrate the same expressions.
-def vdp(y, lib):
-    return [y[1], ((1.0 - y[0] * y[0]) * y[1] - y[0]) / 1e-6]
-
-
-def robertson(y, lib):
-    return [
-        -0.04 * y[0] + 1e4 * y[1] * y[2],
-        0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] * y[1],
-        3e7 * y[1] * y[1],
-    ]
-
-
-def hires(y, lib):
-    f6 = 280.0 * y[5] * y[7]
-    return [
-        -1.71 * y[0] + 0.43 * y[1] + 8.32 * y[2] + 0.0007,
-        1.71 * y[0] - 8.75 * y[1],
-        -10.03 * y[2] + 0.43 * y[3] + 0.035 * y[4],
-        8.32 * y[1] + 1.71 * y[2] - 1.12 * y[3],
-        -1.745 * y[4] + 0.43 * y[5] + 0.43 * y[6],
-        -f6 + 0.69 * y[3] + 1.71 * y[4] - 0.43 * y[5] + 0.69 * y[6],
-        f6 - 1.81 * y[6],
-        -f6 + 1.81 * y[6],
-    ]
-
-
+# with lib = casadi, so that both tools integrate the same expressions. Van der Pol, Robertson
+# and HIRES come from benches/stiff_problems.py, which benches/stiff_compare.py shares.
 def stick_slip(y, lib):
     return [y[1], -2.0 / math.pi * lib.atan((y[1] - 0.4) / 1e-3) - y[0]]
 
@@ -106,14 +86,10 @@ def stick_slip_jac(y):
 # published for Van der Pol and HIRES; SciPy's Radau at rtol 1e-13 for Robertson to 1e5 and
 # the stick-slip oscillator (the same numbers as in benches/peers.rs).
 SMALL = [
-    ("Van der Pol (mu = 1000)", vdp, vdp_jac, [2.0, -0.66], 2.0,
-     [0.1706167732170469e1, -0.8928097010248125], 1.0, True),
+    ("Van der Pol (mu = 1000)", vdp, vdp_jac, [2.0, -0.66], 2.0, VDP_REFERENCE, 1.0, True),
     ("Robertson", robertson, robertson_jac, [1.0, 0.0, 0.0], 1e5,
      [0.01786592114209984, 7.274751468436486e-08, 0.9821340061103834], 1e-10, True),
-    ("HIRES", hires, hires_jac, [1, 0, 0, 0, 0, 0, 0, 0.0057], 321.8122,
-     [0.7371312573325668e-3, 0.1442485726316185e-3, 0.5888729740967575e-4,
-      0.1175651343283149e-2, 0.2386356198831331e-2, 0.6238968252742796e-2,
-      0.2849998395185769e-2, 0.2850001604814231e-2], 1e-4, True),
+    ("HIRES", hires, hires_jac, HIRES_Y0, 321.8122, HIRES_REFERENCE, 1e-4, True),
     ("Stick-slip (x0 = 1e-3)", stick_slip, stick_slip_jac, [0.0, 0.0], 12.0,
      [1.044859120664063, -0.35542880600223203], 1.0, False),
 ]

@@ -279,6 +279,14 @@ fn solve(
     Ok((best, x, steps))
 }
 
+/// max_i |x_i - ref_i| / (|ref_i| + atol/rtol): the error at the end time, as in benches/stiff.rs.
+fn error_of(x: &[f64], reference: &[f64], rtol: f64, atol: f64) -> f64 {
+    x.iter()
+        .zip(reference)
+        .map(|(a, b)| (a - b).abs() / (b.abs() + atol / rtol))
+        .fold(0.0, f64::max)
+}
+
 fn main() {
     // `peers [WORDS]`: the side-by-side benchmark's rows (src/peers.rs) instead of the stiff set.
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -316,11 +324,7 @@ fn main() {
                 let atol = rtol * problem.atol_factor;
                 match solve(method, problem, rtol, atol, runs, max_nonlinear_failures) {
                     Ok((best, x, steps)) => {
-                        let error = x
-                            .iter()
-                            .zip(&problem.reference)
-                            .map(|(a, b)| (a - b).abs() / (b.abs() + atol / rtol))
-                            .fold(0.0, f64::max);
+                        let error = error_of(&x, &problem.reference, rtol, atol);
                         println!(
                             "{label:<26} {:>8} {rtol:>7.0e} {best:>10.3} {steps:>7} {error:>10.2e}",
                             method.name()

@@ -21,7 +21,7 @@
 //! pattern by probing every column at once, with two arrays of (states)² numbers, so BDF on the
 //! chain of 10,000 masses (20,000 states: 6.4 GB) is skipped, and the row says so.
 
-use crate::{LS, M, Problem, step_to_end};
+use crate::{LS, M, Problem, error_of, step_to_end};
 use diffsol::{FaerSparseLU, FaerSparseMat, OdeBuilder};
 use std::time::Instant;
 
@@ -217,13 +217,6 @@ macro_rules! solve_once {
                 }
             })
     }};
-}
-
-fn error_of(x: &[f64], reference: &[f64], rtol: f64, atol: f64) -> f64 {
-    x.iter()
-        .zip(reference)
-        .map(|(a, b)| (a - b).abs() / (b.abs() + atol / rtol))
-        .fold(0.0, f64::max)
 }
 
 fn print_row(problem: &str, rtol: f64, atol: f64, method: Method, jacobian: &str, result: &str) {

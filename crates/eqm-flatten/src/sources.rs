@@ -73,30 +73,41 @@ impl Sources {
         use eqm_syntax::lexer::Token;
         use logos::Logos;
         let packages = crate::stdlib::PACKAGES;
-        let mut needed = vec![false; packages.len()];
-        let mut queue: Vec<std::borrow::Cow<'_, str>> = texts.iter().map(|t| (*t).into()).collect();
-        while let Some(text) = queue.pop() {
-            let text: &str = &text;
+        // Each needed package's text, read once (from `EQM_STDLIB_DIR` it is a file).
+        let mut needed: Vec<Option<std::borrow::Cow<'static, str>>> = vec![None; packages.len()];
+        // The texts still to scan: the given ones, then the needed packages by index.
+        let mut given = texts.to_vec();
+        let mut queue: Vec<usize> = Vec::new();
+        loop {
+            let text: &str = match given.pop() {
+                Some(text) => text,
+                None => match queue.pop() {
+                    Some(k) => needed[k].as_deref().unwrap_or_default(),
+                    None => break,
+                },
+            };
             // A text without any package name needs no lexing at all.
             if !packages.iter().any(|name| text.contains(name)) {
                 continue;
             }
             // A package may span several files (the later ones add to it with `within`), and
             // naming the package loads all of them.
+            let mut found = Vec::new();
             for token in Token::lexer(text).flatten() {
                 if let Token::Ident(ident) = token {
-                    for k in 0..packages.len() {
-                        if packages[k] == ident && !needed[k] {
-                            needed[k] = true;
-                            queue.push(crate::stdlib::file_text(k));
-                        }
-                    }
+                    found.extend((0..packages.len()).filter(|&k| packages[k] == ident && needed[k].is_none()));
+                }
+            }
+            for k in found {
+                if needed[k].is_none() {
+                    needed[k] = Some(crate::stdlib::file_text(k));
+                    queue.push(k);
                 }
             }
         }
-        for (k, (name, _)) in crate::stdlib::FILES.iter().enumerate() {
-            if needed[k] {
-                self.add_library_file(format!("<stdlib>/{name}"), crate::stdlib::file_text(k));
+        for (k, text) in needed.into_iter().enumerate() {
+            if let Some(text) = text {
+                self.add_library_file(format!("<stdlib>/{}", crate::stdlib::FILES[k].0), text);
             }
         }
     }

@@ -34,13 +34,12 @@
 
 use crate::control::check_budget;
 use crate::error::{IntegrationError, Quantity, check_finite};
-use crate::explicit::{FUSED, RkStages, Start, combination, fused, weighted};
+use crate::explicit::{RkStages, Start, combination, leading_passes, weighted, with_terms};
 use crate::options::Options;
 use crate::pairs::{self, Interpolant};
 use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed};
 use crate::system::{OdeSystem, eval_rhs};
 use crate::tableau::{self, Tableau};
-use std::borrow::Cow;
 
 /// Safety factor on the predicted optimal step.
 const SAFETY: f64 = 0.9;
@@ -54,20 +53,39 @@ const BETA: f64 = 0.04;
 const MAX_DENSE_STAGES: usize = 32;
 
 /// How the stepper interpolates inside a step.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 enum Dense {
     Hermite,
     /// Shampine's continuous extension of the Dormand–Prince pair in Hairer's form (`contd5`),
     /// from both ends of the step and `h Σ d_j k_j`.
     DormandPrince,
-    /// A continuous extension `x + h Σ_j b_j(θ) k_j` over `stages` stages (the tableau's and
-    /// `extra`'s), row `j` of `weights` holding the coefficients of θ¹..θ^degree of `b_j`.
-    Polynomial {
-        stages: usize,
-        degree: usize,
-        weights: Cow<'static, [f64]>,
-        extra: Option<&'static Interpolant>,
-    },
+    /// A continuous extension `x + h Σ_j b_j(θ) k_j` over the stages of the tableau and the
+    /// interpolant's extra ones.
+    Polynomial(&'static Interpolant),
+}
+
+/// The stages of a step whose derivative is the one at its new point, which is kept once (in
+/// `f_new`, or in `ends.f` after acceptance): the last stage of a "first same as last" tableau,
+/// and an interpolant's extra stage whose row is `b` at node 1.
+#[derive(Debug, Clone, Copy)]
+struct AtNewPoint {
+    fsal_last: Option<usize>,
+    extra: Option<usize>,
+}
+
+impl AtNewPoint {
+    /// The derivative of stage `j` (from 0) of a step, given those at its start and its new
+    /// point and `others`, the buffer of stages 2, 3, ... (as [`RkStages`] keeps them).
+    fn stage<'a>(self, j: usize, start: &'a [f64], new_point: &'a [f64], others: &'a [f64]) -> &'a [f64] {
+        let dim = start.len();
+        if j == 0 {
+            start
+        } else if Some(j) == self.fsal_last || Some(j) == self.extra {
+            new_point
+        } else {
+            &others[(j - 1) * dim..j * dim]
+        }
+    }
 }
 
 /// An adaptive stepper for an embedded explicit Runge–Kutta pair.
@@ -171,20 +189,17 @@ impl Adaptive {
     }
 
     fn with_interpolant(tableau: Tableau, interpolant: &'static Interpolant, options: Options) -> Self {
+        // `interpolate` keeps the weights of the stages in an array.
+        assert!(interpolant.stages() <= MAX_DENSE_STAGES, "{}", tableau.name());
         let s = tableau.stages();
         // An extra stage whose row is `b` at node 1 is the derivative at the new point.
-        let extra_at_new_point = (0..interpolant.extra_stages()).find(|&i| {
+        let extra = (0..interpolant.extra_stages()).find(|&i| {
             let row = interpolant.extra_row(i);
             interpolant.extra_c(i) == 1.0 && row[..s] == *tableau.b() && row[s..].iter().all(|a| *a == 0.0)
         });
         Adaptive {
-            dense: Dense::Polynomial {
-                stages: interpolant.stages(),
-                degree: interpolant.degree(),
-                weights: Cow::Borrowed(interpolant.weight_table()),
-                extra: Some(interpolant),
-            },
-            extra_at_new_point: extra_at_new_point.map(|i| s + i),
+            dense: Dense::Polynomial(interpolant),
+            extra_at_new_point: extra.map(|i| s + i),
             ..Adaptive::new(tableau, options)
         }
     }
@@ -237,24 +252,15 @@ impl Adaptive {
     /// that a failure among them rejects the step like any other.
     fn attempt(&mut self, sys: &mut dyn OdeSystem, h: f64, t_new: f64) -> Result<f64, IntegrationError> {
         let s = self.tableau.stages();
-        let dim = self.ends.x.len();
         // A "first same as last" tableau's last stage is the new point: evaluated straight into
         // `x_new` and `f_new`.
         let last = self.fsal.then_some((&mut self.x_new[..], &mut self.f_new[..]));
         self.stages
             .compute_into(&self.tableau, sys, &self.ends, h, &mut self.stats, last)?;
+        let at_new_point = self.at_new_point();
         let (ends, stages, f_new) = (&self.ends, &self.stages, &self.f_new);
-        let fsal = self.fsal;
-        let trial = |j: usize| -> &[f64] {
-            if j == 0 {
-                &ends.f
-            } else if fsal && j == s - 1 {
-                f_new
-            } else {
-                stages.k(j - 1)
-            }
-        };
-        if !fsal && !combination(&mut self.x_new, Some(&ends.x), weighted(self.tableau.b(), h), trial) {
+        let trial = |j: usize| at_new_point.stage(j, &ends.f, f_new, stages.derivatives());
+        if !self.fsal && !combination(&mut self.x_new, Some(&ends.x), weighted(self.tableau.b(), h), trial) {
             check_finite(t_new, &self.x_new, Quantity::State)?;
         }
         let err = error_estimate(
@@ -270,26 +276,14 @@ impl Adaptive {
             if !self.fsal {
                 eval_rhs(sys, t_new, &self.x_new, &mut self.f_new, &mut self.stats)?;
             }
-            if let Dense::Polynomial {
-                extra: Some(interpolant),
-                ..
-            } = &self.dense
-            {
+            if let Dense::Polynomial(interpolant) = self.dense {
                 for i in s..interpolant.stages() {
-                    if Some(i) == self.extra_at_new_point {
+                    if Some(i) == at_new_point.extra {
                         continue;
                     }
-                    let (ends, f_new, new_point) = (&self.ends, &self.f_new, self.extra_at_new_point);
+                    let (ends, f_new) = (&self.ends, &self.f_new);
                     let (derivative, done) = self.stages.split_at_stage(i - 1);
-                    let stage = |j: usize| -> &[f64] {
-                        if j == 0 {
-                            &ends.f
-                        } else if (fsal && j == s - 1) || Some(j) == new_point {
-                            f_new
-                        } else {
-                            &done[(j - 1) * dim..j * dim]
-                        }
-                    };
+                    let stage = |j: usize| at_new_point.stage(j, &ends.f, f_new, done);
                     let t_stage = ends.t + interpolant.extra_c(i - s) * h;
                     let row = interpolant.extra_row(i - s);
                     // The error estimate's buffer is free now (the scratch holds the state the stiffness
@@ -354,14 +348,15 @@ impl Adaptive {
 
     /// The derivative of stage `j` (from 0) of the last accepted step.
     fn accepted_stage(&self, j: usize) -> &[f64] {
-        let dim = self.ends.x.len();
-        let s = self.tableau.stages();
-        if j == 0 {
-            &self.ends.f_prev
-        } else if (self.fsal && j == s - 1) || Some(j) == self.extra_at_new_point {
-            &self.ends.f
-        } else {
-            &self.accepted[(j - 1) * dim..j * dim]
+        self.at_new_point()
+            .stage(j, &self.ends.f_prev, &self.ends.f, &self.accepted)
+    }
+
+    /// The stages of a step evaluated at its new point.
+    fn at_new_point(&self) -> AtNewPoint {
+        AtNewPoint {
+            fsal_last: self.fsal.then(|| self.tableau.stages() - 1),
+            extra: self.extra_at_new_point,
         }
     }
 }
@@ -408,59 +403,20 @@ fn error_estimate<'a>(
     atol: &[f64],
     rtol: f64,
 ) -> f64 {
-    let mut chunk = [(0.0, 0); FUSED];
-    let mut filled = 0;
-    let mut started = false;
-    for term in terms {
-        if filled == FUSED {
-            let start = if started { Start::Out } else { Start::Zero };
-            fused(partial, start, &chunk, &stage);
-            started = true;
-            filled = 0;
-        }
-        chunk[filled] = term;
-        filled += 1;
-    }
-    let chunk = &chunk[..filled];
-    macro_rules! arms {
-        ($($n:literal)*) => {
-            match chunk.len() {
-                $($n => {
-                    let c: [f64; $n] = std::array::from_fn(|t| chunk[t].0);
-                    let k: [&[f64]; $n] = std::array::from_fn(|t| stage(chunk[t].1));
-                    norm_pass::<$n>(started.then_some(&*partial), c, k, x, x_new, atol, rtol)
-                })*
-                _ => unreachable!("at most FUSED terms per pass"),
-            }
-        };
-    }
-    arms!(0 1 2 3 4 5 6 7 8)
+    let (start, last) = leading_passes(partial, Start::Zero, terms, &stage);
+    let partial = matches!(start, Start::Out).then_some(&*partial);
+    let sum = with_terms!(last.terms(), stage, |c, k| match partial {
+        Some(p) => scaled_squares::<_, true>(p, c, k, x, x_new, atol, rtol),
+        None => scaled_squares::<_, false>(x, c, k, x, x_new, atol, rtol),
+    });
+    (sum / x.len().max(1) as f64).sqrt()
 }
 
-/// The loop of [`error_estimate`] for its last `N` terms: the estimate's component, divided by
-/// its weight `atol_i + rtol·max(|x_i|, |x_new,i|)`, squared and summed. Equal to
-/// `control::error_norm` of the estimate up to the order of summation.
-#[inline(always)]
-fn norm_pass<const N: usize>(
-    partial: Option<&[f64]>,
-    c: [f64; N],
-    k: [&[f64]; N],
-    x: &[f64],
-    x_new: &[f64],
-    atol: &[f64],
-    rtol: f64,
-) -> f64 {
-    let n = x.len();
-    let sum = match partial {
-        Some(p) => scaled_squares::<N, true>(p, c, k, x, x_new, atol, rtol),
-        None => scaled_squares::<N, false>(x, c, k, x, x_new, atol, rtol),
-    };
-    (sum / n.max(1) as f64).sqrt()
-}
-
-/// The sum of [`norm_pass`], in one sequential sum in the order of `control::error_norm`, so
-/// that the steps taken are those of the error vector formed first and then measured (and
-/// results stay the same to the last bit).
+/// The loop of [`error_estimate`] for its last `N` terms (after the partial sums when
+/// `PARTIAL`, else from zero; `partial` is then not read): the estimate's component, divided
+/// by its weight `atol_i + rtol·max(|x_i|, |x_new,i|)`, squared and summed, in one sequential
+/// sum in the order of `control::error_norm`, so that the steps taken are those of the error
+/// vector formed first and then measured (and results stay the same to the last bit).
 #[inline(always)]
 fn scaled_squares<const N: usize, const PARTIAL: bool>(
     partial: &[f64],
@@ -501,16 +457,10 @@ impl Stepper for Adaptive {
         let dim = sys.dim();
         self.atol = self.options.atol_per_component(dim)?;
         self.ends.reset(dim, &mut self.stats);
-        let stages = match &self.dense {
-            Dense::Polynomial { stages, .. } => *stages,
+        let stages = match self.dense {
+            Dense::Polynomial(interpolant) => interpolant.stages(),
             Dense::Hermite | Dense::DormandPrince => self.tableau.stages(),
         };
-        if stages > MAX_DENSE_STAGES {
-            return Err(IntegrationError::invalid(format!(
-                "{} has {stages} stages; at most {MAX_DENSE_STAGES} are supported",
-                self.tableau.name()
-            )));
-        }
         self.stages.resize(stages, dim);
         self.accepted.clear();
         self.accepted.resize(self.stages.derivatives_len(), 0.0);
@@ -582,7 +532,7 @@ impl Stepper for Adaptive {
     fn interpolate(&self, t: f64, out: &mut [f64]) {
         let ends = &self.ends;
         let h = ends.t - ends.t_prev;
-        let (stages, degree, weights) = match &self.dense {
+        let interpolant = match self.dense {
             Dense::Hermite => {
                 ends.hermite(t, out);
                 return;
@@ -591,12 +541,7 @@ impl Stepper for Adaptive {
                 self.dormand_prince(t, out);
                 return;
             }
-            Dense::Polynomial {
-                stages,
-                degree,
-                weights,
-                ..
-            } => (stages, degree, weights),
+            Dense::Polynomial(interpolant) => interpolant,
         };
         let theta = (t - ends.t_prev) / h;
         // Both ends exactly (also right after a (re)start, when h = 0).
@@ -608,18 +553,10 @@ impl Stepper for Adaptive {
             out.copy_from_slice(&ends.x_prev);
             return;
         }
-        // The weights h·b_j(θ), by Horner's scheme on each row of coefficients.
         let mut w = [0.0; MAX_DENSE_STAGES];
-        for (j, w) in w.iter_mut().enumerate().take(*stages) {
-            let row = &weights[j * degree..(j + 1) * degree];
-            *w = h * theta * row.iter().rev().fold(0.0, |acc, r| r + theta * acc);
-        }
-        let terms = w[..*stages]
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| **w != 0.0)
-            .map(|(j, w)| (*w, j));
-        combination(out, Some(&ends.x_prev), terms, |j| self.accepted_stage(j));
+        let w = &mut w[..interpolant.stages()];
+        interpolant.step_weights_at(h, theta, w);
+        combination(out, Some(&ends.x_prev), weighted(w, 1.0), |j| self.accepted_stage(j));
     }
 
     fn restart(&mut self, t: f64, x: &[f64]) -> Result<(), IntegrationError> {

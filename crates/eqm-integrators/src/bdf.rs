@@ -491,7 +491,7 @@ impl Stepper for Bdf {
                         f_point: None,
                         floor: &floor,
                     };
-                    let j = build_jacobian(sys, at, &mut self.work, &mut self.pattern, &mut self.stats);
+                    let j = build_jacobian(sys, at, &mut self.work, &mut self.pattern, None, &mut self.stats);
                     self.buffers.predicted = predicted;
                     let j = j?;
                     self.jacobian = Some(j);

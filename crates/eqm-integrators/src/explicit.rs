@@ -119,6 +119,11 @@ impl RkStages {
         std::mem::swap(&mut self.k, other);
     }
 
+    /// The derivatives of stages 2, 3, ... in one buffer (stage `j + 2`'s at `[j·dim..]`).
+    pub fn derivatives(&self) -> &[f64] {
+        &self.k
+    }
+
     /// The length of the derivatives' buffer, for sizing a second one like it.
     pub fn derivatives_len(&self) -> usize {
         self.k.len()
@@ -146,27 +151,71 @@ pub(crate) fn combination<'a>(
     terms: impl Iterator<Item = (f64, usize)>,
     stage: impl Fn(usize) -> &'a [f64],
 ) -> bool {
-    let mut chunk = [(0.0, 0); FUSED];
-    let mut filled = 0;
-    let mut start = match base {
+    let start = match base {
         Some(base) => Start::From(base),
         None => Start::Zero,
     };
-    let mut finite = true;
-    for term in terms {
-        chunk[filled] = term;
-        filled += 1;
-        if filled == FUSED {
-            finite = fused(out, start, &chunk, &stage);
-            start = Start::Out;
-            filled = 0;
-        }
-    }
-    if filled > 0 || !matches!(start, Start::Out) {
-        finite = fused(out, start, &chunk[..filled], &stage);
-    }
-    finite
+    let (start, last) = leading_passes(out, start, terms, &stage);
+    fused(out, start, last.terms(), &stage)
 }
+
+/// The last pass of a sum: up to [`FUSED`] terms (none when the sum has none).
+pub(crate) struct LastPass {
+    chunk: [(f64, usize); FUSED],
+    filled: usize,
+}
+
+impl LastPass {
+    pub(crate) fn terms(&self) -> &[(f64, usize)] {
+        &self.chunk[..self.filled]
+    }
+}
+
+/// Sums `terms` into `out` from `start` in passes of [`FUSED`] terms, all but the last pass,
+/// which is returned with where it starts (`Start::Out` after a pass, else `start`), so that
+/// the caller can fuse more work into it.
+pub(crate) fn leading_passes<'a, 'b>(
+    out: &mut [f64],
+    mut start: Start<'b>,
+    terms: impl Iterator<Item = (f64, usize)>,
+    stage: &impl Fn(usize) -> &'a [f64],
+) -> (Start<'b>, LastPass) {
+    let mut last = LastPass {
+        chunk: [(0.0, 0); FUSED],
+        filled: 0,
+    };
+    for term in terms {
+        if last.filled == FUSED {
+            fused(out, start, &last.chunk, stage);
+            start = Start::Out;
+            last.filled = 0;
+        }
+        last.chunk[last.filled] = term;
+        last.filled += 1;
+    }
+    (start, last)
+}
+
+/// Evaluates `$body` with `$c: [f64; N]` and `$k: [&[f64]; N]`, the coefficients and the
+/// stages (by `$stage`) of the terms `$terms` (at most [`FUSED`] of them), for `N` their number:
+/// the loops of `$body` then have a constant trip count over the terms and are unrolled.
+macro_rules! with_terms {
+    ($terms:expr, $stage:expr, |$c:ident, $k:ident| $body:expr) => {
+        with_terms!(@arms $terms, $stage, $c, $k, $body; 0 1 2 3 4 5 6 7 8)
+    };
+    (@arms $terms:expr, $stage:expr, $c:ident, $k:ident, $body:expr; $($n:literal)*) => {{
+        let terms: &[(f64, usize)] = $terms;
+        match terms.len() {
+            $($n => {
+                let $c: [f64; $n] = std::array::from_fn(|t| terms[t].0);
+                let $k: [&[f64]; $n] = std::array::from_fn(|t| $stage(terms[t].1));
+                $body
+            })*
+            _ => unreachable!("at most FUSED terms per pass"),
+        }
+    }};
+}
+pub(crate) use with_terms;
 
 /// Where a fused pass starts its sums.
 #[derive(Clone, Copy)]
@@ -184,19 +233,7 @@ pub(crate) fn fused<'a>(
     terms: &[(f64, usize)],
     stage: &impl Fn(usize) -> &'a [f64],
 ) -> bool {
-    macro_rules! arms {
-        ($($n:literal)*) => {
-            match terms.len() {
-                $($n => {
-                    let c: [f64; $n] = std::array::from_fn(|t| terms[t].0);
-                    let k: [&[f64]; $n] = std::array::from_fn(|t| stage(terms[t].1));
-                    pass::<$n>(out, start, c, k)
-                })*
-                _ => unreachable!("at most FUSED terms per pass"),
-            }
-        };
-    }
-    arms!(0 1 2 3 4 5 6 7 8)
+    with_terms!(terms, stage, |c, k| pass(out, start, c, k))
 }
 
 /// The loop of [`fused`] for `N` terms. Every slice is cut to the output's length first, so the

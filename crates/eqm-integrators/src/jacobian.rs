@@ -177,12 +177,14 @@ impl<F> KeptJacobian<F> {
 pub(crate) type PatternCache = Option<Option<std::sync::Arc<linalg::SparsePattern>>>;
 
 /// The Jacobian of `f` at `at` (see [`jacobian_at`]), sparse for a large system with a pattern:
-/// the system's own values, else difference quotients by colour.
+/// the system's own values, else difference quotients by colour. A dense one is built in the
+/// storage of a dense `previous` one when it is given.
 pub(crate) fn build_jacobian(
     sys: &mut dyn OdeSystem,
     at: JacobianPoint<'_>,
     work: &mut [f64],
     cache: &mut PatternCache,
+    previous: Option<linalg::Jacobian>,
     stats: &mut Stats,
 ) -> Result<linalg::Jacobian, IntegrationError> {
     let n = at.point.len();
@@ -196,7 +198,10 @@ pub(crate) fn build_jacobian(
         })
         .clone();
     let Some(pattern) = pattern else {
-        let mut j = DMatrix::zeros(n, n);
+        let mut j = match previous {
+            Some(linalg::Jacobian::Dense(j)) if j.shape() == (n, n) => j,
+            _ => DMatrix::zeros(n, n),
+        };
         jacobian_at(sys, at, work, &mut j, stats)?;
         return Ok(linalg::Jacobian::Dense(j));
     };

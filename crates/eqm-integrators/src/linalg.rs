@@ -905,10 +905,10 @@ mod tests {
         );
     }
 
-    /// A random sparse `n × n` matrix as Jacobian rows and values: a random pattern of about
-    /// `density·n²` entries plus one strong entry per row in a random column (a permutation),
-    /// so that the matrix is regular but needs row exchanges. Entries are given by `value(k)`
-    /// for the `k`-th entry, so that new values can be put on the same pattern.
+    /// A random sparse `n × n` pattern as Jacobian rows: about `density·n²` entries plus one
+    /// strong entry per row in a random column (a permutation), so that a matrix with large
+    /// values there ([`values_on`]) is regular but needs row exchanges. Also whether each entry,
+    /// in the order of the rows, is the strong one.
     fn random_pattern(n: usize, seed: u64, density: f64) -> (Vec<Vec<u32>>, Vec<bool>) {
         let mut state = seed | 1;
         let mut next = move || {
@@ -925,17 +925,30 @@ mod tests {
         }
         let mut rows = Vec::new();
         let mut strong = Vec::new();
-        for (i, &p) in permutation.iter().enumerate() {
+        for &p in &permutation {
             let mut row: Vec<u32> = (0..n)
                 .filter(|&j| j == p || next() < density)
                 .map(|j| j as u32)
                 .collect();
             row.sort_unstable();
             strong.extend(row.iter().map(|&j| j as usize == p));
-            let _ = i;
             rows.push(row);
         }
         (rows, strong)
+    }
+
+    /// Values for the entries of a [`random_pattern`]: `wave` of the entry's number times
+    /// `frequency` (shifted a little by the seed) in [-1, 1], the strong entries moved to
+    /// ±(3 + …). Another frequency gives new values on the same pattern.
+    fn values_on(strong: &[bool], seed: u64, frequency: f64, wave: fn(f64) -> f64) -> Vec<f64> {
+        strong
+            .iter()
+            .enumerate()
+            .map(|(k, &s)| {
+                let v = wave((k as f64 + 1.0) * frequency + seed as f64 * 1e-19);
+                if s { v.signum() * (3.0 + v.abs()) } else { v }
+            })
+            .collect()
     }
 
     fn dense_of(n: usize, rows: &[Vec<u32>], values: &[f64]) -> DMatrix<f64> {
@@ -962,16 +975,8 @@ mod tests {
             let mut lu = SparseLu::new(pattern.clone());
             let c = -1.0;
             for round in 0..3 {
-                // Values in [-1, 1], the permutation's entries ±(3 + …): regular, with row
-                // exchanges, and different in every round.
-                let values: Vec<f64> = strong
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &s)| {
-                        let v = ((k as f64 + 1.0) * (0.37 + round as f64 * 0.11) + seed as f64 * 1e-19).sin();
-                        if s { v.signum() * (3.0 + v.abs()) } else { v }
-                    })
-                    .collect();
+                // Regular, with row exchanges, and different in every round.
+                let values = values_on(&strong, seed, 0.37 + round as f64 * 0.11, f64::sin);
                 let m = DMatrix::identity(n, n) - dense_of(n, &rows, &values) * c;
                 let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.7 + round as f64).cos()).collect();
                 // Two solutions of a system agree to about its condition number times the
@@ -1031,14 +1036,7 @@ mod tests {
             let mut complex = SparseLu::<Complex<f64>>::new(pattern.clone());
             let (mut real_factors, mut complex_factors) = (None, None);
             for round in 0..2 {
-                let values: Vec<f64> = strong
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &s)| {
-                        let v = ((k as f64 + 1.0) * (0.41 + round as f64 * 0.13) + seed as f64 * 1e-19).cos();
-                        if s { v.signum() * (3.0 + v.abs()) } else { v }
-                    })
-                    .collect();
+                let values = values_on(&strong, seed, 0.41 + round as f64 * 0.13, f64::cos);
                 let (c, sigma, sigma_c) = (0.7, 2.5 + round as f64, Complex::new(1.5, -2.0 - round as f64));
                 let j = dense_of(n, &rows, &values);
                 let m_real = DMatrix::identity(n, n) * sigma - &j * c;
@@ -1126,8 +1124,8 @@ mod tests {
                 proptest::prop_assert!(found.inverse_norm >= norm / n as f64, "{} ≪ {norm}", found.inverse_norm);
             }
             if n >= 2 {
-                // All entries 1 in a pattern with at least two rows sharing a column... make two
-                // rows equal: the values of row 1 copied onto a pattern where rows 0 and 1 agree.
+                // Two equal rows: row 1 gets row 0's pattern, and both the values 1 + j in
+                // column j.
                 let mut equal = rows.clone();
                 equal[1] = equal[0].clone();
                 let entries: Vec<(usize, usize)> = equal

@@ -64,17 +64,19 @@ impl Interpolant {
         self.degree
     }
 
-    /// Row `j` holds the coefficients of θ¹..θ^degree in `b_j(θ)`.
-    pub(crate) fn weight_table(&self) -> &'static [f64] {
-        self.weights
-    }
-
     /// Writes `b_j(θ)` of every stage into `out` (`stages` values).
     pub fn weights_at(&self, theta: f64, out: &mut [f64]) {
+        // `1·θ` is θ exactly, so these are the step's weights for a step of 1.
+        self.step_weights_at(1.0, theta, out);
+    }
+
+    /// Writes `h·b_j(θ)` of every stage into `out` (`stages` values): the coefficients of the
+    /// stage derivatives in the interpolated value of a step of size `h`.
+    pub(crate) fn step_weights_at(&self, h: f64, theta: f64, out: &mut [f64]) {
         for (j, w) in out.iter_mut().enumerate().take(self.stages) {
             let row = &self.weights[j * self.degree..(j + 1) * self.degree];
             // Horner's scheme for θ (r_1 + θ (r_2 + ...)).
-            *w = theta * row.iter().rev().fold(0.0, |acc, r| r + theta * acc);
+            *w = h * theta * row.iter().rev().fold(0.0, |acc, r| r + theta * acc);
         }
     }
 

@@ -36,7 +36,7 @@ use crate::control::{
 };
 use crate::error::{IntegrationError, Quantity, check_finite};
 use crate::explicit::{FixedClock, FixedStep};
-use crate::jacobian::{JacobianPoint, PatternCache, build_jacobian, jacobian_at};
+use crate::jacobian::{JacobianPoint, PatternCache, build_jacobian};
 use crate::linalg;
 use crate::options::Options;
 use crate::stepper::{Stats, StepInfo, Stepper, step_accessors};
@@ -283,14 +283,7 @@ impl Radau {
             f_point: Some(&self.f),
             floor: &floor,
         };
-        let jacobian = match (previous, &self.pattern) {
-            // Known to be dense (the pattern was looked at and not taken): into the old matrix.
-            (Some(linalg::Jacobian::Dense(mut j)), Some(None)) => {
-                jacobian_at(sys, at, &mut self.work, &mut j, &mut self.stats)?;
-                linalg::Jacobian::Dense(j)
-            }
-            _ => build_jacobian(sys, at, &mut self.work, &mut self.pattern, &mut self.stats)?,
-        };
+        let jacobian = build_jacobian(sys, at, &mut self.work, &mut self.pattern, previous, &mut self.stats)?;
         self.jacobian = Some(jacobian);
         self.jacobian_current = true;
         Ok(())

@@ -204,7 +204,7 @@ impl<'p> Instance<'p> {
         }
         self.apply_delays(t);
         self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
-        self.interpreter.jacobian(t, x, &self.p, dx, &mut self.work, out)
+        self.jacobian_at_last(t, x, dx, out)
     }
 
     /// [`Instance::jacobian`] at the point of the last right-hand-side evaluation, which must

@@ -700,11 +700,7 @@ impl ChoiceCheck {
         let (k, entries) = (choice.norms.len(), choice.matrix.len());
         let l = entries.checked_div(k).unwrap_or(0);
         // An entry whose derivative is the constant 0 is 0 at every row.
-        let zero = |e: eqm_ir::expr::ExprId| match program.exprs().get(e) {
-            eqm_ir::expr::Node::Real(bits) => f64::from_bits(*bits) == 0.0,
-            eqm_ir::expr::Node::Int(v) => *v == 0,
-            _ => false,
-        };
+        let zero = |e: eqm_ir::expr::ExprId| program.exprs().literal(e) == Some(0.0);
         let at: Vec<usize> = (0..entries).filter(|&p| !zero(choice.matrix[p])).collect();
         // Rows and columns that are 0 everywhere (a demoted velocity when only positions are
         // constrained, a differentiated equation that no demoted variable enters) change no

@@ -33,7 +33,9 @@ pub const BLOCK_END: &str = "<!-- end generated -->";
 pub struct LibraryClass {
     /// The full dotted name (`Modelica.Blocks.Math.Gain`).
     pub full_name: String,
-    /// The kind as written (`model`, `block`, `connector`, ...), or `constant` for a constant.
+    /// The kind as written (`model`, `block`, `connector`, ...), `enumeration` for an
+    /// enumeration type, or, for a component a package declares, its variability (`constant`,
+    /// `parameter`, `variable`).
     pub kind: &'static str,
     pub partial: bool,
     /// The description string; `None` when the class has none.
@@ -201,7 +203,8 @@ fn package_constant(
 ) -> LibraryClass {
     let table = cx.table;
     let full_name = format!("{}.{}", table.get(package).full_name, decl.name.name);
-    let unit = declared_unit(decl).or_else(|| type_unit(table, package, &clause.type_name));
+    let resolved = table.lookup(package, &clause.type_name).ok();
+    let unit = component_unit(table, decl, resolved);
     // The row shows the value where the other rows show parameters: `= 3.14` (unit).
     let mut definition = match decl.modification.as_ref().and_then(|m| m.binding.as_ref()) {
         Some(value) => format!("`= {}`", expr_text(cx, value)),
@@ -222,10 +225,7 @@ fn package_constant(
         connectors: Vec::new(),
         parameters: Vec::new(),
         definition: Some(definition),
-        scalar: table
-            .lookup(package, &clause.type_name)
-            .ok()
-            .and_then(|t| scalar_of(table, t).0),
+        scalar: resolved.and_then(|t| scalar_of(table, t).0),
     }
 }
 
@@ -250,12 +250,7 @@ fn describe(cx: &Cx<'_, '_>, id: ClassId) -> LibraryClass {
             description,
             ..
         } => {
-            let mut text = String::new();
-            match prefixes.causality {
-                ast::Causality::Input => text.push_str("input "),
-                ast::Causality::Output => text.push_str("output "),
-                ast::Causality::None => {}
-            }
+            let mut text = causality_prefix(prefixes.causality).to_string();
             text.push_str(&eqm_syntax::pretty::name_text(base));
             if !dims.is_empty() {
                 text.push_str(&format!("[{}]", dims_text(cx, dims).join(", ")));
@@ -268,7 +263,7 @@ fn describe(cx: &Cx<'_, '_>, id: ClassId) -> LibraryClass {
     };
     let mut class = LibraryClass {
         full_name: entry.full_name.clone(),
-        kind: if def.kind == ast::ClassKind::Type && definition.is_some() && entry.enumeration().is_some() {
+        kind: if def.kind == ast::ClassKind::Type && entry.enumeration().is_some() {
             "enumeration"
         } else {
             def.kind.keyword()
@@ -344,11 +339,15 @@ fn add_component(
     overrides: &[(String, String)],
     class: &mut LibraryClass,
 ) {
+    if clause.prefixes.variability == ast::Variability::Constant {
+        return;
+    }
     let table = cx.table;
     let name = decl.name.name.clone();
     let mut dims = dims_text(cx, &clause.type_dims);
     dims.extend(dims_text(cx, &decl.dims));
-    let unit = declared_unit(decl).or_else(|| type_unit(table, scope, &clause.type_name));
+    let resolved = table.lookup(scope, &clause.type_name).ok();
+    let unit = component_unit(table, decl, resolved);
     if clause.prefixes.variability == ast::Variability::Parameter {
         let default = overrides
             .iter()
@@ -360,24 +359,16 @@ fn add_component(
                     .and_then(|m| m.binding.as_ref())
                     .map(|e| expr_text(cx, e))
             });
-        let scalar = table
-            .lookup(scope, &clause.type_name)
-            .ok()
-            .and_then(|t| scalar_of(table, t).0);
         class.parameters.push(Parameter {
             name,
             dims,
             default,
             unit,
-            scalar,
+            scalar: resolved.and_then(|t| scalar_of(table, t).0),
             description: decl.description.as_ref().map(|d| d.text.clone()),
         });
         return;
     }
-    if clause.prefixes.variability == ast::Variability::Constant {
-        return;
-    }
-    let resolved = table.lookup(scope, &clause.type_name).ok();
     let connector = match resolved {
         Some(TypeRef::Class(c)) if table.get(c).def.kind == ast::ClassKind::Connector => Some(c),
         _ => None,
@@ -406,33 +397,42 @@ fn add_component(
     });
 }
 
+/// The types that `t` passes through on its chain of short class definitions
+/// (`type Position = Length`): `t` itself, then what each short class is defined as, up to the
+/// first long class or predefined type. A chain names each class at most once, so it is cut at
+/// the size of the table, which also ends a cycle.
+fn short_chain<'t>(table: &'t ClassTable<'_>, t: TypeRef) -> impl Iterator<Item = TypeRef> + 't {
+    std::iter::successors(Some(t), move |t| {
+        let TypeRef::Class(c) = *t else {
+            return None;
+        };
+        let entry = table.get(c);
+        let ast::ClassBody::Short { base, .. } = &entry.def.body else {
+            return None;
+        };
+        table.lookup(entry.parent?, base).ok()
+    })
+    .take(table.classes.len())
+}
+
 /// The predefined type a type reference ends in through short class definitions, and the
 /// causality the short definitions give (`connector RealInput = input Real`).
-fn scalar_of(table: &ClassTable<'_>, mut t: TypeRef) -> (Option<String>, ast::Causality) {
+fn scalar_of(table: &ClassTable<'_>, t: TypeRef) -> (Option<String>, ast::Causality) {
+    let mut scalar = None;
     let mut causality = ast::Causality::None;
-    // A chain of short definitions is at most as long as the table; a cycle ends the walk.
-    for _ in 0..table.classes.len() {
+    for t in short_chain(table, t) {
         match t {
-            TypeRef::Builtin(b) => return (Some(format!("{b:?}")), causality),
+            TypeRef::Builtin(b) => scalar = Some(format!("{b:?}")),
             TypeRef::Class(c) => {
-                let entry = table.get(c);
-                let ast::ClassBody::Short { prefixes, base, .. } = &entry.def.body else {
-                    return (None, causality);
-                };
-                if causality == ast::Causality::None {
+                if let ast::ClassBody::Short { prefixes, .. } = &table.get(c).def.body
+                    && causality == ast::Causality::None
+                {
                     causality = prefixes.causality;
-                }
-                let Some(scope) = entry.parent else {
-                    return (None, causality);
-                };
-                match table.lookup(scope, base) {
-                    Ok(next) => t = next,
-                    Err(_) => return (None, causality),
                 }
             }
         }
     }
-    (None, causality)
+    (scalar, causality)
 }
 
 /// Whether the connector class `id` (or a class it extends or is a short form of) declares a
@@ -460,12 +460,14 @@ fn has_flow(table: &ClassTable<'_>, id: ClassId, path: &mut Vec<ClassId>) -> boo
     found
 }
 
-/// The `unit` a declaration's modification gives (`Real x(unit = "m")`).
-fn declared_unit(decl: &ast::ComponentDecl) -> Option<String> {
+/// The unit of a component: the `unit` its declaration's modification gives
+/// (`Real x(unit = "m")`), or else the unit of its type `resolved`.
+fn component_unit(table: &ClassTable<'_>, decl: &ast::ComponentDecl, resolved: Option<TypeRef>) -> Option<String> {
     decl.modification
         .as_ref()
         .and_then(|m| m.class_modification.as_ref())
         .and_then(unit_of_modification)
+        .or_else(|| type_unit(table, resolved?))
 }
 
 /// The `unit` argument of a class modification, when it is a string literal.
@@ -484,24 +486,18 @@ fn unit_of_modification(m: &ast::ClassModification) -> Option<String> {
     })
 }
 
-/// The unit of the type `name` seen from `scope`: the `unit` of the first short definition on
-/// its chain that gives one (`type Force = Real(unit = "N")`).
-fn type_unit(table: &ClassTable<'_>, scope: ClassId, name: &ast::Name) -> Option<String> {
-    let mut t = table.lookup(scope, name).ok()?;
-    for _ in 0..table.classes.len() {
+/// The unit of the type `t`: the `unit` of the first short definition on its chain that gives
+/// one (`type Force = Real(unit = "N")`).
+fn type_unit(table: &ClassTable<'_>, t: TypeRef) -> Option<String> {
+    short_chain(table, t).find_map(|t| {
         let TypeRef::Class(c) = t else {
             return None;
         };
-        let entry = table.get(c);
-        let ast::ClassBody::Short { base, modification, .. } = &entry.def.body else {
-            return None;
-        };
-        if let Some(unit) = modification.as_ref().and_then(unit_of_modification) {
-            return Some(unit);
+        match &table.get(c).def.body {
+            ast::ClassBody::Short { modification, .. } => modification.as_ref().and_then(unit_of_modification),
+            _ => None,
         }
-        t = table.lookup(entry.parent?, base).ok()?;
-    }
-    None
+    })
 }
 
 /// The dimensions as written.
@@ -606,18 +602,22 @@ pub fn section_table(classes: &[LibraryClass], section: &str, sections: &[&str])
     out
 }
 
+/// The keyword a causality is written with, followed by a space (nothing for none).
+fn causality_prefix(causality: ast::Causality) -> &'static str {
+    match causality {
+        ast::Causality::Input => "input ",
+        ast::Causality::Output => "output ",
+        ast::Causality::None => "",
+    }
+}
+
 /// A cell's text with the characters that would end a cell or a line escaped.
 fn cell_text(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
 fn port_text(port: &Port) -> String {
-    let mut text = String::new();
-    match port.causality {
-        ast::Causality::Input => text.push_str("input "),
-        ast::Causality::Output => text.push_str("output "),
-        ast::Causality::None => {}
-    }
+    let mut text = causality_prefix(port.causality).to_string();
     if port.flow {
         text.push_str("flow ");
     }
@@ -682,13 +682,14 @@ pub fn package_table(classes: &[LibraryClass], package: &str) -> Option<String> 
         .then(|| section_table(classes, package, &[package]))
 }
 
+/// The section a line opens, when it is the opening line of a generated block.
+fn block_section(line: &str) -> Option<&str> {
+    Some(line.trim().strip_prefix(BLOCK_START)?.strip_suffix("-->")?.trim())
+}
+
 /// The generated blocks of `document`, by section, in order.
 pub fn generated_sections(document: &str) -> Vec<&str> {
-    document
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix(BLOCK_START)?.strip_suffix("-->"))
-        .map(str::trim)
-        .collect()
+    document.lines().filter_map(block_section).collect()
 }
 
 /// `document` with the content of every generated block replaced by the table of its section,
@@ -699,18 +700,13 @@ pub fn update_generated_blocks(document: &str, classes: &[LibraryClass]) -> Resu
     let mut lines = document.split_inclusive('\n');
     while let Some(line) = lines.next() {
         out.push_str(line);
-        let Some(section) = line
-            .trim()
-            .strip_prefix(BLOCK_START)
-            .and_then(|rest| rest.strip_suffix("-->"))
-            .map(str::trim)
-        else {
+        let Some(section) = block_section(line) else {
             continue;
         };
-        let prefix = format!("{section}.");
+        // The block's own section claims its package's row and every row below it.
         if !classes
             .iter()
-            .any(|c| c.full_name.starts_with(&prefix) || c.full_name == section)
+            .any(|c| owning_section(&c.full_name, &[section]).is_some())
         {
             return Err(format!(
                 "the generated block `{section}` names no package of the library"

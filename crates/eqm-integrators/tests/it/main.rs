@@ -4,6 +4,8 @@
 
 #[path = "../../../../tests/support/chain.rs"]
 mod chain;
+#[path = "../../../../tests/support/chain_system.rs"]
+mod chain_system;
 mod integrators;
 
 /// The repository root, where the examples and the standard library live.

@@ -218,32 +218,13 @@ fn binary(
     da: Option<ExprId>,
     db: Option<ExprId>,
 ) -> Option<ExprId> {
-    if da.is_none() && db.is_none() {
-        return None;
-    }
     let mul = |arena: &mut ExprArena, x, y| arena.binary(BinOp::Mul, x, y);
-    Some(match op {
-        BinOp::Add => match (da, db) {
-            (Some(dx), Some(dy)) => arena.binary(BinOp::Add, dx, dy),
-            (Some(dx), None) => dx,
-            (None, Some(dy)) => dy,
-            (None, None) => return None,
-        },
-        BinOp::Sub => match (da, db) {
-            (Some(dx), Some(dy)) => arena.binary(BinOp::Sub, dx, dy),
-            (Some(dx), None) => dx,
-            (None, Some(dy)) => neg(arena, dy),
-            (None, None) => return None,
-        },
+    match op {
+        BinOp::Add | BinOp::Sub => plus_minus(arena, op, da, db),
         BinOp::Mul => {
             let p = da.map(|dx| times(arena, dx, b));
             let q = db.map(|dy| times(arena, a, dy));
-            match (p, q) {
-                (Some(p), Some(q)) => arena.binary(BinOp::Add, p, q),
-                (Some(p), None) => p,
-                (None, Some(q)) => q,
-                (None, None) => return None,
-            }
+            plus_minus(arena, BinOp::Add, p, q)
         }
         BinOp::Div => {
             // (da*b - a*db) / b^2, written as da/b - a*db/b^2 so that the common case of a
@@ -255,38 +236,40 @@ fn binary(
                 let b2 = arena.binary(BinOp::Pow, b, two);
                 arena.binary(BinOp::Div, q, b2)
             });
-            match (p, q) {
-                (Some(p), Some(q)) => arena.binary(BinOp::Sub, p, q),
-                (Some(p), None) => p,
-                (None, Some(q)) => neg(arena, q),
-                (None, None) => return None,
-            }
+            plus_minus(arena, BinOp::Sub, p, q)
         }
         BinOp::Pow => {
             // d(a^b) = b*a^(b-1)*da + a^b*log(a)*db; each part only where it is not 0, so a
             // constant exponent never introduces log(a) of a negative base.
-            let mut parts = Vec::new();
-            if let Some(dx) = da {
+            let p = da.map(|dx| {
                 let one = arena.int(1);
                 let bm1 = arena.binary(BinOp::Sub, b, one);
                 let p = arena.binary(BinOp::Pow, a, bm1);
                 let p = mul(arena, b, p);
-                parts.push(times(arena, p, dx));
-            }
-            if let Some(dy) = db {
+                times(arena, p, dx)
+            });
+            let q = db.map(|dy| {
                 let p = arena.binary(BinOp::Pow, a, b);
                 let l = arena.builtin(Builtin::Log, vec![a]);
                 let p = mul(arena, p, l);
-                parts.push(times(arena, p, dy));
-            }
-            match parts[..] {
-                [p] => p,
-                [p, q] => arena.binary(BinOp::Add, p, q),
-                _ => return None,
-            }
+                times(arena, p, dy)
+            });
+            plus_minus(arena, BinOp::Add, p, q)
         }
         // Relations and logical operators are piecewise constant.
-        _ => return None,
+        _ => None,
+    }
+}
+
+/// `p + q` or `p - q` (`op`) where a part that is 0 is `None` and left out; `None` when both
+/// are.
+fn plus_minus(arena: &mut ExprArena, op: BinOp, p: Option<ExprId>, q: Option<ExprId>) -> Option<ExprId> {
+    Some(match (p, q) {
+        (Some(p), Some(q)) => arena.binary(op, p, q),
+        (Some(p), None) => p,
+        (None, Some(q)) if op == BinOp::Sub => neg(arena, q),
+        (None, Some(q)) => q,
+        (None, None) => return None,
     })
 }
 

@@ -223,12 +223,13 @@ impl<'a> Compiler<'a> {
             .ok_or_else(|| format!("`{}` has no place at run time", self.program.symbols().get(v).name))
     }
 
-    /// A model-level expression as a unit of its own, ending in `Return`.
+    /// A model-level expression as a unit of its own: a constant or a variable read directly,
+    /// otherwise its operations, ending in `Return`.
     pub(super) fn expression(&mut self, e: ExprId) -> CompileResult<Code> {
+        if let Some(value) = self.arena.literal(e) {
+            return Ok(Code::Const(value));
+        }
         match self.arena.get(e) {
-            Node::Real(bits) => return Ok(Code::Const(f64::from_bits(*bits))),
-            Node::Int(v) => return Ok(Code::Const(*v as f64)),
-            Node::Bool(b) => return Ok(Code::Const(if *b { 1.0 } else { 0.0 })),
             Node::Var(v) => return Ok(Code::Load(self.slot(*v)?)),
             Node::Time => return Ok(Code::Load(Slot::Time)),
             _ => {}

@@ -222,36 +222,10 @@ fn simulate(text: &str, solver: &str, symbolic: bool) -> (Vec<f64>, eqm_integrat
     if symbolic {
         compiled.program.add_jacobian().expect("jacobian");
     }
-    let options = eqm_sim::simulate::RunOptions {
-        start: 0.0,
-        stop: 2.0,
-        method: eqm_integrators::Method::parse(solver).expect("solver"),
-        integrator: eqm_integrators::Options {
-            rtol: 1e-8,
-            atol: eqm_integrators::Atol::Scalar(1e-10),
-            ..Default::default()
-        },
-        interval: Some(0.5),
-        params: Vec::new(),
-        starts: Vec::new(),
-        backend: eqm_sim::simulate::Backend::Auto,
-        stabilize: eqm_sim::simulate::Stabilize::Default,
-        origin: None,
-        watch: Default::default(),
-    };
-    let columns = eqm_sim::simulate::columns(&compiled.program, None::<&[String]>).expect("columns");
+    let method = eqm_integrators::Method::parse(solver).expect("solver");
+    let options = crate::run_options(2.0, method, 1e-8, 1e-10, 0.5);
     let mut last = Vec::new();
-    let summary = eqm_sim::simulate::simulate(
-        &compiled.program,
-        compiled.init.as_ref(),
-        &options,
-        &columns,
-        &mut |_, row| {
-            last = row.to_vec();
-            Ok(())
-        },
-    )
-    .unwrap_or_else(|_| panic!("{solver} failed"));
+    let summary = crate::run(&compiled, &options, None, solver, |_, row| last = row.to_vec());
     (last, summary.stats)
 }
 

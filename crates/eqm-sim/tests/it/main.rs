@@ -18,3 +18,52 @@ mod stiff;
 /// The repository root, where the examples and the standard library live.
 #[allow(dead_code)]
 pub const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
+use eqm_compile::analysis::Compiled;
+use eqm_integrators::{Atol, Method};
+use eqm_sim::simulate::{Backend, RunOptions, Stabilize, Summary};
+
+/// The options of a run from 0 to `stop` with `method` at `rtol` and the scalar `atol`, rows
+/// every `interval`, and nothing overridden: the settings the model runs of these tests vary.
+pub fn run_options(stop: f64, method: Method, rtol: f64, atol: f64, interval: f64) -> RunOptions {
+    RunOptions {
+        start: 0.0,
+        stop,
+        method,
+        integrator: eqm_integrators::Options {
+            rtol,
+            atol: Atol::Scalar(atol),
+            ..Default::default()
+        },
+        interval: Some(interval),
+        params: Vec::new(),
+        starts: Vec::new(),
+        backend: Backend::Auto,
+        stabilize: Stabilize::Default,
+        origin: None,
+        watch: Default::default(),
+    }
+}
+
+/// Runs `compiled` with `options`, handing each row of the columns `names` (every column when
+/// `None`) with its time to `row`; the summary, or `what` in the panic when the run fails.
+pub fn run(
+    compiled: &Compiled,
+    options: &RunOptions,
+    names: Option<&[String]>,
+    what: &str,
+    mut row: impl FnMut(f64, &[f64]),
+) -> Summary {
+    let columns = eqm_sim::simulate::columns(&compiled.program, names).expect("columns");
+    eqm_sim::simulate::simulate(
+        &compiled.program,
+        compiled.init.as_ref(),
+        options,
+        &columns,
+        &mut |t, values| {
+            row(t, values);
+            Ok(())
+        },
+    )
+    .unwrap_or_else(|e| panic!("{what}: {e:?}"))
+}

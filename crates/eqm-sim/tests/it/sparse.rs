@@ -7,8 +7,7 @@
 
 use crate::pipeline;
 
-use eqm_integrators::{Atol, Method, Options};
-use eqm_sim::simulate::{Backend, RunOptions, Stabilize};
+use eqm_integrators::Method;
 
 /// The Brusselator with `n` grid points on (0, 1), u = 1, v = 3 at the boundaries,
 /// alpha = 1/50: stiff through the diffusion term (eigenvalues down to about -4 alpha (n+1)^2).
@@ -30,42 +29,16 @@ fn brusselator(n: usize) -> String {
 /// statistics and the solver notes.
 fn simulate(text: &str, method: Method, n: usize) -> (Vec<f64>, eqm_integrators::Stats, Vec<String>) {
     let mut compiled = pipeline::compile("brusselator.eqm", text);
-    let options = RunOptions {
-        start: 0.0,
-        stop: 10.0,
-        method,
-        integrator: Options {
-            rtol: 1e-6,
-            atol: Atol::Scalar(1e-8),
-            ..Options::default()
-        },
-        interval: Some(10.0),
-        params: Vec::new(),
-        starts: Vec::new(),
-        backend: Backend::Auto,
-        stabilize: Stabilize::Default,
-        origin: None,
-        watch: Default::default(),
-    };
+    let options = crate::run_options(10.0, method, 1e-6, 1e-8, 10.0);
     eqm_sim::simulate::prepare(&mut compiled.program, &options);
     let names = [
         format!("u[{}]", n / 2),
         format!("v[{}]", n / 2),
         format!("u[{}]", n / 5),
     ];
-    let columns = eqm_sim::simulate::columns(&compiled.program, Some(&names)).expect("columns");
     let mut last = Vec::new();
-    let summary = eqm_sim::simulate::simulate(
-        &compiled.program,
-        compiled.init.as_ref(),
-        &options,
-        &columns,
-        &mut |_, row| {
-            last = row.to_vec();
-            Ok(())
-        },
-    )
-    .unwrap_or_else(|_| panic!("the Brusselator with {n} points failed"));
+    let what = format!("the Brusselator with {n} points");
+    let summary = crate::run(&compiled, &options, Some(&names), &what, |_, row| last = row.to_vec());
     (last, summary.stats, summary.solver_notes)
 }
 
@@ -89,7 +62,7 @@ fn bdf_with_the_sparse_lu_agrees_with_an_explicit_reference_on_a_large_stiff_mod
     for (a, b) in sparse.iter().zip(&dense) {
         assert!(
             (a - b).abs() < 1e-4 * (1.0 + b.abs()),
-            "bdf {sparse:?} vs radau5 {dense:?}"
+            "bdf {sparse:?} vs dopri5 {dense:?}"
         );
     }
 }

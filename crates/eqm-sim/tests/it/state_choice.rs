@@ -7,8 +7,7 @@
 use crate::pipeline::Pipeline;
 
 use eqm_compile::analysis::IndexForm;
-use eqm_integrators::{Atol, Method, Options};
-use eqm_sim::simulate::{Backend, RunOptions, Stabilize};
+use eqm_integrators::Method;
 
 /// `n` masses 1 joined by rigid rods of length 1, the first tied to a wall by a spring `c` at
 /// rest at 1.5, started 0.5 from there: all move together, `s[1] = 1.5 − 0.5 cos(√(c/n) t)`.
@@ -44,41 +43,16 @@ fn a_valid_state_choice_of_a_hundred_constraints_passes_every_row() {
         .compile_with(None, &eqm_flatten::Options::default(), IndexForm::Dummy)
         .unwrap_or_else(|| panic!("{}", sources.render_diagnostics(false)));
     assert!(compiled.program.state_choice().is_some(), "dummy derivatives");
-    let options = RunOptions {
-        start: 0.0,
-        stop: 1.0,
-        method: Method::Bdf,
-        integrator: Options {
-            rtol: 1e-8,
-            atol: Atol::Scalar(1e-10),
-            ..Options::default()
-        },
-        interval: Some(0.002),
-        params: Vec::new(),
-        starts: Vec::new(),
-        backend: Backend::Auto,
-        stabilize: Stabilize::Default,
-        origin: None,
-        watch: Default::default(),
-    };
+    let options = crate::run_options(1.0, Method::Bdf, 1e-8, 1e-10, 0.002);
     eqm_sim::simulate::prepare(&mut compiled.program, &options);
     let names = ["s[1]".to_string(), format!("s[{n}]")];
-    let columns = eqm_sim::simulate::columns(&compiled.program, Some(&names)).expect("columns");
     let omega = (100.0 / n as f64).sqrt();
     let mut worst = 0.0f64;
-    let summary = eqm_sim::simulate::simulate(
-        &compiled.program,
-        compiled.init.as_ref(),
-        &options,
-        &columns,
-        &mut |t, row| {
-            let exact = 1.5 - 0.5 * (omega * t).cos();
-            worst = worst.max((row[0] - exact).abs());
-            worst = worst.max((row[1] - (exact + (n - 1) as f64)).abs());
-            Ok(())
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e:?}"));
+    let summary = crate::run(&compiled, &options, Some(&names), "the rigid chain", |t, row| {
+        let exact = 1.5 - 0.5 * (omega * t).cos();
+        worst = worst.max((row[0] - exact).abs());
+        worst = worst.max((row[1] - (exact + (n - 1) as f64)).abs());
+    });
     assert_eq!(summary.rows, 501);
     assert!(worst < 1e-6, "{worst:e}");
 }

@@ -415,7 +415,7 @@ end Loop;
 /// `ω = √(g/L)`.
 #[test]
 fn index_reduced_pendulum_swings_at_its_small_angle_frequency() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/pendulum.eqm")).unwrap();
+    let text = crate::example("pendulum.eqm");
     let mut session = Session::with_sources(&[("pendulum.eqm".to_string(), text)], &[], None);
     let options = ModelOptions {
         index_form: IndexForm::Dummy,
@@ -611,11 +611,7 @@ end Switch;
 /// `C = 4/7 − (4/5)e^{−t} + (8/35)e^{−3.5t}`.
 #[test]
 fn reaction_chain_has_its_closed_form_solution() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../examples/reaction_invariant.eqm"
-    ))
-    .unwrap();
+    let text = crate::example("reaction_invariant.eqm");
     let a = analysis(&text);
     let x = steady(&a);
     for (v, e) in x.iter().zip([1.0 / 7.0, 2.0 / 7.0, 4.0 / 7.0]) {

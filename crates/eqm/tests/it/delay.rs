@@ -149,11 +149,7 @@ fn the_delayed_logistic_example_matches_the_method_of_steps() {
         let k2 = r * (now + h * k1) * (1.0 - history(&n, i + 1) / k);
         n.push(now + h / 2.0 * (k1 + k2));
     }
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../examples/delayed_logistic.eqm"
-    ))
-    .expect("the example");
+    let text = crate::example("delayed_logistic.eqm");
     let result = run(&text, 20.0, None);
     for t in [2.0, 5.0, 10.0, 15.0, 20.0] {
         let expected = n[(t / h).round() as usize];

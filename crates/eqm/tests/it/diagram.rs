@@ -10,8 +10,7 @@ use eqm::pipeline::diag::source::Span;
 use eqm::pipeline::ir::flat::Causality;
 use eqm::{ModelOptions, Session};
 
-/// The repository root, where the examples live.
-const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+use crate::REPO;
 
 /// The diagram of `model` (or the only model) of `text`, with `parameters`; panics with the
 /// rendered diagnostics when there is none.

@@ -9,8 +9,7 @@ use eqm::{Method, RunSettings};
 
 /// `examples/teacup.eqm`: T' = -(T - 70)/10, T(0) = 180, Euler with DT = 0.125.
 fn teacup() -> eqm::Model {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/teacup.eqm");
-    compile(&std::fs::read_to_string(path).expect("the example exists"))
+    compile(&crate::example("teacup.eqm"))
 }
 
 /// `|got - expected| <= rtol·|expected|`, with the name in the message.

@@ -5,10 +5,7 @@
 //! `examples/hydraulic_cylinder.eqm` against the step response of a damped oscillator.
 
 use crate::msl_blocks::run;
-use crate::system_dynamics::check;
-use eqm::SimulationResult;
-
-const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+use crate::{check, check_relative, example};
 
 /// The standard acceleration of gravity and the density of water used by the tanks below.
 const G: f64 = 9.80665;
@@ -16,20 +13,6 @@ const RHO: f64 = 1000.0;
 
 /// The ambient pressure, the default of the tank, the sink and the cylinder.
 const P_AMBIENT: f64 = 101325.0;
-
-/// Checks that `name` is `expected` at `t` within `tolerance` relative to |expected| itself, also
-/// for values much smaller than 1 (flows in cubic metres per second, the small currents of a
-/// diode or a switch), where `check`'s floor of 1 would hide any error.
-pub(crate) fn check_relative(result: &SimulationResult, name: &str, t: f64, expected: f64, tolerance: f64) {
-    let value = result
-        .value_at(name, t)
-        .unwrap_or_else(|| panic!("no value of {name} at {t}"));
-    let error = (value - expected).abs() / expected.abs();
-    assert!(
-        error <= tolerance,
-        "{name}({t}) = {value}, expected {expected} (relative error {error:e} > {tolerance:e})"
-    );
-}
 
 /// A tank of cross-section 2 m2 holding 3 m3 of water, draining through a pipe with the given
 /// resistances into an open sink.
@@ -192,7 +175,7 @@ fn an_accumulator_compresses_its_gas_by_boyles_law() {
 fn the_hydraulic_cylinder_example_is_a_damped_oscillator() {
     // m*der(v) = A*dp_pump - R_lam*A^2*v - c*s from rest at 0: the step response with
     // w0 = sqrt(c/m), zeta = R_lam*A^2/(2*sqrt(c*m)) and the final position A*dp_pump/c.
-    let text = std::fs::read_to_string(format!("{REPO}/examples/hydraulic_cylinder.eqm")).unwrap();
+    let text = example("hydraulic_cylinder.eqm");
     let result = run(&text, 1.0);
     let (m, c, a, r_lam, dp) = (100.0f64, 1e5f64, 0.01f64, 2e7f64, 1e6f64);
     let w0 = (c / m).sqrt();
@@ -215,7 +198,7 @@ fn the_hydraulic_press_example_lifts_its_load_with_the_pumped_volume() {
     // The incompressible oil prescribes the motion: v = q/A with q rising linearly to q_max in
     // 2 s, so s = q_max t^2/(4 A) and then q_max (t - 1)/A; the cylinder's pressure carries the
     // load and its acceleration, p = p_ambient + m (g + a)/A, and the pump adds the pipe's drop.
-    let text = std::fs::read_to_string(format!("{REPO}/examples/hydraulic_press.eqm")).unwrap();
+    let text = example("hydraulic_press.eqm");
     let result = run(&text, 4.0);
     let (m, a_piston, q_max, r_lam) = (1000.0f64, 0.005f64, 2e-4f64, 1e9f64);
     let acceleration = q_max / (2.0 * a_piston);

@@ -6,6 +6,7 @@
 //! `eqm::library_doc`, so the classes tested here are exactly the rows of the reference.
 
 use eqm::library_doc::{self, LibraryClass, Port};
+use eqm::pipeline::syntax::ast::Causality;
 use eqm::{ModelOptions, RunSettings, Session};
 use std::fmt::Write as _;
 
@@ -335,8 +336,9 @@ fn harness(class: &LibraryClass) -> Result<String, String> {
             let overridden = TIE_OVERRIDES
                 .iter()
                 .find(|(c, p, _)| *c == class.full_name && *p == port.name)
-                .map(|(_, _, tie)| (class_name, *tie));
-            let Some((_, tie)) = overridden.or_else(|| TIES.iter().find(|(name, _)| *name == class_name).copied())
+                .map(|(_, _, tie)| *tie);
+            let Some(tie) =
+                overridden.or_else(|| TIES.iter().find(|(name, _)| *name == class_name).map(|(_, tie)| *tie))
             else {
                 return Err(format!(
                     "no tie for the connector class {class_name} of `{}`",
@@ -349,7 +351,7 @@ fn harness(class: &LibraryClass) -> Result<String, String> {
             let fill = |text: &str| text.replace("{k}", &k.to_string()).replace("{c}", &reference);
             let _ = writeln!(declarations, "  {}", fill(tie.declarations));
             let _ = writeln!(equations, "  {}", fill(tie.connects));
-        } else if port.causality == eqm::pipeline::syntax::ast::Causality::Input {
+        } else if port.causality == Causality::Input {
             let Some(value) = input_value(port, k) else {
                 return Err(format!("no value for the input `{}`", port.name));
             };
@@ -389,13 +391,13 @@ fn usage_model(class: &LibraryClass) -> Result<String, &'static str> {
             let inputs: Option<Vec<&str>> = class
                 .connectors
                 .iter()
-                .filter(|p| p.causality == eqm::pipeline::syntax::ast::Causality::Input)
+                .filter(|p| p.causality == Causality::Input)
                 .map(argument)
                 .collect();
             let result = class
                 .connectors
                 .iter()
-                .find(|p| p.causality == eqm::pipeline::syntax::ast::Causality::Output)
+                .find(|p| p.causality == Causality::Output)
                 .filter(|p| argument(p).is_some())
                 .and_then(|p| p.scalar.as_deref());
             let (Some(inputs), Some(result)) = (inputs, result) else {
@@ -498,42 +500,41 @@ fn every_class_checks_flattens_and_simulates() {
             *skipped.entry(reason).or_default() += 1;
             continue;
         }
-        let text = if class.partial {
+        if class.partial {
             *skipped.entry("partial class").or_default() += 1;
             continue;
-        } else {
-            match class.kind {
-                "model" | "block" | "class" => match harness(class) {
-                    Ok(text) => {
-                        simulated += 1;
-                        text
-                    }
-                    Err(reason) => {
-                        failures.push(format!("{name}: harness: {reason}"));
-                        continue;
-                    }
-                },
-                "connector" => {
-                    *skipped
-                        .entry("connector (used by the classes that have it)")
-                        .or_default() += 1;
+        }
+        let text = match class.kind {
+            "model" | "block" | "class" => match harness(class) {
+                Ok(text) => {
+                    simulated += 1;
+                    text
+                }
+                Err(reason) => {
+                    failures.push(format!("{name}: harness: {reason}"));
                     continue;
                 }
-                "package" => {
-                    *skipped.entry("package").or_default() += 1;
-                    continue;
-                }
-                _ => match usage_model(class) {
-                    Ok(text) => {
-                        used += 1;
-                        text
-                    }
-                    Err(reason) => {
-                        *skipped.entry(reason).or_default() += 1;
-                        continue;
-                    }
-                },
+            },
+            "connector" => {
+                *skipped
+                    .entry("connector (used by the classes that have it)")
+                    .or_default() += 1;
+                continue;
             }
+            "package" => {
+                *skipped.entry("package").or_default() += 1;
+                continue;
+            }
+            _ => match usage_model(class) {
+                Ok(text) => {
+                    used += 1;
+                    text
+                }
+                Err(reason) => {
+                    *skipped.entry(reason).or_default() += 1;
+                    continue;
+                }
+            },
         };
         let known = KNOWN_FAILURES.iter().find(|(n, _, _)| *n == name);
         match (check_and_run(&text), known) {
@@ -562,6 +563,18 @@ fn every_class_checks_flattens_and_simulates() {
     assert!(simulated > 250, "only {simulated} classes simulated");
 }
 
+/// Checks that the only model of `text` does not flatten and that `code` is among the errors.
+fn assert_flattening_fails(text: &str, code: &str) {
+    let files = [("m.eqm".to_string(), text.to_string())];
+    let mut session = Session::with_sources(&files, &[], None);
+    assert!(session.flatten(None, &ModelOptions::default()).is_none());
+    assert!(
+        session.diagnostics().iter().any(|d| d.code == code),
+        "{:?}",
+        session.diagnostics()
+    );
+}
+
 /// A dimension of a declaration may be a size of the component itself, taken from a dimension
 /// before it (the MSL declares square matrices as `A[:, size(A, 1)]`); a size that would need
 /// the dimension being found is still a cycle.
@@ -582,14 +595,9 @@ end M;
     // 1 + 2 + 3 + 4 = 10, and the second size is the first one, 2.
     assert_eq!(result.expect("the run finishes").final_value("y"), Some(12.0));
 
-    let cyclic = "model M\n  parameter Real A[:, size(A, 2)] = [1, 2; 3, 4];\nend M;\n";
-    let files = [("m.eqm".to_string(), cyclic.to_string())];
-    let mut session = Session::with_sources(&files, &[], None);
-    assert!(session.flatten(None, &ModelOptions::default()).is_none());
-    assert!(
-        session.diagnostics().iter().any(|d| d.code == "E0216"),
-        "{:?}",
-        session.diagnostics()
+    assert_flattening_fails(
+        "model M\n  parameter Real A[:, size(A, 2)] = [1, 2; 3, 4];\nend M;\n",
+        "E0216",
     );
 }
 
@@ -635,13 +643,8 @@ end M;
     let x1 = result.final_value("x").expect("x is a column");
     assert!((x1 - (-1.0f64).exp()).abs() < 1e-5, "x(1) = {x1}");
 
-    let mismatch = "model M\n  Boolean u[2];\nequation\n  u = fill(1.5, 2);\nend M;\n";
-    let files = [("m.eqm".to_string(), mismatch.to_string())];
-    let mut session = Session::with_sources(&files, &[], None);
-    assert!(session.flatten(None, &ModelOptions::default()).is_none());
-    assert!(
-        session.diagnostics().iter().any(|d| d.code == "E0306"),
-        "{:?}",
-        session.diagnostics()
+    assert_flattening_fails(
+        "model M\n  Boolean u[2];\nequation\n  u = fill(1.5, 2);\nend M;\n",
+        "E0306",
     );
 }

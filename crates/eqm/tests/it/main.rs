@@ -29,7 +29,15 @@ mod structure;
 mod sweep;
 mod system_dynamics;
 
-use eqm::{Model, ModelOptions, Session};
+use eqm::{Model, ModelOptions, Session, SimulationResult};
+
+/// The repository root, where the examples and the standard library live.
+pub const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
+/// The text of the example `file` (`examples/<file>`).
+pub fn example(file: &str) -> String {
+    std::fs::read_to_string(format!("{REPO}/examples/{file}")).unwrap_or_else(|e| panic!("examples/{file}: {e}"))
+}
 
 /// The compiled model of `text` (the stdlib packages it names included); panics with the
 /// rendered diagnostics when it does not compile.
@@ -43,7 +51,7 @@ pub fn compile(text: &str) -> Model {
 /// A run of `model` to `stop` at rtol = atol = 1e-10 (rows every `interval`, or the default
 /// grid), the settings the library's closed-form tests use; panics with the model's name and the
 /// failure when the run fails.
-pub fn run_tight(mut model: Model, stop: f64, interval: Option<f64>) -> eqm::SimulationResult {
+pub fn run_tight(mut model: Model, stop: f64, interval: Option<f64>) -> SimulationResult {
     let settings = eqm::RunSettings {
         stop: Some(stop),
         rtol: Some(1e-10),
@@ -54,6 +62,32 @@ pub fn run_tight(mut model: Model, stop: f64, interval: Option<f64>) -> eqm::Sim
     model
         .simulate(&settings)
         .unwrap_or_else(|e| panic!("{}: {e}", model.name()))
+}
+
+/// Checks that `name` is `expected` at `t` (after the event when one happens at `t`) within
+/// `tolerance`, relative to max(1, |expected|).
+pub fn check(result: &SimulationResult, name: &str, t: f64, expected: f64, tolerance: f64) {
+    check_against(result, name, t, expected, tolerance, expected.abs().max(1.0));
+}
+
+/// Checks that `name` is `expected` at `t` within `tolerance` relative to |expected| itself, also
+/// for values much smaller than 1 (flows in cubic metres per second, the small currents of a
+/// diode or a switch), where `check`'s floor of 1 would hide any error.
+pub fn check_relative(result: &SimulationResult, name: &str, t: f64, expected: f64, tolerance: f64) {
+    check_against(result, name, t, expected, tolerance, expected.abs());
+}
+
+/// Checks that the error of `name` at `t` against `expected`, divided by `scale`, is within
+/// `tolerance`.
+fn check_against(result: &SimulationResult, name: &str, t: f64, expected: f64, tolerance: f64, scale: f64) {
+    let value = result
+        .value_at(name, t)
+        .unwrap_or_else(|| panic!("no value of {name} at {t}"));
+    let error = (value - expected).abs() / scale;
+    assert!(
+        error <= tolerance,
+        "{name}({t}) = {value}, expected {expected} (relative error {error:e} > {tolerance:e})"
+    );
 }
 
 /// Exponential decay with a parameter, a unit and descriptions: x(t) = x0 exp(-k t).

@@ -7,18 +7,12 @@
 //! hand, the logical blocks against truth sequences counted at their events, and the routing
 //! blocks against the sizes and order of their vectors.
 
-use crate::system_dynamics::check;
-use crate::{compile, run_tight};
+use crate::{check, compile, run_tight};
 use eqm::{ModelOptions, RunSettings, Session, SimulationResult};
 
 /// A run of the only model of `text` to `stop` at tight tolerances, with rows every 0.01.
 pub(crate) fn run(text: &str, stop: f64) -> SimulationResult {
-    simulate(compile(text), stop)
-}
-
-/// A run of `model` to `stop` at tight tolerances, with rows every 0.01.
-fn simulate(model: eqm::Model, stop: f64) -> SimulationResult {
-    run_tight(model, stop, Some(0.01))
+    run_tight(compile(text), stop, Some(0.01))
 }
 
 /// A model named `M` with `declarations` and `equations` (connect statements).
@@ -381,7 +375,7 @@ fn combi_time_table_interpolates_and_extrapolates_its_columns() {
     let compiled = session
         .compile(None, &ModelOptions::default())
         .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
-    let r = simulate(compiled, 4.0);
+    let r = run_tight(compiled, 4.0, Some(0.01));
     // Linear segments; past the last row the line through the last two rows continues.
     for (name, t, y) in [
         ("lin.y[1]", 0.5, 1.0),

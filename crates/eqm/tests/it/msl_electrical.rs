@@ -9,8 +9,7 @@
 
 use eqm::SimulationResult;
 
-use crate::hydraulics::check_relative;
-use crate::system_dynamics::check;
+use crate::{check, check_relative, example};
 
 /// The run of the only model of `text` from 0 to `stop` with output every `interval`.
 fn simulate(text: &str, stop: f64, interval: f64) -> SimulationResult {
@@ -923,8 +922,7 @@ fn variable_capacitor_inductor_and_conductor_follow_their_inputs() {
 /// 10 rad/s from t = 0.1 s; load 0.5 N.m from t = 1.5 s; open-loop supply 6 V).
 #[test]
 fn dc_motor_example_reaches_the_set_point_and_matches_the_open_loop_hand_computation() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/dc_motor_pid.eqm");
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = example("dc_motor_pid.eqm");
     let result = simulate(&text, 5.0, 1e-3);
     // Open loop before the load: the closed form of the motor from rest; by t = 1.5 s the
     // slow root (-5.28 1/s) has brought the speed within e^(-7.9) of V/k = 12 rad/s.

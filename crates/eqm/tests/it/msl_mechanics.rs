@@ -7,7 +7,7 @@
 //! and that the switch is an event at the computed instant (two rows at one time).
 
 use crate::msl_thermal::run;
-use crate::system_dynamics::check;
+use crate::{check, example};
 
 /// A mass of 1 kg on a spring of 4 N/m to the housing, released at s = 1 m: s(t) = cos(2t).
 const OSCILLATOR: &str = "model Oscillator \"A spring-mass oscillator\"
@@ -774,8 +774,7 @@ fn speed_dependent_torques_accelerate_and_power_sensor_follow_their_closed_forms
 /// 6.25 rad/s, the backlash compressed to phi_rel = -(b/2 + 2.5/c) = -0.0525 rad.
 #[test]
 fn backlash_gearbox_example_closes_the_gap_on_time_and_settles_at_the_damped_speed() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/backlash_gearbox.eqm");
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = example("backlash_gearbox.eqm");
     let result = crate::compile(&text)
         .simulate(&eqm::RunSettings::default())
         .unwrap_or_else(|e| panic!("{e}"));

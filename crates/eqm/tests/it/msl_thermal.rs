@@ -2,7 +2,7 @@
 //! library under the Modelica Standard Library's names: each component in a small model written
 //! as a user of that library writes it, against closed forms and hand computations.
 
-use crate::system_dynamics::check;
+use crate::{check, example};
 use eqm::SimulationResult;
 
 /// The run of the only model of `text` to `stop` at tight tolerances.
@@ -200,7 +200,7 @@ fn the_heated_rod_example_follows_the_modes_of_its_segments() {
     // it). K's eigenvectors are phi_k(j) = sin(j (2k - 1) pi/(2n + 1)) with the eigenvalues
     // 4 sin((2k - 1) pi/(2(2n + 1)))^2, so theta(t) is the sum of the decaying modes of
     // theta(0) = T_start - T_hot.
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/heated_rod.eqm")).unwrap();
+    let text = example("heated_rod.eqm");
     let result = run(&text, 600.0);
     let n = 10usize;
     let (length, area, conductivity, density, heat_capacity) = (0.2f64, 1e-4f64, 237.0f64, 2700.0f64, 900.0f64);

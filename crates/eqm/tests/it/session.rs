@@ -212,7 +212,7 @@ fn a_file_with_a_syntax_error_gives_no_model() {
 #[test]
 fn check_of_a_model_with_nested_component_classes_checks_the_model_only() {
     // The nested classes are the model's parts: a spring alone is not a model to check.
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/spring_mass.eqm")).unwrap();
+    let text = crate::example("spring_mass.eqm");
     let mut session = Session::with_sources(&[("spring_mass.eqm".to_string(), text)], &[], None);
     let results = session.check_all(None, &ModelOptions::default());
     assert_eq!(results.len(), 1);

@@ -548,9 +548,9 @@ fn states_given_by_start_values_are_initialized_by_the_model_itself() {
     // Every state has a fixed start value and nothing else is given: the initial system is the
     // model's own with x = 1, so no initialization program is built; with the same start given
     // by an initial equation, one is. Both follow x = e^{-2t}, y = 2x.
-    let mut shared = compile(crate::DECAY);
+    let mut shared = compile(DECAY);
     assert!(shared.init_program().is_none());
-    let own_text = crate::DECAY
+    let own_text = DECAY
         .replace("Real x(start = 1, fixed = true, unit = \"m\")", "Real x(unit = \"m\")")
         .replace("equation\n", "initial equation\n  x = 1;\nequation\n");
     let mut own = compile(&own_text);

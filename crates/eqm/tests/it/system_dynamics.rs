@@ -6,7 +6,7 @@
 
 use eqm::{Method, ModelOptions, RunError, RunSettings, Session, SimulationResult};
 
-const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+use crate::{REPO, check, example};
 
 /// The compiled model `name` of the library (`SystemDynamics.Examples.Abfluss`), or the only
 /// model of `text` when `text` is given.
@@ -35,19 +35,6 @@ fn run(model: &mut eqm::Model, stop: f64, fixed: Option<(Method, f64)>) -> Simul
     model
         .simulate(&settings)
         .unwrap_or_else(|e| panic!("{}: {e}", model.name()))
-}
-
-/// Checks that `name` is `expected` at `t` (after the event when one happens at `t`) within
-/// `tolerance`, relative to max(1, |expected|).
-pub(crate) fn check(result: &SimulationResult, name: &str, t: f64, expected: f64, tolerance: f64) {
-    let value = result
-        .value_at(name, t)
-        .unwrap_or_else(|| panic!("no value of {name} at {t}"));
-    let error = (value - expected).abs() / expected.abs().max(1.0);
-    assert!(
-        error <= tolerance,
-        "{name}({t}) = {value}, expected {expected} (relative error {error:e} > {tolerance:e})"
-    );
 }
 
 /// The times of the warnings of a run whose notes name `component` (an assertion of level
@@ -135,12 +122,10 @@ fn abfluss_stops_the_flow_exactly_when_the_stock_is_empty() {
 #[test]
 fn a_full_stock_downstream_stops_the_flow_too() {
     // Abfluss with room for 3 in S2: the flow stops at t = 6 with S1 = 1 and S2 = 3.
-    let text = std::fs::read_to_string(format!("{REPO}/examples/abfluss.eqm"))
-        .unwrap()
-        .replace(
-            "Reservoirs.Stock S2(m0 = 0)",
-            "Reservoirs.SaturatedStock S2(m0 = 0, maxLevel = 3)",
-        );
+    let text = example("abfluss.eqm").replace(
+        "Reservoirs.Stock S2(m0 = 0)",
+        "Reservoirs.SaturatedStock S2(m0 = 0, maxLevel = 3)",
+    );
     assert!(text.contains("maxLevel = 3"));
     let mut model = compile("Abfluss", Some(&text));
     let result = run(&mut model, 12.0, None);
@@ -471,7 +456,7 @@ fn every_example_file_holds_the_library_class() {
             .join("\n")
     };
     for (file, name) in files {
-        let example = std::fs::read_to_string(format!("{REPO}/examples/{file}.eqm")).unwrap();
+        let example = example(&format!("{file}.eqm"));
         assert_eq!(
             class(&example, name, ""),
             class(&library, name, "    "),
@@ -905,9 +890,7 @@ end Overdraw;
 
 #[test]
 fn an_oven_that_cannot_finish_cooking_is_rejected() {
-    let text = std::fs::read_to_string(format!("{REPO}/examples/oven1.eqm"))
-        .unwrap()
-        .replace("cookingTime = 2", "cookingTime = 0.5");
+    let text = example("oven1.eqm").replace("cookingTime = 2", "cookingTime = 0.5");
     let mut model = compile("Oven1", Some(&text));
     let (time, message) = failure(&mut model, 5.0);
     assert_eq!(time, 0.0);

@@ -1,8 +1,71 @@
 //! The chain of masses of `tests/support/chain.rs` (the benchmark problem of the non-stiff
 //! integrators) against its own equations: its closed form starts at the initial state and
-//! satisfies the right-hand side.
+//! satisfies the right-hand side. Also the chain as the [`OdeSystem`] the other tests integrate.
 
+use super::{OdeSystem, Outcome, Output, Stats, Stepper, max_abs_error, run_with};
 use crate::chain::{Chain, damped_oscillator};
+use crate::chain_system::ChainSystem;
+
+/// `stepper` on `sys` from the chain's initial state to `t_end`, with an output row there
+/// only: the state at `t_end`, its largest error against the closed form, and the counters.
+pub(super) fn run_on_chain(stepper: &mut dyn Stepper, sys: &mut ChainSystem, t_end: f64) -> (Vec<f64>, f64, Stats) {
+    let x0 = sys.chain.initial_state();
+    let r = run_with(stepper, sys, &x0, t_end, &Output::Times(vec![t_end]));
+    assert_eq!(r.result, Ok(Outcome::Finished));
+    let (t, x) = r.rows.last().expect("the end row").clone();
+    assert_eq!(t, t_end);
+    let error = max_abs_error(&x, &sys.chain.exact(t_end));
+    (x, error, r.stats)
+}
+
+/// Chains of one and several masses, standard and with other constants.
+fn chains() -> [Chain; 4] {
+    [
+        Chain::standard(1),
+        Chain::standard(5),
+        Chain::standard(20),
+        Chain {
+            n: 4,
+            c: 3.0,
+            d: 2.5,
+            m: 0.5,
+        },
+    ]
+}
+
+/// The system's exact Jacobian (values written out per entry of the pattern) against the
+/// columns of the linear right-hand side, `f(e_j)`, dense and sparse.
+#[test]
+fn the_chain_system_has_the_jacobian_of_its_equations() {
+    for chain in chains() {
+        let dim = 2 * chain.n;
+        let mut sys = ChainSystem::new(chain, true, true);
+        let mut dense = nalgebra::DMatrix::zeros(dim, dim);
+        assert!(matches!(sys.jacobian(0.0, &vec![0.0; dim], &mut dense), Some(Ok(()))));
+        let pattern = sys.jacobian_pattern().expect("a pattern").to_vec();
+        let mut values = vec![0.0; pattern.iter().map(Vec::len).sum()];
+        assert!(matches!(
+            sys.sparse_jacobian(0.0, &vec![0.0; dim], &mut values),
+            Some(Ok(()))
+        ));
+        let (mut unit, mut column) = (vec![0.0; dim], vec![0.0; dim]);
+        for j in 0..dim {
+            unit[j] = 1.0;
+            chain.rhs(&unit, &mut column);
+            unit[j] = 0.0;
+            for i in 0..dim {
+                assert!((dense[(i, j)] - column[i]).abs() < 1e-12, "{chain:?}: entry ({i}, {j})");
+            }
+        }
+        let entries = pattern
+            .iter()
+            .enumerate()
+            .flat_map(|(i, row)| row.iter().map(move |&j| (i, j as usize)));
+        for ((i, j), v) in entries.zip(values) {
+            assert_eq!(v, dense[(i, j)], "{chain:?}: entry ({i}, {j})");
+        }
+    }
+}
 
 #[test]
 fn the_exact_solution_starts_at_the_initial_state() {
@@ -19,17 +82,7 @@ fn the_exact_solution_starts_at_the_initial_state() {
 /// derivatives up to about ω³ ≈ 8000, rounding about 1e-9) against the right-hand side at the exact state.
 #[test]
 fn the_exact_solution_satisfies_the_equations() {
-    for chain in [
-        Chain::standard(1),
-        Chain::standard(5),
-        Chain::standard(20),
-        Chain {
-            n: 4,
-            c: 3.0,
-            d: 2.5,
-            m: 0.5,
-        },
-    ] {
+    for chain in chains() {
         let dim = 2 * chain.n;
         let delta = 1e-6;
         for t in [0.3, 1.7, 10.0] {

@@ -235,6 +235,21 @@ fn assert_order(context: &str, observed: f64, expected: f64, tolerance: f64) {
     );
 }
 
+/// `t` rebuilt through the validated constructor [`Tableau::new`], which checks the row sums
+/// and weight sums and recomputes both orders from the order conditions (all 486 rooted trees
+/// up to nine nodes).
+fn rechecked(t: &Tableau) -> Tableau {
+    let rows = (0..t.stages()).map(|i| t.a_row(i).to_vec()).collect();
+    Tableau::new(
+        t.name(),
+        t.c().to_vec(),
+        rows,
+        t.b().to_vec(),
+        t.b_hat().map(<[f64]>::to_vec),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", t.name()))
+}
+
 const KUTTA3: &str = "\
 # Kutta's third-order method
 name kutta3

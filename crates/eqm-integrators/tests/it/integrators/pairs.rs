@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::chain::Chain;
+use crate::chain_system::ChainSystem;
 use eqm_integrators::adaptive::Adaptive;
 use eqm_integrators::explicit::ExplicitRk;
 use eqm_integrators::pairs::{self, Interpolant};
@@ -27,17 +28,7 @@ fn new_pairs() -> [(Tableau, &'static Interpolant, u32, u32, u32); 5] {
 fn new_pairs_satisfy_their_order_conditions() {
     for (tableau, interpolant, p, q, dense) in new_pairs() {
         let name = tableau.name().to_string();
-        let s = tableau.stages();
-        // Rebuilt through the checked constructor: row sums, weight sums and both orders.
-        let rows = (0..s).map(|i| tableau.a_row(i).to_vec()).collect();
-        let checked = Tableau::new(
-            name.clone(),
-            tableau.c().to_vec(),
-            rows,
-            tableau.b().to_vec(),
-            tableau.b_hat().map(<[f64]>::to_vec),
-        )
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let checked = rechecked(&tableau);
         assert_eq!(checked.order(), p, "{name}: order of b");
         assert_eq!(checked.embedded_order(), Some(q), "{name}: order of b̂");
         assert_eq!(
@@ -260,24 +251,10 @@ fn dense_output_converges_with_the_pairs_order() {
     }
 }
 
-/// The chain of masses as a system.
-struct ChainSystem(Chain);
-
-impl OdeSystem for ChainSystem {
-    fn dim(&self) -> usize {
-        2 * self.0.n
-    }
-
-    fn rhs(&mut self, _t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
-        self.0.rhs(x, dx);
-        Ok(())
-    }
-}
-
 /// The state at `t_end` and the statistics of a run on the chain.
 fn chain_run(method: &Method, chain: Chain, rtol: f64, t_end: f64, output: &Output) -> (Vec<f64>, Stats, f64) {
     let mut stepper = stepper_for(method, &tolerance(rtol));
-    let mut sys = ChainSystem(chain);
+    let mut sys = ChainSystem::new(chain, false, false);
     let mut worst: f64 = 0.0;
     let mut end = Vec::new();
     let result = integrate(

@@ -3,94 +3,21 @@
 //! the sparse LU when the system gives the Jacobian's pattern, follows the closed form as the
 //! tolerance asks, and agrees with its dense factors on the same problem.
 
+use super::chain::run_on_chain;
 use super::*;
 use crate::chain::Chain;
-
-/// The chain as a system: its Jacobian's pattern when `sparse`, and, when `exact`, its exact
-/// Jacobian (dense and sparse) instead of difference quotients.
-struct ChainSys {
-    chain: Chain,
-    pattern: Vec<Vec<u32>>,
-    sparse: bool,
-    /// The Jacobian of the linear right-hand side: column `j` is `f(e_j)`, exact up to the
-    /// rounding of a few additions. `None` leaves the Jacobian to difference quotients.
-    exact: Option<nalgebra::DMatrix<f64>>,
-}
-
-impl ChainSys {
-    fn new(n: usize, sparse: bool, exact: bool) -> ChainSys {
-        let chain = Chain::standard(n);
-        let exact = exact.then(|| {
-            let dim = 2 * n;
-            let mut jacobian = nalgebra::DMatrix::zeros(dim, dim);
-            let (mut unit, mut column) = (vec![0.0; dim], vec![0.0; dim]);
-            for j in 0..dim {
-                unit[j] = 1.0;
-                chain.rhs(&unit, &mut column);
-                unit[j] = 0.0;
-                jacobian.set_column(j, &nalgebra::DVector::from_column_slice(&column));
-            }
-            jacobian
-        });
-        ChainSys {
-            pattern: chain.jacobian_pattern(),
-            chain,
-            sparse,
-            exact,
-        }
-    }
-}
-
-impl OdeSystem for ChainSys {
-    fn dim(&self) -> usize {
-        2 * self.chain.n
-    }
-
-    fn rhs(&mut self, _t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
-        self.chain.rhs(x, dx);
-        Ok(())
-    }
-
-    fn jacobian(&mut self, _t: f64, _x: &[f64], jacobian: &mut nalgebra::DMatrix<f64>) -> Option<Result<(), RhsError>> {
-        jacobian.copy_from(self.exact.as_ref()?);
-        Some(Ok(()))
-    }
-
-    fn jacobian_pattern(&self) -> Option<&[Vec<u32>]> {
-        self.sparse.then_some(self.pattern.as_slice())
-    }
-
-    fn sparse_jacobian(&mut self, _t: f64, _x: &[f64], values: &mut [f64]) -> Option<Result<(), RhsError>> {
-        let exact = self.exact.as_ref()?;
-        let entries = self
-            .pattern
-            .iter()
-            .enumerate()
-            .flat_map(|(i, row)| row.iter().map(move |&j| exact[(i, j as usize)]));
-        for (v, e) in values.iter_mut().zip(entries) {
-            *v = e;
-        }
-        Some(Ok(()))
-    }
-}
+use crate::chain_system::ChainSystem;
 
 /// Radau5 on the chain of `n` masses from its initial state to `t_end` at `rtol` (and atol
 /// `rtol`): the state at `t_end`, the largest error against the closed form there, and the
 /// counters.
-fn radau_on_chain(sys: &mut ChainSys, t_end: f64, rtol: f64) -> (Vec<f64>, f64, Stats) {
+fn radau_on_chain(sys: &mut ChainSystem, t_end: f64, rtol: f64) -> (Vec<f64>, f64, Stats) {
     let options = Options {
         rtol,
         atol: Atol::Scalar(rtol),
         ..Options::default()
     };
-    let mut stepper = Radau::new(options);
-    let x0 = sys.chain.initial_state();
-    let r = run_with(&mut stepper, sys, &x0, t_end, &Output::Times(vec![t_end]));
-    assert_eq!(r.result, Ok(Outcome::Finished));
-    let (t, x) = r.rows.last().expect("the end row").clone();
-    assert_eq!(t, t_end);
-    let error = max_abs_error(&x, &sys.chain.exact(t_end));
-    (x, error, r.stats)
+    run_on_chain(&mut Radau::new(options), sys, t_end)
 }
 
 /// The chain of 50 masses (100 states, above `linalg::MIN_SPARSE_STATES`) to t = 10.
@@ -108,7 +35,8 @@ fn radau5_with_sparse_factors_follows_the_closed_form_of_the_chain() {
     for exact in [false, true] {
         let mut errors = Vec::new();
         for rtol in [1e-4, 1e-6] {
-            let (_, error, stats) = radau_on_chain(&mut ChainSys::new(MASSES, true, exact), T_END, rtol);
+            let (_, error, stats) =
+                radau_on_chain(&mut ChainSystem::new(Chain::standard(MASSES), exact, true), T_END, rtol);
             assert!(
                 error < 10.0 * rtol,
                 "rtol {rtol:e} (exact Jacobian: {exact}): error {error:.2e}"
@@ -133,8 +61,13 @@ fn radau5_with_sparse_factors_follows_the_closed_form_of_the_chain() {
 fn radau5_sparse_and_dense_factors_agree() {
     for exact in [false, true] {
         for rtol in [1e-4, 1e-6] {
-            let (sparse, _, sparse_stats) = radau_on_chain(&mut ChainSys::new(MASSES, true, exact), T_END, rtol);
-            let (dense, _, dense_stats) = radau_on_chain(&mut ChainSys::new(MASSES, false, exact), T_END, rtol);
+            let (sparse, _, sparse_stats) =
+                radau_on_chain(&mut ChainSystem::new(Chain::standard(MASSES), exact, true), T_END, rtol);
+            let (dense, _, dense_stats) = radau_on_chain(
+                &mut ChainSystem::new(Chain::standard(MASSES), exact, false),
+                T_END,
+                rtol,
+            );
             let difference = max_abs_error(&sparse, &dense);
             assert!(
                 difference <= 1e-6 * rtol,
@@ -151,7 +84,7 @@ fn radau5_sparse_and_dense_factors_agree() {
 #[test]
 fn radau5_keeps_dense_factors_for_a_small_system_with_a_pattern() {
     let rtol = 1e-6;
-    let (_, error, stats) = radau_on_chain(&mut ChainSys::new(10, true, false), T_END, rtol);
+    let (_, error, stats) = radau_on_chain(&mut ChainSystem::new(Chain::standard(10), false, true), T_END, rtol);
     assert_eq!(stats.sparse_jacobians, 0, "{stats:?}");
     assert!(error < 10.0 * rtol, "error {error:.2e}");
 }
@@ -166,15 +99,13 @@ fn fixed_step_radau5_with_sparse_factors_has_order_five() {
     for h in [0.05, 0.025, 0.0125] {
         let mut ends = Vec::new();
         for sparse in [true, false] {
-            let mut sys = ChainSys::new(20, sparse, false);
-            let mut stepper = Radau::new(fixed(h));
-            let x0 = sys.chain.initial_state();
-            let r = run_with(&mut stepper, &mut sys, &x0, t_end, &Output::Times(vec![t_end]));
-            assert_eq!(r.result, Ok(Outcome::Finished));
-            assert_eq!(r.stats.sparse_jacobians > 0, sparse, "{:?}", r.stats);
-            let (t, x) = r.rows.last().expect("the end row").clone();
-            assert_eq!(t, t_end);
-            ends.push((max_abs_error(&x, &sys.chain.exact(t_end)), x));
+            let (x, error, stats) = run_on_chain(
+                &mut Radau::new(fixed(h)),
+                &mut ChainSystem::new(Chain::standard(20), false, sparse),
+                t_end,
+            );
+            assert_eq!(stats.sparse_jacobians > 0, sparse, "{stats:?}");
+            ends.push((error, x));
         }
         let difference = max_abs_error(&ends[0].1, &ends[1].1);
         assert!(

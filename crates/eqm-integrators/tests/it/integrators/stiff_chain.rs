@@ -2,69 +2,26 @@
 //! with the dense LU and, for BDF, the sparse LU the chain's Jacobian pattern selects; and the
 //! policy that keeps BDF's factors across steps: few factorisations, no loss of accuracy.
 
+use super::chain::run_on_chain;
 use super::*;
 use crate::chain::Chain;
-
-/// The chain as a system, with its Jacobian's pattern when `sparse` (BDF then uses the sparse
-/// LU from 32 states on) and difference-quotient Jacobians.
-struct ChainSys {
-    chain: Chain,
-    pattern: Option<Vec<Vec<u32>>>,
-}
-
-impl ChainSys {
-    fn new(n: usize, sparse: bool) -> ChainSys {
-        let chain = Chain::standard(n);
-        ChainSys {
-            pattern: sparse.then(|| chain.jacobian_pattern()),
-            chain,
-        }
-    }
-}
-
-impl OdeSystem for ChainSys {
-    fn dim(&self) -> usize {
-        2 * self.chain.n
-    }
-
-    fn rhs(&mut self, _t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {
-        self.chain.rhs(x, dx);
-        Ok(())
-    }
-
-    fn jacobian_pattern(&self) -> Option<&[Vec<u32>]> {
-        self.pattern.as_deref()
-    }
-}
+use crate::chain_system::ChainSystem;
 
 /// Integrates the chain of `n` masses to t = 100: the largest error against the closed form,
 /// and the counters.
 fn chain_error(method: &Method, n: usize, sparse: bool, rtol: f64, atol: f64) -> (f64, Stats) {
-    let mut sys = ChainSys::new(n, sparse);
     let options = Options {
         rtol,
         atol: Atol::Scalar(atol),
         ..Options::default()
     };
     let mut stepper = stepper_for(method, &options);
-    let x0 = sys.chain.initial_state();
-    let mut last = Vec::new();
-    integrate(
-        &mut sys,
+    let (_, error, stats) = run_on_chain(
         stepper.as_mut(),
-        0.0,
-        &x0,
+        &mut ChainSystem::new(Chain::standard(n), false, sparse),
         100.0,
-        &Output::Times(vec![100.0]),
-        |_, x| {
-            last = x.to_vec();
-            ControlFlow::Continue(())
-        },
-    )
-    .expect("the chain integrates");
-    let exact = sys.chain.exact(100.0);
-    let error = last.iter().zip(&exact).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-    (error, stepper.stats())
+    );
+    (error, stats)
 }
 
 /// The error at t = 100 against the closed form at rtol 1e-8 (atol 1e-10) stays below 1e-5 for
