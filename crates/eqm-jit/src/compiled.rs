@@ -7,9 +7,10 @@
 //! reported in its status block into [`JitError::Failed`]. It deliberately builds no code (that
 //! is `segment` and `function`).
 
+use crate::interface::{JitError, Segment};
 use crate::segment::SegmentIds;
+use crate::status;
 use crate::translate::SliceLengths;
-use crate::{JitError, Segment, status};
 use cranelift_jit::JITModule;
 use eqm_ir::failure::FailureKind;
 

@@ -30,7 +30,8 @@
 
 use super::shared::Shared;
 use super::translate::{Leaves, Translator};
-use super::{JitError, status};
+use crate::interface::JitError;
+use crate::status;
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::immediates::Ieee64;

@@ -7,10 +7,11 @@
 //! re-rolled loops; the user functions they call are compiled afterwards by `function`. It
 //! deliberately translates no expression itself (that is `translate`) and runs nothing.
 
+use crate::interface::{JitError, JitOptions, Segment};
 use crate::reroll::{self, Piece, Rolled};
 use crate::shared::Shared;
 use crate::translate::{Hoist, Leaves, SegmentLeaves, SliceLengths, Translator};
-use crate::{JitError, JitOptions, Segment, function, status};
+use crate::{function, status};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{BlockArg, InstBuilder, MemFlagsData, UserFuncName, Value, types};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};

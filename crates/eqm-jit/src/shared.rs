@@ -6,8 +6,8 @@
 //! first needs it), the signatures of segment and user functions, the failure table, and
 //! whether an expression calls a user function. It deliberately emits no code.
 
-use super::JitError;
 use super::host::HostFn;
+use crate::interface::JitError;
 use cranelift_codegen::ir::{AbiParam, Signature, Type, types};
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module};

@@ -8,8 +8,8 @@
 //! `Shared` asks for the functions still to be compiled).
 
 use super::{Translator, Undo, unsupported};
-use crate::JitError;
 use crate::host::{self, HostFn};
+use crate::interface::JitError;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value, types};
 use cranelift_module::Module;

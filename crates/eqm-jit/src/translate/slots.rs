@@ -7,7 +7,7 @@
 //! and the slice lengths the safe wrapper checks. It deliberately emits no arithmetic.
 
 use super::Translator;
-use crate::JitError;
+use crate::interface::JitError;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::Variable;
