@@ -309,7 +309,7 @@ pub fn violations(files: &[SourceFile]) -> Vec<String> {
 
 #[test]
 fn no_import_circle_between_the_top_level_modules_of_a_crate() {
-    let found = violations(&repository_files());
+    let found = violations(repository_files());
     assert!(
         found.is_empty(),
         "{} import circles:\n{}",

@@ -133,7 +133,7 @@ pub fn violations(files: &[SourceFile]) -> Vec<String> {
 
 #[test]
 fn no_crate_below_the_cli_touches_the_file_system_or_the_environment() {
-    let found = violations(&repository_files());
+    let found = violations(repository_files());
     assert!(
         found.is_empty(),
         "{} uses of the file system, the environment or processes below eqm-cli:\n{}",

@@ -110,7 +110,7 @@ pub fn violations(files: &[SourceFile]) -> Vec<String> {
 
 #[test]
 fn no_file_over_1000_lines_and_no_function_over_150_lines_without_a_reason() {
-    let found = violations(&repository_files());
+    let found = violations(repository_files());
     assert!(
         found.is_empty(),
         "{} violations of the size rules:\n{}",

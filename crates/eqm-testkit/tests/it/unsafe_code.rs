@@ -57,7 +57,7 @@ pub fn violations(files: &[SourceFile]) -> Vec<String> {
 
 #[test]
 fn unsafe_only_in_eqm_jit_and_each_with_its_safety_comment() {
-    let found = violations(&repository_files());
+    let found = violations(repository_files());
     assert!(
         found.is_empty(),
         "{} violations of the unsafe rule:\n{}",
