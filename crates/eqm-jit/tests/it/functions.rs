@@ -111,10 +111,10 @@ algorithm
   end for;
 end series;
 
-function gcd "the greatest common divisor, recursively"
-  input Integer a;
-  input Integer b;
-  output Integer d;
+function gcd "the greatest common divisor of whole numbers, recursively"
+  input Real a;
+  input Real b;
+  output Real d;
 algorithm
   if b == 0 then
     d := a;
@@ -131,7 +131,7 @@ model M
   parameter Integer b = 462;
   Real sum;
   Integer small;
-  Integer d;
+  Real d;
 equation
   (sum, small) = series(x, n, tol);
   d = gcd(a, b);
@@ -140,7 +140,7 @@ end M;
 
 /// `series` in Rust, with the same order of operations.
 fn series(x: f64, n: i64, tol: f64) -> (f64, f64) {
-    let (mut sum, mut small, mut term) = (0.0, -1.0, 1.0);
+    let (mut sum, mut small, mut term) = (0.0, -1.0, 1.0_f64);
     for i in 1..=n {
         sum += term;
         if term.abs() < tol && small < 0.0 {
