@@ -67,7 +67,7 @@ fn comparisons_and_logic_are_zero_or_one() {
             u == v,
             u != v,
             u < v && u > v,
-            u < v || u > v,
+            u != v,
             u >= v,
         ];
         assert_eq!(got, expected.map(truth), "x0 = {u}, x1 = {v}");
@@ -94,9 +94,12 @@ fn only_the_branch_taken_is_evaluated() {
     assert_eq!(values(&a, &[chosen, guarded], 0.0, [1.0, 7.0], [4.0, 0.0]), [0.0, 0.25]);
 }
 
+/// A real function of one argument.
+type RealFunction = fn(f64) -> f64;
+
 #[test]
 fn built_in_functions_are_rusts_f64_functions() {
-    let unary: [(Builtin, fn(f64) -> f64); 14] = [
+    let unary: [(Builtin, RealFunction); 14] = [
         (Builtin::Sin, f64::sin),
         (Builtin::Cos, f64::cos),
         (Builtin::Tan, f64::tan),

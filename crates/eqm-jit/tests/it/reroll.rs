@@ -4,10 +4,13 @@
 use super::*;
 use eqm_ir::expr::BinOp;
 
+/// The assignments of a segment.
+type Assignments = Vec<(Slot, ExprId)>;
+
 /// Stages of a chain of first-order lags: stage `i` computes `w[i] := k*(x[i-1] - x[i])` (with
 /// `x[-1]` the input `u`) and `dx[i] := w[i] - d*x[i]`. Variables: `x[i]` is `i`, `k`, `d` and
 /// `u` are `n`, `n+1`, `n+2`, and `w[i]` is `n+3+i`.
-fn lag_chain(n: u32) -> (ExprArena, Vec<(Slot, ExprId)>, impl Fn(VarId) -> Option<Slot>) {
+fn lag_chain(n: u32) -> (ExprArena, Assignments, impl Fn(VarId) -> Option<Slot>) {
     let mut a = ExprArena::new();
     let [k, d, u] = [n, n + 1, n + 2].map(|v| a.var(VarId(v)));
     let mut assignments = Vec::new();

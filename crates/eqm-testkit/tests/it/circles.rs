@@ -13,7 +13,7 @@
 //! a glob re-export or a macro's path counts as the root.
 
 use crate::source::{SourceFile, Token, crates, repository_files};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// The name of the crate root's node.
 const ROOT: &str = "crate";

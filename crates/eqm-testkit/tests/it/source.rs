@@ -292,11 +292,10 @@ fn raw_string_start(chars: &[char], i: usize) -> Option<usize> {
 /// Whether the quote at `i` starts a character literal rather than a lifetime or a label:
 /// an escape follows, or exactly one character and a closing quote.
 fn is_char_literal(chars: &[char], i: usize) -> bool {
-    match (chars.get(i + 1), chars.get(i + 2)) {
-        (Some('\\'), _) => true,
-        (Some(_), Some('\'')) => true,
-        _ => false,
-    }
+    matches!(
+        (chars.get(i + 1), chars.get(i + 2)),
+        (Some('\\'), _) | (Some(_), Some('\''))
+    )
 }
 
 /// The tokens of blanked code lines.
