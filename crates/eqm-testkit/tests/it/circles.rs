@@ -12,7 +12,7 @@
 //! and its `pub use` re-exports are not edges. It deliberately resolves no further: a `use` of
 //! a glob re-export or a macro's path counts as the root.
 
-use crate::source::{SourceFile, Token, crates, repository_files};
+use crate::source::{SourceFile, Token, crates, group_members, is_path_sep, repository_files};
 use std::collections::BTreeMap;
 
 /// The name of the crate root's node.
@@ -111,34 +111,15 @@ fn root_names(file: &SourceFile, depth: usize) -> Vec<(String, usize)> {
     names
 }
 
-/// Whether tokens `k` and `k + 1` are `::`.
-fn is_path_sep(t: &[Token], k: usize) -> bool {
-    t.get(k).is_some_and(|a| a.is(":")) && t.get(k + 1).is_some_and(|b| b.is(":"))
-}
-
 /// The first names of the path that continues at token `at`: one name, or each name at the
 /// top level of a `{...}` group.
 fn segment_names(t: &[Token], at: usize) -> Vec<(String, usize)> {
     match t.get(at) {
-        Some(tok) if tok.is("{") => {
-            let end = crate::source::matching(t, at);
-            let mut names = Vec::new();
-            let mut depth = 0;
-            let mut expect_name = true;
-            for tok in &t[at + 1..end] {
-                match tok.text.as_str() {
-                    "{" => depth += 1,
-                    "}" => depth -= 1,
-                    "," if depth == 0 => expect_name = true,
-                    _ if expect_name && depth == 0 && tok.is_ident() => {
-                        names.push((tok.text.clone(), tok.line));
-                        expect_name = false;
-                    }
-                    _ => expect_name = false,
-                }
-            }
-            names
-        }
+        Some(tok) if tok.is("{") => group_members(t, at)
+            .into_iter()
+            .filter(|m| m.is_ident())
+            .map(|m| (m.text.clone(), m.line))
+            .collect(),
         Some(tok) if tok.is_ident() => vec![(tok.text.clone(), tok.line)],
         _ => Vec::new(),
     }

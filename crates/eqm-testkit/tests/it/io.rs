@@ -10,7 +10,7 @@
 //! deliberately does not follow re-exports or dependencies: a crate that wraps the file system
 //! for another would need its own entry here.
 
-use crate::source::{SourceFile, Token, matching, repository_files};
+use crate::source::{SourceFile, Token, group_members, is_path_sep, matching, repository_files};
 
 /// The crates allowed to do IO, by directory name.
 const AT_THE_EDGE: [&str; 2] = ["eqm-cli", "eqm-testkit"];
@@ -85,35 +85,15 @@ fn path_at(t: &[Token], k: usize, path: &[&str]) -> bool {
     if !t[k].is(path[0]) {
         return false;
     }
-    let sep = |j: usize| t.get(j).is_some_and(|a| a.is(":")) && t.get(j + 1).is_some_and(|b| b.is(":"));
     if path.len() == 1 {
-        return sep(k + 1);
+        return is_path_sep(t, k + 1);
     }
-    if !sep(k + 1) {
+    if !is_path_sep(t, k + 1) {
         return false;
     }
     match t.get(k + 3) {
         Some(next) if next.is(path[1]) => true,
-        Some(open) if open.is("{") => {
-            let end = matching(t, k + 3);
-            let mut depth = 0;
-            let mut expect = true;
-            for tok in &t[k + 4..end] {
-                match tok.text.as_str() {
-                    "{" => depth += 1,
-                    "}" => depth -= 1,
-                    "," if depth == 0 => expect = true,
-                    _ if expect && depth == 0 => {
-                        if tok.is(path[1]) {
-                            return true;
-                        }
-                        expect = false;
-                    }
-                    _ => expect = false,
-                }
-            }
-            false
-        }
+        Some(open) if open.is("{") => group_members(t, k + 3).iter().any(|m| m.is(path[1])),
         _ => false,
     }
 }

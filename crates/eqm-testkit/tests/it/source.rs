@@ -348,6 +348,33 @@ pub fn matching(tokens: &[Token], open: usize) -> usize {
     tokens.len().saturating_sub(1)
 }
 
+/// Whether tokens `k` and `k + 1` are `::`.
+pub fn is_path_sep(tokens: &[Token], k: usize) -> bool {
+    tokens.get(k).is_some_and(|a| a.is(":")) && tokens.get(k + 1).is_some_and(|b| b.is(":"))
+}
+
+/// The first token of each member at the top level of the group opened by the `{` at `open`:
+/// for `{a::b, c as d, e::{f, g}}` the tokens `a`, `c` and `e`.
+pub fn group_members(tokens: &[Token], open: usize) -> Vec<&Token> {
+    let end = matching(tokens, open);
+    let mut members = Vec::new();
+    let mut depth = 0;
+    let mut expect_member = true;
+    for t in &tokens[open + 1..end] {
+        match t.text.as_str() {
+            "{" => depth += 1,
+            "}" => depth -= 1,
+            "," if depth == 0 => expect_member = true,
+            _ if expect_member && depth == 0 => {
+                members.push(t);
+                expect_member = false;
+            }
+            _ => {}
+        }
+    }
+    members
+}
+
 #[test]
 fn comments_and_literals_are_blanked_and_lines_kept() {
     let file = SourceFile::parse(
