@@ -162,23 +162,6 @@ fn blank(text: &str) -> (String, String) {
     let mut code = String::with_capacity(text.len());
     let mut comments = String::with_capacity(text.len());
     let mut i = 0;
-    // Pushes `c` to one of the outputs and a space (or the line break) to the other.
-    let push = |code: &mut String, comments: &mut String, c: char, in_code: bool| {
-        let other = if c == '\n' { '\n' } else { ' ' };
-        if in_code {
-            code.push(c);
-            comments.push(other);
-        } else {
-            code.push(other);
-            comments.push(c);
-        }
-    };
-    // Pushes `c` blanked in both outputs (the contents of literals).
-    let hide = |code: &mut String, comments: &mut String, c: char| {
-        let b = if c == '\n' { '\n' } else { ' ' };
-        code.push(b);
-        comments.push(b);
-    };
     while i < chars.len() {
         let c = chars[i];
         let next = chars.get(i + 1).copied();
@@ -188,26 +171,7 @@ fn blank(text: &str) -> (String, String) {
                 i += 1;
             }
         } else if c == '/' && next == Some('*') {
-            let mut depth = 0;
-            while i < chars.len() {
-                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
-                    depth += 1;
-                    push(&mut code, &mut comments, '/', false);
-                    push(&mut code, &mut comments, '*', false);
-                    i += 2;
-                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
-                    depth -= 1;
-                    push(&mut code, &mut comments, '*', false);
-                    push(&mut code, &mut comments, '/', false);
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    push(&mut code, &mut comments, chars[i], false);
-                    i += 1;
-                }
-            }
+            i = block_comment(&chars, i, &mut code, &mut comments);
         } else if let Some(hashes) = raw_string_start(&chars, i) {
             // `r"..."`, `r#"..."#`, `br"..."`: no escapes, ends at a quote and as many hashes.
             while chars[i] != '"' {
@@ -266,6 +230,52 @@ fn blank(text: &str) -> (String, String) {
         }
     }
     (code, comments)
+}
+
+/// Pushes `c` to one of the outputs (the code when `in_code`, else the comments) and a space,
+/// or the line break, to the other.
+fn push(code: &mut String, comments: &mut String, c: char, in_code: bool) {
+    let other = if c == '\n' { '\n' } else { ' ' };
+    if in_code {
+        code.push(c);
+        comments.push(other);
+    } else {
+        code.push(other);
+        comments.push(c);
+    }
+}
+
+/// Pushes `c` blanked to both outputs (the contents of literals).
+fn hide(code: &mut String, comments: &mut String, c: char) {
+    let b = if c == '\n' { '\n' } else { ' ' };
+    code.push(b);
+    comments.push(b);
+}
+
+/// Copies the block comment starting at `i` (nested ones included) to the comments; returns
+/// the index after it.
+fn block_comment(chars: &[char], mut i: usize, code: &mut String, comments: &mut String) -> usize {
+    let mut depth = 0;
+    while i < chars.len() {
+        if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+            depth += 1;
+            push(code, comments, '/', false);
+            push(code, comments, '*', false);
+            i += 2;
+        } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+            depth -= 1;
+            push(code, comments, '*', false);
+            push(code, comments, '/', false);
+            i += 2;
+            if depth == 0 {
+                break;
+            }
+        } else {
+            push(code, comments, chars[i], false);
+            i += 1;
+        }
+    }
+    i
 }
 
 /// The number of hashes when a raw string literal starts at `i` (not inside an identifier).
