@@ -3,7 +3,7 @@
 //! (incidence with symbolic solving, matching, BLT, tearing) and the initialization problem.
 //!
 //! Run with `cargo bench --bench dae_passes` (release mode). The model is a chain of masses and
-//! springs as connections flatten it (`tests/support/dae_chain.rs`, seven equations a stage,
+//! springs as connections flatten it (`crates/eqm-testkit/src/dae_chain.rs`, seven equations a stage,
 //! four of them aliases) at 10^3 to 10^6 equations. Prints the best of several runs per pass,
 //! the growth ratio t(2N)/t(N) of the whole sequence, and the peak resident memory (VmHWM,
 //! Linux only). Sizes given as arguments replace the default list. Goal: every pass
@@ -13,8 +13,7 @@
 
 mod common;
 
-#[path = "../tests/support/dae_chain.rs"]
-mod dae_chain;
+use eqm_testkit::dae_chain;
 
 use common::{peak_memory_kib, reset_peak_memory};
 use std::time::{Duration, Instant};

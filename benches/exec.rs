@@ -3,14 +3,13 @@
 //! interpreter, and one evaluation of the right-hand side.
 //!
 //! Run with `cargo bench --bench exec` (release mode). The model is the chain of masses and
-//! springs of `tests/support/dae_chain.rs` (seven equations a stage, four of them aliases) at
+//! springs of `crates/eqm-testkit/src/dae_chain.rs` (seven equations a stage, four of them aliases) at
 //! 10^3 to 10^6 equations. Prints the best of several runs and the growth ratio t(2N)/t(N) of
 //! each phase: all of them should stay near 2 (linear in the size of the model).
 
 mod common;
 
-#[path = "../tests/support/dae_chain.rs"]
-mod dae_chain;
+use eqm_testkit::dae_chain;
 
 use common::best_of;
 use eqm_compile::exec::ExecProgram;

@@ -1,15 +1,14 @@
 //! Work-precision of the explicit adaptive solvers on the damped chain of masses.
 //!
 //! Run with `cargo bench --bench nonstiff`. For each explicit adaptive method and chain size
-//! N = 100, 1000, 10000 (`tests/support/chain.rs`: 2N states, t in [0, 100], rtol = atol =
+//! N = 100, 1000, 10000 (`crates/eqm-testkit/src/chain.rs`: 2N states, t in [0, 100], rtol = atol =
 //! 1e-6), prints the wall time (best of several runs), the time spent inside the right-hand side
 //! and outside it (the solver's own overhead), the accepted steps, the right-hand-side
 //! evaluations and the largest error of any state at t = 100 against the chain's closed form.
 //! Words given after `--` select rows (`cargo bench --bench nonstiff -- dopri5 1000`); a word
 //! `rtol=1e-8` changes the tolerance.
 
-#[path = "../tests/support/chain.rs"]
-mod chain;
+use eqm_testkit::chain;
 mod common;
 
 use chain::Chain;

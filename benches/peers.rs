@@ -2,11 +2,11 @@
 //! (`bash benches/peers/run` runs all four and prints one table; `benches/README.md` describes
 //! it).
 //!
-//! Input: the problems of the comparison, written out here or taken from `tests/support`: Van
+//! Input: the problems of the comparison, written out here or taken from the crate `eqm-testkit`: Van
 //! der Pol with μ = 1000 (Hairer's scaling, to t = 2), Robertson to t = 1e5 and HIRES
-//! (`tests/support/stiff.rs`), the regularised stick-slip oscillator of
+//! (`crates/eqm-testkit/src/stiff.rs`), the regularised stick-slip oscillator of
 //! `examples/stick_slip_regularised.eqm` (x0 = 1e-3, to t = 12) and the chain of N = 100, 1000
-//! and 10,000 masses of `tests/support/chain.rs` (to t = 100). Output: one CSV row per
+//! and 10,000 masses of `crates/eqm-testkit/src/chain.rs` (to t = 100). Output: one CSV row per
 //! (problem, rtol, method, path) on standard output, with the best wall time of several solves,
 //! the achieved error at the end time and the accepted steps; progress goes to standard error.
 //!
@@ -29,15 +29,9 @@
 //! the table (`benches/peers/table.py`), and any check of EQM's results beyond reporting the
 //! error: a failed solve is a row with its error message, never a number.
 
-#[path = "../tests/support/chain.rs"]
-mod chain;
-#[path = "../tests/support/chain_system.rs"]
-mod chain_system;
 mod common;
-#[path = "../tests/support/pipeline.rs"]
-mod pipeline;
-#[path = "../tests/support/stiff.rs"]
-mod stiff;
+
+use eqm_testkit::{chain, chain_system, stiff};
 
 use chain::Chain;
 use chain_system::ChainSystem;

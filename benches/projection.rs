@@ -10,8 +10,7 @@
 //! number of evaluations and the error of `x` at the end against a reference solution of the
 //! angle equation `θ'' = −(g/L) sin θ` computed here with a tiny RK4 step.
 
-#[path = "../tests/support/pipeline.rs"]
-mod pipeline;
+use eqm_testkit::pipeline;
 
 use eqm_compile::analysis::IndexForm;
 use eqm_flatten::Sources;

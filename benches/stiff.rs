@@ -14,18 +14,12 @@
 //! after compiling, so the difference to "model" is the fixed cost of a simulation). Words given after `--` select rows
 //! (`cargo bench --bench stiff -- HIRES bdf jac`). The same
 //! problems in SciPy (Radau, BDF, LSODA) and SUNDIALS CVODE: `python3 benches/stiff_compare.py`.
-//! Before them, the chain of masses (`tests/support/chain.rs`) at 32 to 20,000 states: see
+//! Before them, the chain of masses (`crates/eqm-testkit/src/chain.rs`) at 32 to 20,000 states: see
 //! `chain_rows`.
 
-#[path = "../tests/support/chain.rs"]
-mod chain;
-#[path = "../tests/support/chain_system.rs"]
-mod chain_system;
 mod common;
-#[path = "../tests/support/pipeline.rs"]
-mod pipeline;
-#[path = "../tests/support/stiff.rs"]
-mod stiff;
+
+use eqm_testkit::{chain, chain_system, stiff};
 
 use chain::Chain;
 use chain_system::ChainSystem;

@@ -1,6 +1,6 @@
 """The right-hand sides and published references of the stiff problems that both Python
 benchmarks run: `benches/stiff_compare.py` and `benches/peers/peers.py` (the same problems as
-`tests/support/stiff.rs`). Each f(y, lib) returns the derivatives as a list and uses only
+`crates/eqm-testkit/src/stiff.rs`). Each f(y, lib) returns the derivatives as a list and uses only
 arithmetic, so it works on Python lists and on casadi symbols alike; `lib` is there for the
 problems that call a function (such as atan) from the library of their arguments.
 """

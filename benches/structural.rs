@@ -2,15 +2,14 @@
 //!
 //! Run with `cargo bench --bench structural` (release mode). The incidence is the pattern of a
 //! mass-spring-damper chain (11 equations a stage, two algebraic loops and one implicit
-//! equation each; see `tests/support/structural_chain.rs`) at 10^3 to 10^6 equations. Prints the
+//! equation each; see `crates/eqm-testkit/src/structural_chain.rs`) at 10^3 to 10^6 equations. Prints the
 //! best of several runs per pass, the growth ratio t(2N)/t(N) of each pass (near 2 means linear
 //! time), and the peak resident memory the passes add (VmHWM, Linux only). The goals: every
 //! ratio at most 2.3 and the 10^6 chain through all passes in under 3 s.
 
 mod common;
 
-#[path = "../tests/support/structural_chain.rs"]
-mod structural_chain;
+use eqm_testkit::structural_chain;
 
 use common::{peak_memory_kib, reset_peak_memory};
 use eqm_structural::blt::blt;

@@ -18,7 +18,7 @@
 //! solver (consistent initial state, initial step estimate) and steps to the end time with a
 //! stop time there (no output in between). The error is max_i |x_i - ref_i| / (|ref_i| +
 //! atol/rtol) at the end time. The right-hand sides and initial values are those of
-//! tests/support/stiff.rs; diffsol's builder also takes the Jacobian-vector product, written out
+//! crates/eqm-testkit/src/stiff.rs; diffsol's builder also takes the Jacobian-vector product, written out
 //! by hand below (and checked against finite differences at start-up).
 //!
 //! Methods: diffsol's variable-order BDF (NDF), and its SDIRK solver with the TR-BDF2 and

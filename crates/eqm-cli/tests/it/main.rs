@@ -2,14 +2,9 @@
 //!
 //! One test binary for the crate; each module is one family of tests.
 
-#[path = "../../../../tests/support/cli.rs"]
-mod cli;
-#[path = "../../../../tests/support/models.rs"]
-mod models;
-#[path = "../../../../tests/support/pendulum.rs"]
-mod pendulum;
-#[path = "../../../../tests/support/svg.rs"]
-mod svg;
+use eqm_testkit::models;
+use eqm_testkit::pendulum;
+use eqm_testkit::svg;
 
 mod analyze;
 mod diagram;
@@ -25,6 +20,19 @@ mod run;
 mod sweep;
 mod system_dynamics;
 
-/// The repository root, where the examples and the standard library live.
-#[allow(dead_code)]
-pub const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+pub use eqm_testkit::REPO;
+
+/// The `eqm` binary of this crate run as a user runs it (only this test binary knows its path).
+mod cli {
+    pub use eqm_testkit::cli::Table;
+
+    /// Runs `eqm` with `args` in the repository root; returns (exit code, stdout, stderr).
+    pub fn eqm(args: &[&str]) -> (i32, String, String) {
+        eqm_testkit::cli::eqm(env!("CARGO_BIN_EXE_eqm"), args)
+    }
+
+    /// Runs `eqm` with `args` successfully and parses the CSV.
+    pub fn run(args: &[&str]) -> Table {
+        eqm_testkit::cli::run(env!("CARGO_BIN_EXE_eqm"), args)
+    }
+}

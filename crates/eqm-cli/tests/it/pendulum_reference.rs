@@ -1,4 +1,4 @@
-//! The reference solution of the Cartesian pendulum (`tests/support/pendulum.rs`) checked
+//! The reference solution of the Cartesian pendulum (`crates/eqm-testkit/src/pendulum.rs`) checked
 //! against published values of `K`, `sn`, `cn`, `dn`, against their identities, against the
 //! pendulum's own equations and conserved quantities, and against an independent numerical
 //! integration of `theta'' = -sin(theta)`.

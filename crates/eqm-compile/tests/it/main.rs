@@ -2,12 +2,9 @@
 //!
 //! One test binary for the crate; each module is one family of tests.
 
-#[path = "../../../../tests/support/models.rs"]
-mod models;
-#[path = "../../../../tests/support/pipeline.rs"]
-mod pipeline;
-#[path = "../../../../tests/support/ui_harness.rs"]
-mod ui_harness;
+use eqm_testkit::models;
+use eqm_testkit::pipeline;
+use eqm_testkit::ui_harness;
 
 mod derivatives;
 mod events;
@@ -15,6 +12,4 @@ mod graphview;
 mod link;
 mod structural;
 
-/// The repository root, where the examples and the standard library live.
-#[allow(dead_code)]
-pub const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+pub use eqm_testkit::REPO;

@@ -3,13 +3,10 @@
 //!
 //! One test binary for the crate; each module is one family of tests.
 
-#[path = "../../../../tests/support/ui_harness.rs"]
-mod ui_harness;
+use eqm_testkit::ui_harness;
 
 mod diagram;
 mod flatten;
 mod ui;
 
-/// The repository root, where the examples and the standard library live.
-#[allow(dead_code)]
-pub const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+pub use eqm_testkit::REPO;

@@ -2,10 +2,8 @@
 //!
 //! One test binary for the crate; each module is one family of tests.
 
-#[path = "../../../../tests/support/pipeline.rs"]
-mod pipeline;
-#[path = "../../../../tests/support/stiff.rs"]
-mod stiff_problems;
+use eqm_testkit::pipeline;
+use eqm_testkit::stiff as stiff_problems;
 
 mod backends;
 mod exec;
@@ -15,9 +13,7 @@ mod sparse;
 mod state_choice;
 mod stiff;
 
-/// The repository root, where the examples and the standard library live.
-#[allow(dead_code)]
-pub const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+pub use eqm_testkit::REPO;
 
 use eqm_compile::analysis::Compiled;
 use eqm_integrators::{Atol, Method};

@@ -2,11 +2,8 @@
 //!
 //! One test binary for the crate; each module is one family of tests.
 
-#[path = "../../../../tests/support/structural_chain.rs"]
-mod structural_chain;
+use eqm_testkit::structural_chain;
 
 mod structural_graph;
 
-/// The repository root, where the examples and the standard library live.
-#[allow(dead_code)]
-pub const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+pub use eqm_testkit::REPO;

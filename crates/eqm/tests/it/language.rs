@@ -3,6 +3,7 @@
 //! or independently, never from EQM's output). Each expected value is the last row of a run
 //! from the model's start to `T`; without `tol` the value must be exact. A file with several
 //! models names the one to run with `// model: NAME`. Data files a model reads lie beside it.
+//! Each file has a test of its own, and a test fails when a file has none.
 
 use crate::compile;
 use eqm::RunSettings;
@@ -35,54 +36,117 @@ fn expectations(text: &str) -> Vec<Expectation> {
         .collect()
 }
 
+/// The corpus files, each with a test of its own named after it (`corpus::records` runs
+/// `tests/language/records.eqm`), so that a failure names its model and hides no other.
+macro_rules! corpus {
+    ($($file:ident),* $(,)?) => {
+        /// The files that have a test, by name without `.eqm`.
+        const CORPUS: &[&str] = &[$(stringify!($file)),*];
+
+        mod corpus {
+            $(
+                #[test]
+                fn $file() {
+                    super::check_corpus_file(stringify!($file));
+                }
+            )*
+        }
+    };
+}
+
+corpus!(
+    array_functions,
+    cardinality,
+    conditional_components,
+    deduced_ranges,
+    dynamic_assignments,
+    dynamic_subscripts,
+    enumerations,
+    external_functions,
+    for_over_arrays,
+    function_extends,
+    functional_arguments,
+    functional_parameters,
+    inner_outer,
+    iterators,
+    quoted_identifiers,
+    read_matrix,
+    record_array_functions,
+    record_arrays,
+    record_functions,
+    records,
+    replaceable,
+    short_functions,
+    system_dynamics_dt,
+    unsized_arrays,
+    unsized_outputs,
+);
+
+/// The corpus directory.
+fn corpus_dir() -> std::path::PathBuf {
+    std::path::Path::new(crate::REPO).join("tests/language")
+}
+
+/// Runs `tests/language/<file>.eqm` and checks each of its `// expect:` lines; every failure
+/// names the file.
+fn check_corpus_file(file: &str) {
+    let name = format!("{file}.eqm");
+    let path = corpus_dir().join(&name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let expected = expectations(&text);
+    assert!(!expected.is_empty(), "{name}: no `// expect:` line");
+    let chosen = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("// model:"))
+        .map(|m| m.trim().to_string());
+    // Named by its path, so that the data files it reads (`readMatrix`) are found beside
+    // it, through a reader of the file system as the command line has.
+    let mut session = eqm::Session::with_sources(&[(path.display().to_string(), text.clone())], &[], chosen.as_deref());
+    session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
+    let mut model = session
+        .compile(chosen.as_deref(), &eqm::ModelOptions::default())
+        .unwrap_or_else(|| panic!("{name}: {}", session.render_diagnostics(false)));
+    for e in expected {
+        let result = model
+            .simulate(&RunSettings {
+                stop: Some(e.time),
+                rtol: Some(1e-10),
+                atol: Some(1e-10),
+                variables: Some(vec![e.name.clone()]),
+                ..RunSettings::default()
+            })
+            .unwrap_or_else(|err| panic!("{name}: {err}"));
+        let got = *result.column(&e.name).unwrap().last().unwrap();
+        assert!(
+            (got - e.value).abs() <= e.tol,
+            "{name}: {}({}) = {got}, expected {} (tol {})",
+            e.name,
+            e.time,
+            e.value,
+            e.tol
+        );
+    }
+}
+
 #[test]
-fn every_model_of_the_language_corpus_gives_its_expected_values() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/language");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
+fn every_corpus_file_has_a_test_of_its_own() {
+    let mut files: Vec<String> = std::fs::read_dir(corpus_dir())
         .expect("the corpus directory")
         .map(|e| e.expect("an entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "eqm"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
         .collect();
     files.sort();
-    assert!(!files.is_empty());
-    for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let expected = expectations(&text);
-        assert!(!expected.is_empty(), "{name}: no `// expect:` line");
-        let chosen = text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("// model:"))
-            .map(|m| m.trim().to_string());
-        // Named by its path, so that the data files it reads (`readMatrix`) are found beside
-        // it, through a reader of the file system as the command line has.
-        let mut session =
-            eqm::Session::with_sources(&[(path.display().to_string(), text.clone())], &[], chosen.as_deref());
-        session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
-        let mut model = session
-            .compile(chosen.as_deref(), &eqm::ModelOptions::default())
-            .unwrap_or_else(|| panic!("{name}: {}", session.render_diagnostics(false)));
-        for e in expected {
-            let result = model
-                .simulate(&RunSettings {
-                    stop: Some(e.time),
-                    rtol: Some(1e-10),
-                    atol: Some(1e-10),
-                    variables: Some(vec![e.name.clone()]),
-                    ..RunSettings::default()
-                })
-                .unwrap_or_else(|err| panic!("{name}: {err}"));
-            let got = *result.column(&e.name).unwrap().last().unwrap();
-            assert!(
-                (got - e.value).abs() <= e.tol,
-                "{name}: {}({}) = {got}, expected {} (tol {})",
-                e.name,
-                e.time,
-                e.value,
-                e.tol
-            );
-        }
-    }
+    let untested: Vec<&String> = files.iter().filter(|f| !CORPUS.contains(&f.as_str())).collect();
+    assert!(
+        untested.is_empty(),
+        "corpus files without a test (add them to `corpus!` in this file): {untested:?}"
+    );
+    let missing: Vec<&&str> = CORPUS.iter().filter(|t| !files.iter().any(|f| f == *t)).collect();
+    assert!(
+        missing.is_empty(),
+        "tests of corpus files that do not exist: {missing:?}"
+    );
 }
 
 #[test]

@@ -3,11 +3,9 @@
 //!
 //! One test binary for the crate; each module is one family of tests.
 
-#[path = "../../../../tests/support/svg.rs"]
-mod svg;
+use eqm_testkit::svg;
 
-#[path = "../../../../tests/support/chain.rs"]
-mod chain;
+use eqm_testkit::chain;
 
 mod analyze;
 mod delay;
@@ -31,8 +29,7 @@ mod system_dynamics;
 
 use eqm::{Model, ModelOptions, Session, SimulationResult};
 
-/// The repository root, where the examples and the standard library live.
-pub const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+pub use eqm_testkit::REPO;
 
 /// The text of the example `file` (`examples/<file>`).
 pub fn example(file: &str) -> String {

@@ -43,7 +43,7 @@ impl OdeSystem for VanDerPol {
 /// (an error of 1.08).
 #[test]
 fn bdf_meets_the_van_der_pol_reference_at_loose_tolerances() {
-    // The published reference values of this problem at t = 2 (also in tests/support/stiff.rs).
+    // The published reference values of this problem at t = 2 (also in crates/eqm-testkit/src/stiff.rs).
     let reference = [1.706_167_732_170_469, -0.892_809_701_024_812_5];
     for rtol in [1e-4, 1e-5, 1e-6] {
         let mut stepper = Bdf::new(tolerance(rtol));

@@ -1,4 +1,4 @@
-//! The chain of masses of `tests/support/chain.rs` (the benchmark problem of the non-stiff
+//! The chain of masses of `crates/eqm-testkit/src/chain.rs` (the benchmark problem of the non-stiff
 //! integrators) against its own equations: its closed form starts at the initial state and
 //! satisfies the right-hand side. Also the chain as the [`OdeSystem`] the other tests integrate.
 

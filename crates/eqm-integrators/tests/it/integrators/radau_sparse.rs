@@ -1,4 +1,4 @@
-//! Radau IIA with sparse factors: on the chain of masses (`tests/support/chain.rs`), a linear
+//! Radau IIA with sparse factors: on the chain of masses (`crates/eqm-testkit/src/chain.rs`), a linear
 //! stiff system with a closed form, Radau5 factors its real and complex iteration matrices with
 //! the sparse LU when the system gives the Jacobian's pattern, follows the closed form as the
 //! tolerance asks, and agrees with its dense factors on the same problem.

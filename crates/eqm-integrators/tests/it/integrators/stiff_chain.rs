@@ -1,4 +1,4 @@
-//! BDF and Radau IIA on the chain of masses (`tests/support/chain.rs`) against its closed form,
+//! BDF and Radau IIA on the chain of masses (`crates/eqm-testkit/src/chain.rs`) against its closed form,
 //! with the dense LU and, for BDF, the sparse LU the chain's Jacobian pattern selects; and the
 //! policy that keeps BDF's factors across steps: few factorisations, no loss of accuracy.
 

@@ -1,7 +1,6 @@
 //! Stiff test problems with published reference solutions (Hairer and Wanner, "Solving
 //! Ordinary Differential Equations II", and the IVP test set of Mazzia and Magherini): the
 //! right-hand side, the initial values, the end time and the reference values there.
-#![allow(dead_code)]
 
 use eqm_integrators::{
     Atol, IntegrationError, Method, OdeSystem, Options, Output, RhsError, Stats, integrate, stepper_for,

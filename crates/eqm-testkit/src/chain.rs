@@ -11,7 +11,6 @@
 //! Why the closed form exists: the damping matrix is `d/c` times the stiffness matrix `c·T`,
 //! with `T` tridiagonal (2 on the diagonal except 1 in the last row, -1 beside it), so the
 //! eigenvectors of `T` decouple the system into damped oscillators.
-#![allow(dead_code)]
 
 use std::f64::consts::PI;
 

@@ -1,6 +1,5 @@
 //! Generated model texts shared by the tests of several crates: deep nesting of every kind
 //! (hostile input for the front end) and long chains (large models for the later stages).
-#![allow(dead_code)]
 
 /// Nesting depth of the hostile inputs.
 pub const DEEP: usize = 10_000;

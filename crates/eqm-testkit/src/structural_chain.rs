@@ -1,5 +1,5 @@
-//! Generator of a chain-shaped incidence, shared by `tests/structural_graph.rs` and
-//! `benches/structural.rs` (included with `#[path]`, so it is not a test target of its own).
+//! Generator of a chain-shaped incidence, shared by the tests of `eqm-structural` and
+//! `benches/structural.rs`.
 //!
 //! Each stage has 11 equations and 11 unknowns, shaped like a mass-spring-damper stage after
 //! alias elimination: a link to the previous stage, two explicit assignments, an algebraic loop

@@ -1,8 +1,7 @@
 //! The chain of masses (`chain.rs`) as an [`OdeSystem`] for the benchmarks and tests that drive
 //! the integrators on it directly: its Jacobian's pattern and the values of its constant
 //! Jacobian (the chain is linear), each optional, so that one run can compare difference
-//! quotients, exact values, sparse and dense factors on the same system. A crate including this
-//! file also includes the chain itself as its module `chain`.
+//! quotients, exact values, sparse and dense factors on the same system.
 
 use crate::chain::Chain;
 use eqm_integrators::{OdeSystem, RhsError};

@@ -1,11 +1,15 @@
 //! Running the `eqm` binary from tests and reading its CSV, the way a user does.
-#![allow(dead_code)]
+//!
+//! Input: the path of the binary (only the CLI's own test binary knows it, through
+//! `CARGO_BIN_EXE_eqm`) and the arguments. Output: the exit code and both streams, or the parsed
+//! table of a successful run. It deliberately builds nothing: the binary must exist.
 
 use std::process::Command;
 
-/// Runs `eqm` with `args` in the repository root; returns (exit code, stdout, stderr).
-pub fn eqm(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_eqm"))
+/// Runs the `eqm` binary at `binary` with `args` in the repository root; returns (exit code,
+/// stdout, stderr).
+pub fn eqm(binary: &str, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(binary)
         .args(args)
         .current_dir(crate::REPO)
         .output()
@@ -48,8 +52,8 @@ impl Table {
 }
 
 /// Runs `args` successfully and parses the CSV.
-pub fn run(args: &[&str]) -> Table {
-    let (code, out, err) = eqm(args);
+pub fn run(binary: &str, args: &[&str]) -> Table {
+    let (code, out, err) = eqm(binary, args);
     assert_eq!(code, 0, "eqm {args:?} failed:\n{err}");
     Table::parse(&out)
 }

@@ -1,7 +1,6 @@
 //! Reading an SVG drawing back in tests: a small scan of its tags and attributes (no XML
 //! library), enough to check that the document nests properly and to find the groups that a
 //! component diagram marks with `class` and `data-` attributes.
-#![allow(dead_code)]
 
 /// A start, end or empty-element tag.
 #[derive(Debug, Clone)]

@@ -25,7 +25,6 @@
 //! The complete elliptic integral `K` comes from the arithmetic-geometric mean and `sn`, `cn`,
 //! `dn` from the descending Landen transformation (the AGM method of Abramowitz and Stegun
 //! 16.4), both in `f64` to a few units of rounding.
-#![allow(dead_code)]
 
 use std::f64::consts::{FRAC_PI_2, PI};
 

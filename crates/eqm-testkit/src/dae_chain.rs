@@ -8,8 +8,6 @@
 //! `m*der(v) = fa + fb`, `f = c*(next sa - sb)`, `fb = f`, `next fa = -f` (the first `fa` is 0,
 //! the last spring ends at a wall at position 0).
 
-#![allow(dead_code)]
-
 use eqm_diag::source::{FileId, Span};
 use eqm_ir::expr::{BinOp, ExprArena, UnOp, VarId};
 use eqm_ir::flat::{

@@ -16,10 +16,7 @@
 //!
 //! [`render_snapshot`] renders source and diagnostics in one text (Gleam style) for insta.
 //!
-//! Used by `tests/syntax.rs`; later stages' UI tests include it with `mod ui_harness;`.
-
-// Each test crate that includes this module uses only part of it.
-#![allow(dead_code)]
+//! Used by the UI tests of the syntax, of flattening and of the compiler's passes.
 
 use eqm_diag::source::SourceMap;
 use eqm_diag::{self as diag, Diagnostic, Severity};

@@ -2,7 +2,6 @@
 //! the tests of the crates below the library API (which they cannot depend on without being
 //! rebuilt with everything above them): the stages in the order the API runs them, on the
 //! parsed [`Sources`], with every diagnostic kept in [`Sources::diagnostics`].
-#![allow(dead_code)]
 
 use eqm_compile::analysis::{self, Analysis, AnalysisOptions, Compiled, IndexForm};
 use eqm_compile::modes;
