@@ -1,20 +1,25 @@
 //! The stability of integration methods for a model's eigenvalues, and its picture.
 //!
-//! Input: eigenvalues `λ` (complex numbers, from a linearisation the caller made), a step `h`
-//! and a [`Method`]. Output: the numbers of [`eqm_integrators::stability`] (re-exported here:
-//! stability functions, largest stable steps, the advice), and [`svg`]: a standalone SVG
-//! drawing of the complex plane with the method's stability region shaded and the points
-//! `z = hλ` marked (filled where the step is stable for that eigenvalue, hollow red where it
-//! is not, grey for growing modes, which do not limit the step), with labelled axes. The
-//! region is drawn by sampling a grid of cells, so its edge is as fine as a cell (a 160 × 120
-//! grid). The window covers the region near the origin and every point, with equal scales on
-//! both axes, so that a stiff model's far eigenvalues make the region small, as it is.
-//! [`advice_text`] and [`advice_json`] write an [`Advice`] for a report and for scripts.
-//! Nothing here computes eigenvalues or writes files.
+//! Input: eigenvalues `λ` (complex numbers), a step `h` and a [`Method`]; or a compiled model,
+//! whose eigenvalues come from its analysis ([`crate::analyze`]: the linearisation at its
+//! steady state and the eigenvalue decomposition are made there). Output: the numbers of
+//! [`eqm_integrators::stability`] (re-exported here: stability functions, largest stable steps,
+//! the advice), the advice and time scales of a model ([`advice_for`], [`time_scales_for`]), and
+//! [`svg`]: a standalone SVG drawing of the complex plane with the method's stability region
+//! shaded and the points `z = hλ` marked (filled where the step is stable for that eigenvalue,
+//! hollow red where it is not, grey for growing modes, which do not limit the step), with
+//! labelled axes. The region is drawn by sampling a grid of cells, so its edge is as fine as a
+//! cell (a 160 × 120 grid). The window covers the region near the origin and every point, with
+//! equal scales on both axes, so that a stiff model's far eigenvalues make the region small, as
+//! it is. The advice as text and JSON ([`advice_text`], [`advice_json`]) is written with the
+//! rest of an analysis's report and re-exported here. Nothing here linearises a model or
+//! decomposes a matrix, and nothing writes files.
 
+pub use crate::analyze::{advice_json, advice_text};
 pub use eqm_integrators::stability::*;
 
-use eqm_diag::text::{coordinate, format_number, round_significant, xml_escape};
+use eqm_diag::svg::{Page, SvgDocument};
+use eqm_diag::text::{coordinate, format_number, xml_escape};
 use eqm_integrators::Method;
 
 const WIDTH: f64 = 720.0;
@@ -62,22 +67,18 @@ pub fn svg_of(function: &StabilityFunction, name: &str, eigenvalues: &[C64], h: 
     let px = |x: f64| MARGIN + (x - x0) * scale;
     let py = |y: f64| top + (y1 - y) * scale;
 
-    let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" font-size=\"12\">\n",
-        w = WIDTH,
-        h = HEIGHT
-    );
-    out.push_str(&format!(
-        "<rect x=\"0\" y=\"0\" width=\"{WIDTH}\" height=\"{HEIGHT}\" fill=\"#ffffff\"/>\n"
-    ));
-    out.push_str(&format!(
-        "<text class=\"heading\" x=\"{}\" y=\"24\" font-size=\"14\" font-weight=\"bold\">{}</text>\n",
-        coordinate(MARGIN),
-        xml_escape(&format!(
+    // The page's size is written in whole numbers, as the picture always was.
+    let mut out = SvgDocument::begin(Page::new(WIDTH, HEIGHT, 12));
+    out.background();
+    out.heading(
+        MARGIN,
+        24,
+        14,
+        &format!(
             "{name}: stability region (shaded) and z = h·λ for h = {}",
             format_number(h)
-        ))
-    ));
+        ),
+    );
     out.push_str(&format!(
         "<text class=\"legend\" x=\"{}\" y=\"44\">filled: stable at h; hollow red: unstable at h; grey: growing mode (Re λ &gt; 0)</text>\n",
         coordinate(MARGIN)
@@ -183,8 +184,8 @@ pub fn svg_of(function: &StabilityFunction, name: &str, eigenvalues: &[C64], h: 
             ))
         ));
     }
-    out.push_str("</g>\n</svg>\n");
-    out
+    out.push_str("</g>\n");
+    out.finish()
 }
 
 fn line(xa: f64, ya: f64, xb: f64, yb: f64, color: &str) -> String {
@@ -214,109 +215,6 @@ fn round_tick(value: f64, step: f64) -> f64 {
     let digits = (-step.log10().floor()).max(0.0) as i32 + 1;
     let factor = 10f64.powi(digits);
     (r * factor).round() / factor
-}
-
-/// The advice as the lines of a report: the time scales and the stiffness, the simulation time,
-/// step and output interval, a table of the methods (stable at the step or not, largest stable
-/// step) and the recommendation with its reason.
-pub fn advice_text(advice: &Advice) -> String {
-    let number = |v: f64| {
-        if v.is_infinite() {
-            "any".to_string()
-        } else {
-            format_number(round_significant(v, 6))
-        }
-    };
-    let s = &advice.scales;
-    let mut out = String::new();
-    out.push_str(&format!(
-        "time scales: T_min = {}, T_max = {}, T_max/T_min = {} ({})\n",
-        number(s.t_min),
-        number(s.t_max),
-        number(s.stiffness),
-        if s.is_stiff() { "stiff" } else { "not stiff" }
-    ));
-    out.push_str(&format!(
-        "simulation time 5·T_max = {}, step min(T_min/10, t_sim/200) = {}, output interval t_sim/200 = {}\n",
-        number(advice.t_sim),
-        number(advice.step),
-        number(advice.interval)
-    ));
-    if advice.growing > 0 {
-        out.push_str(&format!(
-            "{} eigenvalue(s) with a positive real part (growing modes) do not limit the step\n",
-            advice.growing
-        ));
-    }
-    let width = advice
-        .verdicts
-        .iter()
-        .map(|v| v.method.chars().count())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    out.push_str(&format!("{:width$}  stable at h  largest stable step\n", "method"));
-    for v in &advice.verdicts {
-        out.push_str(&format!(
-            "{:width$}  {:11}  {}\n",
-            v.method,
-            if v.stable { "yes" } else { "no" },
-            number(v.largest_step)
-        ));
-    }
-    if let Some(r) = &advice.recommended {
-        let step = r.step.map(|h| format!(" --step {}", number(h))).unwrap_or_default();
-        out.push_str(&format!("recommended: --solver {}{step}: {}\n", r.method, r.reason));
-    }
-    out
-}
-
-/// The advice as one JSON object (for the `--json` output of an analysis): every number of
-/// [`Advice`], an infinite largest stable step (every step is stable) as `null`.
-pub fn advice_json(advice: &Advice) -> String {
-    let number = |v: f64| {
-        if v.is_finite() {
-            format_number(v)
-        } else {
-            "null".to_string()
-        }
-    };
-    let text = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
-    let verdicts: Vec<String> = advice
-        .verdicts
-        .iter()
-        .map(|v| {
-            format!(
-                "{{\"method\": {}, \"stable\": {}, \"largest_step\": {}, \"implicit\": {}}}",
-                text(&v.method),
-                v.stable,
-                number(v.largest_step),
-                v.implicit
-            )
-        })
-        .collect();
-    let recommended = match &advice.recommended {
-        Some(r) => format!(
-            "{{\"method\": {}, \"step\": {}, \"reason\": {}}}",
-            text(&r.method),
-            r.step.map_or("null".to_string(), number),
-            text(&r.reason)
-        ),
-        None => "null".to_string(),
-    };
-    let s = &advice.scales;
-    format!(
-        "{{\"t_min\": {}, \"t_max\": {}, \"stiffness\": {}, \"stiff\": {}, \"t_sim\": {}, \"step\": {}, \"interval\": {}, \"growing\": {}, \"methods\": [{}], \"recommended\": {recommended}}}",
-        number(s.t_min),
-        number(s.t_max),
-        number(s.stiffness),
-        s.is_stiff(),
-        number(advice.t_sim),
-        number(advice.step),
-        number(advice.interval),
-        advice.growing,
-        verdicts.join(", ")
-    )
 }
 
 /// The advice for a compiled model, judging every named method: its eigenvalues from its

@@ -16,6 +16,7 @@ mod fixed_step;
 mod friction;
 mod hybrid;
 mod hydraulics;
+mod json_output;
 mod language;
 mod library;
 mod msl_blocks;
