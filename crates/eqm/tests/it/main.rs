@@ -24,6 +24,7 @@ mod msl_electrical;
 mod msl_mechanics;
 mod msl_thermal;
 mod nonstiff;
+mod package_check;
 mod session;
 mod simulate;
 mod structure;
