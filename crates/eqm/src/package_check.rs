@@ -21,7 +21,7 @@
 
 use crate::{CheckSummary, ModelOptions, Session};
 use eqm_diag::{Diagnostic, Severity};
-use eqm_ir::flat::{Causality, ConnectorRole, FlatModel, InstanceId, Origin, Variable, WhenAction};
+use eqm_ir::flat::{Causality, ConnectorRole, FlatModel, InstanceId, Origin, Variable};
 use std::collections::BTreeSet;
 
 /// What `check` found about one class.
@@ -237,20 +237,10 @@ fn local_balance(flat: &FlatModel) -> LocalBalance {
         .iter()
         .filter(|e| matches!(e.origin, Origin::UnconnectedFlow { var } if is_own_flow(flat.var(var))))
         .count();
-    // A when-equation determines each variable its first branch assigns, as in the flattener's
-    // balance check.
-    let when_assigned: BTreeSet<u32> = flat
-        .whens
-        .iter()
-        .flat_map(|w| w.branches.first())
-        .flat_map(|b| &b.actions)
-        .filter_map(|a| match a {
-            WhenAction::Assign { var, .. } => Some(var.0),
-            _ => None,
-        })
-        .collect();
     LocalBalance {
-        equations: flat.equations.len() - added_flow_equations + when_assigned.len() + flat.algorithm_equation_count(),
+        equations: flat.equations.len() - added_flow_equations
+            + flat.when_assigned().len()
+            + flat.algorithm_equation_count(),
         flows: time_varying().filter(|v| is_own_flow(v)).count(),
         inputs: free_inputs(flat).len(),
         unknowns: time_varying().count(),

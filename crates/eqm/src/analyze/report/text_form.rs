@@ -124,7 +124,7 @@ fn steady_section(out: &mut String, a: &ModelAnalysis, names: &[String]) {
             let _ = writeln!(
                 out,
                 "  none: {} changes at the constant rate {} whatever the states are",
-                combination_text(combination, &names),
+                combination_text(combination, names),
                 num(*rate)
             );
             if *relations {
@@ -137,7 +137,7 @@ fn steady_section(out: &mut String, a: &ModelAnalysis, names: &[String]) {
             let _ = writeln!(
                 out,
                 "  not determined: the Jacobian is singular at the point the search reached ({}), so the steady state is not isolated there (a nonlinear invariant, or a continuum of steady states); no point is reported as the steady state",
-                point_text(x, &names)
+                point_text(x, names)
             );
         }
         Steady::NotFound { reason } => {
@@ -160,7 +160,7 @@ fn invariants_section(out: &mut String, a: &ModelAnalysis, names: &[String]) {
         let _ = writeln!(
             out,
             "  {} = {} (fixed by the start values)",
-            combination_text(&inv.coefficients, &names),
+            combination_text(&inv.coefficients, names),
             num(inv.value)
         );
     }
@@ -200,12 +200,12 @@ fn linearisation_section(out: &mut String, a: &ModelAnalysis, names: &[String]) 
     }
     if n <= PRINT_LIMIT {
         let rows: Vec<String> = names.iter().map(|s| format!("der({s})")).collect();
-        matrix(out, "A = ∂der/∂x", &l.a, &rows, &names);
+        matrix(out, "A = ∂der/∂x", &l.a, &rows, names);
         if !l.inputs.is_empty() {
             matrix(out, "B = ∂der/∂u", &l.b, &rows, &l.inputs);
         }
         if !l.outputs.is_empty() {
-            matrix(out, "C = ∂y/∂x", &l.c, &l.outputs, &names);
+            matrix(out, "C = ∂y/∂x", &l.c, &l.outputs, names);
         }
         if !l.inputs.is_empty() && !l.outputs.is_empty() {
             matrix(out, "D = ∂y/∂u", &l.d, &l.outputs, &l.inputs);
