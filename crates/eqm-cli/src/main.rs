@@ -343,20 +343,8 @@ fn run(cli: Cli) -> ExitCode {
             | Command::Repl(_)
             | Command::Library { .. } => None,
             Command::Check(_) => {
-                // One line per model; a single model that failed is told by its diagnostics.
-                let results = session.check_all(model, &options);
-                let several = results.len() > 1;
-                let lines: Vec<String> = results
-                    .into_iter()
-                    .filter_map(|(name, result)| match result {
-                        Ok(c) => Some(format!(
-                            "{}: {} variables, {} equations: no errors",
-                            c.model, c.variables, c.equations
-                        )),
-                        Err(errors) if several => Some(format!("{name}: {errors} error(s)")),
-                        Err(_) => None,
-                    })
-                    .collect();
+                // One line per class, as the library words it.
+                let lines = eqm::check_lines(&session.check_classes(model, &options));
                 (!lines.is_empty()).then(|| lines.join("\n"))
             }
         }

@@ -444,6 +444,14 @@ pub static CODES: &[CodeInfo] = &[
          named",
     ),
     code(
+        "E0402",
+        Error,
+        Balance,
+        "A component of a package checked without `--model` is not locally balanced: its equations, with one \
+         for each flow variable of its connectors and each input at its top level, differ from its unknowns \
+         (the counting is shown)",
+    ),
+    code(
         "E0501",
         Error,
         Structural,

@@ -4,14 +4,17 @@
 //!
 //! Input: source texts (added by the front end), diagnostics (made by any stage) and their codes.
 //! Output: spans that resolve to `file:line:col`, rendered diagnostics, and what each code means
-//! ([`codes`]).
+//! ([`codes`]); and the text every stage's output is written in: numbers and names ([`text`]),
+//! JSON ([`json`]) and SVG documents ([`svg`]).
 //! This crate knows nothing about the language beyond the words describing the codes: it neither
 //! lexes nor parses.
 
 pub mod codes;
 mod diagnostic;
+pub mod json;
 pub mod source;
 mod suggest;
+pub mod svg;
 pub mod text;
 pub mod timing;
 

@@ -11,7 +11,6 @@
 use super::Flattener;
 use eqm_diag::Diagnostic;
 use eqm_ir::flat::{Causality, ConnectorRole, InstanceId, Origin};
-use std::collections::BTreeSet;
 
 pub(crate) fn check(f: &mut Flattener<'_, '_>) {
     let model = &f.model;
@@ -25,16 +24,7 @@ pub(crate) fn check(f: &mut Flattener<'_, '_>) {
                 && (kind.causality != Causality::Input || !model.is_top_level_input(&model.variables[*i]))
         })
         .count();
-    let when_assigned: BTreeSet<u32> = model
-        .whens
-        .iter()
-        .flat_map(|w| w.branches.first())
-        .flat_map(|b| &b.actions)
-        .filter_map(|a| match a {
-            eqm_ir::flat::WhenAction::Assign { var, .. } => Some(var.0),
-            _ => None,
-        })
-        .collect();
+    let when_assigned = model.when_assigned();
     let equations = model.equations.len() + when_assigned.len() + model.algorithm_equation_count();
     if unknowns == equations {
         return;

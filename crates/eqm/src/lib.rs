@@ -12,7 +12,9 @@
 //! analysed before it is simulated ([`analyze`]: steady state, invariants, linearisation,
 //! eigenvalues, time scales and stiffness). Every problem is a
 //! [`Diagnostic`] kept in the session, rendered with its source excerpt by
-//! [`Session::render_diagnostics`]. A parameter sweep ([`sweep::sweep`]) runs a model for every
+//! [`Session::render_diagnostics`]. `eqm check` of a file of several classes
+//! ([`Session::check_classes`]) checks each complete model as a model and each component for
+//! its local balance. A parameter sweep ([`sweep::sweep`]) runs a model for every
 //! combination of parameter values on all cores; [`stability`] judges the integration methods
 //! for a model's eigenvalues and draws their stability regions.
 //!
@@ -60,6 +62,7 @@ pub mod diagram;
 pub mod library_doc;
 mod model;
 mod modes;
+mod package_check;
 mod results;
 mod run;
 mod session;
@@ -69,6 +72,7 @@ pub mod sweep;
 pub use analyze::{AnalyzeOptions, ModelAnalysis};
 pub use diagram::Diagram;
 pub use model::{Model, ParameterInfo, RunReport, VariableInfo, VariableKind};
+pub use package_check::{ClassCheck, ClassVerdict, LocalBalance, check_lines};
 pub use results::{Column, CsvWriter, RowSink, SimulationResult};
 pub use run::{DEFAULT_MAX_ROWS, RunError, RunSettings};
 pub use session::{CheckSummary, ModelInfo, ModelOptions, Session};

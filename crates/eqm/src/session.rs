@@ -373,6 +373,34 @@ impl Session {
             .collect()
     }
 
+    /// Flattens `class` as [`Session::flatten`] does, but without the balance check of a
+    /// simulated model, and gives its diagnostics back instead of keeping them: the package check
+    /// ([`crate::package_check`]) judges a component by its local balance, and checks a complete
+    /// model again as `check` does.
+    pub(crate) fn flatten_for_package_check(
+        &mut self,
+        class: &str,
+        options: &ModelOptions,
+    ) -> (Option<FlatModel>, Vec<Diagnostic>) {
+        if self.source_errors {
+            return (None, Vec::new());
+        }
+        let options = eqm_flatten::Options {
+            skip_balance_check: true,
+            ..options.flatten_options()
+        };
+        let flat = self
+            .timings
+            .time("flatten", || self.sources.flatten(Some(class), &options));
+        (flat, std::mem::take(&mut self.sources.diagnostics))
+    }
+
+    /// Whether `check` without a model name checks one model as `run` would simulate it: the
+    /// only top-level model, or the only model of the user's files.
+    pub(crate) fn checks_one_model(&self) -> bool {
+        self.sources.model_candidates().len() == 1 || self.models().len() <= 1
+    }
+
     fn error_count(&self) -> usize {
         self.diagnostics
             .iter()

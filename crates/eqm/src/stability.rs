@@ -1,20 +1,25 @@
 //! The stability of integration methods for a model's eigenvalues, and its picture.
 //!
-//! Input: eigenvalues `λ` (complex numbers, from a linearisation the caller made), a step `h`
-//! and a [`Method`]. Output: the numbers of [`eqm_integrators::stability`] (re-exported here:
-//! stability functions, largest stable steps, the advice), and [`svg`]: a standalone SVG
-//! drawing of the complex plane with the method's stability region shaded and the points
-//! `z = hλ` marked (filled where the step is stable for that eigenvalue, hollow red where it
-//! is not, grey for growing modes, which do not limit the step), with labelled axes. The
-//! region is drawn by sampling a grid of cells, so its edge is as fine as a cell (a 160 × 120
-//! grid). The window covers the region near the origin and every point, with equal scales on
-//! both axes, so that a stiff model's far eigenvalues make the region small, as it is.
-//! [`advice_text`] and [`advice_json`] write an [`Advice`] for a report and for scripts.
-//! Nothing here computes eigenvalues or writes files.
+//! Input: eigenvalues `λ` (complex numbers), a step `h` and a [`Method`]; or a compiled model,
+//! whose eigenvalues come from its analysis ([`crate::analyze`]: the linearisation at its
+//! steady state and the eigenvalue decomposition are made there). Output: the numbers of
+//! [`eqm_integrators::stability`] (re-exported here: stability functions, largest stable steps,
+//! the advice), the advice and time scales of a model ([`advice_for`], [`time_scales_for`]), and
+//! [`svg`]: a standalone SVG drawing of the complex plane with the method's stability region
+//! shaded and the points `z = hλ` marked (filled where the step is stable for that eigenvalue,
+//! hollow red where it is not, grey for growing modes, which do not limit the step), with
+//! labelled axes. The region is drawn by sampling a grid of cells, so its edge is as fine as a
+//! cell (a 160 × 120 grid). The window covers the region near the origin and every point, with
+//! equal scales on both axes, so that a stiff model's far eigenvalues make the region small, as
+//! it is. The advice as text and JSON ([`advice_text`], [`advice_json`]) is written with the
+//! rest of an analysis's report and re-exported here. Nothing here linearises a model or
+//! decomposes a matrix, and nothing writes files.
 
+pub use crate::analyze::{advice_json, advice_text};
 pub use eqm_integrators::stability::*;
 
-use eqm_diag::text::{coordinate, format_number, round_significant, xml_escape};
+use eqm_diag::svg::{Page, SvgDocument};
+use eqm_diag::text::{coordinate, format_number, xml_escape};
 use eqm_integrators::Method;
 
 const WIDTH: f64 = 720.0;
@@ -37,6 +42,59 @@ pub fn svg(method: &Method, eigenvalues: &[C64], h: f64) -> Option<String> {
     Some(svg_of(&function, &name, eigenvalues, h))
 }
 
+/// The part of the complex plane drawn and where it lies on the page: the usual extent of the
+/// regions of explicit methods around the origin and every point with a margin, widened to
+/// equal scales on both axes.
+struct Window {
+    x0: f64,
+    x1: f64,
+    y0: f64,
+    y1: f64,
+    /// Page units per unit of `z`, the same on both axes.
+    scale: f64,
+    /// The top of the plot on the page, below the heading and the legend.
+    top: f64,
+    plot_w: f64,
+    plot_h: f64,
+}
+
+impl Window {
+    fn around(points: &[C64]) -> Window {
+        let mut x0 = points.iter().map(|z| z.re).fold(-3.5, f64::min) * 1.1;
+        let mut x1 = points.iter().map(|z| z.re).fold(1.5, f64::max) * 1.1;
+        let half = points.iter().map(|z| z.im.abs()).fold(3.0, f64::max) * 1.1;
+        let (mut y0, mut y1) = (-half, half);
+        let (plot_w, plot_h) = (WIDTH - 2.0 * MARGIN, HEIGHT - 2.0 * MARGIN - 30.0);
+        // Equal scales: widen whichever range is too narrow for its side.
+        let scale = (plot_w / (x1 - x0)).min(plot_h / (y1 - y0));
+        let (extra_x, extra_y) = (plot_w / scale - (x1 - x0), plot_h / scale - (y1 - y0));
+        x0 -= extra_x / 2.0;
+        x1 += extra_x / 2.0;
+        y0 -= extra_y / 2.0;
+        y1 += extra_y / 2.0;
+        Window {
+            x0,
+            x1,
+            y0,
+            y1,
+            scale,
+            top: MARGIN + 30.0,
+            plot_w,
+            plot_h,
+        }
+    }
+
+    /// The page's x of the real part `x`.
+    fn px(&self, x: f64) -> f64 {
+        MARGIN + (x - self.x0) * self.scale
+    }
+
+    /// The page's y of the imaginary part `y`.
+    fn py(&self, y: f64) -> f64 {
+        self.top + (self.y1 - y) * self.scale
+    }
+}
+
 /// The drawing of the region of `function`, titled with `name`; see the module documentation.
 pub fn svg_of(function: &StabilityFunction, name: &str, eigenvalues: &[C64], h: f64) -> String {
     let points: Vec<C64> = eigenvalues
@@ -44,63 +102,48 @@ pub fn svg_of(function: &StabilityFunction, name: &str, eigenvalues: &[C64], h: 
         .map(|l| l * h)
         .filter(|z| z.re.is_finite() && z.im.is_finite())
         .collect();
-    // The window: the usual extent of the regions of explicit methods around the origin, and
-    // every point with a margin.
-    let mut x0 = points.iter().map(|z| z.re).fold(-3.5, f64::min) * 1.1;
-    let mut x1 = points.iter().map(|z| z.re).fold(1.5, f64::max) * 1.1;
-    let half = points.iter().map(|z| z.im.abs()).fold(3.0, f64::max) * 1.1;
-    let (mut y0, mut y1) = (-half, half);
-    let (plot_w, plot_h) = (WIDTH - 2.0 * MARGIN, HEIGHT - 2.0 * MARGIN - 30.0);
-    // Equal scales: widen whichever range is too narrow for its side.
-    let scale = (plot_w / (x1 - x0)).min(plot_h / (y1 - y0));
-    let (extra_x, extra_y) = (plot_w / scale - (x1 - x0), plot_h / scale - (y1 - y0));
-    x0 -= extra_x / 2.0;
-    x1 += extra_x / 2.0;
-    y0 -= extra_y / 2.0;
-    y1 += extra_y / 2.0;
-    let top = MARGIN + 30.0;
-    let px = |x: f64| MARGIN + (x - x0) * scale;
-    let py = |y: f64| top + (y1 - y) * scale;
-
-    let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" font-size=\"12\">\n",
-        w = WIDTH,
-        h = HEIGHT
-    );
-    out.push_str(&format!(
-        "<rect x=\"0\" y=\"0\" width=\"{WIDTH}\" height=\"{HEIGHT}\" fill=\"#ffffff\"/>\n"
-    ));
-    out.push_str(&format!(
-        "<text class=\"heading\" x=\"{}\" y=\"24\" font-size=\"14\" font-weight=\"bold\">{}</text>\n",
-        coordinate(MARGIN),
-        xml_escape(&format!(
+    let w = Window::around(&points);
+    // The page's size is written in whole numbers, as the picture always was.
+    let mut out = SvgDocument::begin(Page::new(WIDTH, HEIGHT, 12));
+    out.background();
+    out.heading(
+        MARGIN,
+        24,
+        14,
+        &format!(
             "{name}: stability region (shaded) and z = h·λ for h = {}",
             format_number(h)
-        ))
-    ));
+        ),
+    );
     out.push_str(&format!(
         "<text class=\"legend\" x=\"{}\" y=\"44\">filled: stable at h; hollow red: unstable at h; grey: growing mode (Re λ &gt; 0)</text>\n",
         coordinate(MARGIN)
     ));
+    region(&mut out, function, &w);
+    axes(&mut out, &w);
+    eigenvalue_points(&mut out, function, eigenvalues, &points, &w);
+    out.finish()
+}
 
-    // The region, one rectangle per run of stable cells in a row.
-    let (cell_w, cell_h) = ((x1 - x0) / COLUMNS as f64, (y1 - y0) / ROWS as f64);
+/// The stability region, one rectangle per run of stable cells in a row.
+fn region(out: &mut SvgDocument, function: &StabilityFunction, w: &Window) {
+    let (cell_w, cell_h) = ((w.x1 - w.x0) / COLUMNS as f64, (w.y1 - w.y0) / ROWS as f64);
     // Rows overlap a little and edges stay crisp, so no hairline gaps show between them.
     out.push_str("<g class=\"region\" shape-rendering=\"crispEdges\">\n");
     for row in 0..ROWS {
-        let y = y1 - (row as f64 + 0.5) * cell_h;
+        let y = w.y1 - (row as f64 + 0.5) * cell_h;
         let mut start: Option<usize> = None;
         for col in 0..=COLUMNS {
-            let stable = col < COLUMNS && function.is_stable(C64::new(x0 + (col as f64 + 0.5) * cell_w, y));
+            let stable = col < COLUMNS && function.is_stable(C64::new(w.x0 + (col as f64 + 0.5) * cell_w, y));
             match (stable, start) {
                 (true, None) => start = Some(col),
                 (false, Some(s)) => {
                     out.push_str(&format!(
                         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{REGION_FILL}\"/>\n",
-                        coordinate(px(x0 + s as f64 * cell_w)),
-                        coordinate(py(y + 0.5 * cell_h)),
-                        coordinate((col - s) as f64 * cell_w * scale),
-                        coordinate(cell_h * scale + 0.6)
+                        coordinate(w.px(w.x0 + s as f64 * cell_w)),
+                        coordinate(w.py(y + 0.5 * cell_h)),
+                        coordinate((col - s) as f64 * cell_w * w.scale),
+                        coordinate(cell_h * w.scale + 0.6)
                     ));
                     start = None;
                 }
@@ -109,58 +152,68 @@ pub fn svg_of(function: &StabilityFunction, name: &str, eigenvalues: &[C64], h: 
         }
     }
     out.push_str("</g>\n");
+}
 
-    // Frame, axes through the origin, ticks.
+/// The frame, the axes through the origin, the ticks and the axis labels.
+fn axes(out: &mut SvgDocument, w: &Window) {
     out.push_str(&format!(
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#000000\"/>\n",
-        coordinate(px(x0)),
-        coordinate(py(y1)),
-        coordinate(plot_w),
-        coordinate(plot_h)
+        coordinate(w.px(w.x0)),
+        coordinate(w.py(w.y1)),
+        coordinate(w.plot_w),
+        coordinate(w.plot_h)
     ));
-    if (x0..=x1).contains(&0.0) {
-        out.push_str(&line(px(0.0), py(y0), px(0.0), py(y1), "#555555"));
+    if (w.x0..=w.x1).contains(&0.0) {
+        out.push_str(&line(w.px(0.0), w.py(w.y0), w.px(0.0), w.py(w.y1), "#555555"));
     }
-    if (y0..=y1).contains(&0.0) {
-        out.push_str(&line(px(x0), py(0.0), px(x1), py(0.0), "#555555"));
+    if (w.y0..=w.y1).contains(&0.0) {
+        out.push_str(&line(w.px(w.x0), w.py(0.0), w.px(w.x1), w.py(0.0), "#555555"));
     }
-    let step = tick_step((x1 - x0).max(y1 - y0));
-    let mut tick = (x0 / step).ceil() * step;
-    while tick <= x1 {
-        out.push_str(&line(px(tick), py(y0), px(tick), py(y0) + 5.0, "#000000"));
+    let step = tick_step((w.x1 - w.x0).max(w.y1 - w.y0));
+    let mut tick = (w.x0 / step).ceil() * step;
+    while tick <= w.x1 {
+        out.push_str(&line(w.px(tick), w.py(w.y0), w.px(tick), w.py(w.y0) + 5.0, "#000000"));
         out.push_str(&format!(
             "<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-            coordinate(px(tick)),
-            coordinate(py(y0) + 18.0),
+            coordinate(w.px(tick)),
+            coordinate(w.py(w.y0) + 18.0),
             format_number(round_tick(tick, step))
         ));
         tick += step;
     }
-    let mut tick = (y0 / step).ceil() * step;
-    while tick <= y1 {
-        out.push_str(&line(px(x0) - 5.0, py(tick), px(x0), py(tick), "#000000"));
+    let mut tick = (w.y0 / step).ceil() * step;
+    while tick <= w.y1 {
+        out.push_str(&line(w.px(w.x0) - 5.0, w.py(tick), w.px(w.x0), w.py(tick), "#000000"));
         out.push_str(&format!(
             "<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
-            coordinate(px(x0) - 8.0),
-            coordinate(py(tick) + 4.0),
+            coordinate(w.px(w.x0) - 8.0),
+            coordinate(w.py(tick) + 4.0),
             format_number(round_tick(tick, step))
         ));
         tick += step;
     }
     out.push_str(&format!(
         "<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">Re z</text>\n",
-        coordinate(MARGIN + plot_w / 2.0),
+        coordinate(MARGIN + w.plot_w / 2.0),
         coordinate(HEIGHT - 8.0)
     ));
     out.push_str(&format!(
         "<text class=\"axis\" x=\"14\" y=\"{}\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">Im z</text>\n",
-        coordinate(top + plot_h / 2.0),
-        coordinate(top + plot_h / 2.0)
+        coordinate(w.top + w.plot_h / 2.0),
+        coordinate(w.top + w.plot_h / 2.0)
     ));
+}
 
-    // The eigenvalues times h.
+/// The eigenvalues times the step, each with its values as hover text.
+fn eigenvalue_points(
+    out: &mut SvgDocument,
+    function: &StabilityFunction,
+    eigenvalues: &[C64],
+    points: &[C64],
+    w: &Window,
+) {
     out.push_str("<g class=\"eigenvalues\">\n");
-    for (lambda, z) in eigenvalues.iter().zip(&points) {
+    for (lambda, z) in eigenvalues.iter().zip(points) {
         let (color, fill) = if lambda.re > 1e-12 * lambda.norm() {
             (GROWING_POINT, GROWING_POINT)
         } else if function.is_stable(*z) {
@@ -170,8 +223,8 @@ pub fn svg_of(function: &StabilityFunction, name: &str, eigenvalues: &[C64], h: 
         };
         out.push_str(&format!(
             "<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"{fill}\" stroke=\"{color}\" stroke-width=\"2\"><title>{}</title></circle>\n",
-            coordinate(px(z.re)),
-            coordinate(py(z.im)),
+            coordinate(w.px(z.re)),
+            coordinate(w.py(z.im)),
             xml_escape(&format!(
                 "λ = {} {} {}i, h·λ = {} {} {}i",
                 format_number(lambda.re),
@@ -183,8 +236,7 @@ pub fn svg_of(function: &StabilityFunction, name: &str, eigenvalues: &[C64], h: 
             ))
         ));
     }
-    out.push_str("</g>\n</svg>\n");
-    out
+    out.push_str("</g>\n");
 }
 
 fn line(xa: f64, ya: f64, xb: f64, yb: f64, color: &str) -> String {
@@ -214,109 +266,6 @@ fn round_tick(value: f64, step: f64) -> f64 {
     let digits = (-step.log10().floor()).max(0.0) as i32 + 1;
     let factor = 10f64.powi(digits);
     (r * factor).round() / factor
-}
-
-/// The advice as the lines of a report: the time scales and the stiffness, the simulation time,
-/// step and output interval, a table of the methods (stable at the step or not, largest stable
-/// step) and the recommendation with its reason.
-pub fn advice_text(advice: &Advice) -> String {
-    let number = |v: f64| {
-        if v.is_infinite() {
-            "any".to_string()
-        } else {
-            format_number(round_significant(v, 6))
-        }
-    };
-    let s = &advice.scales;
-    let mut out = String::new();
-    out.push_str(&format!(
-        "time scales: T_min = {}, T_max = {}, T_max/T_min = {} ({})\n",
-        number(s.t_min),
-        number(s.t_max),
-        number(s.stiffness),
-        if s.is_stiff() { "stiff" } else { "not stiff" }
-    ));
-    out.push_str(&format!(
-        "simulation time 5·T_max = {}, step min(T_min/10, t_sim/200) = {}, output interval t_sim/200 = {}\n",
-        number(advice.t_sim),
-        number(advice.step),
-        number(advice.interval)
-    ));
-    if advice.growing > 0 {
-        out.push_str(&format!(
-            "{} eigenvalue(s) with a positive real part (growing modes) do not limit the step\n",
-            advice.growing
-        ));
-    }
-    let width = advice
-        .verdicts
-        .iter()
-        .map(|v| v.method.chars().count())
-        .max()
-        .unwrap_or(6)
-        .max(6);
-    out.push_str(&format!("{:width$}  stable at h  largest stable step\n", "method"));
-    for v in &advice.verdicts {
-        out.push_str(&format!(
-            "{:width$}  {:11}  {}\n",
-            v.method,
-            if v.stable { "yes" } else { "no" },
-            number(v.largest_step)
-        ));
-    }
-    if let Some(r) = &advice.recommended {
-        let step = r.step.map(|h| format!(" --step {}", number(h))).unwrap_or_default();
-        out.push_str(&format!("recommended: --solver {}{step}: {}\n", r.method, r.reason));
-    }
-    out
-}
-
-/// The advice as one JSON object (for the `--json` output of an analysis): every number of
-/// [`Advice`], an infinite largest stable step (every step is stable) as `null`.
-pub fn advice_json(advice: &Advice) -> String {
-    let number = |v: f64| {
-        if v.is_finite() {
-            format_number(v)
-        } else {
-            "null".to_string()
-        }
-    };
-    let text = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
-    let verdicts: Vec<String> = advice
-        .verdicts
-        .iter()
-        .map(|v| {
-            format!(
-                "{{\"method\": {}, \"stable\": {}, \"largest_step\": {}, \"implicit\": {}}}",
-                text(&v.method),
-                v.stable,
-                number(v.largest_step),
-                v.implicit
-            )
-        })
-        .collect();
-    let recommended = match &advice.recommended {
-        Some(r) => format!(
-            "{{\"method\": {}, \"step\": {}, \"reason\": {}}}",
-            text(&r.method),
-            r.step.map_or("null".to_string(), number),
-            text(&r.reason)
-        ),
-        None => "null".to_string(),
-    };
-    let s = &advice.scales;
-    format!(
-        "{{\"t_min\": {}, \"t_max\": {}, \"stiffness\": {}, \"stiff\": {}, \"t_sim\": {}, \"step\": {}, \"interval\": {}, \"growing\": {}, \"methods\": [{}], \"recommended\": {recommended}}}",
-        number(s.t_min),
-        number(s.t_max),
-        number(s.stiffness),
-        s.is_stiff(),
-        number(advice.t_sim),
-        number(advice.step),
-        number(advice.interval),
-        advice.growing,
-        verdicts.join(", ")
-    )
 }
 
 /// The advice for a compiled model, judging every named method: its eigenvalues from its

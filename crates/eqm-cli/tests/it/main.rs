@@ -13,6 +13,7 @@ mod explain;
 mod friction;
 mod hostile;
 mod library;
+mod package_check;
 mod pendulum_reference;
 mod projection;
 mod repl;

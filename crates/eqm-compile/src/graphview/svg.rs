@@ -2,9 +2,11 @@
 //! matching in red, the other edges in blue, each equation with its sort number and the
 //! algebraic loops shaded.
 //!
-//! Input: the graph view. Output: a standalone SVG 1.1 document as text. It does no IO.
+//! Input: the graph view. Output: a standalone SVG 1.1 document as text, written with
+//! [`eqm_diag::svg`]. It does no IO.
 
 use super::*;
+use eqm_diag::svg::{Page, SvgDocument};
 
 /// Geometry of one drawing, chosen from the number of rows so that small graphs are roomy and
 /// a few hundred nodes still fit on a tall page with readable text.
@@ -91,38 +93,22 @@ impl Drawing {
     }
 
     pub(super) fn render(&self, view: &GraphView) -> String {
-        let mut out = String::new();
-        out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        let _ = writeln!(
-            out,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" font-size=\"{f}\">",
-            w = num(self.width),
-            h = num(self.height),
-            f = num(self.font)
-        );
-        let _ = writeln!(
-            out,
-            "<title>{}</title>",
-            escape(&format!("{}: equation/variable graph", view.model))
-        );
-        let _ = writeln!(
-            out,
-            "<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>",
-            num(self.width),
-            num(self.height)
-        );
-        let _ = writeln!(
-            out,
-            "<text class=\"heading\" x=\"{}\" y=\"24\" font-size=\"{}\" font-weight=\"bold\">{}</text>",
-            num(MARGIN),
+        let page = Page::new(num(self.width), num(self.height), num(self.font))
+            .titled(&format!("{}: equation/variable graph", view.model))
+            .declared();
+        let mut out = SvgDocument::begin(page);
+        out.background();
+        out.heading(
+            MARGIN,
+            24,
             num(self.font + 3.0),
-            escape(&format!(
+            &format!(
                 "{}: {} equations, {} unknowns, {} edges",
                 view.model,
                 view.equations.len(),
                 view.variables.len(),
                 view.edges.len()
-            ))
+            ),
         );
         let _ = writeln!(
             out,
@@ -197,13 +183,12 @@ impl Drawing {
         }
         out.push_str("</g>\n");
         self.legend(&mut out, view);
-        out.push_str("</svg>\n");
-        out
+        out.finish()
     }
 
     /// Opens a node's group: its hover text (the full text, unless very long) and its circle
     /// in row `index` at `x`. The caller adds the labels and closes the group.
-    pub(super) fn open_node(&self, out: &mut String, x: f64, index: usize, fill: &str, title: &str) {
+    pub(super) fn open_node(&self, out: &mut SvgDocument, x: f64, index: usize, fill: &str, title: &str) {
         let _ = writeln!(out, "<g><title>{}</title>", escape(&shorten(title, TITLE_CHARS)));
         let _ = writeln!(
             out,
@@ -216,7 +201,7 @@ impl Drawing {
 
     /// The legend uses paths and rectangles, not lines and circles, so that the `<line>` and
     /// `<circle>` elements of a drawing are exactly its edges and nodes.
-    pub(super) fn legend(&self, out: &mut String, view: &GraphView) {
+    pub(super) fn legend(&self, out: &mut SvgDocument, view: &GraphView) {
         let rows = view.equations.len().max(view.variables.len()).max(1);
         let mut y = self.top + self.row * rows as f64 + 24.0;
         out.push_str("<g id=\"legend\">\n");

@@ -692,6 +692,20 @@ impl FlatModel {
             .sum()
     }
 
+    /// The variables the when-equations determine, each once: those assigned in the first
+    /// branch of a when-clause (every branch assigns the same ones), as indices of `variables`.
+    pub fn when_assigned(&self) -> std::collections::BTreeSet<u32> {
+        self.whens
+            .iter()
+            .flat_map(|w| w.branches.first())
+            .flat_map(|b| &b.actions)
+            .filter_map(|a| match a {
+                WhenAction::Assign { var, .. } => Some(var.0),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Variables that are unknowns of the simulation (not parameters, constants or top-level
     /// inputs).
     pub fn unknowns(&self) -> impl Iterator<Item = (VarId, &Variable)> {

@@ -37,7 +37,7 @@ mod steady;
 pub use field::JacobianSource;
 pub use modal::{Modal, Mode, Stability, eigenvalues, time_constant};
 pub use nalgebra::{Complex, DMatrix};
-pub use report::{json, sweep_json, sweep_text, text};
+pub use report::{advice_json, advice_text, json, sweep_json, sweep_text, text};
 pub use steady::{Invariant, SolveMethod};
 
 use crate::model::Model;
@@ -183,10 +183,11 @@ impl ModelAnalysis {
     }
 
     /// The advice on stop time, step and method for these eigenvalues, judging every named
-    /// method and `user`'s tableau (see [`crate::stability`]); `None` when no mode has a
+    /// method and `user`'s tableau (see [`eqm_integrators::stability`]); `None` when no mode has a
     /// finite time scale.
-    pub fn advice(&self, user: Option<&eqm_integrators::Method>) -> Option<crate::stability::Advice> {
-        crate::stability::advise(&self.timed_eigenvalues(), &crate::stability::judged_methods(user))
+    pub fn advice(&self, user: Option<&eqm_integrators::Method>) -> Option<eqm_integrators::stability::Advice> {
+        use eqm_integrators::stability::{advise, judged_methods};
+        advise(&self.timed_eigenvalues(), &judged_methods(user))
     }
 
     /// The names of the states, in the order of the rows and columns of `A`.

@@ -1,15 +1,16 @@
 //! The SVG text of a laid-out component diagram.
 //!
 //! Input: the diagram, its scene (boxes, symbols, the edges drawn) and their layout. Output: a
-//! standalone SVG 1.1 document. Every component is one group `<g class="component">` (the
-//! model's own connectors `<g class="connector">`) with its name, full class name, symbol and
-//! box in `data-` attributes, and every connection drawn is one group `<g class="connection">`
-//! with its two ends as written in the connect, so that tests and tools can read the drawing
-//! back; hovering shows the full class name and the description. It places nothing (that is
-//! `layout`) and does no IO.
+//! standalone SVG 1.1 document, written with [`eqm_diag::svg`]. Every component is one group
+//! `<g class="component">` (the model's own connectors `<g class="connector">`) with its name,
+//! full class name, symbol and box in `data-` attributes, and every connection drawn is one
+//! group `<g class="connection">` with its two ends as written in the connect, so that tests and
+//! tools can read the drawing back; hovering shows the full class name and the description. It
+//! places nothing (that is `layout`) and does no IO.
 
 use super::layout::{Layout, Point, PortPlace, Rect, Side};
 use super::{DRAW_LIMIT, Diagram, EdgeKind, LABEL_CHARS, PORT_CHARS, Scene, StockKind, Symbol, short_class};
+use eqm_diag::svg::{Page, SvgDocument};
 use eqm_diag::text::{coordinate as num, shorten, xml_escape as escape};
 use std::fmt::Write as _;
 
@@ -32,7 +33,7 @@ const CONVERTER_RADIUS: f64 = 15.0;
 
 /// The drawing, with the layout shifted by the heading and the margin.
 struct Canvas<'a> {
-    out: String,
+    out: SvgDocument,
     dx: f64,
     dy: f64,
     diagram: &'a Diagram,
@@ -74,27 +75,17 @@ pub(super) fn render(diagram: &Diagram, scene: &Scene, layout: &Layout) -> Strin
         .max(notes.iter().map(|n| n.chars().count()).max().unwrap_or(0) as f64 * 7.2 + 2.0 * MARGIN)
         .max(legend_width + 2.0 * MARGIN);
     let height = legend_top + 20.0 * legend.len() as f64 + MARGIN;
+    let page = Page::new(num(width), num(height), num(FONT))
+        .titled(&format!("{}: component diagram", diagram.model))
+        .declared();
     let mut c = Canvas {
-        out: String::new(),
+        out: SvgDocument::begin(page),
         dx: MARGIN,
         dy: top,
         diagram,
         scene,
         layout,
     };
-    c.out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        c.out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" font-size=\"{f}\">",
-        w = num(width),
-        h = num(height),
-        f = num(FONT)
-    );
-    let _ = writeln!(
-        c.out,
-        "<title>{}</title>",
-        escape(&format!("{}: component diagram", diagram.model))
-    );
     c.out.push_str("<defs>\n");
     for (id, colour) in [("arrow-signal", SIGNAL), ("arrow-info", INFO)] {
         let _ = writeln!(
@@ -103,18 +94,8 @@ pub(super) fn render(diagram: &Diagram, scene: &Scene, layout: &Layout) -> Strin
         );
     }
     c.out.push_str("</defs>\n");
-    let _ = writeln!(
-        c.out,
-        "<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>",
-        num(width),
-        num(height)
-    );
-    let _ = writeln!(
-        c.out,
-        "<text class=\"heading\" x=\"{}\" y=\"26\" font-size=\"15\" font-weight=\"bold\">{}</text>",
-        num(MARGIN),
-        escape(&heading)
-    );
+    c.out.background();
+    c.out.heading(MARGIN, 26, 15, &heading);
     for (i, note) in notes.iter().enumerate() {
         let _ = writeln!(
             c.out,
@@ -127,8 +108,7 @@ pub(super) fn render(diagram: &Diagram, scene: &Scene, layout: &Layout) -> Strin
     c.connections();
     c.components();
     c.legend(&legend, legend_top);
-    c.out.push_str("</svg>\n");
-    c.out
+    c.out.finish()
 }
 
 impl Canvas<'_> {

@@ -1,5 +1,9 @@
-//! Layering: which edges decide the layers, the satellites kept out of them, cycles broken by
-//! reversing edges, longest-path layers and the dummy boxes of long edges.
+//! The layers of a part: which edges decide them, the satellites kept out of them, the edges
+//! reversed to break cycles, the longest-path layering and the dummy boxes that carry an edge
+//! across the layers it spans.
+//!
+//! Input: a [`Part`] of the graph. Output: its boxes' layers and the segments between
+//! neighbouring layers, kept in the part. It orders no layer and places nothing.
 
 use super::*;
 
@@ -258,7 +262,7 @@ pub(super) fn meeting_order(
     starts: impl IntoIterator<Item = usize>,
     skip: &[bool],
 ) -> Vec<usize> {
-    fn enter(v: usize, stack: &mut Vec<(usize, usize)>, met: &mut [bool], order: &mut Vec<usize>) {
+    pub(super) fn enter(v: usize, stack: &mut Vec<(usize, usize)>, met: &mut [bool], order: &mut Vec<usize>) {
         met[v] = true;
         order.push(v);
         stack.push((v, 0));

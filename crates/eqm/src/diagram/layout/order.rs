@@ -1,5 +1,7 @@
-//! The order of the boxes in each layer: a depth-first start, barycentre sweeps, and the
-//! count of crossings that picks the best order.
+//! The order of the boxes in each layer: a depth-first order along the segments, then
+//! barycentre sweeps, the order with the fewest crossings kept.
+//!
+//! Input: a layered [`Part`]. Output: the boxes of each layer in order. It places nothing.
 
 use super::*;
 

@@ -1,9 +1,84 @@
-//! Routing: tracks for the vertical segments between layers, the orthogonal route of each
-//! edge, and the rows of satellites above and below the layers.
+//! The routes of the edges and the final rectangles: the ports on the boxes' sides, the tracks
+//! of the vertical segments between two layers, the orthogonal polylines, and the satellites
+//! in rows above and below the layers.
+//!
+//! Input: a [`Part`] with its layers in order and its vertical positions. Output: the part's
+//! [`Placed`] boxes, ports and routes. It changes no layer or order.
 
 use super::*;
 
 impl Part<'_> {
+    /// The ports at the first and the last box of edge `k`'s chain (its `to` port first when
+    /// the chain runs against the edge).
+    pub(super) fn chain_ports(&self, k: usize) -> (Option<u32>, Option<u32>) {
+        let e = self.spec(k);
+        if self.chains[k].1 {
+            (e.to_port, e.from_port)
+        } else {
+            (e.from_port, e.to_port)
+        }
+    }
+
+    /// Columns, tracks, routes and satellites: the finished part in its own coordinates, with
+    /// its top left corner at (0, 0).
+    pub(super) fn finish(
+        &self,
+        layers: &[Vec<usize>],
+        ports: &SidePorts,
+        anchor: &[f64],
+        satellite: &[bool],
+    ) -> Placed {
+        let (ends, places) = self.place_ports(ports, anchor);
+        let (tracks, tracks_in_gap) = self.assign_tracks(layers.len(), &ends);
+        let columns = Columns::new(self, layers, &tracks_in_gap);
+        let mut boxes = vec![Rect::default(); self.real];
+        for (l, layer) in layers.iter().enumerate() {
+            for &v in layer.iter().filter(|&&v| v < self.real) {
+                let (w, h, _) = self.size[v];
+                boxes[v] = Rect {
+                    x: columns.x[l] + (columns.width[l] - w) / 2.0,
+                    y: anchor[v] - self.anchor_offset(v),
+                    w,
+                    h,
+                };
+            }
+        }
+        let routes = (0..self.edges.len())
+            .map(|k| self.route(k, &boxes, &columns, &tracks, &ends))
+            .collect();
+        self.place_satellites(&mut boxes, satellite);
+        Placed::at_origin(boxes, places, routes)
+    }
+
+    /// The height of every port: the ports of a side in the order of their other ends, spread
+    /// around the middle of the side's port region.
+    pub(super) fn place_ports<'s>(&self, ports: &SidePorts, anchor: &'s [f64]) -> (Ends<'s>, Vec<PortPlace>) {
+        let mut ends = Ends {
+            anchor,
+            port_y: BTreeMap::new(),
+        };
+        let mut places = Vec::new();
+        for (&(v, side), list) in ports {
+            let mut sorted: Vec<(f64, u32)> = list
+                .iter()
+                .map(|(port, others)| {
+                    let mean = others.iter().map(|&o| anchor[o]).sum::<f64>() / others.len().max(1) as f64;
+                    (mean, *port)
+                })
+                .collect();
+            sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let first = anchor[v] - (sorted.len() as f64 - 1.0) * PORT_PITCH / 2.0;
+            for (i, &(_, port)) in sorted.iter().enumerate() {
+                let y = first + i as f64 * PORT_PITCH;
+                ends.port_y.insert((v, side, port), y);
+                if v < self.real {
+                    places.push(PortPlace { node: v, port, side, y });
+                }
+            }
+        }
+        (ends, places)
+    }
+
     /// Tracks for the vertical segments of the routes in each gap between two layers: a net is
     /// the segments of a gap that share an end, and nets whose spans overlap get different
     /// tracks (interval partitioning, the track that is free soonest first). Returns the track
