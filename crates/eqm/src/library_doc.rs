@@ -93,9 +93,12 @@ pub struct Parameter {
 }
 
 /// Every class of the standard library's packages, in the order of the source files, and the
-/// diagnostics of parsing them (empty when the library is sound).
-pub fn library_classes() -> (Vec<LibraryClass>, Vec<Diagnostic>) {
+/// diagnostics of parsing them (empty when the library is sound); the files named in
+/// `replacements` (each `(file name, text)`, see [`crate::Session::with_stdlib_replaced`]) read
+/// from their texts there.
+pub fn library_classes(replacements: &[(String, String)]) -> (Vec<LibraryClass>, Vec<Diagnostic>) {
     let mut sources = Sources::new();
+    sources.stdlib_replacements = replacements.to_vec();
     sources.add_embedded_stdlib();
     let library: Vec<&ast::StoredDefinition> = sources.library.iter().map(|(_, f)| f).collect();
     let table = ClassTable::build(&library, &[]);

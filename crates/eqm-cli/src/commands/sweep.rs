@@ -1,81 +1,43 @@
-//! `eqm run --sweep`: the command line's part of a parameter sweep. It checks the axes, hands
-//! them to the library (`eqm::sweep`), writes the one CSV table and the plot, and maps the
-//! outcome to an exit code: 2 for a usage error (an axis named twice, too many runs, an
-//! unwritable file), 1 for the model's errors, 3 when a run failed (every run's rows are
-//! still written).
+//! `eqm run --sweep` (and the REPL's `:run --sweep`): the command line's part of a parameter
+//! sweep. It hands the axes to the library (`eqm::sweep`, which checks them and decides the
+//! threads and the stop time), writes the one CSV table and the plot, and maps the outcome to
+//! an exit code: 2 for a usage error (an axis named twice, too many runs, an unwritable file),
+//! 1 for the model's errors, 3 when a run failed (every run's rows are still written).
 
-use crate::{EXIT_SIMULATION, RunArgs, finish, plot, print_timings, usage};
-use eqm::sweep::{MAX_SWEEP_RUNS, SweepAxis};
-use eqm::{ModelOptions, RunError, RunSettings, Session};
+use crate::args::RunArgs;
+use crate::commands::run::check_plot_file;
+use crate::load;
+use crate::output::{EXIT_SIMULATION, finish, print_notes, print_timings, usage};
+use crate::plot;
+use eqm::{ModelOptions, RunError, Session, SweepError};
 use std::process::ExitCode;
 
-/// The value parser of `--sweep`.
-pub(crate) fn parse_axis(s: &str) -> Result<SweepAxis, String> {
-    SweepAxis::parse(s)
-}
-
-/// The usage errors of sweep axes: a parameter named twice, or also given with `--param`, or
-/// more combinations than a sweep may have.
-pub(crate) fn check_axes(axes: &[SweepAxis], options: &ModelOptions) -> Result<(), String> {
-    for (i, axis) in axes.iter().enumerate() {
-        if axes[..i].iter().any(|a| a.name == axis.name) {
-            return Err(format!("--sweep names `{}` twice", axis.name));
-        }
-        if options.parameters.iter().any(|(n, _)| *n == axis.name) {
-            return Err(format!("`{}` is given both by --param and by --sweep", axis.name));
-        }
-    }
-    let runs = eqm::sweep::run_count(axes);
-    if runs > MAX_SWEEP_RUNS as f64 {
-        return Err(format!(
-            "the sweep asks for {} runs, more than the {MAX_SWEEP_RUNS} it may run",
-            eqm::format_number(runs)
-        ));
-    }
-    Ok(())
-}
-
-/// Runs the sweep `run.sweep` of `model` with `settings` (whose variables this completes with
-/// the plotted ones).
+/// Runs the sweep `run.sweep` of `model` with the settings of `run`, the plotted variables
+/// among the columns.
 pub(crate) fn run(
     session: &mut Session,
     model: Option<&str>,
     run: &RunArgs,
     options: &ModelOptions,
-    mut settings: RunSettings,
     color: bool,
     timings: bool,
 ) -> ExitCode {
-    let axes = &run.sweep;
-    if let Err(message) = check_axes(axes, options) {
-        return usage(message);
-    }
-    if let Some(path) = &run.plot_out
-        && path.extension().is_none_or(|e| e != "svg" && e != "png")
-    {
-        return usage(format!("{}: a plot file must end in .svg or .png", path.display()));
-    }
-    if let (Some(list), Some(plot)) = (&mut settings.variables, &run.plot) {
-        for name in plot {
-            if !list.contains(name) {
-                list.push(name.clone());
-            }
-        }
-    }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let started = std::time::Instant::now();
-    let sweep = if session.has_errors() {
-        None
-    } else {
-        eqm::sweep::sweep(session, model, options, axes, &settings, threads)
+    let settings = match load::run_settings(run) {
+        Ok(settings) => settings.with_plotted(run.plot.as_deref().unwrap_or_default()),
+        Err(message) => return usage(message),
     };
-    let Some(sweep) = sweep else {
-        return finish(session, color);
+    let axes = &run.sweep;
+    if let Err(code) = check_plot_file(run.plot_out.as_deref()) {
+        return code;
+    }
+    let started = std::time::Instant::now();
+    let sweep = match eqm::sweep::sweep(session, model, options, axes, &settings, None) {
+        Ok(sweep) => sweep,
+        Err(SweepError::Axes(message)) => return usage(message),
+        Err(SweepError::Model) => return finish(session, color),
     };
     session.record_time("sweep", started.elapsed());
-    for note in &sweep.notes {
-        eprintln!("note: {note}");
-    }
+    print_notes(&sweep.notes);
     if timings {
         eprintln!(
             "{} runs on {} thread(s), {} compilation(s)",
