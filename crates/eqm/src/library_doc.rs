@@ -1,7 +1,7 @@
 //! The reference of the standard library, generated from the library itself.
 //!
-//! Input: the standard library as `eqm` reads it (the embedded `stdlib/*.eqm` files, or those of
-//! `$EQM_STDLIB_DIR`), parsed and entered into the same class table that flattening uses.
+//! Input: the standard library as `eqm` reads it (the embedded `stdlib/*.eqm` files, or the
+//! replacements of them a front end read), parsed and entered into the same class table that flattening uses.
 //! Output: [`library_classes`], one [`LibraryClass`] per class of every package (and one per
 //! constant a package declares), with its kind, its connectors, its parameters and its
 //! description string, each connector's and parameter's type found by the real class lookup

@@ -1,8 +1,9 @@
 //! `eqm analyze` (and the REPL's `:analyze`): has the library compile the model as its analysis
-//! needs it (`Session::compile_for_analysis`: the state-space form, its own inputs and outputs),
-//! asks for its analysis (`eqm::analyze`) and the advice on stop time, step and method (`eqm::stability`), and prints
-//! the report or its JSON, draws the eigenvalues over a method's stability region (`--svg`), or
-//! tabulates the analysis across parameter values (`--sweep`). Exit codes: 0 when the analysis
+//! needs it (`Session::compile_for_analysis`: the state-space form, its own inputs and
+//! outputs), asks for its analysis (`eqm::analyze`) and the advice on stop time, step and
+//! method (`eqm::stability`), and prints the report or its JSON, draws the eigenvalues over a
+//! method's stability region (`--svg`), or tabulates the analysis across parameter values
+//! (`--sweep`). Exit codes: 0 when the analysis
 //! ran, whatever it found (no steady state, an unstable one, a singular system are results,
 //! stated in the report); 1 for a model that is wrong or that the analysis cannot handle
 //! (`E08xx`); 2 for usage errors; 3 when the simulation that `--at` needs fails.
@@ -23,7 +24,8 @@ pub(crate) fn main(args: &ModelArgs, analyze: &AnalyzeArgs, timings: bool) -> Ex
     run(&mut session, args.model.as_deref(), analyze, options, color(), timings)
 }
 
-/// Runs `eqm analyze`; see the module documentation.
+/// Analyses `model` of `session` with the options `args` (the model's parameter values in
+/// `options`) and prints the outcome; see the module documentation.
 pub(crate) fn run(
     session: &mut Session,
     model: Option<&str>,

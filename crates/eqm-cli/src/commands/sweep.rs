@@ -9,7 +9,7 @@ use crate::commands::run::check_plot_file;
 use crate::load;
 use crate::output::{EXIT_SIMULATION, finish, print_notes, print_timings, usage};
 use crate::plot;
-use eqm::{ModelOptions, RunError, Session, SweepError};
+use eqm::{ModelOptions, RunError, Session, SweepAxis, SweepError};
 use std::process::ExitCode;
 
 /// Runs the sweep `run.sweep` of `model` with the settings of `run`, the plotted variables
@@ -63,40 +63,10 @@ pub(crate) fn run(
         return usage(message);
     }
     // How the runs ended: the model's warnings once each, then every failure.
-    let mut failed = 0;
-    let mut reported: Vec<String> = Vec::new();
-    let label = |values: &[f64]| -> String {
-        axes.iter()
-            .zip(values)
-            .map(|(a, v)| format!("{}={}", a.name, eqm::format_number(*v)))
-            .collect::<Vec<_>>()
-            .join(", ")
+    let failed = match report_outcomes(session, &sweep, color) {
+        Ok(failed) => failed,
+        Err(code) => return code,
     };
-    for r in &sweep.runs {
-        let warnings = match &r.outcome {
-            Ok(summary) => summary.warnings.clone(),
-            Err(RunError::Failed { warnings, .. }) => warnings.clone(),
-            Err(_) => Vec::new(),
-        };
-        for w in warnings {
-            if !reported.contains(&w.message) {
-                reported.push(w.message.clone());
-                session.push_diagnostic(w);
-            }
-        }
-        match &r.outcome {
-            Ok(_) => {}
-            Err(RunError::Settings(message)) => return usage(message.clone()),
-            Err(RunError::Model(d)) => {
-                session.push_diagnostic((**d).clone());
-                return finish(session, color);
-            }
-            Err(e) => {
-                failed += 1;
-                eprintln!("error: the run with {} failed: {e}", label(&r.values));
-            }
-        }
-    }
     let mut code = finish(session, color);
     if failed > 0 {
         eprintln!("error: {failed} of {} runs failed", sweep.runs.len());
@@ -108,7 +78,7 @@ pub(crate) fn run(
             for r in &sweep.runs {
                 let Some(values) = r.column(name) else { continue };
                 series.push(plot::Series {
-                    name: format!("{name} ({})", label(&r.values)),
+                    name: format!("{name} ({})", label(&sweep.axes, &r.values)),
                     unit: None,
                     points: r.time.iter().copied().zip(values).collect(),
                 });
@@ -124,4 +94,47 @@ pub(crate) fn run(
         print_timings(session);
     }
     code
+}
+
+/// The values of a run of the sweep over `axes`, for messages and legends: `k=1, m=2`.
+fn label(axes: &[SweepAxis], values: &[f64]) -> String {
+    axes.iter()
+        .zip(values)
+        .map(|(a, v)| format!("{}={}", a.name, eqm::format_number(*v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Reports how the runs of `sweep` ended: the model's warnings once each (kept in the session),
+/// and a line for every run that failed. Returns the number of failed runs, or the exit code
+/// when a run was refused for a setting or for the model's error (which every run shares).
+fn report_outcomes(session: &mut Session, sweep: &eqm::Sweep, color: bool) -> Result<usize, ExitCode> {
+    let mut failed = 0;
+    let mut reported: Vec<String> = Vec::new();
+    for r in &sweep.runs {
+        let warnings = match &r.outcome {
+            Ok(summary) => summary.warnings.clone(),
+            Err(RunError::Failed { warnings, .. }) => warnings.clone(),
+            Err(_) => Vec::new(),
+        };
+        for w in warnings {
+            if !reported.contains(&w.message) {
+                reported.push(w.message.clone());
+                session.push_diagnostic(w);
+            }
+        }
+        match &r.outcome {
+            Ok(_) => {}
+            Err(RunError::Settings(message)) => return Err(usage(message.clone())),
+            Err(RunError::Model(d)) => {
+                session.push_diagnostic((**d).clone());
+                return Err(finish(session, color));
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("error: the run with {} failed: {e}", label(&sweep.axes, &r.values));
+            }
+        }
+    }
+    Ok(failed)
 }

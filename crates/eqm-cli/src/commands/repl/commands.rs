@@ -31,45 +31,15 @@ impl Repl {
         let rest = rest.trim();
         let args = words(rest);
         match name {
-            "load" | "l" => {
-                if args.is_empty() {
-                    return eprintln!("error: `:load` needs one or more files");
-                }
-                let files: Vec<PathBuf> = args.iter().map(PathBuf::from).collect();
-                self.load_files(&files);
-                let models: Vec<String> = self.session.models().into_iter().map(|m| m.name).collect();
-                println!(
-                    "models: {}",
-                    if models.is_empty() {
-                        "none".to_string()
-                    } else {
-                        models.join(", ")
-                    }
-                );
-            }
+            "load" | "l" => self.load(&args),
             "reload" | "r" => {
                 self.rebuild();
                 println!("reloaded {} file(s)", self.files.len());
             }
             "models" => self.models(),
             "use" => self.use_model(&args),
-            "check" => {
-                let options = self.options();
-                if let Some(c) = self.session.check(self.current.as_deref(), &options) {
-                    println!(
-                        "{}: {} variables, {} equations: no errors",
-                        c.model, c.variables, c.equations
-                    );
-                }
-                self.report();
-            }
-            "flatten" => {
-                let options = self.options();
-                if let Some(flat) = self.session.flatten(self.current.as_deref(), &options) {
-                    print!("{}", flat.print());
-                }
-                self.report();
-            }
+            "check" => self.check(),
+            "flatten" => self.flatten(),
             "explain" => self.explain(&args),
             "analyze" => match AnalyzeLine::try_parse_from(&args) {
                 Ok(line) => {
@@ -129,6 +99,43 @@ impl Repl {
                 }
             }
         }
+    }
+
+    /// `:load FILE...`: adds the files and lists the session's models.
+    fn load(&mut self, args: &[String]) {
+        if args.is_empty() {
+            return eprintln!("error: `:load` needs one or more files");
+        }
+        let files: Vec<PathBuf> = args.iter().map(PathBuf::from).collect();
+        self.load_files(&files);
+        let models: Vec<String> = self.session.models().into_iter().map(|m| m.name).collect();
+        println!(
+            "models: {}",
+            if models.is_empty() {
+                "none".to_string()
+            } else {
+                models.join(", ")
+            }
+        );
+    }
+
+    fn check(&mut self) {
+        let options = self.options();
+        if let Some(c) = self.session.check(self.current.as_deref(), &options) {
+            println!(
+                "{}: {} variables, {} equations: no errors",
+                c.model, c.variables, c.equations
+            );
+        }
+        self.report();
+    }
+
+    fn flatten(&mut self) {
+        let options = self.options();
+        if let Some(flat) = self.session.flatten(self.current.as_deref(), &options) {
+            print!("{}", flat.print());
+        }
+        self.report();
     }
 
     fn models(&self) {

@@ -12,8 +12,10 @@
 //! also for typed-in text, which is named `<input N>` after the entry's number. An error never
 //! ends the session; the exit code is 0 unless the script cannot be read.
 //!
-//! Everything about models goes through the `eqm` library; this module parses lines and prints
-//! (`commands` the colon commands, `eval` expressions over a run, `interactive` the editor).
+//! Everything about models goes through the public API of the `eqm` library (typed text through
+//! `eqm::input`); this module keeps the session's state, parses lines and prints (`commands` the
+//! colon commands, `runs` `:run` and `:sweep`, `help` the list of commands, `eval` expressions
+//! over a run, `interactive` the editor).
 //! Parameter and start values set with `:set` are kept here and given to every compilation of
 //! the current model, so that `:reload` and a structural change keep them where they still apply.
 //! What is not done: sweeps kept as named runs (`:sweep` prints a table), and stopping a run
