@@ -71,6 +71,34 @@ impl RunSettings {
         self
     }
 
+    /// Checks that the output `interval` over `[start, stop]` asks for at most the rows
+    /// allowed (`E0716` at the model's interval when it comes from the experiment).
+    fn check_rows(&self, experiment: &Experiment, start: f64, stop: f64, interval: f64) -> Result<(), RunError> {
+        let usage = |message: String| Err(RunError::Settings(message));
+        let span = stop - start;
+        let max_rows = self.max_rows.unwrap_or(DEFAULT_MAX_ROWS);
+        let rows = (span / interval).floor() + 1.0;
+        if rows <= max_rows as f64 {
+            return Ok(());
+        }
+        let number = eqm_diag::text::format_number;
+        let message = format!(
+            "the output interval {} over [{}, {}] asks for {} rows, more than the limit of {max_rows}",
+            number(interval),
+            number(start),
+            number(stop),
+            number(rows)
+        );
+        match (self.interval, experiment.spans.interval.or(experiment.spans.step)) {
+            (None, Some(at)) => Err(RunError::Model(Box::new(
+                Diagnostic::error("E0716", message, at, "this interval").with_help(
+                    "give a larger interval (--interval on the command line overrides this one), or raise the limit with --max-rows",
+                ),
+            ))),
+            _ => usage(format!("{message} (--max-rows raises the limit)")),
+        }
+    }
+
     /// The run options for a model with `experiment`, and notes on settings that have no
     /// effect (a step given to a method that always controls its step size).
     pub(crate) fn resolve(&self, experiment: &Experiment) -> Result<(RunOptions, Vec<String>), RunError> {
@@ -102,26 +130,7 @@ impl RunSettings {
                 return usage(format!("{name} must be a positive number, not {value}"));
             }
         }
-        let max_rows = self.max_rows.unwrap_or(DEFAULT_MAX_ROWS);
-        let rows = (span / interval).floor() + 1.0;
-        if rows > max_rows as f64 {
-            let number = eqm_diag::text::format_number;
-            let message = format!(
-                "the output interval {} over [{}, {}] asks for {} rows, more than the limit of {max_rows}",
-                number(interval),
-                number(start),
-                number(stop),
-                number(rows)
-            );
-            return match (self.interval, experiment.spans.interval.or(experiment.spans.step)) {
-                (None, Some(at)) => Err(RunError::Model(Box::new(
-                    Diagnostic::error("E0716", message, at, "this interval").with_help(
-                        "give a larger interval (--interval on the command line overrides this one), or raise the limit with --max-rows",
-                    ),
-                ))),
-                _ => usage(format!("{message} (--max-rows raises the limit)")),
-            };
-        }
+        self.check_rows(experiment, start, stop, interval)?;
         // The command line's step, else the model's (`__eqm(step = h)`), as if it had been given.
         let given_step = self.step.or(experiment.step);
         let step = given_step.unwrap_or_else(|| {

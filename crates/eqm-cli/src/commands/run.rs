@@ -11,7 +11,7 @@ use crate::commands::sweep;
 use crate::load;
 use crate::output::{color, failure, finish, print_notes, print_timings, report_run, usage};
 use crate::plot;
-use eqm::{Model, ModelOptions, RunError, RunPlan, RunReport, Session};
+use eqm::{Model, ModelOptions, RunError, RunPlan, RunReport, RunSettings, Session};
 use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
@@ -24,11 +24,15 @@ pub(crate) fn main(args: &ModelArgs, run: &RunArgs, timings: bool) -> ExitCode {
         Err(code) => return code,
     };
     options.index_form = run.index_reduction;
+    let settings = match load::run_settings(run) {
+        Ok(settings) => settings,
+        Err(message) => return usage(message),
+    };
     let model = args.model.as_deref();
     if !run.sweep.is_empty() {
-        return sweep::run(&mut session, model, run, &options, color, timings);
+        return sweep::run(&mut session, model, run, &options, settings, color, timings);
     }
-    simulate(&mut session, model, run, &options, color, timings)
+    simulate(&mut session, model, run, &options, &settings, color, timings)
 }
 
 /// Whether `path` names a plot file EQM can write (`.svg` or `.png`); the usage error if not.
@@ -42,20 +46,17 @@ pub(crate) fn check_plot_file(path: Option<&Path>) -> Result<(), ExitCode> {
     }
 }
 
-/// Compiles `model`, plans the run, and streams its rows to the output; see the module
-/// documentation.
+/// Compiles `model`, plans the run with `settings`, and streams its rows to the output; see
+/// the module documentation.
 fn simulate(
     session: &mut Session,
     model: Option<&str>,
     run: &RunArgs,
     options: &ModelOptions,
+    settings: &RunSettings,
     color: bool,
     timings: bool,
 ) -> ExitCode {
-    let settings = match load::run_settings(run) {
-        Ok(settings) => settings,
-        Err(message) => return usage(message),
-    };
     let compiled = if session.has_errors() {
         None
     } else {
@@ -65,7 +66,7 @@ fn simulate(
         return finish(session, color);
     };
     let plotted = run.plot.clone().unwrap_or_default();
-    let (notes, plan) = model.plan_run(&settings, &plotted);
+    let (notes, plan) = model.plan_run(settings, &plotted);
     print_notes(&notes);
     let plan = match plan {
         Ok(plan) => plan,

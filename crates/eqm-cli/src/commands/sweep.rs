@@ -6,26 +6,23 @@
 
 use crate::args::RunArgs;
 use crate::commands::run::check_plot_file;
-use crate::load;
 use crate::output::{EXIT_SIMULATION, finish, print_notes, print_timings, usage};
 use crate::plot;
-use eqm::{ModelOptions, RunError, Session, SweepAxis, SweepError};
+use eqm::{ModelOptions, RunError, RunSettings, Session, SweepAxis, SweepError};
 use std::process::ExitCode;
 
-/// Runs the sweep `run.sweep` of `model` with the settings of `run`, the plotted variables
-/// among the columns.
+/// Runs the sweep `run.sweep` of `model` with `settings` (those of `run`), the plotted
+/// variables among the columns.
 pub(crate) fn run(
     session: &mut Session,
     model: Option<&str>,
     run: &RunArgs,
     options: &ModelOptions,
+    settings: RunSettings,
     color: bool,
     timings: bool,
 ) -> ExitCode {
-    let settings = match load::run_settings(run) {
-        Ok(settings) => settings.with_plotted(run.plot.as_deref().unwrap_or_default()),
-        Err(message) => return usage(message),
-    };
+    let settings = settings.with_plotted(run.plot.as_deref().unwrap_or_default());
     let axes = &run.sweep;
     if let Err(code) = check_plot_file(run.plot_out.as_deref()) {
         return code;

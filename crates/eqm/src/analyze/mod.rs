@@ -390,6 +390,41 @@ fn steady_warnings(steady: &Steady, a: &DMatrix<f64>, j0: &DMatrix<f64>, invaria
     warnings
 }
 
+/// An instance of `model`'s program with its parameter values and the start values of the
+/// search (`options.from` after the model's own), and the start point: the states the
+/// initialization gives at the start time, and that time.
+fn start_point<'m>(model: &'m Model, options: &AnalyzeOptions) -> Result<(Instance<'m>, Vec<f64>, f64), RunError> {
+    let run_options = model.run_options(&RunSettings::default(), &options.from)?;
+    let mut instance = Instance::new(model.program()).map_err(|d| RunError::Model(Box::new(d)))?;
+    for (name, value) in &run_options.params {
+        instance
+            .set_param(name, *value)
+            .map_err(|d| RunError::Model(Box::new(d)))?;
+    }
+    instance.set_start_values(&run_options.starts);
+    let (x0, _) = eqm_sim::initial::initial_states(&mut instance, model.init_program(), &run_options)?;
+    Ok((instance, x0, run_options.start))
+}
+
+/// The notes on the point analysed at `probe`: relations and discrete variables held (a model
+/// with `events`), time fixed at `time` (a model that depends on time explicitly).
+fn point_notes(field: &mut Field<'_, '_>, probe: &[f64], events: bool, time: f64) -> Vec<String> {
+    let mut notes = Vec::new();
+    if events {
+        notes.push(
+            "the model has events: its relations are held at their values at the point analysed, and discrete variables at their values at the start"
+                .to_string(),
+        );
+    }
+    if depends_on_time(field, probe) {
+        notes.push(format!(
+            "the model depends on time explicitly (a source): the field is taken with time fixed at {}",
+            crate::format_number(time)
+        ));
+    }
+    notes
+}
+
 /// Analyses `model`; see the module documentation.
 pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnalysis, RunError> {
     refuse_unsupported(model)?;
@@ -408,26 +443,10 @@ pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnaly
         Some(t) => Some(state_at(model, options, t)?),
         None => None,
     };
-    let run_options = model.run_options(&RunSettings::default(), &options.from)?;
     let program = model.program();
     let states = state_infos(program);
-    let mut instance = Instance::new(program).map_err(|d| RunError::Model(Box::new(d)))?;
-    for (name, value) in &run_options.params {
-        instance
-            .set_param(name, *value)
-            .map_err(|d| RunError::Model(Box::new(d)))?;
-    }
-    instance.set_start_values(&run_options.starts);
-    let (x0, _) = eqm_sim::initial::initial_states(&mut instance, model.init_program(), &run_options)?;
-    let t0 = run_options.start;
+    let (mut instance, x0, t0) = start_point(model, options)?;
     let time = options.at.unwrap_or(t0);
-    let events = !program.events().is_empty();
-    if events {
-        notes.push(
-            "the model has events: its relations are held at their values at the point analysed, and discrete variables at their values at the start"
-                .to_string(),
-        );
-    }
     let failed = |f: eqm_ir::failure::EvalFailure| RunError::Failed {
         time,
         message: "the model could not be evaluated for the analysis".to_string(),
@@ -442,12 +461,7 @@ pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnaly
         set_relations(&mut field, x);
     }
     let probe = at_state.clone().unwrap_or_else(|| x0.clone());
-    if depends_on_time(&mut field, &probe) {
-        notes.push(format!(
-            "the model depends on time explicitly (a source): the field is taken with time fixed at {}",
-            crate::format_number(time)
-        ));
-    }
+    notes.extend(point_notes(&mut field, &probe, !program.events().is_empty(), time));
     let model_name = program.symbols().model().to_string();
     if states.is_empty() {
         return Ok(stateless(&mut field, &probe, model_name, time, x0, notes));

@@ -63,6 +63,7 @@ impl Repl {
                 self.current.as_deref(),
                 &run,
                 &options,
+                settings,
                 self.color,
                 self.timings,
             );
