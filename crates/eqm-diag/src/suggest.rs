@@ -59,6 +59,6 @@ mod tests {
         // `sign` and `sin` are both one edit from `sinn`; `sin` is the more common.
         assert_eq!(did_you_mean("sinn", ["sign", "sin", "sinh"]), Some("sin"));
         // Nearer wins over more common.
-        assert_eq!(did_you_mean("sgn", ["sign", "sin", "sinh"]), Some("sign"));
+        assert_eq!(did_you_mean("signn", ["sign", "sin", "sinh"]), Some("sign"));
     }
 }
