@@ -6,7 +6,8 @@
 //! [`Sources::flatten`]'s flat model (or [`Sources::diagram`]'s component diagram) with the
 //! diagnostics of name resolution and flattening.
 //! The library is the embedded standard library (only the packages the texts mention, see
-//! [`Sources::add_embedded_stdlib_used_by`]) and any files a front end adds with
+//! [`Sources::add_embedded_stdlib_used_by`]; a file of it may be replaced by a text the front
+//! end read, [`Sources::stdlib_replacements`]) and any files a front end adds with
 //! [`Sources::add_library_file`]. Nothing here reads files: the data files a model names
 //! (`readMatrix`) are read through the [`ReadFile`] a front end gives ([`Sources::reader`]).
 
@@ -31,6 +32,10 @@ pub struct Sources {
     /// How the data files the models name (`readMatrix`) are read; without one, such a model
     /// is reported as unable to read them.
     pub reader: Option<Arc<dyn ReadFile>>,
+    /// Texts that replace embedded standard-library files, each `(file name, text)` such as
+    /// `("Mechanics.eqm", ...)` (see [`crate::stdlib::file_text`]); set before the library is
+    /// added.
+    pub stdlib_replacements: Vec<(String, String)>,
 }
 
 impl Sources {
@@ -62,7 +67,8 @@ impl Sources {
     /// Adds every package of the standard library.
     pub fn add_embedded_stdlib(&mut self) {
         for (k, (name, _)) in crate::stdlib::FILES.iter().enumerate() {
-            self.add_library_file(format!("<stdlib>/{name}"), crate::stdlib::file_text(k));
+            let text = crate::stdlib::file_text(k, &self.stdlib_replacements).to_string();
+            self.add_library_file(format!("<stdlib>/{name}"), text);
         }
     }
 
@@ -73,8 +79,8 @@ impl Sources {
         use eqm_syntax::lexer::Token;
         use logos::Logos;
         let packages = crate::stdlib::PACKAGES;
-        // Each needed package's text, read once (from `EQM_STDLIB_DIR` it is a file).
-        let mut needed: Vec<Option<std::borrow::Cow<'static, str>>> = vec![None; packages.len()];
+        // Each needed package's text (embedded or its replacement).
+        let mut needed: Vec<Option<String>> = vec![None; packages.len()];
         // The texts still to scan: the given ones, then the needed packages by index.
         let mut given = texts.to_vec();
         let mut queue: Vec<usize> = Vec::new();
@@ -100,7 +106,7 @@ impl Sources {
             }
             for k in found {
                 if needed[k].is_none() {
-                    needed[k] = Some(crate::stdlib::file_text(k));
+                    needed[k] = Some(crate::stdlib::file_text(k, &self.stdlib_replacements).to_string());
                     queue.push(k);
                 }
             }

@@ -12,10 +12,10 @@
 //! here last, after the enclosing scopes, the imports and the user's files (see `resolve`). The library's contents are described in `docs/language.md`, "The standard
 //! library". This module deliberately parses nothing: `Sources` parses the packages it needs.
 //!
-//! For library development, [`file_text`] reads a file from the directory named by the
-//! environment variable `EQM_STDLIB_DIR` instead, when that directory has it, so that an edited
-//! `stdlib/*.eqm` takes effect without rebuilding `eqm`. This is the only IO here; a file the
-//! directory lacks (or cannot be read) is taken from the binary, as without the variable.
+//! For library development, [`file_text`] takes a file's text from replacements a front end
+//! read (the `eqm` binary reads them from the directory `EQM_STDLIB_DIR` names), so that an
+//! edited `stdlib/*.eqm` takes effect without rebuilding `eqm`; a file without a replacement is
+//! taken from the binary. Nothing here reads files or the environment.
 
 /// Every standard-library file as `(path, text)`, in dependency order: a package only refers to
 /// packages listed before it (`Units` and `Constants` first, `Blocks` before the physical
@@ -67,17 +67,21 @@ pub fn file_of_package(name: &str) -> Option<(&'static str, &'static str)> {
     PACKAGES.iter().position(|p| *p == name).map(|i| FILES[i])
 }
 
-/// The text of the library file `FILES[index]`: the file of the same name in `$EQM_STDLIB_DIR`
-/// when that variable is set and the file can be read, otherwise the embedded text.
-pub fn file_text(index: usize) -> std::borrow::Cow<'static, str> {
-    let (path, embedded) = FILES[index];
-    if let Some(dir) = std::env::var_os("EQM_STDLIB_DIR") {
-        let file_name = path.rsplit('/').next().unwrap_or(path);
-        if let Ok(text) = std::fs::read_to_string(std::path::Path::new(&dir).join(file_name)) {
-            return std::borrow::Cow::Owned(text);
-        }
+/// The file name of the library file `FILES[index]` without its directory (`Mechanics.eqm`):
+/// the name a replacement of it goes by.
+pub fn file_name(index: usize) -> &'static str {
+    let path = FILES[index].0;
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The text of the library file `FILES[index]`: the replacement of the same file name among
+/// `replacements` (each `(file name, text)`) when there is one, otherwise the embedded text.
+pub fn file_text(index: usize, replacements: &[(String, String)]) -> &str {
+    let name = file_name(index);
+    match replacements.iter().find(|(file, _)| file == name) {
+        Some((_, text)) => text,
+        None => FILES[index].1,
     }
-    std::borrow::Cow::Borrowed(embedded)
 }
 
 #[cfg(test)]
@@ -118,6 +122,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_replacement_stands_for_the_embedded_file() {
+        let k = PACKAGES.iter().position(|p| *p == "Mechanics").unwrap();
+        assert_eq!(file_name(k), "Mechanics.eqm");
+        let replacements = [(
+            "Mechanics.eqm".to_string(),
+            "package Mechanics end Mechanics;".to_string(),
+        )];
+        assert_eq!(file_text(k, &replacements), "package Mechanics end Mechanics;");
+        assert_eq!(file_text(0, &replacements), FILES[0].1);
     }
 
     #[test]

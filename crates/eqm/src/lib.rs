@@ -8,15 +8,19 @@
 //! compiled [`Model`] ([`Session::compile`]). A model is compiled once and simulated any number
 //! of times; parameters and start values change between runs without recompiling, and a run
 //! goes into memory ([`Model::simulate`]) or row by row to any [`RowSink`]
-//! ([`Model::simulate_into`]), for example as CSV ([`CsvWriter`]). A compiled model is also
-//! analysed before it is simulated ([`analyze`]: steady state, invariants, linearisation,
-//! eigenvalues, time scales and stiffness). Every problem is a
-//! [`Diagnostic`] kept in the session, rendered with its source excerpt by
-//! [`Session::render_diagnostics`]. `eqm check` of a file of several classes
-//! ([`Session::check_classes`]) checks each complete model as a model and each component for
-//! its local balance. A parameter sweep ([`sweep::sweep`]) runs a model for every
-//! combination of parameter values on all cores; [`stability`] judges the integration methods
-//! for a model's eigenvalues and draws their stability regions.
+//! ([`Model::simulate_into`]), for example as CSV ([`CsvWriter`]). Every decision of a run is
+//! made here, the same for every front end: [`Model::plan_run`] decides the stop time of a run
+//! that names none (see [`RunSettings`]), checks the settings and chooses the columns with the
+//! plotted variables among them. A compiled model is also analysed before it is simulated
+//! ([`analyze`]: steady state, invariants, linearisation, eigenvalues, time scales and
+//! stiffness; [`Session::compile_for_analysis`] and [`AnalyzeOptions::of_model`] decide the form
+//! and the inputs and outputs). Every problem is a [`Diagnostic`] kept in the session, rendered
+//! with its source excerpt by [`Session::render_diagnostics`]. `eqm check` of a file of several
+//! classes ([`Session::check_classes`]) checks each complete model as a model and each component
+//! for its local balance. A parameter sweep ([`sweep::sweep`]) checks its axes and runs a
+//! model for every combination of parameter values on all cores; [`stability`] judges the integration methods for a model's eigenvalues
+//! and draws their stability regions. Text typed into an interactive front end (a class line
+//! by line, an expression) is parsed by [`input`].
 //!
 //! ```
 //! use eqm::{ModelOptions, RunSettings, Session};
@@ -54,15 +58,20 @@
 //! assert!(rendered.contains("m.eqm:4:"));
 //! ```
 //!
-//! The stages and the types crossing their boundaries are described in `ARCHITECTURE.md`; the
-//! crates of the pipeline are reachable through this one for what the API does not wrap.
+//! Nothing here reads files or the environment: a front end reads the sources (and any
+//! replacement of a standard-library file, [`Session::with_stdlib_replaced`]) and hands over
+//! their texts. The stages and the types crossing their boundaries are described in
+//! `ARCHITECTURE.md`; the crates of the pipeline are reachable through [`pipeline`] for the
+//! tests and benches of what the API does not wrap.
 
 pub mod analyze;
 pub mod diagram;
+pub mod input;
 pub mod library_doc;
 mod model;
 mod modes;
 mod package_check;
+mod plan;
 mod results;
 mod run;
 mod session;
@@ -73,10 +82,11 @@ pub use analyze::{AnalyzeOptions, ModelAnalysis};
 pub use diagram::Diagram;
 pub use model::{Model, ParameterInfo, RunReport, VariableInfo, VariableKind};
 pub use package_check::{ClassCheck, ClassVerdict, LocalBalance, check_lines};
+pub use plan::RunPlan;
 pub use results::{Column, CsvWriter, RowSink, SimulationResult};
 pub use run::{DEFAULT_MAX_ROWS, RunError, RunSettings};
 pub use session::{CheckSummary, ModelInfo, ModelOptions, Session};
-pub use sweep::{Sweep, SweepAxis, SweepRun};
+pub use sweep::{Sweep, SweepAxis, SweepError, SweepRun};
 
 pub use eqm_compile::analysis::{Analysis, FormChoice, IndexForm};
 pub use eqm_compile::explain::explain;
@@ -92,8 +102,9 @@ pub use eqm_ir::flat::{Experiment, FlatModel};
 pub use eqm_sim::simulate::{Stabilize, Summary};
 pub use eqm_syntax::with_compiler_stack;
 
-/// The crates of the pipeline, for products the API does not wrap (the executable program,
-/// the structural graph, the integrators).
+/// The crates of the pipeline, for the tests and benches of products the API does not wrap
+/// (the executable program, the structural graph, the integrators). Front ends use the API
+/// above only.
 pub mod pipeline {
     pub use eqm_compile as compile;
     pub use eqm_diag as diag;
@@ -106,3 +117,11 @@ pub mod pipeline {
 
 /// The number text of every output: the shortest form that reads back to the same value.
 pub use eqm_diag::text::format_number;
+
+/// The file names of the standard library's files (`Mechanics.eqm`, ...): the names that
+/// replacements given to [`Session::with_stdlib_replaced`] go by.
+pub fn stdlib_file_names() -> Vec<&'static str> {
+    (0..eqm_flatten::stdlib::FILES.len())
+        .map(eqm_flatten::stdlib::file_name)
+        .collect()
+}

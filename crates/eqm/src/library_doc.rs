@@ -1,7 +1,7 @@
 //! The reference of the standard library, generated from the library itself.
 //!
-//! Input: the standard library as `eqm` reads it (the embedded `stdlib/*.eqm` files, or those of
-//! `$EQM_STDLIB_DIR`), parsed and entered into the same class table that flattening uses.
+//! Input: the standard library as `eqm` reads it (the embedded `stdlib/*.eqm` files, or the
+//! replacements of them a front end read), parsed and entered into the same class table that flattening uses.
 //! Output: [`library_classes`], one [`LibraryClass`] per class of every package (and one per
 //! constant a package declares), with its kind, its connectors, its parameters and its
 //! description string, each connector's and parameter's type found by the real class lookup
@@ -93,9 +93,12 @@ pub struct Parameter {
 }
 
 /// Every class of the standard library's packages, in the order of the source files, and the
-/// diagnostics of parsing them (empty when the library is sound).
-pub fn library_classes() -> (Vec<LibraryClass>, Vec<Diagnostic>) {
+/// diagnostics of parsing them (empty when the library is sound); the files named in
+/// `replacements` (each `(file name, text)`, see [`crate::Session::with_stdlib_replaced`]) read
+/// from their texts there.
+pub fn library_classes(replacements: &[(String, String)]) -> (Vec<LibraryClass>, Vec<Diagnostic>) {
     let mut sources = Sources::new();
+    sources.stdlib_replacements = replacements.to_vec();
     sources.add_embedded_stdlib();
     let library: Vec<&ast::StoredDefinition> = sources.library.iter().map(|(_, f)| f).collect();
     let table = ClassTable::build(&library, &[]);

@@ -3,20 +3,21 @@
 //!
 //! Input: the compiled programs of a model ([`Compiled`]). Output: the model's variables and
 //! parameters with units and descriptions, result columns, and simulations into a
-//! [`SimulationResult`] or any [`RowSink`]. Changing a parameter that is independent of the
+//! [`SimulationResult`](crate::SimulationResult) or any [`RowSink`] (the public runs, which
+//! decide the stop time first, are in `crate::plan`). Changing a parameter that is independent of the
 //! others, or a start value, never recompiles: the programs read parameters and start values
 //! at run time. The native code and the symbolic Jacobian are built on the first run that
 //! needs them and kept. Nothing here reads files or prints.
 
 use crate::modes::Modes;
-use crate::results::{Column, RowSink, Rows, SimulationResult};
+use crate::results::{Column, RowSink};
 use crate::run::{RunError, RunSettings};
 use eqm_compile::analysis::{Compiled, FormChoice};
 use eqm_compile::dae::VarKind;
 use eqm_compile::exec::ExecProgram;
 use eqm_compile::modes::VariableStructure;
 use eqm_diag::Diagnostic;
-use eqm_ir::flat::Experiment;
+use eqm_ir::flat::{Causality, Experiment, FlatModel};
 use eqm_ir::slot::Slot;
 use eqm_sim::native::NativeCode;
 use eqm_sim::simulate::{Backend, Columns, Summary};
@@ -80,6 +81,8 @@ pub struct Model {
     native: Option<Arc<NativeCode>>,
     /// For a variable-structure model: its modes, each compiled when a run first enters it.
     modes: Option<Box<Modes>>,
+    /// The model's own inputs and outputs, by name (see [`Model::own_interface`]).
+    interface: (Vec<String>, Vec<String>),
 }
 
 impl Model {
@@ -92,7 +95,44 @@ impl Model {
             jacobian: None,
             native: None,
             modes: None,
+            interface: (Vec::new(), Vec::new()),
         }
+    }
+
+    /// This model with its own inputs and outputs (see [`Model::own_interface`]).
+    pub(crate) fn with_interface(mut self, interface: (Vec<String>, Vec<String>)) -> Model {
+        self.interface = interface;
+        self
+    }
+
+    /// The inputs and outputs of the model `flat` itself (see [`Model::own_interface`]).
+    pub(crate) fn new_interface(flat: &FlatModel) -> (Vec<String>, Vec<String>) {
+        let inputs = flat
+            .variables
+            .iter()
+            .filter(|v| flat.is_top_level_input(v))
+            .map(|v| v.name.clone())
+            .collect();
+        // An output of the model itself has a name without a component prefix, or one of its
+        // own connectors' (which are not components of another class): outputs of components
+        // are internal signals.
+        let outputs = flat
+            .variables
+            .iter()
+            .filter(|v| {
+                let instance = &flat.instances[v.instance.0 as usize];
+                let own_connector = instance.is_connector && instance.parent.is_some_and(|p| p.0 == 0);
+                v.causality == Causality::Output && (instance.name.is_empty() || own_connector)
+            })
+            .map(|v| v.name.clone())
+            .collect();
+        (inputs, outputs)
+    }
+
+    /// The model's own inputs and outputs (declared in the model or in its own connectors), by
+    /// name: the inputs and outputs of its linearisation ([`crate::AnalyzeOptions::of_model`]).
+    pub fn own_interface(&self) -> (&[String], &[String]) {
+        (&self.interface.0, &self.interface.1)
     }
 
     /// This model as a variable-structure model: runs go through its modes (see
@@ -117,6 +157,7 @@ impl Model {
             jacobian: self.jacobian.clone(),
             native: self.native.clone(),
             modes: None,
+            interface: self.interface.clone(),
         })
     }
 
@@ -312,19 +353,11 @@ impl Model {
         }
     }
 
-    /// Simulates with `settings` and keeps every row in memory.
-    pub fn simulate(&mut self, settings: &RunSettings) -> Result<SimulationResult, RunError> {
-        let columns = self
-            .columns(settings.variables.as_deref())
-            .map_err(|d| RunError::Model(Box::new(d)))?;
-        let mut rows = Rows::default();
-        let report = self.simulate_into(settings, &columns, &mut rows)?;
-        Ok(SimulationResult::new(columns, rows, report.summary))
-    }
-
-    /// Simulates with `settings`, handing each row of `columns` (from [`Model::columns`]) to
-    /// `sink` as it is computed; a run that fails has delivered every row before the failure.
-    pub fn simulate_into(
+    /// Simulates with `settings` as given (a stop time left out is one time unit after the
+    /// start: the public runs decide it first, see `crate::plan`), handing each row of
+    /// `columns` to `sink` as it is computed; a run that fails has delivered every row before
+    /// the failure.
+    pub(crate) fn run_into(
         &mut self,
         settings: &RunSettings,
         columns: &[Column],

@@ -13,10 +13,17 @@ use eqm_sim::simulate::{Backend, RunOptions, Stabilize};
 
 /// How to run a simulation. Every field left `None` comes from the model's `experiment`
 /// annotation (the method and the step from its `__eqm(solver = ..., step = ...)`, the output
-/// interval from that step when `Interval` is not given), else from EQM's default (start 0,
-/// stop start + 1, 500 intervals, relative tolerance 1e-6, absolute tolerance equal to it,
-/// method `auto`, native code, at most [`DEFAULT_MAX_ROWS`] rows). A stop time equal to the
-/// start time is an initialization-only run: its one row holds the consistent initial values.
+/// interval from that step when `Interval` is not given), else from EQM's default: start 0;
+/// stop five times the model's slowest time scale `T_max` after the start (from the
+/// eigenvalues of its linearisation, see [`crate::stability::time_scales_for`]), or start + 1
+/// when the model has no time scale or more than
+/// [`MAX_STATES_FOR_TIME_SCALES`](crate::stability::MAX_STATES_FOR_TIME_SCALES) states; 500
+/// intervals; relative tolerance 1e-6, absolute tolerance equal to it; method `auto`; native
+/// code; at most [`DEFAULT_MAX_ROWS`] rows; the projection gain of a model with invariants from
+/// its `stabilize(K = k)` annotation, else the fastest rate of the model at the start (at least
+/// 10/(stop - start)). [`Model::plan_run`](crate::Model::plan_run) and the runs decide the stop
+/// time so. A stop time equal to the start time is an initialization-only run: its one row
+/// holds the consistent initial values.
 #[derive(Debug, Clone, Default)]
 pub struct RunSettings {
     pub start: Option<f64>,
@@ -50,6 +57,48 @@ pub const DEFAULT_MAX_ROWS: u64 = 10_000_000;
 pub use eqm_sim::simulate::SimError as RunError;
 
 impl RunSettings {
+    /// These settings with the variables `plotted` among the result columns, after those asked
+    /// for (nothing changes when the default columns are asked for: every named variable is
+    /// among them).
+    pub fn with_plotted(mut self, plotted: &[String]) -> RunSettings {
+        if let Some(list) = &mut self.variables {
+            for name in plotted {
+                if !list.contains(name) {
+                    list.push(name.clone());
+                }
+            }
+        }
+        self
+    }
+
+    /// Checks that the output `interval` over `[start, stop]` asks for at most the rows
+    /// allowed (`E0716` at the model's interval when it comes from the experiment).
+    fn check_rows(&self, experiment: &Experiment, start: f64, stop: f64, interval: f64) -> Result<(), RunError> {
+        let usage = |message: String| Err(RunError::Settings(message));
+        let span = stop - start;
+        let max_rows = self.max_rows.unwrap_or(DEFAULT_MAX_ROWS);
+        let rows = (span / interval).floor() + 1.0;
+        if rows <= max_rows as f64 {
+            return Ok(());
+        }
+        let number = eqm_diag::text::format_number;
+        let message = format!(
+            "the output interval {} over [{}, {}] asks for {} rows, more than the limit of {max_rows}",
+            number(interval),
+            number(start),
+            number(stop),
+            number(rows)
+        );
+        match (self.interval, experiment.spans.interval.or(experiment.spans.step)) {
+            (None, Some(at)) => Err(RunError::Model(Box::new(
+                Diagnostic::error("E0716", message, at, "this interval").with_help(
+                    "give a larger interval (--interval on the command line overrides this one), or raise the limit with --max-rows",
+                ),
+            ))),
+            _ => usage(format!("{message} (--max-rows raises the limit)")),
+        }
+    }
+
     /// The run options for a model with `experiment`, and notes on settings that have no
     /// effect (a step given to a method that always controls its step size).
     pub(crate) fn resolve(&self, experiment: &Experiment) -> Result<(RunOptions, Vec<String>), RunError> {
@@ -81,26 +130,7 @@ impl RunSettings {
                 return usage(format!("{name} must be a positive number, not {value}"));
             }
         }
-        let max_rows = self.max_rows.unwrap_or(DEFAULT_MAX_ROWS);
-        let rows = (span / interval).floor() + 1.0;
-        if rows > max_rows as f64 {
-            let number = eqm_diag::text::format_number;
-            let message = format!(
-                "the output interval {} over [{}, {}] asks for {} rows, more than the limit of {max_rows}",
-                number(interval),
-                number(start),
-                number(stop),
-                number(rows)
-            );
-            return match (self.interval, experiment.spans.interval.or(experiment.spans.step)) {
-                (None, Some(at)) => Err(RunError::Model(Box::new(
-                    Diagnostic::error("E0716", message, at, "this interval").with_help(
-                        "give a larger interval (--interval on the command line overrides this one), or raise the limit with --max-rows",
-                    ),
-                ))),
-                _ => usage(format!("{message} (--max-rows raises the limit)")),
-            };
-        }
+        self.check_rows(experiment, start, stop, interval)?;
         // The command line's step, else the model's (`__eqm(step = h)`), as if it had been given.
         let given_step = self.step.or(experiment.step);
         let step = given_step.unwrap_or_else(|| {

@@ -34,6 +34,16 @@ pub struct ModelOptions {
 }
 
 impl ModelOptions {
+    /// These options as the model analysis needs them: an index-reduced model in its
+    /// dummy-derivative form, whose states are those of a state-space form (the embedding
+    /// form's projection would add eigenvalues of its own).
+    pub fn for_analysis(&self) -> ModelOptions {
+        ModelOptions {
+            index_form: IndexForm::Dummy,
+            ..self.clone()
+        }
+    }
+
     fn flatten_options(&self) -> eqm_flatten::Options {
         eqm_flatten::Options {
             parameters: self.parameters.clone(),
@@ -106,7 +116,21 @@ impl Session {
         library: &[(String, String)],
         model: Option<&str>,
     ) -> Session {
+        Session::with_stdlib_replaced(Vec::new(), files, library, model)
+    }
+
+    /// A session like [`Session::with_source_bytes`] whose standard-library files named in
+    /// `stdlib` (each `(file name, text)`, such as `("Mechanics.eqm", ...)`) are replaced by
+    /// the texts given: for library development, where an edited file takes effect without
+    /// rebuilding EQM. A file of another name is ignored.
+    pub fn with_stdlib_replaced(
+        stdlib: Vec<(String, String)>,
+        files: Vec<(String, Vec<u8>)>,
+        library: &[(String, String)],
+        model: Option<&str>,
+    ) -> Session {
         let mut session = Session::new();
+        session.sources.stdlib_replacements = stdlib;
         let lossy: Vec<std::borrow::Cow<'_, str>> =
             files.iter().map(|(_, bytes)| String::from_utf8_lossy(bytes)).collect();
         let mentioned: Vec<&str> = library
@@ -452,6 +476,12 @@ impl Session {
         self.build(flat, options)
     }
 
+    /// The model compiled as the analysis ([`crate::analyze`]) linearises it: with
+    /// [`ModelOptions::for_analysis`], and knowing its own inputs and outputs.
+    pub fn compile_for_analysis(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<Model> {
+        self.compile(model, &options.for_analysis())
+    }
+
     /// Analyses `flat` and builds its programs (without alias equations kept); a
     /// variable-structure model keeps its flat model to analyse each mode when a run enters it.
     fn build(&mut self, flat: FlatModel, options: &ModelOptions) -> Option<Model> {
@@ -459,9 +489,10 @@ impl Session {
             keep_aliases: false,
             index_form: options.index_form,
         };
+        let interface = Model::new_interface(&flat);
         let (analysis, warnings, structure) = self.analyze_with_structure(flat, &analysis_options)?;
         let compiled = analysis::compile(analysis, &mut self.timings);
-        let model = Model::new(self.keep(compiled)?, options.parameters.clone());
+        let model = Model::new(self.keep(compiled)?, options.parameters.clone()).with_interface(interface);
         let model = match structure {
             Some((structure, flat)) => model.with_modes(Modes::new(flat, structure, analysis_options, &warnings)),
             None => model,

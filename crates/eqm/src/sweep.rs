@@ -107,8 +107,8 @@ impl SweepAxis {
     }
 }
 
-/// How many runs the axes ask for (a float: the product may not fit a `usize`). A front end
-/// compares it with [`MAX_SWEEP_RUNS`] before calling [`sweep`], which runs whatever it is given.
+/// How many runs the axes ask for (a float: the product may not fit a `usize`); [`sweep`]
+/// refuses more than [`MAX_SWEEP_RUNS`].
 pub fn run_count(axes: &[SweepAxis]) -> f64 {
     axes.iter().map(|a| a.values.len() as f64).product()
 }
@@ -237,29 +237,92 @@ impl Sweep {
     }
 }
 
-/// Runs every combination of `axes` with `settings` on up to `threads` threads (at least one);
-/// see the module documentation. `None` when the model does not compile or a swept name is no
-/// parameter that can change, with the diagnostics in the session.
+/// Why a sweep did not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SweepError {
+    /// The axes cannot be run as given: a parameter named twice, one whose value the model
+    /// options already fix, or more combinations than [`MAX_SWEEP_RUNS`]. The message says
+    /// which.
+    Axes(String),
+    /// The model has errors, does not compile, or a swept name is no parameter it can change
+    /// (or takes no value of its axis): the diagnostics are in the session.
+    Model,
+}
+
+impl std::fmt::Display for SweepError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SweepError::Axes(message) => f.write_str(message),
+            SweepError::Model => f.write_str("the model has errors"),
+        }
+    }
+}
+
+/// Checks that `axes` can be swept with `options`: each parameter named once, none also given
+/// a value in `options.parameters`, and at most [`MAX_SWEEP_RUNS`] combinations.
+pub fn check_axes(axes: &[SweepAxis], options: &ModelOptions) -> Result<(), SweepError> {
+    for (i, axis) in axes.iter().enumerate() {
+        if axes[..i].iter().any(|a| a.name == axis.name) {
+            return Err(SweepError::Axes(format!("--sweep names `{}` twice", axis.name)));
+        }
+        if options.parameters.iter().any(|(n, _)| *n == axis.name) {
+            return Err(SweepError::Axes(format!(
+                "`{}` is given both by --param and by --sweep",
+                axis.name
+            )));
+        }
+    }
+    let runs = run_count(axes);
+    if runs > MAX_SWEEP_RUNS as f64 {
+        return Err(SweepError::Axes(format!(
+            "the sweep asks for {} runs, more than the {MAX_SWEEP_RUNS} it may run",
+            format_number(runs)
+        )));
+    }
+    Ok(())
+}
+
+/// The threads a sweep runs on: `threads` when given (at least one), else one per core the
+/// system lets this process use.
+pub fn thread_count(threads: Option<usize>) -> usize {
+    match threads {
+        Some(n) => n.max(1),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
+}
+
+/// Runs every combination of `axes` with `settings` on [`thread_count`]`(threads)` threads;
+/// see the module documentation. The axes are checked first ([`check_axes`]). A run without a
+/// stop time stops where a single run of the model would ([`Model::with_stop_time`], decided
+/// once on the model first compiled, so that every run has the same rows; its note is the
+/// sweep's first). [`SweepError::Model`] when the model does not compile or a swept name is
+/// no parameter that can change, with the diagnostics in the session.
 pub fn sweep(
     session: &mut Session,
     model: Option<&str>,
     options: &ModelOptions,
     axes: &[SweepAxis],
     settings: &RunSettings,
-    threads: usize,
-) -> Option<Sweep> {
-    let threads = threads.max(1);
+    threads: Option<usize>,
+) -> Result<Sweep, SweepError> {
+    check_axes(axes, options)?;
+    if session.has_errors() {
+        return Err(SweepError::Model);
+    }
+    let threads = thread_count(threads);
     let mut runs: Vec<Option<SweepRun>> = Vec::new();
     let mut failed = None;
+    let mut decided: Option<(RunSettings, Option<String>)> = None;
     let groups = for_each_group(
         session,
         model,
         options,
         axes,
-        &mut |model, structural, combos, members| {
+        &mut |mut model, structural, combos, members| {
             if runs.is_empty() {
                 runs = (0..combos.len()).map(|_| None).collect();
             }
+            let (settings, _) = decided.get_or_insert_with(|| model.with_stop_time(settings));
             let columns = match model.columns(settings.variables.as_deref()) {
                 Ok(c) => c,
                 Err(d) => {
@@ -275,10 +338,13 @@ pub fn sweep(
     );
     if let Some(d) = failed {
         session.push_diagnostic(d);
-        return None;
+        return Err(SweepError::Model);
     }
-    let (compilations, notes) = groups?;
-    Some(Sweep {
+    let (compilations, mut notes) = groups.ok_or(SweepError::Model)?;
+    if let Some((_, Some(note))) = decided {
+        notes.insert(0, note);
+    }
+    Ok(Sweep {
         axes: axes.to_vec(),
         runs: runs.into_iter().flatten().collect(),
         notes,
@@ -402,7 +468,7 @@ fn run_group(
             .filter(|(k, _)| !structural.contains(k))
             .try_for_each(|(k, axis)| model.set_parameter(&axis.name, values[k]));
         let outcome = match set {
-            Ok(()) => model.simulate_into(settings, columns, &mut rows).map(|r| r.summary),
+            Ok(()) => model.run_into(settings, columns, &mut rows).map(|r| r.summary),
             Err(d) => Err(RunError::Model(Box::new(d))),
         };
         let (time, rows) = rows.into_parts();

@@ -445,3 +445,32 @@ mod terminal {
         p.send(ControlCode::EndOfTransmission).expect("Ctrl-D");
     }
 }
+
+/// A typed class is checked as soon as it is complete: an unknown function is reported at once
+/// (with the likeliest name, `sin`, not `sign`), the class is kept and typed again corrected;
+/// `:analyze` of a model with an error prints the diagnostic once.
+#[test]
+fn a_typed_class_is_checked_when_complete_and_each_error_shown_once() {
+    let broken = "model Wave
+  Real x;
+equation
+  x = sinn(time);
+end Wave;
+";
+    let script = format!(
+        "{broken}:models\n:analyze\nmodel Wave\n  Real x;\nequation\n  x = sin(time);\nend Wave;\n:run --stop 1\n"
+    );
+    let (code, out, err) = repl(&[], &script);
+    assert_eq!(code, 0, "{err}");
+    let before_any_command = err.split("note: the class is kept").next().unwrap_or_default();
+    assert!(
+        before_any_command.contains("sinn"),
+        "the error is shown at once:\n{err}"
+    );
+    assert!(err.contains("did you mean `sin`?"), "{err}");
+    assert!(out.contains("defined Wave") && out.contains("replaced Wave"), "{out}");
+    assert!(out.contains("Wave (model)"), "the broken class is kept:\n{out}");
+    // Once when typed, once for `:analyze`: never twice for one command.
+    assert_eq!(err.matches("<input 1>:4:").count(), 2, "{err}");
+    assert!(out.contains("run1: 501 rows from t = 0 to 1"), "{out}");
+}

@@ -42,9 +42,9 @@ pub use steady::{Invariant, SolveMethod};
 
 use crate::model::Model;
 use crate::run::{RunError, RunSettings};
+use crate::sweep::SweepError;
 use eqm_compile::dae::VarKind;
 use eqm_diag::Diagnostic;
-use eqm_ir::flat::{Causality, FlatModel};
 use eqm_ir::slot::Slot;
 use eqm_sim::instance::Instance;
 use field::Field;
@@ -58,10 +58,38 @@ pub struct AnalyzeOptions {
     /// Start values for the search of the steady state (or of the simulation with `at`), by
     /// variable name, after the model's own.
     pub from: Vec<(String, f64)>,
-    /// The model's own inputs (the columns of `B` and `D`) and outputs (the rows of `C` and
-    /// `D`), by name; [`interface`] finds them in the flat model.
+    /// The inputs (the columns of `B` and `D`) and outputs (the rows of `C` and `D`), by name;
+    /// with `own_interface` those of the model itself instead.
     pub inputs: Vec<String>,
     pub outputs: Vec<String>,
+    /// Linearise with the model's own inputs and outputs (declared in the model or its own
+    /// connectors; see [`Model::own_interface`]), as [`AnalyzeOptions::of_model`] asks.
+    pub own_interface: bool,
+}
+
+impl AnalyzeOptions {
+    /// The analysis a front end asks for (`eqm analyze`, the REPL's `:analyze`): at the
+    /// steady state, or at time `at` of a simulation, searched from the start values `from`,
+    /// with the model's own inputs and outputs. The model itself is compiled for it by
+    /// [`crate::Session::compile_for_analysis`].
+    pub fn of_model(at: Option<f64>, from: Vec<(String, f64)>) -> AnalyzeOptions {
+        AnalyzeOptions {
+            at,
+            from,
+            own_interface: true,
+            ..AnalyzeOptions::default()
+        }
+    }
+
+    /// The inputs and outputs to linearise with, for `model`.
+    fn interface(&self, model: &Model) -> (Vec<String>, Vec<String>) {
+        if self.own_interface {
+            let (inputs, outputs) = model.own_interface();
+            (inputs.to_vec(), outputs.to_vec())
+        } else {
+            (self.inputs.clone(), self.outputs.clone())
+        }
+    }
 }
 
 /// A state of the analysed system.
@@ -206,19 +234,25 @@ pub struct SweptAnalysis {
 /// The analysis of `model` for every combination of the sweep `axes`, in the order of
 /// [`crate::sweep::combinations`], with the notes on parameters that shape the model (compiled
 /// once for each combination of their values; the others are set without recompiling).
-/// `None` after a diagnostic of the session (an axis that names no parameter of the model).
+/// The axes are checked as those of a run's sweep ([`crate::sweep::check_axes`]) and the model
+/// compiled as [`crate::Session::compile_for_analysis`] compiles it. [`SweepError::Model`]
+/// after a diagnostic of the session (an axis that names no parameter of the model).
 pub fn sweep(
     session: &mut crate::Session,
     model: Option<&str>,
     options: &crate::ModelOptions,
     axes: &[crate::SweepAxis],
     request: &AnalyzeOptions,
-) -> Option<(Vec<SweptAnalysis>, Vec<String>)> {
+) -> Result<(Vec<SweptAnalysis>, Vec<String>), SweepError> {
+    crate::sweep::check_axes(axes, options)?;
+    if session.has_errors() {
+        return Err(SweepError::Model);
+    }
     let mut analyses: Vec<Option<SweptAnalysis>> = Vec::new();
     let (_, notes) = crate::sweep::for_each_group(
         session,
         model,
-        options,
+        &options.for_analysis(),
         axes,
         &mut |mut compiled, structural, combos, members| {
             if analyses.is_empty() {
@@ -239,33 +273,9 @@ pub fn sweep(
             }
             true
         },
-    )?;
-    Some((analyses.into_iter().flatten().collect(), notes))
-}
-
-/// The model's own inputs and outputs (declared in the model or its own connectors), by name,
-/// for [`AnalyzeOptions::inputs`] and [`AnalyzeOptions::outputs`].
-pub fn interface(flat: &FlatModel) -> (Vec<String>, Vec<String>) {
-    let inputs = flat
-        .variables
-        .iter()
-        .filter(|v| flat.is_top_level_input(v))
-        .map(|v| v.name.clone())
-        .collect();
-    // An output of the model itself has a name without a component prefix, or one of its own
-    // connectors' (which are not components of another class): outputs of components are
-    // internal signals.
-    let outputs = flat
-        .variables
-        .iter()
-        .filter(|v| {
-            let instance = &flat.instances[v.instance.0 as usize];
-            let own_connector = instance.is_connector && instance.parent.is_some_and(|p| p.0 == 0);
-            v.causality == Causality::Output && (instance.name.is_empty() || own_connector)
-        })
-        .map(|v| v.name.clone())
-        .collect();
-    (inputs, outputs)
+    )
+    .ok_or(SweepError::Model)?;
+    Ok((analyses.into_iter().flatten().collect(), notes))
 }
 
 /// A diagnostic of the analysis at the model's declaration.
@@ -275,8 +285,9 @@ fn refuse(model: &Model, code: &'static str, message: String, help: &str) -> Run
     ))
 }
 
-/// Analyses `model`; see the module documentation.
-pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnalysis, RunError> {
+/// Refuses a model whose linearisation is no state-space system: one that changes its
+/// structure at events, one in the embedding form of index reduction, one with `delay`.
+fn refuse_unsupported(model: &Model) -> Result<(), RunError> {
     if model.variable_structure().is_some() {
         return Err(refuse(
             model,
@@ -310,10 +321,119 @@ pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnaly
             "replace the delay by a chain of first-order lags to analyse the model",
         ));
     }
+    Ok(())
+}
+
+/// The analysis of a model without states: its algebraic values at `probe`, nothing to
+/// linearise.
+fn stateless(
+    field: &mut Field<'_, '_>,
+    probe: &[f64],
+    model: String,
+    time: f64,
+    start: Vec<f64>,
+    notes: Vec<String>,
+) -> ModelAnalysis {
+    ModelAnalysis {
+        model,
+        states: Vec::new(),
+        time,
+        start,
+        steady: Steady::NotSought,
+        invariants: Vec::new(),
+        point: Point::Start,
+        variables: algebraic_values(field, probe),
+        linearization: Linearization {
+            x: Vec::new(),
+            f: Vec::new(),
+            a: DMatrix::zeros(0, 0),
+            source: JacobianSource::Symbolic,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            b: DMatrix::zeros(0, 0),
+            c: DMatrix::zeros(0, 0),
+            d: DMatrix::zeros(0, 0),
+        },
+        modal: modal::analyse(&DMatrix::zeros(0, 0), None, 0),
+        notes,
+        warnings: Vec::new(),
+    }
+}
+
+/// The warnings about the accuracy of a steady state: digits lost to the conditioning of the
+/// system solved, and a Jacobian `a` that nearly vanishes there against `j0` at the start (a
+/// multiple root, which the condition number relative to `a` does not show).
+fn steady_warnings(steady: &Steady, a: &DMatrix<f64>, j0: &DMatrix<f64>, invariants: usize) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let Steady::Found(s) = steady else {
+        return warnings;
+    };
+    let lost = s.digits_lost();
+    if lost > 8.0 {
+        warnings.push(format!(
+            "the Jacobian at the steady state has condition number {}: about {:.0} of the 16 significant digits are lost, so the steady state may have only {:.0} correct digits",
+            crate::format_number(s.condition),
+            lost,
+            (16.0 - lost).max(0.0)
+        ));
+    }
+    if invariants == 0 {
+        let smallest = smallest_singular_value(a);
+        let reference = j0.norm();
+        if reference > 0.0 && smallest <= 1e-8 * reference {
+            warnings.push(format!(
+                "the Jacobian nearly vanishes at the steady state ({} against {} at the start): a multiple root, determined only to about half of the significant digits",
+                crate::format_number(smallest),
+                crate::format_number(reference)
+            ));
+        }
+    }
+    warnings
+}
+
+/// An instance of `model`'s program with its parameter values and the start values of the
+/// search (`options.from` after the model's own), and the start point: the states the
+/// initialization gives at the start time, and that time.
+fn start_point<'m>(model: &'m Model, options: &AnalyzeOptions) -> Result<(Instance<'m>, Vec<f64>, f64), RunError> {
+    let run_options = model.run_options(&RunSettings::default(), &options.from)?;
+    let mut instance = Instance::new(model.program()).map_err(|d| RunError::Model(Box::new(d)))?;
+    for (name, value) in &run_options.params {
+        instance
+            .set_param(name, *value)
+            .map_err(|d| RunError::Model(Box::new(d)))?;
+    }
+    instance.set_start_values(&run_options.starts);
+    let (x0, _) = eqm_sim::initial::initial_states(&mut instance, model.init_program(), &run_options)?;
+    Ok((instance, x0, run_options.start))
+}
+
+/// The notes on the point analysed at `probe`: relations and discrete variables held (a model
+/// with `events`), time fixed at `time` (a model that depends on time explicitly).
+fn point_notes(field: &mut Field<'_, '_>, probe: &[f64], events: bool, time: f64) -> Vec<String> {
+    let mut notes = Vec::new();
+    if events {
+        notes.push(
+            "the model has events: its relations are held at their values at the point analysed, and discrete variables at their values at the start"
+                .to_string(),
+        );
+    }
+    if depends_on_time(field, probe) {
+        notes.push(format!(
+            "the model depends on time explicitly (a source): the field is taken with time fixed at {}",
+            crate::format_number(time)
+        ));
+    }
+    notes
+}
+
+/// Analyses `model`; see the module documentation.
+pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnalysis, RunError> {
+    refuse_unsupported(model)?;
     for (name, value) in &options.from {
         eqm_sim::instance::check_start_value(model.program(), name, *value)
             .map_err(|d| RunError::Model(Box::new(d)))?;
     }
+    let (inputs, outputs) = options.interface(model);
     let jacobian_note = model.prepare_symbolic_jacobian();
     let mut notes = Vec::new();
     if let Err(reason) = &jacobian_note {
@@ -324,26 +444,10 @@ pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnaly
         Some(t) => Some(state_at(model, options, t)?),
         None => None,
     };
-    let run_options = model.run_options(&RunSettings::default(), &options.from)?;
     let program = model.program();
     let states = state_infos(program);
-    let mut instance = Instance::new(program).map_err(|d| RunError::Model(Box::new(d)))?;
-    for (name, value) in &run_options.params {
-        instance
-            .set_param(name, *value)
-            .map_err(|d| RunError::Model(Box::new(d)))?;
-    }
-    instance.set_start_values(&run_options.starts);
-    let (x0, _) = eqm_sim::initial::initial_states(&mut instance, model.init_program(), &run_options)?;
-    let t0 = run_options.start;
+    let (mut instance, x0, t0) = start_point(model, options)?;
     let time = options.at.unwrap_or(t0);
-    let events = !program.events().is_empty();
-    if events {
-        notes.push(
-            "the model has events: its relations are held at their values at the point analysed, and discrete variables at their values at the start"
-                .to_string(),
-        );
-    }
     let failed = |f: eqm_ir::failure::EvalFailure| RunError::Failed {
         time,
         message: "the model could not be evaluated for the analysis".to_string(),
@@ -358,37 +462,10 @@ pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnaly
         set_relations(&mut field, x);
     }
     let probe = at_state.clone().unwrap_or_else(|| x0.clone());
-    if depends_on_time(&mut field, &probe) {
-        notes.push(format!(
-            "the model depends on time explicitly (a source): the field is taken with time fixed at {}",
-            crate::format_number(time)
-        ));
-    }
+    notes.extend(point_notes(&mut field, &probe, !program.events().is_empty(), time));
+    let model_name = program.symbols().model().to_string();
     if states.is_empty() {
-        return Ok(ModelAnalysis {
-            model: program.symbols().model().to_string(),
-            states,
-            time,
-            start: x0,
-            steady: Steady::NotSought,
-            invariants: Vec::new(),
-            point: Point::Start,
-            variables: algebraic_values(&mut field, &probe),
-            linearization: Linearization {
-                x: Vec::new(),
-                f: Vec::new(),
-                a: DMatrix::zeros(0, 0),
-                source: JacobianSource::Symbolic,
-                inputs: Vec::new(),
-                outputs: Vec::new(),
-                b: DMatrix::zeros(0, 0),
-                c: DMatrix::zeros(0, 0),
-                d: DMatrix::zeros(0, 0),
-            },
-            modal: modal::analyse(&DMatrix::zeros(0, 0), None, 0),
-            notes,
-            warnings: Vec::new(),
-        });
+        return Ok(stateless(&mut field, &probe, model_name, time, x0, notes));
     }
     let (j0, _) = field.jacobian(&probe).map_err(failed)?;
     let space = steady::null_space(&mut field, &probe, &j0).map_err(failed)?;
@@ -407,37 +484,10 @@ pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnaly
         (Steady::Found(s), None) => (Point::SteadyState, s.x.clone()),
         (_, None) => (Point::Start, x0.clone()),
     };
-    let mut warnings = Vec::new();
-    if let Steady::Found(s) = &steady_result {
-        let lost = s.digits_lost();
-        if lost > 8.0 {
-            warnings.push(format!(
-                "the Jacobian at the steady state has condition number {}: about {:.0} of the 16 significant digits are lost, so the steady state may have only {:.0} correct digits",
-                crate::format_number(s.condition),
-                lost,
-                (16.0 - lost).max(0.0)
-            ));
-        }
-    }
     let (a, source) = field.jacobian(&x).map_err(failed)?;
-    // The condition number is relative to the Jacobian at the solution, so a Jacobian that
-    // nearly vanishes there (a multiple root, as of `der(x) = -(x - 1)^2`) looks well
-    // conditioned; against its size at the start point such a root shows.
-    if let Steady::Found(_) = &steady_result
-        && space.invariants.ncols() == 0
-    {
-        let smallest = smallest_singular_value(&a);
-        let reference = j0.norm();
-        if reference > 0.0 && smallest <= 1e-8 * reference {
-            warnings.push(format!(
-                "the Jacobian nearly vanishes at the steady state ({} against {} at the start): a multiple root, determined only to about half of the significant digits",
-                crate::format_number(smallest),
-                crate::format_number(reference)
-            ));
-        }
-    }
+    let mut warnings = steady_warnings(&steady_result, &a, &j0, space.invariants.ncols());
     let f = field.f(&x).map_err(failed)?;
-    let (b, c, d) = input_output(&mut field, &x, &options.inputs, &options.outputs).map_err(failed)?;
+    let (b, c, d) = input_output(&mut field, &x, &inputs, &outputs).map_err(failed)?;
     let variables = algebraic_values(&mut field, &x);
     let dx0: Option<Vec<f64>> = match point {
         Point::SteadyState => Some(x0.iter().zip(&x).map(|(a, b)| a - b).collect()),
@@ -451,7 +501,7 @@ pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnaly
     }
     let modal = modal::analyse(&a, dx0.as_deref(), invariants.len());
     Ok(ModelAnalysis {
-        model: program.symbols().model().to_string(),
+        model: model_name,
         states,
         time,
         start: x0,
@@ -464,8 +514,8 @@ pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnaly
             f,
             a,
             source,
-            inputs: options.inputs.clone(),
-            outputs: options.outputs.clone(),
+            inputs,
+            outputs,
             b,
             c,
             d,

@@ -501,20 +501,15 @@ equation
 end Plant;
 ";
     let mut session = Session::with_sources(&[("plant.eqm".to_string(), text.to_string())], &[], None);
-    let flat = session.flatten(None, &ModelOptions::default()).expect("flattens");
-    let (inputs, outputs) = analyze::interface(&flat);
-    assert_eq!(
-        (inputs.as_slice(), outputs.as_slice()),
-        (&["u".to_string()][..], &["y".to_string()][..])
-    );
-    let mut model = session.compile(None, &ModelOptions::default()).expect("compiles");
+    let mut model = session
+        .compile_for_analysis(None, &ModelOptions::default())
+        .expect("compiles");
+    let (inputs, outputs) = model.own_interface();
+    assert_eq!((inputs, outputs), (&["u".to_string()][..], &["y".to_string()][..]));
     let a = model
-        .analyze(&AnalyzeOptions {
-            inputs,
-            outputs,
-            ..AnalyzeOptions::default()
-        })
+        .analyze(&AnalyzeOptions::of_model(None, Vec::new()))
         .expect("analyses");
+    assert_eq!((a.linearization.inputs.len(), a.linearization.outputs.len()), (1, 1));
     // With u = 1 the steady state is x = 3/2.
     assert!(close(steady(&a)[0], 1.5, 1e-12));
     let l = &a.linearization;
@@ -562,20 +557,10 @@ fn analyze_snapshots_of_every_example() {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
         let text = std::fs::read_to_string(path).expect("examples are readable");
         let mut session = Session::with_sources(&[(name, text)], &[], None);
-        let options = ModelOptions {
-            index_form: IndexForm::Dummy,
-            ..ModelOptions::default()
-        };
-        let mut model = session.compile(None, &options).expect("every example compiles");
-        let (inputs, outputs) = session
-            .flatten(None, &options)
-            .map(|f| analyze::interface(&f))
-            .unwrap_or_default();
-        let request = AnalyzeOptions {
-            inputs,
-            outputs,
-            ..AnalyzeOptions::default()
-        };
+        let mut model = session
+            .compile_for_analysis(None, &ModelOptions::default())
+            .expect("every example compiles");
+        let request = AnalyzeOptions::of_model(None, Vec::new());
         let out = match model.analyze(&request) {
             Ok(a) => analyze::text(&a, a.advice(None).as_ref()),
             Err(eqm::RunError::Model(d)) => {

@@ -2,8 +2,9 @@
 //! every class is described, and every class is checked, flattened and simulated in a small
 //! harness model that ties each of its connectors to a reference.
 //!
-//! The library is read as `eqm` reads it (`EQM_STDLIB_DIR` included), through
-//! `eqm::library_doc`, so the classes tested here are exactly the rows of the reference.
+//! The library is read as `eqm` reads it (the files of `EQM_STDLIB_DIR` replacing the embedded
+//! ones, [`stdlib_replacements`]), through `eqm::library_doc`, so the classes tested here are
+//! exactly the rows of the reference.
 
 use eqm::library_doc::{self, LibraryClass, Port};
 use eqm::pipeline::syntax::ast::Causality;
@@ -15,9 +16,31 @@ fn doc_path() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/library.md")
 }
 
+/// The files of the directory `EQM_STDLIB_DIR` names that replace standard-library files, as
+/// the `eqm` binary reads them (library development regenerates the reference from them).
+fn stdlib_replacements() -> Vec<(String, String)> {
+    let Some(dir) = std::env::var_os("EQM_STDLIB_DIR") else {
+        return Vec::new();
+    };
+    let dir = std::path::PathBuf::from(dir);
+    eqm::stdlib_file_names()
+        .into_iter()
+        .filter_map(|name| Some((name.to_string(), std::fs::read_to_string(dir.join(name)).ok()?)))
+        .collect()
+}
+
+/// A session of `files` with the library as `eqm` reads it.
+fn session_of(files: &[(String, String)]) -> Session {
+    let bytes = files
+        .iter()
+        .map(|(name, text)| (name.clone(), text.clone().into_bytes()))
+        .collect();
+    Session::with_stdlib_replaced(stdlib_replacements(), bytes, &[], None)
+}
+
 /// Every class of the library, with the parse checked clean.
 fn classes() -> Vec<LibraryClass> {
-    let (classes, diagnostics) = library_doc::library_classes();
+    let (classes, diagnostics) = library_doc::library_classes(&stdlib_replacements());
     assert!(
         diagnostics.is_empty(),
         "the standard library has diagnostics: {diagnostics:#?}"
@@ -439,7 +462,7 @@ fn usage_model(class: &LibraryClass) -> Result<String, &'static str> {
 /// the failing stage and its first diagnostic otherwise.
 fn check_and_run(text: &str) -> Result<(), (&'static str, String)> {
     let files = [("harness.eqm".to_string(), text.to_string())];
-    let mut session = Session::with_sources(&files, &[], None);
+    let mut session = session_of(&files);
     let first_error = |session: &Session| {
         session
             .diagnostics()
@@ -566,7 +589,7 @@ fn every_class_checks_flattens_and_simulates() {
 /// Checks that the only model of `text` does not flatten and that `code` is among the errors.
 fn assert_flattening_fails(text: &str, code: &str) {
     let files = [("m.eqm".to_string(), text.to_string())];
-    let mut session = Session::with_sources(&files, &[], None);
+    let mut session = session_of(&files);
     assert!(session.flatten(None, &ModelOptions::default()).is_none());
     assert!(
         session.diagnostics().iter().any(|d| d.code == code),

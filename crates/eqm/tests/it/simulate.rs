@@ -724,3 +724,45 @@ end A;
     assert_eq!(x[0], 5.0);
     assert!((x[1] - 5.0 * (-1.0f64).exp()).abs() < 1e-8, "x(1) = {}", x[1]);
 }
+
+/// Without a stop time from the settings or the model's experiment, a run ends five times the
+/// model's slowest time scale after the start (here 1/k = 2 with
+/// k = 0.5, and the plan says so); the run itself and the plan agree, and a given stop time stands.
+#[test]
+fn the_default_stop_time_is_five_slowest_time_scales() {
+    let text = "model Slow
+  parameter Real k = 0.5;
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -k*x;
+end Slow;";
+    let mut model = compile(text);
+    let (notes, plan) = model.plan_run(&RunSettings::default(), &[]);
+    let plan = plan.expect("plans");
+    assert_eq!(plan.settings.stop, Some(10.0), "5 T_max = 5/0.5");
+    assert!(notes[0].contains("the run ends at 10, five times"), "{notes:?}");
+    let result = model.simulate(&RunSettings::default()).expect("runs");
+    assert_eq!(result.time().last(), Some(&10.0));
+    let mut given = compile(text);
+    let (notes, plan) = given.plan_run(&settings(1.0), &[]);
+    assert!(notes.is_empty());
+    assert_eq!(plan.unwrap().settings.stop, Some(1.0));
+}
+
+/// The plotted variables are columns of the plan, after those asked for, and a plotted name
+/// the model does not have is its error before anything runs.
+#[test]
+fn a_plan_has_the_plotted_variables_among_its_columns() {
+    let mut model = compile(DECAY);
+    let asked = RunSettings {
+        variables: Some(vec!["x".to_string()]),
+        ..settings(1.0)
+    };
+    let (_, plan) = model.plan_run(&asked, &["y".to_string(), "x".to_string()]);
+    let plan = plan.expect("plans");
+    let names: Vec<&str> = plan.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["x", "y"]);
+    assert_eq!(plan.plotted, [1, 0]);
+    let (_, plan) = model.plan_run(&asked, &["nothing".to_string()]);
+    assert!(matches!(plan, Err(RunError::Model(d)) if d.code == "E0708"));
+}

@@ -70,8 +70,8 @@ fn axes_parse_ranges_and_lists() {
 fn a_sweep_gives_what_single_runs_give() {
     let axes = [SweepAxis::parse("c=1:1:3").unwrap(), SweepAxis::parse("m=1,2").unwrap()];
     let mut s = session(OSCILLATOR);
-    let swept = sweep::sweep(&mut s, None, &ModelOptions::default(), &axes, &settings(), 2)
-        .unwrap_or_else(|| panic!("{}", s.render_diagnostics(false)));
+    let swept = sweep::sweep(&mut s, None, &ModelOptions::default(), &axes, &settings(), Some(2))
+        .unwrap_or_else(|_| panic!("{}", s.render_diagnostics(false)));
     assert_eq!(swept.runs.len(), 6);
     assert_eq!(swept.compilations, 1);
     assert!(swept.notes.is_empty());
@@ -117,8 +117,8 @@ fn a_structural_parameter_compiles_again_and_says_so() {
     end Chain;";
     let axes = [SweepAxis::parse("n=1,3").unwrap(), SweepAxis::parse("k=1,2").unwrap()];
     let mut s = session(text);
-    let swept = sweep::sweep(&mut s, None, &ModelOptions::default(), &axes, &settings(), 2)
-        .unwrap_or_else(|| panic!("{}", s.render_diagnostics(false)));
+    let swept = sweep::sweep(&mut s, None, &ModelOptions::default(), &axes, &settings(), Some(2))
+        .unwrap_or_else(|_| panic!("{}", s.render_diagnostics(false)));
     // Compiled with n = 2 first (to tell the structural parameters), then for n = 1 and 3.
     assert_eq!(swept.compilations, 3);
     assert!(
@@ -140,7 +140,7 @@ fn a_structural_parameter_compiles_again_and_says_so() {
     assert!(text.lines().nth(1).unwrap().ends_with(",,"), "{text}");
     // The model compiled first serves the value it was compiled with.
     let axes = [SweepAxis::parse("n=2,3").unwrap()];
-    let swept = sweep::sweep(&mut s, None, &ModelOptions::default(), &axes, &settings(), 2).expect("runs");
+    let swept = sweep::sweep(&mut s, None, &ModelOptions::default(), &axes, &settings(), Some(2)).expect("runs");
     assert_eq!(swept.compilations, 2);
 }
 
@@ -148,7 +148,7 @@ fn a_structural_parameter_compiles_again_and_says_so() {
 fn a_name_that_is_no_parameter_is_the_models_error() {
     let mut s = session(OSCILLATOR);
     let axes = [SweepAxis::parse("q=1,2").unwrap()];
-    assert!(sweep::sweep(&mut s, None, &ModelOptions::default(), &axes, &settings(), 2).is_none());
+    assert!(sweep::sweep(&mut s, None, &ModelOptions::default(), &axes, &settings(), Some(2)).is_err());
     assert!(s.has_errors());
 }
 
@@ -239,4 +239,47 @@ fn the_advice_reads_as_a_table() {
         json.contains("\"recommended\": {\"method\": \"bdf\", \"step\": null,"),
         "{json}"
     );
+}
+
+#[test]
+fn the_api_refuses_a_sweep_that_names_a_parameter_twice_or_also_fixes_it() {
+    let mut s = session(OSCILLATOR);
+    let twice = [SweepAxis::parse("c=1,2").unwrap(), SweepAxis::parse("c=3,4").unwrap()];
+    let refused = sweep::sweep(&mut s, None, &ModelOptions::default(), &twice, &settings(), None);
+    assert_eq!(
+        refused.err(),
+        Some(sweep::SweepError::Axes("--sweep names `c` twice".to_string()))
+    );
+    let fixed = ModelOptions {
+        parameters: vec![("c".to_string(), 2.0)],
+        ..ModelOptions::default()
+    };
+    let axes = [SweepAxis::parse("c=1,2").unwrap()];
+    assert!(matches!(
+        sweep::sweep(&mut s, None, &fixed, &axes, &settings(), None),
+        Err(sweep::SweepError::Axes(_))
+    ));
+    let many = [
+        SweepAxis::parse("c=1:1:1000").unwrap(),
+        SweepAxis::parse("m=1:1:1000").unwrap(),
+    ];
+    assert!(matches!(
+        sweep::sweep(&mut s, None, &ModelOptions::default(), &many, &settings(), None),
+        Err(sweep::SweepError::Axes(_))
+    ));
+    // Nothing ran, so nothing was reported about the model.
+    assert!(!s.has_errors());
+}
+
+#[test]
+fn a_sweep_without_a_stop_time_stops_where_a_single_run_would() {
+    let mut s = session(OSCILLATOR);
+    let axes = [SweepAxis::parse("d=0.1,0.2").unwrap()];
+    let settings = RunSettings::default();
+    let swept = sweep::sweep(&mut s, None, &ModelOptions::default(), &axes, &settings, None).expect("runs");
+    assert!(swept.threads >= 1);
+    assert!(swept.notes[0].starts_with("no stop time given"), "{:?}", swept.notes);
+    let mut model = s.compile(None, &ModelOptions::default()).unwrap();
+    let single = model.simulate(&settings).unwrap();
+    assert_eq!(swept.runs[0].time.last(), single.time().last());
 }

@@ -9,7 +9,7 @@
 //! not done: arrays, Boolean operators and comparisons, and functions of the model.
 
 use eqm::SimulationResult;
-use eqm::pipeline::syntax::ast::{BinaryOp, Expr, ExprKind, Subscript, UnaryOp};
+use eqm::input::expr::{BinaryOp, Expr, ExprKind, Subscript, UnaryOp};
 
 /// The name `final(x)` is parsed under: `final` is a keyword of the language.
 const FINAL: &str = "final_";
@@ -215,7 +215,7 @@ fn binary(op: BinaryOp, a: f64, b: f64) -> Result<f64, String> {
 /// The message for a name the run does not have, with the closest column.
 fn unknown(run: &SimulationResult, name: &str) -> String {
     let names: Vec<&str> = run.columns().iter().map(|c| c.name.as_str()).collect();
-    match eqm::pipeline::diag::did_you_mean(name, names.iter().copied()) {
+    match eqm::input::did_you_mean(name, names.iter().copied()) {
         Some(close) => format!("the run has no variable `{name}`; did you mean `{close}`?"),
         None => format!("the run has no variable `{name}`"),
     }

@@ -12,8 +12,10 @@
 //! also for typed-in text, which is named `<input N>` after the entry's number. An error never
 //! ends the session; the exit code is 0 unless the script cannot be read.
 //!
-//! Everything about models goes through the `eqm` library; this module parses lines and prints
-//! (`commands` the colon commands, `eval` expressions over a run, `interactive` the editor).
+//! Everything about models goes through the public API of the `eqm` library (typed text through
+//! `eqm::input`); this module keeps the session's state, parses lines and prints (`commands` the
+//! colon commands, `runs` `:run` and `:sweep`, `help` the list of commands, `eval` expressions
+//! over a run, `interactive` the editor).
 //! Parameter and start values set with `:set` are kept here and given to every compilation of
 //! the current model, so that `:reload` and a structural change keep them where they still apply.
 //! What is not done: sweeps kept as named runs (`:sweep` prints a table), and stopping a run
@@ -21,26 +23,20 @@
 
 mod commands;
 mod eval;
+mod help;
 mod interactive;
+mod runs;
 
-use crate::{finish, load};
+use crate::args::ReplArgs;
+use crate::load::load;
+use crate::output::{finish, usage};
+use eqm::input::ClassInput;
 use eqm::{Model, ModelOptions, RunReport, Session, SimulationResult};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-
-/// Arguments of `eqm repl`.
-#[derive(clap::Args)]
-pub(crate) struct ReplArgs {
-    /// The `.eqm` files to load at the start.
-    #[arg(value_name = "FILE")]
-    files: Vec<PathBuf>,
-    /// Run the commands of this file instead of reading them from standard input.
-    #[arg(long, value_name = "FILE")]
-    script: Option<PathBuf>,
-}
 
 /// A run kept by name.
 pub(crate) struct Run {
@@ -102,7 +98,7 @@ pub(crate) fn main(args: &ReplArgs, timings: bool) -> ExitCode {
                 repl.run_lines(std::io::BufReader::new(file));
                 ExitCode::SUCCESS
             }
-            Err(e) => crate::usage(format!("cannot read {}: {e}", path.display())),
+            Err(e) => usage(format!("cannot read {}: {e}", path.display())),
         };
     }
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
@@ -206,7 +202,7 @@ impl Repl {
         self.entries += 1;
         if let Some(command) = trimmed.strip_prefix(':') {
             self.command(command.trim());
-        } else if starts_class(trimmed) {
+        } else if eqm::input::starts_class(trimmed) {
             self.complete_class(self.entries, line.to_string(), false);
         } else {
             self.expression(trimmed);
@@ -215,25 +211,21 @@ impl Repl {
 
     /// Parses the class text begun at entry `entry`: incomplete (the parser's error is at the
     /// end of the text) keeps it pending unless `at_end`; with other errors it is reported and
-    /// dropped; complete, it is added to the session.
+    /// dropped; complete, it is added to the session and checked at once, so that its errors
+    /// show now and not at the next `:run` (the class is kept, to be typed again corrected).
     fn complete_class(&mut self, entry: usize, text: String, at_end: bool) {
-        use eqm::pipeline::syntax::{FileId, parse_file};
         let name = format!("<input {entry}>");
-        let (parsed, diagnostics) = parse_file(FileId(0), &text);
-        if eqm::pipeline::diag::has_errors(&diagnostics) {
-            let end = text.trim_end().len();
-            let incomplete = diagnostics
-                .iter()
-                .filter(|d| d.is_error())
-                .all(|d| d.primary_span().is_some_and(|s| s.start as usize >= end));
-            if incomplete && !at_end {
+        let classes = match eqm::input::class_input(&text) {
+            ClassInput::Complete(classes) => classes,
+            ClassInput::Incomplete(_) if !at_end => {
                 self.pending = Some((entry, text));
                 return;
             }
-            self.render_typed(&diagnostics, name, &text);
-            return;
-        }
-        let classes: Vec<String> = parsed.classes.iter().map(|c| c.name.name.clone()).collect();
+            ClassInput::Incomplete(diagnostics) | ClassInput::Invalid(diagnostics) => {
+                self.render_typed(&diagnostics, &name, &text);
+                return;
+            }
+        };
         let before = self.typed.len();
         self.typed.retain(|t| !t.classes.iter().any(|c| classes.contains(c)));
         let replaced = before != self.typed.len() || self.file_defines(&classes);
@@ -245,7 +237,8 @@ impl Repl {
         let previous = self.model_name();
         self.rebuild();
         let models: Vec<String> = self.session.models().into_iter().map(|m| m.name).collect();
-        if let Some(model) = classes.iter().find(|c| models.contains(c)) {
+        let typed_model = classes.iter().find(|c| models.contains(c));
+        if let Some(model) = typed_model {
             // Changes made to a model of the same name are kept where they still apply.
             if previous.as_ref() != Some(model) {
                 self.forget_changes();
@@ -254,6 +247,13 @@ impl Repl {
         }
         let verb = if replaced { "replaced" } else { "defined" };
         println!("{verb} {}", classes.join(", "));
+        if typed_model.is_some() && !self.session.has_errors() {
+            let options = self.options();
+            let checked = self.session.check(self.current.as_deref(), &options);
+            if self.report() && checked.is_none() {
+                eprintln!("note: the class is kept; type it again to correct it");
+            }
+        }
     }
 
     /// Reads the files again and parses them with the typed classes; the compiled model is
@@ -266,7 +266,7 @@ impl Repl {
         let mut texts: Vec<(String, String)> = Vec::new();
         for path in &self.files {
             let text = std::fs::read_to_string(path).ok();
-            match text.and_then(|text| without_classes(&text, &typed_classes)) {
+            match text.and_then(|text| eqm::input::without_classes(&text, &typed_classes)) {
                 Some(blanked) => texts.push((path.display().to_string(), blanked)),
                 None => files.push(path.clone()),
             }
@@ -292,7 +292,7 @@ impl Repl {
         self.files.iter().any(|path| {
             std::fs::read_to_string(path)
                 .ok()
-                .is_some_and(|text| without_classes(&text, &names).is_some())
+                .is_some_and(|text| eqm::input::without_classes(&text, &names).is_some())
         })
     }
 
@@ -325,10 +325,8 @@ impl Repl {
 
     /// Prints the diagnostics of typed text that never became part of the session (a class
     /// with syntax errors, an expression), with excerpts of the text under the name `name`.
-    fn render_typed(&self, diagnostics: &[eqm::Diagnostic], name: String, text: &str) {
-        let mut map = eqm::SourceMap::new();
-        map.add(name, text);
-        eprint!("{}", eqm::pipeline::diag::render_all(diagnostics, &map, self.color));
+    fn render_typed(&self, diagnostics: &[eqm::Diagnostic], name: &str, text: &str) {
+        eprint!("{}", eqm::input::render_typed(diagnostics, name, text, self.color));
     }
 
     /// Prints the session's diagnostics as the command line does, and forgets them.
@@ -394,14 +392,17 @@ impl Repl {
 
     /// Evaluates an expression over the last run.
     fn expression(&mut self, text: &str) {
-        use eqm::pipeline::syntax::{FileId, parse_expr};
         let name = format!("<input {}>", self.entries);
         let text = &eval::spell_final(text);
-        let (expr, diagnostics) = parse_expr(FileId(0), text);
-        let Some(expr) = expr.filter(|_| !eqm::pipeline::diag::has_errors(&diagnostics)) else {
-            self.render_typed(&diagnostics, name, text);
-            eprintln!("(a line is a `:command`, the start of a class, or an expression; `:help` lists the commands)");
-            return;
+        let expr = match eqm::input::parse_expression(text) {
+            Ok(expr) => expr,
+            Err(diagnostics) => {
+                self.render_typed(&diagnostics, &name, text);
+                eprintln!(
+                    "(a line is a `:command`, the start of a class, or an expression; `:help` lists the commands)"
+                );
+                return;
+            }
         };
         let parameters: Vec<(String, f64)> = match &self.model {
             Some(model) => model
@@ -421,71 +422,4 @@ impl Repl {
             Err(message) => eprintln!("error: {name}: {message}"),
         }
     }
-}
-
-/// `text` with its top-level classes named in `classes` replaced by spaces (line breaks kept,
-/// so that the rest keeps its lines and columns); `None` when it defines none of them or does
-/// not parse.
-fn without_classes(text: &str, classes: &[&String]) -> Option<String> {
-    use eqm::pipeline::syntax::{FileId, parse_file};
-    let (parsed, diagnostics) = parse_file(FileId(0), text);
-    if eqm::pipeline::diag::has_errors(&diagnostics) {
-        return None;
-    }
-    let spans: Vec<std::ops::Range<usize>> = parsed
-        .classes
-        .iter()
-        .filter(|c| classes.contains(&&c.name.name))
-        .map(|c| {
-            // The class's `;` ends it too.
-            let range = c.span.range();
-            let after = &text[range.end.min(text.len())..];
-            let gap = after.len() - after.trim_start().len();
-            let end = if after[gap..].starts_with(';') {
-                range.end + gap + 1
-            } else {
-                range.end
-            };
-            range.start..end
-        })
-        .collect();
-    if spans.is_empty() {
-        return None;
-    }
-    let mut out = String::with_capacity(text.len());
-    for (i, c) in text.char_indices() {
-        let blank = spans.iter().any(|r| r.contains(&i)) && c != '\n';
-        // A blanked character keeps its width in bytes, so that later offsets stay.
-        if blank {
-            out.extend(std::iter::repeat_n(' ', c.len_utf8()));
-        } else {
-            out.push(c);
-        }
-    }
-    Some(out)
-}
-
-/// Whether `line` begins a class definition.
-fn starts_class(line: &str) -> bool {
-    const STARTS: [&str; 14] = [
-        "model",
-        "package",
-        "function",
-        "connector",
-        "record",
-        "block",
-        "type",
-        "class",
-        "partial",
-        "encapsulated",
-        "expandable",
-        "operator",
-        "impure",
-        "pure",
-    ];
-    let first = line
-        .split(|c: char| !c.is_alphanumeric() && c != '_')
-        .next()
-        .unwrap_or("");
-    STARTS.contains(&first)
 }

@@ -7,7 +7,7 @@
 //! row and keeps the rows computed so far.
 
 use super::Repl;
-use super::commands::COMMANDS;
+use super::help::COMMANDS;
 use rustyline::completion::{Completer, FilenameCompleter, Pair};
 use rustyline::error::ReadlineError;
 use rustyline::highlight::{CmdKind, Highlighter};

@@ -1,52 +1,36 @@
-//! `eqm analyze`: compiles the model in its state-space form, asks the library for its analysis
-//! (`eqm::analyze`) and the advice on stop time, step and method (`eqm::stability`), and prints
-//! the report or its JSON, draws the eigenvalues over a method's stability region (`--svg`), or
-//! tabulates the analysis across parameter values (`--sweep`). Exit codes: 0 when the analysis
+//! `eqm analyze` (and the REPL's `:analyze`): has the library compile the model as its analysis
+//! needs it (`Session::compile_for_analysis`: the state-space form, its own inputs and
+//! outputs), asks for its analysis (`eqm::analyze`) and the advice on stop time, step and
+//! method (`eqm::stability`), and prints the report or its JSON, draws the eigenvalues over a
+//! method's stability region (`--svg`), or tabulates the analysis across parameter values
+//! (`--sweep`). Exit codes: 0 when the analysis
 //! ran, whatever it found (no steady state, an unstable one, a singular system are results,
 //! stated in the report); 1 for a model that is wrong or that the analysis cannot handle
 //! (`E08xx`); 2 for usage errors; 3 when the simulation that `--at` needs fails.
 
-use crate::{EXIT_USAGE, chosen_method, failure, finish, parse_param, print_timings, usage};
+use crate::args::{AnalyzeArgs, ModelArgs};
+use crate::load::{self, chosen_method};
+use crate::output::{EXIT_USAGE, color, failure, finish, print_timings, usage};
 use eqm::analyze::AnalyzeOptions;
-use eqm::{IndexForm, ModelOptions, RunError, Session, SweepAxis};
-use std::path::PathBuf;
+use eqm::{ModelOptions, RunError, Session, SweepError};
 use std::process::ExitCode;
 
-/// Options of `eqm analyze`.
-#[derive(clap::Args)]
-pub(crate) struct AnalyzeArgs {
-    /// Linearise at time T of a simulation from the start instead of at the steady state.
-    #[arg(long, value_name = "T", allow_hyphen_values = true)]
-    at: Option<f64>,
-    /// Start the search for the steady state (or the simulation of --at) from this start value
-    /// of a variable (repeatable), to find another steady state.
-    #[arg(long = "from", value_name = "NAME=VALUE", value_parser = parse_param)]
-    from: Vec<(String, f64)>,
-    /// Print every number as JSON instead of the report.
-    #[arg(long)]
-    json: bool,
-    /// The method whose stability --svg draws (default: the recommended one); every named
-    /// method is judged in the advice either way.
-    #[arg(long, value_name = "NAME")]
-    solver: Option<String>,
-    /// A Butcher tableau file: its method is judged in the advice too, and drawn by --svg.
-    #[arg(long, value_name = "FILE", conflicts_with = "solver")]
-    tableau: Option<PathBuf>,
-    /// Draw the eigenvalues times the advised step over the method's stability region.
-    #[arg(long, value_name = "OUT.svg")]
-    svg: Option<PathBuf>,
-    /// Analyse for every value of a parameter (repeatable; every combination): a table of
-    /// steady states and eigenvalues.
-    #[arg(long, value_name = "NAME=A:STEP:B|v1,v2,...", value_parser = crate::sweep::parse_axis, allow_hyphen_values = true)]
-    sweep: Vec<SweepAxis>,
+/// Runs `eqm analyze` on the model `args` names; see the module documentation.
+pub(crate) fn main(args: &ModelArgs, analyze: &AnalyzeArgs, timings: bool) -> ExitCode {
+    let (mut session, options) = match load::model_session(args) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    run(&mut session, args.model.as_deref(), analyze, options, color(), timings)
 }
 
-/// Runs `eqm analyze`; see the module documentation.
+/// Analyses `model` of `session` with the options `args` (the model's parameter values in
+/// `options`) and prints the outcome; see the module documentation.
 pub(crate) fn run(
     session: &mut Session,
     model: Option<&str>,
     args: &AnalyzeArgs,
-    mut options: ModelOptions,
+    options: ModelOptions,
     color: bool,
     timings: bool,
 ) -> ExitCode {
@@ -55,28 +39,17 @@ pub(crate) fn run(
         Err(message) => return usage(message),
     };
     let user_tableau = method.as_ref().filter(|m| matches!(m, eqm::Method::Tableau(_)));
-    // An index-reduced model is linearised in its state-space form: the dummy-derivative
-    // form's states (the embedding form's projection would add eigenvalues of its own).
-    options.index_form = IndexForm::Dummy;
     if session.has_errors() {
         return finish(session, color);
     }
-    let (inputs, outputs) = session
-        .flatten(model, &options)
-        .map(|flat| eqm::analyze::interface(&flat))
-        .unwrap_or_default();
-    let request = AnalyzeOptions {
-        at: args.at,
-        from: args.from.clone(),
-        inputs,
-        outputs,
-    };
+    let request = AnalyzeOptions::of_model(args.at, args.from.clone());
     if !args.sweep.is_empty() {
-        if let Err(message) = crate::sweep::check_axes(&args.sweep, &options) {
-            return usage(message);
-        }
         let started = std::time::Instant::now();
-        let swept = eqm::analyze::sweep(session, model, &options, &args.sweep, &request);
+        let swept = match eqm::analyze::sweep(session, model, &options, &args.sweep, &request) {
+            Ok(swept) => Some(swept),
+            Err(SweepError::Axes(message)) => return usage(message),
+            Err(SweepError::Model) => None,
+        };
         session.record_time("analyze", started.elapsed());
         let code = finish(session, color);
         let Some((runs, notes)) = swept else { return code };
@@ -87,7 +60,7 @@ pub(crate) fn run(
         }
         return code;
     }
-    let Some(mut compiled) = session.compile(model, &options) else {
+    let Some(mut compiled) = session.compile_for_analysis(model, &options) else {
         return finish(session, color);
     };
     let started = std::time::Instant::now();

@@ -1,180 +1,15 @@
 //! The colon commands of the REPL: each parses its arguments, calls the library and prints.
 
+use super::help::{COMMANDS, help, print_clap, words};
 use super::{Repl, Run};
-use crate::{
-    RunArgs, analyze::AnalyzeArgs, default_stop, parse_param, plot, print_report, print_timings, run_settings, termplot,
-};
+use crate::args::{AnalyzeArgs, parse_param};
+use crate::commands::analyze;
+use crate::plot;
+use crate::termplot;
 use clap::Parser;
-use eqm::{GraphView, RunError, SimulationResult, SweepAxis};
+use eqm::input::did_you_mean;
+use eqm::{GraphView, SimulationResult};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
-
-/// A command: its name, its arguments, what it does and an example.
-pub(crate) struct Help {
-    pub(crate) name: &'static str,
-    args: &'static str,
-    about: &'static str,
-    example: &'static str,
-}
-
-/// Every command, in the order `:help` lists them.
-pub(crate) const COMMANDS: &[Help] = &[
-    Help {
-        name: "load",
-        args: "FILE...",
-        about: "load .eqm files into the session",
-        example: ":load examples/spring_mass.eqm",
-    },
-    Help {
-        name: "reload",
-        args: "",
-        about: "read the files again, keeping the parameter changes that still apply",
-        example: ":reload",
-    },
-    Help {
-        name: "models",
-        args: "",
-        about: "list the models with their description strings",
-        example: ":models",
-    },
-    Help {
-        name: "use",
-        args: "MODEL",
-        about: "choose the current model",
-        example: ":use Decay",
-    },
-    Help {
-        name: "check",
-        args: "",
-        about: "check the current model",
-        example: ":check",
-    },
-    Help {
-        name: "flatten",
-        args: "",
-        about: "print the flat model",
-        example: ":flatten",
-    },
-    Help {
-        name: "explain",
-        args: "[--keep-aliases] [--steps]",
-        about: "explain the structural analysis",
-        example: ":explain --steps",
-    },
-    Help {
-        name: "analyze",
-        args: "[eqm analyze options]",
-        about: "steady state, linearisation, eigenvalues and advice",
-        example: ":analyze --at 1",
-    },
-    Help {
-        name: "run",
-        args: "[eqm run options] [as NAME]",
-        about: "simulate, keeping the run by name (the latest is `last`)",
-        example: ":run --stop 10 as base",
-    },
-    Help {
-        name: "set",
-        args: "NAME=VALUE ...",
-        about: "set parameters (without recompiling unless structural) and start values",
-        example: ":set k=2",
-    },
-    Help {
-        name: "unset",
-        args: "[NAME...]",
-        about: "forget parameter and start value changes (all without NAME)",
-        example: ":unset k",
-    },
-    Help {
-        name: "show",
-        args: "NAME",
-        about: "show a parameter or variable: value, unit, description",
-        example: ":show k",
-    },
-    Help {
-        name: "params",
-        args: "",
-        about: "list the parameters with their values",
-        example: ":params",
-    },
-    Help {
-        name: "vars",
-        args: "",
-        about: "list the variables with units and descriptions",
-        example: ":vars",
-    },
-    Help {
-        name: "value",
-        args: "NAME at T [in RUN]",
-        about: "a variable's value at a time (interpolated)",
-        example: ":value x at 2.5",
-    },
-    Help {
-        name: "stats",
-        args: "[RUN]",
-        about: "steps, events and time per stage of a run",
-        example: ":stats",
-    },
-    Help {
-        name: "runs",
-        args: "",
-        about: "list the kept runs",
-        example: ":runs",
-    },
-    Help {
-        name: "compare",
-        args: "NAME RUN1 RUN2",
-        about: "a variable in two runs at common times",
-        example: ":compare x base last",
-    },
-    Help {
-        name: "save",
-        args: "[RUN] FILE.csv",
-        about: "write a run as CSV",
-        example: ":save base out.csv",
-    },
-    Help {
-        name: "sweep",
-        args: "NAME=A:STEP:B|v1,v2,... ...",
-        about: "run every combination and tabulate final values",
-        example: ":sweep k=1:1:3",
-    },
-    Help {
-        name: "plot",
-        args: "a, b [over x] [in RUN] [> FILE.svg|png]",
-        about: "plot variables of a run",
-        example: ":plot x over v > phase.svg",
-    },
-    Help {
-        name: "help",
-        args: "[COMMAND]",
-        about: "list the commands, or explain one",
-        example: ":help run",
-    },
-    Help {
-        name: "quit",
-        args: "",
-        about: "end the session (also Ctrl-D)",
-        example: ":quit",
-    },
-];
-
-/// `:run`'s options: those of `eqm run`.
-#[derive(Parser)]
-#[command(
-    name = ":run",
-    no_binary_name = true,
-    disable_version_flag = true,
-    about = "Simulate the current model with the options of `eqm run`, keeping the run in memory \
-             (`:run ... as NAME`; the latest is `last`); --out also writes it as CSV"
-)]
-struct RunLine {
-    #[command(flatten)]
-    run: Box<RunArgs>,
-    /// A parameter value for this run only (repeatable); `:set` keeps one for the next runs.
-    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
-    params: Vec<(String, f64)>,
-}
 
 /// `:analyze`'s options: those of `eqm analyze`.
 #[derive(Parser)]
@@ -189,36 +24,6 @@ struct AnalyzeLine {
     analyze: AnalyzeArgs,
 }
 
-/// Splits a command line into words; double quotes group words with spaces.
-pub(crate) fn words(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quoted = false;
-    let mut any = false;
-    for c in line.chars() {
-        match c {
-            '"' => {
-                quoted = !quoted;
-                any = true;
-            }
-            c if c.is_whitespace() && !quoted => {
-                if any {
-                    words.push(std::mem::take(&mut word));
-                    any = false;
-                }
-            }
-            c => {
-                word.push(c);
-                any = true;
-            }
-        }
-    }
-    if any {
-        words.push(word);
-    }
-    words
-}
-
 impl Repl {
     /// Runs the command `line` (without its colon).
     pub(crate) fn command(&mut self, line: &str) {
@@ -226,50 +31,22 @@ impl Repl {
         let rest = rest.trim();
         let args = words(rest);
         match name {
-            "load" | "l" => {
-                if args.is_empty() {
-                    return eprintln!("error: `:load` needs one or more files");
-                }
-                let files: Vec<PathBuf> = args.iter().map(PathBuf::from).collect();
-                self.load_files(&files);
-                let models: Vec<String> = self.session.models().into_iter().map(|m| m.name).collect();
-                println!(
-                    "models: {}",
-                    if models.is_empty() {
-                        "none".to_string()
-                    } else {
-                        models.join(", ")
-                    }
-                );
-            }
+            "load" | "l" => self.load(&args),
             "reload" | "r" => {
                 self.rebuild();
                 println!("reloaded {} file(s)", self.files.len());
             }
             "models" => self.models(),
             "use" => self.use_model(&args),
-            "check" => {
-                let options = self.options();
-                if let Some(c) = self.session.check(self.current.as_deref(), &options) {
-                    println!(
-                        "{}: {} variables, {} equations: no errors",
-                        c.model, c.variables, c.equations
-                    );
-                }
-                self.report();
-            }
-            "flatten" => {
-                let options = self.options();
-                if let Some(flat) = self.session.flatten(self.current.as_deref(), &options) {
-                    print!("{}", flat.print());
-                }
-                self.report();
-            }
+            "check" => self.check(),
+            "flatten" => self.flatten(),
             "explain" => self.explain(&args),
             "analyze" => match AnalyzeLine::try_parse_from(&args) {
                 Ok(line) => {
                     let options = self.options();
-                    crate::analyze::run(
+                    // The analysis prints the session's diagnostics; they are not kept for
+                    // the next command.
+                    analyze::run(
                         &mut self.session,
                         self.current.as_deref(),
                         &line.analyze,
@@ -316,12 +93,49 @@ impl Repl {
             "" => eprintln!("error: a command follows the colon; `:help` lists them"),
             other => {
                 let names = COMMANDS.iter().map(|c| c.name);
-                match eqm::pipeline::diag::did_you_mean(other, names) {
+                match did_you_mean(other, names) {
                     Some(close) => eprintln!("error: unknown command `:{other}`; did you mean `:{close}`?"),
                     None => eprintln!("error: unknown command `:{other}`; `:help` lists the commands"),
                 }
             }
         }
+    }
+
+    /// `:load FILE...`: adds the files and lists the session's models.
+    fn load(&mut self, args: &[String]) {
+        if args.is_empty() {
+            return eprintln!("error: `:load` needs one or more files");
+        }
+        let files: Vec<PathBuf> = args.iter().map(PathBuf::from).collect();
+        self.load_files(&files);
+        let models: Vec<String> = self.session.models().into_iter().map(|m| m.name).collect();
+        println!(
+            "models: {}",
+            if models.is_empty() {
+                "none".to_string()
+            } else {
+                models.join(", ")
+            }
+        );
+    }
+
+    fn check(&mut self) {
+        let options = self.options();
+        if let Some(c) = self.session.check(self.current.as_deref(), &options) {
+            println!(
+                "{}: {} variables, {} equations: no errors",
+                c.model, c.variables, c.equations
+            );
+        }
+        self.report();
+    }
+
+    fn flatten(&mut self) {
+        let options = self.options();
+        if let Some(flat) = self.session.flatten(self.current.as_deref(), &options) {
+            print!("{}", flat.print());
+        }
+        self.report();
     }
 
     fn models(&self) {
@@ -344,7 +158,7 @@ impl Repl {
         let models: Vec<String> = self.session.models().into_iter().map(|m| m.name).collect();
         // A model of the library is checked when it is compiled.
         if !models.contains(name) && !name.contains('.') {
-            return match eqm::pipeline::diag::did_you_mean(name, models.iter().map(String::as_str)) {
+            return match did_you_mean(name, models.iter().map(String::as_str)) {
                 Some(close) => eprintln!("error: no model `{name}`; did you mean `{close}`?"),
                 None => eprintln!("error: no model `{name}`; `:models` lists them"),
             };
@@ -380,169 +194,8 @@ impl Repl {
         self.report();
     }
 
-    /// `:run [options] [as NAME]`.
-    fn run(&mut self, mut args: Vec<String>) {
-        let mut name = None;
-        if args.len() >= 2 && args[args.len() - 2] == "as" {
-            name = args.pop();
-            args.pop();
-        }
-        let line = match RunLine::try_parse_from(&args) {
-            Ok(line) => line,
-            Err(e) => return print_clap(&e),
-        };
-        let (run, once) = (line.run, line.params);
-        let mut settings = match run_settings(&run) {
-            Ok(s) => s,
-            Err(message) => return eprintln!("error: {message}"),
-        };
-        if !run.sweep.is_empty() {
-            settings.variables = run.vars.clone();
-            let options = self.options();
-            crate::sweep::run(
-                &mut self.session,
-                self.current.as_deref(),
-                &run,
-                &options,
-                settings,
-                self.color,
-                self.timings,
-            );
-            self.session.take_diagnostics();
-            return;
-        }
-        let name = name.unwrap_or_else(|| format!("run{}", self.runs.len() + 1));
-        if name == "last" {
-            return eprintln!("error: `last` always names the latest run; choose another name");
-        }
-        let mut changes = self.changes();
-        for (n, v) in &once {
-            let sep = if changes.is_empty() { "" } else { ", " };
-            changes.push_str(&format!("{sep}{n}={}", eqm::format_number(*v)));
-        }
-        let (kept_parameters, kept_starts) = (self.parameters.clone(), self.starts.clone());
-        let interrupted = self.interrupted.clone();
-        let timings = self.timings;
-        let Some(model) = self.compiled() else { return };
-        for (n, v) in &once {
-            if model.parameters().iter().any(|p| p.name == *n && p.structural) {
-                return eprintln!("error: `{n}` is structural: `:set {n}={v}` compiles the model again with it");
-            }
-            if let Err(d) = model.set_parameter(n, *v) {
-                restore(model, &kept_parameters, &kept_starts);
-                self.session.push_diagnostic(d);
-                self.report();
-                return;
-            }
-        }
-        let settings = default_stop(model, settings);
-        match model.check_settings(&settings) {
-            Ok(notes) => notes.iter().for_each(|note| eprintln!("note: {note}")),
-            Err(RunError::Model(d)) => {
-                self.session.push_diagnostic(*d);
-                self.report();
-                return;
-            }
-            Err(e) => return eprintln!("error: {e}"),
-        }
-        let mut wanted = run.vars.clone();
-        if let (Some(list), Some(plot)) = (&mut wanted, &run.plot) {
-            list.extend(plot.iter().filter(|p| !list.contains(p)).cloned().collect::<Vec<_>>());
-        }
-        let columns = match model.columns(wanted.as_deref()) {
-            Ok(c) => c,
-            Err(d) => {
-                self.session.push_diagnostic(d);
-                self.report();
-                return;
-            }
-        };
-        let (mut time, mut values) = (Vec::new(), Vec::new());
-        interrupted.store(false, Ordering::SeqCst);
-        let started = std::time::Instant::now();
-        let result = model.simulate_into(&settings, &columns, &mut |t: f64, row: &[f64]| {
-            if interrupted.load(Ordering::SeqCst) {
-                return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted"));
-            }
-            time.push(t);
-            values.extend_from_slice(row);
-            Ok(())
-        });
-        let elapsed = started.elapsed();
-        if !once.is_empty() {
-            restore(model, &kept_parameters, &kept_starts);
-        }
-        let report = match result {
-            Ok(report) => {
-                if timings {
-                    print_report(model, &report);
-                }
-                if let Some((time, message)) = &report.summary.terminated {
-                    eprintln!("note: the model called terminate at time {time}: {message}");
-                }
-                for warning in &report.summary.warnings {
-                    self.session.push_diagnostic(warning.clone());
-                }
-                Some(report)
-            }
-            Err(_) if interrupted.load(Ordering::SeqCst) => {
-                eprintln!("interrupted: the {} rows computed so far are kept", time.len());
-                None
-            }
-            Err(RunError::Model(d)) => {
-                self.session.push_diagnostic(*d);
-                None
-            }
-            Err(failed @ RunError::Failed { .. }) => {
-                crate::failure(&mut self.session, self.color, failed, "simulation");
-                None
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                None
-            }
-        };
-        self.report();
-        let summary = report.as_ref().map(|r| r.summary.clone()).unwrap_or_default();
-        let result = SimulationResult::from_rows(columns, time, values, summary);
-        let rows = result.len();
-        let span = match (result.time().first(), result.time().last()) {
-            (Some(a), Some(b)) => format!(" from t = {} to {}", eqm::format_number(*a), eqm::format_number(*b)),
-            _ => String::new(),
-        };
-        println!(
-            "{name}: {rows} rows{span} in {:.1} ms{}",
-            elapsed.as_secs_f64() * 1e3,
-            if changes.is_empty() {
-                String::new()
-            } else {
-                format!(" ({changes})")
-            }
-        );
-        if let Some(path) = &run.out {
-            write_csv(&result, path);
-        }
-        if let (Some(plot), Some(path)) = (&run.plot, &run.plot_out) {
-            let series = series(&result, plot, None);
-            match series.and_then(|s| plot::write(&s, path)) {
-                Ok(()) => println!("wrote {}", path.display()),
-                Err(e) => eprintln!("error: no plot written: {e}"),
-            }
-        }
-        if timings {
-            print_timings(&self.session);
-        }
-        self.runs.retain(|r| r.name != name);
-        self.runs.push(Run {
-            name,
-            result,
-            report,
-            changes,
-        });
-    }
-
     /// The changes from the model's values: `k=2, x0=1`.
-    fn changes(&self) -> String {
+    pub(super) fn changes(&self) -> String {
         self.structural
             .iter()
             .chain(&self.parameters)
@@ -661,7 +314,7 @@ impl Repl {
             return;
         }
         let names: Vec<String> = model.variables().into_iter().map(|v| v.name).collect();
-        match eqm::pipeline::diag::did_you_mean(name, names.iter().map(String::as_str)) {
+        match did_you_mean(name, names.iter().map(String::as_str)) {
             Some(close) => eprintln!("error: the model has no `{name}`; did you mean `{close}`?"),
             None => eprintln!("error: the model has no `{name}`"),
         }
@@ -715,8 +368,7 @@ impl Repl {
 
     /// Evaluates `text` over `run`, printing the value or the message.
     fn evaluate_in(&self, run: &Run, parameters: &[(String, f64)], text: &str) {
-        use eqm::pipeline::syntax::{FileId, parse_expr};
-        let (Some(expr), _) = parse_expr(FileId(0), text) else {
+        let Ok(expr) = eqm::input::parse_expression(text) else {
             return eprintln!("error: `{text}` is not a variable name");
         };
         let scope = super::eval::Scope {
@@ -840,66 +492,6 @@ impl Repl {
         write_csv(&run.result, path);
     }
 
-    /// `:sweep NAME=A:STEP:B ...`: every combination, compiled once, with a table of the
-    /// final values of the first columns.
-    fn sweep(&mut self, args: &[String]) {
-        let mut axes: Vec<SweepAxis> = Vec::new();
-        for arg in args {
-            match SweepAxis::parse(arg) {
-                Ok(axis) => axes.push(axis),
-                Err(message) => return eprintln!("error: {message}"),
-            }
-        }
-        if axes.is_empty() {
-            return eprintln!("error: `:sweep` needs NAME=A:STEP:B or NAME=v1,v2,...");
-        }
-        let options = self.options();
-        let options = eqm::ModelOptions {
-            parameters: options
-                .parameters
-                .into_iter()
-                .filter(|(n, _)| !axes.iter().any(|a| a.name == *n))
-                .collect(),
-            ..options
-        };
-        if let Err(message) = crate::sweep::check_axes(&axes, &options) {
-            return eprintln!("error: {message}");
-        }
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let settings = eqm::RunSettings::default();
-        let sweep = eqm::sweep::sweep(
-            &mut self.session,
-            self.current.as_deref(),
-            &options,
-            &axes,
-            &settings,
-            threads,
-        );
-        self.report();
-        let Some(sweep) = sweep else { return };
-        for note in &sweep.notes {
-            eprintln!("note: {note}");
-        }
-        let shown: Vec<String> = sweep.columns().into_iter().take(4).collect();
-        let mut header: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
-        header.extend(shown.iter().map(|c| format!("final {c}")));
-        println!(
-            "{}",
-            header.iter().map(|h| format!("{h:>14}")).collect::<Vec<_>>().join(" ")
-        );
-        for run in &sweep.runs {
-            let mut cells: Vec<String> = run.values.iter().map(|v| eqm::format_number(*v)).collect();
-            cells.extend(shown.iter().map(|c| run.final_value(c).map_or("-".to_string(), short)));
-            if let Err(e) = &run.outcome {
-                cells.push(format!("failed: {e}"));
-            }
-            println!(
-                "{}",
-                cells.iter().map(|h| format!("{h:>14}")).collect::<Vec<_>>().join(" ")
-            );
-        }
-    }
-
     /// `:plot a, b [over x] [in RUN] [> FILE]`.
     fn plot(&self, rest: &str) {
         let (rest, file) = match rest.split_once('>') {
@@ -958,7 +550,7 @@ impl Repl {
 
 /// Gives `model` back the parameter and start values the session keeps, after a run with
 /// values of its own.
-fn restore(model: &mut eqm::Model, parameters: &[(String, f64)], starts: &[(String, f64)]) {
+pub(super) fn restore(model: &mut eqm::Model, parameters: &[(String, f64)], starts: &[(String, f64)]) {
     model.reset();
     // These values were accepted before, so the model accepts them again.
     for (n, v) in parameters {
@@ -970,7 +562,11 @@ fn restore(model: &mut eqm::Model, parameters: &[(String, f64)], starts: &[(Stri
 }
 
 /// The series of `names` in `result`, over time or over the variable `over`.
-fn series(result: &SimulationResult, names: &[String], over: Option<&str>) -> Result<Vec<plot::Series>, String> {
+pub(super) fn series(
+    result: &SimulationResult,
+    names: &[String],
+    over: Option<&str>,
+) -> Result<Vec<plot::Series>, String> {
     let column = |name: &str| {
         result
             .column(name)
@@ -1003,12 +599,13 @@ fn series(result: &SimulationResult, names: &[String], over: Option<&str>) -> Re
 }
 
 /// `v` to nine significant digits, for tables.
-fn short(v: f64) -> String {
+pub(super) fn short(v: f64) -> String {
     let rounded: f64 = format!("{v:.8e}").parse().unwrap_or(v);
     eqm::format_number(rounded)
 }
 
-fn write_csv(result: &SimulationResult, path: &Path) {
+/// Writes `result` as CSV to `path`, saying so or why not.
+pub(super) fn write_csv(result: &SimulationResult, path: &Path) {
     let written = std::fs::File::create(path).and_then(|f| result.write_csv(std::io::BufWriter::new(f)));
     match written {
         Ok(()) => println!("wrote {} ({} rows)", path.display(), result.len()),
@@ -1022,38 +619,4 @@ fn unit(unit: Option<&str>) -> String {
 
 fn describe(description: Option<&str>) -> String {
     description.map_or(String::new(), |d| format!("  \"{d}\""))
-}
-
-/// Prints a clap error or help text of a command's options.
-fn print_clap(e: &clap::Error) {
-    let text = e.to_string();
-    match e.kind() {
-        clap::error::ErrorKind::DisplayHelp => print!("{text}"),
-        _ => eprint!("{text}"),
-    }
-}
-
-/// `:help [COMMAND]`.
-pub(crate) fn help(command: Option<&str>) {
-    match command.map(|c| c.trim_start_matches(':')) {
-        None => {
-            println!("commands (`:help COMMAND` for one, with an example):");
-            for c in COMMANDS {
-                println!("  :{:<8} {:<28} {}", c.name, c.args, c.about);
-            }
-            println!("a line starting a class (model, package, function, ...) defines it; any other line");
-            println!("is an expression over the last run: max(x) - min(x), x(2.5), final(x), x[end]");
-        }
-        Some(name) => match COMMANDS.iter().find(|c| c.name == name) {
-            Some(c) => {
-                println!(":{} {}", c.name, c.args);
-                println!("  {}", c.about);
-                println!("  example: {}", c.example);
-                if c.name == "run" || c.name == "analyze" {
-                    println!("  `:{} --help` lists the options", c.name);
-                }
-            }
-            None => eprintln!("error: no command `:{name}`; `:help` lists them"),
-        },
-    }
 }

@@ -1,0 +1,132 @@
+//! Everything the command line reads besides its arguments: the model files, the library
+//! directories of `EQMPATH`, the standard-library files of `EQM_STDLIB_DIR` that replace the
+//! embedded ones, tableau files and the data files a model names. Input: paths and the
+//! environment. Output: texts handed to the library (a [`Session`], a [`Method`]), or the exit
+//! code of a usage error. Nothing here prints results or decides about a model.
+
+use crate::args::{ModelArgs, RunArgs};
+use crate::output;
+use eqm::{Method, ModelOptions, RunSettings, Session, Tableau};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The session of a command on a model (`check`, `run`, ...): its files read and parsed, and the
+/// options with its parameter values.
+pub(crate) fn model_session(args: &ModelArgs) -> Result<(Session, ModelOptions), ExitCode> {
+    let session = load(&args.files, args.model.as_deref(), &[])?;
+    let options = ModelOptions {
+        parameters: args.params.clone(),
+        ..ModelOptions::default()
+    };
+    Ok((session, options))
+}
+
+/// The files of the directory `EQM_STDLIB_DIR` names that replace standard-library files of
+/// the same name (for library development: an edited file takes effect without rebuilding),
+/// each `(file name, text)`; a file the directory lacks or that cannot be read is not
+/// replaced.
+fn stdlib_replacements() -> Vec<(String, String)> {
+    let Some(dir) = std::env::var_os("EQM_STDLIB_DIR") else {
+        return Vec::new();
+    };
+    let dir = PathBuf::from(dir);
+    eqm::stdlib_file_names()
+        .into_iter()
+        .filter_map(|name| {
+            let text = std::fs::read_to_string(dir.join(name)).ok()?;
+            Some((name.to_string(), text))
+        })
+        .collect()
+}
+
+/// The classes of the standard library for `eqm library`, with the replacements of
+/// `EQM_STDLIB_DIR`.
+pub(crate) fn library_classes() -> (Vec<eqm::library_doc::LibraryClass>, Vec<eqm::Diagnostic>) {
+    eqm::library_doc::library_classes(&stdlib_replacements())
+}
+
+/// Reads every file, the library directories of `EQMPATH` and the replacements of
+/// standard-library files in `EQM_STDLIB_DIR`, and parses them with the texts `typed` (each
+/// `(name, text)`, user files that do not come from the file system: classes typed into the
+/// REPL). An unreadable file is a usage error (exit 2).
+pub(crate) fn load(files: &[PathBuf], model: Option<&str>, typed: &[(String, String)]) -> Result<Session, ExitCode> {
+    let mut library: Vec<(String, String)> = Vec::new();
+    if let Some(paths) = std::env::var_os("EQMPATH") {
+        for dir in std::env::split_paths(&paths) {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                eprintln!("warning: EQMPATH directory {} cannot be read", dir.display());
+                continue;
+            };
+            // Sorted, so that the library is the same whatever order the file system lists.
+            let mut paths: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "eqm"))
+                .collect();
+            paths.sort();
+            for file in paths {
+                if let Ok(text) = std::fs::read_to_string(&file) {
+                    library.push((file.display().to_string(), text));
+                }
+            }
+        }
+    }
+    // Bytes, not text: a file that is not UTF-8 is the model's error (E0109, at its line and
+    // column), reported with the others by the library.
+    let mut user: Vec<(String, Vec<u8>)> = Vec::new();
+    for path in files {
+        match std::fs::read(path) {
+            Ok(bytes) => user.push((path.display().to_string(), bytes)),
+            Err(e) => {
+                eprintln!("error: cannot read {}: {e}", path.display());
+                return Err(ExitCode::from(output::EXIT_USAGE));
+            }
+        }
+    }
+    user.extend(
+        typed
+            .iter()
+            .map(|(name, text)| (name.clone(), text.clone().into_bytes())),
+    );
+    let mut session = Session::with_stdlib_replaced(stdlib_replacements(), user, &library, model);
+    // The data files a model names (`readMatrix`) are read from the file system too.
+    session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
+    Ok(session)
+}
+
+/// The method `--tableau FILE` or `--solver NAME` names, if either is given; the message of a
+/// usage error otherwise.
+pub(crate) fn chosen_method(solver: Option<&str>, tableau: Option<&std::path::Path>) -> Result<Option<Method>, String> {
+    if let Some(path) = tableau {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        return Tableau::parse(&text)
+            .map(|t| Some(Method::Tableau(Box::new(t))))
+            .map_err(|e| format!("{}: {e}", path.display()));
+    }
+    match solver {
+        Some(name) => Method::parse(name).map(Some).ok_or_else(|| {
+            let known: Vec<&str> = Method::NAMED.iter().map(|m| m.name()).collect();
+            format!("unknown solver `{name}`; known: {}", known.join(", "))
+        }),
+        None => Ok(None),
+    }
+}
+
+/// The settings of a run with options `run` (its variables those of `--vars`); the message of
+/// a usage error for an unknown solver or an unreadable tableau.
+pub(crate) fn run_settings(run: &RunArgs) -> Result<RunSettings, String> {
+    // Without --solver or --tableau the model's annotation, else `auto`, chooses the method.
+    let method = chosen_method(run.solver.as_deref(), run.tableau.as_deref())?;
+    Ok(RunSettings {
+        start: run.start,
+        stop: run.stop,
+        interval: run.interval,
+        rtol: run.rtol,
+        atol: run.atol,
+        step: run.step,
+        method,
+        interpreter: run.interpreter,
+        stabilize: run.stabilize,
+        variables: run.vars.clone(),
+        max_rows: run.max_rows,
+    })
+}
