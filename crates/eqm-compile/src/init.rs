@@ -21,6 +21,7 @@
 use crate::dae::{Dae, Equation, Origin, VarKind};
 use crate::events::Hybrid;
 use crate::plan::{self, Block, Plan, TornLoop, Unknown};
+use crate::structure;
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{ExprId, FxHashMap, VarId};
 use eqm_structural::incidence::{EqIdx, VarIdx};
@@ -184,11 +185,11 @@ pub fn analyze(
     }
     let leaves: Vec<ExprId> = unknowns
         .iter()
-        .map(|&u| plan::unknown_leaf(&mut init.flat.exprs, u))
+        .map(|&u| structure::unknown_leaf(&mut init.flat.exprs, u))
         .collect();
-    let index_of = plan::LeafIndex::new(&leaves);
+    let index_of = structure::LeafIndex::new(&leaves);
     let n_rows_eqs = init.equations.len();
-    let graph = plan::structure_graph(&init, &index_of, unknowns.len(), true).map_err(|d| vec![d])?;
+    let graph = structure::structure_graph(&init, &index_of, unknowns.len(), true).map_err(|d| vec![d])?;
     let is_candidate = |e: usize| (n_fixed..n_rows_eqs).contains(&e);
     let given_mask: Vec<bool> = (0..graph.n_eqs()).map(|e| !is_candidate(e)).collect();
     let mut matching = maximum_matching_masked(&graph, Some(&given_mask), None);
@@ -426,7 +427,7 @@ fn reuse_simulation_plan(init: &mut Dae<Hybrid>, n_model: usize, simulation: &Pl
     }
     let leaves = unknowns
         .iter()
-        .map(|&u| plan::unknown_leaf(&mut init.flat.exprs, u))
+        .map(|&u| structure::unknown_leaf(&mut init.flat.exprs, u))
         .collect();
     Plan {
         unknowns,
@@ -612,7 +613,7 @@ fn over_determined(
 ) -> Diagnostic {
     let over: Vec<usize> = match singular_parts(graph, matching) {
         Ok(parts) => parts.over_eqs.iter().map(|e| e.index()).collect(),
-        Err(e) => return plan::internal(e),
+        Err(e) => return structure::internal(e),
     };
     // The user can act on fixed values and initial equations; the model's own equations are
     // listed after them.
@@ -634,7 +635,7 @@ fn over_determined(
         let mut vs: Vec<String> = Vec::new();
         for &e in &over {
             for &v in graph.eq_vars(EqIdx(e as u32)) {
-                let name = plan::unknown_name(init, unknowns[v.index()]);
+                let name = structure::unknown_name(init, unknowns[v.index()]);
                 if !vs.contains(&name) {
                     vs.push(name);
                 }
@@ -661,7 +662,7 @@ fn over_determined(
         )
     };
     let Some(&first) = listed.first() else {
-        return plan::internal_text("over-determined initial system without equations");
+        return structure::internal_text("over-determined initial system without equations");
     };
     let (span, text) = label(first);
     let mut d = Diagnostic::error("E0504", message, span, text);
@@ -682,7 +683,7 @@ fn over_determined(
 fn under_determined(init: &Dae<Hybrid>, unknowns: &[Unknown], undetermined: &[usize]) -> Diagnostic {
     let names: Vec<String> = undetermined
         .iter()
-        .map(|&u| plan::unknown_name(init, unknowns[u]))
+        .map(|&u| structure::unknown_name(init, unknowns[u]))
         .collect();
     let (Unknown::Var(var) | Unknown::Der(var)) = unknowns[undetermined[0]];
     let mut d = Diagnostic::error(

@@ -23,8 +23,8 @@
 //! [`stability`] (each method's stability function, the largest stable step for a set of
 //! eigenvalues, and the step and method advice built on them). What the
 //! families share has one module each, private to the crate: the system and its evaluation
-//! (`system`), the options (`options`), the errors (`error`), the [`Stepper`] trait with the
-//! bookkeeping of step ends (`stepper`), step size control (`control`), Jacobians (`jacobian`
+//! (`system`), the options (`options`), the errors (`error`), the counters and the budget of
+//! attempts (`stats`), the [`Stepper`] trait with the bookkeeping of step ends (`stepper`), step size control (`control`), Jacobians (`jacobian`
 //! and [`linalg`]), the methods by name (`method`) and the driving loop (`integrate`); the crate
 //! root only re-exports their public items.
 //!
@@ -51,6 +51,7 @@ mod integrate;
 mod jacobian;
 mod method;
 mod options;
+mod stats;
 mod stepper;
 mod system;
 
@@ -59,5 +60,6 @@ pub use integrate::{Outcome, Output, Schedule, integrate};
 pub use jacobian::jacobian_of;
 pub use method::{Method, stepper_for};
 pub use options::{Atol, DEFAULT_MAX_STEPS, Options};
-pub use stepper::{Stats, StepInfo, Stepper};
+pub use stats::Stats;
+pub use stepper::{StepInfo, Stepper};
 pub use system::{OdeSystem, RhsError};

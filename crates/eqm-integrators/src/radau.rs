@@ -31,15 +31,16 @@
 //! variable-order RADAU, and iterative (Krylov) solves of the stage systems.
 
 use crate::control::{
-    check_budget, check_restart, check_step_limit, eval_iterate, fixed_step_newton_tolerance, initial_step, min_step,
-    newton_converged, newton_fails, newton_safety, rms, trial_step,
+    check_step_limit, eval_iterate, fixed_step_newton_tolerance, initial_step, min_step, newton_converged,
+    newton_fails, newton_safety, rms, trial_step,
 };
 use crate::error::{IntegrationError, Quantity, check_finite};
 use crate::explicit::{FixedClock, FixedStep};
 use crate::jacobian::{JacobianPoint, PatternCache, build_jacobian};
 use crate::linalg;
 use crate::options::Options;
-use crate::stepper::{Stats, StepInfo, Stepper, step_accessors};
+use crate::stats::{Stats, check_budget};
+use crate::stepper::{StepInfo, Stepper, check_restart, step_accessors};
 use crate::system::{OdeSystem, eval_rhs};
 use nalgebra::{Complex, DVector};
 
