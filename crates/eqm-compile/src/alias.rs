@@ -1,8 +1,9 @@
 //! Alias elimination: `a = b`, `a = -b` and `a = constant` are removed before matching.
 //!
 //! Input: a lowered [`Dae`]. Output: the DAE in the [`AliasesRemoved`] stage, with fewer
-//! equations and variables, and an [`AliasReport`] ([`keep`] skips the pass on request). Each alias class keeps one representative (a state before an algebraic
-//! variable, then a variable whose start value is fixed, then the one declared first); the others
+//! equations and variables, and an [`AliasReport`] ([`keep`] skips the pass on request). Each
+//! alias class keeps one representative (a state before an algebraic variable, then a variable
+//! whose start value is fixed, then the one declared first); the others
 //! are replaced by `±representative` everywhere, and their expression is kept in
 //! `Dae::eliminated` so results can still show them. Start attributes are merged onto the
 //! representative; two different start values in one class give a warning naming both sources.
