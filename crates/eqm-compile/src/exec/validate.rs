@@ -84,9 +84,7 @@ impl Builder {
                         .flat_map(|j| j.inner.iter().chain(&j.residuals))
                         .flatten();
                     for &(_, d) in partials {
-                        v.require(d, false, self.dae.equations[b.eqs[0]].span, &|| {
-                            eq_text(b.eqs[0])
-                        });
+                        v.require(d, false, self.dae.equations[b.eqs[0]].span, &|| eq_text(b.eqs[0]));
                     }
                 }
                 Instr::Algorithm { .. } => {}
@@ -119,9 +117,7 @@ impl Builder {
         for f in &self.dae.flat.functions {
             for s in &f.body {
                 s.for_each_expr(&mut |e, span| {
-                    v.require(e, true, span, &|| {
-                        format!("this statement of function `{}`", f.name)
-                    })
+                    v.require(e, true, span, &|| format!("this statement of function `{}`", f.name))
                 });
             }
         }
@@ -142,9 +138,7 @@ impl Builder {
         }
         for surface in &self.events.surfaces {
             if let Some(t) = surface.time_event {
-                v.require(t, false, surface.span, &|| {
-                    format!("the time of `{}`", surface.text)
-                });
+                v.require(t, false, surface.span, &|| format!("the time of `{}`", surface.text));
             }
             v.require(surface.expr, false, surface.span, &|| {
                 format!("the zero-crossing function of `{}`", surface.text)
