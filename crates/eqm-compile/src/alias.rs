@@ -1,8 +1,9 @@
 //! Alias elimination: `a = b`, `a = -b` and `a = constant` are removed before matching.
 //!
 //! Input: a lowered [`Dae`]. Output: the DAE in the [`AliasesRemoved`] stage, with fewer
-//! equations and variables, and an [`AliasReport`] ([`keep`] skips the pass on request). Each alias class keeps one representative (a state before an algebraic
-//! variable, then a variable whose start value is fixed, then the one declared first); the others
+//! equations and variables, and an [`AliasReport`] ([`keep`] skips the pass on request). Each
+//! alias class keeps one representative (a state before an algebraic variable, then a variable
+//! whose start value is fixed, then the one declared first); the others
 //! are replaced by `±representative` everywhere, and their expression is kept in
 //! `Dae::eliminated` so results can still show them. Start attributes are merged onto the
 //! representative; two different start values in one class give a warning naming both sources.
@@ -77,6 +78,25 @@ pub fn eliminate(mut dae: Dae<Lowered>) -> (Dae<AliasesRemoved>, AliasReport, Ve
 }
 
 fn eliminate_in(dae: &mut Dae<Lowered>) -> (AliasReport, Vec<Diagnostic>) {
+    let (mut classes, keep) = alias_classes(dae);
+    let mut report = AliasReport::default();
+    let mut warnings = Vec::new();
+    let (replace, eliminated) = replacements(dae, &mut classes, &keep, &mut report, &mut warnings);
+    substitute_replacements(dae, &keep, &replace, &mut report);
+    // A state whose class representative is another variable is no longer a state itself.
+    for (i, e) in eliminated.iter().enumerate() {
+        if e.is_some() && dae.kinds[i] == VarKind::State {
+            dae.kinds[i] = VarKind::Algebraic;
+        }
+    }
+    dae.eliminated = eliminated;
+    (report, warnings)
+}
+
+/// The classes of variables equal up to sign (and those equal to a parameter expression), from
+/// the equations of the forms `±a = ±b` and `a = parameter expression`; and for each equation
+/// whether it is kept (`false` for the equations that made an alias).
+fn alias_classes(dae: &mut Dae<Lowered>) -> (Classes, Vec<bool>) {
     let n = dae.kinds.len();
     let mut classes = Classes {
         parent: (0..n as u32).collect(),
@@ -86,7 +106,6 @@ fn eliminate_in(dae: &mut Dae<Lowered>) -> (AliasReport, Vec<Diagnostic>) {
     };
     let kinds = dae.kinds.clone();
     let is_unknown = |v: VarId| matches!(kinds[v.0 as usize], VarKind::State | VarKind::Algebraic);
-    let mut report = AliasReport::default();
     let mut keep = vec![true; dae.equations.len()];
     // Representatives are chosen by priority, so the rank of each variable is computed once.
     let rank: Vec<(u8, u8, u32)> = (0..n)
@@ -161,11 +180,24 @@ fn eliminate_in(dae: &mut Dae<Lowered>) -> (AliasReport, Vec<Diagnostic>) {
             _ => {}
         }
     }
+    (classes, keep)
+}
 
-    // The expression that replaces each eliminated variable, and for states also `der(v)`.
+/// The expression that replaces each eliminated variable, and for states also `der(v)`,
+/// recorded in `report` with the equation that made it an alias; and for each variable the
+/// expression it was replaced by (`None` when kept). Start values of merged variables are
+/// combined, with a warning where they conflict.
+fn replacements(
+    dae: &mut Dae<Lowered>,
+    classes: &mut Classes,
+    keep: &[bool],
+    report: &mut AliasReport,
+    warnings: &mut Vec<Diagnostic>,
+) -> (Replacements, Vec<Option<ExprId>>) {
+    let n = dae.kinds.len();
+    let kinds = dae.kinds.clone();
     let mut replace = Replacements::default();
     let mut eliminated: Vec<Option<ExprId>> = vec![None; n];
-    let mut warnings = Vec::new();
     let mut removed_origin = vec![None; n];
     for (index, eq) in dae.equations.iter().enumerate() {
         if !keep[index] {
@@ -203,7 +235,7 @@ fn eliminate_in(dae: &mut Dae<Lowered>) -> (AliasReport, Vec<Diagnostic>) {
             }
             None => {
                 let root_node = dae.flat.exprs.var(VarId(root));
-                merge_start(dae, VarId(root), v, s, &mut warnings);
+                merge_start(dae, VarId(root), v, s, warnings);
                 report.aliases.push((v, VarId(root), s, origin));
                 let e = signed(&mut dae.flat.exprs, root_node, s);
                 if kinds[i as usize] == VarKind::State {
@@ -221,7 +253,12 @@ fn eliminate_in(dae: &mut Dae<Lowered>) -> (AliasReport, Vec<Diagnostic>) {
         replace.insert(node, expr);
         eliminated[i as usize] = Some(expr);
     }
+    (replace, eliminated)
+}
 
+/// Drops the equations not kept (counted in `report`) and substitutes the replacements in
+/// the others and in the initial equations.
+fn substitute_replacements(dae: &mut Dae<Lowered>, keep: &[bool], replace: &Replacements, report: &mut AliasReport) {
     let mut kept: Vec<Equation> = Vec::with_capacity(dae.equations.len());
     for (index, eq) in std::mem::take(&mut dae.equations).into_iter().enumerate() {
         if !keep[index] {
@@ -253,14 +290,6 @@ fn eliminate_in(dae: &mut Dae<Lowered>) -> (AliasReport, Vec<Diagnostic>) {
             }
         }
     }
-    // A state whose class representative is another variable is no longer a state itself.
-    for (i, e) in eliminated.iter().enumerate() {
-        if e.is_some() && dae.kinds[i] == VarKind::State {
-            dae.kinds[i] = VarKind::Algebraic;
-        }
-    }
-    dae.eliminated = eliminated;
-    (report, warnings)
 }
 
 /// The expression replacing each eliminated variable's node (and `der` node), by expression id:

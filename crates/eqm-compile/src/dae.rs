@@ -310,6 +310,53 @@ fn introduced_variable(name: String, instance: flat::InstanceId, description: St
 
 /// Lowers a flat model to a DAE.
 pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
+    let mut kinds = variable_kinds(&flat);
+    let (mut equations, mut initial_equations) = lowered_equations(&flat);
+    let (contains_der, der_nodes) = derivative_nodes(&flat.exprs, &equations);
+    let DerivativeRewrite {
+        mut replacements,
+        introduced,
+    } = classify_derivatives(&mut flat, &mut kinds, der_nodes);
+    if !replacements.is_empty() {
+        replacements.sort_unstable();
+        for e in equations.iter_mut().chain(initial_equations.iter_mut()) {
+            for side in [&mut e.lhs, &mut e.rhs] {
+                if contains_der.get(side.0 as usize).copied().unwrap_or(true) {
+                    *side = eqm_ir::symbolic::substitute(&mut flat.exprs, *side, &|_, id| {
+                        replacements
+                            .binary_search_by_key(&id, |r| r.0)
+                            .ok()
+                            .map(|k| replacements[k].1)
+                    });
+                }
+            }
+        }
+    }
+    for (arg, v) in introduced {
+        let var_node = flat.exprs.var(v);
+        let span = flat.var(v).span;
+        equations.push(Equation {
+            lhs: var_node,
+            rhs: arg,
+            origin: Origin::DerivativeArgument { var: v },
+            span,
+        });
+    }
+    let eliminated = vec![None; kinds.len()];
+    Dae {
+        flat,
+        kinds,
+        equations,
+        initial_equations,
+        eliminated,
+        stage: Lowered,
+    }
+}
+
+/// The kind of every variable of `flat` before the states are known: parameters (the model's
+/// own inputs among them), constants, discrete variables (those assigned at events), and
+/// algebraic ones (Integer and Boolean variables defined by ordinary equations too).
+fn variable_kinds(flat: &FlatModel) -> Vec<VarKind> {
     let mut kinds: Vec<VarKind> = flat
         .variables
         .iter()
@@ -358,7 +405,12 @@ pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
             kinds[i] = VarKind::Algebraic;
         }
     }
-    let mut equations: Vec<Equation> = flat
+    kinds
+}
+
+/// The equations and initial equations of `flat`, each with its origin.
+fn lowered_equations(flat: &FlatModel) -> (Vec<Equation>, Vec<Equation>) {
+    let equations: Vec<Equation> = flat
         .equations
         .iter()
         .enumerate()
@@ -372,10 +424,27 @@ pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
             span: e.span,
         })
         .collect();
+    let initial_equations: Vec<Equation> = flat
+        .initial_equations
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Equation {
+            lhs: e.lhs,
+            rhs: e.rhs,
+            origin: Origin::Initial {
+                index: i as u32,
+                origin: e.origin.clone(),
+            },
+            span: e.span,
+        })
+        .collect();
+    (equations, initial_equations)
+}
 
-    // Which arena nodes are `der(...)` calls, and which nodes contain one (children have
-    // smaller ids than parents, so one pass in id order suffices).
-    let arena = &flat.exprs;
+/// Which arena nodes contain a `der(...)` call (by id), and the `der(...)` calls in the
+/// continuous equations in id order, each with the span of the first equation found to hold it.
+fn derivative_nodes(arena: &ExprArena, equations: &[Equation]) -> (Vec<bool>, Vec<(ExprId, Span)>) {
+    // Children have smaller ids than parents, so one pass in id order suffices.
     let mut contains_der = vec![false; arena.len()];
     for i in 0..arena.len() {
         let id = ExprId(i as u32);
@@ -384,11 +453,10 @@ pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
     }
 
     // States: variables that appear as `der(v)` in a continuous equation.
-    let mut introduced: Vec<(ExprId, VarId)> = Vec::new();
     let mut stack = Vec::new();
     let mut seen = vec![false; arena.len()];
     let mut der_nodes: Vec<(ExprId, Span)> = Vec::new();
-    for e in &equations {
+    for e in equations {
         for root in [e.lhs, e.rhs] {
             if !contains_der[root.0 as usize] {
                 continue;
@@ -408,6 +476,19 @@ pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
         }
     }
     der_nodes.sort_unstable_by_key(|d| d.0);
+    (contains_der, der_nodes)
+}
+
+/// Makes the variable of each `der(v)` a state, and returns the replacements of the other
+/// `der(...)` calls (sorted by node: `0` for the derivative of something constant between
+/// events, `der(v)` of a new state `v = e` for `der(e)` of an expression) and the new states
+/// with their expressions.
+fn classify_derivatives(
+    flat: &mut FlatModel,
+    kinds: &mut Vec<VarKind>,
+    der_nodes: Vec<(ExprId, Span)>,
+) -> DerivativeRewrite {
+    let mut introduced: Vec<(ExprId, VarId)> = Vec::new();
     let mut replacements: Vec<(ExprId, ExprId)> = Vec::new();
     for (node, span) in der_nodes {
         let Node::Call(_, args) = flat.exprs.get(node).clone() else {
@@ -454,52 +535,16 @@ pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
             }
         }
     }
-    let mut initial_equations: Vec<Equation> = flat
-        .initial_equations
-        .iter()
-        .enumerate()
-        .map(|(i, e)| Equation {
-            lhs: e.lhs,
-            rhs: e.rhs,
-            origin: Origin::Initial {
-                index: i as u32,
-                origin: e.origin.clone(),
-            },
-            span: e.span,
-        })
-        .collect();
-    if !replacements.is_empty() {
-        replacements.sort_unstable();
-        for e in equations.iter_mut().chain(initial_equations.iter_mut()) {
-            for side in [&mut e.lhs, &mut e.rhs] {
-                if contains_der.get(side.0 as usize).copied().unwrap_or(true) {
-                    *side = eqm_ir::symbolic::substitute(&mut flat.exprs, *side, &|_, id| {
-                        replacements
-                            .binary_search_by_key(&id, |r| r.0)
-                            .ok()
-                            .map(|k| replacements[k].1)
-                    });
-                }
-            }
-        }
+    DerivativeRewrite {
+        replacements,
+        introduced,
     }
-    for (arg, v) in introduced {
-        let var_node = flat.exprs.var(v);
-        let span = flat.var(v).span;
-        equations.push(Equation {
-            lhs: var_node,
-            rhs: arg,
-            origin: Origin::DerivativeArgument { var: v },
-            span,
-        });
-    }
-    let eliminated = vec![None; kinds.len()];
-    Dae {
-        flat,
-        kinds,
-        equations,
-        initial_equations,
-        eliminated,
-        stage: Lowered,
-    }
+}
+
+/// What becomes of the `der(...)` calls that are not the derivative of a state.
+struct DerivativeRewrite {
+    /// (node, replacement), sorted by node.
+    replacements: Vec<(ExprId, ExprId)>,
+    /// The new states `v = e` for `der(e)` of an expression: (the expression, `v`).
+    introduced: Vec<(ExprId, VarId)>,
 }

@@ -164,6 +164,29 @@ pub fn extract(mut dae: Dae<IndexOne>) -> Dae<Hybrid> {
 }
 
 fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
+    let roots = event_roots(dae);
+    let reach = Reach::of(dae, &roots);
+    let mut x = Extractor::default();
+    let new = rewrite_reached(dae, &roots, &reach, &mut x);
+    let when_conditions = apply_rewrites(dae, &new, &mut x);
+    if !x.captured.is_empty() {
+        drop_captured_relations(dae, &when_conditions, &mut x);
+    }
+    EventSet {
+        surfaces: x.surfaces,
+        samples: x.samples,
+        delays: x.delays,
+        previous: x.previous,
+        initial: x.initial,
+        terminal: x.terminal,
+        when_conditions,
+    }
+}
+
+/// The roots of the expressions events are extracted from, each with the span its messages
+/// name: both sides of every equation, the conditions and actions of when-clauses, and what
+/// the algorithm sections read.
+fn event_roots(dae: &Dae<IndexOne>) -> Vec<(ExprId, Span)> {
     let mut roots: Vec<(ExprId, Span)> = Vec::new();
     for eq in dae.equations.iter().chain(&dae.initial_equations) {
         roots.push((eq.lhs, eq.span));
@@ -182,55 +205,84 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
         let order = algorithms::ExecutionOrder::of(&a.statements);
         roots.extend(order.reads.iter().map(|&(_, e, span)| (e, span)));
     }
+    roots
+}
+
+/// Which nodes the roots reach, as dense tables indexed by node id: the traversal touches most
+/// of the arena, and hash sets of a large model's node ids cost a cache miss per node.
+struct Reach {
+    /// Per node: 0 when no root reaches it, else 1 + the index of the first root that does.
+    first_root: Vec<u32>,
+    /// Reached outside `noEvent`: the node gets every rewrite.
+    in_event: Vec<bool>,
+    /// Reached inside `noEvent` (or another opaque operator): it gets only the event operators,
+    /// whose meaning does not depend on events being generated.
+    in_opaque: Vec<bool>,
+}
+
+impl Reach {
+    fn of(dae: &Dae<IndexOne>, roots: &[(ExprId, Span)]) -> Reach {
+        let len = dae.exprs().len();
+        let mut first_root: Vec<u32> = vec![0; len];
+        let mut in_event = vec![false; len];
+        let mut opaque_children: Vec<(ExprId, u32)> = Vec::new();
+        let mut stack = Vec::new();
+        for (k, &(root, _)) in roots.iter().enumerate() {
+            let mark = k as u32 + 1;
+            stack.push(root);
+            while let Some(e) = stack.pop() {
+                let i = e.0 as usize;
+                if in_event[i] {
+                    continue;
+                }
+                in_event[i] = true;
+                if first_root[i] == 0 {
+                    first_root[i] = mark;
+                }
+                if is_opaque(dae.exprs(), e) {
+                    opaque_children.extend(dae.exprs().children(e).map(|c| (c, mark)));
+                    continue;
+                }
+                stack.extend(dae.exprs().children(e));
+            }
+        }
+        let mut in_opaque = vec![false; len];
+        for (root, mark) in opaque_children {
+            stack.push(root);
+            while let Some(e) = stack.pop() {
+                let i = e.0 as usize;
+                if in_opaque[i] {
+                    continue;
+                }
+                in_opaque[i] = true;
+                if first_root[i] == 0 {
+                    first_root[i] = mark;
+                }
+                stack.extend(dae.exprs().children(e));
+            }
+        }
+        Reach {
+            first_root,
+            in_event,
+            in_opaque,
+        }
+    }
+}
+
+/// Rewrites every reached node, children before parents, and returns the rewritten ones: the
+/// event operators and relations become what `x` records, the rest is rebuilt over rewritten
+/// children.
+fn rewrite_reached(
+    dae: &mut Dae<IndexOne>,
+    roots: &[(ExprId, Span)],
+    reach: &Reach,
+    x: &mut Extractor,
+) -> FxHashMap<ExprId, ExprId> {
     // Children have smaller ids than their parents, so visiting the reachable nodes in id
     // order rewrites every child before its parents. The span of a node is that of the first
-    // root that reaches it, which keeps messages deterministic. Nodes reached outside
-    // `noEvent` get every rewrite (`new`); nodes inside one get only the event operators
-    // (`inside`), whose meaning does not depend on events being generated.
-    //
-    // The marks are dense tables indexed by node id: the traversal touches most of the arena,
-    // and hash sets of a large model's node ids cost a cache miss per node.
-    let len = dae.exprs().len();
-    // Per node: 0 when no root reaches it, else 1 + the index of the first root that does.
-    let mut first_root: Vec<u32> = vec![0; len];
-    let mut in_event = vec![false; len];
-    let mut opaque_children: Vec<(ExprId, u32)> = Vec::new();
-    let mut stack = Vec::new();
-    for (k, &(root, _)) in roots.iter().enumerate() {
-        let mark = k as u32 + 1;
-        stack.push(root);
-        while let Some(e) = stack.pop() {
-            let i = e.0 as usize;
-            if in_event[i] {
-                continue;
-            }
-            in_event[i] = true;
-            if first_root[i] == 0 {
-                first_root[i] = mark;
-            }
-            if is_opaque(dae.exprs(), e) {
-                opaque_children.extend(dae.exprs().children(e).map(|c| (c, mark)));
-                continue;
-            }
-            stack.extend(dae.exprs().children(e));
-        }
-    }
-    let mut in_opaque = vec![false; len];
-    for (root, mark) in opaque_children {
-        stack.push(root);
-        while let Some(e) = stack.pop() {
-            let i = e.0 as usize;
-            if in_opaque[i] {
-                continue;
-            }
-            in_opaque[i] = true;
-            if first_root[i] == 0 {
-                first_root[i] = mark;
-            }
-            stack.extend(dae.exprs().children(e));
-        }
-    }
-    let mut x = Extractor::default();
+    // root that reaches it, which keeps messages deterministic.
+    let (first_root, in_event, in_opaque) = (&reach.first_root, &reach.in_event, &reach.in_opaque);
+    let len = first_root.len();
     let mut new: FxHashMap<ExprId, ExprId> = FxHashMap::default();
     let mut inside: FxHashMap<ExprId, ExprId> = FxHashMap::default();
     // Ascending ids: every node after its children.
@@ -264,6 +316,13 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
             new.insert(e, rewritten);
         }
     }
+    new
+}
+
+/// Replaces every expression of the equations, when-clauses and algorithm sections by its
+/// rewritten node, gives each algorithm section the previous values of its discrete outputs,
+/// and returns the rewritten conditions of every when-clause branch.
+fn apply_rewrites(dae: &mut Dae<IndexOne>, new: &FxHashMap<ExprId, ExprId>, x: &mut Extractor) -> Vec<Vec<ExprId>> {
     let map = |c: ExprId| new.get(&c).copied().unwrap_or(c);
     for eq in dae.equations.iter_mut().chain(dae.initial_equations.iter_mut()) {
         eq.lhs = map(eq.lhs);
@@ -311,54 +370,48 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
         a.statements = statements;
         a.previous = previous;
     }
-    // A relation the algorithm rewriting replaced everywhere is not watched.
-    if !x.captured.is_empty() {
-        let mut used = vec![false; dae.flat.variables.len()];
-        let mut vars = Vec::new();
-        let mut mark = |e: ExprId, arena: &ExprArena| {
-            vars.clear();
-            arena.vars_in(e, &mut vars);
-            for v in &vars {
-                used[v.0 as usize] = true;
-            }
-        };
-        for eq in dae.equations.iter().chain(&dae.initial_equations) {
-            mark(eq.lhs, dae.exprs());
-            mark(eq.rhs, dae.exprs());
+    when_conditions
+}
+
+/// Drops the relations the algorithm rewriting replaced everywhere from the surfaces (and the
+/// surfaces left without one): a relation nothing reads any more is not watched.
+fn drop_captured_relations(dae: &Dae<IndexOne>, when_conditions: &[Vec<ExprId>], x: &mut Extractor) {
+    let mut used = vec![false; dae.flat.variables.len()];
+    let mut vars = Vec::new();
+    let mut mark = |e: ExprId, arena: &ExprArena| {
+        vars.clear();
+        arena.vars_in(e, &mut vars);
+        for v in &vars {
+            used[v.0 as usize] = true;
         }
-        for conditions in &when_conditions {
-            for &c in conditions {
-                mark(c, dae.exprs());
-            }
-        }
-        for w in &dae.flat.whens {
-            for e in w.branches.iter().flat_map(|b| &b.actions).filter_map(WhenAction::expr) {
-                mark(e, dae.exprs());
-            }
-        }
-        for a in &dae.flat.algorithms {
-            for st in &a.statements {
-                st.for_each_expr(&mut |e, _| mark(e, dae.exprs()));
-            }
-        }
-        for p in &x.previous {
-            mark(p.expr, dae.exprs());
-        }
-        for s in &mut x.surfaces {
-            s.relations
-                .retain(|(v, _)| used[v.0 as usize] || !x.captured.contains(v));
-        }
-        x.surfaces.retain(|s| !s.relations.is_empty());
+    };
+    for eq in dae.equations.iter().chain(&dae.initial_equations) {
+        mark(eq.lhs, dae.exprs());
+        mark(eq.rhs, dae.exprs());
     }
-    EventSet {
-        surfaces: x.surfaces,
-        samples: x.samples,
-        delays: x.delays,
-        previous: x.previous,
-        initial: x.initial,
-        terminal: x.terminal,
-        when_conditions,
+    for conditions in when_conditions {
+        for &c in conditions {
+            mark(c, dae.exprs());
+        }
     }
+    for w in &dae.flat.whens {
+        for e in w.branches.iter().flat_map(|b| &b.actions).filter_map(WhenAction::expr) {
+            mark(e, dae.exprs());
+        }
+    }
+    for a in &dae.flat.algorithms {
+        for st in &a.statements {
+            st.for_each_expr(&mut |e, _| mark(e, dae.exprs()));
+        }
+    }
+    for p in &x.previous {
+        mark(p.expr, dae.exprs());
+    }
+    for s in &mut x.surfaces {
+        s.relations
+            .retain(|(v, _)| used[v.0 as usize] || !x.captured.contains(v));
+    }
+    x.surfaces.retain(|s| !s.relations.is_empty());
 }
 
 /// Nodes whose inside is left alone: `noEvent(e)` and `smooth(n, e)` ask for no events.

@@ -23,7 +23,7 @@
 
 use crate::alias::AliasesRemoved;
 use crate::dae::{Dae, Equation, Origin, StateChoice, VarKind};
-use crate::plan;
+use crate::structure;
 use eqm_diag::Diagnostic;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, VarId};
@@ -164,7 +164,104 @@ pub fn reduce(dae: Dae<AliasesRemoved>) -> Result<(Dae<IndexOne>, Option<Reducti
 }
 
 fn reduce_in(dae: &mut Dae<IndexOne>) -> Result<Option<Reduction>, Vec<Diagnostic>> {
-    // Graph variables: each algebraic variable and state, and the derivative of each state.
+    let (mut gvars, var_to_diff) = graph_variables(dae);
+    let index_of = structure::LeafIndex::new(&gvars.iter().map(|g| g.leaf).collect::<Vec<_>>());
+    let n_equations = dae.equations.len();
+    let graph = structure::structure_graph(dae, &index_of, gvars.len(), false).map_err(|d| vec![d])?;
+    // A system that is singular for other reasons than constraints between states gets the
+    // plan's diagnostic naming the equations and variables involved.
+    let Ok(p) = pantelides(&graph, &var_to_diff) else {
+        return Ok(None);
+    };
+    if p.max_differentiations() == 0 {
+        return Ok(None);
+    }
+    let n_rows = graph.n_eqs();
+
+    // The differentiated equations, in creation order (each derivative of an earlier one).
+    for &(new, old) in &p.new_vars {
+        let g = gvars[old.index()];
+        let leaf = dae.flat.exprs.builtin(Builtin::Der, vec![g.leaf]);
+        debug_assert_eq!(new.index(), gvars.len());
+        gvars.push(GraphVar {
+            leaf,
+            base: g.base,
+            order: g.order + 1,
+        });
+    }
+    let Differentiated { row_eq, new_equations } = differentiate_equations(dae, &p, &index_of, n_rows)?;
+
+    // State selection: stateSelect first, then a fixed start value.
+    let priority: Vec<i32> = gvars
+        .iter()
+        .map(|g| {
+            if g.order == 0 {
+                priority(&dae.flat.var(g.base).attributes)
+            } else {
+                0
+            }
+        })
+        .collect();
+    let selection = dummy_derivatives(&p, &priority).map_err(|e| vec![structure::internal(e)])?;
+    let mut diff_to_var: Vec<Option<usize>> = vec![None; gvars.len()];
+    for (v, d) in p.var_to_diff.iter().enumerate() {
+        if let Some(d) = d {
+            diff_to_var[d.index()] = Some(v);
+        }
+    }
+
+    let differentiated: Vec<(usize, u32)> = p
+        .differentiations
+        .iter()
+        .enumerate()
+        .filter(|(r, n)| **n > 0 && *r < n_equations)
+        .map(|(r, n)| (r, *n))
+        .collect();
+
+    // The embedding form, from a copy taken before the rewrite: every variable with a
+    // derivative is a state, only highest-order rows remain, the others become invariants.
+    let embedding_states: Vec<bool> = p.var_to_diff.iter().map(Option::is_some).collect();
+    let highest: Vec<bool> = p.eq_to_diff.iter().map(Option::is_none).collect();
+    let mut embedding_dae = dae.clone();
+    rewrite(&mut embedding_dae, &gvars, &diff_to_var, &embedding_states);
+    let embedding = build_embedding(embedding_dae, &row_eq, &highest);
+
+    let mut is_state = vec![false; gvars.len()];
+    for v in &selection.states {
+        is_state[v.index()] = true;
+    }
+    let was_state: Vec<VarId> = dae.states().collect();
+    let rewritten = rewrite(dae, &gvars, &diff_to_var, &is_state);
+    let demoted: Vec<VarId> = was_state
+        .into_iter()
+        .filter(|v| dae.kind(*v) != VarKind::State)
+        .collect();
+    let states = chosen_states(dae);
+    if !demoted.is_empty() {
+        // The constraints differentiated most often first: the position-level constraint is
+        // the one a singular choice is reported at.
+        let mut by_order = differentiated.clone();
+        by_order.sort_by_key(|&(e, times)| (std::cmp::Reverse(times), e));
+        dae.stage.state_choice = Some(StateChoice {
+            constraints: by_order.iter().map(|&(e, _)| e).collect(),
+            demoted: demoted.clone(),
+        });
+    }
+    let reduction = IndexReduction {
+        index: p.max_differentiations() + 1,
+        differentiated,
+        new_equations,
+        derivative_variables: rewritten,
+        demoted,
+        states,
+    };
+    Ok(Some((reduction, embedding)))
+}
+
+/// The variables of the index-reduction graph: each algebraic variable and state, and the
+/// derivative of each state; with, for each, the graph variable of its derivative (Pantelides'
+/// input).
+fn graph_variables(dae: &mut Dae<IndexOne>) -> (Vec<GraphVar>, Vec<Option<VarIdx>>) {
     let mut gvars: Vec<GraphVar> = Vec::new();
     let mut var_to_diff: Vec<Option<VarIdx>> = Vec::new();
     for i in 0..dae.kinds.len() {
@@ -191,30 +288,19 @@ fn reduce_in(dae: &mut Dae<IndexOne>) -> Result<Option<Reduction>, Vec<Diagnosti
             var_to_diff.push(None);
         }
     }
-    let index_of = plan::LeafIndex::new(&gvars.iter().map(|g| g.leaf).collect::<Vec<_>>());
-    let n_equations = dae.equations.len();
-    let graph = plan::structure_graph(dae, &index_of, gvars.len(), false).map_err(|d| vec![d])?;
-    // A system that is singular for other reasons than constraints between states gets the
-    // plan's diagnostic naming the equations and variables involved.
-    let Ok(p) = pantelides(&graph, &var_to_diff) else {
-        return Ok(None);
-    };
-    if p.max_differentiations() == 0 {
-        return Ok(None);
-    }
-    let n_rows = graph.n_eqs();
+    (gvars, var_to_diff)
+}
 
-    // The differentiated equations, in creation order (each derivative of an earlier one).
-    for &(new, old) in &p.new_vars {
-        let g = gvars[old.index()];
-        let leaf = dae.flat.exprs.builtin(Builtin::Der, vec![g.leaf]);
-        debug_assert_eq!(new.index(), gvars.len());
-        gvars.push(GraphVar {
-            leaf,
-            base: g.base,
-            order: g.order + 1,
-        });
-    }
+/// Appends the equations Pantelides' algorithm differentiates to `dae`, in creation order
+/// (each the derivative of an earlier one), and returns where the `n_rows` graph rows and the
+/// new ones are.
+fn differentiate_equations(
+    dae: &mut Dae<IndexOne>,
+    p: &eqm_structural::pantelides::Pantelides,
+    index_of: &structure::LeafIndex,
+    n_rows: usize,
+) -> Result<Differentiated, Vec<Diagnostic>> {
+    let n_equations = dae.equations.len();
     let kinds = dae.kinds.clone();
     let varies = |v: VarId| matches!(kinds[v.0 as usize], VarKind::State | VarKind::Algebraic);
     // `row_eq[r]`: the DAE equation of graph row `r` once the new equations are appended.
@@ -222,21 +308,11 @@ fn reduce_in(dae: &mut Dae<IndexOne>) -> Result<Option<Reduction>, Vec<Diagnosti
     let mut new_equations = Vec::with_capacity(p.new_eqs.len());
     for &(new, old) in &p.new_eqs {
         let Some(of) = row_eq.get(old.index()).copied().flatten() else {
-            // Algorithm rows are numbered as `plan::algorithm_rows_of` lists them.
-            let section = plan::algorithm_rows_of(dae, &index_of, false)
-                .into_iter()
-                .flat_map(|(section, outputs, _)| outputs.into_iter().map(move |_| section))
-                .nth(old.index() - n_equations);
-            let span = section.map_or(dae.flat.instances[0].span, |a| dae.flat.algorithms[a].span);
-            return Err(vec![
-                Diagnostic::error(
-                    "E0503",
-                    "index reduction must differentiate this algorithm section, which EQM cannot do",
-                    span,
-                    "its outputs are constrained together with states",
-                )
-                .with_help("write the constraint as equations so that it can be differentiated"),
-            ]);
+            return Err(vec![algorithm_differentiation_error(
+                dae,
+                index_of,
+                old.index() - n_equations,
+            )]);
         };
         let source = dae.equations[of].clone();
         let derivative = |e: ExprId, dae: &mut Dae<IndexOne>| {
@@ -276,54 +352,38 @@ fn reduce_in(dae: &mut Dae<IndexOne>) -> Result<Option<Reduction>, Vec<Diagnosti
         row_eq.push(Some(index));
         new_equations.push((index, of));
     }
+    Ok(Differentiated { row_eq, new_equations })
+}
 
-    // State selection: stateSelect first, then a fixed start value.
-    let priority: Vec<i32> = gvars
-        .iter()
-        .map(|g| {
-            if g.order == 0 {
-                priority(&dae.flat.var(g.base).attributes)
-            } else {
-                0
-            }
-        })
-        .collect();
-    let selection = dummy_derivatives(&p, &priority).map_err(|e| vec![plan::internal(e)])?;
-    let mut diff_to_var: Vec<Option<usize>> = vec![None; gvars.len()];
-    for (v, d) in p.var_to_diff.iter().enumerate() {
-        if let Some(d) = d {
-            diff_to_var[d.index()] = Some(v);
-        }
-    }
+/// The equations index reduction appended to the DAE.
+struct Differentiated {
+    /// The DAE equation of each graph row (`None` for an algorithm row).
+    row_eq: Vec<Option<usize>>,
+    /// (index of the new equation, index of the equation it is the derivative of).
+    new_equations: Vec<(usize, usize)>,
+}
 
-    let differentiated: Vec<(usize, u32)> = p
-        .differentiations
-        .iter()
-        .enumerate()
-        .filter(|(r, n)| **n > 0 && *r < n_equations)
-        .map(|(r, n)| (r, *n))
-        .collect();
-
-    // The embedding form, from a copy taken before the rewrite: every variable with a
-    // derivative is a state, only highest-order rows remain, the others become invariants.
-    let embedding_states: Vec<bool> = p.var_to_diff.iter().map(Option::is_some).collect();
-    let highest: Vec<bool> = p.eq_to_diff.iter().map(Option::is_none).collect();
-    let mut embedding_dae = dae.clone();
-    rewrite(&mut embedding_dae, &gvars, &diff_to_var, &embedding_states);
-    let embedding = build_embedding(embedding_dae, &row_eq, &highest);
-
-    let mut is_state = vec![false; gvars.len()];
-    for v in &selection.states {
-        is_state[v.index()] = true;
-    }
-    let was_state: Vec<VarId> = dae.states().collect();
-    let rewritten = rewrite(dae, &gvars, &diff_to_var, &is_state);
-    let demoted: Vec<VarId> = was_state
+/// The error for algorithm row `row` (counted after the equations), which index reduction
+/// would have to differentiate: it names the algorithm section.
+fn algorithm_differentiation_error(dae: &Dae<IndexOne>, index_of: &structure::LeafIndex, row: usize) -> Diagnostic {
+    // Algorithm rows are numbered as `structure::algorithm_rows_of` lists them.
+    let section = structure::algorithm_rows_of(dae, index_of, false)
         .into_iter()
-        .filter(|v| dae.kind(*v) != VarKind::State)
-        .collect();
-    let states = dae
-        .states()
+        .flat_map(|(section, outputs, _)| outputs.into_iter().map(move |_| section))
+        .nth(row);
+    let span = section.map_or(dae.flat.instances[0].span, |a| dae.flat.algorithms[a].span);
+    Diagnostic::error(
+        "E0503",
+        "index reduction must differentiate this algorithm section, which EQM cannot do",
+        span,
+        "its outputs are constrained together with states",
+    )
+    .with_help("write the constraint as equations so that it can be differentiated")
+}
+
+/// The states of the dummy-derivative form, each with why it was chosen.
+fn chosen_states(dae: &Dae<IndexOne>) -> Vec<(VarId, &'static str)> {
+    dae.states()
         .map(|v| {
             let a = &dae.flat.var(v).attributes;
             let reason = match a.state_select {
@@ -334,26 +394,7 @@ fn reduce_in(dae: &mut Dae<IndexOne>) -> Result<Option<Reduction>, Vec<Diagnosti
             };
             (v, reason)
         })
-        .collect();
-    if !demoted.is_empty() {
-        // The constraints differentiated most often first: the position-level constraint is
-        // the one a singular choice is reported at.
-        let mut by_order = differentiated.clone();
-        by_order.sort_by_key(|&(e, times)| (std::cmp::Reverse(times), e));
-        dae.stage.state_choice = Some(StateChoice {
-            constraints: by_order.iter().map(|&(e, _)| e).collect(),
-            demoted: demoted.clone(),
-        });
-    }
-    let reduction = IndexReduction {
-        index: p.max_differentiations() + 1,
-        differentiated,
-        new_equations,
-        derivative_variables: rewritten,
-        demoted,
-        states,
-    };
-    Ok(Some((reduction, embedding)))
+        .collect()
 }
 
 /// The preference for keeping a variable as a state: `stateSelect` dominates, a fixed start

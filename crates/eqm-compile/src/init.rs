@@ -21,6 +21,7 @@
 use crate::dae::{Dae, Equation, Origin, VarKind};
 use crate::events::Hybrid;
 use crate::plan::{self, Block, Plan, TornLoop, Unknown};
+use crate::structure;
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{ExprId, FxHashMap, VarId};
 use eqm_structural::incidence::{EqIdx, VarIdx};
@@ -97,6 +98,56 @@ pub fn analyze(
     if shared && let Some(shared) = shared_with_simulation(dae, simulation) {
         return Ok(shared);
     }
+    let (mut init, has_delays) = initialization_dae(dae);
+    let n_model = init.equations.len();
+    free_parameters(&mut init);
+    init.equations.extend(init.initial_equations.iter().cloned());
+    discrete_unknowns(dae, &mut init);
+    let n_given = init.equations.len();
+
+    let (fixed, candidates, n_fixed) = start_equations(&mut init);
+    // (Not with delays: the simulation's blocks read the delayed values, which the
+    // initialization replaces by their expressions.)
+    if !has_delays && is_simulation_system_with_starts(&init, n_model, &fixed) {
+        // Every state is given and nothing else is: the simulation plan already causalises
+        // the rest, so it is reused instead of solving and matching the system a second time.
+        let plan = reuse_simulation_plan(&mut init, n_model, simulation);
+        let warnings = assumed_warning(&init, &candidates).into_iter().collect();
+        return Ok((
+            InitPlan {
+                system: InitSystem::Own {
+                    dae: Box::new(init),
+                    plan,
+                },
+                fixed,
+                assumed: candidates,
+            },
+            warnings,
+        ));
+    }
+    let unknowns = initial_unknowns(&init);
+    let (assumed, keep) = choose_assumed_starts(&mut init, &unknowns, &candidates, (n_model, n_given, n_fixed))?;
+    init.retain_equations(&keep);
+    let (unknowns, _) = algebraic_form(&mut init);
+    let plan = plan::analyze_system(&mut init, unknowns, true)?;
+    let warnings = assumed_warning(&init, &assumed).into_iter().collect();
+    Ok((
+        InitPlan {
+            system: InitSystem::Own {
+                dae: Box::new(init),
+                plan,
+            },
+            fixed,
+            assumed,
+        },
+        warnings,
+    ))
+}
+
+/// The DAE of the initialization problem, before its start equations: the model's without
+/// when-clauses, invariants and state-choice check, with `delay(e, d)` replaced by `e`; and
+/// whether there were delays.
+fn initialization_dae(dae: &Dae<Hybrid>) -> (Dae<Hybrid>, bool) {
     let mut init = dae.clone();
     // The initialization runs no events: its relation variables are set from the model's
     // surfaces by the simulation (`sim::initial_states`), and when-clauses do not fire.
@@ -115,12 +166,13 @@ pub fn analyze(
         .collect();
     init.substitute_in_equations(&delayed);
     init.substitute_in_algorithms(&delayed);
-    let n_model = init.equations.len();
-    free_parameters(&mut init);
-    init.equations.extend(init.initial_equations.iter().cloned());
-    discrete_unknowns(dae, &mut init);
-    let n_given = init.equations.len();
+    (init, !delayed.is_empty())
+}
 
+/// Appends the equations of the start values: one per fixed start value, then one per start
+/// value of a free state (the candidates of assumed starts). Returns the variables of both and
+/// the number of equations before the candidates'.
+fn start_equations(init: &mut Dae<Hybrid>) -> (Vec<VarId>, Vec<VarId>, usize) {
     // Fixed start values are equations; the start values of free states are candidates.
     let mut fixed = Vec::new();
     let mut candidates: Vec<VarId> = Vec::new();
@@ -132,7 +184,7 @@ pub fn analyze(
         let a = &init.flat.var(v).attributes;
         if a.fixed == Some(true) {
             fixed.push(v);
-            let equation = start_equation(&mut init, v, Origin::FixedStart { var: v });
+            let equation = start_equation(init, v, Origin::FixedStart { var: v });
             init.equations.push(equation);
         } else if init.kinds[i] == VarKind::State {
             candidates.push(v);
@@ -140,31 +192,15 @@ pub fn analyze(
     }
     let n_fixed = init.equations.len();
     for &v in &candidates {
-        let equation = start_equation(&mut init, v, Origin::AssumedStart { var: v });
+        let equation = start_equation(init, v, Origin::AssumedStart { var: v });
         init.equations.push(equation);
     }
-    // (Not with delays: the simulation's blocks read the delayed values, which the
-    // initialization replaces by their expressions.)
-    if delayed.is_empty() && is_simulation_system_with_starts(&init, n_model, &fixed) {
-        // Every state is given and nothing else is: the simulation plan already causalises
-        // the rest, so it is reused instead of solving and matching the system a second time.
-        let plan = reuse_simulation_plan(&mut init, n_model, simulation);
-        let warnings = assumed_warning(&init, &candidates).into_iter().collect();
-        return Ok((
-            InitPlan {
-                system: InitSystem::Own {
-                    dae: Box::new(init),
-                    plan,
-                },
-                fixed,
-                assumed: candidates,
-            },
-            warnings,
-        ));
-    }
+    (fixed, candidates, n_fixed)
+}
 
-    // Unknowns: every state and its derivative, every algebraic variable, every discrete
-    // variable an algorithm section computes.
+/// The unknowns of the initialization problem: every state and its derivative, every
+/// algebraic variable, every discrete variable an algorithm section computes.
+fn initial_unknowns(init: &Dae<Hybrid>) -> Vec<Unknown> {
     let mut unknowns = Vec::new();
     let computed = init.discrete_algorithm_outputs(true);
     for i in 0..init.kinds.len() {
@@ -182,13 +218,27 @@ pub fn analyze(
             _ => {}
         }
     }
+    unknowns
+}
+
+/// Matches the given equations first, then as many candidate start equations as the system
+/// can take: the start values of `candidates` that are assumed and, per equation, whether it is
+/// kept. `counts` are the numbers of model equations, given equations and equations before the
+/// candidates'. An over- or under-determined system is an error.
+fn choose_assumed_starts(
+    init: &mut Dae<Hybrid>,
+    unknowns: &[Unknown],
+    candidates: &[VarId],
+    counts: (usize, usize, usize),
+) -> Result<(Vec<VarId>, Vec<bool>), Vec<Diagnostic>> {
+    let (n_model, n_given, n_fixed) = counts;
     let leaves: Vec<ExprId> = unknowns
         .iter()
-        .map(|&u| plan::unknown_leaf(&mut init.flat.exprs, u))
+        .map(|&u| structure::unknown_leaf(&mut init.flat.exprs, u))
         .collect();
-    let index_of = plan::LeafIndex::new(&leaves);
+    let index_of = structure::LeafIndex::new(&leaves);
     let n_rows_eqs = init.equations.len();
-    let graph = plan::structure_graph(&init, &index_of, unknowns.len(), true).map_err(|d| vec![d])?;
+    let graph = structure::structure_graph(init, &index_of, unknowns.len(), true).map_err(|d| vec![d])?;
     let is_candidate = |e: usize| (n_fixed..n_rows_eqs).contains(&e);
     let given_mask: Vec<bool> = (0..graph.n_eqs()).map(|e| !is_candidate(e)).collect();
     let mut matching = maximum_matching_masked(&graph, Some(&given_mask), None);
@@ -199,7 +249,7 @@ pub fn analyze(
         .collect();
     if !unmatched_given.is_empty() {
         return Err(vec![over_determined(
-            &init, &graph, &matching, n_model, n_given, &unknowns,
+            init, &graph, &matching, n_model, n_given, unknowns,
         )]);
     }
     let mut search = Augmenter::new();
@@ -217,23 +267,9 @@ pub fn analyze(
         .filter(|&u| matching.eq_of(VarIdx(u as u32)).is_none())
         .collect();
     if !undetermined.is_empty() {
-        return Err(vec![under_determined(&init, &unknowns, &undetermined)]);
+        return Err(vec![under_determined(init, unknowns, &undetermined)]);
     }
-    init.retain_equations(&keep);
-    let (unknowns, _) = algebraic_form(&mut init);
-    let plan = plan::analyze_system(&mut init, unknowns, true)?;
-    let warnings = assumed_warning(&init, &assumed).into_iter().collect();
-    Ok((
-        InitPlan {
-            system: InitSystem::Own {
-                dae: Box::new(init),
-                plan,
-            },
-            fixed,
-            assumed,
-        },
-        warnings,
-    ))
+    Ok((assumed, keep))
 }
 
 /// The initialization when its system is the simulation system with every state at a start
@@ -426,7 +462,7 @@ fn reuse_simulation_plan(init: &mut Dae<Hybrid>, n_model: usize, simulation: &Pl
     }
     let leaves = unknowns
         .iter()
-        .map(|&u| plan::unknown_leaf(&mut init.flat.exprs, u))
+        .map(|&u| structure::unknown_leaf(&mut init.flat.exprs, u))
         .collect();
     Plan {
         unknowns,
@@ -612,7 +648,7 @@ fn over_determined(
 ) -> Diagnostic {
     let over: Vec<usize> = match singular_parts(graph, matching) {
         Ok(parts) => parts.over_eqs.iter().map(|e| e.index()).collect(),
-        Err(e) => return plan::internal(e),
+        Err(e) => return structure::internal(e),
     };
     // The user can act on fixed values and initial equations; the model's own equations are
     // listed after them.
@@ -634,7 +670,7 @@ fn over_determined(
         let mut vs: Vec<String> = Vec::new();
         for &e in &over {
             for &v in graph.eq_vars(EqIdx(e as u32)) {
-                let name = plan::unknown_name(init, unknowns[v.index()]);
+                let name = structure::unknown_name(init, unknowns[v.index()]);
                 if !vs.contains(&name) {
                     vs.push(name);
                 }
@@ -661,7 +697,7 @@ fn over_determined(
         )
     };
     let Some(&first) = listed.first() else {
-        return plan::internal_text("over-determined initial system without equations");
+        return structure::internal_text("over-determined initial system without equations");
     };
     let (span, text) = label(first);
     let mut d = Diagnostic::error("E0504", message, span, text);
@@ -682,7 +718,7 @@ fn over_determined(
 fn under_determined(init: &Dae<Hybrid>, unknowns: &[Unknown], undetermined: &[usize]) -> Diagnostic {
     let names: Vec<String> = undetermined
         .iter()
-        .map(|&u| plan::unknown_name(init, unknowns[u]))
+        .map(|&u| structure::unknown_name(init, unknowns[u]))
         .collect();
     let (Unknown::Var(var) | Unknown::Der(var)) = unknowns[undetermined[0]];
     let mut d = Diagnostic::error(

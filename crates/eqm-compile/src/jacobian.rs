@@ -20,7 +20,7 @@
 //! as a sensor's output, is left without a tangent), a scalar implicit equation without a
 //! symbolic derivative. The integrators then use difference quotients, as before.
 
-use crate::exec::{ExecProgram, Instr};
+use crate::exec::{ExecProgram, Instr, LoopBlock};
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{Callee, ExprArena, ExprId, Node};
 use eqm_ir::slot::Slot;
@@ -52,6 +52,47 @@ impl ExecProgram {
         self.set_jacobian(Some(jacobian));
         Ok(())
     }
+}
+
+/// Whether any of `terms` reads a work slot marked `opaque` (assigned without a symbolic
+/// derivative).
+fn reads_opaque(opaque: &[bool], terms: &[Term]) -> bool {
+    terms
+        .iter()
+        .any(|t| matches!(t.slot, Slot::Work(w) if opaque.get(w as usize).copied().unwrap_or(false)))
+}
+
+/// The tangent step of algebraic loop `l`: the chain-rule terms of its inner assignments and
+/// residuals, each split into those outside the loop and those of its own unknowns; `None`
+/// when one cannot be differentiated symbolically or reads an `opaque` work slot.
+fn loop_tangent(
+    b: &mut Partials,
+    l: &LoopBlock,
+    has_tangent: &dyn Fn(Slot) -> bool,
+    opaque: &[bool],
+) -> Option<LoopTangent> {
+    let in_loop = |s: Slot| l.unknowns.contains(&s);
+    let split = |terms: Vec<Term>| -> (Vec<Term>, Vec<Term>) { terms.into_iter().partition(|t| !in_loop(t.slot)) };
+    let mut inner = Vec::with_capacity(l.inner.len());
+    for a in &l.inner {
+        let terms = b
+            .terms(a.value, has_tangent, None)
+            .filter(|terms| !reads_opaque(opaque, terms))?;
+        let (outside, own) = split(terms);
+        inner.push((a.target, outside, own));
+    }
+    let mut residuals = Vec::with_capacity(l.residuals.len());
+    for &(r, _) in &l.residuals {
+        let terms = b
+            .terms(r, has_tangent, None)
+            .filter(|terms| !reads_opaque(opaque, terms))?;
+        residuals.push(split(terms));
+    }
+    Some(LoopTangent {
+        tearing: l.tearing.clone(),
+        inner,
+        residuals,
+    })
 }
 
 /// Builds the Jacobian program of `program` and of the invariant residuals `invariants`
@@ -96,11 +137,6 @@ pub fn build(
     // while nothing the derivatives depend on reads them, so the failure is reported only when
     // something does.
     let mut opaque = vec![false; n_work];
-    let reads_opaque = |opaque: &[bool], terms: &[Term]| {
-        terms
-            .iter()
-            .any(|t| matches!(t.slot, Slot::Work(w) if opaque.get(w as usize).copied().unwrap_or(false)))
-    };
     let mut steps = Vec::with_capacity(rhs.len());
     for (k, instr) in rhs.iter().enumerate() {
         let failed = |what: &str| format!("instruction {k} ({what}) cannot be differentiated symbolically");
@@ -136,33 +172,9 @@ pub fn build(
                     terms,
                 }
             }
-            Instr::Loop(l) => {
-                let in_loop = |s: Slot| l.unknowns.contains(&s);
-                let split =
-                    |terms: Vec<Term>| -> (Vec<Term>, Vec<Term>) { terms.into_iter().partition(|t| !in_loop(t.slot)) };
-                let mut inner = Vec::with_capacity(l.inner.len());
-                for a in &l.inner {
-                    let terms = b
-                        .terms(a.value, &has_tangent, None)
-                        .filter(|terms| !reads_opaque(&opaque, terms))
-                        .ok_or_else(|| failed("a loop"))?;
-                    let (outside, own) = split(terms);
-                    inner.push((a.target, outside, own));
-                }
-                let mut residuals = Vec::with_capacity(l.residuals.len());
-                for &(r, _) in &l.residuals {
-                    let terms = b
-                        .terms(r, &has_tangent, None)
-                        .filter(|terms| !reads_opaque(&opaque, terms))
-                        .ok_or_else(|| failed("a loop"))?;
-                    residuals.push(split(terms));
-                }
-                TangentStep::Loop(Box::new(LoopTangent {
-                    tearing: l.tearing.clone(),
-                    inner,
-                    residuals,
-                }))
-            }
+            Instr::Loop(l) => TangentStep::Loop(Box::new(
+                loop_tangent(&mut b, l, &has_tangent, &opaque).ok_or_else(|| failed("a loop"))?,
+            )),
             Instr::Algorithm { .. } => unreachable!("rejected above"),
         });
     }

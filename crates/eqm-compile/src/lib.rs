@@ -3,9 +3,14 @@
 //! Input: a [`eqm_ir::flat::FlatModel`]. The passes run in this order: DAE lowering ([`dae`]),
 //! alias elimination ([`alias`]), index reduction ([`index`]), event extraction ([`events`]),
 //! causalisation ([`plan`]), the initialization problem ([`init`]), the executable program
-//! ([`exec`]) and, on demand, its symbolic Jacobian ([`jacobian`]). Output: an
+//! ([`exec`]) and, on demand, its symbolic Jacobian ([`jacobian`]). The structure graph these
+//! passes share (the unknowns, the rows of each equation, the bipartite graph) is in
+//! [`structure`], below all of them, so that no pass imports from a later one. Output: an
 //! [`exec::ExecProgram`] or diagnostics (`E05xx`, `E06xx`); [`explain`] and [`graphview`] turn
-//! the analysis into text and drawings. Nothing here runs the program.
+//! the analysis into text and drawings. [`analysis`] runs the passes as one function and
+//! chooses the form a high-index model is simulated in, [`modes`] handles equations whose
+//! branches change their unknowns during a run, and [`symbols`] is the symbol table of a
+//! program. Nothing here runs the program.
 
 pub mod alias;
 pub mod analysis;
@@ -19,4 +24,5 @@ pub mod init;
 pub mod jacobian;
 pub mod modes;
 pub mod plan;
+pub mod structure;
 pub mod symbols;

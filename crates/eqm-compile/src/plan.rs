@@ -10,28 +10,24 @@
 //! the equations and variables involved with their source spans.
 //!
 //! The graph algorithms live in `structural` and see only ids; this module builds their input
-//! from expressions and maps their output back. It deliberately does not reduce the index
+//! from expressions (the rows of each equation and algorithm section come from `structure`,
+//! shared with index reduction and initialization) and maps their output back. It deliberately does not reduce the index
 //! (`index` did that before): a system that is still singular here is reported as such.
 
 use crate::dae::{Dae, VarKind};
 use crate::events::Hybrid;
+use crate::structure::{LeafIndex, algorithm_rows_of, equation_unknowns, internal, internal_text, unknown_leaf};
 use eqm_diag::Diagnostic;
-use eqm_ir::builtins::Builtin;
-use eqm_ir::expr::{Callee, ExprId, Node, VarId};
+use eqm_ir::expr::{ExprId, VarId};
 use eqm_ir::symbolic::{Condition, Simplifier, Solution, solve_for_unsimplified};
 use eqm_structural::blt::blt;
 use eqm_structural::incidence::{EdgeKind, EqIdx, IncidenceBuilder, VarIdx};
 use eqm_structural::matching::{maximum_matching, singular_parts};
 use eqm_structural::tearing::tear_block;
 
-/// An unknown of the causal system.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Unknown {
-    /// An algebraic variable.
-    Var(VarId),
-    /// The derivative `der(x)` of a state `x`.
-    Der(VarId),
-}
+// The unknowns and their names belong to the structure graph every structural pass shares;
+// they are part of a plan's public vocabulary, so they stay reachable here.
+pub use crate::structure::{Unknown, unknown_name};
 
 /// One step of the evaluation order.
 #[derive(Debug, Clone)]
@@ -197,36 +193,33 @@ pub(crate) fn analyze_system<S>(
                 .with_help("compute the loop with equations, or break the dependency on the algorithm's outputs"),
             ]);
         }
-        let tearing = tear_block(&graph, block).map_err(|e| vec![internal(e)])?;
-        let in_block: Vec<usize> = block.iter().map(|(_, v)| v.index()).collect();
-        // A loop is linear when each equation's partial derivatives with respect to the loop's
-        // unknowns are free of them: the coefficients may depend on states, parameters and time,
-        // since they are fixed while the loop is solved. Sorted leaves make membership a binary
-        // search: loops can have thousands of unknowns.
-        let mut block_leaves: Vec<ExprId> = in_block.iter().map(|&u| leaves[u]).collect();
-        block_leaves.sort_unstable();
-        let linear = block
-            .iter()
-            .all(|(e, _)| is_linear_in(&mut dae.flat.exprs, &dae.equations[e.index()], &block_leaves));
-        let mut inner = Vec::with_capacity(tearing.inner.len());
-        for (e, v) in &tearing.inner {
-            let value = solutions
-                .value(e.index(), v.index())
-                .ok_or_else(|| vec![internal_text("tearing used an edge that is not solvable")])?;
-            inner.push((e.index(), v.index(), simplifier.simplify(&mut dae.flat.exprs, value)));
-        }
-        blocks.push(Block::Loop(TornLoop {
-            eqs: block.iter().map(|(e, _)| e.index()).collect(),
-            unknowns: in_block,
-            tearing: tearing.tearing_vars.iter().map(|v| v.index()).collect(),
-            residuals: tearing.residuals.iter().map(|e| e.index()).collect(),
-            inner,
-            linear,
-        }));
+        blocks.push(Block::Loop(torn_loop(
+            dae,
+            &graph,
+            block,
+            &leaves,
+            &solutions,
+            &mut simplifier,
+        )?));
     }
-    // Only the solutions the plan uses need their conditions checked, in evaluation order.
+    let parameter_conditions = parameter_conditions(&blocks, &solutions);
+    let matching = (0..graph.n_eqs())
+        .map(|e| matching.var_of(EqIdx(e as u32)).map_or(usize::MAX, |v| v.index()))
+        .collect();
+    Ok(Plan {
+        unknowns,
+        leaves,
+        matching,
+        blocks,
+        parameter_conditions,
+    })
+}
+
+/// The conditions on parameters of the solutions the plan uses, in evaluation order: only
+/// those need checking when a simulation starts.
+fn parameter_conditions(blocks: &[Block], solutions: &EdgeSolutions) -> Vec<(Condition, usize)> {
     let mut parameter_conditions = Vec::new();
-    for block in &blocks {
+    for block in blocks {
         let used: &[(usize, usize, ExprId)] = match block {
             Block::Explicit { eq, unknown, value } => &[(*eq, *unknown, *value)],
             Block::Implicit { .. } | Block::Algorithm { .. } => &[],
@@ -238,15 +231,45 @@ pub(crate) fn analyze_system<S>(
             }
         }
     }
-    let matching = (0..graph.n_eqs())
-        .map(|e| matching.var_of(EqIdx(e as u32)).map_or(usize::MAX, |v| v.index()))
-        .collect();
-    Ok(Plan {
-        unknowns,
-        leaves,
-        matching,
-        blocks,
-        parameter_conditions,
+    parameter_conditions
+}
+
+/// The torn loop of BLT block `block` (pairs of graph equation and unknown): its tearing
+/// unknowns and residuals from `structural`, the inner assignments solved symbolically, and
+/// whether every equation of the loop is linear in its unknowns.
+fn torn_loop<S>(
+    dae: &mut Dae<S>,
+    graph: &eqm_structural::incidence::Incidence,
+    block: &[(EqIdx, VarIdx)],
+    leaves: &[ExprId],
+    solutions: &EdgeSolutions,
+    simplifier: &mut Simplifier,
+) -> Result<TornLoop, Vec<Diagnostic>> {
+    let tearing = tear_block(graph, block).map_err(|e| vec![internal(e)])?;
+    let in_block: Vec<usize> = block.iter().map(|(_, v)| v.index()).collect();
+    // A loop is linear when each equation's partial derivatives with respect to the loop's
+    // unknowns are free of them: the coefficients may depend on states, parameters and time,
+    // since they are fixed while the loop is solved. Sorted leaves make membership a binary
+    // search: loops can have thousands of unknowns.
+    let mut block_leaves: Vec<ExprId> = in_block.iter().map(|&u| leaves[u]).collect();
+    block_leaves.sort_unstable();
+    let linear = block
+        .iter()
+        .all(|(e, _)| is_linear_in(&mut dae.flat.exprs, &dae.equations[e.index()], &block_leaves));
+    let mut inner = Vec::with_capacity(tearing.inner.len());
+    for (e, v) in &tearing.inner {
+        let value = solutions
+            .value(e.index(), v.index())
+            .ok_or_else(|| vec![internal_text("tearing used an edge that is not solvable")])?;
+        inner.push((e.index(), v.index(), simplifier.simplify(&mut dae.flat.exprs, value)));
+    }
+    Ok(TornLoop {
+        eqs: block.iter().map(|(e, _)| e.index()).collect(),
+        unknowns: in_block,
+        tearing: tearing.tearing_vars.iter().map(|v| v.index()).collect(),
+        residuals: tearing.residuals.iter().map(|e| e.index()).collect(),
+        inner,
+        linear,
     })
 }
 
@@ -315,143 +338,6 @@ impl Plan {
     }
 }
 
-/// The unknown each leaf node stands for, by expression id: a dense table, because looking up
-/// every node of every equation is the inner loop of building the incidence.
-#[derive(Debug, Clone)]
-pub(crate) struct LeafIndex {
-    unknown_of: Vec<u32>,
-    /// The smallest leaf id (`ExprId(u32::MAX)` when there are no leaves).
-    oldest: ExprId,
-}
-
-impl LeafIndex {
-    const NONE: u32 = u32::MAX;
-
-    /// Leaf `leaves[k]` stands for unknown `k`.
-    pub(crate) fn new(leaves: &[ExprId]) -> LeafIndex {
-        let size = leaves.iter().map(|l| l.0 as usize + 1).max().unwrap_or(0);
-        let mut unknown_of = vec![Self::NONE; size];
-        for (k, l) in leaves.iter().enumerate() {
-            unknown_of[l.0 as usize] = k as u32;
-        }
-        let oldest = leaves.iter().copied().min().unwrap_or(ExprId(u32::MAX));
-        LeafIndex { unknown_of, oldest }
-    }
-
-    pub(crate) fn get(&self, e: ExprId) -> Option<usize> {
-        match self.unknown_of.get(e.0 as usize) {
-            Some(&k) if k != Self::NONE => Some(k as usize),
-            _ => None,
-        }
-    }
-}
-
-/// The unknowns (values of `index_of`) occurring in equation `eq`, sorted and without repeats.
-pub(crate) fn equation_unknowns(
-    arena: &eqm_ir::expr::ExprArena,
-    eq: &crate::dae::Equation,
-    index_of: &LeafIndex,
-) -> Vec<usize> {
-    let mut found = Vec::new();
-    collect_unknowns(arena, eq.lhs, index_of, &mut found);
-    collect_unknowns(arena, eq.rhs, index_of, &mut found);
-    found.sort_unstable();
-    found.dedup();
-    found
-}
-
-/// The expression node of an unknown: `v` or `der(x)`.
-pub(crate) fn unknown_leaf(arena: &mut eqm_ir::expr::ExprArena, u: Unknown) -> ExprId {
-    match u {
-        Unknown::Var(v) => arena.var(v),
-        Unknown::Der(v) => {
-            let node = arena.var(v);
-            arena.builtin(Builtin::Der, vec![node])
-        }
-    }
-}
-
-/// The bipartite graph of `dae`'s equations and algorithm rows (initial sections too with
-/// `initial`) over `n_unknowns` unknowns identified by `index_of`, every edge implicit: the
-/// input of the purely structural passes (index reduction, initialization), which do not need
-/// to know what is solvable.
-pub(crate) fn structure_graph<S>(
-    dae: &Dae<S>,
-    index_of: &LeafIndex,
-    n_unknowns: usize,
-    initial: bool,
-) -> Result<eqm_structural::incidence::Incidence, Diagnostic> {
-    let mut builder = IncidenceBuilder::new(n_unknowns).map_err(internal)?;
-    for eq in &dae.equations {
-        let found = equation_unknowns(&dae.flat.exprs, eq, index_of);
-        builder
-            .add_equation(found.into_iter().map(|u| (VarIdx(u as u32), EdgeKind::Implicit)))
-            .map_err(internal)?;
-    }
-    for (_, outputs, read) in algorithm_rows_of(dae, index_of, initial) {
-        for o in outputs {
-            let edges = std::iter::once(o)
-                .chain(read.iter().copied())
-                .map(|u| (VarIdx(u as u32), EdgeKind::Implicit));
-            builder.add_equation(edges).map_err(internal)?;
-        }
-    }
-    Ok(builder.build())
-}
-
-/// The rows an algorithm section adds to the system: for each section (initial ones only with
-/// `initial`), its index, the unknowns it assigns (one row each) and the other unknowns it reads.
-pub(crate) fn algorithm_rows_of<S>(
-    dae: &Dae<S>,
-    index_of: &LeafIndex,
-    initial: bool,
-) -> Vec<(usize, Vec<usize>, Vec<usize>)> {
-    let mut rows = Vec::new();
-    for (index, a) in dae
-        .flat
-        .algorithms
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| initial || !a.initial)
-    {
-        let outputs: Vec<usize> = a
-            .outputs
-            .iter()
-            .filter_map(|&o| index_of.get(dae.flat.exprs.var_if_present(o)?))
-            .collect();
-        let mut read: Vec<usize> = Vec::new();
-        for st in &a.statements {
-            st.for_each_expr(&mut |e, _| collect_unknowns(&dae.flat.exprs, e, index_of, &mut read));
-        }
-        read.sort_unstable();
-        read.dedup();
-        read.retain(|u| !outputs.contains(u));
-        rows.push((index, outputs, read));
-    }
-    rows
-}
-
-/// The unknowns occurring in `root`: algebraic variables and `der(x)` nodes, not looking into
-/// `der(...)` and `pre(...)`.
-fn collect_unknowns(arena: &eqm_ir::expr::ExprArena, root: ExprId, index_of: &LeafIndex, out: &mut Vec<usize>) {
-    let mut stack = vec![root];
-    while let Some(id) = stack.pop() {
-        if let Some(u) = index_of.get(id) {
-            out.push(u);
-            continue;
-        }
-        // Children have smaller ids than their parents: nothing below a node older than every
-        // leaf can be one.
-        if id < index_of.oldest {
-            continue;
-        }
-        match arena.get(id) {
-            Node::Call(Callee::Builtin(Builtin::Der | Builtin::Pre), _) => {}
-            _ => stack.extend(arena.children(id)),
-        }
-    }
-}
-
 /// Whether equation `eq` is affine in the unknowns `leaves` (sorted): each partial derivative
 /// with respect to one of them that occurs must not contain any of them.
 fn is_linear_in(arena: &mut eqm_ir::expr::ExprArena, eq: &crate::dae::Equation, leaves: &[ExprId]) -> bool {
@@ -470,14 +356,6 @@ fn is_linear_in(arena: &mut eqm_ir::expr::ExprArena, eq: &crate::dae::Equation, 
             Ok(d) => leaves_in(arena, d).is_empty(),
             Err(_) => false,
         })
-}
-
-/// The name of an unknown for listings: `v` or `der(x)`.
-pub fn unknown_name<S>(dae: &Dae<S>, u: Unknown) -> String {
-    match u {
-        Unknown::Var(v) => dae.flat.var(v).name.clone(),
-        Unknown::Der(v) => format!("der({})", dae.flat.var(v).name),
-    }
 }
 
 /// "These N equations determine only these M variables": the over- and under-determined parts
@@ -574,20 +452,5 @@ fn singular<S>(
 fn var_of(u: Unknown) -> VarId {
     match u {
         Unknown::Var(v) | Unknown::Der(v) => v,
-    }
-}
-
-pub(crate) fn internal(e: eqm_structural::incidence::StructuralError) -> Diagnostic {
-    internal_text(&e.to_string())
-}
-
-pub(crate) fn internal_text(text: &str) -> Diagnostic {
-    Diagnostic {
-        code: "E0599",
-        severity: eqm_diag::Severity::Error,
-        message: format!("internal error in the structural analysis: {text}"),
-        labels: Vec::new(),
-        notes: Vec::new(),
-        help: Some("please report this model".to_string()),
     }
 }

@@ -32,12 +32,13 @@
 //! Newton solve started too far away); only when the step size underflows is that failure
 //! reported. It deliberately does not detect stiffness: that is for the `auto` solver above.
 
-use crate::control::check_budget;
 use crate::error::{IntegrationError, Quantity, check_finite};
 use crate::explicit::{RkStages, Start, combination, leading_passes, weighted, with_terms};
 use crate::options::Options;
 use crate::pairs::{self, Interpolant};
-use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed};
+use crate::stats::Stats;
+use crate::stats::check_budget;
+use crate::stepper::{StepEnds, StepInfo, Stepper, step_accessors, zeroed};
 use crate::system::{OdeSystem, eval_rhs};
 use crate::tableau::{self, Tableau};
 

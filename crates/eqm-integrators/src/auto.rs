@@ -15,7 +15,8 @@ use crate::adaptive::Adaptive;
 use crate::bdf::Bdf;
 use crate::error::IntegrationError;
 use crate::options::Options;
-use crate::stepper::{Stats, StepInfo, Stepper};
+use crate::stats::Stats;
+use crate::stepper::{StepInfo, Stepper};
 use crate::system::OdeSystem;
 
 /// DOPRI5 steps at its stability boundary before switching to BDF.

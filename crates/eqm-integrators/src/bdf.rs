@@ -42,15 +42,16 @@
 //! cheaper ([`linalg`]). Deliberately not here: stiffness detection (`auto` does that).
 
 use crate::control::{
-    check_budget, check_restart, check_step_limit, eval_iterate, fixed_step_newton_tolerance, initial_step, min_step,
-    newton_converged, newton_fails, newton_safety, rms,
+    check_step_limit, eval_iterate, fixed_step_newton_tolerance, initial_step, min_step, newton_converged,
+    newton_fails, newton_safety, rms,
 };
 use crate::error::IntegrationError;
 use crate::explicit::FixedClock;
 use crate::jacobian::{JacobianPoint, PatternCache, build_jacobian};
 use crate::linalg;
 use crate::options::Options;
-use crate::stepper::{Stats, StepInfo, Stepper, zeroed};
+use crate::stats::{Stats, check_budget};
+use crate::stepper::{StepInfo, Stepper, check_restart, zeroed};
 use crate::system::{OdeSystem, eval_rhs};
 use nalgebra::DMatrix;
 use starter::{Fixed, add_work};
@@ -392,6 +393,141 @@ impl Bdf {
         let Some(j) = &self.jacobian else { return f64::INFINITY };
         self.h * j.norm_inf()
     }
+
+    /// Rescales the differences and the step size by `factor`; the steps are no longer equal.
+    fn rescale(&mut self, factor: f64) {
+        self.change_differences(factor);
+        self.h *= factor;
+        self.equal_steps = 0;
+    }
+
+    /// The prediction of the next point from the differences of order `order` (`a` its
+    /// `alpha`), the inverse error weights there, and `psi`, the part of the corrector's
+    /// equation the differences give.
+    fn predict(&mut self, order: usize, a: f64) {
+        let (n, rtol) = (self.n(), self.options.rtol);
+        let b = &mut self.buffers;
+        zeroed(n, [&mut b.predicted, &mut b.inverse_scale, &mut b.psi]);
+        // Column i of `d` holds state i's differences, contiguously.
+        for (i, column) in self.d.column_iter().enumerate() {
+            let column = &column.as_slice()[..=order];
+            b.predicted[i] = column.iter().sum();
+            b.inverse_scale[i] = 1.0 / (self.atol[i] + rtol * b.predicted[i].abs());
+            b.psi[i] = column[1..].iter().zip(&GAMMA[1..]).map(|(d, g)| d * g).sum::<f64>() / a;
+        }
+    }
+
+    /// Solves the corrector's equation at `t_new` with `c = h/α` by Newton's iteration,
+    /// refactoring and then rebuilding the Jacobian while it fails; the iterations it took, or
+    /// `None` when it failed with a fresh Jacobian.
+    fn correct(
+        &mut self,
+        sys: &mut dyn OdeSystem,
+        t_new: f64,
+        c: f64,
+        newton_tolerance: f64,
+        max_iterations: usize,
+    ) -> Result<Option<usize>, IntegrationError> {
+        let rtol = self.options.rtol;
+        let mut solved = None;
+        loop {
+            if self.jacobian.is_none() {
+                // f at the prediction is only needed for difference quotients.
+                let predicted = std::mem::take(&mut self.buffers.predicted);
+                let floor = |i: usize| self.atol[i] + rtol * predicted[i].abs();
+                let at = JacobianPoint {
+                    t: t_new,
+                    point: &predicted,
+                    f_point: None,
+                    floor: &floor,
+                };
+                let j = build_jacobian(sys, at, &mut self.work, &mut self.pattern, None, &mut self.stats);
+                self.buffers.predicted = predicted;
+                let j = j?;
+                self.jacobian = Some(j);
+                self.jacobian_current = true;
+                self.lu = None;
+            }
+            if self.factor(c)
+                && let Some(iterations) = self.newton(sys, t_new, c, newton_tolerance, max_iterations)?
+            {
+                solved = Some(iterations);
+                break;
+            }
+            // Factors made for another `c`: first the factors for this one, with the same
+            // Jacobian.
+            if let Some((lu_c, _)) = &self.lu
+                && *lu_c != c
+            {
+                self.lu = None;
+                continue;
+            }
+            if self.jacobian_current {
+                break;
+            }
+            // Slow convergence with an old Jacobian: a fresh one at the prediction.
+            self.jacobian = None;
+        }
+        Ok(solved)
+    }
+
+    /// Accepts the corrected point at `t_new` and updates the differences of order `order`.
+    fn accept(&mut self, t_new: f64, order: usize) -> StepInfo {
+        self.stats.steps += 1;
+        self.equal_steps += 1;
+        self.t_prev = self.t;
+        self.t = t_new;
+        self.jacobian_current = false;
+        for (mut column, &di) in self.d.column_iter_mut().zip(&self.buffers.d) {
+            let column = column.as_mut_slice();
+            column[order + 2] = di - column[order + 1];
+            column[order + 1] = di;
+            for k in (0..=order).rev() {
+                column[k] += column[k + 1];
+            }
+        }
+        self.x.copy_from_slice(&self.buffers.y);
+        StepInfo {
+            t_prev: self.t_prev,
+            t: self.t,
+        }
+    }
+
+    /// After `order + 1` equal steps: the order among `order − 1`, `order` and `order + 1`
+    /// whose error estimate allows the largest step, and that step (`error_norm` is the
+    /// estimate of this order, `safety` the factor of Newton's convergence).
+    fn choose_order(&mut self, order: usize, error_norm: f64, safety: f64) {
+        let n = self.n();
+        let inverse_scale = &self.buffers.inverse_scale;
+        let norm_of = |row: usize, k: usize| {
+            rms(
+                (0..n).map(|i| error_constant(k) * self.d[(row, i)] * inverse_scale[i]),
+                n,
+            )
+        };
+        let error_lower = if order > 1 {
+            norm_of(order, order - 1)
+        } else {
+            f64::INFINITY
+        };
+        let error_higher = if order < self.max_order {
+            norm_of(order + 2, order + 1)
+        } else {
+            f64::INFINITY
+        };
+        let factors = [
+            error_lower.powf(-1.0 / order as f64),
+            error_norm.powf(-1.0 / (order as f64 + 1.0)),
+            error_higher.powf(-1.0 / (order as f64 + 2.0)),
+        ];
+        let (best, &largest) = factors
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .unwrap_or((1, &1.0));
+        self.order = (order + best).saturating_sub(1).clamp(1, self.max_order);
+        self.rescale(MAX_FACTOR.min(safety * largest));
+    }
 }
 
 impl Stepper for Bdf {
@@ -467,57 +603,9 @@ impl Stepper for Bdf {
             }
             let order = self.order;
             let a = alpha(order);
-            {
-                let b = &mut self.buffers;
-                zeroed(n, [&mut b.predicted, &mut b.inverse_scale, &mut b.psi]);
-                // Column i of `d` holds state i's differences, contiguously.
-                for (i, column) in self.d.column_iter().enumerate() {
-                    let column = &column.as_slice()[..=order];
-                    b.predicted[i] = column.iter().sum();
-                    b.inverse_scale[i] = 1.0 / (self.atol[i] + rtol * b.predicted[i].abs());
-                    b.psi[i] = column[1..].iter().zip(&GAMMA[1..]).map(|(d, g)| d * g).sum::<f64>() / a;
-                }
-            }
+            self.predict(order, a);
             let c = self.h / a;
-            let mut solved = None;
-            loop {
-                if self.jacobian.is_none() {
-                    // f at the prediction is only needed for difference quotients.
-                    let predicted = std::mem::take(&mut self.buffers.predicted);
-                    let floor = |i: usize| self.atol[i] + rtol * predicted[i].abs();
-                    let at = JacobianPoint {
-                        t: t_new,
-                        point: &predicted,
-                        f_point: None,
-                        floor: &floor,
-                    };
-                    let j = build_jacobian(sys, at, &mut self.work, &mut self.pattern, None, &mut self.stats);
-                    self.buffers.predicted = predicted;
-                    let j = j?;
-                    self.jacobian = Some(j);
-                    self.jacobian_current = true;
-                    self.lu = None;
-                }
-                if self.factor(c)
-                    && let Some(iterations) = self.newton(sys, t_new, c, newton_tolerance, max_iterations)?
-                {
-                    solved = Some(iterations);
-                    break;
-                }
-                // Factors made for another `c`: first the factors for this one, with the same
-                // Jacobian.
-                if let Some((lu_c, _)) = &self.lu
-                    && *lu_c != c
-                {
-                    self.lu = None;
-                    continue;
-                }
-                if self.jacobian_current {
-                    break;
-                }
-                // Slow convergence with an old Jacobian: a fresh one at the prediction.
-                self.jacobian = None;
-            }
+            let solved = self.correct(sys, t_new, c, newton_tolerance, max_iterations)?;
             let Some(iterations) = solved else {
                 if fixed_step.is_some() {
                     // A smaller step would break the grid the differences live on.
@@ -530,9 +618,7 @@ impl Stepper for Bdf {
                     });
                 }
                 self.stats.rejected += 1;
-                self.change_differences(0.5);
-                self.h *= 0.5;
-                self.equal_steps = 0;
+                self.rescale(0.5);
                 continue;
             };
             let safety = newton_safety(NEWTON_MAX_ITERATIONS, iterations);
@@ -548,30 +634,10 @@ impl Stepper for Bdf {
             if fixed_step.is_none() && error_norm > 1.0 {
                 self.stats.rejected += 1;
                 let factor = MIN_FACTOR.max(safety * error_norm.powf(-1.0 / (order as f64 + 1.0)));
-                self.change_differences(factor);
-                self.h *= factor;
-                self.equal_steps = 0;
+                self.rescale(factor);
                 continue;
             }
-            // Accepted: update the differences.
-            self.stats.steps += 1;
-            self.equal_steps += 1;
-            self.t_prev = self.t;
-            self.t = t_new;
-            self.jacobian_current = false;
-            for (mut column, &di) in self.d.column_iter_mut().zip(&self.buffers.d) {
-                let column = column.as_mut_slice();
-                column[order + 2] = di - column[order + 1];
-                column[order + 1] = di;
-                for k in (0..=order).rev() {
-                    column[k] += column[k + 1];
-                }
-            }
-            self.x.copy_from_slice(&self.buffers.y);
-            let info = StepInfo {
-                t_prev: self.t_prev,
-                t: self.t,
-            };
+            let info = self.accept(t_new, order);
             if let (Some(fixed), Some(step)) = (&mut self.fixed, &fixed_step) {
                 fixed.clock.advance(step);
                 fixed.dense.clear();
@@ -580,38 +646,7 @@ impl Stepper for Bdf {
             if self.equal_steps < order + 1 {
                 return Ok(info);
             }
-            let inverse_scale = &self.buffers.inverse_scale;
-            let norm_of = |row: usize, k: usize| {
-                rms(
-                    (0..n).map(|i| error_constant(k) * self.d[(row, i)] * inverse_scale[i]),
-                    n,
-                )
-            };
-            let error_lower = if order > 1 {
-                norm_of(order, order - 1)
-            } else {
-                f64::INFINITY
-            };
-            let error_higher = if order < self.max_order {
-                norm_of(order + 2, order + 1)
-            } else {
-                f64::INFINITY
-            };
-            let factors = [
-                error_lower.powf(-1.0 / order as f64),
-                error_norm.powf(-1.0 / (order as f64 + 1.0)),
-                error_higher.powf(-1.0 / (order as f64 + 2.0)),
-            ];
-            let (best, &largest) = factors
-                .iter()
-                .enumerate()
-                .max_by(|a, b| a.1.total_cmp(b.1))
-                .unwrap_or((1, &1.0));
-            self.order = (order + best).saturating_sub(1).clamp(1, self.max_order);
-            let factor = MAX_FACTOR.min(safety * largest);
-            self.change_differences(factor);
-            self.h *= factor;
-            self.equal_steps = 0;
+            self.choose_order(order, error_norm, safety);
             return Ok(info);
         }
     }

@@ -1,29 +1,21 @@
-//! Step size control shared by the methods: the budget of attempts, the first step, trial steps
-//! that land on a time limit ([`Trials`] for the implicit one-step methods), error norms and step
-//! size factors, the two modes of the methods that have both ([`BothModes`]), the checks of a
-//! restart and of a step limit, and the convergence test of simplified Newton iterations.
+//! Step size control shared by the methods: the first step, trial steps that land on a time
+//! limit ([`Trials`] for the implicit one-step methods), error norms and step size factors, the
+//! two modes of the methods that have both ([`BothModes`]), the check of a step limit, and the
+//! convergence test of simplified Newton iterations. (The budget of attempts is in `stats`, the
+//! check of a restart point in `stepper`.)
 //!
 //! Input: the current time and state, the error estimates the methods compute, their orders and
 //! tolerances, the norms of Newton's corrections. Output: the next trial step size and end, or
-//! the error that stops integration (too many steps, a step size too small to advance time, an
-//! unusable restart point); whether a Newton iteration converged or failed. It deliberately
-//! computes no error estimate and solves nothing itself: each method estimates its own error and
-//! runs its own iteration.
+//! the error that stops integration (a step size too small to advance time); whether a Newton
+//! iteration converged or failed. It deliberately computes no error estimate and solves nothing
+//! itself: each method estimates its own error and runs its own iteration.
 
 use crate::error::{IntegrationError, Quantity, check_finite};
 use crate::explicit::FixedClock;
 use crate::options::Options;
-use crate::stepper::{Stats, StepEnds};
+use crate::stats::{Stats, check_budget};
+use crate::stepper::StepEnds;
 use crate::system::{OdeSystem, eval_rhs};
-
-/// The `TooManySteps` error once `max_steps` attempts have been made.
-pub(crate) fn check_budget(t: f64, stats: &Stats, max_steps: usize) -> Result<(), IntegrationError> {
-    if stats.attempts() < max_steps {
-        Ok(())
-    } else {
-        Err(IntegrationError::TooManySteps { time: t, max_steps })
-    }
-}
 
 /// Refuses a step limit that is not after the current time `t` (or is NaN).
 pub(crate) fn check_step_limit(t: f64, t_limit: f64) -> Result<(), IntegrationError> {
@@ -127,20 +119,6 @@ pub(crate) fn step_factor(error: f64, q: f64) -> f64 {
     } else {
         5.0
     }
-}
-
-/// Checks a (re)start point: `dim` finite values at a finite time.
-pub(crate) fn check_restart(t: f64, x: &[f64], dim: usize) -> Result<(), IntegrationError> {
-    if x.len() != dim {
-        return Err(IntegrationError::invalid(format!(
-            "{} initial values given for {dim} states",
-            x.len()
-        )));
-    }
-    if !t.is_finite() {
-        return Err(IntegrationError::invalid(format!("the start time {t} is not finite")));
-    }
-    check_finite(t, x, Quantity::State)
 }
 
 /// The steps a controlled one-step method tries from one point until one is accepted: the first

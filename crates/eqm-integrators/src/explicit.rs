@@ -13,7 +13,8 @@
 
 use crate::error::{IntegrationError, Quantity, check_finite};
 use crate::options::Options;
-use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed};
+use crate::stats::Stats;
+use crate::stepper::{StepEnds, StepInfo, Stepper, step_accessors, zeroed};
 use crate::system::{OdeSystem, eval_rhs};
 use crate::tableau::Tableau;
 

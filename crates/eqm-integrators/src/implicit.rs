@@ -20,7 +20,8 @@ use crate::control::{BothModes, Trials, error_norm, eval_iterate, first_trial};
 use crate::error::IntegrationError;
 use crate::jacobian::{JacobianPoint, KeptJacobian};
 use crate::options::Options;
-use crate::stepper::{Stats, StepEnds, StepInfo, Stepper, step_accessors, zeroed};
+use crate::stats::Stats;
+use crate::stepper::{StepEnds, StepInfo, Stepper, step_accessors, zeroed};
 use crate::system::{OdeSystem, eval_rhs};
 use nalgebra::{DMatrix, DVector};
 

@@ -9,7 +9,7 @@
 
 use crate::error::IntegrationError;
 use crate::linalg;
-use crate::stepper::Stats;
+use crate::stats::Stats;
 use crate::system::{OdeSystem, RhsError, eval_rhs};
 use nalgebra::DMatrix;
 
@@ -211,7 +211,43 @@ pub(crate) fn build_jacobian(
     let computed = sys.sparse_jacobian(at.t, at.point, &mut values);
     if !own_values(computed, &values, at.t, stats)? {
         let f_point = f_given_or_evaluated(sys, at, stats)?;
-        pattern.difference_values(sys, at.t, at.point, &f_point, at.floor, work, &mut values, stats)?
+        sparse_difference_values(&pattern, sys, at, &f_point, work, &mut values, stats)?
     }
     Ok(linalg::Jacobian::Sparse { pattern, values })
+}
+
+/// The values of a sparse Jacobian on `pattern` by forward differences at `at`, one evaluation
+/// of `f` per colour: all columns of a colour move at once, and each row reads the one of them
+/// it depends on. `work` (n elements) is scratch space.
+fn sparse_difference_values(
+    pattern: &linalg::SparsePattern,
+    sys: &mut dyn OdeSystem,
+    at: JacobianPoint<'_>,
+    f_point: &[f64],
+    work: &mut [f64],
+    values: &mut [f64],
+    stats: &mut Stats,
+) -> Result<(), IntegrationError> {
+    let (n, colors, point) = (pattern.dim(), pattern.colors(), at.point);
+    let mut column = vec![0.0; n];
+    let mut step = vec![0.0; n];
+    for color in 0..pattern.n_colors() as u32 {
+        work.copy_from_slice(point);
+        for j in (0..n).filter(|&j| colors[j] == color) {
+            let delta = difference_step(point[j], (at.floor)(j));
+            work[j] = point[j] + delta;
+            step[j] = work[j] - point[j];
+        }
+        eval_rhs(sys, at.t, work, &mut column, stats)?;
+        let mut k = 0;
+        for (i, row) in pattern.rows().iter().enumerate() {
+            for &j in row {
+                if colors[j as usize] == color {
+                    values[k] = (column[i] - f_point[i]) / step[j as usize];
+                }
+                k += 1;
+            }
+        }
+    }
+    Ok(())
 }

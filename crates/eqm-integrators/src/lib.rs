@@ -21,12 +21,16 @@
 //! order 5 for stiff problems; both also with a fixed step), [`dirk`] (diagonally implicit
 //! Runge–Kutta methods from user tableaux), [`auto`] (DOPRI5 switching to BDF), and
 //! [`stability`] (each method's stability function, the largest stable step for a set of
-//! eigenvalues, and the step and method advice built on them). What the
-//! families share has one module each, private to the crate: the system and its evaluation
-//! (`system`), the options (`options`), the errors (`error`), the [`Stepper`] trait with the
-//! bookkeeping of step ends (`stepper`), step size control (`control`), Jacobians (`jacobian`
-//! and [`linalg`]), the methods by name (`method`) and the driving loop (`integrate`); the crate
-//! root only re-exports their public items.
+//! eigenvalues, and the step and method advice built on them). What the families share has
+//! one module each, private to the crate: the system and its evaluation (`system`), the
+//! options (`options`), the errors (`error`), the counters and the budget of attempts
+//! (`stats`), the [`Stepper`] trait with the bookkeeping of step ends (`stepper`), step size
+//! control (`control`), Jacobians (`jacobian`, which builds them, and [`linalg`], which factors
+//! them: dense and sparse LU), the methods by name (`method`) and the driving loop
+//! (`integrate`); the crate root only re-exports their public items. They are layered without
+//! a circle: `error`, then `stats`, `system`, `stepper` and `control`, each importing only
+//! from those before it (and `control` from the fixed-step clock of `explicit`); `linalg`
+//! imports nothing of the crate's and `jacobian` builds on it.
 //!
 //! Deliberately not here: events (the simulator builds them on [`Stepper`]), integration
 //! backwards in time, and any IO. Explicit methods allocate nothing in their inner loops: every
@@ -51,6 +55,7 @@ mod integrate;
 mod jacobian;
 mod method;
 mod options;
+mod stats;
 mod stepper;
 mod system;
 
@@ -59,5 +64,6 @@ pub use integrate::{Outcome, Output, Schedule, integrate};
 pub use jacobian::jacobian_of;
 pub use method::{Method, stepper_for};
 pub use options::{Atol, DEFAULT_MAX_STEPS, Options};
-pub use stepper::{Stats, StepInfo, Stepper};
+pub use stats::Stats;
+pub use stepper::{StepInfo, Stepper};
 pub use system::{OdeSystem, RhsError};

@@ -31,15 +31,16 @@
 //! variable-order RADAU, and iterative (Krylov) solves of the stage systems.
 
 use crate::control::{
-    check_budget, check_restart, check_step_limit, eval_iterate, fixed_step_newton_tolerance, initial_step, min_step,
-    newton_converged, newton_fails, newton_safety, rms, trial_step,
+    check_step_limit, eval_iterate, fixed_step_newton_tolerance, initial_step, min_step, newton_converged,
+    newton_fails, newton_safety, rms, trial_step,
 };
 use crate::error::{IntegrationError, Quantity, check_finite};
 use crate::explicit::{FixedClock, FixedStep};
 use crate::jacobian::{JacobianPoint, PatternCache, build_jacobian};
 use crate::linalg;
 use crate::options::Options;
-use crate::stepper::{Stats, StepInfo, Stepper, step_accessors};
+use crate::stats::{Stats, check_budget};
+use crate::stepper::{StepInfo, Stepper, check_restart, step_accessors};
 use crate::system::{OdeSystem, eval_rhs};
 use nalgebra::{Complex, DVector};
 
@@ -504,6 +505,67 @@ impl Radau {
         Ok(StepInfo { t_prev, t: self.t })
     }
 
+    /// Solves the stage equations of a step of size `h` by Newton's iteration, with a fresh
+    /// Jacobian when the kept one fails; `None` when it fails with a fresh one too.
+    fn solve_stages(
+        &mut self,
+        sys: &mut dyn OdeSystem,
+        h: f64,
+        tolerance: f64,
+    ) -> Result<Option<Collocation>, IntegrationError> {
+        let mut solved = None;
+        loop {
+            if self.factor(h)
+                && let Some(s) = self.newton(sys, h, tolerance, NEWTON_MAX_ITERATIONS)?
+            {
+                solved = Some(s);
+                break;
+            }
+            if self.jacobian_current {
+                break;
+            }
+            self.build_jacobian(sys)?;
+        }
+        Ok(solved)
+    }
+
+    /// The norm of the embedded error estimate of the solved step of size `h` (RADAU5's,
+    /// filtered by the real factors, and once more after a rejection); `None` when no real
+    /// factors of this step are at hand.
+    fn estimate_error(
+        &mut self,
+        sys: &mut dyn OdeSystem,
+        h: f64,
+        rejected: bool,
+    ) -> Result<Option<f64>, IntegrationError> {
+        let (n, rtol) = (self.x.len(), self.options.rtol);
+        let b = &mut self.buffers;
+        let z = &b.z;
+        let e = error_weights();
+        for (i, x) in self.x.iter().enumerate() {
+            b.y_new[i] = x + z[2][i];
+            b.ze[i] = (e[0] * z[0][i] + e[1] * z[1][i] + e[2] * z[2][i]) / h;
+            b.scale[i] = self.atol[i] + rtol * x.abs().max(b.y_new[i].abs());
+            b.error[i] = self.f[i] + b.ze[i];
+        }
+        let (Some(_), Some((real, _))) = (self.factored_h, &mut self.factors) else {
+            return Ok(None);
+        };
+        real.solve(&mut b.error);
+        let (error, ze, scale) = (&b.error, &b.ze, &b.scale);
+        let mut error_norm = rms((0..n).map(|i| error[i] / scale[i]), n);
+        if rejected && error_norm > 1.0 {
+            // RADAU5's refinement after a rejection: one more filtering with f at y + error.
+            let probe: Vec<f64> = (0..n).map(|i| self.x[i] + error[i]).collect();
+            let mut f_probe = vec![0.0; n];
+            eval_rhs(sys, self.t, &probe, &mut f_probe, &mut self.stats)?;
+            let mut refined = DVector::from_iterator(n, (0..n).map(|i| f_probe[i] + ze[i]));
+            real.solve(refined.as_mut_slice());
+            error_norm = rms((0..n).map(|i| refined[i] / scale[i]), n);
+        }
+        Ok(Some(error_norm))
+    }
+
     /// Gustafsson's predictive step size factor.
     fn predict_factor(&self, h: f64, error: f64) -> f64 {
         let multiplier = match (self.h_old, self.error_old) {
@@ -541,7 +603,6 @@ impl Stepper for Radau {
             let (step, h) = (clock.next(self.t, t_limit), clock.h);
             return self.fixed_step(sys, &step, h);
         }
-        let n = self.x.len();
         let rtol = self.options.rtol;
         let max_step = self.options.max_step.unwrap_or(f64::INFINITY);
         if self.needs_start {
@@ -575,50 +636,16 @@ impl Stepper for Radau {
             if self.jacobian.is_none() {
                 self.build_jacobian(sys)?;
             }
-            let mut solved = None;
-            loop {
-                if self.factor(h)
-                    && let Some(s) = self.newton(sys, h, tolerance, NEWTON_MAX_ITERATIONS)?
-                {
-                    solved = Some(s);
-                    break;
-                }
-                if self.jacobian_current {
-                    break;
-                }
-                self.build_jacobian(sys)?;
-            }
-            let Some(solution) = solved else {
+            let Some(solution) = self.solve_stages(sys, h, tolerance)? else {
                 self.stats.rejected += 1;
                 h *= 0.5;
                 self.factored_h = None;
                 continue;
             };
-            let b = &mut self.buffers;
-            let z = &b.z;
-            let e = error_weights();
-            for (i, x) in self.x.iter().enumerate() {
-                b.y_new[i] = x + z[2][i];
-                b.ze[i] = (e[0] * z[0][i] + e[1] * z[1][i] + e[2] * z[2][i]) / h;
-                b.scale[i] = self.atol[i] + rtol * x.abs().max(b.y_new[i].abs());
-                b.error[i] = self.f[i] + b.ze[i];
-            }
-            let (Some(_), Some((real, _))) = (self.factored_h, &mut self.factors) else {
+            let Some(error_norm) = self.estimate_error(sys, h, rejected)? else {
                 continue;
             };
-            real.solve(&mut b.error);
-            let (error, ze, scale) = (&b.error, &b.ze, &b.scale);
-            let mut error_norm = rms((0..n).map(|i| error[i] / scale[i]), n);
             let safety = newton_safety(NEWTON_MAX_ITERATIONS, solution.iterations);
-            if rejected && error_norm > 1.0 {
-                // RADAU5's refinement after a rejection: one more filtering with f at y + error.
-                let probe: Vec<f64> = (0..n).map(|i| self.x[i] + error[i]).collect();
-                let mut f_probe = vec![0.0; n];
-                eval_rhs(sys, self.t, &probe, &mut f_probe, &mut self.stats)?;
-                let mut refined = DVector::from_iterator(n, (0..n).map(|i| f_probe[i] + ze[i]));
-                real.solve(refined.as_mut_slice());
-                error_norm = rms((0..n).map(|i| refined[i] / scale[i]), n);
-            }
             if !error_norm.is_finite() || error_norm > 1.0 {
                 self.stats.rejected += 1;
                 let factor = if error_norm.is_finite() {

@@ -1,40 +1,15 @@
 //! The one-step interface every method implements, and the bookkeeping the steppers share: the
-//! counters, the two ends of the last accepted step and their cubic Hermite dense output.
+//! two ends of the last accepted step and their cubic Hermite dense output, and the check of a
+//! (re)start point.
 //!
 //! Input: a method's accepted steps. Output: the [`Stepper`] trait that `integrate` and the
-//! simulator's event handling drive, [`Stats`], [`StepInfo`], and for the steppers `StepEnds`
-//! (restart, the first evaluation after a (re)start, accepting a step). It deliberately takes no
+//! simulator's event handling drive, [`StepInfo`], and for the steppers `StepEnds` (restart,
+//! the first evaluation after a (re)start, accepting a step). The counters are in `stats`. It deliberately takes no
 //! step itself and chooses no step size (that is `control` and the methods).
 
-use crate::control::{check_budget, check_restart};
-use crate::error::IntegrationError;
+use crate::error::{IntegrationError, Quantity, check_finite};
+use crate::stats::{Stats, check_budget};
 use crate::system::{OdeSystem, eval_rhs};
-
-/// Counters of one stepper since `initialize` (restarts keep counting).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Accepted steps.
-    pub steps: usize,
-    /// Rejected step attempts (error too large, or the trial produced a failure).
-    pub rejected: usize,
-    /// Evaluations of the right-hand side (those for Jacobians included).
-    pub rhs_evals: usize,
-    /// Jacobians built (symbolic ones and difference quotients).
-    pub jacobians: usize,
-    /// Of those, the ones the system computed itself
-    /// ([`crate::OdeSystem::jacobian`]).
-    pub symbolic_jacobians: usize,
-    /// Of those, the sparse ones (whose iteration matrices the sparse LU factors).
-    pub sparse_jacobians: usize,
-    /// LU factorisations of iteration matrices.
-    pub factorizations: usize,
-}
-
-impl Stats {
-    pub(crate) fn attempts(&self) -> usize {
-        self.steps + self.rejected
-    }
-}
 
 /// One accepted step: it went from `t_prev` to `t`; [`Stepper::interpolate`] is valid between.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -211,6 +186,20 @@ macro_rules! step_accessors {
     };
 }
 pub(crate) use step_accessors;
+
+/// Checks a (re)start point: `dim` finite values at a finite time.
+pub(crate) fn check_restart(t: f64, x: &[f64], dim: usize) -> Result<(), IntegrationError> {
+    if x.len() != dim {
+        return Err(IntegrationError::invalid(format!(
+            "{} initial values given for {dim} states",
+            x.len()
+        )));
+    }
+    if !t.is_finite() {
+        return Err(IntegrationError::invalid(format!("the start time {t} is not finite")));
+    }
+    check_finite(t, x, Quantity::State)
+}
 
 /// Sets every buffer to `dim` zeros, reusing its allocation.
 pub(crate) fn zeroed<'a>(dim: usize, buffers: impl IntoIterator<Item = &'a mut Vec<f64>>) {

@@ -7,7 +7,7 @@
 //! module deliberately knows nothing about methods or step sizes.
 
 use crate::error::{IntegrationError, Quantity, check_finite};
-use crate::stepper::Stats;
+use crate::stats::Stats;
 use std::fmt;
 
 /// The right-hand side failed to evaluate (for example a nonlinear solve inside the model did

@@ -6,7 +6,8 @@
 //! reading relation variables. Output: the expressions that generate events (not those of
 //! `while` loops, which run to their end within one evaluation, nor assertions, which are
 //! checked, not switched on), and the statements with hidden variables (`$capN`) set before
-//! the tests that need them.
+//! the tests that need them. It deliberately leaves the equations and when-clauses alone:
+//! their relations are extracted by the parent module.
 
 use super::*;
 use eqm_ir::flat::{Place, Statement};

@@ -107,6 +107,15 @@ impl ExecProgram {
         for (span, label) in labels {
             d = d.with_label(span, label);
         }
+        self.with_equation_help(d, failure)
+    }
+
+    /// For a failure of equations: the help that fits why they failed (they switch branches on
+    /// relations, are linear and dependent, or Newton's iteration did not converge) and the
+    /// declarations of the first unknowns.
+    fn with_equation_help(&self, mut d: Diagnostic, failure: &EvalFailure) -> Diagnostic {
+        let program = self;
+        let symbols = program.symbols();
         if let FailureSite::Equations { eqs, unknowns } = &failure.site
             && matches!(failure.kind, FailureKind::Singular | FailureKind::NoConvergence { .. })
         {

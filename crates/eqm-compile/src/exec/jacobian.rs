@@ -1,6 +1,9 @@
 //! The symbolic Jacobian of a program as data: the partial derivatives (expressions of the
 //! program's arena) and the chain-rule steps that combine them, as [`crate::jacobian`] builds
 //! them and the back ends evaluate them.
+//!
+//! Input: nothing; these are the types. Output: [`ExecJacobian`] and its parts. It
+//! deliberately differentiates nothing (that is [`crate::jacobian`]) and evaluates nothing.
 
 use eqm_ir::expr::ExprId;
 use eqm_ir::slot::Slot;

@@ -21,13 +21,23 @@ impl Builder {
             checked_model: vec![false; self.dae.flat.exprs.len()],
             checked_function: vec![false; self.dae.flat.exprs.len()],
             stack: Vec::new(),
+            problems: Vec::new(),
         };
-        let mut problems: Vec<(Span, String, &'static str)> = Vec::new();
-        let mut check = |v: &mut Validator, e: ExprId, in_function: bool, span: Span, what: &dyn Fn() -> String| {
-            if let Err(reason) = v.check(e, in_function) {
-                problems.push((span, what(), reason));
-            }
-        };
+        self.validate_programs(&mut v);
+        self.validate_functions_and_events(&mut v);
+        for (span, what, reason) in v.problems {
+            self.diagnostics.push(Diagnostic::error(
+                "E0602",
+                format!("{what} cannot be computed at run time: {reason}"),
+                span,
+                reason,
+            ));
+        }
+    }
+
+    /// Checks the expressions of the parameter, start-value, output and right-hand-side
+    /// programs, the parameter conditions, assertions, invariants and algorithm sections.
+    fn validate_programs(&self, v: &mut Validator) {
         let var_text = |var: VarId| self.dae.flat.var(var).name.clone();
         for a in self
             .param_program
@@ -35,19 +45,19 @@ impl Builder {
             .chain(&self.start_program)
             .chain(&self.outputs)
         {
-            check(&mut v, a.value, false, self.dae.flat.var(a.var).span, &|| {
+            v.require(a.value, false, self.dae.flat.var(a.var).span, &|| {
                 format!("the value of `{}`", var_text(a.var))
             });
         }
         let eq_text = |eq: usize| format!("equation `{}`", self.dae.equation_text(&self.dae.equations[eq]));
         for c in &self.conditions {
             let span = self.dae.equations[c.eq].span;
-            check(&mut v, c.condition.expr(), false, span, &|| eq_text(c.eq));
+            v.require(c.condition.expr(), false, span, &|| eq_text(c.eq));
         }
         for instr in &self.rhs {
             match instr {
                 Instr::Assign { value, eq, .. } => {
-                    check(&mut v, *value, false, self.dae.equations[*eq].span, &|| eq_text(*eq))
+                    v.require(*value, false, self.dae.equations[*eq].span, &|| eq_text(*eq))
                 }
                 Instr::Newton1 {
                     residual,
@@ -56,17 +66,17 @@ impl Builder {
                     ..
                 } => {
                     let span = self.dae.equations[*eq].span;
-                    check(&mut v, *residual, false, span, &|| eq_text(*eq));
+                    v.require(*residual, false, span, &|| eq_text(*eq));
                     if let Some(d) = derivative {
-                        check(&mut v, *d, false, span, &|| eq_text(*eq));
+                        v.require(*d, false, span, &|| eq_text(*eq));
                     }
                 }
                 Instr::Loop(b) => {
                     for a in &b.inner {
-                        check(&mut v, a.value, false, self.dae.equations[a.eq].span, &|| eq_text(a.eq));
+                        v.require(a.value, false, self.dae.equations[a.eq].span, &|| eq_text(a.eq));
                     }
                     for &(r, eq) in &b.residuals {
-                        check(&mut v, r, false, self.dae.equations[eq].span, &|| eq_text(eq));
+                        v.require(r, false, self.dae.equations[eq].span, &|| eq_text(eq));
                     }
                     let partials = b
                         .jacobian
@@ -74,9 +84,7 @@ impl Builder {
                         .flat_map(|j| j.inner.iter().chain(&j.residuals))
                         .flatten();
                     for &(_, d) in partials {
-                        check(&mut v, d, false, self.dae.equations[b.eqs[0]].span, &|| {
-                            eq_text(b.eqs[0])
-                        });
+                        v.require(d, false, self.dae.equations[b.eqs[0]].span, &|| eq_text(b.eqs[0]));
                     }
                 }
                 Instr::Algorithm { .. } => {}
@@ -86,80 +94,72 @@ impl Builder {
         // they are checked and when one fails.
         for a in &self.assertions {
             for e in std::iter::once(a.condition).chain(a.message.exprs()) {
-                check(&mut v, e, false, a.span, &|| "this assertion".to_string());
+                v.require(e, false, a.span, &|| "this assertion".to_string());
             }
         }
         for g in &self.invariants {
-            check(&mut v, g.residual, false, g.span, &|| format!("invariant `{}`", g.text));
+            v.require(g.residual, false, g.span, &|| format!("invariant `{}`", g.text));
         }
         for a in &self.algorithms {
             for r in &a.resets {
-                check(&mut v, r.value, false, self.dae.flat.var(r.var).span, &|| {
+                v.require(r.value, false, self.dae.flat.var(r.var).span, &|| {
                     format!("the start value of `{}`", var_text(r.var))
                 });
             }
             for s in &a.statements {
-                s.for_each_expr(&mut |e, span| check(&mut v, e, false, span, &|| "this statement".to_string()));
+                s.for_each_expr(&mut |e, span| v.require(e, false, span, &|| "this statement".to_string()));
             }
         }
+    }
+
+    /// Checks the statements of the user functions and the expressions of the event program.
+    fn validate_functions_and_events(&self, v: &mut Validator) {
         for f in &self.dae.flat.functions {
             for s in &f.body {
                 s.for_each_expr(&mut |e, span| {
-                    check(&mut v, e, true, span, &|| {
-                        format!("this statement of function `{}`", f.name)
-                    })
+                    v.require(e, true, span, &|| format!("this statement of function `{}`", f.name))
                 });
             }
         }
         for e in self.events.previous.iter().map(|p| p.expr) {
-            check(&mut v, e, false, self.model_span(), &|| {
+            v.require(e, false, self.model_span(), &|| {
                 "the argument of edge or change".to_string()
             });
         }
         for d in &self.events.delays {
             for e in [d.expr, d.delay] {
-                check(&mut v, e, false, d.span, &|| "this delay".to_string());
+                v.require(e, false, d.span, &|| "this delay".to_string());
             }
         }
         for sample in &self.events.samples {
             for e in [sample.start, sample.interval] {
-                check(&mut v, e, false, sample.span, &|| "this sample".to_string());
+                v.require(e, false, sample.span, &|| "this sample".to_string());
             }
         }
         for surface in &self.events.surfaces {
             if let Some(t) = surface.time_event {
-                check(&mut v, t, false, surface.span, &|| {
-                    format!("the time of `{}`", surface.text)
-                });
+                v.require(t, false, surface.span, &|| format!("the time of `{}`", surface.text));
             }
-            check(&mut v, surface.expr, false, surface.span, &|| {
+            v.require(surface.expr, false, surface.span, &|| {
                 format!("the zero-crossing function of `{}`", surface.text)
             });
         }
         for w in &self.events.whens {
             for (condition, actions) in &w.branches {
-                check(&mut v, *condition, false, w.span, &|| "this when-condition".to_string());
+                v.require(*condition, false, w.span, &|| "this when-condition".to_string());
                 for action in actions {
                     match action {
                         flat::WhenAction::Assign { value, span, .. } | flat::WhenAction::Reinit { value, span, .. } => {
-                            check(&mut v, *value, false, *span, &|| "this when-equation".to_string())
+                            v.require(*value, false, *span, &|| "this when-equation".to_string())
                         }
                         flat::WhenAction::Assert { span, .. } | flat::WhenAction::Terminate { span, .. } => {
                             for e in action.exprs() {
-                                check(&mut v, e, false, *span, &|| "this assertion".to_string());
+                                v.require(e, false, *span, &|| "this assertion".to_string());
                             }
                         }
                     }
                 }
             }
-        }
-        for (span, what, reason) in problems {
-            self.diagnostics.push(Diagnostic::error(
-                "E0602",
-                format!("{what} cannot be computed at run time: {reason}"),
-                span,
-                reason,
-            ));
         }
     }
 }
@@ -172,9 +172,18 @@ struct Validator<'a> {
     checked_model: Vec<bool>,
     checked_function: Vec<bool>,
     stack: Vec<ExprId>,
+    /// The places found so far: span, what is there, and why it cannot be computed.
+    problems: Vec<(Span, String, &'static str)>,
 }
 
 impl Validator<'_> {
+    /// Checks `e`; when it cannot be computed, records `what()` at `span` with the reason.
+    fn require(&mut self, e: ExprId, in_function: bool, span: Span, what: &dyn Fn() -> String) {
+        if let Err(reason) = self.check(e, in_function) {
+            self.problems.push((span, what(), reason));
+        }
+    }
+
     fn check(&mut self, root: ExprId, in_function: bool) -> Result<(), &'static str> {
         self.stack.clear();
         self.stack.push(root);

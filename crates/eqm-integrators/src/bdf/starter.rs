@@ -8,12 +8,13 @@
 //! BDF takes the next steps. It deliberately takes no BDF step itself.
 
 use super::{Bdf, MAX_ORDER, MAX_STARTER_SUBSTEPS};
-use crate::control::check_budget;
 use crate::error::{IntegrationError, Quantity, check_finite};
 use crate::explicit::{FixedClock, FixedStep};
 use crate::options::Options;
 use crate::radau::{Dense, Radau};
-use crate::stepper::{Stats, StepInfo, Stepper};
+use crate::stats::Stats;
+use crate::stats::check_budget;
+use crate::stepper::{StepInfo, Stepper};
 use crate::system::OdeSystem;
 use nalgebra::DMatrix;
 

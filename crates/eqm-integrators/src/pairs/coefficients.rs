@@ -1,230 +1,14 @@
-//! The embedded pairs of higher order and their interpolants: Tsitouras' 5(4) pair and Verner's
-//! "most efficient" 6(5), 7(6), 8(7) and 9(8) pairs.
+//! The coefficient tables of the embedded pairs and their interpolants, as published (rounded
+//! to the nearest double): for each pair `a` (row-major), `b`, `b̂` and `c`, and for its
+//! interpolant the extra stages' rows of `a` and nodes and the weight polynomials.
 //!
-//! Input: nothing; the module is data. Output: each pair as a [`Tableau`] (with embedded
-//! weights `b̂`, so [`crate::adaptive::Adaptive`] controls its step size with it) and its
-//! continuous extension as an [`Interpolant`]: the extra stages it needs beyond the step's own
-//! (rows of `a` over all earlier stages, evaluated from the step's start like ordinary stages)
-//! and the weight polynomials `b_j(θ)` with `x(t + θh) ≈ x + h Σ_j b_j(θ) k_j`.
-//!
-//! The coefficients are the published ones (Tsitouras, "Runge–Kutta pairs of order 5(4)
-//! satisfying only the first column simplifying assumption", 2011; Verner's tables of his
-//! "most efficient" pairs, whose exact rationals and 40-digit decimals are rounded here to the
-//! nearest double). The orders stated with each are checked against the order conditions in
-//! the tests (the weights of the solution, the embedded weights, and the interpolant at several
-//! θ, over the stages including its extra ones). This module deliberately steps nothing.
-
-use crate::tableau::{Tableau, constant};
-
-/// The continuous extension of an embedded pair: extra stages and weight polynomials.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Interpolant {
-    /// All stages the interpolant uses: the tableau's, then the extra ones.
-    stages: usize,
-    /// The rows of `a` of the extra stages, each over all `stages` (zero from the diagonal on).
-    extra_a: &'static [f64],
-    /// The nodes of the extra stages.
-    extra_c: &'static [f64],
-    /// The degree of the weight polynomials.
-    degree: usize,
-    /// Row `j` (of `stages`) holds the coefficients of θ¹..θ^degree in `b_j(θ)`.
-    weights: &'static [f64],
-    /// The order of the interpolant, checked by the tests.
-    order: u32,
-}
-
-impl Interpolant {
-    /// The number of stages including the extra ones.
-    pub fn stages(&self) -> usize {
-        self.stages
-    }
-
-    /// The order of the interpolated values.
-    pub fn order(&self) -> u32 {
-        self.order
-    }
-
-    /// The number of extra stages.
-    pub fn extra_stages(&self) -> usize {
-        self.extra_c.len()
-    }
-
-    /// Row `i` of `a` (over all stages) for extra stage `i` (counted from 0).
-    pub fn extra_row(&self, i: usize) -> &[f64] {
-        &self.extra_a[i * self.stages..(i + 1) * self.stages]
-    }
-
-    /// The node of extra stage `i`.
-    pub fn extra_c(&self, i: usize) -> f64 {
-        self.extra_c[i]
-    }
-
-    /// The degree of the weight polynomials.
-    pub fn degree(&self) -> usize {
-        self.degree
-    }
-
-    /// Writes `b_j(θ)` of every stage into `out` (`stages` values).
-    pub fn weights_at(&self, theta: f64, out: &mut [f64]) {
-        // `1·θ` is θ exactly, so these are the step's weights for a step of 1.
-        self.step_weights_at(1.0, theta, out);
-    }
-
-    /// Writes `h·b_j(θ)` of every stage into `out` (`stages` values): the coefficients of the
-    /// stage derivatives in the interpolated value of a step of size `h`.
-    pub(crate) fn step_weights_at(&self, h: f64, theta: f64, out: &mut [f64]) {
-        for (j, w) in out.iter_mut().enumerate().take(self.stages) {
-            let row = &self.weights[j * self.degree..(j + 1) * self.degree];
-            // Horner's scheme for θ (r_1 + θ (r_2 + ...)).
-            *w = h * theta * row.iter().rev().fold(0.0, |acc, r| r + theta * acc);
-        }
-    }
-
-    /// The nodes and the row-major `a` (`stages × stages`) of the tableau extended by the extra
-    /// stages, for checking the interpolant's order conditions.
-    pub fn extended(&self, tableau: &Tableau) -> (Vec<f64>, Vec<f64>) {
-        let (s, n) = (tableau.stages(), self.stages);
-        let mut a = vec![0.0; n * n];
-        for i in 0..s {
-            let row = tableau.a_row(i);
-            a[i * n..i * n + row.len()].copy_from_slice(row);
-        }
-        for i in s..n {
-            a[i * n..(i + 1) * n].copy_from_slice(self.extra_row(i - s));
-        }
-        let c = tableau.c().iter().chain(self.extra_c).copied().collect();
-        (c, a)
-    }
-}
-
-/// Tsitouras' 5(4) pair (2011): seven stages, "first same as last", advanced with the fifth-order
-/// weights; its coefficients satisfy only the first column simplifying assumption, which buys
-/// a smaller error constant than DOPRI5's.
-pub const TSIT5: Tableau = constant(
-    "tsit5",
-    7,
-    &TSIT5_A,
-    &TSIT5_B,
-    &TSIT5_C,
-    Some(&TSIT5_B_HAT),
-    (5, Some(4)),
-);
-
-/// Tsitouras' continuous extension of [`TSIT5`]: fourth order from the seven stages alone.
-pub const TSIT5_INTERPOLANT: Interpolant = Interpolant {
-    stages: 7,
-    extra_a: &[],
-    extra_c: &[],
-    degree: 4,
-    weights: &TSIT5_DENSE,
-    order: 4,
-};
-
-/// Verner's "most efficient" 6(5) pair with nine stages, "first same as last", advanced with
-/// the sixth-order weights.
-pub const VERN6: Tableau = constant(
-    "vern6",
-    9,
-    &VERN6_A,
-    &VERN6_B,
-    &VERN6_C,
-    Some(&VERN6_B_HAT),
-    (6, Some(5)),
-);
-
-/// Verner's interpolant of [`VERN6`]: sixth order with three extra stages.
-pub const VERN6_INTERPOLANT: Interpolant = Interpolant {
-    stages: 12,
-    extra_a: &VERN6_EXTRA_A,
-    extra_c: &VERN6_EXTRA_C,
-    degree: 6,
-    weights: &VERN6_DENSE,
-    order: 6,
-};
-
-/// Verner's "most efficient" 7(6) pair with ten stages, advanced with the seventh-order weights.
-pub const VERN7: Tableau = constant(
-    "vern7",
-    10,
-    &VERN7_A,
-    &VERN7_B,
-    &VERN7_C,
-    Some(&VERN7_B_HAT),
-    (7, Some(6)),
-);
-
-/// Verner's interpolant of [`VERN7`]: six extra stages, the first of them the derivative at
-/// the new point (which the step evaluates anyway). Its weights satisfy the order conditions
-/// of order 6 exactly and those of order 7 only to about 3e-7, so it counts as sixth order.
-pub const VERN7_INTERPOLANT: Interpolant = Interpolant {
-    stages: 16,
-    extra_a: &VERN7_EXTRA_A,
-    extra_c: &VERN7_EXTRA_C,
-    degree: 7,
-    weights: &VERN7_DENSE,
-    order: 6,
-};
-
-/// Verner's "most efficient" 8(7) pair with thirteen stages, advanced with the eighth-order weights.
-///
-/// Its error estimate is weak where a step is limited by stability rather than accuracy: on a
-/// stiff component `x' = λx` the step errs by `R(hλ) − e^{hλ}` but estimates `R(hλ) − R̂(hλ)`,
-/// which for hλ between about −3 and the end of the stability interval (−5.86) is smaller, and
-/// near hλ = −4.5 almost zero (the other Verner pairs overestimate there). On a problem with
-/// stiff phases, such as the regularised stick-slip oscillator of the examples, steps are then
-/// accepted that err by twice their estimate while it sticks and, around the changes of phase,
-/// by up to 15 times the tolerance (estimated a hundred times too small), and the end value is
-/// 10 to 100 times less accurate than the other pairs'. That is a property of the published
-/// coefficients, not of the step size control; problems without stiff phases are not affected.
-pub const VERN8: Tableau = constant(
-    "vern8",
-    13,
-    &VERN8_A,
-    &VERN8_B,
-    &VERN8_C,
-    Some(&VERN8_B_HAT),
-    (8, Some(7)),
-);
-
-/// Verner's interpolant of [`VERN8`]: eighth order with eight extra stages, the first of them the
-/// derivative at the new point (which the step evaluates anyway). Its weight polynomials have
-/// coefficients up to 1.4e6, so in double precision its values carry rounding errors of about
-/// 1e-10·h·|x'|, far below the error of the steps at the tolerances the pair suits.
-pub const VERN8_INTERPOLANT: Interpolant = Interpolant {
-    stages: 21,
-    extra_a: &VERN8_EXTRA_A,
-    extra_c: &VERN8_EXTRA_C,
-    degree: 8,
-    weights: &VERN8_DENSE,
-    order: 8,
-};
-
-/// Verner's "most efficient" 9(8) pair with sixteen stages, advanced with the ninth-order
-/// weights; two of its nodes involve √6 (given here to full double precision).
-pub const VERN9: Tableau = constant(
-    "vern9",
-    16,
-    &VERN9_A,
-    &VERN9_B,
-    &VERN9_C,
-    Some(&VERN9_B_HAT),
-    (9, Some(8)),
-);
-
-/// Verner's interpolant of [`VERN9`]: ninth order with ten extra stages, the first of them the
-/// derivative at the new point (which the step evaluates anyway).
-pub const VERN9_INTERPOLANT: Interpolant = Interpolant {
-    stages: 26,
-    extra_a: &VERN9_EXTRA_A,
-    extra_c: &VERN9_EXTRA_C,
-    degree: 9,
-    weights: &VERN9_DENSE,
-    order: 9,
-};
+//! Input: nothing; the module is data. Output: the arrays the parent module builds the
+//! [`Tableau`](crate::tableau::Tableau) constants and interpolants from. It deliberately names
+//! no pair and checks no order (the tests of the pairs do).
 
 /// The coefficients `a` of tsit5, row-major 7 × 7.
 #[rustfmt::skip]
-const TSIT5_A: [f64; 49] = [
+pub(super) const TSIT5_A: [f64; 49] = [
     // row 1
     0.0, 0.0, 0.0, 0.0,
     0.0, 0.0, 0.0,
@@ -249,26 +33,26 @@ const TSIT5_A: [f64; 49] = [
 ];
 
 #[rustfmt::skip]
-const TSIT5_B: [f64; 7] = [
+pub(super) const TSIT5_B: [f64; 7] = [
     0.09646076681806523, 0.01, 0.4798896504144996, 1.379008574103742,
     -3.290069515436081, 2.324710524099774, 0.0,
 ];
 
 #[rustfmt::skip]
-const TSIT5_B_HAT: [f64; 7] = [
+pub(super) const TSIT5_B_HAT: [f64; 7] = [
     0.09824077787029101, 0.010816434459656746, 0.47200877240423755, 1.5237195812770048,
     -3.872426680888636, 2.7827926300289607, -0.015151515151515152,
 ];
 
 #[rustfmt::skip]
-const TSIT5_C: [f64; 7] = [
+pub(super) const TSIT5_C: [f64; 7] = [
     0.0, 0.161, 0.327, 0.9,
     0.9800255409045097, 1.0, 1.0,
 ];
 
 /// tsit5's interpolant: row `j` holds the coefficients of θ¹..θ^4 in the weight `b_j(θ)`.
 #[rustfmt::skip]
-const TSIT5_DENSE: [f64; 28] = [
+pub(super) const TSIT5_DENSE: [f64; 28] = [
     1.0, -2.763706197274826, 2.9132554618219126, -1.0530884977290216,
     0.0, 0.13169999999999998, -0.2234, 0.1017,
     0.0, 3.9302962368947516, -5.941033872131505, 2.490627285651253,
@@ -280,7 +64,7 @@ const TSIT5_DENSE: [f64; 28] = [
 
 /// The coefficients `a` of vern6, row-major 9 × 9.
 #[rustfmt::skip]
-const VERN6_A: [f64; 81] = [
+pub(super) const VERN6_A: [f64; 81] = [
     // row 1
     0.0, 0.0, 0.0, 0.0,
     0.0, 0.0, 0.0, 0.0,
@@ -320,21 +104,21 @@ const VERN6_A: [f64; 81] = [
 ];
 
 #[rustfmt::skip]
-const VERN6_B: [f64; 9] = [
+pub(super) const VERN6_B: [f64; 9] = [
     0.03438957868357036, 0.0, 0.0, 0.2582624555633503,
     0.4209371189673537, 4.40539646966931, -176.48311902429865, 172.36413340141507,
     0.0,
 ];
 
 #[rustfmt::skip]
-const VERN6_B_HAT: [f64; 9] = [
+pub(super) const VERN6_B_HAT: [f64; 9] = [
     0.025766174401369506, 0.0, 0.0, 0.27769648551650306,
     0.39248704637931575, 6.515107530734602, -279.94166192426263, 273.7639380205642,
     -0.03333333333333333,
 ];
 
 #[rustfmt::skip]
-const VERN6_C: [f64; 9] = [
+pub(super) const VERN6_C: [f64; 9] = [
     0.0, 0.06, 0.09593333333333333, 0.1439,
     0.4973, 0.9725, 0.9995, 1.0,
     1.0,
@@ -342,7 +126,7 @@ const VERN6_C: [f64; 9] = [
 
 /// The extra stages 10..12 of vern6's interpolant: rows of `a`, 3 × 12.
 #[rustfmt::skip]
-const VERN6_EXTRA_A: [f64; 36] = [
+pub(super) const VERN6_EXTRA_A: [f64; 36] = [
     // stage 10
     0.016524159013572806, 0.0, 0.0, 0.3053128187514179,
     0.2071200938201979, -1.293879140655123, 57.11988411588149, -55.87979207510932,
@@ -358,13 +142,13 @@ const VERN6_EXTRA_A: [f64; 36] = [
 ];
 
 #[rustfmt::skip]
-const VERN6_EXTRA_C: [f64; 3] = [
+pub(super) const VERN6_EXTRA_C: [f64; 3] = [
     0.5, 0.828, 0.28,
 ];
 
 /// vern6's interpolant: row `j` holds the coefficients of θ¹..θ^6 in the weight `b_j(θ)`.
 #[rustfmt::skip]
-const VERN6_DENSE: [f64; 72] = [
+pub(super) const VERN6_DENSE: [f64; 72] = [
     // stage 1
     1.0, -7.778593856495575, 27.0524385722671, -45.780190114576975,
     36.72377741043638, -11.183042432947357,
@@ -405,7 +189,7 @@ const VERN6_DENSE: [f64; 72] = [
 
 /// The coefficients `a` of vern7, row-major 10 × 10.
 #[rustfmt::skip]
-const VERN7_A: [f64; 100] = [
+pub(super) const VERN7_A: [f64; 100] = [
     // row 1
     0.0, 0.0, 0.0, 0.0,
     0.0, 0.0, 0.0, 0.0,
@@ -449,21 +233,21 @@ const VERN7_A: [f64; 100] = [
 ];
 
 #[rustfmt::skip]
-const VERN7_B: [f64; 10] = [
+pub(super) const VERN7_B: [f64; 10] = [
     0.04715561848627222, 0.0, 0.0, 0.25750564298434153,
     0.2621665397741262, 0.15216092656738558, 0.49399691700324844, -0.29430311714032503,
     0.0813174723249511, 0.0,
 ];
 
 #[rustfmt::skip]
-const VERN7_B_HAT: [f64; 10] = [
+pub(super) const VERN7_B_HAT: [f64; 10] = [
     0.044608606606341174, 0.0, 0.0, 0.26716403785713727,
     0.2201018300177293, 0.2188431703143157, 0.22898717054112028, 0.0,
     0.0, 0.020295184663356284,
 ];
 
 #[rustfmt::skip]
-const VERN7_C: [f64; 10] = [
+pub(super) const VERN7_C: [f64; 10] = [
     0.0, 0.005, 0.10888888888888888, 0.16333333333333333,
     0.4555, 0.6095094489978381, 0.884, 0.925,
     1.0, 1.0,
@@ -471,7 +255,7 @@ const VERN7_C: [f64; 10] = [
 
 /// The extra stages 11..16 of vern7's interpolant: rows of `a`, 6 × 16.
 #[rustfmt::skip]
-const VERN7_EXTRA_A: [f64; 96] = [
+pub(super) const VERN7_EXTRA_A: [f64; 96] = [
     // stage 11
     0.04715561848627222, 0.0, 0.0, 0.25750564298434153,
     0.2621665397741262, 0.15216092656738558, 0.49399691700324844, -0.29430311714032503,
@@ -505,14 +289,14 @@ const VERN7_EXTRA_A: [f64; 96] = [
 ];
 
 #[rustfmt::skip]
-const VERN7_EXTRA_C: [f64; 6] = [
+pub(super) const VERN7_EXTRA_C: [f64; 6] = [
     1.0, 0.29, 0.125, 0.25,
     0.53, 0.79,
 ];
 
 /// vern7's interpolant: row `j` holds the coefficients of θ¹..θ^7 in the weight `b_j(θ)`.
 #[rustfmt::skip]
-const VERN7_DENSE: [f64; 112] = [
+pub(super) const VERN7_DENSE: [f64; 112] = [
     // stage 1
     1.0, -8.413387198332767, 33.675508884490895, -70.80159089484886,
     80.64695108301298, -47.19413969837522, 11.133813442539243,
@@ -565,7 +349,7 @@ const VERN7_DENSE: [f64; 112] = [
 
 /// The coefficients `a` of vern8, row-major 13 × 13.
 #[rustfmt::skip]
-const VERN8_A: [f64; 169] = [
+pub(super) const VERN8_A: [f64; 169] = [
     // row 1
     0.0, 0.0, 0.0, 0.0,
     0.0, 0.0, 0.0, 0.0,
@@ -634,7 +418,7 @@ const VERN8_A: [f64; 169] = [
 ];
 
 #[rustfmt::skip]
-const VERN8_B: [f64; 13] = [
+pub(super) const VERN8_B: [f64; 13] = [
     0.04427989419007951, 0.0, 0.0, 0.0,
     0.0, 0.3541049391724449, 0.2479692154956438, -15.694202038838084,
     25.084064965558564, -31.738367786260277, 22.938283273988784, -0.2361324633071542,
@@ -642,7 +426,7 @@ const VERN8_B: [f64; 13] = [
 ];
 
 #[rustfmt::skip]
-const VERN8_B_HAT: [f64; 13] = [
+pub(super) const VERN8_B_HAT: [f64; 13] = [
     0.044312615229089795, 0.0, 0.0, 0.0,
     0.0, 0.35460956423432266, 0.2478480431366653, 4.4481347324757845,
     19.846886366118735, -23.58162337746562, 0.0, 0.0,
@@ -650,7 +434,7 @@ const VERN8_B_HAT: [f64; 13] = [
 ];
 
 #[rustfmt::skip]
-const VERN8_C: [f64; 13] = [
+pub(super) const VERN8_C: [f64; 13] = [
     0.0, 0.05, 0.1065625, 0.15984375,
     0.39, 0.465, 0.155, 0.943,
     0.901802041735857, 0.909, 0.94, 1.0,
@@ -659,7 +443,7 @@ const VERN8_C: [f64; 13] = [
 
 /// The extra stages 14..21 of vern8's interpolant: rows of `a`, 8 × 21.
 #[rustfmt::skip]
-const VERN8_EXTRA_A: [f64; 168] = [
+pub(super) const VERN8_EXTRA_A: [f64; 168] = [
     // stage 14
     0.04427989419007951, 0.0, 0.0, 0.0,
     0.0, 0.3541049391724449, 0.2479692154956438, -15.694202038838084,
@@ -719,14 +503,14 @@ const VERN8_EXTRA_A: [f64; 168] = [
 ];
 
 #[rustfmt::skip]
-const VERN8_EXTRA_C: [f64; 8] = [
+pub(super) const VERN8_EXTRA_C: [f64; 8] = [
     1.0, 0.3110177634953864, 0.1725, 0.7846,
     0.37, 0.5, 0.7, 0.9,
 ];
 
 /// vern8's interpolant: row `j` holds the coefficients of θ¹..θ^8 in the weight `b_j(θ)`.
 #[rustfmt::skip]
-const VERN8_DENSE: [f64; 168] = [
+pub(super) const VERN8_DENSE: [f64; 168] = [
     // stage 1
     1.0, -10.039154650554519, 53.79210495862331, -165.0579057235472,
     298.026456543461, -311.91254487079004, 174.60598526911716, -40.37066163211959,
@@ -794,7 +578,7 @@ const VERN8_DENSE: [f64; 168] = [
 
 /// The coefficients `a` of vern9, row-major 16 × 16.
 #[rustfmt::skip]
-const VERN9_A: [f64; 256] = [
+pub(super) const VERN9_A: [f64; 256] = [
     // row 1
     0.0, 0.0, 0.0, 0.0,
     0.0, 0.0, 0.0, 0.0,
@@ -878,7 +662,7 @@ const VERN9_A: [f64; 256] = [
 ];
 
 #[rustfmt::skip]
-const VERN9_B: [f64; 16] = [
+pub(super) const VERN9_B: [f64; 16] = [
     0.014611976858423152, 0.0, 0.0, 0.0,
     0.0, 0.0, 0.0, -0.3915211862331339,
     0.23109325002895065, 0.12747667699928525, 0.2246434176204158, 0.5684352689748513,
@@ -886,7 +670,7 @@ const VERN9_B: [f64; 16] = [
 ];
 
 #[rustfmt::skip]
-const VERN9_B_HAT: [f64; 16] = [
+pub(super) const VERN9_B_HAT: [f64; 16] = [
     0.01996996514886773, 0.0, 0.0, 0.0,
     0.0, 0.0, 0.0, 2.19149930494933,
     0.08857071848208438, 0.11405602348659656, 0.2533163805345107, -2.056564386240941,
@@ -894,7 +678,7 @@ const VERN9_B_HAT: [f64; 16] = [
 ];
 
 #[rustfmt::skip]
-const VERN9_C: [f64; 16] = [
+pub(super) const VERN9_C: [f64; 16] = [
     0.0, 0.03462, 0.09702435063878044, 0.14553652595817068,
     0.561, 0.229007911590485, 0.544992088409515, 0.645,
     0.48375, 0.06757, 0.25, 0.6590650618730999,
@@ -903,7 +687,7 @@ const VERN9_C: [f64; 16] = [
 
 /// The extra stages 17..26 of vern9's interpolant: rows of `a`, 10 × 26.
 #[rustfmt::skip]
-const VERN9_EXTRA_A: [f64; 260] = [
+pub(super) const VERN9_EXTRA_A: [f64; 260] = [
     // stage 17
     0.014611976858423152, 0.0, 0.0, 0.0,
     0.0, 0.0, 0.0, -0.3915211862331339,
@@ -987,7 +771,7 @@ const VERN9_EXTRA_A: [f64; 260] = [
 ];
 
 #[rustfmt::skip]
-const VERN9_EXTRA_C: [f64; 10] = [
+pub(super) const VERN9_EXTRA_C: [f64; 10] = [
     1.0, 0.7404185470631561, 0.888, 0.696,
     0.487, 0.025, 0.15, 0.32,
     0.78, 0.96,
@@ -995,7 +779,7 @@ const VERN9_EXTRA_C: [f64; 10] = [
 
 /// vern9's interpolant: row `j` holds the coefficients of θ¹..θ^9 in the weight `b_j(θ)`.
 #[rustfmt::skip]
-const VERN9_DENSE: [f64; 234] = [
+pub(super) const VERN9_DENSE: [f64; 234] = [
     // stage 1
     1.0, -28.330488700617398, 257.6535452078578, -1152.1544557434572,
     2909.390878345409, -4355.005172868188, 3834.083497036262, -1835.419052683407,
