@@ -10,7 +10,7 @@
 
 use crate::instance::Instance;
 use crate::interp::OdeRhs;
-use crate::simulate::{RunOptions, SimError, instance};
+use crate::run::{RunOptions, SimError, instance};
 use eqm_compile::exec::ExecProgram;
 use eqm_ir::failure::EvalFailure;
 use eqm_ir::slot::Slot;
