@@ -45,7 +45,11 @@ impl<'p> Interpreter<'p> {
                 outputs: a.outputs.iter().map(|(_, s)| *s).collect(),
             });
         }
-        let (rhs, loops, loop_code) = rhs_steps(&mut c, program)?;
+        let RhsCode {
+            steps: rhs,
+            loops,
+            loop_code,
+        } = rhs_steps(&mut c, program)?;
         let events = program.events();
         let surfaces = events
             .surfaces
@@ -127,12 +131,16 @@ fn internal_error(program: &ExecProgram, what: String) -> Diagnostic {
     .with_help("please report this model")
 }
 
-/// The steps of the right-hand side compiled in program order, with the solvers and the code
-/// of its algebraic loops.
-fn rhs_steps(
-    c: &mut Compiler,
-    program: &ExecProgram,
-) -> Result<(Vec<Step>, Vec<LoopSolver>, Vec<LoopCode>), Diagnostic> {
+/// The right-hand side compiled: its steps in program order, and the solver and the code of
+/// each algebraic loop (a step `Step::Loop(l)` runs `loops[l]` on `loop_code[l]`).
+struct RhsCode {
+    steps: Vec<Step>,
+    loops: Vec<LoopSolver>,
+    loop_code: Vec<LoopCode>,
+}
+
+/// Compiles the right-hand side of `program` (see [`RhsCode`]).
+fn rhs_steps(c: &mut Compiler, program: &ExecProgram) -> Result<RhsCode, Diagnostic> {
     let internal = |what: String| internal_error(program, what);
     let mut rhs = Vec::with_capacity(program.rhs().len());
     let mut loops = Vec::new();
@@ -180,7 +188,11 @@ fn rhs_steps(
             }
         });
     }
-    Ok((rhs, loops, loop_code))
+    Ok(RhsCode {
+        steps: rhs,
+        loops,
+        loop_code,
+    })
 }
 
 /// Every expression the event handling evaluates (surfaces, time events, samples, `pre`
