@@ -35,6 +35,11 @@
 //! has another value than the run was started for, so that its caller continues in the program
 //! of the new mode.
 //!
+//! The parts: `driver` runs the steps and the events between them ([`integrate`]); `crossing`
+//! and `isolate` find and locate crossings; `events` is the event iteration and the clocks;
+//! `coupled` solves the assignments that read continuous variables; `assertions` checks the
+//! model's assertions. This module holds the model as the stepper sees it ([`HybridModel`]).
+//!
 //! Deliberately not here: the methods themselves (`integrators`), model compilation and IO.
 
 use crate::ode::ModelOde;

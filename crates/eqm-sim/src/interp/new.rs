@@ -45,11 +45,7 @@ impl<'p> Interpreter<'p> {
                 outputs: a.outputs.iter().map(|(_, s)| *s).collect(),
             });
         }
-        let RhsCode {
-            steps: rhs,
-            loops,
-            loop_code,
-        } = rhs_steps(&mut c, program)?;
+        let rhs_code = rhs_steps(&mut c, program)?;
         let events = program.events();
         let surfaces = events
             .surfaces
@@ -102,13 +98,13 @@ impl<'p> Interpreter<'p> {
                 conditions,
                 starts,
                 outputs,
-                rhs,
+                rhs: rhs_code.steps,
                 algorithms,
-                loop_code,
+                loop_code: rhs_code.loop_code,
                 surfaces,
                 event_exprs,
             }),
-            loops,
+            loops: rhs_code.loops,
             dx_guess: vec![0.0; program.layout().states],
             finite_checks: FiniteChecks::default(),
             iterates: program.rhs().iter().any(|i| !matches!(i, Instr::Assign { .. })),
