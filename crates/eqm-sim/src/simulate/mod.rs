@@ -36,7 +36,7 @@ use crate::instance::Instance;
 use crate::interp::OdeRhs;
 use crate::native::NativeCode;
 use crate::ode::ModelOde;
-use crate::run::{InvariantReport as Invariants, instance};
+use crate::run::instance;
 use eqm_compile::exec::ExecProgram;
 use eqm_diag::Diagnostic;
 use eqm_integrators::{self, Output, Stepper};
@@ -151,7 +151,7 @@ struct Prepared<'p> {
     model: ModelOde<'p>,
     rows: Instance<'p>,
     x0: Vec<f64>,
-    invariants: Option<Invariants>,
+    invariants: Option<InvariantReport>,
 }
 
 /// The two instances of a run: the integrator's, at the consistent initial values with its
