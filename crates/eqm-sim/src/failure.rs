@@ -11,7 +11,7 @@
 //! error. It deliberately retries nothing.
 
 use crate::ode::ModelOde;
-use crate::simulate::{RunOptions, SimError};
+use crate::run::{RunOptions, SimError};
 use eqm_compile::exec::ExecProgram;
 use eqm_diag::Diagnostic;
 use eqm_integrators::{IntegrationError, Method, OdeSystem, Stepper};

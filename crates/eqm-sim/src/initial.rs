@@ -10,7 +10,7 @@
 
 use crate::instance::Instance;
 use crate::interp::OdeRhs;
-use crate::simulate::{RunOptions, SimError, instance};
+use crate::run::{RunOptions, SimError, instance};
 use eqm_compile::exec::ExecProgram;
 use eqm_ir::failure::EvalFailure;
 use eqm_ir::slot::Slot;
@@ -111,36 +111,7 @@ fn solve_initialization(
     {
         solver.set_work(k, 1.0);
     }
-    // What the initialization hands over besides the states, as (model slot, its slot): the
-    // consistent values of the unknowns the program iterates on (the first guesses of its own
-    // iterations: an implicit equation the initialization solved by bracketing would not
-    // converge from the start value again), and the discrete variables with their `pre` values
-    // (their start values, or what initial equations determined). Relations and the values
-    // `edge` and `change` compare with are set in both programs already.
-    let mut pre_value = vec![false; program.symbols().len()];
-    for p in program.events().previous.iter().filter(|p| !p.settled_at_start) {
-        pre_value[p.var.0 as usize] = true;
-    }
-    let handed_over: Vec<(u32, u32)> = program
-        .work_vars()
-        .iter()
-        .enumerate()
-        .filter_map(|(k, v)| {
-            let symbol = program.symbols().get(*v);
-            // The compiler's own variables (`$relN`, `$preN`, ...) are set by the events; of
-            // them only the `pre` values of discrete variables come from the initialization.
-            let introduced = symbol.name.starts_with('$');
-            let taken = match symbol.kind {
-                eqm_compile::dae::VarKind::Algebraic => true,
-                eqm_compile::dae::VarKind::Discrete => !introduced || pre_value[v.0 as usize],
-                _ => false,
-            };
-            match (taken, in_init(*v)) {
-                (true, Some(Slot::Work(j))) => Some((k as u32, j)),
-                _ => None,
-            }
-        })
-        .collect();
+    let handed_over = handed_over(program, &link);
     // The start values (computed once: computing them again would reset the relations, which
     // are discrete variables, to theirs).
     let x_start = model
@@ -160,32 +131,7 @@ fn solve_initialization(
         solver
             .rhs(start, &[], &mut none)
             .map_err(|f| failed_at_start(init, start, "the initial values could not be computed", &f))?;
-        let mut x0 = x_start.clone();
-        for (i, v) in program.states().iter().enumerate() {
-            if let Some(Slot::Work(k)) = in_init(*v)
-                && let Some(value) = solver.work().get(k as usize)
-            {
-                x0[i] = *value;
-            }
-        }
-        for &(k, j) in &handed_over {
-            if let Some(value) = solver.work().get(j as usize) {
-                model.set_work(k, *value);
-            }
-        }
-        // Parameters with `fixed = false` are what the initialization found for them.
-        let mut determined = Vec::new();
-        for v in program.params() {
-            if let Some(Slot::Work(j)) = in_init(*v)
-                && let Some(value) = solver.work().get(j as usize)
-            {
-                let name = program.symbols().get(*v).name.clone();
-                model
-                    .set_param(&name, *value)
-                    .map_err(|d| SimError::Model(Box::new(d)))?;
-                determined.push((name, *value));
-            }
-        }
+        let (x0, determined) = take_solution(model, &solver, &link, &handed_over, &x_start)?;
         if surfaces.is_empty() || pass + 1 == PASSES {
             return Ok((x0, determined));
         }
@@ -200,6 +146,80 @@ fn solve_initialization(
         }
     }
     unreachable!("the last pass returns")
+}
+
+/// What the initialization hands over besides the states, as (model slot, its slot): the
+/// consistent values of the unknowns the program iterates on (the first guesses of its own
+/// iterations: an implicit equation the initialization solved by bracketing would not converge
+/// from the start value again), and the discrete variables with their `pre` values (their start
+/// values, or what initial equations determined). Relations and the values `edge` and `change`
+/// compare with are set in both programs already.
+fn handed_over(program: &ExecProgram, link: &eqm_compile::exec::InitLink) -> Vec<(u32, u32)> {
+    let mut pre_value = vec![false; program.symbols().len()];
+    for p in program.events().previous.iter().filter(|p| !p.settled_at_start) {
+        pre_value[p.var.0 as usize] = true;
+    }
+    program
+        .work_vars()
+        .iter()
+        .enumerate()
+        .filter_map(|(k, v)| {
+            let symbol = program.symbols().get(*v);
+            // The compiler's own variables (`$relN`, `$preN`, ...) are set by the events; of
+            // them only the `pre` values of discrete variables come from the initialization.
+            let introduced = symbol.name.starts_with('$');
+            let taken = match symbol.kind {
+                eqm_compile::dae::VarKind::Algebraic => true,
+                eqm_compile::dae::VarKind::Discrete => !introduced || pre_value[v.0 as usize],
+                _ => false,
+            };
+            match (taken, link.slot(*v)) {
+                (true, Some(Slot::Work(j))) => Some((k as u32, j)),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// The initial states and the parameters with `fixed = false` from the solution in `solver`
+/// (the start values `x_start` for states the initial system lacks), with the values
+/// `handed_over` and the parameters set in the model's instance.
+fn take_solution(
+    model: &mut Instance<'_>,
+    solver: &Instance<'_>,
+    link: &eqm_compile::exec::InitLink,
+    handed_over: &[(u32, u32)],
+    x_start: &[f64],
+) -> Result<(Vec<f64>, Determined), SimError> {
+    let program = model.program();
+    let in_init = |v: eqm_ir::expr::VarId| link.slot(v);
+    let mut x0 = x_start.to_vec();
+    for (i, v) in program.states().iter().enumerate() {
+        if let Some(Slot::Work(k)) = in_init(*v)
+            && let Some(value) = solver.work().get(k as usize)
+        {
+            x0[i] = *value;
+        }
+    }
+    for &(k, j) in handed_over {
+        if let Some(value) = solver.work().get(j as usize) {
+            model.set_work(k, *value);
+        }
+    }
+    // Parameters with `fixed = false` are what the initialization found for them.
+    let mut determined = Vec::new();
+    for v in program.params() {
+        if let Some(Slot::Work(j)) = in_init(*v)
+            && let Some(value) = solver.work().get(j as usize)
+        {
+            let name = program.symbols().get(*v).name.clone();
+            model
+                .set_param(&name, *value)
+                .map_err(|d| SimError::Model(Box::new(d)))?;
+            determined.push((name, *value));
+        }
+    }
+    Ok((x0, determined))
 }
 
 /// A failure of the initialization at time `start`, with the diagnostic of `program`'s failure.

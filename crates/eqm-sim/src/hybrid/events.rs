@@ -179,134 +179,16 @@ pub(super) fn event_iteration(
                 model.sliding_rhs(k, t, x, dx)?;
             }
             model.surfaces_at(t, x, dx)?;
-            let mut relations_changed = false;
-            for k in 0..model.signs.len() {
-                if Some(k) == sliding || Some(k) == model.held || model.is_pinned(k) {
-                    continue;
-                }
-                // At the initial event every relation has its literal value (`time > 0` is false at
-                // 0, as in the initialization); a time event's surface counts as crossed at its
-                // time only afterwards.
-                let s = if initial {
-                    sign_of(model.d[k])
-                } else {
-                    surface_sign(program, k, model.d[k])
-                };
-                if s != model.signs[k] {
-                    model.signs[k] = s;
-                    model.write_relations(k, s, None);
-                    if !changing.contains(&k) {
-                        changing.push(k);
-                    }
-                    relations_changed = true;
-                }
-            }
-            if relations_changed {
+            if update_relations(model, sliding, initial, &mut changing) {
                 model.surfaces_at(t, x, dx)?;
             }
-            // Conditions read the relation variables and discrete variables; a branch fires
-            // when its condition is true now and was not before the pass.
-            let mut fired: Vec<(usize, usize)> = Vec::new();
-            for (w, when) in events.whens.iter().enumerate() {
-                // A clause that fired in this pass keeps the condition values it fired with:
-                // its branches that rise only with this pass's assignments rise in the next.
-                if fired_in_pass[w] {
-                    continue;
-                }
-                let mut chosen = None;
-                for (b, (condition, _)) in when.branches.iter().enumerate() {
-                    let value = model.ode.instance.event_value(*condition, when.span, t, x, dx)? != 0.0;
-                    now[w][b] = value;
-                    if value && !whens.conditions[w][b] && chosen.is_none() && !initial {
-                        chosen = Some(b);
-                    }
-                }
-                if let Some(b) = chosen {
-                    fired.push((w, b));
-                    fired_in_pass[w] = true;
-                    accumulation(&mut whens.firings[w][b], t, when.span)?;
-                }
-            }
+            let fired = rising_branches(model, t, x, dx, whens, &mut now, &mut fired_in_pass, initial)?;
             if fired.is_empty() {
                 break;
             }
             fired_any = true;
-            // Assignments run in the order the program sorted them (each reads the new values
-            // of those it depends on, and `pre(v)` before `v` changes), or, when one of them
-            // reads a continuous variable computed from an assigned one, are solved together
-            // with the continuous equations; reinits take effect after the pass, so every value
-            // is computed from the state before the event.
-            let solved = fired.iter().any(|&(w, b)| events.whens[w].coupled[b]);
-            let assignments = coupled::assignments(program, &fired);
-            if solved {
-                discrete_changed |= coupled::solve(model, &assignments, t, x, dx)?;
-            } else {
-                // The clauses that fire together are one system: an assignment of one clause
-                // may read what another one assigns at this event, whichever is written first.
-                // Each clause's assignments are sorted already, so sweeps over all of them in
-                // turn settle after as many sweeps as the clauses depend on each other in a row
-                // (`pre(v)` is held during the pass, so a sweep repeats what it computed).
-                // Sweeps that still change values after that many have met a cycle: the
-                // clauses assign each other's values with no solution the sweeps reach, which
-                // is reported rather than stopped at an arbitrary point.
-                let mut unsettled = None;
-                for _ in 0..=assignments.len() {
-                    unsettled = None;
-                    for a in &assignments {
-                        let v = model.ode.instance.event_value(a.value, a.span, t, x, dx)?;
-                        if model.ode.instance.work().get(a.slot as usize) != Some(&v) {
-                            unsettled.get_or_insert(a.span);
-                            model.ode.instance.set_work(a.slot, v);
-                        }
-                    }
-                    discrete_changed |= unsettled.is_some();
-                    if unsettled.is_none() || fired.len() == 1 {
-                        break;
-                    }
-                }
-                if let Some(span) = unsettled.filter(|_| fired.len() > 1) {
-                    return Err(HybridError::Event {
-                        code: "E0712",
-                        time: t,
-                        message: "the when-clauses that fire at this instant assign each other's values in a cycle that does not settle".to_string(),
-                        span,
-                        help: "break the cycle with `pre(...)` on one of the values read".to_string(),
-                    });
-                }
-            }
-            for &(w, b) in &fired {
-                let when = &events.whens[w];
-                for action in &when.branches[b].1 {
-                    match action {
-                        WhenAction::Assign { .. } => {}
-                        WhenAction::Reinit { value, span, .. } => {
-                            let v = model.ode.instance.event_value(*value, *span, t, x, dx)?;
-                            if let Some(Slot::State(i)) = action_slot(program, action) {
-                                reinits.push((i, v));
-                            }
-                        }
-                        WhenAction::Assert {
-                            condition,
-                            message,
-                            span,
-                        } => {
-                            if model.ode.instance.event_value(*condition, *span, t, x, dx)? == 0.0 {
-                                let message =
-                                    message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok());
-                                return Err(HybridError::Evaluation(EvalFailure {
-                                    time: t,
-                                    kind: eqm_ir::failure::FailureKind::Assert { message, span: *span },
-                                    site: eqm_ir::failure::FailureSite::Event { span: *span },
-                                }));
-                            }
-                        }
-                        WhenAction::Terminate { message, span } => {
-                            terminate =
-                                Some(message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok()));
-                        }
-                    }
-                }
-            }
+            discrete_changed |= run_assignments(model, &fired, t, x, dx)?;
+            run_actions(model, &fired, t, x, dx, &mut reinits, &mut terminate)?;
         }
         for (w, values) in now.iter().enumerate() {
             whens.conditions[w].copy_from_slice(values);
@@ -322,24 +204,223 @@ pub(super) fn event_iteration(
         if !reinits.is_empty() {
             model.surfaces_at(t, x, dx)?;
         }
-        // `pre(v) := v` for the values `edge` and `change` compare with, and for the left
-        // limits too once a pass has changed nothing else: the event iteration ends only when
-        // `pre(v) == v` for every `v` read by `pre` (a Boolean computed by an equation, read as
-        // `pre(u)`, is `u` again after the event, not its value before it until the next event).
         let settled = changing.is_empty() && !fired_any && !discrete_changed && reinits.is_empty();
-        let mut previous_changed = false;
-        for &ExecPrevious { slot, expr, .. } in events.previous.iter().filter(|p| !p.left_limit || settled) {
-            let value = model.ode.instance.event_value(expr, program.model_span(), t, x, dx)?;
-            if model.ode.instance.work().get(slot as usize) != Some(&value) {
-                previous_changed = true;
-                model.ode.instance.set_work(slot, value);
-            }
-        }
+        let previous_changed = update_previous(model, t, x, dx, settled)?;
         if settled && !previous_changed {
             model.surfaces_at(t, x, dx)?;
             return Ok(None);
         }
     }
+    Err(unsettled(program, &changing, t))
+}
+
+/// Sets each relation (but those of the sliding, the held and the pinned surfaces) from its
+/// surface's value in `model.d`, adding the surfaces whose relation changed to `changing`.
+/// Returns whether any changed.
+fn update_relations(
+    model: &mut HybridModel<'_>,
+    sliding: Option<usize>,
+    initial: bool,
+    changing: &mut Vec<usize>,
+) -> bool {
+    let program = model.program;
+    let mut relations_changed = false;
+    for k in 0..model.signs.len() {
+        if Some(k) == sliding || Some(k) == model.held || model.is_pinned(k) {
+            continue;
+        }
+        // At the initial event every relation has its literal value (`time > 0` is false at
+        // 0, as in the initialization); a time event's surface counts as crossed at its
+        // time only afterwards.
+        let s = if initial {
+            sign_of(model.d[k])
+        } else {
+            surface_sign(program, k, model.d[k])
+        };
+        if s != model.signs[k] {
+            model.signs[k] = s;
+            model.write_relations(k, s, None);
+            if !changing.contains(&k) {
+                changing.push(k);
+            }
+            relations_changed = true;
+        }
+    }
+    relations_changed
+}
+
+/// The when-branches that fire in this round, as (clause, branch): per clause that has not
+/// fired in this pass, its first branch whose condition is true now and was not before the
+/// pass (none at the initial event, where conditions are only recorded). The conditions read
+/// the relation variables and discrete variables; their values go to `now`.
+#[allow(clippy::too_many_arguments)]
+fn rising_branches(
+    model: &mut HybridModel<'_>,
+    t: f64,
+    x: &[f64],
+    dx: &mut [f64],
+    whens: &mut WhenState,
+    now: &mut [Vec<bool>],
+    fired_in_pass: &mut [bool],
+    initial: bool,
+) -> Result<Vec<(usize, usize)>, HybridError> {
+    let mut fired: Vec<(usize, usize)> = Vec::new();
+    for (w, when) in model.program.events().whens.iter().enumerate() {
+        // A clause that fired in this pass keeps the condition values it fired with:
+        // its branches that rise only with this pass's assignments rise in the next.
+        if fired_in_pass[w] {
+            continue;
+        }
+        let mut chosen = None;
+        for (b, (condition, _)) in when.branches.iter().enumerate() {
+            let value = model.ode.instance.event_value(*condition, when.span, t, x, dx)? != 0.0;
+            now[w][b] = value;
+            if value && !whens.conditions[w][b] && chosen.is_none() && !initial {
+                chosen = Some(b);
+            }
+        }
+        if let Some(b) = chosen {
+            fired.push((w, b));
+            fired_in_pass[w] = true;
+            accumulation(&mut whens.firings[w][b], t, when.span)?;
+        }
+    }
+    Ok(fired)
+}
+
+/// Runs the assignments of the branches that `fired`. Returns whether a discrete value
+/// changed.
+///
+/// Assignments run in the order the program sorted them (each reads the new values of those it
+/// depends on, and `pre(v)` before `v` changes), or, when one of them reads a continuous
+/// variable computed from an assigned one, are solved together with the continuous equations;
+/// reinits take effect after the pass, so every value is computed from the state before the
+/// event.
+fn run_assignments(
+    model: &mut HybridModel<'_>,
+    fired: &[(usize, usize)],
+    t: f64,
+    x: &mut [f64],
+    dx: &mut [f64],
+) -> Result<bool, HybridError> {
+    let program = model.program;
+    let solved = fired.iter().any(|&(w, b)| program.events().whens[w].coupled[b]);
+    let assignments = coupled::assignments(program, fired);
+    if solved {
+        return coupled::solve(model, &assignments, t, x, dx);
+    }
+    // The clauses that fire together are one system: an assignment of one clause may read what
+    // another one assigns at this event, whichever is written first. Each clause's assignments
+    // are sorted already, so sweeps over all of them in turn settle after as many sweeps as the
+    // clauses depend on each other in a row (`pre(v)` is held during the pass, so a sweep
+    // repeats what it computed). Sweeps that still change values after that many have met a
+    // cycle: the clauses assign each other's values with no solution the sweeps reach, which is
+    // reported rather than stopped at an arbitrary point.
+    let mut discrete_changed = false;
+    let mut unsettled = None;
+    for _ in 0..=assignments.len() {
+        unsettled = None;
+        for a in &assignments {
+            let v = model.ode.instance.event_value(a.value, a.span, t, x, dx)?;
+            if model.ode.instance.work().get(a.slot as usize) != Some(&v) {
+                unsettled.get_or_insert(a.span);
+                model.ode.instance.set_work(a.slot, v);
+            }
+        }
+        discrete_changed |= unsettled.is_some();
+        if unsettled.is_none() || fired.len() == 1 {
+            break;
+        }
+    }
+    if let Some(span) = unsettled.filter(|_| fired.len() > 1) {
+        return Err(HybridError::Event {
+            code: "E0712",
+            time: t,
+            message:
+                "the when-clauses that fire at this instant assign each other's values in a cycle that does not settle"
+                    .to_string(),
+            span,
+            help: "break the cycle with `pre(...)` on one of the values read".to_string(),
+        });
+    }
+    Ok(discrete_changed)
+}
+
+/// The other actions of the branches that `fired`: the values of their reinits (into
+/// `reinits`, applied after the pass), their assertions (an error when one fails) and the
+/// message of a `terminate` (into `terminate`).
+fn run_actions(
+    model: &mut HybridModel<'_>,
+    fired: &[(usize, usize)],
+    t: f64,
+    x: &[f64],
+    dx: &mut [f64],
+    reinits: &mut Vec<(u32, f64)>,
+    terminate: &mut Option<String>,
+) -> Result<(), HybridError> {
+    let program = model.program;
+    for &(w, b) in fired {
+        let when = &program.events().whens[w];
+        for action in &when.branches[b].1 {
+            match action {
+                WhenAction::Assign { .. } => {}
+                WhenAction::Reinit { value, span, .. } => {
+                    let v = model.ode.instance.event_value(*value, *span, t, x, dx)?;
+                    if let Some(Slot::State(i)) = action_slot(program, action) {
+                        reinits.push((i, v));
+                    }
+                }
+                WhenAction::Assert {
+                    condition,
+                    message,
+                    span,
+                } => {
+                    if model.ode.instance.event_value(*condition, *span, t, x, dx)? == 0.0 {
+                        let message = message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok());
+                        return Err(HybridError::Evaluation(EvalFailure {
+                            time: t,
+                            kind: eqm_ir::failure::FailureKind::Assert { message, span: *span },
+                            site: eqm_ir::failure::FailureSite::Event { span: *span },
+                        }));
+                    }
+                }
+                WhenAction::Terminate { message, span } => {
+                    *terminate = Some(message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok()));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `pre(v) := v` for the values `edge` and `change` compare with, and for the left limits too
+/// once a pass has changed nothing else (`settled`): the event iteration ends only when
+/// `pre(v) == v` for every `v` read by `pre` (a Boolean computed by an equation, read as
+/// `pre(u)`, is `u` again after the event, not its value before it until the next event).
+/// Returns whether any changed.
+fn update_previous(
+    model: &mut HybridModel<'_>,
+    t: f64,
+    x: &[f64],
+    dx: &mut [f64],
+    settled: bool,
+) -> Result<bool, HybridError> {
+    let program = model.program;
+    let mut previous_changed = false;
+    for &ExecPrevious { slot, expr, .. } in program.events().previous.iter().filter(|p| !p.left_limit || settled) {
+        let value = model.ode.instance.event_value(expr, program.model_span(), t, x, dx)?;
+        if model.ode.instance.work().get(slot as usize) != Some(&value) {
+            previous_changed = true;
+            model.ode.instance.set_work(slot, value);
+        }
+    }
+    Ok(previous_changed)
+}
+
+/// The error of an event iteration that did not settle at `t`, naming the surfaces whose
+/// relations were `changing` in its last pass.
+fn unsettled(program: &ExecProgram, changing: &[usize], t: f64) -> HybridError {
+    let events = program.events();
     let names: Vec<String> = changing
         .iter()
         .take(4)
@@ -348,7 +429,7 @@ pub(super) fn event_iteration(
     let span = changing
         .first()
         .map_or(program.model_span(), |&k| events.surfaces[k].span);
-    Err(HybridError::Event {
+    HybridError::Event {
         code: "E0712",
         time: t,
         message: format!(
@@ -357,7 +438,7 @@ pub(super) fn event_iteration(
         ),
         span,
         help: "the when-clauses and relations keep triggering each other at the same time; check for a discrete variable that depends on itself without `pre`".to_string(),
-    })
+    }
 }
 
 /// Records a firing at `t`; an error when the firings accumulate: at least [`ZENO_FIRINGS`] in

@@ -519,40 +519,10 @@ impl<'a> Compiler<'a> {
 
     pub(super) fn statement(&mut self, s: &Statement) -> CompileResult<()> {
         match s {
-            Statement::Assign { target, value, .. } => {
-                let src = self.root(*value)?;
-                match target {
-                    Place::Local(k) => {
-                        let dst = self.local(*k)?;
-                        self.emit(Op::Move { dst, src });
-                    }
-                    Place::Var(v) => {
-                        let slot = self.slot(*v)?;
-                        if !slot.is_writable() {
-                            return Err("an assignment to a variable that is not computed here".to_string());
-                        }
-                        self.emit(Op::Store { slot, src });
-                    }
-                }
-            }
+            Statement::Assign { target, value, .. } => self.assignment(target, *value)?,
             Statement::If {
                 branches, else_branch, ..
-            } => {
-                let mut ends = Vec::with_capacity(branches.len());
-                for (c, body) in branches {
-                    let cond = self.root(*c)?;
-                    let skip = self.emit(Op::JumpIfFalse { cond, target: 0 });
-                    self.statements(body)?;
-                    ends.push(self.emit(Op::Jump { target: 0 }));
-                    let to = self.here();
-                    self.patch(skip, to);
-                }
-                self.statements(else_branch)?;
-                let to = self.here();
-                for at in ends {
-                    self.patch(at, to);
-                }
-            }
+            } => self.if_statement(branches, else_branch)?,
             Statement::Unrolled { iterations, .. } => {
                 self.breaks.push(Vec::new());
                 for body in iterations {
@@ -576,47 +546,7 @@ impl<'a> Compiler<'a> {
                 stop,
                 body,
                 span,
-            } => {
-                // The range is evaluated once; its step and end live in registers reserved
-                // above the locals while the body runs.
-                let index = self.local(*index)?;
-                let first = self.root(*start)?;
-                self.emit(Op::Move { dst: index, src: first });
-                let step_value = self.root(*step)?;
-                let step_reg = self.floor;
-                self.emit(Op::Move {
-                    dst: step_reg,
-                    src: step_value,
-                });
-                self.floor += 1;
-                let stop_value = self.root(*stop)?;
-                let stop_reg = self.floor;
-                self.emit(Op::Move {
-                    dst: stop_reg,
-                    src: stop_value,
-                });
-                self.floor += 1;
-                self.max = self.max.max(self.floor);
-                let head = self.here();
-                let test = self.emit(Op::ForTest {
-                    index,
-                    step: step_reg,
-                    stop: stop_reg,
-                    exit: 0,
-                    span: *span,
-                });
-                self.breaks.push(vec![test]);
-                self.statements(body)?;
-                self.emit(Op::Binary {
-                    op: BinOp::Add,
-                    dst: index,
-                    a: index,
-                    b: step_reg,
-                });
-                self.emit(Op::Jump { target: head });
-                self.end_loop();
-                self.floor -= 2;
-            }
+            } => self.for_loop(*index, (*start, *step, *stop), body, *span)?,
             Statement::Assert {
                 condition,
                 message,
@@ -647,6 +577,94 @@ impl<'a> Compiler<'a> {
                 self.returns.push(at);
             }
         }
+        Ok(())
+    }
+
+    /// An assignment of `value` to a local or to a variable computed here.
+    fn assignment(&mut self, target: &Place, value: ExprId) -> CompileResult<()> {
+        let src = self.root(value)?;
+        match target {
+            Place::Local(k) => {
+                let dst = self.local(*k)?;
+                self.emit(Op::Move { dst, src });
+            }
+            Place::Var(v) => {
+                let slot = self.slot(*v)?;
+                if !slot.is_writable() {
+                    return Err("an assignment to a variable that is not computed here".to_string());
+                }
+                self.emit(Op::Store { slot, src });
+            }
+        }
+        Ok(())
+    }
+
+    /// An `if` statement: each branch's test skips to the next one, each body jumps to the end.
+    fn if_statement(&mut self, branches: &[(ExprId, Vec<Statement>)], else_branch: &[Statement]) -> CompileResult<()> {
+        let mut ends = Vec::with_capacity(branches.len());
+        for (c, body) in branches {
+            let cond = self.root(*c)?;
+            let skip = self.emit(Op::JumpIfFalse { cond, target: 0 });
+            self.statements(body)?;
+            ends.push(self.emit(Op::Jump { target: 0 }));
+            let to = self.here();
+            self.patch(skip, to);
+        }
+        self.statements(else_branch)?;
+        let to = self.here();
+        for at in ends {
+            self.patch(at, to);
+        }
+        Ok(())
+    }
+
+    /// A `for` loop over `start:step:stop` with the local `index`.
+    fn for_loop(
+        &mut self,
+        index: u32,
+        (start, step, stop): (ExprId, ExprId, ExprId),
+        body: &[Statement],
+        span: Span,
+    ) -> CompileResult<()> {
+        // The range is evaluated once; its step and end live in registers reserved
+        // above the locals while the body runs.
+        let index = self.local(index)?;
+        let first = self.root(start)?;
+        self.emit(Op::Move { dst: index, src: first });
+        let step_value = self.root(step)?;
+        let step_reg = self.floor;
+        self.emit(Op::Move {
+            dst: step_reg,
+            src: step_value,
+        });
+        self.floor += 1;
+        let stop_value = self.root(stop)?;
+        let stop_reg = self.floor;
+        self.emit(Op::Move {
+            dst: stop_reg,
+            src: stop_value,
+        });
+        self.floor += 1;
+        self.max = self.max.max(self.floor);
+        let head = self.here();
+        let test = self.emit(Op::ForTest {
+            index,
+            step: step_reg,
+            stop: stop_reg,
+            exit: 0,
+            span,
+        });
+        self.breaks.push(vec![test]);
+        self.statements(body)?;
+        self.emit(Op::Binary {
+            op: BinOp::Add,
+            dst: index,
+            a: index,
+            b: step_reg,
+        });
+        self.emit(Op::Jump { target: head });
+        self.end_loop();
+        self.floor -= 2;
         Ok(())
     }
 

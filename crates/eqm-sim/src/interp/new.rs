@@ -12,15 +12,7 @@ impl<'p> Interpreter<'p> {
     /// error), since [`ExecProgram::build`] checked every expression.
     pub fn new(program: &'p ExecProgram) -> Result<Interpreter<'p>, Diagnostic> {
         let mut c = Compiler::new(program);
-        let internal = |what: String| {
-            Diagnostic::error(
-                "E0699",
-                format!("internal error while compiling the executable program: {what}"),
-                program.model_span(),
-                "in this model",
-            )
-            .with_help("please report this model")
-        };
+        let internal = |what: String| internal_error(program, what);
         let mut functions = Vec::with_capacity(program.functions().len());
         let mut function_max = 0;
         for f in program.functions() {
@@ -53,52 +45,7 @@ impl<'p> Interpreter<'p> {
                 outputs: a.outputs.iter().map(|(_, s)| *s).collect(),
             });
         }
-        let mut rhs = Vec::with_capacity(program.rhs().len());
-        let mut loops = Vec::new();
-        let mut loop_code = Vec::new();
-        for instr in program.rhs() {
-            rhs.push(match instr {
-                Instr::Assign { target, value, .. } => Step::Assign {
-                    target: *target,
-                    code: c.expression(*value).map_err(internal)?,
-                },
-                Instr::Newton1 {
-                    target,
-                    residual,
-                    derivative,
-                    ..
-                } => Step::Newton1 {
-                    target: *target,
-                    residual: c.expression(*residual).map_err(internal)?,
-                    derivative: derivative.map(|d| c.expression(d)).transpose().map_err(internal)?,
-                },
-                Instr::Algorithm { index } => Step::Algorithm(*index),
-                Instr::Loop(b) => {
-                    if b.residuals.len() != b.tearing.len() {
-                        return Err(internal("a loop with more residuals than tearing unknowns".to_string()));
-                    }
-                    let mut codes = |list: &mut dyn Iterator<Item = ExprId>| -> Result<Vec<Code>, Diagnostic> {
-                        list.map(|e| c.expression(e))
-                            .collect::<CompileResult<_>>()
-                            .map_err(internal)
-                    };
-                    let partials = match &b.jacobian {
-                        Some(j) => codes(&mut j.inner.iter().chain(&j.residuals).flatten().map(|(_, e)| *e))?,
-                        None => Vec::new(),
-                    };
-                    let inner_codes = codes(&mut b.inner.iter().map(|a| a.value))?;
-                    let residuals = codes(&mut b.residuals.iter().map(|(r, _)| *r))?;
-                    loop_code.push(LoopCode {
-                        tearing: b.tearing.clone(),
-                        inner: b.inner.iter().map(|a| a.target).zip(inner_codes).collect(),
-                        residuals,
-                        partials,
-                    });
-                    loops.push(LoopSolver::new(b));
-                    Step::Loop(loops.len() - 1)
-                }
-            });
-        }
+        let rhs_code = rhs_steps(&mut c, program)?;
         let events = program.events();
         let surfaces = events
             .surfaces
@@ -106,28 +53,7 @@ impl<'p> Interpreter<'p> {
             .map(|s| c.expression(s.expr))
             .collect::<CompileResult<Vec<_>>>()
             .map_err(internal)?;
-        let mut event_exprs: Vec<ExprId> = events.surfaces.iter().map(|s| s.expr).collect();
-        event_exprs.extend(events.surfaces.iter().filter_map(|s| s.time_event));
-        for sample in &events.samples {
-            event_exprs.push(sample.start);
-            event_exprs.push(sample.interval);
-        }
-        event_exprs.extend(events.previous.iter().map(|p| p.expr));
-        event_exprs.extend(events.delays.iter().flat_map(|d| [d.expr, d.delay]));
-        for w in &events.whens {
-            for (condition, actions) in &w.branches {
-                event_exprs.push(*condition);
-                event_exprs.extend(actions.iter().flat_map(|a| a.exprs()));
-            }
-        }
-        event_exprs.extend(
-            program
-                .assertions()
-                .iter()
-                .flat_map(|a| std::iter::once(a.condition).chain(a.message.exprs())),
-        );
-        event_exprs.sort_unstable();
-        event_exprs.dedup();
+        let event_exprs = event_expressions(program);
         let event_exprs = event_exprs
             .into_iter()
             .map(|e| Ok((e, c.expression(e)?)))
@@ -172,13 +98,13 @@ impl<'p> Interpreter<'p> {
                 conditions,
                 starts,
                 outputs,
-                rhs,
+                rhs: rhs_code.steps,
                 algorithms,
-                loop_code,
+                loop_code: rhs_code.loop_code,
                 surfaces,
                 event_exprs,
             }),
-            loops,
+            loops: rhs_code.loops,
             dx_guess: vec![0.0; program.layout().states],
             finite_checks: FiniteChecks::default(),
             iterates: program.rhs().iter().any(|i| !matches!(i, Instr::Assign { .. })),
@@ -188,4 +114,108 @@ impl<'p> Interpreter<'p> {
             given: Vec::new(),
         })
     }
+}
+
+/// The diagnostic of a program that breaks its own contract: `what` could not be compiled.
+fn internal_error(program: &ExecProgram, what: String) -> Diagnostic {
+    Diagnostic::error(
+        "E0699",
+        format!("internal error while compiling the executable program: {what}"),
+        program.model_span(),
+        "in this model",
+    )
+    .with_help("please report this model")
+}
+
+/// The right-hand side compiled: its steps in program order, and the solver and the code of
+/// each algebraic loop (a step `Step::Loop(l)` runs `loops[l]` on `loop_code[l]`).
+struct RhsCode {
+    steps: Vec<Step>,
+    loops: Vec<LoopSolver>,
+    loop_code: Vec<LoopCode>,
+}
+
+/// Compiles the right-hand side of `program` (see [`RhsCode`]).
+fn rhs_steps(c: &mut Compiler, program: &ExecProgram) -> Result<RhsCode, Diagnostic> {
+    let internal = |what: String| internal_error(program, what);
+    let mut rhs = Vec::with_capacity(program.rhs().len());
+    let mut loops = Vec::new();
+    let mut loop_code = Vec::new();
+    for instr in program.rhs() {
+        rhs.push(match instr {
+            Instr::Assign { target, value, .. } => Step::Assign {
+                target: *target,
+                code: c.expression(*value).map_err(internal)?,
+            },
+            Instr::Newton1 {
+                target,
+                residual,
+                derivative,
+                ..
+            } => Step::Newton1 {
+                target: *target,
+                residual: c.expression(*residual).map_err(internal)?,
+                derivative: derivative.map(|d| c.expression(d)).transpose().map_err(internal)?,
+            },
+            Instr::Algorithm { index } => Step::Algorithm(*index),
+            Instr::Loop(b) => {
+                if b.residuals.len() != b.tearing.len() {
+                    return Err(internal("a loop with more residuals than tearing unknowns".to_string()));
+                }
+                let mut codes = |list: &mut dyn Iterator<Item = ExprId>| -> Result<Vec<Code>, Diagnostic> {
+                    list.map(|e| c.expression(e))
+                        .collect::<CompileResult<_>>()
+                        .map_err(internal)
+                };
+                let partials = match &b.jacobian {
+                    Some(j) => codes(&mut j.inner.iter().chain(&j.residuals).flatten().map(|(_, e)| *e))?,
+                    None => Vec::new(),
+                };
+                let inner_codes = codes(&mut b.inner.iter().map(|a| a.value))?;
+                let residuals = codes(&mut b.residuals.iter().map(|(r, _)| *r))?;
+                loop_code.push(LoopCode {
+                    tearing: b.tearing.clone(),
+                    inner: b.inner.iter().map(|a| a.target).zip(inner_codes).collect(),
+                    residuals,
+                    partials,
+                });
+                loops.push(LoopSolver::new(b));
+                Step::Loop(loops.len() - 1)
+            }
+        });
+    }
+    Ok(RhsCode {
+        steps: rhs,
+        loops,
+        loop_code,
+    })
+}
+
+/// Every expression the event handling evaluates (surfaces, time events, samples, `pre`
+/// values, delays, when-clauses and assertions), sorted and without repetitions.
+fn event_expressions(program: &ExecProgram) -> Vec<ExprId> {
+    let events = program.events();
+    let mut event_exprs: Vec<ExprId> = events.surfaces.iter().map(|s| s.expr).collect();
+    event_exprs.extend(events.surfaces.iter().filter_map(|s| s.time_event));
+    for sample in &events.samples {
+        event_exprs.push(sample.start);
+        event_exprs.push(sample.interval);
+    }
+    event_exprs.extend(events.previous.iter().map(|p| p.expr));
+    event_exprs.extend(events.delays.iter().flat_map(|d| [d.expr, d.delay]));
+    for w in &events.whens {
+        for (condition, actions) in &w.branches {
+            event_exprs.push(*condition);
+            event_exprs.extend(actions.iter().flat_map(|a| a.exprs()));
+        }
+    }
+    event_exprs.extend(
+        program
+            .assertions()
+            .iter()
+            .flat_map(|a| std::iter::once(a.condition).chain(a.message.exprs())),
+    );
+    event_exprs.sort_unstable();
+    event_exprs.dedup();
+    event_exprs
 }

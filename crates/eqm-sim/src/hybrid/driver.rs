@@ -1,0 +1,680 @@
+//! The driver of a hybrid run: the steps, the events between them and the rows.
+//!
+//! Input: a [`HybridModel`] at its consistent initial states, a [`Stepper`], the time span, the
+//! output request and a row observer. Output: the rows handed to the observer (the output
+//! times, and the rows on both sides of each event) and how the run ended
+//! ([`HybridOutcome`]); or a [`HybridError`]. It carries the run's state from step to step
+//! ([`Run`]): the start (the initial event iteration, `initial()`, samples at the start), each
+//! accepted step without a crossing (its rows, the delays' history, a sample at its end), each
+//! step with one (the crossing located, the event iteration, sliding begun or ended), and the
+//! end (`terminal()`). It deliberately leaves the search for crossings (`isolate`, `crossing`)
+//! and the event iteration itself (`events`) to their modules.
+
+use super::crossing::{self, decide_sides, decide_sliding, emit_through, locate, sign_of};
+use super::events::{self, Clocks, event_iteration};
+use super::isolate::{Bracket, Probe, isolate};
+use super::{
+    ACCUMULATION_COUNT, ACCUMULATION_GAP, Crossing, Firings, HybridError, HybridModel, HybridOutcome, PIN_TOLERANCE,
+    WhenState,
+};
+use eqm_integrators::{IntegrationError, Output, Schedule, StepInfo, Stepper};
+use std::ops::ControlFlow;
+
+/// What happened since the last restart, to tell a crossing from noise: a surface must move
+/// beyond this distance on the wrong side to count (a tiny hysteresis that keeps the point an
+/// event leaves, which lies within rounding of the surface, from counting as a new crossing).
+fn hysteresis(d0: f64) -> f64 {
+    1e-12 * (1.0 + d0.abs())
+}
+
+/// Ends the pin of every pinned surface whose value at the end of the accepted step at `t` has
+/// left its threshold's neighbourhood: from then on it is an ordinary surface, whose next
+/// crossing (also one back towards the side it was pinned to, a run leaving a mode the way it
+/// came in) changes its relation like any other. Its band of hysteresis shrinks back to the
+/// ordinary one, which the pin had widened to the threshold.
+fn unpin_departed(
+    model: &mut HybridModel<'_>,
+    stepper: &dyn Stepper,
+    t: f64,
+    near: &mut [f64],
+    x: &mut [f64],
+    dx: &mut [f64],
+) -> Result<(), HybridError> {
+    x.copy_from_slice(stepper.state());
+    model.surfaces_at(t, x, dx)?;
+    let d = &model.d;
+    model.pinned.retain(|&(k, threshold)| {
+        let stays = d[k].abs() <= threshold;
+        if !stays {
+            near[k] = hysteresis(d[k]);
+        }
+        stays
+    });
+    Ok(())
+}
+
+/// A row observer: called with the model, the time and the states of each row; `Break` stops
+/// the run.
+trait Rows: FnMut(&mut HybridModel<'_>, f64, &[f64]) -> ControlFlow<()> {}
+
+impl<F: FnMut(&mut HybridModel<'_>, f64, &[f64]) -> ControlFlow<()>> Rows for F {}
+
+/// Runs the hybrid simulation of `model` from `(t0, x0)` to `t_end`; `row(model, t, x)` is
+/// called for each output row and may stop the run.
+pub fn integrate(
+    model: &mut HybridModel<'_>,
+    stepper: &mut dyn Stepper,
+    t0: f64,
+    x0: &[f64],
+    t_end: f64,
+    output: &Output,
+    mut row: impl FnMut(&mut HybridModel<'_>, f64, &[f64]) -> ControlFlow<()>,
+) -> Result<HybridOutcome, HybridError> {
+    if !(t0.is_finite() && t_end.is_finite() && t_end >= t0) {
+        return Err(IntegrationError::InvalidInput {
+            message: format!("the end time {t_end} must be finite and not before the start time {t0}"),
+        }
+        .into());
+    }
+    let schedule = Schedule::new(output, t0, t_end)?;
+    let mut run = match Run::begin(model, schedule, t0, x0, t_end, &mut row)? {
+        ControlFlow::Continue(run) => run,
+        ControlFlow::Break(outcome) => return Ok(outcome),
+    };
+    if let ControlFlow::Break(outcome) = run.first_rows(model, t0, &mut row)? {
+        return Ok(outcome);
+    }
+    stepper.initialize(model, t0, &run.x)?;
+    // An event within rounding of the end (a sample at 0.1 + 3·0.3 = 0.9999999999999999 of a
+    // run to 1) leaves a remainder no step can take: that is the end.
+    let end_reached = |t: f64| t_end - t <= 4.0 * f64::EPSILON * t_end.abs().max(1.0);
+    while !end_reached(stepper.time()) {
+        let info = stepper.step(model, run.step_limit(stepper.time()))?;
+        // Every watched function over the whole step, so that a surface crossed there and back
+        // within one step is not lost.
+        let (found, end) = isolate(model, stepper, info.t_prev, info.t, &run.near, run.last_probe.take())?;
+        let flow = match found {
+            None => {
+                run.last_probe = end;
+                run.after_step(model, stepper, info, &mut row)?
+            }
+            Some(bracket) => run.at_crossing(model, stepper, info, &bracket, &mut row)?,
+        };
+        if let ControlFlow::Break(outcome) = flow {
+            return Ok(outcome);
+        }
+    }
+    run.finish(model, stepper, &mut row)
+}
+
+/// What a hybrid run carries from step to step.
+struct Run<'o> {
+    schedule: Schedule<'o>,
+    t_end: f64,
+    /// The states at the current point, the derivatives there, and a point of the dense output.
+    x: Vec<f64>,
+    dx: Vec<f64>,
+    buffer: Vec<f64>,
+    whens: WhenState,
+    /// Per surface, how far it must move beyond zero on the wrong side to count as crossed.
+    near: Vec<f64>,
+    clocks: Clocks,
+    /// The delay times, the shortest of them, and the breaking points ahead with their orders.
+    delays: Vec<f64>,
+    shortest: Option<f64>,
+    breaking: Vec<(f64, u32)>,
+    /// The times of the latest events, to notice an accumulation.
+    recent_events: Vec<f64>,
+    /// The watched functions at the end of the last step, while nothing has changed since.
+    last_probe: Option<Probe>,
+}
+
+impl<'o> Run<'o> {
+    /// The initial event iteration and the event of `initial()`, up to the start of the
+    /// delayed expressions' history; `Break` when the run ends there (terminated or switched).
+    fn begin(
+        model: &mut HybridModel<'_>,
+        schedule: Schedule<'o>,
+        t0: f64,
+        x0: &[f64],
+        t_end: f64,
+        row: &mut impl Rows,
+    ) -> Result<ControlFlow<HybridOutcome, Run<'o>>, HybridError> {
+        let mut x = x0.to_vec();
+        let mut dx = vec![0.0; x0.len()];
+        let program = model.program;
+        let events = program.events();
+        let mut whens = WhenState {
+            conditions: events.whens.iter().map(|w| vec![false; w.branches.len()]).collect(),
+            firings: events
+                .whens
+                .iter()
+                .map(|w| vec![Firings::default(); w.branches.len()])
+                .collect(),
+        };
+        let mut zero_surfaces = initial_relations(model, t0, &x, &mut dx)?;
+        if let Some(terminated) = event_iteration(model, t0, &mut x, &mut dx, &mut whens, true)? {
+            let outcome = end_terminated(model, t0, &mut x, &mut dx, &mut whens, terminated, row)?;
+            return Ok(ControlFlow::Break(outcome));
+        }
+        let mut near: Vec<f64> = model.d.iter().map(|d| hysteresis(*d)).collect();
+        for &(k, threshold) in &model.pinned {
+            near[k] = near[k].max(threshold);
+        }
+        decide_sides(model, t0, &x, &mut zero_surfaces)?;
+        if model.switched(t0, &x)? {
+            return Ok(ControlFlow::Break(HybridOutcome::Switched { time: t0, x }));
+        }
+        // `initial()` is true for one event right after the initialization: when-clauses on it
+        // fire there (not again where a run resumes).
+        if let Some((slot, _)) = events.initial.filter(|_| !model.watch.resume) {
+            model.ode.instance.set_work(slot, 1.0);
+            let outcome = event_iteration(model, t0, &mut x, &mut dx, &mut whens, false)?;
+            model.ode.instance.set_work(slot, 0.0);
+            let outcome = match outcome {
+                Some(terminated) => Some(terminated),
+                None => event_iteration(model, t0, &mut x, &mut dx, &mut whens, false)?,
+            };
+            if let Some(terminated) = outcome {
+                let outcome = end_terminated(model, t0, &mut x, &mut dx, &mut whens, terminated, row)?;
+                return Ok(ControlFlow::Break(outcome));
+            }
+        }
+        let clocks = Clocks::new(model, t0, &x, &mut dx)?;
+        // The delayed expressions' history starts here. Where a delayed value jumps (the start or
+        // an event plus the delay: a breaking point), a step ends and the stepper restarts.
+        let delays = model.ode.instance.delay_times();
+        let mut breaking: Vec<(f64, u32)> = Vec::new();
+        record_delays(model, &mut breaking, &delays, t0, &x, &mut dx, t_end, 0)?;
+        let n = x.len();
+        Ok(ControlFlow::Continue(Run {
+            schedule,
+            t_end,
+            x,
+            dx,
+            buffer: vec![0.0; n],
+            whens,
+            near,
+            clocks,
+            shortest: delays.iter().copied().min_by(f64::total_cmp),
+            delays,
+            breaking,
+            recent_events: Vec::new(),
+            last_probe: None,
+        }))
+    }
+
+    /// The assertions and the row at the start, and the event right after the initialization
+    /// when a sample or a relation on time is due at the start time.
+    fn first_rows(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        t0: f64,
+        row: &mut impl Rows,
+    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
+        // Assertions on parameters alone are checked here once; the others at every accepted step
+        // and on both sides of every event.
+        model.check_assertions(t0, &self.x, true)?;
+        if row(model, t0, &self.x).is_break() {
+            return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: t0 }));
+        }
+        // A sample at the start time is an event right after the initialization, and so is a
+        // relation on time whose threshold is the start time (`time > 0` from 0 holds right after).
+        if self.clocks.next() == Some(t0) || self.clocks.at_start {
+            let outcome = if self.clocks.next() == Some(t0) {
+                self.clocks
+                    .fire(model, t0, &mut self.x, &mut self.dx, &mut self.whens)?
+            } else {
+                event_iteration(model, t0, &mut self.x, &mut self.dx, &mut self.whens, false)?
+            };
+            if let Some(terminated) = outcome {
+                return self.terminated(model, t0, terminated, row).map(ControlFlow::Break);
+            }
+            if model.switched(t0, &self.x)? {
+                return Ok(self.switched(t0));
+            }
+            model.stats.events += 1;
+            model.check_assertions(t0, &self.x, false)?;
+            self.record_jump(model, t0)?;
+            if row(model, t0, &self.x).is_break() {
+                return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: t0 }));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// The end of the next step from `t`: time events (samples) end a step exactly, and a step
+    /// is no longer than the shortest delay, so every delayed value it reads is already
+    /// recorded.
+    fn step_limit(&self, t: f64) -> f64 {
+        let limit = self.clocks.next().map_or(self.t_end, |c| c.min(self.t_end));
+        let limit = self.shortest.map_or(limit, |d| limit.min(t + d));
+        self.breaking.first().map_or(limit, |&(b, _)| limit.min(b))
+    }
+
+    /// After a step in which no surface was crossed: the assertions over the step, its rows,
+    /// the delays' history, and a sample due at its end.
+    fn after_step(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &mut dyn Stepper,
+        info: StepInfo,
+        row: &mut impl Rows,
+    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
+        if !model.pinned.is_empty() {
+            unpin_departed(model, stepper, info.t, &mut self.near, &mut self.x, &mut self.dx)?;
+        }
+        if let Err((holds_until, failure)) = model.check_step(stepper, info.t_prev, info.t, stepper.state()) {
+            // Rows up to the last instant the assertions held, then the failure.
+            if let ControlFlow::Break(time) = self.rows_through(model, stepper, holds_until, row)? {
+                return Ok(ControlFlow::Break(HybridOutcome::Stopped { time }));
+            }
+            return Err(failure);
+        }
+        if let ControlFlow::Break(time) = self.rows_through(model, stepper, info.t, row)? {
+            return Ok(ControlFlow::Break(HybridOutcome::Stopped { time }));
+        }
+        if !self.delays.is_empty() {
+            record_within(model, stepper, info.t_prev, info.t, &mut self.buffer, &mut self.dx)?;
+            self.x.copy_from_slice(stepper.state());
+            model.ode.instance.record_delays(info.t, &self.x, &mut self.dx)?;
+            if let Some(&(at, order)) = self.breaking.first()
+                && at == info.t
+            {
+                // The history is not smooth here: a second record keeps the interpolation
+                // from reaching across, and the next breaking point is one order smoother.
+                self.breaking.remove(0);
+                record_delays(
+                    model,
+                    &mut self.breaking,
+                    &self.delays,
+                    at,
+                    &self.x,
+                    &mut self.dx,
+                    self.t_end,
+                    order + 1,
+                )?;
+                if self.clocks.next() != Some(info.t) {
+                    stepper.restart(info.t, &self.x)?;
+                }
+            }
+        }
+        if self.clocks.next() == Some(info.t) {
+            return self.sample(model, stepper, info.t, row);
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// The time event (a sample) at the end `te` of an accepted step: the rows on both sides of
+    /// it and the event iteration between them.
+    fn sample(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &mut dyn Stepper,
+        te: f64,
+        row: &mut impl Rows,
+    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
+        self.last_probe = None;
+        self.x.copy_from_slice(stepper.state());
+        if row(model, te, &self.x).is_break() {
+            return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));
+        }
+        model.stats.events += 1;
+        if let Some(terminated) = self
+            .clocks
+            .fire(model, te, &mut self.x, &mut self.dx, &mut self.whens)?
+        {
+            return self.terminated(model, te, terminated, row).map(ControlFlow::Break);
+        }
+        if model.switched(te, &self.x)? {
+            return Ok(self.switched(te));
+        }
+        model.check_assertions(te, &self.x, false)?;
+        stepper.restart(te, &self.x)?;
+        self.record_jump(model, te)?;
+        if row(model, te, &self.x).is_break() {
+            return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// A step in which a surface was crossed (or sliding ended): the rows up to the earliest
+    /// crossing, the row just before it, the event iteration there and the row after it.
+    fn at_crossing(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &mut dyn Stepper,
+        info: StepInfo,
+        bracket: &Bracket,
+        row: &mut impl Rows,
+    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
+        let first = bracket.candidates[0];
+        // Locate the earliest crossing in the step.
+        let te = locate(model, stepper, bracket, &self.near, &mut self.buffer)?;
+        // The assertions held up to the event? Otherwise the run stops where one stopped
+        // holding, before the event, with the rows up to there.
+        stepper.interpolate(te, &mut self.x);
+        if let Err((holds_until, failure)) = model.check_step(stepper, info.t_prev, te, &self.x) {
+            if let ControlFlow::Break(time) = self.rows_through(model, stepper, holds_until, row)? {
+                return Ok(ControlFlow::Break(HybridOutcome::Stopped { time }));
+            }
+            return Err(failure);
+        }
+        if let ControlFlow::Break(time) = self.rows_through(model, stepper, te, row)? {
+            return Ok(ControlFlow::Break(HybridOutcome::Stopped { time }));
+        }
+        stepper.interpolate(te, &mut self.x);
+        // The row just before the event, with the relations as they were.
+        if row(model, te, &self.x).is_break() {
+            return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));
+        }
+        model.check_assertions(te, &self.x, false)?;
+        model.stats.events += 1;
+        events::capture_left_limits(model, te, &self.x, &mut self.dx)?;
+        if !self.delays.is_empty() {
+            record_within(model, stepper, info.t_prev, te, &mut self.buffer, &mut self.dx)?;
+            model.ode.instance.record_delays(te, &self.x, &mut self.dx)?;
+        }
+        self.count_event(model, te, first)?;
+        let before: Vec<i8> = model.signs.clone();
+        if let Crossing::SlidingEnds(positive) = first {
+            end_sliding(model, te, positive);
+        }
+        let sliding_surface = model.sliding.as_ref().map(|s| s.surface);
+        let iteration = event_iteration(model, te, &mut self.x, &mut self.dx, &mut self.whens, false);
+        let held = model.held.take();
+        if let Some(terminated) = iteration? {
+            return self.terminated(model, te, terminated, row).map(ControlFlow::Break);
+        }
+        if model.switched(te, &self.x)? {
+            return Ok(self.switched(te));
+        }
+        self.after_event(model, te, first, &before, sliding_surface, held)?;
+        stepper.restart(te, &self.x)?;
+        self.record_jump(model, te)?;
+        if row(model, te, &self.x).is_break() {
+            return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// Counts the event at `te` (where `first` was crossed) among the recent ones; an error when
+    /// the last [`ACCUMULATION_COUNT`] happened within a span that makes them an accumulation.
+    fn count_event(&mut self, model: &HybridModel<'_>, te: f64, first: Crossing) -> Result<(), HybridError> {
+        self.recent_events.push(te);
+        if self.recent_events.len() <= ACCUMULATION_COUNT {
+            return Ok(());
+        }
+        self.recent_events.remove(0);
+        let span = self.recent_events[ACCUMULATION_COUNT - 1] - self.recent_events[0];
+        if span > ACCUMULATION_GAP * ACCUMULATION_COUNT as f64 * (1.0 + te.abs()) {
+            return Ok(());
+        }
+        let s = &model.program.events().surfaces[match first {
+            Crossing::Surface(k) => k,
+            Crossing::SlidingEnds(_) => model.sliding.as_ref().map_or(0, |s| s.surface),
+        }];
+        Err(HybridError::Event {
+            code: "E0711",
+            time: te,
+            message: format!(
+                "events accumulate at t ≈ {te}: the last {ACCUMULATION_COUNT} events happened within {span:e} s (Zeno behaviour), the last at the relation `{}`",
+                s.text
+            ),
+            span: s.span,
+            help: "the model switches infinitely often in finite time (a bouncing ball coming to rest); add a condition that ends the switching, for example a when-clause that holds the state at rest below a small velocity".to_string(),
+        })
+    }
+
+    /// After the event iteration at `te`: the surfaces that changed sign (besides the one
+    /// sliding, `sliding_surface`) may start sliding, the bands of hysteresis shrink back to
+    /// the ordinary ones, and the assertions are checked. `held` is the surface whose sliding
+    /// ended here, if any; `before` the signs before the event.
+    fn after_event(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        te: f64,
+        first: Crossing,
+        before: &[i8],
+        sliding_surface: Option<usize>,
+        held: Option<usize>,
+    ) -> Result<(), HybridError> {
+        // Surfaces that changed sign now may start sliding.
+        let mut changed: Vec<usize> = (0..model.signs.len())
+            .filter(|&k| model.signs[k] != before[k] && Some(k) != sliding_surface)
+            .collect();
+        if let Crossing::Surface(k) = first
+            && !changed.contains(&k)
+        {
+            changed.push(k);
+        }
+        if model.sliding.is_none() {
+            decide_sliding(model, te, &self.x, before, &changed, true)?;
+        }
+        for (k, n) in self.near.iter_mut().enumerate() {
+            if Some(k) != model.sliding.as_ref().map(|s| s.surface) {
+                *n = n.min(hysteresis(model.d[k])).max(hysteresis(0.0));
+            }
+        }
+        if let Some(k) = held {
+            // The surface left by sliding is on its chosen side even where its value, within
+            // the drift of sliding, says otherwise.
+            self.near[k] = self.near[k].max(2.0 * model.d[k].abs());
+        }
+        model.check_assertions(te, &self.x, false)
+    }
+
+    /// The rows at the output times up to `t`; `Break(time)` when the observer stopped.
+    fn rows_through(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &dyn Stepper,
+        t: f64,
+        row: &mut impl Rows,
+    ) -> Result<ControlFlow<f64>, HybridError> {
+        emit_through(model, stepper, &mut self.schedule, t, &mut self.buffer, row)
+    }
+
+    /// Records the delayed expressions on the right side of a jump at `t` (the states in `x`),
+    /// with the breaking points it causes.
+    fn record_jump(&mut self, model: &mut HybridModel<'_>, t: f64) -> Result<(), HybridError> {
+        record_delays(
+            model,
+            &mut self.breaking,
+            &self.delays,
+            t,
+            &self.x,
+            &mut self.dx,
+            self.t_end,
+            0,
+        )
+    }
+
+    /// The end of a run that `terminate` stopped at `t` (see [`end_terminated`]).
+    fn terminated(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        t: f64,
+        terminated: HybridOutcome,
+        row: &mut impl Rows,
+    ) -> Result<HybridOutcome, HybridError> {
+        end_terminated(model, t, &mut self.x, &mut self.dx, &mut self.whens, terminated, row)
+    }
+
+    /// The end of a run where a watched value changed at `t`, with the states there.
+    fn switched(&mut self, t: f64) -> ControlFlow<HybridOutcome> {
+        ControlFlow::Break(HybridOutcome::Switched {
+            time: t,
+            x: std::mem::take(&mut self.x),
+        })
+    }
+
+    /// The rows up to the end, and the final event with `terminal()` true.
+    fn finish(
+        mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &mut dyn Stepper,
+        row: &mut impl Rows,
+    ) -> Result<HybridOutcome, HybridError> {
+        if stepper.time() < self.t_end
+            && let ControlFlow::Break(time) = self.rows_through(model, stepper, self.t_end, row)?
+        {
+            return Ok(HybridOutcome::Stopped { time });
+        }
+        // `terminal()` is true for one event at the end.
+        if let Some((slot, _)) = model.program.events().terminal {
+            self.x.copy_from_slice(stepper.state());
+            let t = stepper.time();
+            events::capture_left_limits(model, t, &self.x, &mut self.dx)?;
+            model.ode.instance.set_work(slot, 1.0);
+            let outcome = event_iteration(model, t, &mut self.x, &mut self.dx, &mut self.whens, false)?;
+            // The row after the final event shows what its when-clauses computed.
+            let _ = row(model, t, &self.x);
+            if let Some(terminated) = outcome {
+                return Ok(terminated);
+            }
+        }
+        Ok(HybridOutcome::Finished)
+    }
+}
+
+/// The relations from the initial values at `t0`: each surface's sign there (a watched one of a
+/// resumed run pinned to the side the run was started for). Returns the surfaces exactly at
+/// zero, whose side the caller decides from their fields.
+fn initial_relations(
+    model: &mut HybridModel<'_>,
+    t0: f64,
+    x: &[f64],
+    dx: &mut [f64],
+) -> Result<Vec<usize>, HybridError> {
+    // The initial event iteration: relations from the initial values (a surface exactly at zero
+    // takes the side its fields lead to), conditions true at the start do not fire.
+    model.surfaces_at(t0, x, dx)?;
+    // Carried-over states are within the rounding of the located switch of the threshold.
+    let threshold = PIN_TOLERANCE * (1.0 + x.iter().fold(0.0f64, |m, v| m.max(v.abs())));
+    for k in 0..model.signs.len() {
+        model.signs[k] = sign_of(model.d[k]);
+        if let Some(side) = model.watched_side(k, threshold) {
+            model.signs[k] = side;
+            model.pinned.push((k, threshold));
+        }
+        model.write_relations(k, model.signs[k], None);
+    }
+    // A surface exactly at zero takes the side its fields lead to, except a time event's: time
+    // only moves forward, and its relation changes (if at all) at the event right after the
+    // start. Probing its other side would evaluate branches that are not taken there (the
+    // `time/T` of a ramp whose duration `T` is 0 at `time < T`).
+    let program = model.program;
+    Ok((0..model.signs.len())
+        .filter(|&k| model.signs[k] == 0 && !crossing::is_timed(program, k))
+        .collect())
+}
+
+/// Ends sliding at `te`, where the sliding coefficient left `[0, 1]` towards the `positive`
+/// side (or the negative one): the surface takes that side and is held there by the event
+/// iteration.
+fn end_sliding(model: &mut HybridModel<'_>, te: f64, positive: bool) {
+    let since = model.sliding_since().unwrap_or(te);
+    let k = model.sliding.take().map_or(0, |s| s.surface);
+    let side = if positive { 1 } else { -1 };
+    model.signs[k] = side;
+    model.write_relations(k, side, None);
+    model.stats.notes.push(format!(
+        "t = {te}: sliding on `{}` ends after {} s; the solution leaves on the {} side",
+        model.program.events().surfaces[k].text,
+        te - since,
+        if positive { "positive" } else { "negative" }
+    ));
+    model.held = Some(k);
+}
+
+/// The points of the history within each step besides its ends: the stepper's dense output
+/// there is of the method's order, while the cubic through the steps' ends alone would make the
+/// history (and through it the solution) no better than the cubic's order.
+const DELAY_POINTS_WITHIN_STEP: usize = 3;
+
+/// Records the delayed expressions at the points within the accepted step `(t0, t1)` (see
+/// [`DELAY_POINTS_WITHIN_STEP`]), on the stepper's dense output.
+fn record_within(
+    model: &mut HybridModel<'_>,
+    stepper: &dyn Stepper,
+    t0: f64,
+    t1: f64,
+    buffer: &mut [f64],
+    dx: &mut [f64],
+) -> Result<(), HybridError> {
+    let parts = DELAY_POINTS_WITHIN_STEP + 1;
+    for k in 1..parts {
+        let t = t0 + (t1 - t0) * k as f64 / parts as f64;
+        if t <= t0 || t >= t1 {
+            continue;
+        }
+        stepper.interpolate(t, buffer);
+        model.ode.instance.record_delays(t, buffer, dx)?;
+    }
+    Ok(())
+}
+
+/// Breaking points closer than this (relative to the time) are one.
+const BREAKING_RESOLUTION: f64 = 1e-10;
+
+/// How many times a jump is carried forward by the delays: a jump of a delayed expression makes
+/// the delayed value jump `d` later, the derivative of what integrates it jump `2d` later, and so
+/// on, each time one order smoother; beyond the order of the history's cubic interpolation that
+/// no longer matters.
+const BREAKING_ORDERS: u32 = 4;
+
+/// Records the delayed expressions at `(t, x)`, where the history is not smooth (the start, the
+/// right side of an event's jump, or a breaking point of order `order`), and adds the breaking
+/// points `t + d` for each delay `d` before the end to the sorted `breaking`.
+#[allow(clippy::too_many_arguments)]
+fn record_delays(
+    model: &mut HybridModel<'_>,
+    breaking: &mut Vec<(f64, u32)>,
+    delays: &[f64],
+    t: f64,
+    x: &[f64],
+    dx: &mut [f64],
+    t_end: f64,
+    order: u32,
+) -> Result<(), HybridError> {
+    if delays.is_empty() {
+        return Ok(());
+    }
+    model.ode.instance.record_delays(t, x, dx)?;
+    if order >= BREAKING_ORDERS {
+        return Ok(());
+    }
+    for &d in delays {
+        let at = t + d;
+        // Breaking points within rounding of each other (0.2 + 0.5 and 0.5000000000000002 + 0.2)
+        // are one: a step between them could not be taken.
+        let close = |b: f64| (b - at).abs() <= BREAKING_RESOLUTION * (1.0 + at.abs());
+        if at < t_end && !close(t_end) && !breaking.iter().any(|&(b, _)| close(b)) {
+            let k = breaking.partition_point(|&(b, _)| b < at);
+            breaking.insert(k, (at, order));
+        }
+    }
+    Ok(())
+}
+
+/// The end of a run that `terminate` stopped at `t`: the row of that instant, then the final
+/// event with `terminal()` true (its when-clauses capture the final values) and the row after it.
+fn end_terminated(
+    model: &mut HybridModel<'_>,
+    t: f64,
+    x: &mut [f64],
+    dx: &mut [f64],
+    whens: &mut WhenState,
+    terminated: HybridOutcome,
+    row: &mut impl FnMut(&mut HybridModel<'_>, f64, &[f64]) -> ControlFlow<()>,
+) -> Result<HybridOutcome, HybridError> {
+    let _ = row(model, t, x);
+    if let Some((slot, _)) = model.program.events().terminal {
+        model.ode.instance.set_work(slot, 1.0);
+        // A second `terminate` in the final event changes nothing: the run ends here anyway.
+        event_iteration(model, t, x, dx, whens, false)?;
+        let _ = row(model, t, x);
+    }
+    Ok(terminated)
+}

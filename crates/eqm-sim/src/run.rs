@@ -1,0 +1,160 @@
+//! The vocabulary of a run: what to simulate and how, how it went, and why it did not.
+//!
+//! Input: nothing but the types of the integrators, the hybrid driver and the diagnostics.
+//! Output: [`RunOptions`] (with [`Backend`], [`Stabilize`] and [`Watch`]), [`Summary`] (with
+//! [`InvariantReport`] and [`Switch`]) and [`SimError`]; and the instance of a program with a
+//! run's parameters and start values set. Every module of a run speaks these types, so they
+//! live below the driver (`simulate`) that re-exports them. It deliberately decides no run
+//! setting and runs nothing.
+
+use crate::instance::Instance;
+use eqm_compile::exec::ExecProgram;
+use eqm_diag::Diagnostic;
+use eqm_integrators::{self, Method};
+
+/// What to simulate and how.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub start: f64,
+    pub stop: f64,
+    pub method: Method,
+    pub integrator: eqm_integrators::Options,
+    /// Output spacing; `None` writes a row at every step.
+    pub interval: Option<f64>,
+    /// Parameter overrides, applied without rebuilding anything.
+    pub params: Vec<(String, f64)>,
+    /// Start-value overrides (see [`Instance::set_start_values`]), applied without rebuilding
+    /// anything.
+    pub starts: Vec<(String, f64)>,
+    pub backend: Backend,
+    /// How invariants are kept (constraint projection).
+    pub stabilize: Stabilize,
+    /// For one segment of a longer run (a mode of a variable-structure model): the start of
+    /// that run, whose output grid the rows continue (`None`: this run's own start).
+    pub origin: Option<f64>,
+    /// The values this run is valid for; it ends where one changes (see [`Watch`]).
+    pub watch: Watch,
+}
+
+pub use crate::hybrid::Watch;
+
+/// Where a watched value changed (see [`Watch`]): the time, every variable's value there by
+/// name (after the event iteration), and the watched values now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Switch {
+    pub time: f64,
+    pub values: Vec<(String, f64)>,
+    pub watched: Vec<bool>,
+}
+
+/// The gain of the constraint projection (`--stabilize`).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Stabilize {
+    /// The model's `stabilize(K = ...)` annotation, else the default rule (see
+    /// [`default_gain`]).
+    #[default]
+    Default,
+    /// `K = k·I` with this `k`.
+    Gain(f64),
+    /// No projection: the plain field, to show the drift.
+    Off,
+}
+
+/// What the run did with the model's invariants, for `-v`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InvariantReport {
+    /// The gain used, and where it came from; `None` without projection.
+    pub gain: Option<(f64, &'static str)>,
+    /// The numerical rank of `G` at the start (below the number of invariants when some are
+    /// redundant).
+    pub rank: usize,
+    pub invariants: usize,
+    /// `max_i |g_i|` at the last row, and its maximum over the rows written.
+    pub final_residual: f64,
+    pub max_residual: f64,
+}
+
+/// Which back end evaluates the right-hand side during integration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// Native code (JIT) for every instruction it compiles: explicit assignments, the residuals
+    /// and derivatives of scalar Newton blocks and algebraic loops (whose iterations run in
+    /// Rust), algorithm sections, and the outputs program; the interpreter for any instruction
+    /// the JIT cannot translate.
+    Auto,
+    /// Always the reference interpreter.
+    Interpreter,
+}
+
+/// How a run went.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    /// The back end that computed the right-hand side, and how long compiling it took.
+    pub backend: &'static str,
+    pub compile_time: std::time::Duration,
+    pub rows: usize,
+    pub stats: eqm_integrators::Stats,
+    /// Set when the sink asked to stop early.
+    pub stopped_at: Option<f64>,
+    /// Events handled, and notes about them (sliding mode), for `-v`.
+    pub events: crate::hybrid::EventStats,
+    /// Set when the model called `terminate`: the time and message.
+    pub terminated: Option<(f64, String)>,
+    /// What the integration method decided (`auto`'s switches between methods).
+    pub solver_notes: Vec<String>,
+    /// Set when the run ended because a watched value changed.
+    pub switched: Option<Switch>,
+    /// For a model with invariants: the projection and the residuals.
+    pub invariants: Option<InvariantReport>,
+    /// What a user must know about the run even when it finished: a fixed step beyond the
+    /// method's stability limit (`W0702`), assertions of level warning that stopped holding
+    /// (`W0701`).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Why a run did not happen or did not finish.
+#[derive(Debug)]
+pub enum SimError {
+    /// A setting cannot be used (a stop time before the start, a negative tolerance): a usage
+    /// error, described in words.
+    Settings(String),
+    /// The request does not fit the model (an unknown variable or parameter).
+    Model(Box<Diagnostic>),
+    /// The simulation failed at `time`; `diagnostic` names the equations and variables involved
+    /// when the failure is located in the model. The rows before were delivered.
+    Failed {
+        time: f64,
+        message: String,
+        diagnostic: Option<Box<Diagnostic>>,
+        /// What the run warned about before it failed (assertions of level warning, a fixed
+        /// step beyond a method's stability limit).
+        warnings: Vec<Diagnostic>,
+    },
+    /// The sink could not take a row.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimError::Settings(message) => f.write_str(message),
+            SimError::Model(d) => write!(f, "[{}] {}", d.code, d.message),
+            SimError::Failed { time, message, .. } => write!(f, "the simulation failed at time {time}: {message}"),
+            SimError::Io(e) => write!(f, "cannot write the results: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// An instance of `program` with the run's parameters and start values set.
+pub(crate) fn instance<'p>(program: &'p ExecProgram, options: &RunOptions) -> Result<Instance<'p>, SimError> {
+    let mut instance = Instance::new(program).map_err(|d| SimError::Model(Box::new(d)))?;
+    for (name, value) in &options.params {
+        instance
+            .set_param(name, *value)
+            .map_err(|d| SimError::Model(Box::new(d)))?;
+    }
+    instance.set_start_values(&options.starts);
+    Ok(instance)
+}

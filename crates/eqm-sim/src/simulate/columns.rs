@@ -1,0 +1,95 @@
+//! The choice of a run's result columns.
+//!
+//! Input: the executable program and the names a run asks for (or none). Output: the
+//! [`Columns`]: each column's name, the slot its value is read from and its variable; or the
+//! diagnostic for a name the program does not have. It deliberately reads no values: the row
+//! writer does.
+
+use eqm_compile::exec::ExecProgram;
+use eqm_diag::Diagnostic;
+use eqm_ir::expr::VarId;
+use eqm_ir::slot::Slot;
+
+/// The result columns: full variable names and where their values are read.
+#[derive(Debug, Clone)]
+pub struct Columns {
+    pub names: Vec<String>,
+    /// Where each column's value is, parallel to `names`.
+    pub slots: Vec<Slot>,
+    /// The variable of each column, parallel to `names`.
+    pub vars: Vec<eqm_ir::expr::VarId>,
+}
+
+/// The columns for `vars` (full names), or by default every state and every named variable
+/// (not parameters, not names the compiler introduced), in natural name order (`x[2]` before
+/// `x[10]`).
+pub fn columns<S: AsRef<str>>(program: &ExecProgram, vars: Option<&[S]>) -> Result<Columns, Diagnostic> {
+    let mut names = Vec::new();
+    let mut slots = Vec::new();
+    let mut var_ids = Vec::new();
+    match vars {
+        Some(list) => {
+            for name in list {
+                let name = name.as_ref();
+                let found = program
+                    .lookup(name)
+                    .and_then(|v| Some((v, program.slot_of(v)?)))
+                    .or_else(|| derivative_of_state(program, name));
+                let Some((v, slot)) = found else {
+                    let known = program.variables().map(|(n, ..)| n);
+                    let mut d = Diagnostic::error(
+                        "E0708",
+                        format!("there is no variable `{name}` to write"),
+                        program.model_span(),
+                        "in this model",
+                    );
+                    if let Some(s) = eqm_diag::did_you_mean(name, known) {
+                        d = d.with_help(format!("did you mean `{s}`?"));
+                    }
+                    return Err(d);
+                };
+                names.push(name.to_string());
+                slots.push(slot);
+                var_ids.push(v);
+            }
+        }
+        None => {
+            for (name, v, slot, _) in program.variables() {
+                // Parameters (independent ones in `p`, computed ones in `work`) and constants
+                // are not results; names starting with `$` are the compiler's own.
+                let is_parameter = matches!(
+                    program.symbols().get(v).kind,
+                    eqm_compile::dae::VarKind::Parameter | eqm_compile::dae::VarKind::Constant
+                );
+                if !name.starts_with('$') && !is_parameter {
+                    names.push(name.to_string());
+                    slots.push(slot);
+                    var_ids.push(v);
+                }
+            }
+            // Natural order: `x[2]` before `x[10]`, `m2.v` before `m10.v`.
+            let mut order: Vec<usize> = (0..names.len()).collect();
+            order.sort_by(|&a, &b| eqm_diag::text::natural_cmp(&names[a], &names[b]));
+            names = order.iter().map(|&k| std::mem::take(&mut names[k])).collect();
+            slots = order.iter().map(|&k| slots[k]).collect();
+            var_ids = order.iter().map(|&k| var_ids[k]).collect();
+        }
+    }
+    Ok(Columns {
+        names,
+        slots,
+        vars: var_ids,
+    })
+}
+
+/// The slot of `der(x)` for a state `x` of `program`, with `x`'s variable: a column a run asks
+/// for by the name of a dummy derivative of another mode of a variable-structure model, in
+/// which `x` is a state and its derivative has no variable of its own.
+fn derivative_of_state(program: &ExecProgram, name: &str) -> Option<(VarId, Slot)> {
+    let inner = name.strip_prefix("der(")?.strip_suffix(')')?;
+    let v = program.lookup(inner)?;
+    match program.slot_of(v)? {
+        Slot::State(i) => Some((v, Slot::Der(i))),
+        _ => None,
+    }
+}
