@@ -8,11 +8,11 @@
 //! evaluates no call at compile time beyond the array built-ins: the flat model keeps calls as
 //! built-in nodes for later stages.
 
-use super::Flattener;
-use super::eval::Loops;
-use super::modifier::Scope;
-use super::names::Target;
-use super::value::{self, Value};
+use crate::eval::Loops;
+use crate::flattener::Flattener;
+use crate::modifier::Scope;
+use crate::names::Target;
+use crate::value::{self, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::builtins::{Builtin, BuiltinKind};
 use eqm_ir::expr::{BinOp, ExprId, UnOp};
@@ -621,7 +621,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Value> {
-        if !self.counting {
+        if !self.connections.counting {
             self.diagnostics.push(
                 Diagnostic::error(
                     "E0310",
@@ -670,7 +670,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 },
             );
         }
-        let count = self.connector_uses.as_ref().and_then(|uses| uses.get(target)).copied();
+        let count = self
+            .connections
+            .connector_uses
+            .as_ref()
+            .and_then(|uses| uses.get(target))
+            .copied();
         Some(Value::Scalar(
             self.model.exprs.int(i64::from(count.unwrap_or(0))),
             ScalarType::Integer,

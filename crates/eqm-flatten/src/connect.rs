@@ -18,11 +18,13 @@
 //! variables). This is the order in which such a system is written down by hand: the component
 //! equations, each open end as a node of its own, then the nodes the connections make.
 
-use super::Flattener;
-use super::names::Target;
+use crate::diagram::RootConnect;
+use crate::flattener::Flattener;
+use crate::modifier::Scope;
+use crate::names::Target;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
-use eqm_ir::expr::{ExprId, VarId};
+use eqm_ir::expr::{ExprId, FxHashMap, VarId};
 use eqm_ir::flat::{self, ConnectorRole, Origin};
 use eqm_syntax::ast;
 use std::borrow::Cow;
@@ -35,11 +37,34 @@ pub struct Side {
 /// One scalar pair joined by a connect: (variable, outside) on each side.
 pub type ConnectPair = ((VarId, bool), (VarId, bool));
 
-/// A resolved connect: its pairs are `pairs` in [`Flattener::connect_pairs`], which holds the
+/// A resolved connect: its pairs are `pairs` in [`ConnectionState::pairs`], which holds the
 /// pairs of all connects in one vector instead of a small one per connect.
 pub struct ResolvedConnect {
     pub pairs: std::ops::Range<usize>,
     pub span: Span,
+}
+
+/// What the flattener knows of the connections while it instantiates: the connects found so far
+/// (turned into connection sets once every instance is made) and what `cardinality` needs.
+#[derive(Default)]
+pub(crate) struct ConnectionState<'a> {
+    /// Resolved `connect` equations, turned into connection sets after instantiation.
+    pub(crate) connects: Vec<ResolvedConnect>,
+    /// The scalar pairs of all connects.
+    pub(crate) pairs: Vec<ConnectPair>,
+    /// How many connects name each connector (`cardinality`): counted only once a class
+    /// calling `cardinality` is instantiated. Its connectors are connected in its own equations
+    /// or in those of the enclosing class, both flattened after it, so no connect is missed.
+    pub(crate) connector_uses: Option<FxHashMap<Target, u32>>,
+    /// The equations calling `cardinality`, flattened after all others (see
+    /// [`ClassLayout::counting_equations`](crate::layout::ClassLayout::counting_equations)).
+    pub(crate) counting_equations: Vec<(&'a ast::Equation, Scope, bool)>,
+    /// Set while they are flattened: only then is `cardinality` known, and a `connect` wrong.
+    pub(crate) counting: bool,
+    /// The connects written in the model's own class (and its base classes), kept only when a
+    /// diagram is asked for ([`crate::diagram::diagram`]); `None` otherwise, so flattening pays
+    /// nothing.
+    pub(crate) root_connects: Option<Vec<RootConnect>>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -71,7 +96,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             );
             return;
         }
-        let start = self.connect_pairs.len();
+        let start = self.connections.pairs.len();
         for (l, r) in left.elements.iter().zip(&right.elements) {
             let ll = self.connector_leaves(l);
             let rl = self.connector_leaves(r);
@@ -109,20 +134,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .with_label(b.span, format!("has {rd}"))
                     .with_help("connected connectors need the same variables with the same flow/potential kind"),
                 );
-                self.connect_pairs.truncate(start);
+                self.connections.pairs.truncate(start);
                 return;
             }
             for ((_, v1), (_, v2)) in ll.iter().zip(&rl) {
-                self.connect_pairs.push(((*v1, left.outside), (*v2, right.outside)));
+                self.connections.pairs.push(((*v1, left.outside), (*v2, right.outside)));
             }
         }
-        if let Some(uses) = &mut self.connector_uses {
+        if let Some(uses) = &mut self.connections.connector_uses {
             for t in left.elements.into_iter().chain(right.elements) {
                 *uses.entry(t).or_default() += 1;
             }
         }
-        self.connects.push(ResolvedConnect {
-            pairs: start..self.connect_pairs.len(),
+        self.connections.connects.push(ResolvedConnect {
+            pairs: start..self.connections.pairs.len(),
             span,
         });
     }
@@ -144,8 +169,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             x
         }
-        let connects = std::mem::take(&mut self.connects);
-        let pairs = std::mem::take(&mut self.connect_pairs);
+        let connects = std::mem::take(&mut self.connections.connects);
+        let pairs = std::mem::take(&mut self.connections.pairs);
         for rc in &connects {
             for &(l, r) in &pairs[rc.pairs.clone()] {
                 let [a, b] = [l, r].map(|k| {
@@ -232,7 +257,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             x
                         });
                     }
-                    let sum = super::value::sum(&mut self.model.exprs, &terms);
+                    let sum = crate::value::sum(&mut self.model.exprs, &terms);
                     let zero = self.model.exprs.int(0);
                     self.add_equation(sum, zero, Origin::ConnectFlow { set }, span);
                 }

@@ -15,7 +15,7 @@
 //! a first line without any number (a header). Each file is read and parsed once per
 //! flattening, however many instances call it.
 
-use crate::Flattener;
+use crate::flattener::Flattener;
 use crate::modifier::Scope;
 use crate::value::Value;
 use eqm_diag::Diagnostic;

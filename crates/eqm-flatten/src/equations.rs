@@ -9,12 +9,13 @@
 //! select their branch; other if-equations become `if` expressions. It deliberately simplifies
 //! nothing and counts nothing (the balance check is `balance`).
 
-use super::eval::Loops;
-use super::layout::Member;
-use super::modifier::Scope;
-use super::names::Target;
-use super::value::{self, Value};
-use super::{Flattener, connect};
+use crate::connect;
+use crate::eval::Loops;
+use crate::flattener::Flattener;
+use crate::layout::Member;
+use crate::modifier::Scope;
+use crate::names::Target;
+use crate::value::{self, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{BinOp, Node, VarId};
 use eqm_ir::flat::{self, ArrayOrigin, InstanceId, Origin};
@@ -63,7 +64,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 self.push_equation(eq, l, r, origin, loop_index, out);
             }
             ast::EquationKind::Connect { a, b } => {
-                if self.counting {
+                if self.connections.counting {
                     self.diagnostics.push(
                         Diagnostic::error(
                             "E0311",
@@ -97,7 +98,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     return;
                 };
                 // A diagram shows the connects of the model's own class (instance 0).
-                if let Some(recorded) = &mut self.root_connects
+                if let Some(recorded) = &mut self.connections.root_connects
                     && scope.instance == Some(InstanceId(0))
                 {
                     recorded.push(crate::diagram::RootConnect {
@@ -310,8 +311,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 "E0306",
                 format!(
                     "cannot equate {} with {}",
-                    super::type_name(l.ty()),
-                    super::type_name(r.ty())
+                    crate::value::type_name(l.ty()),
+                    crate::value::type_name(r.ty())
                 ),
                 eq.span,
                 "types differ",

@@ -8,9 +8,11 @@
 //! `names` and calls in `calls`. It deliberately simplifies nothing beyond taking a branch whose
 //! condition is known at compile time: the flat model keeps the expressions as written.
 
-use super::Flattener;
-use super::modifier::Scope;
-use super::value::{self, Value};
+use crate::flattener::Flattener;
+use crate::functions::Frame;
+use crate::iterators::BoundIterator;
+use crate::modifier::Scope;
+use crate::value::{self, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{BinOp, ExprId, Node, UnOp};
 use eqm_ir::flat::{ScalarType, Variability};
@@ -32,6 +34,22 @@ pub(crate) const CHAIN_GROUP: usize = 64;
 
 /// Loop indices in scope: `for i in 1:N` binds `i` to an integer while its body is flattened.
 pub type Loops = Vec<(String, i64)>;
+
+/// What an expression is evaluated in beyond its scope: the local names of the function bodies
+/// being flattened, the iterators of array constructors and reductions bound to values, and the
+/// sizes `end` stands for.
+#[derive(Default)]
+pub(crate) struct EvalContext {
+    /// Local names of the function bodies being flattened (innermost last).
+    pub(crate) frames: Vec<Frame>,
+    /// Iterators of array constructors and reductions bound to values (innermost last).
+    pub(crate) iterators: Vec<BoundIterator>,
+    /// The sizes of the dimensions whose subscripts are being evaluated (innermost last): what
+    /// `end` stands for.
+    pub(crate) end_sizes: Vec<usize>,
+    /// How many bodies of functional parameters are being evaluated, one inside another.
+    pub(crate) lambda_depth: usize,
+}
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The text of a String value known at compile time: a String expression, or a reference to
@@ -353,9 +371,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         self.diagnostics.push(Diagnostic::error(
             "E0306",
-            format!("expected a number, found {}", super::type_name(v.ty())),
+            format!("expected a number, found {}", crate::value::type_name(v.ty())),
             at.span,
-            format!("this is {}", super::type_name(v.ty())),
+            format!("this is {}", crate::value::type_name(v.ty())),
         ));
         None
     }
@@ -366,9 +384,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         self.diagnostics.push(Diagnostic::error(
             "E0306",
-            format!("expected {}, found {}", super::type_name(ty), super::type_name(v.ty())),
+            format!(
+                "expected {}, found {}",
+                crate::value::type_name(ty),
+                crate::value::type_name(v.ty())
+            ),
             at.span,
-            format!("this is {}", super::type_name(v.ty())),
+            format!("this is {}", crate::value::type_name(v.ty())),
         ));
         None
     }

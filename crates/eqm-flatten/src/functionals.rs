@@ -13,8 +13,8 @@
 //! compiles these calls like any other. It deliberately does not support storing functions in
 //! variables or returning them: Modelica has neither.
 
-use crate::Flattener;
 use crate::eval::Loops;
+use crate::flattener::Flattener;
 use crate::functions::LocalVar;
 use crate::layout::Member;
 use crate::modifier::{Modifier, Scope};
@@ -99,7 +99,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if scope.instance.is_some() {
             return None;
         }
-        self.frames.last()?.locals.get(name)?.function.clone()
+        self.context.frames.last()?.locals.get(name)?.function.clone()
     }
 
     /// A call of the functional input `local`: the function passed, with the values it binds
@@ -508,7 +508,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         }
-        if self.lambda_depth >= MAX_LAMBDA_DEPTH {
+        if self.context.lambda_depth >= MAX_LAMBDA_DEPTH {
             self.diagnostics.push(Diagnostic::error(
                 "E0216",
                 format!("the function given to `{name}` calls itself"),
@@ -519,20 +519,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         // The body sees its own parameters and the names of its scope, not the iterators or
         // array sizes around the call.
-        let outer_iterators = std::mem::take(&mut self.iterators);
-        let outer_ends = std::mem::take(&mut self.end_sizes);
+        let outer_iterators = std::mem::take(&mut self.context.iterators);
+        let outer_ends = std::mem::take(&mut self.context.end_sizes);
         for (p, value) in params.iter().zip(given.into_iter().flatten()) {
-            self.iterators.push(crate::iterators::BoundIterator {
+            self.context.iterators.push(crate::iterators::BoundIterator {
                 name: p.name.clone(),
                 value,
                 loops_below: 0,
             });
         }
-        self.lambda_depth += 1;
+        self.context.lambda_depth += 1;
         let result = self.eval(body, body_scope, &mut Vec::new());
-        self.lambda_depth -= 1;
-        self.iterators = outer_iterators;
-        self.end_sizes = outer_ends;
+        self.context.lambda_depth -= 1;
+        self.context.iterators = outer_iterators;
+        self.context.end_sizes = outer_ends;
         let value = result?;
         self.check_lambda_value(&value, formal, body.span)?;
         Some(value)
@@ -558,12 +558,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         if resolved.dims.is_empty()
             && let Value::Scalar(_, actual) = value
-            && crate::types_compatible(ty, *actual)
+            && crate::value::types_compatible(ty, *actual)
         {
             return Some(());
         }
         let found = match value {
-            Value::Scalar(_, t) => crate::type_name(*t).to_string(),
+            Value::Scalar(_, t) => crate::value::type_name(*t).to_string(),
             Value::Array(dims, ..) => format!("an array of size {dims:?}"),
             Value::Str(_) => "a String".to_string(),
             Value::Record(_) | Value::Records(..) => "a record".to_string(),
@@ -572,7 +572,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             "E0306",
             format!(
                 "this function must give a scalar {} (the output `{}` of `{}`), found {found}",
-                crate::type_name(ty),
+                crate::value::type_name(ty),
                 decl.name.name,
                 self.table.get(formal).full_name
             ),

@@ -10,13 +10,14 @@
 //! defaults, argument types and sizes. This module deliberately does not inline, evaluate or
 //! differentiate functions; later stages do.
 
-use super::eval::Loops;
-use super::functionals::{FunctionRef, FunctionalKey, FunctionalLocal};
-use super::modifier::{Modifier, Scope};
-use super::statements::StatementContext;
-use super::value::{self, Value};
-use super::{Flattener, type_name, types_compatible};
+use crate::eval::Loops;
+use crate::flattener::Flattener;
+use crate::functionals::{FunctionRef, FunctionalKey, FunctionalLocal};
+use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
+use crate::statements::StatementContext;
+use crate::value::{self, Value};
+use crate::value::{type_name, types_compatible};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{Callee, ExprId, FuncId, Node};
@@ -123,6 +124,22 @@ pub(crate) struct Signature {
     pub outputs: Vec<(String, LocalVar)>,
 }
 
+/// What a function instance is made for: its class, the sizes of the arguments of its inputs
+/// declared with `:`, and the functions passed to its functional inputs.
+pub(crate) type FunctionKey = (ClassId, Vec<Vec<usize>>, Vec<FunctionalKey>);
+
+/// The functions instantiated so far, and their interfaces as their callers see them.
+#[derive(Default)]
+pub(crate) struct FunctionTable {
+    /// Functions instantiated so far (`None`: its declaration has errors). Keyed by the class,
+    /// the sizes of the arguments of its inputs declared with `:` and the functions passed to
+    /// its functional inputs: such a function is instantiated once per combination it is
+    /// called with.
+    pub(crate) ids: BTreeMap<FunctionKey, Option<FuncId>>,
+    /// Caller-side interfaces, indexed like the flat model's functions.
+    pub(crate) signatures: Vec<Signature>,
+}
+
 /// The local names visible while a function body is flattened.
 #[derive(Debug)]
 pub(crate) struct Frame {
@@ -139,7 +156,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         functionals: &[FunctionalKey],
     ) -> Option<FuncId> {
         let key = (class, sizes.to_vec(), functionals.to_vec());
-        if let Some(known) = self.function_ids.get(&key) {
+        if let Some(known) = self.functions.ids.get(&key) {
             return *known;
         }
         let entry = self.table.get(class);
@@ -152,12 +169,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             body: Vec::new(),
             span: entry.def.name.span,
         });
-        self.signatures.push(Signature::default());
+        self.functions.signatures.push(Signature::default());
         // Registered before the body is flattened, so that a recursive call finds it.
-        self.function_ids.insert(key.clone(), Some(id));
+        self.functions.ids.insert(key.clone(), Some(id));
         // Errors in the body are reported once; callers are still checked against the interface.
         if !self.instantiate_function(class, id, sizes, functionals) {
-            self.function_ids.insert(key, None);
+            self.functions.ids.insert(key, None);
             return None;
         }
         Some(id)
@@ -358,7 +375,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let diagnostics_before = self.diagnostics.len();
         // The declarations are in scope as they are made, so that a size may be computed from
         // an input (`output Real y[size(u, 1)]`).
-        self.frames.push(Frame {
+        self.context.frames.push(Frame {
             locals: BTreeMap::new(),
         });
         let mut declared: Vec<(usize, &'a ast::ComponentDecl, LocalVar, ClassId)> = Vec::new();
@@ -407,7 +424,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let Some(var) = var else {
                     continue;
                 };
-                let Some(frame) = self.frames.last_mut() else { continue };
+                let Some(frame) = self.context.frames.last_mut() else {
+                    continue;
+                };
                 if frame.locals.insert(decl.name.name.clone(), var.clone()).is_some() {
                     self.diagnostics.push(Diagnostic::error(
                         "E0218",
@@ -446,11 +465,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let value = binding.and_then(|b| self.local_value(b, var, scope));
             let name = decl.name.name.clone();
             if *group == 0 {
-                self.signatures[id.0 as usize]
+                self.functions.signatures[id.0 as usize]
                     .inputs
                     .push((name, var.clone(), value.clone()));
             } else if *group == 1 {
-                self.signatures[id.0 as usize].outputs.push((name, var.clone()));
+                self.functions.signatures[id.0 as usize]
+                    .outputs
+                    .push((name, var.clone()));
             }
             if let Some(values) = value {
                 for (&slot, &v) in var.slots.iter().zip(&values) {
@@ -468,7 +489,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         if !interface_ok {
             // The body would only repeat the errors as unknown variables.
-            self.frames.pop();
+            self.context.frames.pop();
             return false;
         }
         let mut cx = StatementContext::in_function(id);
@@ -488,12 +509,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             match self.external_body(class, id, language.as_deref(), call.as_ref(), span, scope) {
                 Some(statement) => body.push(statement),
                 None => {
-                    self.frames.pop();
+                    self.context.frames.pop();
                     return false;
                 }
             }
         }
-        self.frames.pop();
+        self.context.frames.pop();
         self.model.functions[id.0 as usize].body = body;
         interface_ok
     }
@@ -524,7 +545,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         }
-        let locals = self.frames.last()?.locals.clone();
+        let locals = self.context.frames.last()?.locals.clone();
         let (name, args, output) = match call {
             Some(call) => {
                 let mut args = Vec::with_capacity(call.args.len());
@@ -562,7 +583,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                     args.push(self.model.exprs.add(Node::Local(var.slots[0])));
                 }
-                let outputs = &self.signatures[id.0 as usize].outputs;
+                let outputs = &self.functions.signatures[id.0 as usize].outputs;
                 let output = match outputs.as_slice() {
                     [(name, _)] => Some(name.clone()),
                     _ => None,
@@ -647,7 +668,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut bound = Vec::with_capacity(key.bound.len());
         let mut slots = Vec::new();
         for (input, dims, ty) in &key.bound {
-            let ty = super::functionals::type_of_code(*ty);
+            let ty = crate::functionals::type_of_code(*ty);
             let count = dims.iter().product::<usize>();
             let function = &mut self.model.functions[id.0 as usize];
             let first = function.slots.len() as u32;
@@ -873,7 +894,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let element_name = value::element_name(name, &value::row_major_index(&dims, k));
             let element = self.record_local(id, &element_name, class, assignable, span)?;
             slots.extend_from_slice(&element.slots);
-            if let Some(frame) = self.frames.last_mut() {
+            if let Some(frame) = self.context.frames.last_mut() {
                 frame.locals.insert(element_name, element.clone());
             }
             elements.push(element);
@@ -939,7 +960,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     return None;
                 }
             };
-            if let Some(frame) = self.frames.last_mut() {
+            if let Some(frame) = self.context.frames.last_mut() {
                 frame.locals.insert(field_name, var.clone());
             }
             slots.extend_from_slice(&var.slots);
@@ -1037,7 +1058,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Whether `name` is a local variable of the function being flattened.
     pub(crate) fn is_local(&self, scope: Scope, name: &str) -> bool {
-        scope.instance.is_none() && self.frames.last().is_some_and(|f| f.locals.contains_key(name))
+        scope.instance.is_none() && self.context.frames.last().is_some_and(|f| f.locals.contains_key(name))
     }
 
     /// A reference that goes through an array of records (`ps`, `ps[2]`, `ps[i].x`, `ps.x`,
@@ -1051,7 +1072,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Option<(LocalVar, &'a [ast::Subscript])>> {
-        let frame = self.frames.last()?;
+        let frame = self.context.frames.last()?;
         let first = frame.locals.get(&c.parts[0].name.name)?;
         // A cheap exit, copying nothing, for every other local: no array of records on the path.
         let mut through = first.elements.is_some();
@@ -1170,7 +1191,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .map(|p| p.name.name.as_str())
             .collect::<Vec<_>>()
             .join(".");
-        self.frames
+        self.context
+            .frames
             .last()?
             .locals
             .get(&name)
@@ -1201,7 +1223,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
         }
         let first = &c.parts[0];
-        let mut var = self.frames.last()?.locals.get(&first.name.name)?.clone();
+        let mut var = self.context.frames.last()?.locals.get(&first.name.name)?.clone();
         if var.function.is_some() {
             self.diagnostics.push(
                 Diagnostic::error(
@@ -1227,7 +1249,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .collect::<Vec<_>>()
                     .join(".")
             })
-            .and_then(|name| self.frames.last()?.locals.get(&name).cloned());
+            .and_then(|name| self.context.frames.last()?.locals.get(&name).cloned());
         let last = c.parts.last().unwrap_or(first);
         if let Some(field) = field {
             var = field;
@@ -1405,7 +1427,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return None;
         }
         let id = self.function_for(class, &sizes, &functionals)?;
-        let signature = self.signatures[id.0 as usize].clone();
+        let signature = self.functions.signatures[id.0 as usize].clone();
         let mut call_args: Vec<ExprId> = Vec::new();
         for (k, ((input, var, default), value)) in signature.inputs.iter().zip(given).enumerate() {
             if let Some(local) = &var.function {

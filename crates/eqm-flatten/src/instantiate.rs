@@ -8,7 +8,7 @@
 //! class definitions. It deliberately does not apply attributes or bindings to variables (that
 //! is `variables`) and does not flatten equations (that is `equations`).
 
-use crate::Flattener;
+use crate::flattener::Flattener;
 use crate::layout::{ArrayMember, ElementDecl, Member};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
@@ -51,13 +51,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.flatten_equation(eq, scope, &mut Vec::new(), initial);
         }
         if !layout.counting_equations.is_empty() {
-            self.connector_uses.get_or_insert_default();
+            self.connections.connector_uses.get_or_insert_default();
             for &(eq, class, initial) in &layout.counting_equations {
                 let scope = Scope {
                     instance: Some(instance),
                     class,
                 };
-                self.counting_equations.push((eq, scope, initial));
+                self.connections.counting_equations.push((eq, scope, initial));
             }
         }
         for &(eq, class) in &layout.invariants {
@@ -83,11 +83,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         depth: usize,
     ) -> Option<Rc<ResolvedType<'a>>> {
         let key = (scope_class, name as *const ast::Name);
-        if let Some(known) = self.type_cache.get(&key) {
+        if let Some(known) = self.caches.types.get(&key) {
             return known.clone();
         }
         let resolved = self.resolve_type_uncached(scope_class, name, depth).map(Rc::new);
-        self.type_cache.insert(key, resolved.clone());
+        self.caches.types.insert(key, resolved.clone());
         resolved
     }
 

@@ -8,7 +8,7 @@
 //! not decide what an element becomes: `instantiate` does, when [`Flattener::ensure_member_at`]
 //! asks for a pending member.
 
-use crate::Flattener;
+use crate::flattener::Flattener;
 use crate::modifier::{Modifier, Scope};
 use crate::redeclare::ClassRedeclare;
 use crate::resolve::{ClassId, TypeRef};
@@ -214,14 +214,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     fn class_name(&mut self, class: ClassId) -> Arc<str> {
         let table = self.table;
-        self.class_names[class.0 as usize]
+        self.caches.class_names[class.0 as usize]
             .get_or_insert_with(|| table.get(class).full_name.as_str().into())
             .clone()
     }
 
     /// One shared copy of a description or unit text.
     pub(crate) fn shared(&mut self, text: &'a str) -> Arc<str> {
-        self.strings
+        self.caches
+            .strings
             .entry((text.as_ptr(), text.len()))
             .or_insert_with(|| text.into())
             .clone()
@@ -230,7 +231,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The layout of `class`. A layout whose collection reported errors is not kept, so that
     /// every instance reports them as before.
     pub(crate) fn layout(&mut self, class: ClassId) -> Rc<ClassLayout<'a>> {
-        if let Some(layout) = &self.layouts[class.0 as usize] {
+        if let Some(layout) = &self.caches.layouts[class.0 as usize] {
             return layout.clone();
         }
         let errors = self.diagnostics.len();
@@ -272,7 +273,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         layout.by_name = by_name;
         let layout = Rc::new(layout);
         if self.diagnostics.len() == errors {
-            self.layouts[class.0 as usize] = Some(layout.clone());
+            self.caches.layouts[class.0 as usize] = Some(layout.clone());
         }
         layout
     }

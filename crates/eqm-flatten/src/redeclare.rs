@@ -14,15 +14,40 @@
 //! class; only those names pay for the walk over the enclosing instances, and a model without
 //! replaceable classes pays nothing.
 
-use crate::Flattener;
+use crate::flattener::Flattener;
 use crate::layout::{ClassLayout, Original};
 use crate::modifier::{Modifier, Scope};
-use crate::resolve::{ClassId, LookupError, TypeRef};
+use crate::resolve::{ClassId, ClassTable, LookupError, TypeRef};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::flat::InstanceId;
 use eqm_syntax::ast;
+use std::collections::{BTreeSet, HashSet};
 use std::rc::Rc;
+
+/// The flattener's bookkeeping of redeclarations: whether any class is replaceable, and which
+/// redeclarations were checked already.
+pub(crate) struct Redeclarations {
+    /// Whether any class is replaceable: only then may a class name denote different classes
+    /// in different instances.
+    pub(crate) has_replaceable_classes: bool,
+    /// The (new class, constraining class, redeclaration's offset) already checked by
+    /// `check_subtype`: a redeclaration applied to every element of an array is checked once.
+    pub(crate) subtypes_checked: BTreeSet<(ClassId, ClassId, u32)>,
+    /// Element redeclarations already checked (by their declaration's address).
+    pub(crate) redeclarations_checked: HashSet<*const ast::ComponentDecl>,
+}
+
+impl Redeclarations {
+    /// Nothing checked yet, for the classes of `table`.
+    pub(crate) fn new(table: &ClassTable<'_>) -> Self {
+        Redeclarations {
+            has_replaceable_classes: table.classes.iter().any(|c| c.def.redeclarable.replaceable),
+            subtypes_checked: BTreeSet::new(),
+            redeclarations_checked: HashSet::new(),
+        }
+    }
+}
 
 /// A redeclaration of a replaceable class: `redeclare model Ctl = PI(k = 2)` in a modifier, in
 /// an `extends` clause or as an element of a derived class.
@@ -108,7 +133,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         name: &ast::Name,
         depth: usize,
     ) -> Option<Result<(TypeRef, Modifier<'a>), LookupError>> {
-        if !self.has_replaceable_classes || name.global || depth > MAX_REDIRECTS {
+        if !self.redeclarations.has_replaceable_classes || name.global || depth > MAX_REDIRECTS {
             return None;
         }
         let instance = scope.instance?;
@@ -285,7 +310,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let (TypeRef::Class(new), TypeRef::Class(constraint)) = (new, constraint) else {
             return true;
         };
-        if new == constraint || !self.subtypes_checked.insert((new, constraint, span.start)) {
+        if new == constraint
+            || !self
+                .redeclarations
+                .subtypes_checked
+                .insert((new, constraint, span.start))
+        {
             return true;
         }
         let new_layout = self.layout(new);
@@ -318,7 +348,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
     pub(crate) fn check_element_redeclarations(&mut self, layout: &ClassLayout<'a>) {
         for element in &layout.elements {
             // Each redeclaration is checked once, in the first layout that includes it.
-            if !element.clause.redeclarable.redeclare || !self.redeclarations_checked.insert(element.decl as *const _) {
+            if !element.clause.redeclarable.redeclare
+                || !self
+                    .redeclarations
+                    .redeclarations_checked
+                    .insert(element.decl as *const _)
+            {
                 continue;
             }
             match element.original {

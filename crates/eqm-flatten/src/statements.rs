@@ -10,12 +10,12 @@
 //! discrete-time. It deliberately runs nothing: `break`,
 //! `return`, `assert` and `terminate` stay statements for later stages.
 
-use super::Flattener;
-use super::eval::Loops;
-use super::functions::{LocalVar, broadcast};
-use super::modifier::Scope;
-use super::names::Target;
-use super::value::Value;
+use crate::eval::Loops;
+use crate::flattener::Flattener;
+use crate::functions::{LocalVar, broadcast};
+use crate::modifier::Scope;
+use crate::names::Target;
+use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{ExprId, FuncId, VarId};
@@ -114,7 +114,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     return;
                 };
                 // A record is assigned field by field, in their order.
-                if let Some(scalars) = super::functions::record_scalars(&v) {
+                if let Some(scalars) = crate::functions::record_scalars(&v) {
                     if scalars.len() != places.len() {
                         self.diagnostics.push(Diagnostic::error(
                             "E0306",
@@ -523,7 +523,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     fn unroll(
         &mut self,
         index: &'a ast::ForIndex,
-        values: &super::iterators::Range,
+        values: &crate::iterators::Range,
         rest: &'a [ast::ForIndex],
         body: &'a [ast::Statement],
         span: Span,
@@ -586,7 +586,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 .collect::<Option<Vec<i64>>>()
         });
         if let Some(values) = known {
-            let values = super::iterators::Range::Indices(values);
+            let values = crate::iterators::Range::Indices(values);
             self.unroll(index, &values, rest, body, span, scope, loops, cx, out);
             return;
         }
@@ -652,13 +652,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
             function: None,
             elements: None,
         };
-        let Some(frame) = self.frames.last_mut() else { return };
+        let Some(frame) = self.context.frames.last_mut() else {
+            return;
+        };
         let shadowed = frame.locals.insert(index.name.name.clone(), local);
         cx.loop_depth += 1;
         let mut inner = Vec::new();
         self.for_statement(rest, body, span, scope, loops, cx, &mut inner);
         cx.loop_depth -= 1;
-        if let Some(frame) = self.frames.last_mut() {
+        if let Some(frame) = self.context.frames.last_mut() {
             match shadowed {
                 Some(previous) => frame.locals.insert(index.name.name.clone(), previous),
                 None => frame.locals.remove(&index.name.name),

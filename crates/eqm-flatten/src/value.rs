@@ -198,3 +198,19 @@ pub(crate) fn fold_balanced(elems: &[ExprId], mut combine: impl FnMut(ExprId, Ex
     }
     groups.pop()
 }
+
+/// Whether a value of type `actual` may stand where `expected` is declared: the same type, or
+/// an Integer for a Real.
+pub(crate) fn types_compatible(expected: ScalarType, actual: ScalarType) -> bool {
+    expected == actual || (expected == ScalarType::Real && actual == ScalarType::Integer)
+}
+
+/// The name of a scalar type as Modelica spells it.
+pub(crate) fn type_name(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::Real => "Real",
+        ScalarType::Integer => "Integer",
+        ScalarType::Boolean => "Boolean",
+        ScalarType::String => "String",
+    }
+}
