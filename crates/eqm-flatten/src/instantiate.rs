@@ -269,35 +269,133 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.diagnostics.push(d);
     }
 
+    /// The member a declared element becomes in `instance`: variables, instances, a functional
+    /// parameter, or `Absent`/`Failed`.
     pub(crate) fn instantiate_element(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> Member {
-        let decl = element.decl;
-        let clause = element.clause;
-        // `outer`: the `inner` component of that name in the nearest enclosing instance that
-        // declares one (an `inner outer` one with no `inner` above it is its own).
-        if clause.outer {
-            if let Some(member) = self.inner_member(instance, &decl.name.name) {
-                return member;
-            }
-            if !clause.inner {
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        "E0205",
-                        format!(
-                            "`outer {}` has no `inner {}` in a component that encloses it",
-                            decl.name.name, decl.name.name
-                        ),
-                        decl.name.span,
-                        "no matching inner declaration",
-                    )
-                    .with_help(format!(
-                        "declare `inner {} {}` in the model that contains this component",
-                        eqm_syntax::pretty::name_text(&clause.type_name),
-                        decl.name.name
-                    )),
-                );
-                return Member::Failed;
+        if element.clause.outer
+            && let Some(member) = self.outer_element(instance, element)
+        {
+            return member;
+        }
+        let Some(declared) = self.declaration_of(instance, element) else {
+            return Member::Failed;
+        };
+        let DeclaredElement {
+            clause,
+            decl,
+            resolved,
+            modifier,
+            condition,
+            dims_from,
+            declared_prefixes,
+        } = declared;
+        if let Some((condition, condition_scope)) = condition {
+            match self.eval_structural_bool(condition, condition_scope, "the condition of a conditional component") {
+                Some(false) => return Member::Absent,
+                Some(true) => {}
+                None => return Member::Failed,
             }
         }
+        let Some(dims) = self.element_dims(dims_from, decl, &resolved, &modifier) else {
+            return Member::Failed;
+        };
+        let parent_state = &self.instances[instance.0 as usize];
+        let prefixes = merge_prefixes(declared_prefixes, resolved.prefixes);
+        let variability = combine_variability(parent_state.variability, prefixes.variability);
+        let causality = match prefixes.causality {
+            ast::Causality::Input => flat::Causality::Input,
+            ast::Causality::Output => flat::Causality::Output,
+            ast::Causality::None => parent_state.causality,
+        };
+        let parent_name = &self.model.instances[instance.0 as usize].name;
+        let mut base_name = String::with_capacity(parent_name.len() + 1 + decl.name.name.len());
+        if !parent_name.is_empty() {
+            base_name.push_str(parent_name);
+            base_name.push('.');
+        }
+        base_name.push_str(&decl.name.name);
+        let Some(total) = self.check_array_size(&dims, decl.name.span, &format!("`{}`", decl.name.name)) else {
+            return Member::Failed;
+        };
+        // A scalar component is its only element and takes the modifier and name as they are,
+        // without copying them; an array's elements each get their own.
+        let elements = if dims.is_empty() {
+            Elements {
+                scalar: Some((modifier, base_name)),
+                modifier: Modifier::default(),
+                base_name: String::new(),
+                dims,
+                total,
+            }
+        } else {
+            Elements {
+                scalar: None,
+                modifier,
+                base_name,
+                dims,
+                total,
+            }
+        };
+        let kinds = Kinds {
+            variability,
+            causality,
+            connection: prefixes.connection,
+        };
+        match resolved.target {
+            TypeRef::Builtin(ty) => self.builtin_member(instance, decl, &resolved, ty, kinds, elements),
+            TypeRef::Class(class) if self.table.get(class).def.kind == ast::ClassKind::Function => {
+                if !elements.dims.is_empty() {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0317",
+                        "an array of functional parameters is not supported",
+                        decl.name.span,
+                        "an array of functions",
+                    ));
+                    return Member::Failed;
+                }
+                let Some((m, path)) = elements.scalar else {
+                    return Member::Failed;
+                };
+                self.functional_parameter(class, &path, &decl.name, m.binding.as_ref())
+            }
+            TypeRef::Class(class) => self.class_member(instance, clause, decl, &resolved, class, kinds, elements),
+        }
+    }
+
+    /// An `outer` element: the `inner` component of that name in the nearest enclosing instance
+    /// that declares one. `None` for an `inner outer` one with no `inner` above it, which is
+    /// its own.
+    fn outer_element(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> Option<Member> {
+        let (clause, decl) = (element.clause, element.decl);
+        if let Some(member) = self.inner_member(instance, &decl.name.name) {
+            return Some(member);
+        }
+        if clause.inner {
+            return None;
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0205",
+                format!(
+                    "`outer {}` has no `inner {}` in a component that encloses it",
+                    decl.name.name, decl.name.name
+                ),
+                decl.name.span,
+                "no matching inner declaration",
+            )
+            .with_help(format!(
+                "declare `inner {} {}` in the model that contains this component",
+                eqm_syntax::pretty::name_text(&clause.type_name),
+                decl.name.name
+            )),
+        );
+        Some(Member::Failed)
+    }
+
+    /// The declaration an element stands for in `instance` after redeclarations, with its
+    /// resolved type and its modifier merged in Modelica's order; `None` after a reported error.
+    fn declaration_of(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> Option<DeclaredElement<'a>> {
+        let (clause, decl) = (element.clause, element.decl);
         let scope = Scope {
             instance: Some(instance),
             class: element.class,
@@ -318,7 +416,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let (clause, decl, type_scope, original) = match redeclared.map(|r| (r, r.element)) {
             Some((r, ast::RedeclaredElement::Component(new_clause))) => {
                 if !self.check_replaceable(clause, decl, r.span) {
-                    return Member::Failed;
+                    return None;
                 }
                 let original = crate::layout::Original {
                     clause,
@@ -329,17 +427,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             // A class redeclaration named like a component redeclares no class: reported with
             // the instance's modifier (E0221).
-            Some((_, ast::RedeclaredElement::Class(_))) => return Member::Failed,
+            Some((_, ast::RedeclaredElement::Class(_))) => return None,
             None => (clause, decl, scope, element.original),
         };
-        let Some(resolved) = self.component_type(type_scope, &clause.type_name) else {
-            return Member::Failed;
-        };
+        let resolved = self.component_type(type_scope, &clause.type_name)?;
         if let Some(original) = original
             && let Some(constraint) = self.component_constraint(original, instance)
             && !self.check_subtype(resolved.target, constraint, decl.name.span)
         {
-            return Member::Failed;
+            return None;
         }
         let own = decl
             .modification
@@ -386,7 +482,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             (Some(o), Some(s)) => (o.decl.condition.as_ref(), s),
             _ => (decl.condition.as_ref(), type_scope),
         };
-        let (dims_clause, dims_decl, dims_scope) = match (original, original_scope) {
+        let dims_from = match (original, original_scope) {
             (Some(o), Some(s)) if clause.type_dims.is_empty() && decl.dims.is_empty() => (o.clause, o.decl, s),
             _ => (clause, decl, type_scope),
         };
@@ -394,14 +490,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Some(o) => merge_prefixes(clause.prefixes, o.clause.prefixes),
             None => clause.prefixes,
         };
-        if let Some(condition) = condition {
-            match self.eval_structural_bool(condition, condition_scope, "the condition of a conditional component") {
-                Some(false) => return Member::Absent,
-                Some(true) => {}
-                None => return Member::Failed,
-            }
-        }
-        let scope = dims_scope;
+        Some(DeclaredElement {
+            clause,
+            decl,
+            resolved,
+            modifier,
+            condition: condition.map(|c| (c, condition_scope)),
+            dims_from,
+            declared_prefixes,
+        })
+    }
+
+    /// The sizes of a component's dimensions: those of its type prefix, of its declaration
+    /// (`dims_from`, the replaced declaration's when the new one writes none) and of its type;
+    /// `None` after a reported error.
+    fn element_dims(
+        &mut self,
+        dims_from: (&'a ast::ComponentClause, &'a ast::ComponentDecl, Scope),
+        decl: &'a ast::ComponentDecl,
+        resolved: &ResolvedType<'a>,
+        modifier: &Modifier<'a>,
+    ) -> Option<Vec<usize>> {
+        let (dims_clause, dims_decl, scope) = dims_from;
         let mut dims = Vec::new();
         for sub in dims_clause
             .type_dims
@@ -412,10 +522,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             match sub {
                 // `parameter Real p[:] = {1, 2, 3}`: the size is the binding's (the modifier
                 // that wins, also one given from outside).
-                ast::Subscript::Colon(span) => match self.binding_size(&modifier, dims.len()) {
+                ast::Subscript::Colon(span) => match self.binding_size(modifier, dims.len()) {
                     Ok(Some(n)) => dims.push(n),
                     // The binding's own error has been reported.
-                    Err(()) => return Member::Failed,
+                    Err(()) => return None,
                     Ok(None) => {
                         self.diagnostics.push(Diagnostic::error(
                             "E0304",
@@ -423,7 +533,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             *span,
                             "no binding gives this size",
                         ));
-                        return Member::Failed;
+                        return None;
                     }
                 },
                 // `parameter Real A[:, size(A, 1)]`: a size of the component being declared,
@@ -440,148 +550,143 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             e.span,
                             "must be zero or more",
                         ));
-                        return Member::Failed;
+                        return None;
                     }
-                    None => return Member::Failed,
+                    None => return None,
                 },
             }
         }
-        let parent_state = &self.instances[instance.0 as usize];
-        let prefixes = merge_prefixes(declared_prefixes, resolved.prefixes);
-        let variability = combine_variability(parent_state.variability, prefixes.variability);
-        let causality = match prefixes.causality {
-            ast::Causality::Input => flat::Causality::Input,
-            ast::Causality::Output => flat::Causality::Output,
-            ast::Causality::None => parent_state.causality,
-        };
-        let parent_name = &self.model.instances[instance.0 as usize].name;
-        let mut base_name = String::with_capacity(parent_name.len() + 1 + decl.name.name.len());
-        if !parent_name.is_empty() {
-            base_name.push_str(parent_name);
-            base_name.push('.');
-        }
-        base_name.push_str(&decl.name.name);
-        let Some(total) = self.check_array_size(&dims, decl.name.span, &format!("`{}`", decl.name.name)) else {
+        Some(dims)
+    }
+
+    /// The variables of a component of a built-in type (one per element).
+    fn builtin_member(
+        &mut self,
+        instance: InstanceId,
+        decl: &'a ast::ComponentDecl,
+        resolved: &ResolvedType<'a>,
+        ty: flat::ScalarType,
+        kinds: Kinds,
+        elements: Elements<'a>,
+    ) -> Member {
+        let Elements {
+            mut scalar,
+            modifier,
+            base_name,
+            dims,
+            total,
+        } = elements;
+        if !self.model_has_room(self.model.variables.len(), total, decl.name.span, "variables") {
             return Member::Failed;
-        };
-        // A scalar component is its only element and takes the modifier and name as they are,
-        // without copying them; an array's elements each get their own.
-        let (mut scalar, modifier, base_name) = if dims.is_empty() {
-            (Some((modifier, base_name)), Modifier::default(), String::new())
+        }
+        let mut vars = Vec::with_capacity(total);
+        let description = decl.description.as_ref().map(|d| self.shared(&d.text));
+        for flat_index in 0..total {
+            let (m, name) = scalar
+                .take()
+                .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
+            let v = self.new_variable(VarSpec {
+                name,
+                instance,
+                ty,
+                variability: kinds.variability,
+                causality: kinds.causality,
+                connection: kinds.connection,
+                in_connector: self.instances[instance.0 as usize].is_connector,
+                is_connector_type: resolved.is_connector,
+                modifier: &m,
+                description: description.clone(),
+                span: decl.name.span,
+            });
+            // An enumeration starts at its first literal unless told otherwise.
+            if resolved.enumeration.is_some() && self.model.variables[v.0 as usize].attributes.start.is_none() {
+                let first = self.model.exprs.int(1);
+                self.model.variables[v.0 as usize].attributes.start = Some(first);
+            }
+            vars.push(v);
+        }
+        if dims.is_empty() {
+            Member::Var(vars[0])
         } else {
-            (None, modifier, base_name)
+            Member::VarArray(ArrayMember::new(dims, vars))
+        }
+    }
+
+    /// The instances of a component of a class type (one per element), each instantiated.
+    #[allow(clippy::too_many_arguments)] // The parts of one declaration, found by the caller.
+    fn class_member(
+        &mut self,
+        instance: InstanceId,
+        clause: &'a ast::ComponentClause,
+        decl: &'a ast::ComponentDecl,
+        resolved: &ResolvedType<'a>,
+        class: ClassId,
+        kinds: Kinds,
+        elements: Elements<'a>,
+    ) -> Member {
+        let Elements {
+            mut scalar,
+            modifier,
+            base_name,
+            dims,
+            total,
+        } = elements;
+        let kind = self.table.get(class).def.kind;
+        if matches!(kind, ast::ClassKind::Package | ast::ClassKind::Function) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0214",
+                format!(
+                    "`{}` is a {} and cannot be a component type",
+                    resolved.class_name,
+                    kind.keyword()
+                ),
+                clause.type_name.span,
+                "not instantiable",
+            ));
+            return Member::Failed;
+        }
+        if total > 0
+            && let Some(outer) = self.enclosing_instance_of(instance, class)
+        {
+            self.class_contains_itself(outer, class, clause, decl);
+            return Member::Failed;
+        }
+        if !self.model_has_room(self.model.instances.len(), total, decl.name.span, "components") {
+            return Member::Failed;
+        }
+        // A record component's binding gives each field its part.
+        let fields: Vec<&'a str> = if kind == ast::ClassKind::Record {
+            self.layout(class)
+                .elements
+                .iter()
+                .map(|el| el.decl.name.name.as_str())
+                .collect()
+        } else {
+            Vec::new()
         };
-        match resolved.target {
-            TypeRef::Builtin(ty) => {
-                if !self.model_has_room(self.model.variables.len(), total, decl.name.span, "variables") {
-                    return Member::Failed;
-                }
-                let mut vars = Vec::with_capacity(total);
-                let description = decl.description.as_ref().map(|d| self.shared(&d.text));
-                for flat_index in 0..total {
-                    let (m, name) = scalar
-                        .take()
-                        .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
-                    let v = self.new_variable(VarSpec {
-                        name,
-                        instance,
-                        ty,
-                        variability,
-                        causality,
-                        connection: prefixes.connection,
-                        in_connector: self.instances[instance.0 as usize].is_connector,
-                        is_connector_type: resolved.is_connector,
-                        modifier: &m,
-                        description: description.clone(),
-                        span: decl.name.span,
-                    });
-                    // An enumeration starts at its first literal unless told otherwise.
-                    if resolved.enumeration.is_some() && self.model.variables[v.0 as usize].attributes.start.is_none() {
-                        let first = self.model.exprs.int(1);
-                        self.model.variables[v.0 as usize].attributes.start = Some(first);
-                    }
-                    vars.push(v);
-                }
-                if dims.is_empty() {
-                    Member::Var(vars[0])
-                } else {
-                    Member::VarArray(ArrayMember::new(dims, vars))
-                }
-            }
-            TypeRef::Class(class) if self.table.get(class).def.kind == ast::ClassKind::Function => {
-                if !dims.is_empty() {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0317",
-                        "an array of functional parameters is not supported",
-                        decl.name.span,
-                        "an array of functions",
-                    ));
-                    return Member::Failed;
-                }
-                let Some((m, path)) = scalar.take() else {
-                    return Member::Failed;
-                };
-                self.functional_parameter(class, &path, &decl.name, m.binding.as_ref())
-            }
-            TypeRef::Class(class) => {
-                let kind = self.table.get(class).def.kind;
-                if matches!(kind, ast::ClassKind::Package | ast::ClassKind::Function) {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0214",
-                        format!(
-                            "`{}` is a {} and cannot be a component type",
-                            resolved.class_name,
-                            kind.keyword()
-                        ),
-                        clause.type_name.span,
-                        "not instantiable",
-                    ));
-                    return Member::Failed;
-                }
-                if total > 0
-                    && let Some(outer) = self.enclosing_instance_of(instance, class)
-                {
-                    self.class_contains_itself(outer, class, clause, decl);
-                    return Member::Failed;
-                }
-                if !self.model_has_room(self.model.instances.len(), total, decl.name.span, "components") {
-                    return Member::Failed;
-                }
-                // A record component's binding gives each field its part.
-                let fields: Vec<&'a str> = if kind == ast::ClassKind::Record {
-                    self.layout(class)
-                        .elements
-                        .iter()
-                        .map(|el| el.decl.name.name.as_str())
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                let mut insts = Vec::with_capacity(total);
-                for flat_index in 0..total {
-                    let (m, name) = scalar
-                        .take()
-                        .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
-                    let m = if fields.is_empty() { m } else { m.bind_fields(&fields) };
-                    let child = self.new_instance(
-                        name,
-                        class,
-                        Some(instance),
-                        decl.name.span,
-                        m,
-                        variability,
-                        causality,
-                        resolved.is_connector,
-                    );
-                    self.instantiate(child);
-                    insts.push(child);
-                }
-                if dims.is_empty() {
-                    Member::Inst(insts[0])
-                } else {
-                    Member::InstArray(ArrayMember::new(dims, insts))
-                }
-            }
+        let mut insts = Vec::with_capacity(total);
+        for flat_index in 0..total {
+            let (m, name) = scalar
+                .take()
+                .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
+            let m = if fields.is_empty() { m } else { m.bind_fields(&fields) };
+            let child = self.new_instance(
+                name,
+                class,
+                Some(instance),
+                decl.name.span,
+                m,
+                kinds.variability,
+                kinds.causality,
+                resolved.is_connector,
+            );
+            self.instantiate(child);
+            insts.push(child);
+        }
+        if dims.is_empty() {
+            Member::Inst(insts[0])
+        } else {
+            Member::InstArray(ArrayMember::new(dims, insts))
         }
     }
 
@@ -637,6 +742,38 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
 /// The prefixes of a declaration whose type (a short class definition) has prefixes too: each
 /// the declaration's own, where it wrote one.
+/// A declared element after its redeclarations: the declaration that counts, its resolved type
+/// and merged modifier, its condition and where its dimensions are written.
+struct DeclaredElement<'a> {
+    clause: &'a ast::ComponentClause,
+    decl: &'a ast::ComponentDecl,
+    resolved: Rc<ResolvedType<'a>>,
+    modifier: Modifier<'a>,
+    /// The condition of a conditional component and the scope it is evaluated in.
+    condition: Option<(&'a ast::Expr, Scope)>,
+    /// The clause and declaration whose dimensions count, and their scope.
+    dims_from: (&'a ast::ComponentClause, &'a ast::ComponentDecl, Scope),
+    declared_prefixes: ast::TypePrefix,
+}
+
+/// The elements of a component: for a scalar, its modifier and name as they are (`scalar`);
+/// for an array, the modifier and name that each element's are derived from.
+struct Elements<'a> {
+    scalar: Option<(Modifier<'a>, String)>,
+    modifier: Modifier<'a>,
+    base_name: String,
+    dims: Vec<usize>,
+    total: usize,
+}
+
+/// The variability, causality and connection prefix a component's members get.
+#[derive(Clone, Copy)]
+struct Kinds {
+    variability: flat::Variability,
+    causality: flat::Causality,
+    connection: ast::Connection,
+}
+
 fn merge_prefixes(outer: ast::TypePrefix, inner: ast::TypePrefix) -> ast::TypePrefix {
     ast::TypePrefix {
         connection: outer_or_inner(outer.connection, inner.connection, ast::Connection::None),
