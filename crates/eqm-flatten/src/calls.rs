@@ -21,6 +21,8 @@ use eqm_syntax::ast;
 use std::borrow::Cow;
 
 impl<'t, 'a> Flattener<'t, 'a> {
+    /// A call in an expression: operators rewritten to other expressions, built-in functions,
+    /// record constructors, user functions and functional parameters.
     pub(crate) fn eval_call(
         &mut self,
         e: &'a ast::Expr,
@@ -34,50 +36,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return value;
         }
         let Some(builtin) = Builtin::by_name(&name) else {
-            if let Some(class) = self.record_class(function, scope) {
-                return self.record_constructor(e, class, args, scope, loops);
-            }
-            let errors = self.diagnostics.len();
-            if let Some(callee) = self.function_class(function, scope) {
-                let (_, outputs) = self.user_call(&callee, function, args, e.span, scope, loops)?;
-                let Some(first) = outputs.into_iter().next() else {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0309",
-                        format!("`{name}` has no output, so its call has no value"),
-                        e.span,
-                        "no value",
-                    ));
-                    return None;
-                };
-                return Some(first);
-            }
-            // A redeclared function that does not fit has been reported; it is not unknown.
-            if self.diagnostics.len() > errors {
-                return None;
-            }
-            match self.member_named(function, scope) {
-                Some(crate::layout::Member::Function(k)) => {
-                    return self.call_lambda(k, function, args, e.span, scope, loops);
-                }
-                // A functional parameter without a usable function has been reported.
-                Some(crate::layout::Member::Failed) => return None,
-                _ => {}
-            }
-            let mut d = Diagnostic::error(
-                "E0204",
-                format!("unknown function `{name}`"),
-                function.span,
-                "no such function",
-            );
-            let known = eqm_ir::builtins::ALL
-                .iter()
-                .map(|b| b.name())
-                .chain(REWRITTEN.iter().copied());
-            if let Some(s) = eqm_diag::did_you_mean(&name, known) {
-                d = d.with_help(format!("did you mean `{s}`?"));
-            }
-            self.diagnostics.push(d);
-            return None;
+            return self.non_builtin_call(e, function, args, scope, loops, &name);
         };
         let info = builtin.info();
         let n = args.positional.len();
@@ -145,6 +104,76 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             _ => {}
         }
+        self.vectorised_builtin(e, builtin, &name, &values, args)
+    }
+
+    /// A call of something that is not a built-in function: a record constructor, a user
+    /// function, a functional parameter; otherwise an unknown function (E0204).
+    fn non_builtin_call(
+        &mut self,
+        e: &'a ast::Expr,
+        function: &'a ast::ComponentRef,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+        name: &str,
+    ) -> Option<Value> {
+        if let Some(class) = self.record_class(function, scope) {
+            return self.record_constructor(e, class, args, scope, loops);
+        }
+        let errors = self.diagnostics.len();
+        if let Some(callee) = self.function_class(function, scope) {
+            let (_, outputs) = self.user_call(&callee, function, args, e.span, scope, loops)?;
+            let Some(first) = outputs.into_iter().next() else {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0309",
+                    format!("`{name}` has no output, so its call has no value"),
+                    e.span,
+                    "no value",
+                ));
+                return None;
+            };
+            return Some(first);
+        }
+        // A redeclared function that does not fit has been reported; it is not unknown.
+        if self.diagnostics.len() > errors {
+            return None;
+        }
+        match self.member_named(function, scope) {
+            Some(crate::layout::Member::Function(k)) => {
+                return self.call_lambda(k, function, args, e.span, scope, loops);
+            }
+            // A functional parameter without a usable function has been reported.
+            Some(crate::layout::Member::Failed) => return None,
+            _ => {}
+        }
+        let mut d = Diagnostic::error(
+            "E0204",
+            format!("unknown function `{name}`"),
+            function.span,
+            "no such function",
+        );
+        let known = eqm_ir::builtins::ALL
+            .iter()
+            .map(|b| b.name())
+            .chain(REWRITTEN.iter().copied());
+        if let Some(s) = eqm_diag::did_you_mean(&name, known) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        }
+        self.diagnostics.push(d);
+        return None;
+    }
+
+    /// A scalar built-in function of evaluated arguments, applied element-wise to arrays
+    /// (Modelica's vectorisation), with the type of its result.
+    fn vectorised_builtin(
+        &mut self,
+        e: &'a ast::Expr,
+        builtin: Builtin,
+        name: &str,
+        values: &[Value],
+        args: &'a ast::CallArgs,
+    ) -> Option<Value> {
         for (v, a) in values.iter().zip(&args.positional) {
             if builtin != Builtin::Pre && builtin != Builtin::Smooth && builtin != Builtin::NoEvent {
                 self.expect_numeric(v, a)?;
@@ -179,7 +208,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut out = Vec::with_capacity(count);
         for k in 0..count {
             let mut call_args = Vec::with_capacity(values.len());
-            for v in &values {
+            for v in values {
                 match v {
                     Value::Scalar(x, _) => call_args.push(*x),
                     Value::Array(d, xs, _) if *d == dims => call_args.push(xs[k]),
@@ -203,6 +232,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         })
     }
 
+    /// The array functions (`size`, `sum`, `fill`, `linspace`, `transpose`, `cat`, `vector`,
+    /// ...), whose arguments are whole arrays rather than elements. The sizes, reductions and
+    /// constructors are here; the others are in [`Self::rearranging_builtin`].
     fn eval_array_builtin(
         &mut self,
         e: &'a ast::Expr,
@@ -286,6 +318,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let elems = (0..n * n).map(|k| if k / n == k % n { one } else { zero }).collect();
                 Some(Value::Array(vec![n, n], elems, ScalarType::Integer))
             }
+            _ => self.rearranging_builtin(e, builtin, args, scope, loops),
+        }
+    }
+
+    /// The array functions that rearrange or combine their arguments' elements: `transpose`,
+    /// `cross`, `diagonal`, `outerProduct` and `cat`; the reshaping ones in
+    /// [`Self::reshaping_builtin`].
+    fn rearranging_builtin(
+        &mut self,
+        e: &'a ast::Expr,
+        builtin: Builtin,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let a = &args.positional;
+        match builtin {
             Builtin::Transpose => {
                 let v = self.eval(&a[0], scope, loops)?;
                 let Value::Array(d, xs, ty) = &v else { return Some(v) };
@@ -381,6 +430,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 self.cat(k, parts, e)
             }
+            _ => self.reshaping_builtin(e, builtin, args, scope, loops),
+        }
+    }
+
+    /// The array functions that give their argument another shape (`vector`, `matrix`,
+    /// `scalar`, `symmetric`, `skew`) and `readMatrix`.
+    fn reshaping_builtin(
+        &mut self,
+        e: &'a ast::Expr,
+        builtin: Builtin,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let a = &args.positional;
+        match builtin {
             Builtin::Vector => {
                 let v = self.eval(&a[0], scope, loops)?;
                 if v.dims().iter().filter(|&&d| d > 1).count() > 1 {
