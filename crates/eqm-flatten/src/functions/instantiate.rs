@@ -20,6 +20,19 @@ use eqm_ir::flat::{Place, Statement};
 use eqm_syntax::ast;
 use std::collections::BTreeMap;
 
+/// A declaration of a function: its group (0 input, 1 output, 2 protected), the declaration,
+/// its local and the class that declares it.
+type DeclaredLocal<'a> = (usize, &'a ast::ComponentDecl, LocalVar, ClassId);
+
+/// What the parts of a function declare, sorted by kind (see
+/// [`Flattener::function_sections`]).
+struct FunctionSections<'a> {
+    groups: [Vec<(&'a ast::ComponentClause, &'a ast::ComponentDecl, ClassId)>; 3],
+    bodies: Vec<(&'a Vec<ast::Statement>, ClassId)>,
+    externals: Vec<(&'a Option<String>, &'a Option<ast::ExternalCall>, Span, ClassId)>,
+    rebound: BTreeMap<*const ast::ComponentDecl, (&'a ast::Expr, Scope)>,
+}
+
 impl<'t, 'a> Flattener<'t, 'a> {
     /// Flattens a function's declarations and body; false when its interface has errors.
     /// `sizes` are the sizes of the arguments of the inputs declared with `:`, in order.
@@ -35,8 +48,52 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.diagnostics.push(d);
             return false;
         }
-        // Declarations, grouped as inputs, outputs and the rest (protected variables), each with
-        // the class that declares it.
+        let sections = self.function_sections(&parts);
+        let diagnostics_before = self.diagnostics.len();
+        // The declarations are in scope as they are made, so that a size may be computed from
+        // an input (`output Real y[size(u, 1)]`).
+        self.context.frames.push(Frame {
+            locals: BTreeMap::new(),
+        });
+        let declared = self.declare_function_locals(id, &sections, sizes, functionals);
+        let interface_ok = self.diagnostics.len() == diagnostics_before;
+        let initial_values = self.function_initial_values(id, &declared, &sections.rebound);
+        if !interface_ok {
+            // The body would only repeat the errors as unknown variables.
+            self.context.frames.pop();
+            return false;
+        }
+        let mut cx = StatementContext::in_function(id);
+        let mut body = initial_values;
+        for (statements, part) in sections.bodies {
+            let scope = Scope {
+                instance: None,
+                class: part,
+            };
+            body.extend(self.statements(statements, scope, &mut Vec::new(), &mut cx));
+        }
+        for (language, call, span, part) in sections.externals {
+            let scope = Scope {
+                instance: None,
+                class: part,
+            };
+            match self.external_body(class, id, language.as_deref(), call.as_ref(), span, scope) {
+                Some(statement) => body.push(statement),
+                None => {
+                    self.context.frames.pop();
+                    return false;
+                }
+            }
+        }
+        self.context.frames.pop();
+        self.model.functions[id.0 as usize].body = body;
+        interface_ok
+    }
+
+    /// The declarations and sections of a function's parts: declarations grouped as inputs,
+    /// outputs and the rest (protected variables), each with the class that declares it, the
+    /// algorithm and external sections, and the bindings `extends` modifiers give.
+    fn function_sections(&mut self, parts: &[(ClassId, &'a [ast::Section], Modifier<'a>)]) -> FunctionSections<'a> {
         let mut groups: [Vec<(&'a ast::ComponentClause, &'a ast::ComponentDecl, ClassId)>; 3] = Default::default();
         let mut bodies = Vec::new();
         let mut externals = Vec::new();
@@ -86,13 +143,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 )),
             }
         }
-        let diagnostics_before = self.diagnostics.len();
-        // The declarations are in scope as they are made, so that a size may be computed from
-        // an input (`output Real y[size(u, 1)]`).
-        self.context.frames.push(Frame {
-            locals: BTreeMap::new(),
-        });
-        let mut declared: Vec<(usize, &'a ast::ComponentDecl, LocalVar, ClassId)> = Vec::new();
+        FunctionSections {
+            groups,
+            bodies,
+            externals,
+            rebound,
+        }
+    }
+
+    /// Declares a function's variables, group by group, in its frame (the innermost), and
+    /// sets the counts of its input and output slots; returns each declaration with its group,
+    /// local and declaring class.
+    fn declare_function_locals(
+        &mut self,
+        id: FuncId,
+        sections: &FunctionSections<'a>,
+        sizes: &[Vec<usize>],
+        functionals: &[FunctionalKey],
+    ) -> Vec<DeclaredLocal<'a>> {
+        let FunctionSections { groups, bodies, .. } = sections;
+        let mut declared: Vec<DeclaredLocal<'a>> = Vec::new();
         let mut open_sizes = sizes.iter();
         let mut passed_functions = functionals.iter();
         for (group, members) in groups.iter().enumerate() {
@@ -109,7 +179,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let inferred;
                 let actual = match (group, open) {
                     (0, true) => open_sizes.next(),
-                    (_, true) => match self.size_from_first_value(decl, &bodies, scope) {
+                    (_, true) => match self.size_from_first_value(decl, bodies, scope) {
                         Some(dims) => {
                             inferred = dims;
                             Some(&inferred)
@@ -163,11 +233,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 _ => {}
             }
         }
-        let interface_ok = self.diagnostics.len() == diagnostics_before;
-        // Defaults and initial values may refer to inputs, so they are evaluated with all
-        // declarations in scope.
+        declared
+    }
+
+    /// Evaluates the defaults and initial values of a function's declarations (with all
+    /// declarations in scope, since they may refer to inputs), records the inputs and outputs
+    /// in its signature, and returns the assignments that start its body.
+    fn function_initial_values(
+        &mut self,
+        id: FuncId,
+        declared: &[DeclaredLocal<'a>],
+        rebound: &BTreeMap<*const ast::ComponentDecl, (&'a ast::Expr, Scope)>,
+    ) -> Vec<Statement> {
         let mut initial_values = Vec::new();
-        for (group, decl, var, part) in &declared {
+        for (group, decl, var, part) in declared {
             let scope = Scope {
                 instance: None,
                 class: *part,
@@ -201,36 +280,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
-        if !interface_ok {
-            // The body would only repeat the errors as unknown variables.
-            self.context.frames.pop();
-            return false;
-        }
-        let mut cx = StatementContext::in_function(id);
-        let mut body = initial_values;
-        for (statements, part) in bodies {
-            let scope = Scope {
-                instance: None,
-                class: part,
-            };
-            body.extend(self.statements(statements, scope, &mut Vec::new(), &mut cx));
-        }
-        for (language, call, span, part) in externals {
-            let scope = Scope {
-                instance: None,
-                class: part,
-            };
-            match self.external_body(class, id, language.as_deref(), call.as_ref(), span, scope) {
-                Some(statement) => body.push(statement),
-                None => {
-                    self.context.frames.pop();
-                    return false;
-                }
-            }
-        }
-        self.context.frames.pop();
-        self.model.functions[id.0 as usize].body = body;
-        interface_ok
+        initial_values
     }
 
     /// The body of an external function: the assignment of the C math library function it
