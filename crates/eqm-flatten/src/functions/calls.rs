@@ -6,10 +6,10 @@
 //! function instance made for these arguments and the values of its outputs. It deliberately
 //! does not inline or evaluate the function.
 
-use super::{broadcast, record_scalars};
+use super::{Signature, broadcast, record_scalars};
 use crate::eval::Loops;
 use crate::flattener::Flattener;
-use crate::functionals::FunctionRef;
+use crate::functionals::{FunctionRef, FunctionalKey};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
 use crate::value::Value;
@@ -63,6 +63,50 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // The arguments first: the sizes of those of inputs declared with `:` and the functions
         // passed to functional inputs choose the function's instance.
         let declared = self.input_declarations(class);
+        let (given, passed) = self.given_arguments(callee, &name, &declared, args, span, scope, loops)?;
+        let (sizes, functionals) = self.instance_key(&name, &declared, &given, &passed, span)?;
+        let id = self.function_for(class, &sizes, &functionals)?;
+        let signature = self.functions.signatures[id.0 as usize].clone();
+        let call_args = self.call_arguments(&signature, &name, given, &passed, span)?;
+        if signature.outputs.is_empty() {
+            return Some((self.model.exprs.call(Callee::User(id), call_args), Vec::new()));
+        }
+        let call = self.model.exprs.call(Callee::User(id), call_args);
+        let mut outputs = Vec::new();
+        let mut k = 0u32;
+        for (_, var) in &signature.outputs {
+            let elems: Vec<ExprId> = (0..var.slots.len())
+                .map(|_| {
+                    let e = if k == 0 {
+                        call
+                    } else {
+                        self.model.exprs.add(Node::CallOutput(call, k))
+                    };
+                    k += 1;
+                    e
+                })
+                .collect();
+            outputs.push(var.value_of(&elems));
+        }
+        Some((call, outputs))
+    }
+
+    /// The values (or passed functions) of a call's inputs, by the callee's input order: those
+    /// a partial application binds, the positional and named arguments, then the defaults of a
+    /// short definition or redeclaration; `None` after a reported error.
+    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::type_complexity)]
+    fn given_arguments(
+        &mut self,
+        callee: &FunctionRef<'a>,
+        name: &str,
+        declared: &[(&'a str, bool, Option<ClassId>)],
+        args: &'a ast::CallArgs,
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<(Vec<Option<(Value, Span)>>, Vec<Option<FunctionRef<'a>>>)> {
+        let class = callee.class;
         let mut given: Vec<Option<(Value, Span)>> = vec![None; declared.len()];
         let mut passed: Vec<Option<FunctionRef<'a>>> = vec![None; declared.len()];
         // Inputs bound by a partial application are no longer inputs of the call: positional
@@ -87,7 +131,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return None;
         }
         for (a, &k) in args.positional.iter().zip(&open) {
-            self.call_argument(k, a, &declared, &mut given, &mut passed, scope, loops)?;
+            self.call_argument(k, a, declared, &mut given, &mut passed, scope, loops)?;
         }
         for (arg_name, a) in &args.named {
             let Some(k) = declared.iter().position(|(n, ..)| *n == arg_name.name) else {
@@ -112,7 +156,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ));
                 return None;
             }
-            self.call_argument(k, a, &declared, &mut given, &mut passed, scope, loops)?;
+            self.call_argument(k, a, declared, &mut given, &mut passed, scope, loops)?;
         }
         // Defaults from a short definition or a redeclaration (`function f = g(a = 1)`) count as
         // if written in the call.
@@ -139,6 +183,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 binding.expr.span,
             ));
         }
+        Some((given, passed))
+    }
+
+    /// What the function instance for a call is made for: the sizes of the arguments of inputs
+    /// declared with `:` and the functions passed to functional inputs; `None` after reporting
+    /// a missing one.
+    fn instance_key(
+        &mut self,
+        name: &str,
+        declared: &[(&'a str, bool, Option<ClassId>)],
+        given: &[Option<(Value, Span)>],
+        passed: &[Option<FunctionRef<'a>>],
+        span: Span,
+    ) -> Option<(Vec<Vec<usize>>, Vec<FunctionalKey>)> {
         let mut sizes = Vec::new();
         let mut functionals = Vec::new();
         for (k, (input, open, functional)) in declared.iter().enumerate() {
@@ -163,8 +221,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         }
-        let id = self.function_for(class, &sizes, &functionals)?;
-        let signature = self.functions.signatures[id.0 as usize].clone();
+        Some((sizes, functionals))
+    }
+
+    /// The scalar arguments of a call in the order of the function instance's input slots:
+    /// each given value checked against its input, or the input's default.
+    fn call_arguments(
+        &mut self,
+        signature: &Signature,
+        name: &str,
+        given: Vec<Option<(Value, Span)>>,
+        passed: &[Option<FunctionRef<'a>>],
+        span: Span,
+    ) -> Option<Vec<ExprId>> {
         let mut call_args: Vec<ExprId> = Vec::new();
         for (k, ((input, var, default), value)) in signature.inputs.iter().zip(given).enumerate() {
             if let Some(local) = &var.function {
@@ -222,27 +291,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
-        if signature.outputs.is_empty() {
-            return Some((self.model.exprs.call(Callee::User(id), call_args), Vec::new()));
-        }
-        let call = self.model.exprs.call(Callee::User(id), call_args);
-        let mut outputs = Vec::new();
-        let mut k = 0u32;
-        for (_, var) in &signature.outputs {
-            let elems: Vec<ExprId> = (0..var.slots.len())
-                .map(|_| {
-                    let e = if k == 0 {
-                        call
-                    } else {
-                        self.model.exprs.add(Node::CallOutput(call, k))
-                    };
-                    k += 1;
-                    e
-                })
-                .collect();
-            outputs.push(var.value_of(&elems));
-        }
-        Some((call, outputs))
+        Some(call_args)
     }
 
     /// The outputs of `function(args)` assigned to a list of `targets` places (`(a, b) = f(x)`
