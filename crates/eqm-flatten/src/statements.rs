@@ -102,48 +102,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         use ast::StatementKind as K;
         let span = s.span;
         match &s.kind {
-            K::Assign { target, value } => {
-                let Some(v) = self.eval(value, scope, loops) else {
-                    return;
-                };
-                if let Some(dynamic) = self.dynamic_assignment(target, &v, span, scope, loops, cx) {
-                    out.extend(dynamic);
-                    return;
-                }
-                let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
-                    return;
-                };
-                // A record is assigned field by field, in their order.
-                if let Some(scalars) = crate::functions::record_scalars(&v) {
-                    if scalars.len() != places.len() {
-                        self.diagnostics.push(Diagnostic::error(
-                            "E0306",
-                            "this record value does not fit the variable assigned",
-                            value.span,
-                            "another record",
-                        ));
-                        return;
-                    }
-                    for (place, value) in places.into_iter().zip(scalars) {
-                        out.push(Statement::Assign {
-                            target: place,
-                            value,
-                            span,
-                        });
-                    }
-                    return;
-                }
-                if self.check_assignable(&v, &dims, ty, value.span, &String::new).is_none() {
-                    return;
-                }
-                for (place, value) in places.into_iter().zip(broadcast(&v, dims.iter().product())) {
-                    out.push(Statement::Assign {
-                        target: place,
-                        value,
-                        span,
-                    });
-                }
-            }
+            K::Assign { target, value } => self.assign_statement(target, value, span, scope, loops, cx, out),
             K::MultiAssign {
                 targets,
                 function,
@@ -173,50 +132,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                 }
             }
-            K::Call { function, args } => {
-                let name = eqm_syntax::pretty::print_ref(function);
-                match (name.as_str(), args.positional.as_slice()) {
-                    ("assert", [condition, message, ..]) => {
-                        let Some(c) = self.condition(condition, scope, loops) else {
-                            return;
-                        };
-                        let message = self.message(message, scope, loops);
-                        out.push(Statement::Assert {
-                            condition: c,
-                            message,
-                            span,
-                        });
-                    }
-                    ("reinit", _) => self.diagnostics.push(
-                        Diagnostic::error(
-                            "E0219",
-                            "`reinit` is not allowed in an algorithm section",
-                            span,
-                            "reinit here",
-                        )
-                        .with_help(
-                            "write it in a when-equation of an equation section: `when c then reinit(x, e); end when;`",
-                        ),
-                    ),
-                    ("terminate", [message]) => {
-                        let message = self.message(message, scope, loops);
-                        out.push(Statement::Terminate { message, span });
-                    }
-                    _ => match self.function_class(function, scope) {
-                        // A function has no side effects, so a call whose results are unused
-                        // is only checked.
-                        Some(callee) => {
-                            let _ = self.user_call(&callee, function, args, span, scope, loops);
-                        }
-                        None => self.diagnostics.push(Diagnostic::error(
-                            "E0310",
-                            format!("a call of `{name}` is not a statement"),
-                            span,
-                            "write `x := expression;`",
-                        )),
-                    },
-                }
-            }
+            K::Call { function, args } => self.call_statement(function, args, span, scope, loops, out),
             K::If { branches, else_branch } => {
                 let mut flat_branches = Vec::new();
                 for (condition, body) in branches {
@@ -261,6 +177,114 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let refusal = ("`return` is only allowed in a function", "not in a function");
                 self.jump(allowed, Statement::Return { span }, span, refusal, out);
             }
+        }
+    }
+
+    /// `target := value;`: the scalar assignments of its elements (of a record, of its
+    /// fields), or the dynamic assignment of an element chosen during the run.
+    #[allow(clippy::too_many_arguments)]
+    fn assign_statement(
+        &mut self,
+        target: &'a ast::ComponentRef,
+        value: &'a ast::Expr,
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &mut StatementContext,
+        out: &mut Vec<Statement>,
+    ) {
+        let Some(v) = self.eval(value, scope, loops) else {
+            return;
+        };
+        if let Some(dynamic) = self.dynamic_assignment(target, &v, span, scope, loops, cx) {
+            out.extend(dynamic);
+            return;
+        }
+        let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
+            return;
+        };
+        // A record is assigned field by field, in their order.
+        if let Some(scalars) = crate::functions::record_scalars(&v) {
+            if scalars.len() != places.len() {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    "this record value does not fit the variable assigned",
+                    value.span,
+                    "another record",
+                ));
+                return;
+            }
+            for (place, value) in places.into_iter().zip(scalars) {
+                out.push(Statement::Assign {
+                    target: place,
+                    value,
+                    span,
+                });
+            }
+            return;
+        }
+        if self.check_assignable(&v, &dims, ty, value.span, &String::new).is_none() {
+            return;
+        }
+        for (place, value) in places.into_iter().zip(broadcast(&v, dims.iter().product())) {
+            out.push(Statement::Assign {
+                target: place,
+                value,
+                span,
+            });
+        }
+    }
+
+    /// A call as a statement: `assert`, `terminate`, or a user function whose results are
+    /// unused (only checked); `reinit` and other calls are errors.
+    fn call_statement(
+        &mut self,
+        function: &'a ast::ComponentRef,
+        args: &'a ast::CallArgs,
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+        out: &mut Vec<Statement>,
+    ) {
+        let name = eqm_syntax::pretty::print_ref(function);
+        match (name.as_str(), args.positional.as_slice()) {
+            ("assert", [condition, message, ..]) => {
+                let Some(c) = self.condition(condition, scope, loops) else {
+                    return;
+                };
+                let message = self.message(message, scope, loops);
+                out.push(Statement::Assert {
+                    condition: c,
+                    message,
+                    span,
+                });
+            }
+            ("reinit", _) => self.diagnostics.push(
+                Diagnostic::error(
+                    "E0219",
+                    "`reinit` is not allowed in an algorithm section",
+                    span,
+                    "reinit here",
+                )
+                .with_help("write it in a when-equation of an equation section: `when c then reinit(x, e); end when;`"),
+            ),
+            ("terminate", [message]) => {
+                let message = self.message(message, scope, loops);
+                out.push(Statement::Terminate { message, span });
+            }
+            _ => match self.function_class(function, scope) {
+                // A function has no side effects, so a call whose results are unused
+                // is only checked.
+                Some(callee) => {
+                    let _ = self.user_call(&callee, function, args, span, scope, loops);
+                }
+                None => self.diagnostics.push(Diagnostic::error(
+                    "E0310",
+                    format!("a call of `{name}` is not a statement"),
+                    span,
+                    "write `x := expression;`",
+                )),
+            },
         }
     }
 
