@@ -1,20 +1,21 @@
 //! What the flattener computes once and shares: class names, description and unit texts, class
-//! layouts, resolved component types, package constants and variable attributes.
+//! layouts, resolved component types, package constants and variable attributes; and the
+//! redeclarations it has checked, so that each is checked once.
 //!
 //! Input: the values the job modules computed the first time they were asked. Output: the same
 //! values on every later request, shared (`Arc`, `Rc`) rather than copied, so that the 10^5
 //! instances of one class cost one layout and one copy of each text. It deliberately decides
 //! nothing about what is cached: the job modules (`layout`, `instantiate`, `names`, `variables`)
-//! fill and read these tables; this module only owns them.
+//! fill and read these tables, and `redeclare` the checked redeclarations; this module only
+//! owns them.
 
-use crate::instantiate::ResolvedType;
-use crate::layout::ClassLayout;
-use crate::resolve::ClassId;
+use crate::layout::{ClassLayout, ResolvedType};
+use crate::resolve::{ClassId, ClassTable};
 use crate::value::Value;
 use eqm_ir::expr::FxHashMap;
 use eqm_ir::flat;
 use eqm_syntax::ast;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -53,6 +54,30 @@ impl Caches<'_> {
             package_constants: BTreeMap::new(),
             no_attributes: flat::Attributes::default(),
             recent_attributes: vec![None; 256],
+        }
+    }
+}
+
+/// The flattener's bookkeeping of redeclarations: whether any class is replaceable, and which
+/// redeclarations were checked already.
+pub(crate) struct Redeclarations {
+    /// Whether any class is replaceable: only then may a class name denote different classes
+    /// in different instances.
+    pub(crate) has_replaceable_classes: bool,
+    /// The (new class, constraining class, redeclaration's offset) already checked by
+    /// `check_subtype`: a redeclaration applied to every element of an array is checked once.
+    pub(crate) subtypes_checked: BTreeSet<(ClassId, ClassId, u32)>,
+    /// Element redeclarations already checked (by their declaration's address).
+    pub(crate) redeclarations_checked: HashSet<*const ast::ComponentDecl>,
+}
+
+impl Redeclarations {
+    /// Nothing checked yet, for the classes of `table`.
+    pub(crate) fn new(table: &ClassTable<'_>) -> Self {
+        Redeclarations {
+            has_replaceable_classes: table.classes.iter().any(|c| c.def.redeclarable.replaceable),
+            subtypes_checked: BTreeSet::new(),
+            redeclarations_checked: HashSet::new(),
         }
     }
 }

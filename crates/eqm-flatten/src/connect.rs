@@ -18,13 +18,12 @@
 //! variables). This is the order in which such a system is written down by hand: the component
 //! equations, each open end as a node of its own, then the nodes the connections make.
 
-use crate::diagram::RootConnect;
+use crate::connections::ResolvedConnect;
 use crate::flattener::Flattener;
-use crate::modifier::Scope;
-use crate::names::Target;
+use crate::layout::Target;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
-use eqm_ir::expr::{ExprId, FxHashMap, VarId};
+use eqm_ir::expr::{ExprId, VarId};
 use eqm_ir::flat::{self, ConnectorRole, Origin};
 use eqm_syntax::ast;
 use std::borrow::Cow;
@@ -32,39 +31,6 @@ use std::borrow::Cow;
 pub struct Side {
     pub elements: Vec<Target>,
     pub outside: bool,
-}
-
-/// One scalar pair joined by a connect: (variable, outside) on each side.
-pub type ConnectPair = ((VarId, bool), (VarId, bool));
-
-/// A resolved connect: its pairs are `pairs` in [`ConnectionState::pairs`], which holds the
-/// pairs of all connects in one vector instead of a small one per connect.
-pub struct ResolvedConnect {
-    pub pairs: std::ops::Range<usize>,
-    pub span: Span,
-}
-
-/// What the flattener knows of the connections while it instantiates: the connects found so far
-/// (turned into connection sets once every instance is made) and what `cardinality` needs.
-#[derive(Default)]
-pub(crate) struct ConnectionState<'a> {
-    /// Resolved `connect` equations, turned into connection sets after instantiation.
-    pub(crate) connects: Vec<ResolvedConnect>,
-    /// The scalar pairs of all connects.
-    pub(crate) pairs: Vec<ConnectPair>,
-    /// How many connects name each connector (`cardinality`): counted only once a class
-    /// calling `cardinality` is instantiated. Its connectors are connected in its own equations
-    /// or in those of the enclosing class, both flattened after it, so no connect is missed.
-    pub(crate) connector_uses: Option<FxHashMap<Target, u32>>,
-    /// The equations calling `cardinality`, flattened after all others (see
-    /// [`ClassLayout::counting_equations`](crate::layout::ClassLayout::counting_equations)).
-    pub(crate) counting_equations: Vec<(&'a ast::Equation, Scope, bool)>,
-    /// Set while they are flattened: only then is `cardinality` known, and a `connect` wrong.
-    pub(crate) counting: bool,
-    /// The connects written in the model's own class (and its base classes), kept only when a
-    /// diagram is asked for ([`crate::diagram::diagram`]); `None` otherwise, so flattening pays
-    /// nothing.
-    pub(crate) root_connects: Option<Vec<RootConnect>>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {

@@ -21,22 +21,13 @@
 
 use crate::flattener::Flattener;
 use crate::layout::Member;
-use crate::names::Target;
+use crate::layout::Target;
 use crate::resolve::{ClassId, ClassTable, TypeRef};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{FxHashMap, VarId};
 use eqm_ir::flat::{Causality, InstanceId};
 use eqm_syntax::ast;
-
-/// A connect written in the model's own class, as the flattener resolved it: the connector
-/// elements of both sides, pair by pair (a side with the wrong number of elements is reported by
-/// the flattener, and the diagram is then not made).
-pub(crate) struct RootConnect {
-    pub(crate) left: Vec<Target>,
-    pub(crate) right: Vec<Target>,
-    pub(crate) span: Span,
-}
 
 /// The components of a model, its own connectors and the connections between them.
 #[derive(Debug, Clone, PartialEq, Eq)]

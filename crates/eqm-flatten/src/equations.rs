@@ -13,8 +13,8 @@ use crate::connect;
 use crate::eval::Loops;
 use crate::flattener::Flattener;
 use crate::layout::Member;
+use crate::layout::Target;
 use crate::modifier::Scope;
-use crate::names::Target;
 use crate::value::{self, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{BinOp, Node, VarId};
@@ -101,7 +101,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 if let Some(recorded) = &mut self.connections.root_connects
                     && scope.instance == Some(InstanceId(0))
                 {
-                    recorded.push(crate::diagram::RootConnect {
+                    recorded.push(crate::connections::RootConnect {
                         left: left.elements.clone(),
                         right: right.elements.clone(),
                         span: eq.span,

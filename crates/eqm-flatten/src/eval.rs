@@ -9,10 +9,8 @@
 //! condition is known at compile time: the flat model keeps the expressions as written.
 
 use crate::flattener::Flattener;
-use crate::functions::Frame;
-use crate::iterators::BoundIterator;
 use crate::modifier::Scope;
-use crate::value::{self, Value};
+use crate::value::{self, CHAIN_GROUP, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{BinOp, ExprId, Node, UnOp};
 use eqm_ir::flat::{ScalarType, Variability};
@@ -28,28 +26,8 @@ pub(crate) const MAX_ARRAY_ELEMENTS: usize = 100_000_000;
 /// each needs 2.3 GB), so larger models would exhaust the memory of any workstation.
 pub(crate) const MAX_MODEL_SCALARS: usize = 10_000_000;
 
-/// How many operands of a long chain are folded left before groups are combined pairwise (see
-/// `Flattener::eval_chain`); chains up to this length keep the order they are written in.
-pub(crate) const CHAIN_GROUP: usize = 64;
-
 /// Loop indices in scope: `for i in 1:N` binds `i` to an integer while its body is flattened.
 pub type Loops = Vec<(String, i64)>;
-
-/// What an expression is evaluated in beyond its scope: the local names of the function bodies
-/// being flattened, the iterators of array constructors and reductions bound to values, and the
-/// sizes `end` stands for.
-#[derive(Default)]
-pub(crate) struct EvalContext {
-    /// Local names of the function bodies being flattened (innermost last).
-    pub(crate) frames: Vec<Frame>,
-    /// Iterators of array constructors and reductions bound to values (innermost last).
-    pub(crate) iterators: Vec<BoundIterator>,
-    /// The sizes of the dimensions whose subscripts are being evaluated (innermost last): what
-    /// `end` stands for.
-    pub(crate) end_sizes: Vec<usize>,
-    /// How many bodies of functional parameters are being evaluated, one inside another.
-    pub(crate) lambda_depth: usize,
-}
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The text of a String value known at compile time: a String expression, or a reference to

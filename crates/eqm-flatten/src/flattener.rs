@@ -10,19 +10,17 @@
 //! holds the state, starts the run and orders its passes. It deliberately does not turn the
 //! flattener into a product (the flat model or the diagram): its callers do.
 
-use crate::caches::Caches;
-use crate::connect::ConnectionState;
+use crate::caches::{Caches, Redeclarations};
+use crate::connections::ConnectionState;
 use crate::consteval::ConstCache;
 use crate::datafiles::{DataFiles, ReadFiles};
-use crate::eval::EvalContext;
+use crate::eval_context::EvalContext;
 use crate::experiment::experiment;
-use crate::functionals::FunctionalParameter;
-use crate::functions::FunctionTable;
-use crate::layout::{InstanceState, Member};
+use crate::function_table::FunctionTable;
+use crate::function_table::FunctionalParameter;
+use crate::layout::{InstanceState, Member, VarKind};
 use crate::modifier::Modifier;
-use crate::redeclare::Redeclarations;
 use crate::resolve::{ClassId, ClassTable};
-use crate::variables::VarKind;
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::ExprId;
 use eqm_ir::flat::{self, FlatModel};

@@ -15,83 +15,15 @@
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
-use crate::functions::LocalVar;
+use crate::function_table::{FunctionRef, FunctionalLocal, FunctionalParameter};
 use crate::layout::Member;
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::ClassId;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
-use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
 use std::rc::Rc;
-
-/// A function as it is called: its class (short definitions followed), the defaults that short
-/// definitions and redeclarations give its inputs, and the inputs a partial application or a
-/// functional input bound, with their values.
-#[derive(Clone, Debug)]
-pub(crate) struct FunctionRef<'a> {
-    pub(crate) class: ClassId,
-    pub(crate) defaults: Modifier<'a>,
-    pub(crate) bound: Vec<(String, Value)>,
-}
-
-impl<'a> FunctionRef<'a> {
-    pub(crate) fn plain(class: ClassId, defaults: Modifier<'a>) -> FunctionRef<'a> {
-        FunctionRef {
-            class,
-            defaults,
-            bound: Vec::new(),
-        }
-    }
-
-    /// What a function instance specialises on when this function is passed to one of its
-    /// functional inputs.
-    pub(crate) fn key(&self) -> FunctionalKey {
-        FunctionalKey {
-            class: self.class,
-            bound: self
-                .bound
-                .iter()
-                .map(|(name, v)| (name.clone(), v.dims().to_vec(), type_code(v.ty())))
-                .collect(),
-        }
-    }
-}
-
-/// The function passed to a functional input and the names, sizes and types of the inputs it
-/// binds: part of the key of a function instance.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct FunctionalKey {
-    pub(crate) class: ClassId,
-    pub(crate) bound: Vec<(String, Vec<usize>, u8)>,
-}
-
-/// A functional input inside the function instance made for it: the function passed, and the
-/// hidden inputs that carry the values it binds.
-#[derive(Clone, Debug)]
-pub(crate) struct FunctionalLocal {
-    pub(crate) class: ClassId,
-    pub(crate) bound: Vec<(String, LocalVar)>,
-}
-
-fn type_code(t: ScalarType) -> u8 {
-    match t {
-        ScalarType::Real => 0,
-        ScalarType::Integer => 1,
-        ScalarType::Boolean => 2,
-        ScalarType::String => 3,
-    }
-}
-
-pub(crate) fn type_of_code(code: u8) -> ScalarType {
-    match code {
-        1 => ScalarType::Integer,
-        2 => ScalarType::Boolean,
-        3 => ScalarType::String,
-        _ => ScalarType::Real,
-    }
-}
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The functional input `name` of the function being flattened, if it is one.
@@ -254,25 +186,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         );
         None
     }
-}
-
-/// The function a functional parameter of a model or block stands for (`parameter Law law;`,
-/// an EQM extension: Modelica has functions as arguments of functions only). It is given by a
-/// modifier or the declaration's binding, and fixed when the model is compiled.
-#[derive(Clone, Debug)]
-pub(crate) enum FunctionalParameter<'a> {
-    /// A named function, perhaps with inputs bound (`law = function logistic(K = 100)`); a call
-    /// is an ordinary call of it.
-    Named(FunctionRef<'a>),
-    /// `law = function(s) = 0.1*s*(1 - s/K)`: a call is the body, with the parameters bound to
-    /// the arguments, evaluated where the modifier was written (so `K` is the modifier's).
-    Lambda {
-        params: &'a [ast::Ident],
-        body: &'a ast::Expr,
-        scope: Scope,
-        /// The function type of the parameter: the names of the lambda's arguments.
-        formal: ClassId,
-    },
 }
 
 /// How deeply bodies of functional parameters may call others: a cycle is reported, not
@@ -522,7 +435,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let outer_iterators = std::mem::take(&mut self.context.iterators);
         let outer_ends = std::mem::take(&mut self.context.end_sizes);
         for (p, value) in params.iter().zip(given.into_iter().flatten()) {
-            self.context.iterators.push(crate::iterators::BoundIterator {
+            self.context.iterators.push(crate::eval_context::BoundIterator {
                 name: p.name.clone(),
                 value,
                 loops_below: 0,

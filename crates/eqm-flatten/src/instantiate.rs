@@ -9,6 +9,7 @@
 //! is `variables`) and does not flatten equations (that is `equations`).
 
 use crate::flattener::Flattener;
+use crate::layout::ResolvedType;
 use crate::layout::{ArrayMember, ElementDecl, Member};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
@@ -18,20 +19,6 @@ use eqm_diag::Diagnostic;
 use eqm_ir::flat::{self, InstanceId};
 use eqm_syntax::ast;
 use std::rc::Rc;
-
-/// The prefixes and class of a resolved component type, after following short class definitions.
-#[derive(Clone)]
-pub(crate) struct ResolvedType<'a> {
-    pub(crate) target: TypeRef,
-    /// Modifiers of the short class definitions on the way (innermost last).
-    pub(crate) modifier: Modifier<'a>,
-    pub(crate) prefixes: ast::TypePrefix,
-    pub(crate) dims: Vec<&'a ast::Subscript>,
-    pub(crate) is_connector: bool,
-    pub(crate) class_name: String,
-    /// For an enumeration type: its number of literals (its values are the Integers 1, 2, ...).
-    pub(crate) enumeration: Option<usize>,
-}
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// Instantiates every element of `instance`, then its equations.

@@ -14,6 +14,7 @@
 //! which must agree.
 
 use crate::eval::Loops;
+use crate::eval_context::BoundIterator;
 use crate::flattener::Flattener;
 use crate::modifier::Scope;
 use crate::value::{self, Value};
@@ -38,15 +39,6 @@ impl Range {
             Range::Values(v) => v.len(),
         }
     }
-}
-
-/// An iterator bound to a value (see [`Range::Values`]), with the number of loop indices bound
-/// when it was, so that the innermost of a loop index and an iterator of the same name wins.
-#[derive(Clone, Debug)]
-pub(crate) struct BoundIterator {
-    pub name: String,
-    pub value: Value,
-    pub loops_below: usize,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {

@@ -8,15 +8,34 @@
 //! compile time. This stage deliberately does no symbolic simplification and no alias
 //! elimination: the flat model shows the equations exactly as the model produces them.
 //!
-//! The crate root holds the entry points and the `Flattener` state; each job has its module:
-//! class layouts, instances and their members (`layout`), what a declared element becomes
-//! (`instantiate`), variables with the modifiers applied to them (`variables`), expressions
-//! (`eval`, with references in `names` and calls in `calls`), equations (`equations`),
-//! connection sets (`connect`), user functions (`functions`) and algorithm statements
-//! (`statements`), compile-time evaluation (`consteval`), data files read at compile time
-//! (`datafiles`), the experiment annotation (`experiment`) and the balance check (`balance`).
-//! `diagram` gives, instead of the flat model, the model's component diagram, from the same
-//! instances and connects.
+//! The crate root holds only the public entry points ([`flatten`], [`default_model`],
+//! [`diagram::diagram`], [`Sources`]) and re-exports. The state of one flattening is the
+//! `Flattener` (module `flattener`), which owns its parts by concern; each part is a type of
+//! its own module, and the work is done by `impl Flattener` blocks, one module per job. Imports
+//! run one way only, without a circle, through three layers:
+//!
+//! - What the flattener is made of, none of which knows the flattener: `resolve` (the class
+//!   table and class lookup), `modifier` (modifiers merged with their scopes), `value` (values of
+//!   expressions and element-wise arithmetic), `consteval` (compile-time evaluation of flat
+//!   expressions), `experiment` (the experiment annotation), `datafiles` (the data files
+//!   `readMatrix` reads, parsed), `layout` (class layouts, instances, members, what a reference
+//!   denotes, resolved types, what connecting needs of a variable), `connections` (the connection
+//!   state), `function_table` (the function table, function locals and signatures, functions as
+//!   values), `eval_context` (function frames, bound iterators, `end` sizes) and `caches` (what
+//!   is computed once and shared, and the redeclarations checked).
+//! - `flattener`: the `Flattener`, its [`Options`], the run and the order of its passes.
+//! - The jobs: `instances` (layouts collected, instances made, members instantiated on demand),
+//!   `instantiate` (what a declared element becomes), `variables` (variables with the modifiers
+//!   applied to them), `redeclare` (replaceable classes and redeclarations), `eval`
+//!   (expressions), `names` (references), `calls` (calls and built-in functions), `iterators`
+//!   (array constructors, reductions, `end`), `enumerations` (enumeration types and literals), `records` (records as values),
+//!   `functions` (user functions: interfaces, instances, locals, calls), `functionals`
+//!   (functions as arguments and functional parameters), `statements` (algorithm statements),
+//!   `equations` (equations and connects), `connect` (connection sets), `balance` (the
+//!   balance check).
+//! - Beside flattening: `diagram` gives, instead of the flat model, the model's component
+//!   diagram from the same instances and connects; `stdlib` is the embedded standard library
+//!   and `sources` the parsed sources of one compilation, from which it flattens a model.
 
 pub mod diagram;
 pub mod resolve;
@@ -27,15 +46,19 @@ mod balance;
 mod caches;
 mod calls;
 mod connect;
+mod connections;
 mod consteval;
 mod datafiles;
 mod enumerations;
 mod equations;
 mod eval;
+mod eval_context;
 mod experiment;
 mod flattener;
+mod function_table;
 mod functionals;
 mod functions;
+mod instances;
 mod instantiate;
 mod iterators;
 mod layout;

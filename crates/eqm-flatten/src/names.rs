@@ -10,6 +10,7 @@
 use crate::eval::Loops;
 use crate::flattener::Flattener;
 use crate::layout::Member;
+use crate::layout::Target;
 use crate::modifier::Scope;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
@@ -17,13 +18,6 @@ use eqm_ir::expr::{ExprId, Node, VarId};
 use eqm_ir::flat::{InstanceId, ScalarType};
 use eqm_syntax::ast;
 use std::rc::Rc;
-
-/// What a component reference denotes.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Target {
-    Var(VarId),
-    Inst(InstanceId),
-}
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// Resolves a reference used as a value.

@@ -15,53 +15,15 @@
 //! replaceable classes pays nothing.
 
 use crate::flattener::Flattener;
+use crate::layout::ClassRedeclare;
 use crate::layout::{ClassLayout, Original};
 use crate::modifier::{Modifier, Scope};
-use crate::resolve::{ClassId, ClassTable, LookupError, TypeRef};
+use crate::resolve::{ClassId, LookupError, TypeRef};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::flat::InstanceId;
 use eqm_syntax::ast;
-use std::collections::{BTreeSet, HashSet};
 use std::rc::Rc;
-
-/// The flattener's bookkeeping of redeclarations: whether any class is replaceable, and which
-/// redeclarations were checked already.
-pub(crate) struct Redeclarations {
-    /// Whether any class is replaceable: only then may a class name denote different classes
-    /// in different instances.
-    pub(crate) has_replaceable_classes: bool,
-    /// The (new class, constraining class, redeclaration's offset) already checked by
-    /// `check_subtype`: a redeclaration applied to every element of an array is checked once.
-    pub(crate) subtypes_checked: BTreeSet<(ClassId, ClassId, u32)>,
-    /// Element redeclarations already checked (by their declaration's address).
-    pub(crate) redeclarations_checked: HashSet<*const ast::ComponentDecl>,
-}
-
-impl Redeclarations {
-    /// Nothing checked yet, for the classes of `table`.
-    pub(crate) fn new(table: &ClassTable<'_>) -> Self {
-        Redeclarations {
-            has_replaceable_classes: table.classes.iter().any(|c| c.def.redeclarable.replaceable),
-            subtypes_checked: BTreeSet::new(),
-            redeclarations_checked: HashSet::new(),
-        }
-    }
-}
-
-/// A redeclaration of a replaceable class: `redeclare model Ctl = PI(k = 2)` in a modifier, in
-/// an `extends` clause or as an element of a derived class.
-#[derive(Clone, Debug)]
-pub(crate) struct ClassRedeclare<'a> {
-    pub(crate) name: &'a str,
-    pub(crate) def: &'a ast::ClassDef,
-    /// Where the new class's name and modifiers are looked up and evaluated. Redeclarations of
-    /// a class layout have no instance; the instance that uses them supplies it.
-    pub(crate) scope: Scope,
-    /// The class table's entry of an element redeclaration (the nested class it declares).
-    pub(crate) class: Option<ClassId>,
-    pub(crate) span: Span,
-}
 
 /// The class redeclarations among the arguments of an instance's modifier.
 pub(crate) fn in_modifier<'a>(modifier: &Modifier<'a>) -> Option<Rc<[ClassRedeclare<'a>]>> {

@@ -12,9 +12,9 @@
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
-use crate::functions::{LocalVar, broadcast};
+use crate::function_table::{LocalVar, broadcast};
+use crate::layout::Target;
 use crate::modifier::Scope;
-use crate::names::Target;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
@@ -204,7 +204,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         };
         // A record is assigned field by field, in their order.
-        if let Some(scalars) = crate::functions::record_scalars(&v) {
+        if let Some(scalars) = crate::function_table::record_scalars(&v) {
             if scalars.len() != places.len() {
                 self.diagnostics.push(Diagnostic::error(
                     "E0306",

@@ -10,6 +10,7 @@
 //! arrives merged, with the scope of each binding.
 
 use crate::flattener::Flattener;
+use crate::layout::VarKind;
 use crate::modifier::{self, Modifier};
 use crate::value::Value;
 use crate::value::{type_name, types_compatible};
@@ -20,24 +21,6 @@ use eqm_ir::flat::{self, ConnectorRole, InstanceId, ScalarType};
 use eqm_syntax::ast;
 use std::hash::BuildHasher as _;
 use std::sync::Arc;
-
-/// The kind of a flat variable as connecting sees it (a copy of fields of `flat::Variable`).
-#[derive(Clone, Copy)]
-pub(crate) struct VarKind {
-    pub(crate) variability: flat::Variability,
-    pub(crate) role: ConnectorRole,
-    pub(crate) causality: flat::Causality,
-    pub(crate) ty: ScalarType,
-    /// Whether the variable's type is a connector (signal connectors like `RealInput`).
-    pub(crate) is_connector_type: bool,
-}
-
-impl VarKind {
-    /// Whether the variable can be connected: parameters and constants are not.
-    pub(crate) fn is_time_varying(self) -> bool {
-        self.variability.is_time_varying()
-    }
-}
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// Reports modifier arguments that name no element of the instance.

@@ -6,10 +6,10 @@
 //! function instance made for these arguments and the values of its outputs. It deliberately
 //! does not inline or evaluate the function.
 
-use super::{Signature, broadcast, record_scalars};
 use crate::eval::Loops;
 use crate::flattener::Flattener;
-use crate::functionals::{FunctionRef, FunctionalKey};
+use crate::function_table::{FunctionRef, FunctionalKey};
+use crate::function_table::{Signature, broadcast, record_scalars};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
 use crate::value::Value;

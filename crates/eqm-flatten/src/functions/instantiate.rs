@@ -6,9 +6,9 @@
 //! deliberately resolves no call (that is `calls`) and allocates no slot itself (that is
 //! `locals`).
 
-use super::{Frame, LocalVar};
 use crate::flattener::Flattener;
-use crate::functionals::FunctionalKey;
+use crate::function_table::FunctionalKey;
+use crate::function_table::{Frame, LocalVar};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::ClassId;
 use crate::statements::StatementContext;

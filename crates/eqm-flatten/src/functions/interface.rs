@@ -6,9 +6,9 @@
 //! first use by `instantiate`), the names of its inputs and outputs and its declarations. It
 //! deliberately flattens no body and checks no call.
 
-use super::Signature;
 use crate::flattener::Flattener;
-use crate::functionals::FunctionalKey;
+use crate::function_table::FunctionalKey;
+use crate::function_table::Signature;
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
 use eqm_diag::Diagnostic;

@@ -6,9 +6,9 @@
 //! allocated in the flat function, or a diagnostic when its size or type is wrong. It
 //! deliberately does not read locals in expressions (that is `references`).
 
-use super::{LocalVar, broadcast};
 use crate::flattener::Flattener;
-use crate::functionals::{FunctionalKey, FunctionalLocal};
+use crate::function_table::{FunctionalKey, FunctionalLocal};
+use crate::function_table::{LocalVar, broadcast};
 use crate::modifier::Scope;
 use crate::resolve::{ClassId, TypeRef};
 use crate::value::{self, Value};
@@ -26,7 +26,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut bound = Vec::with_capacity(key.bound.len());
         let mut slots = Vec::new();
         for (input, dims, ty) in &key.bound {
-            let ty = crate::functionals::type_of_code(*ty);
+            let ty = crate::function_table::type_of_code(*ty);
             let count = dims.iter().product::<usize>();
             let function = &mut self.model.functions[id.0 as usize];
             let first = function.slots.len() as u32;

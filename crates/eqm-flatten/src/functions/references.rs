@@ -5,9 +5,9 @@
 //! flattened. Output: the value it reads (`Local` nodes) or the places it assigns. It
 //! deliberately resolves no name outside the function (that is `names`).
 
-use super::LocalVar;
 use crate::eval::Loops;
 use crate::flattener::Flattener;
+use crate::function_table::LocalVar;
 use crate::modifier::Scope;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
