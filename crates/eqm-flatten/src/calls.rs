@@ -681,8 +681,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// `cardinality(c)`: the number of connects that name the connector `c`, a constant. Only
-    /// known once every connect is (see [`Flattener::counting_equations`]), so only allowed in
-    /// the equations flattened then: if-equations and asserts, as Modelica restricts it.
+    /// known once every connect is (see
+    /// [`ConnectionState::counting_equations`](crate::connections::ConnectionState::counting_equations)),
+    /// so only allowed in the equations flattened then: if-equations and asserts, as Modelica
+    /// restricts it.
     fn cardinality(
         &mut self,
         e: &'a ast::Expr,

@@ -25,8 +25,9 @@ pub(crate) struct EvalContext {
     pub(crate) lambda_depth: usize,
 }
 
-/// An iterator bound to a value (see [`Range::Values`]), with the number of loop indices bound
-/// when it was, so that the innermost of a loop index and an iterator of the same name wins.
+/// An iterator bound to a value (see [`Range::Values`](crate::iterators::Range::Values)), with
+/// the number of loop indices bound when it was, so that the innermost of a loop index and an
+/// iterator of the same name wins.
 #[derive(Clone, Debug)]
 pub(crate) struct BoundIterator {
     pub name: String,

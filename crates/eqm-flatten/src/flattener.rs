@@ -3,9 +3,10 @@
 //!
 //! Input: a [`ClassTable`], the model's class and the [`Options`]. Output: the flattener after
 //! its run, whose `model` is the flat model and whose `diagnostics` are what it found. The
-//! state is split by concern into owned parts, each defined in the module that does that job:
-//! the function table (`functions`), the evaluation context (`eval`), the connection state
-//! (`connect`), the redeclaration bookkeeping (`redeclare`) and the shared caches (`caches`).
+//! state is split by concern into owned parts, each a type of the module that holds it and
+//! knows nothing of the flattener: the function table (`function_table`), the evaluation
+//! context (`eval_context`), the connection state (`connections`), the shared caches and the
+//! redeclarations checked (`caches`), the instances and their members (`layout`).
 //! The work itself is done by the `impl Flattener` blocks of the job modules; this module only
 //! holds the state, starts the run and orders its passes. It deliberately does not turn the
 //! flattener into a product (the flat model or the diagram): its callers do.

@@ -140,7 +140,8 @@ pub(crate) struct InstanceState<'a> {
     /// when empty (most instances), boxed otherwise to keep the state of every instance small.
     pub(crate) modifier: Option<Box<Modifier<'a>>>,
     pub(crate) layout: Rc<ClassLayout<'a>>,
-    /// Where its members, indexed like `layout.elements`, start in [`Flattener::members`].
+    /// Where its members, indexed like `layout.elements`, start in
+    /// [`Flattener::members`](crate::flattener::Flattener::members).
     pub(crate) first_member: usize,
     /// Replaceable classes that the modifier of this instance redeclares; `None` when there
     /// are none (most instances).

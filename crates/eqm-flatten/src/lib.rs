@@ -28,11 +28,11 @@
 //!   `instantiate` (what a declared element becomes), `variables` (variables with the modifiers
 //!   applied to them), `redeclare` (replaceable classes and redeclarations), `eval`
 //!   (expressions), `names` (references), `calls` (calls and built-in functions), `iterators`
-//!   (array constructors, reductions, `end`), `enumerations` (enumeration types and literals), `records` (records as values),
-//!   `functions` (user functions: interfaces, instances, locals, calls), `functionals`
-//!   (functions as arguments and functional parameters), `statements` (algorithm statements),
-//!   `equations` (equations and connects), `connect` (connection sets), `balance` (the
-//!   balance check).
+//!   (array constructors, reductions, `end`), `enumerations` (enumeration types and literals),
+//!   `records` (records as values), `functions` (user functions: interfaces, instances, locals,
+//!   calls), `functionals` (functions as arguments and functional parameters), `statements`
+//!   (algorithm statements), `equations` (equations and connects), `connect` (connection sets),
+//!   `balance` (the balance check).
 //! - Beside flattening: `diagram` gives, instead of the flat model, the model's component
 //!   diagram from the same instances and connects; `stdlib` is the embedded standard library
 //!   and `sources` the parsed sources of one compilation, from which it flattens a model.
