@@ -387,22 +387,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Builtin::Cross => {
                 let x = self.eval(&a[0], scope, loops)?.elements();
                 let y = self.eval(&a[1], scope, loops)?.elements();
-                if x.len() != 3 || y.len() != 3 {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0304",
-                        "`cross` needs two 3-vectors",
-                        e.span,
-                        "not 3-vectors",
-                    ));
-                    return None;
-                }
-                let mut comp = |i: usize, j: usize| {
-                    let p = self.model.exprs.binary(BinOp::Mul, x[i], y[j]);
-                    let q = self.model.exprs.binary(BinOp::Mul, x[j], y[i]);
-                    self.model.exprs.binary(BinOp::Sub, p, q)
-                };
-                let elems = vec![comp(1, 2), comp(2, 0), comp(0, 1)];
-                Some(Value::Array(vec![3], elems, ScalarType::Real))
+                self.cross(x, y, e)
             }
             Builtin::Diagonal => {
                 let v = self.eval(&a[0], scope, loops)?;
@@ -496,50 +481,76 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             Builtin::Symmetric | Builtin::Skew => {
                 let v = self.eval(&a[0], scope, loops)?;
-                let xs = v.elements();
-                match (builtin, v.dims()) {
-                    (Builtin::Symmetric, &[n, m]) if n == m => {
-                        // The upper triangle mirrored: element (i, j) is a[min(i, j), max(i, j)].
-                        let elems = (0..n * n)
-                            .map(|k| xs[(k / n).min(k % n) * n + (k / n).max(k % n)])
-                            .collect();
-                        Some(Value::Array(vec![n, n], elems, v.ty()))
-                    }
-                    (Builtin::Skew, &[3]) => {
-                        let arena = &mut self.model.exprs;
-                        let zero = arena.int(0);
-                        let (x0, x1, x2) = (xs[0], xs[1], xs[2]);
-                        let (n0, n1, n2) = (
-                            arena.unary(UnOp::Neg, x0),
-                            arena.unary(UnOp::Neg, x1),
-                            arena.unary(UnOp::Neg, x2),
-                        );
-                        let elems = vec![zero, n2, x1, x2, zero, n0, n1, x0, zero];
-                        Some(Value::Array(vec![3, 3], elems, v.ty()))
-                    }
-                    _ => {
-                        let wanted = if builtin == Builtin::Skew {
-                            "a 3-vector"
-                        } else {
-                            "a square matrix"
-                        };
-                        self.diagnostics.push(Diagnostic::error(
-                            "E0304",
-                            format!(
-                                "`{}` needs {wanted}, not an array of size {:?}",
-                                builtin.name(),
-                                v.dims()
-                            ),
-                            a[0].span,
-                            "wrong size",
-                        ));
-                        None
-                    }
-                }
+                self.symmetric_or_skew(builtin, v, &a[0])
             }
             // A data file read now: the matrix is constant in the flat model.
             Builtin::ReadMatrix => self.read_matrix(e, &a[0], scope),
             _ => None,
+        }
+    }
+
+    /// `cross(x, y)` of the elements of two 3-vectors.
+    fn cross(&mut self, x: Vec<ExprId>, y: Vec<ExprId>, e: &ast::Expr) -> Option<Value> {
+        if x.len() != 3 || y.len() != 3 {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                "`cross` needs two 3-vectors",
+                e.span,
+                "not 3-vectors",
+            ));
+            return None;
+        }
+        let mut comp = |i: usize, j: usize| {
+            let p = self.model.exprs.binary(BinOp::Mul, x[i], y[j]);
+            let q = self.model.exprs.binary(BinOp::Mul, x[j], y[i]);
+            self.model.exprs.binary(BinOp::Sub, p, q)
+        };
+        let elems = vec![comp(1, 2), comp(2, 0), comp(0, 1)];
+        Some(Value::Array(vec![3], elems, ScalarType::Real))
+    }
+
+    /// `symmetric(A)` of a square matrix (its upper triangle mirrored) or `skew(x)` of a
+    /// 3-vector (the matrix of the cross product with `x`).
+    fn symmetric_or_skew(&mut self, builtin: Builtin, v: Value, at: &ast::Expr) -> Option<Value> {
+        let xs = v.elements();
+        match (builtin, v.dims()) {
+            (Builtin::Symmetric, &[n, m]) if n == m => {
+                // The upper triangle mirrored: element (i, j) is a[min(i, j), max(i, j)].
+                let elems = (0..n * n)
+                    .map(|k| xs[(k / n).min(k % n) * n + (k / n).max(k % n)])
+                    .collect();
+                Some(Value::Array(vec![n, n], elems, v.ty()))
+            }
+            (Builtin::Skew, &[3]) => {
+                let arena = &mut self.model.exprs;
+                let zero = arena.int(0);
+                let (x0, x1, x2) = (xs[0], xs[1], xs[2]);
+                let (n0, n1, n2) = (
+                    arena.unary(UnOp::Neg, x0),
+                    arena.unary(UnOp::Neg, x1),
+                    arena.unary(UnOp::Neg, x2),
+                );
+                let elems = vec![zero, n2, x1, x2, zero, n0, n1, x0, zero];
+                Some(Value::Array(vec![3, 3], elems, v.ty()))
+            }
+            _ => {
+                let wanted = if builtin == Builtin::Skew {
+                    "a 3-vector"
+                } else {
+                    "a square matrix"
+                };
+                self.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    format!(
+                        "`{}` needs {wanted}, not an array of size {:?}",
+                        builtin.name(),
+                        v.dims()
+                    ),
+                    at.span,
+                    "wrong size",
+                ));
+                None
+            }
         }
     }
 

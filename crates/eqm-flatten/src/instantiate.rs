@@ -434,23 +434,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             instance: Some(instance),
             class: o.class,
         });
-        // The modifiers of the replaced declaration carry over: those of its `constrainedby`
-        // clause, or without one its own.
         let carried = original
             .zip(original_scope)
-            .map(|(o, scope)| match &o.clause.redeclarable.constraint {
-                Some(c) => c
-                    .modification
-                    .as_ref()
-                    .map(|m| Modifier::from_class_modification(m, scope))
-                    .unwrap_or_default(),
-                None => o
-                    .decl
-                    .modification
-                    .as_ref()
-                    .map(|m| Modifier::from_ast(m, scope))
-                    .unwrap_or_default(),
-            });
+            .map(|(o, scope)| carried_modifier(o, scope));
         // A redeclaration in a modifier stands where that modifier stands, before the extends
         // clause's.
         let modifier = if redeclared.is_some() {
@@ -554,24 +540,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         resolved: &ResolvedType<'a>,
         ty: flat::ScalarType,
         kinds: Kinds,
-        elements: Elements<'a>,
+        mut elements: Elements<'a>,
     ) -> Member {
-        let Elements {
-            mut scalar,
-            modifier,
-            base_name,
-            dims,
-            total,
-        } = elements;
+        let total = elements.total;
         if !self.model_has_room(self.model.variables.len(), total, decl.name.span, "variables") {
             return Member::Failed;
         }
         let mut vars = Vec::with_capacity(total);
         let description = decl.description.as_ref().map(|d| self.shared(&d.text));
         for flat_index in 0..total {
-            let (m, name) = scalar
-                .take()
-                .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
+            let (m, name) = elements.element(flat_index);
             let v = self.new_variable(VarSpec {
                 name,
                 instance,
@@ -592,10 +570,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             vars.push(v);
         }
-        if dims.is_empty() {
+        if elements.dims.is_empty() {
             Member::Var(vars[0])
         } else {
-            Member::VarArray(ArrayMember::new(dims, vars))
+            Member::VarArray(ArrayMember::new(elements.dims, vars))
         }
     }
 
@@ -609,15 +587,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         resolved: &ResolvedType<'a>,
         class: ClassId,
         kinds: Kinds,
-        elements: Elements<'a>,
+        mut elements: Elements<'a>,
     ) -> Member {
-        let Elements {
-            mut scalar,
-            modifier,
-            base_name,
-            dims,
-            total,
-        } = elements;
+        let total = elements.total;
         let kind = self.table.get(class).def.kind;
         if matches!(kind, ast::ClassKind::Package | ast::ClassKind::Function) {
             self.diagnostics.push(Diagnostic::error(
@@ -653,9 +625,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         let mut insts = Vec::with_capacity(total);
         for flat_index in 0..total {
-            let (m, name) = scalar
-                .take()
-                .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
+            let (m, name) = elements.element(flat_index);
             let m = if fields.is_empty() { m } else { m.bind_fields(&fields) };
             let child = self.new_instance(
                 name,
@@ -670,10 +640,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.instantiate(child);
             insts.push(child);
         }
-        if dims.is_empty() {
+        if elements.dims.is_empty() {
             Member::Inst(insts[0])
         } else {
-            Member::InstArray(ArrayMember::new(dims, insts))
+            Member::InstArray(ArrayMember::new(elements.dims, insts))
         }
     }
 
@@ -753,12 +723,40 @@ struct Elements<'a> {
     total: usize,
 }
 
+impl<'a> Elements<'a> {
+    /// The modifier and name of element `flat_index` (row-major); a scalar component's are
+    /// taken as they are.
+    fn element(&mut self, flat_index: usize) -> (Modifier<'a>, String) {
+        self.scalar
+            .take()
+            .unwrap_or_else(|| array_element(&self.modifier, &self.base_name, &self.dims, flat_index))
+    }
+}
+
 /// The variability, causality and connection prefix a component's members get.
 #[derive(Clone, Copy)]
 struct Kinds {
     variability: flat::Variability,
     causality: flat::Causality,
     connection: ast::Connection,
+}
+
+/// The modifiers of a replaced declaration that carry over to the new one: those of its
+/// `constrainedby` clause, or without one its own, evaluated in `scope`, where it was written.
+fn carried_modifier<'a>(original: crate::layout::Original<'a>, scope: Scope) -> Modifier<'a> {
+    match &original.clause.redeclarable.constraint {
+        Some(c) => c
+            .modification
+            .as_ref()
+            .map(|m| Modifier::from_class_modification(m, scope))
+            .unwrap_or_default(),
+        None => original
+            .decl
+            .modification
+            .as_ref()
+            .map(|m| Modifier::from_ast(m, scope))
+            .unwrap_or_default(),
+    }
 }
 
 fn merge_prefixes(outer: ast::TypePrefix, inner: ast::TypePrefix) -> ast::TypePrefix {
