@@ -624,7 +624,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             return;
         }
-        let (Some(function), ast::ExprKind::Range { start, step, stop }) = (cx.function, &range.kind) else {
+        let (Some(function), ast::ExprKind::Range { .. }) = (cx.function, &range.kind) else {
             if self.diagnostics.len() == diagnostics_before {
                 self.diagnostics.push(Diagnostic::error(
                     "E0206",
@@ -636,6 +636,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         };
         self.diagnostics.truncate(diagnostics_before);
+        self.run_time_loop(function, index, range, rest, body, span, scope, loops, cx, out);
+    }
+
+    /// A for-loop of a function over a range `a:b` or `a:s:b` that may depend on inputs: a
+    /// `for` statement whose index is a new local slot, shadowing a local of the same name.
+    #[allow(clippy::too_many_arguments)]
+    fn run_time_loop(
+        &mut self,
+        function: FuncId,
+        index: &'a ast::ForIndex,
+        range: &'a ast::Expr,
+        rest: &'a [ast::ForIndex],
+        body: &'a [ast::Statement],
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &mut StatementContext,
+        out: &mut Vec<Statement>,
+    ) {
+        let ast::ExprKind::Range { start, step, stop } = &range.kind else {
+            return;
+        };
         let bound = |f: &mut Self, e: &'a ast::Expr, loops: &mut Loops| -> Option<ExprId> {
             let v = f.eval(e, scope, loops)?;
             match v {
