@@ -161,11 +161,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .iter()
             .map(|b| b.name())
             .chain(REWRITTEN.iter().copied());
-        if let Some(s) = eqm_diag::did_you_mean(&name, known) {
+        if let Some(s) = eqm_diag::did_you_mean(name, known) {
             d = d.with_help(format!("did you mean `{s}`?"));
         }
         self.diagnostics.push(d);
-        return None;
+        None
     }
 
     /// A scalar built-in function of evaluated arguments, applied element-wise to arrays
