@@ -41,7 +41,7 @@ pub struct Options {
 /// Flattens `model` and, when no error was found, hands the finished flattener to `finish` for
 /// its product (the flat model, or the diagram); returns that product and all diagnostics.
 /// `record_root_connects` makes the flattener keep the connects written in the model's own
-/// class (see [`diagram`]), which flattening alone does not need.
+/// class (see [`diagram`](crate::diagram::diagram)), which flattening alone does not need.
 pub(crate) fn run_flattener<'t, 'a, T>(
     table: &'t ClassTable<'a>,
     model: &str,

@@ -4,8 +4,9 @@
 //! Input: a function whose input is declared with a function type (`input Integrand f;`), the
 //! arguments of its calls (`function g(a = 2)`, or a functional input passed on by name), and the
 //! calls of functional inputs inside function bodies. Output: [`FunctionRef`]s (a function and
-//! the values bound to some of its inputs) and [`FunctionalKey`]s, which choose the instance of
-//! the called function: like the sizes of `:` inputs, the functions passed are known when the
+//! the values bound to some of its inputs) and
+//! [`FunctionalKey`](crate::function_table::FunctionalKey)s, which choose the instance of the
+//! called function: like the sizes of `:` inputs, the functions passed are known when the
 //! model is compiled, so each combination gets its own flat function in which a call of the
 //! functional input is an ordinary call of the function passed. The values bound by a partial
 //! application become hidden inputs of that instance, so they may be any expression of the
