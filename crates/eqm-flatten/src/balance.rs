@@ -8,11 +8,18 @@
 //! are off, not just two numbers. It deliberately changes nothing in the model and does no
 //! structural analysis (which equation determines which unknown is for later stages).
 
-use super::Flattener;
+use crate::flattener::Flattener;
 use eqm_diag::Diagnostic;
 use eqm_ir::flat::{Causality, ConnectorRole, InstanceId, Origin};
 
-pub(crate) fn check(f: &mut Flattener<'_, '_>) {
+impl Flattener<'_, '_> {
+    /// Reports the model's imbalance, naming the components whose local counts are off.
+    pub(crate) fn check_balance(&mut self) {
+        check(self);
+    }
+}
+
+fn check(f: &mut Flattener<'_, '_>) {
     let model = &f.model;
     // Counted as `model.unknowns()` would, from the compact kinds: only inputs need the variable.
     let unknowns = f

@@ -1,26 +1,32 @@
 //! Calls in expressions: built-in functions and operators (checked for arity and argument types,
 //! applied element-wise to arrays where Modelica vectorises them), the array built-ins evaluated
 //! at compile time (`size`, `sum`, `fill`, `identity`, `linspace`, `cross`, ...), and calls of user
-//! functions, whose first output is the call's value.
+//! functions, whose first output is the call's value; `readMatrix`, whose data file is read
+//! through `datafiles`.
 //!
 //! Input: the call's function name and arguments, its [`Scope`] and the loop indices in scope.
 //! Output: the [`Value`] of the call, or `None` after a reported diagnostic. It deliberately
 //! evaluates no call at compile time beyond the array built-ins: the flat model keeps calls as
 //! built-in nodes for later stages.
 
-use super::Flattener;
-use super::eval::Loops;
-use super::modifier::Scope;
-use super::names::Target;
-use super::value::{self, Value};
+use crate::datafiles::{parse_matrix, resolve_data_file};
+use crate::eval::Loops;
+use crate::flattener::Flattener;
+use crate::layout::Target;
+use crate::modifier::Scope;
+use crate::value::{self, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::builtins::{Builtin, BuiltinKind};
 use eqm_ir::expr::{BinOp, ExprId, UnOp};
 use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
 use std::borrow::Cow;
+use std::path::Path;
+use std::rc::Rc;
 
 impl<'t, 'a> Flattener<'t, 'a> {
+    /// A call in an expression: operators rewritten to other expressions, built-in functions,
+    /// record constructors, user functions and functional parameters.
     pub(crate) fn eval_call(
         &mut self,
         e: &'a ast::Expr,
@@ -34,50 +40,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return value;
         }
         let Some(builtin) = Builtin::by_name(&name) else {
-            if let Some(class) = self.record_class(function, scope) {
-                return self.record_constructor(e, class, args, scope, loops);
-            }
-            let errors = self.diagnostics.len();
-            if let Some(callee) = self.function_class(function, scope) {
-                let (_, outputs) = self.user_call(&callee, function, args, e.span, scope, loops)?;
-                let Some(first) = outputs.into_iter().next() else {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0309",
-                        format!("`{name}` has no output, so its call has no value"),
-                        e.span,
-                        "no value",
-                    ));
-                    return None;
-                };
-                return Some(first);
-            }
-            // A redeclared function that does not fit has been reported; it is not unknown.
-            if self.diagnostics.len() > errors {
-                return None;
-            }
-            match self.member_named(function, scope) {
-                Some(crate::layout::Member::Function(k)) => {
-                    return self.call_lambda(k, function, args, e.span, scope, loops);
-                }
-                // A functional parameter without a usable function has been reported.
-                Some(crate::layout::Member::Failed) => return None,
-                _ => {}
-            }
-            let mut d = Diagnostic::error(
-                "E0204",
-                format!("unknown function `{name}`"),
-                function.span,
-                "no such function",
-            );
-            let known = eqm_ir::builtins::ALL
-                .iter()
-                .map(|b| b.name())
-                .chain(REWRITTEN.iter().copied());
-            if let Some(s) = eqm_diag::did_you_mean(&name, known) {
-                d = d.with_help(format!("did you mean `{s}`?"));
-            }
-            self.diagnostics.push(d);
-            return None;
+            return self.non_builtin_call(e, function, args, scope, loops, &name);
         };
         let info = builtin.info();
         let n = args.positional.len();
@@ -145,6 +108,76 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             _ => {}
         }
+        self.vectorised_builtin(e, builtin, &name, &values, args)
+    }
+
+    /// A call of something that is not a built-in function: a record constructor, a user
+    /// function, a functional parameter; otherwise an unknown function (E0204).
+    fn non_builtin_call(
+        &mut self,
+        e: &'a ast::Expr,
+        function: &'a ast::ComponentRef,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+        name: &str,
+    ) -> Option<Value> {
+        if let Some(class) = self.record_class(function, scope) {
+            return self.record_constructor(e, class, args, scope, loops);
+        }
+        let errors = self.diagnostics.len();
+        if let Some(callee) = self.function_class(function, scope) {
+            let (_, outputs) = self.user_call(&callee, function, args, e.span, scope, loops)?;
+            let Some(first) = outputs.into_iter().next() else {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0309",
+                    format!("`{name}` has no output, so its call has no value"),
+                    e.span,
+                    "no value",
+                ));
+                return None;
+            };
+            return Some(first);
+        }
+        // A redeclared function that does not fit has been reported; it is not unknown.
+        if self.diagnostics.len() > errors {
+            return None;
+        }
+        match self.member_named(function, scope) {
+            Some(crate::layout::Member::Function(k)) => {
+                return self.call_lambda(k, function, args, e.span, scope, loops);
+            }
+            // A functional parameter without a usable function has been reported.
+            Some(crate::layout::Member::Failed) => return None,
+            _ => {}
+        }
+        let mut d = Diagnostic::error(
+            "E0204",
+            format!("unknown function `{name}`"),
+            function.span,
+            "no such function",
+        );
+        let known = eqm_ir::builtins::ALL
+            .iter()
+            .map(|b| b.name())
+            .chain(REWRITTEN.iter().copied());
+        if let Some(s) = eqm_diag::did_you_mean(name, known) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        }
+        self.diagnostics.push(d);
+        None
+    }
+
+    /// A scalar built-in function of evaluated arguments, applied element-wise to arrays
+    /// (Modelica's vectorisation), with the type of its result.
+    fn vectorised_builtin(
+        &mut self,
+        e: &'a ast::Expr,
+        builtin: Builtin,
+        name: &str,
+        values: &[Value],
+        args: &'a ast::CallArgs,
+    ) -> Option<Value> {
         for (v, a) in values.iter().zip(&args.positional) {
             if builtin != Builtin::Pre && builtin != Builtin::Smooth && builtin != Builtin::NoEvent {
                 self.expect_numeric(v, a)?;
@@ -179,7 +212,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut out = Vec::with_capacity(count);
         for k in 0..count {
             let mut call_args = Vec::with_capacity(values.len());
-            for v in &values {
+            for v in values {
                 match v {
                     Value::Scalar(x, _) => call_args.push(*x),
                     Value::Array(d, xs, _) if *d == dims => call_args.push(xs[k]),
@@ -203,6 +236,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         })
     }
 
+    /// The array functions (`size`, `sum`, `fill`, `linspace`, `transpose`, `cat`, `vector`,
+    /// ...), whose arguments are whole arrays rather than elements. The sizes, reductions and
+    /// constructors are here; the others are in [`Self::rearranging_builtin`].
     fn eval_array_builtin(
         &mut self,
         e: &'a ast::Expr,
@@ -286,6 +322,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let elems = (0..n * n).map(|k| if k / n == k % n { one } else { zero }).collect();
                 Some(Value::Array(vec![n, n], elems, ScalarType::Integer))
             }
+            _ => self.rearranging_builtin(e, builtin, args, scope, loops),
+        }
+    }
+
+    /// The array functions that rearrange or combine their arguments' elements: `transpose`,
+    /// `cross`, `diagonal`, `outerProduct` and `cat`; the reshaping ones in
+    /// [`Self::reshaping_builtin`].
+    fn rearranging_builtin(
+        &mut self,
+        e: &'a ast::Expr,
+        builtin: Builtin,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let a = &args.positional;
+        match builtin {
             Builtin::Transpose => {
                 let v = self.eval(&a[0], scope, loops)?;
                 let Value::Array(d, xs, ty) = &v else { return Some(v) };
@@ -334,22 +387,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Builtin::Cross => {
                 let x = self.eval(&a[0], scope, loops)?.elements();
                 let y = self.eval(&a[1], scope, loops)?.elements();
-                if x.len() != 3 || y.len() != 3 {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0304",
-                        "`cross` needs two 3-vectors",
-                        e.span,
-                        "not 3-vectors",
-                    ));
-                    return None;
-                }
-                let mut comp = |i: usize, j: usize| {
-                    let p = self.model.exprs.binary(BinOp::Mul, x[i], y[j]);
-                    let q = self.model.exprs.binary(BinOp::Mul, x[j], y[i]);
-                    self.model.exprs.binary(BinOp::Sub, p, q)
-                };
-                let elems = vec![comp(1, 2), comp(2, 0), comp(0, 1)];
-                Some(Value::Array(vec![3], elems, ScalarType::Real))
+                self.cross(x, y, e)
             }
             Builtin::Diagonal => {
                 let v = self.eval(&a[0], scope, loops)?;
@@ -381,6 +419,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 self.cat(k, parts, e)
             }
+            _ => self.reshaping_builtin(e, builtin, args, scope, loops),
+        }
+    }
+
+    /// The array functions that give their argument another shape (`vector`, `matrix`,
+    /// `scalar`, `symmetric`, `skew`) and `readMatrix`.
+    fn reshaping_builtin(
+        &mut self,
+        e: &'a ast::Expr,
+        builtin: Builtin,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let a = &args.positional;
+        match builtin {
             Builtin::Vector => {
                 let v = self.eval(&a[0], scope, loops)?;
                 if v.dims().iter().filter(|&&d| d > 1).count() > 1 {
@@ -427,50 +481,76 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             Builtin::Symmetric | Builtin::Skew => {
                 let v = self.eval(&a[0], scope, loops)?;
-                let xs = v.elements();
-                match (builtin, v.dims()) {
-                    (Builtin::Symmetric, &[n, m]) if n == m => {
-                        // The upper triangle mirrored: element (i, j) is a[min(i, j), max(i, j)].
-                        let elems = (0..n * n)
-                            .map(|k| xs[(k / n).min(k % n) * n + (k / n).max(k % n)])
-                            .collect();
-                        Some(Value::Array(vec![n, n], elems, v.ty()))
-                    }
-                    (Builtin::Skew, &[3]) => {
-                        let arena = &mut self.model.exprs;
-                        let zero = arena.int(0);
-                        let (x0, x1, x2) = (xs[0], xs[1], xs[2]);
-                        let (n0, n1, n2) = (
-                            arena.unary(UnOp::Neg, x0),
-                            arena.unary(UnOp::Neg, x1),
-                            arena.unary(UnOp::Neg, x2),
-                        );
-                        let elems = vec![zero, n2, x1, x2, zero, n0, n1, x0, zero];
-                        Some(Value::Array(vec![3, 3], elems, v.ty()))
-                    }
-                    _ => {
-                        let wanted = if builtin == Builtin::Skew {
-                            "a 3-vector"
-                        } else {
-                            "a square matrix"
-                        };
-                        self.diagnostics.push(Diagnostic::error(
-                            "E0304",
-                            format!(
-                                "`{}` needs {wanted}, not an array of size {:?}",
-                                builtin.name(),
-                                v.dims()
-                            ),
-                            a[0].span,
-                            "wrong size",
-                        ));
-                        None
-                    }
-                }
+                self.symmetric_or_skew(builtin, v, &a[0])
             }
             // A data file read now: the matrix is constant in the flat model.
             Builtin::ReadMatrix => self.read_matrix(e, &a[0], scope),
             _ => None,
+        }
+    }
+
+    /// `cross(x, y)` of the elements of two 3-vectors.
+    fn cross(&mut self, x: Vec<ExprId>, y: Vec<ExprId>, e: &ast::Expr) -> Option<Value> {
+        if x.len() != 3 || y.len() != 3 {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                "`cross` needs two 3-vectors",
+                e.span,
+                "not 3-vectors",
+            ));
+            return None;
+        }
+        let mut comp = |i: usize, j: usize| {
+            let p = self.model.exprs.binary(BinOp::Mul, x[i], y[j]);
+            let q = self.model.exprs.binary(BinOp::Mul, x[j], y[i]);
+            self.model.exprs.binary(BinOp::Sub, p, q)
+        };
+        let elems = vec![comp(1, 2), comp(2, 0), comp(0, 1)];
+        Some(Value::Array(vec![3], elems, ScalarType::Real))
+    }
+
+    /// `symmetric(A)` of a square matrix (its upper triangle mirrored) or `skew(x)` of a
+    /// 3-vector (the matrix of the cross product with `x`).
+    fn symmetric_or_skew(&mut self, builtin: Builtin, v: Value, at: &ast::Expr) -> Option<Value> {
+        let xs = v.elements();
+        match (builtin, v.dims()) {
+            (Builtin::Symmetric, &[n, m]) if n == m => {
+                // The upper triangle mirrored: element (i, j) is a[min(i, j), max(i, j)].
+                let elems = (0..n * n)
+                    .map(|k| xs[(k / n).min(k % n) * n + (k / n).max(k % n)])
+                    .collect();
+                Some(Value::Array(vec![n, n], elems, v.ty()))
+            }
+            (Builtin::Skew, &[3]) => {
+                let arena = &mut self.model.exprs;
+                let zero = arena.int(0);
+                let (x0, x1, x2) = (xs[0], xs[1], xs[2]);
+                let (n0, n1, n2) = (
+                    arena.unary(UnOp::Neg, x0),
+                    arena.unary(UnOp::Neg, x1),
+                    arena.unary(UnOp::Neg, x2),
+                );
+                let elems = vec![zero, n2, x1, x2, zero, n0, n1, x0, zero];
+                Some(Value::Array(vec![3, 3], elems, v.ty()))
+            }
+            _ => {
+                let wanted = if builtin == Builtin::Skew {
+                    "a 3-vector"
+                } else {
+                    "a square matrix"
+                };
+                self.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    format!(
+                        "`{}` needs {wanted}, not an array of size {:?}",
+                        builtin.name(),
+                        v.dims()
+                    ),
+                    at.span,
+                    "wrong size",
+                ));
+                None
+            }
         }
     }
 
@@ -612,8 +692,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// `cardinality(c)`: the number of connects that name the connector `c`, a constant. Only
-    /// known once every connect is (see [`Flattener::counting_equations`]), so only allowed in
-    /// the equations flattened then: if-equations and asserts, as Modelica restricts it.
+    /// known once every connect is (see
+    /// [`ConnectionState::counting_equations`](crate::connections::ConnectionState::counting_equations)),
+    /// so only allowed in the equations flattened then: if-equations and asserts, as Modelica
+    /// restricts it.
     fn cardinality(
         &mut self,
         e: &'a ast::Expr,
@@ -621,7 +703,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Value> {
-        if !self.counting {
+        if !self.connections.counting {
             self.diagnostics.push(
                 Diagnostic::error(
                     "E0310",
@@ -670,7 +752,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 },
             );
         }
-        let count = self.connector_uses.as_ref().and_then(|uses| uses.get(target)).copied();
+        let count = self
+            .connections
+            .connector_uses
+            .as_ref()
+            .and_then(|uses| uses.get(target))
+            .copied();
         Some(Value::Scalar(
             self.model.exprs.int(i64::from(count.unwrap_or(0))),
             ScalarType::Integer,
@@ -747,5 +834,84 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ))
             }
         })
+    }
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// `readMatrix(file)`: the file's numbers as a Real matrix of constant size.
+    pub(crate) fn read_matrix(&mut self, e: &'a ast::Expr, arg: &'a ast::Expr, scope: Scope) -> Option<Value> {
+        let name = self.compile_time_string(arg, scope)?;
+        let options: &'t crate::Options = self.options;
+        let files = &options.data_files;
+        let source = files.source(e.span.file);
+        let path = resolve_data_file(source, &name);
+        let matrix = match self.data_files_read.get(&path) {
+            Some(known) => known.clone(),
+            None => {
+                let result = files.read(&path).and_then(|text| parse_matrix(&text).map(Rc::new));
+                self.data_files_read.insert(path.clone(), result.clone());
+                result
+            }
+        };
+        let shown = path.display();
+        let matrix = match matrix {
+            Ok(matrix) => matrix,
+            Err(problem) => {
+                let at = problem.line.map(|n| format!(" line {n}")).unwrap_or_default();
+                let mut d = Diagnostic::error(
+                    "E0318",
+                    format!(
+                        "`readMatrix` cannot use the data file `{shown}`{at}: {}",
+                        problem.message
+                    ),
+                    e.span,
+                    "this data file",
+                );
+                // A file that could not be read may be looked for in the wrong directory.
+                if files.has_reader()
+                    && problem.line.is_none()
+                    && Path::new(&name).is_relative()
+                    && !source.starts_with('<')
+                {
+                    d = d.with_note(format!(
+                        "a relative path is relative to the directory of `{source}`, the file the call is written in"
+                    ));
+                }
+                self.diagnostics.push(d);
+                return None;
+            }
+        };
+        let dims = [matrix.rows, matrix.columns];
+        self.check_array_size(&dims, e.span, &format!("the matrix of `{shown}`"))?;
+        let elements = matrix.values.iter().map(|&v| self.model.exprs.real(v)).collect();
+        Some(Value::Array(dims.to_vec(), elements, ScalarType::Real))
+    }
+
+    /// The value of `e` as a String known at compile time: a literal (or literals joined with
+    /// `+`), or a String parameter or constant whose binding is one.
+    fn compile_time_string(&mut self, e: &'a ast::Expr, scope: Scope) -> Option<String> {
+        let value = self.eval(e, scope, &mut Vec::new())?;
+        if !matches!(value, Value::Str(_) | Value::Scalar(_, ScalarType::String)) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0306",
+                "`readMatrix` takes the name of a file, a String",
+                e.span,
+                "not a String",
+            ));
+            return None;
+        }
+        if let Some(text) = self.known_string(&value).and_then(|s| s.as_literal()) {
+            return Some(text);
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0206",
+                "the file name of `readMatrix` must be known at compile time",
+                e.span,
+                "not a String literal or a parameter bound to one",
+            )
+            .with_help("write the name as a literal (\"table.csv\") or bind a String parameter to one"),
+        );
+        None
     }
 }

@@ -18,8 +18,9 @@
 //! variables). This is the order in which such a system is written down by hand: the component
 //! equations, each open end as a node of its own, then the nodes the connections make.
 
-use super::Flattener;
-use super::names::Target;
+use crate::connections::ResolvedConnect;
+use crate::flattener::Flattener;
+use crate::layout::Target;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{ExprId, VarId};
@@ -30,16 +31,6 @@ use std::borrow::Cow;
 pub struct Side {
     pub elements: Vec<Target>,
     pub outside: bool,
-}
-
-/// One scalar pair joined by a connect: (variable, outside) on each side.
-pub type ConnectPair = ((VarId, bool), (VarId, bool));
-
-/// A resolved connect: its pairs are `pairs` in [`Flattener::connect_pairs`], which holds the
-/// pairs of all connects in one vector instead of a small one per connect.
-pub struct ResolvedConnect {
-    pub pairs: std::ops::Range<usize>,
-    pub span: Span,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -71,7 +62,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             );
             return;
         }
-        let start = self.connect_pairs.len();
+        let start = self.connections.pairs.len();
         for (l, r) in left.elements.iter().zip(&right.elements) {
             let ll = self.connector_leaves(l);
             let rl = self.connector_leaves(r);
@@ -109,20 +100,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .with_label(b.span, format!("has {rd}"))
                     .with_help("connected connectors need the same variables with the same flow/potential kind"),
                 );
-                self.connect_pairs.truncate(start);
+                self.connections.pairs.truncate(start);
                 return;
             }
             for ((_, v1), (_, v2)) in ll.iter().zip(&rl) {
-                self.connect_pairs.push(((*v1, left.outside), (*v2, right.outside)));
+                self.connections.pairs.push(((*v1, left.outside), (*v2, right.outside)));
             }
         }
-        if let Some(uses) = &mut self.connector_uses {
+        if let Some(uses) = &mut self.connections.connector_uses {
             for t in left.elements.into_iter().chain(right.elements) {
                 *uses.entry(t).or_default() += 1;
             }
         }
-        self.connects.push(ResolvedConnect {
-            pairs: start..self.connect_pairs.len(),
+        self.connections.connects.push(ResolvedConnect {
+            pairs: start..self.connections.pairs.len(),
             span,
         });
     }
@@ -144,8 +135,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             x
         }
-        let connects = std::mem::take(&mut self.connects);
-        let pairs = std::mem::take(&mut self.connect_pairs);
+        let connects = std::mem::take(&mut self.connections.connects);
+        let pairs = std::mem::take(&mut self.connections.pairs);
         for rc in &connects {
             for &(l, r) in &pairs[rc.pairs.clone()] {
                 let [a, b] = [l, r].map(|k| {
@@ -232,7 +223,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             x
                         });
                     }
-                    let sum = super::value::sum(&mut self.model.exprs, &terms);
+                    let sum = crate::value::sum(&mut self.model.exprs, &terms);
                     let zero = self.model.exprs.int(0);
                     self.add_equation(sum, zero, Origin::ConnectFlow { set }, span);
                 }

@@ -3,8 +3,8 @@
 //!
 //! Input: the call's argument (a String known at compile time: a literal, or a String parameter
 //! or constant bound to one), the name of the source file the call is written in, and the front
-//! end's [`ReadFile`]. Output: the matrix as a [`Value`] of Real literals, or `E0318` at the call
-//! when the file cannot be read or is not a matrix (the file's own line in the message).
+//! end's [`ReadFile`]. Output: the matrix, or the problem (with the file's own line) that `calls`
+//! reports as `E0318` at the `readMatrix` call, which also turns the matrix into Real literals.
 //!
 //! A relative path is relative to the directory of the source file the call is written in, and
 //! for a source that is not a file of its own (the embedded standard library, `<stdlib>/...`) to
@@ -15,13 +15,7 @@
 //! a first line without any number (a header). Each file is read and parsed once per
 //! flattening, however many instances call it.
 
-use crate::Flattener;
-use crate::modifier::Scope;
-use crate::value::Value;
-use eqm_diag::Diagnostic;
 use eqm_diag::source::FileId;
-use eqm_ir::flat::ScalarType;
-use eqm_syntax::ast;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -62,13 +56,19 @@ impl DataFiles {
         DataFiles { reader, sources }
     }
 
+    /// Whether a reader was given: only then can a file that was not read have been looked
+    /// for in the wrong directory.
+    pub(crate) fn has_reader(&self) -> bool {
+        self.reader.is_some()
+    }
+
     /// The name of source file `file`; a file the map does not know counts as no file.
-    fn source(&self, file: FileId) -> &str {
+    pub(crate) fn source(&self, file: FileId) -> &str {
         self.sources.get(file.0 as usize).map_or("<unknown>", String::as_str)
     }
 
     /// The text of the file at `path`, or why it cannot be read.
-    fn read(&self, path: &Path) -> Result<String, Problem> {
+    pub(crate) fn read(&self, path: &Path) -> Result<String, Problem> {
         let problem = |message: String| Problem { line: None, message };
         match &self.reader {
             None => Err(problem("no file reader was given to the compiler".to_string())),
@@ -84,16 +84,16 @@ pub(crate) type ReadFiles = BTreeMap<PathBuf, Result<Rc<Matrix>, Problem>>;
 /// A matrix read from a file: `rows × columns` values, row by row.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Matrix {
-    rows: usize,
-    columns: usize,
-    values: Vec<f64>,
+    pub(crate) rows: usize,
+    pub(crate) columns: usize,
+    pub(crate) values: Vec<f64>,
 }
 
 /// Why a file is not a matrix: a message, and the file's line (from 1) when one is at fault.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Problem {
-    line: Option<usize>,
-    message: String,
+    pub(crate) line: Option<usize>,
+    pub(crate) message: String,
 }
 
 /// The matrix in `text`: one row per line, numbers separated by commas or semicolons (then
@@ -103,7 +103,7 @@ pub(crate) struct Problem {
 /// as many numbers as the first, every field must be a finite number, and there must be at least
 /// one row. A first line with numbers and other fields is an error rather than a header, so
 /// that a mistyped number in the first row is reported instead of losing the row.
-fn parse_matrix(text: &str) -> Result<Matrix, Problem> {
+pub(crate) fn parse_matrix(text: &str) -> Result<Matrix, Problem> {
     let mut values = Vec::new();
     let mut columns = None;
     let mut first = true;
@@ -163,7 +163,7 @@ fn parse_matrix(text: &str) -> Result<Matrix, Problem> {
 
 /// The file `name` means in a call written in the source file `source`: relative to that file's
 /// directory, or to the current directory for a source that is no file (`<stdlib>/...`).
-fn resolve_data_file(source: &str, name: &str) -> PathBuf {
+pub(crate) fn resolve_data_file(source: &str, name: &str) -> PathBuf {
     let path = Path::new(name);
     if path.is_absolute() || source.starts_with('<') {
         return path.to_path_buf();
@@ -171,84 +171,5 @@ fn resolve_data_file(source: &str, name: &str) -> PathBuf {
     match Path::new(source).parent() {
         Some(dir) => dir.join(path),
         None => path.to_path_buf(),
-    }
-}
-
-impl<'t, 'a> Flattener<'t, 'a> {
-    /// `readMatrix(file)`: the file's numbers as a Real matrix of constant size.
-    pub(crate) fn read_matrix(&mut self, e: &'a ast::Expr, arg: &'a ast::Expr, scope: Scope) -> Option<Value> {
-        let name = self.compile_time_string(arg, scope)?;
-        let options: &'t crate::Options = self.options;
-        let files = &options.data_files;
-        let source = files.source(e.span.file);
-        let path = resolve_data_file(source, &name);
-        let matrix = match self.data_files_read.get(&path) {
-            Some(known) => known.clone(),
-            None => {
-                let result = files.read(&path).and_then(|text| parse_matrix(&text).map(Rc::new));
-                self.data_files_read.insert(path.clone(), result.clone());
-                result
-            }
-        };
-        let shown = path.display();
-        let matrix = match matrix {
-            Ok(matrix) => matrix,
-            Err(problem) => {
-                let at = problem.line.map(|n| format!(" line {n}")).unwrap_or_default();
-                let mut d = Diagnostic::error(
-                    "E0318",
-                    format!(
-                        "`readMatrix` cannot use the data file `{shown}`{at}: {}",
-                        problem.message
-                    ),
-                    e.span,
-                    "this data file",
-                );
-                // A file that could not be read may be looked for in the wrong directory.
-                if files.reader.is_some()
-                    && problem.line.is_none()
-                    && Path::new(&name).is_relative()
-                    && !source.starts_with('<')
-                {
-                    d = d.with_note(format!(
-                        "a relative path is relative to the directory of `{source}`, the file the call is written in"
-                    ));
-                }
-                self.diagnostics.push(d);
-                return None;
-            }
-        };
-        let dims = [matrix.rows, matrix.columns];
-        self.check_array_size(&dims, e.span, &format!("the matrix of `{shown}`"))?;
-        let elements = matrix.values.iter().map(|&v| self.model.exprs.real(v)).collect();
-        Some(Value::Array(dims.to_vec(), elements, ScalarType::Real))
-    }
-
-    /// The value of `e` as a String known at compile time: a literal (or literals joined with
-    /// `+`), or a String parameter or constant whose binding is one.
-    fn compile_time_string(&mut self, e: &'a ast::Expr, scope: Scope) -> Option<String> {
-        let value = self.eval(e, scope, &mut Vec::new())?;
-        if !matches!(value, Value::Str(_) | Value::Scalar(_, ScalarType::String)) {
-            self.diagnostics.push(Diagnostic::error(
-                "E0306",
-                "`readMatrix` takes the name of a file, a String",
-                e.span,
-                "not a String",
-            ));
-            return None;
-        }
-        if let Some(text) = self.known_string(&value).and_then(|s| s.as_literal()) {
-            return Some(text);
-        }
-        self.diagnostics.push(
-            Diagnostic::error(
-                "E0206",
-                "the file name of `readMatrix` must be known at compile time",
-                e.span,
-                "not a String literal or a parameter bound to one",
-            )
-            .with_help("write the name as a literal (\"table.csv\") or bind a String parameter to one"),
-        );
-        None
     }
 }

@@ -19,24 +19,15 @@
 //! connects are part of their class), and it lists no variables that are not connectors: a
 //! diagram shows the structure of a model, not its equations.
 
-use crate::Flattener;
+use crate::flattener::Flattener;
 use crate::layout::Member;
-use crate::names::Target;
+use crate::layout::Target;
 use crate::resolve::{ClassId, ClassTable, TypeRef};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{FxHashMap, VarId};
 use eqm_ir::flat::{Causality, InstanceId};
 use eqm_syntax::ast;
-
-/// A connect written in the model's own class, as the flattener resolved it: the connector
-/// elements of both sides, pair by pair (a side with the wrong number of elements is reported by
-/// the flattener, and the diagram is then not made).
-pub(crate) struct RootConnect {
-    pub(crate) left: Vec<Target>,
-    pub(crate) right: Vec<Target>,
-    pub(crate) span: Span,
-}
 
 /// The components of a model, its own connectors and the connections between them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,7 +150,7 @@ pub fn push_subscripts(text: &mut String, index: &[usize]) {
 
 /// Flattens `model` and returns its diagram when no error was found, and all diagnostics.
 pub fn diagram(table: &ClassTable<'_>, model: &str, options: &crate::Options) -> (Option<Diagram>, Vec<Diagnostic>) {
-    crate::run_flattener(table, model, options, true, Flattener::diagram)
+    crate::flattener::run_flattener(table, model, options, true, Flattener::diagram)
 }
 
 /// Where a top-level instance or variable belongs in the diagram: its owner and its position in
@@ -252,7 +243,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             connectors,
             connections: Vec::new(),
         };
-        for connect in self.root_connects.take().unwrap_or_default() {
+        for connect in self.connections.root_connects.take().unwrap_or_default() {
             for (l, r) in connect.left.iter().zip(&connect.right) {
                 let ends = (
                     self.diagram_end(l, &diagram, &instance_place, &variable_place),

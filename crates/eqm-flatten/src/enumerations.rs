@@ -10,9 +10,9 @@
 //! model: results show a literal's position, and comparing values of two different enumeration
 //! types is not rejected.
 
-use super::Flattener;
-use super::modifier::Scope;
-use super::value::Value;
+use crate::flattener::Flattener;
+use crate::modifier::Scope;
+use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;

@@ -9,14 +9,15 @@
 //! select their branch; other if-equations become `if` expressions. It deliberately simplifies
 //! nothing and counts nothing (the balance check is `balance`).
 
-use super::eval::Loops;
-use super::layout::Member;
-use super::modifier::Scope;
-use super::names::Target;
-use super::value::{self, Value};
-use super::{Flattener, connect};
+use crate::connect;
+use crate::eval::Loops;
+use crate::flattener::Flattener;
+use crate::layout::Member;
+use crate::layout::Target;
+use crate::modifier::Scope;
+use crate::value::{self, Value};
 use eqm_diag::Diagnostic;
-use eqm_ir::expr::{BinOp, Node, VarId};
+use eqm_ir::expr::{BinOp, ExprId, Node, VarId};
 use eqm_ir::flat::{self, ArrayOrigin, InstanceId, Origin};
 use eqm_syntax::ast;
 use std::borrow::Cow;
@@ -63,7 +64,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 self.push_equation(eq, l, r, origin, loop_index, out);
             }
             ast::EquationKind::Connect { a, b } => {
-                if self.counting {
+                if self.connections.counting {
                     self.diagnostics.push(
                         Diagnostic::error(
                             "E0311",
@@ -97,10 +98,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     return;
                 };
                 // A diagram shows the connects of the model's own class (instance 0).
-                if let Some(recorded) = &mut self.root_connects
+                if let Some(recorded) = &mut self.connections.root_connects
                     && scope.instance == Some(InstanceId(0))
                 {
-                    recorded.push(crate::diagram::RootConnect {
+                    recorded.push(crate::connections::RootConnect {
                         left: left.elements.clone(),
                         right: right.elements.clone(),
                         span: eq.span,
@@ -310,8 +311,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 "E0306",
                 format!(
                     "cannot equate {} with {}",
-                    super::type_name(l.ty()),
-                    super::type_name(r.ty())
+                    crate::value::type_name(l.ty()),
+                    crate::value::type_name(r.ty())
                 ),
                 eq.span,
                 "types differ",
@@ -466,6 +467,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
             );
             return;
         }
+        let conditions: Vec<ExprId> = conditions.iter().map(|(c, _)| *c).collect();
+        self.combine_branches(eq, &conditions, &flattened, &else_eqs, out);
+    }
+
+    /// The equations of an if-equation whose conditions are not known at compile time, one per
+    /// position in its branches (each branch gives `count` of them): `lhs = if c1 then r1
+    /// elseif ... else rn` when every branch has the same left side, else the residual form
+    /// `0 = if c1 then l1 - r1 ...`.
+    fn combine_branches(
+        &mut self,
+        eq: &'a ast::Equation,
+        conditions: &[ExprId],
+        flattened: &[Vec<flat::Equation>],
+        else_eqs: &[flat::Equation],
+        out: &mut Vec<flat::Equation>,
+    ) {
+        let count = else_eqs.len();
         for k in 0..count {
             let same_lhs = flattened.iter().all(|b| b[k].lhs == else_eqs[k].lhs);
             let (lhs, mut rhs) = if same_lhs {
@@ -477,7 +495,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     self.model.exprs.binary(BinOp::Sub, else_eqs[k].lhs, else_eqs[k].rhs),
                 )
             };
-            for (j, (c, _)) in conditions.iter().enumerate().rev() {
+            for (j, c) in conditions.iter().enumerate().rev() {
                 let e = &flattened[j][k];
                 let value = if same_lhs {
                     e.rhs
@@ -605,56 +623,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
             ast::EquationKind::Call { function, args } => {
-                let name = eqm_syntax::pretty::print_ref(function);
-                match (name.as_str(), args.positional.as_slice()) {
-                    ("reinit", [x, value]) => {
-                        let (Some(target), Some(v)) = (self.eval(x, scope, loops), self.eval(value, scope, loops))
-                        else {
-                            return;
-                        };
-                        match (target, v) {
-                            (Value::Scalar(t, _), Value::Scalar(v, _))
-                                if matches!(self.model.exprs.get(t), Node::Var(_)) =>
-                            {
-                                let Node::Var(var) = *self.model.exprs.get(t) else {
-                                    return;
-                                };
-                                actions.push(flat::WhenAction::Reinit {
-                                    var,
-                                    value: v,
-                                    span: eq.span,
-                                });
-                            }
-                            _ => self.diagnostics.push(Diagnostic::error(
-                                "E0312",
-                                "`reinit` needs a scalar variable and a scalar value",
-                                eq.span,
-                                "bad reinit",
-                            )),
-                        }
-                    }
-                    ("assert", [condition, message, ..]) => {
-                        let Some(Value::Scalar(c, _)) = self.eval(condition, scope, loops) else {
-                            return;
-                        };
-                        let message = self.message(message, scope, loops);
-                        actions.push(flat::WhenAction::Assert {
-                            condition: c,
-                            message,
-                            span: eq.span,
-                        });
-                    }
-                    ("terminate", [message]) => {
-                        let message = self.message(message, scope, loops);
-                        actions.push(flat::WhenAction::Terminate { message, span: eq.span });
-                    }
-                    _ => self.diagnostics.push(Diagnostic::error(
-                        "E0310",
-                        format!("`{name}(...)` is not allowed in a when-clause"),
-                        eq.span,
-                        "use reinit, assert, terminate or `v = expr`",
-                    )),
-                }
+                self.when_call_action(eq, function, args, scope, loops, actions)
             }
             ast::EquationKind::If { .. } | ast::EquationKind::For { .. } => {
                 let mut out = Vec::new();
@@ -680,6 +649,65 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 "this equation is not allowed inside a when-clause",
                 eq.span,
                 "not allowed in when",
+            )),
+        }
+    }
+
+    /// A call in a when-clause: `reinit`, `assert` or `terminate`; any other call is an error.
+    fn when_call_action(
+        &mut self,
+        eq: &'a ast::Equation,
+        function: &'a ast::ComponentRef,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+        actions: &mut Vec<flat::WhenAction>,
+    ) {
+        let name = eqm_syntax::pretty::print_ref(function);
+        match (name.as_str(), args.positional.as_slice()) {
+            ("reinit", [x, value]) => {
+                let (Some(target), Some(v)) = (self.eval(x, scope, loops), self.eval(value, scope, loops)) else {
+                    return;
+                };
+                match (target, v) {
+                    (Value::Scalar(t, _), Value::Scalar(v, _)) if matches!(self.model.exprs.get(t), Node::Var(_)) => {
+                        let Node::Var(var) = *self.model.exprs.get(t) else {
+                            return;
+                        };
+                        actions.push(flat::WhenAction::Reinit {
+                            var,
+                            value: v,
+                            span: eq.span,
+                        });
+                    }
+                    _ => self.diagnostics.push(Diagnostic::error(
+                        "E0312",
+                        "`reinit` needs a scalar variable and a scalar value",
+                        eq.span,
+                        "bad reinit",
+                    )),
+                }
+            }
+            ("assert", [condition, message, ..]) => {
+                let Some(Value::Scalar(c, _)) = self.eval(condition, scope, loops) else {
+                    return;
+                };
+                let message = self.message(message, scope, loops);
+                actions.push(flat::WhenAction::Assert {
+                    condition: c,
+                    message,
+                    span: eq.span,
+                });
+            }
+            ("terminate", [message]) => {
+                let message = self.message(message, scope, loops);
+                actions.push(flat::WhenAction::Terminate { message, span: eq.span });
+            }
+            _ => self.diagnostics.push(Diagnostic::error(
+                "E0310",
+                format!("`{name}(...)` is not allowed in a when-clause"),
+                eq.span,
+                "use reinit, assert, terminate or `v = expr`",
             )),
         }
     }

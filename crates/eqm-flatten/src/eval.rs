@@ -8,9 +8,9 @@
 //! `names` and calls in `calls`. It deliberately simplifies nothing beyond taking a branch whose
 //! condition is known at compile time: the flat model keeps the expressions as written.
 
-use super::Flattener;
-use super::modifier::Scope;
-use super::value::{self, Value};
+use crate::flattener::Flattener;
+use crate::modifier::Scope;
+use crate::value::{self, CHAIN_GROUP, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{BinOp, ExprId, Node, UnOp};
 use eqm_ir::flat::{ScalarType, Variability};
@@ -25,10 +25,6 @@ pub(crate) const MAX_ARRAY_ELEMENTS: usize = 100_000_000;
 /// variable with its equation takes about 2 KB through the whole pipeline (a model of 10^6 of
 /// each needs 2.3 GB), so larger models would exhaust the memory of any workstation.
 pub(crate) const MAX_MODEL_SCALARS: usize = 10_000_000;
-
-/// How many operands of a long chain are folded left before groups are combined pairwise (see
-/// `Flattener::eval_chain`); chains up to this length keep the order they are written in.
-pub(crate) const CHAIN_GROUP: usize = 64;
 
 /// Loop indices in scope: `for i in 1:N` binds `i` to an integer while its body is flattened.
 pub type Loops = Vec<(String, i64)>;
@@ -66,6 +62,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         None
     }
 
+    /// The value of an expression in `scope`, with the loop indices `loops` bound; `None` after
+    /// a reported error.
     pub(crate) fn eval(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> Option<Value> {
         use ast::ExprKind as K;
         let arena = &mut self.model.exprs;
@@ -133,45 +131,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return self.eval_binary(e, *op, a, b, lhs, rhs);
             }
             K::Chain { first, rest } => return self.eval_chain(e, first, rest, scope, loops),
-            K::If { branches, else_value } => {
-                let mut result = self.eval(else_value, scope, loops)?;
-                for (condition, then_value) in branches.iter().rev() {
-                    let c = self.eval(condition, scope, loops)?;
-                    self.expect_type(&c, ScalarType::Boolean, condition)?;
-                    let Value::Scalar(c, _) = c else { return None };
-                    let t = self.eval(then_value, scope, loops)?;
-                    if !value::same_dims(t.dims(), result.dims()) {
-                        self.diagnostics.push(Diagnostic::error(
-                            "E0304",
-                            "the branches of this if-expression have different array sizes",
-                            e.span,
-                            "branches must agree",
-                        ));
-                        return None;
-                    }
-                    let ty = if t.ty() == ScalarType::Integer && result.ty() == ScalarType::Integer {
-                        ScalarType::Integer
-                    } else {
-                        t.ty()
-                    };
-                    // A branch decided at compile time (a parameter condition) is taken directly.
-                    if let Some(known) = self.model.exprs.literal(c) {
-                        result = if known != 0.0 { t } else { result };
-                        continue;
-                    }
-                    let elements: Vec<ExprId> = t
-                        .elements()
-                        .into_iter()
-                        .zip(result.elements())
-                        .map(|(x, y)| self.model.exprs.add(Node::If(c, x, y)))
-                        .collect();
-                    result = match t.dims() {
-                        [] => Value::Scalar(elements[0], ty),
-                        d => Value::Array(d.to_vec(), elements, ty),
-                    };
-                }
-                result
-            }
+            K::If { branches, else_value } => return self.eval_if(e, branches, else_value, scope, loops),
             K::Array(items) => {
                 let values: Option<Vec<Value>> = items.iter().map(|i| self.eval(i, scope, loops)).collect();
                 return self.concat(values?, e);
@@ -184,39 +144,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 return self.block_matrix(blocks, e);
             }
-            K::Range { start, step, stop } => {
-                let a = self.eval_structural_int(start, scope, "a range bound")?;
-                let s = match step {
-                    Some(s) => self.eval_structural_int(s, scope, "a range step")?,
-                    None => 1,
-                };
-                let b = self.eval_structural_int(stop, scope, "a range bound")?;
-                if s == 0 {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0304",
-                        "range step is zero",
-                        e.span,
-                        "would never end",
-                    ));
-                    return None;
-                }
-                // The count is computed before any element is made, in 128 bits so that no
-                // bound can overflow it.
-                let count = if (s > 0 && a <= b) || (s < 0 && a >= b) {
-                    (i128::from(b) - i128::from(a)) / i128::from(s) + 1
-                } else {
-                    0
-                };
-                let count = usize::try_from(count).unwrap_or(usize::MAX);
-                self.check_array_size(&[count], e.span, "this range")?;
-                let mut elems = Vec::with_capacity(count);
-                let mut i = a;
-                while (s > 0 && i <= b) || (s < 0 && i >= b) {
-                    elems.push(self.model.exprs.int(i));
-                    i += s;
-                }
-                Value::Array(vec![elems.len()], elems, ScalarType::Integer)
-            }
+            K::Range { start, step, stop } => return self.eval_range(e, start, step.as_deref(), stop, scope),
             K::Tuple(_) => {
                 self.diagnostics.push(Diagnostic::error(
                     "E0307",
@@ -227,6 +155,97 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return None;
             }
         })
+    }
+
+    /// An if-expression: the branches' values chosen element by element by their conditions
+    /// (the last first), or a branch taken directly when its condition is known.
+    fn eval_if(
+        &mut self,
+        e: &'a ast::Expr,
+        branches: &'a [(ast::Expr, ast::Expr)],
+        else_value: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let mut result = self.eval(else_value, scope, loops)?;
+        for (condition, then_value) in branches.iter().rev() {
+            let c = self.eval(condition, scope, loops)?;
+            self.expect_type(&c, ScalarType::Boolean, condition)?;
+            let Value::Scalar(c, _) = c else { return None };
+            let t = self.eval(then_value, scope, loops)?;
+            if !value::same_dims(t.dims(), result.dims()) {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    "the branches of this if-expression have different array sizes",
+                    e.span,
+                    "branches must agree",
+                ));
+                return None;
+            }
+            let ty = if t.ty() == ScalarType::Integer && result.ty() == ScalarType::Integer {
+                ScalarType::Integer
+            } else {
+                t.ty()
+            };
+            // A branch decided at compile time (a parameter condition) is taken directly.
+            if let Some(known) = self.model.exprs.literal(c) {
+                result = if known != 0.0 { t } else { result };
+                continue;
+            }
+            let elements: Vec<ExprId> = t
+                .elements()
+                .into_iter()
+                .zip(result.elements())
+                .map(|(x, y)| self.model.exprs.add(Node::If(c, x, y)))
+                .collect();
+            result = match t.dims() {
+                [] => Value::Scalar(elements[0], ty),
+                d => Value::Array(d.to_vec(), elements, ty),
+            };
+        }
+        Some(result)
+    }
+
+    /// A range `start:step:stop` of Integers known at compile time.
+    fn eval_range(
+        &mut self,
+        e: &'a ast::Expr,
+        start: &'a ast::Expr,
+        step: Option<&'a ast::Expr>,
+        stop: &'a ast::Expr,
+        scope: Scope,
+    ) -> Option<Value> {
+        let a = self.eval_structural_int(start, scope, "a range bound")?;
+        let s = match step {
+            Some(s) => self.eval_structural_int(s, scope, "a range step")?,
+            None => 1,
+        };
+        let b = self.eval_structural_int(stop, scope, "a range bound")?;
+        if s == 0 {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                "range step is zero",
+                e.span,
+                "would never end",
+            ));
+            return None;
+        }
+        // The count is computed before any element is made, in 128 bits so that no
+        // bound can overflow it.
+        let count = if (s > 0 && a <= b) || (s < 0 && a >= b) {
+            (i128::from(b) - i128::from(a)) / i128::from(s) + 1
+        } else {
+            0
+        };
+        let count = usize::try_from(count).unwrap_or(usize::MAX);
+        self.check_array_size(&[count], e.span, "this range")?;
+        let mut elems = Vec::with_capacity(count);
+        let mut i = a;
+        while (s > 0 && i <= b) || (s < 0 && i >= b) {
+            elems.push(self.model.exprs.int(i));
+            i += s;
+        }
+        Some(Value::Array(vec![elems.len()], elems, ScalarType::Integer))
     }
 
     /// The number of elements of an array of size `dims`, or E0316 when it exceeds
@@ -353,9 +372,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         self.diagnostics.push(Diagnostic::error(
             "E0306",
-            format!("expected a number, found {}", super::type_name(v.ty())),
+            format!("expected a number, found {}", crate::value::type_name(v.ty())),
             at.span,
-            format!("this is {}", super::type_name(v.ty())),
+            format!("this is {}", crate::value::type_name(v.ty())),
         ));
         None
     }
@@ -366,9 +385,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         self.diagnostics.push(Diagnostic::error(
             "E0306",
-            format!("expected {}, found {}", super::type_name(ty), super::type_name(v.ty())),
+            format!(
+                "expected {}, found {}",
+                crate::value::type_name(ty),
+                crate::value::type_name(v.ty())
+            ),
             at.span,
-            format!("this is {}", super::type_name(v.ty())),
+            format!("this is {}", crate::value::type_name(v.ty())),
         ));
         None
     }

@@ -4,8 +4,9 @@
 //! Input: a function whose input is declared with a function type (`input Integrand f;`), the
 //! arguments of its calls (`function g(a = 2)`, or a functional input passed on by name), and the
 //! calls of functional inputs inside function bodies. Output: [`FunctionRef`]s (a function and
-//! the values bound to some of its inputs) and [`FunctionalKey`]s, which choose the instance of
-//! the called function: like the sizes of `:` inputs, the functions passed are known when the
+//! the values bound to some of its inputs) and
+//! [`FunctionalKey`](crate::function_table::FunctionalKey)s, which choose the instance of the
+//! called function: like the sizes of `:` inputs, the functions passed are known when the
 //! model is compiled, so each combination gets its own flat function in which a call of the
 //! functional input is an ordinary call of the function passed. The values bound by a partial
 //! application become hidden inputs of that instance, so they may be any expression of the
@@ -13,85 +14,17 @@
 //! compiles these calls like any other. It deliberately does not support storing functions in
 //! variables or returning them: Modelica has neither.
 
-use crate::Flattener;
 use crate::eval::Loops;
-use crate::functions::LocalVar;
+use crate::flattener::Flattener;
+use crate::function_table::{FunctionRef, FunctionalLocal, FunctionalParameter};
 use crate::layout::Member;
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::ClassId;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
-use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
 use std::rc::Rc;
-
-/// A function as it is called: its class (short definitions followed), the defaults that short
-/// definitions and redeclarations give its inputs, and the inputs a partial application or a
-/// functional input bound, with their values.
-#[derive(Clone, Debug)]
-pub(crate) struct FunctionRef<'a> {
-    pub(crate) class: ClassId,
-    pub(crate) defaults: Modifier<'a>,
-    pub(crate) bound: Vec<(String, Value)>,
-}
-
-impl<'a> FunctionRef<'a> {
-    pub(crate) fn plain(class: ClassId, defaults: Modifier<'a>) -> FunctionRef<'a> {
-        FunctionRef {
-            class,
-            defaults,
-            bound: Vec::new(),
-        }
-    }
-
-    /// What a function instance specialises on when this function is passed to one of its
-    /// functional inputs.
-    pub(crate) fn key(&self) -> FunctionalKey {
-        FunctionalKey {
-            class: self.class,
-            bound: self
-                .bound
-                .iter()
-                .map(|(name, v)| (name.clone(), v.dims().to_vec(), type_code(v.ty())))
-                .collect(),
-        }
-    }
-}
-
-/// The function passed to a functional input and the names, sizes and types of the inputs it
-/// binds: part of the key of a function instance.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct FunctionalKey {
-    pub(crate) class: ClassId,
-    pub(crate) bound: Vec<(String, Vec<usize>, u8)>,
-}
-
-/// A functional input inside the function instance made for it: the function passed, and the
-/// hidden inputs that carry the values it binds.
-#[derive(Clone, Debug)]
-pub(crate) struct FunctionalLocal {
-    pub(crate) class: ClassId,
-    pub(crate) bound: Vec<(String, LocalVar)>,
-}
-
-fn type_code(t: ScalarType) -> u8 {
-    match t {
-        ScalarType::Real => 0,
-        ScalarType::Integer => 1,
-        ScalarType::Boolean => 2,
-        ScalarType::String => 3,
-    }
-}
-
-pub(crate) fn type_of_code(code: u8) -> ScalarType {
-    match code {
-        1 => ScalarType::Integer,
-        2 => ScalarType::Boolean,
-        3 => ScalarType::String,
-        _ => ScalarType::Real,
-    }
-}
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The functional input `name` of the function being flattened, if it is one.
@@ -99,7 +32,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if scope.instance.is_some() {
             return None;
         }
-        self.frames.last()?.locals.get(name)?.function.clone()
+        self.context.frames.last()?.locals.get(name)?.function.clone()
     }
 
     /// A call of the functional input `local`: the function passed, with the values it binds
@@ -254,25 +187,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         );
         None
     }
-}
-
-/// The function a functional parameter of a model or block stands for (`parameter Law law;`,
-/// an EQM extension: Modelica has functions as arguments of functions only). It is given by a
-/// modifier or the declaration's binding, and fixed when the model is compiled.
-#[derive(Clone, Debug)]
-pub(crate) enum FunctionalParameter<'a> {
-    /// A named function, perhaps with inputs bound (`law = function logistic(K = 100)`); a call
-    /// is an ordinary call of it.
-    Named(FunctionRef<'a>),
-    /// `law = function(s) = 0.1*s*(1 - s/K)`: a call is the body, with the parameters bound to
-    /// the arguments, evaluated where the modifier was written (so `K` is the modifier's).
-    Lambda {
-        params: &'a [ast::Ident],
-        body: &'a ast::Expr,
-        scope: Scope,
-        /// The function type of the parameter: the names of the lambda's arguments.
-        formal: ClassId,
-    },
 }
 
 /// How deeply bodies of functional parameters may call others: a cycle is reported, not
@@ -508,7 +422,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         }
-        if self.lambda_depth >= MAX_LAMBDA_DEPTH {
+        if self.context.lambda_depth >= MAX_LAMBDA_DEPTH {
             self.diagnostics.push(Diagnostic::error(
                 "E0216",
                 format!("the function given to `{name}` calls itself"),
@@ -519,20 +433,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         // The body sees its own parameters and the names of its scope, not the iterators or
         // array sizes around the call.
-        let outer_iterators = std::mem::take(&mut self.iterators);
-        let outer_ends = std::mem::take(&mut self.end_sizes);
+        let outer_iterators = std::mem::take(&mut self.context.iterators);
+        let outer_ends = std::mem::take(&mut self.context.end_sizes);
         for (p, value) in params.iter().zip(given.into_iter().flatten()) {
-            self.iterators.push(crate::iterators::BoundIterator {
+            self.context.iterators.push(crate::eval_context::BoundIterator {
                 name: p.name.clone(),
                 value,
                 loops_below: 0,
             });
         }
-        self.lambda_depth += 1;
+        self.context.lambda_depth += 1;
         let result = self.eval(body, body_scope, &mut Vec::new());
-        self.lambda_depth -= 1;
-        self.iterators = outer_iterators;
-        self.end_sizes = outer_ends;
+        self.context.lambda_depth -= 1;
+        self.context.iterators = outer_iterators;
+        self.context.end_sizes = outer_ends;
         let value = result?;
         self.check_lambda_value(&value, formal, body.span)?;
         Some(value)
@@ -558,12 +472,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         if resolved.dims.is_empty()
             && let Value::Scalar(_, actual) = value
-            && crate::types_compatible(ty, *actual)
+            && crate::value::types_compatible(ty, *actual)
         {
             return Some(());
         }
         let found = match value {
-            Value::Scalar(_, t) => crate::type_name(*t).to_string(),
+            Value::Scalar(_, t) => crate::value::type_name(*t).to_string(),
             Value::Array(dims, ..) => format!("an array of size {dims:?}"),
             Value::Str(_) => "a String".to_string(),
             Value::Record(_) | Value::Records(..) => "a record".to_string(),
@@ -572,7 +486,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             "E0306",
             format!(
                 "this function must give a scalar {} (the output `{}` of `{}`), found {found}",
-                crate::type_name(ty),
+                crate::value::type_name(ty),
                 decl.name.name,
                 self.table.get(formal).full_name
             ),

@@ -8,7 +8,8 @@
 //! class definitions. It deliberately does not apply attributes or bindings to variables (that
 //! is `variables`) and does not flatten equations (that is `equations`).
 
-use crate::Flattener;
+use crate::flattener::Flattener;
+use crate::layout::ResolvedType;
 use crate::layout::{ArrayMember, ElementDecl, Member};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
@@ -18,20 +19,6 @@ use eqm_diag::Diagnostic;
 use eqm_ir::flat::{self, InstanceId};
 use eqm_syntax::ast;
 use std::rc::Rc;
-
-/// The prefixes and class of a resolved component type, after following short class definitions.
-#[derive(Clone)]
-pub(crate) struct ResolvedType<'a> {
-    pub(crate) target: TypeRef,
-    /// Modifiers of the short class definitions on the way (innermost last).
-    pub(crate) modifier: Modifier<'a>,
-    pub(crate) prefixes: ast::TypePrefix,
-    pub(crate) dims: Vec<&'a ast::Subscript>,
-    pub(crate) is_connector: bool,
-    pub(crate) class_name: String,
-    /// For an enumeration type: its number of literals (its values are the Integers 1, 2, ...).
-    pub(crate) enumeration: Option<usize>,
-}
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// Instantiates every element of `instance`, then its equations.
@@ -51,13 +38,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.flatten_equation(eq, scope, &mut Vec::new(), initial);
         }
         if !layout.counting_equations.is_empty() {
-            self.connector_uses.get_or_insert_default();
+            self.connections.connector_uses.get_or_insert_default();
             for &(eq, class, initial) in &layout.counting_equations {
                 let scope = Scope {
                     instance: Some(instance),
                     class,
                 };
-                self.counting_equations.push((eq, scope, initial));
+                self.connections.counting_equations.push((eq, scope, initial));
             }
         }
         for &(eq, class) in &layout.invariants {
@@ -83,11 +70,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         depth: usize,
     ) -> Option<Rc<ResolvedType<'a>>> {
         let key = (scope_class, name as *const ast::Name);
-        if let Some(known) = self.type_cache.get(&key) {
+        if let Some(known) = self.caches.types.get(&key) {
             return known.clone();
         }
         let resolved = self.resolve_type_uncached(scope_class, name, depth).map(Rc::new);
-        self.type_cache.insert(key, resolved.clone());
+        self.caches.types.insert(key, resolved.clone());
         resolved
     }
 
@@ -269,183 +256,36 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.diagnostics.push(d);
     }
 
+    /// The member a declared element becomes in `instance`: variables, instances, a functional
+    /// parameter, or `Absent`/`Failed`.
     pub(crate) fn instantiate_element(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> Member {
-        let decl = element.decl;
-        let clause = element.clause;
-        // `outer`: the `inner` component of that name in the nearest enclosing instance that
-        // declares one (an `inner outer` one with no `inner` above it is its own).
-        if clause.outer {
-            if let Some(member) = self.inner_member(instance, &decl.name.name) {
-                return member;
-            }
-            if !clause.inner {
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        "E0205",
-                        format!(
-                            "`outer {}` has no `inner {}` in a component that encloses it",
-                            decl.name.name, decl.name.name
-                        ),
-                        decl.name.span,
-                        "no matching inner declaration",
-                    )
-                    .with_help(format!(
-                        "declare `inner {} {}` in the model that contains this component",
-                        eqm_syntax::pretty::name_text(&clause.type_name),
-                        decl.name.name
-                    )),
-                );
-                return Member::Failed;
-            }
-        }
-        let scope = Scope {
-            instance: Some(instance),
-            class: element.class,
-        };
-        // Modelica precedence: the enclosing instance's modifier, then the extends clause's,
-        // then the declaration's own, then the type's.
-        let (mut outer, _) = match &self.instances[instance.0 as usize].modifier {
-            Some(m) => m.child(&decl.name.name),
-            None => Default::default(),
-        };
-        let (from_extends, _) = element.extends_modifier.child(&decl.name.name);
-        let mut from_extends = from_extends.in_instance(instance);
-        // A redeclaration from outside (`Board b(redeclare Capacitor load)`) replaces the
-        // declaration; so does one in a derived class (the layout's element, with its
-        // `original`). The replaced declaration keeps its condition, and its prefixes and
-        // dimensions where the new one has none.
-        let redeclared = outer.redeclare.take().or(from_extends.redeclare.take());
-        let (clause, decl, type_scope, original) = match redeclared.map(|r| (r, r.element)) {
-            Some((r, ast::RedeclaredElement::Component(new_clause))) => {
-                if !self.check_replaceable(clause, decl, r.span) {
-                    return Member::Failed;
-                }
-                let original = crate::layout::Original {
-                    clause,
-                    decl,
-                    class: element.class,
-                };
-                (new_clause, &new_clause.components[0], r.scope, Some(original))
-            }
-            // A class redeclaration named like a component redeclares no class: reported with
-            // the instance's modifier (E0221).
-            Some((_, ast::RedeclaredElement::Class(_))) => return Member::Failed,
-            None => (clause, decl, scope, element.original),
-        };
-        let Some(resolved) = self.component_type(type_scope, &clause.type_name) else {
-            return Member::Failed;
-        };
-        if let Some(original) = original
-            && let Some(constraint) = self.component_constraint(original, instance)
-            && !self.check_subtype(resolved.target, constraint, decl.name.span)
+        if element.clause.outer
+            && let Some(member) = self.outer_element(instance, element)
         {
+            return member;
+        }
+        let Some(declared) = self.declaration_of(instance, element) else {
             return Member::Failed;
-        }
-        let own = decl
-            .modification
-            .as_ref()
-            .map(|m| Modifier::from_ast(m, type_scope))
-            .unwrap_or_default();
-        // The replaced declaration's parts are evaluated where it was written.
-        let original_scope = original.map(|o| Scope {
-            instance: Some(instance),
-            class: o.class,
-        });
-        // The modifiers of the replaced declaration carry over: those of its `constrainedby`
-        // clause, or without one its own.
-        let carried = original
-            .zip(original_scope)
-            .map(|(o, scope)| match &o.clause.redeclarable.constraint {
-                Some(c) => c
-                    .modification
-                    .as_ref()
-                    .map(|m| Modifier::from_class_modification(m, scope))
-                    .unwrap_or_default(),
-                None => o
-                    .decl
-                    .modification
-                    .as_ref()
-                    .map(|m| Modifier::from_ast(m, scope))
-                    .unwrap_or_default(),
-            });
-        // A redeclaration in a modifier stands where that modifier stands, before the extends
-        // clause's.
-        let modifier = if redeclared.is_some() {
-            outer.merge_owned(own).merge_owned(from_extends)
-        } else {
-            outer.merge_owned(from_extends).merge_owned(own)
         };
-        let modifier = match carried {
-            Some(c) => modifier.merge_owned(c),
-            None => modifier,
-        }
-        .merge(&resolved.modifier);
-        // The condition is always the replaced declaration's; its dimensions and prefixes are
-        // kept where the new declaration writes none.
-        let (condition, condition_scope) = match (original, original_scope) {
-            (Some(o), Some(s)) => (o.decl.condition.as_ref(), s),
-            _ => (decl.condition.as_ref(), type_scope),
-        };
-        let (dims_clause, dims_decl, dims_scope) = match (original, original_scope) {
-            (Some(o), Some(s)) if clause.type_dims.is_empty() && decl.dims.is_empty() => (o.clause, o.decl, s),
-            _ => (clause, decl, type_scope),
-        };
-        let declared_prefixes = match original {
-            Some(o) => merge_prefixes(clause.prefixes, o.clause.prefixes),
-            None => clause.prefixes,
-        };
-        if let Some(condition) = condition {
+        let DeclaredElement {
+            clause,
+            decl,
+            resolved,
+            modifier,
+            condition,
+            dims_from,
+            declared_prefixes,
+        } = declared;
+        if let Some((condition, condition_scope)) = condition {
             match self.eval_structural_bool(condition, condition_scope, "the condition of a conditional component") {
                 Some(false) => return Member::Absent,
                 Some(true) => {}
                 None => return Member::Failed,
             }
         }
-        let scope = dims_scope;
-        let mut dims = Vec::new();
-        for sub in dims_clause
-            .type_dims
-            .iter()
-            .chain(dims_decl.dims.iter())
-            .chain(resolved.dims.iter().copied())
-        {
-            match sub {
-                // `parameter Real p[:] = {1, 2, 3}`: the size is the binding's (the modifier
-                // that wins, also one given from outside).
-                ast::Subscript::Colon(span) => match self.binding_size(&modifier, dims.len()) {
-                    Ok(Some(n)) => dims.push(n),
-                    // The binding's own error has been reported.
-                    Err(()) => return Member::Failed,
-                    Ok(None) => {
-                        self.diagnostics.push(Diagnostic::error(
-                            "E0304",
-                            "an array size `:` needs a binding that gives it (`p[:] = {1, 2, 3}`)",
-                            *span,
-                            "no binding gives this size",
-                        ));
-                        return Member::Failed;
-                    }
-                },
-                // `parameter Real A[:, size(A, 1)]`: a size of the component being declared,
-                // from a dimension already found (the component itself is not there yet).
-                ast::Subscript::Expr(e) if let Some(n) = own_size(e, &decl.name.name, &dims) => dims.push(n),
-                // A type as a dimension (`Real w[Mode]`): its number of literals.
-                ast::Subscript::Expr(e) if let Some(n) = self.type_dimension(e, scope) => dims.push(n),
-                ast::Subscript::Expr(e) => match self.eval_structural_int(e, scope, "an array size") {
-                    Some(n) if n >= 0 => dims.push(n as usize),
-                    Some(n) => {
-                        self.diagnostics.push(Diagnostic::error(
-                            "E0304",
-                            format!("array size is negative ({n})"),
-                            e.span,
-                            "must be zero or more",
-                        ));
-                        return Member::Failed;
-                    }
-                    None => return Member::Failed,
-                },
-            }
-        }
+        let Some(dims) = self.element_dims(dims_from, decl, &resolved, &modifier) else {
+            return Member::Failed;
+        };
         let parent_state = &self.instances[instance.0 as usize];
         let prefixes = merge_prefixes(declared_prefixes, resolved.prefixes);
         let variability = combine_variability(parent_state.variability, prefixes.variability);
@@ -466,50 +306,32 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         // A scalar component is its only element and takes the modifier and name as they are,
         // without copying them; an array's elements each get their own.
-        let (mut scalar, modifier, base_name) = if dims.is_empty() {
-            (Some((modifier, base_name)), Modifier::default(), String::new())
+        let elements = if dims.is_empty() {
+            Elements {
+                scalar: Some((modifier, base_name)),
+                modifier: Modifier::default(),
+                base_name: String::new(),
+                dims,
+                total,
+            }
         } else {
-            (None, modifier, base_name)
+            Elements {
+                scalar: None,
+                modifier,
+                base_name,
+                dims,
+                total,
+            }
+        };
+        let kinds = Kinds {
+            variability,
+            causality,
+            connection: prefixes.connection,
         };
         match resolved.target {
-            TypeRef::Builtin(ty) => {
-                if !self.model_has_room(self.model.variables.len(), total, decl.name.span, "variables") {
-                    return Member::Failed;
-                }
-                let mut vars = Vec::with_capacity(total);
-                let description = decl.description.as_ref().map(|d| self.shared(&d.text));
-                for flat_index in 0..total {
-                    let (m, name) = scalar
-                        .take()
-                        .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
-                    let v = self.new_variable(VarSpec {
-                        name,
-                        instance,
-                        ty,
-                        variability,
-                        causality,
-                        connection: prefixes.connection,
-                        in_connector: self.instances[instance.0 as usize].is_connector,
-                        is_connector_type: resolved.is_connector,
-                        modifier: &m,
-                        description: description.clone(),
-                        span: decl.name.span,
-                    });
-                    // An enumeration starts at its first literal unless told otherwise.
-                    if resolved.enumeration.is_some() && self.model.variables[v.0 as usize].attributes.start.is_none() {
-                        let first = self.model.exprs.int(1);
-                        self.model.variables[v.0 as usize].attributes.start = Some(first);
-                    }
-                    vars.push(v);
-                }
-                if dims.is_empty() {
-                    Member::Var(vars[0])
-                } else {
-                    Member::VarArray(ArrayMember::new(dims, vars))
-                }
-            }
+            TypeRef::Builtin(ty) => self.builtin_member(instance, decl, &resolved, ty, kinds, elements),
             TypeRef::Class(class) if self.table.get(class).def.kind == ast::ClassKind::Function => {
-                if !dims.is_empty() {
+                if !elements.dims.is_empty() {
                     self.diagnostics.push(Diagnostic::error(
                         "E0317",
                         "an array of functional parameters is not supported",
@@ -518,70 +340,310 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return Member::Failed;
                 }
-                let Some((m, path)) = scalar.take() else {
+                let Some((m, path)) = elements.scalar else {
                     return Member::Failed;
                 };
                 self.functional_parameter(class, &path, &decl.name, m.binding.as_ref())
             }
-            TypeRef::Class(class) => {
-                let kind = self.table.get(class).def.kind;
-                if matches!(kind, ast::ClassKind::Package | ast::ClassKind::Function) {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0214",
-                        format!(
-                            "`{}` is a {} and cannot be a component type",
-                            resolved.class_name,
-                            kind.keyword()
-                        ),
-                        clause.type_name.span,
-                        "not instantiable",
-                    ));
-                    return Member::Failed;
+            TypeRef::Class(class) => self.class_member(instance, clause, decl, &resolved, class, kinds, elements),
+        }
+    }
+
+    /// An `outer` element: the `inner` component of that name in the nearest enclosing instance
+    /// that declares one. `None` for an `inner outer` one with no `inner` above it, which is
+    /// its own.
+    fn outer_element(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> Option<Member> {
+        let (clause, decl) = (element.clause, element.decl);
+        if let Some(member) = self.inner_member(instance, &decl.name.name) {
+            return Some(member);
+        }
+        if clause.inner {
+            return None;
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0205",
+                format!(
+                    "`outer {}` has no `inner {}` in a component that encloses it",
+                    decl.name.name, decl.name.name
+                ),
+                decl.name.span,
+                "no matching inner declaration",
+            )
+            .with_help(format!(
+                "declare `inner {} {}` in the model that contains this component",
+                eqm_syntax::pretty::name_text(&clause.type_name),
+                decl.name.name
+            )),
+        );
+        Some(Member::Failed)
+    }
+
+    /// The declaration an element stands for in `instance` after redeclarations, with its
+    /// resolved type and its modifier merged in Modelica's order; `None` after a reported error.
+    fn declaration_of(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> Option<DeclaredElement<'a>> {
+        let (clause, decl) = (element.clause, element.decl);
+        let scope = Scope {
+            instance: Some(instance),
+            class: element.class,
+        };
+        // Modelica precedence: the enclosing instance's modifier, then the extends clause's,
+        // then the declaration's own, then the type's.
+        let (mut outer, _) = match &self.instances[instance.0 as usize].modifier {
+            Some(m) => m.child(&decl.name.name),
+            None => Default::default(),
+        };
+        let (from_extends, _) = element.extends_modifier.child(&decl.name.name);
+        let mut from_extends = from_extends.in_instance(instance);
+        // A redeclaration from outside (`Board b(redeclare Capacitor load)`) replaces the
+        // declaration; so does one in a derived class (the layout's element, with its
+        // `original`). The replaced declaration keeps its condition, and its prefixes and
+        // dimensions where the new one has none.
+        let redeclared = outer.redeclare.take().or(from_extends.redeclare.take());
+        let (clause, decl, type_scope, original) = match redeclared.map(|r| (r, r.element)) {
+            Some((r, ast::RedeclaredElement::Component(new_clause))) => {
+                if !self.check_replaceable(clause, decl, r.span) {
+                    return None;
                 }
-                if total > 0
-                    && let Some(outer) = self.enclosing_instance_of(instance, class)
-                {
-                    self.class_contains_itself(outer, class, clause, decl);
-                    return Member::Failed;
-                }
-                if !self.model_has_room(self.model.instances.len(), total, decl.name.span, "components") {
-                    return Member::Failed;
-                }
-                // A record component's binding gives each field its part.
-                let fields: Vec<&'a str> = if kind == ast::ClassKind::Record {
-                    self.layout(class)
-                        .elements
-                        .iter()
-                        .map(|el| el.decl.name.name.as_str())
-                        .collect()
-                } else {
-                    Vec::new()
+                let original = crate::layout::Original {
+                    clause,
+                    decl,
+                    class: element.class,
                 };
-                let mut insts = Vec::with_capacity(total);
-                for flat_index in 0..total {
-                    let (m, name) = scalar
-                        .take()
-                        .unwrap_or_else(|| array_element(&modifier, &base_name, &dims, flat_index));
-                    let m = if fields.is_empty() { m } else { m.bind_fields(&fields) };
-                    let child = self.new_instance(
-                        name,
-                        class,
-                        Some(instance),
-                        decl.name.span,
-                        m,
-                        variability,
-                        causality,
-                        resolved.is_connector,
-                    );
-                    self.instantiate(child);
-                    insts.push(child);
-                }
-                if dims.is_empty() {
-                    Member::Inst(insts[0])
-                } else {
-                    Member::InstArray(ArrayMember::new(dims, insts))
-                }
+                (new_clause, &new_clause.components[0], r.scope, Some(original))
             }
+            // A class redeclaration named like a component redeclares no class: reported with
+            // the instance's modifier (E0221).
+            Some((_, ast::RedeclaredElement::Class(_))) => return None,
+            None => (clause, decl, scope, element.original),
+        };
+        let resolved = self.component_type(type_scope, &clause.type_name)?;
+        if let Some(original) = original
+            && let Some(constraint) = self.component_constraint(original, instance)
+            && !self.check_subtype(resolved.target, constraint, decl.name.span)
+        {
+            return None;
+        }
+        let own = decl
+            .modification
+            .as_ref()
+            .map(|m| Modifier::from_ast(m, type_scope))
+            .unwrap_or_default();
+        // The replaced declaration's parts are evaluated where it was written.
+        let original_scope = original.map(|o| Scope {
+            instance: Some(instance),
+            class: o.class,
+        });
+        let carried = original
+            .zip(original_scope)
+            .map(|(o, scope)| carried_modifier(o, scope));
+        // A redeclaration in a modifier stands where that modifier stands, before the extends
+        // clause's.
+        let modifier = if redeclared.is_some() {
+            outer.merge_owned(own).merge_owned(from_extends)
+        } else {
+            outer.merge_owned(from_extends).merge_owned(own)
+        };
+        let modifier = match carried {
+            Some(c) => modifier.merge_owned(c),
+            None => modifier,
+        }
+        .merge(&resolved.modifier);
+        // The condition is always the replaced declaration's; its dimensions and prefixes are
+        // kept where the new declaration writes none.
+        let (condition, condition_scope) = match (original, original_scope) {
+            (Some(o), Some(s)) => (o.decl.condition.as_ref(), s),
+            _ => (decl.condition.as_ref(), type_scope),
+        };
+        let dims_from = match (original, original_scope) {
+            (Some(o), Some(s)) if clause.type_dims.is_empty() && decl.dims.is_empty() => (o.clause, o.decl, s),
+            _ => (clause, decl, type_scope),
+        };
+        let declared_prefixes = match original {
+            Some(o) => merge_prefixes(clause.prefixes, o.clause.prefixes),
+            None => clause.prefixes,
+        };
+        Some(DeclaredElement {
+            clause,
+            decl,
+            resolved,
+            modifier,
+            condition: condition.map(|c| (c, condition_scope)),
+            dims_from,
+            declared_prefixes,
+        })
+    }
+
+    /// The sizes of a component's dimensions: those of its type prefix, of its declaration
+    /// (`dims_from`, the replaced declaration's when the new one writes none) and of its type;
+    /// `None` after a reported error.
+    fn element_dims(
+        &mut self,
+        dims_from: (&'a ast::ComponentClause, &'a ast::ComponentDecl, Scope),
+        decl: &'a ast::ComponentDecl,
+        resolved: &ResolvedType<'a>,
+        modifier: &Modifier<'a>,
+    ) -> Option<Vec<usize>> {
+        let (dims_clause, dims_decl, scope) = dims_from;
+        let mut dims = Vec::new();
+        for sub in dims_clause
+            .type_dims
+            .iter()
+            .chain(dims_decl.dims.iter())
+            .chain(resolved.dims.iter().copied())
+        {
+            match sub {
+                // `parameter Real p[:] = {1, 2, 3}`: the size is the binding's (the modifier
+                // that wins, also one given from outside).
+                ast::Subscript::Colon(span) => match self.binding_size(modifier, dims.len()) {
+                    Ok(Some(n)) => dims.push(n),
+                    // The binding's own error has been reported.
+                    Err(()) => return None,
+                    Ok(None) => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0304",
+                            "an array size `:` needs a binding that gives it (`p[:] = {1, 2, 3}`)",
+                            *span,
+                            "no binding gives this size",
+                        ));
+                        return None;
+                    }
+                },
+                // `parameter Real A[:, size(A, 1)]`: a size of the component being declared,
+                // from a dimension already found (the component itself is not there yet).
+                ast::Subscript::Expr(e) if let Some(n) = own_size(e, &decl.name.name, &dims) => dims.push(n),
+                // A type as a dimension (`Real w[Mode]`): its number of literals.
+                ast::Subscript::Expr(e) if let Some(n) = self.type_dimension(e, scope) => dims.push(n),
+                ast::Subscript::Expr(e) => match self.eval_structural_int(e, scope, "an array size") {
+                    Some(n) if n >= 0 => dims.push(n as usize),
+                    Some(n) => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0304",
+                            format!("array size is negative ({n})"),
+                            e.span,
+                            "must be zero or more",
+                        ));
+                        return None;
+                    }
+                    None => return None,
+                },
+            }
+        }
+        Some(dims)
+    }
+
+    /// The variables of a component of a built-in type (one per element).
+    fn builtin_member(
+        &mut self,
+        instance: InstanceId,
+        decl: &'a ast::ComponentDecl,
+        resolved: &ResolvedType<'a>,
+        ty: flat::ScalarType,
+        kinds: Kinds,
+        mut elements: Elements<'a>,
+    ) -> Member {
+        let total = elements.total;
+        if !self.model_has_room(self.model.variables.len(), total, decl.name.span, "variables") {
+            return Member::Failed;
+        }
+        let mut vars = Vec::with_capacity(total);
+        let description = decl.description.as_ref().map(|d| self.shared(&d.text));
+        for flat_index in 0..total {
+            let (m, name) = elements.element(flat_index);
+            let v = self.new_variable(VarSpec {
+                name,
+                instance,
+                ty,
+                variability: kinds.variability,
+                causality: kinds.causality,
+                connection: kinds.connection,
+                in_connector: self.instances[instance.0 as usize].is_connector,
+                is_connector_type: resolved.is_connector,
+                modifier: &m,
+                description: description.clone(),
+                span: decl.name.span,
+            });
+            // An enumeration starts at its first literal unless told otherwise.
+            if resolved.enumeration.is_some() && self.model.variables[v.0 as usize].attributes.start.is_none() {
+                let first = self.model.exprs.int(1);
+                self.model.variables[v.0 as usize].attributes.start = Some(first);
+            }
+            vars.push(v);
+        }
+        if elements.dims.is_empty() {
+            Member::Var(vars[0])
+        } else {
+            Member::VarArray(ArrayMember::new(elements.dims, vars))
+        }
+    }
+
+    /// The instances of a component of a class type (one per element), each instantiated.
+    #[allow(clippy::too_many_arguments)] // The parts of one declaration, found by the caller.
+    fn class_member(
+        &mut self,
+        instance: InstanceId,
+        clause: &'a ast::ComponentClause,
+        decl: &'a ast::ComponentDecl,
+        resolved: &ResolvedType<'a>,
+        class: ClassId,
+        kinds: Kinds,
+        mut elements: Elements<'a>,
+    ) -> Member {
+        let total = elements.total;
+        let kind = self.table.get(class).def.kind;
+        if matches!(kind, ast::ClassKind::Package | ast::ClassKind::Function) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0214",
+                format!(
+                    "`{}` is a {} and cannot be a component type",
+                    resolved.class_name,
+                    kind.keyword()
+                ),
+                clause.type_name.span,
+                "not instantiable",
+            ));
+            return Member::Failed;
+        }
+        if total > 0
+            && let Some(outer) = self.enclosing_instance_of(instance, class)
+        {
+            self.class_contains_itself(outer, class, clause, decl);
+            return Member::Failed;
+        }
+        if !self.model_has_room(self.model.instances.len(), total, decl.name.span, "components") {
+            return Member::Failed;
+        }
+        // A record component's binding gives each field its part.
+        let fields: Vec<&'a str> = if kind == ast::ClassKind::Record {
+            self.layout(class)
+                .elements
+                .iter()
+                .map(|el| el.decl.name.name.as_str())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut insts = Vec::with_capacity(total);
+        for flat_index in 0..total {
+            let (m, name) = elements.element(flat_index);
+            let m = if fields.is_empty() { m } else { m.bind_fields(&fields) };
+            let child = self.new_instance(
+                name,
+                class,
+                Some(instance),
+                decl.name.span,
+                m,
+                kinds.variability,
+                kinds.causality,
+                resolved.is_connector,
+            );
+            self.instantiate(child);
+            insts.push(child);
+        }
+        if elements.dims.is_empty() {
+            Member::Inst(insts[0])
+        } else {
+            Member::InstArray(ArrayMember::new(elements.dims, insts))
         }
     }
 
@@ -637,6 +699,66 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
 /// The prefixes of a declaration whose type (a short class definition) has prefixes too: each
 /// the declaration's own, where it wrote one.
+/// A declared element after its redeclarations: the declaration that counts, its resolved type
+/// and merged modifier, its condition and where its dimensions are written.
+struct DeclaredElement<'a> {
+    clause: &'a ast::ComponentClause,
+    decl: &'a ast::ComponentDecl,
+    resolved: Rc<ResolvedType<'a>>,
+    modifier: Modifier<'a>,
+    /// The condition of a conditional component and the scope it is evaluated in.
+    condition: Option<(&'a ast::Expr, Scope)>,
+    /// The clause and declaration whose dimensions count, and their scope.
+    dims_from: (&'a ast::ComponentClause, &'a ast::ComponentDecl, Scope),
+    declared_prefixes: ast::TypePrefix,
+}
+
+/// The elements of a component: for a scalar, its modifier and name as they are (`scalar`);
+/// for an array, the modifier and name that each element's are derived from.
+struct Elements<'a> {
+    scalar: Option<(Modifier<'a>, String)>,
+    modifier: Modifier<'a>,
+    base_name: String,
+    dims: Vec<usize>,
+    total: usize,
+}
+
+impl<'a> Elements<'a> {
+    /// The modifier and name of element `flat_index` (row-major); a scalar component's are
+    /// taken as they are.
+    fn element(&mut self, flat_index: usize) -> (Modifier<'a>, String) {
+        self.scalar
+            .take()
+            .unwrap_or_else(|| array_element(&self.modifier, &self.base_name, &self.dims, flat_index))
+    }
+}
+
+/// The variability, causality and connection prefix a component's members get.
+#[derive(Clone, Copy)]
+struct Kinds {
+    variability: flat::Variability,
+    causality: flat::Causality,
+    connection: ast::Connection,
+}
+
+/// The modifiers of a replaced declaration that carry over to the new one: those of its
+/// `constrainedby` clause, or without one its own, evaluated in `scope`, where it was written.
+fn carried_modifier<'a>(original: crate::layout::Original<'a>, scope: Scope) -> Modifier<'a> {
+    match &original.clause.redeclarable.constraint {
+        Some(c) => c
+            .modification
+            .as_ref()
+            .map(|m| Modifier::from_class_modification(m, scope))
+            .unwrap_or_default(),
+        None => original
+            .decl
+            .modification
+            .as_ref()
+            .map(|m| Modifier::from_ast(m, scope))
+            .unwrap_or_default(),
+    }
+}
+
 fn merge_prefixes(outer: ast::TypePrefix, inner: ast::TypePrefix) -> ast::TypePrefix {
     ast::TypePrefix {
         connection: outer_or_inner(outer.connection, inner.connection, ast::Connection::None),

@@ -13,10 +13,11 @@
 //! a range takes `1:n` from the array dimensions it subscripts in its body (`{x[i] for i}`),
 //! which must agree.
 
-use super::Flattener;
-use super::eval::Loops;
-use super::modifier::Scope;
-use super::value::{self, Value};
+use crate::eval::Loops;
+use crate::eval_context::BoundIterator;
+use crate::flattener::Flattener;
+use crate::modifier::Scope;
+use crate::value::{self, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{BinOp, ExprId};
@@ -40,20 +41,11 @@ impl Range {
     }
 }
 
-/// An iterator bound to a value (see [`Range::Values`]), with the number of loop indices bound
-/// when it was, so that the innermost of a loop index and an iterator of the same name wins.
-#[derive(Clone, Debug)]
-pub(crate) struct BoundIterator {
-    pub name: String,
-    pub value: Value,
-    pub loops_below: usize,
-}
-
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The value an iterator named `name` is bound to, unless a loop index of that name was
     /// bound after it.
     pub(crate) fn bound_iterator(&self, name: &str, loops: &Loops) -> Option<Value> {
-        let bound = self.iterators.iter().rev().find(|b| b.name == name)?;
+        let bound = self.context.iterators.iter().rev().find(|b| b.name == name)?;
         let index_after = loops
             .iter()
             .rposition(|(n, _)| n == name)
@@ -63,7 +55,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// `end` in a subscript: the size of the dimension being indexed.
     pub(crate) fn eval_end(&mut self, e: &ast::Expr) -> Option<Value> {
-        match self.end_sizes.last() {
+        match self.context.end_sizes.last() {
             Some(&n) => Some(Value::Scalar(self.model.exprs.int(n as i64), ScalarType::Integer)),
             None => {
                 self.diagnostics.push(Diagnostic::error(
@@ -157,7 +149,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// instance, or a local array of the function), if it is an array.
     fn dimension_of(&mut self, c: &ast::ComponentRef, k: usize, d: usize, scope: Scope) -> Option<usize> {
         if scope.instance.is_none() && k == 0 {
-            let var = self.frames.last()?.locals.get(&c.parts[0].name.name)?;
+            let var = self.context.frames.last()?.locals.get(&c.parts[0].name.name)?;
             return var.dims.get(d).copied();
         }
         let mut current = scope.instance?;
@@ -214,7 +206,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     pub(crate) fn bind_iterator(&mut self, name: &str, range: &Range, k: usize, loops: &mut Loops) {
         match range {
             Range::Indices(v) => loops.push((name.to_string(), v[k])),
-            Range::Values(v) => self.iterators.push(BoundIterator {
+            Range::Values(v) => self.context.iterators.push(BoundIterator {
                 name: name.to_string(),
                 value: v[k].clone(),
                 loops_below: loops.len(),
@@ -228,7 +220,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 loops.pop();
             }
             Range::Values(_) => {
-                self.iterators.pop();
+                self.context.iterators.pop();
             }
         }
     }

@@ -1,24 +1,21 @@
-//! Instance and member bookkeeping: the layout of a class (its own and inherited elements and
-//! sections, collected once per class), the instances of the flat model with their members, and
-//! instantiating a member on demand.
+//! The vocabulary of the instance tree: the layout of a class (its own and inherited elements and
+//! sections, collected once per class), the state of each instance, the [`Member`] each declared
+//! element became, what a reference denotes ([`Target`]), a component's resolved type, and what
+//! connecting needs of each variable ([`VarKind`]).
 //!
-//! Input: the class table and the classes being instantiated. Output: [`ClassLayout`]s shared by
-//! all instances of a class, [`InstanceState`]s, and the [`Member`] each declared element became
-//! (pending until something needs it, so declaration order never matters). It deliberately does
-//! not decide what an element becomes: `instantiate` does, when [`Flattener::ensure_member_at`]
-//! asks for a pending member.
+//! Input: the types of `resolve` and `modifier` it is built from. Output: the types the
+//! flattener's state and its job modules share. It deliberately does no work and does not know
+//! the flattener: `instances` collects layouts and makes instances, `instantiate` decides what
+//! an element becomes, `names` what a reference denotes.
 
-use crate::Flattener;
 use crate::modifier::{Modifier, Scope};
-use crate::redeclare::ClassRedeclare;
 use crate::resolve::{ClassId, TypeRef};
-use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::VarId;
 use eqm_ir::flat::{self, InstanceId};
+use eqm_ir::flat::{ConnectorRole, ScalarType};
 use eqm_syntax::ast;
 use std::rc::Rc;
-use std::sync::Arc;
 
 /// A component member of an instance.
 #[derive(Clone, Debug)]
@@ -91,7 +88,7 @@ pub(crate) struct ClassLayout<'a> {
     pub(crate) elements: Vec<ElementDecl<'a>>,
     /// Element names with their key and index in `elements`, sorted by key and then by name
     /// for lookups: most comparisons are then decided by comparing two integers.
-    by_name: Vec<(NameKey, &'a str, usize)>,
+    pub(crate) by_name: Vec<(NameKey, &'a str, usize)>,
     pub(crate) equations: Vec<(&'a ast::Equation, ClassId, bool)>,
     /// The equations that call `cardinality`: flattened after every connect of the model is
     /// known, since `cardinality(c)` counts the connects that name `c`, also those of the
@@ -143,7 +140,8 @@ pub(crate) struct InstanceState<'a> {
     /// when empty (most instances), boxed otherwise to keep the state of every instance small.
     pub(crate) modifier: Option<Box<Modifier<'a>>>,
     pub(crate) layout: Rc<ClassLayout<'a>>,
-    /// Where its members, indexed like `layout.elements`, start in [`Flattener::members`].
+    /// Where its members, indexed like `layout.elements`, start in
+    /// [`Flattener::members`](crate::flattener::Flattener::members).
     pub(crate) first_member: usize,
     /// Replaceable classes that the modifier of this instance redeclares; `None` when there
     /// are none (most instances).
@@ -157,10 +155,10 @@ pub(crate) struct InstanceState<'a> {
 /// The length and the first eight bytes of a name: equal for equal names, and different for
 /// almost all different names of one class.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct NameKey(usize, u64);
+pub(crate) struct NameKey(usize, u64);
 
 impl NameKey {
-    fn of(name: &str) -> NameKey {
+    pub(crate) fn of(name: &str) -> NameKey {
         let bytes = name.as_bytes();
         let start = bytes
             .iter()
@@ -171,261 +169,55 @@ impl NameKey {
     }
 }
 
-impl<'t, 'a> Flattener<'t, 'a> {
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new_instance(
-        &mut self,
-        name: String,
-        class: ClassId,
-        parent: Option<InstanceId>,
-        span: Span,
-        modifier: Modifier<'a>,
-        variability: flat::Variability,
-        causality: flat::Causality,
-        is_connector: bool,
-    ) -> InstanceId {
-        let id = InstanceId(self.model.instances.len() as u32);
-        let layout = self.layout(class);
-        let class_name = self.class_name(class);
-        self.model.instances.push(flat::Instance {
-            name,
-            class_name,
-            parent,
-            is_connector,
-            span,
-        });
-        let class_redeclares = crate::redeclare::in_modifier(&modifier);
-        let empty = modifier.binding.is_none() && modifier.args.is_empty();
-        let first_member = self.members.len();
-        self.members
-            .resize(first_member + layout.elements.len(), Member::Pending);
-        self.instances.push(InstanceState {
-            class,
-            modifier: (!empty).then(|| Box::new(modifier)),
-            class_redeclares,
-            first_member,
-            layout,
-            variability,
-            causality,
-            is_connector,
-        });
-        id
-    }
+/// A redeclaration of a replaceable class: `redeclare model Ctl = PI(k = 2)` in a modifier, in
+/// an `extends` clause or as an element of a derived class.
+#[derive(Clone, Debug)]
+pub(crate) struct ClassRedeclare<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) def: &'a ast::ClassDef,
+    /// Where the new class's name and modifiers are looked up and evaluated. Redeclarations of
+    /// a class layout have no instance; the instance that uses them supplies it.
+    pub(crate) scope: Scope,
+    /// The class table's entry of an element redeclaration (the nested class it declares).
+    pub(crate) class: Option<ClassId>,
+    pub(crate) span: Span,
+}
 
-    fn class_name(&mut self, class: ClassId) -> Arc<str> {
-        let table = self.table;
-        self.class_names[class.0 as usize]
-            .get_or_insert_with(|| table.get(class).full_name.as_str().into())
-            .clone()
-    }
+/// The prefixes and class of a resolved component type, after following short class definitions.
+#[derive(Clone)]
+pub(crate) struct ResolvedType<'a> {
+    pub(crate) target: TypeRef,
+    /// Modifiers of the short class definitions on the way (innermost last).
+    pub(crate) modifier: Modifier<'a>,
+    pub(crate) prefixes: ast::TypePrefix,
+    pub(crate) dims: Vec<&'a ast::Subscript>,
+    pub(crate) is_connector: bool,
+    pub(crate) class_name: String,
+    /// For an enumeration type: its number of literals (its values are the Integers 1, 2, ...).
+    pub(crate) enumeration: Option<usize>,
+}
 
-    /// One shared copy of a description or unit text.
-    pub(crate) fn shared(&mut self, text: &'a str) -> Arc<str> {
-        self.strings
-            .entry((text.as_ptr(), text.len()))
-            .or_insert_with(|| text.into())
-            .clone()
-    }
+/// What a component reference denotes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    Var(VarId),
+    Inst(InstanceId),
+}
 
-    /// The layout of `class`. A layout whose collection reported errors is not kept, so that
-    /// every instance reports them as before.
-    pub(crate) fn layout(&mut self, class: ClassId) -> Rc<ClassLayout<'a>> {
-        if let Some(layout) = &self.layouts[class.0 as usize] {
-            return layout.clone();
-        }
-        let errors = self.diagnostics.len();
-        let mut collected = ClassLayout::default();
-        self.collect(class, Modifier::default(), &mut collected, &mut Vec::new());
-        let mut elements = std::mem::take(&mut collected.elements);
-        let mut by_name: Vec<(NameKey, &'a str, usize)> = Vec::with_capacity(elements.len());
-        let mut seen = std::collections::BTreeMap::new();
-        let mut layout = collected;
-        for mut element in elements.drain(..) {
-            let name = element.decl.name.name.as_str();
-            if let Some(&k) = seen.get(name) {
-                let kept: &mut ElementDecl<'a> = &mut layout.elements[k];
-                // A redeclaration in a derived class takes the place of the inherited element.
-                if element.clause.redeclarable.redeclare && kept.original.is_none() {
-                    element.original = Some(Original {
-                        clause: kept.clause,
-                        decl: kept.decl,
-                        class: kept.class,
-                    });
-                    *kept = element;
-                } else if kept.clause.redeclarable.redeclare && kept.original.is_none() {
-                    kept.original = Some(Original {
-                        clause: element.clause,
-                        decl: element.decl,
-                        class: element.class,
-                    });
-                }
-                // Otherwise an element inherited twice (diamond) is the same element; the first
-                // is kept.
-                continue;
-            }
-            seen.insert(name, layout.elements.len());
-            by_name.push((NameKey::of(name), name, layout.elements.len()));
-            layout.elements.push(element);
-        }
-        self.check_element_redeclarations(&layout);
-        by_name.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
-        layout.by_name = by_name;
-        let layout = Rc::new(layout);
-        if self.diagnostics.len() == errors {
-            self.layouts[class.0 as usize] = Some(layout.clone());
-        }
-        layout
-    }
+/// The kind of a flat variable as connecting sees it (a copy of fields of `flat::Variable`).
+#[derive(Clone, Copy)]
+pub(crate) struct VarKind {
+    pub(crate) variability: flat::Variability,
+    pub(crate) role: ConnectorRole,
+    pub(crate) causality: flat::Causality,
+    pub(crate) ty: ScalarType,
+    /// Whether the variable's type is a connector (signal connectors like `RealInput`).
+    pub(crate) is_connector_type: bool,
+}
 
-    /// Collects the elements and equations of `class` and of every class it extends. Modifiers
-    /// are scoped to no instance: the layout is shared by all instances.
-    ///
-    /// `path` holds the classes whose `extends` clauses are being followed: a class met again on
-    /// it extends itself. Inheritance chains of any length are fine (libraries nest deeper than
-    /// any fixed bound one might pick), and a class reached twice on different paths (a diamond)
-    /// is no cycle. Checking the path costs its length per class, which real chains keep short.
-    fn collect(
-        &mut self,
-        class: ClassId,
-        extends_modifier: Modifier<'a>,
-        out: &mut ClassLayout<'a>,
-        path: &mut Vec<ClassId>,
-    ) {
-        if path.contains(&class) {
-            let def = self.table.get(class).def;
-            self.diagnostics.push(Diagnostic::error(
-                "E0212",
-                format!("`{}` extends itself (directly or through other classes)", def.name.name),
-                def.name.span,
-                "cyclic inheritance",
-            ));
-            return;
-        }
-        let entry = self.table.get(class);
-        out.classes.push(class);
-        if let ast::ClassBody::Short { base, modification, .. } = &entry.def.body {
-            // `model M = N(k = 1);` behaves like `model M extends N(k = 1); end M;`.
-            let scope = Scope {
-                instance: None,
-                class: entry.parent.unwrap_or(class),
-            };
-            let modifier = match modification {
-                Some(m) => extends_modifier.merge(&Modifier::from_class_modification(m, scope)),
-                None => extends_modifier,
-            };
-            match self.table.lookup(entry.parent.unwrap_or(class), base) {
-                Ok(TypeRef::Class(b)) => {
-                    path.push(class);
-                    self.collect(b, modifier, out, path);
-                    path.pop();
-                }
-                Ok(TypeRef::Builtin(_)) => {}
-                Err(_) => self.unknown_class(entry.parent.unwrap_or(class), base),
-            }
-            return;
-        }
-        for section in entry.sections() {
-            match section {
-                ast::Section::Elements { elements, .. } => {
-                    for element in elements {
-                        match element {
-                            ast::Element::Component(clause) => {
-                                for decl in &clause.components {
-                                    out.elements.push(ElementDecl {
-                                        clause,
-                                        decl,
-                                        class,
-                                        extends_modifier: extends_modifier.clone(),
-                                        original: None,
-                                    });
-                                }
-                            }
-                            ast::Element::Extends(x) => match self.table.lookup_base(class, &x.base) {
-                                Ok(TypeRef::Class(base)) => {
-                                    let scope = Scope { instance: None, class };
-                                    let modifier = match &x.modification {
-                                        Some(m) => extends_modifier
-                                            .clone()
-                                            .merge(&Modifier::from_class_modification(m, scope)),
-                                        None => extends_modifier.clone(),
-                                    };
-                                    path.push(class);
-                                    self.collect(base, modifier, out, path);
-                                    path.pop();
-                                    // `extends Board(redeclare model Ctl = PI)` redeclares a
-                                    // class of the base, over the base's own redeclarations.
-                                    if let Some(m) = &x.modification {
-                                        let scope = Scope { instance: None, class };
-                                        for r in crate::redeclare::in_class_modification(m, scope) {
-                                            // A class the base does not have is reported, not
-                                            // silently ignored.
-                                            self.check_class_redeclaration(base, &r);
-                                            out.class_redeclares.push(r);
-                                        }
-                                    }
-                                }
-                                Ok(TypeRef::Builtin(_)) => {}
-                                Err(_) => self.unknown_class(class, &x.base),
-                            },
-                            ast::Element::Class(def) if def.redeclarable.redeclare => {
-                                out.class_redeclares.push(ClassRedeclare {
-                                    name: &def.name.name,
-                                    def,
-                                    scope: Scope { instance: None, class },
-                                    class: self.table.get(class).nested.get(def.name.name.as_str()).copied(),
-                                    span: def.name.span,
-                                });
-                            }
-                            ast::Element::Class(_) | ast::Element::Import(_) => {}
-                        }
-                    }
-                }
-                ast::Section::Equations { initial, equations, .. } => {
-                    for e in equations {
-                        if eqm_syntax::visit::equations_call(std::slice::from_ref(e), "cardinality") {
-                            out.counting_equations.push((e, class, *initial));
-                        } else {
-                            out.equations.push((e, class, *initial));
-                        }
-                    }
-                }
-                ast::Section::Invariants { equations, .. } => {
-                    out.invariants.extend(equations.iter().map(|e| (e, class)))
-                }
-                // Only functions have external clauses; the function's instantiation reads it.
-                ast::Section::External { .. } => {}
-                ast::Section::Algorithm {
-                    initial,
-                    statements,
-                    span,
-                } => out.algorithms.push((statements, class, *initial, *span)),
-            }
-        }
-    }
-
-    /// The member `name` of `instance` as it stands, without instantiating it.
-    pub(crate) fn member(&self, instance: InstanceId, name: &str) -> Option<&Member> {
-        let state = &self.instances[instance.0 as usize];
-        Some(&self.members[state.first_member + state.layout.index(name)?])
-    }
-
-    /// Instantiates member `name` of `instance` if it is still pending, and returns it.
-    pub(crate) fn ensure_member(&mut self, instance: InstanceId, name: &str) -> Option<Member> {
-        let k = self.instances[instance.0 as usize].layout.index(name)?;
-        Some(self.ensure_member_at(instance, k))
-    }
-
-    /// Instantiates element `k` of `instance`'s layout if it is still pending, and returns it.
-    pub(crate) fn ensure_member_at(&mut self, instance: InstanceId, k: usize) -> Member {
-        let state = &self.instances[instance.0 as usize];
-        let slot = state.first_member + k;
-        if !matches!(self.members[slot], Member::Pending) {
-            return self.members[slot].clone();
-        }
-        self.members[slot] = Member::InProgress;
-        let layout = state.layout.clone();
-        let result = self.instantiate_element(instance, &layout.elements[k]);
-        self.members[slot] = result.clone();
-        result
+impl VarKind {
+    /// Whether the variable can be connected: parameters and constants are not.
+    pub(crate) fn is_time_varying(self) -> bool {
+        self.variability.is_time_varying()
     }
 }

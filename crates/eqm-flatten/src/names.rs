@@ -7,23 +7,17 @@
 //! connects and assignments), instantiating members on first use; diagnostics for names that
 //! denote nothing. It deliberately does not resolve class names (that is `resolve`).
 
-use super::Flattener;
-use super::eval::Loops;
-use super::layout::Member;
-use super::modifier::Scope;
-use super::value::Value;
+use crate::eval::Loops;
+use crate::flattener::Flattener;
+use crate::layout::Member;
+use crate::layout::Target;
+use crate::modifier::Scope;
+use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{ExprId, Node, VarId};
 use eqm_ir::flat::{InstanceId, ScalarType};
 use eqm_syntax::ast;
 use std::rc::Rc;
-
-/// What a component reference denotes.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Target {
-    Var(VarId),
-    Inst(InstanceId),
-}
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// Resolves a reference used as a value.
@@ -173,7 +167,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         };
         let key = (class, name.clone());
-        if let Some(v) = self.package_constants.get(&key) {
+        if let Some(v) = self.caches.package_constants.get(&key) {
             return Some(v.clone());
         }
         let Some((decl, _)) = self.find_constant_decl(class, name) else {
@@ -185,7 +179,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return Some(None);
         };
-        self.package_constants.insert(key.clone(), None);
+        self.caches.package_constants.insert(key.clone(), None);
         let value = match decl.modification.as_ref().and_then(|m| m.binding.as_ref()) {
             Some(binding) => self.eval(binding, Scope { instance: None, class }, loops),
             None => {
@@ -200,7 +194,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         let subscripts_ok = c.parts.last().is_some_and(|p| p.subscripts.is_empty());
         let value = if subscripts_ok { value } else { None };
-        self.package_constants.insert(key, value.clone());
+        self.caches.package_constants.insert(key, value.clone());
         Some(value)
     }
 
@@ -449,9 +443,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Value> {
-        self.end_sizes.push(n);
+        self.context.end_sizes.push(n);
         let v = self.eval(e, scope, loops);
-        self.end_sizes.pop();
+        self.context.end_sizes.pop();
         v
     }
 

@@ -10,12 +10,12 @@
 //! them) are locals with a slot per scalar field (`functions`). It deliberately does not handle
 //! records in `connect` beyond their fields: that remains a diagnostic.
 
-use super::Flattener;
-use super::eval::Loops;
-use super::layout::Member;
-use super::modifier::Scope;
-use super::value::Value;
+use crate::eval::Loops;
+use crate::flattener::Flattener;
+use crate::layout::Member;
+use crate::modifier::Scope;
 use crate::resolve::ClassId;
+use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_ir::flat::InstanceId;
 use eqm_syntax::ast;

@@ -14,7 +14,8 @@
 //! class; only those names pay for the walk over the enclosing instances, and a model without
 //! replaceable classes pays nothing.
 
-use crate::Flattener;
+use crate::flattener::Flattener;
+use crate::layout::ClassRedeclare;
 use crate::layout::{ClassLayout, Original};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, LookupError, TypeRef};
@@ -23,20 +24,6 @@ use eqm_diag::source::Span;
 use eqm_ir::flat::InstanceId;
 use eqm_syntax::ast;
 use std::rc::Rc;
-
-/// A redeclaration of a replaceable class: `redeclare model Ctl = PI(k = 2)` in a modifier, in
-/// an `extends` clause or as an element of a derived class.
-#[derive(Clone, Debug)]
-pub(crate) struct ClassRedeclare<'a> {
-    pub(crate) name: &'a str,
-    pub(crate) def: &'a ast::ClassDef,
-    /// Where the new class's name and modifiers are looked up and evaluated. Redeclarations of
-    /// a class layout have no instance; the instance that uses them supplies it.
-    pub(crate) scope: Scope,
-    /// The class table's entry of an element redeclaration (the nested class it declares).
-    pub(crate) class: Option<ClassId>,
-    pub(crate) span: Span,
-}
 
 /// The class redeclarations among the arguments of an instance's modifier.
 pub(crate) fn in_modifier<'a>(modifier: &Modifier<'a>) -> Option<Rc<[ClassRedeclare<'a>]>> {
@@ -108,7 +95,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         name: &ast::Name,
         depth: usize,
     ) -> Option<Result<(TypeRef, Modifier<'a>), LookupError>> {
-        if !self.has_replaceable_classes || name.global || depth > MAX_REDIRECTS {
+        if !self.redeclarations.has_replaceable_classes || name.global || depth > MAX_REDIRECTS {
             return None;
         }
         let instance = scope.instance?;
@@ -285,7 +272,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let (TypeRef::Class(new), TypeRef::Class(constraint)) = (new, constraint) else {
             return true;
         };
-        if new == constraint || !self.subtypes_checked.insert((new, constraint, span.start)) {
+        if new == constraint
+            || !self
+                .redeclarations
+                .subtypes_checked
+                .insert((new, constraint, span.start))
+        {
             return true;
         }
         let new_layout = self.layout(new);
@@ -318,7 +310,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
     pub(crate) fn check_element_redeclarations(&mut self, layout: &ClassLayout<'a>) {
         for element in &layout.elements {
             // Each redeclaration is checked once, in the first layout that includes it.
-            if !element.clause.redeclarable.redeclare || !self.redeclarations_checked.insert(element.decl as *const _) {
+            if !element.clause.redeclarable.redeclare
+                || !self
+                    .redeclarations
+                    .redeclarations_checked
+                    .insert(element.decl as *const _)
+            {
                 continue;
             }
             match element.original {

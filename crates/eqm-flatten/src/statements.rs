@@ -10,12 +10,12 @@
 //! discrete-time. It deliberately runs nothing: `break`,
 //! `return`, `assert` and `terminate` stay statements for later stages.
 
-use super::Flattener;
-use super::eval::Loops;
-use super::functions::{LocalVar, broadcast};
-use super::modifier::Scope;
-use super::names::Target;
-use super::value::Value;
+use crate::eval::Loops;
+use crate::flattener::Flattener;
+use crate::function_table::{LocalVar, broadcast};
+use crate::layout::Target;
+use crate::modifier::Scope;
+use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{ExprId, FuncId, VarId};
@@ -102,48 +102,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         use ast::StatementKind as K;
         let span = s.span;
         match &s.kind {
-            K::Assign { target, value } => {
-                let Some(v) = self.eval(value, scope, loops) else {
-                    return;
-                };
-                if let Some(dynamic) = self.dynamic_assignment(target, &v, span, scope, loops, cx) {
-                    out.extend(dynamic);
-                    return;
-                }
-                let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
-                    return;
-                };
-                // A record is assigned field by field, in their order.
-                if let Some(scalars) = super::functions::record_scalars(&v) {
-                    if scalars.len() != places.len() {
-                        self.diagnostics.push(Diagnostic::error(
-                            "E0306",
-                            "this record value does not fit the variable assigned",
-                            value.span,
-                            "another record",
-                        ));
-                        return;
-                    }
-                    for (place, value) in places.into_iter().zip(scalars) {
-                        out.push(Statement::Assign {
-                            target: place,
-                            value,
-                            span,
-                        });
-                    }
-                    return;
-                }
-                if self.check_assignable(&v, &dims, ty, value.span, &String::new).is_none() {
-                    return;
-                }
-                for (place, value) in places.into_iter().zip(broadcast(&v, dims.iter().product())) {
-                    out.push(Statement::Assign {
-                        target: place,
-                        value,
-                        span,
-                    });
-                }
-            }
+            K::Assign { target, value } => self.assign_statement(target, value, span, scope, loops, cx, out),
             K::MultiAssign {
                 targets,
                 function,
@@ -173,50 +132,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                 }
             }
-            K::Call { function, args } => {
-                let name = eqm_syntax::pretty::print_ref(function);
-                match (name.as_str(), args.positional.as_slice()) {
-                    ("assert", [condition, message, ..]) => {
-                        let Some(c) = self.condition(condition, scope, loops) else {
-                            return;
-                        };
-                        let message = self.message(message, scope, loops);
-                        out.push(Statement::Assert {
-                            condition: c,
-                            message,
-                            span,
-                        });
-                    }
-                    ("reinit", _) => self.diagnostics.push(
-                        Diagnostic::error(
-                            "E0219",
-                            "`reinit` is not allowed in an algorithm section",
-                            span,
-                            "reinit here",
-                        )
-                        .with_help(
-                            "write it in a when-equation of an equation section: `when c then reinit(x, e); end when;`",
-                        ),
-                    ),
-                    ("terminate", [message]) => {
-                        let message = self.message(message, scope, loops);
-                        out.push(Statement::Terminate { message, span });
-                    }
-                    _ => match self.function_class(function, scope) {
-                        // A function has no side effects, so a call whose results are unused
-                        // is only checked.
-                        Some(callee) => {
-                            let _ = self.user_call(&callee, function, args, span, scope, loops);
-                        }
-                        None => self.diagnostics.push(Diagnostic::error(
-                            "E0310",
-                            format!("a call of `{name}` is not a statement"),
-                            span,
-                            "write `x := expression;`",
-                        )),
-                    },
-                }
-            }
+            K::Call { function, args } => self.call_statement(function, args, span, scope, loops, out),
             K::If { branches, else_branch } => {
                 let mut flat_branches = Vec::new();
                 for (condition, body) in branches {
@@ -261,6 +177,114 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let refusal = ("`return` is only allowed in a function", "not in a function");
                 self.jump(allowed, Statement::Return { span }, span, refusal, out);
             }
+        }
+    }
+
+    /// `target := value;`: the scalar assignments of its elements (of a record, of its
+    /// fields), or the dynamic assignment of an element chosen during the run.
+    #[allow(clippy::too_many_arguments)]
+    fn assign_statement(
+        &mut self,
+        target: &'a ast::ComponentRef,
+        value: &'a ast::Expr,
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &mut StatementContext,
+        out: &mut Vec<Statement>,
+    ) {
+        let Some(v) = self.eval(value, scope, loops) else {
+            return;
+        };
+        if let Some(dynamic) = self.dynamic_assignment(target, &v, span, scope, loops, cx) {
+            out.extend(dynamic);
+            return;
+        }
+        let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
+            return;
+        };
+        // A record is assigned field by field, in their order.
+        if let Some(scalars) = crate::function_table::record_scalars(&v) {
+            if scalars.len() != places.len() {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    "this record value does not fit the variable assigned",
+                    value.span,
+                    "another record",
+                ));
+                return;
+            }
+            for (place, value) in places.into_iter().zip(scalars) {
+                out.push(Statement::Assign {
+                    target: place,
+                    value,
+                    span,
+                });
+            }
+            return;
+        }
+        if self.check_assignable(&v, &dims, ty, value.span, &String::new).is_none() {
+            return;
+        }
+        for (place, value) in places.into_iter().zip(broadcast(&v, dims.iter().product())) {
+            out.push(Statement::Assign {
+                target: place,
+                value,
+                span,
+            });
+        }
+    }
+
+    /// A call as a statement: `assert`, `terminate`, or a user function whose results are
+    /// unused (only checked); `reinit` and other calls are errors.
+    fn call_statement(
+        &mut self,
+        function: &'a ast::ComponentRef,
+        args: &'a ast::CallArgs,
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+        out: &mut Vec<Statement>,
+    ) {
+        let name = eqm_syntax::pretty::print_ref(function);
+        match (name.as_str(), args.positional.as_slice()) {
+            ("assert", [condition, message, ..]) => {
+                let Some(c) = self.condition(condition, scope, loops) else {
+                    return;
+                };
+                let message = self.message(message, scope, loops);
+                out.push(Statement::Assert {
+                    condition: c,
+                    message,
+                    span,
+                });
+            }
+            ("reinit", _) => self.diagnostics.push(
+                Diagnostic::error(
+                    "E0219",
+                    "`reinit` is not allowed in an algorithm section",
+                    span,
+                    "reinit here",
+                )
+                .with_help("write it in a when-equation of an equation section: `when c then reinit(x, e); end when;`"),
+            ),
+            ("terminate", [message]) => {
+                let message = self.message(message, scope, loops);
+                out.push(Statement::Terminate { message, span });
+            }
+            _ => match self.function_class(function, scope) {
+                // A function has no side effects, so a call whose results are unused
+                // is only checked.
+                Some(callee) => {
+                    let _ = self.user_call(&callee, function, args, span, scope, loops);
+                }
+                None => self.diagnostics.push(Diagnostic::error(
+                    "E0310",
+                    format!("a call of `{name}` is not a statement"),
+                    span,
+                    "write `x := expression;`",
+                )),
+            },
         }
     }
 
@@ -523,7 +547,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     fn unroll(
         &mut self,
         index: &'a ast::ForIndex,
-        values: &super::iterators::Range,
+        values: &crate::iterators::Range,
         rest: &'a [ast::ForIndex],
         body: &'a [ast::Statement],
         span: Span,
@@ -586,7 +610,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 .collect::<Option<Vec<i64>>>()
         });
         if let Some(values) = known {
-            let values = super::iterators::Range::Indices(values);
+            let values = crate::iterators::Range::Indices(values);
             self.unroll(index, &values, rest, body, span, scope, loops, cx, out);
             return;
         }
@@ -600,7 +624,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             return;
         }
-        let (Some(function), ast::ExprKind::Range { start, step, stop }) = (cx.function, &range.kind) else {
+        let (Some(function), ast::ExprKind::Range { .. }) = (cx.function, &range.kind) else {
             if self.diagnostics.len() == diagnostics_before {
                 self.diagnostics.push(Diagnostic::error(
                     "E0206",
@@ -612,6 +636,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         };
         self.diagnostics.truncate(diagnostics_before);
+        self.run_time_loop(function, index, range, rest, body, span, scope, loops, cx, out);
+    }
+
+    /// A for-loop of a function over a range `a:b` or `a:s:b` that may depend on inputs: a
+    /// `for` statement whose index is a new local slot, shadowing a local of the same name.
+    #[allow(clippy::too_many_arguments)]
+    fn run_time_loop(
+        &mut self,
+        function: FuncId,
+        index: &'a ast::ForIndex,
+        range: &'a ast::Expr,
+        rest: &'a [ast::ForIndex],
+        body: &'a [ast::Statement],
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &mut StatementContext,
+        out: &mut Vec<Statement>,
+    ) {
+        let ast::ExprKind::Range { start, step, stop } = &range.kind else {
+            return;
+        };
         let bound = |f: &mut Self, e: &'a ast::Expr, loops: &mut Loops| -> Option<ExprId> {
             let v = f.eval(e, scope, loops)?;
             match v {
@@ -652,13 +698,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
             function: None,
             elements: None,
         };
-        let Some(frame) = self.frames.last_mut() else { return };
+        let Some(frame) = self.context.frames.last_mut() else {
+            return;
+        };
         let shadowed = frame.locals.insert(index.name.name.clone(), local);
         cx.loop_depth += 1;
         let mut inner = Vec::new();
         self.for_statement(rest, body, span, scope, loops, cx, &mut inner);
         cx.loop_depth -= 1;
-        if let Some(frame) = self.frames.last_mut() {
+        if let Some(frame) = self.context.frames.last_mut() {
             match shadowed {
                 Some(previous) => frame.locals.insert(index.name.name.clone(), previous),
                 None => frame.locals.remove(&index.name.name),

@@ -178,12 +178,12 @@ pub fn element_name(name: &str, index: &[usize]) -> String {
 }
 
 /// Combines `elems` with an associative `combine` as a flat expression of bounded depth: up to
-/// [`crate::eval::CHAIN_GROUP`] elements folded left, as written; more folded left in groups of
+/// [`CHAIN_GROUP`] elements folded left, as written; more folded left in groups of
 /// that many, the groups then combined pairwise, so that `sum` of 10^5 elements is not 10^5
 /// levels deep for the passes after flattening. `None` for no elements.
 pub(crate) fn fold_balanced(elems: &[ExprId], mut combine: impl FnMut(ExprId, ExprId) -> ExprId) -> Option<ExprId> {
     let mut groups: Vec<ExprId> = elems
-        .chunks(crate::eval::CHAIN_GROUP)
+        .chunks(CHAIN_GROUP)
         .map(|chunk| chunk[1..].iter().fold(chunk[0], |acc, &x| combine(acc, x)))
         .collect();
     while groups.len() > 1 {
@@ -198,3 +198,23 @@ pub(crate) fn fold_balanced(elems: &[ExprId], mut combine: impl FnMut(ExprId, Ex
     }
     groups.pop()
 }
+
+/// Whether a value of type `actual` may stand where `expected` is declared: the same type, or
+/// an Integer for a Real.
+pub(crate) fn types_compatible(expected: ScalarType, actual: ScalarType) -> bool {
+    expected == actual || (expected == ScalarType::Real && actual == ScalarType::Integer)
+}
+
+/// The name of a scalar type as Modelica spells it.
+pub(crate) fn type_name(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::Real => "Real",
+        ScalarType::Integer => "Integer",
+        ScalarType::Boolean => "Boolean",
+        ScalarType::String => "String",
+    }
+}
+
+/// How many operands of a long chain are folded left before groups are combined pairwise (see
+/// `Flattener::eval_chain`); chains up to this length keep the order they are written in.
+pub(crate) const CHAIN_GROUP: usize = 64;

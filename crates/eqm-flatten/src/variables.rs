@@ -9,9 +9,11 @@
 //! unusable modifiers. It deliberately resolves no names and instantiates nothing: the modifier
 //! arrives merged, with the scope of each binding.
 
+use crate::flattener::Flattener;
+use crate::layout::VarKind;
 use crate::modifier::{self, Modifier};
 use crate::value::Value;
-use crate::{Flattener, type_name, types_compatible};
+use crate::value::{type_name, types_compatible};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{ExprId, VarId};
@@ -19,24 +21,6 @@ use eqm_ir::flat::{self, ConnectorRole, InstanceId, ScalarType};
 use eqm_syntax::ast;
 use std::hash::BuildHasher as _;
 use std::sync::Arc;
-
-/// The kind of a flat variable as connecting sees it (a copy of fields of `flat::Variable`).
-#[derive(Clone, Copy)]
-pub(crate) struct VarKind {
-    pub(crate) variability: flat::Variability,
-    pub(crate) role: ConnectorRole,
-    pub(crate) causality: flat::Causality,
-    pub(crate) ty: ScalarType,
-    /// Whether the variable's type is a connector (signal connectors like `RealInput`).
-    pub(crate) is_connector_type: bool,
-}
-
-impl VarKind {
-    /// Whether the variable can be connected: parameters and constants are not.
-    pub(crate) fn is_time_varying(self) -> bool {
-        self.variability.is_time_varying()
-    }
-}
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// Reports modifier arguments that name no element of the instance.
@@ -94,7 +78,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ty: spec.ty,
             causality: spec.causality,
             role,
-            attributes: self.no_attributes.clone(),
+            attributes: self.caches.no_attributes.clone(),
             binding: None,
             value: None,
             description: spec.description,
@@ -234,12 +218,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let unit = values.unit.as_ref().map_or(0, |u| u.as_ptr() as usize);
         let hash = eqm_ir::expr::FxBuild::default().hash_one((ids, unit));
         // The high bits, which multiplicative hashing mixes best.
-        let slot = (hash >> 32) as usize % self.recent_attributes.len();
-        match &self.recent_attributes[slot] {
+        let slot = (hash >> 32) as usize % self.caches.recent_attributes.len();
+        match &self.caches.recent_attributes[slot] {
             Some(known) if **known == values => known.clone(),
             _ => {
                 let attributes = flat::Attributes::new(values);
-                self.recent_attributes[slot] = Some(attributes.clone());
+                self.caches.recent_attributes[slot] = Some(attributes.clone());
                 attributes
             }
         }

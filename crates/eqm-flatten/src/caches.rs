@@ -1,0 +1,83 @@
+//! What the flattener computes once and shares: class names, description and unit texts, class
+//! layouts, resolved component types, package constants and variable attributes; and the
+//! redeclarations it has checked, so that each is checked once.
+//!
+//! Input: the values the job modules computed the first time they were asked. Output: the same
+//! values on every later request, shared (`Arc`, `Rc`) rather than copied, so that the 10^5
+//! instances of one class cost one layout and one copy of each text. It deliberately decides
+//! nothing about what is cached: the job modules (`layout`, `instantiate`, `names`, `variables`)
+//! fill and read these tables, and `redeclare` the checked redeclarations; this module only
+//! owns them.
+
+use crate::layout::{ClassLayout, ResolvedType};
+use crate::resolve::{ClassId, ClassTable};
+use crate::value::Value;
+use eqm_ir::expr::FxHashMap;
+use eqm_ir::flat;
+use eqm_syntax::ast;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// The flattener's caches, each keyed so that equal requests find one entry.
+pub(crate) struct Caches<'a> {
+    /// Full class names by class id, shared by the instances of a class.
+    pub(crate) class_names: Vec<Option<Arc<str>>>,
+    /// Descriptions and units, one shared copy per text of the source, keyed by the text's
+    /// address and length: every instance of a class shares its declarations' texts, and a
+    /// pointer hashes faster than the text.
+    pub(crate) strings: FxHashMap<(*const u8, usize), Arc<str>>,
+    /// Layouts by class id, once collected without errors.
+    pub(crate) layouts: Vec<Option<Rc<ClassLayout<'a>>>>,
+    /// Resolved component types by (scope, the type name's node in the AST): every instance of
+    /// a class resolves the same declarations, so a chain of 10^5 masses resolves `Units.Mass`
+    /// once. Shared (`Rc`), so that a lookup copies no modifier or name. Only used for lookups,
+    /// never iterated.
+    pub(crate) types: FxHashMap<(ClassId, *const ast::Name), Option<Rc<ResolvedType<'a>>>>,
+    /// Values of package constants by (package, name); `None` while one is being evaluated or
+    /// when it has no value.
+    pub(crate) package_constants: BTreeMap<(ClassId, String), Option<Value>>,
+    /// The attributes of a variable before they are known: empty, and shared.
+    pub(crate) no_attributes: flat::Attributes,
+    /// The attributes made last, by hash slot (see `Flattener::share_attributes`).
+    pub(crate) recent_attributes: Vec<Option<flat::Attributes>>,
+}
+
+impl Caches<'_> {
+    /// Empty caches for a class table of `class_count` classes.
+    pub(crate) fn new(class_count: usize) -> Self {
+        Caches {
+            class_names: vec![None; class_count],
+            strings: FxHashMap::default(),
+            layouts: vec![None; class_count],
+            types: FxHashMap::default(),
+            package_constants: BTreeMap::new(),
+            no_attributes: flat::Attributes::default(),
+            recent_attributes: vec![None; 256],
+        }
+    }
+}
+
+/// The flattener's bookkeeping of redeclarations: whether any class is replaceable, and which
+/// redeclarations were checked already.
+pub(crate) struct Redeclarations {
+    /// Whether any class is replaceable: only then may a class name denote different classes
+    /// in different instances.
+    pub(crate) has_replaceable_classes: bool,
+    /// The (new class, constraining class, redeclaration's offset) already checked by
+    /// `check_subtype`: a redeclaration applied to every element of an array is checked once.
+    pub(crate) subtypes_checked: BTreeSet<(ClassId, ClassId, u32)>,
+    /// Element redeclarations already checked (by their declaration's address).
+    pub(crate) redeclarations_checked: HashSet<*const ast::ComponentDecl>,
+}
+
+impl Redeclarations {
+    /// Nothing checked yet, for the classes of `table`.
+    pub(crate) fn new(table: &ClassTable<'_>) -> Self {
+        Redeclarations {
+            has_replaceable_classes: table.classes.iter().any(|c| c.def.redeclarable.replaceable),
+            subtypes_checked: BTreeSet::new(),
+            redeclarations_checked: HashSet::new(),
+        }
+    }
+}

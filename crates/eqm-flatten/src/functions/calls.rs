@@ -1,0 +1,405 @@
+//! Calls of user-defined functions: the checks of arity, named arguments, defaults, argument
+//! types and sizes, the call node and the values of its outputs, and the function a reference
+//! names.
+//!
+//! Input: a call's function reference and arguments, in a scope. Output: the `Call` node of the
+//! function instance made for these arguments and the values of its outputs. It deliberately
+//! does not inline or evaluate the function.
+
+use crate::eval::Loops;
+use crate::flattener::Flattener;
+use crate::function_table::{FunctionRef, FunctionalKey};
+use crate::function_table::{Signature, broadcast, record_scalars};
+use crate::modifier::{Modifier, Scope};
+use crate::resolve::{ClassId, TypeRef};
+use crate::value::Value;
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use eqm_ir::expr::{Callee, ExprId, Node};
+use eqm_syntax::ast;
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// Evaluates the argument `a` of input `k` of a call: a value, or for a functional input a
+    /// function (checked against the input's function type).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn call_argument(
+        &mut self,
+        k: usize,
+        a: &'a ast::Expr,
+        declared: &[(&'a str, bool, Option<ClassId>)],
+        given: &mut [Option<(Value, Span)>],
+        passed: &mut [Option<FunctionRef<'a>>],
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<()> {
+        match declared[k].2 {
+            Some(formal) => {
+                let f = self.function_argument(a, scope, loops)?;
+                self.check_function_fits(&f, formal, a.span, "functional input")?;
+                passed[k] = Some(f);
+                // Marks the input as given; its value is the function's bound values.
+                given[k] = Some((Value::Str(eqm_ir::flat::Message::default()), a.span));
+            }
+            None => given[k] = Some((self.eval(a, scope, loops)?, a.span)),
+        }
+        Some(())
+    }
+
+    /// Checks a call of a user-defined function and returns the call node and the values of all
+    /// its outputs (the first output is the call itself, further scalar outputs are
+    /// `CallOutput(call, k)`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn user_call(
+        &mut self,
+        callee: &FunctionRef<'a>,
+        function: &'a ast::ComponentRef,
+        args: &'a ast::CallArgs,
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<(ExprId, Vec<Value>)> {
+        let name = eqm_syntax::pretty::print_ref(function);
+        let class = callee.class;
+        // The arguments first: the sizes of those of inputs declared with `:` and the functions
+        // passed to functional inputs choose the function's instance.
+        let declared = self.input_declarations(class);
+        let (given, passed) = self.given_arguments(callee, &name, &declared, args, span, scope, loops)?;
+        let (sizes, functionals) = self.instance_key(&name, &declared, &given, &passed, span)?;
+        let id = self.function_for(class, &sizes, &functionals)?;
+        let signature = self.functions.signatures[id.0 as usize].clone();
+        let call_args = self.call_arguments(&signature, &name, given, &passed, span)?;
+        if signature.outputs.is_empty() {
+            return Some((self.model.exprs.call(Callee::User(id), call_args), Vec::new()));
+        }
+        let call = self.model.exprs.call(Callee::User(id), call_args);
+        let mut outputs = Vec::new();
+        let mut k = 0u32;
+        for (_, var) in &signature.outputs {
+            let elems: Vec<ExprId> = (0..var.slots.len())
+                .map(|_| {
+                    let e = if k == 0 {
+                        call
+                    } else {
+                        self.model.exprs.add(Node::CallOutput(call, k))
+                    };
+                    k += 1;
+                    e
+                })
+                .collect();
+            outputs.push(var.value_of(&elems));
+        }
+        Some((call, outputs))
+    }
+
+    /// The values (or passed functions) of a call's inputs, by the callee's input order: those
+    /// a partial application binds, the positional and named arguments, then the defaults of a
+    /// short definition or redeclaration; `None` after a reported error.
+    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::type_complexity)]
+    fn given_arguments(
+        &mut self,
+        callee: &FunctionRef<'a>,
+        name: &str,
+        declared: &[(&'a str, bool, Option<ClassId>)],
+        args: &'a ast::CallArgs,
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<(Vec<Option<(Value, Span)>>, Vec<Option<FunctionRef<'a>>>)> {
+        let class = callee.class;
+        let mut given: Vec<Option<(Value, Span)>> = vec![None; declared.len()];
+        let mut passed: Vec<Option<FunctionRef<'a>>> = vec![None; declared.len()];
+        // Inputs bound by a partial application are no longer inputs of the call: positional
+        // arguments skip them.
+        for (bound, value) in &callee.bound {
+            if let Some(k) = declared.iter().position(|(n, ..)| n == bound) {
+                given[k] = Some((value.clone(), span));
+            }
+        }
+        let open: Vec<usize> = (0..declared.len()).filter(|&k| given[k].is_none()).collect();
+        if args.positional.len() > open.len() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                format!(
+                    "`{name}` takes {} input(s), found {} positional argument(s)",
+                    open.len(),
+                    args.positional.len()
+                ),
+                args.span,
+                "too many arguments",
+            ));
+            return None;
+        }
+        for (a, &k) in args.positional.iter().zip(&open) {
+            self.call_argument(k, a, declared, &mut given, &mut passed, scope, loops)?;
+        }
+        for (arg_name, a) in &args.named {
+            let Some(k) = declared.iter().position(|(n, ..)| *n == arg_name.name) else {
+                let mut d = Diagnostic::error(
+                    "E0309",
+                    format!("`{name}` has no input named `{}`", arg_name.name),
+                    arg_name.span,
+                    "no such input",
+                );
+                if let Some(s) = eqm_diag::did_you_mean(&arg_name.name, declared.iter().map(|(n, ..)| *n)) {
+                    d = d.with_help(format!("did you mean `{s}`?"));
+                }
+                self.diagnostics.push(d);
+                return None;
+            };
+            if given[k].is_some() {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0309",
+                    format!("input `{}` of `{name}` is given twice", arg_name.name),
+                    arg_name.span,
+                    "given twice",
+                ));
+                return None;
+            }
+            self.call_argument(k, a, declared, &mut given, &mut passed, scope, loops)?;
+        }
+        // Defaults from a short definition or a redeclaration (`function f = g(a = 1)`) count as
+        // if written in the call.
+        for arg in &callee.defaults.args {
+            let Some(k) = declared.iter().position(|(n, ..)| *n == arg.name) else {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0317",
+                    format!(
+                        "`{}` modifies `{}`, which is not an input of `{name}`; EQM supports modifying only a function's inputs",
+                        self.table.get(class).full_name,
+                        arg.name
+                    ),
+                    arg.span,
+                    "not an input",
+                ));
+                return None;
+            };
+            if given[k].is_some() {
+                continue;
+            }
+            let Some(binding) = &arg.modifier.binding else { continue };
+            given[k] = Some((
+                self.eval(binding.expr, binding.scope, &mut Vec::new())?,
+                binding.expr.span,
+            ));
+        }
+        Some((given, passed))
+    }
+
+    /// What the function instance for a call is made for: the sizes of the arguments of inputs
+    /// declared with `:` and the functions passed to functional inputs; `None` after reporting
+    /// a missing one.
+    fn instance_key(
+        &mut self,
+        name: &str,
+        declared: &[(&'a str, bool, Option<ClassId>)],
+        given: &[Option<(Value, Span)>],
+        passed: &[Option<FunctionRef<'a>>],
+        span: Span,
+    ) -> Option<(Vec<Vec<usize>>, Vec<FunctionalKey>)> {
+        let mut sizes = Vec::new();
+        let mut functionals = Vec::new();
+        for (k, (input, open, functional)) in declared.iter().enumerate() {
+            let missing = match (functional, &passed[k], open, &given[k]) {
+                (Some(_), Some(f), ..) => {
+                    functionals.push(f.key());
+                    continue;
+                }
+                (Some(_), None, ..) => "it takes a function",
+                (None, _, true, Some((v, _))) => {
+                    sizes.push(v.dims().to_vec());
+                    continue;
+                }
+                (None, _, true, None) => "its size `:` comes from the argument",
+                (None, _, false, _) => continue,
+            };
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                format!("missing argument `{input}` of `{name}`: {missing}"),
+                span,
+                "argument missing",
+            ));
+            return None;
+        }
+        Some((sizes, functionals))
+    }
+
+    /// The scalar arguments of a call in the order of the function instance's input slots:
+    /// each given value checked against its input, or the input's default.
+    fn call_arguments(
+        &mut self,
+        signature: &Signature,
+        name: &str,
+        given: Vec<Option<(Value, Span)>>,
+        passed: &[Option<FunctionRef<'a>>],
+        span: Span,
+    ) -> Option<Vec<ExprId>> {
+        let mut call_args: Vec<ExprId> = Vec::new();
+        for (k, ((input, var, default), value)) in signature.inputs.iter().zip(given).enumerate() {
+            if let Some(local) = &var.function {
+                // The values the passed function binds, in the order of its hidden inputs.
+                let Some(f) = &passed[k] else { return None };
+                for (bound, _) in &local.bound {
+                    let v = f.bound.iter().find(|(n, _)| n == bound).map(|(_, v)| v)?;
+                    call_args.extend(v.elements());
+                }
+                continue;
+            }
+            match value {
+                Some((v, at)) if var.record.is_some() || var.elements.is_some() => match record_scalars(&v) {
+                    Some(scalars) if scalars.len() == var.slots.len() && v.dims() == var.dims.as_slice() => {
+                        call_args.extend(scalars)
+                    }
+                    _ => {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0306",
+                            format!("argument `{input}` of `{name}`: expected a record of its type"),
+                            at,
+                            "not that record",
+                        ));
+                        return None;
+                    }
+                },
+                Some((v, at)) => {
+                    self.check_assignable(&v, &var.dims, var.ty, at, &|| {
+                        format!("argument `{input}` of `{name}`: ")
+                    })?;
+                    call_args.extend(broadcast(&v, var.slots.len()));
+                }
+                None => {
+                    let Some(default) = default else {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0309",
+                            format!("missing argument `{input}` of `{name}`"),
+                            span,
+                            "argument missing",
+                        ));
+                        return None;
+                    };
+                    // A default may refer to earlier inputs; it is evaluated with the actual
+                    // arguments in their place.
+                    let values: Vec<ExprId> = default
+                        .iter()
+                        .map(|&d| {
+                            eqm_ir::symbolic::substitute(&mut self.model.exprs, d, &|arena, id| match arena.get(id) {
+                                Node::Local(k) => call_args.get(*k as usize).copied(),
+                                _ => None,
+                            })
+                        })
+                        .collect();
+                    call_args.extend(values);
+                }
+            }
+        }
+        Some(call_args)
+    }
+
+    /// The outputs of `function(args)` assigned to a list of `targets` places (`(a, b) = f(x)`
+    /// or `(a, b) := f(x)`): the call must be of a user function with at least that many
+    /// outputs.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn multi_output_call(
+        &mut self,
+        function: &'a ast::ComponentRef,
+        args: &'a ast::CallArgs,
+        targets: usize,
+        targets_span: Span,
+        call_span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Vec<Value>> {
+        let Some(callee) = self.function_class(function, scope) else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0307",
+                "a parenthesised list on the left needs a call of a user-defined function on the right",
+                call_span,
+                "not a user-defined function",
+            ));
+            return None;
+        };
+        let (_, outputs) = self.user_call(&callee, function, args, call_span, scope, loops)?;
+        if targets > outputs.len() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                format!(
+                    "`{}` has {} output(s), but {targets} are listed",
+                    eqm_syntax::pretty::print_ref(function),
+                    outputs.len(),
+                ),
+                targets_span,
+                "too many targets",
+            ));
+            return None;
+        }
+        Some(outputs)
+    }
+
+    /// The class a reference without subscripts names (`f`, `Pkg.Point`), looked up from `scope`.
+    pub(crate) fn class_named(&self, c: &ast::ComponentRef, scope: Scope) -> Option<ClassId> {
+        if c.parts.is_empty() || c.parts.iter().any(|p| !p.subscripts.is_empty()) {
+            return None;
+        }
+        let name = ast::Name {
+            global: c.global,
+            parts: c.parts.iter().map(|p| p.name.clone()).collect(),
+            span: c.span,
+        };
+        match self.table.lookup(scope.class, &name) {
+            Ok(TypeRef::Class(class)) => Some(class),
+            _ => None,
+        }
+    }
+
+    /// The function a reference names, if it names one: its class, after short definitions
+    /// (`function f = g(a = 1)`) and redeclarations of replaceable functions are followed, and
+    /// the defaults that those give to its inputs (outermost first).
+    /// Inside a function, a functional input names the function passed to it.
+    pub(crate) fn function_class(&mut self, function: &ast::ComponentRef, scope: Scope) -> Option<FunctionRef<'a>> {
+        if function.parts.is_empty() || function.parts.iter().any(|p| !p.subscripts.is_empty()) {
+            return None;
+        }
+        if function.parts.len() == 1
+            && let Some(local) = self.functional_local(scope, &function.parts[0].name.name)
+        {
+            return Some(self.functional_ref(&local));
+        }
+        let name = ast::Name {
+            global: function.global,
+            parts: function.parts.iter().map(|p| p.name.clone()).collect(),
+            span: function.span,
+        };
+        let Ok((TypeRef::Class(mut class), mut defaults)) = self.lookup_class(scope, &name) else {
+            // Not a class: perhaps a functional parameter of the instance.
+            return self.named_functional_parameter(function, scope);
+        };
+        // A chain of short definitions names each class once, so one longer than the table is
+        // a cycle.
+        for _ in 0..=self.table.classes.len() {
+            let entry = self.table.get(class);
+            if entry.def.kind != ast::ClassKind::Function {
+                return None;
+            }
+            let ast::ClassBody::Short { base, modification, .. } = &entry.def.body else {
+                return Some(FunctionRef::plain(class, defaults));
+            };
+            let parent = entry.parent.unwrap_or(class);
+            // The modifiers are evaluated where the definition stands: in the instance when a
+            // model declares it (`function g = f(k = k)` using the model's parameter `k`).
+            let base_scope = Scope {
+                instance: scope
+                    .instance
+                    .filter(|i| self.instances[i.0 as usize].layout.classes.contains(&parent)),
+                class: parent,
+            };
+            if let Some(m) = modification {
+                defaults = defaults.merge_owned(Modifier::from_class_modification(m, base_scope));
+            }
+            let (TypeRef::Class(next), more) = self.lookup_class(base_scope, base).ok()? else {
+                return None;
+            };
+            defaults = defaults.merge_owned(more);
+            class = next;
+        }
+        None
+    }
+}

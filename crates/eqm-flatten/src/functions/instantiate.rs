@@ -1,0 +1,428 @@
+//! The flat function of a function class: its slots, defaults and statement body.
+//!
+//! Input: a function class, the id reserved for it and what the instance is made for. Output:
+//! the `flat::Function` (inputs, outputs, protected slots, the body flattened by `statements`,
+//! or the C math function an external body names) and the caller-side signature. It
+//! deliberately resolves no call (that is `calls`) and allocates no slot itself (that is
+//! `locals`).
+
+use crate::flattener::Flattener;
+use crate::function_table::FunctionalKey;
+use crate::function_table::{Frame, LocalVar};
+use crate::modifier::{Modifier, Scope};
+use crate::resolve::ClassId;
+use crate::statements::StatementContext;
+use crate::value::Value;
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use eqm_ir::expr::{ExprId, FuncId, Node};
+use eqm_ir::flat::{Place, Statement};
+use eqm_syntax::ast;
+use std::collections::BTreeMap;
+
+/// A declaration of a function: its group (0 input, 1 output, 2 protected), the declaration,
+/// its local and the class that declares it.
+type DeclaredLocal<'a> = (usize, &'a ast::ComponentDecl, LocalVar, ClassId);
+
+/// What the parts of a function declare, sorted by kind (see
+/// [`Flattener::function_sections`]).
+struct FunctionSections<'a> {
+    groups: [Vec<(&'a ast::ComponentClause, &'a ast::ComponentDecl, ClassId)>; 3],
+    bodies: Vec<(&'a Vec<ast::Statement>, ClassId)>,
+    externals: Vec<(&'a Option<String>, &'a Option<ast::ExternalCall>, Span, ClassId)>,
+    rebound: BTreeMap<*const ast::ComponentDecl, (&'a ast::Expr, Scope)>,
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// Flattens a function's declarations and body; false when its interface has errors.
+    /// `sizes` are the sizes of the arguments of the inputs declared with `:`, in order.
+    pub(super) fn instantiate_function(
+        &mut self,
+        class: ClassId,
+        id: FuncId,
+        sizes: &[Vec<usize>],
+        functionals: &[FunctionalKey],
+    ) -> bool {
+        let mut parts = Vec::new();
+        if let Err(d) = self.function_parts(class, 0, Modifier::default(), &mut parts) {
+            self.diagnostics.push(d);
+            return false;
+        }
+        let sections = self.function_sections(&parts);
+        let diagnostics_before = self.diagnostics.len();
+        // The declarations are in scope as they are made, so that a size may be computed from
+        // an input (`output Real y[size(u, 1)]`).
+        self.context.frames.push(Frame {
+            locals: BTreeMap::new(),
+        });
+        let declared = self.declare_function_locals(id, &sections, sizes, functionals);
+        let interface_ok = self.diagnostics.len() == diagnostics_before;
+        let initial_values = self.function_initial_values(id, &declared, &sections.rebound);
+        if !interface_ok {
+            // The body would only repeat the errors as unknown variables.
+            self.context.frames.pop();
+            return false;
+        }
+        let mut cx = StatementContext::in_function(id);
+        let mut body = initial_values;
+        for (statements, part) in sections.bodies {
+            let scope = Scope {
+                instance: None,
+                class: part,
+            };
+            body.extend(self.statements(statements, scope, &mut Vec::new(), &mut cx));
+        }
+        for (language, call, span, part) in sections.externals {
+            let scope = Scope {
+                instance: None,
+                class: part,
+            };
+            match self.external_body(class, id, language.as_deref(), call.as_ref(), span, scope) {
+                Some(statement) => body.push(statement),
+                None => {
+                    self.context.frames.pop();
+                    return false;
+                }
+            }
+        }
+        self.context.frames.pop();
+        self.model.functions[id.0 as usize].body = body;
+        interface_ok
+    }
+
+    /// The declarations and sections of a function's parts: declarations grouped as inputs,
+    /// outputs and the rest (protected variables), each with the class that declares it, the
+    /// algorithm and external sections, and the bindings `extends` modifiers give.
+    fn function_sections(&mut self, parts: &[(ClassId, &'a [ast::Section], Modifier<'a>)]) -> FunctionSections<'a> {
+        let mut groups: [Vec<(&'a ast::ComponentClause, &'a ast::ComponentDecl, ClassId)>; 3] = Default::default();
+        let mut bodies = Vec::new();
+        let mut externals = Vec::new();
+        // Bindings that `extends` modifiers give to inherited elements, by declaration.
+        let mut rebound: BTreeMap<*const ast::ComponentDecl, (&'a ast::Expr, Scope)> = BTreeMap::new();
+        for (part, section, modifier) in parts
+            .iter()
+            .flat_map(|(c, sections, m)| sections.iter().map(move |s| (*c, s, m)))
+        {
+            match section {
+                ast::Section::Elements { elements, .. } => {
+                    for element in elements {
+                        match element {
+                            ast::Element::Component(clause) => {
+                                let group = match clause.prefixes.causality {
+                                    ast::Causality::Input => 0,
+                                    ast::Causality::Output => 1,
+                                    ast::Causality::None => 2,
+                                };
+                                for decl in &clause.components {
+                                    if let Some(b) = modifier.child(&decl.name.name).0.binding {
+                                        rebound.insert(decl as *const _, (b.expr, b.scope));
+                                    }
+                                }
+                                groups[group].extend(clause.components.iter().map(|d| (clause, d, part)));
+                            }
+                            // Followed by `function_parts`.
+                            ast::Element::Extends(_) | ast::Element::Class(_) | ast::Element::Import(_) => {}
+                        }
+                    }
+                }
+                ast::Section::Algorithm {
+                    initial: false,
+                    statements,
+                    ..
+                } => bodies.push((statements, part)),
+                ast::Section::External {
+                    language, call, span, ..
+                } => externals.push((language, call, *span, part)),
+                ast::Section::Algorithm { span, .. }
+                | ast::Section::Equations { span, .. }
+                | ast::Section::Invariants { span, .. } => self.diagnostics.push(Diagnostic::error(
+                    "E0217",
+                    "a function has only declarations and `algorithm` sections",
+                    *span,
+                    "not allowed in a function",
+                )),
+            }
+        }
+        FunctionSections {
+            groups,
+            bodies,
+            externals,
+            rebound,
+        }
+    }
+
+    /// Declares a function's variables, group by group, in its frame (the innermost), and
+    /// sets the counts of its input and output slots; returns each declaration with its group,
+    /// local and declaring class.
+    fn declare_function_locals(
+        &mut self,
+        id: FuncId,
+        sections: &FunctionSections<'a>,
+        sizes: &[Vec<usize>],
+        functionals: &[FunctionalKey],
+    ) -> Vec<DeclaredLocal<'a>> {
+        let FunctionSections { groups, bodies, .. } = sections;
+        let mut declared: Vec<DeclaredLocal<'a>> = Vec::new();
+        let mut open_sizes = sizes.iter();
+        let mut passed_functions = functionals.iter();
+        for (group, members) in groups.iter().enumerate() {
+            for &(clause, decl, part) in members {
+                let scope = Scope {
+                    instance: None,
+                    class: part,
+                };
+                let open = clause
+                    .type_dims
+                    .iter()
+                    .chain(&decl.dims)
+                    .any(|s| matches!(s, ast::Subscript::Colon(_)));
+                let inferred;
+                let actual = match (group, open) {
+                    (0, true) => open_sizes.next(),
+                    (_, true) => match self.size_from_first_value(decl, bodies, scope) {
+                        Some(dims) => {
+                            inferred = dims;
+                            Some(&inferred)
+                        }
+                        None => continue,
+                    },
+                    _ => None,
+                };
+                let functional = if group == 0 {
+                    self.functional_type(clause, part)
+                } else {
+                    None
+                };
+                let passed = if functional.is_some() {
+                    passed_functions.next()
+                } else {
+                    None
+                };
+                let var = match (functional, passed) {
+                    (Some(_), Some(key)) => Some(self.functional_variable(id, &decl.name.name, key)),
+                    // A function instance is made for the functions passed to its functional
+                    // inputs; the interface alone (for checking a call) has none.
+                    (Some(_), None) => None,
+                    (None, _) => self.function_variable(id, clause, decl, scope, group == 1 || group == 2, actual),
+                };
+                let Some(var) = var else {
+                    continue;
+                };
+                let Some(frame) = self.context.frames.last_mut() else {
+                    continue;
+                };
+                if frame.locals.insert(decl.name.name.clone(), var.clone()).is_some() {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0218",
+                        format!("`{}` is declared twice", decl.name.name),
+                        decl.name.span,
+                        "second declaration",
+                    ));
+                }
+                declared.push((group, decl, var, part));
+            }
+            let count = declared
+                .iter()
+                .filter(|(g, ..)| *g == group)
+                .map(|(_, _, v, _)| v.slots.len())
+                .sum::<usize>();
+            let function = &mut self.model.functions[id.0 as usize];
+            match group {
+                0 => function.inputs = count as u32,
+                1 => function.outputs = count as u32,
+                _ => {}
+            }
+        }
+        declared
+    }
+
+    /// Evaluates the defaults and initial values of a function's declarations (with all
+    /// declarations in scope, since they may refer to inputs), records the inputs and outputs
+    /// in its signature, and returns the assignments that start its body.
+    fn function_initial_values(
+        &mut self,
+        id: FuncId,
+        declared: &[DeclaredLocal<'a>],
+        rebound: &BTreeMap<*const ast::ComponentDecl, (&'a ast::Expr, Scope)>,
+    ) -> Vec<Statement> {
+        let mut initial_values = Vec::new();
+        for (group, decl, var, part) in declared {
+            let scope = Scope {
+                instance: None,
+                class: *part,
+            };
+            let (binding, scope) = match rebound.get(&(*decl as *const _)) {
+                Some(&(expr, scope)) => (Some(expr), scope),
+                None => (decl.modification.as_ref().and_then(|m| m.binding.as_ref()), scope),
+            };
+            let value = binding.and_then(|b| self.local_value(b, var, scope));
+            let name = decl.name.name.clone();
+            if *group == 0 {
+                self.functions.signatures[id.0 as usize]
+                    .inputs
+                    .push((name, var.clone(), value.clone()));
+            } else if *group == 1 {
+                self.functions.signatures[id.0 as usize]
+                    .outputs
+                    .push((name, var.clone()));
+            }
+            if let Some(values) = value {
+                for (&slot, &v) in var.slots.iter().zip(&values) {
+                    self.model.functions[id.0 as usize].slots[slot as usize].default = Some(v);
+                    if *group != 0 {
+                        let span = binding.map_or(decl.span, |b| b.span);
+                        initial_values.push(Statement::Assign {
+                            target: Place::Local(slot),
+                            value: v,
+                            span,
+                        });
+                    }
+                }
+            }
+        }
+        initial_values
+    }
+
+    /// The body of an external function: the assignment of the C math library function it
+    /// names, which EQM evaluates itself (`external "C" y = hypot(a, b);`, or `external "C";`
+    /// for the function's own name, its inputs and its one output). A function of any other
+    /// library is a diagnostic.
+    pub(super) fn external_body(
+        &mut self,
+        class: ClassId,
+        id: FuncId,
+        language: Option<&str>,
+        call: Option<&'a ast::ExternalCall>,
+        span: Span,
+        scope: Scope,
+    ) -> Option<Statement> {
+        let def = self.table.get(class).def;
+        if !matches!(language, None | Some("C") | Some("builtin")) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0317",
+                format!(
+                    "external functions in {:?} are not supported; only \"C\" ones of the C math library",
+                    language.unwrap_or("")
+                ),
+                span,
+                "not supported",
+            ));
+            return None;
+        }
+        let locals = self.context.frames.last()?.locals.clone();
+        let (name, args, output) = match call {
+            Some(call) => {
+                let mut args = Vec::with_capacity(call.args.len());
+                for a in &call.args {
+                    match self.eval(a, scope, &mut Vec::new())? {
+                        Value::Scalar(x, _) => args.push(x),
+                        _ => {
+                            self.diagnostics.push(Diagnostic::error(
+                                "E0317",
+                                "array arguments of external functions are not supported",
+                                a.span,
+                                "not a scalar",
+                            ));
+                            return None;
+                        }
+                    }
+                }
+                let output = call.output.as_ref().map(|o| o.parts[0].name.name.clone());
+                (call.function.name.clone(), args, output)
+            }
+            None => {
+                // The default call: the function's name, its inputs in order, its one output.
+                let inputs: Vec<&str> = self.input_names(class);
+                let mut args = Vec::new();
+                for input in inputs {
+                    let var = locals.get(input)?;
+                    if var.slots.len() != 1 {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0317",
+                            "array arguments of external functions are not supported",
+                            span,
+                            "not a scalar",
+                        ));
+                        return None;
+                    }
+                    args.push(self.model.exprs.add(Node::Local(var.slots[0])));
+                }
+                let outputs = &self.functions.signatures[id.0 as usize].outputs;
+                let output = match outputs.as_slice() {
+                    [(name, _)] => Some(name.clone()),
+                    _ => None,
+                };
+                (def.name.name.clone(), args, output)
+            }
+        };
+        let Some(value) = self.c_math(&name, &args) else {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0317",
+                    format!("the external function `{name}` with {} argument(s) is not one EQM can call", args.len()),
+                    span,
+                    "not supported",
+                )
+                .with_help("EQM calls the functions of the C math library (sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, exp, log, log10, sqrt, fabs, floor, ceil, pow, fmod, hypot); write other functions with an algorithm section"),
+            );
+            return None;
+        };
+        let Some(target) = output.and_then(|o| locals.get(&o).filter(|v| v.slots.len() == 1).map(|v| v.slots[0]))
+        else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0317",
+                "an external function needs one scalar output to assign",
+                span,
+                "no output",
+            ));
+            return None;
+        };
+        Some(Statement::Assign {
+            target: Place::Local(target),
+            value,
+            span,
+        })
+    }
+
+    /// `name(args)` of the C math library as an expression of EQM's built-ins, exactly.
+    pub(super) fn c_math(&mut self, name: &str, args: &[ExprId]) -> Option<ExprId> {
+        use eqm_ir::builtins::Builtin as B;
+        let exprs = &mut self.model.exprs;
+        let builtin = match (name, args) {
+            ("sin", [_]) => B::Sin,
+            ("cos", [_]) => B::Cos,
+            ("tan", [_]) => B::Tan,
+            ("asin", [_]) => B::Asin,
+            ("acos", [_]) => B::Acos,
+            ("atan", [_]) => B::Atan,
+            ("atan2", [_, _]) => B::Atan2,
+            ("sinh", [_]) => B::Sinh,
+            ("cosh", [_]) => B::Cosh,
+            ("tanh", [_]) => B::Tanh,
+            ("exp", [_]) => B::Exp,
+            ("log", [_]) => B::Log,
+            ("log10", [_]) => B::Log10,
+            ("sqrt", [_]) => B::Sqrt,
+            ("fabs", [_]) => B::Abs,
+            ("floor", [_]) => B::Floor,
+            ("ceil", [_]) => B::Ceil,
+            // C's fmod truncates like Modelica's rem.
+            ("fmod", [_, _]) => B::Rem,
+            ("pow", [a, b]) => return Some(exprs.binary(eqm_ir::expr::BinOp::Pow, *a, *b)),
+            ("hypot", [a, b]) => {
+                let two = exprs.int(2);
+                let a2 = exprs.binary(eqm_ir::expr::BinOp::Pow, *a, two);
+                let b2 = exprs.binary(eqm_ir::expr::BinOp::Pow, *b, two);
+                let sum = exprs.binary(eqm_ir::expr::BinOp::Add, a2, b2);
+                return Some(exprs.builtin(B::Sqrt, vec![sum]));
+            }
+            _ => return None,
+        };
+        // C's math functions never generate events.
+        let call = exprs.builtin(builtin, args.to_vec());
+        Some(match builtin.info().kind {
+            eqm_ir::builtins::BuiltinKind::EventMath => exprs.builtin(B::NoEvent, vec![call]),
+            _ => call,
+        })
+    }
+}

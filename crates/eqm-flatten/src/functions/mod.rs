@@ -1,0 +1,21 @@
+//! User-defined functions: their interfaces, bodies and calls.
+//!
+//! Input: `function` classes reached through calls. Output: [`Function`](eqm_ir::flat::Function)s (scalar slots and
+//! a statement body, flattened by `statements`) and, for each call, the call node with the
+//! values of its outputs. Arrays are expanded to scalar slots here, as everywhere in the flat
+//! model, so array sizes inside functions must be known at compile time: a function whose
+//! inputs are declared with `:` (`input Real u[:]`) is instantiated once for each combination of
+//! its arguments' sizes, so that `size(u, 1)` and outputs sized from it (`output Real
+//! y[size(u, 1)]`) are known in each instance. Calls are checked here: arity, named arguments,
+//! defaults, argument types and sizes. This module deliberately does not inline, evaluate or
+//! differentiate functions; later stages do.
+//!
+//! Its modules: `interface` (what a function class declares, and its instance for a call),
+//! `instantiate` (the flat function and its body), `locals` (the slots of its variables),
+//! `references` (locals read and assigned in a body) and `calls` (checked calls).
+
+mod calls;
+mod instantiate;
+mod interface;
+mod locals;
+mod references;

@@ -1,0 +1,280 @@
+//! Instances and their members: class layouts collected once per class, the instances of the
+//! flat model made with their members pending, and a member instantiated when something needs
+//! it (so declaration order never matters).
+//!
+//! Input: the class table, through the [`Flattener`]. Output: the [`ClassLayout`]s (kept in the
+//! flattener's caches), the [`InstanceState`]s and, on demand, the [`Member`] each element
+//! became. It deliberately does not decide what an element becomes: `instantiate` does, when
+//! [`Flattener::ensure_member_at`] asks for a pending member.
+
+use crate::flattener::Flattener;
+use crate::layout::ClassRedeclare;
+use crate::layout::{ClassLayout, ElementDecl, InstanceState, Member, NameKey, Original};
+use crate::modifier::{Modifier, Scope};
+use crate::resolve::{ClassId, TypeRef};
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use eqm_ir::flat::{self, InstanceId};
+use eqm_syntax::ast;
+use std::rc::Rc;
+use std::sync::Arc;
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new_instance(
+        &mut self,
+        name: String,
+        class: ClassId,
+        parent: Option<InstanceId>,
+        span: Span,
+        modifier: Modifier<'a>,
+        variability: flat::Variability,
+        causality: flat::Causality,
+        is_connector: bool,
+    ) -> InstanceId {
+        let id = InstanceId(self.model.instances.len() as u32);
+        let layout = self.layout(class);
+        let class_name = self.class_name(class);
+        self.model.instances.push(flat::Instance {
+            name,
+            class_name,
+            parent,
+            is_connector,
+            span,
+        });
+        let class_redeclares = crate::redeclare::in_modifier(&modifier);
+        let empty = modifier.binding.is_none() && modifier.args.is_empty();
+        let first_member = self.members.len();
+        self.members
+            .resize(first_member + layout.elements.len(), Member::Pending);
+        self.instances.push(InstanceState {
+            class,
+            modifier: (!empty).then(|| Box::new(modifier)),
+            class_redeclares,
+            first_member,
+            layout,
+            variability,
+            causality,
+            is_connector,
+        });
+        id
+    }
+
+    fn class_name(&mut self, class: ClassId) -> Arc<str> {
+        let table = self.table;
+        self.caches.class_names[class.0 as usize]
+            .get_or_insert_with(|| table.get(class).full_name.as_str().into())
+            .clone()
+    }
+
+    /// One shared copy of a description or unit text.
+    pub(crate) fn shared(&mut self, text: &'a str) -> Arc<str> {
+        self.caches
+            .strings
+            .entry((text.as_ptr(), text.len()))
+            .or_insert_with(|| text.into())
+            .clone()
+    }
+
+    /// The layout of `class`. A layout whose collection reported errors is not kept, so that
+    /// every instance reports them as before.
+    pub(crate) fn layout(&mut self, class: ClassId) -> Rc<ClassLayout<'a>> {
+        if let Some(layout) = &self.caches.layouts[class.0 as usize] {
+            return layout.clone();
+        }
+        let errors = self.diagnostics.len();
+        let mut collected = ClassLayout::default();
+        self.collect(class, Modifier::default(), &mut collected, &mut Vec::new());
+        let mut elements = std::mem::take(&mut collected.elements);
+        let mut by_name: Vec<(NameKey, &'a str, usize)> = Vec::with_capacity(elements.len());
+        let mut seen = std::collections::BTreeMap::new();
+        let mut layout = collected;
+        for mut element in elements.drain(..) {
+            let name = element.decl.name.name.as_str();
+            if let Some(&k) = seen.get(name) {
+                let kept: &mut ElementDecl<'a> = &mut layout.elements[k];
+                // A redeclaration in a derived class takes the place of the inherited element.
+                if element.clause.redeclarable.redeclare && kept.original.is_none() {
+                    element.original = Some(Original {
+                        clause: kept.clause,
+                        decl: kept.decl,
+                        class: kept.class,
+                    });
+                    *kept = element;
+                } else if kept.clause.redeclarable.redeclare && kept.original.is_none() {
+                    kept.original = Some(Original {
+                        clause: element.clause,
+                        decl: element.decl,
+                        class: element.class,
+                    });
+                }
+                // Otherwise an element inherited twice (diamond) is the same element; the first
+                // is kept.
+                continue;
+            }
+            seen.insert(name, layout.elements.len());
+            by_name.push((NameKey::of(name), name, layout.elements.len()));
+            layout.elements.push(element);
+        }
+        self.check_element_redeclarations(&layout);
+        by_name.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+        layout.by_name = by_name;
+        let layout = Rc::new(layout);
+        if self.diagnostics.len() == errors {
+            self.caches.layouts[class.0 as usize] = Some(layout.clone());
+        }
+        layout
+    }
+
+    /// Collects the elements and equations of `class` and of every class it extends. Modifiers
+    /// are scoped to no instance: the layout is shared by all instances.
+    ///
+    /// `path` holds the classes whose `extends` clauses are being followed: a class met again on
+    /// it extends itself. Inheritance chains of any length are fine (libraries nest deeper than
+    /// any fixed bound one might pick), and a class reached twice on different paths (a diamond)
+    /// is no cycle. Checking the path costs its length per class, which real chains keep short.
+    fn collect(
+        &mut self,
+        class: ClassId,
+        extends_modifier: Modifier<'a>,
+        out: &mut ClassLayout<'a>,
+        path: &mut Vec<ClassId>,
+    ) {
+        if path.contains(&class) {
+            let def = self.table.get(class).def;
+            self.diagnostics.push(Diagnostic::error(
+                "E0212",
+                format!("`{}` extends itself (directly or through other classes)", def.name.name),
+                def.name.span,
+                "cyclic inheritance",
+            ));
+            return;
+        }
+        let entry = self.table.get(class);
+        out.classes.push(class);
+        if let ast::ClassBody::Short { base, modification, .. } = &entry.def.body {
+            // `model M = N(k = 1);` behaves like `model M extends N(k = 1); end M;`.
+            let scope = Scope {
+                instance: None,
+                class: entry.parent.unwrap_or(class),
+            };
+            let modifier = match modification {
+                Some(m) => extends_modifier.merge(&Modifier::from_class_modification(m, scope)),
+                None => extends_modifier,
+            };
+            match self.table.lookup(entry.parent.unwrap_or(class), base) {
+                Ok(TypeRef::Class(b)) => {
+                    path.push(class);
+                    self.collect(b, modifier, out, path);
+                    path.pop();
+                }
+                Ok(TypeRef::Builtin(_)) => {}
+                Err(_) => self.unknown_class(entry.parent.unwrap_or(class), base),
+            }
+            return;
+        }
+        for section in entry.sections() {
+            match section {
+                ast::Section::Elements { elements, .. } => {
+                    for element in elements {
+                        match element {
+                            ast::Element::Component(clause) => {
+                                for decl in &clause.components {
+                                    out.elements.push(ElementDecl {
+                                        clause,
+                                        decl,
+                                        class,
+                                        extends_modifier: extends_modifier.clone(),
+                                        original: None,
+                                    });
+                                }
+                            }
+                            ast::Element::Extends(x) => match self.table.lookup_base(class, &x.base) {
+                                Ok(TypeRef::Class(base)) => {
+                                    let scope = Scope { instance: None, class };
+                                    let modifier = match &x.modification {
+                                        Some(m) => extends_modifier
+                                            .clone()
+                                            .merge(&Modifier::from_class_modification(m, scope)),
+                                        None => extends_modifier.clone(),
+                                    };
+                                    path.push(class);
+                                    self.collect(base, modifier, out, path);
+                                    path.pop();
+                                    // `extends Board(redeclare model Ctl = PI)` redeclares a
+                                    // class of the base, over the base's own redeclarations.
+                                    if let Some(m) = &x.modification {
+                                        let scope = Scope { instance: None, class };
+                                        for r in crate::redeclare::in_class_modification(m, scope) {
+                                            // A class the base does not have is reported, not
+                                            // silently ignored.
+                                            self.check_class_redeclaration(base, &r);
+                                            out.class_redeclares.push(r);
+                                        }
+                                    }
+                                }
+                                Ok(TypeRef::Builtin(_)) => {}
+                                Err(_) => self.unknown_class(class, &x.base),
+                            },
+                            ast::Element::Class(def) if def.redeclarable.redeclare => {
+                                out.class_redeclares.push(ClassRedeclare {
+                                    name: &def.name.name,
+                                    def,
+                                    scope: Scope { instance: None, class },
+                                    class: self.table.get(class).nested.get(def.name.name.as_str()).copied(),
+                                    span: def.name.span,
+                                });
+                            }
+                            ast::Element::Class(_) | ast::Element::Import(_) => {}
+                        }
+                    }
+                }
+                ast::Section::Equations { initial, equations, .. } => {
+                    for e in equations {
+                        if eqm_syntax::visit::equations_call(std::slice::from_ref(e), "cardinality") {
+                            out.counting_equations.push((e, class, *initial));
+                        } else {
+                            out.equations.push((e, class, *initial));
+                        }
+                    }
+                }
+                ast::Section::Invariants { equations, .. } => {
+                    out.invariants.extend(equations.iter().map(|e| (e, class)))
+                }
+                // Only functions have external clauses; the function's instantiation reads it.
+                ast::Section::External { .. } => {}
+                ast::Section::Algorithm {
+                    initial,
+                    statements,
+                    span,
+                } => out.algorithms.push((statements, class, *initial, *span)),
+            }
+        }
+    }
+
+    /// The member `name` of `instance` as it stands, without instantiating it.
+    pub(crate) fn member(&self, instance: InstanceId, name: &str) -> Option<&Member> {
+        let state = &self.instances[instance.0 as usize];
+        Some(&self.members[state.first_member + state.layout.index(name)?])
+    }
+
+    /// Instantiates member `name` of `instance` if it is still pending, and returns it.
+    pub(crate) fn ensure_member(&mut self, instance: InstanceId, name: &str) -> Option<Member> {
+        let k = self.instances[instance.0 as usize].layout.index(name)?;
+        Some(self.ensure_member_at(instance, k))
+    }
+
+    /// Instantiates element `k` of `instance`'s layout if it is still pending, and returns it.
+    pub(crate) fn ensure_member_at(&mut self, instance: InstanceId, k: usize) -> Member {
+        let state = &self.instances[instance.0 as usize];
+        let slot = state.first_member + k;
+        if !matches!(self.members[slot], Member::Pending) {
+            return self.members[slot].clone();
+        }
+        self.members[slot] = Member::InProgress;
+        let layout = state.layout.clone();
+        let result = self.instantiate_element(instance, &layout.elements[k]);
+        self.members[slot] = result.clone();
+        result
+    }
+}
