@@ -7,7 +7,7 @@
 //! its top level that a surrounding model would have to connect: no connector and no input
 //! without a binding) is checked as `check` of it alone checks it ([`Session::check`]). A
 //! *component* (a class with connectors or free inputs at its top level) is judged by its local
-//! balance, as the Modelica Language Specification defines it in its section "Balanced Models":
+//! balance, as Modelica's rule for balanced models defines it:
 //! its equations, together with one for each flow variable of its top-level connectors and one
 //! for each input at its top level, which the model that uses it determines, must be as many as
 //! its unknowns. An unbalanced component is an error `E0402` that shows this counting.
