@@ -10,7 +10,7 @@ use super::build::Builder;
 use super::*;
 use crate::dae::VarKind;
 use eqm_ir::builtins::Builtin;
-use eqm_ir::expr::{Callee, Node};
+use eqm_ir::expr::{Callee, FxHashMap, FxHashSet, Node};
 
 impl Builder {
     /// The event program: surfaces with the slots of their relation variables, when-clauses
@@ -122,10 +122,12 @@ impl Builder {
             self.events.whens.push(ExecWhen {
                 branches,
                 coupled,
+                after: Vec::new(),
                 span: w.span,
             });
         }
         self.mark_coupled_branches();
+        self.order_whens();
         for (k, &v) in self.work_vars.iter().enumerate() {
             if self.kind(v) == VarKind::Discrete && self.eliminated(v).is_none() {
                 self.events.discrete.push(k as u32);
@@ -282,6 +284,121 @@ impl Builder {
         }
     }
 
+    /// Finds, for each when-clause, the other clauses whose assignments its conditions read at
+    /// the same event ([`ExecWhen::after`]), and an order of all clauses in which each comes
+    /// after those ([`ExecEvents::when_order`]). Modelica solves the equations active at an
+    /// event as one system in causal order, so a condition reading `z` must see the value `z`
+    /// gets from another clause at this event. A condition reads a variable directly, through
+    /// the surface of a relation variable, or through the instruction of the right-hand side
+    /// or outputs program that computes it; `pre(v)` is the value before the event and no
+    /// dependency. Where clauses read each other's assignments in a cycle, the order takes the
+    /// first of them as written and goes on, so that every edge outside the cycle still holds.
+    fn order_whens(&mut self) {
+        let n = self.events.whens.len();
+        self.events.when_order = (0..n).collect();
+        if n < 2 {
+            return;
+        }
+        let arena = &self.dae.flat.exprs;
+        let slots = &self.slots;
+        let slot_of = |v: VarId| slots.get(v.0 as usize).copied().flatten();
+        let mut assigners: FxHashMap<Slot, Vec<usize>> = FxHashMap::default();
+        for (w, when) in self.events.whens.iter().enumerate() {
+            for (_, actions) in &when.branches {
+                for a in actions {
+                    if let flat::WhenAction::Assign { var, .. } = a
+                        && let Some(slot) = slot_of(*var)
+                    {
+                        let list = assigners.entry(slot).or_default();
+                        if !list.contains(&w) {
+                            list.push(w);
+                        }
+                    }
+                }
+            }
+        }
+        if assigners.is_empty() {
+            return;
+        }
+        let (producers, roots) = self.producers();
+        let mut visited_node = vec![usize::MAX; roots.len()];
+        let mut visited_var: FxHashSet<VarId> = FxHashSet::default();
+        let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (w, when) in self.events.whens.iter().enumerate() {
+            visited_var.clear();
+            let mut stack: Vec<VarId> = Vec::new();
+            for &(condition, _) in &when.branches {
+                stack.extend(reads_split_by_pre(arena, condition).0);
+            }
+            while let Some(v) = stack.pop() {
+                if !visited_var.insert(v) {
+                    continue;
+                }
+                let Some(slot) = slot_of(v) else { continue };
+                for &u in assigners.get(&slot).into_iter().flatten() {
+                    if u != w && !after[w].contains(&u) {
+                        after[w].push(u);
+                    }
+                }
+                if let Some(&node) = producers.get(&slot)
+                    && visited_node[node] != w
+                {
+                    visited_node[node] = w;
+                    for &root in &roots[node] {
+                        stack.extend(reads_split_by_pre(arena, root).0);
+                    }
+                }
+            }
+        }
+        self.events.when_order = causal_order(&after);
+        for (when, list) in self.events.whens.iter_mut().zip(after) {
+            when.after = list;
+        }
+    }
+
+    /// What computes each slot at an event: the expressions of the right-hand side and outputs
+    /// instruction that computes it, or of the surface whose sign a relation variable holds.
+    /// Returns the map from a slot to its node and each node's expressions.
+    fn producers(&self) -> (FxHashMap<Slot, usize>, Vec<Vec<ExprId>>) {
+        let mut producers: FxHashMap<Slot, usize> = FxHashMap::default();
+        let mut roots: Vec<Vec<ExprId>> = Vec::new();
+        let mut add = |targets: &mut dyn Iterator<Item = Slot>, exprs: Vec<ExprId>| {
+            for target in targets {
+                producers.insert(target, roots.len());
+            }
+            roots.push(exprs);
+        };
+        for instr in &self.rhs {
+            match instr {
+                Instr::Assign { target, value, .. } => add(&mut std::iter::once(*target), vec![*value]),
+                Instr::Newton1 { target, residual, .. } => add(&mut std::iter::once(*target), vec![*residual]),
+                Instr::Loop(l) => add(
+                    &mut l.unknowns.iter().copied(),
+                    l.inner
+                        .iter()
+                        .map(|a| a.value)
+                        .chain(l.residuals.iter().map(|r| r.0))
+                        .collect(),
+                ),
+                Instr::Algorithm { index } => {
+                    let a = &self.algorithms[*index];
+                    let mut exprs = Vec::new();
+                    for statement in &a.statements {
+                        statement.for_each_expr(&mut |e, _| exprs.push(e));
+                    }
+                    add(&mut a.outputs.iter().map(|o| o.1), exprs);
+                }
+            }
+        }
+        for o in &self.outputs {
+            add(&mut std::iter::once(o.target), vec![o.value]);
+        }
+        for s in &self.events.surfaces {
+            add(&mut s.relations.iter().map(|&(slot, _)| slot), vec![s.expr]);
+        }
+        (producers, roots)
+    }
+
     pub(super) fn when_target_error(&mut self, var: VarId, span: Span, why: &str) {
         let name = self.dae.flat.var(var).name.clone();
         self.diagnostics.push(Diagnostic::error(
@@ -306,4 +423,39 @@ fn reads_split_by_pre(arena: &ExprArena, e: ExprId) -> (Vec<VarId>, Vec<VarId>) 
         }
     }
     (now, previous)
+}
+
+/// The clauses `0..after.len()` in an order in which each comes after the clauses it lists in
+/// `after`, the smallest ready index first. When none is ready the rest depend on each other in
+/// a cycle: the smallest of them is taken as if ready, so the written order decides there.
+fn causal_order(after: &[Vec<usize>]) -> Vec<usize> {
+    let n = after.len();
+    let mut waiting: Vec<usize> = after.iter().map(Vec::len).collect();
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (w, list) in after.iter().enumerate() {
+        for &u in list {
+            users[u].push(w);
+        }
+    }
+    let mut placed = vec![false; n];
+    let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&w| waiting[w] == 0).collect();
+    let mut order = Vec::with_capacity(n);
+    while order.len() < n {
+        let w = match ready.pop_first() {
+            Some(w) => w,
+            None => (0..n).find(|&w| !placed[w]).expect("a clause is left"),
+        };
+        if placed[w] {
+            continue;
+        }
+        placed[w] = true;
+        order.push(w);
+        for &u in &users[w] {
+            waiting[u] = waiting[u].saturating_sub(1);
+            if waiting[u] == 0 && !placed[u] {
+                ready.insert(u);
+            }
+        }
+    }
+    order
 }

@@ -190,6 +190,11 @@ pub struct ExecWhen {
     /// y = 7 - 2*x; end when;`). At an event such a branch's assignments are solved together
     /// with the continuous equations, not evaluated one after the other.
     pub coupled: Vec<bool>,
+    /// The other clauses whose assignments a condition of this one reads at the same event
+    /// (not through `pre`): directly, through a relation's surface, or through a variable the
+    /// continuous equations compute from them. At an event its conditions are evaluated only
+    /// after those clauses have fired or not.
+    pub after: Vec<usize>,
     pub span: Span,
 }
 
@@ -245,6 +250,9 @@ pub struct ExecEvents {
     pub initial: Option<(u32, VarId)>,
     pub terminal: Option<(u32, VarId)>,
     pub whens: Vec<ExecWhen>,
+    /// Every when-clause once, each after the clauses in its [`ExecWhen::after`]; clauses that
+    /// read each other's assignments in a cycle keep their written order among themselves.
+    pub when_order: Vec<usize>,
     /// The work slots of every discrete variable (relation variables included): the state an
     /// event changes besides `x`.
     pub discrete: Vec<u32>,

@@ -146,12 +146,14 @@ pub(super) fn capture_left_limits(
 /// became true, until nothing changes. At the initial event (`initial`), conditions are only
 /// recorded. Returns the outcome when `terminate` was called.
 ///
-/// One pass solves the active equations with `pre` held: the clauses whose conditions rose
-/// (against their values before the pass) fire, and their assignments may make further
-/// conditions rise in the same pass (a `change(tick)` of a `tick` another clause assigns, a
-/// condition reading a variable assigned now), which fire in turn. After the pass, the values
-/// `edge` and `change` compare with become the current ones (`pre(v) := v`), and another pass
-/// follows while anything changed.
+/// One pass solves the active equations with `pre` held, in causal order: the clauses whose
+/// conditions rose (against their values before the pass) fire, and their assignments may make
+/// further conditions rise in the same pass (a `change(tick)` of a `tick` another clause
+/// assigns, a condition reading a variable assigned now), which fire in turn. A condition that
+/// reads what another clause assigns is evaluated only once that clause has fired or not, so
+/// it sees the value of this event, not the one before it. After the pass, the values `edge`
+/// and `change` compare with become the current ones (`pre(v) := v`), and another pass follows
+/// while anything changed.
 pub(super) fn event_iteration(
     model: &mut HybridModel<'_>,
     t: f64,
@@ -164,17 +166,18 @@ pub(super) fn event_iteration(
     let events = program.events();
     let sliding = model.sliding.as_ref().map(|s| s.surface);
     let mut changing: Vec<usize> = Vec::new();
-    let mut fired_in_pass = vec![false; events.whens.len()];
+    // The round of the pass in which each clause fired.
+    let mut fired_in_pass: Vec<Option<usize>> = vec![None; events.whens.len()];
     let mut now: Vec<Vec<bool>> = whens.conditions.clone();
     for _ in 0..MAX_EVENT_ITERATIONS {
-        fired_in_pass.fill(false);
+        fired_in_pass.fill(None);
         let mut fired_any = false;
         let mut discrete_changed = false;
         let mut reinits: Vec<(u32, f64)> = Vec::new();
         let mut terminate: Option<String> = None;
         changing.clear();
         // Rounds within the pass: relations, conditions, the actions of the clauses that rose.
-        for _ in 0..=events.whens.len() {
+        for round in 0..=events.whens.len() {
             if let Some(k) = sliding {
                 model.sliding_rhs(k, t, x, dx)?;
             }
@@ -182,7 +185,7 @@ pub(super) fn event_iteration(
             if update_relations(model, sliding, initial, &mut changing) {
                 model.surfaces_at(t, x, dx)?;
             }
-            let fired = rising_branches(model, t, x, dx, whens, &mut now, &mut fired_in_pass, initial)?;
+            let fired = rising_branches(model, t, x, dx, whens, &mut now, &mut fired_in_pass, round, initial)?;
             if fired.is_empty() {
                 break;
             }
@@ -190,6 +193,7 @@ pub(super) fn event_iteration(
             discrete_changed |= run_assignments(model, &fired, t, x, dx)?;
             run_actions(model, &fired, t, x, dx, &mut reinits, &mut terminate)?;
         }
+        fired_before_its_inputs(model, t, x, dx, &fired_in_pass, &now)?;
         for (w, values) in now.iter().enumerate() {
             whens.conditions[w].copy_from_slice(values);
         }
@@ -252,7 +256,10 @@ fn update_relations(
 /// The when-branches that fire in this round, as (clause, branch): per clause that has not
 /// fired in this pass, its first branch whose condition is true now and was not before the
 /// pass (none at the initial event, where conditions are only recorded). The conditions read
-/// the relation variables and discrete variables; their values go to `now`.
+/// the relation variables and discrete variables; their values go to `now`. The clauses are
+/// taken in causal order, and one whose conditions read what a clause that fires in this round
+/// assigns waits for the next round, after those assignments (so does one waiting on a clause
+/// that waits).
 #[allow(clippy::too_many_arguments)]
 fn rising_branches(
     model: &mut HybridModel<'_>,
@@ -261,14 +268,26 @@ fn rising_branches(
     dx: &mut [f64],
     whens: &mut WhenState,
     now: &mut [Vec<bool>],
-    fired_in_pass: &mut [bool],
+    fired_in_pass: &mut [Option<usize>],
+    round: usize,
     initial: bool,
 ) -> Result<Vec<(usize, usize)>, HybridError> {
+    let events = model.program.events();
     let mut fired: Vec<(usize, usize)> = Vec::new();
-    for (w, when) in model.program.events().whens.iter().enumerate() {
+    let mut waiting = vec![false; events.whens.len()];
+    for &w in &events.when_order {
+        let when = &events.whens[w];
         // A clause that fired in this pass keeps the condition values it fired with:
         // its branches that rise only with this pass's assignments rise in the next.
-        if fired_in_pass[w] {
+        if fired_in_pass[w].is_some() {
+            continue;
+        }
+        if when
+            .after
+            .iter()
+            .any(|&u| waiting[u] || fired_in_pass[u] == Some(round))
+        {
+            waiting[w] = true;
             continue;
         }
         let mut chosen = None;
@@ -281,11 +300,48 @@ fn rising_branches(
         }
         if let Some(b) = chosen {
             fired.push((w, b));
-            fired_in_pass[w] = true;
+            fired_in_pass[w] = Some(round);
             accumulation(&mut whens.firings[w][b], t, when.span)?;
         }
     }
+    // The order of the assignments does not depend on the order of the clauses.
+    fired.sort_unstable();
     Ok(fired)
+}
+
+/// An error when a clause fired in this pass with conditions that the assignments of a clause
+/// firing in the same or a later round have changed since: the clauses read each other's
+/// assignments in a cycle (their order cannot be causal), and the event has no solution the
+/// iteration reached. A cycle whose later assignments leave the earlier conditions as they
+/// were is consistent and passes.
+fn fired_before_its_inputs(
+    model: &mut HybridModel<'_>,
+    t: f64,
+    x: &[f64],
+    dx: &mut [f64],
+    fired_in_pass: &[Option<usize>],
+    now: &[Vec<bool>],
+) -> Result<(), HybridError> {
+    let events = model.program.events();
+    for (w, when) in events.whens.iter().enumerate() {
+        let Some(round) = fired_in_pass[w] else { continue };
+        if !when.after.iter().any(|&u| fired_in_pass[u].is_some_and(|r| r >= round)) {
+            continue;
+        }
+        for (b, (condition, _)) in when.branches.iter().enumerate() {
+            let value = model.ode.instance.event_value(*condition, when.span, t, x, dx)? != 0.0;
+            if value != now[w][b] {
+                return Err(HybridError::Event {
+                    code: "E0712",
+                    time: t,
+                    message: "this when-clause fired with a value that another when-clause changed later at the same event: their conditions read each other's assignments in a cycle".to_string(),
+                    span: when.span,
+                    help: "break the cycle with `pre(...)` on one of the values the conditions read".to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Runs the assignments of the branches that `fired`. Returns whether a discrete value

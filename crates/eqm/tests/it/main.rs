@@ -13,6 +13,7 @@ mod diagram;
 mod fixed_step;
 mod friction;
 mod hybrid;
+
 mod hydraulics;
 mod json_output;
 mod language;
@@ -28,6 +29,7 @@ mod simulate;
 mod structure;
 mod sweep;
 mod system_dynamics;
+mod when_order;
 
 use eqm::{Model, ModelOptions, Session, SimulationResult};
 
