@@ -144,7 +144,8 @@ pub fn analyze(
     timings: &mut Timings,
 ) -> Result<(Analysis, Vec<Diagnostic>), Vec<Diagnostic>> {
     let mut warnings = Vec::new();
-    let dae = timings.time("lower", || crate::dae::lower(flat));
+    let mut dae = timings.time("lower", || crate::dae::lower(flat));
+    crate::starts::resolve(&mut dae)?;
     let dae = timings.time("alias", || {
         if options.keep_aliases {
             (crate::alias::keep(dae), AliasReport::default())

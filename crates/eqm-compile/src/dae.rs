@@ -134,6 +134,11 @@ pub struct Dae<S> {
     /// For each variable removed by alias elimination, its value in terms of the remaining
     /// variables (`±representative` or a parameter expression); indexed by `VarId`.
     pub eliminated: Vec<Option<ExprId>>,
+    /// Each variable whose start value another variable's start expression read, with the first
+    /// such reader (sorted by the first): those expressions were rewritten with the start value
+    /// the model gives (see [`crate::starts`]), so a start value set at run time would not
+    /// reach them.
+    pub start_readers: Vec<(VarId, VarId)>,
     /// What the passes so far added.
     pub stage: S,
 }
@@ -153,6 +158,7 @@ impl<S> Dae<S> {
             equations: self.equations,
             initial_equations: self.initial_equations,
             eliminated: self.eliminated,
+            start_readers: self.start_readers,
             stage,
         }
     }
@@ -349,6 +355,7 @@ pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
         equations,
         initial_equations,
         eliminated,
+        start_readers: Vec::new(),
         stage: Lowered,
     }
 }

@@ -1,7 +1,8 @@
 //! From a flat model to an executable program, and the explanation of what was done.
 //!
 //! Input: a [`eqm_ir::flat::FlatModel`]. The passes run in this order: DAE lowering ([`dae`]),
-//! alias elimination ([`alias`]), index reduction ([`index`]), event extraction ([`events`]),
+//! start values that read other variables' start values rewritten ([`starts`]), alias
+//! elimination ([`alias`]), index reduction ([`index`]), event extraction ([`events`]),
 //! causalisation ([`plan`]), the initialization problem ([`init`]), the executable program
 //! ([`exec`]) and, on demand, its symbolic Jacobian ([`jacobian`]). The structure graph these
 //! passes share (the unknowns, the rows of each equation, the bipartite graph) is in
@@ -24,5 +25,6 @@ pub mod init;
 pub mod jacobian;
 pub mod modes;
 pub mod plan;
+pub mod starts;
 pub mod structure;
 pub mod symbols;

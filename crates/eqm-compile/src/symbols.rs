@@ -35,6 +35,10 @@ pub struct Symbol {
     /// A parameter or constant whose value the flattener used (an array size, a range, a
     /// condition): changing it needs compiling again.
     pub structural: bool,
+    /// A variable whose start expression read this variable's start value (the first one):
+    /// its start value was computed from the one the model gives, so this start value cannot
+    /// be set at run time.
+    pub start_read_by: Option<VarId>,
 }
 
 /// The variables of a model by id and by name, and its instances.
@@ -76,6 +80,11 @@ impl Symbols {
                 binding: v.binding,
                 eliminated: dae.eliminated.get(i).copied().flatten(),
                 structural: structural.binary_search(&VarId(i as u32)).is_ok(),
+                start_read_by: dae
+                    .start_readers
+                    .binary_search_by_key(&VarId(i as u32), |r| r.0)
+                    .ok()
+                    .map(|k| dae.start_readers[k].1),
                 name: v.name,
             })
             .collect();

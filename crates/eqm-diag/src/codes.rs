@@ -493,7 +493,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0601",
         Error,
         CodeGeneration,
-        "The values of some parameters depend on each other in a cycle",
+        "The values of some parameters, or the start values of some variables, depend on each other in a cycle",
     ),
     code(
         "E0602",

@@ -350,6 +350,16 @@ pub fn check_start_value(program: &ExecProgram, name: &str, value: f64) -> Resul
         _ if !value.is_finite() => Some("a start value must be a finite number"),
         _ => None,
     };
+    // Another start value was computed from this one when the model was compiled: setting it
+    // now would leave that one as it was, a start value the model does not define.
+    let problem = problem.map(str::to_string).or_else(|| {
+        var.start_read_by.map(|reader| {
+            format!(
+                "the start value of `{}` is computed from it; set that start value instead",
+                program.symbols().get(reader).name
+            )
+        })
+    });
     match problem {
         Some(why) => Err(Diagnostic::error(
             "E0715",

@@ -249,15 +249,21 @@ impl Builder {
             };
             if !self.is_parameter_expression(value) {
                 let v = self.dae.flat.var(var);
-                self.diagnostics.push(Diagnostic::error(
-                    "E0603",
-                    format!(
-                        "the start value of `{}` depends on a variable that changes during the simulation",
-                        v.name
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0603",
+                        format!(
+                            "the start value of `{}` depends on a variable that changes during the simulation",
+                            v.name
+                        ),
+                        v.span,
+                        format!("start = {}", self.dae.flat.expr_text(value)),
+                    )
+                    .with_help(
+                        "a start value may use parameters and other variables' start values, not `time`, \
+                         `pre`, `der` or other event operators",
                     ),
-                    v.span,
-                    format!("start = {}", self.dae.flat.expr_text(value)),
-                ));
+                );
                 continue;
             }
             self.start_program.push(VarAssign { var, target, value });

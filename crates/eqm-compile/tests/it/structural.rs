@@ -354,3 +354,36 @@ fn explain_snapshots_of_every_example() {
         insta::assert_snapshot!(format!("{}{rendered}", out.unwrap_or_default()));
     });
 }
+
+/// Start values that read each other in a cycle are an error naming every member. The
+/// flattener rejects a cycle written in the source first (`E0216`), so this one is made in the
+/// flat model: `b`'s start value is rewritten to read `a`, whose start value reads `b`.
+#[test]
+fn a_cycle_of_start_values_that_reaches_the_analysis_is_an_error_naming_its_members() {
+    let text = "model M
+      Real a(start = b + 1, fixed = true);
+      Real b(start = 2, fixed = true);
+      Real c(start = 3*a, fixed = true);
+    equation
+      der(a) = -a;
+      der(b) = -b;
+      der(c) = -c;
+    end M;";
+    let mut session = Sources::new();
+    session.add_file("m.eqm", text);
+    let mut flat = session
+        .flatten(None, &eqm_flatten::Options::default())
+        .expect("flattens");
+    let var = |name: &str| eqm_ir::expr::VarId(flat.variables.iter().position(|v| v.name == name).unwrap() as u32);
+    let (a, b) = (var("a"), var("b"));
+    let two = flat.exprs.real(2.0);
+    let a_node = flat.exprs.var(a);
+    let twice_a = flat.exprs.binary(eqm_ir::expr::BinOp::Mul, two, a_node);
+    flat.variables[b.0 as usize].attributes.start = Some(twice_a);
+    let mut dae = eqm_compile::dae::lower(flat);
+    let errors = eqm_compile::starts::resolve(&mut dae).expect_err("a cycle");
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].code, "E0601");
+    // `c` only reads the cycle: it is named too, as its start value cannot be computed.
+    assert!(errors[0].message.contains("`a`, `b`, `c`"), "{}", errors[0].message);
+}

@@ -26,6 +26,7 @@ mod nonstiff;
 mod package_check;
 mod session;
 mod simulate;
+mod start_values;
 mod structure;
 mod sweep;
 mod system_dynamics;

@@ -5,7 +5,8 @@
 use crate::{DECAY, compile};
 use eqm::{RunError, RunSettings, VariableKind};
 
-fn settings(stop: f64) -> RunSettings {
+/// Tight tolerances to `stop`, for comparisons with closed forms.
+pub(crate) fn settings(stop: f64) -> RunSettings {
     RunSettings {
         stop: Some(stop),
         rtol: Some(1e-10),

@@ -1,0 +1,177 @@
+//! Start values given by expressions of other variables (`Real x(start = 2*y0)` with `y0` a
+//! variable): Modelica evaluates them at the start of initialization from the start values of
+//! the variables they read. This pass rewrites each such start expression into an expression of
+//! parameters only, by replacing every variable it reads with that variable's own start
+//! expression (0 when it has none, Modelica's default), in dependency order.
+//!
+//! Input: a lowered DAE (its variable kinds are known). Output: the same DAE with rewritten
+//! start attributes and the variables whose start values were read ([`Dae::start_readers`]), or
+//! an `E0601` diagnostic naming the variables whose start values depend on each other in a
+//! cycle (the flattener finds the cycles of declarations written in the source first, `E0216`;
+//! this one is the guard of whatever reaches this pass). Because the result reads parameters only, every later pass (the
+//! fixed start values of the initialization problem, the first guesses of iterations, the `pre`
+//! values at initialization) uses it as it uses any other start value, and a parameter changed
+//! between runs changes it without compiling again. Variables read inside an operator such as
+//! `pre` or `der`, and `time`, are left as they are: the executable program rejects them with
+//! `E0603`.
+
+use crate::dae::{Dae, VarKind};
+use eqm_diag::Diagnostic;
+use eqm_ir::builtins::Builtin;
+use eqm_ir::builtins::BuiltinKind;
+use eqm_ir::expr::{Callee, ExprArena, ExprId, FxHashMap, Node};
+use eqm_ir::flat::ScalarType;
+use eqm_ir::ids::VarId;
+use std::collections::BTreeSet;
+
+/// Whether `v` has a value before the simulation starts without a start value of its own.
+fn is_parameter_kind(kinds: &[VarKind], v: VarId) -> bool {
+    matches!(kinds.get(v.0 as usize), Some(VarKind::Parameter | VarKind::Constant))
+}
+
+/// An operator call whose arguments do not stand for their values at the start (`pre`, `der`,
+/// `edge`...): the variables inside it are not read as start values.
+fn is_opaque(arena: &ExprArena, e: ExprId) -> bool {
+    matches!(arena.get(e), Node::Call(Callee::Builtin(b), _)
+        if b.info().kind == BuiltinKind::Operator && !matches!(b, Builtin::NoEvent | Builtin::Smooth))
+}
+
+/// The variables (not parameters or constants) whose start values `e` reads, each once.
+fn start_reads(arena: &ExprArena, kinds: &[VarKind], e: ExprId) -> Vec<VarId> {
+    let mut out = Vec::new();
+    let mut seen = eqm_ir::symbolic::FxHashSet::default();
+    let mut stack = vec![e];
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) || is_opaque(arena, id) {
+            continue;
+        }
+        match arena.get(id) {
+            Node::Var(v) if !is_parameter_kind(kinds, *v) => {
+                if !out.contains(v) {
+                    out.push(*v);
+                }
+            }
+            _ => stack.extend(arena.children(id)),
+        }
+    }
+    out
+}
+
+/// Rewrites the start value of every variable that reads other variables' start values into an
+/// expression of parameters (see the module documentation); a cycle is an error naming its
+/// members.
+pub fn resolve<S>(dae: &mut Dae<S>) -> Result<(), Vec<Diagnostic>> {
+    // The dependent start values: variables (not parameters, constants or Strings) whose start
+    // expression reads another variable.
+    let mut dependent: Vec<(VarId, Vec<VarId>)> = Vec::new();
+    for (i, var) in dae.flat.variables.iter().enumerate() {
+        let v = VarId(i as u32);
+        if var.ty == ScalarType::String || is_parameter_kind(&dae.kinds, v) {
+            continue;
+        }
+        if let Some(e) = var.attributes.start {
+            let reads = start_reads(&dae.flat.exprs, &dae.kinds, e);
+            if !reads.is_empty() {
+                dependent.push((v, reads));
+            }
+        }
+    }
+    if dependent.is_empty() {
+        return Ok(());
+    }
+    // Kahn's algorithm over the dependent start values, ties in variable order.
+    let index_of: FxHashMap<VarId, usize> = dependent.iter().enumerate().map(|(k, (v, _))| (*v, k)).collect();
+    let n = dependent.len();
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut waiting = vec![0usize; n];
+    for (k, (_, reads)) in dependent.iter().enumerate() {
+        for u in reads {
+            if let Some(&d) = index_of.get(u) {
+                users[d].push(k);
+                waiting[k] += 1;
+            }
+        }
+    }
+    let mut readers: Vec<(VarId, VarId)> = Vec::new();
+    for (v, reads) in &dependent {
+        readers.extend(reads.iter().map(|u| (*u, *v)));
+    }
+    readers.sort_unstable();
+    readers.dedup_by_key(|r| r.0);
+    dae.start_readers = readers;
+    let mut ready: BTreeSet<usize> = (0..n).filter(|&k| waiting[k] == 0).collect();
+    let mut done = vec![false; n];
+    while let Some(k) = ready.pop_first() {
+        done[k] = true;
+        rewrite(dae, dependent[k].0);
+        for &u in &users[k] {
+            waiting[u] -= 1;
+            if waiting[u] == 0 {
+                ready.insert(u);
+            }
+        }
+    }
+    let cyclic: Vec<VarId> = (0..n).filter(|&k| !done[k]).map(|k| dependent[k].0).collect();
+    match cyclic.first() {
+        None => Ok(()),
+        Some(&first) => Err(vec![cycle(dae, first, &cyclic)]),
+    }
+}
+
+/// Replaces the variables `v`'s start expression reads with their start values, which are
+/// expressions of parameters already (dependency order).
+fn rewrite<S>(dae: &mut Dae<S>, v: VarId) {
+    let Some(e) = dae.flat.var(v).attributes.start else {
+        return;
+    };
+    let zero = dae.flat.exprs.real(0.0);
+    let mut value_of: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+    for u in start_reads(&dae.flat.exprs, &dae.kinds, e) {
+        let node = dae.flat.exprs.var(u);
+        value_of.insert(node, dae.flat.var(u).attributes.start.unwrap_or(zero));
+    }
+    let rewritten = eqm_ir::symbolic::substitute(&mut dae.flat.exprs, e, &|arena, id| {
+        if is_opaque(arena, id) {
+            // Kept as it is: its variables stay, and the executable program rejects them.
+            Some(id)
+        } else {
+            value_of.get(&id).copied()
+        }
+    });
+    let simplified = eqm_ir::symbolic::simplify(&mut dae.flat.exprs, rewritten);
+    dae.flat.variables[v.0 as usize].attributes.start = Some(simplified);
+}
+
+/// The diagnostic of start values that depend on each other in a cycle.
+fn cycle<S>(dae: &Dae<S>, first: VarId, cyclic: &[VarId]) -> Diagnostic {
+    let names: Vec<String> = cyclic
+        .iter()
+        .take(8)
+        .map(|v| format!("`{}`", dae.flat.var(*v).name))
+        .collect();
+    let var = dae.flat.var(first);
+    let start_text = |v: VarId| {
+        let var = dae.flat.var(v);
+        var.attributes
+            .start
+            .map_or_else(String::new, |e| format!(" (start = {})", dae.flat.expr_text(e)))
+    };
+    let mut d = Diagnostic::error(
+        "E0601",
+        format!(
+            "the start values of these variables depend on each other in a cycle: {}{}",
+            names.join(", "),
+            if cyclic.len() > 8 { " and more" } else { "" }
+        ),
+        var.span,
+        format!("`{}` is part of the cycle{}", var.name, start_text(first)),
+    );
+    for v in cyclic.iter().skip(1).take(7) {
+        let var = dae.flat.var(*v);
+        d = d.with_label(
+            var.span,
+            format!("`{}` is part of the cycle{}", var.name, start_text(*v)),
+        );
+    }
+    d.with_help("give one of them a start value that does not depend on the others")
+}
