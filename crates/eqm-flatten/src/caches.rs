@@ -1,6 +1,7 @@
 //! What the flattener computes once and shares: class names, description and unit texts, class
-//! layouts, resolved component types, package constants and variable attributes; and the
-//! redeclarations it has checked, so that each is checked once.
+//! layouts, resolved component types, package constants, variable attributes and the values of
+//! the bindings the elements of one array component share; and the redeclarations it has
+//! checked, so that each is checked once.
 //!
 //! Input: the values the job modules computed the first time they were asked. Output: the same
 //! values on every later request, shared (`Arc`, `Rc`) rather than copied, so that the 10^5
@@ -41,7 +42,17 @@ pub(crate) struct Caches<'a> {
     pub(crate) no_attributes: flat::Attributes,
     /// The attributes made last, by hash slot (see `Flattener::share_attributes`).
     pub(crate) recent_attributes: Vec<Option<flat::Attributes>>,
+    /// While the elements of one array component are made, the values of the bindings they
+    /// share, by (the binding's node in the AST, its scope's instance and class): each element
+    /// of `parameter Real W[n, n] = {{...} for i in 1:n}` picks its own element from one value
+    /// instead of evaluating the whole constructor again, which made an n x n matrix cost n^4.
+    /// `None` outside an array component, so that no value outlives the elements it is for.
+    pub(crate) array_bindings: Option<FxHashMap<BindingKey, Rc<Value>>>,
 }
+
+/// What identifies the value of a binding while the elements of one array are made: the
+/// binding's node in the AST, and the instance and class of the scope it is evaluated in.
+pub(crate) type BindingKey = (*const ast::Expr, Option<flat::InstanceId>, ClassId);
 
 impl Caches<'_> {
     /// Empty caches for a class table of `class_count` classes.
@@ -54,6 +65,7 @@ impl Caches<'_> {
             package_constants: BTreeMap::new(),
             no_attributes: flat::Attributes::default(),
             recent_attributes: vec![None; 256],
+            array_bindings: None,
         }
     }
 }

@@ -548,6 +548,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let mut vars = Vec::with_capacity(total);
         let description = decl.description.as_ref().map(|d| self.shared(&d.text));
+        // The elements share their bindings' values (an instance made while evaluating them
+        // keeps its own, and gives back these afterwards).
+        let outer_bindings = std::mem::replace(
+            &mut self.caches.array_bindings,
+            (total > 1).then(eqm_ir::expr::FxHashMap::default),
+        );
         for flat_index in 0..total {
             let (m, name) = elements.element(flat_index);
             let v = self.new_variable(VarSpec {
@@ -570,6 +576,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             vars.push(v);
         }
+        self.caches.array_bindings = outer_bindings;
         if elements.dims.is_empty() {
             Member::Var(vars[0])
         } else {

@@ -20,6 +20,7 @@ use eqm_ir::expr::{ExprId, VarId};
 use eqm_ir::flat::{self, ConnectorRole, InstanceId, ScalarType};
 use eqm_syntax::ast;
 use std::hash::BuildHasher as _;
+use std::rc::Rc;
 use std::sync::Arc;
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -273,28 +274,40 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(s)
     }
 
+    /// The value of a binding's whole expression, before any element is picked: evaluated
+    /// once per array component (see `Caches::array_bindings`), since every element of the
+    /// array evaluates the same expression in the same scope and picks its own part.
+    fn binding_value(&mut self, binding: &modifier::Binding<'a>) -> Option<Rc<Value>> {
+        let key = (
+            std::ptr::from_ref(binding.expr),
+            binding.scope.instance,
+            binding.scope.class,
+        );
+        if let Some(value) = self.caches.array_bindings.as_ref().and_then(|m| m.get(&key)) {
+            return Some(value.clone());
+        }
+        let value = Rc::new(self.eval(binding.expr, binding.scope, &mut Vec::new())?);
+        if let Some(memo) = self.caches.array_bindings.as_mut() {
+            memo.insert(key, value.clone());
+        }
+        Some(value)
+    }
+
     /// Evaluates a binding to one scalar expression, picking array elements as selected.
     fn eval_binding(&mut self, binding: &modifier::Binding<'a>, ty: ScalarType) -> Option<ExprId> {
-        let mut value = self.eval(binding.expr, binding.scope, &mut Vec::new())?;
-        for &i in &binding.select {
-            value = match &value {
-                // A scalar modifier on an array element applies to every element.
-                Value::Scalar(..) => value.clone(),
-                Value::Array(..) | Value::Records(..) => match value.index_first(i) {
-                    Some(v) => v,
-                    None => {
-                        self.diagnostics.push(Diagnostic::error(
-                            "E0304",
-                            format!("the modifier has too few elements for element {}", i + 1),
-                            binding.expr.span,
-                            "array size does not match the component",
-                        ));
-                        return None;
-                    }
-                },
-                Value::Str(_) | Value::Record(_) => value.clone(),
-            };
-        }
+        let whole = self.binding_value(binding)?;
+        let mut value = match select_elements(&whole, &binding.select) {
+            Ok(v) => v,
+            Err(i) => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    format!("the modifier has too few elements for element {}", i + 1),
+                    binding.expr.span,
+                    "array size does not match the component",
+                ));
+                return None;
+            }
+        };
         for field in &binding.fields {
             let Value::Record(fields) = &value else {
                 self.diagnostics.push(Diagnostic::error(
@@ -424,4 +437,36 @@ pub(crate) struct VarSpec<'m, 'a> {
     pub(crate) modifier: &'m Modifier<'a>,
     pub(crate) description: Option<Arc<str>>,
     pub(crate) span: Span,
+}
+
+/// The part of `value` that the array element indices `select` (outermost first) pick, or the
+/// index that is out of bounds. A scalar, a String or a record applies to every element, so the
+/// indices past an array's dimensions pick nothing more. An array's part is found by its offset,
+/// without copying the rows on the way to it.
+fn select_elements(value: &Value, select: &[usize]) -> Result<Value, usize> {
+    match value {
+        Value::Array(dims, elements, ty) if !dims.is_empty() => {
+            let depth = select.len().min(dims.len());
+            let mut offset = 0;
+            for (&i, &n) in select.iter().zip(dims) {
+                if i >= n {
+                    return Err(i);
+                }
+                offset = offset * n + i;
+            }
+            let rest = &dims[depth..];
+            let stride: usize = rest.iter().product();
+            let part = &elements[offset * stride..(offset + 1) * stride];
+            Ok(if rest.is_empty() {
+                Value::Scalar(part[0], *ty)
+            } else {
+                Value::Array(rest.to_vec(), part.to_vec(), *ty)
+            })
+        }
+        Value::Array(..) | Value::Records(..) => match select.split_first() {
+            Some((&i, more)) => select_elements(&value.index_first(i).ok_or(i)?, more),
+            None => Ok(value.clone()),
+        },
+        Value::Scalar(..) | Value::Str(_) | Value::Record(_) => Ok(value.clone()),
+    }
 }

@@ -1,5 +1,6 @@
 //! Generated model texts shared by the tests of several crates: deep nesting of every kind
-//! (hostile input for the front end) and long chains (large models for the later stages).
+//! (hostile input for the front end), long chains (large models for the later stages) and a
+//! network of dense constructor matrices.
 
 /// Nesting depth of the hostile inputs.
 pub const DEEP: usize = 10_000;
@@ -56,6 +57,32 @@ equation
     x[i] = x[i - 1] + sin(i*time);
   end for;
 end Chain;
+"
+    )
+}
+
+/// A neural-network-like model with `n` hidden neurons whose parameter matrices are built by
+/// array constructors: `W1[n, 2]`, `W2[n, n]` and `W3[2, n]`, the bias `b1[n]`, and
+/// `h = tanh(W1*x + b1)`, `g = tanh(W2*h)`, `der(x) = W3*g - x`, `y = sum(g)`: about n^2 flat
+/// multiply-adds, 2n + 3 equations and n^2 + 7n + 4 scalar variables.
+pub fn dense_network(n: usize) -> String {
+    format!(
+        "model Net
+  parameter Integer n = {n};
+  parameter Real W1[n, 2] = {{{{sin(i*j) for j in 1:2}} for i in 1:n}};
+  parameter Real b1[n] = {{0.1*i/n for i in 1:n}};
+  parameter Real W2[n, n] = {{{{cos(i + j)/n for j in 1:n}} for i in 1:n}};
+  parameter Real W3[2, n] = {{{{sin(i + 2*j)/n for j in 1:n}} for i in 1:2}};
+  Real h[n];
+  Real g[n];
+  Real x[2](each start = 0.1, each fixed = true);
+  Real y;
+equation
+  h = tanh(W1*x + b1);
+  g = tanh(W2*h);
+  der(x) = W3*g - x;
+  y = sum(g);
+end Net;
 "
     )
 }

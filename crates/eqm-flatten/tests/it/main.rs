@@ -1,10 +1,12 @@
 //! Integration tests of `eqm-flatten`. Flattening: the flat model of every example, the spring–mass
-//! example's equations one by one, and the diagnostics of names, instantiation and connections.
+//! example's equations one by one, the diagnostics of names, instantiation and connections, and
+//! dense parameter matrices built by array constructors.
 //!
 //! One test binary for the crate; each module is one family of tests.
 
 use eqm_testkit::ui_harness;
 
+mod dense;
 mod diagram;
 mod flatten;
 mod ui;

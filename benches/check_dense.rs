@@ -1,0 +1,51 @@
+//! `eqm check` scale on a neural-network-like model whose parameter matrices are built by array
+//! constructors: `n` hidden neurons, `W1[n, 2]`, `W2[n, n]` and `W3[2, n]` from constructors,
+//! `h = tanh(W1*x + b1)`, `g = tanh(W2*h)`, `der(x) = W3*g - x`, `y = sum(g)`; about n^2 flat
+//! multiply-adds.
+//!
+//! Run with `cargo bench --bench check_dense [n...]` (release; default n = 16, 32, 64 and 128).
+//! Prints the wall time of each stage of `Session::check`, the rest of its time (the run of the
+//! initialization, with the symbolic Jacobian it builds) and the ratio t(2n)/t(n) of the whole
+//! check. Goal: a ratio near 4 (the flat size). Flattening once took time n^4 (each element
+//! of an n x n matrix evaluated the whole constructor again) and now meets it; `structural` and
+//! the initialization run (the symbolic Jacobian differentiates each sum once per variable it
+//! reads) still grow faster, about n^3.
+
+use eqm::{ModelOptions, Session};
+use eqm_testkit::models::dense_network;
+use std::time::Instant;
+
+fn main() {
+    let sizes: Vec<usize> = {
+        let given: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+        if given.is_empty() { vec![16, 32, 64, 128] } else { given }
+    };
+    let mut previous: Option<(usize, f64)> = None;
+    for n in sizes {
+        let start = Instant::now();
+        let mut session = Session::with_sources(&[("net.eqm".to_string(), dense_network(n))], &[], None);
+        let summary = session.check(None, &ModelOptions::default());
+        let total = start.elapsed().as_secs_f64() * 1e3;
+        if summary.is_none() {
+            eprintln!("{}", session.render_diagnostics(false));
+            std::process::exit(1);
+        }
+        let timed = session.timings().stages();
+        let mut stages: Vec<String> = timed
+            .iter()
+            .map(|t| format!("{} {:.1}", t.stage, t.time.as_secs_f64() * 1e3))
+            .collect();
+        // `check` also runs the initialization once (which builds the symbolic Jacobian when
+        // the method needs one); the stages do not time it, so it is what remains of the total.
+        let staged: f64 = timed.iter().map(|t| t.time.as_secs_f64() * 1e3).sum();
+        stages.push(format!("rest (initialization run) {:.1}", total - staged));
+        let ratio = previous.map_or(String::from("-"), |(m, t)| {
+            format!("{:.2} (x{})", total / t, n / m.max(1))
+        });
+        println!(
+            "n = {n:>5}: check {total:>9.1} ms, ratio {ratio}; {}",
+            stages.join(", ")
+        );
+        previous = Some((n, total));
+    }
+}
