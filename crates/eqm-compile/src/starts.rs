@@ -22,7 +22,6 @@ use eqm_ir::builtins::BuiltinKind;
 use eqm_ir::expr::{Callee, ExprArena, ExprId, FxHashMap, Node};
 use eqm_ir::flat::ScalarType;
 use eqm_ir::ids::VarId;
-use std::collections::BTreeSet;
 
 /// Whether `v` has a value before the simulation starts without a start value of its own.
 fn is_parameter_kind(kinds: &[VarKind], v: VarId) -> bool {
@@ -79,19 +78,12 @@ pub fn resolve<S>(dae: &mut Dae<S>) -> Result<(), Vec<Diagnostic>> {
     if dependent.is_empty() {
         return Ok(());
     }
-    // Kahn's algorithm over the dependent start values, ties in variable order.
+    // Dependency order over the dependent start values, ties in variable order.
     let index_of: FxHashMap<VarId, usize> = dependent.iter().enumerate().map(|(k, (v, _))| (*v, k)).collect();
-    let n = dependent.len();
-    let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let mut waiting = vec![0usize; n];
-    for (k, (_, reads)) in dependent.iter().enumerate() {
-        for u in reads {
-            if let Some(&d) = index_of.get(u) {
-                users[d].push(k);
-                waiting[k] += 1;
-            }
-        }
-    }
+    let before: Vec<Vec<usize>> = dependent
+        .iter()
+        .map(|(_, reads)| reads.iter().filter_map(|u| index_of.get(u).copied()).collect())
+        .collect();
     let mut readers: Vec<(VarId, VarId)> = Vec::new();
     for (v, reads) in &dependent {
         readers.extend(reads.iter().map(|u| (*u, *v)));
@@ -99,19 +91,11 @@ pub fn resolve<S>(dae: &mut Dae<S>) -> Result<(), Vec<Diagnostic>> {
     readers.sort_unstable();
     readers.dedup_by_key(|r| r.0);
     dae.start_readers = readers;
-    let mut ready: BTreeSet<usize> = (0..n).filter(|&k| waiting[k] == 0).collect();
-    let mut done = vec![false; n];
-    while let Some(k) = ready.pop_first() {
-        done[k] = true;
+    let (order, left) = eqm_structural::order::dependency_order(&before);
+    for k in order {
         rewrite(dae, dependent[k].0);
-        for &u in &users[k] {
-            waiting[u] -= 1;
-            if waiting[u] == 0 {
-                ready.insert(u);
-            }
-        }
     }
-    let cyclic: Vec<VarId> = (0..n).filter(|&k| !done[k]).map(|k| dependent[k].0).collect();
+    let cyclic: Vec<VarId> = left.into_iter().map(|k| dependent[k].0).collect();
     match cyclic.first() {
         None => Ok(()),
         Some(&first) => Err(vec![cycle(dae, first, &cyclic)]),

@@ -3,7 +3,8 @@
 //! Input: the bipartite incidence of equations and unknowns ([`incidence::Incidence`]), built by
 //! a later stage from the flat DAE, plus for index reduction the derivative chains of variables.
 //! Output: plans made of ids: matchings, BLT blocks, tearing sequences, the equations to
-//! differentiate, and the dummy derivatives chosen for state selection.
+//! differentiate, the dummy derivatives chosen for state selection, and the dependency order of
+//! values computed one from another (`order`).
 //! This module never sees expressions: applying a plan symbolically (solving, differentiating,
 //! substituting) is the caller's job. Following ModelingToolkit's StateSelection.jl, keeping the
 //! algorithms symbolic-free makes them testable on random graphs and fast on huge models.
@@ -17,5 +18,6 @@ pub mod coloring;
 pub mod dummy;
 pub mod incidence;
 pub mod matching;
+pub mod order;
 pub mod pantelides;
 pub mod tearing;

@@ -62,13 +62,19 @@ impl Model {
     }
 
     /// `settings` with a stop time when neither they nor the model's experiment give one: five
-    /// times the model's slowest time scale after the start, with the note that says so;
-    /// unchanged (so the run stops one time unit after the start) when the time scales cannot
-    /// be found, with a note when the model is too large to look for them.
+    /// times the model's slowest time scale after the start, with the note that says so; one
+    /// time unit after the start when the time scales cannot be found, with a note when the
+    /// model is too large to look for them. The stop time is always written into the settings
+    /// returned, so that a run given them decides nothing again.
     pub fn with_stop_time(&mut self, settings: &RunSettings) -> (RunSettings, Option<String>) {
         if settings.stop.is_some() || self.experiment().stop_time.is_some() {
             return (settings.clone(), None);
         }
+        let start = settings.start.or(self.experiment().start_time).unwrap_or(0.0);
+        let stopping_at = |stop: f64| RunSettings {
+            stop: Some(stop),
+            ..settings.clone()
+        };
         // The time scales come from a dense eigenvalue decomposition, whose cost grows with the
         // cube of the number of states: a large model keeps the fixed stop time instead of
         // paying more for choosing it than for the run.
@@ -77,23 +83,18 @@ impl Model {
             let note = format!(
                 "no stop time given: the run ends at the default stop time; the model has {states} states, too many to find its time scales quickly (give --stop)"
             );
-            return (settings.clone(), Some(note));
+            return (stopping_at(start + 1.0), Some(note));
         }
         let Some(scales) = stability::time_scales_for(self) else {
-            return (settings.clone(), None);
+            return (stopping_at(start + 1.0), None);
         };
-        let start = settings.start.or(self.experiment().start_time).unwrap_or(0.0);
         let stop = start + 5.0 * scales.t_max;
         let note = format!(
             "no stop time given: the run ends at {}, five times the model's slowest time scale T_max = {} after the start",
             format_number(stop),
             format_number(scales.t_max)
         );
-        let settings = RunSettings {
-            stop: Some(stop),
-            ..settings.clone()
-        };
-        (settings, Some(note))
+        (stopping_at(stop), Some(note))
     }
 
     /// Simulates with `settings` (the stop time decided as [`Model::plan_run`] decides it) and

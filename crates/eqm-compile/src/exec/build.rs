@@ -130,27 +130,21 @@ impl Builder {
         self.slots.get(v.0 as usize).copied().flatten()
     }
 
-    /// The dependent parameters and constants in dependency order (Kahn's algorithm, ties in
-    /// variable order); a cycle is a diagnostic naming its members.
+    /// The dependent parameters and constants in dependency order (ties in variable order); a
+    /// cycle is a diagnostic naming its members.
     pub(super) fn parameter_program(&mut self) {
         let n = self.dependent.len();
         let mut index_of: FxHashMap<VarId, usize> = FxHashMap::default();
         for (k, (v, _)) in self.dependent.iter().enumerate() {
             index_of.insert(*v, k);
         }
-        let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
-        let mut waiting = vec![0usize; n];
+        let mut before: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut vars = Vec::new();
         let dependent = std::mem::take(&mut self.dependent);
         for (k, &(v, e)) in dependent.iter().enumerate() {
             vars.clear();
             self.dae.flat.exprs.vars_in(e, &mut vars);
-            for u in &vars {
-                if let Some(&d) = index_of.get(u) {
-                    users[d].push(k);
-                    waiting[k] += 1;
-                }
-            }
+            before[k].extend(vars.iter().filter_map(|u| index_of.get(u).copied()));
             if !self.is_parameter_expression(e) {
                 let var = self.dae.flat.var(v);
                 self.diagnostics.push(
@@ -168,22 +162,14 @@ impl Builder {
             }
         }
         self.dependent = dependent;
-        let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&k| waiting[k] == 0).collect();
-        let mut done = vec![false; n];
-        while let Some(k) = ready.pop_first() {
-            done[k] = true;
+        let (order, left) = eqm_structural::order::dependency_order(&before);
+        for k in order {
             let (var, value) = self.dependent[k];
             if let Some(target) = self.slot(var) {
                 self.param_program.push(VarAssign { var, target, value });
             }
-            for &u in &users[k] {
-                waiting[u] -= 1;
-                if waiting[u] == 0 {
-                    ready.insert(u);
-                }
-            }
         }
-        let cyclic: Vec<VarId> = (0..n).filter(|&k| !done[k]).map(|k| self.dependent[k].0).collect();
+        let cyclic: Vec<VarId> = left.into_iter().map(|k| self.dependent[k].0).collect();
         if let Some(&first) = cyclic.first() {
             let names: Vec<String> = cyclic
                 .iter()

@@ -165,30 +165,9 @@ impl Builder {
                 }
             }
         }
-        let mut waiting: Vec<usize> = before.iter().map(Vec::len).collect();
-        let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (i, list) in before.iter().enumerate() {
-            for &j in list {
-                users[j].push(i);
-            }
-        }
-        let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&i| waiting[i] == 0).collect();
-        let mut order = Vec::with_capacity(n);
-        while let Some(i) = ready.pop_first() {
-            order.push(i);
-            for &u in &users[i] {
-                waiting[u] -= 1;
-                if waiting[u] == 0 {
-                    ready.insert(u);
-                }
-            }
-        }
-        if order.len() < n {
-            let span = actions
-                .iter()
-                .enumerate()
-                .find(|(i, _)| !order.contains(i))
-                .map_or(self.model_span(), |(_, a)| a.span());
+        let (order, left) = eqm_structural::order::dependency_order(&before);
+        if let Some(&first) = left.first() {
+            let span = actions[first].span();
             self.diagnostics.push(
                 Diagnostic::error(
                     "E0607",
@@ -350,7 +329,8 @@ impl Builder {
                 }
             }
         }
-        self.events.when_order = causal_order(&after);
+        // The smallest ready clause first; within a cycle the written order decides.
+        self.events.when_order = eqm_structural::order::dependency_order_breaking_cycles(&after);
         for (when, list) in self.events.whens.iter_mut().zip(after) {
             when.after = list;
         }
@@ -423,39 +403,4 @@ fn reads_split_by_pre(arena: &ExprArena, e: ExprId) -> (Vec<VarId>, Vec<VarId>) 
         }
     }
     (now, previous)
-}
-
-/// The clauses `0..after.len()` in an order in which each comes after the clauses it lists in
-/// `after`, the smallest ready index first. When none is ready the rest depend on each other in
-/// a cycle: the smallest of them is taken as if ready, so the written order decides there.
-fn causal_order(after: &[Vec<usize>]) -> Vec<usize> {
-    let n = after.len();
-    let mut waiting: Vec<usize> = after.iter().map(Vec::len).collect();
-    let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (w, list) in after.iter().enumerate() {
-        for &u in list {
-            users[u].push(w);
-        }
-    }
-    let mut placed = vec![false; n];
-    let mut ready: std::collections::BTreeSet<usize> = (0..n).filter(|&w| waiting[w] == 0).collect();
-    let mut order = Vec::with_capacity(n);
-    while order.len() < n {
-        let w = match ready.pop_first() {
-            Some(w) => w,
-            None => (0..n).find(|&w| !placed[w]).expect("a clause is left"),
-        };
-        if placed[w] {
-            continue;
-        }
-        placed[w] = true;
-        order.push(w);
-        for &u in &users[w] {
-            waiting[u] = waiting[u].saturating_sub(1);
-            if waiting[u] == 0 && !placed[u] {
-                ready.insert(u);
-            }
-        }
-    }
-    order
 }
