@@ -593,10 +593,25 @@ impl<'t, 'a> Flattener<'t, 'a> {
         actions: &mut Vec<flat::WhenAction>,
     ) {
         match &eq.kind {
+            // `(r, k) = h(x);` in a when-clause assigns each target, as its equations say.
+            ast::EquationKind::Simple { lhs, .. } if matches!(lhs.kind, ast::ExprKind::Tuple(_)) => {
+                let mut out = Vec::new();
+                self.equation_into(eq, scope, loops, &mut out, false);
+                self.when_assignments(out, actions);
+            }
             ast::EquationKind::Simple { lhs, rhs } => {
                 let (Some(l), Some(r)) = (self.eval(lhs, scope, loops), self.eval(rhs, scope, loops)) else {
                     return;
                 };
+                // `r = R(1, 2);` of a record (or an array of records) assigns each field.
+                if matches!(l, Value::Record(_) | Value::Records(..)) {
+                    let instance = scope.instance.expect("inside an instance");
+                    let mut out = Vec::new();
+                    let loop_index: Vec<i64> = loops.iter().map(|(_, v)| *v).collect();
+                    self.push_equation(eq, l, r, Origin::Equation { instance }, loop_index, &mut out);
+                    self.when_assignments(out, actions);
+                    return;
+                }
                 if !value::same_dims(l.dims(), r.dims()) {
                     self.diagnostics.push(Diagnostic::error(
                         "E0304",
@@ -628,21 +643,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ast::EquationKind::If { .. } | ast::EquationKind::For { .. } => {
                 let mut out = Vec::new();
                 self.equation_into(eq, scope, loops, &mut out, false);
-                for e in out {
-                    match self.model.exprs.get(e.lhs) {
-                        Node::Var(v) => actions.push(flat::WhenAction::Assign {
-                            var: *v,
-                            value: e.rhs,
-                            span: e.span,
-                        }),
-                        _ => self.diagnostics.push(Diagnostic::error(
-                            "E0312",
-                            "inside a when-clause the left side must be a variable",
-                            e.span,
-                            "not a variable",
-                        )),
-                    }
-                }
+                self.when_assignments(out, actions);
             }
             _ => self.diagnostics.push(Diagnostic::error(
                 "E0312",
@@ -650,6 +651,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 eq.span,
                 "not allowed in when",
             )),
+        }
+    }
+
+    /// The flat equations of a when-clause's body as its assignments: each left side must be a
+    /// variable.
+    fn when_assignments(&mut self, equations: Vec<flat::Equation>, actions: &mut Vec<flat::WhenAction>) {
+        for e in equations {
+            match self.model.exprs.get(e.lhs) {
+                Node::Var(v) => actions.push(flat::WhenAction::Assign {
+                    var: *v,
+                    value: e.rhs,
+                    span: e.span,
+                }),
+                _ => self.diagnostics.push(Diagnostic::error(
+                    "E0312",
+                    "inside a when-clause the left side must be a variable",
+                    e.span,
+                    "not a variable",
+                )),
+            }
         }
     }
 

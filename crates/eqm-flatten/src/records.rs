@@ -17,6 +17,7 @@ use crate::modifier::Scope;
 use crate::resolve::ClassId;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
+use eqm_ir::expr::ExprId;
 use eqm_ir::flat::InstanceId;
 use eqm_syntax::ast;
 use std::rc::Rc;
@@ -186,5 +187,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
             fields.push((name, value));
         }
         Some(Value::Record(Rc::new(fields)))
+    }
+
+    /// `if c then t else f` where the branches are records or arrays of records: the branch
+    /// itself when `c` is known at compile time, else field by field. Branches of different
+    /// record types or sizes are an error.
+    pub(crate) fn select_records(&mut self, e: &ast::Expr, c: ExprId, t: Value, f: Value) -> Option<Value> {
+        // The combined value is built even for a known condition, so that branches of
+        // different types are an error either way.
+        let combined = crate::value::select_records(&mut self.model.exprs, c, &t, &f);
+        let chosen = match (combined, self.model.exprs.literal(c)) {
+            (Some(_), Some(known)) => Some(if known != 0.0 { t } else { f }),
+            (combined, _) => combined,
+        };
+        if chosen.is_none() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                "the branches of this if-expression must be records of one type (and arrays of them of one size)",
+                e.span,
+                "branches must agree",
+            ));
+        }
+        chosen
     }
 }

@@ -103,6 +103,56 @@ pub fn same_dims(a: &[usize], b: &[usize]) -> bool {
     }
 }
 
+/// `if c then t else f` of two records, or two arrays of records of one size, field by field
+/// (MLS 3.6 §3.6.5: both branches of an if-expression have one type); `None` when their fields
+/// or sizes differ. The fields of a record are scalars, arrays and records of bounded nesting,
+/// so the recursion is as deep as the record types are nested.
+pub fn select_records(arena: &mut ExprArena, c: ExprId, t: &Value, f: &Value) -> Option<Value> {
+    match (t, f) {
+        (Value::Record(a), Value::Record(b)) => {
+            if a.len() != b.len() {
+                return None;
+            }
+            let mut fields = Vec::with_capacity(a.len());
+            for ((name, x), (other, y)) in a.iter().zip(b.iter()) {
+                if name != other {
+                    return None;
+                }
+                fields.push((name.clone(), select_records(arena, c, x, y)?));
+            }
+            Some(Value::Record(std::rc::Rc::new(fields)))
+        }
+        (Value::Records(da, a), Value::Records(db, b)) if da == db => {
+            let elements = a
+                .iter()
+                .zip(b.iter())
+                .map(|(x, y)| select_records(arena, c, x, y))
+                .collect::<Option<Vec<Value>>>()?;
+            Some(Value::Records(da.clone(), elements.into()))
+        }
+        (Value::Scalar(x, tx), Value::Scalar(y, ty)) => {
+            let joined = join_scalar_types(*tx, *ty)?;
+            Some(Value::Scalar(arena.add(eqm_ir::expr::Node::If(c, *x, *y)), joined))
+        }
+        (Value::Array(dx, xs, tx), Value::Array(dy, ys, ty)) if same_dims(dx, dy) => {
+            let joined = join_scalar_types(*tx, *ty)?;
+            let elements = xs.iter().zip(ys).map(|(x, y)| arena.add(eqm_ir::expr::Node::If(c, *x, *y))).collect();
+            Some(Value::Array(dx.clone(), elements, joined))
+        }
+        _ => None,
+    }
+}
+
+/// The type of a value that is either of two types: Real when one is Real and the other
+/// Integer, the type itself when both agree, `None` otherwise.
+fn join_scalar_types(a: ScalarType, b: ScalarType) -> Option<ScalarType> {
+    match (a, b) {
+        _ if a == b => Some(a),
+        (ScalarType::Real, ScalarType::Integer) | (ScalarType::Integer, ScalarType::Real) => Some(ScalarType::Real),
+        _ => None,
+    }
+}
+
 /// The result type of arithmetic on two numeric types (Integer op Integer stays Integer).
 pub fn numeric_result(a: ScalarType, b: ScalarType, op: BinOp) -> ScalarType {
     match (a, b, op) {
