@@ -41,6 +41,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     Value::Array(array.dims.to_vec(), elements, ty)
                 }
                 Member::Inst(i) if self.is_record(self.instances[i.0 as usize].class) => self.record_value(i, at)?,
+                // An array of records as a field (`record Pair R rs[2]; end Pair;`).
+                Member::InstArray(array)
+                    if array
+                        .elements
+                        .first()
+                        .is_some_and(|i| self.is_record(self.instances[i.0 as usize].class)) =>
+                {
+                    let mut records = Vec::with_capacity(array.elements.len());
+                    for &i in array.elements.iter() {
+                        records.push(self.record_value(i, at)?);
+                    }
+                    Value::Records(array.dims.to_vec(), records.into())
+                }
                 _ => {
                     self.diagnostics.push(Diagnostic::error(
                         "E0317",

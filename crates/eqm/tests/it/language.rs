@@ -73,6 +73,7 @@ corpus!(
     read_matrix,
     record_array_functions,
     record_arrays,
+    record_equations,
     record_functions,
     records,
     replaceable,
@@ -217,4 +218,30 @@ end M;
     let d = &session.diagnostics()[0];
     assert_eq!(d.code, "E0317");
     assert!(d.message.contains("`my_solver`"), "{}", d.message);
+}
+
+/// The records of `record_equations.eqm` (record values through functions, if-expressions and
+/// when-clauses) give the same rows, bit for bit, from native code and from the interpreter.
+#[test]
+fn record_equations_agree_between_native_code_and_the_interpreter() {
+    let text = std::fs::read_to_string(corpus_dir().join("record_equations.eqm")).expect("the corpus file");
+    let mut model = compile(&text);
+    let run = |model: &mut eqm::Model, interpreter: bool| {
+        model
+            .simulate(&RunSettings {
+                stop: Some(1.0),
+                interpreter,
+                ..RunSettings::default()
+            })
+            .expect("runs")
+    };
+    let native = run(&mut model, false);
+    let interpreted = run(&mut model, true);
+    assert_eq!(native.time().len(), interpreted.time().len());
+    for column in native.columns() {
+        let a = native.column(&column.name).unwrap();
+        let b = interpreted.column(&column.name).expect("the same columns");
+        let same = a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits());
+        assert!(same, "{}: native and interpreted rows differ", column.name);
+    }
 }
