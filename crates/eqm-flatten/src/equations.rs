@@ -400,6 +400,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) {
         // Conditions known at compile time select one branch (structural parameters).
         let mut conditions = Vec::new();
+        let mut decided: Vec<(String, bool)> = Vec::new();
         for (condition, body) in branches {
             let Some(c) = self.eval(condition, scope, loops) else {
                 return;
@@ -419,7 +420,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             match known {
                 Some(v) if conditions.is_empty() => {
+                    decided.push((eqm_syntax::pretty::print_expr(condition), v != 0.0));
                     if v != 0.0 {
+                        self.note_branch_choice(eq, decided, false);
                         for e in body {
                             self.equation_into(e, scope, loops, out, initial);
                         }
@@ -430,6 +433,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         if conditions.is_empty() {
+            self.note_branch_choice(eq, decided, true);
             for e in else_branch {
                 self.equation_into(e, scope, loops, out, initial);
             }
@@ -459,16 +463,37 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.diagnostics.push(
                 Diagnostic::error(
                     "E0313",
-                    format!("the branches of this if-equation have different numbers of equations ({})", counts.join(", ")),
+                    format!(
+                        "the branches of this if-equation have different numbers of equations ({}), and its conditions are not parameter expressions",
+                        counts.join(", ")
+                    ),
                     eq.span,
                     "unbalanced branches",
                 )
-                .with_help("every branch must give the same number of equations unless the condition is a parameter expression"),
+                .with_help(
+                    "branches may differ only when every condition is known at translation (parameters and constants); otherwise each branch must give the same number of equations",
+                ),
             );
             return;
         }
         let conditions: Vec<ExprId> = conditions.iter().map(|(c, _)| *c).collect();
         self.combine_branches(eq, &conditions, &flattened, &else_eqs, out);
+    }
+
+    /// Records that the branch of the if-equation `eq` was chosen at translation by the
+    /// conditions `decided` (the last is the chosen branch's, unless it is the `else` branch),
+    /// once per place and choice: an if-equation of a class used many times is told once for
+    /// each different choice.
+    fn note_branch_choice(&mut self, eq: &ast::Equation, decided: Vec<(String, bool)>, is_else: bool) {
+        let choice = flat::BranchChoice {
+            span: eq.span,
+            chosen: if is_else { decided.len() + 1 } else { decided.len() },
+            is_else,
+            conditions: decided,
+        };
+        if self.branch_choices_seen.insert((choice.span, choice.chosen)) {
+            self.model.branch_choices.push(choice);
+        }
     }
 
     /// The equations of an if-equation whose conditions are not known at compile time, one per

@@ -173,7 +173,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.expect_type(&c, ScalarType::Boolean, condition)?;
             let Value::Scalar(c, _) = c else { return None };
             let t = self.eval(then_value, scope, loops)?;
-            if matches!(t, Value::Record(_) | Value::Records(..)) || matches!(result, Value::Record(_) | Value::Records(..)) {
+            if matches!(t, Value::Record(_) | Value::Records(..))
+                || matches!(result, Value::Record(_) | Value::Records(..))
+            {
                 result = self.select_records(e, c, t, result)?;
                 continue;
             }

@@ -116,6 +116,9 @@ pub(crate) struct Flattener<'t, 'a> {
     /// Expressions whose compile-time values shaped the flat model (see
     /// [`FlatModel::structural`]).
     pub(crate) structural_roots: Vec<ExprId>,
+    /// The if-equations (place and chosen branch) whose choice at translation is recorded
+    /// already, so that each is told once.
+    pub(crate) branch_choices_seen: std::collections::HashSet<(eqm_diag::source::Span, usize)>,
     /// Set once the flat model has been reported as too large (E0316), so that the loops and
     /// components past the limit do not each report it again.
     pub(crate) too_large_reported: bool,
@@ -153,6 +156,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             var_kinds: Vec::new(),
             consts: ConstCache::default(),
             structural_roots: Vec::new(),
+            branch_choices_seen: std::collections::HashSet::new(),
             too_large_reported: false,
             used_overrides: vec![false; options.parameters.len()],
             functions: FunctionTable::default(),

@@ -136,7 +136,11 @@ pub fn select_records(arena: &mut ExprArena, c: ExprId, t: &Value, f: &Value) ->
         }
         (Value::Array(dx, xs, tx), Value::Array(dy, ys, ty)) if same_dims(dx, dy) => {
             let joined = join_scalar_types(*tx, *ty)?;
-            let elements = xs.iter().zip(ys).map(|(x, y)| arena.add(eqm_ir::expr::Node::If(c, *x, *y))).collect();
+            let elements = xs
+                .iter()
+                .zip(ys)
+                .map(|(x, y)| arena.add(eqm_ir::expr::Node::If(c, *x, *y)))
+                .collect();
             Some(Value::Array(dx.clone(), elements, joined))
         }
         _ => None,

@@ -68,6 +68,10 @@ pub struct CheckSummary {
     pub model: String,
     pub variables: usize,
     pub equations: usize,
+    /// The if-equations whose branch was chosen at translation because their conditions are
+    /// parameter expressions, each in words with its location: `if-equation at m.eqm:6:3:
+    /// branch 2 (else) chosen at translation because `useX` = false`.
+    pub branch_choices: Vec<String>,
 }
 
 /// The sources of one compilation and everything found about them; see the module
@@ -322,6 +326,11 @@ impl Session {
             model: flat.name.clone(),
             variables: flat.variables.len(),
             equations: flat.equations.len(),
+            branch_choices: flat
+                .branch_choices
+                .iter()
+                .map(|c| format!("if-equation at {}: {}", self.sources.map.location(c.span), c.describe()))
+                .collect(),
         };
         let mut model = self.build(flat, options)?;
         let (start, _) = model.time_span(&RunSettings::default());

@@ -1,5 +1,6 @@
 //! `eqm check`: parse, resolve and flatten the model (or every model of the files) and report
-//! every error with its location, then one line per class on standard error.
+//! every error with its location, then one line per class on standard error, and a note for
+//! each if-equation whose branch was chosen at translation.
 
 use crate::args::ModelArgs;
 use crate::load;
@@ -33,6 +34,18 @@ pub(crate) fn main(args: &ModelArgs, timings: bool) -> ExitCode {
 /// component with its local balance); a single model that failed is told by its diagnostics
 /// alone.
 fn summary(session: &mut Session, model: Option<&str>, options: &ModelOptions) -> Option<String> {
-    let lines = eqm::check_lines(&session.check_classes(model, options));
+    let checks = session.check_classes(model, options);
+    let mut lines = eqm::check_lines(&checks);
+    // The branches chosen at translation, after the lines of the classes, as notes (each
+    // naming its class when several were checked).
+    let several = checks.len() > 1;
+    for check in &checks {
+        if let eqm::ClassVerdict::Model(Ok(summary)) = &check.verdict {
+            lines.extend(summary.branch_choices.iter().map(|choice| match several {
+                true => format!("note: {}: {choice}", check.name),
+                false => format!("note: {choice}"),
+            }));
+        }
+    }
     (!lines.is_empty()).then(|| lines.join("\n"))
 }

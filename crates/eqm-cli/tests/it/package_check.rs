@@ -39,3 +39,20 @@ fn a_component_named_with_model_is_checked_as_a_model() {
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("E0501"), "{stderr}");
 }
+
+#[test]
+fn check_notes_each_branch_chosen_at_translation() {
+    let file = format!("{}/tests/language/parameter_if_equations.eqm", crate::REPO);
+    let (code, _, stderr) = eqm(&["check", &file, "--model", "ParameterIfEquations"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "parameter_if_equations.eqm:65:3: branch 2 chosen at translation because `order == 1` = false and `order == 2` = true"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("parameter_if_equations.eqm:32:3: branch 1 chosen at translation because `useHeatPort` = true"),
+        "{stderr}"
+    );
+}

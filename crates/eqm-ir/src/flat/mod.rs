@@ -675,6 +675,44 @@ pub struct FlatModel {
     /// bindings read, sorted: changing one changes the flat model itself, so it needs flattening
     /// again rather than a new value at run time.
     pub structural: Vec<VarId>,
+    /// The if-equations whose branch the flattener chose because their conditions are known
+    /// at translation (parameter expressions, MLS 3.6 §8.3.4), in the order they were met, each
+    /// once per place and choice; `check` tells them.
+    pub branch_choices: Vec<BranchChoice>,
+}
+
+/// An if-equation whose branch was chosen at translation: where it is, the branch, and the
+/// conditions that decided it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BranchChoice {
+    /// The if-equation.
+    pub span: Span,
+    /// The branch taken, from 1 in the order written (the `else` branch is the last, counted
+    /// also when it is not written: then the if-equation gives no equation).
+    pub chosen: usize,
+    /// Whether the chosen branch is the `else` branch.
+    pub is_else: bool,
+    /// Each condition evaluated, as written, with its value: those before the chosen branch
+    /// are false, the chosen branch's own (if it is not `else`) is true.
+    pub conditions: Vec<(String, bool)>,
+}
+
+impl BranchChoice {
+    /// The choice in words, after the location: `branch 2 (else) chosen at translation because
+    /// `useX` = false`.
+    pub fn describe(&self) -> String {
+        let reasons: Vec<String> = self
+            .conditions
+            .iter()
+            .map(|(text, value)| format!("`{text}` = {value}"))
+            .collect();
+        format!(
+            "branch {}{} chosen at translation because {}",
+            self.chosen,
+            if self.is_else { " (else)" } else { "" },
+            reasons.join(" and ")
+        )
+    }
 }
 
 impl FlatModel {

@@ -68,6 +68,7 @@ corpus!(
     functional_arguments,
     functional_parameters,
     inner_outer,
+    parameter_if_equations,
     iterators,
     quoted_identifiers,
     read_matrix,
@@ -244,4 +245,53 @@ fn record_equations_agree_between_native_code_and_the_interpreter() {
         let same = a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits());
         assert!(same, "{}: native and interpreted rows differ", column.name);
     }
+}
+
+/// `check` tells which branch of an if-equation on parameters was chosen at translation, and
+/// why. Such a parameter is structural: setting it without compiling again is refused with a
+/// diagnostic that names it, and compiling with another value takes the other branches.
+#[test]
+fn a_parameter_if_equation_chooses_its_branch_at_translation() {
+    let text = "model Switch
+  parameter Boolean useX = false;
+  Real x;
+  Real y;
+equation
+  if useX then
+    x = 1;
+    y = 2;
+  else
+    y = 3;
+  end if;
+  if not useX then
+    x = 4;
+  end if;
+end Switch;
+";
+    let mut session = eqm::Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
+    let summary = session.check(None, &eqm::ModelOptions::default()).expect("checks");
+    assert_eq!(
+        summary.branch_choices,
+        [
+            "if-equation at m.eqm:6:3: branch 2 (else) chosen at translation because `useX` = false",
+            "if-equation at m.eqm:12:3: branch 1 chosen at translation because `not useX` = true",
+        ]
+    );
+    let mut model = session.compile(None, &eqm::ModelOptions::default()).expect("compiles");
+    let refused = model.set_parameter("useX", 1.0).expect_err("a structural parameter");
+    assert_eq!(refused.code, "E0707");
+    assert!(refused.message.contains("`useX`"), "{}", refused.message);
+    let options = eqm::ModelOptions {
+        parameters: vec![("useX".to_string(), 1.0)],
+        ..eqm::ModelOptions::default()
+    };
+    let mut model = session.compile(None, &options).expect("compiles with useX = true");
+    let result = model
+        .simulate(&RunSettings {
+            stop: Some(1.0),
+            ..RunSettings::default()
+        })
+        .expect("runs");
+    assert_eq!(result.column("x").unwrap().last(), Some(&1.0));
+    assert_eq!(result.column("y").unwrap().last(), Some(&2.0));
 }
