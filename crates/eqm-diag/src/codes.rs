@@ -338,7 +338,8 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Instantiation,
         "Array size or shape error: sizes that do not match, an index out of bounds, too many subscripts, a \
-         negative or unknown (`:`) size, an array where a scalar is needed, or a range with step 0",
+         negative or unknown (`:`) size, an array where a scalar is needed, a range with step 0, or branches of an \
+         if-expression that are records of different types or arrays of records of different sizes",
     ),
     code(
         "E0305",
@@ -399,7 +400,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0313",
         Error,
         Instantiation,
-        "An if-equation whose branches have different numbers of equations",
+        "An if-equation whose branches have different numbers of equations while its conditions are not parameter \
+         expressions (branches may differ only when every condition is known at translation)",
     ),
     code(
         "E0314",

@@ -100,7 +100,7 @@ pub(crate) fn record_scalars(v: &Value) -> Option<Vec<ExprId>> {
     let mut out = Vec::new();
     for (_, f) in fields.iter() {
         match f {
-            Value::Record(_) => out.extend(record_scalars(f)?),
+            Value::Record(_) | Value::Records(..) => out.extend(record_scalars(f)?),
             other => out.extend(other.elements()),
         }
     }

@@ -295,24 +295,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 class: element.class,
             };
             let resolved = self.resolve_type(element.class, &element.clause.type_name, 0)?;
+            let mut dims = Vec::new();
+            for sub in element.clause.type_dims.iter().chain(&element.decl.dims) {
+                let ast::Subscript::Expr(e) = sub else {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0217",
+                        "a record field of a function needs a known size",
+                        span,
+                        "unknown size",
+                    ));
+                    return None;
+                };
+                dims.push(self.eval_structural_int(e, field_scope, "an array size")?.max(0) as usize);
+            }
             let var = match resolved.target {
-                TypeRef::Class(c) if self.is_record(c) => self.record_local(id, &field_name, c, assignable, span)?,
-                TypeRef::Builtin(ty) => {
-                    let mut dims = Vec::new();
-                    for sub in element.clause.type_dims.iter().chain(&element.decl.dims) {
-                        let ast::Subscript::Expr(e) = sub else {
-                            self.diagnostics.push(Diagnostic::error(
-                                "E0217",
-                                "a record field of a function needs a known size",
-                                span,
-                                "unknown size",
-                            ));
-                            return None;
-                        };
-                        dims.push(self.eval_structural_int(e, field_scope, "an array size")?.max(0) as usize);
-                    }
-                    self.scalar_local(id, &field_name, dims, ty, assignable)
+                // An array of records as a field: a record local per element.
+                TypeRef::Class(c) if self.is_record(c) && !dims.is_empty() => {
+                    self.record_array_local(id, &field_name, c, dims, assignable, span)?
                 }
+                TypeRef::Class(c) if self.is_record(c) => self.record_local(id, &field_name, c, assignable, span)?,
+                TypeRef::Builtin(ty) => self.scalar_local(id, &field_name, dims, ty, assignable),
                 TypeRef::Class(_) => {
                     self.diagnostics.push(Diagnostic::error(
                         "E0217",
