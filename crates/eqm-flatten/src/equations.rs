@@ -6,7 +6,8 @@
 //! origin and the array element they come from; when-clauses with their actions; the resolved
 //! sides of each `connect`, whose connection sets `connect` builds once every instance is
 //! flattened. For-loops are unrolled and if-equations with conditions known at compile time
-//! select their branch; other if-equations become `if` expressions. It deliberately simplifies
+//! select their branch (each choice recorded in the flat model's `branch_choices` for `check`);
+//! other if-equations become `if` expressions. It deliberately simplifies
 //! nothing and counts nothing (the balance check is `balance`).
 
 use crate::connect;

@@ -6,7 +6,9 @@
 //! [`Value::Record`] with the fields in declaration order (inherited ones included), whose
 //! equations are one per field (`equations`); an array of record values (`{R(1, 2), R(3, 4)}`,
 //! or an array of record components read as a whole) is a [`Value::Records`], whose elements
-//! bind the elements of an array of record components. Records in functions (also arrays of
+//! bind the elements of an array of record components; a record field that is an array of
+//! records is a [`Value::Records`] inside the record. An if-expression between records chooses
+//! field by field (`select_records`). Records in functions (also arrays of
 //! them) are locals with a slot per scalar field (`functions`). It deliberately does not handle
 //! records in `connect` beyond their fields: that remains a diagnostic.
 
