@@ -67,6 +67,7 @@ mod names;
 mod records;
 mod redeclare;
 mod statements;
+mod subscripts;
 mod value;
 mod variables;
 
