@@ -42,6 +42,7 @@ pub mod resolve;
 pub mod sources;
 pub mod stdlib;
 
+mod assignments;
 mod balance;
 mod caches;
 mod calls;

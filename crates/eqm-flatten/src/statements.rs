@@ -214,25 +214,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ));
                 return;
             }
-            for (place, value) in places.into_iter().zip(scalars) {
-                out.push(Statement::Assign {
-                    target: place,
-                    value,
-                    span,
-                });
-            }
+            self.simultaneous_assignment(places, scalars, span, cx.function, out);
             return;
         }
         if self.check_assignable(&v, &dims, ty, value.span, &String::new).is_none() {
             return;
         }
-        for (place, value) in places.into_iter().zip(broadcast(&v, dims.iter().product())) {
-            out.push(Statement::Assign {
-                target: place,
-                value,
-                span,
-            });
-        }
+        let values = broadcast(&v, dims.iter().product());
+        self.simultaneous_assignment(places, values, span, cx.function, out);
     }
 
     /// A call as a statement: `assert`, `terminate`, or a user function whose results are
