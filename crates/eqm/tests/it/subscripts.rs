@@ -412,3 +412,44 @@ fn enumerations_are_dimensions_subscripts_and_ranges() {
         assert_eq!(at(&r, "picked", t), chosen);
     }
 }
+
+const SIMULTANEOUS: &str = "
+function rotated \"a quarter turn of u, then its first element plus one, both in place\"
+  input Real u[2];
+  output Real y[2];
+protected
+  Real A[2, 2] = [0, -1; 1, 0];
+algorithm
+  y := u;
+  y := A*y;
+  y := {y[1] + 1, y[2]};
+end rotated;
+
+function swapped
+  input Real u[2];
+  output Real y[2];
+algorithm
+  y := u;
+  y := {y[2], y[1]};
+end swapped;
+
+model Simultaneous
+  Real r[2] = rotated({1, 2}*time);
+  Real s[2] = swapped({1, 2}*time);
+  Real x[2];
+algorithm
+  x := {1, 2}*time;
+  x := {x[1] + 1, 2*x[2]};
+end Simultaneous;
+";
+
+#[test]
+fn an_array_assignment_evaluates_its_whole_value_first() {
+    let r = run_both(SIMULTANEOUS, 1.0);
+    for t in [0.5, 1.0] {
+        // [0, -1; 1, 0]*{t, 2t} = {-2t, t}.
+        assert_eq!([at(&r, "r[1]", t), at(&r, "r[2]", t)], [1.0 - 2.0 * t, t]);
+        assert_eq!([at(&r, "s[1]", t), at(&r, "s[2]", t)], [2.0 * t, t]);
+        assert_eq!([at(&r, "x[1]", t), at(&r, "x[2]", t)], [t + 1.0, 4.0 * t]);
+    }
+}
