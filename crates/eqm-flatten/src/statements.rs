@@ -197,7 +197,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         };
         if let Some(dynamic) = self.dynamic_assignment(target, &v, span, scope, loops, cx) {
-            out.extend(dynamic);
+            out.extend(dynamic.into_iter().flatten());
             return;
         }
         let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
@@ -438,12 +438,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(Place::Var(v))
     }
 
-    /// `b[n] := v` with a subscript known only during the run (a discrete Integer `n` of a
-    /// model, an input or local of a function): one assignment per element the subscripts may
-    /// select, each under the condition that they select it, and an assertion that they select
-    /// one. `None` when every subscript is known when the model is compiled (the ordinary
-    /// assignment), or the target is no array of scalar variables; `Some(None)` after a
-    /// diagnostic.
+    /// `b[n] := v` or `B[i, :] := v` with a subscript known only during the run (a discrete
+    /// Integer of a model, an input or local of a function): for each value the run-time
+    /// subscripts may take, the assignment of the elements they select then, and an assertion
+    /// that they select some. `None` when every subscript is known when the model is compiled
+    /// (the ordinary assignment), or the target is no array of scalar variables; `Some(None)`
+    /// after a diagnostic.
     #[allow(clippy::too_many_arguments)]
     fn dynamic_assignment(
         &mut self,
@@ -453,12 +453,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
         cx: &mut StatementContext,
-    ) -> Option<Option<Statement>> {
+    ) -> Option<Option<Vec<Statement>>> {
         let [part] = &target.parts[..] else { return None };
-        if part.subscripts.is_empty() {
+        if part.subscripts.is_empty() || matches!(value, Value::Records(..)) {
             return None;
         }
-        let Value::Scalar(value, _) = *value else { return None };
         // The array's sizes and elements: a function's local array of scalars that may be
         // assigned, or an array of model variables.
         let (dims, slots, vars) = if cx.function.is_some() {
@@ -477,27 +476,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             (array.dims.to_vec(), Vec::new(), array.elements.to_vec())
         };
-        if part.subscripts.len() != dims.len() {
-            return None;
-        }
-        // Each subscript: its value, the value when it is known now, and its text.
-        let mut subscripts = Vec::with_capacity(dims.len());
-        for (sub, &n) in part.subscripts.iter().zip(dims.iter()) {
-            let ast::Subscript::Expr(e) = sub else { return None };
-            let Value::Scalar(x, _) = self.eval_subscript(e, n, scope, loops)? else {
-                return None;
-            };
-            let known = self.known_value(x);
-            subscripts.push((x, known, eqm_syntax::pretty::print_expr(e)));
-        }
-        if subscripts.iter().all(|(_, known, _)| known.is_some()) {
-            return None;
-        }
+        let picks = self.dynamic_picks(&part.subscripts, &dims, scope, loops)?;
+        let function = cx.function;
         let mut place = |f: &mut Self, k: usize| match slots.get(k) {
             Some(&slot) => Some(Place::Local(slot)),
             None => f.assigned_variable(vars[k], target, cx),
         };
-        Some(self.dynamic_assignment_of(target, &dims, &subscripts, value, span, &mut place))
+        Some(self.dynamic_assignment_of(target, &dims, &picks, value, span, function, &mut place))
     }
 
     /// A for-loop unrolled: one iteration of the remaining indices and the body per value of

@@ -266,55 +266,109 @@ impl<'t, 'a> Flattener<'t, 'a> {
         id
     }
 
-    /// `b[n] := v` with subscripts computed during the run, `b` an array of scalars with `dims`:
-    /// one assignment per element the subscripts may select, each under the condition that they
-    /// select it, and an assertion with the subscripts' values when they select none.
-    /// `place(f, k)` is the place of element `k` (`None` after a diagnostic).
+    /// `b[n] := v` (or `B[i, :] := v`) with subscripts computed during the run, `b` an array
+    /// of scalars with `dims`: an `if` over the values the run-time subscripts may take, each
+    /// branch assigning the elements they then select (as one assignment, see
+    /// [`Self::simultaneous_assignment`]), and an assertion with the subscripts' values when
+    /// they select none. `place(f, k)` is the place of element `k` (`None` after a diagnostic).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn dynamic_assignment_of(
         &mut self,
         target: &ast::ComponentRef,
         dims: &[usize],
-        subscripts: &[(ExprId, Option<f64>, String)],
-        value: ExprId,
+        picks: &[Pick],
+        value: &Value,
         span: Span,
+        function: Option<FuncId>,
         place: &mut dyn FnMut(&mut Self, usize) -> Option<flat::Place>,
-    ) -> Option<Statement> {
-        let count: usize = dims.iter().product();
-        let mut branches = Vec::new();
-        for k in 0..count {
-            let index = value::row_major_index(dims, k);
-            let mut condition = None;
-            let mut possible = true;
-            for ((x, known, _), &i) in subscripts.iter().zip(&index) {
-                match known {
-                    Some(j) => possible &= *j as usize == i + 1,
-                    None => {
-                        let exprs = &mut self.model.exprs;
-                        let literal = exprs.int(i as i64 + 1);
-                        let equal = exprs.binary(BinOp::Eq, *x, literal);
-                        condition = Some(match condition {
-                            Some(c) => exprs.binary(BinOp::And, c, equal),
-                            None => equal,
-                        });
-                    }
-                }
+    ) -> Option<Vec<Statement>> {
+        let mut selected_dims = Vec::new();
+        for (pick, &n) in picks.iter().zip(dims) {
+            match pick {
+                Pick::All => selected_dims.push(n),
+                Pick::Known(v, true) => selected_dims.push(v.len()),
+                _ => {}
             }
-            if !possible {
-                continue;
-            }
-            let condition = condition?;
-            let target = place(self, k)?;
-            branches.push((condition, vec![Statement::Assign { target, value, span }]));
         }
-        let never = self.model.exprs.boolean(false);
-        let dynamic: Vec<(ExprId, String, usize)> = subscripts
+        let count: usize = selected_dims.iter().product();
+        if !value.dims().is_empty() && !value::same_dims(value.dims(), &selected_dims) {
+            self.diagnostics.push(eqm_diag::Diagnostic::error(
+                "E0304",
+                format!(
+                    "`{}` selects elements of size {selected_dims:?}, but the value has size {:?}",
+                    eqm_syntax::pretty::print_ref(target),
+                    value.dims()
+                ),
+                span,
+                "sizes differ",
+            ));
+            return None;
+        }
+        let values = crate::function_table::broadcast(value, count);
+        // The dimensions with a run-time subscript: their positions and sizes.
+        let dynamic: Vec<(usize, usize)> = picks
             .iter()
             .zip(dims)
-            .filter(|((_, known, _), _)| known.is_none())
-            .map(|((x, _, written), &n)| (*x, written.clone(), n))
+            .enumerate()
+            .filter(|(_, (p, _))| matches!(p, Pick::Dynamic(..)))
+            .map(|(k, (_, &n))| (k, n))
             .collect();
-        let message = bounds_message(&eqm_syntax::pretty::print_ref(target), &dynamic);
-        Some(Statement::If {
+        let sizes: Vec<usize> = dynamic.iter().map(|&(_, n)| n).collect();
+        let combinations: usize = sizes.iter().product();
+        let mut branches = Vec::with_capacity(combinations);
+        for combination in 0..combinations {
+            let chosen = value::row_major_index(&sizes, combination);
+            let mut condition = None;
+            for (&(k, _), &i) in dynamic.iter().zip(&chosen) {
+                let Pick::Dynamic(x, _) = picks[k] else { continue };
+                let exprs = &mut self.model.exprs;
+                let literal = exprs.int(i as i64 + 1);
+                let equal = exprs.binary(BinOp::Eq, x, literal);
+                condition = Some(match condition {
+                    Some(c) => exprs.binary(BinOp::And, c, equal),
+                    None => equal,
+                });
+            }
+            let mut places = Vec::with_capacity(count);
+            for flat in 0..count {
+                let position = value::row_major_index(&selected_dims, flat);
+                let (mut kept, mut element) = (0, 0);
+                let mut dynamic_index = 0;
+                for (pick, &n) in picks.iter().zip(dims) {
+                    let index = match pick {
+                        Pick::All => {
+                            kept += 1;
+                            position[kept - 1]
+                        }
+                        Pick::Known(v, true) => {
+                            kept += 1;
+                            v[position[kept - 1]]
+                        }
+                        Pick::Known(v, false) => v[0],
+                        Pick::Dynamic(..) => {
+                            dynamic_index += 1;
+                            chosen[dynamic_index - 1]
+                        }
+                    };
+                    element = element * n + index;
+                }
+                places.push(place(self, element)?);
+            }
+            let mut body = Vec::with_capacity(count);
+            self.simultaneous_assignment(places, values.clone(), span, function, &mut body);
+            branches.push((condition?, body));
+        }
+        let never = self.model.exprs.boolean(false);
+        let reported: Vec<(ExprId, String, usize)> = picks
+            .iter()
+            .zip(dims)
+            .filter_map(|(p, &n)| match p {
+                Pick::Dynamic(x, written) => Some((*x, written.clone(), n)),
+                _ => None,
+            })
+            .collect();
+        let message = bounds_message(&eqm_syntax::pretty::print_ref(target), &reported);
+        Some(vec![Statement::If {
             branches,
             else_branch: vec![Statement::Assert {
                 condition: never,
@@ -322,7 +376,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 span,
             }],
             span,
-        })
+        }])
     }
 }
 

@@ -453,3 +453,43 @@ fn an_array_assignment_evaluates_its_whole_value_first() {
         assert_eq!([at(&r, "x[1]", t), at(&r, "x[2]", t)], [t + 1.0, 4.0 * t]);
     }
 }
+
+const ROWS: &str = "
+function rowSwapped \"A with the two elements of row i swapped\"
+  input Real A[:, 2];
+  input Integer i;
+  output Real B[size(A, 1), 2];
+algorithm
+  B := A;
+  B[i, :] := {B[i, 2], B[i, 1]};
+end rowSwapped;
+
+model Rows
+  discrete Integer n(start = 1);
+  Real B[2, 2] = rowSwapped([1, 2; 3, 4]*time, n);
+  Real C[2, 3];
+algorithm
+  C := zeros(2, 3);
+  C[n, 2:3] := {time, 2*time};
+  when time > 0.5 then
+    n := 2;
+  end when;
+end Rows;
+";
+
+#[test]
+fn a_row_selected_during_the_run_is_assigned_as_a_whole() {
+    let r = run_both(ROWS, 1.0);
+    let row = |name: &str, t: f64, i: usize, m: usize| -> Vec<f64> {
+        (1..=m).map(|j| at(&r, &format!("{name}[{i},{j}]"), t)).collect()
+    };
+    // Row 1 until the event at 0.5, row 2 after it.
+    assert_eq!(row("B", 0.25, 1, 2), [0.5, 0.25]);
+    assert_eq!(row("B", 0.25, 2, 2), [0.75, 1.0]);
+    assert_eq!(row("B", 1.0, 1, 2), [1.0, 2.0]);
+    assert_eq!(row("B", 1.0, 2, 2), [4.0, 3.0]);
+    assert_eq!(row("C", 0.25, 1, 3), [0.0, 0.25, 0.5]);
+    assert_eq!(row("C", 0.25, 2, 3), [0.0, 0.0, 0.0]);
+    assert_eq!(row("C", 1.0, 1, 3), [0.0, 0.0, 0.0]);
+    assert_eq!(row("C", 1.0, 2, 3), [0.0, 1.0, 2.0]);
+}
