@@ -319,6 +319,9 @@ model Ends
   Real l[2] = A[end, 2:end];
   Real m = lastTwo(x)[end];
   Real n = lastTwo(triple(time))[1];
+  Real o = (triple(time))[end];
+  Real p[2] = (A*A)[2, 2:end];
+  Real q = (A*{1, time, 0})[end - 1];
 end Ends;
 ";
 
@@ -339,6 +342,10 @@ fn end_is_the_size_of_the_dimension_it_subscripts() {
         assert_eq!([at(&r, "l[1]", t), at(&r, "l[2]", t)], [8.0, 9.0]);
         assert_eq!(at(&r, "m", t), 4.0 * t);
         assert_eq!(at(&r, "n", t), 2.0 * t);
+        // A parenthesized expression subscripted: A*A = [30, 36, 42; 66, 81, 96; 102, 126, 150].
+        assert_eq!(at(&r, "o", t), 3.0 * t);
+        assert_eq!([at(&r, "p[1]", t), at(&r, "p[2]", t)], [81.0, 96.0]);
+        assert_eq!(at(&r, "q", t), 4.0 + 5.0 * t);
     }
 }
 
