@@ -128,6 +128,9 @@ pub(crate) struct FunctionTable {
     pub(crate) ids: BTreeMap<FunctionKey, Option<FuncId>>,
     /// Caller-side interfaces, indexed like the flat model's functions.
     pub(crate) signatures: Vec<Signature>,
+    /// The functions that stop a run when a subscript computed during the run is out of
+    /// bounds, by the text of the subscripted reference, its location and the size.
+    pub(crate) bounds_failures: std::collections::HashMap<(String, eqm_diag::source::Span, usize), FuncId>,
 }
 
 /// The local names visible while a function body is flattened.

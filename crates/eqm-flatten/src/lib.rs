@@ -42,6 +42,7 @@ pub mod resolve;
 pub mod sources;
 pub mod stdlib;
 
+mod assignments;
 mod balance;
 mod caches;
 mod calls;
@@ -67,6 +68,7 @@ mod names;
 mod records;
 mod redeclare;
 mod statements;
+mod subscripts;
 mod value;
 mod variables;
 

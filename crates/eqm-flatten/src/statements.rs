@@ -197,7 +197,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         };
         if let Some(dynamic) = self.dynamic_assignment(target, &v, span, scope, loops, cx) {
-            out.extend(dynamic);
+            out.extend(dynamic.into_iter().flatten());
             return;
         }
         let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
@@ -214,25 +214,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ));
                 return;
             }
-            for (place, value) in places.into_iter().zip(scalars) {
-                out.push(Statement::Assign {
-                    target: place,
-                    value,
-                    span,
-                });
-            }
+            self.simultaneous_assignment(places, scalars, span, cx.function, out);
             return;
         }
         if self.check_assignable(&v, &dims, ty, value.span, &String::new).is_none() {
             return;
         }
-        for (place, value) in places.into_iter().zip(broadcast(&v, dims.iter().product())) {
-            out.push(Statement::Assign {
-                target: place,
-                value,
-                span,
-            });
-        }
+        let values = broadcast(&v, dims.iter().product());
+        self.simultaneous_assignment(places, values, span, cx.function, out);
     }
 
     /// A call as a statement: `assert`, `terminate`, or a user function whose results are
@@ -449,11 +438,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(Place::Var(v))
     }
 
-    /// `b[n] := v` with a subscript known only during the run (a discrete Integer `n`): one
-    /// assignment per element the subscripts may select, each under the condition that they
-    /// select it, and an assertion that they select one. `None` when every subscript is known
-    /// when the model is compiled (the ordinary assignment), or the target is no array of
-    /// scalar model variables; `Some(None)` after a diagnostic.
+    /// `b[n] := v` or `B[i, :] := v` with a subscript known only during the run (a discrete
+    /// Integer of a model, an input or local of a function): for each value the run-time
+    /// subscripts may take, the assignment of the elements they select then, and an assertion
+    /// that they select some. `None` when every subscript is known when the model is compiled
+    /// (the ordinary assignment), or the target is no array of scalar variables; `Some(None)`
+    /// after a diagnostic.
     #[allow(clippy::too_many_arguments)]
     fn dynamic_assignment(
         &mut self,
@@ -463,82 +453,36 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
         cx: &mut StatementContext,
-    ) -> Option<Option<Statement>> {
+    ) -> Option<Option<Vec<Statement>>> {
         let [part] = &target.parts[..] else { return None };
-        if cx.function.is_some() || part.subscripts.is_empty() {
+        if part.subscripts.is_empty() || matches!(value, Value::Records(..)) {
             return None;
         }
-        let Value::Scalar(value, _) = *value else { return None };
-        let Some(crate::layout::Member::VarArray(array)) = self.ensure_member(scope.instance?, &part.name.name) else {
-            return None;
-        };
-        if part.subscripts.len() != array.dims.len() {
-            return None;
-        }
-        // Each subscript: its value, and the value when it is known now.
-        let mut subscripts = Vec::with_capacity(array.dims.len());
-        for (sub, &n) in part.subscripts.iter().zip(array.dims.iter()) {
-            let ast::Subscript::Expr(e) = sub else { return None };
-            let Value::Scalar(x, _) = self.eval_subscript(e, n, scope, loops)? else {
+        // The array's sizes and elements: a function's local array of scalars that may be
+        // assigned, or an array of model variables.
+        let (dims, slots, vars) = if cx.function.is_some() {
+            if !self.is_local(scope, &part.name.name) {
+                return None;
+            }
+            let var = self.context.frames.last()?.locals.get(&part.name.name)?;
+            if var.record.is_some() || var.elements.is_some() || var.function.is_some() || !var.assignable {
+                return None;
+            }
+            (var.dims.clone(), var.slots.clone(), Vec::new())
+        } else {
+            let Some(crate::layout::Member::VarArray(array)) = self.ensure_member(scope.instance?, &part.name.name)
+            else {
                 return None;
             };
-            let known = self.known_value(x);
-            subscripts.push((x, known));
-        }
-        if subscripts.iter().all(|(_, known)| known.is_some()) {
-            return None;
-        }
-        let count: usize = array.dims.iter().product();
-        let mut branches = Vec::new();
-        for k in 0..count {
-            let index = crate::value::row_major_index(&array.dims, k);
-            let mut condition = None;
-            let mut possible = true;
-            for (&(x, known), &i) in subscripts.iter().zip(&index) {
-                match known {
-                    Some(j) => possible &= j as usize == i + 1,
-                    None => {
-                        let exprs = &mut self.model.exprs;
-                        let literal = exprs.int(i as i64 + 1);
-                        let equal = exprs.binary(eqm_ir::expr::BinOp::Eq, x, literal);
-                        condition = Some(match condition {
-                            Some(c) => exprs.binary(eqm_ir::expr::BinOp::And, c, equal),
-                            None => equal,
-                        });
-                    }
-                }
-            }
-            if !possible {
-                continue;
-            }
-            let place = self.assigned_variable(array.elements[k], target, cx);
-            let (Some(condition), Some(place)) = (condition, place) else {
-                return Some(None);
-            };
-            branches.push((
-                condition,
-                vec![Statement::Assign {
-                    target: place,
-                    value,
-                    span,
-                }],
-            ));
-        }
-        let never = self.model.exprs.boolean(false);
-        Some(Some(Statement::If {
-            branches,
-            else_branch: vec![Statement::Assert {
-                condition: never,
-                message: eqm_ir::flat::Message::literal(format!(
-                    "the subscripts of `{}` are outside `{}`, of size {:?}",
-                    eqm_syntax::pretty::print_ref(target),
-                    part.name.name,
-                    array.dims
-                )),
-                span,
-            }],
-            span,
-        }))
+            (array.dims.to_vec(), Vec::new(), array.elements.to_vec())
+        };
+        let picks = self.dynamic_picks(&part.subscripts, &dims, scope, loops)?;
+        let function = cx.function;
+        let mut place = |f: &mut Self, k: usize| match slots.get(k) {
+            Some(&slot) => Some(Place::Local(slot)),
+            None => f.assigned_variable(vars[k], target, cx),
+        };
+        Some(self.dynamic_assignment_of(target, &dims, &picks, value, span, function, &mut place))
     }
 
     /// A for-loop unrolled: one iteration of the remaining indices and the body per value of

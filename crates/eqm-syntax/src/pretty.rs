@@ -811,7 +811,15 @@ fn expr(out: &mut String, e: &Expr, context: Level) {
         }
         ExprKind::End => out.push_str("end"),
         ExprKind::Index { base, subscripts: subs } => {
-            expr(out, base, Level::Primary);
+            // Only a call is subscripted without parentheses (`f(x)[2]`); anything else keeps
+            // them, so that `(a.x)[2]` does not read back as the reference `a.x[2]`.
+            if matches!(base.kind, ExprKind::Call { .. }) {
+                expr(out, base, Level::Primary);
+            } else {
+                out.push('(');
+                expr(out, base, Level::Expr);
+                out.push(')');
+            }
             subscripts(out, subs);
         }
         ExprKind::Comprehension { body, indices } => {

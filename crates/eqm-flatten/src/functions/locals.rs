@@ -216,6 +216,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .chain(type_dims.iter().copied())
         {
             match sub {
+                // A dimension written as a type (`Real u[E]`, `Real b[Boolean]`).
+                ast::Subscript::Expr(e) if let Some(n) = self.type_dimension(e, scope) => dims.push(n),
                 ast::Subscript::Expr(e) => {
                     let n = self.eval_structural_int(e, scope, "an array size in a function")?;
                     dims.push(n.max(0) as usize);

@@ -37,6 +37,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Value::Array(dims, elems, var.ty)
             });
         }
+        // `u[i]` with a subscript computed when the function runs.
+        if c.parts.len() == 1
+            && !c.parts[0].subscripts.is_empty()
+            && let Some(v) = self.dynamic_local_selection(c, scope, loops)
+        {
+            return Some(v);
+        }
         let (dims, slots, ty, _) = self.local_places(c, scope, loops)?;
         let elems: Vec<ExprId> = slots.iter().map(|s| self.model.exprs.add(Node::Local(*s))).collect();
         Some(if dims.is_empty() {

@@ -28,6 +28,7 @@ mod session;
 mod simulate;
 mod start_values;
 mod structure;
+mod subscripts;
 mod sweep;
 mod system_dynamics;
 mod when_order;
