@@ -267,6 +267,24 @@ impl Builder {
         }
     }
 
+    /// The magnitude of unknown `u` for the loop solver's scaling: the variable's `nominal`
+    /// attribute when it is a literal positive finite number, else 1. A nominal that depends on
+    /// parameters is not evaluated here (parameters may change between runs without a new
+    /// compilation), and a derivative has no nominal of its own.
+    fn nominal(&self, u: Unknown) -> f64 {
+        let Unknown::Var(v) = u else { return 1.0 };
+        let attribute = self
+            .dae
+            .flat
+            .variables
+            .get(v.0 as usize)
+            .and_then(|var| var.attributes.nominal);
+        match attribute.and_then(|e| self.dae.flat.exprs.literal(e)) {
+            Some(value) if value.is_finite() && value != 0.0 => value.abs(),
+            _ => 1.0,
+        }
+    }
+
     fn plan_slot(&mut self, plan: &Plan, unknown: usize, eq: usize) -> Option<Slot> {
         let slot = plan.unknowns.get(unknown).and_then(|&u| self.unknown_slot(u));
         if slot.is_none() {
@@ -346,8 +364,10 @@ impl Builder {
         }
         let mut tearing_slots = Vec::with_capacity(tearing.len());
         let mut leaf_var: FxHashMap<ExprId, LoopVar> = FxHashMap::default();
+        let mut nominal = Vec::with_capacity(tearing.len());
         for (j, &u) in tearing.iter().enumerate() {
             tearing_slots.push(self.plan_slot(plan, u, first)?);
+            nominal.push(self.nominal(plan.unknowns[u]));
             leaf_var.insert(plan.leaves[u], LoopVar::Tearing(j as u32));
         }
         let mut assigns = Vec::with_capacity(inner.len());
@@ -397,6 +417,7 @@ impl Builder {
             eqs: eqs.to_vec(),
             unknowns: slots,
             tearing: tearing_slots,
+            nominal,
             inner: assigns,
             residuals: residual_exprs,
             linear,

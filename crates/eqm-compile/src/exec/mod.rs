@@ -102,6 +102,10 @@ pub struct LoopBlock {
     pub unknowns: Vec<Slot>,
     /// The slots of the tearing unknowns, the iteration variables.
     pub tearing: Vec<Slot>,
+    /// The magnitude each tearing unknown is measured by (its `nominal` attribute when that is
+    /// a positive finite number, else 1): the solver scales its steps and tests its
+    /// convergence in units of it.
+    pub nominal: Vec<f64>,
     /// `target := value` from equation `eq`, in evaluation order.
     pub inner: Vec<LoopAssign>,
     /// `lhs - rhs` of each residual equation, with the equation.

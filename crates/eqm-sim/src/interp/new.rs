@@ -112,6 +112,7 @@ impl<'p> Interpreter<'p> {
             jacobian,
             start_overrides: vec![None; program.start_program().len()],
             given: Vec::new(),
+            scalar_recoveries: Vec::new(),
         })
     }
 }

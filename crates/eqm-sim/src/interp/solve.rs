@@ -1,5 +1,6 @@
-//! The equation solvers both back ends share: damped scalar Newton and Newton on torn loops with
-//! a Newton homotopy as fallback, and the LU solves of loop Jacobians.
+//! The equation solvers both back ends share: damped scalar Newton with a Newton homotopy and
+//! a bracketing search as fallbacks, Newton on torn loops with the trust-region method of
+//! [`super::dogleg`] and the Newton homotopy as fallbacks, and the LU solves of loop Jacobians.
 //!
 //! Input: an implicit equation or a torn loop through the [`ScalarProblem`] and
 //! [`LoopProblem`] traits, implemented here once by the register code and once by native code,
@@ -50,17 +51,24 @@ pub(super) trait ScalarProblem {
 /// Scalar Newton with a backtracking line search on `|residual|`, starting from `guess` (the
 /// value the target holds); when that fails to converge, the homotopy of [`homotopy_steps`]
 /// from the same start; then, with `bracketing`, [`bracket_scalar`]. On success the target
-/// holds the solution.
-pub(super) fn solve_scalar(guess: f64, f: &mut dyn ScalarProblem, bracketing: bool) -> Result<(), SolveError> {
+/// holds the solution, and the method that found it when plain Newton did not.
+pub(super) fn solve_scalar(
+    guess: f64,
+    f: &mut dyn ScalarProblem,
+    bracketing: bool,
+) -> Result<Option<Recovery>, SolveError> {
     let start = if guess.is_finite() { guess } else { 0.0 };
     let failure = match newton_scalar(start, f) {
-        Ok(_) => return Ok(()),
+        Ok(_) => return Ok(None),
         Err(e) if !may_recover(&e) => return Err(e),
         Err(e) => e,
     };
+    let newton = NewtonFailure::of(&failure);
     let r0 = f.residual(start)?;
     let mut z = start;
+    let mut stages = 0;
     let found = homotopy_steps(|lambda| {
+        stages += 1;
         let mut shifted = ShiftedScalar {
             inner: &mut *f,
             offset: (1.0 - lambda) * r0,
@@ -68,13 +76,22 @@ pub(super) fn solve_scalar(guess: f64, f: &mut dyn ScalarProblem, bracketing: bo
         newton_scalar(z, &mut shifted).map(|solution| z = solution).is_ok()
     });
     if found {
-        return Ok(());
+        let method = RecoveryMethod::Homotopy;
+        return Ok(Some(Recovery {
+            newton,
+            method,
+            iterations: stages,
+        }));
     }
     if !bracketing {
         return Err(failure);
     }
     match bracket_scalar(start, r0, f)? {
-        Some(_) => Ok(()),
+        Some(_) => Ok(Some(Recovery {
+            newton,
+            method: RecoveryMethod::Bracketing,
+            iterations: 0,
+        })),
         None => Err(failure),
     }
 }
@@ -430,6 +447,13 @@ pub(super) struct LoopSolver {
     /// solves the loop is checked for a regular Jacobian, so that a consistent but singular
     /// system (infinitely many solutions) is an error, not one of its solutions picked silently.
     pub(super) regular: bool,
+    /// The magnitude of each tearing unknown (its `nominal`), the unit of the trust region.
+    pub(super) nominal: Vec<f64>,
+    /// The Jacobian kept unfactored, and the steepest descent, for the trust-region method.
+    pub(super) jac: DMatrix<f64>,
+    pub(super) descent: Vec<f64>,
+    /// The solves of this loop that plain Newton did not finish, when there were any.
+    pub(super) recoveries: Option<Recoveries>,
 }
 
 /// A loop with its residuals shifted by constants and its own first guesses: one stage of the
@@ -485,6 +509,10 @@ impl LoopSolver {
             pivots: vec![0; n],
             start: vec![0.0; n],
             regular: false,
+            nominal: b.nominal.clone(),
+            jac: DMatrix::zeros(n, n),
+            descent: vec![0.0; n],
+            recoveries: None,
         }
     }
 
@@ -603,8 +631,10 @@ impl LoopSolver {
             && self.step.iter().all(|v| v.is_finite())
     }
 
-    /// Solves the loop, starting from the values the tearing slots hold: Newton, and when that
-    /// does not converge, the homotopy of [`homotopy_steps`] from the same start.
+    /// Solves the loop, starting from the values the tearing slots hold: Newton; when that
+    /// does not converge, the trust-region method of [`LoopSolver::dogleg`]; when that does not
+    /// either, the homotopy of [`homotopy_steps`] from the same start. A solve that needed more
+    /// than Newton is counted in `recoveries`.
     pub(super) fn run(&mut self, problem: &mut dyn LoopProblem) -> Result<(), SolveError> {
         for j in 0..self.n {
             let guess = problem.guess(j);
@@ -615,6 +645,23 @@ impl LoopSolver {
             Err(e) if !may_recover(&e) => return Err(e),
             Err(e) => e,
         };
+        let newton = NewtonFailure::of(&failure);
+        match self.dogleg(problem) {
+            Ok(iterations) => {
+                let method = RecoveryMethod::TrustRegion;
+                Recoveries::note(
+                    &mut self.recoveries,
+                    Recovery {
+                        newton,
+                        method,
+                        iterations,
+                    },
+                );
+                return Ok(());
+            }
+            Err(e) if !may_recover(&e) => return Err(e),
+            Err(_) => {}
+        }
         let mut from = self.start.clone();
         let mut f0 = vec![0.0; self.n];
         problem.evaluate(&from, &mut f0)?;
@@ -622,7 +669,9 @@ impl LoopSolver {
             return Err(failure);
         }
         let mut offset = vec![0.0; self.n];
+        let mut stages = 0;
         let found = homotopy_steps(|lambda| {
+            stages += 1;
             for (o, f) in offset.iter_mut().zip(&f0) {
                 *o = (1.0 - lambda) * f;
             }
@@ -637,7 +686,19 @@ impl LoopSolver {
             }
             solved
         });
-        if found { Ok(()) } else { Err(failure) }
+        if !found {
+            return Err(failure);
+        }
+        let method = RecoveryMethod::Homotopy;
+        Recoveries::note(
+            &mut self.recoveries,
+            Recovery {
+                newton,
+                method,
+                iterations: stages,
+            },
+        );
+        Ok(())
     }
 
     /// The damped Newton iteration of [`LoopSolver::run`], starting from the problem's guesses;
