@@ -143,7 +143,10 @@ impl std::fmt::Display for RecoveryNote {
             " at initialization: solved by {} after Newton failed ({})",
             first.method, first.newton
         )?;
-        if first.method != crate::interp::RecoveryMethod::Bracketing {
+        if !matches!(
+            first.method,
+            crate::interp::RecoveryMethod::Bracketing | crate::interp::RecoveryMethod::Untorn
+        ) {
             let unit = match first.method {
                 crate::interp::RecoveryMethod::Homotopy => "stage",
                 _ => "iteration",

@@ -383,6 +383,23 @@ impl Builder {
         for &eq in residuals {
             residual_exprs.push((self.residual(eq)?, eq));
         }
+        // The equations as written, for a loop whose torn form can leave its domain where the
+        // start values of every unknown do not: an inner unknown computed from a tearing
+        // unknown's start value may lie outside the domain of a function of it that its own
+        // start value is inside of.
+        let mut untorn = None;
+        let exprs = &self.dae.flat.exprs;
+        let risky = assigns
+            .iter()
+            .map(|a| a.value)
+            .chain(residual_exprs.iter().map(|r| r.0));
+        if !linear && !assigns.is_empty() && risky.into_iter().any(|e| may_leave_domain(exprs, e)) {
+            let mut list = Vec::with_capacity(assigns.len());
+            for a in &assigns {
+                list.push(self.residual(a.eq)?);
+            }
+            untorn = Some(list);
+        }
         let leaf_of: FxHashMap<LoopVar, ExprId> = leaf_var.iter().map(|(l, v)| (*v, *l)).collect();
         // Partial derivatives with respect to the loop unknowns that occur; one that cannot be
         // built (a user function of an unknown) leaves the Jacobian to difference quotients.
@@ -422,6 +439,7 @@ impl Builder {
             residuals: residual_exprs,
             linear,
             jacobian,
+            untorn,
         })
     }
 
@@ -758,6 +776,30 @@ fn loop_vars_in(arena: &ExprArena, root: ExprId, leaf_var: &FxHashMap<ExprId, Lo
     }
     out.sort_unstable();
     out
+}
+
+/// Whether `root` may evaluate outside its domain (not finite) for finite arguments: it holds
+/// a division by an expression, a power whose exponent is not a literal natural number, a
+/// logarithm, a square root or an inverse sine or cosine.
+fn may_leave_domain(arena: &ExprArena, root: ExprId) -> bool {
+    let mut seen = eqm_ir::symbolic::FxHashSet::default();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        if !seen.insert(e) {
+            continue;
+        }
+        let natural = |p: ExprId| arena.literal(p).is_some_and(|v| v >= 0.0 && v.fract() == 0.0);
+        match arena.get(e) {
+            Node::Binary(BinOp::Div, _, d) if arena.literal(*d).is_none() => return true,
+            Node::Binary(BinOp::Pow, _, p) if !natural(*p) => return true,
+            Node::Call(
+                Callee::Builtin(Builtin::Log | Builtin::Log10 | Builtin::Sqrt | Builtin::Asin | Builtin::Acos),
+                _,
+            ) => return true,
+            _ => stack.extend(arena.children(e)),
+        }
+    }
+    false
 }
 
 fn internal(span: Span, text: &str) -> Diagnostic {

@@ -31,6 +31,9 @@ pub enum RecoveryMethod {
     /// A search for a change of sign of the residual, then bisection (scalar equations at the
     /// initialization only).
     Bracketing,
+    /// The loop's equations as written, every unknown an iteration variable, where the form
+    /// solved for the inner unknowns left its domain.
+    Untorn,
 }
 
 impl std::fmt::Display for RecoveryMethod {
@@ -39,6 +42,7 @@ impl std::fmt::Display for RecoveryMethod {
             RecoveryMethod::TrustRegion => "trust-region dogleg",
             RecoveryMethod::Homotopy => "Newton homotopy",
             RecoveryMethod::Bracketing => "bracketing",
+            RecoveryMethod::Untorn => "the untorn loop (every unknown iterated)",
         })
     }
 }
@@ -50,6 +54,8 @@ pub enum NewtonFailure {
     Singular,
     /// The line search could not reduce the residual, or the iterations ran out.
     NoConvergence,
+    /// A value was not finite at the start (outside the domain of a solved form).
+    NotFinite,
 }
 
 impl std::fmt::Display for NewtonFailure {
@@ -57,6 +63,7 @@ impl std::fmt::Display for NewtonFailure {
         f.write_str(match self {
             NewtonFailure::Singular => "singular Jacobian",
             NewtonFailure::NoConvergence => "no convergence",
+            NewtonFailure::NotFinite => "a value not finite at the start",
         })
     }
 }
@@ -65,6 +72,7 @@ impl NewtonFailure {
     pub(super) fn of(e: &SolveError) -> NewtonFailure {
         match e {
             SolveError::Kind(FailureKind::Singular) => NewtonFailure::Singular,
+            SolveError::Kind(FailureKind::NotFinite { .. }) => NewtonFailure::NotFinite,
             _ => NewtonFailure::NoConvergence,
         }
     }

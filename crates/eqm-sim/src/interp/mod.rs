@@ -61,6 +61,7 @@ mod jacobian;
 mod machine;
 mod new;
 mod solve;
+mod untorn;
 
 use crate::native::{NativeCode, NativeStep};
 use code::*;
@@ -592,13 +593,25 @@ impl<'p> Interpreter<'p> {
                 self.note_scalar(k, recovery);
                 Ok(k + 1)
             }
-            (Some((module, NativeStep::Loop { evaluate, partials })), Step::Loop(l)) => {
+            (
+                Some((
+                    module,
+                    NativeStep::Loop {
+                        evaluate,
+                        partials,
+                        untorn,
+                    },
+                )),
+                Step::Loop(l),
+            ) => {
                 let mut problem = NativeLoop {
                     module,
                     tearing: &self.code.loop_code[*l].tearing,
+                    inner: &self.code.loop_code[*l].inner,
                     mem,
                     evaluate,
                     partials,
+                    untorn,
                     limit,
                 };
                 self.loops[*l].run(&mut problem).map_err(failed_here)?;

@@ -342,16 +342,24 @@ pub(super) trait LoopProblem {
     /// evaluated last, in the order of [`eqm_compile::exec::LoopJacobian`] (the inner rows, then the
     /// residual rows), into `out`. Only called when the loop has a symbolic Jacobian.
     fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError>;
+    /// The value inner unknown `k` holds (the first guess of the untorn solve).
+    fn inner_value(&self, k: usize) -> f64;
+    /// Writes the tearing values and then the inner values `z` into their slots and evaluates
+    /// the untorn residuals (those of the inner equations as written, then the torn ones) into
+    /// `f`. Only called when the loop has untorn residuals.
+    fn evaluate_untorn(&mut self, z: &[f64], f: &mut [f64]) -> Result<(), SolveError>;
 }
 
-/// The compiled code of an algebraic loop: tearing slots, inner assignments, residuals and the
-/// partial derivatives in the order of [`eqm_compile::exec::LoopJacobian`].
+/// The compiled code of an algebraic loop: tearing slots, inner assignments, residuals, the
+/// partial derivatives in the order of [`eqm_compile::exec::LoopJacobian`], and the residuals
+/// of the inner equations as written (empty when the loop has none).
 #[derive(Debug, Clone)]
 pub(super) struct LoopCode {
     pub(super) tearing: Vec<Slot>,
     pub(super) inner: Vec<(Slot, Code)>,
     pub(super) residuals: Vec<Code>,
     pub(super) partials: Vec<Code>,
+    pub(super) untorn: Vec<Code>,
 }
 
 /// An algebraic loop evaluated by the register code.
@@ -386,6 +394,22 @@ impl LoopProblem for InterpretedLoop<'_, '_> {
         }
         Ok(())
     }
+
+    fn inner_value(&self, k: usize) -> f64 {
+        self.mem.read(self.code.inner[k].0)
+    }
+
+    fn evaluate_untorn(&mut self, z: &[f64], f: &mut [f64]) -> Result<(), SolveError> {
+        let slots = self.code.tearing.iter().chain(self.code.inner.iter().map(|(s, _)| s));
+        for (slot, value) in slots.zip(z) {
+            self.mem.write(*slot, *value);
+        }
+        let codes = self.code.untorn.iter().chain(&self.code.residuals);
+        for (r, code) in f.iter_mut().zip(codes) {
+            *r = self.m.eval(*code, self.mem)?;
+        }
+        Ok(())
+    }
 }
 
 /// An algebraic loop evaluated by native code: one segment computes the inner assignments and
@@ -393,9 +417,11 @@ impl LoopProblem for InterpretedLoop<'_, '_> {
 pub(super) struct NativeLoop<'x, 'm> {
     pub(super) module: &'x CompiledModule,
     pub(super) tearing: &'x [Slot],
+    pub(super) inner: &'x [(Slot, Code)],
     pub(super) mem: &'x mut Mem<'m>,
     pub(super) evaluate: usize,
     pub(super) partials: Option<usize>,
+    pub(super) untorn: Option<usize>,
     pub(super) limit: u64,
 }
 
@@ -414,6 +440,21 @@ impl LoopProblem for NativeLoop<'_, '_> {
     fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError> {
         match self.partials {
             Some(segment) => Ok(self.mem.native(self.module, segment, out, self.limit)?),
+            None => Ok(()),
+        }
+    }
+
+    fn inner_value(&self, k: usize) -> f64 {
+        self.mem.read(self.inner[k].0)
+    }
+
+    fn evaluate_untorn(&mut self, z: &[f64], f: &mut [f64]) -> Result<(), SolveError> {
+        let slots = self.tearing.iter().chain(self.inner.iter().map(|(s, _)| s));
+        for (slot, value) in slots.zip(z) {
+            self.mem.write(*slot, *value);
+        }
+        match self.untorn {
+            Some(segment) => Ok(self.mem.native(self.module, segment, f, self.limit)?),
             None => Ok(()),
         }
     }
@@ -454,6 +495,10 @@ pub(super) struct LoopSolver {
     pub(super) descent: Vec<f64>,
     /// The solves of this loop that plain Newton did not finish, when there were any.
     pub(super) recoveries: Option<Recoveries>,
+    /// The solver of the untorn equations (see [`LoopSolver::run_untorn`]) and the values it
+    /// starts from, when the loop has them.
+    pub(super) untorn: Option<Box<LoopSolver>>,
+    pub(super) untorn_start: Vec<f64>,
 }
 
 /// A loop with its residuals shifted by constants and its own first guesses: one stage of the
@@ -479,6 +524,14 @@ impl LoopProblem for ShiftedLoop<'_> {
 
     fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError> {
         self.inner.partials(out)
+    }
+
+    fn inner_value(&self, k: usize) -> f64 {
+        self.inner.inner_value(k)
+    }
+
+    fn evaluate_untorn(&mut self, z: &[f64], f: &mut [f64]) -> Result<(), SolveError> {
+        self.inner.evaluate_untorn(z, f)
     }
 }
 
@@ -513,6 +566,11 @@ impl LoopSolver {
             jac: DMatrix::zeros(n, n),
             descent: vec![0.0; n],
             recoveries: None,
+            untorn: b.untorn.as_ref().map(|_| Box::new(LoopSolver::untorn(b))),
+            untorn_start: b
+                .untorn
+                .as_ref()
+                .map_or_else(Vec::new, |_| vec![0.0; n + b.inner.len()]),
         }
     }
 
@@ -634,14 +692,20 @@ impl LoopSolver {
     /// Solves the loop, starting from the values the tearing slots hold: Newton; when that
     /// does not converge, the trust-region method of [`LoopSolver::dogleg`]; when that does not
     /// either, the homotopy of [`homotopy_steps`] from the same start. A solve that needed more
-    /// than Newton is counted in `recoveries`.
+    /// than Newton is counted in `recoveries`. When the torn residuals cannot be evaluated at
+    /// the start or none of these solves them, a loop with untorn residuals is solved by
+    /// [`LoopSolver::run_untorn`].
     pub(super) fn run(&mut self, problem: &mut dyn LoopProblem) -> Result<(), SolveError> {
         for j in 0..self.n {
             let guess = problem.guess(j);
             self.start[j] = if guess.is_finite() { guess } else { 0.0 };
         }
+        if self.untorn.is_some() {
+            self.keep_untorn_start(problem);
+        }
         let failure = match self.newton(problem) {
             Ok(()) => return Ok(()),
+            Err(e @ SolveError::Kind(FailureKind::NotFinite { .. })) => return self.run_untorn(problem, e),
             Err(e) if !may_recover(&e) => return Err(e),
             Err(e) => e,
         };
@@ -666,7 +730,7 @@ impl LoopSolver {
         let mut f0 = vec![0.0; self.n];
         problem.evaluate(&from, &mut f0)?;
         if !f0.iter().all(|v| v.is_finite()) {
-            return Err(failure);
+            return self.run_untorn(problem, failure);
         }
         let mut offset = vec![0.0; self.n];
         let mut stages = 0;
@@ -687,7 +751,7 @@ impl LoopSolver {
             solved
         });
         if !found {
-            return Err(failure);
+            return self.run_untorn(problem, failure);
         }
         let method = RecoveryMethod::Homotopy;
         Recoveries::note(

@@ -257,3 +257,60 @@ fn the_propane_combustion_equilibrium_reaches_the_physical_root() {
         assert!(v.abs() <= 1e-12, "propane: residual {i} is {v}");
     }
 }
+
+/// A loop torn at x whose torn residual `w - sqrt(z)` cannot be evaluated at the start, since
+/// `z := exp(x) - 3` is negative at x = 0, while the equations as written can at the start
+/// values of every unknown (z = 1): the loop is solved untorn. The solution: x = log(5),
+/// z = 2, w = sqrt(2).
+#[test]
+fn a_torn_loop_that_leaves_its_domain_at_the_start_is_solved_untorn() {
+    let (found, notes) = solve(
+        "domain.eqm",
+        "model Domain
+           Real x(start = 0);
+           Real z(start = 1);
+           Real w(start = 1);
+         equation
+           z = exp(x) - 3;
+           w = sqrt(z);
+           x*x + sin(x) + w = log(5)^2 + sin(log(5)) + sqrt(2);
+         end Domain;",
+        &["x", "z", "w"],
+    );
+    close("domain", &found, &[5f64.ln(), 2.0, 2f64.sqrt()], 1e-12, 0.0);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0].recoveries.first.method, RecoveryMethod::Untorn);
+    assert_eq!(notes[0].recoveries.first.newton, NewtonFailure::NotFinite);
+}
+
+/// Without a start value inside the domain the equations as written cannot be evaluated
+/// either, and the failure of the torn solve is reported: no value is made up.
+#[test]
+fn a_loop_outside_its_domain_at_every_start_fails_with_the_torn_failure() {
+    let compiled = pipeline::compile(
+        "outside.eqm",
+        "model Outside
+           Real x(start = 0);
+           Real z(start = -1);
+           Real w(start = 1);
+         equation
+           z = exp(x) - 3;
+           w = sqrt(z);
+           x*x + sin(x) + w = log(5)^2 + sin(log(5)) + sqrt(2);
+         end Outside;",
+    );
+    let options = crate::run_options(1.0, Method::Dopri5, 1e-6, 1e-9, 1.0);
+    let columns = eqm_sim::simulate::columns(&compiled.program, None::<&[String]>).expect("columns");
+    let outcome = eqm_sim::simulate::simulate(
+        &compiled.program,
+        compiled.init.as_ref(),
+        &options,
+        &columns,
+        &mut |_, _| Ok(()),
+    );
+    let Err(eqm_sim::simulate::SimError::Failed { diagnostic, .. }) = outcome else {
+        panic!("the run must fail: {outcome:?}");
+    };
+    let diagnostic = diagnostic.expect("a diagnostic");
+    assert_eq!(diagnostic.code, "E0701", "{diagnostic:?}");
+}
