@@ -25,7 +25,11 @@
 //! Newton step (an LU solve with partial pivoting, the triangular solves by nalgebra) and fall
 //! back to Newton if the result does not satisfy the equations; nonlinear loops run Newton on
 //! the torn residuals with the Jacobian assembled by the chain rule from the program's symbolic
-//! partial derivatives (difference quotients where those could not be built).
+//! partial derivatives (difference quotients where those could not be built). Where Newton
+//! stops, a loop falls back to Powell's hybrid method (`dogleg`), then to a Newton homotopy,
+//! and a loop whose torn form leaves its domain to its equations as written (`untorn`); a
+//! scalar equation to the homotopy and, at the initialization, a bracketing search. Which
+//! method solved a block is counted ([`Interpreter::recoveries`]).
 //!
 //! The same iterations drive native code. [`NativeCode`] compiles the program's
 //! instructions with the JIT; once attached ([`Interpreter::attach_native`]), every compiled
