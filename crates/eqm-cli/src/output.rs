@@ -44,6 +44,9 @@ pub(crate) fn print_notes(notes: &[String]) {
 /// What `-v` prints about a finished run.
 fn print_report(model: &Model, report: &RunReport) {
     let summary = &report.summary;
+    for note in &summary.initialization {
+        eprintln!("{note}");
+    }
     eprintln!(
         "{} rows; {} steps, {} rejected, {} right-hand-side evaluations by the {}",
         summary.rows, summary.stats.steps, summary.stats.rejected, summary.stats.rhs_evals, summary.backend

@@ -10,7 +10,7 @@
 
 use crate::instance::Instance;
 use crate::interp::OdeRhs;
-use crate::run::{RunOptions, SimError, instance};
+use crate::run::{RecoveryNote, RunOptions, SimError, instance};
 use eqm_compile::exec::ExecProgram;
 use eqm_ir::failure::EvalFailure;
 use eqm_ir::slot::Slot;
@@ -18,9 +18,14 @@ use eqm_ir::slot::Slot;
 /// The parameters with `fixed = false` the initialization determined, by name.
 pub type Determined = Vec<(String, f64)>;
 
+/// Consistent initial values: the states, the parameters the initialization determined, and
+/// the blocks plain Newton did not solve with how they were solved.
+pub type Initial = (Vec<f64>, Determined, Vec<RecoveryNote>);
+
 /// Consistent initial states: the initialization program solved at the start time. The
 /// model's own start values (from `model`) stand in for any state the initial system lacks.
-/// The parameters with `fixed = false` it determined are set in `model` and returned.
+/// The parameters with `fixed = false` it determined are set in `model` and returned, with the
+/// blocks of the last pass that plain Newton did not solve.
 ///
 /// Relations are frozen in both programs. Their first values are those at the start values
 /// (so that an implicit equation through `abs` or an `if` keeps the root on the side of its
@@ -36,7 +41,7 @@ pub fn initial_states(
     model: &mut Instance<'_>,
     init: Option<&ExecProgram>,
     options: &RunOptions,
-) -> Result<(Vec<f64>, Determined), SimError> {
+) -> Result<Initial, SimError> {
     match init {
         Some(init) => solve_initialization(model, init, options),
         None => at_start_values(model, options),
@@ -49,7 +54,7 @@ const PASSES: usize = 10;
 
 /// The initial values when the initial system is the model's own program with every state at
 /// its start value (see [`initial_states`]).
-fn at_start_values(model: &mut Instance<'_>, options: &RunOptions) -> Result<(Vec<f64>, Determined), SimError> {
+fn at_start_values(model: &mut Instance<'_>, options: &RunOptions) -> Result<Initial, SimError> {
     let start = options.start;
     let program = model.program();
     let surfaces = &program.events().surfaces;
@@ -62,14 +67,17 @@ fn at_start_values(model: &mut Instance<'_>, options: &RunOptions) -> Result<(Ve
         set_relations(model, None, &d);
     }
     settle_previous(model, None, start, &x0, &mut dx);
+    let mut recoveries = Vec::new();
     for pass in 0..PASSES {
         // As the initialization program would: a scalar equation Newton cannot solve from its
         // start value is searched for the nearest bracketed root, and the values found are the
         // first guesses of the run's own iterations.
         model.interpreter().set_bracketing(true);
+        model.interpreter().clear_recoveries();
         let evaluated = model.rhs(start, &x0, &mut dx);
         model.interpreter().set_bracketing(false);
         evaluated.map_err(|f| failed_at_start(program, start, "the initial values could not be computed", &f))?;
+        recoveries = recovery_notes(program, model);
         if surfaces.is_empty() || pass + 1 == PASSES {
             break;
         }
@@ -82,7 +90,9 @@ fn at_start_values(model: &mut Instance<'_>, options: &RunOptions) -> Result<(Ve
             break;
         }
     }
-    Ok((x0, Vec::new()))
+    // The run's own solves start counting afresh.
+    model.interpreter().clear_recoveries();
+    Ok((x0, Vec::new(), recoveries))
 }
 
 /// The initialization program solved with relations made consistent with its solution.
@@ -90,7 +100,7 @@ fn solve_initialization(
     model: &mut Instance<'_>,
     init: &ExecProgram,
     options: &RunOptions,
-) -> Result<(Vec<f64>, Determined), SimError> {
+) -> Result<Initial, SimError> {
     let start = options.start;
     let mut solver = instance(init, options)?;
     // The initialization's guesses are only start values: a scalar equation Newton cannot
@@ -128,12 +138,13 @@ fn solve_initialization(
     settle_previous(model, Some((&mut solver, &link)), start, &x_start, &mut dx);
     for pass in 0..PASSES {
         let mut none: [f64; 0] = [];
+        solver.interpreter().clear_recoveries();
         solver
             .rhs(start, &[], &mut none)
             .map_err(|f| failed_at_start(init, start, "the initial values could not be computed", &f))?;
         let (x0, determined) = take_solution(model, &solver, &link, &handed_over, &x_start)?;
         if surfaces.is_empty() || pass + 1 == PASSES {
-            return Ok((x0, determined));
+            return Ok((x0, determined, recovery_notes(init, &mut solver)));
         }
         let _ = model.delays_at_start(start, &x0, &mut dx);
         model
@@ -142,7 +153,7 @@ fn solve_initialization(
         let changed = set_relations(model, Some((&mut solver, &link)), &d);
         settle_previous(model, Some((&mut solver, &link)), start, &x0, &mut dx);
         if !changed {
-            return Ok((x0, determined));
+            return Ok((x0, determined, recovery_notes(init, &mut solver)));
         }
     }
     unreachable!("the last pass returns")
@@ -220,6 +231,24 @@ fn take_solution(
         }
     }
     Ok((x0, determined))
+}
+
+/// The blocks of `program` that plain Newton did not solve in `solver`'s evaluations since
+/// its record was last cleared, with their unknowns by name.
+fn recovery_notes(program: &ExecProgram, solver: &mut Instance<'_>) -> Vec<RecoveryNote> {
+    solver
+        .interpreter()
+        .recoveries()
+        .into_iter()
+        .filter_map(|(site, recoveries)| match site {
+            eqm_ir::failure::FailureSite::Equations { eqs, unknowns } => Some(RecoveryNote {
+                equations: eqs.len(),
+                unknowns: unknowns.iter().map(|s| program.slot_name(*s)).collect(),
+                recoveries,
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A failure of the initialization at time `start`, with the diagnostic of `program`'s failure.

@@ -31,9 +31,14 @@ pub(super) enum NativeStep {
     Run { segment: usize, end: usize },
     /// A scalar implicit equation: segments with the residual and the derivative as result.
     Newton1 { residual: usize, derivative: Option<usize> },
-    /// An algebraic loop: the segment from tearing values to residuals, and the one computing
-    /// the partial derivatives.
-    Loop { evaluate: usize, partials: Option<usize> },
+    /// An algebraic loop: the segment from tearing values to residuals, the one computing
+    /// the partial derivatives, and the one computing the untorn residuals (see
+    /// [`eqm_compile::exec::LoopBlock::untorn`]) when the loop has them.
+    Loop {
+        evaluate: usize,
+        partials: Option<usize>,
+        untorn: Option<usize>,
+    },
     /// An algorithm section: resets and statements.
     Algorithm { segment: usize },
 }
@@ -327,7 +332,15 @@ fn solve_step(program: &ExecProgram, k: usize, add: &mut dyn FnMut(Segment) -> u
                 let all = j.inner.iter().chain(&j.residuals).flatten().map(|(_, e)| *e).collect();
                 add(results(all))
             });
-            NativeStep::Loop { evaluate, partials }
+            let untorn = b.untorn.as_ref().map(|list| {
+                let torn = b.residuals.iter().map(|(r, _)| *r);
+                add(results(list.iter().copied().chain(torn).collect()))
+            });
+            NativeStep::Loop {
+                evaluate,
+                partials,
+                untorn,
+            }
         }
         Instr::Algorithm { index } => {
             let (resets, statements) = match program.algorithms().get(*index) {

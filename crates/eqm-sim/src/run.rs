@@ -102,6 +102,9 @@ pub struct Summary {
     pub terminated: Option<(f64, String)>,
     /// What the integration method decided (`auto`'s switches between methods).
     pub solver_notes: Vec<String>,
+    /// The equations and loops of the initialization that plain Newton from the start values
+    /// did not solve, with the method that did, in the order the program solves them.
+    pub initialization: Vec<RecoveryNote>,
     /// Set when the run ended because a watched value changed.
     pub switched: Option<Switch>,
     /// For a model with invariants: the projection and the residuals.
@@ -110,6 +113,52 @@ pub struct Summary {
     /// method's stability limit (`W0702`), assertions of level warning that stopped holding
     /// (`W0701`).
     pub warnings: Vec<Diagnostic>,
+}
+
+/// A block of equations that plain Newton did not solve, and how it was solved, for `-v`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecoveryNote {
+    /// The number of equations of the block (one for a scalar implicit equation).
+    pub equations: usize,
+    /// The names of its unknowns.
+    pub unknowns: Vec<String>,
+    pub recoveries: crate::interp::Recoveries,
+}
+
+impl std::fmt::Display for RecoveryNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // At most eight names, so that a large loop stays one line.
+        let mut names = self.unknowns.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
+        if self.unknowns.len() > 8 {
+            names.push_str(", ...");
+        }
+        if self.equations == 1 {
+            write!(f, "equation for {names}")?;
+        } else {
+            write!(f, "loop of {} unknowns {{{names}}}", self.unknowns.len())?;
+        }
+        let first = self.recoveries.first;
+        write!(
+            f,
+            " at initialization: solved by {} after Newton failed ({})",
+            first.method, first.newton
+        )?;
+        if !matches!(
+            first.method,
+            crate::interp::RecoveryMethod::Bracketing | crate::interp::RecoveryMethod::Untorn
+        ) {
+            let unit = match first.method {
+                crate::interp::RecoveryMethod::Homotopy => "stage",
+                _ => "iteration",
+            };
+            let plural = if first.iterations == 1 { "" } else { "s" };
+            write!(f, ", {} {unit}{plural}", first.iterations)?;
+        }
+        if self.recoveries.count > 1 {
+            write!(f, " ({} solves needed more than Newton)", self.recoveries.count)?;
+        }
+        Ok(())
+    }
 }
 
 /// Why a run did not happen or did not finish.

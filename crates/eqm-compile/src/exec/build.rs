@@ -267,6 +267,24 @@ impl Builder {
         }
     }
 
+    /// The magnitude of unknown `u` for the loop solver's scaling: the variable's `nominal`
+    /// attribute when it is a literal positive finite number, else 1. A nominal that depends on
+    /// parameters is not evaluated here (parameters may change between runs without a new
+    /// compilation), and a derivative has no nominal of its own.
+    fn nominal(&self, u: Unknown) -> f64 {
+        let Unknown::Var(v) = u else { return 1.0 };
+        let attribute = self
+            .dae
+            .flat
+            .variables
+            .get(v.0 as usize)
+            .and_then(|var| var.attributes.nominal);
+        match attribute.and_then(|e| self.dae.flat.exprs.literal(e)) {
+            Some(value) if value.is_finite() && value != 0.0 => value.abs(),
+            _ => 1.0,
+        }
+    }
+
     fn plan_slot(&mut self, plan: &Plan, unknown: usize, eq: usize) -> Option<Slot> {
         let slot = plan.unknowns.get(unknown).and_then(|&u| self.unknown_slot(u));
         if slot.is_none() {
@@ -346,8 +364,10 @@ impl Builder {
         }
         let mut tearing_slots = Vec::with_capacity(tearing.len());
         let mut leaf_var: FxHashMap<ExprId, LoopVar> = FxHashMap::default();
+        let mut nominal = Vec::with_capacity(tearing.len());
         for (j, &u) in tearing.iter().enumerate() {
             tearing_slots.push(self.plan_slot(plan, u, first)?);
+            nominal.push(self.nominal(plan.unknowns[u]));
             leaf_var.insert(plan.leaves[u], LoopVar::Tearing(j as u32));
         }
         let mut assigns = Vec::with_capacity(inner.len());
@@ -362,6 +382,23 @@ impl Builder {
         let mut residual_exprs = Vec::with_capacity(residuals.len());
         for &eq in residuals {
             residual_exprs.push((self.residual(eq)?, eq));
+        }
+        // The equations as written, for a loop whose torn form can leave its domain where the
+        // start values of every unknown do not: an inner unknown computed from a tearing
+        // unknown's start value may lie outside the domain of a function of it that its own
+        // start value is inside of.
+        let mut untorn = None;
+        let exprs = &self.dae.flat.exprs;
+        let risky = assigns
+            .iter()
+            .map(|a| a.value)
+            .chain(residual_exprs.iter().map(|r| r.0));
+        if !linear && !assigns.is_empty() && risky.into_iter().any(|e| may_leave_domain(exprs, e)) {
+            let mut list = Vec::with_capacity(assigns.len());
+            for a in &assigns {
+                list.push(self.residual(a.eq)?);
+            }
+            untorn = Some(list);
         }
         let leaf_of: FxHashMap<LoopVar, ExprId> = leaf_var.iter().map(|(l, v)| (*v, *l)).collect();
         // Partial derivatives with respect to the loop unknowns that occur; one that cannot be
@@ -397,10 +434,12 @@ impl Builder {
             eqs: eqs.to_vec(),
             unknowns: slots,
             tearing: tearing_slots,
+            nominal,
             inner: assigns,
             residuals: residual_exprs,
             linear,
             jacobian,
+            untorn,
         })
     }
 
@@ -737,6 +776,30 @@ fn loop_vars_in(arena: &ExprArena, root: ExprId, leaf_var: &FxHashMap<ExprId, Lo
     }
     out.sort_unstable();
     out
+}
+
+/// Whether `root` may evaluate outside its domain (not finite) for finite arguments: it holds
+/// a division by an expression, a power whose exponent is not a literal natural number, a
+/// logarithm, a square root or an inverse sine or cosine.
+fn may_leave_domain(arena: &ExprArena, root: ExprId) -> bool {
+    let mut seen = eqm_ir::symbolic::FxHashSet::default();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        if !seen.insert(e) {
+            continue;
+        }
+        let natural = |p: ExprId| arena.literal(p).is_some_and(|v| v >= 0.0 && v.fract() == 0.0);
+        match arena.get(e) {
+            Node::Binary(BinOp::Div, _, d) if arena.literal(*d).is_none() => return true,
+            Node::Binary(BinOp::Pow, _, p) if !natural(*p) => return true,
+            Node::Call(
+                Callee::Builtin(Builtin::Log | Builtin::Log10 | Builtin::Sqrt | Builtin::Asin | Builtin::Acos),
+                _,
+            ) => return true,
+            _ => stack.extend(arena.children(e)),
+        }
+    }
+    false
 }
 
 fn internal(span: Span, text: &str) -> Diagnostic {

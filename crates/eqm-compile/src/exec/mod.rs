@@ -102,6 +102,10 @@ pub struct LoopBlock {
     pub unknowns: Vec<Slot>,
     /// The slots of the tearing unknowns, the iteration variables.
     pub tearing: Vec<Slot>,
+    /// The magnitude each tearing unknown is measured by (its `nominal` attribute when that is
+    /// a positive finite number, else 1): the solver scales its steps and tests its
+    /// convergence in units of it.
+    pub nominal: Vec<f64>,
     /// `target := value` from equation `eq`, in evaluation order.
     pub inner: Vec<LoopAssign>,
     /// `lhs - rhs` of each residual equation, with the equation.
@@ -111,6 +115,13 @@ pub struct LoopBlock {
     /// The symbolic partial derivatives for the chain rule; `None` when some partial derivative
     /// could not be built, in which case back ends use difference quotients.
     pub jacobian: Option<LoopJacobian>,
+    /// When an inner value or a residual can leave its domain (a logarithm, a square root, an
+    /// inverse sine or cosine, a division or a power of the loop's unknowns): `lhs - rhs` of
+    /// each inner assignment's equation as written, in the order of `inner`. Where the torn
+    /// residuals cannot be evaluated or solved, back ends solve these with `residuals`, every
+    /// unknown of the loop an iteration variable (the tearing unknowns, then the inner ones),
+    /// from the values the unknowns hold.
+    pub untorn: Option<Vec<ExprId>>,
 }
 
 /// One inner assignment of a loop.

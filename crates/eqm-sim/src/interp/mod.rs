@@ -25,7 +25,11 @@
 //! Newton step (an LU solve with partial pivoting, the triangular solves by nalgebra) and fall
 //! back to Newton if the result does not satisfy the equations; nonlinear loops run Newton on
 //! the torn residuals with the Jacobian assembled by the chain rule from the program's symbolic
-//! partial derivatives (difference quotients where those could not be built).
+//! partial derivatives (difference quotients where those could not be built). Where Newton
+//! stops, a loop falls back to Powell's hybrid method (`dogleg`), then to a Newton homotopy,
+//! and a loop whose torn form leaves its domain to its equations as written (`untorn`); a
+//! scalar equation to the homotopy and, at the initialization, a bracketing search. Which
+//! method solved a block is counted ([`Interpreter::recoveries`]).
 //!
 //! The same iterations drive native code. [`NativeCode`] compiles the program's
 //! instructions with the JIT; once attached ([`Interpreter::attach_native`]), every compiled
@@ -55,14 +59,17 @@ use eqm_ir::symbolic::eval::{binary, unary};
 use nalgebra::{DMatrix, DVector};
 
 mod code;
+mod dogleg;
 mod events;
 mod jacobian;
 mod machine;
 mod new;
 mod solve;
+mod untorn;
 
 use crate::native::{NativeCode, NativeStep};
 use code::*;
+pub use dogleg::{NewtonFailure, Recoveries, Recovery, RecoveryMethod};
 use eqm_jit::{CompiledModule, JitError};
 use machine::*;
 use solve::*;
@@ -129,6 +136,9 @@ pub struct Interpreter<'p> {
     start_overrides: Vec<Option<f64>>,
     /// The right-hand-side steps replaced by given start values, with the steps they replaced.
     given: Vec<(usize, Step)>,
+    /// The scalar implicit equations that plain Newton did not solve, by right-hand-side step,
+    /// in the order first met (few: a solve that needs more than Newton is rare).
+    scalar_recoveries: Vec<(usize, Recoveries)>,
 }
 
 /// The compiled expressions of a program, by where they are used.
@@ -583,16 +593,29 @@ impl<'p> Interpreter<'p> {
                     derivative,
                     limit,
                 };
-                solve_scalar(guess, &mut problem, bracketing).map_err(failed_here)?;
+                let recovery = solve_scalar(guess, &mut problem, bracketing).map_err(failed_here)?;
+                self.note_scalar(k, recovery);
                 Ok(k + 1)
             }
-            (Some((module, NativeStep::Loop { evaluate, partials })), Step::Loop(l)) => {
+            (
+                Some((
+                    module,
+                    NativeStep::Loop {
+                        evaluate,
+                        partials,
+                        untorn,
+                    },
+                )),
+                Step::Loop(l),
+            ) => {
                 let mut problem = NativeLoop {
                     module,
                     tearing: &self.code.loop_code[*l].tearing,
+                    inner: &self.code.loop_code[*l].inner,
                     mem,
                     evaluate,
                     partials,
+                    untorn,
                     limit,
                 };
                 self.loops[*l].run(&mut problem).map_err(failed_here)?;
@@ -629,7 +652,8 @@ impl<'p> Interpreter<'p> {
                     residual: *residual,
                     derivative: *derivative,
                 };
-                solve_scalar(guess, &mut problem, bracketing).map_err(failed_here)?;
+                let recovery = solve_scalar(guess, &mut problem, bracketing).map_err(failed_here)?;
+                self.note_scalar(k, recovery);
                 Ok(k + 1)
             }
             (_, Step::Loop(l)) => {
@@ -649,6 +673,45 @@ impl<'p> Interpreter<'p> {
         }
     }
 
+    /// Counts a solve of scalar equation `k` that plain Newton did not finish.
+    fn note_scalar(&mut self, k: usize, recovery: Option<Recovery>) {
+        let Some(recovery) = recovery else { return };
+        match self.scalar_recoveries.iter_mut().find(|(step, _)| *step == k) {
+            Some((_, r)) => r.count += 1,
+            None => self.scalar_recoveries.push((
+                k,
+                Recoveries {
+                    first: recovery,
+                    count: 1,
+                },
+            )),
+        }
+    }
+
+    /// The blocks of the right-hand side that plain Newton did not solve every time, with how
+    /// they were solved, in the order of the program's instructions: each as the equations and
+    /// unknowns of the block and the record of its recoveries.
+    pub fn recoveries(&self) -> Vec<(FailureSite, Recoveries)> {
+        let mut out: Vec<(usize, Recoveries)> = self.scalar_recoveries.clone();
+        for (k, step) in self.code.rhs.iter().enumerate() {
+            if let Step::Loop(l) = step
+                && let Some(r) = self.loops[*l].recoveries
+            {
+                out.push((k, r));
+            }
+        }
+        out.sort_by_key(|(k, _)| *k);
+        out.into_iter().map(|(k, r)| (self.site(k), r)).collect()
+    }
+
+    /// Forgets the recoveries counted so far.
+    pub fn clear_recoveries(&mut self) {
+        self.scalar_recoveries.clear();
+        for l in &mut self.loops {
+            l.recoveries = None;
+        }
+    }
+
     /// Runs algorithm section `a`: resets, statements, and the check of its outputs.
     fn algorithm(&mut self, a: usize, mem: &mut Mem) -> Result<(), SolveError> {
         let code = &self.code.algorithms[a];
@@ -663,7 +726,13 @@ impl<'p> Interpreter<'p> {
     /// The failure of right-hand-side step `k`.
     fn failure(&self, k: usize, e: SolveError, t: f64) -> EvalFailure {
         let kind = self.kind(e);
-        let site = match &self.program.rhs()[k] {
+        let site = self.site(k);
+        EvalFailure { time: t, kind, site }
+    }
+
+    /// The equations and unknowns of right-hand-side step `k`.
+    fn site(&self, k: usize) -> FailureSite {
+        match &self.program.rhs()[k] {
             Instr::Assign { target, eq, .. } | Instr::Newton1 { target, eq, .. } => FailureSite::Equations {
                 eqs: vec![*eq],
                 unknowns: vec![*target],
@@ -673,8 +742,7 @@ impl<'p> Interpreter<'p> {
                 unknowns: b.unknowns.clone(),
             },
             Instr::Algorithm { index } => FailureSite::Algorithm { index: *index },
-        };
-        EvalFailure { time: t, kind, site }
+        }
     }
 
     /// Computes the variables alias elimination removed into their `work` slots; call after

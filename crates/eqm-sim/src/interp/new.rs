@@ -112,6 +112,7 @@ impl<'p> Interpreter<'p> {
             jacobian,
             start_overrides: vec![None; program.start_program().len()],
             given: Vec::new(),
+            scalar_recoveries: Vec::new(),
         })
     }
 }
@@ -173,11 +174,13 @@ fn rhs_steps(c: &mut Compiler, program: &ExecProgram) -> Result<RhsCode, Diagnos
                 };
                 let inner_codes = codes(&mut b.inner.iter().map(|a| a.value))?;
                 let residuals = codes(&mut b.residuals.iter().map(|(r, _)| *r))?;
+                let untorn = codes(&mut b.untorn.iter().flatten().copied())?;
                 loop_code.push(LoopCode {
                     tearing: b.tearing.clone(),
                     inner: b.inner.iter().map(|a| a.target).zip(inner_codes).collect(),
                     residuals,
                     partials,
+                    untorn,
                 });
                 loops.push(LoopSolver::new(b));
                 Step::Loop(loops.len() - 1)

@@ -1,5 +1,6 @@
-//! The equation solvers both back ends share: damped scalar Newton and Newton on torn loops with
-//! a Newton homotopy as fallback, and the LU solves of loop Jacobians.
+//! The equation solvers both back ends share: damped scalar Newton with a Newton homotopy and
+//! a bracketing search as fallbacks, Newton on torn loops with the trust-region method of
+//! [`super::dogleg`] and the Newton homotopy as fallbacks, and the LU solves of loop Jacobians.
 //!
 //! Input: an implicit equation or a torn loop through the [`ScalarProblem`] and
 //! [`LoopProblem`] traits, implemented here once by the register code and once by native code,
@@ -50,17 +51,24 @@ pub(super) trait ScalarProblem {
 /// Scalar Newton with a backtracking line search on `|residual|`, starting from `guess` (the
 /// value the target holds); when that fails to converge, the homotopy of [`homotopy_steps`]
 /// from the same start; then, with `bracketing`, [`bracket_scalar`]. On success the target
-/// holds the solution.
-pub(super) fn solve_scalar(guess: f64, f: &mut dyn ScalarProblem, bracketing: bool) -> Result<(), SolveError> {
+/// holds the solution, and the method that found it when plain Newton did not.
+pub(super) fn solve_scalar(
+    guess: f64,
+    f: &mut dyn ScalarProblem,
+    bracketing: bool,
+) -> Result<Option<Recovery>, SolveError> {
     let start = if guess.is_finite() { guess } else { 0.0 };
     let failure = match newton_scalar(start, f) {
-        Ok(_) => return Ok(()),
+        Ok(_) => return Ok(None),
         Err(e) if !may_recover(&e) => return Err(e),
         Err(e) => e,
     };
+    let newton = NewtonFailure::of(&failure);
     let r0 = f.residual(start)?;
     let mut z = start;
+    let mut stages = 0;
     let found = homotopy_steps(|lambda| {
+        stages += 1;
         let mut shifted = ShiftedScalar {
             inner: &mut *f,
             offset: (1.0 - lambda) * r0,
@@ -68,13 +76,22 @@ pub(super) fn solve_scalar(guess: f64, f: &mut dyn ScalarProblem, bracketing: bo
         newton_scalar(z, &mut shifted).map(|solution| z = solution).is_ok()
     });
     if found {
-        return Ok(());
+        let method = RecoveryMethod::Homotopy;
+        return Ok(Some(Recovery {
+            newton,
+            method,
+            iterations: stages,
+        }));
     }
     if !bracketing {
         return Err(failure);
     }
     match bracket_scalar(start, r0, f)? {
-        Some(_) => Ok(()),
+        Some(_) => Ok(Some(Recovery {
+            newton,
+            method: RecoveryMethod::Bracketing,
+            iterations: 0,
+        })),
         None => Err(failure),
     }
 }
@@ -325,16 +342,24 @@ pub(super) trait LoopProblem {
     /// evaluated last, in the order of [`eqm_compile::exec::LoopJacobian`] (the inner rows, then the
     /// residual rows), into `out`. Only called when the loop has a symbolic Jacobian.
     fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError>;
+    /// The value inner unknown `k` holds (the first guess of the untorn solve).
+    fn inner_value(&self, k: usize) -> f64;
+    /// Writes the tearing values and then the inner values `z` into their slots and evaluates
+    /// the untorn residuals (those of the inner equations as written, then the torn ones) into
+    /// `f`. Only called when the loop has untorn residuals.
+    fn evaluate_untorn(&mut self, z: &[f64], f: &mut [f64]) -> Result<(), SolveError>;
 }
 
-/// The compiled code of an algebraic loop: tearing slots, inner assignments, residuals and the
-/// partial derivatives in the order of [`eqm_compile::exec::LoopJacobian`].
+/// The compiled code of an algebraic loop: tearing slots, inner assignments, residuals, the
+/// partial derivatives in the order of [`eqm_compile::exec::LoopJacobian`], and the residuals
+/// of the inner equations as written (empty when the loop has none).
 #[derive(Debug, Clone)]
 pub(super) struct LoopCode {
     pub(super) tearing: Vec<Slot>,
     pub(super) inner: Vec<(Slot, Code)>,
     pub(super) residuals: Vec<Code>,
     pub(super) partials: Vec<Code>,
+    pub(super) untorn: Vec<Code>,
 }
 
 /// An algebraic loop evaluated by the register code.
@@ -369,6 +394,22 @@ impl LoopProblem for InterpretedLoop<'_, '_> {
         }
         Ok(())
     }
+
+    fn inner_value(&self, k: usize) -> f64 {
+        self.mem.read(self.code.inner[k].0)
+    }
+
+    fn evaluate_untorn(&mut self, z: &[f64], f: &mut [f64]) -> Result<(), SolveError> {
+        let slots = self.code.tearing.iter().chain(self.code.inner.iter().map(|(s, _)| s));
+        for (slot, value) in slots.zip(z) {
+            self.mem.write(*slot, *value);
+        }
+        let codes = self.code.untorn.iter().chain(&self.code.residuals);
+        for (r, code) in f.iter_mut().zip(codes) {
+            *r = self.m.eval(*code, self.mem)?;
+        }
+        Ok(())
+    }
 }
 
 /// An algebraic loop evaluated by native code: one segment computes the inner assignments and
@@ -376,9 +417,11 @@ impl LoopProblem for InterpretedLoop<'_, '_> {
 pub(super) struct NativeLoop<'x, 'm> {
     pub(super) module: &'x CompiledModule,
     pub(super) tearing: &'x [Slot],
+    pub(super) inner: &'x [(Slot, Code)],
     pub(super) mem: &'x mut Mem<'m>,
     pub(super) evaluate: usize,
     pub(super) partials: Option<usize>,
+    pub(super) untorn: Option<usize>,
     pub(super) limit: u64,
 }
 
@@ -397,6 +440,21 @@ impl LoopProblem for NativeLoop<'_, '_> {
     fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError> {
         match self.partials {
             Some(segment) => Ok(self.mem.native(self.module, segment, out, self.limit)?),
+            None => Ok(()),
+        }
+    }
+
+    fn inner_value(&self, k: usize) -> f64 {
+        self.mem.read(self.inner[k].0)
+    }
+
+    fn evaluate_untorn(&mut self, z: &[f64], f: &mut [f64]) -> Result<(), SolveError> {
+        let slots = self.tearing.iter().chain(self.inner.iter().map(|(s, _)| s));
+        for (slot, value) in slots.zip(z) {
+            self.mem.write(*slot, *value);
+        }
+        match self.untorn {
+            Some(segment) => Ok(self.mem.native(self.module, segment, f, self.limit)?),
             None => Ok(()),
         }
     }
@@ -430,6 +488,17 @@ pub(super) struct LoopSolver {
     /// solves the loop is checked for a regular Jacobian, so that a consistent but singular
     /// system (infinitely many solutions) is an error, not one of its solutions picked silently.
     pub(super) regular: bool,
+    /// The magnitude of each tearing unknown (its `nominal`), the unit of the trust region.
+    pub(super) nominal: Vec<f64>,
+    /// The Jacobian kept unfactored, and the steepest descent, for the trust-region method.
+    pub(super) jac: DMatrix<f64>,
+    pub(super) descent: Vec<f64>,
+    /// The solves of this loop that plain Newton did not finish, when there were any.
+    pub(super) recoveries: Option<Recoveries>,
+    /// The solver of the untorn equations (see [`LoopSolver::run_untorn`]) and the values it
+    /// starts from, when the loop has them.
+    pub(super) untorn: Option<Box<LoopSolver>>,
+    pub(super) untorn_start: Vec<f64>,
 }
 
 /// A loop with its residuals shifted by constants and its own first guesses: one stage of the
@@ -455,6 +524,14 @@ impl LoopProblem for ShiftedLoop<'_> {
 
     fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError> {
         self.inner.partials(out)
+    }
+
+    fn inner_value(&self, k: usize) -> f64 {
+        self.inner.inner_value(k)
+    }
+
+    fn evaluate_untorn(&mut self, z: &[f64], f: &mut [f64]) -> Result<(), SolveError> {
+        self.inner.evaluate_untorn(z, f)
     }
 }
 
@@ -485,6 +562,15 @@ impl LoopSolver {
             pivots: vec![0; n],
             start: vec![0.0; n],
             regular: false,
+            nominal: b.nominal.clone(),
+            jac: DMatrix::zeros(n, n),
+            descent: vec![0.0; n],
+            recoveries: None,
+            untorn: b.untorn.as_ref().map(|_| Box::new(LoopSolver::untorn(b))),
+            untorn_start: b
+                .untorn
+                .as_ref()
+                .map_or_else(Vec::new, |_| vec![0.0; n + b.inner.len()]),
         }
     }
 
@@ -603,26 +689,53 @@ impl LoopSolver {
             && self.step.iter().all(|v| v.is_finite())
     }
 
-    /// Solves the loop, starting from the values the tearing slots hold: Newton, and when that
-    /// does not converge, the homotopy of [`homotopy_steps`] from the same start.
+    /// Solves the loop, starting from the values the tearing slots hold: Newton; when that
+    /// does not converge, the trust-region method of [`LoopSolver::dogleg`]; when that does not
+    /// either, the homotopy of [`homotopy_steps`] from the same start. A solve that needed more
+    /// than Newton is counted in `recoveries`. When the torn residuals cannot be evaluated at
+    /// the start or none of these solves them, a loop with untorn residuals is solved by
+    /// [`LoopSolver::run_untorn`].
     pub(super) fn run(&mut self, problem: &mut dyn LoopProblem) -> Result<(), SolveError> {
         for j in 0..self.n {
             let guess = problem.guess(j);
             self.start[j] = if guess.is_finite() { guess } else { 0.0 };
         }
+        if self.untorn.is_some() {
+            self.keep_untorn_start(problem);
+        }
         let failure = match self.newton(problem) {
             Ok(()) => return Ok(()),
+            Err(e @ SolveError::Kind(FailureKind::NotFinite { .. })) => return self.run_untorn(problem, e),
             Err(e) if !may_recover(&e) => return Err(e),
             Err(e) => e,
         };
+        let newton = NewtonFailure::of(&failure);
+        match self.dogleg(problem) {
+            Ok(iterations) => {
+                let method = RecoveryMethod::TrustRegion;
+                Recoveries::note(
+                    &mut self.recoveries,
+                    Recovery {
+                        newton,
+                        method,
+                        iterations,
+                    },
+                );
+                return Ok(());
+            }
+            Err(e) if !may_recover(&e) => return Err(e),
+            Err(_) => {}
+        }
         let mut from = self.start.clone();
         let mut f0 = vec![0.0; self.n];
         problem.evaluate(&from, &mut f0)?;
         if !f0.iter().all(|v| v.is_finite()) {
-            return Err(failure);
+            return self.run_untorn(problem, failure);
         }
         let mut offset = vec![0.0; self.n];
+        let mut stages = 0;
         let found = homotopy_steps(|lambda| {
+            stages += 1;
             for (o, f) in offset.iter_mut().zip(&f0) {
                 *o = (1.0 - lambda) * f;
             }
@@ -637,7 +750,19 @@ impl LoopSolver {
             }
             solved
         });
-        if found { Ok(()) } else { Err(failure) }
+        if !found {
+            return self.run_untorn(problem, failure);
+        }
+        let method = RecoveryMethod::Homotopy;
+        Recoveries::note(
+            &mut self.recoveries,
+            Recovery {
+                newton,
+                method,
+                iterations: stages,
+            },
+        );
+        Ok(())
     }
 
     /// The damped Newton iteration of [`LoopSolver::run`], starting from the problem's guesses;

@@ -25,7 +25,7 @@ mod jacobian;
 mod rows;
 mod state_choice;
 
-pub use crate::run::{Backend, InvariantReport, RunOptions, SimError, Stabilize, Summary, Switch, Watch};
+pub use crate::run::{Backend, InvariantReport, RecoveryNote, RunOptions, SimError, Stabilize, Summary, Switch, Watch};
 pub use columns::{Columns, columns};
 pub use jacobian::{default_gain, prepare};
 
@@ -82,6 +82,7 @@ pub fn simulate_with(
         rows,
         x0,
         invariants,
+        initialization,
     } = prepare_run(program, init, options, native)?;
     let mut stepper = eqm_integrators::stepper_for(&options.method, &integrator_options(program, options, &x0));
     let mut warnings: Vec<Diagnostic> = stability_warning(&mut model, options.start, &x0, options)
@@ -124,6 +125,7 @@ pub fn simulate_with(
         events: ending.events,
         terminated: ending.terminated,
         solver_notes: stepper.notes(),
+        initialization,
         switched: ending.switched,
         warnings,
         invariants: invariants.map(|mut r| {
@@ -152,6 +154,8 @@ struct Prepared<'p> {
     rows: Instance<'p>,
     x0: Vec<f64>,
     invariants: Option<InvariantReport>,
+    /// The blocks of the initialization plain Newton did not solve.
+    initialization: Vec<RecoveryNote>,
 }
 
 /// The two instances of a run: the integrator's, at the consistent initial values with its
@@ -171,7 +175,7 @@ fn prepare_run<'p>(
     // compiled code instead of compiling it again.
     let mut rows = first.clone();
     let mut model = ModelOde::new(first);
-    let (x0, determined) = initial_states(&mut model.instance, init, options)?;
+    let (x0, determined, initialization) = initial_states(&mut model.instance, init, options)?;
     let mut invariants = None;
     if !program.invariants().is_empty() {
         let (projector, report) = jacobian::projector(&mut model.instance, options, &x0)?;
@@ -205,6 +209,7 @@ fn prepare_run<'p>(
         rows,
         x0,
         invariants,
+        initialization,
     })
 }
 

@@ -9,6 +9,7 @@ mod backends;
 mod exec;
 mod jacobian;
 mod jit;
+mod nonlinear;
 mod sparse;
 mod state_choice;
 mod stiff;

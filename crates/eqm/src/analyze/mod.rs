@@ -403,7 +403,7 @@ fn start_point<'m>(model: &'m Model, options: &AnalyzeOptions) -> Result<(Instan
             .map_err(|d| RunError::Model(Box::new(d)))?;
     }
     instance.set_start_values(&run_options.starts);
-    let (x0, _) = eqm_sim::initial::initial_states(&mut instance, model.init_program(), &run_options)?;
+    let (x0, _, _) = eqm_sim::initial::initial_states(&mut instance, model.init_program(), &run_options)?;
     Ok((instance, x0, run_options.start))
 }
 
