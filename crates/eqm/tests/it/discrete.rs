@@ -380,6 +380,95 @@ end M;
     close(result.final_value("h"), 18.0, 1e-8, "h(3)");
 }
 
+// 4. Algorithm sections inside algebraic loops.
+
+#[test]
+fn a_linear_loop_closed_through_an_algorithm_section() {
+    // y = 2x + 1 and x = 3 - y: x = 2/3, y = 7/3.
+    let model = "model M
+  Real x;
+  Real y;
+algorithm
+  y := 2*x + 1;
+equation
+  x = 3 - y;
+end M;
+";
+    let result = run_both(model, 1.0, 0.5);
+    close(result.final_value("x"), 2.0 / 3.0, 1e-12, "x");
+    close(result.final_value("y"), 7.0 / 3.0, 1e-12, "y");
+}
+
+#[test]
+fn a_nonlinear_loop_through_an_algorithm_with_an_if_statement() {
+    // The section computes z = x² and y = x² + x (limited to 10, which it never reaches here);
+    // y = 3 - t from the equation, so x = (-1 + sqrt(1 + 4(3 - t)))/2.
+    let model = "model M
+  Real x(start = 1);
+  Real y;
+  Real z;
+algorithm
+  z := x*x;
+  y := z + x;
+  if y > 10 then
+    y := 10;
+  end if;
+equation
+  y = 3 - time;
+end M;
+";
+    let result = run_both(model, 1.0, 0.25);
+    for t in [0.0, 0.25, 0.5, 1.0] {
+        let x = (-1.0 + (1.0 + 4.0 * (3.0 - t) as f64).sqrt()) / 2.0;
+        close(result.value_at("x", t), x, 1e-9, &format!("x({t})"));
+        close(result.value_at("z", t), x * x, 1e-9, &format!("z({t})"));
+    }
+}
+
+#[test]
+fn a_loop_through_an_algorithm_that_switches_branch_at_an_event() {
+    // y = 2x + 1 while x < 0.5, else y = 3x + 0.5, with x = t + 1 - y/3: below the switch
+    // 5x = 3t + 2, which reaches 0.5 at t = 1/6; then 2x = t + 5/6, so x(1) = 11/12 and
+    // y(1) = 3.25.
+    let model = "model M
+  Real x;
+  Real y;
+algorithm
+  if x < 0.5 then
+    y := 2*x + 1;
+  else
+    y := 3*x + 0.5;
+  end if;
+equation
+  x = time + 1 - y/3;
+end M;
+";
+    let result = run_both(model, 1.0, 0.05);
+    close(result.value_at("x", 0.1), (0.3 + 2.0) / 5.0, 1e-9, "x(0.1)");
+    assert!(result.summary.events.events >= 1);
+    close(result.final_value("x"), 11.0 / 12.0, 1e-9, "x(1)");
+    close(result.final_value("y"), 3.25, 1e-9, "y(1)");
+}
+
+#[test]
+fn a_loop_through_an_algorithm_with_a_while_loop_is_refused() {
+    let model = "model M
+  Real x;
+  Real y;
+algorithm
+  y := 0;
+  while y < x loop
+    y := y + 1;
+  end while;
+equation
+  x = 3 - y;
+end M;
+";
+    let d = failure(model);
+    assert_eq!(d.code, "E0502", "{d:?}");
+    assert!(d.message.contains("loop"), "{d:?}");
+}
+
 // 5. Sampled models driving continuous plants.
 
 /// A zero-order-hold controller of the plant der(x) = -a x + u: u = k (r - x) at every sample
