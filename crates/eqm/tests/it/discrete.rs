@@ -380,6 +380,49 @@ end M;
     close(result.final_value("h"), 18.0, 1e-8, "h(3)");
 }
 
+#[test]
+fn a_queue_count_that_reads_an_integer_part_of_itself_holds_its_equation_after_each_event() {
+    // At each sample n = pre(n) + integer(2.5 + 0.1 n), solved at the event: t = 0: n = 2
+    // (integer(2.7) = 2); 0.3: n = 4 (2.9); 0.6: n = 7 (integer(3.2) = 3, where the arrivals
+    // before the event, 2, would give 6 and contradict the equation); 0.9: n = 10 (3.5).
+    let model = "model M
+  Integer n(start = 0, fixed = true);
+  Integer arrivals;
+  Real load;
+equation
+  arrivals = integer(load);
+  load = 2.5 + 0.1*n;
+  when sample(0, 0.3) then
+    n = pre(n) + arrivals;
+  end when;
+end M;
+";
+    let result = run_both(model, 1.0, 0.05);
+    for (t, n) in [(0.1, 2.0), (0.4, 4.0), (0.7, 7.0), (1.0, 10.0)] {
+        assert_eq!(result.value_at("n", t), Some(n), "n({t})");
+        let load = 2.5 + 0.1 * n;
+        close(result.value_at("load", t), load, 1e-12, &format!("load({t})"));
+        assert_eq!(result.value_at("arrivals", t), Some(load.floor()), "arrivals({t})");
+    }
+}
+
+#[test]
+fn an_event_assignment_through_a_relation_on_its_own_result_that_has_no_solution_stops() {
+    // n = pre(n) + (if n > 1.5 then 0 else 2): n = 2 makes the relation true and n = 0, which
+    // makes it false again: no value satisfies the equation.
+    let model = "model M
+  Integer n(start = 0, fixed = true);
+  Real y;
+equation
+  y = n;
+  when sample(0.5, 1) then
+    n = pre(n) + (if y > 1.5 then 0 else 2);
+  end when;
+end M;
+";
+    assert_eq!(failure(model).code, "E0712");
+}
+
 // 4. Algorithm sections inside algebraic loops.
 
 #[test]
