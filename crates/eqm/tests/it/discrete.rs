@@ -461,8 +461,8 @@ equation
 end M;
 ";
     let result = run_both(model, 1.0, 0.25);
-    for t in [0.0, 0.25, 0.5, 1.0] {
-        let x = (-1.0 + (1.0 + 4.0 * (3.0 - t) as f64).sqrt()) / 2.0;
+    for t in [0.0_f64, 0.25, 0.5, 1.0] {
+        let x = (-1.0 + (1.0 + 4.0 * (3.0 - t)).sqrt()) / 2.0;
         close(result.value_at("x", t), x, 1e-9, &format!("x({t})"));
         close(result.value_at("z", t), x * x, 1e-9, &format!("z({t})"));
     }
