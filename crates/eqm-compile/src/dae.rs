@@ -61,6 +61,9 @@ pub enum Origin {
     /// `der(x) = x'` linking a state to its derivative when index reduction keeps both as
     /// states (`var` is the variable standing for `x'`).
     DerivativeChain { var: VarId },
+    /// `v = the value an algorithm section computes for its output v`: the section was part of
+    /// an algebraic loop and is solved with it as equations.
+    AlgorithmOutput { var: VarId },
 }
 
 impl Origin {
@@ -89,6 +92,10 @@ impl Origin {
                 };
                 format!("{times} of e{} (index reduction)", root + 1)
             }
+            Origin::AlgorithmOutput { var } => format!(
+                "the value of {} an algorithm section in an algebraic loop computes",
+                symbols.var_name(*var)
+            ),
             Origin::DerivativeChain { var } => {
                 format!(
                     "{} is the derivative of a state and a state itself",

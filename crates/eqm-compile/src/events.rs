@@ -126,6 +126,9 @@ pub struct Previous {
     /// Set when an event starts (the left limit of a continuous-time expression), not between
     /// the passes of the event iteration.
     pub left_limit: bool,
+    /// The integer part held by `floor`, `ceil`, `integer`, `div`, `mod` or `rem`: at an event
+    /// it is the value of the event, recomputed while the when-clauses that fire are solved.
+    pub integer_part: bool,
 }
 
 /// The surfaces of a model and its when-conditions with their relations replaced.
@@ -495,6 +498,7 @@ impl Extractor {
             span,
             settled_at_start: false,
             left_limit: false,
+            integer_part: false,
         });
         self.pre_var.insert(v, var);
         var
@@ -524,6 +528,7 @@ impl Extractor {
             span,
             settled_at_start: true,
             left_limit: true,
+            integer_part: false,
         });
         self.left_limit.insert(e, var);
         var
@@ -616,6 +621,7 @@ impl Extractor {
                     span,
                     settled_at_start: true,
                     left_limit: false,
+                    integer_part: false,
                 });
                 let before = dae.flat.exprs.var(var);
                 Some(if b == Builtin::Edge {
@@ -719,6 +725,7 @@ impl Extractor {
                     span,
                     settled_at_start: true,
                     left_limit: false,
+                    integer_part: true,
                 });
                 let held = dae.flat.exprs.var(var);
                 let one = dae.flat.exprs.real(1.0);

@@ -572,7 +572,14 @@ fn free_parameters(init: &mut Dae<Hybrid>) {
 /// rather than held at their start values: the variable, its `pre` value if the model uses one,
 /// and the equation `v = pre(v)` (no when-clause is active during the initialization) joining
 /// them. Other discrete variables keep their start values, as their `pre` values do.
+///
+/// A discrete output of an algorithm section is computed by the section, which starts from its
+/// `pre` value: there the `pre` value is the unknown the initial equations determine (MLS 3.6
+/// §8.6: an initial equation replaces the default `pre(v) = v.start`). An output assigned only
+/// in when-statements keeps that value when none fires, as during the initialization, so an
+/// initial equation on the output itself is one on its `pre` value.
 fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) {
+    let first_initial = init.equations.len() - init.initial_equations.len();
     let mut pre_of: FxHashMap<VarId, VarId> = FxHashMap::default();
     let mut owner: FxHashMap<VarId, VarId> = FxHashMap::default();
     for p in &dae.stage.events.previous {
@@ -588,9 +595,18 @@ fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) {
         init.flat.exprs.vars_in(eq.rhs, &mut mentioned);
     }
     let mut done = vec![false; init.kinds.len()];
+    let mut held_outputs: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+    let section_outputs = init.discrete_algorithm_outputs(false);
     for w in mentioned {
         let v = owner.get(&w).copied().unwrap_or(w);
         let i = v.0 as usize;
+        if section_outputs[i] && !done[i] {
+            done[i] = true;
+            if let Some(&p) = pre_of.get(&v) {
+                algorithm_output_pre_unknown(init, v, p, &mut held_outputs);
+            }
+            continue;
+        }
         let discrete = init.kinds[i] == VarKind::Discrete && !computed[i] && init.eliminated[i].is_none();
         // Relation and event variables are not the user's: the events set them.
         if !discrete || done[i] || init.flat.var(v).name.starts_with('$') {
@@ -609,6 +625,38 @@ fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) {
                 span,
             });
         }
+    }
+    if !held_outputs.is_empty() {
+        for eq in &mut init.equations[first_initial..] {
+            for side in [&mut eq.lhs, &mut eq.rhs] {
+                *side =
+                    eqm_ir::symbolic::substitute(&mut init.flat.exprs, *side, &|_, id| held_outputs.get(&id).copied());
+            }
+        }
+    }
+}
+
+/// The `pre` value `p` of the discrete output `v` of an algorithm section made an unknown of
+/// the initial system, with the equation of `v`'s fixed start value on it if it has one (which,
+/// with an initial equation, over-determines it, as for a when-equation's variable). When no
+/// section assigns `v` outside its when-statements, `v` in an initial equation is replaced by
+/// `p` (recorded in `held`): the section leaves `v` at `p` during the initialization.
+fn algorithm_output_pre_unknown(init: &mut Dae<Hybrid>, v: VarId, p: VarId, held: &mut FxHashMap<ExprId, ExprId>) {
+    init.kinds[p.0 as usize] = VarKind::Algebraic;
+    let only_in_when = init
+        .flat
+        .algorithms
+        .iter()
+        .filter(|a| !a.initial)
+        .all(|a| !a.assigned_outside_when.contains(&v));
+    if only_in_when {
+        let (node, pre) = (init.flat.exprs.var(v), init.flat.exprs.var(p));
+        held.insert(node, pre);
+    }
+    if init.flat.var(v).attributes.fixed == Some(true) {
+        let mut equation = start_equation(init, v, Origin::FixedStart { var: v });
+        equation.lhs = init.flat.exprs.var(p);
+        init.equations.push(equation);
     }
 }
 

@@ -11,8 +11,10 @@
 //! the analysis into text and drawings. [`analysis`] runs the passes as one function and
 //! chooses the form a high-index model is simulated in, [`modes`] handles equations whose
 //! branches change their unknowns during a run, and [`symbols`] is the symbol table of a
-//! program. Nothing here runs the program.
+//! program; [`plan`] writes an algorithm section inside an algebraic loop as equations
+//! (`algorithm_equations`). Nothing here runs the program.
 
+mod algorithm_equations;
 pub mod alias;
 pub mod analysis;
 pub mod dae;

@@ -144,12 +144,14 @@ pub(crate) fn analyze_system<S>(
     // An algorithm section determines its outputs from what it reads: one row per output,
     // solvable for that output only.
     let mut algorithm_rows: Vec<usize> = Vec::new();
+    let mut algorithm_row_outputs: Vec<usize> = Vec::new();
     for (index, outputs, read) in algorithm_rows_of(dae, &index_of, initial_algorithms) {
         for &o in &outputs {
             let edges = std::iter::once((VarIdx(o as u32), EdgeKind::Solvable))
                 .chain(read.iter().map(|&u| (VarIdx(u as u32), EdgeKind::Implicit)));
             builder.add_equation(edges).map_err(|e| vec![internal(e)])?;
             algorithm_rows.push(index);
+            algorithm_row_outputs.push(o);
         }
     }
     let n_equations = dae.equations.len();
@@ -160,9 +162,17 @@ pub(crate) fn analyze_system<S>(
     }
     let order = blt(&graph, &matching).map_err(|e| vec![internal(e)])?;
     let mut blocks = Vec::with_capacity(order.len());
+    let mut in_loops: Vec<usize> = Vec::new();
     for block in order.blocks() {
         if let [(e, v)] = block {
             let (eq, unknown) = (e.index(), v.index());
+            // A row matched to an unknown the section reads, not to its output, asks for the
+            // section's inverse: the section is in a loop with the equation that computes
+            // that output.
+            if eq >= n_equations && algorithm_row_outputs[eq - n_equations] != unknown {
+                in_loops.push(algorithm_rows[eq - n_equations]);
+                continue;
+            }
             if eq >= n_equations {
                 blocks.push(Block::Algorithm {
                     eq,
@@ -181,17 +191,13 @@ pub(crate) fn analyze_system<S>(
             });
             continue;
         }
-        if let Some((e, _)) = block.iter().find(|(e, _)| e.index() >= n_equations) {
-            let a = &dae.flat.algorithms[algorithm_rows[e.index() - n_equations]];
-            return Err(vec![
-                Diagnostic::error(
-                    "E0502",
-                    "this algorithm section is part of an algebraic loop, which EQM cannot solve yet",
-                    a.span,
-                    "in an algebraic loop",
-                )
-                .with_help("compute the loop with equations, or break the dependency on the algorithm's outputs"),
-            ]);
+        // An algorithm section inside a loop is solved with it as its equations: the sections
+        // are collected, written as equations and the system analysed again.
+        let sections = block.iter().filter(|(e, _)| e.index() >= n_equations);
+        let before = in_loops.len();
+        in_loops.extend(sections.map(|(e, _)| algorithm_rows[e.index() - n_equations]));
+        if in_loops.len() > before {
+            continue;
         }
         blocks.push(Block::Loop(torn_loop(
             dae,
@@ -201,6 +207,28 @@ pub(crate) fn analyze_system<S>(
             &solutions,
             &mut simplifier,
         )?));
+    }
+    if !in_loops.is_empty() {
+        in_loops.sort_unstable();
+        in_loops.dedup();
+        return match crate::algorithm_equations::replace_by_equations(dae, &in_loops) {
+            Ok(hidden) => {
+                let mut unknowns = unknowns;
+                unknowns.extend(hidden.into_iter().map(Unknown::Var));
+                analyze_system(dae, unknowns, initial_algorithms)
+            }
+            Err((section, why)) => Err(vec![
+                Diagnostic::error(
+                    "E0502",
+                    format!(
+                        "this algorithm section is part of an algebraic loop and cannot be solved as equations: {why}"
+                    ),
+                    dae.flat.algorithms[section].span,
+                    "in an algebraic loop",
+                )
+                .with_help("compute the loop with equations, or break the dependency on the algorithm's outputs"),
+            ]),
+        };
     }
     let parameter_conditions = parameter_conditions(&blocks, &solutions);
     let matching = (0..graph.n_eqs())

@@ -299,8 +299,9 @@ pub static CODES: &[CodeInfo] = &[
         "E0219",
         Error,
         Names,
-        "A statement where it is not allowed: a when-statement in an algorithm, `break` outside a loop, or \
-         `return` outside a function",
+        "A statement where it is not allowed: a when-statement in an algorithm, `break` outside a loop, \
+         `return` outside a function, or `reinit` outside the top level of a when-statement or reading what \
+         its algorithm section assigns after it",
     ),
     code(
         "E0220",
@@ -464,7 +465,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0502",
         Error,
         Structural,
-        "An algorithm section is part of an algebraic loop, which EQM cannot solve yet",
+        "An algorithm section is part of an algebraic loop and cannot be written as equations (a loop with a \
+         run-time range or a `while` loop, an assertion, `terminate`, `break`, `return`, or a discrete-time output)",
     ),
     code(
         "E0503",

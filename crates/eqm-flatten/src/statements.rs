@@ -39,6 +39,16 @@ pub(crate) struct StatementContext {
     initial: bool,
     /// Model variables assigned inside when-statements, in first-assignment order.
     when_assigned: Vec<VarId>,
+    /// Model variables assigned outside when-statements, in first-assignment order.
+    assigned_outside_when: Vec<VarId>,
+    outside_when: BTreeSet<VarId>,
+    /// Every assignment of a model variable so far, in execution order.
+    assignments: Vec<VarId>,
+    /// The `reinit`s of the when-statement branch being flattened.
+    reinits: Vec<flat::WhenAction>,
+    /// Each `reinit` of the section: its value, the number of assignments before it and where
+    /// it is, to refuse a value that reads what the section assigns after it.
+    reinit_reads: Vec<(ExprId, usize, Span)>,
 }
 
 impl StatementContext {
@@ -65,11 +75,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ..StatementContext::default()
         };
         let statements = self.statements(statements, scope, &mut Vec::new(), &mut cx);
+        self.check_reinit_reads(&cx);
         let instance = scope.instance.unwrap_or(flat::InstanceId(0));
         self.model.algorithms.push(flat::Algorithm {
             statements,
             outputs: cx.outputs,
             when_assigned: cx.when_assigned,
+            assigned_outside_when: cx.assigned_outside_when,
             previous: Vec::new(),
             instance,
             initial,
@@ -132,7 +144,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                 }
             }
-            K::Call { function, args } => self.call_statement(function, args, span, scope, loops, out),
+            K::Call { function, args } => self.call_statement(function, args, span, scope, loops, cx, out),
             K::If { branches, else_branch } => {
                 let mut flat_branches = Vec::new();
                 for (condition, body) in branches {
@@ -224,8 +236,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.simultaneous_assignment(places, values, span, cx.function, out);
     }
 
-    /// A call as a statement: `assert`, `terminate`, or a user function whose results are
-    /// unused (only checked); `reinit` and other calls are errors.
+    /// A call as a statement: `assert`, `terminate`, `reinit` at the top level of a
+    /// when-statement, or a user function whose results are unused (only checked); other calls
+    /// are errors.
+    #[allow(clippy::too_many_arguments)]
     fn call_statement(
         &mut self,
         function: &'a ast::ComponentRef,
@@ -233,6 +247,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         span: Span,
         scope: Scope,
         loops: &mut Loops,
+        cx: &mut StatementContext,
         out: &mut Vec<Statement>,
     ) {
         let name = eqm_syntax::pretty::print_ref(function);
@@ -248,14 +263,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     span,
                 });
             }
+            ("reinit", arguments) if cx.in_when && cx.if_depth == 0 && cx.loop_depth == 0 => {
+                self.reinit_statement(arguments, span, scope, loops, cx)
+            }
             ("reinit", _) => self.diagnostics.push(
                 Diagnostic::error(
                     "E0219",
-                    "`reinit` is not allowed in an algorithm section",
+                    "`reinit` is allowed only at the top level of a when-statement",
                     span,
                     "reinit here",
                 )
-                .with_help("write it in a when-equation of an equation section: `when c then reinit(x, e); end when;`"),
+                .with_help("write it directly in the body of a when-statement (`when c then reinit(x, e); end when;`), in an algorithm section of a model"),
             ),
             ("terminate", [message]) => {
                 let message = self.message(message, scope, loops);
@@ -315,6 +333,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         }
         let mut flat_branches = Vec::new();
+        let mut reinit_branches = Vec::new();
         for (condition, body) in branches {
             let Some(elements) = self.when_condition(condition, scope, loops) else {
                 return;
@@ -324,12 +343,109 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let body = self.statements(body, scope, loops, cx);
             cx.in_when = false;
             flat_branches.push((rises, body));
+            // The same branch as a when-equation holds its `reinit`s (none is also a branch:
+            // it keeps a later `elsewhen` from firing).
+            let condition = match elements.as_slice() {
+                [single] => *single,
+                _ => self.rising(&elements),
+            };
+            reinit_branches.push(flat::WhenBranch {
+                condition,
+                actions: std::mem::take(&mut cx.reinits),
+            });
         }
         out.push(Statement::If {
             branches: flat_branches,
             else_branch: Vec::new(),
             span,
         });
+        // A `reinit` restarts a state after the event, as in a when-equation: the statement's
+        // `reinit`s are a when-clause with its conditions, which fires when the statement's
+        // branch runs and reads the values the section computes at that event.
+        if reinit_branches.iter().any(|b| !b.actions.is_empty()) {
+            self.model.whens.push(flat::WhenClause {
+                branches: reinit_branches,
+                instance: scope.instance.unwrap_or(flat::InstanceId(0)),
+                span,
+            });
+        }
+    }
+
+    /// `reinit(x, e)` in the body of a when-statement: recorded for the when-clause of the
+    /// statement's `reinit`s.
+    fn reinit_statement(
+        &mut self,
+        arguments: &'a [ast::Expr],
+        span: Span,
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &mut StatementContext,
+    ) {
+        let [x, value] = arguments else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0312",
+                "`reinit` needs a scalar variable and a scalar value",
+                span,
+                "bad reinit",
+            ));
+            return;
+        };
+        let (Some(target), Some(value)) = (self.eval(x, scope, loops), self.eval(value, scope, loops)) else {
+            return;
+        };
+        let var = match (&target, &value) {
+            (Value::Scalar(t, _), Value::Scalar(..)) => match self.model.exprs.get(*t) {
+                eqm_ir::expr::Node::Var(var) => Some(*var),
+                _ => None,
+            },
+            _ => None,
+        };
+        let (Some(var), Value::Scalar(value, _)) = (var, value) else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0312",
+                "`reinit` needs a scalar variable and a scalar value",
+                span,
+                "bad reinit",
+            ));
+            return;
+        };
+        cx.reinit_reads.push((value, cx.assignments.len(), span));
+        cx.reinits.push(flat::WhenAction::Reinit { var, value, span });
+    }
+
+    /// A `reinit` takes effect after the event with the value its expression has when the
+    /// section has run: an expression reading a variable the section assigns after the
+    /// `reinit` would not see the value it had at the statement, so it is refused.
+    fn check_reinit_reads(&mut self, cx: &StatementContext) {
+        if cx.reinit_reads.is_empty() {
+            return;
+        }
+        let mut last_assignment: eqm_ir::expr::FxHashMap<VarId, usize> = Default::default();
+        for (k, v) in cx.assignments.iter().enumerate() {
+            last_assignment.insert(*v, k);
+        }
+        let mut vars = Vec::new();
+        for &(value, before, span) in &cx.reinit_reads {
+            vars.clear();
+            self.model.exprs.vars_in(value, &mut vars);
+            if let Some(v) = vars
+                .iter()
+                .find(|v| last_assignment.get(v).is_some_and(|&k| k >= before))
+            {
+                let name = self.model.var(*v).name.clone();
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0219",
+                        format!(
+                            "the value of this `reinit` reads `{name}`, which the algorithm section assigns after it"
+                        ),
+                        span,
+                        "reinit here",
+                    )
+                    .with_help("move the `reinit` after the last assignment of the variables it reads"),
+                );
+            }
+        }
     }
 
     /// A `break` or `return` (at `span`) where the context `allowed` it; else the `refusal`
@@ -435,6 +551,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if cx.in_when && !cx.when_assigned.contains(&v) {
             cx.when_assigned.push(v);
         }
+        if !cx.in_when && cx.outside_when.insert(v) {
+            cx.assigned_outside_when.push(v);
+        }
+        cx.assignments.push(v);
         Some(Place::Var(v))
     }
 

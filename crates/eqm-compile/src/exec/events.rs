@@ -79,6 +79,7 @@ impl Builder {
                     expr: p.expr,
                     settled_at_start: p.settled_at_start,
                     left_limit: p.left_limit,
+                    integer_part: p.integer_part,
                 });
             }
         }

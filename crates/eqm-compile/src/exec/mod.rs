@@ -245,6 +245,9 @@ pub struct ExecPrevious {
     /// Set when an event starts, to the expression's value just before it (`pre(e)` of a
     /// continuous-time `e`), and held through the passes of the event iteration.
     pub left_limit: bool,
+    /// The integer part of `floor`, `ceil`, `integer`, `div`, `mod` or `rem`: recomputed while
+    /// the when-clauses that fire at an event are solved.
+    pub integer_part: bool,
 }
 
 /// What the event handling of a simulation evaluates.

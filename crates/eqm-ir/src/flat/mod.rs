@@ -589,6 +589,10 @@ pub struct Algorithm {
     pub outputs: Vec<VarId>,
     /// The outputs assigned inside when-statements (discrete-time variables).
     pub when_assigned: Vec<VarId>,
+    /// The outputs assigned somewhere outside the when-statements, in first-assignment order:
+    /// a when-assigned output not among them is the value before the event whenever no
+    /// when-statement fires (at the initialization, for instance).
+    pub assigned_outside_when: Vec<VarId>,
     /// For each discrete-time output, the variable holding its value before the event (set
     /// when events are extracted): the section starts from it, which holds the output between
     /// events.

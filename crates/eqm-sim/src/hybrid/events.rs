@@ -175,6 +175,7 @@ pub(super) fn event_iteration(
         let mut discrete_changed = false;
         let mut reinits: Vec<(u32, f64)> = Vec::new();
         let mut terminate: Option<String> = None;
+        let mut fired_in_this_pass: Vec<(usize, usize)> = Vec::new();
         changing.clear();
         // Rounds within the pass: relations, conditions, the actions of the clauses that rose.
         for round in 0..=events.whens.len() {
@@ -191,6 +192,8 @@ pub(super) fn event_iteration(
             }
             fired_any = true;
             discrete_changed |= run_assignments(model, &fired, t, x, dx)?;
+            fired_in_this_pass.extend_from_slice(&fired);
+            discrete_changed |= settle_fired(model, &fired_in_this_pass, t, x, dx, sliding, &mut changing)?;
             run_actions(model, &fired, t, x, dx, &mut reinits, &mut terminate)?;
         }
         fired_before_its_inputs(model, t, x, dx, &fired_in_pass, &now)?;
@@ -216,6 +219,55 @@ pub(super) fn event_iteration(
         }
     }
     Err(unsettled(program, &changing, t))
+}
+
+/// The equations of the when-branches `fired` in this pass hold together with the relations
+/// and integer parts (`integer(e)`, `floor(e)`, ...) of this event's values (MLS 3.6 §8.6): an
+/// assignment that reads one computed from what the clauses assign (`n = pre(n) + integer(load)`
+/// with `load` computed from `n`) is solved by holding them, solving the assignments,
+/// recomputing them, and again until they keep their values. `pre` values are held throughout.
+/// Returns whether an assigned value changed; an error names the surfaces still changing when
+/// the iteration does not settle.
+fn settle_fired(
+    model: &mut HybridModel<'_>,
+    fired: &[(usize, usize)],
+    t: f64,
+    x: &mut [f64],
+    dx: &mut [f64],
+    sliding: Option<usize>,
+    changing: &mut Vec<usize>,
+) -> Result<bool, HybridError> {
+    let program = model.program;
+    let mut assigned_changed = false;
+    let mut moved_now: Vec<usize> = Vec::new();
+    for _ in 0..MAX_EVENT_ITERATIONS {
+        model.surfaces_at(t, x, dx)?;
+        moved_now.clear();
+        let relations_moved = update_relations(model, sliding, false, &mut moved_now);
+        for &k in &moved_now {
+            if !changing.contains(&k) {
+                changing.push(k);
+            }
+        }
+        let mut parts_moved = false;
+        for p in program.events().previous.iter().filter(|p| p.integer_part) {
+            let value = model.ode.instance.event_value(p.expr, program.model_span(), t, x, dx)?;
+            if model.ode.instance.work().get(p.slot as usize) != Some(&value) {
+                parts_moved = true;
+                model.ode.instance.set_work(p.slot, value);
+            }
+        }
+        if !relations_moved && !parts_moved {
+            return Ok(assigned_changed);
+        }
+        // The variables computed from the relations and integer parts, for the assignments.
+        model.surfaces_at(t, x, dx)?;
+        if !run_assignments(model, fired, t, x, dx)? {
+            return Ok(assigned_changed);
+        }
+        assigned_changed = true;
+    }
+    Err(unsettled(program, &moved_now, t))
 }
 
 /// Sets each relation (but those of the sliding, the held and the pinned surfaces) from its
