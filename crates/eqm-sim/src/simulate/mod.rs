@@ -31,7 +31,7 @@ pub use jacobian::{default_gain, prepare};
 
 use crate::failure::{failure_point, hybrid_failure, integration_failure, stability_warning};
 use crate::hybrid::{EventStats, HybridModel, HybridOutcome};
-use crate::initial::initial_states;
+use crate::initial::initial_states_reported;
 use crate::instance::Instance;
 use crate::interp::OdeRhs;
 use crate::native::NativeCode;
@@ -82,6 +82,7 @@ pub fn simulate_with(
         rows,
         x0,
         invariants,
+        initialization,
     } = prepare_run(program, init, options, native)?;
     let mut stepper = eqm_integrators::stepper_for(&options.method, &integrator_options(program, options, &x0));
     let mut warnings: Vec<Diagnostic> = stability_warning(&mut model, options.start, &x0, options)
@@ -124,6 +125,7 @@ pub fn simulate_with(
         events: ending.events,
         terminated: ending.terminated,
         solver_notes: stepper.notes(),
+        initialization,
         switched: ending.switched,
         warnings,
         invariants: invariants.map(|mut r| {
@@ -152,6 +154,8 @@ struct Prepared<'p> {
     rows: Instance<'p>,
     x0: Vec<f64>,
     invariants: Option<InvariantReport>,
+    /// The path of the initialization, when worth telling.
+    initialization: Option<String>,
 }
 
 /// The two instances of a run: the integrator's, at the consistent initial values with its
@@ -171,7 +175,8 @@ fn prepare_run<'p>(
     // compiled code instead of compiling it again.
     let mut rows = first.clone();
     let mut model = ModelOde::new(first);
-    let (x0, determined) = initial_states(&mut model.instance, init, options)?;
+    let mut initialization = None;
+    let (x0, determined) = initial_states_reported(&mut model.instance, init, options, &mut initialization)?;
     let mut invariants = None;
     if !program.invariants().is_empty() {
         let (projector, report) = jacobian::projector(&mut model.instance, options, &x0)?;
@@ -205,6 +210,7 @@ fn prepare_run<'p>(
         rows,
         x0,
         invariants,
+        initialization,
     })
 }
 
