@@ -25,20 +25,30 @@ const LARGEST_STEP: f64 = 0.25;
 /// The smallest step in λ before the continuation gives up.
 const SMALLEST_STEP: f64 = 1e-6;
 
-/// How the continuation went: the steps taken to λ = 1 and the corrections that failed.
+/// How the continuation went: the steps taken and the corrections that failed; and, when the
+/// path was lost, the last λ reached (the actual problem was then solved directly).
 #[derive(Debug, Clone, Copy)]
 pub struct Path {
     pub steps: usize,
     pub rejected: usize,
+    pub lost_at: Option<f64>,
 }
 
 impl Path {
     /// The path in words, for `-v`.
     pub fn describe(&self) -> String {
-        format!(
-            "initialization: homotopy continuation over λ from 0 to 1 in {} steps ({} rejected)",
-            self.steps, self.rejected
-        )
+        match self.lost_at {
+            None => format!(
+                "initialization: homotopy continuation over λ from 0 to 1 in {} steps ({} rejected)",
+                self.steps, self.rejected
+            ),
+            Some(lambda) => format!(
+                "initialization: the homotopy continuation lost its path at λ = {} after {} steps ({} rejected); the actual problem was solved directly from the start values",
+                eqm_diag::text::format_number(lambda),
+                self.steps,
+                self.rejected
+            ),
+        }
     }
 }
 
@@ -53,18 +63,46 @@ pub struct Lost {
 /// simplified problem at λ = 0 is solved as any initialization is (with bracketing, which the
 /// initialization turns on); the corrections along the path only with Newton from the
 /// prediction.
+///
+/// When the path is lost (a simplified problem without solution, or a path too steep in λ to
+/// follow, such as an exponential blended with a line far from its root), the actual problem is
+/// solved directly from the start values, as a tool may always do (the spec allows
+/// `homotopy(actual, simplified)` to be `actual`); the path says so. Only when that fails too
+/// is the failure where the path was lost returned.
 pub fn follow(
     solver: &mut Instance<'_>,
     lambda: u32,
     evaluate: &mut dyn FnMut(&mut Instance<'_>) -> Result<(), EvalFailure>,
 ) -> Result<Path, Lost> {
+    let start_values = solver.work().to_vec();
+    let mut path = Path {
+        steps: 0,
+        rejected: 0,
+        lost_at: None,
+    };
     solver.set_work(lambda, 0.0);
-    evaluate(solver).map_err(|failure| Lost { lambda: 0.0, failure })?;
-    solver.interpreter().set_bracketing(false);
-    let result = follow_from_zero(solver, lambda, evaluate);
-    // The initialization's own passes after the path search roots by bracketing again.
-    solver.interpreter().set_bracketing(true);
-    result
+    let followed = match evaluate(solver) {
+        Ok(()) => {
+            solver.interpreter().set_bracketing(false);
+            let result = follow_from_zero(solver, lambda, evaluate, &mut path);
+            // The initialization's own passes after the path search roots by bracketing again.
+            solver.interpreter().set_bracketing(true);
+            result
+        }
+        Err(failure) => Err(Lost { lambda: 0.0, failure }),
+    };
+    let Err(lost) = followed else {
+        return Ok(path);
+    };
+    restore(solver, &start_values);
+    solver.set_work(lambda, 1.0);
+    match evaluate(solver) {
+        Ok(()) => Ok(Path {
+            lost_at: Some(lost.lambda),
+            ..path
+        }),
+        Err(_) => Err(lost),
+    }
 }
 
 /// The path from the solution at λ = 0 that `solver` holds to λ = 1.
@@ -72,8 +110,8 @@ fn follow_from_zero(
     solver: &mut Instance<'_>,
     lambda: u32,
     evaluate: &mut dyn FnMut(&mut Instance<'_>) -> Result<(), EvalFailure>,
-) -> Result<Path, Lost> {
-    let mut path = Path { steps: 0, rejected: 0 };
+    path: &mut Path,
+) -> Result<(), Lost> {
     let mut at = 0.0;
     let mut solution = solver.work().to_vec();
     // The solution before the last and its λ, for the secant predictor.
@@ -101,7 +139,7 @@ fn follow_from_zero(
             }
         }
     }
-    Ok(path)
+    Ok(())
 }
 
 /// Writes into `solver` the prediction of the solution a step `h` beyond `solution`: the
