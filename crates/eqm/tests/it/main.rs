@@ -12,6 +12,7 @@ mod delay;
 mod diagram;
 mod fixed_step;
 mod friction;
+mod homotopy;
 mod hybrid;
 
 mod hydraulics;
