@@ -118,8 +118,17 @@ fn follow_from_zero(
     let mut before: Option<(f64, Vec<f64>)> = None;
     let mut step = FIRST_STEP;
     while at < 1.0 {
-        let next = if at + step >= 1.0 - SMALLEST_STEP { 1.0 } else { at + step };
-        predict(solver, &solution, before.as_ref().map(|(l, w)| (at - l, w.as_slice())), next - at);
+        let next = if at + step >= 1.0 - SMALLEST_STEP {
+            1.0
+        } else {
+            at + step
+        };
+        predict(
+            solver,
+            &solution,
+            before.as_ref().map(|(l, w)| (at - l, w.as_slice())),
+            next - at,
+        );
         solver.set_work(lambda, next);
         match evaluate(solver) {
             Ok(()) => {

@@ -82,7 +82,9 @@ fn the_continuation_from_the_simplified_limiter_reaches_the_unsaturated_solution
     let path = result.summary.initialization.as_deref().expect("the path is reported");
     assert!(path.contains("homotopy continuation over λ from 0 to 1"), "{path}");
     // Without `homotopy`, the start value selects the saturated solution.
-    let direct = LIMITER.replace(", simplified = u)", ")").replace("homotopy(actual = ", "(");
+    let direct = LIMITER
+        .replace(", simplified = u)", ")")
+        .replace("homotopy(actual = ", "(");
     let direct = run(&direct, 1.0, true);
     assert_eq!(direct.value_at("y", 0.0), Some(10.0));
     assert_eq!(direct.summary.initialization, None);
@@ -145,7 +147,10 @@ fn the_continuation_walks_from_a_piecewise_linear_diode_to_the_exponential_one()
     let (v, i) = operating_point(1e-14);
     let tolerance = 1e-12;
     assert!((result.value_at("v", 0.0).unwrap() - v).abs() < tolerance, "v = {v}");
-    assert!((result.value_at("i", 0.0).unwrap() - i).abs() < tolerance * i, "i = {i}");
+    assert!(
+        (result.value_at("i", 0.0).unwrap() - i).abs() < tolerance * i,
+        "i = {i}"
+    );
     // q = i t.
     assert!((result.final_value("q").unwrap() - i).abs() < 1e-9 * i);
     let path = result.summary.initialization.expect("the path is reported");
@@ -157,12 +162,10 @@ fn a_path_too_steep_to_follow_falls_back_to_the_actual_problem_and_says_so() {
     // The simplified diode `i = v/R` meets the resistor at v = 5, where Is exp(v/Vt) is
     // 1e-12 e^200: the blend jumps to the exponential's root at a λ of about 1e-74, beyond any
     // step. The actual problem is solved directly instead, and the run says so.
-    let text = DIODE
-        .replace("Is = 1e-14", "Is = 1e-12")
-        .replace(
-            "simplified = smooth(0, if v > Vknee then (v - Vknee)/Ron else 0)",
-            "simplified = v/R",
-        );
+    let text = DIODE.replace("Is = 1e-14", "Is = 1e-12").replace(
+        "simplified = smooth(0, if v > Vknee then (v - Vknee)/Ron else 0)",
+        "simplified = v/R",
+    );
     let result = run_both(&text, 1.0, &["v", "i"]);
     let (v, _) = operating_point(1e-12);
     assert!((result.value_at("v", 0.0).unwrap() - v).abs() < 1e-12, "v = {v}");
@@ -176,20 +179,19 @@ fn a_path_too_steep_to_follow_falls_back_to_the_actual_problem_and_says_so() {
 #[test]
 fn flatten_keeps_the_call_and_explain_shows_the_blend_only_in_the_initialization() {
     let mut session = Session::with_sources(&[("m.eqm".to_string(), LIMITER.to_string())], &[], None);
-    let flat = session
-        .flatten(None, &eqm::ModelOptions::default())
-        .expect("flattens");
+    let flat = session.flatten(None, &eqm::ModelOptions::default()).expect("flattens");
     let text = flat.print();
     assert!(
         text.contains("y = homotopy(smooth(0, if u > uMax then uMax else if u < uMin then uMin else u), u);"),
         "{text}"
     );
-    let explained = session
-        .explain(None, &eqm::ModelOptions::default())
-        .expect("explains");
+    let explained = session.explain(None, &eqm::ModelOptions::default()).expect("explains");
     let (simulation, initialization) = explained
         .split_once("initialization:")
         .expect("an initialization section");
     assert!(!simulation.contains("homotopy"), "{simulation}");
-    assert!(initialization.contains("*$homotopy + u*(-$homotopy + 1.0)"), "{initialization}");
+    assert!(
+        initialization.contains("*$homotopy + u*(-$homotopy + 1.0)"),
+        "{initialization}"
+    );
 }
