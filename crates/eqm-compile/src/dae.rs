@@ -417,7 +417,9 @@ fn derivatives_in_when_conditions(flat: &mut FlatModel) {
         !vars.is_empty()
             && vars.iter().all(|v| {
                 let var = flat.var(*v);
-                var.variability == Variability::Continuous && var.ty == ScalarType::Real && !flat.is_top_level_input(var)
+                var.variability == Variability::Continuous
+                    && var.ty == ScalarType::Real
+                    && !flat.is_top_level_input(var)
             })
     };
     let mut replacement: eqm_ir::expr::FxHashMap<ExprId, ExprId> = Default::default();
@@ -449,7 +451,8 @@ fn derivatives_in_when_conditions(flat: &mut FlatModel) {
     }
     for w in &mut flat.whens {
         for b in &mut w.branches {
-            b.condition = eqm_ir::symbolic::substitute(&mut flat.exprs, b.condition, &|_, id| replacement.get(&id).copied());
+            b.condition =
+                eqm_ir::symbolic::substitute(&mut flat.exprs, b.condition, &|_, id| replacement.get(&id).copied());
         }
     }
 }

@@ -31,6 +31,7 @@ mod start_values;
 mod structure;
 mod sweep;
 mod system_dynamics;
+mod when_derivative;
 mod when_order;
 
 use eqm::{Model, ModelOptions, Session, SimulationResult};
