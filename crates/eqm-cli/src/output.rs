@@ -87,6 +87,9 @@ fn print_report(model: &Model, report: &RunReport) {
     for note in summary.events.notes.iter().chain(&summary.solver_notes) {
         eprintln!("  {note}");
     }
+    if let Some(path) = &summary.homotopy {
+        eprintln!("{path}");
+    }
 }
 
 /// Reports a usage error: the message, and the exit code of a usage error.

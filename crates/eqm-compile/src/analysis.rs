@@ -166,11 +166,16 @@ pub fn analyze(
         None => (None, None),
     };
     let mut dae = timings.time("events", || crate::events::extract(dae));
+    // The simulation runs the actual expressions of `homotopy`; the initialization, the blend.
+    let blended = crate::homotopy::split(&mut dae);
     let plan = timings.time("structural", || crate::plan::analyze(&mut dae))?;
     // The initialization may share the simulation system unless another form (the embedding
     // form, with other states) may be simulated.
     let shared = embedding.is_none();
-    let (init, mut init_warnings) = timings.time("initialization", || crate::init::analyze(&mut dae, &plan, shared))?;
+    let (init, mut init_warnings) = timings.time("initialization", || match blended {
+        Some(mut blended) => crate::init::analyze_with_homotopy(&mut blended),
+        None => crate::init::analyze(&mut dae, &plan, shared),
+    })?;
     warnings.append(&mut init_warnings);
     // The embedding form goes through the same last stages; when it cannot be sorted it is not
     // available (its diagnostics are dropped: the dummy-derivative form is simulated instead).
@@ -178,6 +183,8 @@ pub fn analyze(
         embedding.and_then(|mut e| {
             let static_choice_valid = e.static_choice_is_valid();
             let mut dae = crate::events::extract(e.dae);
+            // (The initialization is the dummy-derivative form's, built above.)
+            crate::homotopy::to_actual(&mut dae);
             let plan = crate::plan::analyze(&mut dae).ok()?;
             Some(EmbeddingForm {
                 dae,

@@ -323,6 +323,7 @@ fn introduced_variable(name: String, instance: flat::InstanceId, description: St
 
 /// Lowers a flat model to a DAE.
 pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
+    derivatives_in_when_conditions(&mut flat);
     let mut kinds = variable_kinds(&flat);
     let (mut equations, mut initial_equations) = lowered_equations(&flat);
     let (contains_der, der_nodes) = derivative_nodes(&flat.exprs, &equations);
@@ -364,6 +365,102 @@ pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
         eliminated,
         start_readers: Vec::new(),
         stage: Lowered,
+    }
+}
+
+/// `der(e)` in a when-condition of an expression `e` of continuous Real variables that the
+/// equations do not differentiate (`when der(v) < 0` with `v = sin(time)`): the condition reads
+/// a new variable `$derN` defined by the equation `$derN = der(e)`, so that `e` is differentiated
+/// like any derivative of the equations (index reduction differentiates the equations that
+/// determine it, as for a dummy derivative). `der` of anything else in a condition (a discrete
+/// variable, a parameter) stays, and building the program reports it (`E0602`).
+fn derivatives_in_when_conditions(flat: &mut FlatModel) {
+    let arena = &flat.exprs;
+    let mut seen = vec![false; arena.len()];
+    let mut stack = Vec::new();
+    // Each `der` node of a condition, with the when-clause it is first found in.
+    let mut found: Vec<(ExprId, flat::InstanceId, Span)> = Vec::new();
+    for w in &flat.whens {
+        for b in &w.branches {
+            stack.push(b.condition);
+            while let Some(e) = stack.pop() {
+                if std::mem::replace(&mut seen[e.0 as usize], true) {
+                    continue;
+                }
+                if let Node::Call(Callee::Builtin(Builtin::Der), _) = arena.get(e) {
+                    found.push((e, w.instance, w.span));
+                    continue;
+                }
+                stack.extend(arena.children(e));
+            }
+        }
+    }
+    if found.is_empty() {
+        return;
+    }
+    // The `der` nodes of the equations, which lowering handles already.
+    let mut in_equations = vec![false; arena.len()];
+    let mut seen = vec![false; arena.len()];
+    for eq in &flat.equations {
+        stack.extend([eq.lhs, eq.rhs]);
+        while let Some(e) = stack.pop() {
+            if std::mem::replace(&mut seen[e.0 as usize], true) {
+                continue;
+            }
+            if let Node::Call(Callee::Builtin(Builtin::Der), _) = arena.get(e) {
+                in_equations[e.0 as usize] = true;
+            }
+            stack.extend(arena.children(e));
+        }
+    }
+    let continuous = |flat: &FlatModel, e: ExprId| {
+        let Node::Call(_, args) = flat.exprs.get(e) else {
+            return false;
+        };
+        let mut vars = Vec::new();
+        for a in args {
+            flat.exprs.vars_in(*a, &mut vars);
+        }
+        !vars.is_empty()
+            && vars.iter().all(|v| {
+                let var = flat.var(*v);
+                var.variability == Variability::Continuous
+                    && var.ty == ScalarType::Real
+                    && !flat.is_top_level_input(var)
+            })
+    };
+    let mut replacement: eqm_ir::expr::FxHashMap<ExprId, ExprId> = Default::default();
+    for (der, instance, span) in found {
+        if in_equations[der.0 as usize] || !continuous(flat, der) {
+            continue;
+        }
+        let text = flat.expr_text(der);
+        let name = format!("$der{}", replacement.len() + 1);
+        let v = VarId(flat.variables.len() as u32);
+        flat.variables.push(introduced_variable(
+            name,
+            instance,
+            format!("`{text}` in a when-condition"),
+            span,
+        ));
+        let lhs = flat.exprs.var(v);
+        flat.equations.push(flat::Equation {
+            lhs,
+            rhs: der,
+            origin: flat::Origin::Equation { instance },
+            span,
+            array: None,
+        });
+        replacement.insert(der, lhs);
+    }
+    if replacement.is_empty() {
+        return;
+    }
+    for w in &mut flat.whens {
+        for b in &mut w.branches {
+            b.condition =
+                eqm_ir::symbolic::substitute(&mut flat.exprs, b.condition, &|_, id| replacement.get(&id).copied());
+        }
     }
 }
 

@@ -98,6 +98,23 @@ pub fn analyze(
     if shared && let Some(shared) = shared_with_simulation(dae, simulation) {
         return Ok(shared);
     }
+    own_system(dae, Some(simulation))
+}
+
+/// Builds and analyses the initial system of `blended`, the DAE whose `homotopy` calls blend
+/// their arguments with the variable `$homotopy` (see [`crate::homotopy::split`]). Its system
+/// is always its own: the simulation's equations hold the actual expressions only, so neither
+/// the simulation system nor its plan can stand for it.
+pub fn analyze_with_homotopy(blended: &mut Dae<Hybrid>) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
+    own_system(blended, None)
+}
+
+/// The initial system of `dae` as a DAE of its own, analysed; with the `simulation` plan to
+/// reuse when the initial system is the simulation system with every state given.
+fn own_system(
+    dae: &mut Dae<Hybrid>,
+    simulation: Option<&Plan>,
+) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (mut init, has_delays) = initialization_dae(dae);
     let n_model = init.equations.len();
     free_parameters(&mut init);
@@ -108,7 +125,9 @@ pub fn analyze(
     let (fixed, candidates, n_fixed) = start_equations(&mut init);
     // (Not with delays: the simulation's blocks read the delayed values, which the
     // initialization replaces by their expressions.)
-    if !has_delays && is_simulation_system_with_starts(&init, n_model, &fixed) {
+    if let Some(simulation) = simulation.filter(|_| !has_delays)
+        && is_simulation_system_with_starts(&init, n_model, &fixed)
+    {
         // Every state is given and nothing else is: the simulation plan already causalises
         // the rest, so it is reused instead of solving and matching the system a second time.
         let plan = reuse_simulation_plan(&mut init, n_model, simulation);

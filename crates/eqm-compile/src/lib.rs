@@ -3,7 +3,8 @@
 //! Input: a [`eqm_ir::flat::FlatModel`]. The passes run in this order: DAE lowering ([`dae`]),
 //! start values that read other variables' start values rewritten ([`starts`]), alias
 //! elimination ([`alias`]), index reduction ([`index`]), event extraction ([`events`]),
-//! causalisation ([`plan`]), the initialization problem ([`init`]), the executable program
+//! causalisation ([`plan`]), `homotopy` split into the simulation's actual expressions and the
+//! initialization's continuation ([`homotopy`]), the initialization problem ([`init`]), the executable program
 //! ([`exec`]) and, on demand, its symbolic Jacobian ([`jacobian`]). The structure graph these
 //! passes share (the unknowns, the rows of each equation, the bipartite graph) is in
 //! [`structure`], below all of them, so that no pass imports from a later one. Output: an
@@ -22,6 +23,7 @@ pub mod events;
 pub mod exec;
 pub mod explain;
 pub mod graphview;
+pub mod homotopy;
 pub mod index;
 pub mod init;
 pub mod jacobian;

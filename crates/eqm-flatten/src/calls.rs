@@ -624,7 +624,7 @@ fn ref_text(c: &ast::ComponentRef) -> Cow<'_, str> {
 }
 
 /// The names of the operators [`Flattener::rewritten_call`] turns into other expressions.
-const REWRITTEN: &[&str] = &["homotopy", "semiLinear", "Integer", "String", "cardinality"];
+const REWRITTEN: &[&str] = &["semiLinear", "Integer", "String", "cardinality"];
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// `Integer(e)` of an enumeration value (its position; enumerations are Integers already)
@@ -764,8 +764,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         ))
     }
 
-    /// The operators that are other expressions: `homotopy(actual, simplified)` is `actual`
-    /// (the initialization solves the actual equations; `simplified` is only checked), and
+    /// The operators whose arguments are given by name: `homotopy(actual, simplified)` is the
+    /// built-in call with its arguments in that order, element by element for arrays (the
+    /// compiler decides what it means where: see `eqm_compile::homotopy`), and
     /// `semiLinear(x, kp, kn)` is `smooth(0, if x >= 0 then kp*x else kn*x)` (continuous, so no
     /// events). `None` when `name` is neither; `Some(None)` after a diagnostic.
     fn rewritten_call(
@@ -816,7 +817,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let scalar = |v: &Value| v.elements().first().copied();
         Some(match name {
-            "homotopy" => Some(values.swap_remove(0)),
+            "homotopy" => {
+                let simplified = values.pop()?;
+                let actual = values.pop()?;
+                if actual.dims() != simplified.dims() {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        "`homotopy` needs `actual` and `simplified` of the same size",
+                        e.span,
+                        "sizes differ",
+                    ));
+                    return Some(None);
+                }
+                let elements: Vec<_> = actual
+                    .elements()
+                    .into_iter()
+                    .zip(simplified.elements())
+                    .map(|(a, s)| self.model.exprs.builtin(Builtin::Homotopy, vec![a, s]))
+                    .collect();
+                match actual {
+                    Value::Scalar(..) => elements.first().map(|h| Value::Scalar(*h, ScalarType::Real)),
+                    Value::Array(dims, _, _) => Some(Value::Array(dims, elements, ScalarType::Real)),
+                    _ => None,
+                }
+            }
             _ => {
                 let (Some(x), Some(kp), Some(kn)) = (scalar(&values[0]), scalar(&values[1]), scalar(&values[2])) else {
                     return Some(None);

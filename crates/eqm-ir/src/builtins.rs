@@ -137,6 +137,7 @@ builtins! {
     Mod = "mod", 2..=2, EventMath, Eval::Binary(modulo), D::Rule(d_mod);
     Rem = "rem", 2..=2, EventMath, Eval::Binary(remainder), D::Rule(d_rem);
     Div = "div", 2..=2, EventMath, Eval::Binary(truncated_div), D::Zero;
+    Homotopy = "homotopy", 2..=2, Math, Eval::Binary(homotopy_actual), D::Rule(d_homotopy);
     Der = "der", 1..=1, Operator, Eval::None, D::None;
     Pre = "pre", 1..=1, Operator, Eval::None, D::None;
     Edge = "edge", 1..=1, Operator, Eval::None, D::None;
@@ -349,6 +350,15 @@ fn branchwise(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId], op: BinOp
     Some(arena.if_then_else(c, *dx, *dy))
 }
 
+/// `homotopy(actual, simplified)` differentiates argument by argument, so that a differentiated
+/// equation keeps its simplified form for the initialization.
+fn d_homotopy(arena: &mut dyn ExprBuilder, _a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
+    match d {
+        [actual, simplified] => Some(arena.builtin(Builtin::Homotopy, vec![*actual, *simplified])),
+        _ => None,
+    }
+}
+
 fn d_min(arena: &mut dyn ExprBuilder, a: &[ExprId], d: &[ExprId]) -> Option<ExprId> {
     branchwise(arena, a, d, BinOp::Le)
 }
@@ -393,6 +403,12 @@ pub fn sign(x: f64) -> f64 {
 }
 
 /// Modelica's `min`, with NaN propagating (as Cranelift's `fmin` does), so both back ends agree.
+/// The value of `homotopy(actual, simplified)` outside the initialization's continuation: the
+/// actual expression (the compiler blends the two only in the initialization's own system).
+pub fn homotopy_actual(actual: f64, _simplified: f64) -> f64 {
+    actual
+}
+
 pub fn min(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN

@@ -8,6 +8,8 @@
 //! in the model's instance, whose discrete values and first guesses it also sets); or a
 //! [`SimError`]. It does not integrate.
 
+mod continuation;
+
 use crate::instance::Instance;
 use crate::interp::OdeRhs;
 use crate::run::{RecoveryNote, RunOptions, SimError, instance};
@@ -42,8 +44,20 @@ pub fn initial_states(
     init: Option<&ExecProgram>,
     options: &RunOptions,
 ) -> Result<Initial, SimError> {
+    initial_states_reported(model, init, options, &mut None)
+}
+
+/// [`initial_states`], with the path of the homotopy continuation (for `-v`) written to
+/// `report` when the initialization's equations call `homotopy`: from the simplified problem
+/// (λ = 0) to the actual one (λ = 1), see [`continuation`].
+pub fn initial_states_reported(
+    model: &mut Instance<'_>,
+    init: Option<&ExecProgram>,
+    options: &RunOptions,
+    report: &mut Option<String>,
+) -> Result<Initial, SimError> {
     match init {
-        Some(init) => solve_initialization(model, init, options),
+        Some(init) => solve_initialization(model, init, options, report),
         None => at_start_values(model, options),
     }
 }
@@ -95,11 +109,23 @@ fn at_start_values(model: &mut Instance<'_>, options: &RunOptions) -> Result<Ini
     Ok((x0, Vec::new(), recoveries))
 }
 
-/// The initialization program solved with relations made consistent with its solution.
+/// The work slot of the homotopy parameter λ in the initialization program, when its equations
+/// call `homotopy`.
+fn lambda_slot(init: &ExecProgram) -> Option<u32> {
+    let v = init.symbols().lookup(eqm_compile::homotopy::LAMBDA)?;
+    match init.slot_of(v)? {
+        Slot::Work(k) => Some(k),
+        _ => None,
+    }
+}
+
+/// The initialization program solved with relations made consistent with its solution; the
+/// path of the homotopy continuation, when it took one, goes to `report`.
 fn solve_initialization(
     model: &mut Instance<'_>,
     init: &ExecProgram,
     options: &RunOptions,
+    report: &mut Option<String>,
 ) -> Result<Initial, SimError> {
     let start = options.start;
     let mut solver = instance(init, options)?;
@@ -136,12 +162,29 @@ fn solve_initialization(
         set_relations(model, Some((&mut solver, &link)), &d);
     }
     settle_previous(model, Some((&mut solver, &link)), start, &x_start, &mut dx);
+    let lambda = lambda_slot(init);
     for pass in 0..PASSES {
-        let mut none: [f64; 0] = [];
         solver.interpreter().clear_recoveries();
-        solver
-            .rhs(start, &[], &mut none)
-            .map_err(|f| failed_at_start(init, start, "the initial values could not be computed", &f))?;
+        let mut evaluate = |solver: &mut Instance<'_>| {
+            let mut none: [f64; 0] = [];
+            solver.rhs(start, &[], &mut none)
+        };
+        match lambda {
+            // The first pass follows the homotopy from the simplified problem; later passes
+            // (with other relations) start from its solution at λ = 1.
+            Some(lambda) if pass == 0 => {
+                let path = continuation::follow(&mut solver, lambda, &mut evaluate).map_err(|lost| {
+                    let message = format!(
+                        "the homotopy continuation of the initialization could not go on from λ = {}",
+                        eqm_diag::text::format_number(lost.lambda)
+                    );
+                    failed_at_start(init, start, &message, &lost.failure)
+                })?;
+                *report = Some(path.describe());
+            }
+            _ => evaluate(&mut solver)
+                .map_err(|f| failed_at_start(init, start, "the initial values could not be computed", &f))?,
+        }
         let (x0, determined) = take_solution(model, &solver, &link, &handed_over, &x_start)?;
         if surfaces.is_empty() || pass + 1 == PASSES {
             return Ok((x0, determined, recovery_notes(init, &mut solver)));

@@ -113,6 +113,9 @@ pub struct Summary {
     /// method's stability limit (`W0702`), assertions of level warning that stopped holding
     /// (`W0701`).
     pub warnings: Vec<Diagnostic>,
+    /// How the initialization was solved when it took a path worth telling (the homotopy
+    /// continuation of a model that calls `homotopy`), for `-v`.
+    pub homotopy: Option<String>,
 }
 
 /// A block of equations that plain Newton did not solve, and how it was solved, for `-v`.

@@ -31,7 +31,7 @@ pub use jacobian::{default_gain, prepare};
 
 use crate::failure::{failure_point, hybrid_failure, integration_failure, stability_warning};
 use crate::hybrid::{EventStats, HybridModel, HybridOutcome};
-use crate::initial::initial_states;
+use crate::initial::initial_states_reported;
 use crate::instance::Instance;
 use crate::interp::OdeRhs;
 use crate::native::NativeCode;
@@ -83,6 +83,7 @@ pub fn simulate_with(
         x0,
         invariants,
         initialization,
+        homotopy,
     } = prepare_run(program, init, options, native)?;
     let mut stepper = eqm_integrators::stepper_for(&options.method, &integrator_options(program, options, &x0));
     let mut warnings: Vec<Diagnostic> = stability_warning(&mut model, options.start, &x0, options)
@@ -126,6 +127,7 @@ pub fn simulate_with(
         terminated: ending.terminated,
         solver_notes: stepper.notes(),
         initialization,
+        homotopy,
         switched: ending.switched,
         warnings,
         invariants: invariants.map(|mut r| {
@@ -156,6 +158,8 @@ struct Prepared<'p> {
     invariants: Option<InvariantReport>,
     /// The blocks of the initialization plain Newton did not solve.
     initialization: Vec<RecoveryNote>,
+    /// The path of the initialization, when worth telling.
+    homotopy: Option<String>,
 }
 
 /// The two instances of a run: the integrator's, at the consistent initial values with its
@@ -175,7 +179,8 @@ fn prepare_run<'p>(
     // compiled code instead of compiling it again.
     let mut rows = first.clone();
     let mut model = ModelOde::new(first);
-    let (x0, determined, initialization) = initial_states(&mut model.instance, init, options)?;
+    let mut homotopy = None;
+    let (x0, determined, initialization) = initial_states_reported(&mut model.instance, init, options, &mut homotopy)?;
     let mut invariants = None;
     if !program.invariants().is_empty() {
         let (projector, report) = jacobian::projector(&mut model.instance, options, &x0)?;
@@ -210,6 +215,7 @@ fn prepare_run<'p>(
         x0,
         invariants,
         initialization,
+        homotopy,
     })
 }
 

@@ -13,6 +13,7 @@ mod diagram;
 mod discrete;
 mod fixed_step;
 mod friction;
+mod homotopy;
 mod hybrid;
 
 mod hydraulics;
@@ -32,6 +33,7 @@ mod structure;
 mod subscripts;
 mod sweep;
 mod system_dynamics;
+mod when_derivative;
 mod when_order;
 
 use eqm::{Model, ModelOptions, Session, SimulationResult};

@@ -1,0 +1,78 @@
+//! `der(e)` in a when-condition of variables the equations do not differentiate: the
+//! derivative comes from differentiating the equations that determine `e`, and the event is
+//! where it crosses, checked against closed forms on both back ends.
+
+use crate::compile;
+use eqm::{ModelOptions, RunSettings, Session};
+
+/// The runs of `text` to `stop` by native code and by the interpreter, which agree bit for bit.
+fn run_both(text: &str, stop: f64) -> eqm::SimulationResult {
+    let settings = RunSettings {
+        stop: Some(stop),
+        rtol: Some(1e-10),
+        atol: Some(1e-10),
+        ..RunSettings::default()
+    };
+    let native = compile(text).simulate(&settings).expect("runs");
+    let interpreted = compile(text)
+        .simulate(&RunSettings {
+            interpreter: true,
+            ..settings
+        })
+        .expect("runs");
+    assert_eq!(native.time(), interpreted.time());
+    for c in native.columns() {
+        assert_eq!(native.column(&c.name), interpreted.column(&c.name), "{}", c.name);
+    }
+    native
+}
+
+#[test]
+fn der_of_an_algebraic_variable_in_a_when_condition_fires_where_it_changes_sign() {
+    // der(sin t) = cos t < 0 first at t = pi/2; der(2 sin t) = 2 cos t < -1 first at 2 pi/3.
+    let result = run_both(
+        "model M
+  Real v;
+  discrete Real t1(start = -1, fixed = true);
+  discrete Real t2(start = -1, fixed = true);
+equation
+  v = sin(time);
+  when der(v) < 0 then
+    t1 = time;
+  end when;
+  when der(2*v) < -1 then
+    t2 = time;
+  end when;
+end M;
+",
+        3.0,
+    );
+    let t1 = result.final_value("t1").unwrap();
+    let t2 = result.final_value("t2").unwrap();
+    assert!((t1 - std::f64::consts::FRAC_PI_2).abs() < 1e-9, "t1 = {t1}");
+    assert!((t2 - 2.0 * std::f64::consts::FRAC_PI_3).abs() < 1e-9, "t2 = {t2}");
+    assert_eq!(result.value_at("t1", 1.5), Some(-1.0));
+}
+
+#[test]
+fn der_of_a_discrete_variable_in_a_when_condition_is_still_refused_with_the_reason() {
+    let text = "model M
+  discrete Real k(start = 0, fixed = true);
+  discrete Real t1(start = -1, fixed = true);
+equation
+  when sample(0, 1) then
+    k = pre(k) + 1;
+  end when;
+  when der(k) > 0 then
+    t1 = time;
+  end when;
+end M;
+";
+    let mut session = Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
+    assert!(session.compile(None, &ModelOptions::default()).is_none());
+    let rendered = session.render_diagnostics(false);
+    assert!(
+        rendered.contains("E0602") && rendered.contains("der(...) of something that is not a state"),
+        "{rendered}"
+    );
+}
