@@ -13,6 +13,9 @@ use eqm::{ModelOptions, Session};
 use eqm_testkit::models::{component_chain, extends_chain};
 use std::time::Instant;
 
+/// A model text of a given depth.
+type Generator = fn(usize) -> String;
+
 /// Checks model `M1` of `text`: the total time in ms and the time of each stage.
 fn check(text: String) -> (f64, String) {
     eqm_syntax::stack::with_compiler_stack(move || {
@@ -43,7 +46,7 @@ fn main() {
             given
         }
     };
-    let shapes: [(&str, fn(usize) -> String); 2] = [("components", component_chain), ("extends", extends_chain)];
+    let shapes: [(&str, Generator); 2] = [("components", component_chain), ("extends", extends_chain)];
     for (shape, generate) in shapes {
         let mut previous: Option<(usize, f64)> = None;
         for &depth in &depths {

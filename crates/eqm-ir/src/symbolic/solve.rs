@@ -190,7 +190,7 @@ pub fn unsolvable_leaves(simplifier: &mut Simplifier, arena: &mut ExprArena, lhs
     for &e in order.iter().rev() {
         let node = arena.get(e);
         let is_below = below.contains_key(&e);
-        if is_below && matches!(node, Node::Var(_)) || is_below && is_symbol_operator(node) {
+        if is_below && (matches!(node, Node::Var(_)) || is_symbol_operator(node)) {
             found.push(e);
         }
         if is_symbol_operator(node) {
