@@ -12,6 +12,7 @@ mod delay;
 mod diagram;
 mod fixed_step;
 mod friction;
+mod function_loops;
 mod hybrid;
 
 mod hydraulics;
