@@ -7,9 +7,11 @@
 //! Prints the wall time of each stage of `Session::check`, the rest of its time (the run of the
 //! initialization, with the symbolic Jacobian it builds) and the ratio t(2n)/t(n) of the whole
 //! check. Goal: a ratio near 4 (the flat size). Flattening once took time n^4 (each element
-//! of an n x n matrix evaluated the whole constructor again) and now meets it; `structural` and
-//! the initialization run (the symbolic Jacobian differentiates each sum once per variable it
-//! reads) still grow faster, about n^3.
+//! of an n x n matrix evaluated the whole constructor again); `structural` solved every row
+//! `g[i] = tanh(...)` once for each of the n unknowns it reads, and the symbolic Jacobian of the
+//! initialization run differentiated each row once per variable, both about n^3. Now a row is
+//! walked once for the unknowns it cannot be solved for, and differentiated once in reverse
+//! mode for all its variables.
 
 use eqm::{ModelOptions, Session};
 use eqm_testkit::models::dense_network;

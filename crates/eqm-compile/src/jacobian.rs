@@ -24,7 +24,7 @@ use crate::exec::{ExecProgram, Instr, LoopBlock};
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{Callee, ExprArena, ExprId, Node};
 use eqm_ir::slot::Slot;
-use eqm_ir::symbolic::diff_var;
+use eqm_ir::symbolic::{Simplifier, gradient};
 
 pub use crate::exec::jacobian::{ExecJacobian, InvariantRow, LoopTangent, TangentStep, Term};
 
@@ -131,6 +131,7 @@ pub fn build(
         arena,
         slot_of: &slot_of,
         partials: Vec::new(),
+        simplifier: Simplifier::new(),
     };
     // Work slots assigned by an expression without a symbolic derivative (a user function of a
     // varying value, in a sensor's output or a variable only written to the result): harmless
@@ -231,6 +232,8 @@ struct Partials<'a> {
     arena: &'a mut ExprArena,
     slot_of: &'a [Option<Slot>],
     partials: Vec<ExprId>,
+    /// Shared by every row, so the subexpressions rows have in common are simplified once.
+    simplifier: Simplifier,
 }
 
 impl Partials<'_> {
@@ -241,34 +244,37 @@ impl Partials<'_> {
 
     /// The chain rule terms of `root`: its partial derivative with respect to every leaf it
     /// reads whose slot has a tangent, except `skip` (the unknown of an implicit equation,
-    /// whose partial is its derivative). `None` when one cannot be built.
+    /// whose partial is its derivative), all from one reverse pass over `root`
+    /// ([`eqm_ir::symbolic::gradient`]), so a row reading n values costs its size, not n walks
+    /// of it. `None` when one cannot be built.
     fn terms(&mut self, root: ExprId, has_tangent: &dyn Fn(Slot) -> bool, skip: Option<Slot>) -> Option<Vec<Term>> {
-        let mut leaves: Vec<(Slot, ExprId)> = Vec::new();
-        let stop = |e: ExprId| eqm_ir::symbolic::is_symbol_operator(self.arena.get(e));
-        for e in eqm_ir::symbolic::reachable(self.arena, root, &stop) {
-            let slot = match self.arena.get(e) {
-                Node::Var(v) => self.slot_of.get(v.0 as usize).copied().flatten(),
-                Node::Call(Callee::Builtin(Builtin::Der), args) => match args.first().map(|a| self.arena.get(*a)) {
-                    Some(Node::Var(v)) => match self.slot_of.get(v.0 as usize).copied().flatten() {
+        let slot_of = self.slot_of;
+        let leaf_slot = |arena: &ExprArena, e: ExprId| -> Option<Slot> {
+            let slot = match arena.get(e) {
+                Node::Var(v) => slot_of.get(v.0 as usize).copied().flatten(),
+                Node::Call(Callee::Builtin(Builtin::Der), args) => match args.first().map(|a| arena.get(*a)) {
+                    Some(Node::Var(v)) => match slot_of.get(v.0 as usize).copied().flatten() {
                         Some(Slot::State(i)) => Some(Slot::Der(i)),
                         _ => None,
                     },
                     _ => None,
                 },
                 _ => None,
-            };
-            if let Some(slot) = slot
-                && has_tangent(slot)
-                && Some(slot) != skip
-            {
-                leaves.push((slot, e));
-            }
-        }
+            }?;
+            (has_tangent(slot) && Some(slot) != skip).then_some(slot)
+        };
+        let partials = gradient(self.arena, &mut self.simplifier, root, &|arena, e| {
+            leaf_slot(arena, e).is_some()
+        })
+        .ok()?;
+        let mut leaves: Vec<(Slot, ExprId)> = partials
+            .into_iter()
+            .filter_map(|(leaf, d)| leaf_slot(self.arena, leaf).map(|slot| (slot, d)))
+            .collect();
         // Slot order makes the sums (and so the results) independent of expression ids.
         leaves.sort_unstable();
         let mut terms = Vec::with_capacity(leaves.len());
-        for (slot, leaf) in leaves {
-            let d = diff_var(self.arena, root, leaf).ok()?;
+        for (slot, d) in leaves {
             if self.arena.literal(d) != Some(0.0) {
                 let partial = self.push(d);
                 terms.push(Term { slot, partial });

@@ -19,7 +19,7 @@ use crate::events::Hybrid;
 use crate::structure::{LeafIndex, algorithm_rows_of, equation_unknowns, internal, internal_text, unknown_leaf};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{ExprId, VarId};
-use eqm_ir::symbolic::{Condition, Simplifier, Solution, solve_for_unsimplified};
+use eqm_ir::symbolic::{Condition, FxHashSet, Simplifier, Solution, solve_for_unsimplified, unsolvable_leaves};
 use eqm_structural::blt::blt;
 use eqm_structural::incidence::{EdgeKind, EqIdx, IncidenceBuilder, VarIdx};
 use eqm_structural::matching::{maximum_matching, singular_parts};
@@ -94,6 +94,10 @@ pub fn analyze(dae: &mut Dae<Hybrid>) -> Result<Plan, Vec<Diagnostic>> {
     analyze_system(dae, unknowns, false)
 }
 
+/// Up to how many unknowns an equation is solved for each of them without first finding, in one
+/// walk, those it cannot be solved for.
+const SOLVE_EACH_UP_TO: usize = 8;
+
 /// Builds the plan of `dae.equations` (plus one row per output of each algorithm section,
 /// initial ones included when `initial_algorithms`) for the given unknowns.
 pub(crate) fn analyze_system<S>(
@@ -123,7 +127,21 @@ pub(crate) fn analyze_system<S>(
         .reserve(2 * incident.iter().map(Vec::len).sum::<usize>() + 2 * unknowns.len());
     for (eq, found) in dae.equations.iter().zip(incident) {
         let mut edges = Vec::with_capacity(found.len());
+        // An equation of many unknowns (a row of a dense matrix product) is walked once for the
+        // unknowns it cannot be solved for, instead of once per unknown; a short one costs
+        // little either way and keeps the cheaper paths of solving.
+        let unsolvable = if found.len() > SOLVE_EACH_UP_TO {
+            unsolvable_leaves(&mut simplifier, &mut dae.flat.exprs, eq.lhs, eq.rhs)
+                .into_iter()
+                .collect()
+        } else {
+            FxHashSet::default()
+        };
         for u in found {
+            if unsolvable.contains(&leaves[u]) {
+                edges.push((VarIdx(u as u32), EdgeKind::Implicit));
+                continue;
+            }
             let kind = match solve_for_unsimplified(&mut simplifier, &mut dae.flat.exprs, eq.lhs, eq.rhs, leaves[u]) {
                 // A division by a parameter expression (`m*der(v) = f`) is accepted: parameters
                 // are checked once when the simulation starts. A condition on unknowns would

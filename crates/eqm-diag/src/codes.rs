@@ -206,6 +206,12 @@ pub static CODES: &[CodeInfo] = &[
         "The file ends before the class or construct being read is complete",
     ),
     code(
+        "E0112",
+        Error,
+        Syntax,
+        "Classes nested more than 1000 levels deep (a class inside a class inside a class, and so on)",
+    ),
+    code(
         "E0201",
         Error,
         Names,

@@ -48,6 +48,13 @@ pub(crate) struct Caches<'a> {
     /// instead of evaluating the whole constructor again, which made an n x n matrix cost n^4.
     /// `None` outside an array component, so that no value outlives the elements it is for.
     pub(crate) array_bindings: Option<FxHashMap<BindingKey, Rc<Value>>>,
+    /// The instances being instantiated, innermost last, each with whether it and every one
+    /// below it is the parent of the next (so that the list is the chain of enclosing
+    /// instances), and the same instances by class: the check that a component does not
+    /// contain its own class then costs one lookup instead of a walk up the nesting, which
+    /// made a chain of n nested components cost n^2.
+    pub(crate) instantiating: Vec<(flat::InstanceId, bool)>,
+    pub(crate) instantiating_by_class: FxHashMap<ClassId, Vec<flat::InstanceId>>,
 }
 
 /// What identifies the value of a binding while the elements of one array are made: the
@@ -66,6 +73,8 @@ impl Caches<'_> {
             no_attributes: flat::Attributes::default(),
             recent_attributes: vec![None; 256],
             array_bindings: None,
+            instantiating: Vec::new(),
+            instantiating_by_class: FxHashMap::default(),
         }
     }
 }

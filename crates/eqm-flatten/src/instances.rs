@@ -14,6 +14,7 @@ use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
+use eqm_ir::expr::FxHashSet;
 use eqm_ir::flat::{self, InstanceId};
 use eqm_syntax::ast;
 use std::rc::Rc;
@@ -84,7 +85,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let errors = self.diagnostics.len();
         let mut collected = ClassLayout::default();
-        self.collect(class, Modifier::default(), &mut collected, &mut Vec::new());
+        self.collect(class, Modifier::default(), &mut collected, &mut FxHashSet::default());
         let mut elements = std::mem::take(&mut collected.elements);
         let mut by_name: Vec<(NameKey, &'a str, usize)> = Vec::with_capacity(elements.len());
         let mut seen = std::collections::BTreeMap::new();
@@ -132,13 +133,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// `path` holds the classes whose `extends` clauses are being followed: a class met again on
     /// it extends itself. Inheritance chains of any length are fine (libraries nest deeper than
     /// any fixed bound one might pick), and a class reached twice on different paths (a diamond)
-    /// is no cycle. Checking the path costs its length per class, which real chains keep short.
+    /// is no cycle. The path is a set, so that checking it costs the same at any depth (a list
+    /// made a chain of n `extends` levels cost n^2).
     fn collect(
         &mut self,
         class: ClassId,
         extends_modifier: Modifier<'a>,
         out: &mut ClassLayout<'a>,
-        path: &mut Vec<ClassId>,
+        path: &mut FxHashSet<ClassId>,
     ) {
         if path.contains(&class) {
             let def = self.table.get(class).def;
@@ -164,9 +166,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             match self.table.lookup(entry.parent.unwrap_or(class), base) {
                 Ok(TypeRef::Class(b)) => {
-                    path.push(class);
+                    path.insert(class);
                     self.collect(b, modifier, out, path);
-                    path.pop();
+                    path.remove(&class);
                 }
                 Ok(TypeRef::Builtin(_)) => {}
                 Err(_) => self.unknown_class(entry.parent.unwrap_or(class), base),
@@ -198,9 +200,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                             .merge(&Modifier::from_class_modification(m, scope)),
                                         None => extends_modifier.clone(),
                                     };
-                                    path.push(class);
+                                    path.insert(class);
                                     self.collect(base, modifier, out, path);
-                                    path.pop();
+                                    path.remove(&class);
                                     // `extends Board(redeclare model Ctl = PI)` redeclares a
                                     // class of the base, over the base's own redeclarations.
                                     if let Some(m) = &x.modification {

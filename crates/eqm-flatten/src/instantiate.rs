@@ -23,6 +23,27 @@ use std::rc::Rc;
 impl<'t, 'a> Flattener<'t, 'a> {
     /// Instantiates every element of `instance`, then its equations.
     pub(crate) fn instantiate(&mut self, instance: InstanceId) {
+        let parent = self.model.instances[instance.0 as usize].parent;
+        let class = self.instances[instance.0 as usize].class;
+        let chain = match self.caches.instantiating.last() {
+            None => parent.is_none(),
+            Some(&(below, chain)) => chain && parent == Some(below),
+        };
+        self.caches.instantiating.push((instance, chain));
+        self.caches
+            .instantiating_by_class
+            .entry(class)
+            .or_default()
+            .push(instance);
+        self.instantiate_contents(instance);
+        self.caches.instantiating.pop();
+        if let Some(list) = self.caches.instantiating_by_class.get_mut(&class) {
+            list.pop();
+        }
+    }
+
+    /// The work of [`Self::instantiate`].
+    fn instantiate_contents(&mut self, instance: InstanceId) {
         let layout = self.instances[instance.0 as usize].layout.clone();
         self.check_modifier_targets(instance);
         for k in 0..layout.elements.len() {
@@ -656,9 +677,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// The instance, `instance` itself or one enclosing it, whose class is `class`: a component
     /// of that class inside it would contain itself, and instantiating it would never end.
-    /// Walking up the parents costs the nesting depth per component, which real models keep
-    /// small.
+    /// While `instance` is the innermost instance being instantiated and the instances being
+    /// instantiated are the chain enclosing it (always, unless a lookup instantiates a member
+    /// of an outer instance early), the answer is the innermost of them of that class; else it
+    /// walks up the parents.
     fn enclosing_instance_of(&self, instance: InstanceId, class: ClassId) -> Option<InstanceId> {
+        if let Some(&(innermost, true)) = self.caches.instantiating.last()
+            && innermost == instance
+        {
+            return self
+                .caches
+                .instantiating_by_class
+                .get(&class)
+                .and_then(|list| list.last().copied());
+        }
         let mut current = Some(instance);
         while let Some(i) = current {
             if self.instances[i.0 as usize].class == class {

@@ -17,6 +17,11 @@ use eqm_diag::source::Span;
 /// input (generated or hostile) gets diagnostic E0106 instead of a stack overflow later.
 pub const MAX_EXPR_DEPTH: u32 = 1000;
 
+/// The deepest nesting of classes the front end accepts (E0112 beyond): the later stages name
+/// every class by its full dotted name, so memory grows with the square of the nesting. Real
+/// libraries nest a handful of levels.
+pub const MAX_CLASS_DEPTH: usize = 1000;
+
 /// An identifier with its location.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ident {

@@ -88,6 +88,9 @@ pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic
         drop_consequences(&mut syntax, &diagnostics, text, lexer.unterminated);
         diagnostics.append(&mut repair_diagnostics);
         diagnostics.append(&mut syntax);
+        if let Some(stored) = &stored {
+            diagnostics.extend(too_deep_class(stored));
+        }
         eqm_diag::sort(&mut diagnostics);
         let stored = stored.unwrap_or_else(|| StoredDefinition {
             within: None,
@@ -97,6 +100,40 @@ pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic
         return (stored, diagnostics);
     }
     unreachable!("the repair loop returns once the rounds are used up")
+}
+
+/// E0112 for the first class (in the order of the file) nested more than [`MAX_CLASS_DEPTH`]
+/// levels deep, found by an iterative walk. Every later stage names each class by its full
+/// dotted name, so n nested classes take memory n^2: 30 000 of them need gigabytes.
+fn too_deep_class(stored: &StoredDefinition) -> Option<Diagnostic> {
+    let mut stack: Vec<(&ClassDef, usize)> = stored.classes.iter().rev().map(|c| (c, 1)).collect();
+    while let Some((class, depth)) = stack.pop() {
+        if depth > MAX_CLASS_DEPTH {
+            return Some(
+                Diagnostic::error(
+                    "E0112",
+                    format!("classes nested too deeply (more than {MAX_CLASS_DEPTH} levels)"),
+                    class.name.span,
+                    "this class is too deep",
+                )
+                .with_help("write the classes one after another, or in fewer levels of packages"),
+            );
+        }
+        if let ClassBody::Long { sections, .. } = &class.body {
+            let nested = sections.iter().flat_map(|section| match section {
+                Section::Elements { elements, .. } => elements.as_slice(),
+                _ => &[],
+            });
+            let nested: Vec<&ClassDef> = nested
+                .filter_map(|element| match element {
+                    Element::Class(def) => Some(&**def),
+                    _ => None,
+                })
+                .collect();
+            stack.extend(nested.into_iter().rev().map(|c| (c, depth + 1)));
+        }
+    }
+    None
 }
 
 /// For each offset in `offsets` (sorted; each a token start or the end of the last token), the

@@ -45,6 +45,33 @@ pub fn nested_classes(depth: usize) -> String {
     text
 }
 
+/// A chain of `depth` component levels, `model M1 M2 m; end M1; model M2 M3 m; end M2; ...`,
+/// the innermost with the state `x`, `der(x) = -x`; the model to check is `M1`, whose variable
+/// is `m.m. ... .m.x` (`depth - 1` times `m.`).
+pub fn component_chain(depth: usize) -> String {
+    let mut text = String::new();
+    for i in 1..depth {
+        text.push_str(&format!("model M{i} M{} m; end M{i};\n", i + 1));
+    }
+    text.push_str(&format!(
+        "model M{depth} Real x(start = 1, fixed = true); equation der(x) = -x; end M{depth};\n"
+    ));
+    text
+}
+
+/// A chain of `depth` classes, each extending the next (`model M1 extends M2; end M1; ...`), the
+/// last with the state `x`, `der(x) = -x`; the model to check is `M1`.
+pub fn extends_chain(depth: usize) -> String {
+    let mut text = String::new();
+    for i in 1..depth {
+        text.push_str(&format!("model M{i} extends M{}; end M{i};\n", i + 1));
+    }
+    text.push_str(&format!(
+        "model M{depth} Real x(start = 1, fixed = true); equation der(x) = -x; end M{depth};\n"
+    ));
+    text
+}
+
 /// A chain of `n` algebraic equations, each reading the one before.
 pub fn chain_model(n: usize) -> String {
     format!(

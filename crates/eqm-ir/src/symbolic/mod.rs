@@ -12,13 +12,17 @@
 
 pub mod diff;
 pub mod eval;
+pub mod gradient;
 pub mod simplify;
 pub mod solve;
 
 pub use diff::{DiffError, diff_time, diff_var};
 pub use eval::{Env, EvalError, FnEnv, evaluate, evaluate_in};
+pub use gradient::gradient;
 pub use simplify::{LinearForm, Simplifier, linear_form, simplify};
-pub use solve::{Condition, Solution, solve_for, solve_for_unsimplified, solve_for_var, solve_for_with};
+pub use solve::{
+    Condition, Solution, solve_for, solve_for_unsimplified, solve_for_var, solve_for_with, unsolvable_leaves,
+};
 
 use crate::builtins::Builtin;
 use crate::expr::{Callee, ExprArena, ExprId, Node};

@@ -172,6 +172,54 @@ pub fn solve_for_unsimplified(
     Solution::Implicit("the unknown could not be isolated")
 }
 
+/// The leaves of `lhs = rhs` that [`solve_for_with`] cannot isolate because they occur, in the
+/// simplified residual, below an operation it never inverts (a call other than `exp`, `log`,
+/// `log10`, `sqrt`, `atan`, `noEvent` and `smooth`, an `if`, a relation): peeling stops there,
+/// and the linear method refuses such an occurrence, so solving for them gives
+/// [`Solution::Implicit`]. One walk over the residual answers for all its leaves, where asking
+/// [`solve_for_with`] walks it once per leaf: a row `g = tanh(W[1]*h[1] + ... + W[n]*h[n])` of
+/// a dense model would cost n walks of n terms. Der and pre calls are leaves, not walked into.
+pub fn unsolvable_leaves(simplifier: &mut Simplifier, arena: &mut ExprArena, lhs: ExprId, rhs: ExprId) -> Vec<ExprId> {
+    let residual = arena.binary(BinOp::Sub, lhs, rhs);
+    let residual = simplifier.simplify(arena, residual);
+    let order = reachable(arena, residual, &|e| is_symbol_operator(arena.get(e)));
+    // Parents before children (descending ids): a node is below a blocking one when one of its
+    // parents is blocking or below one.
+    let mut below: FxHashMap<ExprId, ()> = FxHashMap::default();
+    let mut found = Vec::new();
+    for &e in order.iter().rev() {
+        let node = arena.get(e);
+        let is_below = below.contains_key(&e);
+        if is_below && (matches!(node, Node::Var(_)) || is_symbol_operator(node)) {
+            found.push(e);
+        }
+        if is_symbol_operator(node) {
+            continue;
+        }
+        let invertible = match node {
+            Node::Unary(UnOp::Neg, _)
+            | Node::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Pow, ..) => true,
+            Node::Call(Callee::Builtin(b), _) => matches!(
+                b,
+                Builtin::Exp
+                    | Builtin::Log
+                    | Builtin::Log10
+                    | Builtin::Sqrt
+                    | Builtin::Atan
+                    | Builtin::NoEvent
+                    | Builtin::Smooth
+            ),
+            _ => false,
+        };
+        if is_below || !invertible {
+            for c in arena.children(e) {
+                below.insert(c, ());
+            }
+        }
+    }
+    found
+}
+
 /// How many tree nodes [`peel_single_occurrence`] looks at before leaving an equation to the
 /// general method: enough for the short equations that make up most of a flattened model, and
 /// a bound on the walk, which counts paths and could otherwise be exponential on shared nodes.

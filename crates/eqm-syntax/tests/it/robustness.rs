@@ -8,7 +8,7 @@
 use crate::models::*;
 use eqm_diag::source::{FileId, SourceMap};
 use eqm_diag::{self as diag, Diagnostic};
-use eqm_syntax::ast::{BinaryOp, Expr, ExprKind, StoredDefinition};
+use eqm_syntax::ast::{BinaryOp, Expr, ExprKind, MAX_CLASS_DEPTH, StoredDefinition};
 use eqm_syntax::lexer::Lexer;
 use eqm_syntax::normalize::normalize_file;
 use eqm_syntax::with_compiler_stack;
@@ -215,7 +215,8 @@ fn first_equation_rhs(ast: &StoredDefinition) -> &Expr {
 }
 
 /// Nested blocks are not bounded (real models nest a few levels, and a bound would be
-/// arbitrary), so they must parse, print and compare on the compiler stack.
+/// arbitrary), so they must parse, print and compare on the compiler stack; classes are, at
+/// `MAX_CLASS_DEPTH` levels (see the next test).
 #[test]
 fn deeply_nested_blocks_parse_on_the_compiler_stack() {
     with_compiler_stack(|| {
@@ -223,7 +224,8 @@ fn deeply_nested_blocks_parse_on_the_compiler_stack() {
             ("if-equations", nested_if_equations(DEEP)),
             ("for-loops", nested_for_loops(DEEP)),
             ("while and when statements", nested_when_statements(DEEP / 2)),
-            ("classes", nested_classes(DEEP)),
+            // `nested_classes(d)` is d packages around a model.
+            ("classes", nested_classes(MAX_CLASS_DEPTH - 1)),
         ] {
             let (ast, diagnostics) = parse_checked(&text);
             assert!(diagnostics.is_empty(), "{what}: {:?}", codes(&diagnostics));
@@ -245,7 +247,7 @@ fn deeply_nested_blocks_round_trip() {
             nested_if_equations(1000),
             nested_for_loops(1000),
             nested_when_statements(500),
-            nested_classes(1000),
+            nested_classes(MAX_CLASS_DEPTH - 1),
         ] {
             let (ast, diagnostics) = parse_checked(&text);
             assert!(diagnostics.is_empty());
@@ -627,4 +629,25 @@ fn mutated_corpus_files_never_panic() {
 #[test]
 fn more_mutated_corpus_files_never_panic() {
     mutated_corpus(0x5eed_0004, 20_000);
+}
+
+/// One level of classes more than `MAX_CLASS_DEPTH` is E0112, once, at the class too deep; the
+/// walk that finds it is iterative, so a far deeper file is reported the same way.
+#[test]
+fn classes_nested_too_deeply_are_rejected_once() {
+    with_compiler_stack(|| {
+        for depth in [MAX_CLASS_DEPTH, DEEP] {
+            let text = nested_classes(depth);
+            let (_, diagnostics) = parse_checked(&text);
+            assert_eq!(codes(&diagnostics), ["E0112"], "depth {depth}");
+            // The first class beyond the bound: the model inside 1000 packages, or package P1000.
+            let span = diagnostics[0].primary_span().expect("a located diagnostic");
+            let name = &text[span.start as usize..span.end as usize];
+            assert_eq!(
+                name,
+                if depth == MAX_CLASS_DEPTH { "M" } else { "P1000" },
+                "depth {depth}"
+            );
+        }
+    });
 }

@@ -14,6 +14,7 @@ mod discrete;
 mod fixed_step;
 mod friction;
 mod homotopy;
+mod function_loops;
 mod hybrid;
 
 mod hydraulics;

@@ -6,8 +6,8 @@
 use eqm_ir::builtins::{ALL, Builtin, BuiltinKind};
 use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FuncId, Node, UnOp, VarId};
 use eqm_ir::symbolic::{
-    Condition, Env, Solution, diff_time, diff_var, evaluate, evaluate_in, linear_form, simplify, solve_for,
-    solve_for_var,
+    Condition, Env, Simplifier, Solution, diff_time, diff_var, evaluate, evaluate_in, gradient, linear_form, simplify,
+    solve_for, solve_for_var, unsolvable_leaves,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};

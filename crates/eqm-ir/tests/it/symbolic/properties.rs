@@ -317,6 +317,75 @@ fn property_partial_derivatives_match_finite_differences() {
     assert!(checked.get() > 2000, "only {} points checked", checked.get());
 }
 
+/// The reverse-mode gradient gives, for every leaf, the value of the forward derivative of
+/// that leaf alone (the two build different but equal expressions), and fails exactly where
+/// the forward derivative of some leaf fails.
+#[test]
+fn property_gradient_matches_partial_derivatives() {
+    let checked = Cell::new(0u32);
+    runner(1000)
+        .run(&(expr(), prop::collection::vec(point(), 3)), |(r, points)| {
+            let mut a = ExprArena::new();
+            let e = build(&mut a, &r);
+            let leaves: Vec<(ExprId, usize)> = {
+                let vars: Vec<ExprId> = (0..4).map(|i| a.var(VarId(i))).collect();
+                let (x, y) = (vars[0], vars[1]);
+                let dx = a.builtin(Builtin::Der, vec![x]);
+                let dy = a.builtin(Builtin::Der, vec![y]);
+                vec![(vars[0], 0), (vars[1], 1), (vars[2], 2), (vars[3], 3), (dx, 5), (dy, 6)]
+            };
+            let wanted: Vec<ExprId> = leaves.iter().map(|l| l.0).collect();
+            let gradient = gradient(&mut a, &mut Simplifier::new(), e, &|_, leaf| wanted.contains(&leaf));
+            let forward: Vec<_> = leaves.iter().map(|&(leaf, _)| diff_var(&mut a, e, leaf)).collect();
+            let Ok(gradient) = gradient else {
+                prop_assert!(
+                    forward.iter().any(Result::is_err),
+                    "only the gradient of {} fails",
+                    show(&a, e)
+                );
+                return Ok(());
+            };
+            prop_assert!(
+                forward.iter().all(Result::is_ok),
+                "only the forward derivative of {} fails",
+                show(&a, e)
+            );
+            for (&(leaf, k), d) in leaves.iter().zip(forward) {
+                let d = d.unwrap();
+                let listed = gradient.iter().find(|(l, _)| *l == leaf).map(|&(_, g)| g);
+                let Some(g) = listed else {
+                    prop_assert!(
+                        a.literal(d) == Some(0.0),
+                        "{} lacks d/d{} = {}",
+                        show(&a, e),
+                        show(&a, leaf),
+                        show(&a, d)
+                    );
+                    continue;
+                };
+                for pt in &points {
+                    let (want, got) = (eval_point(&a, d, pt, [0.0; 2]), eval_point(&a, g, pt, [0.0; 2]));
+                    if !want.is_finite() || !got.is_finite() || degenerate_at(&a, e, pt) {
+                        continue;
+                    }
+                    checked.set(checked.get() + 1);
+                    let tol = 1e-9 * (scale(&a, d, pt) + scale(&a, g, pt)).max(1.0);
+                    prop_assert!(
+                        (want - got).abs() <= tol,
+                        "d({})/d{} (coordinate {k}): forward {} = {want}, gradient {} = {got} at {pt:?}",
+                        show(&a, e),
+                        show(&a, leaf),
+                        show(&a, d),
+                        show(&a, g)
+                    );
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert!(checked.get() > 2000, "only {} points checked", checked.get());
+}
+
 /// Trajectories for the time derivative: x_i(t) = x_i + s_i·(t - t0) + c_i·(t - t0)^2 for the
 /// time-varying x, y, z, so der(x_i) = s_i + 2c_i(t - t0) and der(der(x_i)) = 2c_i; p is a
 /// parameter.
@@ -556,4 +625,38 @@ fn property_solutions_make_the_residual_vanish() {
         .unwrap();
     assert!(solved_count.get() > 500, "only {} equations solved", solved_count.get());
     assert!(checked.get() > 500, "only {} points checked", checked.get());
+}
+
+/// Every leaf [`unsolvable_leaves`] names is one that solving leaves implicit, and on a row of a
+/// dense layer it names the variables under `tanh` and not the one outside.
+#[test]
+fn property_unsolvable_leaves_are_not_solved() {
+    let named = Cell::new(0u32);
+    runner(1000)
+        .run(&(expr(), expr()), |(l, r)| {
+            let mut a = ExprArena::new();
+            let (lhs, rhs) = (build(&mut a, &l), build(&mut a, &r));
+            for leaf in unsolvable_leaves(&mut Simplifier::new(), &mut a, lhs, rhs) {
+                named.set(named.get() + 1);
+                let solution = solve_for(&mut a, lhs, rhs, leaf);
+                prop_assert!(
+                    matches!(solution, Solution::Implicit(_)),
+                    "{} = {} solved for {}: {solution:?}",
+                    show(&a, lhs),
+                    show(&a, rhs),
+                    show(&a, leaf)
+                );
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert!(named.get() > 300, "only {} leaves named", named.get());
+    let mut a = ExprArena::new();
+    let g = a.var(VarId(0));
+    let (h1, h2) = (a.var(VarId(1)), a.var(VarId(2)));
+    let sum = a.binary(BinOp::Add, h1, h2);
+    let row = a.builtin(Builtin::Tanh, vec![sum]);
+    let mut found = unsolvable_leaves(&mut Simplifier::new(), &mut a, g, row);
+    found.sort_unstable();
+    assert_eq!(found, [h1, h2]);
 }
