@@ -12,9 +12,11 @@
 //!
 //! Its modules: `interface` (what a function class declares, and its instance for a call),
 //! `instantiate` (the flat function and its body), `locals` (the slots of its variables),
-//! `references` (locals read and assigned in a body) and `calls` (checked calls).
+//! `references` (locals read and assigned in a body), `calls` (checked calls) and `external`
+//! (external C functions linked through the front end).
 
 mod calls;
+mod external;
 mod instantiate;
 mod interface;
 mod locals;
