@@ -10,6 +10,7 @@ use eqm_testkit::chain;
 mod analyze;
 mod delay;
 mod diagram;
+mod external;
 mod fixed_step;
 mod friction;
 mod hybrid;
