@@ -4,7 +4,10 @@
 //! interpreter and on native code, which agree bit for bit; and the diagnostics of a C syntax
 //! error, a symbol no object defines and a missing compiler, given at `check`.
 //!
-//! Each test skips with a message when the machine has no `cc` (CI installs one).
+//! The string functions of the Modelica external C library (`ModelicaStrings_*`), which EQM
+//! evaluates itself when the model is compiled, are checked against values worked out by hand.
+//!
+//! Each test that compiles C skips with a message when the machine has no `cc` (CI installs one).
 
 use crate::check;
 use eqm::{ModelOptions, RunSettings, Session, SimulationResult};
@@ -295,5 +298,134 @@ end M;
     assert!(
         message.contains("argument 1 is of a type EQM cannot pass to C"),
         "{message}"
+    );
+}
+
+/// Functions whose external clauses call the string functions of the Modelica external C
+/// library, as the Modelica Standard Library declares them.
+const STRING_FUNCTIONS: &str = r##"function length
+  input String string;
+  output Integer result;
+  external "C" result = ModelicaStrings_length(string);
+end length;
+function substring
+  input String string;
+  input Integer startIndex;
+  input Integer endIndex;
+  output String result;
+  external "C" result = ModelicaStrings_substring(string, startIndex, endIndex);
+end substring;
+function compare
+  input String string1;
+  input String string2;
+  input Boolean caseSensitive;
+  output Integer result;
+  external "C" result = ModelicaStrings_compare(string1, string2, caseSensitive);
+end compare;
+function skipWhiteSpace
+  input String string;
+  input Integer startIndex;
+  output Integer nextIndex;
+  external "C" nextIndex = ModelicaStrings_skipWhiteSpace(string, startIndex);
+end skipWhiteSpace;
+function scanReal
+  input String string;
+  input Integer startIndex;
+  input Boolean unsigned;
+  output Integer nextIndex;
+  output Real number;
+  external "C" ModelicaStrings_scanReal(string, startIndex, unsigned, nextIndex, number);
+end scanReal;
+function scanInteger
+  input String string;
+  input Integer startIndex;
+  input Boolean unsigned;
+  output Integer nextIndex;
+  output Integer number;
+  external "C" ModelicaStrings_scanInteger(string, startIndex, unsigned, nextIndex, number);
+end scanInteger;
+"##;
+
+#[test]
+fn the_modelica_string_functions_give_hand_values_on_constant_strings() {
+    let text = format!(
+        "{STRING_FUNCTIONS}
+model S
+  parameter String s = \"  -12.5e1 rest\";
+  parameter Integer n = length(s);
+  Real len = length(\"hello\");
+  Integer c1 = compare(\"abc\", \"abd\", true);
+  Integer c2 = compare(\"ABC\", \"abc\", false);
+  Integer c3 = compare(\"b\", \"a\", true);
+  Integer w = skipWhiteSpace(s, 1);
+  Integer sub = length(substring(\"abcdef\", 2, 4));
+  Real x;
+  Integer next;
+  Integer k;
+  Integer nk;
+  Integer bad;
+  Integer badNext;
+  Real y = x * time;
+equation
+  (next, x) = scanReal(s, 1, false);
+  (nk, k) = scanInteger(\"  42 x\", 1, false);
+  (badNext, bad) = scanInteger(s, 1, false);
+end S;
+"
+    );
+    let mut session = Session::with_sources(&[("s.eqm".to_string(), text)], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let result = model
+        .simulate(&RunSettings {
+            stop: Some(1.0),
+            ..RunSettings::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    // "  -12.5e1 rest": the number starts after two blanks and ends before the third.
+    let expected = [
+        ("len", 5.0),
+        ("c1", 1.0),
+        ("c2", 2.0),
+        ("c3", 3.0),
+        ("w", 3.0),
+        ("sub", 3.0),
+        ("x", -125.0),
+        ("next", 10.0),
+        ("k", 42.0),
+        ("nk", 5.0),
+        // "-12.5e1" is no Integer: nothing is read and the index stays where it was.
+        ("bad", 0.0),
+        ("badNext", 1.0),
+    ];
+    for (name, value) in expected {
+        check(&result, name, 0.5, value, 0.0);
+    }
+    check(&result, "y", 0.5, -62.5, 0.0);
+    let n = model
+        .parameters()
+        .into_iter()
+        .find(|p| p.name == "n")
+        .expect("the parameter n");
+    assert_eq!(n.value, Some(14.0));
+}
+
+#[test]
+fn a_string_function_of_a_string_known_only_at_run_time_is_a_diagnostic() {
+    let text = format!(
+        "{STRING_FUNCTIONS}
+model S
+  Integer n = length(String(time));
+end S;
+"
+    );
+    let mut session = Session::with_sources(&[("s.eqm".to_string(), text)], &[], None);
+    assert!(session.check(None, &ModelOptions::default()).is_none());
+    let d = &session.diagnostics()[0];
+    assert_eq!(d.code, "E0325");
+    assert_eq!(
+        d.message,
+        "`ModelicaStrings_length` is evaluated when the model is compiled, and its input `string` is not known then"
     );
 }
