@@ -43,8 +43,8 @@ fn native_code_calls_an_external_function_at_its_address() {
     let square = arena.call(Callee::External(0), vec![x0]);
     let sum = arena.call(Callee::External(1), vec![x0, x1, p0]);
     let externals = [
-        external("square_plus_one", square_plus_one as usize, 1),
-        external("sum_of_three", sum_of_three as usize, 3),
+        external("square_plus_one", square_plus_one as *const () as usize, 1),
+        external("sum_of_three", sum_of_three as *const () as usize, 3),
     ];
     let assignments = vec![(Slot::Work(0), square), (Slot::Work(1), sum)];
     let module = compile(

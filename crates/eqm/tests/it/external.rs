@@ -114,8 +114,8 @@ fn inline_c_with_scalar_and_array_arguments_matches_closed_forms_on_both_back_en
     }
     let dir = scratch("inline");
     let result = run_both("inline.eqm", INLINE, &dir, 2.0);
-    for t in [0.0, 0.5, 1.25, 2.0] {
-        let x = (-t as f64).exp();
+    for t in [0.0_f64, 0.5, 1.25, 2.0] {
+        let x = (-t).exp();
         check(&result, "y", t, t * t + 1.0, 1e-15);
         check(&result, "z", t, 3.0 * t + result.value_at("x", t).expect("x"), 1e-14);
         check(&result, "x", t, x, 1e-4);
