@@ -226,7 +226,14 @@ fn main() {
         let options = JitOptions::default();
         let slot = |v: VarId| chain.slot(v);
         let start = Instant::now();
-        let module = match compile(&chain.arena, &[], &slot, std::slice::from_ref(&chain.segment), &options) {
+        let module = match compile(
+            &chain.arena,
+            &[],
+            &[],
+            &slot,
+            std::slice::from_ref(&chain.segment),
+            &options,
+        ) {
             Ok(m) => m,
             Err(e) => {
                 eprintln!("compile failed: {e}");

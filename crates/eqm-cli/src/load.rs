@@ -90,7 +90,26 @@ pub(crate) fn load(files: &[PathBuf], model: Option<&str>, typed: &[(String, Str
     let mut session = Session::with_stdlib_replaced(stdlib_replacements(), user, &library, model);
     // The data files a model names (`readMatrix`) are read from the file system too.
     session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
+    session.set_external_linker(external_linker());
     Ok(session)
+}
+
+/// How external C functions are compiled: with the compiler the environment variable `CC`
+/// names (`cc` without one), the shared objects cached under `$XDG_CACHE_HOME/eqm/external-c`
+/// (`~/.cache/eqm/external-c`, or the temporary directory when there is no home).
+pub fn external_linker() -> eqm_cc::SystemCompiler {
+    let compiler = std::env::var("CC")
+        .ok()
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| "cc".to_string());
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("eqm")
+        .join("external-c");
+    eqm_cc::SystemCompiler::new(compiler, cache)
 }
 
 /// The method `--tableau FILE` or `--solver NAME` names, if either is given; the message of a

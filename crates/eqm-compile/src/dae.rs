@@ -195,7 +195,12 @@ impl<S> Dae<S> {
         while let Some(id) = stack.pop() {
             match arena.get(id) {
                 Node::Var(v) if !matches!(self.kind(*v), VarKind::Parameter | VarKind::Constant) => return false,
-                Node::Time | Node::Local(_) | Node::CallOutput(..) | Node::Call(Callee::User(_), _) => return false,
+                Node::Time
+                | Node::Local(_)
+                | Node::CallOutput(..)
+                | Node::Call(Callee::User(_) | Callee::External(_), _) => {
+                    return false;
+                }
                 Node::Call(Callee::Builtin(b), _) if b.info().kind == eqm_ir::builtins::BuiltinKind::Operator => {
                     return false;
                 }

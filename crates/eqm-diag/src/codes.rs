@@ -446,6 +446,14 @@ pub static CODES: &[CodeInfo] = &[
          different lengths, or with a field that is not a number (its line is named)",
     ),
     code(
+        "E0325",
+        Error,
+        Instantiation,
+        "An external C function that cannot be provided: no C compiler, the compiler's message (a C syntax \
+         error, a library not found, an undefined symbol), an argument or result type EQM cannot pass to C, \
+         or an annotation that is not a literal string",
+    ),
+    code(
         "E0401",
         Error,
         Balance,

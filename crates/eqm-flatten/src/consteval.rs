@@ -52,7 +52,7 @@ impl ConstCache {
                     _ => return None,
                 }
             }
-            Node::Call(Callee::User(_), _) => return None,
+            Node::Call(Callee::User(_) | Callee::External(_), _) => return None,
         })
     }
 

@@ -40,6 +40,11 @@ pub struct Options {
     /// the check of a component class, which is not simulated alone, judges its local balance
     /// instead and needs the flat model to count it.
     pub skip_balance_check: bool,
+    /// How external C functions are compiled and linked: filled in by
+    /// [`Sources::flatten`](crate::Sources::flatten) from [`Sources::linker`](crate::Sources::linker);
+    /// without one, a model calling an external function other than the C math library's is
+    /// rejected with the reason.
+    pub external: Option<std::sync::Arc<dyn eqm_ir::external::LinkExternal>>,
 }
 
 /// Flattens `model` and, when no error was found, hands the finished flattener to `finish` for

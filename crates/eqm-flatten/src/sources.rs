@@ -9,7 +9,8 @@
 //! [`Sources::add_embedded_stdlib_used_by`]; a file of it may be replaced by a text the front
 //! end read, [`Sources::stdlib_replacements`]) and any files a front end adds with
 //! [`Sources::add_library_file`]. Nothing here reads files: the data files a model names
-//! (`readMatrix`) are read through the [`ReadFile`] a front end gives ([`Sources::reader`]).
+//! (`readMatrix`) are read through the [`ReadFile`] a front end gives ([`Sources::reader`]), and
+//! external C functions are compiled through its linker ([`Sources::linker`]).
 
 use crate::datafiles::{DataFiles, ReadFile};
 use crate::diagram::Diagram;
@@ -32,6 +33,9 @@ pub struct Sources {
     /// How the data files the models name (`readMatrix`) are read; without one, such a model
     /// is reported as unable to read them.
     pub reader: Option<Arc<dyn ReadFile>>,
+    /// How external C functions are compiled and linked; without one, a model calling an
+    /// external function other than the C math library's is rejected with the reason.
+    pub linker: Option<Arc<dyn eqm_ir::external::LinkExternal>>,
     /// Texts that replace embedded standard-library files, each `(file name, text)` such as
     /// `("Mechanics.eqm", ...)` (see [`crate::stdlib::file_text`]); set before the library is
     /// added.
@@ -149,6 +153,7 @@ impl Sources {
         let names = (0..self.map.len() as u32).map(|k| self.map.get(FileId(k)).name.clone());
         crate::Options {
             data_files: DataFiles::new(self.reader.clone(), names.collect()),
+            external: self.linker.clone(),
             ..options.clone()
         }
     }

@@ -19,6 +19,9 @@ pub use crate::ids::{BinOp, ExprId, FuncId, UnOp, VarId};
 pub enum Callee {
     Builtin(Builtin),
     User(FuncId),
+    /// External C function `k` of the model (`FlatModel::externals[k]`), whose arguments are
+    /// all passed as doubles (see [`crate::external`]).
+    External(u32),
 }
 
 /// One expression node. Real constants are stored by their bit pattern so nodes can be hashed.
@@ -428,6 +431,7 @@ impl ExprArena {
                 match callee {
                     Callee::Builtin(b) => out.push_str(b.name()),
                     Callee::User(f) => out.push_str(&name.function(*f)),
+                    Callee::External(k) => out.push_str(&format!("external{k}")),
                 }
                 out.push('(');
                 for (i, a) in args.iter().enumerate() {

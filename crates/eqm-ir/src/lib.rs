@@ -6,12 +6,15 @@
 //! - [`builtins`]: the one table of built-in functions and operators;
 //! - [`symbolic`]: evaluation, simplification, differentiation and solving of expressions;
 //! - [`flat`]: the flat model, the flattener's output;
+//! - [`external`]: external C functions, from the unit a front end compiles to the symbol a
+//!   back end calls;
 //! - [`slot`]: the run-time memory layout every back end shares.
 //!
 //! Nothing here reads source text or runs a model.
 
 pub mod builtins;
 pub mod expr;
+pub mod external;
 pub mod failure;
 pub mod flat;
 pub mod ids;

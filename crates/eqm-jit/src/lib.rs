@@ -50,6 +50,10 @@
 //! and `noEvent`/`smooth` are the identity. `der(x)` of a state `x[i]` reads `dx[i]`. It does not
 //! compile segments in parallel yet.
 //!
+//! External C functions (`Callee::External`) are called at the address of their linked wrapper
+//! with their arguments in a stack slot; [`call_external`] is the same call for the
+//! interpreter.
+//!
 //! The crate root holds the entry point [`compile`]; the types of its interface are `interface`
 //! and the status block compiled code reports through `status`; building
 //! segment functions is `segment`, translating expressions `translate` (slots and leaves,
@@ -60,6 +64,7 @@
 #![allow(unsafe_code)]
 
 mod compiled;
+mod external;
 mod function;
 mod host;
 mod interface;
@@ -70,12 +75,14 @@ mod status;
 mod translate;
 
 pub use compiled::CompiledModule;
+pub use external::call_external;
 pub use interface::{JitError, JitOptions, OptLevel, Segment};
 pub use translate::SliceLengths;
 
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_jit::{JITBuilder, JITModule};
 use eqm_ir::expr::{ExprArena, VarId};
+use eqm_ir::external::ExternalFunction;
 use eqm_ir::flat;
 use eqm_ir::slot::Slot;
 use shared::Shared;
@@ -113,15 +120,17 @@ fn new_module(options: &JitOptions) -> Result<JITModule, JitError> {
     Ok(JITModule::new(builder))
 }
 
-/// Compiles `segments` (and the user functions they call) into native code.
+/// Compiles `segments` (and the user functions they call) into native code; a call of external
+/// function `k` calls the address of `externals[k]`.
 pub fn compile(
     arena: &ExprArena,
     functions: &[flat::Function],
+    externals: &[ExternalFunction],
     slot_of: &dyn Fn(VarId) -> Option<Slot>,
     segments: &[Segment],
     options: &JitOptions,
 ) -> Result<CompiledModule, JitError> {
-    let mut sh = Shared::new(new_module(options)?, arena, functions);
+    let mut sh = Shared::new(new_module(options)?, arena, functions, externals);
     let result = segment::build(&mut sh, slot_of, segments, options);
     let Shared { mut module, faults, .. } = sh;
     let ids = match result.and_then(|ids| module.finalize_definitions().map_err(JitError::codegen).map(|()| ids)) {

@@ -145,6 +145,7 @@ mod tag {
     /// A composite node met before in the same assignment, by its order of first meeting.
     pub const AGAIN: u64 = 13 << 56;
     pub const TARGET: u64 = 14 << 56;
+    pub const EXTERNAL: u64 = 15 << 56;
 }
 
 /// The array of a slot as a small number, for shape tokens.
@@ -362,6 +363,9 @@ impl Walk {
                 }
                 Node::Call(Callee::Builtin(b), args) => tokens.extend([tag::BUILTIN | *b as u64, args.len() as u64]),
                 Node::Call(Callee::User(f), args) => tokens.extend([tag::USER | f.0 as u64, args.len() as u64]),
+                Node::Call(Callee::External(k), args) => {
+                    tokens.extend([tag::EXTERNAL | *k as u64, args.len() as u64]);
+                }
                 Node::CallOutput(_, k) => tokens.push(tag::OUTPUT | *k as u64),
             }
             // Children in reverse so that they are met in order.

@@ -20,6 +20,8 @@ pub(super) struct Shared<'a> {
     pub module: JITModule,
     pub arena: &'a ExprArena,
     pub functions: &'a [flat::Function],
+    /// The linked external functions, for their addresses.
+    pub externals: &'a [eqm_ir::external::ExternalFunction],
     /// The pointer type of the host.
     pub ptr: Type,
     /// Host functions declared as imports, by symbol.
@@ -35,12 +37,18 @@ pub(super) struct Shared<'a> {
 }
 
 impl<'a> Shared<'a> {
-    pub fn new(module: JITModule, arena: &'a ExprArena, functions: &'a [flat::Function]) -> Self {
+    pub fn new(
+        module: JITModule,
+        arena: &'a ExprArena,
+        functions: &'a [flat::Function],
+        externals: &'a [eqm_ir::external::ExternalFunction],
+    ) -> Self {
         let ptr = module.target_config().pointer_type();
         Shared {
             module,
             arena,
             functions,
+            externals,
             ptr,
             hosts: HashMap::new(),
             users: vec![None; functions.len()],

@@ -362,6 +362,7 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
             }
             Node::Call(Callee::Builtin(b), args) => self.builtin(e, *b, args),
             Node::Call(Callee::User(f), args) => self.user_call(e, *f, args),
+            Node::Call(Callee::External(k), args) => self.external_call(e, *k, args),
             Node::CallOutput(call, k) => {
                 let (slot, inputs) = *self
                     .calls

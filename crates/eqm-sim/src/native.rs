@@ -227,6 +227,7 @@ impl NativeCode {
         let module = eqm_jit::compile(
             program.exprs(),
             program.functions(),
+            program.externals(),
             &|v| program.slot_of(v),
             &segments,
             &JitOptions::default(),

@@ -98,6 +98,7 @@ pub use eqm_diag::{Diagnostic, Severity};
 pub use eqm_flatten::ReadFile;
 pub use eqm_integrators::Method;
 pub use eqm_integrators::tableau::Tableau;
+pub use eqm_ir::external::{ExternalUnit, LinkError, LinkExternal, LinkedSymbol};
 pub use eqm_ir::flat::{Experiment, FlatModel};
 pub use eqm_sim::simulate::{Stabilize, Summary};
 pub use eqm_syntax::with_compiler_stack;

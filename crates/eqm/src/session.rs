@@ -17,6 +17,7 @@ use eqm_diag::source::{FileId, SourceMap};
 use eqm_diag::timing::Timings;
 use eqm_flatten::diagram::Diagram;
 use eqm_flatten::{ReadFile, Sources};
+use eqm_ir::external::LinkExternal;
 use eqm_ir::flat::FlatModel;
 use eqm_syntax::ast;
 use std::time::Duration;
@@ -239,6 +240,15 @@ impl Session {
     /// read them.
     pub fn set_file_reader(&mut self, reader: impl ReadFile + 'static) {
         self.sources.reader = Some(std::sync::Arc::new(reader));
+    }
+
+    /// Gives the session the way to compile and link external C functions, such as
+    /// `eqm_cc::SystemCompiler` in a front end that may run the system C compiler. Without one,
+    /// a model calling an external function other than one of the C math library's is rejected
+    /// (`E0325`) when it is flattened, so `check` never accepts a model whose functions cannot
+    /// be called.
+    pub fn set_external_linker(&mut self, linker: impl LinkExternal + 'static) {
+        self.sources.linker = Some(std::sync::Arc::new(linker));
     }
 
     /// The parsed user files.

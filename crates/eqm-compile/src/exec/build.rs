@@ -710,6 +710,7 @@ impl Builder {
             },
             exprs: self.dae.flat.exprs,
             functions: self.dae.flat.functions,
+            externals: self.dae.flat.externals,
             symbols,
             equations: self.dae.equations,
             slots: self.slots,

@@ -350,6 +350,8 @@ pub struct ExecProgram {
     exprs: ExprArena,
     /// The user-defined functions the program calls.
     functions: Vec<flat::Function>,
+    /// The external C functions the program calls, linked.
+    externals: Vec<eqm_ir::external::ExternalFunction>,
     /// The names, kinds and units of the variables, for messages, results and changes.
     symbols: Symbols,
     /// The equations the instructions were solved from (`eq` indices), for messages.
@@ -456,6 +458,11 @@ impl ExecProgram {
     /// The user-defined functions the program calls (`Callee::User(FuncId(i))` is entry `i`).
     pub fn functions(&self) -> &[flat::Function] {
         &self.functions
+    }
+
+    /// The external C functions the program calls (`Callee::External(k)` is entry `k`).
+    pub fn externals(&self) -> &[eqm_ir::external::ExternalFunction] {
+        &self.externals
     }
 
     /// Where variable `v` lives at run time; `None` for variables that have no numeric value

@@ -18,6 +18,7 @@ impl Builder {
             arena: &self.dae.flat.exprs,
             slots: &self.slots,
             functions: &self.dae.flat.functions,
+            externals: &self.dae.flat.externals,
             checked_model: vec![false; self.dae.flat.exprs.len()],
             checked_function: vec![false; self.dae.flat.exprs.len()],
             stack: Vec::new(),
@@ -169,6 +170,7 @@ struct Validator<'a> {
     arena: &'a ExprArena,
     slots: &'a [Option<Slot>],
     functions: &'a [flat::Function],
+    externals: &'a [eqm_ir::external::ExternalFunction],
     checked_model: Vec<bool>,
     checked_function: Vec<bool>,
     stack: Vec<ExprId>,
@@ -233,6 +235,15 @@ impl Validator<'_> {
                         return Err("a function without outputs has no value");
                     }
                     if args.len() != function.inputs as usize {
+                        return Err("a call with the wrong number of arguments");
+                    }
+                    self.stack.extend(args.iter().copied());
+                }
+                Node::Call(Callee::External(k), args) => {
+                    let Some(external) = self.externals.get(*k as usize) else {
+                        return Err("a call of an unknown external function");
+                    };
+                    if args.len() != external.symbol.arity() {
                         return Err("a call with the wrong number of arguments");
                     }
                     self.stack.extend(args.iter().copied());

@@ -64,6 +64,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // passed to functional inputs choose the function's instance.
         let declared = self.input_declarations(class);
         let (given, passed) = self.given_arguments(callee, &name, &declared, args, span, scope, loops)?;
+        // The string functions of the Modelica external C library are evaluated here, on
+        // arguments known at compile time.
+        let inputs: Vec<&'a str> = declared.iter().map(|d| d.0).collect();
+        let mut reported = false;
+        if let Some(result) = self.modelica_string_call(class, &inputs, &given, span, &mut reported) {
+            return Some(result);
+        }
+        if reported {
+            return None;
+        }
         let (sizes, functionals) = self.instance_key(&name, &declared, &given, &passed, span)?;
         let id = self.function_for(class, &sizes, &functionals)?;
         let signature = self.functions.signatures[id.0 as usize].clone();

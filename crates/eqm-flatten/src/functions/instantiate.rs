@@ -6,6 +6,7 @@
 //! deliberately resolves no call (that is `calls`) and allocates no slot itself (that is
 //! `locals`).
 
+use super::external::ExternalArg;
 use crate::flattener::Flattener;
 use crate::function_table::FunctionalKey;
 use crate::function_table::{Frame, LocalVar};
@@ -16,6 +17,7 @@ use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{ExprId, FuncId, Node};
+use eqm_ir::flat::ScalarType;
 use eqm_ir::flat::{Place, Statement};
 use eqm_syntax::ast;
 use std::collections::BTreeMap;
@@ -24,12 +26,29 @@ use std::collections::BTreeMap;
 /// its local and the class that declares it.
 type DeclaredLocal<'a> = (usize, &'a ast::ComponentDecl, LocalVar, ClassId);
 
+/// An external clause: its language, call, annotation and span, and the class that declares it.
+type ExternalSection<'a> = (
+    &'a Option<String>,
+    &'a Option<ast::ExternalCall>,
+    Option<&'a ast::Annotation>,
+    Span,
+    ClassId,
+);
+
+/// An external clause as `external_body` reads it.
+pub(super) struct ExternalClause<'a> {
+    pub language: Option<&'a str>,
+    pub call: Option<&'a ast::ExternalCall>,
+    pub annotation: Option<&'a ast::Annotation>,
+    pub span: Span,
+}
+
 /// What the parts of a function declare, sorted by kind (see
 /// [`Flattener::function_sections`]).
 struct FunctionSections<'a> {
     groups: [Vec<(&'a ast::ComponentClause, &'a ast::ComponentDecl, ClassId)>; 3],
     bodies: Vec<(&'a Vec<ast::Statement>, ClassId)>,
-    externals: Vec<(&'a Option<String>, &'a Option<ast::ExternalCall>, Span, ClassId)>,
+    externals: Vec<ExternalSection<'a>>,
     rebound: BTreeMap<*const ast::ComponentDecl, (&'a ast::Expr, Scope)>,
 }
 
@@ -72,12 +91,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             body.extend(self.statements(statements, scope, &mut Vec::new(), &mut cx));
         }
-        for (language, call, span, part) in sections.externals {
+        for (language, call, annotation, span, part) in sections.externals {
             let scope = Scope {
                 instance: None,
                 class: part,
             };
-            match self.external_body(class, id, language.as_deref(), call.as_ref(), span, scope) {
+            let clause = ExternalClause {
+                language: language.as_deref(),
+                call: call.as_ref(),
+                annotation,
+                span,
+            };
+            match self.external_body(class, id, clause, scope) {
                 Some(statement) => body.push(statement),
                 None => {
                     self.context.frames.pop();
@@ -131,8 +156,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ..
                 } => bodies.push((statements, part)),
                 ast::Section::External {
-                    language, call, span, ..
-                } => externals.push((language, call, *span, part)),
+                    language,
+                    call,
+                    annotation,
+                    span,
+                } => externals.push((language, call, annotation.as_ref(), *span, part)),
                 ast::Section::Algorithm { span, .. }
                 | ast::Section::Equations { span, .. }
                 | ast::Section::Invariants { span, .. } => self.diagnostics.push(Diagnostic::error(
@@ -283,25 +311,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
         initial_values
     }
 
-    /// The body of an external function: the assignment of the C math library function it
-    /// names, which EQM evaluates itself (`external "C" y = hypot(a, b);`, or `external "C";`
-    /// for the function's own name, its inputs and its one output). A function of any other
-    /// library is a diagnostic.
+    /// The body of an external function: the assignment of the function it names to its one
+    /// output (`external "C" y = hypot(a, b);`, or `external "C";` for the function's own name,
+    /// its inputs with the sizes of each array input after it, and its one output). A function
+    /// of the C math library is evaluated by EQM itself; any other is compiled and linked
+    /// through the front end (`external`). Another language is a diagnostic.
     pub(super) fn external_body(
         &mut self,
         class: ClassId,
         id: FuncId,
-        language: Option<&str>,
-        call: Option<&'a ast::ExternalCall>,
-        span: Span,
+        clause: ExternalClause<'a>,
         scope: Scope,
     ) -> Option<Statement> {
         let def = self.table.get(class).def;
+        let span = clause.span;
+        let language = clause.language;
         if !matches!(language, None | Some("C") | Some("builtin")) {
             self.diagnostics.push(Diagnostic::error(
                 "E0317",
                 format!(
-                    "external functions in {:?} are not supported; only \"C\" ones of the C math library",
+                    "external functions in {:?} are not supported; only \"C\" ones",
                     language.unwrap_or("")
                 ),
                 span,
@@ -310,42 +339,57 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return None;
         }
         let locals = self.context.frames.last()?.locals.clone();
-        let (name, args, output) = match call {
+        let (name, args, output) = match clause.call {
             Some(call) => {
                 let mut args = Vec::with_capacity(call.args.len());
                 for a in &call.args {
-                    match self.eval(a, scope, &mut Vec::new())? {
-                        Value::Scalar(x, _) => args.push(x),
-                        _ => {
-                            self.diagnostics.push(Diagnostic::error(
-                                "E0317",
-                                "array arguments of external functions are not supported",
-                                a.span,
-                                "not a scalar",
-                            ));
-                            return None;
-                        }
-                    }
+                    let is_size = matches!(&a.kind, ast::ExprKind::Call { function, .. }
+                        if function.parts.len() == 1 && function.parts[0].name.name == "size");
+                    let value = self.eval(a, scope, &mut Vec::new())?;
+                    args.push(ExternalArg {
+                        value,
+                        is_size,
+                        span: a.span,
+                    });
                 }
                 let output = call.output.as_ref().map(|o| o.parts[0].name.name.clone());
                 (call.function.name.clone(), args, output)
             }
             None => {
-                // The default call: the function's name, its inputs in order, its one output.
+                // The default call: the function's name, its inputs in order (an array followed
+                // by its sizes, MLS 3.6 §12.9.1), its one output.
                 let inputs: Vec<&str> = self.input_names(class);
                 let mut args = Vec::new();
                 for input in inputs {
                     let var = locals.get(input)?;
-                    if var.slots.len() != 1 {
-                        self.diagnostics.push(Diagnostic::error(
-                            "E0317",
-                            "array arguments of external functions are not supported",
+                    let items: Vec<ExprId> = var
+                        .slots
+                        .iter()
+                        .map(|s| self.model.exprs.add(Node::Local(*s)))
+                        .collect();
+                    if var.dims.is_empty() && items.len() == 1 {
+                        let value = Value::Scalar(items[0], var.ty);
+                        args.push(ExternalArg {
+                            value,
+                            is_size: false,
                             span,
-                            "not a scalar",
-                        ));
-                        return None;
+                        });
+                        continue;
                     }
-                    args.push(self.model.exprs.add(Node::Local(var.slots[0])));
+                    let value = Value::Array(var.dims.clone(), items, var.ty);
+                    args.push(ExternalArg {
+                        value,
+                        is_size: false,
+                        span,
+                    });
+                    for d in &var.dims {
+                        let value = Value::Scalar(self.model.exprs.int(*d as i64), ScalarType::Integer);
+                        args.push(ExternalArg {
+                            value,
+                            is_size: true,
+                            span,
+                        });
+                    }
                 }
                 let outputs = &self.functions.signatures[id.0 as usize].outputs;
                 let output = match outputs.as_slice() {
@@ -355,27 +399,33 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 (def.name.name.clone(), args, output)
             }
         };
-        let Some(value) = self.c_math(&name, &args) else {
-            self.diagnostics.push(
-                Diagnostic::error(
-                    "E0317",
-                    format!("the external function `{name}` with {} argument(s) is not one EQM can call", args.len()),
-                    span,
-                    "not supported",
-                )
-                .with_help("EQM calls the functions of the C math library (sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, exp, log, log10, sqrt, fabs, floor, ceil, pow, fmod, hypot); write other functions with an algorithm section"),
-            );
-            return None;
-        };
-        let Some(target) = output.and_then(|o| locals.get(&o).filter(|v| v.slots.len() == 1).map(|v| v.slots[0]))
-        else {
+        let Some((target, output_type)) = output.and_then(|o| {
+            locals
+                .get(&o)
+                .filter(|v| v.slots.len() == 1)
+                .map(|v| (v.slots[0], v.ty))
+        }) else {
             self.diagnostics.push(Diagnostic::error(
                 "E0317",
-                "an external function needs one scalar output to assign",
+                "an external function needs one scalar output to assign its result to",
                 span,
                 "no output",
             ));
             return None;
+        };
+        let scalars: Option<Vec<ExprId>> = args
+            .iter()
+            .map(|a| match a.value {
+                Value::Scalar(x, _) if !a.is_size => Some(x),
+                _ => None,
+            })
+            .collect();
+        let value = match scalars.and_then(|scalars| self.c_math(&name, &scalars)) {
+            Some(value) => value,
+            None => {
+                let function = self.table.get(class).full_name.clone();
+                self.external_c_call(&function, &name, &args, output_type, clause.annotation, span)?
+            }
         };
         Some(Statement::Assign {
             target: Place::Local(target),

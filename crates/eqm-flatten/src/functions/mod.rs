@@ -12,10 +12,14 @@
 //!
 //! Its modules: `interface` (what a function class declares, and its instance for a call),
 //! `instantiate` (the flat function and its body), `locals` (the slots of its variables),
-//! `references` (locals read and assigned in a body) and `calls` (checked calls).
+//! `references` (locals read and assigned in a body), `calls` (checked calls) and `external`
+//! (external C functions linked through the front end), `modelica_strings` (the string functions
+//! of the Modelica external C library, evaluated at compile time).
 
 mod calls;
+mod external;
 mod instantiate;
 mod interface;
 mod locals;
+mod modelica_strings;
 mod references;

@@ -673,6 +673,9 @@ pub struct FlatModel {
     pub algorithms: Vec<Algorithm>,
     /// User-defined functions called by the model; `Callee::User(FuncId(i))` is `functions[i]`.
     pub functions: Vec<Function>,
+    /// External C functions the model's functions call, linked; `Callee::External(k)` is
+    /// `externals[k]`.
+    pub externals: Vec<crate::external::ExternalFunction>,
     pub experiment: Experiment,
     /// The parameters and constants whose values the flattener used (array sizes, for ranges,
     /// conditions of if-equations and conditional components, subscripts), and those their

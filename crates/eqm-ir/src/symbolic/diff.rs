@@ -188,7 +188,7 @@ fn derivative(
                 },
             }
         }
-        Node::Call(Callee::User(_), args) => {
+        Node::Call(Callee::User(_) | Callee::External(_), args) => {
             if args.iter().any(|a| get(a).is_some()) {
                 return Err(err("user-defined functions cannot be differentiated"));
             }

@@ -180,6 +180,7 @@ pub fn evaluate_in(arena: &ExprArena, id: ExprId, env: &dyn Env) -> Result<f64, 
                 )
             }
             Node::Call(Callee::User(_), _) => return Err(err("user-defined functions are not evaluated here")),
+            Node::Call(Callee::External(_), _) => return Err(err("external functions are not evaluated here")),
             Node::CallOutput(..) => return Err(err("multi-output calls are not evaluated here")),
             node => {
                 pending.extend(arena.children(e).filter(|c| !memo.contains_key(c)));

@@ -1,6 +1,6 @@
 //! Calls in expressions: built-in functions (native instructions where they give the same bits
 //! as the evaluator, host functions otherwise), `der`, and calls of user functions through a
-//! stack slot per call site.
+//! stack slot per call site, and calls of linked external C functions at their address.
 //!
 //! Input: a call node whose arguments are emitted. Output: the call's value (a user function's
 //! first output; further outputs are read from its stack slot), with a check for a failure the
@@ -11,7 +11,7 @@ use super::{Translator, Undo, unsupported};
 use crate::host::{self, HostFn};
 use crate::interface::JitError;
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value, types};
+use cranelift_codegen::ir::{AbiParam, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value, types};
 use cranelift_module::Module;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{Callee, ExprId, FuncId, Node};
@@ -97,6 +97,38 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
             Node::Call(Callee::User(f), _) => Ok(self.sh.function(*f)?.outputs),
             _ => Err(unsupported(call, "not a user-function call")),
         }
+    }
+
+    /// A call of external function `k`: its arguments go through a stack slot to the linked
+    /// wrapper's address, exactly as `call_external` passes them for the interpreter.
+    pub(super) fn external_call(&mut self, e: ExprId, k: u32, args: &[ExprId]) -> Result<Value, JitError> {
+        let external = self
+            .sh
+            .externals
+            .get(k as usize)
+            .ok_or_else(|| unsupported(e, "a call of an unknown external function"))?;
+        let (address, arity) = (external.symbol.address(), external.symbol.arity());
+        if args.len() != arity || address == 0 {
+            return Err(unsupported(e, "a call of an external function that does not fit it"));
+        }
+        let values = args.iter().map(|a| self.operand(*a)).collect::<Result<Vec<_>, _>>()?;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (values.len() as u32 + 1) * 8,
+            3,
+        ));
+        let ptr = self.sh.ptr;
+        let addr = self.b.ins().stack_addr(ptr, slot, 0);
+        for (j, v) in values.iter().enumerate() {
+            self.b.ins().store(MemFlagsData::trusted(), *v, addr, j as i32 * 8);
+        }
+        let mut signature = self.sh.module.make_signature();
+        signature.params.push(AbiParam::new(ptr));
+        signature.returns.push(AbiParam::new(types::F64));
+        let signature = self.b.import_signature(signature);
+        let callee = self.b.ins().iconst(ptr, address as i64);
+        let call = self.b.ins().call_indirect(signature, callee, &[addr]);
+        Ok(self.b.inst_results(call)[0])
     }
 
     /// A call of a user function: inputs and outputs go through one stack slot per call site.

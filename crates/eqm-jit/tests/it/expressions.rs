@@ -168,7 +168,7 @@ fn time_is_read_and_derivatives_are_written() {
     let decay = a.unary(UnOp::Neg, decay);
     let forced = a.binary(BinOp::Add, x1, t);
     let segment = Segment::assignments(vec![(Slot::Der(0), decay), (Slot::Der(1), forced)]);
-    let module = compile(&a, &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
+    let module = compile(&a, &[], &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
     let mut dx = [f64::NAN; 2];
     module
         .call(0, 2.5, &[3.0, 0.5], &[0.5, 0.0], &mut dx, &mut [])
@@ -181,6 +181,6 @@ fn a_slot_the_code_may_not_write_is_refused() {
     let mut a = ExprArena::new();
     let [x0, _, _, _] = leaves(&mut a);
     let segment = Segment::assignments(vec![(Slot::State(1), x0)]);
-    let err = compile(&a, &[], &slot_of, &[segment], &JitOptions::default()).err();
+    let err = compile(&a, &[], &[], &slot_of, &[segment], &JitOptions::default()).err();
     assert_eq!(err, Some(eqm_jit::JitError::ReadOnlyTarget(Slot::State(1))));
 }

@@ -25,6 +25,7 @@ fn compile_equations(flat: &FlatModel, params: &[&str], outputs: &[&str]) -> Com
     compile(
         &flat.exprs,
         &flat.functions,
+        &flat.externals,
         &slot,
         &[Segment::assignments(assignments)],
         &JitOptions::default(),
@@ -212,8 +213,15 @@ end M;
         statements: flat.algorithms[0].statements.clone(),
         ..Segment::default()
     };
-    let module = compile(&flat.exprs, &flat.functions, &slot, &[segment], &JitOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let module = compile(
+        &flat.exprs,
+        &flat.functions,
+        &flat.externals,
+        &slot,
+        &[segment],
+        &JitOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     for a in [3.0, 1.0, -1.0] {
         let mut work = [f64::NAN; 2];
         module.call(0, 0.0, &[], &[a, 4.0], &mut [], &mut work).expect("runs");

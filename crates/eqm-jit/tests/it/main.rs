@@ -1,12 +1,14 @@
 //! Integration tests of `eqm-jit`: what the native code computes, checked against values
 //! worked out in the test by hand or with Rust's `f64` functions. Expressions (arithmetic,
 //! comparisons, branches, built-in functions, time and derivative slots), algorithm statements
-//! and user functions (written in `.eqm` and flattened), and re-rolled loops. The bit-for-bit
+//! and user functions (written in `.eqm` and flattened), calls of external C functions at
+//! their address, and re-rolled loops. The bit-for-bit
 //! comparisons with the interpreter are the simulator's tests (`eqm-sim`), which has both.
 //!
 //! One test binary for the crate; each module is one family of tests.
 
 mod expressions;
+mod external;
 mod functions;
 mod reroll;
 
@@ -34,6 +36,7 @@ fn compile_exprs(arena: &ExprArena, exprs: &[ExprId]) -> CompiledModule {
         .collect();
     compile(
         arena,
+        &[],
         &[],
         &slot_of,
         &[Segment::assignments(assignments)],

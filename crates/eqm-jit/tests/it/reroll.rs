@@ -43,8 +43,8 @@ fn repeated_stages_become_a_loop_with_the_values_of_straight_code() {
         reroll: false,
         ..JitOptions::default()
     };
-    let rolled = compile(&arena, &[], &slot, &segment, &JitOptions::default()).expect("compiles");
-    let unrolled = compile(&arena, &[], &slot, &segment, &straight).expect("compiles");
+    let rolled = compile(&arena, &[], &[], &slot, &segment, &JitOptions::default()).expect("compiles");
+    let unrolled = compile(&arena, &[], &[], &slot, &segment, &straight).expect("compiles");
     assert!(rolled.loops(0).is_some_and(|l| l >= 1), "loops: {:?}", rolled.loops(0));
     assert_eq!(unrolled.loops(0), Some(0));
     let x: Vec<f64> = (0..n).map(|i| 1.0 + 0.1 * f64::from(i)).collect();
@@ -91,6 +91,7 @@ fn a_loop_body_reads_the_slots_its_own_repetition_wrote() {
     };
     let module = compile(
         &a,
+        &[],
         &[],
         &slot,
         &[Segment::assignments(assignments)],

@@ -81,6 +81,13 @@ pub(super) enum Op {
         args: Box<[u32]>,
         out: u32,
     },
+    /// Calls a linked external C function with the argument registers (as many as it reads,
+    /// checked when the call is compiled); its result lands in `dst`.
+    External {
+        symbol: eqm_ir::external::LinkedSymbol,
+        args: Box<[u32]>,
+        dst: u32,
+    },
     Assert {
         cond: u32,
         message: u32,
@@ -381,7 +388,7 @@ impl<'a> Compiler<'a> {
                     self.tasks.extend(args.iter().rev().map(|a| Task::Visit(*a)));
                 }
             },
-            Node::Call(Callee::User(_), args) => {
+            Node::Call(Callee::User(_) | Callee::External(_), args) => {
                 let args: Vec<ExprId> = args.to_vec();
                 self.tasks.push(Task::Emit(e));
                 self.tasks.extend(args.iter().rev().map(|a| Task::Visit(*a)));
@@ -456,6 +463,28 @@ impl<'a> Compiler<'a> {
                     out,
                 });
                 self.remember(e, out);
+            }
+            Node::Call(Callee::External(k), args) => {
+                let external = self
+                    .program
+                    .externals()
+                    .get(*k as usize)
+                    .ok_or("a call of an unknown external function")?;
+                if args.len() != external.symbol.arity() {
+                    return Err(format!(
+                        "a call of the external function `{}` that does not fit it",
+                        external.c_function
+                    ));
+                }
+                let symbol = external.symbol.clone();
+                let regs: Vec<u32> = args.iter().map(|a| self.reg(*a)).collect::<CompileResult<_>>()?;
+                let dst = self.alloc(1);
+                self.emit(Op::External {
+                    symbol,
+                    args: regs.into_boxed_slice(),
+                    dst,
+                });
+                self.remember(e, dst);
             }
             Node::CallOutput(call, k) => {
                 let r = self.reg(*call)? + *k;

@@ -187,6 +187,11 @@ impl Machine {
                     frame = f.frame as usize;
                     pc = f.start as usize;
                 }
+                Op::External { symbol, args, dst } => {
+                    let values: Vec<f64> = args.iter().map(|a| regs[base + *a as usize]).collect();
+                    regs[base + *dst as usize] = eqm_jit::call_external(symbol, &values)
+                        .expect("the number of arguments is checked when the call is compiled");
+                }
                 Op::Assert { cond, message, span } => {
                     if regs[base + *cond as usize] == 0.0 {
                         keep_values(fault_values, messages, *message, regs, base);

@@ -9,7 +9,7 @@
 //!   node (`circles`);
 //! - no crate below `eqm-cli` touches the file system, the environment or processes in its
 //!   `src/` (`io`);
-//! - `unsafe` only in `eqm-jit`, each use with a `// SAFETY:` comment (`unsafe_code`).
+//! - `unsafe` only in `eqm-jit` and `eqm-cc`, each use with a `// SAFETY:` comment (`unsafe_code`).
 //!
 //! Each rule also has a test on small made-up sources, so that a check that stopped finding
 //! anything would fail too. The sources are read by `source`, which blanks comments and literals

@@ -204,7 +204,7 @@ end Messages;
 }
 
 #[test]
-fn an_external_function_outside_the_c_math_library_is_a_located_diagnostic() {
+fn an_external_function_outside_the_c_math_library_without_a_c_compiler_is_a_located_diagnostic() {
     let text = "function f
   input Real x;
   output Real y;
@@ -217,8 +217,13 @@ end M;
     let mut session = eqm::Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
     assert!(session.compile(None, &eqm::ModelOptions::default()).is_none());
     let d = &session.diagnostics()[0];
-    assert_eq!(d.code, "E0317");
-    assert!(d.message.contains("`my_solver`"), "{}", d.message);
+    // A session without a linker compiles no C code.
+    assert_eq!(d.code, "E0325");
+    assert_eq!(
+        d.message,
+        "the external function `my_solver` of `f` cannot be provided: this front end compiles no C code"
+    );
+    assert_eq!(d.labels[0].span.file, session.files()[0].0);
 }
 
 /// The records of `record_equations.eqm` (record values through functions, if-expressions and

@@ -11,10 +11,11 @@ mod analyze;
 mod delay;
 mod diagram;
 mod discrete;
+mod external;
 mod fixed_step;
 mod friction;
-mod homotopy;
 mod function_loops;
+mod homotopy;
 mod hybrid;
 
 mod hydraulics;

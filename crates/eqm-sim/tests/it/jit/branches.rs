@@ -25,6 +25,7 @@ fn untaken_branch_does_not_matter() {
     let module = compile(
         &a,
         &[],
+        &[],
         &slot_of,
         &[segment_of(&[guarded, inner_guard, sum])],
         &JitOptions::default(),
@@ -79,6 +80,7 @@ end S;
         let result = compile(
             &a,
             &flat.functions,
+            &flat.externals,
             &slot_of,
             &[segment_of(&[guarded])],
             &JitOptions::default(),

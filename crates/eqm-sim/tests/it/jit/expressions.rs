@@ -94,7 +94,7 @@ fn every_operator_and_builtin_matches_the_evaluator_on_special_values() {
     check_against_evaluator(&a, &evaluable, &points).unwrap_or_else(|e| panic!("{e}"));
     // `pre(x)` reads the current value of `x` for now.
     let pre = exprs[exprs.len() - 2];
-    let module = compile(&a, &[], &slot_of, &[segment_of(&[pre])], &JitOptions::default()).expect("compiles");
+    let module = compile(&a, &[], &[], &slot_of, &[segment_of(&[pre])], &JitOptions::default()).expect("compiles");
     let point = &points[17];
     let mut arrays = Arrays::new(point, 1);
     arrays.run(&module, 0, 0.0).expect("runs");
@@ -260,7 +260,7 @@ fn later_assignments_read_earlier_ones_and_der_reads_dx() {
     let e2 = a.binary(BinOp::Add, der_x, x); // work[0] := der(x) + x
     let e3 = a.binary(BinOp::Mul, w0, w0); // work[8] := work[0]^2
     let segment = Segment::assignments(vec![(Slot::Der(0), e1), (Slot::Work(0), e2), (Slot::Work(RESULTS), e3)]);
-    let module = compile(&a, &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
+    let module = compile(&a, &[], &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
     let point = Point {
         vars: [3.0, 0.0, 0.0, 0.0, 100.0, 0.0],
         time: 0.0,
@@ -288,7 +288,7 @@ fn rewriting_a_slot_recomputes_what_depends_on_it() {
         (Slot::Work(0), sine),
         (Slot::Work(RESULTS + 1), doubled),
     ]);
-    let module = compile(&a, &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
+    let module = compile(&a, &[], &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
     let point = Point {
         vars: [0.5, 0.0, 0.0, 0.0, 10.0, 0.0],
         time: 0.0,

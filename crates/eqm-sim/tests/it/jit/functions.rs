@@ -123,6 +123,7 @@ fn user_function_with_loops_branches_and_return() {
         let module = compile(
             &flat.exprs,
             &flat.functions,
+            &flat.externals,
             &slot,
             &[Segment::assignments(assignments.clone())],
             &options,
@@ -178,8 +179,15 @@ end M;
         panic!("explicit equation")
     };
     let segment = Segment::assignments(vec![(Slot::Work(0), flat.equations[0].rhs)]);
-    let module = compile(&flat.exprs, &flat.functions, &slot, &[segment], &JitOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let module = compile(
+        &flat.exprs,
+        &flat.functions,
+        &flat.externals,
+        &slot,
+        &[segment],
+        &JitOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let run = |n: f64| {
         let mut work = [0.0];
         module.call(0, 0.0, &[], &[n], &mut [], &mut work).map(|()| work[0])
@@ -234,8 +242,15 @@ end M;
     let slot = |v: VarId| Some([Slot::Param(0), Slot::Param(1), Slot::Work(1)][v.0 as usize]);
     let value = flat.equations[0].rhs;
     let two = Segment::assignments(vec![(Slot::Work(0), value), (Slot::Work(1), value)]);
-    let module =
-        compile(&flat.exprs, &flat.functions, &slot, &[two], &JitOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let module = compile(
+        &flat.exprs,
+        &flat.functions,
+        &flat.externals,
+        &slot,
+        &[two],
+        &JitOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let run = |u: f64, s: f64| {
         let mut work = [0.0; 2];
         module

@@ -97,7 +97,7 @@ fn segment_of(exprs: &[ExprId]) -> Segment {
 /// Compiles `exprs` into one segment, runs it at each point and compares every result with the
 /// evaluator, bit for bit (any NaN matches any NaN).
 fn check_against_evaluator(arena: &ExprArena, exprs: &[ExprId], points: &[Point]) -> Result<(), String> {
-    let module = compile(arena, &[], &slot_of, &[segment_of(exprs)], &JitOptions::default())
+    let module = compile(arena, &[], &[], &slot_of, &[segment_of(exprs)], &JitOptions::default())
         .map_err(|e| format!("compile: {e}"))?;
     for point in points {
         let mut arrays = Arrays::new(point, exprs.len());

@@ -25,7 +25,7 @@ fn results_follow_the_assignments_and_land_in_out() {
         statements: Vec::new(),
         results: vec![sum, sine],
     };
-    let module = compile(&a, &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
+    let module = compile(&a, &[], &[], &slot_of, &[segment], &JitOptions::default()).expect("compiles");
     assert_eq!(module.results(0), Some(2));
     let (x, p, mut work) = ([0.7, 0.0], [1.25, 0.0], [f64::NAN, 0.0]);
     let mut out = [f64::NAN; 2];
@@ -127,6 +127,7 @@ fn loop_residuals_and_symbolic_jacobian_match_the_evaluator() {
     let module = compile(
         program.exprs(),
         program.functions(),
+        program.externals(),
         &|v| program.slot_of(v),
         &[evaluate, jacobian_segment],
         &JitOptions::default(),

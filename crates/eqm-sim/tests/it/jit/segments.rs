@@ -46,10 +46,11 @@ fn long_segments_are_split_without_changing_results() {
         reroll: false,
         ..JitOptions::default()
     };
-    let split = compile(&a, &[], &slot, &segment, &straight).expect("compiles");
+    let split = compile(&a, &[], &[], &slot, &segment, &straight).expect("compiles");
     assert_eq!(split.function_count(0), Some(5));
     let whole = compile(
         &a,
+        &[],
         &[],
         &slot,
         &segment,
@@ -63,7 +64,7 @@ fn long_segments_are_split_without_changing_results() {
     assert_eq!(whole.function_count(0), Some(1));
     // Re-rolled: the pattern repeats every 7 assignments (x[i % 7]), so all but the first
     // assignment (which reads x[0] directly) become one loop in one function.
-    let rolled = compile(&a, &[], &slot, &segment, &JitOptions::default()).expect("compiles");
+    let rolled = compile(&a, &[], &[], &slot, &segment, &JitOptions::default()).expect("compiles");
     assert_eq!(rolled.loops(0), Some(1));
     assert_eq!(rolled.function_count(0), Some(1));
     for module in [&split, &whole, &rolled] {
@@ -74,6 +75,7 @@ fn long_segments_are_split_without_changing_results() {
     // A small instruction budget splits by size too.
     let small = compile(
         &a,
+        &[],
         &[],
         &slot,
         &segment,
@@ -101,7 +103,7 @@ fn rolled_and_straight(
             reroll,
             ..JitOptions::default()
         };
-        compile(arena, functions, slot, segments, &options).unwrap_or_else(|e| panic!("{e}"))
+        compile(arena, functions, &[], slot, segments, &options).unwrap_or_else(|e| panic!("{e}"))
     })
 }
 

@@ -16,7 +16,7 @@ fn short_slices_are_errors() {
     let (x, p) = (a.var(VarId(0)), a.var(VarId(1)));
     let sum = a.binary(BinOp::Add, x, p);
     let segment = Segment::assignments(vec![(Slot::Der(2), sum), (Slot::Work(5), sum)]);
-    let module = compile(&a, &[], &slot, &[segment], &JitOptions::default()).expect("compiles");
+    let module = compile(&a, &[], &[], &slot, &[segment], &JitOptions::default()).expect("compiles");
     let lengths = module.lengths(0).expect("one segment");
     assert_eq!((lengths.x, lengths.p, lengths.dx, lengths.work), (4, 2, 3, 6));
     let (x, p, mut dx, mut work) = (vec![1.0; 4], vec![2.0; 2], vec![0.0; 3], vec![0.0; 6]);
@@ -60,6 +60,7 @@ fn unsupported_input_is_an_error_not_a_panic() {
     let compile_one = |target: Slot, e: ExprId| {
         compile(
             &a,
+            &[],
             &[],
             &slot_of,
             &[Segment::assignments(vec![(target, e)])],

@@ -1,0 +1,214 @@
+//! External C functions for a front end: each [`ExternalUnit`] the flattener writes is compiled
+//! with the system C compiler into a shared object, which is loaded and whose wrapper is
+//! returned as a [`LinkedSymbol`].
+//!
+//! Input: the unit (C text, include and library directories, libraries), the compiler to run
+//! and the cache directory, both chosen by the front end. Output: the loaded wrapper, or a
+//! [`LinkError`] whose message names the cause: no compiler, the compiler's own message (a C
+//! syntax error, a library not found, an undefined symbol: units are linked with
+//! `-Wl,--no-undefined`, so a symbol missing after linking is a link error rather than a crash
+//! at the first call), or a shared object that does not load.
+//!
+//! A shared object is kept in the cache directory under a hash of everything its build reads:
+//! the compiler, the flags, the unit, and the contents of the files in its include directories
+//! and of the libraries it names, so an edited header or library is compiled again and an
+//! unchanged one is only loaded. A build writes a temporary file and renames it, so two
+//! processes building the same unit never load a half-written object. This crate sits at the
+//! edge with the binary: it runs a process, touches the file system and holds the only
+//! `unsafe` outside `eqm-jit` (loading a library). It deliberately does not decide the compiler
+//! or the cache directory (the binary does) and never calls a wrapper (`eqm_jit::call_external`
+//! does).
+
+use eqm_ir::external::{ExternalUnit, LinkError, LinkExternal, LinkedSymbol};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+/// The flags of every build: position-independent code for a shared object, optimised, and
+/// every symbol resolved when it is linked.
+const FLAGS: [&str; 5] = ["-shared", "-fPIC", "-O2", "-Wl,--no-undefined", "-o"];
+
+/// External functions compiled by a system C compiler, each shared object cached on disk and
+/// loaded once per process.
+pub struct SystemCompiler {
+    compiler: String,
+    cache: PathBuf,
+    loaded: Mutex<BTreeMap<u64, Arc<libloading::Library>>>,
+}
+
+impl SystemCompiler {
+    /// A linker running `compiler` (such as `cc`) and keeping shared objects under `cache`.
+    pub fn new(compiler: impl Into<String>, cache: impl Into<PathBuf>) -> SystemCompiler {
+        SystemCompiler {
+            compiler: compiler.into(),
+            cache: cache.into(),
+            loaded: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// The shared object of `unit`, built unless the cache holds it.
+    fn shared_object(&self, unit: &ExternalUnit, key: u64) -> Result<PathBuf, LinkError> {
+        let dir = self.cache.join(format!("{key:016x}"));
+        let object = dir.join("external.so");
+        if object.is_file() {
+            return Ok(object);
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| error(format!("cannot create `{}`: {e}", dir.display())))?;
+        let source = dir.join("external.c");
+        std::fs::write(&source, &unit.source)
+            .map_err(|e| error(format!("cannot write `{}`: {e}", source.display())))?;
+        let partial = dir.join(format!("external.{}.so", std::process::id()));
+        let mut command = Command::new(&self.compiler);
+        command.args(FLAGS).arg(&partial).arg(&source);
+        for d in &unit.include_directories {
+            command.arg(format!("-I{d}"));
+        }
+        for d in &unit.library_directories {
+            command.arg(format!("-L{d}"));
+        }
+        for l in &unit.libraries {
+            command.arg(format!("-l{l}"));
+        }
+        command.arg("-lm");
+        let output = match command.output() {
+            Ok(output) => output,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(error(format!(
+                    "no C compiler: `{}` was not found; install one (such as gcc) or name it in the environment variable CC",
+                    self.compiler
+                )));
+            }
+            Err(e) => {
+                return Err(error(format!(
+                    "the C compiler `{}` could not be run: {e}",
+                    self.compiler
+                )));
+            }
+        };
+        if !output.status.success() {
+            let _ = std::fs::remove_file(&partial);
+            let message = String::from_utf8_lossy(&output.stderr);
+            // A symbol no object defines is the commonest failure of linking: say so first.
+            let missing = message
+                .split("undefined reference to `")
+                .nth(1)
+                .and_then(|rest| rest.split('\'').next())
+                .map(|symbol| format!("the symbol `{symbol}` is missing after linking; "))
+                .unwrap_or_default();
+            return Err(error(format!(
+                "{missing}the C compiler failed ({}):\n{}",
+                output.status,
+                message.trim_end()
+            )));
+        }
+        std::fs::rename(&partial, &object).map_err(|e| error(format!("cannot write `{}`: {e}", object.display())))?;
+        Ok(object)
+    }
+
+    /// The cache key of `unit`: a hash of the compiler, the flags, the unit and the contents of
+    /// what its build reads from its directories.
+    fn key(&self, unit: &ExternalUnit) -> u64 {
+        let mut h = Fnv::default();
+        h.text(&self.compiler);
+        FLAGS.iter().for_each(|f| h.text(f));
+        h.text(&unit.source);
+        for d in &unit.include_directories {
+            h.text(d);
+            for (name, bytes) in directory_files(Path::new(d)) {
+                h.text(&name);
+                h.bytes(&bytes);
+            }
+        }
+        for d in &unit.library_directories {
+            h.text(d);
+            for l in &unit.libraries {
+                for name in [format!("lib{l}.a"), format!("lib{l}.so")] {
+                    if let Ok(bytes) = std::fs::read(Path::new(d).join(&name)) {
+                        h.text(&name);
+                        h.bytes(&bytes);
+                    }
+                }
+            }
+        }
+        unit.libraries.iter().for_each(|l| h.text(l));
+        h.0
+    }
+}
+
+impl LinkExternal for SystemCompiler {
+    fn link(&self, unit: &ExternalUnit) -> Result<LinkedSymbol, LinkError> {
+        let key = self.key(unit);
+        let known = self.loaded.lock().ok().and_then(|loaded| loaded.get(&key).cloned());
+        let library = match known {
+            Some(library) => library,
+            None => {
+                let object = self.shared_object(unit, key)?;
+                let flags = libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL;
+                // SAFETY: loading runs the object's initialisers; the object is one this linker
+                // compiled from the unit's C text, which the model's author wrote to be called.
+                let library = unsafe { libloading::os::unix::Library::open(Some(&object), flags) }
+                    .map_err(|e| error(format!("the compiled object does not load: {e}")))?;
+                let library = Arc::new(libloading::Library::from(library));
+                if let Ok(mut loaded) = self.loaded.lock() {
+                    loaded.insert(key, library.clone());
+                }
+                library
+            }
+        };
+        let symbol = format!("{}\0", unit.symbol);
+        // SAFETY: the symbol is the wrapper the flattener wrote into the unit's text, a C
+        // function `double(double*)`; only its address is taken here, while `library` is loaded.
+        let address = unsafe { library.get::<unsafe extern "C" fn(*mut f64) -> f64>(symbol.as_bytes()) }
+            .map(|f| *f as usize)
+            .map_err(|e| error(format!("the symbol `{}` is missing after linking: {e}", unit.symbol)))?;
+        Ok(LinkedSymbol::new(address, unit.arity, library))
+    }
+}
+
+fn error(message: String) -> LinkError {
+    LinkError { message }
+}
+
+/// The regular files directly in `dir`, sorted by name, with their contents; nothing for a
+/// directory that cannot be read.
+fn directory_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(String, Vec<u8>)> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| {
+            Some((
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).ok()?,
+            ))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// FNV-1a, 64 bits: a hash that is the same in every process and version, for the cache.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn bytes(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        // A separator, so that ("ab", "c") and ("a", "bc") differ.
+        self.0 = (self.0 ^ 0xff).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+
+    fn text(&mut self, text: &str) {
+        self.bytes(text.as_bytes());
+    }
+}

@@ -1,0 +1,237 @@
+//! The string functions of the Modelica external C library (`ModelicaStrings_length`,
+//! `_substring`, `_compare`, `_skipWhiteSpace`, `_scanReal`, `_scanInteger`), evaluated by EQM
+//! when the model is compiled.
+//!
+//! Input: a call of an external function whose external clause names one of them, with the
+//! values its inputs are given. Output: the values of its outputs, computed here in Rust as the
+//! library's C functions compute them, when every String it reads is known at compile time (a
+//! literal, or a String parameter or constant bound to one); a diagnostic naming the function
+//! when one is not (EQM has no String values while a model runs). Calls of any other external
+//! function are left to `external`. It deliberately implements only these functions: the
+//! stream functions that print or read files at run time are not provided.
+
+use crate::flattener::Flattener;
+use crate::value::Value;
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use eqm_ir::expr::{ExprId, Node};
+use eqm_ir::flat::{Message, ScalarType};
+use eqm_syntax::ast;
+
+/// A value an argument of a string function has at compile time.
+enum Known {
+    Text(String),
+    Number(f64),
+    Integer(i64),
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// When `class` is an external function whose clause calls one of the string functions of
+    /// the Modelica external C library, the values of its outputs for the inputs `given` (in
+    /// the order of `inputs`), and the first output's expression; `None` when it calls another
+    /// function, or after a diagnostic at `span` (then `reported` is set).
+    pub(super) fn modelica_string_call(
+        &mut self,
+        class: crate::resolve::ClassId,
+        inputs: &[&'a str],
+        given: &[Option<(Value, Span)>],
+        span: Span,
+        reported: &mut bool,
+    ) -> Option<(ExprId, Vec<Value>)> {
+        let call = self.table.get(class).sections().iter().find_map(|s| match s {
+            ast::Section::External { call: Some(call), .. } => Some(call),
+            _ => None,
+        })?;
+        let c_name = call.function.name.as_str();
+        if !c_name.starts_with("ModelicaStrings_") {
+            return None;
+        }
+        let outputs = self.output_names(class);
+        // Each argument of the external call names an input (read) or an output (written).
+        let mut read = Vec::new();
+        let mut written = Vec::new();
+        for a in &call.args {
+            let ast::ExprKind::Ref(r) = &a.kind else { return None };
+            let name = r.parts[0].name.name.as_str();
+            if let Some(k) = inputs.iter().position(|i| *i == name) {
+                let value = given.get(k)?.as_ref()?.0.clone();
+                let known = match &value {
+                    Value::Scalar(x, ScalarType::Integer | ScalarType::Boolean | ScalarType::Real) => {
+                        match self.model.exprs.get(*x) {
+                            Node::Int(v) => Some(Known::Number(*v as f64)),
+                            Node::Bool(b) => Some(Known::Number(f64::from(u8::from(*b)))),
+                            Node::Real(bits) => Some(Known::Number(f64::from_bits(*bits))),
+                            _ => None,
+                        }
+                    }
+                    _ => self.known_string(&value).and_then(|m| m.as_literal()).map(Known::Text),
+                };
+                let Some(known) = known else {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0325",
+                        format!("`{c_name}` is evaluated when the model is compiled, and its input `{name}` is not known then"),
+                        span,
+                        "not known at compile time",
+                    ).with_help("give it a literal, or a parameter or constant bound to one"));
+                    *reported = true;
+                    return None;
+                };
+                read.push(known);
+            } else if let Some(k) = outputs.iter().position(|o| *o == name) {
+                written.push(k);
+            } else {
+                return None;
+            }
+        }
+        let results = match evaluate(c_name, &read) {
+            Ok(results) => results,
+            Err(why) => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0325",
+                    format!("`{c_name}`: {why}"),
+                    span,
+                    "this call",
+                ));
+                *reported = true;
+                return None;
+            }
+        };
+        // The result of the call is the output it assigns, then those passed as arguments.
+        let mut order: Vec<usize> = call
+            .output
+            .as_ref()
+            .and_then(|o| outputs.iter().position(|n| *n == o.parts[0].name.name))
+            .into_iter()
+            .collect();
+        order.extend(written);
+        if order.len() != results.len() || order.len() != outputs.len() {
+            return None;
+        }
+        let mut values: Vec<Option<Value>> = vec![None; outputs.len()];
+        for (k, result) in order.into_iter().zip(results) {
+            values[k] = Some(match result {
+                Known::Text(text) => Value::Str(Message::literal(text)),
+                Known::Integer(v) => Value::Scalar(self.model.exprs.int(v), ScalarType::Integer),
+                Known::Number(v) => Value::Scalar(self.model.exprs.real(v), ScalarType::Real),
+            });
+        }
+        let values: Vec<Value> = values.into_iter().collect::<Option<_>>()?;
+        let first = match &values[0] {
+            Value::Scalar(x, _) => *x,
+            _ => self.model.exprs.int(0),
+        };
+        Some((first, values))
+    }
+}
+
+/// The results of string function `name` of the Modelica external C library for `args`: its
+/// return value, then the outputs it writes through pointers, in order.
+fn evaluate(name: &str, args: &[Known]) -> Result<Vec<Known>, String> {
+    use Known::{Integer, Number, Text};
+    let index = |v: f64| v as i64;
+    Ok(match (name, args) {
+        ("ModelicaStrings_length", [Text(s)]) => vec![Integer(s.len() as i64)],
+        ("ModelicaStrings_substring", [Text(s), Number(start), Number(end)]) => {
+            let (start, end) = (index(*start), index(*end));
+            if start < 1 || start as usize > s.len().max(1) || end > s.len() as i64 {
+                return Err(format!(
+                    "the indices {start} to {end} are outside the string of length {}",
+                    s.len()
+                ));
+            }
+            let text = if end < start {
+                ""
+            } else {
+                s.get(start as usize - 1..end as usize)
+                    .ok_or("the indices split a character")?
+            };
+            vec![Text(text.to_string())]
+        }
+        ("ModelicaStrings_compare", [Text(a), Text(b), Number(case_sensitive)]) => {
+            let order = if *case_sensitive != 0.0 {
+                a.as_bytes().cmp(b.as_bytes())
+            } else {
+                a.to_ascii_lowercase().cmp(&b.to_ascii_lowercase())
+            };
+            // `Modelica.Utilities.Types.Compare`: Less, Equal, Greater.
+            vec![Integer(match order {
+                std::cmp::Ordering::Less => 1,
+                std::cmp::Ordering::Equal => 2,
+                std::cmp::Ordering::Greater => 3,
+            })]
+        }
+        ("ModelicaStrings_skipWhiteSpace", [Text(s), Number(start)]) => {
+            vec![Integer(skip_white_space(s, index(*start)) as i64)]
+        }
+        ("ModelicaStrings_scanReal", [Text(s), Number(start), Number(unsigned)]) => {
+            let (next, value) = scan_number(s, index(*start), *unsigned != 0.0, true);
+            vec![Integer(next), Number(value)]
+        }
+        ("ModelicaStrings_scanInteger", [Text(s), Number(start), Number(unsigned)]) => {
+            let (next, value) = scan_number(s, index(*start), *unsigned != 0.0, false);
+            vec![Integer(next), Integer(value as i64)]
+        }
+        _ => {
+            return Err(
+                "EQM does not provide this function of the Modelica external C library, or not with these arguments"
+                    .to_string(),
+            );
+        }
+    })
+}
+
+/// The 1-based index of the first character at or after `start` that is not white space, or
+/// one past the end.
+fn skip_white_space(s: &str, start: i64) -> usize {
+    let bytes = s.as_bytes();
+    let mut k = start.max(1) as usize;
+    while k <= bytes.len() && bytes[k - 1].is_ascii_whitespace() {
+        k += 1;
+    }
+    k
+}
+
+/// A number at `start` (after white space): its value and the 1-based index after it, or
+/// `(start, 0)` when there is none. A Real is a sign (unless `unsigned`), digits, an optional
+/// fraction and an optional exponent; an Integer is a sign and digits not followed by a
+/// fraction or an exponent.
+fn scan_number(s: &str, start: i64, unsigned: bool, real: bool) -> (i64, f64) {
+    let bytes = s.as_bytes();
+    let begin = skip_white_space(s, start) - 1;
+    let mut k = begin;
+    if !unsigned && k < bytes.len() && matches!(bytes[k], b'+' | b'-') {
+        k += 1;
+    }
+    let digits = |k: &mut usize| {
+        let from = *k;
+        while *k < bytes.len() && bytes[*k].is_ascii_digit() {
+            *k += 1;
+        }
+        *k > from
+    };
+    let mut any = digits(&mut k);
+    let fraction_or_exponent = k < bytes.len() && matches!(bytes[k], b'.' | b'e' | b'E');
+    if !real && fraction_or_exponent {
+        return (start, 0.0);
+    }
+    if real && k < bytes.len() && bytes[k] == b'.' {
+        k += 1;
+        any |= digits(&mut k);
+    }
+    if !any {
+        return (start, 0.0);
+    }
+    if real && k < bytes.len() && matches!(bytes[k], b'e' | b'E') {
+        let mut e = k + 1;
+        if e < bytes.len() && matches!(bytes[e], b'+' | b'-') {
+            e += 1;
+        }
+        if digits(&mut e) {
+            k = e;
+        }
+    }
+    match s[begin..k].parse::<f64>() {
+        Ok(v) => (k as i64 + 1, v),
+        Err(_) => (start, 0.0),
+    }
+}
