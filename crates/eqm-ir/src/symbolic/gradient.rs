@@ -118,7 +118,7 @@ fn active_nodes(
                         }
                     }
                 }
-                Node::Call(Callee::User(_), args) => {
+                Node::Call(Callee::User(_) | Callee::External(_), args) => {
                     if args.iter().any(on) {
                         return Err(err("user-defined functions cannot be differentiated"));
                     }

@@ -12,7 +12,8 @@
 //! Each step predicts the solution at the next λ by the secant through the last two solutions
 //! (the last solution alone after the first step), corrects it with the program's own
 //! solvers (Newton on every implicit block at that fixed λ), halves the step when the
-//! correction fails and doubles it after a success. It deliberately does not search for roots
+//! correction fails or jumps away from the prediction (another branch, past a turning point of
+//! the path) and doubles it after a success. It deliberately does not search for roots
 //! by bracketing along the path, which could jump to another branch.
 
 use crate::instance::Instance;
@@ -22,6 +23,9 @@ use eqm_ir::failure::EvalFailure;
 const FIRST_STEP: f64 = 0.05;
 /// The largest step in λ: a larger one may jump to another branch of the solution path.
 const LARGEST_STEP: f64 = 0.25;
+/// The largest correction of a value from its prediction, relative to its magnitude, that
+/// still counts as following the path.
+const LARGEST_CORRECTION: f64 = 0.5;
 /// The smallest step in λ before the continuation gives up.
 const SMALLEST_STEP: f64 = 1e-6;
 
@@ -89,29 +93,36 @@ pub fn follow(
             solver.interpreter().set_bracketing(true);
             result
         }
-        Err(failure) => Err(Lost { lambda: 0.0, failure }),
+        Err(failure) => Err((0.0, Some(failure))),
     };
-    let Err(lost) = followed else {
+    let Err((lost_at, path_failure)) = followed else {
         return Ok(path);
     };
     restore(solver, &start_values);
     solver.set_work(lambda, 1.0);
     match evaluate(solver) {
         Ok(()) => Ok(Path {
-            lost_at: Some(lost.lambda),
+            lost_at: Some(lost_at),
             ..path
         }),
-        Err(_) => Err(lost),
+        // The failure where the path was lost, or, when the path was lost because every
+        // correction jumped away from it, the direct solve's own.
+        Err(direct) => Err(Lost {
+            lambda: lost_at,
+            failure: path_failure.unwrap_or(direct),
+        }),
     }
 }
 
-/// The path from the solution at λ = 0 that `solver` holds to λ = 1.
+/// The path from the solution at λ = 0 that `solver` holds to λ = 1; when it is lost, the last
+/// λ reached with the failure of the last correction (none when the corrections converged but
+/// jumped away from the path).
 fn follow_from_zero(
     solver: &mut Instance<'_>,
     lambda: u32,
     evaluate: &mut dyn FnMut(&mut Instance<'_>) -> Result<(), EvalFailure>,
     path: &mut Path,
-) -> Result<(), Lost> {
+) -> Result<(), (f64, Option<EvalFailure>)> {
     let mut at = 0.0;
     let mut solution = solver.work().to_vec();
     // The solution before the last and its λ, for the secant predictor.
@@ -130,25 +141,40 @@ fn follow_from_zero(
             next - at,
         );
         solver.set_work(lambda, next);
-        match evaluate(solver) {
-            Ok(()) => {
+        let prediction = solver.work().to_vec();
+        let corrected = evaluate(solver);
+        let failure = match corrected {
+            Ok(()) if stays_on_path(&solution, &prediction, solver.work()) => {
                 path.steps += 1;
                 let previous = std::mem::replace(&mut solution, solver.work().to_vec());
                 before = Some((at, previous));
                 at = next;
                 step = (2.0 * step).min(LARGEST_STEP);
+                continue;
             }
-            Err(failure) => {
-                path.rejected += 1;
-                step /= 2.0;
-                if step < SMALLEST_STEP {
-                    restore(solver, &solution);
-                    return Err(Lost { lambda: at, failure });
-                }
-            }
+            Ok(()) => None,
+            Err(failure) => Some(failure),
+        };
+        path.rejected += 1;
+        step /= 2.0;
+        if step < SMALLEST_STEP {
+            restore(solver, &solution);
+            return Err((at, failure));
         }
     }
     Ok(())
+}
+
+/// Whether a converged correction stayed on the path: no value moved, in one step, by more than
+/// [`LARGEST_CORRECTION`] of its magnitude at the last `solution` (of 1 for values below 1),
+/// neither from that solution nor from its `prediction`. A larger move means Newton left the
+/// path for another branch, as it does past a turning point of the path in λ, where no
+/// solution is near; a path that is followed moves less the smaller the step.
+fn stays_on_path(solution: &[f64], prediction: &[f64], corrected: &[f64]) -> bool {
+    solution.iter().zip(prediction).zip(corrected).all(|((s, p), c)| {
+        let scale = s.abs().max(1.0);
+        (c - p).abs() <= LARGEST_CORRECTION * scale.max(p.abs()) && (c - s).abs() <= LARGEST_CORRECTION * scale
+    })
 }
 
 /// Writes into `solver` the prediction of the solution a step `h` beyond `solution`: the

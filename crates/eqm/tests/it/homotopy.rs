@@ -177,6 +177,29 @@ fn a_path_too_steep_to_follow_falls_back_to_the_actual_problem_and_says_so() {
 }
 
 #[test]
+fn a_turning_point_of_the_path_is_not_jumped_over_silently() {
+    // λ(x³ - 3x + 2.5) + (1 - λ)(x - 2) = 0 from x = 2 turns back at λ ≈ 0.676, x ≈ 0.92 (where
+    // its derivative in x vanishes): beyond that λ no solution is near the path. The only real
+    // root of the actual cubic is far away; the continuation does not jump there as if it were
+    // its path, but says that the path was lost and solves the actual problem directly.
+    let text = "model Fold\n  Real x(start = 2);\n  Real y;\nequation\n  \
+                0 = homotopy(actual = x^3 - 3*x + 2.5, simplified = x - 2);\n  der(y) = x;\nend Fold;\n";
+    let result = run_both(text, 1.0, &["x", "y"]);
+    // Cardano: x³ - 3x + 2.5 = 0 has the one real root ∛(-1/2) + ∛(-2).
+    let root = -(0.5f64.cbrt() + 2f64.cbrt());
+    assert!((result.value_at("x", 0.0).unwrap() - root).abs() < 1e-12);
+    let path = result.summary.homotopy.expect("the path is reported");
+    let lost_at: f64 = path
+        .split("lost its path at λ = ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("{path}"));
+    assert!((0.6..0.6757).contains(&lost_at), "{path}");
+    assert!(path.contains("solved directly"), "{path}");
+}
+
+#[test]
 fn flatten_keeps_the_call_and_explain_shows_the_blend_only_in_the_initialization() {
     let mut session = Session::with_sources(&[("m.eqm".to_string(), LIMITER.to_string())], &[], None);
     let flat = session.flatten(None, &eqm::ModelOptions::default()).expect("flattens");
