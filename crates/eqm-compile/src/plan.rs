@@ -227,26 +227,7 @@ pub(crate) fn analyze_system<S>(
         )?));
     }
     if !in_loops.is_empty() {
-        in_loops.sort_unstable();
-        in_loops.dedup();
-        return match crate::algorithm_equations::replace_by_equations(dae, &in_loops) {
-            Ok(hidden) => {
-                let mut unknowns = unknowns;
-                unknowns.extend(hidden.into_iter().map(Unknown::Var));
-                analyze_system(dae, unknowns, initial_algorithms)
-            }
-            Err((section, why)) => Err(vec![
-                Diagnostic::error(
-                    "E0502",
-                    format!(
-                        "this algorithm section is part of an algebraic loop and cannot be solved as equations: {why}"
-                    ),
-                    dae.flat.algorithms[section].span,
-                    "in an algebraic loop",
-                )
-                .with_help("compute the loop with equations, or break the dependency on the algorithm's outputs"),
-            ]),
-        };
+        return analyze_with_sections_as_equations(dae, unknowns, in_loops, initial_algorithms);
     }
     let parameter_conditions = parameter_conditions(&blocks, &solutions);
     let matching = (0..graph.n_eqs())
@@ -259,6 +240,36 @@ pub(crate) fn analyze_system<S>(
         blocks,
         parameter_conditions,
     })
+}
+
+/// The plan of a system whose algorithm sections `in_loops` are part of algebraic loops: the
+/// sections written as equations (their statements run symbolically), and the system analysed
+/// again with the values they hide as further unknowns; `E0502` when a section cannot be written
+/// so.
+fn analyze_with_sections_as_equations<S>(
+    dae: &mut Dae<S>,
+    unknowns: Vec<Unknown>,
+    mut in_loops: Vec<usize>,
+    initial_algorithms: bool,
+) -> Result<Plan, Vec<Diagnostic>> {
+    in_loops.sort_unstable();
+    in_loops.dedup();
+    match crate::algorithm_equations::replace_by_equations(dae, &in_loops) {
+        Ok(hidden) => {
+            let mut unknowns = unknowns;
+            unknowns.extend(hidden.into_iter().map(Unknown::Var));
+            analyze_system(dae, unknowns, initial_algorithms)
+        }
+        Err((section, why)) => Err(vec![
+            Diagnostic::error(
+                "E0502",
+                format!("this algorithm section is part of an algebraic loop and cannot be solved as equations: {why}"),
+                dae.flat.algorithms[section].span,
+                "in an algebraic loop",
+            )
+            .with_help("compute the loop with equations, or break the dependency on the algorithm's outputs"),
+        ]),
+    }
 }
 
 /// The conditions on parameters of the solutions the plan uses, in evaluation order: only
