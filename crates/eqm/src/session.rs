@@ -69,8 +69,9 @@ pub struct CheckSummary {
     pub model: String,
     pub variables: usize,
     pub equations: usize,
-    /// The if-equations whose branch was chosen at translation because their conditions are
-    /// parameter expressions, each in words with its location: `if-equation at m.eqm:6:3:
+    /// The if-equations of the user's own files (not of libraries) whose branch was chosen at
+    /// translation because their conditions are parameter expressions, each in words with its
+    /// location: `if-equation at m.eqm:6:3:
     /// branch 2 (else) chosen at translation because `useX` = false`.
     pub branch_choices: Vec<String>,
 }
@@ -336,9 +337,12 @@ impl Session {
             model: flat.name.clone(),
             variables: flat.variables.len(),
             equations: flat.equations.len(),
+            // Only the user's own if-equations: a library's choices (the initialization kind
+            // of a standard block) are that library's business and would bury the user's.
             branch_choices: flat
                 .branch_choices
                 .iter()
+                .filter(|c| !self.sources.library.iter().any(|(file, _)| *file == c.span.file))
                 .map(|c| format!("if-equation at {}: {}", self.sources.map.location(c.span), c.describe()))
                 .collect(),
         };

@@ -252,6 +252,37 @@ fn record_equations_agree_between_native_code_and_the_interpreter() {
     }
 }
 
+/// The branches chosen inside library classes are not the user's: `check` of a model built
+/// from a standard-library flow (whose `uniflow` if-equation is chosen at translation) lists the
+/// user's own choice only.
+#[test]
+fn check_lists_the_branches_chosen_in_the_users_files_only() {
+    let text = "model Drain
+  parameter Boolean fast = true;
+  Real k;
+  SystemDynamics.Flows.Flow drain;
+  SystemDynamics.Reservoirs.Stock S(m0 = 1);
+  SystemDynamics.Reservoirs.Stock S2(m0 = 0);
+  SystemDynamics.Converters.ConstantConverter rate(constValue = 0.5);
+equation
+  connect(S.outflow, drain.inflow);
+  connect(drain.outflow, S2.inflow);
+  connect(rate.y, drain.u);
+  if fast then
+    k = 2;
+  else
+    k = 1;
+  end if;
+end Drain;
+";
+    let mut session = eqm::Session::with_sources(&[("d.eqm".to_string(), text.to_string())], &[], None);
+    let summary = session.check(None, &eqm::ModelOptions::default()).expect("checks");
+    assert_eq!(
+        summary.branch_choices,
+        ["if-equation at d.eqm:12:3: branch 1 chosen at translation because `fast` = true"]
+    );
+}
+
 /// `check` tells which branch of an if-equation on parameters was chosen at translation, and
 /// why. Such a parameter is structural: setting it without compiling again is refused with a
 /// diagnostic that names it, and compiling with another value takes the other branches.
