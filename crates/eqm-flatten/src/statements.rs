@@ -381,13 +381,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
         cx: &mut StatementContext,
     ) {
-        let [x, value] = arguments else {
-            self.diagnostics.push(Diagnostic::error(
+        let bad_reinit = |diagnostics: &mut Vec<Diagnostic>| {
+            diagnostics.push(Diagnostic::error(
                 "E0312",
                 "`reinit` needs a scalar variable and a scalar value",
                 span,
                 "bad reinit",
             ));
+        };
+        let [x, value] = arguments else {
+            bad_reinit(&mut self.diagnostics);
             return;
         };
         let (Some(target), Some(value)) = (self.eval(x, scope, loops), self.eval(value, scope, loops)) else {
@@ -401,12 +404,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             _ => None,
         };
         let (Some(var), Value::Scalar(value, _)) = (var, value) else {
-            self.diagnostics.push(Diagnostic::error(
-                "E0312",
-                "`reinit` needs a scalar variable and a scalar value",
-                span,
-                "bad reinit",
-            ));
+            bad_reinit(&mut self.diagnostics);
             return;
         };
         cx.reinit_reads.push((value, cx.assignments.len(), span));

@@ -274,7 +274,7 @@ fn plus_minus(arena: &mut ExprArena, op: BinOp, p: Option<ExprId>, q: Option<Exp
 }
 
 /// `x*y` with a factor 1 left out.
-fn times(arena: &mut ExprArena, x: ExprId, y: ExprId) -> ExprId {
+pub(super) fn times(arena: &mut ExprArena, x: ExprId, y: ExprId) -> ExprId {
     if arena.literal(x) == Some(1.0) {
         y
     } else if arena.literal(y) == Some(1.0) {
@@ -285,7 +285,7 @@ fn times(arena: &mut ExprArena, x: ExprId, y: ExprId) -> ExprId {
 }
 
 /// `-x`, folded when `x` is a number.
-fn neg(arena: &mut ExprArena, x: ExprId) -> ExprId {
+pub(super) fn neg(arena: &mut ExprArena, x: ExprId) -> ExprId {
     match arena.get(x) {
         Node::Real(_) | Node::Int(_) => {
             let v = arena.literal(x).unwrap_or(0.0);

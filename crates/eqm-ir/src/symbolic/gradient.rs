@@ -18,7 +18,7 @@
 //! their argument and pass the adjoint on unchanged. It deliberately does not take time
 //! derivatives (see [`super::diff_time`]) nor differentiate through user functions.
 
-use super::diff::DiffError;
+use super::diff::{DiffError, neg, times};
 use super::{is_symbol_operator, reachable};
 use crate::builtins::{Builtin, BuiltinKind, Derivative};
 use crate::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, FxHashSet, Node, UnOp};
@@ -234,26 +234,4 @@ fn contributions(
         _ => {}
     }
     Ok(out)
-}
-
-/// `x*y` with a factor 1 left out.
-fn times(arena: &mut ExprArena, x: ExprId, y: ExprId) -> ExprId {
-    if arena.literal(x) == Some(1.0) {
-        y
-    } else if arena.literal(y) == Some(1.0) {
-        x
-    } else {
-        arena.binary(BinOp::Mul, x, y)
-    }
-}
-
-/// `-x`, folded when `x` is a number.
-fn neg(arena: &mut ExprArena, x: ExprId) -> ExprId {
-    match arena.get(x) {
-        Node::Real(_) | Node::Int(_) => {
-            let v = arena.literal(x).unwrap_or(0.0);
-            arena.real(-v)
-        }
-        _ => arena.unary(UnOp::Neg, x),
-    }
 }

@@ -3,7 +3,6 @@
 //! algorithm sections, discrete variables defined by equations, and sampled controllers. Every
 //! expected value is derived by hand or in closed form in the test.
 
-use crate::compile;
 use crate::hybrid::methods;
 use eqm::{Method, RunSettings, SimulationResult};
 
@@ -22,23 +21,7 @@ fn run_both_with(text: &str, stop: f64, interval: f64, method: Option<Method>) -
         method,
         ..RunSettings::default()
     };
-    let native = compile(text).simulate(&settings).unwrap_or_else(|e| panic!("{e}"));
-    let interpreted = compile(text)
-        .simulate(&RunSettings {
-            interpreter: true,
-            ..settings
-        })
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(native.time(), interpreted.time(), "the back ends stop at other times");
-    for column in native.columns() {
-        assert_eq!(
-            native.column(&column.name),
-            interpreted.column(&column.name),
-            "{}: the back ends differ",
-            column.name
-        );
-    }
-    native
+    crate::run_both_back_ends(text, settings)
 }
 
 /// The diagnostic that stops `text` before or during a run to 1.

@@ -56,6 +56,28 @@ pub fn compile(text: &str) -> Model {
         .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)))
 }
 
+/// The run of `text` with `settings` by native code and by the interpreter, checked to agree
+/// bit for bit on the times and every column: the native run.
+pub fn run_both_back_ends(text: &str, settings: eqm::RunSettings) -> eqm::SimulationResult {
+    let native = compile(text).simulate(&settings).unwrap_or_else(|e| panic!("{e}"));
+    let interpreted = compile(text)
+        .simulate(&eqm::RunSettings {
+            interpreter: true,
+            ..settings
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(native.time(), interpreted.time(), "the back ends stop at other times");
+    for column in native.columns() {
+        let name = &column.name;
+        assert_eq!(
+            native.column(name),
+            interpreted.column(name),
+            "{name}: the back ends differ"
+        );
+    }
+    native
+}
+
 /// A run of `model` to `stop` at rtol = atol = 1e-10 (rows every `interval`, or the default
 /// grid), the settings the library's closed-form tests use; panics with the model's name and the
 /// failure when the run fails.

@@ -17,19 +17,7 @@ fn run_both(text: &str, stop: f64) -> SimulationResult {
         interval: Some(0.05),
         ..RunSettings::default()
     };
-    let native = compile(text).simulate(&settings).unwrap_or_else(|e| panic!("{e}"));
-    let interpreted = compile(text)
-        .simulate(&RunSettings {
-            interpreter: true,
-            ..settings
-        })
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(native.time(), interpreted.time());
-    for column in native.columns() {
-        let name = &column.name;
-        assert_eq!(native.column(name), interpreted.column(name), "{name}");
-    }
-    native
+    crate::run_both_back_ends(text, settings)
 }
 
 /// The value of `name` in the row at `time` (rows every 0.05).
