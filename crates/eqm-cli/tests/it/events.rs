@@ -679,3 +679,54 @@ fn a_false_assertion_in_an_equation_section_is_exit_3_with_its_line() {
     let time = t.column("time");
     assert!(!time.is_empty() && time.iter().all(|&s| s <= 2f64.ln()), "{time:?}");
 }
+
+/// `eqm run -v` tells how the initialization was solved when plain Newton was not enough: the
+/// method that solved each such loop, and the path of a homotopy continuation.
+#[test]
+fn verbose_run_names_the_method_and_the_continuation_of_the_initialization() {
+    // Powell's badly scaled system: Newton from (0, 1) does not converge; the trust region does.
+    let (code, out, err) = run_model(
+        "powell",
+        "model Powell
+           Real x1(start = 0, nominal = 1e-5);
+           Real x2(start = 1, nominal = 10);
+         equation
+           0 = 1e4*x1*x2 - 1;
+           0 = exp(-x1) + exp(-x2) - 1.0001;
+         end Powell;",
+        &["--stop", "1", "-v"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("time,"), "{out}");
+    assert!(
+        err.contains("loop of 2 unknowns {x1, x2} at initialization: solved by trust-region dogleg"),
+        "{err}"
+    );
+    // The limiter of the homotopy: the continuation from the simplified problem gives y = 8.
+    let (code, out, err) = run_model(
+        "limiter",
+        "model Limiter
+           Real u(start = 12);
+           Real y;
+         equation
+           y = homotopy(actual = smooth(0, if u > 10 then 10 else if u < -10 then -10 else u), simplified = u);
+           u = 2*y - 8;
+         end Limiter;",
+        &["--stop", "1", "-v"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("initialization: homotopy continuation over λ from 0 to 1 in "),
+        "{err}"
+    );
+    let header: Vec<&str> = out.lines().next().expect("a header").split(',').collect();
+    let first: Vec<f64> = out
+        .lines()
+        .nth(1)
+        .expect("a row")
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let y = header.iter().position(|c| *c == "y").expect("a column y");
+    assert_eq!(first[y], 8.0, "{out}");
+}
