@@ -703,6 +703,46 @@ pub(crate) fn start_text(dae: &Dae<Hybrid>, v: VarId) -> String {
     }
 }
 
+/// The names of the variables the compiler introduces for `pre(v)` (`$pre3`) as the user wrote
+/// them (`pre(v)`), for the texts of diagnostics: the user never wrote `$pre3`.
+struct PreNames {
+    /// `$preN` and `pre(v)`, from the variable's description.
+    names: FxHashMap<String, String>,
+}
+
+impl PreNames {
+    fn new(init: &Dae<Hybrid>) -> PreNames {
+        let names = init
+            .flat
+            .variables
+            .iter()
+            .filter(|v| v.name.starts_with("$pre"))
+            .filter_map(|v| {
+                let written = v.description.as_deref()?.split(", the value").next()?;
+                written
+                    .starts_with("pre(")
+                    .then(|| (v.name.clone(), written.to_string()))
+            })
+            .collect();
+        PreNames { names }
+    }
+
+    /// `text` with every whole `$preN` replaced.
+    fn apply(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find("$pre") {
+            out.push_str(&rest[..at]);
+            let digits = rest[at + 4..].bytes().take_while(u8::is_ascii_digit).count();
+            let token = &rest[at..at + 4 + digits];
+            out.push_str(self.names.get(token).map_or(token, String::as_str));
+            rest = &rest[at + 4 + digits..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
 /// The diagnostic for an over-determined initial system: the equations of the over-determined
 /// part, led by the fixed start values and initial equations among them.
 fn over_determined(
@@ -745,6 +785,8 @@ fn over_determined(
         }
         vs
     };
+    let readable = PreNames::new(init);
+    let vars: Vec<String> = vars.iter().map(|v| readable.apply(v)).collect();
     let message = format!(
         "the initial system is over-determined: these {} equations determine only {} unknown(s) ({}){}",
         over.len(),
@@ -760,7 +802,11 @@ fn over_determined(
         let eq = &init.equations[e];
         (
             eq.span,
-            format!("{} ({})", init.equation_text(eq), init.origin_label(&eq.origin)),
+            readable.apply(&format!(
+                "{} ({})",
+                init.equation_text(eq),
+                init.origin_label(&eq.origin)
+            )),
         )
     };
     let Some(&first) = listed.first() else {

@@ -152,6 +152,10 @@ end M;
 fn an_initial_equation_and_a_fixed_start_value_of_one_algorithm_output_over_determine() {
     let d = failure(&algorithm_output("discrete Real y(start = 5, fixed = true);", "y = 1;"));
     assert_eq!(d.code, "E0504", "{d:?}");
+    // The value before the first event is named as the user writes it, not by the compiler's
+    // own variable.
+    assert!(d.message.contains("(pre(y))"), "{}", d.message);
+    assert!(!d.message.contains('$'), "{}", d.message);
 }
 
 #[test]
