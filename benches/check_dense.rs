@@ -13,9 +13,9 @@
 //! walked once for the unknowns it cannot be solved for, and differentiated once in reverse
 //! mode for all its variables.
 
-use eqm::{ModelOptions, Session};
 use eqm_testkit::models::dense_network;
-use std::time::Instant;
+
+mod common;
 
 fn main() {
     let sizes: Vec<usize> = {
@@ -24,29 +24,17 @@ fn main() {
     };
     let mut previous: Option<(usize, f64)> = None;
     for n in sizes {
-        let start = Instant::now();
-        let mut session = Session::with_sources(&[("net.eqm".to_string(), dense_network(n))], &[], None);
-        let summary = session.check(None, &ModelOptions::default());
-        let total = start.elapsed().as_secs_f64() * 1e3;
-        if summary.is_none() {
-            eprintln!("{}", session.render_diagnostics(false));
-            std::process::exit(1);
-        }
-        let timed = session.timings().stages();
-        let mut stages: Vec<String> = timed
-            .iter()
-            .map(|t| format!("{} {:.1}", t.stage, t.time.as_secs_f64() * 1e3))
-            .collect();
+        let (total, mut stages) = common::timed_check("net.eqm", dense_network(n), None);
         // `check` also runs the initialization once (which builds the symbolic Jacobian when
         // the method needs one); the stages do not time it, so it is what remains of the total.
-        let staged: f64 = timed.iter().map(|t| t.time.as_secs_f64() * 1e3).sum();
-        stages.push(format!("rest (initialization run) {:.1}", total - staged));
+        let staged: f64 = stages.iter().map(|(_, ms)| ms).sum();
+        stages.push(("rest (initialization run)".to_string(), total - staged));
         let ratio = previous.map_or(String::from("-"), |(m, t)| {
             format!("{:.2} (x{})", total / t, n / m.max(1))
         });
         println!(
             "n = {n:>5}: check {total:>9.1} ms, ratio {ratio}; {}",
-            stages.join(", ")
+            common::stage_list(&stages)
         );
         previous = Some((n, total));
     }

@@ -7,8 +7,7 @@
 //! their number (every type lookup scanned all elements of the class for `extends` clauses),
 //! which this shape exposes and the mass-spring chain of `flatten_chain` does not.
 
-use eqm::{ModelOptions, Session};
-use std::time::Instant;
+mod common;
 
 fn main() {
     let sizes: Vec<usize> = {
@@ -27,27 +26,12 @@ fn main() {
             text.push_str(&format!("  x{i} = {i};\n"));
         }
         text.push_str("end Big;\n");
-        let start = Instant::now();
-        let mut session = Session::with_sources(&[("big.eqm".to_string(), text)], &[], None);
-        let summary = session.check(None, &ModelOptions::default());
-        let total = start.elapsed().as_secs_f64() * 1e3;
-        if summary.is_none() {
-            eprintln!("{}", session.render_diagnostics(false));
-            std::process::exit(1);
-        }
-        let stages: Vec<String> = session
-            .timings()
-            .stages()
-            .iter()
-            .map(|t| format!("{} {:.1}", t.stage, t.time.as_secs_f64() * 1e3))
-            .collect();
+        let (total, stages) = common::timed_check("big.eqm", text, None);
+        let stages = common::stage_list(&stages);
         let ratio = previous.map_or(String::from("-"), |(m, t)| {
             format!("{:.2} (x{})", total / t, n / m.max(1))
         });
-        println!(
-            "N = {n:>8}: check {total:>9.1} ms, ratio {ratio}; {}",
-            stages.join(", ")
-        );
+        println!("N = {n:>8}: check {total:>9.1} ms, ratio {ratio}; {}", stages);
         previous = Some((n, total));
     }
 }

@@ -9,9 +9,9 @@
 //! enclosing instance for every component, so that a chain of components took time depth^2.
 //! The compiler runs on its own thread with a large stack, as the front ends run it.
 
-use eqm::{ModelOptions, Session};
 use eqm_testkit::models::{component_chain, extends_chain};
-use std::time::Instant;
+
+mod common;
 
 /// A model text of a given depth.
 type Generator = fn(usize) -> String;
@@ -19,21 +19,8 @@ type Generator = fn(usize) -> String;
 /// Checks model `M1` of `text`: the total time in ms and the time of each stage.
 fn check(text: String) -> (f64, String) {
     eqm_syntax::stack::with_compiler_stack(move || {
-        let start = Instant::now();
-        let mut session = Session::with_sources(&[("chain.eqm".to_string(), text)], &[], None);
-        let summary = session.check(Some("M1"), &ModelOptions::default());
-        let total = start.elapsed().as_secs_f64() * 1e3;
-        if summary.is_none() {
-            eprintln!("{}", session.render_diagnostics(false));
-            std::process::exit(1);
-        }
-        let stages: Vec<String> = session
-            .timings()
-            .stages()
-            .iter()
-            .map(|t| format!("{} {:.1}", t.stage, t.time.as_secs_f64() * 1e3))
-            .collect();
-        (total, stages.join(", "))
+        let (total, stages) = common::timed_check("chain.eqm", text, Some("M1"));
+        (total, common::stage_list(&stages))
     })
 }
 

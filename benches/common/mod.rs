@@ -73,3 +73,33 @@ pub fn scaled_error(x: &[f64], reference: &[f64], rtol: f64, atol: f64) -> f64 {
 pub fn max_abs_difference(x: &[f64], reference: &[f64]) -> f64 {
     x.iter().zip(reference).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)
 }
+
+/// `eqm check` of `text` (as file `file`, of class `model` or the file's one model), timed: the
+/// whole check in milliseconds and each stage's time (stage name, milliseconds). A model that
+/// does not check ends the benchmark with its diagnostics: a timing of a failure means nothing.
+pub fn timed_check(file: &str, text: String, model: Option<&str>) -> (f64, Vec<(String, f64)>) {
+    let start = Instant::now();
+    let mut session = eqm::Session::with_sources(&[(file.to_string(), text)], &[], None);
+    let summary = session.check(model, &eqm::ModelOptions::default());
+    let total = start.elapsed().as_secs_f64() * 1e3;
+    if summary.is_none() {
+        eprintln!("{}", session.render_diagnostics(false));
+        std::process::exit(1);
+    }
+    let stages = session
+        .timings()
+        .stages()
+        .iter()
+        .map(|t| (t.stage.to_string(), t.time.as_secs_f64() * 1e3))
+        .collect();
+    (total, stages)
+}
+
+/// Stage timings as `name 1.2, name 3.4`.
+pub fn stage_list(stages: &[(String, f64)]) -> String {
+    stages
+        .iter()
+        .map(|(stage, ms)| format!("{stage} {ms:.1}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
