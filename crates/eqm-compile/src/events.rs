@@ -98,15 +98,16 @@ pub struct Sample {
     pub span: Span,
 }
 
-/// `delay(expr, delay)`: a variable holding `expr` as it was `delay` seconds earlier (its value
-/// at the start time before the start plus the delay), which the simulation keeps from the
-/// history of `expr`. `delay` must be a parameter expression; a third argument (the largest
-/// delay) is checked by the flattener and not needed here.
+/// `delay(expr, delay)` or `delay(expr, delay, max)`: a variable holding `expr` as it was
+/// `delay` seconds earlier (its value at the start time before the start plus the delay), which
+/// the simulation keeps from the history of `expr`. Without `max` the delay must be a parameter
+/// expression; with it the delay may change during the run within `[0, max]`.
 #[derive(Debug, Clone)]
 pub struct Delay {
     pub var: VarId,
     pub expr: ExprId,
     pub delay: ExprId,
+    pub max: Option<ExprId>,
     pub span: Span,
 }
 
@@ -565,13 +566,28 @@ impl Extractor {
                 Some(dae.flat.exprs.var(var))
             }
             (Builtin::Delay, Some(expr), Some(delay)) => {
+                let max = arg(2);
                 let number = self.delays.len() + 1;
-                let text = format!("delay({}, {})", dae.flat.expr_text(expr), dae.flat.expr_text(delay));
+                let text = match max {
+                    Some(max) => format!(
+                        "delay({}, {}, {})",
+                        dae.flat.expr_text(expr),
+                        dae.flat.expr_text(delay),
+                        dae.flat.expr_text(max)
+                    ),
+                    None => format!("delay({}, {})", dae.flat.expr_text(expr), dae.flat.expr_text(delay)),
+                };
                 let var = dae.add_relation_variable(format!("$delay{number}"), text, span);
                 if let Some(variable) = dae.flat.variables.last_mut() {
                     variable.ty = eqm_ir::flat::ScalarType::Real;
                 }
-                self.delays.push(Delay { var, expr, delay, span });
+                self.delays.push(Delay {
+                    var,
+                    expr,
+                    delay,
+                    max,
+                    span,
+                });
                 Some(dae.flat.exprs.var(var))
             }
             (Builtin::Initial | Builtin::Terminal, ..) => {

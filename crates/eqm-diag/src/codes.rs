@@ -556,7 +556,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0608",
         Error,
         CodeGeneration,
-        "The delay time of `delay(expression, delay)` is not a parameter expression",
+        "The delay time of `delay(expression, delay)` is not a parameter expression, the largest delay of `delay(expression, delay, delayMax)` is not one, or a delay time that changes reads something computed from the equations (an algebraic variable, a derivative, another delayed value)",
     ),
     code(
         "E0699",
@@ -644,7 +644,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0714",
         Error,
         Simulation,
-        "A `sample(start, interval)` whose start is not finite or whose interval is not positive, or a `delay` whose delay time is not positive and finite",
+        "A `sample(start, interval)` whose start is not finite or whose interval is not positive, a `delay` whose delay time is not positive and finite, or a delay time outside `[0, delayMax]` (checked at the start for a parameter delay time, at every evaluation for one that changes)",
     ),
     code(
         "E0715",

@@ -40,6 +40,8 @@ pub enum FailureKind {
     RecursionLimit { limit: usize },
     /// A `for` loop with step 0.
     ZeroStep { span: Span },
+    /// The delay time of `delay(e, d, dmax)` is outside `[0, dmax]` (or not finite).
+    DelayTime { delay: f64, max: f64 },
     /// An evaluation array has the wrong length.
     Dimension {
         array: &'static str,
@@ -67,6 +69,8 @@ pub enum FailureSite {
     Call,
     /// Event handling: a zero-crossing function, a when-condition or a when-equation.
     Event { span: Span },
+    /// The delayed value of a `delay` (its delay time, read at every evaluation).
+    Delay { span: Span },
 }
 
 /// A failed evaluation: what went wrong, where, and at which time (NaN outside the simulation:
@@ -103,6 +107,10 @@ impl FailureKind {
             ),
             FailureKind::RecursionLimit { limit } => ("E0706", format!("function calls nested deeper than {limit}")),
             FailureKind::ZeroStep { .. } => ("E0706", "a for-loop has step 0".to_string()),
+            FailureKind::DelayTime { delay, max } => (
+                "E0714",
+                format!("the delay time must lie between 0 and the largest delay {max}, but it is {delay}"),
+            ),
             FailureKind::Dimension { array, expected, found } => (
                 "E0799",
                 format!("internal error: `{array}` has {found} entries instead of {expected}"),
@@ -127,6 +135,7 @@ impl std::fmt::Display for EvalFailure {
             FailureSite::Condition { eq } => format!("checking the parameters of e{}", eq + 1),
             FailureSite::Call => "checking the arrays".to_string(),
             FailureSite::Event { .. } => "handling an event".to_string(),
+            FailureSite::Delay { .. } => "reading a delayed value".to_string(),
         };
         write!(f, "[{code}] {site} failed")?;
         if !self.time.is_nan() {

@@ -1,21 +1,27 @@
-//! The history behind `delay(expr, d)`: the values of each delayed expression at the accepted
-//! points of a run, and the delayed values read from them.
+//! The history behind `delay(e, d)` and `delay(e, d, dmax)`: the values of each delayed
+//! expression at the accepted points of a run, and the delayed values read from them.
 //!
 //! Input: the values of the delayed expressions (the program's `delay`s, in its order) at the
 //! start, within and at the end of each accepted step, and on both sides of each jump (two
-//! values at the same time mark one). Output: for a time `t`, each expression as it was at
-//! `t - d` (its value at the start before the start plus `d`), interpolated by the cubic
-//! polynomial through the four nearest recorded points on the same side of every jump (fewer
-//! where the side has fewer). The caller keeps every step no longer than the shortest delay, so
-//! `t - d` never lies beyond the last accepted point, and ends a step at each breaking point
-//! `te + d` after a jump at `te`, where the delayed value jumps. Deliberately not here:
-//! evaluating the expressions, and delays that change during the run.
+//! values at the same time mark one); for a delay time that changes during the run, its value
+//! at the time read. Output: for a time `t`, each expression as it was at `t - d` (its value at
+//! the start before the start plus `d`), interpolated by the cubic polynomial through the four
+//! nearest recorded points on the same side of every jump (fewer where the side has fewer).
+//! For a fixed delay the caller keeps every step no longer than the delay, so `t - d` never
+//! lies beyond the last accepted point, and ends a step at each breaking point `te + d` after a
+//! jump at `te`, where the delayed value jumps. A delay time that changes may reach into the
+//! step being taken: there the cubic through the last points is extrapolated. Deliberately not
+//! here: evaluating the expressions and the delay times.
 
 /// One delayed expression: the work slot of its value, its delay and its history.
 #[derive(Debug, Clone)]
 pub struct DelayLine {
     pub slot: u32,
+    /// The delay, or for a delay time that changes the largest delay (how far back the history
+    /// must reach).
     pub delay: f64,
+    /// The delay time changes during the run (given at each read).
+    pub varying: bool,
     times: Vec<f64>,
     values: Vec<f64>,
 }
@@ -24,24 +30,34 @@ pub struct DelayLine {
 #[derive(Debug, Clone, Default)]
 pub struct DelayLines {
     lines: Vec<DelayLine>,
+    /// The delay times of the lines whose delay changes, at the last record.
+    recorded_varying: Vec<f64>,
 }
+
+/// The shortest step bound a delay time that changes imposes, as a fraction of its largest
+/// delay: below it the delay time reaches into the step being taken (extrapolated), instead of
+/// steps shrinking without end as the delay time approaches 0.
+const VARYING_STEP_FLOOR: f64 = 1e-3;
 
 /// How many recorded points a line keeps before it drops those older than its delay needs.
 const TRIM_AT: usize = 4096;
 
 impl DelayLines {
-    /// Lines for `(slot, delay)`, with empty histories.
-    pub fn new(lines: impl IntoIterator<Item = (u32, f64)>) -> DelayLines {
+    /// Lines for `(slot, delay, varying)` (the largest delay for a varying one), with empty
+    /// histories.
+    pub fn new(lines: impl IntoIterator<Item = (u32, f64, bool)>) -> DelayLines {
         DelayLines {
             lines: lines
                 .into_iter()
-                .map(|(slot, delay)| DelayLine {
+                .map(|(slot, delay, varying)| DelayLine {
                     slot,
                     delay,
+                    varying,
                     times: Vec::new(),
                     values: Vec::new(),
                 })
                 .collect(),
+            recorded_varying: Vec::new(),
         }
     }
 
@@ -55,24 +71,51 @@ impl DelayLines {
     }
 
     /// Writes each line's delayed value at time `t` into its slot of `work` (nothing before
-    /// the first record).
-    pub fn write(&self, t: f64, work: &mut [f64]) {
+    /// the first record), with `varying[k]` the delay time of the `k`-th line whose delay
+    /// changes.
+    pub fn write(&self, t: f64, varying: &[f64], work: &mut [f64]) {
+        let mut varying = varying.iter();
         for line in &self.lines {
-            if let (Some(value), Some(w)) = (line.value_at(t - line.delay), work.get_mut(line.slot as usize)) {
+            let (delay, extrapolate) = match line.varying {
+                true => (varying.next().copied().unwrap_or(line.delay), true),
+                false => (line.delay, false),
+            };
+            if let (Some(value), Some(w)) = (line.value_at(t - delay, extrapolate), work.get_mut(line.slot as usize)) {
                 *w = value;
             }
         }
     }
 
-    /// Records the lines' values at `t` (in line order); a second record at the same time is
-    /// the right side of a jump.
-    pub fn record(&mut self, t: f64, values: &[f64]) {
+    /// The fixed delays (where a jump reaches a delayed value a known time later).
+    pub fn fixed_delays(&self) -> Vec<f64> {
+        self.lines.iter().filter(|l| !l.varying).map(|l| l.delay).collect()
+    }
+
+    /// The longest step from the last record whose delayed values the history holds: the
+    /// shortest fixed delay, and half of each delay time that changes (so that it may shrink
+    /// by up to half within the step), but not less than a small part of its largest delay.
+    pub fn step_bound(&self) -> Option<f64> {
+        let fixed = self.lines.iter().filter(|l| !l.varying).map(|l| l.delay);
+        let varying = self
+            .lines
+            .iter()
+            .filter(|l| l.varying)
+            .zip(&self.recorded_varying)
+            .map(|(l, &d)| (0.5 * d).max(VARYING_STEP_FLOOR * l.delay));
+        fixed.chain(varying).filter(|d| *d > 0.0).min_by(f64::total_cmp)
+    }
+
+    /// Records the lines' values at `t` (in line order), with the delay times of the lines
+    /// whose delay changes there; a second record at the same time is the right side of a jump.
+    pub fn record(&mut self, t: f64, values: &[f64], varying: &[f64]) {
+        self.recorded_varying = varying.to_vec();
         for (line, &v) in self.lines.iter_mut().zip(values) {
             line.times.push(t);
             line.values.push(v);
             if line.times.len() >= TRIM_AT {
                 // Keep what `t - delay` can still reach, with three points before it for the
-                // cubic (steps are bounded by the delay, so the next reads are later).
+                // cubic (steps are bounded by the delay, so the next reads are later; a delay
+                // time that changes reaches back at most its largest delay).
                 let keep_from = t - line.delay;
                 let first_needed = line.times.partition_point(|&s| s < keep_from).saturating_sub(4);
                 line.times.drain(..first_needed);
@@ -85,18 +128,25 @@ impl DelayLines {
 impl DelayLine {
     /// The recorded history at `tau`: its first value before the first record, the cubic
     /// through the nearest points of the same side of any jump otherwise (the right side at a
-    /// jump's own time), the last value beyond the last record.
-    fn value_at(&self, tau: f64) -> Option<f64> {
+    /// jump's own time), beyond the last record the last value or (`extrapolate`) the cubic
+    /// through the last points of the last piece.
+    fn value_at(&self, tau: f64, extrapolate: bool) -> Option<f64> {
         let (times, values) = (&self.times, &self.values);
         let last = times.len().checked_sub(1)?;
         if tau <= times[0] {
             return Some(values[0]);
         }
-        if tau >= times[last] {
+        let beyond = tau >= times[last];
+        if beyond && !(extrapolate && tau > times[last] && last > 0 && times[last - 1] != times[last]) {
             return Some(values[last]);
         }
-        // times[i] <= tau < times[i + 1]; at a jump's time, i is its right side.
-        let i = times.partition_point(|&s| s <= tau) - 1;
+        // times[i] <= tau < times[i + 1]; at a jump's time, i is its right side. Beyond the
+        // last record, i is the point before it (the cubic through the last points).
+        let i = if beyond {
+            last - 1
+        } else {
+            times.partition_point(|&s| s <= tau) - 1
+        };
         // The points of the continuous piece around i: from after the previous jump to before
         // the next one.
         let mut lo = i;
@@ -135,6 +185,7 @@ mod tests {
         DelayLine {
             slot: 0,
             delay: 1.0,
+            varying: false,
             times: points.iter().map(|p| p.0).collect(),
             values: points.iter().map(|p| p.1).collect(),
         }
@@ -145,13 +196,24 @@ mod tests {
         let cubic = |t: f64| 1.0 + t - 2.0 * t * t + 0.5 * t * t * t;
         let l = line(&[0.0, 0.3, 0.7, 1.2, 2.0].map(|t| (t, cubic(t))));
         for tau in [0.1, 0.5, 0.9, 1.5, 1.9] {
-            assert!((l.value_at(tau).unwrap() - cubic(tau)).abs() < 1e-12, "{tau}");
+            assert!((l.value_at(tau, false).unwrap() - cubic(tau)).abs() < 1e-12, "{tau}");
         }
-        assert_eq!(l.value_at(-1.0), Some(1.0));
+        assert_eq!(l.value_at(-1.0, false), Some(1.0));
         // A jump at 1: left of it the constant 0, right of it the constant 5.
         let l = line(&[(0.0, 0.0), (0.5, 0.0), (1.0, 0.0), (1.0, 5.0), (1.5, 5.0), (2.0, 5.0)]);
         for (tau, v) in [(0.2, 0.0), (0.99, 0.0), (1.0, 5.0), (1.01, 5.0), (1.7, 5.0)] {
-            assert_eq!(l.value_at(tau), Some(v), "{tau}");
+            assert_eq!(l.value_at(tau, false), Some(v), "{tau}");
         }
+    }
+
+    #[test]
+    fn beyond_the_last_record_a_varying_delay_extrapolates_the_last_cubic() {
+        let cubic = |t: f64| 2.0 - t + 0.25 * t * t * t;
+        let l = line(&[0.0, 0.5, 1.0, 1.5, 2.0].map(|t| (t, cubic(t))));
+        assert!((l.value_at(2.2, true).unwrap() - cubic(2.2)).abs() < 1e-12);
+        assert_eq!(l.value_at(2.2, false), Some(cubic(2.0)));
+        // Right after a jump only its right side is known: its value is held.
+        let l = line(&[(0.0, 0.0), (1.0, 0.0), (1.0, 5.0)]);
+        assert_eq!(l.value_at(1.5, true), Some(5.0));
     }
 }

@@ -13,7 +13,7 @@ use eqm_compile::exec::ExecProgram;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::ExprId;
-use eqm_ir::failure::EvalFailure;
+use eqm_ir::failure::{EvalFailure, FailureKind, FailureSite};
 use eqm_ir::slot::Slot;
 use std::sync::{Arc, Mutex};
 
@@ -140,19 +140,69 @@ impl<'p> Instance<'p> {
         Ok(values)
     }
 
-    /// The delay times of the model's `delay`s (none without delay lines).
+    /// The fixed delay times of the model's `delay`s (none without delay lines).
     pub fn delay_times(&self) -> Vec<f64> {
         self.delays.as_ref().map_or(Vec::new(), |lines| {
-            let lines = lines.lock().unwrap_or_else(|e| e.into_inner());
-            lines.lines().iter().map(|l| l.delay).collect()
+            lines.lock().unwrap_or_else(|e| e.into_inner()).fixed_delays()
         })
     }
 
-    /// The delayed values at `t` into their slots.
-    fn apply_delays(&mut self, t: f64) {
-        if let Some(lines) = &self.delays {
-            lines.lock().unwrap_or_else(|e| e.into_inner()).write(t, &mut self.work);
+    /// Whether the model has delay lines (the run records their history).
+    pub fn has_delays(&self) -> bool {
+        self.delays.is_some()
+    }
+
+    /// The longest step from the last record of the delays' history whose delayed values the
+    /// history holds (see [`DelayLines::step_bound`]).
+    pub fn delay_step_bound(&self) -> Option<f64> {
+        let lines = self.delays.as_ref()?;
+        lines.lock().unwrap_or_else(|e| e.into_inner()).step_bound()
+    }
+
+    /// The delay times that change during the run at `(t, x)`, in the program's order, each
+    /// checked to lie within `[0, delayMax]` (`E0714` otherwise). They read only time, states,
+    /// parameters and discrete variables, so no equation needs solving first.
+    fn varying_delays(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<Vec<f64>, EvalFailure> {
+        let Some(lines) = self.delays.clone() else {
+            return Ok(Vec::new());
+        };
+        let program = self.program();
+        let mut delays = Vec::new();
+        for (d, line) in program
+            .events()
+            .delays
+            .iter()
+            .zip(lines.lock().unwrap_or_else(|e| e.into_inner()).lines())
+        {
+            if !d.varying {
+                continue;
+            }
+            let delay = self
+                .interpreter
+                .event_value(d.delay, d.span, t, x, &self.p, dx, &mut self.work)?;
+            if !(0.0..=line.delay).contains(&delay) {
+                return Err(EvalFailure {
+                    time: t,
+                    kind: FailureKind::DelayTime { delay, max: line.delay },
+                    site: FailureSite::Delay { span: d.span },
+                });
+            }
+            delays.push(delay);
         }
+        Ok(delays)
+    }
+
+    /// The delayed values at `(t, x)` into their slots.
+    fn apply_delays(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
+        let Some(lines) = self.delays.clone() else {
+            return Ok(());
+        };
+        let varying = self.varying_delays(t, x, dx)?;
+        lines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .write(t, &varying, &mut self.work);
+        Ok(())
     }
 
     /// Records the delayed expressions at the accepted point `(t, x)`. The first record, at the
@@ -166,10 +216,14 @@ impl<'p> Instance<'p> {
         let values = if first {
             self.settle_delays(t, x, dx)?
         } else {
-            self.apply_delays(t);
+            self.apply_delays(t, x, dx)?;
             self.delayed_expressions(t, x, dx)?
         };
-        lines.lock().unwrap_or_else(|e| e.into_inner()).record(t, &values);
+        let varying = self.varying_delays(t, x, dx)?;
+        lines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .record(t, &values, &varying);
         Ok(())
     }
 
@@ -184,7 +238,7 @@ impl<'p> Instance<'p> {
     /// The zero-crossing functions at `(t, x)` into `out`: evaluates the right-hand side and
     /// the outputs first, so `dx` and every variable are those of this point.
     pub fn surfaces(&mut self, t: f64, x: &[f64], dx: &mut [f64], out: &mut [f64]) -> Result<(), EvalFailure> {
-        self.apply_delays(t);
+        self.apply_delays(t, x, dx)?;
         self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.surfaces(t, x, &self.p, dx, &mut self.work, out)
@@ -202,7 +256,7 @@ impl<'p> Instance<'p> {
         if !self.interpreter.has_jacobian() {
             return Ok(false);
         }
-        self.apply_delays(t);
+        self.apply_delays(t, x, dx)?;
         self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
         self.jacobian_at_last(t, x, dx, out)
     }
@@ -230,7 +284,7 @@ impl<'p> Instance<'p> {
 
     /// Zero-crossing function `k` alone at `(t, x)` (after the right-hand side and the outputs).
     pub fn surface_at(&mut self, k: usize, t: f64, x: &[f64], dx: &mut [f64]) -> Result<f64, EvalFailure> {
-        self.apply_delays(t);
+        self.apply_delays(t, x, dx)?;
         self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
         self.interpreter.surface(k, t, x, &self.p, dx, &mut self.work)
@@ -319,7 +373,7 @@ impl OdeRhs for Instance<'_> {
     }
 
     fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
-        self.apply_delays(t);
+        self.apply_delays(t, x, dx)?;
         self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)
     }
 }

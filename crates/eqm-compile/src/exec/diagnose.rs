@@ -90,6 +90,10 @@ impl ExecProgram {
                 format!("handling an event failed{at_time}: {what}"),
                 vec![(*span, "evaluated at the event".to_string())],
             ),
+            FailureSite::Delay { span } => (
+                format!("reading a delayed value failed{at_time}: {what}"),
+                vec![(*span, "in this delay".to_string())],
+            ),
         };
         // A failure inside a statement points at the statement first.
         let statement = match &failure.kind {

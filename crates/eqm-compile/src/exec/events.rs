@@ -51,24 +51,49 @@ impl Builder {
                 )),
             }
         }
+        let delay_vars: FxHashSet<VarId> = set.delays.iter().map(|d| d.var).collect();
         for d in &set.delays {
-            match self.slot(d.var) {
-                Some(Slot::Work(slot)) if self.is_parameter_expression(d.delay) => self.events.delays.push(ExecDelay {
+            let fixed = self.is_parameter_expression(d.delay);
+            let max_ok = d.max.is_none_or(|m| self.is_parameter_expression(m));
+            let problem = match (self.slot(d.var), d.max) {
+                (Some(Slot::Work(_)), _) if fixed && max_ok => None,
+                (Some(Slot::Work(_)), None) => Some((
+                    "the delay time of `delay(expression, delay)` must be a parameter expression",
+                    "a delay time that changes during the run needs the largest delay: write `delay(expression, delay, delayMax)` with `delayMax` a parameter expression",
+                )),
+                (Some(Slot::Work(_)), Some(_)) if !max_ok => Some((
+                    "the largest delay `delayMax` of `delay(expression, delay, delayMax)` must be a parameter expression",
+                    "give delayMax as a parameter, a constant or an expression of them",
+                )),
+                (Some(Slot::Work(_)), Some(_)) => self.varying_delay_problem(d.delay, &delay_vars).map(|why| {
+                    (
+                        why,
+                        "compute the delay time from time, states, parameters and discrete variables, or make it a parameter expression",
+                    )
+                }),
+                _ => Some((
+                    "the delay time of `delay` must be a parameter expression",
+                    "give the delay as a parameter, a constant or an expression of them",
+                )),
+            };
+            match (problem, self.slot(d.var)) {
+                (None, Some(Slot::Work(slot))) => self.events.delays.push(ExecDelay {
                     slot,
                     var: d.var,
                     expr: d.expr,
                     delay: d.delay,
+                    max: d.max,
+                    varying: !fixed,
                     span: d.span,
                 }),
-                _ => self.diagnostics.push(
-                    Diagnostic::error(
-                        "E0608",
-                        "the delay time of `delay` must be a parameter expression",
-                        d.span,
-                        "in this delay(expression, delay)",
-                    )
-                    .with_help("give the delay as a parameter, a constant or an expression of them"),
-                ),
+                (problem, _) => {
+                    let (message, help) = problem.unwrap_or(("the delay has no value slot", ""));
+                    let mut diagnostic = Diagnostic::error("E0608", message, d.span, "in this delay");
+                    if !help.is_empty() {
+                        diagnostic = diagnostic.with_help(help);
+                    }
+                    self.diagnostics.push(diagnostic);
+                }
             }
         }
         for p in &set.previous {
@@ -404,4 +429,42 @@ fn reads_split_by_pre(arena: &ExprArena, e: ExprId) -> (Vec<VarId>, Vec<VarId>) 
         }
     }
     (now, previous)
+}
+
+impl Builder {
+    /// Why a delay time that changes during the run cannot be read before the right-hand side
+    /// at each point, if it cannot: it may read time, states, parameters and discrete variables
+    /// (whose values are known before the equations are solved there), not algebraic variables,
+    /// derivatives or other delayed values (which the equations compute from the delayed value).
+    fn varying_delay_problem(&self, delay: ExprId, delay_vars: &FxHashSet<VarId>) -> Option<&'static str> {
+        let arena = &self.dae.flat.exprs;
+        let mut stack = vec![delay];
+        let mut seen = FxHashSet::default();
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            match arena.get(id) {
+                Node::Var(v) => {
+                    let readable = match (self.slot(*v), self.kind(*v)) {
+                        _ if self.eliminated(*v).is_some() => false,
+                        (Some(Slot::State(_) | Slot::Param(_) | Slot::Time), _) => true,
+                        (Some(Slot::Work(_)), VarKind::Parameter | VarKind::Constant) => true,
+                        (Some(Slot::Work(_)), VarKind::Discrete) => !delay_vars.contains(v),
+                        _ => false,
+                    };
+                    if !readable {
+                        return Some(
+                            "a delay time that changes during the run may read only time, states, parameters and discrete variables",
+                        );
+                    }
+                }
+                Node::Call(Callee::Builtin(Builtin::Der), _) => {
+                    return Some("a delay time that changes during the run cannot read a derivative");
+                }
+                _ => stack.extend(arena.children(id)),
+            }
+        }
+        None
+    }
 }

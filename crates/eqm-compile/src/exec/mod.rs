@@ -221,13 +221,19 @@ pub struct ExecSample {
 
 /// `delay(expr, delay)` as the program evaluates it: its variable's work slot, the expression
 /// whose history the simulation keeps (evaluated after the right-hand side and the outputs) and
-/// the delay (a parameter expression).
+/// the delay: a parameter expression, or (when `varying`) an expression of time, states,
+/// parameters and discrete variables, evaluated before the right-hand side at every point and
+/// bounded by `max`.
 #[derive(Debug, Clone, Copy)]
 pub struct ExecDelay {
     pub slot: u32,
     pub var: VarId,
     pub expr: ExprId,
     pub delay: ExprId,
+    /// The largest delay (a parameter expression), when given.
+    pub max: Option<ExprId>,
+    /// The delay time changes during the run.
+    pub varying: bool,
     pub span: Span,
 }
 

@@ -128,7 +128,7 @@ impl Builder {
             });
         }
         for d in &self.events.delays {
-            for e in [d.expr, d.delay] {
+            for e in [d.expr, d.delay].into_iter().chain(d.max) {
                 v.require(e, false, d.span, &|| "this delay".to_string());
             }
         }

@@ -89,7 +89,8 @@ pub fn integrate(
     // run to 1) leaves a remainder no step can take: that is the end.
     let end_reached = |t: f64| t_end - t <= 4.0 * f64::EPSILON * t_end.abs().max(1.0);
     while !end_reached(stepper.time()) {
-        let info = stepper.step(model, run.step_limit(stepper.time()))?;
+        let limit = run.step_limit(model, stepper.time());
+        let info = stepper.step(model, limit)?;
         // Every watched function over the whole step, so that a surface crossed there and back
         // within one step is not lost.
         let (found, end) = isolate(model, stepper, info.t_prev, info.t, &run.near, run.last_probe.take())?;
@@ -119,9 +120,10 @@ struct Run<'o> {
     /// Per surface, how far it must move beyond zero on the wrong side to count as crossed.
     near: Vec<f64>,
     clocks: Clocks,
-    /// The delay times, the shortest of them, and the breaking points ahead with their orders.
+    /// The fixed delay times, whether the history of delayed expressions is recorded, and the
+    /// breaking points ahead with their orders.
     delays: Vec<f64>,
-    shortest: Option<f64>,
+    recording: bool,
     breaking: Vec<(f64, u32)>,
     /// The times of the latest events, to notice an accumulation.
     recent_events: Vec<f64>,
@@ -196,7 +198,7 @@ impl<'o> Run<'o> {
             whens,
             near,
             clocks,
-            shortest: delays.iter().copied().min_by(f64::total_cmp),
+            recording: model.ode.instance.has_delays(),
             delays,
             breaking,
             recent_events: Vec::new(),
@@ -244,11 +246,16 @@ impl<'o> Run<'o> {
     }
 
     /// The end of the next step from `t`: time events (samples) end a step exactly, and a step
-    /// is no longer than the shortest delay, so every delayed value it reads is already
-    /// recorded.
-    fn step_limit(&self, t: f64) -> f64 {
+    /// is no longer than the shortest fixed delay, so every delayed value it reads is already
+    /// recorded (and no longer than half a delay time that changes, as it was at the last
+    /// record).
+    fn step_limit(&self, model: &HybridModel<'_>, t: f64) -> f64 {
         let limit = self.clocks.next().map_or(self.t_end, |c| c.min(self.t_end));
-        let limit = self.shortest.map_or(limit, |d| limit.min(t + d));
+        let shortest = match self.recording {
+            true => model.ode.instance.delay_step_bound(),
+            false => None,
+        };
+        let limit = shortest.map_or(limit, |d| limit.min(t + d));
         self.breaking.first().map_or(limit, |&(b, _)| limit.min(b))
     }
 
@@ -274,7 +281,7 @@ impl<'o> Run<'o> {
         if let ControlFlow::Break(time) = self.rows_through(model, stepper, info.t, row)? {
             return Ok(ControlFlow::Break(HybridOutcome::Stopped { time }));
         }
-        if !self.delays.is_empty() {
+        if self.recording {
             record_within(model, stepper, info.t_prev, info.t, &mut self.buffer, &mut self.dx)?;
             self.x.copy_from_slice(stepper.state());
             model.ode.instance.record_delays(info.t, &self.x, &mut self.dx)?;
@@ -371,7 +378,7 @@ impl<'o> Run<'o> {
         model.check_assertions(te, &self.x, false)?;
         model.stats.events += 1;
         events::capture_left_limits(model, te, &self.x, &mut self.dx)?;
-        if !self.delays.is_empty() {
+        if self.recording {
             record_within(model, stepper, info.t_prev, te, &mut self.buffer, &mut self.dx)?;
             model.ode.instance.record_delays(te, &self.x, &mut self.dx)?;
         }
@@ -638,7 +645,7 @@ fn record_delays(
     t_end: f64,
     order: u32,
 ) -> Result<(), HybridError> {
-    if delays.is_empty() {
+    if !model.ode.instance.has_delays() {
         return Ok(());
     }
     model.ode.instance.record_delays(t, x, dx)?;

@@ -205,7 +205,12 @@ fn event_expressions(program: &ExecProgram) -> Vec<ExprId> {
         event_exprs.push(sample.interval);
     }
     event_exprs.extend(events.previous.iter().map(|p| p.expr));
-    event_exprs.extend(events.delays.iter().flat_map(|d| [d.expr, d.delay]));
+    event_exprs.extend(
+        events
+            .delays
+            .iter()
+            .flat_map(|d| [d.expr, d.delay].into_iter().chain(d.max)),
+    );
     for w in &events.whens {
         for (condition, actions) in &w.branches {
             event_exprs.push(*condition);

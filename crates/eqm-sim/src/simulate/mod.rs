@@ -220,7 +220,9 @@ fn prepare_run<'p>(
 }
 
 /// The histories of `delay`s, shared by the integrator's instance and the rows', with each
-/// delay time computed at the start (where it must be positive and finite).
+/// fixed delay time computed at the start (where it must be positive and finite) and each
+/// largest delay of a delay time that changes (non-negative and finite; a fixed delay time
+/// given one must not exceed it).
 fn attach_delays(
     program: &ExecProgram,
     model: &mut Instance<'_>,
@@ -237,22 +239,42 @@ fn attach_delays(
             message: "a delay time could not be computed".to_string(),
             diagnostic: Some(Box::new(program.failure_diagnostic(&f))),
         };
+        let out_of_range = |message: String, help: &str| SimError::Failed {
+            warnings: Vec::new(),
+            time: options.start,
+            message: message.clone(),
+            diagnostic: Some(Box::new(
+                Diagnostic::error("E0714", message, d.span, "this delay").with_help(help.to_string()),
+            )),
+        };
+        let max = match d.max {
+            Some(max) => Some(
+                model
+                    .event_value(max, d.span, options.start, x0, &mut dx)
+                    .map_err(failed)?,
+            ),
+            None => None,
+        };
+        if let Some(max) = max.filter(|m| !(*m >= 0.0 && m.is_finite())) {
+            let message = format!("the largest delay of `delay` must be non-negative and finite, not {max}");
+            return Err(out_of_range(message, "give delayMax a non-negative value"));
+        }
+        if d.varying {
+            lines.push((d.slot, max.unwrap_or(0.0), true));
+            continue;
+        }
         let delay = model
             .event_value(d.delay, d.span, options.start, x0, &mut dx)
             .map_err(failed)?;
         if !(delay > 0.0 && delay.is_finite()) {
             let message = format!("the delay time of `delay` must be positive and finite, not {delay}");
-            return Err(SimError::Failed {
-                warnings: Vec::new(),
-                time: options.start,
-                message: message.clone(),
-                diagnostic: Some(Box::new(
-                    Diagnostic::error("E0714", message, d.span, "this delay")
-                        .with_help("give the delay a positive value"),
-                )),
-            });
+            return Err(out_of_range(message, "give the delay a positive value"));
         }
-        lines.push((d.slot, delay));
+        if let Some(max) = max.filter(|m| delay > *m) {
+            let message = format!("the delay time {delay} of `delay` exceeds its largest delay {max}");
+            return Err(out_of_range(message, "give delayMax a value at least the delay time"));
+        }
+        lines.push((d.slot, delay, false));
     }
     let lines = Arc::new(std::sync::Mutex::new(crate::delay::DelayLines::new(lines)));
     rows.attach_delays(lines.clone());

@@ -160,3 +160,141 @@ fn the_delayed_logistic_example_matches_the_method_of_steps() {
         );
     }
 }
+
+/// A run of `model` to `stop` by both back ends (compared bit for bit) at tolerances 1e-9, with
+/// rows every 0.1 s.
+fn run_tight_both(model: &str, stop: f64) -> eqm::SimulationResult {
+    crate::run_both_back_ends(
+        model,
+        RunSettings {
+            stop: Some(stop),
+            interval: Some(0.1),
+            rtol: Some(1e-9),
+            atol: Some(1e-9),
+            ..RunSettings::default()
+        },
+    )
+}
+
+#[test]
+fn a_delay_time_that_changes_reads_the_history_at_time_minus_the_delay() {
+    // y = delay(time, d, 2) with d = 1 + sin(time)/2 is time - d once time - d > 0 (from the
+    // root t* of t - 1 - sin(t)/2, about 1.4987), and time at the start (0) before. z
+    // integrates it: z = (t - 1)²/2 + cos(t)/2 - ((t* - 1)²/2 + cos(t*)/2) after t*, 0 before.
+    let model = "model M
+  Real y;
+  Real z(start = 0, fixed = true);
+equation
+  y = delay(time, 1 + 0.5*sin(time), 2);
+  der(z) = y;
+end M;
+";
+    let mut root: f64 = 1.5;
+    for _ in 0..50 {
+        root -= (root - 1.0 - 0.5 * root.sin()) / (1.0 - 0.5 * root.cos());
+    }
+    let antiderivative = |t: f64| (t - 1.0).powi(2) / 2.0 + t.cos() / 2.0;
+    let result = run_tight_both(model, 6.0);
+    for k in 0..=60 {
+        let t = k as f64 * 0.1;
+        let y = result.value_at("y", t).unwrap();
+        let z = result.value_at("z", t).unwrap();
+        let (y_exact, z_exact) = if t <= root {
+            (0.0, 0.0)
+        } else {
+            (t - 1.0 - 0.5 * t.sin(), antiderivative(t) - antiderivative(root))
+        };
+        assert!((y - y_exact).abs() < 1e-9, "y({t}) = {y}, expected {y_exact}");
+        assert!((z - z_exact).abs() < 1e-6, "z({t}) = {z}, expected {z_exact}");
+    }
+}
+
+#[test]
+fn a_varying_delay_of_a_state_follows_the_method_of_steps() {
+    // x' = -x(t - d) with x = 1 up to the start and d = 1 + t/4 (so d <= 2 for t <= 4): x = 1 - t
+    // while t - d <= 0 (t <= 4/3); after it x' = -(1 - (t - d)) = -(1 - 3t/4 + 1), so
+    // x(t) = x(4/3) - 2(t - 4/3) + 3/8 (t² - 16/9) up to t = 8/3 (where t - d reaches 4/3).
+    let model = "model M
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -delay(x, 1 + time/4, 2);
+end M;
+";
+    let exact = |t: f64| {
+        if t <= 4.0 / 3.0 {
+            1.0 - t
+        } else {
+            -1.0 / 3.0 - 2.0 * (t - 4.0 / 3.0) + 0.375 * (t * t - 16.0 / 9.0)
+        }
+    };
+    let result = run_tight_both(model, 2.6);
+    for k in 0..=26 {
+        let t = k as f64 * 0.1;
+        let x = result.value_at("x", t).unwrap();
+        assert!((x - exact(t)).abs() < 1e-6, "x({t}) = {x}, expected {}", exact(t));
+    }
+}
+
+#[test]
+fn a_delay_time_outside_zero_to_its_largest_delay_stops_the_run() {
+    // The delay time 1 + time exceeds delayMax = 2 after t = 1; 1 - time is negative after 1.
+    for (delay, shown) in [("1 + time", "exceeds"), ("1 - time", "negative")] {
+        let model = format!(
+            "model M
+  Real y;
+equation
+  y = delay(sin(time), {delay}, 2);
+end M;
+"
+        );
+        for interpreter in [false, true] {
+            let outcome = compile(&model).simulate(&RunSettings {
+                stop: Some(3.0),
+                interpreter,
+                ..RunSettings::default()
+            });
+            let Err(RunError::Failed { time, diagnostic, .. }) = outcome else {
+                panic!("{shown}: the run does not stop")
+            };
+            let diagnostic = diagnostic.expect("a diagnostic");
+            assert_eq!(diagnostic.code, "E0714", "{shown}: {}", diagnostic.message);
+            assert!(
+                diagnostic.message.contains("between 0 and the largest delay 2"),
+                "{}",
+                diagnostic.message
+            );
+            assert!((1.0..1.1).contains(&time), "{shown}: stopped at {time}");
+        }
+    }
+}
+
+#[test]
+fn a_delay_time_that_changes_needs_a_largest_delay_and_known_inputs() {
+    let cases = [
+        ("delay(x, 1 + x)", "delayMax"),
+        ("delay(x, 1 + x, m)", "parameter expression"),
+        ("delay(x, 1 + y, 2)", "time, states, parameters and discrete variables"),
+        ("delay(x, 1 + der(x), 2)", "derivative"),
+    ];
+    for (call, shown) in cases {
+        let text = format!(
+            "model M
+  Real x(start = 1, fixed = true);
+  Real y = 2*sin(x);
+  Real m = time;
+equation
+  der(x) = -{call};
+end M;
+"
+        );
+        let mut session = eqm::Session::with_sources(&[("m.eqm".to_string(), text)], &[], None);
+        assert!(session.check(None, &eqm::ModelOptions::default()).is_none(), "{call}");
+        let diagnostic = session
+            .diagnostics()
+            .iter()
+            .find(|d| d.code == "E0608")
+            .unwrap_or_else(|| panic!("{call}: no E0608"));
+        let text = format!("{} {}", diagnostic.message, diagnostic.help.clone().unwrap_or_default());
+        assert!(text.contains(shown), "{call}: {text}");
+    }
+}
