@@ -244,13 +244,22 @@ fn events(out: &mut String, analysis: &Analysis) {
         );
     }
     for d in &set.delays {
-        let _ = writeln!(
-            out,
-            "  {} := `{}` as it was {} earlier   (from its history, kept by the simulation; steps end where a jump reaches it)",
-            dae.flat.var(d.var).name,
+        let (name, expr, delay) = (
+            &dae.flat.var(d.var).name,
             dae.flat.expr_text(d.expr),
-            dae.flat.expr_text(d.delay)
+            dae.flat.expr_text(d.delay),
         );
+        let _ = match d.max.filter(|_| !dae.is_parameter_expression(d.delay)) {
+            Some(max) => writeln!(
+                out,
+                "  {name} := `{expr}` as it was {delay} earlier   (from its history, kept by the simulation; the delay time changes, within [0, {}])",
+                dae.flat.expr_text(max)
+            ),
+            None => writeln!(
+                out,
+                "  {name} := `{expr}` as it was {delay} earlier   (from its history, kept by the simulation; steps end where a jump reaches it)"
+            ),
+        };
     }
     for (k, s) in set.surfaces.iter().enumerate() {
         let relations: Vec<String> = s

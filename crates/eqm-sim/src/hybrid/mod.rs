@@ -20,7 +20,8 @@
 //!
 //! `delay`s read the history the run records (`crate::delay`): at the start, within and at the
 //! end of every accepted step and on both sides of every event; a step is no longer than the
-//! shortest delay and ends at each breaking point, where a jump reaches a delayed value.
+//! shortest fixed delay (or half a delay time that changes) and ends at each breaking point of a
+//! fixed delay, where a jump reaches a delayed value.
 //!
 //! When the vector fields on both sides of a surface push the solution back onto it (what
 //! makes a naive `sign` model chatter), the run continues in Filippov sliding mode: the

@@ -298,3 +298,52 @@ end M;
         assert!(text.contains(shown), "{call}: {text}");
     }
 }
+
+#[test]
+fn a_delay_time_may_change_at_events_through_a_discrete_variable() {
+    // d is 1 until the event at t = 2, then 1.5: y = delay(time, d, 2) is 0 (time at the
+    // start) up to t = 1, t - 1 up to 2, and t - 1.5 after.
+    let model = "model M
+  discrete Real d(start = 1, fixed = true);
+  Real y;
+equation
+  when time > 2 then
+    d = 1.5;
+  end when;
+  y = delay(time, d, 2);
+end M;
+";
+    let result = run_tight_both(model, 4.0);
+    for (t, expected) in [(0.5, 0.0), (1.5, 0.5), (1.9, 0.9), (2.1, 0.6), (3.0, 1.5), (4.0, 2.5)] {
+        let y = result.value_at("y", t).unwrap();
+        assert!((y - expected).abs() < 1e-9, "y({t}) = {y}, expected {expected}");
+    }
+}
+
+#[test]
+fn a_fixed_delay_longer_than_its_largest_delay_and_wrong_call_shapes_are_refused() {
+    let mut model = compile(
+        "model M
+  Real y;
+equation
+  y = delay(sin(time), 2, 1);
+end M;
+",
+    );
+    let Err(RunError::Failed { diagnostic, .. }) = model.simulate(&RunSettings::default()) else {
+        panic!("a delay of 2 with delayMax = 1 runs")
+    };
+    let diagnostic = diagnostic.expect("a diagnostic");
+    assert_eq!(diagnostic.code, "E0714");
+    assert!(
+        diagnostic.message.contains("exceeds its largest delay 1"),
+        "{}",
+        diagnostic.message
+    );
+    for call in ["delay(time)", "delay(time, 1, 2, 3)"] {
+        let text = format!("model M\n  Real y;\nequation\n  y = {call};\nend M;\n");
+        let mut session = eqm::Session::with_sources(&[("m.eqm".to_string(), text)], &[], None);
+        assert!(session.check(None, &eqm::ModelOptions::default()).is_none(), "{call}");
+        assert!(session.diagnostics().iter().any(|d| d.code == "E0309"), "{call}");
+    }
+}
