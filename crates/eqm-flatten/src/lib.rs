@@ -42,6 +42,7 @@ pub mod resolve;
 pub mod sources;
 pub mod stdlib;
 
+mod algorithm_loops;
 mod assignments;
 mod balance;
 mod caches;
