@@ -68,6 +68,7 @@ mod modifier;
 mod names;
 mod records;
 mod redeclare;
+mod slices;
 mod statements;
 mod subscripts;
 mod value;

@@ -168,3 +168,56 @@ fn a_vector_of_subscripts_computed_during_the_run_selects_as_many_elements() {
         assert_eq!(at(&r, "s", t), u[i - 1] + u[j - 1] + u[0], "s at {t}");
     }
 }
+
+/// `n` is 1 until the sample at t = 1, then 2, 3 from t = 2, 4 from t = 3 and 5 from t = 4.
+const SLICES: &str = "
+function prefix \"u[1] + ... + u[n]\"
+  input Real u[:];
+  input Integer n;
+  output Real s;
+algorithm
+  s := sum(u[1:n]);
+end prefix;
+
+model Slices
+  parameter Real u[4] = {1, 2, 4, 8};
+  discrete Integer n(start = 1);
+  Real s;
+  Real p = product(u[n:4]);
+  Real f = prefix(u, n);
+  Real empty = sum(u[n:n - 1]);
+equation
+  when sample(1, 1) then
+    n = pre(n) + 1;
+  end when;
+algorithm
+  s := sum(u[1:n]);
+end Slices;
+";
+
+#[test]
+fn a_sum_or_product_over_a_slice_computed_during_the_run_is_a_scalar() {
+    let r = run_both(SLICES, 3.5);
+    let u = [1.0, 2.0, 4.0, 8.0];
+    for (t, n) in [(0.5, 1), (1.5, 2), (2.5, 3), (3.5, 4)] {
+        let prefix: f64 = u[..n].iter().sum();
+        assert_eq!(at(&r, "s", t), prefix, "s at {t}");
+        assert_eq!(at(&r, "f", t), prefix, "f at {t}");
+        assert_eq!(at(&r, "p", t), u[n - 1..].iter().product::<f64>(), "p at {t}");
+        assert_eq!(at(&r, "empty", t), 0.0, "empty at {t}");
+    }
+}
+
+#[test]
+fn a_slice_computed_during_the_run_outside_the_array_stops_the_run() {
+    for interpreter in [false, true] {
+        let (time, d) = failure(SLICES, 4.5, interpreter);
+        assert!((time - 4.0).abs() < 1e-9, "at {time}");
+        assert_eq!(d.code, "E0705");
+        assert!(
+            d.message.contains("the range `1:n` of `u[1:n]` is 1:5, outside 1..4"),
+            "{}",
+            d.message
+        );
+    }
+}
