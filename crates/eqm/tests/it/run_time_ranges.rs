@@ -1,6 +1,7 @@
 //! Ranges and subscripts of a model's algorithm computed during the run: for-loops over a range
 //! whose bounds change at events, assignments of several elements whose value reads what they
-//! assign (`y := {y[2], y[1]}`, `(p, q) := f(p, q)`). Every value is derived by hand from the
+//! assign (`y := {y[2], y[1]}`, `(p, q) := f(p, q)`), vectors of subscripts and slices computed
+//! during the run, and start values that read other elements of their array. Every value is derived by hand from the
 //! model's text, and each model runs with both back ends, which must agree bit for bit.
 
 use crate::subscripts::{at, failure, run_both};
@@ -220,4 +221,45 @@ fn a_slice_computed_during_the_run_outside_the_array_stops_the_run() {
             d.message
         );
     }
+}
+
+const ELEMENT_STARTS: &str = "
+model ElementStarts
+  Real a[3](start = {a[2] + 1, 2, 2*a[1]}, each fixed = true);
+equation
+  der(a) = {-a[1], 0, 1};
+end ElementStarts;
+";
+
+#[test]
+fn a_start_value_reads_another_element_of_its_array() {
+    // a[2] starts at 2, a[1] at a[2] + 1 = 3, a[3] at 2*a[1] = 6.
+    let r = run_both(ELEMENT_STARTS, 1.0);
+    assert_eq!(
+        [at(&r, "a[1]", 0.0), at(&r, "a[2]", 0.0), at(&r, "a[3]", 0.0)],
+        [3.0, 2.0, 6.0]
+    );
+    // a[1] = 3 exp(-t), a[3] = 6 + t.
+    assert!((at(&r, "a[1]", 1.0) - 3.0 * (-1.0f64).exp()).abs() < 1e-8);
+    assert!((at(&r, "a[3]", 1.0) - 7.0).abs() < 1e-9);
+}
+
+#[test]
+fn start_values_of_elements_that_read_each_other_in_a_cycle_are_named() {
+    let text = "model Cycle
+  Real b[2](start = {b[2], b[1]}, each fixed = true);
+equation
+  der(b) = {0, 0};
+end Cycle;";
+    let mut session = eqm::Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
+    let model = session.compile(Some("Cycle"), &eqm::ModelOptions::default());
+    assert!(model.is_none(), "compiles");
+    let cycle = session.diagnostics().iter().find(|d| d.code == "E0601").expect("E0601");
+    assert!(
+        cycle
+            .message
+            .contains("depend on each other in a cycle: `b[1]`, `b[2]`"),
+        "{}",
+        cycle.message
+    );
 }
