@@ -159,12 +159,12 @@ fn a_vector_of_subscripts_computed_during_the_run_selects_as_many_elements() {
     let a = [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]];
     for (t, i, j) in [(0.5, 1, 2), (1.5, 3, 2), (2.5, 3, 4)] {
         assert_eq!([at(&r, "w[1]", t), at(&r, "w[2]", t)], [u[i - 1], u[j - 1]], "w at {t}");
-        for row in 0..2 {
+        for (row, a_row) in a.iter().enumerate() {
             let b = [
                 at(&r, &format!("B[{},1]", row + 1), t),
                 at(&r, &format!("B[{},2]", row + 1), t),
             ];
-            assert_eq!(b, [a[row][j - 1], a[row][i - 1]], "B at {t}");
+            assert_eq!(b, [a_row[j - 1], a_row[i - 1]], "B at {t}");
         }
         assert_eq!(at(&r, "s", t), u[i - 1] + u[j - 1] + u[0], "s at {t}");
     }
