@@ -4,7 +4,8 @@
 //! Output: flat [`Statement`]s; for an algorithm section a [`flat::Algorithm`] with the model
 //! variables it assigns. A for-loop whose range is known at compile time is unrolled (its index
 //! may then be used in subscripts); inside functions a loop over a run-time range stays a loop
-//! with the index in a local slot. Assignments are checked against their targets: inputs,
+//! with the index in a local slot, in a model's algorithm it becomes a `while` loop over a hidden
+//! index variable (`algorithm_loops`). Assignments are checked against their targets: inputs,
 //! parameters and constants cannot be assigned. A when-statement of a model's algorithm becomes
 //! an `if` on the rising edges (`edge`) of its conditions, and what it assigns is recorded as
 //! discrete-time. It deliberately runs nothing: `break`,

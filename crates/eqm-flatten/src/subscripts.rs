@@ -9,9 +9,10 @@
 //! so a subscript guarded by an `if` (`if k <= n then a[k] else 0`) is only checked where it
 //! is evaluated. `fail` is a generated function whose only statement is an assertion that stops
 //! the run (E0705) with the subscript's value, the array's size and the location of the
-//! reference; no slot is ever read in place of another. It deliberately handles only scalar
-//! subscripts computed during the run: a vector of run-time indices (`a[{i, j}]`) or a range
-//! with a run-time bound (`a[1:n]`) has no fixed size and stays an error (E0206).
+//! reference; no slot is ever read in place of another. A vector of run-time indices
+//! (`a[{i, j}]`) keeps its length and chooses each element the same way; it can be read, not
+//! assigned (E0317). It deliberately does not handle a range with a run-time bound (`a[1:n]`),
+//! which has no fixed size (E0206; `slices` computes its sum and product).
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
