@@ -107,18 +107,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             match arg.name {
                 "start" | "min" | "max" | "nominal" => {
-                    let diagnostics = self.diagnostics.len();
-                    let Some(value) = self.eval_binding(binding, spec.ty) else {
-                        // A start value that reads the member being instantiated (another
-                        // element of the same array) waits until the member is complete.
-                        let in_progress = |d: &Diagnostic| d.code == "E0216";
-                        if arg.name == "start"
-                            && self.diagnostics.len() > diagnostics
-                            && self.diagnostics[diagnostics..].iter().all(in_progress)
-                        {
-                            self.diagnostics.truncate(diagnostics);
-                            self.deferred_starts.push((id, binding.clone(), spec.ty));
-                        }
+                    let Some(value) = self.attribute_value(id, arg.name, binding, spec.ty) else {
                         continue;
                     };
                     let slot = match arg.name {
@@ -218,6 +207,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         id
+    }
+
+    /// The value of attribute `name` of variable `id`. A start value that reads the member
+    /// being instantiated (another element of the same array) waits until the member is
+    /// complete: `None` then, and without a diagnostic.
+    fn attribute_value(
+        &mut self,
+        id: VarId,
+        name: &str,
+        binding: &crate::modifier::Binding<'a>,
+        ty: ScalarType,
+    ) -> Option<ExprId> {
+        let diagnostics = self.diagnostics.len();
+        let value = self.eval_binding(binding, ty);
+        let in_progress = |d: &Diagnostic| d.code == "E0216";
+        if value.is_none()
+            && name == "start"
+            && self.diagnostics.len() > diagnostics
+            && self.diagnostics[diagnostics..].iter().all(in_progress)
+        {
+            self.diagnostics.truncate(diagnostics);
+            self.deferred_starts.push((id, binding.clone(), ty));
+        }
+        value
     }
 
     /// The start values deferred since entry `from` of `deferred_starts` (they read a member
