@@ -4,28 +4,29 @@
 //!
 //! Input: the places assigned, in order, and the value of each. Output: the scalar assignments.
 //! When no element's value reads a place that an earlier element assigns (the usual case,
-//! found in one pass over the values' expressions), they are the assignments in order. In a
-//! function the values are otherwise first assigned to new local slots, then copied. A model's
-//! algorithm has no local slots: such an assignment there is an error (E0317) instead of a
-//! silently different result. It deliberately does not reorder the assignments.
+//! found in one pass over the values' expressions), they are the assignments in order.
+//! Otherwise the values are first assigned to temporaries, then copied: in a function new local
+//! slots, in a model's algorithm (which has no local slots) new hidden variables (`$valueN`),
+//! outputs of the section like the variables it assigns, so that both back ends run the section
+//! unchanged. It deliberately does not reorder the assignments.
 
 use crate::flattener::Flattener;
-use eqm_diag::Diagnostic;
+use crate::statements::StatementContext;
 use eqm_diag::source::Span;
 use eqm_ir::builtins::BuiltinKind;
-use eqm_ir::expr::{Callee, ExprArena, ExprId, FuncId, Node};
+use eqm_ir::expr::{Callee, ExprArena, ExprId, Node, VarId};
 use eqm_ir::flat::{self, Place, Statement};
 use std::collections::{HashMap, HashSet};
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The assignments of `values` to `places` (as many), evaluated as one statement `span`
-    /// of the function `function` (or of a model's algorithm).
+    /// of the function of `cx` (or of a model's algorithm).
     pub(crate) fn simultaneous_assignment(
         &mut self,
         places: Vec<Place>,
         values: Vec<ExprId>,
         span: Span,
-        function: Option<FuncId>,
+        cx: &mut StatementContext,
         out: &mut Vec<Statement>,
     ) {
         if places.len() < 2 || !reads_an_earlier_place(&self.model.exprs, &places, &values) {
@@ -37,45 +38,86 @@ impl<'t, 'a> Flattener<'t, 'a> {
             );
             return;
         }
-        let Some(function) = function else {
-            self.diagnostics.push(Diagnostic::error(
-                "E0317",
-                "an array or record assignment whose value reads an element it assigns earlier is not supported in a model's algorithm",
-                span,
-                "reads what it assigns",
-            )
-            .with_help("assign the elements in separate statements, or compute the value in a function"));
-            return;
-        };
-        // Each value into a slot of its own, then each slot into its place.
-        let slots = &mut self.model.functions[function.0 as usize].slots;
+        // Each value into a temporary of its own, then each temporary into its place.
         let mut temporaries = Vec::with_capacity(values.len());
         for (place, value) in places.iter().zip(&values) {
-            let ty = match place {
-                Place::Local(k) => slots[*k as usize].ty,
-                Place::Var(_) => flat::ScalarType::Real,
-            };
-            let slot = slots.len() as u32;
-            slots.push(flat::FunctionSlot {
-                name: format!("$value{slot}"),
-                ty,
-                default: None,
-            });
-            temporaries.push(slot);
+            let temporary = self.temporary(*place, "value", span, cx);
+            temporaries.push(temporary);
             out.push(Statement::Assign {
-                target: Place::Local(slot),
+                target: temporary,
                 value: *value,
                 span,
             });
         }
-        for (place, slot) in places.into_iter().zip(temporaries) {
-            let value = self.model.exprs.add(Node::Local(slot));
+        for (place, temporary) in places.into_iter().zip(temporaries) {
+            let value = match temporary {
+                Place::Local(k) => self.model.exprs.add(Node::Local(k)),
+                Place::Var(v) => self.model.exprs.var(v),
+            };
             out.push(Statement::Assign {
                 target: place,
                 value,
                 span,
             });
         }
+    }
+
+    /// A new place of the type of `like` that the statements of `cx` assign before they read
+    /// it: a local slot of the function, or in a model's algorithm a hidden variable named
+    /// `$<what>N` (hidden from results by its `$`), recorded as an output of the section.
+    pub(crate) fn temporary(&mut self, like: Place, what: &str, span: Span, cx: &mut StatementContext) -> Place {
+        let ty = match like {
+            Place::Local(k) => cx.function.map_or(flat::ScalarType::Real, |f| {
+                self.model.functions[f.0 as usize].slots[k as usize].ty
+            }),
+            Place::Var(v) => self.model.var(v).ty,
+        };
+        self.temporary_of_type(ty, what, span, cx)
+    }
+
+    /// [`Self::temporary`] of scalar type `ty`.
+    pub(crate) fn temporary_of_type(
+        &mut self,
+        ty: flat::ScalarType,
+        what: &str,
+        span: Span,
+        cx: &mut StatementContext,
+    ) -> Place {
+        if let Some(function) = cx.function {
+            let slots = &mut self.model.functions[function.0 as usize].slots;
+            let slot = slots.len() as u32;
+            slots.push(flat::FunctionSlot {
+                name: format!("${what}{slot}"),
+                ty,
+                default: None,
+            });
+            return Place::Local(slot);
+        }
+        let v = VarId(self.model.variables.len() as u32);
+        // As a declaration without a prefix: an Integer or Boolean is discrete-time by its type.
+        let variability = flat::Variability::Continuous;
+        self.model.variables.push(flat::Variable {
+            name: format!("${what}{}", v.0),
+            instance: cx.instance.unwrap_or(flat::InstanceId(0)),
+            variability,
+            ty,
+            causality: flat::Causality::None,
+            role: flat::ConnectorRole::None,
+            attributes: self.caches.no_attributes.clone(),
+            binding: None,
+            value: None,
+            description: Some("a value an algorithm statement holds while it assigns".into()),
+            span,
+        });
+        self.var_kinds.push(crate::layout::VarKind {
+            variability,
+            role: flat::ConnectorRole::None,
+            causality: flat::Causality::None,
+            ty,
+            is_connector_type: false,
+        });
+        cx.record_assigned(v);
+        Place::Var(v)
     }
 }
 

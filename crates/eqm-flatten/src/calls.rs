@@ -277,6 +277,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Some(int(self, v.dims().len() as i64))
             }
             Builtin::Sum | Builtin::Product => {
+                if let Some(reduced) = self.run_time_slice_reduction(&a[0], builtin, scope, loops) {
+                    return Some(reduced);
+                }
                 let v = self.eval(&a[0], scope, loops)?;
                 let ty = v.ty();
                 let elems = v.elements();

@@ -366,7 +366,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // other vector (`for x in w loop`) binds the index to each element's value. Without a
         // range, it is deduced from the arrays the index subscripts.
         let range = match &index.range {
-            Some(range) => self.iterator_range(range, scope, loops),
+            Some(range) => {
+                let diagnostics = self.diagnostics.len();
+                let values = self.iterator_range(range, scope, loops);
+                if values.is_none() && self.diagnostics.len() > diagnostics {
+                    self.refuse_run_time_for_equation(range, diagnostics, scope, loops);
+                }
+                values
+            }
             None => {
                 let mut refs = Vec::new();
                 eqm_syntax::visit::refs_in_equations(body, &mut |c| refs.push(c));

@@ -141,6 +141,13 @@ pub(crate) struct Flattener<'t, 'a> {
     pub(crate) data_files_read: ReadFiles,
     /// The functions given to functional parameters, indexed by `Member::Function`.
     pub(crate) functional_parameters: Vec<FunctionalParameter<'a>>,
+    /// Start values that read the array being instantiated (`Real a[2](start = {a[2] + 1,
+    /// 2})`), evaluated once its member is complete (see `Self::ensure_member_at`).
+    pub(crate) deferred_starts: Vec<(
+        eqm_ir::expr::VarId,
+        crate::modifier::Binding<'a>,
+        eqm_ir::flat::ScalarType,
+    )>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -170,6 +177,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             redeclarations: Redeclarations::new(table),
             data_files_read: ReadFiles::new(),
             functional_parameters: Vec::new(),
+            deferred_starts: Vec::new(),
         }
     }
 

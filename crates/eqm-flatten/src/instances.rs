@@ -275,8 +275,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         self.members[slot] = Member::InProgress;
         let layout = state.layout.clone();
+        let deferred = self.deferred_starts.len();
         let result = self.instantiate_element(instance, &layout.elements[k]);
         self.members[slot] = result.clone();
+        if self.deferred_starts.len() > deferred {
+            self.finish_deferred_starts(deferred);
+        }
         result
     }
 }

@@ -42,6 +42,7 @@ pub mod resolve;
 pub mod sources;
 pub mod stdlib;
 
+mod algorithm_loops;
 mod assignments;
 mod balance;
 mod caches;
@@ -67,6 +68,7 @@ mod modifier;
 mod names;
 mod records;
 mod redeclare;
+mod slices;
 mod statements;
 mod subscripts;
 mod value;

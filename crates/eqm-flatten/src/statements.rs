@@ -4,7 +4,8 @@
 //! Output: flat [`Statement`]s; for an algorithm section a [`flat::Algorithm`] with the model
 //! variables it assigns. A for-loop whose range is known at compile time is unrolled (its index
 //! may then be used in subscripts); inside functions a loop over a run-time range stays a loop
-//! with the index in a local slot. Assignments are checked against their targets: inputs,
+//! with the index in a local slot, in a model's algorithm it becomes a `while` loop over a hidden
+//! index variable (`algorithm_loops`). Assignments are checked against their targets: inputs,
 //! parameters and constants cannot be assigned. A when-statement of a model's algorithm becomes
 //! an `if` on the rising edges (`edge`) of its conditions, and what it assigns is recorded as
 //! discrete-time. It deliberately runs nothing: `break`,
@@ -26,11 +27,13 @@ use std::collections::BTreeSet;
 /// Bookkeeping while one statement list is flattened.
 #[derive(Default)]
 pub(crate) struct StatementContext {
-    function: Option<FuncId>,
+    pub(crate) function: Option<FuncId>,
+    /// The model instance whose algorithm this is (its temporaries belong to it).
+    pub(crate) instance: Option<flat::InstanceId>,
     /// Model variables assigned so far (algorithm sections), in first-assignment order.
     outputs: Vec<VarId>,
     assigned: BTreeSet<VarId>,
-    loop_depth: u32,
+    pub(crate) loop_depth: u32,
     /// `if` statements around the current one (a when-statement may not be inside one).
     if_depth: u32,
     /// Inside the body of a when-statement: what is assigned there is discrete-time.
@@ -59,6 +62,21 @@ impl StatementContext {
             ..StatementContext::default()
         }
     }
+
+    /// Records model variable `v` as assigned by the statement being flattened: an output of
+    /// the section, of the when-statement it is in or of the statements outside them.
+    pub(crate) fn record_assigned(&mut self, v: VarId) {
+        if self.assigned.insert(v) {
+            self.outputs.push(v);
+        }
+        if self.in_when && !self.when_assigned.contains(&v) {
+            self.when_assigned.push(v);
+        }
+        if !self.in_when && self.outside_when.insert(v) {
+            self.assigned_outside_when.push(v);
+        }
+        self.assignments.push(v);
+    }
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -72,6 +90,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) {
         let mut cx = StatementContext {
             initial,
+            instance: scope.instance,
             ..StatementContext::default()
         };
         let statements = self.statements(statements, scope, &mut Vec::new(), &mut cx);
@@ -124,6 +143,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 else {
                     return;
                 };
+                // One statement: every output is taken from the call as it was before any
+                // is assigned (`(a, b) := f(a)` passes the old `a` for `b` too).
+                let (mut all_places, mut all_values) = (Vec::new(), Vec::new());
                 for (target, value) in targets.iter().zip(outputs) {
                     let Some(target) = target else { continue };
                     let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
@@ -136,13 +158,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         return;
                     }
                     for (place, value) in places.into_iter().zip(value.elements()) {
-                        out.push(Statement::Assign {
-                            target: place,
-                            value,
-                            span,
-                        });
+                        all_places.push(place);
+                        all_values.push(value);
                     }
                 }
+                self.simultaneous_assignment(all_places, all_values, span, cx, out);
             }
             K::Call { function, args } => self.call_statement(function, args, span, scope, loops, cx, out),
             K::If { branches, else_branch } => {
@@ -226,14 +246,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ));
                 return;
             }
-            self.simultaneous_assignment(places, scalars, span, cx.function, out);
+            self.simultaneous_assignment(places, scalars, span, cx, out);
             return;
         }
         if self.check_assignable(&v, &dims, ty, value.span, &String::new).is_none() {
             return;
         }
         let values = broadcast(&v, dims.iter().product());
-        self.simultaneous_assignment(places, values, span, cx.function, out);
+        self.simultaneous_assignment(places, values, span, cx, out);
     }
 
     /// A call as a statement: `assert`, `terminate`, `reinit` at the top level of a
@@ -543,16 +563,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         }
-        if cx.assigned.insert(v) {
-            cx.outputs.push(v);
-        }
-        if cx.in_when && !cx.when_assigned.contains(&v) {
-            cx.when_assigned.push(v);
-        }
-        if !cx.in_when && cx.outside_when.insert(v) {
-            cx.assigned_outside_when.push(v);
-        }
-        cx.assignments.push(v);
+        cx.record_assigned(v);
         Some(Place::Var(v))
     }
 
@@ -595,12 +606,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
             (array.dims.to_vec(), Vec::new(), array.elements.to_vec())
         };
         let picks = self.dynamic_picks(&part.subscripts, &dims, scope, loops)?;
-        let function = cx.function;
-        let mut place = |f: &mut Self, k: usize| match slots.get(k) {
+        let mut place = |f: &mut Self, cx: &mut StatementContext, k: usize| match slots.get(k) {
             Some(&slot) => Some(Place::Local(slot)),
             None => f.assigned_variable(vars[k], target, cx),
         };
-        Some(self.dynamic_assignment_of(target, &dims, &picks, value, span, function, &mut place))
+        Some(self.dynamic_assignment_of(target, &dims, &picks, value, span, cx, &mut place))
     }
 
     /// A for-loop unrolled: one iteration of the remaining indices and the body per value of
@@ -632,7 +642,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn for_statement(
+    pub(crate) fn for_statement(
         &mut self,
         indices: &'a [ast::ForIndex],
         body: &'a [ast::Statement],
@@ -686,7 +696,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             return;
         }
-        let (Some(function), ast::ExprKind::Range { .. }) = (cx.function, &range.kind) else {
+        if !is_range {
             if self.diagnostics.len() == diagnostics_before {
                 self.diagnostics.push(Diagnostic::error(
                     "E0206",
@@ -696,9 +706,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ));
             }
             return;
-        };
+        }
         self.diagnostics.truncate(diagnostics_before);
-        self.run_time_loop(function, index, range, rest, body, span, scope, loops, cx, out);
+        match cx.function {
+            Some(function) => self.run_time_loop(function, index, range, rest, body, span, scope, loops, cx, out),
+            None => self.model_run_time_loop(index, range, rest, body, span, scope, loops, cx, out),
+        }
     }
 
     /// A for-loop of a function over a range `a:b` or `a:s:b` that may depend on inputs: a
@@ -720,30 +733,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let ast::ExprKind::Range { start, step, stop } = &range.kind else {
             return;
         };
-        let bound = |f: &mut Self, e: &'a ast::Expr, loops: &mut Loops| -> Option<ExprId> {
-            let v = f.eval(e, scope, loops)?;
-            match v {
-                Value::Scalar(x, ScalarType::Integer) => Some(x),
-                _ => {
-                    f.diagnostics.push(Diagnostic::error(
-                        "E0306",
-                        "a for-loop bound must be an Integer scalar",
-                        e.span,
-                        "not an Integer",
-                    ));
-                    None
-                }
-            }
+        let Some([start, step, stop]) = self.loop_bounds(start, step.as_deref(), stop, scope, loops) else {
+            return;
         };
-        let Some(start) = bound(self, start, loops) else { return };
-        let step = match step {
-            Some(s) => match bound(self, s, loops) {
-                Some(s) => s,
-                None => return,
-            },
-            None => self.model.exprs.int(1),
-        };
-        let Some(stop) = bound(self, stop, loops) else { return };
         let slots = &mut self.model.functions[function.0 as usize].slots;
         let slot = slots.len() as u32;
         slots.push(flat::FunctionSlot {
@@ -782,5 +774,38 @@ impl<'t, 'a> Flattener<'t, 'a> {
             body: inner,
             span,
         });
+    }
+
+    /// The start, step (1 when none is written) and stop of a for-loop's range `a:b` or
+    /// `a:s:b` computed during the run: Integer scalars, else a diagnostic and `None`.
+    pub(crate) fn loop_bounds(
+        &mut self,
+        start: &'a ast::Expr,
+        step: Option<&'a ast::Expr>,
+        stop: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<[ExprId; 3]> {
+        let mut bound = |f: &mut Self, e: &'a ast::Expr| -> Option<ExprId> {
+            match f.eval(e, scope, loops)? {
+                Value::Scalar(x, ScalarType::Integer) => Some(x),
+                _ => {
+                    f.diagnostics.push(Diagnostic::error(
+                        "E0306",
+                        "a for-loop bound must be an Integer scalar",
+                        e.span,
+                        "not an Integer",
+                    ));
+                    None
+                }
+            }
+        };
+        let start = bound(self, start)?;
+        let step = match step {
+            Some(s) => bound(self, s)?,
+            None => self.model.exprs.int(1),
+        };
+        let stop = bound(self, stop)?;
+        Some([start, step, stop])
     }
 }

@@ -9,13 +9,15 @@
 //! so a subscript guarded by an `if` (`if k <= n then a[k] else 0`) is only checked where it
 //! is evaluated. `fail` is a generated function whose only statement is an assertion that stops
 //! the run (E0705) with the subscript's value, the array's size and the location of the
-//! reference; no slot is ever read in place of another. It deliberately handles only scalar
-//! subscripts computed during the run: a vector of run-time indices (`a[{i, j}]`) or a range
-//! with a run-time bound (`a[1:n]`) has no fixed size and stays an error (E0206).
+//! reference; no slot is ever read in place of another. A vector of run-time indices
+//! (`a[{i, j}]`) keeps its length and chooses each element the same way; it can be read, not
+//! assigned (E0317). It deliberately does not handle a range with a run-time bound (`a[1:n]`),
+//! which has no fixed size (E0206; `slices` computes its sum and product).
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
 use crate::modifier::Scope;
+use crate::statements::StatementContext;
 use crate::value::{self, Value};
 use eqm_diag::source::Span;
 use eqm_ir::expr::{BinOp, Callee, ExprId, FuncId, Node, VarId};
@@ -29,6 +31,9 @@ pub(crate) enum Pick {
     All,
     Known(Vec<usize>, bool),
     Dynamic(ExprId, String),
+    /// A vector of indices of which some are computed at run time (`u[{i, j}]`): keeps one
+    /// dimension of its length, each element chosen like a [`Pick::Dynamic`] one.
+    DynamicVector(Vec<(ExprId, String)>),
 }
 
 /// The elements a dynamic selection chooses among, row-major: model variables or the slots of
@@ -136,13 +141,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         (None, Value::Scalar(x, ScalarType::Integer)) => {
                             Pick::Dynamic(*x, eqm_syntax::pretty::print_expr(e))
                         }
+                        (None, Value::Array(d, xs, ScalarType::Integer)) if d.len() == 1 => {
+                            Pick::DynamicVector(element_texts(e, xs))
+                        }
                         _ => return None,
                     }
                 }
             };
             picks.push(pick);
         }
-        if self.diagnostics.len() != diagnostics || !picks.iter().any(|p| matches!(p, Pick::Dynamic(..))) {
+        let dynamic = |p: &Pick| matches!(p, Pick::Dynamic(..) | Pick::DynamicVector(..));
+        if self.diagnostics.len() != diagnostics || !picks.iter().any(dynamic) {
             self.diagnostics.truncate(diagnostics);
             return None;
         }
@@ -163,6 +172,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             match pick {
                 Pick::All => out_dims.push(n),
                 Pick::Known(v, true) => out_dims.push(v.len()),
+                Pick::DynamicVector(v) => out_dims.push(v.len()),
                 _ => {}
             }
         }
@@ -202,17 +212,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Pick::Known(v, true) => (&position[1..], v[position[0]]),
             Pick::Known(v, false) => (position, v[0]),
             Pick::Dynamic(x, written) => {
-                // if x == 1 then a[1] elseif ... elseif x == n then a[n] else fail(x).
-                let x = *x;
-                let failure = self.bounds_failure(written, n, ty, site);
-                let mut chosen = self.model.exprs.add(Node::Call(Callee::User(failure), Box::new([x])));
-                for i in (0..n).rev() {
-                    let branch = self.select(dims, elements, picks, position, k + 1, offset * n + i, ty, site);
-                    let literal = self.model.exprs.int(i as i64 + 1);
-                    let condition = self.model.exprs.binary(BinOp::Eq, x, literal);
-                    chosen = self.model.exprs.add(Node::If(condition, branch, chosen));
-                }
-                return chosen;
+                return self.select_among(dims, elements, picks, position, k, offset, (*x, written), ty, site);
+            }
+            Pick::DynamicVector(v) => {
+                let (x, written) = &v[position[0]];
+                let rest = &position[1..];
+                return self.select_among(dims, elements, picks, rest, k, offset, (*x, written), ty, site);
             }
         };
         self.select(
@@ -225,6 +230,34 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ty,
             site,
         )
+    }
+
+    /// `if x == 1 then a[1] elseif ... elseif x == n then a[n] else fail(x)`: the element of
+    /// dimension `k` that the run-time index `x` (written as `written`) selects, the further
+    /// dimensions as in [`Self::select`].
+    #[allow(clippy::too_many_arguments)]
+    fn select_among(
+        &mut self,
+        dims: &[usize],
+        elements: Elements<'_>,
+        picks: &[Pick],
+        position: &[usize],
+        k: usize,
+        offset: usize,
+        (x, written): (ExprId, &str),
+        ty: ScalarType,
+        site: &Site<'_>,
+    ) -> ExprId {
+        let n = dims[k];
+        let failure = self.bounds_failure(written, n, ty, site);
+        let mut chosen = self.model.exprs.add(Node::Call(Callee::User(failure), Box::new([x])));
+        for i in (0..n).rev() {
+            let branch = self.select(dims, elements, picks, position, k + 1, offset * n + i, ty, site);
+            let literal = self.model.exprs.int(i as i64 + 1);
+            let condition = self.model.exprs.binary(BinOp::Eq, x, literal);
+            chosen = self.model.exprs.add(Node::If(condition, branch, chosen));
+        }
+        chosen
     }
 
     /// The function `fail(i)` that stops the run because the subscript `written` of
@@ -279,9 +312,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
         picks: &[Pick],
         value: &Value,
         span: Span,
-        function: Option<FuncId>,
-        place: &mut dyn FnMut(&mut Self, usize) -> Option<flat::Place>,
+        cx: &mut StatementContext,
+        place: &mut dyn FnMut(&mut Self, &mut StatementContext, usize) -> Option<flat::Place>,
     ) -> Option<Vec<Statement>> {
+        if picks.iter().any(|p| matches!(p, Pick::DynamicVector(..))) {
+            self.diagnostics.push(eqm_diag::Diagnostic::error(
+                "E0317",
+                format!(
+                    "an assignment to `{}`, whose vector of subscripts is computed during the run, is not supported",
+                    eqm_syntax::pretty::print_ref(target)
+                ),
+                span,
+                "vector subscript computed during the run",
+            ).with_help("assign each element in a statement of its own (`y[i] := a; y[j] := b;`)"));
+            return None;
+        }
         let mut selected_dims = Vec::new();
         for (pick, &n) in picks.iter().zip(dims) {
             match pick {
@@ -349,13 +394,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             dynamic_index += 1;
                             chosen[dynamic_index - 1]
                         }
+                        // Refused at the top of this function.
+                        Pick::DynamicVector(..) => return None,
                     };
                     element = element * n + index;
                 }
-                places.push(place(self, element)?);
+                places.push(place(self, cx, element)?);
             }
             let mut body = Vec::with_capacity(count);
-            self.simultaneous_assignment(places, values.clone(), span, function, &mut body);
+            self.simultaneous_assignment(places, values.clone(), span, cx, &mut body);
             branches.push((condition?, body));
         }
         let never = self.model.exprs.boolean(false);
@@ -395,4 +442,24 @@ fn bounds_message(what: &str, subscripts: &[(ExprId, String, usize)]) -> Message
         parts.push(MessagePart::Text(format!(", outside 1..{n}")));
     }
     Message { parts }
+}
+
+/// The text of each run-time index of the vector subscript `e` with elements `xs`: the text of
+/// each element when `e` is written as an array (`{i, j}`), else `e[k]`.
+fn element_texts(e: &ast::Expr, xs: &[ExprId]) -> Vec<(ExprId, String)> {
+    let written = eqm_syntax::pretty::print_expr(e);
+    let elements = match &e.kind {
+        ast::ExprKind::Array(elements) if elements.len() == xs.len() => Some(elements),
+        _ => None,
+    };
+    xs.iter()
+        .enumerate()
+        .map(|(k, &x)| {
+            let text = match elements {
+                Some(elements) => eqm_syntax::pretty::print_expr(&elements[k]),
+                None => format!("{written}[{}]", k + 1),
+            };
+            (x, text)
+        })
+        .collect()
 }

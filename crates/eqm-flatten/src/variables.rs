@@ -107,7 +107,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             match arg.name {
                 "start" | "min" | "max" | "nominal" => {
-                    let Some(value) = self.eval_binding(binding, spec.ty) else {
+                    let Some(value) = self.attribute_value(id, arg.name, binding, spec.ty) else {
                         continue;
                     };
                     let slot = match arg.name {
@@ -207,6 +207,43 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         id
+    }
+
+    /// The value of attribute `name` of variable `id`. A start value that reads the member
+    /// being instantiated (another element of the same array) waits until the member is
+    /// complete: `None` then, and without a diagnostic.
+    fn attribute_value(
+        &mut self,
+        id: VarId,
+        name: &str,
+        binding: &crate::modifier::Binding<'a>,
+        ty: ScalarType,
+    ) -> Option<ExprId> {
+        let diagnostics = self.diagnostics.len();
+        let value = self.eval_binding(binding, ty);
+        let in_progress = |d: &Diagnostic| d.code == "E0216";
+        if value.is_none()
+            && name == "start"
+            && self.diagnostics.len() > diagnostics
+            && self.diagnostics[diagnostics..].iter().all(in_progress)
+        {
+            self.diagnostics.truncate(diagnostics);
+            self.deferred_starts.push((id, binding.clone(), ty));
+        }
+        value
+    }
+
+    /// The start values deferred since entry `from` of `deferred_starts` (they read a member
+    /// that is complete now): evaluated again, reported if they still fail.
+    pub(crate) fn finish_deferred_starts(&mut self, from: usize) {
+        for (v, binding, ty) in self.deferred_starts.split_off(from) {
+            if let Some(value) = self.eval_binding(&binding, ty) {
+                let attributes = &mut self.model.variables[v.0 as usize].attributes;
+                if attributes.start.is_none() {
+                    attributes.start = Some(value);
+                }
+            }
+        }
     }
 
     /// The attributes `values` as the recently made attributes that are equal, if there are any:

@@ -9,7 +9,7 @@ use eqm::{RunSettings, SimulationResult};
 
 /// The run of `text` to `stop` at tight tolerances with native code and with the interpreter,
 /// after checking that the two agree bit for bit in every column.
-fn run_both(text: &str, stop: f64) -> SimulationResult {
+pub(crate) fn run_both(text: &str, stop: f64) -> SimulationResult {
     let settings = RunSettings {
         stop: Some(stop),
         rtol: Some(1e-10),
@@ -21,7 +21,7 @@ fn run_both(text: &str, stop: f64) -> SimulationResult {
 }
 
 /// The value of `name` in the row at `time` (rows every 0.05).
-fn at(result: &SimulationResult, name: &str, time: f64) -> f64 {
+pub(crate) fn at(result: &SimulationResult, name: &str, time: f64) -> f64 {
     let row = result
         .time()
         .iter()
@@ -31,7 +31,7 @@ fn at(result: &SimulationResult, name: &str, time: f64) -> f64 {
 }
 
 /// The failure of a run of `text` to `stop`, with the given back end: its time and diagnostic.
-fn failure(text: &str, stop: f64, interpreter: bool) -> (f64, eqm_diag::Diagnostic) {
+pub(crate) fn failure(text: &str, stop: f64, interpreter: bool) -> (f64, eqm_diag::Diagnostic) {
     let err = compile(text)
         .simulate(&RunSettings {
             stop: Some(stop),
