@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Whether `cc` runs here; prints why a test is skipped when it does not.
-fn have_cc() -> bool {
+pub(crate) fn have_cc() -> bool {
     let ok = Command::new("cc")
         .arg("--version")
         .output()
@@ -27,7 +27,7 @@ fn have_cc() -> bool {
 }
 
 /// A directory of its own for one test, under the system's temporary directory.
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("eqm-external-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch directory");
@@ -43,7 +43,7 @@ fn session(name: &str, text: &str, cache: &Path) -> Session {
 
 /// The run of the model to `stop` on native code and on the interpreter; asserts that every
 /// column agrees bit for bit and returns the native run.
-fn run_both(name: &str, text: &str, cache: &Path, stop: f64) -> SimulationResult {
+pub(crate) fn run_both(name: &str, text: &str, cache: &Path, stop: f64) -> SimulationResult {
     let mut runs = Vec::new();
     for interpreter in [false, true] {
         let mut session = session(name, text, cache);
@@ -202,7 +202,7 @@ end Lib;
 }
 
 /// The rendered diagnostics of `check` on `text`, which must fail with `E0325`.
-fn check_fails(name: &str, text: &str, cache: &Path, compiler: &str) -> String {
+pub(crate) fn check_fails(name: &str, text: &str, cache: &Path, compiler: &str) -> String {
     let mut session = Session::with_sources(&[(name.to_string(), text.to_string())], &[], None);
     session.set_external_linker(eqm_cc::SystemCompiler::new(compiler, cache.join("cache")));
     assert!(session.check(None, &ModelOptions::default()).is_none() || session.has_errors());

