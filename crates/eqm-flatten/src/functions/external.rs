@@ -151,7 +151,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     parts.elements.push(self.model.exprs.add(Node::Local(slot)));
                     let _ = writeln!(parts.prelude, "        o{k}[{j}] = ({c_type})a[{at}];");
                 }
-                let _ = writeln!(copy_out, "        out[{}] = (double)(o{k}[{j}]{convert});", targets.len());
+                let _ = writeln!(
+                    copy_out,
+                    "        out[{}] = (double)(o{k}[{j}]{convert});",
+                    targets.len()
+                );
                 targets.push(slot);
             }
             output_args.push(Some(k));
@@ -288,11 +292,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 );
                 (format!("i{k}"), "const int*".to_string())
             }
-            (Value::Str(message), false) => {
-                let Some(text) = message.as_literal() else {
-                    return Err("is a String known only during the run; EQM passes a String to C only when its value is known when the model is compiled (a literal, or a String parameter or constant)".to_string());
-                };
+            (Value::Str(message), false) if message.as_literal().is_some() => {
+                let text = message.as_literal().unwrap_or_default();
                 (c_string_literal(&text), "const char*".to_string())
+            }
+            (Value::Str(_) | Value::Scalar(_, ScalarType::String), false) => {
+                return Err("is a String known only during the run; EQM passes a String to C only when its text is known when the model is compiled (a literal, or a String parameter or constant)".to_string());
             }
             (Value::Record(fields), false) => {
                 // MLS 3.6 §12.9.1.3: a record is passed as a pointer to a struct with its fields

@@ -344,6 +344,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let locals = self.context.frames.last()?.locals.clone();
         let outputs = self.functions.signatures[id.0 as usize].outputs.clone();
+        // The String inputs this instance was made for are passed as their texts.
+        let strings = self.functions.known_strings[id.0 as usize].clone();
+        let known_string = |name: &str| {
+            strings
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, text)| Value::Str(eqm_ir::flat::Message::literal(text.clone())))
+        };
         let output_arg = |f: &Self, name: &str| {
             let (_, var) = outputs.iter().find(|(n, _)| n == name)?;
             let bound = var
@@ -380,7 +388,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         });
                         continue;
                     }
-                    let value = self.eval(a, scope, &mut Vec::new())?;
+                    let known = match &a.kind {
+                        ast::ExprKind::Ref(r) if r.parts.len() == 1 => known_string(&r.parts[0].name.name),
+                        _ => None,
+                    };
+                    let value = match known {
+                        Some(text) => text,
+                        None => self.eval(a, scope, &mut Vec::new())?,
+                    };
                     args.push(ExternalArg {
                         value,
                         is_size,
@@ -408,7 +423,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 };
                 for input in inputs {
                     let var = locals.get(input)?;
-                    let value = var.value(&mut self.model.exprs);
+                    let value = known_string(input).unwrap_or_else(|| var.value(&mut self.model.exprs));
                     args.push(ExternalArg {
                         value,
                         is_size: false,

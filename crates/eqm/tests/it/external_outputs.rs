@@ -93,9 +93,109 @@ fn outputs_written_through_pointers_match_closed_forms_on_both_back_ends() {
         check(&result, "s", t, 3.0 + t, 1e-15);
         check(&result, "p", t, 2.0 * t, 1e-15);
         // Of {t - 1, 2, -t}: 2 is positive and the largest for t <= 3; t - 1 is positive after 1.
-        check(&result, "n", t, if t > 1.0 { 2.0 } else if t > 0.0 { 1.0 } else { 1.0 }, 0.0);
+        check(
+            &result,
+            "n",
+            t,
+            if t > 1.0 {
+                2.0
+            } else if t > 0.0 {
+                1.0
+            } else {
+                1.0
+            },
+            0.0,
+        );
         check(&result, "largest", t, 2.0, 0.0);
         check(&result, "y", t, 10.0 + t, 1e-15);
         check(&result, "big", t, if 10.0 + t > 11.0 { 1.0 } else { 0.0 }, 0.0);
+    }
+}
+
+const CONSTANTS: &str = r##"
+function scaledLength
+  input String s;
+  input Real scale;
+  output Real y;
+  external "C" y = scaled_length(s, scale) annotation(Include = "#include <string.h>
+double scaled_length(const char* s, double scale) { return scale * (double)strlen(s); }");
+end scaledLength;
+
+function helloLength "a String literal in the external call itself"
+  input Real scale;
+  output Real y;
+  external "C" y = scaled_length("hello", scale) annotation(Include = "#include <string.h>
+double scaled_length(const char* s, double scale) { return scale * (double)strlen(s); }");
+end helloLength;
+
+function isText
+  input String s;
+  output Boolean same;
+  external "C" same = is_text(s) annotation(Include = "#include <string.h>
+int is_text(const char* s) { return strcmp(s, \"a\\\"b\\\\c?\") == 0; }");
+end isText;
+
+record Point
+  Real x;
+  Real y;
+  Integer n;
+end Point;
+
+record Segment
+  Point a;
+  Real length;
+end Segment;
+
+function weighted
+  input Point p;
+  output Real w;
+  external "C" w = weighted(p) annotation(Include = "
+struct Point { double x; double y; int n; };
+double weighted(const struct Point* p) { return (p->x + 2.0*p->y) * p->n; }");
+end weighted;
+
+function reach "a nested record, as a nested struct"
+  input Segment s;
+  output Real r;
+  external "C" r = reach(s) annotation(Include = "
+struct Point { double x; double y; int n; };
+struct Segment { struct Point a; double length; };
+double reach(const struct Segment* s) { return s->a.x + s->a.n * s->length; }");
+end reach;
+
+model Constants
+  parameter String name = "pendulum";
+  constant String quoted = "a\"b\\c?";
+  Real y1 = scaledLength("abc", time);
+  Real y2 = scaledLength(name, 2);
+  Real y3 = scaledLength(quoted, 1);
+  Real y4 = helloLength(time);
+  Real y5 = scaledLength("é", 1);
+  Boolean same = isText(quoted);
+  Boolean other = isText(name);
+  Real w = weighted(Point(time, 3, 2));
+  Real r = reach(Segment(Point(1, 0, 4), 2*time));
+end Constants;
+"##;
+
+#[test]
+fn string_constants_and_records_are_passed_to_c_on_both_back_ends() {
+    if !have_cc() {
+        return;
+    }
+    let dir = scratch("constants");
+    let result = run_both("constants.eqm", CONSTANTS, &dir, 1.0);
+    for t in [0.0_f64, 0.5, 1.0] {
+        check(&result, "y1", t, 3.0 * t, 1e-15);
+        check(&result, "y2", t, 16.0, 0.0);
+        // `a"b\c?` is six characters.
+        check(&result, "y3", t, 6.0, 0.0);
+        check(&result, "y4", t, 5.0 * t, 1e-15);
+        // `é` is two bytes in UTF-8, and C's strlen counts bytes.
+        check(&result, "y5", t, 2.0, 0.0);
+        check(&result, "same", t, 1.0, 0.0);
+        check(&result, "other", t, 0.0, 0.0);
+        check(&result, "w", t, (t + 6.0) * 2.0, 1e-15);
+        check(&result, "r", t, 1.0 + 4.0 * 2.0 * t, 1e-15);
     }
 }
