@@ -403,10 +403,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         span: a.span,
                     });
                 }
-                let result = match &call.output {
-                    Some(o) => Some(o.parts[0].name.name.clone()),
-                    None => None,
-                };
+                let result = call.output.as_ref().map(|o| o.parts[0].name.name.clone());
                 (call.function.name.clone(), args, result)
             }
             None => {

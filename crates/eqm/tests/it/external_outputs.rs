@@ -93,19 +93,7 @@ fn outputs_written_through_pointers_match_closed_forms_on_both_back_ends() {
         check(&result, "s", t, 3.0 + t, 1e-15);
         check(&result, "p", t, 2.0 * t, 1e-15);
         // Of {t - 1, 2, -t}: 2 is positive and the largest for t <= 3; t - 1 is positive after 1.
-        check(
-            &result,
-            "n",
-            t,
-            if t > 1.0 {
-                2.0
-            } else if t > 0.0 {
-                1.0
-            } else {
-                1.0
-            },
-            0.0,
-        );
+        check(&result, "n", t, if t > 1.0 { 2.0 } else { 1.0 }, 0.0);
         check(&result, "largest", t, 2.0, 0.0);
         check(&result, "y", t, 10.0 + t, 1e-15);
         check(&result, "big", t, if 10.0 + t > 11.0 { 1.0 } else { 0.0 }, 0.0);
