@@ -1,17 +1,18 @@
 //! External C functions other than those of the C math library: the C translation unit of one
 //! external clause, linked through the front end's [`LinkExternal`].
 //!
-//! Input: the external clause's C function name, its arguments as values (scalars and arrays of
-//! the function's locals, sizes), the type of the output its result is assigned to and the
-//! clause's annotation (`Include`, `IncludeDirectory`, `Library`, `LibraryDirectory`, MLS 3.6
-//! §12.9.4). Output: an [`ExternalUnit`] (the `Include` text, then a wrapper
-//! `double eqm_external(double* a)` that converts the arguments as MLS 3.6 §12.9.1 maps them:
-//! Real to `double`, Integer and Boolean to `int`, an array to a pointer to its first element and
-//! `size(...)` to `size_t`), the linked function recorded in `FlatModel::externals` and the
-//! assignment of its call to the output; or a diagnostic naming the function and why it cannot
-//! be provided. It deliberately runs no compiler and touches no file: a `modelica://Pkg/...`
-//! directory becomes a path next to the file that defines `Pkg`, and the front end does the
-//! rest.
+//! Input: the external clause's C function name, its arguments (inputs as values: scalars and
+//! arrays of the function's locals, sizes, String constants, records; outputs written through
+//! pointers as their slots), the output its result is assigned to if any, and the clause's
+//! annotation (`Include`, `IncludeDirectory`, `Library`, `LibraryDirectory`, MLS 3.6 §12.9.4).
+//! Output: an [`ExternalUnit`] (the `Include` text, then a wrapper `double eqm_external(double*
+//! a)` that converts the arguments as MLS 3.6 §12.9.1 maps them: Real to `double`, Integer and
+//! Boolean to `int`, an array to a pointer to its first element, `size(...)` to `size_t`, a
+//! String to a `const char*` literal, a record to a pointer to a struct; outputs to `double*` or
+//! `int*` buffers), the linked function recorded in `FlatModel::externals` and the assignments
+//! of its outputs; or a diagnostic naming the function and why it cannot be provided. It
+//! deliberately runs no compiler and touches no file: a `modelica://Pkg/...` directory becomes a
+//! path next to the file that defines `Pkg`, and the front end does the rest.
 
 use crate::flattener::Flattener;
 use crate::value::Value;
