@@ -134,7 +134,8 @@ pub(crate) struct FunctionTable {
     pub(crate) ids: BTreeMap<FunctionKey, Option<FuncId>>,
     /// Caller-side interfaces, indexed like the flat model's functions.
     pub(crate) signatures: Vec<Signature>,
-    /// The String inputs each function instance was made for, indexed like `signatures`.
+    /// The String inputs each function instance was made for, by `FuncId` (functions made by
+    /// the flattener itself, which no call instantiates, have no entry).
     pub(crate) known_strings: Vec<KnownStrings>,
     /// The functions that stop a run when a subscript computed during the run is out of
     /// bounds, by the text of the subscripted reference, its location and the size.

@@ -78,7 +78,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let strings = self.known_string_inputs(class, &declared, &given);
         let id = self.function_for(class, &sizes, &functionals, strings)?;
         let signature = self.functions.signatures[id.0 as usize].clone();
-        let known = self.functions.known_strings[id.0 as usize].clone();
+        let known = self
+            .functions
+            .known_strings
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or_default();
         let call_args = self.call_arguments(&signature, &name, given, &passed, &known, span)?;
         if signature.outputs.is_empty() {
             return Some((self.model.exprs.call(Callee::User(id), call_args), Vec::new()));

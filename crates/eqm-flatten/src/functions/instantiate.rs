@@ -345,7 +345,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let locals = self.context.frames.last()?.locals.clone();
         let outputs = self.functions.signatures[id.0 as usize].outputs.clone();
         // The String inputs this instance was made for are passed as their texts.
-        let strings = self.functions.known_strings[id.0 as usize].clone();
+        let strings = self
+            .functions
+            .known_strings
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or_default();
         let known_string = |name: &str| {
             strings
                 .iter()

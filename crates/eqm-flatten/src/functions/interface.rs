@@ -41,6 +41,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             span: entry.def.name.span,
         });
         self.functions.signatures.push(Signature::default());
+        // Functions the flattener makes itself have no entry, so the table is filled up to `id`.
+        self.functions.known_strings.resize(id.0 as usize, Vec::new());
         self.functions.known_strings.push(strings);
         // Registered before the body is flattened, so that a recursive call finds it.
         self.functions.ids.insert(key.clone(), Some(id));

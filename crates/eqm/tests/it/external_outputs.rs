@@ -6,7 +6,7 @@
 //! form on native code and on the interpreter, which agree bit for bit.
 
 use crate::check;
-use crate::external::{have_cc, run_both, scratch};
+use crate::external::{check_fails, have_cc, run_both, scratch};
 
 const OUTPUTS: &str = r##"
 function matVec
@@ -186,4 +186,27 @@ fn string_constants_and_records_are_passed_to_c_on_both_back_ends() {
         check(&result, "w", t, (t + 6.0) * 2.0, 1e-15);
         check(&result, "r", t, 1.0 + 4.0 * 2.0 * t, 1e-15);
     }
+}
+
+#[test]
+fn a_record_argument_with_an_array_field_is_reported_at_check() {
+    let dir = scratch("record-array");
+    let text = r#"
+record Poly
+  Real c[3];
+end Poly;
+function f
+  input Poly p;
+  output Real y;
+  external "C" y = g(p) annotation(Include = "double g(const void* p) { return 1.0; }");
+end f;
+model M
+  Real y = f(Poly({1, 2, time}));
+end M;
+"#;
+    let message = check_fails("m.eqm", text, &dir, "cc");
+    assert_eq!(
+        message,
+        "the external function `g` of `f` cannot be provided: argument 1 is a record whose field `c` is not a Real, Integer or Boolean scalar or a record of them (MLS 3.6 §12.9.1.3 maps no other field to C)"
+    );
 }
