@@ -450,8 +450,9 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Instantiation,
         "An external C function that cannot be provided: no C compiler, the compiler's message (a C syntax \
-         error, a library not found, an undefined symbol), an argument or result type EQM cannot pass to C, \
-         or an annotation that is not a literal string",
+         error, a library not found, an undefined symbol), an argument, output or result EQM cannot pass to \
+         or from C (a String result or output, a String argument known only during the run, a record \
+         with an array field), or an annotation that is not a literal string",
     ),
     code(
         "E0401",

@@ -302,21 +302,38 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     Builtin::Zeros => (int(self, 0), &a[..]),
                     _ => (int(self, 1), &a[..]),
                 };
-                let Value::Scalar(x, ty) = fill else {
+                if matches!(fill, Value::Str(_)) {
                     self.diagnostics.push(Diagnostic::error(
                         "E0304",
-                        "`fill` needs a scalar value",
+                        "`fill` of a String is not supported: EQM has no arrays of Strings",
                         a[0].span,
-                        "array value",
+                        "String value",
                     ));
                     return None;
-                };
+                }
                 let mut dims = Vec::new();
                 for d in dim_args {
                     dims.push(self.eval_structural_int(d, scope, "an array size")?.max(0) as usize);
                 }
                 let count = self.check_array_size(&dims, e.span, &format!("`{}`", builtin.name()))?;
-                Some(Value::Array(dims, vec![x; count], ty))
+                // MLS 3.6 §10.3.3: `fill(s, n1, n2, ...)` of any `s` has the dimensions
+                // `n1, n2, ...` followed by those of `s`, every element `s`.
+                Some(match fill {
+                    Value::Scalar(x, ty) => Value::Array(dims, vec![x; count], ty),
+                    Value::Array(inner, items, ty) => {
+                        dims.extend(&inner);
+                        self.check_array_size(&dims, e.span, &format!("`{}`", builtin.name()))?;
+                        Value::Array(dims, items.repeat(count), ty)
+                    }
+                    record @ Value::Record(_) => Value::Records(dims, vec![record; count].into()),
+                    Value::Records(inner, records) => {
+                        dims.extend(&inner);
+                        self.check_array_size(&dims, e.span, &format!("`{}`", builtin.name()))?;
+                        let elements: Vec<Value> = (0..count).flat_map(|_| records.iter().cloned()).collect();
+                        Value::Records(dims, elements.into())
+                    }
+                    Value::Str(_) => return None,
+                })
             }
             Builtin::Identity => {
                 let n = self.eval_structural_int(&a[0], scope, "the size of `identity`")?.max(0) as usize;

@@ -115,8 +115,14 @@ pub(crate) struct Signature {
 }
 
 /// What a function instance is made for: its class, the sizes of the arguments of its inputs
-/// declared with `:`, and the functions passed to its functional inputs.
-pub(crate) type FunctionKey = (ClassId, Vec<Vec<usize>>, Vec<FunctionalKey>);
+/// declared with `:`, the functions passed to its functional inputs, and (for an external
+/// function) the texts of its String inputs known when the model is compiled.
+pub(crate) type FunctionKey = (ClassId, Vec<Vec<usize>>, Vec<FunctionalKey>, KnownStrings);
+
+/// The String inputs of an external function instance whose texts are known when the model is
+/// compiled (a literal, a String parameter or constant), by name: the instance passes them to C
+/// as constants.
+pub(crate) type KnownStrings = Vec<(String, String)>;
 
 /// The functions instantiated so far, and their interfaces as their callers see them.
 #[derive(Default)]
@@ -128,6 +134,9 @@ pub(crate) struct FunctionTable {
     pub(crate) ids: BTreeMap<FunctionKey, Option<FuncId>>,
     /// Caller-side interfaces, indexed like the flat model's functions.
     pub(crate) signatures: Vec<Signature>,
+    /// The String inputs each function instance was made for, by `FuncId` (functions made by
+    /// the flattener itself, which no call instantiates, have no entry).
+    pub(crate) known_strings: Vec<KnownStrings>,
     /// The functions that stop a run when a subscript computed during the run is out of
     /// bounds, by the text of the subscripted reference, its location and the size.
     pub(crate) bounds_failures: std::collections::HashMap<(String, eqm_diag::source::Span, usize), FuncId>,

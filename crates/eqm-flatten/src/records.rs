@@ -38,17 +38,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let value = match self.ensure_member_at(instance, k) {
                 Member::Var(v) => Value::Scalar(self.model.exprs.var(v), self.model.var(v).ty),
                 Member::VarArray(array) => {
-                    let ty = self.model.var(array.elements[0]).ty;
+                    // An empty array carries no scalar, so its element type decides nothing.
+                    let ty = array
+                        .elements
+                        .first()
+                        .map_or(eqm_ir::flat::ScalarType::Real, |&v| self.model.var(v).ty);
                     let elements = array.elements.iter().map(|&v| self.model.exprs.var(v)).collect();
                     Value::Array(array.dims.to_vec(), elements, ty)
                 }
                 Member::Inst(i) if self.is_record(self.instances[i.0 as usize].class) => self.record_value(i, at)?,
                 // An array of records as a field (`record Pair R rs[2]; end Pair;`).
+                // A record's components of a class type are records (MLS 3.6 §4.7), so an
+                // empty array of them is an empty array of records: it carries no scalar.
                 Member::InstArray(array)
                     if array
                         .elements
                         .first()
-                        .is_some_and(|i| self.is_record(self.instances[i.0 as usize].class)) =>
+                        .is_none_or(|i| self.is_record(self.instances[i.0 as usize].class)) =>
                 {
                     let mut records = Vec::with_capacity(array.elements.len());
                     for &i in array.elements.iter() {

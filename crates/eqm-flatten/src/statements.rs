@@ -148,6 +148,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let (mut all_places, mut all_values) = (Vec::new(), Vec::new());
                 for (target, value) in targets.iter().zip(outputs) {
                     let Some(target) = target else { continue };
+                    let Some(record_places) = self.whole_record_places(target, scope, loops, cx) else {
+                        return;
+                    };
+                    if let Some(places) = record_places {
+                        self.record_assignment(places, &value, target.span, span, cx, out);
+                        continue;
+                    }
                     let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
                         return;
                     };
@@ -232,6 +239,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             out.extend(dynamic.into_iter().flatten());
             return;
         }
+        let Some(record_places) = self.whole_record_places(target, scope, loops, cx) else {
+            return;
+        };
+        if let Some(places) = record_places {
+            self.record_assignment(places, &v, value.span, span, cx, out);
+            return;
+        }
         let Some((dims, places, ty)) = self.places(target, scope, loops, cx) else {
             return;
         };
@@ -254,6 +268,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let values = broadcast(&v, dims.iter().product());
         self.simultaneous_assignment(places, values, span, cx, out);
+    }
+
+    /// `places` of a model's record assigned the record value `v` written at `at`: every
+    /// field, the right side evaluated before any is assigned.
+    fn record_assignment(
+        &mut self,
+        places: Vec<Place>,
+        v: &Value,
+        at: Span,
+        span: Span,
+        cx: &StatementContext,
+        out: &mut Vec<Statement>,
+    ) {
+        match crate::function_table::record_scalars(v) {
+            Some(scalars) if scalars.len() == places.len() => {
+                self.simultaneous_assignment(places, scalars, span, cx.function, out)
+            }
+            _ => self.diagnostics.push(Diagnostic::error(
+                "E0306",
+                "this value does not fit the record assigned: it must be a record of the same fields",
+                at,
+                "not that record",
+            )),
+        }
     }
 
     /// A call as a statement: `assert`, `terminate`, `reinit` at the top level of a
@@ -540,6 +578,55 @@ impl<'t, 'a> Flattener<'t, 'a> {
             places.push(self.assigned_variable(v, target, cx)?);
         }
         Some((dims, places, ty))
+    }
+
+    /// The places of a record (or an array of records) of a model assigned whole (`r := f(x)`,
+    /// `r := R(1, 2)`, `r := r2`): its variables field by field in declaration order, the order
+    /// `record_scalars` gives the value assigned (MLS 3.6 §11.1.2); `Some(None)` when `target`
+    /// is no record of a model, `None` after a diagnostic.
+    fn whole_record_places(
+        &mut self,
+        target: &'a ast::ComponentRef,
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &mut StatementContext,
+    ) -> Option<Option<Vec<Place>>> {
+        let is_model_record = cx.function.is_none()
+            && scope
+                .instance
+                .and_then(|instance| self.member(instance, &target.parts[0].name.name))
+                .is_some();
+        if !is_model_record {
+            return Some(None);
+        }
+        let (_, targets) = self.resolve_targets(target, scope, loops)?;
+        let Some(Target::Inst(first)) = targets.first() else {
+            return Some(None);
+        };
+        if !self.is_record(self.instances[first.0 as usize].class) {
+            return Some(None);
+        }
+        let mut places = Vec::new();
+        for t in &targets {
+            let Target::Inst(i) = *t else { return Some(None) };
+            let record = self.record_value(i, target)?;
+            for scalar in crate::function_table::record_scalars(&record).unwrap_or_default() {
+                let eqm_ir::expr::Node::Var(v) = *self.model.exprs.get(scalar) else {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0220",
+                        format!(
+                            "`{}` has a field fixed when the model is compiled, which cannot be assigned",
+                            eqm_syntax::pretty::print_ref(target)
+                        ),
+                        target.span,
+                        "record with a constant field",
+                    ));
+                    return None;
+                };
+                places.push(self.assigned_variable(v, target, cx)?);
+            }
+        }
+        Some(Some(places))
     }
 
     /// Model variable `v` as the place of an assignment written as `target`: not a parameter

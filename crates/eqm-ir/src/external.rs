@@ -12,7 +12,9 @@
 //! Every wrapper has one C signature, `double wrapper(const double* arguments)`: the flattener
 //! writes the conversions the Modelica declaration asks for (MLS 3.6 §12.9.1: Real to `double`,
 //! Integer and Boolean to `int`, an array to a pointer to its elements) into the wrapper, so a
-//! back end passes every argument as a `double` in one array and reads one `double` back. The
+//! back end passes every argument as a `double` in one array and reads one `double` back (for a
+//! function with several outputs, the last argument is the index of the output element wanted,
+//! one call per element). The
 //! interpreter and the native code call the same wrapper with the same doubles, so they agree
 //! bit for bit. What this module deliberately does not do: run a compiler, touch a file or call
 //! the symbol (the call is `eqm_jit::call_external`, the one place with the `unsafe` it takes).

@@ -8,7 +8,7 @@
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
-use crate::function_table::{FunctionRef, FunctionalKey};
+use crate::function_table::{FunctionRef, FunctionalKey, KnownStrings};
 use crate::function_table::{Signature, broadcast, record_scalars};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
@@ -75,9 +75,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return None;
         }
         let (sizes, functionals) = self.instance_key(&name, &declared, &given, &passed, span)?;
-        let id = self.function_for(class, &sizes, &functionals)?;
+        let strings = self.known_string_inputs(class, &declared, &given);
+        let id = self.function_for(class, &sizes, &functionals, strings)?;
         let signature = self.functions.signatures[id.0 as usize].clone();
-        let call_args = self.call_arguments(&signature, &name, given, &passed, span)?;
+        let known = self
+            .functions
+            .known_strings
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or_default();
+        let call_args = self.call_arguments(&signature, &name, given, &passed, &known, span)?;
         if signature.outputs.is_empty() {
             return Some((self.model.exprs.call(Callee::User(id), call_args), Vec::new()));
         }
@@ -234,6 +241,36 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some((sizes, functionals))
     }
 
+    /// The String inputs of a call of an external function whose texts are known now: the
+    /// function is instantiated for them, and passes them to C as constants (MLS 3.6 §12.9.1.1:
+    /// `const char*`). Empty for any other function.
+    fn known_string_inputs(
+        &mut self,
+        class: ClassId,
+        declared: &[(&'a str, bool, Option<ClassId>)],
+        given: &[Option<(Value, Span)>],
+    ) -> KnownStrings {
+        let external = self
+            .table
+            .get(class)
+            .sections()
+            .iter()
+            .any(|s| matches!(s, ast::Section::External { .. }));
+        if !external {
+            return Vec::new();
+        }
+        // A String parameter or constant counts through its binding; it becomes structural,
+        // since the C code is made for its text.
+        let mut known = Vec::new();
+        for ((name, ..), value) in declared.iter().zip(given) {
+            let Some((value, _)) = value else { continue };
+            if let Some(text) = self.known_string(value).and_then(|m| m.as_literal()) {
+                known.push((name.to_string(), text));
+            }
+        }
+        known
+    }
+
     /// The scalar arguments of a call in the order of the function instance's input slots:
     /// each given value checked against its input, or the input's default.
     fn call_arguments(
@@ -242,10 +279,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
         name: &str,
         given: Vec<Option<(Value, Span)>>,
         passed: &[Option<FunctionRef<'a>>],
+        known: &KnownStrings,
         span: Span,
     ) -> Option<Vec<ExprId>> {
         let mut call_args: Vec<ExprId> = Vec::new();
         for (k, ((input, var, default), value)) in signature.inputs.iter().zip(given).enumerate() {
+            if known.iter().any(|(n, _)| n == input) {
+                // The instance was made for this String's text, which it passes to C itself;
+                // its slot is never read.
+                let unused = self.model.exprs.int(0);
+                call_args.extend(std::iter::repeat_n(unused, var.slots.len()));
+                continue;
+            }
             if let Some(local) = &var.function {
                 // The values the passed function binds, in the order of its hidden inputs.
                 let Some(f) = &passed[k] else { return None };

@@ -1,34 +1,58 @@
 //! External C functions other than those of the C math library: the C translation unit of one
 //! external clause, linked through the front end's [`LinkExternal`].
 //!
-//! Input: the external clause's C function name, its arguments as values (scalars and arrays of
-//! the function's locals, sizes), the type of the output its result is assigned to and the
-//! clause's annotation (`Include`, `IncludeDirectory`, `Library`, `LibraryDirectory`, MLS 3.6
-//! §12.9.4). Output: an [`ExternalUnit`] (the `Include` text, then a wrapper
-//! `double eqm_external(double* a)` that converts the arguments as MLS 3.6 §12.9.1 maps them:
-//! Real to `double`, Integer and Boolean to `int`, an array to a pointer to its first element and
-//! `size(...)` to `size_t`), the linked function recorded in `FlatModel::externals` and the
-//! assignment of its call to the output; or a diagnostic naming the function and why it cannot
-//! be provided. It deliberately runs no compiler and touches no file: a `modelica://Pkg/...`
-//! directory becomes a path next to the file that defines `Pkg`, and the front end does the
-//! rest.
+//! Input: the external clause's C function name, its arguments (inputs as values: scalars and
+//! arrays of the function's locals, sizes, String constants, records; outputs written through
+//! pointers as their slots), the output its result is assigned to if any, and the clause's
+//! annotation (`Include`, `IncludeDirectory`, `Library`, `LibraryDirectory`, MLS 3.6 §12.9.4).
+//! Output: an [`ExternalUnit`] (the `Include` text, then a wrapper `double eqm_external(double*
+//! a)` that converts the arguments as MLS 3.6 §12.9.1 maps them: Real to `double`, Integer and
+//! Boolean to `int`, an array to a pointer to its first element, `size(...)` to `size_t`, a
+//! String to a `const char*` literal, a record to a pointer to a struct; outputs to `double*` or
+//! `int*` buffers), the linked function recorded in `FlatModel::externals` and the assignments
+//! of its outputs; or a diagnostic naming the function and why it cannot be provided. It
+//! deliberately runs no compiler and touches no file: a `modelica://Pkg/...` directory becomes a
+//! path next to the file that defines `Pkg`, and the front end does the rest.
 
 use crate::flattener::Flattener;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
-use eqm_ir::expr::{Callee, ExprId};
+use eqm_ir::expr::{Callee, ExprId, Node};
 use eqm_ir::external::{ExternalFunction, ExternalUnit};
 use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
 use std::fmt::Write;
 use std::path::Path;
 
-/// One argument of an external call: its value, and whether it is a `size(...)` (a `size_t`).
+/// One argument of an external call: its value (unused for an output), whether it is a
+/// `size(...)` (a `size_t`), and the output it writes when it names one.
 pub(super) struct ExternalArg {
     pub value: Value,
     pub is_size: bool,
+    pub output: Option<OutputArg>,
     pub span: Span,
+}
+
+/// An output of the function passed to C as a pointer (MLS 3.6 §12.9.1.1: `double*`, `int*`):
+/// its slots in row-major order, its type, and which slots have a value before
+/// the call (from a binding: MLS 3.6 §12.9.1 initialises such an output before the call).
+pub(super) struct OutputArg {
+    pub slots: Vec<u32>,
+    pub ty: ScalarType,
+    pub bound: Vec<bool>,
+    /// False for a record or an array of records, which EQM does not pass as outputs.
+    pub plain: bool,
+}
+
+/// What the wrapper of one external call is made of: the doubles it reads, the C statements
+/// before the call, and each argument of the call with its C type.
+#[derive(Default)]
+struct WrapperParts {
+    elements: Vec<ExprId>,
+    prelude: String,
+    call_args: Vec<String>,
+    prototype: Vec<String>,
 }
 
 /// What an external clause's annotation names, each a literal string (or an array of them).
@@ -45,16 +69,27 @@ const WRAPPER: &str = "eqm_external";
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The call of external C function `c_function` with `args`, compiled and linked through the
-    /// front end, as an expression of the output's type; `None` after a diagnostic at `span`.
+    /// front end, as the assignments of the function's outputs (slot, value): `result` is the
+    /// output the C function returns, if any; the outputs among `args` are written through
+    /// pointers. `None` after a diagnostic at `span`.
+    ///
+    /// A function that returns its one result and writes nothing through a pointer is one call
+    /// of the wrapper. Otherwise every output element is a call of the wrapper with the index of
+    /// that element after the arguments: the wrapper calls the C function once for a set of
+    /// arguments, keeps all its outputs (per thread, so parallel runs do not share them) and
+    /// returns the element asked for, so a function with n outputs runs once, not n times, while
+    /// each back end still reads one double per call.
+    // Long function: it writes the C wrapper, whose parts (conversions, output buffers, the
+    // cache) belong together, then links it.
     pub(super) fn external_c_call(
         &mut self,
         function: &str,
         c_function: &str,
         args: &[ExternalArg],
-        output: ScalarType,
+        result: Option<(u32, ScalarType)>,
         annotation: Option<&'a ast::Annotation>,
         span: Span,
-    ) -> Option<ExprId> {
+    ) -> Option<Vec<(u32, ExprId)>> {
         let cannot = |why: String| {
             Diagnostic::error(
                 "E0325",
@@ -63,66 +98,83 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 "this external function",
             )
         };
-        let return_cast = match output {
-            ScalarType::Real => "",
-            ScalarType::Integer | ScalarType::Boolean => "(double)",
-            ScalarType::String => {
+        let returns = match result.map(|(_, ty)| ty) {
+            None => "void",
+            Some(ScalarType::Real) => "double",
+            Some(ScalarType::Integer | ScalarType::Boolean) => "int",
+            Some(ScalarType::String) => {
                 self.diagnostics
                     .push(cannot("a String result is not supported".to_string()));
                 return None;
             }
         };
-        let mut elements = Vec::new();
-        let mut prelude = String::new();
+        let mut parts = WrapperParts::default();
+        for (k, arg) in args.iter().enumerate() {
+            if arg.output.is_some() {
+                continue;
+            }
+            if let Err(why) = self.external_input(k, arg, &mut parts) {
+                self.diagnostics
+                    .push(cannot(format!("argument {} {why}", k + 1)).with_label(arg.span, "this argument"));
+                return None;
+            }
+        }
+        // The outputs written through pointers: each a buffer in the wrapper, initialised from
+        // the output's value before the call where it has one (read as extra elements).
+        let mut targets: Vec<u32> = result.iter().map(|(slot, _)| *slot).collect();
+        let mut copy_out = String::new();
+        let mut output_args = Vec::new();
+        for (k, arg) in args.iter().enumerate() {
+            let Some(output) = &arg.output else {
+                output_args.push(None);
+                continue;
+            };
+            if !output.plain || output.ty == ScalarType::String {
+                self.diagnostics.push(
+                    cannot(format!(
+                        "argument {} is an output of a type EQM cannot receive from C (it receives Real, Integer and Boolean scalars and arrays)",
+                        k + 1
+                    ))
+                    .with_label(arg.span, "this argument"),
+                );
+                return None;
+            }
+            let n = output.slots.len();
+            let (c_type, convert) = match output.ty {
+                ScalarType::Real => ("double", ""),
+                ScalarType::Boolean => ("int", " != 0"),
+                _ => ("int", ""),
+            };
+            let _ = writeln!(parts.prelude, "        {c_type} o{k}[{}] = {{0}};", n.max(1));
+            for (j, (&slot, &bound)) in output.slots.iter().zip(&output.bound).enumerate() {
+                if bound {
+                    let at = parts.elements.len();
+                    parts.elements.push(self.model.exprs.add(Node::Local(slot)));
+                    let _ = writeln!(parts.prelude, "        o{k}[{j}] = ({c_type})a[{at}];");
+                }
+                let _ = writeln!(
+                    copy_out,
+                    "        out[{}] = (double)(o{k}[{j}]{convert});",
+                    targets.len()
+                );
+                targets.push(slot);
+            }
+            output_args.push(Some(k));
+        }
+        // The call's arguments in their order: inputs as converted, outputs as their buffers.
+        let mut inputs_in_order = parts.call_args.iter().zip(&parts.prototype);
         let mut call_args = Vec::new();
         let mut prototype = Vec::new();
-        for (k, arg) in args.iter().enumerate() {
-            let at = elements.len();
-            let (c_arg, c_type) = match (&arg.value, arg.is_size) {
-                (Value::Scalar(x, ScalarType::Integer | ScalarType::Real), true) => {
-                    elements.push(*x);
-                    (format!("(size_t)a[{at}]"), "size_t")
-                }
-                (Value::Scalar(x, ScalarType::Real), false) => {
-                    elements.push(*x);
-                    (format!("a[{at}]"), "double")
-                }
-                (Value::Scalar(x, ScalarType::Integer), false) => {
-                    elements.push(*x);
-                    (format!("(int)a[{at}]"), "int")
-                }
-                (Value::Scalar(x, ScalarType::Boolean), false) => {
-                    elements.push(*x);
-                    (format!("(int)(a[{at}] != 0.0)"), "int")
-                }
-                (Value::Array(_, items, ScalarType::Real), false) => {
-                    elements.extend(items.iter().copied());
-                    (format!("a + {at}"), "const double*")
-                }
-                (Value::Array(_, items, ty @ (ScalarType::Integer | ScalarType::Boolean)), false) => {
-                    elements.extend(items.iter().copied());
-                    let n = items.len().max(1);
-                    let convert = if *ty == ScalarType::Boolean { " != 0.0" } else { "" };
-                    let _ = writeln!(
-                        prelude,
-                        "    int i{k}[{n}];\n    for (size_t j = 0; j < {}; ++j) i{k}[j] = (int)(a[{at} + j]{convert});",
-                        items.len()
-                    );
-                    (format!("i{k}"), "const int*")
-                }
-                _ => {
-                    self.diagnostics.push(
-                        cannot(format!(
-                            "argument {} is of a type EQM cannot pass to C (it passes Real, Integer and Boolean scalars and arrays)",
-                            k + 1
-                        ))
-                        .with_label(arg.span, "this argument"),
-                    );
-                    return None;
-                }
-            };
-            call_args.push(c_arg);
-            prototype.push(c_type);
+        for (arg, output) in args.iter().zip(&output_args) {
+            if let Some(k) = output {
+                call_args.push(format!("o{k}"));
+                let ty = arg.output.as_ref().map_or(ScalarType::Real, |o| o.ty);
+                prototype.push(if ty == ScalarType::Real { "double*" } else { "int*" }.to_string());
+            } else {
+                let (c_arg, c_type) = inputs_in_order.next()?;
+                call_args.push(c_arg.clone());
+                prototype.push(c_type.clone());
+            }
         }
         let links = self.link_annotation(function, annotation)?;
         let mut source = String::new();
@@ -130,11 +182,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             source.push_str(text);
             source.push('\n');
         }
-        source.push_str("#include <stddef.h>\n");
+        source.push_str("#include <stddef.h>\n#include <string.h>\n");
         if links.include.is_empty() {
             // Without an `Include` the tool declares the function from its Modelica
             // declaration (MLS 3.6 §12.9.1); with one, the included text declares it.
-            let returns = if return_cast.is_empty() { "double" } else { "int" };
             let params = if prototype.is_empty() {
                 "void".to_string()
             } else {
@@ -142,17 +193,37 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             let _ = writeln!(source, "extern {returns} {c_function}({params});");
         }
-        let _ = write!(
-            source,
-            "double {WRAPPER}(double* a) {{\n    (void)a;\n{prelude}    return {return_cast}{c_function}({});\n}}\n",
-            call_args.join(", ")
-        );
+        let call = format!("{c_function}({})", call_args.join(", "));
+        let simple = targets.len() == 1 && output_args.iter().all(Option::is_none);
+        if simple {
+            let cast = if returns == "double" { "" } else { "(double)" };
+            let _ = write!(
+                source,
+                "double {WRAPPER}(double* a) {{\n    (void)a;\n{}    return {cast}{call};\n}}\n",
+                parts.prelude
+            );
+        } else {
+            let stored = parts.elements.len();
+            let returned = match result {
+                Some((_, ScalarType::Boolean)) => format!("        out[0] = (double)({call} != 0);\n"),
+                Some(_) => format!("        out[0] = (double){call};\n"),
+                None => format!("        {call};\n"),
+            };
+            let _ = write!(
+                source,
+                "double {WRAPPER}(double* a) {{\n    static _Thread_local double in[{}];\n    static _Thread_local double out[{}];\n    static _Thread_local int valid = 0;\n    if (!valid || memcmp(in, a, {stored} * sizeof(double)) != 0) {{\n{}{returned}{copy_out}        memcpy(in, a, {stored} * sizeof(double));\n        valid = 1;\n    }}\n    return out[(size_t)a[{stored}]];\n}}\n",
+                stored + 1,
+                targets.len().max(1),
+                parts.prelude,
+            );
+        }
+        let arity = parts.elements.len() + usize::from(!simple);
         let unit = ExternalUnit {
             function: function.to_string(),
             c_function: c_function.to_string(),
             symbol: WRAPPER.to_string(),
             source,
-            arity: elements.len(),
+            arity,
             include_directories: links.include_directories,
             libraries: links.libraries,
             library_directories: links.library_directories,
@@ -177,7 +248,112 @@ impl<'t, 'a> Flattener<'t, 'a> {
             c_function: c_function.to_string(),
             symbol,
         });
-        Some(self.model.exprs.call(Callee::External(k), elements))
+        if simple {
+            let call = self.model.exprs.call(Callee::External(k), parts.elements);
+            return Some(vec![(targets[0], call)]);
+        }
+        let assignments = targets
+            .iter()
+            .enumerate()
+            .map(|(index, &slot)| {
+                let mut elements = parts.elements.clone();
+                elements.push(self.model.exprs.int(index as i64));
+                (slot, self.model.exprs.call(Callee::External(k), elements))
+            })
+            .collect();
+        Some(assignments)
+    }
+
+    /// Adds input argument `k` of an external call to the wrapper: its doubles to the elements,
+    /// the C expression that passes it converted as MLS 3.6 §12.9.1 maps it, and its C type;
+    /// why it cannot be passed otherwise (the text after "argument k").
+    fn external_input(&mut self, k: usize, arg: &ExternalArg, parts: &mut WrapperParts) -> Result<(), String> {
+        let at = parts.elements.len();
+        let (c_arg, c_type) = match (&arg.value, arg.is_size) {
+            (Value::Scalar(x, ScalarType::Integer | ScalarType::Real), true) => {
+                parts.elements.push(*x);
+                (format!("(size_t)a[{at}]"), "size_t".to_string())
+            }
+            (Value::Scalar(x, ty @ (ScalarType::Real | ScalarType::Integer | ScalarType::Boolean)), false) => {
+                parts.elements.push(*x);
+                (scalar_conversion(*ty, at), c_scalar_type(*ty).to_string())
+            }
+            (Value::Array(_, items, ScalarType::Real), false) => {
+                parts.elements.extend(items.iter().copied());
+                (format!("a + {at}"), "const double*".to_string())
+            }
+            (Value::Array(_, items, ty @ (ScalarType::Integer | ScalarType::Boolean)), false) => {
+                parts.elements.extend(items.iter().copied());
+                let n = items.len().max(1);
+                let convert = if *ty == ScalarType::Boolean { " != 0.0" } else { "" };
+                let _ = writeln!(
+                    parts.prelude,
+                    "        int i{k}[{n}];\n        for (size_t j = 0; j < {}; ++j) i{k}[j] = (int)(a[{at} + j]{convert});",
+                    items.len()
+                );
+                (format!("i{k}"), "const int*".to_string())
+            }
+            (Value::Str(message), false) if message.as_literal().is_some() => {
+                let text = message.as_literal().unwrap_or_default();
+                (c_string_literal(&text), "const char*".to_string())
+            }
+            (Value::Str(_) | Value::Scalar(_, ScalarType::String), false) => {
+                return Err("is a String known only during the run; EQM passes a String to C only when its text is known when the model is compiled (a literal, or a String parameter or constant)".to_string());
+            }
+            (Value::Record(fields), false) => {
+                // MLS 3.6 §12.9.1.3: a record is passed as a pointer to a struct with its fields
+                // in declaration order (nested records as nested structs).
+                let mut declaration = String::new();
+                let mut initializer = String::new();
+                self.record_struct(fields, parts, &mut declaration, &mut initializer)
+                    .map_err(|field| format!("is a record whose field `{field}` is not a Real, Integer or Boolean scalar or a record of them (MLS 3.6 §12.9.1.3 maps no other field to C)"))?;
+                let _ = writeln!(parts.prelude, "        {declaration} r{k} = {initializer};");
+                (format!("(void*)&r{k}"), "void*".to_string())
+            }
+            _ => {
+                return Err(
+                    "is of a type EQM cannot pass to C (it passes Real, Integer and Boolean scalars and arrays, Strings known when the model is compiled, and records of scalars)"
+                        .to_string(),
+                );
+            }
+        };
+        parts.call_args.push(c_arg);
+        parts.prototype.push(c_type);
+        Ok(())
+    }
+
+    /// The C type (`struct { double x; int n; }`) and initialiser of a record value passed to C,
+    /// its scalars appended to the wrapper's elements; the name of a field that C cannot take.
+    fn record_struct(
+        &mut self,
+        fields: &[(String, Value)],
+        parts: &mut WrapperParts,
+        declaration: &mut String,
+        initializer: &mut String,
+    ) -> Result<(), String> {
+        declaration.push_str("struct {");
+        initializer.push('{');
+        for (j, (name, value)) in fields.iter().enumerate() {
+            if j > 0 {
+                initializer.push_str(", ");
+            }
+            match value {
+                Value::Scalar(x, ty @ (ScalarType::Real | ScalarType::Integer | ScalarType::Boolean)) => {
+                    let at = parts.elements.len();
+                    parts.elements.push(*x);
+                    let _ = write!(declaration, " {} f{j};", c_scalar_type(*ty));
+                    initializer.push_str(&scalar_conversion(*ty, at));
+                }
+                Value::Record(inner) => {
+                    self.record_struct(inner, parts, declaration, initializer)?;
+                    let _ = write!(declaration, " f{j};");
+                }
+                _ => return Err(name.clone()),
+            }
+        }
+        declaration.push_str(" }");
+        initializer.push('}');
+        Ok(())
     }
 
     /// The `Include`, `IncludeDirectory`, `Library` and `LibraryDirectory` of an external
@@ -246,4 +422,39 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         uri.strip_prefix("file://").unwrap_or(uri).to_string()
     }
+}
+
+/// The C type of a scalar of type `ty` (MLS 3.6 §12.9.1.1).
+fn c_scalar_type(ty: ScalarType) -> &'static str {
+    if ty == ScalarType::Real { "double" } else { "int" }
+}
+
+/// The C expression of the scalar of type `ty` at `a[at]`, converted from its double.
+fn scalar_conversion(ty: ScalarType, at: usize) -> String {
+    match ty {
+        ScalarType::Real => format!("a[{at}]"),
+        ScalarType::Boolean => format!("(int)(a[{at}] != 0.0)"),
+        _ => format!("(int)a[{at}]"),
+    }
+}
+
+/// `text` as a C string literal: quotes, backslashes and every byte outside printable ASCII
+/// escaped in octal (three digits, so a following digit cannot join the escape).
+fn c_string_literal(text: &str) -> String {
+    let mut literal = String::from("\"");
+    for byte in text.bytes() {
+        match byte {
+            b'"' | b'\\' => {
+                literal.push('\\');
+                literal.push(byte as char);
+            }
+            // `?` is escaped too, so that no trigraph forms.
+            0x20..=0x7e if byte != b'?' => literal.push(byte as char),
+            _ => {
+                let _ = write!(literal, "\\{byte:03o}");
+            }
+        }
+    }
+    literal.push('"');
+    literal
 }

@@ -6,7 +6,7 @@
 //! deliberately resolves no call (that is `calls`) and allocates no slot itself (that is
 //! `locals`).
 
-use super::external::ExternalArg;
+use super::external::{ExternalArg, OutputArg};
 use crate::flattener::Flattener;
 use crate::function_table::FunctionalKey;
 use crate::function_table::{Frame, LocalVar};
@@ -16,7 +16,7 @@ use crate::statements::StatementContext;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
-use eqm_ir::expr::{ExprId, FuncId, Node};
+use eqm_ir::expr::{ExprId, FuncId};
 use eqm_ir::flat::ScalarType;
 use eqm_ir::flat::{Place, Statement};
 use eqm_syntax::ast;
@@ -103,7 +103,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 span,
             };
             match self.external_body(class, id, clause, scope) {
-                Some(statement) => body.push(statement),
+                Some(statements) => body.extend(statements),
                 None => {
                     self.context.frames.pop();
                     return false;
@@ -311,18 +311,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
         initial_values
     }
 
-    /// The body of an external function: the assignment of the function it names to its one
-    /// output (`external "C" y = hypot(a, b);`, or `external "C";` for the function's own name,
-    /// its inputs with the sizes of each array input after it, and its one output). A function
-    /// of the C math library is evaluated by EQM itself; any other is compiled and linked
-    /// through the front end (`external`). Another language is a diagnostic.
+    /// The body of an external function: the assignments of its outputs from the function it
+    /// names (`external "C" y = hypot(a, b);`, `external "C" f(x, size(x, 1), y);` with `y` an
+    /// output written through a pointer, or `external "C";`: the function's own name, its inputs
+    /// with the sizes of each array input after it, then its one scalar output as the result or,
+    /// otherwise, every output through a pointer with its sizes, MLS 3.6 §12.9.1). A function of
+    /// the C math library is evaluated by EQM itself; any other is compiled and linked through
+    /// the front end (`external`). Another language is a diagnostic.
+    // Long function: the explicit call and the default call are read into the same argument
+    // list, each with its own rules, and then linked in one place.
     pub(super) fn external_body(
         &mut self,
         class: ClassId,
         id: FuncId,
         clause: ExternalClause<'a>,
         scope: Scope,
-    ) -> Option<Statement> {
+    ) -> Option<Vec<Statement>> {
         let def = self.table.get(class).def;
         let span = clause.span;
         let language = clause.language;
@@ -339,99 +343,175 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return None;
         }
         let locals = self.context.frames.last()?.locals.clone();
-        let (name, args, output) = match clause.call {
+        let outputs = self.functions.signatures[id.0 as usize].outputs.clone();
+        // The String inputs this instance was made for are passed as their texts.
+        let strings = self
+            .functions
+            .known_strings
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or_default();
+        let known_string = |name: &str| {
+            strings
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, text)| Value::Str(eqm_ir::flat::Message::literal(text.clone())))
+        };
+        let output_arg = |f: &Self, name: &str| {
+            let (_, var) = outputs.iter().find(|(n, _)| n == name)?;
+            let bound = var
+                .slots
+                .iter()
+                .map(|s| f.model.functions[id.0 as usize].slots[*s as usize].default.is_some())
+                .collect();
+            Some(OutputArg {
+                slots: var.slots.clone(),
+                ty: var.ty,
+                bound,
+                plain: var.record.is_none() && var.elements.is_none(),
+            })
+        };
+        let (name, args, result) = match clause.call {
             Some(call) => {
                 let mut args = Vec::with_capacity(call.args.len());
                 for a in &call.args {
                     let is_size = matches!(&a.kind, ast::ExprKind::Call { function, .. }
                         if function.parts.len() == 1 && function.parts[0].name.name == "size");
-                    let value = self.eval(a, scope, &mut Vec::new())?;
-                    args.push(ExternalArg {
-                        value,
-                        is_size,
-                        span: a.span,
-                    });
-                }
-                let output = call.output.as_ref().map(|o| o.parts[0].name.name.clone());
-                (call.function.name.clone(), args, output)
-            }
-            None => {
-                // The default call: the function's name, its inputs in order (an array followed
-                // by its sizes, MLS 3.6 §12.9.1), its one output.
-                let inputs: Vec<&str> = self.input_names(class);
-                let mut args = Vec::new();
-                for input in inputs {
-                    let var = locals.get(input)?;
-                    let items: Vec<ExprId> = var
-                        .slots
-                        .iter()
-                        .map(|s| self.model.exprs.add(Node::Local(*s)))
-                        .collect();
-                    if var.dims.is_empty() && items.len() == 1 {
-                        let value = Value::Scalar(items[0], var.ty);
+                    // An output named as an argument is written through a pointer.
+                    let written = match &a.kind {
+                        ast::ExprKind::Ref(r) if r.parts.len() == 1 && r.parts[0].subscripts.is_empty() => {
+                            output_arg(self, &r.parts[0].name.name)
+                        }
+                        _ => None,
+                    };
+                    if let Some(output) = written {
                         args.push(ExternalArg {
-                            value,
+                            value: Value::Scalar(self.model.exprs.int(0), ScalarType::Integer),
                             is_size: false,
-                            span,
+                            output: Some(output),
+                            span: a.span,
                         });
                         continue;
                     }
-                    let value = Value::Array(var.dims.clone(), items, var.ty);
+                    let known = match &a.kind {
+                        ast::ExprKind::Ref(r) if r.parts.len() == 1 => known_string(&r.parts[0].name.name),
+                        _ => None,
+                    };
+                    let value = match known {
+                        Some(text) => text,
+                        None => self.eval(a, scope, &mut Vec::new())?,
+                    };
+                    args.push(ExternalArg {
+                        value,
+                        is_size,
+                        output: None,
+                        span: a.span,
+                    });
+                }
+                let result = call.output.as_ref().map(|o| o.parts[0].name.name.clone());
+                (call.function.name.clone(), args, result)
+            }
+            None => {
+                // The default call: the function's name, its inputs in order (an array followed
+                // by its sizes, MLS 3.6 §12.9.1), its one scalar output as the result, or else
+                // every output through a pointer, each array followed by its sizes.
+                let inputs: Vec<&str> = self.input_names(class);
+                let mut args = Vec::new();
+                let size_arg = |f: &mut Self, d: usize| ExternalArg {
+                    value: Value::Scalar(f.model.exprs.int(d as i64), ScalarType::Integer),
+                    is_size: true,
+                    output: None,
+                    span,
+                };
+                for input in inputs {
+                    let var = locals.get(input)?;
+                    let value = known_string(input).unwrap_or_else(|| var.value(&mut self.model.exprs));
                     args.push(ExternalArg {
                         value,
                         is_size: false,
+                        output: None,
                         span,
                     });
-                    for d in &var.dims {
-                        let value = Value::Scalar(self.model.exprs.int(*d as i64), ScalarType::Integer);
-                        args.push(ExternalArg {
-                            value,
-                            is_size: true,
-                            span,
-                        });
+                    if var.record.is_none() {
+                        for d in &var.dims {
+                            let size = size_arg(self, *d);
+                            args.push(size);
+                        }
                     }
                 }
-                let outputs = &self.functions.signatures[id.0 as usize].outputs;
-                let output = match outputs.as_slice() {
-                    [(name, _)] => Some(name.clone()),
-                    _ => None,
+                let result = match outputs.as_slice() {
+                    [(name, var)] if var.slots.len() == 1 && var.dims.is_empty() && var.record.is_none() => {
+                        Some(name.clone())
+                    }
+                    _ => {
+                        for (name, var) in &outputs {
+                            let output = output_arg(self, name)?;
+                            args.push(ExternalArg {
+                                value: Value::Scalar(self.model.exprs.int(0), ScalarType::Integer),
+                                is_size: false,
+                                output: Some(output),
+                                span,
+                            });
+                            for d in &var.dims {
+                                let size = size_arg(self, *d);
+                                args.push(size);
+                            }
+                        }
+                        None
+                    }
                 };
-                (def.name.name.clone(), args, output)
+                (def.name.name.clone(), args, result)
             }
         };
-        let Some((target, output_type)) = output.and_then(|o| {
-            locals
-                .get(&o)
-                .filter(|v| v.slots.len() == 1)
-                .map(|v| (v.slots[0], v.ty))
-        }) else {
-            self.diagnostics.push(Diagnostic::error(
-                "E0317",
-                "an external function needs one scalar output to assign its result to",
-                span,
-                "no output",
-            ));
-            return None;
-        };
-        let scalars: Option<Vec<ExprId>> = args
-            .iter()
-            .map(|a| match a.value {
-                Value::Scalar(x, _) if !a.is_size => Some(x),
-                _ => None,
-            })
-            .collect();
-        let value = match scalars.and_then(|scalars| self.c_math(&name, &scalars)) {
-            Some(value) => value,
-            None => {
-                let function = self.table.get(class).full_name.clone();
-                self.external_c_call(&function, &name, &args, output_type, clause.annotation, span)?
+        let result = match result {
+            Some(o) => {
+                let Some((target, ty)) = locals
+                    .get(&o)
+                    .filter(|v| v.slots.len() == 1 && v.dims.is_empty() && v.record.is_none())
+                    .map(|v| (v.slots[0], v.ty))
+                else {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0317",
+                        format!(
+                            "the result of an external function is one scalar; `{o}` is not (MLS 3.6 §12.9.1: an array or record output is passed as an argument)"
+                        ),
+                        span,
+                        "not a scalar",
+                    ));
+                    return None;
+                };
+                Some((target, ty))
             }
+            None => None,
         };
-        Some(Statement::Assign {
-            target: Place::Local(target),
-            value,
-            span,
-        })
+        if let (Some((target, _)), true) = (result, args.iter().all(|a| a.output.is_none())) {
+            let scalars: Option<Vec<ExprId>> = args
+                .iter()
+                .map(|a| match a.value {
+                    Value::Scalar(x, _) if !a.is_size => Some(x),
+                    _ => None,
+                })
+                .collect();
+            if let Some(value) = scalars.and_then(|scalars| self.c_math(&name, &scalars)) {
+                return Some(vec![Statement::Assign {
+                    target: Place::Local(target),
+                    value,
+                    span,
+                }]);
+            }
+        }
+        let function = self.table.get(class).full_name.clone();
+        let assignments = self.external_c_call(&function, &name, &args, result, clause.annotation, span)?;
+        Some(
+            assignments
+                .into_iter()
+                .map(|(slot, value)| Statement::Assign {
+                    target: Place::Local(slot),
+                    value,
+                    span,
+                })
+                .collect(),
+        )
     }
 
     /// `name(args)` of the C math library as an expression of EQM's built-ins, exactly.

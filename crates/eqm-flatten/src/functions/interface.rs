@@ -7,8 +7,8 @@
 //! deliberately flattens no body and checks no call.
 
 use crate::flattener::Flattener;
-use crate::function_table::FunctionalKey;
 use crate::function_table::Signature;
+use crate::function_table::{FunctionalKey, KnownStrings};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
 use eqm_diag::Diagnostic;
@@ -24,8 +24,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         class: ClassId,
         sizes: &[Vec<usize>],
         functionals: &[FunctionalKey],
+        strings: KnownStrings,
     ) -> Option<FuncId> {
-        let key = (class, sizes.to_vec(), functionals.to_vec());
+        let key = (class, sizes.to_vec(), functionals.to_vec(), strings.clone());
         if let Some(known) = self.functions.ids.get(&key) {
             return *known;
         }
@@ -40,6 +41,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             span: entry.def.name.span,
         });
         self.functions.signatures.push(Signature::default());
+        // Functions the flattener makes itself have no entry, so the table is filled up to `id`.
+        self.functions.known_strings.resize(id.0 as usize, Vec::new());
+        self.functions.known_strings.push(strings);
         // Registered before the body is flattened, so that a recursive call finds it.
         self.functions.ids.insert(key.clone(), Some(id));
         // Errors in the body are reported once; callers are still checked against the interface.

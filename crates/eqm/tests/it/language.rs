@@ -72,6 +72,7 @@ corpus!(
     iterators,
     quoted_identifiers,
     read_matrix,
+    record_algorithms,
     record_array_functions,
     record_arrays,
     record_equations,
@@ -230,7 +231,20 @@ end M;
 /// when-clauses) give the same rows, bit for bit, from native code and from the interpreter.
 #[test]
 fn record_equations_agree_between_native_code_and_the_interpreter() {
-    let text = std::fs::read_to_string(corpus_dir().join("record_equations.eqm")).expect("the corpus file");
+    corpus_file_agrees_between_back_ends("record_equations.eqm");
+}
+
+/// The records of `record_algorithms.eqm` (whole records assigned in algorithms and
+/// when-statements, `fill` of records) give the same rows, bit for bit, from both back ends.
+#[test]
+fn record_algorithms_agree_between_native_code_and_the_interpreter() {
+    corpus_file_agrees_between_back_ends("record_algorithms.eqm");
+}
+
+/// Runs the corpus file `file` on native code and on the interpreter to 1 s and asserts that
+/// every column agrees bit for bit.
+fn corpus_file_agrees_between_back_ends(file: &str) {
+    let text = std::fs::read_to_string(corpus_dir().join(file)).expect("the corpus file");
     let mut model = compile(&text);
     let run = |model: &mut eqm::Model, interpreter: bool| {
         model

@@ -12,6 +12,7 @@ mod delay;
 mod diagram;
 mod discrete;
 mod external;
+mod external_outputs;
 mod fixed_step;
 mod friction;
 mod function_loops;
