@@ -28,6 +28,7 @@ mod msl_mechanics;
 mod msl_thermal;
 mod nonstiff;
 mod package_check;
+mod result_files;
 mod session;
 mod simulate;
 mod start_values;
