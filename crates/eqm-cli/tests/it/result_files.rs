@@ -84,7 +84,12 @@ fn run_writes_parquet_arrow_and_mat_by_the_extension() {
     let csv = Table::parse(&csv_text);
     for extension in ["parquet", "arrow", "mat", "CSV"] {
         let path = dir.join(format!("ball.{extension}"));
-        let (code, out, err) = eqm(&["run", "examples/bouncing_ball.eqm", "--out", path.to_str().expect("path")]);
+        let (code, out, err) = eqm(&[
+            "run",
+            "examples/bouncing_ball.eqm",
+            "--out",
+            path.to_str().expect("path"),
+        ]);
         assert_eq!(code, 0, "{extension}: {err}");
         assert!(out.is_empty(), "{extension}: the rows go to the file");
         match extension {
@@ -111,11 +116,25 @@ fn a_failed_run_leaves_complete_files_with_the_rows_before_the_failure() {
     let csv = Table::parse(&out);
     assert!(csv.rows.len() > 100, "rows before the failure");
     let parquet = dir.join("zeno.parquet");
-    let (code, _, err) = eqm(&["run", "examples/bouncing_ball.eqm", "--stop", "5", "--out", parquet.to_str().expect("path")]);
+    let (code, _, err) = eqm(&[
+        "run",
+        "examples/bouncing_ball.eqm",
+        "--stop",
+        "5",
+        "--out",
+        parquet.to_str().expect("path"),
+    ]);
     assert_eq!(code, 3, "{err}");
     assert_same_table(&parquet_batches(&parquet), &csv);
     let mat = dir.join("zeno.mat");
-    let (code, _, err) = eqm(&["run", "examples/bouncing_ball.eqm", "--stop", "5", "--out", mat.to_str().expect("path")]);
+    let (code, _, err) = eqm(&[
+        "run",
+        "examples/bouncing_ball.eqm",
+        "--stop",
+        "5",
+        "--out",
+        mat.to_str().expect("path"),
+    ]);
     assert_eq!(code, 3, "{err}");
     let (_, columns, _) = mat_data_2(&std::fs::read(&mat).expect("written"));
     assert_eq!(columns, csv.rows.len());
@@ -126,7 +145,12 @@ fn a_failed_run_leaves_complete_files_with_the_rows_before_the_failure() {
 fn an_unknown_extension_is_refused_before_the_run() {
     let dir = scratch("unknown");
     let path = dir.join("ball.txt");
-    let (code, _, err) = eqm(&["run", "examples/bouncing_ball.eqm", "--out", path.to_str().expect("path")]);
+    let (code, _, err) = eqm(&[
+        "run",
+        "examples/bouncing_ball.eqm",
+        "--out",
+        path.to_str().expect("path"),
+    ]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("no result file ending in .txt") && err.contains(".csv, .parquet, .arrow, .mat"),
@@ -139,7 +163,14 @@ fn an_unknown_extension_is_refused_before_the_run() {
 #[test]
 fn a_sweep_goes_to_parquet_with_the_parameters_first_but_not_to_mat() {
     let dir = scratch("sweep");
-    let args = ["run", "examples/bouncing_ball.eqm", "--stop", "1", "--sweep", "e=0.5,0.8"];
+    let args = [
+        "run",
+        "examples/bouncing_ball.eqm",
+        "--stop",
+        "1",
+        "--sweep",
+        "e=0.5,0.8",
+    ];
     let (code, out, err) = eqm(&args);
     assert_eq!(code, 0, "{err}");
     let csv = Table::parse(&out);
@@ -151,7 +182,10 @@ fn a_sweep_goes_to_parquet_with_the_parameters_first_but_not_to_mat() {
     let mat = dir.join("sweep.mat");
     let (code, _, err) = eqm(&[&args[..], &["--out", mat.to_str().expect("path")]].concat());
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("a sweep cannot be written as .mat") && err.contains(".csv, .parquet, .arrow"), "{err}");
+    assert!(
+        err.contains("a sweep cannot be written as .mat") && err.contains(".csv, .parquet, .arrow"),
+        "{err}"
+    );
     assert!(!mat.exists(), "nothing is written");
     let _ = std::fs::remove_dir_all(&dir);
 }

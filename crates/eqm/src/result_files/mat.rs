@@ -213,7 +213,13 @@ fn index(k: usize) -> io::Result<i32> {
 /// name with its terminating NUL.
 fn write_header(out: &mut impl Write, name: &str, kind: i32, rows: usize, columns: usize) -> io::Result<()> {
     let dimension = |n: usize| i32::try_from(n).map_err(|_| io::Error::other("a matrix too large for a MAT v4 file"));
-    for v in [kind, dimension(rows)?, dimension(columns)?, 0, dimension(name.len() + 1)?] {
+    for v in [
+        kind,
+        dimension(rows)?,
+        dimension(columns)?,
+        0,
+        dimension(name.len() + 1)?,
+    ] {
         out.write_all(&v.to_le_bytes())?;
     }
     out.write_all(name.as_bytes())?;

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use arrow_array::RecordBatch;
 use arrow_array::cast::AsArray;
 use arrow_array::types::Float64Type;
+use arrow_schema::SchemaRef;
 
 /// A falling ball with drag: a parameter (run-time, so it goes to MAT's `data_1` when asked
 /// for), two states, units and descriptions.
@@ -94,9 +95,8 @@ fn assert_same_bits(name: &str, got: &[f64], expected: &[f64]) {
 
 /// Checks the batches of a Parquet or Arrow file of `FALL` against its CSV: the schema's
 /// names, `double` types, units, descriptions and file metadata, and every value.
-fn check_batches(batches: &[RecordBatch], csv: &str) {
+fn check_batches(schema: &SchemaRef, batches: &[RecordBatch], csv: &str) {
     let (header, expected) = csv_columns(csv);
-    let schema = batches[0].schema();
     let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
     assert_eq!(names, header);
     let meta = |k: usize, key: &str| schema.field(k).metadata().get(key).cloned();
@@ -131,17 +131,21 @@ fn parquet_and_arrow_files_hold_the_csv_values_units_and_descriptions() {
     let path = std::env::temp_dir().join(format!("eqm-result-files-{}.parquet", std::process::id()));
     std::fs::write(&path, &files.parquet).expect("temp file");
     let file = std::fs::File::open(&path).expect("temp file");
-    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .expect("a Parquet file")
+    let builder = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).expect("a Parquet file");
+    // The file's schema, with the metadata the writer stored.
+    let schema = builder.schema().clone();
+    let batches: Vec<RecordBatch> = builder
         .build()
-        .expect("a reader");
-    let batches: Vec<RecordBatch> = reader.map(|b| b.expect("a batch")).collect();
+        .expect("a reader")
+        .map(|b| b.expect("a batch"))
+        .collect();
     let _ = std::fs::remove_file(&path);
-    check_batches(&batches, &files.csv);
+    check_batches(&schema, &batches, &files.csv);
 
     let reader = arrow_ipc::reader::FileReader::try_new(Cursor::new(files.arrow), None).expect("an Arrow file");
+    let schema = reader.schema();
     let batches: Vec<RecordBatch> = reader.map(|b| b.expect("a batch")).collect();
-    check_batches(&batches, &files.csv);
+    check_batches(&schema, &batches, &files.csv);
 }
 
 /// One matrix of a MAT v4 file: its type code, size and raw data.
@@ -158,7 +162,7 @@ struct Matrix {
 /// the data in column-major order.
 fn read_mat4(bytes: &[u8]) -> Vec<Matrix> {
     let mut at = 0;
-    let mut int = |at: &mut usize| {
+    let int = |at: &mut usize| {
         let v = i32::from_le_bytes(bytes[*at..*at + 4].try_into().expect("4 bytes"));
         *at += 4;
         v
@@ -195,13 +199,17 @@ impl Matrix {
     fn doubles(&self) -> Vec<f64> {
         assert_eq!(self.kind, 0, "{}", self.name);
         let bytes = self.data.chunks(8);
-        bytes.map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect()
+        bytes
+            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect()
     }
 
     fn ints(&self) -> Vec<i32> {
         assert_eq!(self.kind, 20, "{}", self.name);
         let bytes = self.data.chunks(4);
-        bytes.map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes"))).collect()
+        bytes
+            .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect()
     }
 
     /// The texts of a character matrix, one per column (transposed) or per row, NUL removed.
@@ -246,7 +254,12 @@ fn mat_file_has_the_layout_of_modelica_result_files() {
     assert_eq!(name.columns, 4);
     assert_eq!(
         description.texts(true),
-        ["Simulation time [s]", "Height [m]", "Speed [m/s]", "Drag coefficient [1/s]"]
+        [
+            "Simulation time [s]",
+            "Height [m]",
+            "Speed [m/s]",
+            "Drag coefficient [1/s]"
+        ]
     );
     // time: the abscissa; h and v: rows 2 and 3 of data_2, undefined outside the run; k: row 2
     // of data_1, kept outside.
@@ -317,10 +330,17 @@ fn long_runs_are_written_in_bounded_batches_as_the_rows_come() {
         // The file grows while the rows come: between two checks, 70,000 rows apart, a row
         // group (64Ki rows) or several batches (8192 rows) were written.
         for (k, pair) in sizes.windows(2).enumerate() {
-            assert!(pair[1] > pair[0], "{format:?}: nothing written between checks {k} and {}", k + 1);
+            assert!(
+                pair[1] > pair[0],
+                "{format:?}: nothing written between checks {k} and {}",
+                k + 1
+            );
         }
         let before = written.load(Ordering::SeqCst);
-        assert!(before >= 200_000 * 3 * 8, "{format:?}: only {before} bytes written before the end");
+        assert!(
+            before >= 200_000 * 3 * 8,
+            "{format:?}: only {before} bytes written before the end"
+        );
         writer.finish().expect("finished");
     }
 }

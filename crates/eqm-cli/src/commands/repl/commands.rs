@@ -615,8 +615,8 @@ pub(super) fn write_result(result: &SimulationResult, model: Option<&str>, path:
         model: model.unwrap_or_default().to_string(),
         experiment: Vec::new(),
     };
-    let written = std::fs::File::create(path)
-        .and_then(|f| result.write_file(format, std::io::BufWriter::new(f), &info));
+    let written =
+        std::fs::File::create(path).and_then(|f| result.write_file(format, std::io::BufWriter::new(f), &info));
     match written {
         Ok(()) => println!("wrote {} ({} rows)", path.display(), result.len()),
         Err(e) => eprintln!("error: cannot write {}: {e}", path.display()),
