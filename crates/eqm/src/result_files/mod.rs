@@ -84,7 +84,7 @@ impl ResultFormat {
 /// What a result file says about its run beyond the columns: the model and its experiment.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ResultFileInfo {
-    /// The model's full name.
+    /// The model's full name; empty when the front end does not know it.
     pub model: String,
     /// The experiment's settings as text (`start`, `stop`, `interval`, `tolerance`, ...), in the
     /// order given.
@@ -92,10 +92,13 @@ pub struct ResultFileInfo {
 }
 
 impl ResultFileInfo {
-    /// The file metadata as key and value: `model`, then `experiment.<setting>` for each
-    /// setting.
+    /// The file metadata as key and value: `model` (unless unknown, empty), then
+    /// `experiment.<setting>` for each setting.
     pub(crate) fn key_values(&self) -> Vec<(String, String)> {
-        let mut all = vec![("model".to_string(), self.model.clone())];
+        let mut all = Vec::new();
+        if !self.model.is_empty() {
+            all.push(("model".to_string(), self.model.clone()));
+        }
         for (key, value) in &self.experiment {
             all.push((format!("experiment.{key}"), value.clone()));
         }
