@@ -122,7 +122,7 @@ pub(crate) const COMMANDS: &[Help] = &[
     Help {
         name: "save",
         args: "[RUN] FILE",
-        about: "write a run as CSV, Parquet, Arrow IPC or MAT v4, by the file's extension",
+        about: "write a run as .csv, .parquet, .arrow or .mat",
         example: ":save base out.csv",
     },
     Help {
