@@ -1,10 +1,11 @@
 //! `eqm run`: simulate a model and write its rows as CSV (to standard output or `--out`), or as
-//! Parquet, Arrow IPC or MAT v4 by the extension of `--out`, with a progress bar on a terminal and the plot `--plot-out` asks for; with `--sweep` the sweep
-//! (`commands::sweep`). Every decision about the run (the stop time, the settings' check, the
-//! columns with the plotted ones) is the library's, [`eqm::Model::plan_run`], as for the REPL's
-//! `:run`; this module opens the files, streams the rows and prints. Exit codes: 1 for the
-//! model's errors, 2 for usage errors (an unwritable file, a setting that cannot be used), 3
-//! when the simulation fails (the rows before the failure are written).
+//! Parquet, Arrow IPC or MAT v4 by the extension of `--out`, with a progress bar on a terminal
+//! and the plot `--plot-out` asks for; with `--sweep` the sweep (`commands::sweep`). Every
+//! decision about the run (the stop time, the settings' check, the columns with the plotted
+//! ones) is the library's, [`eqm::Model::plan_run`], as for the REPL's `:run`; this module
+//! opens the files, streams the rows and prints. Exit codes: 1 for the model's errors, 2 for
+//! usage errors (an unwritable file, an unknown result file extension, a setting that cannot
+//! be used), 3 when the simulation fails (the rows before the failure are written).
 
 use crate::args::{ModelArgs, RunArgs};
 use crate::commands::sweep;

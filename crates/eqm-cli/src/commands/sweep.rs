@@ -1,8 +1,9 @@
 //! `eqm run --sweep` (and the REPL's `:run --sweep`): the command line's part of a parameter
 //! sweep. It hands the axes to the library (`eqm::sweep`, which checks them and decides the
-//! threads and the stop time), writes the one table (CSV, Parquet or Arrow IPC by the extension of `--out`) and the plot, and maps the outcome to
-//! an exit code: 2 for a usage error (an axis named twice, too many runs, an unwritable file),
-//! 1 for the model's errors, 3 when a run failed (every run's rows are still written).
+//! threads and the stop time), writes the one table (CSV, Parquet or Arrow IPC by the extension
+//! of `--out`) and the plot, and maps the outcome to an exit code: 2 for a usage error (an axis
+//! named twice, too many runs, an unwritable file, a `.mat` file), 1 for the model's errors, 3
+//! when a run failed (every run's rows are still written).
 
 use crate::args::RunArgs;
 use crate::commands::run::{check_plot_file, result_format};
