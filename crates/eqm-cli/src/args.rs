@@ -59,7 +59,8 @@ pub(crate) enum Command {
         #[arg(long, value_name = "OUT.svg", required = true)]
         svg: PathBuf,
     },
-    /// Simulate a model and write the results as CSV (to standard output, or `--out FILE`).
+    /// Simulate a model and write the results as CSV (to standard output, or `--out FILE`;
+    /// Parquet, Arrow or MAT v4 by the extension of FILE).
     Run {
         #[command(flatten)]
         model: ModelArgs,
@@ -139,7 +140,8 @@ pub(crate) struct RunArgs {
     /// Variables to write, comma separated (default: states and all named model variables).
     #[arg(long, value_name = "a,b.c,...", value_delimiter = ',')]
     pub(crate) vars: Option<Vec<String>>,
-    /// Result file (`.csv`); default: standard output.
+    /// Result file: `.csv`, `.parquet`, `.arrow` (Arrow IPC) or `.mat` (MAT v4), by the
+    /// extension; default: CSV to standard output.
     #[arg(long, value_name = "FILE")]
     pub(crate) out: Option<PathBuf>,
     /// Variables to plot, comma separated (needs --plot-out).

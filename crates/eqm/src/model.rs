@@ -70,7 +70,7 @@ pub struct RunReport {
 
 /// A compiled model; see the module documentation.
 pub struct Model {
-    compiled: Compiled,
+    pub(crate) compiled: Compiled,
     /// Parameter values given to the compiler; a run starts from these.
     compiled_parameters: Vec<(String, f64)>,
     /// Parameter values set since, in the order set (a later one wins).

@@ -1,17 +1,18 @@
-//! `eqm run`: simulate a model and write its rows as CSV (to standard output or `--out`), with a
-//! progress bar on a terminal and the plot `--plot-out` asks for; with `--sweep` the sweep
-//! (`commands::sweep`). Every decision about the run (the stop time, the settings' check, the
-//! columns with the plotted ones) is the library's, [`eqm::Model::plan_run`], as for the REPL's
-//! `:run`; this module opens the files, streams the rows and prints. Exit codes: 1 for the
-//! model's errors, 2 for usage errors (an unwritable file, a setting that cannot be used), 3
-//! when the simulation fails (the rows before the failure are written).
+//! `eqm run`: simulate a model and write its rows as CSV (to standard output or `--out`), or as
+//! Parquet, Arrow IPC or MAT v4 by the extension of `--out`, with a progress bar on a terminal
+//! and the plot `--plot-out` asks for; with `--sweep` the sweep (`commands::sweep`). Every
+//! decision about the run (the stop time, the settings' check, the columns with the plotted
+//! ones) is the library's, [`eqm::Model::plan_run`], as for the REPL's `:run`; this module
+//! opens the files, streams the rows and prints. Exit codes: 1 for the model's errors, 2 for
+//! usage errors (an unwritable file, an unknown result file extension, a setting that cannot
+//! be used), 3 when the simulation fails (the rows before the failure are written).
 
 use crate::args::{ModelArgs, RunArgs};
 use crate::commands::sweep;
 use crate::load;
 use crate::output::{color, failure, finish, print_notes, print_timings, report_run, usage};
 use crate::plot;
-use eqm::{Model, ModelOptions, RunError, RunPlan, RunReport, RunSettings, Session};
+use eqm::{Model, ModelOptions, ResultFormat, ResultWriter, RunError, RunPlan, RunReport, RunSettings, Session};
 use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
@@ -28,11 +29,31 @@ pub(crate) fn main(args: &ModelArgs, run: &RunArgs, timings: bool) -> ExitCode {
         Ok(settings) => settings,
         Err(message) => return usage(message),
     };
+    // The result file's format is known before anything is compiled or run.
+    if let Err(message) = result_format(run.out.as_deref()) {
+        return usage(message);
+    }
     let model = args.model.as_deref();
     if !run.sweep.is_empty() {
         return sweep::run(&mut session, model, run, &options, settings, color, timings);
     }
     simulate(&mut session, model, run, &options, &settings, color, timings)
+}
+
+/// The format of the result file `path` by its extension (CSV for standard output and for a
+/// file without extension, such as `/dev/null`), or the message naming the supported ones.
+pub(crate) fn result_format(path: Option<&Path>) -> Result<ResultFormat, String> {
+    let Some(extension) = path.and_then(Path::extension) else {
+        return Ok(ResultFormat::Csv);
+    };
+    let extension = extension.to_string_lossy();
+    ResultFormat::from_extension(&extension).ok_or_else(|| {
+        format!(
+            "{}: EQM writes no result file ending in .{extension}; the supported extensions are {}",
+            path.map(|p| p.display().to_string()).unwrap_or_default(),
+            ResultFormat::extensions_list()
+        )
+    })
 }
 
 /// Whether `path` names a plot file EQM can write (`.svg` or `.png`); the usage error if not.
@@ -80,17 +101,9 @@ fn simulate(
     if let Err(code) = check_plot_file(run.plot_out.as_deref()) {
         return code;
     }
-    let sink: Box<dyn std::io::Write> = match &run.out {
-        Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Box::new(std::io::BufWriter::new(f)),
-            Err(e) => return usage(format!("cannot write {}: {e}", path.display())),
-        },
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    };
-    let names: Vec<&str> = plan.columns.iter().map(|c| c.name.as_str()).collect();
-    let mut writer = match eqm::CsvWriter::new(sink, &names) {
-        Ok(w) => w,
-        Err(e) => return usage(format!("cannot write the results: {e}")),
+    let mut writer = match open_writer(&model, &plan, run.out.as_deref()) {
+        Ok(writer) => writer,
+        Err(message) => return usage(message),
     };
     let mut series: Vec<plot::Series> = plan
         .plotted
@@ -101,9 +114,9 @@ fn simulate(
             points: Vec::new(),
         })
         .collect();
-    let result = stream(&mut model, &plan, &mut series, &mut writer);
-    // Rows computed before a failure are kept: flush whatever happens.
-    let flushed = writer.flush();
+    let result = stream(&mut model, &plan, &mut series, writer.as_mut());
+    // Rows computed before a failure are kept: complete the file whatever happens.
+    let flushed = writer.finish();
     let code = match result {
         Ok(report) => {
             session.record_time("jacobian", report.jacobian_time);
@@ -143,6 +156,21 @@ fn simulate(
     code
 }
 
+/// The writer of the results of `plan` to `path` in the format of its extension, or as CSV to
+/// standard output; the message if the file cannot be written.
+fn open_writer(model: &Model, plan: &RunPlan, path: Option<&Path>) -> Result<Box<dyn ResultWriter>, String> {
+    let cannot = |e: std::io::Error| format!("cannot write the results: {e}");
+    let Some(path) = path else {
+        let names: Vec<&str> = plan.columns.iter().map(|c| c.name.as_str()).collect();
+        let out = std::io::BufWriter::new(std::io::stdout().lock());
+        return Ok(Box::new(eqm::CsvWriter::new(out, &names).map_err(cannot)?));
+    };
+    let format = result_format(Some(path))?;
+    let file = std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let info = model.result_file_info(&plan.settings);
+    eqm::result_writer(format, std::io::BufWriter::new(file), &plan.columns, &info).map_err(cannot)
+}
+
 /// Runs `plan`, writing each row to `writer` and the plotted values into `series`, with a
 /// progress bar on a terminal once a run has taken about a second (so short runs print nothing
 /// extra); its position is the simulated time.
@@ -150,7 +178,7 @@ fn stream(
     model: &mut Model,
     plan: &RunPlan,
     series: &mut [plot::Series],
-    writer: &mut eqm::CsvWriter<Box<dyn std::io::Write>>,
+    writer: &mut dyn ResultWriter,
 ) -> Result<RunReport, RunError> {
     let (start, stop) = model.time_span(&plan.settings);
     let started = std::time::Instant::now();

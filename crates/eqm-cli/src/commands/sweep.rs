@@ -1,11 +1,12 @@
 //! `eqm run --sweep` (and the REPL's `:run --sweep`): the command line's part of a parameter
 //! sweep. It hands the axes to the library (`eqm::sweep`, which checks them and decides the
-//! threads and the stop time), writes the one CSV table and the plot, and maps the outcome to
-//! an exit code: 2 for a usage error (an axis named twice, too many runs, an unwritable file),
-//! 1 for the model's errors, 3 when a run failed (every run's rows are still written).
+//! threads and the stop time), writes the one table (CSV, Parquet or Arrow IPC by the extension
+//! of `--out`) and the plot, and maps the outcome to an exit code: 2 for a usage error (an axis
+//! named twice, too many runs, an unwritable file, a `.mat` file), 1 for the model's errors, 3
+//! when a run failed (every run's rows are still written).
 
 use crate::args::RunArgs;
-use crate::commands::run::check_plot_file;
+use crate::commands::run::{check_plot_file, result_format};
 use crate::output::{EXIT_SIMULATION, finish, print_notes, print_timings, usage};
 use crate::plot;
 use eqm::{ModelOptions, RunError, RunSettings, Session, SweepAxis, SweepError};
@@ -27,6 +28,18 @@ pub(crate) fn run(
     if let Err(code) = check_plot_file(run.plot_out.as_deref()) {
         return code;
     }
+    let format = match result_format(run.out.as_deref()) {
+        Ok(format) if format.holds_sweeps() => format,
+        Ok(format) => {
+            return usage(format!(
+                "a sweep cannot be written as .{}: a MAT v4 result file holds one run; write the \
+                 sweep as {}",
+                format.extension(),
+                sweep_extensions()
+            ));
+        }
+        Err(message) => return usage(message),
+    };
     let started = std::time::Instant::now();
     let sweep = match eqm::sweep::sweep(session, model, options, axes, &settings, None) {
         Ok(sweep) => sweep,
@@ -48,10 +61,18 @@ pub(crate) fn run(
     if let Some(missing) = run.plot.iter().flatten().find(|name| !columns.contains(name)) {
         return usage(format!("there is no variable `{missing}` to plot"));
     }
+    let info = eqm::ResultFileInfo {
+        model: model.unwrap_or_default().to_string(),
+        experiment: Vec::new(),
+    };
     let written = match &run.out {
         Some(path) => std::fs::File::create(path)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))
-            .and_then(|f| sweep.write_csv(f).map_err(|e| format!("cannot write the results: {e}"))),
+            .and_then(|f| {
+                sweep
+                    .write_file(format, std::io::BufWriter::new(f), &info)
+                    .map_err(|e| format!("cannot write the results: {e}"))
+            }),
         None => sweep
             .write_csv(std::io::stdout().lock())
             .map_err(|e| format!("cannot write the results: {e}")),
@@ -91,6 +112,16 @@ pub(crate) fn run(
         print_timings(session);
     }
     code
+}
+
+/// The extensions of the formats a sweep can be written in, for a message.
+fn sweep_extensions() -> String {
+    eqm::ResultFormat::ALL
+        .iter()
+        .filter(|f| f.holds_sweeps())
+        .map(|f| format!(".{}", f.extension()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The values of a run of the sweep over `axes`, for messages and legends: `k=1, m=2`.

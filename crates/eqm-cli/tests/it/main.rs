@@ -17,6 +17,7 @@ mod package_check;
 mod pendulum_reference;
 mod projection;
 mod repl;
+mod result_files;
 mod run;
 mod sweep;
 mod system_dynamics;

@@ -29,6 +29,7 @@ mod msl_mechanics;
 mod msl_thermal;
 mod nonstiff;
 mod package_check;
+mod result_files;
 mod run_time_ranges;
 mod session;
 mod simulate;

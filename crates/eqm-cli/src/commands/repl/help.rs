@@ -121,8 +121,8 @@ pub(crate) const COMMANDS: &[Help] = &[
     },
     Help {
         name: "save",
-        args: "[RUN] FILE.csv",
-        about: "write a run as CSV",
+        args: "[RUN] FILE",
+        about: "write a run as .csv, .parquet, .arrow or .mat",
         example: ":save base out.csv",
     },
     Help {

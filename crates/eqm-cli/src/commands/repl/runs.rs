@@ -2,7 +2,7 @@
 //! `eqm run` plans it: [`eqm::Model::plan_run`]) and `:sweep` (every combination of parameter
 //! values, printed as a table of final values).
 
-use super::commands::{restore, series, short, write_csv};
+use super::commands::{restore, series, short, write_result};
 use super::help::print_clap;
 use super::{Repl, Run};
 use crate::args::{RunArgs, parse_param};
@@ -21,7 +21,7 @@ use std::sync::atomic::Ordering;
     no_binary_name = true,
     disable_version_flag = true,
     about = "Simulate the current model with the options of `eqm run`, keeping the run in memory \
-             (`:run ... as NAME`; the latest is `last`); --out also writes it as CSV"
+             (`:run ... as NAME`; the latest is `last`); --out also writes it (.csv, .parquet, .arrow or .mat)"
 )]
 struct RunLine {
     #[command(flatten)]
@@ -193,7 +193,7 @@ impl Repl {
             }
         );
         if let Some(path) = &run.out {
-            write_csv(&result, path);
+            write_result(&result, self.current.as_deref(), path);
         }
         if let (Some(plot), Some(path)) = (&run.plot, &run.plot_out) {
             let series = series(&result, plot, None);
