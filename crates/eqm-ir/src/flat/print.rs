@@ -260,6 +260,9 @@ impl FlatModel {
                         WhenAction::Terminate { message, .. } => {
                             let _ = writeln!(out, "    terminate({:?});", message.written());
                         }
+                        WhenAction::Print { message, .. } => {
+                            let _ = writeln!(out, "    print({:?});", message.written());
+                        }
                     }
                 }
             }
