@@ -31,6 +31,7 @@ mod package_check;
 mod session;
 mod simulate;
 mod start_values;
+mod streams;
 mod structure;
 mod subscripts;
 mod sweep;
