@@ -90,14 +90,17 @@ enum Received {
     Line(f64, String),
 }
 
-impl RowSink for Vec<Received> {
+/// A sink that records what it receives.
+struct Recorder(Vec<Received>);
+
+impl RowSink for Recorder {
     fn row(&mut self, time: f64, _values: &[f64]) -> std::io::Result<()> {
-        self.push(Received::Row(time));
+        self.0.push(Received::Row(time));
         Ok(())
     }
 
     fn print(&mut self, time: f64, line: &str) -> std::io::Result<()> {
-        self.push(Received::Line(time, line.to_string()));
+        self.0.push(Received::Line(time, line.to_string()));
         Ok(())
     }
 }
@@ -112,10 +115,11 @@ fn printed_lines_reach_the_sink_before_the_first_row_after_them() {
     };
     let (_, plan) = model.plan_run(&settings, &[]);
     let plan = plan.expect("a plan");
-    let mut received: Vec<Received> = Vec::new();
+    let mut recorder = Recorder(Vec::new());
     let report = model
-        .simulate_into(&plan.settings, &plan.columns, &mut received)
+        .simulate_into(&plan.settings, &plan.columns, &mut recorder)
         .expect("the run finishes");
+    let received = recorder.0;
     let lines: Vec<(f64, String)> = received
         .iter()
         .filter_map(|r| match r {
@@ -252,7 +256,10 @@ equation
 end Stops;
 "#;
     // exp(-1.2) = 0.30119421.
-    assert_eq!(failure(text, 2.0), "assertion failed: x fell to 3.012e-01");
+    assert_eq!(
+        failure(text, 2.0),
+        "handling an event failed at time 1.2: assertion failed: x fell to 3.012e-01"
+    );
 }
 
 #[test]
@@ -265,8 +272,16 @@ equation
   assert(x > 0.5, "x fell below 0.5 at t = " + String(time, significantDigits = 4));
 end Falls;
 "#;
-    // exp(-t) = 0.5 at t = ln 2 = 0.693147.
-    assert_eq!(failure(text, 2.0), "assertion failed: x fell below 0.5 at t = 0.6931");
+    // exp(-t) = 0.5 at t = ln 2 = 0.693147: the instant located on the solver's interpolant,
+    // and the message's time, read then, to four significant digits.
+    let message = failure(text, 2.0);
+    let (located, rest) = message
+        .strip_prefix("at t = ")
+        .and_then(|m| m.split_once(' '))
+        .unwrap_or_else(|| panic!("{message}"));
+    let located: f64 = located.parse().expect("a time");
+    assert!((located - std::f64::consts::LN_2).abs() < 1e-5, "{message}");
+    assert_eq!(rest, "an assertion does not hold: x fell below 0.5 at t = 0.6931");
 }
 
 #[test]
