@@ -764,11 +764,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 actions.push(flat::WhenAction::Terminate { message, span: eq.span });
             }
             _ => match self.stream_call(function, args, scope, loops) {
-                Some(Some(crate::functions::StreamEffect::Print(message))) => {
+                Some(Some(crate::streams::StreamEffect::Print(message))) => {
                     actions.push(flat::WhenAction::Print { message, span: eq.span })
                 }
                 // `error` stops the run with its message: an assertion that fails.
-                Some(Some(crate::functions::StreamEffect::Error(message))) => actions.push(flat::WhenAction::Assert {
+                Some(Some(crate::streams::StreamEffect::Error(message))) => actions.push(flat::WhenAction::Assert {
                     condition: self.model.exprs.boolean(false),
                     message,
                     span: eq.span,

@@ -68,6 +68,7 @@ mod names;
 mod records;
 mod redeclare;
 mod statements;
+mod streams;
 mod string_options;
 mod subscripts;
 mod value;

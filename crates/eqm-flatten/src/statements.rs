@@ -13,9 +13,9 @@
 use crate::eval::Loops;
 use crate::flattener::Flattener;
 use crate::function_table::{LocalVar, broadcast};
-use crate::functions::StreamEffect;
 use crate::layout::Target;
 use crate::modifier::Scope;
+use crate::streams::StreamEffect;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;

@@ -14,16 +14,12 @@
 //! `instantiate` (the flat function and its body), `locals` (the slots of its variables),
 //! `references` (locals read and assigned in a body), `calls` (checked calls) and `external`
 //! (external C functions linked through the front end), `modelica_strings` (the string functions
-//! of the Modelica external C library, evaluated at compile time), `modelica_streams` (its
-//! `print` and `error`, which the callers turn into effects at run time).
+//! of the Modelica external C library, evaluated at compile time).
 
 mod calls;
 mod external;
 mod instantiate;
 mod interface;
 mod locals;
-mod modelica_streams;
 mod modelica_strings;
 mod references;
-
-pub(crate) use modelica_streams::StreamEffect;

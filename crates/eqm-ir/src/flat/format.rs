@@ -300,9 +300,9 @@ mod tests {
 
     #[test]
     fn c_specifiers_follow_printf() {
-        assert_eq!(c("8.3f", 2.71828), "   2.718");
-        assert_eq!(c("-8.3f", 2.71828), "2.718   ");
-        assert_eq!(c("08.3f", -2.71828), "-002.718");
+        assert_eq!(c("8.3f", 1.23456), "   1.235");
+        assert_eq!(c("-8.3f", 1.23456), "1.235   ");
+        assert_eq!(c("08.3f", -1.23456), "-001.235");
         assert_eq!(c("+.2e", 12345.678), "+1.23e+04");
         assert_eq!(c(".3E", 0.000123456), "1.235E-04");
         assert_eq!(c("g", 0.5), "0.5");
