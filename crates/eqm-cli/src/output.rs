@@ -34,6 +34,29 @@ pub(crate) fn report_run(session: &mut Session, model: &Model, report: &RunRepor
     }
 }
 
+/// A sink of a run's rows (handed to `rows`) that prints each line the model prints
+/// (`Modelica.Utilities.Streams.print`) when the run reaches it: to standard output, or to
+/// standard error when standard output takes the results (`to_stdout` false).
+pub(crate) struct PrintingSink<F> {
+    pub(crate) rows: F,
+    pub(crate) to_stdout: bool,
+}
+
+impl<F: FnMut(f64, &[f64]) -> std::io::Result<()>> eqm::RowSink for PrintingSink<F> {
+    fn row(&mut self, time: f64, values: &[f64]) -> std::io::Result<()> {
+        (self.rows)(time, values)
+    }
+
+    fn print(&mut self, _time: f64, line: &str) -> std::io::Result<()> {
+        use std::io::Write;
+        if self.to_stdout {
+            writeln!(std::io::stdout().lock(), "{line}")
+        } else {
+            writeln!(std::io::stderr().lock(), "{line}")
+        }
+    }
+}
+
 /// Prints the notes of a run's plan (`note: ...`).
 pub(crate) fn print_notes(notes: &[String]) {
     for note in notes {

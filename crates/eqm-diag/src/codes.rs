@@ -306,8 +306,8 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Names,
         "A statement where it is not allowed: a when-statement in an algorithm, `break` outside a loop, \
-         `return` outside a function, or `reinit` outside the top level of a when-statement or reading what \
-         its algorithm section assigns after it",
+         `return` outside a function, or `reinit` outside the top level of a when-statement or, like a \
+         `print` there, reading what its algorithm section assigns after it",
     ),
     code(
         "E0220",
@@ -379,7 +379,8 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Instantiation,
         "A call that does not match the function: wrong number of arguments, an unknown, repeated or missing \
-         input, more outputs listed than it has, or no output where a value is needed",
+         input, more outputs listed than it has, no output where a value is needed, or an option of \
+         `String` that it does not take, is not known at compile time, or a bad `format`",
     ),
     code(
         "E0310",
@@ -399,9 +400,10 @@ pub static CODES: &[CodeInfo] = &[
         "E0312",
         Error,
         Instantiation,
-        "Misuse of when-clauses: `reinit` or `terminate` outside a when-clause, or inside one a left side \
-         that is not a variable, a `reinit` without a scalar variable and value, or an equation not allowed \
-         there",
+        "Misuse of when-clauses: `reinit` or `terminate` outside a when-clause, \
+         `Modelica.Utilities.Streams.print` outside a when-clause or the top level of a when-statement, or \
+         inside one a left side that is not a variable, a `reinit` without a scalar variable and value, or \
+         an equation not allowed there",
     ),
     code(
         "E0313",

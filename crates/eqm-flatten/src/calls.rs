@@ -648,10 +648,10 @@ const REWRITTEN: &[&str] = &["semiLinear", "Integer", "String", "cardinality"];
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// `Integer(e)` of an enumeration value (its position; enumerations are Integers already)
-    /// and `String(x)`: the text of a Boolean, Integer or Real known at compile time (Reals in
-    /// the shortest form that reads back the same), or of an enumeration literal (`"Heating"`).
-    /// A `String` of a value that changes during the run is its expression's source text in
-    /// brackets (`"[x]"`), since messages are fixed when the model is compiled.
+    /// and `String(x, options)`: the text of a Boolean, Integer or Real known at compile time
+    /// (a Real with 6 significant digits unless the options say otherwise), or of an
+    /// enumeration literal (`"Heating"`). A `String` of a value that changes during the run is
+    /// a part of the message that the run fills in when the message is reported.
     fn conversion(
         &mut self,
         e: &'a ast::Expr,
@@ -660,7 +660,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Value> {
-        let [arg] = &args.positional[..] else {
+        let ([arg], named) = (&args.positional[..], &args.named[..]) else {
             self.diagnostics.push(Diagnostic::error(
                 "E0309",
                 format!("`{name}` takes one positional argument"),
@@ -672,7 +672,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if name == "String"
             && let Some(literal) = self.enumeration_literal_name(arg, scope)
         {
-            return Some(Value::Str(eqm_ir::flat::Message::literal(literal)));
+            let format = self.string_format(&args.named, ScalarType::Boolean, scope, loops)?;
+            return Some(Value::Str(eqm_ir::flat::Message::literal(format.justify(literal))));
         }
         let v = self.eval(arg, scope, loops)?;
         let Value::Scalar(x, ty) = v else {
@@ -685,6 +686,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return None;
         };
         if name == "Integer" {
+            if !named.is_empty() {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0309",
+                    "`Integer` takes one positional argument",
+                    e.span,
+                    "wrong arguments",
+                ));
+                return None;
+            }
             if ty != ScalarType::Integer {
                 self.diagnostics.push(Diagnostic::error(
                     "E0306",
@@ -696,13 +706,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             return Some(Value::Scalar(x, ScalarType::Integer));
         }
+        if name == "String" && ty == ScalarType::String {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                "`String` converts a Real, Integer, Boolean or enumeration value",
+                arg.span,
+                "not a number",
+            ));
+            return None;
+        }
+        let format = self.string_format(&args.named, ty, scope, loops)?;
         let known = self.model.exprs.literal(x).or_else(|| self.consts.eval(&self.model, x));
         // A value known only during the run is a part of the text that the run fills in.
         let text = eqm_ir::flat::Message {
-            parts: vec![eqm_ir::flat::MessagePart::Value {
+            parts: vec![eqm_ir::flat::MessagePart::Formatted {
                 expr: x,
                 ty,
                 written: eqm_syntax::pretty::print_expr(arg).trim().to_string(),
+                format: Box::new(format),
             }],
         };
         Some(Value::Str(match known {

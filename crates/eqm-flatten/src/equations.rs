@@ -167,12 +167,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         eq.span,
                         "outside when",
                     )),
-                    _ => self.diagnostics.push(Diagnostic::error(
-                        "E0310",
-                        format!("a call of `{name}` is not an equation"),
-                        eq.span,
-                        "write `lhs = rhs`",
-                    )),
+                    _ => match self.stream_call(function, args, scope, loops) {
+                        Some(Some(_)) => self.diagnostics.push(
+                            Diagnostic::error(
+                                "E0312",
+                                format!("`{name}` is only allowed inside a when-clause"),
+                                eq.span,
+                                "outside when",
+                            )
+                            .with_help("it acts at an event: write it in a when-clause (`when sample(0, 0.1) then ... end when;`), where it happens once per event rather than at every evaluation of the equations"),
+                        ),
+                        Some(None) => {}
+                        None => self.diagnostics.push(Diagnostic::error(
+                            "E0310",
+                            format!("a call of `{name}` is not an equation"),
+                            eq.span,
+                            "write `lhs = rhs`",
+                        )),
+                    },
                 }
             }
         }
@@ -707,7 +719,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
-    /// A call in a when-clause: `reinit`, `assert` or `terminate`; any other call is an error.
+    /// A call in a when-clause: `reinit`, `assert`, `terminate`, or `print` or `error` of
+    /// `Modelica.Utilities.Streams`; any other call is an error.
     fn when_call_action(
         &mut self,
         eq: &'a ast::Equation,
@@ -757,12 +770,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let message = self.message(message, scope, loops);
                 actions.push(flat::WhenAction::Terminate { message, span: eq.span });
             }
-            _ => self.diagnostics.push(Diagnostic::error(
-                "E0310",
-                format!("`{name}(...)` is not allowed in a when-clause"),
-                eq.span,
-                "use reinit, assert, terminate or `v = expr`",
-            )),
+            _ => match self.stream_call(function, args, scope, loops) {
+                Some(Some(crate::streams::StreamEffect::Print(message))) => {
+                    actions.push(flat::WhenAction::Print { message, span: eq.span })
+                }
+                // `error` stops the run with its message: an assertion that fails.
+                Some(Some(crate::streams::StreamEffect::Error(message))) => actions.push(flat::WhenAction::Assert {
+                    condition: self.model.exprs.boolean(false),
+                    message,
+                    span: eq.span,
+                }),
+                Some(None) => {}
+                None => self.diagnostics.push(Diagnostic::error(
+                    "E0310",
+                    format!("`{name}(...)` is not allowed in a when-clause"),
+                    eq.span,
+                    "use reinit, assert, terminate, Streams.print or `v = expr`",
+                )),
+            },
         }
     }
 

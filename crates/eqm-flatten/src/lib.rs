@@ -70,6 +70,8 @@ mod records;
 mod redeclare;
 mod slices;
 mod statements;
+mod streams;
+mod string_options;
 mod subscripts;
 mod value;
 mod variables;

@@ -16,6 +16,7 @@ use crate::flattener::Flattener;
 use crate::function_table::{LocalVar, broadcast};
 use crate::layout::Target;
 use crate::modifier::Scope;
+use crate::streams::StreamEffect;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
@@ -51,7 +52,7 @@ pub(crate) struct StatementContext {
     reinits: Vec<flat::WhenAction>,
     /// Each `reinit` of the section: its value, the number of assignments before it and where
     /// it is, to refuse a value that reads what the section assigns after it.
-    reinit_reads: Vec<(ExprId, usize, Span)>,
+    reinit_reads: Vec<(ExprId, usize, Span, &'static str)>,
 }
 
 impl StatementContext {
@@ -278,12 +279,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         v: &Value,
         at: Span,
         span: Span,
-        cx: &StatementContext,
+        cx: &mut StatementContext,
         out: &mut Vec<Statement>,
     ) {
         match crate::function_table::record_scalars(v) {
             Some(scalars) if scalars.len() == places.len() => {
-                self.simultaneous_assignment(places, scalars, span, cx.function, out)
+                self.simultaneous_assignment(places, scalars, span, cx, out)
             }
             _ => self.diagnostics.push(Diagnostic::error(
                 "E0306",
@@ -337,18 +338,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let message = self.message(message, scope, loops);
                 out.push(Statement::Terminate { message, span });
             }
-            _ => match self.function_class(function, scope) {
-                // A function has no side effects, so a call whose results are unused
-                // is only checked.
-                Some(callee) => {
-                    let _ = self.user_call(&callee, function, args, span, scope, loops);
-                }
-                None => self.diagnostics.push(Diagnostic::error(
-                    "E0310",
-                    format!("a call of `{name}` is not a statement"),
+            _ => match self.stream_call(function, args, scope, loops) {
+                // `error` stops the run with its message: an assertion that fails.
+                Some(Some(StreamEffect::Error(message))) => out.push(Statement::Assert {
+                    condition: self.model.exprs.boolean(false),
+                    message,
                     span,
-                    "write `x := expression;`",
-                )),
+                }),
+                Some(Some(StreamEffect::Print(message))) => self.print_statement(&name, message, span, cx),
+                Some(None) => {}
+                None => match self.function_class(function, scope) {
+                    // A function has no side effects, so a call whose results are unused
+                    // is only checked.
+                    Some(callee) => {
+                        let _ = self.user_call(&callee, function, args, span, scope, loops);
+                    }
+                    None => self.diagnostics.push(Diagnostic::error(
+                        "E0310",
+                        format!("a call of `{name}` is not a statement"),
+                        span,
+                        "write `x := expression;`",
+                    )),
+                },
             },
         }
     }
@@ -429,6 +440,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
+    /// `Streams.print(message)` at the top level of a when-statement of a model's algorithm:
+    /// recorded with the statement's `reinit`s, so it happens once at the event, with the values
+    /// the section computes then. Anywhere else (a function, an algorithm outside a
+    /// when-statement, inside an if- or for-statement) it would print at every evaluation, as
+    /// often as the solver evaluates, so it is refused.
+    fn print_statement(&mut self, name: &str, message: flat::Message, span: Span, cx: &mut StatementContext) {
+        if !(cx.in_when && cx.if_depth == 0 && cx.loop_depth == 0) {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0312",
+                    format!("`{name}` is only allowed at the top level of a when-statement or in a when-clause"),
+                    span,
+                    "not at an event",
+                )
+                .with_help("it acts at an event, once: write it directly in the body of a when-statement (`when sample(0, 0.1) then ... end when;`) of a model's algorithm, or in a when-clause"),
+            );
+            return;
+        }
+        for value in message.exprs() {
+            cx.reinit_reads.push((value, cx.assignments.len(), span, "print"));
+        }
+        cx.reinits.push(flat::WhenAction::Print { message, span });
+    }
+
     /// `reinit(x, e)` in the body of a when-statement: recorded for the when-clause of the
     /// statement's `reinit`s.
     fn reinit_statement(
@@ -465,13 +500,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
             bad_reinit(&mut self.diagnostics);
             return;
         };
-        cx.reinit_reads.push((value, cx.assignments.len(), span));
+        cx.reinit_reads.push((value, cx.assignments.len(), span, "reinit"));
         cx.reinits.push(flat::WhenAction::Reinit { var, value, span });
     }
 
     /// A `reinit` takes effect after the event with the value its expression has when the
-    /// section has run: an expression reading a variable the section assigns after the
-    /// `reinit` would not see the value it had at the statement, so it is refused.
+    /// section has run, and a `print` shows the values of its message then: an expression
+    /// reading a variable the section assigns after the statement would not see the value it
+    /// had at the statement, so it is refused.
     fn check_reinit_reads(&mut self, cx: &StatementContext) {
         if cx.reinit_reads.is_empty() {
             return;
@@ -481,7 +517,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             last_assignment.insert(*v, k);
         }
         let mut vars = Vec::new();
-        for &(value, before, span) in &cx.reinit_reads {
+        for &(value, before, span, what) in &cx.reinit_reads {
             vars.clear();
             self.model.exprs.vars_in(value, &mut vars);
             if let Some(v) = vars
@@ -492,13 +528,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 self.diagnostics.push(
                     Diagnostic::error(
                         "E0219",
-                        format!(
-                            "the value of this `reinit` reads `{name}`, which the algorithm section assigns after it"
-                        ),
+                        format!("this `{what}` reads `{name}`, which the algorithm section assigns after it"),
                         span,
-                        "reinit here",
+                        format!("{what} here"),
                     )
-                    .with_help("move the `reinit` after the last assignment of the variables it reads"),
+                    .with_help(format!(
+                        "move the `{what}` after the last assignment of the variables it reads"
+                    )),
                 );
             }
         }

@@ -44,6 +44,10 @@ pub const FILES: &[(&str, &str)] = &[
         "stdlib/Modelica_Electrical.eqm",
         include_str!("../../../stdlib/Modelica_Electrical.eqm"),
     ),
+    (
+        "stdlib/Modelica_Utilities.eqm",
+        include_str!("../../../stdlib/Modelica_Utilities.eqm"),
+    ),
 ];
 
 /// The names of the top-level packages in [`FILES`], in the same order (a file that adds to a
@@ -56,6 +60,7 @@ pub const PACKAGES: &[&str] = &[
     "Electrical",
     "Hydraulics",
     "SystemDynamics",
+    "Modelica",
     "Modelica",
     "Modelica",
     "Modelica",

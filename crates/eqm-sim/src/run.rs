@@ -164,6 +164,25 @@ impl std::fmt::Display for RecoveryNote {
     }
 }
 
+/// Where a run hands what it computes as it goes: each output row, and each line the model
+/// prints (`Modelica.Utilities.Streams.print`), the line before the first row after the
+/// instant it was printed.
+pub trait RunSink {
+    fn row(&mut self, time: f64, values: &[f64]) -> std::io::Result<()>;
+    fn print(&mut self, time: f64, line: &str) -> std::io::Result<()>;
+}
+
+/// A sink of rows alone: printed lines stay in the run's summary only.
+impl<F: FnMut(f64, &[f64]) -> std::io::Result<()>> RunSink for F {
+    fn row(&mut self, time: f64, values: &[f64]) -> std::io::Result<()> {
+        self(time, values)
+    }
+
+    fn print(&mut self, _time: f64, _line: &str) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Why a run did not happen or did not finish.
 #[derive(Debug)]
 pub enum SimError {

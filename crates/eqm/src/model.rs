@@ -399,7 +399,7 @@ impl Model {
             &options,
             &slots,
             native,
-            &mut |t, values| sink.row(t, values),
+            &mut crate::results::ForwardSink { sink, rows: 0 },
         );
         let simulate_time = started.elapsed();
         let summary = summary?;

@@ -360,18 +360,16 @@ impl Modes {
             error: RunError::Model(Box::new(d)),
             rows: 1,
         })?;
-        let mut rows = 0usize;
+        let mut forward = crate::results::ForwardSink { sink, rows: 0 };
         let result = eqm_sim::simulate::simulate_with(
             &mode.compiled.program,
             mode.compiled.init.as_ref(),
             &segment,
             &slots,
             native,
-            &mut |t, values| {
-                rows += 1;
-                sink.row(t, values)
-            },
+            &mut forward,
         );
+        let rows = forward.rows;
         let warnings = std::mem::take(&mut mode.warnings);
         result
             .map(|mut summary| {
@@ -403,6 +401,7 @@ fn merge(mut a: Summary, b: Summary) -> Summary {
     a.events.warnings.extend(b.events.warnings);
     a.solver_notes.extend(b.solver_notes);
     a.warnings.extend(b.warnings);
+    a.events.printed.extend(b.events.printed);
     a.stopped_at = b.stopped_at;
     a.terminated = b.terminated;
     a.switched = b.switched;

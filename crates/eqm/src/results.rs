@@ -94,6 +94,31 @@ pub struct Column {
 /// An error stops the run.
 pub trait RowSink {
     fn row(&mut self, time: f64, values: &[f64]) -> io::Result<()>;
+
+    /// A line the model printed (`Modelica.Utilities.Streams.print`) at `time`, handed over
+    /// before the first row after it. A sink that does not take them leaves them in the run's
+    /// summary (`summary.events.printed`) only.
+    fn print(&mut self, time: f64, line: &str) -> io::Result<()> {
+        let _ = (time, line);
+        Ok(())
+    }
+}
+
+/// A [`RowSink`] as the simulation's sink of rows and printed lines; `rows` counts the rows.
+pub(crate) struct ForwardSink<'s> {
+    pub(crate) sink: &'s mut dyn RowSink,
+    pub(crate) rows: usize,
+}
+
+impl eqm_sim::simulate::RunSink for ForwardSink<'_> {
+    fn row(&mut self, time: f64, values: &[f64]) -> io::Result<()> {
+        self.rows += 1;
+        self.sink.row(time, values)
+    }
+
+    fn print(&mut self, time: f64, line: &str) -> io::Result<()> {
+        self.sink.print(time, line)
+    }
 }
 
 impl<F: FnMut(f64, &[f64]) -> io::Result<()>> RowSink for F {

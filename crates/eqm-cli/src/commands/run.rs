@@ -10,7 +10,7 @@
 use crate::args::{ModelArgs, RunArgs};
 use crate::commands::sweep;
 use crate::load;
-use crate::output::{color, failure, finish, print_notes, print_timings, report_run, usage};
+use crate::output::{PrintingSink, color, failure, finish, print_notes, print_timings, report_run, usage};
 use crate::plot;
 use eqm::{Model, ModelOptions, ResultFormat, ResultWriter, RunError, RunPlan, RunReport, RunSettings, Session};
 use std::io::IsTerminal;
@@ -114,7 +114,8 @@ fn simulate(
             points: Vec::new(),
         })
         .collect();
-    let result = stream(&mut model, &plan, &mut series, writer.as_mut());
+    // The lines the model prints take standard output unless the results do.
+    let result = stream(&mut model, &plan, &mut series, writer.as_mut(), run.out.is_some());
     // Rows computed before a failure are kept: complete the file whatever happens.
     let flushed = writer.finish();
     let code = match result {
@@ -179,12 +180,13 @@ fn stream(
     plan: &RunPlan,
     series: &mut [plot::Series],
     writer: &mut dyn ResultWriter,
+    print_to_stdout: bool,
 ) -> Result<RunReport, RunError> {
     let (start, stop) = model.time_span(&plan.settings);
     let started = std::time::Instant::now();
     let show_progress = std::io::stderr().is_terminal();
     let mut progress: Option<indicatif::ProgressBar> = None;
-    let result = model.simulate_into(&plan.settings, &plan.columns, &mut |t: f64, values: &[f64]| {
+    let rows = |t: f64, values: &[f64]| {
         for (k, series) in plan.plotted.iter().zip(series.iter_mut()) {
             series.points.push((t, values[*k]));
         }
@@ -208,7 +210,12 @@ fn stream(
             }
         }
         writer.row(t, values)
-    });
+    };
+    let mut sink = PrintingSink {
+        rows,
+        to_stdout: print_to_stdout,
+    };
+    let result = model.simulate_into(&plan.settings, &plan.columns, &mut sink);
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }

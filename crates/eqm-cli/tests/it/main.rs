@@ -15,6 +15,7 @@ mod hostile;
 mod library;
 mod package_check;
 mod pendulum_reference;
+mod printing;
 mod projection;
 mod repl;
 mod result_files;

@@ -158,6 +158,11 @@ impl Builder {
                                 v.require(e, false, *span, &|| "this assertion".to_string());
                             }
                         }
+                        flat::WhenAction::Print { span, .. } => {
+                            for e in action.exprs() {
+                                v.require(e, false, *span, &|| "this print".to_string());
+                            }
+                        }
                     }
                 }
             }

@@ -54,7 +54,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let ast::ExprKind::Ref(r) = &a.kind else { return None };
             let name = r.parts[0].name.name.as_str();
             if let Some(k) = inputs.iter().position(|i| *i == name) {
-                let value = given.get(k)?.as_ref()?.0.clone();
+                let value = match given.get(k)? {
+                    Some((value, _)) => value.clone(),
+                    // An input the call leaves out has its declared default (`caseSensitive =
+                    // true`), a literal in the library's declarations.
+                    None => self.literal_default(class, name)?,
+                };
                 let known = match &value {
                     Value::Scalar(x, ScalarType::Integer | ScalarType::Boolean | ScalarType::Real) => {
                         match self.model.exprs.get(*x) {
@@ -121,6 +126,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
             _ => self.model.exprs.int(0),
         };
         Some((first, values))
+    }
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// The default of the input `name` of the function `class` when it is a literal.
+    fn literal_default(&mut self, class: crate::resolve::ClassId, name: &str) -> Option<Value> {
+        let binding = self
+            .function_components(class)
+            .find(|(_, decl, _)| decl.name.name == name)
+            .and_then(|(_, decl, _)| decl.modification.as_ref()?.binding.as_ref())?;
+        match &binding.kind {
+            ast::ExprKind::Bool(b) => Some(Value::Scalar(self.model.exprs.boolean(*b), ScalarType::Boolean)),
+            ast::ExprKind::Integer(v) => Some(Value::Scalar(self.model.exprs.int(*v), ScalarType::Integer)),
+            ast::ExprKind::Real(v) => Some(Value::Scalar(self.model.exprs.real(*v), ScalarType::Real)),
+            ast::ExprKind::String(s) => Some(Value::Str(Message::literal(s.clone()))),
+            _ => None,
+        }
     }
 }
 

@@ -7,7 +7,10 @@
 //! a for-loop or an array equation remembers that source and its index, so that a later stage
 //! can emit loops again. This module holds data and its printer only.
 
+mod format;
 mod print;
+
+pub use format::{CFormat, StringFormat};
 
 use crate::expr::{ExprArena, ExprId, FuncId, VarId};
 use eqm_diag::source::Span;
@@ -219,13 +222,21 @@ pub enum WhenAction {
         message: Message,
         span: Span,
     },
+    /// `Modelica.Utilities.Streams.print(message)`: the message is handed to the front end,
+    /// with the values it has at the event.
+    Print {
+        message: Message,
+        span: Span,
+    },
 }
 
 impl WhenAction {
     /// The message of an assertion or `terminate`, whose values are read when it is reported.
     pub fn message_mut(&mut self) -> Option<&mut Message> {
         match self {
-            WhenAction::Assert { message, .. } | WhenAction::Terminate { message, .. } => Some(message),
+            WhenAction::Assert { message, .. }
+            | WhenAction::Terminate { message, .. }
+            | WhenAction::Print { message, .. } => Some(message),
             WhenAction::Assign { .. } | WhenAction::Reinit { .. } => None,
         }
     }
@@ -234,7 +245,9 @@ impl WhenAction {
     /// message.
     pub fn exprs(&self) -> impl Iterator<Item = ExprId> + '_ {
         let message = match self {
-            WhenAction::Assert { message, .. } | WhenAction::Terminate { message, .. } => Some(message),
+            WhenAction::Assert { message, .. }
+            | WhenAction::Terminate { message, .. }
+            | WhenAction::Print { message, .. } => Some(message),
             WhenAction::Assign { .. } | WhenAction::Reinit { .. } => None,
         };
         self.expr()
@@ -243,12 +256,12 @@ impl WhenAction {
     }
 
     /// The expression the action evaluates: an assignment's or reinit's value, an assertion's
-    /// condition (`terminate` evaluates none).
+    /// condition (`terminate` and `print` evaluate none but their messages).
     pub fn expr(&self) -> Option<ExprId> {
         match self {
             WhenAction::Assign { value, .. } | WhenAction::Reinit { value, .. } => Some(*value),
             WhenAction::Assert { condition, .. } => Some(*condition),
-            WhenAction::Terminate { .. } => None,
+            WhenAction::Terminate { .. } | WhenAction::Print { .. } => None,
         }
     }
 
@@ -257,7 +270,7 @@ impl WhenAction {
         match self {
             WhenAction::Assign { value, .. } | WhenAction::Reinit { value, .. } => Some(value),
             WhenAction::Assert { condition, .. } => Some(condition),
-            WhenAction::Terminate { .. } => None,
+            WhenAction::Terminate { .. } | WhenAction::Print { .. } => None,
         }
     }
 
@@ -266,7 +279,8 @@ impl WhenAction {
             WhenAction::Assign { span, .. }
             | WhenAction::Reinit { span, .. }
             | WhenAction::Assert { span, .. }
-            | WhenAction::Terminate { span, .. } => *span,
+            | WhenAction::Terminate { span, .. }
+            | WhenAction::Print { span, .. } => *span,
         }
     }
 }
@@ -296,6 +310,25 @@ pub enum MessagePart {
         ty: ScalarType,
         written: String,
     },
+    /// `String(e, ...)` of a value that changes during the run, shown as `format` says.
+    Formatted {
+        expr: ExprId,
+        ty: ScalarType,
+        written: String,
+        format: Box<StringFormat>,
+    },
+}
+
+impl MessagePart {
+    /// The expression, type and written text of a value (`None` for a text).
+    fn value(&self) -> Option<(ExprId, ScalarType, &str)> {
+        match self {
+            MessagePart::Text(_) => None,
+            MessagePart::Value { expr, ty, written } | MessagePart::Formatted { expr, ty, written, .. } => {
+                Some((*expr, *ty, written))
+            }
+        }
+    }
 }
 
 impl Message {
@@ -317,7 +350,7 @@ impl Message {
             .iter()
             .map(|p| match p {
                 MessagePart::Text(t) => Some(t.as_str()),
-                MessagePart::Value { .. } => None,
+                MessagePart::Value { .. } | MessagePart::Formatted { .. } => None,
             })
             .collect()
     }
@@ -341,7 +374,7 @@ impl Message {
             .iter()
             .map(|p| match p {
                 MessagePart::Text(t) => t.clone(),
-                MessagePart::Value { written, .. } => format!("[{written}]"),
+                MessagePart::Value { written, .. } | MessagePart::Formatted { written, .. } => format!("[{written}]"),
             })
             .collect()
     }
@@ -359,16 +392,22 @@ impl Message {
                     Some(v) => eqm_diag::text::format_number(v),
                     None => format!("[{written}]"),
                 },
+                MessagePart::Formatted {
+                    expr,
+                    ty,
+                    written,
+                    format,
+                } => match value(*expr) {
+                    Some(v) => format.render(v, *ty),
+                    None => format!("[{written}]"),
+                },
             })
             .collect()
     }
 
     /// The expressions of its values.
     pub fn exprs(&self) -> impl Iterator<Item = ExprId> + '_ {
-        self.parts.iter().filter_map(|p| match p {
-            MessagePart::Value { expr, .. } => Some(*expr),
-            MessagePart::Text(_) => None,
-        })
+        self.parts.iter().filter_map(|p| p.value().map(|(expr, ..)| expr))
     }
 
     /// The message with `f` applied to the expression of each value.
@@ -382,6 +421,17 @@ impl Message {
                         expr: f(*expr),
                         ty: *ty,
                         written: written.clone(),
+                    },
+                    MessagePart::Formatted {
+                        expr,
+                        ty,
+                        written,
+                        format,
+                    } => MessagePart::Formatted {
+                        expr: f(*expr),
+                        ty: *ty,
+                        written: written.clone(),
+                        format: format.clone(),
                     },
                     text => text.clone(),
                 })

@@ -257,8 +257,8 @@ impl FlatModel {
                                 message.written()
                             );
                         }
-                        WhenAction::Terminate { message, .. } => {
-                            let _ = writeln!(out, "    terminate({:?});", message.written());
+                        WhenAction::Terminate { message, .. } | WhenAction::Print { message, .. } => {
+                            let _ = writeln!(out, "    {}({:?});", effect_name(a), message.written());
                         }
                     }
                 }
@@ -338,5 +338,13 @@ impl Names for ModelNames<'_> {
             Some(function) => function.name.clone(),
             None => format!("function{}", f.0),
         }
+    }
+}
+
+/// The name of the call a `terminate` or `print` action was written as.
+fn effect_name(action: &WhenAction) -> &'static str {
+    match action {
+        WhenAction::Print { .. } => "print",
+        _ => "terminate",
     }
 }

@@ -455,8 +455,9 @@ fn run_assignments(
 }
 
 /// The other actions of the branches that `fired`: the values of their reinits (into
-/// `reinits`, applied after the pass), their assertions (an error when one fails) and the
-/// message of a `terminate` (into `terminate`).
+/// `reinits`, applied after the pass), their assertions (an error when one fails), the
+/// message of a `terminate` (into `terminate`) and the lines they print (into the run's
+/// statistics, which the row writer hands on).
 fn run_actions(
     model: &mut HybridModel<'_>,
     fired: &[(usize, usize)],
@@ -494,6 +495,10 @@ fn run_actions(
                 }
                 WhenAction::Terminate { message, span } => {
                     *terminate = Some(message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok()));
+                }
+                WhenAction::Print { message, span } => {
+                    let text = message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok());
+                    model.stats.printed.push(super::PrintedLine { time: t, text });
                 }
             }
         }

@@ -184,6 +184,15 @@ pub struct EventStats {
     /// Assertions of level warning that stopped holding, each time they did (the run's summary
     /// takes them over).
     pub warnings: Vec<eqm_diag::Diagnostic>,
+    /// The lines `Modelica.Utilities.Streams.print` printed, in the order it did.
+    pub printed: Vec<PrintedLine>,
+}
+
+/// A line a model printed (`Modelica.Utilities.Streams.print`) and the time it did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrintedLine {
+    pub time: f64,
+    pub text: String,
 }
 
 /// Sliding on one surface.

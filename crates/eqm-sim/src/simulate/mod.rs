@@ -25,7 +25,10 @@ mod jacobian;
 mod rows;
 mod state_choice;
 
-pub use crate::run::{Backend, InvariantReport, RecoveryNote, RunOptions, SimError, Stabilize, Summary, Switch, Watch};
+pub use crate::hybrid::PrintedLine;
+pub use crate::run::{
+    Backend, InvariantReport, RecoveryNote, RunOptions, RunSink, SimError, Stabilize, Summary, Switch, Watch,
+};
 pub use columns::{Columns, columns};
 pub use jacobian::{default_gain, prepare};
 
@@ -60,21 +63,22 @@ pub fn simulate(
         Backend::Interpreter => None,
     };
     let compile_time = compile_start.elapsed();
-    simulate_with(program, init, options, columns, native, sink).map(|summary| Summary {
+    simulate_with(program, init, options, columns, native, &mut &mut *sink).map(|summary| Summary {
         compile_time,
         ..summary
     })
 }
 
 /// [`simulate`] with the native code of `program` given (compiled once for several runs, or
-/// `None` for the interpreter alone); the summary's compile time is zero.
+/// `None` for the interpreter alone), handing the lines the model prints to `sink` too; the
+/// summary's compile time is zero.
 pub fn simulate_with(
     program: &ExecProgram,
     init: Option<&ExecProgram>,
     options: &RunOptions,
     columns: &Columns,
     native: Option<Arc<NativeCode>>,
-    sink: &mut dyn FnMut(f64, &[f64]) -> std::io::Result<()>,
+    sink: &mut dyn RunSink,
 ) -> Result<Summary, SimError> {
     let backend = backend_name(program, native.as_deref());
     let Prepared {
@@ -369,6 +373,8 @@ fn integrate_hybrid(
         output,
         |model, t, x| writer.write_hybrid(model, t, x),
     );
+    // The lines printed after the last row (or before a failure) still reach the sink.
+    writer.deliver_printed(&hybrid.stats.printed);
     let events = std::mem::take(&mut hybrid.stats);
     match outcome {
         Ok(HybridOutcome::Finished) => Ending {

@@ -9,9 +9,10 @@
 use super::columns::Columns;
 use super::state_choice::{ChoiceCheck, state_choice_failure};
 use crate::hybrid::HybridModel;
+use crate::hybrid::PrintedLine;
 use crate::instance::Instance;
 use crate::interp::OdeRhs;
-use crate::run::SimError;
+use crate::run::{RunSink, SimError};
 use eqm_compile::exec::ExecProgram;
 use eqm_ir::slot::Slot;
 use std::ops::ControlFlow;
@@ -40,7 +41,9 @@ pub(super) struct RowWriter<'a, 'p> {
     plus: Vec<f64>,
     written: usize,
     error: Option<SimError>,
-    sink: &'a mut dyn FnMut(f64, &[f64]) -> std::io::Result<()>,
+    sink: &'a mut dyn RunSink,
+    /// How many of the run's printed lines the sink has.
+    printed: usize,
 }
 
 /// What the row writer leaves when the run ends: the rows written, the first error, and the
@@ -61,7 +64,7 @@ impl<'a, 'p> RowWriter<'a, 'p> {
         rows: Instance<'p>,
         states: usize,
         invariants: bool,
-        sink: &'a mut dyn FnMut(f64, &[f64]) -> std::io::Result<()>,
+        sink: &'a mut dyn RunSink,
     ) -> Self {
         RowWriter {
             program,
@@ -83,6 +86,7 @@ impl<'a, 'p> RowWriter<'a, 'p> {
             written: 0,
             error: None,
             sink,
+            printed: 0,
         }
     }
 
@@ -104,7 +108,23 @@ impl RowWriter<'_, '_> {
             self.rows.set_work(k, value);
         }
         self.sliding = model.sliding_sides(t, x);
+        if !self.deliver_printed(&model.stats.printed) {
+            return ControlFlow::Break(());
+        }
         self.write(t, x)
+    }
+
+    /// Hands the sink the lines of `printed` (all the run printed so far) it does not have yet;
+    /// `false` after an error of the sink, which is kept and stops the run.
+    pub(super) fn deliver_printed(&mut self, printed: &[PrintedLine]) -> bool {
+        for line in printed.get(self.printed..).unwrap_or_default() {
+            self.printed += 1;
+            if let Err(e) = self.sink.print(line.time, &line.text) {
+                self.error.get_or_insert(SimError::Io(e));
+                return false;
+            }
+        }
+        true
     }
 
     /// Writes the row at `(t, x)`; a failure stops the run and is kept for its end.
@@ -152,7 +172,7 @@ impl RowWriter<'_, '_> {
                 }
             }
         }
-        (self.sink)(t, &self.values).map_err(SimError::Io)
+        self.sink.row(t, &self.values).map_err(SimError::Io)
     }
 
     /// The invariant residuals and the state-choice check at `(t, x)`: after `values_at` there

@@ -34,6 +34,7 @@ mod run_time_ranges;
 mod session;
 mod simulate;
 mod start_values;
+mod streams;
 mod structure;
 mod subscripts;
 mod sweep;

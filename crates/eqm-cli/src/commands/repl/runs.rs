@@ -8,7 +8,7 @@ use super::{Repl, Run};
 use crate::args::{RunArgs, parse_param};
 use crate::commands::sweep;
 use crate::load;
-use crate::output::{failure, print_notes, print_timings, report_run};
+use crate::output::{PrintingSink, failure, print_notes, print_timings, report_run};
 use crate::plot;
 use clap::Parser;
 use eqm::{RunError, RunReport, SimulationResult, SweepAxis, SweepError};
@@ -127,14 +127,17 @@ impl Repl {
         let (mut time, mut values) = (Vec::new(), Vec::new());
         interrupted.store(false, Ordering::SeqCst);
         let started = std::time::Instant::now();
-        let result = model.simulate_into(&plan.settings, &plan.columns, &mut |t: f64, row: &[f64]| {
+        let rows = |t: f64, row: &[f64]| {
             if interrupted.load(Ordering::SeqCst) {
                 return Err(std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted"));
             }
             time.push(t);
             values.extend_from_slice(row);
             Ok(())
-        });
+        };
+        // The session keeps the rows, so the lines the model prints take standard output.
+        let mut sink = PrintingSink { rows, to_stdout: true };
+        let result = model.simulate_into(&plan.settings, &plan.columns, &mut sink);
         let elapsed = started.elapsed();
         if !once.is_empty() {
             restore(model, &kept_parameters, &kept_starts);
