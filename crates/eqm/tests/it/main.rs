@@ -22,6 +22,7 @@ mod hydraulics;
 mod json_output;
 mod language;
 mod library;
+mod mixed_discrete;
 mod msl_blocks;
 mod msl_electrical;
 mod msl_mechanics;
