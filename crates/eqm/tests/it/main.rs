@@ -11,6 +11,7 @@ mod analyze;
 mod delay;
 mod diagram;
 mod discrete;
+mod explicit_domain;
 mod external;
 mod fixed_step;
 mod friction;
