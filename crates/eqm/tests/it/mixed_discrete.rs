@@ -41,24 +41,48 @@ fn assert_times(found: &[f64], expected: &[f64], what: &str) {
 #[test]
 fn a_latched_discrete_alarm_reverses_the_continuous_dynamics_where_the_limit_is_crossed() {
     // x = t until x crosses the limit 1 at t = 1; the latched alarm then makes x' = -2, so
-    // x(t) = 1 - 2 (t - 1), and x(3) = -3.
-    let result = run(
-        "model Watchdog
+    // x(t) = 1 - 2 (t - 1), and x(3) = -3. A fixed start value of the alarm is the value of
+    // pre(alarm) at the start (MLS 3.6 §8.6), not a second equation on the alarm.
+    for fixed in ["", ", fixed = true"] {
+        let result = run(
+            &format!(
+                "model Watchdog
   parameter Real limit = 1;
   Real x(start = 0, fixed = true);
-  discrete Boolean alarm(start = false);
+  discrete Boolean alarm(start = false{fixed});
 equation
   alarm = x > limit or pre(alarm);
   der(x) = if alarm then -2 else 1;
 end Watchdog;
+"
+            ),
+            3.0,
+        );
+        assert_times(&changes(&result, "alarm"), &[1.0], "alarm");
+        let x = result.final_value("x").unwrap();
+        assert!((x + 3.0).abs() < 1e-8, "x(3) = {x}");
+        assert_eq!(result.value_at("alarm", 0.5), Some(0.0));
+        assert_eq!(result.final_value("alarm"), Some(1.0));
+    }
+}
+
+#[test]
+fn a_fixed_start_value_of_a_latch_is_its_value_before_the_start() {
+    // With pre(alarm) = true at the start, the latch holds from the start: x = -2 t.
+    let result = run(
+        "model Latched
+  Real x(start = 0, fixed = true);
+  Boolean alarm(start = true, fixed = true);
+equation
+  alarm = x > 1 or pre(alarm);
+  der(x) = if alarm then -2 else 1;
+end Latched;
 ",
-        3.0,
+        1.0,
     );
-    assert_times(&changes(&result, "alarm"), &[1.0], "alarm");
+    assert!(result.column("alarm").unwrap().iter().all(|&a| a == 1.0));
     let x = result.final_value("x").unwrap();
-    assert!((x + 3.0).abs() < 1e-8, "x(3) = {x}");
-    assert_eq!(result.value_at("alarm", 0.5), Some(0.0));
-    assert_eq!(result.final_value("alarm"), Some(1.0));
+    assert!((x + 2.0).abs() < 1e-9, "x(1) = {x}");
 }
 
 #[test]
