@@ -58,7 +58,11 @@ end M;
     );
     assert!((time - 0.5).abs() < 1e-9, "failed at {time}");
     assert_eq!(diagnostic.code, "E0703");
-    assert!(diagnostic.message.contains("equation e1 for y"), "{}", diagnostic.message);
+    assert!(
+        diagnostic.message.contains("equation e1 for y"),
+        "{}",
+        diagnostic.message
+    );
     for (t, y) in result.time().iter().zip(result.column("y").unwrap()) {
         assert!((y - (0.5 - t).ln()).abs() < 1e-9, "y({t}) = {y}");
     }
