@@ -52,26 +52,12 @@ pub(super) trait ScalarProblem {
 /// value the target holds); when that fails to converge, the homotopy of [`homotopy_steps`]
 /// from the same start; then, with `bracketing`, [`bracket_scalar`]. On success the target
 /// holds the solution, and the method that found it when plain Newton did not.
-///
-/// When every method fails, the target holds the start again, not the last iterate: a caller
-/// that retries closer to the last solution (an integrator rejecting its step) must start from
-/// a point of the path, not from where a diverging iteration stopped.
 pub(super) fn solve_scalar(
     guess: f64,
     f: &mut dyn ScalarProblem,
     bracketing: bool,
 ) -> Result<Option<Recovery>, SolveError> {
     let start = if guess.is_finite() { guess } else { 0.0 };
-    let outcome = solve_scalar_from(start, f, bracketing);
-    if outcome.is_err() {
-        // The start was evaluated before; only its value in the target matters here.
-        let _ = f.residual(start);
-    }
-    outcome
-}
-
-/// The methods of [`solve_scalar`] in turn, from `start`.
-fn solve_scalar_from(start: f64, f: &mut dyn ScalarProblem, bracketing: bool) -> Result<Option<Recovery>, SolveError> {
     let failure = match newton_scalar(start, f) {
         Ok(_) => return Ok(None),
         Err(e) if !may_recover(&e) => return Err(e),
@@ -712,9 +698,6 @@ impl LoopSolver {
     /// than Newton is counted in `recoveries`. When the torn residuals cannot be evaluated at
     /// the start or none of these solves them, a loop with untorn residuals is solved by
     /// [`LoopSolver::run_untorn`].
-    ///
-    /// When every method fails, the tearing unknowns hold their start values again (and the
-    /// inner ones what those give), as [`solve_scalar`] leaves its target.
     pub(super) fn run(&mut self, problem: &mut dyn LoopProblem) -> Result<(), SolveError> {
         for j in 0..self.n {
             let guess = problem.guess(j);
@@ -723,16 +706,6 @@ impl LoopSolver {
         if self.untorn.is_some() {
             self.keep_untorn_start(problem);
         }
-        let outcome = self.run_from_start(problem);
-        if outcome.is_err() {
-            // The start was evaluated before; only the values it writes matter here.
-            let _ = problem.evaluate(&self.start, &mut self.f_trial);
-        }
-        outcome
-    }
-
-    /// The methods of [`LoopSolver::run`] in turn, from `start`.
-    fn run_from_start(&mut self, problem: &mut dyn LoopProblem) -> Result<(), SolveError> {
         let failure = match self.newton(problem) {
             Ok(()) => return Ok(()),
             Err(e @ SolveError::Kind(FailureKind::NotFinite { .. })) => return self.run_untorn(problem, e),
