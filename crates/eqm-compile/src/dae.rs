@@ -373,31 +373,46 @@ pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
     }
 }
 
-/// `der(e)` in a when-condition of an expression `e` of continuous Real variables that the
-/// equations do not differentiate (`when der(v) < 0` with `v = sin(time)`): the condition reads
-/// a new variable `$derN` defined by the equation `$derN = der(e)`, so that `e` is differentiated
-/// like any derivative of the equations (index reduction differentiates the equations that
-/// determine it, as for a dummy derivative). `der` of anything else in a condition (a discrete
-/// variable, a parameter) stays, and building the program reports it (`E0602`).
+/// `der(e)` in a when-condition, an assertion's condition or an expression of an algorithm
+/// section, of an expression `e` of continuous Real variables that the equations do not
+/// differentiate (`when der(v) < 0` with `v = sin(time)`): the expression reads a new variable
+/// `$derN` defined by the equation `$derN = der(e)`, so that `e` is differentiated like any
+/// derivative of the equations (index reduction differentiates the equations that determine it,
+/// as for a dummy derivative). `der` of anything else there (a discrete variable, a parameter)
+/// stays, and building the program reports it (`E0602`).
 fn derivatives_in_when_conditions(flat: &mut FlatModel) {
     let arena = &flat.exprs;
     let mut seen = vec![false; arena.len()];
     let mut stack = Vec::new();
-    // Each `der` node of a condition, with the when-clause it is first found in.
-    let mut found: Vec<(ExprId, flat::InstanceId, Span)> = Vec::new();
+    // The expressions to search, each with the instance and span of the clause, assertion or
+    // algorithm it stands in and the words for where, for the new variable's description.
+    let mut roots: Vec<(ExprId, flat::InstanceId, Span, &'static str)> = Vec::new();
     for w in &flat.whens {
         for b in &w.branches {
-            stack.push(b.condition);
-            while let Some(e) = stack.pop() {
-                if std::mem::replace(&mut seen[e.0 as usize], true) {
-                    continue;
-                }
-                if let Node::Call(Callee::Builtin(Builtin::Der), _) = arena.get(e) {
-                    found.push((e, w.instance, w.span));
-                    continue;
-                }
-                stack.extend(arena.children(e));
+            roots.push((b.condition, w.instance, w.span, "a when-condition"));
+        }
+    }
+    for a in &flat.assertions {
+        roots.push((a.condition, a.instance, a.span, "an assertion"));
+    }
+    for a in &flat.algorithms {
+        for s in &a.statements {
+            s.for_each_expr(&mut |e, _| roots.push((e, a.instance, a.span, "an algorithm")));
+        }
+    }
+    // Each `der` node found, with the place it is first found in.
+    let mut found: Vec<(ExprId, flat::InstanceId, Span, &'static str)> = Vec::new();
+    for (root, instance, span, place) in roots {
+        stack.push(root);
+        while let Some(e) = stack.pop() {
+            if std::mem::replace(&mut seen[e.0 as usize], true) {
+                continue;
             }
+            if let Node::Call(Callee::Builtin(Builtin::Der), _) = arena.get(e) {
+                found.push((e, instance, span, place));
+                continue;
+            }
+            stack.extend(arena.children(e));
         }
     }
     if found.is_empty() {
@@ -435,7 +450,7 @@ fn derivatives_in_when_conditions(flat: &mut FlatModel) {
             })
     };
     let mut replacement: eqm_ir::expr::FxHashMap<ExprId, ExprId> = Default::default();
-    for (der, instance, span) in found {
+    for (der, instance, span, place) in found {
         if in_equations[der.0 as usize] || !continuous(flat, der) {
             continue;
         }
@@ -445,7 +460,7 @@ fn derivatives_in_when_conditions(flat: &mut FlatModel) {
         flat.variables.push(introduced_variable(
             name,
             instance,
-            format!("`{text}` in a when-condition"),
+            format!("`{text}` in {place}"),
             span,
         ));
         let lhs = flat.exprs.var(v);
@@ -461,10 +476,20 @@ fn derivatives_in_when_conditions(flat: &mut FlatModel) {
     if replacement.is_empty() {
         return;
     }
+    let replace = |exprs: &mut eqm_ir::expr::ExprArena, e: ExprId| {
+        eqm_ir::symbolic::substitute(exprs, e, &|_, id| replacement.get(&id).copied())
+    };
     for w in &mut flat.whens {
         for b in &mut w.branches {
-            b.condition =
-                eqm_ir::symbolic::substitute(&mut flat.exprs, b.condition, &|_, id| replacement.get(&id).copied());
+            b.condition = replace(&mut flat.exprs, b.condition);
+        }
+    }
+    for a in &mut flat.assertions {
+        a.condition = replace(&mut flat.exprs, a.condition);
+    }
+    for a in &mut flat.algorithms {
+        for s in &mut a.statements {
+            *s = s.map_exprs(&mut |e| replace(&mut flat.exprs, e));
         }
     }
 }
@@ -515,7 +540,7 @@ fn variable_kinds(flat: &FlatModel) -> Vec<VarKind> {
     for (i, v) in flat.variables.iter().enumerate() {
         if kinds[i] == VarKind::Discrete
             && !assigned_at_events[i]
-            && v.variability == Variability::Continuous
+            && matches!(v.variability, Variability::Continuous | Variability::Discrete)
             && matches!(v.ty, ScalarType::Integer | ScalarType::Boolean)
         {
             kinds[i] = VarKind::Algebraic;

@@ -24,6 +24,7 @@ use crate::plan::{self, Block, Plan, TornLoop, Unknown};
 use crate::structure;
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{ExprId, FxHashMap, VarId};
+use eqm_ir::flat::ScalarType;
 use eqm_structural::incidence::{EqIdx, VarIdx};
 use eqm_structural::matching::{Augmenter, maximum_matching_masked, singular_parts};
 
@@ -122,7 +123,7 @@ fn own_system(
     discrete_unknowns(dae, &mut init);
     let n_given = init.equations.len();
 
-    let (fixed, candidates, n_fixed) = start_equations(&mut init);
+    let (fixed, candidates, n_fixed) = start_equations(&dae.kinds, &mut init);
     // (Not with delays: the simulation's blocks read the delayed values, which the
     // initialization replaces by their expressions.)
     if let Some(simulation) = simulation.filter(|_| !has_delays)
@@ -190,8 +191,9 @@ fn initialization_dae(dae: &Dae<Hybrid>) -> (Dae<Hybrid>, bool) {
 
 /// Appends the equations of the start values: one per fixed start value, then one per start
 /// value of a free state (the candidates of assumed starts). Returns the variables of both and
-/// the number of equations before the candidates'.
-fn start_equations(init: &mut Dae<Hybrid>) -> (Vec<VarId>, Vec<VarId>, usize) {
+/// the number of equations before the candidates'. `model_kinds` are the kinds of the model's
+/// variables, before the initialization made some discrete ones unknowns.
+fn start_equations(model_kinds: &[VarKind], init: &mut Dae<Hybrid>) -> (Vec<VarId>, Vec<VarId>, usize) {
     // Fixed start values are equations; the start values of free states are candidates.
     let mut fixed = Vec::new();
     let mut candidates: Vec<VarId> = Vec::new();
@@ -200,7 +202,16 @@ fn start_equations(init: &mut Dae<Hybrid>) -> (Vec<VarId>, Vec<VarId>, usize) {
         if init.eliminated[i].is_some() || !matches!(init.kinds[i], VarKind::State | VarKind::Algebraic) {
             continue;
         }
-        let a = &init.flat.var(v).attributes;
+        let var = init.flat.var(v);
+        let a = &var.attributes;
+        // An Integer or Boolean defined by an ordinary equation is a discrete-time variable:
+        // its fixed start value is the value of `pre` at the start (MLS 3.6 §8.6,
+        // `pre(v) = v.start`), which the variable of `pre(v)` starts with already, not an
+        // equation on `v`, which its own equation determines.
+        let discrete_time = matches!(var.ty, ScalarType::Integer | ScalarType::Boolean);
+        if a.fixed == Some(true) && model_kinds.get(i) == Some(&VarKind::Algebraic) && discrete_time {
+            continue;
+        }
         if a.fixed == Some(true) {
             fixed.push(v);
             let equation = start_equation(init, v, Origin::FixedStart { var: v });

@@ -268,21 +268,38 @@ impl Builder {
     }
 
     /// The magnitude of unknown `u` for the loop solver's scaling: the variable's `nominal`
-    /// attribute when it is a literal positive finite number, else 1. A nominal that depends on
-    /// parameters is not evaluated here (parameters may change between runs without a new
-    /// compilation), and a derivative has no nominal of its own.
-    fn nominal(&self, u: Unknown) -> f64 {
-        let Unknown::Var(v) = u else { return 1.0 };
-        let attribute = self
+    /// attribute when it is a literal nonzero finite number (its absolute value), else 1; and,
+    /// when the attribute is an expression of parameters, that expression, which the back ends
+    /// evaluate once the parameters are bound (parameters may change between runs without a
+    /// new compilation). A derivative has no nominal of its own.
+    fn nominal(&self, u: Unknown) -> (f64, Option<ExprId>) {
+        let Unknown::Var(v) = u else { return (1.0, None) };
+        let Some(attribute) = self
             .dae
             .flat
             .variables
             .get(v.0 as usize)
-            .and_then(|var| var.attributes.nominal);
-        match attribute.and_then(|e| self.dae.flat.exprs.literal(e)) {
-            Some(value) if value.is_finite() && value != 0.0 => value.abs(),
-            _ => 1.0,
+            .and_then(|var| var.attributes.nominal)
+        else {
+            return (1.0, None);
+        };
+        match self.dae.flat.exprs.literal(attribute) {
+            Some(value) if value.is_finite() && value != 0.0 => (value.abs(), None),
+            Some(_) => (1.0, None),
+            None if self.is_bound_parameter_expression(attribute) => (1.0, Some(attribute)),
+            None => (1.0, None),
         }
+    }
+
+    /// Whether `e` is an expression of parameters and constants that all have a place at run
+    /// time, so that it can be evaluated after the parameter program.
+    fn is_bound_parameter_expression(&self, e: ExprId) -> bool {
+        if !self.dae.is_parameter_expression(e) {
+            return false;
+        }
+        let mut vars = Vec::new();
+        self.dae.flat.exprs.vars_in(e, &mut vars);
+        vars.iter().all(|&v| self.slot(v).is_some())
     }
 
     fn plan_slot(&mut self, plan: &Plan, unknown: usize, eq: usize) -> Option<Slot> {
@@ -365,9 +382,14 @@ impl Builder {
         let mut tearing_slots = Vec::with_capacity(tearing.len());
         let mut leaf_var: FxHashMap<ExprId, LoopVar> = FxHashMap::default();
         let mut nominal = Vec::with_capacity(tearing.len());
+        let mut nominal_exprs = Vec::new();
         for (j, &u) in tearing.iter().enumerate() {
             tearing_slots.push(self.plan_slot(plan, u, first)?);
-            nominal.push(self.nominal(plan.unknowns[u]));
+            let (value, expr) = self.nominal(plan.unknowns[u]);
+            nominal.push(value);
+            if let Some(e) = expr {
+                nominal_exprs.push((j, e));
+            }
             leaf_var.insert(plan.leaves[u], LoopVar::Tearing(j as u32));
         }
         let mut assigns = Vec::with_capacity(inner.len());
@@ -435,6 +457,7 @@ impl Builder {
             unknowns: slots,
             tearing: tearing_slots,
             nominal,
+            nominal_exprs,
             inner: assigns,
             residuals: residual_exprs,
             linear,

@@ -106,6 +106,11 @@ pub struct LoopBlock {
     /// a positive finite number, else 1): the solver scales its steps and tests its
     /// convergence in units of it.
     pub nominal: Vec<f64>,
+    /// The tearing unknowns whose `nominal` is an expression of parameters (their entry of
+    /// `nominal` is 1 until then): the index into `tearing` and the expression, which the back
+    /// ends evaluate once the parameters are bound and use instead, by its absolute value when
+    /// that is finite and nonzero.
+    pub nominal_exprs: Vec<(usize, ExprId)>,
     /// `target := value` from equation `eq`, in evaluation order.
     pub inner: Vec<LoopAssign>,
     /// `lhs - rhs` of each residual equation, with the equation.

@@ -87,6 +87,9 @@ impl Builder {
                     for &(_, d) in partials {
                         v.require(d, false, self.dae.equations[b.eqs[0]].span, &|| eq_text(b.eqs[0]));
                     }
+                    for &(_, e) in &b.nominal_exprs {
+                        v.require(e, false, self.dae.equations[b.eqs[0]].span, &|| eq_text(b.eqs[0]));
+                    }
                 }
                 Instr::Algorithm { .. } => {}
             }

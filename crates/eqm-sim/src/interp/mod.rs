@@ -353,8 +353,39 @@ impl<'p> Interpreter<'p> {
     }
 
     /// Computes the dependent parameters and constants into `work` from the parameters `p`,
-    /// then checks the parameter conditions of the plan.
+    /// then checks the parameter conditions of the plan, then evaluates the loops' nominal
+    /// values that are expressions of parameters.
     pub fn parameters(&mut self, p: &[f64], work: &mut [f64]) -> Result<(), EvalFailure> {
+        self.bind_parameters(p, work)?;
+        self.loop_nominals(p, work);
+        Ok(())
+    }
+
+    /// Sets the scaling of each loop whose tearing unknowns have a `nominal` given by an
+    /// expression of parameters, from the parameters just bound: its absolute value when that
+    /// is finite and nonzero, else 1 (as for a literal nominal). The register code evaluates it
+    /// for both back ends, so both scale their solves by the same numbers.
+    fn loop_nominals(&mut self, p: &[f64], work: &mut [f64]) {
+        let mut mem = Mem {
+            t: f64::NAN,
+            x: &[],
+            p,
+            dx: &mut [],
+            work,
+        };
+        for (solver, code) in self.loops.iter_mut().zip(&self.code.loop_code) {
+            for &(j, expr) in &code.nominal {
+                let value = match self.m.eval(expr, &mut mem) {
+                    Ok(v) if v.is_finite() && v != 0.0 => v.abs(),
+                    _ => 1.0,
+                };
+                solver.set_nominal(j, value);
+            }
+        }
+    }
+
+    /// The parameter program and the parameter conditions of [`Interpreter::parameters`].
+    fn bind_parameters(&mut self, p: &[f64], work: &mut [f64]) -> Result<(), EvalFailure> {
         let layout = self.program.layout();
         self.check(
             f64::NAN,

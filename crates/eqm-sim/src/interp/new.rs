@@ -175,7 +175,14 @@ fn rhs_steps(c: &mut Compiler, program: &ExecProgram) -> Result<RhsCode, Diagnos
                 let inner_codes = codes(&mut b.inner.iter().map(|a| a.value))?;
                 let residuals = codes(&mut b.residuals.iter().map(|(r, _)| *r))?;
                 let untorn = codes(&mut b.untorn.iter().flatten().copied())?;
+                let nominal = b
+                    .nominal_exprs
+                    .iter()
+                    .map(|&(j, e)| Ok((j, c.expression(e)?)))
+                    .collect::<CompileResult<Vec<_>>>()
+                    .map_err(internal)?;
                 loop_code.push(LoopCode {
+                    nominal,
                     tearing: b.tearing.clone(),
                     inner: b.inner.iter().map(|a| a.target).zip(inner_codes).collect(),
                     residuals,

@@ -355,6 +355,9 @@ pub(super) trait LoopProblem {
 /// of the inner equations as written (empty when the loop has none).
 #[derive(Debug, Clone)]
 pub(super) struct LoopCode {
+    /// The nominal values given by expressions of parameters: the index of the tearing unknown
+    /// and the expression's code, evaluated once the parameters are bound.
+    pub(super) nominal: Vec<(usize, Code)>,
     pub(super) tearing: Vec<Slot>,
     pub(super) inner: Vec<(Slot, Code)>,
     pub(super) residuals: Vec<Code>,

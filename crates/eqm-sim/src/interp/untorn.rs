@@ -71,6 +71,14 @@ impl LoopSolver {
         }
     }
 
+    /// Sets the nominal value of tearing unknown `j`, which the untorn solver shares.
+    pub(super) fn set_nominal(&mut self, j: usize, value: f64) {
+        self.nominal[j] = value;
+        if let Some(untorn) = self.untorn.as_mut() {
+            untorn.nominal[j] = value;
+        }
+    }
+
     /// Keeps the values the loop's unknowns hold before the torn solve overwrites the inner
     /// ones: the untorn solve starts from them.
     pub(super) fn keep_untorn_start(&mut self, problem: &dyn LoopProblem) {

@@ -314,3 +314,48 @@ fn a_loop_outside_its_domain_at_every_start_fails_with_the_torn_failure() {
     let diagnostic = diagnostic.expect("a diagnostic");
     assert_eq!(diagnostic.code, "E0701", "{diagnostic:?}");
 }
+
+/// The loop of [`a_singular_jacobian_at_the_start_does_not_end_the_solve`] with `x` measured
+/// in units of 1e-9 (`x = 1e-9 u`): its nominal, given by a parameter expression, makes the
+/// trust-region method take the same steps in `u` as on the unit problem, and so reach the same
+/// root (θ between π/2 and π, by bisection), scaled. Without the nominal, the region and the
+/// convergence test are in units of 1 and the method reaches the other root of the system
+/// (on the circle between θ = -π/2 and 0), a root too but not the one of the unit problem.
+#[test]
+fn a_nominal_given_by_a_parameter_expression_scales_the_loop_solve() {
+    let g = |theta: f64| {
+        let (x, y) = (2.0 * theta.cos(), 2.0 * theta.sin());
+        x.exp() + x + y * y * y + y - 3.0
+    };
+    let theta = bisect(std::f64::consts::FRAC_PI_2, std::f64::consts::PI, g);
+    let model = |nominal: &str| {
+        format!(
+            "model Scaled
+               parameter Real p = 2;
+               Real x(start = 0{nominal});
+               Real y(start = 0);
+             equation
+               (x/1e-9)^2 + y^2 = 4;
+               exp(x/1e-9) + x/1e-9 + y^3 + y = 3;
+             end Scaled;"
+        )
+    };
+    let (found, notes) = solve("scaled.eqm", &model(", nominal = p*0.5e-9"), &["x", "y"]);
+    close(
+        "nominal from parameters",
+        &found,
+        &[2e-9 * theta.cos(), 2.0 * theta.sin()],
+        1e-12,
+        1e-24,
+    );
+    by_trust_region("nominal from parameters", &notes, NewtonFailure::Singular);
+    // The literal nominal of the same value takes the very same steps.
+    let (literal, literal_notes) = solve("scaled.eqm", &model(", nominal = 1e-9"), &["x", "y"]);
+    assert_eq!(found, literal);
+    assert_eq!(notes, literal_notes);
+    // Unscaled, the other root: u > 0, y < 0, where both equations hold.
+    let (unscaled, _) = solve("scaled.eqm", &model(""), &["x", "y"]);
+    let (u, y) = (unscaled[0] / 1e-9, unscaled[1]);
+    assert!(u > 0.0 && y < 0.0, "u = {u}, y = {y}");
+    assert!((u * u + y * y - 4.0).abs() < 1e-9 && (u.exp() + u + y * y * y + y - 3.0).abs() < 1e-9);
+}

@@ -76,3 +76,73 @@ end M;
         "{rendered}"
     );
 }
+
+#[test]
+fn der_of_an_algebraic_variable_in_an_algorithm_condition_switches_where_it_crosses() {
+    // v = time^2, so der(v) = 2 time exceeds 1 at t = 1/2 and 3 at t = 3/2.
+    let result = run_both(
+        "model M
+  Real x(start = 0, fixed = true);
+  Real v;
+  Real c;
+algorithm
+  c := 0;
+  if der(v) > 1 then
+    c := 1;
+  end if;
+  if der(v) > 3 then
+    c := 2;
+  end if;
+equation
+  der(x) = 1;
+  v = x^2;
+end M;
+",
+        2.0,
+    );
+    let time = result.time();
+    let c = result.column("c").unwrap();
+    let first = |level: f64| time[c.iter().position(|&v| v == level).expect("reached")];
+    assert!((first(1.0) - 0.5).abs() < 1e-9, "c = 1 from {}", first(1.0));
+    assert!((first(2.0) - 1.5).abs() < 1e-9, "c = 2 from {}", first(2.0));
+    assert_eq!(result.final_value("c"), Some(2.0));
+}
+
+#[test]
+fn der_of_an_algebraic_variable_in_an_assertion_stops_the_run_where_it_fails() {
+    // v = time^2: der(v) = 2 time < 1 stops holding at t = 1/2.
+    let text = "model M
+  Real x(start = 0, fixed = true);
+  Real v;
+equation
+  der(x) = 1;
+  v = x^2;
+  assert(der(v) < 1, \"v grows too fast\");
+end M;
+";
+    let settings = RunSettings {
+        stop: Some(1.0),
+        rtol: Some(1e-10),
+        atol: Some(1e-10),
+        ..RunSettings::default()
+    };
+    for interpreter in [false, true] {
+        let failure = compile(text)
+            .simulate(&RunSettings {
+                interpreter,
+                ..settings.clone()
+            })
+            .expect_err("the assertion fails");
+        let eqm::RunError::Failed { time, diagnostic, .. } = failure else {
+            panic!("not a run failure: {failure}")
+        };
+        assert!((time - 0.5).abs() < 1e-8, "failed at {time}");
+        let diagnostic = diagnostic.expect("a diagnostic");
+        assert_eq!(diagnostic.code, "E0705");
+        assert!(
+            diagnostic.message.contains("v grows too fast"),
+            "{}",
+            diagnostic.message
+        );
+    }
+}

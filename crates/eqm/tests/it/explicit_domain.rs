@@ -1,0 +1,68 @@
+//! Equations whose solved form has a condition on the unknowns (`sqrt(y) = u` solved as
+//! `y := u^2` needs `u >= 0`): they are
+//! solved iteratively as written, matching the closed form while it has a root, and the run
+//! stops with a diagnostic naming the equation where the root ceases to exist, on both back
+//! ends at the same instant.
+
+use eqm::RunSettings;
+
+/// The failure of `text` run to 1 on each back end: the time and the diagnostic, the same on
+/// both; and the values of `name` before it, which must be equal too.
+fn failure_of(text: &str, name: &str) -> (f64, eqm::Diagnostic, eqm::SimulationResult) {
+    let mut outcomes = Vec::new();
+    for interpreter in [false, true] {
+        let mut model = crate::compile(text);
+        let settings = RunSettings {
+            stop: Some(1.0),
+            interpreter,
+            ..RunSettings::default()
+        };
+        let columns = model.columns(None).unwrap();
+        let mut rows: Vec<(f64, Vec<f64>)> = Vec::new();
+        let failure = model
+            .simulate_into(&settings, &columns, &mut |t: f64, row: &[f64]| {
+                rows.push((t, row.to_vec()));
+                Ok(())
+            })
+            .expect_err("the root ceases to exist");
+        let eqm::RunError::Failed { time, diagnostic, .. } = failure else {
+            panic!("not a run failure: {failure}")
+        };
+        outcomes.push((time, diagnostic.expect("a diagnostic"), rows));
+    }
+    let (native, interpreted) = (&outcomes[0], &outcomes[1]);
+    assert_eq!(native.0, interpreted.0, "the back ends fail at other times");
+    assert_eq!(native.2, interpreted.2, "the back ends differ before the failure");
+    let result = crate::compile(text)
+        .simulate(&RunSettings {
+            stop: Some(native.0 * 0.9),
+            ..RunSettings::default()
+        })
+        .expect("runs before the failure");
+    assert!(result.column(name).is_some(), "no column {name}");
+    let (time, diagnostic, _) = outcomes.swap_remove(0);
+    (time, *diagnostic, result)
+}
+
+#[test]
+fn an_inverted_square_root_follows_the_square_and_stops_where_its_value_turns_negative() {
+    // sqrt(y) = 1 - 2t: y = (1 - 2t)^2 while t <= 0.5; no root after. With no states the
+    // failure shows at the first output instant past 0.5.
+    let (time, diagnostic, result) = failure_of(
+        "model M
+  Real u;
+  Real y(start = 1);
+equation
+  u = 1 - 2*time;
+  sqrt(y) = u;
+end M;
+",
+        "y",
+    );
+    assert!(time > 0.5 && time < 0.51, "failed at {time}");
+    assert_eq!(diagnostic.code, "E0703");
+    assert!(diagnostic.message.contains("e2"), "{}", diagnostic.message);
+    for (t, y) in result.time().iter().zip(result.column("y").unwrap()) {
+        assert!((y - (1.0 - 2.0 * t).powi(2)).abs() < 1e-9, "y({t}) = {y}");
+    }
+}
