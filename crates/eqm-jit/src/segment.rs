@@ -10,7 +10,7 @@
 use crate::interface::{JitError, JitOptions, Segment};
 use crate::reroll::{self, Piece, Rolled};
 use crate::shared::Shared;
-use crate::translate::{Hoist, Leaves, SegmentLeaves, SliceLengths, Translator};
+use crate::translate::{Leaves, SegmentLeaves, SliceLengths, Translator};
 use crate::{function, status};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{BlockArg, InstBuilder, MemFlagsData, UserFuncName, Value, types};
@@ -118,7 +118,6 @@ fn segment_function(
     let leaves = Leaves::Segment(SegmentLeaves {
         slot_of,
         t,
-        hoist: Hoist::Top(entry),
         base,
         values: FxHashMap::default(),
         observed: HashSet::default(),
@@ -228,7 +227,7 @@ fn rolled_loop(tr: &mut Translator<'_, '_, '_>, assignments: &[(Slot, ExprId)], 
             .map_err(|_| JitError::Codegen("a loop slot without its pointer (internal error)".into()))?;
         pointer_of.insert(slot, pointers[group]);
     }
-    tr.begin_rolled(pointer_of, header, counter, run.period as i64);
+    tr.begin_rolled(pointer_of, counter, run.period as i64);
     for k in run.begin..run.begin + run.period {
         assignment(tr, assignments, k)?;
     }
@@ -246,6 +245,6 @@ fn rolled_loop(tr: &mut Translator<'_, '_, '_>, assignments: &[(Slot, ExprId)], 
     let after = tr.b.create_block();
     tr.b.ins().brif(more, header, &again, after, &[]);
     tr.b.switch_to_block(after);
-    tr.end_rolled(after);
+    tr.end_rolled();
     Ok(())
 }

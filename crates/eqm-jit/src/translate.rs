@@ -22,12 +22,12 @@ mod checks;
 mod slots;
 
 pub use slots::SliceLengths;
-pub(crate) use slots::{Hoist, Leaves, SegmentLeaves};
+pub(crate) use slots::{Leaves, SegmentLeaves};
 
 use super::JitError;
 use super::host;
 use super::shared::Shared;
-use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::immediates::Ieee64;
 use cranelift_codegen::ir::{Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, StackSlot, Value, types};
 use cranelift_frontend::FunctionBuilder;
@@ -39,23 +39,37 @@ use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp};
 enum Undo {
     Expr(ExprId),
     Call(ExprId),
+    /// A slot first loaded inside the branch.
+    Slot(eqm_ir::slot::Slot),
 }
 
 enum Task {
     Visit(ExprId),
     Emit(ExprId),
-    /// The condition's operands are known: branch on it.
-    IfCondition(ExprId),
-    /// The `then` value is known: close its scope and start the `else` branch.
+    /// The condition's operands are known: branch on it. `shared` is the merge block of the
+    /// enclosing `if` when this `if` is the whole value of one of its branches (see
+    /// [`Translator::branch`]); otherwise the `if` gets a merge block of its own.
+    IfCondition {
+        e: ExprId,
+        shared: Option<Block>,
+    },
+    /// The `then` value is known (or, with `then_jumped`, the `then` branch already ended in a
+    /// jump to `merge`): close its scope and start the `else` branch.
     IfThen {
         e: ExprId,
         otherwise: Block,
         merge: Block,
+        shared: bool,
+        then_jumped: bool,
+        else_jumped: bool,
     },
-    /// The `else` value is known: close its scope and continue at the merge block.
+    /// The `else` value is known (or the branch already jumped to `merge`): close its scope
+    /// and continue at the merge block, unless the merge block belongs to an enclosing `if`.
     IfElse {
         e: ExprId,
         merge: Block,
+        shared: bool,
+        else_jumped: bool,
     },
 }
 
@@ -139,6 +153,11 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
                 }
                 Undo::Call(e) => {
                     self.calls.remove(&e);
+                }
+                Undo::Slot(slot) => {
+                    if let Leaves::Segment(seg) = &mut self.leaves {
+                        seg.values.remove(&slot);
+                    }
                 }
             }
         }
@@ -243,9 +262,8 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
                     if self.memo.contains_key(&e) || self.is_leaf(e) {
                         continue;
                     }
-                    if let Node::If(c, ..) = arena.get(e) {
-                        stack.push(Task::IfCondition(e));
-                        stack.extend(self.condition_operands(*c).into_iter().map(Task::Visit));
+                    if let Node::If(..) = arena.get(e) {
+                        self.push_if(&mut stack, e, None);
                     } else {
                         stack.push(Task::Emit(e));
                         stack.extend(self.dependencies(e)?.into_iter().map(Task::Visit));
@@ -257,43 +275,124 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
                         self.remember(e, v);
                     }
                 }
-                Task::IfCondition(e) => {
-                    let Node::If(c, then, _) = arena.get(e) else { continue };
+                Task::IfCondition { e, shared } => {
+                    let Node::If(c, then, other) = arena.get(e) else {
+                        continue;
+                    };
                     let c = self.condition_value(*c)?;
                     let yes = self.b.create_block();
                     let otherwise = self.b.create_block();
-                    let merge = self.b.create_block();
-                    self.b.append_block_param(merge, types::F64);
-                    self.b.ins().brif(c, yes, &[], otherwise, &[]);
+                    let merge = shared.unwrap_or_else(|| {
+                        let merge = self.b.create_block();
+                        self.b.append_block_param(merge, types::F64);
+                        merge
+                    });
+                    let then_jumped = self.is_tail_if(*then);
+                    let else_jumped = self.is_tail_if(*other);
+                    if else_jumped && !then_jumped {
+                        // The chain goes on in the `else` branch: name it first (see
+                        // `Self::is_tail_if`).
+                        let not = self.b.ins().icmp_imm_u(IntCC::Equal, c, 0);
+                        self.b.ins().brif(not, otherwise, &[], yes, &[]);
+                    } else {
+                        self.b.ins().brif(c, yes, &[], otherwise, &[]);
+                    }
                     self.b.switch_to_block(yes);
                     self.open_scope();
-                    stack.push(Task::IfThen { e, otherwise, merge });
-                    stack.push(Task::Visit(*then));
+                    stack.push(Task::IfThen {
+                        e,
+                        otherwise,
+                        merge,
+                        shared: shared.is_some(),
+                        then_jumped,
+                        else_jumped,
+                    });
+                    self.branch(&mut stack, *then, merge, then_jumped);
                 }
-                Task::IfThen { e, otherwise, merge } => {
+                Task::IfThen {
+                    e,
+                    otherwise,
+                    merge,
+                    shared,
+                    then_jumped,
+                    else_jumped,
+                } => {
                     let Node::If(_, then, other) = arena.get(e) else {
                         continue;
                     };
-                    let v = self.operand(*then)?;
+                    if !then_jumped {
+                        let v = self.operand(*then)?;
+                        self.b.ins().jump(merge, &[BlockArg::Value(v)]);
+                    }
                     self.close_scope();
-                    self.b.ins().jump(merge, &[BlockArg::Value(v)]);
                     self.b.switch_to_block(otherwise);
                     self.open_scope();
-                    stack.push(Task::IfElse { e, merge });
-                    stack.push(Task::Visit(*other));
+                    stack.push(Task::IfElse {
+                        e,
+                        merge,
+                        shared,
+                        else_jumped,
+                    });
+                    self.branch(&mut stack, *other, merge, else_jumped);
                 }
-                Task::IfElse { e, merge } => {
+                Task::IfElse {
+                    e,
+                    merge,
+                    shared,
+                    else_jumped,
+                } => {
                     let Node::If(_, _, other) = arena.get(e) else { continue };
-                    let v = self.operand(*other)?;
+                    if !else_jumped {
+                        let v = self.operand(*other)?;
+                        self.b.ins().jump(merge, &[BlockArg::Value(v)]);
+                    }
                     self.close_scope();
-                    self.b.ins().jump(merge, &[BlockArg::Value(v)]);
-                    self.b.switch_to_block(merge);
-                    let v = self.b.block_params(merge)[0];
-                    self.remember(e, v);
+                    if !shared {
+                        self.b.switch_to_block(merge);
+                        let v = self.b.block_params(merge)[0];
+                        self.remember(e, v);
+                    }
                 }
             }
         }
         self.operand(root)
+    }
+
+    /// Schedules `if` node `e`: its condition's operands, then the branch. With `shared`, the
+    /// `if` is the whole value of a branch of an enclosing `if` and its branches jump straight
+    /// to that `if`'s merge block.
+    fn push_if(&self, stack: &mut Vec<Task>, e: ExprId, shared: Option<Block>) {
+        let Node::If(c, ..) = self.arena().get(e) else { return };
+        stack.push(Task::IfCondition { e, shared });
+        stack.extend(self.condition_operands(*c).into_iter().map(Task::Visit));
+    }
+
+    /// Whether branch value `e` is an `if` still to be emitted, which then shares the merge
+    /// block of the `if` whose branch it is. An `elseif` chain, or `if` nested in `if`, of n
+    /// levels thus makes one merge block instead of n merge blocks that each only jump to the
+    /// next: Cranelift resolves such a chain of forwarding jumps label by label, in time n^2.
+    /// The inner `if` gets no value of its own, which nothing needs: it is the last thing its
+    /// branch computes, and the branch's values are forgotten when the branch ends.
+    ///
+    /// The branch that goes on with the chain is the first target of the conditional jump.
+    /// The register allocator finds the merge block's dominator by walking from each
+    /// predecessor towards the previous one's, in the order the blocks are laid out; Cranelift
+    /// lays out the second target's subtree first, so the predecessors come deepest first and
+    /// each walk is a few steps. The other order makes each walk go up the whole chain, in
+    /// time n^2.
+    fn is_tail_if(&self, e: ExprId) -> bool {
+        matches!(self.arena().get(e), Node::If(..)) && !self.memo.contains_key(&e)
+    }
+
+    /// Schedules the value of a branch whose merge block is `merge`: a tail `if` (see
+    /// [`Self::is_tail_if`]) branches to `merge` itself, any other value is visited and the
+    /// branch's end task jumps to `merge` with it.
+    fn branch(&self, stack: &mut Vec<Task>, value: ExprId, merge: Block, tail: bool) {
+        if tail {
+            self.push_if(stack, value, Some(merge));
+        } else {
+            stack.push(Task::Visit(value));
+        }
     }
 
     /// What must be emitted before branching on condition `c`: the operands of a relation

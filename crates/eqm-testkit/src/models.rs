@@ -113,3 +113,33 @@ end Net;
 "
     )
 }
+
+/// An `if`/`elseif` chain of `n` branches choosing `u`, integrated into `x`: branch `i` is
+/// `time < i·10^-3` and sets `u = i`, the `else` branch sets `u = -1`. For `n` > 1000, on
+/// `((i-1)·10^-3, i·10^-3)` with `i` ≤ 1000 the value is `u = i`.
+pub fn if_chain(n: usize) -> String {
+    let mut text = String::from("model M\n  Real u;\n  Real x(start = 0, fixed = true);\nequation\n  der(x) = u;\n");
+    text.push_str("  if time < 0 then\n    u = 0;\n");
+    for i in 1..n {
+        text.push_str(&format!("  elseif time < {i}e-3 then\n    u = {i};\n"));
+    }
+    text.push_str("  else\n    u = -1;\n  end if;\nend M;\n");
+    text
+}
+
+/// `n` if-equations nested in each other's `then` branch, choosing `u`, integrated into `x`:
+/// level `i` (from 0) is `if time >= i·10^-3 then <level i+1> else u = i; end if;`, the
+/// innermost sets `u = n`. For `n` > 1000, on `((k-1)·10^-3, k·10^-3)` with `k` ≤ 1000 the
+/// value is `u = k`, as in [`if_chain`].
+pub fn nested_if_chain(n: usize) -> String {
+    let mut text = String::from("model M\n  Real u;\n  Real x(start = 0, fixed = true);\nequation\n  der(x) = u;\n");
+    for i in 0..n {
+        text.push_str(&format!("if time >= {i}e-3 then\n"));
+    }
+    text.push_str(&format!("u = {n};\n"));
+    for i in (0..n).rev() {
+        text.push_str(&format!("else\nu = {i};\nend if;\n"));
+    }
+    text.push_str("end M;\n");
+    text
+}

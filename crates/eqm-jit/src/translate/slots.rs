@@ -6,10 +6,9 @@
 //! a re-rolled loop), each slot loaded at most once per function where registers may keep it,
 //! and the slice lengths the safe wrapper checks. It deliberately emits no arithmetic.
 
-use super::Translator;
+use super::{Translator, Undo};
 use crate::interface::JitError;
-use cranelift_codegen::cursor::{Cursor, FuncCursor};
-use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Value, types};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::Variable;
 use eqm_ir::expr::{FxBuild, FxHashMap, VarId};
 use eqm_ir::slot::Slot;
@@ -44,8 +43,6 @@ impl SliceLengths {
 pub(crate) struct SegmentLeaves<'a> {
     pub slot_of: &'a dyn Fn(VarId) -> Option<Slot>,
     pub t: Value,
-    /// Where loads first needed inside a branch are placed.
-    pub hoist: Hoist,
     /// Base pointers of `x`, `p`, `dx`, `work`.
     pub base: [Value; 4],
     /// Inside the body of a re-rolled loop: the pointer each slot of the body's template is
@@ -83,17 +80,6 @@ impl SegmentLeaves<'_> {
     }
 }
 
-/// Where a load is placed when its value is first needed inside a branch: somewhere that
-/// dominates every later use in the function (or in the body of a loop).
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Hoist {
-    /// At the top of this block (the function's entry, or the block after a loop).
-    Top(Block),
-    /// Before the terminator of this block (the header of a loop, whose parameters the loads
-    /// use).
-    BeforeEnd(Block),
-}
-
 /// Where the leaves of an expression come from.
 pub(crate) enum Leaves<'a> {
     Segment(SegmentLeaves<'a>),
@@ -117,39 +103,36 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         }
     }
 
-    /// Starts the body of a re-rolled loop whose header is `header`: from now on each slot is
-    /// addressed from its pointer in `pointers`, loads first needed inside a branch go to the
-    /// end of the header, and failing roots count repetitions. Nothing computed before the
-    /// loop is reused inside it: the same template slot means another slot in each repetition.
-    pub fn begin_rolled(&mut self, pointers: FxHashMap<Slot, Value>, header: Block, counter: Value, period: i64) {
+    /// Starts the body of a re-rolled loop: from now on each slot is addressed from its pointer
+    /// in `pointers`, and failing roots count repetitions. Nothing computed before the loop is
+    /// reused inside it: the same template slot means another slot in each repetition.
+    pub fn begin_rolled(&mut self, pointers: FxHashMap<Slot, Value>, counter: Value, period: i64) {
         self.forget();
         if let Leaves::Segment(seg) = &mut self.leaves {
             seg.values.clear();
             seg.rolled = Some(pointers);
-            seg.hoist = Hoist::BeforeEnd(header);
         }
         self.site_step = Some((counter, period));
     }
 
-    /// Ends a re-rolled loop; code continues in block `after`. Values of the body's last
-    /// repetition are forgotten, and loads first needed inside a branch go to the top of
-    /// `after`, where the loop's writes are done.
-    pub fn end_rolled(&mut self, after: Block) {
+    /// Ends a re-rolled loop. Values of the body's last repetition are forgotten.
+    pub fn end_rolled(&mut self) {
         self.forget();
         if let Leaves::Segment(seg) = &mut self.leaves {
             seg.values.clear();
             seg.rolled = None;
-            seg.hoist = Hoist::Top(after);
         }
         self.site_step = None;
     }
 
     /// The current value of `slot` in a segment function. Each slot is loaded from memory at
-    /// most once per function: a read at the top level is loaded where it happens (that code
-    /// dominates the rest of the function), and a first read inside a branch is loaded at the
-    /// top of the entry block instead, so that the value serves the rest of the function too.
-    /// Loading early is correct: a slot this function writes before reading it is in the cache,
-    /// so a load only ever happens for the value the slot had when the function started.
+    /// most once per function where registers may keep it: a read at the top level is loaded
+    /// where it happens (that code dominates the rest of the function) and serves every later
+    /// read; a first read inside a branch is loaded inside the branch and serves the rest of
+    /// that branch only, because its value does not dominate the code after the branch. Loading
+    /// such a read at the top of the function instead would keep one value alive from the entry
+    /// to each branch: with a chain of n branches that is n values live across n blocks, whose
+    /// register allocation takes time n^2.
     pub(super) fn read_slot(&mut self, slot: Slot) -> Result<Value, JitError> {
         let Leaves::Segment(seg) = &mut self.leaves else {
             return Err(JitError::Unsupported {
@@ -171,24 +154,13 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
             Slot::Work(i) => (seg.base[3], i, MemFlagsData::trusted()),
         };
         let (base, offset) = seg.address(slot, base, i)?;
-        if !seg.cache {
-            return Ok(self.b.ins().load(types::F64, flags, base, offset));
+        let v = self.b.ins().load(types::F64, flags, base, offset);
+        if seg.cache {
+            seg.values.insert(slot, v);
+            if !self.scopes.is_empty() {
+                self.undo.push(Undo::Slot(slot));
+            }
         }
-        let v = if self.scopes.is_empty() {
-            self.b.ins().load(types::F64, flags, base, offset)
-        } else {
-            let mut at = match seg.hoist {
-                Hoist::Top(block) => FuncCursor::new(self.b.func).at_first_insertion_point(block),
-                Hoist::BeforeEnd(block) => {
-                    let end = self.b.func.layout.last_inst(block).ok_or_else(|| {
-                        JitError::Codegen("a loop header without its terminator (internal error)".into())
-                    })?;
-                    FuncCursor::new(self.b.func).at_inst(end)
-                }
-            };
-            at.ins().load(types::F64, flags, base, offset)
-        };
-        seg.values.insert(slot, v);
         Ok(v)
     }
 

@@ -21,6 +21,7 @@ mod homotopy;
 mod hybrid;
 
 mod hydraulics;
+mod if_chains;
 mod json_output;
 mod language;
 mod library;
