@@ -147,5 +147,6 @@ pub(crate) fn run_settings(run: &RunArgs) -> Result<RunSettings, String> {
         stabilize: run.stabilize,
         variables: run.vars.clone(),
         max_rows: run.max_rows,
+        cancel: None,
     })
 }

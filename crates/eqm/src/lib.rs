@@ -65,6 +65,7 @@
 //! tests and benches of what the API does not wrap.
 
 pub mod analyze;
+pub mod counters;
 pub mod diagram;
 pub mod input;
 pub mod library_doc;
@@ -72,6 +73,7 @@ mod model;
 mod modes;
 mod package_check;
 mod plan;
+pub mod points;
 pub mod result_files;
 mod results;
 mod run;
@@ -84,6 +86,7 @@ pub use diagram::Diagram;
 pub use model::{Model, ParameterInfo, RunReport, VariableInfo, VariableKind};
 pub use package_check::{ClassCheck, ClassVerdict, LocalBalance, check_lines};
 pub use plan::RunPlan;
+pub use points::{PointRun, PointRuns};
 pub use result_files::{ResultFileInfo, ResultFormat, ResultWriter, result_writer};
 pub use results::{Column, CsvWriter, RowSink, SimulationResult};
 pub use run::{DEFAULT_MAX_ROWS, RunError, RunSettings};

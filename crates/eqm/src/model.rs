@@ -68,6 +68,9 @@ pub struct RunReport {
     pub simulate_time: Duration,
 }
 
+/// The parameter values and the start values set on a model since compiling, in the order set.
+pub(crate) type ValuesSet = (Vec<(String, f64)>, Vec<(String, f64)>);
+
 /// A compiled model; see the module documentation.
 pub struct Model {
     pub(crate) compiled: Compiled,
@@ -283,6 +286,18 @@ impl Model {
         Ok(())
     }
 
+    /// The parameter values and start values set since compiling, in the order set.
+    pub(crate) fn values_set(&self) -> ValuesSet {
+        (self.parameters.clone(), self.starts.clone())
+    }
+
+    /// Sets the parameter values and start values set since compiling back to `values` (from
+    /// [`Model::values_set`]), without checking them again.
+    pub(crate) fn restore_values(&mut self, values: &ValuesSet) {
+        self.parameters.clone_from(&values.0);
+        self.starts.clone_from(&values.1);
+    }
+
     /// Forgets the parameter values and start values set since compiling.
     pub fn reset(&mut self) {
         self.parameters.clear();
@@ -366,6 +381,15 @@ impl Model {
         let (mut options, notes) = settings.resolve(&self.compiled.experiment)?;
         options.params = self.run_parameters().cloned().collect();
         options.starts = self.starts.clone();
+        // A run that can be cancelled looks at its flag before it takes each row.
+        let mut cancellable;
+        let sink: &mut dyn RowSink = match &settings.cancel {
+            Some(flag) => {
+                cancellable = crate::counters::Cancellable { flag, sink };
+                &mut cancellable
+            }
+            None => sink,
+        };
         if let Some(modes) = &mut self.modes {
             let started = Instant::now();
             let summary = modes.simulate(&options, columns, sink)?;
@@ -467,6 +491,7 @@ impl Model {
         let started = Instant::now();
         if self.native.is_none() {
             self.native = NativeCode::compile(&self.compiled.program).map(Arc::new);
+            crate::counters::count_native_compiled();
             return (self.native.clone(), started.elapsed());
         }
         (self.native.clone(), Duration::ZERO)

@@ -45,6 +45,10 @@ pub struct RunSettings {
     pub variables: Option<Vec<String>>,
     /// The most rows the output interval may ask for (events add their rows beyond it).
     pub max_rows: Option<u64>,
+    /// Set from another thread to stop the run: it is looked at before each output row, and
+    /// a run stopped so ends with [`RunError::Io`] of kind `Interrupted` after delivering the
+    /// rows before (see [`crate::counters::is_cancelled`]).
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The most rows an output interval may ask for unless a run says otherwise: ten million rows

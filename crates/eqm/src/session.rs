@@ -516,6 +516,7 @@ impl Session {
         let (analysis, warnings, structure) = self.analyze_with_structure(flat, &analysis_options)?;
         let compiled = analysis::compile(analysis, &mut self.timings);
         let model = Model::new(self.keep(compiled)?, options.parameters.clone()).with_interface(interface);
+        crate::counters::count_model_compiled();
         let model = match structure {
             Some((structure, flat)) => model.with_modes(Modes::new(flat, structure, analysis_options, &warnings)),
             None => model,

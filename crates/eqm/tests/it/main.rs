@@ -32,6 +32,7 @@ mod msl_mechanics;
 mod msl_thermal;
 mod nonstiff;
 mod package_check;
+mod points;
 mod result_files;
 mod run_time_ranges;
 mod session;

@@ -1,0 +1,42 @@
+//! The Python extension module `eqm._native`: the `eqm` library's sessions, models and runs
+//! handed to Python.
+//!
+//! Input: source texts (the Python package reads the files), model names, run settings as
+//! Python values. Output: Python objects with the library's answers: model lists, flat and
+//! explained texts, SVG drawings, analyses, and results as one `bytearray` of row-major
+//! doubles that numpy views without copying. Errors become the exceptions of
+//! `eqm._errors` (`ModelError`, `SimulationError`, `StructuralParameterError`), built with the
+//! rendered diagnostic and its location. The GIL is released while compiling and simulating,
+//! and a run is cancelled (through the library's cancel flag) when Python has a signal
+//! pending (Ctrl-C). Deliberately not here: any decision of a run (the library makes them),
+//! reading files, and the conveniences of the Python package (pandas, plots, notebooks).
+
+mod convert;
+mod model;
+mod session;
+mod work;
+
+use pyo3::prelude::*;
+
+/// The compilations this process has done: `(models, native)`.
+#[pyfunction]
+fn compilations() -> (usize, usize) {
+    let c = eqm::counters::compilations();
+    (c.models, c.native)
+}
+
+/// The names of the integration methods a run can name.
+#[pyfunction]
+fn methods() -> Vec<String> {
+    eqm::Method::NAMED.iter().map(|m| m.name().to_string()).collect()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<session::NativeSession>()?;
+    m.add_class::<model::NativeModel>()?;
+    m.add_function(wrap_pyfunction!(compilations, m)?)?;
+    m.add_function(wrap_pyfunction!(methods, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,236 @@
+//! `NativeSession`: the sources of a session and the library's products of them.
+//!
+//! Input: the user's files as `(name, bytes)` (read by the Python package), a model name, the
+//! parameter values given to the compiler. Output: the model list, the check summary, the flat
+//! model's text, the explanation (text, sorting table, bipartite graph SVG), the component
+//! diagram SVG, the analysis (its JSON form and its matrices as bytes), and compiled
+//! [`NativeModel`]s. Each product is made in a fresh library session on a thread of its own
+//! with the GIL released (parsing again is cheap next to analysing), so that no library
+//! object has to live across Python threads. Not done here: reading files.
+
+use crate::convert::{diagnostic_list, model_error};
+use crate::model::NativeModel;
+use crate::work;
+use eqm::pipeline::diag::source::SourceMap;
+use eqm::{AnalyzeOptions, Diagnostic, GraphView, ModelOptions, Session};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+/// A library session's sources; see the module documentation.
+#[pyclass(module = "eqm._native", frozen)]
+pub(crate) struct NativeSession {
+    files: Vec<(String, Vec<u8>)>,
+}
+
+/// What a job returns: its value or nothing, the diagnostics of the session and its sources
+/// (to render them).
+type Outcome<T> = (Option<T>, Vec<Diagnostic>, SourceMap);
+
+impl NativeSession {
+    /// Runs `job` on a fresh library session of these sources with `parameters` given to the
+    /// compiler, off the Python thread; `ModelError` when it returns nothing.
+    fn with_session<T: Send>(
+        &self,
+        py: Python<'_>,
+        model: Option<&str>,
+        parameters: Vec<(String, f64)>,
+        job: impl FnOnce(&mut Session, &ModelOptions) -> Option<T> + Send,
+    ) -> PyResult<(T, Vec<Diagnostic>, SourceMap)> {
+        let files = self.files.clone();
+        let outcome: Outcome<T> = work::run(py, None, move || {
+            let mut session = Session::with_source_bytes(files, &[], model);
+            let options = ModelOptions {
+                parameters,
+                ..ModelOptions::default()
+            };
+            let value = if session.has_errors() {
+                None
+            } else {
+                job(&mut session, &options)
+            };
+            let diagnostics = session.take_diagnostics();
+            (value, diagnostics, session.source_map().clone())
+        })?;
+        match outcome {
+            (Some(value), diagnostics, sources) => Ok((value, diagnostics, sources)),
+            (None, diagnostics, sources) => Err(model_error(py, &diagnostics, &sources)),
+        }
+    }
+}
+
+#[pymethods]
+impl NativeSession {
+    #[new]
+    fn new(files: Vec<(String, Vec<u8>)>) -> NativeSession {
+        NativeSession { files }
+    }
+
+    /// The models of the user's files: `(name, kind, description)`; `ModelError` for a file
+    /// that does not parse.
+    fn models(&self, py: Python<'_>) -> PyResult<Vec<(String, String, Option<String>)>> {
+        let (models, ..) = self.with_session(py, None, Vec::new(), |session, _| {
+            Some(
+                session
+                    .models()
+                    .into_iter()
+                    .map(|m| (m.name, m.kind.to_string(), m.description))
+                    .collect::<Vec<_>>(),
+            )
+        })?;
+        Ok(models)
+    }
+
+    /// `eqm check`: a dictionary with the model's name, its numbers of variables and
+    /// equations, the branches chosen at translation and the warnings.
+    #[pyo3(signature = (model, parameters))]
+    fn check<'py>(
+        &self,
+        py: Python<'py>,
+        model: Option<String>,
+        parameters: Vec<(String, f64)>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (summary, warnings, sources) =
+            self.with_session(py, model.as_deref(), parameters, |session, options| {
+                session.check(model.as_deref(), options)
+            })?;
+        let dict = PyDict::new(py);
+        dict.set_item("model", summary.model)?;
+        dict.set_item("variables", summary.variables)?;
+        dict.set_item("equations", summary.equations)?;
+        dict.set_item("branch_choices", summary.branch_choices)?;
+        dict.set_item("warnings", diagnostic_list(py, &warnings, &sources)?)?;
+        Ok(dict)
+    }
+
+    /// The flat model's text, as `eqm flatten` prints it.
+    #[pyo3(signature = (model, parameters))]
+    fn flatten(&self, py: Python<'_>, model: Option<String>, parameters: Vec<(String, f64)>) -> PyResult<String> {
+        let (text, ..) = self.with_session(py, model.as_deref(), parameters, |session, options| {
+            session.flatten(model.as_deref(), options).map(|f| f.print())
+        })?;
+        Ok(text)
+    }
+
+    /// `eqm explain`: a dictionary with the text, the sorting as rows `(block, equation,
+    /// text, solves, in_loop)`, and the bipartite graph as SVG (or why it is too large).
+    /// With `keep_aliases`, alias equations (`a = b`) stay, to show every equation as written.
+    #[pyo3(signature = (model, parameters, keep_aliases=false))]
+    fn explain<'py>(
+        &self,
+        py: Python<'py>,
+        model: Option<String>,
+        parameters: Vec<(String, f64)>,
+        keep_aliases: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let ((text, sorting, svg), ..) = self.with_session(py, model.as_deref(), parameters, |session, options| {
+            let options = ModelOptions {
+                keep_aliases,
+                ..options.clone()
+            };
+            let (analysis, text) = session.analyze_explained(model.as_deref(), &options)?;
+            let view = GraphView::new(&analysis);
+            Some((text, sorting_rows(&view), view.svg().map_err(|e| e.to_string())))
+        })?;
+        let dict = PyDict::new(py);
+        dict.set_item("text", text)?;
+        dict.set_item("sorting", sorting)?;
+        match svg {
+            Ok(svg) => dict.set_item("graph_svg", svg)?,
+            Err(why) => dict.set_item("graph_note", why)?,
+        }
+        Ok(dict)
+    }
+
+    /// The component diagram of the model as SVG.
+    #[pyo3(signature = (model, parameters))]
+    fn diagram(&self, py: Python<'_>, model: Option<String>, parameters: Vec<(String, f64)>) -> PyResult<String> {
+        let (svg, ..) = self.with_session(py, model.as_deref(), parameters, |session, options| {
+            session
+                .diagram(model.as_deref(), options)
+                .map(|d| eqm::diagram::svg(&d))
+        })?;
+        Ok(svg)
+    }
+
+    /// `eqm analyze`: a dictionary with the JSON and text forms, the state names, `A` as
+    /// row-major doubles (`a`, `n` by `n`), the eigenvalues (`eig_re`, `eig_im`) and the
+    /// stability picture of the recommended method (SVG) when there is one.
+    #[pyo3(signature = (model, parameters, at=None))]
+    fn analyze<'py>(
+        &self,
+        py: Python<'py>,
+        model: Option<String>,
+        parameters: Vec<(String, f64)>,
+        at: Option<f64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (result, _, sources) = self.with_session(py, model.as_deref(), parameters, |session, options| {
+            let mut compiled = session.compile_for_analysis(model.as_deref(), options)?;
+            Some(compiled.analyze(&AnalyzeOptions::of_model(at, Vec::new())).map(|a| {
+                let advice = a.advice(None);
+                let picture = advice.as_ref().and_then(|advice| {
+                    let method = eqm::Method::parse(&advice.recommended.as_ref()?.method)?;
+                    eqm::stability::svg(&method, &a.timed_eigenvalues(), advice.step)
+                });
+                let eigenvalues = a.eigenvalues();
+                (
+                    eqm::analyze::json(&a, advice.as_ref()),
+                    eqm::analyze::text(&a, advice.as_ref()),
+                    a.state_names().iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+                    a.linearization.a.transpose().iter().copied().collect::<Vec<f64>>(),
+                    eigenvalues.iter().map(|e| e.re).collect::<Vec<_>>(),
+                    eigenvalues.iter().map(|e| e.im).collect::<Vec<_>>(),
+                    picture,
+                )
+            }))
+        })?;
+        let (json, text, states, a, re, im, picture) = match result {
+            Ok(parts) => parts,
+            Err(e) => return Err(crate::convert::run_error(py, e, &sources, py.None())),
+        };
+        let dict = PyDict::new(py);
+        dict.set_item("json", json)?;
+        dict.set_item("text", text)?;
+        dict.set_item("n", states.len())?;
+        dict.set_item("states", states)?;
+        let bytes: Vec<u8> = a.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        dict.set_item("a", PyBytes::new(py, &bytes))?;
+        dict.set_item("eig_re", re)?;
+        dict.set_item("eig_im", im)?;
+        dict.set_item("stability_svg", picture)?;
+        Ok(dict)
+    }
+
+    /// The model compiled once, with `parameters` given to the compiler (structural ones
+    /// among them); `ModelError` when it does not compile.
+    #[pyo3(signature = (model, parameters))]
+    fn compile(&self, py: Python<'_>, model: Option<String>, parameters: Vec<(String, f64)>) -> PyResult<NativeModel> {
+        let (compiled, _, sources) = self.with_session(py, model.as_deref(), parameters, |session, options| {
+            session.compile(model.as_deref(), options)
+        })?;
+        Ok(NativeModel::new(compiled, sources))
+    }
+
+    /// The diagnostics of the sources alone (syntax), as dictionaries.
+    fn diagnostics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let files = self.files.clone();
+        let (diagnostics, sources) = work::run(py, None, move || {
+            let mut session = Session::with_source_bytes(files, &[], None);
+            (session.take_diagnostics(), session.source_map().clone())
+        })?;
+        diagnostic_list(py, &diagnostics, &sources)
+    }
+}
+
+/// The sorting of a graph as table rows: block number (from 1), equation label, equation
+/// text, the unknown it solves for, and whether it is part of an algebraic loop.
+fn sorting_rows(view: &GraphView) -> Vec<(usize, String, String, Option<String>, bool)> {
+    let mut rows = Vec::new();
+    for (b, block) in view.blocks.iter().enumerate() {
+        for &e in &block.equations {
+            let node = &view.equations[e];
+            let solves = node.solves.map(|v| view.variables[v].clone());
+            rows.push((b + 1, node.label.clone(), node.text.clone(), solves, node.in_loop));
+        }
+    }
+    rows
+}
