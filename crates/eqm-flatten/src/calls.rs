@@ -715,7 +715,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         }
-        let format = self.string_format(&args.named, ty, scope, loops)?;
+        let mut format = self.string_format(&args.named, ty, scope, loops)?;
+        format.literals = self.enumeration_names_of(x);
         let known = self.model.exprs.literal(x).or_else(|| self.consts.eval(&self.model, x));
         // A value known only during the run is a part of the text that the run fills in.
         let text = eqm_ir::flat::Message {

@@ -6,7 +6,8 @@
 //! starting at the first literal, the type used as a dimension (`Real w[Mode]`) is its number of
 //! literals, and the type used as a value (`for m in Mode loop`) is the vector of its literals;
 //! `Boolean` as a dimension or a range means `false, true`. Comparisons, `Integer(e)` and
-//! subscripts then work on the Integers. It deliberately keeps no enumeration type in the flat
+//! subscripts then work on the Integers; the variables of an enumeration type keep their literal
+//! names for `String(v)`. It deliberately keeps no enumeration type in the flat
 //! model: results show a literal's position, and comparing values of two different enumeration
 //! types is not rejected.
 
@@ -14,6 +15,8 @@ use crate::flattener::Flattener;
 use crate::modifier::Scope;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
+use eqm_ir::builtins::Builtin;
+use eqm_ir::expr::{Callee, ExprId, Node};
 use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
 
@@ -99,5 +102,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .iter()
             .any(|l| l.name.name == literal.name.name)
             .then(|| literal.name.name.clone())
+    }
+
+    /// The literal names of the enumeration `x` is a value of, when `x` is a variable of an
+    /// enumeration type or its `pre`.
+    pub(crate) fn enumeration_names_of(&self, x: ExprId) -> Option<std::sync::Arc<[String]>> {
+        let exprs = &self.model.exprs;
+        let var = match exprs.get(x) {
+            Node::Var(v) => *v,
+            Node::Call(Callee::Builtin(Builtin::Pre), args) => match &args[..] {
+                [a] => match exprs.get(*a) {
+                    Node::Var(v) => *v,
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            _ => return None,
+        };
+        self.enumeration_names.get(&var).cloned()
     }
 }

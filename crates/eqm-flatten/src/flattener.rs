@@ -148,6 +148,8 @@ pub(crate) struct Flattener<'t, 'a> {
         crate::modifier::Binding<'a>,
         eqm_ir::flat::ScalarType,
     )>,
+    /// The literal names of each variable of an enumeration type, for `String(v)`.
+    pub(crate) enumeration_names: eqm_ir::expr::FxHashMap<eqm_ir::expr::VarId, std::sync::Arc<[String]>>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -178,6 +180,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             data_files_read: ReadFiles::new(),
             functional_parameters: Vec::new(),
             deferred_starts: Vec::new(),
+            enumeration_names: Default::default(),
         }
     }
 

@@ -176,7 +176,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 // An enumeration's values are its literals' positions, Integers from 1.
                 resolved.target = TypeRef::Builtin(eqm_ir::flat::ScalarType::Integer);
-                resolved.enumeration = Some(literals.len());
+                resolved.enumeration = Some(literals);
                 return Some(resolved);
             }
             resolved.is_connector = entry.def.kind == ast::ClassKind::Connector;
@@ -571,6 +571,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let description = decl.description.as_ref().map(|d| self.shared(&d.text));
         // The elements share their bindings' values (an instance made while evaluating them
         // keeps its own, and gives back these afterwards).
+        // `String(v)` during the run shows a literal's name, not its position.
+        let literal_names: Option<std::sync::Arc<[String]>> = resolved
+            .enumeration
+            .map(|literals| literals.iter().map(|l| l.name.name.clone()).collect());
         let outer_bindings = std::mem::replace(
             &mut self.caches.array_bindings,
             (total > 1).then(eqm_ir::expr::FxHashMap::default),
@@ -591,9 +595,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 span: decl.name.span,
             });
             // An enumeration starts at its first literal unless told otherwise.
-            if resolved.enumeration.is_some() && self.model.variables[v.0 as usize].attributes.start.is_none() {
-                let first = self.model.exprs.int(1);
-                self.model.variables[v.0 as usize].attributes.start = Some(first);
+            if let Some(names) = &literal_names {
+                if self.model.variables[v.0 as usize].attributes.start.is_none() {
+                    let first = self.model.exprs.int(1);
+                    self.model.variables[v.0 as usize].attributes.start = Some(first);
+                }
+                self.enumeration_names.insert(v, names.clone());
             }
             vars.push(v);
         }

@@ -193,8 +193,9 @@ pub(crate) struct ResolvedType<'a> {
     pub(crate) dims: Vec<&'a ast::Subscript>,
     pub(crate) is_connector: bool,
     pub(crate) class_name: String,
-    /// For an enumeration type: its number of literals (its values are the Integers 1, 2, ...).
-    pub(crate) enumeration: Option<usize>,
+    /// For an enumeration type: its literals (its values are their positions, the Integers 1,
+    /// 2, ...).
+    pub(crate) enumeration: Option<&'a [ast::EnumLiteral]>,
 }
 
 /// What a component reference denotes.

@@ -6,8 +6,8 @@
 //! Input: a [`StringFormat`], read once when the model is compiled (a format specifier is
 //! parsed then, so a bad one is the flattener's diagnostic), and a value. Output: its text,
 //! computed here in Rust for both back ends alike, with C's `printf` rules for `%g`, `%e`,
-//! `%f`, `%d`, `%x` and `%o`. It deliberately formats numbers only: the literal parts of a
-//! message and the names of enumeration literals are the message's own.
+//! `%f`, `%d`, `%x` and `%o`. It deliberately formats values only: the literal parts of a message are the
+//! message's own.
 
 use super::ScalarType;
 
@@ -22,6 +22,9 @@ pub struct StringFormat {
     pub left_justified: bool,
     /// `format = "..."`: a C format specifier, which replaces the three options above.
     pub c_format: Option<CFormat>,
+    /// The names of the literals of the enumeration the value is of: the value `k` is shown as
+    /// the `k`-th name, since an enumeration value is its position during the run.
+    pub literals: Option<std::sync::Arc<[String]>>,
 }
 
 impl Default for StringFormat {
@@ -31,6 +34,7 @@ impl Default for StringFormat {
             minimum_length: 0,
             left_justified: true,
             c_format: None,
+            literals: None,
         }
     }
 }
@@ -117,6 +121,12 @@ impl CFormat {
 impl StringFormat {
     /// The text of `value`, of type `ty` (an Integer or Boolean value is exact in an f64).
     pub fn render(&self, value: f64, ty: ScalarType) -> String {
+        if let Some(names) = &self.literals
+            && value >= 1.0
+            && let Some(name) = names.get(value as usize - 1)
+        {
+            return self.justify(name.clone());
+        }
         if let Some(c) = &self.c_format {
             return c_format(c, value);
         }

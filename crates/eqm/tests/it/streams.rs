@@ -222,6 +222,33 @@ end Peaks;
     );
 }
 
+#[test]
+fn an_enumeration_value_that_changes_is_shown_by_its_literal_name() {
+    let text = r#"
+model Modes
+  import Modelica.Utilities.Streams;
+  type Mode = enumeration(Off, Heating, Cooling);
+  Mode mode;
+  discrete Integer k(start = 0, fixed = true);
+equation
+  when sample(0.5, 0.5) then
+    k = pre(k) + 1;
+    mode = if k == 1 then Mode.Heating elseif k == 2 then Mode.Cooling else Mode.Off;
+    Streams.print("mode " + String(mode, minimumLength = 8, leftJustified = false) + " after " + String(pre(mode)));
+  end when;
+end Modes;
+"#;
+    // Sample 1 switches Off -> Heating, sample 2 Heating -> Cooling, sample 3 Cooling -> Off.
+    assert_eq!(
+        texts(&printed(text, 1.5)),
+        [
+            "mode  Heating after Off",
+            "mode  Cooling after Heating",
+            "mode      Off after Cooling",
+        ]
+    );
+}
+
 /// The failure of a run of `text` to `stop` on both back ends (the same message from both):
 /// the message of its diagnostic.
 fn failure(text: &str, stop: f64) -> String {
@@ -298,7 +325,7 @@ model Strings
 equation
   y = n + 10*m + 100*Integer(less) + 1000*Integer(same);
   when initial() then
-    Modelica.Utilities.Streams.print(middle + " " + String(less) + " " + String(Strings.compare("b", "a")));
+    Modelica.Utilities.Streams.print(middle + " " + String(less) + " " + String(same));
   end when;
 end Strings;
 "#;
@@ -312,7 +339,8 @@ end Strings;
     // length("hello") = 5, "ell" has 3 bytes, Less = 1, Equal = 2.
     let y = result.column("y").expect("y")[0];
     assert_eq!(y, 5.0 + 30.0 + 100.0 + 2000.0);
-    assert_eq!(texts(&printed(text, 0.1)), ["ell 1 3"]);
+    // An enumeration value is shown by its literal's name.
+    assert_eq!(texts(&printed(text, 0.1)), ["ell Less Equal"]);
 }
 
 #[test]
