@@ -145,6 +145,14 @@ pub struct SweepRun {
 }
 
 impl SweepRun {
+    /// Where each of `columns` is among this run's columns (`None` for one the run lacks),
+    /// through one index of the run's columns rather than a search per column.
+    pub(crate) fn positions_of(&self, columns: &[String]) -> Vec<Option<usize>> {
+        let index: std::collections::HashMap<&str, usize> =
+            self.columns.iter().enumerate().map(|(k, c)| (c.as_str(), k)).collect();
+        columns.iter().map(|c| index.get(c.as_str()).copied()).collect()
+    }
+
     /// Every value of variable `name`, one per row.
     pub fn column(&self, name: &str) -> Option<Vec<f64>> {
         let k = self.columns.iter().position(|c| c == name)?;
@@ -206,10 +214,7 @@ impl Sweep {
         out.write_all(&buffer)?;
         let mut line = String::new();
         for run in &self.runs {
-            let map: Vec<Option<usize>> = columns
-                .iter()
-                .map(|c| run.columns.iter().position(|r| r == c))
-                .collect();
+            let map = run.positions_of(&columns);
             let width = run.columns.len();
             for (i, t) in run.time.iter().enumerate() {
                 line.clear();

@@ -20,9 +20,11 @@ impl Sweep {
         let columns = self.columns();
         let mut fields: Vec<TableField> = self.axes.iter().map(|a| TableField::plain(&a.name)).collect();
         fields.push(TableField::time());
-        for name in &columns {
+        // Where each column of the table is among each run's columns.
+        let maps: Vec<Vec<Option<usize>>> = self.runs.iter().map(|r| r.positions_of(&columns)).collect();
+        for (k, name) in columns.iter().enumerate() {
             let mut field = TableField::plain(name);
-            field.nullable = self.runs.iter().any(|r| !r.columns.contains(name));
+            field.nullable = maps.iter().any(|map| map[k].is_none());
             fields.push(field);
         }
         let mut writer = match format {
@@ -37,12 +39,7 @@ impl Sweep {
             }
         };
         let mut line: Vec<Option<f64>> = Vec::with_capacity(fields.len());
-        for run in &self.runs {
-            // Where each column of the table is among this run's columns.
-            let map: Vec<Option<usize>> = columns
-                .iter()
-                .map(|c| run.columns.iter().position(|r| r == c))
-                .collect();
+        for (run, map) in self.runs.iter().zip(&maps) {
             let width = run.columns.len();
             for (i, &t) in run.time.iter().enumerate() {
                 let row = &run.rows[i * width..(i + 1) * width];
