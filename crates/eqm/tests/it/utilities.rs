@@ -203,6 +203,22 @@ end ReadData;
     // y' = 5 from 0: y(1) = 5.
     let y = result.column("y").expect("y");
     assert!((y[y.len() - 1] - 5.0).abs() < 1e-9, "y(1) = {}", y[y.len() - 1]);
+    // The second output of readLine says whether the line is past the end.
+    let end_of_file = format!(
+        r#"
+model EndOfFile
+  import Modelica.Utilities.Streams;
+  Boolean inside;
+  Boolean past;
+equation
+  (, inside) = Streams.readLine("{path}", 5);
+  (, past) = Streams.readLine("{path}", 6);
+end EndOfFile;
+"#
+    );
+    let (result, _) = run(&end_of_file, 0.1);
+    assert_eq!(result.column("inside").expect("inside")[0], 0.0);
+    assert_eq!(result.column("past").expect("past")[0], 1.0);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
