@@ -454,7 +454,9 @@ pub static CODES: &[CodeInfo] = &[
         "An external C function that cannot be provided: no C compiler, the compiler's message (a C syntax \
          error, a library not found, an undefined symbol), an argument, output or result EQM cannot pass to \
          or from C (a String result or output, a String argument known only during the run, a record \
-         with an array field), or an annotation that is not a literal string",
+         with an array field), or an annotation that is not a literal string; a function of \
+         `Modelica.Utilities` evaluated at compile time whose argument is not known then, whose file \
+         cannot be read, or whose string holds no number where `scanReal` or `scanInteger` looks",
     ),
     code(
         "E0401",

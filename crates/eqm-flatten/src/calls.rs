@@ -716,7 +716,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return None;
         }
         let mut format = self.string_format(&args.named, ty, scope, loops)?;
-        format.literals = self.enumeration_names_of(x);
+        format.literals = self.enumeration_names_of_expr(arg, x, scope, loops);
         let known = self.model.exprs.literal(x).or_else(|| self.consts.eval(&self.model, x));
         // A value known only during the run is a part of the text that the run fills in.
         let text = eqm_ir::flat::Message {

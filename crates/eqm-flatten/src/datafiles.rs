@@ -14,6 +14,10 @@
 //! whitespace, one row per line; empty lines and lines starting with `#` are skipped, and so is
 //! a first line without any number (a header). Each file is read and parsed once per
 //! flattening, however many instances call it.
+//!
+//! The text files of `Streams.readLine` and `Streams.countLines` ([`TextFile`]: the text and
+//! where its lines start) and the question of `Files.exist` (`DataFiles::stat`) go through the
+//! same reader.
 
 use eqm_diag::source::FileId;
 use std::collections::BTreeMap;
@@ -76,6 +80,72 @@ impl DataFiles {
         }
     }
 }
+
+impl DataFiles {
+    /// The kind of file `path` names, as `Modelica.Utilities.Types.FileType` counts them: 1
+    /// no file, 2 a regular file, 3 a directory. The front end gives only a reader, so the kind
+    /// is what reading tells: a file that reads is regular, one that is a directory says so,
+    /// and one that is not found is none; any other failure (no permission, a device) is `Err`,
+    /// not a guess.
+    pub(crate) fn stat(&self, path: &Path) -> Result<i64, String> {
+        let Some(reader) = &self.reader else {
+            return Err("no file reader was given to the compiler".to_string());
+        };
+        match reader.read(path) {
+            Ok(_) => Ok(2),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(1),
+            Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => Ok(3),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// The text file at `path` with its lines found, or why it cannot be read.
+    pub(crate) fn text_file(&self, path: &Path) -> Result<TextFile, String> {
+        self.read(path).map(TextFile::new).map_err(|p| p.message)
+    }
+}
+
+/// A text file read by `Streams.readLine` and `Streams.countLines`, with where each line
+/// starts, so reading every line of a file costs its length once.
+#[derive(Debug)]
+pub(crate) struct TextFile {
+    text: String,
+    /// The byte offset of each line's first character.
+    line_starts: Vec<usize>,
+}
+
+impl TextFile {
+    /// The lines of `text`, as Modelica's C library counts them: a line is what a newline
+    /// ends, and the text after the last newline when there is any.
+    fn new(text: String) -> TextFile {
+        let mut line_starts = Vec::new();
+        let mut start_of_line = true;
+        for (k, byte) in text.bytes().enumerate() {
+            if start_of_line {
+                line_starts.push(k);
+            }
+            start_of_line = byte == b'\n';
+        }
+        TextFile { text, line_starts }
+    }
+
+    /// The number of lines.
+    pub(crate) fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// Line `k` (from 1) without its line end (`\n` or `\r\n`), `None` past the last line.
+    pub(crate) fn line(&self, k: usize) -> Option<&str> {
+        let start = *self.line_starts.get(k.checked_sub(1)?)?;
+        let end = self.line_starts.get(k).copied().unwrap_or(self.text.len());
+        let line = &self.text[start..end];
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+}
+
+/// The text files read so far in one flattening, by path, or why not.
+pub(crate) type TextFilesRead = BTreeMap<PathBuf, Result<Rc<TextFile>, String>>;
 
 /// The data files read so far in one flattening, each by its resolved path, parsed or why not:
 /// a table in a class instantiated many times is read once.

@@ -7,7 +7,9 @@
 //! literals, and the type used as a value (`for m in Mode loop`) is the vector of its literals;
 //! `Boolean` as a dimension or a range means `false, true`. Comparisons, `Integer(e)` and
 //! subscripts then work on the Integers; the variables of an enumeration type keep their literal
-//! names for `String(v)`. It deliberately keeps no enumeration type in the flat
+//! names, and `String(e)` finds the enumeration type of its expression from its form (a
+//! literal, a variable, a function's result, an if-expression), so that it shows a literal's
+//! name. It deliberately keeps no enumeration type in the flat
 //! model: results show a literal's position, and comparing values of two different enumeration
 //! types is not rejected.
 
@@ -19,6 +21,7 @@ use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{Callee, ExprId, Node};
 use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
+use std::sync::Arc;
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The enumeration class a reference without subscripts names (`Mode`, `Pkg.Mode`), if any.
@@ -121,4 +124,143 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         self.enumeration_names.get(&var).cloned()
     }
+
+    /// The literal names of the enumeration type of `e`, whose value is `x`, for `String(e)`:
+    /// a literal, a variable of an enumeration type (or an element of an array of them, or its
+    /// `pre`), a local or the result of a function declared of one, and the expressions that
+    /// pass such a value through (`if`, `pre`, `noEvent`, `min`, `max`, a subscripted call or
+    /// array, a comprehension or reduction). The operands are visited with a stack of their own, so a deep if-chain costs
+    /// no recursion. `None` when `e` is of no enumeration type.
+    pub(crate) fn enumeration_names_of_expr(
+        &mut self,
+        e: &'a ast::Expr,
+        x: ExprId,
+        scope: Scope,
+        loops: &mut crate::eval::Loops,
+    ) -> Option<Arc<[String]>> {
+        if let Some(names) = self.enumeration_names_of(x) {
+            return Some(names);
+        }
+        // Re-evaluating an operand may repeat a diagnostic that its evaluation for the value
+        // already gave, or report one of a branch the value did not take: they are dropped.
+        let reported = self.diagnostics.len();
+        let mut pending = vec![e];
+        let mut found = None;
+        while let Some(e) = pending.pop() {
+            match &e.kind {
+                ast::ExprKind::Ref(c) => {
+                    found = self.enumeration_names_of_ref(c, scope, loops);
+                }
+                ast::ExprKind::If { branches, else_value } => {
+                    pending.push(else_value);
+                    pending.extend(branches.iter().map(|(_, value)| value));
+                }
+                ast::ExprKind::Index { base, .. } => pending.push(base),
+                ast::ExprKind::Comprehension { body, .. } | ast::ExprKind::Reduction { body, .. } => pending.push(body),
+                ast::ExprKind::Array(elements) => pending.extend(elements.first()),
+                ast::ExprKind::Call { function, args } => {
+                    let name = function.parts.last().map_or("", |p| p.name.name.as_str());
+                    let passes_through = function.parts.len() == 1
+                        && matches!(
+                            name,
+                            "pre" | "previous" | "noEvent" | "hold" | "min" | "max" | "homotopy"
+                        );
+                    if passes_through {
+                        pending.extend(args.positional.first());
+                    } else {
+                        found = self.function_result_enumeration(function, scope);
+                    }
+                }
+                _ => {}
+            }
+            if found.is_some() {
+                break;
+            }
+        }
+        self.diagnostics.truncate(reported);
+        found
+    }
+
+    /// The literal names of the enumeration type of the component `c` refers to, or of the
+    /// enumeration `c` names a literal of.
+    fn enumeration_names_of_ref(
+        &mut self,
+        c: &'a ast::ComponentRef,
+        scope: Scope,
+        loops: &mut crate::eval::Loops,
+    ) -> Option<Arc<[String]>> {
+        if let Some((literal, path)) = c.parts.split_last()
+            && !path.is_empty()
+            && literal.subscripts.is_empty()
+        {
+            let type_ref = ast::ComponentRef {
+                global: c.global,
+                parts: path.to_vec(),
+                span: c.span,
+            };
+            if let Some(class) = self.enumeration_class(&type_ref, scope) {
+                return self.table.get(class).enumeration().map(literal_names);
+            }
+        }
+        let first = &c.parts[0].name.name;
+        // A local of the function being flattened: the type it is declared with.
+        if self.is_local(scope, first) {
+            let (clause, part) = self
+                .function_components(scope.class)
+                .find(|(_, decl, _)| decl.name.name == *first)
+                .map(|(clause, _, part)| (clause, part))?;
+            return self.declared_enumeration(&clause.type_name, part);
+        }
+        // An element of an array of variables picked during the run.
+        if let [part] = &c.parts[..]
+            && !part.subscripts.is_empty()
+            && let Some(instance) = scope.instance
+            && let Some(crate::layout::Member::VarArray(array)) = self.member(instance, &part.name.name)
+        {
+            let element = *array.elements.first()?;
+            return self.enumeration_names.get(&element).cloned();
+        }
+        match self.eval_ref(c, scope, loops)? {
+            Value::Scalar(x, ScalarType::Integer) => self.enumeration_names_of(x),
+            _ => None,
+        }
+    }
+
+    /// The literal names of the enumeration type of the (first) output of the function
+    /// `function` names.
+    fn function_result_enumeration(&mut self, function: &ast::ComponentRef, scope: Scope) -> Option<Arc<[String]>> {
+        let class = self.function_class(function, scope)?.class;
+        let (clause, part) = self
+            .function_components(class)
+            .find(|(clause, _, _)| clause.prefixes.causality == ast::Causality::Output)
+            .map(|(clause, _, part)| (clause, part))?;
+        self.declared_enumeration(&clause.type_name, part)
+    }
+
+    /// The literal names of the type `type_name`, written in the class `part`, when it is an
+    /// enumeration or a short definition of one (`type Level = Mode;`).
+    fn declared_enumeration(&self, type_name: &ast::Name, part: crate::resolve::ClassId) -> Option<Arc<[String]>> {
+        let (mut scope, mut name) = (part, type_name);
+        // A chain of short definitions names each class once, so one longer than the table is
+        // a cycle.
+        for _ in 0..=self.table.classes.len() {
+            let Ok(crate::resolve::TypeRef::Class(class)) = self.table.lookup(scope, name) else {
+                return None;
+            };
+            let entry = self.table.get(class);
+            if let Some(literals) = entry.enumeration() {
+                return Some(literal_names(literals));
+            }
+            let ast::ClassBody::Short { base, .. } = &entry.def.body else {
+                return None;
+            };
+            (scope, name) = (entry.parent.unwrap_or(class), base);
+        }
+        None
+    }
+}
+
+/// The names of an enumeration's literals, in order.
+fn literal_names(literals: &[ast::EnumLiteral]) -> Arc<[String]> {
+    literals.iter().map(|l| l.name.name.clone()).collect()
 }

@@ -139,6 +139,8 @@ pub(crate) struct Flattener<'t, 'a> {
     pub(crate) redeclarations: Redeclarations,
     /// The data files `readMatrix` has read so far.
     pub(crate) data_files_read: ReadFiles,
+    /// The text files `Streams.readLine` and `Streams.countLines` have read so far.
+    pub(crate) text_files_read: crate::datafiles::TextFilesRead,
     /// The functions given to functional parameters, indexed by `Member::Function`.
     pub(crate) functional_parameters: Vec<FunctionalParameter<'a>>,
     /// Start values that read the array being instantiated (`Real a[2](start = {a[2] + 1,
@@ -178,6 +180,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             equation_buffer: Vec::new(),
             redeclarations: Redeclarations::new(table),
             data_files_read: ReadFiles::new(),
+            text_files_read: Default::default(),
             functional_parameters: Vec::new(),
             deferred_starts: Vec::new(),
             enumeration_names: Default::default(),

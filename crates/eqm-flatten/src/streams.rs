@@ -1,6 +1,8 @@
 //! The stream functions of the Modelica external C library that a model calls for their
 //! effect: `Modelica.Utilities.Streams.print` (`external "C" ModelicaInternal_print(string,
-//! fileName)`) and `Modelica.Utilities.Streams.error` (`external "C" ModelicaError(string)`).
+//! fileName)`), `Modelica.Utilities.Streams.error` (`external "C" ModelicaError(string)`) and
+//! `Modelica.Utilities.Streams.close` (`external "C" ModelicaStreams_closeFile(fileName)`,
+//! which has nothing to do: no file is kept open).
 //!
 //! Input: a call written as an equation or a statement, whose function is declared
 //! `external "C"` with one of those names (as the Modelica Standard Library and EQM's own
@@ -43,6 +45,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let print = match c_name {
             "ModelicaInternal_print" => true,
             "ModelicaError" => false,
+            // EQM keeps no file open (the files a model reads are read when it is compiled),
+            // so closing one has nothing to do.
+            "ModelicaStreams_closeFile" => return Some(None),
             _ => return None,
         };
         let inputs = self.input_names(class);

@@ -235,7 +235,8 @@ impl Session {
         self.diagnostics.append(&mut self.sources.diagnostics);
     }
 
-    /// Gives the session the way to read the data files its models name (`readMatrix`), such as
+    /// Gives the session the way to read the data files its models name (`readMatrix`, and the
+    /// text files of `Streams.readLine`, `countLines` and `Files.exist`), such as
     /// `|path| std::fs::read_to_string(path)` in a front end that reads the file system, or a
     /// closure that returns texts in a test. Without one, such a model is reported as unable to
     /// read them.

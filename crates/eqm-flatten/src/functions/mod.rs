@@ -14,12 +14,14 @@
 //! `instantiate` (the flat function and its body), `locals` (the slots of its variables),
 //! `references` (locals read and assigned in a body), `calls` (checked calls) and `external`
 //! (external C functions linked through the front end), `modelica_strings` (the string functions
-//! of the Modelica external C library, evaluated at compile time).
+//! of the Modelica external C library, evaluated at compile time) and `modelica_files` (its
+//! functions that read files, evaluated at compile time through the front end's reader).
 
 mod calls;
 mod external;
 mod instantiate;
 mod interface;
 mod locals;
+mod modelica_files;
 mod modelica_strings;
 mod references;

@@ -14,15 +14,26 @@ use crate::flattener::Flattener;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
-use eqm_ir::expr::{ExprId, Node};
+use eqm_ir::expr::ExprId;
 use eqm_ir::flat::{Message, ScalarType};
 use eqm_syntax::ast;
 
-/// A value an argument of a string function has at compile time.
-enum Known {
+/// A value an argument or a result of a string function has at compile time.
+pub(super) enum Known {
     Text(String),
     Number(f64),
     Integer(i64),
+    Boolean(bool),
+}
+
+/// Whether the external C function `c_name` is one EQM evaluates when the model is compiled:
+/// the string functions of the Modelica external C library, its functions that read files
+/// (`ModelicaInternal_countLines`, `_readLine`, `_stat`), and EQM's own string functions
+/// (`EqmStrings_*`) behind the functions the Modelica Standard Library writes in Modelica.
+fn is_compile_time_function(c_name: &str) -> bool {
+    c_name.starts_with("ModelicaStrings_")
+        || c_name.starts_with("EqmStrings_")
+        || super::modelica_files::is_file_function(c_name)
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -43,7 +54,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             _ => None,
         })?;
         let c_name = call.function.name.as_str();
-        if !c_name.starts_with("ModelicaStrings_") {
+        if !is_compile_time_function(c_name) {
             return None;
         }
         let outputs = self.output_names(class);
@@ -61,13 +72,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     None => self.literal_default(class, name)?,
                 };
                 let known = match &value {
+                    // A literal, or an expression of constants and parameters known now (`-1`,
+                    // `n - 1`): those parameters become structural, fixed when compiled.
                     Value::Scalar(x, ScalarType::Integer | ScalarType::Boolean | ScalarType::Real) => {
-                        match self.model.exprs.get(*x) {
-                            Node::Int(v) => Some(Known::Number(*v as f64)),
-                            Node::Bool(b) => Some(Known::Number(f64::from(u8::from(*b)))),
-                            Node::Real(bits) => Some(Known::Number(f64::from_bits(*bits))),
-                            _ => None,
-                        }
+                        self.known_value(*x).map(Known::Number)
                     }
                     _ => self.known_string(&value).and_then(|m| m.as_literal()).map(Known::Text),
                 };
@@ -88,7 +96,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return None;
             }
         }
-        let results = match evaluate(c_name, &read) {
+        let evaluated = match self.evaluate_file_function(c_name, &read) {
+            Some(result) => result,
+            None => evaluate(c_name, &read),
+        };
+        let results = match evaluated {
             Ok(results) => results,
             Err(why) => {
                 self.diagnostics.push(Diagnostic::error(
@@ -118,6 +130,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Known::Text(text) => Value::Str(Message::literal(text)),
                 Known::Integer(v) => Value::Scalar(self.model.exprs.int(v), ScalarType::Integer),
                 Known::Number(v) => Value::Scalar(self.model.exprs.real(v), ScalarType::Real),
+                Known::Boolean(b) => Value::Scalar(self.model.exprs.boolean(b), ScalarType::Boolean),
             });
         }
         let values: Vec<Value> = values.into_iter().collect::<Option<_>>()?;
@@ -149,7 +162,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 /// The results of string function `name` of the Modelica external C library for `args`: its
 /// return value, then the outputs it writes through pointers, in order.
 fn evaluate(name: &str, args: &[Known]) -> Result<Vec<Known>, String> {
-    use Known::{Integer, Number, Text};
+    use Known::{Boolean, Integer, Number, Text};
     let index = |v: f64| v as i64;
     Ok(match (name, args) {
         ("ModelicaStrings_length", [Text(s)]) => vec![Integer(s.len() as i64)],
@@ -192,6 +205,56 @@ fn evaluate(name: &str, args: &[Known]) -> Result<Vec<Known>, String> {
         ("ModelicaStrings_scanInteger", [Text(s), Number(start), Number(unsigned)]) => {
             let (next, value) = scan_number(s, index(*start), *unsigned != 0.0, false);
             vec![Integer(next), Integer(value as i64)]
+        }
+        ("EqmStrings_isEqual", [Text(a), Text(b), Number(case_sensitive)]) => {
+            vec![Boolean(fold_case(a, *case_sensitive) == fold_case(b, *case_sensitive))]
+        }
+        ("EqmStrings_repeat", [Number(n), Text(s)]) => {
+            let n = index(*n);
+            if n < 0 {
+                return Err(format!("a string cannot be repeated {n} times"));
+            }
+            if (n as u64).saturating_mul(s.len() as u64) > LONGEST_STRING as u64 {
+                return Err(format!("{n} repetitions would be longer than {LONGEST_STRING} bytes"));
+            }
+            vec![Text(s.repeat(n as usize))]
+        }
+        ("EqmStrings_find", [Text(s), Text(search), Number(start), Number(case_sensitive)]) => {
+            vec![Integer(find(s, search, index(*start), *case_sensitive)?)]
+        }
+        (
+            "EqmStrings_replace",
+            [
+                Text(s),
+                Text(search),
+                Text(replacement),
+                Number(start),
+                Number(all),
+                Number(case_sensitive),
+            ],
+        ) => vec![Text(replace(
+            s,
+            search,
+            replacement,
+            index(*start),
+            *all != 0.0,
+            *case_sensitive,
+        )?)],
+        (
+            "EqmStrings_scanReal" | "EqmStrings_scanInteger",
+            [Text(s), Number(start), Number(unsigned), Text(message)],
+        ) => {
+            let real = name == "EqmStrings_scanReal";
+            let (next, value) = scan_number(s, index(*start), *unsigned != 0.0, real);
+            if next == index(*start) {
+                let what = if real { "Real number" } else { "Integer number" };
+                return Err(format!(
+                    "no {what} at index {} of \"{s}\"{}{message}",
+                    index(*start),
+                    if message.is_empty() { "" } else { ": " }
+                ));
+            }
+            vec![if real { Number(value) } else { Integer(value as i64) }]
         }
         _ => {
             return Err(
@@ -256,4 +319,76 @@ fn scan_number(s: &str, start: i64, unsigned: bool, real: bool) -> (i64, f64) {
         Ok(v) => (k as i64 + 1, v),
         Err(_) => (start, 0.0),
     }
+}
+
+/// The longest string `Strings.repeat` makes, in bytes: a longer one is a mistake in a model,
+/// not a text it means to print.
+const LONGEST_STRING: usize = 1 << 24;
+
+/// `s` as compared: itself, or in ASCII lower case when letter case does not count.
+fn fold_case(s: &str, case_sensitive: f64) -> std::borrow::Cow<'_, str> {
+    if case_sensitive != 0.0 {
+        std::borrow::Cow::Borrowed(s)
+    } else {
+        std::borrow::Cow::Owned(s.to_ascii_lowercase())
+    }
+}
+
+/// `Strings.find`: the 1-based byte index of the first `search` in `s` at or after `start`,
+/// or 0 when there is none.
+fn find(s: &str, search: &str, start: i64, case_sensitive: f64) -> Result<i64, String> {
+    if start < 1 || start as usize > s.len() + 1 {
+        return Err(format!(
+            "the start index {start} is outside the string of length {}",
+            s.len()
+        ));
+    }
+    let (s, search) = (fold_case(s, case_sensitive), fold_case(search, case_sensitive));
+    let from = start as usize - 1;
+    Ok(s.as_bytes()
+        .get(from..)
+        .and_then(|rest| {
+            if search.is_empty() {
+                return Some(0);
+            }
+            rest.windows(search.len()).position(|w| w == search.as_bytes())
+        })
+        .map_or(0, |k| (from + k + 1) as i64))
+}
+
+/// `Strings.replace`: `s` with the first (or every, when `all`) `search` at or after `start`
+/// replaced by `replacement`.
+fn replace(
+    s: &str,
+    search: &str,
+    replacement: &str,
+    start: i64,
+    all: bool,
+    case_sensitive: f64,
+) -> Result<String, String> {
+    if search.is_empty() {
+        return Err("the string searched for is empty".to_string());
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut from = start;
+    let mut copied = 0;
+    loop {
+        let at = find(s, search, from, case_sensitive)?;
+        if at == 0 {
+            break;
+        }
+        let at = at as usize - 1;
+        let end = at + search.len();
+        // A match found with letter case folded may split a character of `s` only when the
+        // search string does, which `get` refuses.
+        out.push_str(s.get(copied..at).ok_or("the match splits a character")?);
+        out.push_str(replacement);
+        copied = end;
+        from = end as i64 + 1;
+        if !all || end >= s.len() {
+            break;
+        }
+    }
+    out.push_str(s.get(copied..).ok_or("the match splits a character")?);
+    Ok(out)
 }

@@ -43,6 +43,7 @@ mod structure;
 mod subscripts;
 mod sweep;
 mod system_dynamics;
+mod utilities;
 mod when_derivative;
 mod when_order;
 
