@@ -8,12 +8,12 @@
 //! refuses a structural parameter with `E0707`, raised as `StructuralParameterError`). Not
 //! done here: grids, DataFrames, plots (the Python package's).
 
-use crate::convert::{bytearray, model_error, run_error, run_settings, write_rows};
+use crate::convert::{model_error, run_error, run_settings};
 use crate::work;
 use eqm::pipeline::diag::source::SourceMap;
 use eqm::{Column, Diagnostic, Model, RunError, RunSettings, Summary};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyByteArray, PyDict, PyList, PyTuple};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -96,10 +96,10 @@ fn summary_dict<'py>(py: Python<'py>, s: &Summary, simulate_seconds: f64) -> PyR
 }
 
 /// A result as a tuple `(names, units, descriptions, rows, row count)`: `rows` a `bytearray`
-/// of row-major doubles, time first in each row.
-fn result_tuple<'py>(py: Python<'py>, header: Header, time: &[f64], values: &[f64]) -> PyResult<Bound<'py, PyTuple>> {
-    let width = header.0.len() + 1;
-    let buffer = bytearray(py, time.len() * width * 8, |bytes| write_rows(bytes, time, values))?;
+/// of row-major doubles, time first in each row, copied once from `bytes`, which the run
+/// wrote in that layout.
+fn result_tuple<'py>(py: Python<'py>, header: Header, bytes: &[u8], count: usize) -> PyResult<Bound<'py, PyTuple>> {
+    let buffer = PyByteArray::new(py, bytes);
     let (names, units, descriptions) = header;
     PyTuple::new(
         py,
@@ -108,7 +108,7 @@ fn result_tuple<'py>(py: Python<'py>, header: Header, time: &[f64], values: &[f6
             units.into_pyobject(py)?.into_any(),
             descriptions.into_pyobject(py)?.into_any(),
             buffer.into_any(),
-            time.len().into_pyobject(py)?.into_any(),
+            count.into_pyobject(py)?.into_any(),
         ],
     )
 }
@@ -181,25 +181,28 @@ impl NativeModel {
         let cancel = Arc::new(AtomicBool::new(false));
         settings.cancel = Some(cancel.clone());
         let model = self.model.clone();
-        let (columns, time, values, outcome, seconds) = work::run(py, Some(&cancel), move || {
+        let (columns, bytes, count, outcome, seconds) = work::run(py, Some(&cancel), move || {
             let mut model = lock(&model);
             let started = std::time::Instant::now();
             let columns = set_values(&mut model, &params, &starts)
                 .and_then(|()| model.columns(settings.variables.as_deref()));
             let columns = match columns {
                 Ok(c) => c,
-                Err(d) => return (Vec::new(), Vec::new(), Vec::new(), Err(RunError::Model(Box::new(d))), 0.0),
+                Err(d) => return (Vec::new(), Vec::new(), 0, Err(RunError::Model(Box::new(d))), 0.0),
             };
-            let mut time = Vec::new();
-            let mut values = Vec::new();
+            // The rows are written as they come in the layout Python reads (native-endian
+            // doubles, time first in each row), so that handing them over is one copy.
+            let mut bytes: Vec<u8> = Vec::new();
+            let mut count = 0;
             let outcome = model.simulate_into(&settings, &columns, &mut |t: f64, row: &[f64]| {
-                time.push(t);
-                values.extend_from_slice(row);
+                crate::convert::append_rows(&mut bytes, &[], &[t], row);
+                count += 1;
                 Ok(())
             });
-            (columns, time, values, outcome, started.elapsed().as_secs_f64())
+            (columns, bytes, count, outcome, started.elapsed().as_secs_f64())
         })?;
-        let table = result_tuple(py, header(&columns), &time, &values)?;
+        let table = result_tuple(py, header(&columns), &bytes, count)?;
+        drop(bytes);
         match outcome {
             Ok(report) => {
                 let summary = summary_dict(py, &report.summary, seconds)?;
@@ -258,7 +261,7 @@ impl NativeModel {
                 failures.append((i, run_error(py, e, &self.sources, py.None()).into_value(py)))?;
             }
         }
-        let buffer = bytearray(py, bytes.len(), |out| out.copy_from_slice(&bytes))?;
+        let buffer = PyByteArray::new(py, &bytes);
         let mut all_names = names;
         all_names.push("time".into());
         let (column_names, units, descriptions) = header(&runs.columns);
