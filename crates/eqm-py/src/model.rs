@@ -184,8 +184,8 @@ impl NativeModel {
         let (columns, bytes, count, outcome, seconds) = work::run(py, Some(&cancel), move || {
             let mut model = lock(&model);
             let started = std::time::Instant::now();
-            let columns = set_values(&mut model, &params, &starts)
-                .and_then(|()| model.columns(settings.variables.as_deref()));
+            let columns =
+                set_values(&mut model, &params, &starts).and_then(|()| model.columns(settings.variables.as_deref()));
             let columns = match columns {
                 Ok(c) => c,
                 Err(d) => return (Vec::new(), Vec::new(), 0, Err(RunError::Model(Box::new(d))), 0.0),

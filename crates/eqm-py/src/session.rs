@@ -89,8 +89,9 @@ impl NativeSession {
         model: Option<String>,
         parameters: Vec<(String, f64)>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (summary, warnings, sources) =
-            self.with_session(py, model, parameters, |session, model, options| session.check(model, options))?;
+        let (summary, warnings, sources) = self.with_session(py, model, parameters, |session, model, options| {
+            session.check(model, options)
+        })?;
         let dict = PyDict::new(py);
         dict.set_item("model", summary.model)?;
         dict.set_item("variables", summary.variables)?;
@@ -143,9 +144,7 @@ impl NativeSession {
     #[pyo3(signature = (model, parameters))]
     fn diagram(&self, py: Python<'_>, model: Option<String>, parameters: Vec<(String, f64)>) -> PyResult<String> {
         let (svg, ..) = self.with_session(py, model, parameters, |session, model, options| {
-            session
-                .diagram(model, options)
-                .map(|d| eqm::diagram::svg(&d))
+            session.diagram(model, options).map(|d| eqm::diagram::svg(&d))
         })?;
         Ok(svg)
     }

@@ -123,7 +123,9 @@ fn a_cancelled_run_stops_with_the_rows_before() {
 /// the first row written.
 fn cancelled_between_rows(text: &str) {
     let mut session = Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
-    let mut model = session.compile(None, &ModelOptions::default()).expect("the model compiles");
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .expect("the model compiles");
     let flag = Arc::new(AtomicBool::new(false));
     let settings = RunSettings {
         stop: Some(1e9),
@@ -151,7 +153,10 @@ fn cancelled_between_rows(text: &str) {
     assert_eq!(rows, 1, "only the row at the start is written");
     // A billion steps take minutes even as native code; the run stops at its next step.
     let late = stopped.saturating_duration_since(set_at);
-    assert!(late < std::time::Duration::from_secs(5), "stopped {late:?} after the flag was set");
+    assert!(
+        late < std::time::Duration::from_secs(5),
+        "stopped {late:?} after the flag was set"
+    );
 }
 
 #[test]

@@ -372,7 +372,9 @@ fn a_sweep_is_one_table_with_the_parameters_first() {
     let (header, expected) = csv_columns(&String::from_utf8(csv).expect("utf-8"));
     assert_eq!(header, ["k", "time", "h", "v"]);
     let mut arrow = Vec::new();
-    swept.write_file(ResultFormat::ArrowIpc, &mut arrow, &swept.info).expect("arrow");
+    swept
+        .write_file(ResultFormat::ArrowIpc, &mut arrow, &swept.info)
+        .expect("arrow");
     let reader = arrow_ipc::reader::FileReader::try_new(Cursor::new(arrow), None).expect("an Arrow file");
     let batches: Vec<RecordBatch> = reader.map(|b| b.expect("a batch")).collect();
     let schema = batches[0].schema();

@@ -611,8 +611,7 @@ pub(super) fn write_result(result: &SimulationResult, info: &eqm::ResultFileInfo
         Ok(format) => format,
         Err(message) => return eprintln!("error: {message}"),
     };
-    let written =
-        std::fs::File::create(path).and_then(|f| result.write_file(format, std::io::BufWriter::new(f), info));
+    let written = std::fs::File::create(path).and_then(|f| result.write_file(format, std::io::BufWriter::new(f), info));
     match written {
         Ok(()) => println!("wrote {} ({} rows)", path.display(), result.len()),
         Err(e) => eprintln!("error: cannot write {}: {e}", path.display()),

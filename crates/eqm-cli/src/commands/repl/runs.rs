@@ -139,7 +139,12 @@ impl Repl {
         };
         // The session keeps the rows, so the lines the model prints take standard output.
         let mut sink = PrintingSink { rows, to_stdout: true };
-        let result = model.simulate_into(&plan.settings, &plan.columns, &mut sink);
+        // Ctrl-C also stops the run between steps, when its next row is far away.
+        let cancellable = eqm::RunSettings {
+            cancel: Some(interrupted.clone()),
+            ..plan.settings.clone()
+        };
+        let result = model.simulate_into(&cancellable, &plan.columns, &mut sink);
         let elapsed = started.elapsed();
         let info = model.result_file_info(&plan.settings);
         if !once.is_empty() {
