@@ -115,7 +115,7 @@ pub fn simulate_with(
         return Err(e);
     }
     // A run stopped by its cancel flag between rows ends as one whose sink refused a row.
-    if ending.stopped_at.is_some() && model_cancelled(options) {
+    if ending.stopped_at.is_some() && cancel_requested(options) {
         return Err(SimError::Io(std::io::Error::new(
             std::io::ErrorKind::Interrupted,
             "the run was cancelled",
@@ -152,7 +152,7 @@ pub fn simulate_with(
 }
 
 /// Whether the run's cancel flag is set.
-fn model_cancelled(options: &RunOptions) -> bool {
+fn cancel_requested(options: &RunOptions) -> bool {
     options
         .cancel
         .as_ref()
