@@ -17,8 +17,7 @@
 //! run is kept in memory until the sweep ends.
 
 use crate::model::Model;
-use crate::result_files::ResultFileInfo;
-use crate::results::{Column, CsvWriter, Rows, push_field};
+use crate::results::{Column, CsvWriter, ResultFileInfo, Rows, push_field};
 use crate::run::{RunError, RunSettings};
 use crate::session::{ModelOptions, Session};
 use eqm_diag::text::{format_number, push_number};
