@@ -40,6 +40,7 @@ fn main() {
         stabilize: eqm_sim::simulate::Stabilize::Default,
         origin: None,
         watch: Default::default(),
+        cancel: None,
     };
     let columns = eqm_sim::simulate::columns(model.program(), Some(&["s".to_string(), "h".to_string()]))
         .expect("the columns exist");

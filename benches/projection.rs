@@ -75,6 +75,7 @@ fn run(
         stabilize,
         origin: None,
         watch: Default::default(),
+        cancel: None,
     };
     eqm_sim::simulate::prepare(&mut compiled.program, &run_options);
     let columns = eqm_sim::simulate::columns(&compiled.program, Some(&["x".to_string()])).expect("x exists");

@@ -181,7 +181,7 @@ class Model:
         """The compiled model for ``params`` and the parameters left to set at run time: with
         ``recompile``, the structural ones are compiled in (once per combination)."""
         if not recompile:
-            self._check_settable(params)
+            # The run itself refuses an unknown or structural parameter, as this check would.
             return self._native, dict(params)
         structural = {p[0] for p in self._native.parameters() if p[3]}
         key = tuple(sorted((k, float(v)) for k, v in params.items() if k in structural))

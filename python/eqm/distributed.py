@@ -1,5 +1,5 @@
-"""Parameter sweeps on a Dask cluster: each worker process compiles the model once and runs
-many points of it.
+"""Parameter sweeps on a Dask or Ray cluster: each worker process compiles the model once and
+runs many points of it.
 
 :func:`sweep` splits the points into chunks and sends each to a worker with the model's text;
 a worker compiles the text the first time it sees it (a cache per process, since compiled
@@ -12,7 +12,9 @@ that died): no point is lost silently.
 On a cluster, start a scheduler and workers (``dask scheduler``, ``dask worker
 tcp://host:8786 --nworkers 4 --nthreads 1``, or ``dask_jobqueue.SLURMCluster(cores=..,
 memory=..).scale(jobs=10)``), install this package on every worker, and pass
-``distributed.Client(address)`` here.
+``distributed.Client(address)`` here. With Ray, call ``ray.init()`` (or ``ray.init(address=
+"auto")`` on a Ray cluster) and pass the ``ray`` module itself as the client: each chunk is a
+Ray task, and Ray's worker processes, kept between tasks, compile the model once each.
 """
 
 import os
@@ -46,14 +48,38 @@ def _run_chunk(model_text: str, model: Optional[str], first: int, points: List[D
     return frame, failures
 
 
+def _is_ray(client) -> bool:
+    """Whether ``client`` is the ``ray`` module (Ray has no client object)."""
+    return getattr(client, "__name__", None) == "ray" and hasattr(client, "remote")
+
+
+def _submit_all(client, tasks):
+    """Submits every task ``(arguments)`` of :func:`_run_chunk`; returns a function that gives
+    the outcome of task ``k`` (raising when the task itself was lost)."""
+    if _is_ray(client):
+        remote = client.remote(_run_chunk)
+        refs = [remote.remote(*args) for args in tasks]
+        return lambda k: client.get(refs[k])
+    futures = [client.submit(_run_chunk, *args, pure=False) for args in tasks]
+    return lambda k: futures[k].result()
+
+
+def _worker_count(client) -> int:
+    if _is_ray(client):
+        return max(1, int(client.cluster_resources().get("CPU", 1)))
+    return max(1, len(client.scheduler_info().get("workers", {})))
+
+
 def sweep(model_text: str, points: Union[Sequence[Mapping[str, float]], Mapping[str, Sequence[float]]],
           client, model: Optional[str] = None, chunks: Optional[int] = None,
           threads: Optional[int] = 1, parquet: Optional[str] = None, **settings: Any):
     """Runs ``model`` of ``model_text`` at every point (a list of parameter dictionaries or a
-    grid, as :meth:`eqm.Model.simulate_many` takes) on the workers of the Dask ``client``.
+    grid, as :meth:`eqm.Model.simulate_many` takes) on the workers of ``client``: a Dask
+    ``distributed.Client``, or the ``ray`` module after ``ray.init()``.
 
-    ``chunks`` is the number of tasks (default: four per worker); each worker runs its chunk
-    on ``threads`` threads (one by default: Dask runs a task per worker thread). Returns the
+    ``chunks`` is the number of tasks (default: four per worker, or per CPU of a Ray
+    cluster); each worker runs its chunk on ``threads`` threads (one by default: Dask and Ray
+    run a task per worker process or thread). Returns the
     long DataFrame of ``simulate_many`` with every point in order (``attrs["failures"]`` as
     ``(point index, message)``), or with ``parquet`` (a directory) the list of Parquet files
     the workers wrote, one per chunk, and the failures: ``(paths, failures)``."""
@@ -61,24 +87,23 @@ def sweep(model_text: str, points: Union[Sequence[Mapping[str, float]], Mapping[
     table = _point_table(points)
     count = len(next(iter(table.values()), []))
     if chunks is None:
-        workers = max(1, len(client.scheduler_info().get("workers", {})))
-        chunks = 4 * workers
+        chunks = 4 * _worker_count(client)
     chunks = max(1, min(chunks, count)) if count else 0
     bounds = [(count * k) // chunks for k in range(chunks + 1)]
     if parquet is not None:
         os.makedirs(parquet, exist_ok=True)
-    futures = []
+    tasks = []
     for k in range(chunks):
         lo, hi = bounds[k], bounds[k + 1]
         # A list of points, not a dictionary of columns (which simulate_many reads as a grid).
         part = [{name: values[i] for name, values in table.items()} for i in range(lo, hi)]
-        futures.append(client.submit(_run_chunk, model_text, model, lo, part, settings, threads, parquet,
-                                     pure=False))
+        tasks.append((model_text, model, lo, part, settings, threads, parquet))
+    outcome = _submit_all(client, tasks)
     results = []
     failures: List[Tuple[int, str]] = []
-    for k, future in enumerate(futures):
+    for k in range(chunks):
         try:
-            value, failed = future.result()
+            value, failed = outcome(k)
         except Exception as e:  # the task itself was lost (a worker died): its points report it
             value, failed = None, [(i, f"{type(e).__name__}: {e}") for i in range(bounds[k], bounds[k + 1])]
         results.append(value)

@@ -51,3 +51,4 @@ end F;
     pd = pytest.importorskip("pandas")
     joined = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
     assert np.array_equal(joined.to_numpy(), frame.to_numpy())
+

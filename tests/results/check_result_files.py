@@ -1,12 +1,16 @@
 """Reads EQM's result files back with the data tools: Parquet and Arrow IPC with pyarrow and
-pandas, MAT v4 with scipy.io.loadmat, and checks that they hold the names, units,
-descriptions, dtypes and values of the CSV of the same run, bit for bit.
+pandas, MAT v4 with scipy.io.loadmat and with a reader of this script's own (each matrix's
+header unpacked field by field), and checks that they hold the names, units, descriptions,
+dtypes and values of the CSV of the same run, bit for bit. The files of a sweep and of the
+REPL (`:run --out`, `:save`) carry the same units, descriptions and model metadata.
 
 Usage: python3 check_result_files.py EQM_BINARY SCRATCH_DIRECTORY (run in the repository root).
 Exits non-zero with a message on the first difference.
 """
 
 import csv as _csv
+import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -111,5 +115,110 @@ check(data_2.dtype == np.float64 and data_2.shape == (3, len(csv["time"])), f"da
 for k, name in enumerate(names):
     column = abs(int(info[1, k])) - 1
     check(same_bits(data_2[column], csv[name]), f"MAT values of {name}")
+
+
+# The MAT v4 layout read a second way, without scipy: each matrix is a header of five
+# little-endian 32-bit integers (type, rows, columns, imaginary flag, name length), its name
+# with a closing NUL, then rows x columns elements stored column by column.
+ELEMENT = {0: ("d", 8), 2: ("i", 4), 5: ("B", 1)}  # the type's digit P: double, int32, uint8
+
+
+def read_mat4(path):
+    data = Path(path).read_bytes()
+    at, matrices = 0, {}
+    while at < len(data):
+        kind, rows, columns, imaginary, name_length = struct.unpack_from("<5i", data, at)
+        at += 20
+        name = data[at:at + name_length - 1].decode("ascii")
+        check(data[at + name_length - 1] == 0, f"MAT: the name {name} ends with NUL")
+        at += name_length
+        machine, zero, precision, text = kind // 1000, kind // 100 % 10, kind // 10 % 10, kind % 10
+        check((machine, zero, imaginary) == (0, 0, 0), f"MAT: {name} is little-endian, real: {kind}")
+        check(precision in ELEMENT and text in (0, 1), f"MAT: type of {name}: {kind}")
+        code, size = ELEMENT[precision]
+        count = rows * columns
+        values = struct.unpack_from(f"<{count}{code}", data, at)
+        at += count * size
+        # Column c of the matrix is values[c*rows:(c+1)*rows].
+        matrices[name] = (kind, rows, columns, [values[c * rows:(c + 1) * rows] for c in range(columns)])
+    check(at == len(data), "MAT: nothing after the last matrix")
+    return matrices
+
+
+def column_texts(matrix):
+    """Each column of a character matrix as text (the transposed layout: one per variable)."""
+    return ["".join(map(chr, column)).rstrip("\x00") for column in matrix[3]]
+
+
+def check_mat4(path, expected_names, expected_meta, csv_columns, stop):
+    m = read_mat4(path)
+    check(list(m) == ["Aclass", "name", "description", "dataInfo", "data_1", "data_2"], f"MAT matrices {list(m)}")
+    kind, rows, columns, aclass = m["Aclass"]
+    check((kind, rows, columns) == (51, 4, 11), f"Aclass header {kind} {rows} {columns}")
+    # Aclass is not transposed: row r is the r-th element of every column.
+    lines = ["".join(chr(col[r]) for col in aclass).rstrip("\x00") for r in range(rows)]
+    check(lines == ["Atrajectory", "1.1", "", "binTrans"], f"Aclass {lines}")
+    n = len(expected_names)
+    check(m["name"][0] == 51 and m["name"][2] == n, f"name header {m['name'][:3]}")
+    check(column_texts(m["name"]) == expected_names, f"MAT names {column_texts(m['name'])}")
+    descriptions = [f"{expected_meta[k][1]} [{expected_meta[k][0]}]" for k in expected_names]
+    check(column_texts(m["description"]) == descriptions, f"MAT descriptions {column_texts(m['description'])}")
+    kind, rows, columns, info = m["dataInfo"]
+    check((kind, rows, columns) == (20, 4, n), f"dataInfo header {kind} {rows} {columns}")
+    check(list(info[0]) == [0, 1, 0, -1], f"dataInfo of time {info[0]}")
+    for k in range(1, n):
+        check(list(info[k]) == [2, k + 1, 0, -1], f"dataInfo of {expected_names[k]}: {info[k]}")
+    kind, rows, columns, data_1 = m["data_1"]
+    check((kind, rows, columns) == (0, 1, 2), f"data_1 header {kind} {rows} {columns}")
+    check([c[0] for c in data_1] == [0.0, stop], f"data_1 holds the start and stop time: {data_1}")
+    kind, rows, columns, data_2 = m["data_2"]
+    points = len(csv_columns["time"])
+    check((kind, rows, columns) == (0, n, points), f"data_2 header {kind} {rows} {columns}")
+    for k, name in enumerate(expected_names):
+        got = struct.pack(f"<{points}d", *(point[k] for point in data_2))
+        want = struct.pack(f"<{points}d", *csv_columns[name])
+        check(got == want, f"MAT (own reader) values of {name}")
+
+
+check_mat4(paths["mat"], names, EXPECTED_META, csv, 3.0)
+
+
+def check_described(schema, what, parameters, stop):
+    """The fields of a sweep's or the REPL's table: parameters plain, the variables described
+    as in a single run's file; the file names the model and its experiment."""
+    for field in schema:
+        meta = field.metadata or {}
+        if field.name in parameters:
+            check(b"unit" not in meta, f"{what}: the parameter {field.name} has no unit")
+            continue
+        unit, description = EXPECTED_META[field.name]
+        check(meta.get(b"unit") == unit.encode(), f"{what}: unit of {field.name}: {meta}")
+        check(meta.get(b"description") == description.encode(), f"{what}: description of {field.name}")
+    file_meta = schema.metadata or {}
+    check(file_meta.get(b"model") == b"BouncingBall", f"{what}: file metadata {file_meta}")
+    check(file_meta.get(b"experiment.stop") == stop, f"{what}: experiment {file_meta}")
+
+
+sweep_path = SCRATCH / "sweep.parquet"
+done = subprocess.run([EQM, "run", MODEL, "--stop", "1", "--sweep", "e=0.5,0.8", "--out", str(sweep_path)],
+                      capture_output=True, text=True)
+check(done.returncode == 0, f"eqm run --sweep --out: {done.stderr}")
+sweep_table = pq.read_table(sweep_path)
+check(sweep_table.column_names == ["e"] + names, f"sweep names {sweep_table.column_names}")
+check_described(sweep_table.schema, "sweep Parquet", {"e"}, b"1")
+
+# The REPL's `:run --out` and `:save` write what `eqm run --out` writes.
+repl_parquet, repl_mat, repl_csv = SCRATCH / "repl.parquet", SCRATCH / "repl.mat", SCRATCH / "repl.csv"
+script = (f":load {MODEL}\n:run --stop 1 --out {repl_parquet} as base\n:save base {repl_mat}\n"
+          f":save base {repl_csv}\n:quit\n")
+done = subprocess.run([EQM, "repl"], input=script, capture_output=True, text=True,
+                      env={**os.environ, "HOME": str(SCRATCH)})
+check(done.returncode == 0 and repl_mat.exists(), f"eqm repl: {done.stdout}{done.stderr}")
+check_described(pq.read_table(repl_parquet).schema, "REPL Parquet", set(), b"1")
+with open(repl_csv, newline="") as f:
+    lines = list(_csv.reader(f))
+repl_columns = {name: [float(row[k]) for row in lines[1:]] for k, name in enumerate(lines[0])}
+check(lines[0] == names, f"REPL CSV header {lines[0]}")
+check_mat4(repl_mat, names, EXPECTED_META, repl_columns, 1.0)
 
 print(f"result files: all {checks} checks hold")

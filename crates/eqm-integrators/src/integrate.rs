@@ -31,7 +31,8 @@ pub enum Output {
 pub enum Outcome {
     /// `t_end` was reached and reported.
     Finished,
-    /// The observer returned `Break` for the row at `time`.
+    /// The observer returned `Break` for the row at `time`, or the system was cancelled
+    /// ([`OdeSystem::cancelled`]) at the step end `time`.
     Stopped { time: f64 },
 }
 
@@ -63,6 +64,9 @@ pub fn integrate(
     }
     let mut row = vec![0.0; x0.len()];
     while stepper.time() < t_end {
+        if sys.cancelled() {
+            return Ok(Outcome::Stopped { time: stepper.time() });
+        }
         let info = stepper.step(sys, t_end)?;
         while let Some(t) = schedule.next_until(info.t) {
             // At the step's end the state itself is exact; interpolating there would only add

@@ -59,6 +59,12 @@ pub trait OdeSystem {
         let _ = (t, x, values);
         None
     }
+    /// Whether whoever started the run asked it to stop (a front end's cancel flag, set on
+    /// Ctrl-C). The driving loops look before every step, so that a run whose next output row
+    /// is far away still stops soon; they end as if the observer had stopped the run there.
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// Evaluates the right-hand side, counting the call and turning failures and non-finite

@@ -10,7 +10,7 @@ use eqm::pipeline::diag::source::SourceMap;
 use eqm::{Diagnostic, RunError, RunSettings, Severity};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyDict, PyList};
+use pyo3::types::{PyDict, PyList};
 
 /// The run settings named by `settings` (keys `start`, `stop`, `interval`, `rtol`, `atol`,
 /// `step`, `solver`, `interpreter`, `vars`, `max_rows`; `None` values left to the library).
@@ -167,9 +167,9 @@ pub(crate) fn run_error(py: Python<'_>, error: RunError, sources: &SourceMap, pa
     }
 }
 
-/// Rows as one `bytearray` of native-endian doubles, `columns` per row: for each row
-/// `prefix` (the same for every row), its time, then its values (`values` row-major). The
-/// one copy of the rows between Rust and Python; numpy views the buffer without another.
+/// Appends rows to `out` as native-endian doubles: for each row `prefix` (the same for every
+/// row), its time, then its values (`values` row-major). The layout of the `bytearray` handed
+/// to Python, which numpy views without another copy.
 pub(crate) fn append_rows(out: &mut Vec<u8>, prefix: &[f64], time: &[f64], values: &[f64]) {
     let width = if time.is_empty() { 0 } else { values.len() / time.len() };
     for (i, t) in time.iter().enumerate() {
@@ -179,30 +179,6 @@ pub(crate) fn append_rows(out: &mut Vec<u8>, prefix: &[f64], time: &[f64], value
             .chain(&values[i * width..(i + 1) * width])
         {
             out.extend_from_slice(&v.to_ne_bytes());
-        }
-    }
-}
-
-/// A `bytearray` of `len` bytes filled by `fill`, without an intermediate buffer.
-pub(crate) fn bytearray<'py>(
-    py: Python<'py>,
-    len: usize,
-    fill: impl FnOnce(&mut [u8]),
-) -> PyResult<Bound<'py, PyByteArray>> {
-    PyByteArray::new_with(py, len, |bytes| {
-        fill(bytes);
-        Ok(())
-    })
-}
-
-/// Writes rows into `bytes` as [`append_rows`] does, without growing a vector.
-pub(crate) fn write_rows(bytes: &mut [u8], time: &[f64], values: &[f64]) {
-    let width = if time.is_empty() { 0 } else { values.len() / time.len() };
-    let mut at = 0;
-    for (i, t) in time.iter().enumerate() {
-        for v in std::iter::once(t).chain(&values[i * width..(i + 1) * width]) {
-            bytes[at..at + 8].copy_from_slice(&v.to_ne_bytes());
-            at += 8;
         }
     }
 }

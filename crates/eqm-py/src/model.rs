@@ -8,56 +8,52 @@
 //! refuses a structural parameter with `E0707`, raised as `StructuralParameterError`). Not
 //! done here: grids, DataFrames, plots (the Python package's).
 
-use crate::convert::{bytearray, model_error, run_error, run_settings, write_rows};
+use crate::convert::{model_error, run_error, run_settings};
 use crate::work;
 use eqm::pipeline::diag::source::SourceMap;
-use eqm::{Column, Model, RunSettings, Summary};
+use eqm::{Column, Diagnostic, Model, RunError, RunSettings, Summary};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyByteArray, PyDict, PyList, PyTuple};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A compiled model; see the module documentation.
 #[pyclass(module = "eqm._native", frozen)]
 pub(crate) struct NativeModel {
-    model: Mutex<Model>,
+    /// Shared with the library's thread that runs it (a job owns what it uses).
+    model: Arc<Mutex<Model>>,
     sources: SourceMap,
 }
 
 impl NativeModel {
     pub(crate) fn new(model: Model, sources: SourceMap) -> NativeModel {
         NativeModel {
-            model: Mutex::new(model),
+            model: Arc::new(Mutex::new(model)),
             sources,
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Model> {
-        // A panic while the model was locked left it as it was between two runs.
-        self.model.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> MutexGuard<'_, Model> {
+        lock(&self.model)
     }
+}
 
-    /// Sets the run's parameter and start values on `model` after forgetting earlier ones.
-    fn set_values(
-        &self,
-        py: Python<'_>,
-        model: &mut Model,
-        params: &[(String, f64)],
-        starts: &[(String, f64)],
-    ) -> PyResult<()> {
-        model.reset();
-        for (name, value) in params {
-            model
-                .set_parameter(name, *value)
-                .map_err(|d| model_error(py, &[d], &self.sources))?;
-        }
-        for (name, value) in starts {
-            model
-                .set_start(name, *value)
-                .map_err(|d| model_error(py, &[d], &self.sources))?;
-        }
-        Ok(())
+fn lock(model: &Mutex<Model>) -> MutexGuard<'_, Model> {
+    // A panic while the model was locked left it as it was between two runs.
+    model.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Sets a run's parameter and start values on `model` after forgetting earlier ones; the
+/// diagnostic of the first it cannot take.
+fn set_values(model: &mut Model, params: &[(String, f64)], starts: &[(String, f64)]) -> Result<(), Diagnostic> {
+    model.reset();
+    for (name, value) in params {
+        model.set_parameter(name, *value)?;
     }
+    for (name, value) in starts {
+        model.set_start(name, *value)?;
+    }
+    Ok(())
 }
 
 /// The column names, units and descriptions of a result.
@@ -100,10 +96,10 @@ fn summary_dict<'py>(py: Python<'py>, s: &Summary, simulate_seconds: f64) -> PyR
 }
 
 /// A result as a tuple `(names, units, descriptions, rows, row count)`: `rows` a `bytearray`
-/// of row-major doubles, time first in each row.
-fn result_tuple<'py>(py: Python<'py>, header: Header, time: &[f64], values: &[f64]) -> PyResult<Bound<'py, PyTuple>> {
-    let width = header.0.len() + 1;
-    let buffer = bytearray(py, time.len() * width * 8, |bytes| write_rows(bytes, time, values))?;
+/// of row-major doubles, time first in each row, copied once from `bytes`, which the run
+/// wrote in that layout.
+fn result_tuple<'py>(py: Python<'py>, header: Header, bytes: &[u8], count: usize) -> PyResult<Bound<'py, PyTuple>> {
+    let buffer = PyByteArray::new(py, bytes);
     let (names, units, descriptions) = header;
     PyTuple::new(
         py,
@@ -112,7 +108,7 @@ fn result_tuple<'py>(py: Python<'py>, header: Header, time: &[f64], values: &[f6
             units.into_pyobject(py)?.into_any(),
             descriptions.into_pyobject(py)?.into_any(),
             buffer.into_any(),
-            time.len().into_pyobject(py)?.into_any(),
+            count.into_pyobject(py)?.into_any(),
         ],
     )
 }
@@ -165,9 +161,9 @@ impl NativeModel {
     /// `StructuralParameterError` for a structural parameter.
     fn check_values(&self, py: Python<'_>, params: Vec<(String, f64)>, starts: Vec<(String, f64)>) -> PyResult<()> {
         let mut model = self.lock();
-        let checked = self.set_values(py, &mut model, &params, &starts);
+        let checked = set_values(&mut model, &params, &starts);
         model.reset();
-        checked
+        checked.map_err(|d| model_error(py, &[d], &self.sources))
     }
 
     /// One run with `params` and `starts` set for it (on top of the compiled values) and
@@ -184,34 +180,29 @@ impl NativeModel {
         let mut settings = run_settings(settings)?;
         let cancel = Arc::new(AtomicBool::new(false));
         settings.cancel = Some(cancel.clone());
-        let mut model = self.lock();
-        self.set_values(py, &mut model, &params, &starts)?;
-        let model = &mut *model;
-        let (columns, time, values, outcome, seconds) = work::run(py, Some(&cancel), move || {
+        let model = self.model.clone();
+        let (columns, bytes, count, outcome, seconds) = work::run(py, Some(&cancel), move || {
+            let mut model = lock(&model);
             let started = std::time::Instant::now();
-            let columns = model.columns(settings.variables.as_deref());
+            let columns =
+                set_values(&mut model, &params, &starts).and_then(|()| model.columns(settings.variables.as_deref()));
             let columns = match columns {
                 Ok(c) => c,
-                Err(d) => {
-                    return (
-                        Vec::new(),
-                        Vec::new(),
-                        Vec::new(),
-                        Err(eqm::RunError::Model(Box::new(d))),
-                        0.0,
-                    );
-                }
+                Err(d) => return (Vec::new(), Vec::new(), 0, Err(RunError::Model(Box::new(d))), 0.0),
             };
-            let mut time = Vec::new();
-            let mut values = Vec::new();
+            // The rows are written as they come in the layout Python reads (native-endian
+            // doubles, time first in each row), so that handing them over is one copy.
+            let mut bytes: Vec<u8> = Vec::new();
+            let mut count = 0;
             let outcome = model.simulate_into(&settings, &columns, &mut |t: f64, row: &[f64]| {
-                time.push(t);
-                values.extend_from_slice(row);
+                crate::convert::append_rows(&mut bytes, &[], &[t], row);
+                count += 1;
                 Ok(())
             });
-            (columns, time, values, outcome, started.elapsed().as_secs_f64())
+            (columns, bytes, count, outcome, started.elapsed().as_secs_f64())
         })?;
-        let table = result_tuple(py, header(&columns), &time, &values)?;
+        let table = result_tuple(py, header(&columns), &bytes, count)?;
+        drop(bytes);
         match outcome {
             Ok(report) => {
                 let summary = summary_dict(py, &report.summary, seconds)?;
@@ -242,14 +233,14 @@ impl NativeModel {
         let mut settings: RunSettings = run_settings(settings)?;
         let cancel = Arc::new(AtomicBool::new(false));
         settings.cancel = Some(cancel.clone());
-        let mut model = self.lock();
-        self.set_values(py, &mut model, &[], &starts)?;
-        let model = &mut *model;
         let named: Vec<Vec<(String, f64)>> = points
             .iter()
             .map(|p| names.iter().cloned().zip(p.iter().copied()).collect())
             .collect();
+        let model = self.model.clone();
         let runs = work::run(py, Some(&cancel), move || {
+            let mut model = lock(&model);
+            set_values(&mut model, &[], &starts).map_err(|d| RunError::Model(Box::new(d)))?;
             model.simulate_points(&named, &settings, threads)
         })?
         .map_err(|e| run_error(py, e, &self.sources, py.None()))?;
@@ -270,7 +261,7 @@ impl NativeModel {
                 failures.append((i, run_error(py, e, &self.sources, py.None()).into_value(py)))?;
             }
         }
-        let buffer = bytearray(py, bytes.len(), |out| out.copy_from_slice(&bytes))?;
+        let buffer = PyByteArray::new(py, &bytes);
         let mut all_names = names;
         all_names.push("time".into());
         let (column_names, units, descriptions) = header(&runs.columns);

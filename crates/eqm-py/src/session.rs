@@ -4,8 +4,8 @@
 //! parameter values given to the compiler. Output: the model list, the check summary, the flat
 //! model's text, the explanation (text, sorting table, bipartite graph SVG), the component
 //! diagram SVG, the analysis (its JSON form and its matrices as bytes), and compiled
-//! [`NativeModel`]s. Each product is made in a fresh library session on a thread of its own
-//! with the GIL released (parsing again is cheap next to analysing), so that no library
+//! [`NativeModel`]s. Each product is made in a fresh library session on a thread of the
+//! library's with the GIL released (parsing again is cheap next to analysing), so that no library
 //! object has to live across Python threads. Not done here: reading files.
 
 use crate::convert::{diagnostic_list, model_error};
@@ -29,16 +29,16 @@ type Outcome<T> = (Option<T>, Vec<Diagnostic>, SourceMap);
 impl NativeSession {
     /// Runs `job` on a fresh library session of these sources with `parameters` given to the
     /// compiler, off the Python thread; `ModelError` when it returns nothing.
-    fn with_session<T: Send>(
+    fn with_session<T: Send + 'static>(
         &self,
         py: Python<'_>,
-        model: Option<&str>,
+        model: Option<String>,
         parameters: Vec<(String, f64)>,
-        job: impl FnOnce(&mut Session, &ModelOptions) -> Option<T> + Send,
+        job: impl FnOnce(&mut Session, Option<&str>, &ModelOptions) -> Option<T> + Send + 'static,
     ) -> PyResult<(T, Vec<Diagnostic>, SourceMap)> {
         let files = self.files.clone();
         let outcome: Outcome<T> = work::run(py, None, move || {
-            let mut session = Session::with_source_bytes(files, &[], model);
+            let mut session = Session::with_source_bytes(files, &[], model.as_deref());
             let options = ModelOptions {
                 parameters,
                 ..ModelOptions::default()
@@ -46,7 +46,7 @@ impl NativeSession {
             let value = if session.has_errors() {
                 None
             } else {
-                job(&mut session, &options)
+                job(&mut session, model.as_deref(), &options)
             };
             let diagnostics = session.take_diagnostics();
             (value, diagnostics, session.source_map().clone())
@@ -68,7 +68,7 @@ impl NativeSession {
     /// The models of the user's files: `(name, kind, description)`; `ModelError` for a file
     /// that does not parse.
     fn models(&self, py: Python<'_>) -> PyResult<Vec<(String, String, Option<String>)>> {
-        let (models, ..) = self.with_session(py, None, Vec::new(), |session, _| {
+        let (models, ..) = self.with_session(py, None, Vec::new(), |session, _, _| {
             Some(
                 session
                     .models()
@@ -89,10 +89,9 @@ impl NativeSession {
         model: Option<String>,
         parameters: Vec<(String, f64)>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (summary, warnings, sources) =
-            self.with_session(py, model.as_deref(), parameters, |session, options| {
-                session.check(model.as_deref(), options)
-            })?;
+        let (summary, warnings, sources) = self.with_session(py, model, parameters, |session, model, options| {
+            session.check(model, options)
+        })?;
         let dict = PyDict::new(py);
         dict.set_item("model", summary.model)?;
         dict.set_item("variables", summary.variables)?;
@@ -105,8 +104,8 @@ impl NativeSession {
     /// The flat model's text, as `eqm flatten` prints it.
     #[pyo3(signature = (model, parameters))]
     fn flatten(&self, py: Python<'_>, model: Option<String>, parameters: Vec<(String, f64)>) -> PyResult<String> {
-        let (text, ..) = self.with_session(py, model.as_deref(), parameters, |session, options| {
-            session.flatten(model.as_deref(), options).map(|f| f.print())
+        let (text, ..) = self.with_session(py, model, parameters, |session, model, options| {
+            session.flatten(model, options).map(|f| f.print())
         })?;
         Ok(text)
     }
@@ -122,12 +121,12 @@ impl NativeSession {
         parameters: Vec<(String, f64)>,
         keep_aliases: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let ((text, sorting, svg), ..) = self.with_session(py, model.as_deref(), parameters, |session, options| {
+        let ((text, sorting, svg), ..) = self.with_session(py, model, parameters, move |session, model, options| {
             let options = ModelOptions {
                 keep_aliases,
                 ..options.clone()
             };
-            let (analysis, text) = session.analyze_explained(model.as_deref(), &options)?;
+            let (analysis, text) = session.analyze_explained(model, &options)?;
             let view = GraphView::new(&analysis);
             Some((text, sorting_rows(&view), view.svg().map_err(|e| e.to_string())))
         })?;
@@ -144,10 +143,8 @@ impl NativeSession {
     /// The component diagram of the model as SVG.
     #[pyo3(signature = (model, parameters))]
     fn diagram(&self, py: Python<'_>, model: Option<String>, parameters: Vec<(String, f64)>) -> PyResult<String> {
-        let (svg, ..) = self.with_session(py, model.as_deref(), parameters, |session, options| {
-            session
-                .diagram(model.as_deref(), options)
-                .map(|d| eqm::diagram::svg(&d))
+        let (svg, ..) = self.with_session(py, model, parameters, |session, model, options| {
+            session.diagram(model, options).map(|d| eqm::diagram::svg(&d))
         })?;
         Ok(svg)
     }
@@ -163,8 +160,8 @@ impl NativeSession {
         parameters: Vec<(String, f64)>,
         at: Option<f64>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (result, _, sources) = self.with_session(py, model.as_deref(), parameters, |session, options| {
-            let mut compiled = session.compile_for_analysis(model.as_deref(), options)?;
+        let (result, _, sources) = self.with_session(py, model, parameters, move |session, model, options| {
+            let mut compiled = session.compile_for_analysis(model, options)?;
             Some(compiled.analyze(&AnalyzeOptions::of_model(at, Vec::new())).map(|a| {
                 let advice = a.advice(None);
                 let picture = advice.as_ref().and_then(|advice| {
@@ -204,8 +201,8 @@ impl NativeSession {
     /// among them); `ModelError` when it does not compile.
     #[pyo3(signature = (model, parameters))]
     fn compile(&self, py: Python<'_>, model: Option<String>, parameters: Vec<(String, f64)>) -> PyResult<NativeModel> {
-        let (compiled, _, sources) = self.with_session(py, model.as_deref(), parameters, |session, options| {
-            session.compile(model.as_deref(), options)
+        let (compiled, _, sources) = self.with_session(py, model, parameters, |session, model, options| {
+            session.compile(model, options)
         })?;
         Ok(NativeModel::new(compiled, sources))
     }

@@ -20,6 +20,8 @@ pub struct ModelOde<'p> {
     pub failure: Option<EvalFailure>,
     /// The constraint projection of a model with invariants, if any.
     pub projector: Option<Projector>,
+    /// The run's cancel flag ([`crate::run::RunOptions::cancel`]).
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl<'p> ModelOde<'p> {
@@ -28,6 +30,7 @@ impl<'p> ModelOde<'p> {
             instance,
             failure: None,
             projector: None,
+            cancel: None,
         }
     }
 
@@ -44,6 +47,12 @@ impl<'p> ModelOde<'p> {
 impl OdeSystem for ModelOde<'_> {
     fn dim(&self) -> usize {
         self.instance.dim()
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     fn rhs(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), RhsError> {

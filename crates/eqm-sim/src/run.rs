@@ -34,6 +34,9 @@ pub struct RunOptions {
     pub origin: Option<f64>,
     /// The values this run is valid for; it ends where one changes (see [`Watch`]).
     pub watch: Watch,
+    /// Set by another thread to stop the run before its next step; the run then ends with
+    /// [`SimError::Io`] of kind `Interrupted` (as when its sink refuses a row).
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 pub use crate::hybrid::Watch;

@@ -80,6 +80,7 @@ mod run;
 mod session;
 pub mod stability;
 pub mod sweep;
+pub mod worker;
 
 pub use analyze::{AnalyzeOptions, ModelAnalysis};
 pub use diagram::Diagram;
@@ -106,7 +107,7 @@ pub use eqm_integrators::tableau::Tableau;
 pub use eqm_ir::external::{ExternalUnit, LinkError, LinkExternal, LinkedSymbol};
 pub use eqm_ir::flat::{Experiment, FlatModel};
 pub use eqm_sim::simulate::{Stabilize, Summary};
-pub use eqm_syntax::with_compiler_stack;
+pub use worker::with_compiler_stack;
 
 /// The crates of the pipeline, for the tests and benches of products the API does not wrap
 /// (the executable program, the structural graph, the integrators). Front ends use the API

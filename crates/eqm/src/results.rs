@@ -1,6 +1,6 @@
 //! Simulation results: the columns of a run, the rows kept in memory as a
 //! [`SimulationResult`], or streamed as they are computed to any [`RowSink`], for example as
-//! CSV ([`CsvWriter`]).
+//! CSV ([`CsvWriter`]); and what a result file says about its run ([`ResultFileInfo`]).
 //!
 //! Input: the columns (full variable names with their units and descriptions) and rows of
 //! `time` plus values. Output: the table in memory with lookups by name, or CSV text on any
@@ -281,5 +281,31 @@ impl RowSink for Rows {
         self.time.push(time);
         self.values.extend_from_slice(values);
         Ok(())
+    }
+}
+
+/// What a result file says about its run beyond the columns: the model and its experiment
+/// (`crate::result_files` writes it; a sweep keeps it for its file).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResultFileInfo {
+    /// The model's full name; empty when the front end does not know it.
+    pub model: String,
+    /// The experiment's settings as text (`start`, `stop`, `interval`, `tolerance`, ...), in the
+    /// order given.
+    pub experiment: Vec<(String, String)>,
+}
+
+impl ResultFileInfo {
+    /// The file metadata as key and value: `model` (unless unknown, empty), then
+    /// `experiment.<setting>` for each setting.
+    pub(crate) fn key_values(&self) -> Vec<(String, String)> {
+        let mut all = Vec::new();
+        if !self.model.is_empty() {
+            all.push(("model".to_string(), self.model.clone()));
+        }
+        for (key, value) in &self.experiment {
+            all.push((format!("experiment.{key}"), value.clone()));
+        }
+        all
     }
 }

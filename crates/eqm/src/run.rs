@@ -190,6 +190,7 @@ impl RunSettings {
             }),
             origin: None,
             watch: Default::default(),
+            cancel: self.cancel.clone(),
         };
         Ok((options, notes))
     }

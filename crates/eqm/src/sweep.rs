@@ -17,11 +17,12 @@
 //! run is kept in memory until the sweep ends.
 
 use crate::model::Model;
-use crate::results::{CsvWriter, Rows, push_field};
+use crate::results::{Column, CsvWriter, ResultFileInfo, Rows, push_field};
 use crate::run::{RunError, RunSettings};
 use crate::session::{ModelOptions, Session};
 use eqm_diag::text::{format_number, push_number};
 use eqm_sim::simulate::Summary;
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -179,15 +180,22 @@ pub struct Sweep {
     pub compilations: usize,
     /// How many threads ran the simulations.
     pub threads: usize,
+    /// Every variable of any run once, with its unit and description (from the first model
+    /// compiled that has it), for the column metadata of result files.
+    pub described: Vec<Column>,
+    /// What a result file of the sweep says about it: the model and the experiment every run
+    /// used.
+    pub info: ResultFileInfo,
 }
 
 impl Sweep {
     /// The result columns of all runs: those of the first run, then any other run's new ones.
     pub fn columns(&self) -> Vec<String> {
+        let mut seen: HashSet<&str> = HashSet::new();
         let mut all: Vec<String> = Vec::new();
         for run in &self.runs {
             for c in &run.columns {
-                if !all.contains(c) {
+                if seen.insert(c.as_str()) {
                     all.push(c.clone());
                 }
             }
@@ -318,6 +326,9 @@ pub fn sweep(
     let mut runs: Vec<Option<SweepRun>> = Vec::new();
     let mut failed = None;
     let mut decided: Option<(RunSettings, Option<String>)> = None;
+    let mut info = ResultFileInfo::default();
+    let mut described: Vec<Column> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     let groups = for_each_group(
         session,
         model,
@@ -327,7 +338,11 @@ pub fn sweep(
             if runs.is_empty() {
                 runs = (0..combos.len()).map(|_| None).collect();
             }
+            let first_group = decided.is_none();
             let (settings, _) = decided.get_or_insert_with(|| model.with_stop_time(settings));
+            if first_group {
+                info = model.result_file_info(settings);
+            }
             let columns = match model.columns(settings.variables.as_deref()) {
                 Ok(c) => c,
                 Err(d) => {
@@ -335,6 +350,7 @@ pub fn sweep(
                     return false;
                 }
             };
+            described.extend(columns.iter().filter(|c| seen.insert(c.name.clone())).cloned());
             for (i, run) in run_group(model, &columns, axes, structural, combos, members, settings, threads) {
                 runs[i] = Some(run);
             }
@@ -355,6 +371,8 @@ pub fn sweep(
         notes,
         compilations,
         threads,
+        described,
+        info,
     })
 }
 

@@ -61,10 +61,7 @@ pub(crate) fn run(
     if let Some(missing) = run.plot.iter().flatten().find(|name| !columns.contains(name)) {
         return usage(format!("there is no variable `{missing}` to plot"));
     }
-    let info = eqm::ResultFileInfo {
-        model: model.unwrap_or_default().to_string(),
-        experiment: Vec::new(),
-    };
+    let info = sweep.info.clone();
     let written = match &run.out {
         Some(path) => std::fs::File::create(path)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))

@@ -17,7 +17,7 @@ use super::{
     ACCUMULATION_COUNT, ACCUMULATION_GAP, Crossing, Firings, HybridError, HybridModel, HybridOutcome, PIN_TOLERANCE,
     WhenState,
 };
-use eqm_integrators::{IntegrationError, Output, Schedule, StepInfo, Stepper};
+use eqm_integrators::{IntegrationError, OdeSystem, Output, Schedule, StepInfo, Stepper};
 use std::ops::ControlFlow;
 
 /// What happened since the last restart, to tell a crossing from noise: a surface must move
@@ -89,6 +89,9 @@ pub fn integrate(
     // run to 1) leaves a remainder no step can take: that is the end.
     let end_reached = |t: f64| t_end - t <= 4.0 * f64::EPSILON * t_end.abs().max(1.0);
     while !end_reached(stepper.time()) {
+        if model.cancelled() {
+            return Ok(HybridOutcome::Stopped { time: stepper.time() });
+        }
         let limit = run.step_limit(model, stepper.time());
         let info = stepper.step(model, limit)?;
         // Every watched function over the whole step, so that a surface crossed there and back

@@ -438,6 +438,10 @@ impl OdeSystem for HybridModel<'_> {
         self.ode.jacobian_pattern()
     }
 
+    fn cancelled(&self) -> bool {
+        self.ode.cancelled()
+    }
+
     fn sparse_jacobian(&mut self, t: f64, x: &[f64], values: &mut [f64]) -> Option<Result<(), RhsError>> {
         if self.sliding.is_some() {
             return None;

@@ -114,6 +114,13 @@ pub fn simulate_with(
     if let Some(e) = written.error {
         return Err(e);
     }
+    // A run stopped by its cancel flag between rows ends as one whose sink refused a row.
+    if ending.stopped_at.is_some() && cancel_requested(options) {
+        return Err(SimError::Io(std::io::Error::new(
+            std::io::ErrorKind::Interrupted,
+            "the run was cancelled",
+        )));
+    }
     warnings.append(&mut ending.events.warnings);
     if let Some(mut e) = ending.failure {
         if let SimError::Failed { warnings: kept, .. } = &mut e {
@@ -142,6 +149,14 @@ pub fn simulate_with(
             r
         }),
     })
+}
+
+/// Whether the run's cancel flag is set.
+fn cancel_requested(options: &RunOptions) -> bool {
+    options
+        .cancel
+        .as_ref()
+        .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::Relaxed))
 }
 
 /// The name of the back end that computes the right-hand side, for the summary.
@@ -183,6 +198,7 @@ fn prepare_run<'p>(
     // compiled code instead of compiling it again.
     let mut rows = first.clone();
     let mut model = ModelOde::new(first);
+    model.cancel = options.cancel.clone();
     let mut homotopy = None;
     let (x0, determined, initialization) = initial_states_reported(&mut model.instance, init, options, &mut homotopy)?;
     let mut invariants = None;

@@ -39,6 +39,7 @@ pub fn run_options(stop: f64, method: Method, rtol: f64, atol: f64, interval: f6
         stabilize: Stabilize::Default,
         origin: None,
         watch: Default::default(),
+        cancel: None,
     }
 }
 

@@ -20,6 +20,7 @@ pub use arrow::ArrowFileWriter;
 pub use mat::MatWriter;
 
 use crate::model::Model;
+pub use crate::results::ResultFileInfo;
 use crate::results::{Column, CsvWriter, RowSink, SimulationResult};
 use crate::run::RunSettings;
 use eqm_diag::text::format_number;
@@ -78,31 +79,6 @@ impl ResultFormat {
     /// trajectory, so a sweep's many runs do not fit them.
     pub fn holds_sweeps(self) -> bool {
         self != ResultFormat::Mat
-    }
-}
-
-/// What a result file says about its run beyond the columns: the model and its experiment.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ResultFileInfo {
-    /// The model's full name; empty when the front end does not know it.
-    pub model: String,
-    /// The experiment's settings as text (`start`, `stop`, `interval`, `tolerance`, ...), in the
-    /// order given.
-    pub experiment: Vec<(String, String)>,
-}
-
-impl ResultFileInfo {
-    /// The file metadata as key and value: `model` (unless unknown, empty), then
-    /// `experiment.<setting>` for each setting.
-    pub(crate) fn key_values(&self) -> Vec<(String, String)> {
-        let mut all = Vec::new();
-        if !self.model.is_empty() {
-            all.push(("model".to_string(), self.model.clone()));
-        }
-        for (key, value) in &self.experiment {
-            all.push((format!("experiment.{key}"), value.clone()));
-        }
-        all
     }
 }
 

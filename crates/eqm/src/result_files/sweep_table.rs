@@ -1,7 +1,8 @@
 //! A parameter sweep as one Parquet or Arrow IPC table: the swept parameters' columns first,
 //! then `time` and the variables, every run's rows one after another, as in the sweep's CSV.
 //!
-//! Input: a finished [`Sweep`] and the file metadata. Output: the table on any writer; a
+//! Input: a finished [`Sweep`] and the file metadata. Output: the table on any writer, each
+//! variable's unit and description as its field's metadata (as in a single run's file); a
 //! variable that some run does not have (a structural parameter removed it) is a nullable
 //! column, empty in that run's rows. MAT v4 result files hold one trajectory, so a sweep is not
 //! written as one. This module does no IO of its own and does not stream: a sweep keeps its
@@ -9,7 +10,9 @@
 
 use super::arrow::{ArrowFileWriter, TableField};
 use super::{ResultFileInfo, ResultFormat, ResultWriter};
+use crate::results::Column;
 use crate::sweep::Sweep;
+use std::collections::HashMap;
 use std::io::{self, Write};
 
 impl Sweep {
@@ -22,8 +25,13 @@ impl Sweep {
         fields.push(TableField::time());
         // Where each column of the table is among each run's columns.
         let maps: Vec<Vec<Option<usize>>> = self.runs.iter().map(|r| r.positions_of(&columns)).collect();
+        // Each variable's unit and description, as a single run's file has them.
+        let described: HashMap<&str, &Column> = self.described.iter().map(|c| (c.name.as_str(), c)).collect();
         for (k, name) in columns.iter().enumerate() {
-            let mut field = TableField::plain(name);
+            let mut field = match described.get(name.as_str()) {
+                Some(column) => TableField::of_column(column),
+                None => TableField::plain(name),
+            };
             field.nullable = maps.iter().any(|map| map[k].is_none());
             fields.push(field);
         }

@@ -116,3 +116,63 @@ fn a_cancelled_run_stops_with_the_rows_before() {
     assert!(is_cancelled(&error), "{error}");
     assert_eq!(rows, 0);
 }
+
+/// Runs `text` with fixed Euler steps of 1 from 0 to 1e9, one row at the start and the next
+/// at the end, and sets the cancel flag from another thread after 0.2 s: the run must stop
+/// between steps, long before its billion steps are done, with the cancelled outcome and only
+/// the first row written.
+fn cancelled_between_rows(text: &str) {
+    let mut session = Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .expect("the model compiles");
+    let flag = Arc::new(AtomicBool::new(false));
+    let settings = RunSettings {
+        stop: Some(1e9),
+        interval: Some(1e9),
+        method: eqm::Method::parse("euler"),
+        step: Some(1.0),
+        cancel: Some(flag.clone()),
+        ..RunSettings::default()
+    };
+    let columns = model.columns(None).unwrap();
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        std::time::Instant::now()
+    });
+    let mut rows = 0;
+    let outcome = model.simulate_into(&settings, &columns, &mut |_: f64, _: &[f64]| {
+        rows += 1;
+        Ok(())
+    });
+    let stopped = std::time::Instant::now();
+    let set_at = setter.join().unwrap();
+    let error = outcome.expect_err("the run was cancelled");
+    assert!(is_cancelled(&error), "{error}");
+    assert_eq!(rows, 1, "only the row at the start is written");
+    // A billion steps take minutes even as native code; the run stops at its next step.
+    let late = stopped.saturating_duration_since(set_at);
+    assert!(
+        late < std::time::Duration::from_secs(5),
+        "stopped {late:?} after the flag was set"
+    );
+}
+
+#[test]
+fn a_cancelled_run_stops_between_rows_without_events() {
+    cancelled_between_rows(DECAY);
+}
+
+#[test]
+fn a_cancelled_run_stops_between_rows_with_events() {
+    // The assertion makes the run go through the hybrid driver.
+    cancelled_between_rows(
+        "model Decay
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -1e-9*x;
+  assert(x > -1, \"x stays above -1\");
+end Decay;",
+    );
+}

@@ -373,12 +373,30 @@ fn a_sweep_is_one_table_with_the_parameters_first() {
     assert_eq!(header, ["k", "time", "h", "v"]);
     let mut arrow = Vec::new();
     swept
-        .write_file(ResultFormat::ArrowIpc, &mut arrow, &ResultFileInfo::default())
+        .write_file(ResultFormat::ArrowIpc, &mut arrow, &swept.info)
         .expect("arrow");
     let reader = arrow_ipc::reader::FileReader::try_new(Cursor::new(arrow), None).expect("an Arrow file");
     let batches: Vec<RecordBatch> = reader.map(|b| b.expect("a batch")).collect();
-    let names: Vec<String> = batches[0].schema().fields().iter().map(|f| f.name().clone()).collect();
+    let schema = batches[0].schema();
+    let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
     assert_eq!(names, header);
+    // The variables carry their units and descriptions as in a single run's file, the swept
+    // parameter none; the file says which model and experiment every run used.
+    let meta = |k: usize, key: &str| schema.field(k).metadata().get(key).cloned();
+    let expected_meta = [
+        (None, None),
+        (Some("s"), Some("Simulation time")),
+        (Some("m"), Some("Height")),
+        (Some("m/s"), Some("Speed")),
+    ];
+    for (k, (unit, description)) in expected_meta.iter().enumerate() {
+        assert_eq!(meta(k, "unit").as_deref(), *unit, "{}", header[k]);
+        assert_eq!(meta(k, "description").as_deref(), *description, "{}", header[k]);
+    }
+    let file = schema.metadata();
+    assert_eq!(file.get("model").map(String::as_str), Some("Fall"));
+    assert_eq!(file.get("experiment.stop").map(String::as_str), Some("1"));
+    assert_eq!(file.get("experiment.interval").map(String::as_str), Some("0.25"));
     for (k, name) in header.iter().enumerate() {
         let got: Vec<f64> = batches
             .iter()

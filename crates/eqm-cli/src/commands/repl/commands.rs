@@ -489,7 +489,7 @@ impl Repl {
 
     fn save(&self, run: &str, path: &Path) {
         let Some(run) = self.find_run(run) else { return };
-        write_result(&run.result, self.current.as_deref(), path);
+        write_result(&run.result, &run.info, path);
     }
 
     /// `:plot a, b [over x] [in RUN] [> FILE]`.
@@ -604,19 +604,14 @@ pub(super) fn short(v: f64) -> String {
     eqm::format_number(rounded)
 }
 
-/// Writes `result` of model `model` to `path`, in the format of its extension (CSV, Parquet,
-/// Arrow IPC or MAT v4), saying so or why not.
-pub(super) fn write_result(result: &SimulationResult, model: Option<&str>, path: &Path) {
+/// Writes `result` to `path` with the model and experiment of `info`, in the format of its
+/// extension (CSV, Parquet, Arrow IPC or MAT v4), saying so or why not.
+pub(super) fn write_result(result: &SimulationResult, info: &eqm::ResultFileInfo, path: &Path) {
     let format = match crate::commands::run::result_format(Some(path)) {
         Ok(format) => format,
         Err(message) => return eprintln!("error: {message}"),
     };
-    let info = eqm::ResultFileInfo {
-        model: model.unwrap_or_default().to_string(),
-        experiment: Vec::new(),
-    };
-    let written =
-        std::fs::File::create(path).and_then(|f| result.write_file(format, std::io::BufWriter::new(f), &info));
+    let written = std::fs::File::create(path).and_then(|f| result.write_file(format, std::io::BufWriter::new(f), info));
     match written {
         Ok(()) => println!("wrote {} ({} rows)", path.display(), result.len()),
         Err(e) => eprintln!("error: cannot write {}: {e}", path.display()),

@@ -46,6 +46,8 @@ pub(crate) struct Run {
     pub(crate) report: Option<RunReport>,
     /// The parameter and start values changed from the model's when it ran (`k=2`).
     pub(crate) changes: String,
+    /// What a result file of the run says about it (`:save`): the model and the experiment.
+    pub(crate) info: eqm::ResultFileInfo,
 }
 
 /// A class definition typed into the session.

@@ -37,6 +37,8 @@ struct Computed {
     result: SimulationResult,
     report: Option<RunReport>,
     elapsed: std::time::Duration,
+    /// What a result file of the run says about it: the model and the experiment.
+    info: eqm::ResultFileInfo,
 }
 
 impl Repl {
@@ -137,8 +139,14 @@ impl Repl {
         };
         // The session keeps the rows, so the lines the model prints take standard output.
         let mut sink = PrintingSink { rows, to_stdout: true };
-        let result = model.simulate_into(&plan.settings, &plan.columns, &mut sink);
+        // Ctrl-C also stops the run between steps, when its next row is far away.
+        let cancellable = eqm::RunSettings {
+            cancel: Some(interrupted.clone()),
+            ..plan.settings.clone()
+        };
+        let result = model.simulate_into(&cancellable, &plan.columns, &mut sink);
         let elapsed = started.elapsed();
+        let info = model.result_file_info(&plan.settings);
         if !once.is_empty() {
             restore(model, &kept_parameters, &kept_starts);
         }
@@ -171,6 +179,7 @@ impl Repl {
             result,
             report,
             elapsed,
+            info,
         })
     }
 
@@ -180,6 +189,7 @@ impl Repl {
             result,
             report,
             elapsed,
+            info,
         } = computed;
         let rows = result.len();
         let span = match (result.time().first(), result.time().last()) {
@@ -196,7 +206,7 @@ impl Repl {
             }
         );
         if let Some(path) = &run.out {
-            write_result(&result, self.current.as_deref(), path);
+            write_result(&result, &info, path);
         }
         if let (Some(plot), Some(path)) = (&run.plot, &run.plot_out) {
             let series = series(&result, plot, None);
@@ -214,6 +224,7 @@ impl Repl {
             result,
             report,
             changes,
+            info,
         });
     }
 
