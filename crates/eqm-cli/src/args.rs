@@ -210,6 +210,11 @@ pub(crate) struct ModelArgs {
     /// Override a parameter: `--param mass.m=2` (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     pub(crate) params: Vec<(String, f64)>,
+    /// A library directory searched before `EQMPATH` and `MODELICAPATH` (repeatable): one that
+    /// holds top-level packages (`Name/package.mo`, `Name.mo`), a package directory, or a
+    /// single-file package `Name.mo`.
+    #[arg(long = "library", value_name = "DIR")]
+    pub(crate) libraries: Vec<PathBuf>,
 }
 
 /// The value parser of `--param` and `--from`: `NAME=VALUE` with a number, `true` or `false`.
@@ -267,4 +272,8 @@ pub(crate) struct ReplArgs {
     /// Run the commands of this file instead of reading them from standard input.
     #[arg(long, value_name = "FILE")]
     pub(crate) script: Option<PathBuf>,
+    /// A library directory searched before `EQMPATH` and `MODELICAPATH` (repeatable), as for
+    /// `eqm run`.
+    #[arg(long = "library", value_name = "DIR")]
+    pub(crate) libraries: Vec<PathBuf>,
 }

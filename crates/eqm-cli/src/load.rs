@@ -13,7 +13,7 @@ use std::process::ExitCode;
 /// The session of a command on a model (`check`, `run`, ...): its files read and parsed, and the
 /// options with its parameter values.
 pub(crate) fn model_session(args: &ModelArgs) -> Result<(Session, ModelOptions), ExitCode> {
-    let session = load(&args.files, args.model.as_deref(), &[])?;
+    let session = load(&args.files, args.model.as_deref(), &[], &args.libraries)?;
     let options = ModelOptions {
         parameters: args.params.clone(),
         ..ModelOptions::default()
@@ -45,11 +45,18 @@ pub(crate) fn library_classes() -> (Vec<eqm::library_doc::LibraryClass>, Vec<eqm
     eqm::library_doc::library_classes(&stdlib_replacements())
 }
 
-/// Reads every file, the library directories of `EQMPATH` and the replacements of
+/// Reads every file, the `.eqm` files of the `EQMPATH` directories and the replacements of
 /// standard-library files in `EQM_STDLIB_DIR`, and parses them with the texts `typed` (each
 /// `(name, text)`, user files that do not come from the file system: classes typed into the
-/// REPL). An unreadable file is a usage error (exit 2).
-pub(crate) fn load(files: &[PathBuf], model: Option<&str>, typed: &[(String, String)]) -> Result<Session, ExitCode> {
+/// REPL). The library directories (`libraries` of `--library`, then `EQMPATH`, then
+/// `MODELICAPATH`) are given to the session, which reads their classes as lookups reach them.
+/// An unreadable file is a usage error (exit 2).
+pub(crate) fn load(
+    files: &[PathBuf],
+    model: Option<&str>,
+    typed: &[(String, String)],
+    libraries: &[PathBuf],
+) -> Result<Session, ExitCode> {
     let mut library: Vec<(String, String)> = Vec::new();
     if let Some(paths) = std::env::var_os("EQMPATH") {
         for dir in std::env::split_paths(&paths) {
@@ -87,11 +94,56 @@ pub(crate) fn load(files: &[PathBuf], model: Option<&str>, typed: &[(String, Str
             .iter()
             .map(|(name, text)| (name.clone(), text.clone().into_bytes())),
     );
-    let mut session = Session::with_stdlib_replaced(stdlib_replacements(), user, &library, model);
+    let path = eqm::LibraryPath {
+        store: std::sync::Arc::new(FileSystemStore),
+        directories: library_directories(libraries),
+    };
+    let mut session = Session::with_libraries(stdlib_replacements(), user, &library, Some(path), model);
     // The data files a model names (`readMatrix`) are read from the file system too.
     session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
     session.set_external_linker(external_linker());
     Ok(session)
+}
+
+/// The library directories in search order: those of `--library`, then those of `EQMPATH`,
+/// then those of `MODELICAPATH` (each a list separated by `:`, empty entries skipped).
+fn library_directories(libraries: &[PathBuf]) -> Vec<PathBuf> {
+    let mut directories = libraries.to_vec();
+    for variable in ["EQMPATH", "MODELICAPATH"] {
+        if let Some(paths) = std::env::var_os(variable) {
+            directories.extend(std::env::split_paths(&paths).filter(|p| !p.as_os_str().is_empty()));
+        }
+    }
+    directories
+}
+
+/// The file system as the library reads it.
+struct FileSystemStore;
+
+impl eqm::LibraryStore for FileSystemStore {
+    fn list_dir(&self, dir: &std::path::Path) -> Result<Vec<eqm::DirEntry>, String> {
+        let entries = std::fs::read_dir(dir).map_err(|e| e.to_string())?;
+        Ok(entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                // A symbolic link counts as what it points to.
+                let is_dir = std::fs::metadata(e.path()).map(|m| m.is_dir()).unwrap_or(false);
+                Some(eqm::DirEntry { name, is_dir })
+            })
+            .collect())
+    }
+
+    fn read_file(&self, path: &std::path::Path) -> Result<String, String> {
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        // Library files are UTF-8 as Modelica requires; a stray byte is shown as U+FFFD
+        // rather than refusing the whole library.
+        Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    }
+
+    fn is_file(&self, path: &std::path::Path) -> bool {
+        path.is_file()
+    }
 }
 
 /// How external C functions are compiled: with the compiler the environment variable `CC`

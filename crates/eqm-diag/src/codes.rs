@@ -323,6 +323,19 @@ pub static CODES: &[CodeInfo] = &[
          that the class does not have, or with a class that lacks a public element of the constraining class",
     ),
     code(
+        "E0240",
+        Error,
+        Names,
+        "A file of a library directory that does not hold the class its place says: its `within` clause names \
+         another package, or it defines another class or several",
+    ),
+    code(
+        "E0241",
+        Error,
+        Names,
+        "A file of a library directory that a lookup reached cannot be read",
+    ),
+    code(
         "E0301",
         Error,
         Instantiation,
@@ -692,6 +705,19 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Analysis,
         "A model with `delay` cannot be analysed: its linearisation is a delay equation, not a state-space system",
+    ),
+    code(
+        "W0240",
+        Warning,
+        Names,
+        "A library directory (of `--library`, `EQMPATH` or `MODELICAPATH`) that cannot be listed; it is skipped",
+    ),
+    code(
+        "W0241",
+        Warning,
+        Names,
+        "A model says it uses a version of a library (`uses(Modelica(version = ...))`) other than the version \
+         of the library found",
     ),
     code(
         "W0501",

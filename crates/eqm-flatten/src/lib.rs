@@ -38,6 +38,7 @@
 //!   and `sources` the parsed sources of one compilation, from which it flattens a model.
 
 pub mod diagram;
+pub mod library;
 pub mod resolve;
 pub mod sources;
 pub mod stdlib;

@@ -11,7 +11,7 @@ use eqm_diag::Diagnostic;
 use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct ClassId(pub u32);
@@ -105,6 +105,14 @@ pub struct ClassTable<'a> {
     /// searched a second time: this ends lookups through `extends` cycles (which flattening
     /// reports as E0212) without bounding the length of legitimate inheritance chains.
     searching: RefCell<Vec<ClassId>>,
+    /// The classes of library directories known by name but not read yet, by their enclosing
+    /// class (`None` for the top level); see [`ClassTable::mark_unloaded`].
+    unloaded: BTreeMap<Option<ClassId>, BTreeSet<String>>,
+    /// The dotted names of the unread classes a lookup reached, for the caller to read before
+    /// it looks again ([`ClassTable::take_requested`]).
+    requested: RefCell<BTreeSet<String>>,
+    /// Which classes a lookup found, by id (grown on demand); see [`ClassTable::innermost_reached`].
+    reached: RefCell<Vec<bool>>,
 }
 
 /// The margin of the bound on nested lookup calls. A lookup nests a few calls per class of an
@@ -160,6 +168,83 @@ impl<'a> ClassTable<'a> {
         table
     }
 
+    /// Marks classes stored in library directories but not read yet, each `(enclosing class,
+    /// name)` (see `crate::library`). A lookup that reaches one records its dotted name
+    /// ([`ClassTable::take_requested`]): its answer may then be wrong, as the class is missing,
+    /// so the caller reads the classes asked for and looks again with a new table, until a
+    /// round asks for nothing. A round that asks for nothing reached no unread class, so its
+    /// answers are those of the whole library.
+    pub fn mark_unloaded(&mut self, unloaded: &[(Option<&str>, &str)]) {
+        for &(within, name) in unloaded {
+            let owner = match within {
+                Some(w) => match self.declared(w) {
+                    Some(id) => Some(id),
+                    None => continue,
+                },
+                None if self.roots.contains_key(name) => continue,
+                None => None,
+            };
+            if owner.is_some_and(|o| self.get(o).nested.contains_key(name)) {
+                continue;
+            }
+            self.unloaded.entry(owner).or_default().insert(name.to_string());
+        }
+    }
+
+    /// The dotted names of the unread library classes lookups reached since the last call.
+    pub fn take_requested(&self) -> Vec<String> {
+        std::mem::take(&mut *self.requested.borrow_mut()).into_iter().collect()
+    }
+
+    /// A class by its dotted name through declared classes only (no inheritance, no unread
+    /// classes recorded).
+    fn declared(&self, dotted: &str) -> Option<ClassId> {
+        let mut parts = dotted.split('.');
+        let mut id = *self.roots.get(parts.next()?)?;
+        for part in parts {
+            id = *self.get(id).nested.get(part)?;
+        }
+        Some(id)
+    }
+
+    /// Records that a lookup found `id`.
+    fn reach(&self, id: ClassId) -> ClassId {
+        let mut reached = self.reached.borrow_mut();
+        let k = id.0 as usize;
+        if reached.len() <= k {
+            reached.resize(self.classes.len().max(k + 1), false);
+        }
+        reached[k] = true;
+        id
+    }
+
+    /// Whether the innermost class whose definition contains `span` was found by a lookup
+    /// (`true` when no class contains it): a problem of a library file matters only when it is
+    /// in a class the model uses.
+    pub fn innermost_reached(&self, span: eqm_diag::source::Span) -> bool {
+        let innermost = (0..self.classes.len())
+            .filter(|&k| {
+                let s = self.classes[k].def.span;
+                s.file == span.file && s.start <= span.start && span.end <= s.end
+            })
+            .min_by_key(|&k| self.classes[k].def.span.end - self.classes[k].def.span.start);
+        innermost.is_none_or(|k| self.reached.borrow().get(k).copied().unwrap_or(false))
+    }
+
+    /// Whether `name` inside `owner` (`None`: at the top level) is an unread library class;
+    /// when it is, its dotted name is recorded for the caller to read it.
+    fn reaches_unloaded(&self, owner: Option<ClassId>, name: &str) -> bool {
+        if !self.unloaded.get(&owner).is_some_and(|names| names.contains(name)) {
+            return false;
+        }
+        let full = match owner {
+            Some(o) => format!("{}.{name}", self.get(o).full_name),
+            None => name.to_string(),
+        };
+        self.requested.borrow_mut().insert(full);
+        true
+    }
+
     fn add(&mut self, def: &'a ast::ClassDef, parent: Option<ClassId>) -> ClassId {
         let id = ClassId(self.classes.len() as u32);
         let full_name = match parent {
@@ -201,7 +286,11 @@ impl<'a> ClassTable<'a> {
     /// Resolves a fully qualified path from the top level, without imports or inheritance.
     pub fn resolve_path<'n>(&self, mut parts: impl Iterator<Item = &'n str>) -> Option<ClassId> {
         let first = parts.next()?;
-        let mut id = *self.roots.get(first)?;
+        let Some(&root) = self.roots.get(first) else {
+            self.reaches_unloaded(None, first);
+            return None;
+        };
+        let mut id = self.reach(root);
         for part in parts {
             id = self.member_class(id, part, 0)?;
         }
@@ -220,7 +309,10 @@ impl<'a> ClassTable<'a> {
         }
         let entry = self.get(class);
         if let Some(&id) = entry.nested.get(name) {
-            return Some(id);
+            return Some(self.reach(id));
+        }
+        if self.reaches_unloaded(Some(class), name) {
+            return None;
         }
         if entry.extends.is_empty() || self.searching.borrow().contains(&class) {
             return None;
@@ -273,8 +365,12 @@ impl<'a> ClassTable<'a> {
         let first = &name.parts[0].name;
         let mut found = if name.global {
             // The global scope holds the top-level classes and the predefined types (`.Real`).
-            (self.roots.get(first.as_str()).map(|&c| TypeRef::Class(c)))
+            (self.roots.get(first.as_str()).map(|&c| TypeRef::Class(self.reach(c))))
                 .or_else(|| builtin_type(first).map(TypeRef::Builtin))
+                .or_else(|| {
+                    self.reaches_unloaded(None, first);
+                    None
+                })
         } else {
             self.lookup_first(scope, first, depth, skip_inherited_of_scope)
         };
@@ -303,10 +399,14 @@ impl<'a> ClassTable<'a> {
             let entry = self.get(c);
             if entry.def.name.name == ident && !first_scope {
                 // An enclosing class can be named from inside itself.
-                return Some(TypeRef::Class(c));
+                return Some(TypeRef::Class(self.reach(c)));
             }
             let member = if first_scope && skip_inherited_of_scope {
-                entry.nested.get(ident).copied()
+                let own = entry.nested.get(ident).map(|&id| self.reach(id));
+                if own.is_none() {
+                    self.reaches_unloaded(Some(c), ident);
+                }
+                own
             } else {
                 self.member_class(c, ident, depth + 1)
             };
@@ -325,7 +425,11 @@ impl<'a> ClassTable<'a> {
         if let Some(b) = builtin_type(ident) {
             return Some(TypeRef::Builtin(b));
         }
-        self.roots.get(ident).map(|&c| TypeRef::Class(c))
+        let root = self.roots.get(ident).map(|&c| TypeRef::Class(self.reach(c)));
+        if root.is_none() {
+            self.reaches_unloaded(None, ident);
+        }
+        root
     }
 
     fn lookup_import(&self, class: ClassId, ident: &str) -> Option<TypeRef> {

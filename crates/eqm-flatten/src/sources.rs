@@ -14,6 +14,7 @@
 
 use crate::datafiles::{DataFiles, ReadFile};
 use crate::diagram::Diagram;
+use crate::library::{Libraries, LibraryFile};
 use crate::resolve::ClassTable;
 use eqm_diag::source::{FileId, SourceMap};
 use eqm_diag::{Diagnostic, Severity};
@@ -40,6 +41,14 @@ pub struct Sources {
     /// `("Mechanics.eqm", ...)` (see [`crate::stdlib::file_text`]); set before the library is
     /// added.
     pub stdlib_replacements: Vec<(String, String)>,
+    /// The library directories (`--library`, `EQMPATH`, `MODELICAPATH`), read class by class as
+    /// lookups reach them; set before the embedded library is added, since a top-level package
+    /// they store replaces the embedded package of that name entirely.
+    pub libraries: Libraries,
+    /// The syntax diagnostics of library files read as lookups reached their classes: each is
+    /// reported only when the class it is in is one a lookup found, since a construct EQM does
+    /// not read in a class the model never uses does not change the model.
+    library_syntax: Vec<Diagnostic>,
 }
 
 impl Sources {
@@ -71,6 +80,9 @@ impl Sources {
     /// Adds every package of the standard library.
     pub fn add_embedded_stdlib(&mut self) {
         for (k, (name, _)) in crate::stdlib::FILES.iter().enumerate() {
+            if self.libraries.provides(crate::stdlib::PACKAGES[k]) {
+                continue;
+            }
             let text = crate::stdlib::file_text(k, &self.stdlib_replacements).to_string();
             self.add_library_file(format!("<stdlib>/{name}"), text);
         }
@@ -109,7 +121,8 @@ impl Sources {
                 }
             }
             for k in found {
-                if needed[k].is_none() {
+                // A package stored in a library directory replaces the embedded one.
+                if needed[k].is_none() && !self.libraries.provides(packages[k]) {
                     needed[k] = Some(crate::stdlib::file_text(k, &self.stdlib_replacements).to_string());
                     queue.push(k);
                 }
@@ -163,9 +176,8 @@ impl Sources {
     fn resolve_and<T>(
         &mut self,
         model: Option<&str>,
-        stage: impl FnOnce(&ClassTable<'_>, &str) -> (Option<T>, Vec<Diagnostic>),
+        stage: impl Fn(&ClassTable<'_>, &str) -> (Option<T>, Vec<Diagnostic>),
     ) -> Option<T> {
-        let library: Vec<&ast::StoredDefinition> = self.library.iter().map(|(_, f)| f).collect();
         let user: Vec<&ast::StoredDefinition> = self.files.iter().map(|(_, f)| f).collect();
         let name = match model {
             Some(m) => m.to_string(),
@@ -192,12 +204,112 @@ impl Sources {
                 }
             },
         };
-        let table = ClassTable::build(&library, &user);
-        let mut diagnostics = table.diagnostics.clone();
-        let (product, mut more) = stage(&table, &name);
-        diagnostics.append(&mut more);
+        // Each round builds the table over what was read and runs the stage; a round whose
+        // lookups reached unread library classes is run again once they are read (see
+        // `ClassTable::mark_unloaded`). Every round reads at least one file, so this ends.
+        let (product, mut diagnostics) = loop {
+            let (product, diagnostics, requested) = {
+                let library: Vec<&ast::StoredDefinition> = self.library.iter().map(|(_, f)| f).collect();
+                let user: Vec<&ast::StoredDefinition> = self.files.iter().map(|(_, f)| f).collect();
+                let mut table = ClassTable::build(&library, &user);
+                table.mark_unloaded(&self.libraries.unloaded());
+                let mut diagnostics = table.diagnostics.clone();
+                let (product, mut more) = stage(&table, &name);
+                diagnostics.append(&mut more);
+                diagnostics.extend(
+                    (self.library_syntax.iter())
+                        .filter(|d| {
+                            d.primary_span()
+                                .is_none_or(|span| table.innermost_reached(prefixed_class(&self.map, span)))
+                        })
+                        .cloned(),
+                );
+                (product, diagnostics, table.take_requested())
+            };
+            let mut progress = false;
+            for class in &requested {
+                progress |= self.load_library_class(class);
+            }
+            if !progress {
+                break (product, diagnostics);
+            }
+        };
+        self.check_uses_versions(&mut diagnostics);
         self.diagnostics.append(&mut diagnostics);
         product
+    }
+
+    /// Reads and parses the stored library class `full_name` when it was not read yet, and
+    /// checks that its file holds that one class `within` its package (E0240 otherwise, and the
+    /// file's classes are left out). Whether a file was read.
+    fn load_library_class(&mut self, full_name: &str) -> bool {
+        let Some(file) = self.libraries.file_of(full_name) else {
+            return false;
+        };
+        let shown = file.path.display().to_string();
+        let text = match self.libraries.read(&file.path) {
+            Ok(text) => text,
+            Err(e) => {
+                self.libraries.mark_loaded(full_name, &[]);
+                self.diagnostics.push(Diagnostic {
+                    code: "E0241",
+                    severity: Severity::Error,
+                    message: format!("the library file {shown} of `{full_name}` cannot be read: {e}"),
+                    labels: Vec::new(),
+                    notes: Vec::new(),
+                    help: None,
+                });
+                return true;
+            }
+        };
+        let before = self.diagnostics.len();
+        let (id, tree) = self.parse(shown, text);
+        let syntax: Vec<Diagnostic> = self.diagnostics.drain(before..).collect();
+        self.library_syntax.extend(syntax);
+        if let Some(problem) = misplaced(&tree, &file) {
+            self.libraries.mark_loaded(full_name, &[]);
+            self.diagnostics.push(problem);
+            return true;
+        }
+        let defined = nested_class_names(&tree.classes[0]);
+        self.libraries.mark_loaded(full_name, &defined);
+        self.library.push((id, tree));
+        true
+    }
+
+    /// Warns (W0241) where a class of the user's files says it uses a version of a library
+    /// (`annotation(uses(Modelica(version = "4.1.0")))`) other than the version the library
+    /// read from a library directory declares (`annotation(version = "...")`).
+    fn check_uses_versions(&self, diagnostics: &mut Vec<Diagnostic>) {
+        for (_, file) in &self.files {
+            for class in &file.classes {
+                for (library, wanted, span) in uses_versions(class) {
+                    if !self.libraries.is_loaded(library) {
+                        continue;
+                    }
+                    let declared = self
+                        .library
+                        .iter()
+                        .filter(|(_, f)| !matches!(f.within, Some(Some(_))))
+                        .flat_map(|(_, f)| &f.classes)
+                        .find(|c| c.name.name == library)
+                        .and_then(declared_version);
+                    if let Some(found) = declared
+                        && found != wanted
+                    {
+                        diagnostics.push(
+                            Diagnostic::warning(
+                                "W0241",
+                                format!("the model uses {library} version {wanted}, but the library found is version {found}"),
+                                span,
+                                "version asked for",
+                            )
+                            .with_help("results may differ from those of the version the model was written for"),
+                        );
+                    }
+                }
+            }
+        }
     }
 
     pub fn has_errors(&self) -> bool {
@@ -209,4 +321,175 @@ impl Sources {
         eqm_diag::sort(&mut self.diagnostics);
         eqm_diag::render_all(&self.diagnostics, &self.map, color)
     }
+}
+
+/// The problem (E0240) of a library file that does not hold exactly the class its place in the
+/// library directory says, `within` the package of that place.
+fn misplaced(tree: &ast::StoredDefinition, file: &LibraryFile) -> Option<Diagnostic> {
+    let said = match &tree.within {
+        Some(Some(name)) => Some(dotted(name)),
+        _ => None,
+    };
+    let place = match &file.within {
+        Some(w) => format!("`{w}.{}`", file.name),
+        None => format!("the top-level package `{}`", file.name),
+    };
+    if said != file.within {
+        let span = match &tree.within {
+            Some(Some(name)) => name.span,
+            _ => tree.classes.first().map_or(tree.span, |c| c.name.span),
+        };
+        let expected = match &file.within {
+            Some(w) => format!("`within {w};`"),
+            None => "no `within` clause (or `within;`)".to_string(),
+        };
+        let found = match &said {
+            Some(s) => format!("`within {s};`"),
+            None => "no `within` clause".to_string(),
+        };
+        return Some(
+            Diagnostic::error(
+                "E0240",
+                format!("this library file stores {place}, so it must start with {expected}, not {found}"),
+                span,
+                "does not match the file's place",
+            )
+            .with_help("a package directory holds the classes of that package; move the file or correct the clause"),
+        );
+    }
+    match tree.classes.as_slice() {
+        [only] if only.name.name == file.name => None,
+        classes => {
+            let span = classes.first().map_or(tree.span, |c| c.name.span);
+            Some(Diagnostic::error(
+                "E0240",
+                format!(
+                    "this library file stores {place}, so it must define exactly the class `{}`, not {}",
+                    file.name,
+                    match classes {
+                        [] => "nothing".to_string(),
+                        [one] => format!("`{}`", one.name.name),
+                        _ => format!("{} classes", classes.len()),
+                    }
+                ),
+                span,
+                "not the class of the file's place",
+            ))
+        }
+    }
+}
+
+fn dotted(name: &ast::Name) -> String {
+    name.parts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(".")
+}
+
+/// The names of the classes declared directly inside `class`.
+fn nested_class_names(class: &ast::ClassDef) -> Vec<&str> {
+    let ast::ClassBody::Long { sections, .. } = &class.body else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    for section in sections {
+        if let ast::Section::Elements { elements, .. } = section {
+            for element in elements {
+                if let ast::Element::Class(nested) = element {
+                    names.push(nested.name.name.as_str());
+                }
+            }
+        }
+    }
+    names
+}
+
+/// The annotation of a class, if it has one.
+fn class_annotation(class: &ast::ClassDef) -> Option<&ast::Annotation> {
+    match &class.body {
+        ast::ClassBody::Long { annotation, .. }
+        | ast::ClassBody::Short { annotation, .. }
+        | ast::ClassBody::Enumeration { annotation, .. } => annotation.as_ref(),
+    }
+}
+
+/// The string a modifier binds (`version = "4.1.0"`).
+fn string_binding(argument: &ast::ModArgument) -> Option<&str> {
+    match &argument.modification.as_ref()?.binding.as_ref()?.kind {
+        ast::ExprKind::String(text) => Some(text),
+        _ => None,
+    }
+}
+
+/// The libraries and versions a class says it uses (`uses(Modelica(version = "4.1.0"))`), each
+/// with the span of the version.
+fn uses_versions(class: &ast::ClassDef) -> Vec<(&str, &str, eqm_diag::source::Span)> {
+    let mut found = Vec::new();
+    let Some(annotation) = class_annotation(class) else {
+        return found;
+    };
+    for argument in &annotation.modification.arguments {
+        if argument.name.parts.len() != 1 || argument.name.parts[0].name != "uses" {
+            continue;
+        }
+        let uses = argument
+            .modification
+            .as_ref()
+            .and_then(|m| m.class_modification.as_ref());
+        for library in uses.iter().flat_map(|m| &m.arguments) {
+            let settings = library
+                .modification
+                .as_ref()
+                .and_then(|m| m.class_modification.as_ref());
+            for setting in settings.iter().flat_map(|m| &m.arguments) {
+                if setting.name.parts[0].name == "version"
+                    && let Some(version) = string_binding(setting)
+                {
+                    let span = setting
+                        .modification
+                        .as_ref()
+                        .and_then(|m| m.binding.as_ref())
+                        .map_or(setting.name.span, |b| b.span);
+                    found.push((library.name.parts[0].name.as_str(), version, span));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The version a library's top-level package declares (`annotation(version = "4.1.0")`).
+fn declared_version(package: &ast::ClassDef) -> Option<&str> {
+    class_annotation(package)?
+        .modification
+        .arguments
+        .iter()
+        .find(|a| a.name.parts.len() == 1 && a.name.parts[0].name == "version")
+        .and_then(string_binding)
+}
+
+/// Where the problem at `span` lies for deciding whether it matters: a keyword EQM does not
+/// read written before a class (`expandable connector C`, `operator record R`) belongs to the
+/// class that follows it, whose definition starts at its class keyword; anything else lies at
+/// `span` itself.
+fn prefixed_class(map: &SourceMap, span: eqm_diag::source::Span) -> eqm_diag::source::Span {
+    let text = &map.get(span.file).text;
+    let Some(rest) = text.get(span.end as usize..) else {
+        return span;
+    };
+    let after = rest.trim_start();
+    let keyword = after.split(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("");
+    let class_keywords = [
+        "class",
+        "model",
+        "block",
+        "connector",
+        "record",
+        "type",
+        "package",
+        "function",
+        "operator",
+    ];
+    if !class_keywords.contains(&keyword) {
+        return span;
+    }
+    let start = span.end as usize + (rest.len() - after.len());
+    eqm_diag::source::Span::new(span.file, start, start + keyword.len())
 }

@@ -91,7 +91,7 @@ pub use points::{PointRun, PointRuns};
 pub use result_files::{ResultFileInfo, ResultFormat, ResultWriter, result_writer};
 pub use results::{Column, CsvWriter, RowSink, SimulationResult};
 pub use run::{DEFAULT_MAX_ROWS, RunError, RunSettings};
-pub use session::{CheckSummary, ModelInfo, ModelOptions, Session};
+pub use session::{CheckSummary, LibraryPath, ModelInfo, ModelOptions, Session};
 pub use sweep::{Sweep, SweepAxis, SweepError, SweepRun};
 
 pub use eqm_compile::analysis::{Analysis, FormChoice, IndexForm};
@@ -102,6 +102,7 @@ pub use eqm_diag::source::{FileId, SourceMap, Span};
 pub use eqm_diag::timing::{StageTime, Timings};
 pub use eqm_diag::{Diagnostic, Severity};
 pub use eqm_flatten::ReadFile;
+pub use eqm_flatten::library::{DirEntry, LibraryStore};
 pub use eqm_integrators::Method;
 pub use eqm_integrators::tableau::Tableau;
 pub use eqm_ir::external::{ExternalUnit, LinkError, LinkExternal, LinkedSymbol};

@@ -16,11 +16,24 @@ use eqm_diag::Diagnostic;
 use eqm_diag::source::{FileId, SourceMap};
 use eqm_diag::timing::Timings;
 use eqm_flatten::diagram::Diagram;
+use eqm_flatten::library::{Libraries, LibraryStore};
 use eqm_flatten::{ReadFile, Sources};
 use eqm_ir::external::LinkExternal;
 use eqm_ir::flat::FlatModel;
 use eqm_syntax::ast;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+/// Library directories and the store that reads them, for [`Session::with_libraries`].
+#[derive(Debug, Clone)]
+pub struct LibraryPath {
+    /// How directories are listed and files read (the file system, in a front end).
+    pub store: Arc<dyn LibraryStore>,
+    /// The directories in search order: each holds top-level packages, or is a package
+    /// directory, or is a single-file package.
+    pub directories: Vec<PathBuf>,
+}
 
 /// How to turn a model into its products.
 #[derive(Debug, Clone, Default)]
@@ -135,8 +148,29 @@ impl Session {
         library: &[(String, String)],
         model: Option<&str>,
     ) -> Session {
+        Session::with_libraries(stdlib, files, library, None, model)
+    }
+
+    /// A session like [`Session::with_stdlib_replaced`] that also finds classes in library
+    /// directories stored as Modelica stores packages (`Name/package.mo`, `Name.mo`; see
+    /// [`eqm_flatten::library`]), each read through `libraries`' store only when a lookup
+    /// reaches it. The directories are searched in the order given, and a top-level package
+    /// they hold replaces the embedded package of that name entirely (the real `Modelica`
+    /// replaces EQM's own); without one the embedded package remains.
+    pub fn with_libraries(
+        stdlib: Vec<(String, String)>,
+        files: Vec<(String, Vec<u8>)>,
+        library: &[(String, String)],
+        libraries: Option<LibraryPath>,
+        model: Option<&str>,
+    ) -> Session {
         let mut session = Session::new();
         session.sources.stdlib_replacements = stdlib;
+        if let Some(path) = libraries {
+            let (found, mut warnings) = Libraries::new(path.store, &path.directories);
+            session.sources.libraries = found;
+            session.diagnostics.append(&mut warnings);
+        }
         let lossy: Vec<std::borrow::Cow<'_, str>> =
             files.iter().map(|(_, bytes)| String::from_utf8_lossy(bytes)).collect();
         let mentioned: Vec<&str> = library
@@ -154,6 +188,12 @@ impl Session {
             session.add_file_bytes(name, bytes);
         }
         session
+    }
+
+    /// The number of files of library directories read so far (each read once, when a lookup
+    /// first reached its class).
+    pub fn library_files_read(&self) -> usize {
+        self.sources.libraries.files_read()
     }
 
     /// Parses a user file given as bytes. Each maximal sequence of bytes that is not UTF-8

@@ -25,6 +25,7 @@ mod if_chains;
 mod json_output;
 mod language;
 mod library;
+mod library_dirs;
 mod mixed_discrete;
 mod msl_blocks;
 mod msl_electrical;

@@ -60,6 +60,8 @@ struct Typed {
 
 /// The state of a session; see the module documentation.
 pub(crate) struct Repl {
+    /// The library directories of `--library`, searched before `EQMPATH` and `MODELICAPATH`.
+    libraries: Vec<PathBuf>,
     files: Vec<PathBuf>,
     typed: Vec<Typed>,
     session: Session,
@@ -91,8 +93,12 @@ pub(crate) struct Repl {
 /// Runs `eqm repl`; see the module documentation.
 pub(crate) fn main(args: &ReplArgs, timings: bool) -> ExitCode {
     let mut repl = Repl::new(timings);
+    repl.libraries = args.libraries.clone();
     if !args.files.is_empty() {
         repl.load_files(&args.files);
+    } else {
+        // Without files the session still finds the classes of the library directories.
+        repl.rebuild();
     }
     if let Some(path) = &args.script {
         return match std::fs::File::open(path) {
@@ -114,6 +120,7 @@ pub(crate) fn main(args: &ReplArgs, timings: bool) -> ExitCode {
 impl Repl {
     fn new(timings: bool) -> Repl {
         Repl {
+            libraries: Vec::new(),
             files: Vec::new(),
             typed: Vec::new(),
             session: Session::new(),
@@ -275,12 +282,12 @@ impl Repl {
         }
         texts.extend(self.typed.iter().map(|t| (t.name.clone(), t.text.clone())));
         // An unreadable file is reported by `load` and left out; the session keeps the others.
-        let session = match load(&files, self.current.as_deref(), &texts) {
+        let session = match load(&files, self.current.as_deref(), &texts, &self.libraries) {
             Ok(s) => s,
             Err(_) => {
                 files.retain(|f| f.is_file());
                 self.files.retain(|f| f.is_file());
-                load(&files, self.current.as_deref(), &texts).unwrap_or_default()
+                load(&files, self.current.as_deref(), &texts, &self.libraries).unwrap_or_default()
             }
         };
         self.session = session;
