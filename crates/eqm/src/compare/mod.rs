@@ -68,7 +68,13 @@ impl fmt::Display for Verdict {
                 outside,
                 checked,
             } => {
-                let side = if *value > *upper { "above" } else if *value < *lower { "below" } else { "outside" };
+                let side = if *value > *upper {
+                    "above"
+                } else if *value < *lower {
+                    "below"
+                } else {
+                    "outside"
+                };
                 write!(
                     f,
                     "leaves the tube at time {}: {} is {side} [{}, {}] ({outside} of {checked} rows outside)",

@@ -110,7 +110,11 @@ impl SignalTable {
             if time.last().is_some_and(|&last| t < last) {
                 return Err(error(
                     number,
-                    format!("the time goes back from {} to {}", crate::format_number(time[time.len() - 1]), crate::format_number(t)),
+                    format!(
+                        "the time goes back from {} to {}",
+                        crate::format_number(time[time.len() - 1]),
+                        crate::format_number(t)
+                    ),
                 ));
             }
             time.push(t);
@@ -146,7 +150,11 @@ impl SignalTable {
 /// line is `time`, then one signal name per line. Blank lines are skipped, surrounding spaces
 /// ignored, and a name listed twice is compared once.
 pub fn parse_signal_list(text: &str) -> Result<Vec<String>, TableError> {
-    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty());
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty());
     match lines.next() {
         Some((_, "time" | "Time" | "t")) => {}
         Some((line, first)) => {

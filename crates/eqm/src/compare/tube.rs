@@ -40,9 +40,9 @@ impl TubeSize {
     pub fn for_reference(time: &[f64], values: &[f64], tolerance: f64) -> TubeSize {
         let (t0, t1) = (time[0], time[time.len() - 1]);
         let span = (t1 - t0).max(t0.abs()).max(1e-12);
-        let (low, high) = values
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        let (low, high) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        });
         let range = (high - low).max(low.abs()).max(NOMINAL_FLOOR);
         TubeSize {
             time: tolerance * span,
@@ -113,8 +113,10 @@ impl<'a> TubeBounds<'a> {
         let mut high = self.maxima.front().map_or(f64::NEG_INFINITY, |&i| values[i]);
         // The polyline at the window's ends, where they fall strictly between two rows.
         let ends = [
-            (self.left > 0 && self.left < time.len() && time[self.left] > start).then(|| self.interpolate(self.left, start)),
-            (self.next > 0 && self.next < time.len() && time[self.next - 1] < end).then(|| self.interpolate(self.next, end)),
+            (self.left > 0 && self.left < time.len() && time[self.left] > start)
+                .then(|| self.interpolate(self.left, start)),
+            (self.next > 0 && self.next < time.len() && time[self.next - 1] < end)
+                .then(|| self.interpolate(self.next, end)),
         ];
         for v in ends.into_iter().flatten() {
             low = low.min(v);
@@ -154,7 +156,11 @@ impl TubeOutline {
         times.dedup();
         let mut bounds = TubeBounds::new(time, values, size);
         let (lower, upper) = times.iter().map(|&t| bounds.at(t)).unzip();
-        TubeOutline { time: times, lower, upper }
+        TubeOutline {
+            time: times,
+            lower,
+            upper,
+        }
     }
 }
 
@@ -173,7 +179,9 @@ mod tests {
         for e in [start, end] {
             for i in 1..time.len() {
                 if time[i - 1] < e && e < time[i] {
-                    candidates.push(values[i - 1] + (values[i] - values[i - 1]) * (e - time[i - 1]) / (time[i] - time[i - 1]));
+                    candidates.push(
+                        values[i - 1] + (values[i] - values[i - 1]) * (e - time[i - 1]) / (time[i] - time[i - 1]),
+                    );
                 }
             }
         }
@@ -190,7 +198,9 @@ mod tests {
         let mut state = 12345u64;
         let mut t = 0.0;
         for i in 0..400 {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let r = (state >> 33) as f64 / (1u64 << 31) as f64;
             if i % 37 != 5 {
                 t += 0.01 + 0.02 * r;
@@ -207,7 +217,11 @@ mod tests {
             let last = time[time.len() - 1];
             let mut q = 0.0;
             while q <= last {
-                assert_eq!(bounds.at(q), brute(&time, &values, size, q), "at {q}, half-width {half_width}");
+                assert_eq!(
+                    bounds.at(q),
+                    brute(&time, &values, size, q),
+                    "at {q}, half-width {half_width}"
+                );
                 q += 0.0037;
             }
         }
@@ -217,10 +231,19 @@ mod tests {
     fn the_size_follows_csv_compare() {
         let time = [0.0, 2.0];
         // The range decides for a signal that changes.
-        assert_eq!(TubeSize::for_reference(&time, &[-1.0, 3.0], 0.002), TubeSize { time: 0.004, value: 0.008 });
+        assert_eq!(
+            TubeSize::for_reference(&time, &[-1.0, 3.0], 0.002),
+            TubeSize {
+                time: 0.004,
+                value: 0.008
+            }
+        );
         // A constant signal is sized by its magnitude, a zero one by the nominal floor.
         assert_eq!(TubeSize::for_reference(&time, &[5.0, 5.0], 0.5).value, 2.5);
-        assert_eq!(TubeSize::for_reference(&time, &[0.0, 0.0], 0.5).value, 0.5 * NOMINAL_FLOOR);
+        assert_eq!(
+            TubeSize::for_reference(&time, &[0.0, 0.0], 0.5).value,
+            0.5 * NOMINAL_FLOOR
+        );
         // The start time's magnitude decides when it exceeds the span.
         assert_eq!(TubeSize::for_reference(&[10.0, 11.0], &[0.0, 1.0], 0.5).time, 5.0);
     }

@@ -55,7 +55,13 @@ fn a_step_shifted_by_less_than_the_time_tolerance_passes() {
     for shift in [6.0 * H, -6.0 * H, 8.0 * H] {
         let result = step_table(4.0, 2.0 + shift);
         let report = compare(&result, &reference, None, TOLERANCE).unwrap();
-        assert_eq!(report.signals[0].size, TubeSize { time: 8.0 * H, value: TOLERANCE });
+        assert_eq!(
+            report.signals[0].size,
+            TubeSize {
+                time: 8.0 * H,
+                value: TOLERANCE
+            }
+        );
         assert!(report.passed(), "shift {shift}: {:?}", report.signals[0].verdict);
     }
 }
@@ -88,7 +94,11 @@ fn a_step_shifted_by_more_than_the_time_tolerance_fails_where_the_window_passes_
     let result = step_table(4.0, 2.0 - 12.0 * H);
     let report = compare(&result, &reference, None, TOLERANCE).unwrap();
     let Verdict::Leaves {
-        time, value, upper, outside, ..
+        time,
+        value,
+        upper,
+        outside,
+        ..
     } = report.signals[0].verdict
     else {
         panic!("expected a failure, got {:?}", report.signals[0].verdict);
@@ -103,9 +113,17 @@ fn a_step_shifted_a_little_passes_with_the_default_tolerance() {
     // 0.005 s passes and one of 0.02 s fails.
     let reference = step_table(4.0, 2.0);
     let near = step_table(4.0, 2.0 + 5.0 * H);
-    assert!(compare(&near, &reference, None, eqm::compare::DEFAULT_TOLERANCE).unwrap().passed());
+    assert!(
+        compare(&near, &reference, None, eqm::compare::DEFAULT_TOLERANCE)
+            .unwrap()
+            .passed()
+    );
     let far = step_table(4.0, 2.0 + 20.0 * H);
-    assert!(!compare(&far, &reference, None, eqm::compare::DEFAULT_TOLERANCE).unwrap().passed());
+    assert!(
+        !compare(&far, &reference, None, eqm::compare::DEFAULT_TOLERANCE)
+            .unwrap()
+            .passed()
+    );
 }
 
 /// Deterministic noise in [-1, 1].
@@ -123,7 +141,11 @@ fn a_noisy_constant_within_its_tube_passes_and_one_spike_beyond_fails_there() {
     let report = compare(&noisy, &reference, None, 0.002).unwrap();
     assert!((report.signals[0].size.value - 0.01).abs() < 1e-15);
     assert!(report.passed(), "{:?}", report.signals[0].verdict);
-    let spiked = table("c", &times, |i, _| if i == 700 { 5.011 } else { 5.0 + 0.009 * noise(i) });
+    let spiked = table(
+        "c",
+        &times,
+        |i, _| if i == 700 { 5.011 } else { 5.0 + 0.009 * noise(i) },
+    );
     let report = compare(&spiked, &reference, None, 0.002).unwrap();
     assert!(
         matches!(report.signals[0].verdict, Verdict::Leaves { time, outside: 1, .. } if time == 7.0),
@@ -146,10 +168,7 @@ fn a_signal_outside_by_twice_the_tube_fails_at_the_first_point() {
     let reference = table("x", &times, |_, t| t.cos());
     let result = table("x", &times, |_, t| t.cos() + 0.008);
     let report = compare(&result, &reference, None, 0.002).unwrap();
-    let Verdict::Leaves {
-        time, value, upper, ..
-    } = report.signals[0].verdict
-    else {
+    let Verdict::Leaves { time, value, upper, .. } = report.signals[0].verdict else {
         panic!("expected a failure, got {:?}", report.signals[0].verdict);
     };
     assert_eq!((time, value), (0.0, 1.008));
@@ -198,7 +217,12 @@ fn a_ramp_has_the_tube_of_its_rectangles() {
 #[test]
 fn a_missing_signal_fails_and_an_unknown_one_is_an_error() {
     let times = [0.0, 1.0];
-    let reference = SignalTable::new(times.to_vec(), vec!["a".into(), "b[1, 2]".into()], vec![vec![0.0, 1.0], vec![2.0, 2.0]]).unwrap();
+    let reference = SignalTable::new(
+        times.to_vec(),
+        vec!["a".into(), "b[1, 2]".into()],
+        vec![vec![0.0, 1.0], vec![2.0, 2.0]],
+    )
+    .unwrap();
     let result = SignalTable::new(times.to_vec(), vec!["b[1,2]".into()], vec![vec![2.0, 2.0]]).unwrap();
     let report = compare(&result, &reference, None, 0.002).unwrap();
     assert_eq!(report.signals[0].verdict, Verdict::Missing);
@@ -214,7 +238,10 @@ fn a_missing_signal_fails_and_an_unknown_one_is_an_error() {
         Err(CompareError::NotInReference("c".into()))
     );
     for bad in [0.0, -0.1, 1.5, f64::NAN] {
-        assert!(matches!(compare(&result, &reference, None, bad), Err(CompareError::Tolerance(_))));
+        assert!(matches!(
+            compare(&result, &reference, None, bad),
+            Err(CompareError::Tolerance(_))
+        ));
     }
 }
 
@@ -224,7 +251,10 @@ fn a_result_that_stops_early_or_holds_nan_fails() {
     let reference = table("x", &times, |_, t| t.sin());
     let early = table("x", &times[..60], |_, t| t.sin());
     let report = compare(&early, &reference, None, 0.002).unwrap();
-    assert_eq!(report.signals[0].verdict, Verdict::NotCovered { rows: Some((0.0, 5.9)) });
+    assert_eq!(
+        report.signals[0].verdict,
+        Verdict::NotCovered { rows: Some((0.0, 5.9)) }
+    );
     let empty = SignalTable::new(Vec::new(), vec!["x".into()], vec![Vec::new()]).unwrap();
     assert_eq!(
         compare(&empty, &reference, None, 0.002).unwrap().signals[0].verdict,
