@@ -18,12 +18,12 @@ import numpy as np
 
 from . import _native
 from ._errors import ModelError, SimulationError, StructuralParameterError
-from ._views import Analysis, Check, Explanation, Flat, Result
+from ._views import Analysis, Check, Comparison, Explanation, Flat, Result
 
 __all__ = [
     "Session", "Model", "Result", "Parameter", "load", "compilations",
     "ModelError", "SimulationError", "StructuralParameterError",
-    "Check", "Flat", "Explanation", "Analysis",
+    "Check", "Flat", "Explanation", "Analysis", "Comparison", "compare",
 ]
 __version__ = _native.__version__
 
@@ -313,6 +313,52 @@ def _point_table(points) -> Dict[str, List[float]]:
         if missing:
             raise ValueError(f"point {i} gives no value for {', '.join(missing)}")
     return {n: [float(p[n]) for p in points] for n in names}
+
+
+def _read_text(path: Union[str, os.PathLike]) -> str:
+    """The text of a file, decompressed when it starts with gzip's magic bytes."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        import gzip
+        data = gzip.decompress(data)
+    return data.decode("utf-8")
+
+
+def _table(value: Any, what: str) -> Tuple[List[str], List[float], List[List[float]]]:
+    """A ``Result``, a DataFrame (time as its index named ``time`` or as a column ``time``) or
+    the path of a CSV file (plain or gzip) as ``(names, time, columns)``."""
+    if isinstance(value, Result):
+        array = value.to_numpy()
+        return list(value.names), array[:, 0].tolist(), [array[:, k + 1].tolist() for k in range(len(value.names))]
+    if isinstance(value, (str, os.PathLike)):
+        return _native.parse_csv(_read_text(value))
+    if hasattr(value, "columns") and hasattr(value, "index"):
+        if "time" in value.columns:
+            time = value["time"]
+            names = [str(c) for c in value.columns if c != "time"]
+        elif value.index.name == "time":
+            time = value.index
+            names = [str(c) for c in value.columns]
+        else:
+            raise ValueError(f"the {what} DataFrame has no column `time` and no index named `time`")
+        columns = [np.asarray(value[c], dtype=np.float64).tolist() for c in value.columns if str(c) in names]
+        return names, np.asarray(time, dtype=np.float64).tolist(), columns
+    raise TypeError(f"the {what} is a {type(value).__name__}; expected a Result, a DataFrame or a path")
+
+
+def compare(result: Any, reference: Any, signals: Optional[Union[Sequence[str], str, os.PathLike]] = None,
+            tolerance: float = 0.002) -> Comparison:
+    """Compares ``result`` with ``reference`` by the tube method of the Modelica Association's
+    reference results, as ``eqm compare`` does. Each may be a ``Result``, a DataFrame or the
+    path of a CSV file (``.csv`` or ``.csv.gz``). ``signals`` names the signals to compare (a
+    list, or the path of a ``comparisonSignals.txt``); default every signal of the reference."""
+    if isinstance(signals, (str, os.PathLike)):
+        signals = _native.parse_signal_list(_read_text(signals))
+    elif signals is not None:
+        signals = [str(s) for s in signals]
+    rows = _native.compare(_table(result, "result"), _table(reference, "reference"), signals, float(tolerance))
+    return Comparison(rows, float(tolerance))
 
 
 def load_ipython_extension(ipython) -> None:

@@ -8,6 +8,7 @@ from ._errors import SimulationError as SimulationError
 from ._errors import StructuralParameterError as StructuralParameterError
 from ._views import Analysis as Analysis
 from ._views import Check as Check
+from ._views import Comparison as Comparison
 from ._views import Explanation as Explanation
 from ._views import Flat as Flat
 from ._views import Result as Result
@@ -59,5 +60,8 @@ class Model:
     def flatten(self) -> Flat: ...
     def explain(self, keep_aliases: bool = ...) -> Explanation: ...
     def analyze(self, at: Optional[float] = ...) -> Analysis: ...
+
+def compare(result: Any, reference: Any, signals: Optional[Union[Sequence[str], str, os.PathLike]] = ...,
+            tolerance: float = ...) -> Comparison: ...
 
 def load_ipython_extension(ipython: Any) -> None: ...

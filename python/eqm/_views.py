@@ -212,3 +212,30 @@ class Analysis:
             parts += ["<h4>Eigenvalues in the stability region</h4>", self.stability_svg]
         parts += ["<details><summary>report</summary><pre>", html.escape(self.text), "</pre></details>"]
         return "".join(parts)
+
+
+class Comparison:
+    """The comparison of a result with a reference (``eqm.compare``): ``passed`` when every
+    signal stays inside its tube, and ``signals``, one dictionary per signal (``name``,
+    ``passed``, ``verdict``, ``reason``, the tube's half-widths ``tube_time`` and ``tube_value``,
+    and for a signal that leaves its tube the first ``time`` outside with ``value``, ``lower``,
+    ``upper`` and the counts ``outside`` of ``checked`` rows)."""
+
+    def __init__(self, signals: List[Dict[str, Any]], tolerance: float) -> None:
+        self.signals = signals
+        self.tolerance = tolerance
+        self.passed = all(s["passed"] for s in signals)
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def failures(self) -> List[Dict[str, Any]]:
+        """The signals that fail, in order."""
+        return [s for s in self.signals if not s["passed"]]
+
+    def __repr__(self) -> str:
+        lines = [("pass  " if s["passed"] else "FAIL  ") + s["name"] + ("" if s["passed"] else "  " + s["reason"])
+                 for s in self.signals]
+        passed = sum(s["passed"] for s in self.signals)
+        lines.append(f"{passed} of {len(self.signals)} signals inside their tubes (tolerance {self.tolerance})")
+        return "\n".join(lines)

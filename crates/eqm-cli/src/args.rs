@@ -86,6 +86,33 @@ pub(crate) enum Command {
         /// A package's full name, such as `Modelica.Blocks.Math` or `Mechanics`.
         package: Option<String>,
     },
+    /// Compare a result with a reference result by the tube method of the Modelica Standard
+    /// Library's reference results: each signal must stay inside a tube around the reference
+    /// (half-width the tolerance times the signal's range in value, and the tolerance times the
+    /// time span in time). Exit 0 when every signal passes, 1 when one fails, 2 for usage
+    /// errors.
+    Compare(CompareArgs),
+}
+
+/// Arguments of `eqm compare`.
+#[derive(clap::Args)]
+pub(crate) struct CompareArgs {
+    /// The result to judge: a CSV file (as `eqm run` writes it), plain or gzip-compressed.
+    #[arg(value_name = "RESULT.csv")]
+    pub(crate) result: PathBuf,
+    /// The reference result: a CSV file, plain or gzip-compressed (`.csv.gz`).
+    #[arg(value_name = "REFERENCE.csv")]
+    pub(crate) reference: PathBuf,
+    /// The signals to compare: a file with the line `time`, then one name per line
+    /// (`comparisonSignals.txt`); default: every signal of the reference.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) signals: Option<PathBuf>,
+    /// The tube's half-width relative to each signal's range and to the time span.
+    #[arg(long, value_name = "R", default_value_t = eqm::compare::DEFAULT_TOLERANCE, allow_hyphen_values = true)]
+    pub(crate) tolerance: f64,
+    /// Write one SVG per signal into this directory: the reference, its tube and the result.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) svg: Option<PathBuf>,
 }
 
 /// Options of `eqm run`; unset ones come from the model's `experiment` annotation, then from

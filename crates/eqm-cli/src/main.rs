@@ -36,5 +36,12 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Analyze { model, analyze } => commands::analyze::main(&model, &analyze, timings),
         Command::Repl(args) => commands::repl::main(&args, timings),
         Command::Library { package } => commands::library::main(package.as_deref()),
+        Command::Compare(args) => commands::compare::main(&commands::compare::CompareArgs {
+            result: &args.result,
+            reference: &args.reference,
+            signals: args.signals.as_deref(),
+            tolerance: args.tolerance,
+            svg: args.svg.as_deref(),
+        }),
     }
 }

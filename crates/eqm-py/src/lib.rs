@@ -4,13 +4,15 @@
 //! Input: source texts (the Python package reads the files), model names, run settings as
 //! Python values. Output: Python objects with the library's answers: model lists, flat and
 //! explained texts, SVG drawings, analyses, and results as one `bytearray` of row-major
-//! doubles that numpy views without copying. Errors become the exceptions of
+//! doubles that numpy views without copying; the tube comparison of a result with a reference
+//! (`compare`). Errors become the exceptions of
 //! `eqm._errors` (`ModelError`, `SimulationError`, `StructuralParameterError`), built with the
 //! rendered diagnostic and its location. The GIL is released while compiling and simulating,
 //! and a run is cancelled (through the library's cancel flag) when Python has a signal
 //! pending (Ctrl-C). Deliberately not here: any decision of a run (the library makes them),
 //! reading files, and the conveniences of the Python package (pandas, plots, notebooks).
 
+mod compare;
 mod convert;
 mod model;
 mod session;
@@ -37,6 +39,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::NativeModel>()?;
     m.add_function(wrap_pyfunction!(compilations, m)?)?;
     m.add_function(wrap_pyfunction!(methods, m)?)?;
+    m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(compare::parse_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(compare::parse_signal_list, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

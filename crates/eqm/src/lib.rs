@@ -20,7 +20,8 @@
 //! for its local balance. A parameter sweep ([`sweep::sweep`]) checks its axes and runs a
 //! model for every combination of parameter values on all cores; [`stability`] judges the integration methods for a model's eigenvalues
 //! and draws their stability regions. Text typed into an interactive front end (a class line
-//! by line, an expression) is parsed by [`input`].
+//! by line, an expression) is parsed by [`input`]. A result is compared with a reference result
+//! by the tube method of the Modelica Association's reference results ([`compare`]).
 //!
 //! ```
 //! use eqm::{ModelOptions, RunSettings, Session};
@@ -65,6 +66,7 @@
 //! tests and benches of what the API does not wrap.
 
 pub mod analyze;
+pub mod compare;
 pub mod counters;
 pub mod diagram;
 pub mod input;

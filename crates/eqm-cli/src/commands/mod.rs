@@ -5,6 +5,7 @@
 
 pub(crate) mod analyze;
 pub(crate) mod check;
+pub(crate) mod compare;
 pub(crate) mod diagram;
 pub(crate) mod explain;
 pub(crate) mod flatten;

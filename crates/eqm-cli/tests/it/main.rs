@@ -7,6 +7,7 @@ use eqm_testkit::pendulum;
 use eqm_testkit::svg;
 
 mod analyze;
+mod compare;
 mod diagram;
 mod events;
 mod explain;

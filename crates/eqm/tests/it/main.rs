@@ -8,6 +8,7 @@ use eqm_testkit::svg;
 use eqm_testkit::chain;
 
 mod analyze;
+mod compare;
 mod delay;
 mod diagram;
 mod discrete;
