@@ -574,7 +574,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0608",
         Error,
         CodeGeneration,
-        "The delay time of `delay(expression, delay)` is not a parameter expression, the largest delay of `delay(expression, delay, delayMax)` is not one, or a delay time that changes reads something computed from the equations (an algebraic variable, a derivative, another delayed value)",
+        "The delay time of `delay(expression, delay)` is not a parameter expression, the largest delay of `delay(expression, delay, delayMax)` is not one, or a delay time that changes reads its own delayed value (through the equations, or through the times of other delays that read it)",
     ),
     code(
         "E0699",

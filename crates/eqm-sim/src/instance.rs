@@ -160,26 +160,23 @@ impl<'p> Instance<'p> {
     }
 
     /// The delay times that change during the run at `(t, x)`, in the program's order, each
-    /// checked to lie within `[0, delayMax]` (`E0714` otherwise). They read only time, states,
-    /// parameters and discrete variables, so no equation needs solving first.
+    /// checked to lie within `[0, delayMax]` (`E0714` otherwise), computed from the values the
+    /// work array holds now (those a delay time reads from the equations are the last
+    /// evaluation's: see [`Instance::apply_delays`]).
     fn varying_delays(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<Vec<f64>, EvalFailure> {
+        let delays = self.varying_delay_times(t, x, dx)?;
         let Some(lines) = self.delays.clone() else {
-            return Ok(Vec::new());
+            return Ok(delays);
         };
+        let lines = lines.lock().unwrap_or_else(|e| e.into_inner());
         let program = self.program();
-        let mut delays = Vec::new();
-        for (d, line) in program
+        let varying = program
             .events()
             .delays
             .iter()
-            .zip(lines.lock().unwrap_or_else(|e| e.into_inner()).lines())
-        {
-            if !d.varying {
-                continue;
-            }
-            let delay = self
-                .interpreter
-                .event_value(d.delay, d.span, t, x, &self.p, dx, &mut self.work)?;
+            .zip(lines.lines())
+            .filter(|(d, _)| d.varying);
+        for ((d, line), &delay) in varying.zip(&delays) {
             if !(0.0..=line.delay).contains(&delay) {
                 return Err(EvalFailure {
                     time: t,
@@ -187,21 +184,85 @@ impl<'p> Instance<'p> {
                     site: FailureSite::Delay { span: d.span },
                 });
             }
-            delays.push(delay);
         }
         Ok(delays)
     }
 
-    /// The delayed values at `(t, x)` into their slots.
+    /// The delay times that change during the run, as the work array gives them now, not
+    /// checked.
+    fn varying_delay_times(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<Vec<f64>, EvalFailure> {
+        if self.delays.is_none() {
+            return Ok(Vec::new());
+        }
+        let program = self.program();
+        let mut delays = Vec::new();
+        for d in program.events().delays.iter().filter(|d| d.varying) {
+            delays.push(
+                self.interpreter
+                    .event_value(d.delay, d.span, t, x, &self.p, dx, &mut self.work)?,
+            );
+        }
+        Ok(delays)
+    }
+
+    /// The delayed values at `(t, x)` into their slots. A delay time that reads what the
+    /// equations compute is settled by substitution: the delayed values are written from the
+    /// times of the last evaluation (within `[0, delayMax]`), the equations solved, the times
+    /// computed again, until they repeat exactly. The compiler rejected delay times that read
+    /// their own delayed value, so each pass fixes at least one more delay of a chain of delays
+    /// reading each other, and the passes end after at most one more than there are such
+    /// delays; then the times are checked.
     fn apply_delays(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
         let Some(lines) = self.delays.clone() else {
             return Ok(());
         };
-        let varying = self.varying_delays(t, x, dx)?;
+        let program = self.program();
+        let settled = program.events().delays.iter().filter(|d| d.reads_equations).count();
+        if settled == 0 {
+            let varying = self.varying_delays(t, x, dx)?;
+            lines
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .write(t, &varying, &mut self.work);
+            return Ok(());
+        }
+        let largest: Vec<f64> = {
+            let lines = lines.lock().unwrap_or_else(|e| e.into_inner());
+            lines.lines().iter().filter(|l| l.varying).map(|l| l.delay).collect()
+        };
+        // A time from values the equations have not settled yet may lie anywhere: it is read
+        // within the history's reach until the passes give the real one.
+        let within = |times: &[f64]| -> Vec<f64> {
+            times
+                .iter()
+                .zip(&largest)
+                .map(|(&d, &max)| if d.is_nan() { max } else { d.clamp(0.0, max) })
+                .collect()
+        };
+        let mut used = self.varying_delay_times(t, x, dx)?;
+        for _ in 0..=settled {
+            lines
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .write(t, &within(&used), &mut self.work);
+            self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+            self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
+            let again = self.varying_delay_times(t, x, dx)?;
+            let repeated = again.iter().zip(&used).all(|(a, b)| a.to_bits() == b.to_bits());
+            used = again;
+            if repeated {
+                break;
+            }
+        }
+        // The work array holds the equations' values for the delayed values written from the
+        // times before `used` (the same times once the passes repeat; within a Newton
+        // iteration's tolerance of them when a time reads a value solved iteratively, which may
+        // not repeat to the last bit): `used` are the times those values give, checked here.
+        self.varying_delays(t, x, dx)?;
         lines
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .write(t, &varying, &mut self.work);
+            .write(t, &used, &mut self.work);
         Ok(())
     }
 

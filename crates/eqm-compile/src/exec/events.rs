@@ -51,8 +51,22 @@ impl Builder {
                 )),
             }
         }
-        let delay_vars: FxHashSet<VarId> = set.delays.iter().map(|d| d.var).collect();
-        for d in &set.delays {
+        let delay_vars: Vec<VarId> = set.delays.iter().map(|d| d.var).collect();
+        let varying_times: Vec<Option<ExprId>> = set
+            .delays
+            .iter()
+            .map(|d| {
+                let varying = !self.is_parameter_expression(d.delay)
+                    && d.max.is_some_and(|m| self.is_parameter_expression(m))
+                    && matches!(self.slot(d.var), Some(Slot::Work(_)));
+                varying.then_some(d.delay)
+            })
+            .collect();
+        let reads = self.delay_reads(&delay_vars, &varying_times);
+        let before: Vec<Vec<usize>> = reads.iter().map(|r| r.delays.clone()).collect();
+        let (_, cyclic) = eqm_structural::order::dependency_order(&before);
+        let cyclic: FxHashSet<usize> = cyclic.into_iter().collect();
+        for (k, d) in set.delays.iter().enumerate() {
             let fixed = self.is_parameter_expression(d.delay);
             let max_ok = d.max.is_none_or(|m| self.is_parameter_expression(m));
             let problem = match (self.slot(d.var), d.max) {
@@ -65,12 +79,11 @@ impl Builder {
                     "the largest delay `delayMax` of `delay(expression, delay, delayMax)` must be a parameter expression",
                     "give delayMax as a parameter, a constant or an expression of them",
                 )),
-                (Some(Slot::Work(_)), Some(_)) => self.varying_delay_problem(d.delay, &delay_vars).map(|why| {
-                    (
-                        why,
-                        "compute the delay time from time, states, parameters and discrete variables, or make it a parameter expression",
-                    )
-                }),
+                (Some(Slot::Work(_)), Some(_)) if cyclic.contains(&k) => Some((
+                    "this delay time reads its own delayed value (through the equations, or through the times of other delays that read it), so it has no value before the delayed value it selects",
+                    "compute the delay time from values that do not depend on this delay",
+                )),
+                (Some(Slot::Work(_)), Some(_)) => None,
                 _ => Some((
                     "the delay time of `delay` must be a parameter expression",
                     "give the delay as a parameter, a constant or an expression of them",
@@ -84,6 +97,7 @@ impl Builder {
                     delay: d.delay,
                     max: d.max,
                     varying: !fixed,
+                    reads_equations: reads[k].reads_equations,
                     span: d.span,
                 }),
                 (problem, _) => {
@@ -429,42 +443,4 @@ fn reads_split_by_pre(arena: &ExprArena, e: ExprId) -> (Vec<VarId>, Vec<VarId>) 
         }
     }
     (now, previous)
-}
-
-impl Builder {
-    /// Why a delay time that changes during the run cannot be read before the right-hand side
-    /// at each point, if it cannot: it may read time, states, parameters and discrete variables
-    /// (whose values are known before the equations are solved there), not algebraic variables,
-    /// derivatives or other delayed values (which the equations compute from the delayed value).
-    fn varying_delay_problem(&self, delay: ExprId, delay_vars: &FxHashSet<VarId>) -> Option<&'static str> {
-        let arena = &self.dae.flat.exprs;
-        let mut stack = vec![delay];
-        let mut seen = FxHashSet::default();
-        while let Some(id) = stack.pop() {
-            if !seen.insert(id) {
-                continue;
-            }
-            match arena.get(id) {
-                Node::Var(v) => {
-                    let readable = match (self.slot(*v), self.kind(*v)) {
-                        _ if self.eliminated(*v).is_some() => false,
-                        (Some(Slot::State(_) | Slot::Param(_) | Slot::Time), _) => true,
-                        (Some(Slot::Work(_)), VarKind::Parameter | VarKind::Constant) => true,
-                        (Some(Slot::Work(_)), VarKind::Discrete) => !delay_vars.contains(v),
-                        _ => false,
-                    };
-                    if !readable {
-                        return Some(
-                            "a delay time that changes during the run may read only time, states, parameters and discrete variables",
-                        );
-                    }
-                }
-                Node::Call(Callee::Builtin(Builtin::Der), _) => {
-                    return Some("a delay time that changes during the run cannot read a derivative");
-                }
-                _ => stack.extend(arena.children(id)),
-            }
-        }
-        None
-    }
 }

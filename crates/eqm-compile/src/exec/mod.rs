@@ -44,6 +44,7 @@
 //! included), and does not handle initial equations (the initialization problem).
 
 mod build;
+mod delay_reads;
 mod diagnose;
 mod events;
 pub mod jacobian;
@@ -226,9 +227,9 @@ pub struct ExecSample {
 
 /// `delay(expr, delay)` as the program evaluates it: its variable's work slot, the expression
 /// whose history the simulation keeps (evaluated after the right-hand side and the outputs) and
-/// the delay: a parameter expression, or (when `varying`) an expression of time, states,
-/// parameters and discrete variables, evaluated before the right-hand side at every point and
-/// bounded by `max`.
+/// the delay: a parameter expression, or (when `varying`) an expression evaluated at every point
+/// and bounded by `max`, before the right-hand side when it reads only time, states, parameters
+/// and discrete variables, and settled with the equations when it reads what they compute.
 #[derive(Debug, Clone, Copy)]
 pub struct ExecDelay {
     pub slot: u32,
@@ -239,6 +240,11 @@ pub struct ExecDelay {
     pub max: Option<ExprId>,
     /// The delay time changes during the run.
     pub varying: bool,
+    /// The delay time reads something the equations compute (an algebraic variable, a
+    /// derivative, another delayed value): the simulation settles it together with the
+    /// equations, by substitution (the program has no cycle of delay times reading their own
+    /// delayed values).
+    pub reads_equations: bool,
     pub span: Span,
 }
 

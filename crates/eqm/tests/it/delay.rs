@@ -269,20 +269,22 @@ end M;
 }
 
 #[test]
-fn a_delay_time_that_changes_needs_a_largest_delay_and_known_inputs() {
+fn a_delay_time_that_changes_needs_a_largest_delay_and_no_cycle_through_itself() {
     let cases = [
         ("delay(x, 1 + x)", "delayMax"),
         ("delay(x, 1 + x, m)", "parameter expression"),
-        ("delay(x, 1 + y, 2)", "time, states, parameters and discrete variables"),
-        ("delay(x, 1 + der(x), 2)", "derivative"),
+        // w reads the delayed value whose delay time reads w.
+        ("delay(x, 1 + w, 2)", "its own delayed value"),
     ];
     for (call, shown) in cases {
+        let cycle = shown.contains("own");
         let text = format!(
             "model M
   Real x(start = 1, fixed = true);
-  Real y = 2*sin(x);
+  Real w;
   Real m = time;
 equation
+  w = if {cycle} then 0.1*delay(x, 1 + w, 2) else 0;
   der(x) = -{call};
 end M;
 "
@@ -345,5 +347,47 @@ end M;
         let mut session = eqm::Session::with_sources(&[("m.eqm".to_string(), text)], &[], None);
         assert!(session.check(None, &eqm::ModelOptions::default()).is_none(), "{call}");
         assert!(session.diagnostics().iter().any(|d| d.code == "E0309"), "{call}");
+    }
+}
+
+#[test]
+fn a_delay_time_may_read_an_algebraic_variable_a_derivative_and_another_delayed_value() {
+    // d = 1 + sin(time)/2 is an algebraic variable: y = delay(time, d, 2) is time - d once
+    // time - d > 0 (from the root of t - 1 - sin(t)/2), 0 before. u reads the delayed value y
+    // in its delay time: u = time - (1 + y/10) once that is positive, 0 before. v reads the
+    // derivative of s = sin(time)/2: v = time - (1 + cos(time)/2) once positive, 0 before.
+    let model = "model M
+  Real d;
+  Real y;
+  Real u;
+  Real s(start = 0, fixed = true);
+  Real v;
+equation
+  d = 1 + 0.5*sin(time);
+  y = delay(time, d, 2);
+  u = delay(time, 1 + 0.1*y, 2);
+  der(s) = 0.5*cos(time);
+  v = delay(time, 1 + der(s), 2);
+end M;
+";
+    let newton_root = |f: &dyn Fn(f64) -> f64, df: &dyn Fn(f64) -> f64| {
+        let mut root: f64 = 1.5;
+        for _ in 0..50 {
+            root -= f(root) / df(root);
+        }
+        root
+    };
+    let y_root = newton_root(&|t| t - 1.0 - 0.5 * t.sin(), &|t| 1.0 - 0.5 * t.cos());
+    let v_root = newton_root(&|t| t - 1.0 - 0.5 * t.cos(), &|t| 1.0 + 0.5 * t.sin());
+    let y_exact = |t: f64| if t <= y_root { 0.0 } else { t - 1.0 - 0.5 * t.sin() };
+    let u_exact = |t: f64| (t - 1.0 - 0.1 * y_exact(t)).max(0.0);
+    let v_exact = |t: f64| if t <= v_root { 0.0 } else { t - 1.0 - 0.5 * t.cos() };
+    let result = run_tight_both(model, 6.0);
+    for k in 0..=60 {
+        let t = k as f64 * 0.1;
+        for (name, exact) in [("y", y_exact(t)), ("u", u_exact(t)), ("v", v_exact(t))] {
+            let value = result.value_at(name, t).unwrap();
+            assert!((value - exact).abs() < 1e-8, "{name}({t}) = {value}, expected {exact}");
+        }
     }
 }
