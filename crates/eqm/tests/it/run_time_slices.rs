@@ -154,3 +154,152 @@ fn max_of_a_slice_that_becomes_empty_stops_the_run() {
         );
     }
 }
+
+/// `i` is 1 until t = 1, then 3; `j` is 2 until t = 2, then 3, equal to `i`.
+const VECTOR_ASSIGNMENTS: &str = "
+function scatter \"zeros with y[{i, j}] := {a, b}\"
+  input Integer i;
+  input Integer j;
+  input Real a;
+  input Real b;
+  output Real y[3] = zeros(3);
+algorithm
+  y[{i, j}] := {a, b};
+end scatter;
+
+model VectorAssignments
+  Integer i = if time < 1 then 1 else 3;
+  Integer j = if time < 2 then 2 else 3;
+  Real y[3];
+  Real z[3];
+  Real B[2, 3];
+  Real w[3] = scatter(i, j, 10, 20);
+algorithm
+  y := zeros(3);
+  y[{i, j}] := {10, 20};
+  z := {1, 2, 3};
+  z[{i, j}] := {z[j], z[i]};
+  B := zeros(2, 3);
+  B[:, {j, i}] := [1, 2; 3, 4];
+end VectorAssignments;
+";
+
+#[test]
+fn an_assignment_through_a_vector_of_run_time_subscripts_assigns_in_order() {
+    let r = run_both(VECTOR_ASSIGNMENTS, 2.5);
+    let row = |name: &str, t: f64| [1, 2, 3].map(|k| at(&r, &format!("{name}[{k}]"), t));
+    // At t = 2.5 both indices are 3: the last assignment wins.
+    for (t, y) in [
+        (0.5, [10.0, 20.0, 0.0]),
+        (1.5, [0.0, 20.0, 10.0]),
+        (2.5, [0.0, 0.0, 20.0]),
+    ] {
+        assert_eq!(row("y", t), y, "y at {t}");
+        assert_eq!(row("w", t), y, "w at {t}");
+    }
+    // {z[j], z[i]} is held before it is assigned: z[i] and z[j] exchange their values, and
+    // with i = j = 3 both assignments give z[3] its own value.
+    for (t, z) in [(0.5, [2.0, 1.0, 3.0]), (1.5, [1.0, 3.0, 2.0]), (2.5, [1.0, 2.0, 3.0])] {
+        assert_eq!(row("z", t), z, "z at {t}");
+    }
+    // Column j of B gets {1, 3}, then column i gets {2, 4}.
+    let b = |t: f64| [1, 2].map(|r_| [1, 2, 3].map(|c| at(&r, &format!("B[{r_},{c}]"), t)));
+    assert_eq!(b(0.5), [[2.0, 1.0, 0.0], [4.0, 3.0, 0.0]]);
+    assert_eq!(b(1.5), [[0.0, 1.0, 2.0], [0.0, 3.0, 4.0]]);
+    assert_eq!(b(2.5), [[0.0, 0.0, 2.0], [0.0, 0.0, 4.0]]);
+}
+
+/// `h` halves and `tEnd` grows by 1 at each sample: (0.5, 1), then (0.25, 2), then (0.125, 3).
+const REAL_LOOPS: &str = "
+function trapezoid \"the integral of r from 0 to T by the trapezoidal rule with step h\"
+  input Real h;
+  input Real T;
+  output Real area;
+algorithm
+  area := 0;
+  for r in h:h:T loop
+    area := area + h*((r - h) + r)/2;
+  end for;
+end trapezoid;
+
+model RealLoops
+  discrete Real h(start = 0.5);
+  discrete Real tEnd(start = 1);
+  Real s;
+  Real count;
+  Real down;
+  Real area = trapezoid(h, tEnd);
+equation
+  when sample(1, 1) then
+    h = pre(h)/2;
+    tEnd = pre(tEnd) + 1;
+  end when;
+algorithm
+  s := 0;
+  count := 0;
+  for r in 0.0:h:tEnd loop
+    s := s + r;
+    count := count + 1;
+  end for;
+  down := 0;
+  for r in tEnd:-2*h:0.1 loop
+    down := down + r;
+  end for;
+end RealLoops;
+";
+
+#[test]
+fn a_for_loop_over_a_range_of_reals_computed_during_the_run() {
+    let r = run_both(REAL_LOOPS, 2.5);
+    for (t, h, t_end) in [(0.5, 0.5, 1.0), (1.5, 0.25, 2.0), (2.5, 0.125, 3.0)] {
+        // 0:h:tEnd has tEnd/h + 1 values k*h, whose sum is h*(0 + 1 + ... + m).
+        let m = t_end / h;
+        assert_eq!(at(&r, "count", t), m + 1.0, "count at {t}");
+        assert_eq!(at(&r, "s", t), h * m * (m + 1.0) / 2.0, "s at {t}");
+        // tEnd:-2h:0.1 has floor((tEnd - 0.1)/(2h)) + 1 values: {1}, {2, 1.5, 1, 0.5}, and
+        // the 12 values 3 - k/4.
+        assert_eq!(at(&r, "down", t), [1.0, 5.0, 19.5][(t as usize).min(2)], "down at {t}");
+        // The trapezoidal rule is exact for a line: T^2/2.
+        assert_eq!(at(&r, "area", t), t_end * t_end / 2.0, "area at {t}");
+    }
+}
+
+const RECORD_STEPS: &str = "
+record P
+  Real x;
+  Integer k;
+end P;
+
+record Q
+  Real a;
+  Real b;
+end Q;
+
+function advance \"P(x + k, k + 1)\"
+  input P p;
+  output P q;
+algorithm
+  q := P(p.x + p.k, p.k + 1);
+end advance;
+
+model RecordSteps
+  P r;
+  Q q;
+algorithm
+  r := P(time, 1);
+  r := advance(r);
+  r := advance(r);
+  q := Q(time, 2*time);
+  q := Q(q.b, q.a);
+end RecordSteps;
+";
+
+#[test]
+fn a_record_assignment_whose_value_reads_the_record_evaluates_it_first() {
+    let r = run_both(RECORD_STEPS, 1.0);
+    for t in [0.0, 0.5, 1.0] {
+        // (t, 1) becomes (t + 1, 2), then (t + 3, 3).
+        assert_eq!([at(&r, "r.x", t), at(&r, "r.k", t)], [t + 1.0 + 2.0, 3.0], "r at {t}");
+        assert_eq!([at(&r, "q.a", t), at(&r, "q.b", t)], [2.0 * t, t], "q at {t}");
+    }
+}
