@@ -9,10 +9,8 @@
 //! i >= b) loop body; i := i + s; end while;`, after an assertion that the step is not zero.
 //! Inside the body the index is an Integer known only during the run, so it may subscript
 //! arrays (the element is chosen where it is read, see `subscripts`). Every variable the body
-//! may assign is an output of the section, whatever the range turns out to be. A range of Reals
-//! `a:s:b` (in a model's algorithm or a function) is Modelica's `{a, a + s, ..., a + m*s}` with
-//! `m = floor((b - a)/s)`, run as a loop over the Integer `k` from 0 to `m`, the index being
-//! `a + k*s`. A for-equation over a range computed during the run stays an error.
+//! may assign is an output of the section, whatever the range turns out to be. It deliberately
+//! handles only Integer ranges: a range of Reals computed during the run stays an error.
 
 use crate::eval::Loops;
 use crate::eval_context::BoundIterator;
@@ -21,7 +19,6 @@ use crate::modifier::Scope;
 use crate::statements::StatementContext;
 use crate::value::Value;
 use eqm_diag::source::Span;
-use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{BinOp, ExprId, Node};
 use eqm_ir::flat::{Message, Place, ScalarType, Statement};
 use eqm_syntax::ast;
@@ -106,99 +103,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
             body: inner,
             span,
         });
-    }
-
-    /// `for index in a:s:b loop body end for;` (with the further indices `rest`) in a model's
-    /// algorithm or a function, when a bound or the step is a Real: true when the range is one
-    /// of Reals (run here, or reported), false when it is not (the Integer paths run it).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn real_range_loop(
-        &mut self,
-        index: &'a ast::ForIndex,
-        range: &'a ast::Expr,
-        rest: &'a [ast::ForIndex],
-        body: &'a [ast::Statement],
-        span: Span,
-        scope: Scope,
-        loops: &mut Loops,
-        cx: &mut StatementContext,
-        out: &mut Vec<Statement>,
-    ) -> bool {
-        let ast::ExprKind::Range { start, step, stop } = &range.kind else {
-            return false;
-        };
-        let diagnostics = self.diagnostics.len();
-        let mut parts = [None; 3];
-        for (part, e) in parts.iter_mut().zip([Some(&**start), step.as_deref(), Some(&**stop)]) {
-            let Some(e) = e else { continue };
-            match self.eval(e, scope, loops) {
-                Some(Value::Scalar(x, ty @ (ScalarType::Integer | ScalarType::Real))) => *part = Some((x, ty)),
-                _ => {
-                    self.diagnostics.truncate(diagnostics);
-                    return false;
-                }
-            }
-        }
-        if parts.iter().flatten().all(|&(_, ty)| ty == ScalarType::Integer) {
-            return false;
-        }
-        let [Some((a, _)), s, Some((b, _))] = parts else {
-            return false;
-        };
-        let s = s.map_or_else(|| self.model.exprs.real(1.0), |(s, _)| s);
-        // The start, the step and the number of steps are held, so that the body cannot
-        // change the range.
-        let a = self.held_of_type(a, ScalarType::Real, "start", span, cx, out);
-        let s = self.held_of_type(s, ScalarType::Real, "step", span, cx, out);
-        if self.model.exprs.literal(s).is_none_or(|s| s == 0.0) {
-            let zero = self.model.exprs.real(0.0);
-            let condition = self.model.exprs.binary(BinOp::Ne, s, zero);
-            out.push(Statement::Assert {
-                condition,
-                message: Message::literal("the step of the range of this for-loop is 0"),
-                span: range.span,
-            });
-        }
-        let exprs = &mut self.model.exprs;
-        let distance = exprs.binary(BinOp::Sub, b, a);
-        let steps = exprs.binary(BinOp::Div, distance, s);
-        let last = exprs.builtin(Builtin::Integer, vec![steps]);
-        let last = self.held_of_type(last, ScalarType::Integer, "stop", span, cx, out);
-        let counter = self.temporary_of_type(ScalarType::Integer, "index", span, cx);
-        let k = self.place_value(counter);
-        let exprs = &mut self.model.exprs;
-        let zero = exprs.int(0);
-        out.push(Statement::Assign {
-            target: counter,
-            value: zero,
-            span,
-        });
-        let condition = exprs.binary(BinOp::Le, k, last);
-        let offset = exprs.binary(BinOp::Mul, k, s);
-        let value = exprs.binary(BinOp::Add, a, offset);
-        let one = exprs.int(1);
-        let next = exprs.binary(BinOp::Add, k, one);
-        self.context.iterators.push(BoundIterator {
-            name: index.name.name.clone(),
-            value: Value::Scalar(value, ScalarType::Real),
-            loops_below: loops.len(),
-        });
-        cx.loop_depth += 1;
-        let mut inner = Vec::new();
-        self.for_statement(rest, body, span, scope, loops, cx, &mut inner);
-        cx.loop_depth -= 1;
-        self.context.iterators.pop();
-        inner.push(Statement::Assign {
-            target: counter,
-            value: next,
-            span,
-        });
-        out.push(Statement::While {
-            condition,
-            body: inner,
-            span,
-        });
-        true
     }
 
     /// `x` itself when it is a literal, else a new place of type `ty` (a hidden variable of a
