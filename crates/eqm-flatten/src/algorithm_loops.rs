@@ -19,7 +19,7 @@ use crate::modifier::Scope;
 use crate::statements::StatementContext;
 use crate::value::Value;
 use eqm_diag::source::Span;
-use eqm_ir::expr::{BinOp, ExprId};
+use eqm_ir::expr::{BinOp, ExprId, Node};
 use eqm_ir::flat::{Message, Place, ScalarType, Statement};
 use eqm_syntax::ast;
 
@@ -103,6 +103,37 @@ impl<'t, 'a> Flattener<'t, 'a> {
             body: inner,
             span,
         });
+    }
+
+    /// `x` itself when it is a literal, else a new place of type `ty` (a hidden variable of a
+    /// model's algorithm, a local slot of a function) assigned `x` here.
+    pub(crate) fn held_of_type(
+        &mut self,
+        x: ExprId,
+        ty: ScalarType,
+        what: &str,
+        span: Span,
+        cx: &mut StatementContext,
+        out: &mut Vec<Statement>,
+    ) -> ExprId {
+        if self.model.exprs.literal(x).is_some() {
+            return x;
+        }
+        let place = self.temporary_of_type(ty, what, span, cx);
+        out.push(Statement::Assign {
+            target: place,
+            value: x,
+            span,
+        });
+        self.place_value(place)
+    }
+
+    /// The value of `place`.
+    fn place_value(&mut self, place: Place) -> ExprId {
+        match place {
+            Place::Var(v) => self.model.exprs.var(v),
+            Place::Local(slot) => self.model.exprs.add(Node::Local(slot)),
+        }
     }
 
     /// `x` itself when it is a literal, else a hidden Integer variable assigned `x` here.

@@ -64,6 +64,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if info.kind == BuiltinKind::Array {
             return self.eval_array_builtin(e, builtin, args, scope, loops);
         }
+        if matches!(builtin, Builtin::Min | Builtin::Max)
+            && n == 1
+            && let Some(reduced) = self.run_time_slice_reduction(&args.positional[0], builtin, scope, loops)
+        {
+            return Some(reduced);
+        }
         let mut values = Vec::with_capacity(n);
         for a in &args.positional {
             values.push(self.eval(a, scope, loops)?);

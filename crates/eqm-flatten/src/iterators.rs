@@ -147,7 +147,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// The size of dimension `d` of part `k` of reference `c` (a component array of the
     /// instance, or a local array of the function), if it is an array.
-    fn dimension_of(&mut self, c: &ast::ComponentRef, k: usize, d: usize, scope: Scope) -> Option<usize> {
+    pub(crate) fn dimension_of(&mut self, c: &ast::ComponentRef, k: usize, d: usize, scope: Scope) -> Option<usize> {
         if scope.instance.is_none() && k == 0 {
             let var = self.context.frames.last()?.locals.get(&c.parts[0].name.name)?;
             return var.dims.get(d).copied();
@@ -339,6 +339,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return None;
             }
         };
+        if let Some(reduced) = self.run_time_iterator_reduction(builtin, body, indices, scope, loops) {
+            return reduced;
+        }
         let (_, values) = self.iterated(body, indices, scope, loops)?;
         let shape = values.first().map(|v| v.dims().to_vec()).unwrap_or_default();
         let wrong = |v: &Value| {

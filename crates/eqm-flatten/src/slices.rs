@@ -1,29 +1,53 @@
-//! `sum(u[a:b])` and `product(u[a:b])` with a range whose bounds are computed during the run
-//! (`a`, `b` discrete Integers of a model, inputs or locals of a function): the slice itself has
-//! no size known at compile time, but its sum or product is a scalar (MLS 3.6 §10.5 slicing,
-//! §10.3.4 reductions).
+//! Reductions over values whose number is known only during the run: `sum`, `product`, `min`
+//! and `max` of a slice `u[a:b]`, `u[a:s:b]` or `A[a:b, j]` whose range has bounds computed
+//! during the run (`a`, `b` discrete Integers of a model, inputs or locals of a function), and
+//! the reductions `sum(e for j in a:b)` (also `product`, `min`, `max`) whose iterator ranges
+//! over such a range. The slice itself has no size known at compile time, but its reduction is
+//! a scalar (Modelica's rules for slicing and reductions).
 //!
-//! Input: the argument of `sum` or `product`, a vector of model variables or of a function's
-//! local slots subscripted by one range `a:b`. Output: the reduction over every element, each
-//! masked by whether its index lies in the range (`if a <= k and k <= b then u[k] else 0`), so
-//! the expression has the vector's size whatever the range; a range that is not empty and not
-//! inside `1..n` stops the run (E0705) with its bounds, the size and the location of the
-//! reference. It deliberately handles only this form: a slice computed during the run anywhere
-//! else (`u[1:n]` as a value, a range with a step, a matrix) has no fixed size and stays an
-//! error (E0206).
+//! Input: the argument of the reduction. Output: the reduction over every element the range
+//! may select, each masked by whether its index lies in the range (`if a <= k and k <= b then
+//! u[k] else 0`), so the expression has the array's size whatever the range. A range that is
+//! not empty and reaches outside `1..n` stops the run (E0705) with its bounds, the size and the
+//! location of the reference; `min` and `max` of an empty range stop it too (the array form of
+//! `min` of an empty array is an error at compile time). An iterator's range is bounded by the
+//! arrays it subscripts alone in the body (`u[j]`): its body is evaluated once per index of
+//! them, and a range reaching beyond them stops the run the same way. It deliberately handles
+//! only these forms: a step computed during the run, a slice computed during the run as a value
+//! (`y = u[1:n]`) and an iterator that subscripts no array have no bound known when the model is
+//! compiled and stay errors (E0206).
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
 use crate::modifier::Scope;
 use crate::value::{self, Value};
+use eqm_diag::source::Span;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{BinOp, Callee, ExprId, FuncId, Node};
 use eqm_ir::flat::{self, Message, MessagePart, ScalarType, Statement};
 use eqm_syntax::ast;
 
+/// A range `a:s:b` whose bounds are computed during the run, its step known and not zero.
+struct RunTimeRange {
+    start: ExprId,
+    step: i64,
+    stop: ExprId,
+    written: String,
+}
+
+/// Why a range computed during the run stops the run.
+#[derive(Clone, Copy, PartialEq)]
+enum RangeFault {
+    /// It is not empty and one of its values lies outside `1..n`.
+    Outside,
+    /// It is empty, and `min` or `max` of it has no value.
+    Empty,
+}
+
 impl<'t, 'a> Flattener<'t, 'a> {
-    /// `sum(arg)` or `product(arg)` (`builtin`) when `arg` is `u[a:b]` with run-time bounds;
-    /// `None` when it is not (the ordinary path evaluates it, and reports what is wrong).
+    /// `sum(arg)`, `product(arg)`, `min(arg)` or `max(arg)` (`builtin`) when `arg` is a slice
+    /// of an array whose subscripts include a range with run-time bounds; `None` when it is not
+    /// (the ordinary path evaluates it, and reports what is wrong).
     pub(crate) fn run_time_slice_reduction(
         &mut self,
         arg: &'a ast::Expr,
@@ -33,90 +57,363 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> Option<Value> {
         let ast::ExprKind::Ref(c) = &arg.kind else { return None };
         let [part] = &c.parts[..] else { return None };
-        let [ast::Subscript::Expr(range)] = &part.subscripts[..] else {
+        let is_range =
+            |s: &ast::Subscript| matches!(s, ast::Subscript::Expr(e) if matches!(e.kind, ast::ExprKind::Range { .. }));
+        if !part.subscripts.iter().any(is_range) {
             return None;
-        };
-        let ast::ExprKind::Range {
-            start,
-            step: None,
-            stop,
-        } = &range.kind
-        else {
+        }
+        let (dims, elements, ty) = self.array_elements(&part.name.name, scope)?;
+        if part.subscripts.len() > dims.len() {
             return None;
-        };
-        let (elements, ty) = self.vector_elements(&part.name.name, scope)?;
+        }
         let diagnostics = self.diagnostics.len();
-        let bounds = (self.eval(start, scope, loops), self.eval(stop, scope, loops));
-        let (Some(Value::Scalar(a, ScalarType::Integer)), Some(Value::Scalar(b, ScalarType::Integer))) = bounds else {
+        let what = eqm_syntax::pretty::print_ref(c);
+        let mut checks = Vec::new();
+        // Per dimension: the indices (from 0) it may select, each with the condition under
+        // which it does (`None`: always).
+        let mut axes: Vec<Vec<(usize, Option<ExprId>)>> = Vec::with_capacity(dims.len());
+        for (k, &n) in dims.iter().enumerate() {
+            let axis = match part.subscripts.get(k) {
+                None | Some(ast::Subscript::Colon(_)) => (0..n).map(|i| (i, None)).collect(),
+                Some(ast::Subscript::Expr(e)) => match self.run_time_range(e, Some(n), scope, loops) {
+                    Some(range) => {
+                        checks.push(self.range_check(&range, n, RangeFault::Outside, &what, ty, c.span));
+                        if matches!(builtin, Builtin::Min | Builtin::Max) {
+                            checks.push(self.range_check(&range, n, RangeFault::Empty, &what, ty, c.span));
+                        }
+                        (0..n)
+                            .map(|i| (i, Some(self.range_holds(&range, i as i64 + 1))))
+                            .collect()
+                    }
+                    None => {
+                        let known = self.eval_subscript(e, n, scope, loops).and_then(|v| {
+                            v.as_slice()
+                                .iter()
+                                .map(|&x| self.known_value(x).map(|i| i as i64))
+                                .collect::<Option<Vec<i64>>>()
+                        });
+                        match known {
+                            Some(v) if v.iter().all(|i| (1..=n as i64).contains(i)) => {
+                                v.iter().map(|&i| (i as usize - 1, None)).collect()
+                            }
+                            _ => Vec::new(),
+                        }
+                    }
+                },
+            };
+            axes.push(axis);
+        }
+        if checks.is_empty() || self.diagnostics.len() != diagnostics || axes.iter().any(Vec::is_empty) {
+            self.diagnostics.truncate(diagnostics);
+            return None;
+        }
+        let sizes: Vec<usize> = axes.iter().map(Vec::len).collect();
+        let count: usize = sizes.iter().product();
+        let mut masked = Vec::with_capacity(count);
+        for flat in 0..count {
+            let position = value::row_major_index(&sizes, flat);
+            let (mut offset, mut condition) = (0, None);
+            for ((axis, &p), &n) in axes.iter().zip(&position).zip(&dims) {
+                let (index, holds) = axis[p];
+                offset = offset * n + index;
+                condition = match (condition, holds) {
+                    (Some(c), Some(h)) => Some(self.model.exprs.binary(BinOp::And, c, h)),
+                    (c, h) => c.or(h),
+                };
+            }
+            masked.push((elements[offset], condition));
+        }
+        Some(Value::Scalar(self.masked_reduction(builtin, &masked, &checks), ty))
+    }
+
+    /// `sum(body for j in a:b)` (or `product`, `min`, `max`: `builtin`) whose one iterator
+    /// ranges over bounds computed during the run: the body once per index `j` of the arrays it
+    /// subscripts, masked by whether `j` lies in the range. `None` when the reduction is not of
+    /// this form; `Some(None)` after a diagnostic.
+    pub(crate) fn run_time_iterator_reduction(
+        &mut self,
+        builtin: Builtin,
+        body: &'a ast::Expr,
+        indices: &'a [ast::ForIndex],
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Option<Value>> {
+        let [index] = indices else { return None };
+        let range_expr = index.range.as_ref()?;
+        let diagnostics = self.diagnostics.len();
+        let Some(range) = self.run_time_range(range_expr, None, scope, loops) else {
             self.diagnostics.truncate(diagnostics);
             return None;
         };
-        let exprs = &mut self.model.exprs;
-        if exprs.literal(a).is_some() && exprs.literal(b).is_some() {
-            return None;
-        }
-        let (op, neutral) = match builtin {
-            Builtin::Sum => (BinOp::Add, exprs.int(0)),
-            _ => (BinOp::Mul, exprs.int(1)),
+        let name = &index.name.name;
+        let mut refs = Vec::new();
+        eqm_syntax::visit::refs_in_expr(body, &mut |c| refs.push(c));
+        let Some(bound) = self.subscripted_size(name, &refs, scope) else {
+            self.diagnostics.push(
+                eqm_diag::Diagnostic::error(
+                    "E0206",
+                    format!(
+                        "the range `{}` of `{name}` is computed during the run, and `{name}` subscripts no array that would bound it",
+                        range.written
+                    ),
+                    range_expr.span,
+                    "no bound known at compile time",
+                )
+                .with_help(format!("use `{name}` as a subscript (`u[{name}]`), or give the range parameter bounds")),
+            );
+            return Some(None);
         };
-        let mut masked = Vec::with_capacity(elements.len());
-        for (k, &x) in elements.iter().enumerate() {
-            let index = exprs.int(k as i64 + 1);
-            let from = exprs.binary(BinOp::Le, a, index);
-            let to = exprs.binary(BinOp::Le, index, b);
-            let inside = exprs.binary(BinOp::And, from, to);
-            masked.push(exprs.add(Node::If(inside, x, neutral)));
+        // The body at each index the arrays allow, up to the first index where it cannot be
+        // evaluated (`u[j + 1]` at the last one): the range may not reach that far.
+        let mut values = Vec::with_capacity(bound);
+        let mut ty = ScalarType::Integer;
+        for j in 1..=bound {
+            let before = self.diagnostics.len();
+            loops.push((name.clone(), j as i64));
+            let value = self.eval(body, scope, loops);
+            loops.pop();
+            match value {
+                Some(Value::Scalar(x, t)) if self.diagnostics.len() == before && t != ScalarType::String => {
+                    if t != ScalarType::Integer {
+                        ty = ScalarType::Real;
+                    }
+                    values.push(x);
+                }
+                Some(_) if self.diagnostics.len() == before => {
+                    self.diagnostics.push(eqm_diag::Diagnostic::error(
+                        "E0206",
+                        format!(
+                            "the values of a reduction over the range `{}`, computed during the run, must be numbers",
+                            range.written
+                        ),
+                        body.span,
+                        "not a scalar number",
+                    ));
+                    return Some(None);
+                }
+                _ if j == 1 => return Some(None),
+                _ => {
+                    self.diagnostics.truncate(before);
+                    break;
+                }
+            }
         }
-        let reduced = value::fold_balanced(&masked, |x, y| exprs.binary(op, x, y)).unwrap_or(neutral);
-        // A range that is not empty must lie inside 1..n.
-        let one = exprs.int(1);
-        let size = exprs.int(elements.len() as i64);
-        let nonempty = exprs.binary(BinOp::Le, a, b);
-        let below = exprs.binary(BinOp::Lt, a, one);
-        let above = exprs.binary(BinOp::Gt, b, size);
-        let outside = exprs.binary(BinOp::Or, below, above);
-        let wrong = exprs.binary(BinOp::And, nonempty, outside);
-        let what = eqm_syntax::pretty::print_ref(c);
-        let written = eqm_syntax::pretty::print_expr(range);
-        let failure = self.range_failure(&what, &written, elements.len(), ty, c.span);
-        let exprs = &mut self.model.exprs;
-        let fail = exprs.add(Node::Call(Callee::User(failure), Box::new([a, b])));
-        Some(Value::Scalar(exprs.add(Node::If(wrong, fail, reduced)), ty))
+        let n = values.len();
+        let mut checks = vec![self.range_check(&range, n, RangeFault::Outside, name, ty, index.name.span)];
+        if matches!(builtin, Builtin::Min | Builtin::Max) {
+            checks.push(self.range_check(&range, n, RangeFault::Empty, name, ty, index.name.span));
+        }
+        let masked: Vec<(ExprId, Option<ExprId>)> = values
+            .iter()
+            .enumerate()
+            .map(|(k, &x)| (x, Some(self.range_holds(&range, k as i64 + 1))))
+            .collect();
+        Some(Some(Value::Scalar(
+            self.masked_reduction(builtin, &masked, &checks),
+            ty,
+        )))
     }
 
-    /// The elements of the vector `name` (a local of the function being flattened, or an array
-    /// of model variables of the scope's instance) and their type; `None` for anything else.
-    fn vector_elements(&mut self, name: &str, scope: Scope) -> Option<(Vec<ExprId>, ScalarType)> {
+    /// The reduction `builtin` of the elements whose condition holds (an element without one
+    /// always counts), under the `checks` (`(wrong, stop)`: `stop` where `wrong` holds).
+    fn masked_reduction(
+        &mut self,
+        builtin: Builtin,
+        masked: &[(ExprId, Option<ExprId>)],
+        checks: &[(ExprId, ExprId)],
+    ) -> ExprId {
+        let exprs = &mut self.model.exprs;
+        let neutral = match builtin {
+            Builtin::Sum => exprs.int(0),
+            Builtin::Product => exprs.int(1),
+            // Never chosen: an empty range stops the run before.
+            Builtin::Min => exprs.real(f64::MAX),
+            _ => exprs.real(f64::MIN),
+        };
+        let terms: Vec<ExprId> = masked
+            .iter()
+            .map(|&(x, condition)| match condition {
+                Some(c) => exprs.add(Node::If(c, x, neutral)),
+                None => x,
+            })
+            .collect();
+        let reduced = value::fold_balanced(&terms, |x, y| match builtin {
+            Builtin::Sum => exprs.binary(BinOp::Add, x, y),
+            Builtin::Product => exprs.binary(BinOp::Mul, x, y),
+            _ => exprs.builtin(builtin, vec![x, y]),
+        })
+        .unwrap_or(neutral);
+        checks.iter().rev().fold(reduced, |otherwise, &(wrong, stop)| {
+            exprs.add(Node::If(wrong, stop, otherwise))
+        })
+    }
+
+    /// `e` when it is a range `a:b` or `a:s:b` with Integer bounds of which one at least is
+    /// computed during the run and a step known at compile time that is not zero; `end` in
+    /// the bounds stands for `size` when given. `None` otherwise (diagnostics may remain).
+    fn run_time_range(
+        &mut self,
+        e: &'a ast::Expr,
+        size: Option<usize>,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<RunTimeRange> {
+        let ast::ExprKind::Range { start, step, stop } = &e.kind else {
+            return None;
+        };
+        let mut bound = |f: &mut Self, x: &'a ast::Expr| match size {
+            Some(n) => f.eval_subscript(x, n, scope, loops),
+            None => f.eval(x, scope, loops),
+        };
+        let (Some(Value::Scalar(a, ScalarType::Integer)), Some(Value::Scalar(b, ScalarType::Integer))) =
+            (bound(self, start), bound(self, stop))
+        else {
+            return None;
+        };
+        let step = match step {
+            Some(s) => match bound(self, s)? {
+                Value::Scalar(s, ScalarType::Integer) => self.known_value(s).filter(|&s| s != 0.0)? as i64,
+                _ => return None,
+            },
+            None => 1,
+        };
+        if self.model.exprs.literal(a).is_some() && self.model.exprs.literal(b).is_some() {
+            return None;
+        }
+        Some(RunTimeRange {
+            start: a,
+            step,
+            stop: b,
+            written: eqm_syntax::pretty::print_expr(e),
+        })
+    }
+
+    /// Whether the index `k` is one of the values of `range`: between its bounds and a whole
+    /// number of steps from its start.
+    fn range_holds(&mut self, range: &RunTimeRange, k: i64) -> ExprId {
+        let exprs = &mut self.model.exprs;
+        let index = exprs.int(k);
+        let (low, high, from) = match range.step > 0 {
+            true => (range.start, range.stop, range.start),
+            false => (range.stop, range.start, range.start),
+        };
+        let above = exprs.binary(BinOp::Le, low, index);
+        let below = exprs.binary(BinOp::Le, index, high);
+        let between = exprs.binary(BinOp::And, above, below);
+        if range.step.abs() == 1 {
+            return between;
+        }
+        let distance = exprs.binary(BinOp::Sub, index, from);
+        let step = exprs.int(range.step.abs());
+        let remainder = exprs.builtin(Builtin::Mod, vec![distance, step]);
+        let zero = exprs.int(0);
+        let on_step = exprs.binary(BinOp::Eq, remainder, zero);
+        exprs.binary(BinOp::And, between, on_step)
+    }
+
+    /// `(wrong, stop)`: the condition under which `range`, in a dimension of size `n`, has the
+    /// `fault`, and the call that then stops the run naming the reference `what` at `span`.
+    fn range_check(
+        &mut self,
+        range: &RunTimeRange,
+        n: usize,
+        fault: RangeFault,
+        what: &str,
+        ty: ScalarType,
+        span: Span,
+    ) -> (ExprId, ExprId) {
+        let failure = self.range_failure(what, range, n, fault, ty, span);
+        let exprs = &mut self.model.exprs;
+        let (a, b, s) = (range.start, range.stop, range.step);
+        let stop = exprs.add(Node::Call(Callee::User(failure), Box::new([a, b])));
+        if fault == RangeFault::Empty {
+            let empty = exprs.binary(if s > 0 { BinOp::Gt } else { BinOp::Lt }, a, b);
+            return (empty, stop);
+        }
+        let nonempty = exprs.binary(if s > 0 { BinOp::Le } else { BinOp::Ge }, a, b);
+        // The last value, `b` less the remainder of the distance to it, and the first, `a`.
+        let last = match s.abs() {
+            1 => b,
+            step => {
+                let (distance, step) = match s > 0 {
+                    true => (exprs.binary(BinOp::Sub, b, a), exprs.int(step)),
+                    false => (exprs.binary(BinOp::Sub, a, b), exprs.int(step)),
+                };
+                let remainder = exprs.builtin(Builtin::Mod, vec![distance, step]);
+                match s > 0 {
+                    true => exprs.binary(BinOp::Sub, b, remainder),
+                    false => exprs.binary(BinOp::Add, b, remainder),
+                }
+            }
+        };
+        let (low, high) = if s > 0 { (a, last) } else { (last, a) };
+        let one = exprs.int(1);
+        let size = exprs.int(n as i64);
+        let below = exprs.binary(BinOp::Lt, low, one);
+        let above = exprs.binary(BinOp::Gt, high, size);
+        let outside = exprs.binary(BinOp::Or, below, above);
+        (exprs.binary(BinOp::And, nonempty, outside), stop)
+    }
+
+    /// The smallest size of the array dimensions that the iterator `name` subscripts alone
+    /// among `refs`: the indices every value of its range must lie in.
+    fn subscripted_size(&mut self, name: &str, refs: &[&ast::ComponentRef], scope: Scope) -> Option<usize> {
+        let mut smallest: Option<usize> = None;
+        for c in refs {
+            for (k, part) in c.parts.iter().enumerate() {
+                for (d, sub) in part.subscripts.iter().enumerate() {
+                    let ast::Subscript::Expr(e) = sub else { continue };
+                    let ast::ExprKind::Ref(r) = &e.kind else { continue };
+                    if r.parts.len() != 1 || !r.parts[0].subscripts.is_empty() || r.parts[0].name.name != name {
+                        continue;
+                    }
+                    if let Some(n) = self.dimension_of(c, k, d, scope) {
+                        smallest = Some(smallest.map_or(n, |m| m.min(n)));
+                    }
+                }
+            }
+        }
+        smallest
+    }
+
+    /// The sizes, elements (row-major) and type of the array `name`: a local of the function
+    /// being flattened, or an array of model variables of the scope's instance; `None` for
+    /// anything else.
+    fn array_elements(&mut self, name: &str, scope: Scope) -> Option<(Vec<usize>, Vec<ExprId>, ScalarType)> {
         if let Some(frame) = self.context.frames.last() {
             let var = frame.locals.get(name)?;
-            if var.record.is_some() || var.elements.is_some() || var.function.is_some() || var.dims.len() != 1 {
+            if var.record.is_some() || var.elements.is_some() || var.function.is_some() || var.dims.is_empty() {
                 return None;
             }
-            let (slots, ty) = (var.slots.clone(), var.ty);
+            let (dims, slots, ty) = (var.dims.clone(), var.slots.clone(), var.ty);
             let elements = slots.iter().map(|&s| self.model.exprs.add(Node::Local(s))).collect();
-            return Some((elements, ty));
+            return Some((dims, elements, ty));
         }
         let Some(crate::layout::Member::VarArray(array)) = self.ensure_member(scope.instance?, name) else {
             return None;
         };
-        if array.dims.len() != 1 {
-            return None;
-        }
-        let ty = self.model.var(array.elements[0]).ty;
-        Some((array.elements.iter().map(|&v| self.model.exprs.var(v)).collect(), ty))
+        let ty = self.model.var(*array.elements.first()?).ty;
+        let elements = array.elements.iter().map(|&v| self.model.exprs.var(v)).collect();
+        Some((array.dims.to_vec(), elements, ty))
     }
 
-    /// The function `fail(a, b)` that stops the run because the range `written` of the
-    /// reference `what` (at `span`), in a dimension of size `n`, is `a:b`.
+    /// The function `fail(a, b)` that stops the run because the range of the reference `what`
+    /// (at `span`), in a dimension of size `n`, is `a:b` and has the `fault`.
     fn range_failure(
         &mut self,
         what: &str,
-        written: &str,
+        range: &RunTimeRange,
         n: usize,
+        fault: RangeFault,
         ty: ScalarType,
-        span: eqm_diag::source::Span,
+        span: Span,
     ) -> FuncId {
-        let key = (format!("{what}|{written}|range"), span, n);
+        let written = &range.written;
+        let reason = match fault {
+            RangeFault::Outside => format!(", outside 1..{n}"),
+            RangeFault::Empty => ", which is empty: its `min` or `max` has no value".to_string(),
+        };
+        let key = (format!("{what}|{written}|range{reason}"), span, n);
         if let Some(&id) = self.functions.bounds_failures.get(&key) {
             return id;
         }
@@ -129,13 +426,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ty: ScalarType::Integer,
             written: written.to_string(),
         };
+        let between = match range.step {
+            1 => ":".to_string(),
+            s => format!(":{s}:"),
+        };
         let message = Message {
             parts: vec![
                 MessagePart::Text(format!("the range `{written}` of `{what}` is ")),
                 value(from, "start"),
-                MessagePart::Text(":".to_string()),
+                MessagePart::Text(between),
                 value(to, "stop"),
-                MessagePart::Text(format!(", outside 1..{n}")),
+                MessagePart::Text(reason),
             ],
         };
         let slot = |name: &str, ty: ScalarType| flat::FunctionSlot {

@@ -10,9 +10,10 @@
 //! is evaluated. `fail` is a generated function whose only statement is an assertion that stops
 //! the run (E0705) with the subscript's value, the array's size and the location of the
 //! reference; no slot is ever read in place of another. A vector of run-time indices
-//! (`a[{i, j}]`) keeps its length and chooses each element the same way; it can be read, not
-//! assigned (E0317). It deliberately does not handle a range with a run-time bound (`a[1:n]`),
-//! which has no fixed size (E0206; `slices` computes its sum and product).
+//! (`a[{i, j}]`) keeps its length and chooses each element the same way; assigned, its whole
+//! value is held first and then its elements are assigned in order, so that with equal indices
+//! the last one wins. It deliberately does not handle a range with a run-time bound (`a[1:n]`),
+//! which has no fixed size (E0206; `slices` computes its reductions).
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
@@ -27,6 +28,7 @@ use eqm_syntax::ast;
 /// How one subscript of a dynamic selection picks: every index, indices known at compile time
 /// (a scalar keeps no dimension, a vector keeps one), or one index computed at run time (its
 /// value and its text).
+#[derive(Clone)]
 pub(crate) enum Pick {
     All,
     Known(Vec<usize>, bool),
@@ -315,17 +317,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         cx: &mut StatementContext,
         place: &mut dyn FnMut(&mut Self, &mut StatementContext, usize) -> Option<flat::Place>,
     ) -> Option<Vec<Statement>> {
-        if picks.iter().any(|p| matches!(p, Pick::DynamicVector(..))) {
-            self.diagnostics.push(eqm_diag::Diagnostic::error(
-                "E0317",
-                format!(
-                    "an assignment to `{}`, whose vector of subscripts is computed during the run, is not supported",
-                    eqm_syntax::pretty::print_ref(target)
-                ),
-                span,
-                "vector subscript computed during the run",
-            ).with_help("assign each element in a statement of its own (`y[i] := a; y[j] := b;`)"));
-            return None;
+        if let Some(k) = picks.iter().position(|p| matches!(p, Pick::DynamicVector(..))) {
+            return self.vector_subscript_assignment(target, dims, picks, k, value, span, cx, place);
         }
         let mut selected_dims = Vec::new();
         for (pick, &n) in picks.iter().zip(dims) {
@@ -424,6 +417,82 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }],
             span,
         }])
+    }
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// `y[{i, j}] := v` (the vector of run-time subscripts at dimension `k` of `picks`): the
+    /// value is held, then each element of the vector is assigned its part of it in order, as
+    /// `y[i] := v[1]; y[j] := v[2];`, so that the last of equal indices wins.
+    #[allow(clippy::too_many_arguments)]
+    fn vector_subscript_assignment(
+        &mut self,
+        target: &ast::ComponentRef,
+        dims: &[usize],
+        picks: &[Pick],
+        k: usize,
+        value: &Value,
+        span: Span,
+        cx: &mut StatementContext,
+        place: &mut dyn FnMut(&mut Self, &mut StatementContext, usize) -> Option<flat::Place>,
+    ) -> Option<Vec<Statement>> {
+        let Pick::DynamicVector(indices) = &picks[k] else {
+            return None;
+        };
+        // The dimensions the selection keeps, and which of them the vector is.
+        let kept = |p: &Pick| matches!(p, Pick::All | Pick::Known(_, true) | Pick::DynamicVector(..));
+        let axis = picks[..k].iter().filter(|p| kept(p)).count();
+        let mut out = Vec::new();
+        let held = match value {
+            _ if value.dims().is_empty() => value.clone(),
+            _ => {
+                let ty = value.ty();
+                let mut elements = Vec::with_capacity(value.as_slice().len());
+                for &x in value.as_slice() {
+                    elements.push(self.held_of_type(x, ty, "held", span, cx, &mut out));
+                }
+                Value::Array(value.dims().to_vec(), elements, ty)
+            }
+        };
+        if !held.dims().is_empty() && held.dims().get(axis) != Some(&indices.len()) {
+            self.diagnostics.push(eqm_diag::Diagnostic::error(
+                "E0304",
+                format!(
+                    "`{}` selects {} elements along its vector of subscripts, but the value has size {:?}",
+                    eqm_syntax::pretty::print_ref(target),
+                    indices.len(),
+                    held.dims()
+                ),
+                span,
+                "sizes differ",
+            ));
+            return None;
+        }
+        for (m, (x, written)) in indices.iter().enumerate() {
+            let mut single = picks.to_vec();
+            single[k] = Pick::Dynamic(*x, written.clone());
+            let part = match held.dims() {
+                [] => held.clone(),
+                _ => part_along(&held, axis, m),
+            };
+            out.extend(self.dynamic_assignment_of(target, dims, &single, &part, span, cx, &mut *place)?);
+        }
+        Some(out)
+    }
+}
+
+/// The part of the array `v` at index `m` of its dimension `axis`, which it loses.
+fn part_along(v: &Value, axis: usize, m: usize) -> Value {
+    let dims = v.dims();
+    let elements: Vec<ExprId> = (0..v.as_slice().len())
+        .filter(|&flat| value::row_major_index(dims, flat)[axis] == m)
+        .map(|flat| v.as_slice()[flat])
+        .collect();
+    let mut rest = dims.to_vec();
+    rest.remove(axis);
+    match rest.as_slice() {
+        [] => Value::Scalar(elements[0], v.ty()),
+        _ => Value::Array(rest, elements, v.ty()),
     }
 }
 
