@@ -1,4 +1,4 @@
-//! `homotopy(actual, simplified)` (MLS 3.6 §3.7.4.4): what it means in the simulation and in
+//! `homotopy(actual, simplified)`: what it means in the simulation and in
 //! the initialization.
 //!
 //! Input: a [`Dae`] in the hybrid stage. Output: the same DAE with every `homotopy` call of its

@@ -205,7 +205,7 @@ fn start_equations(model_kinds: &[VarKind], init: &mut Dae<Hybrid>) -> (Vec<VarI
         let var = init.flat.var(v);
         let a = &var.attributes;
         // An Integer or Boolean defined by an ordinary equation is a discrete-time variable:
-        // its fixed start value is the value of `pre` at the start (MLS 3.6 §8.6,
+        // its fixed start value is the value of `pre` at the start (Modelica,
         // `pre(v) = v.start`), which the variable of `pre(v)` starts with already, not an
         // equation on `v`, which its own equation determines.
         let discrete_time = matches!(var.ty, ScalarType::Integer | ScalarType::Boolean);
@@ -604,7 +604,7 @@ fn free_parameters(init: &mut Dae<Hybrid>) {
 /// them. Other discrete variables keep their start values, as their `pre` values do.
 ///
 /// A discrete output of an algorithm section is computed by the section, which starts from its
-/// `pre` value: there the `pre` value is the unknown the initial equations determine (MLS 3.6
+/// `pre` value: there the `pre` value is the unknown the initial equations determine (Modelica 3.6
 /// §8.6: an initial equation replaces the default `pre(v) = v.start`). An output assigned only
 /// in when-statements keeps that value when none fires, as during the initialization, so an
 /// initial equation on the output itself is one on its `pre` value.

@@ -1,5 +1,5 @@
 //! For-loops of a model's algorithm whose range is computed during the run (`for i in 1:n loop`
-//! with `n` a discrete Integer), as MLS 3.6 §11.2.2 defines them: the range is evaluated once,
+//! with `n` a discrete Integer), as Modelica defines them: the range is evaluated once,
 //! before the first iteration, and the body runs once for each of its values in order.
 //!
 //! Input: the loop's index, its range `a:b` or `a:s:b` (Integer scalars) and its body. Output:
@@ -162,7 +162,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// A for-equation whose range `a:b` has Integer bounds computed during the run: the
     /// diagnostics since `diagnostics` are replaced by the rule it breaks. The equations of a
     /// for-equation are its body once per value of the range, so a range that changes during
-    /// the run would change the number of equations (MLS 3.6 §8.3.2).
+    /// the run would change the number of equations.
     pub(crate) fn refuse_run_time_for_equation(
         &mut self,
         range: &'a ast::Expr,
@@ -186,7 +186,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.diagnostics.push(
             eqm_diag::Diagnostic::error(
                 "E0206",
-                "the range of a for-equation changes during the run: its bounds must be parameter expressions (MLS 3.6 §8.3.2), since each value of the range is an equation and the number of equations cannot change",
+                "the range of a for-equation changes during the run: its bounds must be parameter expressions, since each value of the range is an equation and the number of equations cannot change",
                 range.span,
                 "computed during the run",
             )

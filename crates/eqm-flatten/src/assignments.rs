@@ -1,6 +1,6 @@
 //! One assignment statement of several elements (`y := {y[2], y[1]};`, `x := A*x;`, a record
 //! assigned field by field) as scalar assignments with the meaning of the whole statement: the
-//! right-hand side is evaluated before any element is assigned (MLS 3.6 §11.2.1.1).
+//! right-hand side is evaluated before any element is assigned.
 //!
 //! Input: the places assigned, in order, and the value of each. Output: the scalar assignments.
 //! When no element's value reads a place that an earlier element assigns (the usual case,

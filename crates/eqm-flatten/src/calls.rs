@@ -322,7 +322,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     dims.push(self.eval_structural_int(d, scope, "an array size")?.max(0) as usize);
                 }
                 let count = self.check_array_size(&dims, e.span, &format!("`{}`", builtin.name()))?;
-                // MLS 3.6 §10.3.3: `fill(s, n1, n2, ...)` of any `s` has the dimensions
+                // Modelica: `fill(s, n1, n2, ...)` of any `s` has the dimensions
                 // `n1, n2, ...` followed by those of `s`, every element `s`.
                 Some(match fill {
                     Value::Scalar(x, ty) => Value::Array(dims, vec![x; count], ty),

@@ -48,7 +48,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 Member::Inst(i) if self.is_record(self.instances[i.0 as usize].class) => self.record_value(i, at)?,
                 // An array of records as a field (`record Pair R rs[2]; end Pair;`).
-                // A record's components of a class type are records (MLS 3.6 §4.7), so an
+                // A record's components of a class type are records, so an
                 // empty array of them is an empty array of records: it carries no scalar.
                 Member::InstArray(array)
                     if array

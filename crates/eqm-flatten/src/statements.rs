@@ -618,7 +618,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// The places of a record (or an array of records) of a model assigned whole (`r := f(x)`,
     /// `r := R(1, 2)`, `r := r2`): its variables field by field in declaration order, the order
-    /// `record_scalars` gives the value assigned (MLS 3.6 §11.1.2); `Some(None)` when `target`
+    /// `record_scalars` gives the value assigned; `Some(None)` when `target`
     /// is no record of a model, `None` after a diagnostic.
     fn whole_record_places(
         &mut self,

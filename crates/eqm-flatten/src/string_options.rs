@@ -1,4 +1,4 @@
-//! The options of `String(v, ...)` (MLS 3.6 §3.7.3.1): `significantDigits`, `minimumLength`,
+//! The options of `String(v, ...)`: `significantDigits`, `minimumLength`,
 //! `leftJustified` and `format`.
 //!
 //! Input: the named arguments of a `String` call and the type of the value converted. Output:

@@ -104,7 +104,7 @@ pub fn same_dims(a: &[usize], b: &[usize]) -> bool {
 }
 
 /// `if c then t else f` of two records, or two arrays of records of one size, field by field
-/// (MLS 3.6 §3.6.5: both branches of an if-expression have one type); `None` when their fields
+/// (Modelica: both branches of an if-expression have one type); `None` when their fields
 /// or sizes differ. The fields of a record are scalars, arrays and records of bounded nesting,
 /// so the recursion is as deep as the record types are nested.
 pub fn select_records(arena: &mut ExprArena, c: ExprId, t: &Value, f: &Value) -> Option<Value> {

@@ -10,7 +10,7 @@
 //! `Callee::External(k)`.
 //!
 //! Every wrapper has one C signature, `double wrapper(const double* arguments)`: the flattener
-//! writes the conversions the Modelica declaration asks for (MLS 3.6 §12.9.1: Real to `double`,
+//! writes the conversions the Modelica declaration asks for (Modelica: Real to `double`,
 //! Integer and Boolean to `int`, an array to a pointer to its elements) into the wrapper, so a
 //! back end passes every argument as a `double` in one array and reads one `double` back (for a
 //! function with several outputs, the last argument is the index of the output element wanted,

@@ -242,7 +242,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The String inputs of a call of an external function whose texts are known now: the
-    /// function is instantiated for them, and passes them to C as constants (MLS 3.6 §12.9.1.1:
+    /// function is instantiated for them, and passes them to C as constants (Modelica:
     /// `const char*`). Empty for any other function.
     fn known_string_inputs(
         &mut self,
@@ -368,7 +368,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let diagnostic = match &function.parts[..] {
                 [part] if !function.global && part.name.name == "spatialDistribution" => Diagnostic::error(
                     "E0317",
-                    "`spatialDistribution` (MLS 3.6 §3.7.4.2) is not supported by EQM",
+                    "`spatialDistribution` is not supported by EQM",
                     call_span,
                     "not supported",
                 )

@@ -4,9 +4,9 @@
 //! Input: the external clause's C function name, its arguments (inputs as values: scalars and
 //! arrays of the function's locals, sizes, String constants, records; outputs written through
 //! pointers as their slots), the output its result is assigned to if any, and the clause's
-//! annotation (`Include`, `IncludeDirectory`, `Library`, `LibraryDirectory`, MLS 3.6 §12.9.4).
+//! annotation (`Include`, `IncludeDirectory`, `Library`, `LibraryDirectory`, Modelica).
 //! Output: an [`ExternalUnit`] (the `Include` text, then a wrapper `double eqm_external(double*
-//! a)` that converts the arguments as MLS 3.6 §12.9.1 maps them: Real to `double`, Integer and
+//! a)` that converts the arguments as Modelica maps them: Real to `double`, Integer and
 //! Boolean to `int`, an array to a pointer to its first element, `size(...)` to `size_t`, a
 //! String to a `const char*` literal, a record to a pointer to a struct; outputs to `double*` or
 //! `int*` buffers), the linked function recorded in `FlatModel::externals` and the assignments
@@ -34,9 +34,9 @@ pub(super) struct ExternalArg {
     pub span: Span,
 }
 
-/// An output of the function passed to C as a pointer (MLS 3.6 §12.9.1.1: `double*`, `int*`):
+/// An output of the function passed to C as a pointer (Modelica: `double*`, `int*`):
 /// its slots in row-major order, its type, and which slots have a value before
-/// the call (from a binding: MLS 3.6 §12.9.1 initialises such an output before the call).
+/// the call (from a binding: Modelica initialises such an output before the call).
 pub(super) struct OutputArg {
     pub slots: Vec<u32>,
     pub ty: ScalarType,
@@ -185,7 +185,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         source.push_str("#include <stddef.h>\n#include <string.h>\n");
         if links.include.is_empty() {
             // Without an `Include` the tool declares the function from its Modelica
-            // declaration (MLS 3.6 §12.9.1); with one, the included text declares it.
+            // declaration; with one, the included text declares it.
             let params = if prototype.is_empty() {
                 "void".to_string()
             } else {
@@ -265,7 +265,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// Adds input argument `k` of an external call to the wrapper: its doubles to the elements,
-    /// the C expression that passes it converted as MLS 3.6 §12.9.1 maps it, and its C type;
+    /// the C expression that passes it converted as Modelica maps it, and its C type;
     /// why it cannot be passed otherwise (the text after "argument k").
     fn external_input(&mut self, k: usize, arg: &ExternalArg, parts: &mut WrapperParts) -> Result<(), String> {
         let at = parts.elements.len();
@@ -301,12 +301,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return Err("is a String known only during the run; EQM passes a String to C only when its text is known when the model is compiled (a literal, or a String parameter or constant)".to_string());
             }
             (Value::Record(fields), false) => {
-                // MLS 3.6 §12.9.1.3: a record is passed as a pointer to a struct with its fields
+                // Modelica: a record is passed as a pointer to a struct with its fields
                 // in declaration order (nested records as nested structs).
                 let mut declaration = String::new();
                 let mut initializer = String::new();
                 self.record_struct(fields, parts, &mut declaration, &mut initializer)
-                    .map_err(|field| format!("is a record whose field `{field}` is not a Real, Integer or Boolean scalar or a record of them (MLS 3.6 §12.9.1.3 maps no other field to C)"))?;
+                    .map_err(|field| format!("is a record whose field `{field}` is not a Real, Integer or Boolean scalar or a record of them (Modelica maps no other field to C)"))?;
                 let _ = writeln!(parts.prelude, "        {declaration} r{k} = {initializer};");
                 (format!("(void*)&r{k}"), "void*".to_string())
             }
@@ -357,7 +357,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The `Include`, `IncludeDirectory`, `Library` and `LibraryDirectory` of an external
-    /// clause's annotation, directories resolved, with the defaults MLS 3.6 §12.9.4 gives the
+    /// clause's annotation, directories resolved, with the defaults Modelica gives the
     /// directories (`modelica://Top/Resources/Include` and `.../Library` of the function's
     /// top-level package); `None` after a diagnostic.
     fn link_annotation(&mut self, function: &str, annotation: Option<&'a ast::Annotation>) -> Option<LinkAnnotation> {
@@ -409,7 +409,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// A directory of an annotation as a path: `modelica://Pkg/rest` is `rest` in the directory
-    /// of the file that defines the top-level class `Pkg` (MLS 3.6 §13.5), `file://path` is
+    /// of the file that defines the top-level class `Pkg`, `file://path` is
     /// `path`, anything else is taken as written.
     fn resource_path(&self, uri: &str) -> String {
         if let Some(rest) = uri.strip_prefix("modelica://") {
@@ -424,7 +424,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 }
 
-/// The C type of a scalar of type `ty` (MLS 3.6 §12.9.1.1).
+/// The C type of a scalar of type `ty`.
 fn c_scalar_type(ty: ScalarType) -> &'static str {
     if ty == ScalarType::Real { "double" } else { "int" }
 }

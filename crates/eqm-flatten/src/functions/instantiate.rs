@@ -315,7 +315,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// names (`external "C" y = hypot(a, b);`, `external "C" f(x, size(x, 1), y);` with `y` an
     /// output written through a pointer, or `external "C";`: the function's own name, its inputs
     /// with the sizes of each array input after it, then its one scalar output as the result or,
-    /// otherwise, every output through a pointer with its sizes, MLS 3.6 §12.9.1). A function of
+    /// otherwise, every output through a pointer with its sizes, Modelica). A function of
     /// the C math library is evaluated by EQM itself; any other is compiled and linked through
     /// the front end (`external`). Another language is a diagnostic.
     // Long function: the explicit call and the default call are read into the same argument
@@ -413,7 +413,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             None => {
                 // The default call: the function's name, its inputs in order (an array followed
-                // by its sizes, MLS 3.6 §12.9.1), its one scalar output as the result, or else
+                // by its sizes, Modelica), its one scalar output as the result, or else
                 // every output through a pointer, each array followed by its sizes.
                 let inputs: Vec<&str> = self.input_names(class);
                 let mut args = Vec::new();
@@ -473,7 +473,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     self.diagnostics.push(Diagnostic::error(
                         "E0317",
                         format!(
-                            "the result of an external function is one scalar; `{o}` is not (MLS 3.6 §12.9.1: an array or record output is passed as an argument)"
+                            "the result of an external function is one scalar; `{o}` is not (Modelica passes an array or record output as an argument)"
                         ),
                         span,
                         "not a scalar",

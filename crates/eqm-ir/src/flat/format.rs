@@ -1,4 +1,4 @@
-//! The text of `String(v, ...)`, MLS 3.6 §3.7.3.1: a Boolean, Integer or Real value with the
+//! The text of `String(v, ...)`, Modelica: a Boolean, Integer or Real value with the
 //! options `significantDigits` (a Real's significant digits, 6 by default), `minimumLength`
 //! and `leftJustified` (the text padded with blanks to at least that many characters, on the
 //! right or on the left), or a C format specifier (`format = "8.3f"`).

@@ -733,7 +733,7 @@ pub struct FlatModel {
     /// again rather than a new value at run time.
     pub structural: Vec<VarId>,
     /// The if-equations whose branch the flattener chose because their conditions are known
-    /// at translation (parameter expressions, MLS 3.6 §8.3.4), in the order they were met, each
+    /// at translation (parameter expressions, Modelica), in the order they were met, each
     /// once per place and choice; `check` tells them.
     pub branch_choices: Vec<BranchChoice>,
 }

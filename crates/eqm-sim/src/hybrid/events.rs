@@ -222,7 +222,7 @@ pub(super) fn event_iteration(
 }
 
 /// The equations of the when-branches `fired` in this pass hold together with the relations
-/// and integer parts (`integer(e)`, `floor(e)`, ...) of this event's values (MLS 3.6 §8.6): an
+/// and integer parts (`integer(e)`, `floor(e)`, ...) of this event's values: an
 /// assignment that reads one computed from what the clauses assign (`n = pre(n) + integer(load)`
 /// with `load` computed from `n`) is solved by holding them, solving the assignments,
 /// recomputing them, and again until they keep their values. `pre` values are held throughout.

@@ -1,5 +1,5 @@
 //! The homotopy continuation of an initialization whose equations call `homotopy(actual,
-//! simplified)` (MLS 3.6 §3.7.4.4).
+//! simplified)`.
 //!
 //! Input: the initialization program's instance, whose `homotopy` calls the compiler blended
 //! into `λ*actual + (1 - λ)*simplified` with λ in one work slot. Output: the instance holding

@@ -1,4 +1,4 @@
-//! The discrete semantics of MLS 3.6 chapter 8 through the API, on both back ends: initial
+//! The discrete semantics of Modelica 3.6 chapter 8 through the API, on both back ends: initial
 //! equations of variables assigned at events, `reinit` and `elsewhen` in when-statements of
 //! algorithm sections, discrete variables defined by equations, and sampled controllers. Every
 //! expected value is derived by hand or in closed form in the test.

@@ -1,4 +1,4 @@
-//! External C functions that write their outputs through pointer arguments (MLS 3.6
+//! External C functions that write their outputs through pointer arguments (Modelica 3.6
 //! §12.9.1.1): an array output of a matrix-vector product, two scalar outputs of a `void`
 //! function, the default call of a function with several outputs, a result returned together
 //! with an output written through a pointer, an output initialised from its binding before the
@@ -207,6 +207,6 @@ end M;
     let message = check_fails("m.eqm", text, &dir, "cc");
     assert_eq!(
         message,
-        "the external function `g` of `f` cannot be provided: argument 1 is a record whose field `c` is not a Real, Integer or Boolean scalar or a record of them (MLS 3.6 §12.9.1.3 maps no other field to C)"
+        "the external function `g` of `f` cannot be provided: argument 1 is a record whose field `c` is not a Real, Integer or Boolean scalar or a record of them (Modelica maps no other field to C)"
     );
 }

@@ -92,7 +92,7 @@ fn the_continuation_from_the_simplified_limiter_reaches_the_unsaturated_solution
 
 #[test]
 fn the_simplified_problem_guides_the_initialization_to_its_branch_of_a_polynomial() {
-    // MLS 3.6 §3.7.4.4: x^3 - 2x - 5 has one real root, from x = 2; y^2 = 4 has two, and the
+    // Modelica: x^3 - 2x - 5 has one real root, from x = 2; y^2 = 4 has two, and the
     // path from y - 2 = 0 keeps y = 2 ((y - 2)(λ(y + 2) + 1 - λ) = 0), where the start value -1
     // leads Newton to -2.
     let text = "model Branches

@@ -1,5 +1,5 @@
 //! Boolean and Integer variables declared `discrete` and defined by ordinary equations inside
-//! systems that mix them with continuous variables (MLS 3.6 §8.6): a watchdog whose alarm
+//! systems that mix them with continuous variables: a watchdog whose alarm
 //! feeds back into the continuous dynamics, a queue whose length is the difference of two
 //! event counters, a landing craft whose thrust switches on a Boolean of its height. Each
 //! against event times and values derived by hand in closed form, on both back ends; and a
@@ -42,7 +42,7 @@ fn assert_times(found: &[f64], expected: &[f64], what: &str) {
 fn a_latched_discrete_alarm_reverses_the_continuous_dynamics_where_the_limit_is_crossed() {
     // x = t until x crosses the limit 1 at t = 1; the latched alarm then makes x' = -2, so
     // x(t) = 1 - 2 (t - 1), and x(3) = -3. A fixed start value of the alarm is the value of
-    // pre(alarm) at the start (MLS 3.6 §8.6), not a second equation on the alarm.
+    // pre(alarm) at the start, not a second equation on the alarm.
     for fixed in ["", ", fixed = true"] {
         let result = run(
             &format!(

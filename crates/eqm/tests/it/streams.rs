@@ -1,5 +1,5 @@
 //! Messages built during the run and `Modelica.Utilities`: `String(v, ...)` with the options of
-//! MLS 3.6 §3.7.3.1, `Streams.print` in when-clauses and when-statements (its lines handed to
+//! Modelica, `Streams.print` in when-clauses and when-statements (its lines handed to
 //! the sink as the run reaches them), `Streams.error` stopping the run, assertions whose
 //! messages show values of the moment they fail, and the string functions, each against text
 //! formatted by hand with C's `printf` rules, on both back ends.
