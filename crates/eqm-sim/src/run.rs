@@ -148,7 +148,9 @@ impl std::fmt::Display for RecoveryNote {
         )?;
         if !matches!(
             first.method,
-            crate::interp::RecoveryMethod::Bracketing | crate::interp::RecoveryMethod::Untorn
+            crate::interp::RecoveryMethod::Bracketing
+                | crate::interp::RecoveryMethod::Untorn
+                | crate::interp::RecoveryMethod::Restart
         ) {
             let unit = match first.method {
                 crate::interp::RecoveryMethod::Homotopy => "stage",

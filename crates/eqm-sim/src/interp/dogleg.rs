@@ -34,6 +34,9 @@ pub enum RecoveryMethod {
     /// The loop's equations as written, every unknown an iteration variable, where the form
     /// solved for the inner unknowns left its domain.
     Untorn,
+    /// The solve again from the block's last solution or from the values its first solve
+    /// started from, after it failed from the values its unknowns held.
+    Restart,
 }
 
 impl std::fmt::Display for RecoveryMethod {
@@ -43,6 +46,7 @@ impl std::fmt::Display for RecoveryMethod {
             RecoveryMethod::Homotopy => "Newton homotopy",
             RecoveryMethod::Bracketing => "bracketing",
             RecoveryMethod::Untorn => "the untorn loop (every unknown iterated)",
+            RecoveryMethod::Restart => "a restart from the last solution or the start values",
         })
     }
 }

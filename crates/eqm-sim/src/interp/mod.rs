@@ -64,6 +64,7 @@ mod events;
 mod jacobian;
 mod machine;
 mod new;
+mod restart;
 mod solve;
 mod untorn;
 
@@ -72,6 +73,7 @@ use code::*;
 pub use dogleg::{NewtonFailure, Recoveries, Recovery, RecoveryMethod};
 use eqm_jit::{CompiledModule, JitError};
 use machine::*;
+use restart::*;
 use solve::*;
 use std::sync::Arc;
 
@@ -139,6 +141,9 @@ pub struct Interpreter<'p> {
     /// The scalar implicit equations that plain Newton did not solve, by right-hand-side step,
     /// in the order first met (few: a solve that needs more than Newton is rare).
     scalar_recoveries: Vec<(usize, Recoveries)>,
+    /// The points each scalar Newton block and each loop restarts from after a failed solve.
+    scalar_sound: Vec<SoundPoints>,
+    loop_sound: Vec<SoundPoints>,
 }
 
 /// The compiled expressions of a program, by where they are used.
@@ -613,9 +618,10 @@ impl<'p> Interpreter<'p> {
                         residual, derivative, ..
                     },
                 )),
-                Step::Newton1 { target, .. },
+                Step::Newton1 { target, sound, .. },
             ) => {
                 let guess = mem.read(*target);
+                let sound = &mut self.scalar_sound[*sound];
                 let mut problem = NativeScalar {
                     module,
                     mem,
@@ -624,7 +630,7 @@ impl<'p> Interpreter<'p> {
                     derivative,
                     limit,
                 };
-                let recovery = solve_scalar(guess, &mut problem, bracketing).map_err(failed_here)?;
+                let recovery = solve_scalar_restarting(guess, sound, &mut problem, bracketing).map_err(failed_here)?;
                 self.note_scalar(k, recovery);
                 Ok(k + 1)
             }
@@ -649,7 +655,7 @@ impl<'p> Interpreter<'p> {
                     untorn,
                     limit,
                 };
-                self.loops[*l].run(&mut problem).map_err(failed_here)?;
+                run_loop_restarting(&mut self.loops[*l], &mut self.loop_sound[*l], &mut problem).map_err(failed_here)?;
                 Ok(k + 1)
             }
             (Some((module, NativeStep::Algorithm { segment })), Step::Algorithm(a)) => {
@@ -673,9 +679,11 @@ impl<'p> Interpreter<'p> {
                     target,
                     residual,
                     derivative,
+                    sound,
                 },
             ) => {
                 let guess = mem.read(*target);
+                let sound = &mut self.scalar_sound[*sound];
                 let mut problem = InterpretedScalar {
                     m: &mut self.m,
                     mem,
@@ -683,7 +691,7 @@ impl<'p> Interpreter<'p> {
                     residual: *residual,
                     derivative: *derivative,
                 };
-                let recovery = solve_scalar(guess, &mut problem, bracketing).map_err(failed_here)?;
+                let recovery = solve_scalar_restarting(guess, sound, &mut problem, bracketing).map_err(failed_here)?;
                 self.note_scalar(k, recovery);
                 Ok(k + 1)
             }
@@ -693,7 +701,7 @@ impl<'p> Interpreter<'p> {
                     m: &mut self.m,
                     mem,
                 };
-                self.loops[*l].run(&mut problem).map_err(failed_here)?;
+                run_loop_restarting(&mut self.loops[*l], &mut self.loop_sound[*l], &mut problem).map_err(failed_here)?;
                 Ok(k + 1)
             }
             (_, Step::Algorithm(a)) => {

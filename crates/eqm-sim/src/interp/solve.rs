@@ -46,6 +46,8 @@ pub(super) trait ScalarProblem {
     /// The symbolic derivative of the residual at the point evaluated last; `None` when there
     /// is none, and a difference quotient is used instead.
     fn derivative(&mut self) -> Option<Result<f64, SolveError>>;
+    /// The value the target holds.
+    fn value(&self) -> f64;
 }
 
 /// Scalar Newton with a backtracking line search on `|residual|`, starting from `guess` (the
@@ -208,6 +210,10 @@ impl ScalarProblem for ShiftedScalar<'_> {
     fn derivative(&mut self) -> Option<Result<f64, SolveError>> {
         self.inner.derivative()
     }
+
+    fn value(&self) -> f64 {
+        self.inner.value()
+    }
 }
 
 /// The damped Newton iteration of [`solve_scalar`]; returns the solution, which the target holds.
@@ -298,6 +304,10 @@ impl ScalarProblem for InterpretedScalar<'_, '_> {
         let code = self.derivative?;
         Some(self.m.eval(code, self.mem).map_err(SolveError::from))
     }
+
+    fn value(&self) -> f64 {
+        self.mem.read(self.target)
+    }
 }
 
 /// A scalar implicit equation evaluated by native code: segments with one result each.
@@ -327,6 +337,10 @@ impl ScalarProblem for NativeScalar<'_, '_> {
                 .map(|()| out[0])
                 .map_err(SolveError::from),
         )
+    }
+
+    fn value(&self) -> f64 {
+        self.mem.read(self.target)
     }
 }
 
