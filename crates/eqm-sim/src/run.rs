@@ -154,6 +154,7 @@ impl std::fmt::Display for RecoveryNote {
         ) {
             let unit = match first.method {
                 crate::interp::RecoveryMethod::Homotopy => "stage",
+                crate::interp::RecoveryMethod::Continuation => "step",
                 _ => "iteration",
             };
             let plural = if first.iterations == 1 { "" } else { "s" };

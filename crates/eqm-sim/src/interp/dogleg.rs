@@ -28,6 +28,9 @@ pub enum RecoveryMethod {
     TrustRegion,
     /// The Newton homotopy `F(z) - (1 - λ)·F(start)`, λ from 0 to 1.
     Homotopy,
+    /// The continuation on the start values: the path of the fixed-point homotopy
+    /// `λ F(z) + (1 - λ)(z - start)` followed from the start values (the initialization only).
+    Continuation,
     /// A search for a change of sign of the residual, then bisection (scalar equations at the
     /// initialization only).
     Bracketing,
@@ -44,6 +47,7 @@ impl std::fmt::Display for RecoveryMethod {
         f.write_str(match self {
             RecoveryMethod::TrustRegion => "trust-region dogleg",
             RecoveryMethod::Homotopy => "Newton homotopy",
+            RecoveryMethod::Continuation => "continuation on the start values (fixed-point homotopy)",
             RecoveryMethod::Bracketing => "bracketing",
             RecoveryMethod::Untorn => "the untorn loop (every unknown iterated)",
             RecoveryMethod::Restart => "a restart from the last solution or the start values",

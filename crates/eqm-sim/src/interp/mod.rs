@@ -64,8 +64,10 @@ mod events;
 mod jacobian;
 mod machine;
 mod new;
+pub(crate) mod path;
 mod restart;
 mod solve;
+mod start_path;
 mod untorn;
 
 use crate::native::{NativeCode, NativeStep};
@@ -75,6 +77,7 @@ use eqm_jit::{CompiledModule, JitError};
 use machine::*;
 use restart::*;
 use solve::*;
+use start_path::*;
 use std::sync::Arc;
 
 /// Newton iterations before an implicit equation or a loop is reported as not converging.
@@ -267,6 +270,9 @@ impl<'p> Interpreter<'p> {
     /// bracketed root near the guess (for the initialization problem).
     pub fn set_bracketing(&mut self, on: bool) {
         self.bracketing = on;
+        for l in &mut self.loops {
+            l.set_continuation(on);
+        }
     }
 
     /// Checks the lengths of the arrays against the program's layout.
@@ -655,7 +661,8 @@ impl<'p> Interpreter<'p> {
                     untorn,
                     limit,
                 };
-                run_loop_restarting(&mut self.loops[*l], &mut self.loop_sound[*l], &mut problem).map_err(failed_here)?;
+                run_loop_restarting(&mut self.loops[*l], &mut self.loop_sound[*l], &mut problem)
+                    .map_err(failed_here)?;
                 Ok(k + 1)
             }
             (Some((module, NativeStep::Algorithm { segment })), Step::Algorithm(a)) => {
@@ -701,7 +708,8 @@ impl<'p> Interpreter<'p> {
                     m: &mut self.m,
                     mem,
                 };
-                run_loop_restarting(&mut self.loops[*l], &mut self.loop_sound[*l], &mut problem).map_err(failed_here)?;
+                run_loop_restarting(&mut self.loops[*l], &mut self.loop_sound[*l], &mut problem)
+                    .map_err(failed_here)?;
                 Ok(k + 1)
             }
             (_, Step::Algorithm(a)) => {

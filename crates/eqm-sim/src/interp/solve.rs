@@ -66,6 +66,13 @@ pub(super) fn solve_scalar(
         Err(e) => e,
     };
     let newton = NewtonFailure::of(&failure);
+    if bracketing && let Some(steps) = scalar_start_path(start, f) {
+        return Ok(Some(Recovery {
+            newton,
+            method: RecoveryMethod::Continuation,
+            iterations: steps,
+        }));
+    }
     let r0 = f.residual(start)?;
     let mut z = start;
     let mut stages = 0;
@@ -516,6 +523,9 @@ pub(super) struct LoopSolver {
     /// starts from, when the loop has them.
     pub(super) untorn: Option<Box<LoopSolver>>,
     pub(super) untorn_start: Vec<f64>,
+    /// Whether a loop that Newton and the trust-region method did not solve follows the
+    /// continuation on its start values ([`LoopSolver::start_path`]): at the initialization only.
+    pub(super) continuation: bool,
 }
 
 /// A loop with its residuals shifted by constants and its own first guesses: one stage of the
@@ -588,6 +598,7 @@ impl LoopSolver {
                 .untorn
                 .as_ref()
                 .map_or_else(Vec::new, |_| vec![0.0; n + b.inner.len()]),
+            continuation: false,
         }
     }
 
@@ -742,6 +753,20 @@ impl LoopSolver {
             }
             Err(e) if !may_recover(&e) => return Err(e),
             Err(_) => {}
+        }
+        if self.continuation
+            && let Some(steps) = self.start_path(problem)
+        {
+            let method = RecoveryMethod::Continuation;
+            Recoveries::note(
+                &mut self.recoveries,
+                Recovery {
+                    newton,
+                    method,
+                    iterations: steps,
+                },
+            );
+            return Ok(());
         }
         let mut from = self.start.clone();
         let mut f0 = vec![0.0; self.n];
