@@ -26,10 +26,13 @@
 //! back to Newton if the result does not satisfy the equations; nonlinear loops run Newton on
 //! the torn residuals with the Jacobian assembled by the chain rule from the program's symbolic
 //! partial derivatives (difference quotients where those could not be built). Where Newton
-//! stops, a loop falls back to Powell's hybrid method (`dogleg`), then to a Newton homotopy,
-//! and a loop whose torn form leaves its domain to its equations as written (`untorn`); a
-//! scalar equation to the homotopy and, at the initialization, a bracketing search. Which
-//! method solved a block is counted ([`Interpreter::recoveries`]).
+//! stops, a loop falls back to Powell's hybrid method (`dogleg`), at the initialization to the
+//! continuation on its start values (`start_path`, along the path follower of `path`), then to
+//! a Newton homotopy, and a loop whose torn form leaves its domain to its equations as written
+//! (`untorn`); a scalar equation at the initialization to the continuation, and to the
+//! homotopy and, at the initialization, a bracketing search. A solve that fails is tried again
+//! from the block's last solution and first start (`restart`). Which method solved a block is
+//! counted ([`Interpreter::recoveries`]).
 //!
 //! The same iterations drive native code. [`NativeCode`] compiles the program's
 //! instructions with the JIT; once attached ([`Interpreter::attach_native`]), every compiled

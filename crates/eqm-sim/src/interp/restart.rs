@@ -24,6 +24,17 @@ pub(super) struct SoundPoints {
     held: Vec<f64>,
 }
 
+/// How far a restarted solve must reduce the residuals from those at its restart point: Newton
+/// accepts a point where a tiny step no longer reduces them as a solution (a root at the level
+/// of rounding), which at the edge of a domain (`sqrt(y) = u` with `u < 0`, stopped at y = 0)
+/// is no root at all. A true root from a restart point is far below this.
+pub(super) const RESTART_REDUCTION: f64 = 1e-8;
+
+/// Whether residuals `after` a solve are a root's compared with those `before` it.
+pub(super) fn reduced(before: f64, after: f64) -> bool {
+    after == 0.0 || after <= RESTART_REDUCTION * before
+}
+
 /// Whether a failed solve may succeed from another start: it stopped for lack of progress or at
 /// a value outside the equations' domain, not because the model failed (an assertion, a
 /// limit of the evaluation).
@@ -87,7 +98,11 @@ pub(super) fn solve_scalar_restarting(
     };
     let stopped = f.value();
     for point in sound.candidates(&[guess]) {
-        if solve_scalar(point[0], f, bracketing).is_ok() {
+        let Ok(before) = f.residual(point[0]) else { continue };
+        if solve_scalar(point[0], f, bracketing).is_ok()
+            && let Ok(after) = f.residual(f.value())
+            && reduced(before.abs(), after.abs())
+        {
             sound.note(&point, Some(&[f.value()]));
             return Ok(Some(Recovery {
                 newton: NewtonFailure::of(&failure),
@@ -132,8 +147,13 @@ pub(super) fn run_loop_restarting(
         if problem.evaluate(&point, &mut residuals).is_err() {
             continue;
         }
+        let before = max_abs(&residuals);
         if solver.run(problem).is_ok() {
             sound.keep_solution(solver.n, problem);
+            // The slots hold the solution again after its residuals are evaluated.
+            if problem.evaluate(&sound.last, &mut residuals).is_err() || !reduced(before, max_abs(&residuals)) {
+                continue;
+            }
             let recovery = Recovery {
                 newton: NewtonFailure::of(&failure),
                 method: RecoveryMethod::Restart,

@@ -1,6 +1,7 @@
-//! The equation solvers both back ends share: damped scalar Newton with a Newton homotopy and
-//! a bracketing search as fallbacks, Newton on torn loops with the trust-region method of
-//! [`super::dogleg`] and the Newton homotopy as fallbacks, and the LU solves of loop Jacobians.
+//! The equation solvers both back ends share: damped scalar Newton with the continuation on
+//! the start value of [`super::start_path`], a Newton homotopy and a bracketing search as
+//! fallbacks, Newton on torn loops with the trust-region method of [`super::dogleg`], the
+//! continuation and the Newton homotopy as fallbacks, and the LU solves of loop Jacobians.
 //!
 //! Input: an implicit equation or a torn loop through the [`ScalarProblem`] and
 //! [`LoopProblem`] traits, implemented here once by the register code and once by native code,
@@ -51,8 +52,9 @@ pub(super) trait ScalarProblem {
 }
 
 /// Scalar Newton with a backtracking line search on `|residual|`, starting from `guess` (the
-/// value the target holds); when that fails to converge, the homotopy of [`homotopy_steps`]
-/// from the same start; then, with `bracketing`, [`bracket_scalar`]. On success the target
+/// value the target holds); when that fails to converge and with `bracketing` (the
+/// initialization), the continuation of [`scalar_start_path`]; then the homotopy of
+/// [`homotopy_steps`] from the same start; then, with `bracketing`, [`bracket_scalar`]. On success the target
 /// holds the solution, and the method that found it when plain Newton did not.
 pub(super) fn solve_scalar(
     guess: f64,
@@ -719,7 +721,8 @@ impl LoopSolver {
 
     /// Solves the loop, starting from the values the tearing slots hold: Newton; when that
     /// does not converge, the trust-region method of [`LoopSolver::dogleg`]; when that does not
-    /// either, the homotopy of [`homotopy_steps`] from the same start. A solve that needed more
+    /// either, at the initialization the continuation of [`LoopSolver::start_path`], then the
+    /// homotopy of [`homotopy_steps`] from the same start. A solve that needed more
     /// than Newton is counted in `recoveries`. When the torn residuals cannot be evaluated at
     /// the start or none of these solves them, a loop with untorn residuals is solved by
     /// [`LoopSolver::run_untorn`].

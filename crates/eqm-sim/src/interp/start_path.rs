@@ -48,9 +48,11 @@ impl ScalarProblem for FixedPointScalar<'_> {
 }
 
 /// The continuation on the start value of a scalar equation from `start`; on success the target
-/// holds the solution (certified by Newton on the equation itself) and the steps are returned.
+/// holds the solution (certified by Newton on the equation itself, its residual reduced by
+/// [`RESTART_REDUCTION`] from the start's) and the steps are returned.
 pub(super) fn scalar_start_path(start: f64, f: &mut dyn ScalarProblem) -> Option<u32> {
     let scale = start.abs().max(1.0);
+    let before = f.residual(start).ok()?.abs();
     for sign in SIGNS {
         let mut solution = vec![start];
         let mut taken = PathSteps::default();
@@ -64,7 +66,11 @@ pub(super) fn scalar_start_path(start: f64, f: &mut dyn ScalarProblem) -> Option
             values[0] = newton_scalar(values[0], &mut blended)?;
             Ok(())
         };
-        if path::follow(&mut solution, &mut correct, &mut taken).is_ok() && newton_scalar(solution[0], f).is_ok() {
+        if path::follow(&mut solution, &mut correct, &mut taken).is_ok()
+            && let Ok(z) = newton_scalar(solution[0], f)
+            && let Ok(after) = f.residual(z)
+            && reduced(before, after.abs())
+        {
             return Some(taken.steps as u32);
         }
     }
@@ -122,6 +128,8 @@ impl LoopSolver {
             ..self.clone()
         };
         let mut f = vec![0.0; self.n];
+        problem.evaluate(&start, &mut f).ok()?;
+        let before = max_abs(&f);
         for sign in SIGNS {
             let slopes: Vec<f64> = self.nominal.iter().map(|s| sign / s).collect();
             let mut solution = start.clone();
@@ -143,7 +151,12 @@ impl LoopSolver {
             }
             // The tearing slots take the solution, from which Newton on the loop itself
             // confirms it.
-            if problem.evaluate(&solution, &mut f).is_ok() && self.newton(problem).is_ok() {
+            if problem.evaluate(&solution, &mut f).is_err() || self.newton(problem).is_err() {
+                continue;
+            }
+            // The root must be one, not a point where Newton's steps became too small.
+            let root: Vec<f64> = (0..self.n).map(|j| problem.guess(j)).collect();
+            if problem.evaluate(&root, &mut f).is_ok() && reduced(before, max_abs(&f)) {
                 return Some(taken.steps as u32);
             }
         }
