@@ -31,6 +31,10 @@ pub struct PathSteps {
     pub rejected: usize,
 }
 
+/// The corrector of a path: given λ and the prediction there, writes the solution there or
+/// fails.
+pub type Corrector<'c, E> = dyn FnMut(f64, &mut [f64]) -> Result<(), E> + 'c;
+
 /// Follows the path from the solution at λ = 0 that `solution` holds to λ = 1. `correct(λ,
 /// values)` receives the prediction at λ in `values` and replaces it by the solution there, or
 /// fails. On success `solution` holds the solution at λ = 1; when the path is lost, the last
@@ -38,7 +42,7 @@ pub struct PathSteps {
 /// the corrections converged but jumped away from the path).
 pub fn follow<E>(
     solution: &mut Vec<f64>,
-    correct: &mut dyn FnMut(f64, &mut [f64]) -> Result<(), E>,
+    correct: &mut Corrector<'_, E>,
     taken: &mut PathSteps,
 ) -> Result<(), (f64, Option<E>)> {
     let mut at = 0.0;
