@@ -52,9 +52,9 @@ pub(super) trait ScalarProblem {
 }
 
 /// Scalar Newton with a backtracking line search on `|residual|`, starting from `guess` (the
-/// value the target holds); when that fails to converge and with `bracketing` (the
-/// initialization), the continuation of [`scalar_start_path`]; then the homotopy of
-/// [`homotopy_steps`] from the same start; then, with `bracketing`, [`bracket_scalar`]. On success the target
+/// value the target holds); when that fails to converge, the homotopy of [`homotopy_steps`]
+/// from the same start; then, with `bracketing` (the initialization), [`bracket_scalar`] and
+/// last the continuation of [`scalar_start_path`]. On success the target
 /// holds the solution, and the method that found it when plain Newton did not.
 pub(super) fn solve_scalar(
     guess: f64,
@@ -68,13 +68,6 @@ pub(super) fn solve_scalar(
         Err(e) => e,
     };
     let newton = NewtonFailure::of(&failure);
-    if bracketing && let Some(steps) = scalar_start_path(start, f) {
-        return Ok(Some(Recovery {
-            newton,
-            method: RecoveryMethod::Continuation,
-            iterations: steps,
-        }));
-    }
     let r0 = f.residual(start)?;
     let mut z = start;
     let mut stages = 0;
@@ -97,11 +90,19 @@ pub(super) fn solve_scalar(
     if !bracketing {
         return Err(failure);
     }
-    match bracket_scalar(start, r0, f)? {
-        Some(_) => Ok(Some(Recovery {
+    if bracket_scalar(start, r0, f)?.is_some() {
+        return Ok(Some(Recovery {
             newton,
             method: RecoveryMethod::Bracketing,
             iterations: 0,
+        }));
+    }
+    // Last, since the search finds the root nearest the start, which a path may not.
+    match scalar_start_path(start, f) {
+        Some(steps) => Ok(Some(Recovery {
+            newton,
+            method: RecoveryMethod::Continuation,
+            iterations: steps,
         })),
         None => Err(failure),
     }
