@@ -90,7 +90,7 @@ fn at_start_values(model: &mut Instance<'_>, options: &RunOptions) -> Result<Ini
         model.interpreter().clear_recoveries();
         let evaluated = model.rhs(start, &x0, &mut dx);
         model.interpreter().set_bracketing(false);
-        evaluated.map_err(|f| failed_at_start(program, start, "the initial values could not be computed", &f))?;
+        evaluated.map_err(|f| unsolved_at_start(program, start, &f))?;
         recoveries = recovery_notes(program, model);
         if surfaces.is_empty() || pass + 1 == PASSES {
             break;
@@ -182,8 +182,7 @@ fn solve_initialization(
                 })?;
                 *report = Some(path.describe());
             }
-            _ => evaluate(&mut solver)
-                .map_err(|f| failed_at_start(init, start, "the initial values could not be computed", &f))?,
+            _ => evaluate(&mut solver).map_err(|f| unsolved_at_start(init, start, &f))?,
         }
         let (x0, determined) = take_solution(model, &solver, &link, &handed_over, &x_start)?;
         if surfaces.is_empty() || pass + 1 == PASSES {
@@ -302,6 +301,29 @@ fn failed_at_start(program: &ExecProgram, start: f64, message: &str, failure: &E
         message: message.to_string(),
         diagnostic: Some(Box::new(program.failure_diagnostic(failure))),
     }
+}
+
+/// A failure of the initialization's own evaluation at time `start`: when a block of equations
+/// was not solved, the diagnostic says which methods were tried, so that no one looks for a
+/// method that was not.
+fn unsolved_at_start(program: &ExecProgram, start: f64, failure: &EvalFailure) -> SimError {
+    let mut error = failed_at_start(program, start, "the initial values could not be computed", failure);
+    let unsolved = matches!(
+        failure.kind,
+        eqm_ir::failure::FailureKind::Singular | eqm_ir::failure::FailureKind::NoConvergence { .. }
+    ) && matches!(failure.site, eqm_ir::failure::FailureSite::Equations { .. });
+    if unsolved
+        && let SimError::Failed {
+            diagnostic: Some(d),
+            message,
+            ..
+        } = &mut error
+    {
+        message.push_str(": no method reached a solution of the block from its start values");
+        let note = "from the start values, Newton's method, the trust-region method (for a loop), the continuation on the start values (the fixed-point homotopy followed from λ = 0 to 1) and the Newton homotopy (and, for one equation, a search for a change of sign) were tried; none reached a solution";
+        **d = d.as_ref().clone().with_note(note);
+    }
+    error
 }
 
 /// The initialization program's instance and where the model's variables are in it.

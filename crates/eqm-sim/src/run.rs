@@ -151,10 +151,13 @@ impl std::fmt::Display for RecoveryNote {
         )?;
         if !matches!(
             first.method,
-            crate::interp::RecoveryMethod::Bracketing | crate::interp::RecoveryMethod::Untorn
+            crate::interp::RecoveryMethod::Bracketing
+                | crate::interp::RecoveryMethod::Untorn
+                | crate::interp::RecoveryMethod::Restart
         ) {
             let unit = match first.method {
                 crate::interp::RecoveryMethod::Homotopy => "stage",
+                crate::interp::RecoveryMethod::Continuation => "step",
                 _ => "iteration",
             };
             let plural = if first.iterations == 1 { "" } else { "s" };

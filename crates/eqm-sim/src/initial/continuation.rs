@@ -1,5 +1,5 @@
 //! The homotopy continuation of an initialization whose equations call `homotopy(actual,
-//! simplified)`.
+//! simplified)`, as Modelica defines the operator.
 //!
 //! Input: the initialization program's instance, whose `homotopy` calls the compiler blended
 //! into `λ*actual + (1 - λ)*simplified` with λ in one work slot. Output: the instance holding
@@ -9,25 +9,14 @@
 //! a direct solve may land on another solution than the one the simplified problem leads to,
 //! so the continuation is always taken when the initialization has a `homotopy` call.
 //!
-//! Each step predicts the solution at the next λ by the secant through the last two solutions
-//! (the last solution alone after the first step), corrects it with the program's own
-//! solvers (Newton on every implicit block at that fixed λ), halves the step when the
-//! correction fails or jumps away from the prediction (another branch, past a turning point of
-//! the path) and doubles it after a success. It deliberately does not search for roots
-//! by bracketing along the path, which could jump to another branch.
+//! The path is followed by [`path::follow`] (a secant predictor, step control in λ), with the
+//! program's own solvers as corrector (Newton on every implicit block at that fixed λ). It
+//! deliberately does not search for roots by bracketing along the path, which could jump to
+//! another branch.
 
 use crate::instance::Instance;
+use crate::interp::path::{self, PathSteps};
 use eqm_ir::failure::EvalFailure;
-
-/// The first step in λ.
-const FIRST_STEP: f64 = 0.05;
-/// The largest step in λ: a larger one may jump to another branch of the solution path.
-const LARGEST_STEP: f64 = 0.25;
-/// The largest correction of a value from its prediction, relative to its magnitude, that
-/// still counts as following the path.
-const LARGEST_CORRECTION: f64 = 0.5;
-/// The smallest step in λ before the continuation gives up.
-const SMALLEST_STEP: f64 = 1e-6;
 
 /// How the continuation went: the steps taken and the corrections that failed; and, when the
 /// path was lost, the last λ reached (the actual problem was then solved directly).
@@ -114,85 +103,31 @@ pub fn follow(
     }
 }
 
-/// The path from the solution at λ = 0 that `solver` holds to λ = 1; when it is lost, the last
-/// λ reached with the failure of the last correction (none when the corrections converged but
-/// jumped away from the path).
+/// The path from the solution at λ = 0 that `solver` holds to λ = 1, followed by
+/// [`path::follow`] with the program's own solvers as corrector; when it is lost, the last λ
+/// reached with the failure of the last correction, and `solver` holds the last solution.
 fn follow_from_zero(
     solver: &mut Instance<'_>,
     lambda: u32,
     evaluate: &mut dyn FnMut(&mut Instance<'_>) -> Result<(), EvalFailure>,
     path: &mut Path,
 ) -> Result<(), (f64, Option<EvalFailure>)> {
-    let mut at = 0.0;
     let mut solution = solver.work().to_vec();
-    // The solution before the last and its λ, for the secant predictor.
-    let mut before: Option<(f64, Vec<f64>)> = None;
-    let mut step = FIRST_STEP;
-    while at < 1.0 {
-        let next = if at + step >= 1.0 - SMALLEST_STEP {
-            1.0
-        } else {
-            at + step
-        };
-        predict(
-            solver,
-            &solution,
-            before.as_ref().map(|(l, w)| (at - l, w.as_slice())),
-            next - at,
-        );
+    let mut taken = PathSteps::default();
+    let mut correct = |next: f64, values: &mut [f64]| {
+        restore(solver, values);
         solver.set_work(lambda, next);
-        let prediction = solver.work().to_vec();
-        let corrected = evaluate(solver);
-        let failure = match corrected {
-            Ok(()) if stays_on_path(&solution, &prediction, solver.work()) => {
-                path.steps += 1;
-                let previous = std::mem::replace(&mut solution, solver.work().to_vec());
-                before = Some((at, previous));
-                at = next;
-                step = (2.0 * step).min(LARGEST_STEP);
-                continue;
-            }
-            Ok(()) => None,
-            Err(failure) => Some(failure),
-        };
-        path.rejected += 1;
-        step /= 2.0;
-        if step < SMALLEST_STEP {
-            restore(solver, &solution);
-            return Err((at, failure));
-        }
+        evaluate(solver)?;
+        values.copy_from_slice(solver.work());
+        Ok(())
+    };
+    let followed = path::follow(&mut solution, &mut correct, &mut taken);
+    path.steps = taken.steps;
+    path.rejected = taken.rejected;
+    if followed.is_err() {
+        restore(solver, &solution);
     }
-    Ok(())
-}
-
-/// Whether a converged correction stayed on the path: no value moved, in one step, by more than
-/// [`LARGEST_CORRECTION`] of its magnitude at the last `solution` (of 1 for values below 1),
-/// neither from that solution nor from its `prediction`. A larger move means Newton left the
-/// path for another branch, as it does past a turning point of the path in λ, where no
-/// solution is near; a path that is followed moves less the smaller the step.
-fn stays_on_path(solution: &[f64], prediction: &[f64], corrected: &[f64]) -> bool {
-    solution.iter().zip(prediction).zip(corrected).all(|((s, p), c)| {
-        let scale = s.abs().max(1.0);
-        (c - p).abs() <= LARGEST_CORRECTION * scale.max(p.abs()) && (c - s).abs() <= LARGEST_CORRECTION * scale
-    })
-}
-
-/// Writes into `solver` the prediction of the solution a step `h` beyond `solution`: the
-/// secant through the solution before (`h_before` earlier) and `solution` when there is one,
-/// `solution` itself otherwise. Values that do not change along the path (discrete variables,
-/// relations) stay as they are; a non-finite prediction falls back to the last solution.
-fn predict(solver: &mut Instance<'_>, solution: &[f64], before: Option<(f64, &[f64])>, h: f64) {
-    for (k, &value) in solution.iter().enumerate() {
-        let predicted = match before {
-            Some((h_before, older)) if h_before > 0.0 => {
-                let slope = (value - older[k]) / h_before;
-                let p = value + slope * h;
-                if p.is_finite() { p } else { value }
-            }
-            _ => value,
-        };
-        solver.set_work(k as u32, predicted);
-    }
+    followed
 }
 
 /// Writes `solution` back into `solver`.

@@ -745,6 +745,8 @@ pub(super) enum Step {
         target: Slot,
         residual: Code,
         derivative: Option<Code>,
+        /// The index of the block's restart points in the interpreter's `scalar_sound`.
+        sound: usize,
     },
     Loop(usize),
     Algorithm(usize),

@@ -28,12 +28,18 @@ pub enum RecoveryMethod {
     TrustRegion,
     /// The Newton homotopy `F(z) - (1 - λ)·F(start)`, λ from 0 to 1.
     Homotopy,
+    /// The continuation on the start values: the path of the fixed-point homotopy
+    /// `λ F(z) + (1 - λ)(z - start)` followed from the start values (the initialization only).
+    Continuation,
     /// A search for a change of sign of the residual, then bisection (scalar equations at the
     /// initialization only).
     Bracketing,
     /// The loop's equations as written, every unknown an iteration variable, where the form
     /// solved for the inner unknowns left its domain.
     Untorn,
+    /// The solve again from the block's last solution or from the values its first solve
+    /// started from, after it failed from the values its unknowns held.
+    Restart,
 }
 
 impl std::fmt::Display for RecoveryMethod {
@@ -41,8 +47,10 @@ impl std::fmt::Display for RecoveryMethod {
         f.write_str(match self {
             RecoveryMethod::TrustRegion => "trust-region dogleg",
             RecoveryMethod::Homotopy => "Newton homotopy",
+            RecoveryMethod::Continuation => "continuation on the start values (fixed-point homotopy)",
             RecoveryMethod::Bracketing => "bracketing",
             RecoveryMethod::Untorn => "the untorn loop (every unknown iterated)",
+            RecoveryMethod::Restart => "a restart from the last solution or the start values",
         })
     }
 }

@@ -26,10 +26,13 @@
 //! back to Newton if the result does not satisfy the equations; nonlinear loops run Newton on
 //! the torn residuals with the Jacobian assembled by the chain rule from the program's symbolic
 //! partial derivatives (difference quotients where those could not be built). Where Newton
-//! stops, a loop falls back to Powell's hybrid method (`dogleg`), then to a Newton homotopy,
-//! and a loop whose torn form leaves its domain to its equations as written (`untorn`); a
-//! scalar equation to the homotopy and, at the initialization, a bracketing search. Which
-//! method solved a block is counted ([`Interpreter::recoveries`]).
+//! stops, a loop falls back to Powell's hybrid method (`dogleg`), at the initialization to the
+//! continuation on its start values (`start_path`, along the path follower of `path`), then to
+//! a Newton homotopy, and a loop whose torn form leaves its domain to its equations as written
+//! (`untorn`); a scalar equation at the initialization to the continuation, and to the
+//! homotopy and, at the initialization, a bracketing search. A solve that fails is tried again
+//! from the block's last solution and first start (`restart`). Which method solved a block is
+//! counted ([`Interpreter::recoveries`]).
 //!
 //! The same iterations drive native code. [`NativeCode`] compiles the program's
 //! instructions with the JIT; once attached ([`Interpreter::attach_native`]), every compiled
@@ -64,7 +67,10 @@ mod events;
 mod jacobian;
 mod machine;
 mod new;
+pub(crate) mod path;
+mod restart;
 mod solve;
+mod start_path;
 mod untorn;
 
 use crate::native::{NativeCode, NativeStep};
@@ -72,7 +78,9 @@ use code::*;
 pub use dogleg::{NewtonFailure, Recoveries, Recovery, RecoveryMethod};
 use eqm_jit::{CompiledModule, JitError};
 use machine::*;
+use restart::*;
 use solve::*;
+use start_path::*;
 use std::sync::Arc;
 
 /// Newton iterations before an implicit equation or a loop is reported as not converging.
@@ -139,6 +147,9 @@ pub struct Interpreter<'p> {
     /// The scalar implicit equations that plain Newton did not solve, by right-hand-side step,
     /// in the order first met (few: a solve that needs more than Newton is rare).
     scalar_recoveries: Vec<(usize, Recoveries)>,
+    /// The points each scalar Newton block and each loop restarts from after a failed solve.
+    scalar_sound: Vec<SoundPoints>,
+    loop_sound: Vec<SoundPoints>,
 }
 
 /// The compiled expressions of a program, by where they are used.
@@ -262,6 +273,9 @@ impl<'p> Interpreter<'p> {
     /// bracketed root near the guess (for the initialization problem).
     pub fn set_bracketing(&mut self, on: bool) {
         self.bracketing = on;
+        for l in &mut self.loops {
+            l.set_continuation(on);
+        }
     }
 
     /// Checks the lengths of the arrays against the program's layout.
@@ -613,9 +627,10 @@ impl<'p> Interpreter<'p> {
                         residual, derivative, ..
                     },
                 )),
-                Step::Newton1 { target, .. },
+                Step::Newton1 { target, sound, .. },
             ) => {
                 let guess = mem.read(*target);
+                let sound = &mut self.scalar_sound[*sound];
                 let mut problem = NativeScalar {
                     module,
                     mem,
@@ -624,7 +639,7 @@ impl<'p> Interpreter<'p> {
                     derivative,
                     limit,
                 };
-                let recovery = solve_scalar(guess, &mut problem, bracketing).map_err(failed_here)?;
+                let recovery = solve_scalar_restarting(guess, sound, &mut problem, bracketing).map_err(failed_here)?;
                 self.note_scalar(k, recovery);
                 Ok(k + 1)
             }
@@ -649,7 +664,8 @@ impl<'p> Interpreter<'p> {
                     untorn,
                     limit,
                 };
-                self.loops[*l].run(&mut problem).map_err(failed_here)?;
+                run_loop_restarting(&mut self.loops[*l], &mut self.loop_sound[*l], &mut problem)
+                    .map_err(failed_here)?;
                 Ok(k + 1)
             }
             (Some((module, NativeStep::Algorithm { segment })), Step::Algorithm(a)) => {
@@ -673,9 +689,11 @@ impl<'p> Interpreter<'p> {
                     target,
                     residual,
                     derivative,
+                    sound,
                 },
             ) => {
                 let guess = mem.read(*target);
+                let sound = &mut self.scalar_sound[*sound];
                 let mut problem = InterpretedScalar {
                     m: &mut self.m,
                     mem,
@@ -683,7 +701,7 @@ impl<'p> Interpreter<'p> {
                     residual: *residual,
                     derivative: *derivative,
                 };
-                let recovery = solve_scalar(guess, &mut problem, bracketing).map_err(failed_here)?;
+                let recovery = solve_scalar_restarting(guess, sound, &mut problem, bracketing).map_err(failed_here)?;
                 self.note_scalar(k, recovery);
                 Ok(k + 1)
             }
@@ -693,7 +711,8 @@ impl<'p> Interpreter<'p> {
                     m: &mut self.m,
                     mem,
                 };
-                self.loops[*l].run(&mut problem).map_err(failed_here)?;
+                run_loop_restarting(&mut self.loops[*l], &mut self.loop_sound[*l], &mut problem)
+                    .map_err(failed_here)?;
                 Ok(k + 1)
             }
             (_, Step::Algorithm(a)) => {

@@ -104,6 +104,8 @@ impl<'p> Interpreter<'p> {
                 surfaces,
                 event_exprs,
             }),
+            scalar_sound: vec![SoundPoints::default(); rhs_code.scalars],
+            loop_sound: vec![SoundPoints::default(); rhs_code.loops.len()],
             loops: rhs_code.loops,
             dx_guess: vec![0.0; program.layout().states],
             finite_checks: FiniteChecks::default(),
@@ -134,6 +136,8 @@ struct RhsCode {
     steps: Vec<Step>,
     loops: Vec<LoopSolver>,
     loop_code: Vec<LoopCode>,
+    /// The number of scalar Newton blocks.
+    scalars: usize,
 }
 
 /// Compiles the right-hand side of `program` (see [`RhsCode`]).
@@ -142,6 +146,7 @@ fn rhs_steps(c: &mut Compiler, program: &ExecProgram) -> Result<RhsCode, Diagnos
     let mut rhs = Vec::with_capacity(program.rhs().len());
     let mut loops = Vec::new();
     let mut loop_code = Vec::new();
+    let mut scalars = 0;
     for instr in program.rhs() {
         rhs.push(match instr {
             Instr::Assign { target, value, .. } => Step::Assign {
@@ -153,11 +158,15 @@ fn rhs_steps(c: &mut Compiler, program: &ExecProgram) -> Result<RhsCode, Diagnos
                 residual,
                 derivative,
                 ..
-            } => Step::Newton1 {
-                target: *target,
-                residual: c.expression(*residual).map_err(internal)?,
-                derivative: derivative.map(|d| c.expression(d)).transpose().map_err(internal)?,
-            },
+            } => {
+                scalars += 1;
+                Step::Newton1 {
+                    target: *target,
+                    residual: c.expression(*residual).map_err(internal)?,
+                    derivative: derivative.map(|d| c.expression(d)).transpose().map_err(internal)?,
+                    sound: scalars - 1,
+                }
+            }
             Instr::Algorithm { index } => Step::Algorithm(*index),
             Instr::Loop(b) => {
                 if b.residuals.len() != b.tearing.len() {
@@ -198,6 +207,7 @@ fn rhs_steps(c: &mut Compiler, program: &ExecProgram) -> Result<RhsCode, Diagnos
         steps: rhs,
         loops,
         loop_code,
+        scalars,
     })
 }
 

@@ -1,6 +1,7 @@
-//! The equation solvers both back ends share: damped scalar Newton with a Newton homotopy and
-//! a bracketing search as fallbacks, Newton on torn loops with the trust-region method of
-//! [`super::dogleg`] and the Newton homotopy as fallbacks, and the LU solves of loop Jacobians.
+//! The equation solvers both back ends share: damped scalar Newton with the continuation on
+//! the start value of [`super::start_path`], a Newton homotopy and a bracketing search as
+//! fallbacks, Newton on torn loops with the trust-region method of [`super::dogleg`], the
+//! continuation and the Newton homotopy as fallbacks, and the LU solves of loop Jacobians.
 //!
 //! Input: an implicit equation or a torn loop through the [`ScalarProblem`] and
 //! [`LoopProblem`] traits, implemented here once by the register code and once by native code,
@@ -46,11 +47,14 @@ pub(super) trait ScalarProblem {
     /// The symbolic derivative of the residual at the point evaluated last; `None` when there
     /// is none, and a difference quotient is used instead.
     fn derivative(&mut self) -> Option<Result<f64, SolveError>>;
+    /// The value the target holds.
+    fn value(&self) -> f64;
 }
 
 /// Scalar Newton with a backtracking line search on `|residual|`, starting from `guess` (the
 /// value the target holds); when that fails to converge, the homotopy of [`homotopy_steps`]
-/// from the same start; then, with `bracketing`, [`bracket_scalar`]. On success the target
+/// from the same start; then, with `bracketing` (the initialization), [`bracket_scalar`] and
+/// last the continuation of [`scalar_start_path`]. On success the target
 /// holds the solution, and the method that found it when plain Newton did not.
 pub(super) fn solve_scalar(
     guess: f64,
@@ -86,11 +90,19 @@ pub(super) fn solve_scalar(
     if !bracketing {
         return Err(failure);
     }
-    match bracket_scalar(start, r0, f)? {
-        Some(_) => Ok(Some(Recovery {
+    if bracket_scalar(start, r0, f)?.is_some() {
+        return Ok(Some(Recovery {
             newton,
             method: RecoveryMethod::Bracketing,
             iterations: 0,
+        }));
+    }
+    // Last, since the search finds the root nearest the start, which a path may not.
+    match scalar_start_path(start, f) {
+        Some(steps) => Ok(Some(Recovery {
+            newton,
+            method: RecoveryMethod::Continuation,
+            iterations: steps,
         })),
         None => Err(failure),
     }
@@ -208,6 +220,10 @@ impl ScalarProblem for ShiftedScalar<'_> {
     fn derivative(&mut self) -> Option<Result<f64, SolveError>> {
         self.inner.derivative()
     }
+
+    fn value(&self) -> f64 {
+        self.inner.value()
+    }
 }
 
 /// The damped Newton iteration of [`solve_scalar`]; returns the solution, which the target holds.
@@ -298,6 +314,10 @@ impl ScalarProblem for InterpretedScalar<'_, '_> {
         let code = self.derivative?;
         Some(self.m.eval(code, self.mem).map_err(SolveError::from))
     }
+
+    fn value(&self) -> f64 {
+        self.mem.read(self.target)
+    }
 }
 
 /// A scalar implicit equation evaluated by native code: segments with one result each.
@@ -327,6 +347,10 @@ impl ScalarProblem for NativeScalar<'_, '_> {
                 .map(|()| out[0])
                 .map_err(SolveError::from),
         )
+    }
+
+    fn value(&self) -> f64 {
+        self.mem.read(self.target)
     }
 }
 
@@ -502,6 +526,9 @@ pub(super) struct LoopSolver {
     /// starts from, when the loop has them.
     pub(super) untorn: Option<Box<LoopSolver>>,
     pub(super) untorn_start: Vec<f64>,
+    /// Whether a loop that Newton and the trust-region method did not solve follows the
+    /// continuation on its start values ([`LoopSolver::start_path`]): at the initialization only.
+    pub(super) continuation: bool,
 }
 
 /// A loop with its residuals shifted by constants and its own first guesses: one stage of the
@@ -574,6 +601,7 @@ impl LoopSolver {
                 .untorn
                 .as_ref()
                 .map_or_else(Vec::new, |_| vec![0.0; n + b.inner.len()]),
+            continuation: false,
         }
     }
 
@@ -694,7 +722,8 @@ impl LoopSolver {
 
     /// Solves the loop, starting from the values the tearing slots hold: Newton; when that
     /// does not converge, the trust-region method of [`LoopSolver::dogleg`]; when that does not
-    /// either, the homotopy of [`homotopy_steps`] from the same start. A solve that needed more
+    /// either, at the initialization the continuation of [`LoopSolver::start_path`], then the
+    /// homotopy of [`homotopy_steps`] from the same start. A solve that needed more
     /// than Newton is counted in `recoveries`. When the torn residuals cannot be evaluated at
     /// the start or none of these solves them, a loop with untorn residuals is solved by
     /// [`LoopSolver::run_untorn`].
@@ -728,6 +757,20 @@ impl LoopSolver {
             }
             Err(e) if !may_recover(&e) => return Err(e),
             Err(_) => {}
+        }
+        if self.continuation
+            && let Some(steps) = self.start_path(problem)
+        {
+            let method = RecoveryMethod::Continuation;
+            Recoveries::note(
+                &mut self.recoveries,
+                Recovery {
+                    newton,
+                    method,
+                    iterations: steps,
+                },
+            );
+            return Ok(());
         }
         let mut from = self.start.clone();
         let mut f0 = vec![0.0; self.n];

@@ -68,6 +68,15 @@ impl LoopSolver {
             recoveries: None,
             untorn: None,
             untorn_start: Vec::new(),
+            continuation: false,
+        }
+    }
+
+    /// Turns the continuation on the start values on or off, for the untorn solver too.
+    pub(super) fn set_continuation(&mut self, on: bool) {
+        self.continuation = on;
+        if let Some(untorn) = self.untorn.as_mut() {
+            untorn.continuation = on;
         }
     }
 

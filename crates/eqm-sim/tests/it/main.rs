@@ -11,6 +11,7 @@ mod jacobian;
 mod jit;
 mod nonlinear;
 mod sparse;
+mod start_path;
 mod state_choice;
 mod stiff;
 

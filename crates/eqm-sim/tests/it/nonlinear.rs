@@ -14,7 +14,7 @@ use eqm_sim::simulate::{Backend, RecoveryNote};
 /// The first row of `names` of the model in `text`, run by native code and by the interpreter
 /// (which must agree bit for bit, in the values and in the report of the initialization), and
 /// the blocks of the initialization plain Newton did not solve.
-fn solve(name: &str, text: &str, names: &[&str]) -> (Vec<f64>, Vec<RecoveryNote>) {
+pub(crate) fn solve(name: &str, text: &str, names: &[&str]) -> (Vec<f64>, Vec<RecoveryNote>) {
     let compiled = pipeline::compile(name, text);
     let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
     let mut results = Vec::new();
@@ -44,7 +44,7 @@ fn solve(name: &str, text: &str, names: &[&str]) -> (Vec<f64>, Vec<RecoveryNote>
 }
 
 /// Asserts `|found - expected| <= rtol * |expected| + atol` for each value.
-fn close(name: &str, found: &[f64], expected: &[f64], rtol: f64, atol: f64) {
+pub(crate) fn close(name: &str, found: &[f64], expected: &[f64], rtol: f64, atol: f64) {
     for (k, (f, e)) in found.iter().zip(expected).enumerate() {
         assert!(
             (f - e).abs() <= rtol * e.abs() + atol,
@@ -54,7 +54,7 @@ fn close(name: &str, found: &[f64], expected: &[f64], rtol: f64, atol: f64) {
 }
 
 /// A root of `g` in `[a, b]` (where `g` changes sign) by bisection to the last bit.
-fn bisect(mut a: f64, mut b: f64, g: impl Fn(f64) -> f64) -> f64 {
+pub(crate) fn bisect(mut a: f64, mut b: f64, g: impl Fn(f64) -> f64) -> f64 {
     let ga = g(a);
     assert!(ga * g(b) < 0.0, "no change of sign in [{a}, {b}]");
     for _ in 0..200 {

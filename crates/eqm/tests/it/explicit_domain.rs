@@ -1,5 +1,5 @@
-//! Equations whose solved form has a condition on the unknowns (`sqrt(y) = u` solved as
-//! `y := u^2` needs `u >= 0`): they are
+//! Equations whose solved form has a condition on the unknowns (`exp(y) = u` solved as
+//! `y := log(u)` needs `u > 0`, `sqrt(y) = u` solved as `y := u^2` needs `u >= 0`): they are
 //! solved iteratively as written, matching the closed form while it has a root, and the run
 //! stops with a diagnostic naming the equation where the root ceases to exist, on both back
 //! ends at the same instant.
@@ -42,6 +42,32 @@ fn failure_of(text: &str, name: &str) -> (f64, eqm::Diagnostic, eqm::SimulationR
     assert!(result.column(name).is_some(), "no column {name}");
     let (time, diagnostic, _) = outcomes.swap_remove(0);
     (time, *diagnostic, result)
+}
+
+/// `exp(y) = 0.5 - t`: y = log(0.5 - t) while t < 0.5; no root after. A trial point past 0.5
+/// leaves Newton's iterate far out (exp of it is 0, a zero derivative); the trials closer to
+/// the last solution restart from that solution, so the run follows the logarithm to 0.5 and
+/// stops only there, alone or next to a state.
+#[test]
+fn an_inverted_exponential_follows_the_logarithm_and_stops_where_its_argument_reaches_zero() {
+    for (text, equation) in [
+        (
+            "model M\n  Real y;\nequation\n  exp(y) = 0.5 - time;\nend M;\n",
+            "equation e1 for y",
+        ),
+        (
+            "model M\n  Real x(start = 1, fixed = true);\n  Real y;\nequation\n  der(x) = -x;\n  exp(y) = 0.5 - time + x*0;\nend M;\n",
+            "equation e2 for y",
+        ),
+    ] {
+        let (time, diagnostic, result) = failure_of(text, "y");
+        assert!((time - 0.5).abs() < 1e-9, "failed at {time}");
+        assert_eq!(diagnostic.code, "E0703");
+        assert!(diagnostic.message.contains(equation), "{}", diagnostic.message);
+        for (t, y) in result.time().iter().zip(result.column("y").unwrap()) {
+            assert!((y - (0.5 - t).ln()).abs() < 1e-9, "y({t}) = {y}");
+        }
+    }
 }
 
 #[test]
