@@ -60,28 +60,23 @@ pub(crate) fn compare<'py>(
             d.set_item("reason", signal.verdict.to_string())?;
             d.set_item("tube_time", signal.size.time)?;
             d.set_item("tube_value", signal.size.value)?;
-            let kind = match &signal.verdict {
-                Verdict::Pass => "pass",
-                Verdict::Missing => "missing",
-                Verdict::NotCovered { .. } => "not-covered",
-                Verdict::Leaves {
-                    time,
-                    value,
-                    lower,
-                    upper,
-                    outside,
-                    checked,
-                } => {
-                    d.set_item("time", time)?;
-                    d.set_item("value", value)?;
-                    d.set_item("lower", lower)?;
-                    d.set_item("upper", upper)?;
-                    d.set_item("outside", outside)?;
-                    d.set_item("checked", checked)?;
-                    "leaves"
-                }
-            };
-            d.set_item("verdict", kind)?;
+            if let Verdict::Leaves {
+                time,
+                value,
+                lower,
+                upper,
+                outside,
+                checked,
+            } = &signal.verdict
+            {
+                d.set_item("time", time)?;
+                d.set_item("value", value)?;
+                d.set_item("lower", lower)?;
+                d.set_item("upper", upper)?;
+                d.set_item("outside", outside)?;
+                d.set_item("checked", checked)?;
+            }
+            d.set_item("verdict", signal.verdict.kind())?;
             Ok(d)
         })
         .collect()

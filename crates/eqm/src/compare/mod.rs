@@ -54,6 +54,17 @@ impl Verdict {
     pub fn passed(&self) -> bool {
         matches!(self, Verdict::Pass)
     }
+
+    /// The verdict's kind as one word, the same in every front end: `pass`, `leaves`,
+    /// `missing` or `not-covered`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Leaves { .. } => "leaves",
+            Verdict::Missing => "missing",
+            Verdict::NotCovered { .. } => "not-covered",
+        }
+    }
 }
 
 impl fmt::Display for Verdict {
