@@ -51,65 +51,7 @@ impl Builder {
                 )),
             }
         }
-        let delay_vars: Vec<VarId> = set.delays.iter().map(|d| d.var).collect();
-        let varying_times: Vec<Option<ExprId>> = set
-            .delays
-            .iter()
-            .map(|d| {
-                let varying = !self.is_parameter_expression(d.delay)
-                    && d.max.is_some_and(|m| self.is_parameter_expression(m))
-                    && matches!(self.slot(d.var), Some(Slot::Work(_)));
-                varying.then_some(d.delay)
-            })
-            .collect();
-        let reads = self.delay_reads(&delay_vars, &varying_times);
-        let before: Vec<Vec<usize>> = reads.iter().map(|r| r.delays.clone()).collect();
-        let (_, cyclic) = eqm_structural::order::dependency_order(&before);
-        let cyclic: FxHashSet<usize> = cyclic.into_iter().collect();
-        for (k, d) in set.delays.iter().enumerate() {
-            let fixed = self.is_parameter_expression(d.delay);
-            let max_ok = d.max.is_none_or(|m| self.is_parameter_expression(m));
-            let problem = match (self.slot(d.var), d.max) {
-                (Some(Slot::Work(_)), _) if fixed && max_ok => None,
-                (Some(Slot::Work(_)), None) => Some((
-                    "the delay time of `delay(expression, delay)` must be a parameter expression",
-                    "a delay time that changes during the run needs the largest delay: write `delay(expression, delay, delayMax)` with `delayMax` a parameter expression",
-                )),
-                (Some(Slot::Work(_)), Some(_)) if !max_ok => Some((
-                    "the largest delay `delayMax` of `delay(expression, delay, delayMax)` must be a parameter expression",
-                    "give delayMax as a parameter, a constant or an expression of them",
-                )),
-                (Some(Slot::Work(_)), Some(_)) if cyclic.contains(&k) => Some((
-                    "this delay time reads its own delayed value (through the equations, or through the times of other delays that read it), so it has no value before the delayed value it selects",
-                    "compute the delay time from values that do not depend on this delay",
-                )),
-                (Some(Slot::Work(_)), Some(_)) => None,
-                _ => Some((
-                    "the delay time of `delay` must be a parameter expression",
-                    "give the delay as a parameter, a constant or an expression of them",
-                )),
-            };
-            match (problem, self.slot(d.var)) {
-                (None, Some(Slot::Work(slot))) => self.events.delays.push(ExecDelay {
-                    slot,
-                    var: d.var,
-                    expr: d.expr,
-                    delay: d.delay,
-                    max: d.max,
-                    varying: !fixed,
-                    reads_equations: reads[k].reads_equations,
-                    span: d.span,
-                }),
-                (problem, _) => {
-                    let (message, help) = problem.unwrap_or(("the delay has no value slot", ""));
-                    let mut diagnostic = Diagnostic::error("E0608", message, d.span, "in this delay");
-                    if !help.is_empty() {
-                        diagnostic = diagnostic.with_help(help);
-                    }
-                    self.diagnostics.push(diagnostic);
-                }
-            }
-        }
+        self.event_delays(&set.delays);
         for p in &set.previous {
             if let Some(Slot::Work(slot)) = self.slot(p.var) {
                 self.events.previous.push(ExecPrevious {
@@ -174,6 +116,70 @@ impl Builder {
             }
         }
         self.dae.stage.events = set;
+    }
+
+    /// The delays of the event program: each with a fixed delay time, or a varying one bounded
+    /// by a parameter `delayMax` whose time does not read its own delayed value; every other
+    /// delay is a diagnostic (E0608) that says why.
+    fn event_delays(&mut self, delays: &[crate::events::Delay]) {
+        let delay_vars: Vec<VarId> = delays.iter().map(|d| d.var).collect();
+        let varying_times: Vec<Option<ExprId>> = delays
+            .iter()
+            .map(|d| {
+                let varying = !self.is_parameter_expression(d.delay)
+                    && d.max.is_some_and(|m| self.is_parameter_expression(m))
+                    && matches!(self.slot(d.var), Some(Slot::Work(_)));
+                varying.then_some(d.delay)
+            })
+            .collect();
+        let reads = self.delay_reads(&delay_vars, &varying_times);
+        let before: Vec<Vec<usize>> = reads.iter().map(|r| r.delays.clone()).collect();
+        let (_, cyclic) = eqm_structural::order::dependency_order(&before);
+        let cyclic: FxHashSet<usize> = cyclic.into_iter().collect();
+        for (k, d) in delays.iter().enumerate() {
+            let fixed = self.is_parameter_expression(d.delay);
+            let max_ok = d.max.is_none_or(|m| self.is_parameter_expression(m));
+            let problem = match (self.slot(d.var), d.max) {
+                (Some(Slot::Work(_)), _) if fixed && max_ok => None,
+                (Some(Slot::Work(_)), None) => Some((
+                    "the delay time of `delay(expression, delay)` must be a parameter expression",
+                    "a delay time that changes during the run needs the largest delay: write `delay(expression, delay, delayMax)` with `delayMax` a parameter expression",
+                )),
+                (Some(Slot::Work(_)), Some(_)) if !max_ok => Some((
+                    "the largest delay `delayMax` of `delay(expression, delay, delayMax)` must be a parameter expression",
+                    "give delayMax as a parameter, a constant or an expression of them",
+                )),
+                (Some(Slot::Work(_)), Some(_)) if cyclic.contains(&k) => Some((
+                    "this delay time reads its own delayed value (through the equations, or through the times of other delays that read it), so it has no value before the delayed value it selects",
+                    "compute the delay time from values that do not depend on this delay",
+                )),
+                (Some(Slot::Work(_)), Some(_)) => None,
+                _ => Some((
+                    "the delay time of `delay` must be a parameter expression",
+                    "give the delay as a parameter, a constant or an expression of them",
+                )),
+            };
+            match (problem, self.slot(d.var)) {
+                (None, Some(Slot::Work(slot))) => self.events.delays.push(ExecDelay {
+                    slot,
+                    var: d.var,
+                    expr: d.expr,
+                    delay: d.delay,
+                    max: d.max,
+                    varying: !fixed,
+                    reads_equations: reads[k].reads_equations,
+                    span: d.span,
+                }),
+                (problem, _) => {
+                    let (message, help) = problem.unwrap_or(("the delay has no value slot", ""));
+                    let mut diagnostic = Diagnostic::error("E0608", message, d.span, "in this delay");
+                    if !help.is_empty() {
+                        diagnostic = diagnostic.with_help(help);
+                    }
+                    self.diagnostics.push(diagnostic);
+                }
+            }
+        }
     }
 
     /// The assignments of one when-branch in an order in which each one reads the new values of
