@@ -459,7 +459,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         c: &ast::ComponentRef,
     ) -> Option<(Vec<usize>, Vec<usize>)> {
         if subs.is_empty() {
-            return Some((dims.to_vec(), (0..dims.iter().product::<usize>().max(1)).collect()));
+            return Some((dims.to_vec(), (0..dims.iter().product::<usize>()).collect()));
         }
         if subs.len() > dims.len() {
             self.diagnostics.push(Diagnostic::error(

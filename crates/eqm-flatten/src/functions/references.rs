@@ -27,9 +27,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return Some(var.value(&mut self.model.exprs));
             }
             let (dims, picked) = self.subscript_selection(subs, &var.dims, scope, loops, c)?;
-            let elems: Vec<ExprId> = picked
+            let slots = self.picked_slots(&var.slots, &picked, c)?;
+            let elems: Vec<ExprId> = slots
                 .iter()
-                .map(|&k| self.model.exprs.add(Node::Local(var.slots[k])))
+                .map(|&slot| self.model.exprs.add(Node::Local(slot)))
                 .collect();
             return Some(if dims.is_empty() {
                 Value::Scalar(elems[0], var.ty)
@@ -212,12 +213,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return Some((var.dims.clone(), var.slots.clone(), var.ty, var.assignable));
             }
             let (dims, picked) = self.subscript_selection(subs, &var.dims, scope, loops, c)?;
-            return Some((
-                dims,
-                picked.iter().map(|&k| var.slots[k]).collect(),
-                var.ty,
-                var.assignable,
-            ));
+            return Some((dims, self.picked_slots(&var.slots, &picked, c)?, var.ty, var.assignable));
         }
         let first = &c.parts[0];
         let mut var = self.context.frames.last()?.locals.get(&first.name.name)?.clone();
@@ -251,12 +247,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let Some(field) = field {
             var = field;
             let (dims, picked) = self.subscript_selection(&last.subscripts, &var.dims, scope, loops, c)?;
-            return Some((
-                dims,
-                picked.iter().map(|&k| var.slots[k]).collect(),
-                var.ty,
-                var.assignable,
-            ));
+            return Some((dims, self.picked_slots(&var.slots, &picked, c)?, var.ty, var.assignable));
         }
         if c.parts.len() > 1 {
             self.diagnostics.push(Diagnostic::error(
@@ -271,11 +262,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return None;
         }
         let (dims, picked) = self.subscript_selection(&first.subscripts, &var.dims, scope, loops, c)?;
-        Some((
-            dims,
-            picked.iter().map(|&k| var.slots[k]).collect(),
-            var.ty,
-            var.assignable,
-        ))
+        Some((dims, self.picked_slots(&var.slots, &picked, c)?, var.ty, var.assignable))
+    }
+
+    /// The slots of the elements `picked` of a local whose elements are `slots`; a position
+    /// beyond them (an element of an array without elements, reached by a loop the compiler
+    /// cannot prove empty) is a diagnostic at the reference instead of a read of another slot.
+    fn picked_slots(&mut self, slots: &[u32], picked: &[usize], c: &ast::ComponentRef) -> Option<Vec<u32>> {
+        let slots: Option<Vec<u32>> = picked.iter().map(|&k| slots.get(k).copied()).collect();
+        if slots.is_none() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                format!("`{}` has no element at this position", c.parts[0].name.name),
+                c.span,
+                "an element of an array with fewer elements",
+            ));
+        }
+        slots
     }
 }

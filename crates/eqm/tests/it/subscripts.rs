@@ -488,3 +488,34 @@ fn a_row_selected_during_the_run_is_assigned_as_a_whole() {
     assert_eq!(row("C", 1.0, 1, 3), [0.0, 0.0, 0.0]);
     assert_eq!(row("C", 1.0, 2, 3), [0.0, 1.0, 2.0]);
 }
+
+/// A function whose local array has no elements (as the Modelica Standard Library's filter
+/// functions declare `Real cr[0]` for an even order): the whole array is no element at all, so
+/// a loop over `1:size(c, 1)` does nothing and the function returns its input plus the sum of
+/// the other array, 1 + 2 + 3.
+const EMPTY_LOCAL: &str = "
+function g
+  input Real x;
+  output Real y;
+protected
+  Real c[0];
+  Real d[3] = {1, 2, 3};
+algorithm
+  y := x;
+  for i in 1:size(c, 1) loop
+    y := y + c[i];
+  end for;
+  y := y + sum(d) + sum(c);
+end g;
+model M
+  Real z = g(time);
+end M;
+";
+
+#[test]
+fn a_local_array_without_elements_has_no_element_to_read() {
+    let r = run_both(EMPTY_LOCAL, 1.0);
+    for t in [0.0, 0.5, 1.0] {
+        assert_eq!(at(&r, "z", t), t + 6.0);
+    }
+}
