@@ -39,7 +39,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let Some(value) = self.rewritten_call(e, &name, args, scope, loops) {
             return value;
         }
-        let Some(builtin) = Builtin::by_name(&name) else {
+        // The built-in functions live in the global scope, so `.asin(u)` (how a library
+        // function named `asin` reaches the built-in one) is the built-in `asin`.
+        let builtin_name = match function.parts.as_slice() {
+            [part] if function.global && part.subscripts.is_empty() => part.name.name.as_str(),
+            _ => &*name,
+        };
+        let Some(builtin) = Builtin::by_name(builtin_name) else {
             return self.non_builtin_call(e, function, args, scope, loops, &name);
         };
         let info = builtin.info();

@@ -67,6 +67,7 @@ corpus!(
     function_extends,
     functional_arguments,
     functional_parameters,
+    global_names,
     inner_outer,
     parameter_if_equations,
     iterators,
