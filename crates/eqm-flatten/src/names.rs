@@ -146,14 +146,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
             // An unqualified name: the constants of enclosing classes.
             let mut current = Some(scope.class);
             let mut found = None;
+            let ident = &c.parts[0].name.name;
             while let Some(cls) = current {
-                if self.find_constant_decl(cls, &c.parts[0].name.name).is_some() {
-                    found = Some(cls);
+                if self.find_constant_decl(cls, ident).is_some() {
+                    found = Some((cls, ident.as_str()));
+                    break;
+                }
+                if let Some(imported) = self.imported_constant(cls, ident) {
+                    found = Some(imported);
                     break;
                 }
                 current = self.table.get(cls).parent;
             }
-            (found?, &c.parts[0].name.name)
+            found?
         } else {
             let parts = &c.parts[..c.parts.len() - 1];
             let name = ast::Name {
@@ -162,11 +167,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 span: c.span,
             };
             match self.lookup_class(scope, &name) {
-                Ok((crate::resolve::TypeRef::Class(cls), _)) => (cls, &c.parts.last()?.name.name),
+                Ok((crate::resolve::TypeRef::Class(cls), _)) => (cls, c.parts.last()?.name.name.as_str()),
                 _ => return None,
             }
         };
-        let key = (class, name.clone());
+        let key = (class, name.to_string());
         if let Some(v) = self.caches.package_constants.get(&key) {
             return Some(v.clone());
         }
@@ -196,6 +201,36 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let value = if subscripts_ok { value } else { None };
         self.caches.package_constants.insert(key, value.clone());
         Some(value)
+    }
+
+    /// The package and name of a constant that an import of `class` makes visible as `ident`:
+    /// `import Modelica.Constants.pi;`, `import p = Modelica.Constants.pi;`,
+    /// `import Modelica.Constants.*;` or `import Modelica.Constants.{pi, e};`.
+    fn imported_constant(&self, class: crate::resolve::ClassId, ident: &'a str) -> Option<(crate::resolve::ClassId, &'a str)> {
+        let table = self.table;
+        let package_of = |parts: &[ast::Ident]| table.resolve_path(parts.iter().map(|p| p.name.as_str()));
+        for import in table.get(class).imports() {
+            let found = match &import.kind {
+                ast::ImportKind::Qualified(n) if n.parts.len() > 1 && n.parts.last().is_some_and(|p| p.name == ident) => {
+                    package_of(&n.parts[..n.parts.len() - 1]).map(|p| (p, ident))
+                }
+                ast::ImportKind::Renamed { alias, name } if alias.name == ident && name.parts.len() > 1 => {
+                    let last = name.parts.last()?.name.as_str();
+                    package_of(&name.parts[..name.parts.len() - 1]).map(|p| (p, last))
+                }
+                ast::ImportKind::Unqualified(n) => package_of(&n.parts).map(|p| (p, ident)),
+                ast::ImportKind::Multiple { package, names } if names.iter().any(|n| n.name == ident) => {
+                    package_of(&package.parts).map(|p| (p, ident))
+                }
+                _ => None,
+            };
+            if let Some((package, name)) = found
+                && self.find_constant_decl(package, name).is_some()
+            {
+                return Some((package, name));
+            }
+        }
+        None
     }
 
     fn find_constant_decl(

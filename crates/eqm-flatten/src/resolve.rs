@@ -90,7 +90,7 @@ impl<'a> ClassEntry<'a> {
         self.extends.iter().copied()
     }
 
-    fn imports(&self) -> impl Iterator<Item = &'a ast::Import> + '_ {
+    pub(crate) fn imports(&self) -> impl Iterator<Item = &'a ast::Import> + '_ {
         self.imports.iter().copied()
     }
 }

@@ -68,6 +68,7 @@ corpus!(
     functional_arguments,
     functional_parameters,
     global_names,
+    imported_constants,
     inner_outer,
     parameter_if_equations,
     iterators,
