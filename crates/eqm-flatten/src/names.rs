@@ -206,12 +206,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The package and name of a constant that an import of `class` makes visible as `ident`:
     /// `import Modelica.Constants.pi;`, `import p = Modelica.Constants.pi;`,
     /// `import Modelica.Constants.*;` or `import Modelica.Constants.{pi, e};`.
-    fn imported_constant(&self, class: crate::resolve::ClassId, ident: &'a str) -> Option<(crate::resolve::ClassId, &'a str)> {
+    fn imported_constant(
+        &self,
+        class: crate::resolve::ClassId,
+        ident: &'a str,
+    ) -> Option<(crate::resolve::ClassId, &'a str)> {
         let table = self.table;
         let package_of = |parts: &[ast::Ident]| table.resolve_path(parts.iter().map(|p| p.name.as_str()));
         for import in table.get(class).imports() {
             let found = match &import.kind {
-                ast::ImportKind::Qualified(n) if n.parts.len() > 1 && n.parts.last().is_some_and(|p| p.name == ident) => {
+                ast::ImportKind::Qualified(n)
+                    if n.parts.len() > 1 && n.parts.last().is_some_and(|p| p.name == ident) =>
+                {
                     package_of(&n.parts[..n.parts.len() - 1]).map(|p| (p, ident))
                 }
                 ast::ImportKind::Renamed { alias, name } if alias.name == ident && name.parts.len() > 1 => {
