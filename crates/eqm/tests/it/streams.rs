@@ -7,6 +7,16 @@
 use crate::{compile, run_both_back_ends};
 use eqm::{RowSink, RunError, RunSettings, Session};
 
+/// The lines a run printed, each with its time.
+pub(crate) fn printed_lines(r: &eqm::SimulationResult) -> Vec<(f64, String)> {
+    r.summary
+        .events
+        .printed
+        .iter()
+        .map(|l| (l.time, l.text.clone()))
+        .collect()
+}
+
 /// The lines `text` prints in a run to `stop`, from native code and the interpreter, checked
 /// to be the same lines at the same times.
 fn printed(text: &str, stop: f64) -> Vec<(f64, String)> {
@@ -21,14 +31,7 @@ fn printed(text: &str, stop: f64) -> Vec<(f64, String)> {
             ..settings
         })
         .unwrap_or_else(|e| panic!("{e}"));
-    let lines = |r: &eqm::SimulationResult| -> Vec<(f64, String)> {
-        r.summary
-            .events
-            .printed
-            .iter()
-            .map(|l| (l.time, l.text.clone()))
-            .collect()
-    };
+    let lines = printed_lines;
     assert_eq!(
         lines(&native),
         lines(&interpreted),

@@ -35,14 +35,7 @@ fn run(text: &str, stop: f64) -> (SimulationResult, Vec<String>) {
             ..settings
         })
         .unwrap_or_else(|e| panic!("{e}"));
-    let lines = |r: &SimulationResult| -> Vec<(f64, String)> {
-        r.summary
-            .events
-            .printed
-            .iter()
-            .map(|l| (l.time, l.text.clone()))
-            .collect()
-    };
+    let lines = crate::streams::printed_lines;
     assert_eq!(
         lines(&native),
         lines(&interpreted),
