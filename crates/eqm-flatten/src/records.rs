@@ -14,7 +14,7 @@
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
-use crate::layout::Member;
+use crate::layout::{ElementDecl, Member};
 use crate::modifier::Scope;
 use crate::resolve::ClassId;
 use crate::value::Value;
@@ -185,15 +185,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let name = element.decl.name.name.clone();
             let value = match arg {
                 Some(a) => self.eval(a, scope, loops)?,
-                None => match element.decl.modification.as_ref().and_then(|m| m.binding.as_ref()) {
-                    Some(default) => self.eval(
-                        default,
-                        Scope {
-                            instance: None,
-                            class: element.class,
-                        },
-                        &mut Vec::new(),
-                    )?,
+                None => match self.field_default(element) {
+                    Some((default, default_scope)) => self.eval(default, default_scope, &mut Vec::new())?,
                     None => {
                         self.diagnostics.push(Diagnostic::error(
                             "E0309",
@@ -208,6 +201,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
             fields.push((name, value));
         }
         Some(Value::Record(Rc::new(fields)))
+    }
+
+    /// The default of a record field that a constructor call does not give, with the scope it is
+    /// evaluated in: the binding an `extends` clause gives it (`record M extends Base(mu = 1210);
+    /// end M;` makes `M()` have mu = 1210), else the declaration's own. Modelica's precedence
+    /// puts the extends clause's modifier above the declaration.
+    fn field_default(&self, element: &ElementDecl<'a>) -> Option<(&'a ast::Expr, Scope)> {
+        let (from_extends, _) = element.extends_modifier.child(&element.decl.name.name);
+        if let Some(binding) = from_extends
+            .binding
+            .filter(|b| b.select.is_empty() && b.fields.is_empty())
+        {
+            return Some((binding.expr, binding.scope));
+        }
+        let own = element.decl.modification.as_ref()?.binding.as_ref()?;
+        Some((
+            own,
+            Scope {
+                instance: None,
+                class: element.class,
+            },
+        ))
     }
 
     /// `if c then t else f` where the branches are records or arrays of records: the branch

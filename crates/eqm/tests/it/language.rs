@@ -77,6 +77,7 @@ corpus!(
     record_algorithms,
     record_array_functions,
     record_arrays,
+    record_defaults,
     record_equations,
     record_functions,
     records,
