@@ -16,7 +16,39 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    eqm::with_compiler_stack(move || dispatch(cli))
+    quiet_about_closed_output();
+    match std::panic::catch_unwind(move || eqm::with_compiler_stack(move || dispatch(cli))) {
+        Ok(code) => code,
+        // The reader of the output went away (`eqm run m.eqm | head`): there is nobody left to
+        // tell, so the command ends as a shell expects of a command whose pipe closed.
+        Err(payload) if is_closed_output(payload.as_ref()) => ExitCode::from(EXIT_CLOSED_OUTPUT),
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
+}
+
+/// The exit status of a command whose standard output was closed by its reader (128 + SIGPIPE,
+/// what a shell reports for a command stopped by the signal).
+const EXIT_CLOSED_OUTPUT: u8 = 141;
+
+/// Printing to a closed standard output panics in Rust's `print!`; that panic is not a fault of
+/// EQM, so its message and backtrace are not printed (every other panic still is).
+fn quiet_about_closed_output() {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !is_closed_output(info.payload()) {
+            default_hook(info);
+        }
+    }));
+}
+
+/// Whether a panic's payload is `print!`'s report of a closed standard output.
+fn is_closed_output(payload: &(dyn std::any::Any + Send)) -> bool {
+    let message = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or_default();
+    message.starts_with("failed printing to stdout") && message.contains("Broken pipe")
 }
 
 /// Runs the command `cli` names.

@@ -604,8 +604,8 @@ fn free_parameters(init: &mut Dae<Hybrid>) {
 /// them. Other discrete variables keep their start values, as their `pre` values do.
 ///
 /// A discrete output of an algorithm section is computed by the section, which starts from its
-/// `pre` value: there the `pre` value is the unknown the initial equations determine (Modelica 3.6
-/// §8.6: an initial equation replaces the default `pre(v) = v.start`). An output assigned only
+/// `pre` value: there the `pre` value is the unknown the initial equations determine (Modelica's
+/// rule: an initial equation replaces the default `pre(v) = v.start`). An output assigned only
 /// in when-statements keeps that value when none fires, as during the initialization, so an
 /// initial equation on the output itself is one on its `pre` value.
 fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) {

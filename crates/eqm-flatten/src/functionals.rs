@@ -1,5 +1,5 @@
-//! Functions as arguments of functions: functional inputs and partial application (Modelica 3.6
-//! §12.4.2).
+//! Functions as arguments of functions: functional inputs and partial application, as
+//! Modelica defines them.
 //!
 //! Input: a function whose input is declared with a function type (`input Integrand f;`), the
 //! arguments of its calls (`function g(a = 2)`, or a functional input passed on by name), and the
@@ -140,7 +140,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Checks that `passed` fits the functional input of type `formal`: its unbound inputs
     /// start with the formal's inputs and its outputs with the formal's outputs, by name and in
-    /// order (Modelica's function compatibility, §6.6).
+    /// order (Modelica's function compatibility).
     /// `what` names the place: "functional input" or "functional parameter".
     pub(crate) fn check_function_fits(
         &mut self,

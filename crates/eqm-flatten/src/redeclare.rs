@@ -1,4 +1,4 @@
-//! Replaceable classes and components and their redeclarations (Modelica 3.6 §7.3).
+//! Replaceable classes and components and their redeclarations, as Modelica defines them.
 //!
 //! Input: the `replaceable` and `redeclare` elements of the class table, the redeclarations in
 //! modifiers and `extends` clauses, and the instances being flattened. Output: for a class name

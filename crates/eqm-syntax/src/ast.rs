@@ -95,7 +95,7 @@ pub struct ClassDef {
 }
 
 /// The `replaceable` and `redeclare` prefixes of an element and its `constrainedby` clause
-/// (Modelica 3.6 §7.3). Empty for most elements, so without an allocation.
+/// as Modelica defines them. Empty for most elements, so without an allocation.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Redeclarable {
     pub replaceable: bool,

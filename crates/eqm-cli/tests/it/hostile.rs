@@ -330,3 +330,34 @@ fn an_unknown_model_gets_a_suggestion() {
         "{stderr}"
     );
 }
+
+/// A reader that stops reading (`eqm flatten big.eqm | head -c 16`) ends the command quietly
+/// with the status of a closed pipe, without a panic message.
+#[test]
+fn a_closed_output_pipe_ends_the_command_quietly() {
+    use std::io::Read;
+    let file = TempFile::new(
+        "closed_pipe.eqm",
+        "model ClosedPipe\n  Real x[20000](each start = 1, each fixed = true);\nequation\n  der(x) = -x;\nend ClosedPipe;\n",
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_eqm"))
+        .arg("flatten")
+        .arg(&file.0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the eqm binary runs");
+    let mut first = [0u8; 16];
+    // The pipe's read end is closed at the end of this statement, with most of the flat model's
+    // text (far more than a pipe holds) still to come.
+    child
+        .stdout
+        .take()
+        .expect("a piped stdout")
+        .read_exact(&mut first)
+        .expect("the text starts");
+    let output = child.wait_with_output().expect("eqm ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(141), "{stderr}");
+}

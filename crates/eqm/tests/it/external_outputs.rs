@@ -1,5 +1,5 @@
-//! External C functions that write their outputs through pointer arguments (Modelica 3.6
-//! §12.9.1.1): an array output of a matrix-vector product, two scalar outputs of a `void`
+//! External C functions that write their outputs through pointer arguments, as Modelica's
+//! external interface passes them: an array output of a matrix-vector product, two scalar outputs of a `void`
 //! function, the default call of a function with several outputs, a result returned together
 //! with an output written through a pointer, an output initialised from its binding before the
 //! call, a String constant and a record passed as a C struct; each checked against its closed

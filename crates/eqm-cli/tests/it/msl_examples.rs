@@ -1,0 +1,72 @@
+//! Examples of the Modelica Standard Library, read unmodified from an installation beside the
+//! repository (`../shared/msl`), run as a user runs them (`eqm run --model <Class> --library
+//! DIR`, with each example's `experiment` annotation) and compared with the Modelica
+//! Association's reference results (`../shared/msl-reference/<Class>/`) by `eqm compare` with its
+//! default tube (0.2 % of each signal's range). The tests are skipped, saying so, where the library
+//! or the references are not installed.
+//!
+//! The list is a representative subset of the examples that match today, from every package that
+//! has matching examples; `docs/msl.md` has the whole table.
+
+use crate::cli::eqm;
+use std::path::{Path, PathBuf};
+
+/// Examples whose run must match the reference trajectory.
+const MATCHING: &[&str] = &[];
+
+/// The installed library and the reference results, when both are beside the repository.
+fn installation() -> Option<(PathBuf, PathBuf)> {
+    let shared = Path::new(crate::REPO).join("../shared");
+    let (library, references) = (shared.join("msl"), shared.join("msl-reference"));
+    if library.join("Modelica/package.mo").is_file() && references.is_dir() {
+        Some((library, references))
+    } else {
+        eprintln!(
+            "skipped: the Modelica Standard Library or its reference results are not installed in {}",
+            shared.display()
+        );
+        None
+    }
+}
+
+/// Runs one example into a CSV file and compares it with its reference: `None` when it
+/// matches, otherwise what went wrong.
+fn run_and_compare(class: &str, library: &Path, references: &Path, work: &Path) -> Option<String> {
+    let folder = class
+        .split('.')
+        .fold(references.to_path_buf(), |path, part| path.join(part));
+    let name = class.rsplit('.').next().expect("a class name");
+    let result = work.join(format!("{class}.csv"));
+    let library = library.to_str().expect("a UTF-8 path");
+    let result_text = result.to_str().expect("a UTF-8 path");
+    let (code, _, err) = eqm(&["run", "--model", class, "--library", library, "--out", result_text]);
+    if code != 0 {
+        return Some(format!("{class}: eqm run failed with exit code {code}:\n{err}"));
+    }
+    let reference = folder.join(format!("{name}.csv.gz"));
+    let signals = folder.join("comparisonSignals.txt");
+    let (code, out, err) = eqm(&[
+        "compare",
+        result_text,
+        reference.to_str().expect("a UTF-8 path"),
+        "--signals",
+        signals.to_str().expect("a UTF-8 path"),
+    ]);
+    (code != 0).then(|| format!("{class}: eqm compare exited with {code}:\n{out}{err}"))
+}
+
+#[test]
+fn representative_examples_of_the_library_match_their_reference_results() {
+    let Some((library, references)) = installation() else {
+        return;
+    };
+    assert!(MATCHING.len() >= 20, "the subset names at least 20 examples");
+    let work = std::env::temp_dir().join(format!("eqm-msl-examples-{}", std::process::id()));
+    std::fs::create_dir_all(&work).expect("a work directory");
+    let failures: Vec<String> = MATCHING
+        .iter()
+        .filter_map(|class| run_and_compare(class, &library, &references, &work))
+        .collect();
+    let _ = std::fs::remove_dir_all(&work);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
