@@ -472,6 +472,12 @@ pub static CODES: &[CodeInfo] = &[
          cannot be read, or whose string holds no number where `scanReal` or `scanInteger` looks",
     ),
     code(
+        "E0326",
+        Error,
+        Instantiation,
+        "The `initialPoints` of `spatialDistribution` do not go from 0 to 1 without decreasing",
+    ),
+    code(
         "E0401",
         Error,
         Balance,
@@ -575,6 +581,12 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         CodeGeneration,
         "The delay time of `delay(expression, delay)` is not a parameter expression, the largest delay of `delay(expression, delay, delayMax)` is not one, or a delay time that changes reads its own delayed value (through the equations, or through the times of other delays that read it)",
+    ),
+    code(
+        "E0609",
+        Error,
+        CodeGeneration,
+        "The position `x` of `spatialDistribution` reads something computed from the equations (an algebraic variable, a derivative, a delayed value); it must be known before them",
     ),
     code(
         "E0699",
