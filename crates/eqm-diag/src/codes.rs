@@ -400,8 +400,8 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Instantiation,
         "A call in a place it cannot take: `reinit`, `assert` or `terminate` used as a value, a call written \
-         as an equation or statement that is none, a call not allowed in a when-clause, or `cardinality` \
-         outside the equations of a model",
+         as an equation or statement that is none, a call not allowed in a when-clause, `cardinality` \
+         outside the equations of a model, or `spatialDistribution` used as a value or inside a function",
     ),
     code(
         "E0311",
@@ -692,7 +692,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0717",
         Error,
         Simulation,
-        "A variable-structure model that cannot be switched between its modes: a relation choosing its structure that a mode's program cannot watch, or a `delay` whose history a switch would lose",
+        "A variable-structure model that cannot be switched between its modes: a relation choosing its structure that a mode's program cannot watch, or a `delay` or `spatialDistribution` whose history a switch would lose",
     ),
     code(
         "E0799",
@@ -716,7 +716,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0803",
         Error,
         Analysis,
-        "A model with `delay` cannot be analysed: its linearisation is a delay equation, not a state-space system",
+        "A model with `delay` or `spatialDistribution` cannot be analysed: its linearisation is a delay or transport equation, not a state-space system",
     ),
     code(
         "W0240",

@@ -138,7 +138,7 @@ impl<'p> Instance<'p> {
                     .event_value(e, s.span, t, x, &self.p, dx, &mut self.work)
             };
             let (in0, in1, position, positive) = (value(s.in0)?, value(s.in1)?, value(s.x)?, value(s.positive)?);
-            profile.record(in0, in1, position, positive != 0.0);
+            profile.record(t, in0, in1, position, positive != 0.0);
             profile.write(position, &mut self.work);
         }
         Ok(())
@@ -205,10 +205,21 @@ impl<'p> Instance<'p> {
     }
 
     /// The longest step from the last record of the delays' history whose delayed values the
-    /// history holds (see [`DelayLines::step_bound`]).
+    /// history holds (see [`DelayLines::step_bound`]), and in which no profile of
+    /// `spatialDistribution` moves too far (see [`SpatialProfile::step_bound`]).
     pub fn delay_step_bound(&self) -> Option<f64> {
-        let lines = self.delays.as_ref()?;
-        lines.lock().unwrap_or_else(|e| e.into_inner()).step_bound()
+        let delays = self
+            .delays
+            .as_ref()
+            .and_then(|lines| lines.lock().unwrap_or_else(|e| e.into_inner()).step_bound());
+        let spatials = self.spatials.as_ref().and_then(|profiles| {
+            let profiles = profiles.lock().unwrap_or_else(|e| e.into_inner());
+            profiles.iter().filter_map(SpatialProfile::step_bound).reduce(f64::min)
+        });
+        match (delays, spatials) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The delay times that change during the run at `(t, x)`, in the program's order, each

@@ -8,10 +8,10 @@
 //! with `positiveVelocity`): the profile's first and last values, and its values at 0 and at 1
 //! after the move since the last record. This is Modelica's definition of the operator: between
 //! records the outputs read the recorded profile; at a record the profile moves by the change
-//! of `x`, the part that left the interval is dropped, the end it left is the old profile's
-//! value there, and the inflow (`in0` at 0 when `x` grew, `in1` at 1 when it shrank) is a new
-//! point at the other end. Beyond that definition, a record where `x` did not change (the other
-//! side of an event, or the start) keeps a jump of the inflow as a second point at the end
+//! of `x`, the part pushed out of the interval is dropped (a point at that end keeps the moved
+//! profile's value there), and the inflow (`in0` at 0 when `x` grew, `in1` at 1 when it
+//! shrank) is a new point at the end the profile moved away from. Beyond that definition, a record where `x` did not change (the other
+//! side of an event) keeps a jump of the inflow as a second point at the end
 //! `positiveVelocity` names, so that a discontinuity travels through the interval as one.
 //! Deliberately not here: evaluating the call's arguments.
 //!
@@ -33,7 +33,15 @@ pub struct SpatialProfile {
     values: VecDeque<f64>,
     /// `x` at the last record; `None` before the first.
     x0: Option<f64>,
+    /// The time of the last record, and how fast `x` changed between the last two (in units
+    /// of `x` per unit of time; `None` before the second record).
+    t0: f64,
+    rate: Option<f64>,
 }
+
+/// The largest part of the interval a profile may move in one step: a read never reaches past
+/// the inflow recorded at the step's start, and a transit is sampled at four steps at least.
+const MOVE_PER_STEP: f64 = 0.25;
 
 impl SpatialProfile {
     /// A profile of the initial points (positions non-decreasing from 0 to 1 and as many as
@@ -44,7 +52,16 @@ impl SpatialProfile {
             marks: points.into(),
             values: values.into(),
             x0: None,
+            t0: f64::NAN,
+            rate: None,
         }
+    }
+
+    /// The longest step from the last record in which the profile moves by at most
+    /// [`MOVE_PER_STEP`] if `x` keeps changing as fast as between the last two records (`None`
+    /// before the second record, or while `x` does not change).
+    pub fn step_bound(&self) -> Option<f64> {
+        self.rate.filter(|r| *r > 0.0).map(|r| MOVE_PER_STEP / r)
     }
 
     /// The points' positions and values where `x` is `x` (a test's view of the profile).
@@ -93,14 +110,21 @@ impl SpatialProfile {
     /// Records an accepted point (see the module documentation): the profile moved by the
     /// change of `x`, with `in0` entering at 0 (when `x` grew) or `in1` at 1 (when it shrank);
     /// where `x` did not change, a new inflow value at the end `positive` names is a jump there.
-    pub fn record(&mut self, in0: f64, in1: f64, x: f64, positive: bool) {
+    pub fn record(&mut self, t: f64, in0: f64, in1: f64, x: f64, positive: bool) {
+        if let Some(x0) = self.x0
+            && t > self.t0
+        {
+            self.rate = Some((x - x0).abs() / (t - self.t0));
+        }
+        self.t0 = t;
         let Some(x0) = self.x0 else {
             // The initial positions are those where `x` is its first value.
             for m in &mut self.marks {
                 *m -= x;
             }
+            // Modelica's initial profile is the one given, whatever the inflow at the start:
+            // the first move joins the two by a straight line.
             self.x0 = Some(x);
-            self.jump(in0, in1, positive);
             return;
         };
         if x > x0 {
@@ -164,28 +188,30 @@ mod tests {
         // first value stays the last recorded inflow until the next record.
         let mut p = SpatialProfile::new([0, 1, 2, 3], vec![0.0, 1.0], vec![0.0, 1.0]);
         let mut work = [0.0; 4];
-        p.record(0.0, 9.0, 2.0, true);
+        p.record(1.0, 0.0, 9.0, 2.0, true);
         p.write(2.25, &mut work);
         assert_eq!(work, [0.0, 1.0, 0.0, 0.75]);
-        p.record(5.0, 9.0, 2.25, true);
+        p.record(2.0, 5.0, 9.0, 2.25, true);
+        // x grew by 1/4 in one unit of time: a step may last until it grows by 1/4 again.
+        assert_eq!(p.step_bound(), Some(1.0));
         assert_eq!(p.points(2.25), (vec![0.0, 0.25, 1.0], vec![5.0, 0.0, 0.75]));
         // The other side of an event at the same x: in0 jumps to 6, then to 7 (replacing 6).
-        p.record(6.0, 9.0, 2.25, true);
+        p.record(3.0, 6.0, 9.0, 2.25, true);
         assert_eq!(p.points(2.25), (vec![0.0, 0.0, 0.25, 1.0], vec![6.0, 5.0, 0.0, 0.75]));
-        p.record(7.0, 9.0, 2.25, true);
+        p.record(4.0, 7.0, 9.0, 2.25, true);
         assert_eq!(p.points(2.25), (vec![0.0, 0.0, 0.25, 1.0], vec![7.0, 5.0, 0.0, 0.75]));
         // Back by 0.5: the value at 0 is the one at 0.5 before (0 + 0.25/0.75 * 0.75), in1
         // enters at 1 and the points at or below 0 after the move are dropped.
         p.write(1.75, &mut work);
         assert!((work[2] - 0.25).abs() < 1e-15, "{work:?}");
-        p.record(7.0, 9.0, 1.75, false);
+        p.record(5.0, 7.0, 9.0, 1.75, false);
         let (positions, values) = p.points(1.75);
         assert_eq!(positions, vec![0.0, 0.5, 1.0]);
         assert!((values[0] - 0.25).abs() < 1e-15, "{values:?}");
         assert_eq!(&values[1..], &[0.75, 9.0]);
         // A move beyond the whole interval keeps only the two ends: the inflow at 0, and at 1
         // the old profile's value beyond its start.
-        p.record(3.0, 9.0, 4.0, true);
+        p.record(6.0, 3.0, 9.0, 4.0, true);
         assert_eq!(p.points(4.0), (vec![0.0, 1.0], vec![3.0, values[0]]));
     }
 }

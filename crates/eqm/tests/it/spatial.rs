@@ -125,3 +125,123 @@ end M;
     let diagnostic = session.diagnostics().iter().find(|d| d.code == "E0609");
     assert!(diagnostic.is_some(), "{:?}", session.diagnostics());
 }
+
+/// A run of `model` to `stop` by both back ends (compared bit for bit) with the default
+/// adaptive method, rows every 0.1 s: rows fall between the accepted points.
+fn run_adaptive_both(model: &str, stop: f64) -> eqm::SimulationResult {
+    crate::run_both_back_ends(
+        model,
+        RunSettings {
+            stop: Some(stop),
+            interval: Some(0.1),
+            ..RunSettings::default()
+        },
+    )
+}
+
+#[test]
+fn a_linear_inflow_is_transported_exactly_between_accepted_points() {
+    // Modelica's own example: x' = 1, in0 = 1 + t, the initial profile 1 + p. out1 is 2 - t
+    // up to t = 1 and then the inflow of one second earlier, t; straight lines carry both
+    // exactly, so every row (most between the accepted points of the adaptive method) is exact
+    // to rounding. out0 is the inflow at the last record, never ahead of it: 1 <= out0 <= 1 + t.
+    let model = "model M
+  Real x(start = 0, fixed = true);
+  Real out0;
+  Real out1;
+equation
+  der(x) = 1;
+  (out0, out1) = spatialDistribution(1 + time, 0, x, true, {0.0, 1.0}, {1, 2});
+end M;
+";
+    let result = run_adaptive_both(model, 3.0);
+    for k in 0..=30 {
+        let t = k as f64 * 0.1;
+        let expected = if t <= 1.0 { 2.0 - t } else { t };
+        let out1 = result.value_at("out1", t).unwrap();
+        assert!(
+            (out1 - expected).abs() < 1e-9,
+            "out1({t}) = {out1}, expected {expected}"
+        );
+        let out0 = result.value_at("out0", t).unwrap();
+        assert!((1.0..=1.0 + t + 1e-12).contains(&out0), "out0({t}) = {out0}");
+    }
+}
+
+#[test]
+fn a_jump_of_the_inflow_at_an_event_arrives_as_a_jump() {
+    // x' = 1/2: what enters at 0 leaves at 1 two seconds later. The inflow jumps from 1 to 3 at
+    // the time event t = 0.505; the initial profile is 1. So out1 is 1 up to t = 2.505 and 3
+    // after it, with no ramp between. A profile that lost the jump would join 1 and 3 by a
+    // straight line from the event to the next point it keeps (0.50625 with the fixed step
+    // 0.01, whose step from the event to 0.51 is sampled at its quarters), and read between
+    // them at 2.5058.
+    let model = "model M
+  Real x(start = 0, fixed = true);
+  Real out0;
+  Real out1;
+equation
+  der(x) = 0.5;
+  (out0, out1) = spatialDistribution(if time < 0.505 then 1 else 3, 0, x, true, {0, 1}, {1, 1});
+end M;
+";
+    for result in [run_adaptive_both(model, 4.0), run_fixed_both(model, 4.0)] {
+        for k in 0..=40 {
+            let t = k as f64 * 0.1;
+            let expected = if t < 2.505 { 1.0 } else { 3.0 };
+            let out1 = result.value_at("out1", t).unwrap();
+            assert!(
+                (out1 - expected).abs() < 1e-12,
+                "out1({t}) = {out1}, expected {expected}"
+            );
+        }
+        // After the event the first value is the new inflow.
+        assert_eq!(result.value_at("out0", 1.0), Some(3.0));
+    }
+    for t in [2.5045, 2.5058] {
+        let expected = if t < 2.505 { 1.0 } else { 3.0 };
+        let end = run_fixed_both(model, t);
+        let out1 = end.value_at("out1", t).unwrap();
+        assert!(
+            (out1 - expected).abs() < 1e-12,
+            "out1({t}) = {out1}, expected {expected}"
+        );
+    }
+}
+
+#[test]
+fn a_model_with_spatial_distribution_is_not_linearised() {
+    let text = "model M
+  Real x(start = 0, fixed = true);
+  Real out0;
+  Real out1;
+  Real y(start = 0, fixed = true);
+equation
+  der(x) = 1;
+  der(y) = out1 - y;
+  (out0, out1) = spatialDistribution(time, 0, x, true);
+end M;
+";
+    match crate::compile(text).analyze(&eqm::AnalyzeOptions::default()) {
+        Err(eqm::RunError::Model(d)) => assert_eq!(d.code, "E0803"),
+        other => panic!("{:?}", other.map(|a| a.steady)),
+    }
+}
+
+#[test]
+fn a_position_reading_a_delayed_value_is_refused() {
+    let text = "model M
+  Real x(start = 0, fixed = true);
+  Real out0;
+  Real out1;
+equation
+  der(x) = 1;
+  (out0, out1) = spatialDistribution(sin(time), 0, delay(x, 0.5), true);
+end M;
+"
+    .to_string();
+    let mut session = eqm::Session::with_sources(&[("m.eqm".to_string(), text)], &[], None);
+    assert!(session.check(None, &eqm::ModelOptions::default()).is_none());
+    let diagnostic = session.diagnostics().iter().find(|d| d.code == "E0609");
+    assert!(diagnostic.is_some(), "{:?}", session.diagnostics());
+}
