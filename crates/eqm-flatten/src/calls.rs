@@ -164,17 +164,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             _ => {}
         }
         if name == "spatialDistribution" && !function.global {
-            // The built-in operator with two outputs, used where one value is needed.
-            self.diagnostics.push(
-                Diagnostic::error(
-                    "E0310",
-                    "`spatialDistribution` has two outputs and is called only as an equation or a statement with both listed on the left",
-                    e.span,
-                    "used as a value",
-                )
-                .with_help("write `(out0, out1) = spatialDistribution(in0, in1, x, positiveVelocity)`, leaving out an output not needed: `(, out1) = ...`"),
-            );
-            return None;
+            return self.spatial_distribution_as_value(e.span);
         }
         let mut d = Diagnostic::error(
             "E0204",
@@ -185,8 +175,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let known = eqm_ir::builtins::ALL
             .iter()
             .map(|b| b.name())
-            // Internal built-ins (`$...`) cannot be written.
-            .filter(|n| !n.starts_with('$'))
+            .filter(|n| !n.starts_with('$')) // internal built-ins cannot be written
             .chain(REWRITTEN.iter().copied());
         if let Some(s) = eqm_diag::did_you_mean(name, known) {
             d = d.with_help(format!("did you mean `{s}`?"));

@@ -9,8 +9,9 @@
 //! calls are diagnostics: an unknown, repeated or missing argument or more than two outputs
 //! (`E0309`), a value of the wrong type (`E0306`), initial points and values of different sizes
 //! or not known at translation (`E0304`, `E0206`), initial points that do not go from 0 to 1
-//! without decreasing (`E0326`). Deliberately not here: the vectorized form (arrays `in0` and
-//! `in1`, `E0317`), and the position `x`, checked when the program is built.
+//! without decreasing (`E0326`), a call used as a value (`E0310`; one inside a function is
+//! refused where statements are flattened). Deliberately not here: the vectorized form (arrays
+//! `in0` and `in1`, `E0317`), and the position `x`, checked when the program is built.
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
@@ -173,6 +174,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Value::Scalar(exprs.builtin(Builtin::SpatialDistribution, call_args), ScalarType::Real)
         });
         Some(outputs.to_vec())
+    }
+
+    /// `E0310` for `spatialDistribution` called where one value is needed (at `span`).
+    pub(crate) fn spatial_distribution_as_value(&mut self, span: Span) -> Option<Value> {
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0310",
+                "`spatialDistribution` has two outputs and is called only as an equation or a statement with both listed on the left",
+                span,
+                "used as a value",
+            )
+            .with_help("write `(out0, out1) = spatialDistribution(in0, in1, x, positiveVelocity)`, leaving out an output not needed: `(, out1) = ...`"),
+        );
+        None
     }
 
     /// The numbers of `initialPoints` or `initialValues` (`default` when not given), which
