@@ -16,7 +16,9 @@
 //! variables only cannot change between events and stay as they are.
 //!
 //! `delay(e, d)` becomes a variable `$delayN` that the simulation sets from the history of `e`
-//! (a [`Delay`]).
+//! (a [`Delay`]); each output of `spatialDistribution` becomes a choice by `positiveVelocity`
+//! between two of the four variables `$spatialN_...` that the simulation sets from the call's
+//! profile (a [`Spatial`]).
 //!
 //! `sample(start, interval)` becomes a discrete variable too (`$sample1`, ...), true only at the
 //! time events `start + k·interval`, which the simulation schedules exactly; `initial()` and
@@ -43,7 +45,7 @@ use crate::dae::{Dae, StateChoice, VarKind};
 use crate::index::IndexOne;
 use eqm_diag::source::Span;
 use eqm_ir::builtins::Builtin;
-use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp, VarId};
+use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, FxHashSet, Node, UnOp, VarId};
 use eqm_ir::flat::WhenAction;
 
 mod algorithms;
@@ -111,6 +113,26 @@ pub struct Delay {
     pub span: Span,
 }
 
+/// `(out0, out1) = spatialDistribution(in0, in1, x, positiveVelocity, initialPoints,
+/// initialValues)`: four variables the simulation sets from the call's profile (its first and
+/// last values, and its values at 0 and at 1 after the move of `x` since the last accepted
+/// point), of which `out0` is `if positiveVelocity then first else at0` and `out1` is
+/// `if positiveVelocity then at1 else last`. The flattener checked the initial points (from 0
+/// to 1, not decreasing, as many as the values).
+#[derive(Debug, Clone)]
+pub struct Spatial {
+    /// The variables of the first value, the last value, the value at 0 and the value at 1.
+    pub vars: [VarId; 4],
+    pub in0: ExprId,
+    pub in1: ExprId,
+    pub x: ExprId,
+    /// `positiveVelocity`: the end a jump of the inflow enters at where the profile does not move.
+    pub positive: ExprId,
+    pub points: Vec<f64>,
+    pub values: Vec<f64>,
+    pub span: Span,
+}
+
 /// A value recomputed at the start of each pass of the event iteration and held between
 /// events: for `edge(e)` and `change(e)` the value `e` had before the pass (equal to `e` between
 /// events); for `floor`, `ceil`, `integer`, `div`, `mod`, `rem` the integer part of their argument.
@@ -138,6 +160,7 @@ pub struct EventSet {
     pub surfaces: Vec<Surface>,
     pub samples: Vec<Sample>,
     pub delays: Vec<Delay>,
+    pub spatials: Vec<Spatial>,
     pub previous: Vec<Previous>,
     /// The variable standing for `initial()` (true during the initial event) and for
     /// `terminal()` (true at the final event), if the model uses them.
@@ -180,6 +203,7 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
         surfaces: x.surfaces,
         samples: x.samples,
         delays: x.delays,
+        spatials: x.spatials,
         previous: x.previous,
         initial: x.initial,
         terminal: x.terminal,
@@ -427,14 +451,15 @@ fn is_opaque(arena: &ExprArena, e: ExprId) -> bool {
 }
 
 /// Whether `e` can change only at events: it reads no state, algebraic variable or time.
-fn is_discrete(dae: &Dae<IndexOne>, delays: &[Delay], e: ExprId) -> bool {
+fn is_discrete(dae: &Dae<IndexOne>, moving: &FxHashSet<VarId>, e: ExprId) -> bool {
     let arena = dae.exprs();
     let mut stack = vec![e];
     while let Some(id) = stack.pop() {
         match arena.get(id) {
             Node::Var(v) if matches!(dae.kind(*v), VarKind::State | VarKind::Algebraic) => return false,
-            // A delayed value changes between events like the expression it delays.
-            Node::Var(v) if delays.iter().any(|d| d.var == *v) => return false,
+            // A delayed value changes between events like the expression it delays, and the
+            // outputs of `spatialDistribution` with the profile's move.
+            Node::Var(v) if moving.contains(v) => return false,
             Node::Time | Node::Local(_) => return false,
             Node::Call(Callee::Builtin(Builtin::Der), _) => return false,
             _ => stack.extend(arena.children(id)),
@@ -458,6 +483,13 @@ struct Extractor {
     relation_of: FxHashMap<(ExprId, Test), ExprId>,
     samples: Vec<Sample>,
     delays: Vec<Delay>,
+    spatials: Vec<Spatial>,
+    /// Each `spatialDistribution` call by its arguments without the output chosen: both
+    /// outputs of one call read one profile.
+    spatial_of: FxHashMap<Vec<ExprId>, usize>,
+    /// The variables that the simulation sets between events (delayed values, the values of
+    /// `spatialDistribution`'s profiles).
+    moving: FxHashSet<VarId>,
     previous: Vec<Previous>,
     /// The `pre(v)` variable of each discrete variable that has one.
     pre_var: FxHashMap<VarId, VarId>,
@@ -535,6 +567,64 @@ impl Extractor {
         var
     }
 
+    /// The output of a `spatialDistribution` call (`args`: `in0, in1, x, positiveVelocity`,
+    /// the output chosen (0 or 1), then the initial points and values), reading the
+    /// variables of its profile (one profile for both outputs of a call).
+    fn spatial_output(&mut self, dae: &mut Dae<IndexOne>, args: &[ExprId], span: Span) -> ExprId {
+        let mut key = args.to_vec();
+        let chosen = key.remove(4);
+        let index = match self.spatial_of.get(&key) {
+            Some(&k) => k,
+            None => {
+                let number = self.spatials.len() + 1;
+                let constant = |dae: &Dae<IndexOne>, e: ExprId| match dae.exprs().get(e) {
+                    Node::Real(bits) => f64::from_bits(*bits),
+                    Node::Int(v) => *v as f64,
+                    _ => f64::NAN,
+                };
+                let n = (key.len() - 4) / 2;
+                let points: Vec<f64> = key[4..4 + n].iter().map(|&e| constant(dae, e)).collect();
+                let values: Vec<f64> = key[4 + n..].iter().map(|&e| constant(dae, e)).collect();
+                let what = [
+                    ("first", "its first value"),
+                    ("last", "its last value"),
+                    ("at0", "its value at 0"),
+                    ("at1", "its value at 1"),
+                ];
+                let vars = what.map(|(which, what)| {
+                    let var = dae.add_relation_variable(
+                        format!("$spatial{number}_{which}"),
+                        format!("the profile of spatialDistribution: {what}"),
+                        span,
+                    );
+                    if let Some(variable) = dae.flat.variables.last_mut() {
+                        variable.ty = eqm_ir::flat::ScalarType::Real;
+                    }
+                    self.moving.insert(var);
+                    var
+                });
+                self.spatials.push(Spatial {
+                    vars,
+                    in0: key[0],
+                    in1: key[1],
+                    x: key[2],
+                    positive: key[3],
+                    points,
+                    values,
+                    span,
+                });
+                self.spatial_of.insert(key.clone(), self.spatials.len() - 1);
+                self.spatials.len() - 1
+            }
+        };
+        let [first, last, at0, at1] = self.spatials[index].vars.map(|v| dae.flat.exprs.var(v));
+        let positive = key[3];
+        match dae.exprs().get(chosen) {
+            Node::Int(1) => dae.flat.exprs.add(Node::If(positive, at1, last)),
+            _ => dae.flat.exprs.add(Node::If(positive, first, at0)),
+        }
+    }
+
     /// The rewrite of an event operator (`sample`, `initial`, `terminal`, `edge`, `change`)
     /// with its arguments mapped by `map`; `None` for any other node.
     fn operator(
@@ -588,7 +678,12 @@ impl Extractor {
                     max,
                     span,
                 });
+                self.moving.insert(var);
                 Some(dae.flat.exprs.var(var))
+            }
+            (Builtin::SpatialDistribution, ..) => {
+                let args: Vec<ExprId> = (0..args.len()).filter_map(arg).collect();
+                Some(self.spatial_output(dae, &args, span))
             }
             (Builtin::Initial | Builtin::Terminal, ..) => {
                 let (slot, name) = if b == Builtin::Initial {
@@ -666,7 +761,7 @@ impl Extractor {
         match dae.exprs().get(e).clone() {
             Node::Binary(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge), a, b) => {
                 let (a, b) = (m(&a), m(&b));
-                if is_discrete(dae, &self.delays, a) && is_discrete(dae, &self.delays, b) {
+                if is_discrete(dae, &self.moving, a) && is_discrete(dae, &self.moving, b) {
                     return None;
                 }
                 let test = match op {
@@ -679,7 +774,7 @@ impl Extractor {
             }
             Node::Call(Callee::Builtin(b @ (Builtin::Abs | Builtin::Sign)), args) if args.len() == 1 => {
                 let a = m(&args[0]);
-                if is_discrete(dae, &self.delays, a) {
+                if is_discrete(dae, &self.moving, a) {
                     return None;
                 }
                 let zero = dae.flat.exprs.real(0.0);
@@ -703,7 +798,7 @@ impl Extractor {
                 args,
             ) if !args.is_empty() => {
                 let args: Vec<ExprId> = args.iter().map(m).collect();
-                if args.iter().all(|a| is_discrete(dae, &self.delays, *a)) {
+                if args.iter().all(|a| is_discrete(dae, &self.moving, *a)) {
                     return None;
                 }
                 // The integer part is held between events (`$heldN`, recomputed at each pass of
@@ -761,7 +856,7 @@ impl Extractor {
             }
             Node::Call(Callee::Builtin(b @ (Builtin::Min | Builtin::Max)), args) if args.len() == 2 => {
                 let (a, c) = (m(&args[0]), m(&args[1]));
-                if is_discrete(dae, &self.delays, a) && is_discrete(dae, &self.delays, c) {
+                if is_discrete(dae, &self.moving, a) && is_discrete(dae, &self.moving, c) {
                     return None;
                 }
                 // min(a, c) = if a <= c then a else c; max(a, c) = if a >= c then a else c.

@@ -224,7 +224,12 @@ fn blocks(out: &mut String, dae: &Dae<Hybrid>, plan: &Plan, numbering: &Numberin
 fn events(out: &mut String, analysis: &Analysis) {
     let dae = &analysis.dae;
     let set = &dae.stage.events;
-    if set.surfaces.is_empty() && set.samples.is_empty() && dae.flat.whens.is_empty() && set.delays.is_empty() {
+    if set.surfaces.is_empty()
+        && set.samples.is_empty()
+        && dae.flat.whens.is_empty()
+        && set.delays.is_empty()
+        && set.spatials.is_empty()
+    {
         return;
     }
     let _ = writeln!(
@@ -260,6 +265,16 @@ fn events(out: &mut String, analysis: &Analysis) {
                 "  {name} := `{expr}` as it was {delay} earlier   (from its history, kept by the simulation; steps end where a jump reaches it)"
             ),
         };
+    }
+    for s in &set.spatials {
+        let names = s.vars.map(|v| dae.flat.var(v).name.clone()).join(", ");
+        let _ = writeln!(
+            out,
+            "  {names} := the first value, last value, value at 0 and value at 1 of the profile of spatialDistribution(in0 = `{}`, in1 = `{}`, x = `{}`)   (moved by the change of x, kept by the simulation at accepted points)",
+            dae.flat.expr_text(s.in0),
+            dae.flat.expr_text(s.in1),
+            dae.flat.expr_text(s.x)
+        );
     }
     for (k, s) in set.surfaces.iter().enumerate() {
         let relations: Vec<String> = s

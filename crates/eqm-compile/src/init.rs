@@ -177,13 +177,23 @@ fn initialization_dae(dae: &Dae<Hybrid>) -> (Dae<Hybrid>, bool) {
     init.stage = Hybrid::default();
     // Before the start time plus its delay, `delay(e, d)` is `e` at the start time: in the
     // initialization it is `e` itself.
-    let delayed: FxHashMap<ExprId, ExprId> = dae
+    let mut delayed: FxHashMap<ExprId, ExprId> = dae
         .stage
         .events
         .delays
         .iter()
         .map(|d| (init.flat.exprs.var(d.var), d.expr))
         .collect();
+    // At the start a profile of `spatialDistribution` has not moved: its values at 0 and at 1
+    // are its first and last initial values.
+    for s in &dae.stage.events.spatials {
+        let first = init.flat.exprs.real(s.values.first().copied().unwrap_or(0.0));
+        let last = init.flat.exprs.real(s.values.last().copied().unwrap_or(0.0));
+        for (k, &v) in s.vars.iter().enumerate() {
+            let value = if k % 2 == 0 { first } else { last };
+            delayed.insert(init.flat.exprs.var(v), value);
+        }
+    }
     init.substitute_in_equations(&delayed);
     init.substitute_in_algorithms(&delayed);
     (init, !delayed.is_empty())
@@ -312,6 +322,7 @@ fn shared_with_simulation(dae: &mut Dae<Hybrid>, simulation: &Plan) -> Option<(I
     if !dae.initial_equations.is_empty()
         || dae.flat.algorithms.iter().any(|a| a.initial)
         || !dae.stage.events.delays.is_empty()
+        || !dae.stage.events.spatials.is_empty()
     {
         return None;
     }

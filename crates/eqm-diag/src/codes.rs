@@ -400,8 +400,8 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Instantiation,
         "A call in a place it cannot take: `reinit`, `assert` or `terminate` used as a value, a call written \
-         as an equation or statement that is none, a call not allowed in a when-clause, or `cardinality` \
-         outside the equations of a model",
+         as an equation or statement that is none, a call not allowed in a when-clause, `cardinality` \
+         outside the equations of a model, or `spatialDistribution` used as a value or inside a function",
     ),
     code(
         "E0311",
@@ -470,6 +470,12 @@ pub static CODES: &[CodeInfo] = &[
          with an array field), or an annotation that is not a literal string; a function of \
          `Modelica.Utilities` evaluated at compile time whose argument is not known then, whose file \
          cannot be read, or whose string holds no number where `scanReal` or `scanInteger` looks",
+    ),
+    code(
+        "E0326",
+        Error,
+        Instantiation,
+        "The `initialPoints` of `spatialDistribution` do not go from 0 to 1 without decreasing",
     ),
     code(
         "E0401",
@@ -577,6 +583,12 @@ pub static CODES: &[CodeInfo] = &[
         "The delay time of `delay(expression, delay)` is not a parameter expression, the largest delay of `delay(expression, delay, delayMax)` is not one, or a delay time that changes reads its own delayed value (through the equations, or through the times of other delays that read it)",
     ),
     code(
+        "E0609",
+        Error,
+        CodeGeneration,
+        "The position `x` of `spatialDistribution` reads something computed from the equations (an algebraic variable, a derivative, a delayed value); it must be known before them",
+    ),
+    code(
         "E0699",
         Error,
         CodeGeneration,
@@ -680,7 +692,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0717",
         Error,
         Simulation,
-        "A variable-structure model that cannot be switched between its modes: a relation choosing its structure that a mode's program cannot watch, or a `delay` whose history a switch would lose",
+        "A variable-structure model that cannot be switched between its modes: a relation choosing its structure that a mode's program cannot watch, or a `delay` or `spatialDistribution` whose history a switch would lose",
     ),
     code(
         "E0799",
@@ -704,7 +716,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0803",
         Error,
         Analysis,
-        "A model with `delay` cannot be analysed: its linearisation is a delay equation, not a state-space system",
+        "A model with `delay` or `spatialDistribution` cannot be analysed: its linearisation is a delay or transport equation, not a state-space system",
     ),
     code(
         "W0240",

@@ -163,6 +163,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Some(crate::layout::Member::Failed) => return None,
             _ => {}
         }
+        if name == "spatialDistribution" && !function.global {
+            return self.spatial_distribution_as_value(e.span);
+        }
         let mut d = Diagnostic::error(
             "E0204",
             format!("unknown function `{name}`"),
@@ -172,6 +175,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let known = eqm_ir::builtins::ALL
             .iter()
             .map(|b| b.name())
+            .filter(|n| !n.starts_with('$')) // internal built-ins cannot be written
             .chain(REWRITTEN.iter().copied());
         if let Some(s) = eqm_diag::did_you_mean(name, known) {
             d = d.with_help(format!("did you mean `{s}`?"));

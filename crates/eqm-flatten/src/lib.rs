@@ -70,6 +70,7 @@ mod names;
 mod records;
 mod redeclare;
 mod slices;
+mod spatial;
 mod statements;
 mod streams;
 mod string_options;

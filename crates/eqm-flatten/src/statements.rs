@@ -140,6 +140,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 function,
                 args,
             } => {
+                if cx.function.is_some()
+                    && !function.global
+                    && eqm_syntax::pretty::print_ref(function) == "spatialDistribution"
+                {
+                    // Its profile is kept between the accepted points of a run, which a function
+                    // call does not have.
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0310",
+                        "`spatialDistribution` cannot be called inside a function",
+                        span,
+                        "inside a function",
+                    ));
+                    return;
+                }
                 let Some(outputs) = self.multi_output_call(function, args, targets.len(), span, span, scope, loops)
                 else {
                     return;

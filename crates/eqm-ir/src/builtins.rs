@@ -146,6 +146,7 @@ builtins! {
     Terminal = "terminal", 0..=0, Operator, Eval::None, D::None;
     Sample = "sample", 2..=2, Operator, Eval::None, D::None;
     Delay = "delay", 2..=3, Operator, Eval::None, D::None;
+    SpatialDistribution = "$spatialDistribution", 9..=255, Operator, Eval::None, D::None;
     NoEvent = "noEvent", 1..=1, Operator, Eval::None, D::None;
     Smooth = "smooth", 2..=2, Operator, Eval::None, D::None;
     Reinit = "reinit", 2..=2, Operator, Eval::None, D::None;

@@ -8,6 +8,7 @@
 use crate::delay::DelayLines;
 use crate::interp::{Interpreter, JacobianOut, OdeRhs};
 use crate::native::NativeCode;
+use crate::spatial::SpatialProfile;
 use eqm_compile::dae::VarKind;
 use eqm_compile::exec::ExecProgram;
 use eqm_diag::Diagnostic;
@@ -43,6 +44,8 @@ pub struct Instance<'p> {
     /// The histories of the model's `delay`s, shared with the other instances of the run: every
     /// evaluation at time `t` reads the delayed values at `t` from them.
     delays: Option<Arc<Mutex<DelayLines>>>,
+    /// The profiles of the model's `spatialDistribution`s, shared like the delays' histories.
+    spatials: Option<Arc<Mutex<Vec<SpatialProfile>>>>,
 }
 
 impl<'p> Instance<'p> {
@@ -62,6 +65,7 @@ impl<'p> Instance<'p> {
             p,
             work,
             delays: None,
+            spatials: None,
         })
     }
 
@@ -91,6 +95,53 @@ impl<'p> Instance<'p> {
     /// Evaluations read the delayed values of `delay`s from `lines`.
     pub fn attach_delays(&mut self, lines: Arc<Mutex<DelayLines>>) {
         self.delays = Some(lines);
+    }
+
+    /// Evaluations read the outputs of `spatialDistribution`s from `profiles` (written at once
+    /// from the initial profiles, which have not moved before the first record).
+    pub fn attach_spatials(&mut self, profiles: Arc<Mutex<Vec<SpatialProfile>>>) {
+        for profile in profiles.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            profile.write(0.0, &mut self.work);
+        }
+        self.spatials = Some(profiles);
+    }
+
+    /// The profiles' values at `(t, x)` into their slots, from each call's position there (which
+    /// reads nothing the equations compute: the compiler checked it).
+    fn apply_spatials(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
+        let Some(profiles) = self.spatials.clone() else {
+            return Ok(());
+        };
+        let profiles = profiles.lock().unwrap_or_else(|e| e.into_inner());
+        for (s, profile) in self.program().events().spatials.iter().zip(profiles.iter()) {
+            let position = self
+                .interpreter
+                .event_value(s.x, s.span, t, x, &self.p, dx, &mut self.work)?;
+            profile.write(position, &mut self.work);
+        }
+        Ok(())
+    }
+
+    /// Records the accepted point `(t, x)` in the profiles: with the equations solved there,
+    /// each call's inflows, position and direction move its profile.
+    fn record_spatials(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
+        let Some(profiles) = self.spatials.clone() else {
+            return Ok(());
+        };
+        self.apply_delays(t, x, dx)?;
+        self.interpreter.rhs(t, x, &self.p, dx, &mut self.work)?;
+        self.interpreter.outputs(t, x, &self.p, dx, &mut self.work)?;
+        let mut profiles = profiles.lock().unwrap_or_else(|e| e.into_inner());
+        for (s, profile) in self.program().events().spatials.iter().zip(profiles.iter_mut()) {
+            let mut value = |e| {
+                self.interpreter
+                    .event_value(e, s.span, t, x, &self.p, dx, &mut self.work)
+            };
+            let (in0, in1, position, positive) = (value(s.in0)?, value(s.in1)?, value(s.x)?, value(s.positive)?);
+            profile.record(t, in0, in1, position, positive != 0.0);
+            profile.write(position, &mut self.work);
+        }
+        Ok(())
     }
 
     /// Before the history starts (in the initialization), each delayed value is its expression
@@ -147,16 +198,28 @@ impl<'p> Instance<'p> {
         })
     }
 
-    /// Whether the model has delay lines (the run records their history).
+    /// Whether the model has delay lines or `spatialDistribution` profiles (the run records
+    /// their history at accepted points).
     pub fn has_delays(&self) -> bool {
-        self.delays.is_some()
+        self.delays.is_some() || self.spatials.is_some()
     }
 
     /// The longest step from the last record of the delays' history whose delayed values the
-    /// history holds (see [`DelayLines::step_bound`]).
+    /// history holds (see [`DelayLines::step_bound`]), and in which no profile of
+    /// `spatialDistribution` moves too far (see [`SpatialProfile::step_bound`]).
     pub fn delay_step_bound(&self) -> Option<f64> {
-        let lines = self.delays.as_ref()?;
-        lines.lock().unwrap_or_else(|e| e.into_inner()).step_bound()
+        let delays = self
+            .delays
+            .as_ref()
+            .and_then(|lines| lines.lock().unwrap_or_else(|e| e.into_inner()).step_bound());
+        let spatials = self.spatials.as_ref().and_then(|profiles| {
+            let profiles = profiles.lock().unwrap_or_else(|e| e.into_inner());
+            profiles.iter().filter_map(SpatialProfile::step_bound).reduce(f64::min)
+        });
+        match (delays, spatials) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The delay times that change during the run at `(t, x)`, in the program's order, each
@@ -213,6 +276,7 @@ impl<'p> Instance<'p> {
     /// reading each other, and the passes end after at most one more than there are such
     /// delays; then the times are checked.
     fn apply_delays(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
+        self.apply_spatials(t, x, dx)?;
         let Some(lines) = self.delays.clone() else {
             return Ok(());
         };
@@ -266,10 +330,12 @@ impl<'p> Instance<'p> {
         Ok(())
     }
 
-    /// Records the delayed expressions at the accepted point `(t, x)`. The first record, at the
+    /// Records the profiles of `spatialDistribution` and the delayed expressions at the
+    /// accepted point `(t, x)`. The first record, at the
     /// start, has every delayed value equal to its expression (before the start plus its
     /// delay, `delay(e, d)` is `e` at the start).
     pub fn record_delays(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
+        self.record_spatials(t, x, dx)?;
         let Some(lines) = self.delays.clone() else {
             return Ok(());
         };

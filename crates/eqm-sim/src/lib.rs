@@ -32,3 +32,4 @@ pub mod ode;
 pub mod projection;
 mod run;
 pub mod simulate;
+pub mod spatial;

@@ -279,19 +279,26 @@ impl Modes {
         }
     }
 
-    /// `E0717` for a `delay` in the model: its history would be lost at each switch of program.
+    /// `E0717` for a `delay` or `spatialDistribution` in the model: its history would be lost
+    /// at each switch of program.
     fn flat_delay(&self) -> Option<Diagnostic> {
+        use eqm_ir::builtins::Builtin;
         let arena = &self.flat.exprs;
-        let uses_delay = (0..arena.len()).any(|i| {
-            matches!(
-                arena.get(eqm_ir::expr::ExprId(i as u32)),
-                eqm_ir::expr::Node::Call(eqm_ir::expr::Callee::Builtin(eqm_ir::builtins::Builtin::Delay), _)
-            )
+        let used = (0..arena.len()).find_map(|i| match arena.get(eqm_ir::expr::ExprId(i as u32)) {
+            eqm_ir::expr::Node::Call(
+                eqm_ir::expr::Callee::Builtin(b @ (Builtin::Delay | Builtin::SpatialDistribution)),
+                _,
+            ) => Some(*b),
+            _ => None,
         });
-        uses_delay.then(|| {
+        used.map(|b| {
+            let message = match b {
+                Builtin::Delay => "`delay` is not supported in a variable-structure model: its history would be lost where the structure changes",
+                _ => "`spatialDistribution` is not supported in a variable-structure model: its profile would be lost where the structure changes",
+            };
             Diagnostic::error(
                 "E0717",
-                "`delay` is not supported in a variable-structure model: its history would be lost where the structure changes",
+                message,
                 self.structure.equations.first().map_or(self.flat.instances[0].span, |(s, _)| *s),
                 "the structure of this equation depends on the branch taken",
             )

@@ -52,6 +52,7 @@ impl Builder {
             }
         }
         self.event_delays(&set.delays);
+        self.event_spatials(&set.delays, &set.spatials);
         for p in &set.previous {
             if let Some(Slot::Work(slot)) = self.slot(p.var) {
                 self.events.previous.push(ExecPrevious {
@@ -178,6 +179,45 @@ impl Builder {
                     }
                     self.diagnostics.push(diagnostic);
                 }
+            }
+        }
+    }
+
+    /// The profiles of `spatialDistribution`, each with the work slots of its four values. The
+    /// outputs are read from the profile before the equations are solved, at the position `x`
+    /// there: a position that reads what the equations compute (or a delayed value, written
+    /// after the profiles) is a diagnostic (`E0609`).
+    fn event_spatials(&mut self, delays: &[crate::events::Delay], spatials: &[crate::events::Spatial]) {
+        let delay_vars: Vec<VarId> = delays.iter().map(|d| d.var).collect();
+        let positions: Vec<Option<ExprId>> = spatials.iter().map(|s| Some(s.x)).collect();
+        let reads = self.delay_reads(&delay_vars, &positions);
+        for (s, reads) in spatials.iter().zip(reads) {
+            let slots = s.vars.map(|v| match self.slot(v) {
+                Some(Slot::Work(k)) => Some(k),
+                _ => None,
+            });
+            match slots {
+                [Some(first), Some(last), Some(at0), Some(at1)] if !reads.reads_equations => {
+                    self.events.spatials.push(ExecSpatial {
+                        slots: [first, last, at0, at1],
+                        in0: s.in0,
+                        in1: s.in1,
+                        x: s.x,
+                        positive: s.positive,
+                        points: s.points.clone(),
+                        values: s.values.clone(),
+                        span: s.span,
+                    })
+                }
+                _ => self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0609",
+                        "the position `x` of `spatialDistribution` must be known before the equations: it may read time, states, parameters and discrete variables",
+                        s.span,
+                        "in this spatialDistribution",
+                    )
+                    .with_help("make x a state: `der(x) = v;` with v the transport velocity"),
+                ),
             }
         }
     }

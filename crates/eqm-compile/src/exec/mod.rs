@@ -248,6 +248,24 @@ pub struct ExecDelay {
     pub span: Span,
 }
 
+/// `spatialDistribution` as the program evaluates it: the work slots of its profile's first
+/// value, last value, value at 0 and value at 1 (set by the simulation before the right-hand
+/// side, from `x` there), the inflows `in0` and `in1` (evaluated after the right-hand side at
+/// accepted points) and the initial profile. `x` reads only time, states, parameters and
+/// discrete variables, so it is known before the equations.
+#[derive(Debug, Clone)]
+pub struct ExecSpatial {
+    pub slots: [u32; 4],
+    pub in0: ExprId,
+    pub in1: ExprId,
+    pub x: ExprId,
+    /// `positiveVelocity`: the end a jump of the inflow enters at where the profile does not move.
+    pub positive: ExprId,
+    pub points: Vec<f64>,
+    pub values: Vec<f64>,
+    pub span: Span,
+}
+
 /// A value held from before the current pass of the event iteration: the work slot and
 /// variable holding it and the expression it is set to between passes.
 #[derive(Debug, Clone, Copy)]
@@ -274,6 +292,8 @@ pub struct ExecEvents {
     pub samples: Vec<ExecSample>,
     /// `delay(expr, delay)`: the work slot the simulation sets from the history of `expr`.
     pub delays: Vec<ExecDelay>,
+    /// `spatialDistribution`: the profiles the simulation moves and reads into work slots.
+    pub spatials: Vec<ExecSpatial>,
     /// The values before the current pass of the event iteration (`pre`, `edge`, `change`,
     /// held integer parts).
     pub previous: Vec<ExecPrevious>,
@@ -295,6 +315,7 @@ impl ExecEvents {
             && self.whens.is_empty()
             && self.samples.is_empty()
             && self.delays.is_empty()
+            && self.spatials.is_empty()
             && self.previous.is_empty()
             && self.initial.is_none()
             && self.terminal.is_none()

@@ -135,6 +135,11 @@ impl Builder {
                 v.require(e, false, d.span, &|| "this delay".to_string());
             }
         }
+        for s in &self.events.spatials {
+            for e in [s.in0, s.in1, s.x, s.positive] {
+                v.require(e, false, s.span, &|| "this spatialDistribution".to_string());
+            }
+        }
         for sample in &self.events.samples {
             for e in [sample.start, sample.interval] {
                 v.require(e, false, sample.span, &|| "this sample".to_string());

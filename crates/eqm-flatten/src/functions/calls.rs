@@ -364,23 +364,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
     ) -> Option<Vec<Value>> {
         let Some(callee) = self.function_class(function, scope) else {
-            // The one built-in operator with two outputs is named, not called an unknown function.
-            let diagnostic = match &function.parts[..] {
-                [part] if !function.global && part.name.name == "spatialDistribution" => Diagnostic::error(
-                    "E0317",
-                    "`spatialDistribution` is not supported by EQM",
-                    call_span,
-                    "not supported",
-                )
-                .with_help("model the transport with a discretised pipe of stocks or with `delay`"),
-                _ => Diagnostic::error(
-                    "E0307",
-                    "a parenthesised list on the left needs a call of a user-defined function on the right",
-                    call_span,
-                    "not a user-defined function",
-                ),
-            };
-            self.diagnostics.push(diagnostic);
+            // The one built-in operator with two outputs.
+            if let [part] = &function.parts[..]
+                && !function.global
+                && part.name.name == "spatialDistribution"
+            {
+                return self.spatial_distribution(args, (targets, targets_span), call_span, scope, loops);
+            }
+            self.diagnostics.push(Diagnostic::error(
+                "E0307",
+                "a parenthesised list on the left needs a call of a user-defined function on the right",
+                call_span,
+                "not a user-defined function",
+            ));
             return None;
         };
         let (_, outputs) = self.user_call(&callee, function, args, call_span, scope, loops)?;

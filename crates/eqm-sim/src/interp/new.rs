@@ -228,6 +228,7 @@ fn event_expressions(program: &ExecProgram) -> Vec<ExprId> {
             .iter()
             .flat_map(|d| [d.expr, d.delay].into_iter().chain(d.max)),
     );
+    event_exprs.extend(events.spatials.iter().flat_map(|s| [s.in0, s.in1, s.x, s.positive]));
     for w in &events.whens {
         for (condition, actions) in &w.branches {
             event_exprs.push(*condition);

@@ -229,6 +229,16 @@ fn prepare_run<'p>(
     if !program.events().delays.is_empty() {
         attach_delays(program, &mut model.instance, &mut rows, options, &x0)?;
     }
+    if !program.events().spatials.is_empty() {
+        let profiles = program
+            .events()
+            .spatials
+            .iter()
+            .map(|s| crate::spatial::SpatialProfile::new(s.slots, s.points.clone(), s.values.clone()));
+        let profiles = std::sync::Arc::new(std::sync::Mutex::new(profiles.collect()));
+        rows.attach_spatials(std::sync::Arc::clone(&profiles));
+        model.instance.attach_spatials(profiles);
+    }
     Ok(Prepared {
         model,
         rows,

@@ -286,7 +286,8 @@ fn refuse(model: &Model, code: &'static str, message: String, help: &str) -> Run
 }
 
 /// Refuses a model whose linearisation is no state-space system: one that changes its
-/// structure at events, one in the embedding form of index reduction, one with `delay`.
+/// structure at events, one in the embedding form of index reduction, one with `delay` or
+/// `spatialDistribution`.
 fn refuse_unsupported(model: &Model) -> Result<(), RunError> {
     if model.variable_structure().is_some() {
         return Err(refuse(
@@ -319,6 +320,17 @@ fn refuse_unsupported(model: &Model) -> Result<(), RunError> {
                 model.name()
             ),
             "replace the delay by a chain of first-order lags to analyse the model",
+        ));
+    }
+    if !model.program().events().spatials.is_empty() {
+        return Err(refuse(
+            model,
+            "E0803",
+            format!(
+                "`{}` uses `spatialDistribution`: its linearisation is a transport equation, not a state-space system",
+                model.name()
+            ),
+            "replace the transport by a chain of first-order lags to analyse the model",
         ));
     }
     Ok(())

@@ -40,6 +40,7 @@ mod run_time_ranges;
 mod run_time_slices;
 mod session;
 mod simulate;
+mod spatial;
 mod start_values;
 mod streams;
 mod structure;
