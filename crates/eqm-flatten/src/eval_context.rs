@@ -23,6 +23,20 @@ pub(crate) struct EvalContext {
     pub(crate) end_sizes: Vec<usize>,
     /// How many bodies of functional parameters are being evaluated, one inside another.
     pub(crate) lambda_depth: usize,
+    /// The number of elements a range computed during the run must have in the expression
+    /// being evaluated (the size of what it is assigned to or equated with), if any: see
+    /// `range_values`.
+    pub(crate) range_length: Option<RangeLength>,
+    /// How many ranges computed during the run were refused for want of such a length.
+    pub(crate) run_time_ranges_refused: usize,
+}
+
+/// The number of elements a range computed during the run must have where it is evaluated,
+/// and what gives that number ("`y` has 3 elements"), for the run-time diagnostic.
+#[derive(Clone, Debug)]
+pub(crate) struct RangeLength {
+    pub length: usize,
+    pub against: String,
 }
 
 /// An iterator bound to a value (see [`Range::Values`](crate::iterators::Range::Values)), with

@@ -233,10 +233,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         cx: &mut StatementContext,
         out: &mut Vec<Statement>,
     ) {
-        let Some(v) = self.eval(value, scope, loops) else {
+        let Some(v) = self.eval_assigned_value(target, value, scope, loops, cx) else {
             return;
         };
-        if let Some(dynamic) = self.dynamic_assignment(target, &v, span, scope, loops, cx) {
+        // A range computed during the run in the target's subscripts (`y[1:n] := v`) has as
+        // many elements as a vector value.
+        let length = self.target_range_length(target, value, &v);
+        let saved = std::mem::replace(&mut self.context.range_length, length);
+        let dynamic = self.dynamic_assignment(target, &v, span, scope, loops, cx);
+        self.context.range_length = saved;
+        if let Some(dynamic) = dynamic {
             out.extend(dynamic.into_iter().flatten());
             return;
         }

@@ -1,0 +1,142 @@
+//! Ranges computed during the run used as values: slices equated with or assigned to a vector
+//! (`y = u[n:n + 1]`, `z := u[1:n:1 + n]`, `c := A[m:m + 1, 1]`), assigned through
+//! (`w[n:n + 1] := {..}`), and array constructors over them (`{u[j]*j for j in n:n + 1}`),
+//! in model equations, model algorithms and functions. Each value is derived by hand from the
+//! model's text; each model runs with both back ends, which must agree bit for bit. A range
+//! whose number of elements is not that of the vector it meets stops the run with its values.
+
+use crate::subscripts::{at, failure, run_both};
+
+/// `n` is 1 until the sample at t = 1, then 2, then 3 from t = 2.
+const SLICE_VALUES: &str = "
+function pair \"u[k], u[k + 1]\"
+  input Real u[:];
+  input Integer k;
+  output Real y[2];
+algorithm
+  y := u[k:k + 1];
+end pair;
+
+function weights \"{u[j]*j for j in k:k + 1}\"
+  input Real u[:];
+  input Integer k;
+  output Real y[2];
+algorithm
+  y := {u[j]*j for j in k:k + 1};
+end weights;
+
+model SliceValues
+  parameter Real u[5] = {3, -1, 4, 1, 5};
+  parameter Real A[3, 2] = [1, 2; 3, 4; 5, 6];
+  discrete Integer n(start = 1);
+  Real y[2];
+  Real p[2] = pair(u, n);
+  Real f[2] = weights(u, n);
+  Real z[2];
+  Real c[2];
+  Real g[2];
+  Real w[4];
+  Real d[2];
+equation
+  when sample(1, 1) then
+    n = pre(n) + 1;
+  end when;
+  y = time*u[n:n + 1];
+  d = u[n + 1:-1:n];
+algorithm
+  z := u[1:n:1 + n];
+  c := A[min(n, 2):min(n, 2) + 1, 1];
+  g := {u[j]*j for j in n:n + 1};
+  w := zeros(4);
+  w[n:n + 1] := {10, 20};
+end SliceValues;
+";
+
+#[test]
+fn slices_and_constructors_over_run_time_ranges_take_the_size_of_what_they_meet() {
+    let r = run_both(SLICE_VALUES, 2.5);
+    let u = [3.0, -1.0, 4.0, 1.0, 5.0];
+    let a1 = [1.0, 3.0, 5.0];
+    let pair = |name: &str, t: f64| [at(&r, &format!("{name}[1]"), t), at(&r, &format!("{name}[2]"), t)];
+    for (t, n) in [(0.5, 1usize), (1.5, 2), (2.5, 3)] {
+        assert_eq!(at(&r, "n", t), n as f64);
+        let (k, k1) = (n - 1, n);
+        assert_eq!(pair("y", t), [t * u[k], t * u[k1]], "y at {t}");
+        assert_eq!(pair("p", t), [u[k], u[k1]], "p at {t}");
+        assert_eq!(pair("d", t), [u[k1], u[k]], "d at {t}");
+        // 1:n:1 + n is {1, 1 + n} whatever n is.
+        assert_eq!(pair("z", t), [u[0], u[n]], "z at {t}");
+        let m = n.min(2);
+        assert_eq!(pair("c", t), [a1[m - 1], a1[m]], "c at {t}");
+        let weighted = [u[k] * n as f64, u[k1] * (n + 1) as f64];
+        assert_eq!(pair("g", t), weighted, "g at {t}");
+        assert_eq!(pair("f", t), weighted, "f at {t}");
+        let mut w = [0.0; 4];
+        w[k] = 10.0;
+        w[k1] = 20.0;
+        let got = [1, 2, 3, 4].map(|i| at(&r, &format!("w[{i}]"), t));
+        assert_eq!(got, w, "w at {t}");
+    }
+}
+
+/// `y` has 2 elements; the range `1:n` has 2 until t = 1, then 3.
+const LENGTH_MISMATCH: &str = "
+model LengthMismatch
+  parameter Real u[4] = {1, 2, 3, 4};
+  discrete Integer n(start = 2);
+  Real y[2];
+equation
+  when time > 1 then
+    n = 3;
+  end when;
+  y = u[1:n];
+end LengthMismatch;
+";
+
+#[test]
+fn a_run_time_range_whose_length_differs_from_its_target_stops_the_run_with_its_values() {
+    let at_line = LENGTH_MISMATCH.lines().position(|l| l.contains("y = u[1:n]")).unwrap();
+    for interpreter in [false, true] {
+        let (time, d) = failure(LENGTH_MISMATCH, 2.0, interpreter);
+        assert!((time - 1.0).abs() < 1e-6, "at {time}");
+        assert_eq!(d.code, "E0705");
+        assert!(
+            d.message
+                .contains("the range `1:n` is 1:3, with 3 elements where `y` has 2 elements"),
+            "{}",
+            d.message
+        );
+        let primary = d.labels.iter().find(|l| l.primary).expect("a location");
+        let line = LENGTH_MISMATCH[..primary.span.start as usize].lines().count() - 1;
+        assert_eq!(line, at_line, "{}", d.message);
+    }
+}
+
+/// `w[n:n + 2] := {1, 2, 3}` selects beyond `w` once `n` is 3.
+const OUTSIDE: &str = "
+model Outside
+  discrete Integer n(start = 1);
+  Real w[4];
+equation
+  when sample(1, 1) then
+    n = pre(n) + 1;
+  end when;
+algorithm
+  w := zeros(4);
+  w[n:n + 2] := {1, 2, 3};
+end Outside;
+";
+
+#[test]
+fn a_run_time_range_assigned_outside_its_array_stops_the_run_with_its_value() {
+    for interpreter in [false, true] {
+        let (time, d) = failure(OUTSIDE, 3.0, interpreter);
+        assert!((time - 2.0).abs() < 1e-6, "at {time}");
+        assert_eq!(d.code, "E0705");
+        assert!(
+            d.message.contains("the subscript `n:n + 2` of `w[n:n + 2]` is 5, outside 1..4"),
+            "{}",
+            d.message
+        );
+    }
+}
