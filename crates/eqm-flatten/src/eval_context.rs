@@ -29,6 +29,8 @@ pub(crate) struct EvalContext {
     pub(crate) range_length: Option<RangeLength>,
     /// How many ranges computed during the run were refused for want of such a length.
     pub(crate) run_time_ranges_refused: usize,
+    /// The ranges computed during the run evaluated under a [`RangeLength::bound`] length.
+    pub(crate) bounded_ranges: Vec<BoundedRange>,
 }
 
 /// The number of elements a range computed during the run must have where it is evaluated,
@@ -37,6 +39,20 @@ pub(crate) struct EvalContext {
 pub(crate) struct RangeLength {
     pub length: usize,
     pub against: String,
+    /// The length is only the most elements the range may have (an assignment to a slice whose
+    /// range is computed during the run): the range gives that many elements unchecked and is
+    /// recorded in [`EvalContext::bounded_ranges`], for the assignment to check and mask.
+    pub bound: bool,
+}
+
+/// A range `start:step:stop` computed during the run, as written and where.
+#[derive(Clone, Debug)]
+pub(crate) struct BoundedRange {
+    pub start: eqm_ir::expr::ExprId,
+    pub step: eqm_ir::expr::ExprId,
+    pub stop: eqm_ir::expr::ExprId,
+    pub written: String,
+    pub span: eqm_diag::source::Span,
 }
 
 /// An iterator bound to a value (see [`Range::Values`](crate::iterators::Range::Values)), with

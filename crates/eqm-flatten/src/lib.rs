@@ -67,6 +67,7 @@ mod iterators;
 mod layout;
 mod modifier;
 mod names;
+mod range_assignments;
 mod range_values;
 mod records;
 mod redeclare;

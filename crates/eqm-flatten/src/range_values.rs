@@ -17,7 +17,7 @@
 //! range inside a call's arguments or a reduction) the range stays an error (E0206).
 
 use crate::eval::Loops;
-use crate::eval_context::RangeLength;
+use crate::eval_context::{BoundedRange, RangeLength};
 use crate::flattener::Flattener;
 use crate::modifier::Scope;
 use crate::statements::StatementContext;
@@ -65,7 +65,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let Some(required) = self.context.range_length.clone().filter(|r| r.length > 0) else {
             self.context.run_time_ranges_refused += 1;
-            return None;
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0206",
+                    format!(
+                        "the range `{}` is computed during the run, and nothing here gives its number of elements",
+                        eqm_syntax::pretty::print_expr(e)
+                    ),
+                    e.span,
+                    "size not known at compile time",
+                )
+                .with_help("assign it to a vector or equate it with one, whose size it then has, or reduce it with `sum`, `product`, `min` or `max`"),
+            );
+            return Some(None);
         };
         if self.model.exprs.literal(s) == Some(0.0) {
             self.diagnostics.push(Diagnostic::error(
@@ -78,6 +90,32 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let m = required.length;
         let written = eqm_syntax::pretty::print_expr(e);
+        if required.bound {
+            // The assignment that asked checks the number of elements and masks the rest.
+            self.context.bounded_ranges.push(BoundedRange {
+                start: a,
+                step: s,
+                stop: b,
+                written,
+                span: e.span,
+            });
+            // An element past the range's end is 1, a valid index whose element is never used,
+            // so that no index past the array is known at compile time.
+            let count_function = self.range_count_function(e.span);
+            let exprs = &mut self.model.exprs;
+            let count = exprs.add(Node::Call(Callee::User(count_function), Box::new([a, s, b])));
+            let one = exprs.int(1);
+            let elements = (0..m)
+                .map(|p| {
+                    let offset = exprs.int(p as i64);
+                    let distance = exprs.binary(BinOp::Mul, offset, s);
+                    let element = exprs.binary(BinOp::Add, a, distance);
+                    let within = exprs.binary(BinOp::Lt, offset, count);
+                    exprs.add(Node::If(within, element, one))
+                })
+                .collect();
+            return Some(Some(Value::Array(vec![m], elements, ScalarType::Integer)));
+        }
         let wrong = self.range_length_wrong(a, s, b, m);
         let failure = self.range_length_failure(&written, step.is_some(), &required, e.span);
         let exprs = &mut self.model.exprs;
@@ -106,7 +144,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Value> {
-        let saved = self.context.range_length.replace(RangeLength { length, against });
+        let saved = self.context.range_length.replace(RangeLength {
+            length,
+            against,
+            bound: false,
+        });
         let value = self.eval(e, scope, loops);
         self.context.range_length = saved;
         value
@@ -195,9 +237,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         written: &ast::Expr,
         value: &Value,
     ) -> Option<RangeLength> {
-        let is_range = |s: &ast::Subscript| {
-            matches!(s, ast::Subscript::Expr(e) if matches!(e.kind, ast::ExprKind::Range { .. }))
-        };
+        let is_range =
+            |s: &ast::Subscript| matches!(s, ast::Subscript::Expr(e) if matches!(e.kind, ast::ExprKind::Range { .. }));
         if !target.parts.iter().any(|p| p.subscripts.iter().any(is_range)) {
             return None;
         }
@@ -205,6 +246,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(RangeLength {
             length,
             against: format!("`{}` has {length}", eqm_syntax::pretty::print_expr(written)),
+            bound: false,
         })
     }
 

@@ -233,6 +233,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         cx: &mut StatementContext,
         out: &mut Vec<Statement>,
     ) {
+        if self
+            .masked_range_assignment(target, value, span, scope, loops, cx, out)
+            .is_some()
+        {
+            return;
+        }
         let Some(v) = self.eval_assigned_value(target, value, scope, loops, cx) else {
             return;
         };
@@ -673,7 +679,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Model variable `v` as the place of an assignment written as `target`: not a parameter
     /// or constant, and recorded as an output of the section (and of its when-statement).
-    fn assigned_variable(&mut self, v: VarId, target: &ast::ComponentRef, cx: &mut StatementContext) -> Option<Place> {
+    pub(crate) fn assigned_variable(
+        &mut self,
+        v: VarId,
+        target: &ast::ComponentRef,
+        cx: &mut StatementContext,
+    ) -> Option<Place> {
         let var = self.model.var(v);
         if matches!(var.variability, Variability::Parameter | Variability::Constant) {
             self.diagnostics.push(Diagnostic::error(

@@ -134,7 +134,99 @@ fn a_run_time_range_assigned_outside_its_array_stops_the_run_with_its_value() {
         assert!((time - 2.0).abs() < 1e-6, "at {time}");
         assert_eq!(d.code, "E0705");
         assert!(
-            d.message.contains("the subscript `n:n + 2` of `w[n:n + 2]` is 5, outside 1..4"),
+            d.message
+                .contains("the subscript `n:n + 2` of `w[n:n + 2]` is 5, outside 1..4"),
+            "{}",
+            d.message
+        );
+    }
+}
+
+/// `n` is 1 until the sample at t = 1, then 2, ..., 4 from t = 3.
+const MASKED: &str = "
+function prefix \"the first n elements of u, the rest 0\"
+  input Real u[:];
+  input Integer n;
+  output Real y[size(u, 1)];
+algorithm
+  y := zeros(size(u, 1));
+  y[1:n] := u[1:n];
+end prefix;
+
+model Masked
+  parameter Real u[4] = {3, -1, 4, 1};
+  discrete Integer n(start = 1);
+  Real y[4];
+  Real shifted[4];
+  Real odd[4];
+  Real f[4] = prefix(time*u, n);
+equation
+  when sample(1, 1) then
+    n = pre(n) + 1;
+  end when;
+algorithm
+  y := zeros(4);
+  y[1:n] := time*u[1:n];
+  shifted := u;
+  shifted[2:n] := shifted[1:n - 1];
+  odd := zeros(4);
+  odd[1:2:n] := u[n:-2:1];
+end Masked;
+";
+
+#[test]
+fn a_slice_assigned_a_slice_both_computed_during_the_run_takes_their_common_length() {
+    let r = run_both(MASKED, 3.5);
+    let u = [3.0, -1.0, 4.0, 1.0];
+    let row = |name: &str, t: f64| [1, 2, 3, 4].map(|k| at(&r, &format!("{name}[{k}]"), t));
+    for (t, n) in [(0.5, 1usize), (1.5, 2), (2.5, 3), (3.5, 4)] {
+        let mut y = [0.0; 4];
+        for k in 0..n {
+            y[k] = t * u[k];
+        }
+        assert_eq!(row("y", t), y, "y at {t}");
+        assert_eq!(row("f", t), y, "f at {t}");
+        // shifted[2:n] := shifted[1:n - 1] moves u[1..n-1] one place up, all held first.
+        let mut shifted = u;
+        for k in 1..n {
+            shifted[k] = u[k - 1];
+        }
+        assert_eq!(row("shifted", t), shifted, "shifted at {t}");
+        // 1:2:n and n:-2:1 have the same number of elements: odd[1], odd[3] from u[n], u[n-2].
+        let mut odd = [0.0; 4];
+        for (p, k) in (0..n).step_by(2).enumerate() {
+            odd[k] = u[n - 1 - 2 * p];
+        }
+        assert_eq!(row("odd", t), odd, "odd at {t}");
+    }
+}
+
+/// `y[1:n] := u[2:n]` has one element less on the right.
+const UNEQUAL: &str = "
+model Unequal
+  parameter Real u[4] = {1, 2, 3, 4};
+  discrete Integer n(start = 2);
+  Real y[4];
+equation
+  when sample(1, 1) then
+    n = pre(n) + 1;
+  end when;
+algorithm
+  y := zeros(4);
+  y[1:n] := u[2:n + 1];
+  y[1:n] := u[2:n];
+end Unequal;
+";
+
+#[test]
+fn slices_of_different_run_time_lengths_stop_the_run_with_both_lengths() {
+    for interpreter in [false, true] {
+        let (time, d) = failure(UNEQUAL, 1.0, interpreter);
+        assert_eq!(time, 0.0);
+        assert_eq!(d.code, "E0705");
+        assert!(
+            d.message
+                .contains("the range `2:n` is 2:1:2, with 1 elements where `y[1:n]` has 2"),
             "{}",
             d.message
         );
