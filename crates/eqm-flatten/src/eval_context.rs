@@ -31,6 +31,9 @@ pub(crate) struct EvalContext {
     pub(crate) run_time_ranges_refused: usize,
     /// The ranges computed during the run evaluated under a [`RangeLength::bound`] length.
     pub(crate) bounded_ranges: Vec<BoundedRange>,
+    /// The size and name of the vector component being declared, whose binding may take its
+    /// length from it (`Real y[2] = u[1:n]`).
+    pub(crate) declared_vector: Option<(usize, String)>,
 }
 
 /// The number of elements a range computed during the run must have where it is evaluated,

@@ -250,6 +250,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
         })
     }
 
+    /// The value of a binding's expression: when a range computed during the run in it is
+    /// refused, evaluated again with the size of the vector component being declared
+    /// (`Real y[2] = u[1:n]`).
+    pub(crate) fn eval_binding_expression(&mut self, binding: &crate::modifier::Binding<'a>) -> Option<Value> {
+        let (diagnostics, refused) = (self.diagnostics.len(), self.context.run_time_ranges_refused);
+        if let Some(v) = self.eval(binding.expr, binding.scope, &mut Vec::new()) {
+            return Some(v);
+        }
+        let retry = self.context.run_time_ranges_refused > refused && binding.select.len() == 1;
+        let Some((length, name)) = self.context.declared_vector.clone().filter(|_| retry) else {
+            return None;
+        };
+        self.diagnostics.truncate(diagnostics);
+        let against = format!("`{name}` has {length}");
+        self.eval_with_range_length(binding.expr, length, against, binding.scope, &mut Vec::new())
+    }
+
     /// Whether the range `a:s:b` does not have exactly `m` elements (`m` > 0): its step is
     /// zero, or its `m`-th element is beyond `b`, or its `m + 1`-th is not.
     fn range_length_wrong(&mut self, a: ExprId, s: ExprId, b: ExprId, m: usize) -> ExprId {

@@ -37,6 +37,7 @@ model SliceValues
   Real g[2];
   Real w[4];
   Real d[2];
+  Real b[2] = 2*u[n:n + 1];
 equation
   when sample(1, 1) then
     n = pre(n) + 1;
@@ -64,6 +65,7 @@ fn slices_and_constructors_over_run_time_ranges_take_the_size_of_what_they_meet(
         assert_eq!(pair("y", t), [t * u[k], t * u[k1]], "y at {t}");
         assert_eq!(pair("p", t), [u[k], u[k1]], "p at {t}");
         assert_eq!(pair("d", t), [u[k1], u[k]], "d at {t}");
+        assert_eq!(pair("b", t), [2.0 * u[k], 2.0 * u[k1]], "b at {t}");
         // 1:n:1 + n is {1, 1 + n} whatever n is.
         assert_eq!(pair("z", t), [u[0], u[n]], "z at {t}");
         let m = n.min(2);
