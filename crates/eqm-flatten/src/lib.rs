@@ -69,6 +69,7 @@ mod modifier;
 mod names;
 mod range_assignments;
 mod range_values;
+mod real_loops;
 mod records;
 mod redeclare;
 mod slices;

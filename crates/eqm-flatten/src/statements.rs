@@ -848,6 +848,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         }
         self.diagnostics.truncate(diagnostics_before);
+        if self.real_range_loop(index, range, rest, body, span, scope, loops, cx, out) {
+            return;
+        }
         match cx.function {
             Some(function) => self.run_time_loop(function, index, range, rest, body, span, scope, loops, cx, out),
             None => self.model_run_time_loop(index, range, rest, body, span, scope, loops, cx, out),

@@ -234,3 +234,58 @@ fn slices_of_different_run_time_lengths_stop_the_run_with_both_lengths() {
         );
     }
 }
+
+/// `h` halves and `tEnd` grows by 1 at each sample: (0.5, 1), then (0.25, 2), then (0.125, 3).
+const REAL_LOOPS: &str = "
+function trapezoid \"the integral of r from 0 to T by the trapezoidal rule with step h\"
+  input Real h;
+  input Real T;
+  output Real area;
+algorithm
+  area := 0;
+  for r in h:h:T loop
+    area := area + h*((r - h) + r)/2;
+  end for;
+end trapezoid;
+
+model RealLoops
+  discrete Real h(start = 0.5);
+  discrete Real tEnd(start = 1);
+  Real s;
+  Real count;
+  Real down;
+  Real area = trapezoid(h, tEnd);
+equation
+  when sample(1, 1) then
+    h = pre(h)/2;
+    tEnd = pre(tEnd) + 1;
+  end when;
+algorithm
+  s := 0;
+  count := 0;
+  for r in 0.0:h:tEnd loop
+    s := s + r;
+    count := count + 1;
+  end for;
+  down := 0;
+  for r in tEnd:-2*h:0.1 loop
+    down := down + r;
+  end for;
+end RealLoops;
+";
+
+#[test]
+fn a_for_loop_over_a_range_of_reals_computed_during_the_run() {
+    let r = run_both(REAL_LOOPS, 2.5);
+    for (t, h, t_end) in [(0.5, 0.5, 1.0), (1.5, 0.25, 2.0), (2.5, 0.125, 3.0)] {
+        // 0:h:tEnd has tEnd/h + 1 values k*h, whose sum is h*(0 + 1 + ... + m).
+        let m = t_end / h;
+        assert_eq!(at(&r, "count", t), m + 1.0, "count at {t}");
+        assert_eq!(at(&r, "s", t), h * m * (m + 1.0) / 2.0, "s at {t}");
+        // tEnd:-2h:0.1 has floor((tEnd - 0.1)/(2h)) + 1 values: {1}, {2, 1.5, 1, 0.5}, and
+        // the 12 values 3 - k/4.
+        assert_eq!(at(&r, "down", t), [1.0, 5.0, 19.5][(t as usize).min(2)], "down at {t}");
+        // The trapezoidal rule is exact for a line: T^2/2.
+        assert_eq!(at(&r, "area", t), t_end * t_end / 2.0, "area at {t}");
+    }
+}
