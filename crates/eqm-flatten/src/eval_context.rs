@@ -34,6 +34,9 @@ pub(crate) struct EvalContext {
     /// The size and name of the vector component being declared, whose binding may take its
     /// length from it (`Real y[2] = u[1:n]`).
     pub(crate) declared_vector: Option<(usize, String)>,
+    /// How many bodies of reductions computed by generated functions are being evaluated, one
+    /// inside another (see `reduction_functions`).
+    pub(crate) reduction_depth: u32,
 }
 
 /// The number of elements a range computed during the run must have where it is evaluated,

@@ -72,6 +72,7 @@ mod range_values;
 mod real_loops;
 mod records;
 mod redeclare;
+mod reduction_functions;
 mod slices;
 mod statements;
 mod streams;

@@ -13,9 +13,9 @@
 //! `min` of an empty array is an error at compile time). An iterator's range is bounded by the
 //! arrays it subscripts alone in the body (`u[j]`): its body is evaluated once per index of
 //! them, and a range reaching beyond them stops the run the same way. It deliberately handles
-//! only these forms: a step computed during the run, a slice computed during the run as a value
-//! (`y = u[1:n]`) and an iterator that subscripts no array have no bound known when the model is
-//! compiled and stay errors (E0206).
+//! only these forms: a slice computed during the run as a value is `range_values`' (`y = u[1:n]`),
+//! an iterator that subscripts no array `reduction_functions`' (`sum(j for j in 1:k)`), and a
+//! step computed during the run stays an error (E0206).
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
@@ -149,19 +149,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut refs = Vec::new();
         eqm_syntax::visit::refs_in_expr(body, &mut |c| refs.push(c));
         let Some(bound) = self.subscripted_size(name, &refs, scope) else {
-            self.diagnostics.push(
-                eqm_diag::Diagnostic::error(
-                    "E0206",
-                    format!(
-                        "the range `{}` of `{name}` is computed during the run, and `{name}` subscripts no array that would bound it",
-                        range.written
-                    ),
-                    range_expr.span,
-                    "no bound known at compile time",
-                )
-                .with_help(format!("use `{name}` as a subscript (`u[{name}]`), or give the range parameter bounds")),
-            );
-            return Some(None);
+            // No array bounds the range: a generated function loops over it.
+            let step = self.model.exprs.int(range.step);
+            let looped = crate::reduction_functions::IteratorRange {
+                start: range.start,
+                step,
+                stop: range.stop,
+                written: &range.written,
+            };
+            return Some(self.reduction_function(builtin, body, index, &looped, scope, loops));
         };
         // The body at each index the arrays allow, up to the first index where it cannot be
         // evaluated (`u[j + 1]` at the last one): the range may not reach that far.

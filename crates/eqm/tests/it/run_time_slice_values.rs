@@ -289,3 +289,88 @@ fn a_for_loop_over_a_range_of_reals_computed_during_the_run() {
         assert_eq!(at(&r, "area", t), t_end * t_end / 2.0, "area at {t}");
     }
 }
+
+/// `k` is 1 until the sample at t = 1, then 2, ..., 4 from t = 3.
+const ITERATOR_LOOPS: &str = "
+function triangle \"1 + 2 + ... + k\"
+  input Integer k;
+  output Integer s;
+algorithm
+  s := sum(j for j in 1:k);
+end triangle;
+
+model IteratorLoops
+  discrete Integer k(start = 1);
+  Real tri = sum(j for j in 1:k);
+  Real squares = sum(j^2 for j in 1:k);
+  Real factorial = product(j for j in 1:k);
+  Real fromFunction = triangle(k);
+  Real powers = sum(time^j for j in 0:k);
+  Real lowest = min((j - 3)^2 + time for j in 1:k);
+  Real highest = max(-j for j in 1:k);
+  Real downwards = sum(j for j in k:-1:2);
+equation
+  when sample(1, 1) then
+    k = pre(k) + 1;
+  end when;
+end IteratorLoops;
+";
+
+#[test]
+fn reductions_over_run_time_ranges_that_subscript_no_array_loop_over_them() {
+    let r = run_both(ITERATOR_LOOPS, 3.5);
+    for (t, k) in [(0.5, 1i64), (1.5, 2), (2.5, 3), (3.5, 4)] {
+        let kf = k as f64;
+        assert_eq!(at(&r, "tri", t), kf * (kf + 1.0) / 2.0, "tri at {t}");
+        assert_eq!(at(&r, "fromFunction", t), kf * (kf + 1.0) / 2.0, "fromFunction at {t}");
+        assert_eq!(
+            at(&r, "squares", t),
+            kf * (kf + 1.0) * (2.0 * kf + 1.0) / 6.0,
+            "squares at {t}"
+        );
+        assert_eq!(
+            at(&r, "factorial", t),
+            (1..=k).product::<i64>() as f64,
+            "factorial at {t}"
+        );
+        // 1 + t + ... + t^k = (t^(k+1) - 1)/(t - 1).
+        let geometric = (t.powi(k as i32 + 1) - 1.0) / (t - 1.0);
+        assert!(
+            (at(&r, "powers", t) - geometric).abs() < 1e-12 * geometric.abs().max(1.0),
+            "powers at {t}"
+        );
+        // (j - 3)^2 is smallest at j = min(k, 3).
+        let nearest = (k.min(3) - 3) as f64;
+        assert_eq!(at(&r, "lowest", t), nearest * nearest + t, "lowest at {t}");
+        assert_eq!(at(&r, "highest", t), -1.0, "highest at {t}");
+        // k + (k - 1) + ... + 2, empty (0) for k = 1.
+        assert_eq!(at(&r, "downwards", t), kf * (kf + 1.0) / 2.0 - 1.0, "downwards at {t}");
+    }
+}
+
+/// `max(j for j in 1:k)` with `k` 0 has no value.
+const EMPTY_MAX: &str = "
+model EmptyMax
+  discrete Integer k(start = 1);
+  Real m = max(j*time for j in 1:k);
+equation
+  when time > 0.5 then
+    k = 0;
+  end when;
+end EmptyMax;
+";
+
+#[test]
+fn max_over_an_empty_run_time_range_stops_the_run_with_its_bounds() {
+    for interpreter in [false, true] {
+        let (time, d) = failure(EMPTY_MAX, 1.0, interpreter);
+        assert!((time - 0.5).abs() < 1e-6, "at {time}");
+        assert_eq!(d.code, "E0705");
+        assert!(
+            d.message
+                .contains("the range `1:k` of `j` is 1:0, which is empty: its `min` or `max` has no value"),
+            "{}",
+            d.message
+        );
+    }
+}
