@@ -374,3 +374,72 @@ fn max_over_an_empty_run_time_range_stops_the_run_with_its_bounds() {
         );
     }
 }
+
+/// `k` is 1 until the sample at t = 1, then 2, then 3 from t = 2.
+const RUN_TIME_STEPS: &str = "
+model RunTimeSteps
+  parameter Real u[6] = {3, -1, 4, 1, 5, 9};
+  discrete Integer k(start = 1);
+  Real every = sum(u[1:k:6]);
+  Real lowest = min(u[6:-k:1]);
+  Real weighted = sum(u[j]*j for j in 1:k:6);
+  Real count = sum(1 for j in 1:k:6);
+  Real pair[2];
+equation
+  when sample(1, 1) then
+    k = pre(k) + 1;
+  end when;
+algorithm
+  pair := u[2:k:2 + k];
+end RunTimeSteps;
+";
+
+#[test]
+fn slices_and_reductions_with_a_step_computed_during_the_run() {
+    let r = run_both(RUN_TIME_STEPS, 2.5);
+    let u = [3.0, -1.0, 4.0, 1.0, 5.0, 9.0];
+    for (t, k) in [(0.5, 1usize), (1.5, 2), (2.5, 3)] {
+        let selected: Vec<usize> = (1..=6).step_by(k).collect();
+        let every: f64 = selected.iter().map(|&j| u[j - 1]).sum();
+        assert_eq!(at(&r, "every", t), every, "every at {t}");
+        let down: Vec<usize> = (1..=6).rev().step_by(k).collect();
+        let lowest = down.iter().map(|&j| u[j - 1]).fold(f64::MAX, f64::min);
+        assert_eq!(at(&r, "lowest", t), lowest, "lowest at {t}");
+        let weighted: f64 = selected.iter().map(|&j| u[j - 1] * j as f64).sum();
+        assert_eq!(at(&r, "weighted", t), weighted, "weighted at {t}");
+        assert_eq!(at(&r, "count", t), selected.len() as f64, "count at {t}");
+        assert_eq!(
+            [at(&r, "pair[1]", t), at(&r, "pair[2]", t)],
+            [u[1], u[1 + k]],
+            "pair at {t}"
+        );
+    }
+}
+
+/// The step `k` of `u[1:k:4]` becomes 0 at t = 0.5.
+const ZERO_STEP: &str = "
+model ZeroStep
+  parameter Real u[4] = {1, 2, 3, 4};
+  discrete Integer k(start = 1);
+  Real s = sum(u[1:k:4]);
+equation
+  when time > 0.5 then
+    k = 0;
+  end when;
+end ZeroStep;
+";
+
+#[test]
+fn a_step_computed_during_the_run_that_is_zero_stops_the_run() {
+    for interpreter in [false, true] {
+        let (time, d) = failure(ZERO_STEP, 1.0, interpreter);
+        assert!((time - 0.5).abs() < 1e-6, "at {time}");
+        assert_eq!(d.code, "E0705");
+        assert!(
+            d.message
+                .contains("the range `1:k:4` of `u[1:k:4]` is 1:0:4, whose step is 0"),
+            "{}",
+            d.message
+        );
+    }
+}
