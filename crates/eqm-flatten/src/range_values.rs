@@ -259,9 +259,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return Some(v);
         }
         let retry = self.context.run_time_ranges_refused > refused && binding.select.len() == 1;
-        let Some((length, name)) = self.context.declared_vector.clone().filter(|_| retry) else {
-            return None;
-        };
+        let (length, name) = self.context.declared_vector.clone().filter(|_| retry)?;
         self.diagnostics.truncate(diagnostics);
         let against = format!("`{name}` has {length}");
         self.eval_with_range_length(binding.expr, length, against, binding.scope, &mut Vec::new())

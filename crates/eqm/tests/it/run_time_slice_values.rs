@@ -183,16 +183,14 @@ fn a_slice_assigned_a_slice_both_computed_during_the_run_takes_their_common_leng
     let row = |name: &str, t: f64| [1, 2, 3, 4].map(|k| at(&r, &format!("{name}[{k}]"), t));
     for (t, n) in [(0.5, 1usize), (1.5, 2), (2.5, 3), (3.5, 4)] {
         let mut y = [0.0; 4];
-        for k in 0..n {
-            y[k] = t * u[k];
+        for (y, u) in y.iter_mut().zip(&u).take(n) {
+            *y = t * u;
         }
         assert_eq!(row("y", t), y, "y at {t}");
         assert_eq!(row("f", t), y, "f at {t}");
         // shifted[2:n] := shifted[1:n - 1] moves u[1..n-1] one place up, all held first.
         let mut shifted = u;
-        for k in 1..n {
-            shifted[k] = u[k - 1];
-        }
+        shifted[1..n].copy_from_slice(&u[..n - 1]);
         assert_eq!(row("shifted", t), shifted, "shifted at {t}");
         // 1:2:n and n:-2:1 have the same number of elements: odd[1], odd[3] from u[n], u[n-2].
         let mut odd = [0.0; 4];
