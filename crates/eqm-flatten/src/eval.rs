@@ -112,6 +112,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 body,
                 indices,
             } => {
+                // `array(...)` is a constructor: its size may come from what it meets.
+                if eqm_syntax::pretty::print_ref(function) == "array" {
+                    return self.eval_comprehension(e, body, indices, scope, loops);
+                }
                 return self.eval_without_range_length(|f| f.eval_reduction(e, function, body, indices, scope, loops));
             }
             K::Unary { op, operand } => {

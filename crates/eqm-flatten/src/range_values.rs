@@ -265,6 +265,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.eval_with_range_length(binding.expr, length, against, binding.scope, &mut Vec::new())
     }
 
+    /// The value of `e` that initialises a variable of size `dims`: when a range computed during
+    /// the run in it is refused, evaluated again with the variable's length if it is a vector
+    /// (`output Real y[2] = u[k:k + 1];` in a function).
+    pub(crate) fn eval_initial_value(&mut self, e: &'a ast::Expr, dims: &[usize], scope: Scope) -> Option<Value> {
+        let (diagnostics, refused) = (self.diagnostics.len(), self.context.run_time_ranges_refused);
+        if let Some(v) = self.eval(e, scope, &mut Vec::new()) {
+            return Some(v);
+        }
+        let &[length] = dims else { return None };
+        if self.context.run_time_ranges_refused == refused {
+            return None;
+        }
+        self.diagnostics.truncate(diagnostics);
+        let against = format!("the variable it initialises has {length}");
+        self.eval_with_range_length(e, length, against, scope, &mut Vec::new())
+    }
+
     /// Whether the range `a:s:b` does not have exactly `m` elements (`m` > 0): its step is
     /// zero, or its `m`-th element is beyond `b`, or its `m + 1`-th is not.
     fn range_length_wrong(&mut self, a: ExprId, s: ExprId, b: ExprId, m: usize) -> ExprId {

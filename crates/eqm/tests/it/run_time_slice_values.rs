@@ -441,3 +441,44 @@ fn a_step_computed_during_the_run_that_is_zero_stops_the_run() {
         );
     }
 }
+
+/// `n` is 1 until the sample at t = 1, then 2, then 3 from t = 2.
+const MORE_FORMS: &str = "
+function pair \"u[k], u[k + 1], as the output's binding\"
+  input Real u[:];
+  input Integer k;
+  output Real y[2] = u[k:k + 1];
+end pair;
+
+model MoreForms
+  parameter Real u[5] = {3, -1, 4, 1, 5};
+  discrete Integer n(start = 1);
+  Real a[2];
+  Real p[2] = pair(u, n);
+  Real one[1];
+  discrete Real w[2];
+equation
+  when sample(1, 1) then
+    n = pre(n) + 1;
+    w = u[n:n + 1];
+  end when;
+  one = u[n:n];
+algorithm
+  a := array(u[j] for j in n:n + 1);
+end MoreForms;
+";
+
+#[test]
+fn run_time_slices_in_bindings_of_function_outputs_when_clauses_and_array_constructors() {
+    let r = run_both(MORE_FORMS, 2.5);
+    let u = [3.0, -1.0, 4.0, 1.0, 5.0];
+    let pair = |name: &str, t: f64| [at(&r, &format!("{name}[1]"), t), at(&r, &format!("{name}[2]"), t)];
+    for (t, n) in [(0.5, 1usize), (1.5, 2), (2.5, 3)] {
+        assert_eq!(pair("a", t), [u[n - 1], u[n]], "a at {t}");
+        assert_eq!(pair("p", t), [u[n - 1], u[n]], "p at {t}");
+        assert_eq!(at(&r, "one[1]", t), u[n - 1], "one at {t}");
+        // The when-clause first fires at t = 1; w starts at 0.
+        let w = if n == 1 { [0.0, 0.0] } else { [u[n - 1], u[n]] };
+        assert_eq!(pair("w", t), w, "w at {t}");
+    }
+}
