@@ -152,7 +152,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Option<Value>> {
-        let [index] = indices else { return None };
+        let [index] = indices else {
+            return self.several_iterator_reduction(builtin, body, indices, scope, loops);
+        };
         let range_expr = index.range.as_ref()?;
         let diagnostics = self.diagnostics.len();
         let Some(range) = self.run_time_range(range_expr, None, scope, loops) else {
@@ -172,9 +174,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 start: range.start,
                 step,
                 stop: range.stop,
-                written: &range.written,
+                written: range.written.clone(),
             };
-            return Some(self.reduction_function(builtin, body, index, &looped, scope, loops));
+            return Some(self.reduction_function(builtin, body, indices, &[looped], scope, loops));
         };
         // The body at each index the arrays allow, up to the first index where it cannot be
         // evaluated (`u[j + 1]` at the last one): the range may not reach that far.

@@ -482,3 +482,42 @@ fn run_time_slices_in_bindings_of_function_outputs_when_clauses_and_array_constr
         assert_eq!(pair("w", t), w, "w at {t}");
     }
 }
+
+/// `n` is 1 until the sample at t = 1, then 2, then 3 from t = 2.
+const SEVERAL_ITERATORS: &str = "
+function corner \"the sum of the top-left n x n block of A\"
+  input Real A[:, :];
+  input Integer n;
+  output Real s;
+algorithm
+  s := sum(A[i, j] for i in 1:n, j in 1:n);
+end corner;
+
+model SeveralIterators
+  parameter Real A[3, 3] = [1, 2, 3; 4, 5, 6; 7, 8, 9];
+  discrete Integer n(start = 1);
+  Real corners = sum(A[i, j] for i in 1:n, j in 1:n);
+  Real fromFunction = corner(A, n);
+  Real shifted = sum(A[j + 1, 1]*j for j in 1:n - 1);
+  Real biggest = max(A[i, j]*time for i in 1:n, j in 1:2);
+equation
+  when sample(1, 1) then
+    n = pre(n) + 1;
+  end when;
+end SeveralIterators;
+";
+
+#[test]
+fn reductions_with_several_iterators_over_run_time_ranges() {
+    let r = run_both(SEVERAL_ITERATORS, 2.5);
+    let a = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]];
+    for (t, n) in [(0.5, 1usize), (1.5, 2), (2.5, 3)] {
+        let block: f64 = a[..n].iter().map(|row| row[..n].iter().sum::<f64>()).sum();
+        assert_eq!(at(&r, "corners", t), block, "corners at {t}");
+        assert_eq!(at(&r, "fromFunction", t), block, "fromFunction at {t}");
+        let shifted: f64 = (1..n).map(|j| a[j][0] * j as f64).sum();
+        assert_eq!(at(&r, "shifted", t), shifted, "shifted at {t}");
+        let biggest = a[..n].iter().map(|row| row[1].max(row[0])).fold(f64::MIN, f64::max);
+        assert_eq!(at(&r, "biggest", t), biggest * t, "biggest at {t}");
+    }
+}
