@@ -78,6 +78,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             _ => return None,
         };
         let written = eqm_syntax::pretty::print_expr(range_expr);
+        if !self.choices_within_limit(m, m, &written, range_expr.span) {
+            return Some(());
+        }
         let target_range = BoundedRange {
             start: a,
             step: s,

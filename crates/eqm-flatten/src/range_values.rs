@@ -29,6 +29,11 @@ use eqm_ir::expr::{BinOp, Callee, ExprId, FuncId, Node, UnOp};
 use eqm_ir::flat::{self, Message, MessagePart, ScalarType, Statement};
 use eqm_syntax::ast;
 
+/// The most choices a slice computed during the run may take: each of its `m` elements is
+/// chosen among the `n` of the dimension it indexes, so `m*n` nodes of expression, which must
+/// stay within what flattening builds in a moment and a little memory.
+pub(crate) const MAX_RUN_TIME_CHOICES: usize = 1_000_000;
+
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The range `start:step:stop` (written `e`) when one of its parts is computed during the
     /// run: its elements when the expression around it requires a length, `Some(None)` after a
@@ -90,6 +95,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let m = required.length;
         let written = eqm_syntax::pretty::print_expr(e);
+        let among = self.context.end_sizes.last().copied().unwrap_or(1);
+        if !self.choices_within_limit(m, among, &written, e.span) {
+            return Some(None);
+        }
         if required.bound {
             // The assignment that asked checks the number of elements and masks the rest.
             self.context.bounded_ranges.push(BoundedRange {
@@ -132,6 +141,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
             })
             .collect();
         Some(Some(Value::Array(vec![m], elements, ScalarType::Integer)))
+    }
+
+    /// False, after a diagnostic, when choosing `m` elements each among `n` during the run (for
+    /// the range `written` at `span`) would build more than [`MAX_RUN_TIME_CHOICES`] choices.
+    pub(crate) fn choices_within_limit(&mut self, m: usize, n: usize, written: &str, span: Span) -> bool {
+        let choices = m.saturating_mul(n);
+        if choices <= MAX_RUN_TIME_CHOICES {
+            return true;
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0206",
+                format!(
+                    "the range `{written}` is computed during the run and selects up to {m} elements, each chosen among {n} during the run: {choices} choices, more than the limit of {MAX_RUN_TIME_CHOICES}"
+                ),
+                span,
+                "too many choices",
+            )
+            .with_help("give the range parameter bounds, or select the elements in a for-loop of an algorithm"),
+        );
+        false
     }
 
     /// The value of `e` where a range computed during the run in it must have `length`
