@@ -521,3 +521,63 @@ fn reductions_with_several_iterators_over_run_time_ranges() {
         assert_eq!(at(&r, "biggest", t), biggest * t, "biggest at {t}");
     }
 }
+
+/// In a function, `y := u[1:k]` with `y` of size 2 and `k` 3 from t = 0.5.
+const FUNCTION_MISMATCH: &str = "
+function firstTwo
+  input Real u[:];
+  input Integer k;
+  output Real y[2];
+algorithm
+  y := u[1:k];
+end firstTwo;
+
+model FunctionMismatch
+  discrete Integer k(start = 2);
+  Real y[2] = firstTwo({1, 2, 3}, k);
+equation
+  when time > 0.5 then
+    k = 3;
+  end when;
+end FunctionMismatch;
+";
+
+/// The step `h` of a loop over Reals becomes 0 at t = 0.5.
+const REAL_ZERO_STEP: &str = "
+model RealZeroStep
+  discrete Real h(start = 0.25);
+  Real s;
+equation
+  when time > 0.5 then
+    h = 0;
+  end when;
+algorithm
+  s := 0;
+  for r in 0:h:1 loop
+    s := s + r;
+  end for;
+end RealZeroStep;
+";
+
+#[test]
+fn a_mismatch_in_a_function_and_a_real_loop_of_step_zero_stop_the_run() {
+    for interpreter in [false, true] {
+        let (time, d) = failure(FUNCTION_MISMATCH, 1.0, interpreter);
+        assert!((time - 0.5).abs() < 1e-6, "at {time}");
+        assert_eq!(d.code, "E0705");
+        assert!(
+            d.message
+                .contains("the range `1:k` is 1:3, with 3 elements where `y` has 2 elements"),
+            "{}",
+            d.message
+        );
+        let (time, d) = failure(REAL_ZERO_STEP, 1.0, interpreter);
+        assert!((time - 0.5).abs() < 1e-6, "at {time}");
+        assert_eq!(d.code, "E0705");
+        assert!(
+            d.message.contains("the step of the range of this for-loop is 0"),
+            "{}",
+            d.message
+        );
+    }
+}
