@@ -65,6 +65,7 @@ mod instances;
 mod instantiate;
 mod iterators;
 mod layout;
+mod masked_reductions;
 mod modifier;
 mod names;
 mod range_assignments;

@@ -66,7 +66,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Value> {
-        let ast::ExprKind::Ref(c) = &arg.kind else { return None };
+        let ast::ExprKind::Ref(c) = &arg.kind else {
+            return self.masked_expression_reduction(arg, builtin, scope, loops);
+        };
         let [part] = &c.parts[..] else { return None };
         let is_range =
             |s: &ast::Subscript| matches!(s, ast::Subscript::Expr(e) if matches!(e.kind, ast::ExprKind::Range { .. }));
@@ -235,7 +237,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// The reduction `builtin` of the elements whose condition holds (an element without one
     /// always counts), under the `checks` (`(wrong, stop)`: `stop` where `wrong` holds).
-    fn masked_reduction(
+    pub(crate) fn masked_reduction(
         &mut self,
         builtin: Builtin,
         masked: &[(ExprId, Option<ExprId>)],

@@ -581,3 +581,73 @@ fn a_mismatch_in_a_function_and_a_real_loop_of_step_zero_stop_the_run() {
         );
     }
 }
+
+/// `n` is 1 until the sample at t = 1, then 2, ..., 4 from t = 3.
+const EXPRESSION_REDUCTIONS: &str = "
+function dot \"u[1]*w[1] + ... + u[n]*w[n]\"
+  input Real u[:];
+  input Real w[:];
+  input Integer n;
+  output Real s = sum(u[1:n] .* w[1:n]);
+end dot;
+
+model ExpressionReductions
+  parameter Real u[4] = {3, -1, 4, 1};
+  parameter Real w[5] = {2, 7, 1, 8, 2};
+  discrete Integer n(start = 1);
+  Real d = sum(u[1:n] .* w[2:n + 1]);
+  Real f = dot(u, w, n);
+  Real top = max(time*u[1:n] - w[1:n]);
+  Real p = product(u[n:-1:1] + 1);
+equation
+  when sample(1, 1) then
+    n = pre(n) + 1;
+  end when;
+end ExpressionReductions;
+";
+
+#[test]
+fn reductions_of_expressions_of_run_time_slices() {
+    let r = run_both(EXPRESSION_REDUCTIONS, 3.5);
+    let u = [3.0, -1.0, 4.0, 1.0];
+    let w = [2.0, 7.0, 1.0, 8.0, 2.0];
+    for (t, n) in [(0.5, 1usize), (1.5, 2), (2.5, 3), (3.5, 4)] {
+        let d: f64 = (0..n).map(|k| u[k] * w[k + 1]).sum();
+        assert_eq!(at(&r, "d", t), d, "d at {t}");
+        let f: f64 = (0..n).map(|k| u[k] * w[k]).sum();
+        assert_eq!(at(&r, "f", t), f, "f at {t}");
+        let top = (0..n).map(|k| t * u[k] - w[k]).fold(f64::MIN, f64::max);
+        assert_eq!(at(&r, "top", t), top, "top at {t}");
+        let p: f64 = (0..n).map(|k| u[k] + 1.0).product();
+        assert_eq!(at(&r, "p", t), p, "p at {t}");
+    }
+}
+
+/// `u[1:n] .* w[2:n]` has one element less on the right.
+const EXPRESSION_MISMATCH: &str = "
+model ExpressionMismatch
+  parameter Real u[4] = {1, 2, 3, 4};
+  parameter Real w[4] = {1, 2, 3, 4};
+  discrete Integer n(start = 1);
+  Real d = sum(u[1:n] .* w[2:n]);
+equation
+  when sample(1, 1) then
+    n = pre(n) + 1;
+  end when;
+end ExpressionMismatch;
+";
+
+#[test]
+fn a_reduction_of_slices_of_different_run_time_lengths_stops_the_run() {
+    for interpreter in [false, true] {
+        let (time, d) = failure(EXPRESSION_MISMATCH, 1.0, interpreter);
+        assert_eq!(time, 0.0);
+        assert_eq!(d.code, "E0705");
+        assert!(
+            d.message
+                .contains("the range `2:n` is 2:1:1, with 0 elements where `1:n` has 1"),
+            "{}",
+            d.message
+        );
+    }
+}
