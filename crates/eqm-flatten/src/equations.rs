@@ -58,7 +58,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 self.multi_output_equation(eq, lhs, rhs, scope, loops, out)
             }
             ast::EquationKind::Simple { lhs, rhs } => {
-                let (Some(l), Some(r)) = (self.eval(lhs, scope, loops), self.eval(rhs, scope, loops)) else {
+                let (Some(l), Some(r)) = self.eval_sides(lhs, rhs, scope, loops) else {
                     return;
                 };
                 let loop_index: Vec<i64> = loops.iter().map(|(_, v)| *v).collect();
@@ -645,7 +645,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 self.when_assignments(out, actions);
             }
             ast::EquationKind::Simple { lhs, rhs } => {
-                let (Some(l), Some(r)) = (self.eval(lhs, scope, loops), self.eval(rhs, scope, loops)) else {
+                let (Some(l), Some(r)) = self.eval_sides(lhs, rhs, scope, loops) else {
                     return;
                 };
                 // `r = R(1, 2);` of a record (or an array of records) assigns each field.

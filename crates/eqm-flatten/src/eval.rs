@@ -74,7 +74,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             K::String(s) => Value::Str(eqm_ir::flat::Message::literal(s.clone())),
             K::Error => return None,
             K::Ref(c) => return self.eval_ref(c, scope, loops),
-            K::Call { function, args } => return self.eval_call(e, function, args, scope, loops),
+            K::Call { function, args } => {
+                return self.eval_without_range_length(|f| f.eval_call(e, function, args, scope, loops));
+            }
             K::PartialApplication { .. } => {
                 self.diagnostics.push(
                     Diagnostic::error(
@@ -109,7 +111,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 function,
                 body,
                 indices,
-            } => return self.eval_reduction(e, function, body, indices, scope, loops),
+            } => {
+                // `array(...)` is a constructor: its size may come from what it meets.
+                if eqm_syntax::pretty::print_ref(function) == "array" {
+                    return self.eval_comprehension(e, body, indices, scope, loops);
+                }
+                return self.eval_without_range_length(|f| f.eval_reduction(e, function, body, indices, scope, loops));
+            }
             K::Unary { op, operand } => {
                 let v = self.eval(operand, scope, loops)?;
                 match op {
@@ -144,7 +152,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 return self.block_matrix(blocks, e);
             }
-            K::Range { start, step, stop } => return self.eval_range(e, start, step.as_deref(), stop, scope),
+            K::Range { start, step, stop } => {
+                if let Some(v) = self.run_time_range_value(e, start, step.as_deref(), stop, scope, loops) {
+                    return v;
+                }
+                return self.eval_range(e, start, step.as_deref(), stop, scope);
+            }
             K::Tuple(_) => {
                 self.diagnostics.push(Diagnostic::error(
                     "E0307",

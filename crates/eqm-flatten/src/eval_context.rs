@@ -23,6 +23,42 @@ pub(crate) struct EvalContext {
     pub(crate) end_sizes: Vec<usize>,
     /// How many bodies of functional parameters are being evaluated, one inside another.
     pub(crate) lambda_depth: usize,
+    /// The number of elements a range computed during the run must have in the expression
+    /// being evaluated (the size of what it is assigned to or equated with), if any: see
+    /// `range_values`.
+    pub(crate) range_length: Option<RangeLength>,
+    /// How many ranges computed during the run were refused for want of such a length.
+    pub(crate) run_time_ranges_refused: usize,
+    /// The ranges computed during the run evaluated under a [`RangeLength::bound`] length.
+    pub(crate) bounded_ranges: Vec<BoundedRange>,
+    /// The size and name of the vector component being declared, whose binding may take its
+    /// length from it (`Real y[2] = u[1:n]`).
+    pub(crate) declared_vector: Option<(usize, String)>,
+    /// How many bodies of reductions computed by generated functions are being evaluated, one
+    /// inside another (see `reduction_functions`).
+    pub(crate) reduction_depth: u32,
+}
+
+/// The number of elements a range computed during the run must have where it is evaluated,
+/// and what gives that number ("`y` has 3 elements"), for the run-time diagnostic.
+#[derive(Clone, Debug)]
+pub(crate) struct RangeLength {
+    pub length: usize,
+    pub against: String,
+    /// The length is only the most elements the range may have (an assignment to a slice whose
+    /// range is computed during the run): the range gives that many elements unchecked and is
+    /// recorded in [`EvalContext::bounded_ranges`], for the assignment to check and mask.
+    pub bound: bool,
+}
+
+/// A range `start:step:stop` computed during the run, as written and where.
+#[derive(Clone, Debug)]
+pub(crate) struct BoundedRange {
+    pub start: eqm_ir::expr::ExprId,
+    pub step: eqm_ir::expr::ExprId,
+    pub stop: eqm_ir::expr::ExprId,
+    pub written: String,
+    pub span: eqm_diag::source::Span,
 }
 
 /// An iterator bound to a value (see [`Range::Values`](crate::iterators::Range::Values)), with

@@ -579,6 +579,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             &mut self.caches.array_bindings,
             (total > 1).then(eqm_ir::expr::FxHashMap::default),
         );
+        let declared = (elements.dims.len() == 1).then(|| (elements.dims[0], decl.name.name.clone()));
+        let outer_declared = std::mem::replace(&mut self.context.declared_vector, declared);
         for flat_index in 0..total {
             let (m, name) = elements.element(flat_index);
             let v = self.new_variable(VarSpec {
@@ -605,6 +607,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             vars.push(v);
         }
         self.caches.array_bindings = outer_bindings;
+        self.context.declared_vector = outer_declared;
         if elements.dims.is_empty() {
             Member::Var(vars[0])
         } else {

@@ -13,9 +13,9 @@
 //! `min` of an empty array is an error at compile time). An iterator's range is bounded by the
 //! arrays it subscripts alone in the body (`u[j]`): its body is evaluated once per index of
 //! them, and a range reaching beyond them stops the run the same way. It deliberately handles
-//! only these forms: a step computed during the run, a slice computed during the run as a value
-//! (`y = u[1:n]`) and an iterator that subscripts no array have no bound known when the model is
-//! compiled and stay errors (E0206).
+//! only these forms: a slice computed during the run as a value is `range_values`' (`y = u[1:n]`),
+//! an iterator that subscripts no array `reduction_functions`' (`sum(j for j in 1:k)`), and a
+//! step computed during the run stays an error (E0206).
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
@@ -27,12 +27,21 @@ use eqm_ir::expr::{BinOp, Callee, ExprId, FuncId, Node};
 use eqm_ir::flat::{self, Message, MessagePart, ScalarType, Statement};
 use eqm_syntax::ast;
 
-/// A range `a:s:b` whose bounds are computed during the run, its step known and not zero.
+/// A range `a:s:b` whose bounds or step are computed during the run: a step known at compile
+/// time is not zero.
 struct RunTimeRange {
     start: ExprId,
-    step: i64,
+    step: Step,
     stop: ExprId,
     written: String,
+}
+
+/// The step of a [`RunTimeRange`].
+#[derive(Clone, Copy)]
+enum Step {
+    Known(i64),
+    /// Computed during the run: zero stops the run.
+    RunTime(ExprId),
 }
 
 /// Why a range computed during the run stops the run.
@@ -42,6 +51,8 @@ enum RangeFault {
     Outside,
     /// It is empty, and `min` or `max` of it has no value.
     Empty,
+    /// Its step, computed during the run, is zero.
+    ZeroStep,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -55,7 +66,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Value> {
-        let ast::ExprKind::Ref(c) = &arg.kind else { return None };
+        let ast::ExprKind::Ref(c) = &arg.kind else {
+            return self.masked_expression_reduction(arg, builtin, scope, loops);
+        };
         let [part] = &c.parts[..] else { return None };
         let is_range =
             |s: &ast::Subscript| matches!(s, ast::Subscript::Expr(e) if matches!(e.kind, ast::ExprKind::Range { .. }));
@@ -77,6 +90,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 None | Some(ast::Subscript::Colon(_)) => (0..n).map(|i| (i, None)).collect(),
                 Some(ast::Subscript::Expr(e)) => match self.run_time_range(e, Some(n), scope, loops) {
                     Some(range) => {
+                        if matches!(range.step, Step::RunTime(_)) {
+                            checks.push(self.range_check(&range, n, RangeFault::ZeroStep, &what, ty, c.span));
+                        }
                         checks.push(self.range_check(&range, n, RangeFault::Outside, &what, ty, c.span));
                         if matches!(builtin, Builtin::Min | Builtin::Max) {
                             checks.push(self.range_check(&range, n, RangeFault::Empty, &what, ty, c.span));
@@ -138,7 +154,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Option<Value>> {
-        let [index] = indices else { return None };
+        let [index] = indices else {
+            return self.several_iterator_reduction(builtin, body, indices, scope, loops);
+        };
         let range_expr = index.range.as_ref()?;
         let diagnostics = self.diagnostics.len();
         let Some(range) = self.run_time_range(range_expr, None, scope, loops) else {
@@ -149,19 +167,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut refs = Vec::new();
         eqm_syntax::visit::refs_in_expr(body, &mut |c| refs.push(c));
         let Some(bound) = self.subscripted_size(name, &refs, scope) else {
-            self.diagnostics.push(
-                eqm_diag::Diagnostic::error(
-                    "E0206",
-                    format!(
-                        "the range `{}` of `{name}` is computed during the run, and `{name}` subscripts no array that would bound it",
-                        range.written
-                    ),
-                    range_expr.span,
-                    "no bound known at compile time",
-                )
-                .with_help(format!("use `{name}` as a subscript (`u[{name}]`), or give the range parameter bounds")),
-            );
-            return Some(None);
+            // No array bounds the range: a generated function loops over it.
+            let step = match range.step {
+                Step::Known(s) => self.model.exprs.int(s),
+                Step::RunTime(s) => s,
+            };
+            let looped = crate::reduction_functions::IteratorRange {
+                start: range.start,
+                step,
+                stop: range.stop,
+                written: range.written.clone(),
+            };
+            return Some(self.reduction_function(builtin, body, indices, &[looped], scope, loops));
         };
         // The body at each index the arrays allow, up to the first index where it cannot be
         // evaluated (`u[j + 1]` at the last one): the range may not reach that far.
@@ -199,7 +216,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         let n = values.len();
-        let mut checks = vec![self.range_check(&range, n, RangeFault::Outside, name, ty, index.name.span)];
+        let mut checks = Vec::new();
+        if matches!(range.step, Step::RunTime(_)) {
+            checks.push(self.range_check(&range, n, RangeFault::ZeroStep, name, ty, index.name.span));
+        }
+        checks.push(self.range_check(&range, n, RangeFault::Outside, name, ty, index.name.span));
         if matches!(builtin, Builtin::Min | Builtin::Max) {
             checks.push(self.range_check(&range, n, RangeFault::Empty, name, ty, index.name.span));
         }
@@ -216,7 +237,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// The reduction `builtin` of the elements whose condition holds (an element without one
     /// always counts), under the `checks` (`(wrong, stop)`: `stop` where `wrong` holds).
-    fn masked_reduction(
+    pub(crate) fn masked_reduction(
         &mut self,
         builtin: Builtin,
         masked: &[(ExprId, Option<ExprId>)],
@@ -272,12 +293,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         let step = match step {
             Some(s) => match bound(self, s)? {
-                Value::Scalar(s, ScalarType::Integer) => self.known_value(s).filter(|&s| s != 0.0)? as i64,
+                Value::Scalar(s, ScalarType::Integer) => match self.known_value(s) {
+                    Some(known) => Step::Known(Some(known).filter(|&s| s != 0.0)? as i64),
+                    None => Step::RunTime(s),
+                },
                 _ => return None,
             },
-            None => 1,
+            None => Step::Known(1),
         };
-        if self.model.exprs.literal(a).is_some() && self.model.exprs.literal(b).is_some() {
+        let literal = |f: &Self, x: ExprId| f.model.exprs.literal(x).is_some();
+        if literal(self, a) && literal(self, b) && matches!(step, Step::Known(_)) {
             return None;
         }
         Some(RunTimeRange {
@@ -293,18 +318,42 @@ impl<'t, 'a> Flattener<'t, 'a> {
     fn range_holds(&mut self, range: &RunTimeRange, k: i64) -> ExprId {
         let exprs = &mut self.model.exprs;
         let index = exprs.int(k);
-        let (low, high, from) = match range.step > 0 {
+        let step = match range.step {
+            Step::Known(step) => step,
+            Step::RunTime(s) => {
+                // Between the bounds in the step's direction, and a multiple of it from the
+                // start (no index is one for a step of zero, which stops the run before).
+                let (a, b) = (range.start, range.stop);
+                let zero = exprs.int(0);
+                let positive = exprs.binary(BinOp::Gt, s, zero);
+                let negative = exprs.binary(BinOp::Lt, s, zero);
+                let from_a = exprs.binary(BinOp::Le, a, index);
+                let to_b = exprs.binary(BinOp::Le, index, b);
+                let from_b = exprs.binary(BinOp::Le, b, index);
+                let to_a = exprs.binary(BinOp::Le, index, a);
+                let up = exprs.binary(BinOp::And, from_a, to_b);
+                let up = exprs.binary(BinOp::And, positive, up);
+                let down = exprs.binary(BinOp::And, from_b, to_a);
+                let down = exprs.binary(BinOp::And, negative, down);
+                let between = exprs.binary(BinOp::Or, up, down);
+                let distance = exprs.binary(BinOp::Sub, index, a);
+                let remainder = exprs.builtin(Builtin::Mod, vec![distance, s]);
+                let on_step = exprs.binary(BinOp::Eq, remainder, zero);
+                return exprs.binary(BinOp::And, between, on_step);
+            }
+        };
+        let (low, high, from) = match step > 0 {
             true => (range.start, range.stop, range.start),
             false => (range.stop, range.start, range.start),
         };
         let above = exprs.binary(BinOp::Le, low, index);
         let below = exprs.binary(BinOp::Le, index, high);
         let between = exprs.binary(BinOp::And, above, below);
-        if range.step.abs() == 1 {
+        if step.abs() == 1 {
             return between;
         }
         let distance = exprs.binary(BinOp::Sub, index, from);
-        let step = exprs.int(range.step.abs());
+        let step = exprs.int(step.abs());
         let remainder = exprs.builtin(Builtin::Mod, vec![distance, step]);
         let zero = exprs.int(0);
         let on_step = exprs.binary(BinOp::Eq, remainder, zero);
@@ -324,7 +373,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> (ExprId, ExprId) {
         let failure = self.range_failure(what, range, n, fault, ty, span);
         let exprs = &mut self.model.exprs;
-        let (a, b, s) = (range.start, range.stop, range.step);
+        let (a, b) = (range.start, range.stop);
+        let s = match range.step {
+            Step::Known(s) => s,
+            Step::RunTime(s) => {
+                let stop = exprs.add(Node::Call(Callee::User(failure), Box::new([a, b, s])));
+                return (run_time_step_fault(exprs, a, s, b, n, fault), stop);
+            }
+        };
         let stop = exprs.add(Node::Call(Callee::User(failure), Box::new([a, b])));
         if fault == RangeFault::Empty {
             let empty = exprs.binary(if s > 0 { BinOp::Gt } else { BinOp::Lt }, a, b);
@@ -412,8 +468,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let reason = match fault {
             RangeFault::Outside => format!(", outside 1..{n}"),
             RangeFault::Empty => ", which is empty: its `min` or `max` has no value".to_string(),
+            RangeFault::ZeroStep => ", whose step is 0".to_string(),
         };
-        let key = (format!("{what}|{written}|range{reason}"), span, n);
+        let run_time_step = matches!(range.step, Step::RunTime(_));
+        let key = (format!("{what}|{written}|range{reason}|{run_time_step}"), span, n);
         if let Some(&id) = self.functions.bounds_failures.get(&key) {
             return id;
         }
@@ -426,19 +484,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ty: ScalarType::Integer,
             written: written.to_string(),
         };
-        let between = match range.step {
-            1 => ":".to_string(),
-            s => format!(":{s}:"),
-        };
-        let message = Message {
-            parts: vec![
-                MessagePart::Text(format!("the range `{written}` of `{what}` is ")),
-                value(from, "start"),
-                MessagePart::Text(between),
-                value(to, "stop"),
-                MessagePart::Text(reason),
-            ],
-        };
+        let mut parts = vec![
+            MessagePart::Text(format!("the range `{written}` of `{what}` is ")),
+            value(from, "start"),
+        ];
+        match range.step {
+            Step::Known(1) => parts.push(MessagePart::Text(":".to_string())),
+            Step::Known(s) => parts.push(MessagePart::Text(format!(":{s}:"))),
+            Step::RunTime(_) => {
+                let step = exprs.add(Node::Local(2));
+                parts.extend([
+                    MessagePart::Text(":".to_string()),
+                    value(step, "step"),
+                    MessagePart::Text(":".to_string()),
+                ]);
+            }
+        }
+        parts.extend([value(to, "stop"), MessagePart::Text(reason)]);
+        let message = Message { parts };
         let slot = |name: &str, ty: ScalarType| flat::FunctionSlot {
             name: name.to_string(),
             ty,
@@ -446,13 +509,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         self.model.functions.push(flat::Function {
             name: format!("$range{}", id.0),
-            inputs: 2,
+            inputs: 2 + u32::from(run_time_step),
             outputs: 1,
-            slots: vec![
+            slots: [
                 slot("start", ScalarType::Integer),
                 slot("stop", ScalarType::Integer),
+                slot("step", ScalarType::Integer),
                 slot("element", ty),
-            ],
+            ]
+            .into_iter()
+            .enumerate()
+            .filter(|&(k, _)| k != 2 || run_time_step)
+            .map(|(_, slot)| slot)
+            .collect(),
             body: vec![Statement::Assert {
                 condition: never,
                 message,
@@ -464,4 +533,44 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.functions.bounds_failures.insert(key, id);
         id
     }
+}
+
+/// The condition under which the range `a:s:b` with a step `s` computed during the run, in a
+/// dimension of size `n`, has the `fault`.
+fn run_time_step_fault(
+    exprs: &mut eqm_ir::expr::ExprArena,
+    a: ExprId,
+    s: ExprId,
+    b: ExprId,
+    n: usize,
+    fault: RangeFault,
+) -> ExprId {
+    let zero = exprs.int(0);
+    if fault == RangeFault::ZeroStep {
+        return exprs.binary(BinOp::Eq, s, zero);
+    }
+    let positive = exprs.binary(BinOp::Gt, s, zero);
+    let negative = exprs.binary(BinOp::Lt, s, zero);
+    let upwards = exprs.binary(BinOp::Le, a, b);
+    let downwards = exprs.binary(BinOp::Ge, a, b);
+    let up = exprs.binary(BinOp::And, positive, upwards);
+    let down = exprs.binary(BinOp::And, negative, downwards);
+    let nonempty = exprs.binary(BinOp::Or, up, down);
+    if fault == RangeFault::Empty {
+        return exprs.unary(eqm_ir::expr::UnOp::Not, nonempty);
+    }
+    // The last value `a + div(b - a, s)*s` (the quotient is not negative when the range is not
+    // empty) and the first `a`, in either order.
+    let distance = exprs.binary(BinOp::Sub, b, a);
+    let steps = exprs.builtin(Builtin::Div, vec![distance, s]);
+    let span = exprs.binary(BinOp::Mul, steps, s);
+    let last = exprs.binary(BinOp::Add, a, span);
+    let low = exprs.builtin(Builtin::Min, vec![a, last]);
+    let high = exprs.builtin(Builtin::Max, vec![a, last]);
+    let one = exprs.int(1);
+    let size = exprs.int(n as i64);
+    let below = exprs.binary(BinOp::Lt, low, one);
+    let above = exprs.binary(BinOp::Gt, high, size);
+    let outside = exprs.binary(BinOp::Or, below, above);
+    exprs.binary(BinOp::And, nonempty, outside)
 }

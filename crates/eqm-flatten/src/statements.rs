@@ -247,10 +247,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
         cx: &mut StatementContext,
         out: &mut Vec<Statement>,
     ) {
-        let Some(v) = self.eval(value, scope, loops) else {
+        if self
+            .masked_range_assignment(target, value, span, scope, loops, cx, out)
+            .is_some()
+        {
+            return;
+        }
+        let Some(v) = self.eval_assigned_value(target, value, scope, loops, cx) else {
             return;
         };
-        if let Some(dynamic) = self.dynamic_assignment(target, &v, span, scope, loops, cx) {
+        // A range computed during the run in the target's subscripts (`y[1:n] := v`) has as
+        // many elements as a vector value.
+        let length = self.target_range_length(target, value, &v);
+        let saved = std::mem::replace(&mut self.context.range_length, length);
+        let dynamic = self.dynamic_assignment(target, &v, span, scope, loops, cx);
+        self.context.range_length = saved;
+        if let Some(dynamic) = dynamic {
             out.extend(dynamic.into_iter().flatten());
             return;
         }
@@ -681,7 +693,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Model variable `v` as the place of an assignment written as `target`: not a parameter
     /// or constant, and recorded as an output of the section (and of its when-statement).
-    fn assigned_variable(&mut self, v: VarId, target: &ast::ComponentRef, cx: &mut StatementContext) -> Option<Place> {
+    pub(crate) fn assigned_variable(
+        &mut self,
+        v: VarId,
+        target: &ast::ComponentRef,
+        cx: &mut StatementContext,
+    ) -> Option<Place> {
         let var = self.model.var(v);
         if matches!(var.variability, Variability::Parameter | Variability::Constant) {
             self.diagnostics.push(Diagnostic::error(
@@ -845,6 +862,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         }
         self.diagnostics.truncate(diagnostics_before);
+        if self.real_range_loop(index, range, rest, body, span, scope, loops, cx, out) {
+            return;
+        }
         match cx.function {
             Some(function) => self.run_time_loop(function, index, range, rest, body, span, scope, loops, cx, out),
             None => self.model_run_time_loop(index, range, rest, body, span, scope, loops, cx, out),

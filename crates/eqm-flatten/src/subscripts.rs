@@ -519,6 +519,8 @@ fn element_texts(e: &ast::Expr, xs: &[ExprId]) -> Vec<(ExprId, String)> {
     let written = eqm_syntax::pretty::print_expr(e);
     let elements = match &e.kind {
         ast::ExprKind::Array(elements) if elements.len() == xs.len() => Some(elements),
+        // Each element of a range computed during the run is named by the range.
+        ast::ExprKind::Range { .. } => return xs.iter().map(|&x| (x, written.clone())).collect(),
         _ => None,
     };
     xs.iter()

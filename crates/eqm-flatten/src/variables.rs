@@ -323,7 +323,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let Some(value) = self.caches.array_bindings.as_ref().and_then(|m| m.get(&key)) {
             return Some(value.clone());
         }
-        let value = Rc::new(self.eval(binding.expr, binding.scope, &mut Vec::new())?);
+        let value = Rc::new(self.eval_binding_expression(binding)?);
         if let Some(memo) = self.caches.array_bindings.as_mut() {
             memo.insert(key, value.clone());
         }

@@ -348,7 +348,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Evaluates an expression that initialises `var`, checking its size and type.
     pub(super) fn local_value(&mut self, e: &'a ast::Expr, var: &LocalVar, scope: Scope) -> Option<Vec<ExprId>> {
-        let v = self.eval(e, scope, &mut Vec::new())?;
+        let v = self.eval_initial_value(e, &var.dims, scope)?;
         self.check_assignable(&v, &var.dims, var.ty, e.span, &String::new)?;
         Some(broadcast(&v, var.slots.len()))
     }

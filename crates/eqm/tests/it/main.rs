@@ -37,6 +37,7 @@ mod package_check;
 mod points;
 mod result_files;
 mod run_time_ranges;
+mod run_time_slice_values;
 mod run_time_slices;
 mod session;
 mod simulate;
