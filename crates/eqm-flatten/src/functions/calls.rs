@@ -438,6 +438,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             // Not a class: perhaps a functional parameter of the instance.
             return self.named_functional_parameter(function, scope);
         };
+        // The name of an external object class called is its constructor, Modelica.
+        if self.is_external_object(class) {
+            class = self.object_function(class, "constructor", function.span)?;
+        }
         // A chain of short definitions names each class once, so one longer than the table is
         // a cycle.
         for _ in 0..=self.table.classes.len() {

@@ -16,6 +16,9 @@ pub(super) enum Fault {
     IterationLimit,
     RecursionLimit,
     ZeroStep { span: Span },
+    /// External function `external` (an index into the program's) stopped with
+    /// `ModelicaError`; the message is the machine's `external_message`.
+    External { external: u32 },
 }
 
 /// A function frame to return to.
@@ -91,6 +94,10 @@ pub(super) struct Machine {
     pub(super) regs: Vec<f64>,
     pub(super) calls: Vec<Frame>,
     pub(super) iteration_limit: u64,
+    /// The external objects of the run, shared by the clones of this machine.
+    pub(super) objects: std::sync::Arc<std::sync::Mutex<super::objects::ObjectStore>>,
+    /// The message of the external function that stopped the last evaluation.
+    pub(super) external_message: Option<String>,
 }
 
 impl Machine {
@@ -105,6 +112,8 @@ impl Machine {
             calls,
             model_frame,
             iteration_limit,
+            objects,
+            external_message,
         } = self;
         calls.clear();
         let mut budget = *iteration_limit;
@@ -187,10 +196,37 @@ impl Machine {
                     frame = f.frame as usize;
                     pc = f.start as usize;
                 }
-                Op::External { symbol, args, dst } => {
+                Op::External {
+                    symbol,
+                    destructor,
+                    external,
+                    args,
+                    dst,
+                } => {
                     let values: Vec<f64> = args.iter().map(|a| regs[base + *a as usize]).collect();
-                    regs[base + *dst as usize] = eqm_jit::call_external(symbol, &values)
-                        .expect("the number of arguments is checked when the call is compiled");
+                    let result = match destructor {
+                        // A constructor: the run's store creates the object once.
+                        Some(destructor) => {
+                            let mut store = objects.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                            store.construct(symbol, destructor, &values).map_err(Some)
+                        }
+                        None => {
+                            let y = eqm_jit::call_external(symbol, &values)
+                                .expect("the number of arguments is checked when the call is compiled");
+                            // NaN is also what a wrapper returns after `ModelicaError`.
+                            match y.is_nan().then(|| eqm_jit::external_error(symbol)).flatten() {
+                                Some(message) => Err(Some(message)),
+                                None => Ok(y),
+                            }
+                        }
+                    };
+                    match result {
+                        Ok(y) => regs[base + *dst as usize] = y,
+                        Err(message) => {
+                            *external_message = message;
+                            return Err(Fault::External { external: *external });
+                        }
+                    }
                 }
                 Op::Assert { cond, message, span } => {
                     if regs[base + *cond as usize] == 0.0 {
