@@ -172,7 +172,41 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let c = self.eval(condition, scope, loops)?;
             self.expect_type(&c, ScalarType::Boolean, condition)?;
             let Value::Scalar(c, _) = c else { return None };
-            let t = self.eval(then_value, scope, loops)?;
+            let (errors, entered) = (self.diagnostics.len(), self.functions.entered.len());
+            let t = self.eval(then_value, scope, loops);
+            if (t.is_none() || eqm_diag::has_errors(&self.diagnostics[errors..]))
+                && self.consts.eval(&self.model, c) == Some(0.0)
+            {
+                // A branch that cannot be flattened (a String function of a String known only
+                // at run time, say) is no error when its condition is known to be false at
+                // compile time: it is never taken. The function instances made for it are
+                // forgotten, so that a later call reports their errors again.
+                self.diagnostics.truncate(errors);
+                for key in self.functions.entered.split_off(entered) {
+                    self.functions.ids.remove(&key);
+                }
+                self.note_structural(c);
+                continue;
+            }
+            let t = t?;
+            // EQM has no String values during the run: a choice between Strings is made when
+            // the model is compiled, so its condition must be known then.
+            if t.ty() == ScalarType::String || result.ty() == ScalarType::String {
+                let Some(known) = self.consts.eval(&self.model, c) else {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0206",
+                        "the condition of an if-expression choosing between Strings must be known at compile time",
+                        condition.span,
+                        "depends on values only known during simulation",
+                    ));
+                    return None;
+                };
+                self.note_structural(c);
+                if known != 0.0 {
+                    result = t;
+                }
+                continue;
+            }
             if matches!(t, Value::Record(_) | Value::Records(..))
                 || matches!(result, Value::Record(_) | Value::Records(..))
             {
@@ -402,6 +436,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
         None
     }
 
+    /// A relation of two Strings (`fileName <> "NoName"`), decided when the model is compiled
+    /// (EQM has no String values during the run): Modelica compares Strings lexicographically.
+    fn string_relation(&mut self, e: &ast::Expr, op: BinOp, a: &Value, b: &Value) -> Option<Value> {
+        let text = |f: &mut Self, v: &Value| f.known_string(v).and_then(|m| m.as_literal());
+        let (Some(x), Some(y)) = (text(self, a), text(self, b)) else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0206",
+                "a comparison of Strings must be known at compile time (both Strings known then)",
+                e.span,
+                "depends on values only known during simulation",
+            ));
+            return None;
+        };
+        let holds = match op {
+            BinOp::Eq => x == y,
+            BinOp::Ne => x != y,
+            BinOp::Lt => x < y,
+            BinOp::Le => x <= y,
+            BinOp::Gt => x > y,
+            _ => x >= y,
+        };
+        Some(Value::Scalar(self.model.exprs.boolean(holds), ScalarType::Boolean))
+    }
+
     fn eval_binary(
         &mut self,
         e: &ast::Expr,
@@ -433,6 +491,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         {
             // Text joined with text, also a String parameter's (`"stopped: " + reason`).
             return Some(Value::Str(x.concat(&y)));
+        }
+        if flat_op.is_relation() && (a.ty() == ScalarType::String || b.ty() == ScalarType::String) {
+            return self.string_relation(e, flat_op, &a, &b);
         }
         let ty = if logical {
             self.expect_type(&a, ScalarType::Boolean, lhs)?;

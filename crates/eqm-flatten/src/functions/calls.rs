@@ -241,24 +241,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some((sizes, functionals))
     }
 
-    /// The String inputs of a call of an external function whose texts are known now: the
-    /// function is instantiated for them, and passes them to C as constants (Modelica:
-    /// `const char*`). Empty for any other function.
+    /// The String inputs of a call whose texts are known now: the function is instantiated for
+    /// them. An external function passes them to C as constants (Modelica: `const char*`);
+    /// in any function's body the input reads as its text, so that the string functions it
+    /// calls are evaluated when the model is compiled (EQM has no String values during the
+    /// run).
     fn known_string_inputs(
         &mut self,
-        class: ClassId,
+        _class: ClassId,
         declared: &[(&'a str, bool, Option<ClassId>)],
         given: &[Option<(Value, Span)>],
     ) -> KnownStrings {
-        let external = self
-            .table
-            .get(class)
-            .sections()
-            .iter()
-            .any(|s| matches!(s, ast::Section::External { .. }));
-        if !external {
-            return Vec::new();
-        }
         // A String parameter or constant counts through its binding; it becomes structural,
         // since the C code is made for its text.
         let mut known = Vec::new();

@@ -71,8 +71,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let diagnostics_before = self.diagnostics.len();
         // The declarations are in scope as they are made, so that a size may be computed from
         // an input (`output Real y[size(u, 1)]`).
+        let strings = self
+            .functions
+            .known_strings
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or_default();
         self.context.frames.push(Frame {
             locals: BTreeMap::new(),
+            strings,
         });
         let declared = self.declare_function_locals(id, &sections, sizes, functionals);
         let interface_ok = self.diagnostics.len() == diagnostics_before;
