@@ -213,7 +213,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 result = self.select_records(e, c, t, result)?;
                 continue;
             }
+            // A branch decided at compile time (a parameter condition) is taken directly; the
+            // branches may then differ in size (Modelica: only the chosen one is the value).
+            if let Some(known) = self.model.exprs.literal(c) {
+                result = if known != 0.0 { t } else { result };
+                continue;
+            }
             if !value::same_dims(t.dims(), result.dims()) {
+                // Branches of different sizes under a parameter condition: the condition is
+                // decided when the model is compiled.
+                if let Some(known) = self.consts.eval(&self.model, c) {
+                    self.note_structural(c);
+                    result = if known != 0.0 { t } else { result };
+                    continue;
+                }
                 self.diagnostics.push(Diagnostic::error(
                     "E0304",
                     "the branches of this if-expression have different array sizes",
@@ -227,11 +240,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
             } else {
                 t.ty()
             };
-            // A branch decided at compile time (a parameter condition) is taken directly.
-            if let Some(known) = self.model.exprs.literal(c) {
-                result = if known != 0.0 { t } else { result };
-                continue;
-            }
             let elements: Vec<ExprId> = t
                 .elements()
                 .into_iter()
