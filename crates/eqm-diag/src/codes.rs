@@ -477,7 +477,7 @@ pub static CODES: &[CodeInfo] = &[
         Instantiation,
         "An external object (a component of a class extending `ExternalObject`) misused: used as a number \
          (in arithmetic, a comparison, a condition or an equation; it can only be passed to functions), \
-         declared without a binding that calls its constructor, or its class without a `constructor` or \
+         a constructor called anywhere but as the whole binding of a component, declared without a binding that calls its constructor, or its class without a `constructor` or \
          `destructor` function, or a destructor that is not an external C function taking the object only",
     ),
     code(

@@ -149,7 +149,9 @@ impl Sources {
     /// Resolves and flattens `model` (or the only model in the user's files). Diagnostics go to
     /// [`Sources::diagnostics`]; the flat model comes back when there were no errors.
     pub fn flatten(&mut self, model: Option<&str>, options: &crate::Options) -> Option<FlatModel> {
-        self.resolve_and(options, model, |table, name, options| crate::flatten(table, name, options))
+        self.resolve_and(options, model, |table, name, options| {
+            crate::flatten(table, name, options)
+        })
     }
 
     /// Resolves and flattens `model` (or the only model in the user's files) like

@@ -39,7 +39,9 @@ pub fn external_error(symbol: &LinkedSymbol) -> Option<String> {
     // SAFETY: the linker took this address from the same loaded unit as the wrapper, whose
     // library `symbol` keeps loaded: the flattener's `const char* eqm_external_error(void)`,
     // which returns a pointer to that unit's thread-local, NUL-terminated message buffer.
-    let reader = unsafe { std::mem::transmute::<usize, unsafe extern "C" fn() -> *const std::ffi::c_char>(symbol.error_address()) };
+    let reader = unsafe {
+        std::mem::transmute::<usize, unsafe extern "C" fn() -> *const std::ffi::c_char>(symbol.error_address())
+    };
     // SAFETY: see above; the buffer lives as long as the thread and is NUL-terminated.
     let text = unsafe { std::ffi::CStr::from_ptr(reader()) };
     let text = text.to_string_lossy();

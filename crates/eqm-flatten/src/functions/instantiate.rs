@@ -517,12 +517,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }]);
             }
         }
-        let result_is_object = result_name
-            .as_deref()
-            .is_some_and(|o| objects.contains(&o));
+        let result_is_object = result_name.as_deref().is_some_and(|o| objects.contains(&o));
         let function = self.table.get(class).full_name.clone();
-        let assignments =
-            self.external_c_call(&function, &name, &args, result, result_is_object, clause.annotation, span)?;
+        let assignments = self.external_c_call(
+            &function,
+            &name,
+            &args,
+            result,
+            result_is_object,
+            clause.annotation,
+            span,
+        )?;
         if let Some(object_class) = self.constructed_object_class(class) {
             // The constructor of an external object: its destructor is linked with it, so
             // that whoever creates an object can destroy it.

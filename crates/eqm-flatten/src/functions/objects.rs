@@ -142,16 +142,32 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Reports every use of an external object as a number (`E0329`): in arithmetic, a
     /// comparison, a condition or an equation, anywhere but as an argument of a function call
-    /// or as the whole binding of another external object. One walk over each expression
-    /// reached from the model's equations, bindings, assertions and when-clauses, each node
+    /// or as the whole binding of another external object; and every call of a constructor
+    /// other than the whole binding of an external object (an object made anywhere else would
+    /// have no owner to destroy it). One walk over each expression reached from the model's
+    /// equations, bindings, assertions, when-clauses, algorithms and function bodies, each node
     /// checked once.
+    // Long function: the roots of every kind are gathered, then walked in one loop.
     pub(crate) fn check_object_uses(&mut self) {
-        if self.model.objects.is_empty() {
+        if self.model.objects.is_empty() && self.model.externals.iter().all(|f| f.destructor.is_none()) {
             return;
         }
         let mut is_object = vec![false; self.model.variables.len()];
         for v in &self.model.objects {
             is_object[v.0 as usize] = true;
+        }
+        // The functions whose body calls a constructor's C function: the constructors.
+        let mut is_constructor = vec![false; self.model.functions.len()];
+        for (k, function) in self.model.functions.iter().enumerate() {
+            for statement in &function.body {
+                statement.for_each_expr(&mut |e, _| {
+                    if let Node::Call(Callee::External(x), _) = self.model.exprs.get(e)
+                        && self.model.externals[*x as usize].destructor.is_some()
+                    {
+                        is_constructor[k] = true;
+                    }
+                });
+            }
         }
         let mut roots: Vec<(ExprId, Span, bool)> = Vec::new();
         for eq in self.model.equations.iter().chain(&self.model.initial_equations) {
@@ -177,16 +193,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
-        let object_var = |exprs: &eqm_ir::expr::ExprArena, e: ExprId| match exprs.get(e) {
-            Node::Var(v) if is_object[v.0 as usize] => Some(*v),
+        let statements = (self.model.algorithms.iter().flat_map(|a| &a.statements)).chain(
+            (self.model.functions.iter().enumerate())
+                .filter(|(k, _)| !is_constructor[*k])
+                .flat_map(|(_, f)| &f.body),
+        );
+        for statement in statements {
+            statement.for_each_expr(&mut |e, span| roots.push((e, span, false)));
+        }
+        // What a node is: an external object, a call of a constructor, or neither.
+        let misuse_of = |exprs: &eqm_ir::expr::ExprArena, e: ExprId| match exprs.get(e) {
+            Node::Var(v) if is_object[v.0 as usize] => Some(Some(*v)),
+            Node::Call(Callee::User(f), _) if is_constructor[f.0 as usize] => Some(None),
             _ => None,
         };
         let mut seen = vec![false; self.model.exprs.len()];
         let mut stack = Vec::new();
-        let mut misused: Vec<(VarId, Span)> = Vec::new();
+        let mut misused: Vec<(Option<VarId>, Span)> = Vec::new();
         for (root, span, object_binding) in roots {
-            if !object_binding && let Some(v) = object_var(&self.model.exprs, root) {
-                misused.push((v, span));
+            if !object_binding && let Some(what) = misuse_of(&self.model.exprs, root) {
+                misused.push((what, span));
                 continue;
             }
             stack.push(root);
@@ -194,31 +220,45 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 if std::mem::replace(&mut seen[e.0 as usize], true) {
                     continue;
                 }
-                let passes_objects = matches!(self.model.exprs.get(e), Node::Call(Callee::User(_) | Callee::External(_), _));
+                let passes_objects = matches!(
+                    self.model.exprs.get(e),
+                    Node::Call(Callee::User(_) | Callee::External(_), _)
+                );
                 for child in self.model.exprs.children(e) {
-                    if let Some(v) = object_var(&self.model.exprs, child) {
-                        if !passes_objects {
-                            misused.push((v, span));
-                        }
-                    } else {
-                        stack.push(child);
+                    match misuse_of(&self.model.exprs, child) {
+                        Some(Some(v)) if !passes_objects => misused.push((Some(v), span)),
+                        Some(Some(_)) => {}
+                        Some(None) => misused.push((None, span)),
+                        None => stack.push(child),
                     }
                 }
             }
         }
-        misused.sort_by_key(|(v, span)| (span.file, span.start, v.0));
+        misused.sort_by_key(|(v, span)| (span.file, span.start, v.map(|v| v.0)));
         misused.dedup_by_key(|(_, span)| (span.file, span.start));
-        for (v, span) in misused {
-            let name = self.model.variables[v.0 as usize].name.clone();
-            self.diagnostics.push(
-                Diagnostic::error(
+        for (what, span) in misused {
+            let d = match what {
+                Some(v) => Diagnostic::error(
                     "E0329",
-                    format!("`{name}` is an external object, not a number"),
+                    format!(
+                        "`{}` is an external object, not a number",
+                        self.model.variables[v.0 as usize].name
+                    ),
                     span,
                     "an external object used as a number here",
                 )
                 .with_help("an external object can only be passed to functions (as an input declared with its class)"),
-            );
+                None => Diagnostic::error(
+                    "E0329",
+                    "an external object's constructor is called here, outside the binding of an external object",
+                    span,
+                    "a constructor call",
+                )
+                .with_help(
+                    "declare a component of the external object's class bound to the call, and pass the component",
+                ),
+            };
+            self.diagnostics.push(d);
         }
     }
 }

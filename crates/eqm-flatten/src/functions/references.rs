@@ -21,8 +21,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // A String input of a function instance made for its text reads as that text.
         if let [part] = c.parts.as_slice()
             && part.subscripts.is_empty()
-            && let Some((_, text)) = (self.context.frames.last())
-                .and_then(|f| f.strings.iter().find(|(name, _)| *name == part.name.name))
+            && let Some((_, text)) =
+                (self.context.frames.last()).and_then(|f| f.strings.iter().find(|(name, _)| *name == part.name.name))
         {
             return Some(Value::Str(eqm_ir::flat::Message::literal(text.clone())));
         }

@@ -11,14 +11,24 @@ use super::*;
 /// A failure inside the register code, before the caller adds where it happened.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Fault {
-    Assert { message: u32, span: Span },
-    Terminate { message: u32, span: Span },
+    Assert {
+        message: u32,
+        span: Span,
+    },
+    Terminate {
+        message: u32,
+        span: Span,
+    },
     IterationLimit,
     RecursionLimit,
-    ZeroStep { span: Span },
+    ZeroStep {
+        span: Span,
+    },
     /// External function `external` (an index into the program's) stopped with
     /// `ModelicaError`; the message is the machine's `external_message`.
-    External { external: u32 },
+    External {
+        external: u32,
+    },
 }
 
 /// A function frame to return to.

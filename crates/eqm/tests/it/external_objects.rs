@@ -175,7 +175,12 @@ fn an_external_object_is_created_once_per_run_and_destroyed_once_at_its_end_on_b
             check(&result, "z", t, 15.0 + t, 0.0);
         }
         // The handle is a parameter, never a result.
-        assert!(result.columns().iter().all(|c| c.name != "counter" && c.name != "product"));
+        assert!(
+            result
+                .columns()
+                .iter()
+                .all(|c| c.name != "counter" && c.name != "product")
+        );
         results.push(result);
     }
     assert_eq!(results[0].time(), results[1].time());
@@ -200,13 +205,18 @@ fn each_run_of_a_compiled_model_makes_its_own_objects_from_its_parameters() {
         ..RunSettings::default()
     };
     let first = model.simulate(&settings).unwrap_or_else(|e| panic!("{e}"));
-    model.set_parameter("s", 10.0).unwrap_or_else(|d| panic!("{}", d.message));
+    model
+        .set_parameter("s", 10.0)
+        .unwrap_or_else(|d| panic!("{}", d.message));
     let second = model.simulate(&settings).unwrap_or_else(|e| panic!("{e}"));
     check(&first, "z", 1.0, 16.0, 0.0);
     check(&second, "y", 1.0, 12.0, 0.0);
     check(&second, "z", 1.0, 51.0, 0.0);
     let (counters, scaled) = balanced(&log_lines(&dir));
-    assert!(counters >= 2 && counters == scaled, "{counters} counters, {scaled} scaled");
+    assert!(
+        counters >= 2 && counters == scaled,
+        "{counters} counters, {scaled} scaled"
+    );
 }
 
 #[test]
@@ -260,20 +270,39 @@ fn an_external_object_used_as_a_number_or_without_a_constructor_call_is_e0329() 
     }
     let dir = scratch("objects-misuse");
     for (misuse, shown) in [
-        ("y = counted(counter, time) + counter;", "`counter` is an external object, not a number"),
-        ("y = if counter == counter then 1 else 2;", "`counter` is an external object, not a number"),
+        (
+            "y = counted(counter, time) + counter;",
+            "`counter` is an external object, not a number",
+        ),
+        (
+            "y = if counter == counter then 1 else 2;",
+            "`counter` is an external object, not a number",
+        ),
+        (
+            "y = counted(Counter(2 * s), time);",
+            "an external object's constructor is called here, outside the binding of an external object",
+        ),
     ] {
         let text = COUNTER.replace("y = counted(counter, time);", misuse);
         let rendered = check_diagnostics(&text, &dir);
-        assert!(rendered.contains("E0329") && rendered.contains(shown), "{misuse}: {rendered}");
+        assert!(
+            rendered.contains("E0329") && rendered.contains(shown),
+            "{misuse}: {rendered}"
+        );
     }
     let unbound = COUNTER.replace("Counter counter = Counter(s);", "Counter counter;");
     let rendered = check_diagnostics(&unbound, &dir);
-    assert!(rendered.contains("E0329") && rendered.contains("has no binding"), "{rendered}");
+    assert!(
+        rendered.contains("E0329") && rendered.contains("has no binding"),
+        "{rendered}"
+    );
     let no_destructor = COUNTER.replacen("function destructor", "function destroy", 1);
     let no_destructor = no_destructor.replacen("end destructor;", "end destroy;", 1);
     let rendered = check_diagnostics(&no_destructor, &dir);
-    assert!(rendered.contains("E0329") && rendered.contains("no function `destructor`"), "{rendered}");
+    assert!(
+        rendered.contains("E0329") && rendered.contains("no function `destructor`"),
+        "{rendered}"
+    );
 }
 
 /// The file system, for the installed Modelica Standard Library.
@@ -306,7 +335,10 @@ pub(crate) fn installed_msl() -> Option<PathBuf> {
     if dir.join("Modelica/package.mo").is_file() {
         Some(dir)
     } else {
-        eprintln!("skipped: the Modelica Standard Library is not installed at {}", dir.display());
+        eprintln!(
+            "skipped: the Modelica Standard Library is not installed at {}",
+            dir.display()
+        );
         None
     }
 }
@@ -342,7 +374,12 @@ fn run_with_msl(name: &str, text: &str, stop: f64) -> Option<SimulationResult> {
     }
     assert_eq!(runs[0].time(), runs[1].time());
     for column in runs[0].columns() {
-        assert_eq!(runs[0].column(&column.name), runs[1].column(&column.name), "{}", column.name);
+        assert_eq!(
+            runs[0].column(&column.name),
+            runs[1].column(&column.name),
+            "{}",
+            column.name
+        );
     }
     Some(runs.swap_remove(0))
 }
@@ -363,7 +400,14 @@ end M;
         return;
     };
     // Straight lines between the points, the last two points' line beyond them.
-    for (t, y) in [(0.0, 0.0), (0.5, 0.5), (1.25, 1.75), (2.5, 6.5), (3.0, 9.0), (3.5, 11.5)] {
+    for (t, y) in [
+        (0.0, 0.0),
+        (0.5, 0.5),
+        (1.25, 1.75),
+        (2.5, 6.5),
+        (3.0, 9.0),
+        (3.5, 11.5),
+    ] {
         check(&r, "linear.y[1]", t, y, 1e-12);
     }
     // Each point's value held until the next; after the end, the line through the last two
