@@ -125,6 +125,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// each back end still reads one double per call.
     // Long function: it writes the C wrapper, whose parts (conversions, output buffers, the
     // cache) belong together, then links it.
+    #[allow(clippy::too_many_arguments)] // The parts of one external clause, read by the caller.
     pub(super) fn external_c_call(
         &mut self,
         function: &str,

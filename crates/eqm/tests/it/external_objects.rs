@@ -237,7 +237,7 @@ fn a_constructor_that_calls_modelica_error_stops_with_its_message_and_leaks_noth
     let mut model = session
         .compile(None, &ModelOptions::default())
         .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
-    let error = model.set_parameter("s", -1.0).map(|()| ()).err();
+    let error = model.set_parameter("s", -1.0).err();
     let message = match error {
         Some(d) => format!("[{}] {}", d.code, d.message),
         None => {
