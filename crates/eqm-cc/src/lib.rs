@@ -167,8 +167,8 @@ impl LinkExternal for SystemCompiler {
             .map_err(|e| error(format!("the symbol `{}` is missing after linking: {e}", unit.symbol)))?;
         // The unit's error reader, which every wrapper the flattener writes defines; a unit
         // without one reports a `ModelicaError` as a value that is not a number only.
-        // SAFETY: only the address of `const char* eqm_external_error(void)` is taken.
         let error =
+            // SAFETY: only the address of `const char* eqm_external_error(void)` is taken.
             unsafe { library.get::<unsafe extern "C" fn() -> *const std::ffi::c_char>(b"eqm_external_error\0") }
                 .map(|f| *f as usize)
                 .unwrap_or(0);

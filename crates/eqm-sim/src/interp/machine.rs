@@ -214,26 +214,10 @@ impl Machine {
                     dst,
                 } => {
                     let values: Vec<f64> = args.iter().map(|a| regs[base + *a as usize]).collect();
-                    let result = match destructor {
-                        // A constructor: the run's store creates the object once.
-                        Some(destructor) => {
-                            let mut store = objects.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                            store.construct(symbol, destructor, &values).map_err(Some)
-                        }
-                        None => {
-                            let y = eqm_jit::call_external(symbol, &values)
-                                .expect("the number of arguments is checked when the call is compiled");
-                            // NaN is also what a wrapper returns after `ModelicaError`.
-                            match y.is_nan().then(|| eqm_jit::external_error(symbol)).flatten() {
-                                Some(message) => Err(Some(message)),
-                                None => Ok(y),
-                            }
-                        }
-                    };
-                    match result {
+                    match call_external_op(symbol, destructor.as_ref(), objects, &values) {
                         Ok(y) => regs[base + *dst as usize] = y,
                         Err(message) => {
-                            *external_message = message;
+                            *external_message = Some(message);
                             return Err(Fault::External { external: *external });
                         }
                     }
@@ -288,5 +272,26 @@ fn keep_values(kept: &mut Vec<f64>, messages: &[(eqm_ir::flat::Message, Vec<u32>
     kept.clear();
     if let Some((_, values)) = messages.get(k as usize) {
         kept.extend(values.iter().map(|&r| regs[base + r as usize]));
+    }
+}
+
+/// The value of an external call: a constructor's through the run's object store, which
+/// creates the object once; any other function's by calling it. `Err` with the C code's
+/// message when it stopped with `ModelicaError` (a wrapper then returns NaN).
+fn call_external_op(
+    symbol: &eqm_ir::external::LinkedSymbol,
+    destructor: Option<&eqm_ir::external::LinkedSymbol>,
+    objects: &std::sync::Mutex<super::objects::ObjectStore>,
+    values: &[f64],
+) -> Result<f64, String> {
+    if let Some(destructor) = destructor {
+        let mut store = objects.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        return store.construct(symbol, destructor, values);
+    }
+    let y =
+        eqm_jit::call_external(symbol, values).expect("the number of arguments is checked when the call is compiled");
+    match y.is_nan().then(|| eqm_jit::external_error(symbol)).flatten() {
+        Some(message) => Err(message),
+        None => Ok(y),
     }
 }
