@@ -191,7 +191,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let t = t?;
             // EQM has no String values during the run: a choice between Strings is made when
             // the model is compiled, so its condition must be known then.
-            if t.ty() == ScalarType::String || result.ty() == ScalarType::String {
+            let is_string = |v: &Value| {
+                matches!(
+                    v,
+                    Value::Str(_) | Value::Scalar(_, ScalarType::String) | Value::Array(_, _, ScalarType::String)
+                )
+            };
+            if is_string(&t) || is_string(&result) {
                 let Some(known) = self.consts.eval(&self.model, c) else {
                     self.diagnostics.push(Diagnostic::error(
                         "E0206",
@@ -500,7 +506,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             // Text joined with text, also a String parameter's (`"stopped: " + reason`).
             return Some(Value::Str(x.concat(&y)));
         }
-        if flat_op.is_relation() && (a.ty() == ScalarType::String || b.ty() == ScalarType::String) {
+        let is_string = |v: &Value| matches!(v, Value::Str(_) | Value::Scalar(_, ScalarType::String));
+        if flat_op.is_relation() && (is_string(&a) || is_string(&b)) {
             return self.string_relation(e, flat_op, &a, &b);
         }
         let ty = if logical {

@@ -16,6 +16,7 @@ use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{Callee, ExprId, Node};
+use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -255,8 +256,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // A String parameter or constant counts through its binding; it becomes structural,
         // since the C code is made for its text.
         let mut known = Vec::new();
-        for ((name, ..), value) in declared.iter().zip(given) {
-            let Some((value, _)) = value else { continue };
+        for ((name, _, functional), value) in declared.iter().zip(given) {
+            // A function passed to a functional input is not a String, whatever stands for it.
+            let Some((value, _)) = value.as_ref().filter(|_| functional.is_none()) else {
+                continue;
+            };
+            if !matches!(value, Value::Str(_) | Value::Scalar(_, ScalarType::String)) {
+                continue;
+            }
             if let Some(text) = self.known_string(value).and_then(|m| m.as_literal()) {
                 known.push((name.to_string(), text));
             }
