@@ -9,6 +9,9 @@
 //! `-Wl,--no-undefined`, so a symbol missing after linking is a link error rather than a crash
 //! at the first call), or a shared object that does not load.
 //!
+//! The libraries a unit names are searched in each `LibraryDirectory`'s platform
+//! subdirectory (`linux64`) first, as Modelica tools do, then in the directory itself.
+//!
 //! A shared object is kept in the cache directory under a hash of everything its build reads:
 //! the compiler, the flags, the unit, and the contents of the files in its include directories
 //! and of the libraries it names, so an edited header or library is compiled again and an
@@ -64,8 +67,8 @@ impl SystemCompiler {
         for d in &unit.include_directories {
             command.arg(format!("-I{d}"));
         }
-        for d in &unit.library_directories {
-            command.arg(format!("-L{d}"));
+        for d in library_search_path(unit) {
+            command.arg(format!("-L{}", d.display()));
         }
         for l in &unit.libraries {
             command.arg(format!("-l{l}"));
@@ -120,11 +123,11 @@ impl SystemCompiler {
                 h.bytes(&bytes);
             }
         }
-        for d in &unit.library_directories {
-            h.text(d);
+        for d in library_search_path(unit) {
+            h.text(&d.display().to_string());
             for l in &unit.libraries {
                 for name in [format!("lib{l}.a"), format!("lib{l}.so")] {
-                    if let Ok(bytes) = std::fs::read(Path::new(d).join(&name)) {
+                    if let Ok(bytes) = std::fs::read(d.join(&name)) {
                         h.text(&name);
                         h.bytes(&bytes);
                     }
@@ -162,9 +165,46 @@ impl LinkExternal for SystemCompiler {
         let address = unsafe { library.get::<unsafe extern "C" fn(*mut f64) -> f64>(symbol.as_bytes()) }
             .map(|f| *f as usize)
             .map_err(|e| error(format!("the symbol `{}` is missing after linking: {e}", unit.symbol)))?;
-        Ok(LinkedSymbol::new(address, unit.arity, library))
+        // The unit's error reader, which every wrapper the flattener writes defines; a unit
+        // without one reports a `ModelicaError` as a value that is not a number only.
+        let error =
+            // SAFETY: only the address of `const char* eqm_external_error(void)` is taken.
+            unsafe { library.get::<unsafe extern "C" fn() -> *const std::ffi::c_char>(b"eqm_external_error\0") }
+                .map(|f| *f as usize)
+                .unwrap_or(0);
+        Ok(LinkedSymbol::new(address, unit.arity, library).with_error_reader(error))
     }
 }
+
+/// The directories searched for a unit's libraries, in order: each `LibraryDirectory` with
+/// this platform's subdirectory first (`linux64` on 64-bit Linux, as Modelica names
+/// platforms; the prebuilt libraries of a Modelica library are stored there), then the
+/// directory itself.
+fn library_search_path(unit: &ExternalUnit) -> Vec<PathBuf> {
+    let mut path = Vec::new();
+    for d in &unit.library_directories {
+        if let Some(platform) = MODELICA_PLATFORM {
+            path.push(Path::new(d).join(platform));
+        }
+        path.push(PathBuf::from(d));
+    }
+    path
+}
+
+/// Modelica's name of the platform this binary runs on, for the library subdirectory.
+const MODELICA_PLATFORM: Option<&str> = if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+    Some("linux64")
+} else if cfg!(all(target_os = "linux", target_arch = "aarch64")) {
+    Some("aarch64-linux")
+} else if cfg!(all(target_os = "linux", target_arch = "x86")) {
+    Some("linux32")
+} else if cfg!(all(target_os = "macos", target_arch = "x86_64")) {
+    Some("darwin64")
+} else if cfg!(all(target_os = "macos", target_arch = "aarch64")) {
+    Some("aarch64-darwin")
+} else {
+    None
+};
 
 fn error(message: String) -> LinkError {
     LinkError { message }

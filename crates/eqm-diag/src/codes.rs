@@ -478,6 +478,15 @@ pub static CODES: &[CodeInfo] = &[
         "The `initialPoints` of `spatialDistribution` do not go from 0 to 1 without decreasing",
     ),
     code(
+        "E0329",
+        Error,
+        Instantiation,
+        "An external object (a component of a class extending `ExternalObject`) misused: used as a number \
+         (in arithmetic, a comparison, a condition or an equation; it can only be passed to functions), \
+         a constructor called anywhere but as the whole binding of a component, declared without a binding that calls its constructor, or its class without a `constructor` or \
+         `destructor` function, or a destructor that is not an external C function taking the object only",
+    ),
+    code(
         "E0401",
         Error,
         Balance,
@@ -624,7 +633,8 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Simulation,
         "An `assert` failed (in an equation section, an algorithm or a function; one on parameters \
-         before the run), or an algorithm section or function called `terminate`",
+         before the run), an algorithm section or function called `terminate`, or an external C function \
+         stopped with `ModelicaError` (its message is shown)",
     ),
     code(
         "E0706",

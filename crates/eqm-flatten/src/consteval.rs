@@ -8,7 +8,7 @@
 //! It deliberately evaluates nothing that depends on time or on other variables.
 
 use eqm_ir::builtins::{Builtin, Eval};
-use eqm_ir::expr::{Callee, ExprId, Node, VarId};
+use eqm_ir::expr::{BinOp, Callee, ExprId, Node, VarId};
 use eqm_ir::flat::{FlatModel, Variability};
 use std::collections::BTreeMap;
 
@@ -30,6 +30,16 @@ impl ConstCache {
             Node::Var(v) => return self.var(model, v),
             Node::Str(_) | Node::Local(_) | Node::Time | Node::CallOutput(..) => return None,
             Node::Unary(op, a) => eqm_ir::symbolic::eval::unary(op, self.eval(model, a)?),
+            // `false and x` is false and `true or x` is true whatever `x` is, also when `x`
+            // is not known at compile time (a String function of a parameter, say).
+            Node::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+                let a = self.eval(model, a)?;
+                match (op, a != 0.0) {
+                    (BinOp::And, false) => 0.0,
+                    (BinOp::Or, true) => 1.0,
+                    _ => eqm_ir::symbolic::eval::binary(op, a, self.eval(model, b)?),
+                }
+            }
             Node::Binary(op, a, b) => {
                 let a = self.eval(model, a)?;
                 let b = self.eval(model, b)?;

@@ -185,14 +185,67 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let c = self.eval(condition, scope, loops)?;
             self.expect_type(&c, ScalarType::Boolean, condition)?;
             let Value::Scalar(c, _) = c else { return None };
-            let t = self.eval(then_value, scope, loops)?;
+            let (errors, entered) = (self.diagnostics.len(), self.functions.entered.len());
+            let t = self.eval(then_value, scope, loops);
+            if (t.is_none() || eqm_diag::has_errors(&self.diagnostics[errors..]))
+                && self.consts.eval(&self.model, c) == Some(0.0)
+            {
+                // A branch that cannot be flattened (a String function of a String known only
+                // at run time, say) is no error when its condition is known to be false at
+                // compile time: it is never taken. The function instances made for it are
+                // forgotten, so that a later call reports their errors again.
+                self.diagnostics.truncate(errors);
+                for key in self.functions.entered.split_off(entered) {
+                    self.functions.ids.remove(&key);
+                }
+                self.note_structural(c);
+                continue;
+            }
+            let t = t?;
+            // EQM has no String values during the run: a choice between Strings is made when
+            // the model is compiled, so its condition must be known then.
+            let is_string = |v: &Value| {
+                matches!(
+                    v,
+                    Value::Str(_) | Value::Scalar(_, ScalarType::String) | Value::Array(_, _, ScalarType::String)
+                )
+            };
+            if is_string(&t) || is_string(&result) {
+                let Some(known) = self.consts.eval(&self.model, c) else {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0206",
+                        "the condition of an if-expression choosing between Strings must be known at compile time",
+                        condition.span,
+                        "depends on values only known during simulation",
+                    ));
+                    return None;
+                };
+                self.note_structural(c);
+                if known != 0.0 {
+                    result = t;
+                }
+                continue;
+            }
             if matches!(t, Value::Record(_) | Value::Records(..))
                 || matches!(result, Value::Record(_) | Value::Records(..))
             {
                 result = self.select_records(e, c, t, result)?;
                 continue;
             }
+            // A branch decided at compile time (a parameter condition) is taken directly; the
+            // branches may then differ in size (Modelica: only the chosen one is the value).
+            if let Some(known) = self.model.exprs.literal(c) {
+                result = if known != 0.0 { t } else { result };
+                continue;
+            }
             if !value::same_dims(t.dims(), result.dims()) {
+                // Branches of different sizes under a parameter condition: the condition is
+                // decided when the model is compiled.
+                if let Some(known) = self.consts.eval(&self.model, c) {
+                    self.note_structural(c);
+                    result = if known != 0.0 { t } else { result };
+                    continue;
+                }
                 self.diagnostics.push(Diagnostic::error(
                     "E0304",
                     "the branches of this if-expression have different array sizes",
@@ -206,11 +259,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
             } else {
                 t.ty()
             };
-            // A branch decided at compile time (a parameter condition) is taken directly.
-            if let Some(known) = self.model.exprs.literal(c) {
-                result = if known != 0.0 { t } else { result };
-                continue;
-            }
             let elements: Vec<ExprId> = t
                 .elements()
                 .into_iter()
@@ -415,6 +463,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
         None
     }
 
+    /// A relation of two Strings (`fileName <> "NoName"`), decided when the model is compiled
+    /// (EQM has no String values during the run): Modelica compares Strings lexicographically.
+    fn string_relation(&mut self, e: &ast::Expr, op: BinOp, a: &Value, b: &Value) -> Option<Value> {
+        let text = |f: &mut Self, v: &Value| f.known_string(v).and_then(|m| m.as_literal());
+        let (Some(x), Some(y)) = (text(self, a), text(self, b)) else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0206",
+                "a comparison of Strings must be known at compile time (both Strings known then)",
+                e.span,
+                "depends on values only known during simulation",
+            ));
+            return None;
+        };
+        let holds = match op {
+            BinOp::Eq => x == y,
+            BinOp::Ne => x != y,
+            BinOp::Lt => x < y,
+            BinOp::Le => x <= y,
+            BinOp::Gt => x > y,
+            _ => x >= y,
+        };
+        Some(Value::Scalar(self.model.exprs.boolean(holds), ScalarType::Boolean))
+    }
+
     fn eval_binary(
         &mut self,
         e: &ast::Expr,
@@ -446,6 +518,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         {
             // Text joined with text, also a String parameter's (`"stopped: " + reason`).
             return Some(Value::Str(x.concat(&y)));
+        }
+        let is_string = |v: &Value| matches!(v, Value::Str(_) | Value::Scalar(_, ScalarType::String));
+        if flat_op.is_relation() && (is_string(&a) || is_string(&b)) {
+            return self.string_relation(e, flat_op, &a, &b);
         }
         let ty = if logical {
             self.expect_type(&a, ScalarType::Boolean, lhs)?;

@@ -243,6 +243,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         }
         self.build_connection_sets();
+        self.check_object_uses();
+        if eqm_diag::has_errors(&self.diagnostics) {
+            return;
+        }
         self.evaluate_parameter_values();
         self.model.structural = self.structural_parameters();
         if !eqm_diag::has_errors(&self.diagnostics) && !self.options.skip_balance_check {

@@ -132,6 +132,9 @@ pub(crate) struct FunctionTable {
     /// its functional inputs: such a function is instantiated once per combination it is
     /// called with.
     pub(crate) ids: BTreeMap<FunctionKey, Option<FuncId>>,
+    /// The keys of `ids` in the order they were entered, so that the instances made while
+    /// flattening a branch that is dropped can be forgotten (see `eval_if`).
+    pub(crate) entered: Vec<FunctionKey>,
     /// Caller-side interfaces, indexed like the flat model's functions.
     pub(crate) signatures: Vec<Signature>,
     /// The String inputs each function instance was made for, by `FuncId` (functions made by
@@ -146,6 +149,8 @@ pub(crate) struct FunctionTable {
 #[derive(Debug)]
 pub(crate) struct Frame {
     pub locals: BTreeMap<String, LocalVar>,
+    /// The String inputs whose texts the function instance was made for, by name.
+    pub strings: KnownStrings,
 }
 
 /// The elements of a value assigned to `count` scalar places (a scalar fills all of them).

@@ -146,10 +146,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
             is_connector: false,
             class_name: eqm_syntax::pretty::name_text(name),
             enumeration: None,
+            external_object: None,
         };
         if let TypeRef::Class(c) = target {
             let entry = self.table.get(c);
             resolved.class_name = entry.full_name.clone();
+            if self.is_external_object(c) {
+                // An external object is a parameter holding the handle its constructor returns
+                // (a C pointer's bits in a double), created once before the initialization.
+                resolved.target = TypeRef::Builtin(eqm_ir::flat::ScalarType::Real);
+                resolved.prefixes.variability = ast::Variability::Parameter;
+                resolved.external_object = Some(c);
+                return Some(resolved);
+            }
             if let ast::ClassBody::Enumeration { literals, open, .. } = &entry.def.body {
                 if *open {
                     self.diagnostics.push(Diagnostic::error(
@@ -583,6 +592,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let outer_declared = std::mem::replace(&mut self.context.declared_vector, declared);
         for flat_index in 0..total {
             let (m, name) = elements.element(flat_index);
+            if let Some(class) = resolved.external_object
+                && m.binding.is_none()
+            {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0329",
+                    format!(
+                        "the external object `{name}` has no binding; Modelica creates it by calling its constructor (`{} {name} = {}(...)`)",
+                        self.table.get(class).def.name.name,
+                        self.table.get(class).def.name.name
+                    ),
+                    decl.name.span,
+                    "no binding",
+                ));
+                return Member::Failed;
+            }
             let v = self.new_variable(VarSpec {
                 name,
                 instance,
@@ -603,6 +627,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     self.model.variables[v.0 as usize].attributes.start = Some(first);
                 }
                 self.enumeration_names.insert(v, names.clone());
+            }
+            if resolved.external_object.is_some() {
+                self.model.objects.push(v);
             }
             vars.push(v);
         }

@@ -196,6 +196,9 @@ pub(crate) struct ResolvedType<'a> {
     /// For an enumeration type: its literals (its values are their positions, the Integers 1,
     /// 2, ...).
     pub(crate) enumeration: Option<&'a [ast::EnumLiteral]>,
+    /// For an external object class (extending `ExternalObject`): the class. A component of
+    /// it is a parameter holding the object's handle.
+    pub(crate) external_object: Option<ClassId>,
 }
 
 /// What a component reference denotes.

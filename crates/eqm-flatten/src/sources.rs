@@ -149,19 +149,22 @@ impl Sources {
     /// Resolves and flattens `model` (or the only model in the user's files). Diagnostics go to
     /// [`Sources::diagnostics`]; the flat model comes back when there were no errors.
     pub fn flatten(&mut self, model: Option<&str>, options: &crate::Options) -> Option<FlatModel> {
-        let options = self.with_data_files(options);
-        self.resolve_and(model, |table, name| crate::flatten(table, name, &options))
+        self.resolve_and(options, model, |table, name, options| {
+            crate::flatten(table, name, options)
+        })
     }
 
     /// Resolves and flattens `model` (or the only model in the user's files) like
     /// [`Sources::flatten`], and returns its component diagram when there were no errors.
     pub fn diagram(&mut self, model: Option<&str>, options: &crate::Options) -> Option<Diagram> {
-        let options = self.with_data_files(options);
-        self.resolve_and(model, |table, name| crate::diagram::diagram(table, name, &options))
+        self.resolve_and(options, model, |table, name, options| {
+            crate::diagram::diagram(table, name, options)
+        })
     }
 
     /// `options` with this compilation's data files: the reader and the names of the source
-    /// files, from whose directories relative paths start.
+    /// files read so far (library files are read round by round), from whose directories
+    /// relative paths and `modelica://` resources start.
     fn with_data_files(&self, options: &crate::Options) -> crate::Options {
         let names = (0..self.map.len() as u32).map(|k| self.map.get(FileId(k)).name.clone());
         crate::Options {
@@ -175,8 +178,9 @@ impl Sources {
     /// and runs `stage` on it, keeping every diagnostic.
     fn resolve_and<T>(
         &mut self,
+        options: &crate::Options,
         model: Option<&str>,
-        stage: impl Fn(&ClassTable<'_>, &str) -> (Option<T>, Vec<Diagnostic>),
+        stage: impl Fn(&ClassTable<'_>, &str, &crate::Options) -> (Option<T>, Vec<Diagnostic>),
     ) -> Option<T> {
         let user: Vec<&ast::StoredDefinition> = self.files.iter().map(|(_, f)| f).collect();
         let name = match model {
@@ -209,12 +213,13 @@ impl Sources {
         // `ClassTable::mark_unloaded`). Every round reads at least one file, so this ends.
         let (product, mut diagnostics) = loop {
             let (product, diagnostics, requested) = {
+                let options = self.with_data_files(options);
                 let library: Vec<&ast::StoredDefinition> = self.library.iter().map(|(_, f)| f).collect();
                 let user: Vec<&ast::StoredDefinition> = self.files.iter().map(|(_, f)| f).collect();
                 let mut table = ClassTable::build(&library, &user);
                 table.mark_unloaded(&self.libraries.unloaded());
                 let mut diagnostics = table.diagnostics.clone();
-                let (product, mut more) = stage(&table, &name);
+                let (product, mut more) = stage(&table, &name, &options);
                 diagnostics.append(&mut more);
                 diagnostics.extend(
                     (self.library_syntax.iter())

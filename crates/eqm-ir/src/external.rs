@@ -16,7 +16,12 @@
 //! function with several outputs, the last argument is the index of the output element wanted,
 //! one call per element). The
 //! interpreter and the native code call the same wrapper with the same doubles, so they agree
-//! bit for bit. What this module deliberately does not do: run a compiler, touch a file or call
+//! bit for bit.
+//!
+//! An external object (Modelica's `ExternalObject`) is a C pointer carried in a double: its
+//! 64 bits are the pointer's bits, converted by the wrappers (`memcpy`, never arithmetic), so
+//! both back ends pass it unchanged and the flattener forbids every use of it as a number.
+//! What this module deliberately does not do: run a compiler, touch a file or call
 //! the symbol (the call is `eqm_jit::call_external`, the one place with the `unsafe` it takes).
 
 use std::any::Any;
@@ -72,6 +77,10 @@ impl std::fmt::Debug for dyn LinkExternal {
 pub struct LinkedSymbol {
     address: usize,
     arity: usize,
+    /// The address of the unit's `const char* eqm_external_error(void)`, which gives the
+    /// message of the `ModelicaError` that stopped the wrapper's last call on this thread
+    /// (0 when the unit has none).
+    error: usize,
     _library: Arc<dyn Any + Send + Sync>,
 }
 
@@ -84,8 +93,22 @@ impl LinkedSymbol {
         LinkedSymbol {
             address,
             arity,
+            error: 0,
             _library: library,
         }
+    }
+
+    /// This symbol with the address of its unit's error reader `const char*
+    /// eqm_external_error(void)` (see [`LinkedSymbol::error_address`]).
+    pub fn with_error_reader(mut self, address: usize) -> LinkedSymbol {
+        self.error = address;
+        self
+    }
+
+    /// The address of the unit's error reader, 0 when it has none: after a call that returned
+    /// NaN because the C code called `ModelicaError`, it gives that error's message.
+    pub fn error_address(&self) -> usize {
+        self.error
     }
 
     pub fn address(&self) -> usize {
@@ -112,4 +135,9 @@ pub struct ExternalFunction {
     /// The C function its external clause calls.
     pub c_function: String,
     pub symbol: LinkedSymbol,
+    /// For the constructor of an external object (a class extending `ExternalObject`): its
+    /// destructor's wrapper, which takes the object's handle. A constructor's call creates an
+    /// object the run owns: the interpreter's object store calls it once per object and this
+    /// destructor once at the end of the run (native code does not call constructors).
+    pub destructor: Option<LinkedSymbol>,
 }

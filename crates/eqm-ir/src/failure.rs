@@ -42,6 +42,9 @@ pub enum FailureKind {
     ZeroStep { span: Span },
     /// The delay time of `delay(e, d, dmax)` is outside `[0, dmax]` (or not finite).
     DelayTime { delay: f64, max: f64 },
+    /// An external C function stopped with `ModelicaError` (or an external object's
+    /// constructor created no object).
+    External { function: String, message: String },
     /// An evaluation array has the wrong length.
     Dimension {
         array: &'static str,
@@ -101,6 +104,10 @@ impl FailureKind {
             }
             FailureKind::Assert { message, .. } => ("E0705", format!("assertion failed: {message}")),
             FailureKind::Terminate { message, .. } => ("E0705", format!("terminate was called: {message}")),
+            FailureKind::External { function, message } => (
+                "E0705",
+                format!("the external function `{function}` reported an error: {message}"),
+            ),
             FailureKind::IterationLimit { limit } => (
                 "E0706",
                 format!("the evaluation ran more than {limit} loop iterations and function calls"),

@@ -28,3 +28,22 @@ pub fn call_external(symbol: &LinkedSymbol, args: &[f64]) -> Option<f64> {
     // SAFETY: see above; the pointer is valid for `arity` reads and writes during the call.
     Some(unsafe { wrapper(copy.as_mut_ptr()) })
 }
+
+/// The message of the `ModelicaError` (or `ModelicaFormatError`) that made the last call of
+/// `symbol` on this thread return NaN, if the C code called one; `None` when the unit has no
+/// error reader or the last call ended normally.
+pub fn external_error(symbol: &LinkedSymbol) -> Option<String> {
+    if symbol.error_address() == 0 {
+        return None;
+    }
+    // SAFETY: the linker took this address from the same loaded unit as the wrapper, whose
+    // library `symbol` keeps loaded: the flattener's `const char* eqm_external_error(void)`,
+    // which returns a pointer to that unit's thread-local, NUL-terminated message buffer.
+    let reader = unsafe {
+        std::mem::transmute::<usize, unsafe extern "C" fn() -> *const std::ffi::c_char>(symbol.error_address())
+    };
+    // SAFETY: see above; the buffer lives as long as the thread and is NUL-terminated.
+    let text = unsafe { std::ffi::CStr::from_ptr(reader()) };
+    let text = text.to_string_lossy();
+    (!text.is_empty()).then(|| text.trim_end().to_string())
+}

@@ -75,7 +75,7 @@ mod status;
 mod translate;
 
 pub use compiled::CompiledModule;
-pub use external::call_external;
+pub use external::{call_external, external_error};
 pub use interface::{JitError, JitOptions, OptLevel, Segment};
 pub use translate::SliceLengths;
 

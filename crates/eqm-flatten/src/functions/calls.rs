@@ -16,6 +16,7 @@ use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{Callee, ExprId, Node};
+use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -241,29 +242,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some((sizes, functionals))
     }
 
-    /// The String inputs of a call of an external function whose texts are known now: the
-    /// function is instantiated for them, and passes them to C as constants (Modelica:
-    /// `const char*`). Empty for any other function.
+    /// The String inputs of a call whose texts are known now: the function is instantiated for
+    /// them. An external function passes them to C as constants (Modelica: `const char*`);
+    /// in any function's body the input reads as its text, so that the string functions it
+    /// calls are evaluated when the model is compiled (EQM has no String values during the
+    /// run).
     fn known_string_inputs(
         &mut self,
-        class: ClassId,
+        _class: ClassId,
         declared: &[(&'a str, bool, Option<ClassId>)],
         given: &[Option<(Value, Span)>],
     ) -> KnownStrings {
-        let external = self
-            .table
-            .get(class)
-            .sections()
-            .iter()
-            .any(|s| matches!(s, ast::Section::External { .. }));
-        if !external {
-            return Vec::new();
-        }
         // A String parameter or constant counts through its binding; it becomes structural,
         // since the C code is made for its text.
         let mut known = Vec::new();
-        for ((name, ..), value) in declared.iter().zip(given) {
-            let Some((value, _)) = value else { continue };
+        for ((name, _, functional), value) in declared.iter().zip(given) {
+            // A function passed to a functional input is not a String, whatever stands for it.
+            let Some((value, _)) = value.as_ref().filter(|_| functional.is_none()) else {
+                continue;
+            };
+            if !matches!(value, Value::Str(_) | Value::Scalar(_, ScalarType::String)) {
+                continue;
+            }
             if let Some(text) = self.known_string(value).and_then(|m| m.as_literal()) {
                 known.push((name.to_string(), text));
             }
@@ -434,6 +434,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             // Not a class: perhaps a functional parameter of the instance.
             return self.named_functional_parameter(function, scope);
         };
+        // The name of an external object class called is its constructor, Modelica.
+        if self.is_external_object(class) {
+            class = self.object_function(class, "constructor", function.span)?;
+        }
         // A chain of short definitions names each class once, so one longer than the table is
         // a cycle.
         for _ in 0..=self.table.classes.len() {

@@ -30,6 +30,8 @@ use std::path::Path;
 pub(super) struct ExternalArg {
     pub value: Value,
     pub is_size: bool,
+    /// An external object (a `void*` in C, its bits carried in a double).
+    pub is_object: bool,
     pub output: Option<OutputArg>,
     pub span: Span,
 }
@@ -67,6 +69,48 @@ struct LinkAnnotation {
 /// The symbol of every wrapper; each unit is a shared object of its own, so one name serves.
 const WRAPPER: &str = "eqm_external";
 
+/// The start of every unit, before the `Include` text: the state of the error handling of
+/// `ModelicaError` (a jump back to the wrapper, per thread) and its reader, and the
+/// conversions of an external object between its `void*` and the double that carries its bits.
+const RUNTIME_HEAD: &str = r#"#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static _Thread_local jmp_buf* eqm_on_error = NULL;
+static _Thread_local char eqm_error_text[2048];
+const char* eqm_external_error(void) { return eqm_error_text; }
+static void* eqm_object_of(double d) { void* p = NULL; memcpy(&p, &d, sizeof p); return p; }
+static double eqm_handle_of(void* p) { double d = 0.0; memcpy(&d, &p, sizeof p); return d; }
+"#;
+
+/// The end of every unit: the functions of `ModelicaUtilities.h` that C code of Modelica
+/// libraries calls. An error keeps its message and jumps back to the wrapper, which returns
+/// NaN (the back end then reports the message); messages and warnings go to standard error.
+const RUNTIME_TAIL: &str = r#"
+static _Noreturn void eqm_fail(const char* format, va_list args) {
+    vsnprintf(eqm_error_text, sizeof eqm_error_text, format, args);
+    if (eqm_on_error) longjmp(*eqm_on_error, 1);
+    fputs(eqm_error_text, stderr);
+    abort();
+}
+_Noreturn void ModelicaVFormatError(const char* format, va_list args) { eqm_fail(format, args); }
+_Noreturn void ModelicaFormatError(const char* format, ...) { va_list args; va_start(args, format); eqm_fail(format, args); }
+_Noreturn void ModelicaError(const char* string) { ModelicaFormatError("%s", string); }
+void ModelicaVFormatMessage(const char* format, va_list args) { vfprintf(stderr, format, args); }
+void ModelicaFormatMessage(const char* format, ...) { va_list args; va_start(args, format); vfprintf(stderr, format, args); va_end(args); }
+void ModelicaMessage(const char* string) { fputs(string, stderr); }
+void ModelicaVFormatWarning(const char* format, va_list args) { fputs("warning: ", stderr); vfprintf(stderr, format, args); fputc('\n', stderr); }
+void ModelicaFormatWarning(const char* format, ...) { va_list args; va_start(args, format); ModelicaVFormatWarning(format, args); va_end(args); }
+void ModelicaWarning(const char* string) { ModelicaFormatWarning("%s", string); }
+char* ModelicaAllocateStringWithErrorReturn(size_t len) { char* s = calloc(len + 1, 1); return s; }
+char* ModelicaAllocateString(size_t len) { char* s = calloc(len + 1, 1); if (!s) ModelicaError("out of memory"); return s; }
+char* ModelicaDuplicateStringWithErrorReturn(const char* str) { char* s = ModelicaAllocateStringWithErrorReturn(strlen(str)); if (s) strcpy(s, str); return s; }
+char* ModelicaDuplicateString(const char* str) { char* s = ModelicaAllocateString(strlen(str)); strcpy(s, str); return s; }
+"#;
+
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The call of external C function `c_function` with `args`, compiled and linked through the
     /// front end, as the assignments of the function's outputs (slot, value): `result` is the
@@ -81,12 +125,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// each back end still reads one double per call.
     // Long function: it writes the C wrapper, whose parts (conversions, output buffers, the
     // cache) belong together, then links it.
+    #[allow(clippy::too_many_arguments)] // The parts of one external clause, read by the caller.
     pub(super) fn external_c_call(
         &mut self,
         function: &str,
         c_function: &str,
         args: &[ExternalArg],
         result: Option<(u32, ScalarType)>,
+        result_is_object: bool,
         annotation: Option<&'a ast::Annotation>,
         span: Span,
     ) -> Option<Vec<(u32, ExprId)>> {
@@ -100,6 +146,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         let returns = match result.map(|(_, ty)| ty) {
             None => "void",
+            Some(_) if result_is_object => "void*",
             Some(ScalarType::Real) => "double",
             Some(ScalarType::Integer | ScalarType::Boolean) => "int",
             Some(ScalarType::String) => {
@@ -177,12 +224,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         let links = self.link_annotation(function, annotation)?;
-        let mut source = String::new();
+        let mut source = String::from(RUNTIME_HEAD);
         for text in &links.include {
             source.push_str(text);
             source.push('\n');
         }
-        source.push_str("#include <stddef.h>\n#include <string.h>\n");
         if links.include.is_empty() {
             // Without an `Include` the tool declares the function from its Modelica
             // declaration; with one, the included text declares it.
@@ -196,10 +242,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let call = format!("{c_function}({})", call_args.join(", "));
         let simple = targets.len() == 1 && output_args.iter().all(Option::is_none);
         if simple {
-            let cast = if returns == "double" { "" } else { "(double)" };
+            let cast = match returns {
+                "double" => "",
+                "void*" => "eqm_handle_of",
+                _ => "(double)",
+            };
             let _ = write!(
                 source,
-                "double {WRAPPER}(double* a) {{\n    (void)a;\n{}    return {cast}{call};\n}}\n",
+                "static double eqm_body(double* a) {{\n    (void)a;\n{}    return {cast}({call});\n}}\n",
+                parts.prelude
+            );
+        } else if targets.is_empty() {
+            // A function without outputs (a destructor) runs at every call: nothing is kept.
+            let _ = write!(
+                source,
+                "static double eqm_body(double* a) {{\n    (void)a;\n{}        {call};\n    return 0.0;\n}}\n",
                 parts.prelude
             );
         } else {
@@ -211,13 +268,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             let _ = write!(
                 source,
-                "double {WRAPPER}(double* a) {{\n    static _Thread_local double in[{}];\n    static _Thread_local double out[{}];\n    static _Thread_local int valid = 0;\n    if (!valid || memcmp(in, a, {stored} * sizeof(double)) != 0) {{\n{}{returned}{copy_out}        memcpy(in, a, {stored} * sizeof(double));\n        valid = 1;\n    }}\n    return out[(size_t)a[{stored}]];\n}}\n",
+                "static double eqm_body(double* a) {{\n    static _Thread_local double in[{}];\n    static _Thread_local double out[{}];\n    static _Thread_local int valid = 0;\n    if (!valid || memcmp(in, a, {stored} * sizeof(double)) != 0) {{\n{}{returned}{copy_out}        memcpy(in, a, {stored} * sizeof(double));\n        valid = 1;\n    }}\n    return out[(size_t)a[{stored}]];\n}}\n",
                 stored + 1,
                 targets.len().max(1),
                 parts.prelude,
             );
         }
-        let arity = parts.elements.len() + usize::from(!simple);
+        // The wrapper runs the body with a place to jump back to when the C code calls
+        // `ModelicaError`: it then returns NaN, with the message kept for the back end.
+        let _ = write!(
+            source,
+            "double {WRAPPER}(double* a) {{\n    jmp_buf here;\n    jmp_buf* outer = eqm_on_error;\n    eqm_error_text[0] = 0;\n    if (setjmp(here)) {{\n        eqm_on_error = outer;\n        return NAN;\n    }}\n    eqm_on_error = &here;\n    double r = eqm_body(a);\n    eqm_on_error = outer;\n    return r;\n}}\n{RUNTIME_TAIL}"
+        );
+        let arity = parts.elements.len() + usize::from(!simple && !targets.is_empty());
         let unit = ExternalUnit {
             function: function.to_string(),
             c_function: c_function.to_string(),
@@ -247,6 +310,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             name: function.to_string(),
             c_function: c_function.to_string(),
             symbol,
+            destructor: None,
         });
         if simple {
             let call = self.model.exprs.call(Callee::External(k), parts.elements);
@@ -270,6 +334,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
     fn external_input(&mut self, k: usize, arg: &ExternalArg, parts: &mut WrapperParts) -> Result<(), String> {
         let at = parts.elements.len();
         let (c_arg, c_type) = match (&arg.value, arg.is_size) {
+            (Value::Scalar(x, _), false) if arg.is_object => {
+                parts.elements.push(*x);
+                (format!("eqm_object_of(a[{at}])"), "void*".to_string())
+            }
             (Value::Scalar(x, ScalarType::Integer | ScalarType::Real), true) => {
                 parts.elements.push(*x);
                 (format!("(size_t)a[{at}]"), "size_t".to_string())

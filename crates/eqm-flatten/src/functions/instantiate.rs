@@ -71,8 +71,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let diagnostics_before = self.diagnostics.len();
         // The declarations are in scope as they are made, so that a size may be computed from
         // an input (`output Real y[size(u, 1)]`).
+        let strings = self
+            .functions
+            .known_strings
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or_default();
         self.context.frames.push(Frame {
             locals: BTreeMap::new(),
+            strings,
         });
         let declared = self.declare_function_locals(id, &sections, sizes, functionals);
         let interface_ok = self.diagnostics.len() == diagnostics_before;
@@ -344,6 +351,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let locals = self.context.frames.last()?.locals.clone();
         let outputs = self.functions.signatures[id.0 as usize].outputs.clone();
+        // The inputs and outputs that are external objects, passed to C as `void*`.
+        let objects = self.object_components(class);
         // The String inputs this instance was made for are passed as their texts.
         let strings = self
             .functions
@@ -388,6 +397,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         args.push(ExternalArg {
                             value: Value::Scalar(self.model.exprs.int(0), ScalarType::Integer),
                             is_size: false,
+                            is_object: false,
                             output: Some(output),
                             span: a.span,
                         });
@@ -401,9 +411,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         Some(text) => text,
                         None => self.eval(a, scope, &mut Vec::new())?,
                     };
+                    let is_object = matches!(&a.kind, ast::ExprKind::Ref(r)
+                        if r.parts.len() == 1 && objects.contains(&r.parts[0].name.name.as_str()));
                     args.push(ExternalArg {
                         value,
                         is_size,
+                        is_object,
                         output: None,
                         span: a.span,
                     });
@@ -420,6 +433,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let size_arg = |f: &mut Self, d: usize| ExternalArg {
                     value: Value::Scalar(f.model.exprs.int(d as i64), ScalarType::Integer),
                     is_size: true,
+                    is_object: false,
                     output: None,
                     span,
                 };
@@ -429,6 +443,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     args.push(ExternalArg {
                         value,
                         is_size: false,
+                        is_object: objects.contains(&input),
                         output: None,
                         span,
                     });
@@ -449,6 +464,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             args.push(ExternalArg {
                                 value: Value::Scalar(self.model.exprs.int(0), ScalarType::Integer),
                                 is_size: false,
+                                is_object: false,
                                 output: Some(output),
                                 span,
                             });
@@ -463,6 +479,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 (def.name.name.clone(), args, result)
             }
         };
+        let result_name = result.clone();
         let result = match result {
             Some(o) => {
                 let Some((target, ty)) = locals
@@ -500,8 +517,25 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }]);
             }
         }
+        let result_is_object = result_name.as_deref().is_some_and(|o| objects.contains(&o));
         let function = self.table.get(class).full_name.clone();
-        let assignments = self.external_c_call(&function, &name, &args, result, clause.annotation, span)?;
+        let assignments = self.external_c_call(
+            &function,
+            &name,
+            &args,
+            result,
+            result_is_object,
+            clause.annotation,
+            span,
+        )?;
+        if let Some(object_class) = self.constructed_object_class(class) {
+            // The constructor of an external object: its destructor is linked with it, so
+            // that whoever creates an object can destroy it.
+            let destructor = self.link_destructor(object_class, span)?;
+            if let Some(constructor) = self.model.externals.last_mut() {
+                constructor.destructor = Some(destructor);
+            }
+        }
         Some(
             assignments
                 .into_iter()

@@ -46,6 +46,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.functions.known_strings.push(strings);
         // Registered before the body is flattened, so that a recursive call finds it.
         self.functions.ids.insert(key.clone(), Some(id));
+        self.functions.entered.push(key.clone());
         // Errors in the body are reported once; callers are still checked against the interface.
         if !self.instantiate_function(class, id, sizes, functionals) {
             self.functions.ids.insert(key, None);

@@ -13,7 +13,8 @@
 //! Its modules: `interface` (what a function class declares, and its instance for a call),
 //! `instantiate` (the flat function and its body), `locals` (the slots of its variables),
 //! `references` (locals read and assigned in a body), `calls` (checked calls) and `external`
-//! (external C functions linked through the front end), `modelica_strings` (the string functions
+//! (external C functions linked through the front end), `objects` (external objects: their
+//! classes, constructors and destructors), `modelica_strings` (the string functions
 //! of the Modelica external C library, evaluated at compile time) and `modelica_files` (its
 //! functions that read files, evaluated at compile time through the front end's reader).
 
@@ -24,4 +25,5 @@ mod interface;
 mod locals;
 mod modelica_files;
 mod modelica_strings;
+mod objects;
 mod references;

@@ -18,6 +18,14 @@ use eqm_syntax::ast;
 impl<'t, 'a> Flattener<'t, 'a> {
     /// A reference to a function's local variable, when `name` is one in the current frame.
     pub(crate) fn eval_local(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<Value> {
+        // A String input of a function instance made for its text reads as that text.
+        if let [part] = c.parts.as_slice()
+            && part.subscripts.is_empty()
+            && let Some((_, text)) =
+                (self.context.frames.last()).and_then(|f| f.strings.iter().find(|(name, _)| *name == part.name.name))
+        {
+            return Some(Value::Str(eqm_ir::flat::Message::literal(text.clone())));
+        }
         if let Some(var) = self.local_record(c) {
             return Some(var.value(&mut self.model.exprs));
         }

@@ -726,6 +726,9 @@ pub struct FlatModel {
     /// External C functions the model's functions call, linked; `Callee::External(k)` is
     /// `externals[k]`.
     pub externals: Vec<crate::external::ExternalFunction>,
+    /// The variables that hold external objects (components of a class extending
+    /// `ExternalObject`): parameters whose value is a C pointer's bits, never a number.
+    pub objects: Vec<VarId>,
     pub experiment: Experiment,
     /// The parameters and constants whose values the flattener used (array sizes, for ranges,
     /// conditions of if-equations and conditional components, subscripts), and those their

@@ -107,6 +107,11 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
             .externals
             .get(k as usize)
             .ok_or_else(|| unsupported(e, "a call of an unknown external function"))?;
+        if external.destructor.is_some() {
+            // Creating an external object is the run's business: the interpreter's object store
+            // creates each object once and destroys it at the end of the run.
+            return Err(unsupported(e, "the constructor of an external object"));
+        }
         let (address, arity) = (external.symbol.address(), external.symbol.arity());
         if args.len() != arity || address == 0 {
             return Err(unsupported(e, "a call of an external function that does not fit it"));

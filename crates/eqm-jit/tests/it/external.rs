@@ -31,6 +31,7 @@ fn external(name: &str, address: usize, arity: usize) -> ExternalFunction {
         name: name.to_string(),
         c_function: name.to_string(),
         symbol: LinkedSymbol::new(address, arity, Arc::new(())),
+        destructor: None,
     }
 }
 

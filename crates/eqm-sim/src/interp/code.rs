@@ -85,6 +85,11 @@ pub(super) enum Op {
     /// checked when the call is compiled); its result lands in `dst`.
     External {
         symbol: eqm_ir::external::LinkedSymbol,
+        /// For the constructor of an external object: its destructor (the call then goes
+        /// through the run's object store).
+        destructor: Option<eqm_ir::external::LinkedSymbol>,
+        /// The function's index among the program's external functions, for messages.
+        external: u32,
         args: Box<[u32]>,
         dst: u32,
     },
@@ -477,10 +482,13 @@ impl<'a> Compiler<'a> {
                     ));
                 }
                 let symbol = external.symbol.clone();
+                let destructor = external.destructor.clone();
                 let regs: Vec<u32> = args.iter().map(|a| self.reg(*a)).collect::<CompileResult<_>>()?;
                 let dst = self.alloc(1);
                 self.emit(Op::External {
                     symbol,
+                    destructor,
+                    external: *k,
                     args: regs.into_boxed_slice(),
                     dst,
                 });

@@ -11,11 +11,24 @@ use super::*;
 /// A failure inside the register code, before the caller adds where it happened.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Fault {
-    Assert { message: u32, span: Span },
-    Terminate { message: u32, span: Span },
+    Assert {
+        message: u32,
+        span: Span,
+    },
+    Terminate {
+        message: u32,
+        span: Span,
+    },
     IterationLimit,
     RecursionLimit,
-    ZeroStep { span: Span },
+    ZeroStep {
+        span: Span,
+    },
+    /// External function `external` (an index into the program's) stopped with
+    /// `ModelicaError`; the message is the machine's `external_message`.
+    External {
+        external: u32,
+    },
 }
 
 /// A function frame to return to.
@@ -91,6 +104,10 @@ pub(super) struct Machine {
     pub(super) regs: Vec<f64>,
     pub(super) calls: Vec<Frame>,
     pub(super) iteration_limit: u64,
+    /// The external objects of the run, shared by the clones of this machine.
+    pub(super) objects: std::sync::Arc<std::sync::Mutex<super::objects::ObjectStore>>,
+    /// The message of the external function that stopped the last evaluation.
+    pub(super) external_message: Option<String>,
 }
 
 impl Machine {
@@ -105,6 +122,8 @@ impl Machine {
             calls,
             model_frame,
             iteration_limit,
+            objects,
+            external_message,
         } = self;
         calls.clear();
         let mut budget = *iteration_limit;
@@ -187,10 +206,21 @@ impl Machine {
                     frame = f.frame as usize;
                     pc = f.start as usize;
                 }
-                Op::External { symbol, args, dst } => {
+                Op::External {
+                    symbol,
+                    destructor,
+                    external,
+                    args,
+                    dst,
+                } => {
                     let values: Vec<f64> = args.iter().map(|a| regs[base + *a as usize]).collect();
-                    regs[base + *dst as usize] = eqm_jit::call_external(symbol, &values)
-                        .expect("the number of arguments is checked when the call is compiled");
+                    match call_external_op(symbol, destructor.as_ref(), objects, &values) {
+                        Ok(y) => regs[base + *dst as usize] = y,
+                        Err(message) => {
+                            *external_message = Some(message);
+                            return Err(Fault::External { external: *external });
+                        }
+                    }
                 }
                 Op::Assert { cond, message, span } => {
                     if regs[base + *cond as usize] == 0.0 {
@@ -242,5 +272,26 @@ fn keep_values(kept: &mut Vec<f64>, messages: &[(eqm_ir::flat::Message, Vec<u32>
     kept.clear();
     if let Some((_, values)) = messages.get(k as usize) {
         kept.extend(values.iter().map(|&r| regs[base + r as usize]));
+    }
+}
+
+/// The value of an external call: a constructor's through the run's object store, which
+/// creates the object once; any other function's by calling it. `Err` with the C code's
+/// message when it stopped with `ModelicaError` (a wrapper then returns NaN).
+fn call_external_op(
+    symbol: &eqm_ir::external::LinkedSymbol,
+    destructor: Option<&eqm_ir::external::LinkedSymbol>,
+    objects: &std::sync::Mutex<super::objects::ObjectStore>,
+    values: &[f64],
+) -> Result<f64, String> {
+    if let Some(destructor) = destructor {
+        let mut store = objects.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        return store.construct(symbol, destructor, values);
+    }
+    let y =
+        eqm_jit::call_external(symbol, values).expect("the number of arguments is checked when the call is compiled");
+    match y.is_nan().then(|| eqm_jit::external_error(symbol)).flatten() {
+        Some(message) => Err(message),
+        None => Ok(y),
     }
 }

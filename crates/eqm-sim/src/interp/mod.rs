@@ -67,6 +67,7 @@ mod events;
 mod jacobian;
 mod machine;
 mod new;
+mod objects;
 pub(crate) mod path;
 mod restart;
 mod solve;
@@ -337,6 +338,15 @@ impl<'p> Interpreter<'p> {
             },
             Fault::RecursionLimit => FailureKind::RecursionLimit { limit: MAX_CALL_DEPTH },
             Fault::ZeroStep { span } => FailureKind::ZeroStep { span },
+            Fault::External { external } => FailureKind::External {
+                function: self
+                    .program
+                    .externals()
+                    .get(external as usize)
+                    .map(|f| f.name.clone())
+                    .unwrap_or_default(),
+                message: self.m.external_message.clone().unwrap_or_default(),
+            },
         }
     }
 
@@ -405,6 +415,11 @@ impl<'p> Interpreter<'p> {
             f64::NAN,
             &[("p", layout.params, p.len()), ("work", layout.work, work.len())],
         )?;
+        // The constructors of external objects called now are matched, by position, to the
+        // objects of the previous evaluation.
+        if let Ok(mut objects) = self.m.objects.lock() {
+            objects.begin();
+        }
         let mut mem = Mem {
             t: f64::NAN,
             x: &[],

@@ -92,6 +92,8 @@ impl<'p> Interpreter<'p> {
                 regs,
                 calls: Vec::new(),
                 iteration_limit: DEFAULT_ITERATION_LIMIT,
+                objects: Default::default(),
+                external_message: None,
             },
             code: Arc::new(Tables {
                 params,

@@ -14,6 +14,7 @@ mod diagram;
 mod discrete;
 mod explicit_domain;
 mod external;
+mod external_objects;
 mod external_outputs;
 mod fixed_step;
 mod friction;
