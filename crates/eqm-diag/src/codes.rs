@@ -365,8 +365,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0305",
         Error,
         Instantiation,
-        "An attribute value of the wrong kind: a string attribute given something else, or an unknown \
-         `stateSelect` value",
+        "An attribute value of the wrong kind: a string attribute given something else, or a `stateSelect` \
+         value that is not of the enumeration `StateSelect`",
     ),
     code(
         "E0306",

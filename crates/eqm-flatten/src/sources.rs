@@ -49,6 +49,8 @@ pub struct Sources {
     /// reported only when the class it is in is one a lookup found, since a construct EQM does
     /// not read in a class the model never uses does not change the model.
     library_syntax: Vec<Diagnostic>,
+    /// Whether the predefined classes (`crate::predefined`) are among the library files.
+    has_predefined: bool,
 }
 
 impl Sources {
@@ -75,6 +77,17 @@ impl Sources {
         let (tree, mut diagnostics) = eqm_syntax::parse_file(id, &self.map.get(id).text);
         self.diagnostics.append(&mut diagnostics);
         (id, tree)
+    }
+
+    /// Puts the predefined classes (`StateSelect`, `AssertionLevel`) first among the library
+    /// files, once: first, so that a library or user class of the same name shadows them.
+    fn add_predefined(&mut self) {
+        if self.has_predefined {
+            return;
+        }
+        self.has_predefined = true;
+        let (id, tree) = self.parse(crate::predefined::FILE_NAME.to_string(), crate::predefined::TEXT.to_string());
+        self.library.insert(0, (id, tree));
     }
 
     /// Adds every package of the standard library.
@@ -204,6 +217,7 @@ impl Sources {
                 }
             },
         };
+        self.add_predefined();
         // Each round builds the table over what was read and runs the stage; a round whose
         // lookups reached unread library classes is run again once they are read (see
         // `ClassTable::mark_unloaded`). Every round reads at least one file, so this ends.
