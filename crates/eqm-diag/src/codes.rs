@@ -732,6 +732,13 @@ pub static CODES: &[CodeInfo] = &[
         "The initial conditions are not fully specified: the start values of some states are assumed fixed",
     ),
     code(
+        "W0503",
+        Warning,
+        Structural,
+        "A `stateSelect` request the state choice cannot honour: `always` on a variable that is no state (it \
+         does not appear differentiated, or index reduction chose another), or `never` on one that had to be",
+    ),
+    code(
         "W0701",
         Warning,
         Simulation,

@@ -250,7 +250,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     e.span,
                     format!("not a {type_name} value"),
                 )
-                .with_help(format!("use {type_name}.{}", literals.join(", "))),
+                .with_help(format!(
+                    "use one of {}",
+                    literals
+                        .iter()
+                        .map(|l| format!("{type_name}.{l}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
             );
             return None;
         }
