@@ -200,7 +200,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         let key = (class, name.to_string());
         if let Some(v) = self.caches.package_constants.get(&key) {
-            return Some(v.clone());
+            // The cache holds the whole constant; its subscripts are this reference's.
+            return Some(v.clone().and_then(|whole| self.subscripted_constant(whole, c, scope, loops)));
         }
         let Some((decl, _)) = self.find_constant_decl(class, name) else {
             self.diagnostics.push(Diagnostic::error(
@@ -224,10 +225,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 None
             }
         };
-        let subscripts_ok = c.parts.last().is_some_and(|p| p.subscripts.is_empty());
-        let value = if subscripts_ok { value } else { None };
         self.caches.package_constants.insert(key, value.clone());
-        Some(value)
+        Some(value.and_then(|whole| self.subscripted_constant(whole, c, scope, loops)))
     }
 
     /// The package and name of a constant that an import of `class` makes visible as `ident`:
