@@ -58,6 +58,7 @@ corpus!(
     array_functions,
     cardinality,
     conditional_components,
+    constant_tables,
     deduced_ranges,
     derived_enumerations,
     dynamic_assignments,
