@@ -471,21 +471,32 @@ pub fn state_select_warnings(
     if let Some(&first) = forced.first() {
         let mut d = Diagnostic::warning(
             "W0503",
-            format!("`stateSelect = never` cannot be honoured for {}", names_of(dae, &forced)),
+            format!(
+                "`stateSelect = never` cannot be honoured for {}",
+                names_of(dae, &forced)
+            ),
             dae.flat.var(first).span,
             format!("`{}` had to be a state", dae.flat.var(first).name),
         );
         for &v in forced.iter().skip(1).take(5) {
-            d = d.with_label(dae.flat.var(v).span, format!("`{}` had to be a state", dae.flat.var(v).name));
+            d = d.with_label(
+                dae.flat.var(v).span,
+                format!("`{}` had to be a state", dae.flat.var(v).name),
+            );
         }
-        warnings.push(d.with_help("no other variable that appears differentiated could be chosen as a state in its place"));
+        warnings
+            .push(d.with_help("no other variable that appears differentiated could be chosen as a state in its place"));
     }
     warnings
 }
 
 /// The names of `vars`, the first six and a count of the rest.
 fn names_of(dae: &Dae<IndexOne>, vars: &[VarId]) -> String {
-    let mut text: Vec<String> = vars.iter().take(6).map(|v| format!("`{}`", dae.flat.var(*v).name)).collect();
+    let mut text: Vec<String> = vars
+        .iter()
+        .take(6)
+        .map(|v| format!("`{}`", dae.flat.var(*v).name))
+        .collect();
     if vars.len() > 6 {
         text.push(format!("and {} more", vars.len() - 6));
     }

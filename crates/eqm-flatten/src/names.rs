@@ -201,7 +201,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let key = (class, name.to_string());
         if let Some(v) = self.caches.package_constants.get(&key) {
             // The cache holds the whole constant; its subscripts are this reference's.
-            return Some(v.clone().and_then(|whole| self.subscripted_constant(whole, c, scope, loops)));
+            return Some(
+                v.clone()
+                    .and_then(|whole| self.subscripted_constant(whole, c, scope, loops)),
+            );
         }
         let Some((decl, _)) = self.find_constant_decl(class, name) else {
             self.diagnostics.push(Diagnostic::error(

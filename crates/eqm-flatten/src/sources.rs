@@ -86,7 +86,10 @@ impl Sources {
             return;
         }
         self.has_predefined = true;
-        let (id, tree) = self.parse(crate::predefined::FILE_NAME.to_string(), crate::predefined::TEXT.to_string());
+        let (id, tree) = self.parse(
+            crate::predefined::FILE_NAME.to_string(),
+            crate::predefined::TEXT.to_string(),
+        );
         self.library.insert(0, (id, tree));
     }
 

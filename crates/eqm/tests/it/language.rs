@@ -73,6 +73,7 @@ corpus!(
     global_names,
     imported_constants,
     inner_outer,
+    own_name_lookup,
     parameter_if_equations,
     iterators,
     quoted_identifiers,
