@@ -226,7 +226,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
-    /// The literal a value of a predefined enumeration type (`StateSelect`, `AssertionLevel`)
+    /// The literal a value of the predefined enumeration type `ty` (`StateSelect`, `AssertionLevel`)
     /// stands for, as its position from 0: `x` is the value of `e`, written in `scope`, for
     /// `what`, reported with `code` when of the wrong type. The value may be any expression of that type known at compile time (a literal,
     /// a parameter of the type, an if-expression choosing between them); one of another type,
@@ -236,11 +236,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         e: &'a ast::Expr,
         x: ExprId,
         scope: Scope,
-        type_name: &str,
-        literals: &[&str],
+        ty: &crate::predefined::Enumeration,
         what: &str,
         code: &'static str,
     ) -> Option<usize> {
+        let (type_name, literals) = (ty.name, ty.literals);
         let names = self.enumeration_names_of_expr(e, x, scope, &mut Vec::new());
         if !names.is_some_and(|names| names.iter().map(String::as_str).eq(literals.iter().copied())) {
             self.diagnostics.push(

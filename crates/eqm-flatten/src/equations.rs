@@ -786,11 +786,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// at compile time.
     fn assertion_level(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> Option<flat::AssertionLevel> {
         let value = self.eval(e, scope, loops)?;
-        let literals = crate::predefined::ASSERTION_LEVEL;
         let k = match value {
             Value::Scalar(x, ScalarType::Integer) => {
-                let what = "the level of `assert`";
-                self.predefined_literal(e, x, scope, "AssertionLevel", literals, what, "E0306")?
+                let (ty, what) = (crate::predefined::ASSERTION_LEVEL, "the level of `assert`");
+                self.predefined_literal(e, x, scope, &ty, what, "E0306")?
             }
             _ => {
                 self.diagnostics.push(
@@ -806,7 +805,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         };
         // In the order of the literals of `AssertionLevel`.
-        Some([flat::AssertionLevel::Warning, flat::AssertionLevel::Error][k])
+        [flat::AssertionLevel::Warning, flat::AssertionLevel::Error]
+            .get(k)
+            .copied()
     }
 
     /// Resolves one side of a `connect`: the connector elements and whether it is an outside

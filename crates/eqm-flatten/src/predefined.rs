@@ -23,11 +23,23 @@ pub const TEXT: &str = r#"type StateSelect = enumeration(
 type AssertionLevel = enumeration(warning, error) "The levels of assert";
 "#;
 
-/// The literals of `StateSelect`, in order.
-pub const STATE_SELECT: &[&str] = &["never", "avoid", "default", "prefer", "always"];
+/// A predefined enumeration type: its name and its literals, in order.
+pub struct Enumeration {
+    pub name: &'static str,
+    pub literals: &'static [&'static str],
+}
 
-/// The literals of `AssertionLevel`, in order.
-pub const ASSERTION_LEVEL: &[&str] = &["warning", "error"];
+/// `StateSelect`.
+pub const STATE_SELECT: Enumeration = Enumeration {
+    name: "StateSelect",
+    literals: &["never", "avoid", "default", "prefer", "always"],
+};
+
+/// `AssertionLevel`.
+pub const ASSERTION_LEVEL: Enumeration = Enumeration {
+    name: "AssertionLevel",
+    literals: &["warning", "error"],
+};
 
 #[cfg(test)]
 mod tests {
@@ -46,7 +58,8 @@ mod tests {
             };
             literals.iter().map(|l| l.name.name.clone()).collect()
         };
-        assert_eq!(literals("StateSelect"), STATE_SELECT);
-        assert_eq!(literals("AssertionLevel"), ASSERTION_LEVEL);
+        for ty in [STATE_SELECT, ASSERTION_LEVEL] {
+            assert_eq!(literals(ty.name), ty.literals);
+        }
     }
 }

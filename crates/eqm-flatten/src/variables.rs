@@ -288,16 +288,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// `StateSelect` known at compile time, such as a parameter of that type.
     fn state_select(&mut self, binding: &modifier::Binding<'a>) -> Option<flat::StateSelect> {
         let x = self.eval_binding(binding, ScalarType::Integer)?;
-        let literals = crate::predefined::STATE_SELECT;
-        let k = self.predefined_literal(
-            binding.expr,
-            x,
-            binding.scope,
-            "StateSelect",
-            literals,
-            "`stateSelect`",
-            "E0305",
-        )?;
+        let ty = crate::predefined::STATE_SELECT;
+        let k = self.predefined_literal(binding.expr, x, binding.scope, &ty, "`stateSelect`", "E0305")?;
         // In the order of the literals of `StateSelect`.
         const CHOICES: [flat::StateSelect; 5] = [
             flat::StateSelect::Never,
