@@ -28,7 +28,8 @@ pub struct Sources {
     pub map: SourceMap,
     /// The user's files, in the order they were added.
     pub files: Vec<(FileId, ast::StoredDefinition)>,
-    /// Library files: the embedded stdlib, then the files a front end adds.
+    /// Library files: the predefined classes (once a model is resolved), the embedded stdlib,
+    /// then the files a front end adds.
     pub library: Vec<(FileId, ast::StoredDefinition)>,
     pub diagnostics: Vec<Diagnostic>,
     /// How the data files the models name (`readMatrix`) are read; without one, such a model
