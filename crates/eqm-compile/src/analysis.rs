@@ -165,6 +165,7 @@ pub fn analyze(
         Some((index, embedding)) => (Some(index), embedding),
         None => (None, None),
     };
+    warnings.extend(crate::index::state_select_warnings(&dae, &aliases, index.as_ref()));
     let mut dae = timings.time("events", || crate::events::extract(dae));
     // The simulation runs the actual expressions of `homotopy`; the initialization, the blend.
     let blended = crate::homotopy::split(&mut dae);

@@ -397,6 +397,112 @@ fn chosen_states(dae: &Dae<IndexOne>) -> Vec<(VarId, &'static str)> {
         .collect()
 }
 
+/// W0503 for the `stateSelect` requests the state choice could not honour: a variable with
+/// `always` that is not a state of `dae` (it does not appear differentiated, or index reduction
+/// made its derivative a dummy derivative), and one with `never` that is a state all the same
+/// (nothing else could be chosen). A variable alias elimination replaced counts as its
+/// representative; one replaced by a constant is no state. One warning per kind of request,
+/// labelling the first variables.
+pub fn state_select_warnings(
+    dae: &Dae<IndexOne>,
+    aliases: &crate::alias::AliasReport,
+    reduction: Option<&IndexReduction>,
+) -> Vec<Diagnostic> {
+    let requested: Vec<(VarId, StateSelect)> = (0..dae.flat.variables.len() as u32)
+        .map(VarId)
+        .filter_map(|v| match dae.flat.var(v).attributes.state_select {
+            Some(s @ (StateSelect::Always | StateSelect::Never)) => Some((v, s)),
+            _ => None,
+        })
+        .collect();
+    if requested.is_empty() {
+        return Vec::new();
+    }
+    let mut representative: FxHashMap<VarId, Option<VarId>> = FxHashMap::default();
+    for &(v, root, _, _) in &aliases.aliases {
+        representative.insert(v, Some(root));
+    }
+    for &(v, _, _) in &aliases.constants {
+        representative.insert(v, None);
+    }
+    let is_state = |v: VarId| {
+        representative
+            .get(&v)
+            .copied()
+            .unwrap_or(Some(v))
+            .is_some_and(|r| dae.kind(r) == VarKind::State)
+    };
+    let demoted = |v: VarId| reduction.is_some_and(|r| r.demoted.contains(&v));
+    let mut not_states = Vec::new();
+    let mut forced = Vec::new();
+    for (v, select) in requested {
+        match select {
+            StateSelect::Always if !is_state(v) => not_states.push(v),
+            StateSelect::Never if is_state(v) => forced.push(v),
+            _ => {}
+        }
+    }
+    let mut warnings = Vec::new();
+    let label = |v: VarId| {
+        let name = &dae.flat.var(v).name;
+        if demoted(v) {
+            format!("`{name}` is no state: index reduction made its derivative a dummy derivative")
+        } else {
+            format!("`{name}` is no state: it does not appear differentiated")
+        }
+    };
+    if let Some(&first) = not_states.first() {
+        let mut d = Diagnostic::warning(
+            "W0503",
+            format!(
+                "`stateSelect = always` cannot be honoured for {}",
+                names_of(dae, &not_states)
+            ),
+            dae.flat.var(first).span,
+            label(first),
+        );
+        for &v in not_states.iter().skip(1).take(5) {
+            d = d.with_label(dae.flat.var(v).span, label(v));
+        }
+        warnings.push(d.with_help(
+            "EQM chooses states among the variables that appear differentiated; differentiate the variable in an equation, or use `prefer`",
+        ));
+    }
+    if let Some(&first) = forced.first() {
+        let mut d = Diagnostic::warning(
+            "W0503",
+            format!(
+                "`stateSelect = never` cannot be honoured for {}",
+                names_of(dae, &forced)
+            ),
+            dae.flat.var(first).span,
+            format!("`{}` had to be a state", dae.flat.var(first).name),
+        );
+        for &v in forced.iter().skip(1).take(5) {
+            d = d.with_label(
+                dae.flat.var(v).span,
+                format!("`{}` had to be a state", dae.flat.var(v).name),
+            );
+        }
+        warnings
+            .push(d.with_help("no other variable that appears differentiated could be chosen as a state in its place"));
+    }
+    warnings
+}
+
+/// The names of `vars`, the first six and a count of the rest.
+fn names_of(dae: &Dae<IndexOne>, vars: &[VarId]) -> String {
+    let mut text: Vec<String> = vars
+        .iter()
+        .take(6)
+        .map(|v| format!("`{}`", dae.flat.var(*v).name))
+        .collect();
+    if vars.len() > 6 {
+        text.push(format!("and {} more", vars.len() - 6));
+    }
+    text.join(", ")
+}
+
 /// The preference for keeping a variable as a state: `stateSelect` dominates, a fixed start
 /// value breaks ties among default ones.
 fn priority(a: &flat::Attributes) -> i32 {

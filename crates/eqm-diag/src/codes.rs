@@ -365,8 +365,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0305",
         Error,
         Instantiation,
-        "An attribute value of the wrong kind: a string attribute given something else, or an unknown \
-         `stateSelect` value",
+        "An attribute value of the wrong kind: a string attribute given something else, or a `stateSelect` \
+         value that is not of the enumeration `StateSelect`",
     ),
     code(
         "E0306",
@@ -752,6 +752,13 @@ pub static CODES: &[CodeInfo] = &[
         Warning,
         Structural,
         "The initial conditions are not fully specified: the start values of some states are assumed fixed",
+    ),
+    code(
+        "W0503",
+        Warning,
+        Structural,
+        "A `stateSelect` request the state choice cannot honour: `always` on a variable that is no state (it \
+         does not appear differentiated, or index reduction chose another), or `never` on one that had to be",
     ),
     code(
         "W0701",

@@ -660,7 +660,7 @@ fn ref_text(c: &ast::ComponentRef) -> Cow<'_, str> {
 }
 
 /// The names of the operators [`Flattener::rewritten_call`] turns into other expressions.
-const REWRITTEN: &[&str] = &["semiLinear", "Integer", "String", "cardinality"];
+const REWRITTEN: &[&str] = &["semiLinear", "Integer", "String", "cardinality", "getInstanceName"];
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// `Integer(e)` of an enumeration value (its position; enumerations are Integers already)
@@ -840,6 +840,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             "semiLinear" => &["x", "positiveSlope", "negativeSlope"],
             "Integer" | "String" => return Some(self.conversion(e, name, args, scope, loops)),
             "cardinality" => return Some(self.cardinality(e, args, scope, loops)),
+            "getInstanceName" => return Some(self.instance_name(e, args, scope)),
             _ => return None,
         };
         // Positional arguments first, then the named ones by their formal names.

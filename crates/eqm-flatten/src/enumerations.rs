@@ -226,6 +226,59 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
+    /// The literal a value of the predefined enumeration type `ty` (`StateSelect`, `AssertionLevel`)
+    /// stands for, as its position from 0: `x` is the value of `e`, written in `scope`, for
+    /// `what`, reported with `code` when of the wrong type. The value may be any expression of that type known at compile time (a literal,
+    /// a parameter of the type, an if-expression choosing between them); one of another type,
+    /// or one known only during the run, is reported.
+    pub(crate) fn predefined_literal(
+        &mut self,
+        e: &'a ast::Expr,
+        x: ExprId,
+        scope: Scope,
+        ty: &crate::predefined::Enumeration,
+        what: &str,
+        code: &'static str,
+    ) -> Option<usize> {
+        let (type_name, literals) = (ty.name, ty.literals);
+        let names = self.enumeration_names_of_expr(e, x, scope, &mut Vec::new());
+        if !names.is_some_and(|names| names.iter().map(String::as_str).eq(literals.iter().copied())) {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    code,
+                    format!("{what} must be a value of the enumeration `{type_name}`"),
+                    e.span,
+                    format!("not a {type_name} value"),
+                )
+                .with_help(format!(
+                    "use one of {}",
+                    literals
+                        .iter()
+                        .map(|l| format!("{type_name}.{l}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            );
+            return None;
+        }
+        let Some(position) = self.consts.eval(&self.model, x) else {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0206",
+                    format!("{what} must be known at compile time"),
+                    e.span,
+                    "depends on values only known during simulation",
+                )
+                .with_help("use a literal or a parameter with a known value"),
+            );
+            return None;
+        };
+        self.note_structural(x);
+        // The type check above makes the value one of the literals' positions, 1 to n.
+        let k = position as usize;
+        (1..=literals.len()).contains(&k).then(|| k - 1)
+    }
+
     /// The literal names of the enumeration type of the (first) output of the function
     /// `function` names.
     fn function_result_enumeration(&mut self, function: &ast::ComponentRef, scope: Scope) -> Option<Arc<[String]>> {

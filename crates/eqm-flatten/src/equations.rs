@@ -19,7 +19,7 @@ use crate::modifier::Scope;
 use crate::value::{self, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{BinOp, ExprId, Node, VarId};
-use eqm_ir::flat::{self, ArrayOrigin, InstanceId, Origin};
+use eqm_ir::flat::{self, ArrayOrigin, InstanceId, Origin, ScalarType};
 use eqm_syntax::ast;
 use std::borrow::Cow;
 
@@ -137,21 +137,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             .positional
                             .get(2)
                             .or_else(|| args.named.iter().find(|(n, _)| n.name == "level").map(|(_, e)| e));
-                        let level = match level.map(|e| (e, eqm_syntax::pretty::print_expr(e))) {
+                        let level = match level {
                             None => flat::AssertionLevel::Error,
-                            Some((_, text)) if text.ends_with("AssertionLevel.error") => flat::AssertionLevel::Error,
-                            Some((_, text)) if text.ends_with("AssertionLevel.warning") => {
-                                flat::AssertionLevel::Warning
-                            }
-                            Some((e, _)) => {
-                                self.diagnostics.push(Diagnostic::error(
-                                    "E0306",
-                                    "the level of `assert` must be `AssertionLevel.error` or `AssertionLevel.warning`",
-                                    e.span,
-                                    "not an assertion level",
-                                ));
-                                return;
-                            }
+                            Some(e) => match self.assertion_level(e, scope, loops) {
+                                Some(level) => level,
+                                None => return,
+                            },
                         };
                         self.model.assertions.push(flat::Assertion {
                             condition: c,
@@ -789,6 +780,34 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 )),
             },
         }
+    }
+
+    /// The level of an `assert`: a value of the predefined enumeration `AssertionLevel` known
+    /// at compile time.
+    fn assertion_level(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> Option<flat::AssertionLevel> {
+        let value = self.eval(e, scope, loops)?;
+        let k = match value {
+            Value::Scalar(x, ScalarType::Integer) => {
+                let (ty, what) = (crate::predefined::ASSERTION_LEVEL, "the level of `assert`");
+                self.predefined_literal(e, x, scope, &ty, what, "E0306")?
+            }
+            _ => {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0306",
+                        "the level of `assert` must be a value of the enumeration `AssertionLevel`",
+                        e.span,
+                        "not an AssertionLevel value",
+                    )
+                    .with_help("use AssertionLevel.warning or AssertionLevel.error"),
+                );
+                return None;
+            }
+        };
+        // In the order of the literals of `AssertionLevel`.
+        [flat::AssertionLevel::Warning, flat::AssertionLevel::Error]
+            .get(k)
+            .copied()
     }
 
     /// Resolves one side of a `connect`: the connector elements and whether it is an outside

@@ -606,8 +606,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// `[a, b; c, d]`: each element made a matrix (a scalar 1x1, a vector a column), the
     /// elements of a row joined side by side (equal numbers of rows), the rows stacked (equal
-    /// numbers of columns), as Modelica's `cat(1, cat(2, a, b), cat(2, c, d))`.
-    fn block_matrix(&mut self, rows: Vec<Vec<Value>>, e: &ast::Expr) -> Option<Value> {
+    /// numbers of columns), as Modelica's `cat(1, cat(2, a, b), cat(2, c, d))`; a single block
+    /// of more dimensions is kept as it is, several such blocks are not joined (E0304).
+    fn block_matrix(&mut self, mut rows: Vec<Vec<Value>>, e: &ast::Expr) -> Option<Value> {
+        // One block of three or more dimensions is itself: promoting it to two dimensions
+        // changes nothing, and concatenating one block gives it back (`[{{{1, 2}}}]`).
+        if let [row] = rows.as_slice()
+            && let [Value::Array(dims, _, _)] = row.as_slice()
+            && dims.len() > 2
+        {
+            return rows.pop().and_then(|mut row| row.pop());
+        }
         let mut ty = ScalarType::Integer;
         let mut out_rows = 0;
         let mut out_cols = None;

@@ -35,7 +35,8 @@
 //!   `balance` (the balance check).
 //! - Beside flattening: `diagram` gives, instead of the flat model, the model's component
 //!   diagram from the same instances and connects; `stdlib` is the embedded standard library
-//!   and `sources` the parsed sources of one compilation, from which it flattens a model.
+//!   and `sources` the parsed sources of one compilation, from which it flattens a model;
+//!   `predefined` holds the predefined enumeration types (`StateSelect`, `AssertionLevel`).
 
 pub mod diagram;
 pub mod library;
@@ -68,6 +69,7 @@ mod layout;
 mod masked_reductions;
 mod modifier;
 mod names;
+mod predefined;
 mod range_assignments;
 mod range_values;
 mod real_loops;

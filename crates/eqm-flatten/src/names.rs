@@ -121,6 +121,33 @@ impl<'t, 'a> Flattener<'t, 'a> {
         None
     }
 
+    /// `getInstanceName()`: the name of the model being flattened (the last part of its class
+    /// name) followed by the path of the instance the call is written in, such as
+    /// `Vehicle.engine.controller`; the model's name alone in the model itself and where no
+    /// instance encloses the call (in a function, where Modelica leaves the value open).
+    pub(crate) fn instance_name(&mut self, e: &ast::Expr, args: &ast::CallArgs, scope: Scope) -> Option<Value> {
+        if !args.positional.is_empty() || !args.named.is_empty() {
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                "`getInstanceName` takes no arguments",
+                e.span,
+                "wrong arguments",
+            ));
+            return None;
+        }
+        let model = last_name_part(&self.model.instances[0].class_name);
+        let path = match scope.instance {
+            Some(i) => self.model.instances[i.0 as usize].name.as_str(),
+            None => "",
+        };
+        let text = if path.is_empty() {
+            model.to_string()
+        } else {
+            format!("{model}.{path}")
+        };
+        Some(Value::Str(eqm_ir::flat::Message::literal(text)))
+    }
+
     fn unknown_name(&mut self, c: &ast::ComponentRef, scope: Scope, loops: &Loops) {
         let name = &c.parts[0].name.name;
         let mut candidates: Vec<String> = loops.iter().map(|(n, _)| n.clone()).collect();
@@ -173,7 +200,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         let key = (class, name.to_string());
         if let Some(v) = self.caches.package_constants.get(&key) {
-            return Some(v.clone());
+            // The cache holds the whole constant; its subscripts are this reference's.
+            return Some(
+                v.clone()
+                    .and_then(|whole| self.subscripted_constant(whole, c, scope, loops)),
+            );
         }
         let Some((decl, _)) = self.find_constant_decl(class, name) else {
             self.diagnostics.push(Diagnostic::error(
@@ -197,10 +228,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 None
             }
         };
-        let subscripts_ok = c.parts.last().is_some_and(|p| p.subscripts.is_empty());
-        let value = if subscripts_ok { value } else { None };
         self.caches.package_constants.insert(key, value.clone());
-        Some(value)
+        Some(value.and_then(|whole| self.subscripted_constant(whole, c, scope, loops)))
     }
 
     /// The package and name of a constant that an import of `class` makes visible as `ident`:
@@ -587,4 +616,19 @@ fn pick(value: &Value, dims: Vec<usize>, picked: &[usize]) -> Value {
         [] => Value::Scalar(selected[0], value.ty()),
         _ => Value::Array(dims, selected, value.ty()),
     }
+}
+
+/// The last part of a dotted class name (`Vehicle` of `MyLib.Vehicle`), where a dot inside a
+/// quoted identifier (`'a.b'`) separates nothing.
+fn last_name_part(name: &str) -> &str {
+    let mut quoted = false;
+    let mut start = 0;
+    for (k, c) in name.char_indices() {
+        match c {
+            '\'' => quoted = !quoted,
+            '.' if !quoted => start = k + 1,
+            _ => {}
+        }
+    }
+    &name[start..]
 }

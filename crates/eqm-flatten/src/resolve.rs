@@ -397,10 +397,6 @@ impl<'a> ClassTable<'a> {
         let mut first_scope = true;
         while let Some(c) = current {
             let entry = self.get(c);
-            if entry.def.name.name == ident && !first_scope {
-                // An enclosing class can be named from inside itself.
-                return Some(TypeRef::Class(self.reach(c)));
-            }
             let member = if first_scope && skip_inherited_of_scope {
                 let own = entry.nested.get(ident).map(|&id| self.reach(id));
                 if own.is_none() {
@@ -415,6 +411,11 @@ impl<'a> ClassTable<'a> {
             }
             if let Some(t) = self.lookup_import(c, ident) {
                 return Some(t);
+            }
+            // An enclosing class can be named from inside itself, but its own elements come
+            // first: in a package `Bjt` holding a record `Bjt`, the name `Bjt` is the record.
+            if entry.def.name.name == ident && !first_scope {
+                return Some(TypeRef::Class(self.reach(c)));
             }
             if entry.def.encapsulated {
                 break;

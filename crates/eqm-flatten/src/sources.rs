@@ -28,7 +28,8 @@ pub struct Sources {
     pub map: SourceMap,
     /// The user's files, in the order they were added.
     pub files: Vec<(FileId, ast::StoredDefinition)>,
-    /// Library files: the embedded stdlib, then the files a front end adds.
+    /// Library files: the predefined classes (once a model is resolved), the embedded stdlib,
+    /// then the files a front end adds.
     pub library: Vec<(FileId, ast::StoredDefinition)>,
     pub diagnostics: Vec<Diagnostic>,
     /// How the data files the models name (`readMatrix`) are read; without one, such a model
@@ -49,6 +50,8 @@ pub struct Sources {
     /// reported only when the class it is in is one a lookup found, since a construct EQM does
     /// not read in a class the model never uses does not change the model.
     library_syntax: Vec<Diagnostic>,
+    /// Whether the predefined classes (`crate::predefined`) are among the library files.
+    has_predefined: bool,
 }
 
 impl Sources {
@@ -75,6 +78,20 @@ impl Sources {
         let (tree, mut diagnostics) = eqm_syntax::parse_file(id, &self.map.get(id).text);
         self.diagnostics.append(&mut diagnostics);
         (id, tree)
+    }
+
+    /// Puts the predefined classes (`StateSelect`, `AssertionLevel`) first among the library
+    /// files, once: first, so that a library or user class of the same name shadows them.
+    fn add_predefined(&mut self) {
+        if self.has_predefined {
+            return;
+        }
+        self.has_predefined = true;
+        let (id, tree) = self.parse(
+            crate::predefined::FILE_NAME.to_string(),
+            crate::predefined::TEXT.to_string(),
+        );
+        self.library.insert(0, (id, tree));
     }
 
     /// Adds every package of the standard library.
@@ -208,6 +225,7 @@ impl Sources {
                 }
             },
         };
+        self.add_predefined();
         // Each round builds the table over what was read and runs the stage; a round whose
         // lookups reached unread library classes is run again once they are read (see
         // `ClassTable::mark_unloaded`). Every round reads at least one file, so this ends.

@@ -20,6 +20,7 @@ use crate::flattener::Flattener;
 use crate::modifier::Scope;
 use crate::statements::StatementContext;
 use crate::value::{self, Value};
+use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{BinOp, Callee, ExprId, FuncId, Node, VarId};
 use eqm_ir::flat::{self, Message, MessagePart, ScalarType, Statement};
@@ -44,6 +45,8 @@ pub(crate) enum Pick {
 pub(crate) enum Elements<'e> {
     Vars(&'e [VarId]),
     Locals(&'e [u32]),
+    /// The elements of a constant array, such as a package's table.
+    Values(&'e [ExprId]),
 }
 
 impl Elements<'_> {
@@ -51,6 +54,7 @@ impl Elements<'_> {
         match self {
             Elements::Vars(v) => exprs.var(v[k]),
             Elements::Locals(s) => exprs.add(Node::Local(s[k])),
+            Elements::Values(x) => x[k],
         }
     }
 }
@@ -107,6 +111,53 @@ impl<'t, 'a> Flattener<'t, 'a> {
             span: c.span,
         };
         Some(self.dynamic_value(&dims, Elements::Locals(&slots), &picks, ty, &site))
+    }
+
+    /// The constant `value` of a package (`Tables.T`) with the subscripts of the reference `c`
+    /// to it applied, as the reference's last part writes them (`Tables.T[i, j]`; none: the
+    /// whole value): the elements picked when the subscripts are known at compile time, or, when
+    /// one is computed during the run (a table indexed by a discrete variable), the element as an
+    /// if-expression over the indices it may take, as for an array of variables. `None` after a
+    /// diagnostic.
+    pub(crate) fn subscripted_constant(
+        &mut self,
+        value: Value,
+        c: &'a ast::ComponentRef,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let subscripts = &c.parts.last()?.subscripts;
+        if subscripts.is_empty() {
+            return Some(value);
+        }
+        let Value::Array(dims, elements, ty) = &value else {
+            let what = if matches!(value, Value::Scalar(..)) {
+                "is not an array"
+            } else {
+                "is not an array of numbers, Booleans or enumeration values, which EQM subscripts"
+            };
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                format!("the constant `{}` {what}", eqm_syntax::pretty::print_ref(c)),
+                c.span,
+                "cannot be subscripted",
+            ));
+            return None;
+        };
+        if let Some(picks) = self.dynamic_picks(subscripts, dims, scope, loops) {
+            let what = eqm_syntax::pretty::print_ref(c);
+            let site = Site {
+                what: &what,
+                span: c.span,
+            };
+            return Some(self.dynamic_value(dims, Elements::Values(elements), &picks, *ty, &site));
+        }
+        let (out_dims, picked) = self.subscript_selection(subscripts, dims, scope, loops, c)?;
+        let selected: Vec<ExprId> = picked.iter().map(|&k| elements[k]).collect();
+        Some(match out_dims.as_slice() {
+            [] => Value::Scalar(selected[0], *ty),
+            _ => Value::Array(out_dims, selected, *ty),
+        })
     }
 
     /// How each subscript of an array with `dims` picks, when at least one is a scalar Integer

@@ -146,7 +146,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 "stateSelect" => {
                     if attributes.state_select.is_none() {
-                        attributes.state_select = self.state_select(binding.expr);
+                        attributes.state_select = self.state_select(binding);
                     }
                 }
                 other => {
@@ -284,31 +284,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
         value
     }
 
-    fn state_select(&mut self, e: &ast::Expr) -> Option<flat::StateSelect> {
-        let ast::ExprKind::Ref(c) = &e.kind else {
-            return None;
-        };
-        let last = c.parts.last()?.name.name.as_str();
-        let s = match last {
-            "never" => flat::StateSelect::Never,
-            "avoid" => flat::StateSelect::Avoid,
-            "default" => flat::StateSelect::Default,
-            "prefer" => flat::StateSelect::Prefer,
-            "always" => flat::StateSelect::Always,
-            _ => {
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        "E0305",
-                        format!("unknown stateSelect value `{last}`"),
-                        e.span,
-                        "not a StateSelect value",
-                    )
-                    .with_help("use StateSelect.never, avoid, default, prefer or always"),
-                );
-                return None;
-            }
-        };
-        Some(s)
+    /// The `stateSelect` attribute a binding gives: a value of the predefined enumeration
+    /// `StateSelect` known at compile time, such as a parameter of that type.
+    fn state_select(&mut self, binding: &modifier::Binding<'a>) -> Option<flat::StateSelect> {
+        let x = self.eval_binding(binding, ScalarType::Integer)?;
+        let ty = crate::predefined::STATE_SELECT;
+        let k = self.predefined_literal(binding.expr, x, binding.scope, &ty, "`stateSelect`", "E0305")?;
+        // In the order of the literals of `StateSelect`.
+        const CHOICES: [flat::StateSelect; 5] = [
+            flat::StateSelect::Never,
+            flat::StateSelect::Avoid,
+            flat::StateSelect::Default,
+            flat::StateSelect::Prefer,
+            flat::StateSelect::Always,
+        ];
+        CHOICES.get(k).copied()
     }
 
     /// The value of a binding's whole expression, before any element is picked: evaluated
