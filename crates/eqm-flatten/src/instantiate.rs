@@ -278,8 +278,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The member a declared element becomes in `instance`: variables, instances, a functional
-    /// parameter, or `Absent`/`Failed`.
-    pub(crate) fn instantiate_element(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> Member {
+    /// parameter, or `Absent`/`Failed`. `slot` is the member's place in `members`, where the
+    /// instances of a class member are published before their contents are made.
+    pub(crate) fn instantiate_element(
+        &mut self,
+        instance: InstanceId,
+        element: &ElementDecl<'a>,
+        slot: usize,
+    ) -> Member {
         if element.clause.outer
             && let Some(member) = self.outer_element(instance, element)
         {
@@ -366,7 +372,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 };
                 self.functional_parameter(class, &path, &decl.name, m.binding.as_ref())
             }
-            TypeRef::Class(class) => self.class_member(instance, clause, decl, &resolved, class, kinds, elements),
+            TypeRef::Class(class) => {
+                let parts = (clause, decl, &*resolved);
+                self.class_member(instance, parts, class, kinds, elements, slot)
+            }
         }
     }
 
@@ -613,16 +622,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The instances of a component of a class type (one per element), each instantiated.
-    #[allow(clippy::too_many_arguments)] // The parts of one declaration, found by the caller.
+    ///
+    /// The instances are made first and stand in the member's `slot` before their contents are
+    /// instantiated: Modelica's dependencies are between variables, not components, so a
+    /// modifier may read other members of its own component (`v(startTime = -v.rising)`) or of
+    /// a component whose modifier reads this one (`a(r = b.on)`, `b(r = a.on)`). A member read
+    /// while it is itself being made is still the cycle `ensure_member_at` reports.
     fn class_member(
         &mut self,
         instance: InstanceId,
-        clause: &'a ast::ComponentClause,
-        decl: &'a ast::ComponentDecl,
-        resolved: &ResolvedType<'a>,
+        (clause, decl, resolved): (&'a ast::ComponentClause, &'a ast::ComponentDecl, &ResolvedType<'a>),
         class: ClassId,
         kinds: Kinds,
         mut elements: Elements<'a>,
+        slot: usize,
     ) -> Member {
         let total = elements.total;
         let kind = self.table.get(class).def.kind;
@@ -672,14 +685,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 kinds.causality,
                 resolved.is_connector,
             );
-            self.instantiate(child);
             insts.push(child);
         }
-        if elements.dims.is_empty() {
+        let member = if elements.dims.is_empty() {
             Member::Inst(insts[0])
         } else {
-            Member::InstArray(ArrayMember::new(elements.dims, insts))
+            Member::InstArray(ArrayMember::new(elements.dims, insts.clone()))
+        };
+        self.members[slot] = member.clone();
+        for child in insts {
+            self.instantiate(child);
         }
+        member
     }
 
     /// The instance, `instance` itself or one enclosing it, whose class is `class`: a component
