@@ -193,12 +193,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 && depth < self.table.classes.len()
             {
                 let parent = entry.parent.unwrap_or(c);
-                // A short definition of a builtin or another short class is followed; one of a
-                // long class stays the class itself (its body is collected like an extends).
+                // A short definition of a builtin, an enumeration (`connector DigitalSignal =
+                // Logic`) or another short class is followed; one of a long class stays the
+                // class itself (its body is collected like an extends).
                 let base_type = self.table.lookup(parent, base).ok();
                 let follows = match base_type {
                     Some(TypeRef::Builtin(_)) => true,
-                    Some(TypeRef::Class(b)) => matches!(self.table.get(b).def.body, ast::ClassBody::Short { .. }),
+                    Some(TypeRef::Class(b)) => matches!(
+                        self.table.get(b).def.body,
+                        ast::ClassBody::Short { .. } | ast::ClassBody::Enumeration { .. }
+                    ),
                     None => true,
                 };
                 if follows {

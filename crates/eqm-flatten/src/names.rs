@@ -173,7 +173,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         let key = (class, name.to_string());
         if let Some(v) = self.caches.package_constants.get(&key) {
-            return Some(v.clone());
+            let v = v.clone();
+            return Some(v.and_then(|value| self.subscripted_constant(c, value, scope, loops)));
         }
         let Some((decl, _)) = self.find_constant_decl(class, name) else {
             self.diagnostics.push(Diagnostic::error(
@@ -197,10 +198,41 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 None
             }
         };
-        let subscripts_ok = c.parts.last().is_some_and(|p| p.subscripts.is_empty());
-        let value = if subscripts_ok { value } else { None };
         self.caches.package_constants.insert(key, value.clone());
-        Some(value)
+        Some(value.and_then(|value| self.subscripted_constant(c, value, scope, loops)))
+    }
+
+    /// The elements of a constant's `value` that the subscripts of `c`'s last part select
+    /// (`Tables.UX01Conv[2]`, `Tables.UX01Conv[x]` with `x` computed during the run, `T[:, 1]`),
+    /// or the value itself without subscripts; `None` after a diagnostic.
+    fn subscripted_constant(
+        &mut self,
+        c: &'a ast::ComponentRef,
+        value: Value,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let subscripts = &c.parts.last()?.subscripts;
+        if subscripts.is_empty() {
+            return Some(value);
+        }
+        if !matches!(value, Value::Scalar(..) | Value::Array(..)) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0317",
+                format!(
+                    "subscripts of the constant `{}` are not supported: it is not an array of numbers",
+                    eqm_syntax::pretty::print_ref(c)
+                ),
+                c.span,
+                "not supported",
+            ));
+            return None;
+        }
+        if let Some(selected) = self.dynamic_constant_selection(c, &value, scope, loops) {
+            return Some(selected);
+        }
+        let (dims, picked) = self.subscript_selection(subscripts, value.dims(), scope, loops, c)?;
+        Some(pick(&value, dims, &picked))
     }
 
     /// The package and name of a constant that an import of `class` makes visible as `ident`:

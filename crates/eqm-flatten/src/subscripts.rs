@@ -38,12 +38,13 @@ pub(crate) enum Pick {
     DynamicVector(Vec<(ExprId, String)>),
 }
 
-/// The elements a dynamic selection chooses among, row-major: model variables or the slots of
-/// a function's local variable.
+/// The elements a dynamic selection chooses among, row-major: model variables, the slots of
+/// a function's local variable, or the elements of a constant's value.
 #[derive(Clone, Copy)]
 pub(crate) enum Elements<'e> {
     Vars(&'e [VarId]),
     Locals(&'e [u32]),
+    Values(&'e [ExprId]),
 }
 
 impl Elements<'_> {
@@ -51,6 +52,7 @@ impl Elements<'_> {
         match self {
             Elements::Vars(v) => exprs.var(v[k]),
             Elements::Locals(s) => exprs.add(Node::Local(s[k])),
+            Elements::Values(e) => e[k],
         }
     }
 }
@@ -107,6 +109,29 @@ impl<'t, 'a> Flattener<'t, 'a> {
             span: c.span,
         };
         Some(self.dynamic_value(&dims, Elements::Locals(&slots), &picks, ty, &site))
+    }
+
+    /// `T[i]` with `T` the array value of a constant (`Tables.UX01Conv[x]`) and an Integer `i`
+    /// that changes during the run. `None` when the subscripts are all known (the caller picks
+    /// the elements) or after a diagnostic.
+    pub(crate) fn dynamic_constant_selection(
+        &mut self,
+        c: &'a ast::ComponentRef,
+        value: &Value,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let part = c.parts.last()?;
+        let Value::Array(dims, elements, ty) = value else {
+            return None;
+        };
+        let picks = self.dynamic_picks(&part.subscripts, dims, scope, loops)?;
+        let what = eqm_syntax::pretty::print_ref(c);
+        let site = Site {
+            what: &what,
+            span: c.span,
+        };
+        Some(self.dynamic_value(dims, Elements::Values(elements), &picks, *ty, &site))
     }
 
     /// How each subscript of an array with `dims` picks, when at least one is a scalar Integer

@@ -86,6 +86,7 @@ corpus!(
     records,
     replaceable,
     short_functions,
+    subscripted_constants,
     system_dynamics_dt,
     unsized_arrays,
     unsized_outputs,
