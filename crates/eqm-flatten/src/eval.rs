@@ -256,7 +256,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// `if c then t else otherwise`, element by element, for a condition known only during the
-    /// run (or a parameter's).
+    /// run (or a parameter's, whose value chooses between branches of different sizes).
     fn if_value(&mut self, e: &'a ast::Expr, c: ExprId, t: Value, otherwise: Value) -> Option<Value> {
         if matches!(t, Value::Record(_) | Value::Records(..))
             || matches!(otherwise, Value::Record(_) | Value::Records(..))
@@ -264,6 +264,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return self.select_records(e, c, t, otherwise);
         }
         if !value::same_dims(t.dims(), otherwise.dims()) {
+            // Branches of different sizes are fine under a parameter condition: the one its
+            // value takes is the expression's (`tab[:, 2] = if linear then [0, 1; 1, 2] else
+            // table`), and the condition becomes structural, since the size depends on it.
+            if let Some(known) = self.consts.eval(&self.model, c) {
+                self.note_structural(c);
+                return Some(if known != 0.0 { t } else { otherwise });
+            }
             self.diagnostics.push(Diagnostic::error(
                 "E0304",
                 "the branches of this if-expression have different array sizes",

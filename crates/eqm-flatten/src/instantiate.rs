@@ -244,16 +244,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
         None
     }
 
-    /// The size of dimension `k` of the value that `modifier`'s binding gives, if it has one;
-    /// `Err` when the binding cannot be evaluated (already reported).
+    /// The size of dimension `k` of the value that `modifier`'s binding gives, if it has one:
+    /// the binding's own value, or the element of it an array component's element picks, or the
+    /// field of it a record component's field takes (`CellData d = data` gives `d.table[:, 2]`
+    /// the size of `data.table`); `Err` when the binding cannot be evaluated (already reported).
     fn binding_size(&mut self, modifier: &Modifier<'a>, k: usize) -> Result<Option<usize>, ()> {
         let Some(binding) = modifier.binding.as_ref() else {
             return Ok(None);
         };
-        if !binding.select.is_empty() {
+        let whole = self.binding_value(binding).ok_or(())?;
+        let Ok(mut value) = crate::variables::select_elements(&whole, &binding.select) else {
             return Ok(None);
+        };
+        for (field, after) in &binding.fields {
+            let value::Value::Record(fields) = &value else {
+                return Ok(None);
+            };
+            let Some((_, v)) = fields.iter().find(|(n, _)| n == field) else {
+                return Ok(None);
+            };
+            let Ok(part) = crate::variables::select_elements(v, after) else {
+                return Ok(None);
+            };
+            value = part;
         }
-        let value = self.eval(binding.expr, binding.scope, &mut Vec::new()).ok_or(())?;
         Ok(value.dims().get(k).copied())
     }
 

@@ -82,6 +82,7 @@ corpus!(
     record_array_functions,
     record_arrays,
     record_equations,
+    record_field_arrays,
     record_functions,
     records,
     replaceable,
