@@ -167,7 +167,71 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// fails to elaborate (a condition or a value) is excluded the same way when parameter
     /// conditions exclude it: its own condition is false, or an earlier one is true, with the
     /// parameters' values (those conditions then become structural). Otherwise its error stands.
+    ///
+    /// Every part is evaluated first as written, the else-value first and then the branches
+    /// last to first (the order the flat model's expressions are made in); only when a part
+    /// fails is the expression evaluated again with the excluded branches left out, the
+    /// if-expressions inside it that way at once (so a failing chain of nested ones is
+    /// evaluated at most twice per level).
     fn eval_if(
+        &mut self,
+        e: &'a ast::Expr,
+        branches: &'a [(ast::Expr, ast::Expr)],
+        else_value: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        if !self.context.excluding_branches {
+            let mark = self.diagnostics.len();
+            if let Some(value) = self.eval_if_as_written(e, branches, else_value, scope, loops) {
+                return Some(value);
+            }
+            let failed = self.diagnostics.split_off(mark);
+            self.context.excluding_branches = true;
+            let value = self.eval_if_excluding(e, branches, else_value, scope, loops);
+            self.context.excluding_branches = false;
+            if value.is_none() {
+                // The first attempt's diagnostics say what is wrong as written.
+                self.diagnostics.truncate(mark);
+                self.diagnostics.extend(failed);
+            }
+            return value;
+        }
+        self.eval_if_excluding(e, branches, else_value, scope, loops)
+    }
+
+    /// [`Self::eval_if`] with every part evaluated: the else-value, then each branch from the
+    /// last, a branch whose condition is a literal taken or dropped directly.
+    fn eval_if_as_written(
+        &mut self,
+        e: &'a ast::Expr,
+        branches: &'a [(ast::Expr, ast::Expr)],
+        else_value: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let mut result = self.eval(else_value, scope, loops)?;
+        for (condition, then_value) in branches.iter().rev() {
+            let c = self.eval(condition, scope, loops)?;
+            self.expect_type(&c, ScalarType::Boolean, condition)?;
+            let Value::Scalar(c, _) = c else { return None };
+            let t = self.eval(then_value, scope, loops)?;
+            result = match self.model.exprs.literal(c) {
+                Some(known) if !matches!(t, Value::Record(_) | Value::Records(..)) => {
+                    if known != 0.0 {
+                        t
+                    } else {
+                        result
+                    }
+                }
+                _ => self.if_value(e, c, t, result)?,
+            };
+        }
+        Some(result)
+    }
+
+    /// [`Self::eval_if`] leaving out the branches that known conditions exclude.
+    fn eval_if_excluding(
         &mut self,
         e: &'a ast::Expr,
         branches: &'a [(ast::Expr, ast::Expr)],

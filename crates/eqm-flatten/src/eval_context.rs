@@ -23,6 +23,9 @@ pub(crate) struct EvalContext {
     pub(crate) end_sizes: Vec<usize>,
     /// How many bodies of functional parameters are being evaluated, one inside another.
     pub(crate) lambda_depth: usize,
+    /// Whether an if-expression around is being evaluated again with the branches its known
+    /// conditions exclude left out: the if-expressions inside then go that way at once.
+    pub(crate) excluding_branches: bool,
 }
 
 /// An iterator bound to a value (see [`Range::Values`](crate::iterators::Range::Values)), with
