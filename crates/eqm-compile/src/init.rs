@@ -118,7 +118,7 @@ fn own_system(
 ) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (mut init, has_delays) = initialization_dae(dae);
     let n_model = init.equations.len();
-    free_parameters(&mut init);
+    let has_free_parameters = free_parameters(&mut init);
     init.equations.extend(init.initial_equations.iter().cloned());
     discrete_unknowns(dae, &mut init);
     let n_given = init.equations.len();
@@ -126,7 +126,9 @@ fn own_system(
     let (fixed, candidates, n_fixed) = start_equations(&dae.kinds, &mut init);
     // (Not with delays: the simulation's blocks read the delayed values, which the
     // initialization replaces by their expressions.)
-    if let Some(simulation) = simulation.filter(|_| !has_delays)
+    // (Nor with parameters the initialization solves for: the simulation's plan computes
+    // none of them, so one that nothing determines would keep its start value unreported.)
+    if let Some(simulation) = simulation.filter(|_| !has_delays && !has_free_parameters)
         && is_simulation_system_with_starts(&init, n_model, &fixed)
     {
         // Every state is given and nothing else is: the simulation plan already causalises
@@ -307,6 +309,7 @@ fn choose_assumed_starts(
         .filter(|&u| matching.eq_of(VarIdx(u as u32)).is_none())
         .collect();
     if !undetermined.is_empty() {
+        let undetermined = free_parameters_left_open(init, &graph, &matching, unknowns, undetermined);
         return Err(vec![under_determined(init, unknowns, &undetermined)]);
     }
     Ok((assumed, keep))
@@ -555,8 +558,9 @@ fn algebraic_form(init: &mut Dae<Hybrid>) -> (Vec<Unknown>, Vec<(VarId, VarId)>)
 /// binding is determined by the initial equations, one with a binding by the equation
 /// `p = binding`. So is every parameter whose binding reads one of them (`q = 2*p`), by its
 /// binding: it cannot be computed before the initialization. Found from the free parameters
-/// through the bindings that read them, each binding looked at once.
-fn free_parameters(init: &mut Dae<Hybrid>) {
+/// through the bindings that read them, each binding looked at once. Returns whether there is
+/// any.
+fn free_parameters(init: &mut Dae<Hybrid>) -> bool {
     let n = init.kinds.len();
     let mut readers: Vec<Vec<VarId>> = vec![Vec::new(); n];
     let mut free: Vec<VarId> = Vec::new();
@@ -593,6 +597,7 @@ fn free_parameters(init: &mut Dae<Hybrid>) {
         }
     }
     free.sort();
+    let any = !free.is_empty();
     for v in free {
         init.kinds[v.0 as usize] = VarKind::Algebraic;
         let variable = init.flat.var(v);
@@ -606,6 +611,7 @@ fn free_parameters(init: &mut Dae<Hybrid>) {
             });
         }
     }
+    any
 }
 
 /// Discrete variables that initial equations determine (`initial equation y = 3;` or
@@ -850,6 +856,52 @@ fn over_determined(
 }
 
 /// The diagnostic for unknowns that no equation of the initial system determines.
+/// Whether unknown `u` is a parameter with `fixed = false`.
+fn is_free_parameter(init: &Dae<Hybrid>, u: Unknown) -> bool {
+    let Unknown::Var(v) = u else { return false };
+    let variable = init.flat.var(v);
+    variable.variability == eqm_ir::flat::Variability::Parameter && variable.attributes.fixed == Some(false)
+}
+
+/// The unknowns to name as undetermined: the parameters with `fixed = false` that a maximum
+/// matching can leave open instead of the `undetermined` ones it left, when there are any
+/// (`der(k*x)` leaves either `k` or `der(x)` open, and the parameter is what lacks an initial
+/// equation); else `undetermined` itself. Those are the unknowns reached from the open ones by
+/// alternating paths (an equation that reads an open unknown, then the unknown that equation is
+/// matched to), each visited once.
+fn free_parameters_left_open(
+    init: &Dae<Hybrid>,
+    graph: &eqm_structural::incidence::Incidence,
+    matching: &eqm_structural::matching::Matching,
+    unknowns: &[Unknown],
+    undetermined: Vec<usize>,
+) -> Vec<usize> {
+    let mut seen = vec![false; unknowns.len()];
+    let mut stack = undetermined.clone();
+    for &u in &undetermined {
+        seen[u] = true;
+    }
+    let mut free = Vec::new();
+    while let Some(u) = stack.pop() {
+        if is_free_parameter(init, unknowns[u]) {
+            free.push(u);
+        }
+        for &e in graph.var_eqs(VarIdx(u as u32)) {
+            if let Some(w) = matching.var_of(e)
+                && !seen[w.index()]
+            {
+                seen[w.index()] = true;
+                stack.push(w.index());
+            }
+        }
+    }
+    if free.is_empty() {
+        return undetermined;
+    }
+    free.sort_unstable();
+    free
+}
+
 fn under_determined(init: &Dae<Hybrid>, unknowns: &[Unknown], undetermined: &[usize]) -> Diagnostic {
     let names: Vec<String> = undetermined
         .iter()
@@ -863,7 +915,11 @@ fn under_determined(init: &Dae<Hybrid>, unknowns: &[Unknown], undetermined: &[us
             shorten(&names, 8)
         ),
         init.flat.var(var).span,
-        "needs a start value with `fixed = true` or an initial equation",
+        if is_free_parameter(init, unknowns[undetermined[0]]) {
+            "a parameter with `fixed = false` needs an initial equation or algorithm"
+        } else {
+            "needs a start value with `fixed = true` or an initial equation"
+        },
     );
     for &u in undetermined.iter().skip(1).take(5) {
         let (Unknown::Var(v) | Unknown::Der(v)) = unknowns[u];

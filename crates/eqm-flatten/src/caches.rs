@@ -55,6 +55,10 @@ pub(crate) struct Caches<'a> {
     /// made a chain of n nested components cost n^2.
     pub(crate) instantiating: Vec<(flat::InstanceId, bool)>,
     pub(crate) instantiating_by_class: FxHashMap<ClassId, Vec<flat::InstanceId>>,
+    /// The members being instantiated (instance and element index), innermost last: when a
+    /// member reads one of them, the part of this list from that member on is the cycle of
+    /// declarations to report.
+    pub(crate) members_in_progress: Vec<(flat::InstanceId, usize)>,
 }
 
 /// What identifies the value of a binding while the elements of one array are made: the
@@ -72,6 +76,7 @@ impl Caches<'_> {
             package_constants: BTreeMap::new(),
             no_attributes: flat::Attributes::default(),
             recent_attributes: vec![None; 256],
+            members_in_progress: Vec::new(),
             array_bindings: None,
             instantiating: Vec::new(),
             instantiating_by_class: FxHashMap::default(),

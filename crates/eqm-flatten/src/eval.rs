@@ -172,7 +172,50 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// An if-expression: the branches' values chosen element by element by their conditions
     /// (the last first), or a branch taken directly when its condition is known.
+    ///
+    /// Modelica evaluates a branch only when its condition is true, so a branch that conditions
+    /// known at compile time exclude is never elaborated: with `i = 1` in a for-loop,
+    /// `if i == 1 then a else b[i - 1]` does not index `b[0]`. The conditions are looked at
+    /// first to last; a literal true one takes its branch and excludes the rest. A part that
+    /// fails to elaborate (a condition or a value) is excluded the same way when parameter
+    /// conditions exclude it: its own condition is false, or an earlier one is true, with the
+    /// parameters' values (those conditions then become structural). Otherwise its error stands.
+    ///
+    /// Every part is evaluated first as written, the else-value first and then the branches
+    /// last to first (the order the flat model's expressions are made in); only when a part
+    /// fails is the expression evaluated again with the excluded branches left out, the
+    /// if-expressions inside it that way at once (so a failing chain of nested ones is
+    /// evaluated at most twice per level).
     fn eval_if(
+        &mut self,
+        e: &'a ast::Expr,
+        branches: &'a [(ast::Expr, ast::Expr)],
+        else_value: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        if !self.context.excluding_branches {
+            let mark = self.diagnostics.len();
+            if let Some(value) = self.eval_if_as_written(e, branches, else_value, scope, loops) {
+                return Some(value);
+            }
+            let failed = self.diagnostics.split_off(mark);
+            self.context.excluding_branches = true;
+            let value = self.eval_if_excluding(e, branches, else_value, scope, loops);
+            self.context.excluding_branches = false;
+            if value.is_none() {
+                // The first attempt's diagnostics say what is wrong as written.
+                self.diagnostics.truncate(mark);
+                self.diagnostics.extend(failed);
+            }
+            return value;
+        }
+        self.eval_if_excluding(e, branches, else_value, scope, loops)
+    }
+
+    /// [`Self::eval_if`] with every part evaluated: the else-value, then each branch from the
+    /// last, a branch whose condition is a literal taken or dropped directly.
+    fn eval_if_as_written(
         &mut self,
         e: &'a ast::Expr,
         branches: &'a [(ast::Expr, ast::Expr)],
@@ -226,51 +269,148 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 continue;
             }
-            if matches!(t, Value::Record(_) | Value::Records(..))
-                || matches!(result, Value::Record(_) | Value::Records(..))
-            {
-                result = self.select_records(e, c, t, result)?;
-                continue;
-            }
-            // A branch decided at compile time (a parameter condition) is taken directly; the
-            // branches may then differ in size (Modelica: only the chosen one is the value).
-            if let Some(known) = self.model.exprs.literal(c) {
-                result = if known != 0.0 { t } else { result };
-                continue;
-            }
-            if !value::same_dims(t.dims(), result.dims()) {
-                // Branches of different sizes under a parameter condition: the condition is
-                // decided when the model is compiled.
-                if let Some(known) = self.consts.eval(&self.model, c) {
-                    self.note_structural(c);
-                    result = if known != 0.0 { t } else { result };
-                    continue;
+            result = match self.model.exprs.literal(c) {
+                Some(known) if !matches!(t, Value::Record(_) | Value::Records(..)) => {
+                    if known != 0.0 {
+                        t
+                    } else {
+                        result
+                    }
                 }
-                self.diagnostics.push(Diagnostic::error(
-                    "E0304",
-                    "the branches of this if-expression have different array sizes",
-                    e.span,
-                    "branches must agree",
-                ));
-                return None;
-            }
-            let ty = if t.ty() == ScalarType::Integer && result.ty() == ScalarType::Integer {
-                ScalarType::Integer
-            } else {
-                t.ty()
-            };
-            let elements: Vec<ExprId> = t
-                .elements()
-                .into_iter()
-                .zip(result.elements())
-                .map(|(x, y)| self.model.exprs.add(Node::If(c, x, y)))
-                .collect();
-            result = match t.dims() {
-                [] => Value::Scalar(elements[0], ty),
-                d => Value::Array(d.to_vec(), elements, ty),
+                _ => self.if_value(e, c, t, result)?,
             };
         }
         Some(result)
+    }
+
+    /// [`Self::eval_if`] leaving out the branches that known conditions exclude.
+    fn eval_if_excluding(
+        &mut self,
+        e: &'a ast::Expr,
+        branches: &'a [(ast::Expr, ast::Expr)],
+        else_value: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        // The branches still possible, first to last, with their condition's value.
+        let mut open: Vec<(ExprId, &'a ast::Expr)> = Vec::new();
+        let mut last = else_value;
+        for (condition, then_value) in branches {
+            let mark = self.diagnostics.len();
+            let Some(c) = self.eval(condition, scope, loops) else {
+                if self.exclude_after_known_true(&mut open, &mut last, mark) {
+                    break;
+                }
+                return None;
+            };
+            self.expect_type(&c, ScalarType::Boolean, condition)?;
+            let Value::Scalar(c, _) = c else { return None };
+            match self.model.exprs.literal(c) {
+                Some(known) if known != 0.0 => {
+                    last = then_value;
+                    break;
+                }
+                Some(_) => {}
+                None => open.push((c, then_value)),
+            }
+        }
+        // Each open branch's value, or `None` for one its own false condition excludes.
+        let mut values: Vec<Option<Value>> = Vec::with_capacity(open.len());
+        while values.len() < open.len() {
+            let (c, then_value) = open[values.len()];
+            let mark = self.diagnostics.len();
+            if let Some(t) = self.eval(then_value, scope, loops) {
+                values.push(Some(t));
+            } else if self.consts.eval(&self.model, c) == Some(0.0) {
+                self.diagnostics.truncate(mark);
+                self.note_structural(c);
+                values.push(None);
+            } else {
+                open.truncate(values.len());
+                if !self.exclude_after_known_true(&mut open, &mut last, mark) {
+                    return None;
+                }
+                values.truncate(open.len());
+            }
+        }
+        let mark = self.diagnostics.len();
+        let mut result = match self.eval(last, scope, loops) {
+            Some(value) => value,
+            None if self.exclude_after_known_true(&mut open, &mut last, mark) => {
+                values.truncate(open.len());
+                self.eval(last, scope, loops)?
+            }
+            None => return None,
+        };
+        for (&(c, _), t) in open.iter().zip(values).rev() {
+            let Some(t) = t else { continue };
+            result = self.if_value(e, c, t, result)?;
+        }
+        Some(result)
+    }
+
+    /// After a part of an if-expression failed to elaborate (its diagnostics from `mark` on):
+    /// whether an `open` branch before it has a condition that the parameters' values make
+    /// true, so that the part is never evaluated. If so, that branch becomes the `last` one
+    /// (the branches after it are dropped), its condition structural, and the diagnostics go.
+    fn exclude_after_known_true(
+        &mut self,
+        open: &mut Vec<(ExprId, &'a ast::Expr)>,
+        last: &mut &'a ast::Expr,
+        mark: usize,
+    ) -> bool {
+        let Some(j) = open
+            .iter()
+            .position(|&(c, _)| self.consts.eval(&self.model, c).is_some_and(|v| v != 0.0))
+        else {
+            return false;
+        };
+        self.diagnostics.truncate(mark);
+        self.note_structural(open[j].0);
+        *last = open[j].1;
+        open.truncate(j);
+        true
+    }
+
+    /// `if c then t else otherwise`, element by element, for a condition known only during the
+    /// run (or a parameter's, whose value chooses between branches of different sizes).
+    fn if_value(&mut self, e: &'a ast::Expr, c: ExprId, t: Value, otherwise: Value) -> Option<Value> {
+        if matches!(t, Value::Record(_) | Value::Records(..))
+            || matches!(otherwise, Value::Record(_) | Value::Records(..))
+        {
+            return self.select_records(e, c, t, otherwise);
+        }
+        if !value::same_dims(t.dims(), otherwise.dims()) {
+            // Branches of different sizes are fine under a parameter condition: the one its
+            // value takes is the expression's (`tab[:, 2] = if linear then [0, 1; 1, 2] else
+            // table`), and the condition becomes structural, since the size depends on it.
+            if let Some(known) = self.consts.eval(&self.model, c) {
+                self.note_structural(c);
+                return Some(if known != 0.0 { t } else { otherwise });
+            }
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                "the branches of this if-expression have different array sizes",
+                e.span,
+                "branches must agree",
+            ));
+            return None;
+        }
+        let ty = if t.ty() == ScalarType::Integer && otherwise.ty() == ScalarType::Integer {
+            ScalarType::Integer
+        } else {
+            t.ty()
+        };
+        let elements: Vec<ExprId> = t
+            .elements()
+            .into_iter()
+            .zip(otherwise.elements())
+            .map(|(x, y)| self.model.exprs.add(Node::If(c, x, y)))
+            .collect();
+        Some(match t.dims() {
+            [] => Value::Scalar(elements[0], ty),
+            d => Value::Array(d.to_vec(), elements, ty),
+        })
     }
 
     /// A range `start:step:stop` of Integers known at compile time.
@@ -604,36 +744,25 @@ impl<'t, 'a> Flattener<'t, 'a> {
         })
     }
 
-    /// `[a, b; c, d]`: each element made a matrix (a scalar 1x1, a vector a column), the
-    /// elements of a row joined side by side (equal numbers of rows), the rows stacked (equal
-    /// numbers of columns), as Modelica's `cat(1, cat(2, a, b), cat(2, c, d))`; a single block
-    /// of more dimensions is kept as it is, several such blocks are not joined (E0304).
-    fn block_matrix(&mut self, mut rows: Vec<Vec<Value>>, e: &ast::Expr) -> Option<Value> {
-        // One block of three or more dimensions is itself: promoting it to two dimensions
-        // changes nothing, and concatenating one block gives it back (`[{{{1, 2}}}]`).
-        if let [row] = rows.as_slice()
-            && let [Value::Array(dims, _, _)] = row.as_slice()
-            && dims.len() > 2
-        {
-            return rows.pop().and_then(|mut row| row.pop());
-        }
+    /// `[a, b; c, d]`: Modelica's `cat(1, cat(2, a, b), cat(2, c, d))` with every block first
+    /// given the rank `n` of the highest-rank block, at least 2, by trailing dimensions of size 1
+    /// (a scalar is 1x1, a vector a column, a matrix among rank-3 blocks r x c x 1). The blocks
+    /// of a row are joined along the second dimension (equal sizes in every other one), the rows
+    /// stacked along the first (equal sizes in every other one).
+    fn block_matrix(&mut self, rows: Vec<Vec<Value>>, e: &ast::Expr) -> Option<Value> {
+        let rank = rows.iter().flatten().map(|v| v.dims().len()).max().unwrap_or(0).max(2);
         let mut ty = ScalarType::Integer;
         let mut out_rows = 0;
-        let mut out_cols = None;
+        // The sizes of the result after its first dimension: the columns, then the rest.
+        let mut out_tail: Option<Vec<usize>> = None;
         let mut elements = Vec::new();
         for row in &rows {
-            let mut shapes = Vec::with_capacity(row.len());
+            let mut shapes: Vec<Vec<usize>> = Vec::with_capacity(row.len());
             for v in row {
-                let shape = match v.dims() {
-                    [] => (1, 1),
-                    [n] => (*n, 1),
-                    [r, c] => (*r, *c),
-                    _ => (usize::MAX, 0),
-                };
-                if shape.0 == usize::MAX || matches!(v, Value::Str(_) | Value::Record(_) | Value::Records(..)) {
+                if matches!(v, Value::Str(_) | Value::Record(_) | Value::Records(..)) {
                     self.diagnostics.push(Diagnostic::error(
                         "E0304",
-                        "the blocks of a matrix `[...]` must be scalars, vectors or matrices",
+                        "the blocks of a matrix `[...]` must be numbers or arrays of numbers",
                         e.span,
                         "not a matrix block",
                     ));
@@ -642,29 +771,40 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 if v.ty() != ScalarType::Integer {
                     ty = v.ty();
                 }
+                let mut shape = v.dims().to_vec();
+                shape.resize(rank, 1);
                 shapes.push(shape);
             }
-            let height = shapes.first().map_or(0, |s| s.0);
-            let width: usize = shapes.iter().map(|s| s.1).sum();
-            if shapes.iter().any(|s| s.0 != height) || out_cols.is_some_and(|c| c != width) {
+            let height = shapes.first().map_or(0, |s| s[0]);
+            let rest: &[usize] = shapes.first().map_or(&[], |s| &s[2..]);
+            let width: usize = shapes.iter().map(|s| s[1]).sum();
+            let mut tail = vec![width];
+            tail.extend_from_slice(rest);
+            if shapes.iter().any(|s| s[0] != height || s[2..] != *rest) || out_tail.as_ref().is_some_and(|t| *t != tail)
+            {
                 self.diagnostics.push(Diagnostic::error(
                     "E0304",
-                    "the blocks of this matrix do not fit: blocks side by side need equal numbers of rows, rows of blocks equal numbers of columns",
+                    "the blocks of this matrix do not fit: blocks side by side need equal sizes in every dimension but the second, rows of blocks in every dimension but the first",
                     e.span,
                     "sizes differ",
                 ));
                 return None;
             }
-            out_cols = Some(width);
-            out_rows += height;
+            // Each block contributes, to each index of the first dimension, the run of its
+            // elements below that index: its width times the sizes of the rest.
+            let below: usize = rest.iter().product();
             for i in 0..height {
-                for (v, &(_, c)) in row.iter().zip(&shapes) {
-                    let xs = v.as_slice();
-                    elements.extend_from_slice(&xs[i * c..(i + 1) * c]);
+                for (v, shape) in row.iter().zip(&shapes) {
+                    let run = shape[1] * below;
+                    elements.extend_from_slice(&v.as_slice()[i * run..(i + 1) * run]);
                 }
             }
+            out_tail = Some(tail);
+            out_rows += height;
         }
-        Some(Value::Array(vec![out_rows, out_cols.unwrap_or(0)], elements, ty))
+        let mut dims = vec![out_rows];
+        dims.extend(out_tail.unwrap_or_else(|| vec![0; rank - 1]));
+        Some(Value::Array(dims, elements, ty))
     }
 
     /// `{a, b, c}`: stacks values of equal shape along a new first dimension.

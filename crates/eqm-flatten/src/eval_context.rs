@@ -37,6 +37,9 @@ pub(crate) struct EvalContext {
     /// How many bodies of reductions computed by generated functions are being evaluated, one
     /// inside another (see `reduction_functions`).
     pub(crate) reduction_depth: u32,
+    /// Whether an if-expression around is being evaluated again with the branches its known
+    /// conditions exclude left out: the if-expressions inside then go that way at once.
+    pub(crate) excluding_branches: bool,
 }
 
 /// The number of elements a range computed during the run must have where it is evaluated,

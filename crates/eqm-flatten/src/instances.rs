@@ -260,6 +260,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(&self.members[state.first_member + state.layout.index(name)?])
     }
 
+    /// The cycle of declarations that a read of member `name` of `instance`, which is being
+    /// instantiated, closes: the full names of the members from that one to the one reading it,
+    /// and that one again (`a -> b -> a`). Only called to report the cycle, so the walk along
+    /// the members being instantiated costs nothing on the way of a model without one.
+    pub(crate) fn declaration_cycle(&self, instance: InstanceId, name: &str) -> String {
+        let Some(k) = self.instances[instance.0 as usize].layout.index(name) else {
+            return format!("`{name}`");
+        };
+        let in_progress = &self.caches.members_in_progress;
+        let from = in_progress.iter().rposition(|&m| m == (instance, k)).unwrap_or(0);
+        let full_name = |&(i, k): &(InstanceId, usize)| {
+            let parent = &self.model.instances[i.0 as usize].name;
+            let element = &self.instances[i.0 as usize].layout.elements[k].decl.name.name;
+            if parent.is_empty() {
+                format!("`{element}`")
+            } else {
+                format!("`{parent}.{element}`")
+            }
+        };
+        let mut names: Vec<String> = in_progress[from..].iter().map(full_name).collect();
+        names.push(full_name(&(instance, k)));
+        names.join(" -> ")
+    }
+
     /// Instantiates member `name` of `instance` if it is still pending, and returns it.
     pub(crate) fn ensure_member(&mut self, instance: InstanceId, name: &str) -> Option<Member> {
         let k = self.instances[instance.0 as usize].layout.index(name)?;
@@ -276,7 +300,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.members[slot] = Member::InProgress;
         let layout = state.layout.clone();
         let deferred = self.deferred_starts.len();
-        let result = self.instantiate_element(instance, &layout.elements[k]);
+        self.caches.members_in_progress.push((instance, k));
+        let result = self.instantiate_element(instance, &layout.elements[k], slot);
+        self.caches.members_in_progress.pop();
         self.members[slot] = result.clone();
         if self.deferred_starts.len() > deferred {
             self.finish_deferred_starts(deferred);

@@ -254,16 +254,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
         None
     }
 
-    /// The size of dimension `k` of the value that `modifier`'s binding gives, if it has one;
-    /// `Err` when the binding cannot be evaluated (already reported).
+    /// The size of dimension `k` of the value that `modifier`'s binding gives, if it has one:
+    /// the binding's own value, or the element of it an array component's element picks, or the
+    /// field of it a record component's field takes (`CellData d = data` gives `d.table[:, 2]`
+    /// the size of `data.table`); `Err` when the binding cannot be evaluated (already reported).
     fn binding_size(&mut self, modifier: &Modifier<'a>, k: usize) -> Result<Option<usize>, ()> {
         let Some(binding) = modifier.binding.as_ref() else {
             return Ok(None);
         };
-        if !binding.select.is_empty() {
+        let whole = self.binding_value(binding).ok_or(())?;
+        let Ok(mut value) = crate::variables::select_elements(&whole, &binding.select) else {
             return Ok(None);
+        };
+        for (field, after) in &binding.fields {
+            let value::Value::Record(fields) = &value else {
+                return Ok(None);
+            };
+            let Some((_, v)) = fields.iter().find(|(n, _)| n == field) else {
+                return Ok(None);
+            };
+            let Ok(part) = crate::variables::select_elements(v, after) else {
+                return Ok(None);
+            };
+            value = part;
         }
-        let value = self.eval(binding.expr, binding.scope, &mut Vec::new()).ok_or(())?;
         Ok(value.dims().get(k).copied())
     }
 
@@ -292,8 +306,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The member a declared element becomes in `instance`: variables, instances, a functional
-    /// parameter, or `Absent`/`Failed`.
-    pub(crate) fn instantiate_element(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> Member {
+    /// parameter, or `Absent`/`Failed`. `slot` is the member's place in `members`, where the
+    /// instances of a class member are published before their contents are made.
+    pub(crate) fn instantiate_element(
+        &mut self,
+        instance: InstanceId,
+        element: &ElementDecl<'a>,
+        slot: usize,
+    ) -> Member {
         if element.clause.outer
             && let Some(member) = self.outer_element(instance, element)
         {
@@ -380,7 +400,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 };
                 self.functional_parameter(class, &path, &decl.name, m.binding.as_ref())
             }
-            TypeRef::Class(class) => self.class_member(instance, clause, decl, &resolved, class, kinds, elements),
+            TypeRef::Class(class) => {
+                let parts = (clause, decl, &*resolved);
+                self.class_member(instance, parts, class, kinds, elements, slot)
+            }
         }
     }
 
@@ -648,16 +671,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The instances of a component of a class type (one per element), each instantiated.
-    #[allow(clippy::too_many_arguments)] // The parts of one declaration, found by the caller.
+    ///
+    /// The instances are made first and stand in the member's `slot` before their contents are
+    /// instantiated: Modelica's dependencies are between variables, not components, so a
+    /// modifier may read other members of its own component (`v(startTime = -v.rising)`) or of
+    /// a component whose modifier reads this one (`a(r = b.on)`, `b(r = a.on)`). A member read
+    /// while it is itself being made is still the cycle `ensure_member_at` reports.
     fn class_member(
         &mut self,
         instance: InstanceId,
-        clause: &'a ast::ComponentClause,
-        decl: &'a ast::ComponentDecl,
-        resolved: &ResolvedType<'a>,
+        (clause, decl, resolved): (&'a ast::ComponentClause, &'a ast::ComponentDecl, &ResolvedType<'a>),
         class: ClassId,
         kinds: Kinds,
         mut elements: Elements<'a>,
+        slot: usize,
     ) -> Member {
         let total = elements.total;
         let kind = self.table.get(class).def.kind;
@@ -707,14 +734,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 kinds.causality,
                 resolved.is_connector,
             );
-            self.instantiate(child);
             insts.push(child);
         }
-        if elements.dims.is_empty() {
+        let member = if elements.dims.is_empty() {
             Member::Inst(insts[0])
         } else {
-            Member::InstArray(ArrayMember::new(elements.dims, insts))
+            Member::InstArray(ArrayMember::new(elements.dims, insts.clone()))
+        };
+        self.members[slot] = member.clone();
+        for child in insts {
+            self.instantiate(child);
         }
+        member
     }
 
     /// The instance, `instance` itself or one enclosing it, whose class is `class`: a component

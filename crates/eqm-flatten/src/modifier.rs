@@ -28,9 +28,11 @@ pub struct Binding<'a> {
     /// Array element indices (0-based) to pick from the evaluated value, outermost first: a
     /// modifier without `each` on an array component gives element `i` the `i`-th value.
     pub select: Vec<usize>,
-    /// Record fields to pick after the elements, outermost first: the binding of a record
-    /// component (`Point p = Point(1, 2)`) gives each field its part.
-    pub fields: Vec<&'a str>,
+    /// Record fields to pick after the elements, outermost first, each with the element
+    /// indices to pick from it in turn: the binding of a record component (`Point p =
+    /// Point(1, 2)`) gives each field its part, and an array field's elements each theirs
+    /// (`d.table[2, 1]` of `CellData d = data`).
+    pub fields: Vec<(&'a str, Vec<usize>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -117,7 +119,7 @@ impl<'a> Modifier<'a> {
             .iter()
             .map(|&name| {
                 let mut path = binding.fields.clone();
-                path.push(name);
+                path.push((name, Vec::new()));
                 ModArg {
                     name,
                     each: false,
@@ -272,7 +274,11 @@ impl<'a> Modifier<'a> {
             redeclare: self.redeclare,
             binding: self.binding.as_ref().map(|b| {
                 let mut b = b.clone();
-                b.select.push(index);
+                // Past a record field, the element is one of that field's value.
+                match b.fields.last_mut() {
+                    Some((_, after)) => after.push(index),
+                    None => b.select.push(index),
+                }
                 b
             }),
             args: Args::new(

@@ -380,9 +380,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         return None;
                     }
                     Member::InProgress | Member::Pending => {
+                        let cycle = self.declaration_cycle(*inst, &part.name.name);
                         self.diagnostics.push(Diagnostic::error(
                             "E0216",
-                            format!("`{}` depends on itself through its declaration", part.name.name),
+                            format!(
+                                "`{}` depends on itself through its declaration: {cycle}",
+                                part.name.name
+                            ),
                             part.name.span,
                             "cyclic declaration",
                         ));

@@ -692,7 +692,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// Model variable `v` as the place of an assignment written as `target`: not a parameter
-    /// or constant, and recorded as an output of the section (and of its when-statement).
+    /// or constant, and recorded as an output of the section (and of its when-statement). A
+    /// parameter with `fixed = false` is an unknown of the initialization, so an initial
+    /// algorithm may compute it; it stays constant during the simulation.
     pub(crate) fn assigned_variable(
         &mut self,
         v: VarId,
@@ -700,7 +702,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         cx: &mut StatementContext,
     ) -> Option<Place> {
         let var = self.model.var(v);
-        if matches!(var.variability, Variability::Parameter | Variability::Constant) {
+        let computed_at_initialization =
+            cx.initial && var.variability == Variability::Parameter && var.attributes.fixed == Some(false);
+        if matches!(var.variability, Variability::Parameter | Variability::Constant) && !computed_at_initialization {
             self.diagnostics.push(Diagnostic::error(
                 "E0220",
                 format!(

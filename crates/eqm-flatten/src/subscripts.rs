@@ -39,8 +39,8 @@ pub(crate) enum Pick {
     DynamicVector(Vec<(ExprId, String)>),
 }
 
-/// The elements a dynamic selection chooses among, row-major: model variables or the slots of
-/// a function's local variable.
+/// The elements a dynamic selection chooses among, row-major: model variables, the slots of
+/// a function's local variable, or the elements of a constant's value.
 #[derive(Clone, Copy)]
 pub(crate) enum Elements<'e> {
     Vars(&'e [VarId]),

@@ -304,7 +304,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The value of a binding's whole expression, before any element is picked: evaluated
     /// once per array component (see `Caches::array_bindings`), since every element of the
     /// array evaluates the same expression in the same scope and picks its own part.
-    fn binding_value(&mut self, binding: &modifier::Binding<'a>) -> Option<Rc<Value>> {
+    pub(crate) fn binding_value(&mut self, binding: &modifier::Binding<'a>) -> Option<Rc<Value>> {
         let key = (
             std::ptr::from_ref(binding.expr),
             binding.scope.instance,
@@ -335,7 +335,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return None;
             }
         };
-        for field in &binding.fields {
+        for (field, after) in &binding.fields {
             let Value::Record(fields) = &value else {
                 self.diagnostics.push(Diagnostic::error(
                     "E0306",
@@ -354,7 +354,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ));
                 return None;
             };
-            value = v.clone();
+            value = match select_elements(v, after) {
+                Ok(part) => part,
+                Err(i) => {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        format!("the field `{field}` has too few elements for element {}", i + 1),
+                        binding.expr.span,
+                        "array size does not match the component",
+                    ));
+                    return None;
+                }
+            };
         }
         match value {
             Value::Scalar(e, t) => {
@@ -470,7 +481,7 @@ pub(crate) struct VarSpec<'m, 'a> {
 /// index that is out of bounds. A scalar, a String or a record applies to every element, so the
 /// indices past an array's dimensions pick nothing more. An array's part is found by its offset,
 /// without copying the rows on the way to it.
-fn select_elements(value: &Value, select: &[usize]) -> Result<Value, usize> {
+pub(crate) fn select_elements(value: &Value, select: &[usize]) -> Result<Value, usize> {
     match value {
         Value::Array(dims, elements, ty) if !dims.is_empty() => {
             let depth = select.len().min(dims.len());
