@@ -81,6 +81,10 @@ impl eqm::LibraryStore for PythonStore {
     }
 }
 
+/// The sources a job makes a library session of: the user's files, the library files read in
+/// full, the library directories with their store.
+type JobSources = (Vec<(String, Vec<u8>)>, Vec<(String, String)>, Option<LibraryPath>);
+
 /// What a job returns: its value or nothing, the diagnostics of the session and its sources
 /// (to render them).
 type Outcome<T> = (Option<T>, Vec<Diagnostic>, SourceMap);
@@ -117,7 +121,7 @@ impl NativeSession {
     }
 
     /// What a job needs to make a library session of these sources (a job owns what it uses).
-    fn sources(&self) -> (Vec<(String, Vec<u8>)>, Vec<(String, String)>, Option<LibraryPath>) {
+    fn sources(&self) -> JobSources {
         (self.files.clone(), self.library.clone(), self.libraries.clone())
     }
 }
