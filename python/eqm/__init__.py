@@ -3,8 +3,8 @@
 A :class:`Session` holds source texts; :meth:`Session.model` compiles a model once into a
 :class:`Model`, which runs any number of simulations with changed parameters and start values
 without compiling again (:meth:`Model.simulate`, :meth:`Model.simulate_many`). Results are
-:class:`Result` objects handed over from the library in one copy, viewed by numpy and pandas
-without another. Every error of a model is an :class:`ModelError` with its code and location;
+:class:`Result` objects whose numpy array owns the buffer the library's run wrote (no copy),
+viewed by pandas without one either. Every error of a model is an :class:`ModelError` with its code and location;
 a run that fails is a :class:`SimulationError` with the rows computed before. Every decision
 (defaults, stop time, which parameters are structural) is the ``eqm`` library's; this package
 only converts.
@@ -78,19 +78,93 @@ class Parameters(Mapping[str, Parameter]):
         return html_table(("name", "value", "unit", "description", "structural"), rows)
 
 
-class Session:
-    """The sources of one compilation: ``files`` (paths, read here) and ``text`` (a model typed
-    in, named ``<text>``). Every model of them is compiled on request, once."""
+PathLike = Union[str, os.PathLike]
 
-    def __init__(self, files: Sequence[Union[str, os.PathLike]] = (), text: Optional[str] = None) -> None:
+
+class _FileSystem:
+    """How the library reads library directories: through Python (this package reads every
+    file). The library decides what to read and when, and asks only for the classes its
+    lookups reach; a method that raises ``OSError`` tells it the reason."""
+
+    @staticmethod
+    def list_dir(path: PathLike) -> List[Tuple[str, bool]]:
+        """The entries of a directory as ``(name, is_dir)``, a symbolic link counted as what
+        it points to; a name that is not text (no class can have it) is left out."""
+        entries = []
+        with os.scandir(path) as it:
+            for entry in it:
+                try:
+                    entry.name.encode("utf-8")
+                    is_dir = entry.is_dir()
+                except (UnicodeEncodeError, OSError):
+                    continue
+                entries.append((entry.name, is_dir))
+        return entries
+
+    @staticmethod
+    def read_file(path: PathLike) -> str:
+        """The text of a file. Library files are UTF-8 as Modelica requires; a stray byte is
+        read as U+FFFD rather than refusing the whole library."""
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", errors="replace")
+
+    @staticmethod
+    def is_file(path: PathLike) -> bool:
+        return os.path.isfile(path)
+
+
+def _environment_list(variable: str) -> List[str]:
+    """The directories of a path variable (separated by ``os.pathsep``), empty entries skipped."""
+    return [d for d in os.environ.get(variable, "").split(os.pathsep) if d]
+
+
+def _library_sources(libraries: Union[PathLike, Sequence[PathLike]]) -> Tuple[List[Tuple[str, str]], List[str]]:
+    """The library files read in full and the library directories in search order, as the
+    ``eqm`` command finds them: the directories of ``libraries`` (as ``--library``), then
+    those of ``EQMPATH``, then those of ``MODELICAPATH``; the files are the ``.eqm`` files
+    directly inside the ``EQMPATH`` directories (in name order)."""
+    if isinstance(libraries, (str, os.PathLike)):
+        libraries = [libraries]
+    directories = [os.fspath(d) for d in libraries]
+    texts: List[Tuple[str, str]] = []
+    for directory in _environment_list("EQMPATH"):
+        try:
+            names = sorted(n for n in os.listdir(directory) if n.endswith(".eqm"))
+        except OSError:
+            continue  # the library warns about a directory it cannot list (W0240)
+        for name in names:
+            path = os.path.join(directory, name)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    texts.append((path, f.read()))
+            except (OSError, UnicodeDecodeError):
+                continue  # as the command line: a library file it cannot read is left out
+    directories += _environment_list("EQMPATH") + _environment_list("MODELICAPATH")
+    return texts, directories
+
+
+class Session:
+    """The sources of one compilation: ``files`` (paths, read here), ``text`` (a model typed
+    in, named ``<text>``) and the library directories ``libraries`` (as ``eqm --library``:
+    each holds top-level packages stored as Modelica stores them, ``Name/package.mo`` or
+    ``Name.mo``, or is a package directory or a single-file package), searched before those of
+    ``EQMPATH`` and ``MODELICAPATH``; a library class is read only when a lookup reaches it.
+    ``model`` is the class :meth:`model` compiles when given no name, which may be a class of
+    a library (``Modelica.Blocks.Examples.PID_Controller``), with no file of your own. Every
+    model is compiled on request, once."""
+
+    def __init__(self, files: Sequence[PathLike] = (), text: Optional[str] = None,
+                 libraries: Union[PathLike, Sequence[PathLike]] = (), model: Optional[str] = None) -> None:
         sources: List[Tuple[str, bytes]] = []
         for path in files:
             with open(path, "rb") as f:
                 sources.append((os.fspath(path), f.read()))
         if text is not None:
             sources.append(("<text>", text.encode("utf-8")))
+        library, directories = _library_sources(libraries)
         self._sources = sources
-        self._native = _native.NativeSession(sources)
+        self._default_model = model
+        self._native = _native.NativeSession(sources, library, directories, _FileSystem)
         self._models: Dict[Optional[str], "Model"] = {}
 
     def models(self) -> List[str]:
@@ -98,8 +172,10 @@ class Session:
         return [name for name, _, _ in self._native.models()]
 
     def model(self, name: Optional[str] = None) -> "Model":
-        """The model ``name`` (the only one when ``None``), compiled once; ``ModelError`` when
-        it has errors."""
+        """The model ``name`` (the session's ``model`` when ``None``, else the only model of
+        the user's sources), compiled once; ``ModelError`` when it has errors."""
+        if name is None:
+            name = self._default_model
         if name not in self._models:
             self._models[name] = Model(self, name, self._native.compile(name, []))
         return self._models[name]
@@ -109,12 +185,21 @@ class Session:
         return self._native.diagnostics()
 
 
-def load(path_or_text: Union[str, os.PathLike]) -> Session:
-    """A session of one file, or of model text when the argument is not a file's path."""
+def load(path_or_text: Optional[PathLike] = None, *, model: Optional[str] = None,
+         libraries: Union[PathLike, Sequence[PathLike]] = ()) -> Session:
+    """A session of one file, or of model text when the argument is not a file's path, with
+    the library directories ``libraries`` (see :class:`Session`). Without a file or text,
+    ``model`` names a class of the libraries: ``eqm.load(model="Modelica.Blocks.Examples.
+    PID_Controller", libraries=["/opt/msl"]).model()`` compiles it, as ``eqm run --model``
+    does."""
+    if path_or_text is None:
+        if model is None:
+            raise TypeError("load() needs a file, a model text or model=")
+        return Session(libraries=libraries, model=model)
     text = os.fspath(path_or_text)
     if "\n" not in text and os.path.exists(text):
-        return Session(files=[text])
-    return Session(text=text)
+        return Session(files=[text], libraries=libraries, model=model)
+    return Session(text=text, libraries=libraries, model=model)
 
 
 def _pairs(values: Optional[Mapping[str, float]]) -> List[Tuple[str, float]]:
@@ -244,7 +329,7 @@ class Model:
         all_starts = {**self._starts, **(starts or {})}
         out = self._native.simulate_points(names, values.tolist(), _pairs(all_starts), run_settings, workers)
         all_names, units, descriptions, rows, count, counts, failures = out
-        array = np.frombuffer(rows, dtype=np.float64).reshape(count, len(all_names))
+        array = rows.reshape(count, len(all_names))
         frame = pd.DataFrame(array, columns=all_names, copy=False)
         frame.attrs["units"] = dict(zip(all_names[len(names) + 1:], units))
         frame.attrs["descriptions"] = dict(zip(all_names[len(names) + 1:], descriptions))

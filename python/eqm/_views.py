@@ -2,8 +2,9 @@
 (:class:`Check`, :class:`Flat`, :class:`Explanation`, :class:`Analysis`), each rendering itself
 in Jupyter (``_repr_html_``/``_repr_svg_``) and holding its numbers as numpy arrays.
 
-The rows of a result arrive as one ``bytearray`` of row-major doubles (time first in each row),
-the one copy between the library and Python; numpy and pandas view it without copying again.
+The rows of a result arrive as one numpy array of row-major doubles (time first in each row)
+that owns the buffer the library's run wrote them into: nothing is copied between the library
+and Python, and numpy and pandas view that buffer without copying either.
 """
 
 import html
@@ -27,12 +28,13 @@ class Result:
     descriptions, and the run's ``summary`` (steps, events, timings)."""
 
     def __init__(self, names: List[str], units: List[Optional[str]], descriptions: List[Optional[str]],
-                 rows: bytearray, count: int, summary: Optional[Dict[str, Any]] = None,
+                 rows: np.ndarray, count: int, summary: Optional[Dict[str, Any]] = None,
                  notes: Optional[List[str]] = None) -> None:
         self.names = list(names)
         self.units = dict(zip(names, units))
         self.descriptions = dict(zip(names, descriptions))
-        self._array = np.frombuffer(rows, dtype=np.float64).reshape(count, len(names) + 1)
+        # A view: the one-dimensional rows as a table, without a copy.
+        self._array = rows.reshape(count, len(names) + 1)
         self.summary: Dict[str, Any] = summary or {}
         self.notes: List[str] = notes or []
 

@@ -20,24 +20,27 @@ Ray task, and Ray's worker processes, kept between tasks, compile the model once
 import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-_MODELS: Dict[Tuple[str, Optional[str]], Any] = {}
+_MODELS: Dict[Tuple[str, Optional[str], Tuple[str, ...]], Any] = {}
 
 
-def _compiled(model_text: str, model: Optional[str]):
-    """The model of ``model_text``, compiled once per worker process."""
-    key = (model_text, model)
+def _compiled(model_text: str, model: Optional[str], libraries: Tuple[str, ...]):
+    """The model of ``model_text`` with the library directories ``libraries`` (paths on the
+    worker's machine), compiled once per worker process."""
+    key = (model_text, model, libraries)
     if key not in _MODELS:
         import eqm
-        _MODELS[key] = eqm.Session(text=model_text).model(model)
+        _MODELS[key] = eqm.Session(text=model_text, libraries=list(libraries)).model(model)
     return _MODELS[key]
 
 
-def _run_chunk(model_text: str, model: Optional[str], first: int, points: List[Dict[str, float]],
-               settings: Dict[str, Any], threads: Optional[int], parquet: Optional[str]):
+def _run_chunk(model_text: str, model: Optional[str], libraries: Tuple[str, ...], first: int,
+               points: List[Dict[str, float]], settings: Dict[str, Any], threads: Optional[int],
+               parquet: Optional[str]):
     """Runs one chunk of points on a worker: ``(frame or Parquet path, failures)`` with
     the failures' point indices counted from the whole sweep's first point."""
     try:
-        frame = _compiled(model_text, model).simulate_many(points, workers=threads, on_error="keep", **settings)
+        frame = _compiled(model_text, model, libraries).simulate_many(points, workers=threads, on_error="keep",
+                                                                       **settings)
     except Exception as e:  # a chunk that cannot run at all: every point reports why
         return None, [(first + i, f"{type(e).__name__}: {e}") for i in range(len(points))]
     failures = [(first + i, message) for i, message in frame.attrs.get("failures", [])]
@@ -72,10 +75,13 @@ def _worker_count(client) -> int:
 
 def sweep(model_text: str, points: Union[Sequence[Mapping[str, float]], Mapping[str, Sequence[float]]],
           client, model: Optional[str] = None, chunks: Optional[int] = None,
-          threads: Optional[int] = 1, parquet: Optional[str] = None, **settings: Any):
+          threads: Optional[int] = 1, parquet: Optional[str] = None,
+          libraries: Sequence[Union[str, os.PathLike]] = (), **settings: Any):
     """Runs ``model`` of ``model_text`` at every point (a list of parameter dictionaries or a
     grid, as :meth:`eqm.Model.simulate_many` takes) on the workers of ``client``: a Dask
-    ``distributed.Client``, or the ``ray`` module after ``ray.init()``.
+    ``distributed.Client``, or the ``ray`` module after ``ray.init()``. ``libraries`` are
+    library directories as :class:`eqm.Session` takes them, paths on the workers' machines
+    (each worker also searches its own ``EQMPATH`` and ``MODELICAPATH``).
 
     ``chunks`` is the number of tasks (default: four per worker, or per CPU of a Ray
     cluster); each worker runs its chunk on ``threads`` threads (one by default: Dask and Ray
@@ -92,12 +98,15 @@ def sweep(model_text: str, points: Union[Sequence[Mapping[str, float]], Mapping[
     bounds = [(count * k) // chunks for k in range(chunks + 1)]
     if parquet is not None:
         os.makedirs(parquet, exist_ok=True)
+    if isinstance(libraries, (str, os.PathLike)):
+        libraries = [libraries]
+    library_dirs = tuple(os.fspath(d) for d in libraries)
     tasks = []
     for k in range(chunks):
         lo, hi = bounds[k], bounds[k + 1]
         # A list of points, not a dictionary of columns (which simulate_many reads as a grid).
         part = [{name: values[i] for name, values in table.items()} for i in range(lo, hi)]
-        tasks.append((model_text, model, lo, part, settings, threads, parquet))
+        tasks.append((model_text, model, library_dirs, lo, part, settings, threads, parquet))
     outcome = _submit_all(client, tasks)
     results = []
     failures: List[Tuple[int, str]] = []

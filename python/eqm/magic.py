@@ -1,7 +1,8 @@
 """The ``%%eqm`` cell magic: a model typed in a notebook cell, compiled, run and plotted.
 
-``%load_ext eqm`` registers it. ``%%eqm [--stop T] [--plot x,v] [--model NAME] [--name VAR]``
-followed by model text compiles the cell's model (the only one, or ``--model``), simulates it
+``%load_ext eqm`` registers it. ``%%eqm [--stop T] [--plot x,v] [--model NAME] [--name VAR]
+[--library DIR]`` followed by model text compiles the cell's model (the only one, or
+``--model``; with the library directories of ``--library``, repeatable, as for ``eqm run``), simulates it
 with the run settings given, stores the :class:`eqm.Result` in the notebook's variable
 ``VAR`` (``eqm_result`` by default) and plots the variables named (every state when none).
 A model with errors shows its diagnostics instead.
@@ -16,6 +17,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--model")
     p.add_argument("--name", default="eqm_result")
     p.add_argument("--plot", default=None)
+    p.add_argument("--library", action="append", default=[])
     p.add_argument("--no-plot", action="store_true")
     for setting in ("start", "stop", "interval", "rtol", "atol", "step"):
         p.add_argument(f"--{setting}", type=float)
@@ -30,7 +32,7 @@ def run_cell(line: str, cell: str, namespace: dict):
     args = _parser().parse_args(shlex.split(line))
     settings = {k: getattr(args, k) for k in ("start", "stop", "interval", "rtol", "atol", "step", "solver")}
     try:
-        model = eqm.Session(text=cell).model(args.model)
+        model = eqm.Session(text=cell, libraries=args.library).model(args.model)
         result = model.simulate(**settings)
     except eqm.ModelError as e:
         print(e)

@@ -52,3 +52,17 @@ end F;
     joined = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
     assert np.array_equal(joined.to_numpy(), frame.to_numpy())
 
+
+
+def test_workers_find_classes_in_library_directories(client, tmp_path):
+    # A single-file package in a directory the workers (on this machine) read.
+    (tmp_path / "Growth.mo").write_text(
+        "package Growth\n  model Exp\n    parameter Real r = 1;\n    Real x(start = 1, fixed = true);\n"
+        "  equation\n    der(x) = r*x;\n  end Exp;\nend Growth;\n")
+    text = "model G\n  Growth.Exp e;\nend G;\n"
+    points = {"e.r": [0.5, 1.0, 1.5]}
+    frame = eqm.distributed.sweep(text, points, client, libraries=[tmp_path], stop=1, interval=0.5,
+                                  rtol=1e-10, atol=1e-12)
+    assert frame.attrs["failures"] == []
+    last = frame.groupby("e.r").last()["e.x"]
+    assert np.allclose(last.to_numpy(), np.exp([0.5, 1.0, 1.5]), rtol=1e-8)

@@ -1,9 +1,9 @@
 //! Library values to Python values and back: run settings from keyword arguments, diagnostics
-//! to the package's exceptions, results to one `bytearray`.
+//! to the package's exceptions, result rows to one row-major buffer.
 //!
 //! Input: Python dictionaries of settings, the library's diagnostics with their source map,
 //! run errors and rows. Output: [`eqm::RunSettings`], the exceptions of `eqm._errors` and the
-//! row-major buffers the package views with numpy. Deliberately no policy: every default of a
+//! row-major buffers that numpy arrays take over. Deliberately no policy: every default of a
 //! run is the library's.
 
 use eqm::pipeline::diag::source::SourceMap;
@@ -167,18 +167,14 @@ pub(crate) fn run_error(py: Python<'_>, error: RunError, sources: &SourceMap, pa
     }
 }
 
-/// Appends rows to `out` as native-endian doubles: for each row `prefix` (the same for every
-/// row), its time, then its values (`values` row-major). The layout of the `bytearray` handed
-/// to Python, which numpy views without another copy.
-pub(crate) fn append_rows(out: &mut Vec<u8>, prefix: &[f64], time: &[f64], values: &[f64]) {
+/// Appends rows to `out`: for each row `prefix` (the same for every row), its time, then its
+/// values (`values` row-major). The layout of the numpy array handed to Python, which owns
+/// `out` afterwards.
+pub(crate) fn append_rows(out: &mut Vec<f64>, prefix: &[f64], time: &[f64], values: &[f64]) {
     let width = if time.is_empty() { 0 } else { values.len() / time.len() };
     for (i, t) in time.iter().enumerate() {
-        for v in prefix
-            .iter()
-            .chain(std::iter::once(t))
-            .chain(&values[i * width..(i + 1) * width])
-        {
-            out.extend_from_slice(&v.to_ne_bytes());
-        }
+        out.extend_from_slice(prefix);
+        out.push(*t);
+        out.extend_from_slice(&values[i * width..(i + 1) * width]);
     }
 }

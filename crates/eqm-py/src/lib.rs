@@ -3,9 +3,9 @@
 //!
 //! Input: source texts (the Python package reads the files), model names, run settings as
 //! Python values. Output: Python objects with the library's answers: model lists, flat and
-//! explained texts, SVG drawings, analyses, and results as one `bytearray` of row-major
-//! doubles that numpy views without copying; the tube comparison of a result with a reference
-//! (`compare`). Errors become the exceptions of
+//! explained texts, SVG drawings, analyses, and results as one numpy array of row-major
+//! doubles that owns the buffer the run wrote (no copy); the tube comparison of a result with
+//! a reference (`compare`). Errors become the exceptions of
 //! `eqm._errors` (`ModelError`, `SimulationError`, `StructuralParameterError`), built with the
 //! rendered diagnostic and its location. The GIL is released while compiling and simulating,
 //! and a run is cancelled (through the library's cancel flag) when Python has a signal

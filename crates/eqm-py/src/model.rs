@@ -2,8 +2,9 @@
 //!
 //! Input: a compiled [`eqm::Model`] with the sources it was compiled from (to render its
 //! diagnostics), run settings, parameter and start values for a run, lists of parameter
-//! points. Output: the parameter and variable tables, and results as one `bytearray` of
-//! row-major doubles with the column names, units and descriptions and the run's summary.
+//! points. Output: the parameter and variable tables, and results as one numpy array of
+//! row-major doubles that owns the buffer the run wrote its rows into (handed over without a
+//! copy), with the column names, units and descriptions and the run's summary.
 //! Parameter and start values change without compiling again (the library checks them and
 //! refuses a structural parameter with `E0707`, raised as `StructuralParameterError`). Not
 //! done here: grids, DataFrames, plots (the Python package's).
@@ -12,8 +13,9 @@ use crate::convert::{model_error, run_error, run_settings};
 use crate::work;
 use eqm::pipeline::diag::source::SourceMap;
 use eqm::{Column, Diagnostic, Model, RunError, RunSettings, Summary};
+use numpy::PyArray1;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -95,11 +97,11 @@ fn summary_dict<'py>(py: Python<'py>, s: &Summary, simulate_seconds: f64) -> PyR
     Ok(d)
 }
 
-/// A result as a tuple `(names, units, descriptions, rows, row count)`: `rows` a `bytearray`
-/// of row-major doubles, time first in each row, copied once from `bytes`, which the run
-/// wrote in that layout.
-fn result_tuple<'py>(py: Python<'py>, header: Header, bytes: &[u8], count: usize) -> PyResult<Bound<'py, PyTuple>> {
-    let buffer = PyByteArray::new(py, bytes);
+/// A result as a tuple `(names, units, descriptions, rows, row count)`: `rows` a
+/// one-dimensional numpy array of row-major doubles, time first in each row, which takes over
+/// `rows` as the run wrote it (no copy).
+fn result_tuple<'py>(py: Python<'py>, header: Header, rows: Vec<f64>, count: usize) -> PyResult<Bound<'py, PyTuple>> {
+    let buffer = PyArray1::from_vec(py, rows);
     let (names, units, descriptions) = header;
     PyTuple::new(
         py,
@@ -181,7 +183,7 @@ impl NativeModel {
         let cancel = Arc::new(AtomicBool::new(false));
         settings.cancel = Some(cancel.clone());
         let model = self.model.clone();
-        let (columns, bytes, count, outcome, seconds) = work::run(py, Some(&cancel), move || {
+        let (columns, rows, count, outcome, seconds) = work::run(py, Some(&cancel), move || {
             let mut model = lock(&model);
             let started = std::time::Instant::now();
             let columns =
@@ -190,19 +192,19 @@ impl NativeModel {
                 Ok(c) => c,
                 Err(d) => return (Vec::new(), Vec::new(), 0, Err(RunError::Model(Box::new(d))), 0.0),
             };
-            // The rows are written as they come in the layout Python reads (native-endian
-            // doubles, time first in each row), so that handing them over is one copy.
-            let mut bytes: Vec<u8> = Vec::new();
+            // The rows are written as they come in the layout Python reads (time first in
+            // each row), into the buffer numpy then owns, so that handing them over copies
+            // nothing.
+            let mut rows: Vec<f64> = Vec::new();
             let mut count = 0;
             let outcome = model.simulate_into(&settings, &columns, &mut |t: f64, row: &[f64]| {
-                crate::convert::append_rows(&mut bytes, &[], &[t], row);
+                crate::convert::append_rows(&mut rows, &[], &[t], row);
                 count += 1;
                 Ok(())
             });
-            (columns, bytes, count, outcome, started.elapsed().as_secs_f64())
+            (columns, rows, count, outcome, started.elapsed().as_secs_f64())
         })?;
-        let table = result_tuple(py, header(&columns), &bytes, count)?;
-        drop(bytes);
+        let table = result_tuple(py, header(&columns), rows, count)?;
         match outcome {
             Ok(report) => {
                 let summary = summary_dict(py, &report.summary, seconds)?;
@@ -246,11 +248,11 @@ impl NativeModel {
         .map_err(|e| run_error(py, e, &self.sources, py.None()))?;
         let width = names.len() + 1 + runs.columns.len();
         let total: usize = runs.runs.iter().map(|r| r.time.len()).sum();
-        let mut bytes = Vec::with_capacity(total * width * 8);
+        let mut rows = Vec::with_capacity(total * width);
         let mut counts = Vec::with_capacity(runs.runs.len());
         let failures = PyList::empty(py);
         for (i, (run, point)) in runs.runs.into_iter().zip(&points).enumerate() {
-            crate::convert::append_rows(&mut bytes, point, &run.time, &run.rows);
+            crate::convert::append_rows(&mut rows, point, &run.time, &run.rows);
             counts.push(run.time.len());
             if let Err(e) = run.outcome {
                 if eqm::counters::is_cancelled(&e) {
@@ -261,7 +263,7 @@ impl NativeModel {
                 failures.append((i, run_error(py, e, &self.sources, py.None()).into_value(py)))?;
             }
         }
-        let buffer = PyByteArray::new(py, &bytes);
+        let buffer = PyArray1::from_vec(py, rows);
         let mut all_names = names;
         all_names.push("time".into());
         let (column_names, units, descriptions) = header(&runs.columns);

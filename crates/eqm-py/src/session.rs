@@ -1,26 +1,89 @@
 //! `NativeSession`: the sources of a session and the library's products of them.
 //!
-//! Input: the user's files as `(name, bytes)` (read by the Python package), a model name, the
+//! Input: the user's files as `(name, bytes)` (read by the Python package), library files read
+//! in full, the library directories in search order with the Python object that lists and
+//! reads them (the package's, so that the files are read by Python), a model name, the
 //! parameter values given to the compiler. Output: the model list, the check summary, the flat
 //! model's text, the explanation (text, sorting table, bipartite graph SVG), the component
 //! diagram SVG, the analysis (its JSON form and its matrices as bytes), and compiled
 //! [`NativeModel`]s. Each product is made in a fresh library session on a thread of the
 //! library's with the GIL released (parsing again is cheap next to analysing), so that no library
-//! object has to live across Python threads. Not done here: reading files.
+//! object has to live across Python threads. Not done here: reading files (the library asks
+//! the package's store for a library file only when a lookup reaches its class), and choosing
+//! the library directories or their order (the package passes them).
 
 use crate::convert::{diagnostic_list, model_error};
 use crate::model::NativeModel;
 use crate::work;
 use eqm::pipeline::diag::source::SourceMap;
-use eqm::{AnalyzeOptions, Diagnostic, GraphView, ModelOptions, Session};
+use eqm::{AnalyzeOptions, Diagnostic, GraphView, LibraryPath, ModelOptions, Session};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A library session's sources; see the module documentation.
 #[pyclass(module = "eqm._native", frozen)]
 pub(crate) struct NativeSession {
     files: Vec<(String, Vec<u8>)>,
+    /// Library files read in full, each `(name, text)`.
+    library: Vec<(String, String)>,
+    /// The library directories in search order, read through `store` as lookups reach their
+    /// classes; `None` without directories.
+    libraries: Option<LibraryPath>,
 }
+
+/// Library directories as the Python package reads them: an object with the methods
+/// `list_dir(path)` (a list of `(name, is_dir)`), `read_file(path)` (the text) and
+/// `is_file(path)`. The library calls it from its own thread, which takes the GIL for each
+/// call (the calling Python thread released it while it waits).
+struct PythonStore {
+    store: Py<PyAny>,
+}
+
+impl PythonStore {
+    /// `store.method(path)` converted by `extract`; the message of the exception it raised (an
+    /// `OSError`'s reason without the path, which the library's diagnostic shows).
+    fn call<T>(
+        &self,
+        method: &str,
+        path: &Path,
+        extract: impl for<'py> FnOnce(&Bound<'py, PyAny>) -> PyResult<T>,
+    ) -> Result<T, String> {
+        Python::attach(|py| {
+            let value = self.store.bind(py).call_method1(method, (path,));
+            value.and_then(|v| extract(&v)).map_err(|e| {
+                let value = e.value(py);
+                match value.getattr("strerror").and_then(|s| s.extract::<String>()) {
+                    Ok(reason) => reason,
+                    Err(_) => e.to_string(),
+                }
+            })
+        })
+    }
+}
+
+impl eqm::LibraryStore for PythonStore {
+    fn list_dir(&self, dir: &Path) -> Result<Vec<eqm::DirEntry>, String> {
+        let entries = self.call("list_dir", dir, |v| v.extract::<Vec<(String, bool)>>())?;
+        Ok(entries
+            .into_iter()
+            .map(|(name, is_dir)| eqm::DirEntry { name, is_dir })
+            .collect())
+    }
+
+    fn read_file(&self, path: &Path) -> Result<String, String> {
+        self.call("read_file", path, |v| v.extract::<String>())
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        self.call("is_file", path, |v| v.extract::<bool>()).unwrap_or(false)
+    }
+}
+
+/// The sources a job makes a library session of: the user's files, the library files read in
+/// full, the library directories with their store.
+type JobSources = (Vec<(String, Vec<u8>)>, Vec<(String, String)>, Option<LibraryPath>);
 
 /// What a job returns: its value or nothing, the diagnostics of the session and its sources
 /// (to render them).
@@ -36,9 +99,9 @@ impl NativeSession {
         parameters: Vec<(String, f64)>,
         job: impl FnOnce(&mut Session, Option<&str>, &ModelOptions) -> Option<T> + Send + 'static,
     ) -> PyResult<(T, Vec<Diagnostic>, SourceMap)> {
-        let files = self.files.clone();
+        let (files, library, libraries) = self.sources();
         let outcome: Outcome<T> = work::run(py, None, move || {
-            let mut session = Session::with_source_bytes(files, &[], model.as_deref());
+            let mut session = Session::with_libraries(Vec::new(), files, &library, libraries, model.as_deref());
             let options = ModelOptions {
                 parameters,
                 ..ModelOptions::default()
@@ -56,13 +119,42 @@ impl NativeSession {
             (None, diagnostics, sources) => Err(model_error(py, &diagnostics, &sources)),
         }
     }
+
+    /// What a job needs to make a library session of these sources (a job owns what it uses).
+    fn sources(&self) -> JobSources {
+        (self.files.clone(), self.library.clone(), self.libraries.clone())
+    }
 }
 
 #[pymethods]
 impl NativeSession {
+    /// The sources: the user's `files`, the `library` files read in full, and the library
+    /// `directories` in search order, listed and read through `store` (see [`PythonStore`]).
     #[new]
-    fn new(files: Vec<(String, Vec<u8>)>) -> NativeSession {
-        NativeSession { files }
+    #[pyo3(signature = (files, library=Vec::new(), directories=Vec::new(), store=None))]
+    fn new(
+        files: Vec<(String, Vec<u8>)>,
+        library: Vec<(String, String)>,
+        directories: Vec<PathBuf>,
+        store: Option<Py<PyAny>>,
+    ) -> PyResult<NativeSession> {
+        let libraries = match store {
+            _ if directories.is_empty() => None,
+            Some(store) => Some(LibraryPath {
+                store: Arc::new(PythonStore { store }),
+                directories,
+            }),
+            None => {
+                return Err(pyo3::exceptions::PyTypeError::new_err(
+                    "library directories need the store that reads them",
+                ));
+            }
+        };
+        Ok(NativeSession {
+            files,
+            library,
+            libraries,
+        })
     }
 
     /// The models of the user's files: `(name, kind, description)`; `ModelError` for a file
@@ -209,9 +301,9 @@ impl NativeSession {
 
     /// The diagnostics of the sources alone (syntax), as dictionaries.
     fn diagnostics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let files = self.files.clone();
+        let (files, library, libraries) = self.sources();
         let (diagnostics, sources) = work::run(py, None, move || {
-            let mut session = Session::with_source_bytes(files, &[], None);
+            let mut session = Session::with_libraries(Vec::new(), files, &library, libraries, None);
             (session.take_diagnostics(), session.source_map().clone())
         })?;
         diagnostic_list(py, &diagnostics, &sources)
