@@ -119,10 +119,10 @@ def _environment_list(variable: str) -> List[str]:
 
 
 def _library_sources(libraries: Union[PathLike, Sequence[PathLike]]) -> Tuple[List[Tuple[str, str]], List[str]]:
-    """The library files read in full and the library directories in search order, as the
-    ``eqm`` command finds them: the directories of ``libraries`` (as ``--library``), then
-    those of ``EQMPATH``, then those of ``MODELICAPATH``; the files are the ``.eqm`` files
-    directly inside the ``EQMPATH`` directories (in name order)."""
+    """The library files read in full and the library directories in the library's search
+    order (the directories of ``libraries``, as ``--library``, then those of ``EQMPATH``, then
+    those of ``MODELICAPATH``); the files are the ``.eqm`` files directly inside the
+    ``EQMPATH`` directories (in name order), as the ``eqm`` command reads them."""
     if isinstance(libraries, (str, os.PathLike)):
         libraries = [libraries]
     directories = [os.fspath(d) for d in libraries]
@@ -139,7 +139,8 @@ def _library_sources(libraries: Union[PathLike, Sequence[PathLike]]) -> Tuple[Li
                     texts.append((path, f.read()))
             except (OSError, UnicodeDecodeError):
                 continue  # as the command line: a library file it cannot read is left out
-    directories += _environment_list("EQMPATH") + _environment_list("MODELICAPATH")
+    directories = _native.library_search_order(
+        directories, os.environ.get("EQMPATH"), os.environ.get("MODELICAPATH"))
     return texts, directories
 
 

@@ -105,16 +105,12 @@ pub(crate) fn load(
     Ok(session)
 }
 
-/// The library directories in search order: those of `--library`, then those of `EQMPATH`,
-/// then those of `MODELICAPATH` (each a list separated by `:`, empty entries skipped).
+/// The library directories in the library's search order, from `--library` and the
+/// environment.
 fn library_directories(libraries: &[PathBuf]) -> Vec<PathBuf> {
-    let mut directories = libraries.to_vec();
-    for variable in ["EQMPATH", "MODELICAPATH"] {
-        if let Some(paths) = std::env::var_os(variable) {
-            directories.extend(std::env::split_paths(&paths).filter(|p| !p.as_os_str().is_empty()));
-        }
-    }
-    directories
+    let eqmpath = std::env::var("EQMPATH").ok();
+    let modelicapath = std::env::var("MODELICAPATH").ok();
+    eqm::LibraryPath::search_order(libraries, eqmpath.as_deref(), modelicapath.as_deref())
 }
 
 /// The file system as the library reads it.

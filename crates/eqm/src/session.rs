@@ -35,6 +35,28 @@ pub struct LibraryPath {
     pub directories: Vec<PathBuf>,
 }
 
+impl LibraryPath {
+    /// The library directories in the order every front end searches them: those the user
+    /// named (`--library`, `libraries=`), then those of `EQMPATH`, then those of
+    /// `MODELICAPATH`. The two variables' values are given as the front end read them from its
+    /// environment: lists separated by the platform's path separator, empty entries skipped.
+    pub fn search_order(named: &[PathBuf], eqmpath: Option<&str>, modelicapath: Option<&str>) -> Vec<PathBuf> {
+        let separator = if cfg!(windows) { ';' } else { ':' };
+        let listed = |value: Option<&str>| -> Vec<PathBuf> {
+            value
+                .into_iter()
+                .flat_map(|v| v.split(separator))
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+                .collect()
+        };
+        let mut directories = named.to_vec();
+        directories.extend(listed(eqmpath));
+        directories.extend(listed(modelicapath));
+        directories
+    }
+}
+
 /// How to turn a model into its products.
 #[derive(Debug, Clone, Default)]
 pub struct ModelOptions {

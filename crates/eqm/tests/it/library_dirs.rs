@@ -311,3 +311,15 @@ fn a_blocks_example_of_the_real_library_reads_only_the_packages_it_uses() {
     // 50 files of the library's 2553 (package.mo and package.order counted).
     assert!(read.len() <= 60, "{} files read: {read:?}", read.len());
 }
+
+#[test]
+fn the_search_order_is_the_named_directories_then_eqmpath_then_modelicapath() {
+    let named = [PathBuf::from("/named/a"), PathBuf::from("/named/b")];
+    let order = LibraryPath::search_order(&named, Some("/eqm/one::/eqm/two"), Some(":/modelica"));
+    let expected: Vec<PathBuf> = ["/named/a", "/named/b", "/eqm/one", "/eqm/two", "/modelica"]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    assert_eq!(order, expected);
+    assert!(LibraryPath::search_order(&[], None, Some("")).is_empty());
+}
