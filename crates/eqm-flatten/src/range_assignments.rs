@@ -23,7 +23,6 @@ use crate::statements::StatementContext;
 use crate::subscripts::Pick;
 use crate::value::Value;
 use eqm_diag::source::Span;
-use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{BinOp, Callee, ExprId, FuncId, Node};
 use eqm_ir::flat::{self, Message, MessagePart, Place, ScalarType, Statement};
 use eqm_syntax::ast;
@@ -243,19 +242,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             exprs.add(Node::Local(1)),
             exprs.add(Node::Local(2)),
         );
-        let zero = exprs.int(0);
-        let positive = exprs.binary(BinOp::Gt, s, zero);
-        let negative = exprs.binary(BinOp::Lt, s, zero);
-        let a_le_b = exprs.binary(BinOp::Le, a, b);
-        let a_ge_b = exprs.binary(BinOp::Ge, a, b);
-        let up = exprs.binary(BinOp::And, positive, a_le_b);
-        let down = exprs.binary(BinOp::And, negative, a_ge_b);
-        let not_empty = exprs.binary(BinOp::Or, up, down);
-        let distance = exprs.binary(BinOp::Sub, b, a);
-        let steps = exprs.builtin(Builtin::Div, vec![distance, s]);
-        let one = exprs.int(1);
-        let elements = exprs.binary(BinOp::Add, steps, one);
-        let count = exprs.add(Node::If(not_empty, elements, zero));
+        let count = crate::range_values::element_count(exprs, a, s, b);
         let slot = |name: &str| flat::FunctionSlot {
             name: name.to_string(),
             ty: ScalarType::Integer,

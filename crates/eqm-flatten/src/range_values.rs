@@ -361,19 +361,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let zero = exprs.int(0);
         let never = exprs.boolean(false);
         let step_not_zero = exprs.binary(BinOp::Ne, s, zero);
-        // The number of elements: (b - a) div s + 1 when a range is not empty, else 0.
-        let positive = exprs.binary(BinOp::Gt, s, zero);
-        let negative = exprs.binary(BinOp::Lt, s, zero);
-        let a_le_b = exprs.binary(BinOp::Le, a, b);
-        let a_ge_b = exprs.binary(BinOp::Ge, a, b);
-        let up = exprs.binary(BinOp::And, positive, a_le_b);
-        let down = exprs.binary(BinOp::And, negative, a_ge_b);
-        let not_empty = exprs.binary(BinOp::Or, up, down);
-        let distance = exprs.binary(BinOp::Sub, b, a);
-        let steps = exprs.builtin(Builtin::Div, vec![distance, s]);
-        let one = exprs.int(1);
-        let elements = exprs.binary(BinOp::Add, steps, one);
-        let count = exprs.add(Node::If(not_empty, elements, zero));
+        let count = element_count(exprs, a, s, b);
         let value = |expr: ExprId, written: &str| MessagePart::Value {
             expr,
             ty: ScalarType::Integer,
@@ -421,4 +409,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.functions.bounds_failures.insert(key, id);
         id
     }
+}
+
+/// The number of elements of the Integer range `a:s:b`, as an expression: `(b - a) div s + 1`
+/// when the range is not empty, else 0 (also for a step of zero, which callers refuse apart).
+pub(crate) fn element_count(exprs: &mut eqm_ir::expr::ExprArena, a: ExprId, s: ExprId, b: ExprId) -> ExprId {
+    let zero = exprs.int(0);
+    let positive = exprs.binary(BinOp::Gt, s, zero);
+    let negative = exprs.binary(BinOp::Lt, s, zero);
+    let a_le_b = exprs.binary(BinOp::Le, a, b);
+    let a_ge_b = exprs.binary(BinOp::Ge, a, b);
+    let up = exprs.binary(BinOp::And, positive, a_le_b);
+    let down = exprs.binary(BinOp::And, negative, a_ge_b);
+    let not_empty = exprs.binary(BinOp::Or, up, down);
+    let distance = exprs.binary(BinOp::Sub, b, a);
+    let steps = exprs.builtin(Builtin::Div, vec![distance, s]);
+    let one = exprs.int(1);
+    let elements = exprs.binary(BinOp::Add, steps, one);
+    exprs.add(Node::If(not_empty, elements, zero))
 }
