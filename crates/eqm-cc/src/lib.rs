@@ -41,6 +41,24 @@ pub struct SystemCompiler {
 }
 
 impl SystemCompiler {
+    /// The compiler and the cache directory the user's environment chooses, the same for
+    /// every front end: `CC` when it is set and not empty, else `cc`; the cache `eqm/external-c`
+    /// under `XDG_CACHE_HOME`, else under `HOME/.cache`, else under the temporary directory.
+    pub fn from_environment() -> SystemCompiler {
+        let compiler = std::env::var("CC")
+            .ok()
+            .filter(|c| !c.is_empty())
+            .unwrap_or_else(|| "cc".to_string());
+        let cache = std::env::var_os("XDG_CACHE_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .unwrap_or_else(std::env::temp_dir)
+            .join("eqm")
+            .join("external-c");
+        SystemCompiler::new(compiler, cache)
+    }
+
     /// A linker running `compiler` (such as `cc`) and keeping shared objects under `cache`.
     pub fn new(compiler: impl Into<String>, cache: impl Into<PathBuf>) -> SystemCompiler {
         SystemCompiler {

@@ -146,18 +146,7 @@ impl eqm::LibraryStore for FileSystemStore {
 /// names (`cc` without one), the shared objects cached under `$XDG_CACHE_HOME/eqm/external-c`
 /// (`~/.cache/eqm/external-c`, or the temporary directory when there is no home).
 pub fn external_linker() -> eqm_cc::SystemCompiler {
-    let compiler = std::env::var("CC")
-        .ok()
-        .filter(|c| !c.is_empty())
-        .unwrap_or_else(|| "cc".to_string());
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("eqm")
-        .join("external-c");
-    eqm_cc::SystemCompiler::new(compiler, cache)
+    eqm_cc::SystemCompiler::from_environment()
 }
 
 /// The method `--tableau FILE` or `--solver NAME` names, if either is given; the message of a

@@ -31,6 +31,9 @@ pub(crate) struct NativeSession {
     /// The library directories in search order, read through `store` as lookups reach their
     /// classes; `None` without directories.
     libraries: Option<LibraryPath>,
+    /// How external C functions are compiled and linked, as on the command line (the compiler
+    /// `CC` names, the cache of built objects), shared by every compilation of the session.
+    linker: Arc<dyn eqm::LinkExternal>,
 }
 
 /// Library directories as the Python package reads them: an object with the methods
@@ -100,8 +103,10 @@ impl NativeSession {
         job: impl FnOnce(&mut Session, Option<&str>, &ModelOptions) -> Option<T> + Send + 'static,
     ) -> PyResult<(T, Vec<Diagnostic>, SourceMap)> {
         let (files, library, libraries) = self.sources();
+        let linker = self.linker.clone();
         let outcome: Outcome<T> = work::run(py, None, move || {
             let mut session = Session::with_libraries(Vec::new(), files, &library, libraries, model.as_deref());
+            session.set_shared_external_linker(linker);
             let options = ModelOptions {
                 parameters,
                 ..ModelOptions::default()
@@ -154,6 +159,7 @@ impl NativeSession {
             files,
             library,
             libraries,
+            linker: Arc::new(eqm_cc::SystemCompiler::from_environment()),
         })
     }
 

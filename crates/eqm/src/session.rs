@@ -315,6 +315,12 @@ impl Session {
         self.sources.linker = Some(std::sync::Arc::new(linker));
     }
 
+    /// [`Session::set_external_linker`] with a linker shared by several sessions, so that a
+    /// library it loaded once serves them all.
+    pub fn set_shared_external_linker(&mut self, linker: Arc<dyn LinkExternal>) {
+        self.sources.linker = Some(linker);
+    }
+
     /// The parsed user files.
     pub fn files(&self) -> &[(FileId, ast::StoredDefinition)] {
         &self.sources.files
