@@ -21,14 +21,10 @@ fn main() -> ExitCode {
         Ok(code) => code,
         // The reader of the output went away (`eqm run m.eqm | head`): there is nobody left to
         // tell, so the command ends as a shell expects of a command whose pipe closed.
-        Err(payload) if is_closed_output(payload.as_ref()) => ExitCode::from(EXIT_CLOSED_OUTPUT),
+        Err(payload) if is_closed_output(payload.as_ref()) => ExitCode::from(output::EXIT_CLOSED_OUTPUT),
         Err(payload) => std::panic::resume_unwind(payload),
     }
 }
-
-/// The exit status of a command whose standard output was closed by its reader (128 + SIGPIPE,
-/// what a shell reports for a command stopped by the signal).
-const EXIT_CLOSED_OUTPUT: u8 = 141;
 
 /// Printing to a closed standard output panics in Rust's `print!`; that panic is not a fault of
 /// EQM, so its message and backtrace are not printed (every other panic still is).

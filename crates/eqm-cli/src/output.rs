@@ -13,6 +13,9 @@ pub(crate) const EXIT_MODEL_ERROR: u8 = 1;
 pub(crate) const EXIT_USAGE: u8 = 2;
 /// Exit code for a simulation that failed (results up to the failure are written).
 pub(crate) const EXIT_SIMULATION: u8 = 3;
+/// The exit status of a command whose standard output was closed by its reader (128 + SIGPIPE,
+/// what a shell reports for a command stopped by the signal): `eqm run m.eqm | head`.
+pub(crate) const EXIT_CLOSED_OUTPUT: u8 = 141;
 
 /// Whether diagnostics on standard error are coloured: on a terminal, unless `NO_COLOR` is set.
 pub(crate) fn color() -> bool {

@@ -131,10 +131,18 @@ fn simulate(
             finish(session, color)
         }
         Err(failed @ RunError::Failed { .. }) => failure(session, color, failed, "simulation"),
+        // The reader of the rows went away (`eqm run m.eqm | head`): nobody is left to tell.
+        Err(RunError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            return ExitCode::from(crate::output::EXIT_CLOSED_OUTPUT);
+        }
         Err(e @ (RunError::Io(_) | RunError::Settings(_))) => usage(e.to_string()),
     };
-    if let Err(e) = flushed {
-        return usage(format!("cannot write the results: {e}"));
+    match flushed {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            return ExitCode::from(crate::output::EXIT_CLOSED_OUTPUT);
+        }
+        Err(e) => return usage(format!("cannot write the results: {e}")),
+        Ok(()) => {}
     }
     // The plot shows what was computed, also when the run failed part way.
     if let Some(path) = &run.plot_out {

@@ -361,3 +361,34 @@ fn a_closed_output_pipe_ends_the_command_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(output.status.code(), Some(141), "{stderr}");
 }
+
+/// `eqm run m.eqm | head -c 16`: the run stops when its reader goes away, with the status of a
+/// closed pipe and no message (the rows it could not write were asked for by nobody).
+#[test]
+fn a_closed_output_pipe_ends_the_run_quietly() {
+    use std::io::Read;
+    let file = TempFile::new(
+        "closed_pipe_run.eqm",
+        "model ClosedPipeRun\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -x;\nend ClosedPipeRun;\n",
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_eqm"))
+        .args(["run", "--stop", "1000", "--interval", "0.001"])
+        .arg(&file.0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the eqm binary runs");
+    let mut first = [0u8; 16];
+    // The pipe's read end is closed at the end of this statement, with a million rows to come.
+    child
+        .stdout
+        .take()
+        .expect("a piped stdout")
+        .read_exact(&mut first)
+        .expect("the header arrives");
+    let output = child.wait_with_output().expect("eqm ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("cannot write") && !stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(141), "{stderr}");
+}
+
