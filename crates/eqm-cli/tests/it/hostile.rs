@@ -388,7 +388,9 @@ fn a_closed_output_pipe_ends_the_run_quietly() {
         .expect("the header arrives");
     let output = child.wait_with_output().expect("eqm ends");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!stderr.contains("cannot write") && !stderr.contains("panicked"), "{stderr}");
+    assert!(
+        !stderr.contains("cannot write") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
     assert_eq!(output.status.code(), Some(141), "{stderr}");
 }
-
