@@ -231,7 +231,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// step of zero, which the callers refuse before). A function, so that its division makes
     /// no event in a model.
     pub(crate) fn range_count_function(&mut self, span: Span) -> FuncId {
-        let key = ("$rangecount".to_string(), Span::default(), 0);
+        self.range_function(
+            "$rangecount",
+            ScalarType::Integer,
+            ["start", "step", "stop", "count"],
+            span,
+            crate::range_values::element_count,
+        )
+    }
+
+    /// The generated function `name(a, s, b)` of three inputs of type `ty` whose one output is
+    /// `value(a, s, b)`, made once per flattening (later calls return it): the computations on a
+    /// range that must make no event in a model, because a function's relations make none.
+    pub(crate) fn range_function(
+        &mut self,
+        name: &str,
+        ty: ScalarType,
+        slot_names: [&str; 4],
+        span: Span,
+        value: impl FnOnce(&mut eqm_ir::expr::ExprArena, ExprId, ExprId, ExprId) -> ExprId,
+    ) -> FuncId {
+        let key = (name.to_string(), Span::default(), 0);
         if let Some(&id) = self.functions.bounds_failures.get(&key) {
             return id;
         }
@@ -242,20 +262,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
             exprs.add(Node::Local(1)),
             exprs.add(Node::Local(2)),
         );
-        let count = crate::range_values::element_count(exprs, a, s, b);
-        let slot = |name: &str| flat::FunctionSlot {
-            name: name.to_string(),
-            ty: ScalarType::Integer,
-            default: None,
-        };
+        let result = value(exprs, a, s, b);
         self.model.functions.push(flat::Function {
-            name: format!("$rangecount{}", id.0),
+            name: format!("{name}{}", id.0),
             inputs: 3,
             outputs: 1,
-            slots: vec![slot("start"), slot("step"), slot("stop"), slot("count")],
+            slots: slot_names
+                .iter()
+                .map(|slot| flat::FunctionSlot {
+                    name: slot.to_string(),
+                    ty,
+                    default: None,
+                })
+                .collect(),
             body: vec![Statement::Assign {
                 target: Place::Local(3),
-                value: count,
+                value: result,
                 span,
             }],
             span,

@@ -264,42 +264,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// `m = floor((b - a)/s)`, the last count of the range `a:s:b`: a call of a generated
     /// function, so that its `floor` makes no event in a model.
     fn real_range_last(&mut self, a: ExprId, s: ExprId, b: ExprId, span: Span) -> ExprId {
-        let key = ("$realrangelast".to_string(), Span::default(), 0);
-        let id = match self.functions.bounds_failures.get(&key) {
-            Some(&id) => id,
-            None => {
-                let id = FuncId(self.model.functions.len() as u32);
-                let exprs = &mut self.model.exprs;
-                let (a, s, b) = (
-                    exprs.add(Node::Local(0)),
-                    exprs.add(Node::Local(1)),
-                    exprs.add(Node::Local(2)),
-                );
+        let id = self.range_function(
+            "$realrangelast",
+            ScalarType::Real,
+            ["start", "step", "stop", "last"],
+            span,
+            |exprs, a, s, b| {
                 let distance = exprs.binary(BinOp::Sub, b, a);
                 let steps = exprs.binary(BinOp::Div, distance, s);
-                let last = exprs.builtin(Builtin::Floor, vec![steps]);
-                let slot = |name: &str| flat::FunctionSlot {
-                    name: name.to_string(),
-                    ty: ScalarType::Real,
-                    default: None,
-                };
-                self.model.functions.push(flat::Function {
-                    name: format!("$realrangelast{}", id.0),
-                    inputs: 3,
-                    outputs: 1,
-                    slots: vec![slot("start"), slot("step"), slot("stop"), slot("last")],
-                    body: vec![Statement::Assign {
-                        target: Place::Local(3),
-                        value: last,
-                        span,
-                    }],
-                    span,
-                });
-                self.functions.signatures.push(Default::default());
-                self.functions.bounds_failures.insert(key, id);
-                id
-            }
-        };
+                exprs.builtin(Builtin::Floor, vec![steps])
+            },
+        );
         self.model.exprs.add(Node::Call(Callee::User(id), Box::new([a, s, b])))
     }
 }

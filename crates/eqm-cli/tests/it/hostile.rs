@@ -331,66 +331,60 @@ fn an_unknown_model_gets_a_suggestion() {
     );
 }
 
-/// A reader that stops reading (`eqm flatten big.eqm | head -c 16`) ends the command quietly
-/// with the status of a closed pipe, without a panic message.
+/// Runs `eqm ARGS FILE` (FILE holding `model`), reads the first 16 bytes of its output and closes
+/// the pipe with far more output still to come; returns the exit status and standard error.
+fn run_with_closed_pipe(args: &[&str], name: &str, model: &str) -> (Option<i32>, String) {
+    use std::io::Read;
+    let file = TempFile::new(name, model);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_eqm"))
+        .args(args)
+        .arg(&file.0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the eqm binary runs");
+    let mut first = [0u8; 16];
+    // The pipe's read end is closed at the end of this statement.
+    child
+        .stdout
+        .take()
+        .expect("a piped stdout")
+        .read_exact(&mut first)
+        .expect("the output starts");
+    let output = child.wait_with_output().expect("eqm ends");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A reader that stops reading (`eqm flatten big.eqm | head -c 16`, most of the flat model's text
+/// still to come) ends the command quietly with the status of a closed pipe, without a panic
+/// message.
 #[test]
 fn a_closed_output_pipe_ends_the_command_quietly() {
-    use std::io::Read;
-    let file = TempFile::new(
+    let (status, stderr) = run_with_closed_pipe(
+        &["flatten"],
         "closed_pipe.eqm",
         "model ClosedPipe\n  Real x[20000](each start = 1, each fixed = true);\nequation\n  der(x) = -x;\nend ClosedPipe;\n",
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_eqm"))
-        .arg("flatten")
-        .arg(&file.0)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the eqm binary runs");
-    let mut first = [0u8; 16];
-    // The pipe's read end is closed at the end of this statement, with most of the flat model's
-    // text (far more than a pipe holds) still to come.
-    child
-        .stdout
-        .take()
-        .expect("a piped stdout")
-        .read_exact(&mut first)
-        .expect("the text starts");
-    let output = child.wait_with_output().expect("eqm ends");
-    let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_eq!(output.status.code(), Some(141), "{stderr}");
+    assert_eq!(status, Some(141), "{stderr}");
 }
 
-/// `eqm run m.eqm | head -c 16`: the run stops when its reader goes away, with the status of a
-/// closed pipe and no message (the rows it could not write were asked for by nobody).
+/// `eqm run m.eqm | head -c 16` (a million rows to come): the run stops when its reader goes
+/// away, with the status of a closed pipe and no message (the rows it could not write were asked
+/// for by nobody).
 #[test]
 fn a_closed_output_pipe_ends_the_run_quietly() {
-    use std::io::Read;
-    let file = TempFile::new(
+    let (status, stderr) = run_with_closed_pipe(
+        &["run", "--stop", "1000", "--interval", "0.001"],
         "closed_pipe_run.eqm",
         "model ClosedPipeRun\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -x;\nend ClosedPipeRun;\n",
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_eqm"))
-        .args(["run", "--stop", "1000", "--interval", "0.001"])
-        .arg(&file.0)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the eqm binary runs");
-    let mut first = [0u8; 16];
-    // The pipe's read end is closed at the end of this statement, with a million rows to come.
-    child
-        .stdout
-        .take()
-        .expect("a piped stdout")
-        .read_exact(&mut first)
-        .expect("the header arrives");
-    let output = child.wait_with_output().expect("eqm ends");
-    let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         !stderr.contains("cannot write") && !stderr.contains("panicked"),
         "{stderr}"
     );
-    assert_eq!(output.status.code(), Some(141), "{stderr}");
+    assert_eq!(status, Some(141), "{stderr}");
 }
