@@ -6,7 +6,8 @@
 //! or the references are not installed.
 //!
 //! The list is a representative subset of the examples that match today, from every package that
-//! has matching examples; `docs/msl.md` has the whole table.
+//! has matching examples (Blocks, Analog, Batteries, Digital, Spice3, FluxTubes, Rotational, Translational,
+//! HeatTransfer, FluidHeatFlow); `docs/msl.md` has the whole table.
 
 use crate::cli::eqm;
 use std::path::{Path, PathBuf};
@@ -17,16 +18,19 @@ const MATCHING: &[&str] = &[
     "Modelica.Blocks.Examples.InverseModel",
     "Modelica.Blocks.Examples.Modulation",
     "Modelica.Blocks.Examples.Noise.Densities",
+    "Modelica.Blocks.Examples.PID_Controller",
     "Modelica.Blocks.Examples.SlewRateLimiter",
     "Modelica.Blocks.Examples.TotalHarmonicDistortion",
     "Modelica.Electrical.Analog.Examples.AmplifierWithOpAmpDetailed",
     "Modelica.Electrical.Analog.Examples.CauerLowPassAnalog",
     "Modelica.Electrical.Analog.Examples.CauerLowPassOPV",
     "Modelica.Electrical.Analog.Examples.CharacteristicIdealDiodes",
+    "Modelica.Electrical.Analog.Examples.CharacteristicThyristors",
     "Modelica.Electrical.Analog.Examples.ControlledSwitchWithArc",
     "Modelica.Electrical.Analog.Examples.HeatingMOSInverter",
     "Modelica.Electrical.Analog.Examples.HeatingRectifier",
     "Modelica.Electrical.Analog.Examples.IdealTriacCircuit",
+    "Modelica.Electrical.Analog.Examples.InvertingAmp",
     "Modelica.Electrical.Analog.Examples.NandGate",
     "Modelica.Electrical.Analog.Examples.OpAmps.Adder",
     "Modelica.Electrical.Analog.Examples.OpAmps.ControlCircuit",
@@ -41,9 +45,18 @@ const MATCHING: &[&str] = &[
     "Modelica.Electrical.Analog.Examples.ShowVariableResistor",
     "Modelica.Electrical.Analog.Examples.SwitchWithArc",
     "Modelica.Electrical.Analog.Examples.ThyristorBehaviourTest",
+    "Modelica.Electrical.Batteries.Examples.CCCVcharging",
+    "Modelica.Electrical.Digital.Examples.BUF3S",
+    "Modelica.Electrical.Digital.Examples.DLATREG",
+    "Modelica.Electrical.Digital.Examples.HalfAdder",
     "Modelica.Electrical.Spice3.Examples.CoupledInductors",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreAirgap",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreQuadraticCrossSection",
+    "Modelica.Mechanics.Rotational.Examples.First",
+    "Modelica.Mechanics.Translational.Examples.Oscillator",
+    "Modelica.Mechanics.Translational.Examples.PreLoad",
+    "Modelica.Thermal.FluidHeatFlow.Examples.SimpleCooling",
+    "Modelica.Thermal.FluidHeatFlow.Examples.TwoTanks",
     "Modelica.Thermal.HeatTransfer.Examples.TwoMasses",
 ];
 
