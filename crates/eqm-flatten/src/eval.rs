@@ -195,11 +195,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
     ) -> Option<Value> {
         if !self.context.excluding_branches {
-            let mark = self.diagnostics.len();
-            if let Some(value) = self.eval_if_as_written(e, branches, else_value, scope, loops) {
-                return Some(value);
+            let (mark, entered) = (self.diagnostics.len(), self.functions.entered.len());
+            let value = self.eval_if_as_written(e, branches, else_value, scope, loops);
+            if value.is_some() && !eqm_diag::has_errors(&self.diagnostics[mark..]) {
+                return value;
             }
             let failed = self.diagnostics.split_off(mark);
+            // The function instances made on the way are made again, so that the attempt
+            // below sees (and reports, or excludes) their errors too.
+            for key in self.functions.entered.split_off(entered) {
+                self.functions.ids.remove(&key);
+            }
             self.context.excluding_branches = true;
             let value = self.eval_if_excluding(e, branches, else_value, scope, loops);
             self.context.excluding_branches = false;
@@ -228,23 +234,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let c = self.eval(condition, scope, loops)?;
             self.expect_type(&c, ScalarType::Boolean, condition)?;
             let Value::Scalar(c, _) = c else { return None };
-            let (errors, entered) = (self.diagnostics.len(), self.functions.entered.len());
-            let t = self.eval(then_value, scope, loops);
-            if (t.is_none() || eqm_diag::has_errors(&self.diagnostics[errors..]))
-                && self.consts.eval(&self.model, c) == Some(0.0)
-            {
-                // A branch that cannot be flattened (a String function of a String known only
-                // at run time, say) is no error when its condition is known to be false at
-                // compile time: it is never taken. The function instances made for it are
-                // forgotten, so that a later call reports their errors again.
-                self.diagnostics.truncate(errors);
-                for key in self.functions.entered.split_off(entered) {
-                    self.functions.ids.remove(&key);
-                }
-                self.note_structural(c);
-                continue;
-            }
-            let t = t?;
+            let t = self.eval(then_value, scope, loops)?;
             // EQM has no String values during the run: a choice between Strings is made when
             // the model is compiled, so its condition must be known then.
             let is_string = |v: &Value| {
@@ -318,11 +308,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut values: Vec<Option<Value>> = Vec::with_capacity(open.len());
         while values.len() < open.len() {
             let (c, then_value) = open[values.len()];
-            let mark = self.diagnostics.len();
-            if let Some(t) = self.eval(then_value, scope, loops) {
-                values.push(Some(t));
+            let (mark, entered) = (self.diagnostics.len(), self.functions.entered.len());
+            let t = self.eval(then_value, scope, loops);
+            if t.is_some() && !eqm_diag::has_errors(&self.diagnostics[mark..]) {
+                values.push(t);
             } else if self.consts.eval(&self.model, c) == Some(0.0) {
+                // A branch that cannot be flattened (a String function of a String known only
+                // at run time, say) is never taken: its errors go, and so do the function
+                // instances made for it, so that a later call reports their errors again.
                 self.diagnostics.truncate(mark);
+                for key in self.functions.entered.split_off(entered) {
+                    self.functions.ids.remove(&key);
+                }
                 self.note_structural(c);
                 values.push(None);
             } else {
