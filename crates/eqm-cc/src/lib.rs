@@ -1,4 +1,7 @@
-//! External C functions for a front end: each [`ExternalUnit`] the flattener writes is compiled
+//! The front ends' files outside the project: external C functions and the syntax trees of
+//! library files kept between runs ([`DiskTreeCache`], in `trees`).
+//!
+//! External C functions: each [`ExternalUnit`] the flattener writes is compiled
 //! with the system C compiler into a shared object, which is loaded and whose wrapper is
 //! returned as a [`LinkedSymbol`].
 //!
@@ -22,11 +25,26 @@
 //! or the cache directory (the binary does) and never calls a wrapper (`eqm_jit::call_external`
 //! does).
 
+mod trees;
+
+pub use trees::DiskTreeCache;
+
 use eqm_ir::external::{ExternalUnit, LinkError, LinkExternal, LinkedSymbol};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
+
+/// EQM's cache directory, the same for every front end and every kind of kept file: `eqm`
+/// under `XDG_CACHE_HOME`, else under `HOME/.cache`, else under the temporary directory.
+pub fn cache_root() -> PathBuf {
+    std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("eqm")
+}
 
 /// The flags of every build: position-independent code for a shared object, optimised, and
 /// every symbol resolved when it is linked.
@@ -42,21 +60,14 @@ pub struct SystemCompiler {
 
 impl SystemCompiler {
     /// The compiler and the cache directory the user's environment chooses, the same for
-    /// every front end: `CC` when it is set and not empty, else `cc`; the cache `eqm/external-c`
-    /// under `XDG_CACHE_HOME`, else under `HOME/.cache`, else under the temporary directory.
+    /// every front end: `CC` when it is set and not empty, else `cc`; the cache `external-c` in
+    /// EQM's cache directory ([`cache_root`]).
     pub fn from_environment() -> SystemCompiler {
         let compiler = std::env::var("CC")
             .ok()
             .filter(|c| !c.is_empty())
             .unwrap_or_else(|| "cc".to_string());
-        let cache = std::env::var_os("XDG_CACHE_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-            .unwrap_or_else(std::env::temp_dir)
-            .join("eqm")
-            .join("external-c");
-        SystemCompiler::new(compiler, cache)
+        SystemCompiler::new(compiler, cache_root().join("external-c"))
     }
 
     /// A linker running `compiler` (such as `cc`) and keeping shared objects under `cache`.

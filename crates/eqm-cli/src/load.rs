@@ -97,6 +97,7 @@ pub(crate) fn load(
     let path = eqm::LibraryPath {
         store: std::sync::Arc::new(FileSystemStore),
         directories: library_directories(libraries),
+        tree_cache: Some(std::sync::Arc::new(eqm_cc::DiskTreeCache::from_environment())),
     };
     let mut session = Session::with_libraries(stdlib_replacements(), user, &library, Some(path), model);
     // The data files a model names (`readMatrix`) are read from the file system too.

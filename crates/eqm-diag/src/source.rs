@@ -7,13 +7,42 @@
 use std::fmt;
 
 /// Identifies one source text inside a [`SourceMap`].
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default)]
+///
+/// A `FileId` is serialized as its number, but read back as the file that [`in_file`] names: a
+/// syntax tree kept from an earlier run (when its text is unchanged) belongs to the file the
+/// text has in this run's source map, whatever number it had then.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default, serde::Serialize)]
 pub struct FileId(pub u32);
+
+thread_local! {
+    /// The file that [`FileId`]s read back belong to, while [`in_file`] runs.
+    static READ_AS: std::cell::Cell<Option<FileId>> = const { std::cell::Cell::new(None) };
+}
+
+impl<'de> serde::Deserialize<'de> for FileId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<FileId, D::Error> {
+        let written = u32::deserialize(deserializer)?;
+        Ok(READ_AS.with(|file| file.get()).unwrap_or(FileId(written)))
+    }
+}
+
+/// Runs `read` (a deserialization of spans) so that every [`FileId`] it reads is `file`. The
+/// previous setting is restored afterwards, also when `read` panics.
+pub fn in_file<T>(file: FileId, read: impl FnOnce() -> T) -> T {
+    struct Restore(Option<FileId>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            READ_AS.with(|f| f.set(self.0));
+        }
+    }
+    let _restore = Restore(READ_AS.with(|f| f.replace(Some(file))));
+    read()
+}
 
 /// A byte range inside one source file.
 ///
 /// Spans are 12 bytes and `Copy`, so every AST node, flat equation and DAE equation can afford one.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct Span {
     pub file: FileId,
     pub start: u32,

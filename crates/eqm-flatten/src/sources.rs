@@ -38,6 +38,9 @@ pub struct Sources {
     /// How external C functions are compiled and linked; without one, a model calling an
     /// external function other than the C math library's is rejected with the reason.
     pub linker: Option<Arc<dyn eqm_ir::external::LinkExternal>>,
+    /// Where the syntax trees of library files are kept between runs (the binary keeps them on
+    /// disk); without one, every library file read is parsed.
+    pub tree_cache: Option<Arc<dyn eqm_syntax::TreeCache>>,
     /// Texts that replace embedded standard-library files, each `(file name, text)` such as
     /// `("Mechanics.eqm", ...)` (see [`crate::stdlib::file_text`]); set before the library is
     /// added.
@@ -66,9 +69,10 @@ impl Sources {
         id
     }
 
-    /// Parses a library file (embedded stdlib or a file of a library directory).
+    /// Parses a library file (embedded stdlib or a file of a library directory), or takes its
+    /// tree from the [`Sources::tree_cache`].
     pub fn add_library_file(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
-        let (id, tree) = self.parse(name.into(), text.into());
+        let (id, tree) = self.parse_library(name.into(), text.into());
         self.library.push((id, tree));
         id
     }
@@ -76,6 +80,18 @@ impl Sources {
     fn parse(&mut self, name: String, text: String) -> (FileId, ast::StoredDefinition) {
         let id = self.map.add(name, text);
         let (tree, mut diagnostics) = eqm_syntax::parse_file(id, &self.map.get(id).text);
+        self.diagnostics.append(&mut diagnostics);
+        (id, tree)
+    }
+
+    /// As [`Sources::parse`], through the tree cache when there is one. Only library files go
+    /// through it: they are large and rarely change, where a user's file is small and edited.
+    fn parse_library(&mut self, name: String, text: String) -> (FileId, ast::StoredDefinition) {
+        let Some(cache) = self.tree_cache.clone() else {
+            return self.parse(name, text);
+        };
+        let id = self.map.add(name, text);
+        let (tree, mut diagnostics) = eqm_syntax::parse_file_kept(id, &self.map.get(id).text, cache.as_ref());
         self.diagnostics.append(&mut diagnostics);
         (id, tree)
     }
@@ -286,7 +302,7 @@ impl Sources {
             }
         };
         let before = self.diagnostics.len();
-        let (id, tree) = self.parse(shown, text);
+        let (id, tree) = self.parse_library(shown, text);
         let syntax: Vec<Diagnostic> = self.diagnostics.drain(before..).collect();
         self.library_syntax.extend(syntax);
         if let Some(problem) = misplaced(&tree, &file) {

@@ -148,6 +148,7 @@ impl NativeSession {
             Some(store) => Some(LibraryPath {
                 store: Arc::new(PythonStore { store }),
                 directories,
+                tree_cache: Some(Arc::new(eqm_cc::DiskTreeCache::from_environment())),
             }),
             None => {
                 return Err(pyo3::exceptions::PyTypeError::new_err(

@@ -12,6 +12,7 @@
 //! depth.
 
 use eqm_diag::source::Span;
+use serde::{Deserialize, Serialize};
 
 /// The deepest expression nesting the front end accepts. Real models stay far below; deeper
 /// input (generated or hostile) gets diagnostic E0106 instead of a stack overflow later.
@@ -23,14 +24,14 @@ pub const MAX_EXPR_DEPTH: u32 = 1000;
 pub const MAX_CLASS_DEPTH: usize = 1000;
 
 /// An identifier with its location.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ident {
     pub name: String,
     pub span: Span,
 }
 
 /// A dotted name such as `Mechanics.Translational.Mass` (class names, import paths).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Name {
     /// True for a name written with a leading dot (`.Modelica.Blocks`), looked up from the top.
     pub global: bool,
@@ -40,14 +41,14 @@ pub struct Name {
 
 /// A string used as a description (`Real x "position";`); adjacent strings joined with `+`
 /// are concatenated by the parser.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Description {
     pub text: String,
     pub span: Span,
 }
 
 /// One parsed file.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredDefinition {
     /// `within;` is `Some(None)`, `within A.B;` is `Some(Some(A.B))`.
     pub within: Option<Option<Name>>,
@@ -55,7 +56,7 @@ pub struct StoredDefinition {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum ClassKind {
     Class,
     Model,
@@ -82,7 +83,7 @@ impl ClassKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClassDef {
     pub encapsulated: bool,
     pub partial: bool,
@@ -96,7 +97,7 @@ pub struct ClassDef {
 
 /// The `replaceable` and `redeclare` prefixes of an element and its `constrainedby` clause
 /// as Modelica defines them. Empty for most elements, so without an allocation.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Redeclarable {
     pub replaceable: bool,
     pub redeclare: bool,
@@ -105,7 +106,7 @@ pub struct Redeclarable {
 
 /// `constrainedby TwoPin(v(start = 0))`: the class every redeclaration must be a subtype of,
 /// with modifiers that every redeclaration keeps.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Constraint {
     pub name: Name,
     pub modification: Option<ClassModification>,
@@ -116,13 +117,13 @@ pub struct Constraint {
 
 /// The element a `redeclare` modifier argument puts in place of the one it names:
 /// `redeclare model Load = Capacitor(C = 1e-3)` or `redeclare Capacitor load(C = 1e-3)`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum RedeclaredElement {
     Class(ClassDef),
     Component(ComponentClause),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ClassBody {
     /// `model M "doc" ... end M;`
     Long {
@@ -152,7 +153,7 @@ pub enum ClassBody {
 }
 
 /// One literal of an enumeration type, with its description string.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EnumLiteral {
     pub name: Ident,
     pub description: Option<Description>,
@@ -160,7 +161,7 @@ pub struct EnumLiteral {
 }
 
 /// One part of a class body, in source order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Section {
     /// Declarations. The first, unlabelled list is public.
     Elements {
@@ -192,20 +193,20 @@ pub enum Section {
 }
 
 /// The call of an external function: `y = f(u, v)`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExternalCall {
     pub output: Option<ComponentRef>,
     pub function: Ident,
     pub args: Vec<Expr>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Visibility {
     Public,
     Protected,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Element {
     Class(Box<ClassDef>),
     Extends(Extends),
@@ -213,7 +214,7 @@ pub enum Element {
     Component(ComponentClause),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Extends {
     pub base: Name,
     pub modification: Option<ClassModification>,
@@ -221,7 +222,7 @@ pub struct Extends {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ImportKind {
     /// `import A.B.C;` makes `C` visible.
     Qualified(Name),
@@ -233,7 +234,7 @@ pub enum ImportKind {
     Multiple { package: Name, names: Vec<Ident> },
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Import {
     pub kind: ImportKind,
     pub description: Option<Description>,
@@ -241,7 +242,7 @@ pub struct Import {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Connection {
     /// No prefix: a potential variable in a connector, an ordinary variable elsewhere.
     #[default]
@@ -251,7 +252,7 @@ pub enum Connection {
     Potential,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Variability {
     #[default]
     Continuous,
@@ -260,7 +261,7 @@ pub enum Variability {
     Constant,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Causality {
     #[default]
     None,
@@ -268,7 +269,7 @@ pub enum Causality {
     Output,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TypePrefix {
     pub connection: Connection,
     pub variability: Variability,
@@ -276,7 +277,7 @@ pub struct TypePrefix {
 }
 
 /// `parameter Real x[3](each start = 0) = {1, 2, 3} "doc", y;`
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComponentClause {
     pub is_final: bool,
     pub redeclarable: Redeclarable,
@@ -293,7 +294,7 @@ pub struct ComponentClause {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComponentDecl {
     pub name: Ident,
     pub dims: Vec<Subscript>,
@@ -306,7 +307,7 @@ pub struct ComponentDecl {
 }
 
 /// What may follow a declared name or a modified element: `(args)`, `= expr`, or both.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Modification {
     pub class_modification: Option<ClassModification>,
     pub binding: Option<Expr>,
@@ -314,14 +315,14 @@ pub struct Modification {
 }
 
 /// `(a = 1, each b(start = 2), final c)`
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClassModification {
     pub arguments: Vec<ModArgument>,
     pub span: Span,
 }
 
 /// One argument of a class modification: `each final s.start = 1 "doc"`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModArgument {
     pub each: bool,
     pub is_final: bool,
@@ -336,28 +337,28 @@ pub struct ModArgument {
 }
 
 /// `annotation(...)`: parsed as a generic class modification and otherwise uninterpreted here.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Annotation {
     pub modification: ClassModification,
     pub span: Span,
 }
 
 /// An array subscript or dimension: an expression or `:`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Subscript {
     Colon(Span),
     Expr(Expr),
 }
 
 /// A reference to a component or variable: `m[i].flange_a.s`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ComponentRef {
     pub global: bool,
     pub parts: Vec<RefPart>,
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RefPart {
     pub name: Ident,
     pub subscripts: Vec<Subscript>,
@@ -380,7 +381,7 @@ impl ComponentRef {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Equation {
     pub kind: EquationKind,
     pub description: Option<Description>,
@@ -388,7 +389,7 @@ pub struct Equation {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum EquationKind {
     /// `lhs = rhs;`
     Simple { lhs: Expr, rhs: Expr },
@@ -411,13 +412,13 @@ pub enum EquationKind {
 }
 
 /// `i in 1:N`; without a range the range is deduced from the body (Modelica `for i loop`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ForIndex {
     pub name: Ident,
     pub range: Option<Expr>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Statement {
     pub kind: StatementKind,
     pub description: Option<Description>,
@@ -425,7 +426,7 @@ pub struct Statement {
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum StatementKind {
     /// `x := e;`
     Assign {
@@ -463,14 +464,14 @@ pub enum StatementKind {
 }
 
 /// Arguments of a call: positional first, then named (`f(x, y = 2)`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallArgs {
     pub positional: Vec<Expr>,
     pub named: Vec<(Ident, Expr)>,
     pub span: Span,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
@@ -479,7 +480,7 @@ pub struct Expr {
     pub depth: u32,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum UnaryOp {
     Neg,
     Plus,
@@ -489,7 +490,7 @@ pub enum UnaryOp {
     ElemPlus,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum BinaryOp {
     Add,
     Sub,
@@ -556,7 +557,7 @@ impl BinaryOp {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ExprKind {
     Integer(i64),
     Real(f64),

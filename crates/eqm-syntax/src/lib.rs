@@ -7,6 +7,7 @@
 //! resolved and no type is checked (that is the flattener's work).
 
 pub mod ast;
+pub mod kept;
 pub mod lexer;
 pub mod normalize;
 pub mod parser;
@@ -17,5 +18,6 @@ pub mod visit;
 /// The source locations every syntax tree node carries, so that a user of this crate alone can
 /// name the file it parses.
 pub use eqm_diag::source::{FileId, Span};
+pub use kept::{TreeCache, parse_file_kept};
 pub use parser::{parse_expr, parse_file};
 pub use stack::with_compiler_stack;

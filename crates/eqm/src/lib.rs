@@ -110,6 +110,7 @@ pub use eqm_integrators::tableau::Tableau;
 pub use eqm_ir::external::{ExternalUnit, LinkError, LinkExternal, LinkedSymbol};
 pub use eqm_ir::flat::{Experiment, FlatModel};
 pub use eqm_sim::simulate::{Stabilize, Summary};
+pub use eqm_syntax::TreeCache;
 pub use worker::with_compiler_stack;
 
 /// The crates of the pipeline, for the tests and benches of products the API does not wrap

@@ -20,6 +20,7 @@ use eqm_flatten::library::{Libraries, LibraryStore};
 use eqm_flatten::{ReadFile, Sources};
 use eqm_ir::external::LinkExternal;
 use eqm_ir::flat::FlatModel;
+use eqm_syntax::TreeCache;
 use eqm_syntax::ast;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -33,6 +34,10 @@ pub struct LibraryPath {
     /// The directories in search order: each holds top-level packages, or is a package
     /// directory, or is a single-file package.
     pub directories: Vec<PathBuf>,
+    /// Where the syntax trees of the files read are kept between runs (the binary keeps them on
+    /// disk), so that an unchanged file is not parsed again; without one, every file read is
+    /// parsed.
+    pub tree_cache: Option<Arc<dyn TreeCache>>,
 }
 
 impl LibraryPath {
@@ -189,6 +194,7 @@ impl Session {
         let mut session = Session::new();
         session.sources.stdlib_replacements = stdlib;
         if let Some(path) = libraries {
+            session.sources.tree_cache = path.tree_cache.clone();
             let (found, mut warnings) = Libraries::new(path.store, &path.directories);
             session.sources.libraries = found;
             session.diagnostics.append(&mut warnings);

@@ -101,6 +101,7 @@ fn session_with(store: Arc<dyn LibraryStore>, dirs: &[&str], user: &str, model: 
     let path = LibraryPath {
         store,
         directories: dirs.iter().map(PathBuf::from).collect(),
+        tree_cache: None,
     };
     Session::with_libraries(Vec::new(), files, &[], Some(path), model)
 }

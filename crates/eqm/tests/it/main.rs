@@ -25,6 +25,7 @@ mod hybrid;
 mod hydraulics;
 mod if_chains;
 mod json_output;
+mod kept_trees;
 mod language;
 mod library;
 mod library_dirs;
