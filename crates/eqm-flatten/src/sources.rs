@@ -242,40 +242,56 @@ impl Sources {
             },
         };
         self.add_predefined();
-        // Each round builds the table over what was read and runs the stage; a round whose
-        // lookups reached unread library classes is run again once they are read (see
-        // `ClassTable::mark_unloaded`). Every round reads at least one file, so this ends.
-        let (product, mut diagnostics) = loop {
-            let (product, diagnostics, requested) = {
-                let options = self.with_data_files(options);
+        let (product, mut diagnostics) = self.in_rounds(|table, sources| {
+            let options = sources.with_data_files(options);
+            let mut diagnostics = table.diagnostics.clone();
+            let (product, mut more) = stage(table, &name, &options);
+            diagnostics.append(&mut more);
+            diagnostics.extend(
+                (sources.library_syntax.iter())
+                    .filter(|d| {
+                        d.primary_span()
+                            .is_none_or(|span| table.innermost_reached(prefixed_class(&sources.map, span)))
+                    })
+                    .cloned(),
+            );
+            (product, diagnostics)
+        });
+        self.check_uses_versions(&mut diagnostics);
+        self.diagnostics.append(&mut diagnostics);
+        product
+    }
+
+    /// Runs `look` on the class table of the user's files and the library, reading the library
+    /// classes its lookups reach, until it reaches no unread one; what the last run returned.
+    /// For tools that look at classes without flattening a model (the library's reference).
+    pub fn with_class_table<T>(&mut self, mut look: impl FnMut(&ClassTable<'_>, &SourceMap) -> T) -> T {
+        self.add_predefined();
+        self.in_rounds(|table, sources| look(table, &sources.map))
+    }
+
+    /// Runs `round` on a class table over what was read so far; a round whose lookups reached
+    /// unread library classes is run again once they are read (see
+    /// `ClassTable::mark_unloaded`). Every repeated round read at least one more file, so this
+    /// ends; what the last round returned.
+    fn in_rounds<T>(&mut self, mut round: impl FnMut(&ClassTable<'_>, &Sources) -> T) -> T {
+        loop {
+            let (product, requested) = {
                 let library: Vec<&ast::StoredDefinition> = self.library.iter().map(|(_, f)| f).collect();
                 let user: Vec<&ast::StoredDefinition> = self.files.iter().map(|(_, f)| f).collect();
                 let mut table = ClassTable::build(&library, &user);
                 table.mark_unloaded(&self.libraries.unloaded());
-                let mut diagnostics = table.diagnostics.clone();
-                let (product, mut more) = stage(&table, &name, &options);
-                diagnostics.append(&mut more);
-                diagnostics.extend(
-                    (self.library_syntax.iter())
-                        .filter(|d| {
-                            d.primary_span()
-                                .is_none_or(|span| table.innermost_reached(prefixed_class(&self.map, span)))
-                        })
-                        .cloned(),
-                );
-                (product, diagnostics, table.take_requested())
+                let product = round(&table, self);
+                (product, table.take_requested())
             };
             let mut progress = false;
             for class in &requested {
                 progress |= self.load_library_class(class);
             }
             if !progress {
-                break (product, diagnostics);
+                return product;
             }
-        };
-        self.check_uses_versions(&mut diagnostics);
-        self.diagnostics.append(&mut diagnostics);
-        product
+        }
     }
 
     /// Reads and parses the stored library class `full_name` when it was not read yet, and

@@ -8,7 +8,8 @@
 //! (imports, enclosing scopes and inheritance, as flattening finds it); [`section_table`], the
 //! Markdown table of the classes below one package; and [`update_generated_blocks`], which
 //! rewrites the generated blocks of a document (`docs/library.md`) so that its tables cannot
-//! drift from the library.
+//! drift from the library. [`session_classes`] gives the same rows for classes of any library a
+//! session reads, so that the embedded library can be compared with the one it stands in for.
 //!
 //! Deliberately not done here: the classes are not flattened (a class's interface is read from
 //! its declarations, and a modifier of an `extends` clause is applied only where it binds a
@@ -85,6 +86,9 @@ pub struct Parameter {
     pub dims: Vec<String>,
     /// The default value as written, or as an `extends` modifier of the class rebinds it.
     pub default: Option<String>,
+    /// The `start` attribute as written (`R(start = 1)`): the value a parameter without a
+    /// binding takes, with a warning.
+    pub start: Option<String>,
     pub unit: Option<String>,
     /// The predefined type the parameter's type ends in (`Real`, `Integer`, `Boolean`,
     /// `String`); `None` for an enumeration, a record or a function.
@@ -125,6 +129,19 @@ pub fn library_classes(replacements: &[(String, String)]) -> (Vec<LibraryClass>,
     let mut diagnostics = std::mem::take(&mut sources.diagnostics);
     diagnostics.extend(table.diagnostics.iter().cloned());
     (classes, diagnostics)
+}
+
+/// The rows of the classes `names` (full dotted names) as `session` finds them: in its library
+/// directories (an installed Modelica Standard Library, read as the lookups reach its classes)
+/// as well as in the embedded library; `None` for a name that no class has.
+pub fn session_classes(session: &mut crate::Session, names: &[&str]) -> Vec<Option<LibraryClass>> {
+    session.sources_mut().with_class_table(|table, map| {
+        let cx = Cx { table, map };
+        names
+            .iter()
+            .map(|n| table.find(n).map(|id| describe(&cx, id)))
+            .collect()
+    })
 }
 
 /// What the walk reads: the class table, and the source texts, whose expressions are shown as
@@ -362,10 +379,15 @@ fn add_component(
                     .and_then(|m| m.binding.as_ref())
                     .map(|e| expr_text(cx, e))
             });
+        let start = (decl.modification.as_ref())
+            .and_then(|m| m.class_modification.as_ref())
+            .and_then(|m| attribute(m, "start"))
+            .map(|e| expr_text(cx, e));
         class.parameters.push(Parameter {
             name,
             dims,
             default,
+            start,
             unit,
             scalar: resolved.and_then(|t| scalar_of(table, t).0),
             description: decl.description.as_ref().map(|d| d.text.clone()),
@@ -471,6 +493,14 @@ fn component_unit(table: &ClassTable<'_>, decl: &ast::ComponentDecl, resolved: O
         .and_then(|m| m.class_modification.as_ref())
         .and_then(unit_of_modification)
         .or_else(|| type_unit(table, resolved?))
+}
+
+/// The binding of the attribute `name` in a class modification (`start` in `R(start = 1)`).
+fn attribute<'m>(m: &'m ast::ClassModification, name: &str) -> Option<&'m ast::Expr> {
+    m.arguments.iter().find_map(|arg| match arg.name.parts.as_slice() {
+        [part] if part.name == name => arg.modification.as_ref()?.binding.as_ref(),
+        _ => None,
+    })
 }
 
 /// The `unit` argument of a class modification, when it is a string literal.
@@ -770,6 +800,7 @@ mod tests {
                 name: "k".into(),
                 dims: Vec::new(),
                 default: Some("1".into()),
+                start: None,
                 unit: Some("m".into()),
                 scalar: Some("Real".into()),
                 description: None,

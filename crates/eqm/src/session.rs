@@ -327,6 +327,11 @@ impl Session {
         self.sources.linker = Some(linker);
     }
 
+    /// The sources, for the library's own tools that look at classes (`crate::library_doc`).
+    pub(crate) fn sources_mut(&mut self) -> &mut Sources {
+        &mut self.sources
+    }
+
     /// The parsed user files.
     pub fn files(&self) -> &[(FileId, ast::StoredDefinition)] {
         &self.sources.files

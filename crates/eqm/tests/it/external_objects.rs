@@ -306,7 +306,7 @@ fn an_external_object_used_as_a_number_or_without_a_constructor_call_is_e0329() 
 }
 
 /// The file system, for the installed Modelica Standard Library.
-struct FileSystem;
+pub(crate) struct FileSystem;
 
 impl LibraryStore for FileSystem {
     fn list_dir(&self, dir: &Path) -> Result<Vec<DirEntry>, String> {

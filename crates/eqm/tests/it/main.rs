@@ -12,6 +12,7 @@ mod compare;
 mod delay;
 mod diagram;
 mod discrete;
+mod embedded_equivalence;
 mod explicit_domain;
 mod external;
 mod external_objects;

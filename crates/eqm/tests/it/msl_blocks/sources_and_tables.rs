@@ -297,10 +297,11 @@ fn triggered_trapezoid_zero_crossing_and_terminate_simulation() {
            Modelica.Blocks.Logical.ZeroCrossing zc;
            Modelica.Blocks.Sources.ContinuousClock clock;
            Modelica.Blocks.Logical.GreaterThreshold late(threshold = 2.3);
-           Modelica.Blocks.Logical.TerminateSimulation stop(terminationText = \"the clock passed 2.3\");
+           Modelica.Blocks.Logical.TerminateSimulation stop(condition = late.y,
+             terminationText = \"the clock passed 2.3\");
            Integer crossings(start = 0, fixed = true);",
         "  connect(u.y, trap.u); connect(sine.y, zc.u); connect(u.y, zc.enable);
-           connect(clock.y, late.u); connect(late.y, stop.condition);
+           connect(clock.y, late.u);
            when zc.y then crossings = pre(crossings) + 1; end when;",
     );
     let r = run(&text, 4.0);
