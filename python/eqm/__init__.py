@@ -113,35 +113,15 @@ class _FileSystem:
         return os.path.isfile(path)
 
 
-def _environment_list(variable: str) -> List[str]:
-    """The directories of a path variable (separated by ``os.pathsep``), empty entries skipped."""
-    return [d for d in os.environ.get(variable, "").split(os.pathsep) if d]
-
-
-def _library_sources(libraries: Union[PathLike, Sequence[PathLike]]) -> Tuple[List[Tuple[str, str]], List[str]]:
-    """The library files read in full and the library directories in the library's search
-    order (the directories of ``libraries``, as ``--library``, then those of ``EQMPATH``, then
-    those of ``MODELICAPATH``); the files are the ``.eqm`` files directly inside the
-    ``EQMPATH`` directories (in name order), as the ``eqm`` command reads them."""
+def _library_directories(libraries: Union[PathLike, Sequence[PathLike]]) -> Tuple[List[str], List[str]]:
+    """The library directories in the library's search order (the directories of
+    ``libraries``, as ``--library``, then those of ``EQMPATH``, then those of ``MODELICAPATH``),
+    and the directories whose ``.eqm`` files the library reads in full (those of ``EQMPATH``),
+    as the ``eqm`` command finds them."""
     if isinstance(libraries, (str, os.PathLike)):
         libraries = [libraries]
-    directories = [os.fspath(d) for d in libraries]
-    texts: List[Tuple[str, str]] = []
-    for directory in _environment_list("EQMPATH"):
-        try:
-            names = sorted(n for n in os.listdir(directory) if n.endswith(".eqm"))
-        except OSError:
-            continue  # the library warns about a directory it cannot list (W0240)
-        for name in names:
-            path = os.path.join(directory, name)
-            try:
-                with open(path, encoding="utf-8") as f:
-                    texts.append((path, f.read()))
-            except (OSError, UnicodeDecodeError):
-                continue  # as the command line: a library file it cannot read is left out
-    directories = _native.library_search_order(
-        directories, os.environ.get("EQMPATH"), os.environ.get("MODELICAPATH"))
-    return texts, directories
+    named = [os.fspath(d) for d in libraries]
+    return _native.library_directories(named, os.environ.get("EQMPATH"), os.environ.get("MODELICAPATH"))
 
 
 class Session:
@@ -162,10 +142,10 @@ class Session:
                 sources.append((os.fspath(path), f.read()))
         if text is not None:
             sources.append(("<text>", text.encode("utf-8")))
-        library, directories = _library_sources(libraries)
+        directories, eqm_file_directories = _library_directories(libraries)
         self._sources = sources
         self._default_model = model
-        self._native = _native.NativeSession(sources, library, directories, _FileSystem)
+        self._native = _native.NativeSession(sources, [], directories, _FileSystem, eqm_file_directories)
         self._models: Dict[Optional[str], "Model"] = {}
 
     def models(self) -> List[str]:

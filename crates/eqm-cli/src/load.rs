@@ -1,5 +1,5 @@
 //! Everything the command line reads besides its arguments: the model files, the library
-//! directories of `EQMPATH`, the standard-library files of `EQM_STDLIB_DIR` that replace the
+//! directories (listed and read for the library through [`FileSystemStore`]), the standard-library files of `EQM_STDLIB_DIR` that replace the
 //! embedded ones, tableau files and the data files a model names. Input: paths and the
 //! environment. Output: texts handed to the library (a [`Session`], a [`Method`]), or the exit
 //! code of a usage error. Nothing here prints results or decides about a model.
@@ -45,11 +45,12 @@ pub(crate) fn library_classes() -> (Vec<eqm::library_doc::LibraryClass>, Vec<eqm
     eqm::library_doc::library_classes(&stdlib_replacements())
 }
 
-/// Reads every file, the `.eqm` files of the `EQMPATH` directories and the replacements of
-/// standard-library files in `EQM_STDLIB_DIR`, and parses them with the texts `typed` (each
-/// `(name, text)`, user files that do not come from the file system: classes typed into the
-/// REPL). The library directories (`libraries` of `--library`, then `EQMPATH`, then
-/// `MODELICAPATH`) are given to the session, which reads their classes as lookups reach them.
+/// Reads every file and the replacements of standard-library files in `EQM_STDLIB_DIR`, and
+/// parses them with the texts `typed` (each `(name, text)`, user files that do not come from
+/// the file system: classes typed into the REPL). The library directories (`libraries` of
+/// `--library`, then `EQMPATH`, then `MODELICAPATH`) are given to the session, which reads the
+/// `.eqm` files of the `EQMPATH` directories in full and the other classes as lookups reach
+/// them.
 /// An unreadable file is a usage error (exit 2).
 pub(crate) fn load(
     files: &[PathBuf],
@@ -57,26 +58,6 @@ pub(crate) fn load(
     typed: &[(String, String)],
     libraries: &[PathBuf],
 ) -> Result<Session, ExitCode> {
-    let mut library: Vec<(String, String)> = Vec::new();
-    if let Some(paths) = std::env::var_os("EQMPATH") {
-        for dir in std::env::split_paths(&paths) {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                eprintln!("warning: EQMPATH directory {} cannot be read", dir.display());
-                continue;
-            };
-            // Sorted, so that the library is the same whatever order the file system lists.
-            let mut paths: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "eqm"))
-                .collect();
-            paths.sort();
-            for file in paths {
-                if let Ok(text) = std::fs::read_to_string(&file) {
-                    library.push((file.display().to_string(), text));
-                }
-            }
-        }
-    }
     // Bytes, not text: a file that is not UTF-8 is the model's error (E0109, at its line and
     // column), reported with the others by the library.
     let mut user: Vec<(String, Vec<u8>)> = Vec::new();
@@ -94,24 +75,19 @@ pub(crate) fn load(
             .iter()
             .map(|(name, text)| (name.clone(), text.clone().into_bytes())),
     );
+    let eqmpath = std::env::var("EQMPATH").ok();
+    let modelicapath = std::env::var("MODELICAPATH").ok();
     let path = eqm::LibraryPath {
         store: std::sync::Arc::new(FileSystemStore),
-        directories: library_directories(libraries),
+        directories: eqm::LibraryPath::search_order(libraries, eqmpath.as_deref(), modelicapath.as_deref()),
+        eqm_file_directories: eqm::LibraryPath::eqm_file_directories(eqmpath.as_deref()),
         tree_cache: Some(std::sync::Arc::new(eqm_cc::DiskTreeCache::from_environment())),
     };
-    let mut session = Session::with_libraries(stdlib_replacements(), user, &library, Some(path), model);
+    let mut session = Session::with_libraries(stdlib_replacements(), user, &[], Some(path), model);
     // The data files a model names (`readMatrix`) are read from the file system too.
     session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
     session.set_external_linker(external_linker());
     Ok(session)
-}
-
-/// The library directories in the library's search order, from `--library` and the
-/// environment.
-fn library_directories(libraries: &[PathBuf]) -> Vec<PathBuf> {
-    let eqmpath = std::env::var("EQMPATH").ok();
-    let modelicapath = std::env::var("MODELICAPATH").ok();
-    eqm::LibraryPath::search_order(libraries, eqmpath.as_deref(), modelicapath.as_deref())
 }
 
 /// The file system as the library reads it.

@@ -33,16 +33,22 @@ fn methods() -> Vec<String> {
     eqm::Method::NAMED.iter().map(|m| m.name().to_string()).collect()
 }
 
-/// The library directories in the library's search order: those named, then those of the
-/// values of `EQMPATH` and `MODELICAPATH` the package read from its environment.
+/// The library directories in the library's search order (those named, then those of the
+/// values of `EQMPATH` and `MODELICAPATH` the package read from its environment), and the
+/// directories whose `.eqm` files are read in full (those of `EQMPATH`).
 #[pyfunction]
 #[pyo3(signature = (named, eqmpath, modelicapath))]
-fn library_search_order(named: Vec<String>, eqmpath: Option<&str>, modelicapath: Option<&str>) -> Vec<String> {
+fn library_directories(
+    named: Vec<String>,
+    eqmpath: Option<&str>,
+    modelicapath: Option<&str>,
+) -> (Vec<String>, Vec<String>) {
     let named: Vec<std::path::PathBuf> = named.into_iter().map(Into::into).collect();
-    eqm::LibraryPath::search_order(&named, eqmpath, modelicapath)
-        .into_iter()
-        .map(|d| d.to_string_lossy().into_owned())
-        .collect()
+    let text = |dirs: Vec<std::path::PathBuf>| dirs.into_iter().map(|d| d.to_string_lossy().into_owned()).collect();
+    (
+        text(eqm::LibraryPath::search_order(&named, eqmpath, modelicapath)),
+        text(eqm::LibraryPath::eqm_file_directories(eqmpath)),
+    )
 }
 
 #[pymodule]
@@ -51,7 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::NativeModel>()?;
     m.add_function(wrap_pyfunction!(compilations, m)?)?;
     m.add_function(wrap_pyfunction!(methods, m)?)?;
-    m.add_function(wrap_pyfunction!(library_search_order, m)?)?;
+    m.add_function(wrap_pyfunction!(library_directories, m)?)?;
     m.add_function(wrap_pyfunction!(compare::compare, m)?)?;
     m.add_function(wrap_pyfunction!(compare::parse_csv, m)?)?;
     m.add_function(wrap_pyfunction!(compare::parse_signal_list, m)?)?;

@@ -134,20 +134,23 @@ impl NativeSession {
 #[pymethods]
 impl NativeSession {
     /// The sources: the user's `files`, the `library` files read in full, and the library
-    /// `directories` in search order, listed and read through `store` (see [`PythonStore`]).
+    /// `directories` in search order, listed and read through `store` (see [`PythonStore`]),
+    /// the `.eqm` files of `eqm_file_directories` read in full.
     #[new]
-    #[pyo3(signature = (files, library=Vec::new(), directories=Vec::new(), store=None))]
+    #[pyo3(signature = (files, library=Vec::new(), directories=Vec::new(), store=None, eqm_file_directories=Vec::new()))]
     fn new(
         files: Vec<(String, Vec<u8>)>,
         library: Vec<(String, String)>,
         directories: Vec<PathBuf>,
         store: Option<Py<PyAny>>,
+        eqm_file_directories: Vec<PathBuf>,
     ) -> PyResult<NativeSession> {
         let libraries = match store {
             _ if directories.is_empty() => None,
             Some(store) => Some(LibraryPath {
                 store: Arc::new(PythonStore { store }),
                 directories,
+                eqm_file_directories,
                 tree_cache: Some(Arc::new(eqm_cc::DiskTreeCache::from_environment())),
             }),
             None => {

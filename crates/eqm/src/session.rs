@@ -34,6 +34,10 @@ pub struct LibraryPath {
     /// The directories in search order: each holds top-level packages, or is a package
     /// directory, or is a single-file package.
     pub directories: Vec<PathBuf>,
+    /// Directories whose `.eqm` files (those directly inside, in name order) are library files
+    /// read in full when the session is made: those of `EQMPATH`
+    /// ([`LibraryPath::eqm_file_directories`]).
+    pub eqm_file_directories: Vec<PathBuf>,
     /// Where the syntax trees of the files read are kept between runs (the binary keeps them on
     /// disk), so that an unchanged file is not parsed again; without one, every file read is
     /// parsed.
@@ -46,20 +50,55 @@ impl LibraryPath {
     /// `MODELICAPATH`. The two variables' values are given as the front end read them from its
     /// environment: lists separated by the platform's path separator, empty entries skipped.
     pub fn search_order(named: &[PathBuf], eqmpath: Option<&str>, modelicapath: Option<&str>) -> Vec<PathBuf> {
-        let separator = if cfg!(windows) { ';' } else { ':' };
-        let listed = |value: Option<&str>| -> Vec<PathBuf> {
-            value
-                .into_iter()
-                .flat_map(|v| v.split(separator))
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from)
-                .collect()
-        };
         let mut directories = named.to_vec();
-        directories.extend(listed(eqmpath));
-        directories.extend(listed(modelicapath));
+        directories.extend(path_list(eqmpath));
+        directories.extend(path_list(modelicapath));
         directories
     }
+
+    /// The directories whose `.eqm` files are read in full, as every front end reads them:
+    /// those of the value of `EQMPATH` (EQM's own libraries keep whole packages in one file).
+    pub fn eqm_file_directories(eqmpath: Option<&str>) -> Vec<PathBuf> {
+        path_list(eqmpath)
+    }
+
+    /// The `.eqm` files directly inside [`LibraryPath::eqm_file_directories`], each `(path,
+    /// text)`, in name order within each directory (so the library is the same whatever order
+    /// a directory is listed in). A directory that cannot be listed is already a warning of
+    /// the library directories (W0240); a file that cannot be read is left out.
+    fn eqm_files(&self) -> Vec<(String, String)> {
+        let mut files = Vec::new();
+        for dir in &self.eqm_file_directories {
+            let Ok(entries) = self.store.list_dir(dir) else {
+                continue;
+            };
+            let mut names: Vec<String> = entries
+                .into_iter()
+                .filter(|e| !e.is_dir && e.name.ends_with(".eqm"))
+                .map(|e| e.name)
+                .collect();
+            names.sort();
+            for name in names {
+                let path = dir.join(name);
+                if let Ok(text) = self.store.read_file(&path) {
+                    files.push((path.display().to_string(), text));
+                }
+            }
+        }
+        files
+    }
+}
+
+/// The directories of a search-path value (separated by the platform's path separator, empty
+/// entries skipped).
+fn path_list(value: Option<&str>) -> Vec<PathBuf> {
+    let separator = if cfg!(windows) { ';' } else { ':' };
+    value
+        .into_iter()
+        .flat_map(|v| v.split(separator))
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .collect()
 }
 
 /// How to turn a model into its products.
@@ -183,7 +222,8 @@ impl Session {
     /// [`eqm_flatten::library`]), each read through `libraries`' store only when a lookup
     /// reaches it. The directories are searched in the order given, and a top-level package
     /// they hold replaces the embedded package of that name entirely (the real `Modelica`
-    /// replaces EQM's own); without one the embedded package remains.
+    /// replaces EQM's own); without one the embedded package remains. The `.eqm` files of the
+    /// path's [`LibraryPath::eqm_file_directories`] are read in full, before `library`.
     pub fn with_libraries(
         stdlib: Vec<(String, String)>,
         files: Vec<(String, Vec<u8>)>,
@@ -193,6 +233,10 @@ impl Session {
     ) -> Session {
         let mut session = Session::new();
         session.sources.stdlib_replacements = stdlib;
+        // The `.eqm` files of the library directories come first among the library files.
+        let mut library_files = libraries.as_ref().map(LibraryPath::eqm_files).unwrap_or_default();
+        library_files.extend_from_slice(library);
+        let library = library_files.as_slice();
         if let Some(path) = libraries {
             session.sources.tree_cache = path.tree_cache.clone();
             let (found, mut warnings) = Libraries::new(path.store, &path.directories);

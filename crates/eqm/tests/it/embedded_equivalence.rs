@@ -25,6 +25,7 @@ fn msl_session(msl: std::path::PathBuf) -> Session {
     let path = LibraryPath {
         store: Arc::new(crate::external_objects::FileSystem),
         directories: vec![msl],
+        eqm_file_directories: Vec::new(),
         tree_cache: None,
     };
     Session::with_libraries(Vec::new(), Vec::new(), &[], Some(path), None)
@@ -314,6 +315,7 @@ fn a_model_of_shared_classes_gives_the_same_results_with_either_library() {
     let path = LibraryPath {
         store: Arc::new(crate::external_objects::FileSystem),
         directories: vec![msl],
+        eqm_file_directories: Vec::new(),
         tree_cache: None,
     };
     let real = Session::with_libraries(Vec::new(), file, &[], Some(path), None);

@@ -357,6 +357,7 @@ fn run_with_msl(name: &str, text: &str, stop: f64) -> Option<SimulationResult> {
         let path = LibraryPath {
             store: Arc::new(FileSystem),
             directories: vec![msl.clone()],
+            eqm_file_directories: Vec::new(),
             tree_cache: None,
         };
         let files = vec![("m.mo".to_string(), text.as_bytes().to_vec())];

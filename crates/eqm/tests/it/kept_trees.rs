@@ -90,6 +90,7 @@ fn session(library: &[(&str, &str)], cache: &Arc<Kept>, extra: usize, class: &st
     let path = LibraryPath {
         store: Arc::new(files),
         directories: vec![PathBuf::from("/libs")],
+        eqm_file_directories: Vec::new(),
         tree_cache: Some(cache.clone() as Arc<dyn TreeCache>),
     };
     let mut user: Vec<(String, Vec<u8>)> = (0..extra)

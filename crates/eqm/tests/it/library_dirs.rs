@@ -101,6 +101,7 @@ fn session_with(store: Arc<dyn LibraryStore>, dirs: &[&str], user: &str, model: 
     let path = LibraryPath {
         store,
         directories: dirs.iter().map(PathBuf::from).collect(),
+        eqm_file_directories: Vec::new(),
         tree_cache: None,
     };
     Session::with_libraries(Vec::new(), files, &[], Some(path), model)
@@ -323,4 +324,33 @@ fn the_search_order_is_the_named_directories_then_eqmpath_then_modelicapath() {
         .collect();
     assert_eq!(order, expected);
     assert!(LibraryPath::search_order(&[], None, Some("")).is_empty());
+}
+
+#[test]
+fn the_eqm_files_of_an_eqmpath_directory_are_read_in_full_in_name_order() {
+    // Two files of one directory, `b.eqm` using what `a.eqm` declares; a directory named like
+    // a file and a file of another kind are not read.
+    let store = MemoryStore::new(&[
+        ("/eqmlib/b.eqm", "model UsesA\n  A.Gain g(u = 3);\nend UsesA;\n"),
+        (
+            "/eqmlib/a.eqm",
+            "package A\n  block Gain\n    input Real u;\n    output Real y = 4 * u;\n  end Gain;\nend A;\n",
+        ),
+        ("/eqmlib/notes.txt", "not a model"),
+        ("/eqmlib/dir.eqm/inner.mo", "package Inner\nend Inner;\n"),
+    ]);
+    let path = LibraryPath {
+        store: store.clone(),
+        directories: LibraryPath::search_order(&[], Some("/eqmlib"), None),
+        eqm_file_directories: LibraryPath::eqm_file_directories(Some("/eqmlib")),
+        tree_cache: None,
+    };
+    let user = vec![("m.eqm".to_string(), b"model M\n  UsesA x;\nend M;\n".to_vec())];
+    let mut session = Session::with_libraries(Vec::new(), user, &[], Some(path), Some("M"));
+    let mut model = session
+        .compile(Some("M"), &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let result = model.simulate(&RunSettings::default()).expect("runs");
+    assert_eq!(result.final_value("x.g.y"), Some(12.0));
+    assert_eq!(store.read_names(), ["/eqmlib/a.eqm", "/eqmlib/b.eqm"]);
 }
