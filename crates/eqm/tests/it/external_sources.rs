@@ -268,3 +268,41 @@ end Draws;
     }
     assert_eq!(runs[0].column("r2"), runs[1].column("r2"));
 }
+
+#[test]
+fn a_string_input_left_to_its_literal_default_is_passed_to_c_as_that_text() {
+    if !have_cc() {
+        return;
+    }
+    let dir = scratch("string-default");
+    // The code of the first character of the separator plus x: ',' is 44, ';' is 59, 'x' 120.
+    let text = r#"
+function firstCode
+  input Real x;
+  input String separator = ",";
+  output Real y;
+  external "C" y = first_code(separator, x) annotation(Include = "static double first_code(const char* s, double x) { return (double)(unsigned char)s[0] + x; }");
+end firstCode;
+function semicolonCode "the default rebound by the extends clause"
+  extends firstCode(separator = ";");
+end semicolonCode;
+model M
+  Real comma = firstCode(time);
+  Real semicolon = semicolonCode(time);
+  Real given = firstCode(time, "x");
+end M;
+"#;
+    let mut runs = Vec::new();
+    for interpreter in [false, true] {
+        let result = run("m.eqm", text, "M", "cc", &dir, interpreter);
+        for t in [0.0, 1.5] {
+            check(&result, "comma", t, 44.0 + t, 1e-15);
+            check(&result, "semicolon", t, 59.0 + t, 1e-15);
+            check(&result, "given", t, 120.0 + t, 1e-15);
+        }
+        runs.push(result);
+    }
+    for column in ["comma", "semicolon", "given"] {
+        assert_eq!(runs[0].column(column), runs[1].column(column), "{column}");
+    }
+}
