@@ -53,6 +53,7 @@ const MATCHING: &[&str] = &[
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreAirgap",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreQuadraticCrossSection",
     "Modelica.Mechanics.Rotational.Examples.First",
+    "Modelica.Mechanics.Translational.Examples.Brake",
     "Modelica.Mechanics.Translational.Examples.Oscillator",
     "Modelica.Mechanics.Translational.Examples.PreLoad",
     "Modelica.Thermal.FluidHeatFlow.Examples.SimpleCooling",
