@@ -25,6 +25,7 @@
 //! does).
 
 mod sources;
+mod support;
 
 use eqm_ir::external::{ExternalUnit, LinkError, LinkExternal, LinkedSymbol};
 use sources::SourceLibrary;
@@ -32,6 +33,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
+use support::{Fnv, directory_files, error, not_run};
 
 /// The flags of every build: position-independent code for a shared object, optimised, and
 /// every symbol resolved when it is linked.
@@ -276,62 +278,3 @@ const MODELICA_PLATFORM: Option<&str> = if cfg!(all(target_os = "linux", target_
 } else {
     None
 };
-
-fn error(message: String) -> LinkError {
-    LinkError { message }
-}
-
-/// Why `compiler` could not be run: not found (the commonest case: no C compiler installed),
-/// or the system's reason.
-fn not_run(compiler: &str, e: &std::io::Error) -> LinkError {
-    if e.kind() == std::io::ErrorKind::NotFound {
-        error(format!(
-            "no C compiler: `{compiler}` was not found; install one (such as gcc) or name it in the environment variable CC"
-        ))
-    } else {
-        error(format!("the C compiler `{compiler}` could not be run: {e}"))
-    }
-}
-
-/// The regular files directly in `dir`, sorted by name, with their contents; nothing for a
-/// directory that cannot be read.
-fn directory_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<(String, Vec<u8>)> = entries
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|e| {
-            Some((
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).ok()?,
-            ))
-        })
-        .collect();
-    files.sort();
-    files
-}
-
-/// FNV-1a, 64 bits: a hash that is the same in every process and version, for the cache.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    fn bytes(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        // A separator, so that ("ab", "c") and ("a", "bc") differ.
-        self.0 = (self.0 ^ 0xff).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-
-    fn text(&mut self, text: &str) {
-        self.bytes(text.as_bytes());
-    }
-}

@@ -21,7 +21,7 @@
 //! no shared library of its own: a variable the C code keeps in a `static` is therefore one per
 //! external function, not one per process.
 
-use crate::{Fnv, error};
+use crate::support::{Fnv, directory_files, error, not_run};
 use eqm_ir::external::LinkError;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -89,7 +89,7 @@ pub(crate) fn find(
             h.text(&file.display().to_string());
             h.bytes(bytes);
         }
-        for (file, bytes) in crate::directory_files(&directory) {
+        for (file, bytes) in directory_files(&directory) {
             h.text(&file);
             h.bytes(&bytes);
         }
@@ -133,7 +133,7 @@ fn expand(directory: &Path, entry: &str) -> Vec<PathBuf> {
     match entry.strip_suffix("*.c") {
         Some(sub) => {
             let dir = directory.join(sub);
-            let mut files: Vec<PathBuf> = crate::directory_files(&dir)
+            let mut files: Vec<PathBuf> = directory_files(&dir)
                 .into_iter()
                 .filter(|(name, _)| name.ends_with(".c"))
                 .map(|(name, _)| dir.join(name))
@@ -176,7 +176,7 @@ impl SourceLibrary {
             .arg(&partial)
             .arg(file)
             .output()
-            .map_err(|e| crate::not_run(compiler, &e))?;
+            .map_err(|e| not_run(compiler, &e))?;
         if !output.status.success() {
             let _ = std::fs::remove_file(&partial);
             return Err(error(format!(
@@ -192,18 +192,3 @@ impl SourceLibrary {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::manifest_files;
-
-    #[test]
-    fn a_manifest_names_the_files_of_each_library_and_skips_conditional_ones() {
-        let text = "Intro text\n\n- First (.lib, .a) containing:\n  a.c\n  b.c\n  c.c (for another compiler)\n\n- Second containing:\n  sub/*.c\n";
-        assert_eq!(
-            manifest_files(text, "First"),
-            Some(vec!["a.c".to_string(), "b.c".to_string()])
-        );
-        assert_eq!(manifest_files(text, "Second"), Some(vec!["sub/*.c".to_string()]));
-        assert_eq!(manifest_files(text, "Third"), None);
-    }
-}
