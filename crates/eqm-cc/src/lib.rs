@@ -83,9 +83,9 @@ impl SystemCompiler {
         if object.is_file() {
             return Ok(object);
         }
-        let mut library_objects = Vec::new();
+        let mut shared_libraries = Vec::new();
         for library in built {
-            library_objects.extend(library.objects(&self.compiler, &self.cache.join("libraries"))?);
+            shared_libraries.push(library.shared_library(&self.compiler, &self.cache.join("libraries"))?);
         }
         std::fs::create_dir_all(&dir).map_err(|e| error(format!("cannot create `{}`: {e}", dir.display())))?;
         let source = dir.join("external.c");
@@ -97,9 +97,10 @@ impl SystemCompiler {
         for d in &unit.include_directories {
             command.arg(format!("-I{d}"));
         }
-        // The objects of the libraries built from sources come first, in the place of their
-        // `-l`, so that the libraries after them in the annotation resolve what they use.
-        command.args(&library_objects);
+        // The libraries built from sources are shared libraries named by their absolute paths,
+        // which the unit records: every unit that names one loads the same copy, so the state
+        // its C code keeps in `static` variables is one per process, as Modelica's tools have it.
+        command.args(&shared_libraries);
         for d in library_search_path(unit) {
             command.arg(format!("-L{}", d.display()));
         }

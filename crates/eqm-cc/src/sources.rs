@@ -5,7 +5,7 @@
 //! Input: one library name of a unit, the unit's `LibraryDirectory` and `IncludeDirectory`
 //! paths, the compiler and the cache directory. Output: the object files that make the
 //! library (each compiled once for its contents and kept under a hash of everything it reads),
-//! to link into the unit like a static library; or nothing when the installation has no
+//! to link into the units that name it as one shared library; or nothing when the installation has no
 //! sources for it (the linker then looks for it as for any other library).
 //!
 //! A Modelica library stores its prebuilt libraries in `Resources/Library/<platform>` and its C
@@ -15,11 +15,12 @@
 //! readme does not name is made of the file `NAME.c` when there is one. The sources are searched
 //! in the `C-Sources` directory beside each library directory, then in each include directory.
 //!
-//! The objects are linked into each unit that names the library, as a prebuilt static library
-//! is: the functions of `ModelicaUtilities.h` the C code calls (`ModelicaError`,
-//! `ModelicaAllocateString`, ...) are then the ones each unit defines. It deliberately builds
-//! no shared library of its own: a variable the C code keeps in a `static` is therefore one per
-//! external function, not one per process.
+//! The library is a shared library of its own in the cache, made of its objects and of the
+//! `ModelicaUtilities.h` functions its C code calls (`ModelicaError`, `ModelicaAllocateString`,
+//! ...), which behave as those every unit defines: an error jumps back to the wrapper that
+//! called, which registers itself through the library's error-target function before each call.
+//! Every unit that names the library loads that one copy, so a variable the C code keeps in a
+//! `static` (the state of an impure random number generator) is one per process.
 
 use crate::support::{Fnv, directory_files, error, not_run};
 use eqm_ir::external::LinkError;
@@ -165,6 +166,42 @@ impl SourceLibrary {
         Ok(objects)
     }
 
+    /// The shared library of this library in `cache`, built unless the cache holds it: its
+    /// objects and the `ModelicaUtilities.h` functions ([`callbacks`]), bound to its own
+    /// definitions (`-Bsymbolic`) so that the units loading it never stand in for them.
+    pub(crate) fn shared_library(&self, compiler: &str, cache: &Path) -> Result<PathBuf, LinkError> {
+        let objects = self.objects(compiler, cache)?;
+        let dir = cache.join(format!("{}-{:016x}", self.name, self.key));
+        let library = dir.join(format!("lib{}.so", self.name));
+        if library.is_file() {
+            return Ok(library);
+        }
+        let source = dir.join("eqm-callbacks.c");
+        std::fs::write(&source, callbacks(&self.name))
+            .map_err(|e| error(format!("cannot write `{}`: {e}", source.display())))?;
+        let partial = dir.join(format!("lib{}.{}.so", self.name, std::process::id()));
+        let output = Command::new(compiler)
+            .args(["-shared", "-fPIC", "-O2", "-Wl,--no-undefined", "-Wl,-Bsymbolic", "-o"])
+            .arg(&partial)
+            .arg(&source)
+            .args(&objects)
+            .arg("-lm")
+            .output()
+            .map_err(|e| not_run(compiler, &e))?;
+        if !output.status.success() {
+            let _ = std::fs::remove_file(&partial);
+            return Err(error(format!(
+                "the library `{}` is built from the C sources in `{}`, and linking its objects failed ({}):\n{}",
+                self.name,
+                self.directory.display(),
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim_end()
+            )));
+        }
+        std::fs::rename(&partial, &library).map_err(|e| error(format!("cannot write `{}`: {e}", library.display())))?;
+        Ok(library)
+    }
+
     /// Compiles one source into `object`, through a temporary file renamed when complete, so
     /// that two processes building the same library never link a half-written object.
     fn compile(&self, compiler: &str, file: &Path, object: &Path) -> Result<(), LinkError> {
@@ -192,3 +229,56 @@ impl SourceLibrary {
     }
 }
 
+/// The C name of the function by which a unit tells library `name` where to jump when its C
+/// code calls `ModelicaError`: `eqm_error_target_` and the name with every character that
+/// cannot be in a C identifier made `_` (the flattener writes the same name into every
+/// wrapper, as a weak reference that only a library built from sources defines).
+fn error_target(name: &str) -> String {
+    let id: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("eqm_error_target_{id}")
+}
+
+/// The `ModelicaUtilities.h` functions of a library built from sources, in its shared library:
+/// an error is written into the message buffer of the unit whose wrapper is calling and jumps
+/// back to that wrapper, both registered by the wrapper before each call through the library's
+/// error-target function (a thread's own, so parallel runs do not share them); messages and
+/// warnings go to standard error, as in every unit.
+fn callbacks(name: &str) -> String {
+    let target = error_target(name);
+    format!(
+        r#"#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static _Thread_local jmp_buf* eqm_on_error = NULL;
+static _Thread_local char* eqm_error_text = NULL;
+void {target}(jmp_buf* on_error, char* text) {{ eqm_on_error = on_error; eqm_error_text = text; }}
+static _Noreturn void eqm_fail(const char* format, va_list args) {{
+    char fallback[2048];
+    char* text = eqm_error_text ? eqm_error_text : fallback;
+    vsnprintf(text, 2048, format, args);
+    if (eqm_on_error) longjmp(*eqm_on_error, 1);
+    fputs(text, stderr);
+    abort();
+}}
+_Noreturn void ModelicaVFormatError(const char* format, va_list args) {{ eqm_fail(format, args); }}
+_Noreturn void ModelicaFormatError(const char* format, ...) {{ va_list args; va_start(args, format); eqm_fail(format, args); }}
+_Noreturn void ModelicaError(const char* string) {{ ModelicaFormatError("%s", string); }}
+void ModelicaVFormatMessage(const char* format, va_list args) {{ vfprintf(stderr, format, args); }}
+void ModelicaFormatMessage(const char* format, ...) {{ va_list args; va_start(args, format); vfprintf(stderr, format, args); va_end(args); }}
+void ModelicaMessage(const char* string) {{ fputs(string, stderr); }}
+void ModelicaVFormatWarning(const char* format, va_list args) {{ fputs("warning: ", stderr); vfprintf(stderr, format, args); fputc('\n', stderr); }}
+void ModelicaFormatWarning(const char* format, ...) {{ va_list args; va_start(args, format); ModelicaVFormatWarning(format, args); va_end(args); }}
+void ModelicaWarning(const char* string) {{ ModelicaFormatWarning("%s", string); }}
+char* ModelicaAllocateStringWithErrorReturn(size_t len) {{ return calloc(len + 1, 1); }}
+char* ModelicaAllocateString(size_t len) {{ char* s = calloc(len + 1, 1); if (!s) ModelicaError("out of memory"); return s; }}
+char* ModelicaDuplicateStringWithErrorReturn(const char* str) {{ char* s = ModelicaAllocateStringWithErrorReturn(strlen(str)); if (s) strcpy(s, str); return s; }}
+char* ModelicaDuplicateString(const char* str) {{ char* s = ModelicaAllocateString(strlen(str)); strcpy(s, str); return s; }}
+"#
+    )
+}

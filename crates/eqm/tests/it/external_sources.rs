@@ -2,7 +2,8 @@
 //! installation ships (`Resources/C-Sources` beside `Resources/Library`, with a `readme.txt`
 //! saying which files make which library): compiled at first use, kept in the cache so a second
 //! run compiles nothing (the compiler's invocations are counted), their `ModelicaUtilities.h`
-//! calls served by EQM's own functions, checked against closed forms on both back ends; the
+//! calls served by EQM's own functions, their `static` state one per process (two external
+//! functions share it), checked against closed forms on both back ends; the
 //! diagnostic when a library is neither prebuilt nor installed as sources; and the xorshift64*
 //! generator of the installed Modelica Standard Library's `ModelicaExternalC` against the
 //! algorithm written out here.
@@ -84,6 +85,27 @@ package Poly
     Real s = square(time);
   end UseIt;
 
+  function add "adds to the library's running total and returns it"
+    input Real v;
+    output Real total;
+    external "C" total = poly_add(v) annotation(Include = "double poly_add(double v);",
+      IncludeDirectory = "modelica://Poly/Resources/C-Sources", Library = "Polynomials");
+  end add;
+
+  function total "the library's running total (after the call that gives `after`)"
+    input Real after;
+    output Real total;
+    external "C" total = poly_total(after) annotation(Include = "double poly_total(double after);",
+      IncludeDirectory = "modelica://Poly/Resources/C-Sources", Library = "Polynomials");
+  end total;
+
+  model Shared
+    parameter Real added = add(2.5);
+    parameter Real seen = total(added);
+    Real addedNow = added;
+    Real seenNow = seen;
+  end Shared;
+
   model Failing
     parameter Real p = cubicPlus(2.0, "quartic");
     Real c = p * time;
@@ -124,7 +146,11 @@ double poly_eval(const char* mode, double x) {
 "#,
     )
     .expect("poly.c");
-    std::fs::write(sources.join("offset.c"), "double poly_offset(void) { return 0.5; }\n").expect("offset.c");
+    std::fs::write(
+        sources.join("offset.c"),
+        "static double running = 0.0;\ndouble poly_offset(void) { return 0.5; }\ndouble poly_add(double v) { running += v; return running; }\ndouble poly_total(double after) { (void)after; return running; }\n",
+    )
+    .expect("offset.c");
     std::fs::write(
         sources.join("ModelicaUtilities.h"),
         "#include <stdarg.h>\nvoid ModelicaFormatError(const char* format, ...);\n",
@@ -142,16 +168,17 @@ fn a_library_built_from_installed_sources_is_compiled_once_and_cached() {
     let name = poly_installation(&dir);
     let (compiler, count) = counting_compiler(&dir);
     let native = run(&name, POLY_PACKAGE, "Poly.UseIt", &compiler, &dir, false);
-    // The two sources of the library, once for both functions, and one shared object for each
-    // of the two functions: four runs of the compiler, two of them objects.
-    assert_eq!(invocations(&count), (4, 2));
+    // The two sources of the library and its shared library, once for both functions, and one
+    // shared object for each of the two functions: five runs of the compiler, two of them
+    // objects.
+    assert_eq!(invocations(&count), (5, 2));
     for t in [0.0, 0.75, 2.0] {
         check(&native, "c", t, t * t * t + 0.5, 1e-15);
         check(&native, "s", t, t * t, 1e-15);
     }
     // A second run, as a new process makes it: everything comes from the cache.
     let interpreted = run(&name, POLY_PACKAGE, "Poly.UseIt", &compiler, &dir, true);
-    assert_eq!(invocations(&count), (4, 2), "the second run compiled again");
+    assert_eq!(invocations(&count), (5, 2), "the second run compiled again");
     assert_eq!(native.time(), interpreted.time());
     for column in ["c", "s"] {
         assert_eq!(native.column(column), interpreted.column(column), "{column}");
@@ -173,9 +200,15 @@ fn a_library_built_from_installed_sources_is_compiled_once_and_cached() {
     assert!(error.contains("unknown mode \"quartic\""), "{error}");
     assert_eq!(
         invocations(&count),
-        (5, 2),
+        (6, 2),
         "only the new function's object is compiled"
     );
+    // The library's `static` total is one per process: the function that reads it sees what
+    // the other function, a unit of its own, stored (a copy per unit would read 0).
+    let shared = run(&name, POLY_PACKAGE, "Poly.Shared", &compiler, &dir, true);
+    let added = shared.value_at("addedNow", 0.0).expect("added");
+    assert!(added >= 2.5 && (added / 2.5).fract() == 0.0, "{added}");
+    check(&shared, "seenNow", 0.0, added, 0.0);
 }
 
 #[test]
