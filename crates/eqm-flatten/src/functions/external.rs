@@ -285,8 +285,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 source,
                 "extern void {target}(jmp_buf* on_error, char* text) __attribute__((weak));"
             );
-            let _ = write!(register, "    if ({target}) {target}(&here, eqm_error_text);\n");
-            let _ = write!(unregister, "    if ({target}) {target}(NULL, NULL);\n");
+            let _ = writeln!(register, "    if ({target}) {target}(&here, eqm_error_text);");
+            let _ = writeln!(unregister, "    if ({target}) {target}(NULL, NULL);");
         }
         // The wrapper runs the body with a place to jump back to when the C code calls
         // `ModelicaError`: it then returns NaN, with the message kept for the back end.
