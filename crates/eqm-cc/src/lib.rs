@@ -13,7 +13,9 @@
 //! at the first call), or a shared object that does not load.
 //!
 //! The libraries a unit names are searched in each `LibraryDirectory`'s platform
-//! subdirectory (`linux64`) first, as Modelica tools do, then in the directory itself.
+//! subdirectory (`linux64`) first, as Modelica tools do, then in the directory itself. A
+//! library with no prebuilt file there whose C sources the installation ships is built from
+//! them at first use ([`sources`]) and its objects are linked into the unit.
 //!
 //! A shared object is kept in the cache directory under a hash of everything its build reads:
 //! the compiler, the flags, the unit, and the contents of the files in its include directories
@@ -25,15 +27,19 @@
 //! or the cache directory (the binary does) and never calls a wrapper (`eqm_jit::call_external`
 //! does).
 
+mod sources;
+mod support;
 mod trees;
 
 pub use trees::DiskTreeCache;
 
 use eqm_ir::external::{ExternalUnit, LinkError, LinkExternal, LinkedSymbol};
+use sources::SourceLibrary;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
+use support::{Fnv, directory_files, error, not_run};
 
 /// EQM's cache directory, the same for every front end and every kind of kept file: `eqm`
 /// under `XDG_CACHE_HOME`, else under `HOME/.cache`, else under the temporary directory.
@@ -79,12 +85,17 @@ impl SystemCompiler {
         }
     }
 
-    /// The shared object of `unit`, built unless the cache holds it.
-    fn shared_object(&self, unit: &ExternalUnit, key: u64) -> Result<PathBuf, LinkError> {
+    /// The shared object of `unit`, built unless the cache holds it, with the libraries it
+    /// names that are built from C sources.
+    fn shared_object(&self, unit: &ExternalUnit, key: u64, built: &[SourceLibrary]) -> Result<PathBuf, LinkError> {
         let dir = self.cache.join(format!("{key:016x}"));
         let object = dir.join("external.so");
         if object.is_file() {
             return Ok(object);
+        }
+        let mut shared_libraries = Vec::new();
+        for library in built {
+            shared_libraries.push(library.shared_library(&self.compiler, &self.cache.join("libraries"))?);
         }
         std::fs::create_dir_all(&dir).map_err(|e| error(format!("cannot create `{}`: {e}", dir.display())))?;
         let source = dir.join("external.c");
@@ -96,31 +107,29 @@ impl SystemCompiler {
         for d in &unit.include_directories {
             command.arg(format!("-I{d}"));
         }
+        // The libraries built from sources are shared libraries named by their absolute paths,
+        // which the unit records: every unit that names one loads the same copy, so the state
+        // its C code keeps in `static` variables is one per process, as Modelica's tools have it.
+        command.args(&shared_libraries);
         for d in library_search_path(unit) {
             command.arg(format!("-L{}", d.display()));
         }
-        for l in &unit.libraries {
+        for l in unit.libraries.iter().filter(|l| !built.iter().any(|b| &b.name == *l)) {
             command.arg(format!("-l{l}"));
         }
         command.arg("-lm");
-        let output = match command.output() {
-            Ok(output) => output,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(error(format!(
-                    "no C compiler: `{}` was not found; install one (such as gcc) or name it in the environment variable CC",
-                    self.compiler
-                )));
-            }
-            Err(e) => {
-                return Err(error(format!(
-                    "the C compiler `{}` could not be run: {e}",
-                    self.compiler
-                )));
-            }
-        };
+        let output = command.output().map_err(|e| not_run(&self.compiler, &e))?;
         if !output.status.success() {
             let _ = std::fs::remove_file(&partial);
             let message = String::from_utf8_lossy(&output.stderr);
+            // A library found neither prebuilt nor as sources: say where EQM looked.
+            if let Some(name) = message
+                .split("cannot find -l")
+                .nth(1)
+                .and_then(|rest| rest.split([':', ' ', '\n']).next())
+            {
+                return Err(error(self.library_not_found(unit, name)));
+            }
             // A symbol no object defines is the commonest failure of linking: say so first.
             let missing = message
                 .split("undefined reference to `")
@@ -138,9 +147,50 @@ impl SystemCompiler {
         Ok(object)
     }
 
+    /// Why library `name` of `unit` was found neither prebuilt nor as C sources, naming the
+    /// directories searched.
+    fn library_not_found(&self, unit: &ExternalUnit, name: &str) -> String {
+        let searched: Vec<String> = library_search_path(unit)
+            .iter()
+            .map(|d| format!("`{}`", d.display()))
+            .collect();
+        let sources: Vec<String> = sources::source_directories(&unit.library_directories, &unit.include_directories)
+            .iter()
+            .map(|d| format!("`{}`", d.display()))
+            .collect();
+        let or_none = |list: Vec<String>| {
+            if list.is_empty() {
+                "none".to_string()
+            } else {
+                list.join(", ")
+            }
+        };
+        format!(
+            "the library `{name}` is not prebuilt for this platform (searched: {}, and the system's directories) and its C sources are not installed (searched: {})",
+            or_none(searched),
+            or_none(sources)
+        )
+    }
+
+    /// The libraries `unit` names that have no prebuilt file in its library directories but
+    /// whose C sources its installation ships.
+    fn source_libraries(&self, unit: &ExternalUnit) -> Vec<SourceLibrary> {
+        let search = library_search_path(unit);
+        unit.libraries
+            .iter()
+            .filter(|l| {
+                !search
+                    .iter()
+                    .any(|d| d.join(format!("lib{l}.a")).is_file() || d.join(format!("lib{l}.so")).is_file())
+            })
+            .filter_map(|l| sources::find(l, &self.compiler, &unit.library_directories, &unit.include_directories))
+            .collect()
+    }
+
     /// The cache key of `unit`: a hash of the compiler, the flags, the unit and the contents of
-    /// what its build reads from its directories.
-    fn key(&self, unit: &ExternalUnit) -> u64 {
+    /// what its build reads from its directories, with the keys of the libraries it builds
+    /// from sources.
+    fn key(&self, unit: &ExternalUnit, built: &[SourceLibrary]) -> u64 {
         let mut h = Fnv::default();
         h.text(&self.compiler);
         FLAGS.iter().for_each(|f| h.text(f));
@@ -164,18 +214,23 @@ impl SystemCompiler {
             }
         }
         unit.libraries.iter().for_each(|l| h.text(l));
+        for library in built {
+            h.text(&library.name);
+            h.bytes(&library.key.to_le_bytes());
+        }
         h.0
     }
 }
 
 impl LinkExternal for SystemCompiler {
     fn link(&self, unit: &ExternalUnit) -> Result<LinkedSymbol, LinkError> {
-        let key = self.key(unit);
+        let built = self.source_libraries(unit);
+        let key = self.key(unit, &built);
         let known = self.loaded.lock().ok().and_then(|loaded| loaded.get(&key).cloned());
         let library = match known {
             Some(library) => library,
             None => {
-                let object = self.shared_object(unit, key)?;
+                let object = self.shared_object(unit, key, &built)?;
                 let flags = libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL;
                 // SAFETY: loading runs the object's initialisers; the object is one this linker
                 // compiled from the unit's C text, which the model's author wrote to be called.
@@ -234,50 +289,3 @@ const MODELICA_PLATFORM: Option<&str> = if cfg!(all(target_os = "linux", target_
 } else {
     None
 };
-
-fn error(message: String) -> LinkError {
-    LinkError { message }
-}
-
-/// The regular files directly in `dir`, sorted by name, with their contents; nothing for a
-/// directory that cannot be read.
-fn directory_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<(String, Vec<u8>)> = entries
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|e| {
-            Some((
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).ok()?,
-            ))
-        })
-        .collect();
-    files.sort();
-    files
-}
-
-/// FNV-1a, 64 bits: a hash that is the same in every process and version, for the cache.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    fn bytes(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        // A separator, so that ("ab", "c") and ("a", "bc") differ.
-        self.0 = (self.0 ^ 0xff).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-
-    fn text(&mut self, text: &str) {
-        self.bytes(text.as_bytes());
-    }
-}

@@ -54,7 +54,8 @@ pub const PARSER_FINGERPRINT: u64 = {
     hash
 };
 
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+/// Where FNV-1a starts.
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// FNV-1a over `bytes`, continuing from `hash`: the same in every process, platform and
 /// version, as a key on disk must be.

@@ -7,7 +7,7 @@
 //!
 //! The list is a representative subset of the examples that match today, from every package that
 //! has matching examples (Blocks, Analog, Batteries, Digital, Spice3, FluxTubes, Rotational, Translational,
-//! HeatTransfer, FluidHeatFlow); `docs/msl.md` has the whole table.
+//! HeatTransfer, FluidHeatFlow, Utilities); `docs/msl.md` has the whole table.
 
 use crate::cli::eqm;
 use std::path::{Path, PathBuf};
@@ -53,11 +53,13 @@ const MATCHING: &[&str] = &[
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreAirgap",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreQuadraticCrossSection",
     "Modelica.Mechanics.Rotational.Examples.First",
+    "Modelica.Mechanics.Translational.Examples.Brake",
     "Modelica.Mechanics.Translational.Examples.Oscillator",
     "Modelica.Mechanics.Translational.Examples.PreLoad",
     "Modelica.Thermal.FluidHeatFlow.Examples.SimpleCooling",
     "Modelica.Thermal.FluidHeatFlow.Examples.TwoTanks",
     "Modelica.Thermal.HeatTransfer.Examples.TwoMasses",
+    "Modelica.Utilities.Examples.WriteRealMatrixToFile",
 ];
 
 /// The installed library and the reference results, when both are beside the repository.
@@ -85,7 +87,17 @@ fn run_and_compare(class: &str, library: &Path, references: &Path, work: &Path) 
     let result = work.join(format!("{class}.csv"));
     let library = library.to_str().expect("a UTF-8 path");
     let result_text = result.to_str().expect("a UTF-8 path");
-    let (code, _, err) = eqm(&["run", "--model", class, "--library", library, "--out", result_text]);
+    // Run in the work directory: an example may write files where it runs
+    // (`Modelica.Utilities.Examples.WriteRealMatrixToFile` writes its matrices).
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_eqm"))
+        .args(["run", "--model", class, "--library", library, "--out", result_text])
+        .current_dir(work)
+        .output()
+        .expect("the eqm binary runs");
+    let (code, err) = (
+        run.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&run.stderr).into_owned(),
+    );
     if code != 0 {
         return Some(format!("{class}: eqm run failed with exit code {code}:\n{err}"));
     }

@@ -246,19 +246,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// them. An external function passes them to C as constants (Modelica: `const char*`);
     /// in any function's body the input reads as its text, so that the string functions it
     /// calls are evaluated when the model is compiled (EQM has no String values during the
-    /// run).
+    /// run). An input the call does not give takes its default (Modelica), so a literal default
+    /// is known as well.
     fn known_string_inputs(
         &mut self,
-        _class: ClassId,
+        class: ClassId,
         declared: &[(&'a str, bool, Option<ClassId>)],
         given: &[Option<(Value, Span)>],
     ) -> KnownStrings {
         // A String parameter or constant counts through its binding; it becomes structural,
         // since the C code is made for its text.
         let mut known = Vec::new();
+        let mut defaults = None;
         for ((name, _, functional), value) in declared.iter().zip(given) {
-            // A function passed to a functional input is not a String, whatever stands for it.
-            let Some((value, _)) = value.as_ref().filter(|_| functional.is_none()) else {
+            if functional.is_some() {
+                continue;
+            }
+            let Some((value, _)) = value.as_ref() else {
+                let defaults = defaults.get_or_insert_with(|| self.literal_string_defaults(class));
+                if let Some((_, text)) = defaults.iter().find(|(n, _)| n == *name) {
+                    known.push((name.to_string(), text.clone()));
+                }
                 continue;
             };
             if !matches!(value, Value::Str(_) | Value::Scalar(_, ScalarType::String)) {
@@ -269,6 +277,46 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         known
+    }
+
+    /// The inputs of a function class whose default is a String literal, with its text: the
+    /// binding an `extends` modifier gives wins over the declaration's, and a derived class's
+    /// declaration over its base's. A default computed from other inputs is not known before
+    /// the call and is left out.
+    fn literal_string_defaults(&self, class: ClassId) -> Vec<(String, String)> {
+        let mut parts = Vec::new();
+        // A function with errors in its `extends` is reported when it is instantiated.
+        let _ = self.function_parts(class, 0, Modifier::default(), &mut parts);
+        let mut defaults: Vec<(String, Option<String>)> = Vec::new();
+        for (_, sections, modifier) in &parts {
+            let clauses = sections
+                .iter()
+                .flat_map(|s| match s {
+                    ast::Section::Elements { elements, .. } => elements.as_slice(),
+                    _ => &[],
+                })
+                .filter_map(|e| match e {
+                    ast::Element::Component(clause) if clause.prefixes.causality == ast::Causality::Input => {
+                        Some(clause)
+                    }
+                    _ => None,
+                });
+            for decl in clauses.flat_map(|c| &c.components) {
+                let name = &decl.name.name;
+                let rebound = modifier.child(name).0.binding.map(|b| b.expr);
+                let binding = rebound.or_else(|| decl.modification.as_ref().and_then(|m| m.binding.as_ref()));
+                let text = match binding.map(|b| &b.kind) {
+                    Some(ast::ExprKind::String(text)) => Some(text.clone()),
+                    _ => None,
+                };
+                defaults.retain(|(n, _)| n != name);
+                defaults.push((name.clone(), text));
+            }
+        }
+        defaults
+            .into_iter()
+            .filter_map(|(name, text)| Some((name, text?)))
+            .collect()
     }
 
     /// The scalar arguments of a call in the order of the function instance's input slots:

@@ -274,11 +274,25 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 parts.prelude,
             );
         }
+        // A library the front end builds from C sources is a shared library with its own
+        // `ModelicaUtilities.h` functions and an error-target function (a weak reference here,
+        // null for any other library): the wrapper gives it the same place to jump back to.
+        let mut register = String::new();
+        let mut unregister = String::new();
+        for library in &links.libraries {
+            let target = error_target(library);
+            let _ = writeln!(
+                source,
+                "extern void {target}(jmp_buf* on_error, char* text) __attribute__((weak));"
+            );
+            let _ = writeln!(register, "    if ({target}) {target}(&here, eqm_error_text);");
+            let _ = writeln!(unregister, "    if ({target}) {target}(NULL, NULL);");
+        }
         // The wrapper runs the body with a place to jump back to when the C code calls
         // `ModelicaError`: it then returns NaN, with the message kept for the back end.
         let _ = write!(
             source,
-            "double {WRAPPER}(double* a) {{\n    jmp_buf here;\n    jmp_buf* outer = eqm_on_error;\n    eqm_error_text[0] = 0;\n    if (setjmp(here)) {{\n        eqm_on_error = outer;\n        return NAN;\n    }}\n    eqm_on_error = &here;\n    double r = eqm_body(a);\n    eqm_on_error = outer;\n    return r;\n}}\n{RUNTIME_TAIL}"
+            "double {WRAPPER}(double* a) {{\n    jmp_buf here;\n    jmp_buf* outer = eqm_on_error;\n    eqm_error_text[0] = 0;\n    if (setjmp(here)) {{\n        eqm_on_error = outer;\n{unregister}        return NAN;\n    }}\n    eqm_on_error = &here;\n{register}    double r = eqm_body(a);\n    eqm_on_error = outer;\n{unregister}    return r;\n}}\n{RUNTIME_TAIL}"
         );
         let arity = parts.elements.len() + usize::from(!simple && !targets.is_empty());
         let unit = ExternalUnit {
@@ -490,6 +504,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         uri.strip_prefix("file://").unwrap_or(uri).to_string()
     }
+}
+
+/// The C name of the function by which a wrapper tells library `name`, when the front end built
+/// it from C sources, where to jump when its C code calls `ModelicaError`:
+/// `eqm_error_target_` and the name with every character that cannot be in a C identifier made
+/// `_` (the front end defines the same name in such a library).
+fn error_target(name: &str) -> String {
+    let id: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("eqm_error_target_{id}")
 }
 
 /// The C type of a scalar of type `ty`.

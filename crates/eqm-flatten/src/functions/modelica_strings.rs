@@ -7,8 +7,9 @@
 //! library's C functions compute them, when every String it reads is known at compile time (a
 //! literal, or a String parameter or constant bound to one); a diagnostic naming the function
 //! when one is not (EQM has no String values while a model runs). Calls of any other external
-//! function are left to `external`. It deliberately implements only these functions: the
-//! stream functions that print or read files at run time are not provided.
+//! function are left to `external`, which compiles them from the installation's C sources
+//! (`ModelicaStrings_hashString`, the random number generators). It deliberately implements only
+//! these functions: the stream functions that print or read files at run time are not provided.
 
 use crate::flattener::Flattener;
 use crate::value::Value;
@@ -30,9 +31,19 @@ pub(super) enum Known {
 /// the string functions of the Modelica external C library, its functions that read files
 /// (`ModelicaInternal_countLines`, `_readLine`, `_stat`), and EQM's own string functions
 /// (`EqmStrings_*`) behind the functions the Modelica Standard Library writes in Modelica.
+/// Every other function of the Modelica external C libraries (`ModelicaStrings_hashString`,
+/// `ModelicaRandom_*`, ...) is compiled from the installation's C sources like any external
+/// function, with its String inputs passed as the texts known when the model is compiled.
 fn is_compile_time_function(c_name: &str) -> bool {
-    c_name.starts_with("ModelicaStrings_")
-        || c_name.starts_with("EqmStrings_")
+    matches!(
+        c_name,
+        "ModelicaStrings_length"
+            | "ModelicaStrings_substring"
+            | "ModelicaStrings_compare"
+            | "ModelicaStrings_skipWhiteSpace"
+            | "ModelicaStrings_scanReal"
+            | "ModelicaStrings_scanInteger"
+    ) || c_name.starts_with("EqmStrings_")
         || super::modelica_files::is_file_function(c_name)
 }
 

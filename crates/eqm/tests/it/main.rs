@@ -17,6 +17,7 @@ mod explicit_domain;
 mod external;
 mod external_objects;
 mod external_outputs;
+mod external_sources;
 mod fixed_step;
 mod friction;
 mod function_loops;
