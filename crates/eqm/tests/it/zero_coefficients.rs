@@ -153,7 +153,9 @@ fn a_series_resistance_set_to_zero_for_a_run_is_still_a_diagnostic() {
     // dividing by R; the value 0 set afterwards makes that impossible, which the run reports.
     let mut model = compile(&series_circuit("(R = 1)"));
     assert!(model.zero_coefficients().is_empty());
-    model.set_parameter("rz.R", 0.0).expect("rz.R is not structural when it is 1");
+    model
+        .set_parameter("rz.R", 0.0)
+        .expect("rz.R is not structural when it is 1");
     match model.simulate(&settings(1.0)) {
         Err(RunError::Model(d)) => {
             assert_eq!(d.code, "E0704");
@@ -194,7 +196,10 @@ fn a_parameter_that_makes_a_coefficient_zero_is_structural() {
     let refused = model.set_parameter("i0.J", 1.0).expect_err("i0.J fixes the structure");
     assert_eq!(refused.code, "E0707");
     assert!(
-        refused.notes.iter().any(|n| n.contains("fixes the model's structure") && n.contains("`i0.a`")),
+        refused
+            .notes
+            .iter()
+            .any(|n| n.contains("fixes the model's structure") && n.contains("`i0.a`")),
         "{:?}",
         refused.notes
     );
