@@ -116,13 +116,15 @@ class Result:
 
 class Check:
     """What ``eqm check`` says of a model without errors: its name, numbers of variables and
-    equations, the branches chosen at translation, and the warnings."""
+    equations, the branches chosen at translation, the unknowns dropped from equations because
+    their coefficient is zero by the parameters' values, and the warnings."""
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self.model: str = data["model"]
         self.variables: int = data["variables"]
         self.equations: int = data["equations"]
         self.branch_choices: List[str] = data["branch_choices"]
+        self.zero_coefficients: List[str] = data["zero_coefficients"]
         self.warnings: List[dict] = data["warnings"]
 
     def __repr__(self) -> str:
@@ -131,6 +133,7 @@ class Check:
     def _repr_html_(self) -> str:
         rows = [("model", self.model), ("variables", self.variables), ("equations", self.equations)]
         rows += [("branch", b) for b in self.branch_choices]
+        rows += [("zero coefficient", z) for z in self.zero_coefficients]
         rows += [("warning", w["rendered"]) for w in self.warnings]
         return html_table(("", ""), rows)
 

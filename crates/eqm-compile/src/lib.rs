@@ -1,6 +1,8 @@
 //! From a flat model to an executable program, and the explanation of what was done.
 //!
-//! Input: a [`eqm_ir::flat::FlatModel`]. The passes run in this order: DAE lowering ([`dae`]),
+//! Input: a [`eqm_ir::flat::FlatModel`] (whose unknowns with a coefficient zero by the
+//! parameters' values the caller may first drop from their equations, [`zero_coefficients`]).
+//! The passes run in this order: DAE lowering ([`dae`]),
 //! start values that read other variables' start values rewritten ([`starts`]), alias
 //! elimination ([`alias`]), index reduction ([`index`]), event extraction ([`events`]),
 //! causalisation ([`plan`]), `homotopy` split into the simulation's actual expressions and the
@@ -32,3 +34,4 @@ pub mod plan;
 pub mod starts;
 pub mod structure;
 pub mod symbols;
+pub mod zero_coefficients;

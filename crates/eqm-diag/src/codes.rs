@@ -626,7 +626,8 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Simulation,
         "A condition that the symbolic solution of an equation needs does not hold, such as a divisor that \
-         must not be zero",
+         must not be zero (a coefficient known at translation to be zero instead removes its unknown from \
+         the equation)",
     ),
     code(
         "E0705",
@@ -648,7 +649,8 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Simulation,
         "A parameter cannot be set: there is no such parameter, its value is computed from other \
-         parameters, it is a constant, or the value is not a finite number",
+         parameters, it is a constant, the value is not a finite number, or it fixes the model's structure \
+         (an array size, a range, a condition, a coefficient that is zero at translation)",
     ),
     code(
         "E0708",

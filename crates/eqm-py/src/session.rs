@@ -199,6 +199,7 @@ impl NativeSession {
         dict.set_item("variables", summary.variables)?;
         dict.set_item("equations", summary.equations)?;
         dict.set_item("branch_choices", summary.branch_choices)?;
+        dict.set_item("zero_coefficients", summary.zero_coefficients)?;
         dict.set_item("warnings", diagnostic_list(py, &warnings, &sources)?)?;
         Ok(dict)
     }

@@ -83,6 +83,7 @@ mod session;
 pub mod stability;
 pub mod sweep;
 pub mod worker;
+mod zero_coefficients;
 
 pub use analyze::{AnalyzeOptions, ModelAnalysis};
 pub use diagram::Diagram;

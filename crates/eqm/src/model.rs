@@ -86,6 +86,9 @@ pub struct Model {
     modes: Option<Box<Modes>>,
     /// The model's own inputs and outputs, by name (see [`Model::own_interface`]).
     interface: (Vec<String>, Vec<String>),
+    /// The equations whose unknowns were dropped because their coefficient is zero by the
+    /// parameters' values at translation.
+    zero_coefficients: Vec<eqm_compile::zero_coefficients::DroppedOccurrence>,
 }
 
 impl Model {
@@ -99,7 +102,25 @@ impl Model {
             native: None,
             modes: None,
             interface: (Vec::new(), Vec::new()),
+            zero_coefficients: Vec::new(),
         }
+    }
+
+    /// This model with the unknowns dropped from its equations because their coefficient is
+    /// zero by the parameters' values (see [`Model::zero_coefficients`]).
+    pub(crate) fn with_zero_coefficients(
+        mut self,
+        dropped: Vec<eqm_compile::zero_coefficients::DroppedOccurrence>,
+    ) -> Model {
+        self.zero_coefficients = dropped;
+        self
+    }
+
+    /// The equations from which the structural analysis dropped unknowns because their
+    /// coefficient is zero by the values of parameters known at translation; those parameters
+    /// are structural.
+    pub fn zero_coefficients(&self) -> &[eqm_compile::zero_coefficients::DroppedOccurrence] {
+        &self.zero_coefficients
     }
 
     /// This model with its own inputs and outputs (see [`Model::own_interface`]).
@@ -161,6 +182,7 @@ impl Model {
             native: self.native.clone(),
             modes: None,
             interface: self.interface.clone(),
+            zero_coefficients: self.zero_coefficients.clone(),
         })
     }
 
@@ -259,13 +281,25 @@ impl Model {
         if let Some(symbol) = program.lookup(name).map(|v| program.symbols().get(v))
             && symbol.structural
         {
+            // A parameter whose value makes a coefficient zero says which unknown it removed.
+            let zero = self
+                .zero_coefficients
+                .iter()
+                .find(|d| d.parameters.iter().any(|p| p == name));
+            let note = match zero {
+                Some(d) => format!(
+                    "it fixes the model's structure: {} (the structural analysis was made for that value)",
+                    d.describe()
+                ),
+                None => "it fixes the model's structure: it sets an array size, a range, a subscript, a condition, or a coefficient that is zero at translation (then `eqm check` names the unknowns it removed)".to_string(),
+            };
             return Err(Diagnostic::error(
                 "E0707",
                 format!("`{name}` cannot be set without compiling again: the compiled model depends on its value"),
                 symbol.span,
                 "declared here",
             )
-            .with_note("it sets an array size, a range, a subscript or a condition of the model's structure")
+            .with_note(note)
             .with_help(format!(
                 "compile the model again with {name} = {value} given as a parameter value"
             )));

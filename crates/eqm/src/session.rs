@@ -12,6 +12,7 @@ use crate::modes::Modes;
 use crate::run::{RunError, RunSettings};
 use eqm_compile::analysis::{self, Analysis, AnalysisOptions, IndexForm};
 use eqm_compile::modes::{self, VariableStructure};
+use eqm_compile::zero_coefficients::{DroppedOccurrence, drop_zero_coefficients};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::{FileId, SourceMap};
 use eqm_diag::timing::Timings;
@@ -153,6 +154,10 @@ pub struct CheckSummary {
     /// location: `if-equation at m.eqm:6:3:
     /// branch 2 (else) chosen at translation because `useX` = false`.
     pub branch_choices: Vec<String>,
+    /// The unknowns the structural analysis does not count in an equation because their
+    /// coefficient is zero by the parameters' values at translation, one sentence per equation
+    /// with its location: `m.eqm:7:3: `a` dropped from `J*a = f` ...`.
+    pub zero_coefficients: Vec<String>,
 }
 
 /// The sources of one compilation and everything found about them; see the module
@@ -469,8 +474,17 @@ impl Session {
                 .filter(|c| !self.sources.library.iter().any(|(file, _)| *file == c.span.file))
                 .map(|c| format!("if-equation at {}: {}", self.sources.map.location(c.span), c.describe()))
                 .collect(),
+            zero_coefficients: Vec::new(),
         };
         let mut model = self.build(flat, options)?;
+        let summary = CheckSummary {
+            zero_coefficients: model
+                .zero_coefficients()
+                .iter()
+                .map(|d| format!("{}: {}", self.sources.map.location(d.span), d.describe()))
+                .collect(),
+            ..summary
+        };
         let (start, _) = model.time_span(&RunSettings::default());
         let settings = RunSettings {
             start: Some(start),
@@ -583,7 +597,12 @@ impl Session {
     /// (unless `options.keep_aliases`), index reduction, events, causalisation and the
     /// initialization problem.
     pub fn analyze(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<Analysis> {
-        let flat = self.flatten(model, options)?;
+        let mut flat = self.flatten(model, options)?;
+        let diagnostics = self.diagnostics.len();
+        if self.settle_zero_coefficients(&mut flat, options).1.is_some() {
+            // The analysis below reports the warnings of the model compiled on the way again.
+            self.diagnostics.truncate(diagnostics);
+        }
         let analysis_options = AnalysisOptions {
             keep_aliases: options.keep_aliases,
             index_form: options.index_form,
@@ -603,13 +622,25 @@ impl Session {
     /// The structural analysis of `model` and the text of `eqm explain` for it (which, for a
     /// variable-structure model, also says which relations choose its structure).
     pub fn analyze_explained(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<(Analysis, String)> {
-        let flat = self.flatten(model, options)?;
+        let mut flat = self.flatten(model, options)?;
+        let diagnostics = self.diagnostics.len();
+        let (dropped, built) = self.settle_zero_coefficients(&mut flat, options);
+        if built.is_some() {
+            // The analysis below reports the warnings of the model compiled on the way again.
+            self.diagnostics.truncate(diagnostics);
+        }
         let analysis_options = AnalysisOptions {
             keep_aliases: options.keep_aliases,
             index_form: options.index_form,
         };
         let (analysis, _, structure) = self.analyze_with_structure(flat, &analysis_options)?;
         let mut text = eqm_compile::explain::explain(&analysis);
+        if !dropped.is_empty() {
+            text.push_str("\ncoefficients zero by the parameters' values at translation (structural parameters):\n");
+            for d in &dropped {
+                text.push_str(&format!("  {}\n", d.describe()));
+            }
+        }
         if let Some((structure, _)) = structure {
             text.push_str(&modes::explain(&structure));
         }
@@ -631,7 +662,20 @@ impl Session {
 
     /// Analyses `flat` and builds its programs (without alias equations kept); a
     /// variable-structure model keeps its flat model to analyse each mode when a run enters it.
-    fn build(&mut self, flat: FlatModel, options: &ModelOptions) -> Option<Model> {
+    /// Unknowns whose coefficient is zero by the parameters' values are dropped from their
+    /// equations first ([`Session::settle_zero_coefficients`]).
+    fn build(&mut self, mut flat: FlatModel, options: &ModelOptions) -> Option<Model> {
+        let (dropped, built) = self.settle_zero_coefficients(&mut flat, options);
+        let model = match built {
+            Some(model) => model,
+            None => self.build_as_is(flat, options)?,
+        };
+        crate::counters::count_model_compiled();
+        Some(model.with_zero_coefficients(dropped))
+    }
+
+    /// [`Session::build`] without looking at zero coefficients.
+    fn build_as_is(&mut self, flat: FlatModel, options: &ModelOptions) -> Option<Model> {
         let analysis_options = AnalysisOptions {
             keep_aliases: false,
             index_form: options.index_form,
@@ -640,12 +684,49 @@ impl Session {
         let (analysis, warnings, structure) = self.analyze_with_structure(flat, &analysis_options)?;
         let compiled = analysis::compile(analysis, &mut self.timings);
         let model = Model::new(self.keep(compiled)?, options.parameters.clone()).with_interface(interface);
-        crate::counters::count_model_compiled();
         let model = match structure {
             Some((structure, flat)) => model.with_modes(Modes::new(flat, structure, analysis_options, &warnings)),
             None => model,
         };
         Some(model)
+    }
+
+    /// Drops from the equations of `flat` the unknowns whose coefficient is zero by the values
+    /// the parameters have at translation (`eqm_compile::zero_coefficients`), and returns which.
+    /// The values the flattener computed settle most coefficients; those that read a parameter
+    /// computed by a function need the parameter program, so the model is compiled as it is
+    /// and its parameters computed: when that settles no coefficient as zero, the model compiled
+    /// on the way is returned too (it is the model), otherwise its diagnostics are withdrawn and
+    /// `flat` is rewritten. When the model compiled on the way has errors, they are withdrawn
+    /// too (compiling `flat` reports them).
+    fn settle_zero_coefficients(
+        &mut self,
+        flat: &mut FlatModel,
+        options: &ModelOptions,
+    ) -> (Vec<DroppedOccurrence>, Option<Model>) {
+        let flattened: Vec<Option<f64>> = flat.variables.iter().map(|v| v.value).collect();
+        let first = drop_zero_coefficients(flat, &|v| flattened[v.0 as usize]);
+        if first.unresolved == 0 {
+            return (first.dropped, None);
+        }
+        let count = flat.variables.len();
+        let diagnostics = self.diagnostics.len();
+        let Some(model) = self.build_as_is(flat.clone(), options) else {
+            self.diagnostics.truncate(diagnostics);
+            return (first.dropped, None);
+        };
+        let Some(computed) = crate::zero_coefficients::parameter_values(model.program(), count) else {
+            return (first.dropped, Some(model));
+        };
+        let second = drop_zero_coefficients(flat, &|v| flattened[v.0 as usize].or(computed[v.0 as usize]));
+        if second.rewritten == 0 {
+            return (first.dropped, Some(model));
+        }
+        self.diagnostics.truncate(diagnostics);
+        let mut dropped = first.dropped;
+        dropped.extend(second.dropped);
+        dropped.sort_by_key(|d| d.equation);
+        (dropped, None)
     }
 
     /// The analysis of `flat` (its warnings kept in the session and returned), and for a

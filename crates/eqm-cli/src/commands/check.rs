@@ -36,14 +36,15 @@ pub(crate) fn main(args: &ModelArgs, timings: bool) -> ExitCode {
 fn summary(session: &mut Session, model: Option<&str>, options: &ModelOptions) -> Option<String> {
     let checks = session.check_classes(model, options);
     let mut lines = eqm::check_lines(&checks);
-    // The branches chosen at translation, after the lines of the classes, as notes (each
-    // naming its class when several were checked).
+    // The branches chosen at translation and the unknowns dropped for zero coefficients, after
+    // the lines of the classes, as notes (each naming its class when several were checked).
     let several = checks.len() > 1;
     for check in &checks {
         if let eqm::ClassVerdict::Model(Ok(summary)) = &check.verdict {
-            lines.extend(summary.branch_choices.iter().map(|choice| match several {
-                true => format!("note: {}: {choice}", check.name),
-                false => format!("note: {choice}"),
+            let notes = summary.branch_choices.iter().chain(&summary.zero_coefficients);
+            lines.extend(notes.map(|note| match several {
+                true => format!("note: {}: {note}", check.name),
+                false => format!("note: {note}"),
             }));
         }
     }

@@ -293,27 +293,7 @@ const EXEMPT: &[(&str, &str)] = &[];
 /// Classes known to fail in their harness, with the stage and the start of the diagnostic they
 /// fail with: defects of the library or the compiler that are reported but not yet repaired.
 /// The test fails when such a class fails otherwise, and when it passes (then its entry goes).
-const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
-    // The default damping d = 0 of these dampers (the MSL gives d no default) between two
-    // compliant elements: the static state selection of index reduction keeps the damper's
-    // relative position as a state and solves `f = d*v_rel` for v_rel, which divides by d
-    // (with d = 1 the same harness runs).
-    (
-        "Modelica.Mechanics.Translational.Components.Damper",
-        "check",
-        "E0704 the parameters are not valid: `c.d` must not be zero",
-    ),
-    (
-        "Modelica.Mechanics.Rotational.Components.Damper",
-        "check",
-        "E0704 the parameters are not valid: `c.d` must not be zero",
-    ),
-    (
-        "Modelica.Mechanics.Rotational.Components.SpringDamper",
-        "check",
-        "E0704 the parameters are not valid: `c.d` must not be zero",
-    ),
-];
+const KNOWN_FAILURES: &[(&str, &str, &str)] = &[];
 
 /// The value the `k`-th connector of a harness gets when it is a signal input. Real inputs stay
 /// inside (0.3, 0.7), where every block of the library is defined (square roots, logarithms,

@@ -55,6 +55,7 @@ mod system_dynamics;
 mod utilities;
 mod when_derivative;
 mod when_order;
+mod zero_coefficients;
 
 use eqm::{Model, ModelOptions, Session, SimulationResult};
 

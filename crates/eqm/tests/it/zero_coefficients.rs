@@ -1,0 +1,258 @@
+//! Coefficients that are zero by the parameters' values at translation: the unknown they
+//! multiply leaves its equation, another equation determines it, and the parameters become
+//! structural. Each model is checked against its hand solution.
+
+use crate::{check, compile, run_both_back_ends};
+use eqm::{ModelOptions, RunError, RunSettings, Session};
+
+/// Pins, two-pin components and a series resistance written as SPICE writes its drain and
+/// source resistances (`i*R = v`), which solved for `i` divides by `R`.
+const CIRCUIT: &str = "
+connector Pin
+  Real v;
+  flow Real i;
+end Pin;
+
+partial model TwoPin
+  Pin p;
+  Pin n;
+  Real v;
+  Real i;
+equation
+  v = p.v - n.v;
+  0 = p.i + n.i;
+  i = p.i;
+end TwoPin;
+
+model Ramp
+  extends TwoPin;
+  parameter Real k = 10;
+equation
+  v = k*time;
+end Ramp;
+
+model Capacitor
+  extends TwoPin;
+  parameter Real C = 1;
+equation
+  i = C*der(v);
+end Capacitor;
+
+model Resistor
+  extends TwoPin;
+  parameter Real R = 1;
+equation
+  v = R*i;
+end Resistor;
+
+model SeriesResistance
+  extends TwoPin;
+  parameter Real R = 0;
+equation
+  i*R = v;
+end SeriesResistance;
+
+model Ground
+  Pin p;
+equation
+  p.v = 0;
+end Ground;
+";
+
+/// A ramp source (10 V/s) feeding, through the series resistance `rz`, a node `d` with a
+/// capacitor of 0.5 F and a resistor of 5 Ohm to ground. With a nonzero `rz.R` the capacitor's
+/// voltage is a state and `rz` gives the current from the voltage across it (dividing by R).
+fn series_circuit(rz: &str) -> String {
+    format!(
+        "model Series
+{CIRCUIT}
+  Ramp s(k = 10);
+  SeriesResistance rz{rz};
+  Capacitor c(C = 0.5);
+  Resistor r(R = 5);
+  Ground g;
+equation
+  connect(s.p, rz.p);
+  connect(rz.n, c.p);
+  connect(rz.n, r.p);
+  connect(c.n, s.n);
+  connect(r.n, s.n);
+  connect(s.n, g.p);
+end Series;
+"
+    )
+}
+
+/// Rotational flanges, inertias (`J*a = flange_a.tau + flange_b.tau`, solved for `a` divides by
+/// `J`) and a constant torque, with three inertias rigidly in a row: J = 1, then `middle`, then 3.
+fn inertia_chain(middle: &str) -> String {
+    format!(
+        "model Chain
+connector Flange
+  Real phi;
+  flow Real tau;
+end Flange;
+
+model Inertia
+  parameter Real J = 1;
+  Flange flange_a;
+  Flange flange_b;
+  Real phi;
+  Real w;
+  Real a;
+equation
+  phi = flange_a.phi;
+  phi = flange_b.phi;
+  w = der(phi);
+  a = der(w);
+  J*a = flange_a.tau + flange_b.tau;
+end Inertia;
+
+model Torque
+  parameter Real tau = 2;
+  Flange flange;
+equation
+  flange.tau = -tau;
+end Torque;
+
+  Torque t(tau = 2);
+  Inertia i1(J = 1, phi(start = 0, fixed = true), w(start = 0, fixed = true));
+  Inertia i0{middle};
+  Inertia i2(J = 3);
+equation
+  connect(t.flange, i1.flange_a);
+  connect(i1.flange_b, i0.flange_a);
+  connect(i0.flange_b, i2.flange_a);
+end Chain;
+"
+    )
+}
+
+fn settings(stop: f64) -> RunSettings {
+    RunSettings {
+        stop: Some(stop),
+        rtol: Some(1e-10),
+        atol: Some(1e-10),
+        ..RunSettings::default()
+    }
+}
+
+#[test]
+fn a_zero_series_resistance_takes_its_current_from_the_node() {
+    // With rz.R = 0 the equation of rz says rz.v = 0: the node follows the source,
+    // c.v = r.v = 10 t, and the current is the node's: i = C*10 + 10 t/5 = 5 + 2 t.
+    let result = run_both_back_ends(&series_circuit(""), settings(1.0));
+    for (name, expected) in [("rz.i", 7.0), ("rz.v", 0.0), ("c.v", 10.0), ("c.i", 5.0), ("r.i", 2.0)] {
+        check(&result, name, 1.0, expected, 1e-8);
+    }
+}
+
+#[test]
+fn a_series_resistance_set_to_zero_for_a_run_is_still_a_diagnostic() {
+    // Compiled with rz.R = 1 the capacitor's voltage is a state and rz gives the current by
+    // dividing by R; the value 0 set afterwards makes that impossible, which the run reports.
+    let mut model = compile(&series_circuit("(R = 1)"));
+    assert!(model.zero_coefficients().is_empty());
+    model
+        .set_parameter("rz.R", 0.0)
+        .expect("rz.R is not structural when it is 1");
+    match model.simulate(&settings(1.0)) {
+        Err(RunError::Model(d)) => {
+            assert_eq!(d.code, "E0704");
+            assert!(d.message.contains("`rz.R` must not be zero"), "{}", d.message);
+        }
+        Err(other) => panic!("expected E0704, got {other}"),
+        Ok(_) => panic!("expected E0704, the run succeeded"),
+    }
+}
+
+#[test]
+fn a_massless_inertia_between_two_others_passes_the_torque_on() {
+    // The rigid row accelerates with a = tau/(J1 + 0 + J2) = 2/4 = 0.5 from rest: w = 0.5 t,
+    // phi = 0.25 t^2; the massless inertia passes the torque J2*a = 1.5 on unchanged.
+    let result = run_both_back_ends(&inertia_chain("(J = 0)"), settings(2.0));
+    check(&result, "i1.w", 2.0, 1.0, 1e-8);
+    check(&result, "i1.phi", 2.0, 1.0, 1e-8);
+    check(&result, "i0.a", 2.0, 0.5, 1e-8);
+    check(&result, "i2.flange_a.tau", 2.0, 1.5, 1e-8);
+    check(&result, "i0.flange_a.tau", 2.0, 1.5, 1e-8);
+    check(&result, "i0.flange_b.tau", 2.0, -1.5, 1e-8);
+}
+
+#[test]
+fn a_parameter_that_makes_a_coefficient_zero_is_structural() {
+    let text = inertia_chain("(J = 0)");
+    let mut session = Session::with_sources(&[("m.eqm".to_string(), text)], &[], None);
+    let summary = session.check(None, &ModelOptions::default()).expect("checks");
+    assert_eq!(summary.zero_coefficients.len(), 1, "{:?}", summary.zero_coefficients);
+    let note = &summary.zero_coefficients[0];
+    assert!(note.starts_with("m.eqm:"), "{note}");
+    assert!(
+        note.contains("`i0.a` dropped from `i0.J*i0.a = i0.flange_a.tau + i0.flange_b.tau`"),
+        "{note}"
+    );
+    assert!(note.contains("by the value of `i0.J`"), "{note}");
+    let mut model = session.compile(None, &ModelOptions::default()).expect("compiles");
+    let refused = model.set_parameter("i0.J", 1.0).expect_err("i0.J fixes the structure");
+    assert_eq!(refused.code, "E0707");
+    assert!(
+        refused
+            .notes
+            .iter()
+            .any(|n| n.contains("fixes the model's structure") && n.contains("`i0.a`")),
+        "{:?}",
+        refused.notes
+    );
+    // Compiled again with the new value, the inertia has mass: a = 2/(1 + 1 + 3) = 0.4.
+    let options = ModelOptions {
+        parameters: vec![("i0.J".to_string(), 1.0)],
+        ..ModelOptions::default()
+    };
+    let mut model = session.compile(None, &options).expect("compiles with i0.J = 1");
+    assert!(model.zero_coefficients().is_empty());
+    let result = model.simulate(&settings(2.0)).expect("runs");
+    check(&result, "i1.w", 2.0, 0.8, 1e-8);
+}
+
+#[test]
+fn parameters_not_known_at_translation_stay_tunable() {
+    // A parameter without a binding (its start value is only a default) and one the
+    // initialization computes (fixed = false) are not known at translation: the coefficient
+    // stays, and its value 0 is the run's diagnostic as before.
+    for declaration in ["parameter Real m(start = 0);", "parameter Real m(fixed = false);"] {
+        let initial = if declaration.contains("fixed") {
+            "initial equation\n  m = 0;\n"
+        } else {
+            ""
+        };
+        let text = format!(
+            "model P
+  {declaration}
+  Real x(start = 1, fixed = true);
+{initial}equation
+  m*der(x) = -x;
+end P;"
+        );
+        let mut session = Session::with_sources(&[("m.eqm".to_string(), text)], &[], None);
+        let mut model = session
+            .compile(None, &ModelOptions::default())
+            .unwrap_or_else(|| panic!("{declaration}: {}", session.render_diagnostics(false)));
+        assert!(model.zero_coefficients().is_empty(), "{declaration}");
+        match model.simulate(&settings(1.0)) {
+            Err(RunError::Model(d)) => assert_eq!(d.code, "E0704", "{declaration}: {}", d.message),
+            Err(other) => panic!("{declaration}: expected E0704, got {other}"),
+            Ok(_) => panic!("{declaration}: expected E0704, the run succeeded"),
+        }
+    }
+}
+
+#[test]
+fn explain_names_the_unknowns_a_zero_coefficient_removed() {
+    let mut session = Session::with_sources(&[("m.eqm".to_string(), series_circuit(""))], &[], None);
+    let text = session.explain(None, &ModelOptions::default()).expect("explains");
+    let start = text
+        .find("coefficients zero by the parameters' values")
+        .expect("the section of dropped unknowns");
+    let section = &text[start..];
+    insta::assert_snapshot!(section);
+}
