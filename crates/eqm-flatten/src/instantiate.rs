@@ -188,7 +188,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 resolved.enumeration = Some(literals);
                 return Some(resolved);
             }
-            resolved.is_connector = entry.def.kind == ast::ClassKind::Connector;
+            resolved.is_connector = entry.def.kind.is_connector();
             if let ast::ClassBody::Short {
                 prefixes,
                 base,

@@ -55,6 +55,7 @@ mod consteval;
 mod datafiles;
 mod enumerations;
 mod equations;
+mod expandable;
 mod eval;
 mod eval_context;
 mod experiment;

@@ -61,6 +61,8 @@ pub enum ClassKind {
     Model,
     Block,
     Connector,
+    /// `expandable connector`: a bus whose members are those its connects make present.
+    ExpandableConnector,
     Package,
     Function,
     Record,
@@ -68,12 +70,18 @@ pub enum ClassKind {
 }
 
 impl ClassKind {
+    /// Whether instances of the class are connectors (expandable or not).
+    pub fn is_connector(self) -> bool {
+        matches!(self, ClassKind::Connector | ClassKind::ExpandableConnector)
+    }
+
     pub fn keyword(self) -> &'static str {
         match self {
             ClassKind::Class => "class",
             ClassKind::Model => "model",
             ClassKind::Block => "block",
             ClassKind::Connector => "connector",
+            ClassKind::ExpandableConnector => "expandable connector",
             ClassKind::Package => "package",
             ClassKind::Function => "function",
             ClassKind::Record => "record",

@@ -142,8 +142,9 @@ pub enum Token<'src> {
     Redeclare,
     #[token("constrainedby")]
     Constrainedby,
+    #[token("expandable")]
+    Expandable,
     /// Modelica keywords that EQM reserves but does not implement.
-    #[token("expandable", |l| l.slice())]
     #[token("operator", |l| l.slice())]
     #[token("stream", |l| l.slice())]
     Unsupported(&'src str),
@@ -286,6 +287,7 @@ pub fn token_text(token: &Token<'_>) -> &'static str {
         Class => "class",
         Connect => "connect",
         Connector => "connector",
+        Expandable => "expandable",
         Constant => "constant",
         Discrete => "discrete",
         Each => "each",
@@ -578,7 +580,6 @@ impl<'src> Iterator for Lexer<'src> {
 fn unsupported_help(word: &str) -> String {
     let instead = match word {
         "stream" => "EQM has no stream connectors; use `flow` and potential variables",
-        "expandable" => "EQM has no expandable connectors; declare every variable of the connector",
         "operator" => "EQM has no operator overloading",
         _ => "remove it",
     };

@@ -301,7 +301,7 @@ fn collect_interface(
     }
     path.push(id);
     let entry = table.get(id);
-    let is_connector = entry.def.kind == ast::ClassKind::Connector;
+    let is_connector = entry.def.kind.is_connector();
     for (element, visibility) in entry.elements() {
         match element {
             ast::Element::Extends(x) => {
@@ -373,7 +373,7 @@ fn add_component(
         return;
     }
     let connector = match resolved {
-        Some(TypeRef::Class(c)) if table.get(c).def.kind == ast::ClassKind::Connector => Some(c),
+        Some(TypeRef::Class(c)) if table.get(c).def.kind.is_connector() => Some(c),
         _ => None,
     };
     let mut causality = clause.prefixes.causality;

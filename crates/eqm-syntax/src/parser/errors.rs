@@ -167,6 +167,7 @@ fn describe_expected(expected: &[String]) -> Option<String> {
         "model",
         "block",
         "connector",
+        "expandable",
         "package",
         "function",
         "record",
