@@ -487,6 +487,15 @@ pub static CODES: &[CodeInfo] = &[
          `destructor` function, or a destructor that is not an external C function taking the object only",
     ),
     code(
+        "E0333",
+        Error,
+        Instantiation,
+        "An expandable connector misused: connected to a connector that is not expandable, a connect \
+         whose two sides are both members that no declaration has, a flow variable declared in the \
+         expandable connector itself, or a declared member read in an expression although no connect \
+         makes it present",
+    ),
+    code(
         "E0401",
         Error,
         Balance,

@@ -811,7 +811,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Resolves one side of a `connect`: the connector elements and whether it is an outside
     /// connector (a connector of the instance writing the connect) or an inside one.
-    pub(crate) fn connector_side(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<connect::Side> {
+    pub(crate) fn connector_side(
+        &mut self,
+        c: &'a ast::ComponentRef,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<connect::Side> {
         let (_, targets) = self.resolve_targets(c, scope, loops)?;
         let instance = scope.instance?;
         let first = &c.parts[0].name.name;

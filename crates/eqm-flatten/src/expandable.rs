@@ -319,7 +319,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Subscripts that are each one Integer known now, from 0; `None` otherwise (then ordinary
     /// name resolution reports what is wrong).
-    fn constant_indices(&mut self, subscripts: &'a [ast::Subscript], scope: Scope, loops: &mut Loops) -> Option<Vec<usize>> {
+    fn constant_indices(
+        &mut self,
+        subscripts: &'a [ast::Subscript],
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Vec<usize>> {
         let mut index = Vec::with_capacity(subscripts.len());
         for s in subscripts {
             let ast::Subscript::Expr(e) = s else {
@@ -620,7 +625,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             }
                         }
                     }
-                    let pairs = l.iter().zip(&r).map(|((_, a), (_, b))| (PairEnd::Var(*a), PairEnd::Var(*b)));
+                    let pairs = l
+                        .iter()
+                        .zip(&r)
+                        .map(|((_, a), (_, b))| (PairEnd::Var(*a), PairEnd::Var(*b)));
                     Some(Planned::Pairs(pairs.collect()))
                 }
                 (Scalars::Known(leaves, place), Scalars::Undeclared(added)) => {
@@ -701,7 +709,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     let name = var.name.clone();
                     self.diagnostics.push(
                         misuse(
-                            format!("`{name}` is read, but no connect makes this member of an expandable connector present"),
+                            format!(
+                                "`{name}` is read, but no connect makes this member of an expandable connector present"
+                            ),
                             span,
                             "not present",
                         )

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 /// Examples whose run must match the reference trajectory.
 const MATCHING: &[&str] = &[
+    "Modelica.Blocks.Examples.BusUsage",
     "Modelica.Blocks.Examples.CompareSincExpSine",
     "Modelica.Blocks.Examples.InverseModel",
     "Modelica.Blocks.Examples.Modulation",
@@ -45,6 +46,8 @@ const MATCHING: &[&str] = &[
     "Modelica.Electrical.Analog.Examples.ShowVariableResistor",
     "Modelica.Electrical.Analog.Examples.SwitchWithArc",
     "Modelica.Electrical.Analog.Examples.ThyristorBehaviourTest",
+    "Modelica.Electrical.Batteries.Examples.CCCV_Cell",
+    "Modelica.Electrical.Batteries.Examples.CCCV_CellRC",
     "Modelica.Electrical.Batteries.Examples.CCCVcharging",
     "Modelica.Electrical.Digital.Examples.BUF3S",
     "Modelica.Electrical.Digital.Examples.DLATREG",

@@ -12,6 +12,7 @@ mod compare;
 mod delay;
 mod diagram;
 mod discrete;
+mod expandable;
 mod explicit_domain;
 mod external;
 mod external_objects;
