@@ -194,7 +194,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let entry = self.table.get(self.root_class);
         if matches!(
             entry.def.kind,
-            ast::ClassKind::Package | ast::ClassKind::Function | ast::ClassKind::Type
+            ast::ClassKind::Package
+                | ast::ClassKind::Function
+                | ast::ClassKind::Type
+                | ast::ClassKind::Operator
+                | ast::ClassKind::OperatorFunction
         ) {
             self.diagnostics.push(Diagnostic::error(
                 "E0211",

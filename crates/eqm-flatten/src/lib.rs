@@ -70,6 +70,7 @@ mod layout;
 mod masked_reductions;
 mod modifier;
 mod names;
+mod operators;
 mod predefined;
 mod range_assignments;
 mod range_values;

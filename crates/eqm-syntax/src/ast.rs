@@ -67,9 +67,31 @@ pub enum ClassKind {
     Function,
     Record,
     Type,
+    /// `operator record`: a record whose operators and constructors its `operator` classes
+    /// overload.
+    OperatorRecord,
+    /// `operator '+'`: the functions of one overloaded operator, like a package of them.
+    Operator,
+    /// `operator function '+'`: an overloaded operator that is one function.
+    OperatorFunction,
 }
 
 impl ClassKind {
+    /// Whether the class is a function (an overloaded operator's one included).
+    pub fn is_function(self) -> bool {
+        matches!(self, ClassKind::Function | ClassKind::OperatorFunction)
+    }
+
+    /// Whether the class is a record (an operator record included).
+    pub fn is_record(self) -> bool {
+        matches!(self, ClassKind::Record | ClassKind::OperatorRecord)
+    }
+
+    /// Whether the class holds classes only, like a package (an `operator` class included).
+    pub fn is_package(self) -> bool {
+        matches!(self, ClassKind::Package | ClassKind::Operator)
+    }
+
     /// Whether instances of the class are connectors (expandable or not).
     pub fn is_connector(self) -> bool {
         matches!(self, ClassKind::Connector | ClassKind::ExpandableConnector)
@@ -86,6 +108,9 @@ impl ClassKind {
             ClassKind::Function => "function",
             ClassKind::Record => "record",
             ClassKind::Type => "type",
+            ClassKind::OperatorRecord => "operator record",
+            ClassKind::Operator => "operator",
+            ClassKind::OperatorFunction => "operator function",
         }
     }
 }

@@ -144,8 +144,9 @@ pub enum Token<'src> {
     Constrainedby,
     #[token("expandable")]
     Expandable,
+    #[token("operator")]
+    Operator,
     /// Modelica keywords that EQM reserves but does not implement.
-    #[token("operator", |l| l.slice())]
     #[token("stream", |l| l.slice())]
     Unsupported(&'src str),
 
@@ -288,6 +289,7 @@ pub fn token_text(token: &Token<'_>) -> &'static str {
         Connect => "connect",
         Connector => "connector",
         Expandable => "expandable",
+        Operator => "operator",
         Constant => "constant",
         Discrete => "discrete",
         Each => "each",
@@ -580,7 +582,6 @@ impl<'src> Iterator for Lexer<'src> {
 fn unsupported_help(word: &str) -> String {
     let instead = match word {
         "stream" => "EQM has no stream connectors; use `flow` and potential variables",
-        "operator" => "EQM has no operator overloading",
         _ => "remove it",
     };
     format!("`{word}` is a Modelica keyword that EQM does not support: {instead}")

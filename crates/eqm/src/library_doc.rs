@@ -148,7 +148,7 @@ fn expr_text(cx: &Cx<'_, '_>, e: &ast::Expr) -> String {
 fn visit_package_member(cx: &Cx<'_, '_>, id: ClassId, out: &mut Vec<LibraryClass>) {
     let table = cx.table;
     let entry = table.get(id);
-    if entry.def.kind != ast::ClassKind::Package {
+    if !entry.def.kind.is_package() {
         out.push(describe(cx, id));
         return;
     }

@@ -6,7 +6,7 @@
 //! or the references are not installed.
 //!
 //! The list is a representative subset of the examples that match today, from every package that
-//! has matching examples (Blocks, Analog, Batteries, Digital, Spice3, FluxTubes, Rotational, Translational,
+//! has matching examples (Blocks, ComplexBlocks, Analog, Batteries, Digital, Spice3, FluxTubes, Rotational, Translational,
 //! HeatTransfer, FluidHeatFlow); `docs/msl.md` has the whole table.
 
 use crate::cli::eqm;
@@ -22,6 +22,7 @@ const MATCHING: &[&str] = &[
     "Modelica.Blocks.Examples.PID_Controller",
     "Modelica.Blocks.Examples.SlewRateLimiter",
     "Modelica.Blocks.Examples.TotalHarmonicDistortion",
+    "Modelica.ComplexBlocks.Examples.TestConversionBlock",
     "Modelica.Electrical.Analog.Examples.AmplifierWithOpAmpDetailed",
     "Modelica.Electrical.Analog.Examples.CauerLowPassAnalog",
     "Modelica.Electrical.Analog.Examples.CauerLowPassOPV",

@@ -168,6 +168,7 @@ fn describe_expected(expected: &[String]) -> Option<String> {
         "block",
         "connector",
         "expandable",
+        "operator",
         "package",
         "function",
         "record",

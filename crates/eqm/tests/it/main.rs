@@ -35,6 +35,7 @@ mod msl_electrical;
 mod msl_mechanics;
 mod msl_thermal;
 mod nonstiff;
+mod operator_records;
 mod package_check;
 mod points;
 mod result_files;
