@@ -582,7 +582,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             (End::Node(a), End::Node(b) | End::Member(b, None)) | (End::Member(a, None), End::Node(b)) => {
                 let (a, b) = (nodes.node(&a), nodes.node(&b));
                 nodes.union(a, b);
-                return Some(Planned::Nodes(a, b));
+                Some(Planned::Nodes(a, b))
             }
             (End::Node(_), _) | (_, End::Node(_)) => {
                 self.diagnostics.push(
@@ -593,7 +593,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     )
                     .with_help("connect a member of the expandable connector instead (`connect(bus.signal, c)`)"),
                 );
-                return None;
+                None
             }
             (left, right) => match (scalars(left)?, scalars(right)?) {
                 (Scalars::Undeclared(_), Scalars::Undeclared(_)) => {
