@@ -135,14 +135,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         name: &str,
     ) -> Option<Value> {
         if let Some(class) = self.record_class(function, scope) {
-            // An operator record with a `'constructor'` operator is built by the one function
-            // of it that the arguments match.
-            let Some(constructor) = self.overloaded_constructor(class, args, scope, loops, e.span)? else {
-                return self.record_constructor(e, class, args, scope, loops);
-            };
-            let callee = crate::function_table::FunctionRef::plain(constructor, Default::default());
-            let (_, outputs) = self.user_call(&callee, function, args, e.span, scope, loops)?;
-            return outputs.into_iter().next();
+            return self.record_call(e, class, function, args, scope, loops);
         }
         let errors = self.diagnostics.len();
         if let Some(callee) = self.function_class(function, scope) {

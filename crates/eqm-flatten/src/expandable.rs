@@ -15,6 +15,7 @@
 //! through a declared sub-connector and the same member added by a connect are one member.
 
 use crate::connect::Side;
+use crate::connections::{BusConnect, End, Place};
 use crate::eval::Loops;
 use crate::flattener::Flattener;
 use crate::layout::{Member, Target};
@@ -26,41 +27,6 @@ use eqm_ir::expr::{FxHashMap, VarId};
 use eqm_ir::flat::{self, ConnectorRole, InstanceId, Origin, ScalarType};
 use eqm_syntax::ast;
 use std::collections::BTreeMap;
-
-/// The expandable connectors of the model and the connects that involve them.
-#[derive(Default)]
-pub(crate) struct ExpandableState {
-    /// Every instance of an expandable connector class, in the order they were made.
-    pub(crate) instances: Vec<InstanceId>,
-    connects: Vec<BusConnect>,
-}
-
-/// A place in an expandable connector: the outermost expandable connector holding it and the
-/// path from there (empty for that connector itself).
-#[derive(Clone)]
-struct Place {
-    root: InstanceId,
-    path: String,
-}
-
-/// One side of a connect, element by element.
-enum End {
-    /// A connector outside every expandable connector: its scalar variables with their paths
-    /// relative to it (empty for a connector that is one variable).
-    Element(Vec<(String, VarId)>),
-    /// An expandable connector.
-    Node(Place),
-    /// A member of an expandable connector: its declared scalar variables, or `None` for a
-    /// member that no declaration has.
-    Member(Place, Option<Vec<(String, VarId)>>),
-}
-
-struct BusConnect {
-    left: End,
-    right: End,
-    outside: (bool, bool),
-    span: Span,
-}
 
 /// A scalar member of an expandable connector while the connects are elaborated.
 struct Signal {

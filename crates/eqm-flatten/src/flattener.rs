@@ -114,7 +114,7 @@ pub(crate) struct Flattener<'t, 'a> {
     /// Connects, their scalar pairs and what `cardinality` counts.
     pub(crate) connections: ConnectionState<'a>,
     /// The expandable connectors and the connects that involve them.
-    pub(crate) expandable: crate::expandable::ExpandableState,
+    pub(crate) expandable: crate::connections::ExpandableState,
     /// What connecting needs of each variable, by `VarId`: a few bytes each instead of the
     /// whole `flat::Variable`, so that connecting a large model reads a small array that stays in
     /// the cache rather than one cache line per variable.

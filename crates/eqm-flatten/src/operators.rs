@@ -116,9 +116,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(inputs)
     }
 
+    /// A call naming a record class: the one function of an operator record's `'constructor'`
+    /// operator that the arguments match, or the record's own constructor when it has none.
+    pub(crate) fn record_call(
+        &mut self,
+        e: &'a ast::Expr,
+        class: ClassId,
+        function: &'a ast::ComponentRef,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Value> {
+        let Some(constructor) = self.overloaded_constructor(class, args, scope, loops, e.span)? else {
+            return self.record_constructor(e, class, args, scope, loops);
+        };
+        let callee = crate::function_table::FunctionRef::plain(constructor, Default::default());
+        let (_, outputs) = self.user_call(&callee, function, args, e.span, scope, loops)?;
+        outputs.into_iter().next()
+    }
+
     /// The function of `record`'s `'constructor'` operator that the call's arguments match,
     /// `Some(None)` when the record has no such operator, `None` after a reported error.
-    pub(crate) fn overloaded_constructor(
+    fn overloaded_constructor(
         &mut self,
         record: ClassId,
         args: &'a ast::CallArgs,
