@@ -392,8 +392,9 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Instantiation,
         "A call that does not match the function: wrong number of arguments, an unknown, repeated or missing \
-         input, more outputs listed than it has, no output where a value is needed, or an option of \
-         `String` that it does not take, is not known at compile time, or a bad `format`",
+         input, more outputs listed than it has, no output where a value is needed, an option of \
+         `String` that it does not take, is not known at compile time, or a bad `format`, or a call of an \
+         operator record that no function of its `'constructor'` matches, or more than one",
     ),
     code(
         "E0310",
@@ -485,6 +486,15 @@ pub static CODES: &[CodeInfo] = &[
          (in arithmetic, a comparison, a condition or an equation; it can only be passed to functions), \
          a constructor called anywhere but as the whole binding of a component, declared without a binding that calls its constructor, or its class without a `constructor` or \
          `destructor` function, or a destructor that is not an external C function taking the object only",
+    ),
+    code(
+        "E0333",
+        Error,
+        Instantiation,
+        "An expandable connector misused: connected to a connector that is not expandable, a connect \
+         whose two sides are both members that no declaration has, a flow variable declared in the \
+         expandable connector itself, or a declared member read in an expression although no connect \
+         makes it present",
     ),
     code(
         "E0401",

@@ -135,7 +135,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         name: &str,
     ) -> Option<Value> {
         if let Some(class) = self.record_class(function, scope) {
-            return self.record_constructor(e, class, args, scope, loops);
+            return self.record_call(e, class, function, args, scope, loops);
         }
         let errors = self.diagnostics.len();
         if let Some(callee) = self.function_class(function, scope) {

@@ -1,6 +1,7 @@
 //! The connection state the flattener owns while it instantiates: the connects found so far,
-//! their scalar pairs, what `cardinality` counts, and the connects of the model's own class
-//! that a diagram shows.
+//! their scalar pairs, what `cardinality` counts, the connects of the model's own class
+//! that a diagram shows, and the expandable connectors with the connects that involve them
+//! (which `expandable` elaborates).
 //!
 //! Input: the connects `equations` resolves. Output: the state `connect` turns into connection
 //! sets once every instance is made, and `diagram` into the model's connections. It
@@ -10,6 +11,7 @@ use crate::layout::Target;
 use crate::modifier::Scope;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{FxHashMap, VarId};
+use eqm_ir::flat::InstanceId;
 use eqm_syntax::ast;
 
 /// One scalar pair joined by a connect: (variable, outside) on each side.
@@ -51,5 +53,40 @@ pub(crate) struct ConnectionState<'a> {
 pub(crate) struct RootConnect {
     pub(crate) left: Vec<Target>,
     pub(crate) right: Vec<Target>,
+    pub(crate) span: Span,
+}
+
+/// The expandable connectors of the model and the connects that involve them.
+#[derive(Default)]
+pub(crate) struct ExpandableState {
+    /// Every instance of an expandable connector class, in the order they were made.
+    pub(crate) instances: Vec<InstanceId>,
+    pub(crate) connects: Vec<BusConnect>,
+}
+
+/// A place in an expandable connector: the outermost expandable connector holding it and the
+/// path from there (empty for that connector itself).
+#[derive(Clone)]
+pub(crate) struct Place {
+    pub(crate) root: InstanceId,
+    pub(crate) path: String,
+}
+
+/// One side of a connect, element by element.
+pub(crate) enum End {
+    /// A connector outside every expandable connector: its scalar variables with their paths
+    /// relative to it (empty for a connector that is one variable).
+    Element(Vec<(String, VarId)>),
+    /// An expandable connector.
+    Node(Place),
+    /// A member of an expandable connector: its declared scalar variables, or `None` for a
+    /// member that no declaration has.
+    Member(Place, Option<Vec<(String, VarId)>>),
+}
+
+pub(crate) struct BusConnect {
+    pub(crate) left: End,
+    pub(crate) right: End,
+    pub(crate) outside: (bool, bool),
     pub(crate) span: Span,
 }

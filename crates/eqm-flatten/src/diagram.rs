@@ -198,7 +198,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let entry = self.table.get(class);
             let is_connector = match instances.first() {
                 Some(i) => self.instances[i.0 as usize].is_connector,
-                None => !variables.is_empty() || entry.def.kind == ast::ClassKind::Connector,
+                None => !variables.is_empty() || entry.def.kind.is_connector(),
             };
             // Records, types and the like are data, not parts.
             if !is_connector

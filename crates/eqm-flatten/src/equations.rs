@@ -92,10 +92,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 if self.refers_to_absent(a, scope) || self.refers_to_absent(b, scope) {
                     return;
                 }
-                let Some(left) = self.connector_side(a, scope, loops) else {
-                    return;
-                };
-                let Some(right) = self.connector_side(b, scope, loops) else {
+                // A connect that involves an expandable connector is elaborated once every
+                // connect is known.
+                let Some((left, right)) = self.expandable_sides(a, b, eq.span, scope, loops) else {
                     return;
                 };
                 // A diagram shows the connects of the model's own class (instance 0).
@@ -812,7 +811,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Resolves one side of a `connect`: the connector elements and whether it is an outside
     /// connector (a connector of the instance writing the connect) or an inside one.
-    fn connector_side(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<connect::Side> {
+    pub(crate) fn connector_side(
+        &mut self,
+        c: &'a ast::ComponentRef,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<connect::Side> {
         let (_, targets) = self.resolve_targets(c, scope, loops)?;
         let instance = scope.instance?;
         let first = &c.parts[0].name.name;

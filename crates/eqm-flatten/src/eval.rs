@@ -574,6 +574,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if matches!(v.ty(), ScalarType::Real | ScalarType::Integer) {
             return Some(());
         }
+        // Arithmetic on records is what the operators of an operator record overload.
+        if matches!(v, Value::Record(_) | Value::Records(..)) {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0317",
+                    "arithmetic on a record (an overloaded operator of an operator record) is not supported yet",
+                    at.span,
+                    "a record",
+                )
+                .with_help(
+                    "call the operator's function by its name (`Complex.'+'(a, b)`), or compute with the fields",
+                ),
+            );
+            return None;
+        }
         self.diagnostics.push(Diagnostic::error(
             "E0306",
             format!("expected a number, found {}", crate::value::type_name(v.ty())),

@@ -113,6 +113,8 @@ pub(crate) struct Flattener<'t, 'a> {
     pub(crate) caches: Caches<'a>,
     /// Connects, their scalar pairs and what `cardinality` counts.
     pub(crate) connections: ConnectionState<'a>,
+    /// The expandable connectors and the connects that involve them.
+    pub(crate) expandable: crate::connections::ExpandableState,
     /// What connecting needs of each variable, by `VarId`: a few bytes each instead of the
     /// whole `flat::Variable`, so that connecting a large model reads a small array that stays in
     /// the cache rather than one cache line per variable.
@@ -169,6 +171,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             members: Vec::new(),
             caches: Caches::new(table.classes.len()),
             connections: ConnectionState::default(),
+            expandable: Default::default(),
             var_kinds: Vec::new(),
             consts: ConstCache::default(),
             structural_roots: Vec::new(),
@@ -191,7 +194,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let entry = self.table.get(self.root_class);
         if matches!(
             entry.def.kind,
-            ast::ClassKind::Package | ast::ClassKind::Function | ast::ClassKind::Type
+            ast::ClassKind::Package
+                | ast::ClassKind::Function
+                | ast::ClassKind::Type
+                | ast::ClassKind::Operator
+                | ast::ClassKind::OperatorFunction
         ) {
             self.diagnostics.push(Diagnostic::error(
                 "E0211",
@@ -213,6 +220,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         );
         self.model.experiment = experiment(entry.def, &mut self.diagnostics);
         self.instantiate(root);
+        self.elaborate_expandable();
         for (i, (name, _)) in self.options.parameters.iter().enumerate() {
             if !self.used_overrides[i] {
                 self.diagnostics.push(Diagnostic {

@@ -58,6 +58,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             causality,
             is_connector,
         });
+        if self.table.get(class).def.kind == ast::ClassKind::ExpandableConnector {
+            self.expandable.instances.push(id);
+        }
         id
     }
 

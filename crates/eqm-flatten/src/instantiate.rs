@@ -188,7 +188,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 resolved.enumeration = Some(literals);
                 return Some(resolved);
             }
-            resolved.is_connector = entry.def.kind == ast::ClassKind::Connector;
+            resolved.is_connector = entry.def.kind.is_connector();
             if let ast::ClassBody::Short {
                 prefixes,
                 base,
@@ -385,7 +385,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         match resolved.target {
             TypeRef::Builtin(ty) => self.builtin_member(instance, decl, &resolved, ty, kinds, elements),
-            TypeRef::Class(class) if self.table.get(class).def.kind == ast::ClassKind::Function => {
+            TypeRef::Class(class) if self.table.get(class).def.kind.is_function() => {
                 if !elements.dims.is_empty() {
                     self.diagnostics.push(Diagnostic::error(
                         "E0317",
@@ -688,7 +688,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> Member {
         let total = elements.total;
         let kind = self.table.get(class).def.kind;
-        if matches!(kind, ast::ClassKind::Package | ast::ClassKind::Function) {
+        if kind.is_package() || kind.is_function() {
             self.diagnostics.push(Diagnostic::error(
                 "E0214",
                 format!(
@@ -711,7 +711,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return Member::Failed;
         }
         // A record component's binding gives each field its part.
-        let fields: Vec<&'a str> = if kind == ast::ClassKind::Record {
+        let fields: Vec<&'a str> = if kind.is_record() {
             self.layout(class)
                 .elements
                 .iter()

@@ -25,8 +25,25 @@ use eqm_syntax::ast;
 use std::rc::Rc;
 
 impl<'t, 'a> Flattener<'t, 'a> {
+    /// Whether `class` is a record, also through short class definitions (`connector
+    /// ComplexOutput = output Complex;` makes a connector of a record type).
     pub(crate) fn is_record(&self, class: ClassId) -> bool {
-        self.table.get(class).def.kind == ast::ClassKind::Record
+        let mut class = class;
+        // A chain of short definitions longer than the table is a cycle (reported elsewhere).
+        for _ in 0..self.table.classes.len() {
+            let entry = self.table.get(class);
+            if entry.def.kind.is_record() {
+                return true;
+            }
+            let ast::ClassBody::Short { base, .. } = &entry.def.body else {
+                return false;
+            };
+            match self.table.lookup(entry.parent.unwrap_or(class), base) {
+                Ok(crate::resolve::TypeRef::Class(b)) => class = b,
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// The value of a record instance: each field's value, nested records as records.

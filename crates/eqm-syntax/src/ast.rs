@@ -62,23 +62,56 @@ pub enum ClassKind {
     Model,
     Block,
     Connector,
+    /// `expandable connector`: a bus whose members are those its connects make present.
+    ExpandableConnector,
     Package,
     Function,
     Record,
     Type,
+    /// `operator record`: a record whose operators and constructors its `operator` classes
+    /// overload.
+    OperatorRecord,
+    /// `operator '+'`: the functions of one overloaded operator, like a package of them.
+    Operator,
+    /// `operator function '+'`: an overloaded operator that is one function.
+    OperatorFunction,
 }
 
 impl ClassKind {
+    /// Whether the class is a function (an overloaded operator's one included).
+    pub fn is_function(self) -> bool {
+        matches!(self, ClassKind::Function | ClassKind::OperatorFunction)
+    }
+
+    /// Whether the class is a record (an operator record included).
+    pub fn is_record(self) -> bool {
+        matches!(self, ClassKind::Record | ClassKind::OperatorRecord)
+    }
+
+    /// Whether the class holds classes only, like a package (an `operator` class included).
+    pub fn is_package(self) -> bool {
+        matches!(self, ClassKind::Package | ClassKind::Operator)
+    }
+
+    /// Whether instances of the class are connectors (expandable or not).
+    pub fn is_connector(self) -> bool {
+        matches!(self, ClassKind::Connector | ClassKind::ExpandableConnector)
+    }
+
     pub fn keyword(self) -> &'static str {
         match self {
             ClassKind::Class => "class",
             ClassKind::Model => "model",
             ClassKind::Block => "block",
             ClassKind::Connector => "connector",
+            ClassKind::ExpandableConnector => "expandable connector",
             ClassKind::Package => "package",
             ClassKind::Function => "function",
             ClassKind::Record => "record",
             ClassKind::Type => "type",
+            ClassKind::OperatorRecord => "operator record",
+            ClassKind::Operator => "operator",
+            ClassKind::OperatorFunction => "operator function",
         }
     }
 }

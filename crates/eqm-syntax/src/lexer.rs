@@ -142,9 +142,11 @@ pub enum Token<'src> {
     Redeclare,
     #[token("constrainedby")]
     Constrainedby,
+    #[token("expandable")]
+    Expandable,
+    #[token("operator")]
+    Operator,
     /// Modelica keywords that EQM reserves but does not implement.
-    #[token("expandable", |l| l.slice())]
-    #[token("operator", |l| l.slice())]
     #[token("stream", |l| l.slice())]
     Unsupported(&'src str),
 
@@ -286,6 +288,8 @@ pub fn token_text(token: &Token<'_>) -> &'static str {
         Class => "class",
         Connect => "connect",
         Connector => "connector",
+        Expandable => "expandable",
+        Operator => "operator",
         Constant => "constant",
         Discrete => "discrete",
         Each => "each",
@@ -578,8 +582,6 @@ impl<'src> Iterator for Lexer<'src> {
 fn unsupported_help(word: &str) -> String {
     let instead = match word {
         "stream" => "EQM has no stream connectors; use `flow` and potential variables",
-        "expandable" => "EQM has no expandable connectors; declare every variable of the connector",
-        "operator" => "EQM has no operator overloading",
         _ => "remove it",
     };
     format!("`{word}` is a Modelica keyword that EQM does not support: {instead}")

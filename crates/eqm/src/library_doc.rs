@@ -165,7 +165,7 @@ fn expr_text(cx: &Cx<'_, '_>, e: &ast::Expr) -> String {
 fn visit_package_member(cx: &Cx<'_, '_>, id: ClassId, out: &mut Vec<LibraryClass>) {
     let table = cx.table;
     let entry = table.get(id);
-    if entry.def.kind != ast::ClassKind::Package {
+    if !entry.def.kind.is_package() {
         out.push(describe(cx, id));
         return;
     }
@@ -318,7 +318,7 @@ fn collect_interface(
     }
     path.push(id);
     let entry = table.get(id);
-    let is_connector = entry.def.kind == ast::ClassKind::Connector;
+    let is_connector = entry.def.kind.is_connector();
     for (element, visibility) in entry.elements() {
         match element {
             ast::Element::Extends(x) => {
@@ -395,7 +395,7 @@ fn add_component(
         return;
     }
     let connector = match resolved {
-        Some(TypeRef::Class(c)) if table.get(c).def.kind == ast::ClassKind::Connector => Some(c),
+        Some(TypeRef::Class(c)) if table.get(c).def.kind.is_connector() => Some(c),
         _ => None,
     };
     let mut causality = clause.prefixes.causality;

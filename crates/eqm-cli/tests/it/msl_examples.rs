@@ -6,14 +6,16 @@
 //! or the references are not installed.
 //!
 //! The list is a representative subset of the examples that match today, from every package that
-//! has matching examples (Blocks, Analog, Batteries, Digital, Spice3, FluxTubes, Rotational, Translational,
-//! HeatTransfer, FluidHeatFlow, Utilities); `docs/msl.md` has the whole table.
+//! has matching examples (Blocks, ComplexBlocks, Analog, Batteries, Digital, Spice3, FluxTubes,
+//! Rotational, Translational, HeatTransfer, FluidHeatFlow, Utilities); `docs/msl.md` has the
+//! whole table.
 
 use crate::cli::eqm;
 use std::path::{Path, PathBuf};
 
 /// Examples whose run must match the reference trajectory.
 const MATCHING: &[&str] = &[
+    "Modelica.Blocks.Examples.BusUsage",
     "Modelica.Blocks.Examples.CompareSincExpSine",
     "Modelica.Blocks.Examples.InverseModel",
     "Modelica.Blocks.Examples.Modulation",
@@ -21,6 +23,7 @@ const MATCHING: &[&str] = &[
     "Modelica.Blocks.Examples.PID_Controller",
     "Modelica.Blocks.Examples.SlewRateLimiter",
     "Modelica.Blocks.Examples.TotalHarmonicDistortion",
+    "Modelica.ComplexBlocks.Examples.TestConversionBlock",
     "Modelica.Electrical.Analog.Examples.AmplifierWithOpAmpDetailed",
     "Modelica.Electrical.Analog.Examples.CauerLowPassAnalog",
     "Modelica.Electrical.Analog.Examples.CauerLowPassOPV",
@@ -45,6 +48,8 @@ const MATCHING: &[&str] = &[
     "Modelica.Electrical.Analog.Examples.ShowVariableResistor",
     "Modelica.Electrical.Analog.Examples.SwitchWithArc",
     "Modelica.Electrical.Analog.Examples.ThyristorBehaviourTest",
+    "Modelica.Electrical.Batteries.Examples.CCCV_Cell",
+    "Modelica.Electrical.Batteries.Examples.CCCV_CellRC",
     "Modelica.Electrical.Batteries.Examples.CCCVcharging",
     "Modelica.Electrical.Digital.Examples.BUF3S",
     "Modelica.Electrical.Digital.Examples.DLATREG",

@@ -490,7 +490,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // a cycle.
         for _ in 0..=self.table.classes.len() {
             let entry = self.table.get(class);
-            if entry.def.kind != ast::ClassKind::Function {
+            if !entry.def.kind.is_function() {
                 return None;
             }
             let ast::ClassBody::Short { base, modification, .. } = &entry.def.body else {

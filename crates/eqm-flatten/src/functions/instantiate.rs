@@ -290,7 +290,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Some(&(expr, scope)) => (Some(expr), scope),
                 None => (decl.modification.as_ref().and_then(|m| m.binding.as_ref()), scope),
             };
-            let value = binding.and_then(|b| self.local_value(b, var, scope));
+            let mut value = binding.and_then(|b| self.local_value(b, var, scope));
+            if binding.is_none() && var.record.is_some() {
+                value = self.record_field_modifiers(decl, var, scope);
+            }
             let name = decl.name.name.clone();
             if *group == 0 {
                 self.functions.signatures[id.0 as usize]
@@ -316,6 +319,64 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         initial_values
+    }
+
+    /// The values a record variable of a function gets from modifiers of its fields
+    /// (`output Complex result(re = x, im = 0)`), field by field; `None` when it has none. A
+    /// modifier EQM cannot apply here (a nested one, `each`, a redeclaration, or modifiers of
+    /// only some of the fields) is reported rather than ignored.
+    fn record_field_modifiers(
+        &mut self,
+        decl: &'a ast::ComponentDecl,
+        var: &LocalVar,
+        scope: Scope,
+    ) -> Option<Vec<ExprId>> {
+        let arguments = &decl.modification.as_ref()?.class_modification.as_ref()?.arguments;
+        let fields = var.record.clone()?;
+        let mut values: Vec<Option<ExprId>> = vec![None; var.slots.len()];
+        let mut any = false;
+        for arg in arguments {
+            let binding = arg
+                .modification
+                .as_ref()
+                .filter(|m| m.class_modification.is_none())
+                .and_then(|m| m.binding.as_ref());
+            let mut offset = 0;
+            let field = fields.iter().find(|(name, field)| {
+                let found = arg.name.parts.len() == 1 && *name == arg.name.parts[0].name;
+                if !found {
+                    offset += field.slots.len();
+                }
+                found
+            });
+            let (Some(binding), Some((_, field)), false, None) = (binding, field, arg.each, &arg.redeclare) else {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0317",
+                    "this modifier of a record variable of a function is not supported; bind the field in the algorithm",
+                    arg.span,
+                    "not supported",
+                ));
+                continue;
+            };
+            let field_values = self.local_value(binding, field, scope)?;
+            for (k, v) in field_values.into_iter().enumerate() {
+                values[offset + k] = Some(v);
+            }
+            any = true;
+        }
+        if !any {
+            return None;
+        }
+        if values.iter().any(Option::is_none) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0317",
+                "modifiers of some but not all fields of a record variable of a function are not supported; bind the other fields too",
+                decl.span,
+                "not supported",
+            ));
+            return None;
+        }
+        Some(values.into_iter().flatten().collect())
     }
 
     /// The body of an external function: the assignments of its outputs from the function it

@@ -97,7 +97,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// a function.
     pub(super) fn functional_type(&self, clause: &ast::ComponentClause, part: ClassId) -> Option<ClassId> {
         match self.table.lookup(part, &clause.type_name) {
-            Ok(TypeRef::Class(c)) if self.table.get(c).def.kind == ast::ClassKind::Function => Some(c),
+            Ok(TypeRef::Class(c)) if self.table.get(c).def.kind.is_function() => Some(c),
             _ => None,
         }
     }
@@ -149,7 +149,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             for element in elements {
                 let ast::Element::Extends(x) = element else { continue };
                 let base = match self.table.lookup_base(class, &x.base) {
-                    Ok(TypeRef::Class(b)) if self.table.get(b).def.kind == ast::ClassKind::Function => b,
+                    Ok(TypeRef::Class(b)) if self.table.get(b).def.kind.is_function() => b,
                     _ => {
                         return Err(Diagnostic::error(
                             "E0217",

@@ -39,7 +39,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let found = self
             .table
             .member_class(class, name, 0)
-            .filter(|&f| self.table.get(f).def.kind == ast::ClassKind::Function);
+            .filter(|&f| self.table.get(f).def.kind.is_function());
         if found.is_none() {
             self.diagnostics.push(Diagnostic::error(
                 "E0329",

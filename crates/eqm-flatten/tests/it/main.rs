@@ -9,6 +9,7 @@ use eqm_testkit::ui_harness;
 
 mod dense;
 mod diagram;
+mod expandable;
 mod flatten;
 mod nesting;
 mod ui;

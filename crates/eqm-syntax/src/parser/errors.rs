@@ -167,6 +167,8 @@ fn describe_expected(expected: &[String]) -> Option<String> {
         "model",
         "block",
         "connector",
+        "expandable",
+        "operator",
         "package",
         "function",
         "record",
