@@ -8,7 +8,7 @@
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
-use crate::function_table::{FunctionRef, FunctionalKey, KnownStrings};
+use crate::function_table::{FunctionRef, FunctionalKey, KnownIntegers, KnownStrings};
 use crate::function_table::{Signature, broadcast, record_scalars};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
@@ -77,7 +77,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let (sizes, functionals) = self.instance_key(&name, &declared, &given, &passed, span)?;
         let strings = self.known_string_inputs(class, &declared, &given);
-        let id = self.function_for(class, &sizes, &functionals, strings)?;
+        let integers = self.known_size_inputs(class, &name, &given)?;
+        let id = self.function_for(class, &sizes, &functionals, strings, integers)?;
         let signature = self.functions.signatures[id.0 as usize].clone();
         let known = self
             .functions
@@ -269,6 +270,84 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         known
+    }
+
+    /// The values of the Integer inputs of a call that give sizes of the function's variables
+    /// (see [`KnownIntegers`]): each argument must be known at compile time (a literal, a
+    /// parameter or constant, an expression of them); an omitted argument takes its default
+    /// when that is known, and otherwise is reported where the function uses it. `None` after
+    /// reporting an argument known only during the run.
+    fn known_size_inputs(
+        &mut self,
+        class: ClassId,
+        name: &str,
+        given: &[Option<(Value, Span)>],
+    ) -> Option<KnownIntegers> {
+        let mut known = Vec::new();
+        for (k, input, default) in self.size_inputs(class) {
+            let value = match (&given[k], default) {
+                (Some((Value::Scalar(x, _), at)), _) => {
+                    let x = *x;
+                    match self.consts.eval(&self.model, x) {
+                        Some(v) => {
+                            self.note_structural(x);
+                            v
+                        }
+                        None => {
+                            self.diagnostics.push(
+                                Diagnostic::error(
+                                    "E0206",
+                                    format!(
+                                        "the argument `{input}` of `{name}` gives the size of an array of the function, so it must be known at compile time"
+                                    ),
+                                    *at,
+                                    "depends on values only known during the run",
+                                )
+                                .with_help("pass a literal, a parameter or constant, or an expression of them"),
+                            );
+                            return None;
+                        }
+                    }
+                }
+                (None, Some((default, part))) => match self.default_value_now(default, part) {
+                    Some(v) => v,
+                    None => continue,
+                },
+                // A missing argument or one of the wrong shape is reported with the call's other
+                // arguments.
+                _ => continue,
+            };
+            if value.fract() == 0.0 {
+                known.push((input.to_string(), value as i64));
+            }
+        }
+        Some(known)
+    }
+
+    /// The value of an input's default when it is known at compile time (a literal or
+    /// constant), evaluated in the function's class, outside any function body; `None`
+    /// without a diagnostic when it needs the other inputs or values of the run.
+    fn default_value_now(&mut self, default: &'a ast::Expr, part: ClassId) -> Option<f64> {
+        let mark = self.diagnostics.len();
+        // An empty frame: the default must not read the locals of the function making the call.
+        self.context.frames.push(crate::function_table::Frame {
+            locals: Default::default(),
+            strings: Vec::new(),
+            integers: Vec::new(),
+        });
+        let scope = Scope {
+            instance: None,
+            class: part,
+        };
+        let value = self.eval(default, scope, &mut Vec::new());
+        self.context.frames.pop();
+        self.diagnostics.truncate(mark);
+        let Some(Value::Scalar(x, _)) = value else {
+            return None;
+        };
+        let v = self.consts.eval(&self.model, x)?;
+        self.note_structural(x);
+        Some(v)
     }
 
     /// The scalar arguments of a call in the order of the function instance's input slots:

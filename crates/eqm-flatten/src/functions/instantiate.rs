@@ -77,9 +77,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .get(id.0 as usize)
             .cloned()
             .unwrap_or_default();
+        let integers = self
+            .functions
+            .known_integers
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or_default();
         self.context.frames.push(Frame {
             locals: BTreeMap::new(),
             strings,
+            integers,
         });
         let declared = self.declare_function_locals(id, &sections, sizes, functionals);
         let interface_ok = self.diagnostics.len() == diagnostics_before;

@@ -8,7 +8,7 @@
 
 use crate::flattener::Flattener;
 use crate::function_table::Signature;
-use crate::function_table::{FunctionalKey, KnownStrings};
+use crate::function_table::{FunctionalKey, KnownIntegers, KnownStrings};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
 use eqm_diag::Diagnostic;
@@ -25,8 +25,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         sizes: &[Vec<usize>],
         functionals: &[FunctionalKey],
         strings: KnownStrings,
+        integers: KnownIntegers,
     ) -> Option<FuncId> {
-        let key = (class, sizes.to_vec(), functionals.to_vec(), strings.clone());
+        let key = (class, sizes.to_vec(), functionals.to_vec(), strings.clone(), integers.clone());
         if let Some(known) = self.functions.ids.get(&key) {
             return *known;
         }
@@ -44,6 +45,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // Functions the flattener makes itself have no entry, so the table is filled up to `id`.
         self.functions.known_strings.resize(id.0 as usize, Vec::new());
         self.functions.known_strings.push(strings);
+        self.functions.known_integers.resize(id.0 as usize, Vec::new());
+        self.functions.known_integers.push(integers);
         // Registered before the body is flattened, so that a recursive call finds it.
         self.functions.ids.insert(key.clone(), Some(id));
         self.functions.entered.push(key.clone());
@@ -119,6 +122,43 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .collect()
     }
 
+    /// The scalar Integer inputs of a function that its declarations name in their sizes
+    /// (`input Integer n; output Real y[n];`), each with its position among the inputs and its
+    /// default (the expression and the class that declares it). A function instance is made
+    /// for their values.
+    pub(super) fn size_inputs(&self, class: ClassId) -> Vec<(usize, &'a str, Option<(&'a ast::Expr, ClassId)>)> {
+        let components: Vec<_> = self.function_components(class).collect();
+        let mut named = Vec::new();
+        for (clause, decl, _) in &components {
+            for sub in clause.type_dims.iter().chain(&decl.dims) {
+                if let ast::Subscript::Expr(e) = sub {
+                    names_read(e, &mut named);
+                }
+            }
+        }
+        if named.is_empty() {
+            return Vec::new();
+        }
+        components
+            .iter()
+            .filter(|(clause, ..)| clause.prefixes.causality == ast::Causality::Input)
+            .enumerate()
+            .filter(|(_, (clause, decl, part))| {
+                clause.type_dims.is_empty()
+                    && decl.dims.is_empty()
+                    && named.contains(&decl.name.name.as_str())
+                    && matches!(
+                        self.table.lookup(*part, &clause.type_name),
+                        Ok(TypeRef::Builtin(eqm_ir::flat::ScalarType::Integer))
+                    )
+            })
+            .map(|(k, (_, decl, part))| {
+                let default = decl.modification.as_ref().and_then(|m| m.binding.as_ref());
+                (k, decl.name.name.as_str(), default.map(|d| (d, *part)))
+            })
+            .collect()
+    }
+
     /// The sections of a function class and of the functions it extends, each with the class
     /// that declares it (its scope) and the modifiers of the `extends` clauses it was reached
     /// through (outermost first), the bases first; or the diagnostic for an `extends` EQM
@@ -180,5 +220,64 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         out.push((class, sections, modifier));
         Ok(())
+    }
+}
+
+/// Adds to `out` the first names of the references that `e` reads (`n` in `y[n + 1]`,
+/// `u` in `size(u, 1)`), walking the expression without recursion.
+fn names_read<'a>(e: &'a ast::Expr, out: &mut Vec<&'a str>) {
+    let mut stack = vec![e];
+    let push_subscripts = |subs: &'a [ast::Subscript], stack: &mut Vec<&'a ast::Expr>| {
+        stack.extend(subs.iter().filter_map(|s| match s {
+            ast::Subscript::Expr(x) => Some(x),
+            ast::Subscript::Colon(_) => None,
+        }))
+    };
+    while let Some(e) = stack.pop() {
+        match &e.kind {
+            ast::ExprKind::Ref(r) => {
+                if let Some(first) = r.parts.first() {
+                    out.push(first.name.name.as_str());
+                }
+                for part in &r.parts {
+                    push_subscripts(&part.subscripts, &mut stack);
+                }
+            }
+            ast::ExprKind::Call { args, .. } | ast::ExprKind::PartialApplication { args, .. } => {
+                stack.extend(args.positional.iter().chain(args.named.iter().map(|(_, a)| a)));
+            }
+            ast::ExprKind::Lambda { body, .. } => stack.push(body),
+            ast::ExprKind::Unary { operand, .. } => stack.push(operand),
+            ast::ExprKind::Binary { lhs, rhs, .. } => stack.extend([&**lhs, &**rhs]),
+            ast::ExprKind::Chain { first, rest } => {
+                stack.push(first);
+                stack.extend(rest.iter().map(|(_, x)| x));
+            }
+            ast::ExprKind::If { branches, else_value } => {
+                stack.push(else_value);
+                stack.extend(branches.iter().flat_map(|(c, v)| [c, v]));
+            }
+            ast::ExprKind::Array(items) => stack.extend(items),
+            ast::ExprKind::Matrix(rows) => stack.extend(rows.iter().flatten()),
+            ast::ExprKind::Range { start, step, stop } => {
+                stack.extend([&**start, &**stop]);
+                stack.extend(step.as_deref());
+            }
+            ast::ExprKind::Tuple(items) => stack.extend(items.iter().flatten()),
+            ast::ExprKind::Index { base, subscripts } => {
+                stack.push(base);
+                push_subscripts(subscripts, &mut stack);
+            }
+            ast::ExprKind::Comprehension { body, indices } | ast::ExprKind::Reduction { body, indices, .. } => {
+                stack.push(body);
+                stack.extend(indices.iter().filter_map(|i| i.range.as_ref()));
+            }
+            ast::ExprKind::Integer(_)
+            | ast::ExprKind::Real(_)
+            | ast::ExprKind::String(_)
+            | ast::ExprKind::Bool(_)
+            | ast::ExprKind::End
+            | ast::ExprKind::Error => {}
+        }
     }
 }
