@@ -51,7 +51,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.functions.ids.insert(key.clone(), Some(id));
         self.functions.entered.push(key.clone());
         // Errors in the body are reported once; callers are still checked against the interface.
-        if !self.instantiate_function(class, id, sizes, functionals) {
+        // Until its body is complete, a call of it is not evaluated at compile time.
+        self.consts.unfinished.push(id);
+        let instantiated = self.instantiate_function(class, id, sizes, functionals);
+        self.consts.unfinished.retain(|f| *f != id);
+        if !instantiated {
             self.functions.ids.insert(key, None);
             return None;
         }

@@ -19,6 +19,7 @@ mod external_outputs;
 mod fixed_step;
 mod friction;
 mod function_loops;
+mod function_sizes;
 mod homotopy;
 mod hybrid;
 
