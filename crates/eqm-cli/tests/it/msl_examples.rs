@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 /// Examples whose run must match the reference trajectory.
 const MATCHING: &[&str] = &[
     "Modelica.Blocks.Examples.CompareSincExpSine",
+    "Modelica.Blocks.Examples.FilterWithDifferentiation",
+    "Modelica.Blocks.Examples.FilterWithRiseTime",
     "Modelica.Blocks.Examples.InverseModel",
     "Modelica.Blocks.Examples.Modulation",
     "Modelica.Blocks.Examples.Noise.Densities",

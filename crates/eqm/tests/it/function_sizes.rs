@@ -6,8 +6,8 @@
 use crate::subscripts::{at, run_both};
 
 /// `ramp(n, h)` is `{h, 2h, ..., n*h}`, filled by a loop; `table(m)` (m = 3 by default) has
-/// the rows `{i, i^2}`; `padded(n)` uses a protected array of `n + 1` elements and returns
-/// their sum, `n + 1` ones; `doubled(a)` repeats `a` in an output of `2*size(a, 1)`.
+/// the rows `{i, i^2}`; `padded(n)` uses a protected array of `m = n + 1` elements (`m` a
+/// protected Integer the body never assigns) and returns their sum, `n + 1` ones; `doubled(a)` repeats `a` in an output of `2*size(a, 1)`.
 const SIZED_BY_INPUTS: &str = "
 function ramp
   input Integer n;
@@ -33,9 +33,10 @@ function padded
   input Integer n;
   output Real s;
 protected
-  Real ones[n + 1];
+  Integer m = n + 1;
+  Real ones[m];
 algorithm
-  ones := fill(1, n + 1);
+  ones := fill(1, m);
   s := sum(ones);
 end padded;
 
