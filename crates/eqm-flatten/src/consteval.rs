@@ -154,7 +154,9 @@ impl ConstCache {
                     let v = self.eval_in(model, *value, slots)?;
                     *slots.get_mut(*slot as usize)? = v;
                 }
-                Statement::Assign { target: Place::Var(_), .. } => return None,
+                Statement::Assign {
+                    target: Place::Var(_), ..
+                } => return None,
                 Statement::If {
                     branches, else_branch, ..
                 } => {

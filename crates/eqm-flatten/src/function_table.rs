@@ -118,7 +118,13 @@ pub(crate) struct Signature {
 /// declared with `:`, the functions passed to its functional inputs, (for an external
 /// function) the texts of its String inputs known when the model is compiled, and the values
 /// of the Integer inputs that give sizes of its variables.
-pub(crate) type FunctionKey = (ClassId, Vec<Vec<usize>>, Vec<FunctionalKey>, KnownStrings, KnownIntegers);
+pub(crate) type FunctionKey = (
+    ClassId,
+    Vec<Vec<usize>>,
+    Vec<FunctionalKey>,
+    KnownStrings,
+    KnownIntegers,
+);
 
 /// The Integer inputs of a function instance that give sizes of its variables (`input Integer
 /// n; output Real y[n];`), with the values of the call the instance is made for, by name.

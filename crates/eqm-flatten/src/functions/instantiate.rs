@@ -204,7 +204,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         functionals: &[FunctionalKey],
     ) -> Vec<DeclaredLocal<'a>> {
         let FunctionSections {
-            groups, bodies, rebound, ..
+            groups,
+            bodies,
+            rebound,
+            ..
         } = sections;
         let mut declared: Vec<DeclaredLocal<'a>> = Vec::new();
         let assigned = assigned_names(bodies);
@@ -309,7 +312,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let value = self.eval(binding, scope, &mut Vec::new());
         self.diagnostics.truncate(mark);
         let Some(Value::Scalar(x, _)) = value else { return };
-        let Some(v) = self.consts.eval(&self.model, x) else { return };
+        let Some(v) = self.consts.eval(&self.model, x) else {
+            return;
+        };
         if v.fract() != 0.0 {
             return;
         }
@@ -649,7 +654,13 @@ fn assigned_names<'a>(bodies: &[(&'a Vec<ast::Statement>, ClassId)]) -> std::col
                 names.extend(target.parts.first().map(|p| p.name.name.as_str()));
             }
             ast::StatementKind::MultiAssign { targets, .. } => {
-                names.extend(targets.iter().flatten().filter_map(|t| t.parts.first()).map(|p| p.name.name.as_str()));
+                names.extend(
+                    targets
+                        .iter()
+                        .flatten()
+                        .filter_map(|t| t.parts.first())
+                        .map(|p| p.name.name.as_str()),
+                );
             }
             ast::StatementKind::If { branches, else_branch } => {
                 stack.extend(branches.iter().flat_map(|(_, b)| b.iter()).chain(else_branch));

@@ -27,7 +27,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         strings: KnownStrings,
         integers: KnownIntegers,
     ) -> Option<FuncId> {
-        let key = (class, sizes.to_vec(), functionals.to_vec(), strings.clone(), integers.clone());
+        let key = (
+            class,
+            sizes.to_vec(),
+            functionals.to_vec(),
+            strings.clone(),
+            integers.clone(),
+        );
         if let Some(known) = self.functions.ids.get(&key) {
             return *known;
         }
@@ -142,6 +148,31 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         if named.is_empty() {
             return Vec::new();
+        }
+        // A size may read a protected variable (`Integer m = n + 1; Real v[m];`): the names its
+        // binding reads give sizes too.
+        let mut next = 0;
+        while next < named.len() {
+            let name = named[next];
+            next += 1;
+            for (clause, decl, _) in &components {
+                if clause.prefixes.causality == ast::Causality::None
+                    && decl.name.name == name
+                    && let Some(binding) = decl.modification.as_ref().and_then(|m| m.binding.as_ref())
+                {
+                    let before = named.len();
+                    names_read(binding, &mut named);
+                    // Each name once, so that bindings that read each other end.
+                    let mut k = before;
+                    while k < named.len() {
+                        if named[..k].contains(&named[k]) {
+                            named.swap_remove(k);
+                        } else {
+                            k += 1;
+                        }
+                    }
+                }
+            }
         }
         components
             .iter()

@@ -72,7 +72,12 @@ fn outputs_and_locals_sized_by_integer_inputs_take_the_sizes_of_each_call() {
         }
         assert_eq!([at(&r, "t2[2,1]", t), at(&r, "t2[2,2]", t)], [2.0 * t, 4.0 * t]);
         assert_eq!(at(&r, "p", t), 5.0 * t);
-        let d = [at(&r, "d[1]", t), at(&r, "d[2]", t), at(&r, "d[3]", t), at(&r, "d[4]", t)];
+        let d = [
+            at(&r, "d[1]", t),
+            at(&r, "d[2]", t),
+            at(&r, "d[3]", t),
+            at(&r, "d[4]", t),
+        ];
         assert_eq!(d, [t, 2.0 * t, t, 2.0 * t]);
     }
 }
