@@ -75,7 +75,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if reported {
             return None;
         }
-        let (sizes, functionals) = self.instance_key(&name, &declared, &given, &passed, span)?;
+        let (sizes, functionals) = self.instance_key(class, &name, &declared, &given, &passed, span)?;
         let strings = self.known_string_inputs(class, &declared, &given);
         let integers = self.known_size_inputs(class, &name, &given)?;
         let id = self.function_for(class, &sizes, &functionals, strings, integers)?;
@@ -210,6 +210,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// a missing one.
     fn instance_key(
         &mut self,
+        class: ClassId,
         name: &str,
         declared: &[(&'a str, bool, Option<ClassId>)],
         given: &[Option<(Value, Span)>],
@@ -229,7 +230,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     sizes.push(v.dims().to_vec());
                     continue;
                 }
-                (None, _, true, None) => "its size `:` comes from the argument",
+                // An omitted argument takes the size of the input's default, when that is
+                // known without the other inputs (`input Real p[:] = fill(0, 0)`).
+                (None, _, true, None) => match self.open_input_default_dims(class, k) {
+                    Some(dims) => {
+                        sizes.push(dims);
+                        continue;
+                    }
+                    None => "its size `:` comes from the argument",
+                },
                 (None, _, false, _) => continue,
             };
             self.diagnostics.push(Diagnostic::error(
@@ -328,6 +337,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// constant), evaluated in the function's class, outside any function body; `None`
     /// without a diagnostic when it needs the other inputs or values of the run.
     fn default_value_now(&mut self, default: &'a ast::Expr, part: ClassId) -> Option<f64> {
+        let Some(Value::Scalar(x, _)) = self.default_now(default, part) else {
+            return None;
+        };
+        let v = self.consts.eval(&self.model, x)?;
+        self.note_structural(x);
+        Some(v)
+    }
+
+    /// The sizes of the default of the `k`-th input of `class` when it can be evaluated
+    /// without the other inputs.
+    fn open_input_default_dims(&mut self, class: ClassId, k: usize) -> Option<Vec<usize>> {
+        let (_, decl, part) = self
+            .function_components(class)
+            .filter(|(clause, ..)| clause.prefixes.causality == ast::Causality::Input)
+            .nth(k)?;
+        let default = decl.modification.as_ref().and_then(|m| m.binding.as_ref())?;
+        self.default_now(default, part).map(|v| v.dims().to_vec())
+    }
+
+    /// An input's default evaluated in the function's class, outside any function body;
+    /// `None` without a diagnostic when it needs the other inputs.
+    fn default_now(&mut self, default: &'a ast::Expr, part: ClassId) -> Option<Value> {
         let mark = self.diagnostics.len();
         // An empty frame: the default must not read the locals of the function making the call.
         self.context.frames.push(crate::function_table::Frame {
@@ -342,12 +373,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let value = self.eval(default, scope, &mut Vec::new());
         self.context.frames.pop();
         self.diagnostics.truncate(mark);
-        let Some(Value::Scalar(x, _)) = value else {
-            return None;
-        };
-        let v = self.consts.eval(&self.model, x)?;
-        self.note_structural(x);
-        Some(v)
+        value
     }
 
     /// The scalar arguments of a call in the order of the function instance's input slots:

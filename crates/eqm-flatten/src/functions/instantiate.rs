@@ -342,7 +342,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Some(&(expr, scope)) => (Some(expr), scope),
                 None => (decl.modification.as_ref().and_then(|m| m.binding.as_ref()), scope),
             };
-            let value = binding.and_then(|b| self.local_value(b, var, scope));
+            let value = binding.and_then(|b| {
+                // The default of an input sized `:` is the value of calls that omit the
+                // argument; an instance made for an argument of another size has none.
+                let open = decl.dims.iter().any(|d| matches!(d, ast::Subscript::Colon(_)));
+                if *group == 0 && open {
+                    let mark = self.diagnostics.len();
+                    let v = self.eval_initial_value(b, &var.dims, scope);
+                    if v.as_ref().is_some_and(|v| v.dims() != var.dims.as_slice()) {
+                        self.diagnostics.truncate(mark);
+                        return None;
+                    }
+                }
+                self.local_value(b, var, scope)
+            });
             let name = decl.name.name.clone();
             if *group == 0 {
                 self.functions.signatures[id.0 as usize]

@@ -221,3 +221,41 @@ end RunTimeSize;
         .unwrap_or_else(|| panic!("{rendered}"));
     assert!(d.message.contains("argument `n` of `ramp`"), "{rendered}");
 }
+
+/// `blocks(n)` fills `3n` rows three at a time through a slice whose bounds follow the loop
+/// index; `total(a, p)` adds `10*sum(p)` when `p`, whose default has no elements, is given.
+const SLICES_AND_DEFAULTS: &str = "
+function blocks
+  input Integer n;
+  output Real fA[3*n, 2];
+algorithm
+  for i in 1:n loop
+    fA[1 + 3*(i - 1):3*i, :] := [i, 0; i, i*i; i, 0];
+  end for;
+end blocks;
+
+function total
+  input Real a[:];
+  input Real p[:] = fill(0.0, 0);
+  output Real s;
+algorithm
+  s := sum(a) + (if size(p, 1) == size(a, 1) then 10*sum(p) else 0);
+end total;
+
+model SlicesAndDefaults
+  Real b = sum(blocks(2))*time;
+  Real s1 = total({1, 2}*time);
+  Real s2 = total({1, 2}*time, {1, 1});
+end SlicesAndDefaults;
+";
+
+#[test]
+fn slices_follow_loop_indices_and_open_inputs_take_the_size_of_their_default() {
+    let r = run_both(SLICES_AND_DEFAULTS, 1.0);
+    for t in [0.25, 0.5, 1.0] {
+        // Rows {1, 0}, {1, 1}, {1, 0}, {2, 0}, {2, 4}, {2, 0}: 14 in all.
+        assert_eq!(at(&r, "b", t), 14.0 * t);
+        assert_eq!(at(&r, "s1", t), t + 2.0 * t);
+        assert_eq!(at(&r, "s2", t), (t + 2.0 * t) + 20.0);
+    }
+}
