@@ -75,9 +75,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if reported {
             return None;
         }
-        let (sizes, functionals) = self.instance_key(class, &name, &declared, &given, &passed, span)?;
-        let strings = self.known_string_inputs(class, &declared, &given);
-        let integers = self.known_size_inputs(class, &name, &given)?;
+        // A function of scalars called with arrays is applied to their elements.
+        if let Some(result) = self.vectorised_call(class, &name, &declared, &given, &passed, span) {
+            return result;
+        }
+        self.instance_call(class, &name, &declared, given, &passed, span)
+    }
+
+    /// The call of the function instance for the arguments `given` (and the functions `passed`),
+    /// with the values of its outputs (see [`Self::user_call`]).
+    #[allow(clippy::type_complexity)]
+    pub(super) fn instance_call(
+        &mut self,
+        class: ClassId,
+        name: &str,
+        declared: &[(&'a str, bool, Option<ClassId>)],
+        given: Vec<Option<(Value, Span)>>,
+        passed: &[Option<FunctionRef<'a>>],
+        span: Span,
+    ) -> Option<(ExprId, Vec<Value>)> {
+        let (sizes, functionals) = self.instance_key(class, name, declared, &given, passed, span)?;
+        let strings = self.known_string_inputs(class, declared, &given);
+        let integers = self.known_size_inputs(class, name, &given)?;
         let id = self.function_for(class, &sizes, &functionals, strings, integers)?;
         let signature = self.functions.signatures[id.0 as usize].clone();
         let known = self
@@ -86,7 +105,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .get(id.0 as usize)
             .cloned()
             .unwrap_or_default();
-        let call_args = self.call_arguments(&signature, &name, given, &passed, &known, span)?;
+        let call_args = self.call_arguments(&signature, name, given, passed, &known, span)?;
         if signature.outputs.is_empty() {
             return Some((self.model.exprs.call(Callee::User(id), call_args), Vec::new()));
         }

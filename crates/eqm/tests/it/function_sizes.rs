@@ -259,3 +259,45 @@ fn slices_follow_loop_indices_and_open_inputs_take_the_size_of_their_default() {
         assert_eq!(at(&r, "s2", t), (t + 2.0 * t) + 20.0);
     }
 }
+
+/// `scaled(r, k)` of a scalar applied to a vector slice and to a matrix: one call per element,
+/// the scalar `k` passed to each; `nu` is a protected Integer the body never assigns.
+const ELEMENT_BY_ELEMENT: &str = "
+function scaled
+  input Real r;
+  input Real k = 2;
+  output Real d;
+algorithm
+  d := k*r;
+end scaled;
+
+function shifted
+  input Real u[:];
+  output Real y[size(u, 1)];
+protected
+  Integer nu = size(u, 1);
+algorithm
+  y := scaled(u[1:nu] - fill(1, nu), 3);
+end shifted;
+
+model ElementByElement
+  Real y[3] = shifted({1, 2, 3}*time);
+  Real m[2, 2] = scaled([1, 2; 3, 4]*time);
+end ElementByElement;
+";
+
+#[test]
+fn a_function_of_scalars_applies_to_each_element_of_array_arguments() {
+    let r = run_both(ELEMENT_BY_ELEMENT, 1.0);
+    for t in [0.25, 0.5, 1.0] {
+        let y = [at(&r, "y[1]", t), at(&r, "y[2]", t), at(&r, "y[3]", t)];
+        assert_eq!(y, [3.0 * (t - 1.0), 3.0 * (2.0 * t - 1.0), 3.0 * (3.0 * t - 1.0)]);
+        let m = [
+            at(&r, "m[1,1]", t),
+            at(&r, "m[1,2]", t),
+            at(&r, "m[2,1]", t),
+            at(&r, "m[2,2]", t),
+        ];
+        assert_eq!(m, [2.0 * t, 2.0 * (2.0 * t), 2.0 * (3.0 * t), 2.0 * (4.0 * t)]);
+    }
+}
