@@ -31,11 +31,14 @@ pub struct ConstCache {
     /// The functions whose bodies are still being flattened: a call of one is not evaluated.
     pub(crate) unfinished: Vec<FuncId>,
     /// The outputs of the calls evaluated so far, by function and argument bits.
-    calls: BTreeMap<(FuncId, Vec<u64>), Option<std::rc::Rc<[f64]>>>,
+    calls: BTreeMap<(FuncId, Vec<u64>), Option<Outputs>>,
     /// The steps left to the evaluation under way, and its depth of calls.
     steps: u64,
     depth: usize,
 }
+
+/// The values of the outputs of a call, in order.
+type Outputs = std::rc::Rc<[f64]>;
 
 /// How a statement list ended: normally, by `break` or by `return`.
 enum Flow {
@@ -112,7 +115,7 @@ impl ConstCache {
     /// with `locals`), run statement by statement; `None` when an argument is not known, the
     /// function is still being flattened, its body needs what is not known at compile time, an
     /// assertion fails, or it runs past the budget.
-    fn call(&mut self, model: &FlatModel, f: FuncId, args: &[ExprId], locals: &[f64]) -> Option<std::rc::Rc<[f64]>> {
+    fn call(&mut self, model: &FlatModel, f: FuncId, args: &[ExprId], locals: &[f64]) -> Option<Outputs> {
         if self.unfinished.contains(&f) || self.depth >= MAX_CALL_DEPTH {
             return None;
         }
@@ -133,7 +136,7 @@ impl ConstCache {
         self.depth += 1;
         let ran = self.run(model, &function.body, &mut values);
         self.depth -= 1;
-        let outputs: Option<std::rc::Rc<[f64]>> = ran.map(|_| {
+        let outputs: Option<Outputs> = ran.map(|_| {
             let first = function.inputs as usize;
             values[first..first + function.outputs as usize].into()
         });

@@ -16,6 +16,10 @@ use eqm_ir::expr::FuncId;
 use eqm_ir::flat::{self};
 use eqm_syntax::ast;
 
+/// An Integer input that sizes variables of its function: its position among the inputs, its
+/// name and its default with the class that declares it.
+pub(super) type SizeInput<'a> = (usize, &'a str, Option<(&'a ast::Expr, ClassId)>);
+
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The flat function for a `function` class, instantiated on first use. `None` when its
     /// declaration has errors (already reported).
@@ -136,7 +140,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// (`input Integer n; output Real y[n];`), each with its position among the inputs and its
     /// default (the expression and the class that declares it). A function instance is made
     /// for their values.
-    pub(super) fn size_inputs(&self, class: ClassId) -> Vec<(usize, &'a str, Option<(&'a ast::Expr, ClassId)>)> {
+    pub(super) fn size_inputs(&self, class: ClassId) -> Vec<SizeInput<'a>> {
         let components: Vec<_> = self.function_components(class).collect();
         let mut named = Vec::new();
         for (clause, decl, _) in &components {
