@@ -263,60 +263,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 }
 
 /// Adds to `out` the first names of the references that `e` reads (`n` in `y[n + 1]`,
-/// `u` in `size(u, 1)`), walking the expression without recursion.
+/// `u` in `size(u, 1)`).
 fn names_read<'a>(e: &'a ast::Expr, out: &mut Vec<&'a str>) {
-    let mut stack = vec![e];
-    let push_subscripts = |subs: &'a [ast::Subscript], stack: &mut Vec<&'a ast::Expr>| {
-        stack.extend(subs.iter().filter_map(|s| match s {
-            ast::Subscript::Expr(x) => Some(x),
-            ast::Subscript::Colon(_) => None,
-        }))
-    };
-    while let Some(e) = stack.pop() {
-        match &e.kind {
-            ast::ExprKind::Ref(r) => {
-                if let Some(first) = r.parts.first() {
-                    out.push(first.name.name.as_str());
-                }
-                for part in &r.parts {
-                    push_subscripts(&part.subscripts, &mut stack);
-                }
-            }
-            ast::ExprKind::Call { args, .. } | ast::ExprKind::PartialApplication { args, .. } => {
-                stack.extend(args.positional.iter().chain(args.named.iter().map(|(_, a)| a)));
-            }
-            ast::ExprKind::Lambda { body, .. } => stack.push(body),
-            ast::ExprKind::Unary { operand, .. } => stack.push(operand),
-            ast::ExprKind::Binary { lhs, rhs, .. } => stack.extend([&**lhs, &**rhs]),
-            ast::ExprKind::Chain { first, rest } => {
-                stack.push(first);
-                stack.extend(rest.iter().map(|(_, x)| x));
-            }
-            ast::ExprKind::If { branches, else_value } => {
-                stack.push(else_value);
-                stack.extend(branches.iter().flat_map(|(c, v)| [c, v]));
-            }
-            ast::ExprKind::Array(items) => stack.extend(items),
-            ast::ExprKind::Matrix(rows) => stack.extend(rows.iter().flatten()),
-            ast::ExprKind::Range { start, step, stop } => {
-                stack.extend([&**start, &**stop]);
-                stack.extend(step.as_deref());
-            }
-            ast::ExprKind::Tuple(items) => stack.extend(items.iter().flatten()),
-            ast::ExprKind::Index { base, subscripts } => {
-                stack.push(base);
-                push_subscripts(subscripts, &mut stack);
-            }
-            ast::ExprKind::Comprehension { body, indices } | ast::ExprKind::Reduction { body, indices, .. } => {
-                stack.push(body);
-                stack.extend(indices.iter().filter_map(|i| i.range.as_ref()));
-            }
-            ast::ExprKind::Integer(_)
-            | ast::ExprKind::Real(_)
-            | ast::ExprKind::String(_)
-            | ast::ExprKind::Bool(_)
-            | ast::ExprKind::End
-            | ast::ExprKind::Error => {}
-        }
-    }
+    eqm_syntax::visit::refs_in_expr(e, &mut |c| out.extend(c.parts.first().map(|p| p.name.name.as_str())));
 }
