@@ -860,6 +860,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(v as i64)
     }
 
+    /// The value of a flat condition made only of literals (no variable, parameter or local),
+    /// which no run can change; `None` for any other.
+    pub(crate) fn literal_condition(&mut self, c: ExprId) -> Option<bool> {
+        let mut vars = Vec::new();
+        self.model.exprs.vars_in(c, &mut vars);
+        if !vars.is_empty() {
+            return None;
+        }
+        self.consts.eval(&self.model, c).map(|v| v != 0.0)
+    }
+
     pub(crate) fn eval_structural_bool(&mut self, e: &'a ast::Expr, scope: Scope, what: &str) -> Option<bool> {
         self.structural(e, scope, &mut Vec::new(), what).map(|v| v != 0.0)
     }

@@ -594,17 +594,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
-    /// The value of a flat condition made only of literals (no variable, parameter or local),
-    /// which no run can change; `None` for any other.
-    fn literal_condition(&mut self, c: ExprId) -> Option<bool> {
-        let mut vars = Vec::new();
-        self.model.exprs.vars_in(c, &mut vars);
-        if !vars.is_empty() {
-            return None;
-        }
-        self.consts.eval(&self.model, c).map(|v| v != 0.0)
-    }
-
     fn condition(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> Option<ExprId> {
         match self.eval(e, scope, loops)? {
             Value::Scalar(c, ScalarType::Boolean) => Some(c),
