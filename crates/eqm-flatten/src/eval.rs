@@ -156,7 +156,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 if let Some(v) = self.run_time_range_value(e, start, step.as_deref(), stop, scope, loops) {
                     return v;
                 }
-                return self.eval_range(e, start, step.as_deref(), stop, scope);
+                return self.eval_range(e, start, step.as_deref(), stop, scope, loops);
             }
             K::Tuple(_) => {
                 self.diagnostics.push(Diagnostic::error(
@@ -418,13 +418,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         step: Option<&'a ast::Expr>,
         stop: &'a ast::Expr,
         scope: Scope,
+        loops: &mut Loops,
     ) -> Option<Value> {
-        let a = self.eval_structural_int(start, scope, "a range bound")?;
+        let a = self.eval_structural_int_in(start, scope, loops, "a range bound")?;
         let s = match step {
-            Some(s) => self.eval_structural_int(s, scope, "a range step")?,
+            Some(s) => self.eval_structural_int_in(s, scope, loops, "a range step")?,
             None => 1,
         };
-        let b = self.eval_structural_int(stop, scope, "a range bound")?;
+        let b = self.eval_structural_int_in(stop, scope, loops, "a range bound")?;
         if s == 0 {
             self.diagnostics.push(Diagnostic::error(
                 "E0304",
@@ -855,7 +856,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Evaluates an expression that must be an integer known at compile time.
     pub(crate) fn eval_structural_int(&mut self, e: &'a ast::Expr, scope: Scope, what: &str) -> Option<i64> {
-        let v = self.structural(e, scope, what)?;
+        self.eval_structural_int_in(e, scope, &mut Vec::new(), what)
+    }
+
+    /// [`Self::eval_structural_int`] with the loop indices `loops` bound (a range bound
+    /// `3*(i - 1) + 1` in an unrolled loop).
+    fn eval_structural_int_in(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops, what: &str) -> Option<i64> {
+        let v = self.structural(e, scope, loops, what)?;
         if v.fract() != 0.0 {
             self.diagnostics.push(Diagnostic::error(
                 "E0306",
@@ -868,12 +875,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(v as i64)
     }
 
-    pub(crate) fn eval_structural_bool(&mut self, e: &'a ast::Expr, scope: Scope, what: &str) -> Option<bool> {
-        self.structural(e, scope, what).map(|v| v != 0.0)
+    /// The value of a flat condition made only of literals (no variable, parameter or local),
+    /// which no run can change; `None` for any other.
+    pub(crate) fn literal_condition(&mut self, c: ExprId) -> Option<bool> {
+        let mut vars = Vec::new();
+        self.model.exprs.vars_in(c, &mut vars);
+        if !vars.is_empty() {
+            return None;
+        }
+        self.consts.eval(&self.model, c).map(|v| v != 0.0)
     }
 
-    fn structural(&mut self, e: &'a ast::Expr, scope: Scope, what: &str) -> Option<f64> {
-        let v = self.eval(e, scope, &mut Vec::new())?;
+    pub(crate) fn eval_structural_bool(&mut self, e: &'a ast::Expr, scope: Scope, what: &str) -> Option<bool> {
+        self.structural(e, scope, &mut Vec::new(), what).map(|v| v != 0.0)
+    }
+
+    fn structural(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops, what: &str) -> Option<f64> {
+        let v = self.eval(e, scope, loops)?;
         let Value::Scalar(x, _) = v else {
             self.diagnostics.push(Diagnostic::error(
                 "E0304",

@@ -115,9 +115,22 @@ pub(crate) struct Signature {
 }
 
 /// What a function instance is made for: its class, the sizes of the arguments of its inputs
-/// declared with `:`, the functions passed to its functional inputs, and (for an external
-/// function) the texts of its String inputs known when the model is compiled.
-pub(crate) type FunctionKey = (ClassId, Vec<Vec<usize>>, Vec<FunctionalKey>, KnownStrings);
+/// declared with `:`, the functions passed to its functional inputs, (for an external
+/// function) the texts of its String inputs known when the model is compiled, and the values
+/// of the Integer inputs that give sizes of its variables.
+pub(crate) type FunctionKey = (
+    ClassId,
+    Vec<Vec<usize>>,
+    Vec<FunctionalKey>,
+    KnownStrings,
+    KnownIntegers,
+);
+
+/// The Integer inputs of a function instance that give sizes of its variables (`input Integer
+/// n; output Real y[n];`), with the values of the call the instance is made for, by name.
+/// Modelica evaluates such sizes when the function is called; EQM, whose function variables
+/// have fixed slots, makes one instance per value the calls give at compile time.
+pub(crate) type KnownIntegers = Vec<(String, i64)>;
 
 /// The String inputs of an external function instance whose texts are known when the model is
 /// compiled (a literal, a String parameter or constant), by name: the instance passes them to C
@@ -140,6 +153,9 @@ pub(crate) struct FunctionTable {
     /// The String inputs each function instance was made for, by `FuncId` (functions made by
     /// the flattener itself, which no call instantiates, have no entry).
     pub(crate) known_strings: Vec<KnownStrings>,
+    /// The size-giving Integer inputs each function instance was made for, by `FuncId`, like
+    /// `known_strings`.
+    pub(crate) known_integers: Vec<KnownIntegers>,
     /// The functions that stop a run when a subscript computed during the run is out of
     /// bounds, by the text of the subscripted reference, its location and the size.
     pub(crate) bounds_failures: std::collections::HashMap<(String, eqm_diag::source::Span, usize), FuncId>,
@@ -151,6 +167,8 @@ pub(crate) struct Frame {
     pub locals: BTreeMap<String, LocalVar>,
     /// The String inputs whose texts the function instance was made for, by name.
     pub strings: KnownStrings,
+    /// The size-giving Integer inputs whose values the function instance was made for, by name.
+    pub integers: KnownIntegers,
 }
 
 /// The elements of a value assigned to `count` scalar places (a scalar fills all of them).

@@ -188,18 +188,35 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             K::Call { function, args } => self.call_statement(function, args, span, scope, loops, cx, out),
             K::If { branches, else_branch } => {
+                // A branch whose condition is a constant of literals (`order == 2` in a function
+                // instance made for `order = 4`) is taken or dropped here, unelaborated when it
+                // can never run: Modelica evaluates only the branch a condition selects, so an
+                // index valid only for another value of `order` is no error there.
                 let mut flat_branches = Vec::new();
+                let mut chosen: &'a [ast::Statement] = else_branch;
                 for (condition, body) in branches {
                     let Some(c) = self.condition(condition, scope, loops) else {
                         return;
                     };
+                    match self.literal_condition(c) {
+                        Some(false) => continue,
+                        Some(true) => {
+                            chosen = body;
+                            break;
+                        }
+                        None => {}
+                    }
                     cx.if_depth += 1;
                     flat_branches.push((c, self.statements(body, scope, loops, cx)));
                     cx.if_depth -= 1;
                 }
                 cx.if_depth += 1;
-                let else_branch = self.statements(else_branch, scope, loops, cx);
+                let else_branch = self.statements(chosen, scope, loops, cx);
                 cx.if_depth -= 1;
+                if flat_branches.is_empty() {
+                    out.extend(else_branch);
+                    return;
+                }
                 out.push(Statement::If {
                     branches: flat_branches,
                     else_branch,

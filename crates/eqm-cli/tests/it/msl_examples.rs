@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 const MATCHING: &[&str] = &[
     "Modelica.Blocks.Examples.BusUsage",
     "Modelica.Blocks.Examples.CompareSincExpSine",
+    "Modelica.Blocks.Examples.FilterWithDifferentiation",
+    "Modelica.Blocks.Examples.FilterWithRiseTime",
     "Modelica.Blocks.Examples.InverseModel",
     "Modelica.Blocks.Examples.Modulation",
     "Modelica.Blocks.Examples.Noise.Densities",

@@ -8,7 +8,7 @@
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
-use crate::function_table::{FunctionRef, FunctionalKey, KnownStrings};
+use crate::function_table::{FunctionRef, FunctionalKey, KnownIntegers, KnownStrings};
 use crate::function_table::{Signature, broadcast, record_scalars};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
@@ -75,9 +75,29 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if reported {
             return None;
         }
-        let (sizes, functionals) = self.instance_key(&name, &declared, &given, &passed, span)?;
-        let strings = self.known_string_inputs(class, &declared, &given);
-        let id = self.function_for(class, &sizes, &functionals, strings)?;
+        // A function of scalars called with arrays is applied to their elements.
+        if let Some(result) = self.vectorised_call(class, &name, &declared, &given, &passed, span) {
+            return result;
+        }
+        self.instance_call(class, &name, &declared, given, &passed, span)
+    }
+
+    /// The call of the function instance for the arguments `given` (and the functions `passed`),
+    /// with the values of its outputs (see [`Self::user_call`]).
+    #[allow(clippy::type_complexity)]
+    pub(super) fn instance_call(
+        &mut self,
+        class: ClassId,
+        name: &str,
+        declared: &[(&'a str, bool, Option<ClassId>)],
+        given: Vec<Option<(Value, Span)>>,
+        passed: &[Option<FunctionRef<'a>>],
+        span: Span,
+    ) -> Option<(ExprId, Vec<Value>)> {
+        let (sizes, functionals) = self.instance_key(class, name, declared, &given, passed, span)?;
+        let strings = self.known_string_inputs(class, declared, &given);
+        let integers = self.known_size_inputs(class, name, &given)?;
+        let id = self.function_for(class, &sizes, &functionals, strings, integers)?;
         let signature = self.functions.signatures[id.0 as usize].clone();
         let known = self
             .functions
@@ -85,7 +105,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .get(id.0 as usize)
             .cloned()
             .unwrap_or_default();
-        let call_args = self.call_arguments(&signature, &name, given, &passed, &known, span)?;
+        let call_args = self.call_arguments(&signature, name, given, passed, &known, span)?;
         if signature.outputs.is_empty() {
             return Some((self.model.exprs.call(Callee::User(id), call_args), Vec::new()));
         }
@@ -209,6 +229,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// a missing one.
     fn instance_key(
         &mut self,
+        class: ClassId,
         name: &str,
         declared: &[(&'a str, bool, Option<ClassId>)],
         given: &[Option<(Value, Span)>],
@@ -228,7 +249,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     sizes.push(v.dims().to_vec());
                     continue;
                 }
-                (None, _, true, None) => "its size `:` comes from the argument",
+                // An omitted argument takes the size of the input's default, when that is
+                // known without the other inputs (`input Real p[:] = fill(0, 0)`).
+                (None, _, true, None) => match self.open_input_default_dims(class, k) {
+                    Some(dims) => {
+                        sizes.push(dims);
+                        continue;
+                    }
+                    None => "its size `:` comes from the argument",
+                },
                 (None, _, false, _) => continue,
             };
             self.diagnostics.push(Diagnostic::error(
@@ -317,6 +346,101 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .into_iter()
             .filter_map(|(name, text)| Some((name, text?)))
             .collect()
+    }
+
+    /// The values of the Integer inputs of a call that give sizes of the function's variables
+    /// (see [`KnownIntegers`]): each argument must be known at compile time (a literal, a
+    /// parameter or constant, an expression of them); an omitted argument takes its default
+    /// when that is known, and otherwise is reported where the function uses it. `None` after
+    /// reporting an argument known only during the run.
+    fn known_size_inputs(
+        &mut self,
+        class: ClassId,
+        name: &str,
+        given: &[Option<(Value, Span)>],
+    ) -> Option<KnownIntegers> {
+        let mut known = Vec::new();
+        for (k, input, default) in self.size_inputs(class) {
+            let value = match (&given[k], default) {
+                (Some((Value::Scalar(x, _), at)), _) => {
+                    let x = *x;
+                    match self.consts.eval(&self.model, x) {
+                        Some(v) => {
+                            self.note_structural(x);
+                            v
+                        }
+                        None => {
+                            self.diagnostics.push(
+                                Diagnostic::error(
+                                    "E0206",
+                                    format!(
+                                        "the argument `{input}` of `{name}` gives the size of an array of the function, so it must be known at compile time"
+                                    ),
+                                    *at,
+                                    "depends on values only known during the run",
+                                )
+                                .with_help("pass a literal, a parameter or constant, or an expression of them"),
+                            );
+                            return None;
+                        }
+                    }
+                }
+                (None, Some((default, part))) => match self.default_value_now(default, part) {
+                    Some(v) => v,
+                    None => continue,
+                },
+                // A missing argument or one of the wrong shape is reported with the call's other
+                // arguments.
+                _ => continue,
+            };
+            if value.fract() == 0.0 {
+                known.push((input.to_string(), value as i64));
+            }
+        }
+        Some(known)
+    }
+
+    /// The value of an input's default when it is known at compile time (a literal or
+    /// constant), evaluated in the function's class, outside any function body; `None`
+    /// without a diagnostic when it needs the other inputs or values of the run.
+    fn default_value_now(&mut self, default: &'a ast::Expr, part: ClassId) -> Option<f64> {
+        let Some(Value::Scalar(x, _)) = self.default_now(default, part) else {
+            return None;
+        };
+        let v = self.consts.eval(&self.model, x)?;
+        self.note_structural(x);
+        Some(v)
+    }
+
+    /// The sizes of the default of the `k`-th input of `class` when it can be evaluated
+    /// without the other inputs.
+    fn open_input_default_dims(&mut self, class: ClassId, k: usize) -> Option<Vec<usize>> {
+        let (_, decl, part) = self
+            .function_components(class)
+            .filter(|(clause, ..)| clause.prefixes.causality == ast::Causality::Input)
+            .nth(k)?;
+        let default = decl.modification.as_ref().and_then(|m| m.binding.as_ref())?;
+        self.default_now(default, part).map(|v| v.dims().to_vec())
+    }
+
+    /// An input's default evaluated in the function's class, outside any function body;
+    /// `None` without a diagnostic when it needs the other inputs.
+    fn default_now(&mut self, default: &'a ast::Expr, part: ClassId) -> Option<Value> {
+        let mark = self.diagnostics.len();
+        // An empty frame: the default must not read the locals of the function making the call.
+        self.context.frames.push(crate::function_table::Frame {
+            locals: Default::default(),
+            strings: Vec::new(),
+            integers: Vec::new(),
+        });
+        let scope = Scope {
+            instance: None,
+            class: part,
+        };
+        let value = self.eval(default, scope, &mut Vec::new());
+        self.context.frames.pop();
+        self.diagnostics.truncate(mark);
+        value
     }
 
     /// The scalar arguments of a call in the order of the function instance's input slots:

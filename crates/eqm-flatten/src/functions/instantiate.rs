@@ -77,9 +77,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .get(id.0 as usize)
             .cloned()
             .unwrap_or_default();
+        let integers = self
+            .functions
+            .known_integers
+            .get(id.0 as usize)
+            .cloned()
+            .unwrap_or_default();
         self.context.frames.push(Frame {
             locals: BTreeMap::new(),
             strings,
+            integers,
         });
         let declared = self.declare_function_locals(id, &sections, sizes, functionals);
         let interface_ok = self.diagnostics.len() == diagnostics_before;
@@ -196,8 +203,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         sizes: &[Vec<usize>],
         functionals: &[FunctionalKey],
     ) -> Vec<DeclaredLocal<'a>> {
-        let FunctionSections { groups, bodies, .. } = sections;
+        let FunctionSections {
+            groups,
+            bodies,
+            rebound,
+            ..
+        } = sections;
         let mut declared: Vec<DeclaredLocal<'a>> = Vec::new();
+        let assigned = assigned_names(bodies);
         let mut open_sizes = sizes.iter();
         let mut passed_functions = functionals.iter();
         for (group, members) in groups.iter().enumerate() {
@@ -254,6 +267,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         "second declaration",
                     ));
                 }
+                if group == 2 && !assigned.contains(decl.name.name.as_str()) {
+                    self.note_constant_integer(decl, &var, scope, rebound);
+                }
                 declared.push((group, decl, var, part));
             }
             let count = declared
@@ -269,6 +285,42 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         declared
+    }
+
+    /// Makes a protected scalar Integer variable that the body never assigns and whose binding
+    /// is known at compile time (`Integer nu = size(u, 1);`) read as that value in this
+    /// instance, so that sizes and ranges computed from it are known too.
+    fn note_constant_integer(
+        &mut self,
+        decl: &'a ast::ComponentDecl,
+        var: &LocalVar,
+        scope: Scope,
+        rebound: &BTreeMap<*const ast::ComponentDecl, (&'a ast::Expr, Scope)>,
+    ) {
+        if !var.dims.is_empty() || var.ty != ScalarType::Integer || var.record.is_some() || var.function.is_some() {
+            return;
+        }
+        let (binding, scope) = match rebound.get(&(decl as *const _)) {
+            Some(&(expr, scope)) => (expr, scope),
+            None => match decl.modification.as_ref().and_then(|m| m.binding.as_ref()) {
+                Some(b) => (b, scope),
+                None => return,
+            },
+        };
+        // The binding is evaluated again with the initial values; its errors are reported there.
+        let mark = self.diagnostics.len();
+        let value = self.eval(binding, scope, &mut Vec::new());
+        self.diagnostics.truncate(mark);
+        let Some(Value::Scalar(x, _)) = value else { return };
+        let Some(v) = self.consts.eval(&self.model, x) else {
+            return;
+        };
+        if v.fract() != 0.0 {
+            return;
+        }
+        if let Some(frame) = self.context.frames.last_mut() {
+            frame.integers.push((decl.name.name.clone(), v as i64));
+        }
     }
 
     /// Evaluates the defaults and initial values of a function's declarations (with all
@@ -290,7 +342,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Some(&(expr, scope)) => (Some(expr), scope),
                 None => (decl.modification.as_ref().and_then(|m| m.binding.as_ref()), scope),
             };
-            let mut value = binding.and_then(|b| self.local_value(b, var, scope));
+            let mut value = binding.and_then(|b| {
+                // The default of an input sized `:` is the value of calls that omit the
+                // argument; an instance made for an argument of another size has none.
+                let open = decl.dims.iter().any(|d| matches!(d, ast::Subscript::Colon(_)));
+                if *group == 0 && open {
+                    let mark = self.diagnostics.len();
+                    let v = self.eval_initial_value(b, &var.dims, scope);
+                    if v.as_ref().is_some_and(|v| v.dims() != var.dims.as_slice()) {
+                        self.diagnostics.truncate(mark);
+                        return None;
+                    }
+                }
+                self.local_value(b, var, scope)
+            });
             if binding.is_none() && var.record.is_some() {
                 value = self.record_field_modifiers(decl, var, scope);
             }
@@ -650,4 +715,34 @@ impl<'t, 'a> Flattener<'t, 'a> {
             _ => call,
         })
     }
+}
+
+/// The names that the statements of `bodies` assign, as a whole or in part (`x := ...`,
+/// `x[i] := ...`, `(a, b) := f(...)`), walking the statements without recursion.
+fn assigned_names<'a>(bodies: &[(&'a Vec<ast::Statement>, ClassId)]) -> std::collections::BTreeSet<&'a str> {
+    let mut names = std::collections::BTreeSet::new();
+    let mut stack: Vec<&'a ast::Statement> = bodies.iter().flat_map(|(b, _)| b.iter()).collect();
+    while let Some(statement) = stack.pop() {
+        match &statement.kind {
+            ast::StatementKind::Assign { target, .. } => {
+                names.extend(target.parts.first().map(|p| p.name.name.as_str()));
+            }
+            ast::StatementKind::MultiAssign { targets, .. } => {
+                names.extend(
+                    targets
+                        .iter()
+                        .flatten()
+                        .filter_map(|t| t.parts.first())
+                        .map(|p| p.name.name.as_str()),
+                );
+            }
+            ast::StatementKind::If { branches, else_branch } => {
+                stack.extend(branches.iter().flat_map(|(_, b)| b.iter()).chain(else_branch));
+            }
+            ast::StatementKind::When { branches } => stack.extend(branches.iter().flat_map(|(_, b)| b.iter())),
+            ast::StatementKind::For { body, .. } | ast::StatementKind::While { body, .. } => stack.extend(body),
+            ast::StatementKind::Call { .. } | ast::StatementKind::Return | ast::StatementKind::Break => {}
+        }
+    }
+    names
 }

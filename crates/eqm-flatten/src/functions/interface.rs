@@ -8,13 +8,17 @@
 
 use crate::flattener::Flattener;
 use crate::function_table::Signature;
-use crate::function_table::{FunctionalKey, KnownStrings};
+use crate::function_table::{FunctionalKey, KnownIntegers, KnownStrings};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::FuncId;
 use eqm_ir::flat::{self};
 use eqm_syntax::ast;
+
+/// An Integer input that sizes variables of its function: its position among the inputs, its
+/// name and its default with the class that declares it.
+pub(super) type SizeInput<'a> = (usize, &'a str, Option<(&'a ast::Expr, ClassId)>);
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The flat function for a `function` class, instantiated on first use. `None` when its
@@ -25,8 +29,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
         sizes: &[Vec<usize>],
         functionals: &[FunctionalKey],
         strings: KnownStrings,
+        integers: KnownIntegers,
     ) -> Option<FuncId> {
-        let key = (class, sizes.to_vec(), functionals.to_vec(), strings.clone());
+        let key = (
+            class,
+            sizes.to_vec(),
+            functionals.to_vec(),
+            strings.clone(),
+            integers.clone(),
+        );
         if let Some(known) = self.functions.ids.get(&key) {
             return *known;
         }
@@ -44,11 +55,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // Functions the flattener makes itself have no entry, so the table is filled up to `id`.
         self.functions.known_strings.resize(id.0 as usize, Vec::new());
         self.functions.known_strings.push(strings);
+        self.functions.known_integers.resize(id.0 as usize, Vec::new());
+        self.functions.known_integers.push(integers);
         // Registered before the body is flattened, so that a recursive call finds it.
         self.functions.ids.insert(key.clone(), Some(id));
         self.functions.entered.push(key.clone());
         // Errors in the body are reported once; callers are still checked against the interface.
-        if !self.instantiate_function(class, id, sizes, functionals) {
+        // Until its body is complete, a call of it is not evaluated at compile time.
+        self.consts.unfinished.push(id);
+        let instantiated = self.instantiate_function(class, id, sizes, functionals);
+        self.consts.unfinished.retain(|f| *f != id);
+        if !instantiated {
             self.functions.ids.insert(key, None);
             return None;
         }
@@ -119,6 +136,68 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .collect()
     }
 
+    /// The scalar Integer inputs of a function that its declarations name in their sizes
+    /// (`input Integer n; output Real y[n];`), each with its position among the inputs and its
+    /// default (the expression and the class that declares it). A function instance is made
+    /// for their values.
+    pub(super) fn size_inputs(&self, class: ClassId) -> Vec<SizeInput<'a>> {
+        let components: Vec<_> = self.function_components(class).collect();
+        let mut named = Vec::new();
+        for (clause, decl, _) in &components {
+            for sub in clause.type_dims.iter().chain(&decl.dims) {
+                if let ast::Subscript::Expr(e) = sub {
+                    names_read(e, &mut named);
+                }
+            }
+        }
+        if named.is_empty() {
+            return Vec::new();
+        }
+        // A size may read a protected variable (`Integer m = n + 1; Real v[m];`): the names its
+        // binding reads give sizes too.
+        let mut next = 0;
+        while next < named.len() {
+            let name = named[next];
+            next += 1;
+            for (clause, decl, _) in &components {
+                if clause.prefixes.causality == ast::Causality::None
+                    && decl.name.name == name
+                    && let Some(binding) = decl.modification.as_ref().and_then(|m| m.binding.as_ref())
+                {
+                    let before = named.len();
+                    names_read(binding, &mut named);
+                    // Each name once, so that bindings that read each other end.
+                    let mut k = before;
+                    while k < named.len() {
+                        if named[..k].contains(&named[k]) {
+                            named.swap_remove(k);
+                        } else {
+                            k += 1;
+                        }
+                    }
+                }
+            }
+        }
+        components
+            .iter()
+            .filter(|(clause, ..)| clause.prefixes.causality == ast::Causality::Input)
+            .enumerate()
+            .filter(|(_, (clause, decl, part))| {
+                clause.type_dims.is_empty()
+                    && decl.dims.is_empty()
+                    && named.contains(&decl.name.name.as_str())
+                    && matches!(
+                        self.table.lookup(*part, &clause.type_name),
+                        Ok(TypeRef::Builtin(eqm_ir::flat::ScalarType::Integer))
+                    )
+            })
+            .map(|(k, (_, decl, part))| {
+                let default = decl.modification.as_ref().and_then(|m| m.binding.as_ref());
+                (k, decl.name.name.as_str(), default.map(|d| (d, *part)))
+            })
+            .collect()
+    }
+
     /// The sections of a function class and of the functions it extends, each with the class
     /// that declares it (its scope) and the modifiers of the `extends` clauses it was reached
     /// through (outermost first), the bases first; or the diagnostic for an `extends` EQM
@@ -181,4 +260,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         out.push((class, sections, modifier));
         Ok(())
     }
+}
+
+/// Adds to `out` the first names of the references that `e` reads (`n` in `y[n + 1]`,
+/// `u` in `size(u, 1)`).
+fn names_read<'a>(e: &'a ast::Expr, out: &mut Vec<&'a str>) {
+    eqm_syntax::visit::refs_in_expr(e, &mut |c| out.extend(c.parts.first().map(|p| p.name.name.as_str())));
 }

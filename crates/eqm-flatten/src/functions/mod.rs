@@ -12,7 +12,8 @@
 //!
 //! Its modules: `interface` (what a function class declares, and its instance for a call),
 //! `instantiate` (the flat function and its body), `locals` (the slots of its variables),
-//! `references` (locals read and assigned in a body), `calls` (checked calls) and `external`
+//! `references` (locals read and assigned in a body), `calls` (checked calls), `vectorised`
+//! (functions of scalars applied to the elements of array arguments) and `external`
 //! (external C functions linked through the front end), `objects` (external objects: their
 //! classes, constructors and destructors), `modelica_strings` (the string functions
 //! of the Modelica external C library, evaluated at compile time) and `modelica_files` (its
@@ -27,3 +28,4 @@ mod modelica_files;
 mod modelica_strings;
 mod objects;
 mod references;
+mod vectorised;

@@ -26,6 +26,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
         {
             return Some(Value::Str(eqm_ir::flat::Message::literal(text.clone())));
         }
+        // A size-giving Integer input of an instance made for its value reads as that value,
+        // so that sizes, ranges and conditions computed from it are known at compile time.
+        if let [part] = c.parts.as_slice()
+            && part.subscripts.is_empty()
+            && let Some(&(_, value)) =
+                (self.context.frames.last()).and_then(|f| f.integers.iter().find(|(name, _)| *name == part.name.name))
+        {
+            return Some(Value::Scalar(self.model.exprs.int(value), ScalarType::Integer));
+        }
         if let Some(var) = self.local_record(c) {
             return Some(var.value(&mut self.model.exprs));
         }

@@ -22,6 +22,7 @@ mod external_sources;
 mod fixed_step;
 mod friction;
 mod function_loops;
+mod function_sizes;
 mod homotopy;
 mod hybrid;
 
