@@ -55,7 +55,12 @@ const MATCHING: &[&str] = &[
     "Modelica.Mechanics.Rotational.Examples.First",
     "Modelica.Mechanics.Translational.Examples.Oscillator",
     "Modelica.Mechanics.Translational.Examples.PreLoad",
+    "Modelica.Thermal.FluidHeatFlow.Examples.OneMass",
+    "Modelica.Thermal.FluidHeatFlow.Examples.PumpAndValve",
     "Modelica.Thermal.FluidHeatFlow.Examples.SimpleCooling",
+    "Modelica.Thermal.FluidHeatFlow.Examples.TestCylinder",
+    "Modelica.Thermal.FluidHeatFlow.Examples.TestOpenTank",
+    "Modelica.Thermal.FluidHeatFlow.Examples.TwoMass",
     "Modelica.Thermal.FluidHeatFlow.Examples.TwoTanks",
     "Modelica.Thermal.HeatTransfer.Examples.TwoMasses",
 ];

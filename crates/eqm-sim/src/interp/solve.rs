@@ -833,16 +833,42 @@ impl LoopSolver {
         let mut norm = squared(&self.f);
         for iteration in 0..NEWTON_MAX_ITERATIONS {
             if norm == 0.0 {
-                if !self.regular && (!self.jacobian(problem)? || !self.factor()) {
+                if self.regular {
+                    return Ok(());
+                }
+                if !self.jacobian(problem)? {
                     return Err(SolveError::Kind(FailureKind::Singular));
                 }
-                self.regular = true;
-                return Ok(());
-            }
-            if !self.jacobian(problem)? || !self.factor() || !self.solve() {
+                self.jac.copy_from(&self.jm);
+                if self.factor() {
+                    self.regular = true;
+                    return Ok(());
+                }
+                if self.singular_only_by_idle_unknowns() {
+                    // The slots must hold the solution again: a Jacobian by difference
+                    // quotients evaluated the loop at other points.
+                    self.trial.copy_from_slice(&self.t);
+                    self.evaluate(problem)?;
+                    return Ok(());
+                }
                 return Err(SolveError::Kind(FailureKind::Singular));
             }
-            self.regular = true;
+            if !self.jacobian(problem)? {
+                return Err(SolveError::Kind(FailureKind::Singular));
+            }
+            self.jac.copy_from(&self.jm);
+            let idle = !self.factor();
+            if idle {
+                // Singular: the step of the unknowns that enter the equations here, when
+                // only unknowns that do not enter make it so.
+                if !self.singular_only_by_idle_unknowns() {
+                    return Err(SolveError::Kind(FailureKind::Singular));
+                }
+            } else if !self.solve() {
+                return Err(SolveError::Kind(FailureKind::Singular));
+            } else {
+                self.regular = true;
+            }
             // A linear loop is solved by the first full step; Newton's line search is only
             // for nonlinear ones (and for a loop wrongly believed linear).
             let first_linear = self.linear && iteration == 0;
@@ -858,7 +884,7 @@ impl LoopSolver {
                 lambda *= 0.5;
                 if lambda < 1e-10 {
                     let stalled = (0..n).all(|j| self.step[j].abs() <= STALL_RTOL * self.t[j].abs() + STALL_ATOL);
-                    if stalled {
+                    if stalled && !idle {
                         // The residual is at the level of rounding: the current point is the
                         // solution, and the slots must hold its values again.
                         self.trial.copy_from_slice(&self.t);
@@ -875,6 +901,15 @@ impl LoopSolver {
                 (0..n).all(|j| (lambda * self.step[j]).abs() <= STEP_RTOL * self.trial[j].abs() + STEP_ATOL);
             self.accept();
             norm = squared(&self.f);
+            if idle && norm != 0.0 && max_abs(&self.f) > IDLE_RESIDUAL * initial {
+                // A step that kept the idle unknowns cannot be judged by its length: the
+                // equations it did not pivot on must hold too, or the loop has no solution
+                // near here.
+                if converged {
+                    return Err(SolveError::Kind(FailureKind::Singular));
+                }
+                continue;
+            }
             if converged || norm == 0.0 || (first_linear && max_abs(&self.f) <= 1e-10 * initial) {
                 return Ok(());
             }
@@ -883,6 +918,68 @@ impl LoopSolver {
             iterations: NEWTON_MAX_ITERATIONS,
             residual: norm.sqrt(),
         }))
+    }
+}
+
+/// How far below its value at the start the largest residual must fall before a solution
+/// reached by steps that kept idle unknowns is accepted: those steps pivot on some equations
+/// only, and the others must be seen to hold.
+const IDLE_RESIDUAL: f64 = 1e-10;
+
+impl LoopSolver {
+    /// Whether the Jacobian kept in `jac` is singular only because some unknowns do not enter
+    /// the equations at this point: their columns are exactly zero (an enthalpy times a mass
+    /// flow that is zero), and the other columns are independent. Every value of such an
+    /// unknown solves the equations as well as any other here, so it keeps the value it holds
+    /// (the last solution, or its start value), and `step` holds the Newton step of the
+    /// unknowns that do enter, from the equations the elimination pivots on. Any other singular
+    /// Jacobian (dependent columns that are not zero, as in `x + y = 1` with `2x + 2y = 2`)
+    /// leaves infinitely many solutions that differ in unknowns that matter, and stays an error.
+    fn singular_only_by_idle_unknowns(&mut self) -> bool {
+        let n = self.n;
+        let active: Vec<usize> = (0..n).filter(|&c| (0..n).any(|r| self.jac[(r, c)] != 0.0)).collect();
+        if active.len() == n {
+            return false;
+        }
+        let scale = self.jac.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        let mut rhs: Vec<f64> = self.f.iter().map(|v| -v).collect();
+        // Gaussian elimination with row pivoting over the active columns: each must find a
+        // pivot row of its own.
+        let mut rows: Vec<usize> = (0..n).collect();
+        for (k, &c) in active.iter().enumerate() {
+            let mut p = k;
+            for q in k + 1..n {
+                if self.jac[(rows[q], c)].abs() > self.jac[(rows[p], c)].abs() {
+                    p = q;
+                }
+            }
+            if self.jac[(rows[p], c)].abs() <= scale * 1e-14 {
+                return false;
+            }
+            rows.swap(k, p);
+            let pivot_row = rows[k];
+            let pivot = self.jac[(pivot_row, c)];
+            for &r in &rows[k + 1..] {
+                let l = self.jac[(r, c)] / pivot;
+                if l != 0.0 {
+                    for &c2 in &active[k..] {
+                        let u = self.jac[(pivot_row, c2)];
+                        self.jac[(r, c2)] -= l * u;
+                    }
+                    rhs[r] -= l * rhs[pivot_row];
+                }
+            }
+        }
+        self.step.fill(0.0);
+        for (k, &c) in active.iter().enumerate().rev() {
+            let row = rows[k];
+            let mut value = rhs[row];
+            for &c2 in &active[k + 1..] {
+                value -= self.jac[(row, c2)] * self.step[c2];
+            }
+            self.step[c] = value / self.jac[(row, c)];
+        }
+        self.step.iter().all(|v| v.is_finite())
     }
 }
 

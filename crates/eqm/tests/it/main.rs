@@ -52,6 +52,7 @@ mod system_dynamics;
 mod utilities;
 mod when_derivative;
 mod when_order;
+mod zero_flow;
 
 use eqm::{Model, ModelOptions, Session, SimulationResult};
 
