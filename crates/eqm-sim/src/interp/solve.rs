@@ -928,8 +928,9 @@ const IDLE_RESIDUAL: f64 = 1e-10;
 
 impl LoopSolver {
     /// Whether the Jacobian kept in `jac` is singular only because some unknowns do not enter
-    /// the equations at this point: their columns are exactly zero (an enthalpy times a mass
-    /// flow that is zero), and the other columns are independent. Every value of such an
+    /// the equations at this point: their columns are exactly zero and no inner unknown
+    /// depends on them (an enthalpy times a mass flow that is zero), and the other columns are
+    /// independent. Every value of such an
     /// unknown solves the equations as well as any other here, so it keeps the value it holds
     /// (the last solution, or its start value), and `step` holds the Newton step of the
     /// unknowns that do enter, from the equations the elimination pivots on. Any other singular
@@ -937,7 +938,17 @@ impl LoopSolver {
     /// leaves infinitely many solutions that differ in unknowns that matter, and stays an error.
     fn singular_only_by_idle_unknowns(&mut self) -> bool {
         let n = self.n;
-        let active: Vec<usize> = (0..n).filter(|&c| (0..n).any(|r| self.jac[(r, c)] != 0.0)).collect();
+        // A torn residual whose column is zero may still read the unknown through an inner
+        // unknown (`x := 1 - y` in `2x + 2y = 2`: the residual is zero for every y, yet y
+        // enters both equations). Only the symbolic Jacobian gives the inner unknowns'
+        // derivatives that tell the two apart.
+        if self.pattern.is_none() {
+            return false;
+        }
+        let inner = self.dz.len() / n.max(1);
+        let enters =
+            |c: usize| (0..n).any(|r| self.jac[(r, c)] != 0.0) || (0..inner).any(|k| self.dz[k * n + c] != 0.0);
+        let active: Vec<usize> = (0..n).filter(|&c| enters(c)).collect();
         if active.len() == n {
             return false;
         }
