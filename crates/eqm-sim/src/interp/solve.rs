@@ -280,7 +280,10 @@ pub(super) fn newton_scalar(start: f64, f: &mut dyn ScalarProblem) -> Result<f64
             };
             break;
         }
-        let converged = (lambda * step).abs() <= STEP_RTOL * z_new.abs() + STEP_ATOL;
+        // Judged on the full Newton step: a step the line search cut short is small because
+        // the residual could not be reduced along it (a kink of `noEvent(if ...)` just ahead),
+        // not because the root is near.
+        let converged = step.abs() <= STEP_RTOL * z_new.abs() + STEP_ATOL;
         z = z_new;
         r = r_new;
         if converged {
@@ -897,8 +900,8 @@ impl LoopSolver {
                     }));
                 }
             }
-            let converged =
-                (0..n).all(|j| (lambda * self.step[j]).abs() <= STEP_RTOL * self.trial[j].abs() + STEP_ATOL);
+            // Judged on the full Newton step, as in the scalar iteration.
+            let converged = (0..n).all(|j| self.step[j].abs() <= STEP_RTOL * self.trial[j].abs() + STEP_ATOL);
             self.accept();
             norm = squared(&self.f);
             if idle && norm != 0.0 && max_abs(&self.f) > IDLE_RESIDUAL * initial {

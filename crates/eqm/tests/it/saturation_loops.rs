@@ -67,3 +67,46 @@ fn a_saturated_amplifier_with_positive_feedback_switches_saturation_past_its_thr
     // lower threshold twice and the upper one once in between.
     assert_eq!(switches, 3);
 }
+
+/// A relaxation oscillator: the amplifier of [`TRIGGER`] with its input the voltage of a
+/// capacitor it charges through a resistor. Whatever branch each row is on, every row must
+/// solve the loop: `y` is the limited `V0*(vp - vc)` of its own `vp` and `vc`. Newton must not
+/// take a step the line search cut to nothing at a kink of the limiter for convergence.
+#[test]
+fn every_row_of_a_relaxation_oscillator_solves_its_loop() {
+    let text = "model M
+  parameter Real V0 = 100;
+  parameter Real tau = 0.1;
+  Real vc(start = 1, fixed = true);
+  Real vp(start = 7.5), y(start = 15);
+equation
+  tau*der(vc) = y - vc;
+  vp = 0.5*y;
+  y = smooth(0, noEvent(if V0*(vp - vc) > 15 then 15 else if V0*(vp - vc) < -15 then -15 else V0*(vp - vc)));
+end M;
+";
+    let settings = RunSettings {
+        stop: Some(1.0),
+        interval: Some(0.001),
+        ..RunSettings::default()
+    };
+    let result = crate::run_both_back_ends(text, settings);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("no column {name}"));
+    let (t, vc, vp, y) = (result.time(), column("vc"), column("vp"), column("y"));
+    for i in 0..t.len() {
+        let limited = (100.0 * (vp[i] - vc[i])).clamp(-15.0, 15.0);
+        assert!(
+            (y[i] - limited).abs() < 1e-6,
+            "t = {}: y = {}, the limited gain gives {limited}",
+            t[i],
+            y[i]
+        );
+        assert!(
+            (vp[i] - 0.5 * y[i]).abs() < 1e-12,
+            "t = {}: vp = {}, y = {}",
+            t[i],
+            vp[i],
+            y[i]
+        );
+    }
+}
