@@ -154,6 +154,7 @@ impl std::fmt::Display for RecoveryNote {
             crate::interp::RecoveryMethod::Bracketing
                 | crate::interp::RecoveryMethod::Untorn
                 | crate::interp::RecoveryMethod::Restart
+                | crate::interp::RecoveryMethod::NewtonRay
         ) {
             let unit = match first.method {
                 crate::interp::RecoveryMethod::Homotopy => "stage",

@@ -40,6 +40,9 @@ pub enum RecoveryMethod {
     /// The solve again from the block's last solution or from the values its first solve
     /// started from, after it failed from the values its unknowns held.
     Restart,
+    /// Newton from points ever farther along the Newton step of the values a loop's unknowns
+    /// held, past a local minimum of the residuals that is no root.
+    NewtonRay,
 }
 
 impl std::fmt::Display for RecoveryMethod {
@@ -51,6 +54,7 @@ impl std::fmt::Display for RecoveryMethod {
             RecoveryMethod::Bracketing => "bracketing",
             RecoveryMethod::Untorn => "the untorn loop (every unknown iterated)",
             RecoveryMethod::Restart => "a restart from the last solution or the start values",
+            RecoveryMethod::NewtonRay => "Newton from points farther along the Newton step",
         })
     }
 }

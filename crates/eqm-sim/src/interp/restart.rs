@@ -1,5 +1,6 @@
 //! Restarts of a solve that failed from the values its unknowns held: again from the block's
-//! last solution, then from the values its first solve started from.
+//! last solution, then from the values its first solve started from, and for a loop last from
+//! points ever farther along the Newton step of the held values.
 //!
 //! Input: a scalar implicit equation ([`ScalarProblem`]) or a torn loop ([`LoopProblem`] with
 //! its [`LoopSolver`]), and the block's [`SoundPoints`]. Output: the solution in the slots, or
@@ -163,7 +164,67 @@ pub(super) fn run_loop_restarting(
             return Ok(());
         }
     }
+    if let Some(recovery) = search_along_newton_ray(solver, sound, problem, &held, &failure)? {
+        Recoveries::note(&mut solver.recoveries, recovery);
+        return Ok(());
+    }
     // Where the solve from the held values stopped, as without restarts.
     let _ = problem.evaluate(&stopped, &mut residuals);
     Err(failure)
+}
+
+/// How many points the search of [`search_along_newton_ray`] tries, each twice as far out as
+/// the one before: 2^40 Newton steps reach any root a double can tell from the held values.
+const RAY_PROBES: i32 = 40;
+
+/// The last resort of a loop whose residuals have a local minimum that is no root between the
+/// held values and the root: a solution that vanished where it met another (a saturated
+/// amplifier with positive feedback past its switching point, whose next solution is the other
+/// saturation). The Newton step at the held values points past that minimum; Newton is tried
+/// from points ever farther along it (2, 4, 8, ... Newton steps out) until one converges to a
+/// root (its residuals reduced as a restart's must be). None when no point does.
+fn search_along_newton_ray(
+    solver: &mut LoopSolver,
+    sound: &mut SoundPoints,
+    problem: &mut dyn LoopProblem,
+    held: &[f64],
+    failure: &SolveError,
+) -> Result<Option<Recovery>, SolveError> {
+    let n = solver.n;
+    solver.trial.copy_from_slice(held);
+    if !solver.evaluate(problem)? {
+        return Ok(None);
+    }
+    solver.accept();
+    if !solver.jacobian(problem)? || !solver.factor() || !solver.solve() {
+        return Ok(None);
+    }
+    let direction: Vec<f64> = solver.step.iter().copied().collect();
+    let mut point = vec![0.0; n];
+    let mut residuals = vec![0.0; n];
+    for k in 1..=RAY_PROBES {
+        let scale = 2f64.powi(k);
+        for j in 0..n {
+            point[j] = held[j] + scale * direction[j];
+        }
+        if !point.iter().all(|v| v.is_finite()) {
+            break;
+        }
+        if problem.evaluate(&point, &mut residuals).is_err() || !residuals.iter().all(|v| v.is_finite()) {
+            continue;
+        }
+        let before = max_abs(&residuals);
+        if solver.newton(problem).is_err() {
+            continue;
+        }
+        sound.keep_solution(n, problem);
+        if problem.evaluate(&sound.last, &mut residuals).is_ok() && reduced(before, max_abs(&residuals)) {
+            return Ok(Some(Recovery {
+                newton: NewtonFailure::of(failure),
+                method: RecoveryMethod::NewtonRay,
+                iterations: k as u32,
+            }));
+        }
+    }
+    Ok(None)
 }

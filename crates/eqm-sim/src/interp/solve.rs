@@ -280,7 +280,10 @@ pub(super) fn newton_scalar(start: f64, f: &mut dyn ScalarProblem) -> Result<f64
             };
             break;
         }
-        let converged = (lambda * step).abs() <= STEP_RTOL * z_new.abs() + STEP_ATOL;
+        // Judged on the full Newton step: a step the line search cut short is small because
+        // the residual could not be reduced along it (a kink of `noEvent(if ...)` just ahead),
+        // not because the root is near.
+        let converged = step.abs() <= STEP_RTOL * z_new.abs() + STEP_ATOL;
         z = z_new;
         r = r_new;
         if converged {
@@ -833,16 +836,42 @@ impl LoopSolver {
         let mut norm = squared(&self.f);
         for iteration in 0..NEWTON_MAX_ITERATIONS {
             if norm == 0.0 {
-                if !self.regular && (!self.jacobian(problem)? || !self.factor()) {
+                if self.regular {
+                    return Ok(());
+                }
+                if !self.jacobian(problem)? {
                     return Err(SolveError::Kind(FailureKind::Singular));
                 }
-                self.regular = true;
-                return Ok(());
-            }
-            if !self.jacobian(problem)? || !self.factor() || !self.solve() {
+                self.jac.copy_from(&self.jm);
+                if self.factor() {
+                    self.regular = true;
+                    return Ok(());
+                }
+                if self.singular_only_by_idle_unknowns() {
+                    // The slots must hold the solution again: a Jacobian by difference
+                    // quotients evaluated the loop at other points.
+                    self.trial.copy_from_slice(&self.t);
+                    self.evaluate(problem)?;
+                    return Ok(());
+                }
                 return Err(SolveError::Kind(FailureKind::Singular));
             }
-            self.regular = true;
+            if !self.jacobian(problem)? {
+                return Err(SolveError::Kind(FailureKind::Singular));
+            }
+            self.jac.copy_from(&self.jm);
+            let idle = !self.factor();
+            if idle {
+                // Singular: the step of the unknowns that enter the equations here, when
+                // only unknowns that do not enter make it so.
+                if !self.singular_only_by_idle_unknowns() {
+                    return Err(SolveError::Kind(FailureKind::Singular));
+                }
+            } else if !self.solve() {
+                return Err(SolveError::Kind(FailureKind::Singular));
+            } else {
+                self.regular = true;
+            }
             // A linear loop is solved by the first full step; Newton's line search is only
             // for nonlinear ones (and for a loop wrongly believed linear).
             let first_linear = self.linear && iteration == 0;
@@ -858,7 +887,7 @@ impl LoopSolver {
                 lambda *= 0.5;
                 if lambda < 1e-10 {
                     let stalled = (0..n).all(|j| self.step[j].abs() <= STALL_RTOL * self.t[j].abs() + STALL_ATOL);
-                    if stalled {
+                    if stalled && !idle {
                         // The residual is at the level of rounding: the current point is the
                         // solution, and the slots must hold its values again.
                         self.trial.copy_from_slice(&self.t);
@@ -871,10 +900,19 @@ impl LoopSolver {
                     }));
                 }
             }
-            let converged =
-                (0..n).all(|j| (lambda * self.step[j]).abs() <= STEP_RTOL * self.trial[j].abs() + STEP_ATOL);
+            // Judged on the full Newton step, as in the scalar iteration.
+            let converged = (0..n).all(|j| self.step[j].abs() <= STEP_RTOL * self.trial[j].abs() + STEP_ATOL);
             self.accept();
             norm = squared(&self.f);
+            if idle && norm != 0.0 && max_abs(&self.f) > super::idle::IDLE_RESIDUAL * initial {
+                // A step that kept the idle unknowns cannot be judged by its length: the
+                // equations it did not pivot on must hold too, or the loop has no solution
+                // near here.
+                if converged {
+                    return Err(SolveError::Kind(FailureKind::Singular));
+                }
+                continue;
+            }
             if converged || norm == 0.0 || (first_linear && max_abs(&self.f) <= 1e-10 * initial) {
                 return Ok(());
             }

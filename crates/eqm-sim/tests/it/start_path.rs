@@ -98,11 +98,34 @@ fn freudenstein_roth_like(u0: f64) -> String {
 }
 
 /// From u = 0.5 every path in λ of the same loop meets a turning point (both signs of the
-/// fixed-point term, and the Newton homotopy): the initialization fails, and its diagnostic says
-/// which methods were tried.
+/// fixed-point term, and the Newton homotopy); Newton from points farther along the first
+/// Newton step reaches the root x2 = 4, `u³ + u = 5`.
 #[test]
-fn a_lost_path_is_a_diagnostic_that_names_the_methods_tried() {
-    let compiled = crate::pipeline::compile("frlike_lost.eqm", &freudenstein_roth_like(0.5));
+fn a_lost_path_is_passed_by_newton_farther_along_its_first_step() {
+    let (found, notes) = solve("frlike_far.eqm", &freudenstein_roth_like(0.5), &["u", "x2"]);
+    close(
+        "Freudenstein–Roth-like from 0.5",
+        &found,
+        &[cardano(1.0, -5.0), 4.0],
+        1e-12,
+        0.0,
+    );
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0].recoveries.first.method, RecoveryMethod::NewtonRay, "{notes:?}");
+}
+
+/// `y = x² + 1` and `x y + y² = 0` have no real root (`y (x + y) = 0` needs `y = 0` or
+/// `x² + x + 1 = 0`): every method fails, and the diagnostic says which were tried.
+#[test]
+fn a_loop_without_a_root_is_a_diagnostic_that_names_the_methods_tried() {
+    let text = "model NoRoot
+           Real x(start = 0.5);
+           Real y;
+         equation
+           y = x*x + 1;
+           x*y + y*y = 0;
+         end NoRoot;";
+    let compiled = crate::pipeline::compile("no_root.eqm", text);
     let options = crate::run_options(1.0, Method::Dopri5, 1e-6, 1e-9, 1.0);
     let columns = eqm_sim::simulate::columns(&compiled.program, None::<&[String]>).expect("columns");
     let outcome = eqm_sim::simulate::simulate(

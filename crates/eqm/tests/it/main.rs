@@ -46,6 +46,7 @@ mod result_files;
 mod run_time_ranges;
 mod run_time_slice_values;
 mod run_time_slices;
+mod saturation_loops;
 mod session;
 mod simulate;
 mod spatial;
