@@ -120,10 +120,16 @@ fn own_system(
     let n_model = init.equations.len();
     let has_free_parameters = free_parameters(&mut init);
     init.equations.extend(init.initial_equations.iter().cloned());
-    discrete_unknowns(dae, &mut init);
+    let free_pre = discrete_unknowns(dae, &mut init);
     let n_given = init.equations.len();
 
     let (fixed, candidates, n_fixed) = start_equations(&dae.kinds, &mut init);
+    // The `pre` values made unknowns are completed after the states, as Modelica's tools do:
+    // `pre(v) = v.start` where nothing else determines them.
+    for &p in &free_pre {
+        let equation = start_equation(&mut init, p, Origin::AssumedStart { var: p });
+        init.equations.push(equation);
+    }
     // (Not with delays: the simulation's blocks read the delayed values, which the
     // initialization replaces by their expressions.)
     // (Nor with parameters the initialization solves for: the simulation's plan computes
@@ -148,7 +154,15 @@ fn own_system(
         ));
     }
     let unknowns = initial_unknowns(&init);
-    let (assumed, keep) = choose_assumed_starts(&mut init, &unknowns, &candidates, (n_model, n_given, n_fixed))?;
+    let offered: Vec<VarId> = candidates.iter().chain(&free_pre).copied().collect();
+    let (mut assumed, keep) = choose_assumed_starts(&mut init, &unknowns, &offered, (n_model, n_given, n_fixed))?;
+    // The default `pre(v) = v.start` of a discrete variable is Modelica's own rule, not an
+    // assumption to warn about; only states are reported.
+    let mut is_state = vec![false; init.kinds.len()];
+    for v in &candidates {
+        is_state[v.0 as usize] = true;
+    }
+    assumed.retain(|v| is_state[v.0 as usize]);
     init.retain_equations(&keep);
     let (unknowns, _) = algebraic_form(&mut init);
     let plan = plan::analyze_system(&mut init, unknowns, true)?;
@@ -291,7 +305,11 @@ fn choose_assumed_starts(
         .collect();
     if !unmatched_given.is_empty() {
         return Err(vec![over_determined(
-            init, &graph, &matching, n_model, n_given, unknowns,
+            init,
+            (&graph, &matching, &index_of),
+            n_model,
+            n_given,
+            unknowns,
         )]);
     }
     let mut search = Augmenter::new();
@@ -614,35 +632,48 @@ fn free_parameters(init: &mut Dae<Hybrid>) -> bool {
     any
 }
 
-/// Discrete variables that initial equations determine (`initial equation y = 3;` or
-/// `pre(k) = 5;` for variables assigned in when-clauses) are unknowns of the initial system
-/// rather than held at their start values: the variable, its `pre` value if the model uses one,
-/// and the equation `v = pre(v)` (no when-clause is active during the initialization) joining
-/// them. Other discrete variables keep their start values, as their `pre` values do.
+/// Discrete variables that initial equations or initial algorithms determine (`initial
+/// equation y = 3;` or `pre(k) = 5;`) are unknowns of the initial system rather than held at
+/// their start values. Returns the `pre` values made unknowns that nothing but Modelica's
+/// default `pre(v) = v.start` may determine (offered after the given equations).
 ///
-/// A discrete output of an algorithm section is computed by the section, which starts from its
-/// `pre` value: there the `pre` value is the unknown the initial equations determine (Modelica's
-/// rule: an initial equation replaces the default `pre(v) = v.start`). An output assigned only
-/// in when-statements keeps that value when none fires, as during the initialization, so an
-/// initial equation on the output itself is one on its `pre` value.
-fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) {
+/// - A variable assigned in when-equations: the variable, its `pre` value if the model uses one,
+///   and the equation `v = pre(v)` (no when-clause is active during the initialization) joining
+///   them.
+/// - A discrete-time variable defined by an ordinary equation (a Boolean `y = pre(y) and u`):
+///   its equation holds during the initialization and determines it; its `pre` value, when an
+///   initial equation names it, is an unknown of its own, determined by that equation (or by
+///   `pre(v) = v.start` when `v` has `fixed = true`).
+/// - A discrete output of an algorithm section is computed by the section, which starts from its
+///   `pre` value: there the `pre` value is the unknown the initial equations determine
+///   (Modelica's rule: an initial equation replaces the default `pre(v) = v.start`). An output
+///   assigned only in when-statements keeps that value when none fires, as during the
+///   initialization, so an initial equation or initial algorithm on the output itself is one on
+///   its `pre` value.
+///
+/// Other discrete variables keep their start values, as their `pre` values do.
+fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) -> Vec<VarId> {
     let first_initial = init.equations.len() - init.initial_equations.len();
     let mut pre_of: FxHashMap<VarId, VarId> = FxHashMap::default();
     let mut owner: FxHashMap<VarId, VarId> = FxHashMap::default();
     for p in &dae.stage.events.previous {
-        if let (false, eqm_ir::expr::Node::Var(v)) = (p.settled_at_start, dae.exprs().get(p.expr)) {
-            pre_of.insert(*v, p.var);
-            owner.insert(p.var, *v);
+        let eqm_ir::expr::Node::Var(v) = *dae.exprs().get(p.expr) else {
+            continue;
+        };
+        if !p.settled_at_start {
+            pre_of.insert(v, p.var);
+            owner.insert(p.var, v);
+        } else if p.left_limit && is_discrete_time(init, v) {
+            // `pre(v)` of a discrete-time variable its own equation defines (a Boolean
+            // `y = pre(y) and u`): the simulation takes it as `v`'s value just before an event,
+            // but at the start it is an unknown of its own.
+            owner.insert(p.var, v);
         }
     }
-    let computed = init.discrete_algorithm_outputs(true);
-    let mut mentioned = Vec::new();
-    for eq in &init.initial_equations {
-        init.flat.exprs.vars_in(eq.lhs, &mut mentioned);
-        init.flat.exprs.vars_in(eq.rhs, &mut mentioned);
-    }
+    let mentioned = initially_mentioned(init);
     let mut done = vec![false; init.kinds.len()];
-    let mut held_outputs: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+    let mut free_pre = Vec::new();
+    let mut held_outputs: FxHashMap<VarId, VarId> = FxHashMap::default();
     let section_outputs = init.discrete_algorithm_outputs(false);
     for w in mentioned {
         let v = owner.get(&w).copied().unwrap_or(w);
@@ -654,9 +685,30 @@ fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) {
             }
             continue;
         }
-        let discrete = init.kinds[i] == VarKind::Discrete && !computed[i] && init.eliminated[i].is_none();
+        // (A variable an initial algorithm assigns and no other section does counts as one
+        // the when-equations hold: it is held between events.)
+        let when_assigned = init.kinds[i] == VarKind::Discrete && !section_outputs[i] && init.eliminated[i].is_none();
         // Relation and event variables are not the user's: the events set them.
-        if !discrete || done[i] || init.flat.var(v).name.starts_with('$') {
+        if init.flat.var(v).name.starts_with('$') {
+            continue;
+        }
+        if !when_assigned {
+            // The `pre` value of a variable its own equation determines.
+            let p = w.0 as usize;
+            if w != v && !done[p] && !section_outputs[i] && init.kinds[p] == VarKind::Discrete {
+                done[p] = true;
+                init.kinds[p] = VarKind::Algebraic;
+                if init.flat.var(v).attributes.fixed == Some(true) {
+                    let mut equation = start_equation(init, v, Origin::FixedStart { var: v });
+                    equation.lhs = init.flat.exprs.var(w);
+                    init.equations.push(equation);
+                } else {
+                    free_pre.push(w);
+                }
+            }
+            continue;
+        }
+        if done[i] {
             continue;
         }
         done[i] = true;
@@ -674,11 +726,98 @@ fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) {
         }
     }
     if !held_outputs.is_empty() {
-        for eq in &mut init.equations[first_initial..] {
-            for side in [&mut eq.lhs, &mut eq.rhs] {
-                *side =
-                    eqm_ir::symbolic::substitute(&mut init.flat.exprs, *side, &|_, id| held_outputs.get(&id).copied());
+        hold_outputs_at_pre(init, first_initial, &held_outputs);
+    }
+    free_pre
+}
+
+/// Whether `v`, an unknown that an ordinary equation defines, is a discrete-time variable (a
+/// Boolean, Integer or enumeration, or declared `discrete`).
+fn is_discrete_time(init: &Dae<Hybrid>, v: VarId) -> bool {
+    let var = init.flat.var(v);
+    init.kinds[v.0 as usize] == VarKind::Algebraic
+        && (matches!(var.ty, ScalarType::Integer | ScalarType::Boolean)
+            || var.variability == eqm_ir::flat::Variability::Discrete)
+}
+
+/// The variables the initial equations and initial algorithms name (assign or read), each
+/// once, in order of appearance.
+fn initially_mentioned(init: &Dae<Hybrid>) -> Vec<VarId> {
+    let mut mentioned = Vec::new();
+    let exprs = &init.flat.exprs;
+    for eq in &init.initial_equations {
+        exprs.vars_in(eq.lhs, &mut mentioned);
+        exprs.vars_in(eq.rhs, &mut mentioned);
+    }
+    for a in init.flat.algorithms.iter().filter(|a| a.initial) {
+        mentioned.extend(&a.outputs);
+        for st in &a.statements {
+            st.for_each_expr(&mut |e, _| exprs.vars_in(e, &mut mentioned));
+        }
+    }
+    let mut seen = vec![false; init.kinds.len()];
+    mentioned.retain(|v| !std::mem::replace(&mut seen[v.0 as usize], true));
+    mentioned
+}
+
+/// Replaces each algorithm output of `held` (one the sections leave at its `pre` value during
+/// the initialization) by that `pre` value in the initial equations (those from `first_initial`
+/// on) and in the initial algorithms, where it is also assigned to instead.
+fn hold_outputs_at_pre(init: &mut Dae<Hybrid>, first_initial: usize, held: &FxHashMap<VarId, VarId>) {
+    let nodes: FxHashMap<ExprId, ExprId> = held
+        .iter()
+        .map(|(&v, &p)| (init.flat.exprs.var(v), init.flat.exprs.var(p)))
+        .collect();
+    let exprs = &mut init.flat.exprs;
+    for eq in &mut init.equations[first_initial..] {
+        for side in [&mut eq.lhs, &mut eq.rhs] {
+            *side = eqm_ir::symbolic::substitute(exprs, *side, &|_, id| nodes.get(&id).copied());
+        }
+    }
+    let rename = |v: &mut VarId| {
+        if let Some(&p) = held.get(v) {
+            *v = p;
+        }
+    };
+    for a in init.flat.algorithms.iter_mut().filter(|a| a.initial) {
+        let statements: Vec<_> = a
+            .statements
+            .iter()
+            .map(|s| s.map_exprs(&mut |e| eqm_ir::symbolic::substitute(exprs, e, &|_, id| nodes.get(&id).copied())))
+            .collect();
+        a.statements = statements;
+        retarget(&mut a.statements, held);
+        a.outputs.iter_mut().for_each(rename);
+        a.when_assigned.iter_mut().for_each(rename);
+        a.assigned_outside_when.iter_mut().for_each(rename);
+    }
+}
+
+/// Makes the assignments to a variable of `renamed` in `statements` assignments to its
+/// replacement; a walk with its own stack.
+fn retarget(statements: &mut [eqm_ir::flat::Statement], renamed: &FxHashMap<VarId, VarId>) {
+    use eqm_ir::flat::{Place, Statement};
+    let mut stack: Vec<&mut Statement> = statements.iter_mut().collect();
+    while let Some(statement) = stack.pop() {
+        match statement {
+            Statement::Assign {
+                target: Place::Var(v), ..
+            } => {
+                if let Some(&p) = renamed.get(v) {
+                    *v = p;
+                }
             }
+            Statement::If {
+                branches, else_branch, ..
+            } => {
+                for (_, body) in branches.iter_mut() {
+                    stack.extend(body.iter_mut());
+                }
+                stack.extend(else_branch.iter_mut());
+            }
+            Statement::Unrolled { iterations, .. } => stack.extend(iterations.iter_mut().flatten()),
+            Statement::For { body, .. } | Statement::While { body, .. } => stack.extend(body.iter_mut()),
+            _ => {}
         }
     }
 }
@@ -686,9 +825,10 @@ fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) {
 /// The `pre` value `p` of the discrete output `v` of an algorithm section made an unknown of
 /// the initial system, with the equation of `v`'s fixed start value on it if it has one (which,
 /// with an initial equation, over-determines it, as for a when-equation's variable). When no
-/// section assigns `v` outside its when-statements, `v` in an initial equation is replaced by
-/// `p` (recorded in `held`): the section leaves `v` at `p` during the initialization.
-fn algorithm_output_pre_unknown(init: &mut Dae<Hybrid>, v: VarId, p: VarId, held: &mut FxHashMap<ExprId, ExprId>) {
+/// section assigns `v` outside its when-statements, `v` in an initial equation or initial
+/// algorithm is replaced by `p` (recorded in `held`): the section leaves `v` at `p` during the
+/// initialization.
+fn algorithm_output_pre_unknown(init: &mut Dae<Hybrid>, v: VarId, p: VarId, held: &mut FxHashMap<VarId, VarId>) {
     init.kinds[p.0 as usize] = VarKind::Algebraic;
     let only_in_when = init
         .flat
@@ -697,8 +837,7 @@ fn algorithm_output_pre_unknown(init: &mut Dae<Hybrid>, v: VarId, p: VarId, held
         .filter(|a| !a.initial)
         .all(|a| !a.assigned_outside_when.contains(&v));
     if only_in_when {
-        let (node, pre) = (init.flat.exprs.var(v), init.flat.exprs.var(p));
-        held.insert(node, pre);
+        held.insert(v, p);
     }
     if init.flat.var(v).attributes.fixed == Some(true) {
         let mut equation = start_equation(init, v, Origin::FixedStart { var: v });
@@ -775,8 +914,11 @@ impl PreNames {
 /// part, led by the fixed start values and initial equations among them.
 fn over_determined(
     init: &Dae<Hybrid>,
-    graph: &eqm_structural::incidence::Incidence,
-    matching: &eqm_structural::matching::Matching,
+    (graph, matching, index_of): (
+        &eqm_structural::incidence::Incidence,
+        &eqm_structural::matching::Matching,
+        &structure::LeafIndex,
+    ),
     n_model: usize,
     n_given: usize,
     unknowns: &[Unknown],
@@ -793,6 +935,17 @@ fn over_determined(
         .filter(|&e| e >= n_model && e < init.equations.len())
         .collect();
     listed.extend(over.iter().copied().filter(|&e| e < n_model));
+    // Rows past the equations are the outputs of algorithm sections, one row each.
+    let mut section_of_row = Vec::new();
+    for (section, outputs, _) in structure::algorithm_rows_of(init, index_of, true) {
+        section_of_row.extend(std::iter::repeat_n(section, outputs.len()));
+    }
+    let n_eqs = init.equations.len();
+    listed.extend(
+        over.iter()
+            .copied()
+            .filter(|&e| e >= n_eqs && e - n_eqs < section_of_row.len()),
+    );
     let fixed: Vec<String> = listed
         .iter()
         .filter(|&&e| e >= n_given)
@@ -827,6 +980,15 @@ fn over_determined(
         }
     );
     let label = |e: usize| {
+        if e >= n_eqs {
+            let a = &init.flat.algorithms[section_of_row[e - n_eqs]];
+            let names: Vec<String> = a.outputs.iter().map(|&v| init.flat.var(v).name.clone()).collect();
+            let kind = if a.initial { "initial algorithm" } else { "algorithm" };
+            return (
+                a.span,
+                readable.apply(&format!("{kind} assigning {}", shorten(&names, 4))),
+            );
+        }
         let eq = &init.equations[e];
         (
             eq.span,

@@ -128,6 +128,11 @@ pub(crate) fn algorithm_rows_of<S>(
         for st in &a.statements {
             st.for_each_expr(&mut |e, _| collect_unknowns(&dae.flat.exprs, e, index_of, &mut read));
         }
+        // The section starts each discrete output from its `pre` value (which the
+        // initialization may have to compute first).
+        for &(_, before) in &a.previous {
+            read.extend(dae.flat.exprs.var_if_present(before).and_then(|e| index_of.get(e)));
+        }
         read.sort_unstable();
         read.dedup();
         read.retain(|u| !outputs.contains(u));

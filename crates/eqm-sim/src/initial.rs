@@ -147,7 +147,7 @@ fn solve_initialization(
     {
         solver.set_work(k, 1.0);
     }
-    let handed_over = handed_over(program, &link);
+    let handed_over = handed_over(program, init, &link);
     // The start values (computed once: computing them again would reset the relations, which
     // are discrete variables, to theirs).
     let x_start = model
@@ -206,11 +206,16 @@ fn solve_initialization(
 /// iterations: an implicit equation the initialization solved by bracketing would not converge
 /// from the start value again), and the discrete variables with their `pre` values (their start
 /// values, or what initial equations determined). Relations and the values `edge` and `change`
-/// compare with are set in both programs already.
-fn handed_over(program: &ExecProgram, link: &eqm_compile::exec::InitLink) -> Vec<(u32, u32)> {
+/// compare with are set in both programs already, except the `pre` values of discrete-time
+/// variables that the initialization solved for (named by initial equations).
+fn handed_over(program: &ExecProgram, init: &ExecProgram, link: &eqm_compile::exec::InitLink) -> Vec<(u32, u32)> {
     let mut pre_value = vec![false; program.symbols().len()];
-    for p in program.events().previous.iter().filter(|p| !p.settled_at_start) {
-        pre_value[p.var.0 as usize] = true;
+    for p in &program.events().previous {
+        let solved = init.symbols().len() > p.var.0 as usize
+            && init.symbols().get(p.var).kind == eqm_compile::dae::VarKind::Algebraic;
+        if !p.settled_at_start || (p.left_limit && solved) {
+            pre_value[p.var.0 as usize] = true;
+        }
     }
     program
         .work_vars()
