@@ -155,7 +155,8 @@ fn own_system(
     }
     let unknowns = initial_unknowns(&init);
     let offered: Vec<VarId> = candidates.iter().chain(&free_pre).copied().collect();
-    let (mut assumed, keep) = choose_assumed_starts(&mut init, &unknowns, &offered, (n_model, n_given, n_fixed))?;
+    let (mut assumed, keep, repeated) =
+        choose_assumed_starts(&mut init, &unknowns, &offered, (n_model, n_given, n_fixed))?;
     // The default `pre(v) = v.start` of a discrete variable is Modelica's own rule, not an
     // assumption to warn about; only states are reported.
     let mut is_state = vec![false; init.kinds.len()];
@@ -166,7 +167,8 @@ fn own_system(
     init.retain_equations(&keep);
     let (unknowns, _) = algebraic_form(&mut init);
     let plan = plan::analyze_system(&mut init, unknowns, true)?;
-    let warnings = assumed_warning(&init, &assumed).into_iter().collect();
+    let mut warnings: Vec<Diagnostic> = assumed_warning(&init, &assumed).into_iter().collect();
+    warnings.extend(repeated);
     Ok((
         InitPlan {
             system: InitSystem::Own {
@@ -188,8 +190,11 @@ fn initialization_dae(dae: &Dae<Hybrid>) -> (Dae<Hybrid>, bool) {
     // The initialization runs no events: its relation variables are set from the model's
     // surfaces by the simulation (`sim::initial_states`), and when-clauses do not fire.
     init.flat.whens.clear();
-    // Invariants and the state-choice check belong to the simulation, which evaluates them.
+    // Invariants and the state-choice check belong to the simulation, which evaluates them;
+    // so do the assertions of the model's equations. The initial system's own assertions are
+    // the checks of repeated initial equations.
     init.flat.invariants.clear();
+    init.flat.assertions.clear();
     init.stage = Hybrid::default();
     // Before the start time plus its delay, `delay(e, d)` is `e` at the start time: in the
     // initialization it is `e` itself.
@@ -280,13 +285,15 @@ fn initial_unknowns(init: &Dae<Hybrid>) -> Vec<Unknown> {
 /// Matches the given equations first, then as many candidate start equations as the system
 /// can take: the start values of `candidates` that are assumed and, per equation, whether it is
 /// kept. `counts` are the numbers of model equations, given equations and equations before the
-/// candidates'. An over- or under-determined system is an error.
+/// candidates'. An over- or under-determined system is an error, except for initial equations
+/// on discrete values that repeat what the others determine (see [`repeated_discrete`]): those
+/// are dropped and checked after the initialization, with the warnings returned last.
 fn choose_assumed_starts(
     init: &mut Dae<Hybrid>,
     unknowns: &[Unknown],
     candidates: &[VarId],
     counts: (usize, usize, usize),
-) -> Result<(Vec<VarId>, Vec<bool>), Vec<Diagnostic>> {
+) -> Result<(Vec<VarId>, Vec<bool>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (n_model, n_given, n_fixed) = counts;
     let leaves: Vec<ExprId> = unknowns
         .iter()
@@ -303,7 +310,9 @@ fn choose_assumed_starts(
     let unmatched_given: Vec<usize> = (0..graph.n_eqs())
         .filter(|&e| !is_candidate(e) && matching.var_of(EqIdx(e as u32)).is_none())
         .collect();
-    if !unmatched_given.is_empty() {
+    let mut keep = vec![true; init.equations.len()];
+    let repeated = repeated_discrete(init, &graph, unknowns, n_model, &unmatched_given);
+    if repeated.len() != unmatched_given.len() {
         return Err(vec![over_determined(
             init,
             (&graph, &matching, &index_of),
@@ -312,9 +321,12 @@ fn choose_assumed_starts(
             unknowns,
         )]);
     }
+    let warnings = repeated.iter().map(|&e| repeated_equation_check(init, e)).collect();
+    for &e in &repeated {
+        keep[e] = false;
+    }
     let mut search = Augmenter::new();
     let mut assumed = Vec::new();
-    let mut keep = vec![true; init.equations.len()];
     for (k, &v) in candidates.iter().enumerate() {
         let e = n_fixed + k;
         if search.augment(&graph, &mut matching, EqIdx(e as u32), |_| true) {
@@ -330,7 +342,73 @@ fn choose_assumed_starts(
         let undetermined = free_parameters_left_open(init, &graph, &matching, unknowns, undetermined);
         return Err(vec![under_determined(init, unknowns, &undetermined)]);
     }
-    Ok((assumed, keep))
+    Ok((assumed, keep, warnings))
+}
+
+/// The equations of `unmatched` (given equations the matching left without an unknown) that
+/// repeat a discrete value the others determine: initial equations or fixed start values (not
+/// the model's own equations) whose every unknown is a Boolean or Integer, such as `pre(u) =
+/// false` written by two blocks reading one signal `u`. Modelica lets a tool drop an initial
+/// equation that is consistent with the others; whether it is can only be known from the
+/// values, so it is checked after the initialization (an assertion of the initial system).
+fn repeated_discrete(
+    init: &Dae<Hybrid>,
+    graph: &eqm_structural::incidence::Incidence,
+    unknowns: &[Unknown],
+    n_model: usize,
+    unmatched: &[usize],
+) -> Vec<usize> {
+    unmatched
+        .iter()
+        .copied()
+        .filter(|&e| e >= n_model && e < init.equations.len())
+        .filter(|&e| {
+            let vars = graph.eq_vars(EqIdx(e as u32));
+            !vars.is_empty()
+                && vars.iter().all(|u| match unknowns[u.index()] {
+                    Unknown::Var(v) => matches!(init.flat.var(v).ty, ScalarType::Integer | ScalarType::Boolean),
+                    Unknown::Der(_) => false,
+                })
+        })
+        .collect()
+}
+
+/// Turns the repeated initial equation `e` into an assertion of the initial system (its two
+/// sides equal after the initialization) and returns the warning (W0504) that says so.
+fn repeated_equation_check(init: &mut Dae<Hybrid>, e: usize) -> Diagnostic {
+    let equation = init.equations[e].clone();
+    let text = PreNames::new(init).apply(&init.equation_text(&equation));
+    let condition = init
+        .flat
+        .exprs
+        .binary(eqm_ir::expr::BinOp::Eq, equation.lhs, equation.rhs);
+    let instance = match &equation.origin {
+        Origin::Initial {
+            origin: eqm_ir::flat::Origin::Equation { instance },
+            ..
+        } => *instance,
+        _ => eqm_ir::flat::InstanceId(0),
+    };
+    let message = format!(
+        "the initial equation `{text}` repeats a value the other initial equations determine, but does not hold"
+    );
+    init.flat.assertions.push(eqm_ir::flat::Assertion {
+        condition,
+        message: eqm_ir::flat::Message {
+            parts: vec![eqm_ir::flat::MessagePart::Text(message)],
+        },
+        level: eqm_ir::flat::AssertionLevel::Error,
+        instance,
+        span: equation.span,
+    });
+    Diagnostic::warning(
+        "W0504",
+        format!(
+            "the initial equation `{text}` determines nothing the others leave open: it is checked after the initialization instead"
+        ),
+        equation.span,
+        "repeats a value determined by another equation",
+    )
 }
 
 /// The initialization when its system is the simulation system with every state at a start
@@ -663,10 +741,10 @@ fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) -> Vec<VarId> {
         if !p.settled_at_start {
             pre_of.insert(v, p.var);
             owner.insert(p.var, v);
-        } else if p.left_limit && is_discrete_time(init, v) {
+        } else if !p.left_limit && !p.integer_part && is_discrete_time(init, v) {
             // `pre(v)` of a discrete-time variable its own equation defines (a Boolean
-            // `y = pre(y) and u`): the simulation takes it as `v`'s value just before an event,
-            // but at the start it is an unknown of its own.
+            // `y = pre(y) and u`): the simulation sets it to `v`'s value before each pass of
+            // the event iteration, but at the start it is an unknown of its own.
             owner.insert(p.var, v);
         }
     }
@@ -698,6 +776,8 @@ fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) -> Vec<VarId> {
             if w != v && !done[p] && !section_outputs[i] && init.kinds[p] == VarKind::Discrete {
                 done[p] = true;
                 init.kinds[p] = VarKind::Algebraic;
+                // The value before an event of a Boolean or Integer is one too.
+                init.flat.variables[p].ty = init.flat.var(v).ty;
                 if init.flat.var(v).attributes.fixed == Some(true) {
                     let mut equation = start_equation(init, v, Origin::FixedStart { var: v });
                     equation.lhs = init.flat.exprs.var(w);

@@ -186,6 +186,7 @@ fn solve_initialization(
         }
         let (x0, determined) = take_solution(model, &solver, &link, &handed_over, &x_start)?;
         if surfaces.is_empty() || pass + 1 == PASSES {
+            repeated_equations_hold(init, &mut solver, start)?;
             return Ok((x0, determined, recovery_notes(init, &mut solver)));
         }
         let _ = model.delays_at_start(start, &x0, &mut dx);
@@ -195,10 +196,37 @@ fn solve_initialization(
         let changed = set_relations(model, Some((&mut solver, &link)), &d);
         settle_previous(model, Some((&mut solver, &link)), start, &x0, &mut dx);
         if !changed {
+            repeated_equations_hold(init, &mut solver, start)?;
             return Ok((x0, determined, recovery_notes(init, &mut solver)));
         }
     }
     unreachable!("the last pass returns")
+}
+
+/// Checks the assertions of the initialization program, which are the initial equations the
+/// compiler dropped as repeating what the others determine: each must hold at the solution.
+fn repeated_equations_hold(init: &ExecProgram, solver: &mut Instance<'_>, start: f64) -> Result<(), SimError> {
+    for a in init.assertions() {
+        let mut none: [f64; 0] = [];
+        let holds = solver
+            .event_value(a.condition, a.span, start, &[], &mut none)
+            .map_err(|f| failed_at_start(init, start, "the initial values could not be computed", &f))?;
+        if holds == 0.0 {
+            let diagnostic = eqm_diag::Diagnostic::error(
+                "E0705",
+                format!("at t = {start} {}", a.message.written()),
+                a.span,
+                "this initial equation",
+            );
+            return Err(SimError::Failed {
+                warnings: Vec::new(),
+                time: start,
+                message: "the initial values could not be computed".to_string(),
+                diagnostic: Some(Box::new(diagnostic)),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// What the initialization hands over besides the states, as (model slot, its slot): the
@@ -211,9 +239,7 @@ fn solve_initialization(
 fn handed_over(program: &ExecProgram, init: &ExecProgram, link: &eqm_compile::exec::InitLink) -> Vec<(u32, u32)> {
     let mut pre_value = vec![false; program.symbols().len()];
     for p in &program.events().previous {
-        let solved = init.symbols().len() > p.var.0 as usize
-            && init.symbols().get(p.var).kind == eqm_compile::dae::VarKind::Algebraic;
-        if !p.settled_at_start || (p.left_limit && solved) {
+        if !p.settled_at_start || solved_by(init, p.var) {
             pre_value[p.var.0 as usize] = true;
         }
     }
@@ -237,6 +263,12 @@ fn handed_over(program: &ExecProgram, init: &ExecProgram, link: &eqm_compile::ex
             }
         })
         .collect()
+}
+
+/// Whether the initialization program `init` solves for the model's variable `v` (an
+/// unknown there, such as a `pre` value an initial equation names).
+fn solved_by(init: &ExecProgram, v: eqm_ir::expr::VarId) -> bool {
+    init.symbols().len() > v.0 as usize && init.symbols().get(v).kind == eqm_compile::dae::VarKind::Algebraic
 }
 
 /// The initial states and the parameters with `fixed = false` from the solution in `solver`
@@ -373,8 +405,11 @@ fn settle_previous(model: &mut Instance<'_>, mut solver: InitSolver<'_, '_>, t: 
         // `initial()` is true throughout the initialization, so it has no edge there: its
         // edge is the model's event right after the initialization.
         let is_initial = matches!(program.exprs().get(p.expr), eqm_ir::expr::Node::Var(w) if Some(*w) == initial_var);
+        // A `pre` value the initialization solves for (one an initial equation names) is
+        // its own unknown there.
         if let Some((solver, link)) = solver.as_mut()
             && let Some(Slot::Work(k)) = link.slot(p.var)
+            && !solved_by(solver.program(), p.var)
         {
             solver.set_work(k, if is_initial { 1.0 } else { value });
         }
