@@ -217,6 +217,23 @@ fn initialization_dae(dae: &Dae<Hybrid>) -> (Dae<Hybrid>, bool) {
     }
     init.substitute_in_equations(&delayed);
     init.substitute_in_algorithms(&delayed);
+    // An integer part held between events (`integer(delay(x, d))`) whose argument reads a
+    // delayed value is an unknown of the initialization, the integer part of its expression
+    // there: the simulation cannot settle it before the initialization (the delayed value is
+    // not known before the values it delays are), and takes the value found.
+    for p in dae.stage.events.previous.iter().filter(|p| p.integer_part) {
+        let at_start = eqm_ir::symbolic::substitute(&mut init.flat.exprs, p.expr, &|_, id| delayed.get(&id).copied());
+        if at_start != p.expr {
+            init.kinds[p.var.0 as usize] = VarKind::Algebraic;
+            let lhs = init.flat.exprs.var(p.var);
+            init.equations.push(Equation {
+                lhs,
+                rhs: at_start,
+                origin: Origin::IntegerPartAtStart { var: p.var },
+                span: p.span,
+            });
+        }
+    }
     (init, !delayed.is_empty())
 }
 
