@@ -1045,7 +1045,7 @@ fn over_determined(
     );
     let fixed: Vec<String> = listed
         .iter()
-        .filter(|&&e| e >= n_given)
+        .filter(|&&e| e >= n_given && e < n_eqs)
         .filter_map(|&e| match init.equations[e].origin {
             Origin::FixedStart { var } => Some(start_text(init, var)),
             _ => None,

@@ -12,6 +12,7 @@ mod compare;
 mod delay;
 mod diagram;
 mod discrete;
+mod discrete_init;
 mod explicit_domain;
 mod external;
 mod external_objects;
