@@ -7,7 +7,7 @@
 //!
 //! The list is a representative subset of the examples that match today, from every package that
 //! has matching examples (Blocks, Analog, Batteries, Digital, Spice3, FluxTubes, Rotational, Translational,
-//! HeatTransfer, FluidHeatFlow); `docs/msl.md` has the whole table.
+//! HeatTransfer, FluidHeatFlow, StateGraph); `docs/msl.md` has the whole table.
 
 use crate::cli::eqm;
 use std::path::{Path, PathBuf};
@@ -15,12 +15,16 @@ use std::path::{Path, PathBuf};
 /// Examples whose run must match the reference trajectory.
 const MATCHING: &[&str] = &[
     "Modelica.Blocks.Examples.CompareSincExpSine",
+    "Modelica.Blocks.Examples.IntegerNetwork1",
     "Modelica.Blocks.Examples.InverseModel",
+    "Modelica.Blocks.Examples.LogicalNetwork1",
     "Modelica.Blocks.Examples.Modulation",
     "Modelica.Blocks.Examples.Noise.Densities",
     "Modelica.Blocks.Examples.PID_Controller",
+    "Modelica.Blocks.Examples.RealNetwork1",
     "Modelica.Blocks.Examples.SlewRateLimiter",
     "Modelica.Blocks.Examples.TotalHarmonicDistortion",
+    "Modelica.Electrical.Analog.Examples.AD_DA_conversion",
     "Modelica.Electrical.Analog.Examples.AmplifierWithOpAmpDetailed",
     "Modelica.Electrical.Analog.Examples.CauerLowPassAnalog",
     "Modelica.Electrical.Analog.Examples.CauerLowPassOPV",
@@ -55,8 +59,13 @@ const MATCHING: &[&str] = &[
     "Modelica.Mechanics.Rotational.Examples.First",
     "Modelica.Mechanics.Translational.Examples.Oscillator",
     "Modelica.Mechanics.Translational.Examples.PreLoad",
+    "Modelica.StateGraph.Examples.ExecutionPaths",
+    "Modelica.StateGraph.Examples.FirstExample",
+    "Modelica.StateGraph.Examples.FirstExample_Variant2",
+    "Modelica.StateGraph.Examples.ShowCompositeStep",
     "Modelica.Thermal.FluidHeatFlow.Examples.SimpleCooling",
     "Modelica.Thermal.FluidHeatFlow.Examples.TwoTanks",
+    "Modelica.Thermal.HeatTransfer.Examples.ControlledTemperature",
     "Modelica.Thermal.HeatTransfer.Examples.TwoMasses",
 ];
 
