@@ -55,6 +55,9 @@ pub enum Origin {
     /// `v = pre(v)` for a discrete variable the initial equations determine: its when-clauses
     /// are not active during the initialization.
     HeldAtStart { var: VarId },
+    /// `h = integer(e)` for an integer part held between events whose argument reads a
+    /// delayed value: the initialization computes it from the delayed expression.
+    IntegerPartAtStart { var: VarId },
     /// `p = binding` of a parameter the initialization solves for (`fixed = false`, or a
     /// binding that reads such a parameter).
     Binding { var: VarId },
@@ -79,6 +82,10 @@ impl Origin {
             Origin::AssumedStart { var } => format!("start value of {}, assumed fixed", symbols.var_name(*var)),
             Origin::Binding { var } => format!(
                 "binding of parameter {}, solved in the initialization",
+                symbols.var_name(*var)
+            ),
+            Origin::IntegerPartAtStart { var } => format!(
+                "{}, computed in the initialization from the delayed expression",
                 symbols.var_name(*var)
             ),
             Origin::HeldAtStart { var } => format!(

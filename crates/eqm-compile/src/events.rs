@@ -450,13 +450,21 @@ fn is_opaque(arena: &ExprArena, e: ExprId) -> bool {
     )
 }
 
-/// Whether `e` can change only at events: it reads no state, algebraic variable or time.
+/// Whether `e` can change only at events: it reads no state, continuous-time algebraic variable
+/// or time. An Integer, Boolean or `discrete` variable an ordinary equation defines is
+/// discrete-time (its equation changes its value only where a relation or held integer part
+/// does, at events), so a relation on it is evaluated as it stands: frozen, it would keep the
+/// value of the previous pass while the event iteration changes the variable.
 fn is_discrete(dae: &Dae<IndexOne>, moving: &FxHashSet<VarId>, e: ExprId) -> bool {
     let arena = dae.exprs();
     let mut stack = vec![e];
     while let Some(id) = stack.pop() {
         match arena.get(id) {
-            Node::Var(v) if matches!(dae.kind(*v), VarKind::State | VarKind::Algebraic) => return false,
+            Node::Var(v)
+                if matches!(dae.kind(*v), VarKind::State | VarKind::Algebraic) && !is_discrete_time_var(dae, *v) =>
+            {
+                return false;
+            }
             // A delayed value changes between events like the expression it delays, and the
             // outputs of `spatialDistribution` with the profile's move.
             Node::Var(v) if moving.contains(v) => return false,
@@ -466,6 +474,16 @@ fn is_discrete(dae: &Dae<IndexOne>, moving: &FxHashSet<VarId>, e: ExprId) -> boo
         }
     }
     true
+}
+
+/// Whether algebraic variable `v` is discrete-time by its type or declaration.
+fn is_discrete_time_var(dae: &Dae<IndexOne>, v: VarId) -> bool {
+    let var = dae.flat.var(v);
+    dae.kind(v) == VarKind::Algebraic
+        && (matches!(
+            var.ty,
+            eqm_ir::flat::ScalarType::Integer | eqm_ir::flat::ScalarType::Boolean
+        ) || var.variability == eqm_ir::flat::Variability::Discrete)
 }
 
 /// `e` rebuilt with its children replaced according to `map`, or `e` itself when none changed.
@@ -495,6 +513,9 @@ struct Extractor {
     pre_var: FxHashMap<VarId, VarId>,
     /// The `pre(e)` variable of each continuous-time expression that has one.
     left_limit: FxHashMap<ExprId, VarId>,
+    /// The `pre(v)` variable of each discrete-time variable an ordinary equation defines
+    /// (shared by `edge(v)` and `change(v)`).
+    pass_value: FxHashMap<VarId, VarId>,
     /// Relation variables an algorithm section's test was moved away from (to a relation on
     /// the value where it tests): no longer watched when nothing else reads them.
     captured: eqm_ir::symbolic::FxHashSet<VarId>,
@@ -534,6 +555,39 @@ impl Extractor {
             integer_part: false,
         });
         self.pre_var.insert(v, var);
+        var
+    }
+
+    /// The variable holding `pre(v)` of a discrete-time variable `v` that an ordinary equation
+    /// defines (a Boolean `y = u and not pre(y)`): the value `v` had before the current pass of
+    /// the event iteration, as for a when-assigned variable (the value just before the event
+    /// would undo, in the next pass, what a pass that fired set), but at the start `v`'s value
+    /// at the initial point unless an initial equation names it. `edge(v)` and `change(v)` read
+    /// the same variable. One per variable.
+    fn pass_value_of(&mut self, dae: &mut Dae<IndexOne>, v: VarId, span: Span) -> VarId {
+        if let Some(&var) = self.pass_value.get(&v) {
+            return var;
+        }
+        let number = self.previous.len() + 1;
+        let (ty, name) = (dae.flat.var(v).ty, dae.flat.var(v).name.clone());
+        let var = dae.add_relation_variable(
+            format!("$pre{number}"),
+            format!("pre({name}), the value before the event"),
+            span,
+        );
+        if let Some(variable) = dae.flat.variables.last_mut() {
+            variable.ty = ty;
+        }
+        let expr = dae.flat.exprs.var(v);
+        self.previous.push(Previous {
+            var,
+            expr,
+            span,
+            settled_at_start: true,
+            left_limit: false,
+            integer_part: false,
+        });
+        self.pass_value.insert(v, var);
         var
     }
 
@@ -706,6 +760,12 @@ impl Extractor {
                     let var = self.pre_of(dae, v, span);
                     return Some(dae.flat.exprs.var(var));
                 }
+                if let Node::Var(v) = *dae.exprs().get(a)
+                    && is_discrete_time_var(dae, v)
+                {
+                    let var = self.pass_value_of(dae, v, span);
+                    return Some(dae.flat.exprs.var(var));
+                }
                 // `pre(e)` of a continuous-time expression is its left limit at the event.
                 // Parameters and constants are their own left limit.
                 let mut vars = Vec::new();
@@ -720,6 +780,19 @@ impl Extractor {
                 Some(dae.flat.exprs.var(var))
             }
             (Builtin::Edge | Builtin::Change, Some(a), None) => {
+                let shared = match *dae.exprs().get(a) {
+                    Node::Var(v) if is_discrete_time_var(dae, v) => Some(self.pass_value_of(dae, v, span)),
+                    _ => None,
+                };
+                if let Some(var) = shared {
+                    let before = dae.flat.exprs.var(var);
+                    return Some(if b == Builtin::Edge {
+                        let not_before = dae.flat.exprs.unary(UnOp::Not, before);
+                        dae.flat.exprs.binary(BinOp::And, a, not_before)
+                    } else {
+                        dae.flat.exprs.binary(BinOp::Ne, a, before)
+                    });
+                }
                 let number = self.previous.len() + 1;
                 let var = dae.add_relation_variable(
                     format!("$pre{number}"),
@@ -859,14 +932,18 @@ impl Extractor {
                 if is_discrete(dae, &self.moving, a) && is_discrete(dae, &self.moving, c) {
                     return None;
                 }
-                // min(a, c) = if a <= c then a else c; max(a, c) = if a >= c then a else c.
+                // The kink where `a` and `c` cross is an event (so that no step integrates
+                // across it), but the value is the function itself, not a branch frozen at the
+                // last event: `min` and `max` are continuous, and the branch a step starts in
+                // can leave its domain before the event is found (`sqrt(max(0, h))` with
+                // `h` just below zero inside the step that crosses it).
                 let test = if b == Builtin::Min {
                     Test::NonPositive
                 } else {
                     Test::NonNegative
                 };
-                let r = self.relation(dae, a, c, test, span);
-                Some(dae.flat.exprs.add(Node::If(r, a, c)))
+                self.relation(dae, a, c, test, span);
+                Some(dae.flat.exprs.builtin(b, vec![a, c]))
             }
             _ => None,
         }

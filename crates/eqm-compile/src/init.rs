@@ -18,6 +18,8 @@
 //! remains undetermined, the diagnostic names it. This module does not solve anything
 //! numerically: consistent values come from the simulation core running the plan.
 
+mod discrete;
+
 use crate::dae::{Dae, Equation, Origin, VarKind};
 use crate::events::Hybrid;
 use crate::plan::{self, Block, Plan, TornLoop, Unknown};
@@ -120,10 +122,16 @@ fn own_system(
     let n_model = init.equations.len();
     let has_free_parameters = free_parameters(&mut init);
     init.equations.extend(init.initial_equations.iter().cloned());
-    discrete_unknowns(dae, &mut init);
+    let free_pre = discrete::discrete_unknowns(dae, &mut init);
     let n_given = init.equations.len();
 
     let (fixed, candidates, n_fixed) = start_equations(&dae.kinds, &mut init);
+    // The `pre` values made unknowns are completed after the states, as Modelica's tools do:
+    // `pre(v) = v.start` where nothing else determines them.
+    for &p in &free_pre {
+        let equation = start_equation(&mut init, p, Origin::AssumedStart { var: p });
+        init.equations.push(equation);
+    }
     // (Not with delays: the simulation's blocks read the delayed values, which the
     // initialization replaces by their expressions.)
     // (Nor with parameters the initialization solves for: the simulation's plan computes
@@ -148,11 +156,21 @@ fn own_system(
         ));
     }
     let unknowns = initial_unknowns(&init);
-    let (assumed, keep) = choose_assumed_starts(&mut init, &unknowns, &candidates, (n_model, n_given, n_fixed))?;
+    let offered: Vec<VarId> = candidates.iter().chain(&free_pre).copied().collect();
+    let (mut assumed, keep, repeated) =
+        choose_assumed_starts(&mut init, &unknowns, &offered, (n_model, n_given, n_fixed))?;
+    // The default `pre(v) = v.start` of a discrete variable is Modelica's own rule, not an
+    // assumption to warn about; only states are reported.
+    let mut is_state = vec![false; init.kinds.len()];
+    for v in &candidates {
+        is_state[v.0 as usize] = true;
+    }
+    assumed.retain(|v| is_state[v.0 as usize]);
     init.retain_equations(&keep);
     let (unknowns, _) = algebraic_form(&mut init);
     let plan = plan::analyze_system(&mut init, unknowns, true)?;
-    let warnings = assumed_warning(&init, &assumed).into_iter().collect();
+    let mut warnings: Vec<Diagnostic> = assumed_warning(&init, &assumed).into_iter().collect();
+    warnings.extend(repeated);
     Ok((
         InitPlan {
             system: InitSystem::Own {
@@ -174,8 +192,11 @@ fn initialization_dae(dae: &Dae<Hybrid>) -> (Dae<Hybrid>, bool) {
     // The initialization runs no events: its relation variables are set from the model's
     // surfaces by the simulation (`sim::initial_states`), and when-clauses do not fire.
     init.flat.whens.clear();
-    // Invariants and the state-choice check belong to the simulation, which evaluates them.
+    // Invariants and the state-choice check belong to the simulation, which evaluates them;
+    // so do the assertions of the model's equations. The initial system's own assertions are
+    // the checks of repeated initial equations.
     init.flat.invariants.clear();
+    init.flat.assertions.clear();
     init.stage = Hybrid::default();
     // Before the start time plus its delay, `delay(e, d)` is `e` at the start time: in the
     // initialization it is `e` itself.
@@ -198,6 +219,23 @@ fn initialization_dae(dae: &Dae<Hybrid>) -> (Dae<Hybrid>, bool) {
     }
     init.substitute_in_equations(&delayed);
     init.substitute_in_algorithms(&delayed);
+    // An integer part held between events (`integer(delay(x, d))`) whose argument reads a
+    // delayed value is an unknown of the initialization, the integer part of its expression
+    // there: the simulation cannot settle it before the initialization (the delayed value is
+    // not known before the values it delays are), and takes the value found.
+    for p in dae.stage.events.previous.iter().filter(|p| p.integer_part) {
+        let at_start = eqm_ir::symbolic::substitute(&mut init.flat.exprs, p.expr, &|_, id| delayed.get(&id).copied());
+        if at_start != p.expr {
+            init.kinds[p.var.0 as usize] = VarKind::Algebraic;
+            let lhs = init.flat.exprs.var(p.var);
+            init.equations.push(Equation {
+                lhs,
+                rhs: at_start,
+                origin: Origin::IntegerPartAtStart { var: p.var },
+                span: p.span,
+            });
+        }
+    }
     (init, !delayed.is_empty())
 }
 
@@ -263,16 +301,22 @@ fn initial_unknowns(init: &Dae<Hybrid>) -> Vec<Unknown> {
     unknowns
 }
 
+/// The start values assumed, whether each equation is kept, and the warnings about repeated
+/// initial equations (see [`choose_assumed_starts`]).
+type Completion = (Vec<VarId>, Vec<bool>, Vec<Diagnostic>);
+
 /// Matches the given equations first, then as many candidate start equations as the system
 /// can take: the start values of `candidates` that are assumed and, per equation, whether it is
 /// kept. `counts` are the numbers of model equations, given equations and equations before the
-/// candidates'. An over- or under-determined system is an error.
+/// candidates'. An over- or under-determined system is an error, except for initial equations
+/// on discrete values that repeat what the others determine (see [`discrete::repeated_discrete`]): those
+/// are dropped and checked after the initialization, with the warnings returned last.
 fn choose_assumed_starts(
     init: &mut Dae<Hybrid>,
     unknowns: &[Unknown],
     candidates: &[VarId],
     counts: (usize, usize, usize),
-) -> Result<(Vec<VarId>, Vec<bool>), Vec<Diagnostic>> {
+) -> Result<Completion, Vec<Diagnostic>> {
     let (n_model, n_given, n_fixed) = counts;
     let leaves: Vec<ExprId> = unknowns
         .iter()
@@ -289,14 +333,26 @@ fn choose_assumed_starts(
     let unmatched_given: Vec<usize> = (0..graph.n_eqs())
         .filter(|&e| !is_candidate(e) && matching.var_of(EqIdx(e as u32)).is_none())
         .collect();
-    if !unmatched_given.is_empty() {
+    let mut keep = vec![true; init.equations.len()];
+    let repeated = discrete::repeated_discrete(init, &graph, unknowns, n_model, &unmatched_given);
+    if repeated.len() != unmatched_given.len() {
         return Err(vec![over_determined(
-            init, &graph, &matching, n_model, n_given, unknowns,
+            init,
+            (&graph, &matching, &index_of),
+            n_model,
+            n_given,
+            unknowns,
         )]);
+    }
+    let warnings = repeated
+        .iter()
+        .map(|&e| discrete::repeated_equation_check(init, e))
+        .collect();
+    for &e in &repeated {
+        keep[e] = false;
     }
     let mut search = Augmenter::new();
     let mut assumed = Vec::new();
-    let mut keep = vec![true; init.equations.len()];
     for (k, &v) in candidates.iter().enumerate() {
         let e = n_fixed + k;
         if search.augment(&graph, &mut matching, EqIdx(e as u32), |_| true) {
@@ -312,7 +368,7 @@ fn choose_assumed_starts(
         let undetermined = free_parameters_left_open(init, &graph, &matching, unknowns, undetermined);
         return Err(vec![under_determined(init, unknowns, &undetermined)]);
     }
-    Ok((assumed, keep))
+    Ok((assumed, keep, warnings))
 }
 
 /// The initialization when its system is the simulation system with every state at a start
@@ -614,99 +670,6 @@ fn free_parameters(init: &mut Dae<Hybrid>) -> bool {
     any
 }
 
-/// Discrete variables that initial equations determine (`initial equation y = 3;` or
-/// `pre(k) = 5;` for variables assigned in when-clauses) are unknowns of the initial system
-/// rather than held at their start values: the variable, its `pre` value if the model uses one,
-/// and the equation `v = pre(v)` (no when-clause is active during the initialization) joining
-/// them. Other discrete variables keep their start values, as their `pre` values do.
-///
-/// A discrete output of an algorithm section is computed by the section, which starts from its
-/// `pre` value: there the `pre` value is the unknown the initial equations determine (Modelica's
-/// rule: an initial equation replaces the default `pre(v) = v.start`). An output assigned only
-/// in when-statements keeps that value when none fires, as during the initialization, so an
-/// initial equation on the output itself is one on its `pre` value.
-fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) {
-    let first_initial = init.equations.len() - init.initial_equations.len();
-    let mut pre_of: FxHashMap<VarId, VarId> = FxHashMap::default();
-    let mut owner: FxHashMap<VarId, VarId> = FxHashMap::default();
-    for p in &dae.stage.events.previous {
-        if let (false, eqm_ir::expr::Node::Var(v)) = (p.settled_at_start, dae.exprs().get(p.expr)) {
-            pre_of.insert(*v, p.var);
-            owner.insert(p.var, *v);
-        }
-    }
-    let computed = init.discrete_algorithm_outputs(true);
-    let mut mentioned = Vec::new();
-    for eq in &init.initial_equations {
-        init.flat.exprs.vars_in(eq.lhs, &mut mentioned);
-        init.flat.exprs.vars_in(eq.rhs, &mut mentioned);
-    }
-    let mut done = vec![false; init.kinds.len()];
-    let mut held_outputs: FxHashMap<ExprId, ExprId> = FxHashMap::default();
-    let section_outputs = init.discrete_algorithm_outputs(false);
-    for w in mentioned {
-        let v = owner.get(&w).copied().unwrap_or(w);
-        let i = v.0 as usize;
-        if section_outputs[i] && !done[i] {
-            done[i] = true;
-            if let Some(&p) = pre_of.get(&v) {
-                algorithm_output_pre_unknown(init, v, p, &mut held_outputs);
-            }
-            continue;
-        }
-        let discrete = init.kinds[i] == VarKind::Discrete && !computed[i] && init.eliminated[i].is_none();
-        // Relation and event variables are not the user's: the events set them.
-        if !discrete || done[i] || init.flat.var(v).name.starts_with('$') {
-            continue;
-        }
-        done[i] = true;
-        init.kinds[i] = VarKind::Algebraic;
-        if let Some(&p) = pre_of.get(&v) {
-            init.kinds[p.0 as usize] = VarKind::Algebraic;
-            let (lhs, rhs) = (init.flat.exprs.var(v), init.flat.exprs.var(p));
-            let span = init.flat.var(v).span;
-            init.equations.push(Equation {
-                lhs,
-                rhs,
-                origin: Origin::HeldAtStart { var: v },
-                span,
-            });
-        }
-    }
-    if !held_outputs.is_empty() {
-        for eq in &mut init.equations[first_initial..] {
-            for side in [&mut eq.lhs, &mut eq.rhs] {
-                *side =
-                    eqm_ir::symbolic::substitute(&mut init.flat.exprs, *side, &|_, id| held_outputs.get(&id).copied());
-            }
-        }
-    }
-}
-
-/// The `pre` value `p` of the discrete output `v` of an algorithm section made an unknown of
-/// the initial system, with the equation of `v`'s fixed start value on it if it has one (which,
-/// with an initial equation, over-determines it, as for a when-equation's variable). When no
-/// section assigns `v` outside its when-statements, `v` in an initial equation is replaced by
-/// `p` (recorded in `held`): the section leaves `v` at `p` during the initialization.
-fn algorithm_output_pre_unknown(init: &mut Dae<Hybrid>, v: VarId, p: VarId, held: &mut FxHashMap<ExprId, ExprId>) {
-    init.kinds[p.0 as usize] = VarKind::Algebraic;
-    let only_in_when = init
-        .flat
-        .algorithms
-        .iter()
-        .filter(|a| !a.initial)
-        .all(|a| !a.assigned_outside_when.contains(&v));
-    if only_in_when {
-        let (node, pre) = (init.flat.exprs.var(v), init.flat.exprs.var(p));
-        held.insert(node, pre);
-    }
-    if init.flat.var(v).attributes.fixed == Some(true) {
-        let mut equation = start_equation(init, v, Origin::FixedStart { var: v });
-        equation.lhs = init.flat.exprs.var(p);
-        init.equations.push(equation);
-    }
-}
-
 /// `v = start` (0 when the variable declares no start value).
 fn start_equation(dae: &mut Dae<Hybrid>, v: VarId, origin: Origin) -> Equation {
     let lhs = dae.flat.exprs.var(v);
@@ -775,8 +738,11 @@ impl PreNames {
 /// part, led by the fixed start values and initial equations among them.
 fn over_determined(
     init: &Dae<Hybrid>,
-    graph: &eqm_structural::incidence::Incidence,
-    matching: &eqm_structural::matching::Matching,
+    (graph, matching, index_of): (
+        &eqm_structural::incidence::Incidence,
+        &eqm_structural::matching::Matching,
+        &structure::LeafIndex,
+    ),
     n_model: usize,
     n_given: usize,
     unknowns: &[Unknown],
@@ -793,9 +759,20 @@ fn over_determined(
         .filter(|&e| e >= n_model && e < init.equations.len())
         .collect();
     listed.extend(over.iter().copied().filter(|&e| e < n_model));
+    // Rows past the equations are the outputs of algorithm sections, one row each.
+    let mut section_of_row = Vec::new();
+    for (section, outputs, _) in structure::algorithm_rows_of(init, index_of, true) {
+        section_of_row.extend(std::iter::repeat_n(section, outputs.len()));
+    }
+    let n_eqs = init.equations.len();
+    listed.extend(
+        over.iter()
+            .copied()
+            .filter(|&e| e >= n_eqs && e - n_eqs < section_of_row.len()),
+    );
     let fixed: Vec<String> = listed
         .iter()
-        .filter(|&&e| e >= n_given)
+        .filter(|&&e| e >= n_given && e < n_eqs)
         .filter_map(|&e| match init.equations[e].origin {
             Origin::FixedStart { var } => Some(start_text(init, var)),
             _ => None,
@@ -827,6 +804,15 @@ fn over_determined(
         }
     );
     let label = |e: usize| {
+        if e >= n_eqs {
+            let a = &init.flat.algorithms[section_of_row[e - n_eqs]];
+            let names: Vec<String> = a.outputs.iter().map(|&v| init.flat.var(v).name.clone()).collect();
+            let kind = if a.initial { "initial algorithm" } else { "algorithm" };
+            return (
+                a.span,
+                readable.apply(&format!("{kind} assigning {}", shorten(&names, 4))),
+            );
+        }
         let eq = &init.equations[e];
         (
             eq.span,

@@ -128,6 +128,16 @@ pub(crate) fn algorithm_rows_of<S>(
         for st in &a.statements {
             st.for_each_expr(&mut |e, _| collect_unknowns(&dae.flat.exprs, e, index_of, &mut read));
         }
+        // The section starts each discrete output from its `pre` value, which an output that
+        // only when-statements assign keeps when none fires (the initialization may have to
+        // compute that value first).
+        let mut assigned: Vec<VarId> = a.assigned_outside_when.clone();
+        assigned.sort_unstable();
+        for &(output, before) in &a.previous {
+            if assigned.binary_search(&output).is_err() {
+                read.extend(dae.flat.exprs.var_if_present(before).and_then(|e| index_of.get(e)));
+            }
+        }
         read.sort_unstable();
         read.dedup();
         read.retain(|u| !outputs.contains(u));

@@ -773,6 +773,13 @@ pub static CODES: &[CodeInfo] = &[
          does not appear differentiated, or index reduction chose another), or `never` on one that had to be",
     ),
     code(
+        "W0504",
+        Warning,
+        Structural,
+        "An initial equation on Boolean or Integer values repeats what the other equations of the initial system \
+         determine; it is checked after the initialization (E0705 when it does not hold) instead of solved",
+    ),
+    code(
         "W0701",
         Warning,
         Simulation,

@@ -147,7 +147,7 @@ fn solve_initialization(
     {
         solver.set_work(k, 1.0);
     }
-    let handed_over = handed_over(program, &link);
+    let handed_over = handed_over(program, init, &link);
     // The start values (computed once: computing them again would reset the relations, which
     // are discrete variables, to theirs).
     let x_start = model
@@ -186,6 +186,7 @@ fn solve_initialization(
         }
         let (x0, determined) = take_solution(model, &solver, &link, &handed_over, &x_start)?;
         if surfaces.is_empty() || pass + 1 == PASSES {
+            repeated_equations_hold(init, &mut solver, start)?;
             return Ok((x0, determined, recovery_notes(init, &mut solver)));
         }
         let _ = model.delays_at_start(start, &x0, &mut dx);
@@ -195,10 +196,37 @@ fn solve_initialization(
         let changed = set_relations(model, Some((&mut solver, &link)), &d);
         settle_previous(model, Some((&mut solver, &link)), start, &x0, &mut dx);
         if !changed {
+            repeated_equations_hold(init, &mut solver, start)?;
             return Ok((x0, determined, recovery_notes(init, &mut solver)));
         }
     }
     unreachable!("the last pass returns")
+}
+
+/// Checks the assertions of the initialization program, which are the initial equations the
+/// compiler dropped as repeating what the others determine: each must hold at the solution.
+fn repeated_equations_hold(init: &ExecProgram, solver: &mut Instance<'_>, start: f64) -> Result<(), SimError> {
+    for a in init.assertions() {
+        let mut none: [f64; 0] = [];
+        let holds = solver
+            .event_value(a.condition, a.span, start, &[], &mut none)
+            .map_err(|f| failed_at_start(init, start, "the initial values could not be computed", &f))?;
+        if holds == 0.0 {
+            let diagnostic = eqm_diag::Diagnostic::error(
+                "E0705",
+                format!("at t = {start} {}", a.message.written()),
+                a.span,
+                "this initial equation",
+            );
+            return Err(SimError::Failed {
+                warnings: Vec::new(),
+                time: start,
+                message: "the initial values could not be computed".to_string(),
+                diagnostic: Some(Box::new(diagnostic)),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// What the initialization hands over besides the states, as (model slot, its slot): the
@@ -206,11 +234,14 @@ fn solve_initialization(
 /// iterations: an implicit equation the initialization solved by bracketing would not converge
 /// from the start value again), and the discrete variables with their `pre` values (their start
 /// values, or what initial equations determined). Relations and the values `edge` and `change`
-/// compare with are set in both programs already.
-fn handed_over(program: &ExecProgram, link: &eqm_compile::exec::InitLink) -> Vec<(u32, u32)> {
+/// compare with are set in both programs already, except the `pre` values of discrete-time
+/// variables that the initialization solved for (named by initial equations).
+fn handed_over(program: &ExecProgram, init: &ExecProgram, link: &eqm_compile::exec::InitLink) -> Vec<(u32, u32)> {
     let mut pre_value = vec![false; program.symbols().len()];
-    for p in program.events().previous.iter().filter(|p| !p.settled_at_start) {
-        pre_value[p.var.0 as usize] = true;
+    for p in &program.events().previous {
+        if !p.settled_at_start || solved_by(init, p.var) {
+            pre_value[p.var.0 as usize] = true;
+        }
     }
     program
         .work_vars()
@@ -232,6 +263,12 @@ fn handed_over(program: &ExecProgram, link: &eqm_compile::exec::InitLink) -> Vec
             }
         })
         .collect()
+}
+
+/// Whether the initialization program `init` solves for the model's variable `v` (an
+/// unknown there, such as a `pre` value an initial equation names).
+fn solved_by(init: &ExecProgram, v: eqm_ir::expr::VarId) -> bool {
+    init.symbols().len() > v.0 as usize && init.symbols().get(v).kind == eqm_compile::dae::VarKind::Algebraic
 }
 
 /// The initial states and the parameters with `fixed = false` from the solution in `solver`
@@ -368,8 +405,11 @@ fn settle_previous(model: &mut Instance<'_>, mut solver: InitSolver<'_, '_>, t: 
         // `initial()` is true throughout the initialization, so it has no edge there: its
         // edge is the model's event right after the initialization.
         let is_initial = matches!(program.exprs().get(p.expr), eqm_ir::expr::Node::Var(w) if Some(*w) == initial_var);
+        // A `pre` value the initialization solves for (one an initial equation names) is
+        // its own unknown there.
         if let Some((solver, link)) = solver.as_mut()
             && let Some(Slot::Work(k)) = link.slot(p.var)
+            && !solved_by(solver.program(), p.var)
         {
             solver.set_work(k, if is_initial { 1.0 } else { value });
         }

@@ -488,6 +488,10 @@ impl<'o> Run<'o> {
     /// Records the delayed expressions on the right side of a jump at `t` (the states in `x`),
     /// with the breaking points it causes.
     fn record_jump(&mut self, model: &mut HybridModel<'_>, t: f64) -> Result<(), HybridError> {
+        // A breaking point at the event (a delayed jump that is itself an event) is passed: the
+        // stepper restarts here, and the jump's own breaking points follow from this record.
+        let passed = self.breaking.partition_point(|&(b, _)| b <= t);
+        self.breaking.drain(..passed);
         record_delays(
             model,
             &mut self.breaking,

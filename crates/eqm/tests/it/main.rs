@@ -12,6 +12,7 @@ mod compare;
 mod delay;
 mod diagram;
 mod discrete;
+mod discrete_init;
 mod embedded_equivalence;
 mod expandable;
 mod explicit_domain;
@@ -60,6 +61,7 @@ mod utilities;
 mod when_derivative;
 mod when_order;
 mod zero_coefficients;
+mod zero_flow;
 
 use eqm::{Model, ModelOptions, Session, SimulationResult};
 
