@@ -15,11 +15,13 @@
 //! The graph work (which equations to differentiate, which derivatives become dummies) is done
 //! by `structural` on ids; this module builds its input (one graph variable per variable and
 //! per derivative of a state) and maps the result back to expressions: `d/dt` of each selected
-//! equation by `symbolic::diff_time`, and one new variable for each derivative that the reduced
-//! system needs as an ordinary variable (a dummy derivative `der(x)`, or a higher derivative
-//! that stays a state). It deliberately does not check the numeric rank of the choice (dynamic
-//! state selection) and does not differentiate algorithm sections or user functions: a system
-//! that would need that gets a diagnostic.
+//! equation by `symbolic::diff_time_through` (calls of user functions through their
+//! `derivative` annotations or bodies, `symbolic::FunctionCalls`), and one new variable for each
+//! derivative that the reduced system needs as an ordinary variable (a dummy derivative
+//! `der(x)`, or a higher derivative that stays a state). It deliberately does not check the
+//! numeric rank of the choice (dynamic state selection) and does not differentiate algorithm
+//! sections, external functions without a `derivative` annotation or function bodies that are
+//! not one expression: a system that would need that gets a diagnostic.
 
 use crate::alias::AliasesRemoved;
 use crate::dae::{Dae, Equation, Origin, StateChoice, VarKind};
@@ -28,7 +30,7 @@ use eqm_diag::Diagnostic;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, VarId};
 use eqm_ir::flat::{self, StateSelect};
-use eqm_ir::symbolic::{diff_time, diff_var};
+use eqm_ir::symbolic::{FunctionCalls, diff_time_through, diff_var_through};
 use eqm_structural::dummy::dummy_derivatives;
 use eqm_structural::incidence::VarIdx;
 use eqm_structural::pantelides::pantelides;
@@ -108,10 +110,12 @@ impl Embedding {
                 })
                 .collect()
         };
-        let arena = &mut self.dae.flat.exprs;
+        let flat = &mut self.dae.flat;
+        let calls = FunctionCalls::new(&flat.functions, &flat.function_derivatives, &flat.externals);
+        let arena = &mut flat.exprs;
         for inv in &self.invariants {
             for leaf in varying(arena, inv.residual) {
-                let Ok(d) = diff_var(arena, inv.residual, leaf) else {
+                let Ok(d) = diff_var_through(arena, inv.residual, leaf, &calls) else {
                     return false;
                 };
                 if !varying(arena, d).is_empty() {
@@ -315,24 +319,21 @@ fn differentiate_equations(
             )]);
         };
         let source = dae.equations[of].clone();
-        let derivative = |e: ExprId, dae: &mut Dae<IndexOne>| {
-            diff_time(&mut dae.flat.exprs, e, &varies).map_err(|err| {
-                vec![
+        let (lhs, rhs) = match differentiate_sides(dae, &source, &varies) {
+            Ok(sides) => sides,
+            Err((err, why)) => {
+                let what = why.unwrap_or_else(|| describe_diff_error(dae, err.node, err.reason));
+                return Err(vec![
                     Diagnostic::error(
                         "E0503",
-                        format!(
-                            "index reduction must differentiate this equation, but {}",
-                            describe_diff_error(dae, err.node, err.reason)
-                        ),
+                        format!("index reduction must differentiate this equation, but {what}"),
                         source.span,
                         format!("`{}` is differentiated here", dae.equation_text(&source)),
                     )
                     .with_help("give the function a `derivative` annotation or write the constraint without it"),
-                ]
-            })
+                ]);
+            }
         };
-        let lhs = derivative(source.lhs, dae)?;
-        let rhs = derivative(source.rhs, dae)?;
         let (root, order) = match source.origin {
             Origin::Differentiated { root, order, .. } => (root, order + 1),
             _ => (of as u32, 1),
@@ -353,6 +354,20 @@ fn differentiate_equations(
         new_equations.push((index, of));
     }
     Ok(Differentiated { row_eq, new_equations })
+}
+
+/// The time derivatives of both sides of `source`, calls of user functions differentiated
+/// through their `derivative` annotations or bodies; or the error, with the reason a call gave.
+fn differentiate_sides(
+    dae: &mut Dae<IndexOne>,
+    source: &Equation,
+    varies: &dyn Fn(VarId) -> bool,
+) -> Result<(ExprId, ExprId), (eqm_ir::symbolic::DiffError, Option<String>)> {
+    let flat = &mut dae.flat;
+    let calls = FunctionCalls::new(&flat.functions, &flat.function_derivatives, &flat.externals);
+    let lhs = diff_time_through(&mut flat.exprs, source.lhs, varies, &calls).map_err(|e| (e, calls.take_why()))?;
+    let rhs = diff_time_through(&mut flat.exprs, source.rhs, varies, &calls).map_err(|e| (e, calls.take_why()))?;
+    Ok((lhs, rhs))
 }
 
 /// The equations index reduction appended to the DAE.
@@ -615,7 +630,9 @@ fn build_embedding(mut dae: Dae<IndexOne>, row_eq: &[Option<usize>], highest: &[
             if !eqm_ir::symbolic::contains_leaf(&dae.flat.exprs, residual, leaf) {
                 continue;
             }
-            let d = diff_var(&mut dae.flat.exprs, residual, leaf).ok()?;
+            let flat = &mut dae.flat;
+            let calls = FunctionCalls::new(&flat.functions, &flat.function_derivatives, &flat.externals);
+            let d = diff_var_through(&mut flat.exprs, residual, leaf, &calls).ok()?;
             if dae.flat.exprs.literal(d) != Some(0.0) {
                 jacobian.push((v, d));
             }

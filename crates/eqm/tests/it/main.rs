@@ -18,6 +18,7 @@ mod external_objects;
 mod external_outputs;
 mod fixed_step;
 mod friction;
+mod function_derivatives;
 mod function_loops;
 mod homotopy;
 mod hybrid;
