@@ -195,15 +195,15 @@ fn reduce_in(dae: &mut Dae<IndexOne>) -> Result<Option<Reduction>, Vec<Diagnosti
     }
     let Differentiated { row_eq, new_equations } = differentiate_equations(dae, &p, &index_of, n_rows)?;
 
-    // State selection: stateSelect first, then a fixed start value.
+    // State selection: stateSelect first (a variable `reinit` sets counts as `always`, as
+    // Modelica says), then a fixed start value.
+    let reinit = reinit_targets(dae);
     let priority: Vec<i32> = gvars
         .iter()
-        .map(|g| {
-            if g.order == 0 {
-                priority(&dae.flat.var(g.base).attributes)
-            } else {
-                0
-            }
+        .map(|g| match g.order {
+            0 if reinit[g.base.0 as usize] => priority_of(StateSelect::Always),
+            0 => priority(&dae.flat.var(g.base).attributes),
+            _ => 0,
         })
         .collect();
     let selection = dummy_derivatives(&p, &priority).map_err(|e| vec![structure::internal(e)])?;
@@ -396,13 +396,28 @@ fn algorithm_differentiation_error(dae: &Dae<IndexOne>, index_of: &structure::Le
     .with_help("write the constraint as equations so that it can be differentiated")
 }
 
+/// Which variables a `reinit` of a when-clause sets, by variable.
+fn reinit_targets(dae: &Dae<IndexOne>) -> Vec<bool> {
+    let mut targets = vec![false; dae.flat.variables.len()];
+    for action in dae.flat.whens.iter().flat_map(|w| &w.branches).flat_map(|b| &b.actions) {
+        if let flat::WhenAction::Reinit { var, .. } = action
+            && let Some(t) = targets.get_mut(var.0 as usize)
+        {
+            *t = true;
+        }
+    }
+    targets
+}
+
 /// The states of the dummy-derivative form, each with why it was chosen.
 fn chosen_states(dae: &Dae<IndexOne>) -> Vec<(VarId, &'static str)> {
+    let reinit = reinit_targets(dae);
     dae.states()
         .map(|v| {
             let a = &dae.flat.var(v).attributes;
             let reason = match a.state_select {
                 Some(StateSelect::Always) => "stateSelect = always",
+                _ if reinit.get(v.0 as usize) == Some(&true) => "reinit sets it",
                 Some(StateSelect::Prefer) => "stateSelect = prefer",
                 _ if a.fixed == Some(true) && a.start.is_some() => "has a fixed start value",
                 _ => "chosen by dummy-derivative selection",
@@ -522,11 +537,19 @@ fn names_of(dae: &Dae<IndexOne>, vars: &[VarId]) -> String {
 /// value breaks ties among default ones.
 fn priority(a: &flat::Attributes) -> i32 {
     match a.state_select {
-        Some(StateSelect::Never) => -100,
-        Some(StateSelect::Avoid) => -10,
-        Some(StateSelect::Prefer) => 10,
-        Some(StateSelect::Always) => 100,
         Some(StateSelect::Default) | None => i32::from(a.fixed == Some(true) && a.start.is_some()),
+        Some(s) => priority_of(s),
+    }
+}
+
+/// The preference a `stateSelect` value other than `default` gives.
+fn priority_of(s: StateSelect) -> i32 {
+    match s {
+        StateSelect::Never => -100,
+        StateSelect::Avoid => -10,
+        StateSelect::Default => 0,
+        StateSelect::Prefer => 10,
+        StateSelect::Always => 100,
     }
 }
 
