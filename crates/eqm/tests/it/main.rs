@@ -36,6 +36,7 @@ mod msl_mechanics;
 mod msl_thermal;
 mod nonstiff;
 mod package_check;
+mod parameter_branches;
 mod points;
 mod result_files;
 mod run_time_ranges;
