@@ -15,11 +15,13 @@
 //! The graph work (which equations to differentiate, which derivatives become dummies) is done
 //! by `structural` on ids; this module builds its input (one graph variable per variable and
 //! per derivative of a state) and maps the result back to expressions: `d/dt` of each selected
-//! equation by `symbolic::diff_time`, and one new variable for each derivative that the reduced
-//! system needs as an ordinary variable (a dummy derivative `der(x)`, or a higher derivative
-//! that stays a state). It deliberately does not check the numeric rank of the choice (dynamic
-//! state selection) and does not differentiate algorithm sections or user functions: a system
-//! that would need that gets a diagnostic.
+//! equation by `symbolic::diff_time_through` (calls of user functions through their
+//! `derivative` annotations or bodies, `symbolic::FunctionCalls`), and one new variable for each
+//! derivative that the reduced system needs as an ordinary variable (a dummy derivative
+//! `der(x)`, or a higher derivative that stays a state). It deliberately does not check the
+//! numeric rank of the choice (dynamic state selection) and does not differentiate algorithm
+//! sections, external functions without a `derivative` annotation or function bodies that are
+//! not one expression: a system that would need that gets a diagnostic.
 
 use crate::alias::AliasesRemoved;
 use crate::dae::{Dae, Equation, Origin, StateChoice, VarKind};
@@ -28,7 +30,7 @@ use eqm_diag::Diagnostic;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, VarId};
 use eqm_ir::flat::{self, StateSelect};
-use eqm_ir::symbolic::{diff_time, diff_var};
+use eqm_ir::symbolic::{FunctionCalls, diff_time_through, diff_var_through};
 use eqm_structural::dummy::dummy_derivatives;
 use eqm_structural::incidence::VarIdx;
 use eqm_structural::pantelides::pantelides;
@@ -108,10 +110,12 @@ impl Embedding {
                 })
                 .collect()
         };
-        let arena = &mut self.dae.flat.exprs;
+        let flat = &mut self.dae.flat;
+        let calls = FunctionCalls::new(&flat.functions, &flat.function_derivatives, &flat.externals);
+        let arena = &mut flat.exprs;
         for inv in &self.invariants {
             for leaf in varying(arena, inv.residual) {
-                let Ok(d) = diff_var(arena, inv.residual, leaf) else {
+                let Ok(d) = diff_var_through(arena, inv.residual, leaf, &calls) else {
                     return false;
                 };
                 if !varying(arena, d).is_empty() {
@@ -191,15 +195,15 @@ fn reduce_in(dae: &mut Dae<IndexOne>) -> Result<Option<Reduction>, Vec<Diagnosti
     }
     let Differentiated { row_eq, new_equations } = differentiate_equations(dae, &p, &index_of, n_rows)?;
 
-    // State selection: stateSelect first, then a fixed start value.
+    // State selection: stateSelect first (a variable `reinit` sets counts as `always`, as
+    // Modelica says), then a fixed start value.
+    let reinit = reinit_targets(dae);
     let priority: Vec<i32> = gvars
         .iter()
-        .map(|g| {
-            if g.order == 0 {
-                priority(&dae.flat.var(g.base).attributes)
-            } else {
-                0
-            }
+        .map(|g| match g.order {
+            0 if reinit[g.base.0 as usize] => priority_of(StateSelect::Always),
+            0 => priority(&dae.flat.var(g.base).attributes),
+            _ => 0,
         })
         .collect();
     let selection = dummy_derivatives(&p, &priority).map_err(|e| vec![structure::internal(e)])?;
@@ -315,24 +319,21 @@ fn differentiate_equations(
             )]);
         };
         let source = dae.equations[of].clone();
-        let derivative = |e: ExprId, dae: &mut Dae<IndexOne>| {
-            diff_time(&mut dae.flat.exprs, e, &varies).map_err(|err| {
-                vec![
+        let (lhs, rhs) = match differentiate_sides(dae, &source, &varies) {
+            Ok(sides) => sides,
+            Err((err, why)) => {
+                let what = why.unwrap_or_else(|| describe_diff_error(dae, err.node, err.reason));
+                return Err(vec![
                     Diagnostic::error(
                         "E0503",
-                        format!(
-                            "index reduction must differentiate this equation, but {}",
-                            describe_diff_error(dae, err.node, err.reason)
-                        ),
+                        format!("index reduction must differentiate this equation, but {what}"),
                         source.span,
                         format!("`{}` is differentiated here", dae.equation_text(&source)),
                     )
                     .with_help("give the function a `derivative` annotation or write the constraint without it"),
-                ]
-            })
+                ]);
+            }
         };
-        let lhs = derivative(source.lhs, dae)?;
-        let rhs = derivative(source.rhs, dae)?;
         let (root, order) = match source.origin {
             Origin::Differentiated { root, order, .. } => (root, order + 1),
             _ => (of as u32, 1),
@@ -353,6 +354,20 @@ fn differentiate_equations(
         new_equations.push((index, of));
     }
     Ok(Differentiated { row_eq, new_equations })
+}
+
+/// The time derivatives of both sides of `source`, calls of user functions differentiated
+/// through their `derivative` annotations or bodies; or the error, with the reason a call gave.
+fn differentiate_sides(
+    dae: &mut Dae<IndexOne>,
+    source: &Equation,
+    varies: &dyn Fn(VarId) -> bool,
+) -> Result<(ExprId, ExprId), (eqm_ir::symbolic::DiffError, Option<String>)> {
+    let flat = &mut dae.flat;
+    let calls = FunctionCalls::new(&flat.functions, &flat.function_derivatives, &flat.externals);
+    let lhs = diff_time_through(&mut flat.exprs, source.lhs, varies, &calls).map_err(|e| (e, calls.take_why()))?;
+    let rhs = diff_time_through(&mut flat.exprs, source.rhs, varies, &calls).map_err(|e| (e, calls.take_why()))?;
+    Ok((lhs, rhs))
 }
 
 /// The equations index reduction appended to the DAE.
@@ -381,13 +396,28 @@ fn algorithm_differentiation_error(dae: &Dae<IndexOne>, index_of: &structure::Le
     .with_help("write the constraint as equations so that it can be differentiated")
 }
 
+/// Which variables a `reinit` of a when-clause sets, by variable.
+fn reinit_targets(dae: &Dae<IndexOne>) -> Vec<bool> {
+    let mut targets = vec![false; dae.flat.variables.len()];
+    for action in dae.flat.whens.iter().flat_map(|w| &w.branches).flat_map(|b| &b.actions) {
+        if let flat::WhenAction::Reinit { var, .. } = action
+            && let Some(t) = targets.get_mut(var.0 as usize)
+        {
+            *t = true;
+        }
+    }
+    targets
+}
+
 /// The states of the dummy-derivative form, each with why it was chosen.
 fn chosen_states(dae: &Dae<IndexOne>) -> Vec<(VarId, &'static str)> {
+    let reinit = reinit_targets(dae);
     dae.states()
         .map(|v| {
             let a = &dae.flat.var(v).attributes;
             let reason = match a.state_select {
                 Some(StateSelect::Always) => "stateSelect = always",
+                _ if reinit.get(v.0 as usize) == Some(&true) => "reinit sets it",
                 Some(StateSelect::Prefer) => "stateSelect = prefer",
                 _ if a.fixed == Some(true) && a.start.is_some() => "has a fixed start value",
                 _ => "chosen by dummy-derivative selection",
@@ -507,11 +537,19 @@ fn names_of(dae: &Dae<IndexOne>, vars: &[VarId]) -> String {
 /// value breaks ties among default ones.
 fn priority(a: &flat::Attributes) -> i32 {
     match a.state_select {
-        Some(StateSelect::Never) => -100,
-        Some(StateSelect::Avoid) => -10,
-        Some(StateSelect::Prefer) => 10,
-        Some(StateSelect::Always) => 100,
         Some(StateSelect::Default) | None => i32::from(a.fixed == Some(true) && a.start.is_some()),
+        Some(s) => priority_of(s),
+    }
+}
+
+/// The preference a `stateSelect` value other than `default` gives.
+fn priority_of(s: StateSelect) -> i32 {
+    match s {
+        StateSelect::Never => -100,
+        StateSelect::Avoid => -10,
+        StateSelect::Default => 0,
+        StateSelect::Prefer => 10,
+        StateSelect::Always => 100,
     }
 }
 
@@ -615,7 +653,9 @@ fn build_embedding(mut dae: Dae<IndexOne>, row_eq: &[Option<usize>], highest: &[
             if !eqm_ir::symbolic::contains_leaf(&dae.flat.exprs, residual, leaf) {
                 continue;
             }
-            let d = diff_var(&mut dae.flat.exprs, residual, leaf).ok()?;
+            let flat = &mut dae.flat;
+            let calls = FunctionCalls::new(&flat.functions, &flat.function_derivatives, &flat.externals);
+            let d = diff_var_through(&mut flat.exprs, residual, leaf, &calls).ok()?;
             if dae.flat.exprs.literal(d) != Some(0.0) {
                 jacobian.push((v, d));
             }

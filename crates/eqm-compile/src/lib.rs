@@ -15,7 +15,8 @@
 //! chooses the form a high-index model is simulated in, [`modes`] handles equations whose
 //! branches change their unknowns during a run, and [`symbols`] is the symbol table of a
 //! program; [`plan`] writes an algorithm section inside an algebraic loop as equations
-//! (`algorithm_equations`). Nothing here runs the program.
+//! (`algorithm_equations`). The structure counts a call's arguments only where its output can
+//! depend on them (`function_reads`). Nothing here runs the program.
 
 mod algorithm_equations;
 pub mod alias;
@@ -24,6 +25,7 @@ pub mod dae;
 pub mod events;
 pub mod exec;
 pub mod explain;
+mod function_reads;
 pub mod graphview;
 pub mod homotopy;
 pub mod index;

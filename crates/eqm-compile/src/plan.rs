@@ -16,6 +16,7 @@
 
 use crate::dae::{Dae, VarKind};
 use crate::events::Hybrid;
+use crate::function_reads::FunctionReads;
 use crate::structure::{LeafIndex, algorithm_rows_of, equation_unknowns, internal, internal_text, unknown_leaf};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{ExprId, VarId};
@@ -116,10 +117,11 @@ pub(crate) fn analyze_system<S>(
     let mut builder = IncidenceBuilder::new(unknowns.len()).map_err(|e| vec![internal(e)])?;
     let mut solutions = EdgeSolutions::with_capacity(dae.equations.len());
     let mut simplifier = Simplifier::new();
+    let reads = FunctionReads::new(&dae.flat.exprs, &dae.flat.functions);
     let incident: Vec<Vec<usize>> = dae
         .equations
         .iter()
-        .map(|eq| equation_unknowns(&dae.flat.exprs, eq, &index_of))
+        .map(|eq| equation_unknowns(&dae.flat.exprs, eq, &index_of, &reads))
         .collect();
     // Solving each edge and simplifying each used solution adds a few nodes per edge.
     dae.flat
@@ -388,9 +390,10 @@ impl Plan {
     /// the DAE's equations) are not included.
     pub fn incidence<S>(&self, dae: &Dae<S>) -> Vec<Vec<usize>> {
         let index_of = LeafIndex::new(&self.leaves);
+        let reads = FunctionReads::new(&dae.flat.exprs, &dae.flat.functions);
         dae.equations
             .iter()
-            .map(|e| equation_unknowns(&dae.flat.exprs, e, &index_of))
+            .map(|e| equation_unknowns(&dae.flat.exprs, e, &index_of, &reads))
             .collect()
     }
 }

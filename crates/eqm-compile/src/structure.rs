@@ -10,6 +10,7 @@
 //! deliberately decides nothing about solvability, matching or order: the passes do that.
 
 use crate::dae::{Dae, Equation};
+use crate::function_reads::FunctionReads;
 use eqm_diag::Diagnostic;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{Callee, ExprId, Node, VarId};
@@ -56,10 +57,16 @@ impl LeafIndex {
 }
 
 /// The unknowns (values of `index_of`) occurring in equation `eq`, sorted and without repeats.
-pub(crate) fn equation_unknowns(arena: &eqm_ir::expr::ExprArena, eq: &Equation, index_of: &LeafIndex) -> Vec<usize> {
+/// A call depends only on the arguments of the inputs `reads` says its output can depend on.
+pub(crate) fn equation_unknowns(
+    arena: &eqm_ir::expr::ExprArena,
+    eq: &Equation,
+    index_of: &LeafIndex,
+    reads: &FunctionReads,
+) -> Vec<usize> {
     let mut found = Vec::new();
-    collect_unknowns(arena, eq.lhs, index_of, &mut found);
-    collect_unknowns(arena, eq.rhs, index_of, &mut found);
+    collect_unknowns(arena, eq.lhs, index_of, reads, &mut found);
+    collect_unknowns(arena, eq.rhs, index_of, reads, &mut found);
     found.sort_unstable();
     found.dedup();
     found
@@ -87,8 +94,9 @@ pub(crate) fn structure_graph<S>(
     initial: bool,
 ) -> Result<eqm_structural::incidence::Incidence, Diagnostic> {
     let mut builder = IncidenceBuilder::new(n_unknowns).map_err(internal)?;
+    let reads = FunctionReads::new(&dae.flat.exprs, &dae.flat.functions);
     for eq in &dae.equations {
-        let found = equation_unknowns(&dae.flat.exprs, eq, index_of);
+        let found = equation_unknowns(&dae.flat.exprs, eq, index_of, &reads);
         builder
             .add_equation(found.into_iter().map(|u| (VarIdx(u as u32), EdgeKind::Implicit)))
             .map_err(internal)?;
@@ -126,7 +134,9 @@ pub(crate) fn algorithm_rows_of<S>(
             .collect();
         let mut read: Vec<usize> = Vec::new();
         for st in &a.statements {
-            st.for_each_expr(&mut |e, _| collect_unknowns(&dae.flat.exprs, e, index_of, &mut read));
+            st.for_each_expr(&mut |e, _| {
+                collect_unknowns(&dae.flat.exprs, e, index_of, &FunctionReads::unknown(), &mut read)
+            });
         }
         // The section starts each discrete output from its `pre` value, which an output that
         // only when-statements assign keeps when none fires (the initialization may have to
@@ -147,8 +157,14 @@ pub(crate) fn algorithm_rows_of<S>(
 }
 
 /// The unknowns occurring in `root`: algebraic variables and `der(x)` nodes, not looking into
-/// `der(...)` and `pre(...)`.
-fn collect_unknowns(arena: &eqm_ir::expr::ExprArena, root: ExprId, index_of: &LeafIndex, out: &mut Vec<usize>) {
+/// `der(...)` and `pre(...)`, nor into the arguments of a call its output does not depend on.
+fn collect_unknowns(
+    arena: &eqm_ir::expr::ExprArena,
+    root: ExprId,
+    index_of: &LeafIndex,
+    reads: &FunctionReads,
+    out: &mut Vec<usize>,
+) {
     let mut stack = vec![root];
     while let Some(id) = stack.pop() {
         if let Some(u) = index_of.get(id) {
@@ -160,8 +176,20 @@ fn collect_unknowns(arena: &eqm_ir::expr::ExprArena, root: ExprId, index_of: &Le
         if id < index_of.oldest {
             continue;
         }
+        let read_arguments =
+            |f: eqm_ir::expr::FuncId, output: u32, args: &[ExprId], stack: &mut Vec<ExprId>| match reads
+                .inputs_of(f, output)
+            {
+                Some(inputs) => stack.extend(inputs.iter().filter_map(|&i| args.get(i as usize))),
+                None => stack.extend(args),
+            };
         match arena.get(id) {
             Node::Call(Callee::Builtin(Builtin::Der | Builtin::Pre), _) => {}
+            Node::Call(Callee::User(f), args) => read_arguments(*f, 0, args, &mut stack),
+            Node::CallOutput(call, k) => match arena.get(*call) {
+                Node::Call(Callee::User(f), args) => read_arguments(*f, *k, args, &mut stack),
+                _ => stack.push(*call),
+            },
             _ => stack.extend(arena.children(id)),
         }
     }

@@ -529,8 +529,9 @@ pub static CODES: &[CodeInfo] = &[
         "E0503",
         Error,
         Structural,
-        "Index reduction would have to differentiate an algorithm section or an expression that cannot be \
-         differentiated",
+        "Index reduction would have to differentiate an algorithm section, or a call of a function that has no \
+         `derivative` annotation that applies and whose body is not one expression (an external function, a \
+         `while` loop, a loop over a range known only during the run, `return` or `break` in a branch)",
     ),
     code(
         "E0504",

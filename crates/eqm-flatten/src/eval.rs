@@ -259,7 +259,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 continue;
             }
-            result = match self.model.exprs.literal(c) {
+            let known = match self.model.exprs.literal(c) {
+                Some(known) => Some(known),
+                None => self.structural_choice(c, &t, &result),
+            };
+            result = match known {
                 Some(known) if !matches!(t, Value::Record(_) | Value::Records(..)) => {
                     if known != 0.0 {
                         t
@@ -271,6 +275,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
         }
         Some(result)
+    }
+
+    /// The value of the condition `c` of an if-expression whose values `a` and `b` differ in
+    /// what they differentiate (one has a `der(...)`), when `c` is a parameter expression known
+    /// now: which variables appear differentiated is the structure of the model (its states,
+    /// what index reduction differentiates), so Modelica makes such a parameter structural and
+    /// the branch is chosen when the model is compiled. `None` otherwise.
+    fn structural_choice(&mut self, c: ExprId, a: &Value, b: &Value) -> Option<f64> {
+        match (
+            differentiates(&self.model.exprs, a),
+            differentiates(&self.model.exprs, b),
+        ) {
+            (Some(x), Some(y)) if x != y => {}
+            _ => return None,
+        }
+        let known = self.consts.eval(&self.model, c)?;
+        self.note_structural(c);
+        Some(known)
     }
 
     /// [`Self::eval_if`] leaving out the branches that known conditions exclude.
@@ -927,4 +949,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
     }
+}
+
+/// Whether `v` contains a `der(...)`: `Some(true)` or `Some(false)`, or `None` when it is too
+/// large to look at (an if-expression over huge values is then left as it is).
+fn differentiates(arena: &eqm_ir::expr::ExprArena, v: &Value) -> Option<bool> {
+    const LIMIT: usize = 10_000;
+    let mut stack: Vec<ExprId> = match v {
+        Value::Scalar(e, _) => vec![*e],
+        Value::Array(..) => v.elements(),
+        _ => return Some(false),
+    };
+    let mut visited = 0;
+    while let Some(e) = stack.pop() {
+        visited += 1;
+        if visited > LIMIT {
+            return None;
+        }
+        if let Node::Call(eqm_ir::expr::Callee::Builtin(eqm_ir::builtins::Builtin::Der), _) = arena.get(e) {
+            return Some(true);
+        }
+        stack.extend(arena.children(e));
+    }
+    Some(false)
 }

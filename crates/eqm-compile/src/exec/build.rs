@@ -12,7 +12,7 @@ use crate::plan::{Block, TornLoop, Unknown};
 use eqm_ir::builtins::{Builtin, BuiltinKind};
 use eqm_ir::expr::{BinOp, Callee, FxHashMap, Node};
 use eqm_ir::flat::ScalarType;
-use eqm_ir::symbolic::diff_var;
+use eqm_ir::symbolic::{FunctionCalls, diff_var, diff_var_through};
 
 /// Parameters and constants: variables whose values do not change during a simulation.
 fn is_parameter_kind(kind: VarKind) -> bool {
@@ -649,7 +649,9 @@ impl Builder {
     /// The rate `Σ_j ∂g/∂x_j · der(x_j)` of an invariant residual that reads only states and
     /// parameters (see [`ExecInvariant::rate`]); `None` otherwise.
     fn invariant_rate(&mut self, residual: ExprId) -> Option<ExprId> {
-        let (exprs, slots, kinds) = (&mut self.dae.flat.exprs, &self.slots, &self.dae.kinds);
+        let flat = &mut self.dae.flat;
+        let calls = FunctionCalls::new(&flat.functions, &flat.function_derivatives, &flat.externals);
+        let (exprs, slots, kinds) = (&mut flat.exprs, &self.slots, &self.dae.kinds);
         let stop = |n: ExprId| eqm_ir::symbolic::is_symbol_operator(exprs.get(n));
         let mut states = Vec::new();
         for n in eqm_ir::symbolic::reachable(exprs, residual, &stop) {
@@ -667,7 +669,7 @@ impl Builder {
         }
         let mut rate = exprs.real(0.0);
         for (leaf, v) in states {
-            let d = diff_var(exprs, residual, leaf).ok()?;
+            let d = diff_var_through(exprs, residual, leaf, &calls).ok()?;
             let leaf_var = exprs.var(v);
             let der = exprs.builtin(Builtin::Der, vec![leaf_var]);
             let term = exprs.binary(BinOp::Mul, d, der);
@@ -682,7 +684,9 @@ impl Builder {
             return;
         };
         let kinds = self.dae.kinds.clone();
-        let exprs = &mut self.dae.flat.exprs;
+        let flat = &mut self.dae.flat;
+        let calls = FunctionCalls::new(&flat.functions, &flat.function_derivatives, &flat.externals);
+        let exprs = &mut flat.exprs;
         let mut matrix = Vec::new();
         let mut norms = Vec::new();
         let mut span = None;
@@ -702,7 +706,9 @@ impl Builder {
                 .collect();
             let mut squares = exprs.real(0.0);
             for leaf in leaves {
-                let Ok(d) = diff_var(exprs, residual, leaf) else { return };
+                let Ok(d) = diff_var_through(exprs, residual, leaf, &calls) else {
+                    return;
+                };
                 let square = exprs.binary(BinOp::Mul, d, d);
                 squares = exprs.binary(BinOp::Add, squares, square);
             }
@@ -710,7 +716,9 @@ impl Builder {
             norms.push(eqm_ir::symbolic::simplify(exprs, norm));
             for &v in &choice.demoted {
                 let leaf = exprs.var(v);
-                let Ok(d) = diff_var(exprs, residual, leaf) else { return };
+                let Ok(d) = diff_var_through(exprs, residual, leaf, &calls) else {
+                    return;
+                };
                 matrix.push(d);
             }
         }

@@ -17,9 +17,11 @@
 //! (external C functions linked through the front end), `objects` (external objects: their
 //! classes, constructors and destructors), `modelica_strings` (the string functions
 //! of the Modelica external C library, evaluated at compile time) and `modelica_files` (its
-//! functions that read files, evaluated at compile time through the front end's reader).
+//! functions that read files, evaluated at compile time through the front end's reader),
+//! `derivatives` (the `derivative` annotations, with their functions instantiated).
 
 mod calls;
+mod derivatives;
 mod external;
 mod instantiate;
 mod interface;

@@ -676,6 +676,27 @@ pub struct Function {
     pub span: Span,
 }
 
+/// A function's `derivative` annotation, Modelica's: `derivative(order = 1, noDerivative = a,
+/// zeroDerivative = b) = f_der` on function `f`. The derivative function takes the inputs of
+/// `f` followed by the derivatives of the input slots `differentiated`, and returns the
+/// derivative of each Real output slot of `f`, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionDerivative {
+    /// The function annotated.
+    pub function: FuncId,
+    /// The derivative function.
+    pub derivative: FuncId,
+    /// Which derivative the annotation declares (1 for the first; a derivative of order `n` is
+    /// declared on the one of order `n - 1`).
+    pub order: u32,
+    /// The input slots of `function` whose derivatives `derivative` takes after the inputs of
+    /// `function`, in order.
+    pub differentiated: Vec<u32>,
+    /// Input slots of `function` whose derivatives must be 0 for the annotation to apply
+    /// (`zeroDerivative`).
+    pub zero_derivative: Vec<u32>,
+}
+
 /// The experiment annotation's settings, with those of EQM's own annotation
 /// `__eqm(solver = "...", step = h)`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -726,6 +747,8 @@ pub struct FlatModel {
     /// External C functions the model's functions call, linked; `Callee::External(k)` is
     /// `externals[k]`.
     pub externals: Vec<crate::external::ExternalFunction>,
+    /// The `derivative` annotations of the functions in `functions`, in the order written.
+    pub function_derivatives: Vec<FunctionDerivative>,
     /// The variables that hold external objects (components of a class extending
     /// `ExternalObject`): parameters whose value is a C pointer's bits, never a number.
     pub objects: Vec<VarId>,

@@ -10,8 +10,11 @@
 //! operators of the expression language and to `der`, `pre`, `noEvent` and `smooth`. `if`
 //! expressions are differentiated branch-wise with the condition kept; relations and Booleans
 //! have derivative 0, as do piecewise-constant functions (their jumps are events, handled
-//! elsewhere). It deliberately does not differentiate through user functions (that needs their
-//! bodies or `derivative` annotations) and does not reduce the index of anything.
+//! elsewhere). A call of a user-defined or external function is differentiated by the
+//! [`CallDerivative`] the caller of [`diff_time_through`] or [`diff_var_through`] passes (it knows the function bodies
+//! and `derivative` annotations); this module only supplies the derivatives of the arguments,
+//! and a call whose arguments are all constant has derivative 0 whatever the function. It does
+//! not reduce the index of anything.
 //!
 //! Nodes are processed in increasing id order; a node whose children all have derivative 0 gets
 //! derivative 0 without building anything, so differentiating a huge equation with respect to
@@ -37,19 +40,68 @@ impl std::fmt::Display for DiffError {
 
 impl std::error::Error for DiffError {}
 
-/// What the derivative is taken with respect to.
+/// A call of a user-defined or external function whose derivative is wanted.
+pub struct CallSite<'c> {
+    pub callee: Callee,
+    pub args: &'c [ExprId],
+    /// The derivative of each argument, `None` where it is 0 (at least one is not).
+    pub dargs: &'c [Option<ExprId>],
+    /// Which output of the call (0 for the call itself, `k` for `CallOutput(call, k)`).
+    pub output: u32,
+}
+
+/// Differentiates an expression the way the derivative being taken does (with respect to the
+/// same leaf or time, through the same [`CallDerivative`]).
+pub type Again<'a> = &'a dyn Fn(&mut ExprArena, ExprId) -> Result<ExprId, DiffError>;
+
+/// How the derivative of a call of a user-defined or external function is taken: the
+/// function's body or its `derivative` annotation, which only the caller knows. The derivative
+/// is directional: the arguments' derivatives in [`CallSite::dargs`] are with respect to time
+/// or to a leaf, and the call's is with respect to the same.
+pub trait CallDerivative {
+    /// The derivative of `call`, or why it has none; `again` differentiates an expression of
+    /// the arguments (a function's body) the same way.
+    fn call_derivative(
+        &self,
+        arena: &mut ExprArena,
+        call: CallSite<'_>,
+        again: Again<'_>,
+    ) -> Result<ExprId, &'static str>;
+}
+
+/// Calls with a varying argument have no derivative.
+struct NoCallDerivative;
+
+impl CallDerivative for NoCallDerivative {
+    fn call_derivative(&self, _: &mut ExprArena, _: CallSite<'_>, _: Again<'_>) -> Result<ExprId, &'static str> {
+        Err("user-defined functions cannot be differentiated")
+    }
+}
+
+/// What the derivative is taken with respect to, and how calls are differentiated.
 #[derive(Clone, Copy)]
 enum Wrt<'a> {
     /// A leaf: a variable node or a `der(...)` node, every other leaf being independent of it.
-    Leaf(ExprId),
+    Leaf(ExprId, &'a dyn CallDerivative),
     /// Time, with the variables that vary in time.
-    Time(&'a dyn Fn(VarId) -> bool),
+    Time(&'a dyn Fn(VarId) -> bool, &'a dyn CallDerivative),
 }
 
 /// The partial derivative of `id` with respect to `wrt`, a `Var` node or a `der(...)` node.
 /// `der(...)` and `pre(...)` nodes other than `wrt` are independent symbols: the partial
 /// derivative of `der(x)` with respect to `x` is 0.
 pub fn diff_var(arena: &mut ExprArena, id: ExprId, wrt: ExprId) -> Result<ExprId, DiffError> {
+    diff_var_through(arena, id, wrt, &NoCallDerivative)
+}
+
+/// [`diff_var`] that differentiates the calls of user-defined and external functions with
+/// arguments that depend on `wrt` through `calls`.
+pub fn diff_var_through(
+    arena: &mut ExprArena,
+    id: ExprId,
+    wrt: ExprId,
+    calls: &dyn CallDerivative,
+) -> Result<ExprId, DiffError> {
     let valid = matches!(
         arena.get(wrt),
         Node::Var(_) | Node::Call(Callee::Builtin(Builtin::Der), _)
@@ -60,7 +112,7 @@ pub fn diff_var(arena: &mut ExprArena, id: ExprId, wrt: ExprId) -> Result<ExprId
             reason: "can only differentiate with respect to a variable or der(...)",
         });
     }
-    differentiate(arena, id, Wrt::Leaf(wrt))
+    differentiate(arena, id, Wrt::Leaf(wrt, calls))
 }
 
 /// The total time derivative of `id`: `der(v)` for variables that vary in time, 0 for the others
@@ -71,7 +123,18 @@ pub fn diff_time(
     id: ExprId,
     is_time_varying: &dyn Fn(VarId) -> bool,
 ) -> Result<ExprId, DiffError> {
-    differentiate(arena, id, Wrt::Time(is_time_varying))
+    differentiate(arena, id, Wrt::Time(is_time_varying, &NoCallDerivative))
+}
+
+/// [`diff_time`] that differentiates the calls of user-defined and external functions with
+/// varying arguments through `calls`.
+pub fn diff_time_through(
+    arena: &mut ExprArena,
+    id: ExprId,
+    is_time_varying: &dyn Fn(VarId) -> bool,
+    calls: &dyn CallDerivative,
+) -> Result<ExprId, DiffError> {
+    differentiate(arena, id, Wrt::Time(is_time_varying, calls))
 }
 
 fn differentiate(arena: &mut ExprArena, root: ExprId, wrt: Wrt) -> Result<ExprId, DiffError> {
@@ -79,8 +142,8 @@ fn differentiate(arena: &mut ExprArena, root: ExprId, wrt: Wrt) -> Result<ExprId
         let arena: &ExprArena = arena;
         reachable(arena, root, &|e| match wrt {
             // Nothing below `leaf` in id order can contain it, and symbols are opaque.
-            Wrt::Leaf(leaf) => e <= leaf || super::is_symbol_operator(arena.get(e)),
-            Wrt::Time(_) => matches!(arena.get(e), Node::Call(Callee::Builtin(b), _) if is_discrete(*b)),
+            Wrt::Leaf(leaf, _) => e <= leaf || super::is_symbol_operator(arena.get(e)),
+            Wrt::Time(..) => matches!(arena.get(e), Node::Call(Callee::Builtin(b), _) if is_discrete(*b)),
         })
     };
     // Derivatives of the nodes seen so far; a missing entry means the derivative is 0.
@@ -112,7 +175,7 @@ fn derivative(
     d: &FxHashMap<ExprId, ExprId>,
 ) -> Result<Option<ExprId>, DiffError> {
     let err = |reason| DiffError { node: e, reason };
-    if let Wrt::Leaf(leaf) = wrt
+    if let Wrt::Leaf(leaf, _) = wrt
         && e == leaf
     {
         return Ok(Some(arena.real(1.0)));
@@ -122,16 +185,16 @@ fn derivative(
     Ok(match node {
         Node::Real(_) | Node::Int(_) | Node::Bool(_) | Node::Str(_) => None,
         Node::Var(v) => match wrt {
-            Wrt::Time(varies) if varies(v) => Some(arena.builtin(Builtin::Der, vec![e])),
+            Wrt::Time(varies, _) if varies(v) => Some(arena.builtin(Builtin::Der, vec![e])),
             _ => None,
         },
         Node::Time => match wrt {
-            Wrt::Time(_) => Some(arena.real(1.0)),
-            Wrt::Leaf(_) => None,
+            Wrt::Time(..) => Some(arena.real(1.0)),
+            Wrt::Leaf(..) => None,
         },
         Node::Local(_) => match wrt {
-            Wrt::Time(_) => return Err(err("function locals have no time derivative")),
-            Wrt::Leaf(_) => None,
+            Wrt::Time(..) => return Err(err("function locals have no time derivative")),
+            Wrt::Leaf(..) => None,
         },
         Node::Unary(UnOp::Neg, a) => get(&a).map(|da| neg(arena, da)),
         Node::Unary(UnOp::Not, _) => None,
@@ -153,8 +216,8 @@ fn derivative(
             }
             match b {
                 Builtin::Der => match wrt {
-                    Wrt::Time(_) => Some(arena.builtin(Builtin::Der, vec![e])),
-                    Wrt::Leaf(_) => None,
+                    Wrt::Time(..) => Some(arena.builtin(Builtin::Der, vec![e])),
+                    Wrt::Leaf(..) => None,
                 },
                 Builtin::NoEvent => dargs
                     .first()
@@ -188,19 +251,41 @@ fn derivative(
                 },
             }
         }
-        Node::Call(Callee::User(_) | Callee::External(_), args) => {
-            if args.iter().any(|a| get(a).is_some()) {
-                return Err(err("user-defined functions cannot be differentiated"));
-            }
-            None
+        Node::Call(callee @ (Callee::User(_) | Callee::External(_)), args) => {
+            call_derivative(arena, wrt, callee, &args, 0, d).map_err(err)?
         }
-        Node::CallOutput(call, _) => {
-            if get(&call).is_some() {
-                return Err(err("user-defined functions cannot be differentiated"));
-            }
-            None
-        }
+        Node::CallOutput(call, k) => match arena.get(call).clone() {
+            Node::Call(callee, args) => call_derivative(arena, wrt, callee, &args, k, d).map_err(err)?,
+            _ => return Err(err("an output of something that is not a call")),
+        },
     })
+}
+
+/// The derivative of output `output` of `callee(args)`; `None` when every argument is
+/// constant.
+fn call_derivative(
+    arena: &mut ExprArena,
+    wrt: Wrt,
+    callee: Callee,
+    args: &[ExprId],
+    output: u32,
+    d: &FxHashMap<ExprId, ExprId>,
+) -> Result<Option<ExprId>, &'static str> {
+    let dargs: Vec<Option<ExprId>> = args.iter().map(|a| d.get(a).copied()).collect();
+    if dargs.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let calls = match wrt {
+        Wrt::Leaf(_, calls) | Wrt::Time(_, calls) => calls,
+    };
+    let site = CallSite {
+        callee,
+        args,
+        dargs: &dargs,
+        output,
+    };
+    let again = |arena: &mut ExprArena, e: ExprId| differentiate(arena, e, wrt);
+    calls.call_derivative(arena, site, &again).map(Some)
 }
 
 /// Derivatives of the binary operators; `da`/`db` are `None` where they are 0.

@@ -2,21 +2,24 @@
 //! expressions.
 //!
 //! Input: an [`ExprArena`] and expression ids built by the flattener or by later stages. Output:
-//! numbers ([`eval`]), new canonical expression ids ([`simplify()`], [`diff`]) and explicit forms of
-//! equations ([`solve`]). Every pass walks the arena in increasing id order or with an explicit
+//! numbers ([`eval`]), new canonical expression ids ([`simplify()`], [`diff`], with the
+//! derivatives of calls of user functions in [`calls`]) and explicit forms of equations
+//! ([`solve`]). Every pass walks the arena in increasing id order or with an explicit
 //! stack, never by recursion over expression depth, because flattened models contain sums of
 //! 10^5 terms. This module deliberately knows nothing of equations, variables' kinds or
 //! matching: callers say which variables vary in time or are unknown.
 //!
 //! The helpers in this file are the traversals shared by the passes.
 
+pub mod calls;
 pub mod diff;
 pub mod eval;
 pub mod gradient;
 pub mod simplify;
 pub mod solve;
 
-pub use diff::{DiffError, diff_time, diff_var};
+pub use calls::FunctionCalls;
+pub use diff::{Again, CallDerivative, CallSite, DiffError, diff_time, diff_time_through, diff_var, diff_var_through};
 pub use eval::{Env, EvalError, FnEnv, evaluate, evaluate_in};
 pub use gradient::gradient;
 pub use simplify::{LinearForm, Simplifier, linear_form, simplify};

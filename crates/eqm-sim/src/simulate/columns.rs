@@ -56,12 +56,13 @@ pub fn columns<S: AsRef<str>>(program: &ExecProgram, vars: Option<&[S]>) -> Resu
         None => {
             for (name, v, slot, _) in program.variables() {
                 // Parameters (independent ones in `p`, computed ones in `work`) and constants
-                // are not results; names starting with `$` are the compiler's own.
+                // are not results; names starting with `$` are the compiler's own, and so are
+                // the derivatives of those that index reduction made variables (`der($v)`).
                 let is_parameter = matches!(
                     program.symbols().get(v).kind,
                     eqm_compile::dae::VarKind::Parameter | eqm_compile::dae::VarKind::Constant
                 );
-                if !name.starts_with('$') && !is_parameter {
+                if !name.trim_start_matches("der(").starts_with('$') && !is_parameter {
                     names.push(name.to_string());
                     slots.push(slot);
                     var_ids.push(v);

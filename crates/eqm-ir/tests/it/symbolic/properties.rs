@@ -660,3 +660,169 @@ fn property_unsolvable_leaves_are_not_solved() {
     found.sort_unstable();
     assert_eq!(found, [h1, h2]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Derivatives of calls of user-defined functions, through their bodies
+
+/// The values of a function body's locals, for evaluating its expressions.
+struct Locals<'a>(&'a [f64]);
+
+impl Env for Locals<'_> {
+    fn var(&self, _: VarId) -> f64 {
+        f64::NAN
+    }
+    fn time(&self) -> f64 {
+        f64::NAN
+    }
+    fn local(&self, index: u32) -> Option<f64> {
+        self.0.get(index as usize).copied()
+    }
+}
+
+/// `r` as an expression of a function body: x, y, z, p and time become the inputs 0..5, and
+/// der(x), der(y) the inputs x, y.
+fn build_in_body(a: &mut ExprArena, r: &R) -> ExprId {
+    let e = build(a, r);
+    let locals: Vec<ExprId> = (0..5).map(|k| a.add(Node::Local(k))).collect();
+    eqm_ir::symbolic::substitute(a, e, &|a, n| {
+        match a.get(n) {
+            Node::Var(v) => Some(v.0),
+            Node::Time => Some(4),
+            Node::Call(Callee::Builtin(Builtin::Der), args) => match a.get(args[0]) {
+                Node::Var(v) => Some(v.0),
+                _ => None,
+            },
+            _ => None,
+        }
+        .map(|k| locals[k as usize])
+    })
+}
+
+/// The function `f(x, y, z, p, t)` with body `w := b1; if x < y then r := b2*w else r := b2 - w`
+/// (slots: the five inputs, the output `r`, the protected `w`), and its value run numerically.
+fn body_function(b1: ExprId, b2: ExprId, a: &mut ExprArena) -> eqm_ir::flat::Function {
+    use eqm_ir::flat::{Function, FunctionSlot, Place, ScalarType, Statement};
+    let span = eqm_diag::source::Span::default();
+    let local = |a: &mut ExprArena, k| a.add(Node::Local(k));
+    let (x, y, w) = (local(a, 0), local(a, 1), local(a, 6));
+    let condition = a.binary(BinOp::Lt, x, y);
+    let product = a.binary(BinOp::Mul, b2, w);
+    let difference = a.binary(BinOp::Sub, b2, w);
+    let assign = |slot, value| Statement::Assign {
+        target: Place::Local(slot),
+        value,
+        span,
+    };
+    Function {
+        name: "f".into(),
+        inputs: 5,
+        outputs: 1,
+        slots: ["x", "y", "z", "p", "t", "r", "w"]
+            .iter()
+            .map(|n| FunctionSlot {
+                name: n.to_string(),
+                ty: ScalarType::Real,
+                default: None,
+            })
+            .collect(),
+        body: vec![
+            assign(6, b1),
+            Statement::If {
+                branches: vec![(condition, vec![assign(5, product)])],
+                else_branch: vec![assign(5, difference)],
+                span,
+            },
+        ],
+        span,
+    }
+}
+
+fn run_body(a: &ExprArena, b1: ExprId, b2: ExprId, args: [f64; 5]) -> f64 {
+    let mut locals = [0.0; 7];
+    locals[..5].copy_from_slice(&args);
+    let w = evaluate_in(a, b1, &Locals(&locals)).unwrap_or(f64::NAN);
+    let v2 = evaluate_in(a, b2, &Locals(&locals)).unwrap_or(f64::NAN);
+    if args[0] < args[1] { v2 * w } else { v2 - w }
+}
+
+/// The time derivative and the partial derivative with respect to x of a call `f(x, y, z, p,
+/// time)` of a function with an algorithm body (an assignment to a protected variable, then an
+/// if-statement) agree with finite differences of the body run numerically.
+#[test]
+fn property_derivatives_of_calls_through_function_bodies_match_finite_differences() {
+    let checked = Cell::new(0u32);
+    runner(600)
+        .run(
+            &(expr(), expr(), point(), prop::array::uniform2(-1.0..1.0f64)),
+            |(r1, r2, p0, c)| {
+                let mut a = ExprArena::new();
+                let b1 = build_in_body(&mut a, &r1);
+                let b2 = build_in_body(&mut a, &r2);
+                let function = body_function(b1, b2, &mut a);
+                let mut args: Vec<ExprId> = (0..4).map(|i| a.var(VarId(i))).collect();
+                args.push(a.add(Node::Time));
+                let call = a.call(Callee::User(FuncId(0)), args);
+                let functions = [function];
+                let calls = eqm_ir::symbolic::FunctionCalls::new(&functions, &[], &[]);
+                // x and y follow x_i + s_i (t - t0) + c_i (t - t0)^2 with s_i = der(x_i) at t0.
+                let at = |t: f64| {
+                    let dt = t - p0.time;
+                    let mut args = [p0.vars[0], p0.vars[1], p0.vars[2], p0.vars[3], t];
+                    for i in 0..2 {
+                        args[i] += p0.ders[i] * dt + c[i] * dt * dt;
+                    }
+                    args
+                };
+                let t0 = p0.time;
+                let d_time = eqm_ir::symbolic::diff_time_through(&mut a, call, &|v| v.0 < 2, &calls);
+                let x_leaf = a.var(VarId(0));
+                let d_x = eqm_ir::symbolic::diff_var_through(&mut a, call, x_leaf, &calls);
+                let (Ok(d_time), Ok(d_x)) = (d_time, d_x) else {
+                    return Err(TestCaseError::fail(
+                        "a body of assignments and an if-statement has a derivative",
+                    ));
+                };
+                let value = |args: [f64; 5]| run_body(&a, b1, b2, args);
+                // Away from the if-statement's switch, where the body is smooth.
+                if (p0.vars[0] - p0.vars[1]).abs() < 1e-3 || !value(at(t0)).is_finite() {
+                    return Ok(());
+                }
+                let central = |f: &dyn Fn(f64) -> f64, x: f64| {
+                    let h = 1e-6 * x.abs().max(1.0);
+                    let fd = (f(x + h) - f(x - h)) / (2.0 * h);
+                    let fd2 = (f(x + 2.0 * h) - f(x - 2.0 * h)) / (4.0 * h);
+                    (fd.is_finite() && (fd - fd2).abs() <= 2e-6 * fd.abs().max(1.0)).then_some((fd, h))
+                };
+                let f0 = value(at(t0));
+                if let Some((fd, h)) = central(&|t| value(at(t)), t0) {
+                    let sym = eval_point(&a, d_time, &p0, [2.0 * c[0], 2.0 * c[1]]);
+                    if sym.is_finite() {
+                        checked.set(checked.get() + 1);
+                        prop_assert!(
+                            fd_agrees(sym, fd, f0, h),
+                            "d/dt = {} = {sym}, finite difference {fd}",
+                            show(&a, d_time)
+                        );
+                    }
+                }
+                let along_x = |x: f64| {
+                    let mut args = at(t0);
+                    args[0] = x;
+                    value(args)
+                };
+                if let Some((fd, h)) = central(&along_x, p0.vars[0]) {
+                    let sym = eval_point(&a, d_x, &p0, [0.0; 2]);
+                    if sym.is_finite() {
+                        prop_assert!(
+                            fd_agrees(sym, fd, f0, h),
+                            "d/dx = {} = {sym}, finite difference {fd}",
+                            show(&a, d_x)
+                        );
+                    }
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+    assert!(checked.get() > 200, "only {} points checked", checked.get());
+}
