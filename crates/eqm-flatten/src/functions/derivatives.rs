@@ -11,7 +11,7 @@
 //! a call needs it. This module deliberately neither differentiates nor calls anything.
 
 use crate::flattener::Flattener;
-use crate::function_table::{FunctionalKey, KnownStrings};
+use crate::function_table::{FunctionalKey, KnownIntegers, KnownStrings};
 use crate::modifier::Scope;
 use crate::resolve::ClassId;
 use eqm_ir::expr::FuncId;
@@ -29,14 +29,16 @@ struct Written<'a> {
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// Records the `derivative` annotations of function class `class`, instance `id`, made for
-    /// the sizes `sizes` of its inputs declared with `:` and the known strings `strings`.
+    /// the sizes `sizes` of its inputs declared with `:`, the known strings `strings` and the
+    /// values `integers` of its Integer inputs that give sizes (the derivative function is
+    /// instantiated for the same).
     pub(super) fn derivative_annotations(
         &mut self,
         class: ClassId,
         id: FuncId,
         sizes: &[Vec<usize>],
         functionals: &[FunctionalKey],
-        strings: &KnownStrings,
+        known: (&KnownStrings, &KnownIntegers),
     ) {
         // A function taking functions is instantiated per function passed; its derivative
         // would need the same, which no annotation can say.
@@ -52,7 +54,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         let written: Vec<Written<'a>> = annotation.modification.arguments.iter().filter_map(written).collect();
         for w in written {
-            if let Some(d) = self.derivative_function(class, id, sizes, strings, &w) {
+            if let Some(d) = self.derivative_function(class, id, sizes, known, &w) {
                 self.model.function_derivatives.push(d);
             }
         }
@@ -66,7 +68,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         class: ClassId,
         id: FuncId,
         sizes: &[Vec<usize>],
-        strings: &KnownStrings,
+        (strings, integers): (&KnownStrings, &KnownIntegers),
         w: &Written<'a>,
     ) -> Option<FunctionDerivative> {
         let ast::ExprKind::Ref(reference) = &w.function.kind else {
@@ -101,7 +103,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             derivative_sizes.extend(size.cloned());
         }
         let mark = self.diagnostics.len();
-        let derivative = self.function_for(derivative_class, &derivative_sizes, &[], strings.clone());
+        let derivative = self.function_for(
+            derivative_class,
+            &derivative_sizes,
+            &[],
+            strings.clone(),
+            integers.clone(),
+        );
         let derivative = match derivative {
             Some(d) if self.diagnostics.len() == mark => d,
             _ => {

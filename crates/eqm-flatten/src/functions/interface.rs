@@ -69,7 +69,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.functions.ids.insert(key, None);
             return None;
         }
-        self.derivative_annotations(class, id, sizes, functionals, &key.3);
+        self.derivative_annotations(class, id, sizes, functionals, (&key.3, &key.4));
         Some(id)
     }
 
