@@ -234,5 +234,13 @@ pub(crate) fn instance<'p>(program: &'p ExecProgram, options: &RunOptions) -> Re
             .map_err(|d| SimError::Model(Box::new(d)))?;
     }
     instance.set_start_values(&options.starts);
+    // The values the instance was made with are the declared start values: the discrete
+    // variables an initialization holds at their start values (and their `pre` values) read
+    // them from there, so they are computed again with the values given.
+    if !options.starts.is_empty() {
+        instance
+            .start_values()
+            .map_err(|f| SimError::Model(Box::new(program.failure_diagnostic(&f))))?;
+    }
     Ok(instance)
 }

@@ -216,16 +216,22 @@ impl<'p> Interpreter<'p> {
     /// start-value program (states' start values and every iteration's first guess) and, in an
     /// initialization problem, by the assignment of a fixed or assumed start value, which
     /// becomes the given value. Instructions whose value is given run in the interpreter, not
-    /// in native code.
+    /// in native code. The value before the first event of a discrete variable, `pre(v)`, is
+    /// `v`'s start value (Modelica's rule), so it is replaced with it: an algorithm section
+    /// starts from `pre(v)` for each discrete variable it assigns, and a run resumed after a
+    /// change of structure would otherwise begin from the declared start value instead of the
+    /// value carried over.
     pub fn set_start_values(&mut self, values: &[(VarId, f64)]) {
         for (k, step) in self.given.drain(..) {
             Arc::make_mut(&mut self.code).rhs[k] = step;
         }
         self.start_overrides.fill(None);
         let program = self.program;
+        let pre_of = pre_variables(program);
         for &(var, value) in values {
+            let pre = pre_of.get(&var).map_or(&[][..], Vec::as_slice);
             for (k, a) in program.start_program().iter().enumerate() {
-                if a.var == var {
+                if a.var == var || pre.contains(&a.var) {
                     self.start_overrides[k] = Some(value);
                 }
             }
@@ -909,6 +915,25 @@ fn all_finite(values: &[f64]) -> bool {
         }
     }
     sums.iter().fold(tail, |total, sum| total + sum) == 0.0
+}
+
+/// The variables holding `pre(v)` of each discrete variable `v`, found by what they hold (their
+/// description names `v`): an initialization program has them as plain variables, without the
+/// event records of the model's program, and both must start them from `v`'s start value.
+fn pre_variables(program: &ExecProgram) -> FxHashMap<VarId, Vec<VarId>> {
+    let mut pre_of: FxHashMap<VarId, Vec<VarId>> = FxHashMap::default();
+    for (pre, symbol) in program.symbols().iter() {
+        let owner = symbol
+            .description
+            .as_deref()
+            .and_then(|d| d.strip_prefix("pre("))
+            .and_then(|d| d.strip_suffix("), the value before the event"))
+            .and_then(|name| program.lookup(name));
+        if let Some(v) = owner.filter(|_| symbol.name.starts_with("$pre")) {
+            pre_of.entry(v).or_default().push(pre);
+        }
+    }
+    pre_of
 }
 
 #[cfg(test)]

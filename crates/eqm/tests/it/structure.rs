@@ -214,3 +214,73 @@ end Two;
     }
     assert_eq!(result.summary.events.events, 2);
 }
+
+/// A structure that changes at t = 1/2 (`u` reaches 1/2) and discrete variables assigned in
+/// when-statements of an algorithm section before it: an algorithm starts from `pre(v)` for
+/// each discrete `v` it assigns, so the run after the change must start `pre(v)` from the
+/// value `v` had, not from its declared start value. `held` is set by a when-equation for
+/// comparison.
+const HELD_ACROSS_A_CHANGE: &str = "model HeldAcrossAChange
+  Real u(start = 0, fixed = true);
+  Real y;
+  Real z;
+  discrete Real held(start = 1);
+  discrete Real stamp(start = -1);
+  Integer count(start = 0);
+equation
+  der(u) = 1;
+  0 = if u > 0.5 then y - 1 else z - 1;
+  y + z = 3;
+  when time >= 0.2 then
+    held = 7;
+  end when;
+algorithm
+  when {time >= 0.3, initial()} then
+    stamp := time + 10;
+    count := pre(count) + 1;
+  end when;
+end HeldAcrossAChange;
+";
+
+#[test]
+fn discrete_variables_an_algorithm_assigns_keep_their_values_across_a_change_of_structure() {
+    // By hand: the initial event sets stamp = 10 and count = 1; t = 0.2 sets held = 7; t = 0.3
+    // sets stamp = 10.3 and count = 2; nothing fires after, and the structure changes at 0.5
+    // (y = 1, z = 2 from there, y = 2, z = 1 before).
+    for interpreter in [false, true] {
+        let mut model = compile(HELD_ACROSS_A_CHANGE);
+        assert!(model.variable_structure().is_some());
+        let result = model
+            .simulate(&RunSettings {
+                stop: Some(1.0),
+                interval: Some(0.125),
+                interpreter,
+                ..RunSettings::default()
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        let column = |n: &str| result.column(n).unwrap();
+        let (t, y, held, stamp, count) = (
+            result.time().to_vec(),
+            column("y"),
+            column("held"),
+            column("stamp"),
+            column("count"),
+        );
+        let last = t.len() - 1;
+        assert_eq!(t[last], 1.0);
+        assert_eq!(y[last], 1.0, "after the change (interpreter: {interpreter})");
+        assert_eq!(held[last], 7.0, "interpreter: {interpreter}");
+        assert!(
+            (stamp[last] - 10.3).abs() < 1e-9,
+            "stamp = {} (interpreter: {interpreter})",
+            stamp[last]
+        );
+        assert_eq!(count[last], 2.0, "interpreter: {interpreter}");
+        for i in 0..t.len() {
+            if t[i] > 0.3 {
+                assert!((stamp[i] - 10.3).abs() < 1e-9, "stamp({}) = {}", t[i], stamp[i]);
+                assert_eq!(count[i], 2.0, "count({})", t[i]);
+            }
+        }
+    }
+}
