@@ -13,6 +13,7 @@ mod delay;
 mod diagram;
 mod discrete;
 mod embedded_equivalence;
+mod embedding_relations;
 mod explicit_domain;
 mod external;
 mod external_objects;
