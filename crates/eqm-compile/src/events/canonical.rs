@@ -5,8 +5,9 @@
 //! Input: the arena, the surface `d` and the test. Output: a text key (the sum's terms with
 //! their signs, sorted, and the test oriented so that the first term is positive). Two keys
 //! are equal only when the relations hold at the same points, up to the rounding of the
-//! reordered sum. It only reorders sums and differences: it does not expand products, collect
-//! like terms or fold constants, so a comparison rewritten more deeply keeps a key of its own.
+//! reordered sum or product. It only reorders the terms of a sum and the factors of each term:
+//! it does not expand products, collect like terms or fold constants, so a comparison rewritten
+//! more deeply keeps a key of its own.
 
 use super::Test;
 use eqm_ir::expr::{BinOp, ExprId, Node, UnOp};
@@ -29,7 +30,7 @@ pub(super) fn relation_key(flat: &FlatModel, d: ExprId, test: Test) -> String {
             }
             Node::Unary(UnOp::Neg, a) => stack.push((!positive, *a)),
             _ if flat.exprs.literal(e) == Some(0.0) => {}
-            _ => terms.push((positive, flat.expr_text(e))),
+            _ => terms.push((positive, product_key(flat, e))),
         }
     }
     terms.sort_by(|x, y| x.1.cmp(&y.1).then(x.0.cmp(&y.0)));
@@ -51,6 +52,29 @@ pub(super) fn relation_key(flat: &FlatModel, d: ExprId, test: Test) -> String {
         Test::NonPositive => "<= 0",
     });
     key
+}
+
+/// The key of one term: the texts of the factors of a product, sorted (`T*k` and `k*T` are one
+/// term); any other term's text.
+fn product_key(flat: &FlatModel, term: ExprId) -> String {
+    let mut factors: Vec<String> = Vec::new();
+    let mut stack = vec![term];
+    while let Some(e) = stack.pop() {
+        match flat.exprs.get(e) {
+            Node::Binary(BinOp::Mul, a, b) => {
+                stack.push(*b);
+                stack.push(*a);
+            }
+            _ => {
+                // A factor written with operators (a sum) is parenthesized, so that two
+                // different products cannot join to the same text.
+                let text = flat.expr_text(e);
+                factors.push(if text.contains(' ') { format!("({text})") } else { text });
+            }
+        }
+    }
+    factors.sort();
+    factors.join("*")
 }
 
 /// The test of `-d` that holds exactly where `test` holds of `d`.

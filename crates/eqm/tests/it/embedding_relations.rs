@@ -156,3 +156,30 @@ fn relation_only_in_an_invariant_sets_the_initialization() {
         check(&r, "x", 0.4, 2.0 * (-0.4f64).exp(), 1e-8);
     }
 }
+
+/// `time < T*k` and the derivative's `time < k*T` are one relation: w = 2t until t = 0.5, then
+/// w = 1, in both forms.
+const PRODUCT: &str = "model Product
+  parameter Real k = 2;
+  parameter Real T = 0.25;
+  Real w;
+  Real i;
+equation
+  w = if time < T*k then time*k else 1;
+  i = der(w);
+end Product;
+";
+
+#[test]
+fn factors_in_another_order_are_one_relation() {
+    for form in [IndexForm::Dummy, IndexForm::Embedding] {
+        let model = compile_in(PRODUCT, form);
+        assert_eq!(model.program().events().surfaces.len(), 1, "{form:?}");
+        let r = run_both(PRODUCT, form, tight(1.0, 0.25));
+        check(&r, "w", 0.0, 0.0, 1e-9);
+        check(&r, "w", 0.25, 0.5, 1e-8);
+        check(&r, "i", 0.25, 2.0, 1e-8);
+        check(&r, "w", 1.0, 1.0, 1e-8);
+        check(&r, "i", 1.0, 0.0, 1e-8);
+    }
+}
