@@ -228,10 +228,16 @@ pub fn compile(analysis: Analysis, timings: &mut Timings) -> Result<Compiled, Ve
     timings.time("codegen", || {
         let experiment = analysis.dae.flat.experiment.clone();
         let mut form = analysis.form;
+        // The initialization problem is the dummy-derivative form's in both cases: it gives
+        // every variable consistent values, and the states of either form are read by name.
+        let init = match analysis.init.system {
+            InitSystem::Own { dae, plan } => ExecProgram::build(*dae, &plan).map(Some),
+            InitSystem::Simulation { .. } => Ok(None),
+        };
         let embedding = analysis
             .embedding
             .filter(|_| form.as_ref().is_some_and(|c| c.embedding));
-        let program = match embedding.map(|e| ExecProgram::build(e.dae, &e.plan)) {
+        let program = match embedding.map(|e| embedding_program(e, init.as_ref().ok().and_then(Option::as_ref))) {
             Some(Ok(program)) => Ok(program),
             Some(Err(d)) if form.as_ref().is_some_and(|c| c.why != FormReason::Requested) => {
                 form = Some(FormChoice {
@@ -244,12 +250,6 @@ pub fn compile(analysis: Analysis, timings: &mut Timings) -> Result<Compiled, Ve
             }
             Some(Err(d)) => Err(d),
             None => ExecProgram::build(analysis.dae, &analysis.plan),
-        };
-        // The initialization problem is the dummy-derivative form's in both cases: it gives
-        // every variable consistent values, and the states of either form are read by name.
-        let init = match analysis.init.system {
-            InitSystem::Own { dae, plan } => ExecProgram::build(*dae, &plan).map(Some),
-            InitSystem::Simulation { .. } => Ok(None),
         };
         match (program, init) {
             (Ok(program), Ok(init)) => Ok(Compiled {
@@ -265,4 +265,30 @@ pub fn compile(analysis: Analysis, timings: &mut Timings) -> Result<Compiled, Ve
             (Err(d), _) | (_, Err(d)) => Err(d),
         }
     })
+}
+
+/// The program of the embedding form, initialized by `init` (the dummy-derivative form's
+/// initialization program): refused (`E0610`) when `init` reads a relation that none of the
+/// embedding form's relations sets, since the simulation sets the initialization's relations
+/// from the model's surfaces and such a relation would keep a value no surface gave it.
+fn embedding_program(embedding: EmbeddingForm, init: Option<&ExecProgram>) -> Result<ExecProgram, Vec<Diagnostic>> {
+    let program = ExecProgram::build(embedding.dae, &embedding.plan)?;
+    let Some(init) = init else {
+        return Ok(program);
+    };
+    let unset = crate::exec::InitLink::new(&program, init).unset_relations(&program, init);
+    match unset.first() {
+        None => Ok(program),
+        Some(first) => Err(vec![
+            Diagnostic::error(
+                "E0610",
+                format!(
+                    "the embedding form cannot be initialized: the initialization reads {first}, which no relation of the embedding form sets"
+                ),
+                program.model_span(),
+                "the model",
+            )
+            .with_help("simulate the dummy-derivative form: --index-reduction dummy"),
+        ]),
+    }
 }

@@ -49,6 +49,7 @@ use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, FxHashSet, Node,
 use eqm_ir::flat::WhenAction;
 
 mod algorithms;
+mod canonical;
 
 /// How a relation variable reads the sign of its surface `d`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -212,11 +213,18 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
 }
 
 /// The roots of the expressions events are extracted from, each with the span its messages
-/// name: both sides of every equation, the conditions and actions of when-clauses, and what
+/// name: both sides of every equation and invariant, the conditions and actions of when-clauses, and what
 /// the algorithm sections read.
 fn event_roots(dae: &Dae<IndexOne>) -> Vec<(ExprId, Span)> {
     let mut roots: Vec<(ExprId, Span)> = Vec::new();
+    // The invariants the projection keeps read the same frozen relations as the equations, so
+    // that between events the invariant is the branch the equations take (a difference in time
+    // at fixed states stays on it) and the initialization links their relations too.
     for eq in dae.equations.iter().chain(&dae.initial_equations) {
+        roots.push((eq.lhs, eq.span));
+        roots.push((eq.rhs, eq.span));
+    }
+    for eq in &dae.flat.invariants {
         roots.push((eq.lhs, eq.span));
         roots.push((eq.rhs, eq.span));
     }
@@ -347,12 +355,16 @@ fn rewrite_reached(
     new
 }
 
-/// Replaces every expression of the equations, when-clauses and algorithm sections by its
+/// Replaces every expression of the equations, invariants, when-clauses and algorithm sections by its
 /// rewritten node, gives each algorithm section the previous values of its discrete outputs,
 /// and returns the rewritten conditions of every when-clause branch.
 fn apply_rewrites(dae: &mut Dae<IndexOne>, new: &FxHashMap<ExprId, ExprId>, x: &mut Extractor) -> Vec<Vec<ExprId>> {
     let map = |c: ExprId| new.get(&c).copied().unwrap_or(c);
     for eq in dae.equations.iter_mut().chain(dae.initial_equations.iter_mut()) {
+        eq.lhs = map(eq.lhs);
+        eq.rhs = map(eq.rhs);
+    }
+    for eq in dae.flat.invariants.iter_mut() {
         eq.lhs = map(eq.lhs);
         eq.rhs = map(eq.rhs);
     }
@@ -414,6 +426,10 @@ fn drop_captured_relations(dae: &Dae<IndexOne>, when_conditions: &[Vec<ExprId>],
         }
     };
     for eq in dae.equations.iter().chain(&dae.initial_equations) {
+        mark(eq.lhs, dae.exprs());
+        mark(eq.rhs, dae.exprs());
+    }
+    for eq in &dae.flat.invariants {
         mark(eq.lhs, dae.exprs());
         mark(eq.rhs, dae.exprs());
     }
@@ -499,6 +515,10 @@ struct Extractor {
     surfaces: Vec<Surface>,
     surface_of: FxHashMap<ExprId, usize>,
     relation_of: FxHashMap<(ExprId, Test), ExprId>,
+    /// Each relation variable's node by the canonical form of its comparison
+    /// ([`canonical::relation_key`]): the same comparison written another way is the same
+    /// relation, in every form of the model.
+    relation_by_key: FxHashMap<String, ExprId>,
     samples: Vec<Sample>,
     delays: Vec<Delay>,
     spatials: Vec<Spatial>,
@@ -959,6 +979,14 @@ impl Extractor {
         if let Some(&node) = self.relation_of.get(&(d, test)) {
             return node;
         }
+        // The same comparison written another way (`time < T0 + Tr` beside the derivative's
+        // `time < Tr + T0`) reads the relation made first, so that the two cannot disagree
+        // and a program of another form of the model (the initialization of the embedding
+        // form) links it by its description, which is the canonical key.
+        let key = canonical::relation_key(&dae.flat, d, test);
+        if let Some(&node) = self.relation_by_key.get(&key) {
+            return node;
+        }
         let symbol = match test {
             Test::Positive => ">",
             Test::NonNegative => ">=",
@@ -985,10 +1013,11 @@ impl Extractor {
             }
         };
         let number = self.relation_of.len() + 1;
-        let v = dae.add_relation_variable(format!("$rel{number}"), format!("the relation `{text}`"), span);
+        let v = dae.add_relation_variable(format!("$rel{number}"), format!("the relation `{key}`"), span);
         self.surfaces[k].relations.push((v, test));
         let node = dae.flat.exprs.var(v);
         self.relation_of.insert((d, test), node);
+        self.relation_by_key.insert(key, node);
         node
     }
 }

@@ -609,6 +609,12 @@ pub static CODES: &[CodeInfo] = &[
         "The position `x` of `spatialDistribution` reads something computed from the equations (an algebraic variable, a derivative, a delayed value); it must be known before them",
     ),
     code(
+        "E0610",
+        Error,
+        CodeGeneration,
+        "The embedding form of a high-index model (asked for with `--index-reduction embedding`) cannot be initialized: its initialization, the dummy-derivative form's, reads a relation that no relation of the embedding form sets",
+    ),
+    code(
         "E0699",
         Error,
         CodeGeneration,

@@ -659,8 +659,13 @@ impl Builder {
                 Node::Var(v) => match slots.get(v.0 as usize).copied().flatten() {
                     Some(Slot::State(_)) => states.push((n, *v)),
                     Some(Slot::Param(_)) => {}
+                    // Discrete variables (the frozen relations among them) are constant between
+                    // events, where the rate is used.
                     Some(Slot::Work(_))
-                        if matches!(kinds.get(v.0 as usize), Some(VarKind::Parameter | VarKind::Constant)) => {}
+                        if matches!(
+                            kinds.get(v.0 as usize),
+                            Some(VarKind::Parameter | VarKind::Constant | VarKind::Discrete)
+                        ) => {}
                     _ => return None,
                 },
                 Node::Call(Callee::Builtin(Builtin::Der | Builtin::Pre), _) => return None,

@@ -89,6 +89,28 @@ impl InitLink {
         InitLink { slots }
     }
 
+    /// The relations the initialization program reads that no relation of the model's program
+    /// sets (by their descriptions): the simulation could not make them consistent with the
+    /// initial values, so a program with one cannot be initialized by `init`.
+    pub fn unset_relations(&self, program: &ExecProgram, init: &ExecProgram) -> Vec<String> {
+        let set: std::collections::BTreeSet<Slot> = program
+            .events()
+            .surfaces
+            .iter()
+            .flat_map(|s| &s.relation_vars)
+            .filter_map(|v| self.slot(*v))
+            .collect();
+        init.symbols()
+            .iter()
+            .filter(|(_, s)| s.name.starts_with("$rel"))
+            .filter_map(|(w, s)| {
+                let slot = init.slot_of(w)?;
+                let unset = !set.contains(&slot);
+                unset.then(|| s.description.as_deref().map_or_else(|| s.name.clone(), str::to_string))
+            })
+            .collect()
+    }
+
     /// The slot of the model's variable `v` in the initialization program, if it has one and is
     /// handed over.
     pub fn slot(&self, v: VarId) -> Option<Slot> {

@@ -177,6 +177,19 @@ const MSL_ROTATIONAL: Tie = Tie {
                    Modelica.Mechanics.Rotational.Components.Fixed ref{k};",
     connects: "connect({c}, tie{k}.flange_b);\n  connect(tie{k}.flange_a, ref{k}.flange);",
 };
+/// The flanges of the sources whose force (torque) is `-|speed|` (nominal values 1): with a damper
+/// of 1 the tie's force `d·v` equals it for every speed `v >= 0`, so the harness would have no
+/// unique initial speed (a singular loop, E0703, as it should be); a damper of 2 makes it unique.
+const MSL_FLANGE_DAMPED: Tie = Tie {
+    declarations: "Modelica.Mechanics.Translational.Components.SpringDamper tie{k}(c = 1, d = 2);\n  \
+                   Modelica.Mechanics.Translational.Components.Fixed ref{k};",
+    connects: "connect({c}, tie{k}.flange_b);\n  connect(tie{k}.flange_a, ref{k}.flange);",
+};
+const MSL_ROTATIONAL_DAMPED: Tie = Tie {
+    declarations: "Modelica.Mechanics.Rotational.Components.SpringDamper tie{k}(c = 1, d = 2);\n  \
+                   Modelica.Mechanics.Rotational.Components.Fixed ref{k};",
+    connects: "connect({c}, tie{k}.flange_b);\n  connect(tie{k}.flange_a, ref{k}.flange);",
+};
 /// A heat port through 1 W/K to 293.15 K.
 const HEAT_PORT: Tie = Tie {
     declarations: "Modelica.Thermal.HeatTransfer.Components.ThermalConductor tie{k}(G = 1);\n  \
@@ -269,6 +282,16 @@ const TIE_OVERRIDES: &[(&str, &str, &Tie)] = &[
     ("Modelica.Electrical.Analog.Ideal.IdealOpAmpLimited", "VMin", &RAIL_LOW),
     ("Modelica.Electrical.Analog.Basic.OpAmp", "VMax", &RAIL_HIGH),
     ("Modelica.Electrical.Analog.Basic.OpAmp", "VMin", &RAIL_LOW),
+    (
+        "Modelica.Mechanics.Translational.Sources.LinearSpeedDependentForce",
+        "flange",
+        &MSL_FLANGE_DAMPED,
+    ),
+    (
+        "Modelica.Mechanics.Rotational.Sources.LinearSpeedDependentTorque",
+        "flange",
+        &MSL_ROTATIONAL_DAMPED,
+    ),
 ];
 
 /// Equations a class needs in its harness besides the ties. An ideal operational amplifier

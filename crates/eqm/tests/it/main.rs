@@ -15,6 +15,7 @@ mod discrete;
 mod discrete_init;
 mod embedded_equivalence;
 mod expandable;
+mod embedding_relations;
 mod explicit_domain;
 mod external;
 mod external_objects;
