@@ -748,6 +748,12 @@ pub static CODES: &[CodeInfo] = &[
         "A model with `delay` or `spatialDistribution` cannot be analysed: its linearisation is a delay or transport equation, not a state-space system",
     ),
     code(
+        "E0804",
+        Error,
+        Analysis,
+        "A model with external objects can be analysed only at its start time: their functions keep state that only the run's events advance",
+    ),
+    code(
         "W0240",
         Warning,
         Names,

@@ -12,7 +12,7 @@ mod continuation;
 
 use crate::instance::Instance;
 use crate::interp::OdeRhs;
-use crate::run::{RecoveryNote, RunOptions, SimError, instance};
+use crate::run::{RecoveryNote, RunOptions, SimError, instance_with_objects_of};
 use eqm_compile::exec::ExecProgram;
 use eqm_ir::failure::EvalFailure;
 use eqm_ir::slot::Slot;
@@ -128,7 +128,9 @@ fn solve_initialization(
     report: &mut Option<String>,
 ) -> Result<Initial, SimError> {
     let start = options.start;
-    let mut solver = instance(init, options)?;
+    // The initialization works on the model's own external objects: what it makes them
+    // remember (a table's first event interval) is what the simulation goes on from.
+    let mut solver = instance_with_objects_of(init, options, Some(model))?;
     // The initialization's guesses are only start values: a scalar equation Newton cannot
     // solve from one is searched for the nearest bracketed root.
     solver.interpreter().set_bracketing(true);

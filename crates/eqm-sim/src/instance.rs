@@ -51,7 +51,19 @@ pub struct Instance<'p> {
 impl<'p> Instance<'p> {
     /// An instance with the default parameters and the start values as first guesses.
     pub fn new(program: &'p ExecProgram) -> Result<Instance<'p>, Diagnostic> {
+        Instance::with_objects_of(program, None)
+    }
+
+    /// [`Instance::new`], with the external objects of `objects_of` (another program of the
+    /// same run) when given: see [`Interpreter::share_objects`].
+    pub fn with_objects_of(
+        program: &'p ExecProgram,
+        objects_of: Option<&Instance<'_>>,
+    ) -> Result<Instance<'p>, Diagnostic> {
         let mut interpreter = Interpreter::new(program)?;
+        if let Some(other) = objects_of {
+            interpreter.share_objects(&other.interpreter);
+        }
         let layout = program.layout();
         let p = program.p0().to_vec();
         let mut work = vec![0.0; layout.work];

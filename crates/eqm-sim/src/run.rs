@@ -227,7 +227,17 @@ impl std::error::Error for SimError {}
 
 /// An instance of `program` with the run's parameters and start values set.
 pub(crate) fn instance<'p>(program: &'p ExecProgram, options: &RunOptions) -> Result<Instance<'p>, SimError> {
-    let mut instance = Instance::new(program).map_err(|d| SimError::Model(Box::new(d)))?;
+    instance_with_objects_of(program, options, None)
+}
+
+/// [`instance`], with the external objects of `objects_of` when given (see
+/// [`Instance::with_objects_of`]).
+pub(crate) fn instance_with_objects_of<'p>(
+    program: &'p ExecProgram,
+    options: &RunOptions,
+    objects_of: Option<&Instance<'_>>,
+) -> Result<Instance<'p>, SimError> {
+    let mut instance = Instance::with_objects_of(program, objects_of).map_err(|d| SimError::Model(Box::new(d)))?;
     for (name, value) in &options.params {
         instance
             .set_param(name, *value)

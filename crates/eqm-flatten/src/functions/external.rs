@@ -193,19 +193,35 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 _ => ("int", ""),
             };
             let _ = writeln!(parts.prelude, "        {c_type} o{k}[{}] = {{0}};", n.max(1));
-            for (j, (&slot, &bound)) in output.slots.iter().zip(&output.bound).enumerate() {
+            // The buffer is filled and read by loops, one for each run of consecutive elements,
+            // so the wrapper's text (and the C compiler's time) does not grow with the arrays.
+            let mut j = 0;
+            while j < n {
+                let first = j;
+                let bound_at = |j: usize| output.bound.get(j).copied().unwrap_or(false);
+                let bound = bound_at(j);
+                while j < n && bound_at(j) == bound {
+                    j += 1;
+                }
                 if bound {
                     let at = parts.elements.len();
-                    parts.elements.push(self.model.exprs.add(Node::Local(slot)));
-                    let _ = writeln!(parts.prelude, "        o{k}[{j}] = ({c_type})a[{at}];");
+                    for &slot in &output.slots[first..j] {
+                        parts.elements.push(self.model.exprs.add(Node::Local(slot)));
+                    }
+                    let _ = writeln!(
+                        parts.prelude,
+                        "        for (size_t j = {first}; j < {j}; ++j) o{k}[j] = ({c_type})a[{at} - {first} + j];"
+                    );
                 }
+            }
+            let base = targets.len();
+            if n > 0 {
                 let _ = writeln!(
                     copy_out,
-                    "        out[{}] = (double)(o{k}[{j}]{convert});",
-                    targets.len()
+                    "        for (size_t j = 0; j < {n}; ++j) out[{base} + j] = (double)(o{k}[j]{convert});"
                 );
-                targets.push(slot);
             }
+            targets.extend(&output.slots);
             output_args.push(Some(k));
         }
         // The call's arguments in their order: inputs as converted, outputs as their buffers.

@@ -251,6 +251,14 @@ impl<'p> Interpreter<'p> {
         }
     }
 
+    /// Makes this interpreter use the external objects of `other` (another program of the same
+    /// run, such as its initialization problem) from its next evaluation of the parameters on:
+    /// a constructor called with the same arguments then gives the object `other` made, so
+    /// what the object remembers is the same for both.
+    pub fn share_objects(&mut self, other: &Interpreter<'_>) {
+        self.m.objects = other.m.objects.clone();
+    }
+
     /// Evaluates with `native` from now on: every instruction it compiled, and the outputs
     /// program if it compiled that. `native` must have been compiled from this program.
     pub fn attach_native(&mut self, native: Arc<NativeCode>) {
@@ -422,8 +430,8 @@ impl<'p> Interpreter<'p> {
             f64::NAN,
             &[("p", layout.params, p.len()), ("work", layout.work, work.len())],
         )?;
-        // The constructors of external objects called now are matched, by position, to the
-        // objects of the previous evaluation.
+        // The constructors of external objects called now are matched to the objects made
+        // before with the same arguments.
         if let Ok(mut objects) = self.m.objects.lock() {
             objects.begin();
         }

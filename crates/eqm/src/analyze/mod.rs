@@ -419,9 +419,18 @@ fn start_point<'m>(model: &'m Model, options: &AnalyzeOptions) -> Result<(Instan
     Ok((instance, x0, run_options.start))
 }
 
+/// Whether `program` makes external objects. Their functions may keep state that only the
+/// run's own events advance (a time table's current event interval): evaluated at another time
+/// with the discrete variables held, such a function reads state it was never given, which
+/// in C code is a crash, so such a model is evaluated at its start time only.
+fn has_external_objects(program: &eqm_compile::exec::ExecProgram) -> bool {
+    program.externals().iter().any(|e| e.destructor.is_some())
+}
+
 /// The notes on the point analysed at `probe`: relations and discrete variables held (a model
-/// with `events`), time fixed at `time` (a model that depends on time explicitly).
-fn point_notes(field: &mut Field<'_, '_>, probe: &[f64], events: bool, time: f64) -> Vec<String> {
+/// with `events`), time fixed at `time` (a model that depends on time explicitly, found by
+/// evaluating it at other times when `probe_time`).
+fn point_notes(field: &mut Field<'_, '_>, probe: &[f64], events: bool, probe_time: bool, time: f64) -> Vec<String> {
     let mut notes = Vec::new();
     if events {
         notes.push(
@@ -429,7 +438,12 @@ fn point_notes(field: &mut Field<'_, '_>, probe: &[f64], events: bool, time: f64
                 .to_string(),
         );
     }
-    if depends_on_time(field, probe) {
+    if !probe_time {
+        notes.push(format!(
+            "the model has external objects: the field is taken at time {} only",
+            crate::format_number(time)
+        ));
+    } else if depends_on_time(field, probe) {
         notes.push(format!(
             "the model depends on time explicitly (a source): the field is taken with time fixed at {}",
             crate::format_number(time)
@@ -444,6 +458,22 @@ pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnaly
     for (name, value) in &options.from {
         eqm_sim::instance::check_start_value(model.program(), name, *value)
             .map_err(|d| RunError::Model(Box::new(d)))?;
+    }
+    let objects = has_external_objects(model.program());
+    if objects && let Some(at) = options.at {
+        let start = model.time_span(&RunSettings::default()).0;
+        if at != start {
+            return Err(refuse(
+                model,
+                "E0804",
+                format!(
+                    "`{}` has external objects, whose functions keep what the run's events made them remember: the analysis can take it only at the start time {}",
+                    model.name(),
+                    crate::format_number(start)
+                ),
+                "analyse it at the start (without `--at`), or simulate it with `eqm run`",
+            ));
+        }
     }
     let (inputs, outputs) = options.interface(model);
     let jacobian_note = model.prepare_symbolic_jacobian();
@@ -474,7 +504,13 @@ pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnaly
         set_relations(&mut field, x);
     }
     let probe = at_state.clone().unwrap_or_else(|| x0.clone());
-    notes.extend(point_notes(&mut field, &probe, !program.events().is_empty(), time));
+    notes.extend(point_notes(
+        &mut field,
+        &probe,
+        !program.events().is_empty(),
+        !objects,
+        time,
+    ));
     let model_name = program.symbols().model().to_string();
     if states.is_empty() {
         return Ok(stateless(&mut field, &probe, model_name, time, x0, notes));

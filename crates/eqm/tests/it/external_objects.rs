@@ -220,6 +220,42 @@ fn each_run_of_a_compiled_model_makes_its_own_objects_from_its_parameters() {
 }
 
 #[test]
+fn the_initialization_works_on_the_objects_of_the_run_it_starts() {
+    if !have_cc() {
+        return;
+    }
+    // An initial equation gives the model an initialization problem of its own, which reads the
+    // objects; what a function makes an object remember then is there for the run too.
+    let text = COUNTER.replace(
+        "  Real z;\nequation\n",
+        "  Real z;\n  Real w;\ninitial equation\n  w = y + 1;\nequation\n  der(w) = z;\n",
+    );
+    assert_ne!(text, COUNTER);
+    let dir = scratch("objects-initialization");
+    for interpreter in [false, true] {
+        let mut session = counter_session(&text, &dir);
+        let mut model = session
+            .compile(None, &ModelOptions::default())
+            .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+        let before = log_lines(&dir);
+        let settings = RunSettings {
+            stop: Some(1.0),
+            interval: Some(0.125),
+            interpreter,
+            ..RunSettings::default()
+        };
+        let result = model.simulate(&settings).unwrap_or_else(|e| panic!("{e}"));
+        // One object of each class for the run and its initialization together.
+        let run = log_lines(&dir)[before.len()..].to_vec();
+        assert_eq!(balanced(&run), (1, 1), "{run:?}");
+        // w(0) = y(0) + 1 = 4 and w' = z = 15 + t: w(t) = 4 + 15 t + t^2/2.
+        for t in [0.0, 0.5, 1.0] {
+            check(&result, "w", t, 4.0 + 15.0 * t + t * t / 2.0, 1e-6);
+        }
+    }
+}
+
+#[test]
 fn a_constructor_that_calls_modelica_error_stops_with_its_message_and_leaks_nothing() {
     if !have_cc() {
         return;
@@ -466,4 +502,69 @@ end M;
     for (t, y) in [(1.0, 1.0), (2.0, 4.0)] {
         check(&r, "spline.y[1]", t, y, 1e-12);
     }
+}
+
+/// A library time table with a time event (a `BooleanTable`) in a model with an initial
+/// equation: the analysis (also the one a run without a stop time makes to choose it) once
+/// evaluated the table's C code at later times with the discrete variables held at their start,
+/// a call the C code does not expect (it crashed). It now takes such a model at its start
+/// time only, and refuses another time with E0804.
+#[test]
+fn a_model_with_library_tables_is_analysed_at_its_start_time_only() {
+    let Some(msl) = installed_msl() else {
+        return;
+    };
+    if !have_cc() {
+        return;
+    }
+    let text = "model M
+  Modelica.Blocks.Sources.BooleanTable b(table = {1, 3});
+  Real x;
+initial equation
+  x = 1;
+equation
+  der(x) = if b.y then -x else 0;
+end M;
+";
+    let dir = scratch("objects-analysis");
+    let path = LibraryPath {
+        store: Arc::new(FileSystem),
+        directories: vec![msl],
+        eqm_file_directories: Vec::new(),
+        tree_cache: None,
+    };
+    let files = vec![("m.mo".to_string(), text.as_bytes().to_vec())];
+    let mut session = Session::with_libraries(Vec::new(), files, &[], Some(path), None);
+    session.set_external_linker(eqm_cc::SystemCompiler::new("cc", dir.join("cache")));
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let analysis = model
+        .analyze(&eqm::AnalyzeOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    // At the start b.y is false: der(x) = 0, one eigenvalue 0 (x is conserved).
+    assert_eq!(analysis.time, 0.0);
+    assert!(
+        analysis.notes.iter().any(|n| n.contains("external objects")),
+        "{:?}",
+        analysis.notes
+    );
+    let at_two = eqm::AnalyzeOptions {
+        at: Some(2.0),
+        ..eqm::AnalyzeOptions::default()
+    };
+    match model.analyze(&at_two) {
+        Err(eqm::RunError::Model(d)) => assert_eq!(d.code, "E0804", "{d:?}"),
+        other => panic!("expected E0804, got {:?}", other.map(|a| a.time)),
+    }
+    // The run itself: x = 1 until the event at 1, then x' = -x until 3: x(4) = e^-2.
+    let settings = RunSettings {
+        stop: Some(4.0),
+        interval: Some(0.125),
+        ..RunSettings::default()
+    };
+    let result = model.simulate(&settings).unwrap_or_else(|e| panic!("{e}"));
+    check(&result, "x", 0.5, 1.0, 1e-9);
+    check(&result, "x", 2.0, (-1.0f64).exp(), 1e-5);
+    check(&result, "x", 4.0, (-2.0f64).exp(), 1e-5);
 }
