@@ -809,18 +809,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .copied()
     }
 
-    /// Resolves one side of a `connect`: the connector elements and whether it is an outside
-    /// connector (a connector of the instance writing the connect) or an inside one.
-    pub(crate) fn connector_side(
-        &mut self,
-        c: &'a ast::ComponentRef,
-        scope: Scope,
-        loops: &mut Loops,
-    ) -> Option<connect::Side> {
-        let (_, targets) = self.resolve_targets(c, scope, loops)?;
-        let instance = scope.instance?;
-        let first = &c.parts[0].name.name;
-        let outside = match self.member(instance, first) {
+    /// Whether `name` is a connector (or an array of connectors) of `instance`: the first part
+    /// of a connect's reference that names an outside connector of the instance writing it.
+    pub(crate) fn is_connector_member(&self, instance: InstanceId, name: &str) -> bool {
+        match self.member(instance, name) {
             Some(Member::Inst(i)) => self.instances[i.0 as usize].is_connector,
             Some(Member::InstArray(array)) => array
                 .elements
@@ -832,7 +824,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 .first()
                 .is_some_and(|v| self.var_kinds[v.0 as usize].is_connector_type),
             _ => false,
-        };
+        }
+    }
+
+    /// Resolves one side of a `connect`: the connector elements and whether it is an outside
+    /// connector (a connector of the instance writing the connect) or an inside one.
+    pub(crate) fn connector_side(
+        &mut self,
+        c: &'a ast::ComponentRef,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<connect::Side> {
+        let (_, targets) = self.resolve_targets(c, scope, loops)?;
+        let instance = scope.instance?;
+        let outside = self.is_connector_member(instance, &c.parts[0].name.name);
         for t in &targets {
             let is_connector = match *t {
                 Target::Inst(i) => self.instances[i.0 as usize].is_connector,

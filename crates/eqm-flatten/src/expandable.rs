@@ -165,19 +165,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let Some(instance) = scope.instance else {
             return false;
         };
-        match self.member(instance, &c.parts[0].name.name) {
-            Some(Member::Inst(i)) => self.instances[i.0 as usize].is_connector,
-            Some(Member::InstArray(array)) => array
-                .elements
-                .first()
-                .is_some_and(|i| self.instances[i.0 as usize].is_connector),
-            Some(Member::Var(v)) => self.var_kinds[v.0 as usize].is_connector_type,
-            Some(Member::VarArray(array)) => array
-                .elements
-                .first()
-                .is_some_and(|v| self.var_kinds[v.0 as usize].is_connector_type),
-            _ => false,
-        }
+        self.is_connector_member(instance, &c.parts[0].name.name)
     }
 
     /// The instance that holds a connector element (the element itself for an instance).
