@@ -145,7 +145,7 @@ class Session:
         directories, eqm_file_directories = _library_directories(libraries)
         self._sources = sources
         self._default_model = model
-        self._native = _native.NativeSession(sources, [], directories, _FileSystem, eqm_file_directories)
+        self._native = _native.NativeSession(sources, directories, _FileSystem, eqm_file_directories)
         self._models: Dict[Optional[str], "Model"] = {}
 
     def models(self) -> List[str]:

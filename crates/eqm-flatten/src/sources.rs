@@ -258,6 +258,10 @@ impl Sources {
             (product, diagnostics)
         });
         self.check_uses_versions(&mut diagnostics);
+        // A syntax error in a library class the model uses is found after the stage ran (its
+        // class must be reached first): the stage's product then stands on a class with parts
+        // left out, so there is none.
+        let product = product.filter(|_| !eqm_diag::has_errors(&diagnostics));
         self.diagnostics.append(&mut diagnostics);
         product
     }

@@ -1,8 +1,8 @@
 //! `NativeSession`: the sources of a session and the library's products of them.
 //!
-//! Input: the user's files as `(name, bytes)` (read by the Python package), library files read
-//! in full, the library directories in search order with the Python object that lists and
-//! reads them (the package's, so that the files are read by Python), a model name, the
+//! Input: the user's files as `(name, bytes)` (read by the Python package), the library
+//! directories in search order with the Python object that lists and reads them (the
+//! package's, so that the files are read by Python), a model name, the
 //! parameter values given to the compiler. Output: the model list, the check summary, the flat
 //! model's text, the explanation (text, sorting table, bipartite graph SVG), the component
 //! diagram SVG, the analysis (its JSON form and its matrices as bytes), and compiled
@@ -26,8 +26,6 @@ use std::sync::Arc;
 #[pyclass(module = "eqm._native", frozen)]
 pub(crate) struct NativeSession {
     files: Vec<(String, Vec<u8>)>,
-    /// Library files read in full, each `(name, text)`.
-    library: Vec<(String, String)>,
     /// The library directories in search order, read through `store` as lookups reach their
     /// classes; `None` without directories.
     libraries: Option<LibraryPath>,
@@ -84,9 +82,9 @@ impl eqm::LibraryStore for PythonStore {
     }
 }
 
-/// The sources a job makes a library session of: the user's files, the library files read in
-/// full, the library directories with their store.
-type JobSources = (Vec<(String, Vec<u8>)>, Vec<(String, String)>, Option<LibraryPath>);
+/// The sources a job makes a library session of: the user's files, the library directories
+/// with their store.
+type JobSources = (Vec<(String, Vec<u8>)>, Option<LibraryPath>);
 
 /// What a job returns: its value or nothing, the diagnostics of the session and its sources
 /// (to render them).
@@ -102,10 +100,10 @@ impl NativeSession {
         parameters: Vec<(String, f64)>,
         job: impl FnOnce(&mut Session, Option<&str>, &ModelOptions) -> Option<T> + Send + 'static,
     ) -> PyResult<(T, Vec<Diagnostic>, SourceMap)> {
-        let (files, library, libraries) = self.sources();
+        let (files, libraries) = self.sources();
         let linker = self.linker.clone();
         let outcome: Outcome<T> = work::run(py, None, move || {
-            let mut session = Session::with_libraries(Vec::new(), files, &library, libraries, model.as_deref());
+            let mut session = Session::with_libraries(Vec::new(), files, &[], libraries, model.as_deref());
             session.set_shared_external_linker(linker);
             let options = ModelOptions {
                 parameters,
@@ -127,20 +125,19 @@ impl NativeSession {
 
     /// What a job needs to make a library session of these sources (a job owns what it uses).
     fn sources(&self) -> JobSources {
-        (self.files.clone(), self.library.clone(), self.libraries.clone())
+        (self.files.clone(), self.libraries.clone())
     }
 }
 
 #[pymethods]
 impl NativeSession {
-    /// The sources: the user's `files`, the `library` files read in full, and the library
-    /// `directories` in search order, listed and read through `store` (see [`PythonStore`]),
-    /// the `.eqm` files of `eqm_file_directories` read in full.
+    /// The sources: the user's `files`, and the library `directories` in search order, listed
+    /// and read through `store` (see [`PythonStore`]), the `.eqm` files of
+    /// `eqm_file_directories` read in full.
     #[new]
-    #[pyo3(signature = (files, library=Vec::new(), directories=Vec::new(), store=None, eqm_file_directories=Vec::new()))]
+    #[pyo3(signature = (files, directories=Vec::new(), store=None, eqm_file_directories=Vec::new()))]
     fn new(
         files: Vec<(String, Vec<u8>)>,
-        library: Vec<(String, String)>,
         directories: Vec<PathBuf>,
         store: Option<Py<PyAny>>,
         eqm_file_directories: Vec<PathBuf>,
@@ -161,7 +158,6 @@ impl NativeSession {
         };
         Ok(NativeSession {
             files,
-            library,
             libraries,
             linker: Arc::new(eqm_cc::SystemCompiler::from_environment()),
         })
@@ -312,9 +308,9 @@ impl NativeSession {
 
     /// The diagnostics of the sources alone (syntax), as dictionaries.
     fn diagnostics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let (files, library, libraries) = self.sources();
+        let (files, libraries) = self.sources();
         let (diagnostics, sources) = work::run(py, None, move || {
-            let mut session = Session::with_libraries(Vec::new(), files, &library, libraries, None);
+            let mut session = Session::with_libraries(Vec::new(), files, &[], libraries, None);
             (session.take_diagnostics(), session.source_map().clone())
         })?;
         diagnostic_list(py, &diagnostics, &sources)

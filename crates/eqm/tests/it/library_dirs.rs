@@ -354,3 +354,17 @@ fn the_eqm_files_of_an_eqmpath_directory_are_read_in_full_in_name_order() {
     assert_eq!(result.final_value("x.g.y"), Some(12.0));
     assert_eq!(store.read_names(), ["/eqmlib/a.eqm", "/eqmlib/b.eqm"]);
 }
+
+#[test]
+fn a_syntax_error_in_a_library_class_the_model_uses_leaves_no_model_to_run() {
+    // The error is found only once a lookup reaches the class; a model whose class lost a
+    // declaration to it must not be compiled and run as if the declaration were not there.
+    let store = MemoryStore::new(&[(
+        "/broken/L/package.mo",
+        "within;\npackage L\n  model M\n    Real x = ;\n    Real y = 1;\n  end M;\nend L;\n",
+    )]);
+    let mut session = session_with(store, &["/broken"], "", Some("L.M"));
+    assert!(session.compile(Some("L.M"), &ModelOptions::default()).is_none());
+    let codes: Vec<&str> = session.diagnostics().iter().map(|d| d.code).collect();
+    assert!(codes.contains(&"E0110"), "{codes:?}");
+}
