@@ -724,6 +724,12 @@ pub static CODES: &[CodeInfo] = &[
         "A variable-structure model that cannot be switched between its modes: a relation choosing its structure that a mode's program cannot watch, or a `delay` or `spatialDistribution` whose history a switch would lose",
     ),
     code(
+        "E0720",
+        Error,
+        Simulation,
+        "A run advanced step by step by its caller (co-simulation, an FMU) of a variable-structure model: such a model is run as a whole",
+    ),
+    code(
         "E0799",
         Error,
         Simulation,

@@ -81,6 +81,7 @@ mod results;
 mod run;
 mod session;
 pub mod stability;
+pub mod stepped;
 pub mod sweep;
 pub mod worker;
 mod zero_coefficients;
@@ -95,6 +96,7 @@ pub use result_files::{ResultFileInfo, ResultFormat, ResultWriter, result_writer
 pub use results::{Column, CsvWriter, RowSink, SimulationResult};
 pub use run::{DEFAULT_MAX_ROWS, RunError, RunSettings};
 pub use session::{CheckSummary, LibraryPath, ModelInfo, ModelOptions, Session};
+pub use stepped::{Advanced, SteppedRun};
 pub use sweep::{Sweep, SweepAxis, SweepError, SweepRun};
 
 pub use eqm_compile::analysis::{Analysis, FormChoice, IndexForm};

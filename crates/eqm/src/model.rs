@@ -476,7 +476,7 @@ impl Model {
 
     /// The symbolic Jacobian for a run with `options`, built the first time a run needs it;
     /// the note says how it was made.
-    fn prepare_jacobian(&mut self, options: &eqm_sim::simulate::RunOptions) -> Option<String> {
+    pub(crate) fn prepare_jacobian(&mut self, options: &eqm_sim::simulate::RunOptions) -> Option<String> {
         if let Some(note) = &self.jacobian {
             return note.clone();
         }
@@ -521,7 +521,7 @@ impl Model {
 
     /// The program's native code, compiled on first use and kept for the following runs, and
     /// the time compiling it took now.
-    fn native(&mut self) -> (Option<Arc<NativeCode>>, Duration) {
+    pub(crate) fn native(&mut self) -> (Option<Arc<NativeCode>>, Duration) {
         let started = Instant::now();
         if self.native.is_none() {
             self.native = NativeCode::compile(&self.compiled.program).map(Arc::new);

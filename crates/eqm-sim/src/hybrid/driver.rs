@@ -85,30 +85,119 @@ pub fn integrate(
         return Ok(outcome);
     }
     stepper.initialize(model, t0, &run.x)?;
-    // An event within rounding of the end (a sample at 0.1 + 3·0.3 = 0.9999999999999999 of a
-    // run to 1) leaves a remainder no step can take: that is the end.
-    let end_reached = |t: f64| t_end - t <= 4.0 * f64::EPSILON * t_end.abs().max(1.0);
-    while !end_reached(stepper.time()) {
-        if model.cancelled() {
-            return Ok(HybridOutcome::Stopped { time: stepper.time() });
-        }
-        let limit = run.step_limit(model, stepper.time());
-        let info = stepper.step(model, limit)?;
-        // Every watched function over the whole step, so that a surface crossed there and back
-        // within one step is not lost.
-        let (found, end) = isolate(model, stepper, info.t_prev, info.t, &run.near, run.last_probe.take())?;
-        let flow = match found {
-            None => {
-                run.last_probe = end;
-                run.after_step(model, stepper, info, &mut row)?
-            }
-            Some(bracket) => run.at_crossing(model, stepper, info, &bracket, &mut row)?,
-        };
-        if let ControlFlow::Break(outcome) = flow {
-            return Ok(outcome);
-        }
+    if let ControlFlow::Break(outcome) = run.advance(model, stepper, t_end, &mut row)? {
+        return Ok(outcome);
     }
     run.finish(model, stepper, &mut row)
+}
+
+/// A hybrid run its caller advances in segments of its own choosing (the communication steps
+/// of a co-simulation), writing no rows: the same start, steps, events and end as
+/// [`integrate`], with the run's state kept between the segments.
+pub struct Resumable {
+    run: Run<'static>,
+    /// Whether `terminal()` has been evaluated.
+    finished: bool,
+}
+
+/// No output times: a resumable run reports its state at the end of each segment instead.
+static NO_ROWS: Output = Output::Times(Vec::new());
+
+/// A row observer that takes every row and writes nothing.
+fn no_rows(_: &mut HybridModel<'_>, _: f64, _: &[f64]) -> ControlFlow<()> {
+    ControlFlow::Continue(())
+}
+
+impl Resumable {
+    /// Starts a run of `model` from its consistent initial states `(t0, x0)`: the initial
+    /// event iteration, `initial()`, the samples due at the start, and the stepper's first
+    /// point. Delays' breaking points are kept up to `t_end` (the latest time the caller will
+    /// advance to, `f64::MAX` when it does not know). `Err(outcome)` when the run ends at the
+    /// start (`terminate` there, or a watched value that changed).
+    pub fn start(
+        model: &mut HybridModel<'_>,
+        stepper: &mut dyn Stepper,
+        t0: f64,
+        x0: &[f64],
+        t_end: f64,
+    ) -> Result<Result<Resumable, HybridOutcome>, HybridError> {
+        let schedule = Schedule::new(&NO_ROWS, t0, t_end)?;
+        let mut run = match Run::begin(model, schedule, t0, x0, t_end, &mut no_rows)? {
+            ControlFlow::Continue(run) => run,
+            ControlFlow::Break(outcome) => return Ok(Err(outcome)),
+        };
+        if let ControlFlow::Break(outcome) = run.first_rows(model, t0, &mut no_rows)? {
+            return Ok(Err(outcome));
+        }
+        stepper.initialize(model, t0, &run.x)?;
+        Ok(Ok(Resumable { run, finished: false }))
+    }
+
+    /// Advances the run to `t_stop` (not beyond the `t_end` it started with), handling every
+    /// event on the way; `Break(outcome)` when it ended before (`terminate`, a watched value).
+    /// The states at the end are [`Stepper::state`] at [`Stepper::time`].
+    pub fn advance(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &mut dyn Stepper,
+        t_stop: f64,
+    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
+        self.run
+            .advance(model, stepper, t_stop.min(self.run.t_end), &mut no_rows)
+    }
+
+    /// The event at the current point `t` after the caller changed values the relations or
+    /// when-conditions may read (inputs set between segments): the relations from the surfaces'
+    /// values there, the event iteration, and the stepper restarted from the states it leaves.
+    pub fn event_now(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &mut dyn Stepper,
+    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
+        let t = stepper.time();
+        let run = &mut self.run;
+        run.x.copy_from_slice(stepper.state());
+        run.last_probe = None;
+        events::capture_left_limits(model, t, &run.x, &mut run.dx)?;
+        model.surfaces_at(t, &run.x, &mut run.dx)?;
+        for k in 0..model.signs.len() {
+            let sign = sign_of(model.d[k]);
+            if sign != 0 && sign != model.signs[k] && model.sliding.as_ref().map(|s| s.surface) != Some(k) {
+                model.signs[k] = sign;
+                model.write_relations(k, sign, None);
+            }
+        }
+        if let Some(terminated) = event_iteration(model, t, &mut run.x, &mut run.dx, &mut run.whens, false)? {
+            let outcome = run.terminated(model, t, terminated, &mut no_rows)?;
+            return Ok(ControlFlow::Break(outcome));
+        }
+        if model.switched(t, &run.x)? {
+            return Ok(run.switched(t));
+        }
+        model.check_assertions(t, &run.x, false)?;
+        stepper.restart(t, &run.x)?;
+        run.record_jump(model, t)?;
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// The states at the last event (where `terminate` ended the run, which the stepper's own
+    /// state may have passed).
+    pub fn event_states(&self) -> &[f64] {
+        &self.run.x
+    }
+
+    /// The end of the run at the stepper's time: the final event with `terminal()` true, once.
+    pub fn finish(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &mut dyn Stepper,
+    ) -> Result<HybridOutcome, HybridError> {
+        if std::mem::replace(&mut self.finished, true) {
+            return Ok(HybridOutcome::Finished);
+        }
+        self.run.t_end = stepper.time();
+        self.run.end(model, stepper, &mut no_rows)
+    }
 }
 
 /// What a hybrid run carries from step to step.
@@ -248,12 +337,46 @@ impl<'o> Run<'o> {
         Ok(ControlFlow::Continue(()))
     }
 
+    /// The steps from the stepper's time to `t_stop`, with the events between them.
+    fn advance(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &mut dyn Stepper,
+        t_stop: f64,
+        row: &mut impl Rows,
+    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
+        // An event within rounding of the end (a sample at 0.1 + 3·0.3 = 0.9999999999999999 of a
+        // run to 1) leaves a remainder no step can take: that is the end.
+        let end_reached = |t: f64| t_stop - t <= 4.0 * f64::EPSILON * t_stop.abs().max(1.0);
+        while !end_reached(stepper.time()) {
+            if model.cancelled() {
+                return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: stepper.time() }));
+            }
+            let limit = self.step_limit(model, stepper.time(), t_stop);
+            let info = stepper.step(model, limit)?;
+            // Every watched function over the whole step, so that a surface crossed there and
+            // back within one step is not lost.
+            let (found, end) = isolate(model, stepper, info.t_prev, info.t, &self.near, self.last_probe.take())?;
+            let flow = match found {
+                None => {
+                    self.last_probe = end;
+                    self.after_step(model, stepper, info, row)?
+                }
+                Some(bracket) => self.at_crossing(model, stepper, info, &bracket, row)?,
+            };
+            if flow.is_break() {
+                return Ok(flow);
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
     /// The end of the next step from `t`: time events (samples) end a step exactly, and a step
     /// is no longer than the shortest fixed delay, so every delayed value it reads is already
     /// recorded (and no longer than half a delay time that changes, as it was at the last
     /// record).
-    fn step_limit(&self, model: &HybridModel<'_>, t: f64) -> f64 {
-        let limit = self.clocks.next().map_or(self.t_end, |c| c.min(self.t_end));
+    fn step_limit(&self, model: &HybridModel<'_>, t: f64, t_stop: f64) -> f64 {
+        let limit = self.clocks.next().map_or(t_stop, |c| c.min(t_stop));
         let shortest = match self.recording {
             true => model.ode.instance.delay_step_bound(),
             false => None,
@@ -526,6 +649,16 @@ impl<'o> Run<'o> {
     /// The rows up to the end, and the final event with `terminal()` true.
     fn finish(
         mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &mut dyn Stepper,
+        row: &mut impl Rows,
+    ) -> Result<HybridOutcome, HybridError> {
+        self.end(model, stepper, row)
+    }
+
+    /// [`Run::finish`] of a run that stays: the rows up to the end and the final event.
+    fn end(
+        &mut self,
         model: &mut HybridModel<'_>,
         stepper: &mut dyn Stepper,
         row: &mut impl Rows,

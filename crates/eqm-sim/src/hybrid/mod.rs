@@ -61,7 +61,7 @@ mod isolate;
 
 pub(crate) use crossing::sign_of;
 use crossing::*;
-pub use driver::integrate;
+pub use driver::{Resumable, integrate};
 use events::*;
 use isolate::*;
 

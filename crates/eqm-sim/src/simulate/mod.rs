@@ -17,13 +17,15 @@
 //! the output grid, integrates (with the hybrid driver when the model has events, assertions or
 //! watched values) and assembles the summary. Its parts: `columns` (the choice of result
 //! columns), `jacobian` (the Jacobian a run needs, the projection's gain and setup),
-//! `state_choice` (the check of a dummy-derivative form's state choice) and `rows` (the row
-//! writer). The vocabulary of a run lives in `crate::run` and is re-exported here.
+//! `state_choice` (the check of a dummy-derivative form's state choice), `rows` (the row
+//! writer), and `stepping` (a run its caller advances step by step, for co-simulation). The
+//! vocabulary of a run lives in `crate::run` and is re-exported here.
 
 mod columns;
 mod jacobian;
 mod rows;
 mod state_choice;
+mod stepping;
 
 pub use crate::hybrid::PrintedLine;
 pub use crate::run::{
@@ -31,6 +33,7 @@ pub use crate::run::{
 };
 pub use columns::{Columns, columns};
 pub use jacobian::{default_gain, prepare};
+pub use stepping::{Advanced, Stepping};
 
 use crate::failure::{failure_point, hybrid_failure, integration_failure, stability_warning};
 use crate::hybrid::{EventStats, HybridModel, HybridOutcome};

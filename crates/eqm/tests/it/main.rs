@@ -55,6 +55,7 @@ mod session;
 mod simulate;
 mod spatial;
 mod start_values;
+mod stepped;
 mod streams;
 mod structure;
 mod subscripts;

@@ -8,7 +8,7 @@ use eqm::{ModelOptions, RunSettings, Session};
 /// Two unit masses, the first pushed by a unit force, coupled by a clutch that is locked
 /// (equal velocities: an index-2 constraint between states) while `locked` holds and
 /// transmits no force after.
-const CLUTCH: &str = "model Clutch
+pub const CLUTCH: &str = "model Clutch
   Real v1(start = 0, fixed = true);
   Real v2(start = 0);
   Real f;

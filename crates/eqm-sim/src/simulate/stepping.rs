@@ -1,0 +1,259 @@
+//! A run its caller advances step by step: the communication steps of a co-simulation.
+//!
+//! Input: the executable program of a model (and of its initialization problem), the
+//! [`RunOptions`] of the run, its native code, and then, one call at a time, the times to
+//! advance to and the values of parameters (the model's inputs) changed between calls. Output:
+//! the value of every variable at the current point, and how the run ended when it ended
+//! (`terminate`). The steps, events and their iteration are the hybrid driver's
+//! ([`Resumable`]): the run takes exactly the steps and events a whole run would, except that a
+//! communication point also ends a step. A model without events runs through the same driver.
+//! It deliberately writes no rows and chooses no settings: the library decides them, and a
+//! variable-structure model (one that switches programs) is not run here.
+
+use super::{Prepared, integrator_options, prepare_run};
+use crate::failure::{failure_point, hybrid_failure};
+use crate::hybrid::{HybridModel, HybridOutcome, Resumable};
+use crate::instance::Instance;
+use crate::interp::OdeRhs;
+use crate::native::NativeCode;
+use crate::run::{RunOptions, SimError};
+use eqm_compile::exec::ExecProgram;
+use eqm_integrators::Stepper;
+use eqm_ir::slot::Slot;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+/// How a call that advances the run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Advanced {
+    /// The run is at the time asked for.
+    Reached,
+    /// `terminate` was called at `time` with `message`; the run is at `time` and cannot go on.
+    Terminated { time: f64, message: String },
+}
+
+/// A run advanced by its caller; see the module documentation.
+pub struct Stepping<'p> {
+    program: &'p ExecProgram,
+    model: HybridModel<'p>,
+    /// The instance the values at the current point are computed on, so that evaluating them
+    /// does not disturb the integrator's.
+    rows: Instance<'p>,
+    stepper: Box<dyn Stepper>,
+    /// The run, until `terminate` ended it at its start.
+    run: Option<Resumable>,
+    options: RunOptions,
+    /// The states at the current point, and the derivatives computed there by [`Stepping::values_now`].
+    x: Vec<f64>,
+    dx: Vec<f64>,
+    /// Whether the rows' instance holds the values of the current point.
+    evaluated: bool,
+    /// Where `terminate` ended the run.
+    terminated: Option<(f64, String)>,
+}
+
+impl<'p> Stepping<'p> {
+    /// Starts a run of `program` with `options` (its start time, tolerances, parameters and
+    /// start values; its stop time is the latest time the run will be advanced to): the
+    /// consistent initial values and the events at the start.
+    pub fn start(
+        program: &'p ExecProgram,
+        init: Option<&ExecProgram>,
+        options: &RunOptions,
+        native: Option<Arc<NativeCode>>,
+    ) -> Result<Stepping<'p>, SimError> {
+        let Prepared { model, rows, x0, .. } = prepare_run(program, init, options, native)?;
+        let mut stepper = eqm_integrators::stepper_for(&options.method, &integrator_options(program, options, &x0));
+        let mut model = HybridModel::new(model);
+        let started = Resumable::start(&mut model, stepper.as_mut(), options.start, &x0, options.stop);
+        let (run, terminated) = match started {
+            Ok(Ok(run)) => (Some(run), None),
+            Ok(Err(HybridOutcome::Terminated { time, message })) => {
+                // A run `terminate` ended at its start stays there, with its initial values.
+                let initialized = stepper.initialize(&mut model, time, &x0);
+                if let Err(e) = initialized {
+                    return Err(fail(program, &mut model, stepper.as_mut(), options, e.into()));
+                }
+                (None, Some((time, message)))
+            }
+            Ok(Err(other)) => return Err(unexpected(options.start, &other)),
+            Err(e) => return Err(fail(program, &mut model, stepper.as_mut(), options, e)),
+        };
+        let n = x0.len();
+        Ok(Stepping {
+            program,
+            model,
+            rows,
+            stepper,
+            run,
+            options: options.clone(),
+            x: x0,
+            dx: vec![0.0; n],
+            evaluated: false,
+            terminated,
+        })
+    }
+
+    /// The time of the current point.
+    pub fn time(&self) -> f64 {
+        match &self.terminated {
+            Some((time, _)) => *time,
+            None => self.stepper.time(),
+        }
+    }
+
+    /// Where `terminate` ended the run, if it did.
+    pub fn terminated(&self) -> Option<&(f64, String)> {
+        self.terminated.as_ref()
+    }
+
+    /// Advances the run to `t` (at most its stop time), with every event on the way. A run
+    /// that `terminate` ended does not move.
+    pub fn advance_to(&mut self, t: f64) -> Result<Advanced, SimError> {
+        if let Some((time, message)) = &self.terminated {
+            return Ok(Advanced::Terminated {
+                time: *time,
+                message: message.clone(),
+            });
+        }
+        self.evaluated = false;
+        let Some(run) = &mut self.run else {
+            return Ok(Advanced::Reached);
+        };
+        let outcome = run.advance(&mut self.model, self.stepper.as_mut(), t);
+        self.x.copy_from_slice(self.stepper.state());
+        self.ended(outcome)
+    }
+
+    /// Sets the value of parameter (or top-level input) `name` at the current point: the run
+    /// continues from here with it, after the event it may cause (a relation or
+    /// when-condition that reads it changes here).
+    pub fn set_parameter(&mut self, name: &str, value: f64) -> Result<Advanced, SimError> {
+        let model_error = |d| SimError::Model(Box::new(d));
+        self.model.ode.instance.set_param(name, value).map_err(model_error)?;
+        self.rows.set_param(name, value).map_err(model_error)?;
+        if let Some(p) = self.options.params.iter_mut().find(|(n, _)| n == name) {
+            p.1 = value;
+        } else {
+            self.options.params.push((name.to_string(), value));
+        }
+        self.evaluated = false;
+        let Some(run) = self.run.as_mut().filter(|_| self.terminated.is_none()) else {
+            return Ok(Advanced::Reached);
+        };
+        let outcome = run.event_now(&mut self.model, self.stepper.as_mut());
+        self.x.copy_from_slice(self.stepper.state());
+        self.ended(outcome)
+    }
+
+    /// The final event (`terminal()`), at the current point.
+    pub fn finish(&mut self) -> Result<(), SimError> {
+        self.evaluated = false;
+        let Some(run) = self.run.as_mut().filter(|_| self.terminated.is_none()) else {
+            return Ok(());
+        };
+        let outcome = run.finish(&mut self.model, self.stepper.as_mut());
+        self.ended(outcome.map(ControlFlow::Break)).map(|_| ())
+    }
+
+    /// The value in `slot` at the current point (states, derivatives, parameters and every
+    /// variable the program computes, with the discrete values the events left).
+    pub fn value(&mut self, slot: Slot) -> Result<f64, SimError> {
+        self.values_now()?;
+        let t = self.time();
+        Ok(match slot {
+            Slot::Time => t,
+            Slot::State(i) => self.x[i as usize],
+            Slot::Der(i) => self.dx[i as usize],
+            Slot::Param(i) => self.rows.p()[i as usize],
+            Slot::Work(i) => self.rows.work()[i as usize],
+        })
+    }
+
+    /// The states at the current point.
+    pub fn states(&self) -> &[f64] {
+        &self.x
+    }
+
+    /// Computes every value of the current point on the rows' instance, once per point.
+    fn values_now(&mut self) -> Result<(), SimError> {
+        if self.evaluated {
+            return Ok(());
+        }
+        for (k, value) in self.model.discrete_values() {
+            self.rows.set_work(k, value);
+        }
+        let t = self.time();
+        let (rows, x, dx) = (&mut self.rows, &self.x, &mut self.dx);
+        let evaluated = OdeRhs::rhs(rows, t, x, dx).and_then(|()| rows.outputs(t, x, dx));
+        if let Err(f) = evaluated {
+            return Err(SimError::Failed {
+                warnings: Vec::new(),
+                time: t,
+                message: "the values at this point could not be computed".to_string(),
+                diagnostic: Some(Box::new(self.program.failure_diagnostic(&f))),
+            });
+        }
+        self.evaluated = true;
+        Ok(())
+    }
+
+    /// The result of a call that moved the run: reached, terminated, or failed.
+    fn ended(
+        &mut self,
+        outcome: Result<ControlFlow<HybridOutcome>, crate::hybrid::HybridError>,
+    ) -> Result<Advanced, SimError> {
+        let outcome = match outcome {
+            Ok(ControlFlow::Continue(())) | Ok(ControlFlow::Break(HybridOutcome::Finished)) => {
+                return Ok(Advanced::Reached);
+            }
+            Ok(ControlFlow::Break(outcome)) => outcome,
+            Err(e) => {
+                return Err(fail(
+                    self.program,
+                    &mut self.model,
+                    self.stepper.as_mut(),
+                    &self.options,
+                    e,
+                ));
+            }
+        };
+        match outcome {
+            HybridOutcome::Terminated { time, message } => {
+                // The run stays at the event that terminated it, with the states there.
+                if let Some(run) = &self.run {
+                    self.x.copy_from_slice(run.event_states());
+                }
+                self.terminated = Some((time, message.clone()));
+                Ok(Advanced::Terminated { time, message })
+            }
+            other => Err(unexpected(self.time(), &other)),
+        }
+    }
+}
+
+/// The failure of a run, with the time, the equations and the variables involved.
+fn fail(
+    program: &ExecProgram,
+    model: &mut HybridModel<'_>,
+    stepper: &mut dyn Stepper,
+    options: &RunOptions,
+    e: crate::hybrid::HybridError,
+) -> SimError {
+    hybrid_failure(
+        program,
+        e,
+        model.ode.failure.take(),
+        failure_point(&mut model.ode, stepper, options),
+    )
+}
+
+/// An outcome a stepped run cannot have (it watches no values and takes no rows).
+fn unexpected(time: f64, outcome: &HybridOutcome) -> SimError {
+    SimError::Failed {
+        warnings: Vec::new(),
+        time,
+        message: format!("the run ended unexpectedly ({outcome:?})"),
+        diagnostic: None,
+    }
+}

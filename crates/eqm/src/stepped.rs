@@ -1,0 +1,114 @@
+//! A run its caller advances: the communication steps of a co-simulation (an FMU's `doStep`),
+//! with the model's inputs changed between them.
+//!
+//! Input: a compiled [`Model`] with its parameter and start values, and [`RunSettings`] (the
+//! start time, the tolerances, the method, and the stop time: the latest time the run will be
+//! advanced to). Output: a [`SteppedRun`] that advances to the times its caller names with
+//! every event on the way, takes new values of parameters and top-level inputs at the current
+//! point, and gives every variable's value there. Its steps and events are those of
+//! [`Model::simulate`] with the same settings, except that each communication point also ends a
+//! step. A variable-structure model (one that switches between programs) cannot be stepped
+//! yet; starting one is an error. Nothing here reads files or prints.
+
+use crate::model::Model;
+use crate::run::{RunError, RunSettings};
+use eqm_diag::Diagnostic;
+use eqm_ir::slot::Slot;
+use eqm_sim::simulate::{Backend, Stepping};
+
+pub use eqm_sim::simulate::Advanced;
+
+/// A run advanced by its caller; see the module documentation.
+pub struct SteppedRun<'m> {
+    stepping: Stepping<'m>,
+    model: &'m Model,
+}
+
+impl Model {
+    /// Starts a run of this model with `settings` that its caller advances
+    /// ([`SteppedRun::advance_to`]): the consistent initial values and the events at the start.
+    /// The stop time of `settings` (else the experiment's, else one time unit after the start)
+    /// is the latest time the run can reach.
+    pub fn start_stepped(&mut self, settings: &RunSettings) -> Result<SteppedRun<'_>, RunError> {
+        if self.variable_structure().is_some() {
+            return Err(RunError::Model(Box::new(Diagnostic::error(
+                "E0720",
+                "a variable-structure model cannot be advanced step by step",
+                self.program().model_span(),
+                "this model changes its equations during a run",
+            ).with_help("run it as a whole (`eqm run`); stepped runs (co-simulation) need a model whose equations stay the same"))));
+        }
+        let options = self.run_options(settings, &[])?;
+        let _ = self.prepare_jacobian(&options);
+        let native = match options.backend {
+            Backend::Auto => self.native().0,
+            Backend::Interpreter => None,
+        };
+        let model: &Model = self;
+        let stepping = Stepping::start(model.program(), model.init_program(), &options, native)?;
+        Ok(SteppedRun { stepping, model })
+    }
+}
+
+impl SteppedRun<'_> {
+    /// The time of the current point.
+    pub fn time(&self) -> f64 {
+        self.stepping.time()
+    }
+
+    /// Where `terminate` ended the run (its time and message), if it did.
+    pub fn terminated(&self) -> Option<&(f64, String)> {
+        self.stepping.terminated()
+    }
+
+    /// Advances the run to `t` with every event on the way; a run `terminate` ended stays
+    /// where it ended.
+    pub fn advance_to(&mut self, t: f64) -> Result<Advanced, RunError> {
+        if !(t.is_finite() && t >= self.time()) {
+            return Err(RunError::Settings(format!(
+                "a run can only advance to a finite time not before its current time {}, not to {t}",
+                self.time()
+            )));
+        }
+        self.stepping.advance_to(t)
+    }
+
+    /// Gives parameter or top-level input `name` the value `value` from the current point on
+    /// (with the event the change causes there). Only a parameter the model can change without
+    /// compiling again ([`crate::ParameterInfo::settable`]) can be set.
+    pub fn set_parameter(&mut self, name: &str, value: f64) -> Result<Advanced, RunError> {
+        self.stepping.set_parameter(name, value)
+    }
+
+    /// The value of variable `name` at the current point (`time`, states, their derivatives,
+    /// parameters, and every variable the model computes); `E0708` for a name the model does
+    /// not have.
+    pub fn value(&mut self, name: &str) -> Result<f64, RunError> {
+        let slot = self.slot(name).map_err(|d| RunError::Model(Box::new(d)))?;
+        self.stepping.value(slot)
+    }
+
+    /// Where the value of `name` is, for [`SteppedRun::value_in`].
+    pub fn slot(&self, name: &str) -> Result<Slot, Diagnostic> {
+        if name == "time" {
+            return Ok(Slot::Time);
+        }
+        let columns = eqm_sim::simulate::columns(self.model.program(), Some(&[name]))?;
+        Ok(columns.slots[0])
+    }
+
+    /// The value in `slot` (from [`SteppedRun::slot`]) at the current point.
+    pub fn value_in(&mut self, slot: Slot) -> Result<f64, RunError> {
+        self.stepping.value(slot)
+    }
+
+    /// The states at the current point.
+    pub fn states(&self) -> &[f64] {
+        self.stepping.states()
+    }
+
+    /// Ends the run at the current point: the final event, where `terminal()` is true.
+    pub fn finish(&mut self) -> Result<(), RunError> {
+        self.stepping.finish()
+    }
+}

@@ -1,0 +1,198 @@
+//! Runs advanced step by step by their caller (`Model::start_stepped`), as a co-simulation
+//! master advances an FMU: each checked against the closed-form solution at every
+//! communication point, with inputs changed between steps, events inside and on the
+//! communication points, samples, `terminate`, and the models that cannot be stepped.
+
+use super::compile;
+use eqm::{Advanced, RunSettings};
+
+/// Settings of a tight stepped run to `stop`.
+fn tight(stop: f64) -> RunSettings {
+    RunSettings {
+        stop: Some(stop),
+        rtol: Some(1e-10),
+        atol: Some(1e-10),
+        ..RunSettings::default()
+    }
+}
+
+/// `x' = -k x` stepped in 25 communication steps is `exp(-k t)` at every one of them, and a
+/// parameter set before the start is the run's.
+#[test]
+fn a_decay_stepped_matches_its_closed_form_at_every_communication_point() {
+    let mut model = compile(
+        "model Decay
+  parameter Real k = 2;
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -k*x;
+end Decay;",
+    );
+    model.set_parameter("k", 3.0).unwrap();
+    let mut run = model.start_stepped(&tight(1.0)).unwrap();
+    assert_eq!(run.value("x").unwrap(), 1.0);
+    for i in 1..=25 {
+        let t = i as f64 * 0.04;
+        assert_eq!(run.advance_to(t).unwrap(), Advanced::Reached);
+        assert!((run.time() - t).abs() < 1e-12, "at {} instead of {t}", run.time());
+        let x = run.value("x").unwrap();
+        assert!((x - (-3.0 * t).exp()).abs() < 1e-8, "x({t}) = {x}");
+        let dx = run.value("der(x)").unwrap();
+        assert!((dx + 3.0 * x).abs() < 1e-12, "der(x)({t}) = {dx}");
+    }
+}
+
+/// An input held between communication points: `x' = u`, `y = if u > 0 then 1 else -1`, with
+/// `u = 1` for `t < 1` and `u = -2` after: `x(2) = 1 - 2 = -1`, and the relation on the input
+/// follows it at the communication point.
+#[test]
+fn an_input_set_between_steps_drives_the_model_from_that_point() {
+    let mut model = compile(
+        "model Driven
+  input Real u(start = 1);
+  output Real y;
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = u;
+  y = if u > 0 then 1 else -1;
+end Driven;",
+    );
+    let mut run = model.start_stepped(&tight(2.0)).unwrap();
+    assert_eq!(run.value("y").unwrap(), 1.0);
+    for i in 1..=10 {
+        run.advance_to(i as f64 * 0.1).unwrap();
+    }
+    assert!((run.value("x").unwrap() - 1.0).abs() < 1e-9);
+    run.set_parameter("u", -2.0).unwrap();
+    assert_eq!(run.value("y").unwrap(), -1.0);
+    assert_eq!(run.value("der(x)").unwrap(), -2.0);
+    run.advance_to(2.0).unwrap();
+    assert!(
+        (run.value("x").unwrap() + 1.0).abs() < 1e-9,
+        "x(2) = {}",
+        run.value("x").unwrap()
+    );
+}
+
+/// A bouncing ball stepped with communication steps of 0.01: every impact inside a step is
+/// located (not moved to the communication point), so the height matches the closed form
+/// `h(t)` of the free fall from 1 m and the bounces with restitution 0.7 at every point.
+#[test]
+fn events_inside_communication_steps_are_located_where_they_happen() {
+    let mut model = compile(
+        "model Ball
+  parameter Real e = 0.7;
+  parameter Real g = 9.81;
+  Real h(start = 1, fixed = true);
+  Real v(start = 0, fixed = true);
+equation
+  der(h) = v;
+  der(v) = -g;
+  when h <= 0 then
+    reinit(v, -e*pre(v));
+  end when;
+end Ball;",
+    );
+    let g: f64 = 9.81;
+    // The closed form: the first impact at t1 = sqrt(2/g) with speed g·t1; each bounce after
+    // leaves with e times the speed it arrived with and lasts 2·v/g.
+    let closed = |t: f64| {
+        let t1 = (2.0 / g).sqrt();
+        if t < t1 {
+            return 1.0 - 0.5 * g * t * t;
+        }
+        let (mut start, mut speed) = (t1, 0.7 * g * t1);
+        loop {
+            let flight = 2.0 * speed / g;
+            if t < start + flight {
+                let s = t - start;
+                return speed * s - 0.5 * g * s * s;
+            }
+            start += flight;
+            speed *= 0.7;
+        }
+    };
+    let mut run = model.start_stepped(&tight(2.0)).unwrap();
+    for i in 1..=200 {
+        let t = i as f64 * 0.01;
+        run.advance_to(t).unwrap();
+        let h = run.value("h").unwrap();
+        assert!((h - closed(t)).abs() < 1e-6, "h({t}) = {h}, closed form {}", closed(t));
+    }
+}
+
+/// A sample every 0.3 counted in a when-clause, stepped with communication steps of 0.25: at
+/// each point the count is the number of sample instants up to it (0, 0.3, 0.6, ...).
+#[test]
+fn samples_fire_at_their_instants_between_and_on_communication_points() {
+    let mut model = compile(
+        "model Count
+  discrete Integer n(start = 0, fixed = true);
+equation
+  when sample(0, 0.3) then
+    n = pre(n) + 1;
+  end when;
+end Count;",
+    );
+    let mut run = model.start_stepped(&tight(3.0)).unwrap();
+    assert_eq!(run.value("n").unwrap(), 1.0, "the sample at the start fires");
+    for i in 1..=12 {
+        let t = i as f64 * 0.25;
+        run.advance_to(t).unwrap();
+        let expected = (t / 0.3 + 1e-9).floor() + 1.0;
+        assert_eq!(run.value("n").unwrap(), expected, "n({t})");
+    }
+}
+
+/// `terminate` inside a communication step ends the run there with its message, and the run
+/// stays at that time afterwards.
+#[test]
+fn terminate_inside_a_step_ends_the_run_where_it_was_called() {
+    let mut model = compile(
+        "model Stop
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = 1;
+  when x >= 0.55 then
+    terminate(\"far enough\");
+  end when;
+end Stop;",
+    );
+    let mut run = model.start_stepped(&tight(2.0)).unwrap();
+    run.advance_to(0.5).unwrap();
+    let Advanced::Terminated { time, message } = run.advance_to(1.0).unwrap() else {
+        panic!("the run did not terminate");
+    };
+    assert!((time - 0.55).abs() < 1e-9, "terminated at {time}");
+    assert_eq!(message, "far enough");
+    assert!(matches!(run.advance_to(1.5).unwrap(), Advanced::Terminated { .. }));
+    assert!((run.value("x").unwrap() - 0.55).abs() < 1e-9);
+}
+
+/// Going back in time, or to a time that is not a number, is refused; a name the model does not
+/// have is `E0708`; a variable-structure model is `E0720` before it starts.
+#[test]
+fn what_a_stepped_run_cannot_do_is_refused_with_the_reason() {
+    let mut model = compile(
+        "model Decay
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -x;
+end Decay;",
+    );
+    let mut run = model.start_stepped(&tight(1.0)).unwrap();
+    run.advance_to(0.5).unwrap();
+    assert!(run.advance_to(0.25).is_err());
+    assert!(run.advance_to(f64::NAN).is_err());
+    match run.value("y") {
+        Err(eqm::RunError::Model(d)) => assert_eq!(d.code, "E0708"),
+        other => panic!("{other:?}"),
+    }
+    let mut clutch = compile(super::structure::CLUTCH);
+    assert!(clutch.variable_structure().is_some());
+    match clutch.start_stepped(&tight(1.0)) {
+        Err(eqm::RunError::Model(d)) => assert_eq!(d.code, "E0720"),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("a variable-structure model was stepped"),
+    }
+}
