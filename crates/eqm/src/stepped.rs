@@ -3,7 +3,7 @@
 //!
 //! Input: a compiled [`Model`] with its parameter and start values, and [`RunSettings`] (the
 //! start time, the tolerances, the method, and the stop time: the latest time the run will be
-//! advanced to). Output: a [`SteppedRun`] that advances to the times its caller names with
+//! advanced to). Output: a [`StepPlan`] and then a [`SteppedRun`] that advances to the times its caller names with
 //! every event on the way, takes new values of parameters and top-level inputs at the current
 //! point, and gives every variable's value there. Its steps and events are those of
 //! [`Model::simulate`] with the same settings, except that each communication point also ends a
@@ -14,7 +14,9 @@ use crate::model::Model;
 use crate::run::{RunError, RunSettings};
 use eqm_diag::Diagnostic;
 use eqm_ir::slot::Slot;
+use eqm_sim::native::NativeCode;
 use eqm_sim::simulate::{Backend, Stepping};
+use std::sync::Arc;
 
 pub use eqm_sim::simulate::Advanced;
 
@@ -24,19 +26,31 @@ pub struct SteppedRun<'m> {
     model: &'m Model,
 }
 
+/// What a stepped run needs decided before it starts: the run's options (with the model's
+/// parameter and start values) and its native code. A plan is made with the model mutable
+/// ([`Model::plan_stepped`]: the native code and the symbolic Jacobian are built and kept), and
+/// the run started from the model shared ([`Model::start_stepped`]), so that the model can be
+/// kept next to its run.
+pub struct StepPlan {
+    options: eqm_sim::simulate::RunOptions,
+    native: Option<Arc<NativeCode>>,
+}
+
 impl Model {
-    /// Starts a run of this model with `settings` that its caller advances
-    /// ([`SteppedRun::advance_to`]): the consistent initial values and the events at the start.
-    /// The stop time of `settings` (else the experiment's, else one time unit after the start)
-    /// is the latest time the run can reach.
-    pub fn start_stepped(&mut self, settings: &RunSettings) -> Result<SteppedRun<'_>, RunError> {
+    /// Plans a run of this model with `settings` that its caller advances: its options (the
+    /// stop time of `settings`, else the experiment's, else one time unit after the start, is
+    /// the latest time the run can reach) with the parameter and start values set on the model
+    /// until now. `E0720` for a variable-structure model.
+    pub fn plan_stepped(&mut self, settings: &RunSettings) -> Result<StepPlan, RunError> {
         if self.variable_structure().is_some() {
-            return Err(RunError::Model(Box::new(Diagnostic::error(
+            let d = Diagnostic::error(
                 "E0720",
                 "a variable-structure model cannot be advanced step by step",
                 self.program().model_span(),
                 "this model changes its equations during a run",
-            ).with_help("run it as a whole (`eqm run`); stepped runs (co-simulation) need a model whose equations stay the same"))));
+            )
+            .with_help("run it as a whole (`eqm run`); stepped runs (co-simulation) need a model whose equations stay the same");
+            return Err(RunError::Model(Box::new(d)));
         }
         let options = self.run_options(settings, &[])?;
         let _ = self.prepare_jacobian(&options);
@@ -44,9 +58,14 @@ impl Model {
             Backend::Auto => self.native().0,
             Backend::Interpreter => None,
         };
-        let model: &Model = self;
-        let stepping = Stepping::start(model.program(), model.init_program(), &options, native)?;
-        Ok(SteppedRun { stepping, model })
+        Ok(StepPlan { options, native })
+    }
+
+    /// Starts the run `plan` describes ([`SteppedRun::advance_to`] advances it): the
+    /// consistent initial values and the events at the start.
+    pub fn start_stepped(&self, plan: &StepPlan) -> Result<SteppedRun<'_>, RunError> {
+        let stepping = Stepping::start(self.program(), self.init_program(), &plan.options, plan.native.clone())?;
+        Ok(SteppedRun { stepping, model: self })
     }
 }
 

@@ -3,8 +3,9 @@
 //!
 //! Input: the `src/` files of every crate except `eqm-cli` (the binary, which reads every file
 //! and variable and hands texts to the library), `eqm-cc` (which compiles and loads external C
-//! functions for the binary) and `eqm-testkit` (test helpers, which read the repository and run
-//! the binary). Output: one failure listing every use as `path:line`. A use
+//! functions for the binary), `eqm-fmu` (the runtime of an exported FMU, which reads the model's
+//! sources from the FMU) and `eqm-testkit` (test helpers, which read the repository and run the
+//! binary). Output: one failure listing every use as `path:line`. A use
 //! is a path through `std::fs`, `std::env` or `std::process` (also inside a `use std::{..}`
 //! group), `File::`, `read_dir` or `env::var` in code; comments, strings, build scripts
 //! (`build.rs`), tests and benches are not looked at, nor code under `#[cfg(test)]`. It
@@ -13,10 +14,11 @@
 
 use crate::source::{SourceFile, Token, group_members, is_path_sep, matching, repository_files};
 
-/// The crates allowed to do IO, by directory name: the binary, the test helpers, and `eqm-cc`,
+/// The crates allowed to do IO, by directory name: the binary, the test helpers, `eqm-cc`,
 /// which runs the system C compiler on external C functions and loads what it makes for the
-/// binary (the library gets it only as a `LinkExternal` the binary gives).
-const AT_THE_EDGE: [&str; 3] = ["eqm-cli", "eqm-testkit", "eqm-cc"];
+/// binary (the library gets it only as a `LinkExternal` the binary gives), and `eqm-fmu`, the
+/// runtime of an exported FMU, which reads the model's sources from the FMU's resources.
+const AT_THE_EDGE: [&str; 4] = ["eqm-cli", "eqm-testkit", "eqm-cc", "eqm-fmu"];
 
 /// The paths whose use is IO, as tokens without `::` (`std fs` for `std::fs`).
 const IO_PATHS: [&[&str]; 5] = [

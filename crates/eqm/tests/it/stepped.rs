@@ -1,10 +1,16 @@
-//! Runs advanced step by step by their caller (`Model::start_stepped`), as a co-simulation
-//! master advances an FMU: each checked against the closed-form solution at every
-//! communication point, with inputs changed between steps, events inside and on the
+//! Runs advanced step by step by their caller (`Model::plan_stepped`, `Model::start_stepped`),
+//! as a co-simulation master advances an FMU: each checked against the closed-form solution at
+//! every communication point, with inputs changed between steps, events inside and on the
 //! communication points, samples, `terminate`, and the models that cannot be stepped.
 
 use super::compile;
 use eqm::{Advanced, RunSettings};
+
+/// The stepped run of `model` with `settings`; panics with the reason when it cannot start.
+fn start<'m>(model: &'m mut eqm::Model, settings: &RunSettings) -> eqm::SteppedRun<'m> {
+    let plan = model.plan_stepped(settings).unwrap_or_else(|e| panic!("{e}"));
+    model.start_stepped(&plan).unwrap_or_else(|e| panic!("{e}"))
+}
 
 /// Settings of a tight stepped run to `stop`.
 fn tight(stop: f64) -> RunSettings {
@@ -29,7 +35,7 @@ equation
 end Decay;",
     );
     model.set_parameter("k", 3.0).unwrap();
-    let mut run = model.start_stepped(&tight(1.0)).unwrap();
+    let mut run = start(&mut model, &tight(1.0));
     assert_eq!(run.value("x").unwrap(), 1.0);
     for i in 1..=25 {
         let t = i as f64 * 0.04;
@@ -57,7 +63,7 @@ equation
   y = if u > 0 then 1 else -1;
 end Driven;",
     );
-    let mut run = model.start_stepped(&tight(2.0)).unwrap();
+    let mut run = start(&mut model, &tight(2.0));
     assert_eq!(run.value("y").unwrap(), 1.0);
     for i in 1..=10 {
         run.advance_to(i as f64 * 0.1).unwrap();
@@ -112,7 +118,7 @@ end Ball;",
             speed *= 0.7;
         }
     };
-    let mut run = model.start_stepped(&tight(2.0)).unwrap();
+    let mut run = start(&mut model, &tight(2.0));
     for i in 1..=200 {
         let t = i as f64 * 0.01;
         run.advance_to(t).unwrap();
@@ -134,7 +140,7 @@ equation
   end when;
 end Count;",
     );
-    let mut run = model.start_stepped(&tight(3.0)).unwrap();
+    let mut run = start(&mut model, &tight(3.0));
     assert_eq!(run.value("n").unwrap(), 1.0, "the sample at the start fires");
     for i in 1..=12 {
         let t = i as f64 * 0.25;
@@ -158,7 +164,7 @@ equation
   end when;
 end Stop;",
     );
-    let mut run = model.start_stepped(&tight(2.0)).unwrap();
+    let mut run = start(&mut model, &tight(2.0));
     run.advance_to(0.5).unwrap();
     let Advanced::Terminated { time, message } = run.advance_to(1.0).unwrap() else {
         panic!("the run did not terminate");
@@ -180,7 +186,7 @@ equation
   der(x) = -x;
 end Decay;",
     );
-    let mut run = model.start_stepped(&tight(1.0)).unwrap();
+    let mut run = start(&mut model, &tight(1.0));
     run.advance_to(0.5).unwrap();
     assert!(run.advance_to(0.25).is_err());
     assert!(run.advance_to(f64::NAN).is_err());
@@ -190,9 +196,9 @@ end Decay;",
     }
     let mut clutch = compile(super::structure::CLUTCH);
     assert!(clutch.variable_structure().is_some());
-    match clutch.start_stepped(&tight(1.0)) {
+    match clutch.plan_stepped(&tight(1.0)) {
         Err(eqm::RunError::Model(d)) => assert_eq!(d.code, "E0720"),
         Err(e) => panic!("{e}"),
-        Ok(_) => panic!("a variable-structure model was stepped"),
+        Ok(_) => panic!("a variable-structure model was planned for stepping"),
     }
 }

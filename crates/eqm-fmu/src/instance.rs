@@ -1,0 +1,367 @@
+//! One FMU instance in safe Rust: the model compiled at instantiation, the values an importer
+//! sets before the run, the run advanced by `doStep`, and every value by value reference.
+//!
+//! Input: the model's compiled [`Model`] and its value references ([`Variables`]), then the
+//! calls of an importer in the order FMI allows them (set values, set up the experiment, enter
+//! and leave initialization, step, get values, terminate, reset). Output: values, and for each
+//! call either success or the reason it failed, as an [`Error`] the C ABI turns into a status
+//! and a logged message. It deliberately knows nothing of C: no pointers, no callbacks.
+
+use crate::variables::{Causality, Kind, Variable, Variables};
+use eqm::fmi::FmiSource;
+use eqm::pipeline::ir::slot::Slot;
+use eqm::{Advanced, Model, RunError, RunSettings, StepPlan, SteppedRun};
+use self_cell::self_cell;
+
+/// Why a call failed: its message for the importer's logger, and whether the run can go on
+/// (`Discard`: the step was not taken, the instance is still usable) or not.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// The call does not fit the instance's state or its arguments (FMI's `fmi2Error`).
+    Error(String),
+    /// The step could not be completed (`terminate` in the model): `fmi2Discard`.
+    Discard(String),
+}
+
+impl Error {
+    pub fn message(&self) -> &str {
+        match self {
+            Error::Error(m) | Error::Discard(m) => m,
+        }
+    }
+}
+
+/// A model and the plan of its run, owned together, with the run that borrows them.
+struct Owner {
+    model: Model,
+    plan: StepPlan,
+}
+
+self_cell!(
+    struct Running {
+        owner: Owner,
+        #[not_covariant]
+        dependent: SteppedRun,
+    }
+);
+
+/// Where the instance is in FMI's life cycle.
+enum Phase {
+    /// Instantiated, or reset: values can be set; the model is not running.
+    Idle(Model),
+    /// Initialization mode or stepping: the run exists.
+    Running(Box<Running>),
+    /// A failure left the model unusable: only free (and reset, which recompiles) remain.
+    Broken,
+}
+
+/// An FMU instance; see the module documentation.
+pub struct Instance {
+    phase: Phase,
+    variables: Variables,
+    /// The experiment the importer set up (`fmi2SetupExperiment`).
+    start: f64,
+    stop: Option<f64>,
+    tolerance: Option<f64>,
+    /// Whether the model has been initialized (`fmi2ExitInitializationMode`).
+    initialized: bool,
+    /// The time `terminate` ended the run, for the importer's status queries.
+    terminated_at: Option<f64>,
+    /// The model's text, to compile it again on reset.
+    recompile: Box<dyn Fn() -> Result<Model, String> + Send>,
+}
+
+impl Instance {
+    /// A new instance of the model `compile` builds.
+    pub fn new(compile: Box<dyn Fn() -> Result<Model, String> + Send>) -> Result<Instance, String> {
+        let model = compile()?;
+        let variables = Variables::of(&model);
+        let start = model.experiment().start_time.unwrap_or(0.0);
+        Ok(Instance {
+            phase: Phase::Idle(model),
+            variables,
+            start,
+            stop: None,
+            tolerance: None,
+            initialized: false,
+            terminated_at: None,
+            recompile: compile,
+        })
+    }
+
+    /// `fmi2SetupExperiment`: the tolerance, start and stop time of the run to come.
+    pub fn setup_experiment(&mut self, tolerance: Option<f64>, start: f64, stop: Option<f64>) -> Result<(), Error> {
+        if !matches!(self.phase, Phase::Idle(_)) {
+            return Err(Error::Error("the experiment is set up before initialization".into()));
+        }
+        if !start.is_finite() || stop.is_some_and(|s| !(s.is_finite() && s >= start)) {
+            return Err(Error::Error(format!(
+                "the stop time must be finite and not before the start time {start}"
+            )));
+        }
+        if tolerance.is_some_and(|t| !(t.is_finite() && t > 0.0)) {
+            return Err(Error::Error("the tolerance must be a positive number".into()));
+        }
+        self.start = start;
+        self.stop = stop;
+        self.tolerance = tolerance;
+        Ok(())
+    }
+
+    /// `fmi2EnterInitializationMode`: the consistent initial values with the values set so far.
+    pub fn enter_initialization(&mut self) -> Result<(), Error> {
+        self.restart()
+    }
+
+    /// `fmi2ExitInitializationMode`: the run is ready for its first step.
+    pub fn exit_initialization(&mut self) -> Result<(), Error> {
+        if !matches!(self.phase, Phase::Running(_)) {
+            return Err(Error::Error("the model is not in initialization mode".into()));
+        }
+        self.initialized = true;
+        Ok(())
+    }
+
+    /// `fmi2DoStep`: advances from `current` (which must be the run's time) by `h`.
+    pub fn do_step(&mut self, current: f64, h: f64) -> Result<(), Error> {
+        if !self.initialized {
+            return Err(Error::Error("a step is taken after the initialization".into()));
+        }
+        if let Some(at) = self.terminated_at {
+            return Err(Error::Discard(format!("the model terminated at t = {at}")));
+        }
+        let Phase::Running(running) = &mut self.phase else {
+            return Err(Error::Error("the model is not running".into()));
+        };
+        let now = running.with_dependent(|_, run| run.time());
+        let tolerance = 1e-12 * (1.0 + now.abs());
+        if (current - now).abs() > tolerance {
+            return Err(Error::Error(format!(
+                "the communication point {current} is not the instance's time {now}"
+            )));
+        }
+        if !(h.is_finite() && h >= 0.0) {
+            return Err(Error::Error(format!("the communication step {h} must be a non-negative number")));
+        }
+        if let Some(stop) = self.stop.filter(|s| current + h > *s + tolerance) {
+            return Err(Error::Error(format!(
+                "the step to {} goes beyond the stop time {stop} set up for the experiment",
+                current + h
+            )));
+        }
+        let advanced = running.with_dependent_mut(|_, run| run.advance_to(now + h));
+        self.settle(advanced)
+    }
+
+    /// `fmi2Terminate`: the final event of the run, where `terminal()` is true.
+    pub fn terminate(&mut self) -> Result<(), Error> {
+        match &mut self.phase {
+            Phase::Running(running) => {
+                let finished = running.with_dependent_mut(|_, run| run.finish());
+                finished.map_err(|e| self.broken(e))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// `fmi2Reset`: the instance as it was instantiated (the model compiled again, so that
+    /// nothing set since stays).
+    pub fn reset(&mut self) -> Result<(), Error> {
+        let model = (self.recompile)().map_err(Error::Error)?;
+        self.phase = Phase::Idle(model);
+        self.initialized = false;
+        self.terminated_at = None;
+        self.stop = None;
+        self.tolerance = None;
+        Ok(())
+    }
+
+    /// `fmi2Get*`: the values of the variables `refs`, into `out`.
+    pub fn get(&mut self, refs: &[u32], out: &mut [f64]) -> Result<(), Error> {
+        let variables: Vec<&Variable> = refs
+            .iter()
+            .map(|&r| self.variables.get(r).ok_or_else(|| unknown_reference(r)))
+            .collect::<Result<_, _>>()?;
+        match &mut self.phase {
+            Phase::Idle(model) => {
+                for (k, variable) in variables.iter().enumerate() {
+                    out[k] = model_value(model, &variable.name)?;
+                }
+                Ok(())
+            }
+            Phase::Running(running) => running.with_dependent_mut(|_, run| {
+                for (k, variable) in variables.iter().enumerate() {
+                    out[k] = match variable.source {
+                        FmiSource::Time => run.time(),
+                        FmiSource::Variable { slot, .. } => run.value_in(slot),
+                        FmiSource::Derivative { state } => run.value_in(Slot::Der(state)),
+                        FmiSource::EventIndicator { .. } => {
+                            return Err(Error::Error(format!(
+                                "`{}` is an event indicator, which Co-Simulation does not expose",
+                                variable.name
+                            )));
+                        }
+                    }
+                    .map_err(|e| Error::Error(e.to_string()))?;
+                }
+                Ok(())
+            }),
+            Phase::Broken => Err(broken_instance()),
+        }
+    }
+
+    /// Checks that every variable of `refs` is of `kind` (an Integer is not read as a Real).
+    pub fn check_kinds(&self, refs: &[u32], kind: Kind) -> Result<(), Error> {
+        for &r in refs {
+            let variable = self.variables.get(r).ok_or_else(|| unknown_reference(r))?;
+            if variable.kind != kind {
+                return Err(Error::Error(format!(
+                    "`{}` (value reference {r}) is {:?}, not {kind:?}",
+                    variable.name, variable.kind
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// `fmi2Set*`: new values of parameters and inputs; before the initialization any
+    /// parameter or start value, after it the inputs and the tunable parameters.
+    pub fn set(&mut self, refs: &[u32], values: &[f64]) -> Result<(), Error> {
+        for (&r, &value) in refs.iter().zip(values) {
+            let variable = self.variables.get(r).ok_or_else(|| unknown_reference(r))?;
+            let name = variable.name.clone();
+            let causality = variable.causality;
+            if !value.is_finite() {
+                return Err(Error::Error(format!("`{name}` cannot be set to {value}")));
+            }
+            match &mut self.phase {
+                Phase::Idle(model) => set_before_run(model, &name, causality, value)?,
+                Phase::Running(running) if matches!(causality, Causality::Input | Causality::Parameter) => {
+                    if !self.initialized {
+                        // Initialization mode: the run starts again from the new value.
+                        let mut model = take_model(&mut self.phase);
+                        set_before_run(&mut model, &name, causality, value)?;
+                        self.phase = Phase::Idle(model);
+                        self.restart()?;
+                        continue;
+                    }
+                    let set = running.with_dependent_mut(|_, run| run.set_parameter(&name, value));
+                    self.settle(set)?;
+                }
+                Phase::Running(_) => {
+                    return Err(Error::Error(format!(
+                        "`{name}` can only be set before the initialization"
+                    )));
+                }
+                Phase::Broken => return Err(broken_instance()),
+            }
+        }
+        Ok(())
+    }
+
+    /// Where `terminate` ended the run, for `fmi2GetBooleanStatus(fmi2Terminated)`.
+    pub fn terminated(&self) -> bool {
+        self.terminated_at.is_some()
+    }
+
+    /// The time of the last completed step (`fmi2LastSuccessfulTime`).
+    pub fn time(&self) -> f64 {
+        match &self.phase {
+            Phase::Running(running) => running.with_dependent(|_, run| run.time()),
+            _ => self.start,
+        }
+    }
+
+    /// The value references and their variables.
+    pub fn variables(&self) -> &Variables {
+        &self.variables
+    }
+
+    /// Starts the run from the model's current values (initialization mode).
+    fn restart(&mut self) -> Result<(), Error> {
+        let mut model = take_model(&mut self.phase);
+        let settings = RunSettings {
+            start: Some(self.start),
+            stop: Some(self.stop.unwrap_or(f64::MAX / 4.0)),
+            rtol: self.tolerance,
+            atol: self.tolerance,
+            ..RunSettings::default()
+        };
+        let plan = match model.plan_stepped(&settings) {
+            Ok(plan) => plan,
+            Err(e) => {
+                self.phase = Phase::Idle(model);
+                return Err(Error::Error(e.to_string()));
+            }
+        };
+        match Running::try_new_or_recover(Owner { model, plan }, |owner| owner.model.start_stepped(&owner.plan)) {
+            Ok(running) => {
+                self.phase = Phase::Running(Box::new(running));
+                Ok(())
+            }
+            Err((owner, e)) => {
+                // The model stays usable: another value may let it start.
+                self.phase = Phase::Idle(owner.model);
+                Err(Error::Error(e.to_string()))
+            }
+        }
+    }
+
+    /// The result of a call that moved the run: `terminate` ends it (the step is discarded
+    /// from there on), a failure breaks the instance.
+    fn settle(&mut self, advanced: Result<Advanced, RunError>) -> Result<(), Error> {
+        match advanced {
+            Ok(Advanced::Reached) => Ok(()),
+            Ok(Advanced::Terminated { time, message }) => {
+                self.terminated_at = Some(time);
+                Err(Error::Discard(format!("the model terminated at t = {time}: {message}")))
+            }
+            Err(e) => Err(self.broken(e)),
+        }
+    }
+
+    /// The instance after a failure of its run: unusable until reset.
+    fn broken(&mut self, e: RunError) -> Error {
+        self.phase = Phase::Broken;
+        Error::Error(e.to_string())
+    }
+}
+
+/// The model of a phase, leaving the phase broken until it is put back.
+fn take_model(phase: &mut Phase) -> Model {
+    match std::mem::replace(phase, Phase::Broken) {
+        Phase::Idle(model) => model,
+        Phase::Running(running) => running.into_owner().model,
+        Phase::Broken => unreachable!("a broken instance is reset before it runs again"),
+    }
+}
+
+/// Sets `name` on a model that is not running: a parameter or input as a parameter, anything
+/// else as a start value.
+fn set_before_run(model: &mut Model, name: &str, causality: Causality, value: f64) -> Result<(), Error> {
+    let set = match causality {
+        Causality::Input | Causality::Parameter => model.set_parameter(name, value),
+        Causality::Other => model.set_start(name, value),
+    };
+    set.map_err(|d| Error::Error(d.message.clone()))
+}
+
+/// The value of `name` before the run: a parameter's or a start value.
+fn model_value(model: &Model, name: &str) -> Result<f64, Error> {
+    if let Some(p) = model.parameters().into_iter().find(|p| p.name == name) {
+        return p
+            .value
+            .ok_or_else(|| Error::Error(format!("`{name}` is computed when the initialization starts")));
+    }
+    Err(Error::Error(format!(
+        "`{name}` has a value once the initialization has started"
+    )))
+}
+
+fn unknown_reference(r: u32) -> Error {
+    Error::Error(format!("the model has no variable with value reference {r}"))
+}
+
+fn broken_instance() -> Error {
+    Error::Error("an earlier failure left the instance unusable; reset it".into())
+}

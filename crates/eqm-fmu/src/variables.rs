@@ -1,0 +1,84 @@
+//! The value references of an FMU's variables: which variable each number names, its type,
+//! and whether an importer may set it as a parameter or an input.
+//!
+//! Input: a compiled [`Model`]. Output: [`Variables`], looked up by value reference. The
+//! numbering is the library's (`eqm::fmi::variables`), the one the exported model description
+//! was written with, so the runtime and the description agree by construction. It
+//! deliberately decides nothing about the numbering itself.
+
+use eqm::Model;
+use eqm::fmi::{FmiCausality, FmiSource, FmiType};
+
+/// How an importer may set a variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Causality {
+    /// A top-level input: set between steps.
+    Input,
+    /// A parameter EQM changes without compiling again.
+    Parameter,
+    /// Anything else: set only as a start value before the initialization.
+    Other,
+}
+
+/// The type a variable is read and written as through the C ABI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Real,
+    Integer,
+    Boolean,
+}
+
+/// A variable with its value reference.
+#[derive(Debug, Clone)]
+pub struct Variable {
+    pub name: String,
+    pub causality: Causality,
+    pub kind: Kind,
+    /// Where its value is in the compiled program.
+    pub source: FmiSource,
+}
+
+/// The variables by value reference; see the module documentation.
+#[derive(Debug, Clone, Default)]
+pub struct Variables {
+    by_reference: std::collections::HashMap<u32, Variable>,
+}
+
+impl Variables {
+    /// The variables of `model`, numbered as its model description numbers them.
+    pub fn of(model: &Model) -> Variables {
+        let by_reference = eqm::fmi::variables(model)
+            .into_iter()
+            .map(|v| {
+                let causality = match v.causality {
+                    FmiCausality::Input => Causality::Input,
+                    FmiCausality::Parameter => Causality::Parameter,
+                    _ => Causality::Other,
+                };
+                let kind = match v.ty {
+                    FmiType::Real => Kind::Real,
+                    FmiType::Integer => Kind::Integer,
+                    FmiType::Boolean => Kind::Boolean,
+                };
+                let variable = Variable {
+                    name: v.name,
+                    causality,
+                    kind,
+                    source: v.source,
+                };
+                (v.value_reference, variable)
+            })
+            .collect();
+        Variables { by_reference }
+    }
+
+    /// The variable with value reference `r`.
+    pub fn get(&self, r: u32) -> Option<&Variable> {
+        self.by_reference.get(&r)
+    }
+
+    /// The name of the variable with value reference `r`.
+    pub fn name(&self, r: u32) -> Option<&str> {
+        self.get(r).map(|v| v.name.as_str())
+    }
+}
