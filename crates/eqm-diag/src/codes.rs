@@ -34,11 +34,13 @@ pub enum Stage {
     Simulation,
     /// `x08xx`: model analysis (steady state, linearisation, modes).
     Analysis,
+    /// `x09xx`: exporting a model (FMI).
+    Export,
 }
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 8] = [
+    pub const ALL: [Stage; 9] = [
         Stage::Syntax,
         Stage::Names,
         Stage::Instantiation,
@@ -47,6 +49,7 @@ impl Stage {
         Stage::CodeGeneration,
         Stage::Simulation,
         Stage::Analysis,
+        Stage::Export,
     ];
 
     /// The stage a code's first two digits name (`"E0304"` → [`Stage::Instantiation`]), or `None`
@@ -67,6 +70,7 @@ impl Stage {
             Stage::CodeGeneration => "06",
             Stage::Simulation => "07",
             Stage::Analysis => "08",
+            Stage::Export => "09",
         }
     }
 
@@ -81,6 +85,7 @@ impl Stage {
             Stage::CodeGeneration => "Code generation",
             Stage::Simulation => "Simulation",
             Stage::Analysis => "Model analysis",
+            Stage::Export => "Export",
         }
     }
 
@@ -111,6 +116,7 @@ impl Stage {
             Stage::Analysis => {
                 "Analysing a model before simulating it: steady state, linearisation and modes (`eqm analyze`)."
             }
+            Stage::Export => "Exporting a model as a Functional Mock-up Unit (`eqm fmu`).",
         }
     }
 }
@@ -758,6 +764,24 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Analysis,
         "A model with external objects can be analysed only at its start time: their functions keep state that only the run's events advance",
+    ),
+    code(
+        "E0901",
+        Error,
+        Export,
+        "An FMI version and interface kind that EQM cannot export yet (only FMI 2.0 Co-Simulation is exported)",
+    ),
+    code(
+        "E0902",
+        Error,
+        Export,
+        "A variable-structure model cannot be exported as an FMU: its equations change at events",
+    ),
+    code(
+        "E0903",
+        Error,
+        Export,
+        "The FMU runtime library `libeqm_fmu.so` is not found, or the FMU cannot be written",
     ),
     code(
         "W0240",

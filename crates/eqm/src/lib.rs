@@ -69,6 +69,7 @@ pub mod analyze;
 pub mod compare;
 pub mod counters;
 pub mod diagram;
+pub mod fmi;
 pub mod input;
 pub mod library_doc;
 mod model;

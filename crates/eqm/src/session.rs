@@ -386,6 +386,12 @@ impl Session {
         &self.sources.files
     }
 
+    /// The library files parsed so far, in the order they were added (the predefined classes
+    /// and the embedded standard library, named `<...>`, then the files lookups read).
+    pub fn library_file_ids(&self) -> Vec<FileId> {
+        self.sources.library.iter().map(|(id, _)| *id).collect()
+    }
+
     /// The text of every source, by file id.
     pub fn source_map(&self) -> &SourceMap {
         &self.sources.map

@@ -1,0 +1,299 @@
+//! The FMI view of a compiled model: every variable an FMU exposes, with its value reference,
+//! type, causality, variability, initial kind and start value.
+//!
+//! Input: a compiled [`Model`]. Output: [`FmiVariable`]s in value-reference order. The list
+//! depends on the compiled model only (not on values set since compiling), so the exporter
+//! and the runtime that loads the FMU compute the same list from the same sources. Value
+//! references are assigned in this order:
+//!
+//! 1. `0`: `time` (causality independent);
+//! 2. every variable with a value, by full name in the program's name order (byte order of the
+//!    names), without the variables the compiler introduced (`$` names) and without String
+//!    variables (they have no numeric slot);
+//! 3. `der(x)` for each state `x`, in the order of the state vector;
+//! 4. `$eventIndicator[k]` for each zero-crossing surface `k` of the program (FMI 3 names its
+//!    event indicators by variable; the value is the surface's expression).
+//!
+//! Aliases that alias elimination removed keep a value reference of their own (they are
+//! computed variables like the others): no two variables share one. This module does not
+//! write XML (see `description`) and does not compute dependencies (see `structure`).
+
+use crate::Model;
+use eqm_compile::dae::VarKind;
+use eqm_compile::exec::ExecProgram;
+use eqm_ir::expr::{ExprId, Node, UnOp, VarId};
+use eqm_ir::flat::{ScalarType, WhenAction};
+use eqm_ir::slot::Slot;
+use std::sync::Arc;
+
+/// A variable's FMI type (EQM's enumerations are compiled as Integers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FmiType {
+    Real,
+    Integer,
+    Boolean,
+}
+
+/// FMI causality.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FmiCausality {
+    Parameter,
+    CalculatedParameter,
+    Input,
+    Output,
+    Local,
+    Independent,
+}
+
+/// FMI variability.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FmiVariability {
+    Constant,
+    Fixed,
+    Tunable,
+    Discrete,
+    Continuous,
+}
+
+/// FMI `initial`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FmiInitial {
+    Exact,
+    Approx,
+    Calculated,
+}
+
+/// What a variable is in the compiled program, for the runtime's look-ups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FmiSource {
+    /// The simulation time.
+    Time,
+    /// A variable of the program, in `slot`.
+    Variable { var: VarId, slot: Slot },
+    /// The derivative of the state with index `state` (`Slot::Der(state)`).
+    Derivative { state: u32 },
+    /// The value of zero-crossing surface `surface` of the program's events.
+    EventIndicator { surface: u32 },
+}
+
+/// One variable of an FMU; see the module documentation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FmiVariable {
+    pub name: String,
+    pub value_reference: u32,
+    pub ty: FmiType,
+    pub causality: FmiCausality,
+    pub variability: FmiVariability,
+    /// `None` where FMI forbids the attribute (independent, and inputs in FMI 2).
+    pub initial: Option<FmiInitial>,
+    /// The start value where FMI requires or allows one.
+    pub start: Option<f64>,
+    pub unit: Option<Arc<str>>,
+    pub description: Option<Arc<str>>,
+    /// For `der(x)`: the value reference of `x`.
+    pub derivative_of: Option<u32>,
+    /// A continuous state: its value reference is listed among the states.
+    pub is_state: bool,
+    /// A state some `reinit` can change at an event.
+    pub reinit: bool,
+    pub source: FmiSource,
+}
+
+/// The FMI variables of `model` in value-reference order; see the module documentation.
+pub fn variables(model: &Model) -> Vec<FmiVariable> {
+    let program = model.program();
+    let (inputs, outputs) = model.own_interface();
+    let reinit = reinit_targets(program);
+    let initialized_by_starts = model.init_program().is_none();
+    let mut list = vec![FmiVariable {
+        name: "time".to_string(),
+        value_reference: 0,
+        ty: FmiType::Real,
+        causality: FmiCausality::Independent,
+        variability: FmiVariability::Continuous,
+        initial: None,
+        start: None,
+        unit: None,
+        description: Some("Simulation time".into()),
+        derivative_of: None,
+        is_state: false,
+        reinit: false,
+        source: FmiSource::Time,
+    }];
+    let mut state_references = vec![0u32; program.states().len()];
+    for (name, var, slot, _) in program.variables() {
+        if name.starts_with('$') {
+            continue;
+        }
+        let value_reference = list.len() as u32;
+        if let Slot::State(i) = slot {
+            state_references[i as usize] = value_reference;
+        }
+        let role = Role {
+            input: inputs.iter().any(|n| n == name),
+            output: outputs.iter().any(|n| n == name),
+            reinit: reinit.binary_search(&var).is_ok(),
+            initialized_by_starts,
+        };
+        list.push(describe(program, name, var, slot, value_reference, &role));
+    }
+    for (i, &x) in program.states().iter().enumerate() {
+        let symbol = program.symbols().get(x);
+        list.push(FmiVariable {
+            name: format!("der({})", symbol.name),
+            value_reference: list.len() as u32,
+            ty: FmiType::Real,
+            causality: FmiCausality::Local,
+            variability: FmiVariability::Continuous,
+            initial: Some(FmiInitial::Calculated),
+            start: None,
+            unit: None,
+            description: None,
+            derivative_of: Some(state_references[i]),
+            is_state: false,
+            reinit: false,
+            source: FmiSource::Derivative { state: i as u32 },
+        });
+    }
+    for (k, surface) in program.events().surfaces.iter().enumerate() {
+        list.push(FmiVariable {
+            name: format!("$eventIndicator[{}]", k + 1),
+            value_reference: list.len() as u32,
+            ty: FmiType::Real,
+            causality: FmiCausality::Local,
+            variability: FmiVariability::Continuous,
+            initial: Some(FmiInitial::Calculated),
+            start: None,
+            unit: None,
+            description: Some(surface.text.as_str().into()),
+            derivative_of: None,
+            is_state: false,
+            reinit: false,
+            source: FmiSource::EventIndicator { surface: k as u32 },
+        });
+    }
+    list
+}
+
+/// What the model's interface and events say about one variable.
+struct Role {
+    input: bool,
+    output: bool,
+    reinit: bool,
+    /// The model has no initialization problem of its own: every state starts at its start
+    /// value.
+    initialized_by_starts: bool,
+}
+
+/// The FMI attributes of program variable `var` in `slot`.
+fn describe(program: &ExecProgram, name: &str, var: VarId, slot: Slot, value_reference: u32, role: &Role) -> FmiVariable {
+    let symbol = program.symbols().get(var);
+    let ty = match symbol.ty {
+        ScalarType::Integer => FmiType::Integer,
+        ScalarType::Boolean => FmiType::Boolean,
+        ScalarType::Real | ScalarType::String => FmiType::Real,
+    };
+    let continuous = if ty == FmiType::Real {
+        FmiVariability::Continuous
+    } else {
+        FmiVariability::Discrete
+    };
+    let literal_start = symbol.start.and_then(|e| literal(program, e));
+    let fixed = symbol.fixed == Some(true);
+    let parameter_value = match slot {
+        Slot::Param(i) => program.p0().get(i as usize).copied(),
+        _ => None,
+    };
+    let eliminated = symbol.eliminated.is_some();
+    // Each kind of variable with the FMI attributes its role allows.
+    let (causality, variability, initial, start) = match symbol.kind {
+        _ if role.input => (FmiCausality::Input, continuous, None, parameter_value),
+        VarKind::Parameter | VarKind::Constant if eliminated || parameter_value.is_none() => {
+            let constant = symbol.kind == VarKind::Constant;
+            match symbol.binding.and_then(|e| literal(program, e)) {
+                Some(value) if constant => (FmiCausality::Local, FmiVariability::Constant, None, Some(value)),
+                _ => (
+                    FmiCausality::CalculatedParameter,
+                    FmiVariability::Fixed,
+                    Some(FmiInitial::Calculated),
+                    None,
+                ),
+            }
+        }
+        VarKind::Parameter | VarKind::Constant => {
+            let variability = if symbol.structural || symbol.kind == VarKind::Constant {
+                FmiVariability::Fixed
+            } else {
+                FmiVariability::Tunable
+            };
+            (FmiCausality::Parameter, variability, Some(FmiInitial::Exact), parameter_value)
+        }
+        VarKind::State if !eliminated => {
+            let exact = fixed || role.initialized_by_starts;
+            let initial = match literal_start {
+                Some(_) if exact => FmiInitial::Exact,
+                Some(_) => FmiInitial::Approx,
+                None => FmiInitial::Calculated,
+            };
+            let causality = if role.output { FmiCausality::Output } else { FmiCausality::Local };
+            (causality, FmiVariability::Continuous, Some(initial), literal_start)
+        }
+        VarKind::Discrete if !eliminated => {
+            let variability = FmiVariability::Discrete;
+            let causality = if role.output { FmiCausality::Output } else { FmiCausality::Local };
+            match literal_start {
+                Some(value) if fixed => (causality, variability, Some(FmiInitial::Exact), Some(value)),
+                _ => (causality, variability, Some(FmiInitial::Calculated), None),
+            }
+        }
+        _ => {
+            let causality = if role.output { FmiCausality::Output } else { FmiCausality::Local };
+            (causality, continuous, Some(FmiInitial::Calculated), None)
+        }
+    };
+    FmiVariable {
+        name: name.to_string(),
+        value_reference,
+        ty,
+        causality,
+        variability,
+        initial,
+        start,
+        unit: symbol.unit.clone(),
+        description: symbol.description.clone(),
+        derivative_of: None,
+        is_state: matches!(slot, Slot::State(_)),
+        reinit: role.reinit && matches!(slot, Slot::State(_)),
+        source: FmiSource::Variable { var, slot },
+    }
+}
+
+/// The value of `e` when it is a number or Boolean literal, possibly negated.
+fn literal(program: &ExecProgram, e: ExprId) -> Option<f64> {
+    let exprs = program.exprs();
+    match exprs.get(e) {
+        Node::Real(bits) => Some(f64::from_bits(*bits)),
+        Node::Int(i) => Some(*i as f64),
+        Node::Bool(b) => Some(f64::from(u8::from(*b))),
+        Node::Unary(UnOp::Neg, a) => literal(program, *a).map(|v| -v),
+        _ => None,
+    }
+}
+
+/// The states some when-clause `reinit`s, sorted.
+fn reinit_targets(program: &ExecProgram) -> Vec<VarId> {
+    let mut targets: Vec<VarId> = program
+        .events()
+        .whens
+        .iter()
+        .flat_map(|w| &w.branches)
+        .flat_map(|(_, actions)| actions)
+        .filter_map(|a| match a {
+            WhenAction::Reinit { var, .. } => Some(*var),
+            _ => None,
+        })
+        .collect();
+    targets.sort_unstable();
+    targets.dedup();
+    targets
+}
