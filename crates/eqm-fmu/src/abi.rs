@@ -243,7 +243,14 @@ unsafe fn get<T>(
 /// # Safety
 /// `c` is null or a live component of ours; `refs` and `values` are null or `n` elements long.
 // SAFETY: an unsafe function; its callers follow the contract above.
-unsafe fn set<T: Copy>(c: *mut c_void, refs: *const c_uint, n: usize, values: *const T, kind: Kind, read: impl Fn(T) -> f64) -> Status {
+unsafe fn set<T: Copy>(
+    c: *mut c_void,
+    refs: *const c_uint,
+    n: usize,
+    values: *const T,
+    kind: Kind,
+    read: impl Fn(T) -> f64,
+) -> Status {
     // SAFETY: by the caller's contract.
     let (refs, values) = unsafe { (slice(refs, n), slice(values, n)) };
     // SAFETY: by the caller's contract.
@@ -331,7 +338,12 @@ pub unsafe extern "C" fn fmi2SetBoolean(c: *mut c_void, refs: *const c_uint, n: 
 /// `c` is null or a live component of ours.
 // SAFETY: exported under its FMI name, once; its callers follow the contract above.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetString(c: *mut c_void, refs: *const c_uint, n: usize, _values: *mut *const c_char) -> Status {
+pub unsafe extern "C" fn fmi2GetString(
+    c: *mut c_void,
+    refs: *const c_uint,
+    n: usize,
+    _values: *mut *const c_char,
+) -> Status {
     // SAFETY: by the caller's contract.
     unsafe { no_strings(c, refs, n) }
 }
@@ -342,7 +354,12 @@ pub unsafe extern "C" fn fmi2GetString(c: *mut c_void, refs: *const c_uint, n: u
 /// `c` is null or a live component of ours.
 // SAFETY: exported under its FMI name, once; its callers follow the contract above.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SetString(c: *mut c_void, refs: *const c_uint, n: usize, _values: *const *const c_char) -> Status {
+pub unsafe extern "C" fn fmi2SetString(
+    c: *mut c_void,
+    refs: *const c_uint,
+    n: usize,
+    _values: *const *const c_char,
+) -> Status {
     // SAFETY: by the caller's contract.
     unsafe { no_strings(c, refs, n) }
 }
@@ -359,7 +376,9 @@ unsafe fn no_strings(c: *mut c_void, refs: *const c_uint, n: usize) -> Status {
     unsafe {
         with(c, |_| match refs.and_then(|r| r.first()) {
             None => Ok(()),
-            Some(r) => Err(Error::Error(format!("the model has no String variable with value reference {r}"))),
+            Some(r) => Err(Error::Error(format!(
+                "the model has no String variable with value reference {r}"
+            ))),
         })
     }
 }
@@ -425,7 +444,12 @@ pub unsafe extern "C" fn fmi2SerializedFMUstateSize(c: *mut c_void, _state: *mut
 /// `c` is null or a live component of ours.
 // SAFETY: exported under its FMI name, once; its callers follow the contract above.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SerializeFMUstate(c: *mut c_void, _state: *mut c_void, _bytes: *mut c_char, _size: usize) -> Status {
+pub unsafe extern "C" fn fmi2SerializeFMUstate(
+    c: *mut c_void,
+    _state: *mut c_void,
+    _bytes: *mut c_char,
+    _size: usize,
+) -> Status {
     // SAFETY: by the caller's contract.
     unsafe { not_provided(c, "serializing the FMU state") }
 }
@@ -518,7 +542,11 @@ pub unsafe extern "C" fn fmi2CancelStep(c: *mut c_void) -> Status {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetStatus(c: *mut c_void, kind: c_int, value: *mut c_int) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { status_query(c, kind, DO_STEP_STATUS, value, |i| if i.terminated() { DISCARD } else { OK }) }
+    unsafe {
+        status_query(c, kind, DO_STEP_STATUS, value, |i| {
+            if i.terminated() { DISCARD } else { OK }
+        })
+    }
 }
 
 /// `fmi2GetRealStatus`: `fmi2LastSuccessfulTime`.
@@ -540,7 +568,11 @@ pub unsafe extern "C" fn fmi2GetRealStatus(c: *mut c_void, kind: c_int, value: *
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetIntegerStatus(c: *mut c_void, kind: c_int, _value: *mut c_int) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { with(c, |_| Err(Error::Error(format!("there is no Integer status of kind {kind}")))) }
+    unsafe {
+        with(c, |_| {
+            Err(Error::Error(format!("there is no Integer status of kind {kind}")))
+        })
+    }
 }
 
 /// `fmi2GetBooleanStatus`: `fmi2Terminated`.
@@ -563,7 +595,11 @@ pub unsafe extern "C" fn fmi2GetBooleanStatus(c: *mut c_void, kind: c_int, value
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetStringStatus(c: *mut c_void, kind: c_int, _value: *mut *const c_char) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { with(c, |_| Err(Error::Error(format!("there is no String status of kind {kind}")))) }
+    unsafe {
+        with(c, |_| {
+            Err(Error::Error(format!("there is no String status of kind {kind}")))
+        })
+    }
 }
 
 /// Answers the status query `kind` when it is `expected`, writing `answer` into `value`.

@@ -7,10 +7,11 @@
 //! call either success or the reason it failed, as an [`Error`] the C ABI turns into a status
 //! and a logged message. It deliberately knows nothing of C: no pointers, no callbacks.
 
+use crate::load::Compile;
 use crate::variables::{Causality, Kind, Variable, Variables};
 use eqm::fmi::FmiSource;
 use eqm::pipeline::ir::slot::Slot;
-use eqm::{Advanced, Model, RunError, RunSettings, StepPlan, SteppedRun};
+use eqm::{Advanced, Model, RunError, RunSettings, SourceMap, StepPlan, SteppedRun};
 use self_cell::self_cell;
 
 /// Why a call failed: its message for the importer's logger, and whether the run can go on
@@ -48,7 +49,7 @@ self_cell!(
 /// Where the instance is in FMI's life cycle.
 enum Phase {
     /// Instantiated, or reset: values can be set; the model is not running.
-    Idle(Model),
+    Idle(Box<Model>),
     /// Initialization mode or stepping: the run exists.
     Running(Box<Running>),
     /// A failure left the model unusable: only free (and reset, which recompiles) remain.
@@ -68,17 +69,19 @@ pub struct Instance {
     /// The time `terminate` ended the run, for the importer's status queries.
     terminated_at: Option<f64>,
     /// The model's text, to compile it again on reset.
-    recompile: Box<dyn Fn() -> Result<Model, String> + Send>,
+    recompile: Compile,
+    /// The sources the diagnostics of a failed run point into.
+    sources: SourceMap,
 }
 
 impl Instance {
     /// A new instance of the model `compile` builds.
-    pub fn new(compile: Box<dyn Fn() -> Result<Model, String> + Send>) -> Result<Instance, String> {
-        let model = compile()?;
+    pub fn new(compile: Compile) -> Result<Instance, String> {
+        let (model, sources) = compile()?;
         let variables = Variables::of(&model);
         let start = model.experiment().start_time.unwrap_or(0.0);
         Ok(Instance {
-            phase: Phase::Idle(model),
+            phase: Phase::Idle(Box::new(model)),
             variables,
             start,
             stop: None,
@@ -86,6 +89,7 @@ impl Instance {
             initialized: false,
             terminated_at: None,
             recompile: compile,
+            sources,
         })
     }
 
@@ -141,7 +145,9 @@ impl Instance {
             )));
         }
         if !(h.is_finite() && h >= 0.0) {
-            return Err(Error::Error(format!("the communication step {h} must be a non-negative number")));
+            return Err(Error::Error(format!(
+                "the communication step {h} must be a non-negative number"
+            )));
         }
         if let Some(stop) = self.stop.filter(|s| current + h > *s + tolerance) {
             return Err(Error::Error(format!(
@@ -167,8 +173,9 @@ impl Instance {
     /// `fmi2Reset`: the instance as it was instantiated (the model compiled again, so that
     /// nothing set since stays).
     pub fn reset(&mut self) -> Result<(), Error> {
-        let model = (self.recompile)().map_err(Error::Error)?;
-        self.phase = Phase::Idle(model);
+        let (model, sources) = (self.recompile)().map_err(Error::Error)?;
+        self.phase = Phase::Idle(Box::new(model));
+        self.sources = sources;
         self.initialized = false;
         self.terminated_at = None;
         self.stop = None;
@@ -190,9 +197,10 @@ impl Instance {
                 Ok(())
             }
             Phase::Running(running) => running.with_dependent_mut(|_, run| {
+                let sources = &self.sources;
                 for (k, variable) in variables.iter().enumerate() {
                     out[k] = match variable.source {
-                        FmiSource::Time => run.time(),
+                        FmiSource::Time => Ok(run.time()),
                         FmiSource::Variable { slot, .. } => run.value_in(slot),
                         FmiSource::Derivative { state } => run.value_in(Slot::Der(state)),
                         FmiSource::EventIndicator { .. } => {
@@ -202,7 +210,7 @@ impl Instance {
                             )));
                         }
                     }
-                    .map_err(|e| Error::Error(e.to_string()))?;
+                    .map_err(|e| Error::Error(rendered(&e, sources)))?;
                 }
                 Ok(())
             }),
@@ -241,7 +249,7 @@ impl Instance {
                         // Initialization mode: the run starts again from the new value.
                         let mut model = take_model(&mut self.phase);
                         set_before_run(&mut model, &name, causality, value)?;
-                        self.phase = Phase::Idle(model);
+                        self.phase = Phase::Idle(Box::new(model));
                         self.restart()?;
                         continue;
                     }
@@ -290,8 +298,8 @@ impl Instance {
         let plan = match model.plan_stepped(&settings) {
             Ok(plan) => plan,
             Err(e) => {
-                self.phase = Phase::Idle(model);
-                return Err(Error::Error(e.to_string()));
+                self.phase = Phase::Idle(Box::new(model));
+                return Err(Error::Error(rendered(&e, &self.sources)));
             }
         };
         match Running::try_new_or_recover(Owner { model, plan }, |owner| owner.model.start_stepped(&owner.plan)) {
@@ -301,8 +309,8 @@ impl Instance {
             }
             Err((owner, e)) => {
                 // The model stays usable: another value may let it start.
-                self.phase = Phase::Idle(owner.model);
-                Err(Error::Error(e.to_string()))
+                self.phase = Phase::Idle(Box::new(owner.model));
+                Err(Error::Error(rendered(&e, &self.sources)))
             }
         }
     }
@@ -323,14 +331,14 @@ impl Instance {
     /// The instance after a failure of its run: unusable until reset.
     fn broken(&mut self, e: RunError) -> Error {
         self.phase = Phase::Broken;
-        Error::Error(e.to_string())
+        Error::Error(rendered(&e, &self.sources))
     }
 }
 
 /// The model of a phase, leaving the phase broken until it is put back.
 fn take_model(phase: &mut Phase) -> Model {
     match std::mem::replace(phase, Phase::Broken) {
-        Phase::Idle(model) => model,
+        Phase::Idle(model) => *model,
         Phase::Running(running) => running.into_owner().model,
         Phase::Broken => unreachable!("a broken instance is reset before it runs again"),
     }
@@ -356,6 +364,20 @@ fn model_value(model: &Model, name: &str) -> Result<f64, Error> {
     Err(Error::Error(format!(
         "`{name}` has a value once the initialization has started"
     )))
+}
+
+/// The text of a failed run as EQM writes it: the diagnostic with its code and source
+/// excerpt, then what failed and when.
+fn rendered(e: &RunError, sources: &SourceMap) -> String {
+    match e {
+        RunError::Failed {
+            diagnostic: Some(d), ..
+        } => {
+            format!("{}{e}", eqm::pipeline::diag::render(d, sources, false))
+        }
+        RunError::Model(d) => eqm::pipeline::diag::render(d, sources, false),
+        _ => e.to_string(),
+    }
 }
 
 fn unknown_reference(r: u32) -> Error {

@@ -17,9 +17,8 @@ pub mod load;
 pub mod variables;
 
 use instance::{Error, Instance};
-use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use variables::Kind;
 
 /// `fmi2Status`.
 pub type Status = c_int;
@@ -88,7 +87,11 @@ impl Component {
     /// panic into `fmi2Fatal` (the instance is then unusable).
     fn run(&mut self, call: impl FnOnce(&mut Instance) -> Result<(), Error>) -> Status {
         let Some(instance) = self.instance.as_mut() else {
-            self.log(FATAL, "logStatusFatal", "an earlier internal error left this instance unusable");
+            self.log(
+                FATAL,
+                "logStatusFatal",
+                "an earlier internal error left this instance unusable",
+            );
             return FATAL;
         };
         match catch_unwind(AssertUnwindSafe(|| call(instance))) {
@@ -104,7 +107,11 @@ impl Component {
             Err(panic) => {
                 self.instance = None;
                 let text = panic_text(panic.as_ref());
-                self.log(FATAL, "logStatusFatal", &format!("internal error in EQM's FMU runtime: {text}"));
+                self.log(
+                    FATAL,
+                    "logStatusFatal",
+                    &format!("internal error in EQM's FMU runtime: {text}"),
+                );
                 FATAL
             }
         }

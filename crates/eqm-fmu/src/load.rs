@@ -9,11 +9,12 @@
 //! deliberately runs nothing.
 
 use eqm::fmi::{FmiVersion, MANIFEST_PATH, Manifest, instantiation_token, read_manifest};
-use eqm::{Model, ModelOptions, Session};
+use eqm::{Model, ModelOptions, Session, SourceMap};
 use std::path::{Path, PathBuf};
 
-/// A function that compiles the FMU's model afresh.
-pub type Compile = Box<dyn Fn() -> Result<Model, String> + Send>;
+/// A function that compiles the FMU's model afresh: the model, with the sources its
+/// diagnostics point into.
+pub type Compile = Box<dyn Fn() -> Result<(Model, SourceMap), String> + Send>;
 
 /// Reads the model of the FMU whose resources are at `location` and checks it against `guid`.
 pub fn model_compiler(location: &str, guid: &str) -> Result<Compile, String> {
@@ -23,7 +24,7 @@ pub fn model_compiler(location: &str, guid: &str) -> Result<Compile, String> {
     let manifest = read_manifest(&text).map_err(|e| format!("{}: {e}", manifest_path.display()))?;
     let sources = Sources::read(&resources, &manifest)?;
     let compile = move || sources.compile();
-    let model = compile()?;
+    let (model, _) = compile()?;
     let token = instantiation_token(&model, FmiVersion::Fmi2);
     if token != guid {
         return Err(format!(
@@ -61,16 +62,18 @@ impl Sources {
         })
     }
 
-    /// The compiled model, or the rendered diagnostics of why it does not compile.
-    fn compile(&self) -> Result<Model, String> {
+    /// The compiled model with its sources, or the rendered diagnostics of why it does not
+    /// compile.
+    fn compile(&self) -> Result<(Model, SourceMap), String> {
         let mut session = Session::with_sources(&self.user, &self.library, Some(&self.model));
         let options = ModelOptions {
             parameters: self.parameters.clone(),
             ..ModelOptions::default()
         };
-        session
-            .compile(Some(&self.model), &options)
-            .ok_or_else(|| session.render_diagnostics(false))
+        match session.compile(Some(&self.model), &options) {
+            Some(model) => Ok((model, session.source_map().clone())),
+            None => Err(session.render_diagnostics(false)),
+        }
     }
 }
 

@@ -1,0 +1,153 @@
+//! The runtime's C functions called in the order an importer calls them: instantiation from
+//! the resources, the experiment, initialization, steps, values, inputs, `terminate`, reset,
+//! and every misuse answered with an error status instead of a crash.
+
+use super::{exported, reference, uri};
+use eqm_fmu::*;
+use std::ffi::{CString, c_void};
+
+/// An instance of the FMU at `dir` with `guid` (null when instantiation failed).
+fn instantiate(dir: &std::path::Path, guid: &str) -> *mut c_void {
+    let name = CString::new("instance").unwrap();
+    let guid = CString::new(guid).unwrap();
+    let location = CString::new(uri(dir)).unwrap();
+    let callbacks = Callbacks {
+        logger: None,
+        allocate_memory: None,
+        free_memory: None,
+        step_finished: None,
+        component_environment: std::ptr::null_mut(),
+    };
+    // SAFETY: valid strings and callbacks that outlive the call (the instance keeps no pointer
+    // to them but the logger, which is absent).
+    unsafe { fmi2Instantiate(name.as_ptr(), 1, guid.as_ptr(), location.as_ptr(), &callbacks, 0, 0) }
+}
+
+/// The Real value of `vr`.
+fn real(c: *mut c_void, vr: u32) -> f64 {
+    let mut value = f64::NAN;
+    // SAFETY: a live instance, one reference and one value.
+    assert_eq!(unsafe { fmi2GetReal(c, &vr, 1, &mut value) }, OK);
+    value
+}
+
+const DECAY: &str = "model Decay
+  parameter Real k = 2;
+  Real x(start = 1, fixed = true);
+equation
+  der(x) = -k*x;
+end Decay;";
+
+/// `x' = -k x` with `k` set before the initialization, stepped by 0.1 to 1: `exp(-k t)` at
+/// every communication point; `fmi2Reset` brings back the exported value of `k`.
+#[test]
+fn a_decay_runs_through_the_c_functions_and_matches_its_closed_form() {
+    let (dir, guid) = exported(DECAY, "Decay");
+    let c = instantiate(&dir, &guid);
+    assert!(!c.is_null());
+    let (x, k) = (reference(&dir, "x"), reference(&dir, "k"));
+    // SAFETY: `c` is a live instance; every array is one element long.
+    unsafe {
+        assert_eq!(fmi2SetReal(c, &k, 1, &3.0), OK);
+        assert_eq!(fmi2SetupExperiment(c, 1, 1e-10, 0.0, 1, 1.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        for i in 0..10 {
+            let t = i as f64 * 0.1;
+            assert_eq!(fmi2DoStep(c, t, 0.1, 1), OK);
+            let expected = (-3.0 * (t + 0.1)).exp();
+            assert!((real(c, x) - expected).abs() < 1e-8, "x({}) = {}", t + 0.1, real(c, x));
+        }
+        let mut time = 0.0;
+        assert_eq!(fmi2GetRealStatus(c, 2, &mut time), OK);
+        assert!((time - 1.0).abs() < 1e-12);
+        assert_eq!(fmi2Terminate(c), OK);
+        assert_eq!(fmi2Reset(c), OK);
+        assert_eq!(real(c, k), 2.0);
+        fmi2FreeInstance(c);
+    }
+}
+
+/// Misuse is an error status, never a crash: a wrong GUID or location gives no instance, a
+/// step from another time, a step before the initialization, an unknown value reference, a
+/// null array and a null instance are `fmi2Error`; a step past `terminate` is `fmi2Discard`.
+#[test]
+fn misuse_is_answered_with_an_error_status() {
+    let (dir, guid) = exported(DECAY, "Decay");
+    assert!(instantiate(&dir, "{not-the-guid}").is_null());
+    assert!(instantiate(&dir.join("missing"), &guid).is_null());
+    let c = instantiate(&dir, &guid);
+    // SAFETY: `c` is a live instance or null where null is tested; arrays as documented.
+    unsafe {
+        assert_eq!(fmi2DoStep(c, 0.0, 0.1, 1), ERROR, "a step before the initialization");
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 1, 1.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        assert_eq!(fmi2DoStep(c, 0.5, 0.1, 1), ERROR, "a step from another time");
+        assert_eq!(fmi2DoStep(c, 0.0, 2.0, 1), ERROR, "a step past the stop time");
+        let mut value = 0.0;
+        assert_eq!(fmi2GetReal(c, &9999, 1, &mut value), ERROR);
+        assert_eq!(fmi2GetReal(c, std::ptr::null(), 1, &mut value), ERROR);
+        let mut integer = 0;
+        assert_eq!(
+            fmi2GetInteger(c, &reference(&dir, "x"), 1, &mut integer),
+            ERROR,
+            "a Real read as an Integer"
+        );
+        assert_eq!(fmi2DoStep(std::ptr::null_mut(), 0.0, 0.1, 1), ERROR);
+        assert_eq!(fmi2DoStep(c, 0.0, 0.1, 1), OK, "the instance is still usable");
+        fmi2FreeInstance(c);
+        fmi2FreeInstance(std::ptr::null_mut());
+    }
+    let stop = "model Stop
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = 1;
+  when x >= 0.25 then
+    terminate(\"done\");
+  end when;
+end Stop;";
+    let (dir, guid) = exported(stop, "Stop");
+    let c = instantiate(&dir, &guid);
+    // SAFETY: a live instance; status values are written into one local each.
+    unsafe {
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        assert_eq!(fmi2DoStep(c, 0.0, 0.2, 1), OK);
+        assert_eq!(fmi2DoStep(c, 0.2, 0.2, 1), DISCARD);
+        let (mut terminated, mut time) = (0, 0.0);
+        assert_eq!(fmi2GetBooleanStatus(c, 3, &mut terminated), OK);
+        assert_eq!(terminated, 1);
+        assert_eq!(fmi2GetRealStatus(c, 2, &mut time), OK);
+        assert!((time - 0.25).abs() < 1e-9, "terminated at {time}");
+        assert!((real(c, reference(&dir, "x")) - 0.25).abs() < 1e-9);
+        fmi2FreeInstance(c);
+    }
+}
+
+/// An input set between steps: `x' = u` with `u = 1` up to 1 and `u = -2` after gives
+/// `x(2) = -1`.
+#[test]
+fn inputs_set_between_steps_drive_the_model() {
+    let text = "model Driven
+  input Real u(start = 1);
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = u;
+end Driven;";
+    let (dir, guid) = exported(text, "Driven");
+    let c = instantiate(&dir, &guid);
+    let (u, x) = (reference(&dir, "u"), reference(&dir, "x"));
+    // SAFETY: a live instance; one element per array.
+    unsafe {
+        assert_eq!(fmi2SetupExperiment(c, 1, 1e-10, 0.0, 1, 2.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        assert_eq!(fmi2DoStep(c, 0.0, 1.0, 1), OK);
+        assert_eq!(fmi2SetReal(c, &u, 1, &-2.0), OK);
+        assert_eq!(fmi2DoStep(c, 1.0, 1.0, 1), OK);
+        assert!((real(c, x) + 1.0).abs() < 1e-9, "x(2) = {}", real(c, x));
+        fmi2FreeInstance(c);
+    }
+}

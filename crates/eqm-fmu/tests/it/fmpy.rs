@@ -1,0 +1,162 @@
+//! FMPy, an independent FMI importer, validates and simulates exported FMUs (Co-Simulation):
+//! its schema and consistency checks find nothing, its results match closed forms and EQM's
+//! own run, and a model that fails reaches FMPy as an error with EQM's message in the log.
+//! The tests need `python3` with `fmpy`; without them each says so and passes (the CI installs
+//! FMPy, so there they always run).
+
+use super::exported;
+use std::path::Path;
+use std::process::Command;
+
+/// Runs `script` with `python3`, its last line of output; `None` (with a message) when Python
+/// or FMPy is missing.
+fn python(script: &str) -> Option<Result<String, String>> {
+    let probe = Command::new("python3").args(["-c", "import fmpy"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("python3 with fmpy is not installed: skipped");
+        return None;
+    }
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    Some(match out.status.success() {
+        true => Ok(stdout),
+        false => Err(format!("{stdout}\n{stderr}")),
+    })
+}
+
+/// FMPy's Co-Simulation of the FMU at `dir` to `stop` with rows every `interval` at relative
+/// tolerance `rtol`, after validating it: the rows `(time, values...)` of `columns`.
+fn simulate(dir: &Path, stop: f64, interval: f64, rtol: f64, columns: &[&str]) -> Option<Vec<Vec<f64>>> {
+    let script = format!(
+        "import fmpy\nfrom fmpy.validation import validate_fmu\nproblems = validate_fmu({dir:?})\nassert not problems, problems\n\
+r = fmpy.simulate_fmu({dir:?}, fmi_type='CoSimulation', stop_time={stop}, output_interval={interval}, relative_tolerance={rtol}, output={columns:?})\n\
+for row in r: print(' '.join(repr(float(v)) for v in row))\n",
+        dir = dir.display().to_string(),
+    );
+    let text = python(&script)?.unwrap_or_else(|e| panic!("FMPy failed: {e}"));
+    Some(
+        text.lines()
+            .map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect())
+            .collect(),
+    )
+}
+
+const BALL: &str = "model Ball
+  parameter Real e = 0.7;
+  parameter Real g = 9.81;
+  Real h(start = 1, fixed = true);
+  Real v(start = 0, fixed = true);
+equation
+  der(h) = v;
+  der(v) = -g;
+  when h <= 0 then
+    reinit(v, -e*pre(v));
+  end when;
+end Ball;";
+
+/// The bouncing ball through FMPy: every impact lies inside a communication step and is
+/// located there, so the height matches the closed form at each of 200 points.
+#[test]
+fn fmpy_simulates_a_bouncing_ball_with_its_impacts_where_they_happen() {
+    let (dir, _) = exported(BALL, "Ball");
+    let Some(rows) = simulate(&dir, 2.0, 0.01, 1e-10, &["h"]) else {
+        return;
+    };
+    let g: f64 = 9.81;
+    let closed = |t: f64| {
+        let t1 = (2.0 / g).sqrt();
+        if t < t1 {
+            return 1.0 - 0.5 * g * t * t;
+        }
+        let (mut start, mut speed) = (t1, 0.7 * g * t1);
+        loop {
+            let flight = 2.0 * speed / g;
+            if t < start + flight {
+                let s = t - start;
+                return speed * s - 0.5 * g * s * s;
+            }
+            start += flight;
+            speed *= 0.7;
+        }
+    };
+    assert_eq!(rows.len(), 201);
+    for row in &rows {
+        assert!(
+            (row[1] - closed(row[0])).abs() < 1e-7,
+            "h({}) = {}, closed form {}",
+            row[0],
+            row[1],
+            closed(row[0])
+        );
+    }
+}
+
+/// The Van der Pol oscillator through FMPy equals EQM's own run of the same model at the same
+/// tolerance (both within the tolerance of a tight run).
+#[test]
+fn fmpy_and_eqm_run_agree_on_the_van_der_pol_oscillator() {
+    let text = "model VanDerPol
+  parameter Real mu = 1;
+  Real x0(start = 2, fixed = true);
+  Real x1(start = 0, fixed = true);
+equation
+  der(x0) = x1;
+  der(x1) = mu*((1 - x0*x0)*x1) - x0;
+end VanDerPol;";
+    let (dir, _) = exported(text, "VanDerPol");
+    let Some(rows) = simulate(&dir, 20.0, 0.1, 1e-8, &["x0", "x1"]) else {
+        return;
+    };
+    let mut session = eqm::Session::with_sources(&[("v.eqm".into(), text.into())], &[], None);
+    let mut model = session.compile(None, &eqm::ModelOptions::default()).unwrap();
+    let tight = eqm::RunSettings {
+        stop: Some(20.0),
+        interval: Some(0.1),
+        rtol: Some(1e-11),
+        atol: Some(1e-11),
+        ..eqm::RunSettings::default()
+    };
+    let reference = model.simulate(&tight).unwrap();
+    let (x0, x1) = (reference.column("x0").unwrap(), reference.column("x1").unwrap());
+    assert_eq!(rows.len(), x0.len());
+    for (k, row) in rows.iter().enumerate() {
+        assert!(
+            (row[1] - x0[k]).abs() < 1e-5 && (row[2] - x1[k]).abs() < 1e-5,
+            "at {}: {row:?} against {} {}",
+            row[0],
+            x0[k],
+            x1[k]
+        );
+    }
+}
+
+/// A model whose run fails (a square root of a negative number at t = 0.5) stops FMPy with an
+/// error, and EQM's diagnostic reaches FMPy's logger.
+#[test]
+fn a_failing_step_reaches_fmpy_as_an_error_with_the_reason_logged() {
+    let text = "model Fails
+  Real x(start = 0.5, fixed = true);
+  Real y;
+equation
+  der(x) = -1;
+  y = sqrt(x);
+end Fails;";
+    let (dir, _) = exported(text, "Fails");
+    let script = format!(
+        "import fmpy\nmessages = []\ntry:\n    fmpy.simulate_fmu({dir:?}, fmi_type='CoSimulation', stop_time=1.0, output_interval=0.1, \
+logger=lambda *a: messages.append(str(a)))\n    print('finished')\nexcept Exception as e:\n    print('failed:', e)\nprint('log:', messages)\n",
+        dir = dir.display().to_string(),
+    );
+    let Some(out) = python(&script) else { return };
+    let out = out.unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.contains("failed:"), "{out}");
+    // The diagnostic as EQM writes it: its code, the equation and where it stands.
+    assert!(
+        out.contains("E0701") && out.contains("y = sqrt(x)") && out.contains("Fails.eqm:6:3"),
+        "{out}"
+    );
+}
