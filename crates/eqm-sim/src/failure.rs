@@ -29,6 +29,14 @@ pub(crate) struct FailurePoint {
 }
 
 impl FailurePoint {
+    /// A point that tells nothing beyond the failure itself (where no stepper ran).
+    pub(crate) fn unknown() -> FailurePoint {
+        FailurePoint {
+            fastest: Vec::new(),
+            explicit_step: None,
+        }
+    }
+
     /// `fastest-changing states there: x (|der| = 1e15), ...`
     fn describe(&self) -> String {
         let list: Vec<String> = self

@@ -1,24 +1,27 @@
 //! A run its caller advances: the communication steps of a co-simulation (an FMU's `doStep`),
-//! with the model's inputs changed between them.
+//! with the model's inputs changed between them; and a model its caller integrates (Model
+//! Exchange).
 //!
 //! Input: a compiled [`Model`] with its parameter and start values, and [`RunSettings`] (the
 //! start time, the tolerances, the method, and the stop time: the latest time the run will be
-//! advanced to). Output: a [`StepPlan`] and then a [`SteppedRun`] that advances to the times its caller names with
-//! every event on the way, takes new values of parameters and top-level inputs at the current
-//! point, and gives every variable's value there. Its steps and events are those of
-//! [`Model::simulate`] with the same settings, except that each communication point also ends a
-//! step. A variable-structure model (one that switches between programs) cannot be stepped
-//! yet; starting one is an error. Nothing here reads files or prints.
+//! advanced to). Output: a [`StepPlan`], then either a [`SteppedRun`] that advances to the
+//! times its caller names with every event on the way, takes new values of parameters and
+//! top-level inputs at the current point, and gives every variable's value there (its steps and
+//! events are those of [`Model::simulate`] with the same settings, except that each
+//! communication point also ends a step), or a [`ModelExchange`] that gives the derivatives and
+//! event indicators at the caller's points and handles the events the caller reports. A
+//! variable-structure model (one that switches between programs) cannot be run either way yet;
+//! planning one is an error. Nothing here reads files or prints.
 
 use crate::model::Model;
 use crate::run::{RunError, RunSettings};
 use eqm_diag::Diagnostic;
 use eqm_ir::slot::Slot;
 use eqm_sim::native::NativeCode;
-use eqm_sim::simulate::{Backend, Stepping};
+use eqm_sim::simulate::{Backend, Exchange, Stepping};
 use std::sync::Arc;
 
-pub use eqm_sim::simulate::Advanced;
+pub use eqm_sim::simulate::{Advanced, EventOutcome};
 
 /// A run advanced by its caller; see the module documentation.
 pub struct SteppedRun<'m> {
@@ -59,6 +62,13 @@ impl Model {
             Backend::Interpreter => None,
         };
         Ok(StepPlan { options, native })
+    }
+
+    /// The model at the start of the run `plan` describes, for a caller that integrates it
+    /// itself ([`ModelExchange`]): the consistent initial values and the events at the start.
+    pub fn start_exchange(&self, plan: &StepPlan) -> Result<ModelExchange<'_>, RunError> {
+        let exchange = Exchange::start(self.program(), self.init_program(), &plan.options, plan.native.clone())?;
+        Ok(ModelExchange { exchange, model: self })
     }
 
     /// Starts the run `plan` describes ([`SteppedRun::advance_to`] advances it): the
@@ -109,11 +119,7 @@ impl SteppedRun<'_> {
 
     /// Where the value of `name` is, for [`SteppedRun::value_in`].
     pub fn slot(&self, name: &str) -> Result<Slot, Diagnostic> {
-        if name == "time" {
-            return Ok(Slot::Time);
-        }
-        let columns = eqm_sim::simulate::columns(self.model.program(), Some(&[name]))?;
-        Ok(columns.slots[0])
+        slot_of(self.model, name)
     }
 
     /// The value in `slot` (from [`SteppedRun::slot`]) at the current point.
@@ -130,4 +136,97 @@ impl SteppedRun<'_> {
     pub fn finish(&mut self) -> Result<(), RunError> {
         self.stepping.finish()
     }
+}
+
+/// A model its caller integrates (an FMU in Model Exchange): the derivatives and event
+/// indicators at the caller's time and states, and the events the caller reports. The
+/// relations keep their values between events, so the field is smooth between them; each
+/// event runs EQM's event iteration to its end. A model with `delay` or `spatialDistribution`
+/// cannot be integrated by its caller (its history is EQM's own).
+pub struct ModelExchange<'m> {
+    exchange: Exchange<'m>,
+    model: &'m Model,
+}
+
+impl ModelExchange<'_> {
+    /// The number of continuous states and of event indicators.
+    pub fn dimensions(&self) -> (usize, usize) {
+        self.exchange.dimensions()
+    }
+
+    pub fn time(&self) -> f64 {
+        self.exchange.time()
+    }
+
+    pub fn set_time(&mut self, t: f64) {
+        self.exchange.set_time(t)
+    }
+
+    pub fn states(&self) -> &[f64] {
+        self.exchange.states()
+    }
+
+    /// Sets the continuous states; a wrong number of them is an error.
+    pub fn set_states(&mut self, x: &[f64]) -> Result<(), RunError> {
+        let n = self.exchange.states().len();
+        if x.len() != n {
+            return Err(RunError::Settings(format!(
+                "the model has {n} continuous states, not {}",
+                x.len()
+            )));
+        }
+        self.exchange.set_states(x);
+        Ok(())
+    }
+
+    /// The derivatives of the states at the current point.
+    pub fn derivatives(&mut self, out: &mut [f64]) -> Result<(), RunError> {
+        self.exchange.derivatives(out)
+    }
+
+    /// The event indicators at the current point: an event is due where one changes sign.
+    pub fn event_indicators(&mut self, out: &mut [f64]) -> Result<(), RunError> {
+        self.exchange.event_indicators(out)
+    }
+
+    /// The event at the current point (an indicator changed sign, a time event is due, or
+    /// inputs changed): EQM's event iteration to its end.
+    pub fn event(&mut self) -> Result<EventOutcome, RunError> {
+        self.exchange.event()
+    }
+
+    /// After the caller accepted a step: the model's assertions at its end.
+    pub fn completed_step(&mut self) -> Result<(), RunError> {
+        self.exchange.completed_step()
+    }
+
+    /// Where `terminate` ended the run (its time and message), if it did.
+    pub fn terminated(&self) -> Option<&(f64, String)> {
+        self.exchange.terminated()
+    }
+
+    /// Sets parameter or input `name`; relations that read it change at the next event.
+    pub fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), RunError> {
+        self.exchange.set_parameter(name, value)
+    }
+
+    /// The value of `name` at the current point; `E0708` for a name the model does not have.
+    pub fn value(&mut self, name: &str) -> Result<f64, RunError> {
+        let slot = slot_of(self.model, name).map_err(|d| RunError::Model(Box::new(d)))?;
+        self.exchange.value(slot)
+    }
+
+    /// The value in `slot` at the current point.
+    pub fn value_in(&mut self, slot: Slot) -> Result<f64, RunError> {
+        self.exchange.value(slot)
+    }
+}
+
+/// Where the value of variable `name` of `model` is.
+fn slot_of(model: &Model, name: &str) -> Result<Slot, Diagnostic> {
+    if name == "time" {
+        return Ok(Slot::Time);
+    }
+    let columns = eqm_sim::simulate::columns(model.program(), Some(&[name]))?;
+    Ok(columns.slots[0])
 }

@@ -121,6 +121,22 @@ impl Resumable {
         x0: &[f64],
         t_end: f64,
     ) -> Result<Result<Resumable, HybridOutcome>, HybridError> {
+        let run = Resumable::begin(model, t0, x0, t_end)?;
+        if let Ok(run) = &run {
+            stepper.initialize(model, t0, &run.run.x)?;
+        }
+        Ok(run)
+    }
+
+    /// [`Resumable::start`] without a stepper, for a caller that integrates itself (an FMU
+    /// importer in Model Exchange): the events at the start, after which
+    /// [`Resumable::event_states`] holds the states the integration starts from.
+    pub fn begin(
+        model: &mut HybridModel<'_>,
+        t0: f64,
+        x0: &[f64],
+        t_end: f64,
+    ) -> Result<Result<Resumable, HybridOutcome>, HybridError> {
         let schedule = Schedule::new(&NO_ROWS, t0, t_end)?;
         let mut run = match Run::begin(model, schedule, t0, x0, t_end, &mut no_rows)? {
             ControlFlow::Continue(run) => run,
@@ -129,8 +145,12 @@ impl Resumable {
         if let ControlFlow::Break(outcome) = run.first_rows(model, t0, &mut no_rows)? {
             return Ok(Err(outcome));
         }
-        stepper.initialize(model, t0, &run.x)?;
         Ok(Ok(Resumable { run, finished: false }))
+    }
+
+    /// The next time event (a sample) after the last event, if any.
+    pub fn next_time_event(&self) -> Option<f64> {
+        self.run.clocks.next()
     }
 
     /// Advances the run to `t_stop` (not beyond the `t_end` it started with), handling every
@@ -155,8 +175,25 @@ impl Resumable {
         stepper: &mut dyn Stepper,
     ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
         let t = stepper.time();
+        let x = stepper.state().to_vec();
+        let flow = self.event_at(model, t, &x)?;
+        if flow.is_continue() {
+            stepper.restart(t, &self.run.x)?;
+        }
+        Ok(flow)
+    }
+
+    /// The event at `(t, x)`, a point the caller integrated to itself: the relations from the
+    /// surfaces' values there, a sample due by `t` fired, the event iteration; the states it
+    /// leaves are [`Resumable::event_states`].
+    pub fn event_at(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        t: f64,
+        x: &[f64],
+    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
         let run = &mut self.run;
-        run.x.copy_from_slice(stepper.state());
+        run.x.copy_from_slice(x);
         run.last_probe = None;
         events::capture_left_limits(model, t, &run.x, &mut run.dx)?;
         model.surfaces_at(t, &run.x, &mut run.dx)?;
@@ -167,15 +204,23 @@ impl Resumable {
                 model.write_relations(k, sign, None);
             }
         }
-        if let Some(terminated) = event_iteration(model, t, &mut run.x, &mut run.dx, &mut run.whens, false)? {
+        let due = run
+            .clocks
+            .next()
+            .is_some_and(|c| c <= t + 4.0 * f64::EPSILON * t.abs().max(1.0));
+        let iteration = match due {
+            true => run.clocks.fire(model, t, &mut run.x, &mut run.dx, &mut run.whens)?,
+            false => event_iteration(model, t, &mut run.x, &mut run.dx, &mut run.whens, false)?,
+        };
+        if let Some(terminated) = iteration {
             let outcome = run.terminated(model, t, terminated, &mut no_rows)?;
             return Ok(ControlFlow::Break(outcome));
         }
         if model.switched(t, &run.x)? {
             return Ok(run.switched(t));
         }
+        model.stats.events += 1;
         model.check_assertions(t, &run.x, false)?;
-        stepper.restart(t, &run.x)?;
         run.record_jump(model, t)?;
         Ok(ControlFlow::Continue(()))
     }

@@ -342,6 +342,19 @@ impl<'p> HybridModel<'p> {
         }
     }
 
+    /// The value of every surface at `(t, x)`: the event indicators of an FMU, whose signs
+    /// change where the relations they decide would.
+    pub fn surface_values(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<&[f64], EvalFailure> {
+        self.surfaces_at(t, x, dx)?;
+        Ok(&self.d)
+    }
+
+    /// Checks the model's assertions at `(t, x)` (after an accepted step of a caller that
+    /// integrates itself).
+    pub fn check_assertions_at(&mut self, t: f64, x: &[f64]) -> Result<(), HybridError> {
+        self.check_assertions(t, x, false)
+    }
+
     /// The surfaces at `(t, x)` into `self.d`, with `dx` the derivative there.
     fn surfaces_at(&mut self, t: f64, x: &[f64], dx: &mut [f64]) -> Result<(), EvalFailure> {
         let mut d = std::mem::take(&mut self.d);

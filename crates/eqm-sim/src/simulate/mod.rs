@@ -18,10 +18,12 @@
 //! watched values) and assembles the summary. Its parts: `columns` (the choice of result
 //! columns), `jacobian` (the Jacobian a run needs, the projection's gain and setup),
 //! `state_choice` (the check of a dummy-derivative form's state choice), `rows` (the row
-//! writer), and `stepping` (a run its caller advances step by step, for co-simulation). The
+//! writer), `stepping` (a run its caller advances step by step, for co-simulation) and
+//! `exchange` (a model its caller integrates, for Model Exchange). The
 //! vocabulary of a run lives in `crate::run` and is re-exported here.
 
 mod columns;
+mod exchange;
 mod jacobian;
 mod rows;
 mod state_choice;
@@ -32,6 +34,7 @@ pub use crate::run::{
     Backend, InvariantReport, RecoveryNote, RunOptions, RunSink, SimError, Stabilize, Summary, Switch, Watch,
 };
 pub use columns::{Columns, columns};
+pub use exchange::{EventOutcome, Exchange};
 pub use jacobian::{default_gain, prepare};
 pub use stepping::{Advanced, Stepping};
 

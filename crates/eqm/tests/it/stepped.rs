@@ -202,3 +202,131 @@ end Decay;",
         Ok(_) => panic!("a variable-structure model was planned for stepping"),
     }
 }
+
+/// One classical Runge–Kutta step of the model exchanged from `(t, x)` by `h`: the states at
+/// `t + h` (the model is left at `t + h`).
+fn rk4(m: &mut eqm::ModelExchange<'_>, t: f64, x: &[f64], h: f64) -> Vec<f64> {
+    let n = x.len();
+    let mut eval = |m: &mut eqm::ModelExchange<'_>, t: f64, y: &[f64]| {
+        m.set_time(t);
+        m.set_states(y).unwrap();
+        let mut d = vec![0.0; n];
+        m.derivatives(&mut d).unwrap();
+        d
+    };
+    let k1 = eval(m, t, x);
+    let y: Vec<f64> = (0..n).map(|i| x[i] + 0.5 * h * k1[i]).collect();
+    let k2 = eval(m, t + 0.5 * h, &y);
+    let y: Vec<f64> = (0..n).map(|i| x[i] + 0.5 * h * k2[i]).collect();
+    let k3 = eval(m, t + 0.5 * h, &y);
+    let y: Vec<f64> = (0..n).map(|i| x[i] + h * k3[i]).collect();
+    let k4 = eval(m, t + h, &y);
+    let end: Vec<f64> = (0..n)
+        .map(|i| x[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]))
+        .collect();
+    m.set_time(t + h);
+    m.set_states(&end).unwrap();
+    end
+}
+
+/// The event indicators of the model exchanged at its current point.
+fn indicators(m: &mut eqm::ModelExchange<'_>) -> Vec<f64> {
+    let mut z = vec![0.0; m.dimensions().1];
+    m.event_indicators(&mut z).unwrap();
+    z
+}
+
+/// A bouncing ball integrated by the caller (Runge–Kutta with the crossing located by
+/// bisection on the event indicator, as an importer of a Model Exchange FMU does): the
+/// derivatives between events and the `reinit` at each impact give the closed form's height.
+#[test]
+fn a_model_integrated_by_its_caller_gets_eqm_events_where_the_caller_finds_them() {
+    let mut model = compile(
+        "model Ball
+  Real h(start = 1, fixed = true);
+  Real v(start = 0, fixed = true);
+equation
+  der(h) = v;
+  der(v) = -9.81;
+  when h <= 0 then
+    reinit(v, -0.7*pre(v));
+  end when;
+end Ball;",
+    );
+    let plan = model.plan_stepped(&tight(1.5)).unwrap();
+    let mut m = model.start_exchange(&plan).unwrap();
+    assert_eq!(m.dimensions(), (2, 1));
+    let (mut t, h) = (0.0, 1e-3);
+    let mut x = m.states().to_vec();
+    let mut impacts = Vec::new();
+    while t < 1.5 - 1e-12 {
+        let before = indicators(&mut m);
+        let next = rk4(&mut m, t, &x, h);
+        let after = indicators(&mut m);
+        if before[0].signum() != after[0].signum() {
+            // Bisection on the step for the crossing, then the event at its right side.
+            let (mut lo, mut hi) = (0.0, h);
+            while hi - lo > 1e-13 {
+                let mid = 0.5 * (lo + hi);
+                rk4(&mut m, t, &x, mid);
+                if indicators(&mut m)[0].signum() == before[0].signum() {
+                    lo = mid
+                } else {
+                    hi = mid
+                }
+            }
+            let at = rk4(&mut m, t, &x, hi);
+            let outcome = m.event().unwrap();
+            assert!(outcome.terminated.is_none());
+            // The ball reaching the floor is an impact; its leaving the floor (the relation
+            // turning false again right after) is an event that changes no state.
+            if at[1] < 0.0 {
+                assert!(outcome.states_changed, "the impact at {} changed no state", t + hi);
+                impacts.push(t + hi);
+                assert!(
+                    (m.states()[1] + 0.7 * at[1]).abs() < 1e-12,
+                    "v after the impact is -0.7 times v before"
+                );
+            } else {
+                assert!(!outcome.states_changed);
+            }
+            t += hi;
+            x = m.states().to_vec();
+            continue;
+        }
+        m.completed_step().unwrap();
+        t += h;
+        x = next;
+    }
+    let t1 = (2.0f64 / 9.81).sqrt();
+    assert_eq!(impacts.len(), 2, "{impacts:?}");
+    assert!((impacts[0] - t1).abs() < 1e-9, "first impact at {}", impacts[0]);
+    assert!(
+        (impacts[1] - (t1 + 2.0 * 0.7 * t1)).abs() < 1e-8,
+        "second impact at {}",
+        impacts[1]
+    );
+    assert!((m.value("v").unwrap() - x[1]).abs() < 1e-15);
+}
+
+/// The next time event of a sampled model is the next sample instant, and the event there
+/// counts it.
+#[test]
+fn a_model_integrated_by_its_caller_gives_its_next_time_event() {
+    let mut model = compile(
+        "model Count
+  discrete Integer n(start = 0, fixed = true);
+equation
+  when sample(0, 0.3) then
+    n = pre(n) + 1;
+  end when;
+end Count;",
+    );
+    let plan = model.plan_stepped(&tight(1.0)).unwrap();
+    let mut m = model.start_exchange(&plan).unwrap();
+    assert_eq!(m.value("n").unwrap(), 1.0);
+    m.set_time(0.3);
+    let outcome = m.event().unwrap();
+    assert_eq!(m.value("n").unwrap(), 2.0);
+    assert!((outcome.next_time_event.unwrap() - 0.6).abs() < 1e-12, "{outcome:?}");
+}
