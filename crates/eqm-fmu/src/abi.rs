@@ -1,15 +1,16 @@
-//! The exported functions of FMI 2.0 Co-Simulation (`fmi2Functions.h`), each a thin conversion
+//! The exported functions of FMI 2.0 common to both interfaces and those of Co-Simulation
+//! (`fmi2Functions.h`; Model Exchange's are in `abi_exchange`), each a thin conversion
 //! between C and [`Instance`]: pointers checked, lengths turned into slices, the result into a
 //! status. The functions of capabilities the model description declares false (FMU state,
 //! directional derivatives, input derivatives, asynchronous steps) exist, because importers
 //! look every function up, and answer `fmi2Error` with the reason logged.
 
-use crate::instance::{Error, Instance};
+use crate::instance::{Error, Instance, Interface};
 use crate::load::model_compiler;
 use crate::variables::Kind;
 use crate::{
-    CO_SIMULATION, Callbacks, Component, DISCARD, DO_STEP_STATUS, ERROR, LAST_SUCCESSFUL_TIME, OK, Status, TERMINATED,
-    component, panic_text, slice, slice_mut, text,
+    CO_SIMULATION, Callbacks, Component, DISCARD, DO_STEP_STATUS, ERROR, LAST_SUCCESSFUL_TIME, MODEL_EXCHANGE, OK,
+    Status, TERMINATED, component, panic_text, slice, slice_mut, text,
 };
 use std::ffi::{CString, c_char, c_int, c_uint, c_void};
 use std::panic::catch_unwind;
@@ -57,12 +58,14 @@ pub unsafe extern "C" fn fmi2Instantiate(
         instance: None,
     };
     let created = catch_unwind(|| -> Result<Instance, String> {
-        if fmu_type != CO_SIMULATION {
-            return Err("this FMU implements Co-Simulation only (fmi2CoSimulation)".into());
-        }
+        let interface = match fmu_type {
+            MODEL_EXCHANGE => Interface::ModelExchange,
+            CO_SIMULATION => Interface::CoSimulation,
+            other => return Err(format!("{other} is no fmi2Type (0: Model Exchange, 1: Co-Simulation)")),
+        };
         let location = location.ok_or("no resource location was given: the FMU's resources hold the model")?;
         let compile = model_compiler(location, guid.unwrap_or(""))?;
-        Instance::new(compile)
+        Instance::new(compile, interface)
     });
     match created {
         Ok(Ok(instance)) => {
@@ -101,7 +104,7 @@ pub unsafe extern "C" fn fmi2FreeInstance(c: *mut c_void) {
 /// # Safety
 /// `c` is null or a live component of ours.
 // SAFETY: an unsafe function; its callers follow the contract above.
-unsafe fn with(c: *mut c_void, call: impl FnOnce(&mut Instance) -> Result<(), Error>) -> Status {
+pub(crate) unsafe fn with(c: *mut c_void, call: impl FnOnce(&mut Instance) -> Result<(), Error>) -> Status {
     // SAFETY: by the caller's contract.
     match unsafe { component(c) } {
         Some(component) => component.run(call),

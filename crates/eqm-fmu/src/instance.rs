@@ -11,7 +11,7 @@ use crate::load::Compile;
 use crate::variables::{Causality, Kind, Variable, Variables};
 use eqm::fmi::FmiSource;
 use eqm::pipeline::ir::slot::Slot;
-use eqm::{Advanced, Model, RunError, RunSettings, SourceMap, StepPlan, SteppedRun};
+use eqm::{Advanced, Model, ModelExchange, RunError, RunSettings, SourceMap, StepPlan, SteppedRun};
 use self_cell::self_cell;
 
 /// Why a call failed: its message for the importer's logger, and whether the run can go on
@@ -33,21 +33,60 @@ impl Error {
 }
 
 /// A model and the plan of its run, owned together, with the run that borrows them.
-struct Owner {
+pub(crate) struct Owner {
     model: Model,
     plan: StepPlan,
 }
 
+/// The run of an instance: advanced by `doStep` (Co-Simulation) or integrated by the importer
+/// (Model Exchange).
+pub(crate) enum Run<'m> {
+    Steps(Box<SteppedRun<'m>>),
+    Exchange(Box<ModelExchange<'m>>),
+}
+
+impl Run<'_> {
+    fn time(&self) -> f64 {
+        match self {
+            Run::Steps(run) => run.time(),
+            Run::Exchange(run) => run.time(),
+        }
+    }
+
+    fn value_in(&mut self, slot: Slot) -> Result<f64, RunError> {
+        match self {
+            Run::Steps(run) => run.value_in(slot),
+            Run::Exchange(run) => run.value_in(slot),
+        }
+    }
+
+    /// A new value of a parameter or input: in Co-Simulation with the event it causes at the
+    /// current point; in Model Exchange at the next event the importer signals.
+    fn set_parameter(&mut self, name: &str, value: f64) -> Result<Advanced, RunError> {
+        match self {
+            Run::Steps(run) => run.set_parameter(name, value),
+            Run::Exchange(run) => run.set_parameter(name, value).map(|()| Advanced::Reached),
+        }
+    }
+}
+
 self_cell!(
-    struct Running {
+    pub(crate) struct Running {
         owner: Owner,
         #[not_covariant]
-        dependent: SteppedRun,
+        dependent: Run,
     }
 );
 
+/// The interface an instance was instantiated for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interface {
+    CoSimulation,
+    ModelExchange,
+}
+
 /// Where the instance is in FMI's life cycle.
-enum Phase {
+pub(crate) enum Phase {
     /// Instantiated, or reset: values can be set; the model is not running.
     Idle(Box<Model>),
     /// Initialization mode or stepping: the run exists.
@@ -58,7 +97,8 @@ enum Phase {
 
 /// An FMU instance; see the module documentation.
 pub struct Instance {
-    phase: Phase,
+    pub(crate) interface: Interface,
+    pub(crate) phase: Phase,
     variables: Variables,
     /// The experiment the importer set up (`fmi2SetupExperiment`).
     start: f64,
@@ -76,11 +116,12 @@ pub struct Instance {
 
 impl Instance {
     /// A new instance of the model `compile` builds.
-    pub fn new(compile: Compile) -> Result<Instance, String> {
+    pub fn new(compile: Compile, interface: Interface) -> Result<Instance, String> {
         let (model, sources) = compile()?;
         let variables = Variables::of(&model);
         let start = model.experiment().start_time.unwrap_or(0.0);
         Ok(Instance {
+            interface,
             phase: Phase::Idle(Box::new(model)),
             variables,
             start,
@@ -155,15 +196,26 @@ impl Instance {
                 current + h
             )));
         }
-        let advanced = running.with_dependent_mut(|_, run| run.advance_to(now + h));
-        self.settle(advanced)
+        let advanced = running.with_dependent_mut(|_, run| match run {
+            Run::Steps(run) => Some(run.advance_to(now + h)),
+            Run::Exchange(_) => None,
+        });
+        match advanced {
+            Some(advanced) => self.settle(advanced),
+            None => Err(Error::Error(
+                "an instance of Model Exchange takes no steps of its own".into(),
+            )),
+        }
     }
 
     /// `fmi2Terminate`: the final event of the run, where `terminal()` is true.
     pub fn terminate(&mut self) -> Result<(), Error> {
         match &mut self.phase {
             Phase::Running(running) => {
-                let finished = running.with_dependent_mut(|_, run| run.finish());
+                let finished = running.with_dependent_mut(|_, run| match run {
+                    Run::Steps(run) => run.finish(),
+                    Run::Exchange(_) => Ok(()),
+                });
                 finished.map_err(|e| self.broken(e))
             }
             _ => Ok(()),
@@ -302,7 +354,18 @@ impl Instance {
                 return Err(Error::Error(rendered(&e, &self.sources)));
             }
         };
-        match Running::try_new_or_recover(Owner { model, plan }, |owner| owner.model.start_stepped(&owner.plan)) {
+        let interface = self.interface;
+        let started = Running::try_new_or_recover(Owner { model, plan }, |owner| match interface {
+            Interface::CoSimulation => owner
+                .model
+                .start_stepped(&owner.plan)
+                .map(|run| Run::Steps(Box::new(run))),
+            Interface::ModelExchange => owner
+                .model
+                .start_exchange(&owner.plan)
+                .map(|run| Run::Exchange(Box::new(run))),
+        });
+        match started {
             Ok(running) => {
                 self.phase = Phase::Running(Box::new(running));
                 Ok(())
@@ -317,7 +380,7 @@ impl Instance {
 
     /// The result of a call that moved the run: `terminate` ends it (the step is discarded
     /// from there on), a failure breaks the instance.
-    fn settle(&mut self, advanced: Result<Advanced, RunError>) -> Result<(), Error> {
+    pub(crate) fn settle(&mut self, advanced: Result<Advanced, RunError>) -> Result<(), Error> {
         match advanced {
             Ok(Advanced::Reached) => Ok(()),
             Ok(Advanced::Terminated { time, message }) => {
@@ -328,8 +391,18 @@ impl Instance {
         }
     }
 
+    /// The text of a failed run, as EQM writes it.
+    pub(crate) fn render(&self, e: &RunError) -> String {
+        rendered(e, &self.sources)
+    }
+
+    /// Records that `terminate` ended the run at the current time.
+    pub(crate) fn mark_terminated(&mut self) {
+        self.terminated_at = Some(self.time());
+    }
+
     /// The instance after a failure of its run: unusable until reset.
-    fn broken(&mut self, e: RunError) -> Error {
+    pub(crate) fn broken(&mut self, e: RunError) -> Error {
         self.phase = Phase::Broken;
         Error::Error(rendered(&e, &self.sources))
     }

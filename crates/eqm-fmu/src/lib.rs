@@ -1,5 +1,5 @@
 //! The runtime of the FMUs EQM exports: the shared object under `binaries/<platform>/` of every
-//! FMU, implementing FMI 2.0 Co-Simulation.
+//! FMU, implementing FMI 2.0 Co-Simulation and Model Exchange.
 //!
 //! Input: the calls of an FMI importer through the C ABI (`fmi2Instantiate`, `fmi2DoStep`,
 //! `fmi2GetReal`, ...). At instantiation the model's sources are read from the FMU's
@@ -9,9 +9,9 @@
 //! logger with EQM's diagnostic text. The instance itself is safe Rust (`instance`); this
 //! module only converts between C and Rust: it checks every pointer, and no panic crosses the
 //! C ABI (each call runs under `catch_unwind`, and a panic is an `fmi2Fatal` with its message
-//! logged). It deliberately does not implement Model Exchange or FMI 3.0: their functions are
-//! absent, and the model description says so.
+//! logged). It deliberately does not implement FMI 3.0 yet: its functions are absent.
 
+mod exchange;
 pub mod instance;
 pub mod load;
 pub mod variables;
@@ -28,7 +28,8 @@ pub const DISCARD: Status = 2;
 pub const ERROR: Status = 3;
 pub const FATAL: Status = 4;
 
-/// `fmi2Type`: only Co-Simulation is implemented.
+/// `fmi2Type`.
+const MODEL_EXCHANGE: c_int = 0;
 const CO_SIMULATION: c_int = 1;
 
 /// `fmi2StatusKind` values of the status queries.
@@ -178,4 +179,6 @@ unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
 }
 
 mod abi;
+mod abi_exchange;
 pub use abi::*;
+pub use abi_exchange::*;

@@ -6,8 +6,15 @@ use super::{exported, reference, uri};
 use eqm_fmu::*;
 use std::ffi::{CString, c_void};
 
-/// An instance of the FMU at `dir` with `guid` (null when instantiation failed).
+/// An instance of the FMU at `dir` with `guid` for Co-Simulation (null when instantiation
+/// failed).
 fn instantiate(dir: &std::path::Path, guid: &str) -> *mut c_void {
+    instantiate_as(dir, guid, 1)
+}
+
+/// An instance of the FMU at `dir` with `guid` for `fmu_type` (0: Model Exchange, 1:
+/// Co-Simulation).
+fn instantiate_as(dir: &std::path::Path, guid: &str, fmu_type: i32) -> *mut c_void {
     let name = CString::new("instance").unwrap();
     let guid = CString::new(guid).unwrap();
     let location = CString::new(uri(dir)).unwrap();
@@ -20,7 +27,17 @@ fn instantiate(dir: &std::path::Path, guid: &str) -> *mut c_void {
     };
     // SAFETY: valid strings and callbacks that outlive the call (the instance keeps no pointer
     // to them but the logger, which is absent).
-    unsafe { fmi2Instantiate(name.as_ptr(), 1, guid.as_ptr(), location.as_ptr(), &callbacks, 0, 0) }
+    unsafe {
+        fmi2Instantiate(
+            name.as_ptr(),
+            fmu_type,
+            guid.as_ptr(),
+            location.as_ptr(),
+            &callbacks,
+            0,
+            0,
+        )
+    }
 }
 
 /// The Real value of `vr`.
@@ -148,6 +165,58 @@ end Driven;";
         assert_eq!(fmi2SetReal(c, &u, 1, &-2.0), OK);
         assert_eq!(fmi2DoStep(c, 1.0, 1.0, 1), OK);
         assert!((real(c, x) + 1.0).abs() < 1e-9, "x(2) = {}", real(c, x));
+        fmi2FreeInstance(c);
+    }
+}
+
+/// Model Exchange through the C functions: the derivatives at points the importer sets are the
+/// model's field (`x' = -k x`), the states round-trip, and what Model Exchange does not do (a
+/// step of its own, arrays of the wrong length, an fmi2Type that does not exist) is an error.
+#[test]
+fn model_exchange_gives_the_field_at_the_importers_points() {
+    let (dir, guid) = exported(DECAY, "Decay");
+    assert!(instantiate_as(&dir, &guid, 7).is_null());
+    let c = instantiate_as(&dir, &guid, 0);
+    assert!(!c.is_null());
+    // SAFETY: a live instance; every array has the length passed with it.
+    unsafe {
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        let mut info = EventInfo {
+            new_discrete_states_needed: 1,
+            terminate_simulation: 1,
+            nominals_of_continuous_states_changed: 1,
+            values_of_continuous_states_changed: 1,
+            next_event_time_defined: 1,
+            next_event_time: 0.0,
+        };
+        assert_eq!(fmi2NewDiscreteStates(c, &mut info), OK);
+        assert_eq!(
+            (
+                info.new_discrete_states_needed,
+                info.terminate_simulation,
+                info.next_event_time_defined
+            ),
+            (0, 0, 0)
+        );
+        assert_eq!(fmi2EnterContinuousTimeMode(c), OK);
+        let mut x = [0.0];
+        assert_eq!(fmi2GetContinuousStates(c, x.as_mut_ptr(), 1), OK);
+        assert_eq!(x, [1.0]);
+        assert_eq!(fmi2SetTime(c, 0.5), OK);
+        assert_eq!(fmi2SetContinuousStates(c, [0.25].as_ptr(), 1), OK);
+        let mut dx = [0.0];
+        assert_eq!(fmi2GetDerivatives(c, dx.as_mut_ptr(), 1), OK);
+        assert_eq!(dx, [-0.5], "x' = -k x with k = 2");
+        let (mut enter, mut terminate) = (1, 1);
+        assert_eq!(fmi2CompletedIntegratorStep(c, 1, &mut enter, &mut terminate), OK);
+        assert_eq!((enter, terminate), (0, 0));
+        let mut nominal = [0.0];
+        assert_eq!(fmi2GetNominalsOfContinuousStates(c, nominal.as_mut_ptr(), 1), OK);
+        assert_eq!(nominal, [1.0]);
+        assert_eq!(fmi2GetDerivatives(c, dx.as_mut_ptr(), 0), ERROR, "the wrong length");
+        assert_eq!(fmi2DoStep(c, 0.5, 0.1, 1), ERROR, "Model Exchange takes no steps");
         fmi2FreeInstance(c);
     }
 }

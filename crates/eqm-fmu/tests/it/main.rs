@@ -22,7 +22,7 @@ pub fn runtime() -> PathBuf {
 }
 
 /// An FMU of model `name` in `text`, extracted into a fresh directory under the system's
-/// temporary directory: `modelDescription.xml` (FMI 2.0 Co-Simulation), the model's sources under
+/// temporary directory: `modelDescription.xml` (FMI 2.0, Model Exchange and Co-Simulation), the model's sources under
 /// `resources/`, and the runtime as `binaries/linux64/<name>.so` (a link to the built one).
 /// Returns the directory and the GUID.
 pub fn exported(text: &str, name: &str) -> (PathBuf, String) {
@@ -32,7 +32,7 @@ pub fn exported(text: &str, name: &str) -> (PathBuf, String) {
         .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
     let options = DescriptionOptions {
         version: FmiVersion::Fmi2,
-        kinds: Kinds { me: false, cs: true },
+        kinds: Kinds { me: true, cs: true },
         model_identifier: name.to_string(),
         capabilities: Capabilities {
             can_handle_variable_communication_step_size: true,

@@ -207,7 +207,7 @@ end Decay;",
 /// `t + h` (the model is left at `t + h`).
 fn rk4(m: &mut eqm::ModelExchange<'_>, t: f64, x: &[f64], h: f64) -> Vec<f64> {
     let n = x.len();
-    let mut eval = |m: &mut eqm::ModelExchange<'_>, t: f64, y: &[f64]| {
+    let eval = |m: &mut eqm::ModelExchange<'_>, t: f64, y: &[f64]| {
         m.set_time(t);
         m.set_states(y).unwrap();
         let mut d = vec![0.0; n];
