@@ -9,9 +9,10 @@ use crate::instance::{Error, Instance, Interface};
 use crate::load::model_compiler;
 use crate::variables::Kind;
 use crate::{
-    CO_SIMULATION, Callbacks, Component, DISCARD, DO_STEP_STATUS, ERROR, LAST_SUCCESSFUL_TIME, MODEL_EXCHANGE, OK,
+    CO_SIMULATION, Callbacks, Component, DISCARD, DO_STEP_STATUS, ERROR, LAST_SUCCESSFUL_TIME, Log, MODEL_EXCHANGE, OK,
     Status, TERMINATED, component, panic_text, slice, slice_mut, text,
 };
+use eqm::fmi::FmiVersion;
 use std::ffi::{CString, c_char, c_int, c_uint, c_void};
 use std::panic::catch_unwind;
 
@@ -52,7 +53,7 @@ pub unsafe extern "C" fn fmi2Instantiate(
     let (name, guid, location) = unsafe { (text(instance_name), text(guid), text(resource_location)) };
     let mut component = Component {
         name: CString::new(name.unwrap_or("")).unwrap_or_default(),
-        logger: callbacks.and_then(|c| c.logger),
+        logger: Log::Fmi2(callbacks.and_then(|c| c.logger)),
         environment: callbacks.map_or(std::ptr::null_mut(), |c| c.component_environment),
         logging_on: logging_on != 0,
         instance: None,
@@ -64,7 +65,7 @@ pub unsafe extern "C" fn fmi2Instantiate(
             other => return Err(format!("{other} is no fmi2Type (0: Model Exchange, 1: Co-Simulation)")),
         };
         let location = location.ok_or("no resource location was given: the FMU's resources hold the model")?;
-        let compile = model_compiler(location, guid.unwrap_or(""))?;
+        let compile = model_compiler(location, guid.unwrap_or(""), FmiVersion::Fmi2)?;
         Instance::new(compile, interface)
     });
     match created {
@@ -214,7 +215,7 @@ pub unsafe extern "C" fn fmi2DoStep(c: *mut c_void, current: f64, h: f64, _no_se
 /// # Safety
 /// `c` is null or a live component of ours; `refs` and `out` are null or `n` elements long.
 // SAFETY: an unsafe function; its callers follow the contract above.
-unsafe fn get<T>(
+pub(crate) unsafe fn get<T>(
     c: *mut c_void,
     refs: *const c_uint,
     n: usize,
@@ -246,7 +247,7 @@ unsafe fn get<T>(
 /// # Safety
 /// `c` is null or a live component of ours; `refs` and `values` are null or `n` elements long.
 // SAFETY: an unsafe function; its callers follow the contract above.
-unsafe fn set<T: Copy>(
+pub(crate) unsafe fn set<T: Copy>(
     c: *mut c_void,
     refs: *const c_uint,
     n: usize,
@@ -391,7 +392,7 @@ unsafe fn no_strings(c: *mut c_void, refs: *const c_uint, n: usize) -> Status {
 /// # Safety
 /// `c` is null or a live component of ours.
 // SAFETY: an unsafe function; its callers follow the contract above.
-unsafe fn not_provided(c: *mut c_void, what: &str) -> Status {
+pub(crate) unsafe fn not_provided(c: *mut c_void, what: &str) -> Status {
     let message = format!("{what} is not provided by this FMU (its model description says so)");
     // SAFETY: by the caller's contract.
     unsafe { with(c, |_| Err(Error::Error(message))) }
@@ -610,7 +611,7 @@ pub unsafe extern "C" fn fmi2GetStringStatus(c: *mut c_void, kind: c_int, _value
 /// # Safety
 /// `c` is null or a live component of ours; `value` is null or writable.
 // SAFETY: an unsafe function; its callers follow the contract above.
-unsafe fn status_query<T>(
+pub(crate) unsafe fn status_query<T>(
     c: *mut c_void,
     kind: c_int,
     expected: c_int,

@@ -1,5 +1,5 @@
 //! The runtime of the FMUs EQM exports: the shared object under `binaries/<platform>/` of every
-//! FMU, implementing FMI 2.0 Co-Simulation and Model Exchange.
+//! FMU, implementing FMI 2.0 and 3.0, Co-Simulation and Model Exchange.
 //!
 //! Input: the calls of an FMI importer through the C ABI (`fmi2Instantiate`, `fmi2DoStep`,
 //! `fmi2GetReal`, ...). At instantiation the model's sources are read from the FMU's
@@ -9,7 +9,8 @@
 //! logger with EQM's diagnostic text. The instance itself is safe Rust (`instance`); this
 //! module only converts between C and Rust: it checks every pointer, and no panic crosses the
 //! C ABI (each call runs under `catch_unwind`, and a panic is an `fmi2Fatal` with its message
-//! logged). It deliberately does not implement FMI 3.0 yet: its functions are absent.
+//! logged). FMI 3.0 (`abi3`) shares the instance; its clocks, scheduled execution, event mode in
+//! Co-Simulation and the types EQM has no variables of are answered with an error.
 
 mod exchange;
 pub mod instance;
@@ -37,8 +38,18 @@ const DO_STEP_STATUS: c_int = 0;
 const LAST_SUCCESSFUL_TIME: c_int = 2;
 const TERMINATED: c_int = 3;
 
-/// The importer's logger: `(environment, instance name, status, category, format, ...)`.
+/// FMI 2's logger: `(environment, instance name, status, category, format, ...)`.
 pub type Logger = unsafe extern "C" fn(*mut c_void, *const c_char, Status, *const c_char, *const c_char, ...);
+
+/// FMI 3's logger: `(environment, status, category, message)`.
+pub type LogMessage = unsafe extern "C" fn(*mut c_void, Status, *const c_char, *const c_char);
+
+/// The importer's logger, of either version.
+#[derive(Clone, Copy)]
+pub enum Log {
+    Fmi2(Option<Logger>),
+    Fmi3(Option<LogMessage>),
+}
 
 /// `fmi2CallbackFunctions`.
 #[repr(C)]
@@ -53,7 +64,7 @@ pub struct Callbacks {
 /// What an `fmi2Component` points to.
 pub struct Component {
     name: CString,
-    logger: Option<Logger>,
+    logger: Log,
     environment: *mut c_void,
     logging_on: bool,
     /// `None` after a panic left the instance in an unknown state.
@@ -66,22 +77,27 @@ impl Component {
         if status < ERROR && !self.logging_on {
             return;
         }
-        let Some(logger) = self.logger else { return };
         let category = CString::new(category).unwrap_or_default();
         let message = CString::new(message.replace('\0', " ")).unwrap_or_default();
-        // SAFETY: the logger is the importer's function with FMI's signature; every string is
-        // a valid NUL-terminated C string that lives through the call, and the message goes as
-        // the argument of a "%s" format so that no `%` in it is read as a conversion.
-        unsafe {
-            logger(
-                self.environment,
-                self.name.as_ptr(),
-                status,
-                category.as_ptr(),
-                c"%s".as_ptr(),
-                message.as_ptr(),
-            )
-        };
+        match self.logger {
+            // SAFETY: the logger is the importer's function with FMI 2's signature; every string
+            // is a valid NUL-terminated C string that lives through the call, and the message
+            // goes as the argument of a "%s" format so that no `%` in it is read as a conversion.
+            Log::Fmi2(Some(logger)) => unsafe {
+                logger(
+                    self.environment,
+                    self.name.as_ptr(),
+                    status,
+                    category.as_ptr(),
+                    c"%s".as_ptr(),
+                    message.as_ptr(),
+                )
+            },
+            // SAFETY: the logger is the importer's function with FMI 3's signature; both strings
+            // are valid NUL-terminated C strings that live through the call.
+            Log::Fmi3(Some(log)) => unsafe { log(self.environment, status, category.as_ptr(), message.as_ptr()) },
+            Log::Fmi2(None) | Log::Fmi3(None) => {}
+        }
     }
 
     /// Runs `call` on the instance: its error is logged and turned into its status, and a
@@ -179,6 +195,8 @@ unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
 }
 
 mod abi;
+mod abi3;
 mod abi_exchange;
 pub use abi::*;
 pub use abi_exchange::*;
+pub use abi3::*;

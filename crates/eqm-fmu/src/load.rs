@@ -1,8 +1,8 @@
 //! The model inside an FMU: its sources read from the FMU's `resources/` folder and compiled
 //! again, exactly as the export compiled them.
 //!
-//! Input: the resource location an importer passes to `fmi2Instantiate` (a `file:` URI) and the
-//! GUID it read from the model description. Output: a function that compiles the model (called
+//! Input: the resource location an importer passes at instantiation (FMI 2: a `file:` URI; FMI 3:
+//! a path) and the GUID or instantiation token it read from the model description. Output: a function that compiles the model (called
 //! at instantiation and again at reset), or the reason it cannot: a location that is no
 //! directory, a manifest that cannot be read, a model that does not compile, or a GUID other
 //! than the one the compiled model gives (the FMU's files do not belong together). It
@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 /// diagnostics point into.
 pub type Compile = Box<dyn Fn() -> Result<(Model, SourceMap), String> + Send>;
 
-/// Reads the model of the FMU whose resources are at `location` and checks it against `guid`.
-pub fn model_compiler(location: &str, guid: &str) -> Result<Compile, String> {
+/// Reads the model of the FMU whose resources are at `location` and checks it against `guid`
+/// (FMI 2's GUID or FMI 3's instantiation token, as `version` computes it).
+pub fn model_compiler(location: &str, guid: &str, version: FmiVersion) -> Result<Compile, String> {
     let resources = resource_directory(location)?;
     let manifest_path = resources.join(MANIFEST_PATH.strip_prefix("resources/").unwrap_or(MANIFEST_PATH));
     let text = read(&manifest_path)?;
@@ -25,7 +26,7 @@ pub fn model_compiler(location: &str, guid: &str) -> Result<Compile, String> {
     let sources = Sources::read(&resources, &manifest)?;
     let compile = move || sources.compile();
     let (model, _) = compile()?;
-    let token = instantiation_token(&model, FmiVersion::Fmi2);
+    let token = instantiation_token(&model, version);
     if token != guid {
         return Err(format!(
             "the GUID {guid} given is not the model's {token}: the model description and the model's sources are not from one export"

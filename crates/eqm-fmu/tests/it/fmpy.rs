@@ -4,7 +4,8 @@
 //! The tests need `python3` with `fmpy`; without them each says so and passes (the CI installs
 //! FMPy, so there they always run).
 
-use super::exported;
+use super::{exported, exported_as};
+use eqm::fmi::FmiVersion;
 use std::path::Path;
 use std::process::Command;
 
@@ -73,10 +74,22 @@ fn fmpy_integrates_the_bouncing_ball_in_model_exchange_with_eqm_events() {
     ball_against_its_closed_form("ModelExchange", 1e-6);
 }
 
+/// The bouncing ball as an FMI 3.0 FMU, through FMPy's Co-Simulation and Model Exchange.
+#[test]
+fn fmpy_runs_the_bouncing_ball_as_fmi_3_in_both_interfaces() {
+    ball_version("CoSimulation", 1e-7, FmiVersion::Fmi3);
+    ball_version("ModelExchange", 1e-6, FmiVersion::Fmi3);
+}
+
 /// The height of the bouncing ball simulated by FMPy as `kind` against its closed form, to
 /// `tolerance`.
 fn ball_against_its_closed_form(kind: &str, tolerance: f64) {
-    let (dir, _) = exported(BALL, "Ball");
+    ball_version(kind, tolerance, FmiVersion::Fmi2)
+}
+
+/// [`ball_against_its_closed_form`] for an FMU of FMI `version`.
+fn ball_version(kind: &str, tolerance: f64, version: FmiVersion) {
+    let (dir, _) = exported_as(BALL, "Ball", version);
     let Some(rows) = simulate(&dir, kind, 2.0, 0.01, 1e-10, &["h"]) else {
         return;
     };

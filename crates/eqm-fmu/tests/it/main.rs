@@ -26,12 +26,17 @@ pub fn runtime() -> PathBuf {
 /// `resources/`, and the runtime as `binaries/linux64/<name>.so` (a link to the built one).
 /// Returns the directory and the GUID.
 pub fn exported(text: &str, name: &str) -> (PathBuf, String) {
+    exported_as(text, name, FmiVersion::Fmi2)
+}
+
+/// [`exported`] for FMI `version` (FMI 3: `binaries/x86_64-linux/`).
+pub fn exported_as(text: &str, name: &str, version: FmiVersion) -> (PathBuf, String) {
     let mut session = Session::with_sources(&[(format!("{name}.eqm"), text.to_string())], &[], Some(name));
     let model = session
         .compile(Some(name), &ModelOptions::default())
         .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
     let options = DescriptionOptions {
-        version: FmiVersion::Fmi2,
+        version,
         kinds: Kinds { me: true, cs: true },
         model_identifier: name.to_string(),
         capabilities: Capabilities {
@@ -43,7 +48,7 @@ pub fn exported(text: &str, name: &str) -> (PathBuf, String) {
         generation_date: None,
     };
     let description = eqm::fmi::model_description(&model, &options);
-    let guid = eqm::fmi::instantiation_token(&model, FmiVersion::Fmi2);
+    let guid = eqm::fmi::instantiation_token(&model, version);
     static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let k = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("eqm-fmu-test-{}-{k}-{name}", std::process::id()));
@@ -52,7 +57,11 @@ pub fn exported(text: &str, name: &str) -> (PathBuf, String) {
     for (path, bytes) in eqm::fmi::resources_of(&session, name, &[]) {
         write(&dir.join(path), &bytes);
     }
-    let binaries = dir.join("binaries/linux64");
+    let platform = match version {
+        FmiVersion::Fmi2 => "linux64",
+        FmiVersion::Fmi3 => "x86_64-linux",
+    };
+    let binaries = dir.join("binaries").join(platform);
     std::fs::create_dir_all(&binaries).unwrap();
     std::os::unix::fs::symlink(runtime(), binaries.join(format!("{name}.so"))).unwrap();
     (dir, guid)
