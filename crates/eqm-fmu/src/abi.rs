@@ -2,7 +2,7 @@
 //! (`fmi2Functions.h`; Model Exchange's are in `abi_exchange`), each a thin conversion
 //! between C and [`Instance`]: pointers checked, lengths turned into slices, the result into a
 //! status. The functions of capabilities the model description declares false (FMU state,
-//! directional derivatives, input derivatives, asynchronous steps) exist, because importers
+//! input derivatives, asynchronous steps) exist, because importers
 //! look every function up, and answer `fmi2Error` with the reason logged.
 
 use crate::instance::{Error, Instance, Interface};
@@ -474,23 +474,64 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
     unsafe { not_provided(c, "deserializing an FMU state") }
 }
 
-/// `fmi2GetDirectionalDerivative`: not provided (`providesDirectionalDerivative="false"`).
+/// `fmi2GetDirectionalDerivative`: the derivatives of the unknowns along the seed over the
+/// knowns, from the symbolic Jacobian where it applies and central differences elsewhere.
 ///
 /// # Safety
-/// `c` is null or a live component of ours.
+/// `c` is null or a live component of ours; each array is null or as long as its count.
 // SAFETY: exported under its FMI name, once; its callers follow the contract above.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
     c: *mut c_void,
-    _unknowns: *const c_uint,
-    _n_unknowns: usize,
-    _knowns: *const c_uint,
-    _n_knowns: usize,
-    _seed: *const f64,
-    _sensitivity: *mut f64,
+    unknowns: *const c_uint,
+    n_unknowns: usize,
+    knowns: *const c_uint,
+    n_knowns: usize,
+    seed: *const f64,
+    sensitivity: *mut f64,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { not_provided(c, "directional derivatives") }
+    unsafe {
+        directional(
+            c,
+            (unknowns, n_unknowns),
+            (knowns, n_knowns),
+            (seed, n_knowns),
+            (sensitivity, n_unknowns),
+        )
+    }
+}
+
+/// The directional derivative of either version, with the arrays and their lengths.
+///
+/// # Safety
+/// `c` is null or a live component of ours; each array is null or as long as its count.
+// SAFETY: an unsafe function; its callers follow the contract above.
+pub(crate) unsafe fn directional(
+    c: *mut c_void,
+    unknowns: (*const c_uint, usize),
+    knowns: (*const c_uint, usize),
+    seed: (*const f64, usize),
+    sensitivity: (*mut f64, usize),
+) -> Status {
+    // SAFETY: each pointer is null or as long as its count, by the caller's contract.
+    let arrays = unsafe {
+        (
+            slice(unknowns.0, unknowns.1),
+            slice(knowns.0, knowns.1),
+            slice(seed.0, seed.1),
+            slice_mut(sensitivity.0, sensitivity.1),
+        )
+    };
+    // SAFETY: by the caller's contract.
+    unsafe {
+        with(c, |i| {
+            let (Some(unknowns), Some(knowns), Some(seed), Some(out)) = arrays else {
+                return Err(Error::Error("a null array was passed with a positive length".into()));
+            };
+            i.directional_derivative(unknowns, knowns, seed, out)
+        })
+    }
 }
 
 /// `fmi2SetRealInputDerivatives`: not provided (`canInterpolateInputs="false"`).

@@ -1,11 +1,11 @@
 //! The exported functions of FMI 3.0 (`fmi3Functions.h`), Model Exchange and Co-Simulation,
 //! over the same [`Instance`] as FMI 2.0. Co-Simulation runs without event mode (events are
 //! handled inside `fmi3DoStep`, which never returns early); clocks, scheduled execution,
-//! configuration mode, the adjoint and directional derivatives and the FMU state are not
+//! configuration mode, the adjoint derivatives and the FMU state are not
 //! provided, and the model description says so; the types EQM has no variables of (Float32,
 //! the 8-, 16- and 64-bit integers, String, Binary) accept only empty requests.
 
-use crate::abi::{get, not_provided, set, with};
+use crate::abi::{directional, get, not_provided, set, with};
 use crate::abi_exchange::{
     fmi2CompletedIntegratorStep, fmi2EnterContinuousTimeMode, fmi2EnterEventMode, fmi2GetContinuousStates,
     fmi2GetDerivatives, fmi2GetEventIndicators, fmi2GetNominalsOfContinuousStates, fmi2SetContinuousStates,
@@ -704,6 +704,36 @@ pub unsafe extern "C" fn fmi3GetNominalsOfContinuousStates(c: *mut c_void, nomin
     unsafe { fmi2GetNominalsOfContinuousStates(c, nominals, n) }
 }
 
+/// `fmi3GetDirectionalDerivative`: the derivatives of the unknowns along the seed over the
+/// knowns.
+///
+/// # Safety
+/// `c` is null or a live instance of ours; each array is null or as long as its count.
+// SAFETY: exported under its FMI name, once; its callers follow the contract above.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi3GetDirectionalDerivative(
+    c: *mut c_void,
+    unknowns: *const c_uint,
+    n_unknowns: usize,
+    knowns: *const c_uint,
+    n_knowns: usize,
+    seed: *const f64,
+    n_seed: usize,
+    sensitivity: *mut f64,
+    n_sensitivity: usize,
+) -> Status {
+    // SAFETY: by the caller's contract.
+    unsafe {
+        directional(
+            c,
+            (unknowns, n_unknowns),
+            (knowns, n_knowns),
+            (seed, n_seed),
+            (sensitivity, n_sensitivity),
+        )
+    }
+}
+
 /// Writes the number `pick` takes from the model's dimensions into `out`.
 ///
 /// # Safety
@@ -769,7 +799,6 @@ not_provided! {
     fmi3SerializedFMUStateSize(s: *mut c_void, n: *mut usize) => "serializing the FMU state";
     fmi3SerializeFMUState(s: *mut c_void, b: *mut u8, n: usize) => "serializing the FMU state";
     fmi3DeserializeFMUState(b: *const u8, n: usize, s: *mut *mut c_void) => "deserializing an FMU state";
-    fmi3GetDirectionalDerivative(u: *const c_uint, nu: usize, k: *const c_uint, nk: usize, s: *const f64, ns: usize, o: *mut f64, no: usize) => "directional derivatives";
     fmi3GetAdjointDerivative(u: *const c_uint, nu: usize, k: *const c_uint, nk: usize, s: *const f64, ns: usize, o: *mut f64, no: usize) => "adjoint derivatives";
     fmi3EnterConfigurationMode() => "configuration mode";
     fmi3ExitConfigurationMode() => "configuration mode";

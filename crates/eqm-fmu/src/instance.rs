@@ -11,7 +11,7 @@ use crate::load::Compile;
 use crate::variables::{Causality, Kind, Variable, Variables};
 use eqm::fmi::FmiSource;
 use eqm::pipeline::ir::slot::Slot;
-use eqm::{Advanced, Model, ModelExchange, RunError, RunSettings, SourceMap, StepPlan, SteppedRun};
+use eqm::{Advanced, Known, Model, ModelExchange, RunError, RunSettings, SourceMap, StepPlan, SteppedRun};
 use self_cell::self_cell;
 
 /// Why a call failed: its message for the importer's logger, and whether the run can go on
@@ -57,6 +57,19 @@ impl Run<'_> {
         match self {
             Run::Steps(run) => run.value_in(slot),
             Run::Exchange(run) => run.value_in(slot),
+        }
+    }
+
+    fn directional(
+        &mut self,
+        unknowns: &[Slot],
+        knowns: &[Known],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), RunError> {
+        match self {
+            Run::Steps(run) => run.directional_derivative(unknowns, knowns, seed, out),
+            Run::Exchange(run) => run.directional_derivative(unknowns, knowns, seed, out),
         }
     }
 
@@ -268,6 +281,59 @@ impl Instance {
             }),
             Phase::Broken => Err(broken_instance()),
         }
+    }
+
+    /// `GetDirectionalDerivative`: the derivatives of the variables `unknowns` along `seed` over
+    /// the states, inputs and parameters `knowns`, at the current point.
+    pub fn directional_derivative(
+        &mut self,
+        unknowns: &[u32],
+        knowns: &[u32],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), Error> {
+        let unknowns: Vec<Slot> = unknowns
+            .iter()
+            .map(|&r| {
+                let variable = self.variables.get(r).ok_or_else(|| unknown_reference(r))?;
+                match variable.source {
+                    FmiSource::Time => Ok(Slot::Time),
+                    FmiSource::Variable { slot, .. } => Ok(slot),
+                    FmiSource::Derivative { state } => Ok(Slot::Der(state)),
+                    FmiSource::EventIndicator { .. } => Err(Error::Error(format!(
+                        "`{}` has no directional derivative",
+                        variable.name
+                    ))),
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        let knowns: Vec<Known> = knowns
+            .iter()
+            .map(|&r| {
+                let variable = self.variables.get(r).ok_or_else(|| unknown_reference(r))?;
+                match variable.source {
+                    FmiSource::Variable {
+                        slot: Slot::State(i), ..
+                    } => Ok(Known::State(i)),
+                    FmiSource::Variable {
+                        slot: Slot::Param(_), ..
+                    } => Ok(Known::Parameter(variable.name.clone())),
+                    _ => Err(Error::Error(format!(
+                        "`{}` is no state, input or parameter: a directional derivative is taken with respect to those",
+                        variable.name
+                    ))),
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        let Phase::Running(running) = &mut self.phase else {
+            return Err(Error::Error(
+                "directional derivatives are taken once the initialization has started".into(),
+            ));
+        };
+        let sources = &self.sources;
+        running
+            .with_dependent_mut(|_, run| run.directional(&unknowns, &knowns, seed, out))
+            .map_err(|e| Error::Error(rendered(&e, sources)))
     }
 
     /// Checks that every variable of `refs` is of `kind` (an Integer is not read as a Real).

@@ -97,7 +97,7 @@ pub use result_files::{ResultFileInfo, ResultFormat, ResultWriter, result_writer
 pub use results::{Column, CsvWriter, RowSink, SimulationResult};
 pub use run::{DEFAULT_MAX_ROWS, RunError, RunSettings};
 pub use session::{CheckSummary, LibraryPath, ModelInfo, ModelOptions, Session};
-pub use stepped::{Advanced, EventOutcome, ModelExchange, StepPlan, SteppedRun};
+pub use stepped::{Advanced, EventOutcome, Known, ModelExchange, StepPlan, SteppedRun};
 pub use sweep::{Sweep, SweepAxis, SweepError, SweepRun};
 
 pub use eqm_compile::analysis::{Analysis, FormChoice, IndexForm};

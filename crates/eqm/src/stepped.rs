@@ -21,7 +21,7 @@ use eqm_sim::native::NativeCode;
 use eqm_sim::simulate::{Backend, Exchange, Stepping};
 use std::sync::Arc;
 
-pub use eqm_sim::simulate::{Advanced, EventOutcome};
+pub use eqm_sim::simulate::{Advanced, EventOutcome, Known};
 
 /// A run advanced by its caller; see the module documentation.
 pub struct SteppedRun<'m> {
@@ -57,6 +57,9 @@ impl Model {
         }
         let options = self.run_options(settings, &[])?;
         let _ = self.prepare_jacobian(&options);
+        // Directional derivatives take the states' block from the symbolic Jacobian; a model
+        // whose Jacobian cannot be built takes central differences instead.
+        let _ = self.prepare_symbolic_jacobian();
         let native = match options.backend {
             Backend::Auto => self.native().0,
             Backend::Interpreter => None,
@@ -130,6 +133,19 @@ impl SteppedRun<'_> {
     /// The states at the current point.
     pub fn states(&self) -> &[f64] {
         self.stepping.states()
+    }
+
+    /// The derivative of each of `unknowns` along `seed` over `knowns` (states, parameters and
+    /// inputs) at the current point, into `out`.
+    pub fn directional_derivative(
+        &mut self,
+        unknowns: &[Slot],
+        knowns: &[Known],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), RunError> {
+        check_directional(unknowns, knowns, seed, out)?;
+        self.stepping.directional(unknowns, knowns, seed, out)
     }
 
     /// Ends the run at the current point: the final event, where `terminal()` is true.
@@ -220,6 +236,34 @@ impl ModelExchange<'_> {
     pub fn value_in(&mut self, slot: Slot) -> Result<f64, RunError> {
         self.exchange.value(slot)
     }
+
+    /// The derivative of each of `unknowns` along `seed` over `knowns` (states, parameters and
+    /// inputs) at the current point, into `out`.
+    pub fn directional_derivative(
+        &mut self,
+        unknowns: &[Slot],
+        knowns: &[Known],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), RunError> {
+        check_directional(unknowns, knowns, seed, out)?;
+        self.exchange.directional(unknowns, knowns, seed, out)
+    }
+}
+
+/// Checks the lengths of a directional derivative's arrays: a seed per known, a result per
+/// unknown.
+fn check_directional(unknowns: &[Slot], knowns: &[Known], seed: &[f64], out: &[f64]) -> Result<(), RunError> {
+    if seed.len() != knowns.len() || out.len() != unknowns.len() {
+        return Err(RunError::Settings(format!(
+            "a directional derivative takes a seed per known ({} knowns, {} seeds) and gives a value per unknown ({} unknowns, room for {})",
+            knowns.len(),
+            seed.len(),
+            unknowns.len(),
+            out.len()
+        )));
+    }
+    Ok(())
 }
 
 /// Where the value of variable `name` of `model` is.

@@ -220,3 +220,79 @@ fn model_exchange_gives_the_field_at_the_importers_points() {
         fmi2FreeInstance(c);
     }
 }
+
+/// Directional derivatives through `fmi2GetDirectionalDerivative` against finite differences the
+/// test takes itself through the C functions: of the state derivatives with respect to the
+/// states (Model Exchange), and of an output with respect to a state and an input.
+#[test]
+fn directional_derivatives_agree_with_finite_differences_through_the_c_functions() {
+    let text = "model Partials
+  parameter Real a = 0.5;
+  input Real u(start = 3);
+  output Real y;
+  Real x1(start = 1, fixed = true);
+  Real x2(start = 2, fixed = true);
+equation
+  der(x1) = -a*x1 + sin(x2);
+  der(x2) = u*x1*x1;
+  y = x1*x2 + u^2;
+end Partials;";
+    let (dir, guid) = exported(text, "Partials");
+    let c = instantiate_as(&dir, &guid, 0);
+    let r = |name: &str| reference(&dir, name);
+    // SAFETY: a live instance; every array has the length passed with it.
+    unsafe {
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 0, 0.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        let derivatives_at = |x: [f64; 2]| {
+            assert_eq!(fmi2SetContinuousStates(c, x.as_ptr(), 2), OK);
+            let mut dx = [0.0; 2];
+            assert_eq!(fmi2GetDerivatives(c, dx.as_mut_ptr(), 2), OK);
+            dx
+        };
+        let x = [0.7, 1.3];
+        let (unknowns, knowns) = ([r("der(x1)"), r("der(x2)")], [r("x1"), r("x2")]);
+        for seed in [[1.0, 0.0], [0.0, 1.0], [0.3, -2.0]] {
+            derivatives_at(x);
+            let mut sensitivity = [0.0; 2];
+            let status = fmi2GetDirectionalDerivative(
+                c,
+                unknowns.as_ptr(),
+                2,
+                knowns.as_ptr(),
+                2,
+                seed.as_ptr(),
+                sensitivity.as_mut_ptr(),
+            );
+            assert_eq!(status, OK);
+            let h = 1e-6;
+            let plus = derivatives_at([x[0] + h * seed[0], x[1] + h * seed[1]]);
+            let minus = derivatives_at([x[0] - h * seed[0], x[1] - h * seed[1]]);
+            for k in 0..2 {
+                let difference = (plus[k] - minus[k]) / (2.0 * h);
+                assert!(
+                    (sensitivity[k] - difference).abs() < 1e-7,
+                    "seed {seed:?}: {sensitivity:?} against {difference}"
+                );
+            }
+        }
+        // dy/du = 2u = 6 and dy/dx2 = x1 = 0.7 at x = (0.7, 1.3).
+        derivatives_at(x);
+        let mut dy = [0.0];
+        let status = fmi2GetDirectionalDerivative(
+            c,
+            &r("y"),
+            1,
+            [r("x2"), r("u")].as_ptr(),
+            2,
+            [1.0, 1.0].as_ptr(),
+            dy.as_mut_ptr(),
+        );
+        assert_eq!(status, OK);
+        assert!((dy[0] - 6.7).abs() < 1e-7, "{dy:?}");
+        let status = fmi2GetDirectionalDerivative(c, &r("y"), 1, &r("der(x1)"), 1, [1.0].as_ptr(), dy.as_mut_ptr());
+        assert_eq!(status, ERROR, "a derivative is no known");
+        fmi2FreeInstance(c);
+    }
+}

@@ -13,6 +13,7 @@
 //! (a caller's integrator meets a sliding surface as events in quick succession) and records
 //! no `delay` history: a model with delays is not run here.
 
+use super::directional::{Known, Point, directional};
 use super::{Prepared, prepare_run};
 use crate::failure::{FailurePoint, hybrid_failure};
 use crate::hybrid::{HybridError, HybridModel, HybridOutcome, Resumable};
@@ -204,6 +205,25 @@ impl<'p> Exchange<'p> {
         self.rows.set_param(name, value).map_err(model_error)?;
         self.evaluated = false;
         Ok(())
+    }
+
+    /// The derivative of each of `unknowns` along `seed` over `knowns` at the current point,
+    /// into `out` (see [`Known`]).
+    pub fn directional(
+        &mut self,
+        unknowns: &[Slot],
+        knowns: &[Known],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), SimError> {
+        let discrete: Vec<(u32, f64)> = self.model.discrete_values().collect();
+        let point = Point {
+            t: self.t,
+            x: &self.x,
+            discrete: &discrete,
+        };
+        self.evaluated = false;
+        directional(&mut self.rows, &point, unknowns, knowns, seed, out)
     }
 
     /// The value in `slot` at the current point.

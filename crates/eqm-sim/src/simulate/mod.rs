@@ -19,10 +19,12 @@
 //! columns), `jacobian` (the Jacobian a run needs, the projection's gain and setup),
 //! `state_choice` (the check of a dummy-derivative form's state choice), `rows` (the row
 //! writer), `stepping` (a run its caller advances step by step, for co-simulation) and
-//! `exchange` (a model its caller integrates, for Model Exchange). The
+//! `exchange` (a model its caller integrates, for Model Exchange), with `directional` (the
+//! directional derivatives of both). The
 //! vocabulary of a run lives in `crate::run` and is re-exported here.
 
 mod columns;
+mod directional;
 mod exchange;
 mod jacobian;
 mod rows;
@@ -34,6 +36,7 @@ pub use crate::run::{
     Backend, InvariantReport, RecoveryNote, RunOptions, RunSink, SimError, Stabilize, Summary, Switch, Watch,
 };
 pub use columns::{Columns, columns};
+pub use directional::Known;
 pub use exchange::{EventOutcome, Exchange};
 pub use jacobian::{default_gain, prepare};
 pub use stepping::{Advanced, Stepping};

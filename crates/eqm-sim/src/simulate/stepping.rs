@@ -10,6 +10,7 @@
 //! It deliberately writes no rows and chooses no settings: the library decides them, and a
 //! variable-structure model (one that switches programs) is not run here.
 
+use super::directional::{Known, Point, directional};
 use super::{Prepared, integrator_options, prepare_run};
 use crate::failure::{failure_point, hybrid_failure};
 use crate::hybrid::{HybridModel, HybridOutcome, Resumable};
@@ -168,6 +169,25 @@ impl<'p> Stepping<'p> {
             Slot::Param(i) => self.rows.p()[i as usize],
             Slot::Work(i) => self.rows.work()[i as usize],
         })
+    }
+
+    /// The derivative of each of `unknowns` along `seed` over `knowns` at the current point,
+    /// into `out` (see [`Known`]).
+    pub fn directional(
+        &mut self,
+        unknowns: &[Slot],
+        knowns: &[Known],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), SimError> {
+        let discrete: Vec<(u32, f64)> = self.model.discrete_values().collect();
+        let point = Point {
+            t: self.time(),
+            x: &self.x,
+            discrete: &discrete,
+        };
+        self.evaluated = false;
+        directional(&mut self.rows, &point, unknowns, knowns, seed, out)
     }
 
     /// The states at the current point.

@@ -330,3 +330,64 @@ end Count;",
     assert_eq!(m.value("n").unwrap(), 2.0);
     assert!((outcome.next_time_event.unwrap() - 0.6).abs() < 1e-12, "{outcome:?}");
 }
+
+/// Directional derivatives at a point, against the partial derivatives by hand: those of the
+/// state derivatives with respect to the states (from the symbolic Jacobian), and of an output
+/// with respect to the states and an input (central differences), in a stepped run and in a
+/// model integrated by its caller alike.
+#[test]
+fn directional_derivatives_match_the_partial_derivatives_by_hand() {
+    let text = "model Partials
+  parameter Real a = 0.5;
+  input Real u(start = 3);
+  output Real y;
+  Real x1(start = 1, fixed = true);
+  Real x2(start = 2, fixed = true);
+equation
+  der(x1) = -a*x1 + x2;
+  der(x2) = u*x1;
+  y = x1*x2 + u^2;
+end Partials;";
+    use eqm::Known;
+    use eqm::pipeline::ir::slot::Slot;
+    let check = |derivative: &mut dyn FnMut(&[Slot], &[Known], &[f64], &mut [f64])| {
+        // d(der(x))/dx · (1, -2) = (-a·1 + 1·(-2), u·1) = (-2.5, 3).
+        let mut out = [0.0; 2];
+        derivative(
+            &[Slot::Der(0), Slot::Der(1)],
+            &[Known::State(0), Known::State(1)],
+            &[1.0, -2.0],
+            &mut out,
+        );
+        assert_eq!(out, [-2.5, 3.0]);
+    };
+    let mut model = compile(text);
+    let y_slot = {
+        let plan = model.plan_stepped(&tight(1.0)).unwrap();
+        let run = model.start_stepped(&plan).unwrap();
+        run.slot("y").unwrap()
+    };
+    let knowns = [Known::State(0), Known::State(1), Known::Parameter("u".into())];
+    let plan = model.plan_stepped(&tight(1.0)).unwrap();
+    let mut run = model.start_stepped(&plan).unwrap();
+    check(&mut |u, k, s, o| run.directional_derivative(u, k, s, o).unwrap());
+    // dy along (dx1, dx2, du) = (1, 0, 0): x2 = 2; (0, 0, 1): 2u = 6; (0, 1, 1): x1 + 2u = 7.
+    for (seed, expected) in [([1.0, 0.0, 0.0], 2.0), ([0.0, 0.0, 1.0], 6.0), ([0.0, 1.0, 1.0], 7.0)] {
+        let mut out = [0.0];
+        run.directional_derivative(&[y_slot], &knowns, &seed, &mut out).unwrap();
+        assert!((out[0] - expected).abs() < 1e-8, "dy along {seed:?} = {}", out[0]);
+    }
+    // Taking a derivative changes nothing: the input is back at its value.
+    assert_eq!(run.value("u").unwrap(), 3.0);
+    assert_eq!(run.value("y").unwrap(), 11.0);
+    drop(run);
+    let mut exchanged = model.start_exchange(&plan).unwrap();
+    check(&mut |u, k, s, o| exchanged.directional_derivative(u, k, s, o).unwrap());
+    let mut out = [0.0];
+    exchanged
+        .directional_derivative(&[y_slot], &knowns, &[0.0, 1.0, 1.0], &mut out)
+        .unwrap();
+    assert!((out[0] - 7.0).abs() < 1e-8, "{}", out[0]);
+    let wrong = exchanged.directional_derivative(&[y_slot], &knowns, &[1.0], &mut out);
+    assert!(wrong.is_err(), "a seed per known");
+}
