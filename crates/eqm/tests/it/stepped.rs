@@ -331,6 +331,9 @@ end Count;",
     assert!((outcome.next_time_event.unwrap() - 0.6).abs() < 1e-12, "{outcome:?}");
 }
 
+/// A directional derivative of a run: `(unknowns, knowns, seed, out)`.
+type Derivative<'a> = dyn FnMut(&[eqm::pipeline::ir::slot::Slot], &[eqm::Known], &[f64], &mut [f64]) + 'a;
+
 /// Directional derivatives at a point, against the partial derivatives by hand: those of the
 /// state derivatives with respect to the states (from the symbolic Jacobian), and of an output
 /// with respect to the states and an input (central differences), in a stepped run and in a
@@ -350,7 +353,7 @@ equation
 end Partials;";
     use eqm::Known;
     use eqm::pipeline::ir::slot::Slot;
-    let check = |derivative: &mut dyn FnMut(&[Slot], &[Known], &[f64], &mut [f64])| {
+    let check = |derivative: &mut Derivative<'_>| {
         // d(der(x))/dx · (1, -2) = (-a·1 + 1·(-2), u·1) = (-2.5, 3).
         let mut out = [0.0; 2];
         derivative(
