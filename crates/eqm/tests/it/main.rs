@@ -21,6 +21,7 @@ mod external;
 mod external_objects;
 mod external_outputs;
 mod external_sources;
+mod fmi_description;
 mod fixed_step;
 mod friction;
 mod function_derivatives;
