@@ -188,6 +188,26 @@ fn only_fmi2_co_simulation_is_supported_and_variable_structure_is_refused() {
         assert_eq!(fmi::supported(version, kind).unwrap_err().code, "E0901");
     }
     assert!(fmi::exportable(&compile("BouncingBall.eqm")).is_ok());
+    // A clutch whose equations change with `locked` is a variable-structure model.
+    let clutch = super::compile(
+        "model Clutch
+  Real v1(start = 0, fixed = true);
+  Real v2(start = 0);
+  Real f;
+  Boolean locked = time < 1;
+equation
+  der(v1) = 1 - f;
+  der(v2) = f;
+  if locked then
+    v1 = v2;
+  else
+    f = 0;
+  end if;
+end Clutch;
+",
+    );
+    assert!(clutch.variable_structure().is_some());
+    assert_eq!(fmi::exportable(&clutch).unwrap_err().code, "E0902");
 }
 
 #[test]
