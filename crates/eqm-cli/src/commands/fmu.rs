@@ -96,7 +96,9 @@ fn export_error(message: String) -> Diagnostic {
 /// The runtime library: next to the executable, in its `deps/` directory, or at
 /// `EQM_FMU_RUNTIME`.
 fn find_runtime() -> Result<PathBuf, String> {
-    let exe_dir = std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_path_buf));
+    let exe_dir = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf));
     let mut looked = Vec::new();
     if let Some(dir) = exe_dir {
         for candidate in [dir.join(RUNTIME), dir.join("deps").join(RUNTIME)] {

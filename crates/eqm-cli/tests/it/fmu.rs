@@ -25,7 +25,10 @@ fn fmu(args: &[&str], runtime: &Path) -> (i32, String) {
         .env("NO_COLOR", "1")
         .output()
         .expect("eqm runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// The names in a zip file's central directory, in order.
@@ -67,7 +70,10 @@ fn fmi2_co_simulation_is_written_with_description_runtime_and_sources() {
         ]
     );
     // The same export again gives the same bytes.
-    let (code, _) = fmu(&["examples/fmi/VanDerPol.eqm", "--out", out.to_str().unwrap()], &runtime);
+    let (code, _) = fmu(
+        &["examples/fmi/VanDerPol.eqm", "--out", out.to_str().unwrap()],
+        &runtime,
+    );
     assert_eq!(code, 0);
     assert_eq!(std::fs::read(&out).unwrap(), bytes);
     let _ = std::fs::remove_dir_all(&dir);

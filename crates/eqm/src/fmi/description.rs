@@ -147,7 +147,13 @@ fn model_part(model: &Model, variables: &[FmiVariable], version: FmiVersion) -> 
                 }
                 let _ = writeln!(xml, "    <{tag}>");
                 for (vr, deps) in unknowns {
-                    unknown(xml, "      <Unknown", "index", index(*vr), deps.as_ref().map(|d| d.iter().map(|&k| index(k))));
+                    unknown(
+                        xml,
+                        "      <Unknown",
+                        "index",
+                        index(*vr),
+                        deps.as_ref().map(|d| d.iter().map(|&k| index(k))),
+                    );
                 }
                 let _ = writeln!(xml, "    </{tag}>");
             };
@@ -162,14 +168,32 @@ fn model_part(model: &Model, variables: &[FmiVariable], version: FmiVersion) -> 
                 unknown(&mut xml, "    <Output", "valueReference", *vr, deps.as_ref().map(same));
             }
             for (vr, deps) in &structure.derivatives {
-                unknown(&mut xml, "    <ContinuousStateDerivative", "valueReference", *vr, deps.as_ref().map(same));
+                unknown(
+                    &mut xml,
+                    "    <ContinuousStateDerivative",
+                    "valueReference",
+                    *vr,
+                    deps.as_ref().map(same),
+                );
             }
             for &vr in &initial_unknowns {
-                unknown(&mut xml, "    <InitialUnknown", "valueReference", vr, None::<std::iter::Empty<u32>>);
+                unknown(
+                    &mut xml,
+                    "    <InitialUnknown",
+                    "valueReference",
+                    vr,
+                    None::<std::iter::Empty<u32>>,
+                );
             }
             for v in variables {
                 if let FmiSource::EventIndicator { .. } = v.source {
-                    unknown(&mut xml, "    <EventIndicator", "valueReference", v.value_reference, None::<std::iter::Empty<u32>>);
+                    unknown(
+                        &mut xml,
+                        "    <EventIndicator",
+                        "valueReference",
+                        v.value_reference,
+                        None::<std::iter::Empty<u32>>,
+                    );
                 }
             }
         }
@@ -207,7 +231,10 @@ fn interfaces(xml: &mut String, options: &DescriptionOptions) {
     let common: [(&str, bool); 5] = if fmi3 {
         [
             ("needsExecutionTool", c.needs_execution_tool),
-            ("canBeInstantiatedOnlyOncePerProcess", c.can_be_instantiated_only_once_per_process),
+            (
+                "canBeInstantiatedOnlyOncePerProcess",
+                c.can_be_instantiated_only_once_per_process,
+            ),
             ("canGetAndSetFMUState", c.can_get_and_set_fmu_state),
             ("canSerializeFMUState", c.can_serialize_fmu_state),
             ("providesDirectionalDerivatives", c.provides_directional_derivatives),
@@ -215,7 +242,10 @@ fn interfaces(xml: &mut String, options: &DescriptionOptions) {
     } else {
         [
             ("needsExecutionTool", c.needs_execution_tool),
-            ("canBeInstantiatedOnlyOncePerProcess", c.can_be_instantiated_only_once_per_process),
+            (
+                "canBeInstantiatedOnlyOncePerProcess",
+                c.can_be_instantiated_only_once_per_process,
+            ),
             ("canGetAndSetFMUstate", c.can_get_and_set_fmu_state),
             ("canSerializeFMUstate", c.can_serialize_fmu_state),
             ("providesDirectionalDerivative", c.provides_directional_derivatives),
@@ -226,7 +256,10 @@ fn interfaces(xml: &mut String, options: &DescriptionOptions) {
         flags.push(("providesAdjointDerivatives", c.provides_adjoint_derivatives));
         flags.push(("providesEvaluateDiscreteStates", c.provides_evaluate_discrete_states));
     } else {
-        flags.push(("canNotUseMemoryManagementFunctions", c.can_not_use_memory_management_functions));
+        flags.push((
+            "canNotUseMemoryManagementFunctions",
+            c.can_not_use_memory_management_functions,
+        ));
     }
     let write = |xml: &mut String, tag: &str, extra: &[(&str, bool)]| {
         let _ = write!(xml, "  <{tag}");
@@ -237,7 +270,11 @@ fn interfaces(xml: &mut String, options: &DescriptionOptions) {
             }
         }
         if tag == "CoSimulation" && c.max_output_derivative_order > 0 {
-            attribute(xml, "maxOutputDerivativeOrder", &c.max_output_derivative_order.to_string());
+            attribute(
+                xml,
+                "maxOutputDerivativeOrder",
+                &c.max_output_derivative_order.to_string(),
+            );
         }
         xml.push_str("/>\n");
     };
@@ -245,13 +282,19 @@ fn interfaces(xml: &mut String, options: &DescriptionOptions) {
         let step = if fmi3 {
             ("needsCompletedIntegratorStep", !c.completed_integrator_step_not_needed)
         } else {
-            ("completedIntegratorStepNotNeeded", c.completed_integrator_step_not_needed)
+            (
+                "completedIntegratorStepNotNeeded",
+                c.completed_integrator_step_not_needed,
+            )
         };
         write(xml, "ModelExchange", &[step]);
     }
     if options.kinds.cs {
         let mut extra = vec![
-            ("canHandleVariableCommunicationStepSize", c.can_handle_variable_communication_step_size),
+            (
+                "canHandleVariableCommunicationStepSize",
+                c.can_handle_variable_communication_step_size,
+            ),
             ("canInterpolateInputs", c.can_interpolate_inputs),
         ];
         if fmi3 {
@@ -259,7 +302,10 @@ fn interfaces(xml: &mut String, options: &DescriptionOptions) {
                 ("hasEventMode", c.has_event_mode),
                 ("providesIntermediateUpdate", c.provides_intermediate_update),
                 ("mightReturnEarlyFromDoStep", c.might_return_early_from_do_step),
-                ("canReturnEarlyAfterIntermediateUpdate", c.can_return_early_after_intermediate_update),
+                (
+                    "canReturnEarlyAfterIntermediateUpdate",
+                    c.can_return_early_after_intermediate_update,
+                ),
             ]);
         } else {
             extra.push(("canRunAsynchronuously", c.can_run_asynchronously));
@@ -270,7 +316,11 @@ fn interfaces(xml: &mut String, options: &DescriptionOptions) {
 
 /// Every unit the variables use, once, in name order, with its base units where known.
 fn unit_definitions(xml: &mut String, variables: &[FmiVariable]) {
-    let mut units: Vec<&str> = variables.iter().filter_map(|v| v.unit.as_deref()).filter(|u| !u.is_empty()).collect();
+    let mut units: Vec<&str> = variables
+        .iter()
+        .filter_map(|v| v.unit.as_deref())
+        .filter(|u| !u.is_empty())
+        .collect();
     units.sort_unstable();
     units.dedup();
     if units.is_empty() {

@@ -93,7 +93,9 @@ pub fn structure(model: &Model, variables: &[FmiVariable]) -> Structure {
             let deps = match v.source {
                 // An output that is a state is known itself: it has no dependencies (the
                 // convention of FMI's own examples).
-                FmiSource::Variable { slot: Slot::State(_), .. } => Some(Vec::new()),
+                FmiSource::Variable {
+                    slot: Slot::State(_), ..
+                } => Some(Vec::new()),
                 FmiSource::Variable { slot, .. } => pass.of(slot),
                 _ => None,
             };

@@ -186,7 +186,14 @@ struct Role {
 }
 
 /// The FMI attributes of program variable `var` in `slot`.
-fn describe(program: &ExecProgram, name: &str, var: VarId, slot: Slot, value_reference: u32, role: &Role) -> FmiVariable {
+fn describe(
+    program: &ExecProgram,
+    name: &str,
+    var: VarId,
+    slot: Slot,
+    value_reference: u32,
+    role: &Role,
+) -> FmiVariable {
     let symbol = program.symbols().get(var);
     let ty = match symbol.ty {
         ScalarType::Integer => FmiType::Integer,
@@ -226,7 +233,12 @@ fn describe(program: &ExecProgram, name: &str, var: VarId, slot: Slot, value_ref
             } else {
                 FmiVariability::Tunable
             };
-            (FmiCausality::Parameter, variability, Some(FmiInitial::Exact), parameter_value)
+            (
+                FmiCausality::Parameter,
+                variability,
+                Some(FmiInitial::Exact),
+                parameter_value,
+            )
         }
         VarKind::State if !eliminated => {
             let exact = fixed || role.initialized_by_starts;
@@ -235,19 +247,31 @@ fn describe(program: &ExecProgram, name: &str, var: VarId, slot: Slot, value_ref
                 Some(_) => FmiInitial::Approx,
                 None => FmiInitial::Calculated,
             };
-            let causality = if role.output { FmiCausality::Output } else { FmiCausality::Local };
+            let causality = if role.output {
+                FmiCausality::Output
+            } else {
+                FmiCausality::Local
+            };
             (causality, FmiVariability::Continuous, Some(initial), literal_start)
         }
         VarKind::Discrete if !eliminated => {
             let variability = FmiVariability::Discrete;
-            let causality = if role.output { FmiCausality::Output } else { FmiCausality::Local };
+            let causality = if role.output {
+                FmiCausality::Output
+            } else {
+                FmiCausality::Local
+            };
             match literal_start {
                 Some(value) if fixed => (causality, variability, Some(FmiInitial::Exact), Some(value)),
                 _ => (causality, variability, Some(FmiInitial::Calculated), None),
             }
         }
         _ => {
-            let causality = if role.output { FmiCausality::Output } else { FmiCausality::Local };
+            let causality = if role.output {
+                FmiCausality::Output
+            } else {
+                FmiCausality::Local
+            };
             (causality, continuous, Some(FmiInitial::Calculated), None)
         }
     };

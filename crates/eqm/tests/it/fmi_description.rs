@@ -31,13 +31,20 @@ fn find<'v>(vars: &'v [FmiVariable], name: &str) -> &'v FmiVariable {
 /// Asserts causality, variability, initial and start of variable `name`.
 fn expect(vars: &[FmiVariable], name: &str, c: C, v: V, i: Option<I>, start: Option<f64>) {
     let var = find(vars, name);
-    assert_eq!((var.causality, var.variability, var.initial, var.start), (c, v, i, start), "{name}");
+    assert_eq!(
+        (var.causality, var.variability, var.initial, var.start),
+        (c, v, i, start),
+        "{name}"
+    );
 }
 
 /// The dependencies of unknown `name` among `list`, as variable names.
 fn deps_of(vars: &[FmiVariable], list: &[(u32, fmi::Dependencies)], name: &str) -> Option<Vec<String>> {
     let vr = find(vars, name).value_reference;
-    let (_, deps) = list.iter().find(|(r, _)| *r == vr).unwrap_or_else(|| panic!("`{name}` is not listed"));
+    let (_, deps) = list
+        .iter()
+        .find(|(r, _)| *r == vr)
+        .unwrap_or_else(|| panic!("`{name}` is not listed"));
     deps.as_ref().map(|d| {
         let mut names: Vec<String> = d.iter().map(|&r| vars[r as usize].name.clone()).collect();
         names.sort();
@@ -87,7 +94,10 @@ fn van_der_pol_derivatives_depend_on_the_states_they_read() {
     expect(&vars, "x0", C::Output, V::Continuous, Some(I::Exact), Some(2.0));
     expect(&vars, "x1", C::Output, V::Continuous, Some(I::Exact), Some(0.0));
     expect(&vars, "mu", C::Parameter, V::Tunable, Some(I::Exact), Some(1.0));
-    assert_eq!(find(&vars, "der(x1)").derivative_of, Some(find(&vars, "x1").value_reference));
+    assert_eq!(
+        find(&vars, "der(x1)").derivative_of,
+        Some(find(&vars, "x1").value_reference)
+    );
 }
 
 #[test]
@@ -105,8 +115,14 @@ fn bouncing_ball_has_one_event_indicator_and_a_reinit_state() {
     assert_eq!(model.program().events().surfaces.len(), 1);
     let fmi2 = fmi::model_description(&model, &options(FmiVersion::Fmi2));
     assert!(fmi2.contains("numberOfEventIndicators=\"1\""), "{fmi2}");
-    assert!(fmi2.contains("<Unit name=\"m/s2\">\n      <BaseUnit m=\"1\" s=\"-2\"/>"), "{fmi2}");
-    assert!(fmi2.contains("<DefaultExperiment startTime=\"0\" stopTime=\"3\" stepSize=\"0.01\"/>"), "{fmi2}");
+    assert!(
+        fmi2.contains("<Unit name=\"m/s2\">\n      <BaseUnit m=\"1\" s=\"-2\"/>"),
+        "{fmi2}"
+    );
+    assert!(
+        fmi2.contains("<DefaultExperiment startTime=\"0\" stopTime=\"3\" stepSize=\"0.01\"/>"),
+        "{fmi2}"
+    );
     let fmi3 = fmi::model_description(&model, &options(FmiVersion::Fmi3));
     assert_eq!(fmi3.matches("<EventIndicator ").count(), 1, "{fmi3}");
     assert!(fmi3.contains("fmiVersion=\"3.0\"") && fmi3.contains("instantiationToken=\"{"));
@@ -116,13 +132,41 @@ fn bouncing_ball_has_one_event_indicator_and_a_reinit_state() {
 fn feedthrough_inputs_and_outputs() {
     let model = compile("Feedthrough.eqm");
     let vars = fmi::variables(&model);
-    expect(&vars, "Float64_continuous_input", C::Input, V::Continuous, None, Some(0.0));
+    expect(
+        &vars,
+        "Float64_continuous_input",
+        C::Input,
+        V::Continuous,
+        None,
+        Some(0.0),
+    );
     expect(&vars, "Int32_input", C::Input, V::Discrete, None, Some(0.0));
     expect(&vars, "Boolean_input", C::Input, V::Discrete, None, Some(0.0));
-    expect(&vars, "Float64_continuous_output", C::Output, V::Continuous, Some(I::Calculated), None);
+    expect(
+        &vars,
+        "Float64_continuous_output",
+        C::Output,
+        V::Continuous,
+        Some(I::Calculated),
+        None,
+    );
     expect(&vars, "Int32_output", C::Output, V::Discrete, Some(I::Calculated), None);
-    expect(&vars, "Boolean_output", C::Output, V::Discrete, Some(I::Calculated), None);
-    expect(&vars, "Float64_fixed_parameter", C::Parameter, V::Tunable, Some(I::Exact), Some(0.0));
+    expect(
+        &vars,
+        "Boolean_output",
+        C::Output,
+        V::Discrete,
+        Some(I::Calculated),
+        None,
+    );
+    expect(
+        &vars,
+        "Float64_fixed_parameter",
+        C::Parameter,
+        V::Tunable,
+        Some(I::Exact),
+        Some(0.0),
+    );
     let structure = fmi::structure(&model, &vars);
     for (output, input) in [
         ("Float64_continuous_output", "Float64_continuous_input"),
@@ -158,7 +202,10 @@ fn state_space_dependencies_follow_the_zero_pattern_of_the_matrices() {
     for i in 1..=3 {
         let (x, u) = (format!("x[{i}]"), format!("u[{i}]"));
         assert_eq!(deps_of(&vars, &structure.outputs, &format!("y[{i}]")), names(&[&u, &x]));
-        assert_eq!(deps_of(&vars, &structure.derivatives, &format!("der({x})")), names(&[&u, &x]));
+        assert_eq!(
+            deps_of(&vars, &structure.derivatives, &format!("der({x})")),
+            names(&[&u, &x])
+        );
         expect(&vars, &u, C::Input, V::Continuous, None, Some(i as f64));
     }
     expect(&vars, "C[1,1]", C::Parameter, V::Tunable, Some(I::Exact), Some(1.0));
@@ -221,7 +268,10 @@ fn the_manifest_reads_back() {
     assert_eq!(manifest.parameters, [("k".to_string(), 0.1)]);
     assert_eq!(
         manifest.user_files,
-        [("examples/fmi/Dahlquist.eqm".to_string(), "resources/model/user/0_Dahlquist.eqm".to_string())]
+        [(
+            "examples/fmi/Dahlquist.eqm".to_string(),
+            "resources/model/user/0_Dahlquist.eqm".to_string()
+        )]
     );
     assert!(manifest.library_files.is_empty());
     assert_eq!(fmi::read_manifest(&manifest.to_text()).unwrap(), manifest);
@@ -259,7 +309,14 @@ fn every_reference_model_exports_a_valid_fmu() {
     }
     let dir = std::env::temp_dir().join(format!("eqm-fmi-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for file in ["BouncingBall", "Dahlquist", "Feedthrough", "Stair", "StateSpace", "VanDerPol"] {
+    for file in [
+        "BouncingBall",
+        "Dahlquist",
+        "Feedthrough",
+        "Stair",
+        "StateSpace",
+        "VanDerPol",
+    ] {
         let session = session_of(&format!("{file}.eqm"));
         let model = compile(&format!("{file}.eqm"));
         for version in [FmiVersion::Fmi2, FmiVersion::Fmi3] {
@@ -291,7 +348,10 @@ fn every_reference_model_exports_a_valid_fmu() {
                 "from fmpy.validation import validate_fmu; problems = validate_fmu({:?}); print('\\n'.join(problems)); exit(1 if problems else 0)",
                 path.display().to_string()
             );
-            let out = std::process::Command::new("python3").args(["-c", &script]).output().unwrap();
+            let out = std::process::Command::new("python3")
+                .args(["-c", &script])
+                .output()
+                .unwrap();
             assert!(
                 out.status.success(),
                 "{file} {version:?}: {}{}\n{description}",
