@@ -208,6 +208,27 @@ fn state_space_dependencies_follow_the_zero_pattern_of_the_matrices() {
         );
         expect(&vars, &u, C::Input, V::Continuous, None, Some(i as f64));
     }
+    // The states start at x0, a parameter expression: they are initial unknowns that depend on
+    // x0, and so are the outputs and derivatives.
+    for i in 1..=3 {
+        let (x, u, x0) = (format!("x[{i}]"), format!("u[{i}]"), format!("x0[{i}]"));
+        expect(&vars, &x, C::Local, V::Continuous, Some(I::Calculated), None);
+        assert_eq!(deps_of(&vars, &structure.initial_unknowns, &x), names(&[&x0]));
+        let (a, b, c, d) = (
+            format!("A[{i},{i}]"),
+            format!("B[{i},{i}]"),
+            format!("C[{i},{i}]"),
+            format!("D[{i},{i}]"),
+        );
+        assert_eq!(
+            deps_of(&vars, &structure.initial_unknowns, &format!("der({x})")),
+            names(&[&a, &b, &u, &x0])
+        );
+        assert_eq!(
+            deps_of(&vars, &structure.initial_unknowns, &format!("y[{i}]")),
+            names(&[&c, &d, &u, &x0])
+        );
+    }
     expect(&vars, "C[1,1]", C::Parameter, V::Tunable, Some(I::Exact), Some(1.0));
     expect(&vars, "C[1,2]", C::Parameter, V::Fixed, Some(I::Exact), Some(0.0));
 }
