@@ -383,3 +383,19 @@ fn every_reference_model_exports_a_valid_fmu() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The index-reduced pendulum keeps `der(x)` as a variable of its own: the solver's derivative
+/// of `x` is exposed apart, as `$der(x)`, and every name is unique.
+#[test]
+fn an_index_reduced_model_has_unique_names() {
+    let model = super::compile(&super::example("pendulum.eqm"));
+    let vars = fmi::variables(&model);
+    let mut names: Vec<&str> = vars.iter().map(|v| v.name.as_str()).collect();
+    names.sort_unstable();
+    let before = names.len();
+    names.dedup();
+    assert_eq!(names.len(), before, "a name is given twice");
+    let x = find(&vars, "x").value_reference;
+    assert_eq!(find(&vars, "$der(x)").derivative_of, Some(x));
+    assert_eq!(find(&vars, "der(x)").derivative_of, None);
+}
