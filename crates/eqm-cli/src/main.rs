@@ -64,6 +64,18 @@ fn dispatch(cli: Cli) -> ExitCode {
         Command::Analyze { model, analyze } => commands::analyze::main(&model, &analyze, timings),
         Command::Repl(args) => commands::repl::main(&args, timings),
         Command::Library { package } => commands::library::main(package.as_deref()),
+        Command::Fmu { model, fmi, kind, out } => {
+            let version = if fmi == "3" {
+                eqm::fmi::FmiVersion::Fmi3
+            } else {
+                eqm::fmi::FmiVersion::Fmi2
+            };
+            let kinds = eqm::fmi::Kinds {
+                me: kind != "cs",
+                cs: kind != "me",
+            };
+            commands::fmu::main(&model, version, kinds, out.as_deref(), timings)
+        }
         Command::Compare(args) => commands::compare::main(&commands::compare::CompareArgs {
             result: &args.result,
             reference: &args.reference,

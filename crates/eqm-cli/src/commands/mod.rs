@@ -9,6 +9,7 @@ pub(crate) mod compare;
 pub(crate) mod diagram;
 pub(crate) mod explain;
 pub(crate) mod flatten;
+pub(crate) mod fmu;
 pub(crate) mod library;
 pub(crate) mod repl;
 pub(crate) mod run;

@@ -11,6 +11,7 @@ mod compare;
 mod diagram;
 mod events;
 mod explain;
+mod fmu;
 mod friction;
 mod hostile;
 mod library;

@@ -3,8 +3,7 @@
 //! Input: a compiled [`Model`] and [`DescriptionOptions`] (version, interface kinds, model
 //! identifier, capability flags, generation tool and date). Output: the XML text. The
 //! variables come from [`variables`], the dependencies of outputs and derivatives from
-//! [`structure`]; the initial unknowns are listed without dependencies (FMI then assumes every
-//! known), since the dependencies of the initialization problem are not computed. The GUID (FMI
+//! [`structure`] (a dependency list left out means every known, as FMI reads it). The GUID (FMI
 //! 2) or instantiation token (FMI 3) is a hash of the model's name, variables and structure as
 //! written ([`instantiation_token`]), so the runtime, which compiles the same sources, can
 //! recompute it and refuse an FMU whose model it does not reproduce. Every capability flag is
@@ -131,11 +130,6 @@ fn model_part(model: &Model, variables: &[FmiVariable], version: FmiVersion) -> 
         }
     }
     xml.push_str("  </ModelVariables>\n  <ModelStructure>\n");
-    let initial_unknowns: Vec<u32> = variables
-        .iter()
-        .filter(|v| is_initial_unknown(v))
-        .map(|v| v.value_reference)
-        .collect();
     match version {
         FmiVersion::Fmi2 => {
             // FMI 2 refers to variables by their one-based index in `ModelVariables`, which is
@@ -159,8 +153,7 @@ fn model_part(model: &Model, variables: &[FmiVariable], version: FmiVersion) -> 
             };
             list(&mut xml, "Outputs", &structure.outputs);
             list(&mut xml, "Derivatives", &structure.derivatives);
-            let initial: Vec<(u32, Dependencies)> = initial_unknowns.iter().map(|&vr| (vr, None)).collect();
-            list(&mut xml, "InitialUnknowns", &initial);
+            list(&mut xml, "InitialUnknowns", &structure.initial_unknowns);
         }
         FmiVersion::Fmi3 => {
             let same = |d: &Vec<u32>| d.clone().into_iter();
@@ -176,13 +169,13 @@ fn model_part(model: &Model, variables: &[FmiVariable], version: FmiVersion) -> 
                     deps.as_ref().map(same),
                 );
             }
-            for &vr in &initial_unknowns {
+            for (vr, deps) in &structure.initial_unknowns {
                 unknown(
                     &mut xml,
                     "    <InitialUnknown",
                     "valueReference",
-                    vr,
-                    None::<std::iter::Empty<u32>>,
+                    *vr,
+                    deps.as_ref().map(same),
                 );
             }
             for v in variables {
@@ -211,17 +204,6 @@ fn unknown(xml: &mut String, open: &str, key: &str, reference: u32, deps: Option
         attribute(xml, "dependencies", &text.join(" "));
     }
     xml.push_str("/>\n");
-}
-
-/// FMI's list of initial unknowns: outputs, states and derivatives whose initial value is
-/// computed (approx or calculated), and calculated parameters.
-fn is_initial_unknown(v: &FmiVariable) -> bool {
-    let computed = matches!(v.initial, Some(FmiInitial::Approx | FmiInitial::Calculated));
-    match v.causality {
-        FmiCausality::CalculatedParameter => true,
-        FmiCausality::Output => computed,
-        _ => computed && (v.is_state || v.derivative_of.is_some()),
-    }
 }
 
 /// The `<fmiVersion>`-specific interface elements with their capability flags.

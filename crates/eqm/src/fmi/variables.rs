@@ -10,7 +10,8 @@
 //! 2. every variable with a value, by full name in the program's name order (byte order of the
 //!    names), without the variables the compiler introduced (`$` names) and without String
 //!    variables (they have no numeric slot);
-//! 3. `der(x)` for each state `x`, in the order of the state vector;
+//! 3. `der(x)` for each state `x`, in the order of the state vector (`$der(x)` when the program
+//!    has a variable named `der(x)` of its own, as an index-reduced model has);
 //! 4. `$eventIndicator[k]` for each zero-crossing surface `k` of the program (FMI 3 names its
 //!    event indicators by variable; the value is the surface's expression).
 //!
@@ -139,8 +140,14 @@ pub fn variables(model: &Model) -> Vec<FmiVariable> {
     }
     for (i, &x) in program.states().iter().enumerate() {
         let symbol = program.symbols().get(x);
+        let mut name = format!("der({})", symbol.name);
+        // An index-reduced model has variables named `der(x)` of its own (states of the reduced
+        // system); the solver's derivative of `x` is then another value, named apart.
+        if program.lookup(&name).is_some() {
+            name.insert(0, '$');
+        }
         list.push(FmiVariable {
-            name: format!("der({})", symbol.name),
+            name,
             value_reference: list.len() as u32,
             ty: FmiType::Real,
             causality: FmiCausality::Local,

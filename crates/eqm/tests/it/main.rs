@@ -22,6 +22,7 @@ mod external_objects;
 mod external_outputs;
 mod external_sources;
 mod fixed_step;
+mod fmi_description;
 mod friction;
 mod function_derivatives;
 mod function_loops;
