@@ -1,5 +1,6 @@
-//! The front ends' files outside the project: external C functions and the syntax trees of
-//! library files kept between runs ([`DiskTreeCache`], in `trees`).
+//! The front ends' files outside the project: external C functions, the syntax trees of
+//! library files kept between runs ([`DiskTreeCache`], in `trees`), and where the FMU runtime
+//! library is ([`fmu_runtime`], in `runtime`).
 //!
 //! External C functions: each [`ExternalUnit`] the flattener writes is compiled
 //! with the system C compiler into a shared object, which is loaded and whose wrapper is
@@ -27,10 +28,12 @@
 //! or the cache directory (the binary does) and never calls a wrapper (`eqm_jit::call_external`
 //! does).
 
+mod runtime;
 mod sources;
 mod support;
 mod trees;
 
+pub use runtime::{FMU_RUNTIME, fmu_runtime};
 pub use trees::DiskTreeCache;
 
 use eqm_ir::external::{ExternalUnit, LinkError, LinkExternal, LinkedSymbol};

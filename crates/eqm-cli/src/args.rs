@@ -93,7 +93,7 @@ pub(crate) enum Command {
     /// errors.
     Compare(CompareArgs),
     /// Export the model as a Functional Mock-up Unit (FMI 2.0 or 3.0): its description, EQM's
-    /// FMU runtime library (`libeqm_fmu.so`, next to `eqm` or at EQM_FMU_RUNTIME) and the
+    /// FMU runtime library (`libeqm_fmu.so`: EQM_FMU_RUNTIME, else next to `eqm`) and the
     /// model's sources, which the runtime compiles when the FMU is instantiated.
     Fmu {
         #[command(flatten)]
@@ -102,7 +102,7 @@ pub(crate) enum Command {
         #[arg(long = "fmi", value_name = "2|3", default_value = "2", value_parser = ["2", "3"])]
         fmi: String,
         /// The interfaces: Model Exchange, Co-Simulation or both.
-        #[arg(long, value_name = "me|cs|both", default_value = "cs", value_parser = ["me", "cs", "both"])]
+        #[arg(long, value_name = "me|cs|both", default_value = "both", value_parser = ["me", "cs", "both"])]
         kind: String,
         /// The FMU file to write (default: the model's name with `.fmu`, in the current directory).
         #[arg(long, value_name = "M.fmu")]

@@ -769,7 +769,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0901",
         Error,
         Export,
-        "An FMI version and interface kind that EQM cannot export yet (only FMI 2.0 Co-Simulation is exported)",
+        "A model that cannot be exported for Model Exchange: its `delay` or `spatialDistribution` keeps a history of the solution, which EQM's own solver records (export it for Co-Simulation)",
     ),
     code(
         "E0902",

@@ -1,4 +1,4 @@
-//! `eqm fmu` as a user runs it: the FMU's files, the versions and kinds it refuses, and the
+//! `eqm fmu` as a user runs it: the FMU's files, the models and kinds it refuses, and the
 //! message when the runtime library is missing. The runtime's bytes are a stand-in file here:
 //! these tests check the archive and the description, not running the FMU.
 
@@ -80,19 +80,39 @@ fn fmi2_co_simulation_is_written_with_description_runtime_and_sources() {
 }
 
 #[test]
-fn versions_and_kinds_the_runtime_lacks_are_refused() {
+fn model_exchange_of_a_model_with_a_delay_is_refused_and_co_simulation_written() {
     let dir = scratch("refuse");
     let runtime = dir.join("stand-in.so");
     std::fs::write(&runtime, b"stand-in runtime").unwrap();
+    let model = dir.join("delayed.eqm");
+    std::fs::write(
+        &model,
+        "model Delayed\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -delay(x, 0.5);\nend Delayed;\n",
+    )
+    .unwrap();
     let out = dir.join("m.fmu");
-    for extra in [&["--fmi", "3"][..], &["--kind", "me"][..], &["--kind", "both"][..]] {
-        let mut args = vec!["examples/fmi/Dahlquist.eqm", "--out", out.to_str().unwrap()];
-        args.extend_from_slice(extra);
+    for kind in ["me", "both"] {
+        let args = [model.to_str().unwrap(), "--kind", kind, "--out", out.to_str().unwrap()];
         let (code, stderr) = fmu(&args, &runtime);
-        assert_eq!(code, 1, "{extra:?}: {stderr}");
-        assert!(stderr.contains("error[E0901]"), "{extra:?}: {stderr}");
-        assert!(!out.exists(), "{extra:?} wrote an FMU");
+        assert_eq!(code, 1, "{kind}: {stderr}");
+        assert!(
+            stderr.contains("[E0901]") && stderr.contains("delayed.eqm:1:"),
+            "{kind}: {stderr}"
+        );
+        assert!(!out.exists(), "{kind} wrote an FMU");
     }
+    let args = [
+        model.to_str().unwrap(),
+        "--kind",
+        "cs",
+        "--fmi",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let (code, stderr) = fmu(&args, &runtime);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(entries(&std::fs::read(&out).unwrap()).contains(&"binaries/x86_64-linux/Delayed.so".to_string()));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -7,22 +7,24 @@
 //! [`read_manifest`]) and the zip archive of the FMU ([`fmu_archive`]). The FMU's binary is
 //! EQM's runtime library, which compiles the model from the sources in `resources/model/` when
 //! it is instantiated and looks values up through [`variables()`], the one list both sides
-//! compute. Which versions and interface kinds can be exported is decided here, by
-//! [`supported`], and nowhere else. This module does not run models and holds no C interface.
+//! compute. What can be exported, with which capabilities, is decided here ([`supported`],
+//! [`runtime_capabilities`]), and the whole export is one function ([`export`]) every front
+//! end calls. This module does not run models and holds no C interface.
 
 mod description;
+mod export;
 mod package;
 mod structure;
 pub mod units;
 mod variables;
 
 pub use description::{Capabilities, DescriptionOptions, instantiation_token, model_description};
+pub use export::{
+    ExportOptions, Exported, export, export_error, host_platform, model_identifier, runtime_capabilities, supported,
+};
 pub use package::{MANIFEST_PATH, Manifest, ManifestError, fmu_archive, platform_dir, read_manifest, resources_of};
 pub use structure::{Dependencies, Structure, structure};
 pub use variables::{FmiCausality, FmiInitial, FmiSource, FmiType, FmiVariability, FmiVariable, variables};
-
-use crate::Model;
-use eqm_diag::Diagnostic;
 
 /// The FMI version of an FMU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,38 +64,4 @@ impl FmiKind {
             FmiKind::CoSimulation => "Co-Simulation",
         }
     }
-}
-
-/// Whether EQM's runtime implements `kind` of FMI `version`: `E0901` for what it does not
-/// (everything but FMI 2.0 Co-Simulation, for now).
-pub fn supported(version: FmiVersion, kind: FmiKind) -> Result<(), Diagnostic> {
-    match (version, kind) {
-        (FmiVersion::Fmi2, FmiKind::CoSimulation) => Ok(()),
-        _ => {
-            let mut d = Diagnostic::error(
-                "E0901",
-                format!("EQM cannot export FMI {} {} yet", version.text(), kind.text()),
-                eqm_diag::source::Span::default(),
-                "",
-            )
-            .with_help("export FMI 2.0 Co-Simulation (`--fmi 2 --kind cs`)");
-            // The choice is an option of the export, not a place in the model.
-            d.labels.clear();
-            Err(d)
-        }
-    }
-}
-
-/// Whether `model` can be exported at all: `E0902` for a variable-structure model.
-pub fn exportable(model: &Model) -> Result<(), Diagnostic> {
-    if model.variable_structure().is_some() {
-        return Err(Diagnostic::error(
-            "E0902",
-            format!("`{}` cannot be exported as an FMU: it is a variable-structure model", model.name()),
-            model.program().model_span(),
-            "this model's equations change at events",
-        )
-        .with_note("an FMU's runtime compiles one program of the model; the modes of a variable-structure model are not exported yet"));
-    }
-    Ok(())
 }

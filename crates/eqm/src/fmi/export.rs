@@ -1,0 +1,144 @@
+//! The whole export of a model as an FMU, with every decision the export makes: what can be
+//! exported, the model identifier, the capability flags of EQM's runtime, the description, the
+//! resources and the archive.
+//!
+//! Input: the [`Session`] that compiled the model, the [`Model`], the [`ExportOptions`] a user
+//! chose, the bytes of the runtime library and this machine's platform. Output: the FMU's
+//! bytes and its model identifier, or the diagnostic of why the model cannot be exported
+//! (`E0901`, `E0902`). Every front end (the command line, Python) calls [`export`]: it reads
+//! the runtime and writes the file, and decides nothing else. Nothing here reads files.
+
+use crate::fmi::{
+    Capabilities, DescriptionOptions, FmiKind, FmiVersion, Kinds, fmu_archive, model_description, platform_dir,
+    resources_of,
+};
+use crate::{Diagnostic, Model, Session};
+
+/// What a user chose for an export.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportOptions {
+    pub version: FmiVersion,
+    pub kinds: Kinds,
+    /// The parameter values the model was compiled with (`ModelOptions::parameters`): the
+    /// runtime compiles it again with them.
+    pub parameters: Vec<(String, f64)>,
+}
+
+/// An exported FMU.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exported {
+    /// The model identifier: the name of the binary and the FMU's default file name.
+    pub identifier: String,
+    pub bytes: Vec<u8>,
+}
+
+/// What EQM's runtime implements, for the model description: the flags an importer may rely
+/// on, each true only because the runtime does it (`eqm-fmu`).
+pub fn runtime_capabilities() -> Capabilities {
+    Capabilities {
+        // The runtime allocates with Rust's allocator, never through the importer's callbacks.
+        can_not_use_memory_management_functions: true,
+        // `doStep` takes any step, with EQM's adaptive solvers inside.
+        can_handle_variable_communication_step_size: true,
+        // From the symbolic Jacobian (states to derivatives) and central differences.
+        provides_directional_derivatives: true,
+        ..Capabilities::default()
+    }
+}
+
+/// Whether `model` can be exported as `kind`: `E0901` for Model Exchange of a model whose
+/// `delay` or `spatialDistribution` keeps a history the importer's integrator would have to
+/// record, `E0902` for a variable-structure model (either kind).
+pub fn supported(model: &Model, kind: FmiKind) -> Result<(), Diagnostic> {
+    if model.variable_structure().is_some() {
+        return Err(Diagnostic::error(
+            "E0902",
+            format!("`{}` cannot be exported as an FMU: it is a variable-structure model", model.name()),
+            model.program().model_span(),
+            "this model's equations change at events",
+        )
+        .with_note("an FMU's runtime compiles one program of the model; the modes of a variable-structure model are not exported yet"));
+    }
+    let events = model.program().events();
+    let history = !events.delays.is_empty() || !events.spatials.is_empty();
+    if kind == FmiKind::ModelExchange && history {
+        return Err(Diagnostic::error(
+            "E0901",
+            format!("`{}` cannot be exported for Model Exchange: its `delay` or `spatialDistribution` keeps a history of the solution", model.name()),
+            model.program().model_span(),
+            "this model",
+        )
+        .with_help("export it for Co-Simulation (`--kind cs`), where EQM's own solver records the history"));
+    }
+    Ok(())
+}
+
+/// The FMU of `model` (compiled by `session`) with `options`, its binary `runtime` built for
+/// `platform` (`x86_64-linux`, ...).
+pub fn export(
+    session: &Session,
+    model: &Model,
+    options: &ExportOptions,
+    runtime: &[u8],
+    platform: &str,
+) -> Result<Exported, Diagnostic> {
+    let kinds = [
+        (options.kinds.me, FmiKind::ModelExchange),
+        (options.kinds.cs, FmiKind::CoSimulation),
+    ];
+    for (_, kind) in kinds.iter().filter(|(on, _)| *on) {
+        supported(model, *kind)?;
+    }
+    let identifier = model_identifier(model.name());
+    let description = model_description(
+        model,
+        &DescriptionOptions {
+            version: options.version,
+            kinds: options.kinds,
+            model_identifier: identifier.clone(),
+            capabilities: runtime_capabilities(),
+            generation_tool: format!("EQM {}", env!("CARGO_PKG_VERSION")),
+            generation_date: None,
+        },
+    );
+    let resources = resources_of(session, model.name(), &options.parameters);
+    let directory = platform_dir(options.version, platform).ok_or_else(|| {
+        export_error(format!(
+            "FMI {} names no platform directory for {platform}",
+            options.version.text()
+        ))
+    })?;
+    let bytes = fmu_archive(&description, runtime, &identifier, &[directory], &resources).map_err(export_error)?;
+    Ok(Exported { identifier, bytes })
+}
+
+/// The platform this EQM was built for, as FMI names platforms (`x86_64-linux`,
+/// `aarch64-darwin`, ...): the runtime library of this build runs there.
+pub fn host_platform() -> String {
+    let os = match std::env::consts::OS {
+        "macos" => "darwin",
+        other => other,
+    };
+    format!("{}-{os}", std::env::consts::ARCH)
+}
+
+/// An export error about the machine or the files rather than a place in the model (`E0903`).
+pub fn export_error(message: String) -> Diagnostic {
+    let mut d = Diagnostic::error("E0903", message, crate::Span::default(), "");
+    d.labels.clear();
+    d
+}
+
+/// The model identifier: the last part of the model's name, with every character that cannot
+/// be in a C identifier replaced by `_`.
+pub fn model_identifier(model: &str) -> String {
+    let last = model.rsplit('.').next().unwrap_or(model);
+    let mut identifier: String = last
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .collect();
+    if !identifier.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        identifier.insert(0, '_');
+    }
+    identifier
+}
