@@ -21,7 +21,8 @@
 //! model for every combination of parameter values on all cores; [`stability`] judges the integration methods for a model's eigenvalues
 //! and draws their stability regions. Text typed into an interactive front end (a class line
 //! by line, an expression) is parsed by [`input`]. A result is compared with a reference result
-//! by the tube method of the Modelica Association's reference results ([`compare`]).
+//! by the tube method of the Modelica Association's reference results ([`compare`]). A compiled
+//! model is described and packed as a Functional Mock-up Unit by [`fmi`].
 //!
 //! ```
 //! use eqm::{ModelOptions, RunSettings, Session};

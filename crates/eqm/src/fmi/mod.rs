@@ -1,6 +1,6 @@
 //! FMI export: a compiled model as a Functional Mock-up Unit (FMI 2.0 and 3.0).
 //!
-//! Input: a compiled [`Model`](crate::Model) and the [`Session`](crate::Session) that compiled
+//! Input: a compiled [`Model`] and the [`Session`](crate::Session) that compiled
 //! it. Output: the FMI view of its variables ([`variables()`]), the dependencies of its outputs
 //! and derivatives ([`structure()`]), the text of `modelDescription.xml`
 //! ([`model_description`]), the model's sources with a manifest ([`resources_of`],

@@ -103,7 +103,14 @@ pub struct FmiVariable {
 /// The FMI variables of `model` in value-reference order; see the module documentation.
 pub fn variables(model: &Model) -> Vec<FmiVariable> {
     let program = model.program();
+    // Sorted, for look-ups by binary search (a model may have as many outputs as variables).
+    fn sorted(names: &[String]) -> Vec<&str> {
+        let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
+        sorted.sort_unstable();
+        sorted
+    }
     let (inputs, outputs) = model.own_interface();
+    let (inputs, outputs) = (sorted(inputs), sorted(outputs));
     let reinit = reinit_targets(program);
     let initialized_by_starts = model.init_program().is_none();
     let mut list = vec![FmiVariable {
@@ -131,8 +138,8 @@ pub fn variables(model: &Model) -> Vec<FmiVariable> {
             state_references[i as usize] = value_reference;
         }
         let role = Role {
-            input: inputs.iter().any(|n| n == name),
-            output: outputs.iter().any(|n| n == name),
+            input: inputs.binary_search(&name).is_ok(),
+            output: outputs.binary_search(&name).is_ok(),
             reinit: reinit.binary_search(&var).is_ok(),
             initialized_by_starts,
         };

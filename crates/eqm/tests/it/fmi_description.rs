@@ -321,17 +321,55 @@ fn entries(archive: &[u8]) -> Vec<String> {
     names
 }
 
+/// Whether FMPy's validator can be called (`pip install fmpy`); says so when it cannot.
+fn fmpy_installed() -> bool {
+    let found = std::process::Command::new("python3")
+        .args(["-c", "import fmpy.validation"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        eprintln!("skipping FMPy's validation: python3 with fmpy is not installed (pip install fmpy)");
+    }
+    found
+}
+
+/// FMPy's problems with the FMU `archive` (written to `path`), or an empty string.
+fn fmpy_problems(path: &std::path::Path, archive: &[u8]) -> String {
+    std::fs::write(path, archive).unwrap();
+    let script = format!(
+        "from fmpy.validation import validate_fmu; problems = validate_fmu({:?}); print('\\n'.join(problems)); exit(1 if problems else 0)",
+        path.display().to_string()
+    );
+    let out = std::process::Command::new("python3")
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    if out.status.success() {
+        return String::new();
+    }
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The FMU of `model` (sources from `session`) in FMI `version` with both interfaces.
+fn archive_of(session: &Session, model: &Model, version: FmiVersion, identifier: &str) -> (String, Vec<u8>) {
+    let mut opts = options(version);
+    opts.model_identifier = identifier.to_string();
+    let description = fmi::model_description(model, &opts);
+    let platform = fmi::platform_dir(version, "x86_64-linux").unwrap();
+    let resources = fmi::resources_of(session, model.name(), &[]);
+    let archive = fmi::fmu_archive(&description, b"not a runtime", identifier, &[platform], &resources).unwrap();
+    (description, archive)
+}
+
 /// Every Reference FMU model exported as FMI 2 and FMI 3 with both interfaces: the archive's
 /// layout, and FMPy's validation of each description when FMPy is installed.
 #[test]
 fn every_reference_model_exports_a_valid_fmu() {
-    let fmpy = std::process::Command::new("python3")
-        .args(["-c", "import fmpy.validation"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !fmpy {
-        eprintln!("skipping FMPy's validation: python3 with fmpy is not installed (pip install fmpy)");
-    }
+    let fmpy = fmpy_installed();
     let dir = std::env::temp_dir().join(format!("eqm-fmi-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for file in [
@@ -345,12 +383,7 @@ fn every_reference_model_exports_a_valid_fmu() {
         let session = session_of(&format!("{file}.eqm"));
         let model = compile(&format!("{file}.eqm"));
         for version in [FmiVersion::Fmi2, FmiVersion::Fmi3] {
-            let mut opts = options(version);
-            opts.model_identifier = file.to_string();
-            let description = fmi::model_description(&model, &opts);
-            let platform = fmi::platform_dir(version, "x86_64-linux").unwrap();
-            let resources = fmi::resources_of(&session, file, &[]);
-            let archive = fmi::fmu_archive(&description, b"not a runtime", file, &[platform], &resources).unwrap();
+            let (description, archive) = archive_of(&session, &model, version, file);
             let binary = match version {
                 FmiVersion::Fmi2 => format!("binaries/linux64/{file}.so"),
                 FmiVersion::Fmi3 => format!("binaries/x86_64-linux/{file}.so"),
@@ -364,30 +397,50 @@ fn every_reference_model_exports_a_valid_fmu() {
                     format!("resources/model/user/0_{file}.eqm"),
                 ]
             );
-            if !fmpy {
-                continue;
+            if fmpy {
+                let problems = fmpy_problems(&dir.join(format!("{file}-{version:?}.fmu")), &archive);
+                assert!(problems.is_empty(), "{file} {version:?}: {problems}\n{description}");
             }
-            let path = dir.join(format!("{file}-{version:?}.fmu"));
-            std::fs::write(&path, &archive).unwrap();
-            let script = format!(
-                "from fmpy.validation import validate_fmu; problems = validate_fmu({:?}); print('\\n'.join(problems)); exit(1 if problems else 0)",
-                path.display().to_string()
-            );
-            let out = std::process::Command::new("python3")
-                .args(["-c", &script])
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{file} {version:?}: {}{}\n{description}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Every example of `examples/` that can be exported (not a variable-structure model) gives
+/// FMI 2 and FMI 3 descriptions FMPy finds no problem with.
+#[test]
+fn every_example_exports_a_valid_description() {
+    if !fmpy_installed() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("eqm-fmi-examples-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files: Vec<String> = std::fs::read_dir(format!("{}/examples", super::REPO))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".eqm"))
+        .collect();
+    files.sort();
+    let mut exported = 0;
+    for file in &files {
+        let text = super::example(file);
+        let mut session = Session::with_sources(&[(file.clone(), text)], &[], None);
+        let model = session
+            .compile(None, &ModelOptions::default())
+            .unwrap_or_else(|| panic!("{file}: {}", session.render_diagnostics(false)));
+        if fmi::exportable(&model).is_err() {
+            continue;
+        }
+        exported += 1;
+        for version in [FmiVersion::Fmi2, FmiVersion::Fmi3] {
+            let (_, archive) = archive_of(&session, &model, version, "M");
+            let problems = fmpy_problems(&dir.join(format!("{file}-{version:?}.fmu")), &archive);
+            assert!(problems.is_empty(), "{file} {version:?}: {problems}");
+        }
+    }
+    assert!(exported >= 30, "only {exported} examples exported");
+    let _ = std::fs::remove_dir_all(&dir);
+}
 /// The index-reduced pendulum keeps `der(x)` as a variable of its own: the solver's derivative
 /// of `x` is exposed apart, as `$der(x)`, and every name is unique.
 #[test]
