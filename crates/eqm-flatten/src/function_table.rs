@@ -116,14 +116,16 @@ pub(crate) struct Signature {
 
 /// What a function instance is made for: its class, the sizes of the arguments of its inputs
 /// declared with `:`, the functions passed to its functional inputs, (for an external
-/// function) the texts of its String inputs known when the model is compiled, and the values
-/// of the Integer inputs that give sizes of its variables.
+/// function) the texts of its String inputs known when the model is compiled, the values
+/// of the Integer inputs that give sizes of its variables, and the shapes of its String inputs
+/// that hold values known only during the run (see `functions::string_inputs`).
 pub(crate) type FunctionKey = (
     ClassId,
     Vec<Vec<usize>>,
     Vec<FunctionalKey>,
     KnownStrings,
     KnownIntegers,
+    Vec<(String, String)>,
 );
 
 /// The Integer inputs of a function instance that give sizes of its variables (`input Integer
@@ -156,6 +158,9 @@ pub(crate) struct FunctionTable {
     /// The size-giving Integer inputs each function instance was made for, by `FuncId`, like
     /// `known_strings`.
     pub(crate) known_integers: Vec<KnownIntegers>,
+    /// The String inputs with values known only during the run that each function instance
+    /// was made for, by `FuncId`, like `known_strings`.
+    pub(crate) string_templates: Vec<crate::functions::StringTemplates>,
     /// The functions that stop a run when a subscript computed during the run is out of
     /// bounds, by the text of the subscripted reference, its location and the size.
     pub(crate) bounds_failures: std::collections::HashMap<(String, eqm_diag::source::Span, usize), FuncId>,
@@ -169,6 +174,9 @@ pub(crate) struct Frame {
     pub strings: KnownStrings,
     /// The size-giving Integer inputs whose values the function instance was made for, by name.
     pub integers: KnownIntegers,
+    /// The String inputs with values known only during the run, by name, as the body reads
+    /// them (their values from the hidden input slots).
+    pub templates: Vec<(String, eqm_ir::flat::Message)>,
 }
 
 /// The elements of a value assigned to `count` scalar places (a scalar fills all of them).

@@ -391,10 +391,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Some(Some(StreamEffect::Print(message))) => self.print_statement(&name, message, span, cx),
                 Some(None) => {}
                 None => match self.function_class(function, scope) {
-                    // A function has no side effects, so a call whose results are unused
-                    // is only checked.
+                    // A call whose results are unused still runs what its function does to
+                    // the run (an assertion, `terminate`); a call of a function that does
+                    // nothing but compute its outputs is only checked.
                     Some(callee) => {
-                        let _ = self.user_call(&callee, function, args, span, scope, loops);
+                        if let Some((call, _)) = self.user_call(&callee, function, args, span, scope, loops) {
+                            out.extend(self.effect_call(call, span));
+                        }
                     }
                     None => self.diagnostics.push(Diagnostic::error(
                         "E0310",

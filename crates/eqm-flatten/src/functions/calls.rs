@@ -97,7 +97,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let (sizes, functionals) = self.instance_key(class, name, declared, &given, passed, span)?;
         let strings = self.known_string_inputs(class, declared, &given);
         let integers = self.known_size_inputs(class, name, &given)?;
-        let id = self.function_for(class, &sizes, &functionals, strings, integers)?;
+        let templates = self.template_string_inputs(declared, &given);
+        let id = self.function_for(class, &sizes, &functionals, strings, integers, templates)?;
         let signature = self.functions.signatures[id.0 as usize].clone();
         let known = self
             .functions
@@ -432,6 +433,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             locals: Default::default(),
             strings: Vec::new(),
             integers: Vec::new(),
+            templates: Vec::new(),
         });
         let scope = Scope {
             instance: None,
@@ -461,6 +463,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 // its slot is never read.
                 let unused = self.model.exprs.int(0);
                 call_args.extend(std::iter::repeat_n(unused, var.slots.len()));
+                continue;
+            }
+            // A String with values known only during the run passes its values, one per hidden
+            // slot of the instance made for its shape.
+            if var.ty == ScalarType::String
+                && let Some((Value::Str(message), _)) = &value
+                && message.as_literal().is_none()
+            {
+                let values = super::string_inputs::template_arguments(message);
+                if values.len() != var.slots.len() {
+                    return None;
+                }
+                call_args.extend(values);
                 continue;
             }
             if let Some(local) = &var.function {
@@ -639,5 +654,41 @@ impl<'t, 'a> Flattener<'t, 'a> {
             class = next;
         }
         None
+    }
+
+    /// The statement that makes call `call` for what it does, when it is a call of a function
+    /// instance whose body can stop the run (an assertion, `terminate`, or a call statement of
+    /// such a function); `None` for any other call (evaluated at compile time, or of a function
+    /// that only computes its outputs).
+    pub(crate) fn effect_call(&self, call: ExprId, span: Span) -> Option<eqm_ir::flat::Statement> {
+        let Node::Call(Callee::User(id), args) = self.model.exprs.get(call) else {
+            return None;
+        };
+        let body = &self.model.functions.get(id.0 as usize)?.body;
+        let mut stack: Vec<&eqm_ir::flat::Statement> = body.iter().collect();
+        let mut acts = false;
+        while let Some(statement) = stack.pop() {
+            use eqm_ir::flat::Statement as S;
+            match statement {
+                S::Assert { .. } | S::Terminate { .. } | S::Call { .. } => {
+                    acts = true;
+                    break;
+                }
+                S::If {
+                    branches, else_branch, ..
+                } => {
+                    stack.extend(branches.iter().flat_map(|(_, b)| b));
+                    stack.extend(else_branch);
+                }
+                S::Unrolled { iterations, .. } => stack.extend(iterations.iter().flatten()),
+                S::For { body, .. } | S::While { body, .. } => stack.extend(body),
+                S::Assign { .. } | S::Break { .. } | S::Return { .. } => {}
+            }
+        }
+        acts.then(|| eqm_ir::flat::Statement::Call {
+            function: *id,
+            args: args.to_vec(),
+            span,
+        })
     }
 }

@@ -87,6 +87,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             locals: BTreeMap::new(),
             strings,
             integers,
+            templates: Vec::new(),
         });
         let declared = self.declare_function_locals(id, &sections, sizes, functionals);
         let interface_ok = self.diagnostics.len() == diagnostics_before;

@@ -26,6 +26,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
         {
             return Some(Value::Str(eqm_ir::flat::Message::literal(text.clone())));
         }
+        // A String input of an instance made for the shape of a String with values known only
+        // during the run reads as that String, its values from the hidden input slots.
+        if let [part] = c.parts.as_slice()
+            && part.subscripts.is_empty()
+            && let Some((_, message)) =
+                (self.context.frames.last()).and_then(|f| f.templates.iter().find(|(name, _)| *name == part.name.name))
+        {
+            return Some(Value::Str(message.clone()));
+        }
         // A size-giving Integer input of an instance made for its value reads as that value,
         // so that sizes, ranges and conditions computed from it are known at compile time.
         if let [part] = c.parts.as_slice()
