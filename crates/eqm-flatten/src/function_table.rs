@@ -161,6 +161,9 @@ pub(crate) struct FunctionTable {
     /// The String inputs with values known only during the run that each function instance
     /// was made for, by `FuncId`, like `known_strings`.
     pub(crate) string_templates: Vec<crate::functions::StringTemplates>,
+    /// The texts the String outputs of each function instance hold when its body ends, by
+    /// `FuncId` and name: a call of the instance gives them as known texts.
+    pub(crate) output_texts: Vec<Vec<(String, eqm_ir::flat::Message)>>,
     /// The functions that stop a run when a subscript computed during the run is out of
     /// bounds, by the text of the subscripted reference, its location and the size.
     pub(crate) bounds_failures: std::collections::HashMap<(String, eqm_diag::source::Span, usize), FuncId>,
@@ -177,6 +180,9 @@ pub(crate) struct Frame {
     /// The String inputs with values known only during the run, by name, as the body reads
     /// them (their values from the hidden input slots).
     pub templates: Vec<(String, eqm_ir::flat::Message)>,
+    /// The texts the String variables of the function (not its inputs) hold at the statement
+    /// being flattened, by name (see `functions::string_inputs`).
+    pub texts: Vec<(String, eqm_ir::flat::Message)>,
 }
 
 /// The elements of a value assigned to `count` scalar places (a scalar fills all of them).

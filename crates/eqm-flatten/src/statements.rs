@@ -35,6 +35,11 @@ pub(crate) struct StatementContext {
     outputs: Vec<VarId>,
     assigned: BTreeSet<VarId>,
     pub(crate) loop_depth: u32,
+    /// If-, while- and for-statements around the current one whose conditions or ranges are
+    /// known only during the run (a String variable of a function is not assigned inside one).
+    pub(crate) run_time_depth: u32,
+    /// A `return` or `break` was flattened: the statements after it may not run.
+    pub(crate) left_early: bool,
     /// `if` statements around the current one (a when-statement may not be inside one).
     if_depth: u32,
     /// Inside the body of a when-statement: what is assigned there is discrete-time.
@@ -207,11 +212,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         None => {}
                     }
                     cx.if_depth += 1;
+                    cx.run_time_depth += 1;
                     flat_branches.push((c, self.statements(body, scope, loops, cx)));
+                    cx.run_time_depth -= 1;
                     cx.if_depth -= 1;
                 }
+                let conditional = u32::from(!flat_branches.is_empty());
                 cx.if_depth += 1;
+                cx.run_time_depth += conditional;
                 let else_branch = self.statements(chosen, scope, loops, cx);
+                cx.run_time_depth -= conditional;
                 cx.if_depth -= 1;
                 if flat_branches.is_empty() {
                     out.extend(else_branch);
@@ -229,7 +239,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     return;
                 };
                 cx.loop_depth += 1;
+                cx.run_time_depth += 1;
                 let body = self.statements(body, scope, loops, cx);
+                cx.run_time_depth -= 1;
                 cx.loop_depth -= 1;
                 out.push(Statement::While {
                     condition: c,
@@ -239,11 +251,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             K::When { branches } => self.when_statement(branches, span, scope, loops, cx, out),
             K::Break => {
+                cx.left_early = true;
                 let allowed = cx.loop_depth > 0;
                 let refusal = ("`break` outside a loop", "no loop to leave");
                 self.jump(allowed, Statement::Break { span }, span, refusal, out);
             }
             K::Return => {
+                cx.left_early = true;
                 let allowed = cx.function.is_some();
                 let refusal = ("`return` is only allowed in a function", "not in a function");
                 self.jump(allowed, Statement::Return { span }, span, refusal, out);
@@ -268,6 +282,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .masked_range_assignment(target, value, span, scope, loops, cx, out)
             .is_some()
         {
+            return;
+        }
+        if self.string_variable_assignment(target, value, scope, loops, cx) {
             return;
         }
         let Some(v) = self.eval_assigned_value(target, value, scope, loops, cx) else {
@@ -938,8 +955,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         let shadowed = frame.locals.insert(index.name.name.clone(), local);
         cx.loop_depth += 1;
+        cx.run_time_depth += 1;
         let mut inner = Vec::new();
         self.for_statement(rest, body, span, scope, loops, cx, &mut inner);
+        cx.run_time_depth -= 1;
         cx.loop_depth -= 1;
         if let Some(frame) = self.context.frames.last_mut() {
             match shadowed {

@@ -53,7 +53,10 @@ fn a_message_built_from_a_number_during_the_run_is_the_diagnostic_of_both_back_e
         // At the start u = 3*0.6 = 1.8 > 1.5; `String` shows six significant digits.
         assert_eq!(code, 3, "{backend:?}: {err}");
         assert!(err.contains("E0705"), "{backend:?}: {err}");
-        assert!(err.contains("assertion failed: u = 1.8 is above 1.5"), "{backend:?}: {err}");
+        assert!(
+            err.contains("assertion failed: u = 1.8 is above 1.5"),
+            "{backend:?}: {err}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -74,7 +77,10 @@ fn a_call_statement_whose_assertion_holds_leaves_the_results_alone() {
         let (t, y) = (table.column("time"), table.column("y"));
         for (t, y) in t.iter().zip(&y) {
             let exact = 2.4 * (-t).exp();
-            assert!((y - exact).abs() < 1e-4 * exact, "{backend:?}: y({t}) = {y}, exact {exact}");
+            assert!(
+                (y - exact).abs() < 1e-4 * exact,
+                "{backend:?}: y({t}) = {y}, exact {exact}"
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -113,7 +113,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let call = self.model.exprs.call(Callee::User(id), call_args);
         let mut outputs = Vec::new();
         let mut k = 0u32;
-        for (_, var) in &signature.outputs {
+        for (name_of_output, var) in &signature.outputs {
             let elems: Vec<ExprId> = (0..var.slots.len())
                 .map(|_| {
                     let e = if k == 0 {
@@ -125,7 +125,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     e
                 })
                 .collect();
-            outputs.push(var.value_of(&elems));
+            // A String output whose text the instance knows is that text.
+            let text = (self.functions.output_texts.get(id.0 as usize))
+                .and_then(|texts| texts.iter().find(|(n, _)| n == name_of_output))
+                .map(|(_, text)| Value::Str(text.clone()));
+            outputs.push(text.unwrap_or_else(|| var.value_of(&elems)));
         }
         Some((call, outputs))
     }
@@ -434,6 +438,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             strings: Vec::new(),
             integers: Vec::new(),
             templates: Vec::new(),
+            texts: Vec::new(),
         });
         let scope = Scope {
             instance: None,

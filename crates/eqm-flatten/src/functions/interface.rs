@@ -217,6 +217,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         modifier: Modifier<'a>,
         out: &mut Vec<(ClassId, &'a [ast::Section], Modifier<'a>)>,
     ) -> Result<(), Diagnostic> {
+        // A class inherited a second time without modifiers (a function extending a partial
+        // interface and an implementation that extends it too) adds nothing: Modelica keeps
+        // one of identical inherited elements.
+        if modifier.is_empty() && out.iter().any(|(c, _, m)| *c == class && m.is_empty()) {
+            return Ok(());
+        }
         let def = self.table.get(class).def;
         let ast::ClassBody::Long { sections, .. } = &def.body else {
             return Err(Diagnostic::error(

@@ -35,6 +35,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         {
             return Some(Value::Str(message.clone()));
         }
+        // A String variable of the function reads as the text it holds here.
+        if let [part] = c.parts.as_slice()
+            && part.subscripts.is_empty()
+            && let Some((_, text)) =
+                (self.context.frames.last()).and_then(|f| f.texts.iter().find(|(name, _)| *name == part.name.name))
+        {
+            return Some(Value::Str(text.clone()));
+        }
         // A size-giving Integer input of an instance made for its value reads as that value,
         // so that sizes, ranges and conditions computed from it are known at compile time.
         if let [part] = c.parts.as_slice()

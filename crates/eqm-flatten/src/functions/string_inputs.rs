@@ -6,17 +6,31 @@
 //! are all known is a String whose shape has no values, and that case stays with the texts the
 //! instance is made for (`calls::known_string_inputs`).
 //!
-//! Input: the values a call gives the String inputs of a function. Output: the key of their
-//! shapes, the hidden scalar arguments of the call, and, while the function is instantiated,
-//! the slots of the hidden inputs with the String the body reads. It deliberately builds no
-//! String from values at compile time (a String with no value is a known text) and passes no
-//! such String to C (an external function takes the texts known when the model is compiled).
+//! The String variables of a function that are not inputs (a protected `String line;`, a
+//! String output) hold texts known when the model is compiled: the flattener keeps the text
+//! each holds as it flattens the body statement by statement (`line := readLine(file, 3)`
+//! with the file and the line number known then), so that what is computed from it is known
+//! too. Such a variable is assigned only where the statement always runs when the function
+//! does (not inside an if-, while- or for-statement decided during the run), and only a text
+//! known then; anything else is a diagnostic, never a text that could be stale.
+//!
+//! Input: the values a call gives the String inputs of a function, and the assignments of its
+//! String variables. Output: the key of their shapes, the hidden scalar arguments of the call,
+//! and, while the function is instantiated, the slots of the hidden inputs with the String the
+//! body reads, and the texts of its String variables. It deliberately builds no String from
+//! values at compile time (a String with no value is a known text) and passes no such String
+//! to C (an external function takes the texts known when the model is compiled).
 
+use crate::eval::Loops;
 use crate::flattener::Flattener;
 use crate::function_table::LocalVar;
+use crate::modifier::Scope;
+use crate::statements::StatementContext;
 use crate::value::Value;
+use eqm_diag::Diagnostic;
 use eqm_ir::expr::{ExprId, FuncId, Node};
 use eqm_ir::flat::{self, Message, MessagePart, ScalarType};
+use eqm_syntax::ast;
 
 /// The String inputs of a function instance that carry values known only during the run, by
 /// name, with the String each call gives (its values are the caller's expressions; only its
@@ -144,5 +158,72 @@ impl<'t, 'a> Flattener<'t, 'a> {
             function: None,
             elements: None,
         })
+    }
+
+    /// Handles `target := value` when `target` is a String variable of the function being
+    /// flattened (not an input): its text is kept, and no statement is made. Returns whether
+    /// the assignment was one (reported when it cannot be done).
+    pub(crate) fn string_variable_assignment(
+        &mut self,
+        target: &'a ast::ComponentRef,
+        value: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+        cx: &StatementContext,
+    ) -> bool {
+        if cx.function.is_none() || !scope.instance.is_none() {
+            return false;
+        }
+        let [part] = target.parts.as_slice() else {
+            return false;
+        };
+        let name = part.name.name.as_str();
+        let is_string_variable = self.context.frames.last().is_some_and(|f| {
+            f.locals
+                .get(name)
+                .is_some_and(|v| v.ty == ScalarType::String && v.assignable && v.dims.is_empty() && v.record.is_none())
+        });
+        if !is_string_variable || !part.subscripts.is_empty() {
+            return false;
+        }
+        if cx.run_time_depth > 0 || cx.left_early {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0306",
+                    format!("the String variable `{name}` is assigned inside a statement decided during the run, or after a `return` or `break`"),
+                    target.span,
+                    "assigned here",
+                )
+                .with_help("EQM keeps the texts of a function's String variables while compiling it: assign them outside if-, while- and for-statements whose conditions or ranges are known only during the run, and before any `return` or `break`"),
+            );
+            return true;
+        }
+        self.string_variable_text(name, value, scope, loops);
+        true
+    }
+
+    /// Evaluates `value` as the text String variable `name` holds from here on, reporting a
+    /// value that is not a text known when the model is compiled.
+    pub(crate) fn string_variable_text(&mut self, name: &str, value: &'a ast::Expr, scope: Scope, loops: &mut Loops) {
+        let Some(v) = self.eval(value, scope, loops) else {
+            return;
+        };
+        let text = self.known_string(&v).filter(|m| m.as_literal().is_some());
+        let Some(text) = text else {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0306",
+                    format!("the text assigned to the String variable `{name}` must be known when the model is compiled"),
+                    value.span,
+                    "known only during the run",
+                )
+                .with_help("EQM keeps the texts of a function's String variables while compiling it; a String made from values of the run can be a message (`assert`, `terminate`, `print`) or the argument of a String input"),
+            );
+            return;
+        };
+        if let Some(frame) = self.context.frames.last_mut() {
+            frame.texts.retain(|(n, _)| n != name);
+            frame.texts.push((name.to_string(), text));
+        }
     }
 }
