@@ -96,7 +96,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> Option<(ExprId, Vec<Value>)> {
         let (sizes, functionals) = self.instance_key(class, name, declared, &given, passed, span)?;
         let strings = self.known_string_inputs(class, declared, &given);
-        let integers = self.known_size_inputs(class, name, &given)?;
+        let mut integers = self.known_size_inputs(class, name, &given)?;
+        if !strings.is_empty() {
+            self.literal_scalar_inputs(class, &given, &mut integers);
+        }
         let templates = self.template_string_inputs(declared, &given);
         let id = self.function_for(class, &sizes, &functionals, strings, integers, templates)?;
         let signature = self.functions.signatures[id.0 as usize].clone();
@@ -430,7 +433,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// An input's default evaluated in the function's class, outside any function body;
     /// `None` without a diagnostic when it needs the other inputs.
-    fn default_now(&mut self, default: &'a ast::Expr, part: ClassId) -> Option<Value> {
+    pub(super) fn default_now(&mut self, default: &'a ast::Expr, part: ClassId) -> Option<Value> {
         let mark = self.diagnostics.len();
         // An empty frame: the default must not read the locals of the function making the call.
         self.context.frames.push(crate::function_table::Frame {

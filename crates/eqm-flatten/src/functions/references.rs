@@ -50,6 +50,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             && let Some(&(_, value)) =
                 (self.context.frames.last()).and_then(|f| f.integers.iter().find(|(name, _)| *name == part.name.name))
         {
+            // A Boolean input made known with the Integers reads as a Boolean.
+            let boolean = (self.context.frames.last())
+                .and_then(|f| f.locals.get(part.name.name.as_str()))
+                .is_some_and(|v| v.ty == ScalarType::Boolean);
+            if boolean {
+                return Some(Value::Scalar(self.model.exprs.boolean(value != 0), ScalarType::Boolean));
+            }
             return Some(Value::Scalar(self.model.exprs.int(value), ScalarType::Integer));
         }
         if let Some(var) = self.local_record(c) {

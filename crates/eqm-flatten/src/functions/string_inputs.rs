@@ -23,8 +23,9 @@
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
-use crate::function_table::LocalVar;
+use crate::function_table::{KnownIntegers, LocalVar};
 use crate::modifier::Scope;
+use crate::resolve::{ClassId, TypeRef};
 use crate::statements::StatementContext;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
@@ -225,5 +226,64 @@ impl<'t, 'a> Flattener<'t, 'a> {
             frame.texts.retain(|(n, _)| n != name);
             frame.texts.push((name.to_string(), text));
         }
+    }
+
+    /// Adds to `known` the Integer and Boolean inputs of a call whose arguments are constants of
+    /// literals (`2*j - 1` in an unrolled loop) or whose literal defaults the call leaves, when
+    /// the instance is made for the texts of String inputs too: a function on texts known when
+    /// the model is compiled (`Strings.scanInteger(line, 3)`) is evaluated then, and needs the
+    /// numbers it is given as well. Parameters are left out (they stay parameters).
+    pub(super) fn literal_scalar_inputs(
+        &mut self,
+        class: ClassId,
+        given: &[Option<(Value, eqm_diag::source::Span)>],
+        known: &mut KnownIntegers,
+    ) {
+        let inputs: Vec<_> = self
+            .function_components(class)
+            .filter(|(clause, ..)| clause.prefixes.causality == ast::Causality::Input)
+            .collect();
+        for (k, (clause, decl, part)) in inputs.into_iter().enumerate() {
+            if known.iter().any(|(n, _)| *n == decl.name.name) || !clause.type_dims.is_empty() || !decl.dims.is_empty()
+            {
+                continue;
+            }
+            let scalar = self.resolve_type(part, &clause.type_name, 0).is_some_and(|r| {
+                r.dims.is_empty()
+                    && r.enumeration.is_none()
+                    && matches!(r.target, TypeRef::Builtin(ScalarType::Integer | ScalarType::Boolean))
+            });
+            if !scalar {
+                continue;
+            }
+            let value = match given.get(k) {
+                Some(Some((Value::Scalar(x, _), _))) => self.literal_value(*x),
+                Some(None) => decl
+                    .modification
+                    .as_ref()
+                    .and_then(|m| m.binding.as_ref())
+                    .and_then(|b| self.default_now(b, part))
+                    .and_then(|v| match v {
+                        Value::Scalar(x, _) => self.literal_value(x),
+                        _ => None,
+                    }),
+                _ => None,
+            };
+            if let Some(v) = value
+                && v.fract() == 0.0
+            {
+                known.push((decl.name.name.clone(), v as i64));
+            }
+        }
+    }
+
+    /// The value of `x` when it reads no variable and is known at compile time.
+    fn literal_value(&mut self, x: ExprId) -> Option<f64> {
+        let mut vars = Vec::new();
+        self.model.exprs.vars_in(x, &mut vars);
+        if !vars.is_empty() {
+            return None;
+        }
+        self.consts.eval(&self.model, x)
     }
 }
