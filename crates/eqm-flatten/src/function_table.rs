@@ -139,6 +139,11 @@ pub(crate) type KnownIntegers = Vec<(String, i64)>;
 /// as constants.
 pub(crate) type KnownStrings = Vec<(String, String)>;
 
+/// The String inputs of a function instance that carry values known only during the run, by
+/// name, with the String each call gives (its values are the caller's expressions; only its
+/// shape matters to the instance; see `functions::string_inputs`).
+pub(crate) type StringTemplates = Vec<(String, eqm_ir::flat::Message)>;
+
 /// The functions instantiated so far, and their interfaces as their callers see them.
 #[derive(Default)]
 pub(crate) struct FunctionTable {
@@ -160,7 +165,7 @@ pub(crate) struct FunctionTable {
     pub(crate) known_integers: Vec<KnownIntegers>,
     /// The String inputs with values known only during the run that each function instance
     /// was made for, by `FuncId`, like `known_strings`.
-    pub(crate) string_templates: Vec<crate::functions::StringTemplates>,
+    pub(crate) string_templates: Vec<StringTemplates>,
     /// The texts the String outputs of each function instance hold when its body ends, by
     /// `FuncId` and name: a call of the instance gives them as known texts.
     pub(crate) output_texts: Vec<Vec<(String, eqm_ir::flat::Message)>>,

@@ -614,21 +614,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
-    fn condition(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> Option<ExprId> {
-        match self.eval(e, scope, loops)? {
-            Value::Scalar(c, ScalarType::Boolean) => Some(c),
-            _ => {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0306",
-                    "a condition must be a Boolean scalar",
-                    e.span,
-                    "not a Boolean",
-                ));
-                None
-            }
-        }
-    }
-
     /// The places an assignment target denotes, with dimensions and element type.
     fn places(
         &mut self,

@@ -30,7 +30,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         functionals: &[FunctionalKey],
         strings: KnownStrings,
         integers: KnownIntegers,
-        templates: super::StringTemplates,
+        templates: crate::function_table::StringTemplates,
     ) -> Option<FuncId> {
         let key = (
             class,

@@ -34,5 +34,3 @@ mod objects;
 mod references;
 mod string_inputs;
 mod vectorised;
-
-pub(crate) use string_inputs::StringTemplates;

@@ -23,7 +23,7 @@
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
-use crate::function_table::{KnownIntegers, LocalVar};
+use crate::function_table::{KnownIntegers, LocalVar, StringTemplates};
 use crate::modifier::Scope;
 use crate::resolve::{ClassId, TypeRef};
 use crate::statements::StatementContext;
@@ -32,11 +32,6 @@ use eqm_diag::Diagnostic;
 use eqm_ir::expr::{ExprId, FuncId, Node};
 use eqm_ir::flat::{self, Message, MessagePart, ScalarType};
 use eqm_syntax::ast;
-
-/// The String inputs of a function instance that carry values known only during the run, by
-/// name, with the String each call gives (its values are the caller's expressions; only its
-/// shape matters to the instance).
-pub(crate) type StringTemplates = Vec<(String, Message)>;
 
 /// The key of the shapes of `templates`: one text per input naming its texts and, for each
 /// value, its type and format, so that two calls share an instance exactly when their Strings
