@@ -167,7 +167,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
         cx: &StatementContext,
     ) -> bool {
-        if cx.function.is_none() || !scope.instance.is_none() {
+        if cx.function.is_none() || scope.instance.is_some() {
             return false;
         }
         let [part] = target.parts.as_slice() else {
