@@ -167,7 +167,7 @@ impl Flow<'_> {
                     self.fixed_point(body, None, &c);
                 }
                 Statement::While { condition, body, .. } => self.fixed_point(body, Some(*condition), control),
-                Statement::Assert { .. } | Statement::Terminate { .. } => {}
+                Statement::Assert { .. } | Statement::Terminate { .. } | Statement::Call { .. } => {}
                 Statement::Return { .. } | Statement::Break { .. } => {}
             }
         }

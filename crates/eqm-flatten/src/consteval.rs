@@ -225,6 +225,11 @@ impl ConstCache {
                     }
                 }
                 Statement::Terminate { .. } => return None,
+                // A call statement runs its function for what it does: known at compile time
+                // only when that function's call completes (its assertions hold).
+                Statement::Call { function, args, .. } => {
+                    self.call(model, *function, args, slots)?;
+                }
                 Statement::Break { .. } => return Some(Flow::Break),
                 Statement::Return { .. } => return Some(Flow::Return),
             }

@@ -30,6 +30,22 @@ pub(crate) const MAX_MODEL_SCALARS: usize = 10_000_000;
 pub type Loops = Vec<(String, i64)>;
 
 impl<'t, 'a> Flattener<'t, 'a> {
+    /// The value of `e` as a condition of a statement: a Boolean scalar, else a diagnostic.
+    pub(crate) fn condition(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> Option<ExprId> {
+        match self.eval(e, scope, loops)? {
+            Value::Scalar(c, ScalarType::Boolean) => Some(c),
+            _ => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    "a condition must be a Boolean scalar",
+                    e.span,
+                    "not a Boolean",
+                ));
+                None
+            }
+        }
+    }
+
     /// The text of a String value known at compile time: a String expression, or a reference to
     /// a String parameter or constant whose binding (followed from variable to variable) is one,
     /// which then becomes structural. `None` for a String known only during the run.

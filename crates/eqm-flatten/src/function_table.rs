@@ -116,14 +116,16 @@ pub(crate) struct Signature {
 
 /// What a function instance is made for: its class, the sizes of the arguments of its inputs
 /// declared with `:`, the functions passed to its functional inputs, (for an external
-/// function) the texts of its String inputs known when the model is compiled, and the values
-/// of the Integer inputs that give sizes of its variables.
+/// function) the texts of its String inputs known when the model is compiled, the values
+/// of the Integer inputs that give sizes of its variables, and the shapes of its String inputs
+/// that hold values known only during the run (see `functions::string_inputs`).
 pub(crate) type FunctionKey = (
     ClassId,
     Vec<Vec<usize>>,
     Vec<FunctionalKey>,
     KnownStrings,
     KnownIntegers,
+    Vec<(String, String)>,
 );
 
 /// The Integer inputs of a function instance that give sizes of its variables (`input Integer
@@ -136,6 +138,11 @@ pub(crate) type KnownIntegers = Vec<(String, i64)>;
 /// compiled (a literal, a String parameter or constant), by name: the instance passes them to C
 /// as constants.
 pub(crate) type KnownStrings = Vec<(String, String)>;
+
+/// The String inputs of a function instance that carry values known only during the run, by
+/// name, with the String each call gives (its values are the caller's expressions; only its
+/// shape matters to the instance; see `functions::string_inputs`).
+pub(crate) type StringTemplates = Vec<(String, eqm_ir::flat::Message)>;
 
 /// The functions instantiated so far, and their interfaces as their callers see them.
 #[derive(Default)]
@@ -156,6 +163,12 @@ pub(crate) struct FunctionTable {
     /// The size-giving Integer inputs each function instance was made for, by `FuncId`, like
     /// `known_strings`.
     pub(crate) known_integers: Vec<KnownIntegers>,
+    /// The String inputs with values known only during the run that each function instance
+    /// was made for, by `FuncId`, like `known_strings`.
+    pub(crate) string_templates: Vec<StringTemplates>,
+    /// The texts the String outputs of each function instance hold when its body ends, by
+    /// `FuncId` and name: a call of the instance gives them as known texts.
+    pub(crate) output_texts: Vec<Vec<(String, eqm_ir::flat::Message)>>,
     /// The functions that stop a run when a subscript computed during the run is out of
     /// bounds, by the text of the subscripted reference, its location and the size.
     pub(crate) bounds_failures: std::collections::HashMap<(String, eqm_diag::source::Span, usize), FuncId>,
@@ -169,6 +182,12 @@ pub(crate) struct Frame {
     pub strings: KnownStrings,
     /// The size-giving Integer inputs whose values the function instance was made for, by name.
     pub integers: KnownIntegers,
+    /// The String inputs with values known only during the run, by name, as the body reads
+    /// them (their values from the hidden input slots).
+    pub templates: Vec<(String, eqm_ir::flat::Message)>,
+    /// The texts the String variables of the function (not its inputs) hold at the statement
+    /// being flattened, by name (see `functions::string_inputs`).
+    pub texts: Vec<(String, eqm_ir::flat::Message)>,
 }
 
 /// The elements of a value assigned to `count` scalar places (a scalar fills all of them).

@@ -240,8 +240,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             loops_below: loops.len(),
         });
         cx.loop_depth += 1;
+        cx.run_time_depth += 1;
         let mut inner = Vec::new();
         self.for_statement(rest, body, span, scope, loops, cx, &mut inner);
+        cx.run_time_depth -= 1;
         cx.loop_depth -= 1;
         self.context.iterators.pop();
         inner

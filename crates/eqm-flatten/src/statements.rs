@@ -35,6 +35,11 @@ pub(crate) struct StatementContext {
     outputs: Vec<VarId>,
     assigned: BTreeSet<VarId>,
     pub(crate) loop_depth: u32,
+    /// If-, while- and for-statements around the current one whose conditions or ranges are
+    /// known only during the run (a String variable of a function is not assigned inside one).
+    pub(crate) run_time_depth: u32,
+    /// A `return` or `break` was flattened: the statements after it may not run.
+    pub(crate) left_early: bool,
     /// `if` statements around the current one (a when-statement may not be inside one).
     if_depth: u32,
     /// Inside the body of a when-statement: what is assigned there is discrete-time.
@@ -207,11 +212,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         None => {}
                     }
                     cx.if_depth += 1;
+                    cx.run_time_depth += 1;
                     flat_branches.push((c, self.statements(body, scope, loops, cx)));
+                    cx.run_time_depth -= 1;
                     cx.if_depth -= 1;
                 }
+                let conditional = u32::from(!flat_branches.is_empty());
                 cx.if_depth += 1;
+                cx.run_time_depth += conditional;
                 let else_branch = self.statements(chosen, scope, loops, cx);
+                cx.run_time_depth -= conditional;
                 cx.if_depth -= 1;
                 if flat_branches.is_empty() {
                     out.extend(else_branch);
@@ -229,7 +239,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     return;
                 };
                 cx.loop_depth += 1;
+                cx.run_time_depth += 1;
                 let body = self.statements(body, scope, loops, cx);
+                cx.run_time_depth -= 1;
                 cx.loop_depth -= 1;
                 out.push(Statement::While {
                     condition: c,
@@ -239,11 +251,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             K::When { branches } => self.when_statement(branches, span, scope, loops, cx, out),
             K::Break => {
+                cx.left_early = true;
                 let allowed = cx.loop_depth > 0;
                 let refusal = ("`break` outside a loop", "no loop to leave");
                 self.jump(allowed, Statement::Break { span }, span, refusal, out);
             }
             K::Return => {
+                cx.left_early = true;
                 let allowed = cx.function.is_some();
                 let refusal = ("`return` is only allowed in a function", "not in a function");
                 self.jump(allowed, Statement::Return { span }, span, refusal, out);
@@ -268,6 +282,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .masked_range_assignment(target, value, span, scope, loops, cx, out)
             .is_some()
         {
+            return;
+        }
+        if self.string_variable_assignment(target, value, scope, loops, cx) {
             return;
         }
         let Some(v) = self.eval_assigned_value(target, value, scope, loops, cx) else {
@@ -391,10 +408,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Some(Some(StreamEffect::Print(message))) => self.print_statement(&name, message, span, cx),
                 Some(None) => {}
                 None => match self.function_class(function, scope) {
-                    // A function has no side effects, so a call whose results are unused
-                    // is only checked.
+                    // A call whose results are unused still runs what its function does to
+                    // the run (an assertion, `terminate`); a call of a function that does
+                    // nothing but compute its outputs is only checked.
                     Some(callee) => {
-                        let _ = self.user_call(&callee, function, args, span, scope, loops);
+                        if let Some((call, _)) = self.user_call(&callee, function, args, span, scope, loops) {
+                            out.extend(self.effect_call(call, span));
+                        }
                     }
                     None => self.diagnostics.push(Diagnostic::error(
                         "E0310",
@@ -591,21 +611,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         } else {
             let (message, label) = refusal;
             self.diagnostics.push(Diagnostic::error("E0219", message, span, label));
-        }
-    }
-
-    fn condition(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> Option<ExprId> {
-        match self.eval(e, scope, loops)? {
-            Value::Scalar(c, ScalarType::Boolean) => Some(c),
-            _ => {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0306",
-                    "a condition must be a Boolean scalar",
-                    e.span,
-                    "not a Boolean",
-                ));
-                None
-            }
         }
     }
 
@@ -935,8 +940,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         let shadowed = frame.locals.insert(index.name.name.clone(), local);
         cx.loop_depth += 1;
+        cx.run_time_depth += 1;
         let mut inner = Vec::new();
         self.for_statement(rest, body, span, scope, loops, cx, &mut inner);
+        cx.run_time_depth -= 1;
         cx.loop_depth -= 1;
         if let Some(frame) = self.context.frames.last_mut() {
             match shadowed {

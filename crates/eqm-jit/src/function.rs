@@ -257,6 +257,7 @@ impl Body<'_, '_, '_, '_> {
                 });
                 self.t.fail(status::TABLE, fault);
             }
+            Statement::Call { function, args, .. } => self.t.call_for_effect(*function, args)?,
             Statement::Break { .. } => {
                 let exit = *self.breaks.last().ok_or_else(|| JitError::Unsupported {
                     node: None,

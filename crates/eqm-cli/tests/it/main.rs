@@ -23,6 +23,7 @@ mod projection;
 mod repl;
 mod result_files;
 mod run;
+mod strings;
 mod sweep;
 mod system_dynamics;
 

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 const MATCHING: &[&str] = &[
     "Modelica.Blocks.Examples.BusUsage",
     "Modelica.Blocks.Examples.CompareSincExpSine",
+    "Modelica.Blocks.Examples.Filter",
     "Modelica.Blocks.Examples.FilterWithDifferentiation",
     "Modelica.Blocks.Examples.FilterWithRiseTime",
     "Modelica.Blocks.Examples.IntegerNetwork1",

@@ -96,8 +96,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> Option<(ExprId, Vec<Value>)> {
         let (sizes, functionals) = self.instance_key(class, name, declared, &given, passed, span)?;
         let strings = self.known_string_inputs(class, declared, &given);
-        let integers = self.known_size_inputs(class, name, &given)?;
-        let id = self.function_for(class, &sizes, &functionals, strings, integers)?;
+        let mut integers = self.known_size_inputs(class, name, &given)?;
+        if !strings.is_empty() {
+            self.literal_scalar_inputs(class, &given, &mut integers);
+        }
+        let templates = self.template_string_inputs(declared, &given);
+        let id = self.function_for(class, &sizes, &functionals, strings, integers, templates)?;
         let signature = self.functions.signatures[id.0 as usize].clone();
         let known = self
             .functions
@@ -112,7 +116,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let call = self.model.exprs.call(Callee::User(id), call_args);
         let mut outputs = Vec::new();
         let mut k = 0u32;
-        for (_, var) in &signature.outputs {
+        for (name_of_output, var) in &signature.outputs {
             let elems: Vec<ExprId> = (0..var.slots.len())
                 .map(|_| {
                     let e = if k == 0 {
@@ -124,7 +128,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     e
                 })
                 .collect();
-            outputs.push(var.value_of(&elems));
+            // A String output whose text the instance knows is that text.
+            let text = (self.functions.output_texts.get(id.0 as usize))
+                .and_then(|texts| texts.iter().find(|(n, _)| n == name_of_output))
+                .map(|(_, text)| Value::Str(text.clone()));
+            outputs.push(text.unwrap_or_else(|| var.value_of(&elems)));
         }
         Some((call, outputs))
     }
@@ -425,13 +433,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// An input's default evaluated in the function's class, outside any function body;
     /// `None` without a diagnostic when it needs the other inputs.
-    fn default_now(&mut self, default: &'a ast::Expr, part: ClassId) -> Option<Value> {
+    pub(super) fn default_now(&mut self, default: &'a ast::Expr, part: ClassId) -> Option<Value> {
         let mark = self.diagnostics.len();
         // An empty frame: the default must not read the locals of the function making the call.
         self.context.frames.push(crate::function_table::Frame {
             locals: Default::default(),
             strings: Vec::new(),
             integers: Vec::new(),
+            templates: Vec::new(),
+            texts: Vec::new(),
         });
         let scope = Scope {
             instance: None,
@@ -461,6 +471,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 // its slot is never read.
                 let unused = self.model.exprs.int(0);
                 call_args.extend(std::iter::repeat_n(unused, var.slots.len()));
+                continue;
+            }
+            // A String with values known only during the run passes its values, one per hidden
+            // slot of the instance made for its shape.
+            if var.ty == ScalarType::String
+                && let Some((Value::Str(message), _)) = &value
+                && message.as_literal().is_none()
+            {
+                let values = super::string_inputs::template_arguments(message);
+                if values.len() != var.slots.len() {
+                    return None;
+                }
+                call_args.extend(values);
                 continue;
             }
             if let Some(local) = &var.function {
@@ -639,5 +662,41 @@ impl<'t, 'a> Flattener<'t, 'a> {
             class = next;
         }
         None
+    }
+
+    /// The statement that makes call `call` for what it does, when it is a call of a function
+    /// instance whose body can stop the run (an assertion, `terminate`, or a call statement of
+    /// such a function); `None` for any other call (evaluated at compile time, or of a function
+    /// that only computes its outputs).
+    pub(crate) fn effect_call(&self, call: ExprId, span: Span) -> Option<eqm_ir::flat::Statement> {
+        let Node::Call(Callee::User(id), args) = self.model.exprs.get(call) else {
+            return None;
+        };
+        let body = &self.model.functions.get(id.0 as usize)?.body;
+        let mut stack: Vec<&eqm_ir::flat::Statement> = body.iter().collect();
+        let mut acts = false;
+        while let Some(statement) = stack.pop() {
+            use eqm_ir::flat::Statement as S;
+            match statement {
+                S::Assert { .. } | S::Terminate { .. } | S::Call { .. } => {
+                    acts = true;
+                    break;
+                }
+                S::If {
+                    branches, else_branch, ..
+                } => {
+                    stack.extend(branches.iter().flat_map(|(_, b)| b));
+                    stack.extend(else_branch);
+                }
+                S::Unrolled { iterations, .. } => stack.extend(iterations.iter().flatten()),
+                S::For { body, .. } | S::While { body, .. } => stack.extend(body),
+                S::Assign { .. } | S::Break { .. } | S::Return { .. } => {}
+            }
+        }
+        acts.then(|| eqm_ir::flat::Statement::Call {
+            function: *id,
+            args: args.to_vec(),
+            span,
+        })
     }
 }

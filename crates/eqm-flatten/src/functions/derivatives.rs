@@ -109,6 +109,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             &[],
             strings.clone(),
             integers.clone(),
+            Vec::new(),
         );
         let derivative = match derivative {
             Some(d) if self.diagnostics.len() == mark => d,

@@ -509,7 +509,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// A directory of an annotation as a path: `modelica://Pkg/rest` is `rest` in the directory
     /// of the file that defines the top-level class `Pkg`, `file://path` is
     /// `path`, anything else is taken as written.
-    fn resource_path(&self, uri: &str) -> String {
+    pub(super) fn resource_path(&self, uri: &str) -> String {
         if let Some(rest) = uri.strip_prefix("modelica://") {
             let (class, path) = rest.split_once('/').unwrap_or((rest, ""));
             let top = class.split('.').next().unwrap_or(class);

@@ -87,6 +87,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             locals: BTreeMap::new(),
             strings,
             integers,
+            templates: Vec::new(),
+            texts: Vec::new(),
         });
         let declared = self.declare_function_locals(id, &sections, sizes, functionals);
         let interface_ok = self.diagnostics.len() == diagnostics_before;
@@ -123,6 +125,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     return false;
                 }
             }
+        }
+        // The texts of the String outputs when the body ends are the texts every call gives.
+        let outputs = &self.functions.signatures[id.0 as usize].outputs;
+        let texts: Vec<(String, eqm_ir::flat::Message)> = (self.context.frames.last())
+            .map(|f| {
+                f.texts
+                    .iter()
+                    .filter(|(name, _)| outputs.iter().any(|(o, _)| o == name))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !texts.is_empty() {
+            let k = id.0 as usize;
+            if self.functions.output_texts.len() <= k {
+                self.functions.output_texts.resize(k + 1, Vec::new());
+            }
+            self.functions.output_texts[k] = texts;
         }
         self.context.frames.pop();
         self.model.functions[id.0 as usize].body = body;
@@ -342,6 +362,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Some(&(expr, scope)) => (Some(expr), scope),
                 None => (decl.modification.as_ref().and_then(|m| m.binding.as_ref()), scope),
             };
+            // A String variable that is not an input holds its text while the body is
+            // flattened; its binding is its first text.
+            if *group != 0 && var.ty == ScalarType::String && var.dims.is_empty() && var.record.is_none() {
+                if let Some(b) = binding {
+                    self.string_variable_text(&decl.name.name, b, scope, &mut Vec::new());
+                }
+                if *group == 1 {
+                    let name = decl.name.name.clone();
+                    self.functions.signatures[id.0 as usize]
+                        .outputs
+                        .push((name, var.clone()));
+                }
+                continue;
+            }
             let mut value = binding.and_then(|b| {
                 // The default of an input sized `:` is the value of calls that omit the
                 // argument; an instance made for an argument of another size has none.

@@ -30,6 +30,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         functionals: &[FunctionalKey],
         strings: KnownStrings,
         integers: KnownIntegers,
+        templates: crate::function_table::StringTemplates,
     ) -> Option<FuncId> {
         let key = (
             class,
@@ -37,6 +38,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             functionals.to_vec(),
             strings.clone(),
             integers.clone(),
+            super::string_inputs::template_key(&templates),
         );
         if let Some(known) = self.functions.ids.get(&key) {
             return *known;
@@ -57,6 +59,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.functions.known_strings.push(strings);
         self.functions.known_integers.resize(id.0 as usize, Vec::new());
         self.functions.known_integers.push(integers);
+        self.functions.string_templates.resize(id.0 as usize, Vec::new());
+        self.functions.string_templates.push(templates);
         // Registered before the body is flattened, so that a recursive call finds it.
         self.functions.ids.insert(key.clone(), Some(id));
         self.functions.entered.push(key.clone());
@@ -69,7 +73,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.functions.ids.insert(key, None);
             return None;
         }
-        self.derivative_annotations(class, id, sizes, functionals, (&key.3, &key.4));
+        // A derivative function would take the String as one input, not as its values.
+        if key.5.is_empty() {
+            self.derivative_annotations(class, id, sizes, functionals, (&key.3, &key.4));
+        }
         Some(id)
     }
 
@@ -210,6 +217,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         modifier: Modifier<'a>,
         out: &mut Vec<(ClassId, &'a [ast::Section], Modifier<'a>)>,
     ) -> Result<(), Diagnostic> {
+        // A class inherited a second time without modifiers (a function extending a partial
+        // interface and an implementation that extends it too) adds nothing: Modelica keeps
+        // one of identical inherited elements.
+        if modifier.is_empty() && out.iter().any(|(c, _, m)| *c == class && m.is_empty()) {
+            return Ok(());
+        }
         let def = self.table.get(class).def;
         let ast::ClassBody::Long { sections, .. } = &def.body else {
             return Err(Diagnostic::error(

@@ -162,6 +162,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         };
+        if ty == ScalarType::String
+            && clause.prefixes.causality == ast::Causality::Input
+            && let Some(template) = self.template_local(id, &decl.name.name)
+        {
+            return Some(template);
+        }
         let dims = self.function_variable_dims(clause, decl, scope, &resolved.dims, actual)?;
         Some(self.scalar_local(id, &decl.name.name, dims, ty, assignable))
     }

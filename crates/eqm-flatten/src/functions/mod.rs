@@ -18,7 +18,9 @@
 //! classes, constructors and destructors), `modelica_strings` (the string functions
 //! of the Modelica external C library, evaluated at compile time) and `modelica_files` (its
 //! functions that read files, evaluated at compile time through the front end's reader),
-//! `derivatives` (the `derivative` annotations, with their functions instantiated).
+//! `derivatives` (the `derivative` annotations, with their functions instantiated),
+//! `string_inputs` (String inputs holding values known only during the run, passed as hidden
+//! scalar inputs).
 
 mod calls;
 mod derivatives;
@@ -30,4 +32,5 @@ mod modelica_files;
 mod modelica_strings;
 mod objects;
 mod references;
+mod string_inputs;
 mod vectorised;

@@ -1,6 +1,7 @@
 //! The functions of the Modelica external C library that read files and ask about them
-//! (`ModelicaInternal_countLines`, `_readLine` and `_stat`, behind `Streams.countLines`,
-//! `Streams.readLine` and `Files.Internal.stat`, and EQM's `EqmFiles_exist` behind
+//! (`ModelicaInternal_countLines`, `_readLine`, `_stat` and `_fullPathName`, behind
+//! `Streams.countLines`, `Streams.readLine`, `Files.Internal.stat` and `Files.fullPathName`
+//! (which the library's `loadResource` calls), and EQM's `EqmFiles_exist` behind
 //! `Files.exist`), evaluated by EQM when the model is compiled.
 //!
 //! Input: the name of the C function and its arguments, known at compile time (the file's
@@ -20,7 +21,11 @@ use std::rc::Rc;
 pub(super) fn is_file_function(c_name: &str) -> bool {
     matches!(
         c_name,
-        "ModelicaInternal_countLines" | "ModelicaInternal_readLine" | "ModelicaInternal_stat" | "EqmFiles_exist"
+        "ModelicaInternal_countLines"
+            | "ModelicaInternal_readLine"
+            | "ModelicaInternal_stat"
+            | "ModelicaInternal_fullPathName"
+            | "EqmFiles_exist"
     )
 }
 
@@ -65,6 +70,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 .stat(Path::new(name))
                 .map(|kind| vec![Boolean(kind > 1)])
                 .map_err(|why| format!("cannot tell whether `{name}` exists: {why}")),
+            // `Files.fullPathName`, which the library's default `loadResource` calls with a
+            // `modelica://` URI: the resource in the directory of the library that defines the
+            // top-level class the URI names, as Modelica resolves such a URI; a file name as
+            // written (a relative one is relative to the current directory, where the C library
+            // opens it).
+            ("ModelicaInternal_fullPathName", [Text(name)]) => Ok(vec![Text(self.resource_path(name))]),
             _ => Err("EQM does not provide this function with these arguments".to_string()),
         })
     }

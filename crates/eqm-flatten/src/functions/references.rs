@@ -26,6 +26,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
         {
             return Some(Value::Str(eqm_ir::flat::Message::literal(text.clone())));
         }
+        // A String input of an instance made for the shape of a String with values known only
+        // during the run reads as that String, its values from the hidden input slots.
+        if let [part] = c.parts.as_slice()
+            && part.subscripts.is_empty()
+            && let Some((_, message)) =
+                (self.context.frames.last()).and_then(|f| f.templates.iter().find(|(name, _)| *name == part.name.name))
+        {
+            return Some(Value::Str(message.clone()));
+        }
+        // A String variable of the function reads as the text it holds here.
+        if let [part] = c.parts.as_slice()
+            && part.subscripts.is_empty()
+            && let Some((_, text)) =
+                (self.context.frames.last()).and_then(|f| f.texts.iter().find(|(name, _)| *name == part.name.name))
+        {
+            return Some(Value::Str(text.clone()));
+        }
         // A size-giving Integer input of an instance made for its value reads as that value,
         // so that sizes, ranges and conditions computed from it are known at compile time.
         if let [part] = c.parts.as_slice()
@@ -33,6 +50,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             && let Some(&(_, value)) =
                 (self.context.frames.last()).and_then(|f| f.integers.iter().find(|(name, _)| *name == part.name.name))
         {
+            // A Boolean input made known with the Integers reads as a Boolean.
+            let boolean = (self.context.frames.last())
+                .and_then(|f| f.locals.get(part.name.name.as_str()))
+                .is_some_and(|v| v.ty == ScalarType::Boolean);
+            if boolean {
+                return Some(Value::Scalar(self.model.exprs.boolean(value != 0), ScalarType::Boolean));
+            }
             return Some(Value::Scalar(self.model.exprs.int(value), ScalarType::Integer));
         }
         if let Some(var) = self.local_record(c) {

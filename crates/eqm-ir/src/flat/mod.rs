@@ -502,6 +502,14 @@ pub enum Statement {
         message: Message,
         span: Span,
     },
+    /// A call of a function whose outputs, if any, are not used: made for what it does (an
+    /// assertion or `terminate` in its body, or in a function it calls the same way), since
+    /// Modelica runs the statement.
+    Call {
+        function: FuncId,
+        args: Vec<ExprId>,
+        span: Span,
+    },
     Break {
         span: Span,
     },
@@ -548,6 +556,7 @@ impl Statement {
                 message.exprs().for_each(|e| f(e, span));
             }
             Statement::Terminate { message, .. } => message.exprs().for_each(|e| f(e, span)),
+            Statement::Call { args, .. } => args.iter().for_each(|a| f(*a, span)),
             Statement::Break { .. } | Statement::Return { .. } => {}
         }
     }
@@ -610,6 +619,11 @@ impl Statement {
                 message: message.map_exprs(f),
                 span: *span,
             },
+            Statement::Call { function, args, span } => Statement::Call {
+                function: *function,
+                args: args.iter().map(|a| f(*a)).collect(),
+                span: *span,
+            },
             Statement::Break { .. } | Statement::Return { .. } => self.clone(),
         }
     }
@@ -624,6 +638,7 @@ impl Statement {
             | Statement::While { span, .. }
             | Statement::Assert { span, .. }
             | Statement::Terminate { span, .. }
+            | Statement::Call { span, .. }
             | Statement::Break { span }
             | Statement::Return { span } => *span,
         }

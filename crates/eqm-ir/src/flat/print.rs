@@ -97,6 +97,11 @@ impl FlatModel {
             Statement::Terminate { message, .. } => {
                 let _ = writeln!(out, "{pad}terminate({:?});", message.written());
             }
+            Statement::Call { function: f, args, .. } => {
+                let name = self.functions.get(f.0 as usize).map_or("?", |g| g.name.as_str());
+                let args: Vec<String> = args.iter().map(|a| text(*a)).collect();
+                let _ = writeln!(out, "{pad}{name}({});", args.join(", "));
+            }
             Statement::Break { .. } => {
                 let _ = writeln!(out, "{pad}break;");
             }

@@ -174,4 +174,35 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         }
         Ok(self.b.ins().load(types::F64, MemFlagsData::trusted(), out, 0))
     }
+
+    /// A call statement: the function called for what it does (an assertion, `terminate`), its
+    /// outputs, if any, dropped. Like the interpreter, it is not shared with a call of the same
+    /// node elsewhere: a statement runs each time it is reached.
+    pub(crate) fn call_for_effect(&mut self, f: FuncId, args: &[ExprId]) -> Result<(), JitError> {
+        let function = self.sh.function(f)?;
+        let (inputs, outputs) = (function.inputs, function.outputs);
+        if args.len() != inputs as usize {
+            return Err(JitError::Unsupported {
+                node: None,
+                what: format!("a call of `{}` with {} argument(s)", function.name, args.len()),
+            });
+        }
+        let values = args.iter().map(|a| self.operand(*a)).collect::<Result<Vec<_>, _>>()?;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (inputs + outputs).max(1) * 8,
+            3,
+        ));
+        let ptr = self.sh.ptr;
+        let addr = self.b.ins().stack_addr(ptr, slot, 0);
+        for (k, v) in values.iter().enumerate() {
+            self.b.ins().store(MemFlagsData::trusted(), *v, addr, k as i32 * 8);
+        }
+        let out = self.b.ins().stack_addr(ptr, slot, inputs as i32 * 8);
+        let id = self.sh.user_function(f)?;
+        let r = self.func_ref(id);
+        self.b.ins().call(r, &[addr, out, self.status]);
+        self.check_failure();
+        Ok(())
+    }
 }

@@ -605,6 +605,30 @@ impl<'a> Compiler<'a> {
                 let message = self.message(message, kept);
                 self.emit(Op::Terminate { message, span: *span });
             }
+            Statement::Call { function: f, args, .. } => {
+                let function = self
+                    .program
+                    .functions()
+                    .get(f.0 as usize)
+                    .ok_or("a call of an unknown function")?;
+                if args.len() != function.inputs as usize {
+                    return Err(format!(
+                        "a call of `{}` that does not fit its declaration",
+                        function.name
+                    ));
+                }
+                let outputs = function.outputs;
+                let kept = self.kept_values(args.iter().copied())?;
+                // The outputs land above the arguments and are never read.
+                self.next = self.floor;
+                let out = self.alloc(outputs);
+                self.floor -= kept.len() as u32;
+                self.emit(Op::Call {
+                    func: f.0,
+                    args: kept.into_boxed_slice(),
+                    out,
+                });
+            }
             Statement::Break { .. } => {
                 let at = self.emit(Op::Jump { target: 0 });
                 self.breaks.last_mut().ok_or("`break` outside a loop")?.push(at);
@@ -723,8 +747,15 @@ impl<'a> Compiler<'a> {
     /// reuses the registers from the floor up, so they are kept below it). The caller lowers
     /// the floor again after computing the statement's condition.
     fn message_values(&mut self, message: &eqm_ir::flat::Message) -> CompileResult<Vec<u32>> {
+        let values: Vec<ExprId> = message.exprs().collect();
+        self.kept_values(values)
+    }
+
+    /// The values of `exprs`, each computed and kept in a register of its own above the floor
+    /// (which rises by their count), so that all of them are at hand together.
+    fn kept_values(&mut self, exprs: impl IntoIterator<Item = ExprId>) -> CompileResult<Vec<u32>> {
         let mut kept = Vec::new();
-        for e in message.exprs() {
+        for e in exprs {
             let value = self.root(e)?;
             let keep = self.floor;
             self.emit(Op::Move { dst: keep, src: value });

@@ -794,3 +794,42 @@ fn when_statements_and_relations_of_algorithms_run_natively_and_agree() {
         }
     }
 }
+
+/// A String built from a value during the run and passed to a function that stops the run with
+/// it, called as a statement (a function without outputs): native code runs the call as the
+/// interpreter does, and both fail alike, with the value in the message.
+#[test]
+fn a_call_statement_with_a_message_built_during_the_run_agrees() {
+    let text = "model Message
+      function fail
+        input String why;
+      algorithm
+        assert(false, why);
+      end fail;
+      function limited
+        input Real u;
+        output Real y;
+      algorithm
+        if u > 1.5 then
+          fail(\"u = \" + String(u) + \" is above the limit\");
+        end if;
+        y := 2*u;
+      end limited;
+      Real x(start = 0, fixed = true);
+      Real y;
+    equation
+      y = limited(x);
+      der(x) = y - x;
+    end Message;";
+    let (program, _) = programs("message.eqm", text);
+    let mut rng = Rng(0x3c6e_f372_fe94_f82b);
+    // The states are drawn from [-2, 2): about an eighth of the points fail.
+    let (native, evaluated) = compare("message.eqm", &program, &mut rng, 60);
+    assert!(native.is_complete(), "not every instruction is native");
+    assert!((30..60).contains(&evaluated), "{evaluated} of 60 points evaluated");
+    let failure = same_failure(&program, &[1.75], None);
+    match failure.kind {
+        FailureKind::Assert { message, .. } => assert_eq!(message, "u = 1.75 is above the limit"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -255,3 +255,111 @@ fn what_cannot_be_read_or_scanned_is_a_diagnostic_at_check() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A function reads the lines of a file named by a String parameter into a String variable of
+/// its own and scans them (a loop whose range is known when the model is compiled, so each
+/// line's text is); a function's String output is the text it was given last; the file is
+/// named by a `modelica://` URI resolved by `Files.fullPathName` against the directory of the
+/// file that defines the top-level class; a function inheriting one interface through two
+/// bases declares its inputs once; and a String variable assigned inside an if-statement
+/// decided during the run is a diagnostic.
+#[test]
+fn a_function_reads_lines_of_a_file_into_string_variables() {
+    let dir = scratch("lines");
+    std::fs::write(dir.join("numbers.txt"), "1.5\n-2.25\n4e1\nlast line\n").expect("the data file");
+    let text = r#"
+model Lines
+  import Modelica.Utilities.Streams;
+  import Modelica.Utilities.Strings;
+  function fullPath
+    input String name;
+    output String full;
+  external "C" full = ModelicaInternal_fullPathName(name);
+  end fullPath;
+  partial function Named
+    input String file;
+  end Named;
+  function NamedBase
+    extends Named;
+  end NamedBase;
+  function sumOfLines "The sum of the numbers on the first three lines"
+    extends Named;
+    extends NamedBase;
+    output Real total = 0;
+  protected
+    String line;
+  algorithm
+    for i in 1:3 loop
+      line := Streams.readLine(file, i);
+      total := total + Strings.scanReal(line);
+    end for;
+  end sumOfLines;
+  function lastLine
+    input String file;
+    output String last;
+  protected
+    String line = "none";
+  algorithm
+    last := line;
+    line := Streams.readLine(file, 4);
+    last := line + "!";
+  end lastLine;
+  parameter String file = fullPath("modelica://Lines/numbers.txt");
+  parameter Real total = sumOfLines(file);
+  parameter Integer length = Strings.length(lastLine(file));
+  Real y(start = 0, fixed = true);
+equation
+  der(y) = total;
+  when initial() then
+    Streams.print(lastLine(file) + " " + String(length));
+  end when;
+end Lines;
+"#;
+    let source = dir.join("lines.eqm").display().to_string();
+    let mut session = Session::with_sources(&[(source, text.to_string())], &[], None);
+    session.set_file_reader(|path: &Path| std::fs::read_to_string(path));
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let result = model
+        .simulate(&RunSettings {
+            stop: Some(1.0),
+            ..RunSettings::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    // 1.5 - 2.25 + 40 = 39.25 = y'(t), so y(1) = 39.25; "last line!" has 10 characters.
+    let y = result.column("y").expect("y");
+    assert!((y[y.len() - 1] - 39.25).abs() < 1e-9, "y(1) = {}", y[y.len() - 1]);
+    let printed: Vec<String> = crate::streams::printed_lines(&result)
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+    assert_eq!(printed, ["last line! 10"]);
+    let refused = r#"
+model Refused
+  function pick
+    input Real x;
+    output Real y;
+  protected
+    String s = "a";
+  algorithm
+    if x > 0 then
+      s := "b";
+    end if;
+    y := x;
+  end pick;
+  Real x(start = 1, fixed = true);
+  Real y = pick(x);
+equation
+  der(x) = -x;
+end Refused;
+"#;
+    let codes = check_codes(refused);
+    assert!(
+        codes
+            .iter()
+            .any(|(code, message)| code == "E0306" && message.contains("the String variable `s` is assigned inside")),
+        "{codes:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
