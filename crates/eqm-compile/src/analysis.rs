@@ -178,6 +178,8 @@ pub fn analyze(
         None => crate::init::analyze(&mut dae, &plan, shared),
     })?;
     warnings.append(&mut init_warnings);
+    // The when-clauses on `initial()` did their work in the initialization.
+    crate::init::drop_initial_from_active_branches(&mut dae);
     // The embedding form goes through the same last stages; when it cannot be sorted it is not
     // available (its diagnostics are dropped: the dummy-derivative form is simulated instead).
     let embedding = timings.time("structural", || {
@@ -185,6 +187,7 @@ pub fn analyze(
             let static_choice_valid = e.static_choice_is_valid();
             let mut dae = crate::events::extract(e.dae);
             // (The initialization is the dummy-derivative form's, built above.)
+            crate::init::drop_initial_from_active_branches(&mut dae);
             crate::homotopy::to_actual(&mut dae);
             let plan = crate::plan::analyze(&mut dae).ok()?;
             Some(EmbeddingForm {

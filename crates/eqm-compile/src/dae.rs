@@ -55,6 +55,9 @@ pub enum Origin {
     /// `v = pre(v)` for a discrete variable the initial equations determine: its when-clauses
     /// are not active during the initialization.
     HeldAtStart { var: VarId },
+    /// `v = e` of a when-clause on `initial()`, active during the initialization (or
+    /// `x = e` of a `reinit(x, e)` there).
+    ActiveAtStart { var: VarId },
     /// `h = integer(e)` for an integer part held between events whose argument reads a
     /// delayed value: the initialization computes it from the delayed expression.
     IntegerPartAtStart { var: VarId },
@@ -86,6 +89,10 @@ impl Origin {
             ),
             Origin::IntegerPartAtStart { var } => format!(
                 "{}, computed in the initialization from the delayed expression",
+                symbols.var_name(*var)
+            ),
+            Origin::ActiveAtStart { var } => format!(
+                "the equation of {} in a when-clause on initial(), active during the initialization",
                 symbols.var_name(*var)
             ),
             Origin::HeldAtStart { var } => format!(

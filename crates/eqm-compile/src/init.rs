@@ -19,6 +19,9 @@
 //! numerically: consistent values come from the simulation core running the plan.
 
 mod discrete;
+mod whens;
+
+pub use whens::drop_initial_from_active_branches;
 
 use crate::dae::{Dae, Equation, Origin, VarKind};
 use crate::events::Hybrid;
@@ -119,13 +122,17 @@ fn own_system(
     simulation: Option<&Plan>,
 ) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (mut init, has_delays) = initialization_dae(dae);
+    // The when-clauses on `initial()` are active during the initialization: their equations
+    // join the model's.
+    let active = whens::add_active_equations(dae, &mut init);
+    let has_active_whens = active.iter().any(|&a| a);
     let n_model = init.equations.len();
     let has_free_parameters = free_parameters(&mut init);
     init.equations.extend(init.initial_equations.iter().cloned());
-    let free_pre = discrete::discrete_unknowns(dae, &mut init);
+    let free_pre = discrete::discrete_unknowns(dae, &mut init, &active);
     let n_given = init.equations.len();
 
-    let (fixed, candidates, n_fixed) = start_equations(&dae.kinds, &mut init);
+    let (fixed, candidates, n_fixed) = start_equations(&dae.kinds, &mut init, &active);
     // The `pre` values made unknowns are completed after the states, as Modelica's tools do:
     // `pre(v) = v.start` where nothing else determines them.
     for &p in &free_pre {
@@ -136,7 +143,9 @@ fn own_system(
     // initialization replaces by their expressions.)
     // (Nor with parameters the initialization solves for: the simulation's plan computes
     // none of them, so one that nothing determines would keep its start value unreported.)
-    if let Some(simulation) = simulation.filter(|_| !has_delays && !has_free_parameters)
+    // (Nor with when-clauses active at the initialization: their equations are not the
+    // simulation's.)
+    if let Some(simulation) = simulation.filter(|_| !has_delays && !has_free_parameters && !has_active_whens)
         && is_simulation_system_with_starts(&init, n_model, &fixed)
     {
         // Every state is given and nothing else is: the simulation plan already causalises
@@ -243,7 +252,11 @@ fn initialization_dae(dae: &Dae<Hybrid>) -> (Dae<Hybrid>, bool) {
 /// value of a free state (the candidates of assumed starts). Returns the variables of both and
 /// the number of equations before the candidates'. `model_kinds` are the kinds of the model's
 /// variables, before the initialization made some discrete ones unknowns.
-fn start_equations(model_kinds: &[VarKind], init: &mut Dae<Hybrid>) -> (Vec<VarId>, Vec<VarId>, usize) {
+fn start_equations(
+    model_kinds: &[VarKind],
+    init: &mut Dae<Hybrid>,
+    active: &[bool],
+) -> (Vec<VarId>, Vec<VarId>, usize) {
     // Fixed start values are equations; the start values of free states are candidates.
     let mut fixed = Vec::new();
     let mut candidates: Vec<VarId> = Vec::new();
@@ -260,6 +273,12 @@ fn start_equations(model_kinds: &[VarKind], init: &mut Dae<Hybrid>) -> (Vec<VarI
         // equation on `v`, which its own equation determines.
         let discrete_time = matches!(var.ty, ScalarType::Integer | ScalarType::Boolean);
         if a.fixed == Some(true) && model_kinds.get(i) == Some(&VarKind::Algebraic) && discrete_time {
+            continue;
+        }
+        // A variable a when-clause active at the initialization assigns is determined by that
+        // clause; its fixed start value is the one of its `pre` value (Modelica's rule for
+        // discrete variables), which holds it already.
+        if a.fixed == Some(true) && model_kinds.get(i) == Some(&VarKind::Discrete) && active.get(i) == Some(&true) {
             continue;
         }
         if a.fixed == Some(true) {
@@ -380,6 +399,7 @@ fn choose_assumed_starts(
 fn shared_with_simulation(dae: &mut Dae<Hybrid>, simulation: &Plan) -> Option<(InitPlan, Vec<Diagnostic>)> {
     if !dae.initial_equations.is_empty()
         || dae.flat.algorithms.iter().any(|a| a.initial)
+        || whens::any_active(dae)
         || !dae.stage.events.delays.is_empty()
         || !dae.stage.events.spatials.is_empty()
     {

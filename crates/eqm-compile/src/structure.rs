@@ -133,10 +133,22 @@ pub(crate) fn algorithm_rows_of<S>(
             .filter_map(|&o| index_of.get(dae.flat.exprs.var_if_present(o)?))
             .collect();
         let mut read: Vec<usize> = Vec::new();
+        let mut vars: Vec<VarId> = Vec::new();
         for st in &a.statements {
             st.for_each_expr(&mut |e, _| {
-                collect_unknowns(&dae.flat.exprs, e, index_of, &FunctionReads::unknown(), &mut read)
+                collect_unknowns(&dae.flat.exprs, e, index_of, &FunctionReads::unknown(), &mut read);
+                dae.flat.exprs.vars_in(e, &mut vars);
             });
+        }
+        // Alias elimination does not rewrite the statements: a variable it removed is read
+        // through its value in terms of the remaining ones, and the section depends on those
+        // (an input `u` connected to a signal that another section computes).
+        vars.sort_unstable();
+        vars.dedup();
+        for v in vars {
+            if let Some(Some(value)) = dae.eliminated.get(v.0 as usize) {
+                collect_unknowns(&dae.flat.exprs, *value, index_of, &FunctionReads::unknown(), &mut read);
+            }
         }
         // The section starts each discrete output from its `pre` value, which an output that
         // only when-statements assign keeps when none fires (the initialization may have to

@@ -6,7 +6,11 @@
 //! values at the same time mark one); for a delay time that changes during the run, its value
 //! at the time read. Output: for a time `t`, each expression as it was at `t - d` (its value at
 //! the start before the start plus `d`), interpolated by the cubic polynomial through the four
-//! nearest recorded points on the same side of every jump (fewer where the side has fewer).
+//! nearest recorded points on the same side of every jump (fewer where the side has fewer). At a
+//! jump's own time `te`, the delayed value at `te + d` is the left side (its value before the
+//! jump) until the run has passed the event there ([`DelayLines::pass`]), and the right side from
+//! then on: a delayed jump is a time event at `te + d`, so a relation on a delayed discrete
+//! signal changes exactly there.
 //! For a fixed delay the caller keeps every step no longer than the delay, so `t - d` never
 //! lies beyond the last accepted point, and ends a step at each breaking point `te + d` after a
 //! jump at `te`, where the delayed value jumps. A delay time that changes may reach into the
@@ -32,7 +36,14 @@ pub struct DelayLines {
     lines: Vec<DelayLine>,
     /// The delay times of the lines whose delay changes, at the last record.
     recorded_varying: Vec<f64>,
+    /// The time of the last event at which the delayed jumps were passed (see
+    /// [`DelayLines::pass`]).
+    passed: f64,
 }
+
+/// A jump this close (relative to the time read) to the time a delayed value is read from lies
+/// at that time: jump times reached through different sums of delays differ by a rounding.
+pub const JUMP_RESOLUTION: f64 = 1e-10;
 
 /// The shortest step bound a delay time that changes imposes, as a fraction of its largest
 /// delay: below it the delay time reaches into the step being taken (extrapolated), instead of
@@ -58,7 +69,24 @@ impl DelayLines {
                 })
                 .collect(),
             recorded_varying: Vec::new(),
+            passed: f64::NEG_INFINITY,
         }
+    }
+
+    /// Marks the event at `t` as the one at which the delayed values that jump at `t` take
+    /// their right sides: reads at `t` (within [`JUMP_RESOLUTION`]) give the value after each
+    /// jump of a delayed expression at `t - d`, reads at earlier times the value before it.
+    pub fn pass(&mut self, t: f64) {
+        self.passed = t;
+    }
+
+    /// Whether a fixed-delay line's value jumps at `t`: its expression jumped at `t - d`.
+    pub fn jumps_at(&self, t: f64) -> bool {
+        let tol = JUMP_RESOLUTION * (1.0 + t.abs());
+        self.lines
+            .iter()
+            .filter(|l| !l.varying)
+            .any(|l| l.jump_near(t - l.delay, tol).is_some())
     }
 
     pub fn lines(&self) -> &[DelayLine] {
@@ -74,13 +102,23 @@ impl DelayLines {
     /// the first record), with `varying[k]` the delay time of the `k`-th line whose delay
     /// changes.
     pub fn write(&self, t: f64, varying: &[f64], work: &mut [f64]) {
+        let tol = JUMP_RESOLUTION * (1.0 + t.abs());
+        let passed = (t - self.passed).abs() <= tol;
         let mut varying = varying.iter();
         for line in &self.lines {
             let (delay, extrapolate) = match line.varying {
                 true => (varying.next().copied().unwrap_or(line.delay), true),
                 false => (line.delay, false),
             };
-            if let (Some(value), Some(w)) = (line.value_at(t - delay, extrapolate), work.get_mut(line.slot as usize)) {
+            let right_of_jump = match passed {
+                true => line.jump_near(t - delay, tol),
+                false => None,
+            };
+            let value = match right_of_jump {
+                Some(k) => Some(line.values[k]),
+                None => line.value_at(t - delay, extrapolate),
+            };
+            if let (Some(value), Some(w)) = (value, work.get_mut(line.slot as usize)) {
                 *w = value;
             }
         }
@@ -126,8 +164,27 @@ impl DelayLines {
 }
 
 impl DelayLine {
+    /// The index of the right side of a jump recorded within `tol` of `tau`, if there is one:
+    /// the last of the records at one time (there may be more than two) when the first differs
+    /// from it.
+    fn jump_near(&self, tau: f64, tol: f64) -> Option<usize> {
+        let times = &self.times;
+        let mut k = times.partition_point(|&s| s < tau - tol);
+        while k + 1 < times.len() && times[k] <= tau + tol {
+            let first = k;
+            while k + 1 < times.len() && times[k + 1] == times[first] {
+                k += 1;
+            }
+            if k > first && self.values[k] != self.values[first] {
+                return Some(k);
+            }
+            k += 1;
+        }
+        None
+    }
+
     /// The recorded history at `tau`: its first value before the first record, the cubic
-    /// through the nearest points of the same side of any jump otherwise (the right side at a
+    /// through the nearest points of the same side of any jump otherwise (the left side at a
     /// jump's own time), beyond the last record the last value or (`extrapolate`) the cubic
     /// through the last points of the last piece.
     fn value_at(&self, tau: f64, extrapolate: bool) -> Option<f64> {
@@ -140,12 +197,12 @@ impl DelayLine {
         if beyond && !(extrapolate && tau > times[last] && last > 0 && times[last - 1] != times[last]) {
             return Some(values[last]);
         }
-        // times[i] <= tau < times[i + 1]; at a jump's time, i is its right side. Beyond the
+        // times[i] < tau <= times[i + 1]; at a jump's time, i + 1 is its left side. Beyond the
         // last record, i is the point before it (the cubic through the last points).
         let i = if beyond {
             last - 1
         } else {
-            times.partition_point(|&s| s <= tau) - 1
+            times.partition_point(|&s| s < tau) - 1
         };
         // The points of the continuous piece around i: from after the previous jump to before
         // the next one.
@@ -162,6 +219,12 @@ impl DelayLine {
         let end = hi.min(start + 3).max(i + 1);
         let start = end.saturating_sub(3).max(lo);
         let (ts, vs) = (&times[start..=end], &values[start..=end]);
+        // A piece that holds one value (a discrete signal between its jumps) is that value
+        // exactly: the interpolation's weights need not add up to 1 to the last bit, and an
+        // integer part of the value must not drop below it.
+        if vs.iter().all(|&v| v == vs[0]) {
+            return Some(vs[0]);
+        }
         // Lagrange form: fine for four points.
         let mut sum = 0.0;
         for (j, (&tj, &vj)) in ts.iter().zip(vs).enumerate() {
@@ -201,9 +264,39 @@ mod tests {
         assert_eq!(l.value_at(-1.0, false), Some(1.0));
         // A jump at 1: left of it the constant 0, right of it the constant 5.
         let l = line(&[(0.0, 0.0), (0.5, 0.0), (1.0, 0.0), (1.0, 5.0), (1.5, 5.0), (2.0, 5.0)]);
-        for (tau, v) in [(0.2, 0.0), (0.99, 0.0), (1.0, 5.0), (1.01, 5.0), (1.7, 5.0)] {
+        for (tau, v) in [(0.2, 0.0), (0.99, 0.0), (1.0, 0.0), (1.01, 5.0), (1.7, 5.0)] {
             assert_eq!(l.value_at(tau, false), Some(v), "{tau}");
         }
+    }
+
+    #[test]
+    fn a_delayed_jump_reads_its_right_side_once_its_event_is_passed() {
+        // A jump of the expression at 1 (0 to 5), delayed by 1: read at 2, the value before the
+        // jump until the event at 2 is passed, then the value after it, also from a time that
+        // is 2 up to a rounding.
+        let mut lines = DelayLines::new([(0, 1.0, false)]);
+        for (t, v) in [
+            (0.0, 0.0),
+            (0.5, 0.0),
+            (1.0, 0.0),
+            (1.0, 0.0),
+            (1.0, 5.0),
+            (1.5, 5.0),
+            (2.0, 5.0),
+        ] {
+            lines.record(t, &[v], &[]);
+        }
+        let mut work = [f64::NAN];
+        assert!(lines.jumps_at(2.0) && lines.jumps_at(2.0 + 4e-16) && !lines.jumps_at(1.9));
+        lines.write(2.0, &[], &mut work);
+        assert_eq!(work[0], 0.0);
+        lines.pass(2.0);
+        lines.write(2.0, &[], &mut work);
+        assert_eq!(work[0], 5.0);
+        lines.write(2.0 - 4e-16, &[], &mut work);
+        assert_eq!(work[0], 5.0);
+        lines.write(1.9, &[], &mut work);
+        assert_eq!(work[0], 0.0);
     }
 
     #[test]

@@ -210,6 +210,22 @@ impl<'p> Instance<'p> {
         })
     }
 
+    /// Whether a delayed value jumps at `t` (a delayed expression jumped at `t - d`): an event
+    /// there makes the jump exact (see [`DelayLines::pass`]).
+    pub fn delays_jump_at(&self, t: f64) -> bool {
+        self.delays
+            .as_ref()
+            .is_some_and(|lines| lines.lock().unwrap_or_else(|e| e.into_inner()).jumps_at(t))
+    }
+
+    /// Makes the reads at `t` give the delayed values after the jumps there (the event at `t`
+    /// is passing them).
+    pub fn pass_delay_jumps(&mut self, t: f64) {
+        if let Some(lines) = &self.delays {
+            lines.lock().unwrap_or_else(|e| e.into_inner()).pass(t);
+        }
+    }
+
     /// Whether the model has delay lines or `spatialDistribution` profiles (the run records
     /// their history at accepted points).
     pub fn has_delays(&self) -> bool {

@@ -36,8 +36,10 @@ use eqm_structural::incidence::EqIdx;
 ///   initialization, so an initial equation or initial algorithm on the output itself is one on
 ///   its `pre` value.
 ///
+/// A variable of a when-clause active at the initialization (`active`) is an unknown already.
+///
 /// Other discrete variables keep their start values, as their `pre` values do.
-pub(super) fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) -> Vec<VarId> {
+pub(super) fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>, active: &[bool]) -> Vec<VarId> {
     let first_initial = init.equations.len() - init.initial_equations.len();
     let mut pre_of: FxHashMap<VarId, VarId> = FxHashMap::default();
     let mut owner: FxHashMap<VarId, VarId> = FxHashMap::default();
@@ -63,6 +65,14 @@ pub(super) fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>) -> Ve
     for w in mentioned {
         let v = owner.get(&w).copied().unwrap_or(w);
         let i = v.0 as usize;
+        // A variable of a when-clause active at the initialization is determined by it: its
+        // `pre` value, when an initial equation names it, is an unknown that equation determines.
+        if active.get(i) == Some(&true) {
+            if w != v && init.kinds[w.0 as usize] == VarKind::Discrete {
+                init.kinds[w.0 as usize] = VarKind::Algebraic;
+            }
+            continue;
+        }
         if section_outputs[i] && !done[i] {
             done[i] = true;
             if let Some(&p) = pre_of.get(&v) {

@@ -477,8 +477,45 @@ impl<'o> Run<'o> {
                 }
             }
         }
+        // A delayed value that jumps here (a discrete signal, delayed) is a time event: the
+        // step reached it with the values before the jump, the event takes the values after it.
+        let delayed_jump = self.recording && model.ode.instance.delays_jump_at(info.t);
         if self.clocks.next() == Some(info.t) {
             return self.sample(model, stepper, info.t, row);
+        }
+        if delayed_jump {
+            return self.delayed_jump(model, stepper, info.t, row);
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// The time event at `te` where a delayed value jumps: the rows on both sides of it and the
+    /// event iteration between them, with the delayed values after the jump.
+    fn delayed_jump(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &mut dyn Stepper,
+        te: f64,
+        row: &mut impl Rows,
+    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
+        self.last_probe = None;
+        self.x.copy_from_slice(stepper.state());
+        if row(model, te, &self.x).is_break() {
+            return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));
+        }
+        model.stats.events += 1;
+        model.ode.instance.pass_delay_jumps(te);
+        if let Some(terminated) = event_iteration(model, te, &mut self.x, &mut self.dx, &mut self.whens, false)? {
+            return self.terminated(model, te, terminated, row).map(ControlFlow::Break);
+        }
+        if model.switched(te, &self.x)? {
+            return Ok(self.switched(te));
+        }
+        model.check_assertions(te, &self.x, false)?;
+        stepper.restart(te, &self.x)?;
+        self.record_jump(model, te)?;
+        if row(model, te, &self.x).is_break() {
+            return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));
         }
         Ok(ControlFlow::Continue(()))
     }
@@ -498,6 +535,10 @@ impl<'o> Run<'o> {
             return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));
         }
         model.stats.events += 1;
+        // A delayed value that jumps at the same instant jumps in this event.
+        if self.recording && model.ode.instance.delays_jump_at(te) {
+            model.ode.instance.pass_delay_jumps(te);
+        }
         if let Some(terminated) = self
             .clocks
             .fire(model, te, &mut self.x, &mut self.dx, &mut self.whens)?
@@ -559,6 +600,10 @@ impl<'o> Run<'o> {
             end_sliding(model, te, positive);
         }
         let sliding_surface = model.sliding.as_ref().map(|s| s.surface);
+        // A delayed value that jumps at this instant (up to a rounding) jumps in this event.
+        if self.recording && model.ode.instance.delays_jump_at(te) {
+            model.ode.instance.pass_delay_jumps(te);
+        }
         let iteration = event_iteration(model, te, &mut self.x, &mut self.dx, &mut self.whens, false);
         let held = model.held.take();
         if let Some(terminated) = iteration? {
@@ -658,7 +703,10 @@ impl<'o> Run<'o> {
     fn record_jump(&mut self, model: &mut HybridModel<'_>, t: f64) -> Result<(), HybridError> {
         // A breaking point at the event (a delayed jump that is itself an event) is passed: the
         // stepper restarts here, and the jump's own breaking points follow from this record.
-        let passed = self.breaking.partition_point(|&(b, _)| b <= t);
+        // (So is one within a rounding of it: no step could reach it.)
+        let passed = self
+            .breaking
+            .partition_point(|&(b, _)| b <= t + BREAKING_RESOLUTION * (1.0 + t.abs()));
         self.breaking.drain(..passed);
         record_delays(
             model,

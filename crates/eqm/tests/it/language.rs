@@ -61,6 +61,7 @@ corpus!(
     constant_tables,
     declaration_dependencies,
     deduced_ranges,
+    delayed_enumerations,
     derived_enumerations,
     dynamic_assignments,
     dynamic_subscripts,
@@ -92,11 +93,13 @@ corpus!(
     records,
     replaceable,
     short_functions,
+    simultaneous_events,
     state_select,
     subscripted_constants,
     system_dynamics_dt,
     unsized_arrays,
     unsized_outputs,
+    when_initial,
 );
 
 /// The corpus directory.
