@@ -45,7 +45,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             [part] if function.global && part.subscripts.is_empty() => part.name.name.as_str(),
             _ => &*name,
         };
-        let Some(builtin) = Builtin::by_name(builtin_name) else {
+        let Some(builtin) = Builtin::by_name(builtin_name).filter(|_| !self.shadows_builtin(function, scope)) else {
             return self.non_builtin_call(e, function, args, scope, loops, &name);
         };
         let info = builtin.info();
@@ -208,7 +208,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
             Builtin::Smooth => values[1].ty(),
-            Builtin::Abs | Builtin::Min | Builtin::Max if values.iter().all(|v| v.ty() == ScalarType::Integer) => {
+            Builtin::Abs | Builtin::Min | Builtin::Max | Builtin::Mod | Builtin::Rem
+                if values.iter().all(|v| v.ty() == ScalarType::Integer) =>
+            {
                 ScalarType::Integer
             }
             Builtin::Integer | Builtin::Div | Builtin::Sign

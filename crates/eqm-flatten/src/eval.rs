@@ -122,6 +122,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let v = self.eval(operand, scope, loops)?;
                 match op {
                     ast::UnaryOp::Plus | ast::UnaryOp::ElemPlus => v,
+                    ast::UnaryOp::Neg | ast::UnaryOp::ElemNeg if crate::overloads::is_record_value(&v) => {
+                        return self.overloaded_negation(e, v, operand, scope);
+                    }
                     ast::UnaryOp::Neg | ast::UnaryOp::ElemNeg => {
                         self.expect_numeric(&v, operand)?;
                         let ty = v.ty();
@@ -136,7 +139,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             K::Binary { op, lhs, rhs } => {
                 let a = self.eval(lhs, scope, loops)?;
                 let b = self.eval(rhs, scope, loops)?;
-                return self.eval_binary(e, *op, a, b, lhs, rhs);
+                return self.eval_binary(e, *op, a, b, (lhs, rhs), scope);
             }
             K::Chain { first, rest } => return self.eval_chain(e, first, rest, scope, loops),
             K::If { branches, else_value } => return self.eval_if(e, branches, else_value, scope, loops),
@@ -571,7 +574,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let op = op.unwrap_or(B::Add);
                 let op = if negated { flip(op) } else { op };
                 let b = self.eval(operand, scope, loops)?;
-                acc = self.eval_binary(e, op, acc, b, head, operand)?;
+                acc = self.eval_binary(e, op, acc, b, (head, operand), scope)?;
             }
             groups.push((lead, acc, head));
         }
@@ -583,7 +586,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     Some((op, b, other)) => {
                         let op = op.unwrap_or(B::Add);
                         let op = if lead == Some(B::Sub) { flip(op) } else { op };
-                        next.push((lead, self.eval_binary(e, op, a, b, head, other)?, head));
+                        next.push((lead, self.eval_binary(e, op, a, b, (head, other), scope)?, head));
                     }
                     None => next.push((lead, a, head)),
                 }
@@ -668,10 +671,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         op: ast::BinaryOp,
         a: Value,
         b: Value,
-        lhs: &ast::Expr,
-        rhs: &ast::Expr,
+        (lhs, rhs): (&ast::Expr, &ast::Expr),
+        scope: Scope,
     ) -> Option<Value> {
         use ast::BinaryOp as B;
+        if crate::overloads::is_record_value(&a) || crate::overloads::is_record_value(&b) {
+            return self.overloaded_binary(e, op, a, b, lhs, rhs, scope);
+        }
         let (flat_op, logical) = match op {
             B::Add | B::ElemAdd => (BinOp::Add, false),
             B::Sub | B::ElemSub => (BinOp::Sub, false),

@@ -71,6 +71,7 @@ mod masked_reductions;
 mod modifier;
 mod names;
 mod operators;
+mod overloads;
 mod predefined;
 mod range_assignments;
 mod range_values;

@@ -94,7 +94,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             fields.push((name, value));
         }
-        Some(Value::Record(Rc::new(fields)))
+        let value = Value::Record(Rc::new(fields));
+        self.remember_record_class(&value, self.instances[instance.0 as usize].class);
+        Some(value)
     }
 
     /// `{R(1, 2), R(3, 4)}`: stacks record values (or arrays of them, all of one size) along a
@@ -217,7 +219,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             fields.push((name, value));
         }
-        Some(Value::Record(Rc::new(fields)))
+        let value = Value::Record(Rc::new(fields));
+        self.remember_record_class(&value, class);
+        Some(value)
     }
 
     /// The default of a record field that a constructor call does not give, with the scope it is

@@ -1,0 +1,441 @@
+//! Overloaded operators of operator records: `a + b`, `a - b`, `-a`, `a*b`, `a/b`, `a^b`,
+//! `a == b`, `a <> b` (and the relations and logical operators an operator record defines)
+//! written on records.
+//!
+//! Input: an operator and its evaluated operands, at least one of them a record or an array of
+//! records. Output: the value of the call of the one function of the operator that Modelica's
+//! rule chooses: the functions of the operator in the operand types' operator records whose
+//! inputs the operands match (an Integer also where a Real is expected); when none does, those
+//! matched after one operand is converted by its record's constructor of one argument
+//! (`2*c` is `Complex(2)*c`); when still none does and an operand is an array, the operator
+//! applied element by element where Modelica defines it so (`+` and `-` of two arrays of one
+//! size, `*` of an array and a scalar, `/` of an array by a scalar). No match, or more than one
+//! at the step that decides, is E0309. It deliberately does not evaluate the operator's
+//! function: the call is an ordinary call of it, inlined or not by the later stages.
+//!
+//! The operator record of a value comes from where the value was made (a record instance read
+//! whole, a function's result, see `eval_context`), or else from the declaration of a
+//! function's local variable it names.
+
+use crate::flattener::Flattener;
+use crate::modifier::Scope;
+use crate::operators::{ArgType, type_of, valid_match};
+use crate::resolve::{ClassId, TypeRef};
+use crate::value::Value;
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use eqm_syntax::ast;
+
+/// The name of the operator class that overloads a binary operator.
+fn binary_operator_name(op: ast::BinaryOp) -> &'static str {
+    use ast::BinaryOp as B;
+    match op {
+        B::Add | B::ElemAdd => "'+'",
+        B::Sub | B::ElemSub => "'-'",
+        B::Mul | B::ElemMul => "'*'",
+        B::Div | B::ElemDiv => "'/'",
+        B::Pow | B::ElemPow => "'^'",
+        B::Eq => "'=='",
+        B::Ne => "'<>'",
+        B::Lt => "'<'",
+        B::Le => "'<='",
+        B::Gt => "'>'",
+        B::Ge => "'>='",
+        B::And => "'and'",
+        B::Or => "'or'",
+    }
+}
+
+/// Whether a value is a record or an array of records.
+pub(crate) fn is_record_value(v: &Value) -> bool {
+    matches!(v, Value::Record(_) | Value::Records(..))
+}
+
+/// A function chosen for an operator, with the operand the constructor converts first, if any.
+#[derive(Clone, Copy, PartialEq)]
+struct Choice {
+    function: ClassId,
+    conversion: Option<(usize, ClassId)>,
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// Notes the operator record class of a record value made as a value of `class`.
+    pub(crate) fn remember_record_class(&mut self, v: &Value, class: ClassId) {
+        let Some(record) = self.operator_record(class) else {
+            return;
+        };
+        match v {
+            Value::Record(fields) => self.context.operator_records.remember(fields, record),
+            Value::Records(_, elements) => {
+                for element in elements.iter() {
+                    if let Value::Record(fields) = element {
+                        self.context.operator_records.remember(fields, record);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Notes the operator record class of the first output of a call of function `f`.
+    pub(crate) fn remember_output_record(&mut self, f: ClassId, outputs: &[Value]) {
+        let Some(first) = outputs.first().filter(|v| is_record_value(v)) else {
+            return;
+        };
+        let declared = self
+            .function_components(f)
+            .find(|(clause, _, _)| clause.prefixes.causality == ast::Causality::Output);
+        if let Some((clause, _, part)) = declared
+            && let Ok(TypeRef::Class(class)) = self.table.lookup(part, &clause.type_name)
+        {
+            self.remember_record_class(first, class);
+        }
+    }
+
+    /// The operator record of a record operand `v` written as `at`, `None` when it is a record
+    /// of no operator record or its type cannot be told.
+    fn operand_record(&mut self, v: &Value, at: &ast::Expr, scope: Scope) -> Option<ClassId> {
+        let fields = match v {
+            Value::Record(fields) => Some(fields),
+            Value::Records(_, elements) => match elements.first() {
+                Some(Value::Record(fields)) => Some(fields),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(class) = fields.and_then(|f| self.context.operator_records.class_of(f)) {
+            return Some(class);
+        }
+        self.declared_record(at, scope)
+    }
+
+    /// The operator record a function's local variable (or a field of one) is declared with.
+    fn declared_record(&mut self, at: &ast::Expr, scope: Scope) -> Option<ClassId> {
+        let c = match &at.kind {
+            ast::ExprKind::Ref(c) => c,
+            ast::ExprKind::Index { base, .. } => return self.declared_record(base, scope),
+            _ => return None,
+        };
+        if !self.is_local(scope, &c.parts[0].name.name) {
+            return None;
+        }
+        let (clause, _, part) = self
+            .function_components(scope.class)
+            .find(|(_, decl, _)| decl.name.name == c.parts[0].name.name)?;
+        let Ok(TypeRef::Class(mut class)) = self.table.lookup(part, &clause.type_name) else {
+            return None;
+        };
+        for p in &c.parts[1..] {
+            let layout = self.layout(class);
+            let element = layout.elements.iter().find(|el| el.decl.name.name == p.name.name)?;
+            let Ok(TypeRef::Class(field)) = self.table.lookup(element.class, &element.clause.type_name) else {
+                return None;
+            };
+            class = field;
+        }
+        self.operator_record(class)
+    }
+
+    /// The operator record of a record operand, or E0309 when it has none.
+    fn operand_record_or_report(&mut self, v: &Value, at: &ast::Expr, scope: Scope, op: &str) -> Option<ClassId> {
+        if let Some(class) = self.operand_record(v, at, scope) {
+            return Some(class);
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0309",
+                format!("the operator {op} is applied to a record that is not of an operator record"),
+                at.span,
+                "a record without operators",
+            )
+            .with_help("only an `operator record` defines operators; compute with the fields"),
+        );
+        None
+    }
+
+    /// `a op b` with a record operand (see the module's documentation).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn overloaded_binary(
+        &mut self,
+        e: &ast::Expr,
+        op: ast::BinaryOp,
+        a: Value,
+        b: Value,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        scope: Scope,
+    ) -> Option<Value> {
+        let name = binary_operator_name(op);
+        let mut records = Vec::with_capacity(2);
+        for (v, at) in [(&a, lhs), (&b, rhs)] {
+            if is_record_value(v) {
+                records.push(self.operand_record_or_report(v, at, scope, name)?);
+            }
+        }
+        records.dedup();
+        let types = [type_of(&a), type_of(&b)];
+        if let Some(choice) = self.choose_operator(&records, name, &types, e.span)? {
+            return self.apply_choice(choice, vec![a, b], e.span);
+        }
+        if !a.dims().is_empty() || !b.dims().is_empty() {
+            return self.elementwise_operator(e, op, a, b, lhs, rhs, scope);
+        }
+        self.no_operator(&records, name, &types, e.span)
+    }
+
+    /// `-a` with `a` a record or an array of records: the one-input function of `'-'`, element
+    /// by element for an array.
+    pub(crate) fn overloaded_negation(
+        &mut self,
+        e: &ast::Expr,
+        v: Value,
+        at: &ast::Expr,
+        scope: Scope,
+    ) -> Option<Value> {
+        let record = self.operand_record_or_report(&v, at, scope, "'-'")?;
+        let types = [type_of(&v)];
+        if let Some(choice) = self.choose_operator(&[record], "'-'", &types, e.span)? {
+            return self.apply_choice(choice, vec![v], e.span);
+        }
+        if let Value::Records(dims, elements) = &v {
+            let mut negated = Vec::with_capacity(elements.len());
+            for element in elements.iter() {
+                negated.push(self.overloaded_negation(e, element.clone(), at, scope)?);
+            }
+            return Some(Value::Records(dims.clone(), negated.into()));
+        }
+        self.no_operator(&[record], "'-'", &types, e.span)
+    }
+
+    /// The function of operator `name` of the operator records `records` that operands of
+    /// `types` select: `Some(None)` when none does, `None` after reporting more than one.
+    fn choose_operator(
+        &mut self,
+        records: &[ClassId],
+        name: &str,
+        types: &[ArgType],
+        span: Span,
+    ) -> Option<Option<Choice>> {
+        let mut candidates = Vec::new();
+        for &record in records {
+            for f in self.operator_functions(record, name).unwrap_or_default() {
+                if !candidates.contains(&f) {
+                    candidates.push(f);
+                }
+            }
+        }
+        let mut exact = Vec::new();
+        let mut converted = Vec::new();
+        for &f in &candidates {
+            let Some(inputs) = self.typed_inputs(f) else { continue };
+            let plain: Vec<_> = inputs.iter().map(|(n, ty, d, _)| (*n, ty.clone(), *d)).collect();
+            if valid_match(&plain, types, &[]) {
+                exact.push(Choice {
+                    function: f,
+                    conversion: None,
+                });
+                continue;
+            }
+            // One operand that is no record, converted by the constructor of the record its
+            // input expects.
+            for (k, ty) in types.iter().enumerate() {
+                let Some((_, ArgType::Record(_, 0), _, Some(input_record))) = inputs.get(k) else {
+                    continue;
+                };
+                if ty.is_record() {
+                    continue;
+                }
+                let Some(constructor) = self.converting_constructor(*input_record, ty) else {
+                    continue;
+                };
+                let mut after = types.to_vec();
+                after[k] = plain[k].1.clone();
+                if valid_match(&plain, &after, &[]) {
+                    converted.push(Choice {
+                        function: f,
+                        conversion: Some((k, constructor)),
+                    });
+                }
+            }
+        }
+        let deciding = if exact.is_empty() { converted } else { exact };
+        match deciding.as_slice() {
+            [] => Some(None),
+            [choice] => Some(Some(*choice)),
+            several => {
+                let names: Vec<String> = several
+                    .iter()
+                    .map(|c| match c.conversion {
+                        None => format!("`{}`", self.table.get(c.function).full_name),
+                        Some((k, ctor)) => format!(
+                            "`{}` (operand {} converted by `{}`)",
+                            self.table.get(c.function).full_name,
+                            k + 1,
+                            self.table.get(ctor).full_name
+                        ),
+                    })
+                    .collect();
+                let described: Vec<String> = types.iter().map(ArgType::describe).collect();
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0309",
+                        format!(
+                            "the operator {name} on ({}) matches several functions: {}",
+                            described.join(", "),
+                            names.join(", ")
+                        ),
+                        span,
+                        "ambiguous operator",
+                    )
+                    .with_help("call the intended function by its name, or convert an operand explicitly"),
+                );
+                None
+            }
+        }
+    }
+
+    /// Reports that no function of operator `name` takes operands of `types`.
+    fn no_operator(&mut self, records: &[ClassId], name: &str, types: &[ArgType], span: Span) -> Option<Value> {
+        let described: Vec<String> = types.iter().map(ArgType::describe).collect();
+        let owners: Vec<String> = records
+            .iter()
+            .map(|&r| format!("`{}`", self.table.get(r).full_name))
+            .collect();
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0309",
+                format!(
+                    "no function of the operator {name} of {} takes ({})",
+                    owners.join(" or "),
+                    described.join(", ")
+                ),
+                span,
+                "no matching operator",
+            )
+            .with_help(format!(
+                "the functions of `{name}` in the operator record are the operands it takes"
+            )),
+        );
+        None
+    }
+
+    /// Calls the chosen function with `operands`, converting one first if the choice says so.
+    fn apply_choice(&mut self, choice: Choice, mut operands: Vec<Value>, span: Span) -> Option<Value> {
+        if let Some((k, constructor)) = choice.conversion {
+            let plain = std::mem::replace(&mut operands[k], Value::Str(Default::default()));
+            operands[k] = self.call_with_values(constructor, vec![plain], span)?;
+        }
+        self.call_with_values(choice.function, operands, span)
+    }
+
+    /// The value of a call of function `f` with `values` for its first inputs (the others take
+    /// their defaults).
+    pub(crate) fn call_with_values(&mut self, f: ClassId, values: Vec<Value>, span: Span) -> Option<Value> {
+        let declared = self.input_declarations(f);
+        let mut given: Vec<Option<(Value, Span)>> = vec![None; declared.len()];
+        for (slot, v) in given.iter_mut().zip(values) {
+            *slot = Some((v, span));
+        }
+        let passed = vec![None; declared.len()];
+        let name = self.table.get(f).full_name.clone();
+        let (_, outputs) = self.instance_call(f, &name, &declared, given, &passed, span)?;
+        self.remember_output_record(f, &outputs);
+        let Some(first) = outputs.into_iter().next() else {
+            self.diagnostics.push(Diagnostic::error(
+                "E0309",
+                format!("`{name}` has no output, so it gives the operator no value"),
+                span,
+                "no value",
+            ));
+            return None;
+        };
+        Some(first)
+    }
+
+    /// An operator on arrays applied element by element, where Modelica derives it from the
+    /// scalar operator: `+` and `-` (and the element-wise operators) of two arrays of one size,
+    /// `*` of an array and a scalar, `/` of an array by a scalar.
+    #[allow(clippy::too_many_arguments)]
+    fn elementwise_operator(
+        &mut self,
+        e: &ast::Expr,
+        op: ast::BinaryOp,
+        a: Value,
+        b: Value,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        scope: Scope,
+    ) -> Option<Value> {
+        use ast::BinaryOp as B;
+        let (scalar_a, scalar_b) = (a.dims().is_empty(), b.dims().is_empty());
+        let same_size = !scalar_a && !scalar_b && a.dims() == b.dims();
+        let allowed = match op {
+            B::Add | B::Sub => same_size,
+            B::ElemAdd | B::ElemSub | B::ElemMul | B::ElemDiv | B::ElemPow => same_size || scalar_a || scalar_b,
+            B::Mul => scalar_a || scalar_b,
+            B::Div => scalar_b,
+            _ => false,
+        };
+        let dims = if scalar_a { b.dims().to_vec() } else { a.dims().to_vec() };
+        if !allowed {
+            let types = [type_of(&a), type_of(&b)];
+            let mut records = Vec::new();
+            for (v, at) in [(&a, lhs), (&b, rhs)] {
+                if is_record_value(v)
+                    && let Some(r) = self.operand_record(v, at, scope)
+                {
+                    records.push(r);
+                }
+            }
+            return self.no_operator(&records, binary_operator_name(op), &types, e.span);
+        }
+        let count: usize = dims.iter().product();
+        let mut results = Vec::with_capacity(count);
+        for k in 0..count {
+            let x = if scalar_a { a.clone() } else { element(&a, k) };
+            let y = if scalar_b { b.clone() } else { element(&b, k) };
+            results.push(self.overloaded_binary(e, op, x, y, lhs, rhs, scope)?);
+        }
+        collect_elements(dims, results, e, self)
+    }
+}
+
+/// Element `k` (row-major) of an array of records or of scalars.
+fn element(v: &Value, k: usize) -> Value {
+    match v {
+        Value::Records(_, elements) => elements[k].clone(),
+        Value::Array(_, elements, ty) => Value::Scalar(elements[k], *ty),
+        other => other.clone(),
+    }
+}
+
+/// The elements computed by an element-wise operator, as an array of records or of scalars.
+fn collect_elements(dims: Vec<usize>, results: Vec<Value>, e: &ast::Expr, f: &mut Flattener) -> Option<Value> {
+    if results.iter().all(|r| matches!(r, Value::Record(_))) {
+        return Some(Value::Records(dims, results.into()));
+    }
+    let mut elements = Vec::with_capacity(results.len());
+    let mut ty = None;
+    for r in &results {
+        match r {
+            Value::Scalar(x, t) => {
+                elements.push(*x);
+                ty = Some(*t);
+            }
+            _ => {
+                f.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    "the element-wise operator gives elements of different kinds",
+                    e.span,
+                    "elements must agree",
+                ));
+                return None;
+            }
+        }
+    }
+    Some(Value::Array(
+        dims,
+        elements,
+        ty.unwrap_or(eqm_ir::flat::ScalarType::Real),
+    ))
+}
