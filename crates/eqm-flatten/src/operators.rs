@@ -29,19 +29,14 @@ pub(crate) enum ArgType {
 }
 
 impl ArgType {
-    /// Whether an argument of this type may be passed to an input of type `input`: the same
-    /// type, or an Integer where a Real is expected (the one conversion Modelica applies to
-    /// arguments without being asked).
+    /// Whether an argument of this type matches an input of type `input`: the same type, with
+    /// Integer and Real treated as one (Modelica's rule for choosing an overloaded function).
     pub(crate) fn fits(&self, input: &ArgType) -> bool {
+        let number = |t: &ScalarType| matches!(t, ScalarType::Integer | ScalarType::Real);
         match (self, input) {
-            (ArgType::Other(ScalarType::Integer, a), ArgType::Other(ScalarType::Real, b)) => a == b,
+            (ArgType::Other(a, m), ArgType::Other(b, n)) if number(a) && number(b) => m == n,
             _ => self == input,
         }
-    }
-
-    /// Whether the value is a record or an array of records.
-    pub(crate) fn is_record(&self) -> bool {
-        matches!(self, ArgType::Record(..))
     }
 
     /// The text of the type in a diagnostic.
@@ -175,21 +170,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         outputs.into_iter().next()
     }
 
-    /// The function of `record`'s `'constructor'` operator that one argument of type `arg`
-    /// matches, if exactly one does: the implicit conversion of an operand to an operator
-    /// record (`2*c` as `Complex(2)*c`).
-    pub(crate) fn converting_constructor(&mut self, record: ClassId, arg: &ArgType) -> Option<ClassId> {
-        let record = self.operator_record(record)?;
-        let candidates = self.operator_functions(record, "'constructor'")?;
-        let mut found = None;
+    /// The functions of `record`'s `'constructor'` operator that one argument of type `arg`
+    /// matches: the implicit conversions of an operand to the operator record (`2*c` as
+    /// `Complex(2)*c`).
+    pub(crate) fn converting_constructors(&mut self, record: ClassId, arg: &ArgType) -> Vec<ClassId> {
+        let Some(record) = self.operator_record(record) else {
+            return Vec::new();
+        };
+        let candidates = self.operator_functions(record, "'constructor'").unwrap_or_default();
+        let mut found = Vec::new();
         for f in candidates {
             if let Some(inputs) = self.input_types(f)
                 && valid_match(&inputs, std::slice::from_ref(arg), &[])
             {
-                if found.is_some() {
-                    return None;
-                }
-                found = Some(f);
+                found.push(f);
             }
         }
         found

@@ -166,19 +166,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
     ) -> Option<Value> {
         let name = binary_operator_name(op);
-        let mut records = Vec::with_capacity(2);
-        for (v, at) in [(&a, lhs), (&b, rhs)] {
+        let mut owners = [None, None];
+        for (owner, (v, at)) in owners.iter_mut().zip([(&a, lhs), (&b, rhs)]) {
             if is_record_value(v) {
-                records.push(self.operand_record_or_report(v, at, scope, name)?);
+                *owner = Some(self.operand_record_or_report(v, at, scope, name)?);
             }
         }
+        let mut records: Vec<ClassId> = owners.iter().flatten().copied().collect();
         records.dedup();
         let types = [type_of(&a), type_of(&b)];
-        if let Some(choice) = self.choose_operator(&records, name, &types, e.span)? {
+        if let Some(choice) = self.choose_operator(&owners, name, &types, e.span)? {
             return self.apply_choice(choice, vec![a, b], e.span);
         }
         if !a.dims().is_empty() || !b.dims().is_empty() {
-            return self.elementwise_operator(e, op, a, b, lhs, rhs, scope);
+            return self.elementwise_operator(e, op, a, b, (lhs, rhs), &records, scope);
         }
         self.no_operator(&records, name, &types, e.span)
     }
@@ -194,7 +195,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> Option<Value> {
         let record = self.operand_record_or_report(&v, at, scope, "'-'")?;
         let types = [type_of(&v)];
-        if let Some(choice) = self.choose_operator(&[record], "'-'", &types, e.span)? {
+        if let Some(choice) = self.choose_operator(&[Some(record)], "'-'", &types, e.span)? {
             return self.apply_choice(choice, vec![v], e.span);
         }
         if let Value::Records(dims, elements) = &v {
@@ -207,54 +208,50 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.no_operator(&[record], "'-'", &types, e.span)
     }
 
-    /// The function of operator `name` of the operator records `records` that operands of
-    /// `types` select: `Some(None)` when none does, `None` after reporting more than one.
+    /// The function of operator `name` that operands of `types` select, each operand with its
+    /// operator record (`None` for one that is no record): `Some(None)` when none does, `None`
+    /// after reporting more than one.
+    ///
+    /// First the functions of the operands' operator records that the operands match; when
+    /// none does (and there are two operands), the functions of one operand's operator record
+    /// that match once the other operand is converted by a constructor of the operator record
+    /// the function's input expects (one other than the operand's own).
     fn choose_operator(
         &mut self,
-        records: &[ClassId],
+        owners: &[Option<ClassId>],
         name: &str,
         types: &[ArgType],
         span: Span,
     ) -> Option<Option<Choice>> {
-        let mut candidates = Vec::new();
-        for &record in records {
-            for f in self.operator_functions(record, name).unwrap_or_default() {
-                if !candidates.contains(&f) {
-                    candidates.push(f);
+        let mut functions_of = Vec::with_capacity(owners.len());
+        let mut union = Vec::new();
+        for owner in owners {
+            let functions = owner
+                .and_then(|record| self.operator_functions(record, name))
+                .unwrap_or_default();
+            for &f in &functions {
+                if !union.contains(&f) {
+                    union.push(f);
                 }
             }
+            functions_of.push(functions);
         }
         let mut exact = Vec::new();
-        let mut converted = Vec::new();
-        for &f in &candidates {
-            let Some(inputs) = self.typed_inputs(f) else { continue };
-            let plain: Vec<_> = inputs.iter().map(|(n, ty, d, _)| (*n, ty.clone(), *d)).collect();
-            if valid_match(&plain, types, &[]) {
+        for &f in &union {
+            if let Some(inputs) = self.input_types(f)
+                && valid_match(&inputs, types, &[])
+            {
                 exact.push(Choice {
                     function: f,
                     conversion: None,
                 });
-                continue;
             }
-            // One operand that is no record, converted by the constructor of the record its
-            // input expects.
-            for (k, ty) in types.iter().enumerate() {
-                let Some((_, ArgType::Record(_, 0), _, Some(input_record))) = inputs.get(k) else {
-                    continue;
-                };
-                if ty.is_record() {
-                    continue;
-                }
-                let Some(constructor) = self.converting_constructor(*input_record, ty) else {
-                    continue;
-                };
-                let mut after = types.to_vec();
-                after[k] = plain[k].1.clone();
-                if valid_match(&plain, &after, &[]) {
-                    converted.push(Choice {
-                        function: f,
-                        conversion: Some((k, constructor)),
-                    });
+        }
+        let mut converted = Vec::new();
+        if exact.is_empty() && types.len() == 2 {
+            for k in 0..2 {
+                for &f in &functions_of[1 - k] {
+                    self.conversions(f, k, owners[k], types, &mut converted);
                 }
             }
         }
@@ -263,35 +260,65 @@ impl<'t, 'a> Flattener<'t, 'a> {
             [] => Some(None),
             [choice] => Some(Some(*choice)),
             several => {
-                let names: Vec<String> = several
-                    .iter()
-                    .map(|c| match c.conversion {
-                        None => format!("`{}`", self.table.get(c.function).full_name),
-                        Some((k, ctor)) => format!(
-                            "`{}` (operand {} converted by `{}`)",
-                            self.table.get(c.function).full_name,
-                            k + 1,
-                            self.table.get(ctor).full_name
-                        ),
-                    })
-                    .collect();
-                let described: Vec<String> = types.iter().map(ArgType::describe).collect();
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        "E0309",
-                        format!(
-                            "the operator {name} on ({}) matches several functions: {}",
-                            described.join(", "),
-                            names.join(", ")
-                        ),
-                        span,
-                        "ambiguous operator",
-                    )
-                    .with_help("call the intended function by its name, or convert an operand explicitly"),
-                );
+                self.report_ambiguous(several, name, types, span);
                 None
             }
         }
+    }
+
+    /// The ways function `f` matches once operand `k` (of operator record `own`, if any) is
+    /// converted by a constructor of the operator record of `f`'s input `k`.
+    fn conversions(&mut self, f: ClassId, k: usize, own: Option<ClassId>, types: &[ArgType], out: &mut Vec<Choice>) {
+        let Some(inputs) = self.typed_inputs(f) else { return };
+        let Some((_, input_type @ ArgType::Record(_, 0), _, Some(input_record))) = inputs.get(k).cloned() else {
+            return;
+        };
+        let target = self.operator_record(input_record);
+        if target.is_none() || target == own {
+            return;
+        }
+        let plain: Vec<_> = inputs.iter().map(|(n, ty, d, _)| (*n, ty.clone(), *d)).collect();
+        let mut after = types.to_vec();
+        after[k] = input_type;
+        if !valid_match(&plain, &after, &[]) {
+            return;
+        }
+        for constructor in self.converting_constructors(input_record, &types[k]) {
+            out.push(Choice {
+                function: f,
+                conversion: Some((k, constructor)),
+            });
+        }
+    }
+
+    /// Reports that several functions match an operator's operands.
+    fn report_ambiguous(&mut self, several: &[Choice], name: &str, types: &[ArgType], span: Span) {
+        let names: Vec<String> = several
+            .iter()
+            .map(|c| match c.conversion {
+                None => format!("`{}`", self.table.get(c.function).full_name),
+                Some((k, ctor)) => format!(
+                    "`{}` (operand {} converted by `{}`)",
+                    self.table.get(c.function).full_name,
+                    k + 1,
+                    self.table.get(ctor).full_name
+                ),
+            })
+            .collect();
+        let described: Vec<String> = types.iter().map(ArgType::describe).collect();
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0309",
+                format!(
+                    "the operator {name} on ({}) matches several functions: {}",
+                    described.join(", "),
+                    names.join(", ")
+                ),
+                span,
+                "ambiguous operator",
+            )
+            .with_help("call the intended function by its name, or convert an operand explicitly"),
+        );
     }
 
     /// Reports that no function of operator `name` takes operands of `types`.
@@ -331,10 +358,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The value of a call of function `f` with `values` for its first inputs (the others take
     /// their defaults).
     pub(crate) fn call_with_values(&mut self, f: ClassId, values: Vec<Value>, span: Span) -> Option<Value> {
+        self.call_with_given(f, values.into_iter().map(Some).collect(), span)
+    }
+
+    /// The value of a call of function `f` with the inputs `values` gives (by position; the
+    /// others take their defaults).
+    fn call_with_given(&mut self, f: ClassId, values: Vec<Option<Value>>, span: Span) -> Option<Value> {
         let declared = self.input_declarations(f);
         let mut given: Vec<Option<(Value, Span)>> = vec![None; declared.len()];
         for (slot, v) in given.iter_mut().zip(values) {
-            *slot = Some((v, span));
+            *slot = v.map(|v| (v, span));
         }
         let passed = vec![None; declared.len()];
         let name = self.table.get(f).full_name.clone();
@@ -352,9 +385,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(first)
     }
 
-    /// An operator on arrays applied element by element, where Modelica derives it from the
-    /// scalar operator: `+` and `-` (and the element-wise operators) of two arrays of one size,
-    /// `*` of an array and a scalar, `/` of an array by a scalar.
+    /// An operator on arrays, derived from the scalar operator as Modelica does for arrays of
+    /// numbers: `+` and `-` (and the element-wise operators) of two arrays of one size, `*` of
+    /// an array and a scalar, `/` of an array by a scalar, each element by element, and the
+    /// matrix products matrix*vector and matrix*matrix (vector*vector and vector*matrix are
+    /// left undefined for records).
     #[allow(clippy::too_many_arguments)]
     fn elementwise_operator(
         &mut self,
@@ -362,13 +397,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         op: ast::BinaryOp,
         a: Value,
         b: Value,
-        lhs: &ast::Expr,
-        rhs: &ast::Expr,
+        (lhs, rhs): (&ast::Expr, &ast::Expr),
+        records: &[ClassId],
         scope: Scope,
     ) -> Option<Value> {
         use ast::BinaryOp as B;
         let (scalar_a, scalar_b) = (a.dims().is_empty(), b.dims().is_empty());
         let same_size = !scalar_a && !scalar_b && a.dims() == b.dims();
+        if op == B::Mul && a.dims().len() == 2 && matches!(b.dims().len(), 1 | 2) && a.dims()[1] == b.dims()[0] {
+            return self.record_matrix_product(e, &a, &b, (lhs, rhs), records, scope);
+        }
         let allowed = match op {
             B::Add | B::Sub => same_size,
             B::ElemAdd | B::ElemSub | B::ElemMul | B::ElemDiv | B::ElemPow => same_size || scalar_a || scalar_b,
@@ -376,19 +414,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
             B::Div => scalar_b,
             _ => false,
         };
-        let dims = if scalar_a { b.dims().to_vec() } else { a.dims().to_vec() };
         if !allowed {
             let types = [type_of(&a), type_of(&b)];
-            let mut records = Vec::new();
-            for (v, at) in [(&a, lhs), (&b, rhs)] {
-                if is_record_value(v)
-                    && let Some(r) = self.operand_record(v, at, scope)
-                {
-                    records.push(r);
-                }
-            }
-            return self.no_operator(&records, binary_operator_name(op), &types, e.span);
+            return self.no_operator(records, binary_operator_name(op), &types, e.span);
         }
+        let dims = if scalar_a { b.dims().to_vec() } else { a.dims().to_vec() };
         let count: usize = dims.iter().product();
         let mut results = Vec::with_capacity(count);
         for k in 0..count {
@@ -397,6 +427,157 @@ impl<'t, 'a> Flattener<'t, 'a> {
             results.push(self.overloaded_binary(e, op, x, y, lhs, rhs, scope)?);
         }
         collect_elements(dims, results, e, self)
+    }
+
+    /// matrix*vector and matrix*matrix of arrays with records: each element the sum of the
+    /// products along the inner dimension, added left to right; the zero of `'0'` when the inner
+    /// dimension is empty.
+    fn record_matrix_product(
+        &mut self,
+        e: &ast::Expr,
+        a: &Value,
+        b: &Value,
+        (lhs, rhs): (&ast::Expr, &ast::Expr),
+        records: &[ClassId],
+        scope: Scope,
+    ) -> Option<Value> {
+        let (rows, inner) = (a.dims()[0], a.dims()[1]);
+        let columns = if b.dims().len() == 2 { b.dims()[1] } else { 1 };
+        let mut results = Vec::with_capacity(rows * columns);
+        for i in 0..rows {
+            for j in 0..columns {
+                let mut total: Option<Value> = None;
+                for k in 0..inner {
+                    let x = element(a, i * inner + k);
+                    let y = element(b, k * columns + j);
+                    let product = self.overloaded_binary(e, ast::BinaryOp::Mul, x, y, lhs, rhs, scope)?;
+                    total = Some(match total {
+                        None => product,
+                        Some(t) => self.overloaded_binary(e, ast::BinaryOp::Add, t, product, lhs, rhs, scope)?,
+                    });
+                }
+                results.push(match total {
+                    Some(t) => t,
+                    None => self.zero_of(records.first().copied(), e.span)?,
+                });
+            }
+        }
+        let mut dims = vec![rows];
+        if b.dims().len() == 2 {
+            dims.push(columns);
+        }
+        collect_elements(dims, results, e, self)
+    }
+
+    /// The value of the operator `'0'` of operator record `record`, or E0309 when it has none.
+    fn zero_of(&mut self, record: Option<ClassId>, span: Span) -> Option<Value> {
+        let zero = record
+            .and_then(|r| self.operator_functions(r, "'0'"))
+            .unwrap_or_default();
+        if let [f] = zero.as_slice() {
+            return self.call_with_values(*f, Vec::new(), span);
+        }
+        let owner = record.map_or_else(
+            || "the records".to_string(),
+            |r| format!("`{}`", self.table.get(r).full_name),
+        );
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0309",
+                format!(
+                    "the sum of no elements needs the operator '0' of {owner}, which it does not define as one function"
+                ),
+                span,
+                "no zero",
+            )
+            .with_help("define `encapsulated operator function '0'` with no input and the record as its output"),
+        );
+        None
+    }
+
+    /// `sum(a)` of an array of records: `a[1] + a[2] + ...` with the overloaded `'+'`, the
+    /// operator record's `'0'` for an empty array. `product` is not defined for records.
+    pub(crate) fn overloaded_reduction(
+        &mut self,
+        e: &ast::Expr,
+        builtin: eqm_ir::builtins::Builtin,
+        v: Value,
+        at: &ast::Expr,
+        scope: Scope,
+    ) -> Option<Value> {
+        let record = self.operand_record(&v, at, scope);
+        let elements: Vec<Value> = match &v {
+            Value::Records(_, elements) => elements.to_vec(),
+            other => vec![other.clone()],
+        };
+        if builtin != eqm_ir::builtins::Builtin::Sum {
+            let types = [type_of(&v)];
+            let records: Vec<ClassId> = record.into_iter().collect();
+            return self.no_operator(&records, "'*' (of `product`)", &types, e.span);
+        }
+        let mut total: Option<Value> = None;
+        for x in elements {
+            total = Some(match total {
+                None => x,
+                Some(t) => self.overloaded_binary(e, ast::BinaryOp::Add, t, x, at, at, scope)?,
+            });
+        }
+        match total {
+            Some(t) => Some(t),
+            None => self.zero_of(record, e.span),
+        }
+    }
+
+    /// `String(r, options)` of a record: the function of its operator record's `'String'`
+    /// that the arguments match.
+    pub(crate) fn overloaded_string(
+        &mut self,
+        e: &'a ast::Expr,
+        v: Value,
+        at: &ast::Expr,
+        named: &'a [(ast::Ident, ast::Expr)],
+        scope: Scope,
+        loops: &mut crate::eval::Loops,
+    ) -> Option<Value> {
+        let record = self.operand_record_or_report(&v, at, scope, "'String'")?;
+        let mut given = Vec::with_capacity(named.len());
+        for (name, arg) in named {
+            given.push((name.name.as_str(), self.eval(arg, scope, loops)?));
+        }
+        let named_types: Vec<(&str, ArgType)> = given.iter().map(|(n, x)| (*n, type_of(x))).collect();
+        let positional = [type_of(&v)];
+        let mut matching = Vec::new();
+        for f in self.operator_functions(record, "'String'").unwrap_or_default() {
+            if let Some(inputs) = self.input_types(f)
+                && valid_match(&inputs, &positional, &named_types)
+            {
+                matching.push(f);
+            }
+        }
+        let [f] = matching.as_slice() else {
+            let choices: Vec<Choice> = matching
+                .iter()
+                .map(|&function| Choice {
+                    function,
+                    conversion: None,
+                })
+                .collect();
+            if choices.is_empty() {
+                return self.no_operator(&[record], "'String'", &positional, e.span);
+            }
+            self.report_ambiguous(&choices, "'String'", &positional, e.span);
+            return None;
+        };
+        let f = *f;
+        let inputs = self.input_names(f);
+        let mut values = vec![None; inputs.len()];
+        values[0] = Some(v);
+        for (name, x) in given {
+            if let Some(k) = inputs.iter().position(|n| *n == name) {
+                values[k] = Some(x);
+            }
+        }
+        self.call_with_given(f, values, e.span)
     }
 }
 
