@@ -95,18 +95,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The operator record of a record operand `v` written as `at`, `None` when it is a record
     /// of no operator record or its type cannot be told.
     fn operand_record(&mut self, v: &Value, at: &ast::Expr, scope: Scope) -> Option<ClassId> {
-        let fields = match v {
-            Value::Record(fields) => Some(fields),
-            Value::Records(_, elements) => match elements.first() {
-                Some(Value::Record(fields)) => Some(fields),
-                _ => None,
-            },
-            _ => None,
-        };
-        if let Some(class) = fields.and_then(|f| self.context.operator_records.class_of(f)) {
+        if let Some(class) = self.known_operator_record(v) {
             return Some(class);
         }
         self.declared_record(at, scope)
+    }
+
+    /// The operator record a record value (or the first element of an array of them) was made
+    /// as, if that is known.
+    pub(crate) fn known_operator_record(&self, v: &Value) -> Option<ClassId> {
+        let fields = match v {
+            Value::Record(fields) => fields,
+            Value::Records(_, elements) => match elements.first() {
+                Some(Value::Record(fields)) => fields,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        self.context.operator_records.class_of(fields)
     }
 
     /// The operator record a function's local variable (or a field of one) is declared with.
@@ -148,7 +154,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 at.span,
                 "a record without operators",
             )
-            .with_help("only an `operator record` defines operators; compute with the fields"),
+            .with_help(
+                "only an `operator record` defines operators; compute with the fields, or, for a record built \
+                 where its operator record is not known, assign it to a variable of that type first",
+            ),
         );
         None
     }

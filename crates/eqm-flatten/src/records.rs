@@ -253,10 +253,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // The combined value is built even for a known condition, so that branches of
         // different types are an error either way.
         let combined = crate::value::select_records(&mut self.model.exprs, c, &t, &f);
+        let class = self
+            .known_operator_record(&t)
+            .or_else(|| self.known_operator_record(&f));
         let chosen = match (combined, self.model.exprs.literal(c)) {
             (Some(_), Some(known)) => Some(if known != 0.0 { t } else { f }),
             (combined, _) => combined,
         };
+        if let (Some(value), Some(class)) = (&chosen, class) {
+            self.remember_record_class(value, class);
+        }
         if chosen.is_none() {
             self.diagnostics.push(Diagnostic::error(
                 "E0304",

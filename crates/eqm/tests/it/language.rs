@@ -77,6 +77,7 @@ corpus!(
     imported_constants,
     inner_outer,
     own_name_lookup,
+    overloaded_operators,
     matrix_blocks,
     parameter_if_equations,
     iterators,
