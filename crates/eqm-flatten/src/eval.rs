@@ -123,7 +123,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 match op {
                     ast::UnaryOp::Plus | ast::UnaryOp::ElemPlus => v,
                     ast::UnaryOp::Neg | ast::UnaryOp::ElemNeg if crate::overloads::is_record_value(&v) => {
-                        return self.overloaded_negation(e, v, operand, scope);
+                        return self.overloaded_unary(e, "'-'", v, operand, scope);
+                    }
+                    ast::UnaryOp::Not if crate::overloads::is_record_value(&v) => {
+                        return self.overloaded_unary(e, "'not'", v, operand, scope);
                     }
                     ast::UnaryOp::Neg | ast::UnaryOp::ElemNeg => {
                         self.expect_numeric(&v, operand)?;
@@ -600,17 +603,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if matches!(v.ty(), ScalarType::Real | ScalarType::Integer) {
             return Some(());
         }
-        // Arithmetic on records is what the operators of an operator record overload.
+        // The operators written on records are overloaded before they get here; what is left
+        // is a built-in function of numbers given a record.
         if matches!(v, Value::Record(_) | Value::Records(..)) {
             self.diagnostics.push(
-                Diagnostic::error(
-                    "E0317",
-                    "arithmetic on a record (an overloaded operator of an operator record) is not supported yet",
-                    at.span,
-                    "a record",
-                )
-                .with_help(
-                    "call the operator's function by its name (`Complex.'+'(a, b)`), or compute with the fields",
+                Diagnostic::error("E0306", "expected a number, found a record", at.span, "a record").with_help(
+                    "a built-in function takes numbers: give it the fields, or call a function that takes the record",
                 ),
             );
             return None;

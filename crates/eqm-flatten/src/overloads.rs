@@ -1,6 +1,6 @@
 //! Overloaded operators of operator records: `a + b`, `a - b`, `-a`, `a*b`, `a/b`, `a^b`,
-//! `a == b`, `a <> b` (and the relations and logical operators an operator record defines)
-//! written on records.
+//! `a == b`, `a <> b` (and the relations and logical operators an operator record defines,
+//! `not a` included) written on records, and `sum` and `String` of them.
 //!
 //! Input: an operator and its evaluated operands, at least one of them a record or an array of
 //! records. Output: the value of the call of the one function of the operator that Modelica's
@@ -193,28 +193,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.no_operator(&records, name, &types, e.span)
     }
 
-    /// `-a` with `a` a record or an array of records: the one-input function of `'-'`, element
-    /// by element for an array.
-    pub(crate) fn overloaded_negation(
+    /// `-a` or `not a` with `a` a record or an array of records: the one-input function of the
+    /// operator `name` (`'-'`, `'not'`) that matches, element by element for an array when none
+    /// takes the array.
+    pub(crate) fn overloaded_unary(
         &mut self,
         e: &ast::Expr,
+        name: &str,
         v: Value,
         at: &ast::Expr,
         scope: Scope,
     ) -> Option<Value> {
-        let record = self.operand_record_or_report(&v, at, scope, "'-'")?;
+        let record = self.operand_record_or_report(&v, at, scope, name)?;
         let types = [type_of(&v)];
-        if let Some(choice) = self.choose_operator(&[Some(record)], "'-'", &types, e.span)? {
+        if let Some(choice) = self.choose_operator(&[Some(record)], name, &types, e.span)? {
             return self.apply_choice(choice, vec![v], e.span);
         }
         if let Value::Records(dims, elements) = &v {
-            let mut negated = Vec::with_capacity(elements.len());
+            let mut results = Vec::with_capacity(elements.len());
             for element in elements.iter() {
-                negated.push(self.overloaded_negation(e, element.clone(), at, scope)?);
+                results.push(self.overloaded_unary(e, name, element.clone(), at, scope)?);
             }
-            return Some(Value::Records(dims.clone(), negated.into()));
+            return collect_elements(dims.clone(), results, e, self);
         }
-        self.no_operator(&[record], "'-'", &types, e.span)
+        self.no_operator(&[record], name, &types, e.span)
     }
 
     /// The function of operator `name` that operands of `types` select, each operand with its
