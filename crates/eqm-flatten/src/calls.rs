@@ -298,7 +298,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     return Some(reduced);
                 }
                 let v = self.eval(&a[0], scope, loops)?;
-                if crate::overloads::is_record_value(&v) {
+                if v.is_record() {
                     return self.overloaded_reduction(e, builtin, v, &a[0], scope);
                 }
                 let ty = v.ty();
@@ -687,7 +687,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return Some(Value::Str(eqm_ir::flat::Message::literal(format.justify(literal))));
         }
         let v = self.eval(arg, scope, loops)?;
-        if name == "String" && crate::overloads::is_record_value(&v) {
+        if name == "String" && v.is_record() {
             return self.overloaded_string(e, v, arg, named, scope, loops);
         }
         let Value::Scalar(x, ty) = v else {

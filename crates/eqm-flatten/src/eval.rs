@@ -122,10 +122,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let v = self.eval(operand, scope, loops)?;
                 match op {
                     ast::UnaryOp::Plus | ast::UnaryOp::ElemPlus => v,
-                    ast::UnaryOp::Neg | ast::UnaryOp::ElemNeg if crate::overloads::is_record_value(&v) => {
+                    ast::UnaryOp::Neg | ast::UnaryOp::ElemNeg if v.is_record() => {
                         return self.overloaded_unary(e, "'-'", v, operand, scope);
                     }
-                    ast::UnaryOp::Not if crate::overloads::is_record_value(&v) => {
+                    ast::UnaryOp::Not if v.is_record() => {
                         return self.overloaded_unary(e, "'not'", v, operand, scope);
                     }
                     ast::UnaryOp::Neg | ast::UnaryOp::ElemNeg => {
@@ -673,7 +673,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
     ) -> Option<Value> {
         use ast::BinaryOp as B;
-        if crate::overloads::is_record_value(&a) || crate::overloads::is_record_value(&b) {
+        if a.is_record() || b.is_record() {
             return self.overloaded_binary(e, op, a, b, lhs, rhs, scope);
         }
         let (flat_op, logical) = match op {

@@ -46,11 +46,6 @@ fn binary_operator_name(op: ast::BinaryOp) -> &'static str {
     }
 }
 
-/// Whether a value is a record or an array of records.
-pub(crate) fn is_record_value(v: &Value) -> bool {
-    matches!(v, Value::Record(_) | Value::Records(..))
-}
-
 /// A function chosen for an operator, with the operand the constructor converts first, if any.
 #[derive(Clone, Copy, PartialEq)]
 struct Choice {
@@ -79,7 +74,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Notes the operator record class of the first output of a call of function `f`.
     pub(crate) fn remember_output_record(&mut self, f: ClassId, outputs: &[Value]) {
-        let Some(first) = outputs.first().filter(|v| is_record_value(v)) else {
+        let Some(first) = outputs.first().filter(|v| v.is_record()) else {
             return;
         };
         let declared = self
@@ -177,7 +172,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let name = binary_operator_name(op);
         let mut owners = [None, None];
         for (owner, (v, at)) in owners.iter_mut().zip([(&a, lhs), (&b, rhs)]) {
-            if is_record_value(v) {
+            if v.is_record() {
                 *owner = Some(self.operand_record_or_report(v, at, scope, name)?);
             }
         }
