@@ -213,7 +213,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 ScalarType::Integer
             }
             Builtin::Integer | Builtin::Div | Builtin::Sign
-                if values.iter().all(|v| v.ty() == ScalarType::Integer) || builtin == Builtin::Integer =>
+                if values.iter().all(|v| v.ty() == ScalarType::Integer) || builtin != Builtin::Div =>
             {
                 ScalarType::Integer
             }

@@ -76,6 +76,7 @@ corpus!(
     global_names,
     imported_constants,
     inner_outer,
+    integer_results,
     own_name_lookup,
     overloaded_operators,
     matrix_blocks,
