@@ -7,7 +7,7 @@
 //!
 //! The list is a representative subset of the examples that match today, from every package that
 //! has matching examples (Blocks, ComplexBlocks, Analog, Batteries, Digital, Spice3, FluxTubes,
-//! Rotational, Translational, HeatTransfer, FluidHeatFlow, Utilities); `docs/msl.md` has the
+//! Math, Rotational, Translational, HeatTransfer, FluidHeatFlow, Utilities); `docs/msl.md` has the
 //! whole table.
 
 use crate::cli::eqm;
@@ -69,6 +69,7 @@ const MATCHING: &[&str] = &[
     "Modelica.Electrical.Spice3.Examples.Oscillator",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreAirgap",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreQuadraticCrossSection",
+    "Modelica.Math.Nonlinear.Examples.QuadratureLobatto3",
     "Modelica.Mechanics.Rotational.Examples.First",
     "Modelica.Mechanics.Rotational.Examples.GenerationOfFMUs",
     "Modelica.Mechanics.Translational.Examples.Brake",
