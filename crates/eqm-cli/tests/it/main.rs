@@ -14,6 +14,7 @@ mod explain;
 mod friction;
 mod hostile;
 mod library;
+mod msl_complex;
 mod msl_examples;
 mod package_check;
 mod pendulum_reference;
