@@ -400,7 +400,9 @@ pub static CODES: &[CodeInfo] = &[
         "A call that does not match the function: wrong number of arguments, an unknown, repeated or missing \
          input, more outputs listed than it has, no output where a value is needed, an option of \
          `String` that it does not take, is not known at compile time, or a bad `format`, or a call of an \
-         operator record that no function of its `'constructor'` matches, or more than one",
+         operator record that no function of its `'constructor'` matches, or more than one, or an \
+         operator on records that no function of the operator records' operators matches, or more than \
+         one, or an operator on a record of no operator record",
     ),
     code(
         "E0310",

@@ -20,7 +20,6 @@ use eqm_ir::builtins::{Builtin, BuiltinKind};
 use eqm_ir::expr::{BinOp, ExprId, UnOp};
 use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
-use std::borrow::Cow;
 use std::path::Path;
 use std::rc::Rc;
 
@@ -35,7 +34,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Value> {
-        let name = ref_text(function);
+        let name = crate::names::ref_text(function);
         if let Some(value) = self.rewritten_call(e, &name, args, scope, loops) {
             return value;
         }
@@ -45,7 +44,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             [part] if function.global && part.subscripts.is_empty() => part.name.name.as_str(),
             _ => &*name,
         };
-        let Some(builtin) = Builtin::by_name(builtin_name) else {
+        let Some(builtin) = Builtin::by_name(builtin_name).filter(|_| !self.shadows_builtin(function, scope)) else {
             return self.non_builtin_call(e, function, args, scope, loops, &name);
         };
         let info = builtin.info();
@@ -208,11 +207,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
             Builtin::Smooth => values[1].ty(),
-            Builtin::Abs | Builtin::Min | Builtin::Max if values.iter().all(|v| v.ty() == ScalarType::Integer) => {
+            Builtin::Abs | Builtin::Min | Builtin::Max | Builtin::Mod | Builtin::Rem
+                if values.iter().all(|v| v.ty() == ScalarType::Integer) =>
+            {
                 ScalarType::Integer
             }
             Builtin::Integer | Builtin::Div | Builtin::Sign
-                if values.iter().all(|v| v.ty() == ScalarType::Integer) || builtin == Builtin::Integer =>
+                if values.iter().all(|v| v.ty() == ScalarType::Integer) || builtin != Builtin::Div =>
             {
                 ScalarType::Integer
             }
@@ -297,6 +298,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     return Some(reduced);
                 }
                 let v = self.eval(&a[0], scope, loops)?;
+                if v.is_record() {
+                    return self.overloaded_reduction(e, builtin, v, &a[0], scope);
+                }
                 let ty = v.ty();
                 let elems = v.elements();
                 let op = if builtin == Builtin::Sum {
@@ -650,15 +654,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 }
 
-/// The text of a reference as [`eqm_syntax::pretty::print_ref`] prints it, borrowed from the
-/// source for a plain one-part name (most function names), which needs no printing.
-fn ref_text(c: &ast::ComponentRef) -> Cow<'_, str> {
-    match c.parts.as_slice() {
-        [part] if !c.global && part.subscripts.is_empty() => Cow::Borrowed(&part.name.name),
-        _ => Cow::Owned(eqm_syntax::pretty::print_ref(c)),
-    }
-}
-
 /// The names of the operators [`Flattener::rewritten_call`] turns into other expressions.
 const REWRITTEN: &[&str] = &["semiLinear", "Integer", "String", "cardinality", "getInstanceName"];
 
@@ -692,6 +687,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return Some(Value::Str(eqm_ir::flat::Message::literal(format.justify(literal))));
         }
         let v = self.eval(arg, scope, loops)?;
+        if name == "String" && v.is_record() {
+            return self.overloaded_string(e, v, arg, named, scope, loops);
+        }
         let Value::Scalar(x, ty) = v else {
             self.diagnostics.push(Diagnostic::error(
                 "E0304",

@@ -138,6 +138,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let v = self.eval(operand, scope, loops)?;
                 match op {
                     ast::UnaryOp::Plus | ast::UnaryOp::ElemPlus => v,
+                    ast::UnaryOp::Neg | ast::UnaryOp::ElemNeg if v.is_record() => {
+                        return self.overloaded_unary(e, "'-'", v, operand, scope);
+                    }
+                    ast::UnaryOp::Not if v.is_record() => {
+                        return self.overloaded_unary(e, "'not'", v, operand, scope);
+                    }
                     ast::UnaryOp::Neg | ast::UnaryOp::ElemNeg => {
                         self.expect_numeric(&v, operand)?;
                         let ty = v.ty();
@@ -152,7 +158,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             K::Binary { op, lhs, rhs } => {
                 let a = self.eval(lhs, scope, loops)?;
                 let b = self.eval(rhs, scope, loops)?;
-                return self.eval_binary(e, *op, a, b, lhs, rhs);
+                return self.eval_binary(e, *op, a, b, (lhs, rhs), scope);
             }
             K::Chain { first, rest } => return self.eval_chain(e, first, rest, scope, loops),
             K::If { branches, else_value } => return self.eval_if(e, branches, else_value, scope, loops),
@@ -587,7 +593,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let op = op.unwrap_or(B::Add);
                 let op = if negated { flip(op) } else { op };
                 let b = self.eval(operand, scope, loops)?;
-                acc = self.eval_binary(e, op, acc, b, head, operand)?;
+                acc = self.eval_binary(e, op, acc, b, (head, operand), scope)?;
             }
             groups.push((lead, acc, head));
         }
@@ -599,7 +605,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     Some((op, b, other)) => {
                         let op = op.unwrap_or(B::Add);
                         let op = if lead == Some(B::Sub) { flip(op) } else { op };
-                        next.push((lead, self.eval_binary(e, op, a, b, head, other)?, head));
+                        next.push((lead, self.eval_binary(e, op, a, b, (head, other), scope)?, head));
                     }
                     None => next.push((lead, a, head)),
                 }
@@ -613,17 +619,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if matches!(v.ty(), ScalarType::Real | ScalarType::Integer) {
             return Some(());
         }
-        // Arithmetic on records is what the operators of an operator record overload.
+        // The operators written on records are overloaded before they get here; what is left
+        // is a built-in function of numbers given a record.
         if matches!(v, Value::Record(_) | Value::Records(..)) {
             self.diagnostics.push(
-                Diagnostic::error(
-                    "E0317",
-                    "arithmetic on a record (an overloaded operator of an operator record) is not supported yet",
-                    at.span,
-                    "a record",
-                )
-                .with_help(
-                    "call the operator's function by its name (`Complex.'+'(a, b)`), or compute with the fields",
+                Diagnostic::error("E0306", "expected a number, found a record", at.span, "a record").with_help(
+                    "a built-in function takes numbers: give it the fields, or call a function that takes the record",
                 ),
             );
             return None;
@@ -684,10 +685,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         op: ast::BinaryOp,
         a: Value,
         b: Value,
-        lhs: &ast::Expr,
-        rhs: &ast::Expr,
+        (lhs, rhs): (&ast::Expr, &ast::Expr),
+        scope: Scope,
     ) -> Option<Value> {
         use ast::BinaryOp as B;
+        if a.is_record() || b.is_record() {
+            return self.overloaded_binary(e, op, a, b, lhs, rhs, scope);
+        }
         let (flat_op, logical) = match op {
             B::Add | B::ElemAdd => (BinOp::Add, false),
             B::Sub | B::ElemSub => (BinOp::Sub, false),

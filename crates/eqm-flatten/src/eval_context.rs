@@ -40,6 +40,35 @@ pub(crate) struct EvalContext {
     /// Whether an if-expression around is being evaluated again with the branches its known
     /// conditions exclude left out: the if-expressions inside then go that way at once.
     pub(crate) excluding_branches: bool,
+    /// The operator record class of each record value made so far that is one.
+    pub(crate) operator_records: OperatorRecordValues,
+}
+
+/// The operator record class of record values, known where a value is made (a record instance
+/// read whole, a function's result), since a record value holds only its fields: an operator
+/// written on the value (`a + b`) is looked up in that class.
+///
+/// A value is known by the address of its fields, and each entry keeps its fields alive, so
+/// that no other record can later take the same address.
+#[derive(Default)]
+pub(crate) struct OperatorRecordValues {
+    by_address: std::collections::HashMap<usize, (RecordFields, crate::resolve::ClassId)>,
+}
+
+type RecordFields = std::rc::Rc<Vec<(String, Value)>>;
+
+impl OperatorRecordValues {
+    /// Records that the record with `fields` is a value of the operator record `class`.
+    pub(crate) fn remember(&mut self, fields: &RecordFields, class: crate::resolve::ClassId) {
+        let address = std::rc::Rc::as_ptr(fields) as usize;
+        self.by_address.insert(address, (fields.clone(), class));
+    }
+
+    /// The operator record class of the record with `fields`, if it is known.
+    pub(crate) fn class_of(&self, fields: &RecordFields) -> Option<crate::resolve::ClassId> {
+        let address = std::rc::Rc::as_ptr(fields) as usize;
+        self.by_address.get(&address).map(|(_, class)| *class)
+    }
 }
 
 /// The number of elements a range computed during the run must have where it is evaluated,

@@ -29,7 +29,8 @@
 //!   applied to them), `redeclare` (replaceable classes and redeclarations), `eval`
 //!   (expressions), `names` (references), `calls` (calls and built-in functions), `iterators`
 //!   (array constructors, reductions, `end`), `enumerations` (enumeration types and literals),
-//!   `records` (records as values), `functions` (user functions: interfaces, instances, locals,
+//!   `records` (records as values), `operators` and `overloads` (the constructors and operators
+//!   of operator records), `functions` (user functions: interfaces, instances, locals,
 //!   calls), `functionals` (functions as arguments and functional parameters), `statements`
 //!   (algorithm statements), `equations` (equations and connects), `connect` (connection sets),
 //!   `balance` (the balance check).
@@ -71,6 +72,7 @@ mod masked_reductions;
 mod modifier;
 mod names;
 mod operators;
+mod overloads;
 mod predefined;
 mod range_assignments;
 mod range_values;

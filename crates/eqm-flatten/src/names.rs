@@ -636,3 +636,12 @@ fn last_name_part(name: &str) -> &str {
     }
     &name[start..]
 }
+
+/// The text of a reference as [`eqm_syntax::pretty::print_ref`] prints it, borrowed from the
+/// source for a plain one-part name (most function names), which needs no printing.
+pub(crate) fn ref_text(c: &ast::ComponentRef) -> std::borrow::Cow<'_, str> {
+    match c.parts.as_slice() {
+        [part] if !c.global && part.subscripts.is_empty() => std::borrow::Cow::Borrowed(&part.name.name),
+        _ => std::borrow::Cow::Owned(eqm_syntax::pretty::print_ref(c)),
+    }
+}

@@ -19,24 +19,45 @@ use eqm_diag::source::Span;
 use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
 
-/// The type of an argument or an input as the matching rule compares them: Integer and Real
-/// are one type; a record is known by its fields' names (Modelica's records are equivalent
-/// when their components are).
+/// The type of an argument or an input as the matching rule compares them, with its number of
+/// dimensions: a record is known by its fields' names (Modelica's records are equivalent when
+/// their components are).
 #[derive(Clone, PartialEq, Debug)]
-enum ArgType {
-    Number(usize),
+pub(crate) enum ArgType {
     Other(ScalarType, usize),
     Record(Vec<String>, usize),
 }
 
-fn scalar(ty: ScalarType, ndims: usize) -> ArgType {
-    match ty {
-        ScalarType::Real | ScalarType::Integer => ArgType::Number(ndims),
-        other => ArgType::Other(other, ndims),
+impl ArgType {
+    /// Whether an argument of this type matches an input of type `input`: the same type, with
+    /// Integer and Real treated as one (Modelica's rule for choosing an overloaded function).
+    pub(crate) fn fits(&self, input: &ArgType) -> bool {
+        let number = |t: &ScalarType| matches!(t, ScalarType::Integer | ScalarType::Real);
+        match (self, input) {
+            (ArgType::Other(a, m), ArgType::Other(b, n)) if number(a) && number(b) => m == n,
+            _ => self == input,
+        }
+    }
+
+    /// The text of the type in a diagnostic.
+    pub(crate) fn describe(&self) -> String {
+        let (name, ndims) = match self {
+            ArgType::Other(ty, n) => (crate::value::type_name(*ty).to_string(), *n),
+            ArgType::Record(fields, n) => (format!("a record of {}", fields.join(", ")), *n),
+        };
+        if ndims == 0 {
+            name
+        } else {
+            format!("{name} ({ndims}-dimensional array)")
+        }
     }
 }
 
-fn type_of(value: &Value) -> ArgType {
+fn scalar(ty: ScalarType, ndims: usize) -> ArgType {
+    ArgType::Other(ty, ndims)
+}
+
+pub(crate) fn type_of(value: &Value) -> ArgType {
     match value {
         Value::Scalar(_, ty) => scalar(*ty, 0),
         Value::Array(dims, _, ty) => scalar(*ty, dims.len()),
@@ -51,7 +72,7 @@ fn type_of(value: &Value) -> ArgType {
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The operator record `class` is or stands for through short class definitions.
-    fn operator_record(&self, class: ClassId) -> Option<ClassId> {
+    pub(crate) fn operator_record(&self, class: ClassId) -> Option<ClassId> {
         let mut class = class;
         for _ in 0..self.table.classes.len() {
             let entry = self.table.get(class);
@@ -72,7 +93,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The functions of the operator `op` (`'constructor'`) of operator record `record`: those of
     /// an `operator` class, or the `operator function` itself; `None` when it defines no such
     /// operator.
-    fn operator_functions(&self, record: ClassId, op: &str) -> Option<Vec<ClassId>> {
+    pub(crate) fn operator_functions(&self, record: ClassId, op: &str) -> Option<Vec<ClassId>> {
         let class = self.table.member_class(record, op, 0)?;
         let entry = self.table.get(class);
         if entry.def.kind.is_function() {
@@ -92,7 +113,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The inputs of function `f`: name, type and whether it has a default.
-    fn input_types(&mut self, f: ClassId) -> Option<Vec<(&'a str, ArgType, bool)>> {
+    pub(crate) fn input_types(&mut self, f: ClassId) -> Option<Vec<(&'a str, ArgType, bool)>> {
+        Some(
+            self.typed_inputs(f)?
+                .into_iter()
+                .map(|(n, ty, d, _)| (n, ty, d))
+                .collect(),
+        )
+    }
+
+    /// The inputs of function `f`: name, type, whether it has a default, and the record class
+    /// of a record input.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn typed_inputs(&mut self, f: ClassId) -> Option<Vec<(&'a str, ArgType, bool, Option<ClassId>)>> {
         let components: Vec<_> = self
             .function_components(f)
             .filter(|(clause, _, _)| clause.prefixes.causality == ast::Causality::Input)
@@ -100,9 +133,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut inputs = Vec::with_capacity(components.len());
         for (clause, decl, part) in components {
             let ndims = clause.type_dims.len() + decl.dims.len();
+            let mut record = None;
             let ty = match self.table.lookup(part, &clause.type_name).ok()? {
                 TypeRef::Builtin(ty) => scalar(ty, ndims),
                 TypeRef::Class(c) if self.is_record(c) => {
+                    record = Some(c);
                     let fields = self.layout(c).names().map(str::to_string).collect();
                     ArgType::Record(fields, ndims)
                 }
@@ -111,7 +146,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 TypeRef::Class(_) => return None,
             };
             let default = decl.modification.as_ref().is_some_and(|m| m.binding.is_some());
-            inputs.push((decl.name.name.as_str(), ty, default));
+            inputs.push((decl.name.name.as_str(), ty, default, record));
         }
         Some(inputs)
     }
@@ -133,6 +168,25 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let callee = crate::function_table::FunctionRef::plain(constructor, Default::default());
         let (_, outputs) = self.user_call(&callee, function, args, e.span, scope, loops)?;
         outputs.into_iter().next()
+    }
+
+    /// The functions of `record`'s `'constructor'` operator that one argument of type `arg`
+    /// matches: the implicit conversions of an operand to the operator record (`2*c` as
+    /// `Complex(2)*c`).
+    pub(crate) fn converting_constructors(&mut self, record: ClassId, arg: &ArgType) -> Vec<ClassId> {
+        let Some(record) = self.operator_record(record) else {
+            return Vec::new();
+        };
+        let candidates = self.operator_functions(record, "'constructor'").unwrap_or_default();
+        let mut found = Vec::new();
+        for f in candidates {
+            if let Some(inputs) = self.input_types(f)
+                && valid_match(&inputs, std::slice::from_ref(arg), &[])
+            {
+                found.push(f);
+            }
+        }
+        found
     }
 
     /// The function of `record`'s `'constructor'` operator that the call's arguments match,
@@ -209,13 +263,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
 /// Modelica's valid match of a call with `positional` and `named` arguments for a function with
 /// `inputs`: positional arguments of the types of the first inputs, named ones of later inputs
 /// of their types, each input given once, and every input not given with a default.
-fn valid_match(inputs: &[(&str, ArgType, bool)], positional: &[ArgType], named: &[(&str, ArgType)]) -> bool {
+pub(crate) fn valid_match(inputs: &[(&str, ArgType, bool)], positional: &[ArgType], named: &[(&str, ArgType)]) -> bool {
     if positional.len() > inputs.len() {
         return false;
     }
     let mut given = vec![false; inputs.len()];
     for (k, ty) in positional.iter().enumerate() {
-        if inputs[k].1 != *ty {
+        if !ty.fits(&inputs[k].1) {
             return false;
         }
         given[k] = true;
@@ -224,7 +278,7 @@ fn valid_match(inputs: &[(&str, ArgType, bool)], positional: &[ArgType], named: 
         let Some(k) = inputs.iter().position(|(n, _, _)| n == name) else {
             return false;
         };
-        if given[k] || inputs[k].1 != *ty {
+        if given[k] || !ty.fits(&inputs[k].1) {
             return false;
         }
         given[k] = true;

@@ -94,7 +94,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             fields.push((name, value));
         }
-        Some(Value::Record(Rc::new(fields)))
+        let value = Value::Record(Rc::new(fields));
+        self.remember_record_class(&value, self.instances[instance.0 as usize].class);
+        Some(value)
     }
 
     /// `{R(1, 2), R(3, 4)}`: stacks record values (or arrays of them, all of one size) along a
@@ -217,7 +219,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             fields.push((name, value));
         }
-        Some(Value::Record(Rc::new(fields)))
+        let value = Value::Record(Rc::new(fields));
+        self.remember_record_class(&value, class);
+        Some(value)
     }
 
     /// The default of a record field that a constructor call does not give, with the scope it is
@@ -249,10 +253,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // The combined value is built even for a known condition, so that branches of
         // different types are an error either way.
         let combined = crate::value::select_records(&mut self.model.exprs, c, &t, &f);
+        let class = self
+            .known_operator_record(&t)
+            .or_else(|| self.known_operator_record(&f));
         let chosen = match (combined, self.model.exprs.literal(c)) {
             (Some(_), Some(known)) => Some(if known != 0.0 { t } else { f }),
             (combined, _) => combined,
         };
+        if let (Some(value), Some(class)) = (&chosen, class) {
+            self.remember_record_class(value, class);
+        }
         if chosen.is_none() {
             self.diagnostics.push(Diagnostic::error(
                 "E0304",

@@ -34,6 +34,11 @@ impl Value {
         }
     }
 
+    /// Whether the value is a record or an array of records.
+    pub fn is_record(&self) -> bool {
+        matches!(self, Value::Record(_) | Value::Records(..))
+    }
+
     pub fn dims(&self) -> &[usize] {
         match self {
             Value::Array(d, _, _) | Value::Records(d, _) => d,

@@ -15,6 +15,7 @@ mod fmu;
 mod friction;
 mod hostile;
 mod library;
+mod msl_complex;
 mod msl_examples;
 mod package_check;
 mod pendulum_reference;

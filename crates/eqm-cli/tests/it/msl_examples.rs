@@ -7,7 +7,7 @@
 //!
 //! The list is a representative subset of the examples that match today, from every package that
 //! has matching examples (Blocks, ComplexBlocks, Analog, Batteries, Digital, Spice3, FluxTubes,
-//! Rotational, Translational, HeatTransfer, FluidHeatFlow, Utilities); `docs/msl.md` has the
+//! Math, Rotational, Translational, HeatTransfer, FluidHeatFlow, Utilities); `docs/msl.md` has the
 //! whole table.
 
 use crate::cli::eqm;
@@ -30,6 +30,7 @@ const MATCHING: &[&str] = &[
     "Modelica.Blocks.Examples.RealNetwork1",
     "Modelica.Blocks.Examples.SlewRateLimiter",
     "Modelica.Blocks.Examples.TotalHarmonicDistortion",
+    "Modelica.ComplexBlocks.Examples.ShowTransferFunction",
     "Modelica.ComplexBlocks.Examples.TestConversionBlock",
     "Modelica.Electrical.Analog.Examples.AD_DA_conversion",
     "Modelica.Electrical.Analog.Examples.AmplifierWithOpAmpDetailed",
@@ -62,6 +63,7 @@ const MATCHING: &[&str] = &[
     "Modelica.Electrical.Batteries.Examples.CCCV_Cell",
     "Modelica.Electrical.Batteries.Examples.CCCV_CellRC",
     "Modelica.Electrical.Batteries.Examples.CCCVcharging",
+    "Modelica.Electrical.Batteries.Examples.ShowImpedance",
     "Modelica.Electrical.Digital.Examples.BUF3S",
     "Modelica.Electrical.Digital.Examples.Counter3",
     "Modelica.Electrical.Digital.Examples.DFFREG",
@@ -73,6 +75,7 @@ const MATCHING: &[&str] = &[
     "Modelica.Electrical.Spice3.Examples.Oscillator",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreAirgap",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreQuadraticCrossSection",
+    "Modelica.Math.Nonlinear.Examples.QuadratureLobatto3",
     "Modelica.Mechanics.Rotational.Examples.First",
     "Modelica.Mechanics.Rotational.Examples.GenerationOfFMUs",
     "Modelica.Mechanics.Translational.Examples.Brake",

@@ -79,13 +79,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let Some(result) = self.vectorised_call(class, &name, &declared, &given, &passed, span) {
             return result;
         }
-        self.instance_call(class, &name, &declared, given, &passed, span)
+        let result = self.instance_call(class, &name, &declared, given, &passed, span)?;
+        self.remember_output_record(class, &result.1);
+        Some(result)
     }
 
     /// The call of the function instance for the arguments `given` (and the functions `passed`),
     /// with the values of its outputs (see [`Self::user_call`]).
     #[allow(clippy::type_complexity)]
-    pub(super) fn instance_call(
+    pub(crate) fn instance_call(
         &mut self,
         class: ClassId,
         name: &str,
@@ -605,6 +607,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Ok(TypeRef::Class(class)) => Some(class),
             _ => None,
         }
+    }
+
+    /// Whether a call written with a built-in function's name calls a function of the model's
+    /// own instead (`import Modelica.ComplexMath.sum;`, or a function declared in an enclosing
+    /// class): Modelica looks the name up like any other, and finds the built-in function only
+    /// where no class of that name encloses the call. A function that is the built-in one
+    /// itself (`external "builtin"`) stands for it.
+    pub(crate) fn shadows_builtin(&self, c: &ast::ComponentRef, scope: Scope) -> bool {
+        if c.global || c.parts.len() != 1 {
+            return false;
+        }
+        let Some(class) = self.class_named(c, scope) else {
+            return false;
+        };
+        let entry = self.table.get(class);
+        entry.def.kind.is_function()
+            && !entry
+                .sections()
+                .iter()
+                .any(|s| matches!(s, ast::Section::External { language: Some(language), .. } if language == "builtin"))
     }
 
     /// The function a reference names, if it names one: its class, after short definitions

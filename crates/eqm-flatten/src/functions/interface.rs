@@ -130,7 +130,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The inputs of a function class in order, each with whether its size is declared with
     /// `:` (taken from the argument of each call) and, for a functional input, its function
     /// type.
-    pub(super) fn input_declarations(&self, class: ClassId) -> Vec<(&'a str, bool, Option<ClassId>)> {
+    pub(crate) fn input_declarations(&self, class: ClassId) -> Vec<(&'a str, bool, Option<ClassId>)> {
         self.function_components(class)
             .filter(|(clause, _, _)| clause.prefixes.causality == ast::Causality::Input)
             .map(|(clause, decl, part)| {

@@ -355,6 +355,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Evaluates an expression that initialises `var`, checking its size and type.
     pub(super) fn local_value(&mut self, e: &'a ast::Expr, var: &LocalVar, scope: Scope) -> Option<Vec<ExprId>> {
         let v = self.eval_initial_value(e, &var.dims, scope)?;
+        // A record variable bound to a record value (`output Complex c = Complex(1, 2);`) takes
+        // its fields' values in order.
+        if var.record.is_some() || var.elements.is_some() {
+            return match crate::function_table::record_scalars(&v) {
+                Some(scalars) if scalars.len() == var.slots.len() && v.dims() == var.dims.as_slice() => Some(scalars),
+                _ => {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0306",
+                        "a record variable needs a record of its type as its value",
+                        e.span,
+                        "not that record",
+                    ));
+                    None
+                }
+            };
+        }
         self.check_assignable(&v, &var.dims, var.ty, e.span, &String::new)?;
         Some(broadcast(&v, var.slots.len()))
     }
