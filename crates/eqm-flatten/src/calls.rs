@@ -211,9 +211,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Builtin::Abs | Builtin::Min | Builtin::Max if values.iter().all(|v| v.ty() == ScalarType::Integer) => {
                 ScalarType::Integer
             }
-            Builtin::Integer | Builtin::Div | Builtin::Sign
-                if values.iter().all(|v| v.ty() == ScalarType::Integer) || builtin == Builtin::Integer =>
-            {
+            // `sign(v)` is `if v > 0 then 1 else if v < 0 then -1 else 0`: an Integer for a Real
+            // `v` too.
+            Builtin::Integer | Builtin::Sign => ScalarType::Integer,
+            // `mod` and `rem` of Integers are Integers, as `div` is.
+            Builtin::Div | Builtin::Mod | Builtin::Rem if values.iter().all(|v| v.ty() == ScalarType::Integer) => {
                 ScalarType::Integer
             }
             _ => ScalarType::Real,

@@ -73,6 +73,7 @@ mod names;
 mod operators;
 mod predefined;
 mod range_assignments;
+mod range_lengths;
 mod range_values;
 mod real_loops;
 mod records;

@@ -31,6 +31,7 @@ mod hybrid;
 
 mod hydraulics;
 mod if_chains;
+mod integer_builtins;
 mod json_output;
 mod kept_trees;
 mod language;
@@ -46,6 +47,7 @@ mod operator_records;
 mod package_check;
 mod parameter_branches;
 mod points;
+mod proven_range_lengths;
 mod result_files;
 mod run_time_ranges;
 mod run_time_slice_values;
