@@ -211,10 +211,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Builtin::Abs | Builtin::Min | Builtin::Max if values.iter().all(|v| v.ty() == ScalarType::Integer) => {
                 ScalarType::Integer
             }
-            // `sign(v)` is `if v > 0 then 1 else if v < 0 then -1 else 0`: an Integer for a Real
-            // `v` too.
+            // `sign(v)` is `if v > 0 then 1 else if v < 0 then -1 else 0`, an Integer for any `v`.
             Builtin::Integer | Builtin::Sign => ScalarType::Integer,
-            // `mod` and `rem` of Integers are Integers, as `div` is.
             Builtin::Div | Builtin::Mod | Builtin::Rem if values.iter().all(|v| v.ty() == ScalarType::Integer) => {
                 ScalarType::Integer
             }

@@ -391,10 +391,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Some(Some(StreamEffect::Print(message))) => self.print_statement(&name, message, span, cx),
                 Some(None) => {}
                 None => match self.function_class(function, scope) {
-                    // A function has no side effects, so a call whose results are unused
-                    // is only checked.
+                    // A call whose results are unused is only checked, except that of a
+                    // function without outputs, which is called for its effect.
                     Some(callee) => {
-                        let _ = self.user_call(&callee, function, args, span, scope, loops);
+                        let call = self.user_call(&callee, function, args, span, scope, loops);
+                        out.extend(self.effect_statement(call, &name, span, cx.function));
                     }
                     None => self.diagnostics.push(Diagnostic::error(
                         "E0310",

@@ -31,3 +31,5 @@ mod modelica_strings;
 mod objects;
 mod references;
 mod vectorised;
+
+pub(crate) use instantiate::EFFECT_OUTPUT;

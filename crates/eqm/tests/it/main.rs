@@ -18,6 +18,7 @@ mod embedding_relations;
 mod expandable;
 mod explicit_domain;
 mod external;
+mod external_effects;
 mod external_objects;
 mod external_outputs;
 mod external_sources;
