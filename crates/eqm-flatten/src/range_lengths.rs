@@ -20,19 +20,20 @@ use eqm_ir::flat::FlatModel;
 const MAX_VISITED: usize = 10_000;
 
 /// The number of elements of the range `start:step:stop` when `stop - start` and `step` are
-/// constants (and the step is not zero), whatever the values of the rest.
+/// constants (and the step is not zero), whatever the values of the rest. The expressions of
+/// parameters the proof took as constants are appended to `structural`: the size depends on
+/// their values, which the run may then not change.
 pub(crate) fn proven_range_length(
     model: &FlatModel,
     consts: &mut ConstCache,
-    start: ExprId,
-    step: ExprId,
-    stop: ExprId,
+    (start, step, stop): (ExprId, ExprId, ExprId),
+    structural: &mut Vec<ExprId>,
 ) -> Option<usize> {
-    let step = integer_constant(model, consts, step)?;
+    let step = integer_constant(model, consts, step, structural)?;
     let mut terms = Vec::new();
     let mut distance = 0i64;
-    distance = distance.checked_add(linear_terms(model, consts, stop, 1, &mut terms)?)?;
-    distance = distance.checked_add(linear_terms(model, consts, start, -1, &mut terms)?)?;
+    distance = distance.checked_add(linear_terms(model, consts, stop, 1, &mut terms, structural)?)?;
+    distance = distance.checked_add(linear_terms(model, consts, start, -1, &mut terms, structural)?)?;
     // The terms of `stop` came with the factor 1 and those of `start` with -1: they cancel
     // when every subexpression's factors add up to zero.
     terms.sort_unstable_by_key(|&(id, _)| id.0);
@@ -71,14 +72,21 @@ fn floor_div(a: i64, b: i64) -> Option<i64> {
     }
 }
 
-/// The value of `e` when it is an Integer constant (a literal or an expression of constants and
-/// parameters).
-fn integer_constant(model: &FlatModel, consts: &mut ConstCache, e: ExprId) -> Option<i64> {
+/// The value of `e` when it is an Integer constant (a literal, or an expression of constants and
+/// parameters, which is then appended to `structural`).
+fn integer_constant(
+    model: &FlatModel,
+    consts: &mut ConstCache,
+    e: ExprId,
+    structural: &mut Vec<ExprId>,
+) -> Option<i64> {
     if let Node::Int(k) = model.exprs.get(e) {
         return Some(*k);
     }
     let x = consts.eval(model, e)?;
-    (x.fract() == 0.0 && x.abs() < 9.0e15).then_some(x as i64)
+    let k = (x.fract() == 0.0 && x.abs() < 9.0e15).then_some(x as i64)?;
+    structural.push(e);
+    Some(k)
 }
 
 /// Writes `factor * e` as a constant (returned) plus the terms `(subexpression, multiple)` it
@@ -89,6 +97,7 @@ fn linear_terms(
     e: ExprId,
     factor: i64,
     terms: &mut Vec<(ExprId, i64)>,
+    structural: &mut Vec<ExprId>,
 ) -> Option<i64> {
     let mut constant = 0i64;
     let mut pending = vec![(e, factor)];
@@ -98,7 +107,7 @@ fn linear_terms(
         if visited > MAX_VISITED {
             return None;
         }
-        if let Some(k) = integer_constant(model, consts, e) {
+        if let Some(k) = integer_constant(model, consts, e, structural) {
             constant = constant.checked_add(factor.checked_mul(k)?)?;
             continue;
         }
@@ -107,7 +116,10 @@ fn linear_terms(
             Node::Binary(BinOp::Sub, x, y) => pending.extend([(x, factor), (y, factor.checked_neg()?)]),
             Node::Unary(UnOp::Neg, x) => pending.push((x, factor.checked_neg()?)),
             Node::Binary(BinOp::Mul, x, y) => {
-                match (integer_constant(model, consts, x), integer_constant(model, consts, y)) {
+                match (
+                    integer_constant(model, consts, x, structural),
+                    integer_constant(model, consts, y, structural),
+                ) {
                     (Some(k), _) => pending.push((y, factor.checked_mul(k)?)),
                     (_, Some(k)) => pending.push((x, factor.checked_mul(k)?)),
                     _ => terms.push((e, factor)),

@@ -69,12 +69,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if [a, s, b].iter().all(|&x| self.consts.eval(&self.model, x).is_some()) {
             return None;
         }
-        let proven = crate::range_lengths::proven_range_length(&self.model, &mut self.consts, a, s, b);
+        let mut structural = Vec::new();
+        let proven =
+            crate::range_lengths::proven_range_length(&self.model, &mut self.consts, (a, s, b), &mut structural);
         let required = self.context.range_length.clone().filter(|r| r.length > 0);
         // A range whose number of elements is known although its bounds are not
         // (`u[i - 1:i]`) has that size wherever it is, with no check during the run; only a
         // masked assignment, which works element by element, still needs its bounded form.
         if let Some(m) = proven.filter(|&m| required.as_ref().is_none_or(|r| !r.bound && r.length == m)) {
+            for e in structural {
+                self.note_structural(e);
+            }
             return Some(self.proven_range_elements(e, a, s, m));
         }
         let Some(required) = required else {

@@ -48,6 +48,8 @@ model Pairs
   Real z \"from a function body\";
   Real c \"from a loop of a function whose size is its input\";
   Real d \"a descending range of 2 elements\";
+  parameter Integer p = 2;
+  Real e \"a range of p elements\";
 equation
   when sample(1, 1) then
     k = pre(k) + 1;
@@ -56,6 +58,7 @@ equation
   z = pairAt(v, k);
   c = chain(4);
   d = weigh(v[k:-1:k - 1]);
+  e = weigh(v[k - p + 1:k]);
 end Pairs;
 ";
 
@@ -69,9 +72,14 @@ fn a_range_of_run_time_bounds_and_constant_length_is_passed_whole_to_a_function(
         assert_eq!(at(&r, "y", t), t * weigh, "y at {t}");
         assert_eq!(at(&r, "z", t), weigh, "z at {t}");
         assert_eq!(at(&r, "d", t), v[k - 1] + 10.0 * v[k - 2], "d at {t}");
+        assert_eq!(at(&r, "e", t), weigh, "e at {t}");
     }
     // By hand: (1 + 20) + (2 + 30) + (3 + 40) = 96.
     assert_eq!(at(&r, "c", 1.5), 96.0);
+    // `p` gives the size of `v[k - p + 1:k]`: a new value needs the model flattened again.
+    let model = crate::compile(PAIRS);
+    let p = model.parameters().into_iter().find(|p| p.name == "p").expect("p");
+    assert!(p.structural, "p sizes a range, so it is structural");
 }
 
 /// `k` reaches 5 at t = 3, where `v[k - 1:k]` selects past the end of `v`.
