@@ -799,6 +799,13 @@ pub static CODES: &[CodeInfo] = &[
          of the library found",
     ),
     code(
+        "W0301",
+        Warning,
+        Instantiation,
+        "A call as a statement of a function without outputs in a model's algorithm section is checked but \
+         not run (such a call runs for its effect only in a function)",
+    ),
+    code(
         "W0501",
         Warning,
         Structural,

@@ -212,9 +212,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             {
                 ScalarType::Integer
             }
-            Builtin::Integer | Builtin::Div | Builtin::Sign
-                if values.iter().all(|v| v.ty() == ScalarType::Integer) || builtin != Builtin::Div =>
-            {
+            // `sign(v)` is `if v > 0 then 1 else if v < 0 then -1 else 0`, an Integer for any `v`.
+            Builtin::Integer | Builtin::Sign => ScalarType::Integer,
+            Builtin::Div if values.iter().all(|v| v.ty() == ScalarType::Integer) => {
                 ScalarType::Integer
             }
             _ => ScalarType::Real,

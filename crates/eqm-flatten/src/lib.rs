@@ -75,6 +75,7 @@ mod operators;
 mod overloads;
 mod predefined;
 mod range_assignments;
+mod range_lengths;
 mod range_values;
 mod real_loops;
 mod records;

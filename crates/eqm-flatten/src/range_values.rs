@@ -12,7 +12,8 @@
 //! Input: the range's bounds and step, and the length required where it is evaluated
 //! ([`RangeLength`], set by [`Flattener::eval_with_range_length`] and
 //! [`Flattener::eval_sides`]). Output: the vector of its elements. It deliberately handles only
-//! ranges whose required length comes from a whole vector on the other side: where no length is
+//! ranges whose required length comes from a whole vector on the other side, or whose length is
+//! proved from the bounds themselves (`u[i - 1:i]`, see `range_lengths`): where no length is
 //! known (a value whose size is not implied, a side that is a matrix, an empty other side, a
 //! range inside a call's arguments or a reduction) the range stays an error (E0206).
 
@@ -68,7 +69,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if [a, s, b].iter().all(|&x| self.consts.eval(&self.model, x).is_some()) {
             return None;
         }
-        let Some(required) = self.context.range_length.clone().filter(|r| r.length > 0) else {
+        let mut structural = Vec::new();
+        let proven =
+            crate::range_lengths::proven_range_length(&self.model, &mut self.consts, (a, s, b), &mut structural);
+        let required = self.context.range_length.clone().filter(|r| r.length > 0);
+        // A range whose number of elements is known although its bounds are not
+        // (`u[i - 1:i]`) has that size wherever it is, with no check during the run; only a
+        // masked assignment, which works element by element, still needs its bounded form.
+        if let Some(m) = proven.filter(|&m| required.as_ref().is_none_or(|r| !r.bound && r.length == m)) {
+            for e in structural {
+                self.note_structural(e);
+            }
+            return Some(self.proven_range_elements(e, a, s, m));
+        }
+        let Some(required) = required else {
             self.context.run_time_ranges_refused += 1;
             self.diagnostics.push(
                 Diagnostic::error(
@@ -141,6 +155,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
             })
             .collect();
         Some(Some(Value::Array(vec![m], elements, ScalarType::Integer)))
+    }
+
+    /// The `m` elements `a, a + s, ..., a + (m - 1)*s` of the range `e` whose number of
+    /// elements is proved to be `m`; `None` after a diagnostic when they are too many choices.
+    fn proven_range_elements(&mut self, e: &ast::Expr, a: ExprId, s: ExprId, m: usize) -> Option<Value> {
+        let written = eqm_syntax::pretty::print_expr(e);
+        let among = self.context.end_sizes.last().copied().unwrap_or(1);
+        if !self.choices_within_limit(m, among, &written, e.span) {
+            return None;
+        }
+        let exprs = &mut self.model.exprs;
+        let elements = (0..m)
+            .map(|p| match p {
+                0 => a,
+                _ => {
+                    let offset = exprs.int(p as i64);
+                    let distance = exprs.binary(BinOp::Mul, offset, s);
+                    exprs.binary(BinOp::Add, a, distance)
+                }
+            })
+            .collect();
+        Some(Value::Array(vec![m], elements, ScalarType::Integer))
     }
 
     /// False, after a diagnostic, when choosing `m` elements each among `n` during the run (for

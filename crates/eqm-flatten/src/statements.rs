@@ -409,11 +409,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Some(None) => {}
                 None => match self.function_class(function, scope) {
                     // A call whose results are unused still runs what its function does to
-                    // the run (an assertion, `terminate`); a call of a function that does
-                    // nothing but compute its outputs is only checked.
+                    // the run (an assertion, `terminate`), and a function without outputs is
+                    // called for its effect; a call of a function that does nothing but compute
+                    // its outputs is only checked.
                     Some(callee) => {
-                        if let Some((call, _)) = self.user_call(&callee, function, args, span, scope, loops) {
-                            out.extend(self.effect_call(call, span));
+                        let call = self.user_call(&callee, function, args, span, scope, loops);
+                        match call.as_ref().and_then(|(c, _)| self.effect_call(*c, span)) {
+                            Some(statement) => out.push(statement),
+                            None => out.extend(self.effect_statement(call, &name, span, cx.function)),
                         }
                     }
                     None => self.diagnostics.push(Diagnostic::error(

@@ -6,6 +6,7 @@
 //! function instance made for these arguments and the values of its outputs. It deliberately
 //! does not inline or evaluate the function.
 
+use super::EFFECT_OUTPUT;
 use crate::eval::Loops;
 use crate::flattener::Flattener;
 use crate::function_table::{FunctionRef, FunctionalKey, KnownIntegers, KnownStrings};
@@ -16,10 +17,52 @@ use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{Callee, ExprId, Node};
-use eqm_ir::flat::ScalarType;
+use eqm_ir::flat::{Place, ScalarType, Statement};
 use eqm_syntax::ast;
 
 impl<'t, 'a> Flattener<'t, 'a> {
+    /// What a call statement (`f(x);`, checked as `call`, written `name`) runs: nothing when
+    /// the function has outputs (its results are unused); when it has none, it is called for its
+    /// effect (an external C function that keeps a state), so in the function `caller` it is the
+    /// assignment of the callee's hidden output to a slot of its own, and in a model's algorithm
+    /// it is not run, which a warning says.
+    pub(crate) fn effect_statement(
+        &mut self,
+        call: Option<(ExprId, Vec<Value>)>,
+        name: &str,
+        span: Span,
+        caller: Option<eqm_ir::expr::FuncId>,
+    ) -> Option<Statement> {
+        let (call, outputs) = call?;
+        if !outputs.is_empty() {
+            return None;
+        }
+        let Some(id) = caller else {
+            self.diagnostics.push(
+                Diagnostic::warning(
+                    "W0301",
+                    format!("the call of `{name}`, a function without outputs, is checked but not run: EQM runs such a call for its effect only in a function"),
+                    span,
+                    "not run",
+                )
+                .with_help("make the call in a function, and call that function from the algorithm"),
+            );
+            return None;
+        };
+        let slots = &mut self.model.functions[id.0 as usize].slots;
+        let slot = slots.len() as u32;
+        slots.push(eqm_ir::flat::FunctionSlot {
+            name: format!("{EFFECT_OUTPUT}{slot}"),
+            ty: ScalarType::Integer,
+            default: None,
+        });
+        Some(Statement::Assign {
+            target: Place::Local(slot),
+            value: call,
+            span,
+        })
+    }
+
     /// Evaluates the argument `a` of input `k` of a call: a value, or for a functional input a
     /// function (checked against the input's function type).
     #[allow(clippy::too_many_arguments)]

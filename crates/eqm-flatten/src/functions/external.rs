@@ -25,6 +25,10 @@ use eqm_syntax::ast;
 use std::fmt::Write;
 use std::path::Path;
 
+/// The slot [`Flattener::external_c_call`] gives the call of a C function that writes no output:
+/// the caller assigns it to the hidden output of a function declared without outputs.
+pub(super) const EFFECT_ONLY: u32 = u32::MAX;
+
 /// One argument of an external call: its value (unused for an output), whether it is a
 /// `size(...)` (a `size_t`), and the output it writes when it names one.
 pub(super) struct ExternalArg {
@@ -115,7 +119,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The call of external C function `c_function` with `args`, compiled and linked through the
     /// front end, as the assignments of the function's outputs (slot, value): `result` is the
     /// output the C function returns, if any; the outputs among `args` are written through
-    /// pointers. `None` after a diagnostic at `span`.
+    /// pointers; a function that writes no output is its one call, for the slot [`EFFECT_ONLY`].
+    /// `None` after a diagnostic at `span`.
     ///
     /// A function that returns its one result and writes nothing through a pointer is one call
     /// of the wrapper. Otherwise every output element is a call of the wrapper with the index of
@@ -345,6 +350,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if simple {
             let call = self.model.exprs.call(Callee::External(k), parts.elements);
             return Some(vec![(targets[0], call)]);
+        }
+        if targets.is_empty() {
+            let call = self.model.exprs.call(Callee::External(k), parts.elements);
+            return Some(vec![(EFFECT_ONLY, call)]);
         }
         let assignments = targets
             .iter()

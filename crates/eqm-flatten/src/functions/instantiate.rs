@@ -22,6 +22,10 @@ use eqm_ir::flat::{Place, Statement};
 use eqm_syntax::ast;
 use std::collections::BTreeMap;
 
+/// The name of the hidden output of a function declared without outputs (see
+/// `declare_function_locals`).
+pub(crate) const EFFECT_OUTPUT: &str = "$effect";
+
 /// A declaration of a function: its group (0 input, 1 output, 2 protected), the declaration,
 /// its local and the class that declares it.
 type DeclaredLocal<'a> = (usize, &'a ast::ComponentDecl, LocalVar, ClassId);
@@ -300,6 +304,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let function = &mut self.model.functions[id.0 as usize];
             match group {
                 0 => function.inputs = count as u32,
+                // A function without outputs is called for its effect (an external C function
+                // that keeps a state): a hidden output, which its external call sets, makes
+                // each call a value the back ends evaluate like any other.
+                1 if count == 0 => {
+                    function.slots.push(eqm_ir::flat::FunctionSlot {
+                        name: EFFECT_OUTPUT.to_string(),
+                        ty: ScalarType::Integer,
+                        default: None,
+                    });
+                    function.outputs = 1;
+                }
                 1 => function.outputs = count as u32,
                 _ => {}
             }
@@ -696,11 +711,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 constructor.destructor = Some(destructor);
             }
         }
+        // The call of a function without outputs sets the hidden output.
+        let effect = self.model.functions[id.0 as usize].inputs;
         Some(
             assignments
                 .into_iter()
                 .map(|(slot, value)| Statement::Assign {
-                    target: Place::Local(slot),
+                    target: Place::Local(if slot == super::external::EFFECT_ONLY {
+                        effect
+                    } else {
+                        slot
+                    }),
                     value,
                     span,
                 })

@@ -34,3 +34,5 @@ mod objects;
 mod references;
 mod string_inputs;
 mod vectorised;
+
+pub(crate) use instantiate::EFFECT_OUTPUT;
