@@ -12,6 +12,8 @@ only converts.
 
 import itertools
 import os
+import shutil
+from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -350,6 +352,19 @@ class Model:
         """``eqm analyze``: steady state, linearisation (``A`` as numpy), eigenvalues, time
         scales and the advice on method and step."""
         return Analysis(self._session._native.analyze(self._name, _pairs(self._params), at))
+
+    def export_fmu(self, path: Optional[PathLike] = None, fmi: int = 2, kind: str = "both") -> Path:
+        """``eqm fmu``: writes the model as an FMU (FMI ``fmi`` 2 or 3, interfaces ``kind``
+        ``"me"``, ``"cs"`` or ``"both"``) to ``path`` (default: the model identifier with
+        ``.fmu`` in the current directory) and returns the path. EQM's runtime library is found
+        as the command line finds it: ``EQM_FMU_RUNTIME``, else next to the ``eqm`` executable
+        on ``PATH``. ``ModelError`` when the model cannot be exported."""
+        eqm_exe = shutil.which("eqm")
+        near = [os.path.dirname(os.path.realpath(eqm_exe))] if eqm_exe else []
+        identifier, data = self._session._native.fmu(self._name, _pairs(self._params), fmi, kind, near)
+        target = Path(path) if path is not None else Path(f"{identifier}.fmu")
+        target.write_bytes(data)
+        return target
 
     def __repr__(self) -> str:
         return f"<eqm.Model {self.name}>"

@@ -22,6 +22,17 @@ def eqm_binary() -> pathlib.Path:
     return max(built, key=lambda p: p.stat().st_mtime)
 
 
+# The FMU runtime library of the same build, for the exports of the tests and of the docs' tour
+# (an installation finds it next to `eqm` on PATH instead).
+if "EQM_FMU_RUNTIME" not in os.environ:
+    try:
+        _runtime = eqm_binary().parent / "libeqm_fmu.so"
+        if _runtime.exists():
+            os.environ["EQM_FMU_RUNTIME"] = str(_runtime)
+    except RuntimeError:
+        pass
+
+
 @pytest.fixture(scope="session")
 def eqm_bin() -> pathlib.Path:
     return eqm_binary()

@@ -2,7 +2,7 @@
 //!
 //! Input: the environment (`EQM_FMU_RUNTIME`) and the directories a front end names (the `eqm`
 //! executable's, a Python package's). Output: the path of `libeqm_fmu.so`, or a message naming
-//! every place looked at. It deliberately reads no file: the caller reads the one found.
+//! every place looked at, or its bytes ([`fmu_runtime_bytes`]).
 
 use std::path::{Path, PathBuf};
 
@@ -34,4 +34,10 @@ pub fn fmu_runtime(near: &[&Path]) -> Result<PathBuf, String> {
         "the FMU runtime library {FMU_RUNTIME} is not found (looked at {})",
         looked.join(", ")
     ))
+}
+
+/// The bytes of the runtime library [`fmu_runtime`] finds.
+pub fn fmu_runtime_bytes(near: &[&Path]) -> Result<Vec<u8>, String> {
+    let path = fmu_runtime(near)?;
+    std::fs::read(&path).map_err(|e| format!("cannot read the FMU runtime {}: {e}", path.display()))
 }

@@ -379,7 +379,8 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Instantiation,
         "Type mismatch: a value of the wrong type, such as a Real where a Boolean condition, an Integer or a \
-         String is needed",
+         String is needed; or a String variable of a function given a text not known when the model is \
+         compiled, or assigned inside a statement decided during the run or after a `return` or `break`",
     ),
     code(
         "E0307",

@@ -239,6 +239,56 @@ impl NativeSession {
         Ok(dict)
     }
 
+    /// `eqm fmu`: the FMU of the model, `(model identifier, bytes)`, for FMI `version` (2 or 3)
+    /// with the interfaces `kind` (`me`, `cs` or `both`). The runtime library is found as the
+    /// command line finds it: `EQM_FMU_RUNTIME`, else in `runtime_near` (the directories of an
+    /// `eqm` installation).
+    #[pyo3(signature = (model, parameters, version, kind, runtime_near))]
+    fn fmu<'py>(
+        &self,
+        py: Python<'py>,
+        model: Option<String>,
+        parameters: Vec<(String, f64)>,
+        version: u32,
+        kind: &str,
+        runtime_near: Vec<String>,
+    ) -> PyResult<(String, Bound<'py, pyo3::types::PyBytes>)> {
+        let version = match version {
+            2 => eqm::fmi::FmiVersion::Fmi2,
+            3 => eqm::fmi::FmiVersion::Fmi3,
+            other => return Err(pyo3::exceptions::PyValueError::new_err(format!("fmi must be 2 or 3, not {other}"))),
+        };
+        let kinds = match kind {
+            "me" => eqm::fmi::Kinds { me: true, cs: false },
+            "cs" => eqm::fmi::Kinds { me: false, cs: true },
+            "both" => eqm::fmi::Kinds { me: true, cs: true },
+            other => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "kind must be 'me', 'cs' or 'both', not {other:?}"
+                )));
+            }
+        };
+        let near: Vec<std::path::PathBuf> = runtime_near.iter().map(std::path::PathBuf::from).collect();
+        let near: Vec<&std::path::Path> = near.iter().map(|p| p.as_path()).collect();
+        let runtime = eqm_cc::fmu_runtime_bytes(&near).map_err(pyo3::exceptions::PyFileNotFoundError::new_err)?;
+        let (exported, ..) = self.with_session(py, model, parameters, move |session, model, options| {
+            let compiled = session.compile(model, options)?;
+            let export = eqm::fmi::ExportOptions {
+                version,
+                kinds,
+                parameters: options.parameters.clone(),
+            };
+            match eqm::fmi::export(session, &compiled, &export, &runtime, &eqm::fmi::host_platform()) {
+                Ok(fmu) => Some(fmu),
+                Err(d) => {
+                    session.push_diagnostic(d);
+                    None
+                }
+            }
+        })?;
+        Ok((exported.identifier, pyo3::types::PyBytes::new(py, &exported.bytes)))
+    }
+
     /// The component diagram of the model as SVG.
     #[pyo3(signature = (model, parameters))]
     fn diagram(&self, py: Python<'_>, model: Option<String>, parameters: Vec<(String, f64)>) -> PyResult<String> {

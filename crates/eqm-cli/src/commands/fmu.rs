@@ -57,6 +57,5 @@ fn runtime_bytes() -> Result<Vec<u8>, String> {
         .ok()
         .and_then(|exe| exe.parent().map(Path::to_path_buf));
     let near: Vec<&Path> = exe_dir.iter().map(PathBuf::as_path).collect();
-    let path = eqm_cc::fmu_runtime(&near)?;
-    std::fs::read(&path).map_err(|e| format!("cannot read the FMU runtime {}: {e}", path.display()))
+    eqm_cc::fmu_runtime_bytes(&near)
 }

@@ -1,0 +1,49 @@
+"""`Model.export_fmu`: the FMU the library exports, simulated by FMPy (an independent importer)
+and compared with the package's own run of the same model; a model that cannot be exported is a
+`ModelError` with the export's code."""
+
+import os
+
+import numpy as np
+import pytest
+
+import eqm
+
+from conftest import EXAMPLES, eqm_binary
+
+fmpy = pytest.importorskip("fmpy")
+
+
+@pytest.fixture
+def runtime(monkeypatch):
+    """The runtime library cargo built next to the `eqm` binary the tests use."""
+    path = eqm_binary().parent / "libeqm_fmu.so"
+    if not path.exists():
+        pytest.fail(f"the FMU runtime {path} is not built: `cargo build -p eqm-fmu`")
+    monkeypatch.setenv("EQM_FMU_RUNTIME", str(path))
+    return path
+
+
+def test_an_exported_fmu_runs_in_fmpy_as_the_model_runs_here(tmp_path, runtime):
+    model = eqm.load(EXAMPLES / "fmi" / "VanDerPol.eqm")
+    path = model.export_fmu(tmp_path / "vdp.fmu", fmi=3, kind="cs")
+    assert path == tmp_path / "vdp.fmu" and path.exists()
+    from fmpy.validation import validate_fmu
+
+    assert validate_fmu(str(path)) == []
+    result = fmpy.simulate_fmu(str(path), stop_time=5.0, output_interval=0.1, relative_tolerance=1e-8,
+                               output=["x0", "x1"])
+    own = model.simulate(stop=5.0, interval=0.1, rtol=1e-10, atol=1e-10)
+    assert len(result) == len(own["x0"])
+    np.testing.assert_allclose(result["x0"], own["x0"], atol=1e-5)
+    np.testing.assert_allclose(result["x1"], own["x1"], atol=1e-5)
+
+
+def test_a_model_that_cannot_be_exported_is_a_model_error(tmp_path, runtime):
+    model = eqm.load("model Delayed\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -delay(x, 0.5);\nend Delayed;\n")
+    with pytest.raises(eqm.ModelError) as error:
+        model.export_fmu(tmp_path / "d.fmu", kind="me")
+    assert "E0901" in str(error.value)
+    assert not (tmp_path / "d.fmu").exists()
+    with pytest.raises(ValueError):
+        model.export_fmu(tmp_path / "d.fmu", fmi=4)
