@@ -233,9 +233,11 @@ impl Modes {
                 self.describe(&key),
                 self.describe(&new_key)
             ));
-            if switch.time == options.start && carried.is_none() {
-                // Corrected at the start: the new mode initializes from the model's own start
-                // values and initial equations, unless it was tried there already.
+            if switch.at_initialization && carried.is_none() {
+                // Corrected at the start: the consistent initial values chose another mode,
+                // which initializes from the model's own start values and initial equations,
+                // unless it was tried there already. (A switch at the event right after the
+                // initialization goes on from that event's values, as any other switch does.)
                 tried_at_start.push(key.clone());
                 if tried_at_start.contains(&new_key) {
                     return Err(first_error.unwrap_or_else(|| self.unsettled(options.start, &tried_at_start)));
