@@ -12,6 +12,7 @@ mod diagram;
 mod events;
 mod explain;
 mod friction;
+mod friction_modes;
 mod hostile;
 mod library;
 mod msl_examples;

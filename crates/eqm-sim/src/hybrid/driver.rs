@@ -198,6 +198,13 @@ impl<'o> Run<'o> {
                 let outcome = end_terminated(model, t0, &mut x, &mut dx, &mut whens, terminated, row)?;
                 return Ok(ControlFlow::Break(outcome));
             }
+            if model.switched(t0, &x)? {
+                return Ok(ControlFlow::Break(HybridOutcome::Switched {
+                    time: t0,
+                    x,
+                    at_initialization: false,
+                }));
+            }
         }
         let clocks = Clocks::new(model, t0, &x, &mut dx)?;
         // The delayed expressions' history starts here. Where a delayed value jumps (the start or

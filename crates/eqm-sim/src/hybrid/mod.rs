@@ -58,6 +58,7 @@ mod crossing;
 mod driver;
 mod events;
 mod isolate;
+mod mixed;
 
 pub(crate) use crossing::sign_of;
 use crossing::*;
