@@ -523,6 +523,12 @@ fn reuse_simulation_plan(init: &mut Dae<Hybrid>, n_model: usize, simulation: &Pl
         let (Origin::FixedStart { var } | Origin::AssumedStart { var }) = init.equations[eq].origin else {
             continue;
         };
+        // The start value of a discrete-time variable is given to its `pre` value, the
+        // variable the equation writes (its origin names the variable whose start it is).
+        let var = match init.flat.exprs.get(init.equations[eq].lhs) {
+            eqm_ir::expr::Node::Var(written) => *written,
+            _ => var,
+        };
         let rhs = init.equations[eq].rhs;
         let value = simplifier.simplify(&mut init.flat.exprs, rhs);
         blocks.push(Block::Explicit {

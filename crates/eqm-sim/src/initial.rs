@@ -196,6 +196,16 @@ fn solve_initialization(
             .surfaces(start, &x0, &mut dx, &mut d)
             .map_err(|f| failed_at_start(program, start, "the relations at the start could not be evaluated", &f))?;
         let changed = set_relations(model, Some((&mut solver, &link)), &d);
+        if !changed {
+            // The model holds the initialization's values again (evaluating its relations
+            // overwrote them with values computed as after the initialization), with the
+            // `pre` values the event right after the initialization starts from.
+            for &(k, j) in &handed_over {
+                if let Some(value) = solver.work().get(j as usize) {
+                    model.set_work(k, *value);
+                }
+            }
+        }
         settle_previous(model, Some((&mut solver, &link)), start, &x0, &mut dx);
         if !changed {
             repeated_equations_hold(init, &mut solver, start)?;

@@ -48,6 +48,10 @@ pub struct Switch {
     pub time: f64,
     pub values: Vec<(String, f64)>,
     pub watched: Vec<bool>,
+    /// The initialization itself found other watched values than the run was started for (no
+    /// event has happened yet): the run should start in the mode those values choose, from
+    /// the model's own start values, rather than go on from these values.
+    pub at_initialization: bool,
 }
 
 /// The gain of the constraint projection (`--stabilize`).

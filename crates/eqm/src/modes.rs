@@ -29,6 +29,11 @@ fn switch_limit(atoms: usize) -> usize {
     (1usize << atoms.min(16)) + 2
 }
 
+/// How many switches within [`ACCUMULATION_SPAN`] (relative to the time) mean that the
+/// structure does not settle: the modes take turns without time advancing.
+const ACCUMULATING_SWITCHES: usize = 40;
+const ACCUMULATION_SPAN: f64 = 1e-9;
+
 /// The compiled program of one mode, for a run that starts (`resumed == false`) or one that
 /// continues after a switch.
 struct ModeProgram {
@@ -170,6 +175,9 @@ impl Modes {
         let mut notes = Vec::new();
         let mut total: Option<Summary> = None;
         let mut at_this_time: Vec<Vec<bool>> = Vec::new();
+        // The times of the latest switches, to notice switches that accumulate (each an
+        // instant later than the last, so `at_this_time` never sees two at one time).
+        let mut recent: std::collections::VecDeque<f64> = std::collections::VecDeque::new();
         let mut tried_at_start: Vec<Vec<bool>> = Vec::new();
         let mut first_error: Option<RunError> = None;
         loop {
@@ -227,15 +235,26 @@ impl Modes {
             if at_this_time.len() > switch_limit(key.len()) || revisits >= 2 {
                 return Err(self.unsettled(switch.time, &at_this_time));
             }
+            recent.push_back(switch.time);
+            if recent.len() > ACCUMULATING_SWITCHES {
+                recent.pop_front();
+            }
+            if recent.len() == ACCUMULATING_SWITCHES
+                && switch.time - recent[0] <= ACCUMULATION_SPAN * switch.time.abs().max(1.0)
+            {
+                return Err(self.unsettled(switch.time, &[key.clone(), new_key.clone()]));
+            }
             notes.push(format!(
                 "t = {}: the structure changes from ({}) to ({})",
                 switch.time,
                 self.describe(&key),
                 self.describe(&new_key)
             ));
-            if switch.time == options.start && carried.is_none() {
-                // Corrected at the start: the new mode initializes from the model's own start
-                // values and initial equations, unless it was tried there already.
+            if switch.at_initialization && carried.is_none() {
+                // Corrected at the start: the consistent initial values chose another mode,
+                // which initializes from the model's own start values and initial equations,
+                // unless it was tried there already. (A switch at the event right after the
+                // initialization goes on from that event's values, as any other switch does.)
                 tried_at_start.push(key.clone());
                 if tried_at_start.contains(&new_key) {
                     return Err(first_error.unwrap_or_else(|| self.unsettled(options.start, &tried_at_start)));

@@ -13,6 +13,7 @@ mod events;
 mod explain;
 mod fmu;
 mod friction;
+mod friction_modes;
 mod hostile;
 mod library;
 mod msl_complex;

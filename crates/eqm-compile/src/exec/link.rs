@@ -58,10 +58,28 @@ impl InitLink {
             .copied()
             .filter(|v| program.symbols().get(*v).kind == crate::dae::VarKind::Discrete)
             .collect();
+        // Booleans and Integers defined by ordinary equations: the values the initialization
+        // gave them (with `initial()` true and the `pre` values of the start) are the mode a
+        // variable-structure model starts in; the model computes them again at its first
+        // evaluation.
+        let discrete_time: Vec<VarId> = program
+            .work_vars()
+            .iter()
+            .copied()
+            .filter(|v| {
+                let symbol = program.symbols().get(*v);
+                symbol.kind == crate::dae::VarKind::Algebraic
+                    && matches!(
+                        symbol.ty,
+                        eqm_ir::flat::ScalarType::Boolean | eqm_ir::flat::ScalarType::Integer
+                    )
+            })
+            .collect();
         let handed_over = program
             .states()
             .iter()
             .chain(&iterated)
+            .chain(&discrete_time)
             .chain(program.params())
             .chain(events.surfaces.iter().flat_map(|s| &s.relation_vars))
             .chain(events.initial.as_ref().map(|(_, v)| v))

@@ -122,6 +122,28 @@ pub(super) fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>, activ
             });
         }
     }
+    // A discrete-time variable with `fixed = true` has Modelica's `pre(v) = v.start` at the
+    // start even when no initial equation names it: its own equation then starts from that
+    // value, not from a `pre` value equal to whatever the first pass of the initialization
+    // computed for it (a friction element's `stuck` would otherwise lock itself).
+    for p in &dae.stage.events.previous {
+        let Some(&v) = owner.get(&p.var).filter(|_| p.settled_at_start) else {
+            continue;
+        };
+        let (i, w) = (v.0 as usize, p.var.0 as usize);
+        if done[w] || section_outputs[i] || init.kinds[w] != VarKind::Discrete {
+            continue;
+        }
+        if init.flat.var(v).attributes.fixed != Some(true) || init.flat.var(v).name.starts_with('$') {
+            continue;
+        }
+        done[w] = true;
+        init.kinds[w] = VarKind::Algebraic;
+        init.flat.variables[w].ty = init.flat.var(v).ty;
+        let mut equation = start_equation(init, v, Origin::FixedStart { var: v });
+        equation.lhs = init.flat.exprs.var(p.var);
+        init.equations.push(equation);
+    }
     if !held_outputs.is_empty() {
         hold_outputs_at_pre(init, first_initial, &held_outputs);
     }

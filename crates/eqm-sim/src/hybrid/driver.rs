@@ -291,6 +291,16 @@ impl<'o> Run<'o> {
                 .map(|w| vec![Firings::default(); w.branches.len()])
                 .collect(),
         };
+        // The consistent initial values choose the structure the run starts in: where they
+        // differ from the watched ones, the initialization was that of another mode, and no
+        // event at the start may be computed with this mode's equations.
+        if !model.watch.resume && model.watch_differs_now() {
+            return Ok(ControlFlow::Break(HybridOutcome::Switched {
+                time: t0,
+                x,
+                at_initialization: true,
+            }));
+        }
         let mut zero_surfaces = initial_relations(model, t0, &x, &mut dx)?;
         if let Some(terminated) = event_iteration(model, t0, &mut x, &mut dx, &mut whens, true)? {
             let outcome = end_terminated(model, t0, &mut x, &mut dx, &mut whens, terminated, row)?;
@@ -302,7 +312,11 @@ impl<'o> Run<'o> {
         }
         decide_sides(model, t0, &x, &mut zero_surfaces)?;
         if model.switched(t0, &x)? {
-            return Ok(ControlFlow::Break(HybridOutcome::Switched { time: t0, x }));
+            return Ok(ControlFlow::Break(HybridOutcome::Switched {
+                time: t0,
+                x,
+                at_initialization: false,
+            }));
         }
         // `initial()` is true for one event right after the initialization: when-clauses on it
         // fire there (not again where a run resumes).
@@ -317,6 +331,13 @@ impl<'o> Run<'o> {
             if let Some(terminated) = outcome {
                 let outcome = end_terminated(model, t0, &mut x, &mut dx, &mut whens, terminated, row)?;
                 return Ok(ControlFlow::Break(outcome));
+            }
+            if model.switched(t0, &x)? {
+                return Ok(ControlFlow::Break(HybridOutcome::Switched {
+                    time: t0,
+                    x,
+                    at_initialization: false,
+                }));
             }
         }
         let clocks = Clocks::new(model, t0, &x, &mut dx)?;
@@ -736,6 +757,7 @@ impl<'o> Run<'o> {
         ControlFlow::Break(HybridOutcome::Switched {
             time: t,
             x: std::mem::take(&mut self.x),
+            at_initialization: false,
         })
     }
 

@@ -186,6 +186,14 @@ pub(super) fn event_iteration(
             if update_relations(model, sliding, initial, &mut changing) {
                 model.surfaces_at(t, x, dx)?;
             }
+            if round == 0
+                && !model.watch.values.is_empty()
+                && super::mixed::settle_relations(model, sliding, initial, &mut changing, t, x, dx)?
+            {
+                // The structure this program has no longer holds: the caller switches to the
+                // program of the new mode with the `pre` values of this pass.
+                return Ok(None);
+            }
             let fired = rising_branches(model, t, x, dx, whens, &mut now, &mut fired_in_pass, round, initial)?;
             if fired.is_empty() {
                 break;
@@ -273,7 +281,7 @@ fn settle_fired(
 /// Sets each relation (but those of the sliding, the held and the pinned surfaces) from its
 /// surface's value in `model.d`, adding the surfaces whose relation changed to `changing`.
 /// Returns whether any changed.
-fn update_relations(
+pub(super) fn update_relations(
     model: &mut HybridModel<'_>,
     sliding: Option<usize>,
     initial: bool,

@@ -58,6 +58,7 @@ mod crossing;
 mod driver;
 mod events;
 mod isolate;
+mod mixed;
 
 pub(crate) use crossing::sign_of;
 use crossing::*;
@@ -118,6 +119,9 @@ pub enum HybridOutcome {
     Switched {
         time: f64,
         x: Vec<f64>,
+        /// The consistent initial values themselves differ from the watched ones (see
+        /// [`crate::run::Switch::at_initialization`]).
+        at_initialization: bool,
     },
 }
 
@@ -316,6 +320,16 @@ impl<'p> HybridModel<'p> {
             .values
             .iter()
             .any(|&(w, wanted)| (work.get(w as usize).copied().unwrap_or(0.0) != 0.0) != wanted))
+    }
+
+    /// Whether a watched value, as the instance holds it now (not evaluated again), differs
+    /// from the one this run was started for.
+    fn watch_differs_now(&self) -> bool {
+        let wanted = self.watch.values.iter().map(|&(_, wanted)| wanted);
+        self.watched_values()
+            .into_iter()
+            .zip(wanted)
+            .any(|(now, wanted)| now != wanted)
     }
 
     /// The watched values now, in the order of the watch.

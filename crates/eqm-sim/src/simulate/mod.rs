@@ -426,7 +426,11 @@ fn integrate_hybrid(
             events,
             ..Ending::default()
         },
-        Ok(HybridOutcome::Switched { time, x }) => match switch_values(&mut hybrid, time, &x) {
+        Ok(HybridOutcome::Switched {
+            time,
+            x,
+            at_initialization,
+        }) => match switch_values(&mut hybrid, time, &x, at_initialization) {
             Ok(switch) => Ending {
                 switched: Some(switch),
                 events,
@@ -459,7 +463,12 @@ fn integrate_hybrid(
 /// Where a run ended because a watched value changed at `(t, x)`: every variable of the
 /// program (not parameters, not the compiler's own) by name, as the event iteration left them,
 /// and the watched values.
-fn switch_values(model: &mut HybridModel<'_>, t: f64, x: &[f64]) -> Result<Switch, eqm_ir::failure::EvalFailure> {
+fn switch_values(
+    model: &mut HybridModel<'_>,
+    t: f64,
+    x: &[f64],
+    at_initialization: bool,
+) -> Result<Switch, eqm_ir::failure::EvalFailure> {
     let watched = model.watched_values();
     let instance = &mut model.ode.instance;
     let program = instance.program();
@@ -489,5 +498,6 @@ fn switch_values(model: &mut HybridModel<'_>, t: f64, x: &[f64]) -> Result<Switc
         time: t,
         values,
         watched,
+        at_initialization,
     })
 }
