@@ -214,9 +214,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             // `sign(v)` is `if v > 0 then 1 else if v < 0 then -1 else 0`, an Integer for any `v`.
             Builtin::Integer | Builtin::Sign => ScalarType::Integer,
-            Builtin::Div if values.iter().all(|v| v.ty() == ScalarType::Integer) => {
-                ScalarType::Integer
-            }
+            Builtin::Div if values.iter().all(|v| v.ty() == ScalarType::Integer) => ScalarType::Integer,
             _ => ScalarType::Real,
         };
         // Scalar functions apply element-wise to arrays (Modelica's vectorisation).

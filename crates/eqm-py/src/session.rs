@@ -256,7 +256,11 @@ impl NativeSession {
         let version = match version {
             2 => eqm::fmi::FmiVersion::Fmi2,
             3 => eqm::fmi::FmiVersion::Fmi3,
-            other => return Err(pyo3::exceptions::PyValueError::new_err(format!("fmi must be 2 or 3, not {other}"))),
+            other => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "fmi must be 2 or 3, not {other}"
+                )));
+            }
         };
         let kinds = match kind {
             "me" => eqm::fmi::Kinds { me: true, cs: false },
