@@ -29,7 +29,6 @@ const MATCHING: &[&str] = &[
     "Modelica.Blocks.Examples.Noise.Densities",
     "Modelica.Blocks.Examples.Noise.Distributions",
     "Modelica.Blocks.Examples.Noise.DrydenContinuousTurbulence",
-    "Modelica.Blocks.Examples.Noise.ImpureGenerator",
     "Modelica.Blocks.Examples.Noise.NormalNoiseProperties",
     "Modelica.Blocks.Examples.Noise.UniformNoise",
     "Modelica.Blocks.Examples.Noise.UniformNoiseProperties",

@@ -6,6 +6,7 @@
 
 mod abi;
 mod fmpy;
+mod reference_fmus;
 
 use eqm::fmi::{Capabilities, DescriptionOptions, FmiVersion, Kinds};
 use eqm::{ModelOptions, Session};
