@@ -25,7 +25,7 @@ def runtime(monkeypatch):
 
 
 def test_an_exported_fmu_runs_in_fmpy_as_the_model_runs_here(tmp_path, runtime):
-    model = eqm.load(EXAMPLES / "fmi" / "VanDerPol.eqm")
+    model = eqm.load(EXAMPLES / "fmi" / "VanDerPol.eqm").model()
     path = model.export_fmu(tmp_path / "vdp.fmu", fmi=3, kind="cs")
     assert path == tmp_path / "vdp.fmu" and path.exists()
     from fmpy.validation import validate_fmu
@@ -40,7 +40,7 @@ def test_an_exported_fmu_runs_in_fmpy_as_the_model_runs_here(tmp_path, runtime):
 
 
 def test_a_model_that_cannot_be_exported_is_a_model_error(tmp_path, runtime):
-    model = eqm.load("model Delayed\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -delay(x, 0.5);\nend Delayed;\n")
+    model = eqm.load("model Delayed\n  Real x(start = 1, fixed = true);\nequation\n  der(x) = -delay(x, 0.5);\nend Delayed;\n").model()
     with pytest.raises(eqm.ModelError) as error:
         model.export_fmu(tmp_path / "d.fmu", kind="me")
     assert "E0901" in str(error.value)
