@@ -519,26 +519,10 @@ impl<'o> Run<'o> {
         te: f64,
         row: &mut impl Rows,
     ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
-        self.last_probe = None;
-        self.x.copy_from_slice(stepper.state());
-        if row(model, te, &self.x).is_break() {
-            return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));
-        }
-        model.stats.events += 1;
-        model.ode.instance.pass_delay_jumps(te);
-        if let Some(terminated) = event_iteration(model, te, &mut self.x, &mut self.dx, &mut self.whens, false)? {
-            return self.terminated(model, te, terminated, row).map(ControlFlow::Break);
-        }
-        if model.switched(te, &self.x)? {
-            return Ok(self.switched(te));
-        }
-        model.check_assertions(te, &self.x, false)?;
-        stepper.restart(te, &self.x)?;
-        self.record_jump(model, te)?;
-        if row(model, te, &self.x).is_break() {
-            return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));
-        }
-        Ok(ControlFlow::Continue(()))
+        self.time_event(model, stepper, te, row, |run, model| {
+            model.ode.instance.pass_delay_jumps(te);
+            event_iteration(model, te, &mut run.x, &mut run.dx, &mut run.whens, false)
+        })
     }
 
     /// The time event (a sample) at the end `te` of an accepted step: the rows on both sides of
@@ -550,20 +534,32 @@ impl<'o> Run<'o> {
         te: f64,
         row: &mut impl Rows,
     ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
+        self.time_event(model, stepper, te, row, |run, model| {
+            // A delayed value that jumps at the same instant jumps in this event.
+            if run.recording && model.ode.instance.delays_jump_at(te) {
+                model.ode.instance.pass_delay_jumps(te);
+            }
+            run.clocks.fire(model, te, &mut run.x, &mut run.dx, &mut run.whens)
+        })
+    }
+
+    /// A time event at the end `te` of an accepted step, its event iteration run by `fire`: the
+    /// row before it, the iteration, the checks, the stepper restarted, and the row after it.
+    fn time_event(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &mut dyn Stepper,
+        te: f64,
+        row: &mut impl Rows,
+        fire: impl FnOnce(&mut Self, &mut HybridModel<'_>) -> Result<Option<HybridOutcome>, HybridError>,
+    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
         self.last_probe = None;
         self.x.copy_from_slice(stepper.state());
         if row(model, te, &self.x).is_break() {
             return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));
         }
         model.stats.events += 1;
-        // A delayed value that jumps at the same instant jumps in this event.
-        if self.recording && model.ode.instance.delays_jump_at(te) {
-            model.ode.instance.pass_delay_jumps(te);
-        }
-        if let Some(terminated) = self
-            .clocks
-            .fire(model, te, &mut self.x, &mut self.dx, &mut self.whens)?
-        {
+        if let Some(terminated) = fire(self, model)? {
             return self.terminated(model, te, terminated, row).map(ControlFlow::Break);
         }
         if model.switched(te, &self.x)? {

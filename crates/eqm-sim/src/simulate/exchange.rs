@@ -14,11 +14,10 @@
 //! no `delay` history: a model with delays is not run here.
 
 use super::directional::{Known, Point, directional};
+use super::point::PointValues;
 use super::{Prepared, prepare_run};
 use crate::failure::{FailurePoint, hybrid_failure};
 use crate::hybrid::{HybridError, HybridModel, HybridOutcome, Resumable};
-use crate::instance::Instance;
-use crate::interp::OdeRhs;
 use crate::native::NativeCode;
 use crate::run::{RunOptions, SimError};
 use eqm_compile::exec::ExecProgram;
@@ -42,13 +41,13 @@ pub struct EventOutcome {
 pub struct Exchange<'p> {
     program: &'p ExecProgram,
     model: HybridModel<'p>,
-    rows: Instance<'p>,
+    /// The values of the current point.
+    values: PointValues<'p>,
     run: Option<Resumable>,
     t: f64,
     x: Vec<f64>,
-    dx: Vec<f64>,
-    /// Whether the rows' instance holds the values of the current point.
-    evaluated: bool,
+    /// Derivatives where the event indicators are computed.
+    scratch: Vec<f64>,
     /// Where `terminate` ended the run.
     terminated: Option<(f64, String)>,
 }
@@ -82,12 +81,11 @@ impl<'p> Exchange<'p> {
         Ok(Exchange {
             program,
             model,
-            rows,
+            values: PointValues::new(rows, n),
             run,
             t: t0,
             x,
-            dx: vec![0.0; n],
-            evaluated: false,
+            scratch: vec![0.0; n],
             terminated,
         })
     }
@@ -103,7 +101,7 @@ impl<'p> Exchange<'p> {
 
     pub fn set_time(&mut self, t: f64) {
         self.t = t;
-        self.evaluated = false;
+        self.values.invalidate();
     }
 
     pub fn states(&self) -> &[f64] {
@@ -113,7 +111,7 @@ impl<'p> Exchange<'p> {
     /// Sets the states; `x` has one value per state.
     pub fn set_states(&mut self, x: &[f64]) {
         self.x.copy_from_slice(x);
-        self.evaluated = false;
+        self.values.invalidate();
     }
 
     /// Where `terminate` ended the run, if it did.
@@ -138,7 +136,7 @@ impl<'p> Exchange<'p> {
 
     /// The event indicators (the surfaces' values) at the current point, into `out`.
     pub fn event_indicators(&mut self, out: &mut [f64]) -> Result<(), SimError> {
-        let (t, x, dx) = (self.t, &self.x, &mut self.dx);
+        let (t, x, dx) = (self.t, &self.x, &mut self.scratch);
         match self.model.surface_values(t, x, dx) {
             Ok(d) => {
                 out.copy_from_slice(d);
@@ -155,7 +153,7 @@ impl<'p> Exchange<'p> {
 
     /// The event at the current point: relations, samples due, when-clauses, `reinit`.
     pub fn event(&mut self) -> Result<EventOutcome, SimError> {
-        self.evaluated = false;
+        self.values.invalidate();
         let Some(run) = self.run.as_mut().filter(|_| self.terminated.is_none()) else {
             let message = self.terminated.as_ref().map(|(_, m)| m.clone());
             return Ok(EventOutcome {
@@ -202,8 +200,8 @@ impl<'p> Exchange<'p> {
     pub fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), SimError> {
         let model_error = |d| SimError::Model(Box::new(d));
         self.model.ode.instance.set_param(name, value).map_err(model_error)?;
-        self.rows.set_param(name, value).map_err(model_error)?;
-        self.evaluated = false;
+        self.values.rows.set_param(name, value).map_err(model_error)?;
+        self.values.invalidate();
         Ok(())
     }
 
@@ -222,41 +220,13 @@ impl<'p> Exchange<'p> {
             x: &self.x,
             discrete: &discrete,
         };
-        self.evaluated = false;
-        directional(&mut self.rows, &point, unknowns, knowns, seed, out)
+        self.values.invalidate();
+        directional(&mut self.values.rows, &point, unknowns, knowns, seed, out)
     }
 
     /// The value in `slot` at the current point.
     pub fn value(&mut self, slot: Slot) -> Result<f64, SimError> {
-        self.values_now()?;
-        Ok(match slot {
-            Slot::Time => self.t,
-            Slot::State(i) => self.x[i as usize],
-            Slot::Der(i) => self.dx[i as usize],
-            Slot::Param(i) => self.rows.p()[i as usize],
-            Slot::Work(i) => self.rows.work()[i as usize],
-        })
-    }
-
-    /// Computes every value of the current point on the rows' instance, once per point.
-    fn values_now(&mut self) -> Result<(), SimError> {
-        if self.evaluated {
-            return Ok(());
-        }
-        for (k, value) in self.model.discrete_values() {
-            self.rows.set_work(k, value);
-        }
-        let (rows, t, x, dx) = (&mut self.rows, self.t, &self.x, &mut self.dx);
-        if let Err(f) = OdeRhs::rhs(rows, t, x, dx).and_then(|()| rows.outputs(t, x, dx)) {
-            return Err(evaluation_failure(
-                self.program,
-                t,
-                Some(f),
-                "the values at this point could not be computed",
-            ));
-        }
-        self.evaluated = true;
-        Ok(())
+        self.values.value(&self.model, self.t, &self.x, slot)
     }
 }
 

@@ -19,14 +19,15 @@
 //! columns), `jacobian` (the Jacobian a run needs, the projection's gain and setup),
 //! `state_choice` (the check of a dummy-derivative form's state choice), `rows` (the row
 //! writer), `stepping` (a run its caller advances step by step, for co-simulation) and
-//! `exchange` (a model its caller integrates, for Model Exchange), with `directional` (the
-//! directional derivatives of both). The
+//! `exchange` (a model its caller integrates, for Model Exchange), with `point` (the values at
+//! their current point) and `directional` (their directional derivatives). The
 //! vocabulary of a run lives in `crate::run` and is re-exported here.
 
 mod columns;
 mod directional;
 mod exchange;
 mod jacobian;
+mod point;
 mod rows;
 mod state_choice;
 mod stepping;

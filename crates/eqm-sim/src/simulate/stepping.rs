@@ -11,11 +11,10 @@
 //! variable-structure model (one that switches programs) is not run here.
 
 use super::directional::{Known, Point, directional};
+use super::point::PointValues;
 use super::{Prepared, integrator_options, prepare_run};
 use crate::failure::{failure_point, hybrid_failure};
 use crate::hybrid::{HybridModel, HybridOutcome, Resumable};
-use crate::instance::Instance;
-use crate::interp::OdeRhs;
 use crate::native::NativeCode;
 use crate::run::{RunOptions, SimError};
 use eqm_compile::exec::ExecProgram;
@@ -37,18 +36,14 @@ pub enum Advanced {
 pub struct Stepping<'p> {
     program: &'p ExecProgram,
     model: HybridModel<'p>,
-    /// The instance the values at the current point are computed on, so that evaluating them
-    /// does not disturb the integrator's.
-    rows: Instance<'p>,
+    /// The values of the current point.
+    values: PointValues<'p>,
     stepper: Box<dyn Stepper>,
     /// The run, until `terminate` ended it at its start.
     run: Option<Resumable>,
     options: RunOptions,
-    /// The states at the current point, and the derivatives computed there by [`Stepping::values_now`].
+    /// The states at the current point.
     x: Vec<f64>,
-    dx: Vec<f64>,
-    /// Whether the rows' instance holds the values of the current point.
-    evaluated: bool,
     /// Where `terminate` ended the run.
     terminated: Option<(f64, String)>,
 }
@@ -84,13 +79,11 @@ impl<'p> Stepping<'p> {
         Ok(Stepping {
             program,
             model,
-            rows,
+            values: PointValues::new(rows, n),
             stepper,
             run,
             options: options.clone(),
             x: x0,
-            dx: vec![0.0; n],
-            evaluated: false,
             terminated,
         })
     }
@@ -117,7 +110,7 @@ impl<'p> Stepping<'p> {
                 message: message.clone(),
             });
         }
-        self.evaluated = false;
+        self.values.invalidate();
         let Some(run) = &mut self.run else {
             return Ok(Advanced::Reached);
         };
@@ -132,13 +125,13 @@ impl<'p> Stepping<'p> {
     pub fn set_parameter(&mut self, name: &str, value: f64) -> Result<Advanced, SimError> {
         let model_error = |d| SimError::Model(Box::new(d));
         self.model.ode.instance.set_param(name, value).map_err(model_error)?;
-        self.rows.set_param(name, value).map_err(model_error)?;
+        self.values.rows.set_param(name, value).map_err(model_error)?;
         if let Some(p) = self.options.params.iter_mut().find(|(n, _)| n == name) {
             p.1 = value;
         } else {
             self.options.params.push((name.to_string(), value));
         }
-        self.evaluated = false;
+        self.values.invalidate();
         let Some(run) = self.run.as_mut().filter(|_| self.terminated.is_none()) else {
             return Ok(Advanced::Reached);
         };
@@ -149,7 +142,7 @@ impl<'p> Stepping<'p> {
 
     /// The final event (`terminal()`), at the current point.
     pub fn finish(&mut self) -> Result<(), SimError> {
-        self.evaluated = false;
+        self.values.invalidate();
         let Some(run) = self.run.as_mut().filter(|_| self.terminated.is_none()) else {
             return Ok(());
         };
@@ -160,15 +153,8 @@ impl<'p> Stepping<'p> {
     /// The value in `slot` at the current point (states, derivatives, parameters and every
     /// variable the program computes, with the discrete values the events left).
     pub fn value(&mut self, slot: Slot) -> Result<f64, SimError> {
-        self.values_now()?;
         let t = self.time();
-        Ok(match slot {
-            Slot::Time => t,
-            Slot::State(i) => self.x[i as usize],
-            Slot::Der(i) => self.dx[i as usize],
-            Slot::Param(i) => self.rows.p()[i as usize],
-            Slot::Work(i) => self.rows.work()[i as usize],
-        })
+        self.values.value(&self.model, t, &self.x, slot)
     }
 
     /// The derivative of each of `unknowns` along `seed` over `knowns` at the current point,
@@ -186,36 +172,13 @@ impl<'p> Stepping<'p> {
             x: &self.x,
             discrete: &discrete,
         };
-        self.evaluated = false;
-        directional(&mut self.rows, &point, unknowns, knowns, seed, out)
+        self.values.invalidate();
+        directional(&mut self.values.rows, &point, unknowns, knowns, seed, out)
     }
 
     /// The states at the current point.
     pub fn states(&self) -> &[f64] {
         &self.x
-    }
-
-    /// Computes every value of the current point on the rows' instance, once per point.
-    fn values_now(&mut self) -> Result<(), SimError> {
-        if self.evaluated {
-            return Ok(());
-        }
-        for (k, value) in self.model.discrete_values() {
-            self.rows.set_work(k, value);
-        }
-        let t = self.time();
-        let (rows, x, dx) = (&mut self.rows, &self.x, &mut self.dx);
-        let evaluated = OdeRhs::rhs(rows, t, x, dx).and_then(|()| rows.outputs(t, x, dx));
-        if let Err(f) = evaluated {
-            return Err(SimError::Failed {
-                warnings: Vec::new(),
-                time: t,
-                message: "the values at this point could not be computed".to_string(),
-                diagnostic: Some(Box::new(self.program.failure_diagnostic(&f))),
-            });
-        }
-        self.evaluated = true;
-        Ok(())
     }
 
     /// The result of a call that moved the run: reached, terminated, or failed.
