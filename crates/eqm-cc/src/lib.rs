@@ -33,7 +33,7 @@ mod sources;
 mod support;
 mod trees;
 
-pub use runtime::{FMU_RUNTIME, fmu_runtime, fmu_runtime_bytes};
+pub use runtime::{FMU_RUNTIME, fmu_runtime, fmu_runtime_bytes, host_platform};
 pub use trees::DiskTreeCache;
 
 use eqm_ir::external::{ExternalUnit, LinkError, LinkExternal, LinkedSymbol};

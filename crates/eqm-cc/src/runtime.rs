@@ -41,3 +41,13 @@ pub fn fmu_runtime_bytes(near: &[&Path]) -> Result<Vec<u8>, String> {
     let path = fmu_runtime(near)?;
     std::fs::read(&path).map_err(|e| format!("cannot read the FMU runtime {}: {e}", path.display()))
 }
+
+/// The platform this build runs on, as FMI names platforms (`x86_64-linux`, `aarch64-darwin`,
+/// ...): the runtime library found here runs there.
+pub fn host_platform() -> String {
+    let os = match std::env::consts::OS {
+        "macos" => "darwin",
+        other => other,
+    };
+    format!("{}-{os}", std::env::consts::ARCH)
+}

@@ -6,11 +6,12 @@
 //! fixed point). The structure of the equations uses it: a call depends only on the arguments
 //! of those inputs, so an input a function ignores (`s := u[1]` never reads `u[2]`) makes no
 //! edge to the unknowns in its argument. It deliberately refines nothing for a body with
-//! `return` or `break` (a path cut short is not followed), for external functions, or for a
+//! `return` or `break` (a path cut short is not followed), for external functions, for a
+//! function that acts on something besides its outputs (a call made for its effect), or for a
 //! function with more slots and inputs than it is worth: every argument counts then.
 
-use eqm_ir::expr::{ExprArena, ExprId, FuncId, Node};
-use eqm_ir::flat::{Function, Place, Statement};
+use eqm_ir::expr::{Callee, ExprArena, ExprId, FuncId, Node};
+use eqm_ir::flat::{EFFECT_SLOT, Function, Place, Statement};
 
 /// Past this many (slot, input) pairs a function's dependencies are not worked out.
 const MAX_PAIRS: usize = 1 << 22;
@@ -22,9 +23,13 @@ pub(crate) struct FunctionReads {
 
 impl FunctionReads {
     pub(crate) fn new(arena: &ExprArena, functions: &[Function]) -> FunctionReads {
-        FunctionReads {
-            functions: functions.iter().map(|f| outputs_reads(arena, f)).collect(),
-        }
+        let acts = acting(arena, functions);
+        let functions = functions
+            .iter()
+            .zip(acts)
+            .map(|(f, acts)| if acts { None } else { outputs_reads(arena, f) })
+            .collect();
+        FunctionReads { functions }
     }
 
     /// Every output of every function depends on every input.
@@ -37,6 +42,65 @@ impl FunctionReads {
         let outputs = self.functions.get(f.0 as usize)?.as_ref()?;
         outputs.get(output as usize).map(Vec::as_slice)
     }
+}
+
+/// Which functions act on something besides their outputs (a call made for its effect, whose
+/// result a hidden slot holds, a call statement, `terminate`), directly or through a function
+/// they call. A call of one depends on all its arguments: what it does with an input (the seed
+/// it hands to a random number generator's C state) must happen after the input is known, even
+/// where no output reads it.
+fn acting(arena: &ExprArena, functions: &[Function]) -> Vec<bool> {
+    let n = functions.len();
+    let mut acts = vec![false; n];
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (k, f) in functions.iter().enumerate() {
+        acts[k] = f.slots.iter().any(|s| s.name.starts_with(EFFECT_SLOT)) || has_effect_statement(&f.body);
+        let mut called = Vec::new();
+        for statement in &f.body {
+            statement.for_each_expr(&mut |e, _| {
+                for node in eqm_ir::symbolic::reachable(arena, e, &|_| false) {
+                    if let Node::Call(Callee::User(g), _) = arena.get(node) {
+                        called.push(g.0 as usize);
+                    }
+                }
+            });
+        }
+        called.sort_unstable();
+        called.dedup();
+        for g in called.into_iter().filter(|&g| g < n) {
+            callers[g].push(k);
+        }
+    }
+    let mut stack: Vec<usize> = (0..n).filter(|&k| acts[k]).collect();
+    while let Some(k) = stack.pop() {
+        for &c in &callers[k] {
+            if !acts[c] {
+                acts[c] = true;
+                stack.push(c);
+            }
+        }
+    }
+    acts
+}
+
+/// Whether a body has a call statement or `terminate` anywhere.
+fn has_effect_statement(statements: &[Statement]) -> bool {
+    let mut stack: Vec<&Statement> = statements.iter().collect();
+    while let Some(s) = stack.pop() {
+        match s {
+            Statement::Call { .. } | Statement::Terminate { .. } => return true,
+            Statement::If {
+                branches, else_branch, ..
+            } => {
+                stack.extend(branches.iter().flat_map(|(_, b)| b));
+                stack.extend(else_branch);
+            }
+            Statement::Unrolled { iterations, .. } => stack.extend(iterations.iter().flatten()),
+            Statement::For { body, .. } | Statement::While { body, .. } => stack.extend(body),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// For each output slot of `f`, the inputs it can depend on.

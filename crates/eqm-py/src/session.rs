@@ -282,7 +282,7 @@ impl NativeSession {
                 kinds,
                 parameters: options.parameters.clone(),
             };
-            match eqm::fmi::export(session, &compiled, &export, &runtime, &eqm::fmi::host_platform()) {
+            match eqm::fmi::export(session, &compiled, &export, &runtime, &eqm_cc::host_platform()) {
                 Ok(fmu) => Some(fmu),
                 Err(d) => {
                     session.push_diagnostic(d);

@@ -31,7 +31,8 @@ pub(crate) fn main(args: &ModelArgs, version: FmiVersion, kinds: Kinds, out: Opt
         kinds,
         parameters: options.parameters.clone(),
     };
-    let exported = exported.and_then(|runtime| fmi::export(&session, &model, &export, &runtime, &fmi::host_platform()));
+    let exported =
+        exported.and_then(|runtime| fmi::export(&session, &model, &export, &runtime, &eqm_cc::host_platform()));
     let written = exported.and_then(|fmu| {
         let path = out.map_or_else(|| PathBuf::from(format!("{}.fmu", fmu.identifier)), Path::to_path_buf);
         std::fs::write(&path, &fmu.bytes)

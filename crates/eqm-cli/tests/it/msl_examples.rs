@@ -29,6 +29,7 @@ const MATCHING: &[&str] = &[
     "Modelica.Blocks.Examples.Noise.Densities",
     "Modelica.Blocks.Examples.Noise.Distributions",
     "Modelica.Blocks.Examples.Noise.DrydenContinuousTurbulence",
+    "Modelica.Blocks.Examples.Noise.ImpureGenerator",
     "Modelica.Blocks.Examples.Noise.NormalNoiseProperties",
     "Modelica.Blocks.Examples.Noise.UniformNoise",
     "Modelica.Blocks.Examples.Noise.UniformNoiseProperties",

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 
 /// The name of the hidden output of a function declared without outputs (see
 /// `declare_function_locals`).
-pub(crate) const EFFECT_OUTPUT: &str = "$effect";
+pub(crate) const EFFECT_OUTPUT: &str = eqm_ir::flat::EFFECT_SLOT;
 
 /// A declaration of a function: its group (0 input, 1 output, 2 protected), the declaration,
 /// its local and the class that declares it.

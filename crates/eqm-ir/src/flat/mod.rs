@@ -678,6 +678,11 @@ pub struct FunctionSlot {
     pub default: Option<ExprId>,
 }
 
+/// The name (a prefix) of the hidden slot of a function that holds the result of a call made
+/// for its effect (a function without outputs called as a statement): the function acts on
+/// something besides its outputs.
+pub const EFFECT_SLOT: &str = "$effect";
+
 /// A user-defined function, instantiated once per model where it is called. Slots are numbered
 /// inputs first, then outputs, then protected variables and run-time loop indices.
 #[derive(Debug, Clone)]

@@ -112,16 +112,6 @@ pub fn export(
     Ok(Exported { identifier, bytes })
 }
 
-/// The platform this EQM was built for, as FMI names platforms (`x86_64-linux`,
-/// `aarch64-darwin`, ...): the runtime library of this build runs there.
-pub fn host_platform() -> String {
-    let os = match std::env::consts::OS {
-        "macos" => "darwin",
-        other => other,
-    };
-    format!("{}-{os}", std::env::consts::ARCH)
-}
-
 /// An export error about the machine or the files rather than a place in the model (`E0903`).
 pub fn export_error(message: String) -> Diagnostic {
     let mut d = Diagnostic::error("E0903", message, crate::Span::default(), "");

@@ -19,9 +19,7 @@ pub mod units;
 mod variables;
 
 pub use description::{Capabilities, DescriptionOptions, instantiation_token, model_description};
-pub use export::{
-    ExportOptions, Exported, export, export_error, host_platform, model_identifier, runtime_capabilities, supported,
-};
+pub use export::{ExportOptions, Exported, export, export_error, model_identifier, runtime_capabilities, supported};
 pub use package::{MANIFEST_PATH, Manifest, ManifestError, fmu_archive, platform_dir, read_manifest, resources_of};
 pub use structure::{Dependencies, Structure, structure};
 pub use variables::{FmiCausality, FmiInitial, FmiSource, FmiType, FmiVariability, FmiVariable, variables};

@@ -3,7 +3,8 @@
 //! another function (the way a random number generator's state is initialised), must run, so
 //! that a second external function of the same library reads what it stored. Checked on both
 //! back ends against the value stored; skipped with a message when the machine has no `cc`. In
-//! a model's algorithm section such a call is checked but not run, which a warning says.
+//! a model's algorithm section such a call is checked but not run, which a warning says. A
+//! call of such a function comes after its arguments are known, in the initialization too.
 
 use crate::check;
 use crate::external::{have_cc, scratch};
@@ -39,6 +40,20 @@ package Store
     Real seenNow = seen;
   end UseIt;
 
+  model InitializedFirst "the seed is found by an initial equation before putTwice hands it on"
+    parameter Real given = 2.5;
+    parameter Real seed(fixed = false);
+    parameter Integer id(fixed = false);
+    discrete Real seenAtStart;
+  initial equation
+    seed = given;
+    id = putTwice(seed);
+  equation
+    when {initial(), sample(0.5, 0.5)} then
+      seenAtStart = stored(id);
+    end when;
+  end InitializedFirst;
+
   model InAlgorithm
     Real x;
   algorithm
@@ -63,10 +78,14 @@ fn store_installation(dir: &Path) -> String {
 }
 
 fn run(name: &str, dir: &Path, interpreter: bool) -> SimulationResult {
+    run_model(name, dir, "Store.UseIt", interpreter)
+}
+
+fn run_model(name: &str, dir: &Path, model: &str, interpreter: bool) -> SimulationResult {
     let mut session = Session::with_sources(&[(name.to_string(), STORE_PACKAGE.to_string())], &[], None);
     session.set_external_linker(eqm_cc::SystemCompiler::new("cc", dir.join("cache")));
     let mut model = session
-        .compile(Some("Store.UseIt"), &ModelOptions::default())
+        .compile(Some(model), &ModelOptions::default())
         .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
     let settings = RunSettings {
         stop: Some(1.0),
@@ -89,6 +108,23 @@ fn a_function_without_outputs_called_as_a_statement_runs_its_external_function()
         // putTwice(1.5) stores 3; a call left out would leave the 0 the library starts with.
         check(&r, "seenNow", 0.0, 3.0, 0.0);
         check(&r, "seenNow", 1.0, 3.0, 0.0);
+    }
+}
+
+/// A function that acts through a call for its effect depends on every argument, even one no
+/// output reads: `id = putTwice(seed)` comes after the initial equation that finds `seed`, so
+/// the value read at the start (a when-clause on `initial()`, solved in the initialization) is
+/// 2 · 2.5 = 5, not what the start value 0 of `seed` would store.
+#[test]
+fn a_call_for_its_effect_waits_for_its_arguments_in_the_initialization() {
+    if !have_cc() {
+        return;
+    }
+    let dir = scratch("effects-order");
+    let name = store_installation(&dir);
+    for interpreter in [false, true] {
+        let r = run_model(&name, &dir, "Store.InitializedFirst", interpreter);
+        check(&r, "seenAtStart", 0.0, 5.0, 0.0);
     }
 }
 
