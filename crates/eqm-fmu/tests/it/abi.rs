@@ -296,3 +296,45 @@ end Partials;";
         fmi2FreeInstance(c);
     }
 }
+
+/// Two instances of one FMU and an instance of another, stepped in turns in one process: each
+/// keeps its own model, parameters and time (`x' = -k x` with k = 1 and k = 4, and the driven
+/// integrator).
+#[test]
+fn instances_of_one_and_of_two_fmus_run_side_by_side() {
+    let (decay, decay_guid) = exported(DECAY, "Decay");
+    let driven_text = "model Driven
+  input Real u(start = 1);
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = u;
+end Driven;";
+    let (driven, driven_guid) = exported(driven_text, "Driven");
+    let slow = instantiate(&decay, &decay_guid);
+    let fast = instantiate(&decay, &decay_guid);
+    let other = instantiate(&driven, &driven_guid);
+    let (x, k) = (reference(&decay, "x"), reference(&decay, "k"));
+    let y = reference(&driven, "x");
+    // SAFETY: three live instances; every array is one element long.
+    unsafe {
+        assert_eq!(fmi2SetReal(slow, &k, 1, &1.0), OK);
+        assert_eq!(fmi2SetReal(fast, &k, 1, &4.0), OK);
+        for c in [slow, fast, other] {
+            assert_eq!(fmi2SetupExperiment(c, 1, 1e-10, 0.0, 1, 1.0), OK);
+            assert_eq!(fmi2EnterInitializationMode(c), OK);
+            assert_eq!(fmi2ExitInitializationMode(c), OK);
+        }
+        for i in 0..4 {
+            let t = i as f64 * 0.25;
+            for c in [slow, fast, other] {
+                assert_eq!(fmi2DoStep(c, t, 0.25, 1), OK);
+            }
+        }
+        assert!((real(slow, x) - (-1.0f64).exp()).abs() < 1e-8, "{}", real(slow, x));
+        assert!((real(fast, x) - (-4.0f64).exp()).abs() < 1e-8, "{}", real(fast, x));
+        assert!((real(other, y) - 1.0).abs() < 1e-9, "{}", real(other, y));
+        for c in [slow, fast, other] {
+            fmi2FreeInstance(c);
+        }
+    }
+}
