@@ -85,22 +85,9 @@ fn acting(arena: &ExprArena, functions: &[Function]) -> Vec<bool> {
 
 /// Whether a body has a call statement or `terminate` anywhere.
 fn has_effect_statement(statements: &[Statement]) -> bool {
-    let mut stack: Vec<&Statement> = statements.iter().collect();
-    while let Some(s) = stack.pop() {
-        match s {
-            Statement::Call { .. } | Statement::Terminate { .. } => return true,
-            Statement::If {
-                branches, else_branch, ..
-            } => {
-                stack.extend(branches.iter().flat_map(|(_, b)| b));
-                stack.extend(else_branch);
-            }
-            Statement::Unrolled { iterations, .. } => stack.extend(iterations.iter().flatten()),
-            Statement::For { body, .. } | Statement::While { body, .. } => stack.extend(body),
-            _ => {}
-        }
-    }
-    false
+    any_statement(statements, |s| {
+        matches!(s, Statement::Call { .. } | Statement::Terminate { .. })
+    })
 }
 
 /// For each output slot of `f`, the inputs it can depend on.
@@ -136,10 +123,19 @@ fn outputs_reads(arena: &ExprArena, f: &Function) -> Option<Vec<Vec<u32>>> {
 /// Whether a body has a `return` or `break` anywhere (whose cut paths the analysis does not
 /// follow).
 fn leaves_early(statements: &[Statement]) -> bool {
+    any_statement(statements, |s| {
+        matches!(s, Statement::Return { .. } | Statement::Break { .. })
+    })
+}
+
+/// Whether `found` holds for a statement of a body, nested ones included.
+fn any_statement(statements: &[Statement], found: impl Fn(&Statement) -> bool) -> bool {
     let mut stack: Vec<&Statement> = statements.iter().collect();
     while let Some(s) = stack.pop() {
+        if found(s) {
+            return true;
+        }
         match s {
-            Statement::Return { .. } | Statement::Break { .. } => return true,
             Statement::If {
                 branches, else_branch, ..
             } => {
