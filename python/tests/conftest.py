@@ -26,9 +26,11 @@ def eqm_binary() -> pathlib.Path:
 # (an installation finds it next to `eqm` on PATH instead).
 if "EQM_FMU_RUNTIME" not in os.environ:
     try:
-        _runtime = eqm_binary().parent / "libeqm_fmu.so"
-        if _runtime.exists():
-            os.environ["EQM_FMU_RUNTIME"] = str(_runtime)
+        _built = eqm_binary().parent
+        for _runtime in (_built / "libeqm_fmu.so", _built / "deps" / "libeqm_fmu.so"):
+            if _runtime.exists():
+                os.environ["EQM_FMU_RUNTIME"] = str(_runtime)
+                break
     except RuntimeError:
         pass
 

@@ -15,12 +15,12 @@ fmpy = pytest.importorskip("fmpy")
 
 
 @pytest.fixture
-def runtime(monkeypatch):
-    """The runtime library cargo built next to the `eqm` binary the tests use."""
-    path = eqm_binary().parent / "libeqm_fmu.so"
-    if not path.exists():
-        pytest.fail(f"the FMU runtime {path} is not built: `cargo build -p eqm-fmu`")
-    monkeypatch.setenv("EQM_FMU_RUNTIME", str(path))
+def runtime():
+    """The runtime library cargo built next to the `eqm` binary the tests use (conftest names
+    it in EQM_FMU_RUNTIME)."""
+    path = os.environ.get("EQM_FMU_RUNTIME")
+    if not path or not os.path.exists(path):
+        pytest.fail(f"the FMU runtime is not built next to {eqm_binary()}: `cargo build -p eqm-fmu`")
     return path
 
 
