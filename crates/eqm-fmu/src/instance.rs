@@ -256,8 +256,10 @@ impl Instance {
             .collect::<Result<_, _>>()?;
         match &mut self.phase {
             Phase::Idle(model) => {
+                let parameters: std::collections::HashMap<String, Option<f64>> =
+                    model.parameters().into_iter().map(|p| (p.name, p.value)).collect();
                 for (k, variable) in variables.iter().enumerate() {
-                    out[k] = model_value(model, &variable.name)?;
+                    out[k] = value_before_run(&parameters, &variable.name)?;
                 }
                 Ok(())
             }
@@ -353,6 +355,21 @@ impl Instance {
     /// `fmi2Set*`: new values of parameters and inputs; before the initialization any
     /// parameter or start value, after it the inputs and the tunable parameters.
     pub fn set(&mut self, refs: &[u32], values: &[f64]) -> Result<(), Error> {
+        // In initialization mode the values go to the model, and the run starts again from
+        // them once, after the last.
+        let restart = matches!(self.phase, Phase::Running(_)) && !self.initialized;
+        if restart {
+            self.phase = Phase::Idle(Box::new(take_model(&mut self.phase)));
+        }
+        let set = self.set_each(refs, values);
+        match restart {
+            true => self.restart().and(set),
+            false => set,
+        }
+    }
+
+    /// [`Instance::set`] value by value.
+    fn set_each(&mut self, refs: &[u32], values: &[f64]) -> Result<(), Error> {
         for (&r, &value) in refs.iter().zip(values) {
             let variable = self.variables.get(r).ok_or_else(|| unknown_reference(r))?;
             let name = variable.name.clone();
@@ -363,20 +380,12 @@ impl Instance {
             match &mut self.phase {
                 Phase::Idle(model) => set_before_run(model, &name, causality, value)?,
                 Phase::Running(running) if matches!(causality, Causality::Input | Causality::Parameter) => {
-                    if !self.initialized {
-                        // Initialization mode: the run starts again from the new value.
-                        let mut model = take_model(&mut self.phase);
-                        set_before_run(&mut model, &name, causality, value)?;
-                        self.phase = Phase::Idle(Box::new(model));
-                        self.restart()?;
-                        continue;
-                    }
                     let set = running.with_dependent_mut(|_, run| run.set_parameter(&name, value));
                     self.settle(set)?;
                 }
                 Phase::Running(_) => {
                     return Err(Error::Error(format!(
-                        "`{name}` can only be set before the initialization"
+                        "`{name}` can only be set before the initialization ends"
                     )));
                 }
                 Phase::Broken => return Err(broken_instance()),
@@ -493,16 +502,18 @@ fn set_before_run(model: &mut Model, name: &str, causality: Causality, value: f6
     set.map_err(|d| Error::Error(d.message.clone()))
 }
 
-/// The value of `name` before the run: a parameter's or a start value.
-fn model_value(model: &Model, name: &str) -> Result<f64, Error> {
-    if let Some(p) = model.parameters().into_iter().find(|p| p.name == name) {
-        return p
-            .value
-            .ok_or_else(|| Error::Error(format!("`{name}` is computed when the initialization starts")));
+/// The value of `name` before the run: a parameter's (`parameters` by name), once it does not
+/// depend on the initialization.
+fn value_before_run(parameters: &std::collections::HashMap<String, Option<f64>>, name: &str) -> Result<f64, Error> {
+    match parameters.get(name) {
+        Some(Some(value)) => Ok(*value),
+        Some(None) => Err(Error::Error(format!(
+            "`{name}` is computed when the initialization starts"
+        ))),
+        None => Err(Error::Error(format!(
+            "`{name}` has a value once the initialization has started"
+        ))),
     }
-    Err(Error::Error(format!(
-        "`{name}` has a value once the initialization has started"
-    )))
 }
 
 /// The text of a failed run as EQM writes it: the diagnostic with its code and source

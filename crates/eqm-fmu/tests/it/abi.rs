@@ -338,3 +338,23 @@ end Driven;";
         }
     }
 }
+
+/// Values set in initialization mode (a parameter and a start value) all take effect: the run
+/// starts again from them once, at the end of the call.
+#[test]
+fn values_set_in_initialization_mode_start_the_run_from_them() {
+    let (dir, guid) = exported(DECAY, "Decay");
+    let c = instantiate(&dir, &guid);
+    let (x, k) = (reference(&dir, "x"), reference(&dir, "k"));
+    // SAFETY: a live instance; the arrays have the lengths passed with them.
+    unsafe {
+        assert_eq!(fmi2SetupExperiment(c, 1, 1e-10, 0.0, 1, 1.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2SetReal(c, [k, x].as_ptr(), 2, [3.0, 2.0].as_ptr()), OK);
+        assert_eq!(real(c, x), 2.0);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        assert_eq!(fmi2DoStep(c, 0.0, 1.0, 1), OK);
+        assert!((real(c, x) - 2.0 * (-3.0f64).exp()).abs() < 1e-8, "{}", real(c, x));
+        fmi2FreeInstance(c);
+    }
+}

@@ -183,9 +183,9 @@ impl Resumable {
         Ok(flow)
     }
 
-    /// The event at `(t, x)`, a point the caller integrated to itself: the relations from the
-    /// surfaces' values there, a sample due by `t` fired, the event iteration; the states it
-    /// leaves are [`Resumable::event_states`].
+    /// The event at `(t, x)`, a point the caller integrated to itself: a sample due by `t`
+    /// fired, the event iteration (which takes the relations from the surfaces' values there);
+    /// the states it leaves are [`Resumable::event_states`].
     pub fn event_at(
         &mut self,
         model: &mut HybridModel<'_>,
@@ -196,14 +196,7 @@ impl Resumable {
         run.x.copy_from_slice(x);
         run.last_probe = None;
         events::capture_left_limits(model, t, &run.x, &mut run.dx)?;
-        model.surfaces_at(t, &run.x, &mut run.dx)?;
-        for k in 0..model.signs.len() {
-            let sign = sign_of(model.d[k]);
-            if sign != 0 && sign != model.signs[k] && model.sliding.as_ref().map(|s| s.surface) != Some(k) {
-                model.signs[k] = sign;
-                model.write_relations(k, sign, None);
-            }
-        }
+        // The event iteration takes each relation from its surface's value here.
         let due = run
             .clocks
             .next()

@@ -12,6 +12,7 @@
 //! the derivative is that of the branch the model is in. It deliberately changes nothing for
 //! good: the parameters perturbed are restored.
 
+use super::point::slot_value;
 use crate::instance::Instance;
 use crate::interp::{JacobianOut, OdeRhs};
 use crate::run::SimError;
@@ -182,13 +183,7 @@ fn values_at(
     rows.outputs(point.t, &x, &mut dx)?;
     Ok(unknowns
         .iter()
-        .map(|slot| match *slot {
-            Slot::Time => point.t,
-            Slot::State(i) => x[i as usize],
-            Slot::Der(i) => dx[i as usize],
-            Slot::Param(i) => rows.p()[i as usize],
-            Slot::Work(i) => rows.work()[i as usize],
-        })
+        .map(|&slot| slot_value(rows, slot, point.t, &x, &dx))
         .collect())
 }
 

@@ -3,7 +3,9 @@
 //!
 //! Input: the rows' instance of the run (not the integrator's, so that evaluating does not
 //! disturb it), the discrete values and relations the events left, the time and the states.
-//! Output: the value in any slot there, computed once per point. It deliberately keeps no
+//! Output: the value in any slot there, computed once per point; and the value in a slot of an
+//! instance that has evaluated a point ([`slot_value`], which the row writer and the
+//! directional derivatives read with too). It deliberately keeps no
 //! point of its own: the caller says when the point changed ([`PointValues::invalidate`]).
 
 use crate::hybrid::HybridModel;
@@ -52,12 +54,17 @@ impl<'p> PointValues<'p> {
             }
             self.evaluated = true;
         }
-        Ok(match slot {
-            Slot::Time => t,
-            Slot::State(i) => x[i as usize],
-            Slot::Der(i) => self.dx[i as usize],
-            Slot::Param(i) => self.rows.p()[i as usize],
-            Slot::Work(i) => self.rows.work()[i as usize],
-        })
+        Ok(slot_value(&self.rows, slot, t, x, &self.dx))
+    }
+}
+
+/// The value in `slot` at `(t, x)` with derivatives `dx`, after `rows` evaluated the point.
+pub(super) fn slot_value(rows: &Instance<'_>, slot: Slot, t: f64, x: &[f64], dx: &[f64]) -> f64 {
+    match slot {
+        Slot::Time => t,
+        Slot::State(i) => x[i as usize],
+        Slot::Der(i) => dx[i as usize],
+        Slot::Param(i) => rows.p()[i as usize],
+        Slot::Work(i) => rows.work()[i as usize],
     }
 }

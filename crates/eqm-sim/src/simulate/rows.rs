@@ -7,6 +7,7 @@
 //! integrator's instance alone: rows are evaluated on a second instance, every value checked.
 
 use super::columns::Columns;
+use super::point::slot_value;
 use super::state_choice::{ChoiceCheck, state_choice_failure};
 use crate::hybrid::HybridModel;
 use crate::hybrid::PrintedLine;
@@ -218,13 +219,7 @@ impl RowWriter<'_, '_> {
         }
         let values = if plus { &mut self.plus } else { &mut self.values };
         for (value, slot) in values.iter_mut().zip(&self.columns.slots) {
-            *value = match *slot {
-                Slot::Time => t,
-                Slot::State(i) => x[i as usize],
-                Slot::Der(i) => dx[i as usize],
-                Slot::Param(i) => rows.p()[i as usize],
-                Slot::Work(i) => rows.work()[i as usize],
-            };
+            *value = slot_value(rows, *slot, t, x, dx);
         }
         Ok(())
     }
