@@ -18,6 +18,8 @@ use crate::Severity;
 /// The part of the pipeline that reports a code, given by the code's first two digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Stage {
+    /// `x10xx`: reading a system-dynamics file (XMILE, Stella, Vensim) into an `.eqm` model.
+    Import,
     /// `x01xx`: lexing and parsing.
     Syntax,
     /// `x02xx`: names, lookup and the declarations they lead to.
@@ -40,7 +42,8 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in pipeline order.
-    pub const ALL: [Stage; 9] = [
+    pub const ALL: [Stage; 10] = [
+        Stage::Import,
         Stage::Syntax,
         Stage::Names,
         Stage::Instantiation,
@@ -62,6 +65,7 @@ impl Stage {
     /// The two digits after the letter that codes of this stage start with.
     pub fn digits(self) -> &'static str {
         match self {
+            Stage::Import => "10",
             Stage::Syntax => "01",
             Stage::Names => "02",
             Stage::Instantiation => "03",
@@ -77,6 +81,7 @@ impl Stage {
     /// A heading for the stage.
     pub fn title(self) -> &'static str {
         match self {
+            Stage::Import => "Importing system-dynamics files",
             Stage::Syntax => "Lexing and parsing",
             Stage::Names => "Names and lookup",
             Stage::Instantiation => "Instantiation, types, arrays and connections",
@@ -92,6 +97,10 @@ impl Stage {
     /// One sentence on what the stage checks.
     pub fn summary(self) -> &'static str {
         match self {
+            Stage::Import => {
+                "Reading a Stella/XMILE or Vensim file and translating it into an `.eqm` model on the \
+                 SystemDynamics library."
+            }
             Stage::Syntax => "Reading the text of a file: characters, literals, comments and the grammar.",
             Stage::Names => {
                 "Finding the model, the classes, variables and functions that names refer to, and checking \
@@ -787,6 +796,48 @@ pub static CODES: &[CodeInfo] = &[
         "The FMU runtime library `libeqm_fmu.so` is not found, or the FMU cannot be written",
     ),
     code(
+        "E1001",
+        Error,
+        Import,
+        "A system-dynamics file that cannot be read as a model: XML that is not well formed, or a file that is neither XMILE nor a Vensim model",
+    ),
+    code(
+        "E1002",
+        Error,
+        Import,
+        "A construct of a system-dynamics file that EQM's importer does not support; it is named at its line, never left out silently",
+    ),
+    code(
+        "E1003",
+        Error,
+        Import,
+        "A syntax error in an equation or a graphical function of a system-dynamics file",
+    ),
+    code(
+        "E1004",
+        Error,
+        Import,
+        "A name in a system-dynamics equation that is no variable, dimension or element of the model",
+    ),
+    code(
+        "E1005",
+        Error,
+        Import,
+        "A call of an unknown function or macro in a system-dynamics equation, or with the wrong number of arguments",
+    ),
+    code(
+        "E1006",
+        Error,
+        Import,
+        "Subscripts in a system-dynamics equation that do not fit the dimensions of the variable",
+    ),
+    code(
+        "E1007",
+        Error,
+        Import,
+        "A variable of a system-dynamics file that is defined twice, or declared without a definition",
+    ),
+    code(
         "W0240",
         Warning,
         Names,
@@ -843,6 +894,12 @@ pub static CODES: &[CodeInfo] = &[
         Warning,
         Simulation,
         "The fixed step of an explicit method is beyond its stability limit for the model's fastest rate at the start",
+    ),
+    code(
+        "W1001",
+        Warning,
+        Import,
+        "A setting of a system-dynamics file that EQM reads but does not apply (a display or vendor option that does not change the results)",
     ),
 ];
 

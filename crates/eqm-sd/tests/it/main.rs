@@ -1,0 +1,1 @@
+//! The integration tests of `eqm-sd`: one binary, one module per family.
