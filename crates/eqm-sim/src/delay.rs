@@ -18,7 +18,7 @@
 //! here: evaluating the expressions and the delay times.
 
 /// One delayed expression: the work slot of its value, its delay and its history.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DelayLine {
     pub slot: u32,
     /// The delay, or for a delay time that changes the largest delay (how far back the history
@@ -31,7 +31,7 @@ pub struct DelayLine {
 }
 
 /// The delay lines of a run.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DelayLines {
     lines: Vec<DelayLine>,
     /// The delay times of the lines whose delay changes, at the last record.

@@ -18,6 +18,9 @@ use eqm_ir::failure::{EvalFailure, FailureKind, FailureSite};
 use eqm_ir::slot::Slot;
 use std::sync::{Arc, Mutex};
 
+mod snapshot;
+pub use snapshot::InstanceSnapshot;
+
 /// The start values of the states with the default parameters (NaN when those are not valid):
 /// tests and callers that want the model's own initial point read them here.
 pub fn default_start_values(program: &ExecProgram) -> Result<Vec<f64>, Diagnostic> {

@@ -22,7 +22,7 @@
 use std::collections::VecDeque;
 
 /// One call's profile.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SpatialProfile {
     /// The work slots of the profile's first value, its last value, its value at 0 and at 1
     /// after the move since the last record.

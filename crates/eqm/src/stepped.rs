@@ -15,10 +15,12 @@
 
 use crate::model::Model;
 use crate::run::{RunError, RunSettings};
+use crate::run_state::{RunState, fingerprint};
 use eqm_diag::Diagnostic;
 use eqm_ir::slot::Slot;
 use eqm_sim::native::NativeCode;
 use eqm_sim::simulate::{Backend, Exchange, Stepping};
+use std::cell::OnceCell;
 use std::sync::Arc;
 
 pub use eqm_sim::simulate::{Advanced, EventOutcome, Known};
@@ -27,6 +29,8 @@ pub use eqm_sim::simulate::{Advanced, EventOutcome, Known};
 pub struct SteppedRun<'m> {
     stepping: Stepping<'m>,
     model: &'m Model,
+    /// The model's fingerprint, for its states (computed at the first).
+    fingerprint: OnceCell<String>,
 }
 
 /// What a stepped run needs decided before it starts: the run's options (with the model's
@@ -71,14 +75,22 @@ impl Model {
     /// itself ([`ModelExchange`]): the consistent initial values and the events at the start.
     pub fn start_exchange(&self, plan: &StepPlan) -> Result<ModelExchange<'_>, RunError> {
         let exchange = Exchange::start(self.program(), self.init_program(), &plan.options, plan.native.clone())?;
-        Ok(ModelExchange { exchange, model: self })
+        Ok(ModelExchange {
+            exchange,
+            model: self,
+            fingerprint: OnceCell::new(),
+        })
     }
 
     /// Starts the run `plan` describes ([`SteppedRun::advance_to`] advances it): the
     /// consistent initial values and the events at the start.
     pub fn start_stepped(&self, plan: &StepPlan) -> Result<SteppedRun<'_>, RunError> {
         let stepping = Stepping::start(self.program(), self.init_program(), &plan.options, plan.native.clone())?;
-        Ok(SteppedRun { stepping, model: self })
+        Ok(SteppedRun {
+            stepping,
+            model: self,
+            fingerprint: OnceCell::new(),
+        })
     }
 }
 
@@ -152,6 +164,24 @@ impl SteppedRun<'_> {
     pub fn finish(&mut self) -> Result<(), RunError> {
         self.stepping.finish()
     }
+
+    /// The whole state of the run at the current point: time, states, discrete variables and
+    /// their `pre` values, relations, pending time events, histories of `delay`s, and the
+    /// changed parameters. An error for a model whose external objects keep state in C code.
+    pub fn state(&mut self) -> Result<RunState, RunError> {
+        let values = self.stepping.state()?;
+        let fingerprint = self.fingerprint.get_or_init(|| fingerprint(self.model)).clone();
+        Ok(RunState::new(values, fingerprint))
+    }
+
+    /// Puts the run back into `state`, taken of a run of this model (an error otherwise, and
+    /// the run stays as it was): it continues from there as it did from that point, with its
+    /// integrator restarted there as after an event.
+    pub fn restore(&mut self, state: &RunState) -> Result<(), RunError> {
+        let fingerprint = self.fingerprint.get_or_init(|| fingerprint(self.model));
+        state.check_model(self.model, fingerprint)?;
+        self.stepping.restore(&state.values)
+    }
 }
 
 /// A model its caller integrates (an FMU in Model Exchange): the derivatives and event
@@ -162,6 +192,8 @@ impl SteppedRun<'_> {
 pub struct ModelExchange<'m> {
     exchange: Exchange<'m>,
     model: &'m Model,
+    /// The model's fingerprint, for its states (computed at the first).
+    fingerprint: OnceCell<String>,
 }
 
 impl ModelExchange<'_> {
@@ -235,6 +267,21 @@ impl ModelExchange<'_> {
     /// The value in `slot` at the current point.
     pub fn value_in(&mut self, slot: Slot) -> Result<f64, RunError> {
         self.exchange.value(slot)
+    }
+
+    /// The whole state of the model at the current point (see [`SteppedRun::state`]).
+    pub fn state(&mut self) -> Result<RunState, RunError> {
+        let values = self.exchange.state()?;
+        let fingerprint = self.fingerprint.get_or_init(|| fingerprint(self.model)).clone();
+        Ok(RunState::new(values, fingerprint))
+    }
+
+    /// Puts the model back into `state`, taken of this model (an error otherwise, and the
+    /// model stays as it was).
+    pub fn restore(&mut self, state: &RunState) -> Result<(), RunError> {
+        let fingerprint = self.fingerprint.get_or_init(|| fingerprint(self.model));
+        state.check_model(self.model, fingerprint)?;
+        self.exchange.restore(&state.values)
     }
 
     /// The derivative of each of `unknowns` along `seed` over `knowns` (states, parameters and

@@ -20,6 +20,9 @@ use super::{
 use eqm_integrators::{IntegrationError, OdeSystem, Output, Schedule, StepInfo, Stepper};
 use std::ops::ControlFlow;
 
+mod snapshot;
+pub use snapshot::{ModelSnapshot, ResumableSnapshot};
+
 /// What happened since the last restart, to tell a crossing from noise: a surface must move
 /// beyond this distance on the wrong side to count (a tiny hysteresis that keeps the point an
 /// event leaves, which lies within rounding of the surface, from counting as a new crossing).

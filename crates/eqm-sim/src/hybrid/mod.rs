@@ -62,13 +62,13 @@ mod mixed;
 
 pub(crate) use crossing::sign_of;
 use crossing::*;
-pub use driver::{Resumable, integrate};
+pub use driver::{ModelSnapshot, Resumable, ResumableSnapshot, integrate};
 use events::*;
 use isolate::*;
 
 /// When a when-branch fired last, and how its firings have been getting closer: the signal of
 /// an accumulation of events (a bouncing ball coming to rest).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Firings {
     last: Option<f64>,
     gap: Option<f64>,

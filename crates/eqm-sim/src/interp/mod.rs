@@ -259,6 +259,16 @@ impl<'p> Interpreter<'p> {
         self.m.objects = other.m.objects.clone();
     }
 
+    /// Whether the run has created external objects, whose state lives in C code.
+    pub fn has_external_objects(&self) -> bool {
+        !self.m.objects.lock().map_or(true, |objects| objects.is_empty())
+    }
+
+    /// The derivatives iterations start from (see `dx_guess`), to keep with a run's state.
+    pub fn derivative_guess(&mut self) -> &mut Vec<f64> {
+        &mut self.dx_guess
+    }
+
     /// Evaluates with `native` from now on: every instruction it compiled, and the outputs
     /// program if it compiled that. `native` must have been compiled from this program.
     pub fn attach_native(&mut self, native: Arc<NativeCode>) {

@@ -40,6 +40,11 @@ pub(super) struct ObjectStore {
 }
 
 impl ObjectStore {
+    /// Whether no object has been created: nothing of the run lives outside EQM's values.
+    pub(super) fn is_empty(&self) -> bool {
+        self.created.is_empty()
+    }
+
     /// Starts an evaluation of a parameter program: its calls are matched to the objects
     /// from the first again.
     pub(super) fn begin(&mut self) {

@@ -15,6 +15,7 @@
 
 use super::directional::{Known, Point, directional};
 use super::point::PointValues;
+use super::snapshot::{RunKind, RunState};
 use super::{Prepared, prepare_run};
 use crate::failure::{FailurePoint, hybrid_failure};
 use crate::hybrid::{HybridError, HybridModel, HybridOutcome, Resumable};
@@ -227,6 +228,41 @@ impl<'p> Exchange<'p> {
     /// The value in `slot` at the current point.
     pub fn value(&mut self, slot: Slot) -> Result<f64, SimError> {
         self.values.value(&self.model, self.t, &self.x, slot)
+    }
+
+    /// The whole state of the model at the current point (see [`RunState`]); an error for a
+    /// model whose external objects keep state in C code.
+    pub fn state(&mut self) -> Result<RunState, SimError> {
+        Ok(RunState {
+            kind: RunKind::Exchange,
+            t: self.t,
+            x: self.x.clone(),
+            model: self.model.snapshot().map_err(SimError::Settings)?,
+            run: self.run.as_ref().map(Resumable::snapshot),
+            terminated: self.terminated.clone(),
+            params: Vec::new(),
+        })
+    }
+
+    /// Puts the model back into `state` (taken of a model of this program). A state that does
+    /// not fit is an error, and the model stays as it was.
+    pub fn restore(&mut self, state: &RunState) -> Result<(), SimError> {
+        state.check(RunKind::Exchange, self.x.len())?;
+        let settings = SimError::Settings;
+        self.model.check_snapshot(&state.model).map_err(settings)?;
+        self.values.rows.check_snapshot(&state.model.instance).map_err(settings)?;
+        let run = match &state.run {
+            Some(run) => Some(Resumable::restored(&self.model, run, state.t).map_err(settings)?),
+            None => None,
+        };
+        self.model.restore(&state.model).map_err(settings)?;
+        self.values.rows.restore(&state.model.instance).map_err(settings)?;
+        self.run = run;
+        self.t = state.t;
+        self.x.clone_from(&state.x);
+        self.terminated.clone_from(&state.terminated);
+        self.values.invalidate();
+        Ok(())
     }
 }
 

@@ -29,6 +29,7 @@ mod exchange;
 mod jacobian;
 mod point;
 mod rows;
+mod snapshot;
 mod state_choice;
 mod stepping;
 
@@ -40,6 +41,7 @@ pub use columns::{Columns, columns};
 pub use directional::Known;
 pub use exchange::{EventOutcome, Exchange};
 pub use jacobian::{default_gain, prepare};
+pub use snapshot::{RunKind, RunState};
 pub use stepping::{Advanced, Stepping};
 
 use crate::failure::{failure_point, hybrid_failure, integration_failure, stability_warning};

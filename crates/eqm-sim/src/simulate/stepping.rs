@@ -12,6 +12,7 @@
 
 use super::directional::{Known, Point, directional};
 use super::point::PointValues;
+use super::snapshot::{RunKind, RunState};
 use super::{Prepared, integrator_options, prepare_run};
 use crate::failure::{failure_point, hybrid_failure};
 use crate::hybrid::{HybridModel, HybridOutcome, Resumable};
@@ -179,6 +180,45 @@ impl<'p> Stepping<'p> {
     /// The states at the current point.
     pub fn states(&self) -> &[f64] {
         &self.x
+    }
+
+    /// The whole state of the run at the current point (see [`RunState`]); an error for a run
+    /// whose external objects keep state in C code.
+    pub fn state(&mut self) -> Result<RunState, SimError> {
+        Ok(RunState {
+            kind: RunKind::Stepped,
+            t: self.time(),
+            x: self.x.clone(),
+            model: self.model.snapshot().map_err(SimError::Settings)?,
+            run: self.run.as_ref().map(Resumable::snapshot),
+            terminated: self.terminated.clone(),
+            params: self.options.params.clone(),
+        })
+    }
+
+    /// Puts the run back into `state` (taken of a run of this program): it continues from
+    /// there with its integrator restarted at that point, as after an event. A state that does
+    /// not fit is an error, and the run stays as it was.
+    pub fn restore(&mut self, state: &RunState) -> Result<(), SimError> {
+        state.check(RunKind::Stepped, self.x.len())?;
+        let settings = SimError::Settings;
+        self.model.check_snapshot(&state.model).map_err(settings)?;
+        self.values.rows.check_snapshot(&state.model.instance).map_err(settings)?;
+        let run = match &state.run {
+            Some(run) => Some(Resumable::restored(&self.model, run, state.t).map_err(settings)?),
+            None => None,
+        };
+        self.stepper
+            .restart(state.t, &state.x)
+            .map_err(|e| SimError::Settings(e.to_string()))?;
+        self.model.restore(&state.model).map_err(settings)?;
+        self.values.rows.restore(&state.model.instance).map_err(settings)?;
+        self.run = run;
+        self.x.clone_from(&state.x);
+        self.terminated.clone_from(&state.terminated);
+        self.options.params.clone_from(&state.params);
+        self.values.invalidate();
+        Ok(())
     }
 
     /// The result of a call that moved the run: reached, terminated, or failed.
