@@ -59,6 +59,7 @@ mod session;
 mod simulate;
 mod spatial;
 mod start_values;
+mod run_state;
 mod stepped;
 mod streams;
 mod structure;
