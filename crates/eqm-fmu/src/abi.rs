@@ -1,9 +1,9 @@
 //! The exported functions of FMI 2.0 common to both interfaces and those of Co-Simulation
 //! (`fmi2Functions.h`; Model Exchange's are in `abi_exchange`), each a thin conversion
 //! between C and [`Instance`]: pointers checked, lengths turned into slices, the result into a
-//! status. The functions of capabilities the model description declares false (FMU state,
-//! input derivatives, asynchronous steps) exist, because importers
-//! look every function up, and answer `fmi2Error` with the reason logged.
+//! status. The functions of capabilities the model description declares false (input
+//! derivatives, asynchronous steps) exist, because importers look every function up, and
+//! answer `fmi2Error` with the reason logged. The FMU state's functions are `abi_state`'s.
 
 use crate::instance::{Error, Instance, Interface};
 use crate::load::model_compiler;
@@ -66,7 +66,7 @@ pub unsafe extern "C" fn fmi2Instantiate(
         };
         let location = location.ok_or("no resource location was given: the FMU's resources hold the model")?;
         let compile = model_compiler(location, guid.unwrap_or(""), FmiVersion::Fmi2)?;
-        Instance::new(compile, interface)
+        Instance::new(compile, interface).map(|i| i.for_token(guid.unwrap_or("")))
     });
     match created {
         Ok(Ok(instance)) => {
@@ -396,82 +396,6 @@ pub(crate) unsafe fn not_provided(c: *mut c_void, what: &str) -> Status {
     let message = format!("{what} is not provided by this FMU (its model description says so)");
     // SAFETY: by the caller's contract.
     unsafe { with(c, |_| Err(Error::Error(message))) }
-}
-
-/// `fmi2GetFMUstate`: not provided (`canGetAndSetFMUstate="false"`).
-///
-/// # Safety
-/// `c` is null or a live component of ours.
-// SAFETY: exported under its FMI name, once; its callers follow the contract above.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2GetFMUstate(c: *mut c_void, _state: *mut *mut c_void) -> Status {
-    // SAFETY: by the caller's contract.
-    unsafe { not_provided(c, "getting the FMU state") }
-}
-
-/// `fmi2SetFMUstate`: not provided.
-///
-/// # Safety
-/// `c` is null or a live component of ours.
-// SAFETY: exported under its FMI name, once; its callers follow the contract above.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SetFMUstate(c: *mut c_void, _state: *mut c_void) -> Status {
-    // SAFETY: by the caller's contract.
-    unsafe { not_provided(c, "setting the FMU state") }
-}
-
-/// `fmi2FreeFMUstate`: not provided.
-///
-/// # Safety
-/// `c` is null or a live component of ours.
-// SAFETY: exported under its FMI name, once; its callers follow the contract above.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2FreeFMUstate(c: *mut c_void, _state: *mut *mut c_void) -> Status {
-    // SAFETY: by the caller's contract.
-    unsafe { not_provided(c, "freeing an FMU state") }
-}
-
-/// `fmi2SerializedFMUstateSize`: not provided.
-///
-/// # Safety
-/// `c` is null or a live component of ours.
-// SAFETY: exported under its FMI name, once; its callers follow the contract above.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SerializedFMUstateSize(c: *mut c_void, _state: *mut c_void, _size: *mut usize) -> Status {
-    // SAFETY: by the caller's contract.
-    unsafe { not_provided(c, "serializing the FMU state") }
-}
-
-/// `fmi2SerializeFMUstate`: not provided.
-///
-/// # Safety
-/// `c` is null or a live component of ours.
-// SAFETY: exported under its FMI name, once; its callers follow the contract above.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2SerializeFMUstate(
-    c: *mut c_void,
-    _state: *mut c_void,
-    _bytes: *mut c_char,
-    _size: usize,
-) -> Status {
-    // SAFETY: by the caller's contract.
-    unsafe { not_provided(c, "serializing the FMU state") }
-}
-
-/// `fmi2DeSerializeFMUstate`: not provided.
-///
-/// # Safety
-/// `c` is null or a live component of ours.
-// SAFETY: exported under its FMI name, once; its callers follow the contract above.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
-    c: *mut c_void,
-    _bytes: *const c_char,
-    _size: usize,
-    _state: *mut *mut c_void,
-) -> Status {
-    // SAFETY: by the caller's contract.
-    unsafe { not_provided(c, "deserializing an FMU state") }
 }
 
 /// `fmi2GetDirectionalDerivative`: the derivatives of the unknowns along the seed over the

@@ -1,8 +1,8 @@
 //! The exported functions of FMI 3.0 (`fmi3Functions.h`), Model Exchange and Co-Simulation,
 //! over the same [`Instance`] as FMI 2.0. Co-Simulation runs without event mode (events are
 //! handled inside `fmi3DoStep`, which never returns early); clocks, scheduled execution,
-//! configuration mode, the adjoint derivatives and the FMU state are not
-//! provided, and the model description says so; the types EQM has no variables of (Float32,
+//! configuration mode and the adjoint derivatives are not provided (the FMU state's functions
+//! are `abi_state`'s), and the model description says so; the types EQM has no variables of (Float32,
 //! the 8-, 16- and 64-bit integers, String, Binary) accept only empty requests.
 
 use crate::abi::{directional, get, not_provided, set, with};
@@ -52,7 +52,7 @@ unsafe fn instantiate(
     let created = catch_unwind(|| -> Result<Instance, String> {
         let resources = resources.ok_or("no resource path was given: the FMU's resources hold the model")?;
         let compile = model_compiler(resources, token.unwrap_or(""), FmiVersion::Fmi3)?;
-        Instance::new(compile, interface)
+        Instance::new(compile, interface).map(|i| i.for_token(token.unwrap_or("")))
     });
     let failure = match created {
         Ok(Ok(instance)) => {
@@ -793,12 +793,6 @@ macro_rules! not_provided {
 not_provided! {
     fmi3GetNumberOfVariableDependencies(r: c_uint, n: *mut usize) => "the dependencies of a variable at run time";
     fmi3GetVariableDependencies(r: c_uint, a: *mut usize, b: *mut c_uint, d: *mut usize, k: *mut c_int, n: usize) => "the dependencies of a variable at run time";
-    fmi3GetFMUState(s: *mut *mut c_void) => "getting the FMU state";
-    fmi3SetFMUState(s: *mut c_void) => "setting the FMU state";
-    fmi3FreeFMUState(s: *mut *mut c_void) => "freeing an FMU state";
-    fmi3SerializedFMUStateSize(s: *mut c_void, n: *mut usize) => "serializing the FMU state";
-    fmi3SerializeFMUState(s: *mut c_void, b: *mut u8, n: usize) => "serializing the FMU state";
-    fmi3DeserializeFMUState(b: *const u8, n: usize, s: *mut *mut c_void) => "deserializing an FMU state";
     fmi3GetAdjointDerivative(u: *const c_uint, nu: usize, k: *const c_uint, nk: usize, s: *const f64, ns: usize, o: *mut f64, no: usize) => "adjoint derivatives";
     fmi3EnterConfigurationMode() => "configuration mode";
     fmi3ExitConfigurationMode() => "configuration mode";

@@ -14,6 +14,9 @@ use eqm::pipeline::ir::slot::Slot;
 use eqm::{Advanced, Known, Model, ModelExchange, RunError, RunSettings, SourceMap, StepPlan, SteppedRun};
 use self_cell::self_cell;
 
+mod state;
+pub use state::FmuState;
+
 /// Why a call failed: its message for the importer's logger, and whether the run can go on
 /// (`Discard`: the step was not taken, the instance is still usable) or not.
 #[derive(Debug, Clone, PartialEq)]
@@ -125,6 +128,8 @@ pub struct Instance {
     recompile: Compile,
     /// The sources the diagnostics of a failed run point into.
     sources: SourceMap,
+    /// The FMU's GUID (FMI 2) or instantiation token (FMI 3), which its states name.
+    token: String,
 }
 
 impl Instance {
@@ -144,7 +149,14 @@ impl Instance {
             terminated_at: None,
             recompile: compile,
             sources,
+            token: String::new(),
         })
+    }
+
+    /// The instance of the FMU whose GUID or instantiation token is `token`.
+    pub fn for_token(mut self, token: &str) -> Instance {
+        self.token = token.to_string();
+        self
     }
 
     /// `fmi2SetupExperiment`: the tolerance, start and stop time of the run to come.

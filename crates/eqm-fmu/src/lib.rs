@@ -197,6 +197,8 @@ unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> Option<&'a mut [T]> {
 mod abi;
 mod abi3;
 mod abi_exchange;
+mod abi_state;
 pub use abi::*;
 pub use abi_exchange::*;
+pub use abi_state::*;
 pub use abi3::*;

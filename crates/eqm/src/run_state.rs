@@ -4,9 +4,9 @@
 //! Input: the state a run gives ([`crate::SteppedRun::state`]) or bytes written before.
 //! Output: a [`RunState`] that the run of the same model takes back
 //! ([`crate::SteppedRun::restore`]), and its bytes ([`RunState::to_bytes`]). Every state names
-//! its model by a fingerprint of the compiled program (its variables, their places and the
-//! sizes of its arrays and events), so that a state of another model is refused with a
-//! message rather than misread. The byte format (version 1, little-endian):
+//! its model by a fingerprint of the compiled program (its variables, their places, the sizes
+//! of its arrays and events, and every expression), so that a state of another model (also one
+//! that differs in a coefficient only) is refused with a message rather than misread. The byte format (version 1, little-endian):
 //!
 //! | bytes | what |
 //! |---|---|
@@ -110,7 +110,8 @@ impl RunState {
         if !reader.0.is_empty() {
             return Err(refused("they go on after the body"));
         }
-        let values: Values = postcard::from_bytes(body).map_err(|e| refused(&format!("their body cannot be read ({e})")))?;
+        let values: Values =
+            postcard::from_bytes(body).map_err(|e| refused(&format!("their body cannot be read ({e})")))?;
         Ok(RunState {
             values,
             fingerprint,
@@ -128,6 +129,13 @@ impl RunState {
                 model.name()
             ))),
         }
+    }
+}
+
+impl Model {
+    /// An error unless `state` is of a run of this model.
+    pub fn check_state(&self, state: &RunState) -> Result<(), RunError> {
+        state.check_model(self, &fingerprint(self))
     }
 }
 
@@ -164,9 +172,26 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// FNV-1a as a [`std::hash::Hasher`], so that the fingerprint does not depend on the standard
+/// library's choice of hash.
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
 /// The fingerprint of `model`'s compiled program: a hash of its name, the sizes of its arrays
-/// and events, and each variable's name and place.
+/// and events, each variable's name and place, and every expression of the program.
 pub(crate) fn fingerprint(model: &Model) -> String {
+    use std::hash::{Hash, Hasher};
     let program = model.program();
     let layout = program.layout();
     let events = program.events();
@@ -189,5 +214,10 @@ pub(crate) fn fingerprint(model: &Model) -> String {
         text.push_str(name);
         text.push_str(&format!(" {slot:?}\n"));
     }
-    format!("{:016x}", fnv1a(text.as_bytes()))
+    let mut hasher = Fnv(fnv1a(text.as_bytes()));
+    let exprs = program.exprs();
+    for k in 0..exprs.len() {
+        exprs.get(eqm_ir::ids::ExprId(k as u32)).hash(&mut hasher);
+    }
+    format!("{:016x}", hasher.finish())
 }

@@ -7,6 +7,7 @@
 mod abi;
 mod fmpy;
 mod reference_fmus;
+mod state;
 
 use eqm::fmi::{Capabilities, DescriptionOptions, FmiVersion, Kinds};
 use eqm::{ModelOptions, Session};

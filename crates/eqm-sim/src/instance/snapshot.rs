@@ -26,7 +26,9 @@ impl Instance<'_> {
     /// The instance's values; an error for a run with external objects.
     pub(crate) fn snapshot(&mut self) -> Result<InstanceSnapshot, String> {
         if self.interpreter.has_external_objects() {
-            return Err("the model's external objects keep their state in C code, which a run's state cannot hold".into());
+            return Err(
+                "the model's external objects keep their state in C code, which a run's state cannot hold".into(),
+            );
         }
         Ok(InstanceSnapshot {
             p: self.p.clone(),
@@ -45,7 +47,10 @@ impl Instance<'_> {
             && snapshot.derivative_guess.len() == self.interpreter.derivative_guess().len()
             && snapshot.delays.is_some() == self.delays.is_some()
             && snapshot.spatials.as_ref().map(Vec::len)
-                == self.spatials.as_deref().map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).len());
+                == self
+                    .spatials
+                    .as_deref()
+                    .map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).len());
         match fits {
             true => Ok(()),
             false => Err("the state's values do not fit this model's program".into()),

@@ -250,7 +250,10 @@ impl<'p> Exchange<'p> {
         state.check(RunKind::Exchange, self.x.len())?;
         let settings = SimError::Settings;
         self.model.check_snapshot(&state.model).map_err(settings)?;
-        self.values.rows.check_snapshot(&state.model.instance).map_err(settings)?;
+        self.values
+            .rows
+            .check_snapshot(&state.model.instance)
+            .map_err(settings)?;
         let run = match &state.run {
             Some(run) => Some(Resumable::restored(&self.model, run, state.t).map_err(settings)?),
             None => None,

@@ -197,21 +197,34 @@ impl<'p> Stepping<'p> {
     }
 
     /// Puts the run back into `state` (taken of a run of this program): it continues from
-    /// there with its integrator restarted at that point, as after an event. A state that does
-    /// not fit is an error, and the run stays as it was.
+    /// there with a new integrator started at that point, as after an event, so that a state
+    /// continues the same whatever the run did before it was restored. A state that does not
+    /// fit is an error, and the run stays as it was.
     pub fn restore(&mut self, state: &RunState) -> Result<(), SimError> {
         state.check(RunKind::Stepped, self.x.len())?;
         let settings = SimError::Settings;
         self.model.check_snapshot(&state.model).map_err(settings)?;
-        self.values.rows.check_snapshot(&state.model.instance).map_err(settings)?;
+        self.values
+            .rows
+            .check_snapshot(&state.model.instance)
+            .map_err(settings)?;
         let run = match &state.run {
             Some(run) => Some(Resumable::restored(&self.model, run, state.t).map_err(settings)?),
             None => None,
         };
-        self.stepper
-            .restart(state.t, &state.x)
-            .map_err(|e| SimError::Settings(e.to_string()))?;
         self.model.restore(&state.model).map_err(settings)?;
+        let options = integrator_options(self.program, &self.options, &state.x);
+        self.stepper = eqm_integrators::stepper_for(&self.options.method, &options);
+        let initialized = self.stepper.initialize(&mut self.model, state.t, &state.x);
+        if let Err(e) = initialized {
+            return Err(fail(
+                self.program,
+                &mut self.model,
+                self.stepper.as_mut(),
+                &self.options,
+                e.into(),
+            ));
+        }
         self.values.rows.restore(&state.model.instance).map_err(settings)?;
         self.run = run;
         self.x.clone_from(&state.x);

@@ -42,7 +42,21 @@ pub fn runtime_capabilities() -> Capabilities {
         can_handle_variable_communication_step_size: true,
         // From the symbolic Jacobian (states to derivatives) and central differences.
         provides_directional_derivatives: true,
+        // The whole state of a run as a value (`RunState`) and as bytes.
+        can_get_and_set_fmu_state: true,
+        can_serialize_fmu_state: true,
         ..Capabilities::default()
+    }
+}
+
+/// What the runtime implements for `model`: [`runtime_capabilities`], without the FMU state
+/// for a model with external objects, whose state lives in C code a state cannot hold.
+pub fn capabilities_of(model: &Model) -> Capabilities {
+    let objects = model.program().externals().iter().any(|f| f.destructor.is_some());
+    Capabilities {
+        can_get_and_set_fmu_state: !objects,
+        can_serialize_fmu_state: !objects,
+        ..runtime_capabilities()
     }
 }
 
@@ -96,7 +110,7 @@ pub fn export(
             version: options.version,
             kinds: options.kinds,
             model_identifier: identifier.clone(),
-            capabilities: runtime_capabilities(),
+            capabilities: capabilities_of(model),
             generation_tool: format!("EQM {}", env!("CARGO_PKG_VERSION")),
             generation_date: None,
         },

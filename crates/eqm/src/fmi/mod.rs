@@ -19,7 +19,9 @@ pub mod units;
 mod variables;
 
 pub use description::{Capabilities, DescriptionOptions, instantiation_token, model_description};
-pub use export::{ExportOptions, Exported, export, export_error, model_identifier, runtime_capabilities, supported};
+pub use export::{
+    ExportOptions, Exported, capabilities_of, export, export_error, model_identifier, runtime_capabilities, supported,
+};
 pub use package::{MANIFEST_PATH, Manifest, ManifestError, fmu_archive, platform_dir, read_manifest, resources_of};
 pub use structure::{Dependencies, Structure, structure};
 pub use variables::{FmiCausality, FmiInitial, FmiSource, FmiType, FmiVariability, FmiVariable, variables};

@@ -75,7 +75,11 @@ fn a_stepped_run_restored_before_an_impact_meets_it_again_at_the_same_time() {
     run.advance_to(0.5).unwrap();
     let after_one = values(&mut run, &names);
     assert_eq!(after_one[3], 1.0);
-    assert!((after_one[2] - i1).abs() < 1e-9, "first impact again at {}", after_one[2]);
+    assert!(
+        (after_one[2] - i1).abs() < 1e-9,
+        "first impact again at {}",
+        after_one[2]
+    );
     run.advance_to(1.2).unwrap();
     let second = values(&mut run, &names);
     for (k, (a, b)) in first.iter().zip(&second).enumerate() {
@@ -84,7 +88,11 @@ fn a_stepped_run_restored_before_an_impact_meets_it_again_at_the_same_time() {
 
     run.restore(&state).unwrap();
     run.advance_to(0.5).unwrap();
-    assert_eq!(values(&mut run, &names), after_one, "a second restore continues bit for bit");
+    assert_eq!(
+        values(&mut run, &names),
+        after_one,
+        "a second restore continues bit for bit"
+    );
     run.advance_to(1.2).unwrap();
     assert_eq!(values(&mut run, &names), second);
 }
@@ -208,7 +216,11 @@ fn states_as_bytes_round_trip_and_foreign_or_changed_bytes_are_refused() {
     later[8] = 9;
     refused(&later, "version 9");
 
-    let mut other = compile(&BALL.replace("model Ball", "model Other").replace("end Ball", "end Other"));
+    let mut other = compile(
+        &BALL
+            .replace("model Ball", "model Other")
+            .replace("end Ball", "end Other"),
+    );
     let other_plan = other.plan_stepped(&tight(2.0)).unwrap();
     let mut other_run = other.start_stepped(&other_plan).unwrap();
     let h = other_run.value("h").unwrap();
@@ -240,7 +252,12 @@ fn a_model_exchanged_restored_before_an_impact_has_it_again() {
         m.set_time(i1);
         m.set_states(&[0.0, -9.81 * i1]).unwrap();
         let outcome = m.event().unwrap();
-        (outcome, m.states().to_vec(), m.value("n").unwrap(), m.value("impact").unwrap())
+        (
+            outcome,
+            m.states().to_vec(),
+            m.value("n").unwrap(),
+            m.value("impact").unwrap(),
+        )
     };
     let first = through(&mut m);
     assert!(first.0.states_changed);
@@ -258,4 +275,3 @@ fn a_model_exchanged_restored_before_an_impact_has_it_again() {
         Err(e) if e.to_string().contains("model exchange")
     ));
 }
-

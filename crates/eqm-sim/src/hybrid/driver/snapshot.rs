@@ -88,7 +88,9 @@ impl HybridModel<'_> {
         self.check_snapshot(snapshot)?;
         self.ode.instance.restore(&snapshot.instance)?;
         self.signs.clone_from(&snapshot.signs);
-        self.sliding = snapshot.sliding.map(|(surface, alpha, since)| Sliding { surface, alpha, since });
+        self.sliding = snapshot
+            .sliding
+            .map(|(surface, alpha, since)| Sliding { surface, alpha, since });
         self.held = snapshot.held;
         self.assertions_holding.clone_from(&snapshot.assertions_holding);
         self.pinned.clone_from(&snapshot.pinned);
@@ -128,8 +130,16 @@ impl Resumable {
             && snapshot.clocks.len() == events.samples.len()
             && snapshot.conditions.len() == events.whens.len()
             && snapshot.firings.len() == events.whens.len()
-            && snapshot.conditions.iter().zip(&events.whens).all(|(c, w)| c.len() == w.branches.len())
-            && snapshot.firings.iter().map(Vec::len).eq(snapshot.conditions.iter().map(branches)))
+            && snapshot
+                .conditions
+                .iter()
+                .zip(&events.whens)
+                .all(|(c, w)| c.len() == w.branches.len())
+            && snapshot
+                .firings
+                .iter()
+                .map(Vec::len)
+                .eq(snapshot.conditions.iter().map(branches)))
     }
 
     /// The run a snapshot describes, at time `t` ([`Resumable::check_snapshot`] first).
