@@ -9,7 +9,7 @@ mod fmpy;
 mod reference_fmus;
 mod state;
 
-use eqm::fmi::{Capabilities, DescriptionOptions, FmiVersion, Kinds};
+use eqm::fmi::{DescriptionOptions, FmiVersion, Kinds};
 use eqm::{ModelOptions, Session};
 use std::path::{Path, PathBuf};
 
@@ -41,11 +41,7 @@ pub fn exported_as(text: &str, name: &str, version: FmiVersion) -> (PathBuf, Str
         version,
         kinds: Kinds { me: true, cs: true },
         model_identifier: name.to_string(),
-        capabilities: Capabilities {
-            can_handle_variable_communication_step_size: true,
-            can_not_use_memory_management_functions: true,
-            ..Capabilities::default()
-        },
+        capabilities: eqm::fmi::capabilities_of(&model),
         generation_tool: "EQM".to_string(),
         generation_date: None,
     };
