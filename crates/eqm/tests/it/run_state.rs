@@ -230,6 +230,17 @@ fn states_as_bytes_round_trip_and_foreign_or_changed_bytes_are_refused() {
     }
     assert_eq!(other_run.value("h").unwrap(), h, "a refused state changes nothing");
 
+    // A model that differs in one coefficient only is another model.
+    let mut other = compile(&BALL.replace("-9.81", "-9.8"));
+    let other_plan = other.plan_stepped(&tight(2.0)).unwrap();
+    let mut other_run = other.start_stepped(&other_plan).unwrap();
+    assert!(other.check_state(&state).is_err());
+    match other_run.restore(&state) {
+        Err(e) => assert!(e.to_string().contains("another model"), "{e}"),
+        Ok(()) => panic!("a state of a model with another coefficient was restored"),
+    }
+    assert!(model.check_state(&state).is_ok());
+
     let mut exchanged = model.start_exchange(&plan).unwrap();
     match exchanged.restore(&state) {
         Err(e) => assert!(e.to_string().contains("stepped run"), "{e}"),
