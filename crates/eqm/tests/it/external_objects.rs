@@ -568,3 +568,31 @@ end M;
     check(&result, "x", 2.0, (-1.0f64).exp(), 1e-5);
     check(&result, "x", 4.0, (-2.0f64).exp(), 1e-5);
 }
+
+/// A run whose external objects keep state in C code has no state a caller could keep (the
+/// objects' memory is not EQM's to copy): `state()` is an error with the reason, and the FMU
+/// of the model declares no FMU state.
+#[test]
+fn a_run_with_external_objects_has_no_state_to_keep() {
+    if !have_cc() {
+        return;
+    }
+    let dir = scratch("objects-state");
+    let mut session = counter_session(COUNTER, &dir);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let capabilities = eqm::fmi::capabilities_of(&model);
+    assert!(!capabilities.can_get_and_set_fmu_state && !capabilities.can_serialize_fmu_state);
+    let settings = RunSettings {
+        stop: Some(1.0),
+        ..RunSettings::default()
+    };
+    let plan = model.plan_stepped(&settings).unwrap_or_else(|e| panic!("{e}"));
+    let mut run = model.start_stepped(&plan).unwrap_or_else(|e| panic!("{e}"));
+    run.advance_to(0.5).unwrap();
+    match run.state() {
+        Err(e) => assert!(e.to_string().contains("external objects"), "{e}"),
+        Ok(_) => panic!("a run with external objects gave a state"),
+    }
+}
