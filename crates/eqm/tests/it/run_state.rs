@@ -286,3 +286,42 @@ fn a_model_exchanged_restored_before_an_impact_has_it_again() {
         Err(e) if e.to_string().contains("model exchange")
     ));
 }
+
+/// Sliding is part of the state: the naive stick-slip model (slips until `v = q` at
+/// `t1 = asin(0.4)`, then sticks with `v = q` and the friction balancing the spring, `F = -y`,
+/// until `y = 1`) put back into a state taken while it sticks goes on sticking (`v = q` and
+/// the closed form `y = 1 - sqrt(0.84) + 0.4 (t - t1)`), and leaves the surface as the first
+/// run did.
+#[test]
+fn a_state_taken_while_sliding_goes_on_sliding() {
+    let mut model = compile(
+        "model M
+  parameter Real q = 0.4;
+  Real y(start = 0, fixed = true);
+  Real v(start = 0, fixed = true);
+  Real F;
+equation
+  der(y) = v;
+  F = sign(v - q);
+  der(v) = -F - y;
+end M;",
+    );
+    let plan = model.plan_stepped(&tight(4.0)).unwrap();
+    let mut run = model.start_stepped(&plan).unwrap();
+    run.advance_to(1.0).unwrap();
+    let state = run.state().unwrap();
+    run.advance_to(3.5).unwrap();
+    let first = run.value("y").unwrap();
+    run.restore(&state).unwrap();
+    let t1 = 0.4f64.asin();
+    for t in [1.5, 2.0, 2.5] {
+        run.advance_to(t).unwrap();
+        let (y, v) = (run.value("y").unwrap(), run.value("v").unwrap());
+        let closed = 1.0 - 0.84f64.sqrt() + 0.4 * (t - t1);
+        assert!((y - closed).abs() < 1e-7, "y({t}) = {y}, closed form {closed}");
+        assert!((v - 0.4).abs() < 1e-8, "v({t}) = {v}");
+    }
+    run.advance_to(3.5).unwrap();
+    let second = run.value("y").unwrap();
+    assert!((first - second).abs() < 1e-6, "y(3.5) = {first} before, {second} after");
+}
