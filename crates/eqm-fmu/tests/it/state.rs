@@ -411,3 +411,42 @@ fn fmi3_states_round_trip_in_both_interfaces() {
         fmi3FreeInstance(c);
     }
 }
+
+/// A state set into an instance after `fmi2Reset` (whose run has not started) starts the run
+/// and puts it into the state: the values and the time of the state, and steps from there.
+/// Before the initialization, getting a state is an error.
+#[test]
+fn a_state_set_after_a_reset_starts_the_run_in_that_state() {
+    let (dir, guid) = exported(BALL, "Ball");
+    let refs = [reference(&dir, "h"), reference(&dir, "v"), reference(&dir, "n")];
+    let c = ball2(&dir, &guid);
+    steps2(c, 0.0, 0.6);
+    let at_06 = reals2(c, &refs);
+    assert_eq!(at_06[2], 1.0);
+    let mut state: *mut c_void = std::ptr::null_mut();
+    let mut time = f64::NAN;
+    // SAFETY: a live instance; `state` and `time` are the test's variables.
+    unsafe {
+        assert_eq!(fmi2GetFMUstate(c, &mut state), OK);
+        assert_eq!(fmi2Reset(c), OK);
+        let mut none: *mut c_void = std::ptr::null_mut();
+        assert_eq!(
+            fmi2GetFMUstate(c, &mut none),
+            ERROR,
+            "no state before the initialization"
+        );
+        assert!(none.is_null());
+        assert_eq!(fmi2SetFMUstate(c, state), OK);
+        assert_eq!(fmi2GetRealStatus(c, 2, &mut time), OK);
+    }
+    assert!((time - 0.6).abs() < 1e-12, "at {time}");
+    assert_eq!(reals2(c, &refs), at_06);
+    steps2(c, time, 0.9);
+    let h = reals2(c, &refs)[0];
+    assert!((h - after_first_impact(0.9)).abs() < 1e-7, "h(0.9) = {h}");
+    // SAFETY: a live instance and its state.
+    unsafe {
+        assert_eq!(fmi2FreeFMUstate(c, &mut state), OK);
+        fmi2FreeInstance(c);
+    }
+}
