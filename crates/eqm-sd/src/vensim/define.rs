@@ -1,0 +1,306 @@
+//! One Vensim variable's definition built from the entries that define it.
+//!
+//! Input: the entries of one variable (one for a scalar or an apply-to-all array, several for
+//! element-wise definitions) with the dimensions the first pass gave it. Output: a
+//! [`Variable`] with its kind (stock, auxiliary, lookup), its [`Definition`] (uniform where one
+//! equation covers the dimensions, else element-wise, lists of numbers and `:EXCEPT:` written
+//! out element by element), units, range and comment. Diagnostics: E1006 for a list of numbers
+//! or subscripts that do not fit, E1007 for elements defined twice, E1002 for a variable that
+//! is a stock for some elements and not others. This module does not check what the
+//! equations reference: the parser does.
+
+use super::entry::{self, Lhs, Named, Right};
+use super::lexer::{self, Token};
+use super::parser::{Parsed, Parser, Scope};
+use crate::ir::{Definition, Equation, Expr, ExprKind, Kind, Variable};
+use crate::names::canonical;
+use eqm_diag::Diagnostic;
+use eqm_diag::source::FileId;
+use std::collections::HashSet;
+
+/// One entry that defines the variable.
+pub struct ItemView<'a> {
+    pub lhs: &'a Lhs,
+    pub tokens: &'a [Token],
+    pub rhs: usize,
+    pub is_lookup: bool,
+    pub units: Option<(usize, usize)>,
+    pub comment: Option<(usize, usize)>,
+    pub end: usize,
+}
+
+/// Builds a variable, or `None` when one of its equations could not be read (the diagnostic
+/// is already given).
+pub fn variable(
+    file: FileId,
+    text: &str,
+    items: Vec<ItemView>,
+    dims: &[String],
+    scope: &Scope,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Variable> {
+    let first = items.first()?;
+    let name = first.lhs.name.clone();
+    let mut equations: Vec<(Vec<String>, Equation)> = Vec::new();
+    let mut uniform = items.len() == 1 && first.lhs.except.is_empty();
+    let mut stocks = 0;
+    let mut failed = false;
+    let mut seen: HashSet<Vec<String>> = HashSet::new();
+    for item in &items {
+        let mut p = Parser::new(&item.tokens[item.rhs..], text, item.end, file, scope, diagnostics);
+        let right = if item.is_lookup {
+            lookup_table(&mut p)
+        } else {
+            entry::right(&mut p)
+        };
+        let Ok(right) = right else {
+            failed = true;
+            continue;
+        };
+        let Ok(key) = subscripts_of(&item.lhs.subscripts, scope, diagnostics) else {
+            failed = true;
+            continue;
+        };
+        let Ok(tuples) = tuples(&item.lhs, &key, scope, diagnostics) else {
+            failed = true;
+            continue;
+        };
+        if let Some(repeated) = tuples
+            .iter()
+            .find(|t| !seen.insert(t.iter().map(|e| canonical(e)).collect()))
+        {
+            diagnostics.push(Diagnostic::error(
+                "E1007",
+                format!("`{}[{}]` is defined twice", name.name, repeated.join(",")),
+                item.lhs.name.span,
+                "defined again here",
+            ));
+            failed = true;
+            continue;
+        }
+        let equation = match right {
+            Right::Numbers { rows, span } => {
+                let values: Vec<f64> = rows.into_iter().flatten().collect();
+                if values.len() != tuples.len() {
+                    diagnostics.push(Diagnostic::error(
+                        "E1006",
+                        format!(
+                            "{} numbers given for the {} elements of `{}` defined here",
+                            values.len(),
+                            tuples.len(),
+                            name.name
+                        ),
+                        span,
+                        "the numbers do not fit the subscripts",
+                    ));
+                    failed = true;
+                    continue;
+                }
+                uniform = uniform && tuples.len() == 1 && dims.is_empty();
+                for (tuple, value) in tuples.into_iter().zip(values) {
+                    let number = Expr {
+                        kind: ExprKind::Number(value),
+                        span,
+                    };
+                    equations.push((tuple, Equation::Value(number)));
+                }
+                continue;
+            }
+            Right::Value(e) => Equation::Value(e),
+            Right::Stock { rate, initial } => {
+                stocks += 1;
+                Equation::Stock {
+                    rate: Some(rate),
+                    initial,
+                }
+            }
+            Right::Graph { input, graph } => Equation::Graph { input, graph },
+            Right::Table(graph) => Equation::Table(graph),
+            Right::Undefined => Equation::Undefined,
+        };
+        if item.lhs.except.is_empty() {
+            equations.push((key, equation));
+        } else {
+            equations.extend(tuples.into_iter().map(|t| (t, equation.clone())));
+        }
+    }
+    if failed {
+        return None;
+    }
+    if stocks != 0 && stocks != items.len() {
+        diagnostics.push(Diagnostic::error(
+            "E1002",
+            format!(
+                "`{}` is a stock (`INTEG`) for some elements and not for others, which is not supported",
+                name.name
+            ),
+            name.span,
+            "not supported",
+        ));
+        return None;
+    }
+    let kind = if items.iter().all(|i| i.is_lookup) {
+        Kind::Lookup
+    } else if stocks > 0 {
+        Kind::Stock {
+            inflows: Vec::new(),
+            outflows: Vec::new(),
+            non_negative: false,
+            special: None,
+        }
+    } else {
+        Kind::Aux
+    };
+    let covers_all = equations.len() == 1
+        && equations[0].0.len() == dims.len()
+        && equations[0]
+            .0
+            .iter()
+            .zip(dims)
+            .all(|(a, b)| canonical(a) == canonical(b));
+    let definition = if uniform && covers_all {
+        Definition::Uniform(equations.pop().expect("one equation").1)
+    } else {
+        Definition::Elements(equations)
+    };
+    let (units, range) = items
+        .iter()
+        .find_map(|i| units_of(text, i.units))
+        .unwrap_or((None, None));
+    let doc = items.iter().find_map(|i| {
+        let (a, b) = i.comment?;
+        let doc = lexer::collapse_space(&text[a..b]);
+        (!doc.is_empty()).then_some(doc)
+    });
+    Some(Variable {
+        name: name.name.clone(),
+        kind,
+        dimensions: dims.to_vec(),
+        definition,
+        units,
+        doc,
+        origin: name.span,
+        position: None,
+        range,
+    })
+}
+
+/// A named lookup's table, through the end of its entry.
+fn lookup_table(p: &mut Parser) -> Parsed<Right> {
+    let graph = entry::table(p)?;
+    if p.pos < p.tokens.len() {
+        let span = p.here();
+        return Err(p.error("E1003", "unexpected text after the lookup table", span, "syntax error"));
+    }
+    Ok(Right::Table(graph))
+}
+
+/// The left-hand side's subscripts as declared (a dimension's or an element's own spelling).
+fn subscripts_of(subscripts: &[Named], scope: &Scope, diagnostics: &mut Vec<Diagnostic>) -> Result<Vec<String>, ()> {
+    subscripts
+        .iter()
+        .map(|named| {
+            let key = canonical(&named.name);
+            if let Some((declared, _)) = scope.dimensions.get(&key) {
+                return Ok(declared.clone());
+            }
+            if let Some(declared) = scope.elements.get(&key) {
+                return Ok(declared.clone());
+            }
+            diagnostics.push(Diagnostic::error(
+                "E1004",
+                format!("unknown subscript `{}`", named.name),
+                named.span,
+                "no dimension or element of this name",
+            ));
+            Err(())
+        })
+        .collect()
+}
+
+/// The elements a subscript stands for: a range's elements, or the element itself.
+fn elements_of(subscript: &str, scope: &Scope) -> Vec<String> {
+    match scope.dimensions.get(&canonical(subscript)) {
+        Some((_, elements)) => elements.clone(),
+        None => vec![subscript.to_string()],
+    }
+}
+
+/// Every element tuple a left-hand side defines, in row-major order, less its `:EXCEPT:`
+/// tuples.
+fn tuples(lhs: &Lhs, key: &[String], scope: &Scope, diagnostics: &mut Vec<Diagnostic>) -> Result<Vec<Vec<String>>, ()> {
+    let mut excepted: HashSet<Vec<String>> = HashSet::new();
+    for except in &lhs.except {
+        if except.len() != key.len() {
+            let span = except.first().map_or(lhs.name.span, |n| n.span);
+            diagnostics.push(Diagnostic::error(
+                "E1006",
+                format!(
+                    "`:EXCEPT:` names {} subscript(s) for {} dimension(s)",
+                    except.len(),
+                    key.len()
+                ),
+                span,
+                "subscripts do not fit",
+            ));
+            return Err(());
+        }
+        let names = subscripts_of(except, scope, diagnostics)?;
+        for tuple in product(&names, scope) {
+            excepted.insert(tuple.iter().map(|e| canonical(e)).collect());
+        }
+    }
+    let all = product(key, scope);
+    Ok(all
+        .into_iter()
+        .filter(|t| !excepted.contains(&t.iter().map(|e| canonical(e)).collect::<Vec<_>>()))
+        .collect())
+}
+
+/// The row-major product of the elements each subscript stands for.
+fn product(subscripts: &[String], scope: &Scope) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = vec![Vec::new()];
+    for subscript in subscripts {
+        let elements = elements_of(subscript, scope);
+        let mut next = Vec::with_capacity(out.len() * elements.len());
+        for prefix in &out {
+            for element in &elements {
+                let mut tuple = prefix.clone();
+                tuple.push(element.clone());
+                next.push(tuple);
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+/// Units and the declared range from a units part (`Minutes [0, inf]`, `[0,?]`).
+fn units_of(text: &str, units: Option<(usize, usize)>) -> Option<(Option<String>, Option<(f64, f64)>)> {
+    let (a, b) = units?;
+    let raw = lexer::collapse_space(&text[a..b]);
+    let (unit, range) = match (raw.rfind('['), raw.ends_with(']')) {
+        (Some(open), true) => (
+            raw[..open].trim().to_string(),
+            parse_range(&raw[open + 1..raw.len() - 1]),
+        ),
+        _ => (raw.trim().to_string(), None),
+    };
+    if unit.is_empty() && range.is_none() {
+        return None;
+    }
+    Some(((!unit.is_empty()).then_some(unit), range))
+}
+
+fn parse_range(inside: &str) -> Option<(f64, f64)> {
+    let mut parts = inside.split(',').map(str::trim);
+    let bound = |s: Option<&str>, open: f64| -> Option<f64> {
+        match s? {
+            "?" | "" => Some(open),
+            s => s.parse::<f64>().ok().filter(|v| !v.is_nan()),
+        }
+    };
+    let low = bound(parts.next(), f64::NEG_INFINITY)?;
+    let high = bound(parts.next(), f64::INFINITY)?;
+    Some((low, high))
+}

@@ -1,0 +1,274 @@
+//! Vensim's subscript ranges turned into the representation's dimensions.
+//!
+//! Input: the range definitions of a file (`dim: a, b, (c1-c9) -> other`, `dim <-> other`) in
+//! file order. Output: [`Dimension`]s with their elements expanded (numbered runs written out,
+//! a range named among elements replaced by its elements), each range whose elements are a
+//! strict part of another's marked as its subrange, mappings resolved to element lists, and
+//! an equivalence (`<->`) given the other range's elements and a mapping onto it. A range
+//! that names a range defined by a later equivalence of a later range is not followed: one
+//! extra pass is made, no more (a diagnostic names what stays unknown).
+
+use super::entry::{Named, RangeItem};
+use crate::ir::{Dimension, DimensionMapping};
+use crate::names::canonical;
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use std::collections::{HashMap, HashSet};
+
+/// A range definition as the file gives it.
+pub enum RangeDef {
+    Elements {
+        name: Named,
+        items: Vec<RangeItem>,
+        mappings: Vec<(Named, Vec<Named>)>,
+    },
+    Equivalence {
+        name: Named,
+        other: Named,
+    },
+}
+
+/// The largest numbered run the reader writes out.
+const MAX_RUN: u64 = 1_000_000;
+
+/// Builds the dimensions of a file.
+pub fn dimensions(defs: &[RangeDef], diagnostics: &mut Vec<Diagnostic>) -> Vec<Dimension> {
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut dims: Vec<Dimension> = Vec::with_capacity(defs.len());
+    for def in defs {
+        let (name, span) = match def {
+            RangeDef::Elements { name, .. } | RangeDef::Equivalence { name, .. } => (&name.name, name.span),
+        };
+        let key = canonical(name);
+        if index.contains_key(&key) {
+            diagnostics.push(Diagnostic::error(
+                "E1007",
+                format!("the subscript range `{name}` is defined twice"),
+                span,
+                "defined again here",
+            ));
+            continue;
+        }
+        index.insert(key, dims.len());
+        dims.push(Dimension {
+            name: name.clone(),
+            elements: Vec::new(),
+            subrange_of: None,
+            maps_to: Vec::new(),
+            origin: span,
+        });
+    }
+    let mut resolved = vec![false; dims.len()];
+    // Two passes: a range may name a range (as elements, or as the other side of `<->`)
+    // defined after it.
+    for pass in 0..2 {
+        for def in defs {
+            let name = match def {
+                RangeDef::Elements { name, .. } | RangeDef::Equivalence { name, .. } => name,
+            };
+            let Some(&at) = index.get(&canonical(&name.name)) else {
+                continue;
+            };
+            if resolved[at] || dims[at].origin != name.span {
+                continue;
+            }
+            let last_pass = pass == 1;
+            let elements = match def {
+                RangeDef::Elements { items, .. } => {
+                    expand_items(items, &index, &dims, &resolved, last_pass, diagnostics)
+                }
+                RangeDef::Equivalence { other, .. } => match index.get(&canonical(&other.name)) {
+                    Some(&o) if resolved[o] => Some(dims[o].elements.clone()),
+                    _ if last_pass => {
+                        unknown_range(other, diagnostics);
+                        Some(Vec::new())
+                    }
+                    _ => None,
+                },
+            };
+            if let Some(elements) = elements {
+                dims[at].elements = elements;
+                resolved[at] = true;
+            }
+        }
+    }
+    for def in defs {
+        match def {
+            RangeDef::Elements { name, mappings, .. } => {
+                let Some(&at) = index.get(&canonical(&name.name)) else {
+                    continue;
+                };
+                for (to, listed) in mappings {
+                    if let Some(mapping) = mapping(&dims, at, &index, to, listed, diagnostics) {
+                        dims[at].maps_to.push(mapping);
+                    }
+                }
+            }
+            RangeDef::Equivalence { name, other } => {
+                let Some(&at) = index.get(&canonical(&name.name)) else {
+                    continue;
+                };
+                if let Some(&o) = index.get(&canonical(&other.name)) {
+                    let mapping = DimensionMapping {
+                        to: dims[o].name.clone(),
+                        elements: dims[o].elements.clone(),
+                    };
+                    dims[at].maps_to.push(mapping);
+                }
+            }
+        }
+    }
+    mark_subranges(&mut dims);
+    dims
+}
+
+fn unknown_range(name: &Named, diagnostics: &mut Vec<Diagnostic>) {
+    diagnostics.push(Diagnostic::error(
+        "E1004",
+        format!("unknown subscript range `{}`", name.name),
+        name.span,
+        "no subscript range of this name",
+    ));
+}
+
+/// The elements a range lists, or `None` where it names a range not yet resolved.
+fn expand_items(
+    items: &[RangeItem],
+    index: &HashMap<String, usize>,
+    dims: &[Dimension],
+    resolved: &[bool],
+    last_pass: bool,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            RangeItem::Name(named) => match index.get(&canonical(&named.name)) {
+                Some(&at) if resolved[at] => out.extend(dims[at].elements.iter().cloned()),
+                Some(_) if !last_pass => return None,
+                _ => out.push(named.name.clone()),
+            },
+            RangeItem::Run(first, last) => match numbered_run(first, last) {
+                Ok(run) => out.extend(run),
+                Err(message) => {
+                    diagnostics.push(Diagnostic::error(
+                        "E1003",
+                        message,
+                        first.span.to(last.span),
+                        "cannot be written out",
+                    ));
+                }
+            },
+        }
+    }
+    Some(out)
+}
+
+/// The elements of `(a1-a5)`: a common prefix and a run of numbers (zero-padded as the first
+/// is).
+fn numbered_run(first: &Named, last: &Named) -> Result<Vec<String>, String> {
+    let split = |s: &str| {
+        let digits = s.len() - s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        (s[..s.len() - digits].to_string(), s[s.len() - digits..].to_string())
+    };
+    let (prefix, from) = split(&first.name);
+    let (prefix_last, to) = split(&last.name);
+    let bad = || {
+        format!(
+            "`({}-{})` is no numbered run of subscript elements",
+            first.name, last.name
+        )
+    };
+    if prefix != prefix_last || from.is_empty() || to.is_empty() {
+        return Err(bad());
+    }
+    let (Ok(a), Ok(b)) = (from.parse::<u64>(), to.parse::<u64>()) else {
+        return Err(bad());
+    };
+    if b < a || b - a >= MAX_RUN {
+        return Err(bad());
+    }
+    let width = if from.starts_with('0') && from.len() > 1 {
+        from.len()
+    } else {
+        0
+    };
+    Ok((a..=b).map(|n| format!("{prefix}{n:0width$}")).collect())
+}
+
+fn mapping(
+    dims: &[Dimension],
+    at: usize,
+    index: &HashMap<String, usize>,
+    to: &Named,
+    listed: &[Named],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<DimensionMapping> {
+    let Some(&target) = index.get(&canonical(&to.name)) else {
+        unknown_range(to, diagnostics);
+        return None;
+    };
+    let elements: Vec<String> = if listed.is_empty() {
+        dims[target].elements.clone()
+    } else {
+        let mut out = Vec::new();
+        for named in listed {
+            match index.get(&canonical(&named.name)) {
+                Some(&sub) => out.extend(dims[sub].elements.iter().cloned()),
+                None => out.push(named.name.clone()),
+            }
+        }
+        out
+    };
+    if elements.len() != dims[at].elements.len() {
+        let span: Span = to.span;
+        diagnostics.push(Diagnostic::error(
+            "E1006",
+            format!(
+                "`{}` has {} elements but maps onto {} elements of `{}`",
+                dims[at].name,
+                dims[at].elements.len(),
+                elements.len(),
+                to.name
+            ),
+            span,
+            "the mapping does not fit",
+        ));
+        return None;
+    }
+    Some(DimensionMapping {
+        to: dims[target].name.clone(),
+        elements,
+    })
+}
+
+/// Marks each range whose elements are a strict part of an earlier-declared larger range's
+/// as its subrange (the first such range in file order that is itself no subrange).
+fn mark_subranges(dims: &mut [Dimension]) {
+    let mut holders: HashMap<String, Vec<usize>> = HashMap::new();
+    for (at, dim) in dims.iter().enumerate() {
+        for element in &dim.elements {
+            let list = holders.entry(canonical(element)).or_default();
+            if list.last() != Some(&at) {
+                list.push(at);
+            }
+        }
+    }
+    let sets: Vec<HashSet<String>> = dims
+        .iter()
+        .map(|d| d.elements.iter().map(|e| canonical(e)).collect())
+        .collect();
+    let mut parents = vec![None; dims.len()];
+    for (at, dim) in dims.iter().enumerate() {
+        let Some(first) = dim.elements.first() else { continue };
+        let candidates = holders.get(&canonical(first)).map_or(&[][..], Vec::as_slice);
+        parents[at] = candidates
+            .iter()
+            .copied()
+            .filter(|&c| c != at && sets[c].len() > sets[at].len() && sets[at].is_subset(&sets[c]))
+            .max_by_key(|&c| (sets[c].len(), std::cmp::Reverse(c)));
+    }
+    for (at, parent) in parents.into_iter().enumerate() {
+        dims[at].subrange_of = parent.map(|p| dims[p].name.clone());
+    }
+}

@@ -1,0 +1,422 @@
+//! The variables, macros and dimensions of a Vensim file assembled from its entries.
+//!
+//! Input: the file's [`Layout`]. Output: the parts of an [`SdFile`](crate::ir::SdFile): the
+//! simulation specs, dimensions, the main model and the macros, with diagnostics. Every entry
+//! is read in two passes: the first reads left-hand sides (what is defined, with which
+//! subscripts), the second reads right-hand sides against the names the first found. This
+//! module does not evaluate equations beyond the control variables ([`super::specs`]).
+
+use super::dims::{self, RangeDef};
+use super::entry::{self, Head, Lhs, Named};
+use super::lexer::{self, Tok, Token};
+use super::parser::{Parser, Scope};
+use super::sections::{EntryKind, Layout};
+use crate::ir::{Dimension, Macro, SdModel, SimSpecs, Variable};
+use crate::names::canonical;
+use eqm_diag::Diagnostic;
+use eqm_diag::source::{FileId, Span};
+use std::collections::{HashMap, HashSet};
+
+/// The parts of a file the reader builds.
+pub type Parts = (SimSpecs, Vec<Dimension>, Vec<SdModel>, Vec<Macro>, Option<String>);
+
+/// One equation entry after the first pass.
+struct Item {
+    lhs: Lhs,
+    tokens: Vec<Token>,
+    /// The token where the right-hand side (or the lookup table) starts.
+    rhs: usize,
+    is_lookup: bool,
+    units: Option<(usize, usize)>,
+    comment: Option<(usize, usize)>,
+    end: usize,
+}
+
+/// A macro's header and the items of its body.
+struct MacroDef {
+    name: Named,
+    parameters: Vec<Named>,
+    outputs: Vec<Named>,
+    origin: Span,
+}
+
+/// The variables of one scope (the main model or a macro) in first-definition order, each
+/// with the items that define it.
+#[derive(Default)]
+struct Group {
+    order: Vec<String>,
+    items: HashMap<String, Vec<Item>>,
+}
+
+impl Group {
+    fn push(&mut self, item: Item) {
+        let key = canonical(&item.lhs.name.name);
+        let list = self.items.entry(key.clone()).or_default();
+        if list.is_empty() {
+            self.order.push(key);
+        }
+        list.push(item);
+    }
+}
+
+/// Builds the parts of a file, or `None` where nothing of a model could be read.
+pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Diagnostic>) -> Option<Parts> {
+    let mut main = Group::default();
+    let mut macros: Vec<(MacroDef, Group)> = Vec::new();
+    let mut in_macro = false;
+    let mut ranges = Vec::new();
+    let mut doc = None;
+    let mut first_group = true;
+    for e in &layout.entries {
+        let (start, end) = e.equation;
+        match e.kind {
+            EntryKind::Group => {
+                if first_group {
+                    first_group = false;
+                    let name = e.units.map_or("", |(a, b)| text[a..b].trim());
+                    if !name.eq_ignore_ascii_case(".control") {
+                        doc = e
+                            .comment
+                            .map(|(a, b)| lexer::collapse_space(&text[a..b]))
+                            .filter(|d| !d.is_empty());
+                    }
+                }
+                continue;
+            }
+            EntryKind::MacroEnd => {
+                in_macro = false;
+                continue;
+            }
+            EntryKind::MacroStart => {
+                if let Some(def) = macro_header(file, text, start, end, diagnostics) {
+                    macros.push((def, Group::default()));
+                    in_macro = true;
+                }
+                continue;
+            }
+            EntryKind::Equation => {}
+        }
+        let tokens = match lexer::tokens(&text[start..end], start) {
+            Ok(tokens) => tokens,
+            Err(error) => {
+                entry::lex_error(diagnostics, file, error);
+                continue;
+            }
+        };
+        if tokens.is_empty() {
+            continue;
+        }
+        let empty = Scope::default();
+        let mut p = Parser::new(&tokens, text, end, file, &empty, diagnostics);
+        let Ok(head) = entry::head(&mut p) else { continue };
+        let (lhs, rhs, is_lookup) = match head {
+            Head::Range { name, items, mappings } => {
+                ranges.push(RangeDef::Elements { name, items, mappings });
+                continue;
+            }
+            Head::Equivalence { name, other } => {
+                ranges.push(RangeDef::Equivalence { name, other });
+                continue;
+            }
+            Head::Equation { lhs, rhs } => (lhs, rhs, false),
+            Head::Lookup { lhs, table } => (lhs, table, true),
+        };
+        let item = Item {
+            lhs,
+            tokens,
+            rhs,
+            is_lookup,
+            units: e.units,
+            comment: e.comment,
+            end,
+        };
+        match macros.last_mut() {
+            Some((_, group)) if in_macro => group.push(item),
+            _ => main.push(item),
+        }
+    }
+    let dimensions = dims::dimensions(&ranges, diagnostics);
+    let mut scope = base_scope(&dimensions, &macros);
+    let main_dims = declare(&main, &scope, &dimensions, diagnostics);
+    for (key, dims) in &main_dims {
+        let is_lookup = main.items[key].iter().all(|i| i.is_lookup);
+        if is_lookup {
+            scope.lookups.insert(key.clone(), dims.clone());
+        } else {
+            scope.variables.insert(key.clone(), dims.clone());
+        }
+    }
+    let ctx = Ctx {
+        file,
+        text,
+        positions: layout,
+    };
+    let variables = read_variables(&ctx, &main, &main_dims, &scope, diagnostics);
+    let mut out_macros = Vec::new();
+    for (def, group) in &macros {
+        let mut macro_scope = base_scope(&dimensions, &macros);
+        macro_scope.lookups = scope.lookups.clone();
+        for parameter in &def.parameters {
+            macro_scope.variables.insert(canonical(&parameter.name), Vec::new());
+        }
+        let body_dims = declare(group, &macro_scope, &dimensions, diagnostics);
+        for (key, dims) in &body_dims {
+            macro_scope.variables.insert(key.clone(), dims.clone());
+        }
+        let body = read_variables(&ctx, group, &body_dims, &macro_scope, diagnostics);
+        out_macros.push(Macro {
+            name: def.name.name.clone(),
+            parameters: def.parameters.iter().map(|p| p.name.clone()).collect(),
+            outputs: def.outputs.iter().map(|p| p.name.clone()).collect(),
+            variables: body,
+            value: None,
+            origin: def.origin,
+        });
+    }
+    let specs = super::specs::specs(file, text, layout, &variables, diagnostics)?;
+    let model = SdModel {
+        name: String::new(),
+        variables,
+        doc: None,
+    };
+    Some((specs, dimensions, vec![model], out_macros, doc))
+}
+
+/// What reading right-hand sides needs besides the scope.
+struct Ctx<'a> {
+    file: FileId,
+    text: &'a str,
+    positions: &'a Layout,
+}
+
+/// The scope every equation shares: dimensions, elements and macros.
+fn base_scope(dimensions: &[Dimension], macros: &[(MacroDef, Group)]) -> Scope {
+    let mut scope = Scope::default();
+    for dim in dimensions {
+        scope
+            .dimensions
+            .insert(canonical(&dim.name), (dim.name.clone(), dim.elements.clone()));
+        for element in &dim.elements {
+            scope
+                .elements
+                .entry(canonical(element))
+                .or_insert_with(|| element.clone());
+        }
+    }
+    for (def, _) in macros {
+        scope.macros.insert(canonical(&def.name.name), def.parameters.len());
+    }
+    scope
+}
+
+/// `:MACRO: name(parameters : outputs)`.
+fn macro_header(
+    file: FileId,
+    text: &str,
+    start: usize,
+    end: usize,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<MacroDef> {
+    let tokens = match lexer::tokens(&text[start..end], start) {
+        Ok(tokens) => tokens,
+        Err(error) => {
+            entry::lex_error(diagnostics, file, error);
+            return None;
+        }
+    };
+    let mut names: [Vec<Named>; 2] = [Vec::new(), Vec::new()];
+    let mut part = 0;
+    let bad = |diagnostics: &mut Vec<Diagnostic>| {
+        let span = Span::new(file, start, end);
+        diagnostics.push(Diagnostic::error(
+            "E1003",
+            "a macro header must read `:MACRO: name(parameters)`",
+            span,
+            "syntax error",
+        ));
+        None
+    };
+    let (
+        Some(Token {
+            tok: Tok::Name(name),
+            start: s,
+            end: e,
+        }),
+        Some(Token {
+            tok: Tok::Punct("("), ..
+        }),
+    ) = (tokens.first(), tokens.get(1))
+    else {
+        return bad(diagnostics);
+    };
+    let mut closed = false;
+    for token in &tokens[2..] {
+        match &token.tok {
+            Tok::Name(n) => names[part].push(Named {
+                name: n.clone(),
+                span: Span::new(file, token.start, token.end),
+            }),
+            Tok::Punct(",") => {}
+            Tok::Punct(":") if part == 0 => part = 1,
+            Tok::Punct(")") if !closed => closed = true,
+            _ => return bad(diagnostics),
+        }
+    }
+    if !closed {
+        return bad(diagnostics);
+    }
+    let [parameters, outputs] = names;
+    Some(MacroDef {
+        name: Named {
+            name: name.clone(),
+            span: Span::new(file, *s, *e),
+        },
+        parameters,
+        outputs,
+        origin: Span::new(file, start, end),
+    })
+}
+
+/// The dimensions of each variable of a group, from the subscripts of its left-hand sides.
+fn declare(
+    group: &Group,
+    scope: &Scope,
+    dimensions: &[Dimension],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<(String, Vec<String>)> {
+    let mut holders: HashMap<String, Vec<usize>> = HashMap::new();
+    for (at, dim) in dimensions.iter().enumerate() {
+        for element in &dim.elements {
+            holders.entry(canonical(element)).or_default().push(at);
+        }
+    }
+    let mut out = Vec::with_capacity(group.order.len());
+    'vars: for key in &group.order {
+        let items = &group.items[key];
+        let rank = items[0].lhs.subscripts.len();
+        let mut result = Vec::with_capacity(rank);
+        for item in items {
+            if item.lhs.subscripts.len() != rank {
+                let span = item.lhs.name.span;
+                diagnostics.push(Diagnostic::error(
+                    "E1006",
+                    format!(
+                        "`{}` is defined with {} subscript(s) here and {rank} elsewhere",
+                        item.lhs.name.name,
+                        item.lhs.subscripts.len()
+                    ),
+                    span,
+                    "subscripts do not fit",
+                ));
+                continue 'vars;
+            }
+        }
+        for position in 0..rank {
+            match position_dimension(items, position, scope, dimensions, &holders) {
+                Ok(dim) => result.push(dim),
+                Err(named) => {
+                    diagnostics.push(Diagnostic::error(
+                        "E1006",
+                        format!(
+                            "no subscript range holds every subscript `{}` is defined with at this place",
+                            items[0].lhs.name.name
+                        ),
+                        named.span,
+                        "subscripts do not fit",
+                    ));
+                    continue 'vars;
+                }
+            }
+        }
+        out.push((key.clone(), result));
+    }
+    out
+}
+
+/// The dimension of a variable at one subscript position: the range every definition names
+/// there if they agree, else the first range (no subrange if one fits) holding all elements.
+fn position_dimension(
+    items: &[Item],
+    position: usize,
+    scope: &Scope,
+    dimensions: &[Dimension],
+    holders: &HashMap<String, Vec<usize>>,
+) -> Result<String, Named> {
+    let first = &items[0].lhs.subscripts[position];
+    let first_key = canonical(&first.name);
+    if let Some((declared, _)) = scope.dimensions.get(&first_key) {
+        if items
+            .iter()
+            .all(|i| canonical(&i.lhs.subscripts[position].name) == first_key)
+        {
+            return Ok(declared.clone());
+        }
+    }
+    let mut wanted: HashSet<String> = HashSet::new();
+    for item in items {
+        let named = &item.lhs.subscripts[position];
+        let key = canonical(&named.name);
+        match scope.dimensions.get(&key) {
+            Some((_, elements)) => wanted.extend(elements.iter().map(|e| canonical(e))),
+            None if scope.elements.contains_key(&key) => {
+                wanted.insert(key);
+            }
+            None => return Err(named.clone()),
+        }
+    }
+    let Some(probe) = wanted.iter().next() else {
+        return Err(first.clone());
+    };
+    let candidates = holders.get(probe).map_or(&[][..], Vec::as_slice);
+    let fits = |&&at: &&usize| {
+        let set: HashSet<String> = dimensions[at].elements.iter().map(|e| canonical(e)).collect();
+        wanted.is_subset(&set)
+    };
+    let best = candidates
+        .iter()
+        .filter(fits)
+        .find(|&&at| dimensions[at].subrange_of.is_none())
+        .or_else(|| candidates.iter().find(fits));
+    best.map(|&at| dimensions[at].name.clone()).ok_or_else(|| first.clone())
+}
+
+/// Reads the right-hand sides of a group's variables into [`Variable`]s.
+fn read_variables(
+    ctx: &Ctx,
+    group: &Group,
+    declared: &[(String, Vec<String>)],
+    scope: &Scope,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Variable> {
+    let mut out = Vec::with_capacity(declared.len());
+    for (key, dims) in declared {
+        let items = &group.items[key];
+        if let Some(variable) = super::define::variable(ctx.file, ctx.text, items_view(items), dims, scope, diagnostics)
+        {
+            let mut variable = variable;
+            variable.position = ctx
+                .positions
+                .positions
+                .get(key)
+                .map(|&(x, y)| crate::ir::Position { x, y });
+            out.push(variable);
+        }
+    }
+    out
+}
+
+/// The items of a variable as the definer reads them.
+fn items_view(items: &[Item]) -> Vec<super::define::ItemView<'_>> {
+    items
+        .iter()
+        .map(|i| super::define::ItemView {
+            lhs: &i.lhs,
+            tokens: &i.tokens,
+            rhs: i.rhs,
+            is_lookup: i.is_lookup,
+            units: i.units,
+            comment: i.comment,
+            end: i.end,
+        })
+        .collect()
+}
