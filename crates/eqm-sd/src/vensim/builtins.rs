@@ -153,6 +153,9 @@ fn composite_arity(composite: Composite) -> usize {
 
 /// The expression of a call `name(args)`.
 pub fn call(p: &mut Parser, name: &str, key: &str, args: Vec<Expr>, name_span: Span, span: Span) -> Parsed<Expr> {
+    if p.scope.unreadable.contains(key) {
+        return Ok(call_expr(Function::Lookup(key.to_string()), args, span));
+    }
     if p.scope.lookups.contains_key(key) {
         check_count(p, name, &[1], args.len(), span)?;
         return Ok(call_expr(Function::Lookup(key.to_string()), args, span));

@@ -91,6 +91,16 @@ fn subscript_names(p: &mut Parser) -> Parsed<Vec<Named>> {
     }
 }
 
+/// Whether the tokens from `at` start a call of one of Vensim's `GET ...` functions, which
+/// read data from files.
+pub fn reads_file(tokens: &[Token], at: usize) -> Option<&str> {
+    let skip = usize::from(tokens.get(at).is_some_and(|t| t.tok == Tok::Punct("(")));
+    match tokens.get(at + skip).map(|t| &t.tok) {
+        Some(Tok::Name(name)) if canonical(name).starts_with("get ") => Some(name),
+        _ => None,
+    }
+}
+
 /// Reads what an entry defines.
 pub fn head(p: &mut Parser) -> Parsed<Head> {
     let name = expect_name(p, "the name of a variable")?;
@@ -172,6 +182,17 @@ pub fn head(p: &mut Parser) -> Parsed<Head> {
 /// The rest of a range definition after `name :`.
 fn range(p: &mut Parser, name: Named) -> Parsed<Head> {
     let mut items = Vec::new();
+    if let Some(Tok::Name(first)) = p.peek() {
+        if canonical(first).starts_with("get ") {
+            let span = p.here();
+            return Err(p.error(
+                "E1002",
+                format!("a subscript range read from a file (`{first}`) is not supported"),
+                span,
+                "not supported",
+            ));
+        }
+    }
     loop {
         if p.peek_is("(") {
             p.pos += 1;
@@ -376,6 +397,11 @@ pub fn table(p: &mut Parser) -> Parsed<GraphicalFunction> {
         point(p)?;
         p.expect("-")?;
         point(p)?;
+        // Vensim may keep reference points of its editor after the corners.
+        while p.peek_is(",") {
+            p.pos += 1;
+            point(p)?;
+        }
         p.expect("]")?;
         if p.peek_is(",") {
             p.pos += 1;

@@ -67,6 +67,7 @@ pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Di
     let mut ranges = Vec::new();
     let mut doc = None;
     let mut first_group = true;
+    let mut unreadable = std::collections::HashSet::new();
     for e in &layout.entries {
         let (start, end) = e.equation;
         match e.kind {
@@ -108,7 +109,14 @@ pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Di
         }
         let empty = Scope::default();
         let mut p = Parser::new(&tokens, text, end, file, &empty, diagnostics);
-        let Ok(head) = entry::head(&mut p) else { continue };
+        let Ok(head) = entry::head(&mut p) else {
+            // A definition that cannot be read still names its variable: references to it
+            // are not reported again.
+            if let Some(Tok::Name(name)) = tokens.first().map(|t| &t.tok) {
+                unreadable.insert(canonical(name));
+            }
+            continue;
+        };
         let (lhs, rhs, is_lookup) = match head {
             Head::Range { name, items, mappings } => {
                 ranges.push(RangeDef::Elements { name, items, mappings });
@@ -121,6 +129,23 @@ pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Di
             Head::Equation { lhs, rhs } => (lhs, rhs, false),
             Head::Lookup { lhs, table } => (lhs, table, true),
         };
+        if let Some(function) = entry::reads_file(&tokens, rhs) {
+            let at = tokens[rhs..]
+                .iter()
+                .find(|t| matches!(t.tok, Tok::Name(_)))
+                .expect("a name was found");
+            diagnostics.push(Diagnostic::error(
+                "E1002",
+                format!(
+                    "`{}` reads data from a file (`{function}`), which is not supported",
+                    lhs.name.name
+                ),
+                Span::new(file, at.start, at.end),
+                "not supported",
+            ));
+            unreadable.insert(canonical(&lhs.name.name));
+            continue;
+        }
         let item = Item {
             lhs,
             tokens,
@@ -137,7 +162,11 @@ pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Di
     }
     let dimensions = dims::dimensions(&ranges, diagnostics);
     let mut scope = base_scope(&dimensions, &macros);
+    scope.unreadable = unreadable;
     let main_dims = declare(&main, &scope, &dimensions, diagnostics);
+    let declared: HashSet<&String> = main_dims.iter().map(|(k, _)| k).collect();
+    let skipped: Vec<String> = main.order.iter().filter(|k| !declared.contains(k)).cloned().collect();
+    scope.unreadable.extend(skipped);
     for (key, dims) in &main_dims {
         let is_lookup = main.items[key].iter().all(|i| i.is_lookup);
         if is_lookup {
@@ -156,6 +185,7 @@ pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Di
     for (def, group) in &macros {
         let mut macro_scope = base_scope(&dimensions, &macros);
         macro_scope.lookups = scope.lookups.clone();
+        macro_scope.unreadable = scope.unreadable.clone();
         for parameter in &def.parameters {
             macro_scope.variables.insert(canonical(&parameter.name), Vec::new());
         }
@@ -295,6 +325,16 @@ fn declare(
         let items = &group.items[key];
         let rank = items[0].lhs.subscripts.len();
         let mut result = Vec::with_capacity(rank);
+        // A variable over a range that could not be read is itself left unread (the range's
+        // diagnostic says why).
+        if items.iter().any(|i| {
+            i.lhs
+                .subscripts
+                .iter()
+                .any(|s| scope.unreadable.contains(&canonical(&s.name)))
+        }) {
+            continue 'vars;
+        }
         for item in items {
             if item.lhs.subscripts.len() != rank {
                 let span = item.lhs.name.span;

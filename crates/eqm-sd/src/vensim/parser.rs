@@ -29,6 +29,9 @@ pub struct Scope {
     pub dimensions: HashMap<String, (String, Vec<String>)>,
     /// Each element's canonical key with its name as declared.
     pub elements: HashMap<String, String>,
+    /// The variables whose definitions could not be read (a diagnostic says why): references
+    /// to them give no further diagnostic.
+    pub unreadable: std::collections::HashSet<String>,
 }
 
 /// How deep expressions may nest before the reader gives up (a guard for the stack).
@@ -339,7 +342,22 @@ impl<'a> Parser<'a> {
                 },
             });
         }
+        if self.scope.unreadable.contains(&key) {
+            return Ok(Expr {
+                span,
+                kind: ExprKind::Variable {
+                    name: key,
+                    subscripts: subscripts.into_iter().map(|(s, _)| s).collect(),
+                },
+            });
+        }
         let Some(dimensions) = self.scope.variables.get(&key).or_else(|| self.scope.lookups.get(&key)) else {
+            if self.scope.dimensions.contains_key(&key) && subscripts.is_empty() {
+                let message = format!(
+                    "the subscript range `{name}` used as a value (the number of the element) is not supported"
+                );
+                return Err(self.error("E1002", message, name_span, "not supported"));
+            }
             let message = if self.scope.dimensions.contains_key(&key) || self.scope.elements.contains_key(&key) {
                 format!("`{name}` is a subscript, used here as a value")
             } else {
@@ -420,6 +438,8 @@ impl<'a> Parser<'a> {
                 }
             } else if let Some(declared) = self.scope.elements.get(&key).filter(|_| !bang) {
                 Subscript::Element(declared.clone())
+            } else if self.scope.unreadable.contains(&key) {
+                Subscript::Dimension(name.clone())
             } else {
                 return Err(self.error(
                     "E1004",

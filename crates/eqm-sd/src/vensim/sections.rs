@@ -45,14 +45,21 @@ pub struct Layout {
     pub integration: Option<(usize, usize)>,
 }
 
-/// The marker that ends the equation section and starts the sketch.
-const SKETCH_START: &str = "\\\\\\---///";
+/// The marker that ends the equation section and starts the sketch (after two or three
+/// backslashes).
+const SKETCH_START: &str = "\\\\---///";
 /// The marker that starts the settings block after the sketch.
 const SETTINGS_START: &str = ":L<%^E!@";
 
 /// Cuts a file into its parts.
 pub fn layout(text: &str) -> Layout {
-    let sketch_at = text.find(SKETCH_START).unwrap_or(text.len());
+    let sketch_at = text.find(SKETCH_START).map_or(text.len(), |at| {
+        if at > 0 && text.as_bytes()[at - 1] == b'\\' {
+            at - 1
+        } else {
+            at
+        }
+    });
     let mut out = Layout::default();
     let mut start = 0;
     if let Some(rest) = text.strip_prefix('\u{feff}') {

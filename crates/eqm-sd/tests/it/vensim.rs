@@ -174,8 +174,16 @@ const UNSUPPORTED: &[&str] = &[
     "`:NA:`",
     "subscripted lookup",
     "control variable",
+    "used as a value (the number of the element)",
+    "subscript range read from a file",
     "stock (`INTEG`) for some elements",
 ];
+
+/// Files with a diagnostic other than E1002, each with the reason.
+const KNOWN: &[(&str, &str)] = &[(
+    "test_subscripted_lookups.mdl",
+    "a lookup table whose x values decrease, (2,-3),(1,-7),(0,-1): E1003 (the file also calls subscripted lookups, E1002)",
+)];
 
 #[test]
 fn every_suite_file_reads_cleanly_or_names_what_is_not_supported() {
@@ -189,7 +197,15 @@ fn every_suite_file_reads_cleanly_or_names_what_is_not_supported() {
         let text = std::fs::read_to_string(path)
             .unwrap_or_else(|_| String::from_utf8_lossy(&std::fs::read(path).expect("reads")).into_owned());
         let (file, diagnostics) = read(FILE, &text);
-        if diagnostics.is_empty() {
+        let known = KNOWN.iter().any(|(name, _)| path.ends_with(name));
+        if known {
+            assert!(
+                !diagnostics.is_empty(),
+                "{} reads cleanly now: take it off the known list",
+                path.display()
+            );
+            unsupported += 1;
+        } else if diagnostics.is_empty() {
             assert!(file.is_some(), "{}: no diagnostics but no model", path.display());
             cleanly += 1;
         } else if diagnostics
@@ -220,4 +236,322 @@ fn every_suite_file_reads_cleanly_or_names_what_is_not_supported() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn each_error_is_reported_at_its_line_and_column() {
+    let cases: &[(&str, (&str, usize, usize, &str))] = &[
+        // A syntax error: the `*` where a value must stand.
+        ("x = 1 + * 2 ~~|\n", ("E1003", 1, 9, "expected a value here")),
+        // An unknown name.
+        (
+            "x = 1 ~~|\ny = 2 * zz top ~~|\n",
+            ("E1004", 2, 9, "unknown name `zz top`"),
+        ),
+        // An unknown function and a wrong number of arguments.
+        (
+            "x = FROBNICATE(1) ~~|\n",
+            ("E1005", 1, 5, "unknown function `FROBNICATE`"),
+        ),
+        (
+            "x = ABS(1, 2) ~~|\n",
+            ("E1005", 1, 5, "`ABS` takes 1 argument(s), given 2"),
+        ),
+        // Subscripts that do not fit: three numbers for two elements, and a 1-D variable
+        // used with two subscripts.
+        (
+            "d: a, b ~~|\nx[d] =\n  1, 2, 3 ~~|\n",
+            ("E1006", 3, 3, "3 numbers given for the 2 elements of `x` defined here"),
+        ),
+        (
+            "d: a, b ~~|\nx[d] = 1 ~~|\ny = x[a, b] ~~|\n",
+            ("E1006", 3, 5, "`x` has 1 dimension(s) but is used with 2 subscript(s)"),
+        ),
+        // A variable defined twice.
+        ("x = 1 ~~|\nx = 2 ~~|\n", ("E1007", 2, 1, "`x[]` is defined twice")),
+        // Data read from a file.
+        (
+            "x = GET XLS CONSTANTS('a.xls', 'Sheet1', 'B2') ~~|\n",
+            (
+                "E1002",
+                1,
+                5,
+                "`x` reads data from a file (`GET XLS CONSTANTS`), which is not supported",
+            ),
+        ),
+        (
+            "x = 1 :AND: :NA: ~~|\n",
+            ("E1002", 1, 13, "Vensim's `:NA:` value is not supported"),
+        ),
+    ];
+    for (source, (code, line, col, message)) in cases {
+        let text = format!("{source}{CONTROL}");
+        let found = located(&text);
+        assert_eq!(found, vec![(*code, *line, *col, message.to_string())], "for {source:?}");
+    }
+}
+
+#[test]
+fn subscripts_ranges_mappings_except_and_lists() {
+    let text = format!(
+        "d: (a1-a3) ~~|\nsub: a1, a2 ~~|\ne: x, y -> (d: a1, a3) ~~|\nf <-> e ~~|\n\
+m[d, e] = 1, 2; 3, 4; 5, 6; ~~|\n\
+s[d] :EXCEPT: [a2] = m[d, x] * 2 ~~|\ns[a2] = SUM(m[a2, e!]) ~~|\n\
+t[sub] = s[sub] ~~|\nu[d] = s[d] ~~|\n{CONTROL}"
+    );
+    let file = clean(&text);
+    let names: Vec<(&str, &[String], Option<&str>)> = file
+        .dimensions
+        .iter()
+        .map(|d| (d.name.as_str(), &d.elements[..], d.subrange_of.as_deref()))
+        .collect();
+    let s = |v: &[&str]| v.iter().map(|e| e.to_string()).collect::<Vec<_>>();
+    assert_eq!(names[0], ("d", &s(&["a1", "a2", "a3"])[..], None));
+    assert_eq!(names[1], ("sub", &s(&["a1", "a2"])[..], Some("d")));
+    assert_eq!(
+        file.dimensions[2].maps_to,
+        vec![DimensionMapping {
+            to: "d".into(),
+            elements: s(&["a1", "a3"])
+        }]
+    );
+    assert_eq!(file.dimensions[3].elements, s(&["x", "y"]));
+    assert_eq!(
+        file.dimensions[3].maps_to,
+        vec![DimensionMapping {
+            to: "e".into(),
+            elements: s(&["x", "y"])
+        }]
+    );
+    let m = variable(&file, "m");
+    assert_eq!(m.dimensions, s(&["d", "e"]));
+    let Definition::Elements(elements) = &m.definition else {
+        panic!("{:?}", m.definition)
+    };
+    let flat: Vec<(Vec<String>, f64)> = elements
+        .iter()
+        .map(|(k, e)| {
+            (
+                k.clone(),
+                match e {
+                    Equation::Value(e) => num(e),
+                    _ => panic!(),
+                },
+            )
+        })
+        .collect();
+    assert_eq!(flat[1], (s(&["a1", "y"]), 2.0));
+    assert_eq!(flat[4], (s(&["a3", "x"]), 5.0));
+    assert_eq!(flat.len(), 6);
+    let sv = variable(&file, "s");
+    let Definition::Elements(elements) = &sv.definition else {
+        panic!()
+    };
+    let keys: Vec<&Vec<String>> = elements.iter().map(|(k, _)| k).collect();
+    assert_eq!(keys, vec![&s(&["a1"]), &s(&["a3"]), &s(&["a2"])]);
+    let Equation::Value(sum) = &elements[2].1 else { panic!() };
+    let ExprKind::Call {
+        function: Function::Builtin(Builtin::Sum),
+        args,
+    } = &sum.kind
+    else {
+        panic!("{sum:?}")
+    };
+    assert!(
+        matches!(&args[0].kind, ExprKind::Variable { subscripts, .. } if subscripts == &vec![Subscript::Element("a2".into()), Subscript::Wildcard(Some("e".into()))])
+    );
+    // A variable defined over a subrange only keeps the subrange as its dimension.
+    assert_eq!(variable(&file, "t").dimensions, s(&["sub"]));
+    let u = variable(&file, "u");
+    let Definition::Uniform(Equation::Value(e)) = &u.definition else {
+        panic!()
+    };
+    assert!(
+        matches!(&e.kind, ExprKind::Variable { subscripts, .. } if subscripts == &vec![Subscript::Dimension("d".into())])
+    );
+}
+
+#[test]
+fn macros_lookups_and_builtins_map_onto_the_representation() {
+    let text = format!(
+        ":MACRO: DOUBLE(input, gain : extra)\nDOUBLE = INTEG(input * gain, 0) ~ u ~ |\nextra = input ~~|\n:END OF MACRO:\n\
+y = DOUBLE(2, 3) ~~|\n\
+tbl([(0,0)-(2,2)],(0,0),(1,0.5),(2,2)) ~~|\n\
+a = tbl(Time) ~~|\n\
+b = WITH LOOKUP(Time, ((0,1),(1,3))) ~~|\n\
+c = SMOOTH N(a, 2, 5, 3) + DELAY FIXED(a, 1, 0) + INTEGER(-1.5) + LOG(8, 2) ~~|\n\
+d = IF THEN ELSE(a > 1 :AND: :NOT: b < 0, 1e+06, .5) ~~|\n{CONTROL}"
+    );
+    let file = clean(&text);
+    assert_eq!(file.macros.len(), 1);
+    let m = &file.macros[0];
+    assert_eq!(
+        (m.name.as_str(), &m.parameters[..], &m.outputs[..]),
+        (
+            "DOUBLE",
+            &["input".to_string(), "gain".to_string()][..],
+            &["extra".to_string()][..]
+        )
+    );
+    assert_eq!(
+        m.variables.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
+        vec!["DOUBLE", "extra"]
+    );
+    assert!(matches!(m.variables[0].kind, Kind::Stock { .. }));
+    let Definition::Uniform(Equation::Value(y)) = &variable(&file, "y").definition else {
+        panic!()
+    };
+    assert!(
+        matches!(&y.kind, ExprKind::Call { function: Function::Macro(name), args } if name == "double" && args.len() == 2)
+    );
+    let tbl = variable(&file, "tbl");
+    assert_eq!(tbl.kind, Kind::Lookup);
+    let Definition::Uniform(Equation::Table(g)) = &tbl.definition else {
+        panic!()
+    };
+    assert_eq!(
+        (g.x.clone(), g.y.clone(), g.kind),
+        (vec![0.0, 1.0, 2.0], vec![0.0, 0.5, 2.0], GraphKind::Continuous)
+    );
+    let Definition::Uniform(Equation::Value(a)) = &variable(&file, "a").definition else {
+        panic!()
+    };
+    assert!(
+        matches!(&a.kind, ExprKind::Call { function: Function::Lookup(name), args } if name == "tbl" && matches!(args[0].kind, ExprKind::Call { function: Function::Builtin(Builtin::Time), .. }))
+    );
+    let Definition::Uniform(Equation::Graph { graph, .. }) = &variable(&file, "b").definition else {
+        panic!()
+    };
+    assert_eq!((graph.x.clone(), graph.y.clone()), (vec![0.0, 1.0], vec![1.0, 3.0]));
+    let Definition::Uniform(Equation::Value(c)) = &variable(&file, "c").definition else {
+        panic!()
+    };
+    let mut calls = Vec::new();
+    collect_calls(c, &mut calls);
+    // SMOOTH N(input, time, initial, n) becomes SmoothN(input, time, n, initial).
+    let smooth = calls.iter().find(|(f, _)| *f == Builtin::SmoothN).expect("SmoothN");
+    assert_eq!(smooth.1, vec![2.0, 3.0, 5.0]);
+    assert!(calls.iter().any(|(f, _)| *f == Builtin::DelayFixed));
+    assert!(calls.iter().any(|(f, _)| *f == Builtin::Ln));
+    // INTEGER truncates toward zero: written as a choice between rounding down and up.
+    assert!(calls.iter().filter(|(f, _)| *f == Builtin::Int).count() == 2);
+    let Definition::Uniform(Equation::Value(d)) = &variable(&file, "d").definition else {
+        panic!()
+    };
+    let ExprKind::If {
+        condition,
+        then,
+        otherwise,
+    } = &d.kind
+    else {
+        panic!()
+    };
+    assert!(
+        matches!(&condition.kind, ExprKind::Binary { op: BinaryOp::And, right, .. } if matches!(right.kind, ExprKind::Unary { op: UnaryOp::Not, .. }))
+    );
+    assert_eq!((num(then), num(otherwise)), (1e6, 0.5));
+}
+
+/// Every builtin call in an expression, with its numeric arguments.
+fn collect_calls(e: &Expr, out: &mut Vec<(Builtin, Vec<f64>)>) {
+    match &e.kind {
+        ExprKind::Call { function, args } => {
+            if let Function::Builtin(b) = function {
+                out.push((
+                    *b,
+                    args.iter()
+                        .filter_map(|a| {
+                            if let ExprKind::Number(v) = a.kind {
+                                Some(v)
+                            } else {
+                                None
+                            }
+                        })
+                        .collect(),
+                ));
+            }
+            args.iter().for_each(|a| collect_calls(a, out));
+        }
+        ExprKind::Unary { operand, .. } => collect_calls(operand, out),
+        ExprKind::Binary { left, right, .. } => {
+            collect_calls(left, out);
+            collect_calls(right, out);
+        }
+        ExprKind::If {
+            condition,
+            then,
+            otherwise,
+        } => {
+            collect_calls(condition, out);
+            collect_calls(then, out);
+            collect_calls(otherwise, out);
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn a_control_variable_that_changes_during_the_run_is_named() {
+    let text = "x = 1 ~~|\nFINAL TIME = IF THEN ELSE(Time < 5, 10, 50) ~~|\nINITIAL TIME = 0 ~~|\nTIME STEP = 1 ~~|\n";
+    let found = located(text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].0, found[0].1, found[0].2), ("E1002", 2, 1));
+    assert!(found[0].3.contains("`FINAL TIME`"), "{}", found[0].3);
+}
+
+#[test]
+fn every_prefix_of_small_suite_files_reads_without_panic() {
+    let files = suite_files();
+    if files.is_empty() {
+        eprintln!("the system-dynamics test suite is not on this machine; skipped");
+        return;
+    }
+    let picked = [
+        "teacup_3quotes.mdl",
+        "test_macro_stock.mdl",
+        "test_subscript_mapping_vensim.mdl",
+        "test_lookups.mdl",
+        "test_except.mdl",
+    ];
+    for path in files.iter().filter(|p| picked.iter().any(|n| p.ends_with(n))) {
+        let text = std::fs::read_to_string(path).expect("a suite file reads");
+        for cut in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            let _ = read(FILE, &text[..cut]);
+        }
+    }
+}
+
+#[test]
+fn reading_is_linear_in_the_file_size() {
+    let mut text = String::with_capacity(1 << 20);
+    for i in 0..10_000 {
+        if i == 0 {
+            text.push_str("v0 = INTEG(1, 0) ~ widgets ~ The first. |\n");
+        } else {
+            text.push_str(&format!(
+                "v{i} = v{} * 1.0001 + MAX(Time, {i}) ~ widgets ~ Variable {i}. |\n",
+                i - 1
+            ));
+        }
+    }
+    text.push_str(CONTROL);
+    let started = std::time::Instant::now();
+    let file = clean(&text);
+    let elapsed = started.elapsed();
+    assert_eq!(file.models[0].variables.len(), 10_004);
+    eprintln!("read 10 000 equations ({} bytes) in {elapsed:?}", text.len());
+    if let Some(largest) = suite_files()
+        .into_iter()
+        .max_by_key(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+    {
+        let text = std::fs::read_to_string(&largest).expect("reads");
+        let started = std::time::Instant::now();
+        let _ = read(FILE, &text);
+        eprintln!(
+            "read {} ({} bytes) in {:?}",
+            largest.display(),
+            text.len(),
+            started.elapsed()
+        );
+    }
 }
