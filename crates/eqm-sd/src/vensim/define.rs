@@ -61,7 +61,7 @@ pub fn variable(
             failed = true;
             continue;
         };
-        let Ok(tuples) = tuples(&item.lhs, &key, scope, diagnostics) else {
+        let Ok(tuples) = tuples(item.lhs, &key, scope, diagnostics) else {
             failed = true;
             continue;
         };
@@ -276,7 +276,10 @@ fn product(subscripts: &[String], scope: &Scope) -> Vec<Vec<String>> {
 }
 
 /// Units and the declared range from a units part (`Minutes [0, inf]`, `[0,?]`).
-fn units_of(text: &str, units: Option<(usize, usize)>) -> Option<(Option<String>, Option<(f64, f64)>)> {
+/// A variable's units and its declared range of values.
+type UnitsAndRange = (Option<String>, Option<(f64, f64)>);
+
+fn units_of(text: &str, units: Option<(usize, usize)>) -> Option<UnitsAndRange> {
     let (a, b) = units?;
     let raw = lexer::collapse_space(&text[a..b]);
     let (unit, range) = match (raw.rfind('['), raw.ends_with(']')) {

@@ -182,16 +182,16 @@ pub fn head(p: &mut Parser) -> Parsed<Head> {
 /// The rest of a range definition after `name :`.
 fn range(p: &mut Parser, name: Named) -> Parsed<Head> {
     let mut items = Vec::new();
-    if let Some(Tok::Name(first)) = p.peek() {
-        if canonical(first).starts_with("get ") {
-            let span = p.here();
-            return Err(p.error(
-                "E1002",
-                format!("a subscript range read from a file (`{first}`) is not supported"),
-                span,
-                "not supported",
-            ));
-        }
+    if let Some(Tok::Name(first)) = p.peek()
+        && canonical(first).starts_with("get ")
+    {
+        let span = p.here();
+        return Err(p.error(
+            "E1002",
+            format!("a subscript range read from a file (`{first}`) is not supported"),
+            span,
+            "not supported",
+        ));
     }
     loop {
         if p.peek_is("(") {

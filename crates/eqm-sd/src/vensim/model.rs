@@ -384,13 +384,12 @@ fn position_dimension(
 ) -> Result<String, Named> {
     let first = &items[0].lhs.subscripts[position];
     let first_key = canonical(&first.name);
-    if let Some((declared, _)) = scope.dimensions.get(&first_key) {
-        if items
+    if let Some((declared, _)) = scope.dimensions.get(&first_key)
+        && items
             .iter()
             .all(|i| canonical(&i.lhs.subscripts[position].name) == first_key)
-        {
-            return Ok(declared.clone());
-        }
+    {
+        return Ok(declared.clone());
     }
     let mut wanted: HashSet<String> = HashSet::new();
     for item in items {

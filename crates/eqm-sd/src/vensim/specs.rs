@@ -67,7 +67,8 @@ pub fn specs(
     else {
         return None;
     };
-    if !(dt > 0.0 && dt.is_finite()) || !(stop >= start) || save_step.is_some_and(|s| !(s > 0.0)) {
+    let runnable = dt > 0.0 && dt.is_finite() && stop >= start && save_step.is_none_or(|s| s > 0.0);
+    if !runnable {
         let origin = by_key.get("time step").map_or(Span::new(file, 0, 0), |v| v.origin);
         diagnostics.push(Diagnostic::error(
             "E1002",

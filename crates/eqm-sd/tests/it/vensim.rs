@@ -238,9 +238,12 @@ fn every_suite_file_reads_cleanly_or_names_what_is_not_supported() {
     );
 }
 
+/// A diagnostic's code, line, column and message.
+type Expected = (&'static str, usize, usize, &'static str);
+
 #[test]
 fn each_error_is_reported_at_its_line_and_column() {
-    let cases: &[(&str, (&str, usize, usize, &str))] = &[
+    let cases: &[(&str, Expected)] = &[
         // A syntax error: the `*` where a value must stand.
         ("x = 1 + * 2 ~~|\n", ("E1003", 1, 9, "expected a value here")),
         // An unknown name.
