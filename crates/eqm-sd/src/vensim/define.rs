@@ -16,6 +16,7 @@ use crate::ir::{Definition, Equation, Expr, ExprKind, Kind, Variable};
 use crate::names::canonical;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::FileId;
+use eqm_diag::source::Span;
 use std::collections::HashSet;
 
 /// One entry that defines the variable.
@@ -57,71 +58,16 @@ pub fn variable(
             failed = true;
             continue;
         };
-        let Ok(key) = subscripts_of(&item.lhs.subscripts, scope, diagnostics) else {
-            failed = true;
-            continue;
-        };
-        let Ok(tuples) = tuples(item.lhs, &key, scope, diagnostics) else {
-            failed = true;
-            continue;
-        };
-        if let Some(repeated) = tuples
-            .iter()
-            .find(|t| !seen.insert(t.iter().map(|e| canonical(e)).collect()))
-        {
-            diagnostics.push(Diagnostic::error(
-                "E1007",
-                format!("`{}[{}]` is defined twice", name.name, repeated.join(",")),
-                item.lhs.name.span,
-                "defined again here",
-            ));
-            failed = true;
-            continue;
-        }
-        let equation = match right {
-            Right::Numbers { rows, span } => {
-                let values: Vec<f64> = rows.into_iter().flatten().collect();
-                if values.len() != tuples.len() {
-                    diagnostics.push(Diagnostic::error(
-                        "E1006",
-                        format!(
-                            "{} numbers given for the {} elements of `{}` defined here",
-                            values.len(),
-                            tuples.len(),
-                            name.name
-                        ),
-                        span,
-                        "the numbers do not fit the subscripts",
-                    ));
-                    failed = true;
-                    continue;
-                }
-                uniform = uniform && tuples.len() == 1 && dims.is_empty();
-                for (tuple, value) in tuples.into_iter().zip(values) {
-                    let number = Expr {
-                        kind: ExprKind::Number(value),
-                        span,
-                    };
-                    equations.push((tuple, Equation::Value(number)));
-                }
-                continue;
+        let is_stock = matches!(right, Right::Stock { .. });
+        let is_list = matches!(right, Right::Numbers { .. });
+        match item_equations(item, right, scope, &mut seen, diagnostics) {
+            Some(mut found) => {
+                stocks += usize::from(is_stock);
+                // A list of numbers over dimensions is written out element by element.
+                uniform = uniform && (dims.is_empty() || !is_list);
+                equations.append(&mut found);
             }
-            Right::Value(e) => Equation::Value(e),
-            Right::Stock { rate, initial } => {
-                stocks += 1;
-                Equation::Stock {
-                    rate: Some(rate),
-                    initial,
-                }
-            }
-            Right::Graph { input, graph } => Equation::Graph { input, graph },
-            Right::Table(graph) => Equation::Table(graph),
-            Right::Undefined => Equation::Undefined,
-        };
-        if item.lhs.except.is_empty() {
-            equations.push((key, equation));
-        } else {
-            equations.extend(tuples.into_iter().map(|t| (t, equation.clone())));
+            None => failed = true,
         }
     }
     if failed {
@@ -183,6 +129,100 @@ pub fn variable(
         position: None,
         range,
     })
+}
+
+/// The equations one entry gives, keyed by the subscripts they cover: the entry's own
+/// subscripts, or element by element for a list of numbers or an entry with `:EXCEPT:`.
+fn item_equations(
+    item: &ItemView,
+    right: Right,
+    scope: &Scope,
+    seen: &mut HashSet<Vec<String>>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Vec<(Vec<String>, Equation)>> {
+    let name = &item.lhs.name;
+    let key = subscripts_of(&item.lhs.subscripts, scope, diagnostics).ok()?;
+    let tuples = tuples(item.lhs, &key, scope, diagnostics).ok()?;
+    if let Some(repeated) = tuples
+        .iter()
+        .find(|t| !seen.insert(t.iter().map(|e| canonical(e)).collect()))
+    {
+        diagnostics.push(Diagnostic::error(
+            "E1007",
+            format!("`{}[{}]` is defined twice", name.name, repeated.join(",")),
+            name.span,
+            "defined again here",
+        ));
+        return None;
+    }
+    let equation = match right {
+        Right::Numbers { rows, span } => return numbers(name, &key, rows, span, tuples, scope, diagnostics),
+        Right::Value(e) => Equation::Value(e),
+        Right::Stock { rate, initial } => Equation::Stock {
+            rate: Some(rate),
+            initial,
+        },
+        Right::Graph { input, graph } => Equation::Graph { input, graph },
+        Right::Table(graph) => Equation::Table(graph),
+        Right::Undefined => Equation::Undefined,
+    };
+    if item.lhs.except.is_empty() {
+        Some(vec![(key, equation)])
+    } else {
+        Some(tuples.into_iter().map(|t| (t, equation.clone())).collect())
+    }
+}
+
+/// A list of numbers given to the elements a left-hand side covers, in row-major order;
+/// where the list has several rows, each row must be as long as the last varying subscript.
+fn numbers(
+    name: &Named,
+    key: &[String],
+    rows: Vec<Vec<f64>>,
+    span: Span,
+    tuples: Vec<Vec<String>>,
+    scope: &Scope,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Vec<(Vec<String>, Equation)>> {
+    let row_length = key
+        .iter()
+        .rev()
+        .find_map(|s| scope.dimensions.get(&canonical(s)).map(|(_, e)| e.len()));
+    let rows_fit = rows.len() <= 1 || row_length.is_some_and(|n| rows.iter().all(|r| r.len() == n));
+    let values: Vec<f64> = rows.into_iter().flatten().collect();
+    if values.len() != tuples.len() || !rows_fit {
+        let message = if rows_fit {
+            format!(
+                "{} numbers given for the {} elements of `{}` defined here",
+                values.len(),
+                tuples.len(),
+                name.name
+            )
+        } else {
+            format!(
+                "the rows of numbers given for `{}` do not match its last subscript range",
+                name.name
+            )
+        };
+        diagnostics.push(Diagnostic::error(
+            "E1006",
+            message,
+            span,
+            "the numbers do not fit the subscripts",
+        ));
+        return None;
+    }
+    let number = |value| Expr {
+        kind: ExprKind::Number(value),
+        span,
+    };
+    Some(
+        tuples
+            .into_iter()
+            .zip(values)
+            .map(|(tuple, value)| (tuple, Equation::Value(number(value))))
+            .collect(),
+    )
 }
 
 /// A named lookup's table, through the end of its entry.

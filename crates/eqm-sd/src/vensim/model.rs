@@ -10,7 +10,7 @@ use super::dims::{self, RangeDef};
 use super::entry::{self, Head, Lhs, Named};
 use super::lexer::{self, Tok, Token};
 use super::parser::{Parser, Scope};
-use super::sections::{EntryKind, Layout};
+use super::sections::{Entry, EntryKind, Layout};
 use crate::ir::{Dimension, Macro, SdModel, SimSpecs, Variable};
 use crate::names::canonical;
 use eqm_diag::Diagnostic;
@@ -59,107 +59,26 @@ impl Group {
     }
 }
 
+/// What the first pass finds: the variables of the main model and of each macro, the range
+/// definitions, the file's documentation and the names whose definitions cannot be read.
+#[derive(Default)]
+struct FirstPass {
+    main: Group,
+    macros: Vec<(MacroDef, Group)>,
+    ranges: Vec<RangeDef>,
+    doc: Option<String>,
+    unreadable: HashSet<String>,
+}
+
 /// Builds the parts of a file, or `None` where nothing of a model could be read.
 pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Diagnostic>) -> Option<Parts> {
-    let mut main = Group::default();
-    let mut macros: Vec<(MacroDef, Group)> = Vec::new();
-    let mut in_macro = false;
-    let mut ranges = Vec::new();
-    let mut doc = None;
-    let mut first_group = true;
-    let mut unreadable = std::collections::HashSet::new();
-    for e in &layout.entries {
-        let (start, end) = e.equation;
-        match e.kind {
-            EntryKind::Group => {
-                if first_group {
-                    first_group = false;
-                    let name = e.units.map_or("", |(a, b)| text[a..b].trim());
-                    if !name.eq_ignore_ascii_case(".control") {
-                        doc = e
-                            .comment
-                            .map(|(a, b)| lexer::collapse_space(&text[a..b]))
-                            .filter(|d| !d.is_empty());
-                    }
-                }
-                continue;
-            }
-            EntryKind::MacroEnd => {
-                in_macro = false;
-                continue;
-            }
-            EntryKind::MacroStart => {
-                if let Some(def) = macro_header(file, text, start, end, diagnostics) {
-                    macros.push((def, Group::default()));
-                    in_macro = true;
-                }
-                continue;
-            }
-            EntryKind::Equation => {}
-        }
-        let tokens = match lexer::tokens(&text[start..end], start) {
-            Ok(tokens) => tokens,
-            Err(error) => {
-                entry::lex_error(diagnostics, file, error);
-                continue;
-            }
-        };
-        if tokens.is_empty() {
-            continue;
-        }
-        let empty = Scope::default();
-        let mut p = Parser::new(&tokens, text, end, file, &empty, diagnostics);
-        let Ok(head) = entry::head(&mut p) else {
-            // A definition that cannot be read still names its variable: references to it
-            // are not reported again.
-            if let Some(Tok::Name(name)) = tokens.first().map(|t| &t.tok) {
-                unreadable.insert(canonical(name));
-            }
-            continue;
-        };
-        let (lhs, rhs, is_lookup) = match head {
-            Head::Range { name, items, mappings } => {
-                ranges.push(RangeDef::Elements { name, items, mappings });
-                continue;
-            }
-            Head::Equivalence { name, other } => {
-                ranges.push(RangeDef::Equivalence { name, other });
-                continue;
-            }
-            Head::Equation { lhs, rhs } => (lhs, rhs, false),
-            Head::Lookup { lhs, table } => (lhs, table, true),
-        };
-        if let Some(function) = entry::reads_file(&tokens, rhs) {
-            let at = tokens[rhs..]
-                .iter()
-                .find(|t| matches!(t.tok, Tok::Name(_)))
-                .expect("a name was found");
-            diagnostics.push(Diagnostic::error(
-                "E1002",
-                format!(
-                    "`{}` reads data from a file (`{function}`), which is not supported",
-                    lhs.name.name
-                ),
-                Span::new(file, at.start, at.end),
-                "not supported",
-            ));
-            unreadable.insert(canonical(&lhs.name.name));
-            continue;
-        }
-        let item = Item {
-            lhs,
-            tokens,
-            rhs,
-            is_lookup,
-            units: e.units,
-            comment: e.comment,
-            end,
-        };
-        match macros.last_mut() {
-            Some((_, group)) if in_macro => group.push(item),
-            _ => main.push(item),
-        }
-    }
+    let FirstPass {
+        main,
+        macros,
+        ranges,
+        doc,
+        unreadable,
+    } = first_pass(file, text, layout, diagnostics);
     let dimensions = dims::dimensions(&ranges, diagnostics);
     let mut scope = base_scope(&dimensions, &macros);
     scope.unreadable = unreadable;
@@ -183,6 +102,8 @@ pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Di
     let variables = read_variables(&ctx, &main, &main_dims, &scope, diagnostics);
     let mut out_macros = Vec::new();
     for (def, group) in &macros {
+        // A macro's body sees its parameters and its own variables, the file's graphical
+        // functions, ranges and macros, and nothing of the main model.
         let mut macro_scope = base_scope(&dimensions, &macros);
         macro_scope.lookups = scope.lookups.clone();
         macro_scope.unreadable = scope.unreadable.clone();
@@ -210,6 +131,115 @@ pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Di
         doc: None,
     };
     Some((specs, dimensions, vec![model], out_macros, doc))
+}
+
+/// Reads the left-hand side of every entry, in file order.
+fn first_pass(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Diagnostic>) -> FirstPass {
+    let mut found = FirstPass::default();
+    let mut in_macro = false;
+    let mut first_group = true;
+    for e in &layout.entries {
+        let (start, end) = e.equation;
+        match e.kind {
+            EntryKind::Group => {
+                // The first group, unless it is the control group, holds the model's notes.
+                if first_group {
+                    first_group = false;
+                    let name = e.units.map_or("", |(a, b)| text[a..b].trim());
+                    if !name.eq_ignore_ascii_case(".control") {
+                        found.doc = e
+                            .comment
+                            .map(|(a, b)| lexer::collapse_space(&text[a..b]))
+                            .filter(|d| !d.is_empty());
+                    }
+                }
+            }
+            EntryKind::MacroEnd => in_macro = false,
+            EntryKind::MacroStart => {
+                if let Some(def) = macro_header(file, text, start, end, diagnostics) {
+                    found.macros.push((def, Group::default()));
+                    in_macro = true;
+                }
+            }
+            EntryKind::Equation => {
+                let Some(item) = equation_entry(file, text, e, &mut found, diagnostics) else {
+                    continue;
+                };
+                match found.macros.last_mut() {
+                    Some((_, group)) if in_macro => group.push(item),
+                    _ => found.main.push(item),
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The left-hand side of one equation entry: a variable's item, or `None` for a range (kept
+/// in `found`) and for what cannot be read (reported, its name kept as unreadable).
+fn equation_entry(
+    file: FileId,
+    text: &str,
+    e: &Entry,
+    found: &mut FirstPass,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Item> {
+    let (start, end) = e.equation;
+    let tokens = match lexer::tokens(&text[start..end], start) {
+        Ok(tokens) => tokens,
+        Err(error) => {
+            entry::lex_error(diagnostics, file, error);
+            return None;
+        }
+    };
+    let empty = Scope::default();
+    let mut p = Parser::new(&tokens, text, end, file, &empty, diagnostics);
+    let Ok(head) = entry::head(&mut p) else {
+        // A definition that cannot be read still names its variable: references to it are
+        // not reported again.
+        if let Some(Tok::Name(name)) = tokens.first().map(|t| &t.tok) {
+            found.unreadable.insert(canonical(name));
+        }
+        return None;
+    };
+    let (lhs, rhs, is_lookup) = match head {
+        Head::Range { name, items, mappings } => {
+            found.ranges.push(RangeDef::Elements { name, items, mappings });
+            return None;
+        }
+        Head::Equivalence { name, other } => {
+            found.ranges.push(RangeDef::Equivalence { name, other });
+            return None;
+        }
+        Head::Equation { lhs, rhs } => (lhs, rhs, false),
+        Head::Lookup { lhs, table } => (lhs, table, true),
+    };
+    if let Some(function) = entry::reads_file(&tokens, rhs) {
+        let at = tokens[rhs..]
+            .iter()
+            .find(|t| matches!(t.tok, Tok::Name(_)))
+            .expect("a name was found");
+        diagnostics.push(Diagnostic::error(
+            "E1002",
+            format!(
+                "`{}` reads data from a file (`{function}`), which is not supported",
+                lhs.name.name
+            ),
+            Span::new(file, at.start, at.end),
+            "not supported",
+        ));
+        found.unreadable.insert(canonical(&lhs.name.name));
+        return None;
+    }
+    Some(Item {
+        lhs,
+        tokens,
+        rhs,
+        is_lookup,
+        units: e.units,
+        comment: e.comment,
+        end,
+    })
 }
 
 /// What reading right-hand sides needs besides the scope.
