@@ -53,6 +53,9 @@ pub enum Head {
     },
     /// `name <-> other`.
     Equivalence { name: Named, other: Named },
+    /// A reality check (`name :THE CONDITION: ...`, `name :TEST INPUT: ...`): a test of the
+    /// model's behaviour that takes no part in a run.
+    RealityCheck { name: Named },
 }
 
 fn named(token: &Token, name: &str, file: FileId) -> Named {
@@ -96,7 +99,9 @@ fn subscript_names(p: &mut Parser) -> Parsed<Vec<Named>> {
 pub fn reads_file(tokens: &[Token], at: usize) -> Option<&str> {
     let skip = usize::from(tokens.get(at).is_some_and(|t| t.tok == Tok::Punct("(")));
     match tokens.get(at + skip).map(|t| &t.tok) {
-        Some(Tok::Name(name)) if canonical(name).starts_with("get ") => Some(name),
+        Some(Tok::Name(name)) if canonical(name).starts_with("get ") && canonical(name) != "get time value" => {
+            Some(name)
+        }
         _ => None,
     }
 }
@@ -131,6 +136,9 @@ pub fn head(p: &mut Parser) -> Parsed<Head> {
                 p.pos += 1;
             }
             continue;
+        }
+        if k == "THE CONDITION" || k == "TEST INPUT" {
+            return Ok(Head::RealityCheck { name });
         }
         let k = k.clone();
         return Err(p.error(

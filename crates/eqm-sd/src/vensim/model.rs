@@ -211,6 +211,18 @@ fn equation_entry(
             found.ranges.push(RangeDef::Equivalence { name, other });
             return None;
         }
+        Head::RealityCheck { name } => {
+            diagnostics.push(Diagnostic::warning(
+                "W1001",
+                format!(
+                    "the reality check `{}` is read but not applied: it takes no part in a run",
+                    name.name
+                ),
+                name.span,
+                "reality check left out",
+            ));
+            return None;
+        }
         Head::Equation { lhs, rhs } => (lhs, rhs, false),
         Head::Lookup { lhs, table } => (lhs, table, true),
     };
