@@ -12,7 +12,7 @@
 use super::entry::{self, Lhs, Named, Right};
 use super::lexer::{self, Token};
 use super::parser::{Parsed, Parser, Scope};
-use crate::ir::{Definition, Equation, Expr, ExprKind, Kind, Variable};
+use crate::ir::{Definition, Equation, Expr, ExprKind, Kind, Subscript, Variable};
 use crate::names::canonical;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::FileId;
@@ -167,9 +167,71 @@ fn item_equations(
         Right::Undefined => Equation::Undefined,
     };
     if item.lhs.except.is_empty() {
-        Some(vec![(key, equation)])
-    } else {
-        Some(tuples.into_iter().map(|t| (t, equation.clone())).collect())
+        return Some(vec![(key, equation)]);
+    }
+    // Written out element by element, each copy names the elements its left-hand side's
+    // ranges stand for.
+    let bound: Vec<(usize, String)> = key
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| scope.dimensions.contains_key(&canonical(s)))
+        .map(|(i, s)| (i, s.clone()))
+        .collect();
+    let copies = tuples.into_iter().map(|tuple| {
+        let mut copy = equation.clone();
+        let binding: Vec<(&str, &str)> = bound.iter().map(|(i, d)| (d.as_str(), tuple[*i].as_str())).collect();
+        bind_equation(&mut copy, &binding);
+        (tuple, copy)
+    });
+    Some(copies.collect())
+}
+
+/// Replaces each subscript naming one of `binding`'s ranges by the element it is bound to.
+fn bind_equation(equation: &mut Equation, binding: &[(&str, &str)]) {
+    match equation {
+        Equation::Value(e) => bind(e, binding),
+        Equation::Stock { rate, initial } => {
+            if let Some(rate) = rate {
+                bind(rate, binding);
+            }
+            bind(initial, binding);
+        }
+        Equation::Graph { input, .. } => bind(input, binding),
+        Equation::Table(_) | Equation::Undefined => {}
+    }
+}
+
+/// [`bind_equation`] for one expression, walked with an explicit stack.
+fn bind(expr: &mut Expr, binding: &[(&str, &str)]) {
+    let mut stack = vec![expr];
+    while let Some(e) = stack.pop() {
+        match &mut e.kind {
+            ExprKind::Number(_) => {}
+            ExprKind::Variable { subscripts, .. } => {
+                for s in subscripts.iter_mut() {
+                    if let Subscript::Dimension(d) = s
+                        && let Some((_, element)) = binding.iter().find(|(range, _)| range == d)
+                    {
+                        *s = Subscript::Element(element.to_string());
+                    }
+                }
+            }
+            ExprKind::Unary { operand, .. } => stack.push(operand),
+            ExprKind::Binary { left, right, .. } => {
+                stack.push(left);
+                stack.push(right);
+            }
+            ExprKind::If {
+                condition,
+                then,
+                otherwise,
+            } => {
+                stack.push(condition);
+                stack.push(then);
+                stack.push(otherwise);
+            }
+            ExprKind::Call { args, .. } => stack.extend(args.iter_mut()),
+        }
     }
 }
 

@@ -394,7 +394,7 @@ fn declare(
             }
         }
         for position in 0..rank {
-            match position_dimension(items, position, scope, dimensions, &holders) {
+            match position_dimension(items, position, scope, dimensions, &holders, &result) {
                 Ok(dim) => result.push(dim),
                 Err(named) => {
                     diagnostics.push(Diagnostic::error(
@@ -423,6 +423,7 @@ fn position_dimension(
     scope: &Scope,
     dimensions: &[Dimension],
     holders: &HashMap<String, Vec<usize>>,
+    taken: &[String],
 ) -> Result<String, Named> {
     let first = &items[0].lhs.subscripts[position];
     let first_key = canonical(&first.name);
@@ -453,10 +454,15 @@ fn position_dimension(
         let set: HashSet<String> = dimensions[at].elements.iter().map(|e| canonical(e)).collect();
         wanted.is_subset(&set)
     };
+    // A range the variable has at another place is passed over where an equivalent one fits:
+    // two places of one range could not be told apart in an apply-to-all equation.
+    let full = |at: usize| dimensions[at].subrange_of.is_none();
+    let free = |at: usize| !taken.contains(&dimensions[at].name);
     let best = candidates
         .iter()
         .filter(fits)
-        .find(|&&at| dimensions[at].subrange_of.is_none())
+        .find(|&&at| full(at) && free(at))
+        .or_else(|| candidates.iter().filter(fits).find(|&&at| full(at)))
         .or_else(|| candidates.iter().find(fits));
     best.map(|&at| dimensions[at].name.clone()).ok_or_else(|| first.clone())
 }

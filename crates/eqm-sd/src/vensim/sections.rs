@@ -232,9 +232,7 @@ fn read_sketch(sketch: &str, positions: &mut HashMap<String, (f64, f64)>) {
             continue;
         };
         if let (Ok(x), Ok(y)) = (x.trim().parse::<f64>(), y.trim().parse::<f64>()) {
-            // The sketch writes a line break in a name as `\n`.
-            let name = name.replace("\\n", " ");
-            positions.entry(crate::names::canonical(&name)).or_insert((x, y));
+            positions.entry(crate::names::canonical(name)).or_insert((x, y));
         }
     }
 }

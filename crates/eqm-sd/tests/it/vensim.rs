@@ -360,6 +360,17 @@ t[sub] = s[sub] ~~|\nu[d] = s[d] ~~|\n{CONTROL}"
     };
     let keys: Vec<&Vec<String>> = elements.iter().map(|(k, _)| k).collect();
     assert_eq!(keys, vec![&s(&["a1"]), &s(&["a3"]), &s(&["a2"])]);
+    // Each element written out from `:EXCEPT:` names its own elements.
+    let Equation::Value(first) = &elements[0].1 else {
+        panic!()
+    };
+    let ExprKind::Binary { left, .. } = &first.kind else {
+        panic!("{first:?}")
+    };
+    assert!(
+        matches!(&left.kind, ExprKind::Variable { subscripts, .. } if subscripts == &vec![Subscript::Element("a1".into()), Subscript::Element("x".into())]),
+        "{left:?}"
+    );
     let Equation::Value(sum) = &elements[2].1 else { panic!() };
     let ExprKind::Call {
         function: Function::Builtin(Builtin::Sum),
