@@ -42,6 +42,15 @@ pub fn variable(
 ) -> Option<Variable> {
     let first = items.first()?;
     let name = first.lhs.name.clone();
+    if let Some(other) = items.iter().find(|i| i.is_lookup != first.is_lookup) {
+        diagnostics.push(Diagnostic::error(
+            "E1007",
+            format!("`{}` is defined both as a lookup table and by an equation", name.name),
+            other.lhs.name.span,
+            "defined again here",
+        ));
+        return None;
+    }
     let mut equations: Vec<(Vec<String>, Equation)> = Vec::new();
     let mut uniform = items.len() == 1 && first.lhs.except.is_empty();
     let mut stocks = 0;
@@ -147,9 +156,14 @@ fn item_equations(
         .iter()
         .find(|t| !seen.insert(t.iter().map(|e| canonical(e)).collect()))
     {
+        let what = if repeated.is_empty() {
+            format!("`{}`", name.name)
+        } else {
+            format!("`{}[{}]`", name.name, repeated.join(","))
+        };
         diagnostics.push(Diagnostic::error(
             "E1007",
-            format!("`{}[{}]` is defined twice", name.name, repeated.join(",")),
+            format!("{what} is defined twice"),
             name.span,
             "defined again here",
         ));

@@ -5,8 +5,9 @@
 //! a range named among elements replaced by its elements), each range whose elements are a
 //! strict part of another's marked as its subrange, mappings resolved to element lists, and
 //! an equivalence (`<->`) given the other range's elements and a mapping onto it. A range
-//! that names a range defined by a later equivalence of a later range is not followed: one
-//! extra pass is made, no more (a diagnostic names what stays unknown).
+//! may name a range defined after it; the reader makes one extra pass for those and no more,
+//! so a range that names a later range naming a still later one keeps its names as elements
+//! (no range is resolved through a chain of forward references).
 
 use super::entry::{Named, RangeItem};
 use crate::ir::{Dimension, DimensionMapping};
@@ -242,8 +243,8 @@ fn mapping(
     })
 }
 
-/// Marks each range whose elements are a strict part of an earlier-declared larger range's
-/// as its subrange (the first such range in file order that is itself no subrange).
+/// Marks each range whose elements are a strict part of another range's as a subrange of
+/// the largest range holding them all (the first in file order among equally large ones).
 fn mark_subranges(dims: &mut [Dimension]) {
     let mut holders: HashMap<String, Vec<usize>> = HashMap::new();
     for (at, dim) in dims.iter().enumerate() {

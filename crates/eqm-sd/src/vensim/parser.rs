@@ -351,6 +351,10 @@ impl<'a> Parser<'a> {
                 },
             });
         }
+        if self.scope.lookups.contains_key(&key) {
+            let message = format!("the lookup table `{name}` is used as a value; call it with an input, `{name}(x)`");
+            return Err(self.error("E1005", message, name_span, "a lookup table needs an input"));
+        }
         let Some(dimensions) = self.scope.variables.get(&key).or_else(|| self.scope.lookups.get(&key)) else {
             if self.scope.dimensions.contains_key(&key) && subscripts.is_empty() {
                 let message = format!(
@@ -403,7 +407,11 @@ impl<'a> Parser<'a> {
                     "not supported",
                 ));
             }
-            args.push(self.expr()?);
+            if key == "lookup invert" && args.is_empty() {
+                args.push(self.lookup_name()?);
+            } else {
+                args.push(self.expr()?);
+            }
             if self.peek_is(",") {
                 self.pos += 1;
                 continue;
@@ -411,6 +419,30 @@ impl<'a> Parser<'a> {
             self.expect(")")?;
             return Ok(args);
         }
+    }
+
+    /// The name of a lookup table standing alone, as `LOOKUP INVERT` takes it.
+    fn lookup_name(&mut self) -> Parsed<Expr> {
+        let span = self.here();
+        if let Some(Tok::Name(name)) = self.peek() {
+            let key = canonical(name);
+            if self.scope.lookups.contains_key(&key) {
+                self.pos += 1;
+                return Ok(Expr {
+                    span,
+                    kind: ExprKind::Variable {
+                        name: key,
+                        subscripts: Vec::new(),
+                    },
+                });
+            }
+        }
+        Err(self.error(
+            "E1005",
+            "`LOOKUP INVERT` takes the name of a lookup table first",
+            span,
+            "no lookup table",
+        ))
     }
 
     /// The subscripts of a reference, after its name, through `]`.

@@ -278,8 +278,31 @@ fn each_error_is_reported_at_its_line_and_column() {
             "d: a, b ~~|\nx[d] = 1 ~~|\ny = x[a, b] ~~|\n",
             ("E1006", 3, 5, "`x` has 1 dimension(s) but is used with 2 subscript(s)"),
         ),
-        // A variable defined twice.
-        ("x = 1 ~~|\nx = 2 ~~|\n", ("E1007", 2, 1, "`x[]` is defined twice")),
+        // A lookup table used without an input, and LOOKUP INVERT given no table.
+        (
+            "tbl((0,0),(1,1)) ~~|\nx = 2 * tbl ~~|\n",
+            (
+                "E1005",
+                2,
+                9,
+                "the lookup table `tbl` is used as a value; call it with an input, `tbl(x)`",
+            ),
+        ),
+        (
+            "x = LOOKUP INVERT(3, 1) ~~|\n",
+            ("E1005", 1, 19, "`LOOKUP INVERT` takes the name of a lookup table first"),
+        ),
+        // A variable defined twice, and as both a lookup and a variable.
+        (
+            "tbl((0,0),(1,1)) ~~|\ntbl = 3 ~~|\n",
+            (
+                "E1007",
+                2,
+                1,
+                "`tbl` is defined both as a lookup table and by an equation",
+            ),
+        ),
+        ("x = 1 ~~|\nx = 2 ~~|\n", ("E1007", 2, 1, "`x` is defined twice")),
         // Data read from a file.
         (
             "x = GET XLS CONSTANTS('a.xls', 'Sheet1', 'B2') ~~|\n",
@@ -402,7 +425,8 @@ tbl([(0,0)-(2,2)],(0,0),(1,0.5),(2,2)) ~~|\n\
 a = tbl(Time) ~~|\n\
 b = WITH LOOKUP(Time, ((0,1),(1,3))) ~~|\n\
 c = SMOOTH N(a, 2, 5, 3) + DELAY FIXED(a, 1, 0) + INTEGER(-1.5) + LOG(8, 2) ~~|\n\
-d = IF THEN ELSE(a > 1 :AND: :NOT: b < 0, 1e+06, .5) ~~|\n{CONTROL}"
+d = IF THEN ELSE(a > 1 :AND: :NOT: b < 0, 1e+06, .5) ~~|\n\
+h = LOOKUP INVERT(tbl, 0.5) ~~|\n{CONTROL}"
     );
     let file = clean(&text);
     assert_eq!(file.macros.len(), 1);
@@ -472,6 +496,23 @@ d = IF THEN ELSE(a > 1 :AND: :NOT: b < 0, 1e+06, .5) ~~|\n{CONTROL}"
         matches!(&condition.kind, ExprKind::Binary { op: BinaryOp::And, right, .. } if matches!(right.kind, ExprKind::Unary { op: UnaryOp::Not, .. }))
     );
     assert_eq!((num(then), num(otherwise)), (1e6, 0.5));
+    assert_lookup_invert(&file);
+}
+
+/// `LOOKUP INVERT(tbl, v)` keeps the table's name as its first argument.
+fn assert_lookup_invert(file: &SdFile) {
+    let Definition::Uniform(Equation::Value(h)) = &variable(file, "h").definition else {
+        panic!()
+    };
+    let ExprKind::Call {
+        function: Function::Builtin(Builtin::LookupInvert),
+        args,
+    } = &h.kind
+    else {
+        panic!("{h:?}")
+    };
+    assert!(matches!(&args[0].kind, ExprKind::Variable { name, subscripts } if name == "tbl" && subscripts.is_empty()));
+    assert_eq!(num(&args[1]), 0.5);
 }
 
 /// Every builtin call in an expression, with its numeric arguments.
@@ -575,5 +616,122 @@ fn reading_is_linear_in_the_file_size() {
             text.len(),
             started.elapsed()
         );
+    }
+}
+
+/// The value of a constant expression (numbers and arithmetic only).
+fn evaluate(e: &Expr) -> f64 {
+    match &e.kind {
+        ExprKind::Number(v) => *v,
+        ExprKind::Unary {
+            op: UnaryOp::Minus,
+            operand,
+        } => -evaluate(operand),
+        ExprKind::Unary {
+            op: UnaryOp::Plus,
+            operand,
+        } => evaluate(operand),
+        ExprKind::Binary { op, left, right } => {
+            let (l, r) = (evaluate(left), evaluate(right));
+            match op {
+                BinaryOp::Add => l + r,
+                BinaryOp::Sub => l - r,
+                BinaryOp::Mul => l * r,
+                BinaryOp::Div => l / r,
+                BinaryOp::Pow => l.powf(r),
+                other => panic!("not arithmetic: {other:?}"),
+            }
+        }
+        other => panic!("not constant: {other:?}"),
+    }
+}
+
+#[test]
+fn powers_bind_tighter_than_a_sign_and_group_to_the_right() {
+    // The values Vensim computed for these expressions in the suite's `exponentiation` and
+    // `arithmetics` cases: -2^2 = -4, 4^3^2 = 4^9, 2^-2^-3 = 2^-(2^-3).
+    let text = format!(
+        "a = -2^2 ~~|\nb = 4^3^2 ~~|\nc = 2^-2^-3 ~~|\nd = 1 - 2 * 3 + 8 / 4 / 2 ~~|\ne = 0001.50 + 1e+06 + .5e-1 ~~|\n{CONTROL}"
+    );
+    let file = clean(&text);
+    let value = |name: &str| match &variable(&file, name).definition {
+        Definition::Uniform(Equation::Value(e)) => evaluate(e),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(value("a"), -4.0);
+    assert_eq!(value("b"), 262_144.0);
+    assert!((value("c") - 0.917_004).abs() < 1e-6, "{}", value("c"));
+    assert_eq!(value("d"), -4.0);
+    assert_eq!(value("e"), 1.5 + 1e6 + 0.05);
+}
+
+#[test]
+fn integer_quantum_and_hyperbolic_functions_keep_vensim_meaning() {
+    // INTEGER truncates toward zero; QUANTUM(x, q) is q * INTEGER(x / q), x itself where q
+    // is not positive; TANH is written through EXP. Checked by evaluating the expressions
+    // the reader builds with a small interpreter of their own.
+    let text = format!(
+        "a = INTEGER(-1.5) ~~|\nb = INTEGER(2.7) ~~|\nc = QUANTUM(-7, 2) ~~|\nd = QUANTUM(7, 0) ~~|\ne = TANH(0.5) ~~|\nf = SINH(0.5) + COSH(0.5) ~~|\ng = LOG(1000, 10) ~~|\n{CONTROL}"
+    );
+    let file = clean(&text);
+    let value = |name: &str| match &variable(&file, name).definition {
+        Definition::Uniform(Equation::Value(e)) => eval_calls(e),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(value("a"), -1.0);
+    assert_eq!(value("b"), 2.0);
+    assert_eq!(value("c"), -6.0);
+    assert_eq!(value("d"), 7.0);
+    assert!((value("e") - 0.5f64.tanh()).abs() < 1e-15);
+    assert!((value("f") - 0.5f64.exp()).abs() < 1e-15);
+    assert!((value("g") - 3.0).abs() < 1e-12);
+}
+
+/// [`evaluate`] with the builtins the composite functions are written in, and choices.
+fn eval_calls(e: &Expr) -> f64 {
+    match &e.kind {
+        ExprKind::Call {
+            function: Function::Builtin(b),
+            args,
+        } => {
+            let x = eval_calls(&args[0]);
+            match b {
+                Builtin::Int => x.floor(),
+                Builtin::Exp => x.exp(),
+                Builtin::Ln => x.ln(),
+                other => panic!("{other:?}"),
+            }
+        }
+        ExprKind::If {
+            condition,
+            then,
+            otherwise,
+        } => {
+            let ExprKind::Binary { op, left, right } = &condition.kind else {
+                panic!()
+            };
+            let (l, r) = (eval_calls(left), eval_calls(right));
+            let holds = match op {
+                BinaryOp::GreaterEq => l >= r,
+                BinaryOp::Greater => l > r,
+                other => panic!("{other:?}"),
+            };
+            eval_calls(if holds { then } else { otherwise })
+        }
+        ExprKind::Unary {
+            op: UnaryOp::Minus,
+            operand,
+        } => -eval_calls(operand),
+        ExprKind::Binary { op, left, right } => {
+            let (l, r) = (eval_calls(left), eval_calls(right));
+            match op {
+                BinaryOp::Add => l + r,
+                BinaryOp::Sub => l - r,
+                BinaryOp::Mul => l * r,
+                BinaryOp::Div => l / r,
+                other => panic!("{other:?}"),
+            }
+        }
+        _ => evaluate(e),
     }
 }
