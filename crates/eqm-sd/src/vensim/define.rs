@@ -11,7 +11,7 @@
 
 use super::entry::{self, Lhs, Named, Right};
 use super::lexer::{self, Token};
-use super::parser::{Parsed, Parser, Scope};
+use super::parser::{Parsed, Parser, RANGE_VALUE, Scope};
 use crate::ir::{Definition, Equation, Expr, ExprKind, Kind, Subscript, Variable};
 use crate::names::canonical;
 use eqm_diag::Diagnostic;
@@ -180,45 +180,125 @@ fn item_equations(
         Right::Table(graph) => Equation::Table(graph),
         Right::Undefined => Equation::Undefined,
     };
-    if item.lhs.except.is_empty() {
+    let ranges_as_values = range_values(&equation);
+    if item.lhs.except.is_empty() && ranges_as_values.is_empty() {
         return Some(vec![(key, equation)]);
     }
     // Written out element by element, each copy names the elements its left-hand side's
-    // ranges stand for.
+    // ranges stand for, and a range used as a value becomes the number of its element.
     let bound: Vec<(usize, String)> = key
         .iter()
         .enumerate()
         .filter(|(_, s)| scope.dimensions.contains_key(&canonical(s)))
         .map(|(i, s)| (i, s.clone()))
         .collect();
+    let mut numbered = Vec::with_capacity(ranges_as_values.len());
+    for (range, span) in ranges_as_values {
+        let Some(at) = place_of_range(&range, &key, scope) else {
+            diagnostics.push(Diagnostic::error(
+                "E1002",
+                format!(
+                    "the subscript range `{range}` used as a value where it is not a subscript of `{}` is not supported",
+                    name.name
+                ),
+                span,
+                "not supported",
+            ));
+            return None;
+        };
+        numbered.push((range, at));
+    }
     let copies = tuples.into_iter().map(|tuple| {
         let mut copy = equation.clone();
         let binding: Vec<(&str, &str)> = bound.iter().map(|(i, d)| (d.as_str(), tuple[*i].as_str())).collect();
-        bind_equation(&mut copy, &binding);
+        let values: Vec<(String, f64)> = numbered
+            .iter()
+            .map(|(range, at)| {
+                let number = scope.element_numbers[&canonical(&tuple[*at])];
+                (format!("{RANGE_VALUE}{range}"), number as f64)
+            })
+            .collect();
+        bind_equation(&mut copy, &binding, &values);
         (tuple, copy)
     });
     Some(copies.collect())
 }
 
-/// Replaces each subscript naming one of `binding`'s ranges by the element it is bound to.
-fn bind_equation(equation: &mut Equation, binding: &[(&str, &str)]) {
+/// The place of the left-hand side that a range used as a value stands for: the place
+/// subscripted by that range, or by a range all of whose elements it holds.
+fn place_of_range(range: &str, key: &[String], scope: &Scope) -> Option<usize> {
+    let range_key = canonical(range);
+    if let Some(at) = key.iter().position(|s| canonical(s) == range_key) {
+        return Some(at);
+    }
+    let (_, elements) = scope.dimensions.get(&range_key)?;
+    let holds: HashSet<String> = elements.iter().map(|e| canonical(e)).collect();
+    key.iter().position(|s| {
+        scope
+            .dimensions
+            .get(&canonical(s))
+            .is_some_and(|(_, inner)| inner.iter().all(|e| holds.contains(&canonical(e))))
+    })
+}
+
+/// The ranges an equation uses as values (the parser's placeholders), with their spans.
+fn range_values(equation: &Equation) -> Vec<(String, Span)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&Expr> = match equation {
+        Equation::Value(e) => vec![e],
+        Equation::Stock { rate, initial } => rate.iter().chain([initial]).collect(),
+        Equation::Graph { input, .. } => vec![input],
+        Equation::Table(_) | Equation::Undefined => Vec::new(),
+    };
+    while let Some(e) = stack.pop() {
+        match &e.kind {
+            ExprKind::Number(_) => {}
+            ExprKind::Variable { name, .. } => {
+                if let Some(range) = name.strip_prefix(RANGE_VALUE)
+                    && !out.iter().any(|(r, _)| r == range)
+                {
+                    out.push((range.to_string(), e.span));
+                }
+            }
+            ExprKind::Unary { operand, .. } => stack.push(operand),
+            ExprKind::Binary { left, right, .. } => stack.extend([&**left, &**right]),
+            ExprKind::If {
+                condition,
+                then,
+                otherwise,
+            } => stack.extend([&**condition, &**then, &**otherwise]),
+            ExprKind::Call { args, .. } => stack.extend(args.iter()),
+        }
+    }
+    out
+}
+
+/// Replaces each subscript naming one of `binding`'s ranges by the element it is bound to,
+/// and each placeholder of `values` by its number.
+fn bind_equation(equation: &mut Equation, binding: &[(&str, &str)], values: &[(String, f64)]) {
     match equation {
-        Equation::Value(e) => bind(e, binding),
+        Equation::Value(e) => bind(e, binding, values),
         Equation::Stock { rate, initial } => {
             if let Some(rate) = rate {
-                bind(rate, binding);
+                bind(rate, binding, values);
             }
-            bind(initial, binding);
+            bind(initial, binding, values);
         }
-        Equation::Graph { input, .. } => bind(input, binding),
+        Equation::Graph { input, .. } => bind(input, binding, values),
         Equation::Table(_) | Equation::Undefined => {}
     }
 }
 
 /// [`bind_equation`] for one expression, walked with an explicit stack.
-fn bind(expr: &mut Expr, binding: &[(&str, &str)]) {
+fn bind(expr: &mut Expr, binding: &[(&str, &str)], values: &[(String, f64)]) {
     let mut stack = vec![expr];
     while let Some(e) = stack.pop() {
+        if let ExprKind::Variable { name, .. } = &e.kind
+            && let Some((_, number)) = values.iter().find(|(placeholder, _)| placeholder == name)
+        {
+            e.kind = ExprKind::Number(*number);
+            continue;
+        }
         match &mut e.kind {
             ExprKind::Number(_) => {}
             ExprKind::Variable { subscripts, .. } => {

@@ -4,10 +4,8 @@
 //! file order. Output: [`Dimension`]s with their elements expanded (numbered runs written out,
 //! a range named among elements replaced by its elements), each range whose elements are a
 //! strict part of another's marked as its subrange, mappings resolved to element lists, and
-//! an equivalence (`<->`) given the other range's elements and a mapping onto it. A range
-//! may name a range defined after it; the reader makes one extra pass for those and no more,
-//! so a range that names a later range naming a still later one keeps its names as elements
-//! (no range is resolved through a chain of forward references).
+//! an equivalence (`<->`) given the other range's elements and a mapping onto it. A range may
+//! name ranges defined after it: each range is resolved after the ranges it names.
 
 use super::entry::{Named, RangeItem};
 use crate::ir::{Dimension, DimensionMapping};
@@ -59,40 +57,18 @@ pub fn dimensions(defs: &[RangeDef], diagnostics: &mut Vec<Diagnostic>) -> Vec<D
             origin: span,
         });
     }
-    let mut resolved = vec![false; dims.len()];
-    // Two passes: a range may name a range (as elements, or as the other side of `<->`)
-    // defined after it.
-    for pass in 0..2 {
-        for def in defs {
-            let name = match def {
-                RangeDef::Elements { name, .. } | RangeDef::Equivalence { name, .. } => name,
-            };
-            let Some(&at) = index.get(&canonical(&name.name)) else {
-                continue;
-            };
-            if resolved[at] || dims[at].origin != name.span {
-                continue;
-            }
-            let last_pass = pass == 1;
-            let elements = match def {
-                RangeDef::Elements { items, .. } => {
-                    expand_items(items, &index, &dims, &resolved, last_pass, diagnostics)
-                }
-                RangeDef::Equivalence { other, .. } => match index.get(&canonical(&other.name)) {
-                    Some(&o) if resolved[o] => Some(dims[o].elements.clone()),
-                    _ if last_pass => {
-                        unknown_range(other, diagnostics);
-                        Some(Vec::new())
-                    }
-                    _ => None,
-                },
-            };
-            if let Some(elements) = elements {
-                dims[at].elements = elements;
-                resolved[at] = true;
-            }
+    let mut def_of = vec![usize::MAX; dims.len()];
+    for (d, def) in defs.iter().enumerate() {
+        let name = match def {
+            RangeDef::Elements { name, .. } | RangeDef::Equivalence { name, .. } => name,
+        };
+        if let Some(&at) = index.get(&canonical(&name.name))
+            && dims[at].origin == name.span
+        {
+            def_of[at] = d;
         }
     }
+    resolve_in_order(defs, &def_of, &index, &mut dims, diagnostics);
     for def in defs {
         match def {
             RangeDef::Elements { name, mappings, .. } => {
@@ -132,22 +108,100 @@ fn unknown_range(name: &Named, diagnostics: &mut Vec<Diagnostic>) {
     ));
 }
 
-/// The elements a range lists, or `None` where it names a range not yet resolved.
+/// The ranges a definition names (as elements, or as the other side of `<->`).
+fn dependencies(def: &RangeDef, index: &HashMap<String, usize>) -> Vec<usize> {
+    match def {
+        RangeDef::Elements { items, .. } => items
+            .iter()
+            .filter_map(|item| match item {
+                RangeItem::Name(named) => index.get(&canonical(&named.name)).copied(),
+                RangeItem::Run(..) => None,
+            })
+            .collect(),
+        RangeDef::Equivalence { other, .. } => index.get(&canonical(&other.name)).copied().into_iter().collect(),
+    }
+}
+
+/// Gives every range its elements, each after the ranges it names (a depth-first walk with
+/// an explicit stack); ranges that name each other in a circle are a diagnostic.
+fn resolve_in_order(
+    defs: &[RangeDef],
+    def_of: &[usize],
+    index: &HashMap<String, usize>,
+    dims: &mut [Dimension],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        New,
+        Open,
+        Done,
+    }
+    let mut state = vec![State::New; dims.len()];
+    // `done[r]`: the range `r` has its elements (what `state` says, as `expand_items` reads it).
+    let mut done = vec![false; dims.len()];
+    for root in 0..dims.len() {
+        if state[root] != State::New {
+            continue;
+        }
+        state[root] = State::Open;
+        let mut stack = vec![(root, dependencies(&defs[def_of[root]], index), 0)];
+        while let Some((at, deps, next)) = stack.last_mut() {
+            if let Some(&dep) = deps.get(*next) {
+                *next += 1;
+                match state[dep] {
+                    State::New => {
+                        state[dep] = State::Open;
+                        let more = dependencies(&defs[def_of[dep]], index);
+                        stack.push((dep, more, 0));
+                    }
+                    State::Open => {
+                        let span = dims[*at].origin;
+                        let message = format!(
+                            "the subscript ranges `{}` and `{}` are defined through each other",
+                            dims[*at].name, dims[dep].name
+                        );
+                        diagnostics.push(Diagnostic::error("E1003", message, span, "defined in a circle"));
+                    }
+                    State::Done => {}
+                }
+                continue;
+            }
+            let at = *at;
+            stack.pop();
+            let elements = match &defs[def_of[at]] {
+                RangeDef::Elements { items, .. } => expand_items(items, index, dims, &done, diagnostics),
+                RangeDef::Equivalence { other, .. } => match index.get(&canonical(&other.name)) {
+                    Some(&o) if state[o] == State::Done => dims[o].elements.clone(),
+                    Some(_) => Vec::new(),
+                    None => {
+                        unknown_range(other, diagnostics);
+                        Vec::new()
+                    }
+                },
+            };
+            dims[at].elements = elements;
+            state[at] = State::Done;
+            done[at] = true;
+        }
+    }
+}
+
+/// The elements a range lists, with the ranges it names (all resolved before) written out.
 fn expand_items(
     items: &[RangeItem],
     index: &HashMap<String, usize>,
     dims: &[Dimension],
     resolved: &[bool],
-    last_pass: bool,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Option<Vec<String>> {
+) -> Vec<String> {
     let mut out = Vec::new();
     for item in items {
         match item {
             RangeItem::Name(named) => match index.get(&canonical(&named.name)) {
                 Some(&at) if resolved[at] => out.extend(dims[at].elements.iter().cloned()),
-                Some(_) if !last_pass => return None,
-                _ => out.push(named.name.clone()),
+                Some(_) => {}
+                None => out.push(named.name.clone()),
             },
             RangeItem::Run(first, last) => match numbered_run(first, last) {
                 Ok(run) => out.extend(run),
@@ -162,7 +216,7 @@ fn expand_items(
             },
         }
     }
-    Some(out)
+    out
 }
 
 /// The elements of `(a1-a5)`: a common prefix and a run of numbers (zero-padded as the first

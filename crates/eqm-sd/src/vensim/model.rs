@@ -275,6 +275,11 @@ fn base_scope(dimensions: &[Dimension], macros: &[(MacroDef, Group)]) -> Scope {
                 .or_insert_with(|| element.clone());
         }
     }
+    for dim in dimensions.iter().filter(|d| d.subrange_of.is_none()) {
+        for (at, element) in dim.elements.iter().enumerate() {
+            scope.element_numbers.entry(canonical(element)).or_insert(at + 1);
+        }
+    }
     for (def, _) in macros {
         scope.macros.insert(canonical(&def.name.name), def.parameters.len());
     }

@@ -29,10 +29,18 @@ pub struct Scope {
     pub dimensions: HashMap<String, (String, Vec<String>)>,
     /// Each element's canonical key with its name as declared.
     pub elements: HashMap<String, String>,
+    /// Each element's number as a value: its place (from 1) in the first range, in file order,
+    /// that holds it and is no subrange.
+    pub element_numbers: HashMap<String, usize>,
     /// The variables whose definitions could not be read (a diagnostic says why): references
     /// to them give no further diagnostic.
     pub unreadable: std::collections::HashSet<String>,
 }
+
+/// The prefix of the placeholder name a subscript range used as a value stands under until
+/// [`crate::vensim::define`] replaces it by the number of the element (no name of a file
+/// can hold the NUL character).
+pub const RANGE_VALUE: &str = "\u{0}range ";
 
 /// How deep expressions may nest before the reader gives up (a guard for the stack).
 const MAX_DEPTH: usize = 200;
@@ -356,11 +364,23 @@ impl<'a> Parser<'a> {
             return Err(self.error("E1005", message, name_span, "a lookup table needs an input"));
         }
         let Some(dimensions) = self.scope.variables.get(&key).or_else(|| self.scope.lookups.get(&key)) else {
-            if self.scope.dimensions.contains_key(&key) && subscripts.is_empty() {
-                let message = format!(
-                    "the subscript range `{name}` used as a value (the number of the element) is not supported"
-                );
-                return Err(self.error("E1002", message, name_span, "not supported"));
+            if let Some((declared, _)) = self.scope.dimensions.get(&key).filter(|_| subscripts.is_empty()) {
+                // The number of the element being defined, filled in when the equation is
+                // written out element by element.
+                return Ok(Expr {
+                    span,
+                    kind: ExprKind::Variable {
+                        name: format!("{RANGE_VALUE}{declared}"),
+                        subscripts: Vec::new(),
+                    },
+                });
+            }
+            if let Some(&number) = self.scope.element_numbers.get(&key).filter(|_| subscripts.is_empty()) {
+                // An element used as a value is its number.
+                return Ok(Expr {
+                    span,
+                    kind: ExprKind::Number(number as f64),
+                });
             }
             let message = if self.scope.dimensions.contains_key(&key) || self.scope.elements.contains_key(&key) {
                 format!("`{name}` is a subscript, used here as a value")

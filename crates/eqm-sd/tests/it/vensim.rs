@@ -174,7 +174,7 @@ const UNSUPPORTED: &[&str] = &[
     "`:NA:`",
     "subscripted lookup",
     "control variable",
-    "used as a value (the number of the element)",
+    "used as a value where it is not a subscript",
     "subscript range read from a file",
     "stock (`INTEG`) for some elements",
 ];
@@ -734,4 +734,52 @@ fn eval_calls(e: &Expr) -> f64 {
         }
         _ => evaluate(e),
     }
+}
+
+#[test]
+fn ranges_and_elements_used_as_values_are_the_numbers_of_their_elements() {
+    // As Vensim computes them in the suite's `subscript_definition` and `subscript_logicals`
+    // cases: an element's number is its place in the first range holding it that is no
+    // subrange, whichever range names it; a range may list a range defined after it.
+    let text = format!(
+        "dim: A, sub1, B ~~|\nsub1: (ab1-ab3) ~~|\nv[dim] = dim ~~|\nw[sub1] = sub1 * 10 ~~|\n\
+e1: X, Y, Z ~~|\ne2: X, Z, Y ~~|\nc[e1, e2] = IF THEN ELSE(e1 = e2, 1, 0) ~~|\nk[e1] = e1 - Z ~~|\n{CONTROL}"
+    );
+    let file = clean(&text);
+    assert_eq!(file.dimensions[0].elements, vec!["A", "ab1", "ab2", "ab3", "B"]);
+    let values = |name: &str| -> Vec<(Vec<String>, Expr)> {
+        match &variable(&file, name).definition {
+            Definition::Elements(list) => list
+                .iter()
+                .map(|(k, e)| match e {
+                    Equation::Value(e) => (k.clone(), e.clone()),
+                    other => panic!("{other:?}"),
+                })
+                .collect(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let v: Vec<f64> = values("v").iter().map(|(_, e)| evaluate(e)).collect();
+    assert_eq!(v, vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+    let w: Vec<(Vec<String>, f64)> = values("w").iter().map(|(k, e)| (k.clone(), evaluate(e))).collect();
+    assert_eq!(w[0], (vec!["ab1".to_string()], 20.0));
+    assert_eq!(w[2], (vec!["ab3".to_string()], 40.0));
+    // c[Y, Z] compares 2 with 3 (Z's number in e1, the first range holding it).
+    let c = values("c");
+    let (key, e) = &c[4];
+    assert_eq!(key, &vec!["Y".to_string(), "Z".to_string()]);
+    let ExprKind::If { condition, .. } = &e.kind else {
+        panic!("{e:?}")
+    };
+    let ExprKind::Binary {
+        op: BinaryOp::Eq,
+        left,
+        right,
+    } = &condition.kind
+    else {
+        panic!()
+    };
+    assert_eq!((evaluate(left), evaluate(right)), (2.0, 3.0));
+    let k: Vec<f64> = values("k").iter().map(|(_, e)| evaluate(e)).collect();
+    assert_eq!(k, vec![-2.0, -1.0, 0.0]);
 }
