@@ -124,7 +124,7 @@ pub fn variable(
         .unwrap_or((None, None));
     let doc = items.iter().find_map(|i| {
         let (a, b) = i.comment?;
-        let doc = lexer::collapse_space(&text[a..b]);
+        let doc = lexer::collapse_space(without_flag(&text[a..b]));
         (!doc.is_empty()).then_some(doc)
     });
     Some(Variable {
@@ -379,6 +379,15 @@ fn numbers(
             .map(|(tuple, value)| (tuple, Equation::Value(number(value))))
             .collect(),
     )
+}
+
+/// A comment without Vensim's trailing `~ :SUPPLEMENTARY` flag (which marks a variable the
+/// model does not need; it does not change the results).
+fn without_flag(comment: &str) -> &str {
+    match comment.rfind('~') {
+        Some(at) if comment[at + 1..].trim().to_ascii_uppercase().starts_with(":SUP") => &comment[..at],
+        _ => comment,
+    }
 }
 
 /// A named lookup's table, through the end of its entry.

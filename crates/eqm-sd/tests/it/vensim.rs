@@ -60,7 +60,7 @@ fn teacup_reads_into_stock_auxiliaries_and_specs() {
     let text = format!(
         "{{UTF-8}}\nCharacteristic Time = 10 ~ Minutes [0.0, inf] ~ How long to cool. |\n\
 Heat Loss to Room = (Teacup Temperature - Room Temperature) / Characteristic Time ~ Degrees/Minute ~ The flow. |\n\
-Room Temperature = 70 ~ Degrees ~ |\n\
+Room Temperature = 70 ~ Degrees ~ The room. ~ :SUPPLEMENTARY |\n\
 Teacup Temperature = INTEG (-Heat Loss to Room, 180) ~ Degrees [32, 212] ~ The stock. |\n{CONTROL}\
 \\\\\\---/// Sketch information - do not modify anything except names\nV300  Do not put anything below this section - it will be ignored\n*View 1\n\
 10,1,Teacup Temperature,307,224,40,20,3,3,0,0,0,0,0,0\n10,2,Room Temperature,500,300,49,11,8,3,0,0,0,0,0,0\n///---\\\\\\\n:L<%^E!@\n15:0,0,0,0,0,0\n"
@@ -108,6 +108,7 @@ Teacup Temperature = INTEG (-Heat Loss to Room, 180) ~ Degrees [32, 212] ~ The s
         variable(&file, "Room Temperature").position,
         Some(Position { x: 500.0, y: 300.0 })
     );
+    assert_eq!(variable(&file, "Room Temperature").doc.as_deref(), Some("The room."));
     let time = variable(&file, "Characteristic Time");
     assert_eq!(time.range, Some((0.0, f64::INFINITY)));
     assert_eq!(time.kind, Kind::Aux);
