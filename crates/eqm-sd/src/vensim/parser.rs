@@ -42,8 +42,13 @@ pub struct Scope {
 /// can hold the NUL character).
 pub const RANGE_VALUE: &str = "\u{0}range ";
 
-/// How deep expressions may nest before the reader gives up (a guard for the stack).
-const MAX_DEPTH: usize = 200;
+/// How deep expressions may nest before the reader gives up (a guard for the stack of this
+/// reader and of every walk over the expressions it gives).
+const MAX_DEPTH: usize = 64;
+
+/// How many operators one equation may hold: with [`MAX_DEPTH`] this bounds how deep an
+/// expression tree can grow (a long chain `a + b + c ...` is as deep as it is long).
+const MAX_OPERATORS: usize = 2000;
 
 /// Reads expressions from a run of tokens.
 pub struct Parser<'a> {
@@ -57,6 +62,8 @@ pub struct Parser<'a> {
     /// The whole file's text (the tokens' spans index it).
     pub source_text: &'a str,
     depth: usize,
+    /// The operators read so far.
+    operators: usize,
 }
 
 /// A failure already reported as a diagnostic.
@@ -82,6 +89,7 @@ impl<'a> Parser<'a> {
             diagnostics,
             end,
             depth: 0,
+            operators: 0,
         }
     }
 
@@ -126,27 +134,57 @@ impl<'a> Parser<'a> {
 
     /// A whole expression: the lowest precedence is `:OR:`.
     pub fn expr(&mut self) -> Parsed<Expr> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            let span = self.here();
-            return Err(self.error("E1003", "an expression nested too deeply", span, "nesting too deep"));
-        }
+        self.enter()?;
         let result = self.binary(0);
         self.depth -= 1;
         result
     }
 
-    /// Binary operators by precedence level: `:OR:`, `:AND:`, comparisons, `+ -`, `* /`.
+    /// One level deeper in the reader's own recursion, within [`MAX_DEPTH`].
+    fn enter(&mut self) -> Parsed<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            let span = self.here();
+            return Err(self.error(
+                "E1002",
+                format!("an expression nested more than {MAX_DEPTH} deep is not supported"),
+                span,
+                "nested too deeply",
+            ));
+        }
+        Ok(())
+    }
+
+    /// One more operator in the equation, within [`MAX_OPERATORS`].
+    fn count_operator(&mut self) -> Parsed<()> {
+        self.operators += 1;
+        if self.operators > MAX_OPERATORS {
+            let span = self.here();
+            return Err(self.error(
+                "E1002",
+                format!("an equation with more than {MAX_OPERATORS} operators is not supported"),
+                span,
+                "equation too long",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Binary operators by precedence level: `:OR:`, `:AND:`, comparisons (with `:NOT:`
+    /// before them), `+ -`, `* /`.
     fn binary(&mut self, level: usize) -> Parsed<Expr> {
         if level == 2 && matches!(self.peek(), Some(Tok::Keyword(k)) if k == "NOT") {
             let start = self.start();
             self.pos += 1;
-            let operand = self.binary(level)?;
+            self.count_operator()?;
+            self.enter()?;
+            let operand = self.binary(level);
+            self.depth -= 1;
             return Ok(Expr {
                 span: self.span_from(start),
                 kind: ExprKind::Unary {
                     op: UnaryOp::Not,
-                    operand: Box::new(operand),
+                    operand: Box::new(operand?),
                 },
             });
         }
@@ -157,6 +195,7 @@ impl<'a> Parser<'a> {
         let mut left = self.binary(level + 1)?;
         while let Some(op) = self.binary_op(level) {
             self.pos += 1;
+            self.count_operator()?;
             let right = self.binary(level + 1)?;
             left = Expr {
                 span: self.span_from(start),
@@ -201,11 +240,8 @@ impl<'a> Parser<'a> {
         };
         if let Some(op) = op {
             self.pos += 1;
-            self.depth += 1;
-            if self.depth > MAX_DEPTH {
-                let span = self.here();
-                return Err(self.error("E1003", "an expression nested too deeply", span, "nesting too deep"));
-            }
+            self.count_operator()?;
+            self.enter()?;
             let operand = self.unary();
             self.depth -= 1;
             return Ok(Expr {
@@ -219,13 +255,16 @@ impl<'a> Parser<'a> {
         let base = self.primary()?;
         if self.peek_is("^") {
             self.pos += 1;
-            let exponent = self.unary()?;
+            self.count_operator()?;
+            self.enter()?;
+            let exponent = self.unary();
+            self.depth -= 1;
             return Ok(Expr {
                 span: self.span_from(start),
                 kind: ExprKind::Binary {
                     op: BinaryOp::Pow,
                     left: Box::new(base),
-                    right: Box::new(exponent),
+                    right: Box::new(exponent?),
                 },
             });
         }

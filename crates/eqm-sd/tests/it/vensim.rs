@@ -784,3 +784,30 @@ e1: X, Y, Z ~~|\ne2: X, Z, Y ~~|\nc[e1, e2] = IF THEN ELSE(e1 = e2, 1, 0) ~~|\nk
     let k: Vec<f64> = values("k").iter().map(|(_, e)| evaluate(e)).collect();
     assert_eq!(k, vec![-2.0, -1.0, 0.0]);
 }
+
+#[test]
+fn deeply_nested_or_very_long_equations_are_refused_without_overflowing_the_stack() {
+    let n = 100_000;
+    let cases = [
+        format!("x = {}1{} ~~|\n", "(".repeat(n), ")".repeat(n)),
+        format!("x = {}1 ~~|\n", "-".repeat(n)),
+        format!("x = 1{} ~~|\n", "^1".repeat(n)),
+        format!("x = {}1 ~~|\n", ":NOT: ".repeat(n)),
+        format!("x = {}1 ~~|\n", "1 + ".repeat(n)),
+        format!("x = {}1{} ~~|\n", "ABS(".repeat(n), ")".repeat(n)),
+    ];
+    for case in &cases {
+        let text = format!("{case}{CONTROL}");
+        let found = located(&text);
+        assert_eq!(found.len(), 1, "{:?}", &found);
+        assert_eq!(found[0].0, "E1002");
+        assert!(
+            found[0].3.contains("nested more than 64") || found[0].3.contains("more than 2000 operators"),
+            "{}",
+            found[0].3
+        );
+    }
+    // A long but reasonable equation reads.
+    let text = format!("x = {}1 ~~|\n{CONTROL}", "1 + ".repeat(1500));
+    clean(&text);
+}
