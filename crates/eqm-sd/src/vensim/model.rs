@@ -142,15 +142,14 @@ fn first_pass(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<D
         let (start, end) = e.equation;
         match e.kind {
             EntryKind::Group => {
-                // The first group, unless it is the control group, holds the model's notes.
+                // The first group, unless it is the control group, holds the model's notes:
+                // `****\n.name\n****~ text |`.
                 if first_group {
                     first_group = false;
-                    let name = e.units.map_or("", |(a, b)| text[a..b].trim());
+                    let name = text[start..end].trim_matches(|c: char| c == '*' || c.is_whitespace());
                     if !name.eq_ignore_ascii_case(".control") {
-                        found.doc = e
-                            .comment
-                            .map(|(a, b)| lexer::collapse_space(&text[a..b]))
-                            .filter(|d| !d.is_empty());
+                        let notes = e.units.map(|(a, b)| lexer::collapse_space(&text[a..b]));
+                        found.doc = notes.filter(|d| !d.is_empty());
                     }
                 }
             }

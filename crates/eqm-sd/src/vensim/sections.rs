@@ -25,8 +25,8 @@ pub struct Entry {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntryKind {
     Equation,
-    /// `****...~ name |`: a group of the model's equations; its units part is the group's
-    /// name and its comment the group's text.
+    /// `****\n.name\n****~ text |`: a group of the model's equations; its equation part holds
+    /// the group's name between lines of stars, its units part the group's text.
     Group,
     /// `:MACRO: name(parameters : outputs)` followed by the macro's first equation.
     MacroStart,
