@@ -142,6 +142,13 @@ fn mapping(key: &str) -> Option<Mapping> {
     })
 }
 
+/// Whether a function takes arrays whose subscripts may be written `dim!` (all elements of
+/// `dim`): the array functions, and the functions named as not supported (their own
+/// diagnostic follows the reading of their arguments).
+pub fn takes_arrays(key: &str) -> bool {
+    matches!(key, "sum" | "prod" | "vmin" | "vmax") || matches!(mapping(key), Some(Mapping::Unsupported))
+}
+
 /// The number of arguments each composite takes.
 fn composite_arity(composite: Composite) -> usize {
     match composite {

@@ -180,6 +180,7 @@ fn item_equations(
         Right::Table(graph) => Equation::Table(graph),
         Right::Undefined => Equation::Undefined,
     };
+    check_ranges(&equation, &key, scope, diagnostics)?;
     let ranges_as_values = range_values(&equation);
     if item.lhs.except.is_empty() && ranges_as_values.is_empty() {
         return Some(vec![(key, equation)]);
@@ -224,6 +225,71 @@ fn item_equations(
     Some(copies.collect())
 }
 
+/// Checks that each range an equation's references are subscripted with stands for a range
+/// of its left-hand side: the same range, one mapped onto it, or one holding or held by it.
+fn check_ranges(equation: &Equation, key: &[String], scope: &Scope, diagnostics: &mut Vec<Diagnostic>) -> Option<()> {
+    let lhs: Vec<String> = key
+        .iter()
+        .map(|s| canonical(s))
+        .filter(|k| scope.dimensions.contains_key(k))
+        .collect();
+    let mut stack: Vec<&Expr> = equation_exprs(equation);
+    while let Some(e) = stack.pop() {
+        match &e.kind {
+            ExprKind::Number(_) => {}
+            ExprKind::Variable { subscripts, .. } => {
+                for subscript in subscripts {
+                    let Subscript::Dimension(range) = subscript else {
+                        continue;
+                    };
+                    let range_key = canonical(range);
+                    if !lhs.iter().any(|l| ranges_fit(&range_key, l, scope)) {
+                        diagnostics.push(Diagnostic::error(
+                            "E1006",
+                            format!("the subscript range `{range}` is not among the ranges the left-hand side is defined over, nor mapped onto one"),
+                            e.span,
+                            "subscripts do not fit",
+                        ));
+                        return None;
+                    }
+                }
+            }
+            ExprKind::Unary { operand, .. } => stack.push(operand),
+            ExprKind::Binary { left, right, .. } => stack.extend([&**left, &**right]),
+            ExprKind::If {
+                condition,
+                then,
+                otherwise,
+            } => stack.extend([&**condition, &**then, &**otherwise]),
+            ExprKind::Call { args, .. } => stack.extend(args.iter()),
+        }
+    }
+    Some(())
+}
+
+/// Whether a range used on the right stands for the left-hand side's range `lhs`.
+fn ranges_fit(range: &str, lhs: &str, scope: &Scope) -> bool {
+    if range == lhs || scope.mapped.contains(&(range.to_string(), lhs.to_string())) {
+        return true;
+    }
+    let (Some((_, a)), Some((_, b))) = (scope.dimensions.get(range), scope.dimensions.get(lhs)) else {
+        return false;
+    };
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let large: HashSet<String> = large.iter().map(|e| canonical(e)).collect();
+    small.iter().all(|e| large.contains(&canonical(e)))
+}
+
+/// The expressions of an equation.
+fn equation_exprs(equation: &Equation) -> Vec<&Expr> {
+    match equation {
+        Equation::Value(e) => vec![e],
+        Equation::Stock { rate, initial } => rate.iter().chain([initial]).collect(),
+        Equation::Graph { input, .. } => vec![input],
+        Equation::Table(_) | Equation::Undefined => Vec::new(),
+    }
+}
+
 /// The place of the left-hand side that a range used as a value stands for: the place
 /// subscripted by that range, or by a range all of whose elements it holds.
 fn place_of_range(range: &str, key: &[String], scope: &Scope) -> Option<usize> {
@@ -244,12 +310,7 @@ fn place_of_range(range: &str, key: &[String], scope: &Scope) -> Option<usize> {
 /// The ranges an equation uses as values (the parser's placeholders), with their spans.
 fn range_values(equation: &Equation) -> Vec<(String, Span)> {
     let mut out = Vec::new();
-    let mut stack: Vec<&Expr> = match equation {
-        Equation::Value(e) => vec![e],
-        Equation::Stock { rate, initial } => rate.iter().chain([initial]).collect(),
-        Equation::Graph { input, .. } => vec![input],
-        Equation::Table(_) | Equation::Undefined => Vec::new(),
-    };
+    let mut stack = equation_exprs(equation);
     while let Some(e) = stack.pop() {
         match &e.kind {
             ExprKind::Number(_) => {}

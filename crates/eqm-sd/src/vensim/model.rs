@@ -274,6 +274,13 @@ fn base_scope(dimensions: &[Dimension], macros: &[(MacroDef, Group)]) -> Scope {
                 .or_insert_with(|| element.clone());
         }
     }
+    for dim in dimensions {
+        for mapping in &dim.maps_to {
+            let (a, b) = (canonical(&dim.name), canonical(&mapping.to));
+            scope.mapped.insert((a.clone(), b.clone()));
+            scope.mapped.insert((b, a));
+        }
+    }
     for dim in dimensions.iter().filter(|d| d.subrange_of.is_none()) {
         for (at, element) in dim.elements.iter().enumerate() {
             scope.element_numbers.entry(canonical(element)).or_insert(at + 1);

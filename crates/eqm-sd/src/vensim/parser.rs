@@ -29,6 +29,9 @@ pub struct Scope {
     pub dimensions: HashMap<String, (String, Vec<String>)>,
     /// Each element's canonical key with its name as declared.
     pub elements: HashMap<String, String>,
+    /// The pairs of ranges (canonical keys, both orders) that one maps onto the other (`->`,
+    /// `<->`).
+    pub mapped: std::collections::HashSet<(String, String)>,
     /// Each element's number as a value: its place (from 1) in the first range, in file order,
     /// that holds it and is no subrange.
     pub element_numbers: HashMap<String, usize>,
@@ -64,6 +67,9 @@ pub struct Parser<'a> {
     depth: usize,
     /// The operators read so far.
     operators: usize,
+    /// Whether the reader is inside the argument of a function over arrays, where `dim!`
+    /// stands for all elements of `dim`.
+    array_arguments: bool,
 }
 
 /// A failure already reported as a diagnostic.
@@ -90,6 +96,7 @@ impl<'a> Parser<'a> {
             end,
             depth: 0,
             operators: 0,
+            array_arguments: false,
         }
     }
 
@@ -469,7 +476,11 @@ impl<'a> Parser<'a> {
             if key == "lookup invert" && args.is_empty() {
                 args.push(self.lookup_name()?);
             } else {
-                args.push(self.expr()?);
+                let outer = self.array_arguments;
+                self.array_arguments = outer || super::builtins::takes_arrays(key);
+                let arg = self.expr();
+                self.array_arguments = outer;
+                args.push(arg?);
             }
             if self.peek_is(",") {
                 self.pos += 1;
@@ -521,6 +532,10 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
             }
             let span = self.span_from(start);
+            if bang && !self.array_arguments {
+                let message = format!("`{name}!` outside the argument of SUM, PROD, VMIN or VMAX is not supported");
+                return Err(self.error("E1002", message, span, "not supported"));
+            }
             let subscript = if let Some((declared, _)) = self.scope.dimensions.get(&key) {
                 if bang {
                     Subscript::Wildcard(Some(declared.clone()))

@@ -299,6 +299,26 @@ fn each_error_is_reported_at_its_line_and_column() {
             "x = LOOKUP INVERT(3, 1) ~~|\n",
             ("E1005", 1, 19, "`LOOKUP INVERT` takes the name of a lookup table first"),
         ),
+        // A range on the right that is none of the left-hand side's, and `dim!` outside an
+        // array function.
+        (
+            "d: a, b ~~|\ne: p, q ~~|\nx[d] = 1 ~~|\ny[d] = x[e] ~~|\n",
+            (
+                "E1006",
+                4,
+                8,
+                "the subscript range `e` is not among the ranges the left-hand side is defined over, nor mapped onto one",
+            ),
+        ),
+        (
+            "d: a, b ~~|\nx[d] = 1 ~~|\ny[d] = x[d!] ~~|\n",
+            (
+                "E1002",
+                3,
+                10,
+                "`d!` outside the argument of SUM, PROD, VMIN or VMAX is not supported",
+            ),
+        ),
         // A variable defined twice, and as both a lookup and a variable.
         (
             "tbl((0,0),(1,1)) ~~|\ntbl = 3 ~~|\n",
