@@ -453,7 +453,7 @@ a = tbl(Time) ~~|\n\
 b = WITH LOOKUP(Time, ((0,1),(1,3))) ~~|\n\
 c = SMOOTH N(a, 2, 5, 3) + DELAY FIXED(a, 1, 0) + INTEGER(-1.5) + LOG(8, 2) ~~|\n\
 d = IF THEN ELSE(a > 1 :AND: :NOT: b < 0, 1e+06, .5) ~~|\n\
-h = LOOKUP INVERT(tbl, 0.5) ~~|\n{CONTROL}"
+h = LOOKUP INVERT(tbl, 0.5) ~~|\nz = A FUNCTION OF(a, b) ~~|\n{CONTROL}"
     );
     let file = clean(&text);
     assert_eq!(file.macros.len(), 1);
@@ -524,6 +524,10 @@ h = LOOKUP INVERT(tbl, 0.5) ~~|\n{CONTROL}"
     );
     assert_eq!((num(then), num(otherwise)), (1e6, 0.5));
     assert_lookup_invert(&file);
+    assert_eq!(
+        variable(&file, "z").definition,
+        Definition::Uniform(Equation::Undefined)
+    );
 }
 
 /// `LOOKUP INVERT(tbl, v)` keeps the table's name as its first argument.
