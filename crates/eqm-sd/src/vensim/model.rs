@@ -32,7 +32,7 @@ struct Item {
     end: usize,
 }
 
-/// A macro's header and the items of its body.
+/// A macro's header.
 struct MacroDef {
     name: Named,
     parameters: Vec<Named>,
@@ -114,6 +114,13 @@ pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Di
         for (key, dims) in &body_dims {
             macro_scope.variables.insert(key.clone(), dims.clone());
         }
+        if !group.items.contains_key(&canonical(&def.name.name)) {
+            let message = format!(
+                "the macro `{}` defines no variable of its own name, its value",
+                def.name.name
+            );
+            diagnostics.push(Diagnostic::error("E1007", message, def.name.span, "no value defined"));
+        }
         let body = read_variables(&ctx, group, &body_dims, &macro_scope, diagnostics);
         out_macros.push(Macro {
             name: def.name.name.clone(),
@@ -136,7 +143,9 @@ pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Di
 /// Reads the left-hand side of every entry, in file order.
 fn first_pass(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Diagnostic>) -> FirstPass {
     let mut found = FirstPass::default();
-    let mut in_macro = false;
+    // Inside a macro: `Some(true)` for one whose header reads, `Some(false)` for one whose
+    // header does not (its body is left out, the header's diagnostic says why).
+    let mut in_macro: Option<bool> = None;
     let mut first_group = true;
     for e in &layout.entries {
         let (start, end) = e.equation;
@@ -153,23 +162,50 @@ fn first_pass(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<D
                     }
                 }
             }
-            EntryKind::MacroEnd => in_macro = false,
+            EntryKind::MacroEnd => {
+                if in_macro.take().is_none() {
+                    let span = Span::new(file, start, end);
+                    diagnostics.push(Diagnostic::error(
+                        "E1003",
+                        "`:END OF MACRO:` without a `:MACRO:` before it",
+                        span,
+                        "no macro to end",
+                    ));
+                }
+            }
             EntryKind::MacroStart => {
-                if let Some(def) = macro_header(file, text, start, end, diagnostics) {
+                if in_macro.is_some() {
+                    let span = Span::new(file, start, end);
+                    diagnostics.push(Diagnostic::error(
+                        "E1003",
+                        "a `:MACRO:` inside another macro",
+                        span,
+                        "the macro before is not ended",
+                    ));
+                }
+                let def = macro_header(file, text, start, end, diagnostics);
+                in_macro = Some(def.is_some());
+                if let Some(def) = def {
                     found.macros.push((def, Group::default()));
-                    in_macro = true;
                 }
             }
             EntryKind::Equation => {
                 let Some(item) = equation_entry(file, text, e, &mut found, diagnostics) else {
                     continue;
                 };
-                match found.macros.last_mut() {
-                    Some((_, group)) if in_macro => group.push(item),
-                    _ => found.main.push(item),
+                match (in_macro, found.macros.last_mut()) {
+                    (None, _) => found.main.push(item),
+                    (Some(true), Some((_, group))) => group.push(item),
+                    _ => {}
                 }
             }
         }
+    }
+    if in_macro == Some(true)
+        && let Some((def, _)) = found.macros.last()
+    {
+        let message = format!("the macro `{}` has no `:END OF MACRO:`", def.name.name);
+        diagnostics.push(Diagnostic::error("E1003", message, def.name.span, "not ended"));
     }
     found
 }

@@ -155,7 +155,7 @@ fn push_entry(text: &str, bounds: [usize; 3], part: Part, end: usize, entries: &
         if let Some(after) = strip_prefix_ignore_case(rest, ":END OF MACRO:") {
             entries.push(Entry {
                 kind: EntryKind::MacroEnd,
-                equation: (eq_start, eq_start),
+                equation: (eq_start, eq_start + ":END OF MACRO:".len()),
                 units: None,
                 comment: None,
             });
@@ -200,7 +200,7 @@ fn skip_space(text: &str, mut at: usize, end: usize) -> usize {
 }
 
 /// `text` without `prefix`, compared without regard to ASCII case.
-pub fn strip_prefix_ignore_case<'t>(text: &'t str, prefix: &str) -> Option<&'t str> {
+fn strip_prefix_ignore_case<'t>(text: &'t str, prefix: &str) -> Option<&'t str> {
     let head = text.get(..prefix.len())?;
     head.eq_ignore_ascii_case(prefix).then(|| &text[prefix.len()..])
 }

@@ -319,6 +319,20 @@ fn each_error_is_reported_at_its_line_and_column() {
                 "`d!` outside the argument of SUM, PROD, VMIN or VMAX is not supported",
             ),
         ),
+        // Macros without a value, or ended twice.
+        (
+            ":MACRO: M(a)\nN = a ~~|\n:END OF MACRO:\n",
+            (
+                "E1007",
+                1,
+                9,
+                "the macro `M` defines no variable of its own name, its value",
+            ),
+        ),
+        (
+            ":MACRO: M(a)\nM = a ~~|\n:END OF MACRO:\n:END OF MACRO:\nx = 1 ~~|\n",
+            ("E1003", 4, 1, "`:END OF MACRO:` without a `:MACRO:` before it"),
+        ),
         // A variable defined twice, and as both a lookup and a variable.
         (
             "tbl((0,0),(1,1)) ~~|\ntbl = 3 ~~|\n",
@@ -350,6 +364,16 @@ fn each_error_is_reported_at_its_line_and_column() {
         let found = located(&text);
         assert_eq!(found, vec![(*code, *line, *col, message.to_string())], "for {source:?}");
     }
+}
+
+#[test]
+fn a_macro_without_its_end_is_named_and_keeps_what_follows_out_of_the_model() {
+    let text = format!("{CONTROL}:MACRO: M(a)\nM = a ~~|\nx = 1 ~~|\n");
+    let found = located(&text);
+    assert_eq!(
+        found,
+        vec![("E1003", 5, 9, "the macro `M` has no `:END OF MACRO:`".to_string())]
+    );
 }
 
 #[test]
