@@ -435,7 +435,7 @@ impl<'a> Parser<'a> {
             };
             return Err(self.error("E1004", message, name_span, "no variable of this name"));
         };
-        if !subscripts.is_empty() && subscripts.len() != dimensions.len() {
+        if subscripts.len() != dimensions.len() {
             let count = dimensions.len();
             return Err(self.error(
                 "E1006",

@@ -299,6 +299,10 @@ fn each_error_is_reported_at_its_line_and_column() {
             "x = LOOKUP INVERT(3, 1) ~~|\n",
             ("E1005", 1, 19, "`LOOKUP INVERT` takes the name of a lookup table first"),
         ),
+        (
+            "d: a, b ~~|\nx[d] = 1 ~~|\ny = 2 * x ~~|\n",
+            ("E1006", 3, 9, "`x` has 1 dimension(s) but is used with 0 subscript(s)"),
+        ),
         // A range on the right that is none of the left-hand side's, and `dim!` outside an
         // array function.
         (
