@@ -243,7 +243,7 @@ fn check_ranges(equation: &Equation, key: &[String], scope: &Scope, diagnostics:
                         continue;
                     };
                     let range_key = canonical(range);
-                    if !lhs.iter().any(|l| ranges_fit(&range_key, l, scope)) {
+                    if !lhs.iter().any(|l| scope.ranges_fit(&range_key, l)) {
                         diagnostics.push(Diagnostic::error(
                             "E1006",
                             format!("the subscript range `{range}` is not among the ranges the left-hand side is defined over, nor mapped onto one"),
@@ -265,19 +265,6 @@ fn check_ranges(equation: &Equation, key: &[String], scope: &Scope, diagnostics:
         }
     }
     Some(())
-}
-
-/// Whether a range used on the right stands for the left-hand side's range `lhs`.
-fn ranges_fit(range: &str, lhs: &str, scope: &Scope) -> bool {
-    if range == lhs || scope.mapped.contains(&(range.to_string(), lhs.to_string())) {
-        return true;
-    }
-    let (Some((_, a)), Some((_, b))) = (scope.dimensions.get(range), scope.dimensions.get(lhs)) else {
-        return false;
-    };
-    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    let large: HashSet<String> = large.iter().map(|e| canonical(e)).collect();
-    small.iter().all(|e| large.contains(&canonical(e)))
 }
 
 /// The expressions of an equation.

@@ -311,6 +311,10 @@ fn base_scope(dimensions: &[Dimension], macros: &[(MacroDef, Group)]) -> Scope {
         }
     }
     for dim in dimensions {
+        let range_key = canonical(&dim.name);
+        for element in &dim.elements {
+            scope.members.insert((range_key.clone(), canonical(element)));
+        }
         for mapping in &dim.maps_to {
             let (a, b) = (canonical(&dim.name), canonical(&mapping.to));
             scope.mapped.insert((a.clone(), b.clone()));

@@ -29,6 +29,8 @@ pub struct Scope {
     pub dimensions: HashMap<String, (String, Vec<String>)>,
     /// Each element's canonical key with its name as declared.
     pub elements: HashMap<String, String>,
+    /// Each range's canonical key with each of its elements' keys.
+    pub members: std::collections::HashSet<(String, String)>,
     /// The pairs of ranges (canonical keys, both orders) that one maps onto the other (`->`,
     /// `<->`).
     pub mapped: std::collections::HashSet<(String, String)>,
@@ -44,6 +46,27 @@ pub struct Scope {
 /// [`crate::vensim::define`] replaces it by the number of the element (no name of a file
 /// can hold the NUL character).
 pub const RANGE_VALUE: &str = "\u{0}range ";
+
+impl Scope {
+    /// Whether the range `range` stands for the range `other` (both canonical keys): the same
+    /// range, one mapped onto the other, or one holding all elements of the other.
+    pub fn ranges_fit(&self, range: &str, other: &str) -> bool {
+        if range == other || self.mapped.contains(&(range.to_string(), other.to_string())) {
+            return true;
+        }
+        let (Some((_, a)), Some((_, b))) = (self.dimensions.get(range), self.dimensions.get(other)) else {
+            return false;
+        };
+        let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+        let large: std::collections::HashSet<String> = large.iter().map(|e| canonical(e)).collect();
+        small.iter().all(|e| large.contains(&canonical(e)))
+    }
+
+    /// Whether `element` (canonical key) is an element of the range `range` (canonical key).
+    pub fn holds(&self, range: &str, element: &str) -> bool {
+        self.members.contains(&(range.to_string(), element.to_string()))
+    }
+}
 
 /// How deep expressions may nest before the reader gives up (a guard for the stack of this
 /// reader and of every walk over the expressions it gives).
@@ -446,6 +469,21 @@ impl<'a> Parser<'a> {
                 span,
                 "subscripts do not fit",
             ));
+        }
+        for ((subscript, at), range) in subscripts.iter().zip(dimensions) {
+            let range_key = canonical(range);
+            let fits = match subscript {
+                Subscript::Element(element) => self.scope.holds(&range_key, &canonical(element)),
+                Subscript::Dimension(other) | Subscript::Wildcard(Some(other)) => {
+                    self.scope.ranges_fit(&canonical(other), &range_key)
+                }
+                Subscript::Wildcard(None) | Subscript::Index(_) => true,
+            };
+            if !fits {
+                let message =
+                    format!("`{name}` is defined over `{range}` at this place, which this subscript is not part of");
+                return Err(self.error("E1006", message, *at, "subscripts do not fit"));
+            }
         }
         Ok(Expr {
             span,

@@ -303,10 +303,29 @@ fn each_error_is_reported_at_its_line_and_column() {
             "d: a, b ~~|\nx[d] = 1 ~~|\ny = 2 * x ~~|\n",
             ("E1006", 3, 9, "`x` has 1 dimension(s) but is used with 0 subscript(s)"),
         ),
+        // A subscript that is not part of the variable's range at its place.
+        (
+            "d: a, b ~~|\ne: p, q ~~|\nx[d] = 1 ~~|\ny[d] = x[e] ~~|\n",
+            (
+                "E1006",
+                4,
+                10,
+                "`x` is defined over `d` at this place, which this subscript is not part of",
+            ),
+        ),
+        (
+            "d: a, b ~~|\ne: p, q ~~|\nx[d] = 1 ~~|\ny = x[q] ~~|\n",
+            (
+                "E1006",
+                4,
+                7,
+                "`x` is defined over `d` at this place, which this subscript is not part of",
+            ),
+        ),
         // A range on the right that is none of the left-hand side's, and `dim!` outside an
         // array function.
         (
-            "d: a, b ~~|\ne: p, q ~~|\nx[d] = 1 ~~|\ny[d] = x[e] ~~|\n",
+            "d: a, b ~~|\ne: p, q ~~|\nz[e] = 1 ~~|\ny[d] = z[e] ~~|\n",
             (
                 "E1006",
                 4,
