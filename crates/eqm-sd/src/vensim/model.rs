@@ -107,6 +107,7 @@ pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Di
         let mut macro_scope = base_scope(&dimensions, &macros);
         macro_scope.lookups = scope.lookups.clone();
         macro_scope.unreadable = scope.unreadable.clone();
+        macro_scope.in_macro = true;
         for parameter in &def.parameters {
             macro_scope.variables.insert(canonical(&parameter.name), Vec::new());
         }

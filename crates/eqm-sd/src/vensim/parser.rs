@@ -29,6 +29,8 @@ pub struct Scope {
     pub dimensions: HashMap<String, (String, Vec<String>)>,
     /// Each element's canonical key with its name as declared.
     pub elements: HashMap<String, String>,
+    /// Whether the equations read are those of a macro's body.
+    pub in_macro: bool,
     /// Each range's canonical key with each of its elements' keys.
     pub members: std::collections::HashSet<(String, String)>,
     /// The pairs of ranges (canonical keys, both orders) that one maps onto the other (`->`,
@@ -410,11 +412,20 @@ impl<'a> Parser<'a> {
         start: usize,
     ) -> Parsed<Expr> {
         let span = self.span_from(start);
-        if key == "time" && subscripts.is_empty() && !self.scope.variables.contains_key("time") {
+        // `Time` everywhere, and the control variables inside a macro (whose body sees no
+        // variable of the model), are the run's own values.
+        let run_value = match key.as_str() {
+            "time" => Some(Builtin::Time),
+            "time step" if self.scope.in_macro => Some(Builtin::Dt),
+            "initial time" if self.scope.in_macro => Some(Builtin::StartTime),
+            "final time" if self.scope.in_macro => Some(Builtin::StopTime),
+            _ => None,
+        };
+        if let Some(builtin) = run_value.filter(|_| subscripts.is_empty() && !self.scope.variables.contains_key(&key)) {
             return Ok(Expr {
                 span,
                 kind: ExprKind::Call {
-                    function: Function::Builtin(Builtin::Time),
+                    function: Function::Builtin(builtin),
                     args: Vec::new(),
                 },
             });

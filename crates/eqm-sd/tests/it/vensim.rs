@@ -493,7 +493,7 @@ t[sub] = s[sub] ~~|\nu[d] = s[d] ~~|\n{CONTROL}"
 #[test]
 fn macros_lookups_and_builtins_map_onto_the_representation() {
     let text = format!(
-        ":MACRO: DOUBLE(input, gain : extra)\nDOUBLE = INTEG(input * gain, 0) ~ u ~ |\nextra = input ~~|\n:END OF MACRO:\n\
+        ":MACRO: DOUBLE(input, gain : extra)\nDOUBLE = INTEG(input * gain, 0) ~ u ~ |\nextra = input * TIME STEP ~~|\n:END OF MACRO:\n\
 y = DOUBLE(2, 3) ~~|\n\
 tbl([(0,0)-(2,2)],(0,0),(1,0.5),(2,2)) ~~|\n\
 a = tbl(Time) ~~|\n\
@@ -518,6 +518,13 @@ h = LOOKUP INVERT(tbl, 0.5) ~~|\nz = A FUNCTION OF(a, b) ~~|\n{CONTROL}"
         vec!["DOUBLE", "extra"]
     );
     assert!(matches!(m.variables[0].kind, Kind::Stock { .. }));
+    // Inside a macro the control variables are the run's own values.
+    let Definition::Uniform(Equation::Value(extra)) = &m.variables[1].definition else {
+        panic!()
+    };
+    let mut calls = Vec::new();
+    collect_calls(extra, &mut calls);
+    assert_eq!(calls, vec![(Builtin::Dt, vec![])]);
     let Definition::Uniform(Equation::Value(y)) = &variable(&file, "y").definition else {
         panic!()
     };
