@@ -367,6 +367,16 @@ fn each_error_is_reported_at_its_line_and_column() {
             ),
         ),
         ("x = 1 ~~|\nx = 2 ~~|\n", ("E1007", 2, 1, "`x` is defined twice")),
+        // A reality check: read, named, and left out of the run.
+        (
+            "x = 1 ~~|\nr :THE CONDITION: x > 0 :IMPLIES: x < 2 ~~|\n",
+            (
+                "W1001",
+                2,
+                1,
+                "the reality check `r` is read but not applied: it takes no part in a run",
+            ),
+        ),
         // Data read from a file.
         (
             "x = GET XLS CONSTANTS('a.xls', 'Sheet1', 'B2') ~~|\n",
