@@ -3,7 +3,8 @@
 //! Input: a call's name (canonical key) and its parsed arguments. Output: the expression in the
 //! representation's own terms, arguments reordered where Vensim's order differs (`SMOOTH N`,
 //! `DELAY N`), functions the representation lacks written out exactly in its terms (`INTEGER`
-//! truncates toward zero, `QUANTUM`, `LOG(x, base)`, the hyperbolic functions), a graphical
+//! truncates toward zero, `MODULO` keeps the dividend's sign, `QUANTUM`, `LOG(x, base)`, the
+//! hyperbolic functions), a graphical
 //! function or macro call, or a diagnostic (E1005 for an unknown function or a wrong number of
 //! arguments, E1002 for a Vensim function the importer does not support). This module does not
 //! handle the forms that stand only at the top of an equation (`INTEG`, `WITH LOOKUP`,
@@ -312,8 +313,19 @@ fn composite_expr(composite: Composite, args: Vec<Expr>, span: Span) -> Expr {
             binary(BinaryOp::Pow, a, b, span)
         }
         Composite::Modulo => {
+            // Vensim's MODULO keeps the sign of the dividend (MODULO(-10, 3) is -1), where the
+            // representation's `Mod` keeps the divisor's: where the two signs differ (the
+            // remainder times the dividend is below zero), the divisor is taken off once.
             let (a, b) = (next(), next());
-            binary(BinaryOp::Mod, a, b, span)
+            let remainder = binary(BinaryOp::Mod, a.clone(), b.clone(), span);
+            let differs = binary(
+                BinaryOp::Less,
+                binary(BinaryOp::Mul, remainder.clone(), a, span),
+                number(0.0, span),
+                span,
+            );
+            let adjusted = binary(BinaryOp::Sub, remainder.clone(), b, span);
+            if_expr(differs, adjusted, remainder, span)
         }
         Composite::Sinh | Composite::Cosh => {
             // (e^x -/+ e^-x) / 2

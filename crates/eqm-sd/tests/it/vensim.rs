@@ -1,12 +1,14 @@
 //! The Vensim reader: representation of small models, one diagnostic per error code at its
-//! line and column, every `.mdl` file of the system-dynamics test suite, truncated input and
-//! the reader's speed on a large generated file.
+//! line and column, the precedence and meaning of operators and functions; the test suite's
+//! files in [`suite`], scalar models run against Vensim's values in [`run`].
 
 use eqm_diag::Diagnostic;
 use eqm_diag::source::{FileId, SourceMap};
 use eqm_sd::ir::*;
 use eqm_sd::vensim::read;
-use std::path::{Path, PathBuf};
+
+mod run;
+mod suite;
 
 const FILE: FileId = FileId(0);
 
@@ -131,125 +133,6 @@ Teacup Temperature = INTEG (-Heat Loss to Room, 180) ~ Degrees [32, 212] ~ The s
     // The control variables stay ordinary variables of the model.
     assert!(
         matches!(variable(&file, "SAVEPER").definition, Definition::Uniform(Equation::Value(ref e)) if matches!(&e.kind, ExprKind::Variable { name, .. } if name == "time step"))
-    );
-}
-
-/// The suite's folder, where this machine has it.
-fn suite() -> Option<PathBuf> {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    [
-        manifest.join("../../../shared/sd-test-models/tests"),
-        manifest.join("../../../../shared/sd-test-models/tests"),
-    ]
-    .into_iter()
-    .find(|p| p.is_dir())
-}
-
-fn suite_files() -> Vec<PathBuf> {
-    let Some(dir) = suite() else { return Vec::new() };
-    let mut files = Vec::new();
-    for case in std::fs::read_dir(dir).expect("the suite's folder reads") {
-        let case = case.expect("an entry of the suite").path();
-        if !case.is_dir() {
-            continue;
-        }
-        for f in std::fs::read_dir(&case).expect("a case's folder reads") {
-            let f = f.expect("an entry of a case").path();
-            if f.extension().is_some_and(|e| e.eq_ignore_ascii_case("mdl")) {
-                files.push(f);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
-/// The constructs the reader names as not supported (E1002), each by a piece of its message.
-const UNSUPPORTED: &[&str] = &[
-    "GET ",
-    "reads data from a file",
-    "data equations",
-    "data variable",
-    "data option",
-    "VECTOR SELECT",
-    "VECTOR SORT ORDER",
-    "VECTOR REORDER",
-    "VECTOR RANK",
-    "ALLOCATE AVAILABLE",
-    "ALLOCATE BY PRIORITY",
-    "INVERT MATRIX",
-    "`:NA:`",
-    "subscripted lookup",
-    "control variable",
-    "used as a value where it is not a subscript",
-    "subscript range read from a file",
-    "stock (`INTEG`) for some elements",
-];
-
-/// Files with a diagnostic other than E1002, each with the reason.
-const KNOWN: &[(&str, &str)] = &[(
-    "test_subscripted_lookups.mdl",
-    "a lookup table whose x values decrease, (2,-3),(1,-7),(0,-1): E1003 (the file also calls subscripted lookups, E1002)",
-)];
-
-#[test]
-fn every_suite_file_reads_cleanly_or_names_what_is_not_supported() {
-    let files = suite_files();
-    if files.is_empty() {
-        eprintln!("the system-dynamics test suite is not on this machine; skipped");
-        return;
-    }
-    let (mut cleanly, mut unsupported, mut failures) = (0, 0, Vec::new());
-    for path in &files {
-        let text = std::fs::read_to_string(path)
-            .unwrap_or_else(|_| String::from_utf8_lossy(&std::fs::read(path).expect("reads")).into_owned());
-        let (file, diagnostics) = read(FILE, &text);
-        let known = KNOWN.iter().any(|(name, _)| path.ends_with(name));
-        let errors: Vec<&Diagnostic> = diagnostics.iter().filter(|d| d.is_error()).collect();
-        assert!(
-            diagnostics.iter().all(|d| d.is_error() || d.code == "W1001"),
-            "{}: {diagnostics:?}",
-            path.display()
-        );
-        if known {
-            assert!(
-                !errors.is_empty(),
-                "{} reads cleanly now: take it off the known list",
-                path.display()
-            );
-            unsupported += 1;
-        } else if errors.is_empty() {
-            assert!(file.is_some(), "{}: no errors but no model", path.display());
-            cleanly += 1;
-        } else if errors
-            .iter()
-            .all(|d| d.code == "E1002" && UNSUPPORTED.iter().any(|u| d.message.contains(u)))
-        {
-            let file_name = path.file_name().expect("a file name").to_string_lossy();
-            eprintln!("unsupported: {file_name}: {}", errors[0].message);
-            unsupported += 1;
-        } else {
-            failures.push(format!(
-                "{}: {:?}",
-                path.display(),
-                diagnostics
-                    .iter()
-                    .map(|d| (d.code, &d.message, &text[d.primary_span().unwrap().range()]))
-                    .collect::<Vec<_>>()
-            ));
-        }
-    }
-    eprintln!(
-        "Vensim files of the suite: {} read cleanly, {} with unsupported constructs only, of {}",
-        cleanly,
-        unsupported,
-        files.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "{} files fail:\n{}",
-        failures.len(),
-        failures.join("\n")
     );
 }
 
@@ -657,77 +540,6 @@ fn a_control_variable_that_changes_during_the_run_is_named() {
     assert!(found[0].3.contains("`FINAL TIME`"), "{}", found[0].3);
 }
 
-#[test]
-fn every_prefix_of_small_suite_files_reads_without_panic() {
-    let files = suite_files();
-    if files.is_empty() {
-        eprintln!("the system-dynamics test suite is not on this machine; skipped");
-        return;
-    }
-    let picked = [
-        "teacup_3quotes.mdl",
-        "test_macro_stock.mdl",
-        "test_subscript_mapping_vensim.mdl",
-        "test_lookups.mdl",
-        "test_except.mdl",
-    ];
-    for path in &files {
-        let text = std::fs::read_to_string(path).expect("a suite file reads");
-        // Every prefix of a few files, 97 prefixes of every other file; and each file with
-        // one character in 97 dropped.
-        let every = if picked.iter().any(|n| path.ends_with(n)) {
-            1
-        } else {
-            text.len() / 97 + 1
-        };
-        for cut in (0..=text.len()).step_by(every).filter(|&i| text.is_char_boundary(i)) {
-            let _ = read(FILE, &text[..cut]);
-        }
-        let thinned: String = text
-            .chars()
-            .enumerate()
-            .filter(|(i, _)| i % 97 != 42)
-            .map(|(_, c)| c)
-            .collect();
-        let _ = read(FILE, &thinned);
-    }
-}
-
-#[test]
-fn reading_is_linear_in_the_file_size() {
-    let mut text = String::with_capacity(1 << 20);
-    for i in 0..10_000 {
-        if i == 0 {
-            text.push_str("v0 = INTEG(1, 0) ~ widgets ~ The first. |\n");
-        } else {
-            text.push_str(&format!(
-                "v{i} = v{} * 1.0001 + MAX(Time, {i}) ~ widgets ~ Variable {i}. |\n",
-                i - 1
-            ));
-        }
-    }
-    text.push_str(CONTROL);
-    let started = std::time::Instant::now();
-    let file = clean(&text);
-    let elapsed = started.elapsed();
-    assert_eq!(file.models[0].variables.len(), 10_004);
-    eprintln!("read 10 000 equations ({} bytes) in {elapsed:?}", text.len());
-    if let Some(largest) = suite_files()
-        .into_iter()
-        .max_by_key(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
-    {
-        let text = std::fs::read_to_string(&largest).expect("reads");
-        let started = std::time::Instant::now();
-        let _ = read(FILE, &text);
-        eprintln!(
-            "read {} ({} bytes) in {:?}",
-            largest.display(),
-            text.len(),
-            started.elapsed()
-        );
-    }
-}
-
 /// The value of a constant expression (numbers and arithmetic only).
 fn evaluate(e: &Expr) -> f64 {
     match &e.kind {
@@ -775,12 +587,12 @@ fn powers_bind_tighter_than_a_sign_and_group_to_the_right() {
 }
 
 #[test]
-fn integer_quantum_and_hyperbolic_functions_keep_vensim_meaning() {
+fn integer_modulo_quantum_and_hyperbolic_functions_keep_vensim_meaning() {
     // INTEGER truncates toward zero; QUANTUM(x, q) is q * INTEGER(x / q), x itself where q
     // is not positive; TANH is written through EXP. Checked by evaluating the expressions
     // the reader builds with a small interpreter of their own.
     let text = format!(
-        "a = INTEGER(-1.5) ~~|\nb = INTEGER(2.7) ~~|\nc = QUANTUM(-7, 2) ~~|\nd = QUANTUM(7, 0) ~~|\ne = TANH(0.5) ~~|\nf = SINH(0.5) + COSH(0.5) ~~|\ng = LOG(1000, 10) ~~|\n{CONTROL}"
+        "a = INTEGER(-1.5) ~~|\nb = INTEGER(2.7) ~~|\nc = QUANTUM(-7, 2) ~~|\nd = QUANTUM(7, 0) ~~|\ne = TANH(0.5) ~~|\nf = SINH(0.5) + COSH(0.5) ~~|\ng = LOG(1000, 10) ~~|\nh = MODULO(-10, 3) ~~|\nk = MODULO(10, -3) ~~|\nm = MODULO(7.5, 2) ~~|\n{CONTROL}"
     );
     let file = clean(&text);
     let value = |name: &str| match &variable(&file, name).definition {
@@ -794,6 +606,8 @@ fn integer_quantum_and_hyperbolic_functions_keep_vensim_meaning() {
     assert!((value("e") - 0.5f64.tanh()).abs() < 1e-15);
     assert!((value("f") - 0.5f64.exp()).abs() < 1e-15);
     assert!((value("g") - 3.0).abs() < 1e-12);
+    // MODULO keeps the dividend's sign, as Vensim computes it in the suite's `rounding` case.
+    assert_eq!((value("h"), value("k"), value("m")), (-1.0, 1.0, 1.5));
 }
 
 /// [`evaluate`] with the builtins the composite functions are written in, and choices.
@@ -823,6 +637,7 @@ fn eval_calls(e: &Expr) -> f64 {
             let holds = match op {
                 BinaryOp::GreaterEq => l >= r,
                 BinaryOp::Greater => l > r,
+                BinaryOp::Less => l < r,
                 other => panic!("{other:?}"),
             };
             eval_calls(if holds { then } else { otherwise })
@@ -838,6 +653,8 @@ fn eval_calls(e: &Expr) -> f64 {
                 BinaryOp::Sub => l - r,
                 BinaryOp::Mul => l * r,
                 BinaryOp::Div => l / r,
+                // The representation's `Mod`: the remainder with the divisor's sign.
+                BinaryOp::Mod => l - r * (l / r).floor(),
                 other => panic!("{other:?}"),
             }
         }
