@@ -1,12 +1,12 @@
-//! Scalar models of the test suite run by a small Euler interpreter of this test, against
-//! the values Vensim computed (the suite's `output.tab` or `output.csv`).
+//! Models of the test suite run by a small Euler interpreter of this test, against the values
+//! Vensim computed (the suite's `output.tab` or `output.csv`).
 //!
 //! This checks the reader's representation against an independent reference: the names of
 //! the variables as Vensim reports them, the control variables, the precedence of operators
 //! and the mapping of the elementary functions. The interpreter knows only what these checks
 //! need (arithmetic, comparisons, choices, elementary functions, `STEP`, `RAMP`, `PULSE`,
-//! `INITIAL`, graphical functions, stocks); a model using anything else, or arrays or macros,
-//! is passed over and counted.
+//! `INITIAL`, graphical functions, stocks, arrays with their mappings and the array
+//! functions); a model using anything else, or macros, is passed over and counted.
 
 use super::FILE;
 use super::suite::suite_files;
@@ -18,56 +18,150 @@ use std::collections::HashMap;
 /// A model the interpreter does not run.
 struct Skip;
 
+/// The times of a run's steps and each value's series at them, by the name Vensim reports.
+type Series = (Vec<f64>, HashMap<String, Vec<f64>>);
+
+/// The elements a value is computed for, one per dimension (canonical keys).
+type Tuple = Vec<String>;
+
+/// What the ranges of an equation stand for while it is computed: `(range, element)`, both
+/// canonical keys, the latest binding last.
+type Binding = Vec<(String, String)>;
+
 /// The state of one run.
 struct Run<'f> {
     variables: HashMap<String, &'f Variable>,
+    ranges: HashMap<String, &'f Dimension>,
     specs: &'f SimSpecs,
     time: f64,
     /// Whether the run is computing its initial values (stocks give their initial value).
     initial: bool,
-    stocks: HashMap<String, f64>,
+    stocks: HashMap<(String, Tuple), f64>,
     /// The values of the current step, computed on demand.
-    step: HashMap<String, f64>,
-    /// `INITIAL(x)`: the value of `x` at the start, by the place of the call in the file.
-    initials: HashMap<u32, f64>,
+    step: HashMap<(String, Tuple), f64>,
+    /// `INITIAL(x)`: the value of `x` at the start, by the place of the call in the file and
+    /// the elements it was computed for.
+    initials: HashMap<(u32, Tuple), f64>,
 }
 
-impl Run<'_> {
-    fn value(&mut self, key: &str, depth: usize) -> Result<f64, Skip> {
-        if let Some(v) = self.step.get(key) {
+impl<'f> Run<'f> {
+    fn elements(&self, range: &str) -> Result<Vec<String>, Skip> {
+        let dim = self.ranges.get(range).ok_or(Skip)?;
+        Ok(dim.elements.iter().map(|e| canonical(e)).collect())
+    }
+
+    /// The equation that defines `tuple` of a variable, with the binding of its ranges;
+    /// `None` where no equation covers it.
+    fn equation_for(&self, variable: &'f Variable, tuple: &Tuple) -> Result<Option<(&'f Equation, Binding)>, Skip> {
+        let mut binding: Binding = variable
+            .dimensions
+            .iter()
+            .map(|d| canonical(d))
+            .zip(tuple.iter().cloned())
+            .collect();
+        match &variable.definition {
+            Definition::Uniform(equation) => Ok(Some((equation, binding))),
+            Definition::Elements(list) => {
+                'entries: for (key, equation) in list {
+                    let mut extra = Vec::new();
+                    for (part, element) in key.iter().zip(tuple) {
+                        let part = canonical(part);
+                        if self.ranges.contains_key(&part) {
+                            if !self.elements(&part)?.contains(element) {
+                                continue 'entries;
+                            }
+                            extra.push((part, element.clone()));
+                        } else if &part != element {
+                            continue 'entries;
+                        }
+                    }
+                    binding.extend(extra);
+                    return Ok(Some((equation, binding)));
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    fn value(&mut self, key: &str, tuple: &Tuple, depth: usize) -> Result<f64, Skip> {
+        let memo = (key.to_string(), tuple.clone());
+        if let Some(v) = self.step.get(&memo) {
             return Ok(*v);
         }
-        if depth > 200 {
+        if depth > 400 {
             return Err(Skip);
         }
         let variable = *self.variables.get(key).ok_or(Skip)?;
-        let v = match &variable.definition {
-            Definition::Uniform(Equation::Value(e)) => self.eval(e, depth + 1)?,
-            Definition::Uniform(Equation::Stock { initial, .. }) => {
+        let (equation, binding) = self.equation_for(variable, tuple)?.ok_or(Skip)?;
+        let v = match equation {
+            Equation::Value(e) => self.eval(e, &binding, depth + 1)?,
+            Equation::Stock { initial, .. } => {
                 if self.initial {
-                    self.eval(initial, depth + 1)?
+                    self.eval(initial, &binding, depth + 1)?
                 } else {
-                    self.stocks[key]
+                    *self.stocks.get(&memo).ok_or(Skip)?
                 }
             }
-            Definition::Uniform(Equation::Graph { input, graph }) => {
-                let x = self.eval(input, depth + 1)?;
+            Equation::Graph { input, graph } => {
+                let x = self.eval(input, &binding, depth + 1)?;
                 interpolate(graph, x)
             }
             _ => return Err(Skip),
         };
-        self.step.insert(key.to_string(), v);
+        self.step.insert(memo, v);
         Ok(v)
     }
 
-    fn eval(&mut self, e: &Expr, depth: usize) -> Result<f64, Skip> {
+    /// The element a subscript stands for under a binding: itself, the element its range is
+    /// bound to, the element a mapping gives, or a bound element its range holds.
+    fn resolve(&self, subscript: &Subscript, binding: &Binding) -> Result<String, Skip> {
+        let range = match subscript {
+            Subscript::Element(e) => return Ok(canonical(e)),
+            Subscript::Dimension(r) | Subscript::Wildcard(Some(r)) => canonical(r),
+            _ => return Err(Skip),
+        };
+        if let Some((_, element)) = binding.iter().rev().find(|(b, _)| *b == range) {
+            return Ok(element.clone());
+        }
+        for (bound, element) in binding.iter().rev() {
+            let (Some(this), Some(other)) = (self.ranges.get(&range), self.ranges.get(bound)) else {
+                continue;
+            };
+            if let Some(m) = this.maps_to.iter().find(|m| canonical(&m.to) == *bound) {
+                let at = m.elements.iter().position(|e| canonical(e) == *element).ok_or(Skip)?;
+                return Ok(canonical(&this.elements[at]));
+            }
+            if let Some(m) = other.maps_to.iter().find(|m| canonical(&m.to) == range) {
+                let at = other
+                    .elements
+                    .iter()
+                    .position(|e| canonical(e) == *element)
+                    .ok_or(Skip)?;
+                return Ok(canonical(&m.elements[at]));
+            }
+        }
+        let held = self.elements(&range)?;
+        binding
+            .iter()
+            .rev()
+            .find(|(_, e)| held.contains(e))
+            .map(|(_, e)| e.clone())
+            .ok_or(Skip)
+    }
+
+    fn eval(&mut self, e: &Expr, binding: &Binding, depth: usize) -> Result<f64, Skip> {
         let truth = |b: bool| if b { 1.0 } else { 0.0 };
         Ok(match &e.kind {
             ExprKind::Number(v) => *v,
-            ExprKind::Variable { name, subscripts } if subscripts.is_empty() => self.value(name, depth + 1)?,
-            ExprKind::Variable { .. } => return Err(Skip),
+            ExprKind::Variable { name, subscripts } => {
+                let tuple = subscripts
+                    .iter()
+                    .map(|s| self.resolve(s, binding))
+                    .collect::<Result<Tuple, Skip>>()?;
+                self.value(name, &tuple, depth + 1)?
+            }
             ExprKind::Unary { op, operand } => {
-                let v = self.eval(operand, depth + 1)?;
+                let v = self.eval(operand, binding, depth + 1)?;
                 match op {
                     UnaryOp::Minus => -v,
                     UnaryOp::Plus => v,
@@ -75,14 +169,18 @@ impl Run<'_> {
                 }
             }
             ExprKind::Binary { op, left, right } => {
-                let (l, r) = (self.eval(left, depth + 1)?, self.eval(right, depth + 1)?);
+                let (l, r) = (
+                    self.eval(left, binding, depth + 1)?,
+                    self.eval(right, binding, depth + 1)?,
+                );
                 match op {
                     BinaryOp::Add => l + r,
                     BinaryOp::Sub => l - r,
                     BinaryOp::Mul => l * r,
                     BinaryOp::Div => l / r,
                     BinaryOp::Pow => l.powf(r),
-                    BinaryOp::Mod => l - r * (l / r).floor(), // the divisor's sign, as the representation says
+                    // The representation's `Mod`: the remainder with the divisor's sign.
+                    BinaryOp::Mod => l - r * (l / r).floor(),
                     BinaryOp::Eq => truth(l == r),
                     BinaryOp::NotEq => truth(l != r),
                     BinaryOp::Less => truth(l < r),
@@ -98,42 +196,98 @@ impl Run<'_> {
                 then,
                 otherwise,
             } => {
-                if self.eval(condition, depth + 1)? != 0.0 {
-                    self.eval(then, depth + 1)?
+                if self.eval(condition, binding, depth + 1)? != 0.0 {
+                    self.eval(then, binding, depth + 1)?
                 } else {
-                    self.eval(otherwise, depth + 1)?
+                    self.eval(otherwise, binding, depth + 1)?
                 }
             }
             ExprKind::Call {
                 function: Function::Lookup(name),
                 args,
             } => {
-                let x = self.eval(&args[0], depth + 1)?;
+                let x = self.eval(&args[0], binding, depth + 1)?;
                 match &self.variables.get(name).ok_or(Skip)?.definition {
                     Definition::Uniform(Equation::Table(graph)) => interpolate(graph, x),
                     _ => return Err(Skip),
                 }
             }
             ExprKind::Call {
+                function: Function::Builtin(b @ (Builtin::Sum | Builtin::Prod | Builtin::Min | Builtin::Max)),
+                args,
+            } if args.len() == 1 => self.over_array(*b, &args[0], binding, depth)?,
+            ExprKind::Call {
                 function: Function::Builtin(b),
                 args,
-            } => self.builtin(*b, args, e.span.start, depth)?,
+            } => self.builtin(*b, args, e.span.start, binding, depth)?,
             ExprKind::Call { .. } => return Err(Skip),
         })
     }
 
-    fn builtin(&mut self, b: Builtin, args: &[Expr], at: u32, depth: usize) -> Result<f64, Skip> {
+    /// `SUM`, `PROD`, `VMIN`, `VMAX` of one argument over all elements of its `dim!` ranges.
+    fn over_array(&mut self, b: Builtin, arg: &Expr, binding: &Binding, depth: usize) -> Result<f64, Skip> {
+        let mut wild: Vec<String> = Vec::new();
+        let mut stack = vec![arg];
+        while let Some(e) = stack.pop() {
+            match &e.kind {
+                ExprKind::Variable { subscripts, .. } => {
+                    for s in subscripts {
+                        if let Subscript::Wildcard(Some(r)) = s
+                            && !wild.contains(&canonical(r))
+                        {
+                            wild.push(canonical(r));
+                        }
+                    }
+                }
+                ExprKind::Unary { operand, .. } => stack.push(operand),
+                ExprKind::Binary { left, right, .. } => stack.extend([&**left, &**right]),
+                ExprKind::If {
+                    condition,
+                    then,
+                    otherwise,
+                } => stack.extend([&**condition, &**then, &**otherwise]),
+                ExprKind::Call { args, .. } => stack.extend(args.iter()),
+                ExprKind::Number(_) => {}
+            }
+        }
+        let mut tuples: Vec<Binding> = vec![Vec::new()];
+        for range in &wild {
+            let elements = self.elements(range)?;
+            tuples = tuples
+                .into_iter()
+                .flat_map(|t| {
+                    elements
+                        .iter()
+                        .map(move |e| [t.clone(), vec![(range.clone(), e.clone())]].concat())
+                })
+                .collect();
+        }
+        let mut values = Vec::with_capacity(tuples.len());
+        for extra in tuples {
+            let inner: Binding = [binding.clone(), extra].concat();
+            values.push(self.eval(arg, &inner, depth + 1)?);
+        }
+        Ok(match b {
+            Builtin::Sum => values.iter().sum(),
+            Builtin::Prod => values.iter().product(),
+            Builtin::Min => values.iter().copied().fold(f64::INFINITY, f64::min),
+            _ => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        })
+    }
+
+    fn builtin(&mut self, b: Builtin, args: &[Expr], at: u32, binding: &Binding, depth: usize) -> Result<f64, Skip> {
         if b == Builtin::Init {
-            if let Some(v) = self.initials.get(&at) {
+            let memo = (at, binding.iter().map(|(_, e)| e.clone()).collect());
+            if let Some(v) = self.initials.get(&memo) {
                 return Ok(*v);
             }
-            let v = self.eval(&args[0], depth + 1)?;
-            self.initials.insert(at, v);
+            let v = self.eval(&args[0], binding, depth + 1)?;
+            self.initials.insert(memo, v);
             return Ok(v);
         }
         let mut a = Vec::with_capacity(args.len());
         for arg in args {
-            a.push(self.eval(arg, depth + 1)?);
+            a.push(self.eval(arg, binding, depth + 1)?);
         }
         let (t, dt) = (self.time, self.specs.dt);
         Ok(match b {
@@ -180,6 +334,24 @@ impl Run<'_> {
                 let end = a.get(2).copied().unwrap_or(f64::INFINITY);
                 if t > a[1] { a[0] * (t.min(end) - a[1]) } else { 0.0 }
             }
+            Builtin::Game => a[0],
+            Builtin::PulseTrain => {
+                // 1 for `width` (at least one step) from `start` and every `interval` after it,
+                // until `end`.
+                let (start, width, interval, end) = (a[0], a[1].max(dt), a[2], a[3]);
+                let at = t + dt / 2.0;
+                let since = at - start;
+                let into = if interval > 0.0 {
+                    since - interval * (since / interval).floor()
+                } else {
+                    since
+                };
+                if at > start && at < end + dt && into < width {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
             Builtin::PulseWidth => {
                 let width = a[1].max(dt);
                 if t + dt / 2.0 > a[0] && t + dt / 2.0 < a[0] + width {
@@ -207,17 +379,48 @@ fn interpolate(graph: &GraphicalFunction, x: f64) -> f64 {
     ys[ys.len() - 1]
 }
 
-/// The times of a run's steps and each variable's values at them, by the variable's name.
-type Series = (Vec<f64>, HashMap<String, Vec<f64>>);
+/// Every element tuple of a variable, as declared names and as canonical keys.
+fn tuples_of(variable: &Variable, ranges: &HashMap<String, &Dimension>) -> Result<Vec<(Vec<String>, Tuple)>, Skip> {
+    let mut out: Vec<(Vec<String>, Tuple)> = vec![(Vec::new(), Vec::new())];
+    for range in &variable.dimensions {
+        let dim = ranges.get(&canonical(range)).ok_or(Skip)?;
+        out = out
+            .into_iter()
+            .flat_map(|(names, keys)| {
+                dim.elements.iter().map(move |e| {
+                    (
+                        [names.clone(), vec![e.clone()]].concat(),
+                        [keys.clone(), vec![canonical(e)]].concat(),
+                    )
+                })
+            })
+            .collect();
+    }
+    Ok(out)
+}
 
-/// Runs a scalar model with Euler steps, giving each variable's values at each step.
+/// Runs a model with Euler steps, giving each value's series under the name Vensim reports
+/// it by (`name` or `name[a,b]`).
 fn simulate(file: &SdFile) -> Result<Series, Skip> {
     let model = &file.models[0];
-    if !file.macros.is_empty() || !file.dimensions.is_empty() {
+    if !file.macros.is_empty() {
         return Err(Skip);
+    }
+    let ranges: HashMap<String, &Dimension> = file.dimensions.iter().map(|d| (canonical(&d.name), d)).collect();
+    let mut cells = Vec::new();
+    for v in &model.variables {
+        for (names, tuple) in tuples_of(v, &ranges)? {
+            let shown = if names.is_empty() {
+                v.name.clone()
+            } else {
+                format!("{}[{}]", v.name, names.join(","))
+            };
+            cells.push((v, canonical(&v.name), tuple, shown));
+        }
     }
     let mut run = Run {
         variables: model.variables.iter().map(|v| (canonical(&v.name), v)).collect(),
+        ranges,
         specs: &file.specs,
         time: file.specs.start,
         initial: true,
@@ -230,19 +433,27 @@ fn simulate(file: &SdFile) -> Result<Series, Skip> {
     for k in 0..=steps {
         run.time = file.specs.start + k as f64 * file.specs.dt;
         run.step.clear();
-        for v in &model.variables {
-            let value = run.value(&canonical(&v.name), 0)?;
-            series.entry(v.name.clone()).or_default().push(value);
+        for (v, key, tuple, shown) in &cells {
+            // An element no equation defines has no value (Vensim reports none either).
+            if matches!(v.kind, Kind::Lookup) || run.equation_for(v, tuple)?.is_none() {
+                continue;
+            }
+            let value = run.value(key, tuple, 0)?;
+            series.entry(shown.clone()).or_default().push(value);
         }
         times.push(run.time);
         // The stocks' next values from this step's rates.
         let mut next = HashMap::new();
-        for v in &model.variables {
-            if let Definition::Uniform(Equation::Stock { rate: Some(rate), .. }) = &v.definition {
-                let key = canonical(&v.name);
-                let current = run.value(&key, 0)?;
-                next.insert(key, current + file.specs.dt * run.eval(rate, 0)?);
+        for (v, key, tuple, _) in &cells {
+            if !matches!(v.kind, Kind::Stock { .. }) {
+                continue;
             }
+            let Some((Equation::Stock { rate: Some(rate), .. }, binding)) = run.equation_for(v, tuple)? else {
+                return Err(Skip);
+            };
+            let current = run.value(key, tuple, 0)?;
+            let rate = run.eval(rate, &binding, 0)?;
+            next.insert((key.clone(), tuple.clone()), current + file.specs.dt * rate);
         }
         run.stocks = next;
         run.initial = false;
@@ -300,10 +511,12 @@ fn reference(text: &str, separator: char) -> (Vec<String>, Vec<Vec<Option<Printe
 /// Compares one case; `Err` says where it differs.
 fn compare(path: &std::path::Path, file: &SdFile) -> Result<Result<usize, String>, Skip> {
     let dir = path.parent().expect("a case's folder");
-    let (text, separator) = match std::fs::read_to_string(dir.join("output.tab")) {
-        Ok(text) => (text, '\t'),
-        Err(_) => (std::fs::read_to_string(dir.join("output.csv")).map_err(|_| Skip)?, ','),
+    let (bytes, separator) = match std::fs::read(dir.join("output.tab")) {
+        Ok(bytes) => (bytes, '\t'),
+        Err(_) => (std::fs::read(dir.join("output.csv")).map_err(|_| Skip)?, ','),
     };
+    // Some reference files are written in Latin-1.
+    let text = String::from_utf8(bytes).unwrap_or_else(|e| e.into_bytes().iter().map(|&b| char::from(b)).collect());
     let (header, rows) = reference(&text, separator);
     let (times, series) = simulate(file)?;
     let mut compared = 0;
@@ -339,13 +552,13 @@ fn compare(path: &std::path::Path, file: &SdFile) -> Result<Result<usize, String
 }
 
 #[test]
-fn scalar_suite_models_run_by_euler_match_the_values_vensim_computed() {
+fn suite_models_run_by_euler_match_the_values_vensim_computed() {
     let files = suite_files();
     if files.is_empty() {
         eprintln!("the system-dynamics test suite is not on this machine; skipped");
         return;
     }
-    let (mut passed, mut skipped, mut values, mut failures) = (Vec::new(), 0, 0, Vec::new());
+    let (mut passed, mut skipped, mut values, mut failures) = (Vec::new(), Vec::new(), 0, Vec::new());
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap_or_default();
         let (Some(file), diagnostics) = read(FILE, &text) else {
@@ -355,7 +568,7 @@ fn scalar_suite_models_run_by_euler_match_the_values_vensim_computed() {
             continue;
         }
         match compare(path, &file) {
-            Err(Skip) => skipped += 1,
+            Err(Skip) => skipped.push(path.file_name().expect("a name").to_string_lossy().into_owned()),
             Ok(Ok(n)) => {
                 values += n;
                 passed.push(path.file_name().expect("a name").to_string_lossy().into_owned());
@@ -364,9 +577,10 @@ fn scalar_suite_models_run_by_euler_match_the_values_vensim_computed() {
         }
     }
     eprintln!(
-        "{} scalar models match Vensim's {values} values ({skipped} passed over): {passed:?}",
-        passed.len()
+        "{} models match Vensim's {values} values: {passed:?}; {} passed over: {skipped:?}",
+        passed.len(),
+        skipped.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(passed.len() >= 20, "only {} models were run", passed.len());
+    assert!(passed.len() >= 90, "only {} models were run", passed.len());
 }
