@@ -532,6 +532,31 @@ fn collect_calls(e: &Expr, out: &mut Vec<(Builtin, Vec<f64>)>) {
 }
 
 #[test]
+fn integration_settings_other_than_euler_and_missing_control_variables_are_named() {
+    let text =
+        format!("x = 1 ~~|\n{CONTROL}\\\\\\---/// Sketch\n///---\\\\\\\n:L<%^E!@\n1:Current.vdf\n15:0,0,0,3,0,0\n");
+    let found = located(&text);
+    assert_eq!(
+        found,
+        vec![(
+            "E1002",
+            10,
+            1,
+            "integration settings other than Vensim's default (Euler) are not supported".to_string()
+        )]
+    );
+    let found = located("x = 1 ~~|\nTIME STEP = 1 ~~|\n");
+    let messages: Vec<&str> = found.iter().map(|f| f.3.as_str()).collect();
+    assert_eq!(
+        messages,
+        vec![
+            "the model has no `INITIAL TIME`, which a Vensim model needs",
+            "the model has no `FINAL TIME`, which a Vensim model needs"
+        ]
+    );
+}
+
+#[test]
 fn a_control_variable_that_changes_during_the_run_is_named() {
     let text = "x = 1 ~~|\nFINAL TIME = IF THEN ELSE(Time < 5, 10, 50) ~~|\nINITIAL TIME = 0 ~~|\nTIME STEP = 1 ~~|\n";
     let found = located(text);
