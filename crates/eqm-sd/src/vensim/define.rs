@@ -69,7 +69,7 @@ pub fn variable(
         };
         let is_stock = matches!(right, Right::Stock { .. });
         let is_list = matches!(right, Right::Numbers { .. });
-        match item_equations(item, right, scope, &mut seen, diagnostics) {
+        match item_equations(item, items.len() == 1, right, scope, &mut seen, diagnostics) {
             Some(mut found) => {
                 stocks += usize::from(is_stock);
                 // A list of numbers over dimensions is written out element by element.
@@ -144,6 +144,7 @@ pub fn variable(
 /// subscripts, or element by element for a list of numbers or an entry with `:EXCEPT:`.
 fn item_equations(
     item: &ItemView,
+    alone: bool,
     right: Right,
     scope: &Scope,
     seen: &mut HashSet<Vec<String>>,
@@ -151,6 +152,37 @@ fn item_equations(
 ) -> Option<Vec<(Vec<String>, Equation)>> {
     let name = &item.lhs.name;
     let key = subscripts_of(&item.lhs.subscripts, scope, diagnostics).ok()?;
+    let (mut equation, numbers_at) = match right {
+        Right::Numbers { rows, span } => (None, Some((rows, span))),
+        Right::Value(e) => (Some(Equation::Value(e)), None),
+        Right::Stock { rate, initial } => (
+            Some(Equation::Stock {
+                rate: Some(rate),
+                initial,
+            }),
+            None,
+        ),
+        Right::Graph { input, graph } => (Some(Equation::Graph { input, graph }), None),
+        Right::Table(graph) => (Some(Equation::Table(graph)), None),
+        Right::Undefined => (Some(Equation::Undefined), None),
+    };
+    let ranges_as_values = match &equation {
+        Some(equation) => {
+            check_ranges(equation, &key, scope, diagnostics)?;
+            range_values(equation)
+        }
+        None => Vec::new(),
+    };
+    // The elements one by one are needed only to find elements defined twice, and to write
+    // an equation out element by element; a variable's only equation, over its ranges, needs
+    // neither.
+    if alone
+        && item.lhs.except.is_empty()
+        && ranges_as_values.is_empty()
+        && let Some(equation) = equation.take()
+    {
+        return Some(vec![(key, equation)]);
+    }
     let tuples = tuples(item.lhs, &key, scope, diagnostics).ok()?;
     if let Some(repeated) = tuples
         .iter()
@@ -169,19 +201,11 @@ fn item_equations(
         ));
         return None;
     }
-    let equation = match right {
-        Right::Numbers { rows, span } => return numbers(name, &key, rows, span, tuples, scope, diagnostics),
-        Right::Value(e) => Equation::Value(e),
-        Right::Stock { rate, initial } => Equation::Stock {
-            rate: Some(rate),
-            initial,
-        },
-        Right::Graph { input, graph } => Equation::Graph { input, graph },
-        Right::Table(graph) => Equation::Table(graph),
-        Right::Undefined => Equation::Undefined,
+    let equation = match (equation, numbers_at) {
+        (Some(equation), _) => equation,
+        (None, Some((rows, span))) => return numbers(name, &key, rows, span, tuples, scope, diagnostics),
+        (None, None) => return None,
     };
-    check_ranges(&equation, &key, scope, diagnostics)?;
-    let ranges_as_values = range_values(&equation);
     if item.lhs.except.is_empty() && ranges_as_values.is_empty() {
         return Some(vec![(key, equation)]);
     }

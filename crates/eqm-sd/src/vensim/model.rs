@@ -503,8 +503,8 @@ fn position_dimension(
     };
     let candidates = holders.get(probe).map_or(&[][..], Vec::as_slice);
     let fits = |&&at: &&usize| {
-        let set: HashSet<String> = dimensions[at].elements.iter().map(|e| canonical(e)).collect();
-        wanted.is_subset(&set)
+        let range = canonical(&dimensions[at].name);
+        wanted.iter().all(|e| scope.holds(&range, e))
     };
     // A range the variable has at another place is passed over where an equivalent one fits:
     // two places of one range could not be told apart in an apply-to-all equation.

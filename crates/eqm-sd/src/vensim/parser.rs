@@ -31,6 +31,9 @@ pub struct Scope {
     pub elements: HashMap<String, String>,
     /// Whether the equations read are those of a macro's body.
     pub in_macro: bool,
+    /// Whether one range holds the other, for each pair of ranges asked about so far (each
+    /// pair's elements are compared once).
+    pub nested: std::cell::RefCell<HashMap<(String, String), bool>>,
     /// Each range's canonical key with each of its elements' keys.
     pub members: std::collections::HashSet<(String, String)>,
     /// The pairs of ranges (canonical keys, both orders) that one maps onto the other (`->`,
@@ -56,12 +59,18 @@ impl Scope {
         if range == other || self.mapped.contains(&(range.to_string(), other.to_string())) {
             return true;
         }
+        let pair = (range.to_string(), other.to_string());
+        if let Some(&known) = self.nested.borrow().get(&pair) {
+            return known;
+        }
         let (Some((_, a)), Some((_, b))) = (self.dimensions.get(range), self.dimensions.get(other)) else {
             return false;
         };
         let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
         let large: std::collections::HashSet<String> = large.iter().map(|e| canonical(e)).collect();
-        small.iter().all(|e| large.contains(&canonical(e)))
+        let fits = small.iter().all(|e| large.contains(&canonical(e)));
+        self.nested.borrow_mut().insert(pair, fits);
+        fits
     }
 
     /// Whether `element` (canonical key) is an element of the range `range` (canonical key).

@@ -182,6 +182,29 @@ fn reading_is_linear_in_the_file_size() {
     let elapsed = started.elapsed();
     assert_eq!(file.models[0].variables.len(), 10_004);
     eprintln!("read 10 000 equations ({} bytes) in {elapsed:?}", text.len());
+    // An arrayed model: 2 000 variables over a range of 1 000 elements and its subrange,
+    // half of them defined element by element on the subrange and a list of numbers.
+    let mut text = String::from("d: (e1-e1000) ~~|\nsub: (e1-e500) ~~|\n");
+    let numbers: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
+    text.push_str(&format!("w[d] = {} ~~|\n", numbers.join(", ")));
+    for i in 0..1000 {
+        let before = if i == 0 {
+            "w[d]".to_string()
+        } else {
+            format!("v{}[d]", i - 1)
+        };
+        text.push_str(&format!("v{i}[d] = {before} * 0.5 + SUM(w[d!]) ~~|\n"));
+        text.push_str(&format!("u{i}[sub] = v{i}[sub] ~~|\nu{i}[e501] = 1 ~~|\n"));
+    }
+    text.push_str(CONTROL);
+    let started = std::time::Instant::now();
+    let file = clean(&text);
+    let elapsed = started.elapsed();
+    assert_eq!(file.models[0].variables.len(), 2005);
+    eprintln!(
+        "read 2 000 arrayed equations over 1 000 elements ({} bytes) in {elapsed:?}",
+        text.len()
+    );
     if let Some(largest) = suite_files()
         .into_iter()
         .max_by_key(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
