@@ -4,10 +4,11 @@
 //! element-wise definitions) with the dimensions the first pass gave it. Output: a
 //! [`Variable`] with its kind (stock, auxiliary, lookup), its [`Definition`] (uniform where one
 //! equation covers the dimensions, else element-wise, lists of numbers and `:EXCEPT:` written
-//! out element by element), units, range and comment. Diagnostics: E1006 for a list of numbers
-//! or subscripts that do not fit, E1007 for elements defined twice, E1002 for a variable that
-//! is a stock for some elements and not others. This module does not check what the
-//! equations reference: the parser does.
+//! out element by element, a range used as a value given the number of each element), units,
+//! range and comment. Diagnostics: E1006 for a list of numbers that does not fit, or a range
+//! on the right that stands for none of the left-hand side's; E1007 for elements defined
+//! twice; E1002 for a variable that is a stock for some elements and not others. This module
+//! does not check the names an equation references: the parser does.
 
 use super::entry::{self, Lhs, Named, Right};
 use super::lexer::{self, Token};
@@ -15,8 +16,7 @@ use super::parser::{Parsed, Parser, RANGE_VALUE, Scope};
 use crate::ir::{Definition, Equation, Expr, ExprKind, Kind, Subscript, Variable};
 use crate::names::canonical;
 use eqm_diag::Diagnostic;
-use eqm_diag::source::FileId;
-use eqm_diag::source::Span;
+use eqm_diag::source::{FileId, Span};
 use std::collections::HashSet;
 
 /// One entry that defines the variable.
