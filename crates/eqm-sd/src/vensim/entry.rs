@@ -3,7 +3,7 @@
 //!
 //! Input: the tokens of an entry's equation part. Output: [`Head`], what the entry defines
 //! (a variable's equation, a named graphical function, a subscript range, an equivalence of
-//! ranges), and, given a [`Parser`] over the right-hand side, its [`Right`] side: an ordinary
+//! ranges, a reality check that takes no part in a run), and, given a [`Parser`] over the right-hand side, its [`Right`] side: an ordinary
 //! expression, a stock's `INTEG(rate, initial)`, a `WITH LOOKUP(input, table)`, a list of
 //! numbers (`1, 2; 3, 4` or `TABBED ARRAY`), or a declaration without value
 //! (`A FUNCTION OF`). Data variables (`:=` with `GET ...`, data without an equation,
