@@ -13,3 +13,4 @@
 
 pub mod ir;
 pub mod names;
+pub mod vensim;

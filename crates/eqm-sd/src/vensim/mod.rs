@@ -1,0 +1,57 @@
+//! The reader of Vensim's text format (`.mdl`) into the shared representation.
+//!
+//! Input: the text of one `.mdl` file and its [`FileId`]. Output: an [`SdFile`] (dialect
+//! [`Dialect::Vensim`]) and diagnostics located at their line in the file.
+//!
+//! What it reads: the equation section (`name = expression ~ units ~ comment |`, groups,
+//! `:MACRO:` blocks, subscript ranges with numbered runs, subranges, mappings and
+//! equivalences, lookups named and inline, `:EXCEPT:`, lists of numbers and `TABBED ARRAY`,
+//! ranges and elements used as values), the variables' positions from the sketch, and the
+//! integration settings. `INITIAL TIME`, `FINAL TIME`, `TIME STEP` and `SAVEPER` are
+//! evaluated into [`SimSpecs`](crate::ir::SimSpecs) and kept as ordinary variables as well.
+//! Vensim's functions are mapped onto the representation's builtins in the `builtins` module.
+//! Names are kept as the file writes them (quotes and escapes included, as Vensim reports
+//! them), white space collapsed.
+//!
+//! What it leaves out, and why: the sketch's arrows, clouds, fonts and views are display only;
+//! reality checks (`:THE CONDITION:`, `:TEST INPUT:`) take no part in a run and are named by a
+//! warning (W1001). Everything else it does not read is an E1002 diagnostic naming the
+//! construct at its line, never a silent omission: data from files (`GET XLS ...`,
+//! `GET DIRECT ...`, `:=` data equations, interpolation options), `:NA:`, calls of
+//! subscripted lookups, the vector and allocation functions, a control variable that changes
+//! during the run, integration settings other than Euler (the reader does not guess at the
+//! meaning of their fields), and expressions nested deeper or longer than its limits. The
+//! model's name is left empty: the caller knows the file's name.
+
+mod builtins;
+mod define;
+mod dims;
+mod entry;
+mod lexer;
+mod model;
+mod parser;
+mod sections;
+mod specs;
+
+use crate::ir::{Dialect, SdFile};
+use eqm_diag::Diagnostic;
+use eqm_diag::source::FileId;
+
+/// Reads a Vensim `.mdl` file. The file is `None` when an error leaves no model to give; with
+/// only warnings, or errors that leave the rest of the model readable, it is given together
+/// with the diagnostics (a caller must not run a model read with errors).
+pub fn read(file: FileId, text: &str) -> (Option<SdFile>, Vec<Diagnostic>) {
+    let layout = sections::layout(text);
+    let mut diagnostics = Vec::new();
+    let sd = model::build(file, text, &layout, &mut diagnostics);
+    let sd = sd.map(|(specs, dimensions, models, macros, doc)| SdFile {
+        dialect: Dialect::Vensim,
+        name: String::new(),
+        specs,
+        dimensions,
+        models,
+        macros,
+        doc,
+    });
+    (sd, diagnostics)
+}
