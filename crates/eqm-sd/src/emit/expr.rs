@@ -295,7 +295,7 @@ impl Writer<'_, '_> {
                 let id = self.helpers.fresh("initial value");
                 self.helpers
                     .declarations
-                    .push(format!("discrete Real {id} \"The value of {} at the start\";", a[0]));
+                    .push(format!("parameter Real {id}(fixed = false) \"The value of {} at the start\";", a[0]));
                 self.helpers.initial_equations.push(format!("{id} = {};", a[0]));
                 id
             }
