@@ -45,6 +45,18 @@ impl Format {
         Format::from_extension(extension)
     }
 
+    /// The names `--format` takes.
+    pub const NAMES: &'static [&'static str] = &["xmile", "stella"];
+
+    /// The format of a name `--format` takes.
+    pub fn from_name(name: &str) -> Option<Format> {
+        match name.to_ascii_lowercase().as_str() {
+            "xmile" => Some(Format::Xmile),
+            "stella" | "stmx" => Some(Format::Stella),
+            _ => None,
+        }
+    }
+
     /// The format's name as `--format` takes it.
     pub fn name(self) -> &'static str {
         match self {

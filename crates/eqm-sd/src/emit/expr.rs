@@ -293,9 +293,10 @@ impl Writer<'_, '_> {
             Builtin::StopTime => self.scope.stop.to_string(),
             Builtin::Init => {
                 let id = self.helpers.fresh("initial value");
-                self.helpers
-                    .declarations
-                    .push(format!("parameter Real {id}(fixed = false) \"The value of {} at the start\";", a[0]));
+                self.helpers.declarations.push(format!(
+                    "parameter Real {id}(fixed = false) \"The value of {} at the start\";",
+                    a[0]
+                ));
                 self.helpers.initial_equations.push(format!("{id} = {};", a[0]));
                 id
             }

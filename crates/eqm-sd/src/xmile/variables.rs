@@ -166,7 +166,13 @@ impl<'d> Reader<'d> {
         let container = child(node, "variables").unwrap_or(node);
         let elements: Vec<Node> = container
             .children()
-            .filter(|n| n.is_element() && !matches!(n.tag_name().name(), "views" | "variables" | "group" | "display" | "interface"))
+            .filter(|n| {
+                n.is_element()
+                    && !matches!(
+                        n.tag_name().name(),
+                        "views" | "variables" | "group" | "display" | "interface"
+                    )
+            })
             .collect();
         let positions = child(node, "views").map(positions).unwrap_or_default();
         let mut names = Names::default();

@@ -41,6 +41,12 @@ impl Session {
         true
     }
 
+    /// The `.eqm` text of `text`, the system-dynamics file `name` of `format`, without parsing
+    /// it (`eqm import`); `None` when it could not be imported (the diagnostics say why).
+    pub fn import_system_dynamics(&mut self, name: &str, text: String, format: Format) -> Option<String> {
+        self.import_text(name, text, format).map(|(_, text)| text)
+    }
+
     /// The `.eqm` name and text of an imported file, its diagnostics taken.
     fn import_text(&mut self, name: &str, text: String, format: Format) -> Option<(String, String)> {
         let id = self.sources.map.add(name.to_string(), text);
