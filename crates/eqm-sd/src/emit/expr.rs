@@ -280,7 +280,7 @@ impl Writer<'_, '_> {
             Builtin::Sign => format!("noEvent(sign({}))", a[0]),
             Builtin::Min | Builtin::Max if a.len() == 2 => {
                 let f = if builtin == Builtin::Min { "min" } else { "max" };
-                format!("{f}({}, {})", a[0], a[1])
+                format!("noEvent({f}({}, {}))", unwrap(&a[0]), unwrap(&a[1]))
             }
             Builtin::Pi => number(std::f64::consts::PI),
             Builtin::Xidz | Builtin::Zidz => {
@@ -303,7 +303,7 @@ impl Writer<'_, '_> {
             Builtin::Step => format!("(if noEvent(time >= {1}) then {0} else 0)", a[0], a[1]),
             Builtin::Ramp => match a.get(2) {
                 Some(end) => format!(
-                    "(if noEvent(time >= {1}) then {0}*(min(time, {2}) - {1}) else 0)",
+                    "(if noEvent(time >= {1}) then {0}*(noEvent(min(time, {2})) - {1}) else 0)",
                     a[0], a[1], end
                 ),
                 None => format!("(if noEvent(time >= {1}) then {0}*(time - {1}) else 0)", a[0], a[1]),

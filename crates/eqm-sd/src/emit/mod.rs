@@ -168,7 +168,7 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
             let Some(id) = ids.get(&canonical(o)) else { continue };
             limits
                 .entry(canonical(o))
-                .or_insert_with(|| format!("max(0, {available})"));
+                .or_insert_with(|| format!("noEvent(max(0, {available}))"));
             let _ = write!(available, " - {id}");
         }
     }
@@ -256,7 +256,7 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
                     }
                     if *non_negative {
                         // A stock that would fall below 0 within a step is emptied exactly.
-                        equations.push(format!("der({id}) = max({net}, -{id}/{dt});"));
+                        equations.push(format!("der({id}) = noEvent(max({net}, -{id}/{dt}));"));
                     } else {
                         equations.push(format!("der({id}) = {net};"));
                     }
@@ -272,10 +272,10 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
                     let mut value = writer.real(e)?;
                     let uniflow = matches!(kind, Kind::Flow { non_negative: true });
                     if uniflow {
-                        value = format!("max({value}, 0)");
+                        value = format!("noEvent(max({value}, 0))");
                     }
                     if let Some(limit) = limits.get(&canonical(&v.name)) {
-                        value = format!("min({value}, {limit})");
+                        value = format!("noEvent(min({value}, {limit}))");
                     }
                     if matches!(kind, Kind::Aux) && matches!(e.kind, ExprKind::Number(_)) {
                         declarations.push(format!("parameter Real {id} = {value}{doc};"));

@@ -1,1 +1,4 @@
 //! The integration tests of `eqm-sd`: one binary, one module per family.
+
+mod xmile_diagnostics;
+mod xmile_writer;
