@@ -9,6 +9,7 @@
 //! Builtins that need an exact per-DT memory EQM's library lacks (`PREVIOUS`, `DELAY`,
 //! `NPV`) and the array builtins are E1002 diagnostics here, never approximated.
 
+use super::arrays::{Arrays, Element};
 use crate::ir::{BinaryOp, Builtin, Expr, ExprKind, Function, GraphKind, GraphicalFunction, UnaryOp};
 use eqm_diag::Diagnostic;
 use std::collections::HashMap;
@@ -41,6 +42,7 @@ pub(crate) struct Scope<'a> {
     pub(crate) dt: &'a str,
     pub(crate) start: &'a str,
     pub(crate) stop: &'a str,
+    pub(crate) arrays: &'a Arrays,
 }
 
 fn unsupported(expr: &Expr, what: &str) -> Diagnostic {
@@ -110,9 +112,11 @@ fn is_logical(expr: &Expr) -> bool {
 pub(crate) struct Writer<'s, 'h> {
     pub(crate) scope: &'s Scope<'s>,
     pub(crate) helpers: &'h mut Helpers,
+    /// The element being defined (empty for a scalar).
+    pub(crate) element: &'s Element,
 }
 
-impl Writer<'_, '_> {
+impl<'s> Writer<'s, '_> {
     /// The numeric form of `expr`: logical values as 1 and 0.
     pub(crate) fn real(&mut self, expr: &Expr) -> Result<String, Diagnostic> {
         if is_logical(expr) {
@@ -165,18 +169,9 @@ impl Writer<'_, '_> {
             ExprKind::Number(v) if *v < 0.0 => (number(*v), 7),
             ExprKind::Number(v) => (number(*v), 9),
             ExprKind::Variable { name, subscripts } => {
-                if !subscripts.is_empty() {
-                    return Err(unsupported(expr, "a subscripted variable reference"));
-                }
-                let Some(id) = self.scope.ids.get(name) else {
-                    return Err(Diagnostic::error(
-                        "E1004",
-                        format!("`{name}` is no variable of this model"),
-                        expr.span,
-                        "unknown name",
-                    ));
-                };
-                (id.clone(), 9)
+                let id = self.id_of(expr, name)?;
+                let reference = self.scope.arrays.reference(expr, id, name, subscripts, self.element)?;
+                (reference, 9)
             }
             ExprKind::Unary { op, operand } => {
                 let inner = self.numeric_operand(operand, 7)?;
@@ -223,6 +218,50 @@ impl Writer<'_, '_> {
         })
     }
 
+    /// The identifier of the variable `name` (canonical), or E1004.
+    fn id_of(&self, expr: &Expr, name: &str) -> Result<&'s str, Diagnostic> {
+        self.scope.ids.get(name).map(String::as_str).ok_or_else(|| {
+            Diagnostic::error(
+                "E1004",
+                format!("`{name}` is no variable of this model"),
+                expr.span,
+                "unknown name",
+            )
+        })
+    }
+
+    /// An array builtin (`SUM`, `MEAN`, `PROD`, `MIN` and `MAX` of one argument, `SIZE`) of
+    /// the elements its argument covers, written out.
+    fn array_call(&mut self, expr: &Expr, builtin: Builtin, arg: &Expr) -> Result<String, Diagnostic> {
+        let ExprKind::Variable { name, subscripts } = &arg.kind else {
+            return Err(unsupported(
+                expr,
+                "an array function of an expression (only of a variable)",
+            ));
+        };
+        let id = self.id_of(arg, name)?;
+        let items = self.scope.arrays.expand(arg, id, name, subscripts, self.element)?;
+        let n = items.len();
+        if n == 0 {
+            return Err(unsupported(expr, "an array function of no elements"));
+        }
+        Ok(match builtin {
+            Builtin::Sum => format!("({})", items.join(" + ")),
+            Builtin::Mean => format!("({})/{n}", items.join(" + ")),
+            Builtin::Prod => format!("({})", items.join("*")),
+            Builtin::Size => n.to_string(),
+            Builtin::Min | Builtin::Max => {
+                let f = if builtin == Builtin::Min { "min" } else { "max" };
+                let mut text = items[n - 1].clone();
+                for item in items[..n - 1].iter().rev() {
+                    text = format!("{f}({item}, {text})");
+                }
+                format!("noEvent({text})")
+            }
+            _ => return Err(unsupported(expr, &format!("the array function {builtin:?}"))),
+        })
+    }
+
     /// An operand: its numeric form, in parentheses unless it binds at least as tightly as
     /// `context`.
     fn numeric_operand(&mut self, expr: &Expr, context: u8) -> Result<String, Diagnostic> {
@@ -256,6 +295,11 @@ impl Writer<'_, '_> {
             }
             Function::Macro(name) => return Err(unsupported(expr, &format!("the macro `{name}`"))),
         };
+        let whole_array = matches!(builtin, Builtin::Sum | Builtin::Mean | Builtin::Prod | Builtin::Size)
+            || (matches!(builtin, Builtin::Min | Builtin::Max) && args.len() == 1);
+        if whole_array && args.len() == 1 {
+            return self.array_call(expr, builtin, &args[0]);
+        }
         let a = self.args(args)?;
         let one = |f: &str| format!("{f}({})", unwrap(&a[0]));
         let dt = self.scope.dt;

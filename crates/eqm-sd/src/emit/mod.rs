@@ -10,10 +10,12 @@
 //! the step DT, so each row is the method's iterate (the language's section on DT).
 //! Nothing here reads files or knows which dialect the model came from.
 
+mod arrays;
 mod expr;
 
 use crate::ir::{Definition, Equation, ExprKind, GraphKind, Kind, Method, SdFile, SdModel, Variable};
 use crate::names::{canonical, identifier};
+use arrays::{Arrays, Element};
 use eqm_diag::Diagnostic;
 use expr::{Helpers, Scope, Writer, lookup_call, number, table};
 use std::collections::{HashMap, HashSet};
@@ -107,29 +109,228 @@ fn description(v: &Variable) -> String {
     }
 }
 
-// Long function: the declarations and equations of each kind of variable, in the file's order.
-fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<Emitted> {
-    let (ids, [dt, start, stop]) = identifiers(model);
-    let mut tables: HashMap<String, (String, GraphKind)> = HashMap::new();
-    let mut declarations: Vec<String> = Vec::new();
-    let mut equations: Vec<String> = Vec::new();
-    let mut initial: Vec<String> = Vec::new();
-    let mut helpers = Helpers::default();
-    let mut columns = Vec::new();
-    let specs = &file.specs;
-    declarations.push(format!(
-        "parameter Real {dt} = {} \"The time step DT\";",
-        number(specs.dt)
-    ));
-    declarations.push(format!(
-        "parameter Real {start} = {} \"The start of the run\";",
-        number(specs.start)
-    ));
-    declarations.push(format!(
-        "parameter Real {stop} = {} \"The end of the run\";",
-        number(specs.stop)
-    ));
-    // The tables first: an equation may call a graphical function declared after it.
+/// The text of a model being written: its declarations, equations and initial equations.
+#[derive(Default)]
+struct Text {
+    declarations: Vec<String>,
+    equations: Vec<String>,
+    initial: Vec<String>,
+    columns: Vec<(String, String)>,
+}
+
+/// What the writer of a model's variables knows of it.
+struct ModelWriter<'m> {
+    model: &'m SdModel,
+    ids: HashMap<String, String>,
+    arrays: Arrays,
+    /// For each outflow of a non-negative stock: the stock and the outflows before it.
+    limited: HashMap<String, (String, usize)>,
+    dt: String,
+}
+
+impl ModelWriter<'_> {
+    /// The reference of variable `key` at the element `element` of the variable being
+    /// defined (its own dimensions taken from the element by name).
+    fn at(&self, key: &str, element: &Element, origin: eqm_diag::source::Span) -> Result<String, Diagnostic> {
+        let id = self.ids.get(key).ok_or_else(|| {
+            Diagnostic::error(
+                "E1004",
+                format!("`{key}` is no variable of this model"),
+                origin,
+                "named here",
+            )
+        })?;
+        let dims = self.arrays.dims.get(key).cloned().unwrap_or_default();
+        let mut fixed = Vec::new();
+        for d in dims {
+            match element.iter().find(|(c, _)| *c == d) {
+                Some((_, i)) => fixed.push((d, *i)),
+                None => {
+                    return Err(Diagnostic::error(
+                        "E1006",
+                        format!("`{key}` is an array over `{d}`, which this variable does not have"),
+                        origin,
+                        "here",
+                    ));
+                }
+            }
+        }
+        Ok(Arrays::indexed(id, &fixed))
+    }
+
+    /// The most a limited outflow may take in one step: what its stock holds over DT plus
+    /// its inflows, minus the outflows before it.
+    fn limit(
+        &self,
+        flow: &str,
+        element: &Element,
+        origin: eqm_diag::source::Span,
+    ) -> Result<Option<String>, Diagnostic> {
+        let Some((stock, position)) = self.limited.get(flow) else {
+            return Ok(None);
+        };
+        let Some(v) = self.model.variables.iter().find(|v| canonical(&v.name) == *stock) else {
+            return Ok(None);
+        };
+        let Kind::Stock { inflows, outflows, .. } = &v.kind else {
+            return Ok(None);
+        };
+        let mut available = format!("{}/{}", self.at(stock, element, origin)?, self.dt);
+        for i in inflows {
+            let _ = write!(available, " + {}", self.at(&canonical(i), element, origin)?);
+        }
+        for o in &outflows[..*position] {
+            let _ = write!(available, " - {}", self.at(&canonical(o), element, origin)?);
+        }
+        Ok(Some(format!("noEvent(max(0, {available}))")))
+    }
+
+    /// The equation of one element of a variable.
+    fn equation_of<'v>(&self, v: &'v Variable, element: &Element) -> Result<&'v Equation, Diagnostic> {
+        match &v.definition {
+            Definition::Uniform(e) => Ok(e),
+            Definition::Elements(parts) => parts
+                .iter()
+                .find(|(subscripts, _)| {
+                    subscripts.len() == element.len()
+                        && subscripts
+                            .iter()
+                            .zip(element)
+                            .all(|(s, (dim, i))| s == dim || self.arrays.index_of(dim, s) == Some(*i))
+                })
+                .map(|(_, e)| e)
+                .ok_or_else(|| {
+                    Diagnostic::error(
+                        "E1007",
+                        format!(
+                            "`{}` has no definition of the element {}",
+                            v.name,
+                            self.arrays.display(&v.name, element)
+                        ),
+                        v.origin,
+                        "this variable",
+                    )
+                }),
+        }
+    }
+
+    // Long function: one arm per kind of variable and definition.
+    fn element(
+        &self,
+        v: &Variable,
+        element: &Element,
+        scope: &Scope,
+        helpers: &mut Helpers,
+        text: &mut Text,
+    ) -> Result<(), Diagnostic> {
+        let key = canonical(&v.name);
+        let target = self.at(&key, element, v.origin)?;
+        let equation = self.equation_of(v, element)?;
+        let mut writer = Writer {
+            scope,
+            helpers,
+            element,
+        };
+        match (&v.kind, equation) {
+            (Kind::Stock { special: Some(_), .. }, _) => {
+                return Err(Diagnostic::error(
+                    "E1002",
+                    "EQM does not import conveyors and queues yet",
+                    v.origin,
+                    "a conveyor or queue",
+                ));
+            }
+            (
+                Kind::Stock {
+                    inflows,
+                    outflows,
+                    non_negative,
+                    ..
+                },
+                Equation::Stock { rate, initial },
+            ) => {
+                if start_value(v).is_none() {
+                    let value = writer.real(initial)?;
+                    text.initial.push(format!("{target} = {value};"));
+                }
+                let mut net = String::new();
+                for (list, sign) in [(inflows, " + "), (outflows, " - ")] {
+                    for f in list {
+                        let flow = self.at(&canonical(f), element, v.origin)?;
+                        match (net.is_empty(), sign) {
+                            (true, " + ") => net.push_str(&flow),
+                            (true, _) => {
+                                let _ = write!(net, "-{flow}");
+                            }
+                            _ => {
+                                let _ = write!(net, "{sign}{flow}");
+                            }
+                        }
+                    }
+                }
+                if let Some(rate) = rate {
+                    let r = writer.real(rate)?;
+                    net = if net.is_empty() { r } else { format!("{net} + ({r})") };
+                }
+                if net.is_empty() {
+                    net.push('0');
+                }
+                if *non_negative {
+                    // A stock that would fall below 0 within a step is emptied exactly.
+                    text.equations
+                        .push(format!("der({target}) = noEvent(max({net}, -{target}/{}));", self.dt));
+                } else {
+                    text.equations.push(format!("der({target}) = {net};"));
+                }
+            }
+            (Kind::Lookup, _) => {}
+            (_, Equation::Graph { input, graph }) => {
+                let Some((table_id, kind)) = scope.tables.get(&key) else {
+                    return Err(Diagnostic::error(
+                        "E1002",
+                        "EQM does not import graphical functions of single elements",
+                        graph.origin,
+                        "not supported",
+                    ));
+                };
+                let x = writer.real(input)?;
+                text.equations
+                    .push(format!("{target} = {};", lookup_call(table_id, &x, *kind)));
+            }
+            (kind, Equation::Value(e)) => {
+                let mut value = writer.real(e)?;
+                if matches!(kind, Kind::Flow { non_negative: true }) {
+                    value = format!("noEvent(max({value}, 0))");
+                }
+                if let Some(limit) = self.limit(&key, element, v.origin)? {
+                    value = format!("noEvent(min({value}, {limit}))");
+                }
+                text.equations.push(format!("{target} = {value};"));
+            }
+            (_, Equation::Undefined) => {
+                return Err(Diagnostic::error(
+                    "E1007",
+                    "this variable has no definition",
+                    v.origin,
+                    "declared here",
+                ));
+            }
+            _ => {
+                return Err(Diagnostic::error(
+                    "E1002",
+                    "EQM does not import this kind of definition here",
+                    v.origin,
+                    "not supported",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The identifiers of the tables of graphical functions, with their declarations.
+fn tables_of(model: &SdModel, declarations: &mut Vec<String>) -> HashMap<String, (String, GraphKind)> {
+    let mut tables = HashMap::new();
     for v in &model.variables {
         let graph = match &v.definition {
             Definition::Uniform(Equation::Graph { graph, .. } | Equation::Table(graph)) => graph,
@@ -144,218 +345,197 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         ));
         tables.insert(canonical(&v.name), (table_id, graph.kind));
     }
-    // The outflows of non-negative stocks: each limited to what the stock and its inflows
-    // hold in one DT after the outflows before it, in the file's order of priority.
-    let mut limits: HashMap<String, String> = HashMap::new();
+    tables
+}
+
+/// The dimensions of the file and of each variable.
+fn arrays_of(file: &SdFile, model: &SdModel) -> Arrays {
+    let mut arrays = Arrays::default();
+    for d in &file.dimensions {
+        let elements = d.elements.iter().map(|e| (canonical(e), e.clone())).collect();
+        arrays.elements.insert(canonical(&d.name), elements);
+    }
     for v in &model.variables {
-        let Kind::Stock {
-            inflows,
+        let dims: Vec<String> = v.dimensions.iter().map(|d| canonical(d)).collect();
+        arrays.dims.insert(canonical(&v.name), dims);
+    }
+    arrays
+}
+
+/// The outflows of non-negative stocks: each with its stock and its place among the stock's
+/// outflows (the file's order is their priority).
+fn limited_outflows(model: &SdModel) -> HashMap<String, (String, usize)> {
+    let mut limited = HashMap::new();
+    for v in &model.variables {
+        if let Kind::Stock {
             outflows,
             non_negative: true,
             ..
         } = &v.kind
-        else {
-            continue;
-        };
-        let stock = &ids[&canonical(&v.name)];
-        let mut available = format!("{stock}/{dt}");
-        for i in inflows {
-            if let Some(id) = ids.get(&canonical(i)) {
-                let _ = write!(available, " + {id}");
+        {
+            for (k, o) in outflows.iter().enumerate() {
+                limited.entry(canonical(o)).or_insert((canonical(&v.name), k));
             }
         }
-        for o in outflows {
-            let Some(id) = ids.get(&canonical(o)) else { continue };
-            limits
-                .entry(canonical(o))
-                .or_insert_with(|| format!("noEvent(max(0, {available}))"));
-            let _ = write!(available, " - {id}");
-        }
     }
+    limited
+}
+
+/// The initial value of a scalar stock that starts at a number (written as its `start`).
+fn start_value(v: &Variable) -> Option<f64> {
+    match (&v.kind, &v.definition, v.dimensions.is_empty()) {
+        (Kind::Stock { special: None, .. }, Definition::Uniform(Equation::Stock { initial, .. }), true) => {
+            match initial.kind {
+                ExprKind::Number(x) => Some(x),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether a variable is a constant: an auxiliary whose one definition is a number.
+fn constant(v: &Variable) -> Option<f64> {
+    match (&v.kind, &v.definition, v.dimensions.is_empty()) {
+        (Kind::Aux, Definition::Uniform(Equation::Value(e)), true) => match e.kind {
+            ExprKind::Number(x) => Some(x),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<Emitted> {
+    let (ids, [dt, start, stop]) = identifiers(model);
+    let mut text = Text::default();
+    let specs = &file.specs;
+    for (id, value, what) in [
+        (&dt, specs.dt, "The time step DT"),
+        (&start, specs.start, "The start of the run"),
+        (&stop, specs.stop, "The end of the run"),
+    ] {
+        text.declarations
+            .push(format!("parameter Real {id} = {} \"{what}\";", number(value)));
+    }
+    // The tables first: an equation may call a graphical function declared after it.
+    let tables = tables_of(model, &mut text.declarations);
+    let writer = ModelWriter {
+        model,
+        ids,
+        arrays: arrays_of(file, model),
+        limited: limited_outflows(model),
+        dt: dt.clone(),
+    };
     let scope = Scope {
-        ids: &ids,
+        ids: &writer.ids,
         tables: &tables,
         dt: &dt,
         start: &start,
         stop: &stop,
+        arrays: &writer.arrays,
     };
+    let mut helpers = Helpers::default();
     for v in &model.variables {
-        let id = &ids[&canonical(&v.name)];
-        if !v.dimensions.is_empty() || matches!(v.definition, Definition::Elements(_)) {
+        let key = canonical(&v.name);
+        let id = &writer.ids[&key];
+        let doc = description(v);
+        if matches!(v.kind, Kind::Lookup) {
+            continue;
+        }
+        if let Some(value) = constant(v) {
+            text.declarations
+                .push(format!("parameter Real {id} = {}{doc};", number(value)));
+            text.columns.push((id.clone(), v.name.clone()));
+            continue;
+        }
+        let dims = &writer.arrays.dims[&key];
+        let Some(elements) = writer.arrays.elements_of(dims) else {
             diagnostics.push(Diagnostic::error(
-                "E1002",
-                "EQM does not import arrayed variables yet",
+                "E1006",
+                format!(
+                    "a dimension of `{}` is not declared in the file's `<dimensions>`",
+                    v.name
+                ),
                 v.origin,
-                "an arrayed variable",
+                "this variable",
             ));
             continue;
+        };
+        let sizes: Vec<String> = dims
+            .iter()
+            .map(|d| writer.arrays.elements[d].len().to_string())
+            .collect();
+        let shape = if sizes.is_empty() {
+            String::new()
+        } else {
+            format!("[{}]", sizes.join(", "))
+        };
+        match start_value(v) {
+            Some(x) => text
+                .declarations
+                .push(format!("Real {id}(start = {}, fixed = true){doc};", number(x))),
+            None => text.declarations.push(format!("Real {id}{shape}{doc};")),
         }
-        let Definition::Uniform(equation) = &v.definition else {
-            continue;
-        };
-        let doc = description(v);
-        let mut writer = Writer {
-            scope: &scope,
-            helpers: &mut helpers,
-        };
-        let result: Result<(), Diagnostic> = (|| {
-            match (&v.kind, equation) {
-                (Kind::Stock { special: Some(_), .. }, _) => {
-                    return Err(Diagnostic::error(
-                        "E1002",
-                        "EQM does not import conveyors and queues yet",
-                        v.origin,
-                        "a conveyor or queue",
-                    ));
-                }
-                (
-                    Kind::Stock {
-                        inflows,
-                        outflows,
-                        non_negative,
-                        ..
-                    },
-                    Equation::Stock { rate, initial: init },
-                ) => {
-                    let value = writer.real(init)?;
-                    match init.kind {
-                        ExprKind::Number(_) => {
-                            declarations.push(format!("Real {id}(start = {value}, fixed = true){doc};"))
-                        }
-                        _ => {
-                            declarations.push(format!("Real {id}{doc};"));
-                            initial.push(format!("{id} = {value};"));
-                        }
-                    }
-                    let mut net = String::new();
-                    for (list, sign) in [(inflows, " + "), (outflows, " - ")] {
-                        for f in list {
-                            let Some(fid) = ids.get(&canonical(f)) else {
-                                return Err(Diagnostic::error(
-                                    "E1004",
-                                    format!("the flow `{f}` of this stock is no variable of the model"),
-                                    v.origin,
-                                    "this stock",
-                                ));
-                            };
-                            if net.is_empty() && sign == " + " {
-                                net.push_str(fid);
-                            } else if net.is_empty() {
-                                let _ = write!(net, "-{fid}");
-                            } else {
-                                let _ = write!(net, "{sign}{fid}");
-                            }
-                        }
-                    }
-                    if let Some(rate) = rate {
-                        let r = writer.real(rate)?;
-                        net = if net.is_empty() { r } else { format!("{net} + ({r})") };
-                    }
-                    if net.is_empty() {
-                        net.push('0');
-                    }
-                    if *non_negative {
-                        // A stock that would fall below 0 within a step is emptied exactly.
-                        equations.push(format!("der({id}) = noEvent(max({net}, -{id}/{dt}));"));
-                    } else {
-                        equations.push(format!("der({id}) = {net};"));
-                    }
-                }
-                (Kind::Lookup, _) => {}
-                (_, Equation::Graph { input, .. }) => {
-                    let (table_id, kind) = &tables[&canonical(&v.name)];
-                    let x = writer.real(input)?;
-                    declarations.push(format!("Real {id}{doc};"));
-                    equations.push(format!("{id} = {};", lookup_call(table_id, &x, *kind)));
-                }
-                (kind, Equation::Value(e)) => {
-                    let mut value = writer.real(e)?;
-                    let uniflow = matches!(kind, Kind::Flow { non_negative: true });
-                    if uniflow {
-                        value = format!("noEvent(max({value}, 0))");
-                    }
-                    if let Some(limit) = limits.get(&canonical(&v.name)) {
-                        value = format!("noEvent(min({value}, {limit}))");
-                    }
-                    if matches!(kind, Kind::Aux) && matches!(e.kind, ExprKind::Number(_)) {
-                        declarations.push(format!("parameter Real {id} = {value}{doc};"));
-                    } else {
-                        declarations.push(format!("Real {id}{doc};"));
-                        equations.push(format!("{id} = {value};"));
-                    }
-                }
-                (_, Equation::Undefined) => {
-                    return Err(Diagnostic::error(
-                        "E1007",
-                        "this variable has no definition",
-                        v.origin,
-                        "declared here",
-                    ));
-                }
-                _ => {
-                    return Err(Diagnostic::error(
-                        "E1002",
-                        "EQM does not import this kind of definition here",
-                        v.origin,
-                        "not supported",
-                    ));
+        for element in &elements {
+            match writer.element(v, element, &scope, &mut helpers, &mut text) {
+                Ok(()) => text
+                    .columns
+                    .push((Arrays::indexed(id, element), writer.arrays.display(&v.name, element))),
+                Err(d) => {
+                    diagnostics.push(d);
+                    break;
                 }
             }
-            Ok(())
-        })();
-        match result {
-            Ok(()) => {
-                if !matches!(v.kind, Kind::Lookup) {
-                    columns.push((id.clone(), v.name.clone()));
-                }
-            }
-            Err(d) => diagnostics.push(d),
         }
     }
+    Some(assemble(file, model, model_id, text, helpers))
+}
+
+/// The model's text from its parts, with the experiment annotation of the file's specs.
+fn assemble(file: &SdFile, model: &SdModel, model_id: &str, text: Text, helpers: Helpers) -> Emitted {
+    let specs = &file.specs;
     let method = match specs.method {
         Method::Euler => "euler",
         Method::Rk2 => "heun",
         Method::Rk4 => "rk4",
     };
-    let mut text = String::new();
-    let _ = write!(text, "model {model_id}");
+    let mut out = String::new();
+    let _ = write!(out, "model {model_id}");
     if let Some(doc) = file.doc.as_deref().or(model.doc.as_deref()) {
-        let _ = write!(
-            text,
-            " \"{}\"",
-            doc.replace('\\', "\\\\")
-                .replace('"', "\\\"")
-                .replace(['\n', '\r'], " ")
-        );
+        let doc = doc
+            .replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace(['\n', '\r'], " ");
+        let _ = write!(out, " \"{doc}\"");
     }
-    text.push('\n');
-    for d in declarations.iter().chain(&helpers.declarations) {
-        let _ = writeln!(text, "  {d}");
+    out.push('\n');
+    for d in text.declarations.iter().chain(&helpers.declarations) {
+        let _ = writeln!(out, "  {d}");
     }
-    let initial: Vec<&String> = initial.iter().chain(&helpers.initial_equations).collect();
+    let initial: Vec<&String> = text.initial.iter().chain(&helpers.initial_equations).collect();
     if !initial.is_empty() {
-        text.push_str("initial equation\n");
+        out.push_str("initial equation\n");
         for e in initial {
-            let _ = writeln!(text, "  {e}");
+            let _ = writeln!(out, "  {e}");
         }
     }
-    text.push_str("equation\n");
-    for e in equations.iter().chain(&helpers.equations) {
-        let _ = writeln!(text, "  {e}");
+    out.push_str("equation\n");
+    for e in text.equations.iter().chain(&helpers.equations) {
+        let _ = writeln!(out, "  {e}");
     }
     let interval = specs.save_step.unwrap_or(specs.dt);
     let _ = writeln!(
-        text,
+        out,
         "  annotation(experiment(StartTime = {}, StopTime = {}, Interval = {}), __eqm(solver = \"{method}\", step = {}));",
         number(specs.start),
         number(specs.stop),
         number(interval),
         number(specs.dt)
     );
-    let _ = writeln!(text, "end {model_id};");
-    Some(Emitted {
+    let _ = writeln!(out, "end {model_id};");
+    Emitted {
         model: model_id.to_string(),
-        text,
-        columns,
-    })
+        text: out,
+        columns: text.columns,
+    }
 }

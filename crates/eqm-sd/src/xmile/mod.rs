@@ -93,6 +93,10 @@ pub fn read(file: FileId, text: &str, dialect: Dialect) -> (Option<SdFile>, Vec<
         .and_then(|n| n.text())
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty());
+    reader.dimension_elements = dimensions
+        .iter()
+        .map(|d| (canonical(&d.name), element_keys(d)))
+        .collect();
     let behavior = child(root, "behavior")
         .map(variables::Behavior::read)
         .unwrap_or_default();

@@ -9,8 +9,8 @@
 use super::parse::{Names, Place, parse};
 use super::{child, element_keys, node_span, read_dimension};
 use crate::ir::{
-    Definition, Dimension, Equation, Expr, GraphKind, GraphicalFunction, Kind, Method, Position, SdModel, SimSpecs,
-    SpecialStock, Variable,
+    Definition, Dimension, Equation, Expr, ExprKind, GraphKind, GraphicalFunction, Kind, Method, Position, SdModel,
+    SimSpecs, SpecialStock, Variable,
 };
 use crate::names::canonical;
 use eqm_diag::Diagnostic;
@@ -40,6 +40,8 @@ impl Behavior {
 pub(crate) struct Reader<'d> {
     file: FileId,
     diagnostics: &'d mut Vec<Diagnostic>,
+    /// Each dimension's elements (canonical), for the values of arrays listed in order.
+    pub(crate) dimension_elements: HashMap<String, Vec<String>>,
 }
 
 /// An element's text, with where it lies in the file.
@@ -57,6 +59,19 @@ fn text_of<'a>(file: FileId, node: Node<'a, '_>) -> Option<(&'a str, Place)> {
     ))
 }
 
+/// The numbers of an equation that lists them separated by commas (two at least), each
+/// at the equation's place.
+fn number_list(text: &str, span: Span) -> Option<Vec<(f64, Span)>> {
+    if !text.contains(',') {
+        return None;
+    }
+    // Rows of a two-dimensional array end in `;`.
+    text.split([',', ';'])
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| number(s).map(|v| (v, span)))
+        .collect()
+}
+
 /// A number written in an element's text or an attribute.
 fn number(text: &str) -> Option<f64> {
     let t = text.trim();
@@ -70,7 +85,11 @@ fn number(text: &str) -> Option<f64> {
 
 impl<'d> Reader<'d> {
     pub(crate) fn new(file: FileId, diagnostics: &'d mut Vec<Diagnostic>) -> Reader<'d> {
-        Reader { file, diagnostics }
+        Reader {
+            file,
+            diagnostics,
+            dimension_elements: HashMap::new(),
+        }
     }
 
     /// The E1002 diagnostic for a construct this reader does not support.
@@ -289,7 +308,28 @@ impl<'d> Reader<'d> {
             _ => Kind::Aux,
         };
         let is_stock = matches!(kind, Kind::Stock { .. });
-        let definition = if child(node, "element").is_some() {
+        let eqns: Vec<Node> = node
+            .children()
+            .filter(|n| n.is_element() && n.tag_name().name() == "eqn")
+            .collect();
+        if eqns.len() > 1 {
+            self.diagnostics.push(Diagnostic::error(
+                "E1003",
+                "a variable has one `<eqn>` (an arrayed one gives each element its own in `<element>`)",
+                node_span(self.file, eqns[1]),
+                "a second equation",
+            ));
+            return None;
+        }
+        let list = if dimensions.is_empty() {
+            None
+        } else {
+            eqns.first()
+                .and_then(|e| number_list(e.text()?, node_span(self.file, *e)))
+        };
+        let definition = if let Some(values) = list {
+            self.array_literal(node, &dimensions, values, is_stock)?
+        } else if child(node, "element").is_some() {
             let mut parts = Vec::new();
             for el in node
                 .children()
@@ -327,6 +367,68 @@ impl<'d> Reader<'d> {
             position: None,
             range,
         })
+    }
+
+    /// The definition of an arrayed variable whose equation lists its elements' values in
+    /// order (`1, 2, 3`), the last dimension running fastest.
+    fn array_literal(
+        &mut self,
+        node: Node,
+        dimensions: &[String],
+        values: Vec<(f64, Span)>,
+        is_stock: bool,
+    ) -> Option<Definition> {
+        let mut tuples: Vec<Vec<String>> = vec![Vec::new()];
+        for dim in dimensions {
+            let Some(elements) = self.dimension_elements.get(&canonical(dim)) else {
+                self.diagnostics.push(Diagnostic::error(
+                    "E1006",
+                    format!("the dimension `{dim}` is not declared in the file's `<dimensions>`"),
+                    node_span(self.file, node),
+                    "this variable",
+                ));
+                return None;
+            };
+            tuples = tuples
+                .into_iter()
+                .flat_map(|prefix| {
+                    elements.iter().map(move |e| {
+                        let mut t = prefix.clone();
+                        t.push(e.clone());
+                        t
+                    })
+                })
+                .collect();
+        }
+        if tuples.len() != values.len() {
+            self.diagnostics.push(Diagnostic::error(
+                "E1006",
+                format!("{} values for {} elements", values.len(), tuples.len()),
+                node_span(self.file, node),
+                "this variable",
+            ));
+            return None;
+        }
+        let parts = tuples
+            .into_iter()
+            .zip(values)
+            .map(|(t, (v, span))| {
+                let expr = Expr {
+                    kind: ExprKind::Number(v),
+                    span,
+                };
+                let equation = if is_stock {
+                    Equation::Stock {
+                        rate: None,
+                        initial: expr,
+                    }
+                } else {
+                    Equation::Value(expr)
+                };
+                (t, equation)
+            })
+            .collect();
+        Some(Definition::Elements(parts))
     }
 
     /// The equation of a variable (or of one element of it, `node` an `<element>` of
