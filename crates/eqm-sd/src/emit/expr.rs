@@ -6,8 +6,9 @@
 //! wrapped in `noEvent`: system-dynamics tools evaluate a condition once per DT and never
 //! stop a step where it changes, so neither may the imported model. XMILE's logical values
 //! are numbers (true is 1), so every expression has a numeric form and a Boolean form.
-//! Builtins that need an exact per-DT memory EQM's library lacks (`PREVIOUS`, `DELAY`,
-//! `NPV`) and the array builtins are E1002 diagnostics here, never approximated.
+//! `DELAY` and `PREVIOUS` read the history the simulation keeps of their input (`delay`),
+//! exact on the grid of steps. Builtins without a written form here (`NPV`, `STDDEV`, ...)
+//! are E1002 diagnostics, never approximated.
 
 use super::arrays::{Arrays, Element};
 use crate::ir::{BinaryOp, Builtin, Expr, ExprKind, Function, GraphKind, GraphicalFunction, UnaryOp};
@@ -374,6 +375,31 @@ impl<'s> Writer<'s, '_> {
                     .chain(a.get(3).cloned())
                     .collect::<Vec<_>>();
                 self.material_delay(&rest, n)
+            }
+            // The pipeline delay: the input as it was `delay_time` earlier (the simulation keeps
+            // its history at every step), the initial value before the start plus the delay
+            // (the input's value at the start without one, as `delay` gives).
+            Builtin::DelayFixed => match a.get(2) {
+                Some(initial) => format!(
+                    "(if noEvent(time < {start} + {1}) then {initial} else delay({0}, {1}))",
+                    unwrap(&a[0]),
+                    unwrap(&a[1]),
+                    start = self.scope.start,
+                ),
+                None => format!("delay({}, {})", unwrap(&a[0]), unwrap(&a[1])),
+            },
+            // The value one DT earlier: the history the simulation keeps at every step, read
+            // exactly on the grid; the initial value (the input's own without one) in the
+            // first step.
+            Builtin::Previous => {
+                let initial = a
+                    .get(1)
+                    .map_or_else(|| unwrap(&a[0]).to_string(), |i| unwrap(i).to_string());
+                format!(
+                    "(if noEvent(time < {start} + {dt}/2) then {initial} else delay({0}, {dt}))",
+                    unwrap(&a[0]),
+                    start = self.scope.start,
+                )
             }
             Builtin::Trend => self.trend(&a),
             Builtin::Forecast => {

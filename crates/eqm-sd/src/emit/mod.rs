@@ -65,7 +65,7 @@ fn class_name(name: &str) -> String {
 
 /// An identifier for each variable of the model (the file's name, quoted where needed) and
 /// the names of the simulation specs, none of them taken twice.
-fn identifiers(model: &SdModel) -> (HashMap<String, String>, [String; 3]) {
+fn identifiers(model: &SdModel) -> (HashMap<String, String>, [String; 4]) {
     let mut ids = HashMap::new();
     let mut taken: HashSet<String> = HashSet::new();
     for v in &model.variables {
@@ -86,7 +86,8 @@ fn identifiers(model: &SdModel) -> (HashMap<String, String>, [String; 3]) {
     let dt = free("DT", &mut taken);
     let start = free("StartTime", &mut taken);
     let stop = free("StopTime", &mut taken);
-    (ids, [dt, start, stop])
+    let save = free("SaveInterval", &mut taken);
+    (ids, [dt, start, stop, save])
 }
 
 /// The description string of a variable: its documentation and its unit.
@@ -406,13 +407,18 @@ fn constant(v: &Variable) -> Option<f64> {
 }
 
 fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<Emitted> {
-    let (ids, [dt, start, stop]) = identifiers(model);
+    let (ids, [dt, start, stop, save]) = identifiers(model);
     let mut text = Text::default();
     let specs = &file.specs;
     for (id, value, what) in [
         (&dt, specs.dt, "The time step DT"),
         (&start, specs.start, "The start of the run"),
         (&stop, specs.stop, "The end of the run"),
+        (
+            &save,
+            specs.save_step.unwrap_or(specs.dt),
+            "The interval of the saved results",
+        ),
     ] {
         text.declarations
             .push(format!("parameter Real {id} = {} \"{what}\";", number(value)));
@@ -486,6 +492,18 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
                     break;
                 }
             }
+        }
+    }
+    // The simulation specs are reported as Vensim's control variables, as every
+    // system-dynamics tool's results list them, unless the file has variables of these names.
+    for (name, id) in [
+        ("INITIAL TIME", &start),
+        ("FINAL TIME", &stop),
+        ("TIME STEP", &dt),
+        ("SAVEPER", &save),
+    ] {
+        if !writer.ids.contains_key(&canonical(name)) {
+            text.columns.push((id.clone(), name.to_string()));
         }
     }
     Some(assemble(file, model, model_id, text, helpers))

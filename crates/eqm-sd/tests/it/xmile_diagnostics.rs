@@ -99,7 +99,7 @@ fn unsupported_elements_are_e1002_at_their_element() {
 #[test]
 fn unsupported_builtins_are_e1002_at_their_call() {
     check(&model(
-        "<aux name=\"p\"><eqn>PREVIOUS(TIME, 0)</eqn></aux> <!-- expect: E1002 -->\n\
+        "<aux name=\"p\"><eqn>STDDEV(TIME)</eqn></aux> <!-- expect: E1002 -->\n\
          <aux name=\"q\"><eqn>NPV(TIME, 0.1)</eqn></aux> <!-- expect: E1002 -->",
     ));
 }

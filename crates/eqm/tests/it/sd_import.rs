@@ -122,3 +122,69 @@ fn a_pulse_moves_its_volume_in_one_step_and_a_smooth_follows_euler() {
         y += 0.25 * (input - y) / 4.0;
     }
 }
+
+/// `PREVIOUS` is the value one DT before (its initial value in the first step), `DELAY` the
+/// input a delay time before (its initial value until then), both exact on the grid: with
+/// `S` doubling each step (`S(k) = 2^k` for DT = 1 and `der(S) = S`), `PREVIOUS(S, -1)` is
+/// `2^(k-1)` and `DELAY(S, 2, 0)` is `2^(k-2)`.
+#[test]
+fn previous_and_delay_read_the_values_of_earlier_steps() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>8</stop><dt>1</dt>",
+        "<stock name=\"S\"><eqn>1</eqn><inflow>f</inflow></stock>\n\
+         <flow name=\"f\"><eqn>S</eqn></flow>\n\
+         <aux name=\"p\"><eqn>PREVIOUS(S, -1)</eqn></aux>\n\
+         <aux name=\"d\"><eqn>DELAY(S, 2, 0)</eqn></aux>\n\
+         <aux name=\"count\"><eqn>PREVIOUS(count, 0) + 1</eqn></aux>",
+    );
+    let result = run("previous.xmile", &text);
+    let (s, p, d, count) = (
+        result.column("S").expect("a column"),
+        result.column("p").expect("a column"),
+        result.column("d").expect("a column"),
+        result.column("count").expect("a column"),
+    );
+    for k in 0..s.len() {
+        assert_eq!(s[k], 2f64.powi(k as i32), "S at row {k}");
+        let expected_p = if k == 0 { -1.0 } else { 2f64.powi(k as i32 - 1) };
+        assert_eq!(p[k], expected_p, "PREVIOUS at row {k}");
+        let expected_d = if k < 2 { 0.0 } else { 2f64.powi(k as i32 - 2) };
+        assert!(
+            (d[k] - expected_d).abs() <= 1e-12 * expected_d.max(1.0),
+            "DELAY at row {k}: {}",
+            d[k]
+        );
+        assert_eq!(count[k], (k + 1) as f64, "count at row {k}");
+    }
+}
+
+/// An arrayed stock filled element by element from an arrayed flow, and the sum over it:
+/// `S[i](k) = k*rate[i]` and `total = SUM(S[*])`.
+#[test]
+fn arrayed_stocks_and_flows_run_element_by_element() {
+    let text = format!(
+        "<xmile xmlns=\"http://docs.oasis-open.org/xmile/ns/XMILE/v1.0\" version=\"1.0\">\n\
+         <sim_specs method=\"Euler\"><start>0</start><stop>4</stop><dt>1</dt></sim_specs>\n\
+         <dimensions><dim name=\"Region\"><elem name=\"North\"/><elem name=\"South\"/></dim></dimensions>\n\
+         <model><variables>\n{}\n</variables></model>\n</xmile>\n",
+        "<stock name=\"S\"><dimensions><dim name=\"Region\"/></dimensions><eqn>0</eqn><inflow>rate</inflow></stock>\n\
+         <flow name=\"rate\"><dimensions><dim name=\"Region\"/></dimensions>\n\
+         <element subscript=\"North\"><eqn>2</eqn></element><element subscript=\"South\"><eqn>3</eqn></element></flow>\n\
+         <aux name=\"total\"><eqn>SUM(S[*])</eqn></aux>\n\
+         <aux name=\"south share\"><eqn>S[South]/MAX(total, 1)</eqn></aux>"
+    );
+    let result = run("arrays.xmile", &text);
+    let north = result.column("S[North]").expect("a column named by its element");
+    let south = result.column("S[South]").expect("a column named by its element");
+    let total = result.column("total").expect("a column");
+    let share = result.column("south share").expect("a column");
+    for k in 0..north.len() {
+        let k_f = k as f64;
+        assert_eq!(
+            (north[k], south[k], total[k]),
+            (2.0 * k_f, 3.0 * k_f, 5.0 * k_f),
+            "row {k}"
+        );
+        assert_eq!(share[k], 3.0 * k_f / (5.0 * k_f).max(1.0), "row {k}");
+    }
+}
