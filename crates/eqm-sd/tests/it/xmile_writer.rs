@@ -46,7 +46,11 @@ fn the_teacup_is_a_stock_a_flow_and_two_parameters() {
             "Teacup Temperature",
             "Heat Loss to Room",
             "Room Temperature",
-            "Characteristic Time"
+            "Characteristic Time",
+            "INITIAL TIME",
+            "FINAL TIME",
+            "TIME STEP",
+            "SAVEPER"
         ]
     );
 }

@@ -40,7 +40,11 @@ fn the_teacup_cools_by_the_euler_recurrence_under_its_own_names() {
             "Teacup Temperature",
             "Heat Loss to Room",
             "Room Temperature",
-            "Characteristic Time"
+            "Characteristic Time",
+            "INITIAL TIME",
+            "FINAL TIME",
+            "TIME STEP",
+            "SAVEPER"
         ]
     );
     assert_eq!(result.len(), 241, "one row per DT from 0 to 30");
