@@ -183,7 +183,8 @@ impl<'s> Writer<'s, '_> {
             }
             ExprKind::Binary { op, left, right } => {
                 let p = precedence(*op);
-                let l = self.numeric_operand(left, p)?;
+                // `.eqm` does not chain `^`: a power as the base is parenthesised too.
+                let l = self.numeric_operand(left, if *op == BinaryOp::Pow { p + 1 } else { p })?;
                 // The right operand of `-`, `/` and `^` binds tighter than the operator.
                 let r = self.numeric_operand(right, p + 1)?;
                 match op {

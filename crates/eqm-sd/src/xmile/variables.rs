@@ -312,7 +312,7 @@ impl<'d> Reader<'d> {
             .children()
             .filter(|n| n.is_element() && n.tag_name().name() == "eqn")
             .collect();
-        if eqns.len() > 1 {
+        if eqns.len() > 1 && (dimensions.is_empty() || child(node, "element").is_some()) {
             self.diagnostics.push(Diagnostic::error(
                 "E1003",
                 "a variable has one `<eqn>` (an arrayed one gives each element its own in `<element>`)",
@@ -321,7 +321,7 @@ impl<'d> Reader<'d> {
             ));
             return None;
         }
-        let list = if dimensions.is_empty() {
+        let list = if dimensions.is_empty() || eqns.len() > 1 {
             None
         } else {
             eqns.first()
@@ -329,6 +329,22 @@ impl<'d> Reader<'d> {
         };
         let definition = if let Some(values) = list {
             self.array_literal(node, &dimensions, values, is_stock)?
+        } else if eqns.len() > 1 {
+            // Some tools write an arrayed variable as one `<eqn>` per element, in the order
+            // of its elements.
+            let mut parsed = Vec::new();
+            for e in &eqns {
+                let expr = self.expression(*e, names)?;
+                parsed.push(if is_stock {
+                    Equation::Stock {
+                        rate: None,
+                        initial: expr,
+                    }
+                } else {
+                    Equation::Value(expr)
+                });
+            }
+            self.in_order(node, &dimensions, parsed)?
         } else if child(node, "element").is_some() {
             let mut parts = Vec::new();
             for el in node
@@ -378,6 +394,29 @@ impl<'d> Reader<'d> {
         values: Vec<(f64, Span)>,
         is_stock: bool,
     ) -> Option<Definition> {
+        let equations = values
+            .into_iter()
+            .map(|(v, span)| {
+                let expr = Expr {
+                    kind: ExprKind::Number(v),
+                    span,
+                };
+                if is_stock {
+                    Equation::Stock {
+                        rate: None,
+                        initial: expr,
+                    }
+                } else {
+                    Equation::Value(expr)
+                }
+            })
+            .collect();
+        self.in_order(node, dimensions, equations)
+    }
+
+    /// The definition of an arrayed variable from one equation per element, in the order of
+    /// its elements (the last dimension running fastest).
+    fn in_order(&mut self, node: Node, dimensions: &[String], equations: Vec<Equation>) -> Option<Definition> {
         let mut tuples: Vec<Vec<String>> = vec![Vec::new()];
         for dim in dimensions {
             let Some(elements) = self.dimension_elements.get(&canonical(dim)) else {
@@ -400,35 +439,16 @@ impl<'d> Reader<'d> {
                 })
                 .collect();
         }
-        if tuples.len() != values.len() {
+        if tuples.len() != equations.len() {
             self.diagnostics.push(Diagnostic::error(
                 "E1006",
-                format!("{} values for {} elements", values.len(), tuples.len()),
+                format!("{} values for {} elements", equations.len(), tuples.len()),
                 node_span(self.file, node),
                 "this variable",
             ));
             return None;
         }
-        let parts = tuples
-            .into_iter()
-            .zip(values)
-            .map(|(t, (v, span))| {
-                let expr = Expr {
-                    kind: ExprKind::Number(v),
-                    span,
-                };
-                let equation = if is_stock {
-                    Equation::Stock {
-                        rate: None,
-                        initial: expr,
-                    }
-                } else {
-                    Equation::Value(expr)
-                };
-                (t, equation)
-            })
-            .collect();
-        Some(Definition::Elements(parts))
+        Some(Definition::Elements(tuples.into_iter().zip(equations).collect()))
     }
 
     /// The equation of a variable (or of one element of it, `node` an `<element>` of
