@@ -144,6 +144,22 @@ impl<'d> Reader<'d> {
                 Method::Euler
             }
         };
+        // Stella's pause interval stops an interactive run for the user; the results do not
+        // depend on it.
+        if let Some(pause) = node
+            .attributes()
+            .find(|a| a.name() == "pause" || a.name() == "isee_pause")
+        {
+            self.diagnostics.push(Diagnostic::warning(
+                "W1001",
+                format!(
+                    "EQM runs without pausing (`pause=\"{}\"` is not applied)",
+                    pause.value()
+                ),
+                node_span(self.file, node),
+                "the simulation specs",
+            ));
+        }
         SimSpecs {
             start,
             stop,

@@ -119,3 +119,18 @@ fn a_model_without_errors_has_no_diagnostics() {
          <flow name=\"Heat Loss\"><eqn>(Teacup_Temperature - 70)/10</eqn></flow>",
     ));
 }
+
+#[test]
+fn a_pause_interval_is_w1001_and_does_not_stop_the_import() {
+    let text = model("<aux name=\"a\"><eqn>1</eqn></aux>").replace(
+        "<sim_specs method=\"Euler\">",
+        "<sim_specs method=\"Euler\" pause=\"5\">",
+    );
+    let text = text.replacen("</sim_specs>\n", "</sim_specs> <!-- expect: W1001 -->\n", 1);
+    let mut map = SourceMap::new();
+    let file = map.add("m.xmile", text.as_str());
+    let imported = import(file, "m.xmile", &text, Format::Xmile);
+    let codes: Vec<&str> = imported.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["W1001"]);
+    assert!(imported.text.is_some(), "a warning does not stop the import");
+}
