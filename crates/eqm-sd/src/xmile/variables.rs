@@ -371,7 +371,7 @@ impl<'d> Reader<'d> {
                     .attribute("subscript")
                     .unwrap_or("")
                     .split(',')
-                    .map(|s| canonical(s))
+                    .map(canonical)
                     .collect();
                 let equation = self.equation(el, node, names, is_stock)?;
                 parts.push((subscripts, equation));
@@ -581,7 +581,11 @@ impl<'d> Reader<'d> {
             bad(self, &format!("{} x values but {} y values", x.len(), y.len()));
             return None;
         }
-        if x.windows(2).any(|w| !(w[0] <= w[1])) {
+        if x.iter().chain(&y).any(|v| !v.is_finite()) {
+            bad(self, "its values must be finite numbers");
+            return None;
+        }
+        if x.windows(2).any(|w| w[0] > w[1]) {
             bad(self, "the x values must not decrease");
             return None;
         }
