@@ -28,8 +28,16 @@ fn mismatch(span: &Expr, message: String) -> Diagnostic {
 
 impl Arrays {
     /// Every element of a variable with `dims`, in row-major order (one empty element for a
-    /// scalar); `None` when a dimension is unknown.
+    /// scalar); `None` when a dimension is unknown or there are more than a million.
     pub(crate) fn elements_of(&self, dims: &[String]) -> Option<Vec<Element>> {
+        let mut count: usize = 1;
+        for dim in dims {
+            count = count.checked_mul(self.elements.get(dim)?.len())?;
+        }
+        // Each element is written out: more than this is no model to write as text.
+        if count > 1_000_000 {
+            return None;
+        }
         let mut out: Vec<Element> = vec![Vec::new()];
         for dim in dims {
             let n = self.elements.get(dim)?.len();

@@ -177,6 +177,9 @@ fn offset_of(text: &str, row: usize, col: usize) -> usize {
     text.len()
 }
 
+/// The largest number of elements of a dimension read.
+const MAX_ELEMENTS: usize = 100_000;
+
 /// The dimensions of a `<dimensions>` element, for [`variables::Reader::dimensions`].
 pub(crate) fn read_dimension(file: FileId, node: Node) -> Option<Dimension> {
     let name = node.attribute("name")?.to_string();
@@ -187,6 +190,11 @@ pub(crate) fn read_dimension(file: FileId, node: Node) -> Option<Dimension> {
         .collect();
     if elements.is_empty() {
         let size: usize = node.attribute("size")?.trim().parse().ok()?;
+        // Arrays are written element by element: a size beyond this is no model a
+        // system-dynamics tool runs, and would only exhaust memory.
+        if size > MAX_ELEMENTS {
+            return None;
+        }
         elements = (1..=size).map(|i| i.to_string()).collect();
     }
     Some(Dimension {

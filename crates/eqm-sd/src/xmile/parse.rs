@@ -62,6 +62,7 @@ pub(crate) fn parse(text: &str, place: Place, names: &Names) -> Result<Expr, Dia
         place,
         names,
         text_len: text.len(),
+        depth: 0,
     };
     if parser.toks.is_empty() {
         return Err(Diagnostic::error(
@@ -84,7 +85,13 @@ struct Parser<'a> {
     place: Place,
     names: &'a Names,
     text_len: usize,
+    /// How deeply the expression being read is nested (parentheses, operands, arguments).
+    depth: usize,
 }
+
+/// The deepest nesting of an equation read: deeper ones are E1003 rather than exhausting the
+/// stack of the recursive parser (and no `.eqm` text could hold them either).
+const MAX_DEPTH: usize = 100;
 
 /// A word of the equation syntax (compared without regard to case), or `None` for a name.
 fn keyword(tok: &Token) -> Option<&'static str> {
@@ -151,6 +158,17 @@ impl Parser<'_> {
     }
 
     fn expr(&mut self) -> Result<Expr, Diagnostic> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            let at = self.peek().map_or(self.text_len, |t| t.start);
+            return Err(self.error_at(at, at + 1, "the expression is nested too deeply here"));
+        }
+        let result = self.or();
+        self.depth -= 1;
+        result
+    }
+
+    fn or(&mut self) -> Result<Expr, Diagnostic> {
         let mut left = self.and()?;
         while self.is_keyword("OR") || self.is_symbol("|") {
             self.pos += 1;
@@ -244,7 +262,13 @@ impl Parser<'_> {
         };
         let start = self.toks[self.pos].start;
         self.pos += 1;
-        let operand = self.unary()?;
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error_at(start, start + 1, "the expression is nested too deeply here"));
+        }
+        let operand = self.unary();
+        self.depth -= 1;
+        let operand = operand?;
         let span = self.place.span(start, start).to(operand.span);
         Ok(Expr {
             kind: ExprKind::Unary {

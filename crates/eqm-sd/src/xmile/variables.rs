@@ -177,7 +177,7 @@ impl<'d> Reader<'d> {
                 Some(d) => out.push(d),
                 None => self.diagnostics.push(Diagnostic::error(
                     "E1003",
-                    "a dimension needs a name and either a size or its elements",
+                    "a dimension needs a name and either a size (at most 100000) or its elements",
                     node_span(self.file, dim),
                     "this dimension",
                 )),

@@ -134,3 +134,27 @@ fn a_pause_interval_is_w1001_and_does_not_stop_the_import() {
     assert_eq!(codes, ["W1001"]);
     assert!(imported.text.is_some(), "a warning does not stop the import");
 }
+
+#[test]
+fn an_equation_nested_too_deeply_is_e1003_not_a_stack_overflow() {
+    let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+    let minus = format!("{}1", "-".repeat(100_000));
+    check(&model(&format!(
+        "<aux name=\"a\"><eqn>{deep}</eqn></aux> <!-- expect: E1003 -->\n<aux name=\"b\"><eqn>{minus}</eqn></aux> <!-- expect: E1003 -->"
+    )));
+}
+
+#[test]
+fn a_dimension_too_large_to_write_is_refused() {
+    let text = model("<aux name=\"a\"><dimensions><dim name=\"big\"/></dimensions><eqn>1</eqn></aux>").replace(
+        "<model>",
+        "<dimensions><dim name=\"big\" size=\"1000000000\"/> <!-- expect: E1003 -->\n</dimensions><model>",
+    );
+    check(&text);
+}
+
+#[test]
+fn an_equation_nested_less_deeply_is_read_and_written() {
+    let nested = format!("{}TIME{}", "(1 + ".repeat(90), ")".repeat(90));
+    check(&model(&format!("<aux name=\"a\"><eqn>{nested}</eqn></aux>")));
+}
