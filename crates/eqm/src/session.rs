@@ -187,6 +187,22 @@ impl Session {
     /// packages of the standard library that they or `model` name.
     pub fn with_sources(files: &[(String, String)], library: &[(String, String)], model: Option<&str>) -> Session {
         let mut session = Session::new();
+        // A system-dynamics file is imported first and stands as its `.eqm` text from here on.
+        let imported;
+        let files = if files
+            .iter()
+            .any(|(name, _)| eqm_sd::Format::of_file_name(name).is_some())
+        {
+            let bytes = files.iter().map(|(n, t)| (n.clone(), t.clone().into_bytes())).collect();
+            imported = session
+                .import_system_dynamics_files(bytes)
+                .into_iter()
+                .map(|(n, b)| (n, String::from_utf8_lossy(&b).into_owned()))
+                .collect::<Vec<_>>();
+            imported.as_slice()
+        } else {
+            files
+        };
         let mentioned: Vec<&str> = library
             .iter()
             .chain(files)

@@ -192,3 +192,19 @@ fn arrayed_stocks_and_flows_run_element_by_element() {
         assert_eq!(share[k], 3.0 * k_f / (5.0 * k_f).max(1.0), "row {k}");
     }
 }
+
+/// A session made from texts imports a system-dynamics file by its name as one made from
+/// bytes does.
+#[test]
+fn a_session_of_texts_imports_by_the_file_name_too() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>1</stop><dt>0.5</dt>",
+        "<stock name=\"S\"><eqn>4</eqn><outflow>out</outflow></stock>\n<flow name=\"out\"><eqn>S</eqn></flow>",
+    );
+    let mut session = Session::with_sources(&[("m.stmx".to_string(), text)], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let result = model.simulate(&RunSettings::default()).expect("the model runs");
+    assert_eq!(result.column("S").expect("a column"), [4.0, 2.0, 1.0]);
+}
