@@ -44,6 +44,10 @@ pub(crate) struct Scope<'a> {
     pub(crate) start: &'a str,
     pub(crate) stop: &'a str,
     pub(crate) arrays: &'a Arrays,
+    /// The function of each macro, by the macro's canonical name.
+    pub(crate) macros: &'a HashMap<String, String>,
+    /// Whether the expressions are a macro's body (a function: no time, no memory).
+    pub(crate) in_function: bool,
 }
 
 fn unsupported(expr: &Expr, what: &str) -> Diagnostic {
@@ -295,8 +299,21 @@ impl<'s> Writer<'s, '_> {
                 let input = self.real(&args[0])?;
                 return Ok(lookup_call(table, &input, *kind));
             }
-            Function::Macro(name) => return Err(unsupported(expr, &format!("the macro `{name}`"))),
+            Function::Macro(name) => {
+                let Some(id) = self.scope.macros.get(name) else {
+                    return Err(unsupported(expr, &format!("the macro `{name}`")));
+                };
+                let a = self.args(args)?;
+                let a: Vec<&str> = a.iter().map(|x| unwrap(x)).collect();
+                return Ok(format!("{id}({})", a.join(", ")));
+            }
         };
+        if self.scope.in_function && has_memory_or_time(builtin) {
+            return Err(unsupported(
+                expr,
+                &format!("{builtin:?} in a macro (a macro is a function of its parameters)"),
+            ));
+        }
         let whole_array = matches!(builtin, Builtin::Sum | Builtin::Mean | Builtin::Prod | Builtin::Size)
             || (matches!(builtin, Builtin::Min | Builtin::Max) && args.len() == 1);
         if whole_array && args.len() == 1 {
@@ -498,6 +515,31 @@ impl<'s> Writer<'s, '_> {
         let average = self.smooth(&[input.clone(), time.clone(), initial], 1);
         format!("(({input}) - {average})/({average}*({time}))")
     }
+}
+
+/// Whether a builtin reads the time or keeps state, which a function cannot.
+fn has_memory_or_time(builtin: Builtin) -> bool {
+    matches!(
+        builtin,
+        Builtin::Time
+            | Builtin::Dt
+            | Builtin::StartTime
+            | Builtin::StopTime
+            | Builtin::Init
+            | Builtin::Previous
+            | Builtin::Step
+            | Builtin::Ramp
+            | Builtin::PulseVolume
+            | Builtin::Smooth1
+            | Builtin::Smooth3
+            | Builtin::SmoothN
+            | Builtin::Delay1
+            | Builtin::Delay3
+            | Builtin::DelayN
+            | Builtin::DelayFixed
+            | Builtin::Trend
+            | Builtin::Forecast
+    )
 }
 
 /// Whether `text` is a name, a number or a call, which never needs parentheses as an operand.

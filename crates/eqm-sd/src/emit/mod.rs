@@ -110,9 +110,72 @@ fn description(v: &Variable) -> String {
     }
 }
 
+/// The function of each macro (its name, unless a variable has it), by canonical name.
+fn macro_ids(file: &SdFile, ids: &HashMap<String, String>) -> HashMap<String, String> {
+    let taken: HashSet<&String> = ids.values().collect();
+    file.macros
+        .iter()
+        .map(|m| {
+            let mut id = identifier(&m.name);
+            if taken.contains(&id) {
+                id = identifier(&format!("{} macro", m.name));
+            }
+            (canonical(&m.name), id)
+        })
+        .collect()
+}
+
+/// A macro as a function nested in the model: its parameters are its inputs, its value the
+/// output.
+fn write_macro(m: &crate::ir::Macro, outer: &Scope) -> Result<String, Diagnostic> {
+    let id = &outer.macros[&canonical(&m.name)];
+    let mut ids: HashMap<String, String> = HashMap::new();
+    for p in &m.parameters {
+        ids.insert(canonical(p), identifier(p));
+    }
+    let mut output = "value".to_string();
+    while ids.values().any(|p| *p == output) {
+        output.push('_');
+    }
+    let arrays = Arrays::default();
+    let tables = HashMap::new();
+    let scope = Scope {
+        ids: &ids,
+        tables: &tables,
+        arrays: &arrays,
+        in_function: true,
+        ..*outer
+    };
+    let mut helpers = Helpers::default();
+    let element = Element::new();
+    let mut writer = Writer {
+        scope: &scope,
+        helpers: &mut helpers,
+        element: &element,
+    };
+    let Some(value) = &m.value else {
+        return Err(Diagnostic::error(
+            "E1007",
+            "this macro has no value",
+            m.origin,
+            "this macro",
+        ));
+    };
+    let body = writer.real(value)?;
+    let mut text = format!("  function {id} \"The macro {}\"\n", m.name.replace('"', "'"));
+    for p in &m.parameters {
+        let _ = writeln!(text, "    input Real {};", identifier(p));
+    }
+    let _ = writeln!(text, "    output Real {output};");
+    let _ = writeln!(text, "  algorithm\n    {output} := {body};\n  end {id};");
+    Ok(text)
+}
+
 /// The text of a model being written: its declarations, equations and initial equations.
 #[derive(Default)]
 struct Text {
+    /// The functions of the file's macros, each its lines.
+    functions: Vec<String>,
     declarations: Vec<String>,
     equations: Vec<String>,
     initial: Vec<String>,
@@ -432,6 +495,7 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         limited: limited_outflows(model),
         dt: dt.clone(),
     };
+    let macros = macro_ids(file, &writer.ids);
     let scope = Scope {
         ids: &writer.ids,
         tables: &tables,
@@ -439,7 +503,15 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         start: &start,
         stop: &stop,
         arrays: &writer.arrays,
+        macros: &macros,
+        in_function: false,
     };
+    for m in &file.macros {
+        match write_macro(m, &scope) {
+            Ok(function) => text.functions.push(function),
+            Err(d) => diagnostics.push(d),
+        }
+    }
     let mut helpers = Helpers::default();
     for v in &model.variables {
         let key = canonical(&v.name);
@@ -527,6 +599,9 @@ fn assemble(file: &SdFile, model: &SdModel, model_id: &str, text: Text, helpers:
         let _ = write!(out, " \"{doc}\"");
     }
     out.push('\n');
+    for f in &text.functions {
+        out.push_str(f);
+    }
     for d in text.declarations.iter().chain(&helpers.declarations) {
         let _ = writeln!(out, "  {d}");
     }

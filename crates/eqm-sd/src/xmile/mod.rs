@@ -9,6 +9,7 @@
 //! decides how a construct runs: that is the writer's ([`crate::emit`]).
 
 mod lex;
+mod macros;
 mod parse;
 mod variables;
 
@@ -105,15 +106,14 @@ pub fn read(file: FileId, text: &str, dialect: Dialect) -> (Option<SdFile>, Vec<
         if is_vendor(node) {
             continue;
         }
-        if tag == "macro" {
-            reader.unsupported(node, "a macro (`<macro>`)");
-        } else if !matches!(
+        if !matches!(
             tag,
             "header"
                 | "sim_specs"
                 | "dimensions"
                 | "behavior"
                 | "model"
+                | "macro"
                 | "prefs"
                 | "style"
                 | "model_units"
@@ -126,6 +126,13 @@ pub fn read(file: FileId, text: &str, dialect: Dialect) -> (Option<SdFile>, Vec<
             reader.unsupported(node, &format!("the element `<{tag}>`"));
         }
     }
+    let macro_nodes: Vec<_> = root
+        .children()
+        .filter(|n| n.is_element() && n.tag_name().name() == "macro")
+        .collect();
+    let signatures = macros::signatures(&macro_nodes);
+    reader.macros.clone_from(&signatures);
+    let sd_macros = reader.macros(&macro_nodes, &signatures);
     let models: Vec<_> = root
         .children()
         .filter(|n| n.is_element() && n.tag_name().name() == "model")
@@ -137,7 +144,7 @@ pub fn read(file: FileId, text: &str, dialect: Dialect) -> (Option<SdFile>, Vec<
         specs,
         dimensions,
         models: sd_models,
-        macros: Vec::new(),
+        macros: sd_macros,
         doc: doc_text,
     };
     (Some(file_model), diagnostics)

@@ -39,13 +39,15 @@ impl Behavior {
 
 pub(crate) struct Reader<'d> {
     file: FileId,
+    /// Every macro's canonical name with its number of parameters.
+    pub(crate) macros: HashMap<String, usize>,
     diagnostics: &'d mut Vec<Diagnostic>,
     /// Each dimension's elements (canonical), for the values of arrays listed in order.
     pub(crate) dimension_elements: HashMap<String, Vec<String>>,
 }
 
 /// An element's text, with where it lies in the file.
-fn text_of<'a>(file: FileId, node: Node<'a, '_>) -> Option<(&'a str, Place)> {
+pub(crate) fn text_of<'a>(file: FileId, node: Node<'a, '_>) -> Option<(&'a str, Place)> {
     let text_node = node.children().find(|n| n.is_text())?;
     let range = text_node.range();
     let text = text_node.text()?;
@@ -87,9 +89,20 @@ impl<'d> Reader<'d> {
     pub(crate) fn new(file: FileId, diagnostics: &'d mut Vec<Diagnostic>) -> Reader<'d> {
         Reader {
             file,
+            macros: HashMap::new(),
             diagnostics,
             dimension_elements: HashMap::new(),
         }
+    }
+
+    /// The file being read.
+    pub(crate) fn file(&self) -> FileId {
+        self.file
+    }
+
+    /// Keeps a diagnostic.
+    pub(crate) fn push(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
     }
 
     /// The E1002 diagnostic for a construct this reader does not support.
@@ -211,6 +224,7 @@ impl<'d> Reader<'d> {
             .collect();
         let positions = child(node, "views").map(positions).unwrap_or_default();
         let mut names = Names::default();
+        names.macros.clone_from(&self.macros);
         for d in dimensions {
             names.dimensions.insert(canonical(&d.name), element_keys(d));
         }

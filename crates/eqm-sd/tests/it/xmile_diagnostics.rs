@@ -158,3 +158,21 @@ fn an_equation_nested_less_deeply_is_read_and_written() {
     let nested = format!("{}TIME{}", "(1 + ".repeat(90), ")".repeat(90));
     check(&model(&format!("<aux name=\"a\"><eqn>{nested}</eqn></aux>")));
 }
+
+#[test]
+fn a_macro_that_reads_the_time_is_e1002_at_its_call_of_time() {
+    let text = model("<aux name=\"a\"><eqn>LATER(1)</eqn></aux>").replace(
+        "<model>",
+        "<macro name=\"LATER\"><parm>x</parm><eqn>x + TIME</eqn></macro> <!-- expect: E1002 -->\n<model>",
+    );
+    check(&text);
+}
+
+#[test]
+fn a_macro_with_variables_of_its_own_is_e1002() {
+    let text = model("<aux name=\"a\"><eqn>KEEP(1)</eqn></aux>").replace(
+        "<model>",
+        "<macro name=\"KEEP\"><parm>x</parm><variables/><eqn>x</eqn></macro> <!-- expect: E1002 -->\n<model>",
+    );
+    check(&text);
+}

@@ -208,3 +208,21 @@ fn a_session_of_texts_imports_by_the_file_name_too() {
     let result = model.simulate(&RunSettings::default()).expect("the model runs");
     assert_eq!(result.column("S").expect("a column"), [4.0, 2.0, 1.0]);
 }
+
+/// A macro is a function of its parameters: `SCALED(x, k) = x*k + 1`, called with a stock.
+#[test]
+fn a_macro_is_called_as_a_function_of_its_parameters() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>2</stop><dt>1</dt>",
+        "<stock name=\"S\"><eqn>1</eqn><inflow>f</inflow></stock>\n\
+         <flow name=\"f\"><eqn>SCALED(S, 2)</eqn></flow>",
+    )
+    .replace(
+        "<model>",
+        "<macro name=\"SCALED\"><parm>x</parm><parm>k</parm><eqn>x*k + 1</eqn></macro>\n<model>",
+    );
+    let result = run("macro.xmile", &text);
+    // S: 1, 1 + 3 = 4, 4 + 9 = 13; f = 2*S + 1.
+    assert_eq!(result.column("S").expect("a column"), [1.0, 4.0, 13.0]);
+    assert_eq!(result.column("f").expect("a column"), [3.0, 9.0, 27.0]);
+}
