@@ -462,11 +462,7 @@ impl<'s> Writer<'s, '_> {
                 .declarations
                 .push(format!("Real {id} \"A stage of an exponential smooth of {input}\";"));
             self.helpers.initial_equations.push(format!("{id} = {initial};"));
-            let stage_time = if n == 1 {
-                format!("({time})")
-            } else {
-                format!("(({time})/{n})")
-            };
+            let stage_time = if n == 1 { time.clone() } else { format!("({time}/{n})") };
             self.helpers
                 .equations
                 .push(format!("der({id}) = ({previous} - {id})/{stage_time};"));
@@ -483,11 +479,7 @@ impl<'s> Writer<'s, '_> {
     fn material_delay(&mut self, a: &[String], n: usize) -> String {
         let (input, time) = (&a[0], &a[1]);
         let initial = a.get(2).unwrap_or(input).clone();
-        let stage_time = if n == 1 {
-            format!("({time})")
-        } else {
-            format!("(({time})/{n})")
-        };
+        let stage_time = if n == 1 { time.clone() } else { format!("({time}/{n})") };
         let mut inflow = input.clone();
         for _ in 0..n {
             let id = self.helpers.fresh("delay stage");
@@ -496,7 +488,7 @@ impl<'s> Writer<'s, '_> {
                 .push(format!("Real {id} \"A stage of a material delay of {input}\";"));
             self.helpers
                 .initial_equations
-                .push(format!("{id} = ({initial})*{stage_time};"));
+                .push(format!("{id} = {initial}*{stage_time};"));
             self.helpers
                 .equations
                 .push(format!("der({id}) = {inflow} - {id}/{stage_time};"));
@@ -511,9 +503,9 @@ impl<'s> Writer<'s, '_> {
     fn trend(&mut self, a: &[String]) -> String {
         let (input, time) = (&a[0], &a[1]);
         let initial_trend = a.get(2).cloned().unwrap_or_else(|| "0".to_string());
-        let initial = format!("{input}/(1 + ({initial_trend})*({time}))");
+        let initial = format!("{input}/(1 + {initial_trend}*{time})");
         let average = self.smooth(&[input.clone(), time.clone(), initial], 1);
-        format!("(({input}) - {average})/({average}*({time}))")
+        format!("({input} - {average})/({average}*{time})")
     }
 }
 
