@@ -3,19 +3,23 @@
 //! Input: the representation a reader produced. Output: the text of one `.eqm` model whose
 //! fixed-step run gives the iterates the file's own tool computes, the result columns (each
 //! the variable's name in the `.eqm` model and its name in the file), and diagnostics for
-//! every construct not written (E1002, at its place in the file). A stock is a state with
-//! `der(stock) = inflows - outflows`, a flow and an auxiliary a variable bound to its
-//! equation, a constant a parameter, a graphical function a table read by the library's
-//! `SystemDynamics.Converters.graphLookup`; the experiment annotation fixes the method and
-//! the step DT, so each row is the method's iterate (the language's section on DT).
+//! every construct not written (E1002, at its place in the file). Stocks and flows are
+//! components of the `SystemDynamics` package where they can be ([`components`]), else a
+//! state with `der(stock) = inflows - outflows` and variables bound to their equations; an
+//! auxiliary is a variable bound to its equation, a constant a parameter, a graphical
+//! function a table read by the library's `SystemDynamics.Converters.graphLookup`; the
+//! experiment annotation fixes the method and the step DT, so each row is the method's
+//! iterate (the language's section on DT).
 //! Nothing here reads files or knows which dialect the model came from.
 
 mod arrays;
+mod components;
 mod expr;
 
 use crate::ir::{Definition, Equation, ExprKind, GraphKind, Kind, Method, SdFile, SdModel, Variable};
 use crate::names::{canonical, identifier};
 use arrays::{Arrays, Element};
+use components::Part;
 use eqm_diag::Diagnostic;
 use expr::{Helpers, Scope, Writer, lookup_call, number, table};
 use std::collections::{HashMap, HashSet};
@@ -190,6 +194,8 @@ struct ModelWriter<'m> {
     /// For each outflow of a non-negative stock: the stock and the outflows before it.
     limited: HashMap<String, (String, usize)>,
     dt: String,
+    /// The stocks and flows written as components, with their component's identifier.
+    parts: HashMap<String, (Part, String)>,
 }
 
 impl ModelWriter<'_> {
@@ -339,7 +345,9 @@ impl ModelWriter<'_> {
                 if net.is_empty() {
                     net.push('0');
                 }
-                if *non_negative {
+                if self.parts.contains_key(&key) {
+                    // A component stock integrates its ports; the connections carry the flows.
+                } else if *non_negative {
                     // A stock that would fall below 0 within a step is emptied exactly.
                     text.equations
                         .push(format!("der({target}) = noEvent(max({net}, -{target}/{}));", self.dt));
@@ -369,7 +377,11 @@ impl ModelWriter<'_> {
                 if let Some(limit) = self.limit(&key, element, v.origin)? {
                     value = format!("noEvent(min({value}, {limit}))");
                 }
-                text.equations.push(format!("{target} = {value};"));
+                match self.parts.get(&key) {
+                    // A component flow's rate is the rate it wants: every stock is free.
+                    Some((Part::Flow, base)) => text.equations.push(format!("{base}.u = {value};")),
+                    _ => text.equations.push(format!("{target} = {value};")),
+                }
             }
             (_, Equation::Undefined) => {
                 return Err(Diagnostic::error(
@@ -445,6 +457,19 @@ fn limited_outflows(model: &SdModel) -> HashMap<String, (String, usize)> {
     limited
 }
 
+/// The annotation of a component's place in the file's diagram (the file's y grows
+/// downwards, a `Placement`'s upwards), or nothing where the file has no diagram.
+fn placement(v: &Variable) -> String {
+    match v.position {
+        Some(p) => format!(
+            " annotation(Placement(transformation(origin = {{{}, {}}}, extent = {{{{-10, -10}}, {{10, 10}}}})))",
+            number(p.x),
+            number(-p.y)
+        ),
+        None => String::new(),
+    }
+}
+
 /// The initial value of a scalar stock that starts at a number (written as its `start`).
 fn start_value(v: &Variable) -> Option<f64> {
     match (&v.kind, &v.definition, v.dimensions.is_empty()) {
@@ -470,7 +495,20 @@ fn constant(v: &Variable) -> Option<f64> {
 }
 
 fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<Emitted> {
-    let (ids, [dt, start, stop, save]) = identifiers(model);
+    let (mut ids, [dt, start, stop, save]) = identifiers(model);
+    let mut taken: HashSet<String> = ids.values().cloned().collect();
+    taken.extend([dt.clone(), start.clone(), stop.clone(), save.clone()]);
+    let mut parts = HashMap::new();
+    for (key, part) in components::choose(model) {
+        let base = ids[&key].clone();
+        // The value of a component stock is its amount, of a component flow its rate.
+        let field = if part == Part::Stock { "m" } else { "rate" };
+        ids.insert(key.clone(), format!("{base}.{field}"));
+        parts.insert(key, (part, base));
+    }
+    let bases: HashMap<String, String> = parts.iter().map(|(k, (_, b))| (k.clone(), b.clone())).collect();
+    let part_kinds: HashMap<String, Part> = parts.iter().map(|(k, (p, _))| (k.clone(), *p)).collect();
+    let (clouds, connects) = components::connections(model, &part_kinds, &bases, &mut taken);
     let mut text = Text::default();
     let specs = &file.specs;
     for (id, value, what) in [
@@ -494,6 +532,7 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         arrays: arrays_of(file, model),
         limited: limited_outflows(model),
         dt: dt.clone(),
+        parts,
     };
     let macros = macro_ids(file, &writer.ids);
     let scope = Scope {
@@ -548,11 +587,23 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         } else {
             format!("[{}]", sizes.join(", "))
         };
-        match start_value(v) {
-            Some(x) => text
+        match (writer.parts.get(&key), start_value(v)) {
+            (Some((Part::Stock, base)), Some(x)) => text.declarations.push(format!(
+                "SystemDynamics.Reservoirs.Stock {base}(m(start = {}, fixed = true)){doc}{};",
+                number(x),
+                placement(v)
+            )),
+            (Some((Part::Stock, base)), None) => text.declarations.push(format!(
+                "SystemDynamics.Reservoirs.Stock {base}(m(fixed = false)){doc}{};",
+                placement(v)
+            )),
+            (Some((Part::Flow, base)), _) => text
+                .declarations
+                .push(format!("SystemDynamics.Flows.Flow {base}{doc}{};", placement(v))),
+            (None, Some(x)) => text
                 .declarations
                 .push(format!("Real {id}(start = {}, fixed = true){doc};", number(x))),
-            None => text.declarations.push(format!("Real {id}{shape}{doc};")),
+            (None, None) => text.declarations.push(format!("Real {id}{shape}{doc};")),
         }
         for element in &elements {
             match writer.element(v, element, &scope, &mut helpers, &mut text) {
@@ -566,6 +617,8 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
             }
         }
     }
+    text.declarations.extend(clouds);
+    text.equations.splice(0..0, connects);
     // The simulation specs are reported as Vensim's control variables, as every
     // system-dynamics tool's results list them, unless the file has variables of these names.
     for (name, id) in [
