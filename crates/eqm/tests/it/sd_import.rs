@@ -226,3 +226,31 @@ fn a_macro_is_called_as_a_function_of_its_parameters() {
     assert_eq!(result.column("S").expect("a column"), [1.0, 4.0, 13.0]);
     assert_eq!(result.column("f").expect("a column"), [3.0, 9.0, 27.0]);
 }
+
+/// The diagram of an imported model holds its stock, its flow and the flow's cloud as the
+/// `SystemDynamics` components, connected stock to flow to cloud.
+#[test]
+fn the_diagram_of_an_imported_model_shows_its_stocks_flows_and_clouds() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>1</stop><dt>0.5</dt>",
+        "<stock name=\"S\"><eqn>4</eqn><outflow>out</outflow></stock>\n<flow name=\"out\"><eqn>S</eqn></flow>",
+    );
+    let mut session = Session::with_source_bytes(vec![("m.xmile".to_string(), text.into_bytes())], &[], None);
+    let diagram = session
+        .diagram(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let classes: Vec<(&str, &str)> = diagram
+        .components
+        .iter()
+        .map(|c| (c.name.as_str(), c.class_name.as_str()))
+        .collect();
+    assert_eq!(
+        classes,
+        [
+            ("S", "SystemDynamics.Reservoirs.Stock"),
+            ("out", "SystemDynamics.Flows.Flow"),
+            ("'out sink'", "SystemDynamics.Reservoirs.CloudSink"),
+        ]
+    );
+    assert_eq!(diagram.connections.len(), 2);
+}
