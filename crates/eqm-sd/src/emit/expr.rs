@@ -79,14 +79,26 @@ pub(crate) fn table(graph: &GraphicalFunction) -> String {
 
 /// The call of the library's table lookup for a graphical function of `kind`.
 pub(crate) fn lookup_call(table: &str, input: &str, kind: GraphKind) -> String {
-    let (interpolation, extrapolation) = match kind {
-        GraphKind::Continuous => ("linear", "clamp"),
-        GraphKind::Extrapolate => ("linear", "linear"),
-        GraphKind::Discrete => ("step", "clamp"),
-    };
-    format!(
-        "SystemDynamics.Converters.graphLookup({table}, {input}, SystemDynamics.Converters.Interpolation.{interpolation}, SystemDynamics.Converters.Extrapolation.{extrapolation})"
-    )
+    let (interpolation, extrapolation) = graph_options(kind);
+    format!("SystemDynamics.Converters.graphLookup({table}, {input}, {interpolation}, {extrapolation})")
+}
+
+/// The library's interpolation and extrapolation of a graphical function of `kind`.
+pub(crate) fn graph_options(kind: GraphKind) -> (&'static str, &'static str) {
+    match kind {
+        GraphKind::Continuous => (
+            "SystemDynamics.Converters.Interpolation.linear",
+            "SystemDynamics.Converters.Extrapolation.clamp",
+        ),
+        GraphKind::Extrapolate => (
+            "SystemDynamics.Converters.Interpolation.linear",
+            "SystemDynamics.Converters.Extrapolation.linear",
+        ),
+        GraphKind::Discrete => (
+            "SystemDynamics.Converters.Interpolation.step",
+            "SystemDynamics.Converters.Extrapolation.clamp",
+        ),
+    }
 }
 
 /// Binding strength of an operator in `.eqm` (higher binds tighter).

@@ -21,7 +21,7 @@ use crate::names::{canonical, identifier};
 use arrays::{Arrays, Element};
 use components::Part;
 use eqm_diag::Diagnostic;
-use expr::{Helpers, Scope, Writer, lookup_call, number, table};
+use expr::{Helpers, Scope, Writer, graph_options, lookup_call, number, table};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
@@ -366,8 +366,13 @@ impl ModelWriter<'_> {
                     ));
                 };
                 let x = writer.real(input)?;
-                text.equations
-                    .push(format!("{target} = {};", lookup_call(table_id, &x, *kind)));
+                match table_id.strip_suffix(".table") {
+                    // A converter's input.
+                    Some(base) => text.equations.push(format!("{base}.u = {x};")),
+                    None => text
+                        .equations
+                        .push(format!("{target} = {};", lookup_call(table_id, &x, *kind))),
+                }
             }
             (kind, Equation::Value(e)) => {
                 let mut value = writer.real(e)?;
@@ -405,10 +410,33 @@ impl ModelWriter<'_> {
 }
 
 /// The identifiers of the tables of graphical functions, with their declarations.
-fn tables_of(model: &SdModel, declarations: &mut Vec<String>) -> HashMap<String, (String, GraphKind)> {
+fn tables_of(
+    model: &SdModel,
+    ids: &mut HashMap<String, String>,
+    declarations: &mut Vec<String>,
+) -> (HashMap<String, (String, GraphKind)>, HashMap<String, String>) {
     let mut tables = HashMap::new();
+    let mut converters = HashMap::new();
     for v in &model.variables {
+        let key = canonical(&v.name);
         let graph = match &v.definition {
+            Definition::Uniform(Equation::Graph { graph, .. }) if graph_converter(v, graph) => {
+                // A converter holds its own table, which calls by name read too.
+                let base = ids[&key].clone();
+                ids.insert(key.clone(), format!("{base}.y"));
+                tables.insert(key.clone(), (format!("{base}.table"), graph.kind));
+                let (interpolation, extrapolation) = graph_options(graph.kind);
+                converters.insert(
+                    key,
+                    format!(
+                        "SystemDynamics.Converters.GraphConverter {base}(table = {}, interpolation = {interpolation}, extrapolation = {extrapolation}){}{};",
+                        table(graph),
+                        description(v),
+                        placement(v)
+                    ),
+                );
+                continue;
+            }
             Definition::Uniform(Equation::Graph { graph, .. } | Equation::Table(graph)) => graph,
             _ => continue,
         };
@@ -419,9 +447,16 @@ fn tables_of(model: &SdModel, declarations: &mut Vec<String>) -> HashMap<String,
             table(graph),
             v.name.replace('"', "'")
         ));
-        tables.insert(canonical(&v.name), (table_id, graph.kind));
+        tables.insert(key, (table_id, graph.kind));
     }
-    tables
+    (tables, converters)
+}
+
+/// Whether a graphical function of an input is written as a `GraphConverter` (a scalar
+/// auxiliary whose x values increase strictly, as the converter requires; else a table read
+/// by `graphLookup`).
+fn graph_converter(v: &Variable, graph: &crate::ir::GraphicalFunction) -> bool {
+    matches!(v.kind, Kind::Aux) && v.dimensions.is_empty() && graph.x.windows(2).all(|w| w[0] < w[1])
 }
 
 /// The dimensions of the file and of each variable.
@@ -455,6 +490,30 @@ fn limited_outflows(model: &SdModel) -> HashMap<String, (String, usize)> {
         }
     }
     limited
+}
+
+/// The declaration of a variable: a component for a stock or flow written as one, else a
+/// variable (with its start where it is a stock starting at a number).
+fn declare(writer: &ModelWriter, v: &Variable, key: &str, shape: &str, doc: &str, text: &mut Text) {
+    let id = &writer.ids[key];
+    match (writer.parts.get(key), start_value(v)) {
+        (Some((Part::Stock, base)), Some(x)) => text.declarations.push(format!(
+            "SystemDynamics.Reservoirs.Stock {base}(m(start = {}, fixed = true)){doc}{};",
+            number(x),
+            placement(v)
+        )),
+        (Some((Part::Stock, base)), None) => text.declarations.push(format!(
+            "SystemDynamics.Reservoirs.Stock {base}(m(fixed = false)){doc}{};",
+            placement(v)
+        )),
+        (Some((Part::Flow, base)), _) => text
+            .declarations
+            .push(format!("SystemDynamics.Flows.Flow {base}{doc}{};", placement(v))),
+        (None, Some(x)) => text
+            .declarations
+            .push(format!("Real {id}(start = {}, fixed = true){doc};", number(x))),
+        (None, None) => text.declarations.push(format!("Real {id}{shape}{doc};")),
+    }
 }
 
 /// The annotation of a component's place in the file's diagram (the file's y grows
@@ -525,7 +584,7 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
             .push(format!("parameter Real {id} = {} \"{what}\";", number(value)));
     }
     // The tables first: an equation may call a graphical function declared after it.
-    let tables = tables_of(model, &mut text.declarations);
+    let (tables, converters) = tables_of(model, &mut ids, &mut text.declarations);
     let writer = ModelWriter {
         model,
         ids,
@@ -587,23 +646,10 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         } else {
             format!("[{}]", sizes.join(", "))
         };
-        match (writer.parts.get(&key), start_value(v)) {
-            (Some((Part::Stock, base)), Some(x)) => text.declarations.push(format!(
-                "SystemDynamics.Reservoirs.Stock {base}(m(start = {}, fixed = true)){doc}{};",
-                number(x),
-                placement(v)
-            )),
-            (Some((Part::Stock, base)), None) => text.declarations.push(format!(
-                "SystemDynamics.Reservoirs.Stock {base}(m(fixed = false)){doc}{};",
-                placement(v)
-            )),
-            (Some((Part::Flow, base)), _) => text
-                .declarations
-                .push(format!("SystemDynamics.Flows.Flow {base}{doc}{};", placement(v))),
-            (None, Some(x)) => text
-                .declarations
-                .push(format!("Real {id}(start = {}, fixed = true){doc};", number(x))),
-            (None, None) => text.declarations.push(format!("Real {id}{shape}{doc};")),
+        if let Some(declaration) = converters.get(&key) {
+            text.declarations.push(declaration.clone());
+        } else {
+            declare(&writer, v, &key, &shape, &doc, &mut text);
         }
         for element in &elements {
             match writer.element(v, element, &scope, &mut helpers, &mut text) {
