@@ -356,26 +356,28 @@ impl ModelWriter<'_> {
                 }
             }
             (Kind::Lookup, _) => {}
-            (_, Equation::Graph { input, graph }) => {
-                let Some((table_id, kind)) = scope.tables.get(&key) else {
-                    return Err(Diagnostic::error(
-                        "E1002",
-                        "EQM does not import graphical functions of single elements",
-                        graph.origin,
-                        "not supported",
-                    ));
+            (kind, Equation::Graph { .. } | Equation::Value(_)) => {
+                let mut value = match equation {
+                    Equation::Graph { input, graph } => {
+                        let Some((table_id, graph_kind)) = scope.tables.get(&key) else {
+                            return Err(Diagnostic::error(
+                                "E1002",
+                                "EQM does not import graphical functions of single elements",
+                                graph.origin,
+                                "not supported",
+                            ));
+                        };
+                        let x = writer.real(input)?;
+                        if let Some(base) = table_id.strip_suffix(".table") {
+                            // A converter (an auxiliary, so no flow rules below): its input.
+                            text.equations.push(format!("{base}.u = {x};"));
+                            return Ok(());
+                        }
+                        lookup_call(table_id, &x, *graph_kind)
+                    }
+                    Equation::Value(e) => writer.real(e)?,
+                    _ => unreachable!("matched above"),
                 };
-                let x = writer.real(input)?;
-                match table_id.strip_suffix(".table") {
-                    // A converter's input.
-                    Some(base) => text.equations.push(format!("{base}.u = {x};")),
-                    None => text
-                        .equations
-                        .push(format!("{target} = {};", lookup_call(table_id, &x, *kind))),
-                }
-            }
-            (kind, Equation::Value(e)) => {
-                let mut value = writer.real(e)?;
                 if matches!(kind, Kind::Flow { non_negative: true }) {
                     value = format!("noEvent(max({value}, 0))");
                 }

@@ -254,3 +254,18 @@ fn the_diagram_of_an_imported_model_shows_its_stocks_flows_and_clouds() {
     );
     assert_eq!(diagram.connections.len(), 2);
 }
+
+/// A uniflow given by a graphical function of time never runs backwards, and its stock gains
+/// DT times the function's value in each step.
+#[test]
+fn a_uniflow_given_by_a_graphical_function_is_cut_at_zero() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>4</stop><dt>1</dt>",
+        "<stock name=\"S\"><eqn>0</eqn><inflow>f</inflow></stock>\n\
+         <flow name=\"f\"><eqn>TIME</eqn><non_negative/><gf><xpts>0,4</xpts><ypts>-2,2</ypts></gf></flow>",
+    );
+    let result = run("gf_flow.xmile", &text);
+    // f = max(t - 2, 0): 0, 0, 0, 1, 2; S sums the earlier steps: 0, 0, 0, 0, 1.
+    assert_eq!(result.column("f").expect("a column"), [0.0, 0.0, 0.0, 1.0, 2.0]);
+    assert_eq!(result.column("S").expect("a column"), [0.0, 0.0, 0.0, 0.0, 1.0]);
+}
