@@ -15,6 +15,7 @@
 mod arrays;
 mod components;
 mod expr;
+mod modules;
 
 use crate::ir::{Definition, Equation, ExprKind, GraphKind, Kind, Method, SdFile, SdModel, Variable};
 use crate::names::{canonical, identifier};
@@ -48,7 +49,14 @@ pub fn emit(file: &SdFile, fallback_name: &str) -> (Option<Emitted>, Vec<Diagnos
         file.name.trim()
     };
     let model_id = class_name(name);
-    let emitted = write_model(file, main, &model_id, &mut diagnostics);
+    let main = match modules::inline(file, main) {
+        Ok(main) => main,
+        Err(mut more) => {
+            diagnostics.append(&mut more);
+            return (None, diagnostics);
+        }
+    };
+    let emitted = write_model(file, &main, &model_id, &mut diagnostics);
     if diagnostics.iter().any(|d| d.severity == eqm_diag::Severity::Error) {
         return (None, diagnostics);
     }

@@ -39,6 +39,9 @@ impl Behavior {
 
 pub(crate) struct Reader<'d> {
     file: FileId,
+    /// The connections of modules' outputs to variables of the model that holds them (`<connect
+    /// to=".name" from="module.output"/>`): the variable, the output, and the connection.
+    pub(crate) links: Vec<(String, Expr)>,
     /// Every macro's canonical name with its number of parameters.
     pub(crate) macros: HashMap<String, usize>,
     diagnostics: &'d mut Vec<Diagnostic>,
@@ -89,6 +92,7 @@ impl<'d> Reader<'d> {
     pub(crate) fn new(file: FileId, diagnostics: &'d mut Vec<Diagnostic>) -> Reader<'d> {
         Reader {
             file,
+            links: Vec::new(),
             macros: HashMap::new(),
             diagnostics,
             dimension_elements: HashMap::new(),
@@ -268,6 +272,18 @@ impl<'d> Reader<'d> {
             variable.position = positions.get(&key).copied();
             variables.push(variable);
         }
+        // A variable a module's output is connected to takes that output as its equation.
+        for (target, output) in std::mem::take(&mut self.links) {
+            match variables.iter_mut().find(|v| canonical(&v.name) == target) {
+                Some(v) => v.definition = Definition::Uniform(Equation::Value(output)),
+                None => self.diagnostics.push(Diagnostic::error(
+                    "E1004",
+                    format!("a module's output is connected to `{target}`, which is no variable of this model"),
+                    output.span,
+                    "this connection",
+                )),
+            }
+        }
         SdModel {
             name: node.attribute("name").unwrap_or("").to_string(),
             variables,
@@ -330,10 +346,7 @@ impl<'d> Reader<'d> {
                 non_negative: non_negative_of(behavior.flows_non_negative),
             },
             "gf" => Kind::Lookup,
-            "module" => {
-                self.unsupported(node, "a module (`<module>`)");
-                return None;
-            }
+            "module" => return self.module(node, name, origin),
             _ if child(node, "gf").is_some() && child(node, "eqn").is_none() => Kind::Lookup,
             _ => Kind::Aux,
         };
@@ -502,6 +515,8 @@ impl<'d> Reader<'d> {
                 initial: expr,
             }),
             (_, Some(expr)) => Some(Equation::Value(expr)),
+            // An input of a model that a module's connection binds.
+            (None, None) if variable.attribute("access") == Some("input") => Some(Equation::Undefined),
             (None, None) => {
                 self.diagnostics.push(Diagnostic::error(
                     "E1007",

@@ -91,7 +91,7 @@ fn a_variable_defined_twice_is_e1007_at_the_second() {
 #[test]
 fn unsupported_elements_are_e1002_at_their_element() {
     check(&model(
-        "<module name=\"m\"/> <!-- expect: E1002 -->\n\
+        "<module name=\"m\" resource=\"other.xmile\"/> <!-- expect: E1002 -->\n\
          <stock name=\"s\"><eqn>0</eqn><oven/></stock> <!-- expect: E1002 -->",
     ));
 }
@@ -175,4 +175,9 @@ fn a_macro_with_variables_of_its_own_is_e1002() {
         "<macro name=\"KEEP\"><parm>x</parm><variables/><eqn>x</eqn></macro> <!-- expect: E1002 -->\n<model>",
     );
     check(&text);
+}
+
+#[test]
+fn a_module_of_no_model_of_the_file_is_e1004_at_the_module() {
+    check(&model("<module name=\"elsewhere\"/> <!-- expect: E1004 -->"));
 }

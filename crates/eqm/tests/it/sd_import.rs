@@ -269,3 +269,44 @@ fn a_uniflow_given_by_a_graphical_function_is_cut_at_zero() {
     assert_eq!(result.column("f").expect("a column"), [0.0, 0.0, 0.0, 1.0, 2.0]);
     assert_eq!(result.column("S").expect("a column"), [0.0, 0.0, 0.0, 0.0, 1.0]);
 }
+
+/// A module is its model's variables under `Module.Variable`: its input bound to the outside
+/// variable it is connected from, its output carried to the outside variable connected to
+/// it. With the input `2*time`, the module's stock gains DT times it in each step.
+#[test]
+fn a_module_runs_its_model_with_the_inputs_connected_to_it() {
+    let text = r#"<xmile version="1.0" xmlns="http://docs.oasis-open.org/xmile/ns/XMILE/v1.0">
+ <sim_specs method="Euler"><start>1</start><stop>3</stop><dt>0.5</dt></sim_specs>
+ <model>
+  <variables>
+   <module name="Sub_Model">
+    <connect to="Input" from=".Root_Model_Output"/>
+    <connect to=".Root_Model_Input" from="Sub_Model.Output"/>
+   </module>
+   <aux name="Root_Model_Output" access="output"><eqn>TIME*2</eqn></aux>
+   <aux name="Root_Model_Input" access="input"/>
+  </variables>
+ </model>
+ <model name="Sub_Model">
+  <variables>
+   <aux name="Input" access="input"/>
+   <aux name="Output" access="output"><eqn>Input + 1</eqn></aux>
+   <stock name="Level"><eqn>0</eqn><inflow>fill</inflow></stock>
+   <flow name="fill"><eqn>Input</eqn></flow>
+  </variables>
+ </model>
+</xmile>
+"#;
+    let result = run("module.xmile", text);
+    let time = result.time().to_vec();
+    let level = result
+        .column("Sub_Model.Level")
+        .expect("a column named module.variable");
+    let back = result.column("Root_Model_Input").expect("a column");
+    let mut expected = 0.0;
+    for k in 0..time.len() {
+        assert_eq!(level[k], expected, "t = {}", time[k]);
+        assert_eq!(back[k], 2.0 * time[k] + 1.0, "t = {}", time[k]);
+        expected += 0.5 * 2.0 * time[k];
+    }
+}
