@@ -92,6 +92,19 @@ pub(crate) enum Command {
     /// time span in time). Exit 0 when every signal passes, 1 when one fails, 2 for usage
     /// errors.
     Compare(CompareArgs),
+    /// Import a system-dynamics model (XMILE `.xmile`, Stella `.stmx`) and write it as an `.eqm`
+    /// model on the SystemDynamics library (to standard output, or `--out FILE`).
+    Import {
+        /// The file to import.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// The `.eqm` file to write (default: standard output).
+        #[arg(long, value_name = "OUT.eqm")]
+        out: Option<PathBuf>,
+        /// The file's format, whatever its extension.
+        #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+        format: Option<eqm::SdFormat>,
+    },
     /// Export the model as a Functional Mock-up Unit (FMI 2.0 or 3.0): its description, EQM's
     /// FMU runtime library (`libeqm_fmu.so`: EQM_FMU_RUNTIME, else next to `eqm`) and the
     /// model's sources, which the runtime compiles when the FMU is instantiated.
@@ -258,6 +271,16 @@ pub(crate) struct ModelArgs {
     /// single-file package `Name.mo`.
     #[arg(long = "library", value_name = "DIR")]
     pub(crate) libraries: Vec<PathBuf>,
+    /// Read the files as system-dynamics models of this format whatever their extension
+    /// (`.xmile` and `.stmx` files are imported by their extension without it).
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
+    pub(crate) format: Option<eqm::SdFormat>,
+}
+
+/// The value parser of `--format`: the name of a system-dynamics format.
+pub(crate) fn parse_format(s: &str) -> Result<eqm::SdFormat, String> {
+    eqm::SdFormat::from_name(s)
+        .ok_or_else(|| format!("unknown format `{s}`; known: {}", eqm::SdFormat::NAMES.join(", ")))
 }
 
 /// The value parser of `--param` and `--from`: `NAME=VALUE` with a number, `true` or `false`.

@@ -13,7 +13,14 @@ use std::process::ExitCode;
 /// The session of a command on a model (`check`, `run`, ...): its files read and parsed, and the
 /// options with its parameter values.
 pub(crate) fn model_session(args: &ModelArgs) -> Result<(Session, ModelOptions), ExitCode> {
-    let session = load(&args.files, args.model.as_deref(), &[], &args.libraries)?;
+    let mut session = load(&args.files, args.model.as_deref(), &[], &args.libraries, args.format)?;
+    // Without `--format` the session imported the system-dynamics files by their extension.
+    if let Some(format) = args.format {
+        for path in &args.files {
+            let text = read_text(path)?;
+            session.add_system_dynamics_file(&path.display().to_string(), text, format);
+        }
+    }
     let options = ModelOptions {
         parameters: args.params.clone(),
         ..ModelOptions::default()
@@ -57,11 +64,13 @@ pub(crate) fn load(
     model: Option<&str>,
     typed: &[(String, String)],
     libraries: &[PathBuf],
+    format: Option<eqm::SdFormat>,
 ) -> Result<Session, ExitCode> {
     // Bytes, not text: a file that is not UTF-8 is the model's error (E0109, at its line and
-    // column), reported with the others by the library.
+    // column), reported with the others by the library. Files of a format given explicitly
+    // are imported by the caller.
     let mut user: Vec<(String, Vec<u8>)> = Vec::new();
-    for path in files {
+    for path in files.iter().filter(|_| format.is_none()) {
         match std::fs::read(path) {
             Ok(bytes) => user.push((path.display().to_string(), bytes)),
             Err(e) => {
@@ -88,6 +97,19 @@ pub(crate) fn load(
     session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
     session.set_external_linker(external_linker());
     Ok(session)
+}
+
+/// The text of a file, or the usage error (exit 2) of one that cannot be read.
+pub(crate) fn read_text(path: &std::path::Path) -> Result<String, ExitCode> {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+        }
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", path.display());
+            Err(ExitCode::from(output::EXIT_USAGE))
+        }
+    }
 }
 
 /// The file system as the library reads it.

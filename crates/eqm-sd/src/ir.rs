@@ -341,6 +341,10 @@ pub enum Builtin {
     ArcSin,
     ArcCos,
     ArcTan,
+    /// The hyperbolic functions (XMILE's `SINH`, `COSH`, `TANH`).
+    Sinh,
+    Cosh,
+    Tanh,
     /// The largest integer not above the argument (XMILE `INT`, Vensim `INTEGER`).
     Int,
     /// Rounded half away from zero.

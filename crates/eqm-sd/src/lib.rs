@@ -11,6 +11,117 @@
 //! compiles and runs the `.eqm` text like any other model. Every construct a reader does not
 //! support is a diagnostic (E1002) naming it; nothing is left out silently.
 
+pub mod emit;
 pub mod ir;
 pub mod names;
 pub mod vensim;
+pub mod xmile;
+
+use eqm_diag::Diagnostic;
+use eqm_diag::source::FileId;
+
+/// The format of a system-dynamics file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// OASIS XMILE (`.xmile`, `.xml`).
+    Xmile,
+    /// isee Stella/iThink (`.stmx`, `.itmx`), XMILE with isee's extensions.
+    Stella,
+    /// Vensim's text format (`.mdl`).
+    Vensim,
+}
+
+impl Format {
+    /// The format of a file by its extension (without the dot, in any case); `None` for an
+    /// extension of no system-dynamics format.
+    pub fn from_extension(extension: &str) -> Option<Format> {
+        match extension.to_ascii_lowercase().as_str() {
+            "xmile" | "xml" => Some(Format::Xmile),
+            "stmx" | "itmx" | "stm" => Some(Format::Stella),
+            "mdl" => Some(Format::Vensim),
+            _ => None,
+        }
+    }
+
+    /// The format a file name's extension names.
+    pub fn of_file_name(name: &str) -> Option<Format> {
+        let (_, extension) = name.rsplit_once('.')?;
+        Format::from_extension(extension)
+    }
+
+    /// The names `--format` takes.
+    pub const NAMES: &'static [&'static str] = &["xmile", "stella", "vensim"];
+
+    /// The format of a name `--format` takes.
+    pub fn from_name(name: &str) -> Option<Format> {
+        match name.to_ascii_lowercase().as_str() {
+            "xmile" => Some(Format::Xmile),
+            "stella" | "stmx" => Some(Format::Stella),
+            "vensim" | "mdl" => Some(Format::Vensim),
+            _ => None,
+        }
+    }
+
+    /// The format's name as `--format` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Xmile => "xmile",
+            Format::Stella => "stella",
+            Format::Vensim => "vensim",
+        }
+    }
+}
+
+/// A file imported: its `.eqm` text (empty when it could not be written), the model's name,
+/// the result columns and the diagnostics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    /// The `.eqm` text; `None` when an error stops the import (see the diagnostics).
+    pub text: Option<String>,
+    /// The name of the model class in the text.
+    pub model: String,
+    /// The result columns: each the variable's name in the `.eqm` model and its name as the
+    /// file writes it.
+    pub columns: Vec<(String, String)>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Imports `text`, the file `file` of `format`, named `file_name` (its stem names a model
+/// that has no name of its own).
+pub fn import(file: FileId, file_name: &str, text: &str, format: Format) -> Imported {
+    let (sd, mut diagnostics) = match format {
+        Format::Xmile => xmile::read(file, text, ir::Dialect::Xmile),
+        Format::Stella => xmile::read(file, text, ir::Dialect::Stella),
+        Format::Vensim => vensim::read(file, text),
+    };
+    let stem = file_name
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(file_name)
+        .split('.')
+        .next()
+        .unwrap_or("Model");
+    let failed = |diagnostics| Imported {
+        text: None,
+        model: String::new(),
+        columns: Vec::new(),
+        diagnostics,
+    };
+    let Some(sd) = sd else {
+        return failed(diagnostics);
+    };
+    if diagnostics.iter().any(|d| d.severity == eqm_diag::Severity::Error) {
+        return failed(diagnostics);
+    }
+    let (emitted, mut more) = emit::emit(&sd, stem);
+    diagnostics.append(&mut more);
+    match emitted {
+        Some(e) => Imported {
+            text: Some(e.text),
+            model: e.model,
+            columns: e.columns,
+            diagnostics,
+        },
+        None => failed(diagnostics),
+    }
+}

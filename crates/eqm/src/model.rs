@@ -89,6 +89,9 @@ pub struct Model {
     /// The equations whose unknowns were dropped because their coefficient is zero by the
     /// parameters' values at translation.
     zero_coefficients: Vec<eqm_compile::zero_coefficients::DroppedOccurrence>,
+    /// For a model imported from a system-dynamics file: its result columns, each the
+    /// variable's `.eqm` name and its name in the file, which the results are reported under.
+    source_names: Option<Arc<Vec<(String, String)>>>,
 }
 
 impl Model {
@@ -103,6 +106,7 @@ impl Model {
             modes: None,
             interface: (Vec::new(), Vec::new()),
             zero_coefficients: Vec::new(),
+            source_names: None,
         }
     }
 
@@ -121,6 +125,32 @@ impl Model {
     /// are structural.
     pub fn zero_coefficients(&self) -> &[eqm_compile::zero_coefficients::DroppedOccurrence] {
         &self.zero_coefficients
+    }
+
+    /// This model reporting its results under the names of the file it was imported from:
+    /// `names` holds each column's `.eqm` name and its name in the file; by default a run
+    /// reports exactly these columns, in this order.
+    pub(crate) fn with_source_names(mut self, names: Vec<(String, String)>) -> Model {
+        self.source_names = Some(Arc::new(names));
+        self
+    }
+
+    /// The names of the variables of a model imported from a system-dynamics file, as the
+    /// file writes them (the default result columns); empty for another model.
+    pub fn source_names(&self) -> Vec<String> {
+        self.source_names
+            .as_deref()
+            .map(|names| names.iter().map(|(_, source)| source.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The variable of the program a column of this name reports: the `.eqm` name of a
+    /// variable of an imported file given by its name in the file, else the name itself.
+    fn program_name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.source_names
+            .as_deref()
+            .and_then(|names| names.iter().find(|(_, file_name)| file_name == name))
+            .map_or(name, |(path, _)| path.as_str())
     }
 
     /// This model with its own inputs and outputs (see [`Model::own_interface`]).
@@ -183,6 +213,7 @@ impl Model {
             modes: None,
             interface: self.interface.clone(),
             zero_coefficients: self.zero_coefficients.clone(),
+            source_names: self.source_names.clone(),
         })
     }
 
@@ -341,9 +372,33 @@ impl Model {
     /// The result columns for `names` (full variable names), or by default every state and
     /// every named variable that is not a parameter, in natural name order (`x[2]` before `x[10]`); `E0708` for a name the
     /// model does not have, with the closest one.
+    /// A model imported from a system-dynamics file reports the file's variables by default,
+    /// each under its name in the file, and takes either name in `names`.
     pub fn columns(&self, names: Option<&[String]>) -> Result<Vec<Column>, Diagnostic> {
-        let columns = eqm_sim::simulate::columns(&self.compiled.program, names)?;
-        Ok(self.describe(columns))
+        let Some(source) = self.source_names.as_deref() else {
+            let columns = eqm_sim::simulate::columns(&self.compiled.program, names)?;
+            return Ok(self.describe(columns));
+        };
+        let wanted: Vec<String> = match names {
+            None => source.iter().map(|(path, _)| path.clone()).collect(),
+            Some(names) => names
+                .iter()
+                .map(|name| {
+                    source
+                        .iter()
+                        .find(|(_, file_name)| file_name == name)
+                        .map_or_else(|| name.clone(), |(path, _)| path.clone())
+                })
+                .collect(),
+        };
+        let columns = eqm_sim::simulate::columns(&self.compiled.program, Some(&wanted))?;
+        let mut columns = self.describe(columns);
+        for column in &mut columns {
+            if let Some((_, file_name)) = source.iter().find(|(path, _)| *path == column.name) {
+                column.name = file_name.clone();
+            }
+        }
+        Ok(columns)
     }
 
     fn describe(&self, columns: Columns) -> Vec<Column> {
@@ -443,7 +498,7 @@ impl Model {
             Backend::Auto => self.native(),
             Backend::Interpreter => (None, Duration::ZERO),
         };
-        let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+        let names: Vec<&str> = columns.iter().map(|c| self.program_name(&c.name)).collect();
         let mut slots = eqm_sim::simulate::columns(&self.compiled.program, Some(&names))
             .map_err(|d| RunError::Model(Box::new(d)))?;
         // The run reads only where each column's value is: the names the caller's columns

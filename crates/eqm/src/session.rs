@@ -7,6 +7,8 @@
 //! [`Model`]; every diagnostic and each stage's wall time are kept in the session. Nothing here
 //! reads files or prints.
 
+mod sd_import;
+
 use crate::model::Model;
 use crate::modes::Modes;
 use crate::run::{RunError, RunSettings};
@@ -170,6 +172,9 @@ pub struct Session {
     /// Whether a source file has a syntax error: no model of it is flattened then (the parser
     /// recovered, so the syntax tree is not what the user wrote).
     source_errors: bool,
+    /// The model imported from a system-dynamics file, if one was (see `sd_import`): its
+    /// class name and its result columns, each the `.eqm` name and the file's name.
+    pub(crate) imported: Option<(String, Vec<(String, String)>)>,
 }
 
 impl Session {
@@ -182,6 +187,22 @@ impl Session {
     /// packages of the standard library that they or `model` name.
     pub fn with_sources(files: &[(String, String)], library: &[(String, String)], model: Option<&str>) -> Session {
         let mut session = Session::new();
+        // A system-dynamics file is imported first and stands as its `.eqm` text from here on.
+        let imported;
+        let files = if files
+            .iter()
+            .any(|(name, _)| eqm_sd::Format::of_file_name(name).is_some())
+        {
+            let bytes = files.iter().map(|(n, t)| (n.clone(), t.clone().into_bytes())).collect();
+            imported = session
+                .import_system_dynamics_files(bytes)
+                .into_iter()
+                .map(|(n, b)| (n, String::from_utf8_lossy(&b).into_owned()))
+                .collect::<Vec<_>>();
+            imported.as_slice()
+        } else {
+            files
+        };
         let mentioned: Vec<&str> = library
             .iter()
             .chain(files)
@@ -248,6 +269,8 @@ impl Session {
             session.sources.libraries = found;
             session.diagnostics.append(&mut warnings);
         }
+        // A system-dynamics file is imported first and stands as its `.eqm` text from here on.
+        let files = session.import_system_dynamics_files(files);
         let lossy: Vec<std::borrow::Cow<'_, str>> =
             files.iter().map(|(_, bytes)| String::from_utf8_lossy(bytes)).collect();
         let mentioned: Vec<&str> = library
@@ -657,7 +680,8 @@ impl Session {
     /// initialization problem, once; the [`Model`] then runs any number of simulations.
     pub fn compile(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<Model> {
         let flat = self.flatten(model, options)?;
-        self.build(flat, options)
+        let built = self.build(flat, options)?;
+        Some(self.with_source_names(built, model))
     }
 
     /// The model compiled as the analysis ([`crate::analyze`]) linearises it: with

@@ -10,6 +10,7 @@ pub(crate) mod diagram;
 pub(crate) mod explain;
 pub(crate) mod flatten;
 pub(crate) mod fmu;
+pub(crate) mod import;
 pub(crate) mod library;
 pub(crate) mod repl;
 pub(crate) mod run;

@@ -25,6 +25,7 @@ mod projection;
 mod repl;
 mod result_files;
 mod run;
+mod sd_files;
 mod strings;
 mod sweep;
 mod system_dynamics;

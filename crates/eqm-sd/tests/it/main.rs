@@ -1,2 +1,5 @@
 //! The integration tests of `eqm-sd`: one binary, one module per family.
+
 mod vensim;
+mod xmile_diagnostics;
+mod xmile_writer;

@@ -56,6 +56,8 @@ mod run_time_ranges;
 mod run_time_slice_values;
 mod run_time_slices;
 mod saturation_loops;
+mod sd_import;
+mod sd_suite;
 mod session;
 mod simulate;
 mod spatial;

@@ -282,12 +282,12 @@ impl Repl {
         }
         texts.extend(self.typed.iter().map(|t| (t.name.clone(), t.text.clone())));
         // An unreadable file is reported by `load` and left out; the session keeps the others.
-        let session = match load(&files, self.current.as_deref(), &texts, &self.libraries) {
+        let session = match load(&files, self.current.as_deref(), &texts, &self.libraries, None) {
             Ok(s) => s,
             Err(_) => {
                 files.retain(|f| f.is_file());
                 self.files.retain(|f| f.is_file());
-                load(&files, self.current.as_deref(), &texts, &self.libraries).unwrap_or_default()
+                load(&files, self.current.as_deref(), &texts, &self.libraries, None).unwrap_or_default()
             }
         };
         self.session = session;

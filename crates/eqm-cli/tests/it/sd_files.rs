@@ -1,0 +1,99 @@
+//! Stella and XMILE files on the command line: `eqm run` by the extension and with
+//! `--format`, the results under the file's names (quoted in the CSV header where needed),
+//! `eqm import` to standard output and to a file, and diagnostics at the XML line.
+
+use crate::cli::eqm;
+use std::path::PathBuf;
+
+/// A scratch directory of this test process with `files` (name, text) written into it.
+fn scratch(tag: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("eqm-sd-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("a scratch file");
+    }
+    dir
+}
+
+/// A draining stock with names that need quoting in a CSV header and in `.eqm`.
+const MODEL: &str = r#"<xmile xmlns="http://docs.oasis-open.org/xmile/ns/XMILE/v1.0" version="1.0">
+  <header><name>Drain</name></header>
+  <sim_specs method="Euler"><start>0</start><stop>2</stop><dt>0.5</dt></sim_specs>
+  <model>
+    <variables>
+      <stock name="Water, in litres"><eqn>10</eqn><outflow>drain</outflow></stock>
+      <flow name="drain"><eqn>"Water, in litres"/2</eqn></flow>
+    </variables>
+  </model>
+</xmile>
+"#;
+
+#[test]
+fn a_stella_file_runs_under_its_own_names_with_its_own_dt() {
+    let dir = scratch("run", &[("drain.stmx", MODEL), ("drain.txt", MODEL)]);
+    let path = dir.join("drain.stmx");
+    let (code, out, err) = eqm(&["run", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("time,\"Water, in litres\",drain,INITIAL TIME,FINAL TIME,TIME STEP,SAVEPER")
+    );
+    // W(k+1) = W(k)*(1 - 0.5/2): 10, 7.5, 5.625, 4.21875, 3.1640625.
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 5);
+    assert!(rows[4].starts_with("2,3.1640625,1.58203125,"), "{}", rows[4]);
+    // Any extension with --format.
+    let other = dir.join("drain.txt");
+    let (code, out2, err) = eqm(&["run", other.to_str().unwrap(), "--format", "xmile"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out2, out);
+    let (code, _, err) = eqm(&["run", other.to_str().unwrap(), "--format", "cobol"]);
+    assert_eq!(code, 2, "an unknown format is a usage error");
+    assert!(err.contains("unknown format `cobol`"), "{err}");
+}
+
+#[test]
+fn import_writes_the_eqm_text_to_standard_output_or_a_file() {
+    let dir = scratch("import", &[("drain.xmile", MODEL)]);
+    let path = dir.join("drain.xmile");
+    let (code, out, err) = eqm(&["import", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("model Drain\n"), "{out}");
+    assert!(
+        out.contains("SystemDynamics.Reservoirs.Stock 'Water, in litres'(m(start = 10, fixed = true));"),
+        "{out}"
+    );
+    assert!(
+        out.contains("connect('Water, in litres'.outflow, drain.inflow);"),
+        "{out}"
+    );
+    assert!(out.contains("drain.u = 'Water, in litres'.m/2;"), "{out}");
+    assert!(out.contains("__eqm(solver = \"euler\", step = 0.5)"), "{out}");
+    let target = dir.join("drain.eqm");
+    let (code, printed, err) = eqm(&["import", path.to_str().unwrap(), "--out", target.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(printed.is_empty());
+    assert_eq!(std::fs::read_to_string(&target).expect("the file written"), out);
+    // The imported text runs to the same rows as the file itself (the flow's rate is its
+    // component's `rate` there).
+    let (_, from_file, _) = eqm(&["run", path.to_str().unwrap(), "--vars", "drain"]);
+    let (code, from_text, err) = eqm(&["run", target.to_str().unwrap(), "--vars", "drain.rate"]);
+    assert_eq!(code, 0, "{err}");
+    let rows = |csv: &str| csv.lines().skip(1).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(rows(&from_text), rows(&from_file));
+    assert_eq!(rows(&from_file).len(), 5);
+}
+
+#[test]
+fn an_unknown_name_is_reported_at_its_xml_line() {
+    let broken = MODEL.replace("litres\"/2", "litres\"/rate");
+    let dir = scratch("check", &[("broken.xmile", broken.as_str())]);
+    let path = dir.join("broken.xmile");
+    let (code, _, err) = eqm(&["check", path.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("E1004"), "{err}");
+    assert!(err.contains("broken.xmile:7:"), "the XML line of the equation: {err}");
+    let (code, out, err) = eqm(&["import", path.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (1, ""), "nothing is written: {err}");
+}

@@ -1,0 +1,77 @@
+//! System-dynamics files (XMILE, Stella) in a session: each is imported into `.eqm` text by
+//! `eqm_sd`, and the session goes on with that text as the user's file.
+//!
+//! Input: a file's name and text, and its format (by extension, or given). Output: the file's
+//! text in the source map (so the import's diagnostics show its lines), the generated `.eqm`
+//! text parsed as a user file named after it (`MODEL.xmile.eqm`), and the file's variable
+//! names, which the compiled model reports its results under ([`Model::source_names`]). Every
+//! front end gets the same import this way. Nothing here reads a file.
+
+use super::Session;
+use crate::model::Model;
+use eqm_sd::Format;
+
+impl Session {
+    /// Imports each system-dynamics file of `files` (by its extension) and returns the list
+    /// with each replaced by its `.eqm` text; a file that could not be imported is left out,
+    /// its diagnostics kept.
+    pub(super) fn import_system_dynamics_files(&mut self, files: Vec<(String, Vec<u8>)>) -> Vec<(String, Vec<u8>)> {
+        files
+            .into_iter()
+            .filter_map(|(name, bytes)| match Format::of_file_name(&name) {
+                None => Some((name, bytes)),
+                Some(format) => {
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    self.import_text(&name, text, format)
+                        .map(|(eqm_name, eqm_text)| (eqm_name, eqm_text.into_bytes()))
+                }
+            })
+            .collect()
+    }
+
+    /// Imports `text`, the system-dynamics file `name` of `format`, and parses the `.eqm` text
+    /// it becomes as a user file. False when it could not be imported (the diagnostics say
+    /// why).
+    pub fn add_system_dynamics_file(&mut self, name: &str, text: String, format: Format) -> bool {
+        let Some((eqm_name, eqm_text)) = self.import_text(name, text, format) else {
+            return false;
+        };
+        self.add_embedded_stdlib_used_by(&[eqm_text.as_str()]);
+        self.add_file(eqm_name, eqm_text);
+        true
+    }
+
+    /// The `.eqm` text of `text`, the system-dynamics file `name` of `format`, without parsing
+    /// it (`eqm import`); `None` when it could not be imported (the diagnostics say why).
+    pub fn import_system_dynamics(&mut self, name: &str, text: String, format: Format) -> Option<String> {
+        self.import_text(name, text, format).map(|(_, text)| text)
+    }
+
+    /// The `.eqm` name and text of an imported file, its diagnostics taken.
+    fn import_text(&mut self, name: &str, text: String, format: Format) -> Option<(String, String)> {
+        let id = self.sources.map.add(name.to_string(), text);
+        let imported = eqm_sd::import(id, name, &self.sources.map.get(id).text, format);
+        let failed = imported.text.is_none();
+        if eqm_diag::has_errors(&imported.diagnostics) || failed {
+            self.source_errors = true;
+        }
+        self.diagnostics.extend(imported.diagnostics);
+        let eqm_text = imported.text?;
+        self.imported = Some((imported.model, imported.columns));
+        Some((format!("{name}.eqm"), eqm_text))
+    }
+
+    /// `model` reporting its results under the names of the file it was imported from, when
+    /// it is the imported model (`name` the one asked for, or none).
+    pub(super) fn with_source_names(&self, model: Model, name: Option<&str>) -> Model {
+        match &self.imported {
+            Some((imported, columns)) if name.is_none_or(|n| n == imported) => model.with_source_names(columns.clone()),
+            _ => model,
+        }
+    }
+
+    /// The name of the model imported from a system-dynamics file, if the session has one.
+    pub fn imported_model(&self) -> Option<&str> {
+        self.imported.as_ref().map(|(name, _)| name.as_str())
+    }
+}

@@ -1,0 +1,312 @@
+//! System-dynamics files run through the library as every front end runs them: imported by
+//! their extension, compiled and simulated with the file's own specs, the results under the
+//! file's names. Checked against the Euler iterates computed by hand (closed forms of the
+//! recurrences), not against earlier output.
+
+use eqm::{ModelOptions, RunSettings, Session, SimulationResult};
+
+fn run(name: &str, text: &str) -> SimulationResult {
+    let mut session = Session::with_source_bytes(vec![(name.to_string(), text.as_bytes().to_vec())], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    model.simulate(&RunSettings::default()).expect("the model runs")
+}
+
+fn xmile(specs: &str, variables: &str) -> String {
+    format!(
+        "<xmile xmlns=\"http://docs.oasis-open.org/xmile/ns/XMILE/v1.0\" version=\"1.0\">\n\
+         <sim_specs {specs}</sim_specs>\n<model><variables>\n{variables}\n</variables></model>\n</xmile>\n"
+    )
+}
+
+/// The teacup cools by Euler's method with DT = 0.125 exactly as the recurrence
+/// `T(k+1) = T(k) - DT*(T(k) - 70)/10` says: `T(k) = 70 + 110*(1 - DT/10)^k`; the heat loss
+/// of each row is computed from that row's temperature.
+#[test]
+fn the_teacup_cools_by_the_euler_recurrence_under_its_own_names() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>30</stop><dt>0.125</dt>",
+        "<stock name=\"Teacup Temperature\"><eqn>180</eqn><outflow>Heat_Loss_to_Room</outflow></stock>\n\
+         <flow name=\"Heat Loss to Room\"><eqn>(Teacup_Temperature - Room_Temperature)/Characteristic_Time</eqn></flow>\n\
+         <aux name=\"Room Temperature\"><eqn>70</eqn></aux>\n\
+         <aux name=\"Characteristic Time\"><eqn>10</eqn></aux>",
+    );
+    let result = run("teacup.xmile", &text);
+    let names: Vec<&str> = result.columns().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "Teacup Temperature",
+            "Heat Loss to Room",
+            "Room Temperature",
+            "Characteristic Time",
+            "INITIAL TIME",
+            "FINAL TIME",
+            "TIME STEP",
+            "SAVEPER"
+        ]
+    );
+    assert_eq!(result.len(), 241, "one row per DT from 0 to 30");
+    let temperature = result.column("Teacup Temperature").expect("a column");
+    let loss = result.column("Heat Loss to Room").expect("a column");
+    for (k, (&t, &q)) in temperature.iter().zip(&loss).enumerate() {
+        let expected = 70.0 + 110.0 * (1.0 - 0.125 / 10.0f64).powi(k as i32);
+        assert!(
+            (t - expected).abs() <= 1e-11 * expected,
+            "row {k}: {t} instead of {expected}"
+        );
+        assert!((q - (expected - 70.0) / 10.0).abs() <= 1e-11, "row {k}: heat loss {q}");
+    }
+}
+
+/// A non-negative stock drains at 1 per time unit from 25 with DT = 1.5: its outflow is cut
+/// to what it holds in the step where it would go below 0 (25 - 16*1.5 = 1, so the 17th
+/// step takes 1/1.5), and it stays at 0 after; a uniflow never runs backwards.
+#[test]
+fn a_non_negative_stock_limits_its_outflow_within_the_step() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>30</stop><dt>1.5</dt>",
+        "<stock name=\"S\"><eqn>25</eqn><outflow>out</outflow><non_negative/></stock>\n\
+         <flow name=\"out\"><eqn>1</eqn><non_negative/></flow>\n\
+         <flow name=\"back\"><eqn>-1</eqn><non_negative/></flow>",
+    );
+    let result = run("drain.xmile", &text);
+    let stock = result.column("S").expect("a column");
+    let out = result.column("out").expect("a column");
+    let back = result.column("back").expect("a column");
+    for k in 0..stock.len() {
+        let expected = (25.0 - 1.5 * k as f64).max(0.0);
+        assert!((stock[k] - expected).abs() <= 1e-12, "row {k}: S = {}", stock[k]);
+        let expected_out = if k < 16 {
+            1.0
+        } else if k == 16 {
+            1.0 / 1.5
+        } else {
+            0.0
+        };
+        assert!((out[k] - expected_out).abs() <= 1e-12, "row {k}: out = {}", out[k]);
+        assert_eq!(back[k], 0.0);
+    }
+}
+
+/// `PULSE(6, 2)` puts a volume of 6 into the stock during the one step that starts at 2,
+/// whatever DT; `SMTH1` of a step of height 1 at time 1 follows the Euler recurrence
+/// `y(k+1) = y(k) + DT*(1 - y(k))/4`.
+#[test]
+fn a_pulse_moves_its_volume_in_one_step_and_a_smooth_follows_euler() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>5</stop><dt>0.25</dt>",
+        "<stock name=\"S\"><eqn>0</eqn><inflow>in</inflow></stock>\n\
+         <flow name=\"in\"><eqn>PULSE(6, 2)</eqn></flow>\n\
+         <aux name=\"y\"><eqn>SMTH1(STEP(1, 1), 4)</eqn></aux>",
+    );
+    let result = run("pulse.xmile", &text);
+    let (time, stock, smooth) = (
+        result.time().to_vec(),
+        result.column("S").expect("a column"),
+        result.column("y").expect("a column"),
+    );
+    let mut y = 0.0;
+    for k in 0..time.len() {
+        let expected = if time[k] > 2.0 + 1e-9 { 6.0 } else { 0.0 };
+        assert!(
+            (stock[k] - expected).abs() <= 1e-12,
+            "t = {}: S = {}",
+            time[k],
+            stock[k]
+        );
+        assert!(
+            (smooth[k] - y).abs() <= 1e-12,
+            "t = {}: y = {} instead of {y}",
+            time[k],
+            smooth[k]
+        );
+        let input = if time[k] >= 1.0 { 1.0 } else { 0.0 };
+        y += 0.25 * (input - y) / 4.0;
+    }
+}
+
+/// `PREVIOUS` is the value one DT before (its initial value in the first step), `DELAY` the
+/// input a delay time before (its initial value until then), both exact on the grid: with
+/// `S` doubling each step (`S(k) = 2^k` for DT = 1 and `der(S) = S`), `PREVIOUS(S, -1)` is
+/// `2^(k-1)` and `DELAY(S, 2, 0)` is `2^(k-2)`.
+#[test]
+fn previous_and_delay_read_the_values_of_earlier_steps() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>8</stop><dt>1</dt>",
+        "<stock name=\"S\"><eqn>1</eqn><inflow>f</inflow></stock>\n\
+         <flow name=\"f\"><eqn>S</eqn></flow>\n\
+         <aux name=\"p\"><eqn>PREVIOUS(S, -1)</eqn></aux>\n\
+         <aux name=\"d\"><eqn>DELAY(S, 2, 0)</eqn></aux>\n\
+         <aux name=\"count\"><eqn>PREVIOUS(count, 0) + 1</eqn></aux>",
+    );
+    let result = run("previous.xmile", &text);
+    let (s, p, d, count) = (
+        result.column("S").expect("a column"),
+        result.column("p").expect("a column"),
+        result.column("d").expect("a column"),
+        result.column("count").expect("a column"),
+    );
+    for k in 0..s.len() {
+        assert_eq!(s[k], 2f64.powi(k as i32), "S at row {k}");
+        let expected_p = if k == 0 { -1.0 } else { 2f64.powi(k as i32 - 1) };
+        assert_eq!(p[k], expected_p, "PREVIOUS at row {k}");
+        let expected_d = if k < 2 { 0.0 } else { 2f64.powi(k as i32 - 2) };
+        assert!(
+            (d[k] - expected_d).abs() <= 1e-12 * expected_d.max(1.0),
+            "DELAY at row {k}: {}",
+            d[k]
+        );
+        assert_eq!(count[k], (k + 1) as f64, "count at row {k}");
+    }
+}
+
+/// An arrayed stock filled element by element from an arrayed flow, and the sum over it:
+/// `S[i](k) = k*rate[i]` and `total = SUM(S[*])`.
+#[test]
+fn arrayed_stocks_and_flows_run_element_by_element() {
+    let text = format!(
+        "<xmile xmlns=\"http://docs.oasis-open.org/xmile/ns/XMILE/v1.0\" version=\"1.0\">\n\
+         <sim_specs method=\"Euler\"><start>0</start><stop>4</stop><dt>1</dt></sim_specs>\n\
+         <dimensions><dim name=\"Region\"><elem name=\"North\"/><elem name=\"South\"/></dim></dimensions>\n\
+         <model><variables>\n{}\n</variables></model>\n</xmile>\n",
+        "<stock name=\"S\"><dimensions><dim name=\"Region\"/></dimensions><eqn>0</eqn><inflow>rate</inflow></stock>\n\
+         <flow name=\"rate\"><dimensions><dim name=\"Region\"/></dimensions>\n\
+         <element subscript=\"North\"><eqn>2</eqn></element><element subscript=\"South\"><eqn>3</eqn></element></flow>\n\
+         <aux name=\"total\"><eqn>SUM(S[*])</eqn></aux>\n\
+         <aux name=\"south share\"><eqn>S[South]/MAX(total, 1)</eqn></aux>"
+    );
+    let result = run("arrays.xmile", &text);
+    let north = result.column("S[North]").expect("a column named by its element");
+    let south = result.column("S[South]").expect("a column named by its element");
+    let total = result.column("total").expect("a column");
+    let share = result.column("south share").expect("a column");
+    for k in 0..north.len() {
+        let k_f = k as f64;
+        assert_eq!(
+            (north[k], south[k], total[k]),
+            (2.0 * k_f, 3.0 * k_f, 5.0 * k_f),
+            "row {k}"
+        );
+        assert_eq!(share[k], 3.0 * k_f / (5.0 * k_f).max(1.0), "row {k}");
+    }
+}
+
+/// A session made from texts imports a system-dynamics file by its name as one made from
+/// bytes does.
+#[test]
+fn a_session_of_texts_imports_by_the_file_name_too() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>1</stop><dt>0.5</dt>",
+        "<stock name=\"S\"><eqn>4</eqn><outflow>out</outflow></stock>\n<flow name=\"out\"><eqn>S</eqn></flow>",
+    );
+    let mut session = Session::with_sources(&[("m.stmx".to_string(), text)], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let result = model.simulate(&RunSettings::default()).expect("the model runs");
+    assert_eq!(result.column("S").expect("a column"), [4.0, 2.0, 1.0]);
+}
+
+/// A macro is a function of its parameters: `SCALED(x, k) = x*k + 1`, called with a stock.
+#[test]
+fn a_macro_is_called_as_a_function_of_its_parameters() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>2</stop><dt>1</dt>",
+        "<stock name=\"S\"><eqn>1</eqn><inflow>f</inflow></stock>\n\
+         <flow name=\"f\"><eqn>SCALED(S, 2)</eqn></flow>",
+    )
+    .replace(
+        "<model>",
+        "<macro name=\"SCALED\"><parm>x</parm><parm>k</parm><eqn>x*k + 1</eqn></macro>\n<model>",
+    );
+    let result = run("macro.xmile", &text);
+    // S: 1, 1 + 3 = 4, 4 + 9 = 13; f = 2*S + 1.
+    assert_eq!(result.column("S").expect("a column"), [1.0, 4.0, 13.0]);
+    assert_eq!(result.column("f").expect("a column"), [3.0, 9.0, 27.0]);
+}
+
+/// The diagram of an imported model holds its stock, its flow and the flow's cloud as the
+/// `SystemDynamics` components, connected stock to flow to cloud.
+#[test]
+fn the_diagram_of_an_imported_model_shows_its_stocks_flows_and_clouds() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>1</stop><dt>0.5</dt>",
+        "<stock name=\"S\"><eqn>4</eqn><outflow>out</outflow></stock>\n<flow name=\"out\"><eqn>S</eqn></flow>",
+    );
+    let mut session = Session::with_source_bytes(vec![("m.xmile".to_string(), text.into_bytes())], &[], None);
+    let diagram = session
+        .diagram(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let classes: Vec<(&str, &str)> = diagram
+        .components
+        .iter()
+        .map(|c| (c.name.as_str(), c.class_name.as_str()))
+        .collect();
+    assert_eq!(
+        classes,
+        [
+            ("S", "SystemDynamics.Reservoirs.Stock"),
+            ("out", "SystemDynamics.Flows.Flow"),
+            ("'out sink'", "SystemDynamics.Reservoirs.CloudSink"),
+        ]
+    );
+    assert_eq!(diagram.connections.len(), 2);
+}
+
+/// A uniflow given by a graphical function of time never runs backwards, and its stock gains
+/// DT times the function's value in each step.
+#[test]
+fn a_uniflow_given_by_a_graphical_function_is_cut_at_zero() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>4</stop><dt>1</dt>",
+        "<stock name=\"S\"><eqn>0</eqn><inflow>f</inflow></stock>\n\
+         <flow name=\"f\"><eqn>TIME</eqn><non_negative/><gf><xpts>0,4</xpts><ypts>-2,2</ypts></gf></flow>",
+    );
+    let result = run("gf_flow.xmile", &text);
+    // f = max(t - 2, 0): 0, 0, 0, 1, 2; S sums the earlier steps: 0, 0, 0, 0, 1.
+    assert_eq!(result.column("f").expect("a column"), [0.0, 0.0, 0.0, 1.0, 2.0]);
+    assert_eq!(result.column("S").expect("a column"), [0.0, 0.0, 0.0, 0.0, 1.0]);
+}
+
+/// A module is its model's variables under `Module.Variable`: its input bound to the outside
+/// variable it is connected from, its output carried to the outside variable connected to
+/// it. With the input `2*time`, the module's stock gains DT times it in each step.
+#[test]
+fn a_module_runs_its_model_with_the_inputs_connected_to_it() {
+    let text = r#"<xmile version="1.0" xmlns="http://docs.oasis-open.org/xmile/ns/XMILE/v1.0">
+ <sim_specs method="Euler"><start>1</start><stop>3</stop><dt>0.5</dt></sim_specs>
+ <model>
+  <variables>
+   <module name="Sub_Model">
+    <connect to="Input" from=".Root_Model_Output"/>
+    <connect to=".Root_Model_Input" from="Sub_Model.Output"/>
+   </module>
+   <aux name="Root_Model_Output" access="output"><eqn>TIME*2</eqn></aux>
+   <aux name="Root_Model_Input" access="input"/>
+  </variables>
+ </model>
+ <model name="Sub_Model">
+  <variables>
+   <aux name="Input" access="input"/>
+   <aux name="Output" access="output"><eqn>Input + 1</eqn></aux>
+   <stock name="Level"><eqn>0</eqn><inflow>fill</inflow></stock>
+   <flow name="fill"><eqn>Input</eqn></flow>
+  </variables>
+ </model>
+</xmile>
+"#;
+    let result = run("module.xmile", text);
+    let time = result.time().to_vec();
+    let level = result
+        .column("Sub_Model.Level")
+        .expect("a column named module.variable");
+    let back = result.column("Root_Model_Input").expect("a column");
+    let mut expected = 0.0;
+    for k in 0..time.len() {
+        assert_eq!(level[k], expected, "t = {}", time[k]);
+        assert_eq!(back[k], 2.0 * time[k] + 1.0, "t = {}", time[k]);
+        expected += 0.5 * 2.0 * time[k];
+    }
+}
