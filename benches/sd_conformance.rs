@@ -6,7 +6,7 @@
 //! Input: the suite's directory (`--suite DIR`), optionally `--only TEXT` (the cases whose
 //! folder name contains it) and `--passing FILE` (where to write the list of passing files,
 //! the list the CI test `sd_suite` keeps). For each model file of a format EQM imports
-//! (`.xmile`, `.stmx`) it runs the model in-process and compares with the case's
+//! (`.xmile`, `.stmx`, `.mdl`) it runs the model in-process and compares with the case's
 //! `output.csv` or `output.tab` at the rule of `sd_suite_case.rs`. Output: a Markdown table
 //! on standard output (case, file, format, pass/fail, worst error, reason) and the totals per
 //! format.
@@ -116,6 +116,7 @@ fn main() -> ExitCode {
             let format = match extension.as_str() {
                 "xmile" => "XMILE",
                 "stmx" => "Stella",
+                "mdl" => "Vensim",
                 _ => continue,
             };
             let file_name = model.file_name().unwrap_or_default().to_string_lossy().into_owned();
