@@ -59,9 +59,25 @@ pub struct Element {
     pub kind: &'static str,
     pub is_connector: bool,
     pub description: Option<String>,
+    /// Where its declaration's `Placement` annotation puts it in the model's diagram, if it
+    /// has one.
+    pub placement: Option<Placement>,
     /// Where it is declared.
     pub span: Span,
 }
+
+/// A component's place in its model's diagram, from `annotation(Placement(transformation(origin
+/// = {x, y}, extent = {{x1, y1}, {x2, y2}})))`: the centre and the size of its extent, in the
+/// diagram's coordinates (y upwards). A missing extent is the usual `{{-10, -10}, {10, 10}}`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Placement {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+impl Eq for Placement {}
 
 impl Element {
     /// The number of elements (1 for a scalar component).
@@ -221,6 +237,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 },
                 is_connector,
                 description: declared.decl.description.as_ref().map(|d| d.text.clone()),
+                placement: declared.decl.annotation.as_ref().and_then(placement),
                 span: declared.decl.span,
             };
             let owner = if is_connector {
@@ -346,6 +363,52 @@ impl<'t, 'a> Flattener<'t, 'a> {
 }
 
 /// `name` without the prefix `prefix.` (a path inside a component).
+/// The placement an element's annotation gives, from literal numbers only; `None` when it has
+/// no `Placement(transformation(...))` with an `origin` or an `extent`.
+fn placement(annotation: &ast::Annotation) -> Option<Placement> {
+    let transformation = arguments(&annotation.modification, "Placement")
+        .and_then(|placement| arguments(placement, "transformation"))?;
+    let origin = binding(transformation, "origin").and_then(point);
+    let extent = binding(transformation, "extent").and_then(|e| match &e.kind {
+        ast::ExprKind::Array(corners) if corners.len() == 2 => Some((point(&corners[0])?, point(&corners[1])?)),
+        _ => None,
+    });
+    if origin.is_none() && extent.is_none() {
+        return None;
+    }
+    let (ox, oy) = origin.unwrap_or((0.0, 0.0));
+    let ((x1, y1), (x2, y2)) = extent.unwrap_or(((-10.0, -10.0), (10.0, 10.0)));
+    Some(Placement {
+        x: ox + (x1 + x2) / 2.0,
+        y: oy + (y1 + y2) / 2.0,
+        width: (x2 - x1).abs(),
+        height: (y2 - y1).abs(),
+    })
+}
+
+/// The class modification of the argument `name` of `modification`.
+fn arguments<'m>(modification: &'m ast::ClassModification, name: &str) -> Option<&'m ast::ClassModification> {
+    let argument = modification.arguments.iter().find(|a| a.name.parts[0].name == name)?;
+    argument.modification.as_ref()?.class_modification.as_ref()
+}
+
+/// The bound value of the argument `name` of `modification`.
+fn binding<'m>(modification: &'m ast::ClassModification, name: &str) -> Option<&'m ast::Expr> {
+    let argument = modification.arguments.iter().find(|a| a.name.parts[0].name == name)?;
+    argument.modification.as_ref()?.binding.as_ref()
+}
+
+/// `{x, y}` of literal numbers.
+fn point(e: &ast::Expr) -> Option<(f64, f64)> {
+    match &e.kind {
+        ast::ExprKind::Array(xy) if xy.len() == 2 => Some((
+            crate::experiment::literal_number(&xy[0])?,
+            crate::experiment::literal_number(&xy[1])?,
+        )),
+        _ => None,
+    }
+}
+
 fn relative(name: &str, prefix: &str) -> String {
     name.strip_prefix(prefix)
         .map(|rest| rest.strip_prefix('.').unwrap_or(rest))

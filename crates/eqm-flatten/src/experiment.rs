@@ -179,7 +179,7 @@ fn read_vendor(arg: &ast::ModArgument, exp: &mut flat::Experiment, diagnostics: 
     }
 }
 
-fn literal_number(e: &ast::Expr) -> Option<f64> {
+pub(crate) fn literal_number(e: &ast::Expr) -> Option<f64> {
     match &e.kind {
         ast::ExprKind::Integer(v) => Some(*v as f64),
         ast::ExprKind::Real(v) => Some(*v),

@@ -16,6 +16,10 @@ use crate::ir::{Definition, Kind, SdModel, Variable};
 use crate::names::{canonical, identifier};
 use std::collections::{HashMap, HashSet};
 
+/// How far from its flow's valve a cloud is placed, in the file's diagram units: the files
+/// place only the valve, and a cloud drawn on it would hide it.
+const CLOUD_OFFSET: f64 = 60.0;
+
 /// What a component stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Part {
@@ -133,8 +137,9 @@ pub(crate) fn connections(
             None => {
                 let source = free(format!("{} source", v.name));
                 clouds.push(format!(
-                    "SystemDynamics.Reservoirs.CloudSource {source} \"Where {} comes from\";",
-                    v.name.replace('"', "'")
+                    "SystemDynamics.Reservoirs.CloudSource {source} \"Where {} comes from\"{};",
+                    v.name.replace('"', "'"),
+                    super::placement_beside(v, -CLOUD_OFFSET)
                 ));
                 connects.push(format!("connect({source}.outflow, {flow}.inflow);"));
             }
@@ -144,8 +149,9 @@ pub(crate) fn connections(
             None => {
                 let sink = free(format!("{} sink", v.name));
                 clouds.push(format!(
-                    "SystemDynamics.Reservoirs.CloudSink {sink} \"Where {} goes\";",
-                    v.name.replace('"', "'")
+                    "SystemDynamics.Reservoirs.CloudSink {sink} \"Where {} goes\"{};",
+                    v.name.replace('"', "'"),
+                    super::placement_beside(v, CLOUD_OFFSET)
                 ));
                 connects.push(format!("connect({flow}.outflow, {sink}.inflow);"));
             }

@@ -529,10 +529,16 @@ fn declare(writer: &ModelWriter, v: &Variable, key: &str, shape: &str, doc: &str
 /// The annotation of a component's place in the file's diagram (the file's y grows
 /// downwards, a `Placement`'s upwards), or nothing where the file has no diagram.
 fn placement(v: &Variable) -> String {
+    placement_beside(v, 0.0)
+}
+
+/// The annotation of a place `dx` to the right of `v`'s place in the file's diagram (a cloud
+/// beside the valve of its flow), or nothing where the file has no diagram.
+pub(crate) fn placement_beside(v: &Variable, dx: f64) -> String {
     match v.position {
         Some(p) => format!(
             " annotation(Placement(transformation(origin = {{{}, {}}}, extent = {{{{-10, -10}}, {{10, 10}}}})))",
-            number(p.x),
+            number(p.x + dx),
             number(-p.y)
         ),
         None => String::new(),

@@ -11,14 +11,16 @@
 //! of the flow, information links thin curved arrows. The mass connections decide the layers, so
 //! the chain of stocks and flows runs from left to right, with the converters in rows above
 //! and below it. The layout (`layout`) is automatic and deterministic: the same diagram gives
-//! the same bytes.
+//! the same bytes. A model whose every component has a `Placement` annotation is drawn where
+//! the annotations put its components instead (an imported Stella or Vensim model keeps the
+//! layout of its file), unless two of them would overlap.
 //!
 //! Every element of an array of components is a box of its own while all of them fit in
 //! [`DRAW_LIMIT`] boxes; beyond that each array is one box, and beyond that only the first
 //! [`DRAW_LIMIT`] boxes are drawn, which the drawing says in its heading.
 //!
-//! What it deliberately does not do: it reads no annotations (no placements or icons written
-//! in the model; the layout is computed), draws nothing inside components, and does no IO.
+//! What it deliberately does not do: it reads no icons or graphics annotations (only the
+//! placements), draws nothing inside components, and does no IO.
 
 mod layout;
 mod svg;
@@ -145,8 +147,29 @@ pub fn symbol(element: &Element) -> Symbol {
 /// The SVG drawing of `diagram`; see the module documentation.
 pub fn svg(diagram: &Diagram) -> String {
     let scene = Scene::new(diagram);
-    let layout = layout::layout(&scene.graph);
+    let layout = placements(diagram, &scene)
+        .and_then(|placements| layout::placed(&scene.graph, &placements))
+        .unwrap_or_else(|| layout::layout(&scene.graph));
     svg::render(diagram, &scene, &layout)
+}
+
+/// The model's own placement of every box, when each component has a `Placement` annotation
+/// and no array is drawn element by element (its elements share one placement).
+fn placements(diagram: &Diagram, scene: &Scene) -> Option<Vec<layout::Placement>> {
+    scene
+        .nodes
+        .iter()
+        .map(|node| {
+            let element = diagram.element(node.owner);
+            let p = element.placement?;
+            (element.count() == 1).then_some(layout::Placement {
+                x: p.x,
+                y: p.y,
+                width: p.width,
+                height: p.height,
+            })
+        })
+        .collect()
 }
 
 /// A box of the drawing.

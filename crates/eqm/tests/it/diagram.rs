@@ -325,6 +325,7 @@ fn element(name: &str, class_name: &str, bases: &[&str], dims: &[usize], is_conn
         kind: if is_connector { "connector" } else { "model" },
         is_connector,
         description: None,
+        placement: None,
         span: Span::default(),
     }
 }

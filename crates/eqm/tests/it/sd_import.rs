@@ -255,6 +255,56 @@ fn the_diagram_of_an_imported_model_shows_its_stocks_flows_and_clouds() {
     assert_eq!(diagram.connections.len(), 2);
 }
 
+/// The diagram of an imported model keeps the layout of the file's own diagram: the stock
+/// drawn right of and below its outflow's valve where the file puts it there, the sink beside
+/// the valve; the y of the file grows downwards as the drawing's does.
+#[test]
+fn the_diagram_of_an_imported_model_keeps_the_file_s_layout() {
+    let text = format!(
+        "<xmile xmlns=\"http://docs.oasis-open.org/xmile/ns/XMILE/v1.0\" version=\"1.0\">\n\
+         <sim_specs method=\"Euler\"><start>0</start><stop>1</stop><dt>0.5</dt></sim_specs>\n<model><variables>\n{}\n</variables>\n\
+         <views><view><stock name=\"S\" x=\"100\" y=\"300\"/><flow name=\"out\" x=\"400\" y=\"100\"/></view></views></model>\n</xmile>\n",
+        "<stock name=\"S\"><eqn>4</eqn><outflow>out</outflow></stock>\n<flow name=\"out\"><eqn>S</eqn></flow>"
+    );
+    let mut session = Session::with_source_bytes(vec![("m.xmile".to_string(), text.into_bytes())], &[], None);
+    let diagram = session
+        .diagram(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let svg = eqm::diagram::svg(&diagram);
+    // Each component's box as `x y w h`, by name.
+    let boxes: Vec<(String, Vec<f64>)> = svg
+        .split("<g class=\"component\" data-name=\"")
+        .skip(1)
+        .map(|part| {
+            let name = part.split('"').next().unwrap_or("").to_string();
+            let numbers = part
+                .split("data-box=\"")
+                .nth(1)
+                .and_then(|b| b.split('"').next())
+                .unwrap_or("");
+            (name, numbers.split(' ').filter_map(|n| n.parse().ok()).collect())
+        })
+        .collect();
+    let centre = |name: &str| {
+        let b = &boxes
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no box {name} in {boxes:?}"))
+            .1;
+        (b[0] + b[2] / 2.0, b[1] + b[3] / 2.0)
+    };
+    let (stock, valve, sink) = (centre("S"), centre("out"), centre("&apos;out sink&apos;"));
+    assert!(
+        stock.0 < valve.0 && valve.0 < sink.0,
+        "left to right as in the file: {boxes:?}"
+    );
+    assert!(stock.1 > valve.1, "the stock below the valve as in the file: {boxes:?}");
+    // The file's distances keep their proportions: the valve is 300 right and 200 up of the
+    // stock, so the drawing's horizontal distance is 1.5 times its vertical one.
+    let ratio = (valve.0 - stock.0) / (stock.1 - valve.1);
+    assert!((ratio - 1.5).abs() < 0.05, "{ratio}");
+}
+
 /// A uniflow given by a graphical function of time never runs backwards, and its stock gains
 /// DT times the function's value in each step.
 #[test]

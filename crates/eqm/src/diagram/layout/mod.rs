@@ -26,7 +26,10 @@
 
 mod layers;
 mod order;
+mod placed;
 mod routes;
+
+pub use placed::{Placement, placed};
 
 use std::cmp::Ordering;
 use std::cmp::Reverse;
