@@ -170,6 +170,27 @@ pub struct Session {
     /// Whether a source file has a syntax error: no model of it is flattened then (the parser
     /// recovered, so the syntax tree is not what the user wrote).
     source_errors: bool,
+    /// The data files the file reader read, by the path asked for, with their texts.
+    data_files_read: Arc<DataFilesRead>,
+}
+
+/// The data files a session's reader read: what an exported FMU carries, so that its runtime
+/// compiles the model with the same files.
+type DataFilesRead = std::sync::Mutex<std::collections::BTreeMap<PathBuf, String>>;
+
+/// A file reader that keeps what it read.
+struct RecordingReader<R> {
+    reader: R,
+    read: Arc<DataFilesRead>,
+}
+
+impl<R: ReadFile> ReadFile for RecordingReader<R> {
+    fn read(&self, path: &std::path::Path) -> std::io::Result<String> {
+        let text = self.reader.read(path)?;
+        let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+        read.insert(path.to_path_buf(), text.clone());
+        Ok(text)
+    }
 }
 
 impl Session {
@@ -358,7 +379,18 @@ impl Session {
     /// closure that returns texts in a test. Without one, such a model is reported as unable to
     /// read them.
     pub fn set_file_reader(&mut self, reader: impl ReadFile + 'static) {
-        self.sources.reader = Some(std::sync::Arc::new(reader));
+        self.sources.reader = Some(std::sync::Arc::new(RecordingReader {
+            reader,
+            read: self.data_files_read.clone(),
+        }));
+    }
+
+    /// The data files the session's reader has read so far (by the path the compiler asked
+    /// for, with their texts, in the order of the paths): those the models compiled in this
+    /// session named, which an FMU of them carries.
+    pub fn data_files_read(&self) -> Vec<(PathBuf, String)> {
+        let read = self.data_files_read.lock().unwrap_or_else(|e| e.into_inner());
+        read.iter().map(|(path, text)| (path.clone(), text.clone())).collect()
     }
 
     /// Gives the session the way to compile and link external C functions, such as

@@ -10,10 +10,10 @@
 //! event at another time leaves it. Stair is exact (a counter of time events): its tube is the
 //! standard 0.2 %.
 
-use super::exported_as;
+use super::exported_file;
 use eqm::compare::{SignalTable, compare};
 use eqm::fmi::FmiVersion;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The reference outputs of Reference FMU `name`, or `None` (with a message) when the test data
@@ -84,10 +84,10 @@ fn until(table: &SignalTable, until: f64) -> SignalTable {
 /// Model Exchange up to `me_until`.
 fn against_reference(name: &str, signals: &[&str], tolerance: f64, me_until: f64) {
     let Some(reference) = reference(name) else { return };
-    let text = std::fs::read_to_string(Path::new(eqm_testkit::REPO).join(format!("examples/fmi/{name}.eqm"))).unwrap();
+    let path = Path::new(eqm_testkit::REPO).join(format!("examples/fmi/{name}.eqm"));
     let wanted: Vec<String> = signals.iter().map(|s| s.to_string()).collect();
     for version in [FmiVersion::Fmi2, FmiVersion::Fmi3] {
-        let (dir, _) = exported_as(&text, name, version);
+        let (dir, _) = exported_file(&path, name, version);
         for kind in ["CoSimulation", "ModelExchange"] {
             let Some(result) = fmpy_table(&dir, kind, &reference, signals) else {
                 return;
@@ -131,4 +131,38 @@ fn stair_matches_the_reference_fmu() {
 #[test]
 fn van_der_pol_matches_the_reference_fmu() {
     against_reference("VanDerPol", &["x0", "x1"], 0.06, f64::INFINITY);
+}
+
+/// The model reads its data file `y.txt` when it is compiled, and the FMU carries the file.
+#[test]
+fn resource_matches_the_reference_fmu() {
+    against_reference("Resource", &["y"], 0.002, f64::INFINITY);
+}
+
+/// The FMU's runtime compiles the model with the data file the FMU carries, not with the file
+/// where the model was exported from: an FMU of a copy of the Resource model whose `y.txt`
+/// starts with `Q` (code 81) gives 81 in both interfaces after the copy and its data file are
+/// gone.
+#[test]
+fn an_fmu_reads_its_data_files_from_its_resources() {
+    let source = std::fs::read_to_string(Path::new(eqm_testkit::REPO).join("examples/fmi/Resource.eqm")).unwrap();
+    let copy = std::env::temp_dir().join(format!("eqm-fmu-resource-{}", std::process::id()));
+    std::fs::create_dir_all(&copy).unwrap();
+    std::fs::write(copy.join("Resource.eqm"), source).unwrap();
+    std::fs::write(copy.join("y.txt"), "Q and more\nsecond line\n").unwrap();
+    let exports: Vec<PathBuf> = [FmiVersion::Fmi2, FmiVersion::Fmi3]
+        .into_iter()
+        .map(|version| exported_file(&copy.join("Resource.eqm"), "Resource", version).0)
+        .collect();
+    std::fs::remove_dir_all(&copy).unwrap();
+    let reference = SignalTable::new(vec![0.0, 1.0], vec!["y".to_string()], vec![vec![81.0, 81.0]]).unwrap();
+    for dir in &exports {
+        for kind in ["CoSimulation", "ModelExchange"] {
+            let Some(result) = fmpy_table(dir, kind, &reference, &["y"]) else {
+                return;
+            };
+            let k = result.names().iter().position(|n| n == "y").expect("y is an output");
+            assert_eq!(result.column(k), [81.0, 81.0], "{kind} of {}", dir.display());
+        }
+    }
 }
