@@ -719,9 +719,12 @@ impl Session {
             index_form: options.index_form,
         };
         let interface = Model::new_interface(&flat);
+        let discrete_inputs = Model::new_discrete_inputs(&flat);
         let (analysis, warnings, structure) = self.analyze_with_structure(flat, &analysis_options)?;
         let compiled = analysis::compile(analysis, &mut self.timings);
-        let model = Model::new(self.keep(compiled)?, options.parameters.clone()).with_interface(interface);
+        let model = Model::new(self.keep(compiled)?, options.parameters.clone())
+            .with_interface(interface)
+            .with_discrete_inputs(discrete_inputs);
         let model = match structure {
             Some((structure, flat)) => model.with_modes(Modes::new(flat, structure, analysis_options, &warnings)),
             None => model,
