@@ -431,6 +431,13 @@ end DelaySample;",
             assert_eq!(run.value("count").unwrap(), expected, "count({t})");
         }
     }
+    // A whole run takes the same instants.
+    let result = model.simulate(&tight(1.0)).unwrap_or_else(|e| panic!("{e}"));
+    let y = result.column("y").unwrap();
+    for (t, y) in result.time().iter().zip(y) {
+        let expected = if *t < 0.2 { 0.0 } else { (t - 0.2).sin() };
+        assert!((y - expected).abs() < 1e-8, "y({t}) = {y}");
+    }
 }
 
 /// The values read while the run slides are the Filippov values, as in a whole run's rows: the
