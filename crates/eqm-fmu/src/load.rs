@@ -5,11 +5,16 @@
 //! a path) and the GUID or instantiation token it read from the model description. Output: a function that compiles the model (called
 //! at instantiation and again at reset), or the reason it cannot: a location that is no
 //! directory, a manifest that cannot be read, a model that does not compile, or a GUID other
-//! than the one the compiled model gives (the FMU's files do not belong together). It
+//! than the one the compiled model gives (the FMU's files do not belong together). The data
+//! files the model read when it was exported (`readMatrix`, `Streams.readLine`, ...) are in the
+//! resources too: the compiler's file reader serves exactly those, by the paths the compiler
+//! asked for at export, and no other file (one the export did not find is not found here
+//! either), so the model compiles with the files it was exported with wherever the FMU runs. It
 //! deliberately runs nothing.
 
 use eqm::fmi::{FmiVersion, MANIFEST_PATH, Manifest, instantiation_token, read_manifest};
 use eqm::{Model, ModelOptions, Session, SourceMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// A function that compiles the FMU's model afresh: the model, with the sources its
@@ -41,6 +46,8 @@ struct Sources {
     parameters: Vec<(String, f64)>,
     user: Vec<(String, String)>,
     library: Vec<(String, String)>,
+    /// The data files by the path the compiler asks for, with their texts.
+    data: std::sync::Arc<BTreeMap<PathBuf, String>>,
 }
 
 impl Sources {
@@ -60,6 +67,12 @@ impl Sources {
             parameters: manifest.parameters.clone(),
             user: texts(&manifest.user_files)?,
             library: texts(&manifest.library_files)?,
+            data: std::sync::Arc::new(
+                texts(&manifest.data_files)?
+                    .into_iter()
+                    .map(|(path, text)| (PathBuf::from(path), text))
+                    .collect(),
+            ),
         })
     }
 
@@ -67,6 +80,13 @@ impl Sources {
     /// compile.
     fn compile(&self) -> Result<(Model, SourceMap), String> {
         let mut session = Session::with_sources(&self.user, &self.library, Some(&self.model));
+        let data = self.data.clone();
+        session.set_file_reader(move |path: &Path| {
+            data.get(path).cloned().ok_or_else(|| {
+                let message = format!("{} is not among the data files of the FMU", path.display());
+                std::io::Error::new(std::io::ErrorKind::NotFound, message)
+            })
+        });
         let options = ModelOptions {
             parameters: self.parameters.clone(),
             ..ModelOptions::default()

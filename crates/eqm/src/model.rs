@@ -86,6 +86,8 @@ pub struct Model {
     modes: Option<Box<Modes>>,
     /// The model's own inputs and outputs, by name (see [`Model::own_interface`]).
     interface: (Vec<String>, Vec<String>),
+    /// The inputs among them declared `discrete`, sorted.
+    discrete_inputs: Vec<String>,
     /// The equations whose unknowns were dropped because their coefficient is zero by the
     /// parameters' values at translation.
     zero_coefficients: Vec<eqm_compile::zero_coefficients::DroppedOccurrence>,
@@ -105,6 +107,7 @@ impl Model {
             native: None,
             modes: None,
             interface: (Vec::new(), Vec::new()),
+            discrete_inputs: Vec::new(),
             zero_coefficients: Vec::new(),
             source_names: None,
         }
@@ -183,6 +186,31 @@ impl Model {
         (inputs, outputs)
     }
 
+    /// This model with the inputs among its own declared `discrete` (see
+    /// [`Model::new_discrete_inputs`]).
+    pub(crate) fn with_discrete_inputs(mut self, inputs: Vec<String>) -> Model {
+        self.discrete_inputs = inputs;
+        self
+    }
+
+    /// The top-level inputs of the model `flat` declared `discrete` (`discrete input Real u`),
+    /// sorted: they change only at events.
+    pub(crate) fn new_discrete_inputs(flat: &FlatModel) -> Vec<String> {
+        let mut inputs: Vec<String> = flat
+            .variables
+            .iter()
+            .filter(|v| v.variability == eqm_ir::flat::Variability::Discrete && flat.is_top_level_input(v))
+            .map(|v| v.name.clone())
+            .collect();
+        inputs.sort_unstable();
+        inputs
+    }
+
+    /// Whether `name` is one of the model's own inputs declared `discrete`.
+    pub fn is_discrete_input(&self, name: &str) -> bool {
+        self.discrete_inputs.binary_search_by(|n| n.as_str().cmp(name)).is_ok()
+    }
+
     /// The model's own inputs and outputs (declared in the model or in its own connectors), by
     /// name: the inputs and outputs of its linearisation ([`crate::AnalyzeOptions::of_model`]).
     pub fn own_interface(&self) -> (&[String], &[String]) {
@@ -212,6 +240,7 @@ impl Model {
             native: self.native.clone(),
             modes: None,
             interface: self.interface.clone(),
+            discrete_inputs: self.discrete_inputs.clone(),
             zero_coefficients: self.zero_coefficients.clone(),
             source_names: self.source_names.clone(),
         })

@@ -175,6 +175,27 @@ pub struct Session {
     /// The model imported from a system-dynamics file, if one was (see `sd_import`): its
     /// class name and its result columns, each the `.eqm` name and the file's name.
     pub(crate) imported: Option<(String, Vec<(String, String)>)>,
+    /// The data files the file reader read, by the path asked for, with their texts.
+    data_files_read: Arc<DataFilesRead>,
+}
+
+/// The data files a session's reader read: what an exported FMU carries, so that its runtime
+/// compiles the model with the same files.
+type DataFilesRead = std::sync::Mutex<std::collections::BTreeMap<PathBuf, String>>;
+
+/// A file reader that keeps what it read.
+struct RecordingReader<R> {
+    reader: R,
+    read: Arc<DataFilesRead>,
+}
+
+impl<R: ReadFile> ReadFile for RecordingReader<R> {
+    fn read(&self, path: &std::path::Path) -> std::io::Result<String> {
+        let text = self.reader.read(path)?;
+        let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+        read.insert(path.to_path_buf(), text.clone());
+        Ok(text)
+    }
 }
 
 impl Session {
@@ -381,7 +402,18 @@ impl Session {
     /// closure that returns texts in a test. Without one, such a model is reported as unable to
     /// read them.
     pub fn set_file_reader(&mut self, reader: impl ReadFile + 'static) {
-        self.sources.reader = Some(std::sync::Arc::new(reader));
+        self.sources.reader = Some(std::sync::Arc::new(RecordingReader {
+            reader,
+            read: self.data_files_read.clone(),
+        }));
+    }
+
+    /// The data files the session's reader has read so far (by the path the compiler asked
+    /// for, with their texts, in the order of the paths): those the models compiled in this
+    /// session named, which an FMU of them carries.
+    pub fn data_files_read(&self) -> Vec<(PathBuf, String)> {
+        let read = self.data_files_read.lock().unwrap_or_else(|e| e.into_inner());
+        read.iter().map(|(path, text)| (path.clone(), text.clone())).collect()
     }
 
     /// Gives the session the way to compile and link external C functions, such as
@@ -711,9 +743,12 @@ impl Session {
             index_form: options.index_form,
         };
         let interface = Model::new_interface(&flat);
+        let discrete_inputs = Model::new_discrete_inputs(&flat);
         let (analysis, warnings, structure) = self.analyze_with_structure(flat, &analysis_options)?;
         let compiled = analysis::compile(analysis, &mut self.timings);
-        let model = Model::new(self.keep(compiled)?, options.parameters.clone()).with_interface(interface);
+        let model = Model::new(self.keep(compiled)?, options.parameters.clone())
+            .with_interface(interface)
+            .with_discrete_inputs(discrete_inputs);
         let model = match structure {
             Some((structure, flat)) => model.with_modes(Modes::new(flat, structure, analysis_options, &warnings)),
             None => model,

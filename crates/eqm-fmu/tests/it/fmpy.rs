@@ -300,3 +300,74 @@ print(repr(first), repr(second), repr(third), repr(x[0]), repr(x[1]))
         assert_eq!(&values[3..], &[1.0, 0.0], "FMI {v}: Model Exchange's states set back");
     }
 }
+
+/// A delay whose breaking points coincide with samples (up to a rounding: `0.5 + 0.2 = 0.7`
+/// and `7·0.1 = 0.7000000000000001`), through FMPy's Co-Simulation with communication points on
+/// those instants: `y = delay(sin t, 0.2)` is `sin(t - 0.2)` after 0.2, and the count of samples
+/// is the number of instants `i·0.1` up to the point (away from the instants themselves, where
+/// the rounding of FMPy's time decides).
+#[test]
+fn fmpy_steps_a_delay_whose_breaking_points_are_samples() {
+    let text = "model DelaySample
+  Real x(start = 0, fixed = true);
+  output Real y;
+  discrete output Integer count(start = 0, fixed = true);
+equation
+  der(x) = cos(time);
+  y = delay(x, 0.2);
+  when sample(0, 0.1) then
+    count = pre(count) + 1;
+  end when;
+end DelaySample;";
+    let (dir, _) = exported(text, "DelaySample");
+    // FMPy gives the Real columns first.
+    let Some(rows) = simulate(&dir, "CoSimulation", 1.0, 0.05, 1e-10, &["y", "count"]) else {
+        return;
+    };
+    assert_eq!(rows.len(), 21, "{rows:?}");
+    for row in &rows {
+        let (t, y, count) = (row[0], row[1], row[2]);
+        let expected = if t < 0.2 { 0.0 } else { (t - 0.2).sin() };
+        assert!((y - expected).abs() < 1e-7, "y({t}) = {y}, closed form {expected}");
+        let nearest = (t / 0.1).round();
+        if (t - nearest * 0.1).abs() > 1e-6 {
+            assert_eq!(count, (t / 0.1).floor() + 1.0, "count({t})");
+        }
+    }
+}
+
+/// Values read while the run slides are the Filippov values: the stick-slip oscillator
+/// (`F = sign(v - q)`) through FMPy's Co-Simulation slips until `v = q` at `t1 = asin(q)` and
+/// then sticks, with `y = y1 + q (t - t1)` and the friction balancing the spring, `F = -y`.
+#[test]
+fn fmpy_reads_the_filippov_values_of_a_sticking_friction() {
+    let text = "model StickSlip
+  parameter Real q = 0.4;
+  output Real y(start = 0, fixed = true);
+  Real v(start = 0, fixed = true);
+  output Real F;
+equation
+  der(y) = v;
+  F = sign(v - q);
+  der(v) = -F - y;
+end StickSlip;";
+    let (dir, _) = exported(text, "StickSlip");
+    // FMPy gives the columns in the model description's order.
+    let Some(rows) = simulate(&dir, "CoSimulation", 2.5, 0.1, 1e-10, &["F", "y"]) else {
+        return;
+    };
+    let q: f64 = 0.4;
+    let t1 = q.asin();
+    let y1 = 1.0 - t1.cos();
+    for row in &rows {
+        let (t, f, y) = (row[0], row[1], row[2]);
+        if t < t1 - 1e-3 {
+            assert!((y - (1.0 - t.cos())).abs() < 1e-7, "y({t}) = {y}");
+            assert_eq!(f, -1.0, "F({t})");
+        } else if t > t1 + 1e-3 {
+            let closed = y1 + q * (t - t1);
+            assert!((y - closed).abs() < 1e-6, "y({t}) = {y}, closed form {closed}");
+            assert!((f + y).abs() < 1e-6, "F({t}) = {f}, -y = {}", -y);
+        }
+    }
+}

@@ -34,6 +34,21 @@ pub fn exported(text: &str, name: &str) -> (PathBuf, String) {
 /// [`exported`] for FMI `version` (FMI 3: `binaries/x86_64-linux/`).
 pub fn exported_as(text: &str, name: &str, version: FmiVersion) -> (PathBuf, String) {
     let mut session = Session::with_sources(&[(format!("{name}.eqm"), text.to_string())], &[], Some(name));
+    extracted(&mut session, name, version)
+}
+
+/// [`exported_as`] for the model `name` in the file at `path`, compiled with a reader of the
+/// file system for the data files it reads (which the FMU then carries).
+pub fn exported_file(path: &Path, name: &str, version: FmiVersion) -> (PathBuf, String) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let file = path.display().to_string();
+    let mut session = Session::with_sources(&[(file, text)], &[], Some(name));
+    session.set_file_reader(|path: &Path| std::fs::read_to_string(path));
+    extracted(&mut session, name, version)
+}
+
+/// The FMU of model `name` of `session` extracted into a fresh directory (see [`exported`]).
+fn extracted(session: &mut Session, name: &str, version: FmiVersion) -> (PathBuf, String) {
     let model = session
         .compile(Some(name), &ModelOptions::default())
         .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
@@ -52,7 +67,7 @@ pub fn exported_as(text: &str, name: &str, version: FmiVersion) -> (PathBuf, Str
     let dir = std::env::temp_dir().join(format!("eqm-fmu-test-{}-{k}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     write(&dir.join("modelDescription.xml"), description.as_bytes());
-    for (path, bytes) in eqm::fmi::resources_of(&session, name, &[]) {
+    for (path, bytes) in eqm::fmi::resources_of(session, name, &[]) {
         write(&dir.join(path), &bytes);
     }
     let platform = match version {

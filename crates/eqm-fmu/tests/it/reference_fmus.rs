@@ -1,7 +1,7 @@
 //! The Reference FMU models written in EQM (`examples/fmi/`), exported as FMI 2.0 and 3.0 and
 //! simulated by FMPy in Co-Simulation and Model Exchange, against the reference outputs of the
-//! Modelica Association's own Reference FMUs (`../shared/reference-fmus`, skipped without them)
-//! with the tube comparison of `eqm compare`.
+//! Modelica Association's own Reference FMUs (`../shared/reference-fmus`, or the directory
+//! `EQM_REFERENCE_FMUS` names; skipped without them) with the tube comparison of `eqm compare`.
 //!
 //! The references are written by the Reference FMUs' fixed-step forward Euler (step 0.1 for
 //! Dahlquist, 0.01 for the others; their Dahlquist gives x(0.1) = 0.9, where exp(-0.1) =
@@ -10,16 +10,24 @@
 //! event at another time leaves it. Stair is exact (a counter of time events): its tube is the
 //! standard 0.2 %.
 
-use super::exported_as;
+use super::exported_file;
 use eqm::compare::{SignalTable, compare};
 use eqm::fmi::FmiVersion;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The directory of the Reference FMUs' files.
+fn references() -> PathBuf {
+    match std::env::var_os("EQM_REFERENCE_FMUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(eqm_testkit::REPO).join("../shared/reference-fmus"),
+    }
+}
 
 /// The reference outputs of Reference FMU `name`, or `None` (with a message) when the test data
 /// is not beside the repository.
 fn reference(name: &str) -> Option<SignalTable> {
-    let path = Path::new(eqm_testkit::REPO).join(format!("../shared/reference-fmus/{name}/{name}_out.csv"));
+    let path = references().join(format!("{name}/{name}_out.csv"));
     let Ok(text) = std::fs::read_to_string(&path) else {
         eprintln!("{} is absent: skipped", path.display());
         return None;
@@ -84,10 +92,10 @@ fn until(table: &SignalTable, until: f64) -> SignalTable {
 /// Model Exchange up to `me_until`.
 fn against_reference(name: &str, signals: &[&str], tolerance: f64, me_until: f64) {
     let Some(reference) = reference(name) else { return };
-    let text = std::fs::read_to_string(Path::new(eqm_testkit::REPO).join(format!("examples/fmi/{name}.eqm"))).unwrap();
+    let path = Path::new(eqm_testkit::REPO).join(format!("examples/fmi/{name}.eqm"));
     let wanted: Vec<String> = signals.iter().map(|s| s.to_string()).collect();
     for version in [FmiVersion::Fmi2, FmiVersion::Fmi3] {
-        let (dir, _) = exported_as(&text, name, version);
+        let (dir, _) = exported_file(&path, name, version);
         for kind in ["CoSimulation", "ModelExchange"] {
             let Some(result) = fmpy_table(&dir, kind, &reference, signals) else {
                 return;
@@ -131,4 +139,162 @@ fn stair_matches_the_reference_fmu() {
 #[test]
 fn van_der_pol_matches_the_reference_fmu() {
     against_reference("VanDerPol", &["x0", "x1"], 0.06, f64::INFINITY);
+}
+
+/// The model reads its data file `y.txt` when it is compiled, and the FMU carries the file.
+#[test]
+fn resource_matches_the_reference_fmu() {
+    against_reference("Resource", &["y"], 0.002, f64::INFINITY);
+}
+
+/// The FMU's runtime compiles the model with the data file the FMU carries, not with the file
+/// where the model was exported from: an FMU of a copy of the Resource model whose `y.txt`
+/// starts with `Q` (code 81) gives 81 in both interfaces after the copy and its data file are
+/// gone.
+#[test]
+fn an_fmu_reads_its_data_files_from_its_resources() {
+    let source = std::fs::read_to_string(Path::new(eqm_testkit::REPO).join("examples/fmi/Resource.eqm")).unwrap();
+    let copy = std::env::temp_dir().join(format!("eqm-fmu-resource-{}", std::process::id()));
+    std::fs::create_dir_all(&copy).unwrap();
+    std::fs::write(copy.join("Resource.eqm"), source).unwrap();
+    std::fs::write(copy.join("y.txt"), "Q and more\nsecond line\n").unwrap();
+    let exports: Vec<PathBuf> = [FmiVersion::Fmi2, FmiVersion::Fmi3]
+        .into_iter()
+        .map(|version| exported_file(&copy.join("Resource.eqm"), "Resource", version).0)
+        .collect();
+    std::fs::remove_dir_all(&copy).unwrap();
+    let reference = SignalTable::new(vec![0.0, 1.0], vec!["y".to_string()], vec![vec![81.0, 81.0]]).unwrap();
+    for dir in &exports {
+        for kind in ["CoSimulation", "ModelExchange"] {
+            let Some(result) = fmpy_table(dir, kind, &reference, &["y"]) else {
+                return;
+            };
+            let k = result.names().iter().position(|n| n == "y").expect("y is an output");
+            assert_eq!(result.column(k), [81.0, 81.0], "{kind} of {}", dir.display());
+        }
+    }
+}
+
+/// The columns `names` of the CSV `text` (`false`/`true` read as 0/1), row by row with the
+/// time first.
+fn csv_columns(text: &str, names: &[&str]) -> Vec<Vec<f64>> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let mut wanted = vec![0];
+    for name in names {
+        wanted.push(
+            header
+                .iter()
+                .position(|h| h == name)
+                .unwrap_or_else(|| panic!("no column {name}")),
+        );
+    }
+    lines
+        .map(|line| {
+            let fields: Vec<&str> = line.split(',').collect();
+            wanted
+                .iter()
+                .map(|&k| match fields[k] {
+                    "false" => 0.0,
+                    "true" => 1.0,
+                    v => v.parse().unwrap_or_else(|_| panic!("`{v}` is not a number")),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `rows` (time first) with one row per time: at an event Model Exchange records a row before
+/// and after it, and the one after it (the right limit) is kept.
+fn right_limit_rows(mut rows: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
+    rows.dedup_by(|later, earlier| {
+        let same = later[0] == earlier[0];
+        if same {
+            earlier.clone_from(later);
+        }
+        same
+    });
+    rows
+}
+
+/// Feedthrough: each output is its input. Without inputs set, FMPy's results are the
+/// reference's (the reference outputs are those of the start values: zero and false at every
+/// row); with the reference's input file applied, `Int32_output` is `Int32_input` (the file's
+/// only input EQM's Feedthrough has: -2147483648 until 1 s, 2147483647 from then on), exactly,
+/// with the discrete input's change where the importer makes it.
+/// Both in FMI 2 and 3, Co-Simulation and Model Exchange, after FMPy's validation.
+#[test]
+fn feedthrough_matches_the_reference_fmu() {
+    let dir = references().join("Feedthrough");
+    let Ok(reference) = std::fs::read_to_string(dir.join("Feedthrough_out.csv")) else {
+        eprintln!("{} is absent: skipped", dir.display());
+        return;
+    };
+    let outputs = [
+        "Float64_continuous_output",
+        "Float64_discrete_output",
+        "Int32_output",
+        "Boolean_output",
+    ];
+    let expected = csv_columns(&reference, &outputs);
+    let probe = Command::new("python3").args(["-c", "import fmpy"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("python3 with fmpy is not installed: skipped");
+        return;
+    }
+    let path = Path::new(eqm_testkit::REPO).join("examples/fmi/Feedthrough.eqm");
+    for version in [FmiVersion::Fmi2, FmiVersion::Fmi3] {
+        let (fmu, _) = exported_file(&path, "Feedthrough", version);
+        for kind in ["CoSimulation", "ModelExchange"] {
+            let script = format!(
+                "import fmpy, numpy as np\nfrom fmpy.validation import validate_fmu\nproblems = validate_fmu({fmu:?})\n\
+assert not problems, problems\n\
+out = {outputs:?}\n\
+r = fmpy.simulate_fmu({fmu:?}, fmi_type={kind:?}, stop_time=2, output_interval=0.1, output=out)\n\
+u = np.array([(0.0, -2147483648), (1.0, 2147483647)], dtype=[('time', np.float64), ('Int32_input', np.int32)])\n\
+d = fmpy.simulate_fmu({fmu:?}, fmi_type={kind:?}, stop_time=2, output_interval=0.1, input=u, output=['Int32_output'])\n\
+print('=== plain')\nprint(','.join(r.dtype.names))\nfor row in r: print(','.join(repr(float(v)) for v in row))\n\
+print('=== with input')\nfor row in d: print(repr(float(row[0])) + ',' + repr(float(row[1])))\n",
+                fmu = fmu.display().to_string(),
+            );
+            let out = Command::new("python3")
+                .args(["-c", &script])
+                .output()
+                .expect("python3 runs");
+            let text = String::from_utf8_lossy(&out.stdout).to_string();
+            assert!(
+                out.status.success(),
+                "FMPy failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            // FMPy writes its warnings (inputs the file does not set) before the results.
+            let (_, results) = text.split_once("=== plain\n").expect("the results");
+            let (plain, driven) = results.split_once("=== with input\n").expect("two runs");
+            let rows = right_limit_rows(csv_columns(plain, &outputs));
+            assert_eq!(rows.len(), expected.len(), "{version:?} {kind}: rows");
+            for (row, want) in rows.iter().zip(&expected) {
+                assert!(
+                    (row[0] - want[0]).abs() < 1e-9,
+                    "{version:?} {kind}: at {} instead of {}",
+                    row[0],
+                    want[0]
+                );
+                assert_eq!(row[1..], want[1..], "{version:?} {kind} at {}", row[0]);
+            }
+            let driven = right_limit_rows(csv_columns(&format!("time,y\n{driven}"), &["y"]));
+            for row in driven {
+                let (t, y) = (row[0], row[1]);
+                // FMPy sets the inputs at the start of each communication step, so in
+                // Co-Simulation the row at 1 s (the end of the step from 0.9 s) still has the
+                // old input; in Model Exchange the change is an event at 1 s, and the row after
+                // it has the new one.
+                let changed = match kind {
+                    "CoSimulation" => t > 1.0 + 1e-9,
+                    _ => t >= 1.0,
+                };
+                let input = if changed { 2147483647.0 } else { -2147483648.0 };
+                assert_eq!(y, input, "{version:?} {kind}: Int32_output({t})");
+            }
+        }
+    }
 }

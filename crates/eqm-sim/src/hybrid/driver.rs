@@ -438,13 +438,33 @@ impl<'o> Run<'o> {
     /// recorded (and no longer than half a delay time that changes, as it was at the last
     /// record).
     fn step_limit(&self, model: &HybridModel<'_>, t: f64, t_stop: f64) -> f64 {
-        let limit = self.clocks.next().map_or(t_stop, |c| c.min(t_stop));
+        let clock = self.clocks.next();
+        // A breaking point within rounding of a sample instant is that instant: a step between
+        // them could not be taken. The step ends at the sample, whose event passes the breaking
+        // point (0.5 + 0.2 = 0.7 is one rounding before the sample 7·0.1 = 0.7000000000000001).
+        let breaking = self
+            .breaking
+            .first()
+            .map(|&(b, _)| b)
+            .filter(|&b| !clock.is_some_and(|c| (b - c).abs() <= BREAKING_RESOLUTION * (1.0 + c.abs())));
+        let event = [clock, breaking].into_iter().flatten().fold(f64::INFINITY, f64::min);
+        // An end within rounding before the next time event is that event: the step goes to
+        // the event, which the run then has passed, instead of leaving a remainder no step can
+        // take (a communication point 0.7 before that sample). The end of the whole run stays
+        // its end.
+        let merged = t_stop < self.t_end && event - t_stop <= 4.0 * f64::EPSILON * t_stop.abs().max(1.0);
+        let mut limit = match merged {
+            true => event,
+            false => t_stop.min(event),
+        };
         let shortest = match self.recording {
             true => model.ode.instance.delay_step_bound(),
             false => None,
         };
-        let limit = shortest.map_or(limit, |d| limit.min(t + d));
-        self.breaking.first().map_or(limit, |&(b, _)| limit.min(b))
+        if let Some(d) = shortest {
+            limit = limit.min(t + d);
+        }
+        limit
     }
 
     /// After a step in which no surface was crossed: the assertions over the step, its rows,
@@ -473,8 +493,10 @@ impl<'o> Run<'o> {
             record_within(model, stepper, info.t_prev, info.t, &mut self.buffer, &mut self.dx)?;
             self.x.copy_from_slice(stepper.state());
             model.ode.instance.record_delays(info.t, &self.x, &mut self.dx)?;
+            // A breaking point the step reached (or passed by a rounding, on its way to a
+            // sample instant just after it).
             if let Some(&(at, order)) = self.breaking.first()
-                && at == info.t
+                && at <= info.t
             {
                 // The history is not smooth here: a second record keeps the interpolation
                 // from reaching across, and the next breaking point is one order smoother.
@@ -483,7 +505,7 @@ impl<'o> Run<'o> {
                     model,
                     &mut self.breaking,
                     &self.delays,
-                    at,
+                    info.t,
                     &self.x,
                     &mut self.dx,
                     self.t_end,

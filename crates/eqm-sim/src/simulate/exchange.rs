@@ -227,7 +227,7 @@ impl<'p> Exchange<'p> {
 
     /// The value in `slot` at the current point.
     pub fn value(&mut self, slot: Slot) -> Result<f64, SimError> {
-        self.values.value(&self.model, self.t, &self.x, slot)
+        self.values.value(&mut self.model, self.t, &self.x, slot)
     }
 
     /// The whole state of the model at the current point (see [`RunState`]); an error for a

@@ -7,15 +7,13 @@
 //! integrator's instance alone: rows are evaluated on a second instance, every value checked.
 
 use super::columns::Columns;
-use super::point::slot_value;
+use super::point::{PositiveSide, evaluate_point, point_value};
 use super::state_choice::{ChoiceCheck, state_choice_failure};
 use crate::hybrid::HybridModel;
 use crate::hybrid::PrintedLine;
 use crate::instance::Instance;
-use crate::interp::OdeRhs;
 use crate::run::{RunSink, SimError};
 use eqm_compile::exec::ExecProgram;
-use eqm_ir::slot::Slot;
 use std::ops::ControlFlow;
 
 /// The invariant residuals of the rows written.
@@ -39,7 +37,7 @@ pub(super) struct RowWriter<'a, 'p> {
     /// variable of the surface, its slot and its values on the positive and the negative side.
     /// Every output of such a row is the Filippov combination `α·out⁺ + (1 − α)·out⁻`.
     sliding: Option<crate::hybrid::SlidingSides>,
-    plus: Vec<f64>,
+    plus: PositiveSide,
     written: usize,
     error: Option<SimError>,
     sink: &'a mut dyn RunSink,
@@ -83,7 +81,7 @@ impl<'a, 'p> RowWriter<'a, 'p> {
             dx: vec![0.0; states],
             values: vec![0.0; columns.slots.len()],
             sliding: None,
-            plus: vec![0.0; columns.slots.len()],
+            plus: PositiveSide::default(),
             written: 0,
             error: None,
             sink,
@@ -144,34 +142,18 @@ impl RowWriter<'_, '_> {
 
     fn evaluate(&mut self, t: f64, x: &[f64]) -> Result<(), SimError> {
         let checked = self.residuals.is_some() || self.choice.is_some();
-        match self.sliding.take() {
-            None => {
-                self.values_at(t, x, false)?;
-                // The invariants and the state choice from the evaluation the row just made.
-                if checked {
-                    self.check_row(t, x, true)?;
-                }
-            }
-            Some(sides) => {
-                if checked {
-                    self.check_row(t, x, false)?;
-                }
-                for &(slot, plus, _) in &sides.relations {
-                    self.rows.set_work(slot, plus);
-                }
-                self.values_at(t, x, true)?;
-                for &(slot, _, minus) in &sides.relations {
-                    self.rows.set_work(slot, minus);
-                }
-                self.values_at(t, x, false)?;
-                let alpha = sides.alpha;
-                for ((value, plus), slot) in self.values.iter_mut().zip(&self.plus).zip(&self.columns.slots) {
-                    // Time and states are those of the point itself.
-                    if matches!(slot, Slot::Der(_) | Slot::Work(_)) && *value != *plus {
-                        *value = alpha * plus + (1.0 - alpha) * *value;
-                    }
-                }
-            }
+        let sliding = self.sliding.take();
+        let sides = sliding.is_some();
+        // While sliding, the checks evaluate the point with the relations the run holds, before
+        // the two sides are evaluated.
+        if checked && sides {
+            self.check_row(t, x, false)?;
+        }
+        self.values_at(t, x, sliding)?;
+        // Without sliding, the invariants and the state choice from the evaluation the row just
+        // made.
+        if checked && !sides {
+            self.check_row(t, x, true)?;
         }
         self.sink.row(t, &self.values).map_err(SimError::Io)
     }
@@ -204,12 +186,11 @@ impl RowWriter<'_, '_> {
         Ok(())
     }
 
-    /// The columns at `(t, x)` with the relations the rows' instance holds, into `values` (or
-    /// `plus`).
-    fn values_at(&mut self, t: f64, x: &[f64], plus: bool) -> Result<(), SimError> {
+    /// The columns at `(t, x)` with the relations the rows' instance holds, into `values`; while
+    /// sliding, the Filippov combination of the two sides' values.
+    fn values_at(&mut self, t: f64, x: &[f64], sliding: Option<crate::hybrid::SlidingSides>) -> Result<(), SimError> {
         let (rows, dx) = (&mut self.rows, &mut self.dx);
-        let evaluated = rows.rhs(t, x, dx).and_then(|()| rows.outputs(t, x, dx));
-        if let Err(f) = evaluated {
+        if let Err(f) = evaluate_point(rows, t, x, dx, sliding, &mut self.plus) {
             return Err(SimError::Failed {
                 warnings: Vec::new(),
                 time: t,
@@ -217,9 +198,8 @@ impl RowWriter<'_, '_> {
                 diagnostic: Some(Box::new(self.program.failure_diagnostic(&f))),
             });
         }
-        let values = if plus { &mut self.plus } else { &mut self.values };
-        for (value, slot) in values.iter_mut().zip(&self.columns.slots) {
-            *value = slot_value(rows, *slot, t, x, dx);
+        for (value, slot) in self.values.iter_mut().zip(&self.columns.slots) {
+            *value = point_value(rows, &self.plus, *slot, t, x, dx);
         }
         Ok(())
     }

@@ -155,7 +155,7 @@ impl<'p> Stepping<'p> {
     /// variable the program computes, with the discrete values the events left).
     pub fn value(&mut self, slot: Slot) -> Result<f64, SimError> {
         let t = self.time();
-        self.values.value(&self.model, t, &self.x, slot)
+        self.values.value(&mut self.model, t, &self.x, slot)
     }
 
     /// The derivative of each of `unknowns` along `seed` over `knowns` at the current point,

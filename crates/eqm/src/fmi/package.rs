@@ -3,10 +3,10 @@
 //! Input: the description text, the bytes of the runtime shared object, and the model's
 //! sources with their manifest. Output: the zip file of the FMU ([`fmu_archive`]), with
 //! `modelDescription.xml`, `binaries/<platform>/<modelIdentifier>.so` and
-//! `resources/model/...`, deflated, entries in a fixed order with a fixed timestamp (the same
+//! `resources/model/...` (the model's sources and the data files it read), deflated, entries in a fixed order with a fixed timestamp (the same
 //! inputs give the same bytes). [`resources_of`] gathers the sources a session compiled (the
-//! user's files and every library file a lookup read; the embedded standard library is part of
-//! the runtime and is not copied) and writes the manifest the runtime reads with
+//! user's files, every library file a lookup read and every data file the session's reader
+//! read; the embedded standard library is part of the runtime and is not copied) and writes the manifest the runtime reads with
 //! [`read_manifest`] to compile the same model again. Nothing here reads files.
 
 use crate::Session;
@@ -31,6 +31,10 @@ pub struct Manifest {
     pub user_files: Vec<(String, String)>,
     /// The library files the compile read, in the order read, likewise.
     pub library_files: Vec<(String, String)>,
+    /// The data files the compile read (`readMatrix`, `Streams.readLine`, ...): `(path the
+    /// compiler asked for, path inside the FMU)`; the runtime's file reader serves each path
+    /// from the FMU.
+    pub data_files: Vec<(String, String)>,
 }
 
 /// A manifest that cannot be read: the line (one-based) and why.
@@ -48,7 +52,8 @@ impl std::fmt::Display for ManifestError {
 
 impl Manifest {
     /// The manifest as text: a header line, then one `key<TAB>value...` line per entry
-    /// (`model`, `eqm-version`, `parameter NAME VALUE`, `user NAME PATH`, `library NAME PATH`),
+    /// (`model`, `eqm-version`, `parameter NAME VALUE`, `user NAME PATH`, `library NAME PATH`,
+    /// `data NAME PATH`),
     /// tabs separating the fields (names hold no tabs or line breaks: they are escaped as
     /// `\t`, `\n` and `\\`). Numbers are written so that they read back to the same value.
     pub fn to_text(&self) -> String {
@@ -68,6 +73,9 @@ impl Manifest {
         }
         for (name, path) in &self.library_files {
             line(&["library", name, path]);
+        }
+        for (name, path) in &self.data_files {
+            line(&["data", name, path]);
         }
         text
     }
@@ -109,6 +117,7 @@ pub fn read_manifest(text: &str) -> Result<Manifest, ManifestError> {
         parameters: Vec::new(),
         user_files: Vec::new(),
         library_files: Vec::new(),
+        data_files: Vec::new(),
     };
     for (number, line) in lines {
         if line.is_empty() {
@@ -133,6 +142,7 @@ pub fn read_manifest(text: &str) -> Result<Manifest, ManifestError> {
             }
             "user" => manifest.user_files.push((field(1)?, field(2)?)),
             "library" => manifest.library_files.push((field(1)?, field(2)?)),
+            "data" => manifest.data_files.push((field(1)?, field(2)?)),
             other => return Err(error(number, format!("unknown entry `{other}`"))),
         }
     }
@@ -142,8 +152,9 @@ pub fn read_manifest(text: &str) -> Result<Manifest, ManifestError> {
     Ok(manifest)
 }
 
-/// The sources `session` compiled, as FMU resources under `resources/model/` (each
-/// `(path inside the FMU, bytes)`, the manifest first), for `model` compiled with `parameters`.
+/// The sources `session` compiled and the data files its reader read, as FMU resources under
+/// `resources/model/` (each `(path inside the FMU, bytes)`, the manifest first), for `model`
+/// compiled with `parameters`.
 pub fn resources_of(session: &Session, model: &str, parameters: &[(String, f64)]) -> Vec<(String, Vec<u8>)> {
     let map = session.source_map();
     let mut resources = Vec::new();
@@ -172,12 +183,19 @@ pub fn resources_of(session: &Session, model: &str, parameters: &[(String, f64)]
         .enumerate()
         .map(|(k, file)| store("library", k, &file.name, &file.text))
         .collect();
+    let data_files: Vec<(String, String)> = session
+        .data_files_read()
+        .iter()
+        .enumerate()
+        .map(|(k, (path, text))| store("data", k, &path.to_string_lossy(), text))
+        .collect();
     let manifest = Manifest {
         model: model.to_string(),
         eqm_version: env!("CARGO_PKG_VERSION").to_string(),
         parameters: parameters.to_vec(),
         user_files,
         library_files,
+        data_files,
     };
     resources.insert(0, (MANIFEST_PATH.to_string(), manifest.to_text().into_bytes()));
     resources

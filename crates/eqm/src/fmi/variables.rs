@@ -139,6 +139,7 @@ pub fn variables(model: &Model) -> Vec<FmiVariable> {
         }
         let role = Role {
             input: inputs.binary_search(&name).is_ok(),
+            discrete_input: model.is_discrete_input(name),
             output: outputs.binary_search(&name).is_ok(),
             reinit: reinit.binary_search(&var).is_ok(),
             initialized_by_starts,
@@ -192,6 +193,8 @@ pub fn variables(model: &Model) -> Vec<FmiVariable> {
 /// What the model's interface and events say about one variable.
 struct Role {
     input: bool,
+    /// An input declared `discrete`.
+    discrete_input: bool,
     output: bool,
     reinit: bool,
     /// The model has no initialization problem of its own: every state starts at its start
@@ -228,7 +231,15 @@ fn describe(
     let eliminated = symbol.eliminated.is_some();
     // Each kind of variable with the FMI attributes its role allows.
     let (causality, variability, initial, start) = match symbol.kind {
-        _ if role.input => (FmiCausality::Input, continuous, None, parameter_value),
+        // A Real input declared `discrete` changes only at events (the importer sets it at
+        // event instants); the others are continuous.
+        _ if role.input => {
+            let variability = match role.discrete_input {
+                true => FmiVariability::Discrete,
+                false => continuous,
+            };
+            (FmiCausality::Input, variability, None, parameter_value)
+        }
         VarKind::Parameter | VarKind::Constant if eliminated || parameter_value.is_none() => {
             let constant = symbol.kind == VarKind::Constant;
             match symbol.binding.and_then(|e| literal(program, e)) {

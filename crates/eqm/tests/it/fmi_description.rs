@@ -140,6 +140,8 @@ fn feedthrough_inputs_and_outputs() {
         None,
         Some(0.0),
     );
+    // Declared `discrete input Real`: set only at events.
+    expect(&vars, "Float64_discrete_input", C::Input, V::Discrete, None, Some(0.0));
     expect(&vars, "Int32_input", C::Input, V::Discrete, None, Some(0.0));
     expect(&vars, "Boolean_input", C::Input, V::Discrete, None, Some(0.0));
     expect(
@@ -301,6 +303,39 @@ fn the_manifest_reads_back() {
     assert!(manifest.library_files.is_empty());
     assert_eq!(fmi::read_manifest(&manifest.to_text()).unwrap(), manifest);
     assert_eq!(fmi::read_manifest("nonsense\n").unwrap_err().line, 1);
+}
+
+/// The data files a model read when it was compiled are resources of its FMU, each named in
+/// the manifest by the path the compiler asked for: the Resource model's `y.txt`, read through
+/// the session's reader (which here gives a text of its own).
+#[test]
+fn the_data_files_a_model_read_are_in_its_resources() {
+    let text = super::example("fmi/Resource.eqm");
+    let mut session = Session::with_sources(&[("/models/Resource.eqm".to_string(), text)], &[], None);
+    session.set_file_reader(|path: &std::path::Path| match path.to_str() {
+        Some("/models/y.txt") => Ok("z".to_string()),
+        _ => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+    });
+    let model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    // `z` is ASCII 122.
+    let y = fmi::variables(&model).into_iter().find(|v| v.name == "y").expect("y");
+    let mut model = model;
+    let result = model.simulate(&eqm::RunSettings::default()).unwrap();
+    assert_eq!(result.column(&y.name).unwrap()[0], 122.0);
+    let resources = fmi::resources_of(&session, "Resource", &[]);
+    let data = resources
+        .iter()
+        .find(|(path, _)| path == "resources/model/data/0_y.txt")
+        .expect("the data file is a resource");
+    assert_eq!(data.1, b"z");
+    let manifest = fmi::read_manifest(std::str::from_utf8(&resources[0].1).unwrap()).unwrap();
+    assert_eq!(
+        manifest.data_files,
+        [("/models/y.txt".to_string(), "resources/model/data/0_y.txt".to_string())]
+    );
+    assert_eq!(fmi::read_manifest(&manifest.to_text()).unwrap(), manifest);
 }
 
 /// The archive's entries, in order.

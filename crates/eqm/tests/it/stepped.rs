@@ -394,3 +394,91 @@ end Partials;";
     let wrong = exchanged.directional_derivative(&[y_slot], &knowns, &[1.0], &mut out);
     assert!(wrong.is_err(), "a seed per known");
 }
+
+/// A delay and a sample whose instants coincide (the delay's breaking points are 0.2, 0.4, ...
+/// and the samples every 0.1), stepped to communication points between and on them: `x = sin t`,
+/// `y = delay(x, 0.2)` is `sin(t - 0.2)` after 0.2 (and `x(0) = 0` before), and the count is
+/// the number of sample instants up to the point.
+#[test]
+fn a_delay_and_a_sample_at_the_same_instants_step_through_them() {
+    let mut model = compile(
+        "model DelaySample
+  Real x(start = 0, fixed = true);
+  Real y;
+  discrete Integer count(start = 0, fixed = true);
+equation
+  der(x) = cos(time);
+  y = delay(x, 0.2);
+  when sample(0, 0.1) then
+    count = pre(count) + 1;
+  end when;
+end DelaySample;",
+    );
+    // The communication points of the second run fall on the instants themselves: a
+    // breaking point (0.4), a sample one rounding after a breaking point (0.5 + 0.2 = 0.7 and
+    // 7·0.1 = 0.7000000000000001), which the run reaches as one instant.
+    for points in [&[0.25, 0.35, 0.55, 1.0][..], &[0.25, 0.4, 0.55, 0.7, 0.8, 1.0]] {
+        let mut run = start(&mut model, &tight(1.0));
+        for &to in points {
+            assert_eq!(run.advance_to(to).unwrap(), Advanced::Reached, "to {to}");
+            let t = run.time();
+            assert!((t - to).abs() < 1e-12, "at {t} instead of {to}");
+            let (x, y) = (run.value("x").unwrap(), run.value("y").unwrap());
+            assert!((x - t.sin()).abs() < 1e-8, "x({t}) = {x}");
+            assert!((y - (t - 0.2).sin()).abs() < 1e-8, "y({t}) = {y}");
+            // The sample instants are `i·0.1`, with the rounding of that product.
+            let expected = (0..=10).filter(|&i| f64::from(i) * 0.1 <= t).count() as f64;
+            assert_eq!(run.value("count").unwrap(), expected, "count({t})");
+        }
+    }
+    // A whole run takes the same instants.
+    let result = model.simulate(&tight(1.0)).unwrap_or_else(|e| panic!("{e}"));
+    let y = result.column("y").unwrap();
+    for (t, y) in result.time().iter().zip(y) {
+        let expected = if *t < 0.2 { 0.0 } else { (t - 0.2).sin() };
+        assert!((y - expected).abs() < 1e-8, "y({t}) = {y}");
+    }
+}
+
+/// The values read while the run slides are the Filippov values, as in a whole run's rows: the
+/// naive stick-slip model (`F = sign(v - q)`) slips until `v = q` at `t1 = asin(q)` and then
+/// sticks with `v = q`, `y = y1 + q (t - t1)` and the friction balancing the spring, `F = -y`,
+/// with `der(v) = 0`, until `y = 1`.
+#[test]
+fn values_read_while_sliding_are_the_filippov_values() {
+    let mut model = compile(
+        "model StickSlip
+  parameter Real q = 0.4;
+  Real y(start = 0, fixed = true);
+  Real v(start = 0, fixed = true);
+  Real F;
+equation
+  der(y) = v;
+  F = sign(v - q);
+  der(v) = -F - y;
+end StickSlip;",
+    );
+    let q: f64 = 0.4;
+    let t1 = q.asin();
+    let y1 = 1.0 - t1.cos();
+    let mut run = start(&mut model, &tight(2.5));
+    for t in [0.3, 1.0, 1.5, 2.0, 2.5] {
+        run.advance_to(t).unwrap();
+        let (y, v, f, dv) = (
+            run.value("y").unwrap(),
+            run.value("v").unwrap(),
+            run.value("F").unwrap(),
+            run.value("der(v)").unwrap(),
+        );
+        if t < t1 {
+            assert!((y - (1.0 - t.cos())).abs() < 1e-8, "y({t}) = {y}");
+            assert_eq!(f, -1.0, "F({t})");
+            continue;
+        }
+        let closed = y1 + q * (t - t1);
+        assert!((y - closed).abs() < 1e-7, "y({t}) = {y}, closed form {closed}");
+        assert!((v - q).abs() < 1e-8, "v({t}) = {v}");
+        assert!((f + y).abs() < 1e-7, "F({t}) = {f}, -y = {}", -y);
+        assert!(dv.abs() < 1e-7, "der(v)({t}) = {dv}");
+    }
+}
