@@ -47,6 +47,8 @@ const MATCHING: &[&str] = &[
     "Modelica.Electrical.Analog.Examples.CharacteristicThyristors",
     "Modelica.Electrical.Analog.Examples.ControlledSwitchWithArc",
     "Modelica.Electrical.Analog.Examples.HeatingMOSInverter",
+    "Modelica.Electrical.Analog.Examples.HeatingNPN_NORGate",
+    "Modelica.Electrical.Analog.Examples.HeatingPNP_NORGate",
     "Modelica.Electrical.Analog.Examples.HeatingRectifier",
     "Modelica.Electrical.Analog.Examples.IdealTriacCircuit",
     "Modelica.Electrical.Analog.Examples.InvertingAmp",
