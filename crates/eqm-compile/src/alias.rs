@@ -178,6 +178,16 @@ fn alias_classes(dae: &mut Dae<Lowered>, examine: Option<&[bool]>) -> (Classes, 
         })
         .collect();
     let mut has_state: Vec<bool> = kinds.iter().map(|k| *k == VarKind::State).collect();
+    // A variable an algorithm section assigns keeps its own name: the section computes it, and
+    // replacing it elsewhere by another member of its class would leave that member without
+    // the value the section gives (`i := g*v` with `i = p.i`: `p.i` would be determined by
+    // nothing). Its alias equations stay equations.
+    let mut assigned = vec![false; n];
+    for a in dae.flat.algorithms.iter().filter(|a| !a.initial) {
+        for v in &a.outputs {
+            assigned[v.0 as usize] = true;
+        }
+    }
 
     for (index, eq) in dae.equations.iter().enumerate() {
         if examine.is_some_and(|x| !x[index]) {
@@ -203,7 +213,13 @@ fn alias_classes(dae: &mut Dae<Lowered>, examine: Option<&[bool]>) -> (Classes, 
             // substituted constant uncovered (`a = b + k`, `k = 0`) is solved as well by the
             // sorting, and keeping it leaves the listings of models without such constants
             // as they were.
-            [(a, ca), (b, cb)] if rest_zero && ca.abs() == cb.abs() && examine.is_none() => {
+            [(a, ca), (b, cb)]
+                if rest_zero
+                    && ca.abs() == cb.abs()
+                    && examine.is_none()
+                    && !assigned[a.0 as usize]
+                    && !assigned[b.0 as usize] =>
+            {
                 // ca*a + cb*b = 0, so a = s*b with s = -cb/ca = ±1.
                 let s = -cb / ca;
                 let (ra, sa) = classes.find(a.0);
@@ -228,7 +244,11 @@ fn alias_classes(dae: &mut Dae<Lowered>, examine: Option<&[bool]>) -> (Classes, 
                 has_state[winner as usize] |= has_state[loser as usize];
                 keep[index] = false;
             }
-            [(a, ca)] if kinds[a.0 as usize] == VarKind::Algebraic && dae.is_parameter_expression(form.rest) => {
+            [(a, ca)]
+                if kinds[a.0 as usize] == VarKind::Algebraic
+                    && !assigned[a.0 as usize]
+                    && dae.is_parameter_expression(form.rest) =>
+            {
                 let (ra, sa) = classes.find(a.0);
                 if has_state[ra as usize] || classes.value[ra as usize].is_some() {
                     continue;
