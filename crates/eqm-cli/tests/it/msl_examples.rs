@@ -81,6 +81,7 @@ const MATCHING: &[&str] = &[
     "Modelica.Electrical.Digital.Examples.FullAdder",
     "Modelica.Electrical.Digital.Examples.HalfAdder",
     "Modelica.Electrical.Spice3.Examples.CoupledInductors",
+    "Modelica.Electrical.Spice3.Examples.Graetz",
     "Modelica.Electrical.Spice3.Examples.Oscillator",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreAirgap",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreQuadraticCrossSection",
