@@ -78,25 +78,86 @@ pub fn eliminate(mut dae: Dae<Lowered>) -> (Dae<AliasesRemoved>, AliasReport, Ve
 }
 
 fn eliminate_in(dae: &mut Dae<Lowered>) -> (AliasReport, Vec<Diagnostic>) {
-    let (mut classes, keep) = alias_classes(dae);
     let mut report = AliasReport::default();
     let mut warnings = Vec::new();
-    let (replace, eliminated) = replacements(dae, &mut classes, &keep, &mut report, &mut warnings);
-    substitute_replacements(dae, &keep, &replace, &mut report);
-    // A state whose class representative is another variable is no longer a state itself.
-    for (i, e) in eliminated.iter().enumerate() {
-        if e.is_some() && dae.kinds[i] == VarKind::State {
-            dae.kinds[i] = VarKind::Algebraic;
+    let mut eliminated: Vec<Option<ExprId>> = vec![None; dae.kinds.len()];
+    // The equations to look at for aliases: all of them at first, then only those a
+    // substitution changed. A substituted constant can make another equation an alias or a
+    // constant in turn (`c = 0*f(x) + k` with `k = 0` becomes `c = 0`), and a product with such
+    // a variable then drops out (`c*der(v)`), as Modelica tools simplify; each round looks only
+    // at what the round before changed, so the rounds together stay linear in the changes.
+    let mut examine: Option<Vec<bool>> = None;
+    loop {
+        let (mut classes, keep) = alias_classes(dae, examine.as_deref());
+        if keep.iter().all(|k| *k) && examine.is_some() {
+            break;
         }
+        let (replace, found) = replacements(dae, &mut classes, &keep, &mut report, &mut warnings);
+        let changed = substitute_replacements(dae, &keep, &replace, &mut report);
+        // The variables an earlier round eliminated may be expressed by one this round did.
+        for expr in eliminated.iter_mut().flatten() {
+            let new = substitute(&mut dae.flat.exprs, *expr, &|_, id| replace.get(id));
+            if new != *expr {
+                *expr = eqm_ir::symbolic::simplify(&mut dae.flat.exprs, new);
+            }
+        }
+        // A state whose class representative is another variable is no longer a state itself.
+        for (i, e) in found.into_iter().enumerate() {
+            if e.is_some() {
+                if dae.kinds[i] == VarKind::State {
+                    dae.kinds[i] = VarKind::Algebraic;
+                }
+                eliminated[i] = e;
+            }
+        }
+        if !changed.iter().any(|c| *c) {
+            break;
+        }
+        examine = Some(changed);
     }
+    demote_states_without_derivative(dae);
     dae.eliminated = eliminated;
     (report, warnings)
+}
+
+/// A state whose derivative no longer occurs in any equation (its only occurrences were
+/// multiplied by a coefficient that the substitutions made zero, `c*der(v)` with `c = 0`) is an
+/// algebraic variable: nothing determines its derivative, and the equations that remain
+/// determine it (or the structural analysis says that nothing does).
+fn demote_states_without_derivative(dae: &mut Dae<Lowered>) {
+    use eqm_ir::expr::{Callee, Node};
+    let arena = &dae.flat.exprs;
+    let mut differentiated = vec![false; dae.kinds.len()];
+    let mut seen = vec![false; arena.len()];
+    let mut stack: Vec<ExprId> = dae
+        .equations
+        .iter()
+        .chain(dae.initial_equations.iter())
+        .flat_map(|e| [e.lhs, e.rhs])
+        .collect();
+    while let Some(e) = stack.pop() {
+        if std::mem::replace(&mut seen[e.0 as usize], true) {
+            continue;
+        }
+        if let Node::Call(Callee::Builtin(eqm_ir::builtins::Builtin::Der), args) = arena.get(e)
+            && let Some(Node::Var(v)) = args.first().map(|a| arena.get(*a))
+        {
+            differentiated[v.0 as usize] = true;
+            continue;
+        }
+        stack.extend(arena.children(e));
+    }
+    for (kind, differentiated) in dae.kinds.iter_mut().zip(differentiated) {
+        if *kind == VarKind::State && !differentiated {
+            *kind = VarKind::Algebraic;
+        }
+    }
 }
 
 /// The classes of variables equal up to sign (and those equal to a parameter expression), from
 /// the equations of the forms `±a = ±b` and `a = parameter expression`; and for each equation
 /// whether it is kept (`false` for the equations that made an alias).
-fn alias_classes(dae: &mut Dae<Lowered>) -> (Classes, Vec<bool>) {
+fn alias_classes(dae: &mut Dae<Lowered>, examine: Option<&[bool]>) -> (Classes, Vec<bool>) {
     let n = dae.kinds.len();
     let mut classes = Classes {
         parent: (0..n as u32).collect(),
@@ -117,8 +178,21 @@ fn alias_classes(dae: &mut Dae<Lowered>) -> (Classes, Vec<bool>) {
         })
         .collect();
     let mut has_state: Vec<bool> = kinds.iter().map(|k| *k == VarKind::State).collect();
+    // A variable an algorithm section assigns keeps its own name: the section computes it, and
+    // replacing it elsewhere by another member of its class would leave that member without
+    // the value the section gives (`i := g*v` with `i = p.i`: `p.i` would be determined by
+    // nothing). Its alias equations stay equations.
+    let mut assigned = vec![false; n];
+    for a in dae.flat.algorithms.iter().filter(|a| !a.initial) {
+        for v in &a.outputs {
+            assigned[v.0 as usize] = true;
+        }
+    }
 
     for (index, eq) in dae.equations.iter().enumerate() {
+        if examine.is_some_and(|x| !x[index]) {
+            continue;
+        }
         // Most equations of a large model are either plain `±a = ±b` / `a = constant` (answered
         // without building anything) or clearly not aliases (more than two unknowns, or a
         // derivative): only the rest pays for simplification into a linear form.
@@ -135,7 +209,17 @@ fn alias_classes(dae: &mut Dae<Lowered>) -> (Classes, Vec<bool>) {
         };
         let rest_zero = dae.flat.exprs.literal(form.rest) == Some(0.0);
         match form.terms.as_slice() {
-            [(a, ca), (b, cb)] if rest_zero && ca.abs() == cb.abs() => {
+            // The later rounds look for new constants only: an alias of two variables that a
+            // substituted constant uncovered (`a = b + k`, `k = 0`) is solved as well by the
+            // sorting, and keeping it leaves the listings of models without such constants
+            // as they were.
+            [(a, ca), (b, cb)]
+                if rest_zero
+                    && ca.abs() == cb.abs()
+                    && examine.is_none()
+                    && !assigned[a.0 as usize]
+                    && !assigned[b.0 as usize] =>
+            {
                 // ca*a + cb*b = 0, so a = s*b with s = -cb/ca = ±1.
                 let s = -cb / ca;
                 let (ra, sa) = classes.find(a.0);
@@ -160,7 +244,11 @@ fn alias_classes(dae: &mut Dae<Lowered>) -> (Classes, Vec<bool>) {
                 has_state[winner as usize] |= has_state[loser as usize];
                 keep[index] = false;
             }
-            [(a, ca)] if kinds[a.0 as usize] == VarKind::Algebraic && dae.is_parameter_expression(form.rest) => {
+            [(a, ca)]
+                if kinds[a.0 as usize] == VarKind::Algebraic
+                    && !assigned[a.0 as usize]
+                    && dae.is_parameter_expression(form.rest) =>
+            {
                 let (ra, sa) = classes.find(a.0);
                 if has_state[ra as usize] || classes.value[ra as usize].is_some() {
                     continue;
@@ -258,8 +346,14 @@ fn replacements(
 
 /// Drops the equations not kept (counted in `report`) and substitutes the replacements in
 /// the others and in the initial equations.
-fn substitute_replacements(dae: &mut Dae<Lowered>, keep: &[bool], replace: &Replacements, report: &mut AliasReport) {
+fn substitute_replacements(
+    dae: &mut Dae<Lowered>,
+    keep: &[bool],
+    replace: &Replacements,
+    report: &mut AliasReport,
+) -> Vec<bool> {
     let mut kept: Vec<Equation> = Vec::with_capacity(dae.equations.len());
+    let mut changed = Vec::with_capacity(dae.equations.len());
     for (index, eq) in std::mem::take(&mut dae.equations).into_iter().enumerate() {
         if !keep[index] {
             report.removed_equations += 1;
@@ -270,12 +364,15 @@ fn substitute_replacements(dae: &mut Dae<Lowered>, keep: &[bool], replace: &Repl
             // Substituted constants (`0 + f`) are folded so listings read like the model.
             let lhs = substitute(&mut dae.flat.exprs, eq.lhs, &|_, id| replace.get(id));
             let rhs = substitute(&mut dae.flat.exprs, eq.rhs, &|_, id| replace.get(id));
+            changed.push(lhs != eq.lhs || rhs != eq.rhs);
             if lhs != eq.lhs {
                 eq.lhs = eqm_ir::symbolic::simplify(&mut dae.flat.exprs, lhs);
             }
             if rhs != eq.rhs {
                 eq.rhs = eqm_ir::symbolic::simplify(&mut dae.flat.exprs, rhs);
             }
+        } else {
+            changed.push(false);
         }
         kept.push(eq);
     }
@@ -290,6 +387,7 @@ fn substitute_replacements(dae: &mut Dae<Lowered>, keep: &[bool], replace: &Repl
             }
         }
     }
+    changed
 }
 
 /// The expression replacing each eliminated variable's node (and `der` node), by expression id:

@@ -138,6 +138,20 @@ impl ExecProgram {
                 ).with_help(
                     "write the element so that every branch determines the same unknowns; friction written with `sign` of the relative velocity runs through events and sliding mode",
                 );
+            } else if singular && unknowns.iter().any(|s| matches!(s, Slot::Der(_))) {
+                // A derivative whose factor vanishes (a capacitance computed during the run
+                // that is zero for these parameters): the equations constrain the state itself.
+                let derivatives: Vec<String> = unknowns
+                    .iter()
+                    .filter(|s| matches!(s, Slot::Der(_)))
+                    .take(4)
+                    .map(|s| program.slot_name(*s))
+                    .collect();
+                d = d.with_help(format!(
+                    "these equations are solved for {}, and the factors that multiply {} (a capacitance, inductance or mass computed during the run) are zero or dependent at this point: the equations do not say how the state changes here, they constrain it (a node without capacitance, windings coupled perfectly); give the element a capacitance or mass that is not zero, or write the model so that this variable is not a state",
+                    derivatives.join(", "),
+                    if derivatives.len() == 1 { "it" } else { "them" }
+                ));
             } else if singular && linear {
                 d = d.with_help(format!(
                     "these equations are linear in {} and not independent for these parameter values: one of them follows from the others (or contradicts them), so they do not determine the unknowns; remove or change one, or check the parameters",

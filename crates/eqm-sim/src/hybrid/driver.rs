@@ -410,15 +410,34 @@ impl<'o> Run<'o> {
         // An event within rounding of the end (a sample at 0.1 + 3·0.3 = 0.9999999999999999 of a
         // run to 1) leaves a remainder no step can take: that is the end.
         let end_reached = |t: f64| t_stop - t <= 4.0 * f64::EPSILON * t_stop.abs().max(1.0);
+        // The states where the step began, and the end of a step retaken shorter.
+        let mut before: Vec<f64> = Vec::new();
+        let mut shorter: Option<f64> = None;
         while !end_reached(stepper.time()) {
             if model.cancelled() {
                 return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: stepper.time() }));
             }
             let limit = self.step_limit(model, stepper.time(), t_stop);
+            let limit = shorter.map_or(limit, |s| limit.min(s));
+            before.clear();
+            before.extend_from_slice(stepper.state());
             let info = stepper.step(model, limit)?;
             // Every watched function over the whole step, so that a surface crossed there and
             // back within one step is not lost.
-            let (found, end) = isolate(model, stepper, info.t_prev, info.t, &self.near, self.last_probe.take())?;
+            let (found, end) = match isolate(model, stepper, info.t_prev, info.t, &self.near, self.last_probe.take()) {
+                // The step's dense output led inside the step to states where the model cannot
+                // be evaluated (an algebraic loop without a solution there): the interpolant of
+                // a long step is not the solution, so the step is taken again, ending before
+                // that point. Only a point that a step of the rounding of time cannot avoid stops
+                // the run.
+                Err(HybridError::Evaluation(f)) if f.time - info.t_prev > 1e-12 * info.t_prev.abs().max(1e-3) => {
+                    stepper.restart(info.t_prev, &before)?;
+                    shorter = Some(info.t_prev + 0.5 * (f.time - info.t_prev));
+                    continue;
+                }
+                other => other?,
+            };
+            shorter = None;
             let flow = match found {
                 None => {
                     self.last_probe = end;

@@ -59,8 +59,11 @@ fn check(name: &str, program: &mut ExecProgram) -> usize {
     let program = &*program;
     let n = program.layout().states;
     let native = Arc::new(NativeCode::compile(program).expect("native code"));
+    // A right-hand side that reads no state (`der(m) = rate`, a constant) has no partial
+    // derivatives to compile: its Jacobian is zero.
+    let has_partials = program.jacobian().is_some_and(|j| !j.partials.is_empty());
     assert!(
-        native.partials_native(program),
+        !has_partials || native.partials_native(program),
         "{name}: the partial derivatives did not compile"
     );
     let mut compared = 0;

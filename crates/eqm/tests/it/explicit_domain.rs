@@ -92,3 +92,24 @@ end M;
         assert!((y - (1.0 - 2.0 * t).powi(2)).abs() < 1e-9, "y({t}) = {y}");
     }
 }
+
+/// `c*(der(x) + der(x)^3) = 1 - x` with `c = sin(time)`: at the start the factor of the
+/// derivative is zero while the right side is 1, so nothing determines `der(x)` there; the
+/// diagnostic says that the factor of the derivative vanishes, not to move a start value.
+#[test]
+fn a_derivative_whose_factor_is_zero_is_reported_as_such() {
+    let text = "model M\n  Real x(start = 0, fixed = true);\n  Real c;\nequation\n  c = sin(time);\n  c*(der(x) + der(x)^3) = 1 - x;\nend M;\n";
+    let mut session = eqm::Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
+    let mut model = session
+        .compile(None, &eqm::ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let Err(eqm::RunError::Failed { diagnostic, time, .. }) = model.simulate(&eqm::RunSettings::default()) else {
+        panic!("expected the run to fail with E0703");
+    };
+    assert_eq!(time, 0.0);
+    let diagnostic = *diagnostic.expect("a diagnostic naming the equation");
+    assert_eq!(diagnostic.code, "E0703", "{}", diagnostic.message);
+    let help = diagnostic.help.unwrap_or_default();
+    assert!(help.contains("solved for der(x)"), "{help}");
+    assert!(help.contains("the factors that multiply it"), "{help}");
+}
