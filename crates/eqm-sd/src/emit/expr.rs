@@ -11,7 +11,8 @@
 //! are E1002 diagnostics, never approximated.
 
 use super::arrays::{Arrays, Element};
-use crate::ir::{BinaryOp, Builtin, Expr, ExprKind, Function, GraphKind, GraphicalFunction, UnaryOp};
+use crate::ir::{BinaryOp, Builtin, Expr, ExprKind, Function, GraphKind, GraphicalFunction, Subscript, UnaryOp};
+use crate::names::canonical;
 use eqm_diag::Diagnostic;
 use std::collections::HashMap;
 
@@ -251,14 +252,13 @@ impl<'s> Writer<'s, '_> {
     /// An array builtin (`SUM`, `MEAN`, `PROD`, `MIN` and `MAX` of one argument, `SIZE`) of
     /// the elements its argument covers, written out.
     fn array_call(&mut self, expr: &Expr, builtin: Builtin, arg: &Expr) -> Result<String, Diagnostic> {
-        let ExprKind::Variable { name, subscripts } = &arg.kind else {
-            return Err(unsupported(
-                expr,
-                "an array function of an expression (only of a variable)",
-            ));
+        let items = match &arg.kind {
+            ExprKind::Variable { name, subscripts } => {
+                let id = self.id_of(arg, name)?;
+                self.scope.arrays.expand(arg, id, name, subscripts, self.element)?
+            }
+            _ => self.expression_items(expr, arg)?,
         };
-        let id = self.id_of(arg, name)?;
-        let items = self.scope.arrays.expand(arg, id, name, subscripts, self.element)?;
         let n = items.len();
         if n == 0 {
             return Err(unsupported(expr, "an array function of no elements"));
@@ -278,6 +278,63 @@ impl<'s> Writer<'s, '_> {
             }
             _ => return Err(unsupported(expr, &format!("the array function {builtin:?}"))),
         })
+    }
+
+    /// The values an array function of an expression (`SUM(a[d!] * b[d!])`) runs over: the
+    /// expression written once for each element of the dimensions its wildcards name, each
+    /// of them bound to that element.
+    fn expression_items(&mut self, expr: &Expr, arg: &Expr) -> Result<Vec<String>, Diagnostic> {
+        let mut ranges: Vec<String> = Vec::new();
+        let mut stack = vec![arg];
+        while let Some(e) = stack.pop() {
+            match &e.kind {
+                ExprKind::Variable { subscripts, .. } => {
+                    for s in subscripts {
+                        match s {
+                            Subscript::Wildcard(Some(r)) => {
+                                let r = canonical(r);
+                                if !ranges.contains(&r) {
+                                    ranges.push(r);
+                                }
+                            }
+                            Subscript::Wildcard(None) => {
+                                return Err(unsupported(expr, "an array function of an expression with `*`"));
+                            }
+                            Subscript::Index(i) => stack.push(i),
+                            _ => {}
+                        }
+                    }
+                }
+                ExprKind::Unary { operand, .. } => stack.push(operand),
+                ExprKind::Binary { left, right, .. } => {
+                    stack.push(right);
+                    stack.push(left);
+                }
+                ExprKind::If {
+                    condition,
+                    then,
+                    otherwise,
+                } => stack.extend([otherwise.as_ref(), then, condition]),
+                ExprKind::Call { args, .. } => stack.extend(args.iter().rev()),
+                ExprKind::Number(_) => {}
+            }
+        }
+        let Some(elements) = self.scope.arrays.elements_of(&ranges) else {
+            return Err(unsupported(expr, "an array function over an unknown dimension"));
+        };
+        let mut items = Vec::with_capacity(elements.len());
+        for bound in elements {
+            let mut context = self.element.clone();
+            context.extend(bound);
+            let mut writer = Writer {
+                scope: self.scope,
+                helpers: &mut *self.helpers,
+                element: &context,
+            };
+            let text = writer.real(arg)?;
+            items.push(if is_atom(&text) { text } else { format!("({text})") });
+        }
+        Ok(items)
     }
 
     /// An operand: its numeric form, in parentheses unless it binds at least as tightly as

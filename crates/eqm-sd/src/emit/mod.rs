@@ -263,32 +263,56 @@ impl ModelWriter<'_> {
         Ok(Some(format!("noEvent(max(0, {available}))")))
     }
 
-    /// The equation of one element of a variable.
-    fn equation_of<'v>(&self, v: &'v Variable, element: &Element) -> Result<&'v Equation, Diagnostic> {
+    /// The equation of one element of a variable, with the element extended by the
+    /// dimensions and subranges its definition names (an element-wise definition
+    /// `x[sub, b]` binds `sub` to the element being defined, which its equation may name).
+    fn equation_of<'v>(&self, v: &'v Variable, element: &Element) -> Result<(&'v Equation, Element), Diagnostic> {
+        let mut context = element.clone();
         match &v.definition {
-            Definition::Uniform(e) => Ok(e),
-            Definition::Elements(parts) => parts
-                .iter()
-                .find(|(subscripts, _)| {
-                    subscripts.len() == element.len()
-                        && subscripts
-                            .iter()
-                            .zip(element)
-                            .all(|(s, (dim, i))| s == dim || self.arrays.index_of(dim, s) == Some(*i))
-                })
-                .map(|(_, e)| e)
-                .ok_or_else(|| {
-                    Diagnostic::error(
-                        "E1007",
-                        format!(
-                            "`{}` has no definition of the element {}",
-                            v.name,
-                            self.arrays.display(&v.name, element)
-                        ),
-                        v.origin,
-                        "this variable",
-                    )
-                }),
+            Definition::Uniform(e) => Ok((e, context)),
+            Definition::Elements(parts) => {
+                for (subscripts, equation) in parts {
+                    if subscripts.len() != element.len() {
+                        continue;
+                    }
+                    let mut extra = Vec::new();
+                    let covers = subscripts.iter().zip(element).all(|(s, (dim, i))| {
+                        let s = canonical(s);
+                        if s == *dim {
+                            return true;
+                        }
+                        let Some(name) = self.arrays.elements.get(dim).map(|es| es[*i - 1].0.as_str()) else {
+                            return false;
+                        };
+                        if self.arrays.elements.contains_key(&s) {
+                            // A dimension or subrange name covers the elements it holds.
+                            match self.arrays.index_of(&s, name) {
+                                Some(j) => {
+                                    extra.push((s, j));
+                                    true
+                                }
+                                None => false,
+                            }
+                        } else {
+                            s == name
+                        }
+                    });
+                    if covers {
+                        context.extend(extra);
+                        return Ok((equation, context));
+                    }
+                }
+                Err(Diagnostic::error(
+                    "E1007",
+                    format!(
+                        "`{}` has no definition of the element {}",
+                        v.name,
+                        self.arrays.display(&v.name, element)
+                    ),
+                    v.origin,
+                    "this variable",
+                ))
+            }
         }
     }
 
@@ -303,11 +327,11 @@ impl ModelWriter<'_> {
     ) -> Result<(), Diagnostic> {
         let key = canonical(&v.name);
         let target = self.at(&key, element, v.origin)?;
-        let equation = self.equation_of(v, element)?;
+        let (equation, context) = self.equation_of(v, element)?;
         let mut writer = Writer {
             scope,
             helpers,
-            element,
+            element: &context,
         };
         match (&v.kind, equation) {
             (Kind::Stock { special: Some(_), .. }, _) => {
@@ -475,6 +499,12 @@ fn arrays_of(file: &SdFile, model: &SdModel) -> Arrays {
     for d in &file.dimensions {
         let elements = d.elements.iter().map(|e| (canonical(e), e.clone())).collect();
         arrays.elements.insert(canonical(&d.name), elements);
+        let mappings = d
+            .maps_to
+            .iter()
+            .map(|m| (canonical(&m.to), m.elements.iter().map(|e| canonical(e)).collect()))
+            .collect();
+        arrays.mappings.insert(canonical(&d.name), mappings);
     }
     for v in &model.variables {
         let dims: Vec<String> = v.dimensions.iter().map(|d| canonical(d)).collect();

@@ -1,0 +1,123 @@
+//! Vensim files (`.mdl`) run through the library: stocks given by `INTEG(rate, initial)`,
+//! element-wise definitions over elements, subranges and dimensions in any spelling, mapped
+//! dimensions and array functions of expressions. Checked against the Euler iterates and the
+//! element values computed by hand, not against earlier output.
+
+use eqm::{ModelOptions, RunSettings, Session, SimulationResult};
+
+fn run(name: &str, text: &str) -> SimulationResult {
+    let mut session = Session::with_source_bytes(vec![(name.to_string(), text.as_bytes().to_vec())], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    model.simulate(&RunSettings::default()).expect("the model runs")
+}
+
+/// A Vensim file of `equations` (each `name = value`, Vensim's `~ ~ |` added) with the
+/// control variables of a run from 0 to `stop` in steps of `dt`.
+fn mdl(equations: &[&str], stop: f64, dt: f64) -> String {
+    let mut text = String::from("{UTF-8}\n");
+    for e in equations {
+        text.push_str(e);
+        text.push_str("\n\t~\t\n\t~\t\t|\n\n");
+    }
+    for control in [
+        format!("FINAL TIME = {stop}"),
+        "INITIAL TIME = 0".to_string(),
+        "SAVEPER = TIME STEP".to_string(),
+        format!("TIME STEP = {dt}"),
+    ] {
+        text.push_str(&control);
+        text.push_str("\n\t~\tMonth\n\t~\t\t|\n\n");
+    }
+    text
+}
+
+/// A stock whose definition is its rate (`INTEG`) has no named flows: it integrates the
+/// rate. The teacup cools by Euler's recurrence `T(k+1) = T(k) - DT*(T(k) - 70)/10`, so
+/// `T(k) = 70 + 110*(1 - DT/10)^k`, and a stock starting at -10 with rate 1 is `-10 + t`.
+#[test]
+fn a_vensim_stock_integrates_the_rate_of_its_definition() {
+    let text = mdl(
+        &[
+            "Teacup Temperature = INTEG(-Heat Loss to Room, 180)",
+            "Heat Loss to Room = (Teacup Temperature - Room Temperature) / Characteristic Time",
+            "Room Temperature = 70",
+            "Characteristic Time = 10",
+            "FlowA = 1",
+            "StockA = INTEG(FlowA, -10)",
+        ],
+        30.0,
+        0.125,
+    );
+    let result = run("teacup.mdl", &text);
+    assert_eq!(result.len(), 241, "one row per DT from 0 to 30");
+    let temperature = result.column("Teacup Temperature").expect("a column");
+    let loss = result.column("Heat Loss to Room").expect("a column");
+    let stock = result.column("StockA").expect("a column");
+    for k in 0..temperature.len() {
+        let expected = 70.0 + 110.0 * (1.0 - 0.125 / 10.0f64).powi(k as i32);
+        assert!(
+            (temperature[k] - expected).abs() <= 1e-11 * expected,
+            "row {k}: {} instead of {expected}",
+            temperature[k]
+        );
+        assert!(
+            (loss[k] - (expected - 70.0) / 10.0).abs() <= 1e-11,
+            "row {k}: heat loss {}",
+            loss[k]
+        );
+        assert!(
+            (stock[k] - (-10.0 + 0.125 * k as f64)).abs() <= 1e-12,
+            "row {k}: StockA {}",
+            stock[k]
+        );
+    }
+}
+
+/// Element-wise definitions by element and by subrange, references over a dimension spelled
+/// otherwise than the variable's (`dima` for `DimA`), over a subrange of it, over a mapped
+/// dimension (`DimB -> DimA` pairs `B1` with `A1`), a 2-D array, a sum of a product of arrays
+/// and an arrayed `INTEG`: `scaled = (10, 200, 300)`, `mapped = base = (1, 2, 3)`,
+/// `grid[Ai, Bj] = 10 i + j`, `total = 1*10 + 2*200 + 3*300 = 1310` and `stock[Ai] = i t`.
+#[test]
+fn vensim_subscripts_resolve_by_element_through_subranges_and_mappings() {
+    let text = mdl(
+        &[
+            "DimA: A1, A2, A3",
+            "SubA: A2, A3",
+            "DimB: B1, B2, B3 -> DimA",
+            "base[dima] = 1, 2, 3",
+            "scaled[A1] = 10",
+            "scaled[SubA] = base[suba] * 100",
+            "mapped[DimB] = base[DimA]",
+            "grid[DimA, DimB] = base[DimA] * 10 + mapped[DimB]",
+            "total = SUM(base[DimA!] * scaled[DimA!])",
+            "stock[DIMA] = INTEG(base[dima], 0)",
+        ],
+        4.0,
+        0.5,
+    );
+    let result = run("arrays.mdl", &text);
+    let at = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"))[0];
+    for (i, expected) in [10.0, 200.0, 300.0].into_iter().enumerate() {
+        assert_eq!(at(&format!("scaled[A{}]", i + 1)), expected);
+        assert_eq!(at(&format!("mapped[B{}]", i + 1)), (i + 1) as f64);
+    }
+    for i in 1..=3 {
+        for j in 1..=3 {
+            assert_eq!(at(&format!("grid[A{i},B{j}]")), (10 * i + j) as f64);
+        }
+    }
+    assert_eq!(at("total"), 1310.0);
+    for i in 1..=3 {
+        let stock = result.column(&format!("stock[A{i}]")).expect("a column");
+        assert_eq!(stock.len(), 9);
+        for (k, s) in stock.iter().enumerate() {
+            assert!(
+                (s - (i as f64) * 0.5 * k as f64).abs() <= 1e-12,
+                "stock[A{i}] row {k}: {s}"
+            );
+        }
+    }
+}
