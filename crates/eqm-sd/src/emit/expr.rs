@@ -162,8 +162,10 @@ impl<'s> Writer<'s, '_> {
                     BinaryOp::Greater => ">",
                     _ => ">=",
                 };
-                let l = self.real(left)?;
-                let r = self.real(right)?;
+                // An operand that is an `if` expression is parenthesised: it would take the
+                // comparison into its `else` branch.
+                let l = self.numeric_operand(left, 5)?;
+                let r = self.numeric_operand(right, 5)?;
                 Ok(format!("noEvent({l} {symbol} {r})"))
             }
             ExprKind::Unary {
@@ -184,7 +186,9 @@ impl<'s> Writer<'s, '_> {
     /// binding strength `context` needs it.
     fn numeric(&mut self, expr: &Expr, context: u8) -> Result<String, Diagnostic> {
         let (text, own) = match &expr.kind {
-            ExprKind::Number(v) if *v < 0.0 => (number(*v), 7),
+            // A sign binds like `+` and `-` in `.eqm`: inside a product or after `^` it is
+            // parenthesised (`a*(-3)`).
+            ExprKind::Number(v) if *v < 0.0 => (number(*v), 5),
             ExprKind::Number(v) => (number(*v), 9),
             ExprKind::Variable { name, subscripts } => {
                 let id = self.id_of(expr, name)?;
@@ -194,7 +198,7 @@ impl<'s> Writer<'s, '_> {
             ExprKind::Unary { op, operand } => {
                 let inner = self.numeric_operand(operand, 7)?;
                 match op {
-                    UnaryOp::Minus => (format!("-{inner}"), 7),
+                    UnaryOp::Minus => (format!("-{inner}"), 5),
                     _ => (inner, 7),
                 }
             }
@@ -441,6 +445,20 @@ impl<'s> Writer<'s, '_> {
                 None => format!("(if noEvent(time >= {1}) then {0}*(time - {1}) else 0)", a[0], a[1]),
             },
             Builtin::PulseVolume => self.pulse(&a),
+            // Vensim's PULSE(start, width): 1 from `start` for `width`, at least one step; the
+            // half-DT margins make the test exact on the grid of steps.
+            Builtin::PulseWidth => format!(
+                "(if noEvent(time >= {0} - {dt}/2 and time < {0} + max({1}, {dt}) - {dt}/2) then 1 else 0)",
+                a[0], a[1]
+            ),
+            // Vensim's PULSE TRAIN(start, width, interval, end): the pulse of `width` (at
+            // least one step) repeated every `interval` from `start` until `end`.
+            Builtin::PulseTrain => format!(
+                "(if noEvent(time >= {0} - {dt}/2 and time <= {3} + {dt}/2 and mod(time - {0} + {dt}/2, {2}) < max({1}, {dt})) then 1 else 0)",
+                a[0], a[1], a[2], a[3]
+            ),
+            // No one plays an imported model interactively: the game input is its default.
+            Builtin::Game => a[0].clone(),
             Builtin::Smooth1 => self.smooth(&a, 1),
             Builtin::Smooth3 => self.smooth(&a, 3),
             Builtin::SmoothN => {
@@ -591,6 +609,8 @@ fn has_memory_or_time(builtin: Builtin) -> bool {
             | Builtin::Step
             | Builtin::Ramp
             | Builtin::PulseVolume
+            | Builtin::PulseWidth
+            | Builtin::PulseTrain
             | Builtin::Smooth1
             | Builtin::Smooth3
             | Builtin::SmoothN

@@ -121,3 +121,40 @@ fn vensim_subscripts_resolve_by_element_through_subranges_and_mappings() {
         }
     }
 }
+
+/// Vensim's test inputs and the forms written out of others, at DT = 0.5 from 0 to 6:
+/// `PULSE(2, 1.5)` is 1 at 2, 2.5 and 3; `PULSE(2, 0)` one step at 2; `PULSE TRAIN(1, 0.5,
+/// 2, 5)` one step at 1, 3 and 5; `QUANTUM(10, 3)` is 9 and `QUANTUM(10, -3)` 10 (a
+/// negative quantum in a quotient); `MODULO(Time, 3) < 2` compares an `if` expression;
+/// `GAME(5)` is its input.
+#[test]
+fn vensim_pulses_quantum_modulo_and_game_follow_their_definitions() {
+    let text = mdl(
+        &[
+            "p = PULSE(2, 1.5)",
+            "p0 = PULSE(2, 0)",
+            "train = PULSE TRAIN(1, 0.5, 2, 5)",
+            "quantum = QUANTUM(10, 3)",
+            "quantum negative = QUANTUM(10, -3)",
+            "low = IF THEN ELSE(MODULO(Time, 3) < 2, 1, 0)",
+            "played = GAME(5)",
+        ],
+        6.0,
+        0.5,
+    );
+    let result = run("inputs.mdl", &text);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"));
+    let (p, p0, train, low) = (column("p"), column("p0"), column("train"), column("low"));
+    assert_eq!(p.len(), 13);
+    for k in 0..13 {
+        let t = 0.5 * k as f64;
+        let one = |b: bool| if b { 1.0 } else { 0.0 };
+        assert_eq!(p[k], one((2.0..3.5).contains(&t)), "PULSE at {t}");
+        assert_eq!(p0[k], one(t == 2.0), "PULSE of width 0 at {t}");
+        assert_eq!(train[k], one([1.0, 3.0, 5.0].contains(&t)), "PULSE TRAIN at {t}");
+        assert_eq!(low[k], one(t % 3.0 < 2.0), "MODULO at {t}");
+    }
+    assert_eq!(column("quantum")[0], 9.0);
+    assert_eq!(column("quantum negative")[0], 10.0);
+    assert_eq!(column("played")[0], 5.0);
+}
