@@ -11,6 +11,7 @@
 //! are E1002 diagnostics, never approximated.
 
 use super::arrays::{Arrays, Element};
+use super::start::StartValues;
 use crate::ir::{BinaryOp, Builtin, Expr, ExprKind, Function, GraphKind, GraphicalFunction, Subscript, UnaryOp};
 use crate::names::canonical;
 use eqm_diag::Diagnostic;
@@ -49,6 +50,9 @@ pub(crate) struct Scope<'a> {
     pub(crate) macros: &'a HashMap<String, String>,
     /// Whether the expressions are a macro's body (a function: no time, no memory).
     pub(crate) in_function: bool,
+    /// The values at the start of the run that shape the model (the orders of `SMTHN` and
+    /// `DELAYN`).
+    pub(crate) start_values: &'a StartValues,
 }
 
 fn unsupported(expr: &Expr, what: &str) -> Diagnostic {
@@ -462,7 +466,7 @@ impl<'s> Writer<'s, '_> {
             Builtin::Smooth1 => self.smooth(&a, 1),
             Builtin::Smooth3 => self.smooth(&a, 3),
             Builtin::SmoothN => {
-                let n = order(&args[2])
+                let n = order(&args[2], self.scope.start_values)
                     .ok_or_else(|| unsupported(&args[2], "an order of SMTHN that is no whole number"))?;
                 let rest = [a[0].clone(), a[1].clone()]
                     .into_iter()
@@ -473,8 +477,17 @@ impl<'s> Writer<'s, '_> {
             Builtin::Delay1 => self.material_delay(&a, 1),
             Builtin::Delay3 => self.material_delay(&a, 3),
             Builtin::DelayN => {
-                let n = order(&args[2])
+                let mut n = order(&args[2], self.scope.start_values)
                     .ok_or_else(|| unsupported(&args[2], "an order of DELAYN that is no whole number"))?;
+                // A stage shorter than a step is not kept: the order falls to the number of
+                // whole steps in the delay time at the start (at least one), as Vensim's
+                // `DELAY N` does.
+                if let Some(time) = self.scope.start_values.value(&args[1]) {
+                    let steps = (time / self.scope.start_values.dt()).floor().max(1.0);
+                    if steps < n as f64 {
+                        n = steps as usize;
+                    }
+                }
                 let rest = [a[0].clone(), a[1].clone()]
                     .into_iter()
                     .chain(a.get(3).cloned())
@@ -665,9 +678,9 @@ fn unwrap(text: &str) -> &str {
 }
 
 /// The order of a `DELAYN` or `SMTHN`: a positive whole number written as such.
-fn order(expr: &Expr) -> Option<usize> {
-    match expr.kind {
-        ExprKind::Number(v) if v >= 1.0 && v.fract() == 0.0 && v <= 1000.0 => Some(v as usize),
-        _ => None,
-    }
+/// The order of `SMTHN` or `DELAYN`: its argument's value at the start (a tool reads it
+/// once), which must be a whole number from 1 to 1000.
+fn order(expr: &Expr, start_values: &StartValues) -> Option<usize> {
+    let v = start_values.value(expr)?;
+    (v >= 1.0 && v.fract() == 0.0 && v <= 1000.0).then_some(v as usize)
 }

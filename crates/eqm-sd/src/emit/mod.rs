@@ -16,6 +16,7 @@ mod arrays;
 mod components;
 mod expr;
 mod modules;
+mod start;
 
 use crate::ir::{Definition, Equation, ExprKind, GraphKind, Kind, Method, SdFile, SdModel, Variable};
 use crate::names::{canonical, identifier};
@@ -23,6 +24,7 @@ use arrays::{Arrays, Element};
 use components::Part;
 use eqm_diag::Diagnostic;
 use expr::{Helpers, Scope, Writer, graph_options, lookup_call, number, table};
+use start::StartValues;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
@@ -151,10 +153,12 @@ fn write_macro(m: &crate::ir::Macro, outer: &Scope) -> Result<String, Diagnostic
     }
     let arrays = Arrays::default();
     let tables = HashMap::new();
+    let start_values = StartValues::default();
     let scope = Scope {
         ids: &ids,
         tables: &tables,
         arrays: &arrays,
+        start_values: &start_values,
         in_function: true,
         ..*outer
     };
@@ -634,7 +638,9 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         parts,
     };
     let macros = macro_ids(file, &writer.ids);
+    let start_values = StartValues::of(model, file.specs.start, file.specs.dt);
     let scope = Scope {
+        start_values: &start_values,
         ids: &writer.ids,
         tables: &tables,
         dt: &dt,

@@ -158,3 +158,42 @@ fn vensim_pulses_quantum_modulo_and_game_follow_their_definitions() {
     assert_eq!(column("quantum negative")[0], 10.0);
     assert_eq!(column("played")[0], 5.0);
 }
+
+/// Orders and delay times read once, at the start, with DT = 1: `DELAY FIXED(Time, 1.5, -1)`
+/// delays by 2 whole steps; `DELAY FIXED(Time, Time + 0.4, 7)` by 0.4 at the start, at least
+/// one step; `SMOOTH N(10, 2, 0, 2 + STEP(1, 5))` has the order 2 of the start, so its stages
+/// of time constant 1 = DT pass the input on one step each (0, 0, then 10); `DELAY N(10,
+/// 1.5, 0, 3)` falls to one stage (1.5 holds one whole step), whose level follows
+/// `L(k+1) = L(k)/3 + 10`, so the output is `10*(1 - 3^-k)`.
+#[test]
+fn vensim_delay_times_and_orders_are_read_at_the_start_in_whole_steps() {
+    let text = mdl(
+        &[
+            "input = Time",
+            "fixed = DELAY FIXED(input, 1.5, -1)",
+            "fixed short = DELAY FIXED(input, Time + 0.4, 7)",
+            "order = 2 + STEP(1, 5)",
+            "smoothed = SMOOTH N(10, 2, 0, order)",
+            "delayed = DELAY N(10, 1.5, 0, 3)",
+        ],
+        8.0,
+        1.0,
+    );
+    let result = run("orders.mdl", &text);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"));
+    let (fixed, short, smoothed, delayed) = (
+        column("fixed"),
+        column("fixed short"),
+        column("smoothed"),
+        column("delayed"),
+    );
+    assert_eq!(fixed.len(), 9);
+    for k in 0..9 {
+        let t = k as f64;
+        assert_eq!(fixed[k], if k < 2 { -1.0 } else { t - 2.0 }, "DELAY FIXED at {t}");
+        assert_eq!(short[k], if k < 1 { 7.0 } else { t - 1.0 }, "DELAY FIXED of 0.4 at {t}");
+        assert_eq!(smoothed[k], if k < 2 { 0.0 } else { 10.0 }, "SMOOTH N at {t}");
+        let expected = 10.0 * (1.0 - 3f64.powi(-(k as i32)));
+        assert!((delayed[k] - expected).abs() <= 1e-12, "DELAY N at {t}: {}", delayed[k]);
+    }
+}
