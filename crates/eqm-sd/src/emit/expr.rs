@@ -12,7 +12,7 @@
 
 use super::arrays::{Arrays, Element};
 use super::start::StartValues;
-use crate::ir::{BinaryOp, Builtin, Expr, ExprKind, Function, GraphKind, GraphicalFunction, Subscript, UnaryOp};
+use crate::ir::{BinaryOp, Builtin, Expr, ExprKind, Function, GraphKind, GraphicalFunction, Macro, Subscript, UnaryOp};
 use crate::names::canonical;
 use eqm_diag::Diagnostic;
 use std::collections::HashMap;
@@ -25,12 +25,14 @@ pub(crate) struct Helpers {
     pub(crate) equations: Vec<String>,
     pub(crate) initial_equations: Vec<String>,
     count: usize,
+    /// The macros being written out, innermost last (a macro may not call itself).
+    pub(crate) inlining: Vec<String>,
 }
 
 impl Helpers {
     /// A fresh identifier of a helper, `'<base> k'` (a space cannot occur in a name the
     /// writer gives a variable of the file without quotes, and the counter keeps them apart).
-    fn fresh(&mut self, base: &str) -> String {
+    pub(crate) fn fresh(&mut self, base: &str) -> String {
         self.count += 1;
         format!("'{base} {}'", self.count)
     }
@@ -46,8 +48,12 @@ pub(crate) struct Scope<'a> {
     pub(crate) start: &'a str,
     pub(crate) stop: &'a str,
     pub(crate) arrays: &'a Arrays,
-    /// The function of each macro, by the macro's canonical name.
+    /// The function of each macro with an expression as its value, by the macro's canonical
+    /// name.
     pub(crate) macros: &'a HashMap<String, String>,
+    /// Every macro of the file, by its canonical name (those whose value is a variable of
+    /// their body are written out at each call).
+    pub(crate) macro_bodies: &'a HashMap<String, &'a Macro>,
     /// Whether the expressions are a macro's body (a function: no time, no memory).
     pub(crate) in_function: bool,
     /// The values at the start of the run that shape the model (the orders of `SMTHN` and
@@ -377,6 +383,9 @@ impl<'s> Writer<'s, '_> {
                 return Ok(lookup_call(table, &input, *kind));
             }
             Function::Macro(name) => {
+                if let Some(m) = self.scope.macro_bodies.get(name).filter(|m| m.value.is_none()) {
+                    return self.inline_macro(expr, m, args);
+                }
                 let Some(id) = self.scope.macros.get(name) else {
                     return Err(unsupported(expr, &format!("the macro `{name}`")));
                 };

@@ -15,6 +15,7 @@
 mod arrays;
 mod components;
 mod expr;
+mod inline;
 mod modules;
 mod start;
 
@@ -639,7 +640,10 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
     };
     let macros = macro_ids(file, &writer.ids);
     let start_values = StartValues::of(model, file.specs.start, file.specs.dt);
+    let macro_bodies: HashMap<String, &crate::ir::Macro> =
+        file.macros.iter().map(|m| (canonical(&m.name), m)).collect();
     let scope = Scope {
+        macro_bodies: &macro_bodies,
         start_values: &start_values,
         ids: &writer.ids,
         tables: &tables,
@@ -650,7 +654,8 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         macros: &macros,
         in_function: false,
     };
-    for m in &file.macros {
+    // A macro whose value is a variable of its body is written out at each call instead.
+    for m in file.macros.iter().filter(|m| m.value.is_some()) {
         match write_macro(m, &scope) {
             Ok(function) => text.functions.push(function),
             Err(d) => diagnostics.push(d),

@@ -197,3 +197,31 @@ fn vensim_delay_times_and_orders_are_read_at_the_start_in_whole_steps() {
         assert!((delayed[k] - expected).abs() <= 1e-12, "DELAY N at {t}: {}", delayed[k]);
     }
 }
+
+/// A Vensim macro whose value is its body's stock keeps one copy of the stock per call:
+/// `ACCUM(input, start) = INTEG(input*twice, start)` with `twice = 2` gives `10 + 2t` for
+/// `ACCUM(1, 10)`, `6t` for `ACCUM(3, 0)`, and two independent copies add up to `20 + 4t`.
+#[test]
+fn a_vensim_macro_with_a_stock_keeps_one_copy_per_call() {
+    let text = mdl(
+        &["a = ACCUM(1, 10)", "b = ACCUM(3, 0)", "c = ACCUM(1, 10) + ACCUM(1, 10)"],
+        5.0,
+        0.5,
+    );
+    let text = text.replacen(
+        "{UTF-8}\n",
+        "{UTF-8}\n:MACRO: ACCUM(input, start)\nACCUM = INTEG(input * twice, start)\n\t~\t\n\t~\t\t|\n\
+         twice = 2\n\t~\t\n\t~\t\t|\n:END OF MACRO:\n",
+        1,
+    );
+    let result = run("macro.mdl", &text);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"));
+    let (a, b, c) = (column("a"), column("b"), column("c"));
+    assert_eq!(a.len(), 11);
+    for k in 0..11 {
+        let t = 0.5 * k as f64;
+        assert!((a[k] - (10.0 + 2.0 * t)).abs() <= 1e-12, "a at {t}: {}", a[k]);
+        assert!((b[k] - 6.0 * t).abs() <= 1e-12, "b at {t}: {}", b[k]);
+        assert!((c[k] - (20.0 + 4.0 * t)).abs() <= 1e-12, "c at {t}: {}", c[k]);
+    }
+}
