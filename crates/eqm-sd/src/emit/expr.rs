@@ -470,6 +470,26 @@ impl<'s> Writer<'s, '_> {
                 "(if noEvent(time >= {0} - {dt}/2 and time <= {3} + {dt}/2 and mod(time - {0} + {dt}/2, {2}) < max({1}, {dt})) then 1 else 0)",
                 a[0], a[1], a[2], a[3]
             ),
+            // ACTIVE INITIAL: the initial argument during the initialization only (so a
+            // stock's initial value may read it), the value after.
+            Builtin::ActiveInitial => format!("(if initial() then {} else {})", a[1], a[0]),
+            // SAMPLE IF TRUE: the input where the condition holds, else the value of the step
+            // before (the initial value in the first step), kept by a helper that reads its
+            // own history one DT back.
+            Builtin::SampleIfTrue => {
+                let id = self.helpers.fresh("sample");
+                self.helpers
+                    .declarations
+                    .push(format!("Real {id} \"The sample of {} while {} holds\";", a[1], a[0]));
+                self.helpers.equations.push(format!(
+                    "{id} = if noEvent({0} <> 0) then {1} else if noEvent(time < {start} + {dt}/2) then {2} else delay({id}, {dt});",
+                    a[0],
+                    a[1],
+                    a[2],
+                    start = self.scope.start,
+                ));
+                id
+            }
             // No one plays an imported model interactively: the game input is its default.
             Builtin::Game => a[0].clone(),
             Builtin::Smooth1 => self.smooth(&a, 1),
@@ -633,6 +653,8 @@ fn has_memory_or_time(builtin: Builtin) -> bool {
             | Builtin::PulseVolume
             | Builtin::PulseWidth
             | Builtin::PulseTrain
+            | Builtin::ActiveInitial
+            | Builtin::SampleIfTrue
             | Builtin::Smooth1
             | Builtin::Smooth3
             | Builtin::SmoothN

@@ -225,3 +225,32 @@ fn a_vensim_macro_with_a_stock_keeps_one_copy_per_call() {
         assert!((c[k] - (20.0 + 4.0 * t)).abs() <= 1e-12, "c at {t}: {}", c[k]);
     }
 }
+
+/// `ACTIVE INITIAL(Time, 45)` gives 45 to the initialization only: a stock starting at it
+/// with rate 1 is `45 + t` while the value is `t`. `SAMPLE IF TRUE(MODULO(Time, 3) = 0,
+/// 10 Time, -1)` holds 0 until 3, then 30 until 6; `SAMPLE IF TRUE(Time > 2, Time, -1)` is
+/// the initial -1 until the condition first holds.
+#[test]
+fn vensim_active_initial_and_sample_if_true_follow_their_definitions() {
+    let text = mdl(
+        &[
+            "Value A = ACTIVE INITIAL(Time, 45)",
+            "Stock A = INTEG(1, Value A)",
+            "sampled = SAMPLE IF TRUE(MODULO(Time, 3) = 0, Time * 10, -1)",
+            "late = SAMPLE IF TRUE(Time > 2, Time, -1)",
+        ],
+        6.0,
+        1.0,
+    );
+    let result = run("memory.mdl", &text);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"));
+    let (value, stock, sampled, late) = (column("Value A"), column("Stock A"), column("sampled"), column("late"));
+    assert_eq!(value.len(), 7);
+    for k in 0..7 {
+        let t = k as f64;
+        assert_eq!(value[k], t, "Value A at {t}");
+        assert_eq!(stock[k], 45.0 + t, "Stock A at {t}");
+        assert_eq!(sampled[k], 30.0 * (k / 3) as f64, "sampled at {t}");
+        assert_eq!(late[k], if k > 2 { t } else { -1.0 }, "late at {t}");
+    }
+}
