@@ -224,6 +224,11 @@ impl ModelWriter<'_> {
             )
         })?;
         let dims = self.arrays.dims.get(key).cloned().unwrap_or_default();
+        // A variable over the element's own dimensions takes them by place (a dimension may
+        // occur twice, `matrix[dim, dim]`).
+        if element.len() >= dims.len() && dims.iter().zip(element).all(|(d, (c, _))| d == c) {
+            return Ok(Arrays::indexed(id, &element[..dims.len()].to_vec()));
+        }
         let mut fixed = Vec::new();
         for d in dims {
             match element.iter().find(|(c, _)| *c == d) {
@@ -598,6 +603,20 @@ fn constant(v: &Variable) -> Option<f64> {
     }
 }
 
+/// The warning that elements of `v` have no definition (W1002).
+fn undefined_elements(v: &Variable, undefined: &[String]) -> Diagnostic {
+    Diagnostic::warning(
+        "W1002",
+        format!(
+            "no definition of `{}` covers {}: they are 0 and left out of the results, as Vensim does",
+            v.name,
+            undefined.join(", ")
+        ),
+        v.origin,
+        "this variable",
+    )
+}
+
 fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<Emitted> {
     let (mut ids, [dt, start, stop, save]) = identifiers(model);
     let mut taken: HashSet<String> = ids.values().cloned().collect();
@@ -702,7 +721,17 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         } else {
             declare(&writer, v, &key, &shape, &doc, &mut text);
         }
+        let mut undefined = Vec::new();
         for element in &elements {
+            if matches!(v.definition, Definition::Elements(_)) && writer.equation_of(v, element).is_err() {
+                // Vensim gives an element that no definition covers the value 0 and leaves it
+                // out of its results: so does the import, with a warning naming it.
+                if let Ok(target) = writer.at(&key, element, v.origin) {
+                    text.equations.push(format!("{target} = 0;"));
+                }
+                undefined.push(writer.arrays.display(&v.name, element));
+                continue;
+            }
             match writer.element(v, element, &scope, &mut helpers, &mut text) {
                 Ok(()) => text
                     .columns
@@ -712,6 +741,9 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
                     break;
                 }
             }
+        }
+        if !undefined.is_empty() {
+            diagnostics.push(undefined_elements(v, &undefined));
         }
     }
     text.declarations.extend(clouds);

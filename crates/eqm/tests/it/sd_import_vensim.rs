@@ -254,3 +254,41 @@ fn vensim_active_initial_and_sample_if_true_follow_their_definitions() {
         assert_eq!(late[k], if k > 2 { t } else { -1.0 }, "late at {t}");
     }
 }
+
+/// A dimension that occurs twice (`matrix[dim, dim]`) takes the element of each place: the
+/// lists `1, 10` and `5, 40` give `matrix[A,B] = 10` and `matrix[B,A] = 5`. An element that
+/// no definition covers (`part[B]`) is 0, left out of the results and named by W1002.
+#[test]
+fn vensim_repeated_dimensions_and_elements_without_definition() {
+    let text = mdl(
+        &[
+            "dim: A, B",
+            "matrix[A, dim] = 1, 10",
+            "matrix[B, dim] = 5, 40",
+            "a2b = matrix[A, B]",
+            "b2a = matrix[B, A]",
+            "part[A] = 2",
+        ],
+        1.0,
+        1.0,
+    );
+    let mut session = Session::with_source_bytes(vec![("partial.mdl".to_string(), text.into_bytes())], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let diagnostics = session.render_diagnostics(false);
+    assert!(
+        diagnostics.contains("W1002") && diagnostics.contains("part[B]"),
+        "{diagnostics}"
+    );
+    let result = model.simulate(&RunSettings::default()).expect("the model runs");
+    let at = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"))[0];
+    assert_eq!(at("a2b"), 10.0);
+    assert_eq!(at("b2a"), 5.0);
+    assert_eq!(at("matrix[B,B]"), 40.0);
+    assert_eq!(at("part[A]"), 2.0);
+    assert!(
+        result.column("part[B]").is_none(),
+        "an element without definition is no result"
+    );
+}
