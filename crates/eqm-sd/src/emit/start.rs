@@ -42,10 +42,13 @@ impl StartValues {
         };
         let mut memo = HashMap::new();
         for v in &model.variables {
-            if let Some(e) = equations.get(&canonical(&v.name)) {
-                let mut visiting = Vec::new();
-                // A value that does not follow is left out; the others land in `memo`.
-                let _ = values.eval(e, &equations, &mut memo, &mut visiting);
+            let key = canonical(&v.name);
+            if let Some(e) = equations.get(&key) {
+                let mut visiting = vec![key.clone()];
+                // A value that does not follow is left out.
+                if let Some(x) = values.eval(e, &equations, &mut memo, &mut visiting) {
+                    memo.insert(key, x);
+                }
             }
         }
         values.values = memo;

@@ -164,7 +164,8 @@ fn vensim_pulses_quantum_modulo_and_game_follow_their_definitions() {
 /// one step; `SMOOTH N(10, 2, 0, 2 + STEP(1, 5))` has the order 2 of the start, so its stages
 /// of time constant 1 = DT pass the input on one step each (0, 0, then 10); `DELAY N(10,
 /// 1.5, 0, 3)` falls to one stage (1.5 holds one whole step), whose level follows
-/// `L(k+1) = L(k)/3 + 10`, so the output is `10*(1 - 3^-k)`.
+/// `L(k+1) = L(k)/3 + 10`, so the output is `10*(1 - 3^-k)`. An order only an array's
+/// smooth names is read the same way.
 #[test]
 fn vensim_delay_times_and_orders_are_read_at_the_start_in_whole_steps() {
     let text = mdl(
@@ -175,6 +176,9 @@ fn vensim_delay_times_and_orders_are_read_at_the_start_in_whole_steps() {
             "order = 2 + STEP(1, 5)",
             "smoothed = SMOOTH N(10, 2, 0, order)",
             "delayed = DELAY N(10, 1.5, 0, 3)",
+            "dims: X1, X2",
+            "order two = 2 + STEP(1, 5)",
+            "smoothed array[dims] = SMOOTH N(10, 2, 0, order two)",
         ],
         8.0,
         1.0,
@@ -193,6 +197,10 @@ fn vensim_delay_times_and_orders_are_read_at_the_start_in_whole_steps() {
         assert_eq!(fixed[k], if k < 2 { -1.0 } else { t - 2.0 }, "DELAY FIXED at {t}");
         assert_eq!(short[k], if k < 1 { 7.0 } else { t - 1.0 }, "DELAY FIXED of 0.4 at {t}");
         assert_eq!(smoothed[k], if k < 2 { 0.0 } else { 10.0 }, "SMOOTH N at {t}");
+        for x in ["X1", "X2"] {
+            let array = column(&format!("smoothed array[{x}]"));
+            assert_eq!(array[k], smoothed[k], "SMOOTH N of an array at {t}");
+        }
         let expected = 10.0 * (1.0 - 3f64.powi(-(k as i32)));
         assert!((delayed[k] - expected).abs() <= 1e-12, "DELAY N at {t}: {}", delayed[k]);
     }
