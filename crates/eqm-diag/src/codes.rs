@@ -901,6 +901,12 @@ pub static CODES: &[CodeInfo] = &[
         Import,
         "A setting of a system-dynamics file that EQM reads but does not apply (a display or vendor option that does not change the results)",
     ),
+    code(
+        "W1002",
+        Warning,
+        Import,
+        "Elements of a Vensim array that no definition covers: they are 0 and left out of the results, as Vensim does",
+    ),
 ];
 
 /// What `code` means, or `None` when it is not registered.

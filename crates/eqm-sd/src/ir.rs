@@ -405,7 +405,8 @@ pub enum Builtin {
     /// reordered).
     DelayN,
     /// `DELAY(input, delay_time [, initial])`: the pipeline delay `input(t - delay_time)`
-    /// (XMILE `DELAY`, Vensim `DELAY FIXED(input, time, initial)`).
+    /// (XMILE `DELAY`, Vensim `DELAY FIXED(input, time, initial)`, whose reader passes the
+    /// delay time as Vensim uses it: `INIT` of the time rounded to whole steps, at least one).
     DelayFixed,
     /// `TREND(input, averaging_time [, initial_trend])`.
     Trend,

@@ -2,12 +2,18 @@
 //! subscripted reference names in the context of the element being defined, and the
 //! elements an array builtin (`SUM(a[*])`) runs over.
 //!
-//! Input: the file's dimensions and each variable's dimensions (canonical names). Output:
-//! `.eqm` references with 1-based indices (`'Stock A'[2]`), in the order of each dimension's
-//! elements in the file. A reference that does not fit the variable's dimensions is E1006.
-//! Mappings between different dimensions and computed indices are not written (E1002).
+//! Input: the file's dimensions with their mappings and each variable's dimensions (canonical
+//! names). Output: `.eqm` references with 1-based indices (`'Stock A'[2]`), in the order of
+//! each dimension's elements in the file. A dimension named in a reference stands for an
+//! element by its name: the element being defined of that dimension (found in the
+//! referenced variable's dimension by name, so subranges and the same dimension in another
+//! spelling resolve), the element a mapping (`dim: a, b -> other`) pairs with a bound one, or
+//! a bound element that the dimension holds; two dimensions of the same size with different
+//! element names pair by place. A reference that does not fit the variable's dimensions is
+//! E1006; computed indices are not written (E1002).
 
 use crate::ir::{Expr, Subscript};
+use crate::names::canonical;
 use eqm_diag::Diagnostic;
 use std::collections::HashMap;
 
@@ -20,6 +26,16 @@ pub(crate) struct Arrays {
     pub(crate) dims: HashMap<String, Vec<String>>,
     /// Each dimension's elements: canonical name and name as written.
     pub(crate) elements: HashMap<String, Vec<(String, String)>>,
+    /// Each dimension's mappings: the dimension it maps to and, for each of its elements in
+    /// order, the canonical name of the element of that dimension (all canonical).
+    pub(crate) mappings: HashMap<String, Vec<(String, Vec<String>)>>,
+}
+
+/// Where one position of a reference points: one element, or several (an array function's
+/// whole dimension or subrange).
+enum Position {
+    One(usize),
+    Many(Vec<usize>),
 }
 
 fn mismatch(span: &Expr, message: String) -> Diagnostic {
@@ -77,31 +93,103 @@ impl Arrays {
         format!("{name}[{}]", names.join(","))
     }
 
-    /// The 1-based index of element `key` of dimension `dim`.
+    /// The 1-based index of element `key` (any spelling) of dimension `dim`.
     pub(crate) fn index_of(&self, dim: &str, key: &str) -> Option<usize> {
+        let key = canonical(key);
         self.elements
             .get(dim)?
             .iter()
-            .position(|(k, _)| k == key)
+            .position(|(k, _)| *k == key)
             .map(|i| i + 1)
     }
 
+    /// The canonical name of the `i`-th (1-based) element of `dim`.
+    fn name_at(&self, dim: &str, i: usize) -> Option<&str> {
+        self.elements.get(dim)?.get(i.checked_sub(1)?).map(|(k, _)| k.as_str())
+    }
+
+    /// The canonical name of the element of `to` that the `i`-th element of `from` pairs with
+    /// through a mapping of either dimension onto the other.
+    fn mapped(&self, from: &str, i: usize, to: &str) -> Option<String> {
+        if let Some((_, pairs)) = self.mappings.get(from).and_then(|ms| ms.iter().find(|(t, _)| t == to)) {
+            return pairs.get(i.checked_sub(1)?).cloned();
+        }
+        let (_, pairs) = self.mappings.get(to)?.iter().find(|(t, _)| t == from)?;
+        let name = self.name_at(from, i)?;
+        let at = pairs.iter().position(|p| p == name)?;
+        self.name_at(to, at + 1).map(str::to_string)
+    }
+
+    /// The index in `dim` (the referenced variable's dimension) that the dimension `range`
+    /// named in a reference stands for in the context `element`, where the context fixes it.
+    fn resolve(&self, dim: &str, range: &str, element: &Element) -> Option<usize> {
+        if let Some((_, i)) = element.iter().rev().find(|(c, _)| c == range) {
+            if range == dim {
+                return Some(*i);
+            }
+            if let Some(j) = self.name_at(range, *i).and_then(|name| self.index_of(dim, name)) {
+                return Some(j);
+            }
+            if let Some(j) = self.mapped(range, *i, dim).and_then(|name| self.index_of(dim, &name)) {
+                return Some(j);
+            }
+            // Two dimensions of the same size with other element names pair by place.
+            let size = |d: &str| self.elements.get(d).map(Vec::len);
+            return (size(range) == size(dim)).then_some(*i);
+        }
+        for (bound, i) in element.iter().rev() {
+            if let Some(name) = self.mapped(bound, *i, range) {
+                return self.index_of(dim, &name);
+            }
+        }
+        // A bound element that the named dimension holds (a subrange of a bound dimension).
+        for (bound, i) in element.iter().rev() {
+            if let Some(name) = self.name_at(bound, *i)
+                && self.index_of(range, name).is_some()
+            {
+                return self.index_of(dim, name);
+            }
+        }
+        None
+    }
+
+    /// The indices in `dim` of every element of the dimension `range` (all of `dim` for
+    /// itself), or `None` where some element of `range` is not one of `dim`.
+    fn all_of(&self, dim: &str, range: &str) -> Option<Vec<usize>> {
+        if range == dim {
+            return Some((1..=self.elements.get(dim)?.len()).collect());
+        }
+        self.elements
+            .get(range)?
+            .iter()
+            .map(|(k, _)| self.index_of(dim, k))
+            .collect()
+    }
+
     /// The indices a reference `var[subscripts]` names in the context `element`, each
-    /// position either fixed (`Some`) or running over its whole dimension (`None`: a
-    /// wildcard, or a dimension the context does not fix, which only array builtins take).
+    /// position either fixed or running over several elements (a wildcard, or a dimension
+    /// the context does not fix, which only array builtins take).
     fn positions(
         &self,
         expr: &Expr,
         var: &str,
         subscripts: &[Subscript],
         element: &Element,
-    ) -> Result<Vec<(String, Option<usize>)>, Diagnostic> {
+    ) -> Result<Vec<(String, Position)>, Diagnostic> {
         let dims = self.dims.get(var).cloned().unwrap_or_default();
-        let in_context = |d: &str| element.iter().find(|(c, _)| c == d).map(|(_, i)| *i);
         if subscripts.is_empty() {
             // An arrayed variable named without subscripts: the element of the same
             // dimensions being defined, or the whole array in an array builtin.
-            return Ok(dims.iter().map(|d| (d.clone(), in_context(d))).collect());
+            return Ok(dims
+                .iter()
+                .map(|d| {
+                    let position = match self.resolve(d, d, element) {
+                        Some(i) => Position::One(i),
+                        None => Position::Many((1..=self.elements.get(d).map_or(0, Vec::len)).collect()),
+                    };
+                    (d.clone(), position)
+                })
+                .collect());
         }
         if subscripts.len() != dims.len() {
             return Err(mismatch(
@@ -113,7 +201,7 @@ impl Arrays {
         for (dim, subscript) in dims.iter().zip(subscripts) {
             let position = match subscript {
                 Subscript::Element(key) => match self.index_of(dim, key) {
-                    Some(i) => Some(i),
+                    Some(i) => Position::One(i),
                     None => {
                         return Err(mismatch(
                             expr,
@@ -121,22 +209,26 @@ impl Arrays {
                         ));
                     }
                 },
-                Subscript::Dimension(d) if d == dim => in_context(d),
-                Subscript::Dimension(d) => match in_context(d) {
-                    // A dimension of the same size stands for the element at the same place.
-                    Some(i) if self.elements.get(d).map(Vec::len) == self.elements.get(dim).map(Vec::len) => Some(i),
-                    _ => {
-                        return Err(Diagnostic::error(
-                            "E1002",
-                            format!(
-                                "EQM does not import a reference to `{var}` over the dimension `{d}` where it has `{dim}`"
-                            ),
-                            expr.span,
-                            "not supported",
-                        ));
+                Subscript::Dimension(d) | Subscript::Wildcard(Some(d)) => {
+                    let range = canonical(d);
+                    match self.resolve(dim, &range, element) {
+                        Some(i) => Position::One(i),
+                        None => match self.all_of(dim, &range) {
+                            Some(all) => Position::Many(all),
+                            None => {
+                                return Err(Diagnostic::error(
+                                    "E1002",
+                                    format!(
+                                        "EQM does not import a reference to `{var}` over the dimension `{d}` where it has `{dim}`"
+                                    ),
+                                    expr.span,
+                                    "not supported",
+                                ));
+                            }
+                        },
                     }
-                },
-                Subscript::Wildcard(_) => None,
+                }
+                Subscript::Wildcard(None) => Position::Many((1..=self.elements.get(dim).map_or(0, Vec::len)).collect()),
                 Subscript::Index(_) => {
                     return Err(Diagnostic::error(
                         "E1002",
@@ -164,8 +256,8 @@ impl Arrays {
         let mut fixed = Vec::new();
         for (dim, position) in positions {
             match position {
-                Some(i) => fixed.push((dim, i)),
-                None => {
+                Position::One(i) => fixed.push((dim, i)),
+                Position::Many(_) => {
                     return Err(mismatch(
                         expr,
                         format!("`{var}` is an array over `{dim}` here; only an array function takes the whole array"),
@@ -189,8 +281,8 @@ impl Arrays {
         let mut out: Vec<Element> = vec![Vec::new()];
         for (dim, position) in positions {
             let range: Vec<usize> = match position {
-                Some(i) => vec![i],
-                None => (1..=self.elements.get(&dim).map_or(0, Vec::len)).collect(),
+                Position::One(i) => vec![i],
+                Position::Many(all) => all,
             };
             out = out
                 .into_iter()

@@ -12,7 +12,7 @@
 //! variables and equations. The components' ports make no decision here: every stock is free,
 //! so a flow's rate is its wanted rate, and no relation of theirs creates events.
 
-use crate::ir::{Definition, Kind, SdModel, Variable};
+use crate::ir::{Definition, Equation, Kind, SdModel, Variable};
 use crate::names::{canonical, identifier};
 use std::collections::{HashMap, HashSet};
 
@@ -56,7 +56,13 @@ pub(crate) fn choose(model: &SdModel) -> HashMap<String, Part> {
         for f in ins.iter().chain(&outs) {
             *holders.entry(f.clone()).or_default() += 1;
         }
-        let eligible = scalar(v) && special.is_none() && (!*non_negative || ins.iter().all(uniflow));
+        // A stock whose definition gives its net rate (Vensim's `INTEG`) has no flows to
+        // connect: its rate is its own equation, so it stays a plain state.
+        let own_rate = matches!(
+            &v.definition,
+            Definition::Uniform(Equation::Stock { rate: Some(_), .. })
+        );
+        let eligible = scalar(v) && special.is_none() && !own_rate && (!*non_negative || ins.iter().all(uniflow));
         if eligible {
             stocks.insert(canonical(&v.name), ins.into_iter().chain(outs).collect());
         }

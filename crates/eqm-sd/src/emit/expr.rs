@@ -11,7 +11,9 @@
 //! are E1002 diagnostics, never approximated.
 
 use super::arrays::{Arrays, Element};
-use crate::ir::{BinaryOp, Builtin, Expr, ExprKind, Function, GraphKind, GraphicalFunction, UnaryOp};
+use super::start::StartValues;
+use crate::ir::{BinaryOp, Builtin, Expr, ExprKind, Function, GraphKind, GraphicalFunction, Macro, Subscript, UnaryOp};
+use crate::names::canonical;
 use eqm_diag::Diagnostic;
 use std::collections::HashMap;
 
@@ -23,12 +25,14 @@ pub(crate) struct Helpers {
     pub(crate) equations: Vec<String>,
     pub(crate) initial_equations: Vec<String>,
     count: usize,
+    /// The macros being written out, innermost last (a macro may not call itself).
+    pub(crate) inlining: Vec<String>,
 }
 
 impl Helpers {
     /// A fresh identifier of a helper, `'<base> k'` (a space cannot occur in a name the
     /// writer gives a variable of the file without quotes, and the counter keeps them apart).
-    fn fresh(&mut self, base: &str) -> String {
+    pub(crate) fn fresh(&mut self, base: &str) -> String {
         self.count += 1;
         format!("'{base} {}'", self.count)
     }
@@ -44,10 +48,17 @@ pub(crate) struct Scope<'a> {
     pub(crate) start: &'a str,
     pub(crate) stop: &'a str,
     pub(crate) arrays: &'a Arrays,
-    /// The function of each macro, by the macro's canonical name.
+    /// The function of each macro with an expression as its value, by the macro's canonical
+    /// name.
     pub(crate) macros: &'a HashMap<String, String>,
+    /// Every macro of the file, by its canonical name (those whose value is a variable of
+    /// their body are written out at each call).
+    pub(crate) macro_bodies: &'a HashMap<String, &'a Macro>,
     /// Whether the expressions are a macro's body (a function: no time, no memory).
     pub(crate) in_function: bool,
+    /// The values at the start of the run that shape the model (the orders of `SMTHN` and
+    /// `DELAYN`).
+    pub(crate) start_values: &'a StartValues,
 }
 
 fn unsupported(expr: &Expr, what: &str) -> Diagnostic {
@@ -161,8 +172,10 @@ impl<'s> Writer<'s, '_> {
                     BinaryOp::Greater => ">",
                     _ => ">=",
                 };
-                let l = self.real(left)?;
-                let r = self.real(right)?;
+                // An operand that is an `if` expression is parenthesised: it would take the
+                // comparison into its `else` branch.
+                let l = self.numeric_operand(left, 5)?;
+                let r = self.numeric_operand(right, 5)?;
                 Ok(format!("noEvent({l} {symbol} {r})"))
             }
             ExprKind::Unary {
@@ -183,7 +196,9 @@ impl<'s> Writer<'s, '_> {
     /// binding strength `context` needs it.
     fn numeric(&mut self, expr: &Expr, context: u8) -> Result<String, Diagnostic> {
         let (text, own) = match &expr.kind {
-            ExprKind::Number(v) if *v < 0.0 => (number(*v), 7),
+            // A sign binds like `+` and `-` in `.eqm`: inside a product or after `^` it is
+            // parenthesised (`a*(-3)`).
+            ExprKind::Number(v) if *v < 0.0 => (number(*v), 5),
             ExprKind::Number(v) => (number(*v), 9),
             ExprKind::Variable { name, subscripts } => {
                 let id = self.id_of(expr, name)?;
@@ -193,7 +208,7 @@ impl<'s> Writer<'s, '_> {
             ExprKind::Unary { op, operand } => {
                 let inner = self.numeric_operand(operand, 7)?;
                 match op {
-                    UnaryOp::Minus => (format!("-{inner}"), 7),
+                    UnaryOp::Minus => (format!("-{inner}"), 5),
                     _ => (inner, 7),
                 }
             }
@@ -251,14 +266,13 @@ impl<'s> Writer<'s, '_> {
     /// An array builtin (`SUM`, `MEAN`, `PROD`, `MIN` and `MAX` of one argument, `SIZE`) of
     /// the elements its argument covers, written out.
     fn array_call(&mut self, expr: &Expr, builtin: Builtin, arg: &Expr) -> Result<String, Diagnostic> {
-        let ExprKind::Variable { name, subscripts } = &arg.kind else {
-            return Err(unsupported(
-                expr,
-                "an array function of an expression (only of a variable)",
-            ));
+        let items = match &arg.kind {
+            ExprKind::Variable { name, subscripts } => {
+                let id = self.id_of(arg, name)?;
+                self.scope.arrays.expand(arg, id, name, subscripts, self.element)?
+            }
+            _ => self.expression_items(expr, arg)?,
         };
-        let id = self.id_of(arg, name)?;
-        let items = self.scope.arrays.expand(arg, id, name, subscripts, self.element)?;
         let n = items.len();
         if n == 0 {
             return Err(unsupported(expr, "an array function of no elements"));
@@ -278,6 +292,63 @@ impl<'s> Writer<'s, '_> {
             }
             _ => return Err(unsupported(expr, &format!("the array function {builtin:?}"))),
         })
+    }
+
+    /// The values an array function of an expression (`SUM(a[d!] * b[d!])`) runs over: the
+    /// expression written once for each element of the dimensions its wildcards name, each
+    /// of them bound to that element.
+    fn expression_items(&mut self, expr: &Expr, arg: &Expr) -> Result<Vec<String>, Diagnostic> {
+        let mut ranges: Vec<String> = Vec::new();
+        let mut stack = vec![arg];
+        while let Some(e) = stack.pop() {
+            match &e.kind {
+                ExprKind::Variable { subscripts, .. } => {
+                    for s in subscripts {
+                        match s {
+                            Subscript::Wildcard(Some(r)) => {
+                                let r = canonical(r);
+                                if !ranges.contains(&r) {
+                                    ranges.push(r);
+                                }
+                            }
+                            Subscript::Wildcard(None) => {
+                                return Err(unsupported(expr, "an array function of an expression with `*`"));
+                            }
+                            Subscript::Index(i) => stack.push(i),
+                            _ => {}
+                        }
+                    }
+                }
+                ExprKind::Unary { operand, .. } => stack.push(operand),
+                ExprKind::Binary { left, right, .. } => {
+                    stack.push(right);
+                    stack.push(left);
+                }
+                ExprKind::If {
+                    condition,
+                    then,
+                    otherwise,
+                } => stack.extend([otherwise.as_ref(), then, condition]),
+                ExprKind::Call { args, .. } => stack.extend(args.iter().rev()),
+                ExprKind::Number(_) => {}
+            }
+        }
+        let Some(elements) = self.scope.arrays.elements_of(&ranges) else {
+            return Err(unsupported(expr, "an array function over an unknown dimension"));
+        };
+        let mut items = Vec::with_capacity(elements.len());
+        for bound in elements {
+            let mut context = self.element.clone();
+            context.extend(bound);
+            let mut writer = Writer {
+                scope: self.scope,
+                helpers: &mut *self.helpers,
+                element: &context,
+            };
+            let text = writer.real(arg)?;
+            items.push(if is_atom(&text) { text } else { format!("({text})") });
+        }
+        Ok(items)
     }
 
     /// An operand: its numeric form, in parentheses unless it binds at least as tightly as
@@ -312,6 +383,9 @@ impl<'s> Writer<'s, '_> {
                 return Ok(lookup_call(table, &input, *kind));
             }
             Function::Macro(name) => {
+                if let Some(m) = self.scope.macro_bodies.get(name).filter(|m| m.value.is_none()) {
+                    return self.inline_macro(expr, m, args);
+                }
                 let Some(id) = self.scope.macros.get(name) else {
                     return Err(unsupported(expr, &format!("the macro `{name}`")));
                 };
@@ -384,10 +458,44 @@ impl<'s> Writer<'s, '_> {
                 None => format!("(if noEvent(time >= {1}) then {0}*(time - {1}) else 0)", a[0], a[1]),
             },
             Builtin::PulseVolume => self.pulse(&a),
+            // Vensim's PULSE(start, width): 1 from `start` for `width`, at least one step; the
+            // half-DT margins make the test exact on the grid of steps.
+            Builtin::PulseWidth => format!(
+                "(if noEvent(time >= {0} - {dt}/2 and time < {0} + max({1}, {dt}) - {dt}/2) then 1 else 0)",
+                a[0], a[1]
+            ),
+            // Vensim's PULSE TRAIN(start, width, interval, end): the pulse of `width` (at
+            // least one step) repeated every `interval` from `start` until `end`.
+            Builtin::PulseTrain => format!(
+                "(if noEvent(time >= {0} - {dt}/2 and time <= {3} + {dt}/2 and mod(time - {0} + {dt}/2, {2}) < max({1}, {dt})) then 1 else 0)",
+                a[0], a[1], a[2], a[3]
+            ),
+            // ACTIVE INITIAL: the initial argument during the initialization only (so a
+            // stock's initial value may read it), the value after.
+            Builtin::ActiveInitial => format!("(if initial() then {} else {})", a[1], a[0]),
+            // SAMPLE IF TRUE: the input where the condition holds, else the value of the step
+            // before (the initial value in the first step), kept by a helper that reads its
+            // own history one DT back.
+            Builtin::SampleIfTrue => {
+                let id = self.helpers.fresh("sample");
+                self.helpers
+                    .declarations
+                    .push(format!("Real {id} \"The sample of {} while {} holds\";", a[1], a[0]));
+                self.helpers.equations.push(format!(
+                    "{id} = if noEvent({0} <> 0) then {1} else if noEvent(time < {start} + {dt}/2) then {2} else delay({id}, {dt});",
+                    a[0],
+                    a[1],
+                    a[2],
+                    start = self.scope.start,
+                ));
+                id
+            }
+            // No one plays an imported model interactively: the game input is its default.
+            Builtin::Game => a[0].clone(),
             Builtin::Smooth1 => self.smooth(&a, 1),
             Builtin::Smooth3 => self.smooth(&a, 3),
             Builtin::SmoothN => {
-                let n = order(&args[2])
+                let n = order(&args[2], self.scope.start_values)
                     .ok_or_else(|| unsupported(&args[2], "an order of SMTHN that is no whole number"))?;
                 let rest = [a[0].clone(), a[1].clone()]
                     .into_iter()
@@ -398,8 +506,17 @@ impl<'s> Writer<'s, '_> {
             Builtin::Delay1 => self.material_delay(&a, 1),
             Builtin::Delay3 => self.material_delay(&a, 3),
             Builtin::DelayN => {
-                let n = order(&args[2])
+                let mut n = order(&args[2], self.scope.start_values)
                     .ok_or_else(|| unsupported(&args[2], "an order of DELAYN that is no whole number"))?;
+                // A stage shorter than a step is not kept: the order falls to the number of
+                // whole steps in the delay time at the start (at least one), as Vensim's
+                // `DELAY N` does.
+                if let Some(time) = self.scope.start_values.value(&args[1]) {
+                    let steps = (time / self.scope.start_values.dt()).floor().max(1.0);
+                    if steps < n as f64 {
+                        n = steps as usize;
+                    }
+                }
                 let rest = [a[0].clone(), a[1].clone()]
                     .into_iter()
                     .chain(a.get(3).cloned())
@@ -534,6 +651,10 @@ fn has_memory_or_time(builtin: Builtin) -> bool {
             | Builtin::Step
             | Builtin::Ramp
             | Builtin::PulseVolume
+            | Builtin::PulseWidth
+            | Builtin::PulseTrain
+            | Builtin::ActiveInitial
+            | Builtin::SampleIfTrue
             | Builtin::Smooth1
             | Builtin::Smooth3
             | Builtin::SmoothN
@@ -588,9 +709,9 @@ fn unwrap(text: &str) -> &str {
 }
 
 /// The order of a `DELAYN` or `SMTHN`: a positive whole number written as such.
-fn order(expr: &Expr) -> Option<usize> {
-    match expr.kind {
-        ExprKind::Number(v) if v >= 1.0 && v.fract() == 0.0 && v <= 1000.0 => Some(v as usize),
-        _ => None,
-    }
+/// The order of `SMTHN` or `DELAYN`: its argument's value at the start (a tool reads it
+/// once), which must be a whole number from 1 to 1000.
+fn order(expr: &Expr, start_values: &StartValues) -> Option<usize> {
+    let v = start_values.value(expr)?;
+    (v >= 1.0 && v.fract() == 0.0 && v <= 1000.0).then_some(v as usize)
 }

@@ -15,7 +15,9 @@
 mod arrays;
 mod components;
 mod expr;
+mod inline;
 mod modules;
+mod start;
 
 use crate::ir::{Definition, Equation, ExprKind, GraphKind, Kind, Method, SdFile, SdModel, Variable};
 use crate::names::{canonical, identifier};
@@ -23,6 +25,7 @@ use arrays::{Arrays, Element};
 use components::Part;
 use eqm_diag::Diagnostic;
 use expr::{Helpers, Scope, Writer, graph_options, lookup_call, number, table};
+use start::StartValues;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
@@ -151,10 +154,12 @@ fn write_macro(m: &crate::ir::Macro, outer: &Scope) -> Result<String, Diagnostic
     }
     let arrays = Arrays::default();
     let tables = HashMap::new();
+    let start_values = StartValues::default();
     let scope = Scope {
         ids: &ids,
         tables: &tables,
         arrays: &arrays,
+        start_values: &start_values,
         in_function: true,
         ..*outer
     };
@@ -219,6 +224,11 @@ impl ModelWriter<'_> {
             )
         })?;
         let dims = self.arrays.dims.get(key).cloned().unwrap_or_default();
+        // A variable over the element's own dimensions takes them by place (a dimension may
+        // occur twice, `matrix[dim, dim]`).
+        if element.len() >= dims.len() && dims.iter().zip(element).all(|(d, (c, _))| d == c) {
+            return Ok(Arrays::indexed(id, &element[..dims.len()].to_vec()));
+        }
         let mut fixed = Vec::new();
         for d in dims {
             match element.iter().find(|(c, _)| *c == d) {
@@ -263,32 +273,56 @@ impl ModelWriter<'_> {
         Ok(Some(format!("noEvent(max(0, {available}))")))
     }
 
-    /// The equation of one element of a variable.
-    fn equation_of<'v>(&self, v: &'v Variable, element: &Element) -> Result<&'v Equation, Diagnostic> {
+    /// The equation of one element of a variable, with the element extended by the
+    /// dimensions and subranges its definition names (an element-wise definition
+    /// `x[sub, b]` binds `sub` to the element being defined, which its equation may name).
+    fn equation_of<'v>(&self, v: &'v Variable, element: &Element) -> Result<(&'v Equation, Element), Diagnostic> {
+        let mut context = element.clone();
         match &v.definition {
-            Definition::Uniform(e) => Ok(e),
-            Definition::Elements(parts) => parts
-                .iter()
-                .find(|(subscripts, _)| {
-                    subscripts.len() == element.len()
-                        && subscripts
-                            .iter()
-                            .zip(element)
-                            .all(|(s, (dim, i))| s == dim || self.arrays.index_of(dim, s) == Some(*i))
-                })
-                .map(|(_, e)| e)
-                .ok_or_else(|| {
-                    Diagnostic::error(
-                        "E1007",
-                        format!(
-                            "`{}` has no definition of the element {}",
-                            v.name,
-                            self.arrays.display(&v.name, element)
-                        ),
-                        v.origin,
-                        "this variable",
-                    )
-                }),
+            Definition::Uniform(e) => Ok((e, context)),
+            Definition::Elements(parts) => {
+                for (subscripts, equation) in parts {
+                    if subscripts.len() != element.len() {
+                        continue;
+                    }
+                    let mut extra = Vec::new();
+                    let covers = subscripts.iter().zip(element).all(|(s, (dim, i))| {
+                        let s = canonical(s);
+                        if s == *dim {
+                            return true;
+                        }
+                        let Some(name) = self.arrays.elements.get(dim).map(|es| es[*i - 1].0.as_str()) else {
+                            return false;
+                        };
+                        if self.arrays.elements.contains_key(&s) {
+                            // A dimension or subrange name covers the elements it holds.
+                            match self.arrays.index_of(&s, name) {
+                                Some(j) => {
+                                    extra.push((s, j));
+                                    true
+                                }
+                                None => false,
+                            }
+                        } else {
+                            s == name
+                        }
+                    });
+                    if covers {
+                        context.extend(extra);
+                        return Ok((equation, context));
+                    }
+                }
+                Err(Diagnostic::error(
+                    "E1007",
+                    format!(
+                        "`{}` has no definition of the element {}",
+                        v.name,
+                        self.arrays.display(&v.name, element)
+                    ),
+                    v.origin,
+                    "this variable",
+                ))
+            }
         }
     }
 
@@ -303,11 +337,11 @@ impl ModelWriter<'_> {
     ) -> Result<(), Diagnostic> {
         let key = canonical(&v.name);
         let target = self.at(&key, element, v.origin)?;
-        let equation = self.equation_of(v, element)?;
+        let (equation, context) = self.equation_of(v, element)?;
         let mut writer = Writer {
             scope,
             helpers,
-            element,
+            element: &context,
         };
         match (&v.kind, equation) {
             (Kind::Stock { special: Some(_), .. }, _) => {
@@ -475,6 +509,12 @@ fn arrays_of(file: &SdFile, model: &SdModel) -> Arrays {
     for d in &file.dimensions {
         let elements = d.elements.iter().map(|e| (canonical(e), e.clone())).collect();
         arrays.elements.insert(canonical(&d.name), elements);
+        let mappings = d
+            .maps_to
+            .iter()
+            .map(|m| (canonical(&m.to), m.elements.iter().map(|e| canonical(e)).collect()))
+            .collect();
+        arrays.mappings.insert(canonical(&d.name), mappings);
     }
     for v in &model.variables {
         let dims: Vec<String> = v.dimensions.iter().map(|d| canonical(d)).collect();
@@ -569,6 +609,20 @@ fn constant(v: &Variable) -> Option<f64> {
     }
 }
 
+/// The warning that elements of `v` have no definition (W1002).
+fn undefined_elements(v: &Variable, undefined: &[String]) -> Diagnostic {
+    Diagnostic::warning(
+        "W1002",
+        format!(
+            "no definition of `{}` covers {}: they are 0 and left out of the results, as Vensim does",
+            v.name,
+            undefined.join(", ")
+        ),
+        v.origin,
+        "this variable",
+    )
+}
+
 fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<Emitted> {
     let (mut ids, [dt, start, stop, save]) = identifiers(model);
     let mut taken: HashSet<String> = ids.values().cloned().collect();
@@ -610,7 +664,12 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         parts,
     };
     let macros = macro_ids(file, &writer.ids);
+    let start_values = StartValues::of(model, file.specs.start, file.specs.dt);
+    let macro_bodies: HashMap<String, &crate::ir::Macro> =
+        file.macros.iter().map(|m| (canonical(&m.name), m)).collect();
     let scope = Scope {
+        macro_bodies: &macro_bodies,
+        start_values: &start_values,
         ids: &writer.ids,
         tables: &tables,
         dt: &dt,
@@ -620,7 +679,8 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         macros: &macros,
         in_function: false,
     };
-    for m in &file.macros {
+    // A macro whose value is a variable of its body is written out at each call instead.
+    for m in file.macros.iter().filter(|m| m.value.is_some()) {
         match write_macro(m, &scope) {
             Ok(function) => text.functions.push(function),
             Err(d) => diagnostics.push(d),
@@ -667,7 +727,17 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         } else {
             declare(&writer, v, &key, &shape, &doc, &mut text);
         }
+        let mut undefined = Vec::new();
         for element in &elements {
+            if matches!(v.definition, Definition::Elements(_)) && writer.equation_of(v, element).is_err() {
+                // Vensim gives an element that no definition covers the value 0 and leaves it
+                // out of its results: so does the import, with a warning naming it.
+                if let Ok(target) = writer.at(&key, element, v.origin) {
+                    text.equations.push(format!("{target} = 0;"));
+                }
+                undefined.push(writer.arrays.display(&v.name, element));
+                continue;
+            }
             match writer.element(v, element, &scope, &mut helpers, &mut text) {
                 Ok(()) => text
                     .columns
@@ -677,6 +747,9 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
                     break;
                 }
             }
+        }
+        if !undefined.is_empty() {
+            diagnostics.push(undefined_elements(v, &undefined));
         }
     }
     text.declarations.extend(clouds);

@@ -4,7 +4,7 @@
 //! representation's own terms, arguments reordered where Vensim's order differs (`SMOOTH N`,
 //! `DELAY N`), functions the representation lacks written out exactly in its terms (`INTEGER`
 //! truncates toward zero, `MODULO` keeps the dividend's sign, `QUANTUM`, `LOG(x, base)`, the
-//! hyperbolic functions), a graphical
+//! hyperbolic functions, `DELAY FIXED`'s delay time read once and rounded to whole steps), a graphical
 //! function or macro call, or a diagnostic (E1005 for an unknown function or a wrong number of
 //! arguments, E1002 for a Vensim function the importer does not support). This module does not
 //! handle the forms that stand only at the top of an equation (`INTEG`, `WITH LOOKUP`,
@@ -39,6 +39,7 @@ enum Composite {
     Sinh,
     Cosh,
     Tanh,
+    DelayFixed,
 }
 
 fn mapping(key: &str) -> Option<Mapping> {
@@ -80,7 +81,7 @@ fn mapping(key: &str) -> Option<Mapping> {
         "delay3" => Direct(B::Delay3, &[2]),
         "delay3i" => WithInitial(B::Delay3),
         "delay n" => NBeforeInitial(B::DelayN),
-        "delay fixed" => Direct(B::DelayFixed, &[3]),
+        "delay fixed" => Composite(self::Composite::DelayFixed),
         "trend" => Direct(B::Trend, &[3]),
         "forecast" => Direct(B::Forecast, &[3]),
         "npv" => Direct(B::Npv, &[4]),
@@ -153,7 +154,7 @@ pub fn takes_arrays(key: &str) -> bool {
 /// The number of arguments each composite takes.
 fn composite_arity(composite: Composite) -> usize {
     match composite {
-        Composite::IfThenElse => 3,
+        Composite::IfThenElse | Composite::DelayFixed => 3,
         Composite::Integer | Composite::Sinh | Composite::Cosh | Composite::Tanh => 1,
         Composite::Quantum | Composite::Log | Composite::Power | Composite::Modulo => 2,
     }
@@ -355,6 +356,20 @@ fn composite_expr(composite: Composite, args: Vec<Expr>, span: Span) -> Expr {
                 binary(BinaryOp::Div, number(2.0, span), denominator, span),
                 span,
             )
+        }
+        Composite::DelayFixed => {
+            // Vensim reads the delay time once, at the start, as a whole number of steps
+            // (rounded, at least one): INIT(MAX(ROUND(time / DT), 1) * DT).
+            let (input, time, initial) = (next(), next(), next());
+            let dt = builtin(Builtin::Dt, Vec::new(), span);
+            let steps = builtin(
+                Builtin::Round,
+                vec![binary(BinaryOp::Div, time, dt.clone(), span)],
+                span,
+            );
+            let at_least_one = builtin(Builtin::Max, vec![steps, number(1.0, span)], span);
+            let fixed = builtin(Builtin::Init, vec![binary(BinaryOp::Mul, at_least_one, dt, span)], span);
+            builtin(Builtin::DelayFixed, vec![input, fixed, initial], span)
         }
     }
 }

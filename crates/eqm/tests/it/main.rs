@@ -58,6 +58,7 @@ mod run_time_slice_values;
 mod run_time_slices;
 mod saturation_loops;
 mod sd_import;
+mod sd_import_vensim;
 mod sd_suite;
 mod session;
 mod simulate;

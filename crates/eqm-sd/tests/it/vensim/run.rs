@@ -396,6 +396,7 @@ impl<'f> Run<'f> {
             Builtin::ArcCos => a[0].acos(),
             Builtin::ArcTan => a[0].atan(),
             Builtin::Int => a[0].floor(),
+            Builtin::Round => a[0].round(),
             Builtin::Min if a.len() == 2 => a[0].min(a[1]),
             Builtin::Max if a.len() == 2 => a[0].max(a[1]),
             Builtin::Xidz => {

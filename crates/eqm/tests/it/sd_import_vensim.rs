@@ -1,0 +1,302 @@
+//! Vensim files (`.mdl`) run through the library: stocks given by `INTEG(rate, initial)`,
+//! element-wise definitions over elements, subranges and dimensions in any spelling, mapped
+//! dimensions and array functions of expressions. Checked against the Euler iterates and the
+//! element values computed by hand, not against earlier output.
+
+use eqm::{ModelOptions, RunSettings, Session, SimulationResult};
+
+fn run(name: &str, text: &str) -> SimulationResult {
+    let mut session = Session::with_source_bytes(vec![(name.to_string(), text.as_bytes().to_vec())], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    model.simulate(&RunSettings::default()).expect("the model runs")
+}
+
+/// A Vensim file of `equations` (each `name = value`, Vensim's `~ ~ |` added) with the
+/// control variables of a run from 0 to `stop` in steps of `dt`.
+fn mdl(equations: &[&str], stop: f64, dt: f64) -> String {
+    let mut text = String::from("{UTF-8}\n");
+    for e in equations {
+        text.push_str(e);
+        text.push_str("\n\t~\t\n\t~\t\t|\n\n");
+    }
+    for control in [
+        format!("FINAL TIME = {stop}"),
+        "INITIAL TIME = 0".to_string(),
+        "SAVEPER = TIME STEP".to_string(),
+        format!("TIME STEP = {dt}"),
+    ] {
+        text.push_str(&control);
+        text.push_str("\n\t~\tMonth\n\t~\t\t|\n\n");
+    }
+    text
+}
+
+/// A stock whose definition is its rate (`INTEG`) has no named flows: it integrates the
+/// rate. The teacup cools by Euler's recurrence `T(k+1) = T(k) - DT*(T(k) - 70)/10`, so
+/// `T(k) = 70 + 110*(1 - DT/10)^k`, and a stock starting at -10 with rate 1 is `-10 + t`.
+#[test]
+fn a_vensim_stock_integrates_the_rate_of_its_definition() {
+    let text = mdl(
+        &[
+            "Teacup Temperature = INTEG(-Heat Loss to Room, 180)",
+            "Heat Loss to Room = (Teacup Temperature - Room Temperature) / Characteristic Time",
+            "Room Temperature = 70",
+            "Characteristic Time = 10",
+            "FlowA = 1",
+            "StockA = INTEG(FlowA, -10)",
+        ],
+        30.0,
+        0.125,
+    );
+    let result = run("teacup.mdl", &text);
+    assert_eq!(result.len(), 241, "one row per DT from 0 to 30");
+    let temperature = result.column("Teacup Temperature").expect("a column");
+    let loss = result.column("Heat Loss to Room").expect("a column");
+    let stock = result.column("StockA").expect("a column");
+    for k in 0..temperature.len() {
+        let expected = 70.0 + 110.0 * (1.0 - 0.125 / 10.0f64).powi(k as i32);
+        assert!(
+            (temperature[k] - expected).abs() <= 1e-11 * expected,
+            "row {k}: {} instead of {expected}",
+            temperature[k]
+        );
+        assert!(
+            (loss[k] - (expected - 70.0) / 10.0).abs() <= 1e-11,
+            "row {k}: heat loss {}",
+            loss[k]
+        );
+        assert!(
+            (stock[k] - (-10.0 + 0.125 * k as f64)).abs() <= 1e-12,
+            "row {k}: StockA {}",
+            stock[k]
+        );
+    }
+}
+
+/// Element-wise definitions by element and by subrange, references over a dimension spelled
+/// otherwise than the variable's (`dima` for `DimA`), over a subrange of it, over a mapped
+/// dimension (`DimB -> DimA` pairs `B1` with `A1`), a 2-D array, a sum of a product of arrays
+/// and an arrayed `INTEG`: `scaled = (10, 200, 300)`, `mapped = base = (1, 2, 3)`,
+/// `grid[Ai, Bj] = 10 i + j`, `total = 1*10 + 2*200 + 3*300 = 1310` and `stock[Ai] = i t`.
+#[test]
+fn vensim_subscripts_resolve_by_element_through_subranges_and_mappings() {
+    let text = mdl(
+        &[
+            "DimA: A1, A2, A3",
+            "SubA: A2, A3",
+            "DimB: B1, B2, B3 -> DimA",
+            "base[dima] = 1, 2, 3",
+            "scaled[A1] = 10",
+            "scaled[SubA] = base[suba] * 100",
+            "mapped[DimB] = base[DimA]",
+            "grid[DimA, DimB] = base[DimA] * 10 + mapped[DimB]",
+            "total = SUM(base[DimA!] * scaled[DimA!])",
+            "stock[DIMA] = INTEG(base[dima], 0)",
+        ],
+        4.0,
+        0.5,
+    );
+    let result = run("arrays.mdl", &text);
+    let at = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"))[0];
+    for (i, expected) in [10.0, 200.0, 300.0].into_iter().enumerate() {
+        assert_eq!(at(&format!("scaled[A{}]", i + 1)), expected);
+        assert_eq!(at(&format!("mapped[B{}]", i + 1)), (i + 1) as f64);
+    }
+    for i in 1..=3 {
+        for j in 1..=3 {
+            assert_eq!(at(&format!("grid[A{i},B{j}]")), (10 * i + j) as f64);
+        }
+    }
+    assert_eq!(at("total"), 1310.0);
+    for i in 1..=3 {
+        let stock = result.column(&format!("stock[A{i}]")).expect("a column");
+        assert_eq!(stock.len(), 9);
+        for (k, s) in stock.iter().enumerate() {
+            assert!(
+                (s - (i as f64) * 0.5 * k as f64).abs() <= 1e-12,
+                "stock[A{i}] row {k}: {s}"
+            );
+        }
+    }
+}
+
+/// Vensim's test inputs and the forms written out of others, at DT = 0.5 from 0 to 6:
+/// `PULSE(2, 1.5)` is 1 at 2, 2.5 and 3; `PULSE(2, 0)` one step at 2; `PULSE TRAIN(1, 0.5,
+/// 2, 5)` one step at 1, 3 and 5; `QUANTUM(10, 3)` is 9 and `QUANTUM(10, -3)` 10 (a
+/// negative quantum in a quotient); `MODULO(Time, 3) < 2` compares an `if` expression;
+/// `GAME(5)` is its input.
+#[test]
+fn vensim_pulses_quantum_modulo_and_game_follow_their_definitions() {
+    let text = mdl(
+        &[
+            "p = PULSE(2, 1.5)",
+            "p0 = PULSE(2, 0)",
+            "train = PULSE TRAIN(1, 0.5, 2, 5)",
+            "quantum = QUANTUM(10, 3)",
+            "quantum negative = QUANTUM(10, -3)",
+            "low = IF THEN ELSE(MODULO(Time, 3) < 2, 1, 0)",
+            "played = GAME(5)",
+        ],
+        6.0,
+        0.5,
+    );
+    let result = run("inputs.mdl", &text);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"));
+    let (p, p0, train, low) = (column("p"), column("p0"), column("train"), column("low"));
+    assert_eq!(p.len(), 13);
+    for k in 0..13 {
+        let t = 0.5 * k as f64;
+        let one = |b: bool| if b { 1.0 } else { 0.0 };
+        assert_eq!(p[k], one((2.0..3.5).contains(&t)), "PULSE at {t}");
+        assert_eq!(p0[k], one(t == 2.0), "PULSE of width 0 at {t}");
+        assert_eq!(train[k], one([1.0, 3.0, 5.0].contains(&t)), "PULSE TRAIN at {t}");
+        assert_eq!(low[k], one(t % 3.0 < 2.0), "MODULO at {t}");
+    }
+    assert_eq!(column("quantum")[0], 9.0);
+    assert_eq!(column("quantum negative")[0], 10.0);
+    assert_eq!(column("played")[0], 5.0);
+}
+
+/// Orders and delay times read once, at the start, with DT = 1: `DELAY FIXED(Time, 1.5, -1)`
+/// delays by 2 whole steps; `DELAY FIXED(Time, Time + 0.4, 7)` by 0.4 at the start, at least
+/// one step; `SMOOTH N(10, 2, 0, 2 + STEP(1, 5))` has the order 2 of the start, so its stages
+/// of time constant 1 = DT pass the input on one step each (0, 0, then 10); `DELAY N(10,
+/// 1.5, 0, 3)` falls to one stage (1.5 holds one whole step), whose level follows
+/// `L(k+1) = L(k)/3 + 10`, so the output is `10*(1 - 3^-k)`. An order only an array's
+/// smooth names is read the same way.
+#[test]
+fn vensim_delay_times_and_orders_are_read_at_the_start_in_whole_steps() {
+    let text = mdl(
+        &[
+            "input = Time",
+            "fixed = DELAY FIXED(input, 1.5, -1)",
+            "fixed short = DELAY FIXED(input, Time + 0.4, 7)",
+            "order = 2 + STEP(1, 5)",
+            "smoothed = SMOOTH N(10, 2, 0, order)",
+            "delayed = DELAY N(10, 1.5, 0, 3)",
+            "dims: X1, X2",
+            "order two = 2 + STEP(1, 5)",
+            "smoothed array[dims] = SMOOTH N(10, 2, 0, order two)",
+        ],
+        8.0,
+        1.0,
+    );
+    let result = run("orders.mdl", &text);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"));
+    let (fixed, short, smoothed, delayed) = (
+        column("fixed"),
+        column("fixed short"),
+        column("smoothed"),
+        column("delayed"),
+    );
+    assert_eq!(fixed.len(), 9);
+    for k in 0..9 {
+        let t = k as f64;
+        assert_eq!(fixed[k], if k < 2 { -1.0 } else { t - 2.0 }, "DELAY FIXED at {t}");
+        assert_eq!(short[k], if k < 1 { 7.0 } else { t - 1.0 }, "DELAY FIXED of 0.4 at {t}");
+        assert_eq!(smoothed[k], if k < 2 { 0.0 } else { 10.0 }, "SMOOTH N at {t}");
+        for x in ["X1", "X2"] {
+            let array = column(&format!("smoothed array[{x}]"));
+            assert_eq!(array[k], smoothed[k], "SMOOTH N of an array at {t}");
+        }
+        let expected = 10.0 * (1.0 - 3f64.powi(-(k as i32)));
+        assert!((delayed[k] - expected).abs() <= 1e-12, "DELAY N at {t}: {}", delayed[k]);
+    }
+}
+
+/// A Vensim macro whose value is its body's stock keeps one copy of the stock per call:
+/// `ACCUM(input, start) = INTEG(input*twice, start)` with `twice = 2` gives `10 + 2t` for
+/// `ACCUM(1, 10)`, `6t` for `ACCUM(3, 0)`, and two independent copies add up to `20 + 4t`.
+#[test]
+fn a_vensim_macro_with_a_stock_keeps_one_copy_per_call() {
+    let text = mdl(
+        &["a = ACCUM(1, 10)", "b = ACCUM(3, 0)", "c = ACCUM(1, 10) + ACCUM(1, 10)"],
+        5.0,
+        0.5,
+    );
+    let text = text.replacen(
+        "{UTF-8}\n",
+        "{UTF-8}\n:MACRO: ACCUM(input, start)\nACCUM = INTEG(input * twice, start)\n\t~\t\n\t~\t\t|\n\
+         twice = 2\n\t~\t\n\t~\t\t|\n:END OF MACRO:\n",
+        1,
+    );
+    let result = run("macro.mdl", &text);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"));
+    let (a, b, c) = (column("a"), column("b"), column("c"));
+    assert_eq!(a.len(), 11);
+    for k in 0..11 {
+        let t = 0.5 * k as f64;
+        assert!((a[k] - (10.0 + 2.0 * t)).abs() <= 1e-12, "a at {t}: {}", a[k]);
+        assert!((b[k] - 6.0 * t).abs() <= 1e-12, "b at {t}: {}", b[k]);
+        assert!((c[k] - (20.0 + 4.0 * t)).abs() <= 1e-12, "c at {t}: {}", c[k]);
+    }
+}
+
+/// `ACTIVE INITIAL(Time, 45)` gives 45 to the initialization only: a stock starting at it
+/// with rate 1 is `45 + t` while the value is `t`. `SAMPLE IF TRUE(MODULO(Time, 3) = 0,
+/// 10 Time, -1)` holds 0 until 3, then 30 until 6; `SAMPLE IF TRUE(Time > 2, Time, -1)` is
+/// the initial -1 until the condition first holds.
+#[test]
+fn vensim_active_initial_and_sample_if_true_follow_their_definitions() {
+    let text = mdl(
+        &[
+            "Value A = ACTIVE INITIAL(Time, 45)",
+            "Stock A = INTEG(1, Value A)",
+            "sampled = SAMPLE IF TRUE(MODULO(Time, 3) = 0, Time * 10, -1)",
+            "late = SAMPLE IF TRUE(Time > 2, Time, -1)",
+        ],
+        6.0,
+        1.0,
+    );
+    let result = run("memory.mdl", &text);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"));
+    let (value, stock, sampled, late) = (column("Value A"), column("Stock A"), column("sampled"), column("late"));
+    assert_eq!(value.len(), 7);
+    for k in 0..7 {
+        let t = k as f64;
+        assert_eq!(value[k], t, "Value A at {t}");
+        assert_eq!(stock[k], 45.0 + t, "Stock A at {t}");
+        assert_eq!(sampled[k], 30.0 * (k / 3) as f64, "sampled at {t}");
+        assert_eq!(late[k], if k > 2 { t } else { -1.0 }, "late at {t}");
+    }
+}
+
+/// A dimension that occurs twice (`matrix[dim, dim]`) takes the element of each place: the
+/// lists `1, 10` and `5, 40` give `matrix[A,B] = 10` and `matrix[B,A] = 5`. An element that
+/// no definition covers (`part[B]`) is 0, left out of the results and named by W1002.
+#[test]
+fn vensim_repeated_dimensions_and_elements_without_definition() {
+    let text = mdl(
+        &[
+            "dim: A, B",
+            "matrix[A, dim] = 1, 10",
+            "matrix[B, dim] = 5, 40",
+            "a2b = matrix[A, B]",
+            "b2a = matrix[B, A]",
+            "part[A] = 2",
+        ],
+        1.0,
+        1.0,
+    );
+    let mut session = Session::with_source_bytes(vec![("partial.mdl".to_string(), text.into_bytes())], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let diagnostics = session.render_diagnostics(false);
+    assert!(
+        diagnostics.contains("W1002") && diagnostics.contains("part[B]"),
+        "{diagnostics}"
+    );
+    let result = model.simulate(&RunSettings::default()).expect("the model runs");
+    let at = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"))[0];
+    assert_eq!(at("a2b"), 10.0);
+    assert_eq!(at("b2a"), 5.0);
+    assert_eq!(at("matrix[B,B]"), 40.0);
+    assert_eq!(at("part[A]"), 2.0);
+    assert!(
+        result.column("part[B]").is_none(),
+        "an element without definition is no result"
+    );
+}
