@@ -559,6 +559,12 @@ fn declare(writer: &ModelWriter, v: &Variable, key: &str, shape: &str, doc: &str
         (Some((Part::Flow, base)), _) => text
             .declarations
             .push(format!("SystemDynamics.Flows.Flow {base}{doc}{};", placement(v))),
+        // An array of stocks that all start at one number gets it as the start of each
+        // element: the run then needs no initialization system of its own.
+        (None, Some(x)) if !shape.is_empty() => text.declarations.push(format!(
+            "Real {id}{shape}(each start = {}, each fixed = true){doc};",
+            number(x)
+        )),
         (None, Some(x)) => text
             .declarations
             .push(format!("Real {id}(start = {}, fixed = true){doc};", number(x))),
@@ -585,10 +591,11 @@ pub(crate) fn placement_beside(v: &Variable, dx: f64) -> String {
     }
 }
 
-/// The initial value of a scalar stock that starts at a number (written as its `start`).
+/// The initial value of a stock (of each element of an array of stocks defined for all its
+/// elements at once) that starts at a number (written as its `start`).
 fn start_value(v: &Variable) -> Option<f64> {
-    match (&v.kind, &v.definition, v.dimensions.is_empty()) {
-        (Kind::Stock { special: None, .. }, Definition::Uniform(Equation::Stock { initial, .. }), true) => {
+    match (&v.kind, &v.definition) {
+        (Kind::Stock { special: None, .. }, Definition::Uniform(Equation::Stock { initial, .. })) => {
             match initial.kind {
                 ExprKind::Number(x) => Some(x),
                 _ => None,

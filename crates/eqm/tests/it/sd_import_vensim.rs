@@ -300,3 +300,38 @@ fn vensim_repeated_dimensions_and_elements_without_definition() {
         "an element without definition is no result"
     );
 }
+
+/// An array of stocks that all start at one number starts each element there, with no
+/// initialization system of its own: `Cup[k]` cools with its own time constant `5 + k`, so
+/// by Euler's recurrence `T_k(n) = 70 + 110*(1 - DT/(5 + k))^n`, and their mean is the mean of
+/// those.
+#[test]
+fn an_array_of_stocks_starting_at_one_number_starts_each_element_there() {
+    let text = mdl(
+        &[
+            "Cup: (c1-c3)",
+            "T[Cup] = INTEG(-(T[Cup] - 70)/Tau[Cup], 180)",
+            "Tau[Cup] = 5 + Cup",
+            "Mean T = SUM(T[Cup!])/3",
+        ],
+        2.0,
+        0.25,
+    );
+    let imported = eqm_sd::import(eqm_diag::source::FileId(0), "cups.mdl", &text, eqm_sd::Format::Vensim);
+    let eqm_text = imported.text.expect("the file imports");
+    assert!(eqm_text.contains("(each start = 180, each fixed = true)"), "{eqm_text}");
+    assert!(!eqm_text.contains("initial equation"), "{eqm_text}");
+    let result = run("cups.mdl", &text);
+    let steps = 8;
+    let expected: Vec<f64> = (1..=3)
+        .map(|k| 70.0 + 110.0 * (1.0 - 0.25 / (5.0 + k as f64)).powi(steps))
+        .collect();
+    for (k, want) in expected.iter().enumerate() {
+        let column = result.column(&format!("T[c{}]", k + 1)).expect("a column per element");
+        let got = *column.last().expect("rows");
+        assert!((got - want).abs() <= 1e-12 * want, "T[c{}] = {got}, not {want}", k + 1);
+    }
+    let mean = *result.column("Mean T").expect("a column").last().expect("rows");
+    let want = expected.iter().sum::<f64>() / 3.0;
+    assert!((mean - want).abs() <= 1e-12 * want, "{mean} vs {want}");
+}
