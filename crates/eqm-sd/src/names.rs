@@ -33,15 +33,12 @@ fn strip_quotes(name: &str) -> &str {
         .unwrap_or(name)
 }
 
-/// The `.eqm` identifier for a name: the name itself where it is a plain identifier
-/// (`[A-Za-z_][A-Za-z0-9_]*`, not a keyword), else the name in single quotes with the
-/// characters a quoted identifier cannot hold (`'`, `\`, line breaks) replaced by `_`.
+/// The `.eqm` identifier for a name: the name itself where EQM's lexer reads it as one plain
+/// identifier (no keyword) and it is not `time` or `der`, which a model's variable must not
+/// hide; else the name in single quotes with the characters a quoted identifier cannot hold
+/// (`'`, `\`, line breaks) replaced by `_`.
 pub fn identifier(name: &str) -> String {
-    let plain = name
-        .chars()
-        .enumerate()
-        .all(|(i, c)| c == '_' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit()));
-    if plain && !name.is_empty() && !is_keyword(name) {
+    if eqm_syntax::lexer::is_plain_identifier(name) && !matches!(name, "time" | "der") {
         return name.to_string();
     }
     let inner: String = name
@@ -49,73 +46,6 @@ pub fn identifier(name: &str) -> String {
         .map(|c| if matches!(c, '\'' | '\\' | '\n' | '\r') { '_' } else { c })
         .collect();
     format!("'{inner}'")
-}
-
-/// Whether a word is reserved in EQM's language and so must be quoted to name a variable.
-fn is_keyword(word: &str) -> bool {
-    const KEYWORDS: &[&str] = &[
-        "algorithm",
-        "and",
-        "annotation",
-        "block",
-        "break",
-        "class",
-        "connect",
-        "connector",
-        "constant",
-        "constrainedby",
-        "der",
-        "discrete",
-        "each",
-        "else",
-        "elseif",
-        "elsewhen",
-        "encapsulated",
-        "end",
-        "enumeration",
-        "equation",
-        "expandable",
-        "extends",
-        "external",
-        "false",
-        "final",
-        "flow",
-        "for",
-        "function",
-        "if",
-        "import",
-        "impure",
-        "in",
-        "initial",
-        "inner",
-        "input",
-        "loop",
-        "model",
-        "not",
-        "operator",
-        "or",
-        "outer",
-        "output",
-        "package",
-        "parameter",
-        "partial",
-        "protected",
-        "public",
-        "pure",
-        "record",
-        "redeclare",
-        "replaceable",
-        "return",
-        "stream",
-        "then",
-        "true",
-        "type",
-        "when",
-        "while",
-        "within",
-        "time",
-    ];
-    KEYWORDS.contains(&word)
 }
 
 #[cfg(test)]

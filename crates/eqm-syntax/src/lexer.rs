@@ -277,6 +277,14 @@ impl fmt::Display for Token<'_> {
 }
 
 /// The fixed source text of a punctuation or keyword token.
+/// Whether `name` can be written as it is to name a variable: it lexes as one plain
+/// identifier (not a keyword, a reserved word, a number or anything else), so a writer of EQM
+/// text knows when a name needs single quotes.
+pub fn is_plain_identifier(name: &str) -> bool {
+    let mut tokens = Token::lexer(name);
+    matches!(tokens.next(), Some(Ok(Token::Ident(s))) if s == name) && tokens.next().is_none()
+}
+
 pub fn token_text(token: &Token<'_>) -> &'static str {
     use Token::*;
     match token {
