@@ -11,7 +11,7 @@
 use crate::dae::{Dae, VarKind};
 use eqm_diag::source::Span;
 use eqm_ir::expr::{ExprId, VarId};
-use eqm_ir::flat::{InstanceId, ModelSymbols, ScalarType};
+use eqm_ir::flat::{EnumerationType, InstanceId, ModelSymbols, ScalarType};
 use std::sync::Arc;
 
 /// One variable as later stages see it.
@@ -39,6 +39,9 @@ pub struct Symbol {
     /// its start value was computed from the one the model gives, so this start value cannot
     /// be set at run time.
     pub start_read_by: Option<VarId>,
+    /// The enumeration type the variable is declared with (its value is the literal's
+    /// position).
+    pub enumeration: Option<Arc<EnumerationType>>,
 }
 
 /// The variables of a model by id and by name, and its instances.
@@ -65,6 +68,7 @@ impl Symbols {
             .map(|i| (i.name, i.class_name))
             .collect();
         let structural = std::mem::take(&mut flat.structural);
+        let enumerations = std::mem::take(&mut flat.enumerations);
         let vars: Vec<Symbol> = std::mem::take(&mut flat.variables)
             .into_iter()
             .enumerate()
@@ -85,6 +89,10 @@ impl Symbols {
                     .binary_search_by_key(&VarId(i as u32), |r| r.0)
                     .ok()
                     .map(|k| dae.start_readers[k].1),
+                enumeration: enumerations
+                    .binary_search_by_key(&VarId(i as u32), |e| e.0)
+                    .ok()
+                    .map(|k| enumerations[k].1.clone()),
                 name: v.name,
             })
             .collect();

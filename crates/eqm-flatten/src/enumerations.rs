@@ -9,21 +9,38 @@
 //! subscripts then work on the Integers; the variables of an enumeration type keep their literal
 //! names, and `String(e)` finds the enumeration type of its expression from its form (a
 //! literal, a variable, a function's result, an if-expression), so that it shows a literal's
-//! name. It deliberately keeps no enumeration type in the flat
-//! model: results show a literal's position, and comparing values of two different enumeration
-//! types is not rejected.
+//! name. The flat model keeps the enumeration type of each variable declared with one only as
+//! a side table (`FlatModel::enumerations`, for the FMI export): results show a literal's
+//! position, and comparing values of two different enumeration types is not rejected.
 
 use crate::flattener::Flattener;
+use crate::layout::ResolvedType;
 use crate::modifier::Scope;
+use crate::resolve::TypeRef;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{Callee, ExprId, Node};
-use eqm_ir::flat::ScalarType;
+use eqm_ir::flat::{EnumerationType, ScalarType};
 use eqm_syntax::ast;
 use std::sync::Arc;
 
 impl<'t, 'a> Flattener<'t, 'a> {
+    /// The enumeration type of a component's resolved type, named by its class's full name
+    /// (the name written in the declaration when it is not a class).
+    pub(crate) fn enumeration_type(&self, resolved: &ResolvedType<'a>) -> Option<Arc<EnumerationType>> {
+        let literals = resolved.enumeration?;
+        let name = match resolved.target {
+            TypeRef::Class(class) => self.table.get(class).full_name.clone(),
+            TypeRef::Builtin(_) => resolved.class_name.clone(),
+        };
+        let literals = literals
+            .iter()
+            .map(|l| (l.name.name.clone(), l.description.as_ref().map(|d| d.text.clone())))
+            .collect();
+        Some(Arc::new(EnumerationType { name, literals }))
+    }
+
     /// The enumeration class a reference without subscripts names (`Mode`, `Pkg.Mode`), if any.
     fn enumeration_class(&self, c: &ast::ComponentRef, scope: Scope) -> Option<crate::resolve::ClassId> {
         self.class_named(c, scope)

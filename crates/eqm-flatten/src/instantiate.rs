@@ -612,10 +612,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let literal_names: Option<std::sync::Arc<[String]>> = resolved
             .enumeration
             .map(|literals| literals.iter().map(|l| l.name.name.clone()).collect());
+        let enumeration_type = self.enumeration_type(resolved);
         let outer_bindings = std::mem::replace(
             &mut self.caches.array_bindings,
             (total > 1).then(eqm_ir::expr::FxHashMap::default),
         );
+        let evaluate = decl
+            .annotation
+            .as_ref()
+            .is_some_and(crate::variables::evaluate_annotation);
         let declared = (elements.dims.len() == 1).then(|| (elements.dims[0], decl.name.name.clone()));
         let outer_declared = std::mem::replace(&mut self.context.declared_vector, declared);
         for flat_index in 0..total {
@@ -648,6 +653,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 description: description.clone(),
                 span: decl.name.span,
             });
+            // `annotation(Evaluate = true)` makes a parameter structural: its value is part of
+            // the compiled model, changed only by compiling again (an FMU exports it as fixed).
+            if evaluate && kinds.variability == flat::Variability::Parameter {
+                let read = self.model.exprs.var(v);
+                self.note_structural(read);
+            }
             // An enumeration starts at its first literal unless told otherwise.
             if let Some(names) = &literal_names {
                 if self.model.variables[v.0 as usize].attributes.start.is_none() {
@@ -655,6 +666,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     self.model.variables[v.0 as usize].attributes.start = Some(first);
                 }
                 self.enumeration_names.insert(v, names.clone());
+            }
+            if let Some(ty) = &enumeration_type {
+                self.model.enumerations.push((v, ty.clone()));
             }
             if resolved.external_object.is_some() {
                 self.model.objects.push(v);

@@ -508,3 +508,16 @@ pub(crate) fn select_elements(value: &Value, select: &[usize]) -> Result<Value, 
         Value::Scalar(..) | Value::Str(_) | Value::Record(_) => Ok(value.clone()),
     }
 }
+
+/// Whether an element's annotation says `Evaluate = true` (Modelica's mark of a parameter whose
+/// value the tool may use when it translates the model); any other value, or none, is false.
+pub(crate) fn evaluate_annotation(annotation: &ast::Annotation) -> bool {
+    annotation.modification.arguments.iter().any(|a| {
+        a.name.parts.len() == 1
+            && a.name.parts[0].name == "Evaluate"
+            && a.modification
+                .as_ref()
+                .and_then(|m| m.binding.as_ref())
+                .is_some_and(|e| matches!(e.kind, ast::ExprKind::Bool(true)))
+    })
+}

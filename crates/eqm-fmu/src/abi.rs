@@ -220,7 +220,7 @@ pub(crate) unsafe fn get<T>(
     refs: *const c_uint,
     n: usize,
     out: *mut T,
-    kind: Kind,
+    kinds: &[Kind],
     write: impl Fn(f64) -> T,
 ) -> Status {
     // SAFETY: by the caller's contract.
@@ -231,7 +231,7 @@ pub(crate) unsafe fn get<T>(
             let (Some(refs), Some(out)) = (refs, out) else {
                 return Err(Error::Error("a null array was passed with a positive length".into()));
             };
-            i.check_kinds(refs, kind)?;
+            i.check_kinds(refs, kinds)?;
             let mut values = vec![0.0; n];
             i.get(refs, &mut values)?;
             for (o, v) in out.iter_mut().zip(values) {
@@ -252,7 +252,7 @@ pub(crate) unsafe fn set<T: Copy>(
     refs: *const c_uint,
     n: usize,
     values: *const T,
-    kind: Kind,
+    kinds: &[Kind],
     read: impl Fn(T) -> f64,
 ) -> Status {
     // SAFETY: by the caller's contract.
@@ -263,7 +263,7 @@ pub(crate) unsafe fn set<T: Copy>(
             let (Some(refs), Some(values)) = (refs, values) else {
                 return Err(Error::Error("a null array was passed with a positive length".into()));
             };
-            i.check_kinds(refs, kind)?;
+            i.check_kinds(refs, kinds)?;
             let values: Vec<f64> = values.iter().map(|v| read(*v)).collect();
             i.set(refs, &values)
         })
@@ -278,7 +278,7 @@ pub(crate) unsafe fn set<T: Copy>(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetReal(c: *mut c_void, refs: *const c_uint, n: usize, values: *mut f64) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { get(c, refs, n, values, Kind::Real, |v| v) }
+    unsafe { get(c, refs, n, values, &[Kind::Real], |v| v) }
 }
 
 /// `fmi2GetInteger`.
@@ -289,7 +289,7 @@ pub unsafe extern "C" fn fmi2GetReal(c: *mut c_void, refs: *const c_uint, n: usi
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetInteger(c: *mut c_void, refs: *const c_uint, n: usize, values: *mut c_int) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { get(c, refs, n, values, Kind::Integer, |v| v as c_int) }
+    unsafe { get(c, refs, n, values, &[Kind::Integer, Kind::Enumeration], |v| v as c_int) }
 }
 
 /// `fmi2GetBoolean`.
@@ -300,7 +300,7 @@ pub unsafe extern "C" fn fmi2GetInteger(c: *mut c_void, refs: *const c_uint, n: 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetBoolean(c: *mut c_void, refs: *const c_uint, n: usize, values: *mut c_int) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { get(c, refs, n, values, Kind::Boolean, |v| c_int::from(v != 0.0)) }
+    unsafe { get(c, refs, n, values, &[Kind::Boolean], |v| c_int::from(v != 0.0)) }
 }
 
 /// `fmi2SetReal`.
@@ -311,7 +311,7 @@ pub unsafe extern "C" fn fmi2GetBoolean(c: *mut c_void, refs: *const c_uint, n: 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2SetReal(c: *mut c_void, refs: *const c_uint, n: usize, values: *const f64) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { set(c, refs, n, values, Kind::Real, |v| v) }
+    unsafe { set(c, refs, n, values, &[Kind::Real], |v| v) }
 }
 
 /// `fmi2SetInteger`.
@@ -322,7 +322,7 @@ pub unsafe extern "C" fn fmi2SetReal(c: *mut c_void, refs: *const c_uint, n: usi
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2SetInteger(c: *mut c_void, refs: *const c_uint, n: usize, values: *const c_int) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { set(c, refs, n, values, Kind::Integer, f64::from) }
+    unsafe { set(c, refs, n, values, &[Kind::Integer, Kind::Enumeration], f64::from) }
 }
 
 /// `fmi2SetBoolean`.
@@ -333,7 +333,7 @@ pub unsafe extern "C" fn fmi2SetInteger(c: *mut c_void, refs: *const c_uint, n: 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2SetBoolean(c: *mut c_void, refs: *const c_uint, n: usize, values: *const c_int) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { set(c, refs, n, values, Kind::Boolean, |v| if v != 0 { 1.0 } else { 0.0 }) }
+    unsafe { set(c, refs, n, values, &[Kind::Boolean], |v| if v != 0 { 1.0 } else { 0.0 }) }
 }
 
 /// `fmi2GetString`: the model exposes no String variables.

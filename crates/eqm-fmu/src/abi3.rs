@@ -300,7 +300,7 @@ pub unsafe extern "C" fn fmi3GetFloat64(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || get(c, refs, n, values, Kind::Real, |v| v)) }
+    unsafe { scalar(c, n, nv, || get(c, refs, n, values, &[Kind::Real], |v| v)) }
 }
 
 /// `fmi3SetFloat64`.
@@ -317,7 +317,7 @@ pub unsafe extern "C" fn fmi3SetFloat64(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || set(c, refs, n, values, Kind::Real, |v| v)) }
+    unsafe { scalar(c, n, nv, || set(c, refs, n, values, &[Kind::Real], |v| v)) }
 }
 
 /// `fmi3GetInt32`.
@@ -334,7 +334,7 @@ pub unsafe extern "C" fn fmi3GetInt32(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || get(c, refs, n, values, Kind::Integer, |v| v as i32)) }
+    unsafe { scalar(c, n, nv, || get(c, refs, n, values, &[Kind::Integer], |v| v as i32)) }
 }
 
 /// `fmi3SetInt32`.
@@ -351,7 +351,41 @@ pub unsafe extern "C" fn fmi3SetInt32(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || set(c, refs, n, values, Kind::Integer, f64::from)) }
+    unsafe { scalar(c, n, nv, || set(c, refs, n, values, &[Kind::Integer], f64::from)) }
+}
+
+/// `fmi3GetInt64`: FMI 3 reads enumerations as Int64 (EQM has no other Int64 variables).
+///
+/// # Safety
+/// `c` is null or a live instance of ours; the arrays are null or as long as their counts.
+// SAFETY: exported under its FMI name, once; its callers follow the contract above.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi3GetInt64(
+    c: *mut c_void,
+    refs: *const c_uint,
+    n: usize,
+    values: *mut i64,
+    nv: usize,
+) -> Status {
+    // SAFETY: by the caller's contract.
+    unsafe { scalar(c, n, nv, || get(c, refs, n, values, &[Kind::Enumeration], |v| v as i64)) }
+}
+
+/// `fmi3SetInt64`: FMI 3 writes enumerations as Int64 (EQM has no other Int64 variables).
+///
+/// # Safety
+/// `c` is null or a live instance of ours; the arrays are null or as long as their counts.
+// SAFETY: exported under its FMI name, once; its callers follow the contract above.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi3SetInt64(
+    c: *mut c_void,
+    refs: *const c_uint,
+    n: usize,
+    values: *const i64,
+    nv: usize,
+) -> Status {
+    // SAFETY: by the caller's contract.
+    unsafe { scalar(c, n, nv, || set(c, refs, n, values, &[Kind::Enumeration], |v| v as f64)) }
 }
 
 /// `fmi3GetBoolean`.
@@ -368,7 +402,7 @@ pub unsafe extern "C" fn fmi3GetBoolean(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || get(c, refs, n, values, Kind::Boolean, |v| v != 0.0)) }
+    unsafe { scalar(c, n, nv, || get(c, refs, n, values, &[Kind::Boolean], |v| v != 0.0)) }
 }
 
 /// `fmi3SetBoolean`.
@@ -387,7 +421,7 @@ pub unsafe extern "C" fn fmi3SetBoolean(
     // SAFETY: by the caller's contract.
     unsafe {
         scalar(c, n, nv, || {
-            set(c, refs, n, values, Kind::Boolean, |v| if v { 1.0 } else { 0.0 })
+            set(c, refs, n, values, &[Kind::Boolean], |v| if v { 1.0 } else { 0.0 })
         })
     }
 }
@@ -446,7 +480,6 @@ no_variables_of_type! {
     fmi3GetInt16, fmi3SetInt16, i16, "Int16";
     fmi3GetUInt16, fmi3SetUInt16, u16, "UInt16";
     fmi3GetUInt32, fmi3SetUInt32, u32, "UInt32";
-    fmi3GetInt64, fmi3SetInt64, i64, "Int64";
     fmi3GetUInt64, fmi3SetUInt64, u64, "UInt64";
     fmi3GetString, fmi3SetString, *const c_char, "String";
 }

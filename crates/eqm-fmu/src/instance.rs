@@ -350,14 +350,15 @@ impl Instance {
             .map_err(|e| Error::Error(rendered(&e, sources)))
     }
 
-    /// Checks that every variable of `refs` is of `kind` (an Integer is not read as a Real).
-    pub fn check_kinds(&self, refs: &[u32], kind: Kind) -> Result<(), Error> {
+    /// Checks that every variable of `refs` is of one of `kinds` (an Integer is not read as a
+    /// Real; FMI 2 reads enumerations as Integers, FMI 3 apart from them).
+    pub fn check_kinds(&self, refs: &[u32], kinds: &[Kind]) -> Result<(), Error> {
         for &r in refs {
             let variable = self.variables.get(r).ok_or_else(|| unknown_reference(r))?;
-            if variable.kind != kind {
+            if !kinds.contains(&variable.kind) {
                 return Err(Error::Error(format!(
-                    "`{}` (value reference {r}) is {:?}, not {kind:?}",
-                    variable.name, variable.kind
+                    "`{}` (value reference {r}) is {:?}, not {:?}",
+                    variable.name, variable.kind, kinds[0]
                 )));
             }
         }
@@ -388,6 +389,21 @@ impl Instance {
             let causality = variable.causality;
             if !value.is_finite() {
                 return Err(Error::Error(format!("`{name}` cannot be set to {value}")));
+            }
+            // A fixed parameter shaped the compiled model (its value was used when the model
+            // was flattened), so no phase can change it without compiling again.
+            if variable.fixed {
+                return Err(Error::Error(format!(
+                    "`{name}` is a fixed parameter: the compiled model depends on its value, so it cannot be set without compiling again"
+                )));
+            }
+            // An enumeration's values are the positions of its literals: anything else names
+            // no literal.
+            let literals = variable.literals;
+            if variable.kind == Kind::Enumeration && !(value >= 1.0 && value <= f64::from(literals)) {
+                return Err(Error::Error(format!(
+                    "`{name}` cannot be set to {value}: its enumeration type has the values 1 to {literals}"
+                )));
             }
             match &mut self.phase {
                 Phase::Idle(model) => set_before_run(model, &name, causality, value)?,

@@ -7,7 +7,7 @@
 //! deliberately decides nothing about the numbering itself.
 
 use eqm::Model;
-use eqm::fmi::{FmiCausality, FmiSource, FmiType};
+use eqm::fmi::{FmiCausality, FmiSource, FmiType, FmiVariability};
 
 /// How an importer may set a variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +26,8 @@ pub enum Kind {
     Real,
     Integer,
     Boolean,
+    /// An enumeration: an Integer from 1 to its number of literals.
+    Enumeration,
 }
 
 /// A variable with its value reference.
@@ -36,6 +38,10 @@ pub struct Variable {
     pub kind: Kind,
     /// Where its value is in the compiled program.
     pub source: FmiSource,
+    /// The number of literals of an enumeration's type (0 for the other kinds).
+    pub literals: u32,
+    /// A fixed parameter: its value is part of the compiled model, so it is never set.
+    pub fixed: bool,
 }
 
 /// The variables by value reference; see the module documentation.
@@ -59,12 +65,16 @@ impl Variables {
                     FmiType::Real => Kind::Real,
                     FmiType::Integer => Kind::Integer,
                     FmiType::Boolean => Kind::Boolean,
+                    FmiType::Enumeration => Kind::Enumeration,
                 };
+                let literals = v.enumeration.as_ref().map_or(0, |ty| ty.literals.len() as u32);
                 let variable = Variable {
                     name: v.name,
                     causality,
                     kind,
                     source: v.source,
+                    literals,
+                    fixed: v.causality == FmiCausality::Parameter && v.variability == FmiVariability::Fixed,
                 };
                 (v.value_reference, variable)
             })

@@ -358,3 +358,96 @@ fn values_set_in_initialization_mode_start_the_run_from_them() {
         fmi2FreeInstance(c);
     }
 }
+
+/// A parameter marked `annotation(Evaluate = true)` is part of the compiled model (fixed in the
+/// description): setting it is an error before and after the initialization, its value stays
+/// the compiled one and the run uses it (`x = exp(-2 t)`); the tunable parameter beside it is
+/// still set, before and after the initialization.
+#[test]
+fn an_evaluated_parameter_is_fixed_and_refuses_new_values() {
+    let model = "model Fixed
+  parameter Real k = 2 annotation(Evaluate = true);
+  parameter Real g = 1;
+  Real x(start = 1, fixed = true);
+  Real y = g*x;
+equation
+  der(x) = -k*x;
+end Fixed;";
+    let (dir, guid) = exported(model, "Fixed");
+    let c = instantiate(&dir, &guid);
+    assert!(!c.is_null());
+    let (k, g, x) = (reference(&dir, "k"), reference(&dir, "g"), reference(&dir, "x"));
+    // SAFETY: `c` is a live instance; every array is one element long.
+    unsafe {
+        assert_eq!(
+            fmi2SetReal(c, &k, 1, &3.0),
+            ERROR,
+            "a fixed parameter before the initialization"
+        );
+        assert_eq!(fmi2SetReal(c, &g, 1, &4.0), OK);
+        assert_eq!(fmi2SetupExperiment(c, 1, 1e-10, 0.0, 1, 1.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        assert_eq!(
+            fmi2SetReal(c, &k, 1, &3.0),
+            ERROR,
+            "a fixed parameter after the initialization"
+        );
+        assert_eq!(
+            fmi2SetReal(c, &g, 1, &5.0),
+            OK,
+            "a tunable parameter after the initialization"
+        );
+        assert_eq!(real(c, k), 2.0);
+        assert_eq!(real(c, g), 5.0);
+        assert_eq!(fmi2DoStep(c, 0.0, 0.5, 1), OK);
+        let expected = (-2.0f64 * 0.5).exp();
+        assert!((real(c, x) - expected).abs() < 1e-8, "x(0.5) = {}", real(c, x));
+        fmi2FreeInstance(c);
+    }
+}
+
+/// An enumeration through `fmi2GetInteger`/`fmi2SetInteger`: it starts at its start literal's
+/// value, a value from 1 to the number of literals is set and read back, and one outside is an
+/// error that leaves the value as it was; `fmi2GetReal` does not read it.
+#[test]
+fn an_enumeration_is_an_integer_from_one_to_its_number_of_literals() {
+    let model = "model Modes
+  type Mode = enumeration(Off, Heat, Cool);
+  input Mode m(start = Mode.Heat);
+  output Mode y;
+equation
+  y = m;
+end Modes;";
+    let (dir, guid) = exported(model, "Modes");
+    let c = instantiate(&dir, &guid);
+    assert!(!c.is_null());
+    let (m, y) = (reference(&dir, "m"), reference(&dir, "y"));
+    let integer = |vr: u32| {
+        let mut value = -1;
+        // SAFETY: a live instance, one reference and one value.
+        assert_eq!(unsafe { fmi2GetInteger(c, &vr, 1, &mut value) }, OK);
+        value
+    };
+    // SAFETY: `c` is a live instance; every array is one element long.
+    unsafe {
+        assert_eq!(integer(m), 2);
+        assert_eq!(fmi2SetupExperiment(c, 0, 0.0, 0.0, 1, 1.0), OK);
+        assert_eq!(fmi2EnterInitializationMode(c), OK);
+        assert_eq!(fmi2ExitInitializationMode(c), OK);
+        assert_eq!(integer(y), 2);
+        assert_eq!(fmi2SetInteger(c, &m, 1, &1), OK);
+        for bad in [0, 4, -1] {
+            assert_eq!(fmi2SetInteger(c, &m, 1, &bad), ERROR, "{bad} names no literal");
+        }
+        assert_eq!(fmi2DoStep(c, 0.0, 0.5, 1), OK);
+        assert_eq!(integer(y), 1);
+        let mut real_value = 0.0;
+        assert_eq!(
+            fmi2GetReal(c, &y, 1, &mut real_value),
+            ERROR,
+            "an enumeration read as a Real"
+        );
+        fmi2FreeInstance(c);
+    }
+}

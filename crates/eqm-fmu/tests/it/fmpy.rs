@@ -371,3 +371,74 @@ end StickSlip;";
         }
     }
 }
+
+/// An enumeration input and output through FMPy's own calls, in FMI 2 (`getInteger`,
+/// `setInteger`) and FMI 3 (`getInt64`, `setInt64`, which FMI 3 uses for enumerations): the
+/// input starts at its start literal's value (2), a value set is the output after a step and
+/// chooses the branch of the Real output that compares with the literal, and values that name
+/// no literal (0 and 4) are refused with an error while the instance keeps the last good one.
+/// `validate_fmu` finds nothing in either description.
+#[test]
+fn fmpy_gets_and_sets_an_enumeration_and_values_naming_no_literal_are_refused() {
+    let text = "model Modes
+  type Mode = enumeration(Off, Heat, Cool);
+  input Mode m(start = Mode.Heat);
+  output Mode y;
+  output Real cooling;
+equation
+  y = m;
+  cooling = if m == Mode.Cool then 1 else 0;
+end Modes;";
+    for version in [FmiVersion::Fmi2, FmiVersion::Fmi3] {
+        let (dir, _) = exported_as(text, "Modes", version);
+        let v = if version == FmiVersion::Fmi2 { "2" } else { "3" };
+        let script = format!(
+            r#"import fmpy
+from fmpy.validation import validate_fmu
+from fmpy import read_model_description
+from fmpy.fmi{v} import FMU{v}Slave
+d = {dir:?}
+problems = validate_fmu(d)
+assert not problems, problems
+md = read_model_description(d)
+vr = {{x.name: x.valueReference for x in md.modelVariables}}
+fmi3 = {v} == 3
+cs = FMU{v}Slave(guid=md.guid, unzipDirectory=d, modelIdentifier='Modes', instanceName='cs')
+cs.instantiate()
+if fmi3:
+    cs.enterInitializationMode(startTime=0.0, stopTime=1.0)
+    get, set = cs.getInt64, cs.setInt64
+else:
+    cs.setupExperiment(startTime=0.0, stopTime=1.0)
+    cs.enterInitializationMode()
+    get, set = cs.getInteger, cs.setInteger
+cs.exitInitializationMode()
+real = cs.getFloat64 if fmi3 else cs.getReal
+print('start', get([vr['m'], vr['y']]), real([vr['cooling']]))
+set([vr['m']], [3])
+cs.doStep(0.0, 0.1)
+print('cool', get([vr['y']]), real([vr['cooling']]))
+for bad in (0, 4):
+    try:
+        set([vr['m']], [bad])
+        print('accepted', bad)
+    except Exception:
+        print('refused', bad)
+cs.doStep(0.1, 0.1)
+print('kept', get([vr['y']]))
+"#,
+            dir = dir.display().to_string(),
+        );
+        let Some(out) = python(&script) else { return };
+        let out = out.unwrap_or_else(|e| panic!("{e}"));
+        for line in [
+            "start [2, 2] [0.0]",
+            "cool [3] [1.0]",
+            "refused 0",
+            "refused 4",
+            "kept [3]",
+        ] {
+            assert!(out.contains(line), "{version:?}: no `{line}` in\n{out}");
+        }
+    }
+}

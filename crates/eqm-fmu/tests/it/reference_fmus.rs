@@ -218,8 +218,8 @@ fn right_limit_rows(mut rows: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
 }
 
 /// Feedthrough: each output is its input. Without inputs set, FMPy's results are the
-/// reference's (the reference outputs are those of the start values: zero and false at every
-/// row); with the reference's input file applied, `Int32_output` is `Int32_input` (the file's
+/// reference's (the reference outputs are those of the start values: zero, false and the first
+/// enumeration literal, 1, at every row); with the reference's input file applied, `Int32_output` is `Int32_input` (the file's
 /// only input EQM's Feedthrough has: -2147483648 until 1 s, 2147483647 from then on), exactly,
 /// with the discrete input's change where the importer makes it.
 /// Both in FMI 2 and 3, Co-Simulation and Model Exchange, after FMPy's validation.
@@ -235,6 +235,7 @@ fn feedthrough_matches_the_reference_fmu() {
         "Float64_discrete_output",
         "Int32_output",
         "Boolean_output",
+        "Enumeration_output",
     ];
     let expected = csv_columns(&reference, &outputs);
     let probe = Command::new("python3").args(["-c", "import fmpy"]).output();

@@ -717,6 +717,14 @@ pub struct FunctionDerivative {
     pub zero_derivative: Vec<u32>,
 }
 
+/// An enumeration type a variable is declared with: the type's full name and its literals,
+/// whose values are their positions (1, 2, ...), each with its description.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnumerationType {
+    pub name: String,
+    pub literals: Vec<(String, Option<String>)>,
+}
+
 /// The experiment annotation's settings, with those of EQM's own annotation
 /// `__eqm(solver = "...", step = h)`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -782,6 +790,9 @@ pub struct FlatModel {
     /// at translation (parameter expressions, Modelica), in the order they were met, each
     /// once per place and choice; `check` tells them.
     pub branch_choices: Vec<BranchChoice>,
+    /// The variables declared with an enumeration type, with the type, sorted by variable (the
+    /// flat model keeps their values as Integers; an FMU exports the type).
+    pub enumerations: Vec<(VarId, std::sync::Arc<EnumerationType>)>,
 }
 
 /// An if-equation whose branch was chosen at translation: where it is, the branch, and the

@@ -17,6 +17,7 @@ use crate::fmi::units::{BASE_NAMES, base_unit};
 use crate::fmi::variables::{FmiCausality, FmiInitial, FmiSource, FmiType, FmiVariability, FmiVariable, variables};
 use crate::fmi::{FmiVersion, Kinds};
 use eqm_diag::text::format_number;
+use eqm_ir::flat::EnumerationType;
 use std::fmt::Write;
 
 /// The optional capabilities of an FMU's interfaces (every flag false by default, as in FMI).
@@ -84,6 +85,7 @@ pub fn model_description(model: &Model, options: &DescriptionOptions) -> String 
     xml.push_str(">\n");
     interfaces(&mut xml, options);
     unit_definitions(&mut xml, &variables);
+    type_definitions(&mut xml, &variables, fmi3);
     default_experiment(&mut xml, model);
     xml.push_str(&body);
     xml.push_str("</fmiModelDescription>\n");
@@ -334,6 +336,47 @@ fn unit_definitions(xml: &mut String, variables: &[FmiVariable]) {
     xml.push_str("  </UnitDefinitions>\n");
 }
 
+/// Every enumeration type the variables use, once, in name order: FMI 2 `SimpleType`s with an
+/// `Enumeration`, FMI 3 `EnumerationType`s, each item valued by its position from 1.
+fn type_definitions(xml: &mut String, variables: &[FmiVariable], fmi3: bool) {
+    let mut types: Vec<&EnumerationType> = variables.iter().filter_map(|v| v.enumeration.as_deref()).collect();
+    types.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+    types.dedup_by(|a, b| a.name == b.name);
+    if types.is_empty() {
+        return;
+    }
+    xml.push_str("  <TypeDefinitions>\n");
+    for ty in types {
+        let indent = if fmi3 {
+            xml.push_str("    <EnumerationType");
+            attribute(xml, "name", &ty.name);
+            xml.push_str(">\n");
+            "      "
+        } else {
+            xml.push_str("    <SimpleType");
+            attribute(xml, "name", &ty.name);
+            xml.push_str(">\n      <Enumeration>\n");
+            "        "
+        };
+        for (k, (name, description)) in ty.literals.iter().enumerate() {
+            xml.push_str(indent);
+            xml.push_str("<Item");
+            attribute(xml, "name", name);
+            attribute(xml, "value", &(k + 1).to_string());
+            if let Some(description) = description {
+                attribute(xml, "description", description);
+            }
+            xml.push_str("/>\n");
+        }
+        xml.push_str(if fmi3 {
+            "    </EnumerationType>\n"
+        } else {
+            "      </Enumeration>\n    </SimpleType>\n"
+        });
+    }
+    xml.push_str("  </TypeDefinitions>\n");
+}
+
 /// `DefaultExperiment` from the model's `experiment` annotation, when it gives anything.
 fn default_experiment(xml: &mut String, model: &Model) {
     let e = model.experiment();
@@ -388,7 +431,7 @@ fn initial_text(i: FmiInitial) -> &'static str {
 fn start_text(ty: FmiType, value: f64) -> String {
     match ty {
         FmiType::Real => format_number(value),
-        FmiType::Integer => format!("{}", value as i64),
+        FmiType::Integer | FmiType::Enumeration => format!("{}", value as i64),
         FmiType::Boolean => (if value != 0.0 { "true" } else { "false" }).to_string(),
     }
 }
@@ -416,6 +459,7 @@ fn variable2(xml: &mut String, v: &FmiVariable) {
         FmiType::Real => "Real",
         FmiType::Integer => "Integer",
         FmiType::Boolean => "Boolean",
+        FmiType::Enumeration => "Enumeration",
     });
     typed_attributes(xml, v, |vr| vr + 1);
     xml.push_str("/>\n    </ScalarVariable>\n");
@@ -428,15 +472,19 @@ fn variable3(xml: &mut String, v: &FmiVariable) {
         FmiType::Real => "Float64",
         FmiType::Integer => "Int32",
         FmiType::Boolean => "Boolean",
+        FmiType::Enumeration => "Enumeration",
     });
     common_attributes(xml, v);
     typed_attributes(xml, v, |vr| vr);
     xml.push_str("/>\n");
 }
 
-/// Start, unit, derivative and reinit; `reference` turns a value reference into the form the
+/// Declared type, start, unit, derivative and reinit; `reference` turns a value reference into the form the
 /// version's `derivative` attribute takes.
 fn typed_attributes(xml: &mut String, v: &FmiVariable, reference: impl Fn(u32) -> u32) {
+    if let Some(ty) = &v.enumeration {
+        attribute(xml, "declaredType", &ty.name);
+    }
     if let Some(unit) = v.unit.as_deref().filter(|u| !u.is_empty() && v.ty == FmiType::Real) {
         attribute(xml, "unit", unit);
     }

@@ -23,16 +23,18 @@ use crate::Model;
 use eqm_compile::dae::VarKind;
 use eqm_compile::exec::ExecProgram;
 use eqm_ir::expr::{ExprId, Node, UnOp, VarId};
-use eqm_ir::flat::{ScalarType, WhenAction};
+use eqm_ir::flat::{EnumerationType, ScalarType, WhenAction};
 use eqm_ir::slot::Slot;
 use std::sync::Arc;
 
-/// A variable's FMI type (EQM's enumerations are compiled as Integers).
+/// A variable's FMI type. An enumeration's values are Integers (the literals' positions); its
+/// type is the variable's [`FmiVariable::enumeration`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FmiType {
     Real,
     Integer,
     Boolean,
+    Enumeration,
 }
 
 /// FMI causality.
@@ -98,6 +100,8 @@ pub struct FmiVariable {
     /// A state some `reinit` can change at an event.
     pub reinit: bool,
     pub source: FmiSource,
+    /// The enumeration type of a variable of type [`FmiType::Enumeration`].
+    pub enumeration: Option<Arc<EnumerationType>>,
 }
 
 /// The FMI variables of `model` in value-reference order; see the module documentation.
@@ -127,6 +131,7 @@ pub fn variables(model: &Model) -> Vec<FmiVariable> {
         is_state: false,
         reinit: false,
         source: FmiSource::Time,
+        enumeration: None,
     }];
     let mut state_references = vec![0u32; program.states().len()];
     for (name, var, slot, _) in program.variables() {
@@ -168,6 +173,7 @@ pub fn variables(model: &Model) -> Vec<FmiVariable> {
             is_state: false,
             reinit: false,
             source: FmiSource::Derivative { state: i as u32 },
+            enumeration: None,
         });
     }
     for (k, surface) in program.events().surfaces.iter().enumerate() {
@@ -185,6 +191,7 @@ pub fn variables(model: &Model) -> Vec<FmiVariable> {
             is_state: false,
             reinit: false,
             source: FmiSource::EventIndicator { surface: k as u32 },
+            enumeration: None,
         });
     }
     list
@@ -213,6 +220,7 @@ fn describe(
 ) -> FmiVariable {
     let symbol = program.symbols().get(var);
     let ty = match symbol.ty {
+        ScalarType::Integer if symbol.enumeration.is_some() => FmiType::Enumeration,
         ScalarType::Integer => FmiType::Integer,
         ScalarType::Boolean => FmiType::Boolean,
         ScalarType::Real | ScalarType::String => FmiType::Real,
@@ -314,6 +322,7 @@ fn describe(
         is_state: matches!(slot, Slot::State(_)),
         reinit: role.reinit && matches!(slot, Slot::State(_)),
         source: FmiSource::Variable { var, slot },
+        enumeration: symbol.enumeration.clone(),
     }
 }
 

@@ -161,9 +161,18 @@ fn feedthrough_inputs_and_outputs() {
         Some(I::Calculated),
         None,
     );
+    // `annotation(Evaluate = true)`: fixed; the other parameter stays tunable.
     expect(
         &vars,
         "Float64_fixed_parameter",
+        C::Parameter,
+        V::Fixed,
+        Some(I::Exact),
+        Some(0.0),
+    );
+    expect(
+        &vars,
+        "Float64_tunable_parameter",
         C::Parameter,
         V::Tunable,
         Some(I::Exact),
@@ -175,12 +184,75 @@ fn feedthrough_inputs_and_outputs() {
         ("Float64_discrete_output", "Float64_discrete_input"),
         ("Int32_output", "Int32_input"),
         ("Boolean_output", "Boolean_input"),
+        ("Enumeration_output", "Enumeration_input"),
     ] {
         assert_eq!(deps_of(&vars, &structure.outputs, output), names(&[input]), "{output}");
     }
     let fmi2 = fmi::model_description(&model, &options(FmiVersion::Fmi2));
     assert!(fmi2.contains("<Boolean start=\"false\"/>"), "{fmi2}");
     assert!(fmi2.contains("<Integer start=\"0\"/>"), "{fmi2}");
+}
+
+/// Feedthrough's enumeration input and output carry their type: its literals valued 1 and 2
+/// with their descriptions, once in `TypeDefinitions`, and each variable declared with it, the
+/// input starting at the first literal's value.
+#[test]
+fn feedthrough_enumerations_are_exported_with_their_type() {
+    let model = compile("Feedthrough.eqm");
+    let vars = fmi::variables(&model);
+    expect(&vars, "Enumeration_input", C::Input, V::Discrete, None, Some(1.0));
+    expect(
+        &vars,
+        "Enumeration_output",
+        C::Output,
+        V::Discrete,
+        Some(I::Calculated),
+        None,
+    );
+    let input = find(&vars, "Enumeration_input");
+    assert_eq!(input.ty, fmi::FmiType::Enumeration);
+    let ty = input.enumeration.as_ref().expect("an enumeration type");
+    assert_eq!(ty.name, "Feedthrough.Option");
+    assert_eq!(
+        ty.literals,
+        [
+            ("Option1".to_string(), Some("First option".to_string())),
+            ("Option2".to_string(), Some("Second option".to_string())),
+        ]
+    );
+    let items = "<Item name=\"Option1\" value=\"1\" description=\"First option\"/>\n\
+                 <Item name=\"Option2\" value=\"2\" description=\"Second option\"/>\n";
+    let fmi2 = fmi::model_description(&model, &options(FmiVersion::Fmi2));
+    let simple = format!(
+        "  <TypeDefinitions>\n    <SimpleType name=\"Feedthrough.Option\">\n      <Enumeration>\n{}      </Enumeration>\n    </SimpleType>\n  </TypeDefinitions>\n",
+        items
+            .lines()
+            .map(|l| format!("        {}\n", l.trim()))
+            .collect::<String>()
+    );
+    assert!(fmi2.contains(&simple), "{fmi2}");
+    assert!(
+        fmi2.contains("<Enumeration declaredType=\"Feedthrough.Option\" start=\"1\"/>"),
+        "{fmi2}"
+    );
+    assert!(
+        fmi2.contains("<Enumeration declaredType=\"Feedthrough.Option\"/>"),
+        "{fmi2}"
+    );
+    let fmi3 = fmi::model_description(&model, &options(FmiVersion::Fmi3));
+    let enumeration_type = format!(
+        "  <TypeDefinitions>\n    <EnumerationType name=\"Feedthrough.Option\">\n{}    </EnumerationType>\n  </TypeDefinitions>\n",
+        items
+            .lines()
+            .map(|l| format!("      {}\n", l.trim()))
+            .collect::<String>()
+    );
+    assert!(fmi3.contains(&enumeration_type), "{fmi3}");
+    assert_eq!(fmi3.matches("<Enumeration name=\"Enumeration_").count(), 2, "{fmi3}");
+    assert!(
+        fmi3.contains("declaredType=\"Feedthrough.Option\" start=\"1\"/>"),
+        "{fmi3}"
+    );
 }
 
 #[test]

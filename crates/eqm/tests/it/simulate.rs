@@ -281,6 +281,38 @@ fn structural_parameters_change_only_by_compiling_again() {
     assert!((result.final_value("x[3]").unwrap() - (-2.0f64).exp()).abs() < 1e-9);
 }
 
+/// `annotation(Evaluate = true)` makes a parameter structural (changed only by compiling
+/// again, `E0707` otherwise); `Evaluate = false` and other annotations leave it a run-time
+/// parameter, which changes the run (`x(1) = exp(-k)`).
+#[test]
+fn an_evaluated_parameter_is_structural() {
+    let text = "model Evaluated
+      parameter Real a = 2 annotation(Evaluate = true);
+      parameter Real b = 1 annotation(Evaluate = false);
+      parameter Real k = 1 annotation(Dialog(group = \"x\"));
+      Real x(start = 1, fixed = true);
+      Real z = a + b;
+    equation
+      der(x) = -k*x;
+    end Evaluated;";
+    let mut model = compile(text);
+    let structural: Vec<(String, bool)> = model.parameters().into_iter().map(|p| (p.name, p.structural)).collect();
+    assert_eq!(
+        structural,
+        [
+            ("a".to_string(), true),
+            ("b".to_string(), false),
+            ("k".to_string(), false)
+        ]
+    );
+    assert_eq!(model.set_parameter("a", 3.0).unwrap_err().code, "E0707");
+    model.set_parameter("b", 3.0).unwrap();
+    model.set_parameter("k", 2.0).unwrap();
+    let result = model.simulate(&settings(1.0)).unwrap();
+    assert!((result.final_value("x").unwrap() - (-2.0f64).exp()).abs() < 1e-8);
+    assert_eq!(result.final_value("z"), Some(5.0));
+}
+
 #[test]
 fn a_run_whose_stop_is_its_start_writes_the_consistent_initial_values() {
     // The steady state of der(x) = 3 - x is x = 3; y = 2x.
