@@ -97,3 +97,37 @@ fn an_unknown_name_is_reported_at_its_xml_line() {
     let (code, out, err) = eqm(&["import", path.to_str().unwrap()]);
     assert_eq!((code, out.as_str()), (1, ""), "nothing is written: {err}");
 }
+
+/// The teacup of `examples/sd/`, as XMILE and as Vensim, runs with its file's specs (DT =
+/// 0.125, results every minute) and gives Euler's iterates: `T(n) = 70 + 110*(1 - DT/10)^n`
+/// after `n` steps, 240 of them at t = 30.
+#[test]
+fn the_example_teacup_runs_from_both_formats_by_euler_s_recurrence() {
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/sd");
+    for file in ["teacup.xmile", "teacup.mdl"] {
+        let path = examples.join(file);
+        let (code, out, err) = eqm(&["run", path.to_str().unwrap()]);
+        assert_eq!(code, 0, "{file}: {err}");
+        let rows: Vec<&str> = out.lines().collect();
+        assert!(
+            rows[0].starts_with("time,Teacup Temperature,Heat Loss to Room"),
+            "{file}: {}",
+            rows[0]
+        );
+        assert_eq!(rows.len(), 32, "{file}: a header and the minutes 0..=30");
+        for (minute, row) in rows[1..].iter().enumerate() {
+            let values: Vec<f64> = row.split(',').map(|v| v.parse().expect("a number")).collect();
+            let expected = 70.0 + 110.0 * (1.0f64 - 0.125 / 10.0).powi(8 * minute as i32);
+            assert_eq!(values[0], minute as f64, "{file}");
+            assert!(
+                (values[1] - expected).abs() <= 1e-12 * expected,
+                "{file} at {minute}: {} vs {expected}",
+                values[1]
+            );
+            assert!(
+                (values[2] - (values[1] - 70.0) / 10.0).abs() <= 1e-12,
+                "{file} at {minute}"
+            );
+        }
+    }
+}
