@@ -175,6 +175,10 @@ pub struct Session {
     /// The model imported from a system-dynamics file, if one was (see `sd_import`): its
     /// class name and its result columns, each the `.eqm` name and the file's name.
     pub(crate) imported: Option<(String, Vec<(String, String)>)>,
+    /// For each user file that is the `.eqm` text of an imported system-dynamics file, by its
+    /// name, the file it was imported from: an exported FMU carries that file, so that its
+    /// runtime imports it again exactly as this session did.
+    pub(crate) imported_from: Vec<(String, FileId)>,
     /// The data files the file reader read, by the path asked for, with their texts.
     data_files_read: Arc<DataFilesRead>,
 }

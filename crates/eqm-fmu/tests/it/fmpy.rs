@@ -442,3 +442,26 @@ print('kept', get([vr['y']]))
         }
     }
 }
+
+/// A Stella/XMILE file exported as an FMU carries the file itself, which the runtime imports
+/// again exactly as the export did (the GUID matches), and FMPy's Co-Simulation runs EQM's
+/// Euler steps of DT = 0.125: `T(n) = 70 + 110*(1 - DT/10)^n` at each minute.
+#[test]
+fn an_imported_xmile_model_exports_and_runs_by_its_own_steps() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sd/teacup.xmile");
+    let (dir, _) = crate::exported_file(&path, "teacup", FmiVersion::Fmi2);
+    let manifest = std::fs::read_to_string(dir.join("resources/model/manifest.txt")).unwrap();
+    assert!(
+        manifest.contains("teacup.xmile\t"),
+        "the FMU carries the XMILE file: {manifest}"
+    );
+    let Some(rows) = simulate(&dir, "CoSimulation", 30.0, 1.0, 1e-6, &["'Teacup Temperature'.m"]) else {
+        return;
+    };
+    assert_eq!(rows.len(), 31);
+    for row in &rows {
+        let steps = (row[0] / 0.125).round() as i32;
+        let expected = 70.0 + 110.0 * (1.0f64 - 0.125 / 10.0).powi(steps);
+        assert!((row[1] - expected).abs() <= 1e-10 * expected, "{row:?} vs {expected}");
+    }
+}

@@ -170,7 +170,11 @@ pub fn resources_of(session: &Session, model: &str, parameters: &[(String, f64)]
         .iter()
         .enumerate()
         .map(|(k, (id, _))| {
+            // An imported system-dynamics file travels as itself: the runtime imports it again.
             let file = map.get(*id);
+            let file = session
+                .imported_from(&file.name)
+                .map_or(file, |original| map.get(original));
             store("user", k, &file.name, &file.text)
         })
         .collect();

@@ -58,7 +58,9 @@ impl Session {
         self.diagnostics.extend(imported.diagnostics);
         let eqm_text = imported.text?;
         self.imported = Some((imported.model, imported.columns));
-        Some((format!("{name}.eqm"), eqm_text))
+        let eqm_name = format!("{name}.eqm");
+        self.imported_from.push((eqm_name.clone(), id));
+        Some((eqm_name, eqm_text))
     }
 
     /// `model` reporting its results under the names of the file it was imported from, when
@@ -68,6 +70,14 @@ impl Session {
             Some((imported, columns)) if name.is_none_or(|n| n == imported) => model.with_source_names(columns.clone()),
             _ => model,
         }
+    }
+
+    /// The file a user file of `.eqm` text was imported from, if it was.
+    pub(crate) fn imported_from(&self, eqm_name: &str) -> Option<eqm_diag::source::FileId> {
+        self.imported_from
+            .iter()
+            .find(|(name, _)| name == eqm_name)
+            .map(|(_, id)| *id)
     }
 
     /// The name of the model imported from a system-dynamics file, if the session has one.
