@@ -247,18 +247,8 @@ impl<'p> Exchange<'p> {
     /// Puts the model back into `state` (taken of a model of this program). A state that does
     /// not fit is an error, and the model stays as it was.
     pub fn restore(&mut self, state: &RunState) -> Result<(), SimError> {
-        state.check(RunKind::Exchange, self.x.len())?;
+        let run = state.restore_model(RunKind::Exchange, self.x.len(), &mut self.model, &mut self.values.rows)?;
         let settings = SimError::Settings;
-        self.model.check_snapshot(&state.model).map_err(settings)?;
-        self.values
-            .rows
-            .check_snapshot(&state.model.instance)
-            .map_err(settings)?;
-        let run = match &state.run {
-            Some(run) => Some(Resumable::restored(&self.model, run, state.t).map_err(settings)?),
-            None => None,
-        };
-        self.model.restore(&state.model).map_err(settings)?;
         self.values.rows.restore(&state.model.instance).map_err(settings)?;
         self.run = run;
         self.t = state.t;

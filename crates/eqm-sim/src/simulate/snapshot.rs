@@ -7,7 +7,8 @@
 //! restored stepped run restarts its integrator at the restored point, as the run does after
 //! an event, so a state is small, the same for every method, and can be written to bytes.
 
-use crate::hybrid::{ModelSnapshot, ResumableSnapshot};
+use crate::hybrid::{HybridModel, ModelSnapshot, Resumable, ResumableSnapshot};
+use crate::instance::Instance;
 use crate::run::SimError;
 
 /// Which kind of run a state is of.
@@ -66,6 +67,31 @@ impl RunState {
             )));
         }
         Ok(())
+    }
+}
+
+impl RunState {
+    /// The part of restoring that both kinds of run share: checks that this state fits a run
+    /// of `kind` with `states` continuous states, of `model` and of `rows` (the instance its
+    /// values are read from), restores the hybrid run it holds for `model` and puts `model`
+    /// back into the state. An error leaves `model` as it was.
+    pub(super) fn restore_model(
+        &self,
+        kind: RunKind,
+        states: usize,
+        model: &mut HybridModel<'_>,
+        rows: &mut Instance<'_>,
+    ) -> Result<Option<Resumable>, SimError> {
+        self.check(kind, states)?;
+        let settings = SimError::Settings;
+        model.check_snapshot(&self.model).map_err(settings)?;
+        rows.check_snapshot(&self.model.instance).map_err(settings)?;
+        let run = match &self.run {
+            Some(run) => Some(Resumable::restored(model, run, self.t).map_err(settings)?),
+            None => None,
+        };
+        model.restore(&self.model).map_err(settings)?;
+        Ok(run)
     }
 }
 

@@ -201,18 +201,8 @@ impl<'p> Stepping<'p> {
     /// continues the same whatever the run did before it was restored. A state that does not
     /// fit is an error, and the run stays as it was.
     pub fn restore(&mut self, state: &RunState) -> Result<(), SimError> {
-        state.check(RunKind::Stepped, self.x.len())?;
+        let run = state.restore_model(RunKind::Stepped, self.x.len(), &mut self.model, &mut self.values.rows)?;
         let settings = SimError::Settings;
-        self.model.check_snapshot(&state.model).map_err(settings)?;
-        self.values
-            .rows
-            .check_snapshot(&state.model.instance)
-            .map_err(settings)?;
-        let run = match &state.run {
-            Some(run) => Some(Resumable::restored(&self.model, run, state.t).map_err(settings)?),
-            None => None,
-        };
-        self.model.restore(&state.model).map_err(settings)?;
         let options = integrator_options(self.program, &self.options, &state.x);
         self.stepper = eqm_integrators::stepper_for(&self.options.method, &options);
         let initialized = self.stepper.initialize(&mut self.model, state.t, &state.x);
