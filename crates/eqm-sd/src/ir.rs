@@ -271,6 +271,25 @@ pub enum ExprKind {
     },
 }
 
+impl Expr {
+    /// The operands of the expression, in order: those of an operator, an `if`, or a call's
+    /// arguments (not a variable's computed subscripts). The walks over an expression's tree
+    /// push them on their own stack.
+    pub fn operands(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::Number(_) | ExprKind::Variable { .. } => Vec::new(),
+            ExprKind::Unary { operand, .. } => vec![operand],
+            ExprKind::Binary { left, right, .. } => vec![left, right],
+            ExprKind::If {
+                condition,
+                then,
+                otherwise,
+            } => vec![condition, then, otherwise],
+            ExprKind::Call { args, .. } => args.iter().collect(),
+        }
+    }
+}
+
 /// A subscript of a variable reference.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Subscript {

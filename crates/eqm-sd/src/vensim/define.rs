@@ -278,14 +278,9 @@ fn check_ranges(equation: &Equation, key: &[String], scope: &Scope, diagnostics:
                     }
                 }
             }
-            ExprKind::Unary { operand, .. } => stack.push(operand),
-            ExprKind::Binary { left, right, .. } => stack.extend([&**left, &**right]),
-            ExprKind::If {
-                condition,
-                then,
-                otherwise,
-            } => stack.extend([&**condition, &**then, &**otherwise]),
-            ExprKind::Call { args, .. } => stack.extend(args.iter()),
+            ExprKind::Unary { .. } | ExprKind::Binary { .. } | ExprKind::If { .. } | ExprKind::Call { .. } => {
+                stack.extend(e.operands())
+            }
         }
     }
     Some(())
@@ -332,14 +327,9 @@ fn range_values(equation: &Equation) -> Vec<(String, Span)> {
                     out.push((range.to_string(), e.span));
                 }
             }
-            ExprKind::Unary { operand, .. } => stack.push(operand),
-            ExprKind::Binary { left, right, .. } => stack.extend([&**left, &**right]),
-            ExprKind::If {
-                condition,
-                then,
-                otherwise,
-            } => stack.extend([&**condition, &**then, &**otherwise]),
-            ExprKind::Call { args, .. } => stack.extend(args.iter()),
+            ExprKind::Unary { .. } | ExprKind::Binary { .. } | ExprKind::If { .. } | ExprKind::Call { .. } => {
+                stack.extend(e.operands())
+            }
         }
     }
     out
