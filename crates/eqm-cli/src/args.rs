@@ -92,7 +92,7 @@ pub(crate) enum Command {
     /// time span in time). Exit 0 when every signal passes, 1 when one fails, 2 for usage
     /// errors.
     Compare(CompareArgs),
-    /// Import a system-dynamics model (XMILE `.xmile`, Stella `.stmx`) and write it as an `.eqm`
+    /// Import a system-dynamics model (XMILE `.xmile`, Stella `.stmx`, Vensim `.mdl`) and write it as an `.eqm`
     /// model on the SystemDynamics library (to standard output, or `--out FILE`).
     Import {
         /// The file to import.
@@ -272,7 +272,7 @@ pub(crate) struct ModelArgs {
     #[arg(long = "library", value_name = "DIR")]
     pub(crate) libraries: Vec<PathBuf>,
     /// Read the files as system-dynamics models of this format whatever their extension
-    /// (`.xmile` and `.stmx` files are imported by their extension without it).
+    /// (`.xmile`, `.stmx` and `.mdl` files are imported by their extension without it).
     #[arg(long, value_name = "FORMAT", value_parser = parse_format)]
     pub(crate) format: Option<eqm::SdFormat>,
 }

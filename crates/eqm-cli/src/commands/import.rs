@@ -1,4 +1,4 @@
-//! `eqm import`: a system-dynamics file (XMILE, Stella) written as an `.eqm` model on the
+//! `eqm import`: a system-dynamics file (XMILE, Stella, Vensim) written as an `.eqm` model on the
 //! SystemDynamics library, to standard output or a file. The import is the library's; this
 //! reads the file, prints the text or writes it, and reports the diagnostics.
 

@@ -1,4 +1,4 @@
-//! System-dynamics files (XMILE, Stella) in a session: each is imported into `.eqm` text by
+//! System-dynamics files (XMILE, Stella, Vensim) in a session: each is imported into `.eqm` text by
 //! `eqm_sd`, and the session goes on with that text as the user's file.
 //!
 //! Input: a file's name and text, and its format (by extension, or given). Output: the file's
