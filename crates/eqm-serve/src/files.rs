@@ -98,7 +98,9 @@ pub(crate) fn write(root: &Path, relative: &str, text: &str) -> Result<usize, Ap
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temporary = directory.join(format!(".{name}.{}.eqm-saving", std::process::id()));
+    // A random name, so that two saves of one file at once do not write into each other.
+    let unique = crate::auth::new_token().map_err(ApiError::internal)?;
+    let temporary = directory.join(format!(".{name}.{unique}.eqm-saving"));
     let failed = |e: std::io::Error| ApiError::internal(format!("`{relative}` cannot be written: {e}"));
     std::fs::write(&temporary, text).map_err(failed)?;
     if let Err(e) = std::fs::rename(&temporary, &path) {
@@ -159,10 +161,13 @@ pub(crate) fn model_files(root: &Path) -> Vec<String> {
     found
 }
 
-/// What a file defines, kept by its path while its length and modification time stay the same.
+/// A file's length and modification time: while they stay the same, its summary is kept.
+type Stamp = (u64, Option<SystemTime>);
+
+/// What a file defines, kept by its path while its stamp stays the same.
 #[derive(Default)]
 pub(crate) struct Summaries {
-    kept: Mutex<HashMap<String, (u64, Option<SystemTime>, Summary)>>,
+    kept: Mutex<HashMap<String, (Stamp, Summary)>>,
 }
 
 /// The classes a file defines: its simulable models (as `eqm check` lists them), every class
@@ -181,11 +186,11 @@ impl Summaries {
     pub(crate) fn get(&self, root: &Path, relative: &str) -> Option<Summary> {
         let path = root.join(relative);
         let metadata = std::fs::metadata(&path).ok()?;
-        let stamp = (metadata.len(), metadata.modified().ok());
+        let stamp: Stamp = (metadata.len(), metadata.modified().ok());
         {
             let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((len, modified, summary)) = kept.get(relative)
-                && (*len, *modified) == stamp
+            if let Some((kept_stamp, summary)) = kept.get(relative)
+                && *kept_stamp == stamp
             {
                 return Some(summary.clone());
             }
@@ -193,7 +198,7 @@ impl Summaries {
         let text = read(root, relative).ok()?;
         let summary = summarize(relative, text);
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        kept.insert(relative.to_string(), (stamp.0, stamp.1, summary.clone()));
+        kept.insert(relative.to_string(), (stamp, summary.clone()));
         Some(summary)
     }
 
