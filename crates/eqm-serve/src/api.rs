@@ -2,13 +2,13 @@
 //! request, asks the library in a blocking job on the compiler's stack (a panic there is
 //! caught and answered 500, the server goes on), and answers JSON. Input: HTTP requests that
 //! passed [`crate::auth::guard`]. Output: the answers of `docs/workbench-api.md`. Running is in
-//! [`crate::runs`], the explanations and drawings in [`crate::views`]. It deliberately decides
+//! [`crate::runs`], the explanations and drawings in [`crate::views`], the shared state in
+//! [`crate::models`]. It deliberately decides
 //! nothing about a model: every verdict is the library's, as in the commands.
 
-use crate::config::{Config, SessionFactory};
-use crate::files::{self, Summaries};
+use crate::files;
 use crate::json::{self, ApiError, diags, parse};
-use crate::models::{Cache, Entry, Target};
+use crate::models::{AppState, Entry, FileRequest, Target, blocking};
 use crate::{auth, runs, views};
 use axum::Router;
 use axum::body::Bytes;
@@ -20,76 +20,12 @@ use axum::routing::{get, post};
 use eqm::{Model, ModelOptions, RunSettings, Session, VariableKind};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::panic::AssertUnwindSafe;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::time::Duration;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The largest request body.
 const BODY_LIMIT: usize = 8 * 1024 * 1024;
-
-/// Everything the handlers share.
-pub(crate) struct AppState {
-    /// The served folder, canonical.
-    pub root: PathBuf,
-    pub root_name: String,
-    pub token: String,
-    pub sessions: SessionFactory,
-    host_given: bool,
-    pub summaries: Summaries,
-    cache: Mutex<Cache>,
-    /// Real compilations and runs since start.
-    pub compiles: AtomicUsize,
-    pub runs: AtomicUsize,
-    next_id: AtomicUsize,
-    /// The cancel flag of each run under way, by its id.
-    pub cancels: Mutex<HashMap<String, Arc<AtomicBool>>>,
-    pub run_limit: Duration,
-    pub max_rows: usize,
-}
-
-impl AppState {
-    pub(crate) fn new(config: Config) -> Result<AppState, String> {
-        let root = config
-            .root
-            .canonicalize()
-            .map_err(|e| format!("{} is not a folder that can be served: {e}", config.root.display()))?;
-        if !root.is_dir() {
-            return Err(format!("{} is not a folder", config.root.display()));
-        }
-        let root_name = root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| root.display().to_string());
-        Ok(AppState {
-            root,
-            root_name,
-            token: auth::new_token()?,
-            sessions: config.sessions,
-            host_given: config.host_given,
-            summaries: Summaries::default(),
-            cache: Mutex::new(Cache::default()),
-            compiles: AtomicUsize::new(0),
-            runs: AtomicUsize::new(0),
-            next_id: AtomicUsize::new(1),
-            cancels: Mutex::new(HashMap::new()),
-            run_limit: config.run_limit,
-            max_rows: config.max_rows,
-        })
-    }
-
-    pub(crate) fn cache(&self) -> MutexGuard<'_, Cache> {
-        self.cache.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// A new id with `prefix` (`m1`, `r7`).
-    pub(crate) fn new_id(&self, prefix: &str) -> String {
-        format!("{prefix}{}", self.next_id.fetch_add(1, Ordering::Relaxed))
-    }
-}
 
 /// The router of the workbench bound at `bound`.
 pub(crate) fn router(state: Arc<AppState>, bound: SocketAddr) -> Router {
@@ -115,29 +51,6 @@ pub(crate) fn router(state: Arc<AppState>, bound: SocketAddr) -> Router {
         .with_state(state)
 }
 
-/// Runs `job` on the compiler's stack outside the async threads; a panic in it becomes 500.
-pub(crate) async fn blocking<T: Send + 'static>(
-    job: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    let joined = tokio::task::spawn_blocking(move || {
-        std::panic::catch_unwind(AssertUnwindSafe(move || eqm::with_compiler_stack(job)))
-    })
-    .await;
-    match joined {
-        Ok(Ok(answer)) => answer,
-        Ok(Err(panic)) => Err(ApiError::internal(panic_message(panic.as_ref()))),
-        Err(e) => Err(ApiError::internal(e.to_string())),
-    }
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "a job of the server panicked".to_string())
-}
-
 /// `GET /`, `/assets/...`; anything else is 404.
 async fn page(uri: Uri) -> Response {
     let path = uri.path();
@@ -149,7 +62,7 @@ async fn page(uri: Uri) -> Response {
     } else {
         path.trim_start_matches('/')
     };
-    match crate::asset(name) {
+    match crate::bundle::asset(name) {
         Some((media, bytes)) => ([(header::CONTENT_TYPE, HeaderValue::from_static(media))], bytes).into_response(),
         None => (StatusCode::NOT_FOUND, "not found").into_response(),
     }
@@ -213,14 +126,6 @@ async fn write_file(
     let request: WriteRequest = parse(body)?;
     let bytes = files::write(&state.root, &path, &request.text)?;
     Ok(json::ok(&json!({ "path": path, "bytes": bytes })))
-}
-
-/// The body of the requests about a file's model.
-#[derive(Deserialize)]
-pub(crate) struct FileRequest {
-    pub path: String,
-    pub text: Option<String>,
-    pub model: Option<String>,
 }
 
 /// `/api/check`: what `eqm check` does and prints.
@@ -454,12 +359,4 @@ fn kind_name(kind: VariableKind) -> &'static str {
         VariableKind::Parameter => "parameter",
         VariableKind::Constant => "constant",
     }
-}
-
-/// The compiled model `id` names, or 404.
-pub(crate) fn entry(state: &AppState, id: &str) -> Result<Arc<Entry>, ApiError> {
-    state
-        .cache()
-        .by_id(id)
-        .ok_or_else(|| ApiError::not_found(format!("there is no compiled model `{id}`: compile again")))
 }

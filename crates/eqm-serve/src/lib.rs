@@ -16,6 +16,7 @@
 
 mod api;
 mod auth;
+mod bundle;
 mod config;
 mod files;
 mod json;
@@ -23,23 +24,11 @@ mod models;
 mod runs;
 mod views;
 
+pub use bundle::asset;
 pub use config::{Config, SessionFactory, Sources, plain_sessions};
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-
-mod assets {
-    include!(concat!(env!("OUT_DIR"), "/assets.rs"));
-}
-
-/// The bundled file at `path` below the page's root (`index.html`, `assets/...`): its media
-/// type and bytes.
-pub fn asset(path: &str) -> Option<(&'static str, &'static [u8])> {
-    assets::ASSETS
-        .iter()
-        .find(|(name, _, _)| *name == path)
-        .map(|(_, media, bytes)| (*media, *bytes))
-}
 
 /// The default port of `eqm serve`, and how many ports after it are tried when it is taken.
 pub const DEFAULT_PORT: u16 = 8742;
@@ -48,7 +37,7 @@ pub const PORTS_TRIED: u16 = 20;
 /// The workbench of one folder: its state (token, compiled models, counters) and the router
 /// that answers requests. Tests use the router in-process.
 pub struct App {
-    state: Arc<api::AppState>,
+    state: Arc<models::AppState>,
 }
 
 impl App {
@@ -56,7 +45,7 @@ impl App {
     /// is not a readable directory or the system has no random numbers.
     pub fn new(config: Config) -> Result<App, String> {
         Ok(App {
-            state: Arc::new(api::AppState::new(config)?),
+            state: Arc::new(models::AppState::new(config)?),
         })
     }
 

@@ -1,17 +1,24 @@
-//! The compiled models of the workbench: a session built for a file (its text, the folder's
-//! files it needs, the model asked for), and the cache of compiled models keyed by a hash of
-//! path, text and model name, at most [`CACHE_SIZE`], the least recently used dropped first.
-//! Input: requests' paths and texts. Output: sessions and cached [`Entry`]s. It deliberately
-//! runs nothing: compiling and running happen in the handlers' blocking jobs.
+//! The workbench's state and its compiled models: what every handler shares ([`AppState`]:
+//! the folder, the token, the factory of sessions, the counters, the runs under way), a
+//! session built for a file (its text, the folder's files it needs, the model asked for), the
+//! cache of compiled models keyed by a hash of path, text and model name, at most
+//! [`CACHE_SIZE`], the least recently used dropped first, and [`blocking`], how a handler runs
+//! library work. Input: the configuration, requests' paths and texts. Output: sessions and
+//! cached [`Entry`]s. It deliberately answers no request itself.
 
-use crate::api::AppState;
-use crate::files;
+use crate::config::{Config, SessionFactory};
+use crate::files::{self, Summaries};
 use crate::json::ApiError;
 use eqm::{Model, Session, SourceMap};
+use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 /// The most compiled models kept.
 pub(crate) const CACHE_SIZE: usize = 16;
@@ -124,4 +131,104 @@ impl Cache {
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
+}
+
+/// Everything the handlers share.
+pub(crate) struct AppState {
+    /// The served folder, canonical.
+    pub root: PathBuf,
+    pub root_name: String,
+    pub token: String,
+    pub sessions: SessionFactory,
+    /// Whether the user chose the host (then the `Host` header is not checked).
+    pub host_given: bool,
+    pub summaries: Summaries,
+    cache: Mutex<Cache>,
+    /// Real compilations and runs since start.
+    pub compiles: AtomicUsize,
+    pub runs: AtomicUsize,
+    next_id: AtomicUsize,
+    /// The cancel flag of each run under way, by its id.
+    pub cancels: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    pub run_limit: Duration,
+    pub max_rows: usize,
+}
+
+impl AppState {
+    pub(crate) fn new(config: Config) -> Result<AppState, String> {
+        let root = config
+            .root
+            .canonicalize()
+            .map_err(|e| format!("{} is not a folder that can be served: {e}", config.root.display()))?;
+        if !root.is_dir() {
+            return Err(format!("{} is not a folder", config.root.display()));
+        }
+        let root_name = root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| root.display().to_string());
+        Ok(AppState {
+            root,
+            root_name,
+            token: crate::auth::new_token()?,
+            sessions: config.sessions,
+            host_given: config.host_given,
+            summaries: Summaries::default(),
+            cache: Mutex::new(Cache::default()),
+            compiles: AtomicUsize::new(0),
+            runs: AtomicUsize::new(0),
+            next_id: AtomicUsize::new(1),
+            cancels: Mutex::new(HashMap::new()),
+            run_limit: config.run_limit,
+            max_rows: config.max_rows,
+        })
+    }
+
+    pub(crate) fn cache(&self) -> MutexGuard<'_, Cache> {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new id with `prefix` (`m1`, `r7`).
+    pub(crate) fn new_id(&self, prefix: &str) -> String {
+        format!("{prefix}{}", self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// Runs `job` on the compiler's stack outside the async threads; a panic in it becomes 500.
+pub(crate) async fn blocking<T: Send + 'static>(
+    job: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let joined = tokio::task::spawn_blocking(move || {
+        std::panic::catch_unwind(AssertUnwindSafe(move || eqm::with_compiler_stack(job)))
+    })
+    .await;
+    match joined {
+        Ok(Ok(answer)) => answer,
+        Ok(Err(panic)) => Err(ApiError::internal(panic_message(panic.as_ref()))),
+        Err(e) => Err(ApiError::internal(e.to_string())),
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a job of the server panicked".to_string())
+}
+
+/// The body of the requests about a file's model.
+#[derive(Deserialize)]
+pub(crate) struct FileRequest {
+    pub path: String,
+    pub text: Option<String>,
+    pub model: Option<String>,
+}
+
+/// The compiled model `id` names, or 404.
+pub(crate) fn entry(state: &AppState, id: &str) -> Result<Arc<Entry>, ApiError> {
+    state
+        .cache()
+        .by_id(id)
+        .ok_or_else(|| ApiError::not_found(format!("there is no compiled model `{id}`: compile again")))
 }

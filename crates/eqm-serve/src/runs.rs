@@ -6,9 +6,8 @@
 //! of rows. It deliberately changes nothing the next run would see: the model's values are
 //! reset before and after.
 
-use crate::api::{AppState, blocking, entry};
 use crate::json::{self, ApiError, Diag};
-use crate::models::Entry;
+use crate::models::{AppState, Entry, blocking, entry};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;

@@ -5,9 +5,8 @@
 //! Output: JSON. It makes the same library calls as those commands and adds nothing to what
 //! they find.
 
-use crate::api::{AppState, FileRequest, blocking};
 use crate::json::{self, ApiError, diags, parse};
-use crate::models::Target;
+use crate::models::{AppState, FileRequest, Target, blocking};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
