@@ -338,6 +338,9 @@ pub enum Function {
     Builtin(Builtin),
     /// A graphical function by its name (the canonical key of a [`Kind::Lookup`] variable).
     Lookup(String),
+    /// One element of an arrayed graphical function (Vensim's `table[dim](x)`): its name
+    /// and the subscripts that pick the element's table.
+    SubscriptedLookup(String, Vec<Subscript>),
     /// A macro by its name (canonical key).
     Macro(String),
 }

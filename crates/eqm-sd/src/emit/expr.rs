@@ -382,6 +382,23 @@ impl<'s> Writer<'s, '_> {
                 let input = self.real(&args[0])?;
                 return Ok(lookup_call(table, &input, *kind));
             }
+            Function::SubscriptedLookup(name, subscripts) => {
+                // Each element's table is keyed by the table's name with the element's
+                // indices, as the reference to that element reads.
+                let element = self
+                    .scope
+                    .arrays
+                    .reference(expr, name, name, subscripts, self.element)?;
+                let found = self.scope.tables.get(&element).or_else(|| self.scope.tables.get(name));
+                let Some((table, kind)) = found else {
+                    return Err(unsupported(
+                        expr,
+                        "the call of an element of a lookup table that has no table",
+                    ));
+                };
+                let input = self.real(&args[0])?;
+                return Ok(lookup_call(table, &input, *kind));
+            }
             Function::Macro(name) => {
                 if let Some(m) = self.scope.macro_bodies.get(name).filter(|m| m.value.is_none()) {
                     return self.inline_macro(expr, m, args);

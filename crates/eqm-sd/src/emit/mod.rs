@@ -16,6 +16,7 @@ mod arrays;
 mod components;
 mod expr;
 mod inline;
+mod lookups;
 mod modules;
 mod start;
 
@@ -661,7 +662,7 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
             .push(format!("parameter Real {id} = {} \"{what}\";", number(value)));
     }
     // The tables first: an equation may call a graphical function declared after it.
-    let (tables, converters) = tables_of(model, &mut ids, &mut text.declarations);
+    let (mut tables, converters) = tables_of(model, &mut ids, &mut text.declarations);
     let writer = ModelWriter {
         model,
         ids,
@@ -670,6 +671,7 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         dt: dt.clone(),
         parts,
     };
+    lookups::element_tables(&writer, &mut tables, &mut text.declarations);
     let macros = macro_ids(file, &writer.ids);
     let start_values = StartValues::of(model, file.specs.start, file.specs.dt);
     let macro_bodies: HashMap<String, &crate::ir::Macro> =

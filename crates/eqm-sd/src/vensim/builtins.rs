@@ -24,6 +24,8 @@ enum Mapping {
     WithInitial(Builtin),
     /// Written out in other terms.
     Composite(Composite),
+    /// `GET TIME VALUE(relativeto, offset, measure)`, in the model's units of time only.
+    TimeValue,
     /// A Vensim function the importer names as not supported.
     Unsupported,
 }
@@ -89,6 +91,7 @@ fn mapping(key: &str) -> Option<Mapping> {
         "random uniform" => Direct(B::RandomUniform, &[3]),
         "random normal" => Direct(B::RandomNormal, &[5]),
         "lookup invert" => Direct(B::LookupInvert, &[2]),
+        "get time value" => TimeValue,
         "if then else" => Composite(self::Composite::IfThenElse),
         "integer" => Composite(self::Composite::Integer),
         "quantum" => Composite(self::Composite::Quantum),
@@ -113,7 +116,6 @@ fn mapping(key: &str) -> Option<Mapping> {
         | "lookup area"
         | "get data at time"
         | "get data last time"
-        | "get time value"
         | "time base"
         | "delay conveyor"
         | "delay profile"
@@ -200,6 +202,10 @@ pub fn call(p: &mut Parser, name: &str, key: &str, args: Vec<Expr>, name_span: S
             check_count(p, name, &[composite_arity(composite)], args.len(), span)?;
             Ok(composite_expr(composite, args, span))
         }
+        Mapping::TimeValue => {
+            check_count(p, name, &[3], args.len(), span)?;
+            time_value(p, args, name_span, span)
+        }
         Mapping::Unsupported => {
             let upper = name.to_uppercase();
             Err(p.error(
@@ -210,6 +216,32 @@ pub fn call(p: &mut Parser, name: &str, key: &str, args: Vec<Expr>, name_span: S
             ))
         }
     }
+}
+
+/// `GET TIME VALUE(relativeto, offset, measure)` where it is a time in the model's units
+/// (measure 0): the current time (relativeto 0) or the initial time (1) plus the offset. The
+/// calendar measures (1 to 10) depend on Vensim's date settings and the computer's clock
+/// (relativeto 2) on the moment of the run: both are E1002, as is a relativeto or measure
+/// that is not a number written in the call.
+fn time_value(p: &mut Parser, args: Vec<Expr>, name_span: Span, span: Span) -> Parsed<Expr> {
+    let literal = |e: &Expr| match e.kind {
+        ExprKind::Number(v) => Some(v),
+        _ => None,
+    };
+    let base = match (literal(&args[0]), literal(&args[2])) {
+        (Some(relative), Some(measure)) if measure == 0.0 && relative == 0.0 => Builtin::Time,
+        (Some(relative), Some(measure)) if measure == 0.0 && relative == 1.0 => Builtin::StartTime,
+        _ => {
+            return Err(p.error(
+                "E1002",
+                "Vensim's `GET TIME VALUE` is supported only for the model's time (relativeto 0 or 1, written as a number, and measure 0)",
+                name_span,
+                "not supported",
+            ));
+        }
+    };
+    let offset = args.into_iter().nth(1).expect("the count was checked");
+    Ok(binary(BinaryOp::Add, builtin(base, Vec::new(), span), offset, span))
 }
 
 fn check_count(p: &mut Parser, name: &str, counts: &[usize], given: usize, span: Span) -> Parsed<()> {

@@ -258,6 +258,21 @@ impl<'f> Run<'f> {
                 }
             }
             ExprKind::Call {
+                function: Function::SubscriptedLookup(name, subscripts),
+                args,
+            } => {
+                let x = self.eval(&args[0], binding, depth + 1)?;
+                let tuple = subscripts
+                    .iter()
+                    .map(|s| self.resolve(s, binding))
+                    .collect::<Result<Tuple, Skip>>()?;
+                let table = *self.variables.get(name).ok_or(Skip)?;
+                match self.equation_for(table, &tuple)? {
+                    Some((Equation::Table(graph), _)) => interpolate(graph, x),
+                    _ => return Err(Skip),
+                }
+            }
+            ExprKind::Call {
                 function: Function::Builtin(b @ (Builtin::Sum | Builtin::Prod | Builtin::Min | Builtin::Max)),
                 args,
             } if args.len() == 1 => self.over_array(*b, &args[0], binding, depth)?,
