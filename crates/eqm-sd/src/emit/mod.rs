@@ -17,6 +17,7 @@ mod components;
 mod expr;
 mod inline;
 mod lookups;
+mod matrix;
 mod modules;
 mod start;
 

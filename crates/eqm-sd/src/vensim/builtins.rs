@@ -4,7 +4,8 @@
 //! representation's own terms, arguments reordered where Vensim's order differs (`SMOOTH N`,
 //! `DELAY N`), functions the representation lacks written out exactly in its terms (`INTEGER`
 //! truncates toward zero, `MODULO` keeps the dividend's sign, `QUANTUM`, `LOG(x, base)`, the
-//! hyperbolic functions, `DELAY FIXED`'s delay time read once and rounded to whole steps), a graphical
+//! hyperbolic functions, `DELAY FIXED`'s delay time read once and rounded to whole steps,
+//! `GET TIME VALUE` of the model's time as `Time` or the initial time plus the offset), a graphical
 //! function or macro call, or a diagnostic (E1005 for an unknown function or a wrong number of
 //! arguments, E1002 for a Vensim function the importer does not support). This module does not
 //! handle the forms that stand only at the top of an equation (`INTEG`, `WITH LOOKUP`,
@@ -82,7 +83,7 @@ fn mapping(key: &str) -> Option<Mapping> {
         "delay1i" => WithInitial(B::Delay1),
         "delay3" => Direct(B::Delay3, &[2]),
         "delay3i" => WithInitial(B::Delay3),
-        "delay n" => NBeforeInitial(B::DelayN),
+        "delay n" => NBeforeInitial(B::DelayNStaged),
         "delay fixed" => Composite(self::Composite::DelayFixed),
         "trend" => Direct(B::Trend, &[3]),
         "forecast" => Direct(B::Forecast, &[3]),
@@ -91,6 +92,7 @@ fn mapping(key: &str) -> Option<Mapping> {
         "random uniform" => Direct(B::RandomUniform, &[3]),
         "random normal" => Direct(B::RandomNormal, &[5]),
         "lookup invert" => Direct(B::LookupInvert, &[2]),
+        "invert matrix" => Direct(B::InvertMatrix, &[2]),
         "get time value" => TimeValue,
         "if then else" => Composite(self::Composite::IfThenElse),
         "integer" => Composite(self::Composite::Integer),
@@ -109,7 +111,6 @@ fn mapping(key: &str) -> Option<Mapping> {
         | "vector lookup"
         | "allocate available"
         | "allocate by priority"
-        | "invert matrix"
         | "lookup extrapolate"
         | "lookup forward"
         | "lookup backward"

@@ -51,7 +51,6 @@ const UNSUPPORTED: &[&str] = &[
     "VECTOR RANK",
     "ALLOCATE AVAILABLE",
     "ALLOCATE BY PRIORITY",
-    "INVERT MATRIX",
     "GET TIME VALUE",
     "control variable",
     "used as a value where it is not a subscript",
