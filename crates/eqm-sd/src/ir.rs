@@ -462,4 +462,7 @@ pub enum Builtin {
     /// `INVERT_MATRIX(m[..., rows, columns], n)`: the element of the inverse of the `n` by `n`
     /// matrix over the last two dimensions that the element being defined names.
     InvertMatrix,
+    /// `VECTOR_SELECT(selection[d!], expression[d!], missing, numerical_action, error_action)`:
+    /// a sum, product, minimum, maximum or mean over the elements whose selection is not 0.
+    VectorSelect,
 }

@@ -299,40 +299,7 @@ impl<'s> Writer<'s, '_> {
     /// of them bound to that element.
     fn expression_items(&mut self, expr: &Expr, arg: &Expr) -> Result<Vec<String>, Diagnostic> {
         let mut ranges: Vec<String> = Vec::new();
-        let mut stack = vec![arg];
-        while let Some(e) = stack.pop() {
-            match &e.kind {
-                ExprKind::Variable { subscripts, .. } => {
-                    for s in subscripts {
-                        match s {
-                            Subscript::Wildcard(Some(r)) => {
-                                let r = canonical(r);
-                                if !ranges.contains(&r) {
-                                    ranges.push(r);
-                                }
-                            }
-                            Subscript::Wildcard(None) => {
-                                return Err(unsupported(expr, "an array function of an expression with `*`"));
-                            }
-                            Subscript::Index(i) => stack.push(i),
-                            _ => {}
-                        }
-                    }
-                }
-                ExprKind::Unary { operand, .. } => stack.push(operand),
-                ExprKind::Binary { left, right, .. } => {
-                    stack.push(right);
-                    stack.push(left);
-                }
-                ExprKind::If {
-                    condition,
-                    then,
-                    otherwise,
-                } => stack.extend([otherwise.as_ref(), then, condition]),
-                ExprKind::Call { args, .. } => stack.extend(args.iter().rev()),
-                ExprKind::Number(_) => {}
-            }
-        }
+        wildcard_ranges(expr, arg, &mut ranges)?;
         let Some(elements) = self.scope.arrays.elements_of(&ranges) else {
             return Err(unsupported(expr, "an array function over an unknown dimension"));
         };
@@ -419,6 +386,9 @@ impl<'s> Writer<'s, '_> {
         }
         if builtin == Builtin::InvertMatrix {
             return self.invert_matrix(expr, args);
+        }
+        if builtin == Builtin::VectorSelect {
+            return self.vector_select(expr, args);
         }
         let whole_array = matches!(builtin, Builtin::Sum | Builtin::Mean | Builtin::Prod | Builtin::Size)
             || (matches!(builtin, Builtin::Min | Builtin::Max) && args.len() == 1);
@@ -701,6 +671,46 @@ impl<'s> Writer<'s, '_> {
         let average = self.smooth(&[input.clone(), time.clone(), initial], 1);
         format!("({input} - {average})/({average}*{time})")
     }
+}
+
+/// Adds to `ranges` the dimensions that the `dim!` subscripts in `arg` name (in the order they
+/// are met, each once): the dimensions an array function of `arg` runs over.
+pub(crate) fn wildcard_ranges(expr: &Expr, arg: &Expr, ranges: &mut Vec<String>) -> Result<(), Diagnostic> {
+    let mut stack = vec![arg];
+    while let Some(e) = stack.pop() {
+        match &e.kind {
+            ExprKind::Variable { subscripts, .. } => {
+                for s in subscripts {
+                    match s {
+                        Subscript::Wildcard(Some(r)) => {
+                            let r = canonical(r);
+                            if !ranges.contains(&r) {
+                                ranges.push(r);
+                            }
+                        }
+                        Subscript::Wildcard(None) => {
+                            return Err(unsupported(expr, "an array function of an expression with `*`"));
+                        }
+                        Subscript::Index(i) => stack.push(i),
+                        _ => {}
+                    }
+                }
+            }
+            ExprKind::Unary { operand, .. } => stack.push(operand),
+            ExprKind::Binary { left, right, .. } => {
+                stack.push(right);
+                stack.push(left);
+            }
+            ExprKind::If {
+                condition,
+                then,
+                otherwise,
+            } => stack.extend([otherwise.as_ref(), then, condition]),
+            ExprKind::Call { args, .. } => stack.extend(args.iter().rev()),
+            ExprKind::Number(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// Whether a builtin reads the time or keeps state, which a function cannot.

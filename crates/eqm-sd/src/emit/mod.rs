@@ -20,6 +20,7 @@ mod lookups;
 mod matrix;
 mod modules;
 mod start;
+mod vectors;
 
 use crate::ir::{Definition, Equation, ExprKind, GraphKind, Kind, Method, SdFile, SdModel, Variable};
 use crate::names::{canonical, identifier};

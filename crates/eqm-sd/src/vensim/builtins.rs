@@ -5,7 +5,7 @@
 //! `DELAY N`), functions the representation lacks written out exactly in its terms (`INTEGER`
 //! truncates toward zero, `MODULO` keeps the dividend's sign, `QUANTUM`, `LOG(x, base)`, the
 //! hyperbolic functions, `DELAY FIXED`'s delay time read once and rounded to whole steps,
-//! `GET TIME VALUE` of the model's time as `Time` or the initial time plus the offset), a graphical
+//! `GET TIME VALUE` of the current time as `Time` plus the offset), a graphical
 //! function or macro call, or a diagnostic (E1005 for an unknown function or a wrong number of
 //! arguments, E1002 for a Vensim function the importer does not support). This module does not
 //! handle the forms that stand only at the top of an equation (`INTEG`, `WITH LOOKUP`,
@@ -93,6 +93,7 @@ fn mapping(key: &str) -> Option<Mapping> {
         "random normal" => Direct(B::RandomNormal, &[5]),
         "lookup invert" => Direct(B::LookupInvert, &[2]),
         "invert matrix" => Direct(B::InvertMatrix, &[2]),
+        "vector select" => Direct(B::VectorSelect, &[5]),
         "get time value" => TimeValue,
         "if then else" => Composite(self::Composite::IfThenElse),
         "integer" => Composite(self::Composite::Integer),
@@ -103,8 +104,7 @@ fn mapping(key: &str) -> Option<Mapping> {
         "sinh" => Composite(self::Composite::Sinh),
         "cosh" => Composite(self::Composite::Cosh),
         "tanh" => Composite(self::Composite::Tanh),
-        "vector select"
-        | "vector sort order"
+        "vector sort order"
         | "vector reorder"
         | "vector rank"
         | "vector elm map"
@@ -151,7 +151,8 @@ fn mapping(key: &str) -> Option<Mapping> {
 /// `dim`): the array functions, and the functions named as not supported (their own
 /// diagnostic follows the reading of their arguments).
 pub fn takes_arrays(key: &str) -> bool {
-    matches!(key, "sum" | "prod" | "vmin" | "vmax") || matches!(mapping(key), Some(Mapping::Unsupported))
+    matches!(key, "sum" | "prod" | "vmin" | "vmax" | "vector select")
+        || matches!(mapping(key), Some(Mapping::Unsupported))
 }
 
 /// The number of arguments each composite takes.
@@ -219,30 +220,31 @@ pub fn call(p: &mut Parser, name: &str, key: &str, args: Vec<Expr>, name_span: S
     }
 }
 
-/// `GET TIME VALUE(relativeto, offset, measure)` where it is a time in the model's units
-/// (measure 0): the current time (relativeto 0) or the initial time (1) plus the offset. The
-/// calendar measures (1 to 10) depend on Vensim's date settings and the computer's clock
-/// (relativeto 2) on the moment of the run: both are E1002, as is a relativeto or measure
-/// that is not a number written in the call.
+/// `GET TIME VALUE(0, offset, 0)`: the current time in the model's units plus the offset.
+/// The calendar measures (1 to 10) depend on Vensim's date settings, the computer's clock
+/// (relativeto 2) on the moment of the run, and the initial time (relativeto 1) is not read
+/// as Vensim's documentation says it is: all are E1002, as is a relativeto or measure that is
+/// not a number written in the call.
 fn time_value(p: &mut Parser, args: Vec<Expr>, name_span: Span, span: Span) -> Parsed<Expr> {
     let literal = |e: &Expr| match e.kind {
         ExprKind::Number(v) => Some(v),
         _ => None,
     };
-    let base = match (literal(&args[0]), literal(&args[2])) {
-        (Some(relative), Some(measure)) if measure == 0.0 && relative == 0.0 => Builtin::Time,
-        (Some(relative), Some(measure)) if measure == 0.0 && relative == 1.0 => Builtin::StartTime,
-        _ => {
-            return Err(p.error(
-                "E1002",
-                "Vensim's `GET TIME VALUE` is supported only for the model's time (relativeto 0 or 1, written as a number, and measure 0)",
-                name_span,
-                "not supported",
-            ));
-        }
-    };
+    if (literal(&args[0]), literal(&args[2])) != (Some(0.0), Some(0.0)) {
+        return Err(p.error(
+            "E1002",
+            "Vensim's `GET TIME VALUE` is supported only for the current time in the model's units (relativeto 0 and measure 0, written as numbers)",
+            name_span,
+            "not supported",
+        ));
+    }
     let offset = args.into_iter().nth(1).expect("the count was checked");
-    Ok(binary(BinaryOp::Add, builtin(base, Vec::new(), span), offset, span))
+    Ok(binary(
+        BinaryOp::Add,
+        builtin(Builtin::Time, Vec::new(), span),
+        offset,
+        span,
+    ))
 }
 
 fn check_count(p: &mut Parser, name: &str, counts: &[usize], given: usize, span: Span) -> Parsed<()> {

@@ -277,7 +277,7 @@ fn each_error_is_reported_at_its_line_and_column() {
                 "E1002",
                 1,
                 5,
-                "Vensim's `GET TIME VALUE` is supported only for the model's time (relativeto 0 or 1, written as a number, and measure 0)",
+                "Vensim's `GET TIME VALUE` is supported only for the current time in the model's units (relativeto 0 and measure 0, written as numbers)",
             ),
         ),
     ];

@@ -45,7 +45,6 @@ const UNSUPPORTED: &[&str] = &[
     "data equations",
     "data variable",
     "data option",
-    "VECTOR SELECT",
     "VECTOR SORT ORDER",
     "VECTOR REORDER",
     "VECTOR RANK",

@@ -63,33 +63,52 @@ fn a_call_of_an_arrayed_table_keeps_its_subscripts() {
     }
 }
 
-/// `GET TIME VALUE(0, offset, 0)` is `Time + offset`, `GET TIME VALUE(1, offset, 0)` the
-/// initial time plus the offset.
+/// `GET TIME VALUE(0, offset, 0)` is `Time + offset`.
 #[test]
-fn get_time_value_of_the_model_time_is_time_or_the_start_plus_the_offset() {
+fn get_time_value_of_the_current_time_is_time_plus_the_offset() {
+    let file = clean(&format!("a = GET TIME VALUE(0, 5, 0) ~~|\n{CONTROL}"));
+    let ExprKind::Binary {
+        op: BinaryOp::Add,
+        left,
+        right,
+    } = &value(&file, "a").kind
+    else {
+        panic!("a sum")
+    };
+    assert!(
+        matches!(&left.kind, ExprKind::Call { function: Function::Builtin(Builtin::Time), args } if args.is_empty()),
+        "{left:?}"
+    );
+    assert_eq!(num(right), 5.0);
+}
+
+/// `INVERT MATRIX` and `VECTOR SELECT` keep their arguments, the selection's `d!` a wildcard
+/// over `d`.
+#[test]
+fn invert_matrix_and_vector_select_map_onto_their_builtins() {
     let file = clean(&format!(
-        "a = GET TIME VALUE(0, 5, 0) ~~|\nb = GET TIME VALUE(1, -2, 0) ~~|\n{CONTROL}"
+        "d: A, B ~~|\nd1: A, B ~~|\nm[d, d1] = 1, 2; 3, 4; ~~|\ninv[d, d1] = INVERT MATRIX(m[d, d1], 2) ~~|\n\
+sel[d] = 1, 0 ~~|\nv = VECTOR SELECT(sel[d!], sel[d!], -1, 0, 0) ~~|\n{CONTROL}"
     ));
-    for (name, base, offset) in [("a", Builtin::Time, 5.0), ("b", Builtin::StartTime, -2.0)] {
-        let ExprKind::Binary {
-            op: BinaryOp::Add,
-            left,
-            right,
-        } = &value(&file, name).kind
-        else {
-            panic!("`{name}` is a sum")
-        };
-        assert!(
-            matches!(&left.kind, ExprKind::Call { function: Function::Builtin(b), args } if *b == base && args.is_empty()),
-            "{name}: {left:?}"
-        );
-        let offset_read = match &right.kind {
-            ExprKind::Unary {
-                op: UnaryOp::Minus,
-                operand,
-            } => -num(operand),
-            _ => num(right),
-        };
-        assert_eq!(offset_read, offset);
-    }
+    let ExprKind::Call {
+        function: Function::Builtin(Builtin::InvertMatrix),
+        args,
+    } = &value(&file, "inv").kind
+    else {
+        panic!("INVERT MATRIX")
+    };
+    assert_eq!(num(&args[1]), 2.0);
+    let ExprKind::Call {
+        function: Function::Builtin(Builtin::VectorSelect),
+        args,
+    } = &value(&file, "v").kind
+    else {
+        panic!("VECTOR SELECT")
+    };
+    assert_eq!(args.len(), 5);
+    assert!(
+        matches!(&args[0].kind, ExprKind::Variable { subscripts, .. } if subscripts == &vec![Subscript::Wildcard(Some("d".into()))]),
+        "{:?}",
+        args[0]
+    );
 }
