@@ -534,3 +534,29 @@ fn vensim_vector_select_reduces_the_selected_elements() {
     assert_eq!(column("per column[E1]")[0], 7.0);
     assert_eq!(column("per column[E2]")[0], 9.0);
 }
+
+/// `VECTOR SELECT` over `d!` in an equation over `d` pairs its arguments' elements in a way
+/// the importer does not know: `E1002`, never a guess.
+#[test]
+fn vensim_vector_select_over_a_dimension_of_its_equation_is_named() {
+    let text = mdl(
+        &[
+            "d: A, B",
+            "s[d] = 1, 1",
+            "x[d] = 1, 2",
+            "y[d] = VECTOR SELECT(s[d!], x[d!], 0, 0, 0)",
+        ],
+        1.0,
+        1.0,
+    );
+    let mut session = Session::with_source_bytes(vec![("vs.mdl".to_string(), text.into_bytes())], &[], None);
+    assert!(session.compile(None, &ModelOptions::default()).is_none());
+    assert!(
+        session
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == "E1002" && d.message.contains("VECTOR SELECT")),
+        "{}",
+        session.render_diagnostics(false)
+    );
+}
