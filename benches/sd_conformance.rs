@@ -127,7 +127,7 @@ fn main() -> ExitCode {
                     reason: "the case has no output.csv or output.tab".to_string(),
                 },
                 Some(path) => {
-                    let text = std::fs::read_to_string(&path).unwrap_or_default();
+                    let text = case::reference_text(&path).unwrap_or_default();
                     let tab = path.extension().is_some_and(|e| e == "tab");
                     match case::read_reference(&text, tab) {
                         Some(reference) => case::run_case(&model, &reference),

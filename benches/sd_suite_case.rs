@@ -79,6 +79,13 @@ fn fields(line: &str, separator: char) -> Vec<String> {
     out
 }
 
+/// The text of a reference file: UTF-8, or else Latin-1 (Vensim writes its tables in the
+/// computer's code page, so a name with `é` may be one byte); `None` when it cannot be read.
+pub fn reference_text(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    Some(String::from_utf8(bytes).unwrap_or_else(|e| e.into_bytes().iter().map(|&b| char::from(b)).collect()))
+}
+
 /// Reads a reference table; `None` when it has no header.
 pub fn read_reference(text: &str, tab: bool) -> Option<Reference> {
     let separator = if tab { '\t' } else { ',' };

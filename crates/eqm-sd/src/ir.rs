@@ -338,6 +338,9 @@ pub enum Function {
     Builtin(Builtin),
     /// A graphical function by its name (the canonical key of a [`Kind::Lookup`] variable).
     Lookup(String),
+    /// One element of an arrayed graphical function (Vensim's `table[dim](x)`): its name
+    /// and the subscripts that pick the element's table.
+    SubscriptedLookup(String, Vec<Subscript>),
     /// A macro by its name (canonical key).
     Macro(String),
 }
@@ -423,6 +426,11 @@ pub enum Builtin {
     /// `DELAYN(input, delay_time, n [, initial])` (Vensim `DELAY N(input, time, initial, n)`
     /// reordered).
     DelayN,
+    /// Vensim's `DELAY N(input, time, initial, n)`, reordered as [`Builtin::DelayN`]: the same
+    /// stages, but the `k`-th drains at the delay time of `k - 1` steps before (the delay time
+    /// a stage's content was given when it entered), which differs from `DELAYN` only where the
+    /// delay time changes during the run.
+    DelayNStaged,
     /// `DELAY(input, delay_time [, initial])`: the pipeline delay `input(t - delay_time)`
     /// (XMILE `DELAY`, Vensim `DELAY FIXED(input, time, initial)`, whose reader passes the
     /// delay time as Vensim uses it: `INIT` of the time rounded to whole steps, at least one).
@@ -451,4 +459,10 @@ pub enum Builtin {
     /// `LOOKUP_INVERT(lookup, value)`; the first argument is a [`Function::Lookup`] name as a
     /// variable reference.
     LookupInvert,
+    /// `INVERT_MATRIX(m[..., rows, columns], n)`: the element of the inverse of the `n` by `n`
+    /// matrix over the last two dimensions that the element being defined names.
+    InvertMatrix,
+    /// `VECTOR_SELECT(selection[d!], expression[d!], missing, numerical_action, error_action)`:
+    /// a sum, product, minimum, maximum or mean over the elements whose selection is not 0.
+    VectorSelect,
 }

@@ -61,7 +61,7 @@ pub(crate) struct Scope<'a> {
     pub(crate) start_values: &'a StartValues,
 }
 
-fn unsupported(expr: &Expr, what: &str) -> Diagnostic {
+pub(crate) fn unsupported(expr: &Expr, what: &str) -> Diagnostic {
     Diagnostic::error(
         "E1002",
         format!("EQM does not import {what}"),
@@ -299,40 +299,7 @@ impl<'s> Writer<'s, '_> {
     /// of them bound to that element.
     fn expression_items(&mut self, expr: &Expr, arg: &Expr) -> Result<Vec<String>, Diagnostic> {
         let mut ranges: Vec<String> = Vec::new();
-        let mut stack = vec![arg];
-        while let Some(e) = stack.pop() {
-            match &e.kind {
-                ExprKind::Variable { subscripts, .. } => {
-                    for s in subscripts {
-                        match s {
-                            Subscript::Wildcard(Some(r)) => {
-                                let r = canonical(r);
-                                if !ranges.contains(&r) {
-                                    ranges.push(r);
-                                }
-                            }
-                            Subscript::Wildcard(None) => {
-                                return Err(unsupported(expr, "an array function of an expression with `*`"));
-                            }
-                            Subscript::Index(i) => stack.push(i),
-                            _ => {}
-                        }
-                    }
-                }
-                ExprKind::Unary { operand, .. } => stack.push(operand),
-                ExprKind::Binary { left, right, .. } => {
-                    stack.push(right);
-                    stack.push(left);
-                }
-                ExprKind::If {
-                    condition,
-                    then,
-                    otherwise,
-                } => stack.extend([otherwise.as_ref(), then, condition]),
-                ExprKind::Call { args, .. } => stack.extend(args.iter().rev()),
-                ExprKind::Number(_) => {}
-            }
-        }
+        wildcard_ranges(expr, arg, &mut ranges)?;
         let Some(elements) = self.scope.arrays.elements_of(&ranges) else {
             return Err(unsupported(expr, "an array function over an unknown dimension"));
         };
@@ -382,6 +349,23 @@ impl<'s> Writer<'s, '_> {
                 let input = self.real(&args[0])?;
                 return Ok(lookup_call(table, &input, *kind));
             }
+            Function::SubscriptedLookup(name, subscripts) => {
+                // Each element's table is keyed by the table's name with the element's
+                // indices, as the reference to that element reads.
+                let element = self
+                    .scope
+                    .arrays
+                    .reference(expr, name, name, subscripts, self.element)?;
+                let found = self.scope.tables.get(&element).or_else(|| self.scope.tables.get(name));
+                let Some((table, kind)) = found else {
+                    return Err(unsupported(
+                        expr,
+                        "the call of an element of a lookup table that has no table",
+                    ));
+                };
+                let input = self.real(&args[0])?;
+                return Ok(lookup_call(table, &input, *kind));
+            }
             Function::Macro(name) => {
                 if let Some(m) = self.scope.macro_bodies.get(name).filter(|m| m.value.is_none()) {
                     return self.inline_macro(expr, m, args);
@@ -399,6 +383,12 @@ impl<'s> Writer<'s, '_> {
                 expr,
                 &format!("{builtin:?} in a macro (a macro is a function of its parameters)"),
             ));
+        }
+        if builtin == Builtin::InvertMatrix {
+            return self.invert_matrix(expr, args);
+        }
+        if builtin == Builtin::VectorSelect {
+            return self.vector_select(expr, args);
         }
         let whole_array = matches!(builtin, Builtin::Sum | Builtin::Mean | Builtin::Prod | Builtin::Size)
             || (matches!(builtin, Builtin::Min | Builtin::Max) && args.len() == 1);
@@ -505,7 +495,7 @@ impl<'s> Writer<'s, '_> {
             }
             Builtin::Delay1 => self.material_delay(&a, 1),
             Builtin::Delay3 => self.material_delay(&a, 3),
-            Builtin::DelayN => {
+            Builtin::DelayN | Builtin::DelayNStaged => {
                 let mut n = order(&args[2], self.scope.start_values)
                     .ok_or_else(|| unsupported(&args[2], "an order of DELAYN that is no whole number"))?;
                 // A stage shorter than a step is not kept: the order falls to the number of
@@ -521,7 +511,11 @@ impl<'s> Writer<'s, '_> {
                     .into_iter()
                     .chain(a.get(3).cloned())
                     .collect::<Vec<_>>();
-                self.material_delay(&rest, n)
+                if builtin == Builtin::DelayNStaged && !matches!(args[1].kind, ExprKind::Number(_)) {
+                    self.staged_delay(&rest, n)
+                } else {
+                    self.material_delay(&rest, n)
+                }
             }
             // The pipeline delay: the input as it was `delay_time` earlier (the simulation keeps
             // its history at every step), the initial value before the start plus the delay
@@ -626,6 +620,47 @@ impl<'s> Writer<'s, '_> {
         inflow
     }
 
+    /// Vensim's `DELAY N` of a delay time that may change: the stages of
+    /// [`Self::material_delay`], the `k`-th (from 1) drained at its content over `T_k/n`, where
+    /// `T_k` is the delay time `k - 1` steps before (its value at the start before then), read
+    /// from the history the simulation keeps on the grid of steps.
+    fn staged_delay(&mut self, a: &[String], n: usize) -> String {
+        let (input, time) = (&a[0], &a[1]);
+        let initial = a.get(2).unwrap_or(input).clone();
+        let (dt, start) = (self.scope.dt, self.scope.start);
+        // Before the start plus `k` steps a stage reads the delay time's start value (the
+        // history holds no value before the run is initialized).
+        let at_start = self.helpers.fresh("initial value");
+        self.helpers.declarations.push(format!(
+            "parameter Real {at_start}(fixed = false) \"The value of {time} at the start\";"
+        ));
+        self.helpers.initial_equations.push(format!("{at_start} = {time};"));
+        let mut inflow = input.clone();
+        for k in 0..n {
+            let stage_time = if k == 0 {
+                format!("({time}/{n})")
+            } else {
+                format!(
+                    "((if noEvent(time < {start} + {}*{dt}) then {at_start} else delay({}, {k}*{dt}))/{n})",
+                    number(k as f64 - 0.5),
+                    unwrap(time)
+                )
+            };
+            let id = self.helpers.fresh("delay stage");
+            self.helpers
+                .declarations
+                .push(format!("Real {id} \"A stage of a material delay of {input}\";"));
+            self.helpers
+                .initial_equations
+                .push(format!("{id} = {initial}*({time}/{n});"));
+            self.helpers
+                .equations
+                .push(format!("der({id}) = {inflow} - {id}/{stage_time};"));
+            inflow = format!("{id}/{stage_time}");
+        }
+        inflow
+    }
+
     /// XMILE's `TREND(input, averaging_time [, initial_trend])`: `(input - average)/(average*
     /// averaging_time)`, where the average is a first-order smooth of the input starting at
     /// `input/(1 + initial_trend*averaging_time)`.
@@ -636,6 +671,46 @@ impl<'s> Writer<'s, '_> {
         let average = self.smooth(&[input.clone(), time.clone(), initial], 1);
         format!("({input} - {average})/({average}*{time})")
     }
+}
+
+/// Adds to `ranges` the dimensions that the `dim!` subscripts in `arg` name (in the order they
+/// are met, each once): the dimensions an array function of `arg` runs over.
+pub(crate) fn wildcard_ranges(expr: &Expr, arg: &Expr, ranges: &mut Vec<String>) -> Result<(), Diagnostic> {
+    let mut stack = vec![arg];
+    while let Some(e) = stack.pop() {
+        match &e.kind {
+            ExprKind::Variable { subscripts, .. } => {
+                for s in subscripts {
+                    match s {
+                        Subscript::Wildcard(Some(r)) => {
+                            let r = canonical(r);
+                            if !ranges.contains(&r) {
+                                ranges.push(r);
+                            }
+                        }
+                        Subscript::Wildcard(None) => {
+                            return Err(unsupported(expr, "an array function of an expression with `*`"));
+                        }
+                        Subscript::Index(i) => stack.push(i),
+                        _ => {}
+                    }
+                }
+            }
+            ExprKind::Unary { operand, .. } => stack.push(operand),
+            ExprKind::Binary { left, right, .. } => {
+                stack.push(right);
+                stack.push(left);
+            }
+            ExprKind::If {
+                condition,
+                then,
+                otherwise,
+            } => stack.extend([otherwise.as_ref(), then, condition]),
+            ExprKind::Call { args, .. } => stack.extend(args.iter().rev()),
+            ExprKind::Number(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// Whether a builtin reads the time or keeps state, which a function cannot.
@@ -661,6 +736,7 @@ fn has_memory_or_time(builtin: Builtin) -> bool {
             | Builtin::Delay1
             | Builtin::Delay3
             | Builtin::DelayN
+            | Builtin::DelayNStaged
             | Builtin::DelayFixed
             | Builtin::Trend
             | Builtin::Forecast

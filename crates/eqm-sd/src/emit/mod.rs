@@ -16,8 +16,11 @@ mod arrays;
 mod components;
 mod expr;
 mod inline;
+mod lookups;
+mod matrix;
 mod modules;
 mod start;
+mod vectors;
 
 use crate::ir::{Definition, Equation, ExprKind, GraphKind, Kind, Method, SdFile, SdModel, Variable};
 use crate::names::{canonical, identifier};
@@ -661,7 +664,7 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
             .push(format!("parameter Real {id} = {} \"{what}\";", number(value)));
     }
     // The tables first: an equation may call a graphical function declared after it.
-    let (tables, converters) = tables_of(model, &mut ids, &mut text.declarations);
+    let (mut tables, converters) = tables_of(model, &mut ids, &mut text.declarations);
     let writer = ModelWriter {
         model,
         ids,
@@ -670,6 +673,7 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         dt: dt.clone(),
         parts,
     };
+    lookups::element_tables(&writer, &mut tables, &mut text.declarations);
     let macros = macro_ids(file, &writer.ids);
     let start_values = StartValues::of(model, file.specs.start, file.specs.dt);
     let macro_bodies: HashMap<String, &crate::ir::Macro> =

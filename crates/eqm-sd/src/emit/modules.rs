@@ -47,6 +47,9 @@ fn rename(expr: &Expr, prefix: &str) -> Expr {
         ExprKind::Call { function, args } => ExprKind::Call {
             function: match function {
                 Function::Lookup(name) => Function::Lookup(format!("{prefix}.{name}")),
+                Function::SubscriptedLookup(name, subscripts) => {
+                    Function::SubscriptedLookup(format!("{prefix}.{name}"), subscripts.clone())
+                }
                 other => other.clone(),
             },
             args: args.iter().map(|a| rename(a, prefix)).collect(),

@@ -4,7 +4,8 @@
 //! representation's own terms, arguments reordered where Vensim's order differs (`SMOOTH N`,
 //! `DELAY N`), functions the representation lacks written out exactly in its terms (`INTEGER`
 //! truncates toward zero, `MODULO` keeps the dividend's sign, `QUANTUM`, `LOG(x, base)`, the
-//! hyperbolic functions, `DELAY FIXED`'s delay time read once and rounded to whole steps), a graphical
+//! hyperbolic functions, `DELAY FIXED`'s delay time read once and rounded to whole steps,
+//! `GET TIME VALUE` of the current time as `Time` plus the offset), a graphical
 //! function or macro call, or a diagnostic (E1005 for an unknown function or a wrong number of
 //! arguments, E1002 for a Vensim function the importer does not support). This module does not
 //! handle the forms that stand only at the top of an equation (`INTEG`, `WITH LOOKUP`,
@@ -24,6 +25,8 @@ enum Mapping {
     WithInitial(Builtin),
     /// Written out in other terms.
     Composite(Composite),
+    /// `GET TIME VALUE(relativeto, offset, measure)`, in the model's units of time only.
+    TimeValue,
     /// A Vensim function the importer names as not supported.
     Unsupported,
 }
@@ -80,7 +83,7 @@ fn mapping(key: &str) -> Option<Mapping> {
         "delay1i" => WithInitial(B::Delay1),
         "delay3" => Direct(B::Delay3, &[2]),
         "delay3i" => WithInitial(B::Delay3),
-        "delay n" => NBeforeInitial(B::DelayN),
+        "delay n" => NBeforeInitial(B::DelayNStaged),
         "delay fixed" => Composite(self::Composite::DelayFixed),
         "trend" => Direct(B::Trend, &[3]),
         "forecast" => Direct(B::Forecast, &[3]),
@@ -89,6 +92,9 @@ fn mapping(key: &str) -> Option<Mapping> {
         "random uniform" => Direct(B::RandomUniform, &[3]),
         "random normal" => Direct(B::RandomNormal, &[5]),
         "lookup invert" => Direct(B::LookupInvert, &[2]),
+        "invert matrix" => Direct(B::InvertMatrix, &[2]),
+        "vector select" => Direct(B::VectorSelect, &[5]),
+        "get time value" => TimeValue,
         "if then else" => Composite(self::Composite::IfThenElse),
         "integer" => Composite(self::Composite::Integer),
         "quantum" => Composite(self::Composite::Quantum),
@@ -98,22 +104,19 @@ fn mapping(key: &str) -> Option<Mapping> {
         "sinh" => Composite(self::Composite::Sinh),
         "cosh" => Composite(self::Composite::Cosh),
         "tanh" => Composite(self::Composite::Tanh),
-        "vector select"
-        | "vector sort order"
+        "vector sort order"
         | "vector reorder"
         | "vector rank"
         | "vector elm map"
         | "vector lookup"
         | "allocate available"
         | "allocate by priority"
-        | "invert matrix"
         | "lookup extrapolate"
         | "lookup forward"
         | "lookup backward"
         | "lookup area"
         | "get data at time"
         | "get data last time"
-        | "get time value"
         | "time base"
         | "delay conveyor"
         | "delay profile"
@@ -148,7 +151,8 @@ fn mapping(key: &str) -> Option<Mapping> {
 /// `dim`): the array functions, and the functions named as not supported (their own
 /// diagnostic follows the reading of their arguments).
 pub fn takes_arrays(key: &str) -> bool {
-    matches!(key, "sum" | "prod" | "vmin" | "vmax") || matches!(mapping(key), Some(Mapping::Unsupported))
+    matches!(key, "sum" | "prod" | "vmin" | "vmax" | "vector select")
+        || matches!(mapping(key), Some(Mapping::Unsupported))
 }
 
 /// The number of arguments each composite takes.
@@ -200,6 +204,10 @@ pub fn call(p: &mut Parser, name: &str, key: &str, args: Vec<Expr>, name_span: S
             check_count(p, name, &[composite_arity(composite)], args.len(), span)?;
             Ok(composite_expr(composite, args, span))
         }
+        Mapping::TimeValue => {
+            check_count(p, name, &[3], args.len(), span)?;
+            time_value(p, args, name_span, span)
+        }
         Mapping::Unsupported => {
             let upper = name.to_uppercase();
             Err(p.error(
@@ -210,6 +218,33 @@ pub fn call(p: &mut Parser, name: &str, key: &str, args: Vec<Expr>, name_span: S
             ))
         }
     }
+}
+
+/// `GET TIME VALUE(0, offset, 0)`: the current time in the model's units plus the offset.
+/// The calendar measures (1 to 10) depend on Vensim's date settings, the computer's clock
+/// (relativeto 2) on the moment of the run, and the initial time (relativeto 1) is not read
+/// as Vensim's documentation says it is: all are E1002, as is a relativeto or measure that is
+/// not a number written in the call.
+fn time_value(p: &mut Parser, args: Vec<Expr>, name_span: Span, span: Span) -> Parsed<Expr> {
+    let literal = |e: &Expr| match e.kind {
+        ExprKind::Number(v) => Some(v),
+        _ => None,
+    };
+    if (literal(&args[0]), literal(&args[2])) != (Some(0.0), Some(0.0)) {
+        return Err(p.error(
+            "E1002",
+            "Vensim's `GET TIME VALUE` is supported only for the current time in the model's units (relativeto 0 and measure 0, written as numbers)",
+            name_span,
+            "not supported",
+        ));
+    }
+    let offset = args.into_iter().nth(1).expect("the count was checked");
+    Ok(binary(
+        BinaryOp::Add,
+        builtin(Builtin::Time, Vec::new(), span),
+        offset,
+        span,
+    ))
 }
 
 fn check_count(p: &mut Parser, name: &str, counts: &[usize], given: usize, span: Span) -> Parsed<()> {

@@ -429,12 +429,11 @@ pub fn table(p: &mut Parser) -> Parsed<GraphicalFunction> {
     }
     let origin = p.span_from(start);
     if x.windows(2).any(|w| w[1] < w[0]) {
-        return Err(p.error(
-            "E1003",
-            "the x values of a lookup table must increase",
-            origin,
-            "x values out of order",
-        ));
+        // Vensim reads the points in the order of their x values (points of equal x keep
+        // their order, a step).
+        let mut points: Vec<(f64, f64)> = x.into_iter().zip(y).collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        (x, y) = points.into_iter().unzip();
     }
     Ok(GraphicalFunction {
         kind: GraphKind::Continuous,

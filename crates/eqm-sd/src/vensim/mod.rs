@@ -17,9 +17,9 @@
 //! reality checks (`:THE CONDITION:`, `:TEST INPUT:`) take no part in a run and are named by a
 //! warning (W1001). Everything else it does not read is an E1002 diagnostic naming the
 //! construct at its line, never a silent omission: data from files (`GET XLS ...`,
-//! `GET DIRECT ...`, `:=` data equations, interpolation options), `:NA:`, calls of
-//! subscripted lookups, the vector and allocation functions, a control variable that changes
-//! during the run, integration settings other than Euler (the reader does not guess at the
+//! `GET DIRECT ...`, `:=` data equations, interpolation options), `GET TIME VALUE` of
+//! anything but the current time in the model's units, the vector and allocation functions (but
+//! `INVERT MATRIX` and `VECTOR SELECT`), a control variable that changes during the run, integration settings other than Euler (the reader does not guess at the
 //! meaning of their fields), and expressions nested deeper or longer than its limits. The
 //! model's name is left empty: the caller knows the file's name.
 

@@ -79,6 +79,9 @@ impl Scope {
     }
 }
 
+/// Vensim's `:NA:`: -2^109, the finite value Vensim gives a missing number.
+pub const VENSIM_NA: f64 = -6.490_371_073_168_535e32;
+
 /// How deep expressions may nest before the reader gives up (a guard for the stack of this
 /// reader and of every walk over the expressions it gives).
 const MAX_DEPTH: usize = 64;
@@ -342,8 +345,13 @@ impl<'a> Parser<'a> {
                 self.name_use(name, start)
             }
             Tok::Keyword(k) if k == "NA" => {
-                let span = self.here();
-                Err(self.error("E1002", "Vensim's `:NA:` value is not supported", span, "not supported"))
+                // Vensim's `:NA:` is no IEEE NaN but a finite sentinel, -2^109, so that a test
+                // `x = :NA:` holds where it should and arithmetic on it stays finite.
+                self.pos += 1;
+                Ok(Expr {
+                    span: self.span_from(start),
+                    kind: ExprKind::Number(VENSIM_NA),
+                })
             }
             _ => {
                 let span = self.here();
@@ -371,15 +379,57 @@ impl<'a> Parser<'a> {
             Vec::new()
         };
         if self.peek_is("(") {
-            let span = self.span_from(start);
-            return Err(self.error(
-                "E1002",
-                format!("the call of the subscripted lookup `{name}[...]` is not supported"),
-                span,
-                "not supported",
-            ));
+            return self.subscripted_lookup(name, key, subscripts, start);
         }
         self.reference(name, key, subscripts, name_span, start)
+    }
+
+    /// The call `table[subscripts](x)` of one element of an arrayed lookup table, after its
+    /// subscripts.
+    fn subscripted_lookup(
+        &mut self,
+        name: &str,
+        key: String,
+        subscripts: Vec<(Subscript, Span)>,
+        start: usize,
+    ) -> Parsed<Expr> {
+        // A table read from a file is named where it is defined; its calls are kept as written.
+        let unreadable = self.scope.unreadable.contains(&key);
+        let dimensions = match self.scope.lookups.get(&key) {
+            Some(dimensions) => Some(dimensions.clone()),
+            None if unreadable => Some(Vec::new()),
+            None => None,
+        };
+        let Some(dimensions) = dimensions else {
+            let span = self.span_from(start);
+            return Err(self.error(
+                "E1005",
+                format!("`{name}[...]` is called but is no lookup table"),
+                span,
+                "not a lookup table",
+            ));
+        };
+        if !unreadable {
+            self.check_subscripts(name, &dimensions, &subscripts, start)?;
+        }
+        self.pos += 1;
+        let args = self.arguments(&key)?;
+        let span = self.span_from(start);
+        if args.len() != 1 {
+            return Err(self.error(
+                "E1005",
+                format!("the lookup table `{name}` takes 1 argument, given {}", args.len()),
+                span,
+                "wrong number of arguments",
+            ));
+        }
+        Ok(Expr {
+            span,
+            kind: ExprKind::Call {
+                function: Function::SubscriptedLookup(key, subscripts.into_iter().map(|(s, _)| s).collect()),
+                args,
+            },
+        })
     }
 
     /// `ELMCOUNT(dim)`: the number of elements of a dimension, known when the file is read.
@@ -478,8 +528,29 @@ impl<'a> Parser<'a> {
             };
             return Err(self.error("E1004", message, name_span, "no variable of this name"));
         };
+        let dimensions = dimensions.clone();
+        self.check_subscripts(name, &dimensions, &subscripts, start)?;
+        Ok(Expr {
+            span,
+            kind: ExprKind::Variable {
+                name: key,
+                subscripts: subscripts.into_iter().map(|(s, _)| s).collect(),
+            },
+        })
+    }
+
+    /// Checks that `subscripts` fit the `dimensions` of the variable or table `name`: as many
+    /// as it has, each an element, a range or a wildcard of the dimension at its place.
+    fn check_subscripts(
+        &mut self,
+        name: &str,
+        dimensions: &[String],
+        subscripts: &[(Subscript, Span)],
+        start: usize,
+    ) -> Parsed<()> {
         if subscripts.len() != dimensions.len() {
             let count = dimensions.len();
+            let span = self.span_from(start);
             return Err(self.error(
                 "E1006",
                 format!(
@@ -505,13 +576,7 @@ impl<'a> Parser<'a> {
                 return Err(self.error("E1006", message, *at, "subscripts do not fit"));
             }
         }
-        Ok(Expr {
-            span,
-            kind: ExprKind::Variable {
-                name: key,
-                subscripts: subscripts.into_iter().map(|(s, _)| s).collect(),
-            },
-        })
+        Ok(())
     }
 
     /// The arguments of a call, after its `(`, through its `)`.

@@ -9,6 +9,7 @@ use eqm_sd::vensim::read;
 
 mod run;
 mod suite;
+mod values;
 
 const FILE: FileId = FileId(0);
 
@@ -271,8 +272,13 @@ fn each_error_is_reported_at_its_line_and_column() {
             ),
         ),
         (
-            "x = 1 :AND: :NA: ~~|\n",
-            ("E1002", 1, 13, "Vensim's `:NA:` value is not supported"),
+            "x = GET TIME VALUE(2, 0, 0) ~~|\n",
+            (
+                "E1002",
+                1,
+                5,
+                "Vensim's `GET TIME VALUE` is supported only for the current time in the model's units (relativeto 0 and measure 0, written as numbers)",
+            ),
         ),
     ];
     for (source, (code, line, col, message)) in cases {

@@ -335,3 +335,228 @@ fn an_array_of_stocks_starting_at_one_number_starts_each_element_there() {
     let want = expected.iter().sum::<f64>() / 3.0;
     assert!((mean - want).abs() <= 1e-12 * want, "{mean} vs {want}");
 }
+
+/// Vensim's `:NA:` is the finite value -2^109: a variable that takes it holds it exactly from
+/// `Time > 5` on (DT = 1), and the test `v = :NA:` finds it there.
+#[test]
+fn vensim_na_is_a_finite_value_that_a_test_finds() {
+    let text = mdl(
+        &[
+            "v = IF THEN ELSE(Time > 5, :NA:, Time)",
+            "missing = IF THEN ELSE(v = :NA:, 1, 0)",
+        ],
+        10.0,
+        1.0,
+    );
+    let result = run("na.mdl", &text);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"));
+    let (v, missing) = (column("v"), column("missing"));
+    assert_eq!(v.len(), 11);
+    let na = -(2.0f64.powi(109));
+    for k in 0..11 {
+        let t = k as f64;
+        assert_eq!(v[k], if t > 5.0 { na } else { t }, "v at {t}");
+        assert_eq!(missing[k], if t > 5.0 { 1.0 } else { 0.0 }, "the test at {t}");
+    }
+}
+
+/// Each element of an arrayed lookup table is a table of its own: `t[A]` is the line through
+/// (0,0) and (10,10), so `y[A] = Time`; `t[B]`'s points, written out of order, are (0,5),
+/// (1,3), (2,1), so `y[B] = 5 - 2 Time` up to 2 and 1 after it (the last value held);
+/// `z = t[B](0.5) = 4`. `GET TIME VALUE(0, offset, 0)` is `Time + offset` (the dimension's
+/// element number in the offset: 1, 2, 3).
+#[test]
+fn vensim_arrayed_lookup_tables_and_get_time_value() {
+    let text = mdl(
+        &[
+            "d: A, B",
+            "t[A]((0,0),(10,10))",
+            "t[B]((2,1),(0,5),(1,3))",
+            "y[d] = t[d](Time)",
+            "z = t[B](0.5)",
+            "e: E1, E2, E3",
+            "g[e] = GET TIME VALUE(0, (e - 2) * 10, 0)",
+        ],
+        3.0,
+        0.5,
+    );
+    let result = run("lookups.mdl", &text);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"));
+    let (ya, yb, z) = (column("y[A]"), column("y[B]"), column("z"));
+    assert_eq!(ya.len(), 7);
+    for k in 0..7 {
+        let t = 0.5 * k as f64;
+        assert!((ya[k] - t).abs() <= 1e-12, "y[A] at {t}: {}", ya[k]);
+        let expected = if t <= 2.0 { 5.0 - 2.0 * t } else { 1.0 };
+        assert!((yb[k] - expected).abs() <= 1e-12, "y[B] at {t}: {}", yb[k]);
+        assert!((z[k] - 4.0).abs() <= 1e-12, "z at {t}: {}", z[k]);
+        for (i, element) in ["E1", "E2", "E3"].into_iter().enumerate() {
+            let g = column(&format!("g[{element}]"))[k];
+            let expected = t + (i as f64 - 1.0) * 10.0;
+            assert!((g - expected).abs() <= 1e-12, "g[{element}] at {t}: {g}");
+        }
+    }
+}
+
+/// Vensim's `DELAY N` of a delay time that changes: the `k`-th stage drains at the delay time
+/// of `k - 1` steps before. With DT = 1, order 2, input `Time`, initial value 1 and delay time
+/// `T(t) = 2 + STEP(2, 3)`, the stages start at `1*T(0)/2 = 1` and follow Euler's recurrence
+/// `L1 += t - L1/(T(t)/2)`, `L2 += L1/(T(t)/2) - L2/(T(t-1)/2)` (`T(-1) = T(0)`), the output
+/// being `L2/(T(t-1)/2)`; a stage drained at the present delay time would differ from `t = 3`.
+#[test]
+fn vensim_delay_n_stages_keep_the_delay_time_they_were_given() {
+    let text = mdl(
+        &[
+            "delay time = 2 + STEP(2, 3)",
+            "delayed = DELAY N(Time, delay time, 1, 2)",
+        ],
+        10.0,
+        1.0,
+    );
+    let result = run("delay_n.mdl", &text);
+    let delayed = result.column("delayed").expect("a column");
+    assert_eq!(delayed.len(), 11);
+    let time_at = |t: f64| if t >= 3.0 { 4.0 } else { 2.0 };
+    let (mut l1, mut l2) = (1.0, 1.0);
+    for (k, got) in delayed.iter().enumerate() {
+        let t = k as f64;
+        let (now, before) = (time_at(t), time_at((t - 1.0).max(0.0)));
+        let out1 = l1 / (now / 2.0);
+        let out2 = l2 / (before / 2.0);
+        assert!((got - out2).abs() <= 1e-12, "DELAY N at {t}: {got} instead of {out2}");
+        l1 += t - out1;
+        l2 += out1 - out2;
+    }
+}
+
+/// `INVERT MATRIX`: the inverse of `[4, 7; 2, 6]` is `[6, -7; -2, 4]/10`; the inverse of each
+/// 3 by 3 matrix `m3[s]` times the matrix is the identity; a matrix that changes,
+/// `[Time + 2, 1; 1, 1]` of determinant `Time + 1`, has the inverse `[1, -1; -1, Time + 2]/(Time + 1)`.
+#[test]
+fn vensim_invert_matrix_gives_the_inverse_of_each_matrix() {
+    let text = mdl(
+        &[
+            "d: A, B",
+            "d1: A, B",
+            "r: h, m, l",
+            "c: h, m, l",
+            "s: S1, S2",
+            "m[d, d1] = 4, 7; 2, 6;",
+            "inverse[d, d1] = INVERT MATRIX(m[d, d1], 2)",
+            "m3[S1, r, c] = 3, 0, 2; 2, 0, -2; 0, 1, 1;",
+            "m3[S2, r, c] = 1, 0, 5; 2, 1, 5; 3, 4, 0;",
+            "inverse3[s, r, c] = INVERT MATRIX(m3[s, r, c], 3)",
+            "tm[A, A] = Time + 2",
+            "tm[A, B] = 1",
+            "tm[B, A] = 1",
+            "tm[B, B] = 1",
+            "inverse time[d, d1] = INVERT MATRIX(tm[d, d1], 2)",
+        ],
+        2.0,
+        0.5,
+    );
+    let result = run("invert.mdl", &text);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"));
+    for (element, expected) in [("A,A", 0.6), ("A,B", -0.7), ("B,A", -0.2), ("B,B", 0.4)] {
+        let got = column(&format!("inverse[{element}]"))[0];
+        assert!((got - expected).abs() <= 1e-12, "inverse[{element}]: {got}");
+    }
+    let names = ["h", "m", "l"];
+    for s in ["S1", "S2"] {
+        for (p, row) in names.iter().enumerate() {
+            for (q, col) in names.iter().enumerate() {
+                let product: f64 = names
+                    .iter()
+                    .map(|k| column(&format!("m3[{s},{row},{k}]"))[0] * column(&format!("inverse3[{s},{k},{col}]"))[0])
+                    .sum();
+                let identity = if p == q { 1.0 } else { 0.0 };
+                assert!(
+                    (product - identity).abs() <= 1e-12,
+                    "{s}: (M M^-1)[{row},{col}] = {product}"
+                );
+            }
+        }
+    }
+    let times = result.time().to_vec();
+    for (element, numerator) in [("A,A", 1.0), ("A,B", -1.0), ("B,A", -1.0)] {
+        for (k, got) in column(&format!("inverse time[{element}]")).iter().enumerate() {
+            let expected = numerator / (times[k] + 1.0);
+            assert!(
+                (got - expected).abs() <= 1e-12,
+                "inverse time[{element}] at {}: {got}",
+                times[k]
+            );
+        }
+    }
+    for (k, got) in column("inverse time[B,B]").iter().enumerate() {
+        let expected = (times[k] + 2.0) / (times[k] + 1.0);
+        assert!(
+            (got - expected).abs() <= 1e-12,
+            "inverse time[B,B] at {}: {got}",
+            times[k]
+        );
+    }
+}
+
+/// `VECTOR SELECT` over `sel = (1, 0, 2)` and `x = (3, 5, 4)` selects A and C: the weighted
+/// sum 1*3 + 2*4 = 11, product 3*8 = 24, minimum 3, maximum 8, mean 5.5, the product of
+/// `x^sel` 3*16 = 48, and unweighted sum 7, product 12, minimum 3, maximum 4, mean 3.5 (actions
+/// 0 to 10, chosen by `Time` during the run with DT = 1); nothing selected gives the missing
+/// value -1; a selection over two dimensions reduces the `!` one for each element of the other.
+#[test]
+fn vensim_vector_select_reduces_the_selected_elements() {
+    let text = mdl(
+        &[
+            "d: A, B, C",
+            "e: E1, E2",
+            "sel[d] = 1, 0, 2",
+            "x[d] = 3, 5, 4",
+            "zeros[d] = 0, 0, 0",
+            "m[d, e] = 1, 0; 0, 1; 1, 1;",
+            "by action = VECTOR SELECT(sel[d!], x[d!], -1, Time, 0)",
+            "weighted max = VECTOR SELECT(sel[d!], x[d!], -1, 3, 0)",
+            "none = VECTOR SELECT(zeros[d!], x[d!], -1, 0, 0)",
+            "per column[e] = VECTOR SELECT(m[d!, e], x[d!], -1, 6, 0)",
+        ],
+        10.0,
+        1.0,
+    );
+    let result = run("vector_select.mdl", &text);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"));
+    let expected = [11.0, 24.0, 3.0, 8.0, 5.5, 48.0, 7.0, 12.0, 3.0, 4.0, 3.5];
+    let by_action = column("by action");
+    assert_eq!(by_action.len(), 11);
+    for (k, want) in expected.iter().enumerate() {
+        assert_eq!(by_action[k], *want, "action {k}");
+    }
+    assert_eq!(column("weighted max")[0], 8.0);
+    assert_eq!(column("none")[0], -1.0);
+    assert_eq!(column("per column[E1]")[0], 7.0);
+    assert_eq!(column("per column[E2]")[0], 9.0);
+}
+
+/// `VECTOR SELECT` over `d!` in an equation over `d` pairs its arguments' elements in a way
+/// the importer does not know: `E1002`, never a guess.
+#[test]
+fn vensim_vector_select_over_a_dimension_of_its_equation_is_named() {
+    let text = mdl(
+        &[
+            "d: A, B",
+            "s[d] = 1, 1",
+            "x[d] = 1, 2",
+            "y[d] = VECTOR SELECT(s[d!], x[d!], 0, 0, 0)",
+        ],
+        1.0,
+        1.0,
+    );
+    let mut session = Session::with_source_bytes(vec![("vs.mdl".to_string(), text.into_bytes())], &[], None);
+    assert!(session.compile(None, &ModelOptions::default()).is_none());
+    assert!(
+        session
+            .diagnostics()
+            .iter()
+            .any(|d| d.code == "E1002" && d.message.contains("VECTOR SELECT")),
+        "{}",
+        session.render_diagnostics(false)
+    );
+}

@@ -258,6 +258,21 @@ impl<'f> Run<'f> {
                 }
             }
             ExprKind::Call {
+                function: Function::SubscriptedLookup(name, subscripts),
+                args,
+            } => {
+                let x = self.eval(&args[0], binding, depth + 1)?;
+                let tuple = subscripts
+                    .iter()
+                    .map(|s| self.resolve(s, binding))
+                    .collect::<Result<Tuple, Skip>>()?;
+                let table = *self.variables.get(name).ok_or(Skip)?;
+                match self.equation_for(table, &tuple)? {
+                    Some((Equation::Table(graph), _)) => interpolate(graph, x),
+                    _ => return Err(Skip),
+                }
+            }
+            ExprKind::Call {
                 function: Function::Builtin(b @ (Builtin::Sum | Builtin::Prod | Builtin::Min | Builtin::Max)),
                 args,
             } if args.len() == 1 => self.over_array(*b, &args[0], binding, depth)?,
@@ -470,7 +485,7 @@ impl Run<'_> {
             Builtin::SmoothN => Some((a[2] as usize, true, a[1], a[3])),
             Builtin::Delay1 => Some((1, false, a[1], a.get(2).copied().unwrap_or(a[0]))),
             Builtin::Delay3 => Some((3, false, a[1], a.get(2).copied().unwrap_or(a[0]))),
-            Builtin::DelayN => Some((a[2] as usize, false, a[1], a[3])),
+            Builtin::DelayN | Builtin::DelayNStaged => Some((a[2] as usize, false, a[1], a[3])),
             _ => None,
         };
         if let Some((n, smoothing, time, initial)) = stages {
@@ -482,7 +497,7 @@ impl Run<'_> {
             // The number of stages is fixed when the run starts; for `DELAY N` Vensim lowers it
             // where a stage would be shorter than a time step (the suite's `delay_pipeline`
             // case), not for `DELAY3` (its `arguments` case).
-            let fitting = if b == Builtin::DelayN {
+            let fitting = if matches!(b, Builtin::DelayN | Builtin::DelayNStaged) {
                 ((time / dt) as usize).max(1)
             } else {
                 n
