@@ -30,6 +30,9 @@ pub struct Symbol {
     pub binding: Option<ExprId>,
     pub start: Option<ExprId>,
     pub fixed: Option<bool>,
+    /// The `min` and `max` attributes.
+    pub min: Option<ExprId>,
+    pub max: Option<ExprId>,
     /// For a variable alias elimination removed: its value in terms of the others.
     pub eliminated: Option<ExprId>,
     /// A parameter or constant whose value the flattener used (an array size, a range, a
@@ -79,6 +82,8 @@ impl Symbols {
                 display_unit: v.attributes.display_unit.clone(),
                 start: v.attributes.start,
                 fixed: v.attributes.fixed,
+                min: v.attributes.min,
+                max: v.attributes.max,
                 description: v.description,
                 span: v.span,
                 binding: v.binding,

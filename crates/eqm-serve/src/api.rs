@@ -281,7 +281,16 @@ fn describe(id: &str, model: &Model, warnings: &[json::Diag]) -> Value {
         .filter_map(|p| {
             let value = p.value?;
             let (low, high) = slider_range(value);
+            // A declared bound narrows the slider to the values the model allows.
+            let low = p.min.map_or(low, |min| low.max(min));
+            let high = p.max.map_or(high, |max| high.min(max));
             let mut parameter = json!({ "name": p.name, "value": value, "slider_min": low, "slider_max": high });
+            if let Some(min) = p.min {
+                parameter["min"] = json!(min);
+            }
+            if let Some(max) = p.max {
+                parameter["max"] = json!(max);
+            }
             if let Some(unit) = &p.unit {
                 parameter["unit"] = json!(unit.as_ref());
             }

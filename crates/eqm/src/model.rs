@@ -50,6 +50,10 @@ pub struct ParameterInfo {
     pub structural: bool,
     pub unit: Option<Arc<str>>,
     pub description: Option<Arc<str>>,
+    /// Its `min` and `max` attributes when they are written as numbers (a bound computed
+    /// from other parameters is not given here; the run checks it).
+    pub min: Option<f64>,
+    pub max: Option<f64>,
 }
 
 /// How a run went, with the times of its parts.
@@ -320,6 +324,8 @@ impl Model {
                     structural: symbol.structural,
                     unit: symbol.unit.clone(),
                     description: symbol.description.clone(),
+                    min: symbol.min.and_then(|bound| program.exprs().literal(bound)),
+                    max: symbol.max.and_then(|bound| program.exprs().literal(bound)),
                 }
             })
             .collect()

@@ -26,6 +26,7 @@ mod repl;
 mod result_files;
 mod run;
 mod sd_files;
+mod serve;
 mod strings;
 mod sweep;
 mod system_dynamics;

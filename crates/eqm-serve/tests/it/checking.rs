@@ -135,3 +135,32 @@ async fn compiling_a_model_with_errors_is_422_with_its_diagnostics() {
         .await;
     assert_eq!(absent.status, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_panic_inside_a_job_is_answered_500_and_the_server_goes_on() {
+    // A factory of sessions that panics for one text stands for a fault of EQM in a job.
+    let bench = crate::bench_with(&[("decay.eqm", DECAY)], |config| {
+        let plain = eqm_serve::plain_sessions();
+        config.sessions = std::sync::Arc::new(move |sources: &eqm_serve::Sources| {
+            assert!(!sources.files[0].1.contains("PANIC"), "a fault of the session");
+            plain(sources)
+        });
+    });
+    for uri in ["/api/check", "/api/compile", "/api/explain"] {
+        let reply = bench
+            .call(
+                "POST",
+                uri,
+                Some(json!({ "path": "p.eqm", "text": "model PANIC end PANIC;" })),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::INTERNAL_SERVER_ERROR, "{uri}");
+        let error = reply.json()["error"].as_str().expect("an error").to_string();
+        assert!(
+            error.starts_with("internal error: ") && error.contains("a fault of the session"),
+            "{error}"
+        );
+    }
+    let answer = check(&bench, "decay.eqm", None).await;
+    assert_eq!(answer["ok"], true);
+}

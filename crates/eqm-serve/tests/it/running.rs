@@ -90,17 +90,25 @@ async fn a_parameter_change_runs_without_compiling_again() {
     let x1 = last(&started, "x").1;
     assert!((x1 - 3.0 * (-0.5f64).exp()).abs() < 1e-9, "{x1}");
 
+    // Declared bounds are given and narrow the slider.
+    let bounded = DECAY.replace("k(unit = \"1/s\")", "k(unit = \"1/s\", min = 0.1, max = 0.8)");
+    let compiled = compile(&bench, "bounded.eqm", Some(&bounded)).await;
+    assert_eq!(
+        compiled["parameters"][0],
+        json!({ "name": "k", "value": 0.5, "unit": "1/s", "description": "Decay rate", "min": 0.1, "max": 0.8, "slider_min": 0.1, "slider_max": 0.8 })
+    );
+
     // The same text compiles to the cached model.
     let again = compile(&bench, "decay.eqm", Some(DECAY)).await;
     assert_eq!(again["cached"], true);
     assert_eq!(again["model_id"], id.as_str());
-    assert_eq!(again["compiles"], 1);
+    assert_eq!(again["compiles"], 2);
     let status = bench.call("GET", "/api/status", None).await.json();
     assert_eq!(
         (status["compiles"].clone(), status["runs"].clone()),
-        (json!(1), json!(4))
+        (json!(2), json!(4))
     );
-    assert_eq!(status["models_cached"], 1);
+    assert_eq!(status["models_cached"], 2);
 }
 
 #[tokio::test(flavor = "multi_thread")]
