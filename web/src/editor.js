@@ -3,7 +3,7 @@
 // typing stops). It does not talk to the server by itself: the page gives it the functions.
 
 import { EditorView, basicSetup } from 'codemirror';
-import { EditorState, Compartment, Annotation } from '@codemirror/state';
+import { EditorState, Compartment, Annotation, Prec } from '@codemirror/state';
 import { keymap } from '@codemirror/view';
 import { StreamLanguage, HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { tags } from '@lezer/highlight';
@@ -162,11 +162,11 @@ export function createEditor(parent, hooks) {
           return toCmDiagnostics(v.state.doc, diagnostics, hooks.path());
         }, { delay: 400 }),
         autocompletion({ override: [completionSource(hooks.symbols)], activateOnTyping: true }),
-        keymap.of([
+        Prec.highest(keymap.of([
           { key: 'Mod-s', preventDefault: true, run: () => { hooks.save(); return true; } },
           { key: 'Mod-Enter', preventDefault: true, run: () => { hooks.run(); return true; } },
           indentWithTab,
-        ]),
+        ])),
         readOnly.of(EditorState.readOnly.of(false)),
         EditorView.updateListener.of((update) => {
           if (update.docChanged && !update.transactions.some((t) => t.annotation(loading))) hooks.onChange(update.state.doc.toString());

@@ -45,8 +45,8 @@ export class ExplainView {
     const { graph, sections = [], graph_note: note } = this.data;
     const flat = graph ? `<section class="ex-section"><h3>Flat equations</h3><table class="eq-table"><thead><tr><th></th><th>equation</th><th>origin</th></tr></thead><tbody>${graph.equations.map((e, i) => `<tr><td class="eq-label">${esc(e.label)}</td><td><code>${esc(e.text)}</code></td><td>${e.origin ? `<a href="#" class="origin" data-origin="${esc(e.origin)}">${esc(e.origin)}</a>` : '<span class="muted">generated</span>'}</td></tr>`).join('')}</tbody></table></section>` : '';
     const graphPart = graph ? `<section class="ex-section"><h3>Equation/unknown graph and its colouring</h3>
-        <div class="step-controls"><button class="step-first" title="Start">⏮</button><button class="step-back" title="Back">◀</button>
-          <button class="step-play" title="Play/pause">▶ play</button><button class="step-fwd" title="Forward">▶</button><button class="step-last" title="End">⏭</button>
+        <div class="step-controls"><button class="step-first" title="Start">|◀</button><button class="step-back" title="Back">◀</button>
+          <button class="step-play" title="Play/pause">play</button><button class="step-fwd" title="Forward">▶</button><button class="step-last" title="End">▶|</button>
           <span class="step-counter"></span></div>
         <div class="step-text"></div>
         <div class="graph-svg"></div>
@@ -75,7 +75,7 @@ export class ExplainView {
   play() {
     const n = this.data.graph.steps.length;
     if (this.step >= n) this.setStep(0);
-    this.body.querySelector('.step-play').textContent = '⏸ pause';
+    this.body.querySelector('.step-play').textContent = 'pause';
     this.timer = setInterval(() => {
       if (this.step >= n) this.stop(); else this.setStep(this.step + 1);
     }, 800);
@@ -85,17 +85,17 @@ export class ExplainView {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     const b = this.body && this.body.querySelector('.step-play');
-    if (b) b.textContent = '▶ play';
+    if (b) b.textContent = 'play';
   }
 
   drawGraph() {
     const g = this.data.graph;
     const rowH = 24;
     const n = Math.max(g.equations.length, g.variables.length);
-    const eqTextW = 330;
+    const eqTextW = 300;
     const leftX = 40 + eqTextW;
-    const rightX = leftX + 260;
-    const W = rightX + 260;
+    const rightX = leftX + 180;
+    const W = rightX + 220;
     const H = 30 + n * rowH;
     const eqY = (i) => 30 + i * rowH + (n - g.equations.length) * rowH / 2;
     const varY = (i) => 30 + i * rowH + (n - g.variables.length) * rowH / 2;
@@ -106,7 +106,7 @@ export class ExplainView {
     }).join('');
     const eqs = g.equations.map((e, i) => `<g class="eq" data-label="${esc(e.label)}" data-number=""><title>${esc(e.text)}</title>
         <circle class="num-badge" cx="18" cy="${eqY(i)}" r="10"/><text class="num" x="18" y="${eqY(i) + 4}" text-anchor="middle"></text>
-        <text x="34" y="${eqY(i) + 4}"><tspan class="eq-name">${esc(e.label)}</tspan>  ${esc(shorten(e.text, 44))}</text>
+        <text x="34" y="${eqY(i) + 4}"><tspan class="eq-name">${esc(e.label)}</tspan>  ${esc(shorten(e.text, 40))}</text>
         <circle class="node" cx="${leftX}" cy="${eqY(i)}" r="4"/></g>`).join('');
     const vars = g.variables.map((v, i) => `<g class="var" data-var="${esc(v)}"><circle class="node" cx="${rightX}" cy="${varY(i)}" r="4"/><text x="${rightX + 10}" y="${varY(i) + 4}">${esc(v)}</text></g>`).join('');
     this.body.querySelector('.graph-svg').innerHTML = `<svg xmlns="http://www.w3.org/2000/svg" class="bipartite" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="ui-monospace, monospace" font-size="12">
@@ -151,7 +151,7 @@ export class ExplainView {
     counter.textContent = `step ${this.step} of ${steps.length}`;
     counter.dataset.step = String(this.step);
     counter.dataset.total = String(steps.length);
-    this.body.querySelector('.step-text').textContent = this.step > 0 ? steps[this.step - 1].text : (steps.length ? 'Press ▶ to colour the graph one step at a time.' : 'No colouring steps for this model.');
+    this.body.querySelector('.step-text').textContent = this.step > 0 ? steps[this.step - 1].text : (steps.length ? 'Press forward to colour the graph one step at a time.' : 'No colouring steps for this model.');
   }
 }
 

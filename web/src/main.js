@@ -319,6 +319,7 @@ async function runModel() {
     const result = await runWithRecompile(body);
     state.lastRunBody = body;
     plot.addRun(result, labelFor(changed));
+    countRun();
     message(`${compiled.name}: ${result.rows} rows in ${fmt(result.elapsed_ms, 3)} ms${result.truncated ? ' (truncated at the row limit)' : ''}.`, 'good');
     if (result.warnings && result.warnings.length) setDiagnostics(result.warnings);
     updateCounts(result);
@@ -373,6 +374,7 @@ async function pumpLive() {
         $('#rerun').textContent = `re-run in ${ms.toFixed(1)} ms`;
         $('#rerun').dataset.ms = String(ms);
         updateCounts(result);
+        countRun();
       } catch (error) {
         showError(error, 'Re-run');
       }
@@ -380,6 +382,12 @@ async function pumpLive() {
   } finally {
     state.live.inFlight = false;
   }
+}
+
+// Counts the finished runs on the body (`data-completed-runs`), for tests and scripts.
+let completedRuns = 0;
+function countRun() {
+  document.body.dataset.completedRuns = String(++completedRuns);
 }
 
 function updateCounts(result) {
@@ -398,6 +406,8 @@ $('#cancel').onclick = async () => {
 };
 $('#model').onchange = () => { state.compiled = null; editor.view.dispatch({}); };
 document.addEventListener('keydown', (e) => {
+  // The editor handles its own shortcuts (and marks them handled); these are for the rest.
+  if (e.defaultPrevented) return;
   if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') { e.preventDefault(); runModel(); }
   if ((e.ctrlKey || e.metaKey) && (e.key === 's' || e.key === 'S')) { e.preventDefault(); save(); }
 });
