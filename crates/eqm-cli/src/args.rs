@@ -86,6 +86,25 @@ pub(crate) enum Command {
         /// A package's full name, such as `Modelica.Blocks.Math` or `Mechanics`.
         package: Option<String>,
     },
+    /// Serve the web workbench for the model files of a folder: edit, check, run, plot and
+    /// explain models in a browser. Prints the page's address with its access token; Ctrl-C
+    /// stops it.
+    Serve {
+        /// The folder whose model files are served (default: the current directory).
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// The port (default 8742, or the next free one of the 20 after it; 0 picks any free
+        /// port).
+        #[arg(long, value_name = "N")]
+        port: Option<u16>,
+        /// The address to listen on (default 127.0.0.1). Anyone who can reach another address
+        /// and knows the token can read and write the folder's model files.
+        #[arg(long, value_name = "ADDR")]
+        host: Option<std::net::IpAddr>,
+        /// Open the page in the system's browser.
+        #[arg(long)]
+        open: bool,
+    },
     /// Compare a result with a reference result by the tube method of the Modelica Standard
     /// Library's reference results: each signal must stay inside a tube around the reference
     /// (half-width the tolerance times the signal's range in value, and the tolerance times the

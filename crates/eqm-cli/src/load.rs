@@ -84,6 +84,18 @@ pub(crate) fn load(
             .iter()
             .map(|(name, text)| (name.clone(), text.clone().into_bytes())),
     );
+    Ok(session_of(user, &[], libraries, model))
+}
+
+/// The session of the user files `user` and the library files `library` (each `(name, text)`)
+/// with the library directories of `libraries`, `EQMPATH` and `MODELICAPATH`, the tree cache,
+/// the file reader and the external C linker: what every command on a model works on.
+fn session_of(
+    user: Vec<(String, Vec<u8>)>,
+    library: &[(String, String)],
+    libraries: &[PathBuf],
+    model: Option<&str>,
+) -> Session {
     let eqmpath = std::env::var("EQMPATH").ok();
     let modelicapath = std::env::var("MODELICAPATH").ok();
     let path = eqm::LibraryPath {
@@ -92,11 +104,25 @@ pub(crate) fn load(
         eqm_file_directories: eqm::LibraryPath::eqm_file_directories(eqmpath.as_deref()),
         tree_cache: Some(std::sync::Arc::new(eqm_cc::DiskTreeCache::from_environment())),
     };
-    let mut session = Session::with_libraries(stdlib_replacements(), user, &[], Some(path), model);
+    let mut session = Session::with_libraries(stdlib_replacements(), user, library, Some(path), model);
     // The data files a model names (`readMatrix`) are read from the file system too.
     session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
     session.set_external_linker(external_linker());
-    Ok(session)
+    session
+}
+
+/// The sessions of the web workbench: built from the texts it hands over exactly as `eqm
+/// check FILE` builds its session from the file (a system-dynamics file imported by its
+/// extension).
+pub(crate) fn workbench_sessions() -> eqm_serve::SessionFactory {
+    std::sync::Arc::new(|sources: &eqm_serve::Sources| {
+        let user = sources
+            .files
+            .iter()
+            .map(|(name, text)| (name.clone(), text.clone().into_bytes()))
+            .collect();
+        session_of(user, &sources.library, &[], sources.model.as_deref())
+    })
 }
 
 /// The text of a file, or the usage error (exit 2) of one that cannot be read.

@@ -76,6 +76,7 @@ fn dispatch(cli: Cli) -> ExitCode {
             };
             commands::fmu::main(&model, version, kinds, out.as_deref(), timings)
         }
+        Command::Serve { dir, port, host, open } => commands::serve::main(dir, port, host, open),
         Command::Import { file, out, format } => commands::import::main(&file, out.as_deref(), format),
         Command::Compare(args) => commands::compare::main(&commands::compare::CompareArgs {
             result: &args.result,

@@ -106,7 +106,7 @@ pub use sweep::{Sweep, SweepAxis, SweepError, SweepRun};
 
 pub use eqm_compile::analysis::{Analysis, FormChoice, IndexForm};
 pub use eqm_compile::explain::explain;
-pub use eqm_compile::graphview::{GraphView, TooLarge};
+pub use eqm_compile::graphview::{GraphView, ReplayStep, TooLarge};
 pub use eqm_compile::modes::VariableStructure;
 pub use eqm_diag::source::{FileId, SourceMap, Span};
 pub use eqm_diag::timing::{StageTime, Timings};

@@ -14,4 +14,5 @@ pub(crate) mod import;
 pub(crate) mod library;
 pub(crate) mod repl;
 pub(crate) mod run;
+pub(crate) mod serve;
 pub(crate) mod sweep;

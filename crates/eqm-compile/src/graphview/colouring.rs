@@ -2,7 +2,9 @@
 //! the rule for an equation or unknown with exactly one uncoloured edge, until every equation
 //! has its number or an algebraic loop stops the procedure.
 //!
-//! Input: the graph view's nodes, edges and blocks. Output: the steps as text. It decides
+//! Input: the graph view's nodes, edges and blocks. Output: the steps, each its sentence with
+//! the edges it paints and the equations it numbers (the text of `--steps` is made from the
+//! same steps, so a drawing that replays them cannot disagree with it). It decides
 //! nothing: where the procedure gets stuck it takes the plan's loop as one block.
 
 use super::*;
@@ -109,9 +111,9 @@ impl Colouring {
         self.by_number.insert(number, vec![row]);
     }
 
-    /// Rule 1 (`side` is [`Side::Equation`]) or rule 2 ([`Side::Variable`]) at `node`, with
-    /// the step's description when it applies.
-    pub(super) fn rule(&mut self, view: &GraphView, side: Side, node: usize) -> Option<String> {
+    /// Rule 1 (`side` is [`Side::Equation`]) or rule 2 ([`Side::Variable`]) at `node`: the
+    /// step (its sentence without the step number) when it applies.
+    pub(super) fn rule(&mut self, view: &GraphView, side: Side, node: usize) -> Option<ReplayStep> {
         let (done, open, edges) = match side {
             Side::Equation => (
                 self.numbers[node] != 0,
@@ -162,15 +164,20 @@ impl Colouring {
         } else {
             ""
         };
-        Some(format!(
-            "{near} has one uncoloured edge, to {far}: {eq} solves for {var}, number {number}{highest}{tail}"
-        ))
+        Some(ReplayStep {
+            text: format!(
+                "{near} has one uncoloured edge, to {far}: {eq} solves for {var}, number {number}{highest}{tail}"
+            ),
+            red: vec![edge],
+            blue,
+            numbered: vec![(row, number)],
+        })
     }
 
     /// Takes the first block of the evaluation order that still has unnumbered equations as
     /// one unit: its equations get the lowest free numbers and solve for the unknowns the plan
     /// matched them to.
-    pub(super) fn take_block(&mut self, view: &GraphView) -> Option<String> {
+    pub(super) fn take_block(&mut self, view: &GraphView) -> Option<ReplayStep> {
         let block = view
             .blocks
             .iter()
@@ -182,10 +189,13 @@ impl Colouring {
             .filter(|&r| self.numbers.get(r) == Some(&0))
             .collect();
         let first = self.low;
+        let mut red = Vec::new();
+        let mut numbered = Vec::new();
         for &row in &rows {
             let number = self.low;
             self.low += 1;
             self.numbers[row] = number;
+            numbered.push((row, number));
             if let Some(column) = view.equations[row].solves {
                 self.solves[row] = Some(column);
                 if let Some(done) = self.var_done.get_mut(column) {
@@ -194,8 +204,10 @@ impl Colouring {
                 if let Some(&k) = self.at_equation[row]
                     .iter()
                     .find(|&&k| view.edges[k].variable == column)
+                    && self.colour[k] == Colour::Uncoloured
                 {
                     self.paint(view, k, Colour::Red);
+                    red.push(k);
                 }
             }
         }
@@ -203,13 +215,13 @@ impl Colouring {
         // Every other uncoloured edge of the block's equations and unknowns turns blue: inside
         // the block they are the loop's couplings, outside it they lead to equations that use
         // the block's results.
-        let mut blue = 0;
+        let mut blue = Vec::new();
         for &row in &rows {
             let edges = self.at_equation[row].clone();
-            blue += self.paint_rest_blue(view, &edges).len();
+            blue.extend(self.paint_rest_blue(view, &edges));
             if let Some(column) = view.equations[row].solves {
                 let edges = self.at_variable[column].clone();
-                blue += self.paint_rest_blue(view, &edges).len();
+                blue.extend(self.paint_rest_blue(view, &edges));
             }
         }
         let last = self.low - 1;
@@ -235,8 +247,14 @@ impl Colouring {
                 view.equation_list(&rows)
             )
         };
-        Some(format!(
-            "{what}; the {blue} remaining uncoloured edge(s) at its equations and unknowns turn blue"
-        ))
+        Some(ReplayStep {
+            text: format!(
+                "{what}; the {} remaining uncoloured edge(s) at its equations and unknowns turn blue",
+                blue.len()
+            ),
+            red,
+            blue,
+            numbered,
+        })
     }
 }

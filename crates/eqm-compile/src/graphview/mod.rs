@@ -138,6 +138,24 @@ pub struct Replay {
     /// The equations in replay order, grouped: one group per single equation, one per
     /// algebraic loop taken as a block.
     pub groups: Vec<Vec<usize>>,
+    /// The numbered steps in order, each with the edges it paints: applying them in turn to an
+    /// uncoloured graph colours it as `text` describes (`text` prints each step's `text`).
+    pub steps: Vec<ReplayStep>,
+}
+
+/// One numbered step of the replay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayStep {
+    /// The step's line as `eqm explain --steps` prints it, without its indentation
+    /// (`3. e2 has one uncoloured edge, ...`).
+    pub text: String,
+    /// The edges (indices into [`GraphView::edges`]) the step paints red: the matching.
+    pub red: Vec<usize>,
+    /// The edges the step paints blue.
+    pub blue: Vec<usize>,
+    /// The equations (indices into [`GraphView::equations`]) the step numbers, each with its
+    /// number.
+    pub numbered: Vec<(usize, usize)>,
 }
 
 impl GraphView {
@@ -299,6 +317,7 @@ impl GraphView {
                 numbers: Vec::new(),
                 solves: Vec::new(),
                 groups: Vec::new(),
+                steps: Vec::new(),
             });
         }
         let _ = writeln!(
@@ -331,7 +350,7 @@ impl GraphView {
             let _ = writeln!(out, "  e{} is the {}{computes}", row + 1, eq.text);
         }
 
-        let mut step = 0usize;
+        let mut steps: Vec<ReplayStep> = Vec::new();
         let mut pass = 0usize;
         loop {
             pass += 1;
@@ -343,9 +362,10 @@ impl GraphView {
             ] {
                 let mut lines = Vec::new();
                 for node in 0..count {
-                    if let Some(line) = state.rule(self, side, node) {
-                        step += 1;
-                        lines.push(format!("  {step}. {line}"));
+                    if let Some(mut taken) = state.rule(self, side, node) {
+                        taken.text = format!("{}. {}", steps.len() + 1, taken.text);
+                        lines.push(format!("  {}", taken.text));
+                        steps.push(taken);
                     }
                 }
                 if !lines.is_empty() {
@@ -372,9 +392,10 @@ impl GraphView {
                 self.variable_list(&unknowns)
             );
             match state.take_block(self) {
-                Some(line) => {
-                    step += 1;
-                    let _ = writeln!(out, "  {step}. {line}");
+                Some(mut taken) => {
+                    taken.text = format!("{}. {}", steps.len() + 1, taken.text);
+                    let _ = writeln!(out, "  {}", taken.text);
+                    steps.push(taken);
                 }
                 None => {
                     // A complete plan always has a block left here; without one the replay
@@ -403,6 +424,7 @@ impl GraphView {
             numbers: state.numbers,
             solves: state.solves,
             groups,
+            steps,
         })
     }
 

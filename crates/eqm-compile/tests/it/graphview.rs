@@ -76,6 +76,47 @@ fn assert_valid_order(view: &GraphView, name: &str) {
     }
 }
 
+/// Checks the replay's structured steps against its outcome and its text: applied in order
+/// they colour every edge exactly once (red where the equation solves for the unknown), number
+/// every equation once with the replay's number, and each step's text is a line of the text,
+/// in order.
+fn assert_steps_colour_the_graph(view: &GraphView, name: &str) {
+    let replay = view.replay().unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut painted = vec![0usize; view.edges.len()];
+    let mut numbers = vec![0usize; view.equations.len()];
+    for step in &replay.steps {
+        for &edge in &step.red {
+            painted[edge] += 1;
+            let e = view.edges[edge];
+            assert_eq!(
+                replay.solves[e.equation],
+                Some(e.variable),
+                "{name}: red edge {edge} is not the matching"
+            );
+        }
+        for &edge in &step.blue {
+            painted[edge] += 1;
+        }
+        for &(row, number) in &step.numbered {
+            assert_eq!(numbers[row], 0, "{name}: e{} numbered twice", row + 1);
+            numbers[row] = number;
+        }
+    }
+    assert!(
+        painted.iter().all(|&n| n == 1),
+        "{name}: an edge is coloured {painted:?} times"
+    );
+    assert_eq!(numbers, replay.numbers, "{name}: the steps number as the replay does");
+    let mut lines = replay.text.lines();
+    for step in &replay.steps {
+        let line = format!("  {}", step.text);
+        assert!(
+            lines.any(|l| l == line),
+            "{name}: the text lacks, or misorders, `{line}`"
+        );
+    }
+}
+
 #[test]
 fn steps_of_the_spring_mass_example() {
     let view = view_of("spring_mass.eqm", &example("spring_mass.eqm"), true);
@@ -193,6 +234,7 @@ fn every_example_replays_to_a_valid_evaluation_order() {
             };
             let view = GraphView::new(&analysis);
             assert_valid_order(&view, &format!("{name} (keep aliases: {keep_aliases})"));
+            assert_steps_colour_the_graph(&view, &format!("{name} (keep aliases: {keep_aliases})"));
             replayed += 1;
         }
     }

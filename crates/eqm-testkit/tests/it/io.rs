@@ -20,6 +20,15 @@ use crate::source::{SourceFile, Token, group_members, is_path_sep, matching, rep
 /// runtime of an exported FMU, which reads the model's sources from the FMU's resources.
 const AT_THE_EDGE: [&str; 4] = ["eqm-cli", "eqm-testkit", "eqm-cc", "eqm-fmu"];
 
+/// The crates allowed the file system but not the environment or processes: `eqm-serve`, the
+/// web workbench, a front end at the edge like the binary, which lists, reads and writes the
+/// model files of the one folder it serves (below that folder only) and gets everything else
+/// (library directories, environment) from the binary through its configuration.
+const FILES_ONLY: [&str; 1] = ["eqm-serve"];
+
+/// The IO paths a crate of [`FILES_ONLY`] may use.
+const FILE_PATHS: [&str; 3] = ["std::fs", "read_dir", "File"];
+
 /// The paths whose use is IO, as tokens without `::` (`std fs` for `std::fs`).
 const IO_PATHS: [&[&str]; 5] = [
     &["std", "fs"],
@@ -28,6 +37,12 @@ const IO_PATHS: [&[&str]; 5] = [
     &["File"],
     &["env", "var"],
 ];
+
+/// Whether `file` is product code of a crate allowed only the file system.
+fn is_files_only(file: &SourceFile) -> bool {
+    let rest = file.path.strip_prefix("crates/").unwrap_or("");
+    FILES_ONLY.contains(&rest.split_once('/').map_or(rest, |(krate, _)| krate))
+}
 
 /// Whether `file` is product code of a crate below the CLI.
 fn is_checked(file: &SourceFile) -> bool {
@@ -111,6 +126,7 @@ pub fn violations(files: &[SourceFile]) -> Vec<String> {
         .flat_map(|f| {
             io_uses(f)
                 .into_iter()
+                .filter(move |(what, _)| !(is_files_only(f) && FILE_PATHS.contains(&what.as_str())))
                 .map(move |(what, line)| format!("{}: {what}", f.at(line)))
         })
         .collect()
@@ -149,4 +165,13 @@ fn io_in_code_is_found_and_io_in_comments_strings_and_tests_is_not() {
     assert!(violations(&[cli]).is_empty());
     let loader = SourceFile::parse("crates/eqm-cc/src/lib.rs".into(), text);
     assert!(violations(&[loader]).is_empty());
+    // The workbench may use the file system, but not the environment or processes.
+    let server = SourceFile::parse("crates/eqm-serve/src/files.rs".into(), text);
+    assert_eq!(
+        violations(&[server]),
+        [
+            "crates/eqm-serve/src/files.rs:2: std::env",
+            "crates/eqm-serve/src/files.rs:7: env::var"
+        ]
+    );
 }
