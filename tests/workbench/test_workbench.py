@@ -167,12 +167,11 @@ def test_colouring_replay_numbers_like_explain_steps(page, server):
     page.click(".step-back")
     assert page.get_attribute(".step-counter", "data-step") == str(count - 1)
     assert "" in numbers().values()
-    # An origin of a flat equation jumps the editor to its source line.
-    origin = page.query_selector("a.origin")
-    if origin is not None:
-        line = int(origin.get_attribute("data-origin").split(":")[-2])
-        origin.click()
-        assert editor_line(page) == line
+    # The origin of e1 (a component equation of `mass`) jumps the editor to the declaration.
+    source = (server.root / "spring_mass.eqm").read_text().splitlines()
+    declared = next(i + 1 for i, line in enumerate(source) if line.lstrip().startswith("Mass mass("))
+    page.click(".eq-table tr:first-child a.origin")
+    assert editor_line(page) == declared
 
 
 def test_diagram_box_jumps_to_declaration(page, server):

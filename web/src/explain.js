@@ -6,10 +6,12 @@
 import { esc } from './api.js';
 
 export class ExplainView {
-  constructor(root, { load, jump }) {
+  constructor(root, { load, jump, jumpLine, findDeclaration }) {
     this.root = root;
     this.load = load;
     this.jump = jump;
+    this.jumpLine = jumpLine;
+    this.findDeclaration = findDeclaration;
     this.step = 0;
     this.timer = null;
     root.innerHTML = `
@@ -43,7 +45,8 @@ export class ExplainView {
 
   render() {
     const { graph, sections = [], graph_note: note } = this.data;
-    const flat = graph ? `<section class="ex-section"><h3>Flat equations</h3><table class="eq-table"><thead><tr><th></th><th>equation</th><th>origin</th></tr></thead><tbody>${graph.equations.map((e, i) => `<tr><td class="eq-label">${esc(e.label)}</td><td><code>${esc(e.text)}</code></td><td>${e.origin ? `<a href="#" class="origin" data-origin="${esc(e.origin)}">${esc(e.origin)}</a>` : '<span class="muted">generated</span>'}</td></tr>`).join('')}</tbody></table></section>` : '';
+    const comments = originComments(this.data.text || '');
+    const flat = graph ? `<section class="ex-section"><h3>Flat equations</h3><table class="eq-table"><thead><tr><th></th><th>equation</th><th>origin</th></tr></thead><tbody>${graph.equations.map((e) => `<tr><td class="eq-label">${esc(e.label)}</td><td><code>${esc(e.text)}</code></td><td>${this.originCell(e, comments.get(e.label))}</td></tr>`).join('')}</tbody></table></section>` : '';
     const graphPart = graph ? `<section class="ex-section"><h3>Equation/unknown graph and its colouring</h3>
         <div class="step-controls"><button class="step-first" title="Start">|◀</button><button class="step-back" title="Back">◀</button>
           <button class="step-play" title="Play/pause">play</button><button class="step-fwd" title="Forward">▶</button><button class="step-last" title="End">▶|</button>
@@ -57,7 +60,8 @@ export class ExplainView {
       const a = e.target.closest('.origin');
       if (!a) return;
       e.preventDefault();
-      this.jump(a.dataset.origin);
+      if (a.dataset.line) this.jumpLine(+a.dataset.line);
+      else this.jump(a.dataset.origin);
     };
     if (graph) {
       this.step = 0;
@@ -70,6 +74,18 @@ export class ExplainView {
       q('.step-play').onclick = () => (this.timer ? this.stop() : this.play());
       this.setStep(0);
     }
+  }
+
+  // An origin with a source position links to it; otherwise the explanation's comment (the
+  // component or connection set the equation came from) links to the component's declaration
+  // when the open text declares it.
+  originCell(equation, comment) {
+    if (equation.origin) return `<a href="#" class="origin" data-origin="${esc(equation.origin)}">${esc(equation.origin)}</a>`;
+    if (!comment) return '<span class="muted">generated</span>';
+    const component = /^([A-Za-z_]\w*)(?:\.|\s|$)/.exec(comment.replace(/^unconnected flow /, ''));
+    const line = component ? this.findDeclaration(component[1]) : null;
+    if (line) return `<a href="#" class="origin" data-line="${line}" title="line ${line}">${esc(comment)}</a>`;
+    return `<span class="muted">${esc(comment)}</span>`;
   }
 
   play() {
@@ -153,6 +169,13 @@ export class ExplainView {
     counter.dataset.total = String(steps.length);
     this.body.querySelector('.step-text').textContent = this.step > 0 ? steps[this.step - 1].text : (steps.length ? 'Press forward to colour the graph one step at a time.' : 'No colouring steps for this model.');
   }
+}
+
+// The comment `eqm explain` prints after each matched equation (`e1: ...  // mass (Pkg.Mass)`).
+function originComments(text) {
+  const out = new Map();
+  for (const m of text.matchAll(/^\s+(e\d+): .*?  \/\/ (.*)$/gm)) if (!out.has(m[1])) out.set(m[1], m[2]);
+  return out;
 }
 
 function shorten(text, n) {

@@ -118,6 +118,14 @@ async function jumpToFileLine(file, line, col) {
   editor.jumpTo(line, col);
 }
 
+// The line of the open text that declares the component `name` (`Type name(...)`), if any.
+function findDeclaration(name) {
+  const pattern = new RegExp(`^\\s*(?:(?:inner|outer|parameter|constant|input|output|flow|discrete|final|replaceable)\\s+)*[A-Za-z_][\\w.]*(?:\\[[^\\]]*\\])?\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b\\s*(?:[([;"=]|$)`);
+  const lines = editor.text().split('\n');
+  const index = lines.findIndex((line) => pattern.test(line) && !/^\s*(model|block|connector|record|package|function|type|class|end|equation|algorithm)\b/.test(line));
+  return index >= 0 ? index + 1 : null;
+}
+
 function jumpToOrigin(origin) {
   const m = /^(.*):(\d+):(\d+)$/.exec(origin);
   if (m) jumpToFileLine(m[1], +m[2], +m[3]);
@@ -429,6 +437,8 @@ const model = () => ({ path: state.path, text: editor.text(), model: selectedMod
 const explain = new ExplainView($('#explain'), {
   load: (opts) => (state.path ? api.explain({ ...model(), ...opts }) : null),
   jump: jumpToOrigin,
+  jumpLine: (line) => editor.jumpTo(line, 1),
+  findDeclaration,
 });
 const diagram = new DiagramView($('#diagram'), {
   load: () => (state.path ? api.diagram(model()) : null),
@@ -456,7 +466,8 @@ async function start() {
   setDiagnostics([]);
   try {
     const status = await api.status();
-    const methods = status.methods || ['auto'];
+    // `auto` (the server's default) comes first and is chosen.
+    const methods = ['auto', ...(status.methods || []).filter((m) => m !== 'auto')];
     $('#set-method').innerHTML = methods.map((m) => `<option value="${esc(m === 'auto' ? '' : m)}">${esc(m)}</option>`).join('');
     analyze.setMethods(methods);
     $('#counts').textContent = `compiles ${status.compiles} · runs ${status.runs}`;
