@@ -108,7 +108,7 @@ export class ExplainView {
     const g = this.data.graph;
     const rowH = 24;
     const n = Math.max(g.equations.length, g.variables.length);
-    const eqTextW = 300;
+    const eqTextW = 340;
     const leftX = 40 + eqTextW;
     const rightX = leftX + 180;
     const W = rightX + 220;
@@ -125,7 +125,7 @@ export class ExplainView {
         <text x="34" y="${eqY(i) + 4}"><tspan class="eq-name">${esc(e.label)}</tspan>  ${esc(shorten(e.text, 40))}</text>
         <circle class="node" cx="${leftX}" cy="${eqY(i)}" r="4"/></g>`).join('');
     const vars = g.variables.map((v, i) => `<g class="var" data-var="${esc(v)}"><circle class="node" cx="${rightX}" cy="${varY(i)}" r="4"/><text x="${rightX + 10}" y="${varY(i) + 4}">${esc(v)}</text></g>`).join('');
-    this.body.querySelector('.graph-svg').innerHTML = `<svg xmlns="http://www.w3.org/2000/svg" class="bipartite" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="ui-monospace, monospace" font-size="12">
+    this.body.querySelector('.graph-svg').innerHTML = `<svg xmlns="http://www.w3.org/2000/svg" class="bipartite" width="${W}" height="${H}" style="max-width: 100%; height: auto" viewBox="0 0 ${W} ${H}" font-family="ui-monospace, monospace" font-size="12">
       <text x="34" y="16" class="col-head">equations</text><text x="${rightX + 10}" y="16" class="col-head">unknowns</text>${edges}${eqs}${vars}</svg>`;
   }
 
