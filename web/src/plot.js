@@ -10,6 +10,7 @@ import { esc, fmt } from './api.js';
 const PALETTE = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#65a30d', '#4b5563', '#9333ea'];
 const DASHES = [[], [6, 4], [2, 3], [10, 3, 2, 3]];
 const MAX_RUNS = 8;
+const PRESELECTED = 8;
 
 export class PlotView {
   constructor(root, { onCsv }) {
@@ -65,7 +66,9 @@ export class PlotView {
   setModel(variables, plotted) {
     this.variables = variables.map((v) => v.name);
     this.runs = [];
-    this.selected = new Set((plotted && plotted.length ? plotted : this.variables.slice(0, 4)).filter((n) => this.variables.includes(n) || true));
+    // The model's plotted variables are preselected, at most PRESELECTED of them: a model with
+    // thousands of states would otherwise draw (and transfer on every re-run) all of them.
+    this.selected = new Set((plotted && plotted.length ? plotted : this.variables).slice(0, PRESELECTED));
     this.xVar = 'time';
     this.xSelect.innerHTML = ['time', ...this.variables].map((n) => `<option value="${esc(n)}">${esc(n)}</option>`).join('');
     this.renderVars();
