@@ -243,3 +243,22 @@ def test_missing_token_gives_401(chromium, server):
     except urllib.error.HTTPError as error:
         assert error.code == 401
         assert "error" in json.loads(error.read())
+
+
+def test_y_over_x_phase_plot(page, server):
+    open_file(page, "spring_mass.eqm")
+    run(page)
+    page.click("#variables .var-none")
+    page.check("#variables input[data-var='mass.v']")
+    page.select_option(".x-var", "mass.flange_b.s")
+    page.wait_for_selector(".plot-area canvas")
+    assert page.inner_text(".plot-legend") == "mass.v"
+    # The phase portrait of s = cos(2t), v = -2 sin(2t) is the ellipse s² + v²/4 = 1: the
+    # axes span at least s in [-1, 1] and v in [-2, 2].
+    x0, x1, y0, y1 = page.evaluate("window.eqmPlot.plot ? ['x', 'y'].flatMap((k) => [window.eqmPlot.plot.scales[k].min, window.eqmPlot.plot.scales[k].max]) : []")
+    assert x0 <= -0.99 and x1 >= 0.99 and y0 <= -1.99 and y1 >= 1.99, (x0, x1, y0, y1)
+    with page.expect_download() as info:
+        page.click(".dl-svg")
+    svg = open(info.value.path()).read()
+    assert ">mass.flange_b.s</text>" in svg and ">mass.v</text>" in svg
+    screenshot(page, "phase")

@@ -152,6 +152,7 @@ export function createEditor(parent, hooks) {
       doc: '',
       extensions: [
         basicSetup,
+        EditorView.lineWrapping,
         eqmLanguage,
         syntaxHighlighting(highlight),
         lintGutter(),

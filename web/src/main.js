@@ -59,8 +59,11 @@ const editor = createEditor($('#editor'), {
   },
   check: async (text) => {
     if (!state.path) return null;
+    const path = state.path;
     try {
-      const answer = await api.check({ path: state.path, text, model: selectedModel() });
+      const answer = await api.check({ path, text, model: selectedModel() });
+      // An answer for a file or text no longer shown is dropped.
+      if (state.path !== path || editor.text() !== text) return null;
       setDiagnostics(answer.diagnostics, answer.ok ? answer.summary : null);
       if (answer.ok) refreshSymbols(text);
       return answer.diagnostics;
@@ -265,6 +268,7 @@ function selectedModel() {
 
 const plot = new PlotView($('#plot'), { onCsv: () => downloadCsv() });
 plot.attachPanels($('#variables'), $('#runs'));
+window.eqmPlot = plot;
 plot.onSvg = (svg) => download(`${state.compiled ? state.compiled.name : 'plot'}.svg`, svg, 'image/svg+xml');
 const params = new ParamsView($('#params'), { onChange: (name, value, t0) => liveRun(t0) });
 
