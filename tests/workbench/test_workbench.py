@@ -262,3 +262,21 @@ def test_y_over_x_phase_plot(page, server):
     svg = open(info.value.path()).read()
     assert ">mass.flange_b.s</text>" in svg and ">mass.v</text>" in svg
     screenshot(page, "phase")
+
+
+def test_api_errors_are_messages(page, server):
+    (server.root / "broken.eqm").write_text(BROKEN_DECAY.replace("Scratch", "Broken"))
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    open_file(page, "broken.eqm")
+    # Running a model with an error: the 422's diagnostics are listed, the message says so.
+    page.click("#run")
+    page.wait_for_selector("#message.error")
+    page.wait_for_selector(".diag.error[data-code='E0205'][data-line='5']")
+    assert page.is_enabled("#run")
+    # A server that cannot be reached is a message too, not a broken page.
+    open_file(page, "decay.eqm")
+    page.route("**/api/run", lambda route: route.abort())
+    page.click("#run")
+    page.wait_for_function("document.querySelector('#message').textContent.includes('cannot be reached')")
+    assert page.is_enabled("#run")
