@@ -46,6 +46,9 @@ fn main() {
     }
     listing.push_str("];\n");
     let target = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("assets.rs");
+    // A target directory copied with hard links shares this file with another checkout's: the
+    // old file is removed first so that writing it never rewrites the other checkout's listing.
+    let _ = fs::remove_file(&target);
     fs::write(&target, listing).expect("OUT_DIR is writable");
 }
 
