@@ -14,7 +14,14 @@ use std::{env, fs};
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let web = manifest.join("../../web");
-    for watched in ["src", "index.html", "package.json", "package-lock.json", "vite.config.js", "public"] {
+    for watched in [
+        "src",
+        "index.html",
+        "package.json",
+        "package-lock.json",
+        "vite.config.js",
+        "public",
+    ] {
         println!("cargo:rerun-if-changed={}", web.join(watched).display());
     }
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("web");
@@ -25,7 +32,9 @@ fn main() {
     let mut files = Vec::new();
     collect(&out, &out, &mut files);
     files.sort();
-    let mut listing = String::from("/// Every file of the page's bundle: path below the root, media type, bytes.\npub(crate) static ASSETS: &[(&str, &str, &[u8])] = &[\n");
+    let mut listing = String::from(
+        "/// Every file of the page's bundle: path below the root, media type, bytes.\npub(crate) static ASSETS: &[(&str, &str, &[u8])] = &[\n",
+    );
     for relative in &files {
         let absolute = out.join(relative);
         listing.push_str(&format!(
@@ -51,7 +60,11 @@ fn needs_install(web: &Path) -> bool {
 }
 
 fn npm(web: &Path, args: &[&str], out: &Path) {
-    let status = Command::new("npm").args(args).current_dir(web).env("EQM_WEB_OUT", out).status();
+    let status = Command::new("npm")
+        .args(args)
+        .current_dir(web)
+        .env("EQM_WEB_OUT", out)
+        .status();
     match status {
         Ok(status) if status.success() => {}
         Ok(status) => panic!("`npm {}` in {} failed ({status})", args.join(" "), web.display()),
