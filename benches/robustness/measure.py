@@ -6,7 +6,7 @@ run under a 4 GiB address-space limit (`ulimit -v 4194304`), as a user with such
 
 Usage: measure.py [--eqm PATH] [--timeout S] [SHAPE[=N,N,...] ...]
   e.g. measure.py neural=16,32,64,128,256 packages=30000 nested_ifs=10000,100000
-  `msl` checks Modelica.Electrical.Digital.Examples.FourBitBinaryAdder of the library in
+  `msl` checks Modelica.Electrical.Spice3.Examples.Spice3BenchmarkFourBitBinaryAdder of the library in
   $MSL (default /work/shared/msl, the directory that holds Modelica/).
 
 Timings on a shared machine are indicative only; no test asserts them.
@@ -46,7 +46,7 @@ def msl_dir() -> str:
 def command(eqm: str, shape: str, n: int, path: str) -> list:
     if shape == "msl":
         return [eqm, "check", "--library", msl_dir(), "--model",
-                "Modelica.Electrical.Digital.Examples.FourBitBinaryAdder"]
+                "Modelica.Electrical.Spice3.Examples.Spice3BenchmarkFourBitBinaryAdder"]
     if shape == "nested_ifs":
         return [eqm, "run", path, "--model", "M", "--stop", "1e-4",
                 "--out", os.path.join(os.path.dirname(path), "out.csv")]

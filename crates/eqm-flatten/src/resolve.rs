@@ -120,10 +120,16 @@ pub struct ClassTable<'a> {
     /// scopes made that most of flattening a large circuit. The table does not change while it
     /// answers, and what a lookup records (the classes it reached or asked to read) a repeat
     /// would record again, so a remembered answer is the answer.
-    answers: RefCell<FxHashMap<(ClassId, LookupKind), FxHashMap<Box<str>, Result<TypeRef, LookupError>>>>,
+    answers: RefCell<FxHashMap<(ClassId, LookupKind), ByName<Answer>>>,
     /// The answers of [`ClassTable::member_class`] asked from outside a lookup, likewise.
-    members: RefCell<FxHashMap<ClassId, FxHashMap<Box<str>, Option<ClassId>>>>,
+    members: RefCell<FxHashMap<ClassId, ByName<Option<ClassId>>>>,
 }
+
+/// What a lookup answers.
+type Answer = Result<TypeRef, LookupError>;
+
+/// Remembered answers of one scope, by the (dotted) name asked for.
+type ByName<T> = FxHashMap<Box<str>, T>;
 
 /// Which of the table's lookups an answer in [`ClassTable::answers`] is of.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

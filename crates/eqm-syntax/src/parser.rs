@@ -222,7 +222,7 @@ fn push_class_contents<'t>(class: &'t ClassDef, stack: &mut Vec<BlockNode<'t>>) 
         match section {
             Section::Elements { elements, .. } => {
                 let nested = elements.iter().rev().filter_map(|element| match element {
-                    Element::Class(def) => Some(BlockNode::Class(&**def)),
+                    Element::Class(def) => Some(BlockNode::Class(def)),
                     _ => None,
                 });
                 stack.extend(nested);
