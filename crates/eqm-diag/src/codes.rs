@@ -227,6 +227,12 @@ pub static CODES: &[CodeInfo] = &[
         "Classes nested more than 1000 levels deep (a class inside a class inside a class, and so on)",
     ),
     code(
+        "E0113",
+        Error,
+        Syntax,
+        "Equations or statements nested more than 50000 levels deep in if, for, when and while blocks",
+    ),
+    code(
         "E0201",
         Error,
         Names,

@@ -8,6 +8,7 @@
 //! which knows the instances; this module deliberately knows nothing about instances or values.
 
 use eqm_diag::Diagnostic;
+use eqm_ir::expr::FxHashMap;
 use eqm_ir::flat::ScalarType;
 use eqm_syntax::ast;
 use std::cell::RefCell;
@@ -113,6 +114,28 @@ pub struct ClassTable<'a> {
     requested: RefCell<BTreeSet<String>>,
     /// Which classes a lookup found, by id (grown on demand); see [`ClassTable::innermost_reached`].
     reached: RefCell<Vec<bool>>,
+    /// The answers of the lookups the flattener asked for, by scope, kind and dotted name. A
+    /// name is looked up again for every instance and call that uses it, and each lookup walks
+    /// the enclosing classes and what they inherit; the Modelica Standard Library's deep
+    /// scopes made that most of flattening a large circuit. The table does not change while it
+    /// answers, and what a lookup records (the classes it reached or asked to read) a repeat
+    /// would record again, so a remembered answer is the answer.
+    answers: RefCell<FxHashMap<(ClassId, LookupKind), ByName<Answer>>>,
+    /// The answers of [`ClassTable::member_class`] asked from outside a lookup, likewise.
+    members: RefCell<FxHashMap<ClassId, ByName<Option<ClassId>>>>,
+}
+
+/// What a lookup answers.
+type Answer = Result<TypeRef, LookupError>;
+
+/// Remembered answers of one scope, by the (dotted) name asked for.
+type ByName<T> = FxHashMap<Box<str>, T>;
+
+/// Which of the table's lookups an answer in [`ClassTable::answers`] is of.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum LookupKind {
+    Name,
+    Base,
 }
 
 /// The margin of the bound on nested lookup calls. A lookup nests a few calls per class of an
@@ -189,6 +212,9 @@ impl<'a> ClassTable<'a> {
             }
             self.unloaded.entry(owner).or_default().insert(name.to_string());
         }
+        // An answer given before may have been "not found" where a class is now known unread.
+        self.answers.get_mut().clear();
+        self.members.get_mut().clear();
     }
 
     /// The dotted names of the unread library classes lookups reached since the last call.
@@ -304,6 +330,24 @@ impl<'a> ClassTable<'a> {
 
     /// A nested class of `class` or of a class it extends.
     pub fn member_class(&self, class: ClassId, name: &str, depth: usize) -> Option<ClassId> {
+        // Only a search that starts outside every other is remembered: inside one, the classes
+        // being searched (`searching`) and the depth can change the answer.
+        if depth > 0 || !self.searching.borrow().is_empty() {
+            return self.search_member_class(class, name, depth);
+        }
+        if let Some(&answer) = self.members.borrow().get(&class).and_then(|m| m.get(name)) {
+            return answer;
+        }
+        let answer = self.search_member_class(class, name, depth);
+        self.members
+            .borrow_mut()
+            .entry(class)
+            .or_default()
+            .insert(name.into(), answer);
+        answer
+    }
+
+    fn search_member_class(&self, class: ClassId, name: &str, depth: usize) -> Option<ClassId> {
         if depth > self.max_lookup_depth() {
             return None;
         }
@@ -338,18 +382,71 @@ impl<'a> ClassTable<'a> {
 
     /// Resolves a class name used inside `scope`.
     pub fn lookup(&self, scope: ClassId, name: &ast::Name) -> Result<TypeRef, LookupError> {
-        self.lookup_from(scope, name, 0, false)
+        self.remembered(scope, LookupKind::Name, name, || {
+            self.lookup_from(scope, name, 0, false)
+        })
     }
 
     /// Resolves a simple (undotted) class name used inside `scope`, without building a name.
     pub fn lookup_simple(&self, scope: ClassId, ident: &str) -> Option<TypeRef> {
-        self.lookup_first(scope, ident, 0, false)
+        if !self.searching.borrow().is_empty() {
+            return self.lookup_first(scope, ident, 0, false);
+        }
+        let key = (scope, LookupKind::Name);
+        if let Some(&answer) = self.answers.borrow().get(&key).and_then(|m| m.get(ident)) {
+            return answer.ok();
+        }
+        let answer = self.lookup_first(scope, ident, 0, false);
+        // A simple name that is not found is `NotFound` at its first part, as `lookup` says.
+        let remembered = answer.ok_or(LookupError::NotFound { resolved_parts: 0 });
+        self.answers
+            .borrow_mut()
+            .entry(key)
+            .or_default()
+            .insert(ident.into(), remembered);
+        answer
     }
 
     /// Resolves the base class of an `extends` clause written in `scope`. Modelica does not look
     /// the base up among the classes `scope` inherits, which also keeps lookup from cycling.
     pub fn lookup_base(&self, scope: ClassId, name: &ast::Name) -> Result<TypeRef, LookupError> {
-        self.lookup_from(scope, name, 0, true)
+        self.remembered(scope, LookupKind::Base, name, || self.lookup_from(scope, name, 0, true))
+    }
+
+    /// The answer of a lookup of `name` from `scope`, from [`ClassTable::answers`] or computed
+    /// by `look` and remembered. Lookups nested in another (while `searching` holds a class)
+    /// are not remembered, as [`ClassTable::member_class`] says.
+    fn remembered(
+        &self,
+        scope: ClassId,
+        kind: LookupKind,
+        name: &ast::Name,
+        look: impl FnOnce() -> Result<TypeRef, LookupError>,
+    ) -> Result<TypeRef, LookupError> {
+        if !self.searching.borrow().is_empty() {
+            return look();
+        }
+        // A simple name is its own key; a dotted one is joined (with a leading `.` when global).
+        let joined;
+        let dotted: &str = match &name.parts[..] {
+            [only] if !name.global => &only.name,
+            parts => {
+                let names: Vec<&str> = parts.iter().map(|p| p.name.as_str()).collect();
+                joined = format!("{}{}", if name.global { "." } else { "" }, names.join("."));
+                &joined
+            }
+        };
+        let key = (scope, kind);
+        if let Some(&answer) = self.answers.borrow().get(&key).and_then(|m| m.get(dotted)) {
+            return answer;
+        }
+        let answer = look();
+        self.answers
+            .borrow_mut()
+            .entry(key)
+            .or_default()
+            .insert(dotted.into(), answer);
+        answer
     }
 
     fn lookup_from(
@@ -492,4 +589,90 @@ pub fn builtin_type(name: &str) -> Option<ScalarType> {
         "String" => ScalarType::String,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eqm_diag::source::{FileId, Span};
+
+    const SOURCE: &str = "
+package A
+  package B
+    model C Real x; end C;
+    model D extends C; model E end E; end D;
+  end B;
+  model F extends B.D; end F;
+  package G
+    import A.B.C;
+    import H = A.B;
+    import A.B.*;
+    model I C c; end I;
+  end G;
+  model Loop1 extends Loop2; end Loop1;
+  model Loop2 extends Loop1; end Loop2;
+  encapsulated package J model K end K; end J;
+end A;
+model C Real y; end C;
+";
+
+    const NAMES: &[&str] = &[
+        "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "Loop1", "Loop2", "Real", "Missing", "A.B.C", "B.D.E",
+        "F.E", "H.D.E", "Loop1.X", "Loop2.E", ".C", ".A.F.E", "A.J.K", "G.I",
+    ];
+
+    fn name(dotted: &str) -> ast::Name {
+        let global = dotted.starts_with('.');
+        let parts = dotted
+            .trim_start_matches('.')
+            .split('.')
+            .map(|part| ast::Ident {
+                name: part.to_string(),
+                span: Span::default(),
+            })
+            .collect();
+        ast::Name {
+            global,
+            parts,
+            span: Span::default(),
+        }
+    }
+
+    /// Every lookup from every scope, asked twice and in both orders, answers what the walk
+    /// without remembered answers gives on a table that has answered nothing.
+    #[test]
+    fn remembered_answers_are_the_answers_of_the_walk() {
+        let (file, diagnostics) = eqm_syntax::parse_file(FileId(0), SOURCE);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let table = ClassTable::build(&[], &[&file]);
+        let fresh = || ClassTable::build(&[], &[&file]);
+        let scopes: Vec<ClassId> = (0..table.classes.len() as u32).map(ClassId).collect();
+        let mut questions: Vec<(ClassId, &str)> = Vec::new();
+        for &scope in &scopes {
+            questions.extend(NAMES.iter().map(|n| (scope, *n)));
+        }
+        let mut found = 0;
+        for order in [false, true, false] {
+            let asked: Vec<(ClassId, &str)> = if order {
+                questions.iter().rev().copied().collect()
+            } else {
+                questions.clone()
+            };
+            for (scope, dotted) in asked {
+                let n = name(dotted);
+                let expected = fresh().lookup_from(scope, &n, 0, false);
+                assert_eq!(table.lookup(scope, &n), expected, "{dotted} from {scope:?}");
+                let base = fresh().lookup_from(scope, &n, 0, true);
+                assert_eq!(table.lookup_base(scope, &n), base, "base {dotted} from {scope:?}");
+                if !dotted.contains('.') {
+                    assert_eq!(table.lookup_simple(scope, dotted), expected.ok(), "{dotted}");
+                    let member = fresh().search_member_class(scope, dotted, 0);
+                    assert_eq!(table.member_class(scope, dotted, 0), member, "{dotted} in {scope:?}");
+                }
+                found += usize::from(expected.is_ok());
+            }
+        }
+        // The questions reach classes through nesting, inheritance, imports and the top level.
+        assert!(found > 3 * scopes.len(), "{found}");
+    }
 }

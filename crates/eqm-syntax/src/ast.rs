@@ -23,6 +23,12 @@ pub const MAX_EXPR_DEPTH: u32 = 1000;
 /// libraries nest a handful of levels.
 pub const MAX_CLASS_DEPTH: usize = 1000;
 
+/// The deepest nesting of equations and statements in if, for, when and while blocks the front
+/// end accepts (E0113 beyond). Every later stage walks these blocks recursively, each level
+/// taking a few frames of the compiler's stack (`stack::COMPILER_STACK_SIZE`), so the bound is
+/// what keeps hostile input from overflowing it; real models nest a handful of levels.
+pub const MAX_BLOCK_DEPTH: usize = 50_000;
+
 /// An identifier with its location.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ident {

@@ -90,6 +90,7 @@ pub fn parse_file(file: FileId, text: &str) -> (StoredDefinition, Vec<Diagnostic
         diagnostics.append(&mut syntax);
         if let Some(stored) = &stored {
             diagnostics.extend(too_deep_class(stored));
+            diagnostics.extend(too_deep_block(stored));
         }
         eqm_diag::sort(&mut diagnostics);
         let stored = stored.unwrap_or_else(|| StoredDefinition {
@@ -134,6 +135,107 @@ fn too_deep_class(stored: &StoredDefinition) -> Option<Diagnostic> {
         }
     }
     None
+}
+
+/// One node of the walk of [`too_deep_block`]: a class, or an equation or statement with its
+/// nesting depth (1 for one written directly in a section).
+enum BlockNode<'t> {
+    Class(&'t ClassDef),
+    Equation(&'t Equation, usize),
+    Statement(&'t Statement, usize),
+}
+
+/// E0113 for the first equation or statement (in the order of the file) nested more than
+/// [`MAX_BLOCK_DEPTH`] levels deep in if, for, when and while blocks, found by an iterative
+/// walk. The later stages walk these blocks recursively, so a bound on their depth is what
+/// keeps the compiler's stack from overflowing, whatever the input.
+fn too_deep_block(stored: &StoredDefinition) -> Option<Diagnostic> {
+    let mut stack: Vec<BlockNode> = stored.classes.iter().rev().map(BlockNode::Class).collect();
+    while let Some(node) = stack.pop() {
+        let (span, depth) = match node {
+            BlockNode::Class(class) => {
+                push_class_contents(class, &mut stack);
+                continue;
+            }
+            BlockNode::Equation(equation, depth) => {
+                if depth <= MAX_BLOCK_DEPTH {
+                    let bodies: Vec<&[Equation]> = match &equation.kind {
+                        EquationKind::If { branches, else_branch } => branches
+                            .iter()
+                            .map(|(_, body)| body.as_slice())
+                            .chain([else_branch.as_slice()])
+                            .collect(),
+                        EquationKind::For { body, .. } => vec![body.as_slice()],
+                        EquationKind::When { branches } => branches.iter().map(|(_, body)| body.as_slice()).collect(),
+                        _ => Vec::new(),
+                    };
+                    let inner = bodies.into_iter().rev().flat_map(|body| body.iter().rev());
+                    stack.extend(inner.map(|e| BlockNode::Equation(e, depth + 1)));
+                }
+                (equation.span, depth)
+            }
+            BlockNode::Statement(statement, depth) => {
+                if depth <= MAX_BLOCK_DEPTH {
+                    let bodies: Vec<&[Statement]> = match &statement.kind {
+                        StatementKind::If { branches, else_branch } => branches
+                            .iter()
+                            .map(|(_, body)| body.as_slice())
+                            .chain([else_branch.as_slice()])
+                            .collect(),
+                        StatementKind::For { body, .. } | StatementKind::While { body, .. } => vec![body.as_slice()],
+                        StatementKind::When { branches } => branches.iter().map(|(_, body)| body.as_slice()).collect(),
+                        _ => Vec::new(),
+                    };
+                    let inner = bodies.into_iter().rev().flat_map(|body| body.iter().rev());
+                    stack.extend(inner.map(|s| BlockNode::Statement(s, depth + 1)));
+                }
+                (statement.span, depth)
+            }
+        };
+        if depth > MAX_BLOCK_DEPTH {
+            // The span of the whole block would cover the rest of the file: point at its start.
+            let start = Span {
+                end: span.start,
+                ..span
+            };
+            return Some(
+                Diagnostic::error(
+                    "E0113",
+                    format!("equations or statements nested too deeply (more than {MAX_BLOCK_DEPTH} levels)"),
+                    start,
+                    "this is nested too deeply",
+                )
+                .with_help("write the conditions as one `if ... elseif ...` chain, or in fewer levels of blocks"),
+            );
+        }
+    }
+    None
+}
+
+/// Pushes the sections of `class` onto the walk of [`too_deep_block`], in reverse, so that
+/// they are popped in the order of the file.
+fn push_class_contents<'t>(class: &'t ClassDef, stack: &mut Vec<BlockNode<'t>>) {
+    let ClassBody::Long { sections, .. } = &class.body else {
+        return;
+    };
+    for section in sections.iter().rev() {
+        match section {
+            Section::Elements { elements, .. } => {
+                let nested = elements.iter().rev().filter_map(|element| match element {
+                    Element::Class(def) => Some(BlockNode::Class(def)),
+                    _ => None,
+                });
+                stack.extend(nested);
+            }
+            Section::Equations { equations, .. } | Section::Invariants { equations, .. } => {
+                stack.extend(equations.iter().rev().map(|e| BlockNode::Equation(e, 1)));
+            }
+            Section::Algorithm { statements, .. } => {
+                stack.extend(statements.iter().rev().map(|s| BlockNode::Statement(s, 1)));
+            }
+            _ => {}
+        }
+    }
 }
 
 /// For each offset in `offsets` (sorted; each a token start or the end of the last token), the

@@ -68,6 +68,9 @@ fn the_cli_reports_hostile_nesting_and_exits_1() {
             "E0110",
         ),
         ("unclosed.eqm", "package P\n".repeat(DEEP), "E0111"),
+        // Beyond the bound on the nesting of blocks (50 000 levels), at once, with no stage
+        // walking the tree.
+        ("ifeq_deep.eqm", nested_if_equations(10 * DEEP), "E0113"),
     ];
     for (name, text, code) in cases {
         expect_error(name, &text, &[], code);

@@ -51,3 +51,48 @@ fn a_class_containing_itself_deep_in_a_chain_is_reported() {
     assert!(out.0, "the model flattened");
     assert!(out.1.contains("E0315"), "{}", out.1);
 }
+
+/// One simple class name means a different class in different scopes (nested, inherited,
+/// imported, at the top level), each used by many instances: the table remembers the answer of
+/// each lookup per scope, so every instance must still get its own scope's class.
+#[test]
+fn a_name_looked_up_many_times_means_its_own_scopes_class() {
+    let copies = 50;
+    let mut text = String::from(
+        "model C Real top = 1; end C;
+package P
+  model C Real nested = 2; end C;
+  model UsesNested C c; end UsesNested;
+end P;
+package Q
+  import R = P;
+  model UsesImported R.C c; end UsesImported;
+  model Base model C Real inherited = 3; end C; end Base;
+  model UsesInherited extends Base; C c; end UsesInherited;
+end Q;
+model UsesTop C c; end UsesTop;
+model M1
+",
+    );
+    for i in 0..copies {
+        text.push_str(&format!(
+            "  P.UsesNested n{i}; Q.UsesImported m{i}; Q.UsesInherited h{i}; UsesTop t{i};\n"
+        ));
+    }
+    text.push_str("end M1;\n");
+    let flat = flatten(text);
+    let mut names: Vec<&str> = flat.variables.iter().map(|v| v.name.as_str()).collect();
+    names.sort_unstable();
+    let mut expected: Vec<String> = (0..copies)
+        .flat_map(|i| {
+            [
+                format!("n{i}.c.nested"),
+                format!("m{i}.c.nested"),
+                format!("h{i}.c.inherited"),
+                format!("t{i}.c.top"),
+            ]
+        })
+        .collect();
+    expected.sort_unstable();
+    assert_eq!(names, expected);
+}

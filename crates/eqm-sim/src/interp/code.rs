@@ -19,6 +19,22 @@ pub(super) enum Code {
     Run { start: u32, result: u32 },
 }
 
+/// Several expressions compiled as one unit ([`Compiler::shared_expressions`]): running the
+/// code from `start` leaves each value where its [`SharedValue`] says.
+#[derive(Debug, Clone)]
+pub(super) struct Shared {
+    pub(super) start: u32,
+    pub(super) values: Vec<SharedValue>,
+}
+
+/// Where one value of a [`Shared`] unit is after its code ran.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum SharedValue {
+    Const(f64),
+    Load(Slot),
+    Register(u32),
+}
+
 /// One operation of the register code. Registers are relative to the current frame.
 #[derive(Debug, Clone)]
 pub(super) enum Op {
@@ -254,6 +270,31 @@ impl<'a> Compiler<'a> {
         Ok(Code::Run { start, result })
     }
 
+    /// Model-level expressions as one unit that computes each node they share once (the
+    /// partial derivatives of a row share the derivative of its outer function, so compiled
+    /// one by one, n^2 partials of rows of n terms would take n^3 operations). Their values stay
+    /// in registers until the next evaluation; see [`Shared`]. Each node is evaluated by the same
+    /// operation as in a unit of its own, so the values are the same bit for bit.
+    pub(super) fn shared_expressions(&mut self, roots: &[ExprId]) -> CompileResult<Shared> {
+        self.floor = 0;
+        self.locals = None;
+        self.forget_since(0);
+        self.next = self.floor;
+        let start = self.here();
+        let mut values = Vec::with_capacity(roots.len());
+        for &e in roots {
+            let value = match (self.arena.literal(e), self.arena.get(e)) {
+                (Some(value), _) => SharedValue::Const(value),
+                (None, Node::Var(v)) => SharedValue::Load(self.slot(*v)?),
+                (None, Node::Time) => SharedValue::Load(Slot::Time),
+                _ => SharedValue::Register(self.walk(e)?),
+            };
+            values.push(value);
+        }
+        self.emit(Op::Return);
+        Ok(Shared { start, values })
+    }
+
     /// Compiles `root` into the current code and returns its register. Registers from `floor`
     /// on are reused by the next root: values do not live from one root to the next.
     pub(super) fn root(&mut self, root: ExprId) -> CompileResult<u32> {
@@ -261,6 +302,12 @@ impl<'a> Compiler<'a> {
         // its capacity, which one huge expression can make large for every small one after it.
         self.forget_since(0);
         self.next = self.floor;
+        self.walk(root)
+    }
+
+    /// Compiles `root` after what the current root has compiled, reusing the registers of the
+    /// nodes it already computed, and returns its register.
+    fn walk(&mut self, root: ExprId) -> CompileResult<u32> {
         self.tasks.clear();
         self.tasks.push(Task::Visit(root));
         while let Some(task) = self.tasks.pop() {

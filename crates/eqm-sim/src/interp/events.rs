@@ -113,14 +113,13 @@ impl Interpreter<'_> {
         }
         // The register code evaluates them when there is no native code, and locates a
         // failure of native code the same way.
-        for (value, partial) in code.values.iter_mut().zip(&code.partials) {
-            *value = self.m.eval(*partial, &mut mem).map_err(|f| EvalFailure {
+        self.m
+            .eval_shared(&code.partials, &mut mem, &mut code.values)
+            .map_err(|f| EvalFailure {
                 time: mem.t,
                 kind: self.fault(f),
                 site: FailureSite::Call,
-            })?;
-        }
-        Ok(())
+            })
     }
 
     /// Evaluates zero-crossing function `k` alone (register code: one expression), at the point

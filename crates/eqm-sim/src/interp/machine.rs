@@ -255,6 +255,19 @@ impl Machine {
     }
 
     /// Evaluates one compiled expression.
+    /// Runs a [`Shared`] unit once and writes its values into `out`, in order.
+    pub(super) fn eval_shared(&mut self, shared: &Shared, mem: &mut Mem, out: &mut [f64]) -> Result<(), Fault> {
+        self.run(shared.start, mem)?;
+        for (o, value) in out.iter_mut().zip(&shared.values) {
+            *o = match *value {
+                SharedValue::Const(value) => value,
+                SharedValue::Load(slot) => mem.read(slot),
+                SharedValue::Register(r) => self.regs[r as usize],
+            };
+        }
+        Ok(())
+    }
+
     pub(super) fn eval(&mut self, code: Code, mem: &mut Mem) -> Result<f64, Fault> {
         match code {
             Code::Const(value) => Ok(value),

@@ -174,7 +174,8 @@ struct Tables {
 /// What the interpreter keeps for the symbolic Jacobian.
 #[derive(Clone)]
 struct JacobianCode {
-    partials: Vec<Code>,
+    /// The partial derivatives as one unit, which computes what they share once.
+    partials: code::Shared,
     values: Vec<f64>,
     tangents: jacobian::Tangents,
 }

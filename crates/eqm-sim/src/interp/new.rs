@@ -61,12 +61,7 @@ impl<'p> Interpreter<'p> {
             .map_err(internal)?;
         let jacobian = match program.jacobian() {
             Some(j) => Some(Box::new(JacobianCode {
-                partials: j
-                    .partials
-                    .iter()
-                    .map(|e| c.expression(*e))
-                    .collect::<CompileResult<Vec<_>>>()
-                    .map_err(internal)?,
+                partials: c.shared_expressions(&j.partials).map_err(internal)?,
                 values: vec![0.0; j.partials.len()],
                 tangents: jacobian::Tangents::new(j, program.layout().states, program.layout().work),
             })),
@@ -174,14 +169,15 @@ fn rhs_steps(c: &mut Compiler, program: &ExecProgram) -> Result<RhsCode, Diagnos
                 if b.residuals.len() != b.tearing.len() {
                     return Err(internal("a loop with more residuals than tearing unknowns".to_string()));
                 }
+                let partials: Vec<ExprId> = match &b.jacobian {
+                    Some(j) => j.inner.iter().chain(&j.residuals).flatten().map(|(_, e)| *e).collect(),
+                    None => Vec::new(),
+                };
+                let partials = c.shared_expressions(&partials).map_err(internal)?;
                 let mut codes = |list: &mut dyn Iterator<Item = ExprId>| -> Result<Vec<Code>, Diagnostic> {
                     list.map(|e| c.expression(e))
                         .collect::<CompileResult<_>>()
                         .map_err(internal)
-                };
-                let partials = match &b.jacobian {
-                    Some(j) => codes(&mut j.inner.iter().chain(&j.residuals).flatten().map(|(_, e)| *e))?,
-                    None => Vec::new(),
                 };
                 let inner_codes = codes(&mut b.inner.iter().map(|a| a.value))?;
                 let residuals = codes(&mut b.residuals.iter().map(|(r, _)| *r))?;

@@ -388,7 +388,8 @@ pub(super) struct LoopCode {
     pub(super) tearing: Vec<Slot>,
     pub(super) inner: Vec<(Slot, Code)>,
     pub(super) residuals: Vec<Code>,
-    pub(super) partials: Vec<Code>,
+    /// The partial derivatives as one unit, which computes what they share once.
+    pub(super) partials: Shared,
     pub(super) untorn: Vec<Code>,
 }
 
@@ -419,9 +420,7 @@ impl LoopProblem for InterpretedLoop<'_, '_> {
     }
 
     fn partials(&mut self, out: &mut [f64]) -> Result<(), SolveError> {
-        for (d, code) in out.iter_mut().zip(&self.code.partials) {
-            *d = self.m.eval(*code, self.mem)?;
-        }
+        self.m.eval_shared(&self.code.partials, self.mem, out)?;
         Ok(())
     }
 

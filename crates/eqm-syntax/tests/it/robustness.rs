@@ -2,13 +2,14 @@
 //!
 //! The contract under test (the crate root, `src/lib.rs`): parsing never panics and never overflows
 //! the stack; broken input gives diagnostics whose spans lie inside the file. Expression depth is
-//! bounded by the parser (E0106); nesting of classes, equations and statements is not, so tests
-//! that build such trees run on the compiler's large stack, as the CLI does.
+//! bounded by the parser (E0106), and so are the nesting of classes (E0112) and of equations and
+//! statements (E0113); trees just below those bounds are still deep, so tests that build them
+//! run on the compiler's large stack, as the CLI does.
 
 use crate::models::*;
 use eqm_diag::source::{FileId, SourceMap};
 use eqm_diag::{self as diag, Diagnostic};
-use eqm_syntax::ast::{BinaryOp, Expr, ExprKind, MAX_CLASS_DEPTH, StoredDefinition};
+use eqm_syntax::ast::{BinaryOp, Expr, ExprKind, MAX_BLOCK_DEPTH, MAX_CLASS_DEPTH, StoredDefinition};
 use eqm_syntax::lexer::Lexer;
 use eqm_syntax::normalize::normalize_file;
 use eqm_syntax::with_compiler_stack;
@@ -214,9 +215,8 @@ fn first_equation_rhs(ast: &StoredDefinition) -> &Expr {
         .expect("the generated model has a simple equation")
 }
 
-/// Nested blocks are not bounded (real models nest a few levels, and a bound would be
-/// arbitrary), so they must parse, print and compare on the compiler stack; classes are, at
-/// `MAX_CLASS_DEPTH` levels (see the next test).
+/// Nested blocks far below `MAX_BLOCK_DEPTH` (which real models never come near) must parse,
+/// print and compare on the compiler stack; classes are bounded at `MAX_CLASS_DEPTH` levels.
 #[test]
 fn deeply_nested_blocks_parse_on_the_compiler_stack() {
     with_compiler_stack(|| {
@@ -648,6 +648,38 @@ fn classes_nested_too_deeply_are_rejected_once() {
                 if depth == MAX_CLASS_DEPTH { "M" } else { "P1000" },
                 "depth {depth}"
             );
+        }
+    });
+}
+
+/// One level of blocks more than `MAX_BLOCK_DEPTH` is E0113, once, at the start of the first
+/// equation or statement too deep; a tree exactly `MAX_BLOCK_DEPTH` deep is accepted. The walk
+/// that finds it is iterative, so a far deeper file is reported the same way.
+#[test]
+fn blocks_nested_too_deeply_are_rejected_once() {
+    with_compiler_stack(|| {
+        // `nested_if_equations(d)` is d ifs around `x = 1`, which is at depth d + 1.
+        let (_, diagnostics) = parse_checked(&nested_if_equations(MAX_BLOCK_DEPTH - 1));
+        assert!(diagnostics.is_empty(), "{:?}", codes(&diagnostics));
+        // `nested_when_statements(d)` alternates d whiles and d whens, 2d levels around `x := 1`:
+        // one more pair puts the while at depth MAX_BLOCK_DEPTH + 1 (the bound is even).
+        let too_deep = [
+            (nested_if_equations(MAX_BLOCK_DEPTH), "x = 1;"),
+            (nested_if_equations(2 * MAX_BLOCK_DEPTH), "if c then"),
+            (nested_for_loops(MAX_BLOCK_DEPTH + 1), "for i in"),
+            (nested_when_statements(MAX_BLOCK_DEPTH / 2 + 1), "while true"),
+        ];
+        for (text, first_too_deep) in too_deep {
+            let (_, diagnostics) = parse_checked(&text);
+            assert_eq!(codes(&diagnostics), ["E0113"], "{first_too_deep}");
+            let span = diagnostics[0].primary_span().expect("a located diagnostic");
+            let at = &text[span.start as usize..];
+            assert!(at.starts_with(first_too_deep), "{first_too_deep}: {:?}", &at[..20]);
+            // It is the equation or statement at depth MAX_BLOCK_DEPTH + 1: as many blocks open
+            // before it as the bound allows.
+            let opens_block = |line: &&str| ["if ", "for ", "while ", "when "].iter().any(|k| line.starts_with(k));
+            let opened_blocks = text[..span.start as usize].lines().filter(opens_block).count();
+            assert_eq!(opened_blocks, MAX_BLOCK_DEPTH, "{first_too_deep}");
         }
     });
 }
