@@ -167,11 +167,12 @@ def test_colouring_replay_numbers_like_explain_steps(page, server):
     page.click(".step-back")
     assert page.get_attribute(".step-counter", "data-step") == str(count - 1)
     assert "" in numbers().values()
-    # The origin of e1 (a component equation of `mass`) jumps the editor to the declaration.
+    # The origin of e1 (the first equation of the class `Mass`, instantiated as `mass`) jumps
+    # the editor to the line where that equation is written.
     source = (server.root / "spring_mass.eqm").read_text().splitlines()
-    declared = next(i + 1 for i, line in enumerate(source) if line.lstrip().startswith("Mass mass("))
+    written = next(i + 1 for i, line in enumerate(source) if line.strip() == "flange_a.s = flange_b.s;")
     page.click(".eq-table tr:first-child a.origin")
-    assert editor_line(page) == declared
+    assert editor_line(page) == written
 
 
 def test_diagram_box_jumps_to_declaration(page, server):

@@ -76,11 +76,12 @@ export class ExplainView {
     }
   }
 
-  // An origin with a source position links to it; otherwise the explanation's comment (the
-  // component or connection set the equation came from) links to the component's declaration
+  // The explanation's comment (the component or connection set the equation came from)
+  // links to where the equation is written (its origin: the line in the component's class, or
+  // the `connect`); a row without an origin links the comment to the component's declaration
   // when the open text declares it.
   originCell(equation, comment) {
-    if (equation.origin) return `<a href="#" class="origin" data-origin="${esc(equation.origin)}">${esc(equation.origin)}</a>`;
+    if (equation.origin) return `<a href="#" class="origin" data-origin="${esc(equation.origin)}" title="${esc(equation.origin)}">${esc(comment || equation.origin)}</a>`;
     if (!comment) return '<span class="muted">generated</span>';
     const component = /^([A-Za-z_]\w*)(?:\.|\s|$)/.exec(comment.replace(/^unconnected flow /, ''));
     const line = component ? this.findDeclaration(component[1]) : null;

@@ -12,7 +12,7 @@ use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
 use axum::response::Response;
 use eqm::analyze::AnalyzeOptions;
-use eqm::{GraphView, ModelOptions, RunError, Session};
+use eqm::{GraphView, ModelOptions, RunError, Session, SourceMap};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -57,7 +57,7 @@ pub(crate) async fn explain(
         };
         let view = GraphView::new(&analysis);
         let (graph, note) = match view.replay() {
-            Ok(replay) => (graph_json(&view, &replay), Value::Null),
+            Ok(replay) => (graph_json(&view, &replay, session.source_map()), Value::Null),
             Err(too_large) => (Value::Null, json!(too_large.to_string())),
         };
         let (svg, note) = match view.svg() {
@@ -101,14 +101,15 @@ pub(crate) fn sections(text: &str) -> Vec<Value> {
 }
 
 /// The graph of the answer with the replay's steps.
-fn graph_json(view: &GraphView, replay: &eqm::pipeline::compile::graphview::Replay) -> Value {
+fn graph_json(view: &GraphView, replay: &eqm::pipeline::compile::graphview::Replay, sources: &SourceMap) -> Value {
     let equations: Vec<Value> = view
         .equations
         .iter()
         .map(|e| {
             json!({
                 "label": e.label, "text": e.text, "sort": e.sort, "solves": e.solves,
-                "in_loop": e.in_loop, "algorithm": e.algorithm, "origin": Value::Null,
+                "in_loop": e.in_loop, "algorithm": e.algorithm,
+                "origin": e.span.map(|span| sources.location(span)),
             })
         })
         .collect();

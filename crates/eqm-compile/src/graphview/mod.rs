@@ -26,6 +26,7 @@ use crate::analysis::Analysis;
 use crate::dae::Dae;
 use crate::events::Hybrid;
 use crate::plan::{Block, Plan, Unknown, unknown_name};
+use eqm_diag::source::Span;
 use eqm_ir::expr::{ExprArena, ExprId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Write as _};
@@ -73,6 +74,9 @@ pub struct EquationNode {
     pub in_loop: bool,
     /// Whether this row stands for an output of an algorithm section rather than an equation.
     pub algorithm: bool,
+    /// Where the equation is written: in a component's class, or the `connect` that made a
+    /// connection equation (none for an algorithm row).
+    pub span: Option<Span>,
 }
 
 /// An edge: `equation` (index into `equations`) contains `variable` (index into `variables`).
@@ -273,6 +277,7 @@ impl GraphView {
                 solves: solves[row],
                 in_loop: in_loop[row],
                 algorithm: row >= dae.equations.len(),
+                span: dae.equations.get(row).map(|eq| eq.span),
             })
             .collect();
         GraphView {

@@ -64,6 +64,22 @@ async fn explain_of_the_spring_mass_numbers_all_eleven_equations() {
         .collect();
     let expected_labels: Vec<String> = (1..=11).map(|k| format!("e{k}")).collect();
     assert_eq!(labels, expected_labels);
+    // Each equation's origin is the line it is written on: e1 the first equation of the class
+    // `Mass`, e8 (equal positions of mass and spring) the first `connect`.
+    let line_of = |written: &str| {
+        let line = text
+            .lines()
+            .position(|l| l.trim() == written)
+            .expect("written in the example")
+            + 1;
+        let column = text.lines().nth(line - 1).map_or(0, |l| l.len() - l.trim_start().len()) + 1;
+        format!("spring_mass.eqm:{line}:{column}")
+    };
+    assert_eq!(graph["equations"][0]["origin"], line_of("flange_a.s = flange_b.s;"));
+    assert_eq!(
+        graph["equations"][7]["origin"],
+        line_of("connect(mass.flange_b, spring.flange_a);")
+    );
     // The steps number every equation once, 1 to 11, and paint every edge once.
     let edges = graph["edges"].as_array().expect("edges").len();
     let mut numbered = BTreeSet::new();
