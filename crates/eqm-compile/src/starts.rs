@@ -14,6 +14,14 @@
 //! between runs changes it without compiling again. Variables read inside an operator such as
 //! `pre` or `der`, and `time`, are left as they are: the executable program rejects them with
 //! `E0603`.
+//!
+//! A fixed start value (`fixed = true`) of a continuous-time Real variable is, by Modelica's
+//! rule, the initial equation `x = start expression` with the variables it reads at their
+//! initial values. Where each variable read holds its own start value at the start (a fixed
+//! start value itself, or a discrete variable) both readings agree and the rewritten start
+//! value is used; where one does not (a variable an equation defines, `Real y0 = 1 + time`),
+//! this pass adds that initial equation, marks the start value as free, and keeps the
+//! rewritten expression as the first guess only.
 
 use crate::dae::{Dae, VarKind};
 use eqm_diag::Diagnostic;
@@ -93,6 +101,10 @@ pub fn resolve<S>(dae: &mut Dae<S>) -> Result<(), Vec<Diagnostic>> {
     dae.start_readers = readers;
     let (order, left) = eqm_structural::order::dependency_order(&before);
     for k in order {
+        let (v, reads) = &dependent[k];
+        if reads.iter().any(|u| !holds_its_start_value(dae, *u)) {
+            fixed_start_as_initial_equation(dae, *v);
+        }
         rewrite(dae, dependent[k].0);
     }
     let cyclic: Vec<VarId> = left.into_iter().map(|k| dependent[k].0).collect();
@@ -100,6 +112,60 @@ pub fn resolve<S>(dae: &mut Dae<S>) -> Result<(), Vec<Diagnostic>> {
         None => Ok(()),
         Some(&first) => Err(vec![cycle(dae, first, &cyclic)]),
     }
+}
+
+/// Whether the initial value of `u` is its start value whatever the equations say: a
+/// continuous-time Real variable with a fixed start value, or a discrete variable (whose value
+/// before the first event is its start value). Any other variable read by a fixed start value
+/// makes that start value an initial equation, since its value at the start is the
+/// initialization's to find.
+fn holds_its_start_value<S>(dae: &Dae<S>, u: VarId) -> bool {
+    let var = dae.flat.var(u);
+    match dae.kind(u) {
+        VarKind::Discrete => true,
+        VarKind::State | VarKind::Algebraic => var.ty == ScalarType::Real && var.attributes.fixed == Some(true),
+        VarKind::Parameter | VarKind::Constant => true,
+    }
+}
+
+/// Turns the fixed start value of the continuous-time Real variable `v` into the initial
+/// equation `v = start expression` (its variables at their initial values), and frees the start
+/// value, which stays the first guess. Expressions with an operator such as `pre` keep the
+/// general treatment, which rejects them.
+fn fixed_start_as_initial_equation<S>(dae: &mut Dae<S>, v: VarId) {
+    let var = dae.flat.var(v);
+    let continuous = matches!(dae.kind(v), VarKind::State | VarKind::Algebraic) && var.ty == ScalarType::Real;
+    let (Some(start), Some(true)) = (var.attributes.start, var.attributes.fixed) else {
+        return;
+    };
+    if !continuous || has_opaque(&dae.flat.exprs, start) {
+        return;
+    }
+    let span = var.span;
+    let lhs = dae.flat.exprs.var(v);
+    dae.initial_equations.push(crate::dae::Equation {
+        lhs,
+        rhs: start,
+        origin: crate::dae::Origin::FixedStart { var: v },
+        span,
+    });
+    dae.flat.variables[v.0 as usize].attributes.fixed = Some(false);
+}
+
+/// Whether `e` contains an operator call whose arguments do not stand for their values.
+fn has_opaque(arena: &ExprArena, e: ExprId) -> bool {
+    let mut seen = eqm_ir::symbolic::FxHashSet::default();
+    let mut stack = vec![e];
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        if is_opaque(arena, id) {
+            return true;
+        }
+        stack.extend(arena.children(id));
+    }
+    false
 }
 
 /// Replaces the variables `v`'s start expression reads with their start values, which are

@@ -180,3 +180,23 @@ fn the_flat_model_shows_the_start_expression() {
         .print();
     assert!(flat.contains("start = 2*y0"), "{flat}");
 }
+
+#[test]
+fn a_fixed_start_value_reading_a_variable_an_equation_defines_uses_its_initial_value() {
+    // Modelica's fixed start value is the initial equation x = 2*y0 with y0 at its initial value
+    // 1 + 0 = 1 (not y0's default start value 0): x(0) = 2, x(1) = 2 e^-1; z(0) = x(0) + 1 = 3
+    // through a chain.
+    let text = "model V
+      Real y0 = 1 + time;
+      Real x(start = y0*2, fixed = true);
+      Real z(start = x + 1, fixed = true);
+    equation
+      der(x) = -x;
+      der(z) = 0;
+    end V;";
+    let result = compile(text).simulate(&settings(1.0)).expect("runs");
+    assert!((result.value_at("x", 0.0).unwrap() - 2.0).abs() < 1e-12);
+    assert!((result.final_value("z").unwrap() - 3.0).abs() < 1e-12);
+    let x = result.final_value("x").unwrap();
+    assert!((x - 2.0 * (-1.0f64).exp()).abs() < 1e-6, "x(1) = {x}");
+}
