@@ -212,6 +212,7 @@ fn attribute(tag: &str, name: &str) -> Option<String> {
             .replace("&lt;", "<")
             .replace("&gt;", ">")
             .replace("&quot;", "\"")
+            .replace("&apos;", "'")
             .replace("&#39;", "'")
             .replace("&amp;", "&"),
     )

@@ -99,7 +99,9 @@ impl RunSettings {
                     "give a larger interval (--interval on the command line overrides this one), or raise the limit with --max-rows",
                 ),
             ))),
-            _ => usage(format!("{message} (--max-rows raises the limit)")),
+            // Every front end names its own way to raise the limit (`--max-rows`, `max_rows=`), so
+            // the message says what to change rather than how.
+            _ => usage(format!("{message}: choose a larger output interval or raise the limit of rows")),
         }
     }
 

@@ -183,3 +183,17 @@ async fn the_decays_eigenvalue_is_minus_k() {
         .await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_stock_and_flow_diagram_names_the_files_variables() {
+    let text = example("sd/teacup.xmile");
+    let bench = bench(&[("teacup.xmile", &text)]);
+    let answer = check(&bench, "/api/diagram", "teacup.xmile", json!({})).await;
+    assert_eq!(answer["kind"], "stocks");
+    let elements = answer["elements"].as_array().expect("elements");
+    // The SVG writes the quotes of a name with spaces as `&apos;`; the elements give the name
+    // itself, and each is found among the diagram's components (so it has a line).
+    let names: BTreeSet<&str> = elements.iter().filter_map(|e| e["name"].as_str()).collect();
+    assert!(names.contains("'Teacup Temperature'"), "{names:?}");
+    assert!(elements.iter().all(|e| e["line"].as_u64().is_some()), "{elements:?}");
+}
