@@ -18,7 +18,7 @@ pub mod vensim;
 pub mod xmile;
 
 use eqm_diag::Diagnostic;
-use eqm_diag::source::FileId;
+use eqm_diag::source::{FileId, Span};
 
 /// The format of a system-dynamics file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -83,6 +83,9 @@ pub struct Imported {
     /// The result columns: each the variable's name in the `.eqm` model and its name as the
     /// file writes it.
     pub columns: Vec<(String, String)>,
+    /// Where each declared name of the model comes from in the file (a diagram's box links
+    /// to the variable's definition through it).
+    pub origins: Vec<(String, Span)>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -105,6 +108,7 @@ pub fn import(file: FileId, file_name: &str, text: &str, format: Format) -> Impo
         text: None,
         model: String::new(),
         columns: Vec::new(),
+        origins: Vec::new(),
         diagnostics,
     };
     let Some(sd) = sd else {
@@ -120,6 +124,7 @@ pub fn import(file: FileId, file_name: &str, text: &str, format: Format) -> Impo
             text: Some(e.text),
             model: e.model,
             columns: e.columns,
+            origins: e.origins,
             diagnostics,
         },
         None => failed(diagnostics),

@@ -179,6 +179,9 @@ pub struct Session {
     /// name, the file it was imported from: an exported FMU carries that file, so that its
     /// runtime imports it again exactly as this session did.
     pub(crate) imported_from: Vec<(String, FileId)>,
+    /// For each such file, by its name, where each name it declares comes from in the
+    /// imported file: a diagram's boxes point there rather than into the generated text.
+    pub(crate) imported_origins: Vec<(String, std::collections::HashMap<String, eqm_diag::source::Span>)>,
     /// The data files the file reader read, by the path asked for, with their texts.
     data_files_read: Arc<DataFilesRead>,
 }
@@ -516,7 +519,7 @@ impl Session {
             self.sources.diagram(chosen.as_deref(), &options.flatten_options())
         });
         self.take_stage_diagnostics();
-        diagram
+        diagram.map(|d| self.with_imported_origins(d))
     }
 
     /// Flattens `model`, analyses it, builds its executable programs and solves its

@@ -14,6 +14,7 @@
 
 use crate::ir::{Definition, Equation, Kind, SdModel, Variable};
 use crate::names::{canonical, identifier};
+use eqm_diag::source::Span;
 use std::collections::{HashMap, HashSet};
 
 /// How far from its flow's valve a cloud is placed, in the file's diagram units: the files
@@ -98,12 +99,14 @@ pub(crate) fn choose(model: &SdModel) -> HashMap<String, Part> {
 
 /// The clouds and `connect` equations of the component flows: each flow's inflow port to
 /// the stock it drains (or a source), its outflow port to the stock it fills (or a sink).
-/// `bases` holds each component's identifier; `taken` the identifiers in use.
+/// `bases` holds each component's identifier; `taken` the identifiers in use; each cloud's
+/// origin (its flow's) is added to `origins`.
 pub(crate) fn connections(
     model: &SdModel,
     parts: &HashMap<String, Part>,
     bases: &HashMap<String, String>,
     taken: &mut HashSet<String>,
+    origins: &mut Vec<(String, Span)>,
 ) -> (Vec<String>, Vec<String>) {
     let mut drained_by: HashMap<String, String> = HashMap::new();
     let mut filled_by: HashMap<String, String> = HashMap::new();
@@ -142,6 +145,7 @@ pub(crate) fn connections(
             Some(stock) => connects.push(format!("connect({}.outflow, {flow}.inflow);", bases[stock])),
             None => {
                 let source = free(format!("{} source", v.name));
+                origins.push((source.clone(), v.origin));
                 clouds.push(format!(
                     "SystemDynamics.Reservoirs.CloudSource {source} \"Where {} comes from\"{};",
                     v.name.replace('"', "'"),
@@ -154,6 +158,7 @@ pub(crate) fn connections(
             Some(stock) => connects.push(format!("connect({flow}.outflow, {}.inflow);", bases[stock])),
             None => {
                 let sink = free(format!("{} sink", v.name));
+                origins.push((sink.clone(), v.origin));
                 clouds.push(format!(
                     "SystemDynamics.Reservoirs.CloudSink {sink} \"Where {} goes\"{};",
                     v.name.replace('"', "'"),

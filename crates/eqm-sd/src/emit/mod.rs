@@ -27,6 +27,7 @@ use crate::names::{canonical, identifier};
 use arrays::{Arrays, Element};
 use components::Part;
 use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
 use expr::{Helpers, Scope, Writer, graph_options, lookup_call, number, table};
 use start::StartValues;
 use std::collections::{HashMap, HashSet};
@@ -40,6 +41,9 @@ pub struct Emitted {
     pub text: String,
     /// The result columns: the variable's name in the `.eqm` model and its name in the file.
     pub columns: Vec<(String, String)>,
+    /// Where each declared name of the model (a variable, a stock or flow component, a cloud)
+    /// comes from in the file: the definition of its variable (a cloud: of its flow).
+    pub origins: Vec<(String, Span)>,
 }
 
 /// Writes `file` as `.eqm` text; `None` when a construct of it cannot be written (each one a
@@ -200,6 +204,7 @@ struct Text {
     equations: Vec<String>,
     initial: Vec<String>,
     columns: Vec<(String, String)>,
+    origins: Vec<(String, Span)>,
 }
 
 /// What the writer of a model's variables knows of it.
@@ -635,6 +640,11 @@ fn undefined_elements(v: &Variable, undefined: &[String]) -> Diagnostic {
 
 fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<Emitted> {
     let (mut ids, [dt, start, stop, save]) = identifiers(model);
+    let mut origins: Vec<(String, Span)> = model
+        .variables
+        .iter()
+        .filter_map(|v| ids.get(&canonical(&v.name)).map(|id| (id.clone(), v.origin)))
+        .collect();
     let mut taken: HashSet<String> = ids.values().cloned().collect();
     taken.extend([dt.clone(), start.clone(), stop.clone(), save.clone()]);
     let mut parts = HashMap::new();
@@ -647,8 +657,11 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
     }
     let bases: HashMap<String, String> = parts.iter().map(|(k, (_, b))| (k.clone(), b.clone())).collect();
     let part_kinds: HashMap<String, Part> = parts.iter().map(|(k, (p, _))| (k.clone(), *p)).collect();
-    let (clouds, connects) = components::connections(model, &part_kinds, &bases, &mut taken);
-    let mut text = Text::default();
+    let (clouds, connects) = components::connections(model, &part_kinds, &bases, &mut taken, &mut origins);
+    let mut text = Text {
+        origins,
+        ..Text::default()
+    };
     let specs = &file.specs;
     for (id, value, what) in [
         (&dt, specs.dt, "The time step DT"),
@@ -829,5 +842,6 @@ fn assemble(file: &SdFile, model: &SdModel, model_id: &str, text: Text, helpers:
         model: model_id.to_string(),
         text: out,
         columns: text.columns,
+        origins: text.origins,
     }
 }

@@ -192,8 +192,17 @@ async fn the_stock_and_flow_diagram_names_the_files_variables() {
     assert_eq!(answer["kind"], "stocks");
     let elements = answer["elements"].as_array().expect("elements");
     // The SVG writes the quotes of a name with spaces as `&apos;`; the elements give the name
-    // itself, and each is found among the diagram's components (so it has a line).
+    // itself, and each box links to the line of the file that defines its variable (a cloud:
+    // its flow), not to the generated text.
     let names: BTreeSet<&str> = elements.iter().filter_map(|e| e["name"].as_str()).collect();
     assert!(names.contains("'Teacup Temperature'"), "{names:?}");
-    assert!(elements.iter().all(|e| e["line"].as_u64().is_some()), "{elements:?}");
+    let defined = |tag: &str| text.lines().position(|l| l.contains(tag)).expect("defined in the file") as u64 + 1;
+    for element in elements {
+        assert_eq!(element["file"], "teacup.xmile", "{element}");
+        let expected = match element["name"].as_str() {
+            Some("'Teacup Temperature'") => defined("<stock name=\"Teacup Temperature\""),
+            _ => defined("<flow name=\"Heat Loss to Room\""),
+        };
+        assert_eq!(element["line"], expected, "{element}");
+    }
 }

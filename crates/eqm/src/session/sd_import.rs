@@ -9,6 +9,7 @@
 
 use super::Session;
 use crate::model::Model;
+use eqm_flatten::diagram::Diagram;
 use eqm_sd::Format;
 
 impl Session {
@@ -60,6 +61,8 @@ impl Session {
         self.imported = Some((imported.model, imported.columns));
         let eqm_name = format!("{name}.eqm");
         self.imported_from.push((eqm_name.clone(), id));
+        self.imported_origins
+            .push((eqm_name.clone(), imported.origins.into_iter().collect()));
         Some((eqm_name, eqm_text))
     }
 
@@ -70,6 +73,29 @@ impl Session {
             Some((imported, columns)) if name.is_none_or(|n| n == imported) => model.with_source_names(columns.clone()),
             _ => model,
         }
+    }
+
+    /// `diagram` with each element declared in the `.eqm` text of an imported file placed
+    /// where its variable is defined in that file, so that a box links to what the user wrote.
+    pub(super) fn with_imported_origins(&self, mut diagram: Diagram) -> Diagram {
+        if self.imported_origins.is_empty() {
+            return diagram;
+        }
+        for element in diagram.components.iter_mut().chain(diagram.connectors.iter_mut()) {
+            if element.span.file.0 as usize >= self.sources.map.len() {
+                continue;
+            }
+            let file = &self.sources.map.get(element.span.file).name;
+            let origin = self
+                .imported_origins
+                .iter()
+                .find(|(name, _)| name == file)
+                .and_then(|(_, origins)| origins.get(&element.name));
+            if let Some(origin) = origin {
+                element.span = *origin;
+            }
+        }
+        diagram
     }
 
     /// The file a user file of `.eqm` text was imported from, if it was.
