@@ -148,21 +148,10 @@ async fn check(State(state): State<Arc<AppState>>, body: Result<Bytes, BytesReje
     Ok(json::ok(&answer))
 }
 
-/// The lines `eqm check` prints after the diagnostics: one per class checked, then the notes
-/// of branches chosen at translation and unknowns dropped for zero coefficients.
+/// The lines `eqm check` prints after the diagnostics (the library's report of the classes
+/// checked).
 fn check_summary(session: &mut Session, model: Option<&str>, options: &ModelOptions) -> Option<String> {
-    let checks = session.check_classes(model, options);
-    let mut lines = eqm::check_lines(&checks);
-    let several = checks.len() > 1;
-    for check in &checks {
-        if let eqm::ClassVerdict::Model(Ok(summary)) = &check.verdict {
-            let notes = summary.branch_choices.iter().chain(&summary.zero_coefficients);
-            lines.extend(notes.map(|note| match several {
-                true => format!("note: {}: {note}", check.name),
-                false => format!("note: {note}"),
-            }));
-        }
-    }
+    let lines = eqm::check_report(&session.check_classes(model, options));
     (!lines.is_empty()).then(|| lines.join("\n"))
 }
 

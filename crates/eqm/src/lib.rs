@@ -93,7 +93,7 @@ pub use analyze::{AnalyzeOptions, ModelAnalysis};
 pub use diagram::Diagram;
 pub use eqm_sd::{Format as SdFormat, Imported as SdImported, import as import_system_dynamics};
 pub use model::{Model, ParameterInfo, RunReport, VariableInfo, VariableKind};
-pub use package_check::{ClassCheck, ClassVerdict, LocalBalance, check_lines};
+pub use package_check::{ClassCheck, ClassVerdict, LocalBalance, check_lines, check_report};
 pub use plan::RunPlan;
 pub use points::{PointRun, PointRuns};
 pub use result_files::{ResultFileInfo, ResultFormat, ResultWriter, result_writer};

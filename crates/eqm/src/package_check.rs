@@ -171,6 +171,24 @@ pub fn check_lines(checks: &[ClassCheck]) -> Vec<String> {
         .collect()
 }
 
+/// Everything `eqm check` reports after the diagnostics, one line each: the lines of
+/// [`check_lines`], then the notes of the branches chosen at translation and of the unknowns
+/// dropped for zero coefficients (each naming its class when several were checked).
+pub fn check_report(checks: &[ClassCheck]) -> Vec<String> {
+    let mut lines = check_lines(checks);
+    let several = checks.len() > 1;
+    for check in checks {
+        if let ClassVerdict::Model(Ok(summary)) = &check.verdict {
+            let notes = summary.branch_choices.iter().chain(&summary.zero_coefficients);
+            lines.extend(notes.map(|note| match several {
+                true => format!("note: {}: {note}", check.name),
+                false => format!("note: {note}"),
+            }));
+        }
+    }
+    lines
+}
+
 /// Whether `v` belongs to a connector at the class's top level: a connector component of the
 /// class, or a connector inside one.
 fn in_top_level_connector(flat: &FlatModel, v: &Variable) -> bool {

@@ -31,22 +31,10 @@ pub(crate) fn main(args: &ModelArgs, timings: bool) -> ExitCode {
 }
 
 /// One line per class checked, as the library words it (a complete model with its counts, a
-/// component with its local balance); a single model that failed is told by its diagnostics
-/// alone.
+/// component with its local balance), then the notes of branches chosen at translation and of
+/// unknowns dropped for zero coefficients; a single model that failed is told by its
+/// diagnostics alone.
 fn summary(session: &mut Session, model: Option<&str>, options: &ModelOptions) -> Option<String> {
-    let checks = session.check_classes(model, options);
-    let mut lines = eqm::check_lines(&checks);
-    // The branches chosen at translation and the unknowns dropped for zero coefficients, after
-    // the lines of the classes, as notes (each naming its class when several were checked).
-    let several = checks.len() > 1;
-    for check in &checks {
-        if let eqm::ClassVerdict::Model(Ok(summary)) = &check.verdict {
-            let notes = summary.branch_choices.iter().chain(&summary.zero_coefficients);
-            lines.extend(notes.map(|note| match several {
-                true => format!("note: {}: {note}", check.name),
-                false => format!("note: {note}"),
-            }));
-        }
-    }
+    let lines = eqm::check_report(&session.check_classes(model, options));
     (!lines.is_empty()).then(|| lines.join("\n"))
 }
