@@ -73,6 +73,15 @@ pub fn emit(file: &SdFile, fallback_name: &str) -> (Option<Emitted>, Vec<Diagnos
     (emitted, diagnostics)
 }
 
+/// Where each variable's identifier comes from in the file: its definition.
+fn variable_origins(model: &SdModel, ids: &HashMap<String, String>) -> Vec<(String, Span)> {
+    model
+        .variables
+        .iter()
+        .filter_map(|v| ids.get(&canonical(&v.name)).map(|id| (id.clone(), v.origin)))
+        .collect()
+}
+
 /// A class name from a model's name: its letters and digits, the others as `_`.
 fn class_name(name: &str) -> String {
     let mut id: String = name
@@ -640,11 +649,7 @@ fn undefined_elements(v: &Variable, undefined: &[String]) -> Diagnostic {
 
 fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<Emitted> {
     let (mut ids, [dt, start, stop, save]) = identifiers(model);
-    let mut origins: Vec<(String, Span)> = model
-        .variables
-        .iter()
-        .filter_map(|v| ids.get(&canonical(&v.name)).map(|id| (id.clone(), v.origin)))
-        .collect();
+    let mut origins = variable_origins(model, &ids);
     let mut taken: HashSet<String> = ids.values().cloned().collect();
     taken.extend([dt.clone(), start.clone(), stop.clone(), save.clone()]);
     let mut parts = HashMap::new();
