@@ -605,19 +605,24 @@ impl<'s> Writer<'s, '_> {
         let stage_time = if n == 1 { time.clone() } else { format!("({time}/{n})") };
         let mut inflow = input.clone();
         for _ in 0..n {
-            let id = self.helpers.fresh("delay stage");
-            self.helpers
-                .declarations
-                .push(format!("Real {id} \"A stage of a material delay of {input}\";"));
-            self.helpers
-                .initial_equations
-                .push(format!("{id} = {initial}*{stage_time};"));
-            self.helpers
-                .equations
-                .push(format!("der({id}) = {inflow} - {id}/{stage_time};"));
-            inflow = format!("{id}/{stage_time}");
+            inflow = self.delay_stage(input, &format!("{initial}*{stage_time}"), &inflow, &stage_time);
         }
         inflow
+    }
+
+    /// One stage of a material delay of `input`: a stock starting at `content`, filled by
+    /// `inflow` and drained at its content over `stage_time`; the drain is returned, the next
+    /// stage's inflow.
+    fn delay_stage(&mut self, input: &str, content: &str, inflow: &str, stage_time: &str) -> String {
+        let id = self.helpers.fresh("delay stage");
+        self.helpers
+            .declarations
+            .push(format!("Real {id} \"A stage of a material delay of {input}\";"));
+        self.helpers.initial_equations.push(format!("{id} = {content};"));
+        self.helpers
+            .equations
+            .push(format!("der({id}) = {inflow} - {id}/{stage_time};"));
+        format!("{id}/{stage_time}")
     }
 
     /// Vensim's `DELAY N` of a delay time that may change: the stages of
@@ -646,17 +651,7 @@ impl<'s> Writer<'s, '_> {
                     unwrap(time)
                 )
             };
-            let id = self.helpers.fresh("delay stage");
-            self.helpers
-                .declarations
-                .push(format!("Real {id} \"A stage of a material delay of {input}\";"));
-            self.helpers
-                .initial_equations
-                .push(format!("{id} = {initial}*({time}/{n});"));
-            self.helpers
-                .equations
-                .push(format!("der({id}) = {inflow} - {id}/{stage_time};"));
-            inflow = format!("{id}/{stage_time}");
+            inflow = self.delay_stage(input, &format!("{initial}*({time}/{n})"), &inflow, &stage_time);
         }
         inflow
     }
