@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_SIZES = {
     "neural": [16, 32, 64, 128, 256],
     "packages": [1000, 10000, 30000],
-    "components": [1000, 10000, 20000],
+    "components": [250, 500, 1000, 1001],
     "extends": [1000, 10000, 20000],
     "nested_ifs": [1000, 10000, 100000],
     "msl": [0],

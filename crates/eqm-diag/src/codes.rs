@@ -469,8 +469,9 @@ pub static CODES: &[CodeInfo] = &[
         "E0316",
         Error,
         Instantiation,
-        "An array or model too large: more than 100 000 000 scalar elements in one array, or more than \
-         10 000 000 scalar variables or equations in the flat model",
+        "An array or model too large: more than 100 000 000 scalar elements in one array, more than \
+         10 000 000 scalar variables or equations in the flat model, or components nested more than 1000 \
+         levels deep",
     ),
     code(
         "E0317",

@@ -13,7 +13,7 @@ use crate::modifier::Scope;
 use crate::value::{self, CHAIN_GROUP, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{BinOp, ExprId, Node, UnOp};
-use eqm_ir::flat::{ScalarType, Variability};
+use eqm_ir::flat::{InstanceId, ScalarType, Variability};
 use eqm_syntax::ast;
 
 /// The most scalar elements one array value may have (an array size, `fill`, a range). An
@@ -25,6 +25,12 @@ pub(crate) const MAX_ARRAY_ELEMENTS: usize = 100_000_000;
 /// variable with its equation takes about 2 KB through the whole pipeline (a model of 10^6 of
 /// each needs 2.3 GB), so larger models would exhaust the memory of any workstation.
 pub(crate) const MAX_MODEL_SCALARS: usize = 10_000_000;
+
+/// The deepest nesting of components (a component of a component of a component, and so on).
+/// Each instance is named by its whole dotted path, so the names of a chain of components take
+/// memory in the square of its depth; a thousand levels is far beyond any model written by hand
+/// and keeps that under a few megabytes.
+pub(crate) const MAX_COMPONENT_DEPTH: u32 = 1000;
 
 /// Loop indices in scope: `for i in 1:N` binds `i` to an integer while its body is flattened.
 pub type Loops = Vec<(String, i64)>;
@@ -547,6 +553,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     "the limit is passed here",
                 )
                 .with_help("EQM expands arrays and for-loops into scalars; split the model or use smaller sizes"),
+            );
+        }
+        false
+    }
+
+    /// False, after reporting E0316 once, when a component of `instance` would be nested more
+    /// than [`MAX_COMPONENT_DEPTH`] levels deep.
+    pub(crate) fn component_depth_allowed(&mut self, instance: InstanceId, span: eqm_diag::source::Span) -> bool {
+        if self.instances[instance.0 as usize].depth < MAX_COMPONENT_DEPTH {
+            return true;
+        }
+        if !self.too_large_reported {
+            self.too_large_reported = true;
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0316",
+                    format!("components nested more than {MAX_COMPONENT_DEPTH} levels deep, the limit of one model"),
+                    span,
+                    "this component is one level too deep",
+                )
+                .with_help("a component of a component of ...: flatten the hierarchy, or use an array of components"),
             );
         }
         false

@@ -46,6 +46,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let class_redeclares = crate::redeclare::in_modifier(&modifier);
         let empty = modifier.binding.is_none() && modifier.args.is_empty();
         let first_member = self.members.len();
+        let depth = parent.map_or(0, |p| self.instances[p.0 as usize].depth + 1);
         self.members
             .resize(first_member + layout.elements.len(), Member::Pending);
         self.instances.push(InstanceState {
@@ -57,6 +58,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             variability,
             causality,
             is_connector,
+            depth,
         });
         if self.table.get(class).def.kind == ast::ClassKind::ExpandableConnector {
             self.expandable.instances.push(id);

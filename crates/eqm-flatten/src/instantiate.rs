@@ -331,6 +331,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             dims_from,
             declared_prefixes,
         } = declared;
+        if !self.component_depth_allowed(instance, decl.name.span) {
+            return Member::Failed;
+        }
         if let Some((condition, condition_scope)) = condition {
             match self.eval_structural_bool(condition, condition_scope, "the condition of a conditional component") {
                 Some(false) => return Member::Absent,

@@ -150,6 +150,8 @@ pub(crate) struct InstanceState<'a> {
     pub(crate) variability: flat::Variability,
     pub(crate) causality: flat::Causality,
     pub(crate) is_connector: bool,
+    /// How many component levels enclose it: 0 for the model itself.
+    pub(crate) depth: u32,
 }
 
 /// The length and the first eight bytes of a name: equal for equal names, and different for

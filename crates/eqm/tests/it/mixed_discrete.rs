@@ -244,3 +244,39 @@ end NoFixedPoint;
     assert_eq!(diagnostic.code, "E0712");
     assert!(diagnostic.message.contains("`x - 1 > 0`"), "{}", diagnostic.message);
 }
+
+#[test]
+fn a_queue_that_empties_starts_each_service_at_the_event_that_makes_the_server_busy() {
+    // Arrivals at 0.5 + k; each service takes 0.6, so the server empties at 1.1, 2.1, 3.1 and
+    // is busy again at each arrival. The first when-clause reads `busy`, which the same event's
+    // arrival sets through `n`: it must see the new value, so each service starts at its
+    // arrival (0.5, 1.5, 2.5) and ends 0.6 later.
+    let result = run(
+        "model IdleQueue
+  discrete Integer arrived(start = 0, fixed = true);
+  discrete Integer served(start = 0, fixed = true);
+  discrete Integer n;
+  discrete Boolean busy;
+  discrete Real started(start = 0, fixed = true);
+equation
+  n = arrived - served;
+  busy = n > 0;
+  when sample(0.5, 1.0) then
+    arrived = pre(arrived) + 1;
+  end when;
+  when busy and not pre(busy) then
+    started = time;
+  end when;
+  when time >= started + 0.6 and pre(busy) then
+    served = pre(served) + 1;
+  end when;
+end IdleQueue;
+",
+        3.4,
+    );
+    assert_times(&changes(&result, "started"), &[0.5, 1.5, 2.5], "started");
+    assert_times(&changes(&result, "served"), &[1.1, 2.1, 3.1], "served");
+    assert_times(&changes(&result, "busy"), &[0.5, 1.1, 1.5, 2.1, 2.5, 3.1], "busy");
+    assert_eq!(result.value_at("n", 3.3), Some(0.0));
+    assert_eq!(result.value_at("arrived", 3.3), Some(3.0));
+}
