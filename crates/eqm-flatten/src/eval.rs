@@ -13,24 +13,8 @@ use crate::modifier::Scope;
 use crate::value::{self, CHAIN_GROUP, Value};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{BinOp, ExprId, Node, UnOp};
-use eqm_ir::flat::{InstanceId, ScalarType, Variability};
+use eqm_ir::flat::{ScalarType, Variability};
 use eqm_syntax::ast;
-
-/// The most scalar elements one array value may have (an array size, `fill`, a range). An
-/// element is at least a 4-byte expression id, so this bounds one array at 400 MB instead of
-/// letting `Real x[10^9]` or `sum(1:10^9)` fail to allocate or run for minutes.
-pub(crate) const MAX_ARRAY_ELEMENTS: usize = 100_000_000;
-
-/// The most scalar variables, and the most scalar equations, of one flat model. A flat
-/// variable with its equation takes about 2 KB through the whole pipeline (a model of 10^6 of
-/// each needs 2.3 GB), so larger models would exhaust the memory of any workstation.
-pub(crate) const MAX_MODEL_SCALARS: usize = 10_000_000;
-
-/// The deepest nesting of components (a component of a component of a component, and so on).
-/// Each instance is named by its whole dotted path, so the names of a chain of components take
-/// memory in the square of its depth; a thousand levels is far beyond any model written by hand
-/// and keeps that under a few megabytes.
-pub(crate) const MAX_COMPONENT_DEPTH: u32 = 1000;
 
 /// Loop indices in scope: `for i in 1:N` binds `i` to an integer while its body is flattened.
 pub type Loops = Vec<(String, i64)>;
@@ -501,82 +485,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
             i += s;
         }
         Some(Value::Array(vec![elems.len()], elems, ScalarType::Integer))
-    }
-
-    /// The number of elements of an array of size `dims`, or E0316 when it exceeds
-    /// [`MAX_ARRAY_ELEMENTS`] (or does not even fit in a machine word).
-    pub(crate) fn check_array_size(&mut self, dims: &[usize], at: eqm_diag::source::Span, what: &str) -> Option<usize> {
-        let count = dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
-        match count {
-            Some(n) if n <= MAX_ARRAY_ELEMENTS => Some(n),
-            _ => {
-                let size = match count {
-                    Some(n) => format!("{n} elements"),
-                    None => "more elements than a machine word counts".to_string(),
-                };
-                self.diagnostics.push(
-                    Diagnostic::error(
-                        "E0316",
-                        format!("{what} would have {size}, more than the limit of {MAX_ARRAY_ELEMENTS} scalar elements per array"),
-                        at,
-                        "too large",
-                    )
-                    .with_help("EQM expands arrays into scalars; split the model or use a smaller size"),
-                );
-                None
-            }
-        }
-    }
-
-    /// False, after reporting E0316 once, when the flat model would have more than
-    /// [`MAX_MODEL_SCALARS`] scalar variables or equations with `adding` more `what`
-    /// (`"variables"` or `"equations"`) than `existing`.
-    pub(crate) fn model_has_room(
-        &mut self,
-        existing: usize,
-        adding: usize,
-        span: eqm_diag::source::Span,
-        what: &str,
-    ) -> bool {
-        if existing.saturating_add(adding) <= MAX_MODEL_SCALARS {
-            return true;
-        }
-        if !self.too_large_reported {
-            self.too_large_reported = true;
-            self.diagnostics.push(
-                Diagnostic::error(
-                    "E0316",
-                    format!(
-                        "the flat model would have more than {MAX_MODEL_SCALARS} scalar {what}, the limit of one model"
-                    ),
-                    span,
-                    "the limit is passed here",
-                )
-                .with_help("EQM expands arrays and for-loops into scalars; split the model or use smaller sizes"),
-            );
-        }
-        false
-    }
-
-    /// False, after reporting E0316 once, when a component of `instance` would be nested more
-    /// than [`MAX_COMPONENT_DEPTH`] levels deep.
-    pub(crate) fn component_depth_allowed(&mut self, instance: InstanceId, span: eqm_diag::source::Span) -> bool {
-        if self.instances[instance.0 as usize].depth < MAX_COMPONENT_DEPTH {
-            return true;
-        }
-        if !self.too_large_reported {
-            self.too_large_reported = true;
-            self.diagnostics.push(
-                Diagnostic::error(
-                    "E0316",
-                    format!("components nested more than {MAX_COMPONENT_DEPTH} levels deep, the limit of one model"),
-                    span,
-                    "this component is one level too deep",
-                )
-                .with_help("a component of a component of ...: flatten the hierarchy, or use an array of components"),
-            );
-        }
-        false
     }
 
     /// A chain `first op1 x1 op2 x2 ...`. Up to [`CHAIN_GROUP`] operands it is folded left, as
