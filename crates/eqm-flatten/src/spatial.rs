@@ -10,8 +10,11 @@
 //! (`E0309`), a value of the wrong type (`E0306`), initial points and values of different sizes
 //! or not known at translation (`E0304`, `E0206`), initial points that do not go from 0 to 1
 //! without decreasing (`E0326`), a call used as a value (`E0310`; one inside a function is
-//! refused where statements are flattened). Deliberately not here: the vectorized form (arrays
-//! `in0` and `in1`, `E0317`), and the position `x`, checked when the program is built.
+//! refused where statements are flattened). The vectorized form (arrays `in0` and `in1` of one
+//! size, MLS §3.7.4.2) is one call per element, each with the shared `x` and
+//! `positiveVelocity` and its own initial profile (a row of `initialPoints`/`initialValues`
+//! given with one more dimension, or the vector shared by all); its outputs are arrays of the
+//! same size. Deliberately not here: the position `x`, checked when the program is built.
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
@@ -94,42 +97,105 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         }
-        let mut scalars = Vec::with_capacity(4);
-        for (k, a) in given[..4].iter().enumerate() {
-            let a = a.expect("checked above");
-            let value = self.eval(a, scope, loops)?;
-            let boolean = k == 3;
-            match value {
-                Value::Scalar(e, ty) if boolean == (ty == ScalarType::Boolean) && ty != ScalarType::String => {
-                    scalars.push(e)
-                }
-                Value::Array(..) if !boolean => {
-                    self.diagnostics.push(
-                        Diagnostic::error(
-                            "E0317",
-                            "`spatialDistribution` of arrays (its vectorized form) is not supported by EQM",
-                            a.span,
-                            "an array",
-                        )
-                        .with_help("call it once per element"),
-                    );
-                    return None;
-                }
-                _ => {
-                    let wanted = if boolean { "a Boolean" } else { "a Real scalar" };
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0306",
-                        format!("the input `{}` of `spatialDistribution` must be {wanted}", INPUTS[k]),
-                        a.span,
-                        format!("not {wanted}"),
-                    ));
-                    return None;
-                }
+        let (dims, in0) = self.spatial_input(given[0].expect("checked above"), 0, None, scope, loops)?;
+        let (_, in1) = self.spatial_input(given[1].expect("checked above"), 1, Some(&dims), scope, loops)?;
+        let x = self.spatial_scalar(given[2].expect("checked above"), 2, scope, loops)?;
+        let positive = self.spatial_scalar(given[3].expect("checked above"), 3, scope, loops)?;
+        let points = self.initial_profile(given[4], &[0.0, 1.0], INPUTS[4], &dims, scope, loops)?;
+        let values = self.initial_profile(given[5], &[0.0, 0.0], INPUTS[5], &dims, scope, loops)?;
+        for (points, values) in points.iter().zip(&values) {
+            self.check_profile(
+                points,
+                values,
+                given[4].map_or(call_span, |a| a.span),
+                given[5].map_or(call_span, |a| a.span),
+            )?;
+        }
+        // One call per element: each element is a transport of its own, moved by the one `x`.
+        let exprs = &mut self.model.exprs;
+        let outputs = [0, 1].map(|output| {
+            let elements: Vec<ExprId> = (0..in0.len())
+                .map(|k| {
+                    let mut call_args = vec![in0[k], in1[k], x, positive, exprs.int(output)];
+                    call_args.extend(points[k].iter().chain(&values[k]).map(|&v| exprs.real(v)));
+                    exprs.builtin(Builtin::SpatialDistribution, call_args)
+                })
+                .collect();
+            if dims.is_empty() {
+                Value::Scalar(elements[0], ScalarType::Real)
+            } else {
+                Value::Array(dims.clone(), elements, ScalarType::Real)
+            }
+        });
+        Some(outputs.to_vec())
+    }
+
+    /// `in0` or `in1` (`k` 0 or 1): its size (empty for a scalar) and its elements, a Real
+    /// scalar or array; `in1` must have the size `same` of `in0`.
+    fn spatial_input(
+        &mut self,
+        a: &'a ast::Expr,
+        k: usize,
+        same: Option<&[usize]>,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<(Vec<usize>, Vec<ExprId>)> {
+        let (dims, elements) = match self.eval(a, scope, loops)? {
+            Value::Scalar(e, ty) if is_number(ty) => (Vec::new(), vec![e]),
+            Value::Array(dims, elements, ty) if is_number(ty) => (dims, elements),
+            _ => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    format!(
+                        "the input `{}` of `spatialDistribution` must be a Real scalar or array",
+                        INPUTS[k]
+                    ),
+                    a.span,
+                    "not Real",
+                ));
+                return None;
+            }
+        };
+        if let Some(same) = same
+            && same != dims.as_slice()
+        {
+            self.diagnostics.push(Diagnostic::error(
+                "E0304",
+                format!(
+                    "`in0` and `in1` of `spatialDistribution` must have the same size, but they are {} and {}",
+                    shown_size(same),
+                    shown_size(&dims)
+                ),
+                a.span,
+                "sizes differ",
+            ));
+            return None;
+        }
+        Some((dims, elements))
+    }
+
+    /// `x` (`k` = 2, a Real scalar) or `positiveVelocity` (`k` = 3, a Boolean scalar): both are
+    /// shared by every element of the vectorized form.
+    fn spatial_scalar(&mut self, a: &'a ast::Expr, k: usize, scope: Scope, loops: &mut Loops) -> Option<ExprId> {
+        let boolean = k == 3;
+        match self.eval(a, scope, loops)? {
+            Value::Scalar(e, ty) if boolean == (ty == ScalarType::Boolean) && ty != ScalarType::String => Some(e),
+            _ => {
+                let wanted = if boolean { "a Boolean" } else { "a Real scalar" };
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    format!("the input `{}` of `spatialDistribution` must be {wanted}", INPUTS[k]),
+                    a.span,
+                    format!("not {wanted}"),
+                ));
+                None
             }
         }
-        let points = self.initial_profile(given[4], &[0.0, 1.0], INPUTS[4], scope, loops)?;
-        let values = self.initial_profile(given[5], &[0.0, 0.0], INPUTS[5], scope, loops)?;
-        let points_span = given[4].map_or(call_span, |a| a.span);
+    }
+
+    /// Checks one element's initial profile: as many points as values, points going from 0 to
+    /// 1 without decreasing, finite values.
+    fn check_profile(&mut self, points: &[f64], values: &[f64], points_span: Span, values_span: Span) -> Option<()> {
         if points.len() != values.len() {
             self.diagnostics.push(Diagnostic::error(
                 "E0304",
@@ -138,7 +204,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     points.len(),
                     values.len()
                 ),
-                given[5].map_or(call_span, |a| a.span),
+                values_span,
                 "sizes differ",
             ));
             return None;
@@ -160,20 +226,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.diagnostics.push(Diagnostic::error(
                 "E0306",
                 format!("the `initialValues` of `spatialDistribution` must be finite numbers, not {v}"),
-                given[5].map_or(call_span, |a| a.span),
+                values_span,
                 "not finite",
             ));
             return None;
         }
-        let exprs = &mut self.model.exprs;
-        let profile: Vec<ExprId> = points.iter().chain(&values).map(|&v| exprs.real(v)).collect();
-        let outputs = [0, 1].map(|output| {
-            let mut call_args = scalars.clone();
-            call_args.push(exprs.int(output));
-            call_args.extend_from_slice(&profile);
-            Value::Scalar(exprs.builtin(Builtin::SpatialDistribution, call_args), ScalarType::Real)
-        });
-        Some(outputs.to_vec())
+        Some(())
     }
 
     /// `E0310` for `spatialDistribution` called where one value is needed (at `span`).
@@ -190,30 +248,43 @@ impl<'t, 'a> Flattener<'t, 'a> {
         None
     }
 
-    /// The numbers of `initialPoints` or `initialValues` (`default` when not given), which
-    /// must be a vector known at translation.
+    /// The numbers of `initialPoints` or `initialValues` (`default` when not given), one row
+    /// per element of `in0` (of size `dims`): a vector known at translation, shared by every
+    /// element, or for the vectorized form an array of size `dims` and one more dimension, an
+    /// element's own vector.
     fn initial_profile(
         &mut self,
         given: Option<&'a ast::Expr>,
         default: &[f64],
         name: &str,
+        dims: &[usize],
         scope: Scope,
         loops: &mut Loops,
-    ) -> Option<Vec<f64>> {
+    ) -> Option<Vec<Vec<f64>>> {
+        let count: usize = dims.iter().product();
         let Some(a) = given else {
-            return Some(default.to_vec());
+            return Some(vec![default.to_vec(); count]);
         };
         let value = self.eval(a, scope, loops)?;
-        let elements = match value {
-            Value::Array(dims, elements, ty)
-                if dims.len() == 1 && ty != ScalarType::String && ty != ScalarType::Boolean =>
+        let (shared, elements) = match value {
+            Value::Array(own, elements, ty) if is_number(ty) && own.len() == 1 => (true, elements),
+            Value::Array(own, elements, ty)
+                if is_number(ty) && !dims.is_empty() && own.len() == dims.len() + 1 && own[..dims.len()] == *dims =>
             {
-                elements
+                (false, elements)
             }
             _ => {
+                let per_element = if dims.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", or an array of size {} with one more dimension (a vector per element of `in0`)",
+                        shown_size(dims)
+                    )
+                };
                 self.diagnostics.push(Diagnostic::error(
                     "E0304",
-                    format!("`{name}` of `spatialDistribution` must be a vector of numbers"),
+                    format!("`{name}` of `spatialDistribution` must be a vector of numbers{per_element}"),
                     a.span,
                     "not a vector of numbers",
                 ));
@@ -241,6 +312,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
-        Some(numbers)
+        if shared {
+            return Some(vec![numbers; count]);
+        }
+        let row = numbers.len() / count.max(1);
+        Some(numbers.chunks(row.max(1)).map(<[f64]>::to_vec).collect())
     }
+}
+
+/// Whether a value of type `ty` is a number (Real or Integer).
+fn is_number(ty: ScalarType) -> bool {
+    ty != ScalarType::String && ty != ScalarType::Boolean
+}
+
+/// A size as Modelica writes it in a declaration: `[2, 3]`, or `scalar`.
+fn shown_size(dims: &[usize]) -> String {
+    if dims.is_empty() {
+        return "scalar".to_string();
+    }
+    let sizes: Vec<String> = dims.iter().map(usize::to_string).collect();
+    format!("[{}]", sizes.join(", "))
 }

@@ -245,3 +245,51 @@ end M;
     let diagnostic = session.diagnostics().iter().find(|d| d.code == "E0609");
     assert!(diagnostic.is_some(), "{:?}", session.diagnostics());
 }
+
+#[test]
+fn the_vectorized_form_transports_each_element_with_its_own_initial_profile() {
+    // Two pipes moved by the one x' = 1/2, each element its own transport: the first starts
+    // from its own profile (0 at 0, 2 at 1, straight), the second from the shared-shape row
+    // (1 at 0, 1 at 1); both outflows read the initial profile at 1 - t/2 until t = 2, then
+    // their inflows (t - 2 and 3) entered 2 s earlier.
+    let model = "model M
+  Real x(start = 0, fixed = true);
+  Real out0[2];
+  Real out1[2];
+equation
+  der(x) = 0.5;
+  (out0, out1) = spatialDistribution({time, 3}, {0, 0}, x, true,
+    initialPoints = {{0, 1}, {0, 1}}, initialValues = {{0, 2}, {1, 1}});
+end M;
+";
+    let result = run_fixed_both(model, 4.0);
+    for k in 0..=40 {
+        let t = k as f64 * 0.1;
+        let (first, second) = if t <= 2.0 {
+            (2.0 * (1.0 - 0.5 * t), 1.0)
+        } else {
+            (t - 2.0, 3.0)
+        };
+        let out = [
+            result.value_at("out1[1]", t).unwrap(),
+            result.value_at("out1[2]", t).unwrap(),
+        ];
+        assert!(
+            (out[0] - first).abs() < 1e-9,
+            "out1[1]({t}) = {}, expected {first}",
+            out[0]
+        );
+        assert!(
+            (out[1] - second).abs() < 1e-9,
+            "out1[2]({t}) = {}, expected {second}",
+            out[1]
+        );
+    }
+    // A vector of initial points and values is shared by every element.
+    let shared = model
+        .replace("{{0, 1}, {0, 1}}", "{0, 1}")
+        .replace("{{0, 2}, {1, 1}}", "{5, 5}");
+    let result = run_fixed_both(&shared, 1.0);
+    assert_eq!(result.value_at("out1[1]", 1.0), Some(5.0));
+    assert_eq!(result.value_at("out1[2]", 1.0), Some(5.0));
+}
