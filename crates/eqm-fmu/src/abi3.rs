@@ -1,7 +1,8 @@
 //! The exported functions of FMI 3.0 (`fmi3Functions.h`), Model Exchange and Co-Simulation,
 //! over the same [`Instance`] as FMI 2.0. Co-Simulation runs without event mode (events are
-//! handled inside `fmi3DoStep`, which never returns early); clocks, scheduled execution,
-//! configuration mode and the adjoint derivatives are not provided (the FMU state's functions
+//! handled inside `fmi3DoStep`, which never returns early); the adjoint derivatives are the
+//! transpose of the directional ones; clocks, scheduled execution and configuration mode are
+//! not provided (the FMU state's functions
 //! are `abi_state`'s), and the model description says so; the types EQM has no variables of (Float32,
 //! the 8-, 16- and 64-bit integers, String, Binary) accept only empty requests.
 
@@ -14,7 +15,7 @@ use crate::abi_exchange::{
 use crate::instance::{Error, Instance, Interface};
 use crate::load::model_compiler;
 use crate::variables::Kind;
-use crate::{Component, ERROR, Log, LogMessage, OK, Status, component, panic_text, slice, text};
+use crate::{Component, ERROR, Log, LogMessage, OK, Status, component, panic_text, slice, slice_mut, text};
 use eqm::fmi::FmiVersion;
 use std::ffi::{CString, c_char, c_int, c_uint, c_void};
 use std::panic::catch_unwind;
@@ -767,6 +768,44 @@ pub unsafe extern "C" fn fmi3GetDirectionalDerivative(
     }
 }
 
+/// `fmi3GetAdjointDerivative`: the seed (one value per unknown) times the Jacobian of the
+/// unknowns over the knowns (one value per known).
+///
+/// # Safety
+/// `c` is null or a live instance of ours; each array is null or as long as its count.
+// SAFETY: exported under its FMI name, once; its callers follow the contract above.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi3GetAdjointDerivative(
+    c: *mut c_void,
+    unknowns: *const c_uint,
+    n_unknowns: usize,
+    knowns: *const c_uint,
+    n_knowns: usize,
+    seed: *const f64,
+    n_seed: usize,
+    sensitivity: *mut f64,
+    n_sensitivity: usize,
+) -> Status {
+    // SAFETY: each pointer is null or as long as its count, by the caller's contract.
+    let arrays = unsafe {
+        (
+            slice(unknowns, n_unknowns),
+            slice(knowns, n_knowns),
+            slice(seed, n_seed),
+            slice_mut(sensitivity, n_sensitivity),
+        )
+    };
+    // SAFETY: by the caller's contract.
+    unsafe {
+        with(c, |i| {
+            let (Some(unknowns), Some(knowns), Some(seed), Some(out)) = arrays else {
+                return Err(Error::Error("a null array was passed with a positive length".into()));
+            };
+            i.adjoint_derivative(unknowns, knowns, seed, out)
+        })
+    }
+}
+
 /// Writes the number `pick` takes from the model's dimensions into `out`.
 ///
 /// # Safety
@@ -826,7 +865,6 @@ macro_rules! not_provided {
 not_provided! {
     fmi3GetNumberOfVariableDependencies(r: c_uint, n: *mut usize) => "the dependencies of a variable at run time";
     fmi3GetVariableDependencies(r: c_uint, a: *mut usize, b: *mut c_uint, d: *mut usize, k: *mut c_int, n: usize) => "the dependencies of a variable at run time";
-    fmi3GetAdjointDerivative(u: *const c_uint, nu: usize, k: *const c_uint, nk: usize, s: *const f64, ns: usize, o: *mut f64, no: usize) => "adjoint derivatives";
     fmi3EnterConfigurationMode() => "configuration mode";
     fmi3ExitConfigurationMode() => "configuration mode";
     fmi3GetIntervalDecimal(r: *const c_uint, n: usize, i: *mut f64, q: *mut c_int) => "clocks";

@@ -350,6 +350,41 @@ impl Instance {
             .map_err(|e| Error::Error(rendered(&e, sources)))
     }
 
+    /// `GetAdjointDerivative`: the row vector `seed` (one entry per unknown) times the
+    /// Jacobian of `unknowns` over `knowns`, into `out` (one entry per known). Each column of
+    /// the Jacobian is the directional derivative along that known, so the adjoint is exactly
+    /// the transpose of what [`Self::directional_derivative`] gives, from the same symbolic
+    /// Jacobian or differences.
+    pub fn adjoint_derivative(
+        &mut self,
+        unknowns: &[u32],
+        knowns: &[u32],
+        seed: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), Error> {
+        if seed.len() != unknowns.len() || out.len() != knowns.len() {
+            return Err(Error::Error(format!(
+                "an adjoint derivative of {} unknowns over {} knowns takes {} seeds and gives {} values, not {} and {}",
+                unknowns.len(),
+                knowns.len(),
+                unknowns.len(),
+                knowns.len(),
+                seed.len(),
+                out.len()
+            )));
+        }
+        let mut direction = vec![0.0; knowns.len()];
+        let mut column = vec![0.0; unknowns.len()];
+        for j in 0..knowns.len() {
+            direction[j] = 1.0;
+            let taken = self.directional_derivative(unknowns, knowns, &direction, &mut column);
+            direction[j] = 0.0;
+            taken?;
+            out[j] = seed.iter().zip(&column).map(|(s, c)| s * c).sum();
+        }
+        Ok(())
+    }
+
     /// Checks that every variable of `refs` is of one of `kinds` (an Integer is not read as a
     /// Real; FMI 2 reads enumerations as Integers, FMI 3 apart from them).
     pub fn check_kinds(&self, refs: &[u32], kinds: &[Kind]) -> Result<(), Error> {

@@ -6,6 +6,7 @@
 
 mod abi;
 mod fmpy;
+mod fmpy_structure;
 mod reference_fmus;
 mod state;
 

@@ -12,7 +12,7 @@
 //! when given.
 
 use crate::Model;
-use crate::fmi::structure::{Dependencies, structure};
+use crate::fmi::structure::{Dependencies, DependencyKind, structure};
 use crate::fmi::units::{BASE_NAMES, base_unit};
 use crate::fmi::variables::{FmiCausality, FmiInitial, FmiSource, FmiType, FmiVariability, FmiVariable, variables};
 use crate::fmi::{FmiVersion, Kinds};
@@ -136,20 +136,13 @@ fn model_part(model: &Model, variables: &[FmiVariable], version: FmiVersion) -> 
         FmiVersion::Fmi2 => {
             // FMI 2 refers to variables by their one-based index in `ModelVariables`, which is
             // the value reference plus one.
-            let index = |vr: u32| vr + 1;
             let list = |xml: &mut String, tag: &str, unknowns: &[(u32, Dependencies)]| {
                 if unknowns.is_empty() {
                     return;
                 }
                 let _ = writeln!(xml, "    <{tag}>");
                 for (vr, deps) in unknowns {
-                    unknown(
-                        xml,
-                        "      <Unknown",
-                        "index",
-                        index(*vr),
-                        deps.as_ref().map(|d| d.iter().map(|&k| index(k))),
-                    );
+                    unknown(xml, "      <Unknown", "index", *vr, deps.as_deref(), 1);
                 }
                 let _ = writeln!(xml, "    </{tag}>");
             };
@@ -158,27 +151,15 @@ fn model_part(model: &Model, variables: &[FmiVariable], version: FmiVersion) -> 
             list(&mut xml, "InitialUnknowns", &structure.initial_unknowns);
         }
         FmiVersion::Fmi3 => {
-            let same = |d: &Vec<u32>| d.clone().into_iter();
-            for (vr, deps) in &structure.outputs {
-                unknown(&mut xml, "    <Output", "valueReference", *vr, deps.as_ref().map(same));
-            }
-            for (vr, deps) in &structure.derivatives {
-                unknown(
-                    &mut xml,
-                    "    <ContinuousStateDerivative",
-                    "valueReference",
-                    *vr,
-                    deps.as_ref().map(same),
-                );
-            }
-            for (vr, deps) in &structure.initial_unknowns {
-                unknown(
-                    &mut xml,
-                    "    <InitialUnknown",
-                    "valueReference",
-                    *vr,
-                    deps.as_ref().map(same),
-                );
+            let lists = [
+                ("    <Output", &structure.outputs),
+                ("    <ContinuousStateDerivative", &structure.derivatives),
+                ("    <InitialUnknown", &structure.initial_unknowns),
+            ];
+            for (open, unknowns) in lists {
+                for (vr, deps) in unknowns {
+                    unknown(&mut xml, open, "valueReference", *vr, deps.as_deref(), 0);
+                }
             }
             for v in variables {
                 if let FmiSource::EventIndicator { .. } = v.source {
@@ -187,7 +168,8 @@ fn model_part(model: &Model, variables: &[FmiVariable], version: FmiVersion) -> 
                         "    <EventIndicator",
                         "valueReference",
                         v.value_reference,
-                        None::<std::iter::Empty<u32>>,
+                        None,
+                        0,
                     );
                 }
             }
@@ -197,13 +179,26 @@ fn model_part(model: &Model, variables: &[FmiVariable], version: FmiVersion) -> 
     xml
 }
 
-/// One element of `ModelStructure`, with its dependencies when they are known.
-fn unknown(xml: &mut String, open: &str, key: &str, reference: u32, deps: Option<impl Iterator<Item = u32>>) {
+/// One element of `ModelStructure`, with its dependencies and their kinds when they are known;
+/// `offset` turns a value reference into the number the version refers to a variable by.
+fn unknown(
+    xml: &mut String,
+    open: &str,
+    key: &str,
+    reference: u32,
+    deps: Option<&[(u32, DependencyKind)]>,
+    offset: u32,
+) {
     xml.push_str(open);
-    attribute(xml, key, &reference.to_string());
+    attribute(xml, key, &(reference + offset).to_string());
     if let Some(deps) = deps {
-        let text: Vec<String> = deps.map(|d| d.to_string()).collect();
-        attribute(xml, "dependencies", &text.join(" "));
+        let known: Vec<String> = deps.iter().map(|(d, _)| (d + offset).to_string()).collect();
+        let kinds: Vec<&str> = deps.iter().map(|(_, kind)| kind.text()).collect();
+        attribute(xml, "dependencies", &known.join(" "));
+        // An empty list has no kinds to give.
+        if !kinds.is_empty() {
+            attribute(xml, "dependenciesKind", &kinds.join(" "));
+        }
     }
     xml.push_str("/>\n");
 }

@@ -42,6 +42,8 @@ pub fn runtime_capabilities() -> Capabilities {
         can_handle_variable_communication_step_size: true,
         // From the symbolic Jacobian (states to derivatives) and central differences.
         provides_directional_derivatives: true,
+        // FMI 3: the transpose of the directional derivatives, column by column.
+        provides_adjoint_derivatives: true,
         // The whole state of a run as a value (`RunState`) and as bytes.
         can_get_and_set_fmu_state: true,
         can_serialize_fmu_state: true,

@@ -23,7 +23,7 @@ pub use export::{
     ExportOptions, Exported, capabilities_of, export, export_error, model_identifier, runtime_capabilities, supported,
 };
 pub use package::{MANIFEST_PATH, Manifest, ManifestError, fmu_archive, platform_dir, read_manifest, resources_of};
-pub use structure::{Dependencies, Structure, structure};
+pub use structure::{Dependencies, DependencyKind, Structure, structure};
 pub use variables::{FmiCausality, FmiInitial, FmiSource, FmiType, FmiVariability, FmiVariable, variables};
 
 /// The FMI version of an FMU.

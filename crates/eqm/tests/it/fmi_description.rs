@@ -46,7 +46,7 @@ fn deps_of(vars: &[FmiVariable], list: &[(u32, fmi::Dependencies)], name: &str) 
         .find(|(r, _)| *r == vr)
         .unwrap_or_else(|| panic!("`{name}` is not listed"));
     deps.as_ref().map(|d| {
-        let mut names: Vec<String> = d.iter().map(|&r| vars[r as usize].name.clone()).collect();
+        let mut names: Vec<String> = d.iter().map(|&(r, _)| vars[r as usize].name.clone()).collect();
         names.sort();
         names
     })

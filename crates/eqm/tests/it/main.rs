@@ -25,6 +25,7 @@ mod external_outputs;
 mod external_sources;
 mod fixed_step;
 mod fmi_description;
+mod fmi_structure;
 mod friction;
 mod function_derivatives;
 mod function_loops;
