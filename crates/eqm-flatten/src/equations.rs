@@ -147,6 +147,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             condition: c,
                             message,
                             level,
+                            initial,
                             instance,
                             span: eq.span,
                         });
@@ -783,7 +784,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// The level of an `assert`: a value of the predefined enumeration `AssertionLevel` known
     /// at compile time.
-    fn assertion_level(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> Option<flat::AssertionLevel> {
+    pub(crate) fn assertion_level(
+        &mut self,
+        e: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<flat::AssertionLevel> {
         let value = self.eval(e, scope, loops)?;
         let k = match value {
             Value::Scalar(x, ScalarType::Integer) => {

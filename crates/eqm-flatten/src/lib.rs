@@ -45,6 +45,7 @@ pub mod resolve;
 pub mod sources;
 pub mod stdlib;
 
+mod algorithm_checks;
 mod algorithm_loops;
 mod assignments;
 mod balance;

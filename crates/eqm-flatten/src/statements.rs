@@ -32,7 +32,7 @@ pub(crate) struct StatementContext {
     /// The model instance whose algorithm this is (its temporaries belong to it).
     pub(crate) instance: Option<flat::InstanceId>,
     /// Model variables assigned so far (algorithm sections), in first-assignment order.
-    outputs: Vec<VarId>,
+    pub(crate) outputs: Vec<VarId>,
     assigned: BTreeSet<VarId>,
     pub(crate) loop_depth: u32,
     /// If-, while- and for-statements around the current one whose conditions or ranges are
@@ -41,23 +41,23 @@ pub(crate) struct StatementContext {
     /// A `return` or `break` was flattened: the statements after it may not run.
     pub(crate) left_early: bool,
     /// `if` statements around the current one (a when-statement may not be inside one).
-    if_depth: u32,
+    pub(crate) if_depth: u32,
     /// Inside the body of a when-statement: what is assigned there is discrete-time.
-    in_when: bool,
+    pub(crate) in_when: bool,
     /// An `initial algorithm` (no when-statements there).
-    initial: bool,
+    pub(crate) initial: bool,
     /// Model variables assigned inside when-statements, in first-assignment order.
     when_assigned: Vec<VarId>,
     /// Model variables assigned outside when-statements, in first-assignment order.
     assigned_outside_when: Vec<VarId>,
     outside_when: BTreeSet<VarId>,
     /// Every assignment of a model variable so far, in execution order.
-    assignments: Vec<VarId>,
+    pub(crate) assignments: Vec<VarId>,
     /// The `reinit`s of the when-statement branch being flattened.
-    reinits: Vec<flat::WhenAction>,
+    pub(crate) reinits: Vec<flat::WhenAction>,
     /// Each `reinit` of the section: its value, the number of assignments before it and where
     /// it is, to refuse a value that reads what the section assigns after it.
-    reinit_reads: Vec<(ExprId, usize, Span, &'static str)>,
+    pub(crate) reinit_reads: Vec<(ExprId, usize, Span, &'static str)>,
 }
 
 impl StatementContext {
@@ -102,6 +102,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let statements = self.statements(statements, scope, &mut Vec::new(), &mut cx);
         self.check_reinit_reads(&cx);
         let instance = scope.instance.unwrap_or(flat::InstanceId(0));
+        // A section that assigns nothing is no unknown's equation: what it checks is kept as
+        // the model's assertions (`algorithm_checks`), an initial section's checked at the
+        // start only.
+        if cx.outputs.is_empty() {
+            self.section_checks(&statements, instance, initial);
+            return;
+        }
         self.model.algorithms.push(flat::Algorithm {
             statements,
             outputs: cx.outputs,
@@ -372,15 +379,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let name = eqm_syntax::pretty::print_ref(function);
         match (name.as_str(), args.positional.as_slice()) {
             ("assert", [condition, message, ..]) => {
-                let Some(c) = self.condition(condition, scope, loops) else {
-                    return;
-                };
-                let message = self.message(message, scope, loops);
-                out.push(Statement::Assert {
-                    condition: c,
-                    message,
-                    span,
-                });
+                self.assert_statement(args, (condition, message), span, scope, loops, cx, out)
             }
             ("reinit", arguments) if cx.in_when && cx.if_depth == 0 && cx.loop_depth == 0 => {
                 self.reinit_statement(arguments, span, scope, loops, cx)
@@ -394,10 +393,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 )
                 .with_help("write it directly in the body of a when-statement (`when c then reinit(x, e); end when;`), in an algorithm section of a model"),
             ),
-            ("terminate", [message]) => {
-                let message = self.message(message, scope, loops);
-                out.push(Statement::Terminate { message, span });
-            }
+            ("terminate", [message]) => self.terminate_statement(message, span, scope, loops, cx, out),
             _ => match self.stream_call(function, args, scope, loops) {
                 // `error` stops the run with its message: an assertion that fails.
                 Some(Some(StreamEffect::Error(message))) => out.push(Statement::Assert {

@@ -638,6 +638,7 @@ impl Builder {
                 message,
                 component,
                 level: a.level,
+                initial: a.initial,
                 parametric,
                 span: a.span,
                 text: self.dae.flat.expr_text(a.condition),

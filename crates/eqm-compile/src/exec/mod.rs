@@ -349,6 +349,8 @@ pub struct ExecAssertion {
     /// The component whose equations hold it (`S2`); empty for the model's own.
     pub component: String,
     pub level: flat::AssertionLevel,
+    /// An assertion of an initial section, checked at the start only.
+    pub initial: bool,
     /// Whether the condition reads nothing but parameters and constants.
     pub parametric: bool,
     pub span: Span,

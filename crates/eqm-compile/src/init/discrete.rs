@@ -318,6 +318,7 @@ pub(super) fn repeated_equation_check(init: &mut Dae<Hybrid>, e: usize) -> Diagn
             parts: vec![eqm_ir::flat::MessagePart::Text(message)],
         },
         level: eqm_ir::flat::AssertionLevel::Error,
+        initial: true,
         instance,
         span: equation.span,
     });

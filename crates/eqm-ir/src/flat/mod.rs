@@ -446,6 +446,9 @@ pub struct Assertion {
     pub condition: ExprId,
     pub message: Message,
     pub level: AssertionLevel,
+    /// An assertion of an initial section (`initial equation`, `initial algorithm`): it holds
+    /// for the initial values only, so it is checked once, at the start.
+    pub initial: bool,
     pub instance: InstanceId,
     pub span: Span,
 }

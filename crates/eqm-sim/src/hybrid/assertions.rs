@@ -4,7 +4,7 @@
 //! side of an event, the start). Output: nothing when every assertion holds; a
 //! [`HybridError::Assertion`] for a false one of level error; a warning (`W0701`) in the run's
 //! statistics for a false one of level warning, once each time it stops holding. Assertions on
-//! parameters alone are checked once, at the start. An assertion found false at the end of a
+//! parameters alone, and those of initial sections, are checked once, at the start. An assertion found false at the end of a
 //! step is traced back on the step's dense output to the instant it stopped holding, so the
 //! report names that time and no row after it is written.
 
@@ -108,7 +108,7 @@ impl HybridModel<'_> {
     /// warning that stopped holding; `start` includes those on parameters alone.
     fn false_assertion(&mut self, t: f64, x: &[f64], start: bool) -> Result<Option<usize>, HybridError> {
         let assertions = self.program.assertions();
-        if !assertions.iter().any(|a| start || !a.parametric) {
+        if !assertions.iter().any(|a| start || !(a.parametric || a.initial)) {
             return Ok(None);
         }
         let mut dx = std::mem::take(&mut self.check_dx);
@@ -127,7 +127,7 @@ impl HybridModel<'_> {
     ) -> Result<Option<usize>, HybridError> {
         self.surfaces_at(t, x, dx)?;
         for (k, a) in assertions.iter().enumerate() {
-            if a.parametric && !start {
+            if (a.parametric || a.initial) && !start {
                 continue;
             }
             let holds = self.ode.instance.event_value(a.condition, a.span, t, x, dx)? != 0.0;

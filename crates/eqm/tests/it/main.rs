@@ -8,6 +8,7 @@ use eqm_testkit::svg;
 use eqm_testkit::chain;
 
 mod algorithm_aliases;
+mod algorithm_checks;
 mod analyze;
 mod compare;
 mod delay;
