@@ -24,6 +24,7 @@
 //! model's name is left empty: the caller knows the file's name.
 
 mod builtins;
+mod data;
 mod define;
 mod dims;
 mod entry;
@@ -33,17 +34,25 @@ mod parser;
 mod sections;
 mod specs;
 
+use crate::data::DataFiles;
 use crate::ir::{Dialect, SdFile};
 use eqm_diag::Diagnostic;
 use eqm_diag::source::FileId;
+use std::rc::Rc;
 
 /// Reads a Vensim `.mdl` file. The file is `None` when an error leaves no model to give; with
 /// only warnings, or errors that leave the rest of the model readable, it is given together
-/// with the diagnostics (a caller must not run a model read with errors).
+/// with the diagnostics (a caller must not run a model read with errors). A model that reads
+/// data files has each reported unreadable (see [`read_with_data`]).
 pub fn read(file: FileId, text: &str) -> (Option<SdFile>, Vec<Diagnostic>) {
+    read_with_data(file, text, Rc::default())
+}
+
+/// [`read`] with the data files the model's `GET` functions read.
+pub fn read_with_data(file: FileId, text: &str, data: Rc<DataFiles>) -> (Option<SdFile>, Vec<Diagnostic>) {
     let layout = sections::layout(text);
     let mut diagnostics = Vec::new();
-    let sd = model::build(file, text, &layout, &mut diagnostics);
+    let sd = model::build(file, text, &layout, data, &mut diagnostics);
     let sd = sd.map(|(specs, dimensions, models, macros, doc)| SdFile {
         dialect: Dialect::Vensim,
         name: String::new(),

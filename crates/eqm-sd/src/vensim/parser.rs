@@ -45,6 +45,8 @@ pub struct Scope {
     /// The variables whose definitions could not be read (a diagnostic says why): references
     /// to them give no further diagnostic.
     pub unreadable: std::collections::HashSet<String>,
+    /// The data files the `GET` functions read.
+    pub data: std::rc::Rc<crate::data::DataFiles>,
 }
 
 /// The prefix of the placeholder name a subscript range used as a value stands under until
