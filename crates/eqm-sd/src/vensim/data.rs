@@ -14,10 +14,11 @@
 //! reference ending in `*` turns the block (down for the last, across for the one before). A
 //! reference that is no cell is a named range of the workbook, whose first cell starts the
 //! block. A series (lookups, data) has its times in a row (a number: `'4'`), a column (letters:
-//! `'A'`) or a named range, from the column or row of the first value cell until the first
-//! empty cell; the elements' values follow each other in the rows below or the columns to
-//! the right. A value cell left empty is a missing value: that time is left out of the
-//! element's table, so the values on both sides are read across it.
+//! `'A'`) or a named range, from the column or row of the first value cell through the end of
+//! the sheet's row or column (or of the named range); the elements' values follow each other
+//! in the rows below or the columns to the right. A time cell without a number, and a value
+//! cell left empty, are missing: that time is left out of the element's table, so the values
+//! on both sides are read across it.
 //!
 //! Diagnostics: E1008 for a file, sheet or named range that cannot be found or read, a cell
 //! where a number is needed that holds none, or a series with no times; E1002 for a file tag
@@ -358,20 +359,25 @@ fn series_times(
             *span,
         );
     };
-    let mut cells = Vec::new();
-    for n in 0.. {
-        if limit.is_some_and(|l| n >= l) {
-            break;
+    // Through the named range, else through the end of the sheet's row or column; a cell
+    // without a number is a missing time, left out.
+    let length = limit.unwrap_or_else(|| {
+        if across {
+            grid.rows.get(start.0).map_or(0, |r| r.len().saturating_sub(start.1))
+        } else {
+            grid.rows.len().saturating_sub(start.0)
         }
+    });
+    let mut cells = Vec::new();
+    for n in 0..length {
         let at = if across {
             (start.0, start.1 + n)
         } else {
             (start.0 + n, start.1)
         };
-        let Some(value) = grid.cell(at.0, at.1).number() else {
-            break;
-        };
-        cells.push((at, value));
+        if let Some(value) = grid.cell(at.0, at.1).number() {
+            cells.push((at, value));
+        }
     }
     if cells.is_empty() {
         return error(
