@@ -115,8 +115,11 @@ impl Book {
 pub struct DataFiles {
     reader: Option<Arc<dyn ReadData>>,
     directory: PathBuf,
-    read: RefCell<HashMap<(PathBuf, String), Result<Rc<Book>, String>>>,
+    read: RefCell<HashMap<(PathBuf, String), Loaded>>,
 }
+
+/// A file read and parsed, or why it could not be.
+type Loaded = Result<Rc<Book>, String>;
 
 impl std::fmt::Debug for DataFiles {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

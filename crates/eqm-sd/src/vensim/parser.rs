@@ -593,7 +593,9 @@ impl<'a> Parser<'a> {
                 let span = self.here();
                 return Err(self.error(
                     "E1002",
-                    format!("`{key}` reads data from a file, which is not supported"),
+                    format!(
+                        "`{key}` with a quoted argument inside an expression is not supported: a `GET` function that reads a data file must be the whole right-hand side"
+                    ),
                     span,
                     "not supported",
                 ));

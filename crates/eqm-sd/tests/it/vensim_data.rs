@@ -32,12 +32,12 @@ fn reader(files: Vec<(&'static str, Vec<u8>)>) -> Arc<dyn ReadData> {
     })
 }
 
+/// A diagnostic's code, line, column (from 1) and message.
+type Located = (&'static str, usize, usize, String);
+
 /// Reads `text` (the file `model.mdl`) with the data files given, and where each diagnostic is
 /// (code, line, column, message).
-fn read(
-    files: Vec<(&'static str, Vec<u8>)>,
-    text: &str,
-) -> (Option<SdFile>, Vec<(&'static str, usize, usize, String)>) {
+fn read(files: Vec<(&'static str, Vec<u8>)>, text: &str) -> (Option<SdFile>, Vec<Located>) {
     let mut sources = SourceMap::new();
     let id = sources.add("model.mdl", text);
     let data = DataFiles::new(Some(reader(files)), "model.mdl");
