@@ -103,11 +103,7 @@ impl NativeSession {
         let (files, libraries) = self.sources();
         let linker = self.linker.clone();
         let outcome: Outcome<T> = work::run(py, None, move || {
-            // The data files of a Vensim model (`GET XLS ...`) are read from the file system.
-            let data: std::sync::Arc<dyn eqm::SdReadData> =
-                std::sync::Arc::new(|path: &std::path::Path| std::fs::read(path));
-            let mut session =
-                Session::with_libraries_reading_data(Vec::new(), files, &[], libraries, Some(data), model.as_deref());
+            let mut session = Session::with_libraries(Vec::new(), files, &[], libraries, model.as_deref());
             session.set_shared_external_linker(linker);
             let options = ModelOptions {
                 parameters,
@@ -368,9 +364,7 @@ impl NativeSession {
     fn diagnostics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let (files, libraries) = self.sources();
         let (diagnostics, sources) = work::run(py, None, move || {
-            let data: std::sync::Arc<dyn eqm::SdReadData> =
-                std::sync::Arc::new(|path: &std::path::Path| std::fs::read(path));
-            let mut session = Session::with_libraries_reading_data(Vec::new(), files, &[], libraries, Some(data), None);
+            let mut session = Session::with_libraries(Vec::new(), files, &[], libraries, None);
             (session.take_diagnostics(), session.source_map().clone())
         })?;
         diagnostic_list(py, &diagnostics, &sources)

@@ -83,6 +83,8 @@ pub struct NamedRange {
 pub struct Book {
     pub sheets: Vec<(String, Grid)>,
     pub names: Vec<NamedRange>,
+    /// Whether the file is a delimited text (its one sheet is the one every call reads).
+    pub text: bool,
 }
 
 impl Book {
@@ -239,6 +241,7 @@ pub fn text_book(text: &str, delimiter: &str) -> Book {
     Book {
         sheets: vec![(delimiter.to_string(), Grid { rows })],
         names: Vec::new(),
+        text: true,
     }
 }
 
@@ -259,7 +262,11 @@ pub fn spreadsheet(bytes: Vec<u8>) -> Result<Book, String> {
             .map_err(|e| format!("has a sheet `{name}` that cannot be read ({e})"))?;
         sheets.push((name, grid(&range)));
     }
-    Ok(Book { sheets, names })
+    Ok(Book {
+        sheets,
+        names,
+        text: false,
+    })
 }
 
 /// A sheet's cells as a grid from `A1` (calamine's range starts at its first used cell).

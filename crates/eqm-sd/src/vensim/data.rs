@@ -156,12 +156,15 @@ fn sheet(call: &Call, files: &DataFiles, diagnostics: &mut Vec<Diagnostic>) -> O
         Ok(book) => book,
         Err(message) => return error(diagnostics, "E1008", message, *file_span),
     };
-    let found = book.sheets.iter().position(|(n, _)| n.eq_ignore_ascii_case(tab.trim()));
-    let index = match (found, book.sheets.len()) {
-        (Some(i), _) => i,
-        // A text file's one sheet, whatever its delimiter is called.
-        (None, 1) if book.names.is_empty() && book.sheets[0].0.len() <= 2 => 0,
-        _ => {
+    // A text file has one sheet, which its delimiter names.
+    let found = if book.text {
+        Some(0)
+    } else {
+        book.sheets.iter().position(|(n, _)| n.eq_ignore_ascii_case(tab.trim()))
+    };
+    let index = match found {
+        Some(i) => i,
+        None => {
             return error(
                 diagnostics,
                 "E1008",
