@@ -134,7 +134,10 @@ fn first_error(session: &eqm::Session) -> String {
 }
 
 fn run_and_compare(name: &str, bytes: Vec<u8>, reference: &Reference) -> Outcome {
-    let mut session = eqm::Session::with_source_bytes(vec![(name.to_string(), bytes)], &[], None);
+    // The data files a Vensim model reads are read from the file system, as `eqm run` reads them.
+    let data: std::sync::Arc<dyn eqm_sd::data::ReadData> = std::sync::Arc::new(|path: &Path| std::fs::read(path));
+    let files = vec![(name.to_string(), bytes)];
+    let mut session = eqm::Session::with_libraries_reading_data(Vec::new(), files, &[], None, Some(data), None);
     if session.has_errors() {
         return Outcome::failed(first_error(&session));
     }

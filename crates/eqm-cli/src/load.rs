@@ -104,7 +104,10 @@ fn session_of(
         eqm_file_directories: eqm::LibraryPath::eqm_file_directories(eqmpath.as_deref()),
         tree_cache: Some(std::sync::Arc::new(eqm_cc::DiskTreeCache::from_environment())),
     };
-    let mut session = Session::with_libraries(stdlib_replacements(), user, library, Some(path), model);
+    // The data files of a Vensim model (`GET XLS ...`) are read from the file system.
+    let data: std::sync::Arc<dyn eqm::SdReadData> = std::sync::Arc::new(|path: &std::path::Path| std::fs::read(path));
+    let mut session =
+        Session::with_libraries_reading_data(stdlib_replacements(), user, library, Some(path), Some(data), model);
     // The data files a model names (`readMatrix`) are read from the file system too.
     session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
     session.set_external_linker(external_linker());

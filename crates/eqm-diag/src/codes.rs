@@ -845,6 +845,12 @@ pub static CODES: &[CodeInfo] = &[
         "A variable of a system-dynamics file that is defined twice, or declared without a definition",
     ),
     code(
+        "E1008",
+        Error,
+        Import,
+        "A data file that a system-dynamics model reads (Vensim's `GET XLS ...`) cannot be read, or has no such sheet, named range or number where the call points",
+    ),
+    code(
         "W0240",
         Warning,
         Names,

@@ -7,10 +7,14 @@
 //! under (the variables' names as the file writes them) and the diagnostics, each at its line
 //! in the file read (the XML line for XMILE).
 //!
-//! This crate reads no files and runs nothing: the front ends read the file, the library
-//! compiles and runs the `.eqm` text like any other model. Every construct a reader does not
+//! This crate reads no files and runs nothing: the front ends read the file, and give the
+//! bytes of the data files a Vensim model reads (`GET XLS ...`) through a
+//! [`ReadData`](data::ReadData) of theirs, which the `data` module parses into cells; the
+//! values are written into the `.eqm` text as constants and tables. The library compiles and
+//! runs that text like any other model. Every construct a reader does not
 //! support is a diagnostic (E1002) naming it; nothing is left out silently.
 
+pub mod data;
 pub mod emit;
 pub mod ir;
 pub mod names;
@@ -87,15 +91,37 @@ pub struct Imported {
     /// to the variable's definition through it).
     pub origins: Vec<(String, Span)>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The data files the model read (`GET XLS ...`), as the reader was asked for them: the
+    /// text holds their values, so it no longer needs them, but the file itself does.
+    pub data_files: Vec<std::path::PathBuf>,
 }
 
 /// Imports `text`, the file `file` of `format`, named `file_name` (its stem names a model
-/// that has no name of its own).
+/// that has no name of its own). A data file the model reads is reported unreadable (see
+/// [`import_with_data`]).
 pub fn import(file: FileId, file_name: &str, text: &str, format: Format) -> Imported {
+    import_with_data(file, file_name, text, format, None)
+}
+
+/// [`import`] with the reader of the data files the model reads, each found relative to the
+/// directory of `file_name`.
+pub fn import_with_data(
+    file: FileId,
+    file_name: &str,
+    text: &str,
+    format: Format,
+    data: Option<std::sync::Arc<dyn data::ReadData>>,
+) -> Imported {
+    let mut data_files = Vec::new();
     let (sd, mut diagnostics) = match format {
         Format::Xmile => xmile::read(file, text, ir::Dialect::Xmile),
         Format::Stella => xmile::read(file, text, ir::Dialect::Stella),
-        Format::Vensim => vensim::read(file, text),
+        Format::Vensim => {
+            let files = std::rc::Rc::new(data::DataFiles::new(data, file_name));
+            let read = vensim::read_with_data(file, text, files.clone());
+            data_files = files.paths_read();
+            read
+        }
     };
     let stem = file_name
         .rsplit(['/', '\\'])
@@ -110,6 +136,7 @@ pub fn import(file: FileId, file_name: &str, text: &str, format: Format) -> Impo
         columns: Vec::new(),
         origins: Vec::new(),
         diagnostics,
+        data_files: data_files.clone(),
     };
     let Some(sd) = sd else {
         return failed(diagnostics);
@@ -126,6 +153,7 @@ pub fn import(file: FileId, file_name: &str, text: &str, format: Format) -> Impo
             columns: e.columns,
             origins: e.origins,
             diagnostics,
+            data_files,
         },
         None => failed(diagnostics),
     }

@@ -91,6 +91,7 @@ mod zero_coefficients;
 
 pub use analyze::{AnalyzeOptions, ModelAnalysis};
 pub use diagram::Diagram;
+pub use eqm_sd::data::ReadData as SdReadData;
 pub use eqm_sd::{Format as SdFormat, Imported as SdImported, import as import_system_dynamics};
 pub use model::{Model, ParameterInfo, RunReport, VariableInfo, VariableKind};
 pub use package_check::{ClassCheck, ClassVerdict, LocalBalance, check_lines, check_report};

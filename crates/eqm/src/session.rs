@@ -184,6 +184,10 @@ pub struct Session {
     pub(crate) imported_origins: Vec<(String, std::collections::HashMap<String, eqm_diag::source::Span>)>,
     /// The data files the file reader read, by the path asked for, with their texts.
     data_files_read: Arc<DataFilesRead>,
+    /// How the data files of a system-dynamics file are read (Vensim's `GET XLS ...`): given
+    /// before the file is imported ([`Session::with_libraries_reading_data`],
+    /// [`Session::set_data_reader`]).
+    pub(crate) data_reader: Option<Arc<dyn eqm_sd::data::ReadData>>,
 }
 
 /// The data files a session's reader read: what an exported FMU carries, so that its runtime
@@ -285,7 +289,23 @@ impl Session {
         libraries: Option<LibraryPath>,
         model: Option<&str>,
     ) -> Session {
+        Session::with_libraries_reading_data(stdlib, files, library, libraries, None, model)
+    }
+
+    /// A session like [`Session::with_libraries`] whose system-dynamics files read their data
+    /// files (Vensim's `GET XLS ...`, relative to the model file's directory) through `data`,
+    /// such as `|path| std::fs::read(path)` in a front end that reads the file system. Without
+    /// one, such a file is reported as unable to read them.
+    pub fn with_libraries_reading_data(
+        stdlib: Vec<(String, String)>,
+        files: Vec<(String, Vec<u8>)>,
+        library: &[(String, String)],
+        libraries: Option<LibraryPath>,
+        data: Option<Arc<dyn eqm_sd::data::ReadData>>,
+        model: Option<&str>,
+    ) -> Session {
         let mut session = Session::new();
+        session.data_reader = data;
         session.sources.stdlib_replacements = stdlib;
         // The `.eqm` files of the library directories come first among the library files.
         let mut library_files = libraries.as_ref().map(LibraryPath::eqm_files).unwrap_or_default();
@@ -413,6 +433,12 @@ impl Session {
             reader,
             read: self.data_files_read.clone(),
         }));
+    }
+
+    /// Gives the session the way to read the data files of the system-dynamics files imported
+    /// after this call (see [`Session::with_libraries_reading_data`]).
+    pub fn set_data_reader(&mut self, reader: impl eqm_sd::data::ReadData + 'static) {
+        self.data_reader = Some(Arc::new(reader));
     }
 
     /// The data files the session's reader has read so far (by the path the compiler asked

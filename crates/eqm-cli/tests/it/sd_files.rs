@@ -1,6 +1,8 @@
 //! Stella and XMILE files on the command line: `eqm run` by the extension and with
 //! `--format`, the results under the file's names (quoted in the CSV header where needed),
-//! `eqm import` to standard output and to a file, and diagnostics at the XML line.
+//! `eqm import` to standard output and to a file, and diagnostics at the XML line; Vensim
+//! models that read data files beside them (a `.csv` written here, and an `.xlsx` workbook of
+//! the suite against Vensim's own run).
 
 use crate::cli::eqm;
 use std::path::PathBuf;
@@ -130,4 +132,90 @@ fn the_example_teacup_runs_from_both_formats_by_euler_s_recurrence() {
             );
         }
     }
+}
+
+#[test]
+fn a_vensim_data_equation_reads_its_csv_file_beside_the_model() {
+    let model = "x := GET DIRECT DATA('data.csv', ',', 'A', 'B2') ~~|\n\
+held :HOLD BACKWARD: := GET DIRECT DATA('data.csv', ',', 'A', 'B2') ~~|\n\
+ahead :LOOK FORWARD: := GET DIRECT DATA('data.csv', ',', 'A', 'B2') ~~|\n\
+FINAL TIME = 10 ~~|\nINITIAL TIME = 0 ~~|\nSAVEPER = 5 ~~|\nTIME STEP = 1 ~~|\n";
+    let missing = "y = GET XLS CONSTANTS('absent.xlsx', 'Sheet1', 'B2') ~~|\n\
+FINAL TIME = 10 ~~|\nINITIAL TIME = 0 ~~|\nSAVEPER = 5 ~~|\nTIME STEP = 1 ~~|\n";
+    let dir = scratch(
+        "data",
+        &[
+            ("model.mdl", model),
+            ("data.csv", "time,value\n0,1\n10,3\n"),
+            ("missing.mdl", missing),
+        ],
+    );
+    let (code, out, err) = eqm(&["run", dir.join("model.mdl").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    // At 5, halfway between the data's times 0 and 10: interpolated (1 + 3)/2, held back at
+    // the value of 0, looking forward to the value of 10.
+    let rows: Vec<&str> = out.lines().collect();
+    assert_eq!(rows[0], "time,x,held,ahead,FINAL TIME,INITIAL TIME,SAVEPER,TIME STEP");
+    assert!(rows[2].starts_with("5,2,1,3,"), "{out}");
+    assert!(rows[3].starts_with("10,3,3,3,"), "{out}");
+    let (code, _, err) = eqm(&["run", dir.join("missing.mdl").to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("[E1008]") && err.contains("missing.mdl:1:23"), "{err}");
+}
+
+/// Splits a line of CSV (double quotes around a field that holds a comma).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut fields, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(std::mem::take(&mut field)),
+            c => field.push(c),
+        }
+    }
+    fields.push(field);
+    fields
+}
+
+#[test]
+fn a_vensim_model_reading_an_xlsx_workbook_by_named_ranges_runs_to_vensim_s_values() {
+    let case = std::path::Path::new(crate::REPO).join("../shared/sd-test-models/tests/get_xls_cellrange");
+    if !case.is_dir() {
+        eprintln!("the system-dynamics test suite is not on this machine; skipped");
+        return;
+    }
+    let (code, out, err) = eqm(&["run", case.join("test_get_xls_cellrange.mdl").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let mut lines = out.lines();
+    let header = csv_fields(lines.next().expect("a header"));
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| csv_fields(l).iter().map(|v| v.parse().expect("a number")).collect())
+        .collect();
+    // Vensim's own run of the model (tab-separated, one column per variable).
+    let reference = std::fs::read_to_string(case.join("output.tab")).expect("the reference reads");
+    let mut reference_lines = reference.lines();
+    let names: Vec<&str> = reference_lines.next().expect("a header").split('\t').collect();
+    let mut compared = 0;
+    for line in reference_lines {
+        // Vensim writes a constant's value in the first row only: an empty cell is no value.
+        let values: Vec<f64> = line.split('\t').map(|v| v.trim().parse().unwrap_or(f64::NAN)).collect();
+        let row = rows
+            .iter()
+            .find(|r| (r[0] - values[0]).abs() < 1e-9)
+            .unwrap_or_else(|| panic!("no row at time {}", values[0]));
+        for (name, expected) in names.iter().zip(&values).skip(1).filter(|(_, v)| !v.is_nan()) {
+            let column = header
+                .iter()
+                .position(|h| h == name)
+                .unwrap_or_else(|| panic!("no column `{name}` in {header:?}"));
+            assert!(
+                (row[column] - expected).abs() <= 1e-9 * expected.abs().max(1.0),
+                "`{name}` at {}: {} instead of {expected}",
+                values[0],
+                row[column]
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 100, "only {compared} values compared");
 }

@@ -1,5 +1,6 @@
 //! The tables of arrayed graphical functions (Vensim's `table[a, b]((x, y), ...)`, one table
-//! per element).
+//! per element), and of auxiliaries whose elements each read their own graphical function
+//! (Vensim's data variables, `WITH LOOKUP` written element by element).
 //!
 //! Input: the model's variables and the writer's arrays. Output: a table parameter for each
 //! element of an arrayed lookup table that a definition covers, keyed by the table's name with
@@ -23,7 +24,12 @@ pub(super) fn element_tables(
     tables: &mut HashMap<String, (String, GraphKind)>,
     declarations: &mut Vec<String>,
 ) {
-    for v in writer.model.variables.iter().filter(|v| matches!(v.kind, Kind::Lookup)) {
+    for v in writer
+        .model
+        .variables
+        .iter()
+        .filter(|v| matches!(v.kind, Kind::Lookup | Kind::Aux))
+    {
         let key = canonical(&v.name);
         // A table over dimensions with one definition for all elements is written once.
         if matches!(v.definition, Definition::Uniform(_)) {
@@ -36,8 +42,10 @@ pub(super) fn element_tables(
             continue;
         };
         for element in &elements {
-            let Ok((Equation::Table(graph), _)) = writer.equation_of(v, element) else {
-                continue;
+            let graph = match writer.equation_of(v, element) {
+                Ok((Equation::Table(graph), _)) if matches!(v.kind, Kind::Lookup) => graph,
+                Ok((Equation::Graph { graph, .. }, _)) if matches!(v.kind, Kind::Aux) => graph,
+                _ => continue,
             };
             let table_id = identifier(&writer.arrays.display(&format!("{} graph", v.name), element));
             declarations.push(format!(

@@ -418,7 +418,8 @@ impl ModelWriter<'_> {
             (kind, Equation::Graph { .. } | Equation::Value(_)) => {
                 let mut value = match equation {
                     Equation::Graph { input, graph } => {
-                        let Some((table_id, graph_kind)) = scope.tables.get(&key) else {
+                        let own = scope.tables.get(&Arrays::indexed(&key, element));
+                        let Some((table_id, graph_kind)) = own.or_else(|| scope.tables.get(&key)) else {
                             return Err(Diagnostic::error(
                                 "E1002",
                                 "EQM does not import graphical functions of single elements",

@@ -68,7 +68,7 @@ pub fn variable(
             continue;
         };
         let is_stock = matches!(right, Right::Stock { .. });
-        let is_list = matches!(right, Right::Numbers { .. });
+        let is_list = matches!(right, Right::Numbers { .. } | Right::Data(_));
         match item_equations(item, items.len() == 1, right, scope, &mut seen, diagnostics) {
             Some(mut found) => {
                 stocks += usize::from(is_stock);
@@ -152,8 +152,13 @@ fn item_equations(
 ) -> Option<Vec<(Vec<String>, Equation)>> {
     let name = &item.lhs.name;
     let key = subscripts_of(&item.lhs.subscripts, scope, diagnostics).ok()?;
+    let mut data_call = None;
     let (mut equation, numbers_at) = match right {
         Right::Numbers { rows, span } => (None, Some((rows, span))),
+        Right::Data(call) => {
+            data_call = Some(call);
+            (None, None)
+        }
         Right::Value(e) => (Some(Equation::Value(e)), None),
         Right::Stock { rate, initial } => (
             Some(Equation::Stock {
@@ -204,7 +209,10 @@ fn item_equations(
     let equation = match (equation, numbers_at) {
         (Some(equation), _) => equation,
         (None, Some((rows, span))) => return numbers(name, &key, rows, span, tuples, scope, diagnostics),
-        (None, None) => return None,
+        (None, None) => {
+            let call = data_call?;
+            return super::data::equations(&call, item.lhs.data, &key, tuples, scope, diagnostics);
+        }
     };
     if item.lhs.except.is_empty() && ranges_as_values.is_empty() {
         return Some(vec![(key, equation)]);
@@ -454,6 +462,29 @@ fn without_flag(comment: &str) -> &str {
 
 /// A named lookup's table, through the end of its entry.
 fn lookup_table(p: &mut Parser) -> Parsed<Right> {
+    // `name = GET XLS LOOKUPS(...)`: the table is read from a file.
+    if let Some(call) = super::data::call(p) {
+        let call = call?;
+        if p.pos < p.tokens.len() {
+            let span = p.here();
+            return Err(p.error("E1003", "unexpected text after the lookup table", span, "syntax error"));
+        }
+        return Ok(Right::Data(call));
+    }
+    // `name( GET XLS LOOKUPS(...) )`: the same, in a lookup's own parentheses.
+    if p.peek_is("(") {
+        p.pos += 1;
+        if let Some(call) = super::data::call(p) {
+            let call = call?;
+            p.expect(")")?;
+            if p.pos < p.tokens.len() {
+                let span = p.here();
+                return Err(p.error("E1003", "unexpected text after the lookup table", span, "syntax error"));
+            }
+            return Ok(Right::Data(call));
+        }
+        p.pos -= 1;
+    }
     let graph = entry::table(p)?;
     if p.pos < p.tokens.len() {
         let span = p.here();

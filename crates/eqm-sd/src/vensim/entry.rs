@@ -6,9 +6,12 @@
 //! ranges, a reality check that takes no part in a run), and, given a [`Parser`] over the right-hand side, its [`Right`] side: an ordinary
 //! expression, a stock's `INTEG(rate, initial)`, a `WITH LOOKUP(input, table)`, a list of
 //! numbers (`1, 2; 3, 4` or `TABBED ARRAY`), or a declaration without value
-//! (`A FUNCTION OF`). Data variables (`:=` with `GET ...`, data without an equation,
-//! interpolation options) are E1002 diagnostics.
+//! (`A FUNCTION OF`), a call of a `GET` function that reads a data file (read by the `data`
+//! module). Data equations (`:=`) are read as equations, with their option (`:INTERPOLATE:`,
+//! `:HOLD BACKWARD:`, `:LOOK FORWARD:`); a data variable without an equation (its values from
+//! another model's run) and the option `:RAW:` are E1002 diagnostics.
 
+use super::data::{self, Mode};
 use super::lexer::{Tok, Token};
 use super::parser::{Parsed, Parser, Reported};
 use crate::ir::{Expr, GraphKind, GraphicalFunction};
@@ -29,6 +32,9 @@ pub struct Lhs {
     pub name: Named,
     pub subscripts: Vec<Named>,
     pub except: Vec<Vec<Named>>,
+    /// A data equation's (`:=`) option for reading between the data's times, where it gives
+    /// one.
+    pub data: Option<Mode>,
 }
 
 /// One element of a range definition: a name, or a numeric run `(a1-a5)`.
@@ -94,14 +100,12 @@ fn subscript_names(p: &mut Parser) -> Parsed<Vec<Named>> {
     }
 }
 
-/// Whether the tokens from `at` start a call of one of Vensim's `GET ...` functions, which
-/// read data from files.
-pub fn reads_file(tokens: &[Token], at: usize) -> Option<&str> {
+/// What the `GET` function whose call the tokens from `at` start reads (after a lookup's
+/// `(`), if they start one.
+pub fn reads_file(tokens: &[Token], at: usize) -> Option<data::What> {
     let skip = usize::from(tokens.get(at).is_some_and(|t| t.tok == Tok::Punct("(")));
     match tokens.get(at + skip).map(|t| &t.tok) {
-        Some(Tok::Name(name)) if canonical(name).starts_with("get ") && canonical(name) != "get time value" => {
-            Some(name)
-        }
+        Some(Tok::Name(name)) => data::what(name),
         _ => None,
     }
 }
@@ -124,6 +128,7 @@ pub fn head(p: &mut Parser) -> Parsed<Head> {
         Vec::new()
     };
     let mut except = Vec::new();
+    let mut mode = None;
     while let Some(Tok::Keyword(k)) = p.peek() {
         let span = p.here();
         if k == "EXCEPT" {
@@ -140,6 +145,17 @@ pub fn head(p: &mut Parser) -> Parsed<Head> {
         if k == "THE CONDITION" || k == "TEST INPUT" {
             return Ok(Head::RealityCheck { name });
         }
+        let option = match k.as_str() {
+            "INTERPOLATE" => Some(Mode::Interpolate),
+            "HOLD BACKWARD" => Some(Mode::HoldBackward),
+            "LOOK FORWARD" => Some(Mode::LookForward),
+            _ => None,
+        };
+        if option.is_some() {
+            mode = option;
+            p.pos += 1;
+            continue;
+        }
         let k = k.clone();
         return Err(p.error(
             "E1002",
@@ -152,22 +168,15 @@ pub fn head(p: &mut Parser) -> Parsed<Head> {
         name,
         subscripts,
         except,
+        data: mode,
     };
     match p.peek() {
-        Some(Tok::Punct("=" | "==")) => {
+        // A data equation is an equation whose values are read once, before the run.
+        Some(Tok::Punct("=" | "==" | ":=")) => {
             p.pos += 1;
             Ok(Head::Equation { lhs, rhs: p.pos })
         }
         Some(Tok::Punct("(")) => Ok(Head::Lookup { lhs, table: p.pos }),
-        Some(Tok::Punct(":=")) => {
-            let span = p.here();
-            Err(p.error(
-                "E1002",
-                "data equations (`:=`) are not supported",
-                span,
-                "not supported",
-            ))
-        }
         None => {
             let span = lhs.name.span;
             Err(p.error(
@@ -190,16 +199,20 @@ pub fn head(p: &mut Parser) -> Parsed<Head> {
 /// The rest of a range definition after `name :`.
 fn range(p: &mut Parser, name: Named) -> Parsed<Head> {
     let mut items = Vec::new();
-    if let Some(Tok::Name(first)) = p.peek()
-        && canonical(first).starts_with("get ")
-    {
-        let span = p.here();
-        return Err(p.error(
-            "E1002",
-            format!("a subscript range read from a file (`{first}`) is not supported"),
-            span,
-            "not supported",
-        ));
+    if let Some(call) = data::call(p) {
+        let call = call?;
+        if call.what != data::What::Subscript {
+            return Err(p.error(
+                "E1003",
+                format!("`{}` gives no elements of a subscript range", call.name),
+                call.span,
+                "not a subscript range",
+            ));
+        }
+        let elements = data::subscript_elements(&call, &p.scope.data, p.diagnostics).ok_or(Reported)?;
+        let span = call.span;
+        items.extend(elements.into_iter().map(|name| RangeItem::Name(Named { name, span })));
+        return range_rest(p, name, items);
     }
     loop {
         if p.peek_is("(") {
@@ -218,6 +231,11 @@ fn range(p: &mut Parser, name: Named) -> Parsed<Head> {
         }
         break;
     }
+    range_rest(p, name, items)
+}
+
+/// The mappings after a range's elements (`-> other`), through the end of the tokens.
+fn range_rest(p: &mut Parser, name: Named, items: Vec<RangeItem>) -> Parsed<Head> {
     let mut mappings = Vec::new();
     if p.peek_is("->") {
         p.pos += 1;
@@ -273,6 +291,9 @@ pub enum Right {
         rows: Vec<Vec<f64>>,
         span: Span,
     },
+    /// A call of a `GET` function, read from its file once the left-hand side's elements are
+    /// known.
+    Data(data::Call),
     Undefined,
 }
 
@@ -284,6 +305,9 @@ pub fn right(p: &mut Parser) -> Parsed<Right> {
         _ => String::new(),
     };
     let result = match form.as_str() {
+        _ if data::what(&form).is_some_and(|w| w != data::What::Subscript) => {
+            Right::Data(data::call(p).expect("a `GET` call starts here")?)
+        }
         "integ" => {
             p.pos += 2;
             let rate = p.expr()?;

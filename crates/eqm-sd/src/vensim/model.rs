@@ -11,11 +11,13 @@ use super::entry::{self, Head, Lhs, Named};
 use super::lexer::{self, Tok, Token};
 use super::parser::{Parser, Scope};
 use super::sections::{Entry, EntryKind, Layout};
+use crate::data::DataFiles;
 use crate::ir::{Dimension, Macro, SdModel, SimSpecs, Variable};
 use crate::names::canonical;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::{FileId, Span};
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// The parts of a file the reader builds.
 pub type Parts = (SimSpecs, Vec<Dimension>, Vec<SdModel>, Vec<Macro>, Option<String>);
@@ -68,20 +70,30 @@ struct FirstPass {
     ranges: Vec<RangeDef>,
     doc: Option<String>,
     unreadable: HashSet<String>,
+    /// The data files of the import (a range may be read from one).
+    data: Rc<DataFiles>,
 }
 
 /// Builds the parts of a file, or `None` where nothing of a model could be read.
-pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Diagnostic>) -> Option<Parts> {
+pub fn build(
+    file: FileId,
+    text: &str,
+    layout: &Layout,
+    data: Rc<DataFiles>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Parts> {
     let FirstPass {
         main,
         macros,
         ranges,
         doc,
         unreadable,
-    } = first_pass(file, text, layout, diagnostics);
+        data,
+    } = first_pass(file, text, layout, data, diagnostics);
     let dimensions = dims::dimensions(&ranges, diagnostics);
     let mut scope = base_scope(&dimensions, &macros);
     scope.unreadable = unreadable;
+    scope.data = data.clone();
     let main_dims = declare(&main, &scope, &dimensions, diagnostics);
     let declared: HashSet<&String> = main_dims.iter().map(|(k, _)| k).collect();
     let skipped: Vec<String> = main.order.iter().filter(|k| !declared.contains(k)).cloned().collect();
@@ -108,6 +120,7 @@ pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Di
         macro_scope.lookups = scope.lookups.clone();
         macro_scope.unreadable = scope.unreadable.clone();
         macro_scope.in_macro = true;
+        macro_scope.data = data.clone();
         for parameter in &def.parameters {
             macro_scope.variables.insert(canonical(&parameter.name), Vec::new());
         }
@@ -142,8 +155,17 @@ pub fn build(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Di
 }
 
 /// Reads the left-hand side of every entry, in file order.
-fn first_pass(file: FileId, text: &str, layout: &Layout, diagnostics: &mut Vec<Diagnostic>) -> FirstPass {
-    let mut found = FirstPass::default();
+fn first_pass(
+    file: FileId,
+    text: &str,
+    layout: &Layout,
+    data: Rc<DataFiles>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> FirstPass {
+    let mut found = FirstPass {
+        data,
+        ..FirstPass::default()
+    };
     // Inside a macro: `Some(true)` for one whose header reads, `Some(false)` for one whose
     // header does not (its body is left out, the header's diagnostic says why).
     let mut in_macro: Option<bool> = None;
@@ -228,7 +250,11 @@ fn equation_entry(
             return None;
         }
     };
-    let empty = Scope::default();
+    // The left-hand side needs no names, but a range read from a file needs the data files.
+    let empty = Scope {
+        data: found.data.clone(),
+        ..Scope::default()
+    };
     let mut p = Parser::new(&tokens, text, end, file, &empty, diagnostics);
     let Ok(head) = entry::head(&mut p) else {
         // A definition that cannot be read still names its variable: references to it are
@@ -262,23 +288,8 @@ fn equation_entry(
         Head::Equation { lhs, rhs } => (lhs, rhs, false),
         Head::Lookup { lhs, table } => (lhs, table, true),
     };
-    if let Some(function) = entry::reads_file(&tokens, rhs) {
-        let at = tokens[rhs..]
-            .iter()
-            .find(|t| matches!(t.tok, Tok::Name(_)))
-            .expect("a name was found");
-        diagnostics.push(Diagnostic::error(
-            "E1002",
-            format!(
-                "`{}` reads data from a file (`{function}`), which is not supported",
-                lhs.name.name
-            ),
-            Span::new(file, at.start, at.end),
-            "not supported",
-        ));
-        found.unreadable.insert(canonical(&lhs.name.name));
-        return None;
-    }
+    // A table read from a file makes a lookup, however the entry writes it (`=` or `(`).
+    let is_lookup = is_lookup || entry::reads_file(&tokens, rhs) == Some(super::data::What::Lookups);
     Some(Item {
         lhs,
         tokens,

@@ -45,6 +45,8 @@ pub struct Scope {
     /// The variables whose definitions could not be read (a diagnostic says why): references
     /// to them give no further diagnostic.
     pub unreadable: std::collections::HashSet<String>,
+    /// The data files the `GET` functions read.
+    pub data: std::rc::Rc<crate::data::DataFiles>,
 }
 
 /// The prefix of the placeholder name a subscript range used as a value stands under until
@@ -591,7 +593,9 @@ impl<'a> Parser<'a> {
                 let span = self.here();
                 return Err(self.error(
                     "E1002",
-                    format!("`{key}` reads data from a file, which is not supported"),
+                    format!(
+                        "`{key}` with a quoted argument inside an expression is not supported: a `GET` function that reads a data file must be the whole right-hand side"
+                    ),
                     span,
                     "not supported",
                 ));

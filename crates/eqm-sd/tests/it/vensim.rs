@@ -261,14 +261,14 @@ fn each_error_is_reported_at_its_line_and_column() {
                 "the reality check `r` is read but not applied: it takes no part in a run",
             ),
         ),
-        // Data read from a file.
+        // Data read from a file where the reader was given no way to read files.
         (
             "x = GET XLS CONSTANTS('a.xls', 'Sheet1', 'B2') ~~|\n",
             (
-                "E1002",
+                "E1008",
                 1,
-                5,
-                "`x` reads data from a file (`GET XLS CONSTANTS`), which is not supported",
+                23,
+                "the data file `a.xls` cannot be read here: no reader of data files was given",
             ),
         ),
         (

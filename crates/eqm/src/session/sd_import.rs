@@ -5,7 +5,8 @@
 //! text in the source map (so the import's diagnostics show its lines), the generated `.eqm`
 //! text parsed as a user file named after it (`MODEL.xmile.eqm`), and the file's variable
 //! names, which the compiled model reports its results under ([`Model::source_names`]). Every
-//! front end gets the same import this way. Nothing here reads a file.
+//! front end gets the same import this way. Nothing here reads a file: the data files a
+//! Vensim model reads come through the front end's reader ([`Session::set_data_reader`]).
 
 use super::Session;
 use crate::model::Model;
@@ -51,7 +52,13 @@ impl Session {
     /// The `.eqm` name and text of an imported file, its diagnostics taken.
     fn import_text(&mut self, name: &str, text: String, format: Format) -> Option<(String, String)> {
         let id = self.sources.map.add(name.to_string(), text);
-        let imported = eqm_sd::import(id, name, &self.sources.map.get(id).text, format);
+        let imported = eqm_sd::import_with_data(
+            id,
+            name,
+            &self.sources.map.get(id).text,
+            format,
+            self.data_reader.clone(),
+        );
         let failed = imported.text.is_none();
         if eqm_diag::has_errors(&imported.diagnostics) || failed {
             self.source_errors = true;
@@ -60,7 +67,11 @@ impl Session {
         let eqm_text = imported.text?;
         self.imported = Some((imported.model, imported.columns));
         let eqm_name = format!("{name}.eqm");
-        self.imported_from.push((eqm_name.clone(), id));
+        // An exported FMU imports the file again at its start, unless the file read data
+        // files: then it carries the `.eqm` text, which holds their values.
+        if imported.data_files.is_empty() {
+            self.imported_from.push((eqm_name.clone(), id));
+        }
         self.imported_origins
             .push((eqm_name.clone(), imported.origins.into_iter().collect()));
         Some((eqm_name, eqm_text))
