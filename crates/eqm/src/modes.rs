@@ -362,7 +362,7 @@ impl Modes {
         options: &RunOptions,
         key: &[bool],
         time: f64,
-        carried: Option<(&[(String, f64)], &[(String, f64)])>,
+        carried: Option<(&[Named], &[Named])>,
         names: &[String],
         sink: &mut dyn RowSink,
     ) -> Result<Summary, Segment> {
@@ -460,6 +460,9 @@ fn with_flips(
     }
     None
 }
+
+/// A value by the name of its variable.
+type Named = (String, f64);
 
 /// A segment that failed, and how many rows it wrote before.
 struct Segment {
