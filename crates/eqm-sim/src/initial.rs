@@ -14,6 +14,7 @@ use crate::instance::Instance;
 use crate::interp::OdeRhs;
 use crate::run::{RecoveryNote, RunOptions, SimError, instance_with_objects_of};
 use eqm_compile::exec::ExecProgram;
+use eqm_ir::expr::FxHashMap;
 use eqm_ir::failure::EvalFailure;
 use eqm_ir::slot::Slot;
 
@@ -69,6 +70,7 @@ const PASSES: usize = 10;
 /// The initial values when the initial system is the model's own program with every state at
 /// its start value (see [`initial_states`]).
 fn at_start_values(model: &mut Instance<'_>, options: &RunOptions) -> Result<Initial, SimError> {
+    let carried = held_previous(options);
     let start = options.start;
     let program = model.program();
     let surfaces = &program.events().surfaces;
@@ -80,7 +82,7 @@ fn at_start_values(model: &mut Instance<'_>, options: &RunOptions) -> Result<Ini
     if !surfaces.is_empty() && model.surfaces_at_start(start, &x0, &mut dx, &mut d).is_ok() {
         set_relations(model, None, &d);
     }
-    settle_previous(model, None, start, &x0, &mut dx);
+    settle_previous(model, None, carried.as_ref(), start, &x0, &mut dx);
     let mut recoveries = Vec::new();
     for pass in 0..PASSES {
         // As the initialization program would: a scalar equation Newton cannot solve from its
@@ -99,7 +101,7 @@ fn at_start_values(model: &mut Instance<'_>, options: &RunOptions) -> Result<Ini
             .surfaces(start, &x0, &mut dx, &mut d)
             .map_err(|f| failed_at_start(program, start, "the relations at the start could not be evaluated", &f))?;
         let changed = set_relations(model, None, &d);
-        settle_previous(model, None, start, &x0, &mut dx);
+        settle_previous(model, None, carried.as_ref(), start, &x0, &mut dx);
         if !changed {
             break;
         }
@@ -143,8 +145,13 @@ fn solve_initialization(
     let surfaces = &program.events().surfaces;
     let mut d = vec![0.0; surfaces.len()];
     let mut dx = vec![0.0; program.layout().states];
-    // `initial()` holds during the initialization.
+    // `initial()` holds during the initialization, but not in that of a run resumed after a
+    // switch of structure: that run continues an event at a later time, where `initial()` is
+    // false (a friction element's `initial() and w_rel > 0` would start it sliding again).
+    let carried = held_previous(options);
+    let carried = carried.as_ref();
     if let Some((_, v)) = program.events().initial
+        && carried.is_none()
         && let Some(Slot::Work(k)) = in_init(v)
     {
         solver.set_work(k, 1.0);
@@ -163,7 +170,7 @@ fn solve_initialization(
     if !surfaces.is_empty() && model.surfaces_at_start(start, &x_start, &mut dx, &mut d).is_ok() {
         set_relations(model, Some((&mut solver, &link)), &d);
     }
-    settle_previous(model, Some((&mut solver, &link)), start, &x_start, &mut dx);
+    settle_previous(model, Some((&mut solver, &link)), carried, start, &x_start, &mut dx);
     let lambda = lambda_slot(init);
     for pass in 0..PASSES {
         solver.interpreter().clear_recoveries();
@@ -206,7 +213,7 @@ fn solve_initialization(
                 }
             }
         }
-        settle_previous(model, Some((&mut solver, &link)), start, &x0, &mut dx);
+        settle_previous(model, Some((&mut solver, &link)), carried, start, &x0, &mut dx);
         if !changed {
             repeated_equations_hold(init, &mut solver, start)?;
             return Ok((x0, determined, recovery_notes(init, &mut solver)));
@@ -403,20 +410,61 @@ fn set_relations(model: &mut Instance<'_>, mut solver: InitSolver<'_, '_>, d: &[
     changed
 }
 
+/// For a run resumed after a switch of structure, the `pre` values of the pass that switched by
+/// the name of their variable; `None` for a run's own initialization.
+fn held_previous(options: &RunOptions) -> Option<FxHashMap<&str, f64>> {
+    options.watch.resume.then(|| {
+        options
+            .watch
+            .previous
+            .iter()
+            .map(|(name, value)| (name.as_str(), *value))
+            .collect()
+    })
+}
+
 /// Writes the values `edge`, `change` and the held integer parts compare with: those at the
 /// initial point itself (a condition true at the start has no edge there), into the model's
-/// instance and the initialization's, after the relations they read.
-fn settle_previous(model: &mut Instance<'_>, mut solver: InitSolver<'_, '_>, t: f64, x: &[f64], dx: &mut [f64]) {
+/// instance and the initialization's, after the relations they read. `carried` holds, for a
+/// run resumed after a switch of structure, the `pre` values of the pass that switched (`None`
+/// for a run's own initialization).
+///
+/// A resumed run continues the event iteration of the switch at a later time than the start:
+/// there `initial()` is false, and `pre(v)` of a discrete variable `v` is its value in the pass
+/// that switched, which the new mode solves again with its own equations; not `v`'s value in the
+/// new mode's initialization, which would let a friction element's `mode` keep whatever value
+/// its equation repeats (`pre(mode) == Forward and w_rel > 0` gives Forward again for a clutch
+/// that just locked), and not `v`'s value that pass computed with the previous mode's equations
+/// (a `startForward` found with the acceleration of sliding backward).
+fn settle_previous(
+    model: &mut Instance<'_>,
+    mut solver: InitSolver<'_, '_>,
+    carried: Option<&FxHashMap<&str, f64>>,
+    t: f64,
+    x: &[f64],
+    dx: &mut [f64],
+) {
     let program = model.program();
     let initial_var = program.events().initial.map(|(_, v)| v);
     for p in program.events().previous.iter().filter(|p| p.settled_at_start) {
-        let Ok(value) = model.event_value(p.expr, program.model_span(), t, x, dx) else {
-            continue;
+        let held = match (carried, program.exprs().get(p.expr)) {
+            (Some(carried), eqm_ir::expr::Node::Var(w)) if !p.left_limit && !p.integer_part => {
+                carried.get(program.symbols().get(*w).name.as_str()).copied()
+            }
+            _ => None,
+        };
+        let value = match held {
+            Some(value) => value,
+            None => match model.event_value(p.expr, program.model_span(), t, x, dx) {
+                Ok(value) => value,
+                Err(_) => continue,
+            },
         };
         model.set_work(p.slot, value);
         // `initial()` is true throughout the initialization, so it has no edge there: its
         // edge is the model's event right after the initialization.
-        let is_initial = matches!(program.exprs().get(p.expr), eqm_ir::expr::Node::Var(w) if Some(*w) == initial_var);
+        let is_initial = carried.is_none()
+            && matches!(program.exprs().get(p.expr), eqm_ir::expr::Node::Var(w) if Some(*w) == initial_var);
         // A `pre` value the initialization solves for (one an initial equation names) is
         // its own unknown there.
         if let Some((solver, link)) = solver.as_mut()

@@ -52,6 +52,9 @@ pub struct Switch {
     /// event has happened yet): the run should start in the mode those values choose, from
     /// the model's own start values, rather than go on from these values.
     pub at_initialization: bool,
+    /// The `pre` values of the pass that switched, by the name of the discrete variable (of
+    /// those its own equation defines): the run of the new mode goes on with that pass.
+    pub previous: Vec<(String, f64)>,
 }
 
 /// The gain of the constraint projection (`--stabilize`).

@@ -172,6 +172,7 @@ impl Modes {
         );
         let mut time = options.start;
         let mut carried: Option<Vec<(String, f64)>> = None;
+        let mut previous: Vec<(String, f64)> = Vec::new();
         let mut notes = Vec::new();
         let mut total: Option<Summary> = None;
         let mut at_this_time: Vec<Vec<bool>> = Vec::new();
@@ -193,7 +194,10 @@ impl Modes {
                 }
             };
             let outcome = match self.program(&key, resumed) {
-                Ok(index) => self.run_segment(index, options, &key, time, carried.as_deref(), &names, sink),
+                Ok(index) => {
+                    let resumed = carried.as_deref().map(|values| (values, previous.as_slice()));
+                    self.run_segment(index, options, &key, time, resumed, &names, sink)
+                }
                 Err(d) => Err(Segment {
                     error: failed(d, self, &key),
                     rows: 0,
@@ -226,14 +230,25 @@ impl Modes {
                 Some(t) => merge(t, outcome),
             });
             let Some(switch) = switch else { break };
-            let new_key = switch.watched.clone();
+            let mut new_key = switch.watched.clone();
             if switch.time != time {
                 at_this_time.clear();
             }
             at_this_time.push(key.clone());
             let revisits = at_this_time.iter().filter(|k| **k == new_key).count();
-            if at_this_time.len() > switch_limit(key.len()) || revisits >= 2 {
+            if at_this_time.len() > switch_limit(key.len()) {
                 return Err(self.unsettled(switch.time, &at_this_time));
+            }
+            if revisits >= 2 {
+                // The modes' own values lead round a cycle (sliding forward gives the
+                // acceleration of sliding backward and the other way round): the event's mixed
+                // system of Booleans and Reals is solved by a search instead, as Modelica's
+                // mixed systems are, over the modes nearest to this one not tried at this
+                // instant (a clutch that locks), each accepted only when its own values confirm it.
+                match nearest_untried(&key, &at_this_time) {
+                    Some(next) => new_key = next,
+                    None => return Err(self.unsettled(switch.time, &at_this_time)),
+                }
             }
             recent.push_back(switch.time);
             if recent.len() > ACCUMULATING_SWITCHES {
@@ -265,6 +280,7 @@ impl Modes {
             key = new_key;
             time = switch.time;
             carried = Some(switch.values);
+            previous = switch.previous;
         }
         let mut summary = total.expect("at least one segment ran");
         summary.events.notes.extend(notes);
@@ -337,7 +353,8 @@ impl Modes {
     }
 
     /// One segment in mode program `index` from `time`, with the values `carried` over from
-    /// the previous segment (or the run's own start values).
+    /// the previous segment and the `pre` values of the pass that switched (or the run's own
+    /// start values).
     #[allow(clippy::too_many_arguments)]
     fn run_segment(
         &mut self,
@@ -345,7 +362,7 @@ impl Modes {
         options: &RunOptions,
         key: &[bool],
         time: f64,
-        carried: Option<&[(String, f64)]>,
+        carried: Option<(&[Named], &[Named])>,
         names: &[String],
         sink: &mut dyn RowSink,
     ) -> Result<Summary, Segment> {
@@ -353,7 +370,7 @@ impl Modes {
         let mut segment = options.clone();
         segment.start = time;
         segment.origin = Some(options.start);
-        if let Some(values) = carried {
+        if let Some((values, _)) = carried {
             segment.starts = values
                 .iter()
                 .filter(|(name, value)| {
@@ -370,6 +387,7 @@ impl Modes {
                 .map(|(&slot, &value)| (slot, value))
                 .collect(),
             resume: carried.is_some(),
+            previous: carried.map_or_else(Vec::new, |(_, previous)| previous.to_vec()),
         };
         if !mode.jacobian {
             eqm_sim::simulate::prepare(&mut mode.compiled.program, &segment);
@@ -405,6 +423,46 @@ impl Modes {
             .map_err(|error| Segment { error, rows })
     }
 }
+
+/// The most atoms of another value than the current mode's that [`nearest_untried`] changes.
+const MOST_FLIPPED: usize = 3;
+
+/// The mode nearest to `key` that is not in `tried`: the fewest atoms of another value (at most
+/// [`MOST_FLIPPED`]), the first atoms first.
+fn nearest_untried(key: &[bool], tried: &[Vec<bool>]) -> Option<Vec<bool>> {
+    let mut flips = Vec::new();
+    (1..=key.len().min(MOST_FLIPPED)).find_map(|count| with_flips(key, tried, count, 0, &mut flips))
+}
+
+/// The first mode not in `tried` that differs from `key` in `count` atoms, those in `flips` and
+/// others from atom `from` on.
+fn with_flips(
+    key: &[bool],
+    tried: &[Vec<bool>],
+    count: usize,
+    from: usize,
+    flips: &mut Vec<usize>,
+) -> Option<Vec<bool>> {
+    if flips.len() == count {
+        let mut next = key.to_vec();
+        for &i in flips.iter() {
+            next[i] = !next[i];
+        }
+        return (!tried.contains(&next)).then_some(next);
+    }
+    for i in from..key.len() {
+        flips.push(i);
+        let found = with_flips(key, tried, count, i + 1, flips);
+        flips.pop();
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// A value by the name of its variable.
+type Named = (String, f64);
 
 /// A segment that failed, and how many rows it wrote before.
 struct Segment {

@@ -137,6 +137,10 @@ pub struct Watch {
     /// there, and a watched relation that is on its threshold at the start (within rounding of
     /// the states carried over) takes the value the run was started for.
     pub resume: bool,
+    /// For a resumed run, the `pre` values of the discrete variables in the pass of the event
+    /// iteration that switched (see [`crate::run::Switch::previous`]): the new mode's
+    /// initialization goes on with that pass, so they are its `pre` values.
+    pub previous: Vec<(String, f64)>,
 }
 
 /// Why a hybrid run failed.

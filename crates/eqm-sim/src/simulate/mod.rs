@@ -497,10 +497,24 @@ fn switch_values(
             Some((name.to_string(), value))
         })
         .collect();
+    let previous = program
+        .events()
+        .previous
+        .iter()
+        .filter(|p| p.settled_at_start && !p.left_limit && !p.integer_part)
+        .filter_map(|p| match program.exprs().get(p.expr) {
+            eqm_ir::expr::Node::Var(v) => {
+                let value = instance.work().get(p.slot as usize).copied()?;
+                Some((program.symbols().get(*v).name.clone(), value))
+            }
+            _ => None,
+        })
+        .collect();
     Ok(Switch {
         time: t,
         values,
         watched,
         at_initialization,
+        previous,
     })
 }

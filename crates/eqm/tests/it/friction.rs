@@ -264,3 +264,110 @@ fn the_interpreter_and_native_code_agree_bit_for_bit_across_switches() {
         assert_eq!(native.column(name), interpreted.column(name), "{name}");
     }
 }
+
+/// A mass `m` pushed by a constant force `f`, sliding backward from `w = -1` against Coulomb
+/// friction `tau0` written as the Modelica Standard Library writes its friction elements: a
+/// path parameter `sa`, the Booleans `startForward`, `startBackward` and `locked` that choose the
+/// structure, and an Integer `mode` whose `pre` value remembers the direction of sliding. With
+/// `m != 1` the path parameter of sliding in one direction is that of starting in the other
+/// (`sa = (f -+ tau0)/m +- tau0`), so where the mass stops, following the modes' own values goes
+/// round a cycle and only the locked mode is consistent.
+const STOPPING_MASS: &str = "model StoppingMass
+  parameter Real m = 0.1;
+  parameter Real f = 0.5;
+  parameter Real tau0 = 1;
+  Real phi(start = 0, fixed = true);
+  Real w(start = -1, fixed = true);
+  Real a;
+  Real sa;
+  Real tau;
+  Boolean startForward(start = false, fixed = true);
+  Boolean startBackward(start = false, fixed = true);
+  Boolean locked(start = false);
+  Integer mode(start = 3, fixed = true);
+equation
+  der(phi) = w;
+  der(w) = a;
+  m*a = f - tau;
+  startForward = pre(mode) == 0 and (sa > tau0 or pre(startForward) and sa > tau0)
+    or pre(mode) == -1 and w > 1e10 or initial() and w > 0;
+  startBackward = pre(mode) == 0 and (sa < -tau0 or pre(startBackward) and sa < -tau0)
+    or pre(mode) == 1 and w < -1e10 or initial() and w < 0;
+  locked = not (pre(mode) == 1 or startForward or pre(mode) == -1 or startBackward);
+  a = if locked then 0 else if startForward then sa - tau0 else if startBackward then sa + tau0
+    else if pre(mode) == 1 then sa - tau0 else if pre(mode) == -1 then sa + tau0
+    else sa - sign(w)*tau0;
+  tau = if locked then sa else if startForward then tau0 else if startBackward then -tau0
+    else if pre(mode) == 1 then tau0 else if pre(mode) == -1 then -tau0 else sign(w)*tau0;
+  mode = if (pre(mode) == 1 or startForward) and w > 0 then 1
+    else if (pre(mode) == -1 or startBackward) and w < 0 then -1 else 0;
+end StoppingMass;
+";
+
+/// The run of [`STOPPING_MASS`] with the force `f` to `stop`, every `interval`.
+fn stopping_mass(f: f64, stop: f64, interval: f64) -> eqm::SimulationResult {
+    let mut model = compile(STOPPING_MASS);
+    model.set_parameter("f", f).unwrap_or_else(|e| panic!("{e:?}"));
+    model
+        .simulate(&RunSettings {
+            stop: Some(stop),
+            interval: Some(interval),
+            ..RunSettings::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_friction_element_whose_sliding_modes_contradict_each_other_locks_where_the_mass_stops() {
+    // Sliding backward: a = (f + tau0)/m = 15, so w = -1 + 15 t reaches 0 at t* = 1/15 with
+    // phi = -t* + 7.5 t*^2 = -1/30. There |f| < tau0: the mass sticks, held by tau = f.
+    let result = stopping_mass(0.5, 0.2, 0.01);
+    let column = |name: &str| result.column(name).unwrap();
+    let (t, phi, w, tau, mode, locked) = (
+        result.time().to_vec(),
+        column("phi"),
+        column("w"),
+        column("tau"),
+        column("mode"),
+        column("locked"),
+    );
+    let stop = 1.0 / 15.0;
+    for i in 0..t.len() {
+        if t[i] < stop - 1e-9 {
+            assert!((w[i] - (-1.0 + 15.0 * t[i])).abs() < 1e-9, "w({}) = {}", t[i], w[i]);
+            assert_eq!((mode[i], tau[i]), (-1.0, -1.0), "t = {}", t[i]);
+        } else if t[i] > stop + 1e-9 {
+            assert!(w[i].abs() < 1e-9, "w({}) = {}", t[i], w[i]);
+            assert!((phi[i] + 1.0 / 30.0).abs() < 1e-9, "phi({}) = {}", t[i], phi[i]);
+            assert!((tau[i] - 0.5).abs() < 1e-9, "tau({}) = {}", t[i], tau[i]);
+            assert_eq!((mode[i], locked[i]), (0.0, 1.0), "t = {}", t[i]);
+        }
+    }
+    assert!(
+        t.last().is_some_and(|&end| (end - 0.2).abs() < 1e-12),
+        "the run reaches its end"
+    );
+}
+
+#[test]
+fn a_friction_element_pushed_harder_than_its_friction_slides_forward_where_the_mass_stops() {
+    // With f = 2 > tau0: backward a = (f + tau0)/m = 30 until t* = 1/30 (phi = -1/60), then
+    // forward a = (f - tau0)/m = 10: w = 10 (t - t*).
+    let result = stopping_mass(2.0, 0.1, 0.01);
+    let column = |name: &str| result.column(name).unwrap();
+    let (t, phi, w, mode) = (result.time().to_vec(), column("phi"), column("w"), column("mode"));
+    let stop = 1.0 / 30.0;
+    for i in 0..t.len() {
+        if t[i] > stop + 1e-9 {
+            let s = t[i] - stop;
+            assert!((w[i] - 10.0 * s).abs() < 1e-9, "w({}) = {}", t[i], w[i]);
+            assert!(
+                (phi[i] - (-1.0 / 60.0 + 5.0 * s * s)).abs() < 1e-9,
+                "phi({}) = {}",
+                t[i],
+                phi[i]
+            );
+            assert_eq!(mode[i], 1.0, "t = {}", t[i]);
+        }
+    }
+}
