@@ -10,9 +10,9 @@
 //! section assigns after it is refused); else a statement. A section that assigns no model
 //! variable is no unknown's equation, so no plan runs it: its assertions, guarded by the
 //! conditions of the if-statements around them, become model assertions (an `initial
-//! algorithm`'s checked at the start only); anything else it does
-//! (a loop over a range known only during the run, a call for what it does, a `terminate`
-//! outside a when-statement) is E0317. It deliberately leaves assertions of level warning in
+//! algorithm`'s checked at the start only); a call made for what it does is not run there (no
+//! plan has a place for it); anything else it does (a loop over a range known only during the
+//! run, a `terminate` outside a when-statement) is E0317. It deliberately leaves assertions of level warning in
 //! functions, in `initial algorithm` sections and inside if-, for- and when-statements as
 //! statements, which stop the run when they fail.
 
@@ -120,7 +120,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The statements of a model's section that assigns no variable (an initial one with
-    /// `initial`), as model assertions; E0317 for a statement that is neither an assertion nor an if- or unrolled for-statement
+    /// `initial`), as model assertions; E0317 for a statement that is neither an assertion, a call, nor an if- or unrolled for-statement
     /// of them.
     pub(crate) fn section_checks(&mut self, statements: &[Statement], instance: flat::InstanceId, initial: bool) {
         let mut found = Vec::new();
@@ -191,7 +191,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                 }
                 Statement::Terminate { span, .. } => return Err((*span, "`terminate` outside a when-statement")),
-                Statement::Call { span, .. } => return Err((*span, "a call made for what it does")),
+                // A call of a function that can stop the run (the library's checks of its
+                // tables' parameters, `isValidTable(table)` in an initial section) is not run
+                // in such a section; see the module documentation.
+                Statement::Call { .. } => {}
                 Statement::For { span, .. } | Statement::While { span, .. } => {
                     return Err((*span, "a loop over a range known only during the run"));
                 }
