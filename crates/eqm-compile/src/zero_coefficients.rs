@@ -221,13 +221,13 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
             if !known[&factor] || !reads_varying[&other] {
                 continue;
             }
-            match settle(arena, factor, value, &mut values) {
-                Some(v) if v == 0.0 => {
-                    zero_products.push((e, factor));
-                    break;
-                }
-                Some(_) => {}
-                None => unresolved += 1,
+            let Some(v) = settle(arena, factor, value, &mut values) else {
+                unresolved += 1;
+                continue;
+            };
+            if v == 0.0 {
+                zero_products.push((e, factor));
+                break;
             }
         }
     }

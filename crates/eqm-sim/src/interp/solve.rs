@@ -61,9 +61,16 @@ pub(super) fn solve_scalar(
     f: &mut dyn ScalarProblem,
     bracketing: bool,
 ) -> Result<Option<Recovery>, SolveError> {
-    let start = if guess.is_finite() { guess } else { 0.0 };
-    let start = inside_domain(start, f)?;
-    let failure = match newton_scalar(start, f) {
+    let mut start = if guess.is_finite() { guess } else { 0.0 };
+    let mut first = newton_scalar(start, f);
+    if matches!(first, Err(SolveError::Kind(FailureKind::NotFinite { .. }))) {
+        let beside = inside_domain(start, f)?;
+        if beside != start {
+            start = beside;
+            first = newton_scalar(start, f);
+        }
+    }
+    let failure = match first {
         Ok(_) => return Ok(None),
         Err(e) if !may_recover(&e) => return Err(e),
         Err(e) => e,
