@@ -1,8 +1,9 @@
 //! Coefficients that are zero by the parameters' values: an unknown multiplied by a parameter
 //! expression whose value is known at translation and is exactly zero does not occur in its
-//! equation. Likewise an if-expression whose condition is known at translation is the branch it
-//! chooses (`mu_r = if nonLinear then f(B) else mu_rConst` with `nonLinear = false` is
-//! `mu_r = mu_rConst`): the unknowns of the branch never taken do not occur in the equation.
+//! equation. Likewise an if-expression whose condition reads only constants and parameters that
+//! are structural already (`Evaluate = true`) is the branch it chooses (`mu_r = if nonLinear
+//! then f(B) else mu_rConst` with `nonLinear = false` is `mu_r = mu_rConst`): the unknowns of the
+//! branch never taken do not occur in the equation.
 //!
 //! Input: a [`FlatModel`] and the values of its parameters and constants that are known (a
 //! function from a variable to its value, `None` when it is not known here). Output: the same
@@ -163,7 +164,21 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
         .map(|v| !matches!(v.variability, Variability::Parameter | Variability::Constant))
         .collect();
     let varying = |v: VarId| varying_vars[v.0 as usize];
+    // A condition chooses its branch at translation only where every variable it reads is a
+    // constant or a parameter already structural (`Evaluate = true`, a size): a condition on
+    // another parameter stays a choice a run may change.
+    let mut structural = vec![false; flat.variables.len()];
+    for v in &flat.structural {
+        structural[v.0 as usize] = true;
+    }
     let arena = &flat.exprs;
+    let fixed_by_translation = |c: ExprId, scratch: &mut Vec<VarId>| {
+        scratch.clear();
+        arena.vars_in(c, scratch);
+        scratch
+            .iter()
+            .all(|v| structural[v.0 as usize] || flat.var(*v).variability == Variability::Constant)
+    };
     // Every node the equations reach, children before parents (a child's id is smaller).
     let mut seen = vec![false; arena.len()];
     let mut order = Vec::new();
@@ -206,7 +221,7 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
             // An if-expression whose condition is known at translation is the branch it
             // chooses, as Modelica tools evaluate such parameters: the unknowns of the other
             // branch do not occur in the equation.
-            if known[&c] && varies {
+            if known[&c] && varies && fixed_by_translation(c, &mut values) {
                 match settle(arena, c, value, &mut values) {
                     Some(v) => branch_choices.push((e, c, if v != 0.0 { x } else { y }, v != 0.0)),
                     None => unresolved += 1,
