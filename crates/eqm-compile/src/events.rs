@@ -4,8 +4,9 @@
 //! Input: a [`Dae`] of index at most one. Output: the DAE in the [`Hybrid`] stage, in which every
 //! relation
 //! `a < b`, `a <= b`, `a > b`, `a >= b` outside `noEvent`/`smooth` in an equation or a
-//! when-condition, and every event-generating built-in (`abs`, `sign`, `min`, `max` of two
-//! arguments), reads a new discrete variable (`$rel1`, `$rel2`, ...) instead, plus the
+//! when-condition, and every event-generating built-in (`sign`, `min`, `max` of two
+//! arguments; not `abs`, whose value is continuous and which Modelica defines without events),
+//! reads a new discrete variable (`$rel1`, `$rel2`, ...) instead, plus the
 //! [`EventSet`] (in the stage) that says how those variables are computed: each one is a sign test of a
 //! *surface* `d = a - b`, and relations that test the same `d` share one surface (so `x > 0`
 //! and `x < 0` in `sign(x)` have one zero-crossing function, which is what sliding mode needs).
@@ -784,7 +785,7 @@ impl Extractor {
         }
     }
 
-    /// The rewrite of a relation or of `abs`, `sign`, `min`, `max` that can change between
+    /// The rewrite of a relation or of `sign`, `min`, `max` that can change between
     /// events, with its arguments mapped by `map`; `None` for any other node.
     fn event_math(
         &mut self,
@@ -808,23 +809,20 @@ impl Extractor {
                 };
                 Some(self.relation(dae, a, b, test, span))
             }
-            Node::Call(Callee::Builtin(b @ (Builtin::Abs | Builtin::Sign)), args) if args.len() == 1 => {
+            // `abs(a)` is, by Modelica's definition, `noEvent(if a >= 0 then a else -a)`:
+            // it stays a call, evaluated literally, so a value that must not be negative
+            // (`abs(b)^n` with a fractional `n`) never is, as it would be between a crossing
+            // and the event a held relation waits for.
+            Node::Call(Callee::Builtin(Builtin::Sign), args) if args.len() == 1 => {
                 let a = m(&args[0]);
                 if is_discrete(dae, &self.moving, a) {
                     return None;
                 }
                 let zero = dae.flat.exprs.real(0.0);
-                Some(if b == Builtin::Abs {
-                    // abs(a) = if a >= 0 then a else -a
-                    let r = self.relation(dae, a, zero, Test::NonNegative, span);
-                    let minus = dae.flat.exprs.unary(UnOp::Neg, a);
-                    dae.flat.exprs.add(Node::If(r, a, minus))
-                } else {
-                    // sign(a) = (a > 0) - (a < 0): both read one surface, and sign(0) is 0.
-                    let p = self.relation(dae, a, zero, Test::Positive, span);
-                    let n = self.relation(dae, a, zero, Test::Negative, span);
-                    dae.flat.exprs.binary(BinOp::Sub, p, n)
-                })
+                // sign(a) = (a > 0) - (a < 0): both read one surface, and sign(0) is 0.
+                let p = self.relation(dae, a, zero, Test::Positive, span);
+                let n = self.relation(dae, a, zero, Test::Negative, span);
+                Some(dae.flat.exprs.binary(BinOp::Sub, p, n))
             }
             Node::Call(
                 Callee::Builtin(

@@ -1,11 +1,14 @@
 //! Coefficients that are zero by the parameters' values: an unknown multiplied by a parameter
 //! expression whose value is known at translation and is exactly zero does not occur in its
-//! equation.
+//! equation. Likewise an if-expression whose condition reads only constants and parameters that
+//! are structural already (`Evaluate = true`) is the branch it chooses (`mu_r = if nonLinear
+//! then f(B) else mu_rConst` with `nonLinear = false` is `mu_r = mu_rConst`): the unknowns of the
+//! branch never taken do not occur in the equation.
 //!
 //! Input: a [`FlatModel`] and the values of its parameters and constants that are known (a
 //! function from a variable to its value, `None` when it is not known here). Output: the same
-//! model with every such product in its equations replaced by `0`, the parameters those
-//! coefficients read (and, through their bindings, every parameter and constant they depend on)
+//! model with every such product in its equations replaced by `0` and every such
+//! if-expression by its chosen branch, the parameters those coefficients and conditions read (and, through their bindings, every parameter and constant they depend on)
 //! added to [`FlatModel::structural`], and a [`DroppedOccurrence`] per equation that lost an
 //! unknown, for `check` and `explain`. `J*a = f1 + f2` with `J = 0` so becomes `0 = f1 + f2`:
 //! the matching, index reduction, sorting and tearing see no `a` there, and `a` is determined by
@@ -42,6 +45,8 @@ pub struct DroppedOccurrence {
     pub unknowns: Vec<String>,
     /// The zero coefficients, as text.
     pub coefficients: Vec<String>,
+    /// The conditions of if-expressions known at translation, as text, with their values.
+    pub conditions: Vec<(String, bool)>,
     /// The parameters and constants the zero coefficients read directly, by name.
     pub parameters: Vec<String>,
 }
@@ -55,17 +60,25 @@ impl DroppedOccurrence {
         } else {
             format!(" by the value of {}", quote(&self.parameters))
         };
-        let (coefficient, it) = match (self.coefficients.len(), self.unknowns.len()) {
-            (1, 1) => ("its coefficient", "it"),
-            (1, _) => ("their coefficient", "them"),
-            (_, 1) => ("its coefficients", "it"),
-            _ => ("their coefficients", "them"),
-        };
+        let it = if self.unknowns.len() == 1 { "it" } else { "them" };
+        let mut reasons = Vec::new();
+        if !self.coefficients.is_empty() {
+            let (coefficient, is) = match (self.coefficients.len(), self.unknowns.len()) {
+                (1, 1) => ("its coefficient", "is"),
+                (1, _) => ("their coefficient", "is"),
+                (_, 1) => ("its coefficients", "are"),
+                _ => ("their coefficients", "are"),
+            };
+            reasons.push(format!("{coefficient} {} {is} 0", quote(&self.coefficients)));
+        }
+        for (condition, value) in &self.conditions {
+            reasons.push(format!("the if-expression's condition `{condition}` is {value}"));
+        }
         format!(
-            "{} dropped from `{}`: {coefficient} {} is 0 at translation{parameters}, so the structural analysis does not count {it} there",
+            "{} dropped from `{}`: {} at translation{parameters}, so the structural analysis does not count {it} there",
             quote(&self.unknowns),
             self.before,
-            quote(&self.coefficients),
+            reasons.join(" and "),
         )
     }
 }
@@ -151,7 +164,21 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
         .map(|v| !matches!(v.variability, Variability::Parameter | Variability::Constant))
         .collect();
     let varying = |v: VarId| varying_vars[v.0 as usize];
+    // A condition chooses its branch at translation only where every variable it reads is a
+    // constant or a parameter already structural (`Evaluate = true`, a size): a condition on
+    // another parameter stays a choice a run may change.
+    let mut structural = vec![false; flat.variables.len()];
+    for v in &flat.structural {
+        structural[v.0 as usize] = true;
+    }
     let arena = &flat.exprs;
+    let fixed_by_translation = |c: ExprId, scratch: &mut Vec<VarId>| {
+        scratch.clear();
+        arena.vars_in(c, scratch);
+        scratch
+            .iter()
+            .all(|v| structural[v.0 as usize] || flat.var(*v).variability == Variability::Constant)
+    };
     // Every node the equations reach, children before parents (a child's id is smaller).
     let mut seen = vec![false; arena.len()];
     let mut order = Vec::new();
@@ -170,6 +197,8 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
     let mut reads_varying: FxHashMap<ExprId, bool> = FxHashMap::default();
     // The products found zero, with the zero factor, and the number left unsettled.
     let mut zero_products: Vec<(ExprId, ExprId)> = Vec::new();
+    // The if-expressions whose condition is known, with the condition and the chosen branch.
+    let mut branch_choices: Vec<(ExprId, ExprId, ExprId, bool)> = Vec::new();
     let mut unresolved = 0;
     let mut values = Vec::new();
     for &e in &order {
@@ -188,6 +217,18 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
             _ => arena.children(e).any(|c| reads_varying[&c]),
         };
         reads_varying.insert(e, varies);
+        if let Node::If(c, x, y) = *node {
+            // An if-expression whose condition is known at translation is the branch it
+            // chooses, as Modelica tools evaluate such parameters: the unknowns of the other
+            // branch do not occur in the equation.
+            if known[&c] && varies && fixed_by_translation(c, &mut values) {
+                match settle(arena, c, value, &mut values) {
+                    Some(v) => branch_choices.push((e, c, if v != 0.0 { x } else { y }, v != 0.0)),
+                    None => unresolved += 1,
+                }
+            }
+            continue;
+        }
         let Node::Binary(BinOp::Mul, a, b) = *node else {
             continue;
         };
@@ -195,64 +236,144 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
             if !known[&factor] || !reads_varying[&other] {
                 continue;
             }
-            values.clear();
-            arena.vars_in(factor, &mut values);
-            let given: Option<Vec<f64>> = values.iter().map(|v| value(*v)).collect();
-            let Some(given) = given else {
+            let Some(v) = settle(arena, factor, value, &mut values) else {
                 unresolved += 1;
                 continue;
             };
-            let lookup = |v: VarId| values.iter().position(|w| *w == v).map_or(f64::NAN, |k| given[k]);
-            if eqm_ir::symbolic::eval::evaluate(arena, factor, &lookup, f64::NAN) == Ok(0.0) {
+            if v == 0.0 {
                 zero_products.push((e, factor));
                 break;
             }
         }
     }
-    if zero_products.is_empty() {
+    if zero_products.is_empty() && branch_choices.is_empty() {
         return ZeroCoefficients {
             dropped: Vec::new(),
             rewritten: 0,
             unresolved,
         };
     }
-    let zero_of: FxHashMap<ExprId, ExprId> = zero_products.iter().copied().collect();
-    let mut dropped = Vec::new();
+    let rewritten = zero_products.len() + branch_choices.len();
+    let dropped = rewrite(flat, &zero_products, &branch_choices, &reads_varying);
+    ZeroCoefficients {
+        dropped,
+        rewritten,
+        unresolved,
+    }
+}
+
+/// The value of `e`, an expression known at translation, from the values `value` gives of
+/// the variables it reads; `None` when one of them is not given. `values` is scratch space.
+fn settle(
+    arena: &eqm_ir::expr::ExprArena,
+    e: ExprId,
+    value: &dyn Fn(VarId) -> Option<f64>,
+    values: &mut Vec<VarId>,
+) -> Option<f64> {
+    values.clear();
+    arena.vars_in(e, values);
+    let given: Vec<f64> = values.iter().map(|v| value(*v)).collect::<Option<_>>()?;
+    let lookup = |v: VarId| values.iter().position(|w| *w == v).map_or(f64::NAN, |k| given[k]);
+    eqm_ir::symbolic::eval::evaluate(arena, e, &lookup, f64::NAN).ok()
+}
+
+/// Why a node of an equation goes: a product with a zero coefficient, or an if-expression
+/// whose condition is known, with the branch it chooses and the condition's value.
+#[derive(Clone, Copy)]
+enum Settled {
+    Zero {
+        factor: ExprId,
+    },
+    Branch {
+        condition: ExprId,
+        chosen: ExprId,
+        value: bool,
+    },
+}
+
+/// Rewrites the equations of `flat`: each of `zero_products` (product, zero factor) becomes
+/// `0` and each of `branch_choices` (if-expression, condition, chosen branch, the
+/// condition's value) its chosen
+/// branch, rewritten in turn. Adds the parameters the coefficients and conditions read to the
+/// structural ones and returns the equations that lost unknowns.
+// Long function: the rewriting and the description of each equation it changed.
+fn rewrite(
+    flat: &mut FlatModel,
+    zero_products: &[(ExprId, ExprId)],
+    branch_choices: &[(ExprId, ExprId, ExprId, bool)],
+    reads_varying: &FxHashMap<ExprId, bool>,
+) -> Vec<DroppedOccurrence> {
+    let mut settled: FxHashMap<ExprId, Settled> = zero_products
+        .iter()
+        .map(|&(p, factor)| (p, Settled::Zero { factor }))
+        .collect();
+    settled.extend(branch_choices.iter().map(|&(e, condition, chosen, value)| {
+        (
+            e,
+            Settled::Branch {
+                condition,
+                chosen,
+                value,
+            },
+        )
+    }));
+    let varying =
+        |flat: &FlatModel, v: VarId| !matches!(flat.var(v).variability, Variability::Parameter | Variability::Constant);
     let mut structural_roots = Vec::new();
     let mut rewritten = Vec::with_capacity(flat.equations.len());
     {
         let arena = &mut flat.exprs;
         let zero = arena.real(0.0);
-        let replacement: FxHashMap<ExprId, ExprId> = zero_products.iter().map(|(p, _)| (*p, zero)).collect();
+        // The replacement of every settled node, children before parents (a child's id is
+        // smaller), so a chosen branch is rewritten with the replacements of its own nodes.
+        let mut ordered: Vec<ExprId> = settled.keys().copied().collect();
+        ordered.sort_unstable();
+        let mut replacement: FxHashMap<ExprId, ExprId> = FxHashMap::default();
+        for e in ordered {
+            let r = match settled[&e] {
+                Settled::Zero { .. } => zero,
+                Settled::Branch { chosen, .. } => {
+                    eqm_ir::symbolic::substitute(arena, chosen, &|_, id| replacement.get(&id).copied())
+                }
+            };
+            replacement.insert(e, r);
+        }
         for (index, eq) in flat.equations.iter().enumerate() {
-            let mut factors = Vec::new();
+            let mut reasons = Vec::new();
             let sides = [eq.lhs, eq.rhs].map(|side| {
-                // The zero products of this side, outermost first, for the description.
+                // The settled nodes of this side, outermost first, for the description: a
+                // chosen branch is searched further, the other branch is not.
                 let mut stack = vec![side];
                 let mut local_seen = FxHashSet::default();
                 while let Some(e) = stack.pop() {
                     if !local_seen.insert(e) {
                         continue;
                     }
-                    match zero_of.get(&e) {
-                        Some(f) => factors.push(*f),
+                    match settled.get(&e) {
+                        Some(s) => {
+                            reasons.push(*s);
+                            if let Settled::Branch { chosen, .. } = s {
+                                stack.push(*chosen);
+                            }
+                        }
                         None if reads_varying.get(&e).copied().unwrap_or(false) => stack.extend(arena.children(e)),
                         None => {}
                     }
                 }
-                if factors.is_empty() {
+                if reasons.is_empty() {
                     side
                 } else {
                     eqm_ir::symbolic::substitute(arena, side, &|_, id| replacement.get(&id).copied())
                 }
             });
-            rewritten.push((index, sides, factors));
+            rewritten.push((index, sides, reasons));
         }
     }
     let name = |v: VarId| flat.var(v).name.clone();
+    let mut dropped = Vec::new();
     let mut new_sides = Vec::new();
-    for (index, [lhs, rhs], factors) in rewritten {
-        if factors.is_empty() {
+    for (index, [lhs, rhs], reasons) in rewritten {
+        if reasons.is_empty() {
             continue;
         }
         new_sides.push((index, lhs, rhs));
@@ -265,16 +386,30 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
             flat.exprs.vars_in(side, &mut after_vars);
         }
         let after_vars: FxHashSet<VarId> = after_vars.into_iter().collect();
-        let unknowns: Vec<String> = before_vars
+        let mut unknowns: Vec<String> = Vec::new();
+        for v in before_vars
             .iter()
-            .filter(|v| varying(**v) && !after_vars.contains(v))
-            .map(|v| name(*v))
-            .collect();
+            .filter(|v| varying(flat, **v) && !after_vars.contains(v))
+        {
+            if !unknowns.contains(&name(*v)) {
+                unknowns.push(name(*v));
+            }
+        }
         let display = |e: ExprId| flat.exprs.display(e, &|v| name(v));
-        let mut parameters = Vec::new();
-        for f in &factors {
-            flat.exprs.vars_in(*f, &mut parameters);
-            structural_roots.push(*f);
+        let (mut parameters, mut coefficients, mut conditions) = (Vec::new(), Vec::new(), Vec::new());
+        for reason in &reasons {
+            let root = match *reason {
+                Settled::Zero { factor } => {
+                    coefficients.push(display(factor));
+                    factor
+                }
+                Settled::Branch { condition, value, .. } => {
+                    conditions.push((display(condition), value));
+                    condition
+                }
+            };
+            flat.exprs.vars_in(root, &mut parameters);
+            structural_roots.push(root);
         }
         if !unknowns.is_empty() {
             dropped.push(DroppedOccurrence {
@@ -282,7 +417,8 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
                 span: eq.span,
                 before: format!("{} = {}", display(eq.lhs), display(eq.rhs)),
                 unknowns,
-                coefficients: factors.iter().map(|f| display(*f)).collect(),
+                coefficients,
+                conditions,
                 parameters: parameters.iter().map(|v| name(*v)).collect(),
             });
         }
@@ -293,11 +429,7 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
         eq.rhs = rhs;
     }
     add_structural(flat, &structural_roots);
-    ZeroCoefficients {
-        dropped,
-        rewritten: zero_products.len(),
-        unresolved,
-    }
+    dropped
 }
 
 /// Adds the variables `roots` read, and those their bindings read in turn, to the model's

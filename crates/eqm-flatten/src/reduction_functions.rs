@@ -9,7 +9,7 @@
 //! Input: the reduction (`sum`, `product`, `min`, `max`), its scalar body and its iterator's
 //! range. Output: the call, a scalar. `min` and `max` of an empty range stop the run (E0705)
 //! with its bounds. It deliberately refuses (E0206), in a model, a body with a relation or a
-//! function that makes events (`abs`, `floor`, ...): inside a function they would make none,
+//! function that makes events (`sign`, `floor`, ...): inside a function they would make none,
 //! which would change what the model computes.
 
 use crate::eval::Loops;

@@ -25,10 +25,11 @@ pub trait ExprBuilder {
 /// How a built-in behaves in the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BuiltinKind {
-    /// A smooth real function such as `sin`: evaluated numerically, differentiable.
+    /// A real function such as `sin`: evaluated numerically, differentiable, no events (also
+    /// `abs`, which Modelica defines as `noEvent(if v >= 0 then v else -v)`).
     Math,
-    /// A real function with discontinuities (`abs`, `sign`, `floor`, ...): generates events
-    /// outside `noEvent` in a continuous context.
+    /// A real function with discontinuities (`sign`, `floor`, ...): generates events outside
+    /// `noEvent` in a continuous context.
     EventMath,
     /// An operator on variables or time (`der`, `pre`, `sample`, `initial`, ...), handled by the
     /// stages themselves rather than evaluated as a function.
@@ -113,7 +114,7 @@ impl std::fmt::Debug for Derivative {
 use Derivative as D;
 
 builtins! {
-    Abs = "abs", 1..=1, EventMath, Eval::Unary(f64::abs), D::Rule(d_abs);
+    Abs = "abs", 1..=1, Math, Eval::Unary(f64::abs), D::Rule(d_abs);
     Sign = "sign", 1..=1, EventMath, Eval::Unary(sign), D::Zero;
     Sqrt = "sqrt", 1..=1, Math, Eval::Unary(f64::sqrt), D::Rule(d_sqrt);
     Exp = "exp", 1..=1, Math, Eval::Unary(f64::exp), D::Rule(d_exp);
@@ -188,7 +189,7 @@ impl Builtin {
         ALL.iter().copied().find(|b| b.name() == name)
     }
 
-    /// True for functions whose relations generate events (`abs`, `sign`, `min`, `max`, ...).
+    /// True for functions whose relations generate events (`sign`, `min`, `max`, ...).
     pub fn generates_events(self) -> bool {
         self.info().kind == BuiltinKind::EventMath
     }

@@ -61,8 +61,16 @@ pub(super) fn solve_scalar(
     f: &mut dyn ScalarProblem,
     bracketing: bool,
 ) -> Result<Option<Recovery>, SolveError> {
-    let start = if guess.is_finite() { guess } else { 0.0 };
-    let failure = match newton_scalar(start, f) {
+    let mut start = if guess.is_finite() { guess } else { 0.0 };
+    let mut first = newton_scalar(start, f);
+    if matches!(first, Err(SolveError::Kind(FailureKind::NotFinite { .. }))) {
+        let beside = inside_domain(start, f)?;
+        if beside != start {
+            start = beside;
+            first = newton_scalar(start, f);
+        }
+    }
+    let failure = match first {
         Ok(_) => return Ok(None),
         Err(e) if !may_recover(&e) => return Err(e),
         Err(e) => e,
@@ -106,6 +114,29 @@ pub(super) fn solve_scalar(
         })),
         None => Err(failure),
     }
+}
+
+/// A start for Newton where the residual is finite: `start` itself when it is, otherwise the
+/// nearest of the points a search outward from it finds (on both sides, the larger first, at
+/// doubling distances, as [`bracket_scalar`] searches), or `start` when none is. A start value
+/// outside the residual's domain (`r = 1/g` from `g = 0`, the start of a variable without one)
+/// says nothing about where the solution is, so a point beside it serves as well; the method
+/// from there still has to converge to a root.
+fn inside_domain(start: f64, f: &mut dyn ScalarProblem) -> Result<f64, SolveError> {
+    if f.residual(start)?.is_finite() {
+        return Ok(start);
+    }
+    let scale = start.abs().max(1.0);
+    for k in 0..48 {
+        let distance = scale * 0.125 * 2f64.powi(k);
+        for direction in [1.0, -1.0] {
+            let z = start + direction * distance;
+            if f.residual(z).is_ok_and(f64::is_finite) {
+                return Ok(z);
+            }
+        }
+    }
+    Ok(start)
 }
 
 /// The last resort for a scalar equation Newton does not solve from `start` (a zero derivative

@@ -7,6 +7,7 @@ use eqm_testkit::svg;
 
 use eqm_testkit::chain;
 
+mod abs_without_events;
 mod algorithm_aliases;
 mod algorithm_checks;
 mod analyze;

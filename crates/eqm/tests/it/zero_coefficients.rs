@@ -303,3 +303,69 @@ fn a_capacitance_zero_by_its_equations_leaves_no_state() {
         check(&result, name, 0.5, expected / 2.0, 1e-10);
     }
 }
+
+/// A flux tube as magnetic libraries write it: a permeability `mu` that is a function of the
+/// flux density where `nonLinear` (a parameter with `Evaluate = true`) says so and a constant
+/// otherwise, a permeance `G = mu*k`, its reluctance `R = 1/G`, and a magnetic voltage
+/// `V = phi*R` that rises at 10 per second.
+const FLUX_TUBE: &str = "
+model Tube
+  parameter Boolean nonLinear = false annotation(Evaluate = true);
+  parameter Real muConst = 3;
+  parameter Real k = 2;
+  Real phi;
+  Real bn;
+  Real mu;
+  Real G;
+  Real R;
+  Real V;
+equation
+  V = 10*time;
+  bn = abs(phi);
+  mu = if nonLinear then 1 + 1/(1 + bn) else muConst;
+  G = mu*k;
+  R = 1/G;
+  V = phi*R;
+end Tube;
+";
+
+#[test]
+fn an_if_expression_whose_condition_is_known_is_its_branch() {
+    // With nonLinear = false, mu = 3 whatever the flux: G = 6, R = 1/6 and phi = V*G = 60 t.
+    // The flux does not feed back into the permeability, so no equation forms a loop.
+    let mut session = Session::with_sources(&[("m.eqm".to_string(), FLUX_TUBE.to_string())], &[], None);
+    let summary = session.check(None, &ModelOptions::default()).expect("checks");
+    assert_eq!(summary.zero_coefficients.len(), 1, "{:?}", summary.zero_coefficients);
+    let note = &summary.zero_coefficients[0];
+    assert!(note.contains("`bn` dropped from `mu = if nonLinear then"), "{note}");
+    assert!(
+        note.contains("the if-expression's condition `nonLinear` is false at translation by the value of `nonLinear`"),
+        "{note}"
+    );
+    let mut model = session.compile(None, &ModelOptions::default()).expect("compiles");
+    let refused = model
+        .set_parameter("nonLinear", 1.0)
+        .expect_err("nonLinear fixes the structure");
+    assert_eq!(refused.code, "E0707");
+    let result = run_both_back_ends(FLUX_TUBE, settings(1.0));
+    for (name, expected) in [("mu", 3.0), ("G", 6.0), ("R", 1.0 / 6.0), ("phi", 60.0)] {
+        check(&result, name, 1.0, expected, 1e-9);
+    }
+    check(&result, "phi", 0.5, 30.0, 1e-9);
+}
+
+#[test]
+fn a_reciprocal_solved_from_a_start_outside_its_domain() {
+    // `r = 1/g` is solved for g by Newton's method from g's start value 0, where 1/g is not
+    // finite: the iteration starts beside it instead. r = 2 + t, so g = 1/(2 + t).
+    let text = "model Reciprocal
+  Real r;
+  Real g;
+equation
+  r = 2 + time;
+  r = 1/g;
+end Reciprocal;";
+    let result = run_both_back_ends(text, settings(1.0));
+    check(&result, "g", 0.0, 0.5, 1e-9);
+    check(&result, "g", 1.0, 1.0 / 3.0, 1e-9);
+}
