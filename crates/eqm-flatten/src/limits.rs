@@ -65,20 +65,17 @@ impl Flattener<'_, '_> {
         if existing.saturating_add(adding) <= MAX_MODEL_SCALARS {
             return true;
         }
-        if !self.too_large_reported {
-            self.too_large_reported = true;
-            self.diagnostics.push(
-                Diagnostic::error(
-                    "E0316",
-                    format!(
-                        "the flat model would have more than {MAX_MODEL_SCALARS} scalar {what}, the limit of one model"
-                    ),
-                    span,
-                    "the limit is passed here",
-                )
-                .with_help("EQM expands arrays and for-loops into scalars; split the model or use smaller sizes"),
-            );
-        }
+        self.report_model_limit_once(|| {
+            Diagnostic::error(
+                "E0316",
+                format!(
+                    "the flat model would have more than {MAX_MODEL_SCALARS} scalar {what}, the limit of one model"
+                ),
+                span,
+                "the limit is passed here",
+            )
+            .with_help("EQM expands arrays and for-loops into scalars; split the model or use smaller sizes")
+        });
         false
     }
 
@@ -88,18 +85,24 @@ impl Flattener<'_, '_> {
         if self.instances[instance.0 as usize].depth < MAX_COMPONENT_DEPTH {
             return true;
         }
+        self.report_model_limit_once(|| {
+            Diagnostic::error(
+                "E0316",
+                format!("components nested more than {MAX_COMPONENT_DEPTH} levels deep, the limit of one model"),
+                span,
+                "this component is one level too deep",
+            )
+            .with_help("a component of a component of ...: flatten the hierarchy, or use an array of components")
+        });
+        false
+    }
+
+    /// Reports the diagnostic `make` gives unless a limit of the whole model was reported
+    /// already: past one, every later part of the model would pass it again.
+    fn report_model_limit_once(&mut self, make: impl FnOnce() -> Diagnostic) {
         if !self.too_large_reported {
             self.too_large_reported = true;
-            self.diagnostics.push(
-                Diagnostic::error(
-                    "E0316",
-                    format!("components nested more than {MAX_COMPONENT_DEPTH} levels deep, the limit of one model"),
-                    span,
-                    "this component is one level too deep",
-                )
-                .with_help("a component of a component of ...: flatten the hierarchy, or use an array of components"),
-            );
+            self.diagnostics.push(make());
         }
-        false
     }
 }

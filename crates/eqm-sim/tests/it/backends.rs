@@ -674,7 +674,7 @@ fn checking_only_the_derivatives_reports_the_same_failures() {
 }
 
 /// The zero-crossing functions of the event program run as one native function and give the
-/// interpreter's bits, also where they read algebraic variables and `abs`, `min`, `max` and
+/// interpreter's bits, also where they read algebraic variables and `floor`, `min`, `max` and
 /// `sign` became relations.
 #[test]
 fn zero_crossing_functions_are_native_and_agree_bit_for_bit() {
@@ -685,7 +685,7 @@ fn zero_crossing_functions_are_native_and_agree_bit_for_bit() {
       Real w;
     equation
       w = sin(3*time) + v*y;
-      der(y) = v + abs(w - 0.1) - max(y, q);
+      der(y) = v + floor(w - 0.1) - max(y, q);
       der(v) = -sign(v - q) - y + (if w > 0.3 then 1 else min(v, -y));
     end Switches;";
     let (program, _) = programs("switches.eqm", text);
