@@ -25,14 +25,17 @@
 //!   is computed once and shared, and the redeclarations checked).
 //! - `flattener`: the `Flattener`, its [`Options`], the run and the order of its passes.
 //! - The jobs: `instances` (layouts collected, instances made, members instantiated on demand),
-//!   `instantiate` (what a declared element becomes), `variables` (variables with the modifiers
+//!   `instantiate` (what a declared element becomes), `limits` (the size and depth limits of one
+//!   model), `missing_classes` (the diagnostic for a missing Modelica Standard Library class),
+//!   `variables` (variables with the modifiers
 //!   applied to them), `redeclare` (replaceable classes and redeclarations), `eval`
 //!   (expressions), `names` (references), `calls` (calls and built-in functions), `iterators`
 //!   (array constructors, reductions, `end`), `enumerations` (enumeration types and literals),
 //!   `records` (records as values), `operators` and `overloads` (the constructors and operators
 //!   of operator records), `functions` (user functions: interfaces, instances, locals,
 //!   calls), `functionals` (functions as arguments and functional parameters), `statements`
-//!   (algorithm statements), `equations` (equations and connects), `connect` (connection sets),
+//!   (algorithm statements), `algorithm_checks` (assertions and `terminate` of algorithm
+//!   sections, and the sections that only check), `equations` (equations and connects), `connect` (connection sets),
 //!   `balance` (the balance check).
 //! - Beside flattening: `diagram` gives, instead of the flat model, the model's component
 //!   diagram from the same instances and connects; `stdlib` is the embedded standard library
