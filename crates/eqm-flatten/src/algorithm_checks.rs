@@ -12,7 +12,7 @@
 //! conditions of the if-statements around them, become model assertions (an `initial
 //! algorithm`'s checked at the start only); a call made for what it does is not run there (no
 //! plan has a place for it); anything else it does (a loop over a range known only during the
-//! run, a `terminate` outside a when-statement) is E0317. It deliberately leaves assertions of level warning in
+//! run, a `while` loop, a `terminate` outside a when-statement) is E0317. It deliberately leaves assertions of level warning in
 //! functions, in `initial algorithm` sections and inside if-, for- and when-statements as
 //! statements, which stop the run when they fail.
 
@@ -195,9 +195,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 // tables' parameters, `isValidTable(table)` in an initial section) is not run
                 // in such a section; see the module documentation.
                 Statement::Call { .. } => {}
-                Statement::For { span, .. } | Statement::While { span, .. } => {
-                    return Err((*span, "a loop over a range known only during the run"));
-                }
+                Statement::For { span, .. } => return Err((*span, "a loop over a range known only during the run")),
+                Statement::While { span, .. } => return Err((*span, "a `while` loop")),
                 Statement::Assign { span, .. } => return Err((*span, "an assignment of a hidden variable")),
                 Statement::Break { span } | Statement::Return { span } => {
                     return Err((*span, "`break` or `return`"));
