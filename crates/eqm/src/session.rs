@@ -185,8 +185,7 @@ pub struct Session {
     /// The data files the file reader read, by the path asked for, with their texts.
     data_files_read: Arc<DataFilesRead>,
     /// How the data files of a system-dynamics file are read (Vensim's `GET XLS ...`): given
-    /// before the file is imported ([`Session::with_libraries_reading_data`],
-    /// [`Session::set_data_reader`]).
+    /// before the file is imported ([`Session::with_libraries_reading_data`]).
     pub(crate) data_reader: Option<Arc<dyn eqm_sd::data::ReadData>>,
 }
 
@@ -433,12 +432,6 @@ impl Session {
             reader,
             read: self.data_files_read.clone(),
         }));
-    }
-
-    /// Gives the session the way to read the data files of the system-dynamics files imported
-    /// after this call (see [`Session::with_libraries_reading_data`]).
-    pub fn set_data_reader(&mut self, reader: impl eqm_sd::data::ReadData + 'static) {
-        self.data_reader = Some(Arc::new(reader));
     }
 
     /// The data files the session's reader has read so far (by the path the compiler asked

@@ -6,7 +6,7 @@
 //! text parsed as a user file named after it (`MODEL.xmile.eqm`), and the file's variable
 //! names, which the compiled model reports its results under ([`Model::source_names`]). Every
 //! front end gets the same import this way. Nothing here reads a file: the data files a
-//! Vensim model reads come through the front end's reader ([`Session::set_data_reader`]).
+//! Vensim model reads come through the front end's reader ([`Session::with_libraries_reading_data`]).
 
 use super::Session;
 use crate::model::Model;
