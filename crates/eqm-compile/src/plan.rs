@@ -178,7 +178,7 @@ pub(crate) fn analyze_system<S>(
     let graph = builder.build();
     let matching = maximum_matching(&graph);
     if !matching.is_perfect() || graph.n_eqs() != unknowns.len() {
-        return Err(vec![singular(dae, &graph, &matching, &unknowns)]);
+        return Err(vec![singular(dae, &graph, &matching, &unknowns, &algorithm_rows)]);
     }
     let order = blt(&graph, &matching).map_err(|e| vec![internal(e)])?;
     let mut blocks = Vec::with_capacity(order.len());
@@ -419,12 +419,14 @@ fn is_linear_in(arena: &mut eqm_ir::expr::ExprArena, eq: &crate::dae::Equation, 
 }
 
 /// "These N equations determine only these M variables": the over- and under-determined parts
-/// of a maximum matching, each with its source spans.
+/// of a maximum matching, each with its source spans. The graph's rows after the model's
+/// equations are those of algorithm sections (`algorithm_rows`: each row's section).
 fn singular<S>(
     dae: &Dae<S>,
     graph: &eqm_structural::incidence::Incidence,
     matching: &eqm_structural::matching::Matching,
     unknowns: &[Unknown],
+    algorithm_rows: &[usize],
 ) -> Diagnostic {
     let Ok(parts) = singular_parts(graph, matching) else {
         return internal_text("singular parts could not be computed");
@@ -477,12 +479,15 @@ fn singular<S>(
     vars.extend(under.iter().copied());
     // Each equation is labelled with its flat text and origin: one source line (a component's
     // equation) stands for many flat equations.
-    let label = |e: &EqIdx| {
-        let eq = &dae.equations[e.index()];
-        (
+    let label = |e: &EqIdx| match dae.equations.get(e.index()) {
+        Some(eq) => (
             eq.span,
             format!("{} ({})", dae.equation_text(eq), dae.origin_label(&eq.origin)),
-        )
+        ),
+        None => {
+            let section = algorithm_rows[e.index() - dae.equations.len()];
+            (dae.flat.algorithms[section].span, "an algorithm section".to_string())
+        }
     };
     let (anchor, anchor_label) = match eqs.first() {
         Some(e) => label(e),
@@ -495,7 +500,25 @@ fn singular<S>(
         }
     };
     let mut d = Diagnostic::error("E0501", message, anchor, anchor_label);
-    for e in eqs.iter().skip(1).take(9) {
+    // An algorithm section has one row per output: it is labelled once.
+    let section_of = |e: &EqIdx| {
+        e.index()
+            .checked_sub(dae.equations.len())
+            .map(|row| algorithm_rows[row])
+    };
+    let mut sections_labelled: Vec<usize> = eqs.first().and_then(section_of).into_iter().collect();
+    let mut labels = 0;
+    for e in eqs.iter().skip(1) {
+        if let Some(section) = section_of(e) {
+            if sections_labelled.contains(&section) {
+                continue;
+            }
+            sections_labelled.push(section);
+        }
+        if labels == 9 {
+            break;
+        }
+        labels += 1;
         let (span, text) = label(e);
         d = d.with_label(span, text);
     }

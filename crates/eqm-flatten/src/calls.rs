@@ -223,7 +223,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .map(|v| v.dims().to_vec())
             .find(|d| !d.is_empty())
             .unwrap_or_default();
-        let count = dims.iter().product::<usize>().max(1);
+        // A scalar call is one element (the empty product); an array with a dimension of size
+        // 0 has none.
+        let count = dims.iter().product::<usize>();
         let mut out = Vec::with_capacity(count);
         for k in 0..count {
             let mut call_args = Vec::with_capacity(values.len());

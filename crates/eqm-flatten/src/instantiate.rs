@@ -490,6 +490,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .as_ref()
             .map(|m| Modifier::from_ast(m, type_scope))
             .unwrap_or_default();
+        // A declaration written for an earlier version of a library names the elements its
+        // classes had then.
+        let own = match resolved.target {
+            TypeRef::Class(class) if !self.table.conversions.is_empty() => {
+                let table = self.table;
+                own.converted(|old| table.converted_element(type_scope.class, class, old))
+            }
+            _ => own,
+        };
         // The replaced declaration's parts are evaluated where it was written.
         let original_scope = original.map(|o| Scope {
             instance: Some(instance),

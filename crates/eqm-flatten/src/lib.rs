@@ -15,7 +15,9 @@
 //! run one way only, without a circle, through three layers:
 //!
 //! - What the flattener is made of, none of which knows the flattener: `resolve` (the class
-//!   table and class lookup), `modifier` (modifiers merged with their scopes), `value` (values of
+//!   table and class lookup), `conversion` (a library's conversion script, read) and
+//!   `converted_lookup` (lookup inside classes written for an earlier version of a library),
+//!   `modifier` (modifiers merged with their scopes), `value` (values of
 //!   expressions and element-wise arithmetic), `consteval` (compile-time evaluation of flat
 //!   expressions), `experiment` (the experiment annotation), `datafiles` (the data files
 //!   `readMatrix` reads, parsed), `layout` (class layouts, instances, members, what a reference
@@ -57,6 +59,8 @@ mod calls;
 mod connect;
 mod connections;
 mod consteval;
+mod conversion;
+mod converted_lookup;
 mod datafiles;
 mod enumerations;
 mod equations;

@@ -1,5 +1,6 @@
 //! The diagnostic for a name under `Modelica.` that does not resolve: a class of the Modelica
-//! Standard Library that EQM's embedded library lacks, or a misspelling with its correction.
+//! Standard Library that EQM's embedded library lacks, a class the library read from a library
+//! directory does not have, or a misspelling with its correction.
 //!
 //! Input: a name the caller has failed to resolve, and the class table. Output: the E0202
 //! diagnostic, or none for a name outside `Modelica`. It deliberately does not resolve names
@@ -48,7 +49,31 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 );
             }
         }
+        if !self.modelica_is_embedded() {
+            return Some(
+                Diagnostic::error(
+                    "E0202",
+                    format!("unknown class `{text}`"),
+                    name.span,
+                    "the Modelica library found has no class with this name",
+                )
+                .with_help(
+                    "a model written for another version of the library says which in its `uses` annotation; \
+                     a version the library's conversion script converts from is read through it",
+                ),
+            );
+        }
         Some(missing_msl_diagnostic(name, text))
+    }
+
+    /// Whether the package `Modelica` is EQM's embedded one, not one read from a library
+    /// directory (whose file has a path; the embedded files' names start with `<`).
+    fn modelica_is_embedded(&self) -> bool {
+        let Some(modelica) = self.table.roots.get("Modelica") else {
+            return true;
+        };
+        let file = self.table.get(*modelica).def.name.span.file;
+        self.options.data_files.source(file).starts_with('<')
     }
 }
 

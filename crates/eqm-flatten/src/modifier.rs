@@ -7,6 +7,7 @@
 //! the modifier stands, not inside `m`. It deliberately evaluates no binding and checks no
 //! target: `variables` and `instantiate` do, where the modifier is applied.
 
+use crate::conversion::ElementConversion;
 use crate::resolve::ClassId;
 use eqm_diag::source::Span;
 use eqm_ir::flat::InstanceId;
@@ -102,6 +103,21 @@ impl<'s, 'a> IntoIterator for &'s Args<'a> {
 }
 
 impl<'a> Modifier<'a> {
+    /// This modifier with its arguments converted: renamed or dropped as `convert` says of
+    /// each (the others as they are).
+    pub fn converted(mut self, convert: impl Fn(&str) -> Option<ElementConversion<'a>>) -> Modifier<'a> {
+        if self.args.iter().all(|a| convert(a.name).is_none()) {
+            return self;
+        }
+        let args = self.args.iter().filter_map(|a| match convert(a.name) {
+            None => Some(a.clone()),
+            Some(ElementConversion::Removed) => None,
+            Some(ElementConversion::Renamed(name)) => Some(ModArg { name, ..a.clone() }),
+        });
+        self.args = Args::new(args.collect());
+        self
+    }
+
     /// No binding, no arguments, no redeclaration.
     pub fn is_empty(&self) -> bool {
         self.binding.is_none() && self.args.is_empty() && self.redeclare.is_none()

@@ -123,6 +123,10 @@ pub struct ClassTable<'a> {
     answers: RefCell<FxHashMap<(ClassId, LookupKind), ByName<Answer>>>,
     /// The answers of [`ClassTable::member_class`] asked from outside a lookup, likewise.
     members: RefCell<FxHashMap<ClassId, ByName<Option<ClassId>>>>,
+    /// The conversions that apply to the names written inside a top-level class, by the
+    /// class's name: those of the libraries it says it uses in an earlier version (see
+    /// `crate::converted_lookup`).
+    pub(crate) conversions: BTreeMap<String, &'a crate::conversion::Conversions>,
 }
 
 /// What a lookup answers.
@@ -389,6 +393,9 @@ impl<'a> ClassTable<'a> {
 
     /// Resolves a simple (undotted) class name used inside `scope`, without building a name.
     pub fn lookup_simple(&self, scope: ClassId, ident: &str) -> Option<TypeRef> {
+        if let Some(converted) = self.converted_lookup(scope, false, &[ident]) {
+            return converted.ok();
+        }
         if !self.searching.borrow().is_empty() {
             return self.lookup_first(scope, ident, 0, false);
         }
@@ -458,6 +465,12 @@ impl<'a> ClassTable<'a> {
     ) -> Result<TypeRef, LookupError> {
         if depth > self.max_lookup_depth() {
             return Err(LookupError::Cycle);
+        }
+        if !self.conversions.is_empty() {
+            let parts: Vec<&str> = name.parts.iter().map(|p| p.name.as_str()).collect();
+            if let Some(converted) = self.converted_lookup(scope, name.global, &parts) {
+                return converted;
+            }
         }
         let first = &name.parts[0].name;
         let mut found = if name.global {

@@ -12,6 +12,7 @@
 //! (`readMatrix`) are read through the [`ReadFile`] a front end gives ([`Sources::reader`]), and
 //! external C functions are compiled through its linker ([`Sources::linker`]).
 
+use crate::conversion::Conversions;
 use crate::datafiles::{DataFiles, ReadFile};
 use crate::diagram::Diagram;
 use crate::library::{Libraries, LibraryFile};
@@ -55,6 +56,11 @@ pub struct Sources {
     library_syntax: Vec<Diagnostic>,
     /// Whether the predefined classes (`crate::predefined`) are among the library files.
     has_predefined: bool,
+    /// The conversion scripts of the libraries read so far, by the URI their library gives
+    /// (`None`: it could not be read), each read once.
+    conversion_scripts: std::collections::BTreeMap<String, Option<Arc<Conversions>>>,
+    /// The top-level classes read through a conversion script in the last round.
+    converted: std::collections::BTreeSet<String>,
 }
 
 impl Sources {
@@ -280,11 +286,13 @@ impl Sources {
     /// ends; what the last round returned.
     fn in_rounds<T>(&mut self, mut round: impl FnMut(&ClassTable<'_>, &Sources) -> T) -> T {
         loop {
+            let conversions = self.conversions();
             let (product, requested) = {
                 let library: Vec<&ast::StoredDefinition> = self.library.iter().map(|(_, f)| f).collect();
                 let user: Vec<&ast::StoredDefinition> = self.files.iter().map(|(_, f)| f).collect();
                 let mut table = ClassTable::build(&library, &user);
                 table.mark_unloaded(&self.libraries.unloaded());
+                table.conversions = conversions.iter().map(|(k, v)| (k.clone(), v.as_ref())).collect();
                 let product = round(&table, self);
                 (product, table.take_requested())
             };
@@ -336,6 +344,69 @@ impl Sources {
         true
     }
 
+    /// The conversions that apply inside each top-level class (of the user's files or of a
+    /// library) that says it uses a library in a version the library's conversion annotation
+    /// converts from (`conversion(from(version = {"3.2.2", ...}, script = "modelica://...")))`),
+    /// by the class's name. Each script is read once, through the library store, from the
+    /// directory of the library that names it.
+    fn conversions(&mut self) -> std::collections::BTreeMap<String, Arc<Conversions>> {
+        let mut scripts = Vec::new();
+        for (id, tree) in &self.library {
+            if matches!(tree.within, Some(Some(_))) {
+                continue;
+            }
+            for class in &tree.classes {
+                for (versions, uri) in conversion_sources(class) {
+                    scripts.push((class.name.name.clone(), *id, versions, uri));
+                }
+            }
+        }
+        let mut by_version = Vec::new();
+        for (library, file, versions, uri) in scripts {
+            if !self.conversion_scripts.contains_key(&uri) {
+                let read = self.read_conversion_script(file, &uri);
+                self.conversion_scripts.insert(uri.clone(), read);
+            }
+            if let Some(Some(rules)) = self.conversion_scripts.get(&uri) {
+                by_version.push((library, versions, rules.clone()));
+            }
+        }
+        let mut conversions = std::collections::BTreeMap::new();
+        if by_version.is_empty() {
+            return conversions;
+        }
+        let user = self.files.iter().map(|(_, f)| f);
+        let tops = self
+            .library
+            .iter()
+            .map(|(_, f)| f)
+            .filter(|f| !matches!(f.within, Some(Some(_))));
+        for class in user.chain(tops).flat_map(|f| &f.classes) {
+            for (library, wanted, _) in uses_versions(class) {
+                let rules = by_version
+                    .iter()
+                    .find(|(l, versions, _)| l == library && versions.iter().any(|v| v == wanted));
+                if let Some((_, _, rules)) = rules {
+                    conversions.insert(class.name.name.clone(), rules.clone());
+                }
+            }
+        }
+        self.converted = conversions.keys().cloned().collect();
+        conversions
+    }
+
+    /// Reads the conversion script at `uri` (`modelica://Library/path`, relative to the
+    /// directory of the library's file `file`); `None` when it cannot be read or renames nothing.
+    fn read_conversion_script(&mut self, file: FileId, uri: &str) -> Option<Arc<Conversions>> {
+        let rest = uri.strip_prefix("modelica://")?;
+        let (_, relative) = rest.split_once('/')?;
+        let library_file = std::path::PathBuf::from(&self.map.get(file).name);
+        let path = library_file.parent()?.join(relative);
+        let text = self.libraries.read(&path).ok()?;
+        let rules = Conversions::parse(&text);
+        (!rules.is_empty()).then(|| Arc::new(rules))
+    }
+
     /// Warns (W0241) where a class of the user's files says it uses a version of a library
     /// (`annotation(uses(Modelica(version = "4.1.0")))`) other than the version the library
     /// read from a library directory declares (`annotation(version = "...")`).
@@ -356,6 +427,11 @@ impl Sources {
                     if let Some(found) = declared
                         && found != wanted
                     {
+                        let help = if self.converted.contains(&class.name.name) {
+                            "its class names are read through the library's conversion script; results may differ from those of the version the model was written for"
+                        } else {
+                            "results may differ from those of the version the model was written for"
+                        };
                         diagnostics.push(
                             Diagnostic::warning(
                                 "W0241",
@@ -363,7 +439,7 @@ impl Sources {
                                 span,
                                 "version asked for",
                             )
-                            .with_help("results may differ from those of the version the model was written for"),
+                            .with_help(help),
                         );
                     }
                 }
@@ -512,6 +588,53 @@ fn uses_versions(class: &ast::ClassDef) -> Vec<(&str, &str, eqm_diag::source::Sp
         }
     }
     found
+}
+
+/// The conversions a library's top-level package names in its annotation
+/// (`conversion(from(version = {"3.2.2", "3.2.3"}, script = "modelica://...")`): each `from`'s
+/// versions and script.
+fn conversion_sources(package: &ast::ClassDef) -> Vec<(Vec<String>, String)> {
+    let mut found = Vec::new();
+    let Some(annotation) = class_annotation(package) else {
+        return found;
+    };
+    let arguments = |a: &ast::ModArgument| {
+        let modification = a.modification.as_ref().and_then(|m| m.class_modification.as_ref());
+        modification.map(|m| m.arguments.clone()).unwrap_or_default()
+    };
+    let named = |a: &ast::ModArgument, name: &str| a.name.parts.len() == 1 && a.name.parts[0].name == name;
+    for conversion in annotation
+        .modification
+        .arguments
+        .iter()
+        .filter(|a| named(a, "conversion"))
+    {
+        for from in arguments(conversion).iter().filter(|a| named(a, "from")) {
+            let settings = arguments(from);
+            let script = settings.iter().find(|a| named(a, "script")).and_then(string_binding);
+            let versions = settings.iter().find(|a| named(a, "version")).map(string_bindings);
+            if let (Some(script), Some(versions)) = (script, versions) {
+                found.push((versions, script.to_string()));
+            }
+        }
+    }
+    found
+}
+
+/// The strings a modifier binds: one (`version = "3.2"`) or an array of them.
+fn string_bindings(argument: &ast::ModArgument) -> Vec<String> {
+    let binding = argument.modification.as_ref().and_then(|m| m.binding.as_ref());
+    match binding.map(|b| &b.kind) {
+        Some(ast::ExprKind::String(text)) => vec![text.clone()],
+        Some(ast::ExprKind::Array(items)) => items
+            .iter()
+            .filter_map(|i| match &i.kind {
+                ast::ExprKind::String(text) => Some(text.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// The version a library's top-level package declares (`annotation(version = "4.1.0")`).

@@ -160,6 +160,16 @@ fn structurally_singular_systems_are_reported_with_the_equations() {
     );
 }
 
+/// A structurally singular model whose unmatched rows include an algorithm section's (one row
+/// per output, numbered after the equations) names the section once, at its span.
+#[test]
+fn a_singular_system_with_an_algorithm_section_names_the_section_once() {
+    let text = "model Counter\n  Real phi;\n  Real next(start = 1, fixed = true);\n  Integer count(start = 0, fixed = true);\nequation\n  0 = 0;\nalgorithm\n  when phi >= pre(next) then\n    next := phi + 1;\n    count := pre(count) + 1;\n  end when;\nend Counter;\n";
+    let err = failure("counter.eqm", text);
+    assert!(err.contains("E0501") && err.contains("phi"), "{err}");
+    assert_eq!(err.matches("an algorithm section").count(), 1, "{err}");
+}
+
 /// The names of the states of the analysed (index-reduced) DAE.
 fn state_names(a: &Analysis) -> Vec<String> {
     a.dae.states().map(|v| a.dae.flat.var(v).name.clone()).collect()

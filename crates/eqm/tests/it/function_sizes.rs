@@ -301,3 +301,25 @@ fn a_function_of_scalars_applies_to_each_element_of_array_arguments() {
         assert_eq!(m, [2.0 * t, 2.0 * (2.0 * t), 2.0 * (3.0 * t), 2.0 * (4.0 * t)]);
     }
 }
+
+/// A state-space block with no states, inputs or outputs (`nx = nu = ny = 0`, every matrix
+/// empty): its vector equations, `der(x)` of an empty `x` included, are no equations, and the
+/// rest of the model runs (z = exp(-t)).
+#[test]
+fn a_block_whose_arrays_are_all_empty_writes_no_equations() {
+    let text = "model Empty\n  parameter Integer nx = 0;\n  parameter Integer nu = 0;\n  \
+                parameter Real A[nx, nx] = fill(0, nx, nx);\n  parameter Real B[nx, nu] = fill(0, nx, nu);\n  \
+                parameter Real x0[nx] = fill(0, nx);\n  Real x[nx];\n  Real u[nu];\n  \
+                Real z(start = 1, fixed = true);\ninitial equation\n  x = x0;\nequation\n  \
+                der(x) = A*x + B*u;\n  der(z) = -z;\nend Empty;\n";
+    let result = crate::run_both_back_ends(
+        text,
+        eqm::RunSettings {
+            stop: Some(1.0),
+            rtol: Some(1e-10),
+            atol: Some(1e-10),
+            ..Default::default()
+        },
+    );
+    crate::check(&result, "z", 1.0, (-1.0f64).exp(), 1e-8);
+}

@@ -368,3 +368,71 @@ fn a_syntax_error_in_a_library_class_the_model_uses_leaves_no_model_to_run() {
     let codes: Vec<&str> = session.diagnostics().iter().map(|d| d.code).collect();
     assert!(codes.contains(&"E0110"), "{codes:?}");
 }
+
+/// Version 2.0 of a library `Conv` that renamed the package `Units` to `SI` (and `Units.Temp` to
+/// `NonSI.Celsius`), renamed the parameter `freqHz` of `Src.Sine` to `f` and removed its
+/// parameter `atInit`, with the conversion script from 1.x its annotation names.
+const CONVERTED: &[(&str, &str)] = &[
+    (
+        "/libs/Conv/package.mo",
+        "within;\npackage Conv\n  annotation(version = \"2.0\", conversion(noneFromVersion = \"1.5\", \
+         from(version = {\"1.0\", \"1.1\"}, script = \"modelica://Conv/Resources/Convert_from_1.mos\")));\nend Conv;\n",
+    ),
+    (
+        "/libs/Conv/SI.mo",
+        "within Conv;\npackage SI\n  type Time = Real(unit = \"s\");\n  type Frequency = Real(unit = \"Hz\");\nend SI;\n",
+    ),
+    (
+        "/libs/Conv/NonSI.mo",
+        "within Conv;\npackage NonSI\n  type Celsius = Real(unit = \"degC\");\nend NonSI;\n",
+    ),
+    (
+        "/libs/Conv/Src.mo",
+        "within Conv;\npackage Src\n  block Sine\n    parameter Conv.SI.Frequency f = 1;\n    output Real y;\n  \
+         equation\n    y = sin(2*3.141592653589793*f*time);\n  end Sine;\nend Src;\n",
+    ),
+    (
+        "/libs/Conv/Resources/Convert_from_1.mos",
+        "// Conv 1.x to 2.0; a comment with a ; in it\nconvertClass(\"Conv.Units\", \"Conv.SI\");\n\
+         convertClass(\"Conv.Units.Temp\", \"Conv.NonSI.Celsius\");\n\
+         convertElement({\"Conv.Src.Sine\"}, \"freqHz\", \"f\");\n\
+         convertModifiers({\"Conv.Src.Sine\"}, {\"atInit\"}, fill(\"\", 0), true);\n",
+    ),
+];
+
+#[test]
+fn a_model_for_an_earlier_version_is_read_through_the_librarys_conversion_script() {
+    // Names in full, through a renaming import, through a qualified one, and a modifier of a
+    // renamed and of a removed parameter.
+    let user = "package P\n  model M\n    import U = Conv.Units;\n    import Conv.Units.Time;\n    \
+                Conv.Units.Time t0 = 1;\n    U.Temp T = 20;\n    Time t1 = 2;\n    \
+                Conv.Src.Sine s(freqHz = 0.25, atInit = true);\n  end M;\n  \
+                annotation(uses(Conv(version = \"1.1\")));\nend P;\n";
+    let store = MemoryStore::new(CONVERTED);
+    let mut session = session_with(store.clone(), &["/libs"], user, Some("P.M"));
+    let mut model = session
+        .compile(Some("P.M"), &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let settings = RunSettings {
+        stop: Some(1.0),
+        ..RunSettings::default()
+    };
+    let result = model.simulate(&settings).expect("runs");
+    // y = sin(2 pi f t) with f = 0.25 from the renamed modifier: sin(pi/2) = 1 at t = 1.
+    let y = result.final_value("s.y").expect("s.y");
+    assert!((y - 1.0).abs() < 1e-9, "{y}");
+    assert_eq!(result.final_value("T"), Some(20.0));
+    assert!(store.read_names().iter().any(|p| p.ends_with("Convert_from_1.mos")));
+    let warning = session.diagnostics().iter().find(|d| d.code == "W0241").expect("W0241");
+    assert!(warning.help.as_deref().is_some_and(|h| h.contains("conversion script")));
+    // A model that says it uses a version the script does not convert from is read as
+    // written: the old name is not found.
+    let newer = user.replace("1.1", "1.5");
+    let mut session = session_with(MemoryStore::new(CONVERTED), &["/libs"], &newer, Some("P.M"));
+    assert!(session.check(Some("P.M"), &ModelOptions::default()).is_none());
+    assert!(
+        session.diagnostics().iter().any(|d| d.code == "E0202"),
+        "{:?}",
+        session.diagnostics()
+    );
+}
