@@ -387,8 +387,9 @@ pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
     }
 }
 
-/// `der(e)` in a when-condition, an assertion's condition or an expression of an algorithm
-/// section, of an expression `e` of continuous Real variables that the equations do not
+/// `der(e)` in a when-condition, the value of a when-equation (`when sample(0, T) then w =
+/// der(phi); end when;`), an assertion's condition or an expression of an algorithm section, of
+/// an expression `e` of continuous Real variables that the equations do not
 /// differentiate (`when der(v) < 0` with `v = sin(time)`): the expression reads a new variable
 /// `$derN` defined by the equation `$derN = der(e)`, so that `e` is differentiated like any
 /// derivative of the equations (index reduction differentiates the equations that determine it,
@@ -404,6 +405,9 @@ fn derivatives_in_when_conditions(flat: &mut FlatModel) {
     for w in &flat.whens {
         for b in &w.branches {
             roots.push((b.condition, w.instance, w.span, "a when-condition"));
+            for action in &b.actions {
+                roots.extend(action.expr().map(|e| (e, w.instance, action.span(), "a when-equation")));
+            }
         }
     }
     for a in &flat.assertions {
@@ -496,6 +500,11 @@ fn derivatives_in_when_conditions(flat: &mut FlatModel) {
     for w in &mut flat.whens {
         for b in &mut w.branches {
             b.condition = replace(&mut flat.exprs, b.condition);
+            for action in &mut b.actions {
+                if let Some(e) = action.expr_mut() {
+                    *e = replace(&mut flat.exprs, *e);
+                }
+            }
         }
     }
     for a in &mut flat.assertions {

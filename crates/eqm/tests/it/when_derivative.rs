@@ -146,3 +146,35 @@ end M;
         );
     }
 }
+
+#[test]
+fn der_in_the_value_of_a_when_equation_is_sampled_at_the_event() {
+    // A sample-and-hold of speeds: `phi` is an alias of the state `x` (x = sin t + 1 with
+    // der(x) = cos t), `v = 3 sin t` is not differentiated by the equations. At the samples
+    // t = 0, 0.5, 1, ... the held values are cos t and 3 cos t.
+    let result = run_both(
+        "model M
+  Real x(start = 1, fixed = true);
+  Real phi;
+  Real v;
+  discrete Real w;
+  discrete Real u;
+equation
+  der(x) = cos(time);
+  phi = x;
+  v = 3*sin(time);
+  when sample(0, 0.5) then
+    w = der(phi);
+    u = der(v);
+  end when;
+end M;
+",
+        2.2,
+    );
+    for (t, sampled) in [(0.25, 0.0), (0.75, 0.5), (1.3, 1.0), (2.1, 2.0)] {
+        let w = result.value_at("w", t).unwrap();
+        let u = result.value_at("u", t).unwrap();
+        assert!((w - f64::cos(sampled)).abs() < 1e-8, "w({t}) = {w}");
+        assert!((u - 3.0 * f64::cos(sampled)).abs() < 1e-8, "u({t}) = {u}");
+    }
+}
