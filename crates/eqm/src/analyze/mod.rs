@@ -366,7 +366,7 @@ fn stateless(
             c: DMatrix::zeros(0, 0),
             d: DMatrix::zeros(0, 0),
         },
-        modal: modal::analyse(&DMatrix::zeros(0, 0), None, 0),
+        modal: modal::analyse(&DMatrix::zeros(0, 0), None, 0, 1.0),
         notes,
         warnings: Vec::new(),
     }
@@ -547,7 +547,11 @@ pub fn analyze(model: &mut Model, options: &AnalyzeOptions) -> Result<ModelAnaly
                 .to_string(),
         );
     }
-    let modal = modal::analyse(&a, dx0.as_deref(), invariants.len());
+    let point_condition = match (&steady_result, point) {
+        (Steady::Found(s), Point::SteadyState) => s.condition,
+        _ => 1.0,
+    };
+    let modal = modal::analyse(&a, dx0.as_deref(), invariants.len(), point_condition);
     Ok(ModelAnalysis {
         model: model_name,
         states,

@@ -107,8 +107,9 @@ pub fn eigenvalues(a: &DMatrix<f64>) -> Vec<Complex<f64>> {
 /// The modal analysis of `a`; `dx0` is the start point's deviation from the point of
 /// linearisation, for the coefficients of the sum of modes; `conserved` is the number of linear
 /// invariants, whose zero eigenvalues do not count against stability (the point is stable on
-/// the manifold they fix).
-pub fn analyse(a: &DMatrix<f64>, dx0: Option<&[f64]>, conserved: usize) -> Modal {
+/// the manifold they fix); `point_condition` is the condition number of the system whose
+/// solution the point is (1 for a point given exactly).
+pub fn analyse(a: &DMatrix<f64>, dx0: Option<&[f64]>, conserved: usize, point_condition: f64) -> Modal {
     let n = a.nrows();
     let scale = a.norm();
     let mut values = eigenvalues(a);
@@ -136,7 +137,7 @@ pub fn analyse(a: &DMatrix<f64>, dx0: Option<&[f64]>, conserved: usize) -> Modal
         }
         _ => None,
     };
-    let zero_tolerance = 1e-10 * scale.max(f64::MIN_POSITIVE);
+    let zero_tolerance = zero_tolerance(point_condition) * scale.max(f64::MIN_POSITIVE);
     let modes: Vec<Mode> = values
         .iter()
         .enumerate()
@@ -246,4 +247,16 @@ fn norm1(m: &DMatrix<Complex<f64>>) -> f64 {
     m.column_iter()
         .map(|c| c.iter().map(|v| v.norm()).sum::<f64>())
         .fold(0.0, f64::max)
+}
+
+/// The eigenvalues below this share of the norm of `A` are zero. At a point solved with
+/// condition number `point_condition`, the point, and with it `A`, is known only to about
+/// `point_condition` times the rounding error: a zero eigenvalue of the exact point (a steady
+/// state of second-order kinetics, where two concentrations vanish together) comes out as a
+/// tiny number of that size, whose "time scale" is no time scale. The share stays between
+/// 1e-10 and the square root of the rounding error (1.5e-8), below which no eigenvalue of a
+/// matrix known to rounding can be told from zero.
+fn zero_tolerance(point_condition: f64) -> f64 {
+    let from_point = 10.0 * point_condition.max(1.0) * f64::EPSILON;
+    from_point.clamp(1e-10, f64::EPSILON.sqrt())
 }

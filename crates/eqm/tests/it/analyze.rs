@@ -675,3 +675,31 @@ end Double;
         a.warnings
     );
 }
+
+/// Second-order kinetics: A + B <-> X and B + X -> consumed. At the steady state
+/// (C1, C2, C3) = (0.5, 0, 0), reached only as 1/t, the linearisation has eigenvalues 0 (the
+/// invariant C1 - C2/2 + C3/2), 0 (the vanishing concentrations) and -(k1 C1 + k2) = -0.15. The
+/// steady state is found only to the accuracy its conditioning allows, so the second zero comes
+/// out as a tiny number; it is no time scale, and the slowest one is 1/0.15.
+#[test]
+fn an_eigenvalue_that_is_zero_to_the_accuracy_of_the_steady_state_is_no_time_scale() {
+    let a = analysis(
+        "model Reactions
+  Real C[3](start = {1, 1, 0}, each fixed = true);
+  parameter Real k[3] = {0.1, 0.1, 10};
+equation
+  der(C) = {-k[1]*C[1]*C[2] + k[2]*C[3],
+            -k[1]*C[1]*C[2] + k[2]*C[3] - k[3]*C[2]*C[3],
+            k[1]*C[1]*C[2] - k[2]*C[3] - k[3]*C[2]*C[3]};
+end Reactions;
+",
+    );
+    let x = steady(&a);
+    assert!(
+        close(x[0], 0.5, 1e-6) && x[1].abs() < 1e-6 && x[2].abs() < 1e-6,
+        "{x:?}"
+    );
+    let timed = a.timed_eigenvalues();
+    assert_eq!(timed.len(), 1, "{:?}", a.eigenvalues());
+    assert!((timed[0] - Complex::new(-0.15, 0.0)).norm() < 1e-6, "{timed:?}");
+}
