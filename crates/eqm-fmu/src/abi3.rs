@@ -1,6 +1,8 @@
 //! The exported functions of FMI 3.0 (`fmi3Functions.h`), Model Exchange and Co-Simulation,
-//! over the same [`Instance`] as FMI 2.0. Co-Simulation runs without event mode (events are
-//! handled inside `fmi3DoStep`, which never returns early); the adjoint derivatives are the
+//! over the same [`Instance`] as FMI 2.0. Co-Simulation has Event Mode when the importer asks
+//! for it (`eventModeUsed`: a step stops before an event, at the first one with
+//! `earlyReturnAllowed`, and the importer has it handled in Event Mode), and handles the
+//! events inside `fmi3DoStep` otherwise; the adjoint derivatives are the
 //! transpose of the directional ones; clocks, scheduled execution and configuration mode are
 //! not provided (the FMU state's functions
 //! are `abi_state`'s), and the model description says so; the types EQM has no variables of (Float32,
@@ -8,9 +10,8 @@
 
 use crate::abi::{directional, get, not_provided, set, with};
 use crate::abi_exchange::{
-    fmi2CompletedIntegratorStep, fmi2EnterContinuousTimeMode, fmi2EnterEventMode, fmi2GetContinuousStates,
-    fmi2GetDerivatives, fmi2GetEventIndicators, fmi2GetNominalsOfContinuousStates, fmi2SetContinuousStates,
-    fmi2SetTime,
+    fmi2CompletedIntegratorStep, fmi2EnterContinuousTimeMode, fmi2GetContinuousStates, fmi2GetDerivatives,
+    fmi2GetEventIndicators, fmi2GetNominalsOfContinuousStates, fmi2SetContinuousStates, fmi2SetTime,
 };
 use crate::instance::{Error, Instance, Interface};
 use crate::load::model_compiler;
@@ -40,6 +41,7 @@ unsafe fn instantiate(
     environment: *mut c_void,
     log: Option<LogMessage>,
     interface: Interface,
+    events: (bool, bool),
 ) -> *mut c_void {
     // SAFETY: each string is null or NUL-terminated, by the caller's contract.
     let (name, token, resources) = unsafe { (text(name), text(token), text(resources)) };
@@ -53,7 +55,7 @@ unsafe fn instantiate(
     let created = catch_unwind(|| -> Result<Instance, String> {
         let resources = resources.ok_or("no resource path was given: the FMU's resources hold the model")?;
         let compile = model_compiler(resources, token.unwrap_or(""), FmiVersion::Fmi3)?;
-        Instance::new(compile, interface).map(|i| i.for_token(token.unwrap_or("")))
+        Instance::new(compile, interface).map(|i| i.for_token(token.unwrap_or("")).with_event_mode(events.0, events.1))
     });
     let failure = match created {
         Ok(Ok(instance)) => {
@@ -93,12 +95,15 @@ pub unsafe extern "C" fn fmi3InstantiateModelExchange(
             environment,
             log,
             Interface::ModelExchange,
+            (false, false),
         )
     }
 }
 
-/// `fmi3InstantiateCoSimulation`: event mode and early return are not provided, so the
-/// instance runs as if neither were asked for.
+/// `fmi3InstantiateCoSimulation`: with `eventModeUsed` a step stops before an event for the
+/// importer to have it handled in Event Mode, at the first event in the step when
+/// `earlyReturnAllowed`, else only at one at the step's end; intermediate updates are not
+/// provided, so the callback and the intermediate variables are not used.
 ///
 /// # Safety
 /// The strings are null or NUL-terminated; `log` is null or the importer's logger, valid
@@ -111,8 +116,8 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
     resources: *const c_char,
     _visible: bool,
     logging_on: bool,
-    _event_mode_used: bool,
-    _early_return_allowed: bool,
+    event_mode_used: bool,
+    early_return_allowed: bool,
     _required_intermediate: *const c_uint,
     _n_required_intermediate: usize,
     environment: *mut c_void,
@@ -129,6 +134,7 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
             environment,
             log,
             Interface::CoSimulation,
+            (event_mode_used, early_return_allowed),
         )
     }
 }
@@ -219,7 +225,7 @@ pub unsafe extern "C" fn fmi3ExitInitializationMode(c: *mut c_void) -> Status {
     unsafe { with(c, Instance::exit_initialization) }
 }
 
-/// `fmi3EnterEventMode`.
+/// `fmi3EnterEventMode`: Model Exchange's, or Co-Simulation's (with `eventModeUsed` only).
 ///
 /// # Safety
 /// `c` is null or a live instance of ours.
@@ -227,11 +233,16 @@ pub unsafe extern "C" fn fmi3ExitInitializationMode(c: *mut c_void) -> Status {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3EnterEventMode(c: *mut c_void) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { fmi2EnterEventMode(c) }
+    unsafe {
+        with(c, |i| match i.interface {
+            Interface::CoSimulation => i.enter_event_mode(),
+            Interface::ModelExchange => i.dimensions().map(|_| ()),
+        })
+    }
 }
 
-/// `fmi3EnterStepMode`: Co-Simulation without event mode is in step mode after the
-/// initialization already.
+/// `fmi3EnterStepMode`: from Event Mode into Step Mode; Co-Simulation without event mode is in
+/// Step Mode after the initialization already.
 ///
 /// # Safety
 /// `c` is null or a live instance of ours.
@@ -239,7 +250,7 @@ pub unsafe extern "C" fn fmi3EnterEventMode(c: *mut c_void) -> Status {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3EnterStepMode(c: *mut c_void) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { with(c, |_| Ok(())) }
+    unsafe { with(c, Instance::enter_step_mode) }
 }
 
 /// `fmi3Terminate`.
@@ -543,8 +554,10 @@ pub unsafe extern "C" fn fmi3SetClock(c: *mut c_void, refs: *const c_uint, n: us
     unsafe { no_such_type(c, refs, n, "Clock") }
 }
 
-/// `fmi3DoStep`: the step to its end, with every event inside; `terminate` in the model ends
-/// it early with `terminateSimulation` set and the time it reached.
+/// `fmi3DoStep`: the step to its end, with every event inside, or (with event mode) to just
+/// before the event it leaves to Event Mode, with `eventHandlingNeeded` set, `earlyReturn` when
+/// that is before the step's end, and the time reached; `terminate` in the model ends it early
+/// with `terminateSimulation` set and the time it reached.
 ///
 /// # Safety
 /// `c` is null or a live instance of ours; the four outputs are null or writable.
@@ -578,10 +591,13 @@ pub unsafe extern "C" fn fmi3DoStep(
                 ));
             };
             let stepped = i.do_step(current, h);
-            *event = false;
-            *early = false;
+            let target = current + h;
+            *event = i.event_due();
             *terminate = i.terminated();
             *last = i.time();
+            // An event or `terminate` before the step's end is an early return, which only an
+            // importer that allows it is told of.
+            *early = i.early_return_allowed() && *last < target - 1e-12 * (1.0 + target.abs());
             match stepped {
                 // `terminate` ends the simulation: the step succeeded up to where it was called.
                 Err(Error::Discard(_)) if i.terminated() => Ok(()),
@@ -591,7 +607,8 @@ pub unsafe extern "C" fn fmi3DoStep(
     }
 }
 
-/// `fmi3UpdateDiscreteStates`: EQM's event iteration runs to its end in one call.
+/// `fmi3UpdateDiscreteStates`: EQM's event iteration runs to its end in one call (in
+/// Co-Simulation, that of the event the step stopped before).
 ///
 /// # Safety
 /// `c` is null or a live instance of ours; the outputs are null or writable.
@@ -626,6 +643,16 @@ pub unsafe extern "C" fn fmi3UpdateDiscreteStates(
                     "the event's results were asked for into null pointers".into(),
                 ));
             };
+            if i.interface == Interface::CoSimulation {
+                let outcome = i.update_discrete_states_cs()?;
+                *update = false;
+                *terminate = outcome.terminated;
+                *nominals = false;
+                *values = false;
+                *defined = outcome.next_time_event.is_some();
+                *next = outcome.next_time_event.unwrap_or(0.0);
+                return Ok(());
+            }
             let outcome = i.new_discrete_states()?;
             *update = false;
             *terminate = outcome.terminated.is_some();
