@@ -33,6 +33,8 @@ pub extern "C" fn fmi3GetVersion() -> *const c_char {
 /// # Safety
 /// The strings are null or NUL-terminated.
 // SAFETY: an unsafe function; its callers follow the contract above.
+// The arguments are those of FMI's two instantiation functions that both pass on.
+#[allow(clippy::too_many_arguments)]
 unsafe fn instantiate(
     name: *const c_char,
     token: *const c_char,
