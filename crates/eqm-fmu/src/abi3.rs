@@ -5,7 +5,8 @@
 //! events inside `fmi3DoStep` otherwise; the adjoint derivatives are the
 //! transpose of the directional ones; clocks, scheduled execution and configuration mode are
 //! not provided (the FMU state's functions
-//! are `abi_state`'s), and the model description says so; the types EQM has no variables of (Float32,
+//! are `abi_state`'s), and the model description says so; a value reference of an array names
+//! all its elements, row-major, in the getters, setters and derivatives; the types EQM has no variables of (Float32,
 //! the 8-, 16- and 64-bit integers, String, Binary) accept only empty requests.
 
 use crate::abi::{directional, get, not_provided, set, with};
@@ -57,7 +58,11 @@ unsafe fn instantiate(
     let created = catch_unwind(|| -> Result<Instance, String> {
         let resources = resources.ok_or("no resource path was given: the FMU's resources hold the model")?;
         let compile = model_compiler(resources, token.unwrap_or(""), FmiVersion::Fmi3)?;
-        Instance::new(compile, interface).map(|i| i.for_token(token.unwrap_or("")).with_event_mode(events.0, events.1))
+        Instance::new(compile, interface).map(|i| {
+            i.for_token(token.unwrap_or(""))
+                .with_event_mode(events.0, events.1)
+                .with_arrays()
+        })
     });
     let failure = match created {
         Ok(Ok(instance)) => {
@@ -277,24 +282,48 @@ pub unsafe extern "C" fn fmi3Reset(c: *mut c_void) -> Status {
     unsafe { with(c, Instance::reset) }
 }
 
-/// Checks FMI 3's `nValues` of a scalar request: one value per variable.
-fn scalar_values(n_refs: usize, n_values: usize) -> Result<(), Error> {
-    match n_refs == n_values {
-        true => Ok(()),
-        false => Err(Error::Error(format!(
-            "{n_values} values were passed for {n_refs} variables; EQM's variables are scalars"
-        ))),
+/// The scalars the `n` value references at `refs` name (an array's elements row-major), or
+/// the reason they cannot be read.
+///
+/// # Safety
+/// `c` is null or a live instance of ours; `refs` is null or `n` elements long.
+// SAFETY: an unsafe function; its callers follow the contract above.
+unsafe fn elements_of(c: *mut c_void, refs: *const c_uint, n: usize) -> Result<Vec<u32>, Error> {
+    // SAFETY: by the caller's contract.
+    let refs = unsafe { slice(refs, n) }
+        .ok_or_else(|| Error::Error("a null array was passed with a positive length".into()))?;
+    // SAFETY: by the caller's contract.
+    match unsafe { component(c) }.and_then(|c| c.instance.as_ref()) {
+        Some(instance) => Ok(instance.elements(refs)),
+        // The call reports the instance's own state.
+        None => Ok(refs.to_vec()),
     }
 }
 
-/// Runs a get or set after checking `nValues`.
+/// Runs a get or set of the variables at `refs` on their scalars, after checking FMI 3's
+/// `nValues`: one value per scalar, an array counting all its elements.
 ///
 /// # Safety
-/// `c` is null or a live instance of ours.
+/// `c` is null or a live instance of ours; `refs` is null or `n` elements long.
 // SAFETY: an unsafe function; its callers follow the contract above.
-unsafe fn scalar(c: *mut c_void, n_refs: usize, n_values: usize, access: impl FnOnce() -> Status) -> Status {
-    match scalar_values(n_refs, n_values) {
-        Ok(()) => access(),
+unsafe fn scalar(
+    c: *mut c_void,
+    refs: *const c_uint,
+    n: usize,
+    n_values: usize,
+    access: impl FnOnce(*const c_uint, usize) -> Status,
+) -> Status {
+    // SAFETY: by the caller's contract.
+    let elements = unsafe { elements_of(c, refs, n) };
+    let checked = elements.and_then(|e| match e.len() == n_values {
+        true => Ok(e),
+        false => Err(Error::Error(format!(
+            "{n_values} values were passed for {n} variables of {} values",
+            e.len()
+        ))),
+    });
+    match checked {
+        Ok(elements) => access(elements.as_ptr(), elements.len()),
         // SAFETY: by the caller's contract.
         Err(e) => unsafe { with(c, |_| Err(e)) },
     }
@@ -314,7 +343,7 @@ pub unsafe extern "C" fn fmi3GetFloat64(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || get(c, refs, n, values, &[Kind::Real], |v| v)) }
+    unsafe { scalar(c, refs, n, nv, |refs, n| get(c, refs, n, values, &[Kind::Real], |v| v)) }
 }
 
 /// `fmi3SetFloat64`.
@@ -331,7 +360,7 @@ pub unsafe extern "C" fn fmi3SetFloat64(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || set(c, refs, n, values, &[Kind::Real], |v| v)) }
+    unsafe { scalar(c, refs, n, nv, |refs, n| set(c, refs, n, values, &[Kind::Real], |v| v)) }
 }
 
 /// `fmi3GetInt32`.
@@ -348,7 +377,11 @@ pub unsafe extern "C" fn fmi3GetInt32(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || get(c, refs, n, values, &[Kind::Integer], |v| v as i32)) }
+    unsafe {
+        scalar(c, refs, n, nv, |refs, n| {
+            get(c, refs, n, values, &[Kind::Integer], |v| v as i32)
+        })
+    }
 }
 
 /// `fmi3SetInt32`.
@@ -365,7 +398,11 @@ pub unsafe extern "C" fn fmi3SetInt32(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || set(c, refs, n, values, &[Kind::Integer], f64::from)) }
+    unsafe {
+        scalar(c, refs, n, nv, |refs, n| {
+            set(c, refs, n, values, &[Kind::Integer], f64::from)
+        })
+    }
 }
 
 /// `fmi3GetInt64`: FMI 3 reads enumerations as Int64 (EQM has no other Int64 variables).
@@ -382,7 +419,11 @@ pub unsafe extern "C" fn fmi3GetInt64(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || get(c, refs, n, values, &[Kind::Enumeration], |v| v as i64)) }
+    unsafe {
+        scalar(c, refs, n, nv, |refs, n| {
+            get(c, refs, n, values, &[Kind::Enumeration], |v| v as i64)
+        })
+    }
 }
 
 /// `fmi3SetInt64`: FMI 3 writes enumerations as Int64 (EQM has no other Int64 variables).
@@ -399,7 +440,11 @@ pub unsafe extern "C" fn fmi3SetInt64(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || set(c, refs, n, values, &[Kind::Enumeration], |v| v as f64)) }
+    unsafe {
+        scalar(c, refs, n, nv, |refs, n| {
+            set(c, refs, n, values, &[Kind::Enumeration], |v| v as f64)
+        })
+    }
 }
 
 /// `fmi3GetBoolean`.
@@ -416,7 +461,11 @@ pub unsafe extern "C" fn fmi3GetBoolean(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || get(c, refs, n, values, &[Kind::Boolean], |v| v != 0.0)) }
+    unsafe {
+        scalar(c, refs, n, nv, |refs, n| {
+            get(c, refs, n, values, &[Kind::Boolean], |v| v != 0.0)
+        })
+    }
 }
 
 /// `fmi3SetBoolean`.
@@ -434,7 +483,7 @@ pub unsafe extern "C" fn fmi3SetBoolean(
 ) -> Status {
     // SAFETY: by the caller's contract.
     unsafe {
-        scalar(c, n, nv, || {
+        scalar(c, refs, n, nv, |refs, n| {
             set(c, refs, n, values, &[Kind::Boolean], |v| if v { 1.0 } else { 0.0 })
         })
     }
@@ -785,12 +834,20 @@ pub unsafe extern "C" fn fmi3GetDirectionalDerivative(
     sensitivity: *mut f64,
     n_sensitivity: usize,
 ) -> Status {
+    // An array stands for its elements, one seed or sensitivity each.
     // SAFETY: by the caller's contract.
+    let elements = unsafe { (elements_of(c, unknowns, n_unknowns), elements_of(c, knowns, n_knowns)) };
+    let (unknowns, knowns) = match elements {
+        (Ok(u), Ok(k)) => (u, k),
+        // SAFETY: by the caller's contract.
+        (Err(e), _) | (_, Err(e)) => return unsafe { with(c, |_| Err(e)) },
+    };
+    // SAFETY: by the caller's contract; the value references are the local vectors.
     unsafe {
         directional(
             c,
-            (unknowns, n_unknowns),
-            (knowns, n_knowns),
+            (unknowns.as_ptr(), unknowns.len()),
+            (knowns.as_ptr(), knowns.len()),
             (seed, n_seed),
             (sensitivity, n_sensitivity),
         )
@@ -815,22 +872,19 @@ pub unsafe extern "C" fn fmi3GetAdjointDerivative(
     sensitivity: *mut f64,
     n_sensitivity: usize,
 ) -> Status {
+    // An array stands for its elements, one seed or sensitivity each.
+    // SAFETY: by the caller's contract.
+    let elements = unsafe { (elements_of(c, unknowns, n_unknowns), elements_of(c, knowns, n_knowns)) };
     // SAFETY: each pointer is null or as long as its count, by the caller's contract.
-    let arrays = unsafe {
-        (
-            slice(unknowns, n_unknowns),
-            slice(knowns, n_knowns),
-            slice(seed, n_seed),
-            slice_mut(sensitivity, n_sensitivity),
-        )
-    };
+    let arrays = unsafe { (slice(seed, n_seed), slice_mut(sensitivity, n_sensitivity)) };
     // SAFETY: by the caller's contract.
     unsafe {
         with(c, |i| {
-            let (Some(unknowns), Some(knowns), Some(seed), Some(out)) = arrays else {
+            let (unknowns, knowns) = (elements.0?, elements.1?);
+            let (Some(seed), Some(out)) = arrays else {
                 return Err(Error::Error("a null array was passed with a positive length".into()));
             };
-            i.adjoint_derivative(unknowns, knowns, seed, out)
+            i.adjoint_derivative(&unknowns, &knowns, seed, out)
         })
     }
 }

@@ -32,6 +32,17 @@ impl Instance {
         self
     }
 
+    /// The instance of an FMI 3 FMU: a value reference of an array names all its elements.
+    pub fn with_arrays(mut self) -> Instance {
+        self.variables = std::mem::take(&mut self.variables).with_arrays();
+        self
+    }
+
+    /// The scalars the value references `refs` name (see [`crate::variables::Variables::elements`]).
+    pub fn elements(&self, refs: &[u32]) -> Vec<u32> {
+        self.variables.elements(refs)
+    }
+
     /// Whether the importer may be answered with an early return from a step.
     pub fn early_return_allowed(&self) -> bool {
         self.early_return_allowed

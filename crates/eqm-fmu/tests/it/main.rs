@@ -5,6 +5,7 @@
 //! One test binary for the crate; each module is one family of tests.
 
 mod abi;
+mod arrays;
 mod events;
 mod fmpy;
 mod fmpy_structure;
