@@ -7,9 +7,10 @@
 //! not provided (the FMU state's functions
 //! are `abi_state`'s), and the model description says so; a value reference of an array names
 //! all its elements, row-major, in the getters, setters and derivatives; the types EQM has no variables of (Float32,
-//! the 8-, 16- and 64-bit integers, String, Binary) accept only empty requests.
+//! the 8-, 16- and 64-bit integers, Binary) accept only empty requests; Strings are read, never
+//! written (a String parameter's text is part of the compiled model).
 
-use crate::abi::{directional, get, not_provided, set, with};
+use crate::abi::{directional, get, get_texts, not_provided, set, with};
 use crate::abi_exchange::{
     fmi2CompletedIntegratorStep, fmi2EnterContinuousTimeMode, fmi2GetContinuousStates, fmi2GetDerivatives,
     fmi2GetEventIndicators, fmi2GetNominalsOfContinuousStates, fmi2SetContinuousStates, fmi2SetTime,
@@ -54,6 +55,7 @@ unsafe fn instantiate(
         environment,
         logging_on,
         instance: None,
+        texts: Vec::new(),
     };
     let created = catch_unwind(|| -> Result<Instance, String> {
         let resources = resources.ok_or("no resource path was given: the FMU's resources hold the model")?;
@@ -544,7 +546,40 @@ no_variables_of_type! {
     fmi3GetUInt16, fmi3SetUInt16, u16, "UInt16";
     fmi3GetUInt32, fmi3SetUInt32, u32, "UInt32";
     fmi3GetUInt64, fmi3SetUInt64, u64, "UInt64";
-    fmi3GetString, fmi3SetString, *const c_char, "String";
+}
+
+/// `fmi3GetString`: the texts of String parameters and constants, valid until the next call.
+///
+/// # Safety
+/// `c` is null or a live instance of ours; the arrays are null or as long as their counts.
+// SAFETY: exported under its FMI name, once; its callers follow the contract above.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi3GetString(
+    c: *mut c_void,
+    refs: *const c_uint,
+    n: usize,
+    values: *mut *const c_char,
+    nv: usize,
+) -> Status {
+    // SAFETY: by the caller's contract.
+    unsafe { scalar(c, refs, n, nv, |refs, n| get_texts(c, refs, n, values)) }
+}
+
+/// `fmi3SetString`: refused with the reason (a String parameter is fixed).
+///
+/// # Safety
+/// `c` is null or a live instance of ours; the arrays are null or as long as their counts.
+// SAFETY: exported under its FMI name, once; its callers follow the contract above.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi3SetString(
+    c: *mut c_void,
+    refs: *const c_uint,
+    n: usize,
+    values: *const *const c_char,
+    nv: usize,
+) -> Status {
+    // SAFETY: by the caller's contract.
+    unsafe { scalar(c, refs, n, nv, |refs, n| crate::abi::fmi2SetString(c, refs, n, values)) }
 }
 
 /// `fmi3GetBinary`: the model has no Binary variables.

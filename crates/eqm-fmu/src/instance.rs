@@ -306,6 +306,9 @@ impl Instance {
                                 variable.name
                             )));
                         }
+                        FmiSource::Text { .. } => {
+                            return Err(Error::Error(format!("`{}` is a String", variable.name)));
+                        }
                     }
                     .map_err(|e| Error::Error(rendered(&e, sources)))?;
                 }
@@ -332,7 +335,7 @@ impl Instance {
                     FmiSource::Time => Ok(Slot::Time),
                     FmiSource::Variable { slot, .. } => Ok(slot),
                     FmiSource::Derivative { state } => Ok(Slot::Der(state)),
-                    FmiSource::EventIndicator { .. } => Err(Error::Error(format!(
+                    FmiSource::EventIndicator { .. } | FmiSource::Text { .. } => Err(Error::Error(format!(
                         "`{}` has no directional derivative",
                         variable.name
                     ))),

@@ -69,6 +69,9 @@ pub struct Component {
     logging_on: bool,
     /// `None` after a panic left the instance in an unknown state.
     instance: Option<Instance>,
+    /// The texts the last `GetString` returned: FMI lets the importer read them until the
+    /// next call, so they live here.
+    texts: Vec<CString>,
 }
 
 impl Component {

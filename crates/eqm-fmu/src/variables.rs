@@ -29,6 +29,8 @@ pub enum Kind {
     Boolean,
     /// An enumeration: an Integer from 1 to its number of literals.
     Enumeration,
+    /// A String parameter or constant, whose text is fixed when the model is compiled.
+    String,
 }
 
 /// A variable with its value reference.
@@ -43,6 +45,8 @@ pub struct Variable {
     pub literals: u32,
     /// A fixed parameter: its value is part of the compiled model, so it is never set.
     pub fixed: bool,
+    /// The text of a String.
+    pub text: Option<String>,
 }
 
 /// The variables by value reference; see the module documentation.
@@ -76,6 +80,7 @@ impl Variables {
                     FmiType::Integer => Kind::Integer,
                     FmiType::Boolean => Kind::Boolean,
                     FmiType::Enumeration => Kind::Enumeration,
+                    FmiType::String => Kind::String,
                 };
                 let literals = v.enumeration.as_ref().map_or(0, |ty| ty.literals.len() as u32);
                 let variable = Variable {
@@ -85,6 +90,7 @@ impl Variables {
                     source: v.source,
                     literals,
                     fixed: v.causality == FmiCausality::Parameter && v.variability == FmiVariability::Fixed,
+                    text: v.text.as_deref().map(str::to_string),
                 };
                 (v.value_reference, variable)
             })

@@ -11,6 +11,7 @@ mod fmpy;
 mod fmpy_structure;
 mod reference_fmus;
 mod state;
+mod strings;
 
 use eqm::fmi::{DescriptionOptions, FmiVersion, Kinds};
 use eqm::{ModelOptions, Session};

@@ -450,6 +450,8 @@ fn start_text(ty: FmiType, value: f64) -> String {
         FmiType::Real => format_number(value),
         FmiType::Integer | FmiType::Enumeration => format!("{}", value as i64),
         FmiType::Boolean => (if value != 0.0 { "true" } else { "false" }).to_string(),
+        // A text is no number: its start is the variable's `text`.
+        FmiType::String => String::new(),
     }
 }
 
@@ -477,8 +479,12 @@ fn variable2(xml: &mut String, v: &FmiVariable) {
         FmiType::Integer => "Integer",
         FmiType::Boolean => "Boolean",
         FmiType::Enumeration => "Enumeration",
+        FmiType::String => "String",
     });
     typed_attributes(xml, v, |vr| vr + 1);
+    if let Some(text) = &v.text {
+        attribute(xml, "start", text);
+    }
     xml.push_str("/>\n    </ScalarVariable>\n");
 }
 
@@ -489,6 +495,7 @@ fn tag3(ty: FmiType) -> &'static str {
         FmiType::Integer => "Int32",
         FmiType::Boolean => "Boolean",
         FmiType::Enumeration => "Enumeration",
+        FmiType::String => "String",
     }
 }
 
@@ -498,7 +505,15 @@ fn variable3(xml: &mut String, v: &FmiVariable) {
     xml.push_str(tag3(v.ty));
     common_attributes(xml, v);
     typed_attributes(xml, v, |vr| vr);
-    xml.push_str("/>\n");
+    // FMI 3 gives a String's start as an element, so that an array can have several.
+    match &v.text {
+        Some(text) => {
+            xml.push_str(">\n      <Start");
+            attribute(xml, "value", text);
+            xml.push_str("/>\n    </String>\n");
+        }
+        None => xml.push_str("/>\n"),
+    }
 }
 
 /// An FMI 3 array variable: the attributes its elements share (see `arrays`), the start values
