@@ -12,7 +12,6 @@
 //! It deliberately holds no C types.
 
 use super::{Error, Instance, Interface, Phase, Run};
-use crate::variables::Kind;
 use eqm::{Advanced, EventPolicy};
 
 /// The outcome of `fmi3UpdateDiscreteStates` in Co-Simulation.
@@ -31,41 +30,6 @@ impl Instance {
         self.event_mode_used = used && self.interface == Interface::CoSimulation;
         self.early_return_allowed = early_return_allowed && self.interface == Interface::CoSimulation;
         self
-    }
-
-    /// The instance of an FMI 3 FMU: a value reference of an array names all its elements.
-    pub fn with_arrays(mut self) -> Instance {
-        self.variables = std::mem::take(&mut self.variables).with_arrays();
-        self
-    }
-
-    /// The scalars the value references `refs` name (see [`crate::variables::Variables::elements`]).
-    pub fn elements(&self, refs: &[u32]) -> Vec<u32> {
-        self.variables.elements(refs)
-    }
-
-    /// `GetString`: the texts of the String parameters and constants `refs` (fixed when the
-    /// model was compiled, so the same in every phase).
-    pub fn texts(&self, refs: &[u32]) -> Result<Vec<String>, Error> {
-        self.check_kinds(refs, &[Kind::String])?;
-        Ok(refs
-            .iter()
-            .filter_map(|&r| self.variables.get(r).and_then(|v| v.text.clone()))
-            .collect())
-    }
-
-    /// `SetString`: refused, with the reason: a String parameter's text is part of the
-    /// compiled model (a fixed parameter), and a constant is constant.
-    pub fn set_texts(&self, refs: &[u32]) -> Result<(), Error> {
-        self.check_kinds(refs, &[Kind::String])?;
-        match refs.first().and_then(|&r| self.variables.get(r)) {
-            None => Ok(()),
-            Some(v) if v.fixed => Err(Error::Error(format!(
-                "`{}` is a fixed String parameter: the compiled model depends on its text, so it cannot be set without compiling again",
-                v.name
-            ))),
-            Some(v) => Err(Error::Error(format!("`{}` is a String constant", v.name))),
-        }
     }
 
     /// Whether the importer may be answered with an early return from a step.

@@ -243,3 +243,44 @@ c.freeInstance()";
         ]
     );
 }
+
+/// `terminate` at `x = 0.55` (`x = t`): with Event Mode the step stops before the event and
+/// Event Mode reports `terminateSimulation`; without it, an importer that allows early return
+/// is told the step ended early at 0.55, one that does not is told only where it ended.
+#[test]
+fn terminate_is_told_by_event_mode_or_as_an_early_return() {
+    let text = "model Stop
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = 1;
+  when x >= 0.55 then
+    terminate(\"far enough\");
+  end when;
+end Stop;";
+    let (dir, _) = exported_as(text, "Stop", FmiVersion::Fmi3);
+    let script = "def run(event_mode, early):
+    cs = FMU3Slave(guid=md.guid, unzipDirectory=d, modelIdentifier='Stop', instanceName='s')
+    cs.instantiate(eventModeUsed=event_mode, earlyReturnAllowed=early)
+    cs.enterInitializationMode(tolerance=1e-10, startTime=0.0, stopTime=1.0)
+    cs.exitInitializationMode()
+    if event_mode:
+        cs.updateDiscreteStates()
+        cs.enterStepMode()
+    step = cs.doStep(0.0, 1.0)
+    out = [int(step[0]), int(step[1]), int(step[2]), round(step[3], 9)]
+    if step[0]:
+        cs.enterEventMode()
+        out.append(int(cs.updateDiscreteStates()[1]))
+    print(*out)
+    cs.freeInstance()
+run(True, True)
+run(False, True)
+run(False, False)";
+    let Some(lines) = run(&dir, script) else { return };
+    let rows: Vec<Vec<f64>> = lines.iter().map(|l| numbers(l)).collect();
+    // eventHandlingNeeded, terminateSimulation, earlyReturn, lastSuccessfulTime (and the
+    // terminateSimulation of Event Mode).
+    assert_eq!(rows[0], [1.0, 0.0, 1.0, 0.55, 1.0], "with Event Mode");
+    assert_eq!(rows[1], [0.0, 1.0, 1.0, 0.55], "early return without Event Mode");
+    assert_eq!(rows[2], [0.0, 1.0, 0.0, 0.55], "neither");
+}
