@@ -68,18 +68,24 @@ fn an_fmi_3_description_declares_each_array_once_with_its_dimensions() {
     assert!(xml2.contains("name=\"A[2,1]\"") && !xml2.contains("Dimension"));
 }
 
-/// FMPy validates the description, reads the shapes, and simulates with the array `k` set to
-/// `{2, 3, 4}` as one start value: every row's `x` is `exp(-k t)` element by element and `y`
-/// is `A·(x1, x2)`.
+/// FMPy validates the description, reads the shapes, and simulates (Co-Simulation, and Model
+/// Exchange with its own solver) with the array `k` set to `{2, 3, 4}` as one start value:
+/// every row's `x` is `exp(-k t)` element by element and `y` is `A·(x1, x2)`.
 #[test]
 fn fmpy_simulates_with_arrays_set_and_recorded_whole() {
+    simulated_with_arrays("CoSimulation", 1e-7);
+    simulated_with_arrays("ModelExchange", 1e-5);
+}
+
+/// [`fmpy_simulates_with_arrays_set_and_recorded_whole`] as `kind`, to `tolerance`.
+fn simulated_with_arrays(kind: &str, tolerance: f64) {
     let (dir, _) = exported_as(ARRAYS, "Arrays", FmiVersion::Fmi3);
     let script = format!(
         "import fmpy\nfrom fmpy.validation import validate_fmu\nfrom fmpy import read_model_description\nd = {dir:?}\n\
 problems = validate_fmu(d)\nassert not problems, problems\n\
 shapes = {{v.name: v.shape for v in read_model_description(d).modelVariables}}\n\
 print(shapes['A'], shapes['x'], shapes['der(x)'], shapes['y'], 'x[1]' in shapes)\n\
-r = fmpy.simulate_fmu(d, fmi_type='CoSimulation', stop_time=1.0, output_interval=0.1, relative_tolerance=1e-10, start_values={{'k': [2.0, 3.0, 4.0]}}, output=['x', 'y'])\n\
+r = fmpy.simulate_fmu(d, fmi_type={kind:?}, stop_time=1.0, output_interval=0.1, relative_tolerance=1e-10, start_values={{'k': [2.0, 3.0, 4.0]}}, output=['x', 'y'])\n\
 for row in r: print(repr(float(row['time'])), *[repr(float(v)) for v in row['x']], *[repr(float(v)) for v in row['y']])\n",
         dir = dir.display().to_string(),
     );
@@ -90,14 +96,14 @@ for row in r: print(repr(float(row['time'])), *[repr(float(v)) for v in row['x']
     let rows: Vec<Vec<f64>> = lines
         .map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect())
         .collect();
-    assert_eq!(rows.len(), 11);
+    assert!(rows.len() >= 11, "{kind}: {} rows", rows.len());
     for row in &rows {
         let t = row[0];
         let x: Vec<f64> = [2.0f64, 3.0, 4.0].iter().map(|k| (-k * t).exp()).collect();
         for i in 0..3 {
             assert!(
-                (row[1 + i] - x[i]).abs() < 1e-7,
-                "x[{}]({t}) = {}, closed form {}",
+                (row[1 + i] - x[i]).abs() < tolerance,
+                "{kind}: x[{}]({t}) = {}, closed form {}",
                 i + 1,
                 row[1 + i],
                 x[i]
@@ -105,8 +111,8 @@ for row in r: print(repr(float(row['time'])), *[repr(float(v)) for v in row['x']
         }
         let y = [x[0] + 2.0 * x[1], 3.0 * x[0] + 4.0 * x[1]];
         assert!(
-            (row[4] - y[0]).abs() < 1e-7 && (row[5] - y[1]).abs() < 1e-7,
-            "y({t}) = {row:?}"
+            (row[4] - y[0]).abs() < tolerance && (row[5] - y[1]).abs() < tolerance,
+            "{kind}: y({t}) = {row:?}"
         );
     }
 }
