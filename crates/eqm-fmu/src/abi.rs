@@ -57,6 +57,7 @@ pub unsafe extern "C" fn fmi2Instantiate(
         environment: callbacks.map_or(std::ptr::null_mut(), |c| c.component_environment),
         logging_on: logging_on != 0,
         instance: None,
+        texts: Vec::new(),
     };
     let created = catch_unwind(|| -> Result<Instance, String> {
         let interface = match fmu_type {
@@ -336,26 +337,26 @@ pub unsafe extern "C" fn fmi2SetBoolean(c: *mut c_void, refs: *const c_uint, n: 
     unsafe { set(c, refs, n, values, &[Kind::Boolean], |v| if v != 0 { 1.0 } else { 0.0 }) }
 }
 
-/// `fmi2GetString`: the model exposes no String variables.
+/// `fmi2GetString`: the texts of String parameters and constants, valid until the next call.
 ///
 /// # Safety
-/// `c` is null or a live component of ours.
+/// `c` is null or a live component of ours; `refs` and `values` are null or `n` elements long.
 // SAFETY: exported under its FMI name, once; its callers follow the contract above.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2GetString(
     c: *mut c_void,
     refs: *const c_uint,
     n: usize,
-    _values: *mut *const c_char,
+    values: *mut *const c_char,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { no_strings(c, refs, n) }
+    unsafe { get_texts(c, refs, n, values) }
 }
 
-/// `fmi2SetString`: the model exposes no String variables.
+/// `fmi2SetString`: refused with the reason (a String parameter is fixed).
 ///
 /// # Safety
-/// `c` is null or a live component of ours.
+/// `c` is null or a live component of ours; `refs` is null or `n` elements long.
 // SAFETY: exported under its FMI name, once; its callers follow the contract above.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi2SetString(
@@ -365,26 +366,49 @@ pub unsafe extern "C" fn fmi2SetString(
     _values: *const *const c_char,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { no_strings(c, refs, n) }
-}
-
-/// The answer to a String access: fine for none, an error naming the reference otherwise.
-///
-/// # Safety
-/// `c` is null or a live component of ours; `refs` is null or `n` elements long.
-// SAFETY: an unsafe function; its callers follow the contract above.
-unsafe fn no_strings(c: *mut c_void, refs: *const c_uint, n: usize) -> Status {
-    // SAFETY: by the caller's contract.
     let refs = unsafe { slice(refs, n) };
     // SAFETY: by the caller's contract.
     unsafe {
-        with(c, |_| match refs.and_then(|r| r.first()) {
-            None => Ok(()),
-            Some(r) => Err(Error::Error(format!(
-                "the model has no String variable with value reference {r}"
-            ))),
+        with(c, |i| match refs {
+            Some(refs) => i.set_texts(refs),
+            None => Err(Error::Error("a null array was passed with a positive length".into())),
         })
     }
+}
+
+/// Writes pointers to the texts of the `n` String variables at `refs` into `values`; the texts
+/// stay in the component until its next `GetString`.
+///
+/// # Safety
+/// `c` is null or a live component of ours; `refs` and `values` are null or `n` elements long.
+// SAFETY: an unsafe function; its callers follow the contract above.
+pub(crate) unsafe fn get_texts(c: *mut c_void, refs: *const c_uint, n: usize, values: *mut *const c_char) -> Status {
+    // SAFETY: by the caller's contract.
+    let (refs, out) = unsafe { (slice(refs, n), slice_mut(values, n)) };
+    // SAFETY: by the caller's contract.
+    let Some(component) = (unsafe { component(c) }) else {
+        return ERROR;
+    };
+    let mut texts = Vec::new();
+    let status = component.run(|i| {
+        let (Some(refs), Some(_)) = (refs, out.as_ref()) else {
+            return Err(Error::Error("a null array was passed with a positive length".into()));
+        };
+        texts = i.texts(refs)?;
+        Ok(())
+    });
+    if status != OK {
+        return status;
+    }
+    // A NUL cannot be in a C string: the text is cut there as C would read it.
+    component.texts = texts
+        .into_iter()
+        .map(|t| CString::new(t.split('\0').next().unwrap_or_default()).unwrap_or_default())
+        .collect();
+    for (o, t) in out.into_iter().flatten().zip(&component.texts) {
+        *o = t.as_ptr();
+    }
+    OK
 }
 
 /// A function of a capability the model description declares false: `fmi2Error`, logged.

@@ -1,16 +1,19 @@
 //! The exported functions of FMI 3.0 (`fmi3Functions.h`), Model Exchange and Co-Simulation,
-//! over the same [`Instance`] as FMI 2.0. Co-Simulation runs without event mode (events are
-//! handled inside `fmi3DoStep`, which never returns early); the adjoint derivatives are the
+//! over the same [`Instance`] as FMI 2.0. Co-Simulation has Event Mode when the importer asks
+//! for it (`eventModeUsed`: a step stops before an event, at the first one with
+//! `earlyReturnAllowed`, and the importer has it handled in Event Mode), and handles the
+//! events inside `fmi3DoStep` otherwise; the adjoint derivatives are the
 //! transpose of the directional ones; clocks, scheduled execution and configuration mode are
 //! not provided (the FMU state's functions
-//! are `abi_state`'s), and the model description says so; the types EQM has no variables of (Float32,
-//! the 8-, 16- and 64-bit integers, String, Binary) accept only empty requests.
+//! are `abi_state`'s), and the model description says so; a value reference of an array names
+//! all its elements, row-major, in the getters, setters and derivatives; the types EQM has no variables of (Float32,
+//! the 8-, 16- and 64-bit integers, Binary) accept only empty requests; Strings are read, never
+//! written (a String parameter's text is part of the compiled model).
 
-use crate::abi::{directional, get, not_provided, set, with};
+use crate::abi::{directional, get, get_texts, not_provided, set, with};
 use crate::abi_exchange::{
-    fmi2CompletedIntegratorStep, fmi2EnterContinuousTimeMode, fmi2EnterEventMode, fmi2GetContinuousStates,
-    fmi2GetDerivatives, fmi2GetEventIndicators, fmi2GetNominalsOfContinuousStates, fmi2SetContinuousStates,
-    fmi2SetTime,
+    fmi2CompletedIntegratorStep, fmi2EnterContinuousTimeMode, fmi2GetContinuousStates, fmi2GetDerivatives,
+    fmi2GetEventIndicators, fmi2GetNominalsOfContinuousStates, fmi2SetContinuousStates, fmi2SetTime,
 };
 use crate::instance::{Error, Instance, Interface};
 use crate::load::model_compiler;
@@ -32,6 +35,8 @@ pub extern "C" fn fmi3GetVersion() -> *const c_char {
 /// # Safety
 /// The strings are null or NUL-terminated.
 // SAFETY: an unsafe function; its callers follow the contract above.
+// The arguments are those of FMI's two instantiation functions that both pass on.
+#[allow(clippy::too_many_arguments)]
 unsafe fn instantiate(
     name: *const c_char,
     token: *const c_char,
@@ -40,6 +45,7 @@ unsafe fn instantiate(
     environment: *mut c_void,
     log: Option<LogMessage>,
     interface: Interface,
+    events: (bool, bool),
 ) -> *mut c_void {
     // SAFETY: each string is null or NUL-terminated, by the caller's contract.
     let (name, token, resources) = unsafe { (text(name), text(token), text(resources)) };
@@ -49,11 +55,16 @@ unsafe fn instantiate(
         environment,
         logging_on,
         instance: None,
+        texts: Vec::new(),
     };
     let created = catch_unwind(|| -> Result<Instance, String> {
         let resources = resources.ok_or("no resource path was given: the FMU's resources hold the model")?;
         let compile = model_compiler(resources, token.unwrap_or(""), FmiVersion::Fmi3)?;
-        Instance::new(compile, interface).map(|i| i.for_token(token.unwrap_or("")))
+        Instance::new(compile, interface).map(|i| {
+            i.for_token(token.unwrap_or(""))
+                .with_event_mode(events.0, events.1)
+                .with_arrays()
+        })
     });
     let failure = match created {
         Ok(Ok(instance)) => {
@@ -93,12 +104,15 @@ pub unsafe extern "C" fn fmi3InstantiateModelExchange(
             environment,
             log,
             Interface::ModelExchange,
+            (false, false),
         )
     }
 }
 
-/// `fmi3InstantiateCoSimulation`: event mode and early return are not provided, so the
-/// instance runs as if neither were asked for.
+/// `fmi3InstantiateCoSimulation`: with `eventModeUsed` a step stops before an event for the
+/// importer to have it handled in Event Mode, at the first event in the step when
+/// `earlyReturnAllowed`, else only at one at the step's end; intermediate updates are not
+/// provided, so the callback and the intermediate variables are not used.
 ///
 /// # Safety
 /// The strings are null or NUL-terminated; `log` is null or the importer's logger, valid
@@ -111,8 +125,8 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
     resources: *const c_char,
     _visible: bool,
     logging_on: bool,
-    _event_mode_used: bool,
-    _early_return_allowed: bool,
+    event_mode_used: bool,
+    early_return_allowed: bool,
     _required_intermediate: *const c_uint,
     _n_required_intermediate: usize,
     environment: *mut c_void,
@@ -129,6 +143,7 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
             environment,
             log,
             Interface::CoSimulation,
+            (event_mode_used, early_return_allowed),
         )
     }
 }
@@ -219,7 +234,7 @@ pub unsafe extern "C" fn fmi3ExitInitializationMode(c: *mut c_void) -> Status {
     unsafe { with(c, Instance::exit_initialization) }
 }
 
-/// `fmi3EnterEventMode`.
+/// `fmi3EnterEventMode`: Model Exchange's, or Co-Simulation's (with `eventModeUsed` only).
 ///
 /// # Safety
 /// `c` is null or a live instance of ours.
@@ -227,11 +242,16 @@ pub unsafe extern "C" fn fmi3ExitInitializationMode(c: *mut c_void) -> Status {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3EnterEventMode(c: *mut c_void) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { fmi2EnterEventMode(c) }
+    unsafe {
+        with(c, |i| match i.interface {
+            Interface::CoSimulation => i.enter_event_mode(),
+            Interface::ModelExchange => i.dimensions().map(|_| ()),
+        })
+    }
 }
 
-/// `fmi3EnterStepMode`: Co-Simulation without event mode is in step mode after the
-/// initialization already.
+/// `fmi3EnterStepMode`: from Event Mode into Step Mode; Co-Simulation without event mode is in
+/// Step Mode after the initialization already.
 ///
 /// # Safety
 /// `c` is null or a live instance of ours.
@@ -239,7 +259,7 @@ pub unsafe extern "C" fn fmi3EnterEventMode(c: *mut c_void) -> Status {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn fmi3EnterStepMode(c: *mut c_void) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { with(c, |_| Ok(())) }
+    unsafe { with(c, Instance::enter_step_mode) }
 }
 
 /// `fmi3Terminate`.
@@ -264,24 +284,48 @@ pub unsafe extern "C" fn fmi3Reset(c: *mut c_void) -> Status {
     unsafe { with(c, Instance::reset) }
 }
 
-/// Checks FMI 3's `nValues` of a scalar request: one value per variable.
-fn scalar_values(n_refs: usize, n_values: usize) -> Result<(), Error> {
-    match n_refs == n_values {
-        true => Ok(()),
-        false => Err(Error::Error(format!(
-            "{n_values} values were passed for {n_refs} variables; EQM's variables are scalars"
-        ))),
+/// The scalars the `n` value references at `refs` name (an array's elements row-major), or
+/// the reason they cannot be read.
+///
+/// # Safety
+/// `c` is null or a live instance of ours; `refs` is null or `n` elements long.
+// SAFETY: an unsafe function; its callers follow the contract above.
+unsafe fn elements_of(c: *mut c_void, refs: *const c_uint, n: usize) -> Result<Vec<u32>, Error> {
+    // SAFETY: by the caller's contract.
+    let refs = unsafe { slice(refs, n) }
+        .ok_or_else(|| Error::Error("a null array was passed with a positive length".into()))?;
+    // SAFETY: by the caller's contract.
+    match unsafe { component(c) }.and_then(|c| c.instance.as_ref()) {
+        Some(instance) => Ok(instance.elements(refs)),
+        // The call reports the instance's own state.
+        None => Ok(refs.to_vec()),
     }
 }
 
-/// Runs a get or set after checking `nValues`.
+/// Runs a get or set of the variables at `refs` on their scalars, after checking FMI 3's
+/// `nValues`: one value per scalar, an array counting all its elements.
 ///
 /// # Safety
-/// `c` is null or a live instance of ours.
+/// `c` is null or a live instance of ours; `refs` is null or `n` elements long.
 // SAFETY: an unsafe function; its callers follow the contract above.
-unsafe fn scalar(c: *mut c_void, n_refs: usize, n_values: usize, access: impl FnOnce() -> Status) -> Status {
-    match scalar_values(n_refs, n_values) {
-        Ok(()) => access(),
+unsafe fn scalar(
+    c: *mut c_void,
+    refs: *const c_uint,
+    n: usize,
+    n_values: usize,
+    access: impl FnOnce(*const c_uint, usize) -> Status,
+) -> Status {
+    // SAFETY: by the caller's contract.
+    let elements = unsafe { elements_of(c, refs, n) };
+    let checked = elements.and_then(|e| match e.len() == n_values {
+        true => Ok(e),
+        false => Err(Error::Error(format!(
+            "{n_values} values were passed for {n} variables of {} values",
+            e.len()
+        ))),
+    });
+    match checked {
+        Ok(elements) => access(elements.as_ptr(), elements.len()),
         // SAFETY: by the caller's contract.
         Err(e) => unsafe { with(c, |_| Err(e)) },
     }
@@ -301,7 +345,7 @@ pub unsafe extern "C" fn fmi3GetFloat64(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || get(c, refs, n, values, &[Kind::Real], |v| v)) }
+    unsafe { scalar(c, refs, n, nv, |refs, n| get(c, refs, n, values, &[Kind::Real], |v| v)) }
 }
 
 /// `fmi3SetFloat64`.
@@ -318,7 +362,7 @@ pub unsafe extern "C" fn fmi3SetFloat64(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || set(c, refs, n, values, &[Kind::Real], |v| v)) }
+    unsafe { scalar(c, refs, n, nv, |refs, n| set(c, refs, n, values, &[Kind::Real], |v| v)) }
 }
 
 /// `fmi3GetInt32`.
@@ -335,7 +379,11 @@ pub unsafe extern "C" fn fmi3GetInt32(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || get(c, refs, n, values, &[Kind::Integer], |v| v as i32)) }
+    unsafe {
+        scalar(c, refs, n, nv, |refs, n| {
+            get(c, refs, n, values, &[Kind::Integer], |v| v as i32)
+        })
+    }
 }
 
 /// `fmi3SetInt32`.
@@ -352,7 +400,11 @@ pub unsafe extern "C" fn fmi3SetInt32(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || set(c, refs, n, values, &[Kind::Integer], f64::from)) }
+    unsafe {
+        scalar(c, refs, n, nv, |refs, n| {
+            set(c, refs, n, values, &[Kind::Integer], f64::from)
+        })
+    }
 }
 
 /// `fmi3GetInt64`: FMI 3 reads enumerations as Int64 (EQM has no other Int64 variables).
@@ -369,7 +421,11 @@ pub unsafe extern "C" fn fmi3GetInt64(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || get(c, refs, n, values, &[Kind::Enumeration], |v| v as i64)) }
+    unsafe {
+        scalar(c, refs, n, nv, |refs, n| {
+            get(c, refs, n, values, &[Kind::Enumeration], |v| v as i64)
+        })
+    }
 }
 
 /// `fmi3SetInt64`: FMI 3 writes enumerations as Int64 (EQM has no other Int64 variables).
@@ -386,7 +442,11 @@ pub unsafe extern "C" fn fmi3SetInt64(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || set(c, refs, n, values, &[Kind::Enumeration], |v| v as f64)) }
+    unsafe {
+        scalar(c, refs, n, nv, |refs, n| {
+            set(c, refs, n, values, &[Kind::Enumeration], |v| v as f64)
+        })
+    }
 }
 
 /// `fmi3GetBoolean`.
@@ -403,7 +463,11 @@ pub unsafe extern "C" fn fmi3GetBoolean(
     nv: usize,
 ) -> Status {
     // SAFETY: by the caller's contract.
-    unsafe { scalar(c, n, nv, || get(c, refs, n, values, &[Kind::Boolean], |v| v != 0.0)) }
+    unsafe {
+        scalar(c, refs, n, nv, |refs, n| {
+            get(c, refs, n, values, &[Kind::Boolean], |v| v != 0.0)
+        })
+    }
 }
 
 /// `fmi3SetBoolean`.
@@ -421,7 +485,7 @@ pub unsafe extern "C" fn fmi3SetBoolean(
 ) -> Status {
     // SAFETY: by the caller's contract.
     unsafe {
-        scalar(c, n, nv, || {
+        scalar(c, refs, n, nv, |refs, n| {
             set(c, refs, n, values, &[Kind::Boolean], |v| if v { 1.0 } else { 0.0 })
         })
     }
@@ -482,7 +546,40 @@ no_variables_of_type! {
     fmi3GetUInt16, fmi3SetUInt16, u16, "UInt16";
     fmi3GetUInt32, fmi3SetUInt32, u32, "UInt32";
     fmi3GetUInt64, fmi3SetUInt64, u64, "UInt64";
-    fmi3GetString, fmi3SetString, *const c_char, "String";
+}
+
+/// `fmi3GetString`: the texts of String parameters and constants, valid until the next call.
+///
+/// # Safety
+/// `c` is null or a live instance of ours; the arrays are null or as long as their counts.
+// SAFETY: exported under its FMI name, once; its callers follow the contract above.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi3GetString(
+    c: *mut c_void,
+    refs: *const c_uint,
+    n: usize,
+    values: *mut *const c_char,
+    nv: usize,
+) -> Status {
+    // SAFETY: by the caller's contract.
+    unsafe { scalar(c, refs, n, nv, |refs, n| get_texts(c, refs, n, values)) }
+}
+
+/// `fmi3SetString`: refused with the reason (a String parameter is fixed).
+///
+/// # Safety
+/// `c` is null or a live instance of ours; the arrays are null or as long as their counts.
+// SAFETY: exported under its FMI name, once; its callers follow the contract above.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn fmi3SetString(
+    c: *mut c_void,
+    refs: *const c_uint,
+    n: usize,
+    values: *const *const c_char,
+    nv: usize,
+) -> Status {
+    // SAFETY: by the caller's contract.
+    unsafe { scalar(c, refs, n, nv, |refs, n| crate::abi::fmi2SetString(c, refs, n, values)) }
 }
 
 /// `fmi3GetBinary`: the model has no Binary variables.
@@ -543,8 +640,10 @@ pub unsafe extern "C" fn fmi3SetClock(c: *mut c_void, refs: *const c_uint, n: us
     unsafe { no_such_type(c, refs, n, "Clock") }
 }
 
-/// `fmi3DoStep`: the step to its end, with every event inside; `terminate` in the model ends
-/// it early with `terminateSimulation` set and the time it reached.
+/// `fmi3DoStep`: the step to its end, with every event inside, or (with event mode) to just
+/// before the event it leaves to Event Mode, with `eventHandlingNeeded` set, `earlyReturn` when
+/// that is before the step's end, and the time reached; `terminate` in the model ends it early
+/// with `terminateSimulation` set and the time it reached.
 ///
 /// # Safety
 /// `c` is null or a live instance of ours; the four outputs are null or writable.
@@ -578,10 +677,13 @@ pub unsafe extern "C" fn fmi3DoStep(
                 ));
             };
             let stepped = i.do_step(current, h);
-            *event = false;
-            *early = false;
+            let target = current + h;
+            *event = i.event_due();
             *terminate = i.terminated();
             *last = i.time();
+            // An event or `terminate` before the step's end is an early return, which only an
+            // importer that allows it is told of.
+            *early = i.early_return_allowed() && *last < target - 1e-12 * (1.0 + target.abs());
             match stepped {
                 // `terminate` ends the simulation: the step succeeded up to where it was called.
                 Err(Error::Discard(_)) if i.terminated() => Ok(()),
@@ -591,7 +693,8 @@ pub unsafe extern "C" fn fmi3DoStep(
     }
 }
 
-/// `fmi3UpdateDiscreteStates`: EQM's event iteration runs to its end in one call.
+/// `fmi3UpdateDiscreteStates`: EQM's event iteration runs to its end in one call (in
+/// Co-Simulation, that of the event the step stopped before).
 ///
 /// # Safety
 /// `c` is null or a live instance of ours; the outputs are null or writable.
@@ -626,6 +729,16 @@ pub unsafe extern "C" fn fmi3UpdateDiscreteStates(
                     "the event's results were asked for into null pointers".into(),
                 ));
             };
+            if i.interface == Interface::CoSimulation {
+                let outcome = i.update_discrete_states_cs()?;
+                *update = false;
+                *terminate = outcome.terminated;
+                *nominals = false;
+                *values = false;
+                *defined = outcome.next_time_event.is_some();
+                *next = outcome.next_time_event.unwrap_or(0.0);
+                return Ok(());
+            }
             let outcome = i.new_discrete_states()?;
             *update = false;
             *terminate = outcome.terminated.is_some();
@@ -756,12 +869,20 @@ pub unsafe extern "C" fn fmi3GetDirectionalDerivative(
     sensitivity: *mut f64,
     n_sensitivity: usize,
 ) -> Status {
+    // An array stands for its elements, one seed or sensitivity each.
     // SAFETY: by the caller's contract.
+    let elements = unsafe { (elements_of(c, unknowns, n_unknowns), elements_of(c, knowns, n_knowns)) };
+    let (unknowns, knowns) = match elements {
+        (Ok(u), Ok(k)) => (u, k),
+        // SAFETY: by the caller's contract.
+        (Err(e), _) | (_, Err(e)) => return unsafe { with(c, |_| Err(e)) },
+    };
+    // SAFETY: by the caller's contract; the value references are the local vectors.
     unsafe {
         directional(
             c,
-            (unknowns, n_unknowns),
-            (knowns, n_knowns),
+            (unknowns.as_ptr(), unknowns.len()),
+            (knowns.as_ptr(), knowns.len()),
             (seed, n_seed),
             (sensitivity, n_sensitivity),
         )
@@ -786,22 +907,19 @@ pub unsafe extern "C" fn fmi3GetAdjointDerivative(
     sensitivity: *mut f64,
     n_sensitivity: usize,
 ) -> Status {
+    // An array stands for its elements, one seed or sensitivity each.
+    // SAFETY: by the caller's contract.
+    let elements = unsafe { (elements_of(c, unknowns, n_unknowns), elements_of(c, knowns, n_knowns)) };
     // SAFETY: each pointer is null or as long as its count, by the caller's contract.
-    let arrays = unsafe {
-        (
-            slice(unknowns, n_unknowns),
-            slice(knowns, n_knowns),
-            slice(seed, n_seed),
-            slice_mut(sensitivity, n_sensitivity),
-        )
-    };
+    let arrays = unsafe { (slice(seed, n_seed), slice_mut(sensitivity, n_sensitivity)) };
     // SAFETY: by the caller's contract.
     unsafe {
         with(c, |i| {
-            let (Some(unknowns), Some(knowns), Some(seed), Some(out)) = arrays else {
+            let (unknowns, knowns) = (elements.0?, elements.1?);
+            let (Some(seed), Some(out)) = arrays else {
                 return Err(Error::Error("a null array was passed with a positive length".into()));
             };
-            i.adjoint_derivative(unknowns, knowns, seed, out)
+            i.adjoint_derivative(&unknowns, &knowns, seed, out)
         })
     }
 }

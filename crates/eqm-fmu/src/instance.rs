@@ -14,7 +14,9 @@ use eqm::pipeline::ir::slot::Slot;
 use eqm::{Advanced, Known, Model, ModelExchange, RunError, RunSettings, SourceMap, StepPlan, SteppedRun};
 use self_cell::self_cell;
 
+mod events;
 mod state;
+pub use events::CsEvent;
 pub use state::FmuState;
 
 /// Why a call failed: its message for the importer's logger, and whether the run can go on
@@ -130,6 +132,11 @@ pub struct Instance {
     sources: SourceMap,
     /// The FMU's GUID (FMI 2) or instantiation token (FMI 3), which its states name.
     token: String,
+    /// Co-Simulation in FMI 3: whether the importer uses Event Mode and allows early return
+    /// (`fmi3InstantiateCoSimulation`), and whether the instance is in Event Mode.
+    event_mode_used: bool,
+    early_return_allowed: bool,
+    in_event_mode: bool,
 }
 
 impl Instance {
@@ -150,6 +157,9 @@ impl Instance {
             recompile: compile,
             sources,
             token: String::new(),
+            event_mode_used: false,
+            early_return_allowed: false,
+            in_event_mode: false,
         })
     }
 
@@ -189,6 +199,8 @@ impl Instance {
             return Err(Error::Error("the model is not in initialization mode".into()));
         }
         self.initialized = true;
+        // FMI 3 Co-Simulation with event mode goes from the initialization into Event Mode.
+        self.in_event_mode = self.event_mode_used;
         Ok(())
     }
 
@@ -199,6 +211,11 @@ impl Instance {
         }
         if let Some(at) = self.terminated_at {
             return Err(Error::Discard(format!("the model terminated at t = {at}")));
+        }
+        if self.in_event_mode {
+            return Err(Error::Error(
+                "a step is taken in Step Mode: call fmi3EnterStepMode after the event".into(),
+            ));
         }
         let Phase::Running(running) = &mut self.phase else {
             return Err(Error::Error("the model is not running".into()));
@@ -254,6 +271,7 @@ impl Instance {
         self.phase = Phase::Idle(Box::new(model));
         self.sources = sources;
         self.initialized = false;
+        self.in_event_mode = false;
         self.terminated_at = None;
         self.stop = None;
         self.tolerance = None;
@@ -288,6 +306,9 @@ impl Instance {
                                 variable.name
                             )));
                         }
+                        FmiSource::Text { .. } => {
+                            return Err(Error::Error(format!("`{}` is a String", variable.name)));
+                        }
                     }
                     .map_err(|e| Error::Error(rendered(&e, sources)))?;
                 }
@@ -314,7 +335,7 @@ impl Instance {
                     FmiSource::Time => Ok(Slot::Time),
                     FmiSource::Variable { slot, .. } => Ok(slot),
                     FmiSource::Derivative { state } => Ok(Slot::Der(state)),
-                    FmiSource::EventIndicator { .. } => Err(Error::Error(format!(
+                    FmiSource::EventIndicator { .. } | FmiSource::Text { .. } => Err(Error::Error(format!(
                         "`{}` has no directional derivative",
                         variable.name
                     ))),
@@ -457,6 +478,41 @@ impl Instance {
         Ok(())
     }
 
+    /// The instance of an FMI 3 FMU: a value reference of an array names all its elements.
+    pub fn with_arrays(mut self) -> Instance {
+        self.variables = std::mem::take(&mut self.variables).with_arrays();
+        self
+    }
+
+    /// The scalars the value references `refs` name (see [`crate::variables::Variables::elements`]).
+    pub fn elements(&self, refs: &[u32]) -> Vec<u32> {
+        self.variables.elements(refs)
+    }
+
+    /// `GetString`: the texts of the String parameters and constants `refs` (fixed when the
+    /// model was compiled, so the same in every phase).
+    pub fn texts(&self, refs: &[u32]) -> Result<Vec<String>, Error> {
+        self.check_kinds(refs, &[Kind::String])?;
+        Ok(refs
+            .iter()
+            .filter_map(|&r| self.variables.get(r).and_then(|v| v.text.clone()))
+            .collect())
+    }
+
+    /// `SetString`: refused, with the reason: a String parameter's text is part of the
+    /// compiled model (a fixed parameter), and a constant is constant.
+    pub fn set_texts(&self, refs: &[u32]) -> Result<(), Error> {
+        self.check_kinds(refs, &[Kind::String])?;
+        match refs.first().and_then(|&r| self.variables.get(r)) {
+            None => Ok(()),
+            Some(v) if v.fixed => Err(Error::Error(format!(
+                "`{}` is a fixed String parameter: the compiled model depends on its text, so it cannot be set without compiling again",
+                v.name
+            ))),
+            Some(v) => Err(Error::Error(format!("`{}` is a String constant", v.name))),
+        }
+    }
+
     /// Where `terminate` ended the run, for `fmi2GetBooleanStatus(fmi2Terminated)`.
     pub fn terminated(&self) -> bool {
         self.terminated_at.is_some()
@@ -493,11 +549,12 @@ impl Instance {
             }
         };
         let interface = self.interface;
+        let policy = self.event_policy();
         let started = Running::try_new_or_recover(Owner { model, plan }, |owner| match interface {
-            Interface::CoSimulation => owner
-                .model
-                .start_stepped(&owner.plan)
-                .map(|run| Run::Steps(Box::new(run))),
+            Interface::CoSimulation => owner.model.start_stepped(&owner.plan).map(|mut run| {
+                run.set_event_policy(policy);
+                Run::Steps(Box::new(run))
+            }),
             Interface::ModelExchange => owner
                 .model
                 .start_exchange(&owner.plan)
@@ -520,7 +577,8 @@ impl Instance {
     /// from there on), a failure breaks the instance.
     pub(crate) fn settle(&mut self, advanced: Result<Advanced, RunError>) -> Result<(), Error> {
         match advanced {
-            Ok(Advanced::Reached) => Ok(()),
+            // A step that stopped before an event the importer handles in Event Mode succeeded.
+            Ok(Advanced::Reached | Advanced::EventDue { .. }) => Ok(()),
             Ok(Advanced::Terminated { time, message }) => {
                 self.terminated_at = Some(time);
                 Err(Error::Discard(format!("the model terminated at t = {time}: {message}")))

@@ -9,8 +9,8 @@
 //! logger with EQM's diagnostic text. The instance itself is safe Rust (`instance`); this
 //! module only converts between C and Rust: it checks every pointer, and no panic crosses the
 //! C ABI (each call runs under `catch_unwind`, and a panic is an `fmi2Fatal` with its message
-//! logged). FMI 3.0 (`abi3`) shares the instance; its clocks, scheduled execution, event mode in
-//! Co-Simulation and the types EQM has no variables of are answered with an error.
+//! logged). FMI 3.0 (`abi3`) shares the instance; its clocks, scheduled execution,
+//! intermediate updates and the types EQM has no variables of are answered with an error.
 
 mod exchange;
 pub mod instance;
@@ -69,6 +69,9 @@ pub struct Component {
     logging_on: bool,
     /// `None` after a panic left the instance in an unknown state.
     instance: Option<Instance>,
+    /// The texts the last `GetString` returned: FMI lets the importer read them until the
+    /// next call, so they live here.
+    texts: Vec<CString>,
 }
 
 impl Component {

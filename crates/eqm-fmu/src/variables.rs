@@ -3,8 +3,9 @@
 //!
 //! Input: a compiled [`Model`]. Output: [`Variables`], looked up by value reference. The
 //! numbering is the library's (`eqm::fmi::variables`), the one the exported model description
-//! was written with, so the runtime and the description agree by construction. It
-//! deliberately decides nothing about the numbering itself.
+//! was written with, so the runtime and the description agree by construction; in FMI 3 the
+//! value reference of an array (`eqm::fmi::arrays`) stands for its elements, row-major
+//! ([`Variables::elements`]). It deliberately decides nothing about the numbering itself.
 
 use eqm::Model;
 use eqm::fmi::{FmiCausality, FmiSource, FmiType, FmiVariability};
@@ -28,6 +29,8 @@ pub enum Kind {
     Boolean,
     /// An enumeration: an Integer from 1 to its number of literals.
     Enumeration,
+    /// A String parameter or constant, whose text is fixed when the model is compiled.
+    String,
 }
 
 /// A variable with its value reference.
@@ -42,18 +45,29 @@ pub struct Variable {
     pub literals: u32,
     /// A fixed parameter: its value is part of the compiled model, so it is never set.
     pub fixed: bool,
+    /// The text of a String.
+    pub text: Option<String>,
 }
 
 /// The variables by value reference; see the module documentation.
 #[derive(Debug, Clone, Default)]
 pub struct Variables {
     by_reference: std::collections::HashMap<u32, Variable>,
+    /// FMI 3's arrays: the value references of each array's elements, by the array's.
+    arrays: std::collections::HashMap<u32, Vec<u32>>,
+    /// Whether a value reference names an array (FMI 3) or always one scalar (FMI 2).
+    arrays_exposed: bool,
 }
 
 impl Variables {
     /// The variables of `model`, numbered as its model description numbers them.
     pub fn of(model: &Model) -> Variables {
-        let by_reference = eqm::fmi::variables(model)
+        let list = eqm::fmi::variables(model);
+        let arrays = eqm::fmi::arrays(&list)
+            .into_iter()
+            .map(|a| (a.value_reference, a.elements))
+            .collect();
+        let by_reference = list
             .into_iter()
             .map(|v| {
                 let causality = match v.causality {
@@ -66,6 +80,7 @@ impl Variables {
                     FmiType::Integer => Kind::Integer,
                     FmiType::Boolean => Kind::Boolean,
                     FmiType::Enumeration => Kind::Enumeration,
+                    FmiType::String => Kind::String,
                 };
                 let literals = v.enumeration.as_ref().map_or(0, |ty| ty.literals.len() as u32);
                 let variable = Variable {
@@ -75,11 +90,35 @@ impl Variables {
                     source: v.source,
                     literals,
                     fixed: v.causality == FmiCausality::Parameter && v.variability == FmiVariability::Fixed,
+                    text: v.text.as_deref().map(str::to_string),
                 };
                 (v.value_reference, variable)
             })
             .collect();
-        Variables { by_reference }
+        Variables {
+            by_reference,
+            arrays,
+            arrays_exposed: false,
+        }
+    }
+
+    /// The variables as FMI 3 numbers them: an array's value reference names the whole array.
+    pub fn with_arrays(mut self) -> Variables {
+        self.arrays_exposed = true;
+        self
+    }
+
+    /// The scalars `refs` name, in order: each array's elements row-major (FMI 3), each other
+    /// reference itself.
+    pub fn elements(&self, refs: &[u32]) -> Vec<u32> {
+        let mut out = Vec::with_capacity(refs.len());
+        for r in refs {
+            match self.arrays.get(r).filter(|_| self.arrays_exposed) {
+                Some(elements) => out.extend_from_slice(elements),
+                None => out.push(*r),
+            }
+        }
+        out
     }
 
     /// The variable with value reference `r`.

@@ -102,7 +102,7 @@ pub use results::{Column, CsvWriter, RowSink, SimulationResult};
 pub use run::{DEFAULT_MAX_ROWS, RunError, RunSettings};
 pub use run_state::RunState;
 pub use session::{CheckSummary, LibraryPath, ModelInfo, ModelOptions, Session};
-pub use stepped::{Advanced, EventOutcome, Known, ModelExchange, StepPlan, SteppedRun};
+pub use stepped::{Advanced, EventOutcome, EventPolicy, Known, ModelExchange, StepPlan, SteppedRun};
 pub use sweep::{Sweep, SweepAxis, SweepError, SweepRun};
 
 pub use eqm_compile::analysis::{Analysis, FormChoice, IndexForm};

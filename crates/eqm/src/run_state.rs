@@ -6,12 +6,12 @@
 //! ([`crate::SteppedRun::restore`]), and its bytes ([`RunState::to_bytes`]). Every state names
 //! its model by a fingerprint of the compiled program (its variables, their places, the sizes
 //! of its arrays and events, and every expression), so that a state of another model (also one
-//! that differs in a coefficient only) is refused with a message rather than misread. The byte format (version 1, little-endian):
+//! that differs in a coefficient only) is refused with a message rather than misread. The byte format (version 2, little-endian):
 //!
 //! | bytes | what |
 //! |---|---|
 //! | 8 | `EQMSTATE` |
-//! | 4 | the format's version, 1 |
+//! | 4 | the format's version, 2 |
 //! | 4 + n | the length of the model's fingerprint and its UTF-8 text |
 //! | 4 + m | the length of the caller's label (an FMU's GUID and mode) and its UTF-8 text |
 //! | 8 + b | the length of the body and the body: the run's values in `postcard`'s encoding |
@@ -33,7 +33,9 @@ pub struct RunState {
 }
 
 const MAGIC: &[u8; 8] = b"EQMSTATE";
-const VERSION: u32 = 1;
+/// The format's version: 2 since a run's values hold the event the run stopped before for its
+/// caller, which the values of version 1 lack, so bytes of version 1 are refused, not misread.
+const VERSION: u32 = 2;
 
 impl RunState {
     pub(crate) fn new(values: Values, fingerprint: String) -> RunState {

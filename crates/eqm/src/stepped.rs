@@ -23,7 +23,7 @@ use eqm_sim::simulate::{Backend, Exchange, Stepping};
 use std::cell::OnceCell;
 use std::sync::Arc;
 
-pub use eqm_sim::simulate::{Advanced, EventOutcome, Known};
+pub use eqm_sim::simulate::{Advanced, EventOutcome, EventPolicy, Known};
 
 /// A run advanced by its caller; see the module documentation.
 pub struct SteppedRun<'m> {
@@ -115,6 +115,32 @@ impl SteppedRun<'_> {
             )));
         }
         self.stepping.advance_to(t)
+    }
+
+    /// Chooses which events [`SteppedRun::advance_to`] leaves to its caller from now on (an
+    /// FMU's event mode in Co-Simulation): by default none; with [`EventPolicy::First`] the run
+    /// stops just before the first event on the way, with [`EventPolicy::AtEnd`] before an event
+    /// at the time advanced to, and the call answers [`Advanced::EventDue`] with the values
+    /// before the event. [`SteppedRun::event`] then handles it (so does the next call that
+    /// advances the run or sets a value, and the final event).
+    pub fn set_event_policy(&mut self, policy: EventPolicy) {
+        self.stepping.set_event_policy(policy)
+    }
+
+    /// The time of the event the run stopped before, while it waits to be handled.
+    pub fn due_event(&self) -> Option<f64> {
+        self.stepping.due_event()
+    }
+
+    /// Handles the event the run stopped before (nothing when none is due), exactly as a run
+    /// that does not stop handles it; the values are then those after the event.
+    pub fn event(&mut self) -> Result<Advanced, RunError> {
+        self.stepping.event()
+    }
+
+    /// The next time event (a `sample`) after the current point, if any.
+    pub fn next_time_event(&self) -> Option<f64> {
+        self.stepping.next_time_event()
     }
 
     /// Gives parameter or top-level input `name` the value `value` from the current point on

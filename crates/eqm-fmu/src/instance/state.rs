@@ -143,6 +143,7 @@ impl Instance {
         // A refused state leaves the run as it was.
         self.terminated_at = restored.map_err(|e| Error::Error(rendered(&e, &self.sources)))?;
         self.initialized = state.initialized;
+        self.in_event_mode &= state.initialized;
         Ok(())
     }
 }

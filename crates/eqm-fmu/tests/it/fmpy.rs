@@ -11,7 +11,7 @@ use std::process::Command;
 
 /// Runs `script` with `python3`, its last line of output; `None` (with a message) when Python
 /// or FMPy is missing.
-fn python(script: &str) -> Option<Result<String, String>> {
+pub(super) fn python(script: &str) -> Option<Result<String, String>> {
     let probe = Command::new("python3").args(["-c", "import fmpy"]).output();
     if !probe.is_ok_and(|o| o.status.success()) {
         eprintln!("python3 with fmpy is not installed: skipped");
@@ -47,7 +47,7 @@ for row in r: print(' '.join(repr(float(v)) for v in row))\n",
     )
 }
 
-const BALL: &str = "model Ball
+pub(super) const BALL: &str = "model Ball
   parameter Real e = 0.7;
   parameter Real g = 9.81;
   Real h(start = 1, fixed = true);

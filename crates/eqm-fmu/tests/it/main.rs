@@ -5,10 +5,13 @@
 //! One test binary for the crate; each module is one family of tests.
 
 mod abi;
+mod arrays;
+mod events;
 mod fmpy;
 mod fmpy_structure;
 mod reference_fmus;
 mod state;
+mod strings;
 
 use eqm::fmi::{DescriptionOptions, FmiVersion, Kinds};
 use eqm::{ModelOptions, Session};

@@ -20,7 +20,10 @@ use super::{
 use eqm_integrators::{IntegrationError, OdeSystem, Output, Schedule, StepInfo, Stepper};
 use std::ops::ControlFlow;
 
+mod due;
 mod snapshot;
+pub use due::EventPolicy;
+use due::{Due, TimeEvent};
 pub use snapshot::{ModelSnapshot, ResumableSnapshot};
 
 /// What happened since the last restart, to tell a crossing from noise: a surface must move
@@ -157,14 +160,19 @@ impl Resumable {
     }
 
     /// Advances the run to `t_stop` (not beyond the `t_end` it started with), handling every
-    /// event on the way; `Break(outcome)` when it ended before (`terminate`, a watched value).
-    /// The states at the end are [`Stepper::state`] at [`Stepper::time`].
+    /// event on the way except those its [`EventPolicy`] leaves to the caller, before which it
+    /// stops ([`Resumable::due_time`]); an event still due from the last call is handled first.
+    /// `Break(outcome)` when it ended before (`terminate`, a watched value). The states at the
+    /// end are [`Stepper::state`] at [`Stepper::time`].
     pub fn advance(
         &mut self,
         model: &mut HybridModel<'_>,
         stepper: &mut dyn Stepper,
         t_stop: f64,
     ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
+        if let ControlFlow::Break(outcome) = self.handle_due(model, stepper)? {
+            return Ok(ControlFlow::Break(outcome));
+        }
         self.run
             .advance(model, stepper, t_stop.min(self.run.t_end), &mut no_rows)
     }
@@ -177,6 +185,10 @@ impl Resumable {
         model: &mut HybridModel<'_>,
         stepper: &mut dyn Stepper,
     ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
+        // At an event the run stopped before, that event is the one the new values take part in.
+        if self.run.due.is_some() {
+            return self.handle_due(model, stepper);
+        }
         let t = stepper.time();
         let x = stepper.state().to_vec();
         let flow = self.event_at(model, t, &x)?;
@@ -236,6 +248,10 @@ impl Resumable {
         if std::mem::replace(&mut self.finished, true) {
             return Ok(HybridOutcome::Finished);
         }
+        // An event the run stopped before happens before the final one.
+        if let ControlFlow::Break(outcome) = self.handle_due(model, stepper)? {
+            return Ok(outcome);
+        }
         self.run.t_end = stepper.time();
         self.run.end(model, stepper, &mut no_rows)
     }
@@ -262,6 +278,11 @@ struct Run<'o> {
     recent_events: Vec<f64>,
     /// The watched functions at the end of the last step, while nothing has changed since.
     last_probe: Option<Probe>,
+    /// Which events a step leaves to its caller, the end of the segment being advanced to, and
+    /// the event due at the current point that the caller has not had handled yet.
+    policy: EventPolicy,
+    segment_end: f64,
+    due: Option<Due>,
 }
 
 impl<'o> Run<'o> {
@@ -357,6 +378,9 @@ impl<'o> Run<'o> {
             breaking,
             recent_events: Vec::new(),
             last_probe: None,
+            policy: EventPolicy::Handle,
+            segment_end: t_end,
+            due: None,
         }))
     }
 
@@ -413,7 +437,9 @@ impl<'o> Run<'o> {
         // The states where the step began, and the end of a step retaken shorter.
         let mut before: Vec<f64> = Vec::new();
         let mut shorter: Option<f64> = None;
-        while !end_reached(stepper.time()) {
+        self.segment_end = t_stop;
+        // A step that stopped before an event it leaves to the caller ends the segment there.
+        while !end_reached(stepper.time()) && self.due.is_none() {
             if model.cancelled() {
                 return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: stepper.time() }));
             }
@@ -539,74 +565,10 @@ impl<'o> Run<'o> {
         // step reached it with the values before the jump, the event takes the values after it.
         let delayed_jump = self.recording && model.ode.instance.delays_jump_at(info.t);
         if self.clocks.next() == Some(info.t) {
-            return self.sample(model, stepper, info.t, row);
+            return self.time_event(model, stepper, info.t, row, TimeEvent::Sample);
         }
         if delayed_jump {
-            return self.delayed_jump(model, stepper, info.t, row);
-        }
-        Ok(ControlFlow::Continue(()))
-    }
-
-    /// The time event at `te` where a delayed value jumps: the rows on both sides of it and the
-    /// event iteration between them, with the delayed values after the jump.
-    fn delayed_jump(
-        &mut self,
-        model: &mut HybridModel<'_>,
-        stepper: &mut dyn Stepper,
-        te: f64,
-        row: &mut impl Rows,
-    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
-        self.time_event(model, stepper, te, row, |run, model| {
-            model.ode.instance.pass_delay_jumps(te);
-            event_iteration(model, te, &mut run.x, &mut run.dx, &mut run.whens, false)
-        })
-    }
-
-    /// The time event (a sample) at the end `te` of an accepted step: the rows on both sides of
-    /// it and the event iteration between them.
-    fn sample(
-        &mut self,
-        model: &mut HybridModel<'_>,
-        stepper: &mut dyn Stepper,
-        te: f64,
-        row: &mut impl Rows,
-    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
-        self.time_event(model, stepper, te, row, |run, model| {
-            // A delayed value that jumps at the same instant jumps in this event.
-            if run.recording && model.ode.instance.delays_jump_at(te) {
-                model.ode.instance.pass_delay_jumps(te);
-            }
-            run.clocks.fire(model, te, &mut run.x, &mut run.dx, &mut run.whens)
-        })
-    }
-
-    /// A time event at the end `te` of an accepted step, its event iteration run by `fire`: the
-    /// row before it, the iteration, the checks, the stepper restarted, and the row after it.
-    fn time_event(
-        &mut self,
-        model: &mut HybridModel<'_>,
-        stepper: &mut dyn Stepper,
-        te: f64,
-        row: &mut impl Rows,
-        fire: impl FnOnce(&mut Self, &mut HybridModel<'_>) -> Result<Option<HybridOutcome>, HybridError>,
-    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
-        self.last_probe = None;
-        self.x.copy_from_slice(stepper.state());
-        if row(model, te, &self.x).is_break() {
-            return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));
-        }
-        model.stats.events += 1;
-        if let Some(terminated) = fire(self, model)? {
-            return self.terminated(model, te, terminated, row).map(ControlFlow::Break);
-        }
-        if model.switched(te, &self.x)? {
-            return Ok(self.switched(te));
-        }
-        model.check_assertions(te, &self.x, false)?;
-        stepper.restart(te, &self.x)?;
-        self.record_jump(model, te)?;
-        if row(model, te, &self.x).is_break() {
-            return Ok(ControlFlow::Break(HybridOutcome::Stopped { time: te }));
+            return self.time_event(model, stepper, info.t, row, TimeEvent::DelayedJump);
         }
         Ok(ControlFlow::Continue(()))
     }
@@ -648,6 +610,26 @@ impl<'o> Run<'o> {
             record_within(model, stepper, info.t_prev, te, &mut self.buffer, &mut self.dx)?;
             model.ode.instance.record_delays(te, &self.x, &mut self.dx)?;
         }
+        if self.leaves_to_caller(te) {
+            // The run stops at the event with the states before it: the integrator starts
+            // again there, and the event itself waits for the caller.
+            self.due = Some(Due::crossing(te, first));
+            stepper.restart(te, &self.x)?;
+            return Ok(ControlFlow::Continue(()));
+        }
+        self.crossing_event(model, stepper, te, first, row)
+    }
+
+    /// The event at the crossing `first` located at `te`, whose left limits are taken: the
+    /// event iteration there, sliding begun or ended, the integrator restarted and the row after.
+    fn crossing_event(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &mut dyn Stepper,
+        te: f64,
+        first: Crossing,
+        row: &mut impl Rows,
+    ) -> Result<ControlFlow<HybridOutcome>, HybridError> {
         self.count_event(model, te, first)?;
         let before: Vec<i8> = model.signs.clone();
         if let Crossing::SlidingEnds(positive) = first {

@@ -62,7 +62,7 @@ mod mixed;
 
 pub(crate) use crossing::sign_of;
 use crossing::*;
-pub use driver::{ModelSnapshot, Resumable, ResumableSnapshot, integrate};
+pub use driver::{EventPolicy, ModelSnapshot, Resumable, ResumableSnapshot, integrate};
 use events::*;
 use isolate::*;
 

@@ -33,7 +33,7 @@ mod snapshot;
 mod state_choice;
 mod stepping;
 
-pub use crate::hybrid::PrintedLine;
+pub use crate::hybrid::{EventPolicy, PrintedLine};
 pub use crate::run::{
     Backend, InvariantReport, RecoveryNote, RunOptions, RunSink, SimError, Stabilize, Summary, Switch, Watch,
 };

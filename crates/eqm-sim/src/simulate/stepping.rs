@@ -15,7 +15,7 @@ use super::point::PointValues;
 use super::snapshot::{RunKind, RunState};
 use super::{Prepared, integrator_options, prepare_run};
 use crate::failure::{failure_point, hybrid_failure};
-use crate::hybrid::{HybridModel, HybridOutcome, Resumable};
+use crate::hybrid::{EventPolicy, HybridModel, HybridOutcome, Resumable};
 use crate::native::NativeCode;
 use crate::run::{RunOptions, SimError};
 use eqm_compile::exec::ExecProgram;
@@ -31,6 +31,9 @@ pub enum Advanced {
     Reached,
     /// `terminate` was called at `time` with `message`; the run is at `time` and cannot go on.
     Terminated { time: f64, message: String },
+    /// The run stopped at `time`, with the values just before the event due there, which its
+    /// [`EventPolicy`] leaves to the caller ([`Stepping::event`] handles it).
+    EventDue { time: f64 },
 }
 
 /// A run advanced by its caller; see the module documentation.
@@ -47,6 +50,8 @@ pub struct Stepping<'p> {
     x: Vec<f64>,
     /// Where `terminate` ended the run.
     terminated: Option<(f64, String)>,
+    /// Which events the run leaves to its caller.
+    policy: EventPolicy,
 }
 
 impl<'p> Stepping<'p> {
@@ -86,7 +91,49 @@ impl<'p> Stepping<'p> {
             options: options.clone(),
             x: x0,
             terminated,
+            policy: EventPolicy::Handle,
         })
+    }
+
+    /// Chooses which events [`Stepping::advance_to`] leaves to the caller from now on: with
+    /// [`EventPolicy::First`] or [`EventPolicy::AtEnd`] a call may end in
+    /// [`Advanced::EventDue`], and [`Stepping::event`] handles the event.
+    pub fn set_event_policy(&mut self, policy: EventPolicy) {
+        self.policy = policy;
+        if let Some(run) = &mut self.run {
+            run.set_event_policy(policy);
+        }
+    }
+
+    /// The time of the event the run stopped before ([`Advanced::EventDue`]), while it waits.
+    pub fn due_event(&self) -> Option<f64> {
+        self.run.as_ref().filter(|_| self.terminated.is_none())?.due_time()
+    }
+
+    /// The next time event (a sample) after the current point, if any.
+    pub fn next_time_event(&self) -> Option<f64> {
+        self.run
+            .as_ref()
+            .filter(|_| self.terminated.is_none())?
+            .next_time_event()
+    }
+
+    /// Handles the event the run stopped before (nothing when none is due), as a whole run
+    /// handles it: the event iteration at its time, after which the values are those after it.
+    pub fn event(&mut self) -> Result<Advanced, SimError> {
+        if let Some((time, message)) = &self.terminated {
+            return Ok(Advanced::Terminated {
+                time: *time,
+                message: message.clone(),
+            });
+        }
+        self.values.invalidate();
+        let Some(run) = &mut self.run else {
+            return Ok(Advanced::Reached);
+        };
+        let outcome = run.handle_due(&mut self.model, self.stepper.as_mut());
+        self.x.copy_from_slice(self.stepper.state());
+        self.ended(outcome)
     }
 
     /// The time of the current point.
@@ -117,7 +164,10 @@ impl<'p> Stepping<'p> {
         };
         let outcome = run.advance(&mut self.model, self.stepper.as_mut(), t);
         self.x.copy_from_slice(self.stepper.state());
-        self.ended(outcome)
+        match (self.ended(outcome)?, self.due_event()) {
+            (Advanced::Reached, Some(time)) => Ok(Advanced::EventDue { time }),
+            (advanced, _) => Ok(advanced),
+        }
     }
 
     /// Sets the value of parameter (or top-level input) `name` at the current point: the run
@@ -217,6 +267,7 @@ impl<'p> Stepping<'p> {
         }
         self.values.rows.restore(&state.model.instance).map_err(settings)?;
         self.run = run;
+        self.set_event_policy(self.policy);
         self.x.clone_from(&state.x);
         self.terminated.clone_from(&state.terminated);
         self.options.params.clone_from(&state.params);

@@ -2,7 +2,8 @@
 //!
 //! Input: a compiled [`Model`] and [`DescriptionOptions`] (version, interface kinds, model
 //! identifier, capability flags, generation tool and date). Output: the XML text. The
-//! variables come from [`variables`], the dependencies of outputs and derivatives from
+//! variables come from [`variables`] (in FMI 3 the elements of an array as one variable with
+//! its `Dimension`s, see `arrays`), the dependencies of outputs and derivatives from
 //! [`structure`] (a dependency list left out means every known, as FMI reads it). The GUID (FMI
 //! 2) or instantiation token (FMI 3) is a hash of the model's name, variables and structure as
 //! written ([`instantiation_token`]), so the runtime, which compiles the same sources, can
@@ -12,6 +13,7 @@
 //! when given.
 
 use crate::Model;
+use crate::fmi::arrays::{FmiArray, arrays, owners};
 use crate::fmi::structure::{Dependencies, DependencyKind, structure};
 use crate::fmi::units::{BASE_NAMES, base_unit};
 use crate::fmi::variables::{FmiCausality, FmiInitial, FmiSource, FmiType, FmiVariability, FmiVariable, variables};
@@ -123,12 +125,32 @@ fn token_of(name: &str, body: &str) -> String {
 
 /// `ModelVariables` and `ModelStructure`.
 fn model_part(model: &Model, variables: &[FmiVariable], version: FmiVersion) -> String {
-    let structure = structure(model, variables);
+    let mut structure = structure(model, variables);
+    // FMI 3 names the elements of an array by the array (see `arrays`); FMI 2 has no arrays.
+    let arrays = match version {
+        FmiVersion::Fmi2 => Vec::new(),
+        FmiVersion::Fmi3 => arrays(variables),
+    };
+    let owner = owners(variables, &arrays);
     let mut xml = String::from("  <ModelVariables>\n");
+    let mut next_array = arrays.iter().peekable();
     for v in variables {
         match version {
             FmiVersion::Fmi2 => variable2(&mut xml, v),
-            FmiVersion::Fmi3 => variable3(&mut xml, v),
+            FmiVersion::Fmi3 if owner[v.value_reference as usize] != v.value_reference => {}
+            FmiVersion::Fmi3 => match next_array.next_if(|a| a.value_reference == v.value_reference) {
+                Some(array) => array3(&mut xml, variables, array, &owner),
+                None => variable3(&mut xml, v),
+            },
+        }
+    }
+    if version == FmiVersion::Fmi3 && !arrays.is_empty() {
+        for list in [
+            &mut structure.outputs,
+            &mut structure.derivatives,
+            &mut structure.initial_unknowns,
+        ] {
+            *list = by_owner(list, &owner);
         }
     }
     xml.push_str("  </ModelVariables>\n  <ModelStructure>\n");
@@ -428,6 +450,8 @@ fn start_text(ty: FmiType, value: f64) -> String {
         FmiType::Real => format_number(value),
         FmiType::Integer | FmiType::Enumeration => format!("{}", value as i64),
         FmiType::Boolean => (if value != 0.0 { "true" } else { "false" }).to_string(),
+        // A text is no number: its start is the variable's `text`.
+        FmiType::String => String::new(),
     }
 }
 
@@ -455,23 +479,110 @@ fn variable2(xml: &mut String, v: &FmiVariable) {
         FmiType::Integer => "Integer",
         FmiType::Boolean => "Boolean",
         FmiType::Enumeration => "Enumeration",
+        FmiType::String => "String",
     });
     typed_attributes(xml, v, |vr| vr + 1);
+    if let Some(text) = &v.text {
+        attribute(xml, "start", text);
+    }
     xml.push_str("/>\n    </ScalarVariable>\n");
+}
+
+/// The element name of an FMI 3 variable of type `ty`.
+fn tag3(ty: FmiType) -> &'static str {
+    match ty {
+        FmiType::Real => "Float64",
+        FmiType::Integer => "Int32",
+        FmiType::Boolean => "Boolean",
+        FmiType::Enumeration => "Enumeration",
+        FmiType::String => "String",
+    }
 }
 
 /// An FMI 3 variable element.
 fn variable3(xml: &mut String, v: &FmiVariable) {
     xml.push_str("    <");
-    xml.push_str(match v.ty {
-        FmiType::Real => "Float64",
-        FmiType::Integer => "Int32",
-        FmiType::Boolean => "Boolean",
-        FmiType::Enumeration => "Enumeration",
-    });
+    xml.push_str(tag3(v.ty));
     common_attributes(xml, v);
     typed_attributes(xml, v, |vr| vr);
-    xml.push_str("/>\n");
+    // FMI 3 gives a String's start as an element, so that an array can have several.
+    match &v.text {
+        Some(text) => {
+            xml.push_str(">\n      <Start");
+            attribute(xml, "value", text);
+            xml.push_str("/>\n    </String>\n");
+        }
+        None => xml.push_str("/>\n"),
+    }
+}
+
+/// An FMI 3 array variable: the attributes its elements share (see `arrays`), the start values
+/// of its elements row-major, and a `Dimension` of fixed size per dimension; `owner` names a
+/// derivative's state array.
+fn array3(xml: &mut String, variables: &[FmiVariable], array: &FmiArray, owner: &[u32]) {
+    let first = &variables[array.value_reference as usize];
+    let elements: Vec<&FmiVariable> = array.elements.iter().map(|&r| &variables[r as usize]).collect();
+    let starts: Option<Vec<String>> = elements.iter().map(|e| e.start.map(|s| start_text(e.ty, s))).collect();
+    let shared = FmiVariable {
+        name: array.name.clone(),
+        start: None,
+        derivative_of: first.derivative_of.map(|d| owner[d as usize]),
+        // A state array is reinitialized where any of its elements is.
+        reinit: elements.iter().any(|e| e.reinit),
+        ..first.clone()
+    };
+    xml.push_str("    <");
+    xml.push_str(tag3(first.ty));
+    common_attributes(xml, &shared);
+    typed_attributes(xml, &shared, |vr| vr);
+    if let Some(starts) = starts {
+        attribute(xml, "start", &starts.join(" "));
+    }
+    xml.push_str(">\n");
+    for n in &array.dimensions {
+        xml.push_str("      <Dimension");
+        attribute(xml, "start", &n.to_string());
+        xml.push_str("/>\n");
+    }
+    let _ = writeln!(xml, "    </{}>", tag3(first.ty));
+}
+
+/// The unknowns of `list` named as FMI 3 names them (`owner`): an array once, where its first
+/// element stands, with what any element depends on (each known by its array too, at the
+/// coarsest kind any element has; every known when an element depends on every known).
+fn by_owner(list: &[(u32, Dependencies)], owner: &[u32]) -> Vec<(u32, Dependencies)> {
+    let mut merged: Vec<(u32, Dependencies)> = Vec::new();
+    let mut at: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    for (vr, deps) in list {
+        let named = owner[*vr as usize];
+        let deps: Dependencies = deps
+            .as_ref()
+            .map(|d| d.iter().map(|&(k, kind)| (owner[k as usize], kind)).collect());
+        match at.get(&named) {
+            None => {
+                at.insert(named, merged.len());
+                merged.push((named, deps));
+            }
+            Some(&k) => {
+                let entry = &mut merged[k].1;
+                *entry = match (entry.take(), deps) {
+                    (Some(mut a), Some(b)) => {
+                        a.extend(b);
+                        Some(a)
+                    }
+                    _ => None,
+                };
+            }
+        }
+    }
+    for (_, deps) in &mut merged {
+        if let Some(d) = deps {
+            // Sorted by known, the coarsest kind of each known kept.
+            d.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+            d.dedup_by_key(|(k, _)| *k);
+        }
+    }
+    merged
 }
 
 /// Declared type, start, unit, derivative and reinit; `reference` turns a value reference into the form the

@@ -47,6 +47,10 @@ pub fn runtime_capabilities() -> Capabilities {
         // The whole state of a run as a value (`RunState`) and as bytes.
         can_get_and_set_fmu_state: true,
         can_serialize_fmu_state: true,
+        // FMI 3 Co-Simulation: a step stops before an event for the importer's Event Mode
+        // (`eventModeUsed`), at the first event in the step when early return is allowed.
+        has_event_mode: true,
+        might_return_early_from_do_step: true,
         ..Capabilities::default()
     }
 }

@@ -7,10 +7,11 @@
 //! [`read_manifest`]) and the zip archive of the FMU ([`fmu_archive`]). The FMU's binary is
 //! EQM's runtime library, which compiles the model from the sources in `resources/model/` when
 //! it is instantiated and looks values up through [`variables()`], the one list both sides
-//! compute. What can be exported, with which capabilities, is decided here ([`supported`],
+//! compute (with [`arrays()`], the arrays FMI 3 exposes whole). What can be exported, with which capabilities, is decided here ([`supported`],
 //! [`runtime_capabilities`]), and the whole export is one function ([`export`]) every front
 //! end calls. This module does not run models and holds no C interface.
 
+mod arrays;
 mod description;
 mod export;
 mod package;
@@ -18,6 +19,7 @@ mod structure;
 pub mod units;
 mod variables;
 
+pub use arrays::{FmiArray, arrays, owners};
 pub use description::{Capabilities, DescriptionOptions, instantiation_token, model_description};
 pub use export::{
     ExportOptions, Exported, capabilities_of, export, export_error, model_identifier, runtime_capabilities, supported,

@@ -13,7 +13,10 @@
 //! 3. `der(x)` for each state `x`, in the order of the state vector (`$der(x)` when the program
 //!    has a variable named `der(x)` of its own, as an index-reduced model has);
 //! 4. `$eventIndicator[k]` for each zero-crossing surface `k` of the program (FMI 3 names its
-//!    event indicators by variable; the value is the surface's expression).
+//!    event indicators by variable; the value is the surface's expression);
+//! 5. every String parameter and constant whose text is a literal, by full name: EQM has no
+//!    String values during a run, so a String parameter is fixed (its text is part of the
+//!    compiled model) and a String variable computed by equations is not exposed.
 //!
 //! Aliases that alias elimination removed keep a value reference of their own (they are
 //! computed variables like the others): no two variables share one. This module does not
@@ -35,6 +38,8 @@ pub enum FmiType {
     Integer,
     Boolean,
     Enumeration,
+    /// A String parameter or constant: its text is [`FmiVariable::text`].
+    String,
 }
 
 /// FMI causality.
@@ -77,6 +82,9 @@ pub enum FmiSource {
     Derivative { state: u32 },
     /// The value of zero-crossing surface `surface` of the program's events.
     EventIndicator { surface: u32 },
+    /// A String parameter or constant of the program, whose text is known when the model is
+    /// compiled.
+    Text { var: VarId },
 }
 
 /// One variable of an FMU; see the module documentation.
@@ -102,6 +110,8 @@ pub struct FmiVariable {
     pub source: FmiSource,
     /// The enumeration type of a variable of type [`FmiType::Enumeration`].
     pub enumeration: Option<Arc<EnumerationType>>,
+    /// The text of a variable of type [`FmiType::String`].
+    pub text: Option<Arc<str>>,
 }
 
 /// The FMI variables of `model` in value-reference order; see the module documentation.
@@ -132,6 +142,7 @@ pub fn variables(model: &Model) -> Vec<FmiVariable> {
         reinit: false,
         source: FmiSource::Time,
         enumeration: None,
+        text: None,
     }];
     let mut state_references = vec![0u32; program.states().len()];
     for (name, var, slot, _) in program.variables() {
@@ -174,6 +185,7 @@ pub fn variables(model: &Model) -> Vec<FmiVariable> {
             reinit: false,
             source: FmiSource::Derivative { state: i as u32 },
             enumeration: None,
+            text: None,
         });
     }
     for (k, surface) in program.events().surfaces.iter().enumerate() {
@@ -192,9 +204,50 @@ pub fn variables(model: &Model) -> Vec<FmiVariable> {
             reinit: false,
             source: FmiSource::EventIndicator { surface: k as u32 },
             enumeration: None,
+            text: None,
         });
     }
+    for (name, var) in program.symbols().by_name() {
+        if let Some(v) = text_variable(program, name, var, list.len() as u32) {
+            list.push(v);
+        }
+    }
     list
+}
+
+/// String parameter or constant `var` with value reference `value_reference`, when its text is
+/// a literal (its binding, else its start value): a parameter is fixed, its text part of the
+/// compiled model; a constant is a constant.
+fn text_variable(program: &ExecProgram, name: &str, var: VarId, value_reference: u32) -> Option<FmiVariable> {
+    let symbol = program.symbols().get(var);
+    if symbol.ty != ScalarType::String || name.starts_with('$') {
+        return None;
+    }
+    let Node::Str(text) = program.exprs().get(symbol.binding.or(symbol.start)?) else {
+        return None;
+    };
+    let (causality, variability, initial) = match symbol.kind {
+        VarKind::Parameter => (FmiCausality::Parameter, FmiVariability::Fixed, Some(FmiInitial::Exact)),
+        VarKind::Constant => (FmiCausality::Local, FmiVariability::Constant, None),
+        _ => return None,
+    };
+    Some(FmiVariable {
+        name: name.to_string(),
+        value_reference,
+        ty: FmiType::String,
+        causality,
+        variability,
+        initial,
+        start: None,
+        unit: None,
+        description: symbol.description.clone(),
+        derivative_of: None,
+        is_state: false,
+        reinit: false,
+        source: FmiSource::Text { var },
+        enumeration: None,
+        text: Some(Arc::from(&**text)),
+    })
 }
 
 /// What the model's interface and events say about one variable.
@@ -323,6 +376,7 @@ fn describe(
         reinit: role.reinit && matches!(slot, Slot::State(_)),
         source: FmiSource::Variable { var, slot },
         enumeration: symbol.enumeration.clone(),
+        text: None,
     }
 }
 

@@ -68,6 +68,7 @@ mod simulate;
 mod spatial;
 mod start_values;
 mod stepped;
+mod stepped_events;
 mod streams;
 mod structure;
 mod subscripts;

@@ -10,7 +10,7 @@
 //! bounds). It deliberately keeps no stepper: the caller restarts its integrator at the
 //! restored point, as the run does after an event.
 
-use super::{NO_ROWS, Resumable, Run};
+use super::{Due, EventPolicy, NO_ROWS, Resumable, Run};
 use crate::hybrid::events::Clocks;
 use crate::hybrid::{Firings, HybridModel, Sliding, WhenState};
 use crate::instance::InstanceSnapshot;
@@ -48,6 +48,8 @@ pub struct ResumableSnapshot {
     breaking: Vec<(f64, u32)>,
     recent_events: Vec<f64>,
     finished: bool,
+    /// The event the run stopped before, which its caller has not had handled yet.
+    due: Option<Due>,
 }
 
 /// An error unless `fits`: the snapshot is of another program.
@@ -118,6 +120,7 @@ impl Resumable {
             breaking: run.breaking.clone(),
             recent_events: run.recent_events.clone(),
             finished: self.finished,
+            due: run.due,
         }
     }
 
@@ -127,6 +130,7 @@ impl Resumable {
         let branches = |w: &Vec<bool>| w.len();
         fit(snapshot.x.len() == model.program.layout().states
             && snapshot.near.len() == events.surfaces.len()
+            && snapshot.due.is_none_or(|d| d.fits(events.surfaces.len()))
             && snapshot.clocks.len() == events.samples.len()
             && snapshot.conditions.len() == events.whens.len()
             && snapshot.firings.len() == events.whens.len()
@@ -169,6 +173,10 @@ impl Resumable {
             recent_events: snapshot.recent_events.clone(),
             // Nothing is known of the watched functions at the restored point yet.
             last_probe: None,
+            // The caller sets its policy again: it belongs to the caller, not to the state.
+            policy: EventPolicy::Handle,
+            segment_end: snapshot.t_end,
+            due: snapshot.due,
         };
         Ok(Resumable {
             run,
