@@ -535,30 +535,40 @@ fn vensim_vector_select_reduces_the_selected_elements() {
     assert_eq!(column("per column[E2]")[0], 9.0);
 }
 
-/// `VECTOR SELECT` over `d!` in an equation over `d` pairs its arguments' elements in a way
-/// the importer does not know: `E1002`, never a guess.
+/// `VECTOR SELECT` over `d!` in an equation over `d` runs over every element of `d`, while a
+/// plain `d` beside it names the element being defined; the `!` dimensions of the two
+/// arguments together span the elements reduced. With `s = (1, 2)`, `x = (3, 5)` and the
+/// columns of `m` (1, 0, 0) and (0, 1, 1): `y[d]` is `1*3 + 2*5 = 13` for both elements, `z[A]`
+/// selects row E1 with both elements of `x` (8) and `z[B]` rows E2 and E3 with them (16), and
+/// `w[d] = (1 + 2)*x[d]` is (9, 15).
 #[test]
-fn vensim_vector_select_over_a_dimension_of_its_equation_is_named() {
+fn vensim_vector_select_over_a_dimension_of_its_equation_runs_over_all_of_it() {
     let text = mdl(
         &[
             "d: A, B",
-            "s[d] = 1, 1",
-            "x[d] = 1, 2",
+            "e: E1, E2, E3",
+            "s[d] = 1, 2",
+            "x[d] = 3, 5",
+            "m[e, d] = 1, 0; 0, 1; 0, 1;",
             "y[d] = VECTOR SELECT(s[d!], x[d!], 0, 0, 0)",
+            "z[d] = VECTOR SELECT(m[e!, d], x[d!], -1, 0, 0)",
+            "w[d] = VECTOR SELECT(s[d!], x[d], -1, 0, 0)",
         ],
         1.0,
         1.0,
     );
-    let mut session = Session::with_source_bytes(vec![("vs.mdl".to_string(), text.into_bytes())], &[], None);
-    assert!(session.compile(None, &ModelOptions::default()).is_none());
-    assert!(
-        session
-            .diagnostics()
-            .iter()
-            .any(|d| d.code == "E1002" && d.message.contains("VECTOR SELECT")),
-        "{}",
-        session.render_diagnostics(false)
-    );
+    let result = run("vs.mdl", &text);
+    let value = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"))[0];
+    for (name, want) in [
+        ("y[A]", 13.0),
+        ("y[B]", 13.0),
+        ("z[A]", 8.0),
+        ("z[B]", 16.0),
+        ("w[A]", 9.0),
+        ("w[B]", 15.0),
+    ] {
+        assert_eq!(value(name), want, "{name}");
+    }
 }
 
 /// `ALLOCATE BY PRIORITY` of requests (10, 6, 3) at priorities (2, 4, 3) with width 3: each
