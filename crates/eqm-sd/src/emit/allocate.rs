@@ -85,7 +85,7 @@ impl Writer<'_, '_> {
     pub(super) fn allocate_available(&mut self, expr: &Expr, args: &[Expr]) -> Result<String, Diagnostic> {
         let Requesters { dim, k, n } = self.requesters(expr, &args[0], "ALLOCATE AVAILABLE")?;
         let profile = self.profile_elements(expr, &args[1])?;
-        let mut columns = vec![Vec::with_capacity(n); 5];
+        let mut columns: Vec<Vec<String>> = (0..5).map(|_| Vec::with_capacity(n)).collect();
         for i in 1..=n {
             let mut context = self.element.clone();
             context.push((dim.clone(), i));
