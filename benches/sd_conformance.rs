@@ -26,6 +26,14 @@ const KNOWN: &[(&str, &str)] = &[
         "active_initial",
         "the conversion lost ACTIVE INITIAL: the file starts the stock at `Value A`, the reference at 45",
     ),
+    (
+        "data_from_other_model/model_to_generate_data.mdl",
+        "the reference is the run of the other file of the case; this file's own run is `data.tab`",
+    ),
+    (
+        "get_time_value/test_get_time_value.mdl",
+        "the reference is the run of `test_get_time_value_simple.mdl` (from -10; this file starts at 50)",
+    ),
     ("logicals/test_logicals.stmx", "`IF x not THEN` is no XMILE expression"),
     (
         "macro_",

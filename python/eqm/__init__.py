@@ -84,8 +84,8 @@ PathLike = Union[str, os.PathLike]
 
 
 class _FileSystem:
-    """How the library reads library directories: through Python (this package reads every
-    file). The library decides what to read and when, and asks only for the classes its
+    """How the library reads library directories and the data files models name: through
+    Python (this package reads every file). The library decides what to read and when, and asks only for the classes its
     lookups reach; a method that raises ``OSError`` tells it the reason."""
 
     @staticmethod
@@ -113,6 +113,13 @@ class _FileSystem:
     @staticmethod
     def is_file(path: PathLike) -> bool:
         return os.path.isfile(path)
+
+    @staticmethod
+    def read_data(path: PathLike) -> bytes:
+        """The bytes of a data file a model names: a Vensim model's spreadsheet or text file
+        (``GET XLS DATA``, ``GET DIRECT CONSTANTS``), a Modelica model's ``readMatrix`` file."""
+        with open(path, "rb") as f:
+            return f.read()
 
 
 def _library_directories(libraries: Union[PathLike, Sequence[PathLike]]) -> Tuple[List[str], List[str]]:

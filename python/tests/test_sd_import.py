@@ -66,3 +66,44 @@ def test_an_error_in_an_xmile_file_is_a_model_error_at_its_xml_line(tmp_path):
         assert error.line == 5
     else:
         raise AssertionError("the unknown name was not reported")
+
+
+SERIES_CSV = "t,supply\n0,10\n2,14\n4,6\n"
+
+DATA_VENSIM = """{UTF-8}
+supply := GET DIRECT DATA('series.csv', ',', 'A', 'B2') ~ Widgets ~|
+held :HOLD BACKWARD: := GET DIRECT DATA('series.csv', ',', 'A', 'B2') ~ Widgets ~|
+scale = GET DIRECT CONSTANTS('series.csv', ',', 'B3') ~ Widgets ~|
+INITIAL TIME = 0 ~ Month ~|
+FINAL TIME = 4 ~ Month ~|
+TIME STEP = 0.5 ~ Month ~|
+SAVEPER = TIME STEP ~ Month ~|
+"""
+
+
+def test_a_vensim_file_reads_the_data_file_beside_it(tmp_path):
+    # The file is given by its path from another working directory: its data file is found
+    # beside it, read by the package like the model file itself.
+    (tmp_path / "series.csv").write_text(SERIES_CSV)
+    path = tmp_path / "supply.mdl"
+    path.write_text(DATA_VENSIM)
+    result = eqm.load(path).model().simulate()
+    times = np.asarray(result["time"])
+    np.testing.assert_allclose(times, np.arange(0, 4.5, 0.5))
+    # By hand: straight lines through (0, 10), (2, 14), (4, 6); held, the value of the last
+    # time at or before; the constant is the cell B3.
+    np.testing.assert_allclose(result["supply"], [10, 11, 12, 13, 14, 12, 10, 8, 6], rtol=1e-12)
+    np.testing.assert_allclose(result["held"], [10, 10, 10, 10, 14, 14, 14, 14, 6], rtol=1e-12)
+    np.testing.assert_allclose(result["scale"], 14.0, rtol=1e-12)
+
+
+def test_a_missing_data_file_is_a_model_error_naming_it(tmp_path):
+    path = tmp_path / "supply.mdl"
+    path.write_text(DATA_VENSIM)
+    try:
+        eqm.load(path).model()
+    except eqm.ModelError as error:
+        assert error.code == "E1008"
+        assert "series.csv" in str(error)
+    else:
+        raise AssertionError("the missing data file was not reported")

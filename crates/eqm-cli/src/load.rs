@@ -84,7 +84,7 @@ pub(crate) fn load(
             .iter()
             .map(|(name, text)| (name.clone(), text.clone().into_bytes())),
     );
-    Ok(session_of(user, &[], libraries, model))
+    Ok(session_of(user, &[], libraries, None, model))
 }
 
 /// The session of the user files `user` and the library files `library` (each `(name, text)`)
@@ -94,6 +94,7 @@ fn session_of(
     user: Vec<(String, Vec<u8>)>,
     library: &[(String, String)],
     libraries: &[PathBuf],
+    data: Option<std::sync::Arc<dyn eqm::ReadData>>,
     model: Option<&str>,
 ) -> Session {
     let eqmpath = std::env::var("EQMPATH").ok();
@@ -104,12 +105,11 @@ fn session_of(
         eqm_file_directories: eqm::LibraryPath::eqm_file_directories(eqmpath.as_deref()),
         tree_cache: Some(std::sync::Arc::new(eqm_cc::DiskTreeCache::from_environment())),
     };
-    // The data files of a Vensim model (`GET XLS ...`) are read from the file system.
-    let data: std::sync::Arc<dyn eqm::SdReadData> = std::sync::Arc::new(|path: &std::path::Path| std::fs::read(path));
+    // The data files a model names (`readMatrix`, a Vensim `GET XLS ...`) are read from the
+    // file system, unless the caller (the workbench) reads them its own way.
+    let data = data.unwrap_or_else(|| std::sync::Arc::new(|path: &std::path::Path| std::fs::read(path)));
     let mut session =
         Session::with_libraries_reading_data(stdlib_replacements(), user, library, Some(path), Some(data), model);
-    // The data files a model names (`readMatrix`) are read from the file system too.
-    session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
     session.set_external_linker(external_linker());
     session
 }
@@ -124,7 +124,13 @@ pub(crate) fn workbench_sessions() -> eqm_serve::SessionFactory {
             .iter()
             .map(|(name, text)| (name.clone(), text.clone().into_bytes()))
             .collect();
-        session_of(user, &sources.library, &[], sources.model.as_deref())
+        session_of(
+            user,
+            &sources.library,
+            &[],
+            sources.data.clone(),
+            sources.model.as_deref(),
+        )
     })
 }
 

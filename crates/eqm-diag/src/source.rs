@@ -2,9 +2,33 @@
 //!
 //! Input: file names and texts handed in by the edges (CLI, REPL, embedded stdlib).
 //! Output: a [`SourceMap`] that every later stage refers to through [`FileId`] and [`Span`].
-//! It deliberately does no IO: reading files from disk is the caller's job.
+//! It deliberately does no IO: reading files from disk is the caller's job, and the files a
+//! model names while it is compiled (a Modelica `readMatrix`, a Vensim `GET XLS DATA`) come
+//! through the one [`ReadData`] the front end gives.
 
 use std::fmt;
+use std::path::Path;
+
+/// How a front end gives the bytes of the data files a model names: the text files of
+/// Modelica's `readMatrix` and `Streams.readLine`, and the spreadsheets and delimited files of
+/// Vensim's `GET XLS ...` and `GET DIRECT ...`. Any `Fn(&Path) -> io::Result<Vec<u8>>` is one, so
+/// a command line passes `std::fs::read` and a test a closure that returns bytes it holds.
+/// Bytes rather than text, because a spreadsheet is binary; a stage that wants text decodes it.
+pub trait ReadData: Send + Sync {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>>;
+}
+
+impl<F: Fn(&Path) -> std::io::Result<Vec<u8>> + Send + Sync> ReadData for F {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        self(path)
+    }
+}
+
+impl fmt::Debug for dyn ReadData {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ReadData")
+    }
+}
 
 /// Identifies one source text inside a [`SourceMap`].
 ///

@@ -3,13 +3,13 @@
 //!
 //! Input: the call's argument (a String known at compile time: a literal, or a String parameter
 //! or constant bound to one), the name of the source file the call is written in, and the front
-//! end's [`ReadFile`]. Output: the matrix, or the problem (with the file's own line) that `calls`
+//! end's [`ReadData`]. Output: the matrix, or the problem (with the file's own line) that `calls`
 //! reports as `E0318` at the `readMatrix` call, which also turns the matrix into Real literals.
 //!
 //! A relative path is relative to the directory of the source file the call is written in, and
 //! for a source that is not a file of its own (the embedded standard library, `<stdlib>/...`) to
 //! the current directory. The flattener never touches the file system itself: it asks the
-//! [`ReadFile`] the front end gave, so IO stays at the edge and tests give texts. The text is
+//! [`ReadData`] the front end gave (the same one the Vensim importer reads through), so IO stays at the edge and tests give texts. The text is
 //! read by [`parse_matrix`], a pure function: numbers separated by commas, semicolons or
 //! whitespace, one row per line; empty lines and lines starting with `#` are skipped, and so is
 //! a first line without any number (a header). Each file is read and parsed once per
@@ -19,44 +19,25 @@
 //! where its lines start) and the question of `Files.exist` (`DataFiles::stat`) go through the
 //! same reader.
 
-use eqm_diag::source::FileId;
+use eqm_diag::source::{FileId, ReadData};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
-
-/// How a front end reads the data files a model names. Any `Fn(&Path) -> io::Result<String>`
-/// is one, so a command line passes `|path| std::fs::read_to_string(path)` and a test a closure
-/// that returns texts.
-pub trait ReadFile: Send + Sync {
-    fn read(&self, path: &Path) -> std::io::Result<String>;
-}
-
-impl<F: Fn(&Path) -> std::io::Result<String> + Send + Sync> ReadFile for F {
-    fn read(&self, path: &Path) -> std::io::Result<String> {
-        self(path)
-    }
-}
-
-impl std::fmt::Debug for dyn ReadFile {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ReadFile")
-    }
-}
 
 /// What finding a data file needs: the reader and the names of the source files, which locate
 /// relative paths. Part of the flattener's [`Options`](crate::Options), which
 /// [`Sources::flatten`](crate::Sources::flatten) fills from its reader and its files.
 #[derive(Debug, Clone, Default)]
 pub struct DataFiles {
-    reader: Option<Arc<dyn ReadFile>>,
+    reader: Option<Arc<dyn ReadData>>,
     /// Source file names by `FileId`.
     sources: Vec<String>,
 }
 
 impl DataFiles {
     /// Data files read by `reader`, named in the source files `sources` (by `FileId`).
-    pub fn new(reader: Option<Arc<dyn ReadFile>>, sources: Vec<String>) -> DataFiles {
+    pub fn new(reader: Option<Arc<dyn ReadData>>, sources: Vec<String>) -> DataFiles {
         DataFiles { reader, sources }
     }
 
@@ -76,7 +57,17 @@ impl DataFiles {
         let problem = |message: String| Problem { line: None, message };
         match &self.reader {
             None => Err(problem("no file reader was given to the compiler".to_string())),
-            Some(reader) => reader.read(path).map_err(|e| problem(e.to_string())),
+            Some(reader) => {
+                let bytes = reader.read(path).map_err(|e| problem(e.to_string()))?;
+                // The reader gives bytes (a Vensim spreadsheet is binary); these files are text,
+                // and a file that is not UTF-8 is refused rather than read with replacements.
+                String::from_utf8(bytes).map_err(|e| {
+                    problem(format!(
+                        "the file is not UTF-8 text (invalid bytes at byte {})",
+                        e.utf8_error().valid_up_to()
+                    ))
+                })
+            }
         }
     }
 }

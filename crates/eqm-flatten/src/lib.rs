@@ -100,7 +100,8 @@ mod subscripts;
 mod value;
 mod variables;
 
-pub use datafiles::{DataFiles, ReadFile};
+pub use datafiles::DataFiles;
+pub use eqm_diag::source::ReadData;
 pub use flattener::Options;
 pub use sources::Sources;
 

@@ -9,14 +9,15 @@
 //! [`Sources::add_embedded_stdlib_used_by`]; a file of it may be replaced by a text the front
 //! end read, [`Sources::stdlib_replacements`]) and any files a front end adds with
 //! [`Sources::add_library_file`]. Nothing here reads files: the data files a model names
-//! (`readMatrix`) are read through the [`ReadFile`] a front end gives ([`Sources::reader`]), and
+//! (`readMatrix`) are read through the [`ReadData`] a front end gives ([`Sources::reader`]), and
 //! external C functions are compiled through its linker ([`Sources::linker`]).
 
 use crate::conversion::Conversions;
-use crate::datafiles::{DataFiles, ReadFile};
+use crate::datafiles::DataFiles;
 use crate::diagram::Diagram;
 use crate::library::{Libraries, LibraryFile};
 use crate::resolve::ClassTable;
+use eqm_diag::source::ReadData;
 use eqm_diag::source::{FileId, SourceMap};
 use eqm_diag::{Diagnostic, Severity};
 use eqm_ir::flat::FlatModel;
@@ -35,7 +36,7 @@ pub struct Sources {
     pub diagnostics: Vec<Diagnostic>,
     /// How the data files the models name (`readMatrix`) are read; without one, such a model
     /// is reported as unable to read them.
-    pub reader: Option<Arc<dyn ReadFile>>,
+    pub reader: Option<Arc<dyn ReadData>>,
     /// How external C functions are compiled and linked; without one, a model calling an
     /// external function other than the C math library's is rejected with the reason.
     pub linker: Option<Arc<dyn eqm_ir::external::LinkExternal>>,

@@ -81,8 +81,8 @@ impl Sources {
     fn compile(&self) -> Result<(Model, SourceMap), String> {
         let mut session = Session::with_sources(&self.user, &self.library, Some(&self.model));
         let data = self.data.clone();
-        session.set_file_reader(move |path: &Path| {
-            data.get(path).cloned().ok_or_else(|| {
+        session.set_data_reader(move |path: &Path| {
+            data.get(path).map(|text| text.clone().into_bytes()).ok_or_else(|| {
                 let message = format!("{} is not among the data files of the FMU", path.display());
                 std::io::Error::new(std::io::ErrorKind::NotFound, message)
             })

@@ -2,7 +2,8 @@
 //!
 //! Input: the user's files as `(name, bytes)` (read by the Python package), the library
 //! directories in search order with the Python object that lists and reads them (the
-//! package's, so that the files are read by Python), a model name, the
+//! package's, so that the files are read by Python; the same object reads the data files the
+//! models name, a Vensim `GET XLS ...` or a Modelica `readMatrix`), a model name, the
 //! parameter values given to the compiler. Output: the model list, the check summary, the flat
 //! model's text, the explanation (text, sorting table, bipartite graph SVG), the component
 //! diagram SVG, the analysis (its JSON form and its matrices as bytes), and compiled
@@ -29,6 +30,8 @@ pub(crate) struct NativeSession {
     /// The library directories in search order, read through `store` as lookups reach their
     /// classes; `None` without directories.
     libraries: Option<LibraryPath>,
+    /// How the data files the models name are read: through the store's `read_data`.
+    data: Option<Arc<dyn eqm::ReadData>>,
     /// How external C functions are compiled and linked, as on the command line (the compiler
     /// `CC` names, the cache of built objects), shared by every compilation of the session.
     linker: Arc<dyn eqm::LinkExternal>,
@@ -36,7 +39,7 @@ pub(crate) struct NativeSession {
 
 /// Library directories as the Python package reads them: an object with the methods
 /// `list_dir(path)` (a list of `(name, is_dir)`), `read_file(path)` (the text) and
-/// `is_file(path)`. The library calls it from its own thread, which takes the GIL for each
+/// `is_file(path)`, and `read_data(path)` (the bytes of a data file a model names). The library calls it from its own thread, which takes the GIL for each
 /// call (the calling Python thread released it while it waits).
 struct PythonStore {
     store: Py<PyAny>,
@@ -82,9 +85,40 @@ impl eqm::LibraryStore for PythonStore {
     }
 }
 
+impl eqm::ReadData for PythonStore {
+    /// The bytes `read_data(path)` returns; a `FileNotFoundError` is a file that is not there
+    /// (which `Files.exist` asks), any other exception a failure with its message.
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        Python::attach(|py| {
+            let value = self.store.bind(py).call_method1("read_data", (path,));
+            value
+                .and_then(|v| Ok(v.cast::<PyBytes>()?.as_bytes().to_vec()))
+                .map_err(|e| {
+                    let kind = if e.is_instance_of::<pyo3::exceptions::PyFileNotFoundError>(py) {
+                        std::io::ErrorKind::NotFound
+                    } else if e.is_instance_of::<pyo3::exceptions::PyIsADirectoryError>(py) {
+                        std::io::ErrorKind::IsADirectory
+                    } else {
+                        std::io::ErrorKind::Other
+                    };
+                    let value = e.value(py);
+                    let message = match value.getattr("strerror").and_then(|s| s.extract::<String>()) {
+                        Ok(reason) => reason,
+                        Err(_) => e.to_string(),
+                    };
+                    std::io::Error::new(kind, message)
+                })
+        })
+    }
+}
+
 /// The sources a job makes a library session of: the user's files, the library directories
-/// with their store.
-type JobSources = (Vec<(String, Vec<u8>)>, Option<LibraryPath>);
+/// with their store, the reader of data files.
+type JobSources = (
+    Vec<(String, Vec<u8>)>,
+    Option<LibraryPath>,
+    Option<Arc<dyn eqm::ReadData>>,
+);
 
 /// What a job returns: its value or nothing, the diagnostics of the session and its sources
 /// (to render them).
@@ -100,10 +134,11 @@ impl NativeSession {
         parameters: Vec<(String, f64)>,
         job: impl FnOnce(&mut Session, Option<&str>, &ModelOptions) -> Option<T> + Send + 'static,
     ) -> PyResult<(T, Vec<Diagnostic>, SourceMap)> {
-        let (files, libraries) = self.sources();
+        let (files, libraries, data) = self.sources();
         let linker = self.linker.clone();
         let outcome: Outcome<T> = work::run(py, None, move || {
-            let mut session = Session::with_libraries(Vec::new(), files, &[], libraries, model.as_deref());
+            let mut session =
+                Session::with_libraries_reading_data(Vec::new(), files, &[], libraries, data, model.as_deref());
             session.set_shared_external_linker(linker);
             let options = ModelOptions {
                 parameters,
@@ -125,7 +160,7 @@ impl NativeSession {
 
     /// What a job needs to make a library session of these sources (a job owns what it uses).
     fn sources(&self) -> JobSources {
-        (self.files.clone(), self.libraries.clone())
+        (self.files.clone(), self.libraries.clone(), self.data.clone())
     }
 }
 
@@ -142,6 +177,12 @@ impl NativeSession {
         store: Option<Py<PyAny>>,
         eqm_file_directories: Vec<PathBuf>,
     ) -> PyResult<NativeSession> {
+        let data = store.as_ref().map(|store| {
+            let reader: Arc<dyn eqm::ReadData> = Arc::new(PythonStore {
+                store: Python::attach(|py| store.clone_ref(py)),
+            });
+            reader
+        });
         let libraries = match store {
             _ if directories.is_empty() => None,
             Some(store) => Some(LibraryPath {
@@ -159,6 +200,7 @@ impl NativeSession {
         Ok(NativeSession {
             files,
             libraries,
+            data,
             linker: Arc::new(eqm_cc::SystemCompiler::from_environment()),
         })
     }
@@ -362,9 +404,9 @@ impl NativeSession {
 
     /// The diagnostics of the sources alone (syntax), as dictionaries.
     fn diagnostics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let (files, libraries) = self.sources();
+        let (files, libraries, data) = self.sources();
         let (diagnostics, sources) = work::run(py, None, move || {
-            let mut session = Session::with_libraries(Vec::new(), files, &[], libraries, None);
+            let mut session = Session::with_libraries_reading_data(Vec::new(), files, &[], libraries, data, None);
             (session.take_diagnostics(), session.source_map().clone())
         })?;
         diagnostic_list(py, &diagnostics, &sources)

@@ -465,4 +465,11 @@ pub enum Builtin {
     /// `VECTOR_SELECT(selection[d!], expression[d!], missing, numerical_action, error_action)`:
     /// a sum, product, minimum, maximum or mean over the elements whose selection is not 0.
     VectorSelect,
+    /// `ALLOCATE_BY_PRIORITY(request[..., d], priority[..., d], size, width, supply)`: the
+    /// share of the supply of the requester of `d` that the element being defined names.
+    AllocateByPriority,
+    /// `ALLOCATE_AVAILABLE(request[..., d], profile[..., d, ptype], available)`: the share of
+    /// the available supply of the requester of `d` that the element being defined names, by
+    /// the requesters' priority profiles.
+    AllocateAvailable,
 }

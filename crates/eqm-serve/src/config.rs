@@ -10,12 +10,14 @@ use std::time::Duration;
 
 /// The texts of one session: the user's file (the one being edited, by its path below the
 /// folder), the folder's other model files it needs (library files, as if the folder were on
-/// `EQMPATH`), and the model asked for.
+/// `EQMPATH`), the model asked for, and the reader of the data files its models name (the
+/// workbench's, which reads only below the folder), for the factory to give the session.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
     pub files: Vec<(String, String)>,
     pub library: Vec<(String, String)>,
     pub model: Option<String>,
+    pub data: Option<Arc<dyn eqm::ReadData>>,
 }
 
 /// Builds a session from texts exactly as the front end's `check` command would (with its
@@ -23,10 +25,18 @@ pub struct Sources {
 /// `files` is imported by its extension.
 pub type SessionFactory = Arc<dyn Fn(&Sources) -> Session + Send + Sync>;
 
-/// A factory of sessions with the embedded standard library only ([`Session::with_sources`]),
+/// A factory of sessions with the embedded standard library only and the sources' data reader,
 /// for tests and front ends without library directories.
 pub fn plain_sessions() -> SessionFactory {
-    Arc::new(|sources: &Sources| Session::with_sources(&sources.files, &sources.library, sources.model.as_deref()))
+    Arc::new(|sources: &Sources| {
+        let files = sources
+            .files
+            .iter()
+            .map(|(name, text)| (name.clone(), text.clone().into_bytes()))
+            .collect();
+        let model = sources.model.as_deref();
+        Session::with_libraries_reading_data(Vec::new(), files, &sources.library, None, sources.data.clone(), model)
+    })
 }
 
 /// The workbench's configuration; see the module documentation.

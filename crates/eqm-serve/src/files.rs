@@ -1,7 +1,8 @@
 //! The folder's model files: the path rule (a path is relative, `/`-separated, and stays below
 //! the folder after resolving symbolic links), the listing, reading, atomic writing, and what
 //! each file defines. Input: paths the page sends. Output: texts, listings, or the error
-//! answer (403 outside the folder, 404 for a missing file, 400 for a bad extension). It
+//! answer (403 outside the folder, 404 for a missing file, 400 for a bad extension); and the
+//! reader of the data files the models name ([`data_reader`]), bound by the same rule. It
 //! deliberately reads nothing outside the folder and follows no symbolic link out of it.
 
 use crate::json::ApiError;
@@ -27,6 +28,37 @@ pub(crate) const MAX_FILES: usize = 2000;
 pub(crate) fn format_of(path: &str) -> Option<&'static str> {
     let extension = path.rsplit_once('.')?.1;
     FORMATS.iter().find(|(e, _)| *e == extension).map(|(_, f)| *f)
+}
+
+/// The reader of the data files a session's models name (a Vensim `GET XLS ...`, a Modelica
+/// `readMatrix`): each path the model's directory makes of the name (relative to the folder,
+/// as the model file's own path is) is read when, with `..` taken lexically, it stays below the
+/// folder `root` (canonical) by the path rule; any other is refused as not permitted.
+pub(crate) fn data_reader(root: PathBuf) -> std::sync::Arc<dyn eqm::ReadData> {
+    std::sync::Arc::new(move |path: &Path| {
+        let refused = || {
+            let message = format!("{} is not a file below the served folder", path.display());
+            std::io::Error::new(std::io::ErrorKind::PermissionDenied, message)
+        };
+        let mut parts: Vec<&str> = Vec::new();
+        for component in path.components() {
+            match component {
+                Component::Normal(part) => parts.push(part.to_str().ok_or_else(refused)?),
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    parts.pop().ok_or_else(refused)?;
+                }
+                Component::RootDir | Component::Prefix(_) => return Err(refused()),
+            }
+        }
+        match resolve(&root, &parts.join("/"), true) {
+            Ok(real) => std::fs::read(real),
+            Err(e) if e.status == axum::http::StatusCode::NOT_FOUND => {
+                Err(std::io::Error::new(std::io::ErrorKind::NotFound, e.error))
+            }
+            Err(_) => Err(refused()),
+        }
+    })
 }
 
 /// Whether the file is read as EQM or Modelica text (the others are imported).

@@ -73,6 +73,7 @@ impl Target {
             files: vec![(self.path.clone(), self.text.clone())],
             library,
             model: self.model.clone(),
+            data: Some(files::data_reader(state.root.clone())),
         };
         (state.sessions)(&sources)
     }

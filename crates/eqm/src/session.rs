@@ -16,11 +16,12 @@ use eqm_compile::analysis::{self, Analysis, AnalysisOptions, IndexForm};
 use eqm_compile::modes::{self, VariableStructure};
 use eqm_compile::zero_coefficients::{DroppedOccurrence, drop_zero_coefficients};
 use eqm_diag::Diagnostic;
+use eqm_diag::source::ReadData;
 use eqm_diag::source::{FileId, SourceMap};
 use eqm_diag::timing::Timings;
+use eqm_flatten::Sources;
 use eqm_flatten::diagram::Diagram;
 use eqm_flatten::library::{Libraries, LibraryStore};
-use eqm_flatten::{ReadFile, Sources};
 use eqm_ir::external::LinkExternal;
 use eqm_ir::flat::FlatModel;
 use eqm_syntax::TreeCache;
@@ -184,27 +185,31 @@ pub struct Session {
     pub(crate) imported_origins: Vec<(String, std::collections::HashMap<String, eqm_diag::source::Span>)>,
     /// The data files the file reader read, by the path asked for, with their texts.
     data_files_read: Arc<DataFilesRead>,
-    /// How the data files of a system-dynamics file are read (Vensim's `GET XLS ...`): given
-    /// before the file is imported ([`Session::with_libraries_reading_data`]).
-    pub(crate) data_reader: Option<Arc<dyn eqm_sd::data::ReadData>>,
+    /// How the data files the models name are read, for a system-dynamics file (Vensim's
+    /// `GET XLS ...`) as for Modelica (`readMatrix`): the one reader the front end gave
+    /// ([`Session::with_libraries_reading_data`], [`Session::set_data_reader`]).
+    pub(crate) data_reader: Option<Arc<dyn ReadData>>,
 }
 
 /// The data files a session's reader read: what an exported FMU carries, so that its runtime
 /// compiles the model with the same files.
 type DataFilesRead = std::sync::Mutex<std::collections::BTreeMap<PathBuf, String>>;
 
-/// A file reader that keeps what it read.
-struct RecordingReader<R> {
-    reader: R,
+/// The reader the Modelica data files go through: the front end's, keeping each text file it
+/// read (a file that is not UTF-8 is refused by the flattener, so there is no text to keep).
+struct RecordingReader {
+    reader: Arc<dyn ReadData>,
     read: Arc<DataFilesRead>,
 }
 
-impl<R: ReadFile> ReadFile for RecordingReader<R> {
-    fn read(&self, path: &std::path::Path) -> std::io::Result<String> {
-        let text = self.reader.read(path)?;
-        let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
-        read.insert(path.to_path_buf(), text.clone());
-        Ok(text)
+impl ReadData for RecordingReader {
+    fn read(&self, path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+        let bytes = self.reader.read(path)?;
+        if let Ok(text) = std::str::from_utf8(&bytes) {
+            let mut read = self.read.lock().unwrap_or_else(|e| e.into_inner());
+            read.insert(path.to_path_buf(), text.to_string());
+        }
+        Ok(bytes)
     }
 }
 
@@ -291,20 +296,25 @@ impl Session {
         Session::with_libraries_reading_data(stdlib, files, library, libraries, None, model)
     }
 
-    /// A session like [`Session::with_libraries`] whose system-dynamics files read their data
-    /// files (Vensim's `GET XLS ...`, relative to the model file's directory) through `data`,
-    /// such as `|path| std::fs::read(path)` in a front end that reads the file system. Without
-    /// one, such a file is reported as unable to read them.
+    /// A session like [`Session::with_libraries`] whose models read the data files they name
+    /// through `data`, such as `|path| std::fs::read(path)` in a front end that reads the file
+    /// system: the way every front end gives its reader. A system-dynamics file reads through
+    /// it while it is imported here (Vensim's `GET XLS ...`, relative to the model file's
+    /// directory), and Modelica models when they are flattened (`readMatrix`, `readLine`,
+    /// relative to their source file's directory). Without one, such a model is reported as
+    /// unable to read them.
     pub fn with_libraries_reading_data(
         stdlib: Vec<(String, String)>,
         files: Vec<(String, Vec<u8>)>,
         library: &[(String, String)],
         libraries: Option<LibraryPath>,
-        data: Option<Arc<dyn eqm_sd::data::ReadData>>,
+        data: Option<Arc<dyn ReadData>>,
         model: Option<&str>,
     ) -> Session {
         let mut session = Session::new();
-        session.data_reader = data;
+        if let Some(data) = data {
+            session.set_shared_data_reader(data);
+        }
         session.sources.stdlib_replacements = stdlib;
         // The `.eqm` files of the library directories come first among the library files.
         let mut library_files = libraries.as_ref().map(LibraryPath::eqm_files).unwrap_or_default();
@@ -422,13 +432,19 @@ impl Session {
         self.diagnostics.append(&mut self.sources.diagnostics);
     }
 
-    /// Gives the session the way to read the data files its models name (`readMatrix`, and the
-    /// text files of `Streams.readLine`, `countLines` and `Files.exist`), such as
-    /// `|path| std::fs::read_to_string(path)` in a front end that reads the file system, or a
-    /// closure that returns texts in a test. Without one, such a model is reported as unable to
-    /// read them.
-    pub fn set_file_reader(&mut self, reader: impl ReadFile + 'static) {
-        self.sources.reader = Some(std::sync::Arc::new(RecordingReader {
+    /// Gives a session made without one the reader of the data files its models name
+    /// (`readMatrix`, the text files of `Streams.readLine`, `countLines` and `Files.exist`),
+    /// such as a closure that returns bytes in a test. A system-dynamics file is imported when
+    /// its session is made, so its data files need the reader given there
+    /// ([`Session::with_libraries_reading_data`]).
+    pub fn set_data_reader(&mut self, reader: impl ReadData + 'static) {
+        self.set_shared_data_reader(Arc::new(reader));
+    }
+
+    /// [`Session::set_data_reader`] with a reader the caller keeps a handle on.
+    pub fn set_shared_data_reader(&mut self, reader: Arc<dyn ReadData>) {
+        self.data_reader = Some(reader.clone());
+        self.sources.reader = Some(Arc::new(RecordingReader {
             reader,
             read: self.data_files_read.clone(),
         }));

@@ -348,8 +348,8 @@ fn read_matrix_reads_through_the_given_reader_relative_to_the_models_file() {
     session.reader = Some(Arc::new(move |path: &Path| {
         log.lock().expect("not poisoned").push(path.to_path_buf());
         match path.to_str() {
-            Some("models/points.csv") => Ok("# two points\r\nx, y\r\n0, 1.5\r\n\r\n2, -3e-1\r\n".to_string()),
-            Some("/data/row.txt") => Ok("1 2\t3\n".to_string()),
+            Some("models/points.csv") => Ok(b"# two points\r\nx, y\r\n0, 1.5\r\n\r\n2, -3e-1\r\n".to_vec()),
+            Some("/data/row.txt") => Ok(b"1 2\t3\n".to_vec()),
             _ => Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no such file")),
         }
     }));

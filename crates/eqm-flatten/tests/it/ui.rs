@@ -16,7 +16,7 @@ fn check(name: &str, text: &str) {
     session.add_file(name, text);
     // The data files of `readMatrix` lie beside the UI files, which are named without a path.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/ui");
-    session.reader = Some(Arc::new(move |path: &Path| std::fs::read_to_string(dir.join(path))));
+    session.reader = Some(Arc::new(move |path: &Path| std::fs::read(dir.join(path))));
     let model = session.files[0]
         .1
         .classes

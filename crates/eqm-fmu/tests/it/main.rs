@@ -47,7 +47,7 @@ pub fn exported_file(path: &Path, name: &str, version: FmiVersion) -> (PathBuf, 
     let text = std::fs::read_to_string(path).unwrap();
     let file = path.display().to_string();
     let mut session = Session::with_sources(&[(file, text)], &[], Some(name));
-    session.set_file_reader(|path: &Path| std::fs::read_to_string(path));
+    session.set_data_reader(|path: &Path| std::fs::read(path));
     extracted(&mut session, name, version)
 }
 

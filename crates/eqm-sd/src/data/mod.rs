@@ -20,18 +20,9 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 
-/// How a front end gives the bytes of a data file a model names. Any
-/// `Fn(&Path) -> io::Result<Vec<u8>>` is one, so a command line passes `std::fs::read` and a
-/// test a closure that returns bytes it holds.
-pub trait ReadData: Send + Sync {
-    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>>;
-}
-
-impl<F: Fn(&Path) -> std::io::Result<Vec<u8>> + Send + Sync> ReadData for F {
-    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-        self(path)
-    }
-}
+/// How a front end gives the bytes of a data file a model names: the one reader of every
+/// front end, which the Modelica reads share.
+pub use eqm_diag::source::ReadData;
 
 /// One cell of a sheet.
 #[derive(Debug, Clone, PartialEq)]
@@ -291,10 +282,4 @@ fn grid(range: &calamine::Range<calamine::Data>) -> Grid {
         rows.push(cells);
     }
     Grid { rows }
-}
-
-impl std::fmt::Debug for dyn ReadData {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ReadData")
-    }
 }

@@ -211,6 +211,21 @@ impl Arrays {
                 },
                 Subscript::Dimension(d) | Subscript::Wildcard(Some(d)) => {
                     let range = canonical(d);
+                    // A `d!` that `VECTOR SELECT` runs over is bound as `d!`, apart from the
+                    // element of `d` that the equation defines (which a plain `d` names).
+                    let bang = format!("{range}!");
+                    let over = match subscript {
+                        Subscript::Wildcard(_) => element.iter().rev().find(|(c, _)| *c == bang),
+                        _ => None,
+                    };
+                    let rebound;
+                    let element = match over {
+                        Some((_, i)) => {
+                            rebound = [element.as_slice(), &[(range.clone(), *i)]].concat();
+                            &rebound
+                        }
+                        None => element,
+                    };
                     match self.resolve(dim, &range, element) {
                         Some(i) => Position::One(i),
                         None => match self.all_of(dim, &range) {

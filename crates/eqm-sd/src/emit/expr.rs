@@ -27,6 +27,13 @@ pub(crate) struct Helpers {
     count: usize,
     /// The macros being written out, innermost last (a macro may not call itself).
     pub(crate) inlining: Vec<String>,
+    /// Functions the helpers call, each its lines, written in the model once.
+    pub(crate) functions: Vec<String>,
+    /// The helper array of each call written out as an array (`ALLOCATE BY PRIORITY`), by the
+    /// call's text: the elements of one group share it.
+    pub(crate) arrays: HashMap<String, String>,
+    /// The functions of the allocations, once written, by their kind.
+    pub(crate) allocations: HashMap<u8, String>,
 }
 
 impl Helpers {
@@ -389,6 +396,12 @@ impl<'s> Writer<'s, '_> {
         }
         if builtin == Builtin::VectorSelect {
             return self.vector_select(expr, args);
+        }
+        if builtin == Builtin::AllocateByPriority {
+            return self.allocate_by_priority(expr, args);
+        }
+        if builtin == Builtin::AllocateAvailable {
+            return self.allocate_available(expr, args);
         }
         let whole_array = matches!(builtin, Builtin::Sum | Builtin::Mean | Builtin::Prod | Builtin::Size)
             || (matches!(builtin, Builtin::Min | Builtin::Max) && args.len() == 1);

@@ -12,6 +12,7 @@
 //! iterate (the language's section on DT).
 //! Nothing here reads files or knows which dialect the model came from.
 
+mod allocate;
 mod arrays;
 mod components;
 mod expr;
@@ -817,7 +818,7 @@ fn assemble(file: &SdFile, model: &SdModel, model_id: &str, text: Text, helpers:
         let _ = write!(out, " \"{doc}\"");
     }
     out.push('\n');
-    for f in &text.functions {
+    for f in text.functions.iter().chain(&helpers.functions) {
         out.push_str(f);
     }
     for d in text.declarations.iter().chain(&helpers.declarations) {

@@ -9,8 +9,9 @@
 //! in the call is chosen during the run among the eleven; one outside them stops the run, as do
 //! the checks the error action asks for (1: nothing selected, 2: more than one, 3: either).
 //! A minimum or maximum is a chain of helper variables, one per element, so the text grows
-//! linearly. An error action that is no number from 0 to 3 is E1002, and so is a `d!` over a
-//! dimension the element being defined has.
+//! linearly. A `d!` over a dimension the element being defined has runs over every element of
+//! it, while a plain `d` beside it names the element being defined. An error action that is no
+//! number from 0 to 3 is E1002.
 
 use super::expr::{Writer, unsupported, wildcard_ranges};
 use crate::ir::{Expr, ExprKind};
@@ -86,22 +87,16 @@ impl Writer<'_, '_> {
         let mut ranges = Vec::new();
         wildcard_ranges(expr, selection, &mut ranges)?;
         wildcard_ranges(expr, expression, &mut ranges)?;
-        // A `d!` over a dimension of the element being defined (`x[d1, d2] = VECTOR
-        // SELECT(s[d1!, d2], e[d1, d2!], ...)`) pairs the arguments' elements otherwise than
-        // by name, in a way the importer does not know.
-        if let Some(bound) = ranges.iter().find(|r| self.element.iter().any(|(d, _)| d == *r)) {
-            return Err(unsupported(
-                expr,
-                &format!("`VECTOR SELECT` over `{bound}!` in an equation over `{bound}`"),
-            ));
-        }
         let Some(elements) = self.scope.arrays.elements_of(&ranges) else {
             return Err(unsupported(expr, "`VECTOR SELECT` over an unknown dimension"));
         };
         let mut items = Vec::with_capacity(elements.len());
         for bound in elements {
+            // Each `d!` is bound as `d!`: a plain `d` beside it still names the element of `d`
+            // the equation defines (`x[d2] = VECTOR SELECT(s[d1!, d2], e[d2!], ...)` runs over
+            // every element of `d2` in `e` while `s` stays at the one being defined).
             let mut context = self.element.clone();
-            context.extend(bound);
+            context.extend(bound.into_iter().map(|(d, i)| (format!("{d}!"), i)));
             let mut writer = Writer {
                 scope: self.scope,
                 helpers: &mut *self.helpers,

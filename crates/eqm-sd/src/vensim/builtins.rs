@@ -94,6 +94,8 @@ fn mapping(key: &str) -> Option<Mapping> {
         "lookup invert" => Direct(B::LookupInvert, &[2]),
         "invert matrix" => Direct(B::InvertMatrix, &[2]),
         "vector select" => Direct(B::VectorSelect, &[5]),
+        "allocate by priority" => Direct(B::AllocateByPriority, &[5]),
+        "allocate available" => Direct(B::AllocateAvailable, &[3]),
         "get time value" => TimeValue,
         "if then else" => Composite(self::Composite::IfThenElse),
         "integer" => Composite(self::Composite::Integer),
@@ -109,8 +111,6 @@ fn mapping(key: &str) -> Option<Mapping> {
         | "vector rank"
         | "vector elm map"
         | "vector lookup"
-        | "allocate available"
-        | "allocate by priority"
         | "lookup extrapolate"
         | "lookup forward"
         | "lookup backward"

@@ -2,7 +2,7 @@
 //! closed form x(t) = exp(-k t), isolation between runs, two runs at once, cancel, the time
 //! and row limits, CSV, a failing run, the least recently used model dropped.
 
-use crate::{Bench, DECAY, bench, bench_with};
+use crate::{Bench, DECAY, bench, bench_with, temporary_dir};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -330,4 +330,48 @@ async fn the_least_recently_used_model_is_dropped_after_sixteen() {
         .call("POST", "/api/run", Some(json!({ "model_id": second })))
         .await;
     assert_eq!(dropped.status, StatusCode::NOT_FOUND);
+}
+
+/// A Vensim model that reads the data file `data` (a straight line through (0, 10), (2, 14),
+/// (4, 6) in `series.csv`).
+fn data_model(data: &str) -> String {
+    format!(
+        "{{UTF-8}}\nsupply := GET DIRECT DATA('{data}', ',', 'A', 'B2') ~~|\n\
+         INITIAL TIME = 0 ~~|\nFINAL TIME = 4 ~~|\nTIME STEP = 1 ~~|\nSAVEPER = TIME STEP ~~|\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_vensim_model_reads_its_data_files_below_the_folder_only() {
+    let series = "t,supply\n0,10\n2,14\n4,6\n";
+    let outside = temporary_dir("outside");
+    std::fs::write(outside.join("secret.csv"), series).expect("file written");
+    let up = format!(
+        "../../{}/secret.csv",
+        outside.file_name().and_then(|n| n.to_str()).expect("a name")
+    );
+    let bench = bench(&[
+        ("series.csv", series),
+        ("sub/beside.mdl", &data_model("../series.csv")),
+        ("sub/escape.mdl", &data_model(&up)),
+    ]);
+    // The served folder is not the working directory: the file is found below the folder,
+    // relative to the model's own folder.
+    let compiled = compile(&bench, "sub/beside.mdl", None).await;
+    let id = compiled["model_id"].as_str().expect("an id").to_string();
+    let answer = bench
+        .post("/api/run", json!({ "model_id": id, "variables": ["supply"] }))
+        .await;
+    assert_eq!(answer["values"][0], json!([0.0, 1.0, 2.0, 3.0, 4.0]));
+    assert_eq!(answer["values"][1], json!([10.0, 12.0, 14.0, 10.0, 6.0]));
+    // A path that leaves the folder is refused, though the file exists.
+    let reply = bench
+        .call("POST", "/api/compile", Some(json!({ "path": "sub/escape.mdl" })))
+        .await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let answer = reply.json();
+    assert_eq!(answer["diagnostics"][0]["code"], "E1008");
+    let message = answer["diagnostics"][0]["message"].as_str().expect("a message");
+    assert!(message.contains("not a file below the served folder"), "{message}");
+    let _ = std::fs::remove_dir_all(outside);
 }

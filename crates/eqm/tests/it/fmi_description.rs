@@ -384,8 +384,8 @@ fn the_manifest_reads_back() {
 fn the_data_files_a_model_read_are_in_its_resources() {
     let text = super::example("fmi/Resource.eqm");
     let mut session = Session::with_sources(&[("/models/Resource.eqm".to_string(), text)], &[], None);
-    session.set_file_reader(|path: &std::path::Path| match path.to_str() {
-        Some("/models/y.txt") => Ok("z".to_string()),
+    session.set_data_reader(|path: &std::path::Path| match path.to_str() {
+        Some("/models/y.txt") => Ok(b"z".to_vec()),
         _ => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
     });
     let model = session

@@ -124,7 +124,7 @@ fn check_corpus_file(file: &str) {
     // Named by its path, so that the data files it reads (`readMatrix`) are found beside
     // it, through a reader of the file system as the command line has.
     let mut session = eqm::Session::with_sources(&[(path.display().to_string(), text.clone())], &[], chosen.as_deref());
-    session.set_file_reader(|path: &std::path::Path| std::fs::read_to_string(path));
+    session.set_data_reader(|path: &std::path::Path| std::fs::read(path));
     let mut model = session
         .compile(chosen.as_deref(), &eqm::ModelOptions::default())
         .unwrap_or_else(|| panic!("{name}: {}", session.render_diagnostics(false)));

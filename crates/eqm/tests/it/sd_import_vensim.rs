@@ -535,28 +535,206 @@ fn vensim_vector_select_reduces_the_selected_elements() {
     assert_eq!(column("per column[E2]")[0], 9.0);
 }
 
-/// `VECTOR SELECT` over `d!` in an equation over `d` pairs its arguments' elements in a way
-/// the importer does not know: `E1002`, never a guess.
+/// `VECTOR SELECT` over `d!` in an equation over `d` runs over every element of `d`, while a
+/// plain `d` beside it names the element being defined; the `!` dimensions of the two
+/// arguments together span the elements reduced. With `s = (1, 2)`, `x = (3, 5)` and the
+/// columns of `m` (1, 0, 0) and (0, 1, 1): `y[d]` is `1*3 + 2*5 = 13` for both elements, `z[A]`
+/// selects row E1 with both elements of `x` (8) and `z[B]` rows E2 and E3 with them (16), and
+/// `w[d] = (1 + 2)*x[d]` is (9, 15).
 #[test]
-fn vensim_vector_select_over_a_dimension_of_its_equation_is_named() {
+fn vensim_vector_select_over_a_dimension_of_its_equation_runs_over_all_of_it() {
     let text = mdl(
         &[
             "d: A, B",
-            "s[d] = 1, 1",
-            "x[d] = 1, 2",
+            "e: E1, E2, E3",
+            "s[d] = 1, 2",
+            "x[d] = 3, 5",
+            "m[e, d] = 1, 0; 0, 1; 0, 1;",
             "y[d] = VECTOR SELECT(s[d!], x[d!], 0, 0, 0)",
+            "z[d] = VECTOR SELECT(m[e!, d], x[d!], -1, 0, 0)",
+            "w[d] = VECTOR SELECT(s[d!], x[d], -1, 0, 0)",
         ],
         1.0,
         1.0,
     );
-    let mut session = Session::with_source_bytes(vec![("vs.mdl".to_string(), text.into_bytes())], &[], None);
+    let result = run("vs.mdl", &text);
+    let value = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"))[0];
+    for (name, want) in [
+        ("y[A]", 13.0),
+        ("y[B]", 13.0),
+        ("z[A]", 8.0),
+        ("z[B]", 16.0),
+        ("w[A]", 9.0),
+        ("w[B]", 15.0),
+    ] {
+        assert_eq!(value(name), want, "{name}");
+    }
+}
+
+/// `ALLOCATE BY PRIORITY` of requests (10, 6, 3) at priorities (2, 4, 3) with width 3: each
+/// priority spread over a band 3 wide, the supply `Time` (DT = 1) fills the highest bands
+/// first. By hand, with `L` the level where the shares sum to the supply: up to 2 only B is
+/// served; at 3, `L = 25/6` gives B 8/3 and C 1/3; at 8, `L = 115/38` gives (30, 94, 28)/19;
+/// at 12 B is full and `L = 61/26` gives A 50/13 and C 28/13; from 19 on every request is
+/// filled. A second group (`r`) with the supply 8 throughout shares its own helper.
+#[test]
+fn vensim_allocate_by_priority_fills_the_highest_bands_first() {
+    let text = mdl(
+        &[
+            "d: A, B, C",
+            "r: R1, R2",
+            "request[d] = 10, 6, 3",
+            "priority[d] = 2, 4, 3",
+            "supply[R1] = Time ~~|\nsupply[R2] = 8",
+            "allocation[d] = ALLOCATE BY PRIORITY(request[d], priority[d], ELMCOUNT(d), 3, Time)",
+            "by group[r, d] = ALLOCATE BY PRIORITY(request[d], priority[d], 3, 3, supply[r])",
+        ],
+        20.0,
+        1.0,
+    );
+    let result = run("allocate.mdl", &text);
+    let column = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"));
+    let expected: [(usize, [f64; 3]); 7] = [
+        (0, [0.0, 0.0, 0.0]),
+        (1, [0.0, 1.0, 0.0]),
+        (3, [0.0, 8.0 / 3.0, 1.0 / 3.0]),
+        (8, [30.0 / 19.0, 94.0 / 19.0, 28.0 / 19.0]),
+        (12, [50.0 / 13.0, 6.0, 28.0 / 13.0]),
+        (19, [10.0, 6.0, 3.0]),
+        (20, [10.0, 6.0, 3.0]),
+    ];
+    for (t, want) in expected {
+        for (e, name) in ["A", "B", "C"].iter().enumerate() {
+            let got = column(&format!("allocation[{name}]"))[t];
+            assert!(
+                (got - want[e]).abs() <= 1e-12,
+                "allocation[{name}] at {t}: {got}, not {}",
+                want[e]
+            );
+            let got = column(&format!("by group[R1,{name}]"))[t];
+            assert!((got - want[e]).abs() <= 1e-12, "by group[R1,{name}] at {t}: {got}");
+            let got = column(&format!("by group[R2,{name}]"))[t];
+            let at_8 = [30.0 / 19.0, 94.0 / 19.0, 28.0 / 19.0][e];
+            assert!((got - at_8).abs() <= 1e-12, "by group[R2,{name}] at {t}: {got}");
+        }
+    }
+}
+
+/// `ALLOCATE BY PRIORITY` of a size other than the requesters' number is `E1006`; a negative
+/// request stops the run, as Vensim refuses it.
+#[test]
+fn vensim_allocate_by_priority_refuses_a_wrong_size_and_a_negative_request() {
+    let wrong = mdl(
+        &[
+            "d: A, B",
+            "request[d] = 1, 2",
+            "a[d] = ALLOCATE BY PRIORITY(request[d], request[d], 3, 1, 1)",
+        ],
+        1.0,
+        1.0,
+    );
+    let mut session = Session::with_source_bytes(vec![("size.mdl".to_string(), wrong.into_bytes())], &[], None);
     assert!(session.compile(None, &ModelOptions::default()).is_none());
     assert!(
-        session
-            .diagnostics()
-            .iter()
-            .any(|d| d.code == "E1002" && d.message.contains("VECTOR SELECT")),
+        session.diagnostics().iter().any(|d| d.code == "E1006"),
         "{}",
         session.render_diagnostics(false)
+    );
+    let negative = mdl(
+        &[
+            "d: A, B",
+            "request[A] = 1 ~~|\nrequest[B] = 2 - Time",
+            "a[d] = ALLOCATE BY PRIORITY(request[d], request[d], 2, 1, 1)",
+        ],
+        4.0,
+        1.0,
+    );
+    let mut session = Session::with_source_bytes(vec![("negative.mdl".to_string(), negative.into_bytes())], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let error = model
+        .simulate(&RunSettings::default())
+        .expect_err("a negative request stops the run");
+    assert!(error.to_string().contains("a request is negative"), "{error}");
+}
+
+/// `ALLOCATE AVAILABLE` by the priority profiles (type, priority, width, extra), each worked
+/// by hand at the level where the shares sum to the supply: rectangular bands as
+/// `ALLOCATE BY PRIORITY` ((30, 94, 28)/19 of 8); triangular bands [0, 4] and [2, 4] share
+/// `2*10*((4 - L)/4)^2 + 2*6*((4 - L)/2)^2 = 4.25*(4 - L)^2`, so a supply of 1.0625 puts L at
+/// 3.5 and gives (0.3125, 0.75); Laplace profiles of scales 1 and 2 at priority 0 share
+/// `5*exp(-L) + 5*exp(-L/2)`, so 3.75 puts L at 2*ln(2) and gives (1.25, 2.5); normal
+/// profiles at priorities 0 and 1 of deviation 1 meet at L = 0.5 for a supply of 10, giving
+/// `5*erfc(0.5/sqrt(2))` and the rest, with Vensim's `erfc` (Abramowitz and Stegun 7.1.25).
+#[test]
+fn vensim_allocate_available_shares_by_the_priority_profiles() {
+    let text = mdl(
+        &[
+            "d: A, B",
+            "e: A3, B3, C3",
+            "pprofile: ptype, ppriority, pwidth, pextra",
+            "rect[e, pprofile] = 1, 2, 3, 0; 1, 4, 3, 0; 1, 3, 3, 0;",
+            "req rect[e] = 10, 6, 3",
+            "alloc rect[e] = ALLOCATE AVAILABLE(req rect[e], rect[e, ptype], 8)",
+            "tri[d, pprofile] = 2, 2, 4, 0; 2, 3, 2, 0;",
+            "req tri[d] = 10, 6",
+            "alloc tri[d] = ALLOCATE AVAILABLE(req tri[d], tri[d, ptype], 1.0625)",
+            "laplace[d, pprofile] = 4, 0, 1, 0; 4, 0, 2, 0;",
+            "req laplace[d] = 10, 10",
+            "alloc laplace[d] = ALLOCATE AVAILABLE(req laplace[d], laplace[d, ptype], 3.75)",
+            "normal[d, pprofile] = 3, 0, 1, 0; 3, 1, 1, 0;",
+            "req normal[d] = 10, 10",
+            "alloc normal[d] = ALLOCATE AVAILABLE(req normal[d], normal[d, ptype], 10)",
+        ],
+        1.0,
+        1.0,
+    );
+    let result = run("allocate_available.mdl", &text);
+    let value = |name: &str| result.column(name).unwrap_or_else(|| panic!("a column {name}"))[0];
+    let x = 0.5 / 2f64.sqrt();
+    let t = 1.0 / (1.0 + 0.47047 * x);
+    let erfc = (0.3480242 * t - 0.0958798 * t * t + 0.7478556 * t * t * t) * (-x * x).exp();
+    for (name, want) in [
+        ("alloc rect[A3]", 30.0 / 19.0),
+        ("alloc rect[B3]", 94.0 / 19.0),
+        ("alloc rect[C3]", 28.0 / 19.0),
+        ("alloc tri[A]", 0.3125),
+        ("alloc tri[B]", 0.75),
+        ("alloc laplace[A]", 1.25),
+        ("alloc laplace[B]", 2.5),
+        ("alloc normal[A]", 5.0 * erfc),
+        ("alloc normal[B]", 10.0 - 5.0 * erfc),
+    ] {
+        let got = value(name);
+        assert!((got - want).abs() <= 1e-12, "{name}: {got}, not {want}");
+    }
+}
+
+/// A priority profile of a type other than 1 to 4 stops the run with a message naming the
+/// supported ones.
+#[test]
+fn vensim_allocate_available_stops_at_an_unsupported_profile() {
+    let text = mdl(
+        &[
+            "d: A, B",
+            "pprofile: ptype, ppriority, pwidth, pextra",
+            "fixed[d, pprofile] = 0, 1, 1, 0; 1, 2, 1, 0;",
+            "req[d] = 3, 4",
+            "alloc[d] = ALLOCATE AVAILABLE(req[d], fixed[d, ptype], 5)",
+        ],
+        1.0,
+        1.0,
+    );
+    let mut session = Session::with_source_bytes(vec![("fixed.mdl".to_string(), text.into_bytes())], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let error = model
+        .simulate(&RunSettings::default())
+        .expect_err("profile 0 stops the run");
+    assert!(
+        format!("{error:?}").contains("only the priority profiles 1 to 4"),
+        "{error:?}"
     );
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 /// A session of `text` whose data files are read from the file system.
 fn session(text: &str) -> Session {
     let mut session = Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
-    session.set_file_reader(|path: &Path| std::fs::read_to_string(path));
+    session.set_data_reader(|path: &Path| std::fs::read(path));
     session
 }
 
@@ -317,7 +317,7 @@ end Lines;
 "#;
     let source = dir.join("lines.eqm").display().to_string();
     let mut session = Session::with_sources(&[(source, text.to_string())], &[], None);
-    session.set_file_reader(|path: &Path| std::fs::read_to_string(path));
+    session.set_data_reader(|path: &Path| std::fs::read(path));
     let mut model = session
         .compile(None, &ModelOptions::default())
         .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));

@@ -45,8 +45,6 @@ const UNSUPPORTED: &[&str] = &[
     "VECTOR SORT ORDER",
     "VECTOR REORDER",
     "VECTOR RANK",
-    "ALLOCATE AVAILABLE",
-    "ALLOCATE BY PRIORITY",
     "GET TIME VALUE",
     "control variable",
     "used as a value where it is not a subscript",

@@ -99,9 +99,9 @@ fn combi_time_table_interpolates_and_extrapolates_its_columns() {
     );
     let mut session = Session::with_sources(&[("m.eqm".to_string(), text)], &[], None);
     // The data file as the session's reader gives it: a header line and three rows.
-    session.set_file_reader(|path: &std::path::Path| {
+    session.set_data_reader(|path: &std::path::Path| {
         assert!(path.ends_with("tab.csv"), "{}", path.display());
-        Ok("t, a, b\n0, 0, 10\n1, 2, 20\n3, 2, 0\n".to_string())
+        Ok(b"t, a, b\n0, 0, 10\n1, 2, 20\n3, 2, 0\n".to_vec())
     });
     let compiled = session
         .compile(None, &ModelOptions::default())

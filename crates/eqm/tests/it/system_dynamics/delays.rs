@@ -259,12 +259,13 @@ end FromFile;
 ";
     let mut session = Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
     // The file as the session's reader gives it: a header line and 11 points.
-    session.set_file_reader(|path: &std::path::Path| {
+    session.set_data_reader(|path: &std::path::Path| {
         assert!(path.ends_with("fpr.csv"), "{}", path.display());
         Ok(
             "prey, catches per predator\n0, 0\n1, 0.9879\n2, 1.9830\n3, 2.4116\n4, 2.7167\n\
             5, 2.8620\n6, 2.9419\n7, 2.9823\n8, 2.9910\n9, 2.9970\n10, 3.0000\n"
-                .to_string(),
+                .as_bytes()
+                .to_vec(),
         )
     });
     let mut model = session
