@@ -175,7 +175,7 @@ pub(crate) struct RunArgs {
     /// Start time (default: experiment StartTime, else 0).
     #[arg(long, value_name = "T0", allow_hyphen_values = true)]
     pub(crate) start: Option<f64>,
-    /// Stop time (default: experiment StopTime, else 1).
+    /// Stop time (default: experiment StopTime, else five times the model's slowest time scale, or 1 when it has none).
     #[arg(long, value_name = "T1", allow_hyphen_values = true)]
     pub(crate) stop: Option<f64>,
     /// Integration method: euler, heun, midpoint, rk4, ab2, ab4 (explicit, fixed step), rkf45,
