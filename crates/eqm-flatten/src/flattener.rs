@@ -98,7 +98,9 @@ pub(crate) fn run_flattener<'t, 'a, T>(
     // class, so the same error can be found many times; it is reported once.
     let mut seen = std::collections::HashSet::new();
     diagnostics.retain(|d| seen.insert((d.code, d.message.clone(), d.labels.first().map(|l| l.span))));
-    let ok = !eqm_diag::has_errors(&diagnostics);
+    // A flattening that stopped at an unread library class made no model: the caller reads
+    // the class and flattens again.
+    let ok = !eqm_diag::has_errors(&diagnostics) && !table.has_requests();
     (ok.then(|| finish(f)), diagnostics)
 }
 
@@ -201,6 +203,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
+    /// Whether flattening stops where it is: past a limit of the model's size (see `limits`),
+    /// or once a lookup reached a library class not read yet (the caller reads it and flattens
+    /// again, so the rest would be done twice, and stopping at the first such class keeps each
+    /// repeated round short).
+    pub(crate) fn stopped(&self) -> bool {
+        self.too_large_reported || self.table.has_requests()
+    }
+
     fn run(&mut self) {
         let entry = self.table.get(self.root_class);
         if matches!(
@@ -231,7 +241,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         );
         self.model.experiment = experiment(entry.def, &mut self.diagnostics);
         self.instantiate(root);
-        if self.too_large_reported {
+        if self.stopped() {
             return;
         }
         self.elaborate_expandable();

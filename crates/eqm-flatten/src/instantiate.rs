@@ -47,13 +47,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let layout = self.instances[instance.0 as usize].layout.clone();
         self.check_modifier_targets(instance);
         for k in 0..layout.elements.len() {
-            // Past a limit of the whole model nothing more is built (see `limits`).
-            if self.too_large_reported {
+            // Past a limit of the whole model, or at an unread library class, nothing more is
+            // built (see `Flattener::stopped`).
+            if self.stopped() {
                 return;
             }
             self.ensure_member_at(instance, k);
         }
-        if self.too_large_reported {
+        if self.stopped() {
             return;
         }
         // Every member is instantiated now; the modifier is not needed again.
@@ -769,7 +770,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let alike = elements.modifier.same_for_every_element();
         let mut before = self.model_size();
         for (k, child) in insts.into_iter().enumerate() {
-            if self.too_large_reported {
+            if self.stopped() {
                 break;
             }
             self.instantiate(child);
