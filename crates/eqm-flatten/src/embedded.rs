@@ -583,7 +583,7 @@ mod tests {
         let text = "package A\n  package B\n    model M end M;\n  end B;\n  model N end N;\nend A;\n";
         let a = 0..text.len() - 1;
         let b = text.find("package B").unwrap()..text.find("end B;").unwrap() + 6;
-        let piece = piece_text(text, &[a], &[b.clone()]);
+        let piece = piece_text(text, &[a], &[b]);
         assert_eq!(piece.len(), text.len() - 1);
         assert!(!piece.contains("model M"));
         assert_eq!(piece.find("model N"), text.find("model N"));

@@ -5,10 +5,10 @@
 //! strings). Output: their syntax trees with every lexical and syntax diagnostic, and
 //! [`Sources::flatten`]'s flat model (or [`Sources::diagram`]'s component diagram) with the
 //! diagnostics of name resolution and flattening.
-//! The library is the embedded standard library (only the packages the texts mention, see
-//! [`Sources::add_embedded_stdlib_lazily`]; a file of it may be replaced by a text the front
-//! end read, [`Sources::stdlib_replacements`]) and any files a front end adds with
-//! [`Sources::add_library_file`]. Nothing here reads files: the data files a model names
+//! The library is the embedded standard library (each package parsed when a lookup first
+//! reaches it, see [`Sources::add_embedded_stdlib_lazily`]; a file of it may be replaced by a
+//! text the front end read, [`Sources::stdlib_replacements`]) and any files a front end adds
+//! with [`Sources::add_library_file`]. Nothing here reads files: the data files a model names
 //! (`readMatrix`) are read through the [`ReadFile`] a front end gives ([`Sources::reader`]), and
 //! external C functions are compiled through its linker ([`Sources::linker`]).
 
