@@ -91,7 +91,7 @@ fn one(n: usize) {
     let cpu_before = cpu_ms();
     let start = Instant::now();
     let mut session = Session::new();
-    session.add_embedded_stdlib_used_by(&[&text]);
+    session.add_embedded_stdlib_lazily();
     session.add_file("chain.eqm", text);
     let t = Instant::now();
     let Some(mut model) = session.compile(Some("Chain"), &ModelOptions::default()) else {

@@ -387,9 +387,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         };
         for value in 0..range.len() {
-            // Past the size limit of the model (reported once by `push_equation`), unrolling
-            // the rest of a huge loop would only waste time.
-            if self.too_large_reported {
+            // Past the size limit of the model (reported once by `push_equation`), or at an
+            // unread library class, unrolling the rest of a huge loop would only waste time.
+            if self.stopped() {
                 return;
             }
             self.bind_iterator(&index.name.name, &range, value, loops);

@@ -89,11 +89,18 @@ pub(crate) fn run_flattener<'t, 'a, T>(
     f.connections.root_connects = record_root_connects.then(Vec::new);
     f.run();
     let mut diagnostics = std::mem::take(&mut f.diagnostics);
+    if f.too_large_reported {
+        // Past a limit the model is only partly built: a connect, a balance or a lookup that
+        // reads a part never built would report an error that is not in the model.
+        diagnostics.truncate(f.diagnostics_at_limit);
+    }
     // A declaration is evaluated for every element of an array and every instance of its
     // class, so the same error can be found many times; it is reported once.
     let mut seen = std::collections::HashSet::new();
     diagnostics.retain(|d| seen.insert((d.code, d.message.clone(), d.labels.first().map(|l| l.span))));
-    let ok = !eqm_diag::has_errors(&diagnostics);
+    // A flattening that stopped at an unread library class made no model: the caller reads
+    // the class and flattens again.
+    let ok = !eqm_diag::has_errors(&diagnostics) && !table.has_requests();
     (ok.then(|| finish(f)), diagnostics)
 }
 
@@ -126,9 +133,14 @@ pub(crate) struct Flattener<'t, 'a> {
     /// The if-equations (place and chosen branch) whose choice at translation is recorded
     /// already, so that each is told once.
     pub(crate) branch_choices_seen: std::collections::HashSet<(eqm_diag::source::Span, usize)>,
-    /// Set once the flat model has been reported as too large (E0316), so that the loops and
-    /// components past the limit do not each report it again.
+    /// Set once the flat model has been reported as too large (E0316). From then on nothing
+    /// more is instantiated or flattened: the loops and components past the limit would each
+    /// report it again, and every later check would read a model that was only partly built.
     pub(crate) too_large_reported: bool,
+    /// The number of diagnostics when the limit was reported (meaningful once
+    /// `too_large_reported` is set): what is reported after it is about the parts of the model
+    /// that were never built, so it is dropped.
+    pub(crate) diagnostics_at_limit: usize,
     /// Which `--param` overrides named a parameter, by their index in the options.
     pub(crate) used_overrides: Vec<bool>,
     /// The functions instantiated so far and their callers' interfaces.
@@ -177,6 +189,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             structural_roots: Vec::new(),
             branch_choices_seen: std::collections::HashSet::new(),
             too_large_reported: false,
+            diagnostics_at_limit: 0,
             used_overrides: vec![false; options.parameters.len()],
             functions: FunctionTable::default(),
             context: EvalContext::default(),
@@ -188,6 +201,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
             deferred_starts: Vec::new(),
             enumeration_names: Default::default(),
         }
+    }
+
+    /// Whether flattening stops where it is: past a limit of the model's size (see `limits`),
+    /// or once a lookup reached a library class not read yet (the caller reads it and flattens
+    /// again, so the rest would be done twice, and stopping at the first such class keeps each
+    /// repeated round short).
+    pub(crate) fn stopped(&self) -> bool {
+        self.too_large_reported || self.table.has_requests()
     }
 
     fn run(&mut self) {
@@ -220,6 +241,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         );
         self.model.experiment = experiment(entry.def, &mut self.diagnostics);
         self.instantiate(root);
+        if self.stopped() {
+            return;
+        }
         self.elaborate_expandable();
         for (i, (name, _)) in self.options.parameters.iter().enumerate() {
             if !self.used_overrides[i] {

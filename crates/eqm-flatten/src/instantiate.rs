@@ -47,7 +47,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let layout = self.instances[instance.0 as usize].layout.clone();
         self.check_modifier_targets(instance);
         for k in 0..layout.elements.len() {
+            // Past a limit of the whole model, or at an unread library class, nothing more is
+            // built (see `Flattener::stopped`).
+            if self.stopped() {
+                return;
+            }
             self.ensure_member_at(instance, k);
+        }
+        if self.stopped() {
+            return;
         }
         // Every member is instantiated now; the modifier is not needed again.
         self.instances[instance.0 as usize].modifier = None;
@@ -768,8 +776,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Member::InstArray(ArrayMember::new(elements.dims, insts.clone()))
         };
         self.members[slot] = member.clone();
-        for child in insts {
+        let alike = elements.modifier.same_for_every_element();
+        let mut before = self.model_size();
+        for (k, child) in insts.into_iter().enumerate() {
+            if self.stopped() {
+                break;
+            }
             self.instantiate(child);
+            // Elements built alike each add what the second added (the first may also have
+            // built what they all read outside), so the size of the whole array is known
+            // here: a model past the limit is refused before the rest is built.
+            if alike && k == 1 {
+                let one = self.model_size().minus(before);
+                let rest = total - 2;
+                if !self.predicted_size_has_room(one, rest, decl.name.span, &decl.name.name) {
+                    break;
+                }
+            }
+            before = self.model_size();
         }
         member
     }

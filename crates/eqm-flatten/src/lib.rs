@@ -45,6 +45,7 @@
 //!   `predefined` holds the predefined enumeration types (`StateSelect`, `AssertionLevel`).
 
 pub mod diagram;
+pub mod embedded;
 pub mod library;
 pub mod resolve;
 pub mod sources;

@@ -2,9 +2,11 @@
 //! elements of one array, the scalar variables and equations of the flat model, and the depth of
 //! nested components.
 //!
-//! Input: a size or depth the flattener is about to make. Output: whether it may, with E0316
-//! reported (once per model for the whole-model limits) when not. It deliberately does not
-//! decide what happens after a refusal: the caller stops making that part of the model.
+//! Input: a size or depth the flattener is about to make, or the size an array of components
+//! built alike will reach (predicted from its second element). Output: whether it may, with
+//! E0316 reported (once per model for the whole-model limits) when not. It deliberately does
+//! not decide what happens after a refusal: the caller stops making that part of the model,
+//! and past a whole-model limit the flattener builds and reports nothing more.
 
 use crate::flattener::Flattener;
 use eqm_diag::Diagnostic;
@@ -25,6 +27,25 @@ pub(crate) const MAX_MODEL_SCALARS: usize = 10_000_000;
 /// memory in the square of its depth; a thousand levels is far beyond any model written by hand
 /// and keeps that under a few megabytes.
 pub(crate) const MAX_COMPONENT_DEPTH: u32 = 1000;
+
+/// The size of a flat model, or of what one part of it added, in the units the limits count.
+#[derive(Clone, Copy)]
+pub(crate) struct ModelSize {
+    pub(crate) variables: usize,
+    pub(crate) equations: usize,
+    pub(crate) components: usize,
+}
+
+impl ModelSize {
+    /// What was added since `before`.
+    pub(crate) fn minus(self, before: ModelSize) -> ModelSize {
+        ModelSize {
+            variables: self.variables - before.variables,
+            equations: self.equations - before.equations,
+            components: self.components - before.components,
+        }
+    }
+}
 
 impl Flattener<'_, '_> {
     /// The number of elements of an array of size `dims`, or E0316 when it exceeds
@@ -79,6 +100,56 @@ impl Flattener<'_, '_> {
         false
     }
 
+    /// What the flat model holds so far, in the units the limits count.
+    pub(crate) fn model_size(&self) -> ModelSize {
+        ModelSize {
+            variables: self.model.variables.len(),
+            equations: self.model.equations.len(),
+            components: self.model.instances.len(),
+        }
+    }
+
+    /// False, after reporting E0316 once, when `rest` more elements of the array component
+    /// `name`, each adding `one`, would take the flat model past a limit: the refusal comes
+    /// before they are built rather than after the time and memory of building them.
+    pub(crate) fn predicted_size_has_room(
+        &mut self,
+        one: ModelSize,
+        rest: usize,
+        span: eqm_diag::source::Span,
+        name: &str,
+    ) -> bool {
+        let now = self.model_size();
+        let counts = [
+            (now.variables, one.variables, "variables"),
+            (now.equations, one.equations, "equations"),
+            (now.components, one.components, "components"),
+        ];
+        for (existing, each, what) in counts {
+            let adding = each.saturating_mul(rest);
+            if existing.saturating_add(adding) <= MAX_MODEL_SCALARS {
+                continue;
+            }
+            self.report_model_limit_once(|| {
+                Diagnostic::error(
+                    "E0316",
+                    format!(
+                        "the flat model would have more than {MAX_MODEL_SCALARS} scalar {what}, the limit of one model"
+                    ),
+                    span,
+                    "the limit is passed here",
+                )
+                .with_note(format!(
+                    "the elements of `{name}` are built alike, each with {each} scalar {what}; {rest} more would make {} in all",
+                    existing.saturating_add(adding)
+                ))
+                .with_help("EQM expands arrays and for-loops into scalars; split the model or use smaller sizes")
+            });
+            return false;
+        }
+        true
+    }
+
     /// False, after reporting E0316 once, when a component of `instance` would be nested more
     /// than [`MAX_COMPONENT_DEPTH`] levels deep.
     pub(crate) fn component_depth_allowed(&mut self, instance: InstanceId, span: eqm_diag::source::Span) -> bool {
@@ -103,6 +174,7 @@ impl Flattener<'_, '_> {
         if !self.too_large_reported {
             self.too_large_reported = true;
             self.diagnostics.push(make());
+            self.diagnostics_at_limit = self.diagnostics.len();
         }
     }
 }

@@ -35,7 +35,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let Some((class, k)) = known
             && let Some(next) = name.parts.get(k + 1)
         {
-            let nested = self.table.get(class).nested.keys().map(|n| n.as_ref());
+            let nested = self.table.nested_names(class);
             if let Some(s) = eqm_diag::did_you_mean(&next.name, nested) {
                 let prefix: Vec<&str> = name.parts[..=k].iter().map(|p| p.name.as_str()).collect();
                 return Some(

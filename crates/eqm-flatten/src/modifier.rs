@@ -279,6 +279,13 @@ impl<'a> Modifier<'a> {
         }
     }
 
+    /// True when [`Self::select`] gives every element this same modifier: no binding outside
+    /// `each` picks an element. The elements of an array with such a modifier are then built
+    /// alike, with the same variables and equations.
+    pub fn same_for_every_element(&self) -> bool {
+        self.binding.is_none() && self.args.iter().all(|a| a.each || a.modifier.same_for_every_element())
+    }
+
     /// The modifier for element `index` of an array component: every binding not under `each`
     /// picks its `index`-th element.
     pub fn select(&self, index: usize) -> Modifier<'a> {

@@ -221,6 +221,13 @@ impl<'a> ClassTable<'a> {
         self.members.get_mut().clear();
     }
 
+    /// Whether a lookup reached an unread library class since the last
+    /// [`ClassTable::take_requested`]: answers may then be wrong, and the work done on them is
+    /// done again once the class is read.
+    pub fn has_requests(&self) -> bool {
+        !self.requested.borrow().is_empty()
+    }
+
     /// The dotted names of the unread library classes lookups reached since the last call.
     pub fn take_requested(&self) -> Vec<String> {
         std::mem::take(&mut *self.requested.borrow_mut()).into_iter().collect()
@@ -562,15 +569,24 @@ impl<'a> ClassTable<'a> {
         None
     }
 
-    /// Names visible from `scope` (for did-you-mean suggestions), sorted.
+    /// The names of the classes nested in `class`, those of library classes not read yet
+    /// included (for did-you-mean suggestions: the same whether or not they were read).
+    pub fn nested_names(&self, class: ClassId) -> impl Iterator<Item = &str> {
+        let unread = self.unloaded.get(&Some(class)).into_iter().flatten();
+        (self.get(class).nested.keys().copied()).chain(unread.map(String::as_str))
+    }
+
+    /// Names visible from `scope` (for did-you-mean suggestions, library classes not read yet
+    /// included), sorted.
     pub fn visible_names(&self, scope: ClassId) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
         let mut current = Some(scope);
         while let Some(c) = current {
-            names.extend(self.get(c).nested.keys().map(|s| s.to_string()));
+            names.extend(self.nested_names(c).map(str::to_string));
             current = self.get(c).parent;
         }
         names.extend(self.roots.keys().map(|s| s.to_string()));
+        names.extend(self.unloaded.get(&None).into_iter().flatten().cloned());
         names.extend(["Real", "Integer", "Boolean", "String"].map(String::from));
         names.sort();
         names.dedup();

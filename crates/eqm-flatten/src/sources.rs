@@ -5,10 +5,10 @@
 //! strings). Output: their syntax trees with every lexical and syntax diagnostic, and
 //! [`Sources::flatten`]'s flat model (or [`Sources::diagram`]'s component diagram) with the
 //! diagnostics of name resolution and flattening.
-//! The library is the embedded standard library (only the packages the texts mention, see
-//! [`Sources::add_embedded_stdlib_used_by`]; a file of it may be replaced by a text the front
-//! end read, [`Sources::stdlib_replacements`]) and any files a front end adds with
-//! [`Sources::add_library_file`]. Nothing here reads files: the data files a model names
+//! The library is the embedded standard library (each package parsed when a lookup first
+//! reaches it, see [`Sources::add_embedded_stdlib_lazily`]; a file of it may be replaced by a
+//! text the front end read, [`Sources::stdlib_replacements`]) and any files a front end adds
+//! with [`Sources::add_library_file`]. Nothing here reads files: the data files a model names
 //! (`readMatrix`) are read through the [`ReadData`] a front end gives ([`Sources::reader`]), and
 //! external C functions are compiled through its linker ([`Sources::linker`]).
 
@@ -62,6 +62,11 @@ pub struct Sources {
     conversion_scripts: std::collections::BTreeMap<String, Option<Arc<Conversions>>>,
     /// The top-level classes read through a conversion script in the last round.
     converted: std::collections::BTreeSet<String>,
+    /// The embedded standard library added lazily ([`Sources::add_embedded_stdlib_lazily`]):
+    /// its packages are parsed one by one as lookups reach them.
+    embedded: crate::embedded::Embedded,
+    /// Whether the embedded standard library was added, whole or lazily.
+    stdlib_added: bool,
 }
 
 impl Sources {
@@ -117,8 +122,12 @@ impl Sources {
         self.library.insert(0, (id, tree));
     }
 
-    /// Adds every package of the standard library.
+    /// Adds every package of the standard library, parsed now (unless it was added already).
     pub fn add_embedded_stdlib(&mut self) {
+        if self.stdlib_added {
+            return;
+        }
+        self.stdlib_added = true;
         for (k, (name, _)) in crate::stdlib::FILES.iter().enumerate() {
             if self.libraries.provides(crate::stdlib::PACKAGES[k]) {
                 continue;
@@ -128,51 +137,28 @@ impl Sources {
         }
     }
 
-    /// Adds the stdlib packages that `texts` mention by name (as an identifier, so not in
-    /// comments or strings), and the packages those mention in turn. A package named nowhere
-    /// cannot be referred to, so leaving it out changes nothing but the time spent parsing it.
-    pub fn add_embedded_stdlib_used_by(&mut self, texts: &[&str]) {
-        use eqm_syntax::lexer::Token;
-        use logos::Logos;
-        let packages = crate::stdlib::PACKAGES;
-        // Each needed package's text (embedded or its replacement).
-        let mut needed: Vec<Option<String>> = vec![None; packages.len()];
-        // The texts still to scan: the given ones, then the needed packages by index.
-        let mut given = texts.to_vec();
-        let mut queue: Vec<usize> = Vec::new();
-        loop {
-            let text: &str = match given.pop() {
-                Some(text) => text,
-                None => match queue.pop() {
-                    Some(k) => needed[k].as_deref().unwrap_or_default(),
-                    None => break,
-                },
-            };
-            // A text without any package name needs no lexing at all.
-            if !packages.iter().any(|name| text.contains(name)) {
-                continue;
-            }
-            // A package may span several files (the later ones add to it with `within`), and
-            // naming the package loads all of them.
-            let mut found = Vec::new();
-            for token in Token::lexer(text).flatten() {
-                if let Token::Ident(ident) = token {
-                    found.extend((0..packages.len()).filter(|&k| packages[k] == ident && needed[k].is_none()));
-                }
-            }
-            for k in found {
-                // A package stored in a library directory replaces the embedded one.
-                if needed[k].is_none() && !self.libraries.provides(packages[k]) {
-                    needed[k] = Some(crate::stdlib::file_text(k, &self.stdlib_replacements).to_string());
-                    queue.push(k);
-                }
-            }
+    /// Makes every package of the standard library that no library directory replaces
+    /// available, parsed as far as lookups reach: a package is parsed when a lookup first
+    /// reaches it, without the packages nested in it, each parsed in turn when a lookup reaches
+    /// it (see `crate::embedded`). A model that uses none of the library parses none of it.
+    pub fn add_embedded_stdlib_lazily(&mut self) {
+        if self.stdlib_added {
+            return;
         }
-        for (k, text) in needed.into_iter().enumerate() {
-            if let Some(text) = text {
-                self.add_library_file(format!("<stdlib>/{}", crate::stdlib::FILES[k].0), text);
-            }
-        }
+        self.stdlib_added = true;
+        let files = (0..crate::stdlib::FILES.len())
+            .filter(|&k| !self.libraries.provides(crate::stdlib::PACKAGES[k]))
+            .map(|k| {
+                let text: std::borrow::Cow<'static, str> =
+                    match (self.stdlib_replacements.iter()).find(|(file, _)| file == crate::stdlib::file_name(k)) {
+                        Some((_, text)) => text.clone().into(),
+                        None => crate::stdlib::FILES[k].1.into(),
+                    };
+                let name = format!("<stdlib>/{}", crate::stdlib::FILES[k].0);
+                (name, text, crate::stdlib::PACKAGES[k])
+            })
+            .collect();
+        self.embedded = crate::embedded::Embedded::new(files);
     }
 
     /// The names of the models a user may simulate: the classes of the user's files that are
@@ -249,7 +235,7 @@ impl Sources {
             },
         };
         self.add_predefined();
-        let (product, mut diagnostics) = self.in_rounds(|table, sources| {
+        let round = |table: &ClassTable<'_>, sources: &Sources| {
             let options = sources.with_data_files(options);
             let mut diagnostics = table.diagnostics.clone();
             let (product, mut more) = stage(table, &name, &options);
@@ -263,7 +249,13 @@ impl Sources {
                     .cloned(),
             );
             (product, diagnostics)
-        });
+        };
+        let (mut product, mut diagnostics) = self.in_rounds(round);
+        // A model that is not found is told the closest names of the whole library, as when
+        // every embedded package was parsed from the start.
+        if diagnostics.iter().any(|d| d.code == "E0201") && self.load_all_embedded() {
+            (product, diagnostics) = self.in_rounds(round);
+        }
         self.check_uses_versions(&mut diagnostics);
         // A syntax error in a library class the model uses is found after the stage ran (its
         // class must be reached first): the stage's product then stands on a class with parts
@@ -286,23 +278,93 @@ impl Sources {
     /// `ClassTable::mark_unloaded`). Every repeated round read at least one more file, so this
     /// ends; what the last round returned.
     fn in_rounds<T>(&mut self, mut round: impl FnMut(&ClassTable<'_>, &Sources) -> T) -> T {
+        self.load_embedded_enclosing();
         loop {
             let conversions = self.conversions();
             let (product, requested) = {
                 let library: Vec<&ast::StoredDefinition> = self.library.iter().map(|(_, f)| f).collect();
                 let user: Vec<&ast::StoredDefinition> = self.files.iter().map(|(_, f)| f).collect();
                 let mut table = ClassTable::build(&library, &user);
-                table.mark_unloaded(&self.libraries.unloaded());
+                let mut unloaded = self.libraries.unloaded();
+                unloaded.extend(self.embedded.unloaded());
+                table.mark_unloaded(&unloaded);
                 table.conversions = conversions.iter().map(|(k, v)| (k.clone(), v.as_ref())).collect();
                 let product = round(&table, self);
                 (product, table.take_requested())
             };
             let mut progress = false;
             for class in &requested {
-                progress |= self.load_library_class(class);
+                progress |= self.load_library_class(class) || self.load_embedded_class(class);
             }
             if !progress {
                 return product;
+            }
+        }
+    }
+
+    /// Parses the embedded package `full_name` when it was not parsed yet (see
+    /// `crate::embedded`). Whether a package was parsed.
+    fn load_embedded_class(&mut self, full_name: &str) -> bool {
+        let pieces = self.embedded.take(full_name, &mut self.map);
+        let progress = !pieces.is_empty();
+        for piece in pieces {
+            let (mut tree, diagnostics) = eqm_syntax::parse_file(piece.file, &piece.text);
+            // As for a library directory's file, a syntax problem matters only in a class a
+            // lookup reaches.
+            self.library_syntax.extend(diagnostics);
+            if let (Some(within), Some(class)) = (piece.within, tree.classes.first()) {
+                let span = class.name.span;
+                let parts = within
+                    .split('.')
+                    .map(|part| ast::Ident {
+                        name: part.to_string(),
+                        span,
+                    })
+                    .collect();
+                tree.within = Some(Some(ast::Name {
+                    global: false,
+                    parts,
+                    span,
+                }));
+            }
+            self.library.push((piece.file, tree));
+        }
+        progress
+    }
+
+    /// Parses every embedded package not parsed yet; whether there was one.
+    fn load_all_embedded(&mut self) -> bool {
+        let mut progress = false;
+        for name in self.embedded.all_unloaded() {
+            progress |= self.load_embedded_class(&name);
+        }
+        progress
+    }
+
+    /// Parses the embedded packages a file of the user or of a library adds to (`within
+    /// Modelica.Blocks;`), which must be in the class table before the file's classes are.
+    fn load_embedded_enclosing(&mut self) {
+        let mut paths: Vec<String> = Vec::new();
+        for (_, file) in self.files.iter().chain(&self.library) {
+            if let Some(Some(within)) = &file.within {
+                paths.push(
+                    within
+                        .parts
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join("."),
+                );
+            }
+        }
+        for path in paths {
+            let mut prefix = String::new();
+            for part in path.split('.') {
+                if !prefix.is_empty() {
+                    prefix.push('.');
+                }
+                prefix.push_str(part);
+                self.load_embedded_class(&prefix);
             }
         }
     }

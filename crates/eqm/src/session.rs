@@ -220,8 +220,9 @@ impl Session {
     }
 
     /// A session with the user's `files` and `library` files (each `(name, text)`), and the
-    /// packages of the standard library that they or `model` name.
-    pub fn with_sources(files: &[(String, String)], library: &[(String, String)], model: Option<&str>) -> Session {
+    /// standard library, whose packages are parsed as lookups reach them. The model to be
+    /// compiled (`_model`) is named by the calls that compile it; it is not needed here.
+    pub fn with_sources(files: &[(String, String)], library: &[(String, String)], _model: Option<&str>) -> Session {
         let mut session = Session::new();
         // A system-dynamics file is imported first and stands as its `.eqm` text from here on.
         let imported;
@@ -239,13 +240,7 @@ impl Session {
         } else {
             files
         };
-        let mentioned: Vec<&str> = library
-            .iter()
-            .chain(files)
-            .map(|(_, text)| text.as_str())
-            .chain(model)
-            .collect();
-        session.add_embedded_stdlib_used_by(&mentioned);
+        session.add_embedded_stdlib_lazily();
         for (name, text) in library {
             session.add_library_file(name.clone(), text.clone());
         }
@@ -309,7 +304,7 @@ impl Session {
         library: &[(String, String)],
         libraries: Option<LibraryPath>,
         data: Option<Arc<dyn ReadData>>,
-        model: Option<&str>,
+        _model: Option<&str>,
     ) -> Session {
         let mut session = Session::new();
         if let Some(data) = data {
@@ -328,16 +323,7 @@ impl Session {
         }
         // A system-dynamics file is imported first and stands as its `.eqm` text from here on.
         let files = session.import_system_dynamics_files(files);
-        let lossy: Vec<std::borrow::Cow<'_, str>> =
-            files.iter().map(|(_, bytes)| String::from_utf8_lossy(bytes)).collect();
-        let mentioned: Vec<&str> = library
-            .iter()
-            .map(|(_, text)| text.as_str())
-            .chain(lossy.iter().map(|text| text.as_ref()))
-            .chain(model)
-            .collect();
-        session.add_embedded_stdlib_used_by(&mentioned);
-        drop(lossy);
+        session.add_embedded_stdlib_lazily();
         for (name, text) in library {
             session.add_library_file(name.clone(), text.clone());
         }
@@ -413,12 +399,11 @@ impl Session {
         self.take_source_diagnostics();
     }
 
-    /// Adds the standard-library packages that `texts` mention by name, and those they mention
-    /// in turn (the others cannot be referred to, so parsing them would only cost time).
-    pub fn add_embedded_stdlib_used_by(&mut self, texts: &[&str]) {
-        self.timings
-            .time("parse", || self.sources.add_embedded_stdlib_used_by(texts));
-        self.take_source_diagnostics();
+    /// Makes the standard library compiled into EQM available, each package parsed only when
+    /// a lookup first reaches it: a model parses only the packages it uses (see
+    /// [`Sources::add_embedded_stdlib_lazily`]). Calling it again changes nothing.
+    pub fn add_embedded_stdlib_lazily(&mut self) {
+        self.sources.add_embedded_stdlib_lazily();
     }
 
     /// Takes the diagnostics of adding (parsing) sources.

@@ -9,7 +9,7 @@ use eqm_ir::flat::Causality;
 
 fn diagram(text: &str, model: &str) -> Diagram {
     let mut sources = Sources::new();
-    sources.add_embedded_stdlib_used_by(&[text]);
+    sources.add_embedded_stdlib_lazily();
     sources.add_file("m.eqm", text);
     sources
         .diagram(Some(model), &eqm_flatten::Options::default())

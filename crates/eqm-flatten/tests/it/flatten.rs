@@ -272,30 +272,45 @@ fn top_level_inputs_are_not_unknowns() {
     assert_eq!(unknowns, ["gain.u", "gain.y"]);
 }
 
-/// The CLI parses only the stdlib packages a model's files name as identifiers (and what those
-/// name in turn); a package mentioned only in a comment is not parsed.
+/// The embedded library is parsed only as far as lookups reach: nothing when it is added or for
+/// a model that names a package only in a comment, and for a resistor of the electrical library
+/// the packages on the way to it and to what it uses, not their other packages or other domains.
 #[test]
-fn only_the_named_stdlib_packages_are_loaded() {
-    let loaded = |text: &str| {
+fn the_stdlib_is_parsed_only_as_far_as_lookups_reach() {
+    let parsed = |text: &str| {
         let mut session = Sources::new();
-        session.add_embedded_stdlib_used_by(&[text]);
-        let mut names: Vec<String> = session
-            .library
-            .iter()
-            .map(|(id, _)| session.map.get(*id).name.clone())
-            .collect();
+        session.add_embedded_stdlib_lazily();
+        session.add_file("m.eqm", text);
+        let flat = session.flatten(None, &eqm_flatten::Options::default());
+        assert!(flat.is_some(), "{}", session.render_diagnostics(false));
+        let mut names: Vec<String> = Vec::new();
+        for (id, tree) in &session.library {
+            if !session.map.get(*id).name.starts_with("<stdlib>") {
+                continue;
+            }
+            let within = match &tree.within {
+                Some(Some(w)) => w.parts.iter().map(|p| format!("{}.", p.name)).collect::<String>(),
+                _ => String::new(),
+            };
+            names.extend(tree.classes.iter().map(|c| format!("{within}{}", c.name.name)));
+        }
         names.sort();
         names
     };
-    assert!(loaded("// uses Mechanics\nmodel M Real x = 1; end M;").is_empty());
-    let electrical = loaded("model C Electrical.Analog.Basic.Resistor r; end C;");
-    assert!(
-        electrical.iter().any(|n| n.ends_with("Electrical.eqm")),
-        "{electrical:?}"
+    assert!(parsed("// uses Mechanics\nmodel M Real x = 1; equation end M;").is_empty());
+    let electrical = parsed(
+        "model C\n  Electrical.Analog.Basic.Resistor r(R = 2);\n  Electrical.Analog.Basic.Ground g;\n\
+         equation\n  connect(r.n, g.p);\nend C;",
     );
-    // The closure: every package the loaded ones name is loaded too, so the model flattens.
+    for needed in ["Electrical", "Electrical.Analog", "Electrical.Analog.Basic"] {
+        assert!(electrical.iter().any(|n| n == needed), "{needed}: {electrical:?}");
+    }
+    for unused in ["Hydraulics", "SystemDynamics", "Modelica", "Mechanics"] {
+        assert!(!electrical.iter().any(|n| n == unused), "{unused}: {electrical:?}");
+    }
+    // Every package the model reaches through the ones it names is parsed too, so it flattens.
     let mut session = Sources::new();
-    session.add_embedded_stdlib_used_by(&[example("rc_circuit.eqm").as_str()]);
+    session.add_embedded_stdlib_lazily();
     session.add_file("rc_circuit.eqm", example("rc_circuit.eqm"));
     let flat = session.flatten(None, &eqm_flatten::Options::default());
     assert!(flat.is_some(), "{}", session.render_diagnostics(false));

@@ -38,7 +38,7 @@ impl Session {
         let Some((eqm_name, eqm_text)) = self.import_text(name, text, format) else {
             return false;
         };
-        self.add_embedded_stdlib_used_by(&[eqm_text.as_str()]);
+        self.add_embedded_stdlib_lazily();
         self.add_file(eqm_name, eqm_text);
         true
     }
