@@ -26,6 +26,7 @@ pub mod events;
 pub mod exec;
 pub mod explain;
 mod function_reads;
+pub mod function_zeros;
 pub mod graphview;
 pub mod homotopy;
 pub mod index;

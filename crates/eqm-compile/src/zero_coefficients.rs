@@ -29,7 +29,7 @@
 
 use eqm_diag::source::Span;
 use eqm_ir::builtins::BuiltinKind;
-use eqm_ir::expr::{BinOp, Callee, ExprId, FxHashMap, FxHashSet, Node, VarId};
+use eqm_ir::expr::{BinOp, Callee, ExprId, FuncId, FxHashMap, FxHashSet, Node, VarId};
 use eqm_ir::flat::{FlatModel, Variability};
 
 /// An equation that lost unknowns because a coefficient of theirs is zero at translation.
@@ -58,7 +58,12 @@ impl DroppedOccurrence {
         let parameters = if self.parameters.is_empty() {
             String::new()
         } else {
-            format!(" by the value of {}", quote(&self.parameters))
+            let shown = self.parameters.len().min(8);
+            let more = match self.parameters.len() - shown {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            format!(" by the value of {}{more}", quote(&self.parameters[..shown]))
         };
         let it = if self.unknowns.len() == 1 { "it" } else { "them" };
         let mut reasons = Vec::new();
@@ -201,6 +206,12 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
     let mut branch_choices: Vec<(ExprId, ExprId, ExprId, bool)> = Vec::new();
     let mut unresolved = 0;
     let mut values = Vec::new();
+    let definitions = call_definitions(flat, &varying_vars);
+    let mut evaluator = crate::function_zeros::PartialEvaluator::new(flat);
+    let mut outputs_zero: FxHashMap<VarId, Option<Vec<ExprId>>> = FxHashMap::default();
+    // Per zero factor that is a function's output: the arguments known at translation, whose
+    // parameters become structural.
+    let mut function_roots: FxHashMap<ExprId, Vec<ExprId>> = FxHashMap::default();
     for &e in &order {
         let node = arena.get(e);
         let children_known = arena.children(e).all(|c| known[&c]);
@@ -233,7 +244,31 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
             continue;
         };
         for (factor, other) in [(a, b), (b, a)] {
-            if !known[&factor] || !reads_varying[&other] {
+            if !reads_varying[&other] {
+                continue;
+            }
+            // A variable defined by a function's output that is zero whatever the arguments
+            // that change during the run are.
+            if let Node::Var(v) = *arena.get(factor)
+                && let Some(&(call, function, k)) = definitions.get(&v)
+            {
+                let proven = match outputs_zero.get(&v) {
+                    Some(proven) => proven.clone(),
+                    None => {
+                        let found = zero_output(arena, &known_vars, value, &mut evaluator, call, function, k);
+                        unresolved += usize::from(found.is_none() && found_unsettled(arena, &known_vars, value, call));
+                        outputs_zero.insert(v, found.clone());
+                        found
+                    }
+                };
+                if let Some(roots) = proven {
+                    function_roots.insert(factor, roots);
+                    zero_products.push((e, factor));
+                    break;
+                }
+                continue;
+            }
+            if !known[&factor] {
                 continue;
             }
             let Some(v) = settle(arena, factor, value, &mut values) else {
@@ -254,7 +289,7 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
         };
     }
     let rewritten = zero_products.len() + branch_choices.len();
-    let dropped = rewrite(flat, &zero_products, &branch_choices, &reads_varying);
+    let dropped = rewrite(flat, &zero_products, &branch_choices, &reads_varying, &function_roots);
     ZeroCoefficients {
         dropped,
         rewritten,
@@ -302,6 +337,7 @@ fn rewrite(
     zero_products: &[(ExprId, ExprId)],
     branch_choices: &[(ExprId, ExprId, ExprId, bool)],
     reads_varying: &FxHashMap<ExprId, bool>,
+    function_roots: &FxHashMap<ExprId, Vec<ExprId>>,
 ) -> Vec<DroppedOccurrence> {
     let mut settled: FxHashMap<ExprId, Settled> = zero_products
         .iter()
@@ -399,6 +435,14 @@ fn rewrite(
         let (mut parameters, mut coefficients, mut conditions) = (Vec::new(), Vec::new(), Vec::new());
         for reason in &reasons {
             let root = match *reason {
+                Settled::Zero { factor } if function_roots.contains_key(&factor) => {
+                    coefficients.push(display(factor));
+                    for &root in &function_roots[&factor] {
+                        flat.exprs.vars_in(root, &mut parameters);
+                        structural_roots.push(root);
+                    }
+                    continue;
+                }
                 Settled::Zero { factor } => {
                     coefficients.push(display(factor));
                     factor
@@ -453,4 +497,94 @@ fn add_structural(flat: &mut FlatModel, roots: &[ExprId]) {
         }
     }
     flat.structural.sort_unstable();
+}
+
+/// Per variable that changes during the run and is defined by an output of a user function
+/// (`v = f(...)` or `v = f(...).output3`, either side): the call, the function and the output.
+fn call_definitions(flat: &FlatModel, varying: &[bool]) -> FxHashMap<VarId, (ExprId, FuncId, usize)> {
+    let arena = &flat.exprs;
+    let mut definitions = FxHashMap::default();
+    for eq in &flat.equations {
+        for (var_side, call_side) in [(eq.lhs, eq.rhs), (eq.rhs, eq.lhs)] {
+            let Node::Var(v) = *arena.get(var_side) else { continue };
+            if !varying[v.0 as usize] {
+                continue;
+            }
+            let (call, k) = match *arena.get(call_side) {
+                Node::Call(Callee::User(_), _) => (call_side, 0),
+                Node::CallOutput(call, k) => (call, k as usize),
+                _ => continue,
+            };
+            if let Node::Call(Callee::User(f), _) = arena.get(call) {
+                definitions.insert(v, (call, *f, k));
+            }
+        }
+    }
+    definitions
+}
+
+/// Whether `e` reads nothing but variables known at translation (no `time`, no function
+/// call other than a builtin function).
+fn known_expr(arena: &eqm_ir::expr::ExprArena, e: ExprId, known_vars: &[bool]) -> bool {
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        let ok = match arena.get(e) {
+            Node::Real(_) | Node::Int(_) | Node::Bool(_) => true,
+            Node::Var(v) => known_vars[v.0 as usize],
+            Node::Unary(..) | Node::Binary(..) | Node::If(..) => true,
+            Node::Call(Callee::Builtin(b), _) => b.info().kind != BuiltinKind::Operator,
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+        stack.extend(arena.children(e));
+    }
+    true
+}
+
+/// Output `k` of `call` (of `function`) when the partial evaluation proves it zero with the
+/// arguments known at translation at their values and every other argument unknown: those
+/// known arguments. `None` when it is not proven (or an argument's value is not given).
+fn zero_output(
+    arena: &eqm_ir::expr::ExprArena,
+    known_vars: &[bool],
+    value: &dyn Fn(VarId) -> Option<f64>,
+    evaluator: &mut crate::function_zeros::PartialEvaluator<'_>,
+    call: ExprId,
+    function: FuncId,
+    k: usize,
+) -> Option<Vec<ExprId>> {
+    let Node::Call(_, args) = arena.get(call) else {
+        return None;
+    };
+    let mut values = Vec::with_capacity(args.len());
+    let mut roots = Vec::new();
+    let mut scratch = Vec::new();
+    for &a in args.iter() {
+        if known_expr(arena, a, known_vars) {
+            values.push(Some(settle(arena, a, value, &mut scratch)?));
+            roots.push(a);
+        } else {
+            values.push(None);
+        }
+    }
+    let outputs = evaluator.outputs(function, &values)?;
+    (outputs.get(k).copied().flatten() == Some(0.0)).then_some(roots)
+}
+
+/// Whether an argument of `call` known at translation has no value from `value` (a caller that
+/// computes every parameter may then settle it).
+fn found_unsettled(
+    arena: &eqm_ir::expr::ExprArena,
+    known_vars: &[bool],
+    value: &dyn Fn(VarId) -> Option<f64>,
+    call: ExprId,
+) -> bool {
+    let Node::Call(_, args) = arena.get(call) else {
+        return false;
+    };
+    let mut scratch = Vec::new();
+    args.iter()
+        .any(|&a| known_expr(arena, a, known_vars) && settle(arena, a, value, &mut scratch).is_none())
 }

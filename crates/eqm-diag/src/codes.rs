@@ -909,6 +909,13 @@ pub static CODES: &[CodeInfo] = &[
         "The fixed step of an explicit method is beyond its stability limit for the model's fastest rate at the start",
     ),
     code(
+        "W0703",
+        Warning,
+        Simulation,
+        "A result column that a mode of a variable-structure model does not compute (a derivative that mode's index \
+         reduction did not introduce): its rows in that mode are written as NaN",
+    ),
+    code(
         "W1001",
         Warning,
         Import,

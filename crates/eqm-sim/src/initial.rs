@@ -162,6 +162,13 @@ fn solve_initialization(
     let x_start = model
         .start_values()
         .map_err(|f| failed_at_start(program, start, "the start values could not be computed", &f))?;
+    // The model's program computes the relations at the initialization's values below: it
+    // must see `initial()` as the initialization does, or a condition such as
+    // `change(x) and not initial()` rises there alone, and the relations and `pre` values it
+    // leaves come from a when-statement that fired nowhere else.
+    if let Some((slot, _)) = program.events().initial.filter(|_| carried.is_none()) {
+        model.set_work(slot, 1.0);
+    }
     // The relations at the start values; where they cannot be evaluated (a start value outside
     // a function's domain), the first pass starts from false ones.
     // (A delayed value is its expression there; where that cannot be evaluated, the run's own
@@ -195,6 +202,7 @@ fn solve_initialization(
         }
         let (x0, determined) = take_solution(model, &solver, &link, &handed_over, &x_start)?;
         if surfaces.is_empty() || pass + 1 == PASSES {
+            leave_initial(model, carried);
             repeated_equations_hold(init, &mut solver, start)?;
             return Ok((x0, determined, recovery_notes(init, &mut solver)));
         }
@@ -215,11 +223,28 @@ fn solve_initialization(
         }
         settle_previous(model, Some((&mut solver, &link)), carried, start, &x0, &mut dx);
         if !changed {
+            leave_initial(model, carried);
             repeated_equations_hold(init, &mut solver, start)?;
             return Ok((x0, determined, recovery_notes(init, &mut solver)));
         }
     }
     unreachable!("the last pass returns")
+}
+
+/// Ends the initialization's `initial()` in the model's instance (set for a run's own
+/// initialization, not a resumed one): it is false again, and so is its value before the event
+/// right after the initialization, where it rises.
+fn leave_initial(model: &mut Instance<'_>, carried: Option<&FxHashMap<&str, f64>>) {
+    let program = model.program();
+    let Some((slot, v)) = program.events().initial.filter(|_| carried.is_none()) else {
+        return;
+    };
+    model.set_work(slot, 0.0);
+    for p in &program.events().previous {
+        if matches!(program.exprs().get(p.expr), eqm_ir::expr::Node::Var(w) if *w == v) {
+            model.set_work(p.slot, 0.0);
+        }
+    }
 }
 
 /// Checks the assertions of the initialization program, which are the initial equations the

@@ -366,6 +366,7 @@ impl Modes {
         names: &[String],
         sink: &mut dyn RowSink,
     ) -> Result<Summary, Segment> {
+        let description = self.describe(key);
         let mode = &mut self.programs[index];
         let mut segment = options.clone();
         segment.start = time;
@@ -400,10 +401,27 @@ impl Modes {
                 .clone(),
             Backend::Interpreter => None,
         };
-        let slots = eqm_sim::simulate::columns(&mode.compiled.program, Some(names)).map_err(|d| Segment {
-            error: RunError::Model(Box::new(d)),
-            rows: 1,
-        })?;
+        // The columns come from the analysis with every branch: a derivative this mode's index
+        // reduction did not introduce is written as NaN here, with a warning naming it.
+        let (slots, missing) = eqm_sim::simulate::mode_columns(&mode.compiled.program, names);
+        let mut warnings = std::mem::take(&mut mode.warnings);
+        if !missing.is_empty() {
+            let shown: Vec<String> = missing.iter().take(4).map(|n| format!("`{n}`")).collect();
+            let more = missing.len().saturating_sub(shown.len());
+            warnings.push(
+                Diagnostic::warning(
+                    "W0703",
+                    format!(
+                        "the mode ({description}) does not compute {}{}: written as NaN from t = {time} while the run is in it",
+                        shown.join(", "),
+                        if more > 0 { format!(" and {more} more") } else { String::new() }
+                    ),
+                    mode.compiled.program.model_span(),
+                    "in this model",
+                )
+                .with_help("the other modes compute them; `--vars` chooses the columns of a run"),
+            );
+        }
         let mut forward = crate::results::ForwardSink { sink, rows: 0 };
         let result = eqm_sim::simulate::simulate_with(
             &mode.compiled.program,
@@ -414,7 +432,6 @@ impl Modes {
             &mut forward,
         );
         let rows = forward.rows;
-        let warnings = std::mem::take(&mut mode.warnings);
         result
             .map(|mut summary| {
                 summary.warnings.splice(0..0, warnings);

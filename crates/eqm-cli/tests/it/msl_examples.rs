@@ -80,9 +80,12 @@ const MATCHING: &[&str] = &[
     "Modelica.Electrical.Digital.Examples.DLATREG",
     "Modelica.Electrical.Digital.Examples.FullAdder",
     "Modelica.Electrical.Digital.Examples.HalfAdder",
+    "Modelica.Electrical.Digital.Examples.VectorDelay",
+    "Modelica.Electrical.Spice3.Examples.CascodeCircuit",
     "Modelica.Electrical.Spice3.Examples.CoupledInductors",
     "Modelica.Electrical.Spice3.Examples.Graetz",
     "Modelica.Electrical.Spice3.Examples.Oscillator",
+    "Modelica.Electrical.Spice3.Examples.Spice3BenchmarkRtlInverter",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.QuadraticCoreAirgap",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreAirgap",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreQuadraticCrossSection",
@@ -92,6 +95,7 @@ const MATCHING: &[&str] = &[
     "Modelica.Mechanics.Rotational.Examples.First",
     "Modelica.Mechanics.Rotational.Examples.Friction",
     "Modelica.Mechanics.Rotational.Examples.GenerationOfFMUs",
+    "Modelica.Mechanics.Rotational.Examples.LossyGearDemo1",
     "Modelica.Mechanics.Rotational.Examples.LossyGearDemo3",
     "Modelica.Mechanics.Rotational.Examples.OneWayClutch",
     "Modelica.Mechanics.Rotational.Examples.OneWayClutchDisengaged",
@@ -181,4 +185,54 @@ fn representative_examples_of_the_library_match_their_reference_results() {
         .collect();
     let _ = std::fs::remove_dir_all(&work);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn a_column_of_the_analysis_with_every_branch_is_written_in_every_mode() {
+    // LossyGearDemo1's modes name the acceleration of `Inertia2` after different aliases of its
+    // angle (`der(der(Inertia2.phi))` in one, `der(der(gear.flange_b.phi))` in another): the
+    // default column is read through the alias in each mode. By the inertia's equations
+    // (w = der(phi), a = der(w)) it equals `Inertia2.a` on every row.
+    let Some((library, _)) = installation() else {
+        return;
+    };
+    let work = std::env::temp_dir().join(format!("eqm-msl-columns-{}", std::process::id()));
+    std::fs::create_dir_all(&work).expect("a work directory");
+    let out = work.join("LossyGearDemo1.csv");
+    let class = "Modelica.Mechanics.Rotational.Examples.LossyGearDemo1";
+    let (code, _, err) = eqm(&[
+        "run",
+        "--model",
+        class,
+        "--library",
+        library.to_str().expect("a UTF-8 path"),
+        "--out",
+        out.to_str().expect("a UTF-8 path"),
+    ]);
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&work);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("W0703"), "{err}");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("a header").split(',').collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    let (dd, a) = (column("der(der(Inertia2.phi))"), column("Inertia2.a"));
+    let mut rows = 0;
+    for line in lines {
+        let values: Vec<f64> = line.split(',').map(|v| v.parse().expect("a number")).collect();
+        assert!(
+            (values[dd] - values[a]).abs() <= 1e-9 * (1.0 + values[a].abs()),
+            "t = {}: der(der(Inertia2.phi)) = {}, Inertia2.a = {}",
+            values[0],
+            values[dd],
+            values[a]
+        );
+        rows += 1;
+    }
+    assert!(rows > 100, "{rows} rows");
 }

@@ -37,7 +37,7 @@ pub use crate::hybrid::{EventPolicy, PrintedLine};
 pub use crate::run::{
     Backend, InvariantReport, RecoveryNote, RunOptions, RunSink, SimError, Stabilize, Summary, Switch, Watch,
 };
-pub use columns::{Columns, columns};
+pub use columns::{Columns, columns, mode_columns};
 pub use directional::Known;
 pub use exchange::{EventOutcome, Exchange};
 pub use jacobian::{default_gain, prepare};

@@ -198,8 +198,14 @@ impl RowWriter<'_, '_> {
                 diagnostic: Some(Box::new(self.program.failure_diagnostic(&f))),
             });
         }
-        for (value, slot) in self.values.iter_mut().zip(&self.columns.slots) {
-            *value = point_value(rows, &self.plus, *slot, t, x, dx);
+        for ((value, slot), factor) in self
+            .values
+            .iter_mut()
+            .zip(&self.columns.slots)
+            .zip(&self.columns.factors)
+        {
+            let v = point_value(rows, &self.plus, *slot, t, x, dx);
+            *value = if *factor == 1.0 { v } else { factor * v };
         }
         Ok(())
     }

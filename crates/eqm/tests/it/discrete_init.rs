@@ -2,8 +2,9 @@
 //! and the discrete semantics at events they need, through the API on both back ends: `pre` of
 //! a variable an ordinary equation defines named by an initial equation, initial algorithms,
 //! a state machine of two steps, initial equations that repeat one another, `pre` within the
-//! event iteration, relations on discrete-time variables, `max` at its kink, and an integer part
-//! of a delayed value at the start. Every expected value is derived by hand in the test.
+//! event iteration, relations on discrete-time variables, `max` at its kink, an integer part
+//! of a delayed value at the start, and an inertial delay whose input's fixed start differs from
+//! its value. Every expected value is derived by hand in the test.
 
 use eqm::{RunSettings, SimulationResult};
 
@@ -254,4 +255,35 @@ end M;
     assert_eq!(result.value_at("k", 0.0), Some(2.0));
     assert_eq!(result.value_at("z", 0.0), Some(20.0));
     assert_eq!(result.final_value("z"), Some(20.0));
+}
+
+#[test]
+fn an_inertial_delay_holds_its_fixed_start_until_the_delay_has_passed() {
+    // The form of the library's inertial delays: x's fixed start (1) differs from its value
+    // (3), so change(x) holds during the initialization, where `not initial()` keeps the first
+    // branch's second element false. The first branch fires for initial() alone and sets
+    // t_next = 0.5; y keeps its fixed start 1 until then, takes x = 3 at t = 0.5, and at the
+    // change of x to 4 at t = 2 the delay starts again: y = 4 from t = 2.5.
+    let model = "model M
+  Integer x(start = 1, fixed = true);
+  Integer y(start = 1, fixed = true);
+  discrete Real t_next;
+equation
+  x = if time < 2 then 3 else 4;
+algorithm
+  when {initial(), change(x) and not initial()} then
+    t_next := time + 0.5;
+  elsewhen time >= t_next then
+    y := x;
+  end when;
+end M;
+";
+    let result = run_both(model, 3.0, 0.25);
+    for (t, y) in [(0.0, 1.0), (0.25, 1.0), (1.0, 3.0), (2.25, 3.0), (2.75, 4.0)] {
+        assert_eq!(result.value_at("y", t), Some(y), "y({t})");
+    }
+    let first = result.column("y").expect("y").first().copied();
+    assert_eq!(first, Some(1.0), "y's first row");
+    close(&result, "t_next", 1.0, 0.5);
+    close(&result, "t_next", 2.75, 2.5);
 }

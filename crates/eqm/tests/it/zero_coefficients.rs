@@ -369,3 +369,97 @@ end Reciprocal;";
     check(&result, "g", 0.0, 0.5, 1e-9);
     check(&result, "g", 1.0, 1.0 / 3.0, 1e-9);
 }
+
+/// The capacitor of [`ZERO_CAPACITANCE`] with its capacitance computed by a function of the
+/// voltage, as semiconductor models compute theirs: a depletion part for negative voltages and a
+/// diffusion part for positive ones, each proportional to a parameter (`depletion` is how
+/// the depletion part is written: a product, or a quotient the partial evaluation does not fold).
+fn function_capacitance(depletion: &str) -> String {
+    format!(
+        "
+function capacitance
+  input Real cj0;
+  input Real tt;
+  input Real v;
+  output Real c;
+protected
+  Real arg;
+algorithm
+  if v < 0 then
+    arg := 1 - v/0.7;
+    c := {depletion};
+  else
+    c := cj0 + tt*exp(v/0.025);
+  end if;
+end capacitance;
+
+model Divider
+{CIRCUIT}
+model VoltageCapacitor
+  extends TwoPin;
+  parameter Real cj0 = 0;
+  parameter Real tt = 0;
+  Real c;
+equation
+  c = capacitance(cj0, tt, v);
+  i = c*der(v);
+end VoltageCapacitor;
+
+  Ramp s(k = 10);
+  Resistor r1(R = 2);
+  VoltageCapacitor c;
+  Resistor r2(R = 3);
+  Ground g;
+equation
+  connect(s.p, r1.p);
+  connect(r1.n, c.p);
+  connect(r1.n, r2.p);
+  connect(c.n, s.n);
+  connect(r2.n, s.n);
+  connect(s.n, g.p);
+end Divider;
+"
+    )
+}
+
+#[test]
+fn a_capacitance_a_function_computes_zero_on_every_path_leaves_no_state() {
+    // cj0 = tt = 0: both branches of the function give 0 whatever v is, so the capacitor's
+    // voltage is no state and the node is the divider of the ramp: c.v = 10 t * 3/5 = 6 t.
+    let text = function_capacitance("cj0*arg^(-0.5)");
+    let mut session = Session::with_sources(&[("m.eqm".to_string(), text.clone())], &[], None);
+    let summary = session.check(None, &ModelOptions::default()).expect("checks");
+    assert_eq!(summary.zero_coefficients.len(), 1, "{:?}", summary.zero_coefficients);
+    let note = &summary.zero_coefficients[0];
+    assert!(
+        note.contains("`c.c`, `c.v` dropped from `c.i = c.c*der(c.v)`"),
+        "{note}"
+    );
+    assert!(note.contains("coefficient `c.c` is 0 at translation"), "{note}");
+    assert!(note.contains("`c.cj0`") && note.contains("`c.tt`"), "{note}");
+    let model = compile(&text);
+    assert_eq!(model.program().layout().states, 0);
+    let result = run_both_back_ends(&text, settings(1.0));
+    for (name, expected) in [("c.v", 6.0), ("c.i", 0.0), ("c.c", 0.0), ("r1.i", 2.0)] {
+        check(&result, name, 1.0, expected, 1e-10);
+    }
+    // The parameters the proof read fix the structure.
+    let mut model = session.compile(None, &ModelOptions::default()).expect("compiles");
+    let refused = model.set_parameter("c.tt", 1e-9).expect_err("c.tt fixes the structure");
+    assert_eq!(refused.code, "E0707");
+}
+
+#[test]
+fn a_capacitance_zero_only_through_a_quotient_is_not_folded() {
+    // `cj0/sqrt(arg)` is 0 for every finite arg, but a quotient is not folded (its divisor
+    // could be 0): the capacitance is not proven zero, the voltage stays a state, and the run
+    // stops at its singular derivative instead of guessing.
+    let mut model = compile(&function_capacitance("cj0/sqrt(arg)"));
+    assert!(model.zero_coefficients().is_empty());
+    match model.simulate(&settings(1.0)).expect_err("singular") {
+        RunError::Failed {
+            diagnostic: Some(d), ..
+        } => assert_eq!(d.code, "E0703", "{d:?}"),
+        other => panic!("{other}"),
+    }
+}
