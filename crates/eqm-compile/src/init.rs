@@ -453,7 +453,12 @@ fn shared_with_simulation(dae: &mut Dae<Hybrid>, simulation: &Plan) -> Option<(I
 /// W0502 for the states whose start values had to be assumed, if there are any.
 fn assumed_warning(init: &Dae<Hybrid>, assumed: &[VarId]) -> Option<Diagnostic> {
     let first = init.flat.var(*assumed.first()?);
-    let names: Vec<String> = assumed.iter().map(|v| start_text(init, *v)).collect();
+    // A large model may assume millions: the message names the first few and counts the rest.
+    const NAMED: usize = 20;
+    let mut names: Vec<String> = assumed.iter().take(NAMED).map(|v| start_text(init, *v)).collect();
+    if assumed.len() > NAMED {
+        names.push(format!("and {} more", assumed.len() - NAMED));
+    }
     let mut d = Diagnostic::warning(
         "W0502",
         format!(

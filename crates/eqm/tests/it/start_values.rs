@@ -200,3 +200,19 @@ fn a_fixed_start_value_reading_a_variable_an_equation_defines_uses_its_initial_v
     let x = result.final_value("x").unwrap();
     assert!((x - 2.0 * (-1.0f64).exp()).abs() < 1e-6, "x(1) = {x}");
 }
+
+/// The warning for assumed start values names the first twenty states and counts the others:
+/// a chain of a million states must not print a million names.
+#[test]
+fn the_warning_for_assumed_start_values_names_twenty_states_and_counts_the_rest() {
+    let text = "model Many\n  Real x[25];\nequation\n  der(x) = -x;\nend Many;\n";
+    let mut session = eqm::Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
+    assert!(session.compile(None, &eqm::ModelOptions::default()).is_some());
+    let warning = session.diagnostics().iter().find(|d| d.code == "W0502").expect("W0502");
+    assert!(
+        warning.message.contains("x[20] = 0") && !warning.message.contains("x[21]"),
+        "{}",
+        warning.message
+    );
+    assert!(warning.message.ends_with("and 5 more"), "{}", warning.message);
+}
