@@ -86,17 +86,7 @@ impl Flattener<'_, '_> {
         if existing.saturating_add(adding) <= MAX_MODEL_SCALARS {
             return true;
         }
-        self.report_model_limit_once(|| {
-            Diagnostic::error(
-                "E0316",
-                format!(
-                    "the flat model would have more than {MAX_MODEL_SCALARS} scalar {what}, the limit of one model"
-                ),
-                span,
-                "the limit is passed here",
-            )
-            .with_help("EQM expands arrays and for-loops into scalars; split the model or use smaller sizes")
-        });
+        self.report_model_limit_once(|| model_limit_error(what, span));
         false
     }
 
@@ -131,19 +121,10 @@ impl Flattener<'_, '_> {
                 continue;
             }
             self.report_model_limit_once(|| {
-                Diagnostic::error(
-                    "E0316",
-                    format!(
-                        "the flat model would have more than {MAX_MODEL_SCALARS} scalar {what}, the limit of one model"
-                    ),
-                    span,
-                    "the limit is passed here",
-                )
-                .with_note(format!(
+                model_limit_error(what, span).with_note(format!(
                     "the elements of `{name}` are built alike, each with {each} scalar {what}; {rest} more would make {} in all",
                     existing.saturating_add(adding)
                 ))
-                .with_help("EQM expands arrays and for-loops into scalars; split the model or use smaller sizes")
             });
             return false;
         }
@@ -177,4 +158,15 @@ impl Flattener<'_, '_> {
             self.diagnostics_at_limit = self.diagnostics.len();
         }
     }
+}
+
+/// E0316 for a flat model that would have more than [`MAX_MODEL_SCALARS`] scalar `what`.
+fn model_limit_error(what: &str, span: eqm_diag::source::Span) -> Diagnostic {
+    Diagnostic::error(
+        "E0316",
+        format!("the flat model would have more than {MAX_MODEL_SCALARS} scalar {what}, the limit of one model"),
+        span,
+        "the limit is passed here",
+    )
+    .with_help("EQM expands arrays and for-loops into scalars; split the model or use smaller sizes")
 }

@@ -44,6 +44,25 @@ struct Requesters {
 }
 
 impl Writer<'_, '_> {
+    /// The values of `fields` at each requester `1..=n` of dimension `dim`: one column per
+    /// field, one entry per requester.
+    fn requester_columns(&mut self, dim: &str, n: usize, fields: &[&Expr]) -> Result<Vec<Vec<String>>, Diagnostic> {
+        let mut columns: Vec<Vec<String>> = fields.iter().map(|_| Vec::with_capacity(n)).collect();
+        for i in 1..=n {
+            let mut context = self.element.clone();
+            context.push((dim.to_string(), i));
+            let mut writer = Writer {
+                scope: self.scope,
+                helpers: &mut *self.helpers,
+                element: &context,
+            };
+            for (column, field) in columns.iter_mut().zip(fields) {
+                column.push(writer.real(field)?);
+            }
+        }
+        Ok(columns)
+    }
+
     /// The element of `ALLOCATE BY PRIORITY(args...)` being defined.
     pub(super) fn allocate_by_priority(&mut self, expr: &Expr, args: &[Expr]) -> Result<String, Diagnostic> {
         let Requesters { dim, k, n } = self.requesters(expr, &args[0], "ALLOCATE BY PRIORITY")?;
@@ -59,18 +78,7 @@ impl Writer<'_, '_> {
             }
             _ => Some(self.real(&args[2])?),
         };
-        let mut columns = vec![Vec::with_capacity(n), Vec::with_capacity(n)];
-        for i in 1..=n {
-            let mut context = self.element.clone();
-            context.push((dim.clone(), i));
-            let mut writer = Writer {
-                scope: self.scope,
-                helpers: &mut *self.helpers,
-                element: &context,
-            };
-            columns[0].push(writer.real(&args[0])?);
-            columns[1].push(writer.real(&args[1])?);
-        }
+        let columns = self.requester_columns(&dim, n, &[&args[0], &args[1]])?;
         let width = self.real(&args[3])?;
         let supply = self.real(&args[4])?;
         let function = self.allocation_function(Profiles::ByPriority);
@@ -85,20 +93,8 @@ impl Writer<'_, '_> {
     pub(super) fn allocate_available(&mut self, expr: &Expr, args: &[Expr]) -> Result<String, Diagnostic> {
         let Requesters { dim, k, n } = self.requesters(expr, &args[0], "ALLOCATE AVAILABLE")?;
         let profile = self.profile_elements(expr, &args[1])?;
-        let mut columns: Vec<Vec<String>> = (0..5).map(|_| Vec::with_capacity(n)).collect();
-        for i in 1..=n {
-            let mut context = self.element.clone();
-            context.push((dim.clone(), i));
-            let mut writer = Writer {
-                scope: self.scope,
-                helpers: &mut *self.helpers,
-                element: &context,
-            };
-            columns[0].push(writer.real(&args[0])?);
-            for (j, field) in profile.iter().enumerate() {
-                columns[j + 1].push(writer.real(field)?);
-            }
-        }
+        let fields: Vec<&Expr> = std::iter::once(&args[0]).chain(profile.iter()).collect();
+        let columns = self.requester_columns(&dim, n, &fields)?;
         let available = self.real(&args[2])?;
         let function = self.allocation_function(Profiles::Available);
         let call = format!("{function}({}, {available})", vectors(&columns));

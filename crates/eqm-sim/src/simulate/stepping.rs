@@ -121,11 +121,8 @@ impl<'p> Stepping<'p> {
     /// Handles the event the run stopped before (nothing when none is due), as a whole run
     /// handles it: the event iteration at its time, after which the values are those after it.
     pub fn event(&mut self) -> Result<Advanced, SimError> {
-        if let Some((time, message)) = &self.terminated {
-            return Ok(Advanced::Terminated {
-                time: *time,
-                message: message.clone(),
-            });
+        if let Some(terminated) = self.terminated_outcome() {
+            return Ok(terminated);
         }
         self.values.invalidate();
         let Some(run) = &mut self.run else {
@@ -149,14 +146,21 @@ impl<'p> Stepping<'p> {
         self.terminated.as_ref()
     }
 
+    /// What advancing or handling an event answers once `terminate` ended the run: where it
+    /// did, for the run does not move.
+    fn terminated_outcome(&self) -> Option<Advanced> {
+        let (time, message) = self.terminated.as_ref()?;
+        Some(Advanced::Terminated {
+            time: *time,
+            message: message.clone(),
+        })
+    }
+
     /// Advances the run to `t` (at most its stop time), with every event on the way. A run
     /// that `terminate` ended does not move.
     pub fn advance_to(&mut self, t: f64) -> Result<Advanced, SimError> {
-        if let Some((time, message)) = &self.terminated {
-            return Ok(Advanced::Terminated {
-                time: *time,
-                message: message.clone(),
-            });
+        if let Some(terminated) = self.terminated_outcome() {
+            return Ok(terminated);
         }
         self.values.invalidate();
         let Some(run) = &mut self.run else {
