@@ -13,6 +13,7 @@
 
 use crate::conversion::{Conversions, ElementConversion};
 use crate::resolve::{ClassId, ClassTable, LookupError, TypeRef};
+use crate::sources::dotted;
 use eqm_syntax::ast;
 
 impl<'a> ClassTable<'a> {
@@ -106,8 +107,4 @@ impl<'a> ClassTable<'a> {
         }
         Some(with_rest(first.to_string()))
     }
-}
-
-fn dotted(name: &ast::Name) -> String {
-    name.parts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(".")
 }

@@ -400,17 +400,19 @@ impl<'a> ClassTable<'a> {
 
     /// Resolves a simple (undotted) class name used inside `scope`, without building a name.
     pub fn lookup_simple(&self, scope: ClassId, ident: &str) -> Option<TypeRef> {
-        if let Some(converted) = self.converted_lookup(scope, false, &[ident]) {
-            return converted.ok();
-        }
+        // A name written for an earlier version of a library is looked up by its new name.
+        let look = || match self.converted_lookup(scope, false, &[ident]) {
+            Some(converted) => converted.ok(),
+            None => self.lookup_first(scope, ident, 0, false),
+        };
         if !self.searching.borrow().is_empty() {
-            return self.lookup_first(scope, ident, 0, false);
+            return look();
         }
         let key = (scope, LookupKind::Name);
         if let Some(&answer) = self.answers.borrow().get(&key).and_then(|m| m.get(ident)) {
             return answer.ok();
         }
-        let answer = self.lookup_first(scope, ident, 0, false);
+        let answer = look();
         // A simple name that is not found is `NotFound` at its first part, as `lookup` says.
         let remembered = answer.ok_or(LookupError::NotFound { resolved_parts: 0 });
         self.answers

@@ -577,7 +577,8 @@ fn misplaced(tree: &ast::StoredDefinition, file: &LibraryFile) -> Option<Diagnos
     }
 }
 
-fn dotted(name: &ast::Name) -> String {
+/// A name as written, its parts joined by dots.
+pub(crate) fn dotted(name: &ast::Name) -> String {
     name.parts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(".")
 }
 
