@@ -10,7 +10,10 @@
 //! text the front end read, [`Sources::stdlib_replacements`]) and any files a front end adds
 //! with [`Sources::add_library_file`]. Nothing here reads files: the data files a model names
 //! (`readMatrix`) are read through the [`ReadData`] a front end gives ([`Sources::reader`]), and
-//! external C functions are compiled through its linker ([`Sources::linker`]).
+//! external C functions are compiled through its linker ([`Sources::linker`]). The classes of
+//! library directories, and the conversion script a library names for models written for an
+//! earlier version of it, are read through the front end's library store
+//! ([`Sources::libraries`]).
 
 use crate::conversion::Conversions;
 use crate::datafiles::DataFiles;
