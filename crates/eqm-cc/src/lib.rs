@@ -13,6 +13,10 @@
 //! `-Wl,--no-undefined`, so a symbol missing after linking is a link error rather than a crash
 //! at the first call), or a shared object that does not load.
 //!
+//! C code that includes `ModelicaUtilities.h`, as the C code of Modelica libraries does, finds
+//! EQM's own copy of the header (written into the cache directory) after the unit's include
+//! directories; the functions it declares are defined in every unit.
+//!
 //! The libraries a unit names are searched in each `LibraryDirectory`'s platform
 //! subdirectory (`linux64`) first, as Modelica tools do, then in the directory itself. A
 //! library with no prebuilt file there whose C sources the installation ships is built from
@@ -58,6 +62,36 @@ pub fn cache_root() -> PathBuf {
 /// The flags of every build: position-independent code for a shared object, optimised, and
 /// every symbol resolved when it is linked.
 const FLAGS: [&str; 5] = ["-shared", "-fPIC", "-O2", "-Wl,--no-undefined", "-o"];
+
+/// The header `ModelicaUtilities.h` that the C code of Modelica libraries includes: the
+/// declarations of the functions every unit defines (its messages, warnings and errors, and
+/// the strings it allocates). Its directory comes after the unit's own include directories, so
+/// a library that ships its own copy of the header reads that one.
+const MODELICA_UTILITIES_H: &str = r#"#ifndef EQM_MODELICA_UTILITIES_H
+#define EQM_MODELICA_UTILITIES_H
+#include <stdarg.h>
+#include <stddef.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+void ModelicaMessage(const char* string);
+void ModelicaFormatMessage(const char* format, ...);
+void ModelicaVFormatMessage(const char* format, va_list args);
+void ModelicaWarning(const char* string);
+void ModelicaFormatWarning(const char* format, ...);
+void ModelicaVFormatWarning(const char* format, va_list args);
+_Noreturn void ModelicaError(const char* string);
+_Noreturn void ModelicaFormatError(const char* format, ...);
+_Noreturn void ModelicaVFormatError(const char* format, va_list args);
+char* ModelicaAllocateString(size_t len);
+char* ModelicaAllocateStringWithErrorReturn(size_t len);
+char* ModelicaDuplicateString(const char* str);
+char* ModelicaDuplicateStringWithErrorReturn(const char* str);
+#ifdef __cplusplus
+}
+#endif
+#endif
+"#;
 
 /// External functions compiled by a system C compiler, each shared object cached on disk and
 /// loaded once per process.
@@ -110,6 +144,7 @@ impl SystemCompiler {
         for d in &unit.include_directories {
             command.arg(format!("-I{d}"));
         }
+        command.arg(format!("-I{}", self.utilities_header_directory()?.display()));
         // The libraries built from sources are shared libraries named by their absolute paths,
         // which the unit records: every unit that names one loads the same copy, so the state
         // its C code keeps in `static` variables is one per process, as Modelica's tools have it.
@@ -148,6 +183,23 @@ impl SystemCompiler {
         }
         std::fs::rename(&partial, &object).map_err(|e| error(format!("cannot write `{}`: {e}", object.display())))?;
         Ok(object)
+    }
+
+    /// The directory of EQM's `ModelicaUtilities.h` in the cache, written unless it holds the
+    /// header already (through a temporary file, so that a concurrent build never reads half
+    /// of it).
+    fn utilities_header_directory(&self) -> Result<PathBuf, LinkError> {
+        let dir = self.cache.join("include");
+        let header = dir.join("ModelicaUtilities.h");
+        if std::fs::read(&header).is_ok_and(|bytes| bytes == MODELICA_UTILITIES_H.as_bytes()) {
+            return Ok(dir);
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| error(format!("cannot create `{}`: {e}", dir.display())))?;
+        let partial = dir.join(format!("ModelicaUtilities.h.{}", std::process::id()));
+        std::fs::write(&partial, MODELICA_UTILITIES_H)
+            .and_then(|()| std::fs::rename(&partial, &header))
+            .map_err(|e| error(format!("cannot write `{}`: {e}", header.display())))?;
+        Ok(dir)
     }
 
     /// Why library `name` of `unit` was found neither prebuilt nor as C sources, naming the
@@ -198,6 +250,7 @@ impl SystemCompiler {
         h.text(&self.compiler);
         FLAGS.iter().for_each(|f| h.text(f));
         h.text(&unit.source);
+        h.text(MODELICA_UTILITIES_H);
         for d in &unit.include_directories {
             h.text(d);
             for (name, bytes) in directory_files(Path::new(d)) {

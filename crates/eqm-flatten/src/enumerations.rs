@@ -73,8 +73,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return Some(Some(Value::Array(vec![n], elements, ScalarType::Integer)));
         }
         let (literal, path) = c.parts.split_last()?;
-        if path.is_empty() || !literal.subscripts.is_empty() {
+        if !literal.subscripts.is_empty() {
             return None;
+        }
+        if path.is_empty() {
+            return self.imported_literal_value(&literal.name.name, scope);
         }
         let type_ref = ast::ComponentRef {
             global: c.global,
@@ -104,6 +107,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.model.exprs.int(position as i64 + 1),
             ScalarType::Integer,
         )))
+    }
+
+    /// A literal that an import of the scope's class or of a class enclosing it names by its
+    /// simple name (`Heating` after `import P.Mode.Heating;`), as its position. A constant of
+    /// that name declared in a class on the way shadows the import, as lookup finds it first.
+    fn imported_literal_value(&mut self, name: &str, scope: Scope) -> Option<Option<Value>> {
+        let mut current = Some(scope.class);
+        while let Some(class) = current {
+            if self.find_constant_decl(class, name).is_some() {
+                return None;
+            }
+            if let Some(position) = self.imported_literal(class, name) {
+                let literal = self.model.exprs.int(position as i64 + 1);
+                return Some(Some(Value::Scalar(literal, ScalarType::Integer)));
+            }
+            current = self.table.get(class).parent;
+        }
+        None
     }
 
     /// The name of the literal a reference names (`Mode.Heating` gives `Heating`), for

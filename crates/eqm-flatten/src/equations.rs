@@ -466,6 +466,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let count = else_eqs.len();
         if flattened.iter().any(|b| b.len() != count) {
+            // A condition that is not known may be one that an error reported before made
+            // unknown (a parameter whose binding failed): the imbalance is then no news.
+            if eqm_diag::has_errors(&self.diagnostics) {
+                return;
+            }
             let counts: Vec<String> = flattened
                 .iter()
                 .map(|b| b.len().to_string())

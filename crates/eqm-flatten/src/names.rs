@@ -240,18 +240,47 @@ impl<'t, 'a> Flattener<'t, 'a> {
         class: crate::resolve::ClassId,
         ident: &'a str,
     ) -> Option<(crate::resolve::ClassId, &'a str)> {
+        self.imported_elements(class, ident)
+            .into_iter()
+            .find(|&(package, name)| self.find_constant_decl(package, name).is_some())
+    }
+
+    /// The enumeration type and position of the literal that an import of `class` makes visible
+    /// as `ident`: `import P.Mode.Heating;`, `import H = P.Mode.Heating;` or
+    /// `import P.Mode.{Off, Heating};`.
+    pub(crate) fn imported_literal(&self, class: crate::resolve::ClassId, ident: &str) -> Option<usize> {
+        self.imported_elements(class, ident)
+            .into_iter()
+            .find_map(|(enumeration, name)| {
+                let literals = self.table.get(enumeration).enumeration()?;
+                literals.iter().position(|l| l.name.name == name)
+            })
+    }
+
+    /// Every (class, element name) that an import of `class` could make visible as `ident`,
+    /// in the order of the imports; whether the class has such an element is the caller's
+    /// question.
+    fn imported_elements<'n>(
+        &self,
+        class: crate::resolve::ClassId,
+        ident: &'n str,
+    ) -> Vec<(crate::resolve::ClassId, &'n str)>
+    where
+        'a: 'n,
+    {
         let table = self.table;
         let package_of = |parts: &[ast::Ident]| table.resolve_path(parts.iter().map(|p| p.name.as_str()));
+        let mut found = Vec::new();
         for import in table.get(class).imports() {
-            let found = match &import.kind {
+            let element = match &import.kind {
                 ast::ImportKind::Qualified(n)
                     if n.parts.len() > 1 && n.parts.last().is_some_and(|p| p.name == ident) =>
                 {
                     package_of(&n.parts[..n.parts.len() - 1]).map(|p| (p, ident))
                 }
                 ast::ImportKind::Renamed { alias, name } if alias.name == ident && name.parts.len() > 1 => {
-                    let last = name.parts.last()?.name.as_str();
-                    package_of(&name.parts[..name.parts.len() - 1]).map(|p| (p, last))
+                    let Some(last) = name.parts.last() else { continue };
+                    package_of(&name.parts[..name.parts.len() - 1]).map(|p| (p, last.name.as_str()))
                 }
                 ast::ImportKind::Unqualified(n) => package_of(&n.parts).map(|p| (p, ident)),
                 ast::ImportKind::Multiple { package, names } if names.iter().any(|n| n.name == ident) => {
@@ -259,16 +288,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 _ => None,
             };
-            if let Some((package, name)) = found
-                && self.find_constant_decl(package, name).is_some()
-            {
-                return Some((package, name));
-            }
+            found.extend(element);
         }
-        None
+        found
     }
 
-    fn find_constant_decl(
+    pub(crate) fn find_constant_decl(
         &self,
         class: crate::resolve::ClassId,
         name: &str,

@@ -515,16 +515,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(links)
     }
 
-    /// A directory of an annotation as a path: `modelica://Pkg/rest` is `rest` in the directory
-    /// of the file that defines the top-level class `Pkg`, `file://path` is
-    /// `path`, anything else is taken as written.
+    /// A directory of an annotation as a path: `modelica://Pkg.Sub/rest` is `rest` in the
+    /// directory that stands for `Pkg.Sub`: the directory of the file that defines the top-level
+    /// class `Pkg`, with a subdirectory for each further part of the class name (`Sub/rest`),
+    /// as a library stored as directories maps its packages. `file://path` is `path`, anything
+    /// else is taken as written.
     pub(super) fn resource_path(&self, uri: &str) -> String {
         if let Some(rest) = uri.strip_prefix("modelica://") {
             let (class, path) = rest.split_once('/').unwrap_or((rest, ""));
-            let top = class.split('.').next().unwrap_or(class);
+            let mut parts = class.split('.').filter(|part| !part.is_empty());
+            let top = parts.next().unwrap_or(class);
             let file = self.table.find(top).map(|c| self.table.get(c).def.name.span.file);
             let source = file.map_or("<unknown>", |f| self.options.data_files.source(f));
-            let dir = Path::new(source).parent().unwrap_or(Path::new(""));
+            let mut dir = Path::new(source).parent().unwrap_or(Path::new("")).to_path_buf();
+            dir.extend(parts);
             return dir.join(path).display().to_string();
         }
         uri.strip_prefix("file://").unwrap_or(uri).to_string()

@@ -201,6 +201,49 @@ end Lib;
     }
 }
 
+#[test]
+fn an_include_directory_of_a_nested_package_is_its_subdirectory_and_the_utilities_header_is_there() {
+    if !have_cc() {
+        return;
+    }
+    let dir = scratch("nested");
+    // `modelica://Lib.Tools/source` stands for `<dir>/Tools/source`: the package `Lib` is the
+    // file `<dir>/Lib.eqm`, and each further part of the name is a subdirectory.
+    let source = dir.join("Tools/source");
+    std::fs::create_dir_all(&source).expect("source directory");
+    // The C code includes `ModelicaUtilities.h`, which EQM provides, as a library's C code does.
+    let c = "#include \"ModelicaUtilities.h\"\ndouble triple(double x) { if (x < -1.0) ModelicaError(\"below -1\"); return 3.0 * x; }\n";
+    std::fs::write(source.join("triple.c"), c).expect("source");
+    let text = r##"
+package Lib
+  package Tools
+    function triple
+      input Real x;
+      output Real y;
+      external "C" y = triple(x) annotation(Include = "#include \"triple.c\"",
+        IncludeDirectory = "modelica://Lib.Tools/source");
+    end triple;
+  end Tools;
+  model UseIt
+    Real y = Tools.triple(time);
+  end UseIt;
+end Lib;
+"##;
+    let name = dir.join("Lib.eqm").display().to_string();
+    let mut session = session(&name, text, &dir);
+    let mut model = session
+        .compile(Some("Lib.UseIt"), &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let result = model
+        .simulate(&RunSettings {
+            stop: Some(1.0),
+            interval: Some(0.25),
+            ..RunSettings::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    check(&result, "y", 0.75, 2.25, 0.0);
+}
+
 /// The rendered diagnostics of `check` on `text`, which must fail with `E0325`.
 pub(crate) fn check_fails(name: &str, text: &str, cache: &Path, compiler: &str) -> String {
     let mut session = Session::with_sources(&[(name.to_string(), text.to_string())], &[], None);

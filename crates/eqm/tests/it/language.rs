@@ -76,6 +76,7 @@ corpus!(
     get_instance_name,
     global_names,
     imported_constants,
+    imported_literals,
     inner_outer,
     integer_results,
     own_name_lookup,
