@@ -871,6 +871,13 @@ pub static CODES: &[CodeInfo] = &[
          not run (such a call runs for its effect only in a function)",
     ),
     code(
+        "W0302",
+        Warning,
+        Instantiation,
+        "A parameter that nothing gives a value (no binding, no modifier, no `--param`): its start value \
+         (0 without one) is used as its value",
+    ),
+    code(
         "W0501",
         Warning,
         Structural,

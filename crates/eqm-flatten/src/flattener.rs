@@ -284,5 +284,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if !eqm_diag::has_errors(&self.diagnostics) && !self.options.skip_balance_check {
             self.check_balance();
         }
+        if !eqm_diag::has_errors(&self.diagnostics) {
+            self.warn_parameters_without_value();
+        }
     }
 }

@@ -197,6 +197,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return Some(resolved);
             }
             resolved.is_connector = entry.def.kind.is_connector();
+            if let Some(mut predefined) = self.long_form_predefined_type(c, depth) {
+                predefined.class_name = resolved.class_name;
+                predefined.is_connector |= resolved.is_connector;
+                return Some(predefined);
+            }
             if let ast::ClassBody::Short {
                 prefixes,
                 base,
@@ -213,16 +218,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 // A short definition of a builtin, an enumeration or another short class is
                 // followed, so that it has the attributes of the type it ends at (`connector
                 // DigitalSignal = Logic` has those of the enumeration `Logic`); one of a long
-                // class stays the class itself (its body is collected like an extends).
+                // class stays the class itself (its body is collected like an extends), unless
+                // the definition adds dimensions (`type Color = TypeInteger[3]`): the base class
+                // is then the element type of an array, which only following it can give.
                 let base_type = self.table.lookup(parent, base).ok();
-                let follows = match base_type {
-                    Some(TypeRef::Builtin(_)) => true,
-                    Some(TypeRef::Class(b)) => matches!(
-                        self.table.get(b).def.body,
-                        ast::ClassBody::Short { .. } | ast::ClassBody::Enumeration { .. }
-                    ),
-                    None => true,
-                };
+                let follows = !dims.is_empty()
+                    || match base_type {
+                        Some(TypeRef::Builtin(_)) => true,
+                        Some(TypeRef::Class(b)) => matches!(
+                            self.table.get(b).def.body,
+                            ast::ClassBody::Short { .. } | ast::ClassBody::Enumeration { .. }
+                        ),
+                        None => true,
+                    };
                 if follows {
                     let base_resolved = self.resolve_type(parent, base, depth + 1)?;
                     let mut inner = ResolvedType::clone(&base_resolved);

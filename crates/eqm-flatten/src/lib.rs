@@ -63,6 +63,7 @@ mod consteval;
 mod conversion;
 mod converted_lookup;
 mod datafiles;
+mod derived_types;
 mod enumerations;
 mod equations;
 mod eval;
@@ -98,6 +99,7 @@ mod statements;
 mod streams;
 mod string_options;
 mod subscripts;
+mod unbound_parameters;
 mod value;
 mod variables;
 

@@ -84,6 +84,7 @@ corpus!(
     matrix_blocks,
     parameter_if_equations,
     iterators,
+    long_form_types,
     quoted_identifiers,
     read_matrix,
     record_algorithms,
