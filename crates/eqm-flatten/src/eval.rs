@@ -684,6 +684,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         }
+        if op == B::Pow && !a.dims().is_empty() {
+            return self.matrix_power(e, &a, &b, rhs);
+        }
         // Matrix and vector products: `*` on two arrays is not element-wise in Modelica.
         if op == B::Mul && !a.dims().is_empty() && !b.dims().is_empty() {
             return self.matrix_product(e, &a, &b, ty);
@@ -702,7 +705,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
-    fn matrix_product(&mut self, e: &ast::Expr, a: &Value, b: &Value, ty: eqm_ir::flat::ScalarType) -> Option<Value> {
+    pub(crate) fn matrix_product(
+        &mut self,
+        e: &ast::Expr,
+        a: &Value,
+        b: &Value,
+        ty: eqm_ir::flat::ScalarType,
+    ) -> Option<Value> {
         let (ad, bd) = (a.dims().to_vec(), b.dims().to_vec());
         let (ae, be) = (a.elements(), b.elements());
         let inner = *ad.last()?;

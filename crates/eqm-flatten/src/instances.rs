@@ -21,6 +21,20 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 impl<'t, 'a> Flattener<'t, 'a> {
+    /// The instance, `instance` or one enclosing it, whose class (or a class it extends)
+    /// holds the text of `class`: where a modifier written in `class` finds its components.
+    /// `instance` itself when none does (a class outside every instance, such as a package).
+    pub(crate) fn instance_holding(&self, instance: InstanceId, class: ClassId) -> InstanceId {
+        let mut current = Some(instance);
+        while let Some(i) = current {
+            if self.instances[i.0 as usize].layout.classes.contains(&class) {
+                return i;
+            }
+            current = self.model.instances[i.0 as usize].parent;
+        }
+        instance
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new_instance(
         &mut self,

@@ -471,7 +471,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             None => Default::default(),
         };
         let (from_extends, _) = element.extends_modifier.child(&decl.name.name);
-        let mut from_extends = from_extends.in_instance(instance);
+        let mut from_extends = from_extends.in_instance(&|class| self.instance_holding(instance, class));
         // A redeclaration from outside (`Board b(redeclare Capacitor load)`) replaces the
         // declaration; so does one in a derived class (the layout's element, with its
         // `original`). The replaced declaration keeps its condition, and its prefixes and
@@ -530,6 +530,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         } else {
             outer.merge_owned(from_extends).merge_owned(own)
         };
+        // A replaceable declaration that is not redeclared keeps its constraining clause's
+        // modifiers too, below its own (`replaceable A a constrainedby A(y = 6)`).
+        let carried = carried.or_else(|| constraint_modifier(clause, type_scope));
         let modifier = match carried {
             Some(c) => modifier.merge_owned(c),
             None => modifier,
@@ -927,6 +930,12 @@ fn carried_modifier<'a>(original: crate::layout::Original<'a>, scope: Scope) -> 
             .map(|m| Modifier::from_ast(m, scope))
             .unwrap_or_default(),
     }
+}
+
+/// The modifiers of the constraining clause of `clause`, if it has one with modifiers.
+fn constraint_modifier<'a>(clause: &'a ast::ComponentClause, scope: Scope) -> Option<Modifier<'a>> {
+    let modification = clause.redeclarable.constraint.as_ref()?.modification.as_ref()?;
+    Some(Modifier::from_class_modification(modification, scope))
 }
 
 fn merge_prefixes(outer: ast::TypePrefix, inner: ast::TypePrefix) -> ast::TypePrefix {

@@ -80,6 +80,7 @@ mod iterators;
 mod layout;
 mod limits;
 mod masked_reductions;
+mod matrix_power;
 mod missing_classes;
 mod modifier;
 mod names;

@@ -258,23 +258,26 @@ impl<'a> Modifier<'a> {
         (result, each)
     }
 
-    /// The modifier with every binding evaluated in `instance`: for modifiers of a class layout,
-    /// which is shared by all instances and so written without one.
-    pub fn in_instance(mut self, instance: InstanceId) -> Modifier<'a> {
-        self.set_instance(instance);
+    /// The modifier with every binding evaluated in the instance `place` gives for the class the
+    /// binding was written in: for modifiers of a class layout, which is shared by all
+    /// instances and so written without one. The instance is the one whose class holds the
+    /// modifier's text, which is not always the instance being built: the modifier of a short
+    /// class definition (`model B = A(y = x)`) is written in the class that declares `B`.
+    pub fn in_instance(mut self, place: &dyn Fn(ClassId) -> InstanceId) -> Modifier<'a> {
+        self.set_instance(place);
         self
     }
 
-    fn set_instance(&mut self, instance: InstanceId) {
+    fn set_instance(&mut self, place: &dyn Fn(ClassId) -> InstanceId) {
         if let Some(b) = &mut self.binding {
-            b.scope.instance = Some(instance);
+            b.scope.instance = Some(place(b.scope.class));
         }
         if let Some(r) = &mut self.redeclare {
-            r.scope.instance = Some(instance);
+            r.scope.instance = Some(place(r.scope.class));
         }
         if let Some(args) = &mut self.args.0 {
             for arg in Rc::make_mut(args) {
-                arg.modifier.set_instance(instance);
+                arg.modifier.set_instance(place);
             }
         }
     }

@@ -271,7 +271,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let table = self.table;
         let package_of = |parts: &[ast::Ident]| table.resolve_path(parts.iter().map(|p| p.name.as_str()));
         let mut found = Vec::new();
-        for import in table.get(class).imports() {
+        for import in crate::resolve::by_import_priority(table.get(class).imports()) {
             let element = match &import.kind {
                 ast::ImportKind::Qualified(n)
                     if n.parts.len() > 1 && n.parts.last().is_some_and(|p| p.name == ident) =>

@@ -91,7 +91,7 @@ impl<'a> ClassEntry<'a> {
         self.extends.iter().copied()
     }
 
-    pub(crate) fn imports(&self) -> impl Iterator<Item = &'a ast::Import> + '_ {
+    pub(crate) fn imports(&self) -> impl Iterator<Item = &'a ast::Import> + Clone + '_ {
         self.imports.iter().copied()
     }
 }
@@ -554,7 +554,7 @@ impl<'a> ClassTable<'a> {
 
     fn lookup_import(&self, class: ClassId, ident: &str) -> Option<TypeRef> {
         let path = |n: &ast::Name| self.resolve_path(n.parts.iter().map(|p| p.name.as_str()));
-        for import in self.get(class).imports() {
+        for import in by_import_priority(self.get(class).imports()) {
             let found = match &import.kind {
                 ast::ImportKind::Qualified(n) if n.parts.last().is_some_and(|p| p.name == ident) => path(n),
                 ast::ImportKind::Renamed { alias, name } if alias.name == ident => path(name),
@@ -706,4 +706,17 @@ model C Real y; end C;
         // The questions reach classes through nesting, inheritance, imports and the top level.
         assert!(found > 3 * scopes.len(), "{found}");
     }
+}
+
+/// `imports` with the unqualified ones (`import P.*;`) last: a name an import gives by itself
+/// (qualified, renamed or listed) wins over one an unqualified import finds, as Modelica
+/// specifies.
+pub(crate) fn by_import_priority<'i>(
+    imports: impl Iterator<Item = &'i ast::Import> + Clone,
+) -> impl Iterator<Item = &'i ast::Import> {
+    let unqualified = |import: &&ast::Import| matches!(import.kind, ast::ImportKind::Unqualified(_));
+    imports
+        .clone()
+        .filter(move |i| !unqualified(i))
+        .chain(imports.filter(unqualified))
 }

@@ -82,6 +82,8 @@ corpus!(
     own_name_lookup,
     overloaded_operators,
     matrix_blocks,
+    matrix_power,
+    modifier_scopes,
     parameter_if_equations,
     iterators,
     long_form_types,
