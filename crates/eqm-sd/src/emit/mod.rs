@@ -546,6 +546,9 @@ fn arrays_of(file: &SdFile, model: &SdModel) -> Arrays {
 /// outflows (the file's order is their priority).
 fn limited_outflows(model: &SdModel) -> HashMap<String, (String, usize)> {
     let mut limited = HashMap::new();
+    // A flow that several stocks drain is cut by none of them: each non-negative one keeps
+    // itself at 0 within the step by its own equation, and the others lose the whole rate.
+    let shared = components::shared_flows(model);
     for v in &model.variables {
         if let Kind::Stock {
             outflows,
@@ -554,6 +557,9 @@ fn limited_outflows(model: &SdModel) -> HashMap<String, (String, usize)> {
         } = &v.kind
         {
             for (k, o) in outflows.iter().enumerate() {
+                if shared.contains(&canonical(o)) {
+                    continue;
+                }
                 limited.entry(canonical(o)).or_insert((canonical(&v.name), k));
             }
         }
