@@ -49,6 +49,10 @@ pub struct SimSpecs {
     pub save_step: Option<f64>,
     pub method: Method,
     pub time_units: Option<String>,
+    /// Whether the stop changes during the run (Vensim's `FINAL TIME` of an expression of
+    /// `Time`): `stop` is then its value at the start, and the run ends at the first step
+    /// whose time has reached the model's `FINAL TIME`.
+    pub dynamic_stop: bool,
 }
 
 /// The integration method a file names.

@@ -791,19 +791,47 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
     }
     text.declarations.extend(clouds);
     text.equations.splice(0..0, connects);
+    control_variables(file, &writer.ids, [&start, &stop, &dt, &save], &mut text);
+    Some(assemble(file, model, model_id, text, helpers))
+}
+
+/// The control variables in the results, and the end of a run whose `FINAL TIME` changes.
+/// `ids` are the identifiers of the model's variables, `specs` those of the start, stop, time
+/// step and save interval.
+fn control_variables(file: &SdFile, ids: &HashMap<String, String>, specs: [&String; 4], text: &mut Text) {
+    let [start, stop, dt, save] = specs;
+    if file.specs.dynamic_stop
+        && let Some(final_time) = ids.get("final time")
+    {
+        text.equations.extend(dynamic_stop(final_time, start, stop, dt));
+    }
     // The simulation specs are reported as Vensim's control variables, as every
     // system-dynamics tool's results list them, unless the file has variables of these names.
     for (name, id) in [
-        ("INITIAL TIME", &start),
-        ("FINAL TIME", &stop),
-        ("TIME STEP", &dt),
-        ("SAVEPER", &save),
+        ("INITIAL TIME", start),
+        ("FINAL TIME", stop),
+        ("TIME STEP", dt),
+        ("SAVEPER", save),
     ] {
-        if !writer.ids.contains_key(&canonical(name)) {
+        if !ids.contains_key(&canonical(name)) {
             text.columns.push((id.clone(), name.to_string()));
         }
     }
-    Some(assemble(file, model, model_id, text, helpers))
+}
+
+/// The equations that end a run whose `FINAL TIME` changes: Vensim reads it at every step
+/// and ends the run at the first step whose time has reached it. The planned stop is its
+/// value at the start, and a run that reaches that stop while `FINAL TIME` lies beyond it
+/// would end too early, so it stops there with an assertion.
+fn dynamic_stop(final_time: &str, start: &str, stop: &str, dt: &str) -> [String; 2] {
+    [
+        format!(
+            "when sample({start}, {dt}) and time >= {final_time} then\n    terminate(\"the time has reached FINAL TIME\");\n  end when;"
+        ),
+        format!(
+            "assert(noEvent(time < {stop} - {dt}/2 or {final_time} <= time), \"FINAL TIME lies beyond its value at the start, where the run was planned to end: EQM cannot run on past that value\");"
+        ),
+    ]
 }
 
 /// The model's text from its parts, with the experiment annotation of the file's specs.

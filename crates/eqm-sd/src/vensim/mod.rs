@@ -20,7 +20,8 @@
 //! construct at its line, never a silent omission: data variables without an equation (their
 //! values from another model's run), the data option `:RAW:`, `GET TIME VALUE` of
 //! anything but the current time in the model's units, the vector functions (but
-//! `INVERT MATRIX` and `VECTOR SELECT`), a control variable that changes during the run, integration settings other than Euler (the reader does not guess at the
+//! `INVERT MATRIX` and `VECTOR SELECT`), a control variable other than `FINAL TIME` that changes
+//! during the run (and a `FINAL TIME` that reads a stock or calls a function), integration settings other than Euler (the reader does not guess at the
 //! meaning of their fields), and expressions nested deeper or longer than its limits. The
 //! model's name is left empty: the caller knows the file's name.
 

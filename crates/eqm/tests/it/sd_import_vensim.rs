@@ -738,3 +738,42 @@ fn vensim_allocate_available_stops_at_an_unsupported_profile() {
         "{error:?}"
     );
 }
+
+/// A `FINAL TIME` that depends on `Time` is read at every step, and the run ends at the
+/// first step whose time has reached it: with DT = 0.25, `x = 2*Time` passes 3 after 1.5, so
+/// `FINAL TIME` becomes `Time` at 1.75, the last row (a stock of rate 1 from 0 is 1.75 there);
+/// before, it is 20, the run's planned stop. A `FINAL TIME` that rises beyond its value at
+/// the start stops the run at that value with a message rather than ending it early.
+#[test]
+fn a_vensim_final_time_that_changes_ends_the_run_where_the_time_reaches_it() {
+    let text = mdl(&["x = 2*Time", "s = INTEG(1, 0)"], 20.0, 0.25)
+        .replace("FINAL TIME = 20", "FINAL TIME = IF THEN ELSE(x > 3, Time, 20)");
+    let result = run("final.mdl", &text);
+    let time = result.time();
+    let stock = result.column("s").expect("a column");
+    let last = *time.last().expect("rows");
+    assert_eq!(last, 1.75, "the run ends at the first step past x = 3");
+    assert_eq!(*stock.last().expect("rows"), 1.75);
+    // The check at each step is an event, so a step's row may come twice (before and after
+    // it), with the same values: the distinct times are the steps.
+    let mut times = time.to_vec();
+    times.dedup();
+    assert_eq!(times, [0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75]);
+    for (t, s) in time.iter().zip(&stock) {
+        assert_eq!(s, t, "the stock of rate 1 from 0 at {t}");
+    }
+    let final_time = result.column("FINAL TIME").expect("a column");
+    assert_eq!(final_time[0], 20.0);
+    assert_eq!(*final_time.last().expect("rows"), 1.75);
+
+    let rising =
+        mdl(&["x = Time"], 10.0, 1.0).replace("FINAL TIME = 10", "FINAL TIME = IF THEN ELSE(Time < 5, 10, 50)");
+    let mut session = Session::with_source_bytes(vec![("rising.mdl".to_string(), rising.into_bytes())], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let error = model
+        .simulate(&RunSettings::default())
+        .expect_err("a FINAL TIME beyond the planned stop stops the run");
+    assert!(error.to_string().contains("FINAL TIME lies beyond"), "{error}");
+}
