@@ -220,6 +220,9 @@ pub enum GraphKind {
     Extrapolate,
     /// The value of the last point at or left of the input, held until the next point.
     Discrete,
+    /// The value of the point whose x is the input, Vensim's `:NA:` (-2^109) at any other
+    /// input: a data variable read `:RAW:`.
+    Raw,
 }
 
 /// A macro (XMILE `<macro>`, Vensim `:MACRO:`): parameters, the variables of its body, and the
@@ -469,6 +472,16 @@ pub enum Builtin {
     /// `VECTOR_SELECT(selection[d!], expression[d!], missing, numerical_action, error_action)`:
     /// a sum, product, minimum, maximum or mean over the elements whose selection is not 0.
     VectorSelect,
+    /// `VECTOR_SORT_ORDER(vector[..., d], direction)`: the 0-based place in `d` of the element
+    /// that comes at the place the element being defined names, sorted ascending (direction
+    /// 1) or descending (0).
+    VectorSortOrder,
+    /// `VECTOR_RANK(vector[..., d], direction)`: the 1-based rank of the element being defined
+    /// among the elements of `d`, ascending (direction 1) or descending (0).
+    VectorRank,
+    /// `VECTOR_REORDER(vector[..., d], order)`: the element of `d` whose 0-based place is the
+    /// value of `order` for the element being defined.
+    VectorReorder,
     /// `ALLOCATE_BY_PRIORITY(request[..., d], priority[..., d], size, width, supply)`: the
     /// share of the supply of the requester of `d` that the element being defined names.
     AllocateByPriority,

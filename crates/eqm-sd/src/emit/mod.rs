@@ -20,6 +20,7 @@ mod inline;
 mod lookups;
 mod matrix;
 mod modules;
+mod order;
 mod start;
 mod vectors;
 
@@ -519,7 +520,10 @@ fn tables_of(
 /// auxiliary whose x values increase strictly, as the converter requires; else a table read
 /// by `graphLookup`).
 fn graph_converter(v: &Variable, graph: &crate::ir::GraphicalFunction) -> bool {
-    matches!(v.kind, Kind::Aux) && v.dimensions.is_empty() && graph.x.windows(2).all(|w| w[0] < w[1])
+    matches!(v.kind, Kind::Aux)
+        && v.dimensions.is_empty()
+        && graph.kind != GraphKind::Raw
+        && graph.x.windows(2).all(|w| w[0] < w[1])
 }
 
 /// The dimensions of the file and of each variable.
