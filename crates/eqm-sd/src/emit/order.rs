@@ -11,11 +11,12 @@
 //! element that comes at each place, the rank the 1-based place of each element, ascending
 //! for the direction 1 and descending for 0. `VECTOR REORDER` reads the element whose 0-based
 //! place its order gives; an order that is no such place stops the run. Not supported
-//! (E1002): a vector that is an expression rather than a variable, a direction that is not
-//! the number 1 or 0 written in the call, and an equation that names no place along `d`.
+//! (E1002): a vector that is an expression rather than a variable or whose last subscript is
+//! an element, a direction that is not the number 1 or 0 written in the call, and an equation
+//! that names no place along `d`.
 
 use super::expr::{Writer, unsupported};
-use crate::ir::{Expr, ExprKind};
+use crate::ir::{Expr, ExprKind, Subscript};
 use eqm_diag::Diagnostic;
 use std::fmt::Write as _;
 
@@ -67,6 +68,12 @@ impl Writer<'_, '_> {
                 &format!("`{name}` of an expression (only of a variable)"),
             ));
         };
+        if matches!(subscripts.last(), Some(Subscript::Element(_) | Subscript::Index(_))) {
+            return Err(unsupported(
+                arg,
+                &format!("`{name}` of a vector whose last subscript is no dimension"),
+            ));
+        }
         let id = self.id_of(arg, var)?;
         let (references, place) = self.scope.arrays.vector(arg, id, var, subscripts, self.element)?;
         let Some(place) = place.filter(|_| !references.is_empty()) else {

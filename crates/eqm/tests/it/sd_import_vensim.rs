@@ -832,10 +832,12 @@ fn vensim_vector_sort_order_rank_and_reorder_follow_their_definitions() {
     assert_eq!(result.time()[last], 1.0);
     expect("moving", &d, &[2.0, 4.0, 1.0, 3.0], last);
 
-    // A direction other than the number 1 or 0, and a vector that is an expression, are named.
+    // A direction other than the number 1 or 0, a vector that is an expression, and one whose
+    // last subscript is an element, are named.
     for equation in [
         "bad[dim] = VECTOR RANK(v[dim], 2)",
         "bad[dim] = VECTOR RANK(v[dim] + 1, 1)",
+        "bad[dim] = VECTOR RANK(v[A], 1)",
     ] {
         let text = mdl(&["dim: A, B", "v[dim] = 1, 2", equation], 1.0, 1.0);
         let mut session = Session::with_source_bytes(vec![("bad.mdl".to_string(), text.into_bytes())], &[], None);
