@@ -220,8 +220,8 @@ pub enum GraphKind {
     Extrapolate,
     /// The value of the last point at or left of the input, held until the next point.
     Discrete,
-    /// The value of the point whose x is the input, Vensim's `:NA:` (-2^109) at any other
-    /// input: a data variable read `:RAW:`.
+    /// The value of the point whose x is the input (within a relative 1e-9), Vensim's `:NA:`
+    /// (-2^109) at any other input: a data variable read `:RAW:`.
     Raw,
 }
 

@@ -101,17 +101,22 @@ pub(crate) fn table(graph: &GraphicalFunction) -> String {
 /// The call of the library's table lookup for a graphical function of `kind`.
 pub(crate) fn lookup_call(table: &str, input: &str, kind: GraphKind) -> String {
     let (interpolation, extrapolation) = graph_options(kind);
-    let value = format!("SystemDynamics.Converters.graphLookup({table}, {input}, {interpolation}, {extrapolation})");
     if kind != GraphKind::Raw {
-        return value;
+        return format!("SystemDynamics.Converters.graphLookup({table}, {input}, {interpolation}, {extrapolation})");
     }
     // The last x at or left of the input, read from the table of the x values against
-    // themselves: the input is a point's x exactly where it is that x.
+    // themselves: the input is a point's x where it is that x. The times of a run are sums
+    // of binary fractions and a data file's are decimals (3*0.1 is not 0.3), so "is" allows a
+    // relative 1e-9.
+    let tolerance = format!("1e-9*max(1, abs({input}))");
+    let near = format!("{input} + {tolerance}");
+    let value = format!("SystemDynamics.Converters.graphLookup({table}, {near}, {interpolation}, {extrapolation})");
     let at = format!(
-        "SystemDynamics.Converters.graphLookup([{table}[:, 1], {table}[:, 1]], {input}, {interpolation}, {extrapolation})"
+        "SystemDynamics.Converters.graphLookup([{table}[:, 1], {table}[:, 1]], {near}, {interpolation}, {extrapolation})"
     );
+    // No event: the tolerance's `max` and `abs` switch where no step needs to end.
     format!(
-        "(if noEvent({at} == {input}) then {value} else {})",
+        "noEvent(if abs({at} - ({input})) <= {tolerance} then {value} else {})",
         number(crate::vensim::VENSIM_NA)
     )
 }

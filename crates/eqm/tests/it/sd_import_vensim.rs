@@ -851,30 +851,45 @@ fn vensim_vector_sort_order_rank_and_reorder_follow_their_definitions() {
 }
 
 /// A data variable read `:RAW:` has the value of its data at the data's times and Vensim's
-/// `:NA:` (-2^109) at every other time: data at 0, 2 and 3 read with DT = 1 from 0 to 4.
+/// `:NA:` (-2^109) at every other time: data at 0, 2 and 3 read with DT = 1 from 0 to 4, and
+/// data at 0.3 and 0.7 read with DT = 0.1, whose steps are sums of binary fractions.
 #[test]
 fn vensim_raw_data_is_na_between_the_times_of_the_data() {
-    let text = mdl(&["x :RAW: := GET DIRECT DATA('series.csv', ',', 'A', 'B2')"], 4.0, 1.0);
-    let reader = |path: &std::path::Path| {
-        if path.file_name().is_some_and(|n| n == "series.csv") {
-            Ok(b"time,x\n0,10\n2,20\n3,30\n".to_vec())
-        } else {
-            Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
-        }
+    let run_raw = |csv: &'static [u8], stop: f64, dt: f64| {
+        let text = mdl(&["x :RAW: := GET DIRECT DATA('series.csv', ',', 'A', 'B2')"], stop, dt);
+        let reader = move |path: &std::path::Path| {
+            if path.file_name().is_some_and(|n| n == "series.csv") {
+                Ok(csv.to_vec())
+            } else {
+                Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
+            }
+        };
+        let mut session = Session::with_libraries_reading_data(
+            Vec::new(),
+            vec![("raw.mdl".to_string(), text.into_bytes())],
+            &[],
+            None,
+            Some(std::sync::Arc::new(reader)),
+            None,
+        );
+        let mut model = session
+            .compile(None, &ModelOptions::default())
+            .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+        model.simulate(&RunSettings::default()).expect("the model runs")
     };
-    let mut session = Session::with_libraries_reading_data(
-        Vec::new(),
-        vec![("raw.mdl".to_string(), text.into_bytes())],
-        &[],
-        None,
-        Some(std::sync::Arc::new(reader)),
-        None,
-    );
-    let mut model = session
-        .compile(None, &ModelOptions::default())
-        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
-    let result = model.simulate(&RunSettings::default()).expect("the model runs");
     let na = -(2.0f64.powi(109));
+    let result = run_raw(b"time,x\n0,10\n2,20\n3,30\n", 4.0, 1.0);
     assert_eq!(result.time(), [0.0, 1.0, 2.0, 3.0, 4.0]);
     assert_eq!(result.column("x").expect("a column"), [10.0, na, 20.0, 30.0, na]);
+    // The decimal times of the data meet the steps of DT = 0.1, whose sums are binary.
+    let result = run_raw(b"time,x\n0.3,3\n0.7,7\n", 1.0, 0.1);
+    let x = result.column("x").expect("a column");
+    for (k, value) in x.iter().enumerate() {
+        let expected = match k {
+            3 => 3.0,
+            7 => 7.0,
+            _ => na,
+        };
+        assert_eq!(*value, expected, "step {k}");
+    }
 }
