@@ -824,16 +824,17 @@ fn control_variables(file: &SdFile, ids: &HashMap<String, String>, specs: [&Stri
 }
 
 /// The equations that end a run whose `FINAL TIME` changes: Vensim reads it at every step
-/// and ends the run at the first step whose time has reached it. The planned stop is its
+/// and ends the run at the first step whose time has reached it (within 1e-9 of a step: the
+/// times of the steps are sums of binary fractions). The planned stop is its
 /// value at the start, and a run that reaches that stop while `FINAL TIME` lies beyond it
 /// would end too early, so it stops there with an assertion.
 fn dynamic_stop(final_time: &str, start: &str, stop: &str, dt: &str) -> [String; 2] {
     [
         format!(
-            "when sample({start}, {dt}) and time >= {final_time} then\n    terminate(\"the time has reached FINAL TIME\");\n  end when;"
+            "when sample({start}, {dt}) and noEvent(time + 1e-9*{dt} >= {final_time}) then\n    terminate(\"the time has reached FINAL TIME\");\n  end when;"
         ),
         format!(
-            "assert(noEvent(time < {stop} - {dt}/2 or {final_time} <= time), \"FINAL TIME lies beyond its value at the start, where the run was planned to end: EQM cannot run on past that value\");"
+            "assert(noEvent(time < {stop} - {dt}/2 or {final_time} <= time + 1e-9*{dt}), \"FINAL TIME lies beyond its value at the start, where the run was planned to end: EQM cannot run on past that value\");"
         ),
     ]
 }
