@@ -41,14 +41,6 @@ const KNOWN: &[(&str, &str)] = &[
     ),
     ("non_negative_flows", "the file is not well-formed XML"),
     (
-        "non_negative_stocks",
-        "the reference clamps the stock after each step and reports the outflow uncut; XMILE and Stella cut the outflow within the step",
-    ),
-    (
-        "non_negative_all",
-        "the reference clamps the stock after each step and reports the outflow uncut; XMILE and Stella cut the outflow within the step",
-    ),
-    (
         "rounding",
         "the reference's MOD keeps the dividend's sign; XMILE's MOD is the floored modulus (the divisor's sign)",
     ),

@@ -49,6 +49,10 @@ pub struct SimSpecs {
     pub save_step: Option<f64>,
     pub method: Method,
     pub time_units: Option<String>,
+    /// Whether the stop changes during the run (Vensim's `FINAL TIME` of an expression of
+    /// `Time`): `stop` is then its value at the start, and the run ends at the first step
+    /// whose time has reached the model's `FINAL TIME`.
+    pub dynamic_stop: bool,
 }
 
 /// The integration method a file names.
@@ -216,6 +220,9 @@ pub enum GraphKind {
     Extrapolate,
     /// The value of the last point at or left of the input, held until the next point.
     Discrete,
+    /// The value of the point whose x is the input (within a relative 1e-9), Vensim's `:NA:`
+    /// (-2^109) at any other input: a data variable read `:RAW:`.
+    Raw,
 }
 
 /// A macro (XMILE `<macro>`, Vensim `:MACRO:`): parameters, the variables of its body, and the
@@ -465,6 +472,16 @@ pub enum Builtin {
     /// `VECTOR_SELECT(selection[d!], expression[d!], missing, numerical_action, error_action)`:
     /// a sum, product, minimum, maximum or mean over the elements whose selection is not 0.
     VectorSelect,
+    /// `VECTOR_SORT_ORDER(vector[..., d], direction)`: the 0-based place in `d` of the element
+    /// that comes at the place the element being defined names, sorted ascending (direction
+    /// 1) or descending (0).
+    VectorSortOrder,
+    /// `VECTOR_RANK(vector[..., d], direction)`: the 1-based rank of the element being defined
+    /// among the elements of `d`, ascending (direction 1) or descending (0).
+    VectorRank,
+    /// `VECTOR_REORDER(vector[..., d], order)`: the element of `d` whose 0-based place is the
+    /// value of `order` for the element being defined.
+    VectorReorder,
     /// `ALLOCATE_BY_PRIORITY(request[..., d], priority[..., d], size, width, supply)`: the
     /// share of the supply of the requester of `d` that the element being defined names.
     AllocateByPriority,

@@ -283,6 +283,50 @@ impl Arrays {
         Ok(Arrays::indexed(id, &fixed))
     }
 
+    /// The references of the elements of `var` along its last dimension, the other subscripts
+    /// in the context `element`, and the 1-based place along it that the context names
+    /// (`None` where the context names none): the vector a vector function reads.
+    pub(crate) fn vector(
+        &self,
+        expr: &Expr,
+        id: &str,
+        var: &str,
+        subscripts: &[Subscript],
+        element: &Element,
+    ) -> Result<(Vec<String>, Option<usize>), Diagnostic> {
+        let mut positions = self.positions(expr, var, subscripts, element)?;
+        let Some((last, place)) = positions.pop() else {
+            return Err(mismatch(expr, format!("`{var}` is no array")));
+        };
+        let mut fixed = Vec::new();
+        for (dim, position) in positions {
+            match position {
+                Position::One(i) => fixed.push((dim, i)),
+                Position::Many(_) => {
+                    return Err(mismatch(
+                        expr,
+                        format!(
+                            "`{var}` is an array over `{dim}` here; a vector function runs over its last dimension only"
+                        ),
+                    ));
+                }
+            }
+        }
+        let n = self.elements.get(&last).map_or(0, Vec::len);
+        let references = (1..=n)
+            .map(|k| {
+                let mut e = fixed.clone();
+                e.push((last.clone(), k));
+                Arrays::indexed(id, &e)
+            })
+            .collect();
+        let place = match place {
+            Position::One(i) => Some(i),
+            Position::Many(_) => None,
+        };
+        Ok((references, place))
+    }
+
     /// The references of every element an array builtin's argument covers.
     pub(crate) fn expand(
         &self,

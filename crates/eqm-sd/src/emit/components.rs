@@ -6,8 +6,9 @@
 //! Input: the model's variables. Output: which stocks and flows are components, the clouds
 //! and the `connect` equations. A stock and its flows are components together only where the
 //! components compute exactly what the file's tool computes in a step: scalar stocks and
-//! flows, no conveyor or queue, and a non-negative stock only where all its inflows are
-//! uniflows (the within-step cut of its outflows is then the flows' own equation; a biflow
+//! flows, no conveyor or queue, no flow that more than one stock drains or fills (a flow
+//! component has one port at each end), and a non-negative stock only where all its inflows
+//! are uniflows (the within-step cut of its outflows is then the flows' own equation; a biflow
 //! into it needs the stock's own cut, which stays a plain equation). The others stay plain
 //! variables and equations. The components' ports make no decision here: every stock is free,
 //! so a flow's rate is its wanted rate, and no relation of theirs creates events.
@@ -42,6 +43,7 @@ pub(crate) fn choose(model: &SdModel) -> HashMap<String, Part> {
     };
     let mut stocks: HashMap<String, Vec<String>> = HashMap::new();
     let mut holders: HashMap<String, usize> = HashMap::new();
+    let shared = shared_flows(model);
     for v in &model.variables {
         let Kind::Stock {
             inflows,
@@ -73,6 +75,7 @@ pub(crate) fn choose(model: &SdModel) -> HashMap<String, Part> {
         .iter()
         .filter(|v| matches!(v.kind, Kind::Flow { .. }) && scalar(v))
         .map(|v| canonical(&v.name))
+        .filter(|k| !shared.contains(k))
         .collect();
     // A flow held by a stock that is not a component is no component, and a stock with such
     // a flow is none either: settle both until nothing changes (each pass but the last
@@ -94,6 +97,30 @@ pub(crate) fn choose(model: &SdModel) -> HashMap<String, Part> {
         .into_keys()
         .map(|k| (k, Part::Stock))
         .chain(flows.into_iter().map(|k| (k, Part::Flow)))
+        .collect()
+}
+
+/// The flows that more than one stock drains (or more than one stock fills): a flow
+/// component has one port at each end, and a non-negative stock among its drainers cannot
+/// cut a rate that the others see too, so such a flow and its stocks stay plain variables.
+pub(crate) fn shared_flows(model: &SdModel) -> HashSet<String> {
+    let mut drainers: HashMap<String, usize> = HashMap::new();
+    let mut fillers: HashMap<String, usize> = HashMap::new();
+    for v in &model.variables {
+        if let Kind::Stock { inflows, outflows, .. } = &v.kind {
+            for f in inflows {
+                *fillers.entry(canonical(f)).or_default() += 1;
+            }
+            for f in outflows {
+                *drainers.entry(canonical(f)).or_default() += 1;
+            }
+        }
+    }
+    drainers
+        .into_iter()
+        .chain(fillers)
+        .filter(|(_, n)| *n > 1)
+        .map(|(f, _)| f)
         .collect()
 }
 

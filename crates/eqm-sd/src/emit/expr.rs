@@ -34,6 +34,9 @@ pub(crate) struct Helpers {
     pub(crate) arrays: HashMap<String, String>,
     /// The functions of the allocations, once written, by their kind.
     pub(crate) allocations: HashMap<u8, String>,
+    /// The functions of the vector functions (sorting, an element by its place), once
+    /// written, by their kind.
+    pub(crate) vector_functions: HashMap<u8, String>,
 }
 
 impl Helpers {
@@ -98,7 +101,24 @@ pub(crate) fn table(graph: &GraphicalFunction) -> String {
 /// The call of the library's table lookup for a graphical function of `kind`.
 pub(crate) fn lookup_call(table: &str, input: &str, kind: GraphKind) -> String {
     let (interpolation, extrapolation) = graph_options(kind);
-    format!("SystemDynamics.Converters.graphLookup({table}, {input}, {interpolation}, {extrapolation})")
+    if kind != GraphKind::Raw {
+        return format!("SystemDynamics.Converters.graphLookup({table}, {input}, {interpolation}, {extrapolation})");
+    }
+    // The last x at or left of the input, read from the table of the x values against
+    // themselves: the input is a point's x where it is that x. The times of a run are sums
+    // of binary fractions and a data file's are decimals (3*0.1 is not 0.3), so "is" allows a
+    // relative 1e-9.
+    let tolerance = format!("1e-9*max(1, abs({input}))");
+    let near = format!("{input} + {tolerance}");
+    let value = format!("SystemDynamics.Converters.graphLookup({table}, {near}, {interpolation}, {extrapolation})");
+    let at = format!(
+        "SystemDynamics.Converters.graphLookup([{table}[:, 1], {table}[:, 1]], {near}, {interpolation}, {extrapolation})"
+    );
+    // No event: the tolerance's `max` and `abs` switch where no step needs to end.
+    format!(
+        "noEvent(if abs({at} - ({input})) <= {tolerance} then {value} else {})",
+        number(crate::vensim::VENSIM_NA)
+    )
 }
 
 /// The library's interpolation and extrapolation of a graphical function of `kind`.
@@ -112,7 +132,7 @@ pub(crate) fn graph_options(kind: GraphKind) -> (&'static str, &'static str) {
             "SystemDynamics.Converters.Interpolation.linear",
             "SystemDynamics.Converters.Extrapolation.linear",
         ),
-        GraphKind::Discrete => (
+        GraphKind::Discrete | GraphKind::Raw => (
             "SystemDynamics.Converters.Interpolation.step",
             "SystemDynamics.Converters.Extrapolation.clamp",
         ),
@@ -259,7 +279,7 @@ impl<'s> Writer<'s, '_> {
     }
 
     /// The identifier of the variable `name` (canonical), or E1004.
-    fn id_of(&self, expr: &Expr, name: &str) -> Result<&'s str, Diagnostic> {
+    pub(super) fn id_of(&self, expr: &Expr, name: &str) -> Result<&'s str, Diagnostic> {
         self.scope.ids.get(name).map(String::as_str).ok_or_else(|| {
             Diagnostic::error(
                 "E1004",
@@ -396,6 +416,12 @@ impl<'s> Writer<'s, '_> {
         }
         if builtin == Builtin::VectorSelect {
             return self.vector_select(expr, args);
+        }
+        if matches!(builtin, Builtin::VectorSortOrder | Builtin::VectorRank) {
+            return self.vector_order(expr, builtin == Builtin::VectorRank, args);
+        }
+        if builtin == Builtin::VectorReorder {
+            return self.vector_reorder(expr, args);
         }
         if builtin == Builtin::AllocateByPriority {
             return self.allocate_by_priority(expr, args);

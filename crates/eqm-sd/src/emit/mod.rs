@@ -20,6 +20,7 @@ mod inline;
 mod lookups;
 mod matrix;
 mod modules;
+mod order;
 mod start;
 mod vectors;
 
@@ -519,7 +520,10 @@ fn tables_of(
 /// auxiliary whose x values increase strictly, as the converter requires; else a table read
 /// by `graphLookup`).
 fn graph_converter(v: &Variable, graph: &crate::ir::GraphicalFunction) -> bool {
-    matches!(v.kind, Kind::Aux) && v.dimensions.is_empty() && graph.x.windows(2).all(|w| w[0] < w[1])
+    matches!(v.kind, Kind::Aux)
+        && v.dimensions.is_empty()
+        && graph.kind != GraphKind::Raw
+        && graph.x.windows(2).all(|w| w[0] < w[1])
 }
 
 /// The dimensions of the file and of each variable.
@@ -546,6 +550,9 @@ fn arrays_of(file: &SdFile, model: &SdModel) -> Arrays {
 /// outflows (the file's order is their priority).
 fn limited_outflows(model: &SdModel) -> HashMap<String, (String, usize)> {
     let mut limited = HashMap::new();
+    // A flow that several stocks drain is cut by none of them: each non-negative one keeps
+    // itself at 0 within the step by its own equation, and the others lose the whole rate.
+    let shared = components::shared_flows(model);
     for v in &model.variables {
         if let Kind::Stock {
             outflows,
@@ -554,6 +561,9 @@ fn limited_outflows(model: &SdModel) -> HashMap<String, (String, usize)> {
         } = &v.kind
         {
             for (k, o) in outflows.iter().enumerate() {
+                if shared.contains(&canonical(o)) {
+                    continue;
+                }
                 limited.entry(canonical(o)).or_insert((canonical(&v.name), k));
             }
         }
@@ -785,19 +795,48 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
     }
     text.declarations.extend(clouds);
     text.equations.splice(0..0, connects);
+    control_variables(file, &writer.ids, [&start, &stop, &dt, &save], &mut text);
+    Some(assemble(file, model, model_id, text, helpers))
+}
+
+/// The control variables in the results, and the end of a run whose `FINAL TIME` changes.
+/// `ids` are the identifiers of the model's variables, `specs` those of the start, stop, time
+/// step and save interval.
+fn control_variables(file: &SdFile, ids: &HashMap<String, String>, specs: [&String; 4], text: &mut Text) {
+    let [start, stop, dt, save] = specs;
+    if file.specs.dynamic_stop
+        && let Some(final_time) = ids.get("final time")
+    {
+        text.equations.extend(dynamic_stop(final_time, start, stop, dt));
+    }
     // The simulation specs are reported as Vensim's control variables, as every
     // system-dynamics tool's results list them, unless the file has variables of these names.
     for (name, id) in [
-        ("INITIAL TIME", &start),
-        ("FINAL TIME", &stop),
-        ("TIME STEP", &dt),
-        ("SAVEPER", &save),
+        ("INITIAL TIME", start),
+        ("FINAL TIME", stop),
+        ("TIME STEP", dt),
+        ("SAVEPER", save),
     ] {
-        if !writer.ids.contains_key(&canonical(name)) {
+        if !ids.contains_key(&canonical(name)) {
             text.columns.push((id.clone(), name.to_string()));
         }
     }
-    Some(assemble(file, model, model_id, text, helpers))
+}
+
+/// The equations that end a run whose `FINAL TIME` changes: Vensim reads it at every step
+/// and ends the run at the first step whose time has reached it (within 1e-9 of a step: the
+/// times of the steps are sums of binary fractions). The planned stop is its
+/// value at the start, and a run that reaches that stop while `FINAL TIME` lies beyond it
+/// would end too early, so it stops there with an assertion.
+fn dynamic_stop(final_time: &str, start: &str, stop: &str, dt: &str) -> [String; 2] {
+    [
+        format!(
+            "when sample({start}, {dt}) and noEvent(time + 1e-9*{dt} >= {final_time}) then\n    terminate(\"the time has reached FINAL TIME\");\n  end when;"
+        ),
+        format!(
+            "assert(noEvent(time < {stop} - {dt}/2 or {final_time} <= time + 1e-9*{dt}), \"FINAL TIME lies beyond its value at the start, where the run was planned to end: EQM cannot run on past that value\");"
+        ),
+    ]
 }
 
 /// The model's text from its parts, with the experiment annotation of the file's specs.

@@ -94,6 +94,9 @@ fn mapping(key: &str) -> Option<Mapping> {
         "lookup invert" => Direct(B::LookupInvert, &[2]),
         "invert matrix" => Direct(B::InvertMatrix, &[2]),
         "vector select" => Direct(B::VectorSelect, &[5]),
+        "vector sort order" => Direct(B::VectorSortOrder, &[2]),
+        "vector rank" => Direct(B::VectorRank, &[2]),
+        "vector reorder" => Direct(B::VectorReorder, &[2]),
         "allocate by priority" => Direct(B::AllocateByPriority, &[5]),
         "allocate available" => Direct(B::AllocateAvailable, &[3]),
         "get time value" => TimeValue,
@@ -106,10 +109,7 @@ fn mapping(key: &str) -> Option<Mapping> {
         "sinh" => Composite(self::Composite::Sinh),
         "cosh" => Composite(self::Composite::Cosh),
         "tanh" => Composite(self::Composite::Tanh),
-        "vector sort order"
-        | "vector reorder"
-        | "vector rank"
-        | "vector elm map"
+        "vector elm map"
         | "vector lookup"
         | "lookup extrapolate"
         | "lookup forward"

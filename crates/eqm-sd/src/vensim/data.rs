@@ -1,6 +1,6 @@
 //! Vensim's functions that read data files: `GET XLS CONSTANTS` and `GET DIRECT CONSTANTS`,
 //! `GET ... LOOKUPS`, `GET ... DATA` and `GET ... SUBSCRIPT`, with the data options of a
-//! data variable (`:INTERPOLATE:`, `:HOLD BACKWARD:`, `:LOOK FORWARD:`).
+//! data variable (`:INTERPOLATE:`, `:HOLD BACKWARD:`, `:LOOK FORWARD:`, `:RAW:`).
 //!
 //! Input: the call as the equation writes it (the texts of its arguments), the left-hand side
 //! it defines (its subscripts, the elements they stand for) and the import's
@@ -22,8 +22,8 @@
 //!
 //! Diagnostics: E1008 for a file, sheet or named range that cannot be found or read, a cell
 //! where a number is needed that holds none, or a series with no times; E1002 for a file tag
-//! (`'?name'`, set in Vensim's settings, which the file does not hold), the `:RAW:` option,
-//! and a constant over more than two varying subscripts. What it does not do: read data from
+//! (`'?name'`, set in Vensim's settings, which the file does not hold) and a constant over
+//! more than two varying subscripts. What it does not do: read data from
 //! another model's run (a data variable without an equation) or Vensim's `.vdf` files.
 
 use super::lexer::Tok;
@@ -44,6 +44,8 @@ pub enum Mode {
     HoldBackward,
     /// The value of the first time at or after the current time.
     LookForward,
+    /// The value at a time of the data, Vensim's `:NA:` at any other time.
+    Raw,
 }
 
 /// What a `GET` function reads.
@@ -468,6 +470,10 @@ fn series_equation(call: &Call, mut graph: GraphicalFunction, mode: Option<Mode>
         Mode::Interpolate => Equation::Graph { input: time, graph },
         Mode::HoldBackward => {
             graph.kind = GraphKind::Discrete;
+            Equation::Graph { input: time, graph }
+        }
+        Mode::Raw => {
+            graph.kind = GraphKind::Raw;
             Equation::Graph { input: time, graph }
         }
         Mode::LookForward => {

@@ -8,8 +8,8 @@
 //! numbers (`1, 2; 3, 4` or `TABBED ARRAY`), or a declaration without value
 //! (`A FUNCTION OF`), a call of a `GET` function that reads a data file (read by the `data`
 //! module). Data equations (`:=`) are read as equations, with their option (`:INTERPOLATE:`,
-//! `:HOLD BACKWARD:`, `:LOOK FORWARD:`); a data variable without an equation (its values from
-//! another model's run) and the option `:RAW:` are E1002 diagnostics.
+//! `:HOLD BACKWARD:`, `:LOOK FORWARD:`, `:RAW:`); a data variable without an equation (its
+//! values from another model's run) and any other option are E1002 diagnostics.
 
 use super::data::{self, Mode};
 use super::lexer::{Tok, Token};
@@ -149,6 +149,7 @@ pub fn head(p: &mut Parser) -> Parsed<Head> {
             "INTERPOLATE" => Some(Mode::Interpolate),
             "HOLD BACKWARD" => Some(Mode::HoldBackward),
             "LOOK FORWARD" => Some(Mode::LookForward),
+            "RAW" => Some(Mode::Raw),
             _ => None,
         };
         if option.is_some() {

@@ -18,9 +18,10 @@
 //! reality checks (`:THE CONDITION:`, `:TEST INPUT:`) take no part in a run and are named by a
 //! warning (W1001). Everything else it does not read is an E1002 diagnostic naming the
 //! construct at its line, never a silent omission: data variables without an equation (their
-//! values from another model's run), the data option `:RAW:`, `GET TIME VALUE` of
-//! anything but the current time in the model's units, the vector functions (but
-//! `INVERT MATRIX` and `VECTOR SELECT`), a control variable that changes during the run, integration settings other than Euler (the reader does not guess at the
+//! values from another model's run), `GET TIME VALUE` of anything but the current time in
+//! the model's units, the vector functions (but `INVERT MATRIX`, `VECTOR SELECT`,
+//! `VECTOR SORT ORDER`, `VECTOR RANK` and `VECTOR REORDER`), a control variable other than `FINAL TIME` that changes
+//! during the run (and a `FINAL TIME` that reads a stock or calls a function), integration settings other than Euler (the reader does not guess at the
 //! meaning of their fields), and expressions nested deeper or longer than its limits. The
 //! model's name is left empty: the caller knows the file's name.
 
@@ -34,6 +35,8 @@ mod model;
 mod parser;
 mod sections;
 mod specs;
+
+pub(crate) use parser::VENSIM_NA;
 
 use crate::data::DataFiles;
 use crate::ir::{Dialect, SdFile};

@@ -78,6 +78,7 @@ pub fn read(file: FileId, text: &str, dialect: Dialect) -> (Option<SdFile>, Vec<
             save_step: None,
             method: Method::Euler,
             time_units: None,
+            dynamic_stop: false,
         },
     };
     let dimensions = child(root, "dimensions")

@@ -184,6 +184,7 @@ impl<'d> Reader<'d> {
             save_step,
             method,
             time_units: node.attribute("time_units").map(str::to_string),
+            dynamic_stop: false,
         }
     }
 

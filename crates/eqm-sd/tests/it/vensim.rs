@@ -85,6 +85,7 @@ Teacup Temperature = INTEG (-Heat Loss to Room, 180) ~ Degrees [32, 212] ~ The s
             save_step: Some(0.125),
             method: Method::Euler,
             time_units: Some("Minute".to_string()),
+            dynamic_stop: false,
         }
     );
     let stock = variable(&file, "Teacup Temperature");
@@ -564,7 +565,13 @@ fn integration_settings_other_than_euler_and_missing_control_variables_are_named
 
 #[test]
 fn a_control_variable_that_changes_during_the_run_is_named() {
-    let text = "x = 1 ~~|\nFINAL TIME = IF THEN ELSE(Time < 5, 10, 50) ~~|\nINITIAL TIME = 0 ~~|\nTIME STEP = 1 ~~|\n";
+    // Only `FINAL TIME` may change during the run, and only through expressions of `Time`.
+    let text = "x = 1 ~~|\nTIME STEP = IF THEN ELSE(Time < 5, 1, 0.5) ~~|\nINITIAL TIME = 0 ~~|\nFINAL TIME = 10 ~~|\n";
+    let found = located(text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].0, found[0].1, found[0].2), ("E1002", 2, 1));
+    assert!(found[0].3.contains("`TIME STEP`"), "{}", found[0].3);
+    let text = "s = INTEG(1, 0) ~~|\nFINAL TIME = s + 5 ~~|\nINITIAL TIME = 0 ~~|\nTIME STEP = 1 ~~|\n";
     let found = located(text);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!((found[0].0, found[0].1, found[0].2), ("E1002", 2, 1));

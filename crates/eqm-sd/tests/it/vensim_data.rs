@@ -249,11 +249,11 @@ fn each_problem_with_a_data_file_is_reported_at_the_argument_that_names_it() {
             "the file tag `?inputs`",
         ),
         (
-            "x :RAW: := GET DIRECT DATA('table.csv', ',', '1', 'B2') ~~|",
+            "x :EXTRAPOLATE: := GET DIRECT DATA('table.csv', ',', '1', 'B2') ~~|",
             "E1002",
             1,
             3,
-            "the data option `:RAW:` is not supported",
+            "the data option `:EXTRAPOLATE:` is not supported",
         ),
     ];
     for (equation, code, line, column, message) in cases {

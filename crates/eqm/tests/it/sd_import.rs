@@ -90,6 +90,37 @@ fn a_non_negative_stock_limits_its_outflow_within_the_step() {
     }
 }
 
+/// A flow that two stocks list as their outflow drains both by its whole rate: `A` may go
+/// negative, `B` is non-negative and cannot cut a rate that `A` sees too, so it keeps
+/// itself at 0 within the step (25 - 16*1.5 = 1, so 0 from the 17th row on) while the flow
+/// stays 1 and `A` goes on falling. A flow that two stocks fill, one of them non-negative,
+/// running backwards at -2 from 10: each stock loses 2*DT = 2 per step, the non-negative one
+/// stops at 0.
+#[test]
+fn a_flow_that_several_stocks_drain_or_fill_moves_each_of_them() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>30</stop><dt>1.5</dt>",
+        "<flow name=\"out\"><eqn>1</eqn></flow>\n\
+         <stock name=\"A\"><eqn>25</eqn><outflow>out</outflow></stock>\n\
+         <stock name=\"B\"><eqn>25</eqn><outflow>out</outflow><non_negative/></stock>\n\
+         <flow name=\"in\"><eqn>-2/1.5</eqn></flow>\n\
+         <stock name=\"C\"><eqn>10</eqn><inflow>in</inflow></stock>\n\
+         <stock name=\"D\"><eqn>10</eqn><inflow>in</inflow><non_negative/></stock>",
+    );
+    let result = run("shared.xmile", &text);
+    let [a, b, c, d, out] = ["A", "B", "C", "D", "out"].map(|n| result.column(n).expect("a column"));
+    assert_eq!(a.len(), 21);
+    for k in 0..a.len() {
+        let falling = 25.0 - 1.5 * k as f64;
+        assert!((a[k] - falling).abs() <= 1e-12, "row {k}: A = {}", a[k]);
+        assert!((b[k] - falling.max(0.0)).abs() <= 1e-12, "row {k}: B = {}", b[k]);
+        assert_eq!(out[k], 1.0, "row {k}: the flow is not cut");
+        let emptying = 10.0 - 2.0 * k as f64;
+        assert!((c[k] - emptying).abs() <= 1e-12, "row {k}: C = {}", c[k]);
+        assert!((d[k] - emptying.max(0.0)).abs() <= 1e-12, "row {k}: D = {}", d[k]);
+    }
+}
+
 /// `PULSE(6, 2)` puts a volume of 6 into the stock during the one step that starts at 2,
 /// whatever DT; `SMTH1` of a step of height 1 at time 1 follows the Euler recurrence
 /// `y(k+1) = y(k) + DT*(1 - y(k))/4`.

@@ -738,3 +738,158 @@ fn vensim_allocate_available_stops_at_an_unsupported_profile() {
         "{error:?}"
     );
 }
+
+/// A `FINAL TIME` that depends on `Time` is read at every step, and the run ends at the
+/// first step whose time has reached it: with DT = 0.25, `x = 2*Time` passes 3 after 1.5, so
+/// `FINAL TIME` becomes `Time` at 1.75, the last row (a stock of rate 1 from 0 is 1.75 there);
+/// before, it is 20, the run's planned stop. A `FINAL TIME` that rises beyond its value at
+/// the start stops the run at that value with a message rather than ending it early.
+#[test]
+fn a_vensim_final_time_that_changes_ends_the_run_where_the_time_reaches_it() {
+    let text = mdl(&["x = 2*Time", "s = INTEG(1, 0)"], 20.0, 0.25)
+        .replace("FINAL TIME = 20", "FINAL TIME = IF THEN ELSE(x > 3, Time, 20)");
+    let result = run("final.mdl", &text);
+    let time = result.time();
+    let stock = result.column("s").expect("a column");
+    let last = *time.last().expect("rows");
+    assert_eq!(last, 1.75, "the run ends at the first step past x = 3");
+    assert_eq!(*stock.last().expect("rows"), 1.75);
+    // The check at each step is an event, so a step's row may come twice (before and after
+    // it), with the same values: the distinct times are the steps.
+    let mut times = time.to_vec();
+    times.dedup();
+    assert_eq!(times, [0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75]);
+    for (t, s) in time.iter().zip(&stock) {
+        assert_eq!(s, t, "the stock of rate 1 from 0 at {t}");
+    }
+    let final_time = result.column("FINAL TIME").expect("a column");
+    assert_eq!(final_time[0], 20.0);
+    assert_eq!(*final_time.last().expect("rows"), 1.75);
+
+    let rising =
+        mdl(&["x = Time"], 10.0, 1.0).replace("FINAL TIME = 10", "FINAL TIME = IF THEN ELSE(Time < 5, 10, 50)");
+    let mut session = Session::with_source_bytes(vec![("rising.mdl".to_string(), rising.into_bytes())], &[], None);
+    let mut model = session
+        .compile(None, &ModelOptions::default())
+        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+    let error = model
+        .simulate(&RunSettings::default())
+        .expect_err("a FINAL TIME beyond the planned stop stops the run");
+    assert!(error.to_string().contains("FINAL TIME lies beyond"), "{error}");
+}
+
+/// `VECTOR SORT ORDER`, `VECTOR RANK` and `VECTOR REORDER` over the last dimension of their
+/// vector, by hand: `v = (3, -1, 4, 1)` sorted ascending is B, D, A, C, so its sort order is
+/// the 0-based places (1, 3, 0, 2) and its ranks (3, 1, 4, 2); descending (2, 0, 3, 1) and
+/// (2, 4, 1, 3); reordered by the ascending order it is (-1, 1, 3, 4). Equal values keep the
+/// order of their elements: `w = (2, 1, 2, 1)` ranks (3, 1, 4, 2). Each row of a matrix is a
+/// vector of its own, and the values are those of each step: `y = v*(1 - 2*Time)` is `-v` at
+/// 1, whose ascending ranks are the descending ranks of `v`. A mapped dimension (`sd -> dim`)
+/// names the places too.
+#[test]
+fn vensim_vector_sort_order_rank_and_reorder_follow_their_definitions() {
+    let text = mdl(
+        &[
+            "dim: A, B, C, D",
+            "sd: s1, s2, s3, s4 -> dim",
+            "r: R1, R2",
+            "v[dim] = 3, -1, 4, 1",
+            "w[dim] = 2, 1, 2, 1",
+            "m[r, dim] = 3, -1, 4, 1; 1, 2, 3, 4",
+            "y[dim] = v[dim]*(1 - 2*Time)",
+            "order[sd] = VECTOR SORT ORDER(v[dim], 1)",
+            "order down[dim] = VECTOR SORT ORDER(v[dim], 0)",
+            "rank[dim] = VECTOR RANK(v[dim], 1)",
+            "rank down[dim] = VECTOR RANK(v[dim], 0)",
+            "tied[dim] = VECTOR RANK(w[dim], 1)",
+            "sorted[sd] = VECTOR REORDER(v[dim], order[sd])",
+            "rows[r, dim] = VECTOR RANK(m[r, dim], 0)",
+            "moving[dim] = VECTOR RANK(y[dim], 1)",
+        ],
+        1.0,
+        1.0,
+    );
+    let result = run("order.mdl", &text);
+    let at = |name: &str, row: usize| result.column(name).unwrap_or_else(|| panic!("no column {name}"))[row];
+    let expect = |name: &str, elements: &[&str], values: &[f64], row: usize| {
+        for (e, v) in elements.iter().zip(values) {
+            let column = format!("{name}[{e}]");
+            assert_eq!(at(&column, row), *v, "{column} at row {row}");
+        }
+    };
+    let d = ["A", "B", "C", "D"];
+    let sd = ["s1", "s2", "s3", "s4"];
+    expect("order", &sd, &[1.0, 3.0, 0.0, 2.0], 0);
+    expect("order down", &d, &[2.0, 0.0, 3.0, 1.0], 0);
+    expect("rank", &d, &[3.0, 1.0, 4.0, 2.0], 0);
+    expect("rank down", &d, &[2.0, 4.0, 1.0, 3.0], 0);
+    expect("tied", &d, &[3.0, 1.0, 4.0, 2.0], 0);
+    expect("sorted", &sd, &[-1.0, 1.0, 3.0, 4.0], 0);
+    expect("rows", &["R1,A", "R1,B", "R1,C", "R1,D"], &[2.0, 4.0, 1.0, 3.0], 0);
+    expect("rows", &["R2,A", "R2,B", "R2,C", "R2,D"], &[4.0, 3.0, 2.0, 1.0], 0);
+    expect("moving", &d, &[3.0, 1.0, 4.0, 2.0], 0);
+    let last = result.len() - 1;
+    assert_eq!(result.time()[last], 1.0);
+    expect("moving", &d, &[2.0, 4.0, 1.0, 3.0], last);
+
+    // A direction other than the number 1 or 0, a vector that is an expression, and one whose
+    // last subscript is an element, are named.
+    for equation in [
+        "bad[dim] = VECTOR RANK(v[dim], 2)",
+        "bad[dim] = VECTOR RANK(v[dim] + 1, 1)",
+        "bad[dim] = VECTOR RANK(v[A], 1)",
+    ] {
+        let text = mdl(&["dim: A, B", "v[dim] = 1, 2", equation], 1.0, 1.0);
+        let mut session = Session::with_source_bytes(vec![("bad.mdl".to_string(), text.into_bytes())], &[], None);
+        assert!(session.compile(None, &ModelOptions::default()).is_none(), "{equation}");
+        let rendered = session.render_diagnostics(false);
+        assert!(
+            session.diagnostics().iter().any(|d| d.code == "E1002") && rendered.contains("VECTOR RANK"),
+            "{equation}: {rendered}"
+        );
+    }
+}
+
+/// A data variable read `:RAW:` has the value of its data at the data's times and Vensim's
+/// `:NA:` (-2^109) at every other time: data at 0, 2 and 3 read with DT = 1 from 0 to 4, and
+/// data at 0.3 and 0.7 read with DT = 0.1, whose steps are sums of binary fractions.
+#[test]
+fn vensim_raw_data_is_na_between_the_times_of_the_data() {
+    let run_raw = |csv: &'static [u8], stop: f64, dt: f64| {
+        let text = mdl(&["x :RAW: := GET DIRECT DATA('series.csv', ',', 'A', 'B2')"], stop, dt);
+        let reader = move |path: &std::path::Path| {
+            if path.file_name().is_some_and(|n| n == "series.csv") {
+                Ok(csv.to_vec())
+            } else {
+                Err(std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
+            }
+        };
+        let mut session = Session::with_libraries_reading_data(
+            Vec::new(),
+            vec![("raw.mdl".to_string(), text.into_bytes())],
+            &[],
+            None,
+            Some(std::sync::Arc::new(reader)),
+            None,
+        );
+        let mut model = session
+            .compile(None, &ModelOptions::default())
+            .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
+        model.simulate(&RunSettings::default()).expect("the model runs")
+    };
+    let na = -(2.0f64.powi(109));
+    let result = run_raw(b"time,x\n0,10\n2,20\n3,30\n", 4.0, 1.0);
+    assert_eq!(result.time(), [0.0, 1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(result.column("x").expect("a column"), [10.0, na, 20.0, 30.0, na]);
+    // The decimal times of the data meet the steps of DT = 0.1, whose sums are binary.
+    let result = run_raw(b"time,x\n0.3,3\n0.7,7\n", 1.0, 0.1);
+    let x = result.column("x").expect("a column");
+    for (k, value) in x.iter().enumerate() {
+        let expected = match k {
+            3 => 3.0,
+            7 => 7.0,
+            _ => na,
+        };
+        assert_eq!(*value, expected, "step {k}");
+    }
+}
