@@ -18,7 +18,7 @@ use crate::layout::Target;
 use crate::modifier::Scope;
 use crate::value::{self, Value};
 use eqm_diag::Diagnostic;
-use eqm_ir::expr::{BinOp, ExprId, Node, VarId};
+use eqm_ir::expr::{BinOp, ExprId, Node, UnOp, VarId};
 use eqm_ir::flat::{self, ArrayOrigin, InstanceId, Origin, ScalarType};
 use eqm_syntax::ast;
 use std::borrow::Cow;
@@ -143,8 +143,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                 None => return,
                             },
                         };
+                        let condition = self.guarded_condition(c);
                         self.model.assertions.push(flat::Assertion {
-                            condition: c,
+                            condition,
                             message,
                             level,
                             initial,
@@ -453,17 +454,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // Otherwise each branch must give the same number of equations, combined into
         // `lhs = if c1 then r1 elseif ... else rn` (or a residual form when the sides differ).
         let mut flattened: Vec<Vec<flat::Equation>> = Vec::new();
-        for (_, body) in &conditions {
+        // No earlier condition holds: the guard of each later branch starts from it.
+        let mut none_before: Option<ExprId> = None;
+        for (c, body) in &conditions {
+            let guard = self.guard_with(none_before, *c);
+            self.branch_guards.push(guard);
             let mut b = Vec::new();
             for e in body.iter() {
                 self.equation_into(e, scope, loops, &mut b, initial);
             }
+            self.branch_guards.pop();
             flattened.push(b);
+            let not_c = self.model.exprs.unary(UnOp::Not, *c);
+            none_before = Some(self.guard_with(none_before, not_c));
         }
         let mut else_eqs = Vec::new();
+        self.branch_guards.extend(none_before);
         for e in else_branch {
             self.equation_into(e, scope, loops, &mut else_eqs, initial);
         }
+        self.branch_guards
+            .truncate(self.branch_guards.len() - usize::from(none_before.is_some()));
         let count = else_eqs.len();
         if flattened.iter().any(|b| b.len() != count) {
             // A condition that is not known may be one that an error reported before made
@@ -494,6 +505,29 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let conditions: Vec<ExprId> = conditions.iter().map(|(c, _)| *c).collect();
         self.combine_branches(eq, &conditions, &flattened, &else_eqs, out);
+    }
+
+    /// `earlier and c`, or `c` when there is nothing earlier.
+    fn guard_with(&mut self, earlier: Option<ExprId>, c: ExprId) -> ExprId {
+        match earlier {
+            Some(e) => self.model.exprs.binary(BinOp::And, e, c),
+            None => c,
+        }
+    }
+
+    /// An assertion's condition `c` as it holds where it is written: inside branches of
+    /// if-equations decided during the run, `not (guards) or c`, so that it is checked only
+    /// where its branch is the one that holds.
+    fn guarded_condition(&mut self, c: ExprId) -> ExprId {
+        let Some((&first, rest)) = self.branch_guards.split_first() else {
+            return c;
+        };
+        let mut all = first;
+        for &g in rest {
+            all = self.model.exprs.binary(BinOp::And, all, g);
+        }
+        let outside = self.model.exprs.unary(UnOp::Not, all);
+        self.model.exprs.binary(BinOp::Or, outside, c)
     }
 
     /// Records that the branch of the if-equation `eq` was chosen at translation by the

@@ -143,6 +143,10 @@ pub(crate) struct Flattener<'t, 'a> {
     pub(crate) diagnostics_at_limit: usize,
     /// Which `--param` overrides named a parameter, by their index in the options.
     pub(crate) used_overrides: Vec<bool>,
+    /// The conditions under which the equations being flattened hold: one per enclosing
+    /// branch of an if-equation decided during the run (that branch's condition, and that no
+    /// earlier one holds). An assertion written there is checked only where they all hold.
+    pub(crate) branch_guards: Vec<ExprId>,
     /// The functions instantiated so far and their callers' interfaces.
     pub(crate) functions: FunctionTable,
     /// Local names, bound iterators and `end` sizes of what is being evaluated.
@@ -191,6 +195,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             too_large_reported: false,
             diagnostics_at_limit: 0,
             used_overrides: vec![false; options.parameters.len()],
+            branch_guards: Vec::new(),
             functions: FunctionTable::default(),
             context: EvalContext::default(),
             equation_buffer: Vec::new(),

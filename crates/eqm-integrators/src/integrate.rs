@@ -85,7 +85,9 @@ pub fn integrate(
     Ok(Outcome::Finished)
 }
 
-/// The output times after `t0`, produced lazily in increasing order.
+/// The output times after `t0`, produced lazily in increasing order. A copy goes on from where
+/// the original is, without consuming its times.
+#[derive(Clone)]
 pub struct Schedule<'a> {
     output: &'a Output,
     t0: f64,

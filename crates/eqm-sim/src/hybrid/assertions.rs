@@ -1,7 +1,7 @@
 //! The assertions of a model's equation sections during a run.
 //!
-//! Input: the hybrid model at a point of the solution (the end of an accepted step, either
-//! side of an event, the start). Output: nothing when every assertion holds; a
+//! Input: the hybrid model at a point of the solution (the end of an accepted step, an output
+//! time within one, either side of an event, the start). Output: nothing when every assertion holds; a
 //! [`HybridError::Assertion`] for a false one of level error; a warning (`W0701`) in the run's
 //! statistics for a false one of level warning, once each time it stops holding. Assertions on
 //! parameters alone, and those of initial sections, are checked once, at the start. An assertion found false at the end of a

@@ -512,6 +512,29 @@ impl<'o> Run<'o> {
         limit
     }
 
+    /// The assertions over the step `info`: at each output time within it and at its end, so
+    /// that an assertion false only between two step ends is still found wherever a row would
+    /// show it; a failure is traced back from the first point it is false at (see
+    /// [`HybridModel::check_step`]).
+    fn check_assertions_over(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        stepper: &dyn Stepper,
+        info: StepInfo,
+    ) -> Result<(), (f64, HybridError)> {
+        if model.program.assertions().is_empty() {
+            return Ok(());
+        }
+        let mut from = info.t_prev;
+        let mut rows = self.schedule.clone();
+        while let Some(time) = rows.next_until(info.t).filter(|&time| time < info.t) {
+            stepper.interpolate(time, &mut self.buffer);
+            model.check_step(stepper, from, time, &self.buffer)?;
+            from = time;
+        }
+        model.check_step(stepper, from, info.t, stepper.state())
+    }
+
     /// After a step in which no surface was crossed: the assertions over the step, its rows,
     /// the delays' history, and a sample due at its end.
     fn after_step(
@@ -524,7 +547,7 @@ impl<'o> Run<'o> {
         if !model.pinned.is_empty() {
             unpin_departed(model, stepper, info.t, &mut self.near, &mut self.x, &mut self.dx)?;
         }
-        if let Err((holds_until, failure)) = model.check_step(stepper, info.t_prev, info.t, stepper.state()) {
+        if let Err((holds_until, failure)) = self.check_assertions_over(model, stepper, info) {
             // Rows up to the last instant the assertions held, then the failure.
             if let ControlFlow::Break(time) = self.rows_through(model, stepper, holds_until, row)? {
                 return Ok(ControlFlow::Break(HybridOutcome::Stopped { time }));

@@ -276,7 +276,7 @@ end M;
 }
 
 /// The time and diagnostic of a run of `model` to `stop` at tight tolerances that must fail.
-fn failure_until(model: &mut eqm::Model, stop: f64) -> (f64, eqm_diag::Diagnostic) {
+pub(crate) fn failure_until(model: &mut eqm::Model, stop: f64) -> (f64, eqm_diag::Diagnostic) {
     let failure = model
         .simulate(&RunSettings {
             stop: Some(stop),

@@ -11,6 +11,7 @@ mod abs_without_events;
 mod algorithm_aliases;
 mod algorithm_checks;
 mod analyze;
+mod branch_assertions;
 mod compare;
 mod delay;
 mod diagram;
