@@ -454,6 +454,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Value> {
+        if step.is_none()
+            && let Some(range) = self.boolean_range(start, stop, scope, loops)
+        {
+            return range;
+        }
         let a = self.eval_structural_int_in(start, scope, loops, "a range bound")?;
         let s = match step {
             Some(s) => self.eval_structural_int_in(s, scope, loops, "a range step")?,
@@ -485,6 +490,29 @@ impl<'t, 'a> Flattener<'t, 'a> {
             i += s;
         }
         Some(Value::Array(vec![elems.len()], elems, ScalarType::Integer))
+    }
+
+    /// A range of Booleans `start:stop` (`false:true` is `{false, true}`), when `start` is a
+    /// Boolean known at translation; `None` when it is not a Boolean, `Some(None)` after a
+    /// diagnostic.
+    fn boolean_range(
+        &mut self,
+        start: &'a ast::Expr,
+        stop: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> Option<Option<Value>> {
+        let first = self.eval(start, scope, loops)?;
+        if first.ty() != ScalarType::Boolean {
+            return None;
+        }
+        let a = self.eval_structural_int_in(start, scope, loops, "a range bound");
+        let b = self.eval_structural_int_in(stop, scope, loops, "a range bound");
+        let (Some(a), Some(b)) = (a, b) else {
+            return Some(None);
+        };
+        let elements: Vec<ExprId> = (a..=b).map(|v| self.model.exprs.boolean(v != 0)).collect();
+        Some(Some(Value::Array(vec![elements.len()], elements, ScalarType::Boolean)))
     }
 
     /// A chain `first op1 x1 op2 x2 ...`. Up to [`CHAIN_GROUP`] operands it is folded left, as

@@ -501,13 +501,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let ast::Subscript::Expr(e) = sub else {
                 return Some(None);
             };
-            let Value::Scalar(x, _) = self.eval_subscript(e, n, scope, loops)? else {
+            let Value::Scalar(x, ty) = self.eval_subscript(e, n, scope, loops)? else {
                 return Some(None);
             };
             let Some(i) = self.known_value(x) else {
                 return Some(None);
             };
-            let i = i as i64;
+            // `false` is the first element of a dimension of `Boolean` size, `true` the second.
+            let i = i as i64 + i64::from(ty == ScalarType::Boolean);
             if i < 1 || i as usize > n {
                 return Some(None);
             }
@@ -583,6 +584,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 Some(ast::Subscript::Expr(e)) => {
                     let v = self.eval_subscript(e, n, scope, loops)?;
+                    // A Boolean subscript of a dimension of `Boolean` size: `false` is the first
+                    // element, `true` the second.
+                    let offset = i64::from(v.ty() == ScalarType::Boolean);
                     let mut picked = Vec::new();
                     for &x in v.as_slice() {
                         let Some(i) = self.known_value(x) else {
@@ -594,7 +598,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             ));
                             return None;
                         };
-                        let i = i as i64;
+                        let i = i as i64 + offset;
                         if i < 1 || i as usize > n {
                             self.diagnostics.push(Diagnostic::error(
                                 "E0304",

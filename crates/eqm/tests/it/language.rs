@@ -57,6 +57,7 @@ macro_rules! corpus {
 corpus!(
     array_functions,
     cardinality,
+    boolean_dimensions,
     conditional_components,
     constant_tables,
     declaration_dependencies,
