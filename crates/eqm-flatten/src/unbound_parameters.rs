@@ -1,12 +1,13 @@
-//! Parameters that nothing gives a value: no binding, no modifier, no `--param`.
+//! Parameters and constants that nothing gives a value: no binding, no modifier, no `--param`.
 //!
 //! Input: the flat model once it is complete. Output: one warning (W0302) per declaration
 //! whose parameters have no value, naming them and the start value each then has, which is the
 //! value Modelica gives such a parameter (its `fixed` is true by default). A model written as a
 //! template (a component's parameters left for the user) then runs with these values, and the
 //! warning says why its results, or an error such as a division by zero, follow from them.
-//! Parameters with `fixed = false` are left out: the initial equations compute them. It
-//! deliberately changes nothing in the model.
+//! Parameters with `fixed = false` are left out: the initial equations compute them. A constant
+//! without a value is an error (E0206), since nothing may stand in for it. It deliberately
+//! changes nothing in the model.
 
 use crate::flattener::Flattener;
 use eqm_diag::Diagnostic;
@@ -23,7 +24,11 @@ impl Flattener<'_, '_> {
         // components repeats one declaration many times.
         let mut by_declaration: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         let mut first_of_span = std::collections::HashMap::new();
+        let mut constants: Vec<usize> = Vec::new();
         for (i, v) in self.model.variables.iter().enumerate() {
+            if v.variability == Variability::Constant && v.binding.is_none() {
+                constants.push(i);
+            }
             if v.variability == Variability::Parameter && v.binding.is_none() && v.attributes.fixed != Some(false) {
                 let first = *first_of_span.entry(v.span).or_insert(i);
                 by_declaration.entry(first).or_default().push(i);
@@ -32,6 +37,24 @@ impl Flattener<'_, '_> {
         for members in by_declaration.into_values() {
             let diagnostic = self.without_value(&members);
             self.diagnostics.push(diagnostic);
+        }
+        self.report_constants_without_value(&constants);
+    }
+
+    /// A constant needs a value from its declaration or a modifier (E0206): unlike a
+    /// parameter's, no start value stands in for it. Reported once per declaration.
+    fn report_constants_without_value(&mut self, constants: &[usize]) {
+        let mut reported = std::collections::HashSet::new();
+        for &i in constants {
+            let v = &self.model.variables[i];
+            if !reported.insert(v.span) {
+                continue;
+            }
+            let message = format!("constant `{}` has no value", v.name);
+            self.diagnostics.push(
+                Diagnostic::error("E0206", message, v.span, "a constant needs a binding")
+                    .with_help("give it a value in its declaration (`constant Real c = 1;`) or by a modifier"),
+            );
         }
     }
 
