@@ -104,7 +104,9 @@ pub(super) fn pieces(
 /// assignment still reads each slot the segment writes before or after its writer exactly as
 /// before (so every value is the same, bit for bit), no slot is written twice, no assignment
 /// calls a function (whose failure the code would then report in another order than the
-/// interpreter) and the pieces of the new order are fewer than before.
+/// interpreter), and the new order has fewer loops and, outside loops, at most one body more
+/// per run than before (the repetitions a longer run has over a shorter one). A stable
+/// counting sort makes it linear in the number of assignments.
 pub(super) fn interleave(
     arena: &ExprArena,
     slot_of: &dyn Fn(VarId) -> Option<Slot>,
@@ -147,11 +149,20 @@ fn interleaved(
             }
         }
     }
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&k| key[k]);
+    // A stable counting sort by key (keys are repetitions, fewer than `n`): linear.
+    let mut start = vec![0usize; key.iter().copied().max().unwrap_or(0) + 2];
+    for &k in &key {
+        start[k + 1] += 1;
+    }
+    for k in 1..start.len() {
+        start[k] += start[k - 1];
+    }
     let mut position = vec![0; n];
-    for (p, &k) in order.iter().enumerate() {
-        position[k] = p;
+    let mut order = vec![0; n];
+    for (k, &r) in key.iter().enumerate() {
+        position[k] = start[r];
+        order[start[r]] = k;
+        start[r] += 1;
     }
     let mut writer: FxHashMap<Slot, usize> = FxHashMap::default();
     for (k, (target, _)) in assignments.iter().enumerate() {
