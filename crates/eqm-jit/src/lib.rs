@@ -30,7 +30,10 @@
 //! Runs of assignments that repeat with a fixed stride in every slot (the stages of an array
 //! of components) are emitted as loops whose body is one repetition (`reroll`), so code size
 //! does not grow with the number of stages; within a loop, slots are kept in registers for one
-//! repetition only.
+//! repetition only. Consecutive runs become one loop over their stages when the order of reads
+//! and writes allows it, and a loop addresses every array from the repetition counter (`base +
+//! 8r + offset`, folded into each load and store), so it carries no pointer of its own. A sum
+//! with a negated operand, the simplifier's form of every difference, is one subtraction.
 //!
 //! User functions (`Callee::User`) become native functions `fn(inputs: *const f64, outputs:
 //! *mut f64, status: *mut u64)` compiled from their statements (see `function`); a call site

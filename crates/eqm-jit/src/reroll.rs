@@ -15,6 +15,12 @@
 //! can address it by one moving pointer), and no two slots of one repetition become the same
 //! slot in a later one (so that values kept in registers within one repetition stay valid).
 //!
+//! Consecutive runs (a program computes each array of a model in one run: every force, then
+//! every speed, then every acceleration) are interleaved when that is exact ([`interleave`]):
+//! the assignments are ordered stage by stage, so that one loop computes a stage of every
+//! array, and its body does the other arrays' work while a slow operation of one (a division)
+//! is in flight, as a hand-written loop over the stages does.
+//!
 //! What it deliberately does not do: emit code ([`super`] does), or look for loops across
 //! segments or inside expressions. The scan is linear in the size of the expressions times the
 //! number of candidate periods tried at each position (bounded by [`MAX_PERIOD`]).
@@ -22,6 +28,9 @@
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{Callee, ExprArena, ExprId, FxHashMap, Node, VarId};
 use eqm_ir::slot::Slot;
+
+/// A segment's assignments, `slot := expression` in order.
+type Assignments = Vec<(Slot, ExprId)>;
 
 /// The longest block of assignments that is looked for as the body of a loop.
 pub(super) const MAX_PERIOD: usize = 64;
@@ -77,8 +86,122 @@ pub(super) fn pieces(
     slot_of: &dyn Fn(VarId) -> Option<Slot>,
     assignments: &[(Slot, ExprId)],
 ) -> Vec<Piece> {
+    pieces_of(&Shapes::of(arena, slot_of, assignments))
+}
+
+/// The assignments in an order that runs the repetitions of consecutive runs together when
+/// that makes fewer loops (`None` when the order given stays), with the pieces of the order
+/// chosen.
+///
+/// Why: a program computes each array of a model in one run (every spring force, then every
+/// speed, then every acceleration), so the loops follow one another, and a loop whose body
+/// waits on one slow operation (a division) lets the processor do nothing else meanwhile. One
+/// loop whose repetition computes a stage of each array does the other arrays' work while the
+/// division runs, as a hand-written loop over the stages does.
+///
+/// How: repetition `r` of every run gets the key `r`, an assignment outside runs the key of
+/// the one before it; a stable sort by key orders them. The new order is kept only when every
+/// assignment still reads each slot the segment writes before or after its writer exactly as
+/// before (so every value is the same, bit for bit), no slot is written twice, no assignment
+/// calls a function (whose failure the code would then report in another order than the
+/// interpreter), and the new order has fewer loops and, outside loops, at most one body more
+/// per run than before (the repetitions a longer run has over a shorter one). A stable
+/// counting sort makes it linear in the number of assignments.
+pub(super) fn interleave(
+    arena: &ExprArena,
+    slot_of: &dyn Fn(VarId) -> Option<Slot>,
+    assignments: &[(Slot, ExprId)],
+) -> (Option<Assignments>, Vec<Piece>) {
     let shapes = Shapes::of(arena, slot_of, assignments);
+    let before = pieces_of(&shapes);
+    match interleaved(arena, slot_of, assignments, &shapes, &before) {
+        Some((reordered, after)) => (Some(reordered), after),
+        None => (None, before),
+    }
+}
+
+/// The interleaved order of `assignments` and its pieces, if it is exact and better than
+/// `before` (see [`interleave`]).
+fn interleaved(
+    arena: &ExprArena,
+    slot_of: &dyn Fn(VarId) -> Option<Slot>,
+    assignments: &[(Slot, ExprId)],
+    shapes: &Shapes,
+    before: &[Piece],
+) -> Option<(Assignments, Vec<Piece>)> {
+    if shapes.calls
+        || shapes.ids.iter().any(Option::is_none)
+        || before.iter().filter(|p| matches!(p, Piece::Rolled(_))).count() < 2
+    {
+        return None;
+    }
     let n = assignments.len();
+    let mut key = vec![0usize; n];
+    let mut last = 0;
+    for piece in before {
+        match piece {
+            Piece::Single(k) => key[*k] = last,
+            Piece::Rolled(run) => {
+                for (k, slot) in key[run.begin..run.begin + run.len()].iter_mut().enumerate() {
+                    *slot = k / run.period;
+                }
+                last = run.repeats - 1;
+            }
+        }
+    }
+    // A stable counting sort by key (keys are repetitions, fewer than `n`): linear.
+    let mut start = vec![0usize; key.iter().copied().max().unwrap_or(0) + 2];
+    for &k in &key {
+        start[k + 1] += 1;
+    }
+    for k in 1..start.len() {
+        start[k] += start[k - 1];
+    }
+    let mut position = vec![0; n];
+    let mut order = vec![0; n];
+    for (k, &r) in key.iter().enumerate() {
+        position[k] = start[r];
+        order[start[r]] = k;
+        start[r] += 1;
+    }
+    let mut writer: FxHashMap<Slot, usize> = FxHashMap::default();
+    for (k, (target, _)) in assignments.iter().enumerate() {
+        if writer.insert(*target, k).is_some() {
+            return None;
+        }
+    }
+    for k in 0..n {
+        for slot in &shapes.slots_of(k)[1..] {
+            if let Some(&w) = writer.get(slot)
+                && w != k
+                && (w < k) != (position[w] < position[k])
+            {
+                return None;
+            }
+        }
+    }
+    let reordered: Assignments = order.iter().map(|&k| assignments[k]).collect();
+    let after = pieces(arena, slot_of, &reordered);
+    // Fewer loops, and outside them at most the repetitions that runs of different lengths
+    // leave over (one body each).
+    let count = |pieces: &[Piece]| {
+        let loops = pieces.iter().filter(|p| matches!(p, Piece::Rolled(_))).count();
+        (loops, pieces.len() - loops)
+    };
+    let ((loops_before, singles_before), (loops_after, singles_after)) = (count(before), count(&after));
+    let periods: usize = before
+        .iter()
+        .map(|p| match p {
+            Piece::Rolled(run) => run.period,
+            Piece::Single(_) => 0,
+        })
+        .sum();
+    (loops_after < loops_before && singles_after <= singles_before + periods).then_some((reordered, after))
+}
+
+/// The pieces of the assignments whose shapes are `shapes`.
+fn pieces_of(shapes: &Shapes) -> Vec<Piece> {
+    let n = shapes.ids.len();
     // The next assignment with the same shape, for the candidate periods at each position.
     let mut next = vec![usize::MAX; n];
     let mut last: FxHashMap<u32, usize> = FxHashMap::default();
@@ -123,6 +246,8 @@ pub(super) fn pieces(
 /// it).
 struct Shapes {
     ids: Vec<Option<u32>>,
+    /// Whether some assignment calls a user or external function.
+    calls: bool,
     /// The slots of assignment `k` are `slots[starts[k]..starts[k + 1]]`.
     starts: Vec<usize>,
     slots: Vec<Slot>,
@@ -187,6 +312,7 @@ impl Shapes {
         let mut interned: FxHashMap<Box<[u64]>, u32> = FxHashMap::default();
         let mut shapes = Shapes {
             ids: Vec::with_capacity(assignments.len()),
+            calls: false,
             starts: Vec::with_capacity(assignments.len() + 1),
             slots: Vec::new(),
         };
@@ -209,6 +335,7 @@ impl Shapes {
             shapes.ids.push(id);
             shapes.starts.push(shapes.slots.len());
         }
+        shapes.calls = walk.calls;
         shapes
     }
 
@@ -295,6 +422,8 @@ struct Walk {
     stack: Vec<ExprId>,
     /// Composite nodes met in the current assignment, with their order of first meeting.
     met: FxHashMap<ExprId, u64>,
+    /// Whether a walk met a call of a user or external function.
+    calls: bool,
 }
 
 impl Walk {
@@ -362,8 +491,12 @@ impl Walk {
                     continue;
                 }
                 Node::Call(Callee::Builtin(b), args) => tokens.extend([tag::BUILTIN | *b as u64, args.len() as u64]),
-                Node::Call(Callee::User(f), args) => tokens.extend([tag::USER | f.0 as u64, args.len() as u64]),
+                Node::Call(Callee::User(f), args) => {
+                    self.calls = true;
+                    tokens.extend([tag::USER | f.0 as u64, args.len() as u64]);
+                }
                 Node::Call(Callee::External(k), args) => {
+                    self.calls = true;
                     tokens.extend([tag::EXTERNAL | *k as u64, args.len() as u64]);
                 }
                 Node::CallOutput(_, k) => tokens.push(tag::OUTPUT | *k as u64),

@@ -40,11 +40,14 @@ pub(crate) fn build(
     for segment in segments {
         let mut lengths = SliceLengths::default();
         let mut ids = Vec::new();
-        let pieces = if options.reroll {
-            reroll::pieces(sh.arena, slot_of, &segment.assignments)
+        // The assignments in the order the code computes them: one that runs consecutive loops
+        // stage by stage, when there is one (which then has no failing roots to number).
+        let (reordered, pieces) = if options.reroll {
+            reroll::interleave(sh.arena, slot_of, &segment.assignments)
         } else {
-            (0..segment.assignments.len()).map(Piece::Single).collect()
+            (None, (0..segment.assignments.len()).map(Piece::Single).collect())
         };
+        let assignments = reordered.as_deref().unwrap_or(&segment.assignments);
         let mut rest = pieces.as_slice();
         // Statements and results go into the last function, which exists even when the
         // segment has no assignments.
@@ -58,7 +61,7 @@ pub(crate) fn build(
             ctx.func.signature = sig.clone();
             ctx.func.name = UserFuncName::user(0, id.as_u32());
             let code = SegmentCode {
-                assignments: &segment.assignments,
+                assignments,
                 pieces: rest,
                 statements: &segment.statements,
                 results: &segment.results,
@@ -179,22 +182,18 @@ fn assignment(tr: &mut Translator<'_, '_, '_>, assignments: &[(Slot, ExprId)], k
     tr.write_slot(slot, v)
 }
 
-/// A re-rolled run as a loop: the header carries the repetition counter and one pointer per
-/// array and stride (the array's base moved by the repetitions so far); the body is the run's
-/// first `period` assignments, which address every slot from its pointer with the template's
-/// own offset. The run's assignments execute in the order straight-line code executes them, so
-/// reading memory gives the same values; registers are only reused within one repetition.
+/// A re-rolled run as a loop: the header carries the repetition counter `r` alone; the body
+/// is the run's first `period` assignments, which address every slot from the base of its
+/// array moved by `r` times the slot's stride (computed once per array and stride at the top of
+/// the body) with the template's own offset. x86 folds such an address, `base + 8r + offset`
+/// for the usual stride of one element, into the load or store itself, so the loop's own cost
+/// is the counter's increment, comparison and branch, whatever the number of arrays. The run's
+/// assignments execute in the order straight-line code executes them, so reading memory gives
+/// the same values; registers are only reused within one repetition.
 fn rolled_loop(tr: &mut Translator<'_, '_, '_>, assignments: &[(Slot, ExprId)], run: &Rolled) -> Result<(), JitError> {
     let base = tr
         .segment_bases()
         .ok_or_else(|| JitError::Codegen("a loop outside a segment function (internal error)".into()))?;
-    let array = |slot: Slot| match slot {
-        Slot::State(_) => Ok(0),
-        Slot::Param(_) => Ok(1),
-        Slot::Der(_) => Ok(2),
-        Slot::Work(_) => Ok(3),
-        Slot::Time => Err(JitError::SlotOutOfRange(slot)),
-    };
     let last = run.repeats as i64 - 1;
     let mut groups: Vec<(usize, i64)> = Vec::with_capacity(run.strides.len());
     for &(slot, stride) in &run.strides {
@@ -206,20 +205,42 @@ fn rolled_loop(tr: &mut Translator<'_, '_, '_>, assignments: &[(Slot, ExprId)], 
     }
     groups.sort_unstable();
     groups.dedup();
-    let ptr = tr.sh.ptr;
     let header = tr.b.create_block();
     let counter = tr.b.append_block_param(header, types::I64);
-    let pointers: Vec<Value> = groups.iter().map(|_| tr.b.append_block_param(header, ptr)).collect();
     let zero = tr.b.ins().iconst(types::I64, 0);
-    let start: Vec<BlockArg> = std::iter::once(zero)
-        .chain(groups.iter().map(|(a, _)| base[*a]))
-        .map(BlockArg::Value)
-        .collect();
-    tr.b.ins().jump(header, &start);
+    tr.b.ins().jump(header, &[BlockArg::Value(zero)]);
     tr.b.switch_to_block(header);
     let body = tr.b.create_block();
     tr.b.ins().jump(body, &[]);
     tr.b.switch_to_block(body);
+    let ptr = tr.sh.ptr;
+    // The byte offset of each stride in this repetition, then the pointer of each group.
+    let mut offsets: Vec<(i64, Value)> = Vec::new();
+    let mut pointers: Vec<Value> = Vec::with_capacity(groups.len());
+    for &(array, stride) in &groups {
+        if stride == 0 {
+            pointers.push(base[array]);
+            continue;
+        }
+        let offset = match offsets.iter().find(|(s, _)| *s == stride) {
+            Some(&(_, offset)) => offset,
+            None => {
+                let offset = if stride == 1 {
+                    tr.b.ins().ishl_imm_u(counter, 3)
+                } else {
+                    tr.b.ins().imul_imm_s(counter, stride * 8)
+                };
+                offsets.push((stride, offset));
+                offset
+            }
+        };
+        let offset = if ptr == types::I64 {
+            offset
+        } else {
+            tr.b.ins().ireduce(ptr, offset)
+        };
+        pointers.push(tr.b.ins().iadd(base[array], offset));
+    }
     let mut pointer_of = FxHashMap::default();
     for &(slot, stride) in &run.strides {
         let group = groups
@@ -232,19 +253,21 @@ fn rolled_loop(tr: &mut Translator<'_, '_, '_>, assignments: &[(Slot, ExprId)], 
         assignment(tr, assignments, k)?;
     }
     let next = tr.b.ins().iadd_imm_s(counter, 1);
-    let mut again = vec![BlockArg::Value(next)];
-    for (&pointer, &(_, stride)) in pointers.iter().zip(&groups) {
-        let moved = if stride == 0 {
-            pointer
-        } else {
-            tr.b.ins().iadd_imm_s(pointer, stride * 8)
-        };
-        again.push(BlockArg::Value(moved));
-    }
     let more = tr.b.ins().icmp_imm_s(IntCC::SignedLessThan, next, run.repeats as i64);
     let after = tr.b.create_block();
-    tr.b.ins().brif(more, header, &again, after, &[]);
+    tr.b.ins().brif(more, header, &[BlockArg::Value(next)], after, &[]);
     tr.b.switch_to_block(after);
     tr.end_rolled();
     Ok(())
+}
+
+/// The array of `slot` as the index of its base pointer among a segment function's parameters.
+fn array(slot: Slot) -> Result<usize, JitError> {
+    match slot {
+        Slot::State(_) => Ok(0),
+        Slot::Param(_) => Ok(1),
+        Slot::Der(_) => Ok(2),
+        Slot::Work(_) => Ok(3),
+        Slot::Time => Err(JitError::SlotOutOfRange(slot)),
+    }
 }

@@ -240,6 +240,7 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
                 _ => args.to_vec(),
             },
             Node::CallOutput(call, _) => vec![*call],
+            Node::Binary(BinOp::Add, ..) if let Some((a, b)) = self.subtraction(e) => vec![a, b],
             _ => arena.children(e).collect(),
         };
         Ok(deps
@@ -450,6 +451,10 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
                 let r = self.real(reciprocal);
                 Ok(self.b.ins().fmul(a, r))
             }
+            Node::Binary(BinOp::Add, ..) if let Some((a, b)) = self.subtraction(e) => {
+                let (a, b) = (self.operand(a)?, self.operand(b)?);
+                Ok(self.b.ins().fsub(a, b))
+            }
             Node::Binary(BinOp::Pow, a, b) if self.arena().literal(*b) == Some(2.0) => {
                 // A square is a multiplication, as in `symbolic::eval::binary`.
                 let a = self.operand(*a)?;
@@ -476,6 +481,31 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
                 Ok(self.b.ins().load(types::F64, MemFlagsData::trusted(), addr, offset))
             }
             _ => Err(unsupported(e, "an expression the JIT does not translate")),
+        }
+    }
+
+    /// `a + b` as the subtraction `(minuend, subtrahend)` when an operand is a negation `-y`
+    /// not computed yet: `a + (-y)` and `(-y) + a` are `a - y`, which IEEE 754 defines as that
+    /// very sum, rounded once, so the value is the same; the negation is never computed (on
+    /// x86 it costs three instructions: loading the sign mask, moving it, the `xor`). The
+    /// simplifier writes every difference as such a sum. A negation computed already (shared
+    /// with another expression) is added as it is. Asked twice for one node, before its
+    /// operands are emitted and when it is emitted, the answer differs only when the second
+    /// time finds the negation computed by its other operand; then both operands are
+    /// computed and the plain sum is emitted.
+    fn subtraction(&self, e: ExprId) -> Option<(ExprId, ExprId)> {
+        let arena = self.arena();
+        let Node::Binary(BinOp::Add, a, b) = arena.get(e) else {
+            return None;
+        };
+        let negated = |x: ExprId| match arena.get(x) {
+            Node::Unary(UnOp::Neg, y) if !self.memo.contains_key(&x) => Some(*y),
+            _ => None,
+        };
+        match (negated(*a), negated(*b)) {
+            (Some(y), _) => Some((*b, y)),
+            (None, Some(y)) => Some((*a, y)),
+            (None, None) => None,
         }
     }
 

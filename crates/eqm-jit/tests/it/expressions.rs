@@ -184,3 +184,35 @@ fn a_slot_the_code_may_not_write_is_refused() {
     let err = compile(&a, &[], &[], &slot_of, &[segment], &JitOptions::default()).err();
     assert_eq!(err, Some(eqm_jit::JitError::ReadOnlyTarget(Slot::State(1))));
 }
+
+#[test]
+fn sums_with_a_negated_operand_are_the_sums_bit_for_bit() {
+    // `-a + b` is emitted as `b - a`: the same value, signed zeros and infinities included.
+    let mut a = ExprArena::new();
+    let [x0, x1, p0, _] = leaves(&mut a);
+    let (n0, n1) = (a.unary(UnOp::Neg, x0), a.unary(UnOp::Neg, x1));
+    let left = a.binary(BinOp::Add, n0, x1);
+    let right = a.binary(BinOp::Add, x0, n1);
+    let both = a.binary(BinOp::Add, n0, n1);
+    let twice = a.binary(BinOp::Add, n0, n0);
+    // The negation shared with a product, which computes it anyway.
+    let scaled = a.binary(BinOp::Mul, n1, p0);
+    let shared = a.binary(BinOp::Add, scaled, n1);
+    let exprs = [left, right, both, twice, scaled, shared];
+    let cases = [
+        (0.0, 0.0),
+        (-0.0, 0.0),
+        (0.0, -0.0),
+        (-0.0, -0.0),
+        (1.5, 1.5),
+        (f64::MAX, -f64::MAX),
+        (f64::INFINITY, 2.0),
+        (0.1, 0.7),
+    ];
+    for (u, v) in cases {
+        let got = values(&a, &exprs, 0.0, [u, v], [3.0, 0.0]);
+        let want = [-u + v, u + -v, -u + -v, -u + -u, -v * 3.0, -v * 3.0 + -v];
+        let bits = |values: &[f64]| values.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got), bits(&want), "x = ({u}, {v})");
+    }
+}
