@@ -8,6 +8,9 @@
 
 use super::*;
 
+/// The relative distance within which time events are one event (a few roundings of a time).
+const COINCIDENT: f64 = 16.0 * f64::EPSILON;
+
 /// The slot an assignment or reinit changes (checked by the program builder: a work slot or a
 /// state).
 pub(super) fn action_slot(program: &ExecProgram, action: &WhenAction) -> Option<Slot> {
@@ -22,7 +25,8 @@ pub(super) fn action_slot(program: &ExecProgram, action: &WhenAction) -> Option<
 pub(super) struct Clocks {
     /// Work slot, start, interval, next index.
     pub(super) clocks: Vec<(u32, f64, f64, u64)>,
-    /// The time events `time - T` still ahead: their times.
+    /// The time events `time - T` still ahead: their times, recomputed after every event (`T`
+    /// may read discrete-time values).
     pub(super) pending: Vec<f64>,
     /// A time event `time - T` has `T` at the start time: its relation changes right after it.
     pub(super) at_start: bool,
@@ -75,17 +79,41 @@ impl Clocks {
         })
     }
 
+    /// The times of the time events `time - T` ahead of an event at `t`, whose iteration may
+    /// have changed the discrete-time values a `T` reads (`T0 + Trising` of a pulse whose
+    /// period began now).
+    pub(super) fn refresh(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        t: f64,
+        x: &[f64],
+        dx: &mut [f64],
+    ) -> Result<(), HybridError> {
+        self.pending.clear();
+        for surface in &model.program.events().surfaces {
+            if let Some(e) = surface.time_event {
+                let at = model.ode.instance.event_value(e, surface.span, t, x, dx)?;
+                if at > t {
+                    self.pending.push(at);
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn time(&(_, start, interval, k): &(u32, f64, f64, u64)) -> f64 {
         start + k as f64 * interval
     }
 
-    /// The next tick of any clock, or the next time event.
+    /// The next tick of any clock, or the next time event. Events within a rounding of the
+    /// first (a tick at `0.2 + 1*0.4 = 0.6000000000000001` and a time event at `0.5 + 0.1 =
+    /// 0.6`) are one event, at the last of them: no step could separate them, and at the last
+    /// one every `time - T` among them has passed zero.
     pub(super) fn next(&self) -> Option<f64> {
-        self.clocks
-            .iter()
-            .map(Clocks::time)
-            .chain(self.pending.iter().copied())
-            .min_by(f64::total_cmp)
+        let times = || self.clocks.iter().map(Clocks::time).chain(self.pending.iter().copied());
+        let first = times().min_by(f64::total_cmp)?;
+        let window = first + COINCIDENT * first.abs().max(1.0);
+        times().filter(|&at| at <= window).max_by(f64::total_cmp)
     }
 
     /// The time event at `t`: the clocks that tick now are true for one event iteration and
@@ -99,12 +127,13 @@ impl Clocks {
         dx: &mut [f64],
         whens: &mut WhenState,
     ) -> Result<Option<HybridOutcome>, HybridError> {
+        // The ticks and time events up to `t` are this event (see `next`).
         let ticking: Vec<usize> = (0..self.clocks.len())
-            .filter(|&c| Clocks::time(&self.clocks[c]) == t)
+            .filter(|&c| Clocks::time(&self.clocks[c]) <= t)
             .collect();
         capture_left_limits(model, t, x, dx)?;
         // Time events at `t` need no flag: their surfaces take their new sign in the iteration.
-        self.pending.retain(|&at| at != t);
+        self.pending.retain(|&at| at > t);
         for &c in &ticking {
             model.ode.instance.set_work(self.clocks[c].0, 1.0);
         }

@@ -18,6 +18,7 @@ mod discrete;
 mod discrete_init;
 mod embedded_equivalence;
 mod embedding_relations;
+mod event_effects;
 mod expandable;
 mod explicit_domain;
 mod external;
