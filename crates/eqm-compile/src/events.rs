@@ -47,7 +47,6 @@ use crate::index::IndexOne;
 use eqm_diag::source::Span;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, FxHashSet, Node, UnOp, VarId};
-use eqm_ir::flat::WhenAction;
 
 mod algorithms;
 mod canonical;
@@ -442,7 +441,8 @@ fn drop_captured_relations(dae: &Dae<IndexOne>, when_conditions: &[Vec<ExprId>],
         }
     }
     for w in &dae.flat.whens {
-        for e in w.branches.iter().flat_map(|b| &b.actions).filter_map(WhenAction::expr) {
+        let actions = w.branches.iter().flat_map(|b| &b.actions);
+        for e in actions.flat_map(|a| a.expr().into_iter().chain(a.guard())) {
             mark(e, dae.exprs());
         }
     }

@@ -85,6 +85,7 @@ mod names;
 mod operators;
 mod overloads;
 mod predefined;
+mod printing;
 mod range_assignments;
 mod range_lengths;
 mod range_values;
@@ -100,6 +101,8 @@ mod string_options;
 mod subscripts;
 mod value;
 mod variables;
+mod when_effects;
+mod when_guards;
 
 pub use datafiles::DataFiles;
 pub use eqm_diag::source::ReadData;

@@ -533,14 +533,46 @@ fn run_actions(
                 WhenAction::Terminate { message, span } => {
                     *terminate = Some(message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok()));
                 }
-                WhenAction::Print { message, span } => {
-                    let text = message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok());
-                    model.stats.printed.push(super::PrintedLine { time: t, text });
+                WhenAction::Print { message, guard, span } => {
+                    if guard_holds(model, *guard, *span, t, x, dx)? {
+                        let text = message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok());
+                        model.stats.printed.push(super::PrintedLine { time: t, text });
+                    }
+                }
+                // The call runs once, for what it does; the lines its functions print follow
+                // those printed before it at this event.
+                WhenAction::Call { call, guard, span } => {
+                    if guard_holds(model, *guard, *span, t, x, dx)? {
+                        let _ = model.ode.instance.take_printed();
+                        let result = model.ode.instance.event_value(*call, *span, t, x, dx);
+                        let lines = model.ode.instance.take_printed();
+                        model
+                            .stats
+                            .printed
+                            .extend(lines.into_iter().map(|text| super::PrintedLine { time: t, text }));
+                        result?;
+                    }
                 }
             }
         }
     }
     Ok(())
+}
+
+/// Whether an action's guard (the if-statements around it in its when-statement) holds at
+/// the event; an action without one always runs.
+fn guard_holds(
+    model: &mut HybridModel<'_>,
+    guard: Option<eqm_ir::expr::ExprId>,
+    span: eqm_diag::source::Span,
+    t: f64,
+    x: &[f64],
+    dx: &mut [f64],
+) -> Result<bool, HybridError> {
+    match guard {
+        Some(g) => Ok(model.ode.instance.event_value(g, span, t, x, dx)? != 0.0),
+        None => Ok(true),
+    }
 }
 
 /// `pre(v) := v` for the values `edge` and `change` compare with, and for the left limits too
