@@ -25,9 +25,11 @@ pub(super) fn action_slot(program: &ExecProgram, action: &WhenAction) -> Option<
 pub(super) struct Clocks {
     /// Work slot, start, interval, next index.
     pub(super) clocks: Vec<(u32, f64, f64, u64)>,
-    /// The time events `time - T` still ahead: their times, recomputed after every event (`T`
-    /// may read discrete-time values).
+    /// The time events `time - T` still ahead whose `T` reads parameters only: their times,
+    /// computed at the start.
     pub(super) pending: Vec<f64>,
+    /// Those whose `T` reads discrete-time values: recomputed after every event.
+    pub(super) moving: Vec<f64>,
     /// A time event `time - T` has `T` at the start time: its relation changes right after it.
     pub(super) at_start: bool,
 }
@@ -60,13 +62,13 @@ impl Clocks {
             let k = k.max(0.0) as u64;
             clocks.push((sample.slot, start, interval, k));
         }
-        let mut pending = Vec::new();
+        let (mut pending, mut moving) = (Vec::new(), Vec::new());
         let mut at_start = false;
         for surface in &model.program.events().surfaces {
             if let Some(e) = surface.time_event {
                 let at = model.ode.instance.event_value(e, surface.span, t0, x, dx)?;
                 if at > t0 {
-                    pending.push(at);
+                    if surface.time_moves { &mut moving } else { &mut pending }.push(at);
                 }
                 // A time event at the start of a resumed run happened in the earlier run.
                 at_start |= at == t0 && !model.watch.resume;
@@ -75,13 +77,14 @@ impl Clocks {
         Ok(Clocks {
             clocks,
             pending,
+            moving,
             at_start,
         })
     }
 
-    /// The times of the time events `time - T` ahead of an event at `t`, whose iteration may
-    /// have changed the discrete-time values a `T` reads (`T0 + Trising` of a pulse whose
-    /// period began now).
+    /// The times of the time events `time - T` ahead of an event at `t` whose `T` reads
+    /// discrete-time values, which the event's iteration may have changed (`T0 + Trising` of a
+    /// pulse whose period began now).
     pub(super) fn refresh(
         &mut self,
         model: &mut HybridModel<'_>,
@@ -89,12 +92,12 @@ impl Clocks {
         x: &[f64],
         dx: &mut [f64],
     ) -> Result<(), HybridError> {
-        self.pending.clear();
-        for surface in &model.program.events().surfaces {
+        self.moving.clear();
+        for surface in model.program.events().surfaces.iter().filter(|s| s.time_moves) {
             if let Some(e) = surface.time_event {
                 let at = model.ode.instance.event_value(e, surface.span, t, x, dx)?;
                 if at > t {
-                    self.pending.push(at);
+                    self.moving.push(at);
                 }
             }
         }
@@ -110,7 +113,10 @@ impl Clocks {
     /// 0.6`) are one event, at the last of them: no step could separate them, and at the last
     /// one every `time - T` among them has passed zero.
     pub(super) fn next(&self) -> Option<f64> {
-        let times = || self.clocks.iter().map(Clocks::time).chain(self.pending.iter().copied());
+        let times = || {
+            let ahead = self.pending.iter().chain(&self.moving).copied();
+            self.clocks.iter().map(Clocks::time).chain(ahead)
+        };
         let first = times().min_by(f64::total_cmp)?;
         let window = first + COINCIDENT * first.abs().max(1.0);
         times().filter(|&at| at <= window).max_by(f64::total_cmp)
@@ -134,6 +140,7 @@ impl Clocks {
         capture_left_limits(model, t, x, dx)?;
         // Time events at `t` need no flag: their surfaces take their new sign in the iteration.
         self.pending.retain(|&at| at > t);
+        self.moving.retain(|&at| at > t);
         for &c in &ticking {
             model.ode.instance.set_work(self.clocks[c].0, 1.0);
         }
