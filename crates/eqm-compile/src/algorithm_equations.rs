@@ -141,6 +141,7 @@ impl<S> SymbolicRun<'_, S> {
                 }
                 Statement::Assert { .. } => return Err("it has an assertion"),
                 Statement::Terminate { .. } => return Err("it calls `terminate`"),
+                Statement::Print { .. } => return Err("it prints"),
                 Statement::Call { .. } => return Err("it calls a function for what it does"),
                 Statement::Break { .. } | Statement::Return { .. } => return Err("it leaves a statement early"),
             }

@@ -47,7 +47,6 @@ use crate::index::IndexOne;
 use eqm_diag::source::Span;
 use eqm_ir::builtins::Builtin;
 use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, FxHashSet, Node, UnOp, VarId};
-use eqm_ir::flat::WhenAction;
 
 mod algorithms;
 mod canonical;
@@ -88,8 +87,9 @@ pub struct Surface {
     pub span: Span,
     /// The first relation as written, for messages (`v - q > 0`).
     pub text: String,
-    /// When the surface is `time - T` with `T` a parameter expression, `T`: a time event, which
-    /// the simulation schedules exactly instead of locating it.
+    /// When the surface is `time - T` with `T` an expression that changes only at events
+    /// (parameters, discrete-time variables), `T`: a time event, which the simulation schedules
+    /// exactly, recomputing `T` after every event, instead of locating it.
     pub time_event: Option<ExprId>,
 }
 
@@ -441,7 +441,8 @@ fn drop_captured_relations(dae: &Dae<IndexOne>, when_conditions: &[Vec<ExprId>],
         }
     }
     for w in &dae.flat.whens {
-        for e in w.branches.iter().flat_map(|b| &b.actions).filter_map(WhenAction::expr) {
+        let actions = w.branches.iter().flat_map(|b| &b.actions);
+        for e in actions.flat_map(|a| a.expr().into_iter().chain(a.guard())) {
             mark(e, dae.exprs());
         }
     }
@@ -938,8 +939,12 @@ impl Extractor {
         let k = match self.surface_of.get(&d) {
             Some(&k) => k,
             None => {
+                // `time` against a value that changes only at events (a parameter, or a
+                // discrete-time expression such as the start `T0` of a pulse's period) crosses at a
+                // time known once the last event is over: a time event, scheduled exactly (as
+                // Modelica allows), not a crossing located within a tolerance.
                 let time_event = match (dae.exprs().get(a), dae.exprs().get(b)) {
-                    (Node::Time, _) if dae.is_parameter_expression(b) => Some(b),
+                    (Node::Time, _) if is_discrete(dae, &self.moving, b) => Some(b),
                     _ => None,
                 };
                 self.surfaces.push(Surface {

@@ -86,7 +86,10 @@ fn acting(arena: &ExprArena, functions: &[Function]) -> Vec<bool> {
 /// Whether a body has a call statement or `terminate` anywhere.
 fn has_effect_statement(statements: &[Statement]) -> bool {
     any_statement(statements, |s| {
-        matches!(s, Statement::Call { .. } | Statement::Terminate { .. })
+        matches!(
+            s,
+            Statement::Call { .. } | Statement::Terminate { .. } | Statement::Print { .. }
+        )
     })
 }
 
@@ -227,7 +230,10 @@ impl Flow<'_> {
                     self.fixed_point(body, None, &c);
                 }
                 Statement::While { condition, body, .. } => self.fixed_point(body, Some(*condition), control),
-                Statement::Assert { .. } | Statement::Terminate { .. } | Statement::Call { .. } => {}
+                Statement::Assert { .. }
+                | Statement::Terminate { .. }
+                | Statement::Print { .. }
+                | Statement::Call { .. } => {}
                 Statement::Return { .. } | Statement::Break { .. } => {}
             }
         }

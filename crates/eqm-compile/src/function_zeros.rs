@@ -121,7 +121,10 @@ impl<'a> PartialEvaluator<'a> {
             }
             Statement::While { body, .. } => forget_assigned(body, locals),
             // An assertion that fails stops the run; it changes no value.
-            Statement::Assert { .. } | Statement::Terminate { .. } | Statement::Call { .. } => {}
+            Statement::Assert { .. }
+            | Statement::Terminate { .. }
+            | Statement::Print { .. }
+            | Statement::Call { .. } => {}
             _ => return Err(GiveUp),
         }
         Ok(())

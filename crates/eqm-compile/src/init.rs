@@ -19,6 +19,7 @@
 //! numerically: consistent values come from the simulation core running the plan.
 
 mod discrete;
+mod dummy_starts;
 mod whens;
 
 pub use whens::drop_initial_from_active_branches;
@@ -166,8 +167,16 @@ fn own_system(
     }
     let unknowns = initial_unknowns(&init);
     let offered: Vec<VarId> = candidates.iter().chain(&free_pre).copied().collect();
+    let dummy = dummy_starts::dummy_fixed_starts(dae, &init, n_given..n_fixed);
     let (mut assumed, keep, repeated) =
-        choose_assumed_starts(&mut init, &unknowns, &offered, (n_model, n_given, n_fixed))?;
+        choose_assumed_starts(&mut init, &unknowns, &offered, &dummy, (n_model, n_given, n_fixed))?;
+    // A dropped fixed start value of a dummy state is no equation of the system.
+    let fixed: Vec<VarId> = fixed
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| keep.get(n_given + k) != Some(&false))
+        .map(|(_, &v)| v)
+        .collect();
     // The default `pre(v) = v.start` of a discrete variable is Modelica's own rule, not an
     // assumption to warn about; only states are reported.
     let mut is_state = vec![false; init.kinds.len()];
@@ -329,11 +338,15 @@ type Completion = (Vec<VarId>, Vec<bool>, Vec<Diagnostic>);
 /// kept. `counts` are the numbers of model equations, given equations and equations before the
 /// candidates'. An over- or under-determined system is an error, except for initial equations
 /// on discrete values that repeat what the others determine (see [`discrete::repeated_discrete`]): those
-/// are dropped and checked after the initialization, with the warnings returned last.
+/// are dropped and checked after the initialization, with the warnings returned last. The
+/// fixed start values of dummy states (`dummy`, per equation) are offered after the other given
+/// equations and before the candidates; those the system cannot take are dropped and checked
+/// the same way (see [`dummy_starts`]).
 fn choose_assumed_starts(
     init: &mut Dae<Hybrid>,
     unknowns: &[Unknown],
     candidates: &[VarId],
+    dummy: &[bool],
     counts: (usize, usize, usize),
 ) -> Result<Completion, Vec<Diagnostic>> {
     let (n_model, n_given, n_fixed) = counts;
@@ -344,7 +357,7 @@ fn choose_assumed_starts(
     let index_of = structure::LeafIndex::new(&leaves);
     let n_rows_eqs = init.equations.len();
     let graph = structure::structure_graph(init, &index_of, unknowns.len(), true).map_err(|d| vec![d])?;
-    let is_candidate = |e: usize| (n_fixed..n_rows_eqs).contains(&e);
+    let is_candidate = |e: usize| (n_fixed..n_rows_eqs).contains(&e) || dummy.get(e) == Some(&true);
     let given_mask: Vec<bool> = (0..graph.n_eqs()).map(|e| !is_candidate(e)).collect();
     let mut matching = maximum_matching_masked(&graph, Some(&given_mask), None);
 
@@ -363,7 +376,7 @@ fn choose_assumed_starts(
             unknowns,
         )]);
     }
-    let warnings = repeated
+    let mut warnings: Vec<Diagnostic> = repeated
         .iter()
         .map(|&e| discrete::repeated_equation_check(init, e))
         .collect();
@@ -371,6 +384,14 @@ fn choose_assumed_starts(
         keep[e] = false;
     }
     let mut search = Augmenter::new();
+    let mut dropped = Vec::new();
+    for e in (0..dummy.len()).filter(|&e| dummy[e]) {
+        if !search.augment(&graph, &mut matching, EqIdx(e as u32), |_| true) {
+            keep[e] = false;
+            dropped.push(e);
+        }
+    }
+    warnings.extend(dummy_starts::dropped_starts(init, &dropped));
     let mut assumed = Vec::new();
     for (k, &v) in candidates.iter().enumerate() {
         let e = n_fixed + k;

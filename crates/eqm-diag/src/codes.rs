@@ -904,6 +904,13 @@ pub static CODES: &[CodeInfo] = &[
          determine; it is checked after the initialization (E0705 when it does not hold) instead of solved",
     ),
     code(
+        "W0505",
+        Warning,
+        Structural,
+        "Fixed start values of states that index reduction made dummy states, which the other equations of the \
+         initial system determine, are dropped; each is checked after the initialization (E0705 when it does not hold)",
+    ),
+    code(
         "W0701",
         Warning,
         Simulation,

@@ -191,6 +191,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                 }
                 Statement::Terminate { span, .. } => return Err((*span, "`terminate` outside a when-statement")),
+                Statement::Print { span, .. } => return Err((*span, "a print outside a when-statement")),
                 // A call of a function that can stop the run (the library's checks of its
                 // tables' parameters, `isValidTable(table)` in an initial section) is not run
                 // in such a section; see the module documentation.

@@ -224,7 +224,8 @@ impl ConstCache {
                         return None;
                     }
                 }
-                Statement::Terminate { .. } => return None,
+                // A print happens during the run, once per event, never while compiling.
+                Statement::Terminate { .. } | Statement::Print { .. } => return None,
                 // A call statement runs its function for what it does: known at compile time
                 // only when that function's call completes (its assertions hold).
                 Statement::Call { function, args, .. } => {

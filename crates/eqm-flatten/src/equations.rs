@@ -801,9 +801,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 actions.push(flat::WhenAction::Terminate { message, span: eq.span });
             }
             _ => match self.stream_call(function, args, scope, loops) {
-                Some(Some(crate::streams::StreamEffect::Print(message))) => {
-                    actions.push(flat::WhenAction::Print { message, span: eq.span })
-                }
+                Some(Some(crate::streams::StreamEffect::Print(message))) => actions.push(flat::WhenAction::Print {
+                    message,
+                    guard: None,
+                    span: eq.span,
+                }),
                 // `error` stops the run with its message: an assertion that fails.
                 Some(Some(crate::streams::StreamEffect::Error(message))) => actions.push(flat::WhenAction::Assert {
                     condition: self.model.exprs.boolean(false),
@@ -811,12 +813,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     span: eq.span,
                 }),
                 Some(None) => {}
-                None => self.diagnostics.push(Diagnostic::error(
-                    "E0310",
-                    format!("`{name}(...)` is not allowed in a when-clause"),
-                    eq.span,
-                    "use reinit, assert, terminate, Streams.print or `v = expr`",
-                )),
+                None => {
+                    // A function that prints runs once at the event, for what it does.
+                    if let Some(callee) = self.function_class(function, scope) {
+                        let Some((call, _)) = self.user_call(&callee, function, args, eq.span, scope, loops) else {
+                            return;
+                        };
+                        if self.printing_call_action(call, eq.span, actions) {
+                            return;
+                        }
+                    }
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0310",
+                        format!("`{name}(...)` is not allowed in a when-clause"),
+                        eq.span,
+                        "use reinit, assert, terminate, Streams.print, a function that prints or `v = expr`",
+                    ))
+                }
             },
         }
     }

@@ -281,6 +281,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         self.build_connection_sets();
         self.check_object_uses();
+        self.check_printing_calls();
         if eqm_diag::has_errors(&self.diagnostics) {
             return;
         }

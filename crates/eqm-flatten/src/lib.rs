@@ -87,6 +87,7 @@ mod names;
 mod operators;
 mod overloads;
 mod predefined;
+mod printing;
 mod range_assignments;
 mod range_lengths;
 mod range_values;
@@ -103,6 +104,8 @@ mod subscripts;
 mod unbound_parameters;
 mod value;
 mod variables;
+mod when_effects;
+mod when_guards;
 
 pub use datafiles::DataFiles;
 pub use eqm_diag::source::ReadData;

@@ -18,6 +18,7 @@ use crate::layout::Target;
 use crate::modifier::Scope;
 use crate::streams::StreamEffect;
 use crate::value::Value;
+use crate::when_guards::IfGuard;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{ExprId, FuncId, VarId};
@@ -58,6 +59,10 @@ pub(crate) struct StatementContext {
     /// Each `reinit` of the section: its value, the number of assignments before it and where
     /// it is, to refuse a value that reads what the section assigns after it.
     pub(crate) reinit_reads: Vec<(ExprId, usize, Span, &'static str)>,
+    /// Inside a when-statement: the condition under which each if-statement around the
+    /// current statement runs the branch it is in, with the number of assignments before that
+    /// if-statement (a print or call there happens at the event only when all of them hold).
+    pub(crate) guards: Vec<(ExprId, usize)>,
 }
 
 impl StatementContext {
@@ -206,8 +211,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 // index valid only for another value of `order` is no error there.
                 let mut flat_branches = Vec::new();
                 let mut chosen: &'a [ast::Statement] = else_branch;
+                let mut guard = IfGuard::new(cx.in_when && cx.function.is_none(), cx.assignments.len());
                 for (condition, body) in branches {
                     let Some(c) = self.condition(condition, scope, loops) else {
+                        guard.leave(&mut cx.guards);
                         return;
                     };
                     match self.literal_condition(c) {
@@ -220,14 +227,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                     cx.if_depth += 1;
                     cx.run_time_depth += 1;
+                    guard.enter(Some(c), &mut self.model.exprs, &mut cx.guards);
                     flat_branches.push((c, self.statements(body, scope, loops, cx)));
+                    guard.leave(&mut cx.guards);
                     cx.run_time_depth -= 1;
                     cx.if_depth -= 1;
                 }
                 let conditional = u32::from(!flat_branches.is_empty());
                 cx.if_depth += 1;
                 cx.run_time_depth += conditional;
+                guard.enter(None, &mut self.model.exprs, &mut cx.guards);
                 let else_branch = self.statements(chosen, scope, loops, cx);
+                guard.leave(&mut cx.guards);
                 cx.run_time_depth -= conditional;
                 cx.if_depth -= 1;
                 if flat_branches.is_empty() {
@@ -401,7 +412,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     message,
                     span,
                 }),
-                Some(Some(StreamEffect::Print(message))) => self.print_statement(&name, message, span, cx),
+                Some(Some(StreamEffect::Print(message))) => self.print_statement(&name, message, span, cx, out),
                 Some(None) => {}
                 None => match self.function_class(function, scope) {
                     // A call whose results are unused still runs what its function does to
@@ -410,6 +421,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     // its outputs is only checked.
                     Some(callee) => {
                         let call = self.user_call(&callee, function, args, span, scope, loops);
+                        if let Some((c, _)) = &call
+                            && self.printing_call_statement(*c, span, cx)
+                        {
+                            return;
+                        }
                         match call.as_ref().and_then(|(c, _)| self.effect_call(*c, span)) {
                             Some(statement) => out.push(statement),
                             None => out.extend(self.effect_statement(call, &name, span, cx.function)),
@@ -500,30 +516,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 span,
             });
         }
-    }
-
-    /// `Streams.print(message)` at the top level of a when-statement of a model's algorithm:
-    /// recorded with the statement's `reinit`s, so it happens once at the event, with the values
-    /// the section computes then. Anywhere else (a function, an algorithm outside a
-    /// when-statement, inside an if- or for-statement) it would print at every evaluation, as
-    /// often as the solver evaluates, so it is refused.
-    fn print_statement(&mut self, name: &str, message: flat::Message, span: Span, cx: &mut StatementContext) {
-        if !(cx.in_when && cx.if_depth == 0 && cx.loop_depth == 0) {
-            self.diagnostics.push(
-                Diagnostic::error(
-                    "E0312",
-                    format!("`{name}` is only allowed at the top level of a when-statement or in a when-clause"),
-                    span,
-                    "not at an event",
-                )
-                .with_help("it acts at an event, once: write it directly in the body of a when-statement (`when sample(0, 0.1) then ... end when;`) of a model's algorithm, or in a when-clause"),
-            );
-            return;
-        }
-        for value in message.exprs() {
-            cx.reinit_reads.push((value, cx.assignments.len(), span, "print"));
-        }
-        cx.reinits.push(flat::WhenAction::Print { message, span });
     }
 
     /// `reinit(x, e)` in the body of a when-statement: recorded for the when-clause of the

@@ -257,6 +257,14 @@ impl Body<'_, '_, '_, '_> {
                 });
                 self.t.fail(status::TABLE, fault);
             }
+            // A function that prints runs only in an action of a when-clause, which the
+            // interpreter evaluates once at the event; native code never needs to print.
+            Statement::Print { .. } => {
+                return Err(JitError::Unsupported {
+                    node: None,
+                    what: "`Streams.print` in a function".into(),
+                });
+            }
             Statement::Call { function, args, .. } => self.t.call_for_effect(*function, args)?,
             Statement::Break { .. } => {
                 let exit = *self.breaks.last().ok_or_else(|| JitError::Unsupported {

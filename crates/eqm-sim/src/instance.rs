@@ -460,6 +460,11 @@ impl<'p> Instance<'p> {
         self.interpreter.event_value(e, span, t, x, &self.p, dx, &mut self.work)
     }
 
+    /// The lines the functions an event action called printed since the last call.
+    pub fn take_printed(&mut self) -> Vec<String> {
+        self.interpreter.take_printed()
+    }
+
     /// Sets parameter `name` and recomputes the parameters that depend on it, checking the
     /// parameter conditions. On failure the previous value is kept.
     pub fn set_param(&mut self, name: &str, value: f64) -> Result<(), Diagnostic> {

@@ -67,6 +67,7 @@ impl ExecutionOrder {
                 Statement::While { body, .. } => self.walk(body, position, false),
                 Statement::Assert { .. }
                 | Statement::Terminate { .. }
+                | Statement::Print { .. }
                 | Statement::Call { .. }
                 | Statement::Break { .. }
                 | Statement::Return { .. } => {}

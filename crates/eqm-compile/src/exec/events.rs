@@ -31,6 +31,7 @@ impl Builder {
                 span: s.span,
                 text: s.text.clone(),
                 time_event: s.time_event,
+                time_moves: s.time_event.is_some_and(|t| !self.is_parameter_expression(t)),
             });
         }
         for sample in &set.samples {

@@ -192,8 +192,12 @@ pub struct ExecSurface {
     pub relation_vars: Vec<VarId>,
     pub span: Span,
     pub text: String,
-    /// `T` when the surface is `time - T` with `T` a parameter expression (a time event).
+    /// `T` when the surface is `time - T` with `T` an expression that changes only at events
+    /// (a time event).
     pub time_event: Option<ExprId>,
+    /// Whether that `T` reads discrete-time variables, so that it is recomputed after every
+    /// event (a `T` of parameters alone is computed once, at the start).
+    pub time_moves: bool,
 }
 
 /// A when-clause: each branch's condition (reading relation variables) and actions; the first

@@ -166,7 +166,7 @@ impl Builder {
                                 v.require(e, false, *span, &|| "this assertion".to_string());
                             }
                         }
-                        flat::WhenAction::Print { span, .. } => {
+                        flat::WhenAction::Print { span, .. } | flat::WhenAction::Call { span, .. } => {
                             for e in action.exprs() {
                                 v.require(e, false, *span, &|| "this print".to_string());
                             }

@@ -743,7 +743,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         while let Some(statement) = stack.pop() {
             use eqm_ir::flat::Statement as S;
             match statement {
-                S::Assert { .. } | S::Terminate { .. } | S::Call { .. } => {
+                S::Assert { .. } | S::Terminate { .. } | S::Call { .. } | S::Print { .. } => {
                     acts = true;
                     break;
                 }

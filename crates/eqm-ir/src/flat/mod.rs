@@ -223,9 +223,19 @@ pub enum WhenAction {
         span: Span,
     },
     /// `Modelica.Utilities.Streams.print(message)`: the message is handed to the front end,
-    /// with the values it has at the event.
+    /// with the values it has at the event, when the `guard` (the conditions of the
+    /// if-statements around it in a when-statement) holds then.
     Print {
         message: Message,
+        guard: Option<ExprId>,
+        span: Span,
+    },
+    /// A call statement of a function that prints (`Streams.print` in its body or in a function
+    /// it calls) in a when-clause or when-statement: `call` is evaluated once at the event, when
+    /// the `guard` holds, for what it does; its outputs are not used.
+    Call {
+        call: ExprId,
+        guard: Option<ExprId>,
         span: Span,
     },
 }
@@ -237,7 +247,15 @@ impl WhenAction {
             WhenAction::Assert { message, .. }
             | WhenAction::Terminate { message, .. }
             | WhenAction::Print { message, .. } => Some(message),
-            WhenAction::Assign { .. } | WhenAction::Reinit { .. } => None,
+            WhenAction::Assign { .. } | WhenAction::Reinit { .. } | WhenAction::Call { .. } => None,
+        }
+    }
+
+    /// The condition under which a print or call runs at the event, if it has one.
+    pub fn guard(&self) -> Option<ExprId> {
+        match self {
+            WhenAction::Print { guard, .. } | WhenAction::Call { guard, .. } => *guard,
+            _ => None,
         }
     }
 
@@ -248,18 +266,20 @@ impl WhenAction {
             WhenAction::Assert { message, .. }
             | WhenAction::Terminate { message, .. }
             | WhenAction::Print { message, .. } => Some(message),
-            WhenAction::Assign { .. } | WhenAction::Reinit { .. } => None,
+            WhenAction::Assign { .. } | WhenAction::Reinit { .. } | WhenAction::Call { .. } => None,
         };
         self.expr()
             .into_iter()
+            .chain(self.guard())
             .chain(message.into_iter().flat_map(Message::exprs))
     }
 
     /// The expression the action evaluates: an assignment's or reinit's value, an assertion's
-    /// condition (`terminate` and `print` evaluate none but their messages).
+    /// condition, a call's call (`terminate` and `print` evaluate none but their messages).
     pub fn expr(&self) -> Option<ExprId> {
         match self {
             WhenAction::Assign { value, .. } | WhenAction::Reinit { value, .. } => Some(*value),
+            WhenAction::Call { call, .. } => Some(*call),
             WhenAction::Assert { condition, .. } => Some(*condition),
             WhenAction::Terminate { .. } | WhenAction::Print { .. } => None,
         }
@@ -269,6 +289,7 @@ impl WhenAction {
     pub fn expr_mut(&mut self) -> Option<&mut ExprId> {
         match self {
             WhenAction::Assign { value, .. } | WhenAction::Reinit { value, .. } => Some(value),
+            WhenAction::Call { call, .. } => Some(call),
             WhenAction::Assert { condition, .. } => Some(condition),
             WhenAction::Terminate { .. } | WhenAction::Print { .. } => None,
         }
@@ -280,7 +301,8 @@ impl WhenAction {
             | WhenAction::Reinit { span, .. }
             | WhenAction::Assert { span, .. }
             | WhenAction::Terminate { span, .. }
-            | WhenAction::Print { span, .. } => *span,
+            | WhenAction::Print { span, .. }
+            | WhenAction::Call { span, .. } => *span,
         }
     }
 }
@@ -505,6 +527,13 @@ pub enum Statement {
         message: Message,
         span: Span,
     },
+    /// `Modelica.Utilities.Streams.print(message)` in a function: the line is printed each
+    /// time the statement runs. The flattener lets a function that prints be called only where
+    /// it runs once per event (a when-clause's action), so no evaluation of a solver repeats it.
+    Print {
+        message: Message,
+        span: Span,
+    },
     /// A call of a function whose outputs, if any, are not used: made for what it does (an
     /// assertion or `terminate` in its body, or in a function it calls the same way), since
     /// Modelica runs the statement.
@@ -558,7 +587,9 @@ impl Statement {
                 f(*condition, span);
                 message.exprs().for_each(|e| f(e, span));
             }
-            Statement::Terminate { message, .. } => message.exprs().for_each(|e| f(e, span)),
+            Statement::Terminate { message, .. } | Statement::Print { message, .. } => {
+                message.exprs().for_each(|e| f(e, span))
+            }
             Statement::Call { args, .. } => args.iter().for_each(|a| f(*a, span)),
             Statement::Break { .. } | Statement::Return { .. } => {}
         }
@@ -622,6 +653,10 @@ impl Statement {
                 message: message.map_exprs(f),
                 span: *span,
             },
+            Statement::Print { message, span } => Statement::Print {
+                message: message.map_exprs(f),
+                span: *span,
+            },
             Statement::Call { function, args, span } => Statement::Call {
                 function: *function,
                 args: args.iter().map(|a| f(*a)).collect(),
@@ -641,6 +676,7 @@ impl Statement {
             | Statement::While { span, .. }
             | Statement::Assert { span, .. }
             | Statement::Terminate { span, .. }
+            | Statement::Print { span, .. }
             | Statement::Call { span, .. }
             | Statement::Break { span }
             | Statement::Return { span } => *span,

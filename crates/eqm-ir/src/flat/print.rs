@@ -97,6 +97,9 @@ impl FlatModel {
             Statement::Terminate { message, .. } => {
                 let _ = writeln!(out, "{pad}terminate({:?});", message.written());
             }
+            Statement::Print { message, .. } => {
+                let _ = writeln!(out, "{pad}print({:?});", message.written());
+            }
             Statement::Call { function: f, args, .. } => {
                 let name = self.functions.get(f.0 as usize).map_or("?", |g| g.name.as_str());
                 let args: Vec<String> = args.iter().map(|a| text(*a)).collect();
@@ -107,6 +110,40 @@ impl FlatModel {
             }
             Statement::Return { .. } => {
                 let _ = writeln!(out, "{pad}return;");
+            }
+        }
+    }
+
+    /// One action of a when-clause's branch, as `print` shows it.
+    fn print_action(&self, out: &mut String, a: &WhenAction) {
+        match a {
+            WhenAction::Assign { var, value, .. } => {
+                let _ = writeln!(out, "    {} = {};", self.var(*var).name, self.expr_text(*value));
+            }
+            WhenAction::Reinit { var, value, .. } => {
+                let _ = writeln!(out, "    reinit({}, {});", self.var(*var).name, self.expr_text(*value));
+            }
+            WhenAction::Assert { condition, message, .. } => {
+                let _ = writeln!(
+                    out,
+                    "    assert({}, {:?});",
+                    self.expr_text(*condition),
+                    message.written()
+                );
+            }
+            WhenAction::Terminate { message, .. } | WhenAction::Print { message, .. } => {
+                let guard = a.guard().map(|g| format!("if {} then ", self.expr_text(g)));
+                let _ = writeln!(
+                    out,
+                    "    {}{}({:?});",
+                    guard.unwrap_or_default(),
+                    effect_name(a),
+                    message.written()
+                );
+            }
+            WhenAction::Call { call, guard, .. } => {
+                let guard = guard.map(|g| format!("if {} then ", self.expr_text(g)));
+                let _ = writeln!(out, "    {}{};", guard.unwrap_or_default(), self.expr_text(*call));
             }
         }
     }
@@ -247,25 +284,7 @@ impl FlatModel {
                     self.instance_label(w.instance)
                 );
                 for a in &b.actions {
-                    match a {
-                        WhenAction::Assign { var, value, .. } => {
-                            let _ = writeln!(out, "    {} = {};", self.var(*var).name, self.expr_text(*value));
-                        }
-                        WhenAction::Reinit { var, value, .. } => {
-                            let _ = writeln!(out, "    reinit({}, {});", self.var(*var).name, self.expr_text(*value));
-                        }
-                        WhenAction::Assert { condition, message, .. } => {
-                            let _ = writeln!(
-                                out,
-                                "    assert({}, {:?});",
-                                self.expr_text(*condition),
-                                message.written()
-                            );
-                        }
-                        WhenAction::Terminate { message, .. } | WhenAction::Print { message, .. } => {
-                            let _ = writeln!(out, "    {}({:?});", effect_name(a), message.written());
-                        }
-                    }
+                    self.print_action(&mut out, a);
                 }
             }
             out.push_str("  end when;\n");

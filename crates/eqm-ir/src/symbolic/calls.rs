@@ -241,7 +241,10 @@ impl SymbolicBody<'_> {
                 }
                 // An assertion or `terminate` does not change any value the body computes;
                 // the function's own call still checks it.
-                Statement::Assert { .. } | Statement::Terminate { .. } | Statement::Call { .. } => {}
+                Statement::Assert { .. }
+                | Statement::Terminate { .. }
+                | Statement::Print { .. }
+                | Statement::Call { .. } => {}
                 Statement::For { .. } | Statement::While { .. } => {
                     return Err("its body has a loop whose iterations are known only during the run".into());
                 }

@@ -767,6 +767,7 @@ impl<'o> Run<'o> {
             .breaking
             .partition_point(|&(b, _)| b <= t + BREAKING_RESOLUTION * (1.0 + t.abs()));
         self.breaking.drain(..passed);
+        self.clocks.refresh(model, t, &self.x, &mut self.dx)?;
         record_delays(
             model,
             &mut self.breaking,

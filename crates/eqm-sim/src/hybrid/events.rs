@@ -8,6 +8,9 @@
 
 use super::*;
 
+/// The relative distance within which time events are one event (a few roundings of a time).
+const COINCIDENT: f64 = 16.0 * f64::EPSILON;
+
 /// The slot an assignment or reinit changes (checked by the program builder: a work slot or a
 /// state).
 pub(super) fn action_slot(program: &ExecProgram, action: &WhenAction) -> Option<Slot> {
@@ -22,8 +25,11 @@ pub(super) fn action_slot(program: &ExecProgram, action: &WhenAction) -> Option<
 pub(super) struct Clocks {
     /// Work slot, start, interval, next index.
     pub(super) clocks: Vec<(u32, f64, f64, u64)>,
-    /// The time events `time - T` still ahead: their times.
+    /// The time events `time - T` still ahead whose `T` reads parameters only: their times,
+    /// computed at the start.
     pub(super) pending: Vec<f64>,
+    /// Those whose `T` reads discrete-time values: recomputed after every event.
+    pub(super) moving: Vec<f64>,
     /// A time event `time - T` has `T` at the start time: its relation changes right after it.
     pub(super) at_start: bool,
 }
@@ -56,13 +62,13 @@ impl Clocks {
             let k = k.max(0.0) as u64;
             clocks.push((sample.slot, start, interval, k));
         }
-        let mut pending = Vec::new();
+        let (mut pending, mut moving) = (Vec::new(), Vec::new());
         let mut at_start = false;
         for surface in &model.program.events().surfaces {
             if let Some(e) = surface.time_event {
                 let at = model.ode.instance.event_value(e, surface.span, t0, x, dx)?;
                 if at > t0 {
-                    pending.push(at);
+                    if surface.time_moves { &mut moving } else { &mut pending }.push(at);
                 }
                 // A time event at the start of a resumed run happened in the earlier run.
                 at_start |= at == t0 && !model.watch.resume;
@@ -71,21 +77,49 @@ impl Clocks {
         Ok(Clocks {
             clocks,
             pending,
+            moving,
             at_start,
         })
+    }
+
+    /// The times of the time events `time - T` ahead of an event at `t` whose `T` reads
+    /// discrete-time values, which the event's iteration may have changed (`T0 + Trising` of a
+    /// pulse whose period began now).
+    pub(super) fn refresh(
+        &mut self,
+        model: &mut HybridModel<'_>,
+        t: f64,
+        x: &[f64],
+        dx: &mut [f64],
+    ) -> Result<(), HybridError> {
+        self.moving.clear();
+        for surface in model.program.events().surfaces.iter().filter(|s| s.time_moves) {
+            if let Some(e) = surface.time_event {
+                let at = model.ode.instance.event_value(e, surface.span, t, x, dx)?;
+                if at > t {
+                    self.moving.push(at);
+                }
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn time(&(_, start, interval, k): &(u32, f64, f64, u64)) -> f64 {
         start + k as f64 * interval
     }
 
-    /// The next tick of any clock, or the next time event.
+    /// The next tick of any clock, or the next time event. Events within a rounding of the
+    /// first (a tick at `0.2 + 1*0.4 = 0.6000000000000001` and a time event at `0.5 + 0.1 =
+    /// 0.6`) are one event, at the last of them: no step could separate them, and at the last
+    /// one every `time - T` among them has passed zero.
     pub(super) fn next(&self) -> Option<f64> {
-        self.clocks
-            .iter()
-            .map(Clocks::time)
-            .chain(self.pending.iter().copied())
-            .min_by(f64::total_cmp)
+        let times = || {
+            let ahead = self.pending.iter().chain(&self.moving).copied();
+            self.clocks.iter().map(Clocks::time).chain(ahead)
+        };
+        let first = times().min_by(f64::total_cmp)?;
+        let window = first + COINCIDENT * first.abs().max(1.0);
+        times().filter(|&at| at <= window).max_by(f64::total_cmp)
     }
 
     /// The time event at `t`: the clocks that tick now are true for one event iteration and
@@ -99,12 +133,14 @@ impl Clocks {
         dx: &mut [f64],
         whens: &mut WhenState,
     ) -> Result<Option<HybridOutcome>, HybridError> {
+        // The ticks and time events up to `t` are this event (see `next`).
         let ticking: Vec<usize> = (0..self.clocks.len())
-            .filter(|&c| Clocks::time(&self.clocks[c]) == t)
+            .filter(|&c| Clocks::time(&self.clocks[c]) <= t)
             .collect();
         capture_left_limits(model, t, x, dx)?;
         // Time events at `t` need no flag: their surfaces take their new sign in the iteration.
-        self.pending.retain(|&at| at != t);
+        self.pending.retain(|&at| at > t);
+        self.moving.retain(|&at| at > t);
         for &c in &ticking {
             model.ode.instance.set_work(self.clocks[c].0, 1.0);
         }
@@ -504,14 +540,46 @@ fn run_actions(
                 WhenAction::Terminate { message, span } => {
                     *terminate = Some(message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok()));
                 }
-                WhenAction::Print { message, span } => {
-                    let text = message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok());
-                    model.stats.printed.push(super::PrintedLine { time: t, text });
+                WhenAction::Print { message, guard, span } => {
+                    if guard_holds(model, *guard, *span, t, x, dx)? {
+                        let text = message.render(&mut |e| model.ode.instance.event_value(e, *span, t, x, dx).ok());
+                        model.stats.printed.push(super::PrintedLine { time: t, text });
+                    }
+                }
+                // The call runs once, for what it does; the lines its functions print follow
+                // those printed before it at this event.
+                WhenAction::Call { call, guard, span } => {
+                    if guard_holds(model, *guard, *span, t, x, dx)? {
+                        let _ = model.ode.instance.take_printed();
+                        let result = model.ode.instance.event_value(*call, *span, t, x, dx);
+                        let lines = model.ode.instance.take_printed();
+                        model
+                            .stats
+                            .printed
+                            .extend(lines.into_iter().map(|text| super::PrintedLine { time: t, text }));
+                        result?;
+                    }
                 }
             }
         }
     }
     Ok(())
+}
+
+/// Whether an action's guard (the if-statements around it in its when-statement) holds at
+/// the event; an action without one always runs.
+fn guard_holds(
+    model: &mut HybridModel<'_>,
+    guard: Option<eqm_ir::expr::ExprId>,
+    span: eqm_diag::source::Span,
+    t: f64,
+    x: &[f64],
+    dx: &mut [f64],
+) -> Result<bool, HybridError> {
+    match guard {
+        Some(g) => Ok(model.ode.instance.event_value(g, span, t, x, dx)? != 0.0),
+        None => Ok(true),
+    }
 }
 
 /// `pre(v) := v` for the values `edge` and `change` compare with, and for the left limits too

@@ -118,6 +118,11 @@ pub(super) enum Op {
         message: u32,
         span: Span,
     },
+    /// `Streams.print` in a function: the machine renders the message with the values it has
+    /// now and keeps the line until the caller takes it.
+    Print {
+        message: u32,
+    },
     /// Ends the current function, or the evaluation when no function is running.
     Return,
 }
@@ -651,6 +656,12 @@ impl<'a> Compiler<'a> {
                 self.floor -= kept.len() as u32;
                 let message = self.message(message, kept);
                 self.emit(Op::Terminate { message, span: *span });
+            }
+            Statement::Print { message, .. } => {
+                let kept = self.message_values(message)?;
+                self.floor -= kept.len() as u32;
+                let message = self.message(message, kept);
+                self.emit(Op::Print { message });
             }
             Statement::Call { function: f, args, .. } => {
                 let function = self

@@ -182,6 +182,12 @@ impl Interpreter<'_> {
         self.m.eval(code, &mut mem).map_err(|f| failure(self.fault(f)))
     }
 
+    /// The lines `Streams.print` printed in the functions evaluated since the last call, in
+    /// order (only an action of a when-clause calls a function that prints).
+    pub fn take_printed(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.m.printed)
+    }
+
     /// What went wrong, as reported.
     pub(super) fn kind(&self, e: SolveError) -> FailureKind {
         match e {

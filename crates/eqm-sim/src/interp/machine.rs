@@ -108,6 +108,8 @@ pub(super) struct Machine {
     pub(super) objects: std::sync::Arc<std::sync::Mutex<super::objects::ObjectStore>>,
     /// The message of the external function that stopped the last evaluation.
     pub(super) external_message: Option<String>,
+    /// The lines `Streams.print` in a function printed and the caller has not taken yet.
+    pub(super) printed: Vec<String>,
 }
 
 impl Machine {
@@ -124,6 +126,7 @@ impl Machine {
             iteration_limit,
             objects,
             external_message,
+            printed,
         } = self;
         calls.clear();
         let mut budget = *iteration_limit;
@@ -237,6 +240,13 @@ impl Machine {
                         message: *message,
                         span: *span,
                     });
+                }
+                Op::Print { message } => {
+                    keep_values(fault_values, messages, *message, regs, base);
+                    let mut values = fault_values.iter().copied();
+                    if let Some((m, _)) = messages.get(*message as usize) {
+                        printed.push(m.render(&mut |_| values.next()));
+                    }
                 }
                 Op::Return => match calls.pop() {
                     None => return Ok(()),

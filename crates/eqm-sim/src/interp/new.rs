@@ -89,6 +89,7 @@ impl<'p> Interpreter<'p> {
                 iteration_limit: DEFAULT_ITERATION_LIMIT,
                 objects: Default::default(),
                 external_message: None,
+                printed: Vec::new(),
             },
             code: Arc::new(Tables {
                 params,

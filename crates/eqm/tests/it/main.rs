@@ -19,6 +19,7 @@ mod discrete;
 mod discrete_init;
 mod embedded_equivalence;
 mod embedding_relations;
+mod event_effects;
 mod expandable;
 mod explicit_domain;
 mod external;

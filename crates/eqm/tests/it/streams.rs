@@ -19,7 +19,7 @@ pub(crate) fn printed_lines(r: &eqm::SimulationResult) -> Vec<(f64, String)> {
 
 /// The lines `text` prints in a run to `stop`, from native code and the interpreter, checked
 /// to be the same lines at the same times.
-fn printed(text: &str, stop: f64) -> Vec<(f64, String)> {
+pub(crate) fn printed(text: &str, stop: f64) -> Vec<(f64, String)> {
     let settings = RunSettings {
         stop: Some(stop),
         ..RunSettings::default()
@@ -41,7 +41,7 @@ fn printed(text: &str, stop: f64) -> Vec<(f64, String)> {
 }
 
 /// The texts of `lines`.
-fn texts(lines: &[(f64, String)]) -> Vec<&str> {
+pub(crate) fn texts(lines: &[(f64, String)]) -> Vec<&str> {
     lines.iter().map(|(_, t)| t.as_str()).collect()
 }
 
@@ -362,7 +362,7 @@ fn misplaced_prints_and_bad_options_are_diagnostics_at_check() {
         (
             "model M Real x(start = 1, fixed = true); discrete Real y(start = 0, fixed = true); algorithm Modelica.Utilities.Streams.print(\"a\"); equation der(x) = -x; end M;",
             "E0312",
-            "`Modelica.Utilities.Streams.print` is only allowed at the top level of a when-statement or in a when-clause",
+            "`Modelica.Utilities.Streams.print` is only allowed in a when-statement (outside its loops), a when-clause or a function called there",
         ),
         (
             "model M Real x(start = 1, fixed = true); discrete Real y(start = 0, fixed = true); algorithm when time > 1 then Modelica.Utilities.Streams.print(String(y)); y := x; end when; equation der(x) = -x; end M;",

@@ -42,6 +42,7 @@ pub struct ResumableSnapshot {
     /// Per `sample`: its work slot, start, interval and next index.
     clocks: Vec<(u32, f64, f64, u64)>,
     pending: Vec<f64>,
+    moving: Vec<f64>,
     at_start: bool,
     delays: Vec<f64>,
     recording: bool,
@@ -114,6 +115,7 @@ impl Resumable {
             near: run.near.clone(),
             clocks: run.clocks.clocks.clone(),
             pending: run.clocks.pending.clone(),
+            moving: run.clocks.moving.clone(),
             at_start: run.clocks.at_start,
             delays: run.delays.clone(),
             recording: run.recording,
@@ -165,6 +167,7 @@ impl Resumable {
             clocks: Clocks {
                 clocks: snapshot.clocks.clone(),
                 pending: snapshot.pending.clone(),
+                moving: snapshot.moving.clone(),
                 at_start: snapshot.at_start,
             },
             delays: snapshot.delays.clone(),
