@@ -21,7 +21,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The type that class `c`, written as `extends B;` and nothing else, stands for when `B`
     /// resolves to a predefined or enumeration type; `None` for any other class.
     pub(crate) fn long_form_predefined_type(&mut self, c: ClassId, depth: usize) -> Option<ResolvedType<'a>> {
-        let extends = only_extends(&self.table.get(c).def)?;
+        let extends = only_extends(self.table.get(c).def)?;
         if depth >= self.table.classes.len() {
             return None;
         }

@@ -622,6 +622,19 @@ pub fn builtin_type(name: &str) -> Option<ScalarType> {
     })
 }
 
+/// `imports` with the unqualified ones (`import P.*;`) last: a name an import gives by itself
+/// (qualified, renamed or listed) wins over one an unqualified import finds, as Modelica
+/// specifies.
+pub(crate) fn by_import_priority<'i>(
+    imports: impl Iterator<Item = &'i ast::Import> + Clone,
+) -> impl Iterator<Item = &'i ast::Import> {
+    let unqualified = |import: &&ast::Import| matches!(import.kind, ast::ImportKind::Unqualified(_));
+    imports
+        .clone()
+        .filter(move |i| !unqualified(i))
+        .chain(imports.filter(unqualified))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -706,17 +719,4 @@ model C Real y; end C;
         // The questions reach classes through nesting, inheritance, imports and the top level.
         assert!(found > 3 * scopes.len(), "{found}");
     }
-}
-
-/// `imports` with the unqualified ones (`import P.*;`) last: a name an import gives by itself
-/// (qualified, renamed or listed) wins over one an unqualified import finds, as Modelica
-/// specifies.
-pub(crate) fn by_import_priority<'i>(
-    imports: impl Iterator<Item = &'i ast::Import> + Clone,
-) -> impl Iterator<Item = &'i ast::Import> {
-    let unqualified = |import: &&ast::Import| matches!(import.kind, ast::ImportKind::Unqualified(_));
-    imports
-        .clone()
-        .filter(move |i| !unqualified(i))
-        .chain(imports.filter(unqualified))
 }
