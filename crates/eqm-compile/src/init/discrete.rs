@@ -312,16 +312,7 @@ pub(super) fn repeated_equation_check(init: &mut Dae<Hybrid>, e: usize) -> Diagn
     let message = format!(
         "the initial equation `{text}` repeats a value the other initial equations determine, but does not hold"
     );
-    init.flat.assertions.push(eqm_ir::flat::Assertion {
-        condition,
-        message: eqm_ir::flat::Message {
-            parts: vec![eqm_ir::flat::MessagePart::Text(message)],
-        },
-        level: eqm_ir::flat::AssertionLevel::Error,
-        initial: true,
-        instance,
-        span: equation.span,
-    });
+    push_initial_check(init, condition, message, instance, equation.span);
     Diagnostic::warning(
         "W0504",
         format!(
@@ -330,4 +321,25 @@ pub(super) fn repeated_equation_check(init: &mut Dae<Hybrid>, e: usize) -> Diagn
         equation.span,
         "repeats a value determined by another equation",
     )
+}
+
+/// Adds to the initial system an assertion of level error, checked once after the
+/// initialization, that `condition` holds, with `message` when it does not: how a value the
+/// initial system does not solve for (a repeated equation, a dropped start value) is still
+/// checked rather than ignored.
+pub(super) fn push_initial_check(
+    init: &mut Dae<Hybrid>,
+    condition: ExprId,
+    message: String,
+    instance: eqm_ir::flat::InstanceId,
+    span: eqm_diag::source::Span,
+) {
+    init.flat.assertions.push(eqm_ir::flat::Assertion {
+        condition,
+        message: eqm_ir::flat::Message::literal(message),
+        level: eqm_ir::flat::AssertionLevel::Error,
+        initial: true,
+        instance,
+        span,
+    });
 }

@@ -93,14 +93,5 @@ fn push_check(init: &mut Dae<Hybrid>, var: VarId, equation: &crate::dae::Equatio
     let message = format!(
         "the fixed start value `{text}` of a dummy state, dropped from the initial system, does not hold after the initialization"
     );
-    init.flat.assertions.push(eqm_ir::flat::Assertion {
-        condition,
-        message: eqm_ir::flat::Message {
-            parts: vec![eqm_ir::flat::MessagePart::Text(message)],
-        },
-        level: eqm_ir::flat::AssertionLevel::Error,
-        initial: true,
-        instance,
-        span: equation.span,
-    });
+    super::discrete::push_initial_check(init, condition, message, instance, equation.span);
 }

@@ -34,17 +34,28 @@ fn lag_chain(n: u32) -> (ExprArena, Assignments, impl Fn(VarId) -> Option<Slot>)
     (a, assignments, slot)
 }
 
-#[test]
-fn repeated_stages_become_a_loop_with_the_values_of_straight_code() {
-    let n = 40;
-    let (arena, assignments, slot) = lag_chain(n);
+/// The assignments compiled twice: with loops over repeated stages (the default) and as
+/// straight-line code.
+fn rolled_and_straight(
+    arena: &ExprArena,
+    assignments: Assignments,
+    slot: &dyn Fn(VarId) -> Option<Slot>,
+) -> (CompiledModule, CompiledModule) {
     let segment = [Segment::assignments(assignments)];
     let straight = JitOptions {
         reroll: false,
         ..JitOptions::default()
     };
-    let rolled = compile(&arena, &[], &[], &slot, &segment, &JitOptions::default()).expect("compiles");
-    let unrolled = compile(&arena, &[], &[], &slot, &segment, &straight).expect("compiles");
+    let rolled = compile(arena, &[], &[], slot, &segment, &JitOptions::default()).expect("compiles");
+    let unrolled = compile(arena, &[], &[], slot, &segment, &straight).expect("compiles");
+    (rolled, unrolled)
+}
+
+#[test]
+fn repeated_stages_become_a_loop_with_the_values_of_straight_code() {
+    let n = 40;
+    let (arena, assignments, slot) = lag_chain(n);
+    let (rolled, unrolled) = rolled_and_straight(&arena, assignments, &slot);
     assert!(rolled.loops(0).is_some_and(|l| l >= 1), "loops: {:?}", rolled.loops(0));
     assert_eq!(unrolled.loops(0), Some(0));
     let x: Vec<f64> = (0..n).map(|i| 1.0 + 0.1 * f64::from(i)).collect();
@@ -163,13 +174,7 @@ fn mass_chain(n: u32) -> (ExprArena, Assignments, impl Fn(VarId) -> Option<Slot>
 fn consecutive_runs_become_one_loop_over_the_stages() {
     let n = 50;
     let (arena, assignments, slot) = mass_chain(n);
-    let segment = [Segment::assignments(assignments)];
-    let straight = JitOptions {
-        reroll: false,
-        ..JitOptions::default()
-    };
-    let rolled = compile(&arena, &[], &[], &slot, &segment, &JitOptions::default()).expect("compiles");
-    let unrolled = compile(&arena, &[], &[], &slot, &segment, &straight).expect("compiles");
+    let (rolled, unrolled) = rolled_and_straight(&arena, assignments, &slot);
     // The forces, the speeds and the accelerations, computed stage by stage in one loop.
     assert_eq!(rolled.loops(0), Some(1));
     let n = n as usize;

@@ -38,6 +38,26 @@ enum Position {
     Many(Vec<usize>),
 }
 
+/// The one element each dimension of `positions` names, or the mismatch (saying `why` a whole
+/// dimension is not allowed here) at the first dimension that names several.
+fn single_positions(
+    expr: &Expr,
+    var: &str,
+    positions: Vec<(String, Position)>,
+    why: &str,
+) -> Result<Vec<(String, usize)>, Diagnostic> {
+    let mut fixed = Vec::with_capacity(positions.len());
+    for (dim, position) in positions {
+        match position {
+            Position::One(i) => fixed.push((dim, i)),
+            Position::Many(_) => {
+                return Err(mismatch(expr, format!("`{var}` is an array over `{dim}` here; {why}")));
+            }
+        }
+    }
+    Ok(fixed)
+}
+
 fn mismatch(span: &Expr, message: String) -> Diagnostic {
     Diagnostic::error("E1006", message, span.span, "subscripts that do not fit")
 }
@@ -268,18 +288,7 @@ impl Arrays {
         element: &Element,
     ) -> Result<String, Diagnostic> {
         let positions = self.positions(expr, var, subscripts, element)?;
-        let mut fixed = Vec::new();
-        for (dim, position) in positions {
-            match position {
-                Position::One(i) => fixed.push((dim, i)),
-                Position::Many(_) => {
-                    return Err(mismatch(
-                        expr,
-                        format!("`{var}` is an array over `{dim}` here; only an array function takes the whole array"),
-                    ));
-                }
-            }
-        }
+        let fixed = single_positions(expr, var, positions, "only an array function takes the whole array")?;
         Ok(Arrays::indexed(id, &fixed))
     }
 
@@ -298,20 +307,12 @@ impl Arrays {
         let Some((last, place)) = positions.pop() else {
             return Err(mismatch(expr, format!("`{var}` is no array")));
         };
-        let mut fixed = Vec::new();
-        for (dim, position) in positions {
-            match position {
-                Position::One(i) => fixed.push((dim, i)),
-                Position::Many(_) => {
-                    return Err(mismatch(
-                        expr,
-                        format!(
-                            "`{var}` is an array over `{dim}` here; a vector function runs over its last dimension only"
-                        ),
-                    ));
-                }
-            }
-        }
+        let fixed = single_positions(
+            expr,
+            var,
+            positions,
+            "a vector function runs over its last dimension only",
+        )?;
         let n = self.elements.get(&last).map_or(0, Vec::len);
         let references = (1..=n)
             .map(|k| {

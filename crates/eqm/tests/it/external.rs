@@ -183,18 +183,7 @@ package Lib
   end cubicTwice;
 end Lib;
 "##;
-    let name = dir.join("Lib.eqm").display().to_string();
-    let mut session = session(&name, text, &dir);
-    let mut model = session
-        .compile(Some("Lib.UseIt"), &ModelOptions::default())
-        .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
-    let result = model
-        .simulate(&RunSettings {
-            stop: Some(2.0),
-            interval: Some(0.25),
-            ..RunSettings::default()
-        })
-        .unwrap_or_else(|e| panic!("{e}"));
+    let result = run_use_it(&dir, text, 2.0);
     for t in [0.0, 0.75, 2.0] {
         check(&result, "y", t, 0.5 * t * t * t, 1e-15);
         check(&result, "w", t, 2.0 * t * t * t, 1e-15);
@@ -229,19 +218,25 @@ package Lib
   end UseIt;
 end Lib;
 "##;
+    let result = run_use_it(&dir, text, 1.0);
+    check(&result, "y", 0.75, 2.25, 0.0);
+}
+
+/// The run of `Lib.UseIt` to `stop` from the package `Lib`, the file `<dir>/Lib.eqm` holding
+/// `text` (so that its `modelica://Lib/...` directories are in `dir`).
+fn run_use_it(dir: &Path, text: &str, stop: f64) -> SimulationResult {
     let name = dir.join("Lib.eqm").display().to_string();
-    let mut session = session(&name, text, &dir);
+    let mut session = session(&name, text, dir);
     let mut model = session
         .compile(Some("Lib.UseIt"), &ModelOptions::default())
         .unwrap_or_else(|| panic!("{}", session.render_diagnostics(false)));
-    let result = model
+    model
         .simulate(&RunSettings {
-            stop: Some(1.0),
+            stop: Some(stop),
             interval: Some(0.25),
             ..RunSettings::default()
         })
-        .unwrap_or_else(|e| panic!("{e}"));
-    check(&result, "y", 0.75, 2.25, 0.0);
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The rendered diagnostics of `check` on `text`, which must fail with `E0325`.
