@@ -676,6 +676,37 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// (`function f = g(a = 1)`) and redeclarations of replaceable functions are followed, and
     /// the defaults that those give to its inputs (outermost first).
     /// Inside a function, a functional input names the function passed to it.
+    /// The function `c.f` names when `c` is a scalar component of the scope's instance (or a
+    /// component of one, `a.b.f`): `f` looked up in the component's class, its modifiers read
+    /// in the component, as Modelica allows for a function reached through a component.
+    fn function_of_component(&mut self, function: &ast::ComponentRef, scope: Scope) -> Option<FunctionRef<'a>> {
+        let mut instance = scope.instance?;
+        let mut rest = function.parts.as_slice();
+        while rest.len() > 1 {
+            let Some(crate::layout::Member::Inst(inner)) = self.ensure_member(instance, &rest[0].name.name) else {
+                break;
+            };
+            instance = inner;
+            rest = &rest[1..];
+        }
+        if rest.len() == function.parts.len() {
+            return None;
+        }
+        let inner = ast::ComponentRef {
+            global: false,
+            parts: rest.to_vec(),
+            span: function.span,
+        };
+        let class = self.instances[instance.0 as usize].class;
+        self.function_class(
+            &inner,
+            Scope {
+                instance: Some(instance),
+                class,
+            },
+        )
+    }
+
     pub(crate) fn function_class(&mut self, function: &ast::ComponentRef, scope: Scope) -> Option<FunctionRef<'a>> {
         if function.parts.is_empty() || function.parts.iter().any(|p| !p.subscripts.is_empty()) {
             return None;
@@ -691,7 +722,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
             span: function.span,
         };
         let Ok((TypeRef::Class(mut class), mut defaults)) = self.lookup_class(scope, &name) else {
-            // Not a class: perhaps a functional parameter of the instance.
+            // A function of a component's class (`world.gravityAcceleration(r)`), or else
+            // perhaps a functional parameter of the instance.
+            if let Some(found) = self.function_of_component(function, scope) {
+                return Some(found);
+            }
             return self.named_functional_parameter(function, scope);
         };
         // The name of an external object class called is its constructor, Modelica.

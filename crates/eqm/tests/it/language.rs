@@ -58,6 +58,7 @@ corpus!(
     array_functions,
     cardinality,
     boolean_dimensions,
+    component_functions,
     conditional_components,
     constant_tables,
     declaration_dependencies,
