@@ -170,6 +170,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             .with_help("it acts at an event: write it in a when-clause (`when sample(0, 0.1) then ... end when;`), where it happens once per event rather than at every evaluation of the equations"),
                         ),
                         Some(None) => {}
+                        None if self.unused_pure_call(eq, function, args, scope, loops) => {}
                         None => self.diagnostics.push(Diagnostic::error(
                             "E0310",
                             format!("a call of `{name}` is not an equation"),
@@ -180,6 +181,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
+    }
+
+    /// A call of a Modelica function (no external code) written as an equation for nothing
+    /// (`f(a);`): checked like any call, and then left out, since its results are unused and
+    /// such a function has no effect (Modelica lets a tool remove it). False for anything else.
+    fn unused_pure_call(
+        &mut self,
+        eq: &'a ast::Equation,
+        function: &'a ast::ComponentRef,
+        args: &'a ast::CallArgs,
+        scope: Scope,
+        loops: &mut Loops,
+    ) -> bool {
+        let Some(callee) = self.function_class(function, scope) else {
+            return false;
+        };
+        let external = |s: &ast::Section| matches!(s, ast::Section::External { .. });
+        if self.table.get(callee.class).sections().iter().any(external) {
+            return false;
+        }
+        let _ = self.user_call(&callee, function, args, eq.span, scope, loops);
+        true
     }
 
     /// `(a, b) = f(x);`: one equation per named target and output of a user function.

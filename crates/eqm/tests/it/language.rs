@@ -106,6 +106,7 @@ corpus!(
     subscripted_constants,
     system_dynamics_dt,
     unsized_arrays,
+    unused_calls,
     unsized_outputs,
     when_initial,
 );
