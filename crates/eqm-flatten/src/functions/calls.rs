@@ -683,9 +683,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut instance = scope.instance?;
         let mut rest = function.parts.as_slice();
         while rest.len() > 1 {
-            let Some(crate::layout::Member::Inst(inner)) = self.ensure_member(instance, &rest[0].name.name) else {
+            let name = &rest[0].name.name;
+            let Some(crate::layout::Member::Inst(inner)) = self.ensure_member(instance, name) else {
                 break;
             };
+            // A conditional component may only be connected (Modelica), not looked into.
+            let layout = &self.instances[instance.0 as usize].layout;
+            if layout
+                .index(name)
+                .is_some_and(|k| layout.elements[k].decl.condition.is_some())
+            {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0205",
+                    format!("`{name}` is a conditional component: it may be used only in connect equations"),
+                    rest[0].name.span,
+                    "conditional component",
+                ));
+                return None;
+            }
             instance = inner;
             rest = &rest[1..];
         }
@@ -698,13 +713,32 @@ impl<'t, 'a> Flattener<'t, 'a> {
             span: function.span,
         };
         let class = self.instances[instance.0 as usize].class;
-        self.function_class(
-            &inner,
-            Scope {
-                instance: Some(instance),
-                class,
-            },
-        )
+        let scope = Scope {
+            instance: Some(instance),
+            class,
+        };
+        let found = self.function_class(&inner, scope)?;
+        if rest.len() == 1 && self.declares_protected_class(class, &rest[0].name.name) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0205",
+                format!(
+                    "`{}` is protected: it cannot be called through a component",
+                    crate::names::ref_text(function)
+                ),
+                function.span,
+                "protected function",
+            ));
+            return None;
+        }
+        Some(found)
+    }
+
+    /// Whether `class` itself declares a class `name` in a protected section (the name a call
+    /// through a component writes; what a redeclaration makes of it does not matter).
+    fn declares_protected_class(&self, class: ClassId, name: &str) -> bool {
+        self.table.get(class).elements().any(|(element, visibility)| {
+            visibility == ast::Visibility::Protected && matches!(element, ast::Element::Class(c) if c.name.name == name)
+        })
     }
 
     pub(crate) fn function_class(&mut self, function: &ast::ComponentRef, scope: Scope) -> Option<FunctionRef<'a>> {
