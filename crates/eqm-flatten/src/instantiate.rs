@@ -506,6 +506,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .as_ref()
             .map(|m| Modifier::from_ast(m, type_scope))
             .unwrap_or_default();
+        // A binding of a whole record from outside (`x5 = x3` in an extends clause or an
+        // instance's modifier) gives every field its value: the declaration's own values of
+        // fields (`C1 x5(a = 5)`) give way to it, as outer modifiers win.
+        let own = match resolved.target {
+            TypeRef::Class(c) if (outer.binding.is_some() || from_extends.binding.is_some()) && self.is_record(c) => {
+                own.without_field_values()
+            }
+            _ => own,
+        };
         // A declaration written for an earlier version of a library names the elements its
         // classes had then.
         let own = match resolved.target {
@@ -522,7 +531,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         });
         let carried = original
             .zip(original_scope)
-            .map(|(o, scope)| carried_modifier(o, scope));
+            .map(|(o, scope)| crate::redeclare::carried_modifier(o, scope));
         // A redeclaration in a modifier stands where that modifier stands, before the extends
         // clause's.
         let modifier = if redeclared.is_some() {
@@ -532,7 +541,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         // A replaceable declaration that is not redeclared keeps its constraining clause's
         // modifiers too, below its own (`replaceable A a constrainedby A(y = 6)`).
-        let carried = carried.or_else(|| constraint_modifier(clause, type_scope));
+        let carried = carried.or_else(|| crate::redeclare::constraint_modifier(clause, type_scope));
         let modifier = match carried {
             Some(c) => modifier.merge_owned(c),
             None => modifier,
@@ -912,30 +921,6 @@ struct Kinds {
     variability: flat::Variability,
     causality: flat::Causality,
     connection: ast::Connection,
-}
-
-/// The modifiers of a replaced declaration that carry over to the new one: those of its
-/// `constrainedby` clause, or without one its own, evaluated in `scope`, where it was written.
-fn carried_modifier<'a>(original: crate::layout::Original<'a>, scope: Scope) -> Modifier<'a> {
-    match &original.clause.redeclarable.constraint {
-        Some(c) => c
-            .modification
-            .as_ref()
-            .map(|m| Modifier::from_class_modification(m, scope))
-            .unwrap_or_default(),
-        None => original
-            .decl
-            .modification
-            .as_ref()
-            .map(|m| Modifier::from_ast(m, scope))
-            .unwrap_or_default(),
-    }
-}
-
-/// The modifiers of the constraining clause of `clause`, if it has one with modifiers.
-fn constraint_modifier<'a>(clause: &'a ast::ComponentClause, scope: Scope) -> Option<Modifier<'a>> {
-    let modification = clause.redeclarable.constraint.as_ref()?.modification.as_ref()?;
-    Some(Modifier::from_class_modification(modification, scope))
 }
 
 fn merge_prefixes(outer: ast::TypePrefix, inner: ast::TypePrefix) -> ast::TypePrefix {

@@ -258,6 +258,20 @@ impl<'a> Modifier<'a> {
         (result, each)
     }
 
+    /// The modifier without the values it gives the fields of a record (`r(a = 5)` loses
+    /// `a = 5`; the attributes of a field, `r(a(start = 5))`, stay): what is left of a
+    /// record's inner modifier when an outer one binds the whole record (`r = other`), whose
+    /// value gives every field its own.
+    pub fn without_field_values(&self) -> Modifier<'a> {
+        let mut stripped = self.clone();
+        if let Some(args) = &mut stripped.args.0 {
+            for arg in Rc::make_mut(args) {
+                arg.modifier.binding = None;
+            }
+        }
+        stripped
+    }
+
     /// The modifier with every binding evaluated in the instance `place` gives for the class the
     /// binding was written in: for modifiers of a class layout, which is shared by all
     /// instances and so written without one. The instance is the one whose class holds the

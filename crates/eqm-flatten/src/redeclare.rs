@@ -393,3 +393,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.diagnostics.push(d);
     }
 }
+
+/// The modifiers of a replaced declaration that carry over to the new one: those of its
+/// `constrainedby` clause, or without one its own, evaluated in `scope`, where it was written.
+pub(crate) fn carried_modifier<'a>(original: crate::layout::Original<'a>, scope: Scope) -> Modifier<'a> {
+    match &original.clause.redeclarable.constraint {
+        Some(c) => c
+            .modification
+            .as_ref()
+            .map(|m| Modifier::from_class_modification(m, scope))
+            .unwrap_or_default(),
+        None => original
+            .decl
+            .modification
+            .as_ref()
+            .map(|m| Modifier::from_ast(m, scope))
+            .unwrap_or_default(),
+    }
+}
+
+/// The modifiers of the constraining clause of `clause`, if it has one with modifiers.
+pub(crate) fn constraint_modifier<'a>(clause: &'a ast::ComponentClause, scope: Scope) -> Option<Modifier<'a>> {
+    let modification = clause.redeclarable.constraint.as_ref()?.modification.as_ref()?;
+    Some(Modifier::from_class_modification(modification, scope))
+}
