@@ -840,7 +840,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         // A range known at compile time is unrolled, so the index may be used in subscripts.
         let diagnostics_before = self.diagnostics.len();
-        let known = self.eval(range, scope, loops).and_then(|v| {
+        // A range of Booleans keeps its values (`b[i]` with `i` Boolean picks by `false`/`true`).
+        let value = self.eval(range, scope, loops);
+        let booleans = value.as_ref().is_some_and(|v| v.ty() == ScalarType::Boolean);
+        let known = value.filter(|_| !booleans).and_then(|v| {
             v.elements()
                 .iter()
                 .map(|&x| {
