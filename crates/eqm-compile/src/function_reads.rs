@@ -85,7 +85,7 @@ fn acting(arena: &ExprArena, functions: &[Function]) -> Vec<bool> {
 
 /// Whether a body has a call statement or `terminate` anywhere.
 fn has_effect_statement(statements: &[Statement]) -> bool {
-    any_statement(statements, |s| {
+    Statement::any_in(statements, |s| {
         matches!(
             s,
             Statement::Call { .. } | Statement::Terminate { .. } | Statement::Print { .. }
@@ -126,31 +126,9 @@ fn outputs_reads(arena: &ExprArena, f: &Function) -> Option<Vec<Vec<u32>>> {
 /// Whether a body has a `return` or `break` anywhere (whose cut paths the analysis does not
 /// follow).
 fn leaves_early(statements: &[Statement]) -> bool {
-    any_statement(statements, |s| {
+    Statement::any_in(statements, |s| {
         matches!(s, Statement::Return { .. } | Statement::Break { .. })
     })
-}
-
-/// Whether `found` holds for a statement of a body, nested ones included.
-fn any_statement(statements: &[Statement], found: impl Fn(&Statement) -> bool) -> bool {
-    let mut stack: Vec<&Statement> = statements.iter().collect();
-    while let Some(s) = stack.pop() {
-        if found(s) {
-            return true;
-        }
-        match s {
-            Statement::If {
-                branches, else_branch, ..
-            } => {
-                stack.extend(branches.iter().flat_map(|(_, b)| b));
-                stack.extend(else_branch);
-            }
-            Statement::Unrolled { iterations, .. } => stack.extend(iterations.iter().flatten()),
-            Statement::For { body, .. } | Statement::While { body, .. } => stack.extend(body),
-            _ => {}
-        }
-    }
-    false
 }
 
 /// The inputs each slot's value can depend on so far.

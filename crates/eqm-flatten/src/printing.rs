@@ -30,16 +30,9 @@ fn calls_of(function: &Function, arena: &ExprArena) -> (bool, Vec<FuncId>) {
         match statement {
             Statement::Print { .. } => prints = true,
             Statement::Call { function, .. } => callees.push(*function),
-            Statement::If {
-                branches, else_branch, ..
-            } => {
-                stack.extend(branches.iter().flat_map(|(_, b)| b));
-                stack.extend(else_branch);
-            }
-            Statement::Unrolled { iterations, .. } => stack.extend(iterations.iter().flatten()),
-            Statement::For { body, .. } | Statement::While { body, .. } => stack.extend(body),
             _ => {}
         }
+        stack.extend(statement.nested());
         // Only the statement's own expressions: the nested statements are on the stack.
         let own = match statement {
             Statement::If { branches, .. } => branches.iter().map(|(c, _)| *c).collect(),

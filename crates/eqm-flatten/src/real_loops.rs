@@ -283,22 +283,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
 /// Whether `statements` (and the statements nested in them) assign the model variable `v`.
 fn assigns(statements: &[Statement], v: VarId) -> bool {
-    let mut stack: Vec<&Statement> = statements.iter().collect();
-    while let Some(statement) = stack.pop() {
-        match statement {
-            Statement::Assign {
-                target: Place::Var(w), ..
-            } if *w == v => return true,
-            Statement::If {
-                branches, else_branch, ..
-            } => {
-                stack.extend(branches.iter().flat_map(|(_, body)| body));
-                stack.extend(else_branch);
-            }
-            Statement::Unrolled { iterations, .. } => stack.extend(iterations.iter().flatten()),
-            Statement::For { body, .. } | Statement::While { body, .. } => stack.extend(body),
-            _ => {}
-        }
-    }
-    false
+    Statement::any_in(
+        statements,
+        |s| matches!(s, Statement::Assign { target: Place::Var(w), .. } if *w == v),
+    )
 }

@@ -807,26 +807,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return None;
         };
         let body = &self.model.functions.get(id.0 as usize)?.body;
-        let mut stack: Vec<&eqm_ir::flat::Statement> = body.iter().collect();
-        let mut acts = false;
-        while let Some(statement) = stack.pop() {
-            use eqm_ir::flat::Statement as S;
-            match statement {
-                S::Assert { .. } | S::Terminate { .. } | S::Call { .. } | S::Print { .. } => {
-                    acts = true;
-                    break;
-                }
-                S::If {
-                    branches, else_branch, ..
-                } => {
-                    stack.extend(branches.iter().flat_map(|(_, b)| b));
-                    stack.extend(else_branch);
-                }
-                S::Unrolled { iterations, .. } => stack.extend(iterations.iter().flatten()),
-                S::For { body, .. } | S::While { body, .. } => stack.extend(body),
-                S::Assign { .. } | S::Break { .. } | S::Return { .. } => {}
-            }
-        }
+        use eqm_ir::flat::Statement as S;
+        let acts = S::any_in(body, |s| {
+            matches!(
+                s,
+                S::Assert { .. } | S::Terminate { .. } | S::Call { .. } | S::Print { .. }
+            )
+        });
         acts.then(|| eqm_ir::flat::Statement::Call {
             function: *id,
             args: args.to_vec(),

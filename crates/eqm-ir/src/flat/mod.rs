@@ -551,6 +551,32 @@ pub enum Statement {
 }
 
 impl Statement {
+    /// The statements directly inside this one (the branches of an if, the iterations of an
+    /// unrolled loop, the body of a loop), in no particular order; none for the others.
+    pub fn nested(&self) -> Box<dyn Iterator<Item = &Statement> + '_> {
+        match self {
+            Statement::If {
+                branches, else_branch, ..
+            } => Box::new(branches.iter().flat_map(|(_, body)| body).chain(else_branch)),
+            Statement::Unrolled { iterations, .. } => Box::new(iterations.iter().flatten()),
+            Statement::For { body, .. } | Statement::While { body, .. } => Box::new(body.iter()),
+            _ => Box::new(std::iter::empty()),
+        }
+    }
+
+    /// Whether `found` holds for one of `statements` or of the statements nested in them at
+    /// any depth (searched with a stack, so deep nesting costs no recursion).
+    pub fn any_in(statements: &[Statement], mut found: impl FnMut(&Statement) -> bool) -> bool {
+        let mut stack: Vec<&Statement> = statements.iter().collect();
+        while let Some(statement) = stack.pop() {
+            if found(statement) {
+                return true;
+            }
+            stack.extend(statement.nested());
+        }
+        false
+    }
+
     /// Calls `f` on every expression of this statement and the statements nested in it, with
     /// the span of the statement each expression belongs to.
     pub fn for_each_expr(&self, f: &mut dyn FnMut(ExprId, Span)) {

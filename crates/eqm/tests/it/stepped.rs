@@ -13,7 +13,30 @@ fn start<'m>(model: &'m mut eqm::Model, settings: &RunSettings) -> eqm::SteppedR
 }
 
 /// Settings of a tight stepped run to `stop`.
-fn tight(stop: f64) -> RunSettings {
+/// A ball bouncing with restitution `e` from a height of 1.
+pub(crate) const BALL: &str = "model Ball
+  parameter Real e = 0.7;
+  parameter Real g = 9.81;
+  Real h(start = 1, fixed = true);
+  Real v(start = 0, fixed = true);
+equation
+  der(h) = v;
+  der(v) = -g;
+  when h <= 0 then
+    reinit(v, -e*pre(v));
+  end when;
+end Ball;";
+
+/// A count of the samples every 0.3 from 0.
+pub(crate) const COUNT: &str = "model Count
+  discrete Integer n(start = 0, fixed = true);
+equation
+  when sample(0, 0.3) then
+    n = pre(n) + 1;
+  end when;
+end Count;";
+
+pub(crate) fn tight(stop: f64) -> RunSettings {
     RunSettings {
         stop: Some(stop),
         rtol: Some(1e-10),
@@ -85,20 +108,7 @@ end Driven;",
 /// `h(t)` of the free fall from 1 m and the bounces with restitution 0.7 at every point.
 #[test]
 fn events_inside_communication_steps_are_located_where_they_happen() {
-    let mut model = compile(
-        "model Ball
-  parameter Real e = 0.7;
-  parameter Real g = 9.81;
-  Real h(start = 1, fixed = true);
-  Real v(start = 0, fixed = true);
-equation
-  der(h) = v;
-  der(v) = -g;
-  when h <= 0 then
-    reinit(v, -e*pre(v));
-  end when;
-end Ball;",
-    );
+    let mut model = compile(BALL);
     let g: f64 = 9.81;
     // The closed form: the first impact at t1 = sqrt(2/g) with speed g·t1; each bounce after
     // leaves with e times the speed it arrived with and lasts 2·v/g.
@@ -131,15 +141,7 @@ end Ball;",
 /// each point the count is the number of sample instants up to it (0, 0.3, 0.6, ...).
 #[test]
 fn samples_fire_at_their_instants_between_and_on_communication_points() {
-    let mut model = compile(
-        "model Count
-  discrete Integer n(start = 0, fixed = true);
-equation
-  when sample(0, 0.3) then
-    n = pre(n) + 1;
-  end when;
-end Count;",
-    );
+    let mut model = compile(COUNT);
     let mut run = start(&mut model, &tight(3.0));
     assert_eq!(run.value("n").unwrap(), 1.0, "the sample at the start fires");
     for i in 1..=12 {
@@ -313,15 +315,7 @@ end Ball;",
 /// counts it.
 #[test]
 fn a_model_integrated_by_its_caller_gives_its_next_time_event() {
-    let mut model = compile(
-        "model Count
-  discrete Integer n(start = 0, fixed = true);
-equation
-  when sample(0, 0.3) then
-    n = pre(n) + 1;
-  end when;
-end Count;",
-    );
+    let mut model = compile(COUNT);
     let plan = model.plan_stepped(&tight(1.0)).unwrap();
     let mut m = model.start_exchange(&plan).unwrap();
     assert_eq!(m.value("n").unwrap(), 1.0);

@@ -4,30 +4,8 @@
 //! bouncing ball and the instants of a sample.
 
 use super::compile;
-use eqm::{Advanced, EventPolicy, RunSettings};
-
-const BALL: &str = "model Ball
-  parameter Real e = 0.7;
-  parameter Real g = 9.81;
-  Real h(start = 1, fixed = true);
-  Real v(start = 0, fixed = true);
-equation
-  der(h) = v;
-  der(v) = -g;
-  when h <= 0 then
-    reinit(v, -e*pre(v));
-  end when;
-end Ball;";
-
-/// Settings of a tight stepped run to `stop`.
-fn tight(stop: f64) -> RunSettings {
-    RunSettings {
-        stop: Some(stop),
-        rtol: Some(1e-10),
-        atol: Some(1e-10),
-        ..RunSettings::default()
-    }
-}
+use crate::stepped::{BALL, COUNT, tight};
+use eqm::{Advanced, EventPolicy};
 
 /// Advances `run` to `t`, handling on the way the events at the time of the last one, `last`:
 /// the relation `h <= 0` of the ball turns false again right after an impact (the impact leaves
@@ -106,15 +84,7 @@ fn a_run_that_leaves_events_to_its_caller_stops_just_before_each_impact() {
 /// stops there with the count before the instant; `event()` counts it.
 #[test]
 fn a_run_that_leaves_events_at_the_end_stops_at_the_time_events_it_is_advanced_to() {
-    let mut model = compile(
-        "model Count
-  discrete Integer n(start = 0, fixed = true);
-equation
-  when sample(0, 0.3) then
-    n = pre(n) + 1;
-  end when;
-end Count;",
-    );
+    let mut model = compile(COUNT);
     let plan = model.plan_stepped(&tight(3.0)).unwrap();
     let mut run = model.start_stepped(&plan).unwrap();
     run.set_event_policy(EventPolicy::AtEnd);

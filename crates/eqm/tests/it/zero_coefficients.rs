@@ -261,19 +261,9 @@ fn explain_names_the_unknowns_a_zero_coefficient_removed() {
 /// depletion part `cj = C1*(1 + v^2)`, as semiconductor models write it) whose parameters are
 /// all zero: `c` is zero by its equations, not by a parameter, and only after `cj` is known to
 /// be. A ramp (10 V/s) feeds this capacitor through 2 Ohm, with 3 Ohm to ground in parallel.
-const ZERO_CAPACITANCE: &str = "
-model VoltageCapacitor
-  extends TwoPin;
-  parameter Real tau = 0;
-  parameter Real C1 = 0;
-  Real c;
-  Real cj;
-equation
-  cj = C1*(1 + v*v);
-  c = tau*exp(v) + cj;
-  i = c*der(v);
-end VoltageCapacitor;
-
+/// The divider both capacitor models are tested in: a ramp through `r1` into the node of the
+/// capacitor `c` and of `r2` (the end of the model `Divider`).
+const DIVIDER: &str = "
   Ramp s(k = 10);
   Resistor r1(R = 2);
   VoltageCapacitor c;
@@ -289,12 +279,27 @@ equation
 end Divider;
 ";
 
+const ZERO_CAPACITANCE: &str = "
+model VoltageCapacitor
+  extends TwoPin;
+  parameter Real tau = 0;
+  parameter Real C1 = 0;
+  Real c;
+  Real cj;
+equation
+  cj = C1*(1 + v*v);
+  c = tau*exp(v) + cj;
+  i = c*der(v);
+end VoltageCapacitor;
+
+";
+
 #[test]
 fn a_capacitance_zero_by_its_equations_leaves_no_state() {
     // With every capacitance parameter zero the node is a plain voltage divider: c.v = 10 t *
     // 3/(2 + 3) = 6 t, no current into the capacitor, 2 t through both resistors. Its voltage
     // is not a state (nothing determines its derivative), so no start value is needed either.
-    let text = format!("model Divider\n{CIRCUIT}\n{ZERO_CAPACITANCE}");
+    let text = format!("model Divider\n{CIRCUIT}\n{ZERO_CAPACITANCE}{DIVIDER}");
     let model = compile(&text);
     assert_eq!(model.program().layout().states, 0);
     let result = run_both_back_ends(&text, settings(1.0));
@@ -405,20 +410,7 @@ equation
   i = c*der(v);
 end VoltageCapacitor;
 
-  Ramp s(k = 10);
-  Resistor r1(R = 2);
-  VoltageCapacitor c;
-  Resistor r2(R = 3);
-  Ground g;
-equation
-  connect(s.p, r1.p);
-  connect(r1.n, c.p);
-  connect(r1.n, r2.p);
-  connect(c.n, s.n);
-  connect(r2.n, s.n);
-  connect(s.n, g.p);
-end Divider;
-"
+{DIVIDER}"
     )
 }
 
