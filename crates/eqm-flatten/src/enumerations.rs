@@ -113,6 +113,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// simple name (`Heating` after `import P.Mode.Heating;`), as its position. A constant of
     /// that name declared in a class on the way shadows the import, as lookup finds it first.
     fn imported_literal_value(&mut self, name: &str, scope: Scope) -> Option<Option<Value>> {
+        // Most references reach here through classes without imports: no element is scanned
+        // for them (the lookup of constants that follows does that once).
+        let table = self.table;
+        let mut chain = std::iter::successors(Some(scope.class), |&c| table.get(c).parent);
+        if chain.all(|c| table.get(c).imports().next().is_none()) {
+            return None;
+        }
         let mut current = Some(scope.class);
         while let Some(class) = current {
             if self.find_constant_decl(class, name).is_some() {
