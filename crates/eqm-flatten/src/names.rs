@@ -501,14 +501,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let ast::Subscript::Expr(e) = sub else {
                 return Some(None);
             };
-            let Value::Scalar(x, ty) = self.eval_subscript(e, n, scope, loops)? else {
+            let Value::Scalar(x, _) = self.eval_subscript(e, n, scope, loops)? else {
                 return Some(None);
             };
             let Some(i) = self.known_value(x) else {
                 return Some(None);
             };
-            // `false` is the first element of a dimension of `Boolean` size, `true` the second.
-            let i = i as i64 + i64::from(ty == ScalarType::Boolean);
+            let i = i as i64;
             if i < 1 || i as usize > n {
                 return Some(None);
             }
@@ -546,7 +545,30 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.context.end_sizes.push(n);
         let v = self.eval(e, scope, loops);
         self.context.end_sizes.pop();
-        v
+        Some(self.boolean_positions(v?))
+    }
+
+    /// A Boolean subscript (of a dimension of `Boolean` size) as the Integer position it picks:
+    /// `false` is 1 and `true` 2, also for a value known only during the run
+    /// (`if b then 2 else 1`). Any other value as it is.
+    fn boolean_positions(&mut self, v: Value) -> Value {
+        if v.ty() != ScalarType::Boolean {
+            return v;
+        }
+        let exprs = &mut self.model.exprs;
+        let (one, two) = (exprs.int(1), exprs.int(2));
+        let position = |exprs: &mut eqm_ir::expr::ExprArena, x: ExprId| match exprs.literal(x) {
+            Some(b) => exprs.int(i64::from(b != 0.0) + 1),
+            None => exprs.add(Node::If(x, two, one)),
+        };
+        match v {
+            Value::Scalar(x, _) => Value::Scalar(position(exprs, x), ScalarType::Integer),
+            Value::Array(dims, xs, _) => {
+                let positions = xs.into_iter().map(|x| position(exprs, x)).collect();
+                Value::Array(dims, positions, ScalarType::Integer)
+            }
+            other => other,
+        }
     }
 
     /// For subscripts on an array member: the resulting dimensions and the selected flat indices.
@@ -584,9 +606,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 Some(ast::Subscript::Expr(e)) => {
                     let v = self.eval_subscript(e, n, scope, loops)?;
-                    // A Boolean subscript of a dimension of `Boolean` size: `false` is the first
-                    // element, `true` the second.
-                    let offset = i64::from(v.ty() == ScalarType::Boolean);
                     let mut picked = Vec::new();
                     for &x in v.as_slice() {
                         let Some(i) = self.known_value(x) else {
@@ -598,7 +617,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             ));
                             return None;
                         };
-                        let i = i as i64 + offset;
+                        let i = i as i64;
                         if i < 1 || i as usize > n {
                             self.diagnostics.push(Diagnostic::error(
                                 "E0304",

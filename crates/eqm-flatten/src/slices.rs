@@ -103,11 +103,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                     None => {
                         let known = self.eval_subscript(e, n, scope, loops).and_then(|v| {
-                            // `false` picks the first element of a dimension of `Boolean` size.
-                            let offset = i64::from(v.ty() == ScalarType::Boolean);
                             v.as_slice()
                                 .iter()
-                                .map(|&x| self.known_value(x).map(|i| i as i64 + offset))
+                                .map(|&x| self.known_value(x).map(|i| i as i64))
                                 .collect::<Option<Vec<i64>>>()
                         });
                         match known {

@@ -180,12 +180,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 None | Some(ast::Subscript::Colon(_)) => Pick::All,
                 Some(ast::Subscript::Expr(e)) => {
                     let v = self.eval_subscript(e, n, scope, loops)?;
-                    // `false` picks the first element of a dimension of `Boolean` size.
-                    let offset = i64::from(v.ty() == ScalarType::Boolean);
                     let known: Option<Vec<i64>> = v
                         .as_slice()
                         .iter()
-                        .map(|&x| self.known_value(x).map(|i| i as i64 + offset))
+                        .map(|&x| self.known_value(x).map(|i| i as i64))
                         .collect();
                     match (known, &v) {
                         // An index known to be out of bounds is reported by the ordinary path.
