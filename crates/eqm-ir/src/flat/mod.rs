@@ -564,8 +564,7 @@ impl Statement {
         }
     }
 
-    /// Whether `found` holds for one of `statements` or of the statements nested in them at
-    /// any depth (searched with a stack, so deep nesting costs no recursion).
+    /// Whether `found` holds for one of `statements` or one nested in them, at any depth.
     pub fn any_in(statements: &[Statement], mut found: impl FnMut(&Statement) -> bool) -> bool {
         let mut stack: Vec<&Statement> = statements.iter().collect();
         while let Some(statement) = stack.pop() {
