@@ -432,7 +432,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0311",
         Error,
         Instantiation,
-        "`connect` in an initial equation section, or in an equation that depends on `cardinality`",
+        "`connect` in an initial equation section, or in an equation that depends on `cardinality` or on the \
+         connection graph (`Connections.isRoot`, `Connections.rooted`)",
     ),
     code(
         "E0312",
@@ -520,6 +521,19 @@ pub static CODES: &[CodeInfo] = &[
          whose two sides are both members that no declaration has, a flow variable declared in the \
          expandable connector itself, or a declared member read in an expression although no connect \
          makes it present",
+    ),
+    code(
+        "E0334",
+        Error,
+        Instantiation,
+        "Overconstrained connections that cannot be cut into spanning trees: a `Connections.branch` that \
+         closes a cycle of branches or joins two `Connections.root` nodes, an operator of `Connections` \
+         applied to something that is not an instance of an overdetermined type or record (one declaring \
+         `equalityConstraint`) or written where the graph cannot take it (an initial equation, a \
+         when-clause, an if-equation decided during the run, an equation using `cardinality` or the \
+         graph), a negative priority, `Connections.rooted` without exactly one branch from its argument, \
+         `Connections.isRoot` or `rooted` outside the equations of a model, a connect of overdetermined \
+         instances with others, or an `equalityConstraint` without two inputs and one output",
     ),
     code(
         "E0401",

@@ -35,7 +35,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         loops: &mut Loops,
     ) -> Option<Value> {
         let name = crate::names::ref_text(function);
-        if let Some(value) = self.rewritten_call(e, &name, args, scope, loops) {
+        let rewritten = self.rewritten_call(e, &name, args, scope, loops);
+        if let Some(value) = rewritten.or_else(|| self.graph_query(e, function, args, scope, loops)) {
             return value;
         }
         // The built-in functions live in the global scope, so `.asin(u)` (how a library

@@ -19,12 +19,14 @@
 //! equations, each open end as a node of its own, then the nodes the connections make.
 
 use crate::connections::ResolvedConnect;
+use crate::eval::Loops;
 use crate::flattener::Flattener;
-use crate::layout::Target;
+use crate::layout::{Member, Target};
+use crate::modifier::Scope;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{ExprId, VarId};
-use eqm_ir::flat::{self, ConnectorRole, Origin};
+use eqm_ir::flat::{self, ConnectorRole, InstanceId, Origin};
 use eqm_syntax::ast;
 use std::borrow::Cow;
 
@@ -39,8 +41,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         left: Side,
         right: Side,
         span: Span,
-        a: &ast::ComponentRef,
-        b: &ast::ComponentRef,
+        a: &'a ast::ComponentRef,
+        b: &'a ast::ComponentRef,
     ) {
         // The texts of the two sides are only needed for messages: printed when reported.
         let texts = || (eqm_syntax::pretty::print_ref(a), eqm_syntax::pretty::print_ref(b));
@@ -103,8 +105,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 self.connections.pairs.truncate(start);
                 return;
             }
+            // The scalars of overdetermined instances become an edge of the connection graph.
+            let diverted = self.overdetermined_connect((l, r), (left.outside, right.outside), a, span);
             for ((_, v1), (_, v2)) in ll.iter().zip(&rl) {
-                self.connections.pairs.push(((*v1, left.outside), (*v2, right.outside)));
+                if !diverted.contains(v1) {
+                    self.connections.pairs.push(((*v1, left.outside), (*v2, right.outside)));
+                }
             }
         }
         if let Some(uses) = &mut self.connections.connector_uses {
@@ -241,6 +247,84 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 connects: spans,
             });
         }
+    }
+
+    /// Resolves one side of a `connect`: the connector elements and whether it is an outside
+    /// connector (a connector of the instance writing the connect) or an inside one.
+    pub(crate) fn connector_side(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<Side> {
+        let (_, targets) = self.resolve_targets(c, scope, loops)?;
+        let instance = scope.instance?;
+        let outside = self.is_connector_member(instance, &c.parts[0].name.name);
+        for t in &targets {
+            let is_connector = match *t {
+                Target::Inst(i) => self.instances[i.0 as usize].is_connector,
+                Target::Var(v) => {
+                    let kind = self.var_kinds[v.0 as usize];
+                    kind.is_connector_type || kind.role != eqm_ir::flat::ConnectorRole::None
+                }
+            };
+            if !is_connector {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0301",
+                    format!("`{}` is not a connector", eqm_syntax::pretty::print_ref(c)),
+                    c.span,
+                    "only connectors can be connected",
+                ));
+                return None;
+            }
+        }
+        Some(Side {
+            elements: targets,
+            outside,
+        })
+    }
+
+    /// The scalar variables of a connector with their paths relative to it, in declaration order.
+    /// A path is the element's name borrowed from the source when the leaf is a direct scalar
+    /// element (the usual case), so that most connects build no strings.
+    pub(crate) fn connector_leaves(&mut self, target: &Target) -> Vec<(Cow<'a, str>, VarId)> {
+        let mut out = Vec::new();
+        match target {
+            Target::Var(v) => out.push((Cow::Borrowed(""), *v)),
+            Target::Inst(i) => {
+                // The connector itself, then its nested connectors from a stack that most
+                // connectors (with scalar elements only) never need.
+                let mut next = Some((Cow::Borrowed(""), *i));
+                let mut stack: Vec<(Cow<'a, str>, InstanceId)> = Vec::new();
+                while let Some((prefix, inst)) = next.take().or_else(|| stack.pop()) {
+                    let layout = self.instances[inst.0 as usize].layout.clone();
+                    let mut nested = Vec::new();
+                    for (k, name) in layout.names().enumerate() {
+                        let member = Some(self.ensure_member_at(inst, k));
+                        let path = if prefix.is_empty() {
+                            Cow::Borrowed(name)
+                        } else {
+                            Cow::Owned(format!("{prefix}.{name}"))
+                        };
+                        match member {
+                            Some(Member::Var(v)) => out.push((path, v)),
+                            Some(Member::VarArray(array)) => {
+                                for (k, v) in array.elements.iter().enumerate() {
+                                    out.push((Cow::Owned(format!("{path}[{}]", k + 1)), *v));
+                                }
+                            }
+                            Some(Member::Inst(c)) => nested.push((path, c)),
+                            Some(Member::InstArray(array)) => {
+                                for (k, c) in array.elements.iter().enumerate() {
+                                    nested.push((Cow::Owned(format!("{path}[{}]", k + 1)), *c));
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    // Keep declaration order: nested connectors are expanded after the scalars.
+                    stack.extend(nested.into_iter().rev());
+                }
+            }
+        }
+        // Parameters and constants are not connected.
+        out.retain(|(_, v)| self.var_kinds[v.0 as usize].is_time_varying());
+        out
     }
 
     /// Adds `lhs = rhs`, an equation of the connection semantics (no array equation's element).

@@ -1,7 +1,8 @@
 //! The connection state the flattener owns while it instantiates: the connects found so far,
 //! their scalar pairs, what `cardinality` counts, the connects of the model's own class
-//! that a diagram shows, and the expandable connectors with the connects that involve them
-//! (which `expandable` elaborates).
+//! that a diagram shows, the expandable connectors with the connects that involve them
+//! (which `expandable` elaborates), and the virtual graph of the overconstrained connections
+//! (which `overconstrained` collects and `spanning_trees` cuts).
 //!
 //! Input: the connects `equations` resolves. Output: the state `connect` turns into connection
 //! sets once every instance is made, and `diagram` into the model's connections. It
@@ -9,13 +10,23 @@
 
 use crate::layout::Target;
 use crate::modifier::Scope;
+use crate::resolve::ClassId;
 use eqm_diag::source::Span;
 use eqm_ir::expr::{FxHashMap, VarId};
-use eqm_ir::flat::InstanceId;
+use eqm_ir::flat::{InstanceId, ScalarType};
 use eqm_syntax::ast;
 
 /// One scalar pair joined by a connect: (variable, outside) on each side.
 pub type ConnectPair = ((VarId, bool), (VarId, bool));
+
+/// An equation flattened once every connect is known and the connection graph is cut.
+pub(crate) struct LateEquation<'a> {
+    pub(crate) equation: &'a ast::Equation,
+    pub(crate) scope: Scope,
+    pub(crate) initial: bool,
+    /// The loop indices in scope (`eval::Loops`), for one that waited inside a for-loop.
+    pub(crate) loops: Vec<(String, i64)>,
+}
 
 /// A resolved connect: its pairs are `pairs` in [`ConnectionState::pairs`], which holds the
 /// pairs of all connects in one vector instead of a small one per connect.
@@ -36,15 +47,18 @@ pub(crate) struct ConnectionState<'a> {
     /// calling `cardinality` is instantiated. Its connectors are connected in its own equations
     /// or in those of the enclosing class, both flattened after it, so no connect is missed.
     pub(crate) connector_uses: Option<FxHashMap<Target, u32>>,
-    /// The equations calling `cardinality`, flattened after all others (see
+    /// The equations calling `cardinality` (or asking the connection graph), flattened after
+    /// all others (see
     /// [`ClassLayout::counting_equations`](crate::layout::ClassLayout::counting_equations)).
-    pub(crate) counting_equations: Vec<(&'a ast::Equation, Scope, bool)>,
+    pub(crate) counting_equations: Vec<LateEquation<'a>>,
     /// Set while they are flattened: only then is `cardinality` known, and a `connect` wrong.
     pub(crate) counting: bool,
     /// The connects written in the model's own class (and its base classes), kept only when a
     /// diagram is asked for ([`crate::diagram::diagram`]); `None` otherwise, so flattening pays
     /// nothing.
     pub(crate) root_connects: Option<Vec<RootConnect>>,
+    /// The virtual connection graph of the overconstrained connections.
+    pub(crate) graph: ConnectionGraph<'a>,
 }
 
 /// A connect written in the model's own class, as the flattener resolved it: the connector
@@ -89,4 +103,65 @@ pub(crate) struct BusConnect {
     pub(crate) right: End,
     pub(crate) outside: (bool, bool),
     pub(crate) span: Span,
+}
+
+/// The virtual connection graph of a model's overconstrained connections.
+#[derive(Default)]
+pub(crate) struct ConnectionGraph<'a> {
+    /// Each node by its first scalar variable.
+    pub(crate) node_of: FxHashMap<VarId, u32>,
+    pub(crate) nodes: Vec<GraphNode>,
+    /// The connects between overdetermined instances, in the order they were written.
+    pub(crate) optional: Vec<OptionalEdge<'a>>,
+    /// `Connections.branch(a, b)`: edges that every tree keeps.
+    pub(crate) required: Vec<(u32, u32, Span)>,
+    pub(crate) roots: Vec<(u32, Span)>,
+    /// `Connections.potentialRoot(a, priority)`.
+    pub(crate) potential_roots: Vec<(u32, i64, Span)>,
+    /// Set once the graph is cut into trees (`spanning_trees`).
+    pub(crate) trees: Option<Trees>,
+    /// Whether instances of a connector class hold an overdetermined instance, for each class
+    /// met so far: a model without them pays one look-up per connector.
+    pub(crate) holds_nodes: FxHashMap<ClassId, bool>,
+    /// Whether any class of the model's library is an overdetermined type or record: `None`
+    /// until the first connect asks.
+    pub(crate) any_overdetermined: Option<bool>,
+    /// How many when-clauses enclose the equation being flattened (where the operators are not
+    /// allowed).
+    pub(crate) when_depth: u32,
+}
+
+/// An instance of an overdetermined type or record: a node of the graph.
+pub(crate) struct GraphNode {
+    /// Its scalar variables in declaration order.
+    pub(crate) leaves: Vec<VarId>,
+    /// Its class's `equalityConstraint`.
+    pub(crate) function: ClassId,
+    pub(crate) shape: NodeShape,
+}
+
+/// How a node's value is given to its `equalityConstraint`.
+pub(crate) enum NodeShape {
+    /// An instance of an overdetermined record.
+    Record(InstanceId),
+    /// A scalar or an array of an overdetermined type (`type Orientation extends
+    /// Real[3, 3]`): its dimensions (none for a scalar) and element type.
+    Value(Vec<usize>, ScalarType),
+}
+
+/// A connect between two overdetermined instances: a tree edge makes their scalars equal, one
+/// outside every tree gives `0 = equalityConstraint(a, b)`.
+pub(crate) struct OptionalEdge<'a> {
+    /// The nodes with whether each is an outside element of the connect.
+    pub(crate) ends: [(u32, bool); 2],
+    pub(crate) pairs: Vec<ConnectPair>,
+    /// The connect's first side, named in messages.
+    pub(crate) at: &'a ast::ComponentRef,
+    pub(crate) span: Span,
+}
+
+/// The spanning trees: which nodes are roots and how far each is from its root.
+pub(crate) struct Trees {
+    pub(crate) is_root: Vec<bool>,
+    pub(crate) depth: Vec<u32>,
 }

@@ -10,18 +10,15 @@
 //! other if-equations become `if` expressions. It deliberately simplifies
 //! nothing and counts nothing (the balance check is `balance`).
 
-use crate::connect;
 use crate::eval::Loops;
 use crate::flattener::Flattener;
 use crate::layout::Member;
-use crate::layout::Target;
 use crate::modifier::Scope;
 use crate::value::{self, Value};
 use eqm_diag::Diagnostic;
-use eqm_ir::expr::{BinOp, ExprId, Node, UnOp, VarId};
+use eqm_ir::expr::{BinOp, ExprId, Node, UnOp};
 use eqm_ir::flat::{self, ArrayOrigin, InstanceId, Origin, ScalarType};
 use eqm_syntax::ast;
-use std::borrow::Cow;
 
 impl<'t, 'a> Flattener<'t, 'a> {
     pub(crate) fn flatten_equation(&mut self, eq: &'a ast::Equation, scope: Scope, loops: &mut Loops, initial: bool) {
@@ -53,6 +50,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) {
         let instance = scope.instance.expect("equations are flattened inside an instance");
         let origin = Origin::Equation { instance };
+        if self.connections.graph.trees.is_none() && self.waits_for_graph(eq, scope, loops, initial) {
+            return;
+        }
         match &eq.kind {
             ast::EquationKind::Simple { lhs, rhs } if matches!(lhs.kind, ast::ExprKind::Tuple(_)) => {
                 self.multi_output_equation(eq, lhs, rhs, scope, loops, out)
@@ -69,7 +69,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     self.diagnostics.push(
                         Diagnostic::error(
                             "E0311",
-                            "`connect` in an equation that depends on `cardinality`",
+                            "`connect` in an equation that depends on `cardinality` or the connection graph",
                             eq.span,
                             "not allowed here",
                         )
@@ -159,6 +159,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         eq.span,
                         "outside when",
                     )),
+                    _ if self.graph_equation(eq, function, args, scope, loops, initial) => {}
                     _ => match self.stream_call(function, args, scope, loops) {
                         Some(Some(_)) => self.diagnostics.push(
                             Diagnostic::error(
@@ -668,9 +669,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 _ => self.rising(&elements),
             };
             let mut actions = Vec::new();
+            self.connections.graph.when_depth += 1;
             for e in body {
                 self.when_action(e, scope, loops, &mut actions);
             }
+            self.connections.graph.when_depth -= 1;
             flat_branches.push(flat::WhenBranch {
                 condition: condition_id,
                 actions,
@@ -906,88 +909,5 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 .is_some_and(|v| self.var_kinds[v.0 as usize].is_connector_type),
             _ => false,
         }
-    }
-
-    /// Resolves one side of a `connect`: the connector elements and whether it is an outside
-    /// connector (a connector of the instance writing the connect) or an inside one.
-    pub(crate) fn connector_side(
-        &mut self,
-        c: &'a ast::ComponentRef,
-        scope: Scope,
-        loops: &mut Loops,
-    ) -> Option<connect::Side> {
-        let (_, targets) = self.resolve_targets(c, scope, loops)?;
-        let instance = scope.instance?;
-        let outside = self.is_connector_member(instance, &c.parts[0].name.name);
-        for t in &targets {
-            let is_connector = match *t {
-                Target::Inst(i) => self.instances[i.0 as usize].is_connector,
-                Target::Var(v) => {
-                    let kind = self.var_kinds[v.0 as usize];
-                    kind.is_connector_type || kind.role != eqm_ir::flat::ConnectorRole::None
-                }
-            };
-            if !is_connector {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0301",
-                    format!("`{}` is not a connector", eqm_syntax::pretty::print_ref(c)),
-                    c.span,
-                    "only connectors can be connected",
-                ));
-                return None;
-            }
-        }
-        Some(connect::Side {
-            elements: targets,
-            outside,
-        })
-    }
-
-    /// The scalar variables of a connector with their paths relative to it, in declaration order.
-    /// A path is the element's name borrowed from the source when the leaf is a direct scalar
-    /// element (the usual case), so that most connects build no strings.
-    pub(crate) fn connector_leaves(&mut self, target: &Target) -> Vec<(Cow<'a, str>, VarId)> {
-        let mut out = Vec::new();
-        match target {
-            Target::Var(v) => out.push((Cow::Borrowed(""), *v)),
-            Target::Inst(i) => {
-                // The connector itself, then its nested connectors from a stack that most
-                // connectors (with scalar elements only) never need.
-                let mut next = Some((Cow::Borrowed(""), *i));
-                let mut stack: Vec<(Cow<'a, str>, InstanceId)> = Vec::new();
-                while let Some((prefix, inst)) = next.take().or_else(|| stack.pop()) {
-                    let layout = self.instances[inst.0 as usize].layout.clone();
-                    let mut nested = Vec::new();
-                    for (k, name) in layout.names().enumerate() {
-                        let member = Some(self.ensure_member_at(inst, k));
-                        let path = if prefix.is_empty() {
-                            Cow::Borrowed(name)
-                        } else {
-                            Cow::Owned(format!("{prefix}.{name}"))
-                        };
-                        match member {
-                            Some(Member::Var(v)) => out.push((path, v)),
-                            Some(Member::VarArray(array)) => {
-                                for (k, v) in array.elements.iter().enumerate() {
-                                    out.push((Cow::Owned(format!("{path}[{}]", k + 1)), *v));
-                                }
-                            }
-                            Some(Member::Inst(c)) => nested.push((path, c)),
-                            Some(Member::InstArray(array)) => {
-                                for (k, c) in array.elements.iter().enumerate() {
-                                    nested.push((Cow::Owned(format!("{path}[{}]", k + 1)), *c));
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                    // Keep declaration order: nested connectors are expanded after the scalars.
-                    stack.extend(nested.into_iter().rev());
-                }
-            }
-        }
-        // Parameters and constants are not connected.
-        out.retain(|(_, v)| self.var_kinds[v.0 as usize].is_time_varying());
-        out
     }
 }

@@ -915,6 +915,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         };
+        self.structural_scalar(x, e.span, what)
+    }
+
+    /// The compile-time value of the flat scalar `x` (written at `span`), recorded as shaping
+    /// the model; a diagnostic when it depends on values known only during the run.
+    pub(crate) fn structural_scalar(&mut self, x: ExprId, span: eqm_diag::source::Span, what: &str) -> Option<f64> {
         match self.consts.eval(&self.model, x) {
             Some(v) => {
                 self.note_structural(x);
@@ -924,7 +930,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let mut d = Diagnostic::error(
                     "E0206",
                     format!("{what} must be known at compile time"),
-                    e.span,
+                    span,
                     "depends on values only known during simulation",
                 );
                 if let Some(var) = self.consts.blocker(&self.model, x) {

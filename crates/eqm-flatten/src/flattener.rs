@@ -270,10 +270,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 });
             }
         }
-        // Every connect is known now, so `cardinality` is.
+        // Every connect is known now, so `cardinality` is, and the connection graph can be cut.
+        self.cut_connection_graph();
         self.connections.counting = true;
-        for (eq, scope, initial) in std::mem::take(&mut self.connections.counting_equations) {
-            self.flatten_equation(eq, scope, &mut Vec::new(), initial);
+        for mut late in std::mem::take(&mut self.connections.counting_equations) {
+            self.flatten_equation(late.equation, late.scope, &mut late.loops, late.initial);
         }
         self.connections.counting = false;
         if eqm_diag::has_errors(&self.diagnostics) {

@@ -71,6 +71,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             layout,
             variability,
             causality,
+            flow: false,
             is_connector,
             depth,
         });
@@ -252,7 +253,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 ast::Section::Equations { initial, equations, .. } => {
                     for e in equations {
-                        if eqm_syntax::visit::equations_call(std::slice::from_ref(e), "cardinality") {
+                        if crate::overconstrained::is_late_equation(e) {
                             out.counting_equations.push((e, class, *initial));
                         } else {
                             out.equations.push((e, class, *initial));

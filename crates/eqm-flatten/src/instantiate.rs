@@ -73,7 +73,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     instance: Some(instance),
                     class,
                 };
-                self.connections.counting_equations.push((eq, scope, initial));
+                let late = crate::connections::LateEquation {
+                    equation: eq,
+                    scope,
+                    initial,
+                    loops: Vec::new(),
+                };
+                self.connections.counting_equations.push(late);
             }
         }
         for &(eq, class) in &layout.invariants {
@@ -400,7 +406,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let kinds = Kinds {
             variability,
             causality,
-            connection: prefixes.connection,
+            connection: match self.instances[instance.0 as usize].flow {
+                true => ast::Connection::Flow,
+                false => prefixes.connection,
+            },
         };
         match resolved.target {
             TypeRef::Builtin(ty) => self.builtin_member(instance, decl, &resolved, ty, kinds, elements),
@@ -788,6 +797,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 kinds.causality,
                 resolved.is_connector,
             );
+            self.instances[child.0 as usize].flow = kinds.connection == ast::Connection::Flow;
             insts.push(child);
         }
         let member = if elements.dims.is_empty() {

@@ -149,6 +149,9 @@ pub(crate) struct InstanceState<'a> {
     /// Inherited variability (`parameter` on a record component makes its fields parameters).
     pub(crate) variability: flat::Variability,
     pub(crate) causality: flat::Causality,
+    /// Declared `flow` (or inside a component that is): a record of flow variables
+    /// (`flow Complex i;`) makes each of its fields a flow variable.
+    pub(crate) flow: bool,
     pub(crate) is_connector: bool,
     /// How many component levels enclose it: 0 for the model itself.
     pub(crate) depth: u32,

@@ -76,11 +76,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut class = class;
         for _ in 0..self.table.classes.len() {
             let entry = self.table.get(class);
-            if entry.def.kind == ast::ClassKind::OperatorRecord {
-                return Some(class);
-            }
+            // A short definition is the class it names, also when it is written `operator
+            // record` itself (`operator record ComplexCurrent = Complex(...)`).
             let ast::ClassBody::Short { base, .. } = &entry.def.body else {
-                return None;
+                return (entry.def.kind == ast::ClassKind::OperatorRecord).then_some(class);
             };
             match self.table.lookup(entry.parent.unwrap_or(class), base) {
                 Ok(TypeRef::Class(b)) => class = b,

@@ -90,16 +90,29 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(self.dynamic_value(&array.dims, Elements::Vars(&array.elements), &picks, ty, &site))
     }
 
-    /// `u[i]` with `i` an input or local of the function being flattened (or computed from
-    /// them), `u` a local array of scalars. `None` when the reference is no such selection.
+    /// `u[i]` or `r.u[i]` with `i` an input or local of the function being flattened (or
+    /// computed from them), `u` a local array of scalars or a record field holding one. `None`
+    /// when the reference is no such selection.
     pub(crate) fn dynamic_local_selection(
         &mut self,
         c: &'a ast::ComponentRef,
         scope: Scope,
         loops: &mut Loops,
     ) -> Option<Value> {
-        let [part] = &c.parts[..] else { return None };
-        let var = self.context.frames.last()?.locals.get(&part.name.name)?;
+        // A local (`u[i]`) or a field of a local record (`R.T[i, :]`), whose local is named by
+        // the dotted path.
+        let (part, path) = c.parts.split_last()?;
+        if path.iter().any(|p| !p.subscripts.is_empty()) {
+            return None;
+        }
+        let frame = self.context.frames.last()?;
+        let var = match path {
+            [] => frame.locals.get(&part.name.name)?,
+            _ => {
+                let names: Vec<&str> = c.parts.iter().map(|p| p.name.name.as_str()).collect();
+                frame.locals.get(&names.join("."))?
+            }
+        };
         if var.record.is_some() || var.elements.is_some() || var.function.is_some() {
             return None;
         }

@@ -122,8 +122,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 "fixed" => {
                     if attributes.fixed.is_none() {
-                        attributes.fixed =
-                            self.eval_structural_bool(binding.expr, binding.scope, "the `fixed` attribute");
+                        attributes.fixed = self.fixed_attribute(binding);
                     }
                 }
                 "unit" | "displayUnit" | "quantity" => {
@@ -207,6 +206,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         id
+    }
+
+    /// The `fixed` attribute: a Boolean known at compile time, for an element of an array its
+    /// own element of the modifier's value (`Real w[3](fixed = fill(free, 3))`).
+    fn fixed_attribute(&mut self, binding: &crate::modifier::Binding<'a>) -> Option<bool> {
+        let what = "the `fixed` attribute";
+        if binding.select.is_empty() && binding.fields.is_empty() {
+            return self.eval_structural_bool(binding.expr, binding.scope, what);
+        }
+        let x = self.eval_binding(binding, ScalarType::Boolean)?;
+        self.structural_scalar(x, binding.expr.span, what).map(|v| v != 0.0)
     }
 
     /// The value of attribute `name` of variable `id`. A start value that reads the member

@@ -34,10 +34,15 @@ pub fn refs_in_statements<'e>(statements: &'e [Statement], f: &mut dyn FnMut(&'e
 /// Whether `equations` (nested ones included) call a function named `name` (a one-part name,
 /// such as a built-in operator).
 pub fn equations_call(equations: &[Equation], name: &str) -> bool {
+    equations_call_matching(equations, &|c| c.parts.len() == 1 && c.parts[0].name.name == name)
+}
+
+/// Whether `equations` (nested ones included) call a function whose name `matches`.
+pub fn equations_call_matching(equations: &[Equation], matches: &dyn Fn(&ComponentRef) -> bool) -> bool {
     let mut found = false;
     walk_equations(equations, &mut |x| {
         if let Found::Call(c) = x {
-            found |= c.parts.len() == 1 && c.parts[0].name.name == name;
+            found |= matches(c);
         }
     });
     found

@@ -79,9 +79,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 Value::Array(dims, elems, var.ty)
             });
         }
-        // `u[i]` with a subscript computed when the function runs.
-        if c.parts.len() == 1
-            && !c.parts[0].subscripts.is_empty()
+        // `u[i]` (or `r.u[i]`) with a subscript computed when the function runs.
+        if c.parts.last().is_some_and(|p| !p.subscripts.is_empty())
             && let Some(v) = self.dynamic_local_selection(c, scope, loops)
         {
             return Some(v);
