@@ -3,7 +3,9 @@
 //! equation. Likewise an if-expression whose condition reads only constants and parameters that
 //! are structural already (`Evaluate = true`) is the branch it chooses (`mu_r = if nonLinear
 //! then f(B) else mu_rConst` with `nonLinear = false` is `mu_r = mu_rConst`): the unknowns of the
-//! branch never taken do not occur in the equation.
+//! branch never taken do not occur in the equation. And an output of a user function's call that
+//! is zero whatever its arguments that change during the run (`R.w[2] = e[2]*w` in the body of
+//! `planarRotation(e, phi, w)` with `e[2] = 0`) is that zero: those arguments do not occur there.
 //!
 //! Input: a [`FlatModel`] and the values of its parameters and constants that are known (a
 //! function from a variable to its value, `None` when it is not known here). Output: the same
@@ -212,6 +214,15 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
     // Per zero factor that is a function's output: the arguments known at translation, whose
     // parameters become structural.
     let mut function_roots: FxHashMap<ExprId, Vec<ExprId>> = FxHashMap::default();
+    // The calls some of whose further outputs are read: such a call stands for its first
+    // output only where it is read as a value, so it is never replaced itself.
+    let called_for_outputs: FxHashSet<ExprId> = order
+        .iter()
+        .filter_map(|&e| match *arena.get(e) {
+            Node::CallOutput(call, _) => Some(call),
+            _ => None,
+        })
+        .collect();
     for &e in &order {
         let node = arena.get(e);
         let children_known = arena.children(e).all(|c| known[&c]);
@@ -228,6 +239,17 @@ pub fn drop_zero_coefficients(flat: &mut FlatModel, value: &dyn Fn(VarId) -> Opt
             _ => arena.children(e).any(|c| reads_varying[&c]),
         };
         reads_varying.insert(e, varies);
+        // An output of a call that is zero whatever the arguments that change during the run
+        // (`R.w = e*w` in the body of `R = planarRotation(e, phi, w)`, with `e[2] = 0`): the
+        // output is that zero, and those arguments do not occur there. Only arguments whose
+        // values the flattening settled are used: a second pass is not asked for.
+        if varies && let Some((call, function, k)) = call_output(arena, e, &called_for_outputs, &known_vars) {
+            if let Some(roots) = zero_output(arena, &known_vars, value, &mut evaluator, call, function, k) {
+                function_roots.insert(e, roots);
+                zero_products.push((e, e));
+            }
+            continue;
+        }
         if let Node::If(c, x, y) = *node {
             // An if-expression whose condition is known at translation is the branch it
             // chooses, as Modelica tools evaluate such parameters: the unknowns of the other
@@ -541,6 +563,28 @@ fn known_expr(arena: &eqm_ir::expr::ExprArena, e: ExprId, known_vars: &[bool]) -
         stack.extend(arena.children(e));
     }
     true
+}
+
+/// The call, its function and the output a node reads: an output of a user function's call
+/// (`f(x).output2`), or the call itself for its first output when no further output of it is
+/// read anywhere; only a call with an argument known at translation, which could decide it.
+fn call_output(
+    arena: &eqm_ir::expr::ExprArena,
+    e: ExprId,
+    called_for_outputs: &FxHashSet<ExprId>,
+    known_vars: &[bool],
+) -> Option<(ExprId, FuncId, usize)> {
+    let (call, k) = match *arena.get(e) {
+        Node::CallOutput(call, k) => (call, k as usize),
+        Node::Call(Callee::User(_), _) if !called_for_outputs.contains(&e) => (e, 0),
+        _ => return None,
+    };
+    match arena.get(call) {
+        Node::Call(Callee::User(f), args) if args.iter().any(|&a| known_expr(arena, a, known_vars)) => {
+            Some((call, *f, k))
+        }
+        _ => None,
+    }
 }
 
 /// Output `k` of `call` (of `function`) when the partial evaluation proves it zero with the

@@ -421,8 +421,15 @@ fn a_capacitance_a_function_computes_zero_on_every_path_leaves_no_state() {
     let text = function_capacitance("cj0*arg^(-0.5)");
     let mut session = Session::with_sources(&[("m.eqm".to_string(), text.clone())], &[], None);
     let summary = session.check(None, &ModelOptions::default()).expect("checks");
-    assert_eq!(summary.zero_coefficients.len(), 1, "{:?}", summary.zero_coefficients);
-    let note = &summary.zero_coefficients[0];
+    // The function's output is 0 whatever v is, so v leaves the equation defining c, and c and
+    // v the capacitor's equation.
+    assert_eq!(summary.zero_coefficients.len(), 2, "{:?}", summary.zero_coefficients);
+    assert!(
+        summary.zero_coefficients[0].contains("`c.v` dropped from `c.c = "),
+        "{:?}",
+        summary.zero_coefficients
+    );
+    let note = &summary.zero_coefficients[1];
     assert!(
         note.contains("`c.c`, `c.v` dropped from `c.i = c.c*der(c.v)`"),
         "{note}"
@@ -453,5 +460,41 @@ fn a_capacitance_zero_only_through_a_quotient_is_not_folded() {
             diagnostic: Some(d), ..
         } => assert_eq!(d.code, "E0703", "{d:?}"),
         other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn an_output_of_a_call_that_is_zero_by_the_parameters_leaves_the_call_arguments_out() {
+    // The rates r = e*w of a joint whose axis e = {1, 0} is known at translation, computed by a
+    // function (as a multibody joint's relative rotation is): r[2] is 0 whatever w is, so its
+    // equation holds no w, and w comes from r[1] = w. By hand: r[1] + r[2] = 2 t gives
+    // r = {2 t, 0} and w = 2 t.
+    let text = "
+function rates
+  input Real e[2];
+  input Real w;
+  output Real r[2];
+algorithm
+  r := e*w;
+end rates;
+
+model Joint
+  parameter Real e[2] = {1, 0};
+  Real w;
+  Real r[2];
+equation
+  r = rates(e, w);
+  r[1] + r[2] = 2*time;
+end Joint;
+";
+    let mut session = Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);
+    let summary = session.check(None, &ModelOptions::default()).expect("checks");
+    assert_eq!(summary.zero_coefficients.len(), 1, "{:?}", summary.zero_coefficients);
+    let note = &summary.zero_coefficients[0];
+    assert!(note.contains("`w` dropped from `r[2] = "), "{note}");
+    assert!(note.contains("`e[1]`") && note.contains("`e[2]`"), "{note}");
+    let result = run_both_back_ends(text, settings(1.0));
+    for (name, expected) in [("w", 2.0), ("r[1]", 2.0), ("r[2]", 0.0)] {
+        check(&result, name, 1.0, expected, 1e-12);
     }
 }
