@@ -444,77 +444,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         })
     }
 
-    /// A range `start:step:stop` of Integers known at compile time.
-    fn eval_range(
-        &mut self,
-        e: &'a ast::Expr,
-        start: &'a ast::Expr,
-        step: Option<&'a ast::Expr>,
-        stop: &'a ast::Expr,
-        scope: Scope,
-        loops: &mut Loops,
-    ) -> Option<Value> {
-        if step.is_none()
-            && let Some(range) = self.boolean_range(start, stop, scope, loops)
-        {
-            return range;
-        }
-        let a = self.eval_structural_int_in(start, scope, loops, "a range bound")?;
-        let s = match step {
-            Some(s) => self.eval_structural_int_in(s, scope, loops, "a range step")?,
-            None => 1,
-        };
-        let b = self.eval_structural_int_in(stop, scope, loops, "a range bound")?;
-        if s == 0 {
-            self.diagnostics.push(Diagnostic::error(
-                "E0304",
-                "range step is zero",
-                e.span,
-                "would never end",
-            ));
-            return None;
-        }
-        // The count is computed before any element is made, in 128 bits so that no
-        // bound can overflow it.
-        let count = if (s > 0 && a <= b) || (s < 0 && a >= b) {
-            (i128::from(b) - i128::from(a)) / i128::from(s) + 1
-        } else {
-            0
-        };
-        let count = usize::try_from(count).unwrap_or(usize::MAX);
-        self.check_array_size(&[count], e.span, "this range")?;
-        let mut elems = Vec::with_capacity(count);
-        let mut i = a;
-        while (s > 0 && i <= b) || (s < 0 && i >= b) {
-            elems.push(self.model.exprs.int(i));
-            i += s;
-        }
-        Some(Value::Array(vec![elems.len()], elems, ScalarType::Integer))
-    }
-
-    /// A range of Booleans `start:stop` (`false:true` is `{false, true}`), when `start` is a
-    /// Boolean known at translation; `None` when it is not a Boolean, `Some(None)` after a
-    /// diagnostic.
-    fn boolean_range(
-        &mut self,
-        start: &'a ast::Expr,
-        stop: &'a ast::Expr,
-        scope: Scope,
-        loops: &mut Loops,
-    ) -> Option<Option<Value>> {
-        let first = self.eval(start, scope, loops)?;
-        if first.ty() != ScalarType::Boolean {
-            return None;
-        }
-        let a = self.eval_structural_int_in(start, scope, loops, "a range bound");
-        let b = self.eval_structural_int_in(stop, scope, loops, "a range bound");
-        let (Some(a), Some(b)) = (a, b) else {
-            return Some(None);
-        };
-        let elements: Vec<ExprId> = (a..=b).map(|v| self.model.exprs.boolean(v != 0)).collect();
-        Some(Some(Value::Array(vec![elements.len()], elements, ScalarType::Boolean)))
-    }
-
     /// A chain `first op1 x1 op2 x2 ...`. Up to [`CHAIN_GROUP`] operands it is folded left, as
     /// written. A longer one of a single associative operator (`+` and `-`, `*`, `and`, `or`)
     /// is folded left in groups of [`CHAIN_GROUP`] operands and the groups are combined
@@ -875,7 +804,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// [`Self::eval_structural_int`] with the loop indices `loops` bound (a range bound
     /// `3*(i - 1) + 1` in an unrolled loop).
-    fn eval_structural_int_in(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops, what: &str) -> Option<i64> {
+    pub(crate) fn eval_structural_int_in(
+        &mut self,
+        e: &'a ast::Expr,
+        scope: Scope,
+        loops: &mut Loops,
+        what: &str,
+    ) -> Option<i64> {
         let v = self.structural(e, scope, loops, what)?;
         if v.fract() != 0.0 {
             self.diagnostics.push(Diagnostic::error(

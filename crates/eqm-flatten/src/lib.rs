@@ -92,6 +92,7 @@ mod printing;
 mod range_assignments;
 mod range_lengths;
 mod range_values;
+mod ranges;
 mod real_loops;
 mod records;
 mod redeclare;

@@ -102,6 +102,7 @@ corpus!(
     record_equations,
     record_field_arrays,
     record_functions,
+    real_ranges,
     records,
     replaceable,
     short_functions,
