@@ -536,6 +536,13 @@ pub static CODES: &[CodeInfo] = &[
          instances with others, or an `equalityConstraint` without two inputs and one output",
     ),
     code(
+        "E0335",
+        Error,
+        Instantiation,
+        "A `flow` prefix where it cannot be: on a component of a class that is not a type, record or \
+         connector, or on an element of a component that is `flow` already",
+    ),
+    code(
         "E0401",
         Error,
         Balance,

@@ -204,10 +204,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // equations of the connects: such a connector is a node of its own that its component
         // brings along, so its `flow = 0` follows the component equations and precedes the
         // equations the connects add, which come in the order the connects are written.
+        // Only a flow variable of a connector (at any depth: `flow Complex i` of a pin) is a
+        // connector's flow; one declared `flow` elsewhere (`flow Real x;` in a model) is an
+        // ordinary variable.
+        let in_connector = self.instances_in_connectors();
         for i in 0..self.model.variables.len() {
             let v = VarId(i as u32);
             let kind = self.var_kinds[i];
-            if kind.role == ConnectorRole::Flow && kind.is_time_varying() && index[2 * i] == NONE {
+            let of_connector = in_connector[self.model.var(v).instance.0 as usize];
+            if kind.role == ConnectorRole::Flow && kind.is_time_varying() && index[2 * i] == NONE && of_connector {
                 let span = self.model.var(v).span;
                 let lhs = self.model.exprs.var(v);
                 let zero = self.model.exprs.int(0);
@@ -325,6 +330,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // Parameters and constants are not connected.
         out.retain(|(_, v)| self.var_kinds[v.0 as usize].is_time_varying());
         out
+    }
+
+    /// Per instance, whether it is a connector or inside one. An instance is made after its
+    /// parent, so one pass in order sees each parent first.
+    fn instances_in_connectors(&self) -> Vec<bool> {
+        let mut inside = Vec::with_capacity(self.model.instances.len());
+        for instance in &self.model.instances {
+            let parent = instance.parent.is_some_and(|p| inside.get(p.0 as usize) == Some(&true));
+            inside.push(instance.is_connector || parent);
+        }
+        inside
     }
 
     /// Adds `lhs = rhs`, an equation of the connection semantics (no array equation's element).

@@ -366,8 +366,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let Some(dims) = self.element_dims(dims_from, decl, &resolved, &modifier) else {
             return Member::Failed;
         };
-        let parent_state = &self.instances[instance.0 as usize];
         let prefixes = merge_prefixes(declared_prefixes, resolved.prefixes);
+        if !self.flow_prefix_allowed(instance, prefixes.connection, resolved.target, decl.name.span) {
+            return Member::Failed;
+        }
+        let parent_state = &self.instances[instance.0 as usize];
         let variability = combine_variability(parent_state.variability, prefixes.variability);
         let causality = match prefixes.causality {
             ast::Causality::Input => flat::Causality::Input,

@@ -208,6 +208,39 @@ impl<'t, 'a> Flattener<'t, 'a> {
         id
     }
 
+    /// Whether a component of `instance` may have the connection prefix `connection`: `flow`
+    /// applies to types, records and connectors (each scalar of them is a flow variable), and not
+    /// to an element of a component that is `flow` already (it would be two flow prefixes on
+    /// one variable). E0335 otherwise.
+    pub(crate) fn flow_prefix_allowed(
+        &mut self,
+        instance: InstanceId,
+        connection: ast::Connection,
+        target: crate::resolve::TypeRef,
+        span: Span,
+    ) -> bool {
+        if connection != ast::Connection::Flow {
+            return true;
+        }
+        let why = if self.instances[instance.0 as usize].flow {
+            "it is an element of a component that is `flow` already"
+        } else if let crate::resolve::TypeRef::Class(class) = target
+            && let kind = self.table.get(class).def.kind
+            && !(kind.is_record() || kind.is_connector() || kind == ast::ClassKind::Type)
+        {
+            "`flow` applies to types, records and connectors, not to a component of this class"
+        } else {
+            return true;
+        };
+        self.diagnostics.push(Diagnostic::error(
+            "E0335",
+            format!("this `flow` prefix is not allowed: {why}"),
+            span,
+            "flow",
+        ));
+        false
+    }
+
     /// The `fixed` attribute: a Boolean known at compile time, for an element of an array its
     /// own element of the modifier's value (`Real w[3](fixed = fill(free, 3))`).
     fn fixed_attribute(&mut self, binding: &crate::modifier::Binding<'a>) -> Option<bool> {
