@@ -47,11 +47,38 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .filter(|&class| self.table.get(class).enumeration().is_some())
     }
 
+    /// Whether `c` names the type `Boolean`, itself or through short class definitions (`type
+    /// B = Boolean;`).
+    fn names_boolean(&self, c: &ast::ComponentRef, scope: Scope) -> bool {
+        if c.parts.len() == 1 && c.parts[0].subscripts.is_empty() && c.parts[0].name.name == "Boolean" {
+            return true;
+        }
+        let Some(mut class) = self.class_named(c, scope) else {
+            return false;
+        };
+        // A chain of short definitions longer than the table is a cycle (reported elsewhere).
+        for _ in 0..self.table.classes.len() {
+            let entry = self.table.get(class);
+            let ast::ClassBody::Short { base, dims, .. } = &entry.def.body else {
+                return false;
+            };
+            if !dims.is_empty() {
+                return false;
+            }
+            match self.table.lookup(entry.parent.unwrap_or(class), base) {
+                Ok(crate::resolve::TypeRef::Builtin(ScalarType::Boolean)) => return true,
+                Ok(crate::resolve::TypeRef::Class(b)) => class = b,
+                _ => return false,
+            }
+        }
+        false
+    }
+
     /// The size of a dimension written as a type: an enumeration's number of literals, or 2 for
     /// `Boolean`; `None` for any other expression.
     pub(crate) fn type_dimension(&self, e: &ast::Expr, scope: Scope) -> Option<usize> {
         let ast::ExprKind::Ref(c) = &e.kind else { return None };
-        if c.parts.len() == 1 && c.parts[0].subscripts.is_empty() && c.parts[0].name.name == "Boolean" {
+        if self.names_boolean(c, scope) {
             return Some(2);
         }
         let class = self.enumeration_class(c, scope)?;
@@ -63,7 +90,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// its position). `None` when `c` names none of these; `Some(None)` after the diagnostic for
     /// a literal its enumeration does not have.
     pub(crate) fn enumeration_value(&mut self, c: &ast::ComponentRef, scope: Scope) -> Option<Option<Value>> {
-        if c.parts.len() == 1 && c.parts[0].subscripts.is_empty() && c.parts[0].name.name == "Boolean" {
+        if self.names_boolean(c, scope) {
             let elements = vec![self.model.exprs.boolean(false), self.model.exprs.boolean(true)];
             return Some(Some(Value::Array(vec![2], elements, ScalarType::Boolean)));
         }

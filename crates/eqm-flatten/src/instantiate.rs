@@ -596,10 +596,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> Option<Vec<usize>> {
         let (dims_clause, dims_decl, scope) = dims_from;
         let mut dims = Vec::new();
-        for sub in dims_clause
-            .type_dims
-            .iter()
-            .chain(dims_decl.dims.iter())
+        // `Real[2] y[3]` is a `Real[3, 2]`: the dimensions after the name come first, then those
+        // after the type, then those of the type's definition.
+        for sub in (dims_decl.dims.iter())
+            .chain(dims_clause.type_dims.iter())
             .chain(resolved.dims.iter().copied())
         {
             match sub {

@@ -215,10 +215,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         actual: Option<&Vec<usize>>,
     ) -> Option<Vec<usize>> {
         let mut dims = Vec::new();
-        for sub in clause
-            .type_dims
-            .iter()
-            .chain(&decl.dims)
+        // `Real[2] y[3]` is a `Real[3, 2]`, as in a model.
+        for sub in (decl.dims.iter())
+            .chain(&clause.type_dims)
             .chain(type_dims.iter().copied())
         {
             match sub {

@@ -63,6 +63,7 @@ corpus!(
     connection_roots,
     constant_tables,
     declaration_dependencies,
+    declaration_dimensions,
     deduced_ranges,
     delayed_enumerations,
     derived_enumerations,
