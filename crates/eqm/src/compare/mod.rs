@@ -9,7 +9,9 @@
 //! gets a tube ([`tube`]): half-width in value the tolerance times the signal's range (at least
 //! its minimum's magnitude and a nominal floor), in time the tolerance times the time span, so
 //! an event a little earlier or later stays inside. A signal passes when every row of the
-//! result within the reference's interval lies inside the tube. Beyond csv-compare, a result
+//! result within the reference's interval lies inside the tube (at a start time the reference
+//! holds once, the values after the start's event, only the result's last row there). Beyond
+//! csv-compare, a result
 //! that does not cover the reference's interval (a run that stopped early) fails too. This
 //! module reads no files and decompresses nothing; the front ends do.
 
