@@ -8,7 +8,8 @@
 //! - [`flat`]: the flat model, the flattener's output;
 //! - [`external`]: external C functions, from the unit a front end compiles to the symbol a
 //!   back end calls;
-//! - [`slot`]: the run-time memory layout every back end shares.
+//! - [`slot`]: the run-time memory layout every back end shares;
+//! - [`shared_call`]: the assignments of one multi-output call, which a back end evaluates once.
 //!
 //! Nothing here reads source text or runs a model.
 
@@ -18,5 +19,6 @@ pub mod external;
 pub mod failure;
 pub mod flat;
 pub mod ids;
+pub mod shared_call;
 pub mod slot;
 pub mod symbolic;

@@ -166,8 +166,55 @@ impl Body<'_, '_, '_, '_> {
         self.t.b.switch_to_block(dead);
     }
 
+    /// The statements in order; the assignments of the outputs of one call (`(a, b) := f(x)`)
+    /// run the call once.
     fn statements(&mut self, statements: &[Statement]) -> Result<(), JitError> {
-        statements.iter().try_for_each(|s| self.statement(s))
+        let mut k = 0;
+        while k < statements.len() {
+            match eqm_ir::shared_call::shared_call_run(self.t.arena(), &statements[k..]) {
+                Some((call, n)) => {
+                    self.shared_call(call, &statements[k..k + n])?;
+                    k += n;
+                }
+                None => {
+                    self.statement(&statements[k])?;
+                    k += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Assignments that each take an output of `call`: the call made once, every output read
+    /// from it before any is written (a write may clear the memo of values).
+    fn shared_call(&mut self, call: ExprId, assignments: &[Statement]) -> Result<(), JitError> {
+        self.value(call)?;
+        let mut values = Vec::with_capacity(assignments.len());
+        for s in assignments {
+            let Statement::Assign { target, value, .. } = s else {
+                return Err(JitError::Unsupported {
+                    node: None,
+                    what: "a statement that is not an assignment among the outputs of a call".into(),
+                });
+            };
+            values.push((*target, *value, self.t.expr(*value)?));
+        }
+        for (target, node, v) in values {
+            match target {
+                Place::Local(k) => {
+                    let var = *self.vars.get(k as usize).ok_or_else(|| JitError::Unsupported {
+                        node: Some(node),
+                        what: "an assignment to a function local that does not exist".into(),
+                    })?;
+                    self.t.b.def_var(var, v);
+                }
+                Place::Var(var) => {
+                    let slot = self.t.var_slot(var)?;
+                    self.t.write_slot(slot, v)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn statement(&mut self, s: &Statement) -> Result<(), JitError> {

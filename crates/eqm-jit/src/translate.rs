@@ -119,7 +119,7 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         self.b.finalize(config);
     }
 
-    fn arena(&self) -> &'a ExprArena {
+    pub(crate) fn arena(&self) -> &'a ExprArena {
         self.sh.arena
     }
 

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// Examples whose run must match the reference trajectory.
 const MATCHING: &[&str] = &[
+    "Modelica.Blocks.Examples.BooleanNetwork1",
     "Modelica.Blocks.Examples.BusUsage",
     "Modelica.Blocks.Examples.CompareSincExpSine",
     "Modelica.Blocks.Examples.Filter",
@@ -90,7 +91,9 @@ const MATCHING: &[&str] = &[
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreAirgap",
     "Modelica.Magnetic.FluxTubes.Examples.BasicExamples.ToroidalCoreQuadraticCrossSection",
     "Modelica.Magnetic.FluxTubes.Examples.SolenoidActuator.ComparisonQuasiStatic",
+    "Modelica.Math.FastFourierTransform.Examples.RealFFT2",
     "Modelica.Math.Nonlinear.Examples.QuadratureLobatto3",
+    "Modelica.Math.Random.Examples.GenerateRandomNumbers",
     "Modelica.Mechanics.Rotational.Examples.CoupledClutches",
     "Modelica.Mechanics.Rotational.Examples.First",
     "Modelica.Mechanics.Rotational.Examples.Friction",

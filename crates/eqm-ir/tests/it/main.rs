@@ -3,6 +3,7 @@
 //! One test binary for the crate; each module is one family of tests.
 
 mod arena;
+mod shared_call;
 mod symbolic;
 
 /// The repository root, where the examples and the standard library live.

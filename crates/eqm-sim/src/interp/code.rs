@@ -595,8 +595,37 @@ impl<'a> Compiler<'a> {
         Ok(start)
     }
 
+    /// The statements in order; the assignments of the outputs of one call (`(a, b) := f(x)`)
+    /// run the call once.
     pub(super) fn statements(&mut self, statements: &[Statement]) -> CompileResult<()> {
-        statements.iter().try_for_each(|s| self.statement(s))
+        let mut k = 0;
+        while k < statements.len() {
+            match eqm_ir::shared_call::shared_call_run(self.arena, &statements[k..]) {
+                Some((call, n)) => {
+                    self.shared_call(call, &statements[k..k + n])?;
+                    k += n;
+                }
+                None => {
+                    self.statement(&statements[k])?;
+                    k += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Assignments that each take an output of `call`: the call computed once, its output
+    /// registers then stored, while no other expression is compiled in between.
+    fn shared_call(&mut self, call: ExprId, assignments: &[Statement]) -> CompileResult<()> {
+        self.root(call)?;
+        for s in assignments {
+            let Statement::Assign { target, value, .. } = s else {
+                return Err("an assignment expected".to_string());
+            };
+            let src = self.walk(*value)?;
+            self.store(target, src)?;
+        }
+        Ok(())
     }
 
     pub(super) fn local(&self, k: u32) -> CompileResult<u32> {
@@ -702,6 +731,11 @@ impl<'a> Compiler<'a> {
     /// An assignment of `value` to a local or to a variable computed here.
     fn assignment(&mut self, target: &Place, value: ExprId) -> CompileResult<()> {
         let src = self.root(value)?;
+        self.store(target, src)
+    }
+
+    /// Register `src` into `target`.
+    fn store(&mut self, target: &Place, src: u32) -> CompileResult<()> {
         match target {
             Place::Local(k) => {
                 let dst = self.local(*k)?;

@@ -9,7 +9,9 @@
 //! gets a tube ([`tube`]): half-width in value the tolerance times the signal's range (at least
 //! its minimum's magnitude and a nominal floor), in time the tolerance times the time span, so
 //! an event a little earlier or later stays inside. A signal passes when every row of the
-//! result within the reference's interval lies inside the tube. Beyond csv-compare, a result
+//! result within the reference's interval lies inside the tube (at a start time the reference
+//! holds once, the values after the start's event, only the result's last row there). Beyond
+//! csv-compare, a result
 //! that does not cover the reference's interval (a run that stopped early) fails too. This
 //! module reads no files and decompresses nothing; the front ends do.
 
@@ -233,9 +235,17 @@ fn judge(time: &[f64], values: &[f64], reference_time: &[f64], reference: &[f64]
     let mut bounds = TubeBounds::new(reference_time, reference, size);
     let mut first_outside = None;
     let (mut outside, mut checked) = (0, 0);
-    for (&t, &value) in time.iter().zip(values) {
+    // A reference with one row at its start time holds there the values after the event
+    // iteration at that time (a `sample(0, T)` that fires at the start): the rows of the
+    // result before its own last row at that time are the values before that event, which
+    // the reference does not have, so they are not judged.
+    let one_start_row = reference_time.get(1).is_none_or(|&t| t > first);
+    for (k, (&t, &value)) in time.iter().zip(values).enumerate() {
         // Like csv-compare, the rows outside the reference's interval are not judged.
         if t < first || t > last {
+            continue;
+        }
+        if one_start_row && t == first && time.get(k + 1) == Some(&first) {
             continue;
         }
         checked += 1;

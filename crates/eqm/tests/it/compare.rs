@@ -1,6 +1,7 @@
 //! The tube comparison (`eqm::compare`) on hand-made signals whose verdicts follow from the
 //! tube's definition by hand: a shifted step, a noisy constant, a signal outside by twice the
-//! tube, a ramp against its exact bounds, a missing signal, a result that stops early, and the
+//! tube, an event at the start that the reference holds one row of, a ramp against its exact
+//! bounds, a missing signal, a result that stops early, and the
 //! parsing of CSV text and signal lists.
 
 use eqm::compare::{CompareError, SignalTable, TubeSize, Verdict, compare, parse_signal_list};
@@ -183,6 +184,37 @@ fn a_signal_outside_by_twice_the_tube_fails_at_the_first_point() {
     let report = compare(&result, &reference, None, 0.002).unwrap();
     assert!(
         matches!(report.signals[0].verdict, Verdict::Leaves { time, outside: 1001, checked: 1001, .. } if time == 0.0),
+        "{:?}",
+        report.signals[0].verdict
+    );
+}
+
+#[test]
+fn only_the_last_result_row_at_the_start_meets_a_reference_with_one_start_row() {
+    // A sampled value that jumps from 0 to 1 at the event at the start, t = 0, and holds: the
+    // reference has one row at t = 0 (after the event), the result two (before and after).
+    let times: Vec<f64> = (0..=100).map(|i| i as f64 / 100.0).collect();
+    let reference = table("y", &times, |_, _| 1.0);
+    let mut doubled = vec![0.0];
+    doubled.extend_from_slice(&times);
+    let result = table("y", &doubled, |i, _| if i == 0 { 0.0 } else { 1.0 });
+    let report = compare(&result, &reference, None, 0.002).unwrap();
+    assert_eq!(report.signals[0].verdict, Verdict::Pass);
+    // A wrong value after the start event still fails there.
+    let wrong = table("y", &doubled, |i, _| if i == 1 { 0.5 } else { 1.0 });
+    let report = compare(&wrong, &reference, None, 0.002).unwrap();
+    assert!(
+        matches!(report.signals[0].verdict, Verdict::Leaves { time, value, outside: 1, .. } if time == 0.0 && value == 0.5),
+        "{:?}",
+        report.signals[0].verdict
+    );
+    // A reference with both rows at the start judges both rows of the result: the value 0.5
+    // before the event is outside the tube of the reference's 0 and 1 (its range is 1).
+    let reference = table("y", &doubled, |i, _| if i == 0 { 0.0 } else { 1.0 });
+    let before = table("y", &doubled, |i, _| if i == 0 { -0.5 } else { 1.0 });
+    let report = compare(&before, &reference, None, 0.002).unwrap();
+    assert!(
+        matches!(report.signals[0].verdict, Verdict::Leaves { time, value, .. } if time == 0.0 && value == -0.5),
         "{:?}",
         report.signals[0].verdict
     );

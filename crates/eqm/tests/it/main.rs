@@ -66,6 +66,7 @@ mod sd_import;
 mod sd_import_vensim;
 mod sd_suite;
 mod session;
+mod shared_calls;
 mod simulate;
 mod spatial;
 mod start_values;
