@@ -468,3 +468,158 @@ fn var_of(u: Unknown) -> VarId {
         Unknown::Var(v) | Unknown::Der(v) => v,
     }
 }
+
+#[cfg(test)]
+mod edges_tests {
+    use super::*;
+    use crate::edges::{EdgeSolutions, Solving, solve_edges};
+    use crate::events::Hybrid;
+    use eqm_structural::incidence::IncidenceBuilder;
+
+    /// The DAE of `text` as the plan sees it: lowered, aliases removed, index reduced, events
+    /// extracted.
+    fn hybrid(text: &str) -> Dae<Hybrid> {
+        let mut sources = eqm_flatten::Sources::new();
+        sources.add_file("dense.eqm", text);
+        let flat = sources
+            .flatten(None, &eqm_flatten::Options::default())
+            .unwrap_or_else(|| panic!("{}", sources.render_diagnostics(false)));
+        let (dae, _, _) = crate::alias::eliminate(crate::dae::lower(flat));
+        let (dae, _) = crate::index::reduce(dae).expect("index one");
+        crate::events::extract(dae)
+    }
+
+    /// The unknowns of the plan, as `plan::analyze` chooses them.
+    fn unknowns(dae: &Dae<Hybrid>) -> Vec<Unknown> {
+        (0..dae.kinds.len())
+            .filter(|&i| dae.eliminated[i].is_none())
+            .filter_map(|i| {
+                let v = eqm_ir::expr::VarId(i as u32);
+                match dae.kinds[i] {
+                    crate::dae::VarKind::Algebraic => Some(Unknown::Var(v)),
+                    crate::dae::VarKind::State => Some(Unknown::Der(v)),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
+    /// A plan as text: each block with its unknowns' names and its solutions written out, and
+    /// the parameter conditions.
+    fn render(dae: &Dae<Hybrid>, plan: &Plan) -> Vec<String> {
+        let name = |u: usize| unknown_name(dae, plan.unknowns[u]);
+        let mut out: Vec<String> = plan
+            .blocks
+            .iter()
+            .map(|b| match b {
+                Block::Explicit { eq, unknown, value } => {
+                    format!("{eq}: {} := {}", name(*unknown), dae.flat.expr_text(*value))
+                }
+                Block::Implicit { eq, unknown } => format!("{eq}: implicit {}", name(*unknown)),
+                Block::Algorithm { eq, .. } => format!("{eq}: algorithm"),
+                Block::Loop(l) => {
+                    let inner: Vec<String> = (l.inner.iter())
+                        .map(|(e, u, v)| format!("{e}: {} := {}", name(*u), dae.flat.expr_text(*v)))
+                        .collect();
+                    let tearing: Vec<String> = l.tearing.iter().map(|&u| name(u)).collect();
+                    format!(
+                        "loop {:?} tearing {tearing:?} inner {inner:?} linear {}",
+                        l.eqs, l.linear
+                    )
+                }
+            })
+            .collect();
+        out.extend(
+            (plan.parameter_conditions.iter())
+                .map(|(c, eq)| format!("{eq}: {} {}", dae.flat.expr_text(c.expr()), c.need())),
+        );
+        out
+    }
+
+    /// Ten unknowns in one dense linear system `A*w = b` (each row wider than
+    /// `SOLVE_EACH_UP_TO`), with a first row that is also nonlinear in `w[1]` and a coefficient
+    /// that is a state in another: deferring the solutions of the linear edges gives the plan
+    /// of solving every edge at once, a torn loop whose inner assignments come from deferred
+    /// edges.
+    #[test]
+    fn deferred_solving_gives_the_plan_of_exact_solving() {
+        let text = "model Dense
+  parameter Integer n = 10;
+  parameter Real A[n, n] = {{if i == j then 2.0 else 1.0 / (i + j) for j in 1:n} for i in 1:n};
+  parameter Real g = 3;
+  Real w[n];
+  Real x(start = 1, fixed = true);
+equation
+  A[1, :] * w + 0.1 * sin(w[1]) = time;
+  for i in 2:n - 1 loop
+    A[i, :] * w = i * time;
+  end for;
+  A[n, :] * w + x * w[2] / g = 1;
+  der(x) = -sum(w);
+end Dense;
+";
+        let mut deferred = hybrid(text);
+        let mut exact = deferred.clone();
+        // Every edge of the eleven wide rows (ten of `A*w`, and `der(x)` with the ten `w`) is
+        // deferred except `w[1]` in the first row and `w[2]` in the last of `A*w` (a nonlinear
+        // term, a coefficient that is a state).
+        let mut probe = deferred.clone();
+        let probe_unknowns = unknowns(&probe);
+        let leaves: Vec<ExprId> = (probe_unknowns.iter())
+            .map(|&u| crate::structure::unknown_leaf(&mut probe.flat.exprs, u))
+            .collect();
+        let mut builder = IncidenceBuilder::new(leaves.len()).expect("a builder");
+        let table = solve_edges(
+            &mut probe,
+            &leaves,
+            &mut Simplifier::new(),
+            &mut builder,
+            Solving::Deferred,
+        )
+        .expect("edges");
+        let deferred_edges = table.deferred();
+        assert_eq!(deferred_edges, 10 * 10 - 2 + 11);
+        let wanted = unknowns(&deferred);
+        let plan = analyze_solving(&mut deferred, wanted.clone(), false, Solving::Deferred)
+            .expect("a plan")
+            .expect("every deferred edge solves");
+        let reference = analyze_solving(&mut exact, wanted, false, Solving::Exact)
+            .expect("a plan")
+            .expect("nothing is deferred");
+        let loops: Vec<&Block> = plan.blocks.iter().filter(|b| matches!(b, Block::Loop(_))).collect();
+        assert!(matches!(loops[..], [Block::Loop(l)] if l.unknowns.len() == 10 && !l.inner.is_empty()));
+        assert_eq!(render(&deferred, &plan), render(&exact, &reference));
+    }
+
+    /// A deferred edge that does not solve as assumed is reported, so that the plan is built
+    /// again with every edge solved at once: `f = c*s^2` has no solution for `s` that the
+    /// symbolic solver accepts.
+    #[test]
+    fn a_deferred_edge_that_does_not_solve_asks_for_exact_solving() {
+        let text =
+            "model Even\n  Real s, f;\n  parameter Real c = 2;\nequation\n  f = sin(time);\n  f = c*s^2;\nend Even;\n";
+        let mut dae = hybrid(text);
+        let unknowns = unknowns(&dae);
+        let leaves: Vec<ExprId> = (unknowns.iter())
+            .map(|&u| crate::structure::unknown_leaf(&mut dae.flat.exprs, u))
+            .collect();
+        let s = (0..unknowns.len())
+            .find(|&u| unknown_name(&dae, unknowns[u]) == "s")
+            .expect("s is an unknown");
+        let eq = (0..dae.equations.len())
+            .find(|&e| dae.flat.expr_text(dae.equations[e].rhs).contains('^'))
+            .expect("the equation of s");
+        let mut solutions = EdgeSolutions::with_capacity(dae.equations.len(), &leaves);
+        for e in 0..dae.equations.len() {
+            if e == eq {
+                solutions.push(s, None, Vec::new());
+            }
+            solutions.end_equation();
+        }
+        let mut simplifier = Simplifier::new();
+        assert!(solutions.value(&mut dae, &mut simplifier, eq, s).is_err());
+        // The plan itself treats the edge as implicit: a scalar Newton block.
+        let plan = analyze(&mut dae).expect("a plan");
+        assert!(plan.blocks.iter().any(|b| matches!(b, Block::Implicit { .. })));
+    }
+}
