@@ -22,6 +22,7 @@ mod algorithm_equations;
 pub mod alias;
 pub mod analysis;
 pub mod dae;
+mod edges;
 pub mod events;
 pub mod exec;
 pub mod explain;

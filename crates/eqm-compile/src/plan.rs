@@ -15,12 +15,13 @@
 //! (`index` did that before): a system that is still singular here is reported as such.
 
 use crate::dae::{Dae, VarKind};
+use crate::edges::{EdgeSolutions, NotAsDeferred, Solving, solve_edges};
 use crate::events::Hybrid;
 use crate::function_reads::FunctionReads;
 use crate::structure::{LeafIndex, algorithm_rows_of, equation_unknowns, internal, internal_text, unknown_leaf};
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::{ExprId, VarId};
-use eqm_ir::symbolic::{Condition, FxHashSet, Simplifier, Solution, solve_for_unsimplified, unsolvable_leaves};
+use eqm_ir::symbolic::{Condition, Simplifier};
 use eqm_structural::blt::blt;
 use eqm_structural::incidence::{EdgeKind, EqIdx, IncidenceBuilder, VarIdx};
 use eqm_structural::matching::{maximum_matching, singular_parts};
@@ -95,10 +96,6 @@ pub fn analyze(dae: &mut Dae<Hybrid>) -> Result<Plan, Vec<Diagnostic>> {
     analyze_system(dae, unknowns, false)
 }
 
-/// Up to how many unknowns an equation is solved for each of them without first finding, in one
-/// walk, those it cannot be solved for.
-const SOLVE_EACH_UP_TO: usize = 8;
-
 /// Builds the plan of `dae.equations` (plus one row per output of each algorithm section,
 /// initial ones included when `initial_algorithms`) for the given unknowns.
 pub(crate) fn analyze_system<S>(
@@ -106,6 +103,26 @@ pub(crate) fn analyze_system<S>(
     unknowns: Vec<Unknown>,
     initial_algorithms: bool,
 ) -> Result<Plan, Vec<Diagnostic>> {
+    // Solving the edges of wide linear rows only where the plan uses them gives the plan of
+    // exact solving unless such an edge turns out not to be solvable as assumed; then the plan
+    // is built again solving every edge (see `crate::edges`).
+    match analyze_solving(dae, unknowns.clone(), initial_algorithms, Solving::Deferred)? {
+        Ok(plan) => Ok(plan),
+        Err(NotAsDeferred) => match analyze_solving(dae, unknowns, initial_algorithms, Solving::Exact)? {
+            Ok(plan) => Ok(plan),
+            Err(NotAsDeferred) => Err(vec![internal_text("an edge solved at once was deferred")]),
+        },
+    }
+}
+
+/// [`analyze_system`] with the edges solved as `solving` says; `Ok(Err(NotAsDeferred))` when a
+/// deferred edge the plan uses could not be solved as assumed.
+pub(crate) fn analyze_solving<S>(
+    dae: &mut Dae<S>,
+    unknowns: Vec<Unknown>,
+    initial_algorithms: bool,
+    solving: Solving,
+) -> Result<Result<Plan, NotAsDeferred>, Vec<Diagnostic>> {
     let mut leaves = Vec::with_capacity(unknowns.len());
     for &u in &unknowns {
         leaves.push(unknown_leaf(&mut dae.flat.exprs, u));
@@ -115,52 +132,8 @@ pub(crate) fn analyze_system<S>(
     // Incidence with solvability, and the symbolic solution of every solvable edge (simplified
     // only when the plan uses it).
     let mut builder = IncidenceBuilder::new(unknowns.len()).map_err(|e| vec![internal(e)])?;
-    let mut solutions = EdgeSolutions::with_capacity(dae.equations.len());
     let mut simplifier = Simplifier::new();
-    let reads = FunctionReads::new(&dae.flat.exprs, &dae.flat.functions);
-    let incident: Vec<Vec<usize>> = dae
-        .equations
-        .iter()
-        .map(|eq| equation_unknowns(&dae.flat.exprs, eq, &index_of, &reads))
-        .collect();
-    // Solving each edge and simplifying each used solution adds a few nodes per edge.
-    dae.flat
-        .exprs
-        .reserve(2 * incident.iter().map(Vec::len).sum::<usize>() + 2 * unknowns.len());
-    for (eq, found) in dae.equations.iter().zip(incident) {
-        let mut edges = Vec::with_capacity(found.len());
-        // An equation of many unknowns (a row of a dense matrix product) is walked once for the
-        // unknowns it cannot be solved for, instead of once per unknown; a short one costs
-        // little either way and keeps the cheaper paths of solving.
-        let unsolvable = if found.len() > SOLVE_EACH_UP_TO {
-            unsolvable_leaves(&mut simplifier, &mut dae.flat.exprs, eq.lhs, eq.rhs)
-                .into_iter()
-                .collect()
-        } else {
-            FxHashSet::default()
-        };
-        for u in found {
-            if unsolvable.contains(&leaves[u]) {
-                edges.push((VarIdx(u as u32), EdgeKind::Implicit));
-                continue;
-            }
-            let kind = match solve_for_unsimplified(&mut simplifier, &mut dae.flat.exprs, eq.lhs, eq.rhs, leaves[u]) {
-                // A division by a parameter expression (`m*der(v) = f`) is accepted: parameters
-                // are checked once when the simulation starts. A condition on unknowns would
-                // make the assignment fail at some instants, so such an edge stays implicit.
-                Solution::Solved { value, conditions }
-                    if conditions.iter().all(|c| dae.is_parameter_expression(c.expr())) =>
-                {
-                    solutions.push(u, value, conditions);
-                    EdgeKind::Solvable
-                }
-                _ => EdgeKind::Implicit,
-            };
-            edges.push((VarIdx(u as u32), kind));
-        }
-        solutions.end_equation();
-        builder.add_equation(edges).map_err(|e| vec![internal(e)])?;
-    }
+    let mut solutions = solve_edges(dae, &leaves, &mut simplifier, &mut builder, solving)?;
     // An algorithm section determines its outputs from what it reads: one row per output,
     // solvable for that output only.
     let mut algorithm_rows: Vec<usize> = Vec::new();
@@ -201,7 +174,11 @@ pub(crate) fn analyze_system<S>(
                 });
                 continue;
             }
-            blocks.push(match solutions.value(eq, unknown) {
+            let solved = match solutions.value(dae, &mut simplifier, eq, unknown) {
+                Ok(solved) => solved,
+                Err(e) => return Ok(Err(e)),
+            };
+            blocks.push(match solved {
                 Some(value) => Block::Explicit {
                     eq,
                     unknown,
@@ -219,29 +196,25 @@ pub(crate) fn analyze_system<S>(
         if in_loops.len() > before {
             continue;
         }
-        blocks.push(Block::Loop(torn_loop(
-            dae,
-            &graph,
-            block,
-            &leaves,
-            &solutions,
-            &mut simplifier,
-        )?));
+        match torn_loop(dae, &graph, block, &leaves, &mut solutions, &mut simplifier)? {
+            Ok(torn) => blocks.push(Block::Loop(torn)),
+            Err(e) => return Ok(Err(e)),
+        }
     }
     if !in_loops.is_empty() {
-        return analyze_with_sections_as_equations(dae, unknowns, in_loops, initial_algorithms);
+        return analyze_with_sections_as_equations(dae, unknowns, in_loops, initial_algorithms).map(Ok);
     }
     let parameter_conditions = parameter_conditions(&blocks, &solutions);
     let matching = (0..graph.n_eqs())
         .map(|e| matching.var_of(EqIdx(e as u32)).map_or(usize::MAX, |v| v.index()))
         .collect();
-    Ok(Plan {
+    Ok(Ok(Plan {
         unknowns,
         leaves,
         matching,
         blocks,
         parameter_conditions,
-    })
+    }))
 }
 
 /// The plan of a system whose algorithm sections `in_loops` are part of algebraic loops: the
@@ -301,9 +274,9 @@ fn torn_loop<S>(
     graph: &eqm_structural::incidence::Incidence,
     block: &[(EqIdx, VarIdx)],
     leaves: &[ExprId],
-    solutions: &EdgeSolutions,
+    solutions: &mut EdgeSolutions,
     simplifier: &mut Simplifier,
-) -> Result<TornLoop, Vec<Diagnostic>> {
+) -> Result<Result<TornLoop, NotAsDeferred>, Vec<Diagnostic>> {
     let tearing = tear_block(graph, block).map_err(|e| vec![internal(e)])?;
     let in_block: Vec<usize> = block.iter().map(|(_, v)| v.index()).collect();
     // A loop is linear when each equation's partial derivatives with respect to the loop's
@@ -312,76 +285,31 @@ fn torn_loop<S>(
     // search: loops can have thousands of unknowns.
     let mut block_leaves: Vec<ExprId> = in_block.iter().map(|&u| leaves[u]).collect();
     block_leaves.sort_unstable();
-    let linear = block
-        .iter()
-        .all(|(e, _)| is_linear_in(&mut dae.flat.exprs, &dae.equations[e.index()], &block_leaves));
+    let linear = block.iter().all(|(e, _)| {
+        is_linear_in(
+            &mut dae.flat.exprs,
+            simplifier,
+            &dae.equations[e.index()],
+            &block_leaves,
+        )
+    });
     let mut inner = Vec::with_capacity(tearing.inner.len());
     for (e, v) in &tearing.inner {
-        let value = solutions
-            .value(e.index(), v.index())
-            .ok_or_else(|| vec![internal_text("tearing used an edge that is not solvable")])?;
+        let value = match solutions.value(dae, simplifier, e.index(), v.index()) {
+            Ok(Some(value)) => value,
+            Ok(None) => return Err(vec![internal_text("tearing used an edge that is not solvable")]),
+            Err(e) => return Ok(Err(e)),
+        };
         inner.push((e.index(), v.index(), simplifier.simplify(&mut dae.flat.exprs, value)));
     }
-    Ok(TornLoop {
+    Ok(Ok(TornLoop {
         eqs: block.iter().map(|(e, _)| e.index()).collect(),
         unknowns: in_block,
         tearing: tearing.tearing_vars.iter().map(|v| v.index()).collect(),
         residuals: tearing.residuals.iter().map(|e| e.index()).collect(),
         inner,
         linear,
-    })
-}
-
-/// The symbolic solution of every solvable edge with its run-time conditions, equation by
-/// equation in one flat table: equations have a handful of edges, so finding one is a short scan,
-/// and a million equations cost no hash table.
-struct EdgeSolutions {
-    /// Where each equation's edges start in `edges`; one more entry than equations so far.
-    first_edge: Vec<u32>,
-    /// (unknown, value, range of `conditions`).
-    edges: Vec<(u32, ExprId, std::ops::Range<u32>)>,
-    conditions: Vec<Condition>,
-}
-
-impl EdgeSolutions {
-    fn with_capacity(equations: usize) -> EdgeSolutions {
-        let mut first_edge = Vec::with_capacity(equations + 1);
-        first_edge.push(0);
-        EdgeSolutions {
-            first_edge,
-            edges: Vec::with_capacity(2 * equations),
-            conditions: Vec::new(),
-        }
-    }
-
-    /// Records the solution of the current equation for `unknown`.
-    fn push(&mut self, unknown: usize, value: ExprId, conditions: Vec<Condition>) {
-        let start = self.conditions.len() as u32;
-        self.conditions.extend(conditions);
-        self.edges
-            .push((unknown as u32, value, start..self.conditions.len() as u32));
-    }
-
-    /// Closes the current equation; the next `push` is for the next one.
-    fn end_equation(&mut self) {
-        self.first_edge.push(self.edges.len() as u32);
-    }
-
-    fn edge(&self, eq: usize, unknown: usize) -> Option<&(u32, ExprId, std::ops::Range<u32>)> {
-        let range = *self.first_edge.get(eq)? as usize..*self.first_edge.get(eq + 1)? as usize;
-        self.edges[range].iter().find(|e| e.0 as usize == unknown)
-    }
-
-    fn value(&self, eq: usize, unknown: usize) -> Option<ExprId> {
-        self.edge(eq, unknown).map(|e| e.1)
-    }
-
-    fn conditions(&self, eq: usize, unknown: usize) -> &[Condition] {
-        match self.edge(eq, unknown) {
-            Some((_, _, range)) => &self.conditions[range.start as usize..range.end as usize],
-            None => &[],
-        }
-    }
+    }))
 }
 
 impl Plan {
@@ -399,23 +327,26 @@ impl Plan {
 }
 
 /// Whether equation `eq` is affine in the unknowns `leaves` (sorted): each partial derivative
-/// with respect to one of them that occurs must not contain any of them.
-fn is_linear_in(arena: &mut eqm_ir::expr::ExprArena, eq: &crate::dae::Equation, leaves: &[ExprId]) -> bool {
+/// with respect to one of them that occurs must not contain any of them. The partials come from
+/// one reverse-mode pass over the residual (`gradient`), not one derivative per unknown: a row
+/// of a dense linear loop of k unknowns then costs k, not k².
+fn is_linear_in(
+    arena: &mut eqm_ir::expr::ExprArena,
+    simplifier: &mut Simplifier,
+    eq: &crate::dae::Equation,
+    leaves: &[ExprId],
+) -> bool {
     let residual = arena.binary(eqm_ir::expr::BinOp::Sub, eq.lhs, eq.rhs);
-    let leaves_in = |arena: &eqm_ir::expr::ExprArena, root: ExprId| -> Vec<ExprId> {
-        // `der(x)` is a leaf of its own: looking inside it would find `x`, a different unknown.
-        eqm_ir::symbolic::reachable(arena, root, &|e| eqm_ir::symbolic::is_symbol_operator(arena.get(e)))
-            .into_iter()
-            .filter(|e| leaves.binary_search(e).is_ok())
-            .collect()
+    let in_loop = |e: &ExprId| leaves.binary_search(e).is_ok();
+    let Ok(partials) = eqm_ir::symbolic::gradient(arena, simplifier, residual, &|_, e| in_loop(&e)) else {
+        return false;
     };
-    let occurring = leaves_in(arena, residual);
-    occurring
-        .iter()
-        .all(|&leaf| match eqm_ir::symbolic::diff_var(arena, residual, leaf) {
-            Ok(d) => leaves_in(arena, d).is_empty(),
-            Err(_) => false,
-        })
+    partials.iter().all(|&(_, d)| {
+        // `der(x)` is a leaf of its own: looking inside it would find `x`, a different unknown.
+        eqm_ir::symbolic::reachable(arena, d, &|e| eqm_ir::symbolic::is_symbol_operator(arena.get(e)))
+            .iter()
+            .all(|e| !in_loop(e))
+    })
 }
 
 /// "These N equations determine only these M variables": the over- and under-determined parts
@@ -535,5 +466,160 @@ fn singular<S>(
 fn var_of(u: Unknown) -> VarId {
     match u {
         Unknown::Var(v) | Unknown::Der(v) => v,
+    }
+}
+
+#[cfg(test)]
+mod edges_tests {
+    use super::*;
+    use crate::edges::{EdgeSolutions, Solving, solve_edges};
+    use crate::events::Hybrid;
+    use eqm_structural::incidence::IncidenceBuilder;
+
+    /// The DAE of `text` as the plan sees it: lowered, aliases removed, index reduced, events
+    /// extracted.
+    fn hybrid(text: &str) -> Dae<Hybrid> {
+        let mut sources = eqm_flatten::Sources::new();
+        sources.add_file("dense.eqm", text);
+        let flat = sources
+            .flatten(None, &eqm_flatten::Options::default())
+            .unwrap_or_else(|| panic!("{}", sources.render_diagnostics(false)));
+        let (dae, _, _) = crate::alias::eliminate(crate::dae::lower(flat));
+        let (dae, _) = crate::index::reduce(dae).expect("index one");
+        crate::events::extract(dae)
+    }
+
+    /// The unknowns of the plan, as `plan::analyze` chooses them.
+    fn unknowns(dae: &Dae<Hybrid>) -> Vec<Unknown> {
+        (0..dae.kinds.len())
+            .filter(|&i| dae.eliminated[i].is_none())
+            .filter_map(|i| {
+                let v = eqm_ir::expr::VarId(i as u32);
+                match dae.kinds[i] {
+                    crate::dae::VarKind::Algebraic => Some(Unknown::Var(v)),
+                    crate::dae::VarKind::State => Some(Unknown::Der(v)),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
+    /// A plan as text: each block with its unknowns' names and its solutions written out, and
+    /// the parameter conditions.
+    fn render(dae: &Dae<Hybrid>, plan: &Plan) -> Vec<String> {
+        let name = |u: usize| unknown_name(dae, plan.unknowns[u]);
+        let mut out: Vec<String> = plan
+            .blocks
+            .iter()
+            .map(|b| match b {
+                Block::Explicit { eq, unknown, value } => {
+                    format!("{eq}: {} := {}", name(*unknown), dae.flat.expr_text(*value))
+                }
+                Block::Implicit { eq, unknown } => format!("{eq}: implicit {}", name(*unknown)),
+                Block::Algorithm { eq, .. } => format!("{eq}: algorithm"),
+                Block::Loop(l) => {
+                    let inner: Vec<String> = (l.inner.iter())
+                        .map(|(e, u, v)| format!("{e}: {} := {}", name(*u), dae.flat.expr_text(*v)))
+                        .collect();
+                    let tearing: Vec<String> = l.tearing.iter().map(|&u| name(u)).collect();
+                    format!(
+                        "loop {:?} tearing {tearing:?} inner {inner:?} linear {}",
+                        l.eqs, l.linear
+                    )
+                }
+            })
+            .collect();
+        out.extend(
+            (plan.parameter_conditions.iter())
+                .map(|(c, eq)| format!("{eq}: {} {}", dae.flat.expr_text(c.expr()), c.need())),
+        );
+        out
+    }
+
+    /// Ten unknowns in one dense linear system `A*w = b` (each row wider than
+    /// `SOLVE_EACH_UP_TO`), with a first row that is also nonlinear in `w[1]` and a coefficient
+    /// that is a state in another: deferring the solutions of the linear edges gives the plan
+    /// of solving every edge at once, a torn loop whose inner assignments come from deferred
+    /// edges.
+    #[test]
+    fn deferred_solving_gives_the_plan_of_exact_solving() {
+        let text = "model Dense
+  parameter Integer n = 10;
+  parameter Real A[n, n] = {{if i == j then 2.0 else 1.0 / (i + j) for j in 1:n} for i in 1:n};
+  parameter Real g = 3;
+  Real w[n];
+  Real x(start = 1, fixed = true);
+equation
+  A[1, :] * w + 0.1 * sin(w[1]) = time;
+  for i in 2:n - 1 loop
+    A[i, :] * w = i * time;
+  end for;
+  A[n, :] * w + x * w[2] / g = 1;
+  der(x) = -sum(w);
+end Dense;
+";
+        let mut deferred = hybrid(text);
+        let mut exact = deferred.clone();
+        // Every edge of the eleven wide rows (ten of `A*w`, and `der(x)` with the ten `w`) is
+        // deferred except `w[1]` in the first row and `w[2]` in the last of `A*w` (a nonlinear
+        // term, a coefficient that is a state).
+        let mut probe = deferred.clone();
+        let probe_unknowns = unknowns(&probe);
+        let leaves: Vec<ExprId> = (probe_unknowns.iter())
+            .map(|&u| crate::structure::unknown_leaf(&mut probe.flat.exprs, u))
+            .collect();
+        let mut builder = IncidenceBuilder::new(leaves.len()).expect("a builder");
+        let table = solve_edges(
+            &mut probe,
+            &leaves,
+            &mut Simplifier::new(),
+            &mut builder,
+            Solving::Deferred,
+        )
+        .expect("edges");
+        let deferred_edges = table.deferred();
+        assert_eq!(deferred_edges, 10 * 10 - 2 + 11);
+        let wanted = unknowns(&deferred);
+        let plan = analyze_solving(&mut deferred, wanted.clone(), false, Solving::Deferred)
+            .expect("a plan")
+            .expect("every deferred edge solves");
+        let reference = analyze_solving(&mut exact, wanted, false, Solving::Exact)
+            .expect("a plan")
+            .expect("nothing is deferred");
+        let loops: Vec<&Block> = plan.blocks.iter().filter(|b| matches!(b, Block::Loop(_))).collect();
+        assert!(matches!(loops[..], [Block::Loop(l)] if l.unknowns.len() == 10 && !l.inner.is_empty()));
+        assert_eq!(render(&deferred, &plan), render(&exact, &reference));
+    }
+
+    /// A deferred edge that does not solve as assumed is reported, so that the plan is built
+    /// again with every edge solved at once: `f = c*s^2` has no solution for `s` that the
+    /// symbolic solver accepts.
+    #[test]
+    fn a_deferred_edge_that_does_not_solve_asks_for_exact_solving() {
+        let text =
+            "model Even\n  Real s, f;\n  parameter Real c = 2;\nequation\n  f = sin(time);\n  f = c*s^2;\nend Even;\n";
+        let mut dae = hybrid(text);
+        let unknowns = unknowns(&dae);
+        let leaves: Vec<ExprId> = (unknowns.iter())
+            .map(|&u| crate::structure::unknown_leaf(&mut dae.flat.exprs, u))
+            .collect();
+        let s = (0..unknowns.len())
+            .find(|&u| unknown_name(&dae, unknowns[u]) == "s")
+            .expect("s is an unknown");
+        let eq = (0..dae.equations.len())
+            .find(|&e| dae.flat.expr_text(dae.equations[e].rhs).contains('^'))
+            .expect("the equation of s");
+        let mut solutions = EdgeSolutions::with_capacity(dae.equations.len(), &leaves);
+        for e in 0..dae.equations.len() {
+            if e == eq {
+                solutions.push(s, None, Vec::new());
+            }
+            solutions.end_equation();
+        }
+        let mut simplifier = Simplifier::new();
+        assert!(solutions.value(&mut dae, &mut simplifier, eq, s).is_err());
+        // The plan itself treats the edge as implicit: a scalar Newton block.
+        let plan = analyze(&mut dae).expect("a plan");
+        assert!(plan.blocks.iter().any(|b| matches!(b, Block::Implicit { .. })));
     }
 }

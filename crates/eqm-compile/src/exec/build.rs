@@ -422,20 +422,26 @@ impl Builder {
             }
             untorn = Some(list);
         }
-        let leaf_of: FxHashMap<LoopVar, ExprId> = leaf_var.iter().map(|(l, v)| (*v, *l)).collect();
-        // Partial derivatives with respect to the loop unknowns that occur; one that cannot be
-        // built (a user function of an unknown) leaves the Jacobian to difference quotients.
-        let partials = |exprs: &mut ExprArena, root: ExprId, before: u32| -> Option<Vec<(LoopVar, ExprId)>> {
-            let mut out = Vec::new();
-            for lv in loop_vars_in(exprs, root, &leaf_var) {
-                if matches!(lv, LoopVar::Inner(l) if l >= before) {
-                    return None;
-                }
-                let d = diff_var(exprs, root, *leaf_of.get(&lv)?).ok()?;
-                if exprs.literal(d) != Some(0.0) {
-                    out.push((lv, d));
-                }
+        // Partial derivatives with respect to the loop unknowns that occur, in the order of the
+        // unknowns, from one reverse-mode pass over each expression (a row of a dense loop of k
+        // unknowns costs k, not k²); one that cannot be built (a user function of an unknown)
+        // leaves the Jacobian to difference quotients.
+        let mut simplifier = eqm_ir::symbolic::Simplifier::new();
+        let mut partials = |exprs: &mut ExprArena, root: ExprId, before: u32| -> Option<Vec<(LoopVar, ExprId)>> {
+            if loop_vars_in(exprs, root, &leaf_var)
+                .iter()
+                .any(|lv| matches!(lv, LoopVar::Inner(l) if *l >= before))
+            {
+                return None;
             }
+            let wanted = |_: &ExprArena, e: ExprId| leaf_var.contains_key(&e);
+            let gradient = eqm_ir::symbolic::gradient(exprs, &mut simplifier, root, &wanted).ok()?;
+            let mut out: Vec<(LoopVar, ExprId)> = gradient
+                .into_iter()
+                .filter(|&(_, d)| exprs.literal(d) != Some(0.0))
+                .map(|(leaf, d)| (leaf_var[&leaf], d))
+                .collect();
+            out.sort_unstable_by_key(|&(lv, _)| lv);
             Some(out)
         };
         let exprs = &mut self.dae.flat.exprs;

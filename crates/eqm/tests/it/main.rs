@@ -14,6 +14,7 @@ mod analyze;
 mod branch_assertions;
 mod compare;
 mod delay;
+mod dense_loops;
 mod diagram;
 mod discrete;
 mod discrete_init;
