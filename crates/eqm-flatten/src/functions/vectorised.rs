@@ -1,11 +1,13 @@
 //! Calls of functions of scalars with array arguments, applied element by element.
 //!
 //! Input: a checked call's arguments, where an input declared as a scalar is given an array
-//! (`to_deg(phi[1:n])` with `input Real radian`). Output: the array of the results of one call
-//! per element, the arrays' elements taken together and the scalar arguments passed to each,
-//! as Modelica defines the vectorisation of a function with one output. It deliberately does
-//! not vectorise a function with several outputs or an input declared as an array (a size
-//! mismatch there stays the error it is).
+//! (`to_deg(phi[1:n])` with `input Real radian`), or an input declared as one record is given
+//! an array of records (`Modelica.ComplexMath.abs(v)` with `v` a vector of `Complex`). Output:
+//! the array of the results of one call per element (numbers, or records for a function whose
+//! output is one record), the arrays' elements taken together and the scalar arguments passed
+//! to each, as Modelica defines the vectorisation of a function with one output. It
+//! deliberately does not vectorise a function with several outputs or an input declared as an
+//! array (a size mismatch there stays the error it is).
 
 use crate::flattener::Flattener;
 use crate::function_table::FunctionRef;
@@ -16,11 +18,22 @@ use eqm_diag::source::Span;
 use eqm_ir::expr::ExprId;
 use eqm_syntax::ast;
 
+/// How an input is declared, as far as vectorisation asks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum InputShape {
+    /// A scalar of a built-in type (`input Real x;`, `input SI.Angle phi;`).
+    Scalar,
+    /// One record (`input Complex c;`).
+    Record,
+    /// Anything else: an array, a functional input.
+    Other,
+}
+
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The call applied element by element when an input declared as a scalar of a built-in
-    /// type is given an array: `None` when no such argument is given; `Some(None)` after a
-    /// reported error (arrays of different sizes, a function without exactly one scalar
-    /// output).
+    /// type is given an array, or one declared as a record an array of records: `None` when no
+    /// such argument is given; `Some(None)` after a reported error (arrays of different sizes, a
+    /// function without exactly one scalar or record output).
     #[allow(clippy::type_complexity)]
     pub(super) fn vectorised_call(
         &mut self,
@@ -31,14 +44,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         passed: &[Option<FunctionRef<'a>>],
         span: Span,
     ) -> Option<Option<(ExprId, Vec<Value>)>> {
-        let scalar_inputs = self.scalar_inputs(class);
+        let shapes = self.input_shapes(class);
         let mut dims: Option<Vec<usize>> = None;
         let mut vectorised = vec![false; given.len()];
         for (k, value) in given.iter().enumerate() {
-            let Some((Value::Array(d, _, _), at)) = value else {
-                continue;
+            let (d, at) = match (value, shapes.get(k)) {
+                (Some((Value::Array(d, _, _), at)), Some(InputShape::Scalar)) => (d, at),
+                (Some((Value::Records(d, _), at)), Some(InputShape::Record)) => (d, at),
+                _ => continue,
             };
-            if !scalar_inputs.get(k).copied().unwrap_or(false) || declared[k].2.is_some() {
+            if declared[k].2.is_some() {
                 continue;
             }
             match &dims {
@@ -61,6 +76,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let count = dims.iter().product::<usize>();
         let mut first_call = None;
         let mut elements = Vec::with_capacity(count);
+        let mut records = Vec::new();
         let mut ty = eqm_ir::flat::ScalarType::Real;
         for e in 0..count {
             let element_args: Vec<Option<(Value, Span)>> = given
@@ -68,35 +84,47 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 .zip(&vectorised)
                 .map(|(value, &v)| match value {
                     Some((Value::Array(_, xs, t), at)) if v => Some((Value::Scalar(xs[e], *t), *at)),
+                    Some((Value::Records(_, rs), at)) if v => Some((rs[e].clone(), *at)),
                     other => other.clone(),
                 })
                 .collect();
             let Some((call, outputs)) = self.instance_call(class, name, declared, element_args, passed, span) else {
                 return Some(None);
             };
-            let Some(Value::Scalar(x, t)) = outputs.first().filter(|_| outputs.len() == 1) else {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0304",
-                    format!(
-                        "`{name}` is given an array for a scalar input, which applies it element by element; that needs a function with one scalar output"
-                    ),
-                    span,
-                    "not a function of one scalar output",
-                ));
-                return Some(None);
-            };
+            match outputs.as_slice() {
+                [Value::Scalar(x, t)] => {
+                    ty = *t;
+                    elements.push(*x);
+                }
+                [record @ Value::Record(_)] => {
+                    self.remember_output_record(class, &outputs);
+                    records.push(record.clone());
+                }
+                _ => {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0304",
+                        format!(
+                            "`{name}` is given an array for a scalar input, which applies it element by element; that needs a function with one scalar or record output"
+                        ),
+                        span,
+                        "not a function of one scalar output",
+                    ));
+                    return Some(None);
+                }
+            }
             first_call.get_or_insert(call);
-            ty = *t;
-            elements.push(*x);
         }
         // No element: a call with the arrays' first elements does not exist; the empty array.
         let call = first_call.unwrap_or_else(|| self.model.exprs.int(0));
-        Some(Some((call, vec![Value::Array(dims, elements, ty)])))
+        let value = match records.is_empty() {
+            true => Value::Array(dims, elements, ty),
+            false => Value::Records(dims, records.into()),
+        };
+        Some(Some((call, vec![value])))
     }
 
-    /// For each input of a function, in order, whether it is declared as a scalar of a
-    /// built-in type (`input Real x;`, `input SI.Angle phi;`).
-    fn scalar_inputs(&mut self, class: ClassId) -> Vec<bool> {
+    /// For each input of a function, in order, how it is declared (see [`InputShape`]).
+    fn input_shapes(&mut self, class: ClassId) -> Vec<InputShape> {
         let inputs: Vec<_> = self
             .function_components(class)
             .filter(|(clause, ..)| clause.prefixes.causality == ast::Causality::Input)
@@ -104,11 +132,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         inputs
             .into_iter()
             .map(|(clause, decl, part)| {
-                clause.type_dims.is_empty()
-                    && decl.dims.is_empty()
-                    && self
-                        .resolve_type(part, &clause.type_name, 0)
-                        .is_some_and(|r| r.dims.is_empty() && matches!(r.target, TypeRef::Builtin(_)))
+                if !clause.type_dims.is_empty() || !decl.dims.is_empty() {
+                    return InputShape::Other;
+                }
+                match self.resolve_type(part, &clause.type_name, 0) {
+                    Some(r) if r.dims.is_empty() && matches!(r.target, TypeRef::Builtin(_)) => InputShape::Scalar,
+                    Some(r) if r.dims.is_empty() && matches!(r.target, TypeRef::Class(c) if self.is_record(c)) => {
+                        InputShape::Record
+                    }
+                    _ => InputShape::Other,
+                }
             })
             .collect()
     }
