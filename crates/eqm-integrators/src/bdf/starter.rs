@@ -7,7 +7,7 @@
 //! to date, and once it is complete the stepper's differences, order and step size set so that
 //! BDF takes the next steps. It deliberately takes no BDF step itself.
 
-use super::{Bdf, MAX_ORDER, MAX_STARTER_SUBSTEPS};
+use super::{Bdf, DIFFERENCES, MAX_STARTER_SUBSTEPS};
 use crate::error::{IntegrationError, Quantity, check_finite};
 use crate::explicit::{FixedClock, FixedStep};
 use crate::options::Options;
@@ -176,7 +176,7 @@ impl Bdf {
         if !fixed.ready && fixed.grid.len() == self.max_order + 1 {
             // The differences ∇^j y_n (j = 0..=order) of the grid points, newest first.
             let n = self.x.len();
-            self.d = DMatrix::zeros(MAX_ORDER + 3, n);
+            self.d = DMatrix::zeros(DIFFERENCES, n);
             let mut level = std::mem::take(&mut fixed.grid);
             for j in 0..=self.max_order {
                 for (i, v) in level[0].iter().enumerate() {
