@@ -543,6 +543,13 @@ pub static CODES: &[CodeInfo] = &[
          connector, or on an element of a component that is `flow` already",
     ),
     code(
+        "E0336",
+        Error,
+        Instantiation,
+        "An `extends` clause naming a class of a kind the deriving class cannot inherit from (a block \
+         extending a model or a connector, a record extending a model, ...)",
+    ),
+    code(
         "E0401",
         Error,
         Balance,

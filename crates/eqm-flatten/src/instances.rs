@@ -147,6 +147,38 @@ impl<'t, 'a> Flattener<'t, 'a> {
         layout
     }
 
+    /// E0336 when `class` may not extend `base` by their kinds, as Modelica restricts them
+    /// (section 7.1.3 of its specification): a package, operator, function, type, record,
+    /// operator record or expandable connector extends its own kind only (an operator function
+    /// also a function), a connector also a type or a record, a block also a record, a model
+    /// also a record or a block; every kind may extend a `class`. A class written `class` is
+    /// not checked, as libraries use it loosely.
+    fn check_base_kind(&mut self, class: ClassId, base: ClassId, span: eqm_diag::source::Span) {
+        use ast::ClassKind as K;
+        let (derived, inherited) = (self.table.get(class).def.kind, self.table.get(base).def.kind);
+        let allowed = match (derived, inherited) {
+            (K::Class, _) | (_, K::Class) => true,
+            (K::OperatorFunction, K::Function) => true,
+            (K::Connector, K::Type | K::Record | K::OperatorRecord) => true,
+            (K::Block, K::Record) => true,
+            (K::Model, K::Record | K::Block) => true,
+            (d, b) => d == b,
+        };
+        if !allowed {
+            self.diagnostics.push(Diagnostic::error(
+                "E0336",
+                format!(
+                    "a {} cannot extend the {} `{}`",
+                    derived.keyword(),
+                    inherited.keyword(),
+                    self.table.get(base).full_name
+                ),
+                span,
+                "base class of another kind",
+            ));
+        }
+    }
+
     /// Collects the elements and equations of `class` and of every class it extends. Modifiers
     /// are scoped to no instance: the layout is shared by all instances.
     ///
@@ -213,6 +245,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             }
                             ast::Element::Extends(x) => match self.table.lookup_base(class, &x.base) {
                                 Ok(TypeRef::Class(base)) => {
+                                    self.check_base_kind(class, base, x.base.span);
                                     let scope = Scope { instance: None, class };
                                     let modifier = match &x.modification {
                                         Some(m) => extends_modifier
