@@ -24,6 +24,33 @@ fn call_of(arena: &ExprArena, value: ExprId) -> Option<ExprId> {
     }
 }
 
+/// A piece of a list of statements as a back end runs it: one statement, or the run of
+/// assignments that take the outputs of one call (run once).
+pub enum Segment<'s> {
+    One(&'s Statement),
+    SharedCall(ExprId, &'s [Statement]),
+}
+
+/// `statements` cut into [`Segment`]s, in order: what both back ends compile, so that they cut
+/// alike.
+pub fn segments<'s>(arena: &ExprArena, statements: &'s [Statement]) -> Vec<Segment<'s>> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < statements.len() {
+        match shared_call_run(arena, &statements[k..]) {
+            Some((call, n)) => {
+                out.push(Segment::SharedCall(call, &statements[k..k + n]));
+                k += n;
+            }
+            None => {
+                out.push(Segment::One(&statements[k]));
+                k += 1;
+            }
+        }
+    }
+    out
+}
+
 /// The call shared by the leading assignments of `statements` and how many of them read it
 /// (at least two), when the call reads none of the places those assignments write before the
 /// last of them; `None` otherwise. The walk over the call's expression happens only for a run

@@ -169,17 +169,11 @@ impl Body<'_, '_, '_, '_> {
     /// The statements in order; the assignments of the outputs of one call (`(a, b) := f(x)`)
     /// run the call once.
     fn statements(&mut self, statements: &[Statement]) -> Result<(), JitError> {
-        let mut k = 0;
-        while k < statements.len() {
-            match eqm_ir::shared_call::shared_call_run(self.t.arena(), &statements[k..]) {
-                Some((call, n)) => {
-                    self.shared_call(call, &statements[k..k + n])?;
-                    k += n;
-                }
-                None => {
-                    self.statement(&statements[k])?;
-                    k += 1;
-                }
+        use eqm_ir::shared_call::Segment;
+        for segment in eqm_ir::shared_call::segments(self.t.arena(), statements) {
+            match segment {
+                Segment::SharedCall(call, run) => self.shared_call(call, run)?,
+                Segment::One(statement) => self.statement(statement)?,
             }
         }
         Ok(())
