@@ -164,4 +164,7 @@ pub(crate) struct OptionalEdge<'a> {
 pub(crate) struct Trees {
     pub(crate) is_root: Vec<bool>,
     pub(crate) depth: Vec<u32>,
+    /// Per node, how many `Connections.branch` have it as first argument and the other end of
+    /// the last of them: what `Connections.rooted` reads, counted once instead of per question.
+    pub(crate) branches_from: Vec<(u32, u32)>,
 }

@@ -112,7 +112,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         let depth = tree_depths(n, &tree_edges, &is_root);
-        graph.trees = Some(Trees { is_root, depth });
+        let mut branches_from = vec![(0u32, 0u32); n];
+        for &(a, b, _) in &graph.required {
+            let from = &mut branches_from[a as usize];
+            *from = (from.0 + 1, b);
+        }
+        graph.trees = Some(Trees {
+            is_root,
+            depth,
+            branches_from,
+        });
         for span in errors {
             self.diagnostics.push(
                 Diagnostic::error(
@@ -270,9 +279,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Whether `node`, the first argument of exactly one `Connections.branch`, is closer to
     /// its root than the branch's other end.
     fn rooted(&mut self, node: u32, span: Span) -> Option<bool> {
-        let graph = &self.connections.graph;
-        let mut branches = graph.required.iter().filter(|(a, _, _)| *a == node);
-        let (Some(&(_, other, _)), None) = (branches.next(), branches.next()) else {
+        let trees = self.connections.graph.trees.as_ref()?;
+        let Some(&(1, other)) = trees.branches_from.get(node as usize) else {
             self.diagnostics.push(Diagnostic::error(
                 "E0334",
                 "`Connections.rooted` needs exactly one `Connections.branch` whose first argument is its argument",
@@ -281,8 +289,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         };
-        let depth = &graph.trees.as_ref()?.depth;
-        let depth_of = |n: u32| depth.get(n as usize).copied().unwrap_or(0);
+        let depth_of = |n: u32| trees.depth.get(n as usize).copied().unwrap_or(0);
         Some(depth_of(node) < depth_of(other))
     }
 }
