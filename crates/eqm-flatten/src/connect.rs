@@ -25,6 +25,7 @@ use crate::layout::{Member, Target};
 use crate::modifier::Scope;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
+use eqm_ir::disjoint_sets::DisjointSets;
 use eqm_ir::expr::{ExprId, VarId};
 use eqm_ir::flat::{self, ConnectorRole, InstanceId, Origin};
 use eqm_syntax::ast;
@@ -133,14 +134,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // Key number of (variable, outside) at `2 * variable + outside`, in order of first appearance.
         let mut index: Vec<u32> = vec![NONE; 2 * self.model.variables.len()];
         let mut keys: Vec<(VarId, bool)> = Vec::new();
-        let mut parent: Vec<u32> = Vec::new();
-        fn find(parent: &mut [u32], mut x: u32) -> u32 {
-            while parent[x as usize] != x {
-                parent[x as usize] = parent[parent[x as usize] as usize];
-                x = parent[x as usize];
-            }
-            x
-        }
+        // Sets keep their first key as root, which keeps them in order of first appearance.
+        let mut sets = DisjointSets::default();
         let connects = std::mem::take(&mut self.connections.connects);
         let pairs = std::mem::take(&mut self.connections.pairs);
         for rc in &connects {
@@ -150,17 +145,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     if *slot == NONE {
                         *slot = keys.len() as u32;
                         keys.push(k);
-                        parent.push(*slot);
+                        sets.add();
                     }
-                    *slot
+                    *slot as usize
                 });
-                let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
-                if ra != rb {
-                    // The root with the earlier first appearance stays root: a set's root is its
-                    // first key, which keeps sets in order of first appearance.
-                    let (keep, join) = if ra < rb { (ra, rb) } else { (rb, ra) };
-                    parent[join as usize] = keep;
-                }
+                sets.union(a, b);
             }
         }
         // Number the sets by their roots (each root is its set's first key, so it is numbered
@@ -168,7 +157,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut set_of: Vec<u32> = vec![NONE; keys.len()];
         let mut sizes: Vec<usize> = Vec::new();
         for k in 0..keys.len() {
-            let r = find(&mut parent, k as u32) as usize;
+            let r = sets.find(k);
             if r == k {
                 set_of[k] = sizes.len() as u32;
                 sizes.push(0);

@@ -129,6 +129,10 @@ pub(crate) struct ConnectionGraph<'a> {
     /// How many when-clauses enclose the equation being flattened (where the operators are not
     /// allowed).
     pub(crate) when_depth: u32,
+    /// Whether the equation being flattened both adds to the graph and asks it
+    /// ([`crate::overconstrained::GraphUse::BuildsAndAsks`]): only then can an equation nested
+    /// in it have to wait for the cut, so only then are nested equations inspected.
+    pub(crate) nested_may_wait: bool,
 }
 
 /// An instance of an overdetermined type or record: a node of the graph.

@@ -53,21 +53,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if c.parts.len() == 1 && c.parts[0].subscripts.is_empty() && c.parts[0].name.name == "Boolean" {
             return true;
         }
-        let Some(mut class) = self.class_named(c, scope) else {
+        let Some(class) = self.class_named(c, scope) else {
             return false;
         };
-        // A chain of short definitions longer than the table is a cycle (reported elsewhere).
-        for _ in 0..self.table.classes.len() {
-            let entry = self.table.get(class);
-            let ast::ClassBody::Short { base, dims, .. } = &entry.def.body else {
-                return false;
+        // Only short definitions without dimensions lead to `Boolean` (`type B = Boolean;`).
+        for link in self.table.short_definition_chain(class) {
+            let crate::resolve::TypeRef::Class(named) = link else {
+                return link == crate::resolve::TypeRef::Builtin(ScalarType::Boolean);
             };
-            if !dims.is_empty() {
-                return false;
-            }
-            match self.table.lookup(entry.parent.unwrap_or(class), base) {
-                Ok(crate::resolve::TypeRef::Builtin(ScalarType::Boolean)) => return true,
-                Ok(crate::resolve::TypeRef::Class(b)) => class = b,
+            match &self.table.get(named).def.body {
+                ast::ClassBody::Short { dims, .. } if dims.is_empty() => {}
                 _ => return false,
             }
         }

@@ -40,6 +40,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.model.invariants.extend(out);
     }
 
+    /// An equation inside an if- or for-equation. Top-level equations that ask the connection
+    /// graph were set aside when their class was instantiated; a nested one can only be found
+    /// here, when its enclosing equation also builds the graph and is flattened in turn.
+    fn nested_equation_into(
+        &mut self,
+        eq: &'a ast::Equation,
+        scope: Scope,
+        loops: &mut Loops,
+        out: &mut Vec<flat::Equation>,
+        initial: bool,
+    ) {
+        if self.connections.graph.trees.is_none() && self.waits_for_graph(eq, scope, loops, initial) {
+            return;
+        }
+        self.equation_into(eq, scope, loops, out, initial);
+    }
+
     fn equation_into(
         &mut self,
         eq: &'a ast::Equation,
@@ -50,9 +67,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) {
         let instance = scope.instance.expect("equations are flattened inside an instance");
         let origin = Origin::Equation { instance };
-        if self.connections.graph.trees.is_none() && self.waits_for_graph(eq, scope, loops, initial) {
-            return;
-        }
         match &eq.kind {
             ast::EquationKind::Simple { lhs, rhs } if matches!(lhs.kind, ast::ExprKind::Tuple(_)) => {
                 self.multi_output_equation(eq, lhs, rhs, scope, loops, out)
@@ -386,7 +400,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) {
         let Some(index) = indices.get(k) else {
             for eq in body {
-                self.equation_into(eq, scope, loops, out, initial);
+                self.nested_equation_into(eq, scope, loops, out, initial);
             }
             return;
         };
@@ -460,7 +474,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     if v != 0.0 {
                         self.note_branch_choice(eq, decided, false);
                         for e in body {
-                            self.equation_into(e, scope, loops, out, initial);
+                            self.nested_equation_into(e, scope, loops, out, initial);
                         }
                         return;
                     }
@@ -471,7 +485,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if conditions.is_empty() {
             self.note_branch_choice(eq, decided, true);
             for e in else_branch {
-                self.equation_into(e, scope, loops, out, initial);
+                self.nested_equation_into(e, scope, loops, out, initial);
             }
             return;
         }
@@ -485,7 +499,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.branch_guards.push(guard);
             let mut b = Vec::new();
             for e in body.iter() {
-                self.equation_into(e, scope, loops, &mut b, initial);
+                self.nested_equation_into(e, scope, loops, &mut b, initial);
             }
             self.branch_guards.pop();
             flattened.push(b);
@@ -495,7 +509,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut else_eqs = Vec::new();
         self.branch_guards.extend(none_before);
         for e in else_branch {
-            self.equation_into(e, scope, loops, &mut else_eqs, initial);
+            self.nested_equation_into(e, scope, loops, &mut else_eqs, initial);
         }
         self.branch_guards
             .truncate(self.branch_guards.len() - usize::from(none_before.is_some()));

@@ -23,6 +23,7 @@ use crate::modifier::Scope;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
+use eqm_ir::disjoint_sets::DisjointSets;
 use eqm_ir::expr::{FxHashMap, VarId};
 use eqm_ir::flat::{self, ConnectorRole, InstanceId, Origin, ScalarType};
 use eqm_syntax::ast;
@@ -311,7 +312,7 @@ enum Planned {
 struct Nodes {
     places: Vec<Place>,
     index: FxHashMap<(InstanceId, String), usize>,
-    parent: Vec<usize>,
+    sets: DisjointSets,
 }
 
 impl Nodes {
@@ -320,26 +321,18 @@ impl Nodes {
         if let Some(&n) = self.index.get(&key) {
             return n;
         }
-        let n = self.places.len();
+        let n = self.sets.add();
         self.places.push(place.clone());
-        self.parent.push(n);
         self.index.insert(key, n);
         n
     }
 
-    fn find(&mut self, mut n: usize) -> usize {
-        while self.parent[n] != n {
-            self.parent[n] = self.parent[self.parent[n]];
-            n = self.parent[n];
-        }
-        n
+    fn find(&mut self, n: usize) -> usize {
+        self.sets.find(n)
     }
 
     fn union(&mut self, a: usize, b: usize) {
-        let (a, b) = (self.find(a), self.find(b));
-        if a != b {
-            self.parent[a.max(b)] = a.min(b);
-        }
+        self.sets.union(a, b);
     }
 }
 

@@ -286,10 +286,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 ast::Section::Equations { initial, equations, .. } => {
                     for e in equations {
-                        if crate::overconstrained::is_late_equation(e) {
-                            out.counting_equations.push((e, class, *initial));
-                        } else {
-                            out.equations.push((e, class, *initial));
+                        use crate::overconstrained::GraphUse;
+                        match crate::overconstrained::graph_use(e) {
+                            GraphUse::Late => out.counting_equations.push((e, class, *initial)),
+                            graph_use => out.equations.push(crate::layout::LayoutEquation {
+                                equation: e,
+                                class,
+                                initial: *initial,
+                                builds_and_asks_graph: graph_use == GraphUse::BuildsAndAsks,
+                            }),
                         }
                     }
                 }

@@ -59,12 +59,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         // Every member is instantiated now; the modifier is not needed again.
         self.instances[instance.0 as usize].modifier = None;
-        for &(eq, class, initial) in &layout.equations {
+        for eq in &layout.equations {
             let scope = Scope {
                 instance: Some(instance),
-                class,
+                class: eq.class,
             };
-            self.flatten_equation(eq, scope, &mut Vec::new(), initial);
+            let outer = std::mem::replace(&mut self.connections.graph.nested_may_wait, eq.builds_and_asks_graph);
+            self.flatten_equation(eq.equation, scope, &mut Vec::new(), eq.initial);
+            self.connections.graph.nested_may_wait = outer;
         }
         if !layout.counting_equations.is_empty() {
             self.connections.connector_uses.get_or_insert_default();

@@ -78,6 +78,17 @@ pub(crate) struct Original<'a> {
     pub(crate) class: ClassId,
 }
 
+/// An equation of a class's layout, with what its flattening needs to know beforehand.
+#[derive(Clone, Copy)]
+pub(crate) struct LayoutEquation<'a> {
+    pub(crate) equation: &'a ast::Equation,
+    /// The class that declares it, its scope.
+    pub(crate) class: ClassId,
+    pub(crate) initial: bool,
+    /// Whether it adds to the connection graph and also asks it.
+    pub(crate) builds_and_asks_graph: bool,
+}
+
 /// The components and sections of a class including inherited ones. Every instance of a class
 /// has the same layout, so it is collected once per class and shared: a chain of 10^5 masses
 /// walks `Mass` and its base classes once and keeps no member names per instance.
@@ -89,7 +100,7 @@ pub(crate) struct ClassLayout<'a> {
     /// Element names with their key and index in `elements`, sorted by key and then by name
     /// for lookups: most comparisons are then decided by comparing two integers.
     pub(crate) by_name: Vec<(NameKey, &'a str, usize)>,
-    pub(crate) equations: Vec<(&'a ast::Equation, ClassId, bool)>,
+    pub(crate) equations: Vec<LayoutEquation<'a>>,
     /// The equations that call `cardinality`: flattened after every connect of the model is
     /// known, since `cardinality(c)` counts the connects that name `c`, also those of the
     /// enclosing class.

@@ -73,20 +73,15 @@ pub(crate) fn type_of(value: &Value) -> ArgType {
 impl<'t, 'a> Flattener<'t, 'a> {
     /// The operator record `class` is or stands for through short class definitions.
     pub(crate) fn operator_record(&self, class: ClassId) -> Option<ClassId> {
-        let mut class = class;
-        for _ in 0..self.table.classes.len() {
-            let entry = self.table.get(class);
-            // A short definition is the class it names, also when it is written `operator
-            // record` itself (`operator record ComplexCurrent = Complex(...)`).
-            let ast::ClassBody::Short { base, .. } = &entry.def.body else {
-                return (entry.def.kind == ast::ClassKind::OperatorRecord).then_some(class);
-            };
-            match self.table.lookup(entry.parent.unwrap_or(class), base) {
-                Ok(TypeRef::Class(b)) => class = b,
-                _ => return None,
-            }
-        }
-        None
+        // A short definition is the class it names, also when it is written `operator
+        // record` itself (`operator record ComplexCurrent = Complex(...)`): only the long
+        // definition at the end of the chain decides.
+        let TypeRef::Class(last) = self.table.short_definition_chain(class).last()? else {
+            return None;
+        };
+        let def = self.table.get(last).def;
+        let long = !matches!(def.body, ast::ClassBody::Short { .. });
+        (long && def.kind == ast::ClassKind::OperatorRecord).then_some(last)
     }
 
     /// The functions of the operator `op` (`'constructor'`) of operator record `record`: those of

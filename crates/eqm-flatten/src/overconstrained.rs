@@ -55,15 +55,36 @@ impl GraphOperator {
 /// inside it that ask wait instead (see [`Flattener::waits_for_graph`]).
 /// An equation that counts connects is always late: a connect in it is an error.
 pub(crate) fn is_late_equation(e: &ast::Equation) -> bool {
+    graph_use(e) == GraphUse::Late
+}
+
+/// How an equation depends on the connection graph.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum GraphUse {
+    /// It neither asks the graph nor counts connects.
+    Independent,
+    /// It asks the graph or counts connects and adds nothing to it: flattened after the cut.
+    Late,
+    /// It adds to the graph and asks it: flattened in turn, and its nested equations that ask
+    /// wait for the cut.
+    BuildsAndAsks,
+}
+
+/// How `e` depends on the connection graph (see [`is_late_equation`]).
+pub(crate) fn graph_use(e: &ast::Equation) -> GraphUse {
     let equations = std::slice::from_ref(e);
     if eqm_syntax::visit::equations_call(equations, "cardinality") {
-        return true;
+        return GraphUse::Late;
     }
     let asks = eqm_syntax::visit::equations_call_matching(equations, &|c| {
         let names: Vec<&str> = c.parts.iter().map(|p| p.name.name.as_str()).collect();
         matches!(names.as_slice(), ["rooted"] | ["Connections", "isRoot" | "rooted"])
     });
-    asks && !builds_graph(e)
+    match (asks, builds_graph(e)) {
+        (false, _) => GraphUse::Independent,
+        (true, false) => GraphUse::Late,
+        (true, true) => GraphUse::BuildsAndAsks,
+    }
 }
 
 /// Whether an equation (nested ones included) writes a connect or an operator that adds to
@@ -133,7 +154,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         initial: bool,
     ) -> bool {
         let graph = &self.connections.graph;
-        if graph.trees.is_some() || graph.when_depth > 0 || !self.branch_guards.is_empty() || !self.may_hold_nodes() {
+        if !graph.nested_may_wait || graph.trees.is_some() || graph.when_depth > 0 || !self.branch_guards.is_empty() {
+            return false;
+        }
+        if !self.may_hold_nodes() {
             return false;
         }
         if !is_late_equation(eq) {
@@ -152,30 +176,22 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The `equalityConstraint` of an overdetermined type or record class (also through short
     /// class definitions), or `None` for any other class.
     pub(crate) fn equality_constraint(&self, class: ClassId) -> Option<ClassId> {
-        let mut class = class;
-        // A chain of short definitions longer than the table is a cycle (reported elsewhere).
-        for _ in 0..self.table.classes.len() {
-            let entry = self.table.get(class);
-            if !matches!(
-                entry.def.kind,
+        let overdetermined_kind = |c: ClassId| {
+            matches!(
+                self.table.get(c).def.kind,
                 ast::ClassKind::Type | ast::ClassKind::Record | ast::ClassKind::Connector
-            ) {
-                return None;
-            }
-            if let Some(f) = self.table.member_class(class, "equalityConstraint", 0)
-                && self.table.get(f).def.kind.is_function()
-            {
-                return Some(f);
-            }
-            let ast::ClassBody::Short { base, .. } = &entry.def.body else {
-                return None;
-            };
-            match self.table.lookup(entry.parent.unwrap_or(class), base) {
-                Ok(TypeRef::Class(b)) => class = b,
-                _ => return None,
-            }
-        }
-        None
+            )
+        };
+        self.table
+            .short_definition_chain(class)
+            .map_while(|link| match link {
+                TypeRef::Class(c) if overdetermined_kind(c) => Some(c),
+                _ => None,
+            })
+            .find_map(|c| {
+                let f = self.table.member_class(c, "equalityConstraint", 0)?;
+                self.table.get(f).def.kind.is_function().then_some(f)
+            })
     }
 
     /// The connect `l` = `r` of two compatible connector elements, for its overdetermined

@@ -28,22 +28,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Whether `class` is a record, also through short class definitions (`connector
     /// ComplexOutput = output Complex;` makes a connector of a record type).
     pub(crate) fn is_record(&self, class: ClassId) -> bool {
-        let mut class = class;
-        // A chain of short definitions longer than the table is a cycle (reported elsewhere).
-        for _ in 0..self.table.classes.len() {
-            let entry = self.table.get(class);
-            if entry.def.kind.is_record() {
-                return true;
-            }
-            let ast::ClassBody::Short { base, .. } = &entry.def.body else {
-                return false;
-            };
-            match self.table.lookup(entry.parent.unwrap_or(class), base) {
-                Ok(crate::resolve::TypeRef::Class(b)) => class = b,
-                _ => return false,
-            }
-        }
-        false
+        self.table
+            .short_definition_chain(class)
+            .any(|link| matches!(link, crate::resolve::TypeRef::Class(c) if self.table.get(c).def.kind.is_record()))
     }
 
     /// The value of a record instance: each field's value, nested records as records.

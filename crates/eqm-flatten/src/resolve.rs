@@ -320,6 +320,27 @@ impl<'a> ClassTable<'a> {
         &self.classes[id.0 as usize]
     }
 
+    /// The classes a short definition chain passes through: `class` itself, then the class
+    /// each short definition names (`type A = B;` leads from `A` to `B`), ending at the first
+    /// long definition, at a built-in type (yielded as [`TypeRef::Builtin`]) or where a base
+    /// is not found. A chain longer than the table is a cycle, which flattening reports
+    /// elsewhere, so the walk stops there instead of looping.
+    pub fn short_definition_chain(&self, class: ClassId) -> impl Iterator<Item = TypeRef> + '_ {
+        let mut next = Some(TypeRef::Class(class));
+        let mut budget = self.classes.len() + 1;
+        std::iter::from_fn(move || {
+            let link = next.take()?;
+            budget = budget.checked_sub(1)?;
+            if let TypeRef::Class(c) = link {
+                let entry = self.get(c);
+                if let ast::ClassBody::Short { base, .. } = &entry.def.body {
+                    next = self.lookup(entry.parent.unwrap_or(c), base).ok();
+                }
+            }
+            Some(link)
+        })
+    }
+
     /// Resolves a fully qualified path from the top level, without imports or inheritance.
     pub fn resolve_path<'n>(&self, mut parts: impl Iterator<Item = &'n str>) -> Option<ClassId> {
         let first = parts.next()?;

@@ -25,41 +25,9 @@ use crate::overconstrained::GraphOperator;
 use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
+use eqm_ir::disjoint_sets::DisjointSets;
 use eqm_ir::flat::{self, Origin};
 use eqm_syntax::ast;
-
-/// A union-find over the graph's nodes and one more, the ground every root hangs from: two
-/// nodes whose trees both have a root are then already joined, so an edge between them would
-/// close a cycle through the ground.
-struct Forest {
-    parent: Vec<u32>,
-}
-
-impl Forest {
-    fn new(n: usize) -> Forest {
-        Forest {
-            parent: (0..n as u32).collect(),
-        }
-    }
-
-    fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            self.parent[x as usize] = self.parent[self.parent[x as usize] as usize];
-            x = self.parent[x as usize];
-        }
-        x
-    }
-
-    /// Joins the trees of `a` and `b`; false when they were one already.
-    fn join(&mut self, a: u32, b: u32) -> bool {
-        let (ra, rb) = (self.find(a), self.find(b));
-        if ra == rb {
-            return false;
-        }
-        self.parent[ra.max(rb) as usize] = ra.min(rb);
-        true
-    }
-}
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// Cuts the graph into spanning trees and writes what each connect of overdetermined
@@ -68,17 +36,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let graph = &mut self.connections.graph;
         let n = graph.nodes.len();
         let optional = without_redundant_connects(std::mem::take(&mut graph.optional), n);
-        let ground = n as u32;
-        let mut forest = Forest::new(n + 1);
+        // A union-find over the graph's nodes and one more, the ground every root hangs from:
+        // two nodes whose trees both have a root are then already joined, so an edge between
+        // them would close a cycle through the ground.
+        let ground = n;
+        let mut forest = DisjointSets::new(n + 1);
         let mut is_root = vec![false; n];
         for &(node, _) in &graph.roots {
             is_root[node as usize] = true;
-            forest.join(node, ground);
+            forest.union(node as usize, ground);
         }
         let mut tree_edges: Vec<(u32, u32)> = Vec::with_capacity(graph.required.len() + optional.len());
         let mut errors = Vec::new();
         for &(a, b, span) in &graph.required {
-            if !forest.join(a, b) {
+            if !forest.union(a as usize, b as usize) {
                 errors.push(span);
             }
             tree_edges.push((a, b));
@@ -86,7 +57,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut broken = Vec::new();
         for edge in optional {
             let [(a, _), (b, _)] = edge.ends;
-            if forest.join(a, b) {
+            if forest.union(a as usize, b as usize) {
                 tree_edges.push((a, b));
                 let start = self.connections.pairs.len();
                 self.connections.pairs.extend_from_slice(&edge.pairs);
@@ -102,12 +73,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut potential = graph.potential_roots.clone();
         potential.sort_by_key(|&(_, priority, _)| priority);
         for (node, _, _) in potential {
-            if forest.join(node, ground) {
+            if forest.union(node as usize, ground) {
                 is_root[node as usize] = true;
             }
         }
         for node in 0..n as u32 {
-            if forest.join(node, ground) {
+            if forest.union(node as usize, ground) {
                 is_root[node as usize] = true;
             }
         }
@@ -299,11 +270,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
 /// connection (a connector connected to itself, the same connect twice, the third side of a
 /// triangle) is dropped and gives no equation.
 fn without_redundant_connects(edges: Vec<OptionalEdge<'_>>, nodes: usize) -> Vec<OptionalEdge<'_>> {
-    let mut sets = Forest::new(2 * nodes);
-    let key = |(node, outside): (u32, bool)| 2 * node + u32::from(outside);
+    let mut sets = DisjointSets::new(2 * nodes);
+    let key = |(node, outside): (u32, bool)| 2 * node as usize + usize::from(outside);
     edges
         .into_iter()
-        .filter(|edge| sets.join(key(edge.ends[0]), key(edge.ends[1])))
+        .filter(|edge| sets.union(key(edge.ends[0]), key(edge.ends[1])))
         .collect()
 }
 

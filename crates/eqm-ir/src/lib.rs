@@ -4,6 +4,7 @@
 //! - [`ids`]: the ids of expressions, variables and functions, and the operators;
 //! - [`expr`]: scalar expressions in a hash-consing arena;
 //! - [`builtins`]: the one table of built-in functions and operators;
+//! - [`disjoint_sets`]: union-find, for the stages that group connected things;
 //! - [`symbolic`]: evaluation, simplification, differentiation and solving of expressions;
 //! - [`flat`]: the flat model, the flattener's output;
 //! - [`external`]: external C functions, from the unit a front end compiles to the symbol a
@@ -14,6 +15,7 @@
 //! Nothing here reads source text or runs a model.
 
 pub mod builtins;
+pub mod disjoint_sets;
 pub mod expr;
 pub mod external;
 pub mod failure;

@@ -3,6 +3,7 @@
 //! One test binary for the crate; each module is one family of tests.
 
 mod arena;
+mod disjoint_sets;
 mod shared_call;
 mod symbolic;
 

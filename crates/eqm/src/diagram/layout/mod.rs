@@ -31,6 +31,7 @@ mod routes;
 
 pub use placed::{Placement, placed};
 
+use eqm_ir::disjoint_sets::DisjointSets;
 use std::cmp::Ordering;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -171,7 +172,7 @@ pub fn layout(graph: &Graph) -> Layout {
         height: 0.0,
     };
     // Connected parts, numbered in the order of their first box.
-    let mut sets = UnionFind::new(n);
+    let mut sets = DisjointSets::new(n);
     for e in &graph.edges {
         if e.from != e.to && e.from < n && e.to < n {
             sets.union(e.from, e.to);
@@ -563,35 +564,6 @@ fn isotonic(targets: &[(f64, f64)]) -> Vec<f64> {
         out.extend(std::iter::repeat_n(s / w, n));
     }
     out
-}
-
-/// Disjoint sets with path halving; the smaller index stays the root, so roots are stable.
-struct UnionFind {
-    parent: Vec<usize>,
-}
-
-impl UnionFind {
-    fn new(n: usize) -> UnionFind {
-        UnionFind {
-            parent: (0..n).collect(),
-        }
-    }
-
-    fn find(&mut self, mut x: usize) -> usize {
-        while self.parent[x] != x {
-            self.parent[x] = self.parent[self.parent[x]];
-            x = self.parent[x];
-        }
-        x
-    }
-
-    fn union(&mut self, a: usize, b: usize) {
-        let (ra, rb) = (self.find(a), self.find(b));
-        if ra != rb {
-            let (keep, join) = if ra < rb { (ra, rb) } else { (rb, ra) };
-            self.parent[join] = keep;
-        }
-    }
 }
 
 #[cfg(test)]

@@ -109,12 +109,14 @@ impl Part<'_> {
         let mut track_of = BTreeMap::new();
         let mut tracks_in_gap = vec![0usize; count];
         for (g, segments) in gaps.iter().enumerate() {
-            let mut nets = UnionFind::new(segments.len());
+            let mut nets = DisjointSets::new(segments.len());
             let mut by_end: BTreeMap<(bool, (usize, Option<u32>)), usize> = BTreeMap::new();
             for (i, segment) in segments.iter().enumerate() {
                 for key in [(false, segment.ends.0), (true, segment.ends.1)] {
                     match by_end.get(&key) {
-                        Some(&j) => nets.union(i, j),
+                        Some(&j) => {
+                            nets.union(i, j);
+                        }
                         None => {
                             by_end.insert(key, i);
                         }
