@@ -49,7 +49,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Whether `c` names the type `Boolean`, itself or through short class definitions (`type
     /// B = Boolean;`).
-    fn names_boolean(&self, c: &ast::ComponentRef, scope: Scope) -> bool {
+    pub(crate) fn names_boolean(&self, c: &ast::ComponentRef, scope: Scope) -> bool {
         if c.parts.len() == 1 && c.parts[0].subscripts.is_empty() && c.parts[0].name.name == "Boolean" {
             return true;
         }

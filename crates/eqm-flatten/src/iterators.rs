@@ -103,6 +103,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> Option<Range> {
         let name = &index.name.name;
         let mut sizes: Vec<usize> = Vec::new();
+        let mut boolean = false;
         for c in refs {
             for (k, part) in c.parts.iter().enumerate() {
                 for (d, sub) in part.subscripts.iter().enumerate() {
@@ -113,6 +114,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     }
                     if let Some(n) = self.dimension_of(c, k, d, scope) {
                         sizes.push(n);
+                        boolean |= self.dimension_is_boolean(c, k, d, scope);
                     }
                 }
             }
@@ -120,6 +122,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         sizes.sort_unstable();
         sizes.dedup();
         match sizes.as_slice() {
+            // A dimension declared `Boolean` is iterated over `false:true` (an enumeration's
+            // positions are its values, so its range is the Integer one).
+            [2] if boolean => {
+                let elements = [false, true].map(|b| Value::Scalar(self.model.exprs.boolean(b), ScalarType::Boolean));
+                Some(Range::Values(elements.to_vec()))
+            }
             [n] => Some(Range::Indices((1..=*n as i64).collect())),
             [] => {
                 self.diagnostics.push(Diagnostic::error(
@@ -143,6 +151,39 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 None
             }
         }
+    }
+
+    /// Whether dimension `d` of part `k` of reference `c` is declared as `Boolean` after the
+    /// component's name or its type (`Real x[Boolean]`, `Real[Boolean] x`). A Boolean
+    /// dimension that a type definition adds (`type Flags = Real[Boolean]`) is not seen, and
+    /// its iterator counts 1, 2 as for any dimension.
+    fn dimension_is_boolean(&mut self, c: &ast::ComponentRef, k: usize, d: usize, scope: Scope) -> bool {
+        let Some(mut current) = scope.instance else {
+            return false;
+        };
+        for part in &c.parts[..k] {
+            match self.ensure_member(current, &part.name.name) {
+                Some(crate::layout::Member::Inst(i)) => current = i,
+                _ => return false,
+            }
+        }
+        let layout = self.instances[current.0 as usize].layout.clone();
+        let Some(index) = layout.index(&c.parts[k].name.name) else {
+            return false;
+        };
+        let element = &layout.elements[index];
+        let declared = element.decl.dims.iter().chain(element.clause.type_dims.iter());
+        let Some(ast::Subscript::Expr(e)) = declared.clone().nth(d) else {
+            return false;
+        };
+        let ast::ExprKind::Ref(type_name) = &e.kind else {
+            return false;
+        };
+        let scope = Scope {
+            instance: Some(current),
+            class: element.class,
+        };
+        self.names_boolean(type_name, scope)
     }
 
     /// The size of dimension `d` of part `k` of reference `c` (a component array of the
