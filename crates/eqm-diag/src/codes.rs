@@ -906,6 +906,13 @@ pub static CODES: &[CodeInfo] = &[
          (0 without one) is used as its value",
     ),
     code(
+        "W0303",
+        Warning,
+        Instantiation,
+        "An `outer` element without an `inner` element of its name in an enclosing component: EQM adds one \
+         inner element of the outer's class, shared by every such outer element of that name",
+    ),
+    code(
         "W0501",
         Warning,
         Structural,

@@ -262,22 +262,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(resolved)
     }
 
-    /// The member an `outer` element named `name` of `instance` refers to: the `inner` one of
-    /// the nearest enclosing instance that declares one.
-    fn inner_member(&mut self, instance: InstanceId, name: &str) -> Option<Member> {
-        let mut current = self.model.instances[instance.0 as usize].parent;
-        while let Some(p) = current {
-            let layout = self.instances[p.0 as usize].layout.clone();
-            if let Some(k) = layout.index(name)
-                && layout.elements[k].clause.inner
-            {
-                return Some(self.ensure_member_at(p, k));
-            }
-            current = self.model.instances[p.0 as usize].parent;
-        }
-        None
-    }
-
     /// The size of dimension `k` of the value that `modifier`'s binding gives, if it has one:
     /// the binding's own value, or the element of it an array component's element picks, or the
     /// field of it a record component's field takes (`CellData d = data` gives `d.table[:, 2]`
@@ -339,6 +323,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         slot: usize,
     ) -> Member {
         if element.clause.outer
+            && !std::mem::take(&mut self.automatic_inner_next)
             && let Some(member) = self.outer_element(instance, element)
         {
             return member;
@@ -438,36 +423,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 self.class_member(instance, parts, class, kinds, elements, slot)
             }
         }
-    }
-
-    /// An `outer` element: the `inner` component of that name in the nearest enclosing instance
-    /// that declares one. `None` for an `inner outer` one with no `inner` above it, which is
-    /// its own.
-    fn outer_element(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> Option<Member> {
-        let (clause, decl) = (element.clause, element.decl);
-        if let Some(member) = self.inner_member(instance, &decl.name.name) {
-            return Some(member);
-        }
-        if clause.inner {
-            return None;
-        }
-        self.diagnostics.push(
-            Diagnostic::error(
-                "E0205",
-                format!(
-                    "`outer {}` has no `inner {}` in a component that encloses it",
-                    decl.name.name, decl.name.name
-                ),
-                decl.name.span,
-                "no matching inner declaration",
-            )
-            .with_help(format!(
-                "declare `inner {} {}` in the model that contains this component",
-                eqm_syntax::pretty::name_text(&clause.type_name),
-                decl.name.name
-            )),
-        );
-        Some(Member::Failed)
     }
 
     /// The declaration an element stands for in `instance` after redeclarations, with its

@@ -74,6 +74,7 @@ mod flattener;
 mod function_table;
 mod functionals;
 mod functions;
+mod inner_outer;
 mod instances;
 mod instantiate;
 mod iterators;

@@ -604,7 +604,7 @@ fn nested_class_names(class: &ast::ClassDef) -> Vec<&str> {
 }
 
 /// The annotation of a class, if it has one.
-fn class_annotation(class: &ast::ClassDef) -> Option<&ast::Annotation> {
+pub(crate) fn class_annotation(class: &ast::ClassDef) -> Option<&ast::Annotation> {
     match &class.body {
         ast::ClassBody::Long { annotation, .. }
         | ast::ClassBody::Short { annotation, .. }
@@ -613,7 +613,7 @@ fn class_annotation(class: &ast::ClassDef) -> Option<&ast::Annotation> {
 }
 
 /// The string a modifier binds (`version = "4.1.0"`).
-fn string_binding(argument: &ast::ModArgument) -> Option<&str> {
+pub(crate) fn string_binding(argument: &ast::ModArgument) -> Option<&str> {
     match &argument.modification.as_ref()?.binding.as_ref()?.kind {
         ast::ExprKind::String(text) => Some(text),
         _ => None,

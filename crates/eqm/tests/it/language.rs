@@ -56,6 +56,7 @@ macro_rules! corpus {
 
 corpus!(
     array_functions,
+    automatic_inner,
     cardinality,
     boolean_dimensions,
     component_functions,
