@@ -241,6 +241,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return;
         }
+        if entry.def.partial {
+            self.diagnostics.push(Diagnostic::error(
+                "E0211",
+                format!(
+                    "`{}` is partial: it is a base for other classes, not a model to simulate",
+                    entry.full_name
+                ),
+                entry.def.name.span,
+                "partial class",
+            ));
+            return;
+        }
         let root = self.new_instance(
             String::new(),
             self.root_class,

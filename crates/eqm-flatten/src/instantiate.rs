@@ -724,6 +724,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return Member::Failed;
         }
+        if self.table.get(class).def.partial {
+            self.diagnostics.push(Diagnostic::error(
+                "E0214",
+                format!(
+                    "`{}` is partial and cannot be the class of a component of the model",
+                    resolved.class_name
+                ),
+                clause.type_name.span,
+                "partial class",
+            ));
+            return Member::Failed;
+        }
         if total > 0
             && let Some(outer) = self.enclosing_instance_of(instance, class)
         {

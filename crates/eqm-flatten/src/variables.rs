@@ -189,9 +189,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
         } else if let Some(binding) = &spec.modifier.binding
             && let Some(value) = self.eval_binding(binding, spec.ty)
         {
+            // A String variable holds text known when the model is compiled: bound to a text,
+            // it keeps it for the whole run, so it is a parameter with that binding rather than
+            // an unknown with an equation that nothing solves.
+            let string_text =
+                spec.ty == ScalarType::String && matches!(self.model.exprs.get(value), eqm_ir::expr::Node::Str(_));
             match spec.variability {
                 flat::Variability::Parameter | flat::Variability::Constant => {
                     self.model.variables[id.0 as usize].binding = Some(value);
+                }
+                _ if string_text => {
+                    self.model.variables[id.0 as usize].binding = Some(value);
+                    self.model.variables[id.0 as usize].variability = flat::Variability::Parameter;
+                    self.var_kinds[id.0 as usize].variability = flat::Variability::Parameter;
                 }
                 _ => {
                     let lhs = self.model.exprs.var(id);

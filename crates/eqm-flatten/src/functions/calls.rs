@@ -104,6 +104,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> Option<(ExprId, Vec<Value>)> {
         let name = eqm_syntax::pretty::print_ref(function);
         let class = callee.class;
+        if self.table.get(class).def.partial {
+            self.diagnostics.push(Diagnostic::error(
+                "E0214",
+                format!(
+                    "`{}` is a partial function and cannot be called",
+                    self.table.get(class).full_name
+                ),
+                span,
+                "partial function",
+            ));
+            return None;
+        }
         // The arguments first: the sizes of those of inputs declared with `:` and the functions
         // passed to functional inputs choose the function's instance.
         let declared = self.input_declarations(class);

@@ -135,6 +135,16 @@ impl<'src> Builder<'src> {
     ) -> Box<ClassDef> {
         let mut class = class;
         self.check_constraint(flags.replaceable, constraint.as_deref());
+        if flags.outer {
+            // Used as written, the class would silently stand for itself instead of the inner
+            // class of an enclosing component.
+            self.diagnostics.push(Diagnostic::error(
+                "E0317",
+                "an `outer` class (`outer function f = A;`, standing for the `inner` class of an enclosing component) is not supported",
+                class.name.span,
+                "not supported",
+            ));
+        }
         class.redeclarable = flags.redeclarable(constraint);
         class
     }

@@ -116,6 +116,7 @@ corpus!(
     unused_calls,
     unsized_outputs,
     when_initial,
+    string_variables,
 );
 
 /// The corpus directory.
