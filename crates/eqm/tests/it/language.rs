@@ -108,6 +108,7 @@ corpus!(
     replaceable,
     short_functions,
     simultaneous_events,
+    sized_from_locals,
     state_select,
     subscripted_constants,
     system_dynamics_dt,
