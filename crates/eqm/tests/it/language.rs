@@ -93,6 +93,7 @@ corpus!(
     modifier_scopes,
     parameter_if_equations,
     iterators,
+    initial_derivatives,
     long_form_types,
     quoted_identifiers,
     read_matrix,
