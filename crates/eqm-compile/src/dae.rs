@@ -388,7 +388,7 @@ pub fn lower(mut flat: FlatModel) -> Dae<Lowered> {
 }
 
 /// `der(e)` in a when-condition, the value of a when-equation (`when sample(0, T) then w =
-/// der(phi); end when;`), an assertion's condition or an expression of an algorithm section, of
+/// der(phi); end when;`), an assertion's condition, an initial equation or an expression of an algorithm section, of
 /// an expression `e` of continuous Real variables that the equations do not
 /// differentiate (`when der(v) < 0` with `v = sin(time)`): the expression reads a new variable
 /// `$derN` defined by the equation `$derN = der(e)`, so that `e` is differentiated like any
@@ -412,6 +412,18 @@ fn derivatives_in_when_conditions(flat: &mut FlatModel) {
     }
     for a in &flat.assertions {
         roots.push((a.condition, a.instance, a.span, "an assertion"));
+    }
+    // An initial equation may differentiate a variable the equations do not (`der(w) = a0`
+    // with `w = der(phi)`): the initialization needs that derivative, which the equations
+    // determining `w` give once differentiated, as Modelica's initial equations may use `der`
+    // of any continuous Real expression.
+    for eq in &flat.initial_equations {
+        let instance = match eq.origin {
+            flat::Origin::Equation { instance } => instance,
+            flat::Origin::Binding { var } => flat.var(var).instance,
+            _ => flat::InstanceId(0),
+        };
+        roots.extend([eq.lhs, eq.rhs].map(|e| (e, instance, eq.span, "an initial equation")));
     }
     for a in &flat.algorithms {
         for s in &a.statements {
@@ -509,6 +521,10 @@ fn derivatives_in_when_conditions(flat: &mut FlatModel) {
     }
     for a in &mut flat.assertions {
         a.condition = replace(&mut flat.exprs, a.condition);
+    }
+    for eq in &mut flat.initial_equations {
+        eq.lhs = replace(&mut flat.exprs, eq.lhs);
+        eq.rhs = replace(&mut flat.exprs, eq.rhs);
     }
     for a in &mut flat.algorithms {
         for s in &mut a.statements {

@@ -182,6 +182,9 @@ pub(crate) struct Frame {
     pub strings: KnownStrings,
     /// The size-giving Integer inputs whose values the function instance was made for, by name.
     pub integers: KnownIntegers,
+    /// The protected Real scalars that the body never assigns and whose bindings are known when
+    /// the instance is made, by name, with those values (see `note_constant_local`).
+    pub reals: Vec<(String, f64)>,
     /// The String inputs with values known only during the run, by name, as the body reads
     /// them (their values from the hidden input slots).
     pub templates: Vec<(String, eqm_ir::flat::Message)>,

@@ -497,6 +497,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             locals: Default::default(),
             strings: Vec::new(),
             integers: Vec::new(),
+            reals: Vec::new(),
             templates: Vec::new(),
             texts: Vec::new(),
         });

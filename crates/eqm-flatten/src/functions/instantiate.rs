@@ -91,6 +91,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             locals: BTreeMap::new(),
             strings,
             integers,
+            reals: Vec::new(),
             templates: Vec::new(),
             texts: Vec::new(),
         });
@@ -292,7 +293,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                 }
                 if group == 2 && !assigned.contains(decl.name.name.as_str()) {
-                    self.note_constant_integer(decl, &var, scope, rebound);
+                    self.note_constant_local(decl, &var, scope, rebound);
                 }
                 declared.push((group, decl, var, part));
             }
@@ -322,17 +323,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
         declared
     }
 
-    /// Makes a protected scalar Integer variable that the body never assigns and whose binding
-    /// is known at compile time (`Integer nu = size(u, 1);`) read as that value in this
-    /// instance, so that sizes and ranges computed from it are known too.
-    fn note_constant_integer(
+    /// Makes a protected scalar Integer or Real variable that the body never assigns and whose
+    /// binding is known at compile time (`Integer nu = size(u, 1);`, `Real d = 1/a;`) read as
+    /// that value in this instance, so that sizes and ranges computed from it are known too:
+    /// Modelica sizes a protected variable from the inputs and the variables declared before it
+    /// (`Real v[:] = d:d:1;`), and such a variable holds its binding's value throughout the call.
+    fn note_constant_local(
         &mut self,
         decl: &'a ast::ComponentDecl,
         var: &LocalVar,
         scope: Scope,
         rebound: &BTreeMap<*const ast::ComponentDecl, (&'a ast::Expr, Scope)>,
     ) {
-        if !var.dims.is_empty() || var.ty != ScalarType::Integer || var.record.is_some() || var.function.is_some() {
+        let numeric = matches!(var.ty, ScalarType::Integer | ScalarType::Real);
+        if !var.dims.is_empty() || !numeric || var.record.is_some() || var.function.is_some() {
             return;
         }
         let (binding, scope) = match rebound.get(&(decl as *const _)) {
@@ -350,11 +354,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let Some(v) = self.consts.eval(&self.model, x) else {
             return;
         };
-        if v.fract() != 0.0 {
+        let Some(frame) = self.context.frames.last_mut() else {
             return;
-        }
-        if let Some(frame) = self.context.frames.last_mut() {
-            frame.integers.push((decl.name.name.clone(), v as i64));
+        };
+        match var.ty {
+            ScalarType::Integer if v.fract() == 0.0 => frame.integers.push((decl.name.name.clone(), v as i64)),
+            ScalarType::Real if v.is_finite() => frame.reals.push((decl.name.name.clone(), v)),
+            _ => {}
         }
     }
 

@@ -59,6 +59,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             return Some(Value::Scalar(self.model.exprs.int(value), ScalarType::Integer));
         }
+        // A protected Real that the body never assigns, with a binding known in this instance,
+        // reads as that value for the same reason.
+        if let [part] = c.parts.as_slice()
+            && part.subscripts.is_empty()
+            && let Some(&(_, value)) =
+                (self.context.frames.last()).and_then(|f| f.reals.iter().find(|(name, _)| *name == part.name.name))
+        {
+            return Some(Value::Scalar(self.model.exprs.real(value), ScalarType::Real));
+        }
         if let Some(var) = self.local_record(c) {
             return Some(var.value(&mut self.model.exprs));
         }
