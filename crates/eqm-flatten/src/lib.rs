@@ -101,6 +101,7 @@ mod slices;
 mod spanning_trees;
 mod spatial;
 mod statements;
+mod stream_connectors;
 mod streams;
 mod string_options;
 mod subscripts;
