@@ -555,6 +555,14 @@ pub static CODES: &[CodeInfo] = &[
          stream variable",
     ),
     code(
+        "E0341",
+        Error,
+        Instantiation,
+        "A connector whose flow variables are not as many as its potential variables (those neither \
+         parameter, constant, input, output, stream nor flow), unless it is partial, expandable, simple \
+         (no such prefixed variables) or holds an overdetermined type or record",
+    ),
+    code(
         "E0401",
         Error,
         Balance,

@@ -285,6 +285,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         self.build_connection_sets();
         self.build_stream_equations();
+        // A connector already reported (a stream connector without its one flow) is not
+        // reported again for its sizes.
+        if !eqm_diag::has_errors(&self.diagnostics) {
+            self.check_connector_sizes();
+        }
         self.check_object_uses();
         self.check_printing_calls();
         if eqm_diag::has_errors(&self.diagnostics) {

@@ -59,6 +59,7 @@ mod caches;
 mod calls;
 mod connect;
 mod connections;
+mod connector_sizes;
 mod consteval;
 mod conversion;
 mod converted_lookup;
