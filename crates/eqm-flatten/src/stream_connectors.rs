@@ -72,7 +72,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let ast::ExprKind::Ref(c) = &arg.kind else {
             return not_stream(self, arg.span, "not a variable");
         };
-        let (dims, targets) = self.resolve_targets(c, scope, loops)?;
+        // A name that does not resolve has been reported; the operator is known all the same.
+        let Some((dims, targets)) = self.resolve_targets(c, scope, loops) else {
+            return Some(None);
+        };
         let mut elements = Vec::with_capacity(targets.len());
         for t in targets {
             let v = match t {
