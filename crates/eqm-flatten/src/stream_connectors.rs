@@ -72,6 +72,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let ast::ExprKind::Ref(c) = &arg.kind else {
             return not_stream(self, arg.span, "not a variable");
         };
+        // A function has no connectors: its inputs are no stream variables.
+        if scope.instance.is_none() {
+            return not_stream(self, arg.span, "not a stream variable of a connector");
+        }
         // A name that does not resolve has been reported; the operator is known all the same.
         let Some((dims, targets)) = self.resolve_targets(c, scope, loops) else {
             return Some(None);
