@@ -161,8 +161,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// Checks every stream connector and writes the stream connection equations: those of
     /// the outside connectors of each set, then those of the `$inStream` and `$actualStream`
-    /// variables. Runs once the connection sets are built. Linear in the number of variables
-    /// and set members (each `$inStream` reads the members of one set).
+    /// variables. Runs once the connection sets are built. Linear in the number of variables,
+    /// plus, for each equation, the members of its set: each connector's mixing leaves out that
+    /// connector, so a set of n connectors whose every `inStream` is used writes n equations
+    /// of n - 1 terms (the size of the formula itself; such sets are small in practice).
     pub(crate) fn build_stream_equations(&mut self) {
         let Some(flow_of) = self.stream_flows() else {
             return;
