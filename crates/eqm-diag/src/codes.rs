@@ -208,12 +208,7 @@ pub static CODES: &[CodeInfo] = &[
         "An `end` that does not match what it closes: `end B` for class `A`, or `end if` after `when`",
     ),
     code("E0109", Error, Syntax, "A source file that is not valid UTF-8"),
-    code(
-        "E0110",
-        Error,
-        Syntax,
-        "Unexpected token, including Modelica keywords that EQM does not support",
-    ),
+    code("E0110", Error, Syntax, "Unexpected token"),
     code(
         "E0111",
         Error,
@@ -548,6 +543,24 @@ pub static CODES: &[CodeInfo] = &[
         Instantiation,
         "An `extends` clause naming a class of a kind the deriving class cannot inherit from (a block \
          extending a model or a connector, a record extending a model, ...)",
+    ),
+    code(
+        "E0340",
+        Error,
+        Instantiation,
+        "Stream connectors misused: a `stream` prefix outside a connector, on a variable that is not a \
+         Real, on a component of a class that is not a type, record or connector, or on an element of a \
+         component that is `flow` or `stream` already; a connector with stream variables and not exactly \
+         one scalar flow variable; `inStream` or `actualStream` applied to something that is not a \
+         stream variable",
+    ),
+    code(
+        "E0341",
+        Error,
+        Instantiation,
+        "A connector whose flow variables are not as many as its potential variables (those neither \
+         parameter, constant, input, output, stream nor flow), unless it is partial, expandable, simple \
+         (no such prefixed variables) or holds an overdetermined type or record",
     ),
     code(
         "E0401",

@@ -36,6 +36,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> Option<Value> {
         let name = crate::names::ref_text(function);
         let rewritten = self.rewritten_call(e, &name, args, scope, loops);
+        let rewritten = rewritten.or_else(|| self.stream_operator(e, &name, args, scope, loops));
         if let Some(value) = rewritten.or_else(|| self.graph_query(e, function, args, scope, loops)) {
             return value;
         }

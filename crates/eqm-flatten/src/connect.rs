@@ -75,6 +75,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .map(|(n, v)| {
                         let role = match f.model.var(*v).role {
                             ConnectorRole::Flow => "flow ",
+                            ConnectorRole::Stream => "stream ",
                             _ => "",
                         };
                         format!("{role}{}", if n.is_empty() { "value" } else { n })
@@ -227,6 +228,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     let zero = self.model.exprs.int(0);
                     self.add_equation(sum, zero, Origin::ConnectFlow { set }, span);
                 }
+                // Stream variables give no equations here: `stream_connectors` writes the
+                // mixing of the set once every `inStream` is known.
+                ConnectorRole::Stream => {}
                 _ => {
                     let first = self.model.exprs.var(signed[0].0);
                     for &(v, _) in &signed[1..] {

@@ -2,7 +2,8 @@
 //! their scalar pairs, what `cardinality` counts, the connects of the model's own class
 //! that a diagram shows, the expandable connectors with the connects that involve them
 //! (which `expandable` elaborates), and the virtual graph of the overconstrained connections
-//! (which `overconstrained` collects and `spanning_trees` cuts).
+//! (which `overconstrained` collects and `spanning_trees` cuts), and the stream operators used
+//! (whose equations `stream_connectors` writes).
 //!
 //! Input: the connects `equations` resolves. Output: the state `connect` turns into connection
 //! sets once every instance is made, and `diagram` into the model's connections. It
@@ -15,6 +16,20 @@ use eqm_diag::source::Span;
 use eqm_ir::expr::{FxHashMap, VarId};
 use eqm_ir::flat::{InstanceId, ScalarType};
 use eqm_syntax::ast;
+
+/// The stream operators used so far (`inStream`, `actualStream`): the variable answering
+/// each, whose equation `stream_connectors` writes once the connection sets are known.
+#[derive(Default)]
+pub(crate) struct StreamState {
+    /// `$inStream(v)` by the stream variable `v`.
+    pub(crate) in_stream: FxHashMap<VarId, VarId>,
+    /// `$actualStream(v)` by the stream variable `v`.
+    pub(crate) actual: FxHashMap<VarId, VarId>,
+    /// The stream variables whose `$inStream` has no equation yet, in the order they were asked.
+    pub(crate) pending: Vec<VarId>,
+    /// The stream variables with their `$actualStream`, in the order they were asked.
+    pub(crate) actual_order: Vec<(VarId, VarId)>,
+}
 
 /// One scalar pair joined by a connect: (variable, outside) on each side.
 pub type ConnectPair = ((VarId, bool), (VarId, bool));

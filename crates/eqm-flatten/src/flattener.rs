@@ -122,6 +122,8 @@ pub(crate) struct Flattener<'t, 'a> {
     pub(crate) connections: ConnectionState<'a>,
     /// The expandable connectors and the connects that involve them.
     pub(crate) expandable: crate::connections::ExpandableState,
+    /// The `inStream` and `actualStream` calls met so far.
+    pub(crate) streams: crate::connections::StreamState,
     /// What connecting needs of each variable, by `VarId`: a few bytes each instead of the
     /// whole `flat::Variable`, so that connecting a large model reads a small array that stays in
     /// the cache rather than one cache line per variable.
@@ -193,6 +195,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             caches: Caches::new(table.classes.len()),
             connections: ConnectionState::default(),
             expandable: Default::default(),
+            streams: Default::default(),
             var_kinds: Vec::new(),
             consts: ConstCache::default(),
             structural_roots: Vec::new(),
@@ -300,6 +303,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         }
         self.build_connection_sets();
+        self.build_stream_equations();
+        // A connector already reported (a stream connector without its one flow) is not
+        // reported again for its sizes.
+        if !eqm_diag::has_errors(&self.diagnostics) {
+            self.check_connector_sizes();
+        }
         self.check_object_uses();
         self.check_printing_calls();
         if eqm_diag::has_errors(&self.diagnostics) {

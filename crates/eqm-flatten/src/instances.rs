@@ -72,6 +72,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             variability,
             causality,
             flow: false,
+            stream: false,
             is_connector,
             depth,
         });

@@ -354,7 +354,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return Member::Failed;
         };
         let prefixes = merge_prefixes(declared_prefixes, resolved.prefixes);
-        if !self.flow_prefix_allowed(instance, prefixes.connection, resolved.target, decl.name.span) {
+        if !self.connection_prefix_allowed(instance, prefixes.connection, resolved.target, decl.name.span) {
             return Member::Failed;
         }
         let parent_state = &self.instances[instance.0 as usize];
@@ -396,10 +396,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let kinds = Kinds {
             variability,
             causality,
-            connection: match self.instances[instance.0 as usize].flow {
-                true => ast::Connection::Flow,
-                false => prefixes.connection,
-            },
+            connection: self.instances[instance.0 as usize].connection_of_element(prefixes.connection),
         };
         match resolved.target {
             TypeRef::Builtin(ty) => self.builtin_member(instance, decl, &resolved, ty, kinds, elements),
@@ -770,6 +767,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 resolved.is_connector,
             );
             self.instances[child.0 as usize].flow = kinds.connection == ast::Connection::Flow;
+            self.instances[child.0 as usize].stream = kinds.connection == ast::Connection::Stream;
             insts.push(child);
         }
         let member = if elements.dims.is_empty() {

@@ -163,9 +163,24 @@ pub(crate) struct InstanceState<'a> {
     /// Declared `flow` (or inside a component that is): a record of flow variables
     /// (`flow Complex i;`) makes each of its fields a flow variable.
     pub(crate) flow: bool,
+    /// Declared `stream` (or inside a component that is): each scalar of a record declared
+    /// `stream` is a stream variable.
+    pub(crate) stream: bool,
     pub(crate) is_connector: bool,
     /// How many component levels enclose it: 0 for the model itself.
     pub(crate) depth: u32,
+}
+
+impl InstanceState<'_> {
+    /// The connection kind of an element declared with `declared`: that of the instance when it
+    /// is `flow` or `stream` (each scalar of a record so declared is one).
+    pub(crate) fn connection_of_element(&self, declared: ast::Connection) -> ast::Connection {
+        match (self.flow, self.stream) {
+            (true, _) => ast::Connection::Flow,
+            (_, true) => ast::Connection::Stream,
+            _ => declared,
+        }
+    }
 }
 
 /// The length and the first eight bytes of a name: equal for equal names, and different for

@@ -300,7 +300,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// The `equalityConstraint` of the class of element `k` of `instance`, when it is an
     /// overdetermined type or record.
-    fn element_constraint(&mut self, instance: InstanceId, k: usize, member: &Member) -> Option<ClassId> {
+    pub(crate) fn element_constraint(&mut self, instance: InstanceId, k: usize, member: &Member) -> Option<ClassId> {
         match member {
             Member::Inst(i) => self.equality_constraint(self.instances[i.0 as usize].class),
             Member::InstArray(array) => {

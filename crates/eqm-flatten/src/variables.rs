@@ -68,6 +68,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let id = VarId(self.model.variables.len() as u32);
         let role = match spec.connection {
             ast::Connection::Flow => ConnectorRole::Flow,
+            ast::Connection::Stream => ConnectorRole::Stream,
             ast::Connection::Potential => ConnectorRole::Potential,
             ast::Connection::None if spec.in_connector || spec.is_connector_type => ConnectorRole::Potential,
             ast::Connection::None => ConnectorRole::None,
@@ -92,6 +93,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ty: spec.ty,
             is_connector_type: spec.is_connector_type,
         });
+        self.check_stream_type(role, spec.ty, spec.span);
         let scope_for_messages = spec.span;
         // Attributes.
         let mut attributes = flat::AttributeValues::default();
@@ -219,36 +221,54 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// Whether a component of `instance` may have the connection prefix `connection`: `flow`
-    /// applies to types, records and connectors (each scalar of them is a flow variable), and not
-    /// to an element of a component that is `flow` already (it would be two flow prefixes on
-    /// one variable). E0335 otherwise.
-    pub(crate) fn flow_prefix_allowed(
+    /// and `stream` apply to types, records and connectors (each scalar of them is a flow or
+    /// stream variable), and not to an element of a component that is `flow` or `stream` already
+    /// (it would be two prefixes on one variable); `stream` only in a connector (Modelica 15.1).
+    /// E0335 (flow) or E0340 (stream) otherwise.
+    pub(crate) fn connection_prefix_allowed(
         &mut self,
         instance: InstanceId,
         connection: ast::Connection,
         target: crate::resolve::TypeRef,
         span: Span,
     ) -> bool {
-        if connection != ast::Connection::Flow {
-            return true;
-        }
-        let why = if self.instances[instance.0 as usize].flow {
-            "it is an element of a component that is `flow` already"
+        let (word, code) = match connection {
+            ast::Connection::Flow => ("flow", "E0335"),
+            ast::Connection::Stream => ("stream", "E0340"),
+            _ => return true,
+        };
+        let state = &self.instances[instance.0 as usize];
+        let why = if state.flow || state.stream {
+            let outer = if state.flow { "flow" } else { "stream" };
+            format!("it is an element of a component that is `{outer}` already")
+        } else if connection == ast::Connection::Stream && !state.is_connector {
+            "`stream` is only allowed on an element of a connector".to_string()
         } else if let crate::resolve::TypeRef::Class(class) = target
             && let kind = self.table.get(class).def.kind
             && !(kind.is_record() || kind.is_connector() || kind == ast::ClassKind::Type)
         {
-            "`flow` applies to types, records and connectors, not to a component of this class"
+            format!("`{word}` applies to types, records and connectors, not to a component of this class")
         } else {
             return true;
         };
         self.diagnostics.push(Diagnostic::error(
-            "E0335",
-            format!("this `flow` prefix is not allowed: {why}"),
+            code,
+            format!("this `{word}` prefix is not allowed: {why}"),
             span,
-            "flow",
+            word,
         ));
         false
+    }
+
+    /// A stream variable is a Real (Modelica 15.1): E0340 otherwise.
+    fn check_stream_type(&mut self, role: ConnectorRole, ty: ScalarType, span: Span) {
+        if role == ConnectorRole::Stream && ty != ScalarType::Real {
+            self.diagnostics.push(
+                Diagnostic::error("E0340", "a stream variable must be a Real", span, "not a Real").with_help(
+                    "a stream variable is a quantity carried by the flow: a specific enthalpy, a mass fraction",
+                ),
+            );
+        }
     }
 
     /// The `fixed` attribute: a Boolean known at compile time, for an element of an array its

@@ -287,6 +287,8 @@ pub enum Connection {
     #[default]
     None,
     Flow,
+    /// `stream`: a quantity carried by the connector's flow (Modelica chapter 15).
+    Stream,
     /// EQM's explicit `potential` prefix.
     Potential,
 }

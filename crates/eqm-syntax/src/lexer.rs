@@ -64,6 +64,8 @@ pub enum Token<'src> {
     Final,
     #[token("flow")]
     Flow,
+    #[token("stream")]
+    Stream,
     #[token("for")]
     For,
     #[token("function")]
@@ -146,9 +148,6 @@ pub enum Token<'src> {
     Expandable,
     #[token("operator")]
     Operator,
-    /// Modelica keywords that EQM reserves but does not implement.
-    #[token("stream", |l| l.slice())]
-    Unsupported(&'src str),
 
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*", |l| l.slice())]
     Ident(&'src str),
@@ -268,7 +267,6 @@ impl fmt::Display for Token<'_> {
             Token::Integer(s) | Token::Real(s) | Token::MalformedNumber(s) => write!(f, "number `{s}`"),
             Token::String(s) if s.len() <= 24 => write!(f, "string {s}"),
             Token::String(_) => write!(f, "a string"),
-            Token::Unsupported(s) => write!(f, "keyword `{s}`"),
             Token::BlockComment => write!(f, "a comment"),
             Token::QuotedIdent(s) => write!(f, "quoted identifier `{s}`"),
             other => write!(f, "`{}`", token_text(other)),
@@ -317,6 +315,7 @@ pub fn token_text(token: &Token<'_>) -> &'static str {
         False => "false",
         Final => "final",
         Flow => "flow",
+        Stream => "stream",
         For => "for",
         Function => "function",
         If => "if",
@@ -377,8 +376,7 @@ pub fn token_text(token: &Token<'_>) -> &'static str {
         Le => "<=",
         Gt => ">",
         Ge => ">=",
-        Ident(_) | Integer(_) | Real(_) | MalformedNumber(_) | String(_) | Unsupported(_) | BlockComment
-        | QuotedIdent(_) => "",
+        Ident(_) | Integer(_) | Real(_) | MalformedNumber(_) | String(_) | BlockComment | QuotedIdent(_) => "",
     }
 }
 
@@ -550,17 +548,6 @@ impl<'src> Iterator for Lexer<'src> {
                         }
                         Token::MalformedNumber(_) => end = self.check_number(range.start, range.end, true),
                         Token::Integer(_) | Token::Real(_) => end = self.check_number(range.start, range.end, false),
-                        // Reported here rather than by the parser, so that the syntax errors it
-                        // causes (`external "C";`) are recognised as consequences and dropped.
-                        Token::Unsupported(word) => self.diagnostics.push(
-                            Diagnostic::error(
-                                "E0110",
-                                format!("unexpected keyword `{word}`"),
-                                self.span(range.start, range.end),
-                                "not supported by EQM",
-                            )
-                            .with_help(unsupported_help(word)),
-                        ),
                         Token::QuotedIdent(quoted) => {
                             if quoted == "''" {
                                 self.diagnostics.push(
@@ -584,15 +571,6 @@ impl<'src> Iterator for Lexer<'src> {
             }
         }
     }
-}
-
-/// What to do instead of a reserved Modelica keyword EQM does not implement.
-fn unsupported_help(word: &str) -> String {
-    let instead = match word {
-        "stream" => "EQM has no stream connectors; use `flow` and potential variables",
-        _ => "remove it",
-    };
-    format!("`{word}` is a Modelica keyword that EQM does not support: {instead}")
 }
 
 /// A string slice like `"abc\"` whose last quote is escaped is still unterminated.
@@ -697,9 +675,8 @@ mod tests {
     #[test]
     fn comments_and_keywords() {
         let (t, d) = kinds("within; // x\n /* y */ model potential stream");
-        assert_eq!(t, ["`within`", "`;`", "`model`", "`potential`", "keyword `stream`"]);
-        // Reserved Modelica keywords EQM does not implement are reported by the lexer.
-        assert_eq!(d, ["E0110"]);
+        assert_eq!(t, ["`within`", "`;`", "`model`", "`potential`", "`stream`"]);
+        assert!(d.is_empty());
     }
 
     #[test]

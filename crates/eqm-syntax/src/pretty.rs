@@ -435,6 +435,7 @@ fn type_prefix(out: &mut String, p: &TypePrefix) {
     match p.connection {
         Connection::None => {}
         Connection::Flow => out.push_str("flow "),
+        Connection::Stream => out.push_str("stream "),
         Connection::Potential => out.push_str("potential "),
     }
     match p.variability {

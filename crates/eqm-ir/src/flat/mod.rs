@@ -72,6 +72,9 @@ pub enum ConnectorRole {
     None,
     Potential,
     Flow,
+    /// A `stream` variable: carried by its connector's flow variable; a connection set of them
+    /// gives no equations of equality or sum (Modelica chapter 15).
+    Stream,
 }
 
 /// Modelica's `stateSelect` attribute.
@@ -162,6 +165,13 @@ pub enum Origin {
     /// `0 = equalityConstraint(a, b)` of a connect of overdetermined instances that is no
     /// edge of the connection graph's spanning trees.
     EqualityConstraint,
+    /// `$inStream(var) = ...`: the mixing of the connection set in which the stream variable
+    /// `var` is an inside member.
+    InStream { var: VarId },
+    /// `var = ...`: the value carried out through stream variable `var` of an outside connector.
+    OutsideStream { var: VarId },
+    /// `$actualStream(var) = if flow > 0 then $inStream(var) else var`.
+    ActualStream { var: VarId },
 }
 
 /// An equation that came from an array equation or a for-loop: its source and index.
@@ -855,6 +865,9 @@ impl Origin {
             Origin::ConnectFlow { set } => format!("connection set {} (flow sum)", set + 1),
             Origin::UnconnectedFlow { var } => format!("unconnected flow {}", symbols.var_name(*var)),
             Origin::EqualityConstraint => "equality constraint of a connect outside the spanning trees".into(),
+            Origin::InStream { var } => format!("inStream of {}", symbols.var_name(*var)),
+            Origin::OutsideStream { var } => format!("stream of outside connector {}", symbols.var_name(*var)),
+            Origin::ActualStream { var } => format!("actualStream of {}", symbols.var_name(*var)),
         }
     }
 }

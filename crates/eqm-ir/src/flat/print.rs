@@ -223,6 +223,7 @@ impl FlatModel {
             });
             out.push_str(match v.role {
                 ConnectorRole::Flow => "flow ",
+                ConnectorRole::Stream => "stream ",
                 ConnectorRole::Potential => "potential ",
                 ConnectorRole::None => "",
             });
