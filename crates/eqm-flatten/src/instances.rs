@@ -153,7 +153,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// also a function), a connector also a type or a record, a block also a record, a model
     /// also a record or a block; every kind may extend a `class`. A class written `class` is
     /// not checked, as libraries use it loosely.
-    fn check_base_kind(&mut self, class: ClassId, base: ClassId, span: eqm_diag::source::Span) {
+    pub(crate) fn check_base_kind(&mut self, class: ClassId, base: ClassId, span: eqm_diag::source::Span) {
         use ast::ClassKind as K;
         let (derived, inherited) = (self.table.get(class).def.kind, self.table.get(base).def.kind);
         let allowed = match (derived, inherited) {
@@ -243,7 +243,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                     });
                                 }
                             }
-                            ast::Element::Extends(x) => match self.table.lookup_base(class, &x.base) {
+                            ast::Element::Extends(x) => match self.base_class(class, x) {
                                 Ok(TypeRef::Class(base)) => {
                                     self.check_base_kind(class, base, x.base.span);
                                     let scope = Scope { instance: None, class };
@@ -269,7 +269,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                     }
                                 }
                                 Ok(TypeRef::Builtin(_)) => {}
-                                Err(_) => self.unknown_class(class, &x.base),
+                                Err(reported) => {
+                                    if !reported {
+                                        self.unknown_class(class, &x.base)
+                                    }
+                                }
                             },
                             ast::Element::Class(def) if def.redeclarable.redeclare => {
                                 out.class_redeclares.push(ClassRedeclare {

@@ -375,7 +375,7 @@ impl<'a> ClassTable<'a> {
         self.searching.borrow_mut().push(class);
         let mut found = None;
         for x in entry.extends() {
-            if let Ok(TypeRef::Class(base)) = self.lookup_from(class, &x.base, depth + 1, true)
+            if let Ok(TypeRef::Class(base)) = self.base_from(class, x, depth + 1)
                 && let Some(member) = self.member_class(base, name, depth + 1)
             {
                 found = Some(member);
@@ -427,6 +427,61 @@ impl<'a> ClassTable<'a> {
     /// the base up among the classes `scope` inherits, which also keeps lookup from cycling.
     pub fn lookup_base(&self, scope: ClassId, name: &ast::Name) -> Result<TypeRef, LookupError> {
         self.remembered(scope, LookupKind::Base, name, || self.lookup_from(scope, name, 0, true))
+    }
+
+    /// The base class of the `extends` clause `x` written in `scope`: for a class extending its
+    /// inherited version ([`ast::Extends::inherited`]), the class of that name which the
+    /// enclosing class inherits, and otherwise the class the base's name denotes
+    /// ([`ClassTable::lookup_base`]).
+    pub fn extends_base(&self, scope: ClassId, x: &ast::Extends) -> Result<TypeRef, LookupError> {
+        if x.inherited {
+            return self.base_from(scope, x, 0);
+        }
+        self.lookup_base(scope, &x.base)
+    }
+
+    /// [`ClassTable::extends_base`] inside a lookup `depth` calls deep.
+    fn base_from(&self, scope: ClassId, x: &ast::Extends, depth: usize) -> Result<TypeRef, LookupError> {
+        if !x.inherited {
+            return self.lookup_from(scope, &x.base, depth, true);
+        }
+        self.inherited_class(scope, depth)
+            .map(TypeRef::Class)
+            .ok_or(LookupError::NotFound { resolved_parts: 0 })
+    }
+
+    /// For a class extending its inherited version (`model extends B ... end B;`), the class it
+    /// extends; `None` for any other class.
+    pub fn class_extends_base(&self, class: ClassId) -> Option<ClassId> {
+        if !self.get(class).extends.first().is_some_and(|x| x.inherited) {
+            return None;
+        }
+        self.inherited_class(class, 0)
+    }
+
+    /// Whether any class of the table extends its inherited version.
+    pub fn has_class_extends(&self) -> bool {
+        self.classes
+            .iter()
+            .any(|c| c.extends.first().is_some_and(|x| x.inherited))
+    }
+
+    /// The class that `class`, a class extending its inherited version, extends: the class of
+    /// its name that one of the `extends` clauses of the enclosing class brings in, the first
+    /// in the order of the clauses (Modelica's section 7.3.1). `None` when there is none.
+    pub fn inherited_class(&self, class: ClassId, depth: usize) -> Option<ClassId> {
+        if depth > self.max_lookup_depth() {
+            return None;
+        }
+        let entry = self.get(class);
+        let parent = entry.parent?;
+        let name = entry.def.name.name.as_str();
+        self.get(parent)
+            .extends()
+            .find_map(|y| match self.base_from(parent, y, depth + 1) {
+                Ok(TypeRef::Class(base)) => self.member_class(base, name, depth + 1),
+                _ => None,
+            })
     }
 
     /// The answer of a lookup of `name` from `scope`, from [`ClassTable::answers`] or computed

@@ -241,7 +241,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             for element in elements {
                 let ast::Element::Extends(x) = element else { continue };
-                let base = match self.table.lookup_base(class, &x.base) {
+                if x.inherited
+                    && let Some(d) = self.class_extends_error(class, self.table.inherited_class(class, 0), x)
+                {
+                    return Err(d);
+                }
+                let base = match self.table.extends_base(class, x) {
                     Ok(TypeRef::Class(b)) if self.table.get(b).def.kind.is_function() => b,
                     _ => {
                         return Err(Diagnostic::error(
