@@ -151,7 +151,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The type `name` denotes once looked up as `target`, following short class definitions.
-    fn resolve_target(&mut self, target: TypeRef, name: &'a ast::Name, depth: usize) -> Option<ResolvedType<'a>> {
+    pub(crate) fn resolve_target(
+        &mut self,
+        target: TypeRef,
+        name: &'a ast::Name,
+        depth: usize,
+    ) -> Option<ResolvedType<'a>> {
         let mut resolved = ResolvedType {
             target,
             modifier: Modifier::default(),

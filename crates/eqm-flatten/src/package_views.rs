@@ -118,6 +118,38 @@ impl<'t, 'a> Flattener<'t, 'a> {
         result
     }
 
+    /// The packages that the function `class` sees as others: for a function extending its
+    /// inherited version (`redeclare function extends h`), the package of each function it
+    /// extends that way, seen as the package that declares `class`.
+    pub(crate) fn function_views(&self, class: ClassId) -> Vec<(ClassId, ClassId)> {
+        let mut views = Vec::new();
+        let Some(package) = self.table.get(class).parent else {
+            return views;
+        };
+        let mut current = class;
+        while let Some(inherited) = self.table.class_extends_base(current) {
+            match self.table.get(inherited).parent {
+                Some(from) if from != package && views.len() <= MAX_EXTENDS_DEPTH => views.push((from, package)),
+                _ => break,
+            }
+            current = inherited;
+        }
+        views
+    }
+
+    /// The type of a declaration `name` in `scope`, a class of a package seen as another one
+    /// ([`Flattener::viewed_class`]) or else the one the class table gives.
+    pub(crate) fn viewed_type(
+        &mut self,
+        scope: Scope,
+        name: &'a ast::Name,
+    ) -> Option<std::rc::Rc<crate::layout::ResolvedType<'a>>> {
+        match self.viewed_class(scope, name) {
+            Some(target) => self.resolve_target(target, name, 0).map(std::rc::Rc::new),
+            None => self.resolve_type(scope.class, name, 0),
+        }
+    }
+
     /// The class a name used in `scope` denotes when its first part is found in an enclosing
     /// class that [`Flattener::view_of`] maps to another package: the same name in that
     /// package. `None` for every other name (the caller looks it up as usual).

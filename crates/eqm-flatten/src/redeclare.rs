@@ -83,18 +83,29 @@ impl<'t, 'a> Flattener<'t, 'a> {
         scope: Scope,
         name: &ast::Name,
     ) -> Result<(TypeRef, Modifier<'a>), LookupError> {
-        if let Some(found) = self.redirected(scope, name, 0) {
-            return found;
+        match self.redirected(scope, name, 0) {
+            Some(found) => found,
+            None => self.table.lookup(scope.class, name).map(|t| (t, Modifier::default())),
         }
-        if let Some(viewed) = self.viewed_class(scope, name) {
-            return Ok((viewed, Modifier::default()));
-        }
-        self.table.lookup(scope.class, name).map(|t| (t, Modifier::default()))
     }
 
-    /// [`Self::lookup_class`] for a name whose first part is a redeclared replaceable class;
-    /// `None` for any other name.
+    /// [`Self::lookup_class`] for a name whose first part is a redeclared replaceable class, or
+    /// a class of an enclosing package that the instance sees as another package
+    /// ([`Self::viewed_class`]); `None` for any other name.
     pub(crate) fn redirected(
+        &mut self,
+        scope: Scope,
+        name: &ast::Name,
+        depth: usize,
+    ) -> Option<Result<(TypeRef, Modifier<'a>), LookupError>> {
+        self.redeclared_name(scope, name, depth).or_else(|| {
+            self.viewed_class(scope, name)
+                .map(|viewed| Ok((viewed, Modifier::default())))
+        })
+    }
+
+    /// [`Self::redirected`] for a redeclared replaceable class.
+    fn redeclared_name(
         &mut self,
         scope: Scope,
         name: &ast::Name,

@@ -140,7 +140,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         assignable: bool,
         actual: Option<&Vec<usize>>,
     ) -> Option<LocalVar> {
-        let resolved = self.resolve_type(scope.class, &clause.type_name, 0)?;
+        let resolved = self.viewed_type(scope, &clause.type_name)?;
         if let TypeRef::Class(class) = resolved.target
             && self.is_record(class)
         {
