@@ -393,20 +393,31 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return self.table.lookup_base(class, &x.base).map_err(|_| false);
         }
         let found = self.table.inherited_class(class, 0);
-        if self.redeclarations.class_extends_checked.insert(class)
-            && let Some(d) = self.class_extends_error(class, found, x)
+        let error = self.class_extends_error(class, found, x);
+        let ok = error.is_none();
+        if let Some(d) = error
+            && self.redeclarations.class_extends_checked.insert(class)
         {
             self.diagnostics.push(d);
         }
         match found {
-            Some(b) if self.table.get(b).def.redeclarable.replaceable => Ok(TypeRef::Class(b)),
+            Some(b) if ok => Ok(TypeRef::Class(b)),
             _ => Err(true),
+        }
+    }
+
+    /// Checks `class` when it extends its inherited version (see [`Self::base_class`]): every
+    /// class a laid-out class declares is checked, also one that is used only as a function.
+    pub(crate) fn check_class_extends(&mut self, class: ClassId) {
+        if let Some(x) = self.table.get(class).extends().next().filter(|x| x.inherited) {
+            let _ = self.base_class(class, x);
         }
     }
 
     /// The E0221 diagnostic for the clause `x` of `class`, a class extending its inherited
     /// version `inherited`, unless that class exists and is replaceable (Modelica's section
-    /// 7.3.1: only an inherited replaceable class can be extended this way).
+    /// 7.3.1: only an inherited replaceable class can be extended this way), or E0336 when its
+    /// kind may not extend the inherited class's.
     pub(crate) fn class_extends_error(
         &self,
         class: ClassId,
@@ -450,6 +461,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     self.table.get(b).def.kind.keyword(),
                     entry.def.name.name
                 )),
+            ),
+            Some(b) if !crate::instances::may_extend(entry.def.kind, self.table.get(b).def.kind) => Some(
+                Diagnostic::error(
+                    "E0336",
+                    format!(
+                        "a {} cannot extend the {} `{}`",
+                        entry.def.kind.keyword(),
+                        self.table.get(b).def.kind.keyword(),
+                        self.table.get(b).full_name
+                    ),
+                    x.span,
+                    "base class of another kind",
+                )
+                .with_label(self.table.get(b).def.name.span, "declared here"),
             ),
             Some(_) => None,
         }

@@ -58,6 +58,8 @@ corpus!(
     array_functions,
     cardinality,
     boolean_dimensions,
+    class_extends,
+    class_extends_chain,
     component_functions,
     conditional_components,
     connection_roots,
