@@ -155,7 +155,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// not checked, as libraries use it loosely.
     pub(crate) fn check_base_kind(&mut self, class: ClassId, base: ClassId, span: eqm_diag::source::Span) {
         let (derived, inherited) = (self.table.get(class).def.kind, self.table.get(base).def.kind);
-        if !may_extend(derived, inherited) {
+        if !crate::resolve::may_extend(derived, inherited) {
             self.diagnostics.push(Diagnostic::error(
                 "E0336",
                 format!(
@@ -362,22 +362,5 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.finish_deferred_starts(deferred);
         }
         result
-    }
-}
-
-/// Whether a class of kind `derived` may extend one of kind `inherited` (Modelica's section
-/// 7.1.3): a package, operator, function, type, record, operator record or expandable connector
-/// extends its own kind only (an operator function also a function), a connector also a type
-/// or a record, a block also a record, a model also a record or a block; every kind may extend
-/// a `class`, and a class written `class` may extend any kind.
-pub(crate) fn may_extend(derived: ast::ClassKind, inherited: ast::ClassKind) -> bool {
-    use ast::ClassKind as K;
-    match (derived, inherited) {
-        (K::Class, _) | (_, K::Class) => true,
-        (K::OperatorFunction, K::Function) => true,
-        (K::Connector, K::Type | K::Record | K::OperatorRecord) => true,
-        (K::Block, K::Record) => true,
-        (K::Model, K::Record | K::Block) => true,
-        (d, b) => d == b,
     }
 }

@@ -151,12 +151,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The type `name` denotes once looked up as `target`, following short class definitions.
-    pub(crate) fn resolve_target(
-        &mut self,
-        target: TypeRef,
-        name: &'a ast::Name,
-        depth: usize,
-    ) -> Option<ResolvedType<'a>> {
+    fn resolve_target(&mut self, target: TypeRef, name: &'a ast::Name, depth: usize) -> Option<ResolvedType<'a>> {
         let mut resolved = ResolvedType {
             target,
             modifier: Modifier::default(),

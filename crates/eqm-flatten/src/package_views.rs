@@ -137,19 +137,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         views
     }
 
-    /// The type of a declaration `name` in `scope`, a class of a package seen as another one
-    /// ([`Flattener::viewed_class`]) or else the one the class table gives.
-    pub(crate) fn viewed_type(
-        &mut self,
-        scope: Scope,
-        name: &'a ast::Name,
-    ) -> Option<std::rc::Rc<crate::layout::ResolvedType<'a>>> {
-        match self.viewed_class(scope, name) {
-            Some(target) => self.resolve_target(target, name, 0).map(std::rc::Rc::new),
-            None => self.resolve_type(scope.class, name, 0),
-        }
-    }
-
     /// The class a name used in `scope` denotes when its first part is found in an enclosing
     /// class that [`Flattener::view_of`] maps to another package: the same name in that
     /// package. `None` for every other name (the caller looks it up as usual).

@@ -462,7 +462,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     entry.def.name.name
                 )),
             ),
-            Some(b) if !crate::instances::may_extend(entry.def.kind, self.table.get(b).def.kind) => Some(
+            Some(b) if !crate::resolve::may_extend(entry.def.kind, self.table.get(b).def.kind) => Some(
                 Diagnostic::error(
                     "E0336",
                     format!(

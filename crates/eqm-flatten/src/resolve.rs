@@ -123,6 +123,8 @@ pub struct ClassTable<'a> {
     answers: RefCell<FxHashMap<(ClassId, LookupKind), ByName<Answer>>>,
     /// The answers of [`ClassTable::member_class`] asked from outside a lookup, likewise.
     members: RefCell<FxHashMap<ClassId, ByName<Option<ClassId>>>>,
+    /// The answers of [`ClassTable::class_extends_base`], likewise.
+    inherited: RefCell<FxHashMap<ClassId, Option<ClassId>>>,
     /// The conversions that apply to the names written inside a top-level class, by the
     /// class's name: those of the libraries it says it uses in an earlier version (see
     /// `crate::converted_lookup`).
@@ -456,7 +458,16 @@ impl<'a> ClassTable<'a> {
         if !self.get(class).extends.first().is_some_and(|x| x.inherited) {
             return None;
         }
-        self.inherited_class(class, 0)
+        // Asked for each name looked up inside such a class: remembered, as `members` is.
+        if !self.searching.borrow().is_empty() {
+            return self.inherited_class(class, 0);
+        }
+        if let Some(&answer) = self.inherited.borrow().get(&class) {
+            return answer;
+        }
+        let answer = self.inherited_class(class, 0);
+        self.inherited.borrow_mut().insert(class, answer);
+        answer
     }
 
     /// Whether any class of the table extends its inherited version.
@@ -675,6 +686,23 @@ pub fn builtin_type(name: &str) -> Option<ScalarType> {
         "String" => ScalarType::String,
         _ => return None,
     })
+}
+
+/// Whether a class of kind `derived` may extend one of kind `inherited` (Modelica's section
+/// 7.1.3): a package, operator, function, type, record, operator record or expandable connector
+/// extends its own kind only (an operator function also a function), a connector also a type
+/// or a record, a block also a record, a model also a record or a block; every kind may extend
+/// a `class`, and a class written `class` may extend any kind.
+pub fn may_extend(derived: ast::ClassKind, inherited: ast::ClassKind) -> bool {
+    use ast::ClassKind as K;
+    match (derived, inherited) {
+        (K::Class, _) | (_, K::Class) => true,
+        (K::OperatorFunction, K::Function) => true,
+        (K::Connector, K::Type | K::Record | K::OperatorRecord) => true,
+        (K::Block, K::Record) => true,
+        (K::Model, K::Record | K::Block) => true,
+        (d, b) => d == b,
+    }
 }
 
 /// `imports` with the unqualified ones (`import P.*;`) last: a name an import gives by itself
