@@ -222,7 +222,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // An inherited binding reads the constants of the package asked for, not those of the
         // base that declares it (`nS` in `extends PartialMedium(substanceNames = {"a", "b"})`).
         let value = match found.binding {
-            Some(binding) => self.with_view(found.scope, class, |f| {
+            Some(binding) => self.with_view(found.scope, if found.inherited { class } else { found.scope }, |f| {
                 f.eval(
                     binding,
                     Scope {

@@ -28,6 +28,10 @@ pub(crate) struct FoundConstant<'a> {
     pub(crate) binding: Option<&'a ast::Expr>,
     /// The class the binding is written in, whose scope its names are looked up in.
     pub(crate) scope: ClassId,
+    /// Whether `scope` is the package asked for or one it inherits, whose names are then those
+    /// of the package asked for (false for the modifier of a short class definition, written
+    /// in the class around it).
+    pub(crate) inherited: bool,
 }
 
 /// How many `extends` levels the search for an inherited constant follows; an `extends` cycle
@@ -48,12 +52,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 decl,
                 binding: decl.modification.as_ref().and_then(|m| m.binding.as_ref()),
                 scope: class,
+                inherited: true,
             });
         }
         if depth > MAX_EXTENDS_DEPTH {
             return None;
         }
         let table = self.table;
+        // `package Air = SimpleAir(n = 2)` has the constants of `SimpleAir`, with its modifiers.
+        if let ast::ClassBody::Short { base, modification, .. } = &table.get(class).def.body {
+            let scope = table.get(class).parent.unwrap_or(class);
+            let Ok(TypeRef::Class(target)) = table.lookup(scope, base) else {
+                return None;
+            };
+            let mut found = self.search_constant(target, name, depth + 1)?;
+            if let Some(binding) = modification.as_ref().and_then(|m| modified_binding(m, name)) {
+                found.binding = Some(binding);
+                found.scope = scope;
+                found.inherited = false;
+            }
+            return Some(found);
+        }
         for x in table.get(class).extends() {
             let Ok(TypeRef::Class(base)) = table.extends_base(class, x) else {
                 continue;
@@ -67,6 +86,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             if let Some(binding) = x.modification.as_ref().and_then(|m| modified_binding(m, name)) {
                 found.binding = Some(binding);
                 found.scope = class;
+                found.inherited = true;
             }
             return Some(found);
         }

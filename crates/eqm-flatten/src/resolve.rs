@@ -371,7 +371,26 @@ impl<'a> ClassTable<'a> {
         if self.reaches_unloaded(Some(class), name) {
             return None;
         }
-        if entry.extends.is_empty() || self.searching.borrow().contains(&class) {
+        if self.searching.borrow().contains(&class) {
+            return None;
+        }
+        // `package Air = Media.SimpleAir;` has the classes of the class it names. With modifiers
+        // (`package P = Q(n = 2)`) it has none here: a class of `Q` would read `Q`'s `n`.
+        if let ast::ClassBody::Short {
+            base,
+            modification: None,
+            ..
+        } = &entry.def.body
+        {
+            self.searching.borrow_mut().push(class);
+            let found = match self.lookup_from(entry.parent.unwrap_or(class), base, depth + 1, false) {
+                Ok(TypeRef::Class(b)) => self.member_class(b, name, depth + 1),
+                _ => None,
+            };
+            self.searching.borrow_mut().pop();
+            return found;
+        }
+        if entry.extends.is_empty() {
             return None;
         }
         self.searching.borrow_mut().push(class);

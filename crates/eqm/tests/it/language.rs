@@ -84,6 +84,7 @@ corpus!(
     get_instance_name,
     global_names,
     imported_constants,
+    inherited_constants,
     imported_literals,
     inner_outer,
     integer_results,
