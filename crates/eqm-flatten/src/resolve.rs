@@ -375,16 +375,21 @@ impl<'a> ClassTable<'a> {
             return None;
         }
         // `package Air = Media.SimpleAir;` has the classes of the class it names. With modifiers
-        // (`package P = Q(n = 2)`) it has none here: a class of `Q` would read `Q`'s `n`.
-        if let ast::ClassBody::Short {
-            base,
-            modification: None,
-            ..
-        } = &entry.def.body
-        {
+        // of its constants or redeclarations (`package P = Q(n = 2)`) it has none here: a class
+        // of `Q` would read `Q`'s `n`. Bounds, nominal values and units of its types
+        // (`SpecificEnthalpy(max = 1e6)`) change no value, and their classes are `Q`'s.
+        if let ast::ClassBody::Short { base, modification, .. } = &entry.def.body {
             self.searching.borrow_mut().push(class);
             let found = match self.lookup_from(entry.parent.unwrap_or(class), base, depth + 1, false) {
-                Ok(TypeRef::Class(b)) => self.member_class(b, name, depth + 1),
+                Ok(TypeRef::Class(b))
+                    if modification.as_ref().is_none_or(|m| {
+                        m.arguments.iter().all(|arg| {
+                            only_bounds(arg) && self.member_class(b, &arg.name.parts[0].name, depth + 1).is_some()
+                        })
+                    }) =>
+                {
+                    self.member_class(b, name, depth + 1)
+                }
                 _ => None,
             };
             self.searching.borrow_mut().pop();
@@ -722,6 +727,28 @@ pub fn may_extend(derived: ast::ClassKind, inherited: ast::ClassKind) -> bool {
         (K::Model, K::Record | K::Block) => true,
         (d, b) => d == b,
     }
+}
+
+/// Whether the modifier argument `arg` changes only attributes that give no value: `T(min = 0,
+/// max = 1e6, nominal = 300, unit = "K")`, not a binding, a start value or a redeclaration.
+fn only_bounds(arg: &ast::ModArgument) -> bool {
+    let Some(m) = &arg.modification else {
+        return arg.redeclare.is_none();
+    };
+    arg.redeclare.is_none()
+        && arg.name.parts.len() == 1
+        && m.binding.is_none()
+        && m.class_modification.as_ref().is_none_or(|c| {
+            c.arguments.iter().all(|a| {
+                a.redeclare.is_none()
+                    && a.name.parts.len() == 1
+                    && a.modification.as_ref().is_none_or(|m| m.class_modification.is_none())
+                    && matches!(
+                        a.name.parts[0].name.as_str(),
+                        "min" | "max" | "nominal" | "quantity" | "unit" | "displayUnit"
+                    )
+            })
+        })
 }
 
 /// `imports` with the unqualified ones (`import P.*;`) last: a name an import gives by itself
