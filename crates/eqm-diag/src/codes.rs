@@ -336,7 +336,9 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Names,
         "A redeclaration that is not allowed: of an element that is not replaceable or is final, of a name \
-         that the class does not have, or with a class that lacks a public element of the constraining class",
+         that the class does not have, or with a class that lacks a public element of the constraining class; \
+         a class extending its inherited version (`redeclare model extends B`) when no base class has a \
+         replaceable `B`",
     ),
     code(
         "E0240",

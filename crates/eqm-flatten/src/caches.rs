@@ -38,6 +38,9 @@ pub(crate) struct Caches<'a> {
     /// Values of package constants by (package, name); `None` while one is being evaluated or
     /// when it has no value.
     pub(crate) package_constants: BTreeMap<(ClassId, String), Option<Value>>,
+    /// While a binding a package inherits is evaluated, the package it was declared in and the
+    /// package it is evaluated for, innermost last (see `Flattener::with_view`).
+    pub(crate) package_views: Vec<(ClassId, ClassId)>,
     /// The attributes of a variable before they are known: empty, and shared.
     pub(crate) no_attributes: flat::Attributes,
     /// The attributes made last, by hash slot (see `Flattener::share_attributes`).
@@ -74,6 +77,7 @@ impl Caches<'_> {
             layouts: vec![None; class_count],
             types: FxHashMap::default(),
             package_constants: BTreeMap::new(),
+            package_views: Vec::new(),
             no_attributes: flat::Attributes::default(),
             recent_attributes: vec![None; 256],
             members_in_progress: Vec::new(),
@@ -95,6 +99,14 @@ pub(crate) struct Redeclarations {
     pub(crate) subtypes_checked: BTreeSet<(ClassId, ClassId, u32)>,
     /// Element redeclarations already checked (by their declaration's address).
     pub(crate) redeclarations_checked: HashSet<*const ast::ComponentDecl>,
+    /// Classes extending their inherited version whose base was already checked (every class
+    /// deriving from one collects its `extends` clauses again).
+    pub(crate) class_extends_checked: HashSet<ClassId>,
+    /// Whether any class extends its inherited version: only then may an enclosing package of
+    /// a name stand for another one (`package_views`).
+    pub(crate) has_class_extends: bool,
+    /// The (class, base) pairs whose kinds the search for inherited package constants checked.
+    pub(crate) base_kinds_checked: HashSet<(ClassId, ClassId)>,
 }
 
 impl Redeclarations {
@@ -104,6 +116,9 @@ impl Redeclarations {
             has_replaceable_classes: table.classes.iter().any(|c| c.def.redeclarable.replaceable),
             subtypes_checked: BTreeSet::new(),
             redeclarations_checked: HashSet::new(),
+            class_extends_checked: HashSet::new(),
+            has_class_extends: table.has_class_extends(),
+            base_kinds_checked: HashSet::new(),
         }
     }
 }

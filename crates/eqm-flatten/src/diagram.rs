@@ -349,7 +349,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         while let Some(&c) = queue.get(next) {
             next += 1;
             for extends in self.table.get(c).extends() {
-                if let Ok(TypeRef::Class(base)) = self.table.lookup_base(c, &extends.base)
+                if let Ok(TypeRef::Class(base)) = self.table.extends_base(c, extends)
                     && !seen.contains(&base)
                 {
                     seen.push(base);

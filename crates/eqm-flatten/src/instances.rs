@@ -154,18 +154,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// also a function), a connector also a type or a record, a block also a record, a model
     /// also a record or a block; every kind may extend a `class`. A class written `class` is
     /// not checked, as libraries use it loosely.
-    fn check_base_kind(&mut self, class: ClassId, base: ClassId, span: eqm_diag::source::Span) {
-        use ast::ClassKind as K;
+    pub(crate) fn check_base_kind(&mut self, class: ClassId, base: ClassId, span: eqm_diag::source::Span) {
         let (derived, inherited) = (self.table.get(class).def.kind, self.table.get(base).def.kind);
-        let allowed = match (derived, inherited) {
-            (K::Class, _) | (_, K::Class) => true,
-            (K::OperatorFunction, K::Function) => true,
-            (K::Connector, K::Type | K::Record | K::OperatorRecord) => true,
-            (K::Block, K::Record) => true,
-            (K::Model, K::Record | K::Block) => true,
-            (d, b) => d == b,
-        };
-        if !allowed {
+        if !crate::resolve::may_extend(derived, inherited) {
             self.diagnostics.push(Diagnostic::error(
                 "E0336",
                 format!(
@@ -244,7 +235,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                     });
                                 }
                             }
-                            ast::Element::Extends(x) => match self.table.lookup_base(class, &x.base) {
+                            ast::Element::Extends(x) => match self.base_class(class, x) {
                                 Ok(TypeRef::Class(base)) => {
                                     self.check_base_kind(class, base, x.base.span);
                                     let scope = Scope { instance: None, class };
@@ -270,18 +261,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                     }
                                 }
                                 Ok(TypeRef::Builtin(_)) => {}
-                                Err(_) => self.unknown_class(class, &x.base),
+                                Err(reported) => {
+                                    if !reported {
+                                        self.unknown_class(class, &x.base)
+                                    }
+                                }
                             },
-                            ast::Element::Class(def) if def.redeclarable.redeclare => {
-                                out.class_redeclares.push(ClassRedeclare {
-                                    name: &def.name.name,
-                                    def,
-                                    scope: Scope { instance: None, class },
-                                    class: self.table.get(class).nested.get(def.name.name.as_str()).copied(),
-                                    span: def.name.span,
-                                });
+                            ast::Element::Class(def) => {
+                                let nested = self.table.get(class).nested.get(def.name.name.as_str()).copied();
+                                if let Some(n) = nested {
+                                    self.check_class_extends(n);
+                                }
+                                if def.redeclarable.redeclare {
+                                    out.class_redeclares.push(ClassRedeclare {
+                                        name: &def.name.name,
+                                        def,
+                                        scope: Scope { instance: None, class },
+                                        class: nested,
+                                        span: def.name.span,
+                                    });
+                                }
                             }
-                            ast::Element::Class(_) | ast::Element::Import(_) => {}
+                            ast::Element::Import(_) => {}
                         }
                     }
                 }

@@ -89,6 +89,7 @@ mod names;
 mod operators;
 mod overconstrained;
 mod overloads;
+mod package_views;
 mod predefined;
 mod printing;
 mod range_assignments;

@@ -175,8 +175,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let mut found = None;
             let ident = &c.parts[0].name.name;
             while let Some(cls) = current {
-                if self.find_constant_decl(cls, ident).is_some() {
-                    found = Some((cls, ident.as_str()));
+                // An enclosing package that another one extends for the instance at hand is
+                // that package (`nX` in `PartialMedium.BaseProperties` is the medium's).
+                let package = self.view_of(scope, cls);
+                if self.find_constant(package, ident).is_some() {
+                    found = Some((package, ident.as_str()));
                     break;
                 }
                 if let Some(imported) = self.imported_constant(cls, ident) {
@@ -206,7 +209,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .and_then(|whole| self.subscripted_constant(whole, c, scope, loops)),
             );
         }
-        let Some((decl, _)) = self.find_constant_decl(class, name) else {
+        let Some(found) = self.find_constant(class, name) else {
             self.diagnostics.push(Diagnostic::error(
                 "E0205",
                 format!("`{}` has no constant `{name}`", self.table.get(class).full_name),
@@ -216,13 +219,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return Some(None);
         };
         self.caches.package_constants.insert(key.clone(), None);
-        let value = match decl.modification.as_ref().and_then(|m| m.binding.as_ref()) {
-            Some(binding) => self.eval(binding, Scope { instance: None, class }, loops),
+        // An inherited binding reads the constants of the package asked for, not those of the
+        // base that declares it (`nS` in `extends PartialMedium(substanceNames = {"a", "b"})`).
+        let value = match found.binding {
+            Some(binding) => self.with_view(found.scope, if found.inherited { class } else { found.scope }, |f| {
+                f.eval(
+                    binding,
+                    Scope {
+                        instance: None,
+                        class: found.scope,
+                    },
+                    loops,
+                )
+            }),
             None => {
                 self.diagnostics.push(Diagnostic::error(
                     "E0206",
                     format!("constant `{name}` has no value"),
-                    decl.name.span,
+                    found.decl.name.span,
                     "a constant needs a binding",
                 ));
                 None

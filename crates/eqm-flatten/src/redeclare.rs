@@ -7,8 +7,10 @@
 //! redeclarations (E0221): only replaceable, non-final elements are redeclared, an element
 //! redeclaration replaces an inherited element, and the new class has every element of the
 //! constraining class. Component redeclarations themselves are applied where a component is
-//! instantiated (`instantiate`). It deliberately does not implement `redeclare model extends`
-//! (a class extending its inherited version), which the parser reports as not supported.
+//! instantiated (`instantiate`). A class extending its inherited version (`redeclare model
+//! extends B ... end B;`) is a nested class of the deriving class like any other: with
+//! `redeclare` it is a class redeclaration, and its base (the inherited `B`) is what
+//! [`Flattener::base_class`] answers, checked here (E0221).
 //!
 //! Lookup stays static (the class table) for every name whose first part is not a replaceable
 //! class; only those names pay for the walk over the enclosing instances, and a model without
@@ -87,9 +89,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
-    /// [`Self::lookup_class`] for a name whose first part is a redeclared replaceable class;
-    /// `None` for any other name.
+    /// [`Self::lookup_class`] for a name whose first part is a redeclared replaceable class, or
+    /// a class of an enclosing package that the instance sees as another package
+    /// ([`Self::viewed_class`]); `None` for any other name.
     pub(crate) fn redirected(
+        &mut self,
+        scope: Scope,
+        name: &ast::Name,
+        depth: usize,
+    ) -> Option<Result<(TypeRef, Modifier<'a>), LookupError>> {
+        self.redeclared_name(scope, name, depth).or_else(|| {
+            self.viewed_class(scope, name)
+                .map(|viewed| Ok((viewed, Modifier::default())))
+        })
+    }
+
+    /// [`Self::redirected`] for a redeclared replaceable class.
+    fn redeclared_name(
         &mut self,
         scope: Scope,
         name: &ast::Name,
@@ -366,6 +382,102 @@ impl<'t, 'a> Flattener<'t, 'a> {
             )),
         );
         false
+    }
+
+    /// The base class of the `extends` clause `x` of `class`; `Err(true)` after a diagnostic,
+    /// `Err(false)` when the base's name denotes nothing (for the caller to report). For a
+    /// class extending its inherited version this is the inherited class, which must exist and
+    /// be replaceable (E0221, checked once per class).
+    pub(crate) fn base_class(&mut self, class: ClassId, x: &ast::Extends) -> Result<TypeRef, bool> {
+        if !x.inherited {
+            return self.table.lookup_base(class, &x.base).map_err(|_| false);
+        }
+        let found = self.table.inherited_class(class, 0);
+        let error = self.class_extends_error(class, found, x);
+        let ok = error.is_none();
+        if let Some(d) = error
+            && self.redeclarations.class_extends_checked.insert(class)
+        {
+            self.diagnostics.push(d);
+        }
+        match found {
+            Some(b) if ok => Ok(TypeRef::Class(b)),
+            _ => Err(true),
+        }
+    }
+
+    /// Checks `class` when it extends its inherited version (see [`Self::base_class`]): every
+    /// class a laid-out class declares is checked, also one that is used only as a function.
+    pub(crate) fn check_class_extends(&mut self, class: ClassId) {
+        if let Some(x) = self.table.get(class).extends().next().filter(|x| x.inherited) {
+            let _ = self.base_class(class, x);
+        }
+    }
+
+    /// The E0221 diagnostic for the clause `x` of `class`, a class extending its inherited
+    /// version `inherited`, unless that class exists and is replaceable (Modelica's section
+    /// 7.3.1: only an inherited replaceable class can be extended this way), or E0336 when its
+    /// kind may not extend the inherited class's.
+    pub(crate) fn class_extends_error(
+        &self,
+        class: ClassId,
+        inherited: Option<ClassId>,
+        x: &ast::Extends,
+    ) -> Option<Diagnostic> {
+        let entry = self.table.get(class);
+        let written = format!("{} extends {}", entry.def.kind.keyword(), entry.def.name.name);
+        let enclosing = entry.parent.map_or_else(
+            || "the top level".to_string(),
+            |p| format!("`{}`", self.table.get(p).full_name),
+        );
+        match inherited {
+            None => Some(
+                Diagnostic::error(
+                    "E0221",
+                    format!(
+                        "`{written}` extends an inherited class, but no base class of {enclosing} has a class `{}`",
+                        entry.def.name.name
+                    ),
+                    x.span,
+                    "nothing inherited of this name",
+                )
+                .with_help(
+                    "a class extending its inherited version needs a replaceable class of that name in a base class",
+                ),
+            ),
+            Some(b) if !self.table.get(b).def.redeclarable.replaceable => Some(
+                Diagnostic::error(
+                    "E0221",
+                    format!(
+                        "`{written}` extends `{}`, which is not replaceable",
+                        self.table.get(b).full_name
+                    ),
+                    x.span,
+                    "extends a class that is not replaceable",
+                )
+                .with_label(self.table.get(b).def.name.span, "declared here")
+                .with_help(format!(
+                    "declare it `replaceable {} {}` to allow extending it this way",
+                    self.table.get(b).def.kind.keyword(),
+                    entry.def.name.name
+                )),
+            ),
+            Some(b) if !crate::resolve::may_extend(entry.def.kind, self.table.get(b).def.kind) => Some(
+                Diagnostic::error(
+                    "E0336",
+                    format!(
+                        "a {} cannot extend the {} `{}`",
+                        entry.def.kind.keyword(),
+                        self.table.get(b).def.kind.keyword(),
+                        self.table.get(b).full_name
+                    ),
+                    x.span,
+                    "base class of another kind",
+                )
+                .with_label(self.table.get(b).def.name.span, "declared here"),
+            ),
+            Some(_) => None,
+        }
     }
 
     /// Reports E0221 for a class redeclaration in the modifier of an instance of `class` that

@@ -123,6 +123,8 @@ pub struct ClassTable<'a> {
     answers: RefCell<FxHashMap<(ClassId, LookupKind), ByName<Answer>>>,
     /// The answers of [`ClassTable::member_class`] asked from outside a lookup, likewise.
     members: RefCell<FxHashMap<ClassId, ByName<Option<ClassId>>>>,
+    /// The answers of [`ClassTable::class_extends_base`], likewise.
+    inherited: RefCell<FxHashMap<ClassId, Option<ClassId>>>,
     /// The conversions that apply to the names written inside a top-level class, by the
     /// class's name: those of the libraries it says it uses in an earlier version (see
     /// `crate::converted_lookup`).
@@ -390,13 +392,37 @@ impl<'a> ClassTable<'a> {
         if self.reaches_unloaded(Some(class), name) {
             return None;
         }
-        if entry.extends.is_empty() || self.searching.borrow().contains(&class) {
+        if self.searching.borrow().contains(&class) {
+            return None;
+        }
+        // `package Air = Media.SimpleAir;` has the classes of the class it names. With modifiers
+        // of its constants or redeclarations (`package P = Q(n = 2)`) it has none here: a class
+        // of `Q` would read `Q`'s `n`. Bounds, nominal values and units of its types
+        // (`SpecificEnthalpy(max = 1e6)`) change no value, and their classes are `Q`'s.
+        if let ast::ClassBody::Short { base, modification, .. } = &entry.def.body {
+            self.searching.borrow_mut().push(class);
+            let found = match self.lookup_from(entry.parent.unwrap_or(class), base, depth + 1, false) {
+                Ok(TypeRef::Class(b))
+                    if modification.as_ref().is_none_or(|m| {
+                        m.arguments.iter().all(|arg| {
+                            only_bounds(arg) && self.member_class(b, &arg.name.parts[0].name, depth + 1).is_some()
+                        })
+                    }) =>
+                {
+                    self.member_class(b, name, depth + 1)
+                }
+                _ => None,
+            };
+            self.searching.borrow_mut().pop();
+            return found;
+        }
+        if entry.extends.is_empty() {
             return None;
         }
         self.searching.borrow_mut().push(class);
         let mut found = None;
         for x in entry.extends() {
-            if let Ok(TypeRef::Class(base)) = self.lookup_from(class, &x.base, depth + 1, true)
+            if let Ok(TypeRef::Class(base)) = self.base_from(class, x, depth + 1)
                 && let Some(member) = self.member_class(base, name, depth + 1)
             {
                 found = Some(member);
@@ -448,6 +474,70 @@ impl<'a> ClassTable<'a> {
     /// the base up among the classes `scope` inherits, which also keeps lookup from cycling.
     pub fn lookup_base(&self, scope: ClassId, name: &ast::Name) -> Result<TypeRef, LookupError> {
         self.remembered(scope, LookupKind::Base, name, || self.lookup_from(scope, name, 0, true))
+    }
+
+    /// The base class of the `extends` clause `x` written in `scope`: for a class extending its
+    /// inherited version ([`ast::Extends::inherited`]), the class of that name which the
+    /// enclosing class inherits, and otherwise the class the base's name denotes
+    /// ([`ClassTable::lookup_base`]).
+    pub fn extends_base(&self, scope: ClassId, x: &ast::Extends) -> Result<TypeRef, LookupError> {
+        if x.inherited {
+            return self.base_from(scope, x, 0);
+        }
+        self.lookup_base(scope, &x.base)
+    }
+
+    /// [`ClassTable::extends_base`] inside a lookup `depth` calls deep.
+    fn base_from(&self, scope: ClassId, x: &ast::Extends, depth: usize) -> Result<TypeRef, LookupError> {
+        if !x.inherited {
+            return self.lookup_from(scope, &x.base, depth, true);
+        }
+        self.inherited_class(scope, depth)
+            .map(TypeRef::Class)
+            .ok_or(LookupError::NotFound { resolved_parts: 0 })
+    }
+
+    /// For a class extending its inherited version (`model extends B ... end B;`), the class it
+    /// extends; `None` for any other class.
+    pub fn class_extends_base(&self, class: ClassId) -> Option<ClassId> {
+        if !self.get(class).extends.first().is_some_and(|x| x.inherited) {
+            return None;
+        }
+        // Asked for each name looked up inside such a class: remembered, as `members` is.
+        if !self.searching.borrow().is_empty() {
+            return self.inherited_class(class, 0);
+        }
+        if let Some(&answer) = self.inherited.borrow().get(&class) {
+            return answer;
+        }
+        let answer = self.inherited_class(class, 0);
+        self.inherited.borrow_mut().insert(class, answer);
+        answer
+    }
+
+    /// Whether any class of the table extends its inherited version.
+    pub fn has_class_extends(&self) -> bool {
+        self.classes
+            .iter()
+            .any(|c| c.extends.first().is_some_and(|x| x.inherited))
+    }
+
+    /// The class that `class`, a class extending its inherited version, extends: the class of
+    /// its name that one of the `extends` clauses of the enclosing class brings in, the first
+    /// in the order of the clauses (Modelica's section 7.3.1). `None` when there is none.
+    pub fn inherited_class(&self, class: ClassId, depth: usize) -> Option<ClassId> {
+        if depth > self.max_lookup_depth() {
+            return None;
+        }
+        let entry = self.get(class);
+        let parent = entry.parent?;
+        let name = entry.def.name.name.as_str();
+        self.get(parent)
+            .extends()
+            .find_map(|y| match self.base_from(parent, y, depth + 1) {
+                Ok(TypeRef::Class(base)) => self.member_class(base, name, depth + 1),
+                _ => None,
+            })
     }
 
     /// The answer of a lookup of `name` from `scope`, from [`ClassTable::answers`] or computed
@@ -641,6 +731,45 @@ pub fn builtin_type(name: &str) -> Option<ScalarType> {
         "String" => ScalarType::String,
         _ => return None,
     })
+}
+
+/// Whether a class of kind `derived` may extend one of kind `inherited` (Modelica's section
+/// 7.1.3): a package, operator, function, type, record, operator record or expandable connector
+/// extends its own kind only (an operator function also a function), a connector also a type
+/// or a record, a block also a record, a model also a record or a block; every kind may extend
+/// a `class`, and a class written `class` may extend any kind.
+pub fn may_extend(derived: ast::ClassKind, inherited: ast::ClassKind) -> bool {
+    use ast::ClassKind as K;
+    match (derived, inherited) {
+        (K::Class, _) | (_, K::Class) => true,
+        (K::OperatorFunction, K::Function) => true,
+        (K::Connector, K::Type | K::Record | K::OperatorRecord) => true,
+        (K::Block, K::Record) => true,
+        (K::Model, K::Record | K::Block) => true,
+        (d, b) => d == b,
+    }
+}
+
+/// Whether the modifier argument `arg` changes only attributes that give no value: `T(min = 0,
+/// max = 1e6, nominal = 300, unit = "K")`, not a binding, a start value or a redeclaration.
+fn only_bounds(arg: &ast::ModArgument) -> bool {
+    let Some(m) = &arg.modification else {
+        return arg.redeclare.is_none();
+    };
+    arg.redeclare.is_none()
+        && arg.name.parts.len() == 1
+        && m.binding.is_none()
+        && m.class_modification.as_ref().is_none_or(|c| {
+            c.arguments.iter().all(|a| {
+                a.redeclare.is_none()
+                    && a.name.parts.len() == 1
+                    && a.modification.as_ref().is_none_or(|m| m.class_modification.is_none())
+                    && matches!(
+                        a.name.parts[0].name.as_str(),
+                        "min" | "max" | "nominal" | "quantity" | "unit" | "displayUnit"
+                    )
+            })
+        })
 }
 
 /// `imports` with the unqualified ones (`import P.*;`) last: a name an import gives by itself

@@ -259,6 +259,11 @@ pub struct Extends {
     pub modification: Option<ClassModification>,
     pub annotation: Option<Annotation>,
     pub span: Span,
+    /// The clause of a class extending its inherited version (`model extends B(m) ... end B;`,
+    /// Modelica's `class extends`): written in the class header and kept as the first element of
+    /// the class, its base is the class `B` that the enclosing class inherits from one of its
+    /// own `extends` clauses, not the class the name `B` denotes by lookup (the class itself).
+    pub inherited: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

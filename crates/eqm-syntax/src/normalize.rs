@@ -288,6 +288,7 @@ fn normalize_element(e: &mut Element) {
             modification,
             annotation,
             span,
+            inherited: _,
         }) => {
             reset(span);
             normalize_name(base);

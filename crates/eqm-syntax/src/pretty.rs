@@ -58,6 +58,20 @@ pub fn name_text(name: &Name) -> String {
     s
 }
 
+/// The clause of `model extends B(m) ... end B;` that its header writes, if `c` is such a class.
+fn header_extends(c: &ClassDef) -> Option<&Extends> {
+    let ClassBody::Long { sections, .. } = &c.body else {
+        return None;
+    };
+    match sections.first()? {
+        Section::Elements { elements, .. } => match elements.first()? {
+            Element::Extends(x) if x.inherited => Some(x),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 #[derive(Default)]
 struct Printer {
     out: String,
@@ -78,7 +92,15 @@ impl Printer {
         if c.partial {
             self.out.push_str("partial ");
         }
-        let _ = write!(self.out, "{} {}", c.kind.keyword(), c.name.name);
+        let _ = write!(self.out, "{} ", c.kind.keyword());
+        // A class extending its inherited version names it in the header.
+        if header_extends(c).is_some() {
+            self.out.push_str("extends ");
+        }
+        let _ = write!(self.out, "{}", c.name.name);
+        if let Some(m) = header_extends(c).and_then(|x| x.modification.as_ref()) {
+            class_modification(&mut self.out, m);
+        }
         match &c.body {
             ClassBody::Long {
                 description,
@@ -159,8 +181,11 @@ impl Printer {
                     Visibility::Public => self.keyword_line("public", level),
                     Visibility::Protected => self.keyword_line("protected", level),
                 }
+                // The clause of a class extending its inherited version is in the header.
                 for e in elements {
-                    self.element(e, level + 1);
+                    if !matches!(e, Element::Extends(Extends { inherited: true, .. })) {
+                        self.element(e, level + 1);
+                    }
                 }
             }
             Section::Equations { initial, equations, .. } => {

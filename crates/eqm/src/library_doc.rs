@@ -322,7 +322,7 @@ fn collect_interface(
     for (element, visibility) in entry.elements() {
         match element {
             ast::Element::Extends(x) => {
-                if let Ok(TypeRef::Class(base)) = table.lookup_base(id, &x.base) {
+                if let Ok(TypeRef::Class(base)) = table.extends_base(id, x) {
                     let before = overrides.len();
                     if let Some(m) = &x.modification {
                         for arg in &m.arguments {
@@ -476,7 +476,7 @@ fn has_flow(table: &ClassTable<'_>, id: ClassId, path: &mut Vec<ClassId>) -> boo
         _ => entry.elements().any(|(element, _)| match element {
             ast::Element::Component(clause) => clause.prefixes.connection == ast::Connection::Flow,
             ast::Element::Extends(x) => {
-                matches!(table.lookup_base(id, &x.base), Ok(TypeRef::Class(c)) if has_flow(table, c, path))
+                matches!(table.extends_base(id, x), Ok(TypeRef::Class(c)) if has_flow(table, c, path))
             }
             _ => false,
         }),

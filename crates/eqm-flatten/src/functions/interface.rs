@@ -67,7 +67,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // Errors in the body are reported once; callers are still checked against the interface.
         // Until its body is complete, a call of it is not evaluated at compile time.
         self.consts.unfinished.push(id);
+        // A function is flattened once for all its callers: the packages it sees as others are
+        // its own (a function extending its inherited version), not those of a caller.
+        let views = self.function_views(class);
+        let callers_views = std::mem::replace(&mut self.caches.package_views, views);
         let instantiated = self.instantiate_function(class, id, sizes, functionals);
+        self.caches.package_views = callers_views;
         self.consts.unfinished.retain(|f| *f != id);
         if !instantiated {
             self.functions.ids.insert(key, None);
@@ -241,7 +246,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             };
             for element in elements {
                 let ast::Element::Extends(x) = element else { continue };
-                let base = match self.table.lookup_base(class, &x.base) {
+                if x.inherited
+                    && let Some(d) = self.class_extends_error(class, self.table.inherited_class(class, 0), x)
+                {
+                    return Err(d);
+                }
+                let base = match self.table.extends_base(class, x) {
                     Ok(TypeRef::Class(b)) if self.table.get(b).def.kind.is_function() => b,
                     _ => {
                         return Err(Diagnostic::error(

@@ -140,7 +140,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         assignable: bool,
         actual: Option<&Vec<usize>>,
     ) -> Option<LocalVar> {
-        let resolved = self.resolve_type(scope.class, &clause.type_name, 0)?;
+        // A class of a package seen as another one (`State` in a function extending its
+        // inherited version) is the other package's.
+        let resolved = self.component_type(scope, &clause.type_name)?;
         if let TypeRef::Class(class) = resolved.target
             && self.is_record(class)
         {

@@ -29,7 +29,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             && entry.extends().any(|e| {
                 e.base.parts.len() == 1
                     && e.base.parts[0].name == "ExternalObject"
-                    && self.table.lookup_base(class, &e.base).is_err()
+                    && self.table.extends_base(class, e).is_err()
             })
     }
 

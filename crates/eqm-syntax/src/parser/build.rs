@@ -166,18 +166,81 @@ impl<'src> Builder<'src> {
         }
     }
 
-    /// `model extends Base ... end Base;`, which EQM does not support: reported, and no class.
-    pub fn class_extends(&mut self, l: usize, r: usize) -> Option<Box<ClassDef>> {
-        self.diagnostics.push(
-            Diagnostic::error(
-                "E0317",
-                "a class that extends its inherited version (`model extends Base ... end Base;`) is not supported yet",
-                self.span(l, r),
-                "not supported",
-            )
-            .with_help("redeclare the class with a short definition instead (`redeclare model Base = MyBase`)"),
-        );
-        None
+    /// `model extends Base(m) ... end Base;`: a long class named `Base` whose first element is
+    /// the clause `extends Base(m)` marked as extending the inherited class (see
+    /// [`Extends::inherited`]). Modelica allows only the long form; `model extends Base = C` is
+    /// reported and gives no class.
+    #[allow(clippy::too_many_arguments)]
+    pub fn class_extends(
+        &mut self,
+        encapsulated: bool,
+        partial: bool,
+        kind: ClassKind,
+        name: Ident,
+        modification: Option<ClassModification>,
+        body: ClassBody,
+        header: (usize, usize),
+        l: usize,
+        r: usize,
+    ) -> Option<Box<ClassDef>> {
+        let ClassBody::Long {
+            description,
+            mut sections,
+            annotation,
+            end_name,
+        } = body
+        else {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0110",
+                    "a class extending its inherited version needs a long definition",
+                    self.span(l, r),
+                    "`=` after `extends` is not Modelica",
+                )
+                .with_help(format!(
+                    "write `{} extends {} ... end {};`",
+                    kind.keyword(),
+                    name.name,
+                    name.name
+                )),
+            );
+            return None;
+        };
+        let clause = Element::Extends(Extends {
+            base: Name {
+                global: false,
+                span: name.span,
+                parts: vec![name.clone()],
+            },
+            modification,
+            annotation: None,
+            span: self.span(header.0, header.1),
+            inherited: true,
+        });
+        // The clause leads the first public list, which is created when the body starts with
+        // another section; the pretty-printer prints it in the header again.
+        match sections.first_mut() {
+            Some(Section::Elements {
+                visibility: Visibility::Public,
+                elements,
+                ..
+            }) => elements.insert(0, clause),
+            _ => sections.insert(
+                0,
+                Section::Elements {
+                    visibility: Visibility::Public,
+                    elements: vec![clause],
+                    span: self.span(header.0, header.1),
+                },
+            ),
+        }
+        let body = ClassBody::Long {
+            description,
+            sections,
+            annotation,
+            end_name,
+        };
+        Some(Box::new(self.class_def(encapsulated, partial, kind, name, body, l, r)))
     }
 
     /// One `redeclare` argument of a modifier: the element, named after the class or component
