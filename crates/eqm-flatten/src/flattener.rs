@@ -173,7 +173,7 @@ pub(crate) struct Flattener<'t, 'a> {
     /// The literal names of each variable of an enumeration type, for `String(v)`.
     pub(crate) enumeration_names: eqm_ir::expr::FxHashMap<eqm_ir::expr::VarId, std::sync::Arc<[String]>>,
     /// The inner elements added for outer elements without one, by name (see `inner_outer`).
-    pub(crate) automatic_inners: eqm_ir::expr::FxHashMap<String, crate::inner_outer::AutomaticInner>,
+    pub(crate) automatic_inners: eqm_ir::expr::FxHashMap<String, crate::layout::AutomaticInner>,
     /// Set just before an outer element is instantiated as the automatic inner element itself,
     /// and taken by that instantiation.
     pub(crate) automatic_inner_next: bool,

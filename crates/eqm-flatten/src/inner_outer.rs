@@ -13,18 +13,11 @@
 //! class; a member the outer's class lacks is reported where it is used.
 
 use crate::flattener::Flattener;
-use crate::layout::{ElementDecl, Member};
+use crate::layout::{AutomaticInner, ElementDecl, Member};
 use crate::modifier::Scope;
 use crate::resolve::TypeRef;
 use eqm_diag::Diagnostic;
 use eqm_ir::flat::InstanceId;
-
-/// An inner element EQM added for the outer elements of one name that have no inner element.
-pub(crate) struct AutomaticInner {
-    /// The class of the outer elements: each other outer element of the name must have it.
-    pub(crate) class: TypeRef,
-    pub(crate) member: Member,
-}
 
 impl<'t, 'a> Flattener<'t, 'a> {
     /// An `outer` element: the `inner` component of that name in the nearest enclosing instance
@@ -145,11 +138,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
 /// The text a class gives for a missing inner element (`annotation(missingInnerMessage = "...")`).
 fn missing_inner_message(def: &eqm_syntax::ast::ClassDef) -> Option<&str> {
-    let annotation = crate::sources::class_annotation(def)?;
-    let argument = annotation
-        .modification
-        .arguments
-        .iter()
+    let argument = (def.annotation()?.modification.arguments.iter())
         .find(|a| a.name.parts.len() == 1 && a.name.parts[0].name == "missingInnerMessage")?;
-    crate::sources::string_binding(argument)
+    match &argument.modification.as_ref()?.binding.as_ref()?.kind {
+        eqm_syntax::ast::ExprKind::String(text) => Some(text),
+        _ => None,
+    }
 }

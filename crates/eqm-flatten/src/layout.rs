@@ -256,3 +256,10 @@ impl VarKind {
         self.variability.is_time_varying()
     }
 }
+
+/// An inner element EQM added for the outer elements of one name that have no inner element.
+pub(crate) struct AutomaticInner {
+    /// The class of the outer elements: each other outer element of the name must have it.
+    pub(crate) class: TypeRef,
+    pub(crate) member: Member,
+}

@@ -603,17 +603,8 @@ fn nested_class_names(class: &ast::ClassDef) -> Vec<&str> {
     names
 }
 
-/// The annotation of a class, if it has one.
-pub(crate) fn class_annotation(class: &ast::ClassDef) -> Option<&ast::Annotation> {
-    match &class.body {
-        ast::ClassBody::Long { annotation, .. }
-        | ast::ClassBody::Short { annotation, .. }
-        | ast::ClassBody::Enumeration { annotation, .. } => annotation.as_ref(),
-    }
-}
-
 /// The string a modifier binds (`version = "4.1.0"`).
-pub(crate) fn string_binding(argument: &ast::ModArgument) -> Option<&str> {
+fn string_binding(argument: &ast::ModArgument) -> Option<&str> {
     match &argument.modification.as_ref()?.binding.as_ref()?.kind {
         ast::ExprKind::String(text) => Some(text),
         _ => None,
@@ -624,7 +615,7 @@ pub(crate) fn string_binding(argument: &ast::ModArgument) -> Option<&str> {
 /// with the span of the version.
 fn uses_versions(class: &ast::ClassDef) -> Vec<(&str, &str, eqm_diag::source::Span)> {
     let mut found = Vec::new();
-    let Some(annotation) = class_annotation(class) else {
+    let Some(annotation) = class.annotation() else {
         return found;
     };
     for argument in &annotation.modification.arguments {
@@ -662,7 +653,7 @@ fn uses_versions(class: &ast::ClassDef) -> Vec<(&str, &str, eqm_diag::source::Sp
 /// versions and script.
 fn conversion_sources(package: &ast::ClassDef) -> Vec<(Vec<String>, String)> {
     let mut found = Vec::new();
-    let Some(annotation) = class_annotation(package) else {
+    let Some(annotation) = package.annotation() else {
         return found;
     };
     let arguments = |a: &ast::ModArgument| {
@@ -706,7 +697,8 @@ fn string_bindings(argument: &ast::ModArgument) -> Vec<String> {
 
 /// The version a library's top-level package declares (`annotation(version = "4.1.0")`).
 fn declared_version(package: &ast::ClassDef) -> Option<&str> {
-    class_annotation(package)?
+    package
+        .annotation()?
         .modification
         .arguments
         .iter()

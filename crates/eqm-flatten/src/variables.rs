@@ -183,7 +183,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
         }
         self.model.variables[id.0 as usize].attributes = self.share_attributes(attributes);
-        // The binding: parameters and constants keep it; other variables get an equation.
         let overridden = self.override_for(id);
         if let Some(value) = overridden {
             let e = self.model.exprs.real(value);
@@ -191,33 +190,38 @@ impl<'t, 'a> Flattener<'t, 'a> {
         } else if let Some(binding) = &spec.modifier.binding
             && let Some(value) = self.eval_binding(binding, spec.ty)
         {
-            // A String variable holds text known when the model is compiled: bound to a text,
-            // it keeps it for the whole run, so it is a parameter with that binding rather than
-            // an unknown with an equation that nothing solves.
-            let string_text =
-                spec.ty == ScalarType::String && matches!(self.model.exprs.get(value), eqm_ir::expr::Node::Str(_));
-            match spec.variability {
-                flat::Variability::Parameter | flat::Variability::Constant => {
-                    self.model.variables[id.0 as usize].binding = Some(value);
-                }
-                _ if string_text => {
-                    self.model.variables[id.0 as usize].binding = Some(value);
-                    self.model.variables[id.0 as usize].variability = flat::Variability::Parameter;
-                    self.var_kinds[id.0 as usize].variability = flat::Variability::Parameter;
-                }
-                _ => {
-                    let lhs = self.model.exprs.var(id);
-                    self.model.equations.push(flat::Equation {
-                        lhs,
-                        rhs: value,
-                        origin: flat::Origin::Binding { var: id },
-                        span: binding.expr.span,
-                        array: None,
-                    });
-                }
-            }
+            self.bind_variable(id, spec.variability, value, binding.expr.span);
         }
         id
+    }
+
+    /// Gives variable `id` the value of its binding: parameters and constants keep it, other
+    /// variables get an equation.
+    fn bind_variable(&mut self, id: VarId, variability: flat::Variability, value: ExprId, span: Span) {
+        // A String variable holds text known when the model is compiled: bound to a text, it
+        // keeps it for the whole run, so it is a parameter with that binding rather than an
+        // unknown with an equation that nothing solves.
+        let variable = &mut self.model.variables[id.0 as usize];
+        let string_text =
+            variable.ty == ScalarType::String && matches!(self.model.exprs.get(value), eqm_ir::expr::Node::Str(_));
+        match variability {
+            flat::Variability::Parameter | flat::Variability::Constant => variable.binding = Some(value),
+            _ if string_text => {
+                variable.binding = Some(value);
+                variable.variability = flat::Variability::Parameter;
+                self.var_kinds[id.0 as usize].variability = flat::Variability::Parameter;
+            }
+            _ => {
+                let lhs = self.model.exprs.var(id);
+                self.model.equations.push(flat::Equation {
+                    lhs,
+                    rhs: value,
+                    origin: flat::Origin::Binding { var: id },
+                    span,
+                    array: None,
+                });
+            }
+        }
     }
 
     /// Whether a component of `instance` may have the connection prefix `connection`: `flow`

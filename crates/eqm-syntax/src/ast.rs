@@ -134,6 +134,17 @@ pub struct ClassDef {
     pub span: Span,
 }
 
+impl ClassDef {
+    /// The class's own annotation, if it has one.
+    pub fn annotation(&self) -> Option<&Annotation> {
+        match &self.body {
+            ClassBody::Long { annotation, .. }
+            | ClassBody::Short { annotation, .. }
+            | ClassBody::Enumeration { annotation, .. } => annotation.as_ref(),
+        }
+    }
+}
+
 /// The `replaceable` and `redeclare` prefixes of an element and its `constrainedby` clause
 /// as Modelica defines them. Empty for most elements, so without an allocation.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

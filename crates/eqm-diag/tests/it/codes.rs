@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 const CRATES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 /// The registry itself, relative to [`CRATES`]: it names every code, so it is no use of any.
-const REGISTRY: &str = "eqm-diag/src/codes.rs";
+const REGISTRY: &str = "eqm-diag/src/codes/table.rs";
 
 /// The grammar, relative to [`CRATES`]: its actions are source too.
 const GRAMMAR: &str = "eqm-syntax/grammar/eqm.lalrpop";

@@ -34,7 +34,7 @@ fn render() -> String {
         let _ = writeln!(page, "| `x{}xx` | {} |", stage.digits(), stage.title());
     }
     page.push_str(
-        "\nThis page is generated from the registry of codes, `crates/eqm-diag/src/codes.rs`; after changing\n\
+        "\nThis page is generated from the registry of codes, `crates/eqm-diag/src/codes/table.rs`; after changing\n\
          the registry, regenerate it with `UPDATE_ERRORS_DOC=1 cargo test -p eqm-diag`.\n",
     );
     for stage in Stage::ALL {
@@ -75,7 +75,7 @@ fn docs_errors_md_is_generated_from_the_registry() {
             .unwrap_or_else(|| actual.lines().count().min(expected.lines().count()))
             + 1;
         panic!(
-            "docs/errors.md does not match the registry of codes (crates/eqm-diag/src/codes.rs), first at line \
+            "docs/errors.md does not match the registry of codes (crates/eqm-diag/src/codes/table.rs), first at line \
              {line}; regenerate it with `UPDATE_ERRORS_DOC=1 cargo test -p eqm-diag`"
         );
     }
