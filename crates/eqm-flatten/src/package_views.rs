@@ -12,7 +12,10 @@
 //! Modelica's section 7.3.1 says. It deliberately does not give a package inherited without a
 //! class extending its inherited version such a view (a class reached as `SimpleAir.f` that
 //! `PartialMedium` declares is still the class `PartialMedium.f`), nor functions called from
-//! inside such classes, which are flattened once per class.
+//! inside such classes, which are flattened once per class: a function called through a
+//! package that inherits it with modifiers or redeclarations would read the declaring
+//! package's values, so such a call is refused instead
+//! ([`Flattener::inherited_with_other_meaning`]).
 
 use crate::flattener::Flattener;
 use crate::modifier::Scope;
@@ -198,4 +201,75 @@ fn modified_binding<'a>(m: &'a ast::ClassModification, name: &str) -> Option<&'a
         }
         arg.modification.as_ref()?.binding.as_ref()
     })
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// Whether the classes that package `through` inherits from `declaring` mean something else
+    /// in `through` than where they are declared: an `extends` clause on the way from `through`
+    /// to `declaring` carries modifiers (`extends PartialMedium(reference_T = 300)`), a short
+    /// definition on the way has modifiers, or a package on the way redeclares a class. A
+    /// function of `declaring` called as `through.f` would then read `declaring`'s constants
+    /// and classes, not `through`'s. Linear in the classes on the way.
+    pub(crate) fn inherited_with_other_meaning(&self, through: ClassId, declaring: ClassId) -> bool {
+        let table = self.table;
+        let mut stack = vec![through];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(class) = stack.pop() {
+            if class == declaring || !seen.insert(class) {
+                continue;
+            }
+            let entry = table.get(class);
+            if let ast::ClassBody::Short { base, modification, .. } = &entry.def.body {
+                if modification.as_ref().is_some_and(|m| !m.arguments.is_empty()) {
+                    return true;
+                }
+                if let Ok(TypeRef::Class(b)) = table.lookup(entry.parent.unwrap_or(class), base) {
+                    stack.push(b);
+                }
+                continue;
+            }
+            let redeclares = entry
+                .elements()
+                .any(|(element, _)| matches!(element, ast::Element::Class(c) if c.redeclarable.redeclare));
+            if redeclares {
+                return true;
+            }
+            for x in entry.extends() {
+                let Ok(TypeRef::Class(base)) = table.extends_base(class, x) else {
+                    continue;
+                };
+                if x.modification.as_ref().is_some_and(|m| !m.arguments.is_empty()) && reaches(table, base, declaring) {
+                    return true;
+                }
+                stack.push(base);
+            }
+        }
+        false
+    }
+}
+
+/// Whether `class` is `target` or inherits it through `extends` clauses or short definitions.
+fn reaches(table: &crate::resolve::ClassTable<'_>, class: ClassId, target: ClassId) -> bool {
+    let mut stack = vec![class];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(c) = stack.pop() {
+        if c == target {
+            return true;
+        }
+        if !seen.insert(c) {
+            continue;
+        }
+        let entry = table.get(c);
+        if let ast::ClassBody::Short { base, .. } = &entry.def.body {
+            if let Ok(TypeRef::Class(b)) = table.lookup(entry.parent.unwrap_or(c), base) {
+                stack.push(b);
+            }
+            continue;
+        }
+        stack.extend(entry.extends().filter_map(|x| match table.extends_base(c, x) {
+            Ok(TypeRef::Class(b)) => Some(b),
+            _ => None,
+        }));
+    }
+    false
 }

@@ -754,6 +754,45 @@ impl<'t, 'a> Flattener<'t, 'a> {
         })
     }
 
+    /// False, after E0317, for a function named through a package (`P.f`) that inherits it from
+    /// the package declaring it with modifiers or redeclarations: its body would read the
+    /// declaring package's constants and classes instead of `P`'s.
+    fn called_through_its_package(&mut self, class: ClassId, name: &ast::Name, scope: Scope) -> bool {
+        let Some(declaring) = self.table.get(class).parent else {
+            return true;
+        };
+        if name.parts.len() < 2 {
+            return true;
+        }
+        let package = ast::Name {
+            global: name.global,
+            parts: name.parts[..name.parts.len() - 1].to_vec(),
+            span: name.span,
+        };
+        let Ok((TypeRef::Class(through), _)) = self.lookup_class(scope, &package) else {
+            return true;
+        };
+        if through == declaring || !self.inherited_with_other_meaning(through, declaring) {
+            return true;
+        }
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0317",
+                format!(
+                    "`{}` is declared in `{}` and inherited by `{}` with modifiers or redeclarations; EQM would evaluate it with the values of `{}`, so it does not call it",
+                    eqm_syntax::pretty::name_text(name),
+                    self.table.get(declaring).full_name,
+                    self.table.get(through).full_name,
+                    self.table.get(declaring).full_name,
+                ),
+                name.span,
+                "inherited function of a modified package",
+            )
+            .with_help("EQM evaluates a function with the constants of the package that declares it; inherited through modifiers, these are not the values of the package it is called through"),
+        );
+        false
+    }
+
     pub(crate) fn function_class(&mut self, function: &ast::ComponentRef, scope: Scope) -> Option<FunctionRef<'a>> {
         if function.parts.is_empty() || function.parts.iter().any(|p| !p.subscripts.is_empty()) {
             return None;
@@ -776,6 +815,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             return self.named_functional_parameter(function, scope);
         };
+        if !self.called_through_its_package(class, &name, scope) {
+            return None;
+        }
         // The name of an external object class called is its constructor, Modelica.
         if self.is_external_object(class) {
             class = self.object_function(class, "constructor", function.span)?;
