@@ -442,7 +442,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // declaration; so does one in a derived class (the layout's element, with its
         // `original`). The replaced declaration keeps its condition, and its prefixes and
         // dimensions where the new one has none.
-        let redeclared = outer.redeclare.take().or(from_extends.redeclare.take());
+        let redeclared = crate::modifier::Redeclare::over(outer.redeclare.take(), from_extends.redeclare.take());
+        // The declaration a redeclaration replaces gives the constraint and its modifiers: the
+        // redeclaration before it, if an inner modifier made one.
+        let mut replaced = None;
         let (clause, decl, type_scope, original) = match redeclared.map(|r| (r, r.element)) {
             Some((r, ast::RedeclaredElement::Component(new_clause))) => {
                 if !self.check_replaceable(clause, decl, r.span) {
@@ -453,6 +456,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     decl,
                     class: element.class,
                 };
+                if let Some((ast::RedeclaredElement::Component(before), before_scope)) = r.replaces {
+                    replaced = Some(crate::layout::Original {
+                        clause: before,
+                        decl: &before.components[0],
+                        class: before_scope.class,
+                    });
+                }
                 (new_clause, &new_clause.components[0], r.scope, Some(original))
             }
             // A class redeclaration named like a component redeclares no class: reported with
@@ -460,8 +470,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Some((_, ast::RedeclaredElement::Class(_))) => return None,
             None => (clause, decl, scope, element.original),
         };
+        let replaced = replaced.or(original);
         let resolved = self.component_type(type_scope, &clause.type_name)?;
-        if let Some(original) = original
+        if let Some(original) = replaced
             && let Some(constraint) = self.component_constraint(original, instance)
             && !self.check_subtype(resolved.target, constraint, decl.name.span)
         {
@@ -495,9 +506,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
             instance: Some(instance),
             class: o.class,
         });
-        let carried = original
-            .zip(original_scope)
-            .map(|(o, scope)| crate::redeclare::carried_modifier(o, scope));
+        let carried = replaced.map(|o| {
+            let scope = Scope {
+                instance: Some(instance),
+                class: o.class,
+            };
+            crate::redeclare::carried_modifier(o, scope)
+        });
         // A redeclaration in a modifier stands where that modifier stands, before the extends
         // clause's.
         let modifier = if redeclared.is_some() {

@@ -61,6 +61,26 @@ pub struct Redeclare<'a> {
     pub element: &'a ast::RedeclaredElement,
     pub scope: Scope,
     pub span: Span,
+    /// The redeclaration this one replaces, with its scope, when an outer modifier redeclares
+    /// what an inner one redeclared already (`extends E(redeclare C b)` where `E` has `extends
+    /// D(replaceable B b constrainedby B(x = 2))`): its constraining clause's modifiers carry
+    /// over to this one (Modelica 7.3.2).
+    pub replaces: Option<(&'a ast::RedeclaredElement, Scope)>,
+}
+
+impl<'a> Redeclare<'a> {
+    /// `outer` (which wins) and `inner`, with `outer` remembering the one it replaces.
+    pub fn over(outer: Option<Redeclare<'a>>, inner: Option<Redeclare<'a>>) -> Option<Redeclare<'a>> {
+        match (outer, inner) {
+            (Some(mut outer), Some(inner)) => {
+                if outer.replaces.is_none() {
+                    outer.replaces = Some((inner.element, inner.scope));
+                }
+                Some(outer)
+            }
+            (outer, inner) => outer.or(inner),
+        }
+    }
 }
 
 /// The arguments of a modifier, shared (`Rc`): a merge with an empty modifier, and every
@@ -199,6 +219,7 @@ impl<'a> Modifier<'a> {
                     element,
                     scope,
                     span: arg.span,
+                    replaces: None,
                 });
                 for part in arg.name.parts[1..].iter().rev() {
                     modifier = Modifier {
@@ -228,9 +249,7 @@ impl<'a> Modifier<'a> {
         if self.binding.is_none() {
             self.binding = inner.binding.clone();
         }
-        if self.redeclare.is_none() {
-            self.redeclare = inner.redeclare;
-        }
+        self.redeclare = Redeclare::over(self.redeclare, inner.redeclare);
         self.args = self.args.concat(inner.args.clone());
         self
     }
@@ -240,9 +259,7 @@ impl<'a> Modifier<'a> {
         if self.binding.is_none() {
             self.binding = inner.binding;
         }
-        if self.redeclare.is_none() {
-            self.redeclare = inner.redeclare;
-        }
+        self.redeclare = Redeclare::over(self.redeclare, inner.redeclare);
         self.args = self.args.concat(inner.args);
         self
     }

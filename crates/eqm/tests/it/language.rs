@@ -128,6 +128,7 @@ corpus!(
     unsized_outputs,
     when_initial,
     string_variables,
+    redeclaration_chains,
 );
 
 /// The corpus directory.
