@@ -33,23 +33,29 @@ impl Flattener<'_, '_> {
     /// Reports each connector class whose instance has not as many flow variables as
     /// potential variables. Linear in the connectors' scalars times the nesting of connectors.
     pub(crate) fn check_connector_sizes(&mut self) {
-        let mut reported: FxHashMap<crate::resolve::ClassId, ()> = FxHashMap::default();
+        // Each class is counted at its first instance: the restriction is one of the class.
+        let mut checked: FxHashMap<crate::resolve::ClassId, ()> = FxHashMap::default();
         for i in 0..self.instances.len() {
             let state = &self.instances[i];
             let class = state.class;
-            if !state.is_connector || reported.contains_key(&class) {
+            if !state.is_connector || checked.contains_key(&class) {
                 continue;
             }
+            // A connector inside a connector is counted with the outer one: its variables'
+            // roles may come from the declaration there (`flow C c` makes C's outputs flows).
+            let nested = self.model.instances[i]
+                .parent
+                .is_some_and(|p| self.model.instances[p.0 as usize].is_connector);
             let def = self.table.get(class).def;
-            if def.partial || def.kind == ast::ClassKind::ExpandableConnector {
+            if nested || def.partial || def.kind == ast::ClassKind::ExpandableConnector {
                 continue;
             }
+            checked.insert(class, ());
             let mut counts = Counts::default();
             self.count_connector(InstanceId(i as u32), &mut counts);
             if counts.overdetermined || !counts.prefixed || counts.flows == counts.potentials {
                 continue;
             }
-            reported.insert(class, ());
             let instance = &self.model.instances[i];
             self.diagnostics.push(
                 Diagnostic::error(

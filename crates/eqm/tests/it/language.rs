@@ -129,6 +129,7 @@ corpus!(
     when_initial,
     string_variables,
     redeclaration_chains,
+    flow_connector_components,
 );
 
 /// The corpus directory.
