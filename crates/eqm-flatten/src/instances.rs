@@ -105,6 +105,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return layout.clone();
         }
         let errors = self.diagnostics.len();
+        self.check_class_restrictions(class);
         let mut collected = ClassLayout::default();
         self.collect(class, Modifier::default(), &mut collected, &mut FxHashSet::default());
         let mut elements = std::mem::take(&mut collected.elements);

@@ -57,6 +57,7 @@ mod assignments;
 mod balance;
 mod caches;
 mod calls;
+mod class_restrictions;
 mod connect;
 mod connections;
 mod connector_sizes;

@@ -415,6 +415,14 @@ pub static CODES: &[CodeInfo] = &[
          (no such prefixed variables) or holds an overdetermined type or record",
     ),
     code(
+        "E0342",
+        Error,
+        Instantiation,
+        "An element or section that the class's kind does not allow: equations, algorithms or protected \
+         components in a record or connector, `inner` or `outer` components in either, and `input`, \
+         `output` or `flow` components in a record",
+    ),
+    code(
         "E0401",
         Error,
         Balance,

@@ -1,0 +1,81 @@
+//! The restrictions of the specialised class kinds on what a class may contain (Modelica 3.6
+//! section 4.6): a record has only public components, none of them `input`, `output`, `inner`,
+//! `outer` or `flow` (`stream` outside a connector is E0340), and no equations or algorithms; a connector has only public
+//! elements, none `inner` or `outer`, and no equations or algorithms.
+//!
+//! Input: a class about to be laid out (each class once, when its first instance is made).
+//! Output: E0342 for each element or section its kind does not allow. It deliberately checks
+//! only the class's own definition: its bases are checked when they are laid out, and which
+//! kinds may extend which is E0336. The other kinds' restrictions (a block's connectors with
+//! causality, a package's constants, an operator's functions) are not checked here.
+
+use crate::flattener::Flattener;
+use crate::resolve::ClassId;
+use eqm_diag::Diagnostic;
+use eqm_diag::source::Span;
+use eqm_syntax::ast;
+
+impl Flattener<'_, '_> {
+    /// Reports (E0342) what the kind of `class` does not allow in its own definition.
+    pub(crate) fn check_class_restrictions(&mut self, class: ClassId) {
+        let def = self.table.get(class).def;
+        let kind = match def.kind {
+            ast::ClassKind::Record | ast::ClassKind::OperatorRecord => "a record",
+            ast::ClassKind::Connector | ast::ClassKind::ExpandableConnector => "a connector",
+            _ => return,
+        };
+        let ast::ClassBody::Long { sections, .. } = &def.body else {
+            return;
+        };
+        for section in sections {
+            match section {
+                ast::Section::Equations { span, .. } => self.not_in_kind(kind, "equations", *span),
+                ast::Section::Algorithm { span, .. } => self.not_in_kind(kind, "algorithms", *span),
+                ast::Section::Elements {
+                    visibility, elements, ..
+                } => {
+                    for element in elements {
+                        self.check_element(kind, *visibility, element);
+                    }
+                }
+                ast::Section::Invariants { .. } | ast::Section::External { .. } => {}
+            }
+        }
+    }
+
+    fn check_element(&mut self, kind: &str, visibility: ast::Visibility, element: &ast::Element) {
+        let ast::Element::Component(clause) = element else {
+            return;
+        };
+        if visibility == ast::Visibility::Protected {
+            self.not_in_kind(kind, "protected components", clause.span);
+            return;
+        }
+        let prefixes = clause.prefixes;
+        let record = kind == "a record";
+        let forbidden = if clause.inner {
+            Some("`inner`")
+        } else if clause.outer {
+            Some("`outer`")
+        } else if record && prefixes.causality == ast::Causality::Input {
+            Some("`input`")
+        } else if record && prefixes.causality == ast::Causality::Output {
+            Some("`output`")
+        } else if record && prefixes.connection == ast::Connection::Flow {
+            Some("`flow`")
+        } else {
+            None
+        };
+        if let Some(prefix) = forbidden {
+            self.not_in_kind(kind, &format!("components declared {prefix}"), clause.span);
+        }
+    }
+
+    fn not_in_kind(&mut self, kind: &str, what: &str, span: Span) {
+        self.diagnostics.push(
+            Diagnostic::error("E0342", format!("{kind} has no {what}"), span, "not allowed here").with_help(format!(
+                "Modelica 4.6 restricts what {kind} may contain: move this to a model or block"
+            )),
+        );
+    }
+}
