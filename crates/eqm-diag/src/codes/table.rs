@@ -78,6 +78,13 @@ pub static CODES: &[CodeInfo] = &[
         "Equations or statements nested more than 50000 levels deep in if, for, when and while blocks",
     ),
     code(
+        "E0114",
+        Error,
+        Syntax,
+        "A class or component named like a predefined type (`Real`, `Integer`, `Boolean`, `String`), which \
+         Modelica reserves",
+    ),
+    code(
         "E0201",
         Error,
         Names,

@@ -102,6 +102,7 @@ impl<'src> Builder<'src> {
         l: usize,
         r: usize,
     ) -> ClassDef {
+        self.check_reserved_name(&name);
         if let ClassBody::Long { end_name, .. } = &body
             && end_name.name != name.name
         {
@@ -147,6 +148,22 @@ impl<'src> Builder<'src> {
         }
         class.redeclarable = flags.redeclarable(constraint);
         class
+    }
+
+    /// The names of the predefined types are reserved (Modelica 4.9): a class or component of
+    /// that name would hide the type in every lookup below it.
+    fn check_reserved_name(&mut self, name: &Ident) {
+        if matches!(name.name.as_str(), "Real" | "Integer" | "Boolean" | "String") {
+            self.diagnostics.push(Diagnostic::error(
+                "E0114",
+                format!(
+                    "`{}` is the name of a predefined type and cannot name a class or component",
+                    name.name
+                ),
+                name.span,
+                "reserved name",
+            ));
+        }
     }
 
     /// `constrainedby` only follows a replaceable element.
@@ -314,6 +331,9 @@ impl<'src> Builder<'src> {
     ) -> Element {
         let (prefixes, type_name, type_dims, components) = body;
         self.check_constraint(flags.replaceable, constraint.as_deref());
+        for component in &components {
+            self.check_reserved_name(&component.name);
+        }
         Element::Component(ComponentClause {
             is_final: flags.is_final,
             redeclarable: flags.redeclarable(constraint),
