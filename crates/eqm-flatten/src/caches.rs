@@ -107,6 +107,8 @@ pub(crate) struct Redeclarations {
     pub(crate) has_class_extends: bool,
     /// The (class, base) pairs whose kinds the search for inherited package constants checked.
     pub(crate) base_kinds_checked: HashSet<(ClassId, ClassId)>,
+    /// The classes whose contents were checked against their kind (`class_restrictions`).
+    pub(crate) contents_checked: HashSet<ClassId>,
 }
 
 impl Redeclarations {
@@ -119,6 +121,7 @@ impl Redeclarations {
             class_extends_checked: HashSet::new(),
             has_class_extends: table.has_class_extends(),
             base_kinds_checked: HashSet::new(),
+            contents_checked: HashSet::new(),
         }
     }
 }

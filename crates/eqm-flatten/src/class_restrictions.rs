@@ -1,13 +1,15 @@
 //! The restrictions of the specialised class kinds on what a class may contain (Modelica 3.6
 //! section 4.6): a record has only public components, none of them `input`, `output`, `inner`,
-//! `outer` or `flow` (`stream` outside a connector is E0340), and no equations or algorithms; a connector has only public
-//! elements, none `inner` or `outer`, and no equations or algorithms.
+//! `outer` or `flow` (`stream` outside a connector is E0340), and no equations or algorithms;
+//! a connector has only public elements, none `inner` or `outer`, and no equations or
+//! algorithms; a package's components are constants, and it has no equations or algorithms.
 //!
-//! Input: a class about to be laid out (each class once, when its first instance is made).
+//! Input: a class about to be laid out (each class once, when its first instance is made), or
+//! a package whose constant is asked for.
 //! Output: E0342 for each element or section its kind does not allow. It deliberately checks
 //! only the class's own definition: its bases are checked when they are laid out, and which
 //! kinds may extend which is E0336. The other kinds' restrictions (a block's connectors with
-//! causality, a package's constants, an operator's functions) are not checked here.
+//! causality, an operator's functions) are not checked here.
 
 use crate::flattener::Flattener;
 use crate::resolve::ClassId;
@@ -16,12 +18,17 @@ use eqm_diag::source::Span;
 use eqm_syntax::ast;
 
 impl Flattener<'_, '_> {
-    /// Reports (E0342) what the kind of `class` does not allow in its own definition.
+    /// Reports (E0342) what the kind of `class` does not allow in its own definition, once per
+    /// class.
     pub(crate) fn check_class_restrictions(&mut self, class: ClassId) {
+        if !self.redeclarations.contents_checked.insert(class) {
+            return;
+        }
         let def = self.table.get(class).def;
         let kind = match def.kind {
             ast::ClassKind::Record | ast::ClassKind::OperatorRecord => "a record",
             ast::ClassKind::Connector | ast::ClassKind::ExpandableConnector => "a connector",
+            ast::ClassKind::Package => "a package",
             _ => return,
         };
         let ast::ClassBody::Long { sections, .. } = &def.body else {
@@ -47,11 +54,17 @@ impl Flattener<'_, '_> {
         let ast::Element::Component(clause) = element else {
             return;
         };
+        let prefixes = clause.prefixes;
+        if kind == "a package" {
+            if prefixes.variability != ast::Variability::Constant {
+                self.not_in_kind(kind, "components other than constants", clause.span);
+            }
+            return;
+        }
         if visibility == ast::Visibility::Protected {
             self.not_in_kind(kind, "protected components", clause.span);
             return;
         }
-        let prefixes = clause.prefixes;
         let record = kind == "a record";
         let forbidden = if clause.inner {
             Some("`inner`")

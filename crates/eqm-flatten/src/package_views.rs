@@ -46,6 +46,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// its `extends` clauses (in their order), with the binding of the outermost modifier. A
     /// base of a kind the class may not extend is reported on the way (E0336), once.
     pub(crate) fn find_constant(&mut self, class: ClassId, name: &str) -> Option<FoundConstant<'a>> {
+        self.check_class_restrictions(class);
         self.search_constant(class, name, 0)
     }
 

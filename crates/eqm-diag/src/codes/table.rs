@@ -427,7 +427,7 @@ pub static CODES: &[CodeInfo] = &[
         Instantiation,
         "An element or section that the class's kind does not allow: equations, algorithms or protected \
          components in a record or connector, `inner` or `outer` components in either, and `input`, \
-         `output` or `flow` components in a record",
+         `output` or `flow` components in a record, components other than constants in a package",
     ),
     code(
         "E0401",
