@@ -3,6 +3,7 @@
 //! `outer` or `flow` (`stream` outside a connector is E0340), and no equations or algorithms;
 //! a connector has only public elements, none `inner` or `outer`, and no equations or
 //! algorithms; a package's components are constants, and it has no equations or algorithms.
+//! In every class a name is declared once (E0218).
 //!
 //! Input: a class about to be laid out (each class once, when its first instance is made), or
 //! a package whose constant is asked for.
@@ -25,6 +26,7 @@ impl Flattener<'_, '_> {
             return;
         }
         let def = self.table.get(class).def;
+        self.check_duplicate_names(def);
         let kind = match def.kind {
             ast::ClassKind::Record | ast::ClassKind::OperatorRecord => "a record",
             ast::ClassKind::Connector | ast::ClassKind::ExpandableConnector => "a connector",
@@ -46,6 +48,41 @@ impl Flattener<'_, '_> {
                     }
                 }
                 ast::Section::Invariants { .. } | ast::Section::External { .. } => {}
+            }
+        }
+    }
+
+    /// E0218 for a second element of the same name in one class definition (two components, or
+    /// a component and a class): Modelica 4.4.1 allows a name once per class.
+    fn check_duplicate_names(&mut self, def: &ast::ClassDef) {
+        let ast::ClassBody::Long { sections, .. } = &def.body else {
+            return;
+        };
+        let mut seen: std::collections::HashMap<&str, Span> = std::collections::HashMap::new();
+        let names = sections.iter().flat_map(|section| match section {
+            ast::Section::Elements { elements, .. } => elements.as_slice(),
+            _ => &[],
+        });
+        for element in names {
+            let declared: Vec<&ast::Ident> = match element {
+                ast::Element::Component(clause) => clause.components.iter().map(|c| &c.name).collect(),
+                ast::Element::Class(class) => vec![&class.name],
+                ast::Element::Extends(_) | ast::Element::Import(_) => Vec::new(),
+            };
+            for name in declared {
+                if let Some(&first) = seen.get(name.name.as_str()) {
+                    self.diagnostics.push(
+                        Diagnostic::error(
+                            "E0218",
+                            format!("`{}` is declared twice in `{}`", name.name, def.name.name),
+                            name.span,
+                            "second declaration",
+                        )
+                        .with_label(first, "first declared here"),
+                    );
+                } else {
+                    seen.insert(&name.name, name.span);
+                }
             }
         }
     }

@@ -172,7 +172,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0218",
         Error,
         Names,
-        "A name declared twice: a variable in one function, a literal in one enumeration",
+        "A name declared twice: a variable in one function, a literal in one enumeration, two elements (components \
+         or classes) in one class",
     ),
     code(
         "E0219",
