@@ -337,7 +337,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// Adds `lhs = rhs`, an equation of the connection semantics (no array equation's element).
-    fn add_equation(&mut self, lhs: ExprId, rhs: ExprId, origin: Origin, span: Span) {
+    pub(crate) fn add_equation(&mut self, lhs: ExprId, rhs: ExprId, origin: Origin, span: Span) {
         self.model.equations.push(flat::Equation {
             lhs,
             rhs,

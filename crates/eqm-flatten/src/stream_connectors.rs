@@ -392,13 +392,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// declaration).
     fn add_stream_equation(&mut self, lhs: ExprId, rhs: ExprId, origin: Origin, v: VarId) {
         let span = self.model.var(v).span;
-        self.model.equations.push(flat::Equation {
-            lhs,
-            rhs,
-            origin,
-            span,
-            array: None,
-        });
+        self.add_equation(lhs, rhs, origin, span);
     }
 }
 
