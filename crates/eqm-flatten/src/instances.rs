@@ -222,7 +222,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         for section in entry.sections() {
             match section {
-                ast::Section::Elements { elements, .. } => {
+                ast::Section::Elements {
+                    elements, visibility, ..
+                } => {
                     for element in elements {
                         match element {
                             ast::Element::Component(clause) => {
@@ -233,6 +235,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                         class,
                                         extends_modifier: extends_modifier.clone(),
                                         original: None,
+                                        protected: *visibility == ast::Visibility::Protected,
                                     });
                                 }
                             }

@@ -67,6 +67,9 @@ pub(crate) struct ElementDecl<'a> {
     /// For an element redeclaration in a derived class (`redeclare Capacitor load;`): the
     /// inherited declaration it replaces, with the class that declares it.
     pub(crate) original: Option<Original<'a>>,
+    /// Whether it is declared in a protected section: then it is named only by its simple name
+    /// inside the class and the classes extending it, never through a component (`a.x`).
+    pub(crate) protected: bool,
 }
 
 /// A declaration that a redeclaration replaces: its prefixes, dimensions, condition and (without
@@ -116,6 +119,11 @@ pub(crate) struct ClassLayout<'a> {
 }
 
 impl<'a> ClassLayout<'a> {
+    /// Whether the element `name` is protected.
+    pub(crate) fn is_protected(&self, name: &str) -> bool {
+        self.index(name).is_some_and(|k| self.elements[k].protected)
+    }
+
     pub(crate) fn index(&self, name: &str) -> Option<usize> {
         let key = NameKey::of(name);
         // Names with equal keys have the same length and first eight bytes: only the rest of

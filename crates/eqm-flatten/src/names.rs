@@ -363,6 +363,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let mut next_vars: Vec<Rc<[VarId]>> = Vec::new();
             let mut member_dims: Rc<[usize]> = Rc::from([]);
             for inst in &current {
+                if k > 0 && self.protected_through_component(*inst, part) {
+                    return None;
+                }
                 let Some(member) = self.ensure_member(*inst, &part.name.name) else {
                     if k == 0 {
                         self.unknown_name(c, scope, loops);
@@ -461,6 +464,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// nothing new and adds no new expression. `None` when evaluating a subscript failed (and
     /// was reported), where the general path would have stopped too. The steps and their order
     /// are those of the general path, so that both report the same.
+    /// E0205, and true, when `part` names a protected element of `instance` through the
+    /// component (`a.x` with `x` protected in `a`'s class): Modelica names protected elements
+    /// only by their simple names, inside the class and the classes extending it.
+    fn protected_through_component(&mut self, instance: InstanceId, part: &ast::RefPart) -> bool {
+        if !self.instances[instance.0 as usize].layout.is_protected(&part.name.name) {
+            return false;
+        }
+        let class = self.model.instances[instance.0 as usize].class_name.clone();
+        self.diagnostics.push(Diagnostic::error(
+            "E0205",
+            format!(
+                "`{}` is protected in `{class}`: it cannot be named through a component",
+                part.name.name
+            ),
+            part.name.span,
+            "protected element",
+        ));
+        true
+    }
+
     fn single_target(
         &mut self,
         c: &'a ast::ComponentRef,
@@ -471,6 +494,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let mut current = instance;
         for (k, part) in c.parts.iter().enumerate() {
             let last = k + 1 == c.parts.len();
+            if k > 0 && self.protected_through_component(current, part) {
+                return None;
+            }
             let Some(member) = self.ensure_member(current, &part.name.name) else {
                 return Some(None);
             };
