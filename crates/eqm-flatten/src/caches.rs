@@ -109,6 +109,9 @@ pub(crate) struct Redeclarations {
     pub(crate) base_kinds_checked: HashSet<(ClassId, ClassId)>,
     /// The classes whose contents were checked against their kind (`class_restrictions`).
     pub(crate) contents_checked: HashSet<ClassId>,
+    /// The answers of `Flattener::inherited_with_other_meaning`, by (package called through,
+    /// package declaring): asked at every call of such a function.
+    pub(crate) inherited_meanings: std::collections::HashMap<(ClassId, ClassId), bool>,
 }
 
 impl Redeclarations {
@@ -122,6 +125,7 @@ impl Redeclarations {
             has_class_extends: table.has_class_extends(),
             base_kinds_checked: HashSet::new(),
             contents_checked: HashSet::new(),
+            inherited_meanings: Default::default(),
         }
     }
 }

@@ -18,6 +18,24 @@ use eqm_diag::Diagnostic;
 use eqm_diag::source::Span;
 use eqm_syntax::ast;
 
+/// The kinds whose contents are restricted here.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Restricted {
+    Record,
+    Connector,
+    Package,
+}
+
+impl Restricted {
+    fn noun(self) -> &'static str {
+        match self {
+            Restricted::Record => "a record",
+            Restricted::Connector => "a connector",
+            Restricted::Package => "a package",
+        }
+    }
+}
+
 impl Flattener<'_, '_> {
     /// Reports (E0342) what the kind of `class` does not allow in its own definition, once per
     /// class.
@@ -28,9 +46,9 @@ impl Flattener<'_, '_> {
         let def = self.table.get(class).def;
         self.check_duplicate_names(def);
         let kind = match def.kind {
-            ast::ClassKind::Record | ast::ClassKind::OperatorRecord => "a record",
-            ast::ClassKind::Connector | ast::ClassKind::ExpandableConnector => "a connector",
-            ast::ClassKind::Package => "a package",
+            ast::ClassKind::Record | ast::ClassKind::OperatorRecord => Restricted::Record,
+            ast::ClassKind::Connector | ast::ClassKind::ExpandableConnector => Restricted::Connector,
+            ast::ClassKind::Package => Restricted::Package,
             _ => return,
         };
         let ast::ClassBody::Long { sections, .. } = &def.body else {
@@ -87,12 +105,12 @@ impl Flattener<'_, '_> {
         }
     }
 
-    fn check_element(&mut self, kind: &str, visibility: ast::Visibility, element: &ast::Element) {
+    fn check_element(&mut self, kind: Restricted, visibility: ast::Visibility, element: &ast::Element) {
         let ast::Element::Component(clause) = element else {
             return;
         };
         let prefixes = clause.prefixes;
-        if kind == "a package" {
+        if kind == Restricted::Package {
             if prefixes.variability != ast::Variability::Constant {
                 self.not_in_kind(kind, "components other than constants", clause.span);
             }
@@ -102,7 +120,7 @@ impl Flattener<'_, '_> {
             self.not_in_kind(kind, "protected components", clause.span);
             return;
         }
-        let record = kind == "a record";
+        let record = kind == Restricted::Record;
         let forbidden = if clause.inner {
             Some("`inner`")
         } else if clause.outer {
@@ -121,7 +139,8 @@ impl Flattener<'_, '_> {
         }
     }
 
-    fn not_in_kind(&mut self, kind: &str, what: &str, span: Span) {
+    fn not_in_kind(&mut self, kind: Restricted, what: &str, span: Span) {
+        let kind = kind.noun();
         self.diagnostics.push(
             Diagnostic::error("E0342", format!("{kind} has no {what}"), span, "not allowed here").with_help(format!(
                 "Modelica 4.6 restricts what {kind} may contain: move this to a model or block"

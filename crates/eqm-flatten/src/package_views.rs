@@ -210,8 +210,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// to `declaring` carries modifiers (`extends PartialMedium(reference_T = 300)`), a short
     /// definition on the way has modifiers, or a package on the way redeclares a class. A
     /// function of `declaring` called as `through.f` would then read `declaring`'s constants
-    /// and classes, not `through`'s. Linear in the classes on the way.
-    pub(crate) fn inherited_with_other_meaning(&self, through: ClassId, declaring: ClassId) -> bool {
+    /// and classes, not `through`'s. Linear in the classes on the way, and found once per pair.
+    pub(crate) fn inherited_with_other_meaning(&mut self, through: ClassId, declaring: ClassId) -> bool {
+        if let Some(&known) = self.redeclarations.inherited_meanings.get(&(through, declaring)) {
+            return known;
+        }
+        let answer = self.search_other_meaning(through, declaring);
+        self.redeclarations
+            .inherited_meanings
+            .insert((through, declaring), answer);
+        answer
+    }
+
+    fn search_other_meaning(&self, through: ClassId, declaring: ClassId) -> bool {
         let table = self.table;
         let mut stack = vec![through];
         let mut seen = std::collections::HashSet::new();
