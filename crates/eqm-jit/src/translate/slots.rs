@@ -17,6 +17,14 @@ use std::collections::HashSet;
 /// The largest index whose byte offset (`8 * index`) fits the 32-bit offset of a load.
 const MAX_INDEX: u32 = (i32::MAX / 8) as u32;
 
+/// How many instructions back a slot's value is reused from a register; a read further on
+/// loads the slot again. A value kept for the whole function is live across all of it: in a
+/// dense block (each of k rows reading the same k unknowns) that is k values live at once
+/// through k² instructions, and the register allocator's time grows with their product, while
+/// a load from the slot array costs what a reload from a spill slot costs. Within this
+/// distance, neighbouring assignments (a stage of a chain and the next) still share values.
+const REUSE_DISTANCE: usize = 256;
+
 /// How many elements of each array a segment touches (the largest index used, plus one).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SliceLengths {
@@ -49,9 +57,10 @@ pub(crate) struct SegmentLeaves<'a> {
     /// addressed from (the base of its array moved by the repetitions so far); see
     /// `reroll`.
     pub rolled: Option<FxHashMap<Slot, Value>>,
-    /// The current value of each slot read or written so far in this function (see
+    /// The current value of each slot read or written so far in this function, with the
+    /// number of instructions the function had when it was loaded or stored (see
     /// [`Translator::read_slot`]); after a write the stored value is reused.
-    pub values: FxHashMap<Slot, Value>,
+    pub values: FxHashMap<Slot, (Value, usize)>,
     /// Slots whose value some memoised node depends on. Writing such a slot again makes those
     /// nodes stale, so the memo is cleared (causalised programs write each slot once, so this
     /// is rare).
@@ -126,7 +135,7 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
     }
 
     /// The current value of `slot` in a segment function. Each slot is loaded from memory at
-    /// most once per function where registers may keep it: a read at the top level is loaded
+    /// most once per [`REUSE_DISTANCE`] instructions where registers may keep it: a read at the top level is loaded
     /// where it happens (that code dominates the rest of the function) and serves every later
     /// read; a first read inside a branch is loaded inside the branch and serves the rest of
     /// that branch only, because its value does not dominate the code after the branch. Loading
@@ -141,10 +150,12 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
             });
         };
         seg.observed.insert(slot);
+        let now = self.b.func.dfg.num_insts();
         if seg.cache
-            && let Some(v) = seg.values.get(&slot)
+            && let Some(&(v, since)) = seg.values.get(&slot)
+            && now - since <= REUSE_DISTANCE
         {
-            return Ok(*v);
+            return Ok(v);
         }
         let (base, i, flags) = match slot {
             Slot::Time => return Ok(seg.t),
@@ -156,7 +167,7 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         let (base, offset) = seg.address(slot, base, i)?;
         let v = self.b.ins().load(types::F64, flags, base, offset);
         if seg.cache {
-            seg.values.insert(slot, v);
+            seg.values.insert(slot, (v, now));
             if !self.scopes.is_empty() {
                 self.undo.push(Undo::Slot(slot));
             }
@@ -178,7 +189,7 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
         let (base, offset) = seg.address(slot, base, i)?;
         let stale = seg.observed.contains(&slot);
         if seg.cache {
-            seg.values.insert(slot, v);
+            seg.values.insert(slot, (v, self.b.func.dfg.num_insts()));
         }
         self.b.ins().store(MemFlagsData::trusted(), v, base, offset);
         if stale {

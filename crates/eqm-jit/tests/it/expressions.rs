@@ -216,3 +216,44 @@ fn sums_with_a_negated_operand_are_the_sums_bit_for_bit() {
         assert_eq!(bits(&got), bits(&want), "x = ({u}, {v})");
     }
 }
+
+#[test]
+fn a_dense_block_reads_its_inputs_again_where_they_are_far_apart() {
+    // Each of 40 rows sums all 40 inputs with its own coefficients (far more than the
+    // distance over which a loaded value is kept in a register), and a last assignment reads
+    // the first row's result, written thousands of instructions before: values loaded again
+    // from the slots are the values the registers held.
+    const N: u32 = 40;
+    let slot = |v: VarId| (v.0 < 2 * N).then_some(Slot::Work(v.0));
+    let mut a = ExprArena::new();
+    let inputs: Vec<ExprId> = (0..N).map(|j| a.var(VarId(j))).collect();
+    let coefficient = |i: u32, j: u32| if i == j { -2.0 } else { 1.0 / f64::from(i + j + 2) };
+    let mut assignments = Vec::new();
+    for i in 0..N {
+        let mut sum = None;
+        for j in 0..N {
+            let c = a.real(coefficient(i, j));
+            let term = a.binary(BinOp::Mul, c, inputs[j as usize]);
+            sum = Some(sum.map_or(term, |s| a.binary(BinOp::Add, s, term)));
+        }
+        assignments.push((Slot::Work(N + i), sum.expect("a row has terms")));
+    }
+    let first_row = a.var(VarId(N));
+    let last = a.binary(BinOp::Mul, first_row, inputs[0]);
+    assignments.push((Slot::Work(2 * N), last));
+    let segment = Segment::assignments(assignments);
+    let module = compile(&a, &[], &[], &slot, &[segment], &JitOptions::default()).expect("compiles");
+    let mut work = vec![f64::NAN; 2 * N as usize + 1];
+    for (j, w) in work.iter_mut().enumerate().take(N as usize) {
+        *w = 0.5 + j as f64 / 7.0;
+    }
+    module.call(0, 0.0, &[], &[], &mut [], &mut work).expect("runs");
+    for i in 0..N {
+        let expected = (0..N).fold(None, |s: Option<f64>, j| {
+            let term = coefficient(i, j) * work[j as usize];
+            Some(s.map_or(term, |s| s + term))
+        });
+        assert_eq!(work[(N + i) as usize], expected.expect("a row has terms"), "row {i}");
+    }
+    assert_eq!(work[2 * N as usize], work[N as usize] * work[0]);
+}

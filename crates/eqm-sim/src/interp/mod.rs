@@ -64,6 +64,7 @@ use nalgebra::{DMatrix, DVector};
 mod code;
 mod dogleg;
 mod events;
+mod factors;
 mod idle;
 mod jacobian;
 mod machine;

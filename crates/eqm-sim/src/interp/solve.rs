@@ -559,6 +559,9 @@ pub(super) struct LoopSolver {
     /// starts from, when the loop has them.
     pub(super) untorn: Option<Box<LoopSolver>>,
     pub(super) untorn_start: Vec<f64>,
+    /// A linear loop's last regular factorisation with the partial derivatives it came from
+    /// (see [`super::factors`]).
+    pub(super) factors: Option<Box<super::factors::Factors>>,
     /// Whether a loop that Newton and the trust-region method did not solve follows the
     /// continuation on its start values ([`LoopSolver::start_path`]): at the initialization only.
     pub(super) continuation: bool,
@@ -634,6 +637,7 @@ impl LoopSolver {
                 .untorn
                 .as_ref()
                 .map_or_else(Vec::new, |_| vec![0.0; n + b.inner.len()]),
+            factors: None,
             continuation: false,
         }
     }
@@ -654,53 +658,60 @@ impl LoopSolver {
     /// into `jm`; false when an entry is not finite.
     pub(super) fn jacobian(&mut self, problem: &mut dyn LoopProblem) -> Result<bool, SolveError> {
         let n = self.n;
-        match &self.pattern {
-            Some((inner, residuals)) => {
-                problem.partials(&mut self.partials)?;
-                let mut values = self.partials.iter();
-                self.dz.fill(0.0);
-                for (k, row) in inner.iter().enumerate() {
-                    for (&lv, &d) in row.iter().zip(&mut values) {
-                        let (before, row) = self.dz.split_at_mut(k * n);
-                        match lv {
-                            LoopVar::Tearing(j) => row[j as usize] += d,
-                            LoopVar::Inner(l) => {
-                                let dl = &before[l as usize * n..l as usize * n + n];
-                                for j in 0..n {
-                                    row[j] += d * dl[j];
-                                }
-                            }
-                        }
-                    }
-                }
-                self.jm.fill(0.0);
-                for (i, row) in residuals.iter().enumerate() {
-                    for (&lv, &d) in row.iter().zip(&mut values) {
-                        match lv {
-                            LoopVar::Tearing(j) => self.jm[(i, j as usize)] += d,
-                            LoopVar::Inner(k) => {
-                                for j in 0..n {
-                                    self.jm[(i, j)] += d * self.dz[k as usize * n + j];
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            None => {
-                // Forward differences, one column per tearing unknown.
-                for j in 0..n {
-                    self.trial.copy_from_slice(&self.t);
-                    let h = f64::EPSILON.sqrt() * self.t[j].abs().max(1.0);
-                    self.trial[j] += h;
-                    self.evaluate(problem)?;
-                    for i in 0..n {
-                        self.jm[(i, j)] = (self.f_trial[i] - self.f[i]) / h;
-                    }
+        if self.pattern.is_some() {
+            problem.partials(&mut self.partials)?;
+            self.assemble();
+        } else {
+            // Forward differences, one column per tearing unknown.
+            for j in 0..n {
+                self.trial.copy_from_slice(&self.t);
+                let h = f64::EPSILON.sqrt() * self.t[j].abs().max(1.0);
+                self.trial[j] += h;
+                self.evaluate(problem)?;
+                for i in 0..n {
+                    self.jm[(i, j)] = (self.f_trial[i] - self.f[i]) / h;
                 }
             }
         }
         Ok(self.jm.iter().all(|v| v.is_finite()))
+    }
+
+    /// The Jacobian of the torn residuals into `jm` from the symbolic partial derivatives in
+    /// `partials`, by the chain rule through the inner unknowns (`dz`).
+    pub(super) fn assemble(&mut self) {
+        let n = self.n;
+        let Some((inner, residuals)) = &self.pattern else {
+            return;
+        };
+        let mut values = self.partials.iter();
+        self.dz.fill(0.0);
+        for (k, row) in inner.iter().enumerate() {
+            for (&lv, &d) in row.iter().zip(&mut values) {
+                let (before, row) = self.dz.split_at_mut(k * n);
+                match lv {
+                    LoopVar::Tearing(j) => row[j as usize] += d,
+                    LoopVar::Inner(l) => {
+                        let dl = &before[l as usize * n..l as usize * n + n];
+                        for j in 0..n {
+                            row[j] += d * dl[j];
+                        }
+                    }
+                }
+            }
+        }
+        self.jm.fill(0.0);
+        for (i, row) in residuals.iter().enumerate() {
+            for (&lv, &d) in row.iter().zip(&mut values) {
+                match lv {
+                    LoopVar::Tearing(j) => self.jm[(i, j as usize)] += d,
+                    LoopVar::Inner(k) => {
+                        for j in 0..n {
+                            self.jm[(i, j)] += d * self.dz[k as usize * n + j];
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// LU factorisation of `jm` in place with partial pivoting; false when it is singular.
@@ -869,11 +880,10 @@ impl LoopSolver {
                 if self.regular {
                     return Ok(());
                 }
-                if !self.jacobian(problem)? {
+                let Some(regular) = self.factored_jacobian(problem)? else {
                     return Err(SolveError::Kind(FailureKind::Singular));
-                }
-                self.jac.copy_from(&self.jm);
-                if self.factor() {
+                };
+                if regular {
                     self.regular = true;
                     return Ok(());
                 }
@@ -886,11 +896,10 @@ impl LoopSolver {
                 }
                 return Err(SolveError::Kind(FailureKind::Singular));
             }
-            if !self.jacobian(problem)? {
+            let Some(regular) = self.factored_jacobian(problem)? else {
                 return Err(SolveError::Kind(FailureKind::Singular));
-            }
-            self.jac.copy_from(&self.jm);
-            let idle = !self.factor();
+            };
+            let idle = !regular;
             if idle {
                 // Singular: the step of the unknowns that enter the equations here, when
                 // only unknowns that do not enter make it so.

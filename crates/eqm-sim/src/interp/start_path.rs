@@ -125,6 +125,7 @@ impl LoopSolver {
         let mut corrector = LoopSolver {
             pattern: None,
             untorn: None,
+            factors: None,
             ..self.clone()
         };
         let mut f = vec![0.0; self.n];

@@ -68,6 +68,7 @@ impl LoopSolver {
             recoveries: None,
             untorn: None,
             untorn_start: Vec::new(),
+            factors: None,
             continuation: false,
         }
     }
