@@ -169,6 +169,9 @@ pub struct EventSet {
     /// `terminal()` (true at the final event), if the model uses them.
     pub initial: Option<VarId>,
     pub terminal: Option<VarId>,
+    /// The variable that is true during the passes of an event iteration (not the initial
+    /// one), if an algorithm section reads a relation literally at events.
+    pub event: Option<VarId>,
     /// For each when-clause of the flat model, each branch's condition reading the relation
     /// variables (the actions keep their expressions: they are evaluated at events only).
     pub when_conditions: Vec<Vec<ExprId>>,
@@ -210,6 +213,7 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
         previous: x.previous,
         initial: x.initial,
         terminal: x.terminal,
+        event: x.event,
         when_conditions,
     }
 }
@@ -544,6 +548,13 @@ struct Extractor {
     captured: eqm_ir::symbolic::FxHashSet<VarId>,
     initial: Option<VarId>,
     terminal: Option<VarId>,
+    /// The variable that is true while an event is handled, read by the tests of algorithm
+    /// sections that are literal at events.
+    event: Option<VarId>,
+    /// Each `pre` variable by its index in `previous` (extended as algorithm sections need it).
+    previous_index: FxHashMap<VarId, usize>,
+    /// The `pre` variable of each expression an algorithm section reads literally at events.
+    literal_previous: FxHashMap<ExprId, VarId>,
 }
 
 impl Extractor {

@@ -190,7 +190,37 @@ pub(super) fn capture_left_limits(
 /// it sees the value of this event, not the one before it. After the pass, the values `edge`
 /// and `change` compare with become the current ones (`pre(v) := v`), and another pass follows
 /// while anything changed.
+///
+/// While it runs, `$event` is true (1, or 2 at the initial event, where a time event's
+/// relation has its literal value as in `update_relations`): the tests of algorithm sections
+/// whose surfaces read a value the section assigned before the test are then literal, so that
+/// each statement sees what those before it assigned in the same pass.
 pub(super) fn event_iteration(
+    model: &mut HybridModel<'_>,
+    t: f64,
+    x: &mut [f64],
+    dx: &mut [f64],
+    whens: &mut WhenState,
+    initial: bool,
+) -> Result<Option<HybridOutcome>, HybridError> {
+    let flag = model.program.events().event.map(|(slot, _)| slot);
+    if let Some(slot) = flag {
+        model.ode.instance.set_work(slot, if initial { 2.0 } else { 1.0 });
+    }
+    let outcome = iterate(model, t, x, dx, whens, initial);
+    if let Some(slot) = flag {
+        model.ode.instance.set_work(slot, 0.0);
+        // The values after the event as the run reads them between events, with the
+        // relations frozen at what the last pass tested.
+        if outcome.is_ok() {
+            model.surfaces_at(t, x, dx)?;
+        }
+    }
+    outcome
+}
+
+/// The passes of [`event_iteration`].
+fn iterate(
     model: &mut HybridModel<'_>,
     t: f64,
     x: &mut [f64],

@@ -55,6 +55,7 @@ macro_rules! corpus {
 }
 
 corpus!(
+    algorithm_when_sequence,
     array_functions,
     automatic_inner,
     cardinality,
