@@ -34,6 +34,9 @@
 //! part (`$heldN`), recomputed at events, with surfaces at the integers around it, so that they
 //! jump only at located events.
 //!
+//! The assertions of the equations get the event operators (`delay` included) but keep their
+//! relations literal: they are checked, not switched on, as the inside of `noEvent` is.
+//!
 //! Relations in algorithm sections (outside `while` loops and assertions) are extracted too. A
 //! relation whose surface reads a variable the section assigns again at or after it gets a
 //! surface on a hidden variable (`$capN`) that the section sets right before the test, since
@@ -197,10 +200,23 @@ pub fn extract(mut dae: Dae<IndexOne>) -> Dae<Hybrid> {
 }
 
 fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
-    let roots = event_roots(dae);
-    let reach = Reach::of(dae, &roots);
+    let mut roots = event_roots(dae);
+    // The assertions are checked, not switched on: their relations stay literal, but the
+    // event operators in them (`delay`, `pre`, `edge`) read what the simulation keeps, as
+    // elsewhere.
+    let first_checked = roots.len();
+    for a in &dae.flat.assertions {
+        roots.push((a.condition, a.span));
+        roots.extend(a.message.exprs().map(|e| (e, a.span)));
+    }
+    let reach = Reach::of(dae, &roots, first_checked);
     let mut x = Extractor::default();
-    let new = rewrite_reached(dae, &roots, &reach, &mut x);
+    let (new, inside) = rewrite_reached(dae, &roots, &reach, &mut x);
+    let checked = |e: ExprId| inside.get(&e).copied().unwrap_or(e);
+    for a in &mut dae.flat.assertions {
+        a.condition = checked(a.condition);
+        a.message = a.message.map_exprs(&mut |e| checked(e));
+    }
     let when_conditions = apply_rewrites(dae, &new, &mut x);
     if !x.captured.is_empty() {
         drop_captured_relations(dae, &when_conditions, &mut x);
@@ -263,7 +279,9 @@ struct Reach {
 }
 
 impl Reach {
-    fn of(dae: &Dae<IndexOne>, roots: &[(ExprId, Span)]) -> Reach {
+    /// The nodes `roots` reach; those from `first_checked` on are read as the inside of
+    /// `noEvent` is (the assertions).
+    fn of(dae: &Dae<IndexOne>, roots: &[(ExprId, Span)], first_checked: usize) -> Reach {
         let len = dae.exprs().len();
         let mut first_root: Vec<u32> = vec![0; len];
         let mut in_event = vec![false; len];
@@ -271,6 +289,10 @@ impl Reach {
         let mut stack = Vec::new();
         for (k, &(root, _)) in roots.iter().enumerate() {
             let mark = k as u32 + 1;
+            if k >= first_checked {
+                opaque_children.push((root, mark));
+                continue;
+            }
             stack.push(root);
             while let Some(e) = stack.pop() {
                 let i = e.0 as usize;
@@ -313,13 +335,13 @@ impl Reach {
 
 /// Rewrites every reached node, children before parents, and returns the rewritten ones: the
 /// event operators and relations become what `x` records, the rest is rebuilt over rewritten
-/// children.
+/// children. The second map holds the nodes as read inside `noEvent` (event operators only).
 fn rewrite_reached(
     dae: &mut Dae<IndexOne>,
     roots: &[(ExprId, Span)],
     reach: &Reach,
     x: &mut Extractor,
-) -> FxHashMap<ExprId, ExprId> {
+) -> (FxHashMap<ExprId, ExprId>, FxHashMap<ExprId, ExprId>) {
     // Children have smaller ids than their parents, so visiting the reachable nodes in id
     // order rewrites every child before its parents. The span of a node is that of the first
     // root that reaches it, which keeps messages deterministic.
@@ -358,7 +380,7 @@ fn rewrite_reached(
             new.insert(e, rewritten);
         }
     }
-    new
+    (new, inside)
 }
 
 /// Replaces every expression of the equations, invariants, when-clauses and algorithm sections by its

@@ -70,6 +70,7 @@ corpus!(
     declaration_dimensions,
     deduced_ranges,
     delayed_enumerations,
+    delay_assertions,
     derived_enumerations,
     dynamic_assignments,
     dynamic_subscripts,
