@@ -290,6 +290,13 @@ fn record_algorithms_agree_between_native_code_and_the_interpreter() {
     corpus_file_agrees_between_back_ends("record_algorithms.eqm");
 }
 
+/// The tests an algorithm reads literally at events (`$event`) are the same expressions in
+/// both back ends.
+#[test]
+fn algorithm_tests_at_events_agree_between_native_code_and_the_interpreter() {
+    corpus_file_agrees_between_back_ends("algorithm_when_sequence.eqm");
+}
+
 /// Runs the corpus file `file` on native code and on the interpreter to 1 s and asserts that
 /// every column agrees bit for bit.
 fn corpus_file_agrees_between_back_ends(file: &str) {
