@@ -219,7 +219,7 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
     }
     let when_conditions = apply_rewrites(dae, &new, &mut x);
     if !x.captured.is_empty() {
-        drop_captured_relations(dae, &when_conditions, &mut x);
+        algorithms::drop_captured_relations(dae, &when_conditions, &mut x);
     }
     EventSet {
         surfaces: x.surfaces,
@@ -439,52 +439,6 @@ fn apply_rewrites(dae: &mut Dae<IndexOne>, new: &FxHashMap<ExprId, ExprId>, x: &
         a.previous = previous;
     }
     when_conditions
-}
-
-/// Drops the relations the algorithm rewriting replaced everywhere from the surfaces (and the
-/// surfaces left without one): a relation nothing reads any more is not watched.
-fn drop_captured_relations(dae: &Dae<IndexOne>, when_conditions: &[Vec<ExprId>], x: &mut Extractor) {
-    let mut used = vec![false; dae.flat.variables.len()];
-    let mut vars = Vec::new();
-    let mut mark = |e: ExprId, arena: &ExprArena| {
-        vars.clear();
-        arena.vars_in(e, &mut vars);
-        for v in &vars {
-            used[v.0 as usize] = true;
-        }
-    };
-    for eq in dae.equations.iter().chain(&dae.initial_equations) {
-        mark(eq.lhs, dae.exprs());
-        mark(eq.rhs, dae.exprs());
-    }
-    for eq in &dae.flat.invariants {
-        mark(eq.lhs, dae.exprs());
-        mark(eq.rhs, dae.exprs());
-    }
-    for conditions in when_conditions {
-        for &c in conditions {
-            mark(c, dae.exprs());
-        }
-    }
-    for w in &dae.flat.whens {
-        let actions = w.branches.iter().flat_map(|b| &b.actions);
-        for e in actions.flat_map(|a| a.expr().into_iter().chain(a.guard())) {
-            mark(e, dae.exprs());
-        }
-    }
-    for a in &dae.flat.algorithms {
-        for st in &a.statements {
-            st.for_each_expr(&mut |e, _| mark(e, dae.exprs()));
-        }
-    }
-    for p in &x.previous {
-        mark(p.expr, dae.exprs());
-    }
-    for s in &mut x.surfaces {
-        s.relations
-            .retain(|(v, _)| used[v.0 as usize] || !x.captured.contains(v));
-    }
-    x.surfaces.retain(|s| !s.relations.is_empty());
 }
 
 /// Nodes whose inside is left alone: `noEvent(e)` and `smooth(n, e)` ask for no events.

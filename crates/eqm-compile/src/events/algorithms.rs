@@ -7,8 +7,9 @@
 //! `while` loops, which run to their end within one evaluation, nor assertions, which are
 //! checked, not switched on), and the statements with hidden variables (`$capN`) set before
 //! the tests that need them; a test whose surface reads a value the section assigned before
-//! it reads, at an event, its literal value (`$event`). It deliberately leaves the equations
-//! and when-clauses alone: their relations are extracted by the parent module.
+//! it reads, at an event, its literal value (`$event`); afterwards, the relations the rewriting
+//! left unread are no longer watched. It deliberately leaves the equations and when-clauses
+//! alone: their relations are extracted by the parent module.
 
 use super::*;
 use eqm_ir::flat::{Place, Statement};
@@ -367,4 +368,50 @@ struct Late<'a> {
     last_assigned: &'a FxHashMap<VarId, usize>,
     first_assigned: &'a FxHashMap<VarId, usize>,
     surface_of: &'a FxHashMap<VarId, (usize, Test)>,
+}
+
+/// Drops the relations the algorithm rewriting replaced everywhere from the surfaces (and the
+/// surfaces left without one): a relation nothing reads any more is not watched.
+pub(super) fn drop_captured_relations(dae: &Dae<IndexOne>, when_conditions: &[Vec<ExprId>], x: &mut Extractor) {
+    let mut used = vec![false; dae.flat.variables.len()];
+    let mut vars = Vec::new();
+    let mut mark = |e: ExprId, arena: &ExprArena| {
+        vars.clear();
+        arena.vars_in(e, &mut vars);
+        for v in &vars {
+            used[v.0 as usize] = true;
+        }
+    };
+    for eq in dae.equations.iter().chain(&dae.initial_equations) {
+        mark(eq.lhs, dae.exprs());
+        mark(eq.rhs, dae.exprs());
+    }
+    for eq in &dae.flat.invariants {
+        mark(eq.lhs, dae.exprs());
+        mark(eq.rhs, dae.exprs());
+    }
+    for conditions in when_conditions {
+        for &c in conditions {
+            mark(c, dae.exprs());
+        }
+    }
+    for w in &dae.flat.whens {
+        let actions = w.branches.iter().flat_map(|b| &b.actions);
+        for e in actions.flat_map(|a| a.expr().into_iter().chain(a.guard())) {
+            mark(e, dae.exprs());
+        }
+    }
+    for a in &dae.flat.algorithms {
+        for st in &a.statements {
+            st.for_each_expr(&mut |e, _| mark(e, dae.exprs()));
+        }
+    }
+    for p in &x.previous {
+        mark(p.expr, dae.exprs());
+    }
+    for s in &mut x.surfaces {
+        s.relations
+            .retain(|(v, _)| used[v.0 as usize] || !x.captured.contains(v));
+    }
+    x.surfaces.retain(|s| !s.relations.is_empty());
 }
