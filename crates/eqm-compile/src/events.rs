@@ -34,6 +34,9 @@
 //! part (`$heldN`), recomputed at events, with surfaces at the integers around it, so that they
 //! jump only at located events.
 //!
+//! The assertions of the equations get the event operators (`delay` included) but keep their
+//! relations literal: they are checked, not switched on, as the inside of `noEvent` is.
+//!
 //! Relations in algorithm sections (outside `while` loops and assertions) are extracted too. A
 //! relation whose surface reads a variable the section assigns again at or after it gets a
 //! surface on a hidden variable (`$capN`) that the section sets right before the test, since
@@ -169,6 +172,9 @@ pub struct EventSet {
     /// `terminal()` (true at the final event), if the model uses them.
     pub initial: Option<VarId>,
     pub terminal: Option<VarId>,
+    /// The variable that is true during the passes of an event iteration (not the initial
+    /// one), if an algorithm section reads a relation literally at events.
+    pub event: Option<VarId>,
     /// For each when-clause of the flat model, each branch's condition reading the relation
     /// variables (the actions keep their expressions: they are evaluated at events only).
     pub when_conditions: Vec<Vec<ExprId>>,
@@ -194,13 +200,26 @@ pub fn extract(mut dae: Dae<IndexOne>) -> Dae<Hybrid> {
 }
 
 fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
-    let roots = event_roots(dae);
-    let reach = Reach::of(dae, &roots);
+    let mut roots = event_roots(dae);
+    // The assertions are checked, not switched on: their relations stay literal, but the
+    // event operators in them (`delay`, `pre`, `edge`) read what the simulation keeps, as
+    // elsewhere.
+    let first_checked = roots.len();
+    for a in &dae.flat.assertions {
+        roots.push((a.condition, a.span));
+        roots.extend(a.message.exprs().map(|e| (e, a.span)));
+    }
+    let reach = Reach::of(dae, &roots, first_checked);
     let mut x = Extractor::default();
-    let new = rewrite_reached(dae, &roots, &reach, &mut x);
+    let (new, inside) = rewrite_reached(dae, &roots, &reach, &mut x);
+    let checked = |e: ExprId| inside.get(&e).copied().unwrap_or(e);
+    for a in &mut dae.flat.assertions {
+        a.condition = checked(a.condition);
+        a.message = a.message.map_exprs(&mut |e| checked(e));
+    }
     let when_conditions = apply_rewrites(dae, &new, &mut x);
     if !x.captured.is_empty() {
-        drop_captured_relations(dae, &when_conditions, &mut x);
+        algorithms::drop_captured_relations(dae, &when_conditions, &mut x);
     }
     EventSet {
         surfaces: x.surfaces,
@@ -210,6 +229,7 @@ fn extract_in(dae: &mut Dae<IndexOne>) -> EventSet {
         previous: x.previous,
         initial: x.initial,
         terminal: x.terminal,
+        event: x.event,
         when_conditions,
     }
 }
@@ -259,7 +279,9 @@ struct Reach {
 }
 
 impl Reach {
-    fn of(dae: &Dae<IndexOne>, roots: &[(ExprId, Span)]) -> Reach {
+    /// The nodes `roots` reach; those from `first_checked` on are read as the inside of
+    /// `noEvent` is (the assertions).
+    fn of(dae: &Dae<IndexOne>, roots: &[(ExprId, Span)], first_checked: usize) -> Reach {
         let len = dae.exprs().len();
         let mut first_root: Vec<u32> = vec![0; len];
         let mut in_event = vec![false; len];
@@ -267,6 +289,10 @@ impl Reach {
         let mut stack = Vec::new();
         for (k, &(root, _)) in roots.iter().enumerate() {
             let mark = k as u32 + 1;
+            if k >= first_checked {
+                opaque_children.push((root, mark));
+                continue;
+            }
             stack.push(root);
             while let Some(e) = stack.pop() {
                 let i = e.0 as usize;
@@ -309,13 +335,13 @@ impl Reach {
 
 /// Rewrites every reached node, children before parents, and returns the rewritten ones: the
 /// event operators and relations become what `x` records, the rest is rebuilt over rewritten
-/// children.
+/// children. The second map holds the nodes as read inside `noEvent` (event operators only).
 fn rewrite_reached(
     dae: &mut Dae<IndexOne>,
     roots: &[(ExprId, Span)],
     reach: &Reach,
     x: &mut Extractor,
-) -> FxHashMap<ExprId, ExprId> {
+) -> (FxHashMap<ExprId, ExprId>, FxHashMap<ExprId, ExprId>) {
     // Children have smaller ids than their parents, so visiting the reachable nodes in id
     // order rewrites every child before its parents. The span of a node is that of the first
     // root that reaches it, which keeps messages deterministic.
@@ -354,7 +380,7 @@ fn rewrite_reached(
             new.insert(e, rewritten);
         }
     }
-    new
+    (new, inside)
 }
 
 /// Replaces every expression of the equations, invariants, when-clauses and algorithm sections by its
@@ -413,52 +439,6 @@ fn apply_rewrites(dae: &mut Dae<IndexOne>, new: &FxHashMap<ExprId, ExprId>, x: &
         a.previous = previous;
     }
     when_conditions
-}
-
-/// Drops the relations the algorithm rewriting replaced everywhere from the surfaces (and the
-/// surfaces left without one): a relation nothing reads any more is not watched.
-fn drop_captured_relations(dae: &Dae<IndexOne>, when_conditions: &[Vec<ExprId>], x: &mut Extractor) {
-    let mut used = vec![false; dae.flat.variables.len()];
-    let mut vars = Vec::new();
-    let mut mark = |e: ExprId, arena: &ExprArena| {
-        vars.clear();
-        arena.vars_in(e, &mut vars);
-        for v in &vars {
-            used[v.0 as usize] = true;
-        }
-    };
-    for eq in dae.equations.iter().chain(&dae.initial_equations) {
-        mark(eq.lhs, dae.exprs());
-        mark(eq.rhs, dae.exprs());
-    }
-    for eq in &dae.flat.invariants {
-        mark(eq.lhs, dae.exprs());
-        mark(eq.rhs, dae.exprs());
-    }
-    for conditions in when_conditions {
-        for &c in conditions {
-            mark(c, dae.exprs());
-        }
-    }
-    for w in &dae.flat.whens {
-        let actions = w.branches.iter().flat_map(|b| &b.actions);
-        for e in actions.flat_map(|a| a.expr().into_iter().chain(a.guard())) {
-            mark(e, dae.exprs());
-        }
-    }
-    for a in &dae.flat.algorithms {
-        for st in &a.statements {
-            st.for_each_expr(&mut |e, _| mark(e, dae.exprs()));
-        }
-    }
-    for p in &x.previous {
-        mark(p.expr, dae.exprs());
-    }
-    for s in &mut x.surfaces {
-        s.relations
-            .retain(|(v, _)| used[v.0 as usize] || !x.captured.contains(v));
-    }
-    x.surfaces.retain(|s| !s.relations.is_empty());
 }
 
 /// Nodes whose inside is left alone: `noEvent(e)` and `smooth(n, e)` ask for no events.
@@ -544,6 +524,13 @@ struct Extractor {
     captured: eqm_ir::symbolic::FxHashSet<VarId>,
     initial: Option<VarId>,
     terminal: Option<VarId>,
+    /// The variable that is true while an event is handled, read by the tests of algorithm
+    /// sections that are literal at events.
+    event: Option<VarId>,
+    /// Each `pre` variable by its index in `previous` (extended as algorithm sections need it).
+    previous_index: FxHashMap<VarId, usize>,
+    /// The `pre` variable of each expression an algorithm section reads literally at events.
+    literal_previous: FxHashMap<ExprId, VarId>,
 }
 
 impl Extractor {

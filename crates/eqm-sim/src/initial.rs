@@ -79,6 +79,12 @@ fn at_start_values(model: &mut Instance<'_>, options: &RunOptions) -> Result<Ini
     let x0 = model
         .start_values()
         .map_err(|f| failed_at_start(program, start, "the start values could not be computed", &f))?;
+    // `initial()` holds here as in an initialization program of its own (not where a run
+    // resumes after a switch of structure): `if not initial() then assert(...)` is not
+    // checked with the start values, and an `edge(not initial())` rises right after.
+    if let Some((slot, _)) = program.events().initial.filter(|_| carried.is_none()) {
+        model.set_work(slot, 1.0);
+    }
     if !surfaces.is_empty() && model.surfaces_at_start(start, &x0, &mut dx, &mut d).is_ok() {
         set_relations(model, None, &d);
     }
@@ -106,6 +112,7 @@ fn at_start_values(model: &mut Instance<'_>, options: &RunOptions) -> Result<Ini
             break;
         }
     }
+    leave_initial(model, carried.as_ref());
     // The run's own solves start counting afresh.
     model.interpreter().clear_recoveries();
     Ok((x0, Vec::new(), recoveries))

@@ -6,8 +6,10 @@
 //! reading relation variables. Output: the expressions that generate events (not those of
 //! `while` loops, which run to their end within one evaluation, nor assertions, which are
 //! checked, not switched on), and the statements with hidden variables (`$capN`) set before
-//! the tests that need them. It deliberately leaves the equations and when-clauses alone:
-//! their relations are extracted by the parent module.
+//! the tests that need them; a test whose surface reads a value the section assigned before
+//! it reads, at an event, its literal value (`$event`); afterwards, the relations the rewriting
+//! left unread are no longer watched. It deliberately leaves the equations and when-clauses
+//! alone: their relations are extracted by the parent module.
 
 use super::*;
 use eqm_ir::flat::{Place, Statement};
@@ -17,6 +19,7 @@ use eqm_ir::flat::{Place, Statement};
 pub(super) struct ExecutionOrder {
     pub(super) reads: Vec<(usize, ExprId, Span)>,
     pub(super) last_assigned: FxHashMap<VarId, usize>,
+    pub(super) first_assigned: FxHashMap<VarId, usize>,
 }
 
 impl ExecutionOrder {
@@ -24,6 +27,7 @@ impl ExecutionOrder {
         let mut order = ExecutionOrder {
             reads: Vec::new(),
             last_assigned: FxHashMap::default(),
+            first_assigned: FxHashMap::default(),
         };
         let mut position = 0;
         order.walk(statements, &mut position, true);
@@ -43,6 +47,7 @@ impl ExecutionOrder {
                     }
                     if let Place::Var(v) = target {
                         self.last_assigned.insert(*v, at);
+                        self.first_assigned.entry(*v).or_insert(at);
                     }
                 }
                 Statement::If {
@@ -102,6 +107,7 @@ impl Extractor {
         let mut position = 0usize;
         let late = Late {
             last_assigned: &order.last_assigned,
+            first_assigned: &order.first_assigned,
             surface_of: &surface_of,
         };
         self.capture_in(dae, statements, &mut position, &late)
@@ -204,7 +210,17 @@ impl Extractor {
                     .iter()
                     .any(|w| late.last_assigned.get(w).is_some_and(|&p| p >= at));
                 let node = dae.flat.exprs.var(r);
-                if !is_late || replace.contains_key(&node) {
+                if replace.contains_key(&node) {
+                    continue;
+                }
+                if !is_late {
+                    let is_early = surface_vars
+                        .iter()
+                        .any(|w| late.first_assigned.get(w).is_some_and(|&p| p < at));
+                    if is_early {
+                        let literal = self.literal_at_event(dae, k, test, node);
+                        replace.insert(node, literal);
+                    }
                     continue;
                 }
                 let number = self.previous.len() + self.surfaces.len() + 1;
@@ -220,6 +236,8 @@ impl Extractor {
                 let hidden_node = dae.flat.exprs.var(hidden);
                 let zero = dae.flat.exprs.real(0.0);
                 let relation = self.relation(dae, hidden_node, zero, test, span);
+                let hidden_surface = self.surface_of[&hidden_node];
+                let relation = self.literal_at_event(dae, hidden_surface, test, relation);
                 if let Some(surface) = self.surfaces.last_mut()
                     && surface.expr == hidden_node
                 {
@@ -237,6 +255,7 @@ impl Extractor {
         if replace.is_empty() {
             return exprs;
         }
+        self.previous_of_tests(dae, &exprs, &mut replace);
         exprs
             .into_iter()
             .map(|e| eqm_ir::symbolic::substitute(&mut dae.flat.exprs, e, &|_, id| replace.get(&id).copied()))
@@ -244,9 +263,155 @@ impl Extractor {
     }
 }
 
-/// Where each variable is assigned last in an algorithm section, and which surface each
-/// relation variable reads.
+impl Extractor {
+    /// Adds to `replace` the `pre` values (of `edge` and `change`) that `exprs` read of a test
+    /// `replace` changes: each becomes the value before the pass of the test as the section
+    /// reads it, so that after a pass it holds what the pass tested, and a when-statement that
+    /// fired in one pass does not fire again in the next. One per rewritten expression.
+    fn previous_of_tests(
+        &mut self,
+        dae: &mut Dae<IndexOne>,
+        exprs: &[ExprId],
+        replace: &mut FxHashMap<ExprId, ExprId>,
+    ) {
+        // Indexed once for all sections: the `pre` values made after the index was last
+        // extended are added to it.
+        for p in self.previous_index.len()..self.previous.len() {
+            self.previous_index.insert(self.previous[p].var, p);
+        }
+        let mut vars = Vec::new();
+        for &e in exprs {
+            dae.exprs().vars_in(e, &mut vars);
+        }
+        for v in vars {
+            let Some(&p) = self.previous_index.get(&v) else {
+                continue;
+            };
+            let (old, span) = (&self.previous[p], self.previous[p].span);
+            let node = dae.flat.exprs.var(v);
+            if old.left_limit || old.integer_part || replace.contains_key(&node) {
+                continue;
+            }
+            let ty = dae.flat.var(old.var).ty;
+            let old_expr = old.expr;
+            let expr = eqm_ir::symbolic::substitute(&mut dae.flat.exprs, old_expr, &|_, id| replace.get(&id).copied());
+            if expr == old_expr {
+                continue;
+            }
+            let var = match self.literal_previous.get(&expr) {
+                Some(&var) => var,
+                None => {
+                    let number = self.previous.len() + 1;
+                    let description = format!("the value of `{}` before the event", dae.flat.expr_text(expr));
+                    let var = dae.add_relation_variable(format!("$pre{number}"), description, span);
+                    if let Some(variable) = dae.flat.variables.last_mut() {
+                        variable.ty = ty;
+                    }
+                    self.previous.push(Previous {
+                        var,
+                        expr,
+                        span,
+                        settled_at_start: true,
+                        left_limit: false,
+                        integer_part: false,
+                    });
+                    self.literal_previous.insert(expr, var);
+                    var
+                }
+            };
+            replace.insert(node, dae.flat.exprs.var(var));
+        }
+    }
+
+    /// `relation` (of surface `k` with `test`) as an algorithm's test reads it: at an event
+    /// (`$event` true) the test of the surface's value where the statement runs, since a
+    /// section is executed as a sequence and a test sees what the statements before it
+    /// assigned in this very pass; between events the frozen relation, whose surface the
+    /// crossing detection watches. `$event` is 2 at the initial event, where every relation
+    /// has its literal value; at a later one a time event's surface counts as crossed at its
+    /// time, as the event iteration sets its relation (`time > T` holds at `T`).
+    fn literal_at_event(&mut self, dae: &mut Dae<IndexOne>, k: usize, test: Test, relation: ExprId) -> ExprId {
+        let d = self.surfaces[k].expr;
+        let op = match test {
+            Test::Positive => BinOp::Gt,
+            Test::NonNegative => BinOp::Ge,
+            Test::Negative => BinOp::Lt,
+            Test::NonPositive => BinOp::Le,
+        };
+        let zero = dae.flat.exprs.real(0.0);
+        let mut literal = dae.flat.exprs.binary(op, d, zero);
+        let span = self.surfaces[k].span;
+        let event = *self.event.get_or_insert_with(|| {
+            let v = dae.add_relation_variable("$event".to_string(), "an event is being handled".to_string(), span);
+            if let Some(variable) = dae.flat.variables.last_mut() {
+                variable.ty = eqm_ir::flat::ScalarType::Integer;
+            }
+            v
+        });
+        let event = dae.flat.exprs.var(event);
+        if self.surfaces[k].time_event.is_some() {
+            let crossed_op = if test.holds(1) { BinOp::Ge } else { BinOp::Lt };
+            let crossed = dae.flat.exprs.binary(crossed_op, d, zero);
+            let between = dae.flat.exprs.real(1.5);
+            let later = dae.flat.exprs.binary(BinOp::Lt, event, between);
+            literal = dae.flat.exprs.add(Node::If(later, crossed, literal));
+        }
+        let half = dae.flat.exprs.real(0.5);
+        let at_event = dae.flat.exprs.binary(BinOp::Gt, event, half);
+        dae.flat.exprs.add(Node::If(at_event, literal, relation))
+    }
+}
+
+/// Where each variable is assigned first and last in an algorithm section, and which surface
+/// each relation variable reads.
 struct Late<'a> {
     last_assigned: &'a FxHashMap<VarId, usize>,
+    first_assigned: &'a FxHashMap<VarId, usize>,
     surface_of: &'a FxHashMap<VarId, (usize, Test)>,
+}
+
+/// Drops the relations the algorithm rewriting replaced everywhere from the surfaces (and the
+/// surfaces left without one): a relation nothing reads any more is not watched.
+pub(super) fn drop_captured_relations(dae: &Dae<IndexOne>, when_conditions: &[Vec<ExprId>], x: &mut Extractor) {
+    let mut used = vec![false; dae.flat.variables.len()];
+    let mut vars = Vec::new();
+    let mut mark = |e: ExprId, arena: &ExprArena| {
+        vars.clear();
+        arena.vars_in(e, &mut vars);
+        for v in &vars {
+            used[v.0 as usize] = true;
+        }
+    };
+    for eq in dae.equations.iter().chain(&dae.initial_equations) {
+        mark(eq.lhs, dae.exprs());
+        mark(eq.rhs, dae.exprs());
+    }
+    for eq in &dae.flat.invariants {
+        mark(eq.lhs, dae.exprs());
+        mark(eq.rhs, dae.exprs());
+    }
+    for conditions in when_conditions {
+        for &c in conditions {
+            mark(c, dae.exprs());
+        }
+    }
+    for w in &dae.flat.whens {
+        let actions = w.branches.iter().flat_map(|b| &b.actions);
+        for e in actions.flat_map(|a| a.expr().into_iter().chain(a.guard())) {
+            mark(e, dae.exprs());
+        }
+    }
+    for a in &dae.flat.algorithms {
+        for st in &a.statements {
+            st.for_each_expr(&mut |e, _| mark(e, dae.exprs()));
+        }
+    }
+    for p in &x.previous {
+        mark(p.expr, dae.exprs());
+    }
+    for s in &mut x.surfaces {
+        s.relations
+            .retain(|(v, _)| used[v.0 as usize] || !x.captured.contains(v));
+    }
+    x.surfaces.retain(|s| !s.relations.is_empty());
 }

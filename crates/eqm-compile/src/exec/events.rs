@@ -74,6 +74,7 @@ impl Builder {
         let (initial, terminal) = (work_slot(set.initial), work_slot(set.terminal));
         self.events.initial = initial;
         self.events.terminal = terminal;
+        self.events.event = work_slot(set.event);
         let whens = self.dae.flat.whens.clone();
         for (w, conditions) in whens.iter().zip(&set.when_conditions) {
             let mut branches = Vec::new();

@@ -304,6 +304,9 @@ pub struct ExecEvents {
     /// The work slots and variables of `initial()` and `terminal()`, if used.
     pub initial: Option<(u32, VarId)>,
     pub terminal: Option<(u32, VarId)>,
+    /// The work slot and variable that is true during the passes of an event iteration, if an
+    /// algorithm section reads its tests literally at events.
+    pub event: Option<(u32, VarId)>,
     pub whens: Vec<ExecWhen>,
     /// Every when-clause once, each after the clauses in its [`ExecWhen::after`]; clauses that
     /// read each other's assignments in a cycle keep their written order among themselves.
@@ -323,6 +326,7 @@ impl ExecEvents {
             && self.previous.is_empty()
             && self.initial.is_none()
             && self.terminal.is_none()
+            && self.event.is_none()
     }
 }
 

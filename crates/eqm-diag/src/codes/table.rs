@@ -619,7 +619,7 @@ pub static CODES: &[CodeInfo] = &[
         "E0711",
         Error,
         Simulation,
-        "Events accumulate (Zeno behaviour), so the simulation cannot pass the accumulation point",
+        "Events accumulate (Zeno behaviour) and nothing in the model brings the motion to rest there, so the simulation cannot pass the accumulation point",
     ),
     code(
         "E0712",

@@ -13,6 +13,7 @@
 use super::crossing::{self, decide_sides, decide_sliding, emit_through, locate, sign_of};
 use super::events::{self, Clocks, event_iteration};
 use super::isolate::{Bracket, Probe, isolate};
+use super::zeno;
 use super::{
     ACCUMULATION_COUNT, ACCUMULATION_GAP, Crossing, Firings, HybridError, HybridModel, HybridOutcome, PIN_TOLERANCE,
     WhenState,
@@ -547,6 +548,16 @@ impl<'o> Run<'o> {
         if !model.pinned.is_empty() {
             unpin_departed(model, stepper, info.t, &mut self.near, &mut self.x, &mut self.dx)?;
         }
+        if self.whens.watching() {
+            let x = stepper.state().to_vec();
+            if let Err((until, failure)) = zeno::passed_accumulations(model, &mut self.whens, info.t, &x, &mut self.dx)
+            {
+                if let ControlFlow::Break(time) = self.rows_through(model, stepper, until, row)? {
+                    return Ok(ControlFlow::Break(HybridOutcome::Stopped { time }));
+                }
+                return Err(failure);
+            }
+        }
         if let Err((holds_until, failure)) = self.check_assertions_over(model, stepper, info) {
             // Rows up to the last instant the assertions held, then the failure.
             if let ControlFlow::Break(time) = self.rows_through(model, stepper, holds_until, row)? {
@@ -668,6 +679,7 @@ impl<'o> Run<'o> {
         if let Some(terminated) = iteration? {
             return self.terminated(model, te, terminated, row).map(ControlFlow::Break);
         }
+        zeno::measure_after_event(model, &mut self.whens, te, &self.x, &mut self.dx)?;
         if model.switched(te, &self.x)? {
             return Ok(self.switched(te));
         }
@@ -682,7 +694,11 @@ impl<'o> Run<'o> {
 
     /// Counts the event at `te` (where `first` was crossed) among the recent ones; an error when
     /// the last [`ACCUMULATION_COUNT`] happened within a span that makes them an accumulation.
+    /// While a when-branch's accumulation is watched, that watch decides (`zeno`).
     fn count_event(&mut self, model: &HybridModel<'_>, te: f64, first: Crossing) -> Result<(), HybridError> {
+        if self.whens.watching() {
+            return Ok(());
+        }
         self.recent_events.push(te);
         if self.recent_events.len() <= ACCUMULATION_COUNT {
             return Ok(());

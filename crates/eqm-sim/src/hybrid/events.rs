@@ -190,7 +190,37 @@ pub(super) fn capture_left_limits(
 /// it sees the value of this event, not the one before it. After the pass, the values `edge`
 /// and `change` compare with become the current ones (`pre(v) := v`), and another pass follows
 /// while anything changed.
+///
+/// While it runs, `$event` is true (1, or 2 at the initial event, where a time event's
+/// relation has its literal value as in `update_relations`): the tests of algorithm sections
+/// whose surfaces read a value the section assigned before the test are then literal, so that
+/// each statement sees what those before it assigned in the same pass.
 pub(super) fn event_iteration(
+    model: &mut HybridModel<'_>,
+    t: f64,
+    x: &mut [f64],
+    dx: &mut [f64],
+    whens: &mut WhenState,
+    initial: bool,
+) -> Result<Option<HybridOutcome>, HybridError> {
+    let flag = model.program.events().event.map(|(slot, _)| slot);
+    if let Some(slot) = flag {
+        model.ode.instance.set_work(slot, if initial { 2.0 } else { 1.0 });
+    }
+    let outcome = iterate(model, t, x, dx, whens, initial);
+    if let Some(slot) = flag {
+        model.ode.instance.set_work(slot, 0.0);
+        // The values after the event as the run reads them between events, with the
+        // relations frozen at what the last pass tested.
+        if outcome.is_ok() {
+            model.surfaces_at(t, x, dx)?;
+        }
+    }
+    outcome
+}
+
+/// The passes of [`event_iteration`].
+fn iterate(
     model: &mut HybridModel<'_>,
     t: f64,
     x: &mut [f64],
@@ -397,7 +427,7 @@ fn rising_branches(
         if let Some(b) = chosen {
             fired.push((w, b));
             fired_in_pass[w] = Some(round);
-            accumulation(&mut whens.firings[w][b], t, when.span)?;
+            super::zeno::accumulation(&mut whens.firings[w][b], t, when.span)?;
         }
     }
     // The order of the assignments does not depend on the order of the clauses.
@@ -628,39 +658,4 @@ fn unsettled(program: &ExecProgram, changing: &[usize], t: f64) -> HybridError {
         span,
         help: "the when-clauses and relations keep triggering each other at the same time; check for a discrete variable that depends on itself without `pre`".to_string(),
     }
-}
-
-/// Records a firing at `t`; an error when the firings accumulate: at least [`ZENO_FIRINGS`] in
-/// a row came closer together each time, and the geometric series of their gaps predicts the
-/// accumulation point within [`ZENO_HORIZON`] (relative) of `t`. Stopping there, while the
-/// motion is still far larger than rounding, is what keeps the solution from passing through
-/// the surface unnoticed once the bounces become too small to detect.
-pub(super) fn accumulation(f: &mut Firings, t: f64, span: Span) -> Result<(), HybridError> {
-    if let Some(last) = f.last {
-        let gap = t - last;
-        match f.gap {
-            Some(previous) if gap < previous && previous > 0.0 => {
-                f.shrinking += 1;
-                let ratio = gap / previous;
-                let remaining = gap * ratio / (1.0 - ratio);
-                if f.shrinking >= ZENO_FIRINGS && remaining < ZENO_HORIZON * (1.0 + t.abs()) {
-                    let limit = t + remaining;
-                    return Err(HybridError::Event {
-                        code: "E0711",
-                        time: t,
-                        message: format!(
-                            "events accumulate at t ≈ {limit} (Zeno behaviour): this when-clause fired {} times, each time sooner after the previous one (last gap {gap:e} s)",
-                            f.shrinking + 1
-                        ),
-                        span,
-                        help: "the model switches infinitely often in finite time (a bouncing ball coming to rest); add a condition that ends the switching, for example a when-clause that holds the state at rest once the velocity is small".to_string(),
-                    });
-                }
-            }
-            _ => f.shrinking = 0,
-        }
-        f.gap = Some(gap);
-    }
-    f.last = Some(t);
-    Ok(())
 }

@@ -59,6 +59,7 @@ mod driver;
 mod events;
 mod isolate;
 mod mixed;
+mod zeno;
 
 pub(crate) use crossing::sign_of;
 use crossing::*;
@@ -74,6 +75,17 @@ struct Firings {
     gap: Option<f64>,
     /// Consecutive firings, each closer to the previous one than that one to its predecessor.
     shrinking: usize,
+    /// Once the firings accumulate (`zeno`): the limit their series predicts, how far past it
+    /// the run goes before deciding, the firings since, and the speed of the condition's
+    /// surfaces right after the last one.
+    #[serde(default)]
+    limit: Option<f64>,
+    #[serde(default)]
+    margin: f64,
+    #[serde(default)]
+    watched: usize,
+    #[serde(default)]
+    speed: Option<f64>,
 }
 
 /// Per when-clause and branch: the condition's value at the last event (a branch fires when

@@ -391,3 +391,29 @@ end M;
         }
     }
 }
+
+#[test]
+fn an_assertion_reads_delayed_values_and_stops_the_run_where_they_differ() {
+    // x is y + 1 delayed by 2.5 s, the assertion compares it with y + 1 delayed by 2 s: both
+    // are the value at the start, 1, until t = 2, after which the shorter delay reads
+    // sin(t - 2) + 1 > 1. The run stops there, not before.
+    let model = "model M
+  Real y;
+  Real x;
+equation
+  y = sin(time);
+  x = delay(y + 1, 2.5);
+  assert(abs(x - delay(y + 1, 2.0)) < 1e-6, \"x differs from y + 1 two seconds earlier\");
+end M;
+";
+    let mut compiled = compile(model);
+    let Err(RunError::Failed { time, diagnostic, .. }) = compiled.simulate(&RunSettings {
+        stop: Some(3.0),
+        ..RunSettings::default()
+    }) else {
+        panic!("the assertion on the delayed values did not stop the run")
+    };
+    assert_eq!(diagnostic.expect("a diagnostic").code, "E0705");
+    // sin(t - 2) reaches 1e-6 a microsecond after 2.
+    assert!((time - 2.0).abs() < 1e-3, "stopped at {time}");
+}

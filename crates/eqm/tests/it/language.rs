@@ -55,6 +55,7 @@ macro_rules! corpus {
 }
 
 corpus!(
+    algorithm_when_sequence,
     array_functions,
     automatic_inner,
     cardinality,
@@ -69,6 +70,7 @@ corpus!(
     declaration_dimensions,
     deduced_ranges,
     delayed_enumerations,
+    delay_assertions,
     derived_enumerations,
     dynamic_assignments,
     dynamic_subscripts,
@@ -286,6 +288,13 @@ fn record_equations_agree_between_native_code_and_the_interpreter() {
 #[test]
 fn record_algorithms_agree_between_native_code_and_the_interpreter() {
     corpus_file_agrees_between_back_ends("record_algorithms.eqm");
+}
+
+/// The tests an algorithm reads literally at events (`$event`) are the same expressions in
+/// both back ends.
+#[test]
+fn algorithm_tests_at_events_agree_between_native_code_and_the_interpreter() {
+    corpus_file_agrees_between_back_ends("algorithm_when_sequence.eqm");
 }
 
 /// Runs the corpus file `file` on native code and on the interpreter to 1 s and asserts that

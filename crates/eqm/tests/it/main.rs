@@ -81,6 +81,7 @@ mod system_dynamics;
 mod utilities;
 mod when_derivative;
 mod when_order;
+mod zeno;
 mod zero_coefficients;
 mod zero_flow;
 
