@@ -74,6 +74,11 @@ pub(crate) struct ConnectionState<'a> {
     pub(crate) root_connects: Option<Vec<RootConnect>>,
     /// The virtual connection graph of the overconstrained connections.
     pub(crate) graph: ConnectionGraph<'a>,
+    /// Connected parameters and constants, whose values must be equal.
+    pub(crate) fixed_pairs: Vec<crate::connect_rules::FixedPair>,
+    /// The variables connected as elements of protected outside connectors, which are no
+    /// source of a signal.
+    pub(crate) protected_outside: eqm_ir::expr::FxHashSet<VarId>,
 }
 
 /// A connect written in the model's own class, as the flattener resolved it: the connector

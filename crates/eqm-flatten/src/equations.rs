@@ -102,6 +102,17 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return;
                 }
+                // The connection sets are fixed when the model is translated, so a connect
+                // cannot depend on a condition decided during the run (Modelica 8.3.3).
+                if !self.branch_guards.is_empty() {
+                    self.diagnostics.push(Diagnostic::error(
+                        "E0311",
+                        "`connect` in an if-equation whose condition is not known at compile time",
+                        eq.span,
+                        "not allowed here",
+                    ));
+                    return;
+                }
                 // A connection to a conditional component that is not present is dropped.
                 if self.refers_to_absent(a, scope) || self.refers_to_absent(b, scope) {
                     return;

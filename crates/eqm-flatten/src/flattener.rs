@@ -315,6 +315,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         }
         self.evaluate_parameter_values();
+        self.check_fixed_pairs();
         self.model.structural = self.structural_parameters();
         if !eqm_diag::has_errors(&self.diagnostics) && !self.options.skip_balance_check {
             self.check_balance();

@@ -189,6 +189,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     return None;
                 }
                 for (k, literal) in literals.iter().enumerate() {
+                    // The attributes of an enumeration type are named on the level of its
+                    // literals (`E.min`), so a literal cannot take their names (Modelica 4.9.5).
+                    if matches!(
+                        literal.name.name.as_str(),
+                        "quantity" | "min" | "max" | "start" | "fixed"
+                    ) {
+                        self.diagnostics.push(Diagnostic::error(
+                            "E0114",
+                            format!(
+                                "`{}` is the name of an attribute of enumeration types and cannot name a literal",
+                                literal.name.name
+                            ),
+                            literal.name.span,
+                            "reserved name",
+                        ));
+                        return None;
+                    }
                     if literals[..k].iter().any(|l| l.name.name == literal.name.name) {
                         self.diagnostics.push(Diagnostic::error(
                             "E0218",
@@ -257,6 +274,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     inner.class_name = resolved.class_name;
                     return Some(inner);
                 }
+                // A short definition that stays the class still gives its components its
+                // prefixes (`connector ComplexInput = input Complex`).
+                resolved.prefixes = *prefixes;
             }
         }
         Some(resolved)
@@ -354,7 +374,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return Member::Failed;
         };
         let prefixes = merge_prefixes(declared_prefixes, resolved.prefixes);
-        if !self.connection_prefix_allowed(instance, prefixes.connection, resolved.target, decl.name.span) {
+        if !self.connection_prefix_allowed(instance, prefixes.connection, resolved.target, decl.name.span)
+            || !self.type_prefixes_allowed(instance, prefixes, &resolved, decl.name.span)
+        {
             return Member::Failed;
         }
         let parent_state = &self.instances[instance.0 as usize];

@@ -103,6 +103,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
             });
         }
         if c.parts.len() == 1 && first.name.name == "time" {
+            // `time` is a variable of models and blocks (Modelica 3.6.7): a record or connector
+            // is a value that holds no time of its own, and a function sees only its inputs.
+            let kind = self.table.get(scope.class).def.kind;
+            if kind.is_record() || kind.is_connector() || kind.is_function() {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0205",
+                    "`time` is only available in models and blocks, not in a function, record or connector",
+                    c.span,
+                    "not available here",
+                ));
+                return None;
+            }
             return Some(Value::Scalar(self.model.exprs.add(Node::Time), ScalarType::Real));
         }
         if c.parts.len() == 1 && matches!(first.name.name.as_str(), "true" | "false") {

@@ -81,8 +81,9 @@ pub static CODES: &[CodeInfo] = &[
         "E0114",
         Error,
         Syntax,
-        "A class or component named like a predefined type (`Real`, `Integer`, `Boolean`, `String`), which \
-         Modelica reserves",
+        "A class or component named like a predefined type (`Real`, `Integer`, `Boolean`, `String`), or an \
+         enumeration literal named like an attribute of enumeration types (`quantity`, `min`, `max`, \
+         `start`, `fixed`), which Modelica reserves",
     ),
     code(
         "E0201",
@@ -215,7 +216,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0301",
         Error,
         Instantiation,
-        "`connect` of something that is not a connector",
+        "`connect` of something that is not a connector, or of a connector reached through a component that \
+         is neither the first part of the reference nor a connector (`a.b.c` with `b` a model)",
     ),
     code(
         "E0302",
@@ -227,7 +229,9 @@ pub static CODES: &[CodeInfo] = &[
         "E0303",
         Error,
         Instantiation,
-        "`connect` of connectors that do not have the same variables with the same flow and potential kinds",
+        "`connect` of connectors that do not have the same variables with the same types, flow and potential \
+         kinds, causality (input/output or none) and variability (parameter, constant or time-varying), or \
+         that join constants or parameters of different values",
     ),
     code(
         "E0304",
@@ -287,8 +291,9 @@ pub static CODES: &[CodeInfo] = &[
         "E0311",
         Error,
         Instantiation,
-        "`connect` in an initial equation section, or in an equation that depends on `cardinality` or on the \
-         connection graph (`Connections.isRoot`, `Connections.rooted`)",
+        "`connect` in an initial equation section, in an if-equation whose condition is not known at compile \
+         time, or in an equation that depends on `cardinality` or on the connection graph \
+         (`Connections.isRoot`, `Connections.rooted`)",
     ),
     code(
         "E0312",
@@ -429,6 +434,22 @@ pub static CODES: &[CodeInfo] = &[
         "An element or section that the class's kind does not allow: equations, algorithms or protected \
          components in a record or connector, `inner` or `outer` components in either, and `input`, \
          `output` or `flow` components in a record, components other than constants in a package",
+    ),
+    code(
+        "E0343",
+        Error,
+        Instantiation,
+        "A connection set of causal variables with more than one source of its signal: two inside `output` \
+         connectors, two public outside `input` connectors, or one of each",
+    ),
+    code(
+        "E0344",
+        Error,
+        Instantiation,
+        "A type prefix where it is not allowed: `input`, `output`, `parameter`, `constant` or `discrete` on \
+         a component of a model or block, `parameter` or `constant` on a connector component, `input` \
+         with `parameter` or `constant`, `input`/`output` on a component whose elements have `input` \
+         or `output` already, or `flow` on an element of an `input` or `output` component",
     ),
     code(
         "E0401",
