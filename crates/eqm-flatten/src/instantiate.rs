@@ -188,33 +188,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return None;
                 }
-                for (k, literal) in literals.iter().enumerate() {
-                    // The attributes of an enumeration type are named on the level of its
-                    // literals (`E.min`), so a literal cannot take their names (Modelica 4.9.5).
-                    if matches!(
-                        literal.name.name.as_str(),
-                        "quantity" | "min" | "max" | "start" | "fixed"
-                    ) {
-                        self.diagnostics.push(Diagnostic::error(
-                            "E0114",
-                            format!(
-                                "`{}` is the name of an attribute of enumeration types and cannot name a literal",
-                                literal.name.name
-                            ),
-                            literal.name.span,
-                            "reserved name",
-                        ));
-                        return None;
-                    }
-                    if literals[..k].iter().any(|l| l.name.name == literal.name.name) {
-                        self.diagnostics.push(Diagnostic::error(
-                            "E0218",
-                            format!("the enumeration literal `{}` is declared twice", literal.name.name),
-                            literal.name.span,
-                            "second declaration",
-                        ));
-                        return None;
-                    }
+                if !self.enumeration_literals_valid(literals) {
+                    return None;
                 }
                 // An enumeration's values are its literals' positions, Integers from 1.
                 resolved.target = TypeRef::Builtin(eqm_ir::flat::ScalarType::Integer);
@@ -459,6 +434,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             None => Default::default(),
         };
         let (from_extends, _) = element.extends_modifier.child(&decl.name.name);
+        if !self.final_respected(element, &outer, &from_extends) {
+            return None;
+        }
         let mut from_extends = from_extends.in_instance(&|class| self.instance_holding(instance, class));
         // A redeclaration from outside (`Board b(redeclare Capacitor load)`) replaces the
         // declaration; so does one in a derived class (the layout's element, with its
@@ -550,6 +528,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             None => modifier,
         }
         .merge(&resolved.modifier);
+        if !self.final_arguments_respected(&modifier) {
+            return None;
+        }
         // The condition is always the replaced declaration's; its dimensions and prefixes are
         // kept where the new declaration writes none.
         let (condition, condition_scope) = match (original, original_scope) {

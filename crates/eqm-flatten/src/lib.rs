@@ -73,6 +73,7 @@ mod eval;
 mod eval_context;
 mod expandable;
 mod experiment;
+mod final_modifiers;
 mod flattener;
 mod function_table;
 mod functionals;

@@ -158,7 +158,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0215",
         Error,
         Names,
-        "A reference to a conditional component whose condition is false, so that it is not present",
+        "A conditional component used other than in a `connect` or its own modifier (in an equation, an \
+         algorithm, a binding or a call), or reached when its condition is false, so that it is not present",
     ),
     code("E0216", Error, Names, "A component whose declaration depends on itself"),
     code(
@@ -450,6 +451,12 @@ pub static CODES: &[CodeInfo] = &[
          a component of a model or block, `parameter` or `constant` on a connector component, `input` \
          with `parameter` or `constant`, `input`/`output` on a component whose elements have `input` \
          or `output` already, or `flow` on an element of an `input` or `output` component",
+    ),
+    code(
+        "E0345",
+        Error,
+        Instantiation,
+        "A modifier that changes an element declared `final` or given its value by a `final` modifier",
     ),
     code(
         "E0401",
