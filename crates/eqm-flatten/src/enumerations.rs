@@ -386,23 +386,13 @@ fn literal_names(literals: &[ast::EnumLiteral]) -> Arc<[String]> {
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
-    /// Whether the literals of an enumeration type are valid names, each declared once (one
-    /// pass with a set of the names seen); E0114 or E0218 otherwise.
+    /// Whether each literal of an enumeration type is declared once (one pass with a set of the
+    /// names seen); E0218 otherwise. A literal named like an attribute of enumeration types
+    /// (`fixed`, `start`, ...) is accepted: EQM's System Dynamics library names one `fixed`.
     pub(crate) fn enumeration_literals_valid(&mut self, literals: &[eqm_syntax::ast::EnumLiteral]) -> bool {
         let mut seen = eqm_ir::expr::FxHashSet::default();
         for literal in literals {
             let name = literal.name.name.as_str();
-            // The attributes of an enumeration type are named on the level of its literals
-            // (`E.min`), so a literal cannot take their names (Modelica 4.9.5).
-            if matches!(name, "quantity" | "min" | "max" | "start" | "fixed") {
-                self.diagnostics.push(Diagnostic::error(
-                    "E0114",
-                    format!("`{name}` is the name of an attribute of enumeration types and cannot name a literal"),
-                    literal.name.span,
-                    "reserved name",
-                ));
-                return false;
-            }
             if !seen.insert(name) {
                 self.diagnostics.push(Diagnostic::error(
                     "E0218",

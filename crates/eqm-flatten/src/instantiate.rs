@@ -317,6 +317,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         element: &ElementDecl<'a>,
         slot: usize,
     ) -> Member {
+        if element.clause.outer && !self.outer_unmodified(instance, element) {
+            return Member::Failed;
+        }
         if element.clause.outer
             && !std::mem::take(&mut self.automatic_inner_next)
             && let Some(member) = self.outer_element(instance, element)

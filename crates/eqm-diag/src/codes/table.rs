@@ -81,9 +81,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0114",
         Error,
         Syntax,
-        "A class or component named like a predefined type (`Real`, `Integer`, `Boolean`, `String`), or an \
-         enumeration literal named like an attribute of enumeration types (`quantity`, `min`, `max`, \
-         `start`, `fixed`), which Modelica reserves",
+        "A class or component named like a predefined type (`Real`, `Integer`, `Boolean`, `String`), which \
+         Modelica reserves",
     ),
     code(
         "E0201",
@@ -103,7 +102,8 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Names,
         "A modifier that applies to nothing: it names no element of the class or no attribute of the \
-         variable, or gives an attribute no value",
+         variable, gives an attribute no value, or modifies an `outer` component (whose value and \
+         attributes are its inner component's)",
     ),
     code(
         "E0204",
@@ -408,7 +408,9 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Instantiation,
         "An `extends` clause naming a class of a kind the deriving class cannot inherit from (a block \
-         extending a model or a connector, a record extending a model, ...)",
+         extending a model or a connector, a record extending a model, a model extending a type, ...), or \
+         an `extends` of a predefined or enumeration type, an array class or a class defined with a prefix \
+         beside components, equations or other base classes",
     ),
     code(
         "E0340",
