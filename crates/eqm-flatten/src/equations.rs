@@ -484,9 +484,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     decided.push((eqm_syntax::pretty::print_expr(condition), v != 0.0));
                     if v != 0.0 {
                         self.note_branch_choice(eq, decided, false);
+                        self.chosen_branches += 1;
                         for e in body {
                             self.nested_equation_into(e, scope, loops, out, initial);
                         }
+                        self.chosen_branches -= 1;
                         return;
                     }
                 }
@@ -495,9 +497,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         if conditions.is_empty() {
             self.note_branch_choice(eq, decided, true);
+            self.chosen_branches += 1;
             for e in else_branch {
                 self.nested_equation_into(e, scope, loops, out, initial);
             }
+            self.chosen_branches -= 1;
             return;
         }
         // Otherwise each branch must give the same number of equations, combined into

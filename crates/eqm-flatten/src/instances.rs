@@ -287,7 +287,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                     });
                                 }
                             }
-                            ast::Element::Import(_) => {}
+                            ast::Element::Import(import) => self.check_import(import),
                         }
                     }
                 }

@@ -752,12 +752,19 @@ pub(crate) fn ref_text(c: &ast::ComponentRef) -> std::borrow::Cow<'_, str> {
 impl<'t, 'a> Flattener<'t, 'a> {
     /// Whether reference `c` names a conditional component of the instance it is written in,
     /// which may only be modified or connected (Modelica 4.4.5): read or assigned, it would make
-    /// the equations depend on whether it is present. Reports E0215 then.
+    /// the equations depend on whether it is present. Reports E0215 then, except in a branch of
+    /// an if-equation chosen at translation.
     pub(crate) fn uses_conditional(&mut self, c: &ast::ComponentRef, scope: Scope) -> bool {
         let first = &c.parts[0].name;
         let Some(instance) = scope.instance else {
             return false;
         };
+        // EQM lets the equations of a branch chosen at translation read a conditional
+        // component (`if useHeatPort then T = heatPort.T;`): present exactly when its
+        // condition holds, the branch is the component's own equations.
+        if self.chosen_branches > 0 {
+            return false;
+        }
         if !self.is_conditional_element(instance, &first.name) {
             return false;
         }

@@ -201,6 +201,13 @@ pub static CODES: &[CodeInfo] = &[
          replaceable `B`",
     ),
     code(
+        "E0222",
+        Error,
+        Names,
+        "An import that takes classes from a class that is not a package (`import M.C;` or `import M.*;` \
+         with `M` a model, block, record or other non-package class)",
+    ),
+    code(
         "E0240",
         Error,
         Names,
