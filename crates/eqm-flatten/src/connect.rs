@@ -99,7 +99,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     let vars = (*v1, *v2);
                     self.connections
                         .fixed_pairs
-                        .push(crate::connect_rules::FixedPair { vars, span });
+                        .push(crate::connections::FixedPair { vars, span });
                 }
             }
             ll.retain(|(_, v)| self.var_kinds[v.0 as usize].is_time_varying());
@@ -372,13 +372,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
             array: None,
         });
     }
-}
-
-/// Whether two connector leaf paths are equal. Connectors of one class borrow their names from
-/// the same declaration, so equal pointers settle it without comparing bytes (which, on the
-/// millions of connects of a large model, cost a noticeable share of flattening).
-pub(crate) fn same_name(a: &str, b: &str) -> bool {
-    (std::ptr::eq(a.as_ptr(), b.as_ptr()) && a.len() == b.len()) || a == b
 }
 
 /// The leaves of a connector as messages list them: `flow i, v`.

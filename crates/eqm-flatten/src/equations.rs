@@ -102,15 +102,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return;
                 }
-                // The connection sets are fixed when the model is translated, so a connect
-                // cannot depend on a condition decided during the run (Modelica 8.3.3).
-                if !self.branch_guards.is_empty() {
-                    self.diagnostics.push(Diagnostic::error(
-                        "E0311",
-                        "`connect` in an if-equation whose condition is not known at compile time",
-                        eq.span,
-                        "not allowed here",
-                    ));
+                if self.connect_under_run_time_condition(eq.span) {
                     return;
                 }
                 // A connection to a conditional component that is not present is dropped.
