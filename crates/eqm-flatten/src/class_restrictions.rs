@@ -3,7 +3,8 @@
 //! `outer` or `flow` (`stream` outside a connector is E0340), and no equations or algorithms;
 //! a connector has only public elements, none `inner` or `outer`, and no equations or
 //! algorithms; a package's components are constants, and it has no equations or algorithms.
-//! In every class a name is declared once (E0218).
+//! In every class a name is declared once (E0218), and an import names a package or an element
+//! of one (E0222).
 //!
 //! Input: a class about to be laid out (each class once, when its first instance is made), or
 //! a package whose constant is asked for.
@@ -146,5 +147,45 @@ impl Flattener<'_, '_> {
                 "Modelica 4.6 restricts what {kind} may contain: move this to a model or block"
             )),
         );
+    }
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// E0222 when `import` takes its classes from a class that is not a package (Modelica
+    /// 13.2): `import A.B.C;` and `import X = A.B.C;` need `A.B` to be a package, `import
+    /// A.B.*;` and `import A.B.{C, D};` need `A.B` itself to be one. A path that names nothing is
+    /// reported where the imported name is used.
+    pub(crate) fn check_import(&mut self, import: &ast::Import) {
+        let (path, whole) = match &import.kind {
+            ast::ImportKind::Qualified(n) | ast::ImportKind::Renamed { name: n, .. } => (n, false),
+            ast::ImportKind::Unqualified(n) | ast::ImportKind::Multiple { package: n, .. } => (n, true),
+        };
+        let Some(found) = self.table.resolve_path(path.parts.iter().map(|p| p.name.as_str())) else {
+            return;
+        };
+        let from = if whole {
+            Some(found)
+        } else {
+            self.table.get(found).parent
+        };
+        let Some(from) = from else {
+            return;
+        };
+        let entry = self.table.get(from);
+        // The literals of an enumeration type are imported like a package's elements
+        // (`import P.Mode.{Off, Heating};`), as section 4.6 of the language reference says.
+        if entry.def.kind.is_package() || matches!(entry.def.body, ast::ClassBody::Enumeration { .. }) {
+            return;
+        }
+        self.diagnostics.push(Diagnostic::error(
+            "E0222",
+            format!(
+                "an import takes classes from packages only, and `{}` is a {}",
+                entry.full_name,
+                entry.def.kind.keyword()
+            ),
+            import.span,
+            "import from a class that is not a package",
+        ));
     }
 }

@@ -34,6 +34,8 @@ use std::borrow::Cow;
 pub struct Side {
     pub elements: Vec<Target>,
     pub outside: bool,
+    /// An outside connector declared protected, which is no source of a signal.
+    pub protected_outside: bool,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -66,46 +68,48 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         }
         let start = self.connections.pairs.len();
+        let fixed_start = self.connections.fixed_pairs.len();
         for (l, r) in left.elements.iter().zip(&right.elements) {
-            let ll = self.connector_leaves(l);
-            let rl = self.connector_leaves(r);
-            let describe = |f: &Self, leaves: &[(Cow<'a, str>, VarId)]| -> String {
-                leaves
-                    .iter()
-                    .map(|(n, v)| {
-                        let role = match f.model.var(*v).role {
-                            ConnectorRole::Flow => "flow ",
-                            ConnectorRole::Stream => "stream ",
-                            _ => "",
-                        };
-                        format!("{role}{}", if n.is_empty() { "value" } else { n })
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            let compatible = ll.len() == rl.len()
-                && ll.iter().zip(&rl).all(|((n1, v1), (n2, v2))| {
-                    let (x, y) = (self.var_kinds[v1.0 as usize], self.var_kinds[v2.0 as usize]);
-                    same_name(n1, n2)
-                        && x.role == y.role
-                        && (x.ty == y.ty || x.ty != flat::ScalarType::Boolean && y.ty != flat::ScalarType::Boolean)
-                });
-            if !compatible {
-                let (ld, rd) = (describe(self, &ll), describe(self, &rl));
+            let mut ll = self.connector_leaves_with_fixed(l);
+            let mut rl = self.connector_leaves_with_fixed(r);
+            if let Some(why) = self.leaves_mismatch(&ll, &rl) {
+                let (ld, rd) = (describe_leaves(self, &ll), describe_leaves(self, &rl));
                 let (a_text, b_text) = texts();
                 self.diagnostics.push(
                     Diagnostic::error(
                         "E0303",
-                        format!("`{a_text}` and `{b_text}` are not compatible connectors"),
+                        format!("`{a_text}` and `{b_text}` are not compatible connectors: {why}"),
                         span,
                         "incompatible connect",
                     )
                     .with_label(a.span, format!("has {ld}"))
                     .with_label(b.span, format!("has {rd}"))
-                    .with_help("connected connectors need the same variables with the same flow/potential kind"),
+                    .with_help(
+                        "connected connectors need the same variables of the same types, with the same \
+                         flow/potential kind, causality and variability",
+                    ),
                 );
                 self.connections.pairs.truncate(start);
+                self.connections.fixed_pairs.truncate(fixed_start);
                 return;
+            }
+            // Parameters and constants are not connected: their values must be equal.
+            for ((_, v1), (_, v2)) in ll.iter().zip(&rl) {
+                if !self.var_kinds[v1.0 as usize].is_time_varying() {
+                    let vars = (*v1, *v2);
+                    self.connections
+                        .fixed_pairs
+                        .push(crate::connections::FixedPair { vars, span });
+                }
+            }
+            ll.retain(|(_, v)| self.var_kinds[v.0 as usize].is_time_varying());
+            rl.retain(|(_, v)| self.var_kinds[v.0 as usize].is_time_varying());
+            for (side, leaves) in [(&left, &ll), (&right, &rl)] {
+                if side.protected_outside {
+                    self.connections
+                        .protected_outside
+                        .extend(leaves.iter().map(|(_, v)| *v));
+                }
             }
             // The scalars of overdetermined instances become an edge of the connection graph.
             let diverted = self.overdetermined_connect((l, r), (left.outside, right.outside), a, span);
@@ -232,6 +236,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 // mixing of the set once every `inStream` is known.
                 ConnectorRole::Stream => {}
                 _ => {
+                    self.check_signal_sources(&signed, &spans);
                     let first = self.model.exprs.var(signed[0].0);
                     for &(v, _) in &signed[1..] {
                         let x = self.model.exprs.var(v);
@@ -252,6 +257,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
     pub(crate) fn connector_side(&mut self, c: &'a ast::ComponentRef, scope: Scope, loops: &mut Loops) -> Option<Side> {
         let (_, targets) = self.resolve_targets(c, scope, loops)?;
         let instance = scope.instance?;
+        if let Some(part) = self.non_connector_part(instance, c) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0301",
+                format!(
+                    "`{}` is no connector reference: it reaches its connector through `{part}`, which is not a connector",
+                    eqm_syntax::pretty::print_ref(c)
+                ),
+                c.span,
+                "connect a connector of the class or of one of its components",
+            ));
+            return None;
+        }
         let outside = self.is_connector_member(instance, &c.parts[0].name.name);
         for t in &targets {
             let is_connector = match *t {
@@ -271,16 +288,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 return None;
             }
         }
+        let name = &c.parts[0].name.name;
+        let protected_outside = outside && self.instances[instance.0 as usize].layout.is_protected(name);
         Some(Side {
             elements: targets,
             outside,
+            protected_outside,
         })
     }
 
     /// The scalar variables of a connector with their paths relative to it, in declaration order.
     /// A path is the element's name borrowed from the source when the leaf is a direct scalar
     /// element (the usual case), so that most connects build no strings.
-    pub(crate) fn connector_leaves(&mut self, target: &Target) -> Vec<(Cow<'a, str>, VarId)> {
+    pub(crate) fn connector_leaves_with_fixed(&mut self, target: &Target) -> Vec<(Cow<'a, str>, VarId)> {
         let mut out = Vec::new();
         match target {
             Target::Var(v) => out.push((Cow::Borrowed(""), *v)),
@@ -320,7 +340,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
-        // Parameters and constants are not connected.
+        out
+    }
+
+    /// The scalar variables of a connector that a connect joins: parameters and constants are
+    /// not connected.
+    pub(crate) fn connector_leaves(&mut self, target: &Target) -> Vec<(Cow<'a, str>, VarId)> {
+        let mut out = self.connector_leaves_with_fixed(target);
         out.retain(|(_, v)| self.var_kinds[v.0 as usize].is_time_varying());
         out
     }
@@ -348,9 +374,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 }
 
-/// Whether two connector leaf paths are equal. Connectors of one class borrow their names from
-/// the same declaration, so equal pointers settle it without comparing bytes (which, on the
-/// millions of connects of a large model, cost a noticeable share of flattening).
-fn same_name(a: &str, b: &str) -> bool {
-    (std::ptr::eq(a.as_ptr(), b.as_ptr()) && a.len() == b.len()) || a == b
+/// The leaves of a connector as messages list them: `flow i, v`.
+fn describe_leaves(f: &Flattener<'_, '_>, leaves: &[(Cow<'_, str>, VarId)]) -> String {
+    leaves
+        .iter()
+        .map(|(n, v)| {
+            let role = match f.model.var(*v).role {
+                ConnectorRole::Flow => "flow ",
+                ConnectorRole::Stream => "stream ",
+                _ => "",
+            };
+            format!("{role}{}", if n.is_empty() { "value" } else { n })
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

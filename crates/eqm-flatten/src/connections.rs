@@ -31,6 +31,12 @@ pub(crate) struct StreamState {
     pub(crate) actual_order: Vec<(VarId, VarId)>,
 }
 
+/// Connected parameters or constants, checked for equal values once the bindings are known.
+pub(crate) struct FixedPair {
+    pub(crate) vars: (VarId, VarId),
+    pub(crate) span: Span,
+}
+
 /// One scalar pair joined by a connect: (variable, outside) on each side.
 pub type ConnectPair = ((VarId, bool), (VarId, bool));
 
@@ -74,6 +80,11 @@ pub(crate) struct ConnectionState<'a> {
     pub(crate) root_connects: Option<Vec<RootConnect>>,
     /// The virtual connection graph of the overconstrained connections.
     pub(crate) graph: ConnectionGraph<'a>,
+    /// Connected parameters and constants, whose values must be equal.
+    pub(crate) fixed_pairs: Vec<FixedPair>,
+    /// The variables connected as elements of protected outside connectors, which are no
+    /// source of a signal.
+    pub(crate) protected_outside: eqm_ir::expr::FxHashSet<VarId>,
 }
 
 /// A connect written in the model's own class, as the flattener resolved it: the connector

@@ -15,6 +15,7 @@ use crate::flattener::Flattener;
 use crate::layout::ResolvedType;
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, TypeRef};
+use eqm_diag::Diagnostic;
 use eqm_syntax::ast;
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -29,6 +30,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if !matches!(base.target, TypeRef::Builtin(_)) {
             return None;
         }
+        // A predefined type is a type: only a type, a connector or a `class` may extend it.
+        let kind = self.table.get(c).def.kind;
+        if !crate::resolve::may_extend(kind, ast::ClassKind::Type) {
+            self.diagnostics.push(Diagnostic::error(
+                "E0336",
+                format!(
+                    "a {} cannot extend the type `{}`",
+                    kind.keyword(),
+                    eqm_syntax::pretty::name_text(&extends.base)
+                ),
+                extends.base.span,
+                "base class of another kind",
+            ));
+            return None;
+        }
         let mut resolved = ResolvedType::clone(&base);
         if let Some(m) = &extends.modification {
             let scope = Scope {
@@ -38,6 +54,38 @@ impl<'t, 'a> Flattener<'t, 'a> {
             resolved.modifier = Modifier::from_class_modification(m, scope).merge(&resolved.modifier);
         }
         Some(resolved)
+    }
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// E0336 when `class` combines its `extends` of `base` (`None`: a predefined type) with
+    /// other elements although `base` is a simple type, an array class or a class whose short
+    /// definition has a prefix (Modelica 7.1.2): such a base makes the class a variable of that
+    /// type or an array of the base, which has no room for components, equations or other bases.
+    pub(crate) fn check_combined_base(&mut self, class: ClassId, base: Option<ClassId>, x: &ast::Extends) {
+        let what = match base {
+            None => "a predefined type",
+            Some(b) => match &self.table.get(b).def.body {
+                ast::ClassBody::Enumeration { .. } => "an enumeration type",
+                ast::ClassBody::Short { dims, .. } if !dims.is_empty() => "an array class",
+                ast::ClassBody::Short { prefixes, .. } if *prefixes != ast::TypePrefix::default() => {
+                    "a class with a prefix in its definition"
+                }
+                _ => return,
+            },
+        };
+        if only_extends(self.table.get(class).def).is_some() {
+            return;
+        }
+        self.diagnostics.push(Diagnostic::error(
+            "E0336",
+            format!(
+                "`extends {}` names {what}, which cannot be combined with components, equations or other base classes",
+                eqm_syntax::pretty::name_text(&x.base)
+            ),
+            x.base.span,
+            "combined with other elements",
+        ));
     }
 }
 

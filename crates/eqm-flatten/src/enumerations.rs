@@ -384,3 +384,25 @@ impl<'t, 'a> Flattener<'t, 'a> {
 fn literal_names(literals: &[ast::EnumLiteral]) -> Arc<[String]> {
     literals.iter().map(|l| l.name.name.clone()).collect()
 }
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// Whether each literal of an enumeration type is declared once (one pass with a set of the
+    /// names seen); E0218 otherwise. A literal named like an attribute of enumeration types
+    /// (`fixed`, `start`, ...) is accepted: EQM's System Dynamics library names one `fixed`.
+    pub(crate) fn enumeration_literals_valid(&mut self, literals: &[eqm_syntax::ast::EnumLiteral]) -> bool {
+        let mut seen = eqm_ir::expr::FxHashSet::default();
+        for literal in literals {
+            let name = literal.name.name.as_str();
+            if !seen.insert(name) {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0218",
+                    format!("the enumeration literal `{name}` is declared twice"),
+                    literal.name.span,
+                    "second declaration",
+                ));
+                return false;
+            }
+        }
+        true
+    }
+}

@@ -102,6 +102,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return;
                 }
+                if self.connect_under_run_time_condition(eq.span) {
+                    return;
+                }
                 // A connection to a conditional component that is not present is dropped.
                 if self.refers_to_absent(a, scope) || self.refers_to_absent(b, scope) {
                     return;
@@ -473,9 +476,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     decided.push((eqm_syntax::pretty::print_expr(condition), v != 0.0));
                     if v != 0.0 {
                         self.note_branch_choice(eq, decided, false);
+                        self.chosen_branches += 1;
                         for e in body {
                             self.nested_equation_into(e, scope, loops, out, initial);
                         }
+                        self.chosen_branches -= 1;
                         return;
                     }
                 }
@@ -484,9 +489,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         if conditions.is_empty() {
             self.note_branch_choice(eq, decided, true);
+            self.chosen_branches += 1;
             for e in else_branch {
                 self.nested_equation_into(e, scope, loops, out, initial);
             }
+            self.chosen_branches -= 1;
             return;
         }
         // Otherwise each branch must give the same number of equations, combined into

@@ -836,7 +836,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     pub(crate) fn eval_structural_bool(&mut self, e: &'a ast::Expr, scope: Scope, what: &str) -> Option<bool> {
-        self.structural(e, scope, &mut Vec::new(), what).map(|v| v != 0.0)
+        match self.eval(e, scope, &mut Vec::new())? {
+            Value::Scalar(x, ScalarType::Boolean) => self.structural_scalar(x, e.span, what).map(|v| v != 0.0),
+            Value::Scalar(..) => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0306",
+                    format!("{what} must be a Boolean"),
+                    e.span,
+                    "not a Boolean",
+                ));
+                None
+            }
+            _ => {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0304",
+                    format!("{what} must be a scalar"),
+                    e.span,
+                    "array value",
+                ));
+                None
+            }
+        }
     }
 
     fn structural(&mut self, e: &'a ast::Expr, scope: Scope, loops: &mut Loops, what: &str) -> Option<f64> {

@@ -149,6 +149,10 @@ pub(crate) struct Flattener<'t, 'a> {
     /// branch of an if-equation decided during the run (that branch's condition, and that no
     /// earlier one holds). An assertion written there is checked only where they all hold.
     pub(crate) branch_guards: Vec<ExprId>,
+    /// How many branches of if-equations chosen at translation enclose the equations being
+    /// flattened: there a conditional component present under the branch's condition may be
+    /// read (`if useHeatPort then T = heatPort.T;`).
+    pub(crate) chosen_branches: u32,
     /// The functions instantiated so far and their callers' interfaces.
     pub(crate) functions: FunctionTable,
     /// Local names, bound iterators and `end` sizes of what is being evaluated.
@@ -204,6 +208,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             diagnostics_at_limit: 0,
             used_overrides: vec![false; options.parameters.len()],
             branch_guards: Vec::new(),
+            chosen_branches: 0,
             functions: FunctionTable::default(),
             context: EvalContext::default(),
             equation_buffer: Vec::new(),
@@ -315,6 +320,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return;
         }
         self.evaluate_parameter_values();
+        self.check_fixed_pairs();
         self.model.structural = self.structural_parameters();
         if !eqm_diag::has_errors(&self.diagnostics) && !self.options.skip_balance_check {
             self.check_balance();

@@ -6,8 +6,8 @@
 //! share an inner element that the tool adds, provided they all have the same non-partial
 //! class: EQM instantiates that element where the first such outer element stands (so its
 //! variables are named after that place, not the top level) and gives every other outer
-//! element of the name the same member, with a warning (W0303). The modifiers of outer
-//! elements are ignored, as the specification says.
+//! element of the name the same member, with a warning (W0303). An outer element has no
+//! modifiers (E0203): its value and attributes are those of its inner element.
 //!
 //! It deliberately does not check that an inner element's class is a subtype of its outer's
 //! class; a member the outer's class lacks is reported where it is used.
@@ -143,5 +143,45 @@ fn missing_inner_message(def: &eqm_syntax::ast::ClassDef) -> Option<&str> {
     match &argument.modification.as_ref()?.binding.as_ref()?.kind {
         eqm_syntax::ast::ExprKind::String(text) => Some(text),
         _ => None,
+    }
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// Whether the `outer` (not `inner outer`) element is written without modifiers, in its
+    /// declaration, an extends clause or the enclosing instance's modifier (Modelica 5.4:
+    /// outer component declarations shall not have modifications); E0203 otherwise.
+    pub(crate) fn outer_unmodified(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> bool {
+        if element.clause.inner {
+            return true;
+        }
+        let name = element.decl.name.name.as_str();
+        let own = element.decl.modification.as_ref().map(|m| m.span);
+        let from_extends = element
+            .extends_modifier
+            .args
+            .iter()
+            .find(|a| a.name == name)
+            .map(|a| a.span);
+        let outer = match &self.instances[instance.0 as usize].modifier {
+            Some(m) => m
+                .args
+                .iter()
+                .find(|a| a.name == name && !a.modifier.is_empty())
+                .map(|a| a.span),
+            None => None,
+        };
+        let Some(span) = own.or(from_extends).or(outer) else {
+            return true;
+        };
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0203",
+                format!("`{name}` is an outer component and cannot be modified"),
+                span,
+                "modifies an outer component",
+            )
+            .with_help("an outer component is its inner component: modify the inner declaration instead"),
+        );
+        false
     }
 }

@@ -242,6 +242,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                             ast::Element::Extends(x) => match self.base_class(class, x) {
                                 Ok(TypeRef::Class(base)) => {
                                     self.check_base_kind(class, base, x.base.span);
+                                    self.check_combined_base(class, Some(base), x);
                                     let scope = Scope { instance: None, class };
                                     let modifier = match &x.modification {
                                         Some(m) => extends_modifier
@@ -264,7 +265,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                         }
                                     }
                                 }
-                                Ok(TypeRef::Builtin(_)) => {}
+                                Ok(TypeRef::Builtin(_)) => self.check_combined_base(class, None, x),
                                 Err(reported) => {
                                     if !reported {
                                         self.unknown_class(class, &x.base)
@@ -286,7 +287,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                     });
                                 }
                             }
-                            ast::Element::Import(_) => {}
+                            ast::Element::Import(import) => self.check_import(import),
                         }
                     }
                 }
@@ -352,6 +353,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
     pub(crate) fn ensure_member(&mut self, instance: InstanceId, name: &str) -> Option<Member> {
         let k = self.instances[instance.0 as usize].layout.index(name)?;
         Some(self.ensure_member_at(instance, k))
+    }
+
+    /// Whether the element `name` of `instance` is declared with a condition (its replaced
+    /// declaration's, when a redeclaration replaced it).
+    pub(crate) fn is_conditional_element(&self, instance: InstanceId, name: &str) -> bool {
+        let layout = &self.instances[instance.0 as usize].layout;
+        layout.index(name).is_some_and(|k| {
+            let element = &layout.elements[k];
+            element.original.map_or(element.decl, |o| o.decl).condition.is_some()
+        })
     }
 
     /// Instantiates element `k` of `instance`'s layout if it is still pending, and returns it.

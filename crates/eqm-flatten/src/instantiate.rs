@@ -188,16 +188,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     ));
                     return None;
                 }
-                for (k, literal) in literals.iter().enumerate() {
-                    if literals[..k].iter().any(|l| l.name.name == literal.name.name) {
-                        self.diagnostics.push(Diagnostic::error(
-                            "E0218",
-                            format!("the enumeration literal `{}` is declared twice", literal.name.name),
-                            literal.name.span,
-                            "second declaration",
-                        ));
-                        return None;
-                    }
+                if !self.enumeration_literals_valid(literals) {
+                    return None;
                 }
                 // An enumeration's values are its literals' positions, Integers from 1.
                 resolved.target = TypeRef::Builtin(eqm_ir::flat::ScalarType::Integer);
@@ -257,6 +249,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     inner.class_name = resolved.class_name;
                     return Some(inner);
                 }
+                // A short definition that stays the class still gives its components its
+                // prefixes (`connector ComplexInput = input Complex`).
+                resolved.prefixes = *prefixes;
             }
         }
         Some(resolved)
@@ -322,6 +317,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         element: &ElementDecl<'a>,
         slot: usize,
     ) -> Member {
+        if element.clause.outer && !self.outer_unmodified(instance, element) {
+            return Member::Failed;
+        }
         if element.clause.outer
             && !std::mem::take(&mut self.automatic_inner_next)
             && let Some(member) = self.outer_element(instance, element)
@@ -354,7 +352,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             return Member::Failed;
         };
         let prefixes = merge_prefixes(declared_prefixes, resolved.prefixes);
-        if !self.connection_prefix_allowed(instance, prefixes.connection, resolved.target, decl.name.span) {
+        if !self.connection_prefix_allowed(instance, prefixes.connection, resolved.target, decl.name.span)
+            || !self.type_prefixes_allowed(instance, prefixes, &resolved, decl.name.span)
+        {
             return Member::Failed;
         }
         let parent_state = &self.instances[instance.0 as usize];
@@ -437,6 +437,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             None => Default::default(),
         };
         let (from_extends, _) = element.extends_modifier.child(&decl.name.name);
+        if !self.final_respected(element, &outer, &from_extends) {
+            return None;
+        }
         let mut from_extends = from_extends.in_instance(&|class| self.instance_holding(instance, class));
         // A redeclaration from outside (`Board b(redeclare Capacitor load)`) replaces the
         // declaration; so does one in a derived class (the layout's element, with its
@@ -528,6 +531,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             None => modifier,
         }
         .merge(&resolved.modifier);
+        if !self.final_arguments_respected(&modifier) {
+            return None;
+        }
         // The condition is always the replaced declaration's; its dimensions and prefixes are
         // kept where the new declaration writes none.
         let (condition, condition_scope) = match (original, original_scope) {

@@ -40,6 +40,8 @@ pub struct Binding<'a> {
 pub struct ModArg<'a> {
     pub name: &'a str,
     pub each: bool,
+    /// Written `final`: no modifier outside it may change the element.
+    pub is_final: bool,
     pub modifier: Modifier<'a>,
     pub span: Span,
 }
@@ -159,6 +161,7 @@ impl<'a> Modifier<'a> {
                 ModArg {
                     name,
                     each: false,
+                    is_final: false,
                     modifier: Modifier {
                         binding: Some(Binding {
                             expr: binding.expr,
@@ -221,12 +224,15 @@ impl<'a> Modifier<'a> {
                     span: arg.span,
                     replaces: None,
                 });
-                for part in arg.name.parts[1..].iter().rev() {
+                let last = arg.name.parts.len() - 1;
+                for (k, part) in arg.name.parts.iter().enumerate().skip(1).rev() {
                     modifier = Modifier {
                         binding: None,
                         args: Args::new(vec![ModArg {
                             name: &part.name,
                             each: false,
+                            // `final a.b = 1` fixes `b`, the last part, only.
+                            is_final: arg.is_final && k == last,
                             modifier,
                             span: part.span,
                         }]),
@@ -236,6 +242,7 @@ impl<'a> Modifier<'a> {
                 ModArg {
                     name: &arg.name.parts[0].name,
                     each: arg.each,
+                    is_final: arg.is_final && last == 0,
                     modifier,
                     span: arg.span,
                 }
@@ -262,6 +269,25 @@ impl<'a> Modifier<'a> {
         self.redeclare = Redeclare::over(self.redeclare, inner.redeclare);
         self.args = self.args.concat(inner.args);
         self
+    }
+
+    /// The first argument that changes an element which a `final` argument inside it fixes
+    /// (`tf(b = {1})` over `tf(final b = {2})`): the outer argument's span with the final one's.
+    /// Arguments are outermost first, so the outer one comes before the final one; the same
+    /// argument reached twice (one span) is no change.
+    pub fn overridden_final(&self) -> Option<(Span, Span)> {
+        for (k, arg) in self.args.iter().enumerate() {
+            if !arg.is_final {
+                continue;
+            }
+            if let Some(outer) = self.args[..k]
+                .iter()
+                .find(|a| a.name == arg.name && a.span != arg.span && !a.modifier.is_empty())
+            {
+                return Some((outer.span, arg.span));
+            }
+        }
+        None
     }
 
     /// The merged modifier for element `name`, with whether any argument for it used `each`.

@@ -42,6 +42,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if self.is_local(scope, &first.name.name) {
             return self.eval_local(c, scope, loops);
         }
+        if self.uses_conditional(c, scope) {
+            return None;
+        }
         // A reference to one variable (most references) is resolved once, directly.
         if let Some(instance) = scope.instance
             && let Some(Target::Var(v)) = self.single_target(c, instance, scope, loops)?
@@ -103,6 +106,18 @@ impl<'t, 'a> Flattener<'t, 'a> {
             });
         }
         if c.parts.len() == 1 && first.name.name == "time" {
+            // `time` is a variable of models and blocks (Modelica 3.6.7): a record or connector
+            // is a value that holds no time of its own, and a function sees only its inputs.
+            let kind = self.table.get(scope.class).def.kind;
+            if kind.is_record() || kind.is_connector() || kind.is_function() {
+                self.diagnostics.push(Diagnostic::error(
+                    "E0205",
+                    "`time` is only available in models and blocks, not in a function, record or connector",
+                    c.span,
+                    "not available here",
+                ));
+                return None;
+            }
             return Some(Value::Scalar(self.model.exprs.add(Node::Time), ScalarType::Real));
         }
         if c.parts.len() == 1 && matches!(first.name.name.as_str(), "true" | "false") {
@@ -731,5 +746,37 @@ pub(crate) fn ref_text(c: &ast::ComponentRef) -> std::borrow::Cow<'_, str> {
     match c.parts.as_slice() {
         [part] if !c.global && part.subscripts.is_empty() => std::borrow::Cow::Borrowed(&part.name.name),
         _ => std::borrow::Cow::Owned(eqm_syntax::pretty::print_ref(c)),
+    }
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// Whether reference `c` names a conditional component of the instance it is written in,
+    /// which may only be modified or connected (Modelica 4.4.5): read or assigned, it would make
+    /// the equations depend on whether it is present. Reports E0215 then, except in a branch of
+    /// an if-equation chosen at translation.
+    pub(crate) fn uses_conditional(&mut self, c: &ast::ComponentRef, scope: Scope) -> bool {
+        let first = &c.parts[0].name;
+        let Some(instance) = scope.instance else {
+            return false;
+        };
+        // EQM lets the equations of a branch chosen at translation read a conditional
+        // component (`if useHeatPort then T = heatPort.T;`): present exactly when its
+        // condition holds, the branch is the component's own equations.
+        if self.chosen_branches > 0 {
+            return false;
+        }
+        if !self.is_conditional_element(instance, &first.name) {
+            return false;
+        }
+        self.diagnostics.push(Diagnostic::error(
+            "E0215",
+            format!(
+                "`{}` is a conditional component: it can only be modified or connected, not used in an expression",
+                first.name
+            ),
+            first.span,
+            "conditional component",
+        ));
+        true
     }
 }

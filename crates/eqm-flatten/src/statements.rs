@@ -636,6 +636,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             }
             return Some((dims, slots.into_iter().map(Place::Local).collect(), ty));
         }
+        if self.uses_conditional(target, scope) {
+            return None;
+        }
         let (dims, targets) = self.resolve_targets(target, scope, loops)?;
         let mut places = Vec::with_capacity(targets.len());
         let mut ty = ScalarType::Real;

@@ -102,7 +102,8 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Names,
         "A modifier that applies to nothing: it names no element of the class or no attribute of the \
-         variable, or gives an attribute no value",
+         variable, gives an attribute no value, or modifies an `outer` component (whose value and \
+         attributes are its inner component's)",
     ),
     code(
         "E0204",
@@ -157,7 +158,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0215",
         Error,
         Names,
-        "A reference to a conditional component whose condition is false, so that it is not present",
+        "A conditional component used other than in a `connect` or its own modifier (in an equation, an \
+         algorithm, a binding or a call), or reached when its condition is false, so that it is not present",
     ),
     code("E0216", Error, Names, "A component whose declaration depends on itself"),
     code(
@@ -199,6 +201,13 @@ pub static CODES: &[CodeInfo] = &[
          replaceable `B`",
     ),
     code(
+        "E0222",
+        Error,
+        Names,
+        "An import that takes classes from a class that is not a package (`import M.C;` or `import M.*;` \
+         with `M` a model, block, record or other non-package class)",
+    ),
+    code(
         "E0240",
         Error,
         Names,
@@ -215,7 +224,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0301",
         Error,
         Instantiation,
-        "`connect` of something that is not a connector",
+        "`connect` of something that is not a connector, or of a connector reached through a component that \
+         is neither the first part of the reference nor a connector (`a.b.c` with `b` a model)",
     ),
     code(
         "E0302",
@@ -227,7 +237,9 @@ pub static CODES: &[CodeInfo] = &[
         "E0303",
         Error,
         Instantiation,
-        "`connect` of connectors that do not have the same variables with the same flow and potential kinds",
+        "`connect` of connectors that do not have the same variables with the same types, flow and potential \
+         kinds, causality (input/output or none) and variability (parameter, constant or time-varying), or \
+         that join constants or parameters of different values",
     ),
     code(
         "E0304",
@@ -287,8 +299,9 @@ pub static CODES: &[CodeInfo] = &[
         "E0311",
         Error,
         Instantiation,
-        "`connect` in an initial equation section, or in an equation that depends on `cardinality` or on the \
-         connection graph (`Connections.isRoot`, `Connections.rooted`)",
+        "`connect` in an initial equation section, in an if-equation whose condition is not known at compile \
+         time, or in an equation that depends on `cardinality` or on the connection graph \
+         (`Connections.isRoot`, `Connections.rooted`)",
     ),
     code(
         "E0312",
@@ -402,7 +415,9 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Instantiation,
         "An `extends` clause naming a class of a kind the deriving class cannot inherit from (a block \
-         extending a model or a connector, a record extending a model, ...)",
+         extending a model or a connector, a record extending a model, a model extending a type, ...), or \
+         an `extends` of a predefined or enumeration type, an array class or a class defined with a prefix \
+         beside components, equations or other base classes",
     ),
     code(
         "E0340",
@@ -429,6 +444,28 @@ pub static CODES: &[CodeInfo] = &[
         "An element or section that the class's kind does not allow: equations, algorithms or protected \
          components in a record or connector, `inner` or `outer` components in either, and `input`, \
          `output` or `flow` components in a record, components other than constants in a package",
+    ),
+    code(
+        "E0343",
+        Error,
+        Instantiation,
+        "A connection set of causal variables with more than one source of its signal: two inside `output` \
+         connectors, two public outside `input` connectors, or one of each",
+    ),
+    code(
+        "E0344",
+        Error,
+        Instantiation,
+        "A type prefix where it is not allowed: `input`, `output`, `parameter`, `constant` or `discrete` on \
+         a component of a model or block, `parameter` or `constant` on a connector component, `input` \
+         with `parameter` or `constant`, `input`/`output` on a component whose elements have `input` \
+         or `output` already, or `flow` on an element of an `input` or `output` component",
+    ),
+    code(
+        "E0345",
+        Error,
+        Instantiation,
+        "A modifier that changes an element declared `final` or given its value by a `final` modifier",
     ),
     code(
         "E0401",
