@@ -160,6 +160,21 @@ pub struct Previous {
     pub integer_part: bool,
 }
 
+impl Previous {
+    /// The value `expr` had before the event, settled at the start and taken between the
+    /// passes of the event iteration: what `pre` of a variable or of an expression reads.
+    pub(crate) fn settled(var: VarId, expr: ExprId, span: Span) -> Previous {
+        Previous {
+            var,
+            expr,
+            span,
+            settled_at_start: true,
+            left_limit: false,
+            integer_part: false,
+        }
+    }
+}
+
 /// The surfaces of a model and its when-conditions with their relations replaced.
 #[derive(Debug, Clone, Default)]
 pub struct EventSet {
@@ -589,14 +604,7 @@ impl Extractor {
             variable.ty = ty;
         }
         let expr = dae.flat.exprs.var(v);
-        self.previous.push(Previous {
-            var,
-            expr,
-            span,
-            settled_at_start: true,
-            left_limit: false,
-            integer_part: false,
-        });
+        self.previous.push(Previous::settled(var, expr, span));
         self.pass_value.insert(v, var);
         var
     }
@@ -751,14 +759,7 @@ impl Extractor {
                     format!("the value of `{}` before the event", dae.flat.expr_text(a)),
                     span,
                 );
-                self.previous.push(Previous {
-                    var,
-                    expr: a,
-                    span,
-                    settled_at_start: true,
-                    left_limit: false,
-                    integer_part: false,
-                });
+                self.previous.push(Previous::settled(var, a, span));
                 let before = dae.flat.exprs.var(var);
                 Some(if b == Builtin::Edge {
                     // edge(e) = e and not pre(e)

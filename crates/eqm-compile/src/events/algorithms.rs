@@ -307,14 +307,7 @@ impl Extractor {
                     if let Some(variable) = dae.flat.variables.last_mut() {
                         variable.ty = ty;
                     }
-                    self.previous.push(Previous {
-                        var,
-                        expr,
-                        span,
-                        settled_at_start: true,
-                        left_limit: false,
-                        integer_part: false,
-                    });
+                    self.previous.push(Previous::settled(var, expr, span));
                     self.literal_previous.insert(expr, var);
                     var
                 }
