@@ -97,18 +97,9 @@ pub(super) enum Op {
         args: Box<[u32]>,
         out: u32,
     },
-    /// Calls a linked external C function with the argument registers (as many as it reads,
-    /// checked when the call is compiled); its result lands in `dst`.
-    External {
-        symbol: eqm_ir::external::LinkedSymbol,
-        /// For the constructor of an external object: its destructor (the call then goes
-        /// through the run's object store).
-        destructor: Option<eqm_ir::external::LinkedSymbol>,
-        /// The function's index among the program's external functions, for messages.
-        external: u32,
-        args: Box<[u32]>,
-        dst: u32,
-    },
+    /// Calls a linked external C function (boxed: its symbols are several times the size of
+    /// every other instruction, and a model's code holds one instruction per operation).
+    External(Box<ExternalCall>),
     Assert {
         cond: u32,
         message: u32,
@@ -125,6 +116,24 @@ pub(super) enum Op {
     },
     /// Ends the current function, or the evaluation when no function is running.
     Return,
+}
+
+// A model's register code holds one instruction per operation of every equation: the
+// instruction's size is most of the interpreter's memory on a large model.
+const _: () = assert!(std::mem::size_of::<Op>() <= 32);
+
+/// A call of a linked external C function with the argument registers (as many as it reads,
+/// checked when the call is compiled); its result lands in `dst`.
+#[derive(Debug, Clone)]
+pub(super) struct ExternalCall {
+    pub(super) symbol: eqm_ir::external::LinkedSymbol,
+    /// For the constructor of an external object: its destructor (the call then goes through
+    /// the run's object store).
+    pub(super) destructor: Option<eqm_ir::external::LinkedSymbol>,
+    /// The function's index among the program's external functions, for messages.
+    pub(super) external: u32,
+    pub(super) args: Box<[u32]>,
+    pub(super) dst: u32,
 }
 
 /// A compiled user function.
@@ -537,13 +546,13 @@ impl<'a> Compiler<'a> {
                 let destructor = external.destructor.clone();
                 let regs: Vec<u32> = args.iter().map(|a| self.reg(*a)).collect::<CompileResult<_>>()?;
                 let dst = self.alloc(1);
-                self.emit(Op::External {
+                self.emit(Op::External(Box::new(ExternalCall {
                     symbol,
                     destructor,
                     external: *k,
                     args: regs.into_boxed_slice(),
                     dst,
-                });
+                })));
                 self.remember(e, dst);
             }
             Node::CallOutput(call, k) => {

@@ -209,13 +209,14 @@ impl Machine {
                     frame = f.frame as usize;
                     pc = f.start as usize;
                 }
-                Op::External {
-                    symbol,
-                    destructor,
-                    external,
-                    args,
-                    dst,
-                } => {
+                Op::External(call) => {
+                    let ExternalCall {
+                        symbol,
+                        destructor,
+                        external,
+                        args,
+                        dst,
+                    } = &**call;
                     let values: Vec<f64> = args.iter().map(|a| regs[base + *a as usize]).collect();
                     match call_external_op(symbol, destructor.as_ref(), objects, &values) {
                         Ok(y) => regs[base + *dst as usize] = y,
