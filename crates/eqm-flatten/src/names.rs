@@ -107,12 +107,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         if c.parts.len() == 1 && first.name.name == "time" {
             // `time` is a variable of models and blocks (Modelica 3.6.7): a record or connector
-            // is a value that holds no time of its own, and a function sees only its inputs.
+            // is a value that holds no time of its own. A function reading `time` is EQM's
+            // extension (the system-dynamics functions of time, `STEP`, `RAMP`, `PULSE`):
+            // it reads the time of the evaluation that calls it.
             let kind = self.table.get(scope.class).def.kind;
-            if kind.is_record() || kind.is_connector() || kind.is_function() {
+            if kind.is_record() || kind.is_connector() {
                 self.diagnostics.push(Diagnostic::error(
                     "E0205",
-                    "`time` is only available in models and blocks, not in a function, record or connector",
+                    "`time` is only available in models, blocks and functions, not in a record or connector",
                     c.span,
                     "not available here",
                 ));
