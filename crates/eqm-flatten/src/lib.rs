@@ -67,6 +67,7 @@ mod conversion;
 mod converted_lookup;
 mod datafiles;
 mod derived_types;
+mod duplicate_modifiers;
 mod enumerations;
 mod equations;
 mod eval;
