@@ -686,6 +686,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let read = self.model.exprs.var(v);
                 self.note_structural(read);
             }
+            // The binding is checked once, on the first element: the others share its form.
+            if flat_index == 0
+                && let Some(binding) = &m.binding
+            {
+                let variable = &self.model.variables[v.0 as usize];
+                let value = variable.binding;
+                self.binding_type_agrees(binding, literal_names.as_ref(), variable.ty, value);
+            }
             // An enumeration starts at its first literal unless told otherwise.
             if let Some(names) = &literal_names {
                 if self.model.variables[v.0 as usize].attributes.start.is_none() {

@@ -68,6 +68,7 @@ mod converted_lookup;
 mod datafiles;
 mod derived_types;
 mod duplicate_modifiers;
+mod enumeration_types;
 mod enumerations;
 mod equations;
 mod eval;
