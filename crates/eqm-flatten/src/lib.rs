@@ -81,6 +81,7 @@ mod function_table;
 mod functionals;
 mod functions;
 mod inner_outer;
+mod inner_types;
 mod instances;
 mod instantiate;
 mod iterators;

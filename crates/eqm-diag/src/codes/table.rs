@@ -474,6 +474,13 @@ pub static CODES: &[CodeInfo] = &[
         "An element or attribute modified twice in one modification (`c(x = 1, x = 2)`, `a(x = 1), a.x = 2`)",
     ),
     code(
+        "E0347",
+        Error,
+        Instantiation,
+        "An `inner` element whose type is not a subtype of its `outer` element's: another predefined or \
+         enumeration type, or other array dimensions",
+    ),
+    code(
         "E0401",
         Error,
         Balance,
