@@ -2,21 +2,22 @@
 //! no conversion to or from Integer or Real other than the explicit `Integer(e)`, and two
 //! enumeration types are different types.
 //!
-//! Input: the binding of a variable with its declared type, and the operands of a relation.
-//! Output: E0306 for a number bound to a variable of an enumeration type, a literal or
-//! variable of one bound to an Integer or Real variable, a value of another enumeration type
-//! bound to one, and a relation between a value of an enumeration type and a number. It
-//! deliberately recognises the enumeration side only where it is certain without a full type
-//! inference (a literal, a variable of the type, and the forms `enumeration_names_of_expr`
-//! follows) and the number side only as a numeric literal, so that no legal model is refused;
-//! subscripts of arrays indexed by an enumeration are not checked here.
+//! Input: the binding of a variable with its declared type, the operands of a relation, and
+//! the subscripts of a reference to one element of an array variable. Output: E0306 for a
+//! number bound to a variable of an enumeration type, a literal of one bound to an Integer or
+//! Real variable, a value of another enumeration type bound to one, a relation between a value
+//! of an enumeration type and a number, and a number as the subscript of a dimension the
+//! declaration sizes with an enumeration type. It deliberately recognises the enumeration side
+//! only where it is certain without a full type inference (a literal, a variable of the type,
+//! and the forms `enumeration_names_of_expr` follows) and the number side only as a numeric
+//! literal, so that no legal model is refused.
 
 use crate::flattener::Flattener;
 use crate::modifier::{Binding, Scope};
 use crate::value::Value;
 use eqm_diag::Diagnostic;
 use eqm_ir::expr::ExprId;
-use eqm_ir::flat::ScalarType;
+use eqm_ir::flat::{InstanceId, ScalarType};
 use eqm_syntax::ast;
 use std::sync::Arc;
 
@@ -106,6 +107,56 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .with_help("compare with a literal of the enumeration, or convert with `Integer(e)` (Modelica 4.9.5)"),
         );
         false
+    }
+
+    /// Whether the subscripts `part` writes for an array variable of `instance` are not numbers
+    /// where the declaration sizes the dimension with an enumeration type (`w[1]` of `Real
+    /// w[Mode]`: Modelica 10.5 indexes it by the type's literals). E0306 otherwise.
+    pub(crate) fn subscripts_fit_dimensions(&mut self, instance: InstanceId, part: &ast::RefPart) -> bool {
+        let numbers = |s: &ast::Subscript| matches!(s, ast::Subscript::Expr(e) if is_number(e));
+        if !part.subscripts.iter().any(numbers) {
+            return true;
+        }
+        let layout = self.instances[instance.0 as usize].layout.clone();
+        let Some(k) = layout.index(&part.name.name) else {
+            return true;
+        };
+        let element = &layout.elements[k];
+        let (decl, clause) = (element.decl, element.clause);
+        // The dimensions are compared position by position only when the declaration writes
+        // all of them itself (not through its type or a replaced declaration).
+        if decl.dims.len() + clause.type_dims.len() != part.subscripts.len() {
+            return true;
+        }
+        let scope = Scope {
+            instance: Some(instance),
+            class: element.class,
+        };
+        for (sub, dim) in part.subscripts.iter().zip(decl.dims.iter().chain(&clause.type_dims)) {
+            let (ast::Subscript::Expr(e), ast::Subscript::Expr(d)) = (sub, dim) else {
+                continue;
+            };
+            let ast::ExprKind::Ref(c) = &d.kind else {
+                continue;
+            };
+            if is_number(e) && self.enumeration_class(c, scope).is_some() {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0306",
+                        format!(
+                            "`{}` is indexed by the enumeration `{}`, not by numbers",
+                            part.name.name,
+                            c.dotted()
+                        ),
+                        e.span,
+                        "a number as subscript",
+                    )
+                    .with_help("use a literal of the enumeration (Modelica 10.5)"),
+                );
+                return false;
+            }
+        }
+        true
     }
 
     /// Whether `e` is a literal of an enumeration type (`E.two`), or an array or if-expression
