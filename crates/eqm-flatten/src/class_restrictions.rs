@@ -46,6 +46,7 @@ impl Flattener<'_, '_> {
         }
         let def = self.table.get(class).def;
         self.check_duplicate_names(def);
+        self.check_duplicate_modifiers(def);
         let kind = match def.kind {
             ast::ClassKind::Record | ast::ClassKind::OperatorRecord => Restricted::Record,
             ast::ClassKind::Connector | ast::ClassKind::ExpandableConnector => Restricted::Connector,

@@ -11,7 +11,8 @@
 //! literal, a variable, a function's result, an if-expression), so that it shows a literal's
 //! name. The flat model keeps the enumeration type of each variable declared with one only as
 //! a side table (`FlatModel::enumerations`, for the FMI export): results show a literal's
-//! position, and comparing values of two different enumeration types is not rejected.
+//! position. Mixing enumeration values with numbers is refused by `enumeration_types`; comparing
+//! values of two different enumeration types is not rejected.
 
 use crate::flattener::Flattener;
 use crate::layout::ResolvedType;
@@ -42,7 +43,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The enumeration class a reference without subscripts names (`Mode`, `Pkg.Mode`), if any.
-    fn enumeration_class(&self, c: &ast::ComponentRef, scope: Scope) -> Option<crate::resolve::ClassId> {
+    pub(crate) fn enumeration_class(&self, c: &ast::ComponentRef, scope: Scope) -> Option<crate::resolve::ClassId> {
         self.class_named(c, scope)
             .filter(|&class| self.table.get(class).enumeration().is_some())
     }

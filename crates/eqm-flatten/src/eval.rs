@@ -577,7 +577,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         op: ast::BinaryOp,
         a: Value,
         b: Value,
-        (lhs, rhs): (&ast::Expr, &ast::Expr),
+        (lhs, rhs): (&'a ast::Expr, &'a ast::Expr),
         scope: Scope,
     ) -> Option<Value> {
         use ast::BinaryOp as B;
@@ -625,6 +625,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             } else {
                 self.expect_numeric(&a, lhs)?;
                 self.expect_numeric(&b, rhs)?;
+                if !self.relation_operands_agree((&a, &b), (lhs, rhs), scope) {
+                    return None;
+                }
             }
             ScalarType::Boolean
         } else {

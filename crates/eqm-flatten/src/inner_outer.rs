@@ -9,8 +9,10 @@
 //! element of the name the same member, with a warning (W0303). An outer element has no
 //! modifiers (E0203): its value and attributes are those of its inner element.
 //!
-//! It deliberately does not check that an inner element's class is a subtype of its outer's
-//! class; a member the outer's class lacks is reported where it is used.
+//! That an inner element of a predefined or enumeration type has its outer's type and
+//! dimensions is checked by `inner_types`; it deliberately does not check that an inner
+//! element's class is a subtype of its outer's class: a member the outer's class lacks is
+//! reported where it is used.
 
 use crate::flattener::Flattener;
 use crate::layout::{AutomaticInner, ElementDecl, Member};

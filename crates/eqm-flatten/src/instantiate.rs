@@ -324,7 +324,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             && !std::mem::take(&mut self.automatic_inner_next)
             && let Some(member) = self.outer_element(instance, element)
         {
-            return member;
+            return self.inner_checked(instance, element, member);
         }
         let Some(declared) = self.declaration_of(instance, element) else {
             return Member::Failed;
@@ -424,7 +424,11 @@ impl<'t, 'a> Flattener<'t, 'a> {
 
     /// The declaration an element stands for in `instance` after redeclarations, with its
     /// resolved type and its modifier merged in Modelica's order; `None` after a reported error.
-    fn declaration_of(&mut self, instance: InstanceId, element: &ElementDecl<'a>) -> Option<DeclaredElement<'a>> {
+    pub(crate) fn declaration_of(
+        &mut self,
+        instance: InstanceId,
+        element: &ElementDecl<'a>,
+    ) -> Option<DeclaredElement<'a>> {
         let (clause, decl) = (element.clause, element.decl);
         let scope = Scope {
             instance: Some(instance),
@@ -562,7 +566,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// The sizes of a component's dimensions: those of its type prefix, of its declaration
     /// (`dims_from`, the replaced declaration's when the new one writes none) and of its type;
     /// `None` after a reported error.
-    fn element_dims(
+    pub(crate) fn element_dims(
         &mut self,
         dims_from: (&'a ast::ComponentClause, &'a ast::ComponentDecl, Scope),
         decl: &'a ast::ComponentDecl,
@@ -685,6 +689,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
             if evaluate && kinds.variability == flat::Variability::Parameter {
                 let read = self.model.exprs.var(v);
                 self.note_structural(read);
+            }
+            // The binding is checked once, on the first element: the others share its form.
+            if flat_index == 0
+                && let Some(binding) = &m.binding
+            {
+                let variable = &self.model.variables[v.0 as usize];
+                let value = variable.binding;
+                self.binding_type_agrees(binding, literal_names.as_ref(), variable.ty, value);
             }
             // An enumeration starts at its first literal unless told otherwise.
             if let Some(names) = &literal_names {
@@ -884,16 +896,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
 /// the declaration's own, where it wrote one.
 /// A declared element after its redeclarations: the declaration that counts, its resolved type
 /// and merged modifier, its condition and where its dimensions are written.
-struct DeclaredElement<'a> {
-    clause: &'a ast::ComponentClause,
-    decl: &'a ast::ComponentDecl,
-    resolved: Rc<ResolvedType<'a>>,
-    modifier: Modifier<'a>,
+pub(crate) struct DeclaredElement<'a> {
+    pub(crate) clause: &'a ast::ComponentClause,
+    pub(crate) decl: &'a ast::ComponentDecl,
+    pub(crate) resolved: Rc<ResolvedType<'a>>,
+    pub(crate) modifier: Modifier<'a>,
     /// The condition of a conditional component and the scope it is evaluated in.
-    condition: Option<(&'a ast::Expr, Scope)>,
+    pub(crate) condition: Option<(&'a ast::Expr, Scope)>,
     /// The clause and declaration whose dimensions count, and their scope.
-    dims_from: (&'a ast::ComponentClause, &'a ast::ComponentDecl, Scope),
-    declared_prefixes: ast::TypePrefix,
+    pub(crate) dims_from: (&'a ast::ComponentClause, &'a ast::ComponentDecl, Scope),
+    pub(crate) declared_prefixes: ast::TypePrefix,
 }
 
 /// The elements of a component: for a scalar, its modifier and name as they are (`scalar`);

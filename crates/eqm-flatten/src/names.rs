@@ -520,6 +520,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let element = match member {
                 Member::Var(v) if last && part.subscripts.is_empty() => return Some(Some(Target::Var(v))),
                 Member::Inst(i) if part.subscripts.is_empty() => Target::Inst(i),
+                Member::VarArray(_) if last && !self.subscripts_fit_dimensions(current, part) => return None,
                 Member::VarArray(array) if last => match self.single_element(part, &array.dims, scope, loops)? {
                     Some(e) => Target::Var(array.elements[e]),
                     None => return Some(None),

@@ -468,6 +468,19 @@ pub static CODES: &[CodeInfo] = &[
         "A modifier that changes an element declared `final` or given its value by a `final` modifier",
     ),
     code(
+        "E0346",
+        Error,
+        Instantiation,
+        "An element or attribute modified twice in one modification (`c(x = 1, x = 2)`, `a(x = 1), a.x = 2`)",
+    ),
+    code(
+        "E0347",
+        Error,
+        Instantiation,
+        "An `inner` element whose type is not a subtype of its `outer` element's: another predefined or \
+         enumeration type, or other array dimensions",
+    ),
+    code(
         "E0401",
         Error,
         Balance,
