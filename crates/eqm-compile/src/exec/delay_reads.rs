@@ -32,6 +32,11 @@ impl Builder {
     /// equations. Each walk visits each instruction of the program at most once, so the cost
     /// is the size of the program per delay time that changes.
     pub(super) fn delay_reads(&self, delay_vars: &[VarId], times: &[Option<ExprId>]) -> Vec<DelayReads> {
+        // Without a delay time that changes there is nothing to follow, and the map of the
+        // whole program below would cost an allocation per instruction of every model.
+        if times.iter().all(Option::is_none) {
+            return vec![DelayReads::default(); times.len()];
+        }
         let arena = &self.dae.flat.exprs;
         // The expressions each computed slot is found from: an instruction's (for a loop or an
         // algorithm, all of its own), keyed by the slots it writes.
