@@ -41,6 +41,7 @@ fn main() {
         origin: None,
         watch: Default::default(),
         cancel: None,
+        final_event: true,
     };
     let columns = eqm_sim::simulate::columns(model.program(), Some(&["s".to_string(), "h".to_string()]))
         .expect("the columns exist");

@@ -76,6 +76,7 @@ fn run(
         origin: None,
         watch: Default::default(),
         cancel: None,
+        final_event: true,
     };
     eqm_sim::simulate::prepare(&mut compiled.program, &run_options);
     let columns = eqm_sim::simulate::columns(&compiled.program, Some(&["x".to_string()])).expect("x exists");

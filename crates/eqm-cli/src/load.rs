@@ -219,5 +219,6 @@ pub(crate) fn run_settings(run: &RunArgs) -> Result<RunSettings, String> {
         variables: run.vars.clone(),
         max_rows: run.max_rows,
         cancel: None,
+        start_only: false,
     })
 }

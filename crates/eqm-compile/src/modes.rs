@@ -15,7 +15,9 @@
 //! watch in the analysed mode. For a resumed run (after a switch) the specialization drops the
 //! initial equations and every fixed start value of a continuous variable: the run's caller
 //! carries the states over as start values, which the initialization then assumes for exactly
-//! the states this mode's analysis chose.
+//! the states this mode's analysis chose. The parameters the first initialization computed
+//! (`fixed = false`) become ordinary parameters there, which the caller sets to the values they
+//! were computed to.
 //!
 //! This module decides nothing numerically and runs nothing: which mode a run starts in and when
 //! it switches is decided by the run driver from the values the simulation reports.
@@ -236,7 +238,9 @@ fn contains_no_event(arena: &ExprArena, e: ExprId) -> bool {
 /// `flat` in the mode `key` (one value per atom of `structure`): every if-expression whose
 /// condition the atoms decide replaced by its branch, a Boolean equation `$modeK = relation`
 /// per relation atom so that the mode's program watches it, and for a `resumed` run no initial
-/// equations and no fixed start values of continuous variables (see the module documentation).
+/// equations, no fixed start values of continuous variables, and the parameters the
+/// initialization computed (`fixed = false`) made ordinary parameters, which the run sets to
+/// the values they had (see the module documentation).
 pub fn specialize(flat: &FlatModel, structure: &VariableStructure, key: &[bool], resumed: bool) -> FlatModel {
     let mut flat = flat.clone();
     let values: FxHashMap<ExprId, bool> = structure
@@ -287,8 +291,11 @@ pub fn specialize(flat: &FlatModel, structure: &VariableStructure, key: &[bool],
     }
     if resumed {
         for var in &mut flat.variables {
-            if var.variability == Variability::Continuous && var.attributes.fixed == Some(true) {
-                var.attributes.fixed = Some(false);
+            match var.variability {
+                Variability::Continuous if var.attributes.fixed == Some(true) => var.attributes.fixed = Some(false),
+                // A parameter the initialization computed is set to the value it computed.
+                Variability::Parameter if var.attributes.fixed == Some(false) => var.attributes.fixed = Some(true),
+                _ => {}
             }
         }
     }

@@ -62,6 +62,26 @@ pub(crate) struct Caches<'a> {
     /// member reads one of them, the part of this list from that member on is the cycle of
     /// declarations to report.
     pub(crate) members_in_progress: Vec<(flat::InstanceId, usize)>,
+    /// Components a declaration reached through (`transformer1.VectorGroup` in the binding of
+    /// another component's parameter) before the walk over their instance's members got to
+    /// them, by member slot: their instances are made, their contents not yet (see
+    /// `Flattener::reach_member`). Ordered, so that the ones no walk completes are completed in
+    /// one deterministic order at the end.
+    pub(crate) shells: BTreeMap<usize, Shell<'a>>,
+    /// The slot of the member `Flattener::reach_member` is making, while it makes it.
+    pub(crate) shallow_slot: Option<usize>,
+}
+
+/// A component made without its contents: the member (instance and element index) it stands
+/// in, its instances, and what instantiating them later needs to know.
+pub(crate) struct Shell<'a> {
+    pub(crate) instance: flat::InstanceId,
+    pub(crate) element: usize,
+    pub(crate) instances: Vec<flat::InstanceId>,
+    /// Whether every element of the component has the same modifier (see
+    /// `Flattener::instantiate_component_instances`).
+    pub(crate) alike: bool,
+    pub(crate) name: &'a ast::Ident,
 }
 
 /// What identifies the value of a binding while the elements of one array are made: the
@@ -84,6 +104,8 @@ impl Caches<'_> {
             array_bindings: None,
             instantiating: Vec::new(),
             instantiating_by_class: FxHashMap::default(),
+            shells: BTreeMap::new(),
+            shallow_slot: None,
         }
     }
 }

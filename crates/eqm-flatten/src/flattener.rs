@@ -181,6 +181,9 @@ pub(crate) struct Flattener<'t, 'a> {
     /// Set just before an outer element is instantiated as the automatic inner element itself,
     /// and taken by that instantiation.
     pub(crate) automatic_inner_next: bool,
+    /// The inner declarations of `inner outer` elements, by the element's member slot (whose
+    /// member is the outer declaration), made when an outer element below first needs one.
+    pub(crate) inner_parts: eqm_ir::expr::FxHashMap<usize, crate::layout::Member>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -219,6 +222,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             deferred_starts: Vec::new(),
             enumeration_names: Default::default(),
             automatic_inners: Default::default(),
+            inner_parts: Default::default(),
             automatic_inner_next: false,
         }
     }
@@ -273,6 +277,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         );
         self.model.experiment = experiment(entry.def, &mut self.diagnostics);
         self.instantiate(root);
+        self.complete_shells();
         if self.stopped() {
             return;
         }

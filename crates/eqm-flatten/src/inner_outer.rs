@@ -7,7 +7,9 @@
 //! class: EQM instantiates that element where the first such outer element stands (so its
 //! variables are named after that place, not the top level) and gives every other outer
 //! element of the name the same member, with a warning (W0303). An outer element has no
-//! modifiers (E0203): its value and attributes are those of its inner element.
+//! modifiers (E0203): its value and attributes are those of its inner element. An element
+//! declared `inner outer` is both: its name denotes the inner element above, and the outer
+//! elements below find its own inner declaration, which takes its modifiers.
 //!
 //! That an inner element of a predefined or enumeration type has its outer's type and
 //! dimensions is checked by `inner_types`; it deliberately does not check that an inner
@@ -122,7 +124,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The member an `outer` element named `name` of `instance` refers to: the `inner` one of
-    /// the nearest enclosing instance that declares one.
+    /// the nearest enclosing instance that declares one (of an `inner outer` element, its inner
+    /// declaration).
     fn inner_member(&mut self, instance: InstanceId, name: &str) -> Option<Member> {
         let mut current = self.model.instances[instance.0 as usize].parent;
         while let Some(p) = current {
@@ -130,11 +133,40 @@ impl<'t, 'a> Flattener<'t, 'a> {
             if let Some(k) = layout.index(name)
                 && layout.elements[k].clause.inner
             {
+                if layout.elements[k].clause.outer {
+                    return Some(self.inner_part(p, k));
+                }
                 return Some(self.ensure_member_at(p, k));
             }
             current = self.model.instances[p.0 as usize].parent;
         }
         None
+    }
+
+    /// The inner declaration of the `inner outer` element `k` of instance `p` (MLS 5.4): an
+    /// element of its own, with the element's modifiers, which the outer elements below find,
+    /// while the element's name in `p` (its member slot) denotes the outer declaration, the
+    /// inner element above. Its binding may read that name (`inner outer Boolean on = on and
+    /// enabled;`), so the outer declaration is made first. The inner declaration's instances
+    /// are published in a slot of their own, not in the element's.
+    fn inner_part(&mut self, p: InstanceId, k: usize) -> Member {
+        let slot = self.instances[p.0 as usize].first_member + k;
+        if let Some(member) = self.inner_parts.get(&slot) {
+            return member.clone();
+        }
+        self.ensure_member_at(p, k);
+        let layout = self.instances[p.0 as usize].layout.clone();
+        let own_slot = self.members.len();
+        self.members.push(Member::InProgress);
+        self.inner_parts.insert(slot, Member::InProgress);
+        self.caches.members_in_progress.push((p, k));
+        self.automatic_inner_next = true;
+        let member = self.instantiate_element(p, &layout.elements[k], own_slot);
+        self.automatic_inner_next = false;
+        self.caches.members_in_progress.pop();
+        self.members[own_slot] = member.clone();
+        self.inner_parts.insert(slot, member.clone());
+        member
     }
 }
 

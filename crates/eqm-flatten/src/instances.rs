@@ -1,6 +1,8 @@
 //! Instances and their members: class layouts collected once per class, the instances of the
 //! flat model made with their members pending, and a member instantiated when something needs
-//! it (so declaration order never matters).
+//! it (so declaration order never matters). A component that a declaration reaches through to
+//! one of its members is made as a shell, its instances without their contents, which the walk
+//! over its instance's members completes: dependencies are between variables, not components.
 //!
 //! Input: the class table, through the [`Flattener`]. Output: the [`ClassLayout`]s (kept in the
 //! flattener's caches), the [`InstanceState`]s and, on demand, the [`Member`] each element
@@ -355,6 +357,107 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(self.ensure_member_at(instance, k))
     }
 
+    /// The member `name` of `instance`, for a reference that goes on through it
+    /// (`transformer1.VectorGroup`). While a declaration is being made, a component reached
+    /// this way whose own modifiers read a member being made is made without its contents (a
+    /// shell): Modelica's dependencies are between variables, and the binding of
+    /// `transformerData1.C1` that reads the constant `transformer1.VectorGroup` does not depend
+    /// on `transformer1(R1 = transformerData1.R1)`, which instantiating all of `transformer1`
+    /// would evaluate, closing a false cycle. Other components are made whole, as when they are
+    /// reached otherwise, so that the order of the model's variables does not change. The walk
+    /// over the instance's members completes a shell (`ensure_member_at`), as does any
+    /// reference to the component itself; [`Self::complete_shells`] completes those no walk
+    /// reaches.
+    pub(crate) fn reach_member(&mut self, instance: InstanceId, name: &str) -> Option<Member> {
+        let state = &self.instances[instance.0 as usize];
+        let k = state.layout.index(name)?;
+        let slot = state.first_member + k;
+        if !matches!(self.members[slot], Member::Pending) {
+            return Some(self.members[slot].clone());
+        }
+        if !self.modifiers_read_members_in_progress(instance, k) {
+            return Some(self.ensure_member_at(instance, k));
+        }
+        let outer = self.caches.shallow_slot.replace(slot);
+        let member = self.ensure_member_at(instance, k);
+        self.caches.shallow_slot = outer;
+        Some(member)
+    }
+
+    /// Instantiates the instances of one component, in order. `alike` when every element has
+    /// the same modifier: then each adds what the second added (the first may also have built
+    /// what they all read outside), so the size of the whole array is known after the second,
+    /// and a model past the limit is refused before the rest is built.
+    pub(crate) fn instantiate_component_instances(&mut self, insts: &[InstanceId], alike: bool, name: &ast::Ident) {
+        let mut before = self.model_size();
+        for (k, &child) in insts.iter().enumerate() {
+            if self.stopped() {
+                break;
+            }
+            self.instantiate(child);
+            if alike && k == 1 {
+                let one = self.model_size().minus(before);
+                let rest = insts.len() - 2;
+                if !self.predicted_size_has_room(one, rest, name.span, &name.name) {
+                    break;
+                }
+            }
+            before = self.model_size();
+        }
+    }
+
+    /// Whether the modification written with element `k` of `instance` reads a member of
+    /// `instance` that is being made (its name's first part names one).
+    fn modifiers_read_members_in_progress(&self, instance: InstanceId, k: usize) -> bool {
+        let in_progress = &self.caches.members_in_progress;
+        if in_progress.is_empty() {
+            return false;
+        }
+        let layout = &self.instances[instance.0 as usize].layout;
+        let Some(modification) = &layout.elements[k].decl.modification else {
+            return false;
+        };
+        let mut found = false;
+        let mut reads = |c: &ast::ComponentRef| {
+            found |= layout
+                .index(&c.parts[0].name.name)
+                .is_some_and(|j| in_progress.contains(&(instance, j)));
+        };
+        let mut pending = vec![modification];
+        while let Some(m) = pending.pop() {
+            if let Some(binding) = &m.binding {
+                eqm_syntax::visit::refs_in_expr(binding, &mut reads);
+            }
+            if let Some(class_modification) = &m.class_modification {
+                pending.extend(
+                    class_modification
+                        .arguments
+                        .iter()
+                        .filter_map(|a| a.modification.as_ref()),
+                );
+            }
+        }
+        found
+    }
+
+    /// Instantiates the contents of a component made as a shell, as its member.
+    fn complete_shell(&mut self, shell: crate::caches::Shell<'a>) {
+        self.caches.members_in_progress.push((shell.instance, shell.element));
+        self.instantiate_component_instances(&shell.instances, shell.alike, shell.name);
+        self.caches.members_in_progress.pop();
+    }
+
+    /// Completes the shells no walk over members reached (those inside instances that are not
+    /// walked), in the order of their slots.
+    pub(crate) fn complete_shells(&mut self) {
+        while let Some((_, shell)) = self.caches.shells.pop_first() {
+            if self.stopped() {
+                return;
+            }
+            self.complete_shell(shell);
+        }
+    }
+
     /// Whether the element `name` of `instance` is declared with a condition (its replaced
     /// declaration's, when a redeclaration replaced it).
     pub(crate) fn is_conditional_element(&self, instance: InstanceId, name: &str) -> bool {
@@ -370,6 +473,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let state = &self.instances[instance.0 as usize];
         let slot = state.first_member + k;
         if !matches!(self.members[slot], Member::Pending) {
+            if let Some(shell) = self.caches.shells.remove(&slot) {
+                self.complete_shell(shell);
+            }
             return self.members[slot].clone();
         }
         self.members[slot] = Member::InProgress;

@@ -810,24 +810,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
         };
         self.members[slot] = member.clone();
         let alike = elements.modifier.same_for_every_element();
-        let mut before = self.model_size();
-        for (k, child) in insts.into_iter().enumerate() {
-            if self.stopped() {
-                break;
-            }
-            self.instantiate(child);
-            // Elements built alike each add what the second added (the first may also have
-            // built what they all read outside), so the size of the whole array is known
-            // here: a model past the limit is refused before the rest is built.
-            if alike && k == 1 {
-                let one = self.model_size().minus(before);
-                let rest = total - 2;
-                if !self.predicted_size_has_room(one, rest, decl.name.span, &decl.name.name) {
-                    break;
-                }
-            }
-            before = self.model_size();
+        if self.caches.shallow_slot == Some(slot) {
+            let element = slot - self.instances[instance.0 as usize].first_member;
+            let shell = crate::caches::Shell {
+                instance,
+                element,
+                instances: insts,
+                alike,
+                name: &decl.name,
+            };
+            self.caches.shells.insert(slot, shell);
+            return member;
         }
+        self.instantiate_component_instances(&insts, alike, &decl.name);
         member
     }
 

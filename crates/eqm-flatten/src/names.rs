@@ -383,7 +383,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 if k > 0 && self.protected_through_component(*inst, part) {
                     return None;
                 }
-                let Some(member) = self.ensure_member(*inst, &part.name.name) else {
+                let through = k + 1 < c.parts.len();
+                let member = if through {
+                    self.reach_member(*inst, &part.name.name)
+                } else {
+                    self.ensure_member(*inst, &part.name.name)
+                };
+                let Some(member) = member else {
                     if k == 0 {
                         self.unknown_name(c, scope, loops);
                     } else {
@@ -514,7 +520,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
             if k > 0 && self.protected_through_component(current, part) {
                 return None;
             }
-            let Some(member) = self.ensure_member(current, &part.name.name) else {
+            let member = if last {
+                self.ensure_member(current, &part.name.name)
+            } else {
+                self.reach_member(current, &part.name.name)
+            };
+            let Some(member) = member else {
                 return Some(None);
             };
             let element = match member {

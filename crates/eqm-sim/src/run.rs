@@ -37,6 +37,10 @@ pub struct RunOptions {
     /// Set by another thread to stop the run before its next step; the run then ends with
     /// [`SimError::Io`] of kind `Interrupted` (as when its sink refuses a row).
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Whether the run ends with the final event, in which `terminal()` is true. A run that
+    /// only starts a model to see that it starts (`eqm check`) leaves it out: the when-clauses
+    /// of `terminal()` judge a finished run (a block that asserts it has sampled enough).
+    pub final_event: bool,
 }
 
 pub use crate::hybrid::Watch;

@@ -372,12 +372,23 @@ impl Modes {
         segment.start = time;
         segment.origin = Some(options.start);
         if let Some((values, _)) = carried {
-            segment.starts = values
-                .iter()
-                .filter(|(name, value)| {
-                    eqm_sim::instance::check_start_value(&mode.compiled.program, name, *value).is_ok()
-                })
-                .cloned()
+            // The parameters the first initialization computed keep their values; the rest
+            // are start values.
+            let program = &mode.compiled.program;
+            let is_parameter = |name: &str| {
+                program
+                    .lookup(name)
+                    .is_some_and(|v| matches!(program.slot_of(v), Some(Slot::Param(_))))
+            };
+            let (parameters, starts): (Vec<Named>, Vec<Named>) =
+                values.iter().cloned().partition(|(name, _)| is_parameter(name));
+            segment
+                .params
+                .retain(|(name, _)| !parameters.iter().any(|(p, _)| p == name));
+            segment.params.extend(parameters);
+            segment.starts = starts
+                .into_iter()
+                .filter(|(name, value)| eqm_sim::instance::check_start_value(program, name, *value).is_ok())
                 .collect();
         }
         segment.watch = Watch {

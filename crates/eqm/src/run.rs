@@ -49,6 +49,10 @@ pub struct RunSettings {
     /// a run stopped so ends with [`RunError::Io`] of kind `Interrupted` after delivering the
     /// rows before (see [`crate::counters::is_cancelled`]).
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Only start the model: the initialization and the events at the start, without the
+    /// final event in which `terminal()` is true (what `check` runs; with the stop time at the
+    /// start, the run shows that the model starts, not what it would do at its end).
+    pub start_only: bool,
 }
 
 /// The most rows an output interval may ask for unless a run says otherwise: ten million rows
@@ -193,6 +197,7 @@ impl RunSettings {
             origin: None,
             watch: Default::default(),
             cancel: self.cancel.clone(),
+            final_event: !self.start_only,
         };
         Ok((options, notes))
     }

@@ -547,7 +547,8 @@ impl Session {
     /// and reports its size when nothing failed (`eqm check`): a model `check` accepts is one
     /// `run` starts. So a system that is singular for the parameters given (`x + y = 1;
     /// 2*x + 2*y = 2;`), an assertion on parameters, or a sample or delay time that cannot be
-    /// used is reported here.
+    /// used is reported here. The final event (`terminal()`) is left out: it judges a finished
+    /// run, and this one only started.
     pub fn check(&mut self, model: Option<&str>, options: &ModelOptions) -> Option<CheckSummary> {
         let flat = self.flatten(model, options)?;
         let summary = CheckSummary {
@@ -578,6 +579,7 @@ impl Session {
             start: Some(start),
             stop: Some(start),
             interpreter: true,
+            start_only: true,
             ..RunSettings::default()
         };
         match model.simulate(&settings) {

@@ -839,7 +839,7 @@ impl<'o> Run<'o> {
             return Ok(HybridOutcome::Stopped { time });
         }
         // `terminal()` is true for one event at the end.
-        if let Some((slot, _)) = model.program.events().terminal {
+        if let Some((slot, _)) = model.program.events().terminal.filter(|_| model.final_event) {
             self.x.copy_from_slice(stepper.state());
             let t = stepper.time();
             events::capture_left_limits(model, t, &self.x, &mut self.dx)?;

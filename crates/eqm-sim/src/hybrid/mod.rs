@@ -253,6 +253,8 @@ pub struct HybridModel<'p> {
     pub stats: EventStats,
     /// What this run is valid for.
     pub watch: Watch,
+    /// Whether the run ends with the final event (see `RunOptions::final_event`).
+    pub final_event: bool,
     /// Surfaces of watched relations whose sign is the one the run was started for although
     /// their value is within this distance of zero (set at the start of a resumed run).
     pinned: Vec<(usize, f64)>,
@@ -279,6 +281,7 @@ impl<'p> HybridModel<'p> {
             check_dx: vec![0.0; n],
             stats: EventStats::default(),
             watch: Watch::default(),
+            final_event: true,
             pinned: Vec::new(),
         }
     }

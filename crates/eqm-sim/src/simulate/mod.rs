@@ -402,6 +402,7 @@ fn integrate_hybrid(
 ) -> Ending {
     let mut hybrid = HybridModel::new(model);
     hybrid.watch = options.watch.clone();
+    hybrid.final_event = options.final_event;
     let outcome = crate::hybrid::integrate(
         &mut hybrid,
         stepper,
@@ -478,21 +479,26 @@ fn switch_values(
     let mut dx = vec![0.0; x.len()];
     OdeRhs::rhs(instance, t, x, &mut dx)?;
     instance.outputs(t, x, &mut dx)?;
+    // The parameters the initialization computed (`fixed = false`) are carried too: the next
+    // mode has no initialization to compute them again.
     let values = program
         .variables()
         .filter(|(name, v, ..)| {
+            let symbol = program.symbols().get(*v);
             !name.starts_with('$')
-                && !matches!(
-                    program.symbols().get(*v).kind,
-                    eqm_compile::dae::VarKind::Parameter | eqm_compile::dae::VarKind::Constant
-                )
+                && match symbol.kind {
+                    eqm_compile::dae::VarKind::Parameter => symbol.fixed == Some(false),
+                    eqm_compile::dae::VarKind::Constant => false,
+                    _ => true,
+                }
         })
         .filter_map(|(name, _, slot, _)| {
             let value = match slot {
                 Slot::State(i) => x.get(i as usize).copied(),
                 Slot::Work(i) => instance.work().get(i as usize).copied(),
                 Slot::Der(i) => dx.get(i as usize).copied(),
-                Slot::Param(_) | Slot::Time => None,
+                Slot::Param(i) => instance.p().get(i as usize).copied(),
+                Slot::Time => None,
             }?;
             Some((name.to_string(), value))
         })

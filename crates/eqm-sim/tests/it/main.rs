@@ -41,6 +41,7 @@ pub fn run_options(stop: f64, method: Method, rtol: f64, atol: f64, interval: f6
         origin: None,
         watch: Default::default(),
         cancel: None,
+        final_event: true,
     }
 }
 

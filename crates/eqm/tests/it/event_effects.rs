@@ -101,6 +101,37 @@ end Term;
     assert_eq!(texts(&printed(&text, 0.3)), ["k = 2, x = -1"]);
 }
 
+#[test]
+fn check_starts_a_model_without_its_final_event() {
+    // The assertion of `when terminal()` judges a finished run: `check`, which only starts the
+    // model, accepts it; a run too short for it still fails at its end, and a long one passes.
+    let text = r#"
+model Judged
+  Real x(start = 0, fixed = true);
+equation
+  der(x) = 1;
+algorithm
+  when terminal() then
+    assert(x > 0.5, "ran too short");
+  end when;
+end Judged;
+"#;
+    assert_eq!(check_codes(text), Vec::<(String, String)>::new());
+    let ran = |stop: f64| {
+        let settings = RunSettings {
+            stop: Some(stop),
+            ..RunSettings::default()
+        };
+        compile(text).simulate(&settings)
+    };
+    let short = ran(0.2).expect_err("the final event's assertion stops a run to 0.2");
+    assert!(
+        short.to_string().contains("ran too short") || format!("{short:?}").contains("ran too short"),
+        "{short:?}"
+    );
+    ran(1.0).expect("a run to 1 ends with x = 1");
+}
+
 /// The (code, message) of each diagnostic `check` gives `text`.
 fn check_codes(text: &str) -> Vec<(String, String)> {
     let mut session = Session::with_sources(&[("m.eqm".to_string(), text.to_string())], &[], None);

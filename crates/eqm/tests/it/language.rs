@@ -90,6 +90,7 @@ corpus!(
     inherited_constants,
     imported_literals,
     inner_outer,
+    inner_outer_both,
     integer_results,
     own_name_lookup,
     overconstrained_loops,

@@ -284,3 +284,55 @@ fn discrete_variables_an_algorithm_assigns_keep_their_values_across_a_change_of_
         }
     }
 }
+
+#[test]
+fn parameters_the_initialization_computes_keep_their_values_across_a_change_of_structure() {
+    // `gain` and `seed` are computed by the initial equations (`fixed = false`): gain = 2*u0 = 3
+    // with u0 = 1.5, seed = 7. After the change at u = 2 (t = 0.5) no initialization computes
+    // them again; they keep 3 and 7: y = gain*u before, z = gain + seed = 10 after.
+    let text = "model Computed
+  parameter Real u0 = 1.5;
+  parameter Real gain(fixed = false);
+  parameter Integer seed(fixed = false);
+  Real u(start = 1.5, fixed = true);
+  Real y;
+  Real z;
+initial equation
+  gain = 2*u0;
+  seed = 7;
+equation
+  der(u) = 1;
+  0 = if u > 2 then z - gain - seed else y - gain*u;
+  y + z = 100;
+end Computed;
+";
+    for interpreter in [false, true] {
+        let mut model = compile(text);
+        assert!(model.variable_structure().is_some());
+        let result = model
+            .simulate(&RunSettings {
+                stop: Some(1.0),
+                interval: Some(0.25),
+                interpreter,
+                ..RunSettings::default()
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        let column = |n: &str| result.column(n).unwrap();
+        let (t, y, z) = (result.time().to_vec(), column("y"), column("z"));
+        for i in 0..t.len() {
+            // The rows at the switch (t = 0.5, twice) are left out.
+            let u = 1.5 + t[i];
+            if t[i] < 0.5 {
+                assert!((y[i] - 3.0 * u).abs() < 1e-9, "y({}) = {}", t[i], y[i]);
+            } else if t[i] > 0.6 {
+                assert!(
+                    (z[i] - 10.0).abs() < 1e-9,
+                    "z({}) = {} (interpreter: {interpreter})",
+                    t[i],
+                    z[i]
+                );
+            }
+        }
+        assert_eq!(t[t.len() - 1], 1.0);
+    }
+}
