@@ -14,7 +14,7 @@
 
 use crate::eval::Loops;
 use crate::flattener::Flattener;
-use crate::layout::{ElementDecl, Member};
+use crate::layout::{ClassLayout, ElementDecl, Member};
 use crate::modifier::Scope;
 use crate::resolve::ClassId;
 use crate::value::Value;
@@ -186,29 +186,81 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
             }
         }
-        let mut fields = Vec::with_capacity(given.len());
-        for (element, arg) in layout.elements.iter().zip(given) {
-            let name = element.decl.name.name.clone();
-            let value = match arg {
-                Some(a) => self.eval(a, scope, loops)?,
+        let mut values: Vec<Option<Value>> = Vec::with_capacity(given.len());
+        let mut defaults = Vec::new();
+        for (k, (element, arg)) in layout.elements.iter().zip(given).enumerate() {
+            match arg {
+                Some(a) => values.push(Some(self.eval(a, scope, loops)?)),
                 None => match self.field_default(element) {
-                    Some((default, default_scope)) => self.eval(default, default_scope, &mut Vec::new())?,
+                    Some((default, default_scope)) => {
+                        values.push(None);
+                        defaults.push((k, default, default_scope));
+                    }
                     None => {
                         self.diagnostics.push(Diagnostic::error(
                             "E0309",
-                            format!("missing field `{name}` of `{record}`"),
+                            format!("missing field `{}` of `{record}`", element.decl.name.name),
                             e.span,
                             "field missing",
                         ));
                         return None;
                     }
                 },
-            };
-            fields.push((name, value));
+            }
         }
+        self.field_defaults(&layout, &mut values, defaults)?;
+        let fields = layout
+            .elements
+            .iter()
+            .zip(values)
+            .map(|(element, value)| Some((element.decl.name.name.clone(), value?)))
+            .collect::<Option<Vec<_>>>()?;
         let value = Value::Record(Rc::new(fields));
         self.remember_record_class(&value, class);
         Some(value)
+    }
+
+    /// Evaluates the defaults of the fields a constructor call does not give (`(field, default,
+    /// scope)`), each with the fields computed before it bound to their values in this call:
+    /// the constructor's inputs are its fields (MLS 12.6), so `PlasticNdFeB()`, whose `extends`
+    /// clause gives `H_cBRef = 400000`, has `final H_cB = H_cBRef*(...)` of that value, not of
+    /// the base's declared one. A default is evaluated after the fields it names; defaults
+    /// that name each other are evaluated in declaration order.
+    fn field_defaults(
+        &mut self,
+        layout: &ClassLayout<'a>,
+        values: &mut [Option<Value>],
+        mut defaults: Vec<(usize, &'a ast::Expr, Scope)>,
+    ) -> Option<()> {
+        let field_index = |name: &str| layout.elements.iter().position(|el| el.decl.name.name == name);
+        while !defaults.is_empty() {
+            let ready = defaults
+                .iter()
+                .position(|(_, default, _)| {
+                    let mut waits = false;
+                    eqm_syntax::visit::refs_in_expr(default, &mut |c| {
+                        waits |= c.parts.len() == 1
+                            && field_index(&c.parts[0].name.name).is_some_and(|j| values[j].is_none());
+                    });
+                    !waits
+                })
+                .unwrap_or(0);
+            let (k, default, default_scope) = defaults.remove(ready);
+            let outer_iterators = std::mem::take(&mut self.context.iterators);
+            for (element, value) in layout.elements.iter().zip(values.iter()) {
+                if let Some(value) = value {
+                    self.context.iterators.push(crate::eval_context::BoundIterator {
+                        name: element.decl.name.name.clone(),
+                        value: value.clone(),
+                        loops_below: 0,
+                    });
+                }
+            }
+            let value = self.eval(default, default_scope, &mut Vec::new());
+            self.context.iterators = outer_iterators;
+            values[k] = Some(value?);
+        }
+        Some(())
     }
 
     /// The default of a record field that a constructor call does not give, with the scope it is

@@ -35,6 +35,9 @@ use cranelift_module::Module;
 use eqm_ir::builtins::{Builtin, BuiltinKind, Eval};
 use eqm_ir::expr::{BinOp, Callee, ExprArena, ExprId, FxHashMap, Node, UnOp};
 
+/// The most Cranelift instructions one function may hold; see `Translator::emit`.
+pub const MAX_INSTRUCTIONS_PER_FUNCTION: usize = 1_000_000;
+
 /// An entry of the scope log: what to forget when a branch scope closes.
 enum Undo {
     Expr(ExprId),
@@ -431,6 +434,15 @@ impl<'s, 'f, 'a> Translator<'s, 'f, 'a> {
 
     /// Emits one composite node whose dependencies are emitted.
     fn emit(&mut self, e: ExprId) -> Result<Value, JitError> {
+        // One function past this size would take gigabytes to build and minutes to compile
+        // (an algorithm whose loops over thousands of elements are written out): its code is
+        // left to the interpreter instead.
+        if self.b.func.dfg.num_insts() > MAX_INSTRUCTIONS_PER_FUNCTION {
+            return Err(JitError::Unsupported {
+                node: Some(e),
+                what: format!("a function of more than {MAX_INSTRUCTIONS_PER_FUNCTION} instructions"),
+            });
+        }
         let arena = self.arena();
         match arena.get(e) {
             Node::Unary(UnOp::Neg, a) => {

@@ -107,6 +107,7 @@ corpus!(
     record_algorithms,
     record_array_functions,
     record_arrays,
+    record_constructor_defaults,
     record_defaults,
     record_equations,
     record_field_arrays,

@@ -254,3 +254,30 @@ end M;
         }
     }
 }
+
+/// One assignment whose expression needs more instructions than one function may hold is
+/// refused with `Unsupported` (the interpreter then runs it) instead of being built: a sum of
+/// 1.1 million terms.
+#[test]
+fn an_expression_too_large_for_one_function_is_refused() {
+    let mut a = ExprArena::new();
+    let x = a.var(VarId(0));
+    let mut sum = x;
+    for k in 0..1_100_000u32 {
+        let term = a.real(f64::from(k % 7));
+        let scaled = a.binary(BinOp::Mul, x, term);
+        sum = a.binary(BinOp::Add, sum, scaled);
+    }
+    let slot = |v: VarId| Some(if v.0 == 0 { Slot::State(0) } else { Slot::Work(0) });
+    let segment = [Segment::assignments(vec![(Slot::Work(0), sum)])];
+    let options = JitOptions {
+        verify: false,
+        reroll: false,
+        ..JitOptions::default()
+    };
+    match compile(&a, &[], &[], &slot, &segment, &options) {
+        Err(JitError::Unsupported { what, .. }) => assert!(what.contains("instructions"), "{what}"),
+        Err(other) => panic!("another error: {other:?}"),
+        Ok(_) => panic!("compiled a function of more than a million instructions"),
+    }
+}
