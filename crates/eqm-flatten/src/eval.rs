@@ -644,6 +644,24 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ));
             return None;
         }
+        // `/` and `^` take a scalar on the right (MLS 10.6): an element-wise quotient or
+        // power of arrays is written `./` or `.^`.
+        if matches!(op, B::Div | B::Pow) && !b.dims().is_empty() {
+            let (operator, elementwise) = if op == B::Div { ("/", "./") } else { ("^", ".^") };
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0304",
+                    format!(
+                        "`{operator}` takes a scalar on its right, not an array of size {:?}",
+                        b.dims()
+                    ),
+                    rhs.span,
+                    "an array",
+                )
+                .with_help(format!("element by element, write `{elementwise}`")),
+            );
+            return None;
+        }
         if op == B::Pow && !a.dims().is_empty() {
             return self.matrix_power(e, &a, &b, rhs);
         }

@@ -534,6 +534,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Some(c) => modifier.merge_owned(c),
             None => modifier,
         }
+        .merge_owned(self.nested_class_modifier(instance, element, clause, &resolved))
         .merge(&resolved.modifier);
         if !self.final_arguments_respected(&modifier) {
             return None;

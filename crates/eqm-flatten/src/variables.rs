@@ -93,7 +93,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             ty: spec.ty,
             is_connector_type: spec.is_connector_type,
         });
-        self.check_stream_type(role, spec.ty, spec.span);
+        self.check_connector_variable_type(role, spec.ty, spec.span);
         let scope_for_messages = spec.span;
         // Attributes.
         let mut attributes = flat::AttributeValues::default();
@@ -264,8 +264,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
         false
     }
 
-    /// A stream variable is a Real (Modelica 15.1): E0340 otherwise.
-    fn check_stream_type(&mut self, role: ConnectorRole, ty: ScalarType, span: Span) {
+    /// A stream variable is a Real (Modelica 15.1): E0340 otherwise. So is a flow variable,
+    /// a quantity the connections sum to zero (Modelica 9.3): E0335 otherwise.
+    fn check_connector_variable_type(&mut self, role: ConnectorRole, ty: ScalarType, span: Span) {
+        if role == ConnectorRole::Flow && ty != ScalarType::Real {
+            self.diagnostics.push(
+                Diagnostic::error("E0335", "a flow variable must be a Real", span, "not a Real").with_help(
+                    "a flow variable is a quantity the connections sum to zero: a current, a force, a mass flow",
+                ),
+            );
+        }
         if role == ConnectorRole::Stream && ty != ScalarType::Real {
             self.diagnostics.push(
                 Diagnostic::error("E0340", "a stream variable must be a Real", span, "not a Real").with_help(

@@ -408,7 +408,7 @@ pub static CODES: &[CodeInfo] = &[
         Error,
         Instantiation,
         "A `flow` prefix where it cannot be: on a component of a class that is not a type, record or \
-         connector, or on an element of a component that is `flow` already",
+         connector, on an element of a component that is `flow` already, or on a variable that is not a Real",
     ),
     code(
         "E0336",

@@ -98,6 +98,7 @@ corpus!(
     matrix_blocks,
     matrix_power,
     modifier_scopes,
+    nested_class_modifiers,
     parameter_if_equations,
     iterators,
     initial_derivatives,
