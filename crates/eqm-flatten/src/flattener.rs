@@ -321,6 +321,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         self.check_object_uses();
         self.check_printing_calls();
+        self.check_binding_variability();
         if eqm_diag::has_errors(&self.diagnostics) {
             return;
         }

@@ -208,6 +208,14 @@ pub static CODES: &[CodeInfo] = &[
          with `M` a model, block, record or other non-package class)",
     ),
     code(
+        "E0223",
+        Error,
+        Names,
+        "A binding of higher variability than its variable: a constant bound to an expression that reads a \
+         parameter or a variable, a parameter bound to one that reads `time` or a variable that changes \
+         during the run",
+    ),
+    code(
         "E0240",
         Error,
         Names,
