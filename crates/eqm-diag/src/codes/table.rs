@@ -166,9 +166,11 @@ pub static CODES: &[CodeInfo] = &[
         "E0217",
         Error,
         Names,
-        "A function uses something EQM functions do not support: `extends` of a class that is not a \
-         function, a section other than `algorithm`, a variable of a class type other than a record or a \
-         function, or an array size `:` of an output or protected variable that its first value does not give",
+        "A function uses something EQM functions do not support, or breaks a rule of functions: `extends` of \
+         a class that is not a function, a section other than `algorithm`, more than one algorithm section or \
+         external interface, a public variable that is neither input nor output, a variable of a class type \
+         other than a record or a function, or an array size `:` of an output or protected variable that its \
+         first value does not give",
     ),
     code(
         "E0218",

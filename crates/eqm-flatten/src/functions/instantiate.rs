@@ -168,10 +168,15 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .flat_map(|(c, sections, m)| sections.iter().map(move |s| (*c, s, m)))
         {
             match section {
-                ast::Section::Elements { elements, .. } => {
+                ast::Section::Elements {
+                    elements, visibility, ..
+                } => {
                     for element in elements {
                         match element {
                             ast::Element::Component(clause) => {
+                                if *visibility == ast::Visibility::Public {
+                                    self.check_public_function_variable(clause);
+                                }
                                 let group = match clause.prefixes.causality {
                                     ast::Causality::Input => 0,
                                     ast::Causality::Output => 1,
@@ -210,11 +215,47 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 )),
             }
         }
+        // One algorithm section or one external interface, inherited or not (MLS 12.2).
+        if bodies.len() + externals.len() > 1
+            && let Some(&(_, part)) = bodies.get(1).or(bodies.first())
+        {
+            let span = self.table.get(part).def.name.span;
+            self.diagnostics.push(Diagnostic::error(
+                "E0217",
+                "a function has at most one algorithm section or one external interface",
+                span,
+                "several bodies",
+            ));
+        }
         FunctionSections {
             groups,
             bodies,
             externals,
             rebound,
+        }
+    }
+
+    /// A public variable of a function is an input or an output (MLS 12.2): E0217 otherwise.
+    /// A constant is left alone.
+    fn check_public_function_variable(&mut self, clause: &ast::ComponentClause) {
+        if clause.prefixes.causality != ast::Causality::None
+            || clause.prefixes.variability == ast::Variability::Constant
+        {
+            return;
+        }
+        for decl in &clause.components {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0217",
+                    format!(
+                        "`{}` is a public variable of a function without `input` or `output`",
+                        decl.name.name
+                    ),
+                    decl.name.span,
+                    "neither input nor output",
+                )
+                .with_help("declare it `protected`, or make it an input or an output"),
+            );
         }
     }
 
