@@ -5,12 +5,14 @@
 //! constant whose binding reads a parameter or a variable, and of each parameter whose binding
 //! reads `time` or a variable that changes during the run, naming what it reads. A parameter
 //! with `fixed = false` is left out: its binding is an equation of the initialization, which may
-//! read the start of the run. It deliberately judges only what the binding reads, not the
+//! read the start of the run. A field bound through a whole record's value (`cellData[i] = if c
+//! then a else b`, whose constant `CellType` follows the choice) is left out too: its binding has
+//! the record's variability. It deliberately judges only what the binding reads, not the
 //! functions it calls (an impure function, such as a seed's, may bind a parameter).
 
 use crate::flattener::Flattener;
 use eqm_diag::Diagnostic;
-use eqm_ir::expr::Node;
+use eqm_ir::expr::{Node, VarId};
 use eqm_ir::flat::Variability;
 
 /// The order of variabilities: a binding may read what is at most its variable's.
@@ -31,7 +33,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
         for (k, variable) in self.model.variables.iter().enumerate() {
             let own = rank(variable.variability);
             let Some(binding) = variable.binding else { continue };
-            if own > 1 || variable.attributes.fixed == Some(false) {
+            if own > 1
+                || variable.attributes.fixed == Some(false)
+                || self.record_field_bindings.contains(&VarId(k as u32))
+            {
                 continue;
             }
             let nodes = eqm_ir::symbolic::reachable(&self.model.exprs, binding, &|_| false);

@@ -184,6 +184,9 @@ pub(crate) struct Flattener<'t, 'a> {
     /// The inner declarations of `inner outer` elements, by the element's member slot (whose
     /// member is the outer declaration), made when an outer element below first needs one.
     pub(crate) inner_parts: eqm_ir::expr::FxHashMap<usize, crate::layout::Member>,
+    /// The variables bound to a field of a whole record's value (`cellData[i] = if c then a else
+    /// b`), whose binding's variability is the record's, not the field's declaration's.
+    pub(crate) record_field_bindings: eqm_ir::expr::FxHashSet<eqm_ir::expr::VarId>,
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
@@ -223,6 +226,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             enumeration_names: Default::default(),
             automatic_inners: Default::default(),
             inner_parts: Default::default(),
+            record_field_bindings: Default::default(),
             automatic_inner_next: false,
         }
     }

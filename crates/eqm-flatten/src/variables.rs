@@ -190,6 +190,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         } else if let Some(binding) = &spec.modifier.binding
             && let Some(value) = self.eval_binding(binding, spec.ty)
         {
+            if !binding.fields.is_empty() {
+                self.record_field_bindings.insert(id);
+            }
             self.bind_variable(id, spec.variability, value, binding.expr.span);
         }
         id
