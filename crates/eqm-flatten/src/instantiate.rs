@@ -257,33 +257,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some(resolved)
     }
 
-    /// The size of dimension `k` of the value that `modifier`'s binding gives, if it has one:
-    /// the binding's own value, or the element of it an array component's element picks, or the
-    /// field of it a record component's field takes (`CellData d = data` gives `d.table[:, 2]`
-    /// the size of `data.table`); `Err` when the binding cannot be evaluated (already reported).
-    fn binding_size(&mut self, modifier: &Modifier<'a>, k: usize) -> Result<Option<usize>, ()> {
-        let Some(binding) = modifier.binding.as_ref() else {
-            return Ok(None);
-        };
-        let whole = self.binding_value(binding).ok_or(())?;
-        let Ok(mut value) = crate::variables::select_elements(&whole, &binding.select) else {
-            return Ok(None);
-        };
-        for (field, after) in &binding.fields {
-            let value::Value::Record(fields) = &value else {
-                return Ok(None);
-            };
-            let Some((_, v)) = fields.iter().find(|(n, _)| n == field) else {
-                return Ok(None);
-            };
-            let Ok(part) = crate::variables::select_elements(v, after) else {
-                return Ok(None);
-            };
-            value = part;
-        }
-        Ok(value.dims().get(k).copied())
-    }
-
     pub(crate) fn unknown_class(&mut self, scope: ClassId, name: &ast::Name) {
         let text = eqm_syntax::pretty::name_text(name);
         if let Some(d) = self.missing_msl_class(name, &text) {
@@ -351,6 +324,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let Some(dims) = self.element_dims(dims_from, decl, &resolved, &modifier) else {
             return Member::Failed;
         };
+        if !self.binding_fits(&modifier, &dims, decl) {
+            return Member::Failed;
+        }
         let prefixes = merge_prefixes(declared_prefixes, resolved.prefixes);
         if !self.connection_prefix_allowed(instance, prefixes.connection, resolved.target, decl.name.span)
             || !self.type_prefixes_allowed(instance, prefixes, &resolved, decl.name.span)

@@ -55,6 +55,7 @@ mod algorithm_checks;
 mod algorithm_loops;
 mod assignments;
 mod balance;
+mod binding_sizes;
 mod binding_variability;
 mod caches;
 mod calls;

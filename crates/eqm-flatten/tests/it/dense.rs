@@ -77,5 +77,8 @@ end Short;";
     sources.add_file("short.eqm", text);
     assert!(sources.flatten(None, &eqm_flatten::Options::default()).is_none());
     let diagnostics = sources.render_diagnostics(false);
-    assert!(diagnostics.contains("too few elements for element 3"), "{diagnostics}");
+    assert!(
+        diagnostics.contains("`W` has size [3, 2], its binding a value of size [2, 2]"),
+        "{diagnostics}"
+    );
 }
