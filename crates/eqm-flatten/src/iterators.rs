@@ -215,17 +215,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// loop indices when they are Integers known at compile time, otherwise the elements.
     pub(crate) fn iterator_range(&mut self, range: &'a ast::Expr, scope: Scope, loops: &mut Loops) -> Option<Range> {
         let values = self.eval(range, scope, loops)?;
-        if values.dims().len() != 1 {
-            self.diagnostics.push(Diagnostic::error(
-                "E0304",
-                "the range of an iterator must be a vector",
-                range.span,
-                if values.dims().is_empty() {
-                    "a scalar"
-                } else {
-                    "an array of more than one dimension"
-                },
-            ));
+        if !self.range_is_vector(&values, range) {
             return None;
         }
         let integers: Option<Vec<i64>> = (values.ty() == ScalarType::Integer)
@@ -241,6 +231,25 @@ impl<'t, 'a> Flattener<'t, 'a> {
             Some(v) => Range::Indices(v),
             None => Range::Values((0..values.dims()[0]).filter_map(|k| values.index_first(k)).collect()),
         })
+    }
+
+    /// Whether the value of an iterator's range is a vector, as it must be (`for i in 1 loop`
+    /// is E0304).
+    pub(crate) fn range_is_vector(&mut self, values: &Value, range: &ast::Expr) -> bool {
+        if values.dims().len() == 1 {
+            return true;
+        }
+        self.diagnostics.push(Diagnostic::error(
+            "E0304",
+            "the range of an iterator must be a vector",
+            range.span,
+            if values.dims().is_empty() {
+                "a scalar"
+            } else {
+                "an array of more than one dimension"
+            },
+        ));
+        false
     }
 
     /// Binds iterator `name` to value `k` of `range` (undone by [`Self::unbind_iterator`]).

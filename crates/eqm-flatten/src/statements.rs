@@ -845,6 +845,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let diagnostics_before = self.diagnostics.len();
         // A range of Booleans keeps its values (`b[i]` with `i` Boolean picks by `false`/`true`).
         let value = self.eval(range, scope, loops);
+        if value.as_ref().is_some_and(|v| !self.range_is_vector(v, range)) {
+            return;
+        }
         let booleans = value.as_ref().is_some_and(|v| v.ty() == ScalarType::Boolean);
         let known = value.filter(|_| !booleans).and_then(|v| {
             v.elements()
