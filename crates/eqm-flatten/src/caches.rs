@@ -124,6 +124,9 @@ pub(crate) struct Redeclarations {
     /// Classes extending their inherited version whose base was already checked (every class
     /// deriving from one collects its `extends` clauses again).
     pub(crate) class_extends_checked: HashSet<ClassId>,
+    /// Classes redeclared as elements (`redeclare model B ... end B;`) already checked against
+    /// the inherited class they replace.
+    pub(crate) class_redeclarations_checked: HashSet<ClassId>,
     /// Whether any class extends its inherited version: only then may an enclosing package of
     /// a name stand for another one (`package_views`).
     pub(crate) has_class_extends: bool,
@@ -144,6 +147,7 @@ impl Redeclarations {
             subtypes_checked: BTreeSet::new(),
             redeclarations_checked: HashSet::new(),
             class_extends_checked: HashSet::new(),
+            class_redeclarations_checked: HashSet::new(),
             has_class_extends: table.has_class_extends(),
             base_kinds_checked: HashSet::new(),
             contents_checked: HashSet::new(),

@@ -351,6 +351,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if l.as_slice().is_empty() && r.as_slice().is_empty() {
             return;
         }
+        if self.string_equation(&l, &r, eq.span) {
+            return;
+        }
         let boolean = |v: &Value| v.ty() == eqm_ir::flat::ScalarType::Boolean;
         if boolean(&l) != boolean(&r) || matches!(l, Value::Str(_)) || matches!(r, Value::Str(_)) {
             self.diagnostics.push(Diagnostic::error(
@@ -725,6 +728,10 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let (Some(l), Some(r)) = self.eval_sides(lhs, rhs, scope, loops) else {
                     return;
                 };
+                // A String is refused here: EQM has no String values during the run.
+                if self.string_equation(&l, &r, eq.span) {
+                    return;
+                }
                 // `r = R(1, 2);` of a record (or an array of records) assigns each field.
                 if matches!(l, Value::Record(_) | Value::Records(..)) {
                     let instance = scope.instance.expect("inside an instance");

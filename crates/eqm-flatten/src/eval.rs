@@ -552,12 +552,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
     fn string_relation(&mut self, e: &ast::Expr, op: BinOp, a: &Value, b: &Value) -> Option<Value> {
         let text = |f: &mut Self, v: &Value| f.known_string(v).and_then(|m| m.as_literal());
         let (Some(x), Some(y)) = (text(self, a), text(self, b)) else {
-            self.diagnostics.push(Diagnostic::error(
+            let mut d = Diagnostic::error(
                 "E0206",
                 "a comparison of Strings must be known at compile time (both Strings known then)",
                 e.span,
                 "depends on values only known during simulation",
-            ));
+            );
+            if let Some(name) = self.open_string_name(a).or_else(|| self.open_string_name(b)) {
+                d = d.with_help(format!("the String variable `{name}` has no text yet here: a String given its text by an equation can be compared in the equations after that one, not in bindings or before it"));
+            }
+            self.diagnostics.push(d);
             return None;
         };
         let holds = match op {

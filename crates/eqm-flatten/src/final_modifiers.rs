@@ -1,5 +1,6 @@
 //! The `final` prefix (Modelica 7.2.6): an element declared `final`, or given a value by a
-//! `final` modifier, takes no modifier from outside it.
+//! `final` modifier, takes no modifier from outside it; nor does a protected element, which
+//! only the `extends` clauses of the classes extending its class may modify.
 //!
 //! Input: an element being declared in an instance, with the modifier of the enclosing
 //! instance for it, the modifiers of the `extends` clauses it was inherited through, and its
@@ -62,6 +63,31 @@ impl<'t, 'a> Flattener<'t, 'a> {
             .map_or("", |a| a.name)
             .to_string();
         self.report_final(&name, changed, fixed);
+        false
+    }
+
+    /// Whether a protected element is left unmodified by the modifier `outer` of the component
+    /// holding it (`A a(x = 4)` with `x` protected in `A` is E0345): Modelica lets only the
+    /// classes extending a class modify its protected elements, in their `extends` clauses.
+    pub(crate) fn protected_respected(&mut self, element: &ElementDecl<'a>, outer: &Modifier<'a>) -> bool {
+        if !element.protected || (!changes(outer) && outer.redeclare.is_none()) {
+            return true;
+        }
+        let at = outer_span(outer).or_else(|| outer.redeclare.as_ref().map(|r| r.span));
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0345",
+                format!(
+                    "`{}` is protected in `{}` and cannot be modified or redeclared from outside it",
+                    element.decl.name.name,
+                    self.table.get(element.class).full_name
+                ),
+                at.unwrap_or(element.decl.name.span),
+                "modifies a protected element",
+            )
+            .with_label(element.decl.name.span, "declared protected here")
+            .with_help("only a class extending it may modify a protected element, in its `extends` clause"),
+        );
         false
     }
 

@@ -120,6 +120,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 let kept: &mut ElementDecl<'a> = &mut layout.elements[k];
                 // A redeclaration in a derived class takes the place of the inherited element.
                 if element.clause.redeclarable.redeclare && kept.original.is_none() {
+                    self.check_redeclared_visibility(&element, kept);
                     element.original = Some(Original {
                         clause: kept.clause,
                         decl: kept.decl,
@@ -127,6 +128,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     });
                     *kept = element;
                 } else if kept.clause.redeclarable.redeclare && kept.original.is_none() {
+                    self.check_redeclared_visibility(kept, &element);
                     kept.original = Some(Original {
                         clause: element.clause,
                         decl: element.decl,
@@ -262,7 +264,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                         for r in crate::redeclare::in_class_modification(m, scope) {
                                             // A class the base does not have is reported, not
                                             // silently ignored.
-                                            self.check_class_redeclaration(base, &r);
+                                            self.check_class_redeclaration(base, &r, true);
                                             out.class_redeclares.push(r);
                                         }
                                     }

@@ -263,6 +263,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
             self.diagnostics.push(d);
             return;
         }
+        if let Some(hidden) = self.table.protected_part(scope, name) {
+            let entry = self.table.get(hidden);
+            let holder = entry
+                .parent
+                .map_or(String::new(), |p| self.table.get(p).full_name.clone());
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0202",
+                    format!(
+                        "`{}` is protected in `{holder}`: it cannot be named with a dot (`{text}`)",
+                        entry.def.name.name
+                    ),
+                    name.span,
+                    "names a protected class",
+                )
+                .with_label(entry.def.name.span, "declared protected here")
+                .with_help(
+                    "a protected class is named by its simple name only, inside its class and the classes extending it",
+                ),
+            );
+            return;
+        }
         let visible = self.table.visible_names(scope);
         let mut d = Diagnostic::error(
             "E0202",
@@ -417,7 +439,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             None => Default::default(),
         };
         let (from_extends, _) = element.extends_modifier.child(&decl.name.name);
-        if !self.final_respected(element, &outer, &from_extends) {
+        if !self.final_respected(element, &outer, &from_extends) || !self.protected_respected(element, &outer) {
             return None;
         }
         let mut from_extends = from_extends.in_instance(&|class| self.instance_holding(instance, class));
@@ -440,6 +462,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     class: element.class,
                 };
                 if let Some((ast::RedeclaredElement::Component(before), before_scope)) = r.replaces {
+                    if !self.check_redeclared_again(before, r.span) {
+                        return None;
+                    }
                     replaced = Some(crate::layout::Original {
                         clause: before,
                         decl: &before.components[0],
@@ -459,6 +484,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
             && let Some(constraint) = self.component_constraint(original, instance)
             && !self.check_subtype(resolved.target, constraint, decl.name.span)
         {
+            return None;
+        }
+        if !self.own_constraint_respected(instance, (clause, decl, type_scope), resolved.target, replaced) {
             return None;
         }
         let own = decl

@@ -117,6 +117,7 @@ mod statements;
 mod stream_connectors;
 mod streams;
 mod string_options;
+mod string_variables;
 mod subscripts;
 mod type_prefixes;
 mod unbound_parameters;

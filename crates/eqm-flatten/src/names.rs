@@ -213,10 +213,28 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 parts: parts.iter().map(|p| p.name.clone()).collect(),
                 span: c.span,
             };
-            match self.lookup_class(scope, &name) {
-                Ok((crate::resolve::TypeRef::Class(cls), _)) => (cls, c.parts.last()?.name.name.as_str()),
+            let class = match self.lookup_class(scope, &name) {
+                Ok((crate::resolve::TypeRef::Class(cls), _)) => cls,
                 _ => return None,
+            };
+            let last = &c.parts.last()?.name;
+            if self.element_protected(class, &last.name, 0) == Some(true) {
+                self.diagnostics.push(
+                    Diagnostic::error(
+                        "E0205",
+                        format!(
+                            "`{}` is protected in `{}`: it cannot be named with a dot",
+                            last.name,
+                            self.table.get(class).full_name
+                        ),
+                        last.span,
+                        "protected element",
+                    )
+                    .with_help("a protected element is named by its simple name only, inside its class and the classes extending it"),
+                );
+                return Some(None);
             }
+            (class, last.name.as_str())
         };
         let key = (class, name.to_string());
         if let Some(v) = self.caches.package_constants.get(&key) {
@@ -480,13 +498,6 @@ impl<'t, 'a> Flattener<'t, 'a> {
         Some((dims, targets))
     }
 
-    /// The common case of [`Self::resolve_targets`] without its selections: a reference to one
-    /// variable or instance through scalar members and single array elements, like
-    /// `flange_a.s` or `m[i - 1].flange_b`. `Some(None)` for anything else, and for a reference
-    /// the general path reports as an error: it then resolves it again, which instantiates
-    /// nothing new and adds no new expression. `None` when evaluating a subscript failed (and
-    /// was reported), where the general path would have stopped too. The steps and their order
-    /// are those of the general path, so that both report the same.
     /// E0205, and true, when `part` names a protected element of `instance` through the
     /// component (`a.x` with `x` protected in `a`'s class): Modelica names protected elements
     /// only by their simple names, inside the class and the classes extending it.
@@ -507,6 +518,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         true
     }
 
+    /// The common case of [`Self::resolve_targets`] without its selections: a reference to one
+    /// variable or instance through scalar members and single array elements, like
+    /// `flange_a.s` or `m[i - 1].flange_b`. `Some(None)` for anything else, and for a reference
+    /// the general path reports as an error: it then resolves it again, which instantiates
+    /// nothing new and adds no new expression. `None` when evaluating a subscript failed (and
+    /// was reported), where the general path would have stopped too. The steps and their order
+    /// are those of the general path, so that both report the same.
     fn single_target(
         &mut self,
         c: &'a ast::ComponentRef,

@@ -4,9 +4,11 @@
 //! modifiers and `extends` clauses, and the instances being flattened. Output: for a class name
 //! used in an instance, the class it denotes there, with the modifiers that the redeclaration
 //! and the constraining clause add ([`Flattener::lookup_class`]); and the checks of
-//! redeclarations (E0221): only replaceable, non-final elements are redeclared, an element
-//! redeclaration replaces an inherited element, and the new class has every element of the
-//! constraining class. Component redeclarations themselves are applied where a component is
+//! redeclarations (E0221): only replaceable, non-final, non-constant elements are redeclared, an
+//! element redeclaration replaces an inherited element and keeps its visibility, an element
+//! redeclared without `replaceable` is not redeclared again, and the new class (and a replaceable
+//! element's own type, and a new constraining class) has every element of the constraining
+//! class. Component redeclarations themselves are applied where a component is
 //! instantiated (`instantiate`). A class extending its inherited version (`redeclare model
 //! extends B ... end B;`) is a nested class of the deriving class like any other: with
 //! `redeclare` it is a class redeclaration, and its base (the inherited `B`) is what
@@ -18,7 +20,7 @@
 
 use crate::flattener::Flattener;
 use crate::layout::ClassRedeclare;
-use crate::layout::{ClassLayout, Original};
+use crate::layout::{ClassLayout, ElementDecl, Original};
 use crate::modifier::{Modifier, Scope};
 use crate::resolve::{ClassId, LookupError, TypeRef};
 use eqm_diag::Diagnostic;
@@ -281,6 +283,54 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.lookup_class(scope, name).ok().map(|(t, _)| t)
     }
 
+    /// Checks a declaration's own `constrainedby` clause (`replaceable A a constrainedby B`):
+    /// its type must be a subtype of that class, and when it redeclares `replaced`, that class
+    /// must be a subtype of the constraint it replaces (Modelica's section 7.3.2). E0221 and
+    /// false otherwise.
+    pub(crate) fn own_constraint_respected(
+        &mut self,
+        instance: InstanceId,
+        (clause, decl, scope): (&'a ast::ComponentClause, &'a ast::ComponentDecl, Scope),
+        declared: TypeRef,
+        replaced: Option<Original<'a>>,
+    ) -> bool {
+        if clause.redeclarable.constraint.is_none() {
+            return true;
+        }
+        let own = Original {
+            clause,
+            decl,
+            class: scope.class,
+        };
+        let Some(constraint) = self.component_constraint(own, instance) else {
+            return true;
+        };
+        if !self.check_subtype(declared, constraint, decl.name.span) {
+            return false;
+        }
+        match replaced.and_then(|r| self.component_constraint(r, instance)) {
+            Some(before) => self.check_subtype(constraint, before, decl.name.span),
+            None => true,
+        }
+    }
+
+    /// Checks that a replaceable class is a subtype of its own `constrainedby` class
+    /// (`replaceable model C = B constrainedby A` needs every element of `A` in `B`).
+    pub(crate) fn check_replaceable_class(&mut self, class: ClassId) {
+        let entry = self.table.get(class);
+        if !entry.def.redeclarable.replaceable || entry.def.redeclarable.constraint.is_none() {
+            return;
+        }
+        let span = entry.def.name.span;
+        let own = match &entry.def.body {
+            ast::ClassBody::Short { base, .. } => self.table.lookup(entry.parent.unwrap_or(class), base).ok(),
+            _ => Some(TypeRef::Class(class)),
+        };
+        if let (Some(own), Some(constraint)) = (own, self.constraining_class(class)) {
+            self.check_subtype(own, constraint, span);
+        }
+    }
+
     /// Reports E0221 unless `new` has every element of `constraint` (the essential part of
     /// Modelica's subtype relation: a redeclared class must fit every use of the old one).
     /// Checked once per pair of classes and redeclaration.
@@ -362,6 +412,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
     ) -> bool {
         let reason = if clause.is_final {
             "it is final"
+        } else if clause.prefixes.variability == ast::Variability::Constant {
+            "it is a constant"
         } else if !clause.redeclarable.replaceable {
             "it is not replaceable"
         } else {
@@ -379,6 +431,34 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 "declare it `replaceable {} {}` to allow redeclaring it",
                 eqm_syntax::pretty::name_text(&clause.type_name),
                 decl.name.name
+            )),
+        );
+        false
+    }
+
+    /// Reports E0221 when a redeclaration replaces the earlier redeclaration `before`, which
+    /// was not declared `replaceable` (Modelica's section 7.3.2: without it the redeclared
+    /// element is no longer replaceable); false then.
+    pub(crate) fn check_redeclared_again(&mut self, before: &ast::ComponentClause, at: Span) -> bool {
+        if before.redeclarable.replaceable {
+            return true;
+        }
+        let name = &before.components[0].name;
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0221",
+                format!(
+                    "`{}` cannot be redeclared again: the redeclaration before it is not replaceable",
+                    name.name
+                ),
+                at,
+                "redeclared here",
+            )
+            .with_label(name.span, "redeclared before here, without `replaceable`")
+            .with_help(format!(
+                "write `redeclare replaceable {} {}` to allow redeclaring it again",
+                eqm_syntax::pretty::name_text(&before.type_name),
+                name.name
             )),
         );
         false
@@ -409,8 +489,66 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Checks `class` when it extends its inherited version (see [`Self::base_class`]): every
     /// class a laid-out class declares is checked, also one that is used only as a function.
     pub(crate) fn check_class_extends(&mut self, class: ClassId) {
-        if let Some(x) = self.table.get(class).extends().next().filter(|x| x.inherited) {
+        let class_extends = self.table.get(class).extends().next().filter(|x| x.inherited);
+        if let Some(x) = class_extends {
             let _ = self.base_class(class, x);
+        }
+        if !self.redeclarations.class_redeclarations_checked.insert(class) {
+            return;
+        }
+        if self.table.get(class).def.redeclarable.redeclare {
+            self.check_class_element_redeclaration(class, class_extends.is_some());
+        }
+        self.check_replaceable_class(class);
+    }
+
+    /// Checks `class`, declared `redeclare model B ... end B;` in a class whose base class has
+    /// a class `B`: that class must exist, be replaceable and not final, and keep its
+    /// visibility (Modelica's section 7.3.3: a protected element cannot be redeclared as public,
+    /// or a public one as protected). A class extending its inherited version had the first two
+    /// checked by [`Self::base_class`].
+    fn check_class_element_redeclaration(&mut self, class: ClassId, class_extends: bool) {
+        let entry = self.table.get(class);
+        let name = entry.def.name.name.clone();
+        let at = entry.def.name.span;
+        let inherited = self.table.inherited_class(class, 0);
+        let reason = match inherited {
+            None if class_extends => return,
+            None => "no base class of the enclosing class has a class of this name".to_string(),
+            Some(b) if !class_extends && !self.table.get(b).def.redeclarable.replaceable => {
+                "that class is not replaceable".to_string()
+            }
+            Some(b) if self.table.get(b).def.is_final => "that class is final".to_string(),
+            Some(b) => match visibility_change(self.table.get(b).protected, entry.protected) {
+                Some(change) => change.to_string(),
+                None => return,
+            },
+        };
+        let mut d = Diagnostic::error(
+            "E0221",
+            format!("`{name}` cannot be redeclared: {reason}"),
+            at,
+            "redeclared here",
+        );
+        if let Some(b) = inherited {
+            d = d.with_label(self.table.get(b).def.name.span, "declared here");
+        }
+        self.diagnostics.push(d);
+    }
+
+    /// Reports E0221 when a redeclared element changes the visibility of the element it
+    /// replaces (Modelica's section 7.3.3).
+    pub(crate) fn check_redeclared_visibility(&mut self, new: &ElementDecl<'a>, old: &ElementDecl<'a>) {
+        if let Some(change) = visibility_change(old.protected, new.protected) {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0221",
+                    format!("`{}` cannot be redeclared: {change}", new.decl.name.name),
+                    new.decl.name.span,
+                    "redeclared here",
+                )
+                .with_label(old.decl.name.span, "declared here"),
+            );
         }
     }
 
@@ -480,13 +618,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
-    /// Reports E0221 for a class redeclaration in the modifier of an instance of `class` that
-    /// names no replaceable class of it.
-    pub(crate) fn check_class_redeclaration(&mut self, class: ClassId, redeclare: &ClassRedeclare<'a>) {
+    /// Reports E0221 for a class redeclaration in the modifier of an instance of `class`, or
+    /// of an `extends` clause naming `class` (`through_extends`), that names no replaceable
+    /// class of it, a final one, or from outside a protected one.
+    pub(crate) fn check_class_redeclaration(
+        &mut self,
+        class: ClassId,
+        redeclare: &ClassRedeclare<'a>,
+        through_extends: bool,
+    ) {
         let target = self.table.member_class(class, redeclare.name, 0);
         let reason = match target {
             None => "it has no class of this name",
             Some(t) if !self.table.get(t).def.redeclarable.replaceable => "that class is not replaceable",
+            Some(t) if self.table.get(t).def.is_final => "that class is final",
+            Some(t) if !through_extends && self.table.get(t).protected => {
+                "that class is protected (only a class extending it may redeclare it, in its `extends` clause)"
+            }
             Some(_) => return,
         };
         let mut d = Diagnostic::error(
@@ -528,4 +676,13 @@ pub(crate) fn carried_modifier<'a>(original: crate::layout::Original<'a>, scope:
 pub(crate) fn constraint_modifier<'a>(clause: &'a ast::ComponentClause, scope: Scope) -> Option<Modifier<'a>> {
     let modification = clause.redeclarable.constraint.as_ref()?.modification.as_ref()?;
     Some(Modifier::from_class_modification(modification, scope))
+}
+
+/// What a redeclaration does to the visibility of the element it replaces, when it changes it.
+fn visibility_change(old_protected: bool, new_protected: bool) -> Option<&'static str> {
+    match (old_protected, new_protected) {
+        (true, false) => Some("a protected element cannot be redeclared as public"),
+        (false, true) => Some("a public element cannot be redeclared as protected"),
+        _ => None,
+    }
 }

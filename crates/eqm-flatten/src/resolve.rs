@@ -30,6 +30,8 @@ pub struct ClassEntry<'a> {
     pub parent: Option<ClassId>,
     pub full_name: String,
     pub nested: BTreeMap<&'a str, ClassId>,
+    /// Whether it is declared in a protected section of its enclosing class.
+    pub protected: bool,
     /// The class's `extends` clauses and imports in source order, collected once when the
     /// class is added: every type name is looked up through them, so scanning all elements on
     /// each lookup made flattening a class of n components take time quadratic in n.
@@ -61,6 +63,7 @@ impl<'a> ClassEntry<'a> {
             parent,
             full_name,
             nested: BTreeMap::new(),
+            protected: false,
             extends: Vec::new(),
             imports: Vec::new(),
         };
@@ -298,15 +301,17 @@ impl<'a> ClassTable<'a> {
             let owner_name = self.classes[owner.0 as usize].full_name.clone();
             if let ast::ClassBody::Long { sections, .. } = &entry_def.body {
                 for section in sections {
-                    if let ast::Section::Elements { elements, .. } = section {
+                    if let ast::Section::Elements {
+                        elements, visibility, ..
+                    } = section
+                    {
                         for element in elements {
                             if let ast::Element::Class(nested) = element {
                                 let nid = ClassId(self.classes.len() as u32);
-                                self.classes.push(ClassEntry::new(
-                                    nested,
-                                    Some(owner),
-                                    format!("{owner_name}.{}", nested.name.name),
-                                ));
+                                let mut entry =
+                                    ClassEntry::new(nested, Some(owner), format!("{owner_name}.{}", nested.name.name));
+                                entry.protected = *visibility == ast::Visibility::Protected;
+                                self.classes.push(entry);
                                 self.classes[owner.0 as usize].nested.insert(&nested.name.name, nid);
                                 work.push(nid);
                             }
@@ -605,8 +610,12 @@ impl<'a> ClassTable<'a> {
             self.lookup_first(scope, first, depth, skip_inherited_of_scope)
         };
         for (i, part) in name.parts.iter().enumerate().skip(1) {
+            // A protected class is named by its simple name only (Modelica's section 4.1).
             found = match found {
-                Some(TypeRef::Class(c)) => self.member_class(c, &part.name, depth + 1).map(TypeRef::Class),
+                Some(TypeRef::Class(c)) => self
+                    .member_class(c, &part.name, depth + 1)
+                    .filter(|&m| !self.get(m).protected)
+                    .map(TypeRef::Class),
                 _ => None,
             };
             if found.is_none() {
@@ -614,6 +623,22 @@ impl<'a> ClassTable<'a> {
             }
         }
         found.ok_or(LookupError::NotFound { resolved_parts: 0 })
+    }
+
+    /// The protected class that a dotted class name written in `scope` passes through after
+    /// its first part (`A.B` with `B` protected in `A`), which is why the name denotes nothing.
+    pub fn protected_part(&self, scope: ClassId, name: &ast::Name) -> Option<ClassId> {
+        let mut current = match self.lookup_first(scope, &name.parts.first()?.name, 0, false)? {
+            TypeRef::Class(c) => c,
+            TypeRef::Builtin(_) => return None,
+        };
+        for part in &name.parts[1..] {
+            current = self.member_class(current, &part.name, 1)?;
+            if self.get(current).protected {
+                return Some(current);
+            }
+        }
+        None
     }
 
     fn lookup_first(

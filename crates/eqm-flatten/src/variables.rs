@@ -41,7 +41,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         if let Some(redeclares) = state.class_redeclares.clone() {
             let class = state.class;
             for r in redeclares.iter() {
-                self.check_class_redeclaration(class, r);
+                self.check_class_redeclaration(class, r, false);
             }
         }
         let state = &self.instances[instance.0 as usize];
@@ -468,10 +468,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 }
                 Some(e)
             }
-            // A String variable holds text known when the model is compiled; a value known only
-            // during the run is shown as written.
-            Value::Str(s) if ty == ScalarType::String => {
-                Some(self.model.exprs.add(eqm_ir::expr::Node::Str(s.written().into())))
+            // A String variable holds text known when the model is compiled.
+            Value::Str(_) if ty == ScalarType::String => {
+                self.string_text_of(&value, "this String binding", binding.expr.span)
             }
             Value::Str(_) => {
                 self.diagnostics.push(Diagnostic::error(

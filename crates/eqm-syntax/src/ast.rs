@@ -131,6 +131,8 @@ pub struct ClassDef {
     pub body: ClassBody,
     /// `replaceable model Load = Resistor constrainedby TwoPin;` inside a class.
     pub redeclarable: Redeclarable,
+    /// `final model B ... end B;` inside a class: neither modified nor redeclared.
+    pub is_final: bool,
     pub span: Span,
 }
 

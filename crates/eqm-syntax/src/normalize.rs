@@ -184,6 +184,7 @@ fn normalize_class(c: &mut ClassDef) {
         name,
         body,
         redeclarable,
+        is_final: _,
         span,
     } = c;
     reset(span);

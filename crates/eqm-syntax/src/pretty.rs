@@ -86,6 +86,9 @@ impl Printer {
 
     fn class(&mut self, c: &ClassDef, level: usize) {
         redeclarable_prefix(&mut self.out, &c.redeclarable);
+        if c.is_final {
+            self.out.push_str("final ");
+        }
         if c.encapsulated {
             self.out.push_str("encapsulated ");
         }
@@ -574,6 +577,7 @@ fn redeclared_element(out: &mut String, arg: &ModArgument, element: &RedeclaredE
             let mut p = Printer::default();
             let plain = ClassDef {
                 redeclarable: Redeclarable::default(),
+                is_final: false,
                 ..c.clone()
             };
             p.class(&plain, 0);

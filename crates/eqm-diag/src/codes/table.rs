@@ -197,10 +197,12 @@ pub static CODES: &[CodeInfo] = &[
         "E0221",
         Error,
         Names,
-        "A redeclaration that is not allowed: of an element that is not replaceable or is final, of a name \
-         that the class does not have, or with a class that lacks a public element of the constraining class; \
-         a class extending its inherited version (`redeclare model extends B`) when no base class has a \
-         replaceable `B`",
+        "A redeclaration that is not allowed: of an element that is not replaceable or is final, of a \
+         constant, of a name that the class does not have, of a protected element from outside or as \
+         public (or of a public one as protected), of an element redeclared before without `replaceable`, \
+         or with a class that lacks a public element of the constraining class (also a replaceable \
+         element's own type, and a new `constrainedby` class); a class extending its inherited version \
+         (`redeclare model extends B`) when no base class has a replaceable `B`",
     ),
     code(
         "E0222",
@@ -475,7 +477,8 @@ pub static CODES: &[CodeInfo] = &[
         "E0345",
         Error,
         Instantiation,
-        "A modifier that changes an element declared `final` or given its value by a `final` modifier",
+        "A modifier that changes an element declared `final` or given its value by a `final` modifier, or \
+         a protected element from outside its class (only an `extends` clause may modify it)",
     ),
     code(
         "E0346",

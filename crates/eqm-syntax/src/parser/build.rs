@@ -123,6 +123,7 @@ impl<'src> Builder<'src> {
             name,
             body,
             redeclarable: Redeclarable::default(),
+            is_final: false,
             span: self.span(l, r),
         }
     }
@@ -147,6 +148,7 @@ impl<'src> Builder<'src> {
             ));
         }
         class.redeclarable = flags.redeclarable(constraint);
+        class.is_final = flags.is_final;
         class
     }
 

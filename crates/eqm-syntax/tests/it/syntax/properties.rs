@@ -239,6 +239,7 @@ fn class_modification(depth: u32) -> BoxedStrategy<ClassModification> {
                             annotation: None,
                         },
                         redeclarable,
+                        is_final: false,
                         span: Span::default(),
                     })
                 } else {
@@ -572,6 +573,7 @@ fn class_def() -> BoxedStrategy<ClassDef> {
             name,
             body,
             redeclarable: Redeclarable::default(),
+            is_final: false,
             span: Span::default(),
         },
     );
@@ -606,6 +608,7 @@ fn class_def() -> BoxedStrategy<ClassDef> {
                         },
                         name,
                         redeclarable: Redeclarable::default(),
+                        is_final: false,
                         span: Span::default(),
                     },
                 )
