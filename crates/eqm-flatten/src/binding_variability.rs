@@ -1,14 +1,18 @@
 //! The variability of bindings (MLS 3.8): a constant's binding is a constant expression, and a
-//! parameter's a parameter expression.
+//! parameter's a parameter expression; and of the delay times of `delay` (MLS 3.7.4.1): the
+//! largest delay `delayMax` is a parameter expression, and so is the delay time without one.
 //!
 //! Input: the flat model, once every binding is made. Output: E0223 at the declaration of each
 //! constant whose binding reads a parameter or a variable, and of each parameter whose binding
-//! reads `time` or a variable that changes during the run, naming what it reads. A parameter
+//! reads `time` or a variable that changes during the run, naming what it reads; E0608 at each
+//! equation with a `delay` whose delay time or largest delay is not a parameter expression. A parameter
 //! with `fixed = false` is left out: its binding is an equation of the initialization, which may
 //! read the start of the run. A field bound through a whole record's value (`cellData[i] = if c
 //! then a else b`, whose constant `CellType` follows the choice) is left out too: its binding has
 //! the record's variability. It deliberately judges only what the binding reads, not the
-//! functions it calls (an impure function, such as a seed's, may bind a parameter).
+//! functions it calls (an impure function, such as a seed's, may bind a parameter). The delay
+//! times are judged here, before variables bound to constants are replaced by their values, so
+//! that `Real a = 1.0; ... delay(x, a)` is refused as Modelica says.
 
 use crate::flattener::Flattener;
 use eqm_diag::Diagnostic;
@@ -73,6 +77,55 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 )),
             );
         }
+    }
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// E0608 for each `delay(e, delayTime, delayMax)` in an equation whose `delayMax`, or whose
+    /// `delayTime` when there is no `delayMax`, reads `time` or a variable.
+    pub(crate) fn check_delay_variability(&mut self) {
+        let mut found = Vec::new();
+        for equation in self.model.equations.iter().chain(&self.model.initial_equations) {
+            for root in [equation.lhs, equation.rhs] {
+                for e in eqm_ir::symbolic::reachable(&self.model.exprs, root, &|_| false) {
+                    if let Node::Call(eqm_ir::expr::Callee::Builtin(eqm_ir::builtins::Builtin::Delay), args) =
+                        self.model.exprs.get(e)
+                    {
+                        let (bound, what) = match args.get(2) {
+                            Some(&max) => (max, "the largest delay `delayMax`"),
+                            None => (args[1], "the delay time (without a `delayMax`)"),
+                        };
+                        if let Some(read) = self.reads_beyond_parameters(bound) {
+                            found.push((equation.span, what, read));
+                        }
+                    }
+                }
+            }
+        }
+        for (span, what, read) in found {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0608",
+                    format!("{what} of `delay` must be a parameter expression, and reads {read}"),
+                    span,
+                    "must be a parameter expression",
+                )
+                .with_help("write `delay(expression, delayTime, delayMax)` with `delayMax` a parameter expression, and the delay time may then change during the run"),
+            );
+        }
+    }
+
+    /// What `e` reads that changes during the run (`time` or a variable), if anything.
+    fn reads_beyond_parameters(&self, e: eqm_ir::expr::ExprId) -> Option<String> {
+        let nodes = eqm_ir::symbolic::reachable(&self.model.exprs, e, &|_| false);
+        nodes.iter().find_map(|&n| match self.model.exprs.get(n) {
+            Node::Time => Some("`time`".to_string()),
+            Node::Var(w) if rank(self.model.variables[w.0 as usize].variability) > 1 => {
+                let read = &self.model.variables[w.0 as usize];
+                Some(format!("`{}`, a {}", read.name, variability_word(read.variability)))
+            }
+            _ => None,
+        })
     }
 }
 

@@ -326,6 +326,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.check_object_uses();
         self.check_printing_calls();
         self.check_binding_variability();
+        self.check_delay_variability();
         if eqm_diag::has_errors(&self.diagnostics) {
             return;
         }

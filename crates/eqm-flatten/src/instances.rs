@@ -134,9 +134,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
                         decl: element.decl,
                         class: element.class,
                     });
+                } else if kept.class != element.class && !same_declaration(kept, &element) {
+                    // Otherwise an element inherited twice (diamond) is the same element, and
+                    // two declarations of one name must be alike (Modelica's section 7.1): the
+                    // first is kept.
+                    self.report_unlike_duplicate(class, kept, &element);
                 }
-                // Otherwise an element inherited twice (diamond) is the same element; the first
-                // is kept.
                 continue;
             }
             seen.insert(name, layout.elements.len());
@@ -174,6 +177,33 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 "base class of another kind",
             ));
         }
+    }
+
+    /// E0218 for two declarations of one name in `class` and its base classes that are not
+    /// written alike (`Integer x = 1;` beside an inherited `Real x = 2;`), shown at the one
+    /// `class` declares itself, if any. (Two in one class are reported where the class's
+    /// declarations are checked.)
+    fn report_unlike_duplicate(&mut self, class: ClassId, first: &ElementDecl<'a>, second: &ElementDecl<'a>) {
+        let (kept, other) = if first.class == class {
+            (second, first)
+        } else {
+            (first, second)
+        };
+        let name = &other.decl.name.name;
+        self.diagnostics.push(
+            Diagnostic::error(
+                "E0218",
+                format!(
+                    "`{name}` is declared twice, in `{}` and `{}`, and the two declarations differ",
+                    self.table.get(other.class).full_name,
+                    self.table.get(kept.class).full_name
+                ),
+                other.decl.name.span,
+                "second declaration",
+            )
+            .with_label(kept.decl.name.span, "first declaration")
+            .with_help("an element inherited twice, or declared and inherited, must be declared alike each time; rename one, or redeclare it"),
+        );
     }
 
     /// Collects the elements and equations of `class` and of every class it extends. Modifiers
@@ -255,8 +285,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
                                         None => extends_modifier.clone(),
                                     };
                                     path.insert(class);
+                                    let first = out.elements.len();
                                     self.collect(base, modifier, out, path);
                                     path.remove(&class);
+                                    // The elements inherited through a protected `extends`
+                                    // clause are protected (Modelica's section 7.1.2).
+                                    if *visibility == ast::Visibility::Protected {
+                                        out.elements[first..].iter_mut().for_each(|e| e.protected = true);
+                                    }
                                     // `extends Board(redeclare model Ctl = PI)` redeclares a
                                     // class of the base, over the base's own redeclarations.
                                     if let Some(m) = &x.modification {
@@ -492,4 +528,21 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         result
     }
+}
+
+/// Whether two elements of one name are the same declaration, or two written alike (their
+/// descriptions and annotations aside), which Modelica merges into one.
+fn same_declaration(a: &ElementDecl<'_>, b: &ElementDecl<'_>) -> bool {
+    if std::ptr::eq(a.decl, b.decl) {
+        return true;
+    }
+    let written = |e: &ElementDecl<'_>| {
+        let mut clause = e.clause.clone();
+        clause.components = vec![e.decl.clone()];
+        clause.components[0].description = None;
+        clause.components[0].annotation = None;
+        eqm_syntax::normalize::normalize_component_clause(&mut clause);
+        clause
+    };
+    written(a) == written(b)
 }

@@ -347,7 +347,8 @@ fn normalize_redeclarable(r: &mut Redeclarable) {
     }
 }
 
-fn normalize_component_clause(clause: &mut ComponentClause) {
+/// Resets the spans of a component clause, so that two clauses written alike compare equal.
+pub fn normalize_component_clause(clause: &mut ComponentClause) {
     {
         {
             let ComponentClause {
