@@ -103,26 +103,23 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     let value = self.eval(expr, scope, loops)?;
                     callee.bound.push((name.name.clone(), value));
                 }
-                // The defaults of short definitions become bound values too: the function
-                // instance only sees values.
-                let defaults = std::mem::take(&mut callee.defaults);
-                for arg in &defaults.args {
-                    if callee.bound.iter().any(|(n, _)| n == arg.name) {
-                        continue;
-                    }
-                    if let Some(b) = &arg.modifier.binding {
-                        let value = self.eval(b.expr, b.scope, &mut Vec::new())?;
-                        callee.bound.push((arg.name.to_string(), value));
-                    }
-                }
-                Some(callee)
+                self.with_bound_defaults(callee)
             }
-            ast::ExprKind::Ref(c) if c.parts.len() == 1 && c.parts[0].subscripts.is_empty() => {
-                if let Some(local) = self.functional_local(scope, &c.parts[0].name.name) {
+            ast::ExprKind::Ref(c) if c.parts.iter().all(|p| p.subscripts.is_empty()) => {
+                if c.parts.len() == 1
+                    && let Some(local) = self.functional_local(scope, &c.parts[0].name.name)
+                {
                     return Some(self.functional_ref(&local));
                 }
-                self.not_a_function_argument(e.span);
-                None
+                // A function passed by its name (`quadrature(0, 1, Parabola)`) is the partial
+                // application that binds nothing, `function Parabola()`.
+                match self.function_class(c, scope) {
+                    Some(callee) => self.with_bound_defaults(callee),
+                    None => {
+                        self.not_a_function_argument(e.span);
+                        None
+                    }
+                }
             }
             _ => {
                 self.not_a_function_argument(e.span);
@@ -131,10 +128,26 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
     }
 
+    /// `callee` with the defaults of its short definitions (`function g = f(a = 2)`) bound
+    /// like the arguments of a partial application: the function instance only sees values.
+    fn with_bound_defaults(&mut self, mut callee: FunctionRef<'a>) -> Option<FunctionRef<'a>> {
+        let defaults = std::mem::take(&mut callee.defaults);
+        for arg in &defaults.args {
+            if callee.bound.iter().any(|(n, _)| n == arg.name) {
+                continue;
+            }
+            if let Some(b) = &arg.modifier.binding {
+                let value = self.eval(b.expr, b.scope, &mut Vec::new())?;
+                callee.bound.push((arg.name.to_string(), value));
+            }
+        }
+        Some(callee)
+    }
+
     fn not_a_function_argument(&mut self, span: Span) {
         self.diagnostics.push(
             Diagnostic::error("E0306", "a functional input takes a function", span, "not a function")
-                .with_help("pass `function f()`, or with some inputs bound `function f(a = 2)`"),
+                .with_help("pass a function by its name `f`, or with some inputs bound `function f(a = 2)`"),
         );
     }
 
