@@ -28,9 +28,12 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// The text expression of a String value known when compiling, or E0306 at `span` (naming
-    /// `subject`, what is given the text) when it is known only during the run.
+    /// `subject`, what is given the text) when it is known only during the run. Then the text
+    /// as written (`"[x]"`) stands in, so that the places reading the String report nothing
+    /// more: the error keeps the model from running.
     pub(crate) fn string_text_of(&mut self, value: &Value, subject: &str, span: Span) -> Option<eqm_ir::expr::ExprId> {
-        if let Some(text) = self.known_string(value).and_then(|m| m.as_literal()) {
+        let message = self.known_string(value);
+        if let Some(text) = message.as_ref().and_then(|m| m.as_literal()) {
             return Some(self.model.exprs.add(Node::Str(text.into())));
         }
         self.diagnostics.push(
@@ -42,7 +45,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             )
             .with_help("EQM keeps the texts of String variables while compiling the model; a String made from values of the run can be the message of `assert`, `terminate` or `print`, written there"),
         );
-        None
+        message.map(|m| self.model.exprs.add(Node::Str(m.written().into())))
     }
 
     /// Handles `l = r` when either side is a String: one side must be a String variable that

@@ -67,9 +67,18 @@ pub(super) fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>, activ
         let i = v.0 as usize;
         // A variable of a when-clause active at the initialization is determined by it: its
         // `pre` value, when an initial equation names it, is an unknown that equation determines.
+        // Its fixed start value is that of its `pre` value (`pre(v) = v.start`); without one,
+        // Modelica's default offers the same equation where nothing else determines it.
         if active.get(i) == Some(&true) {
             if w != v && init.kinds[w.0 as usize] == VarKind::Discrete {
                 init.kinds[w.0 as usize] = VarKind::Algebraic;
+                if init.flat.var(v).attributes.fixed == Some(true) {
+                    let mut equation = start_equation(init, v, Origin::FixedStart { var: v });
+                    equation.lhs = init.flat.exprs.var(w);
+                    init.equations.push(equation);
+                } else {
+                    free_pre.push(w);
+                }
             }
             continue;
         }

@@ -133,6 +133,7 @@ corpus!(
     unsized_outputs,
     when_initial,
     string_variables,
+    initial_pre_values,
     redeclaration_chains,
     flow_connector_components,
 );
