@@ -284,7 +284,8 @@ fn repeated_equations_hold(init: &ExecProgram, solver: &mut Instance<'_>, start:
 /// consistent values of the unknowns the program iterates on (the first guesses of its own
 /// iterations: an implicit equation the initialization solved by bracketing would not converge
 /// from the start value again), and the discrete variables with their `pre` values (their start
-/// values, or what initial equations determined). Relations and the values `edge` and `change`
+/// values, or what initial equations determined), and the parameters computed from those with
+/// `fixed = false`, which the initialization solves for with them. Relations and the values `edge` and `change`
 /// compare with are set in both programs already, except the `pre` values of discrete-time
 /// variables that the initialization solved for (named by initial equations).
 fn handed_over(program: &ExecProgram, init: &ExecProgram, link: &eqm_compile::exec::InitLink) -> Vec<(u32, u32)> {
@@ -305,6 +306,8 @@ fn handed_over(program: &ExecProgram, init: &ExecProgram, link: &eqm_compile::ex
             let introduced = symbol.name.starts_with('$');
             let taken = match symbol.kind {
                 eqm_compile::dae::VarKind::Algebraic => true,
+                // A parameter computed from one with `fixed = false` is solved with it.
+                eqm_compile::dae::VarKind::Parameter => solved_by(init, *v),
                 eqm_compile::dae::VarKind::Discrete => !introduced || pre_value[v.0 as usize],
                 _ => false,
             };

@@ -139,12 +139,14 @@ impl Builder {
             index_of.insert(*v, k);
         }
         let mut before: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut reads_free = vec![false; n];
         let mut vars = Vec::new();
         let dependent = std::mem::take(&mut self.dependent);
         for (k, &(v, e)) in dependent.iter().enumerate() {
             vars.clear();
             self.dae.flat.exprs.vars_in(e, &mut vars);
             before[k].extend(vars.iter().filter_map(|u| index_of.get(u).copied()));
+            reads_free[k] = vars.iter().any(|&u| self.is_free_parameter(u));
             if !self.is_parameter_expression(e) {
                 let var = self.dae.flat.var(v);
                 self.diagnostics.push(
@@ -163,8 +165,20 @@ impl Builder {
         }
         self.dependent = dependent;
         let (order, left) = eqm_structural::order::dependency_order(&before);
+        // A parameter computed from one the initialization solves for (`fixed = false`) is
+        // solved there too, with it: computed now, from the other's start value, it could fail
+        // for a value it never has (`b = 2/a` with `a` starting at 0).
+        let mut after_initialization = reads_free;
+        for &k in &order {
+            if before[k].iter().any(|&j| after_initialization[j]) {
+                after_initialization[k] = true;
+            }
+        }
         for k in order {
             let (var, value) = self.dependent[k];
+            if after_initialization[k] {
+                continue;
+            }
             if let Some(target) = self.slot(var) {
                 self.param_program.push(VarAssign { var, target, value });
             }
@@ -196,8 +210,32 @@ impl Builder {
         }
     }
 
+    /// Whether `v` is a parameter the initialization solves for (`fixed = false`).
+    fn is_free_parameter(&self, v: VarId) -> bool {
+        self.kind(v) == VarKind::Parameter && self.dae.flat.var(v).attributes.fixed == Some(false)
+    }
+
     /// Whether `e` depends only on parameters, constants, literals and pure function calls.
     pub(super) fn is_parameter_expression(&self, e: ExprId) -> bool {
+        self.reads_only(e, |v| is_parameter_kind(self.kind(v)))
+    }
+
+    /// Whether a start value `e` reads only what is known before the initialization solves
+    /// anything: [`Self::is_parameter_expression`], where a parameter the initialization solves
+    /// for (`fixed = false`, an unknown of the initialization's program) counts as one too, as
+    /// its start value is known then.
+    fn is_start_expression(&self, e: ExprId) -> bool {
+        self.reads_only(e, |v| {
+            is_parameter_kind(self.kind(v))
+                || matches!(
+                    self.dae.flat.var(v).variability,
+                    eqm_ir::flat::Variability::Parameter | eqm_ir::flat::Variability::Constant
+                )
+        })
+    }
+
+    /// Whether `e` reads no variable but those `known` accepts, no `time` and no event operator.
+    fn reads_only(&self, e: ExprId, known: impl Fn(VarId) -> bool) -> bool {
         let arena = &self.dae.flat.exprs;
         let mut stack = vec![e];
         let mut seen = eqm_ir::symbolic::FxHashSet::default();
@@ -206,7 +244,7 @@ impl Builder {
                 continue;
             }
             match arena.get(id) {
-                Node::Var(v) if !is_parameter_kind(self.kind(*v)) => return false,
+                Node::Var(v) if !known(*v) => return false,
                 Node::Time | Node::Local(_) => return false,
                 Node::Call(Callee::Builtin(b), _) if b.info().kind == BuiltinKind::Operator => {
                     if !matches!(b, Builtin::NoEvent | Builtin::Smooth) {
@@ -233,7 +271,7 @@ impl Builder {
                 Some(e) => e,
                 None => self.dae.flat.exprs.real(0.0),
             };
-            if !self.is_parameter_expression(value) {
+            if !self.is_start_expression(value) {
                 let v = self.dae.flat.var(var);
                 self.diagnostics.push(
                     Diagnostic::error(

@@ -4,7 +4,7 @@
 //! Input: the program of a model and the program of its initialization problem. Output: an
 //! [`InitLink`]: for each variable the initialization hands over to the model (the states, the
 //! unknowns of the model's iterations as their first guesses, the parameters with `fixed = false`
-//! it determines, the discrete variables with their `pre` values, and the event variables that
+//! it determines and those computed from them, the discrete variables with their `pre` values, and the event variables that
 //! both programs read), the slot of the same variable in the
 //! initialization program. The two programs may come from different forms of the model (a
 //! high-index model simulated in its embedding form is initialized by its dummy-derivative
@@ -75,12 +75,20 @@ impl InitLink {
                     )
             })
             .collect();
+        // Parameters computed from those the initialization solves for are solved there too.
+        let solved_parameters: Vec<VarId> = program
+            .work_vars()
+            .iter()
+            .copied()
+            .filter(|v| program.symbols().get(*v).kind == crate::dae::VarKind::Parameter)
+            .collect();
         let handed_over = program
             .states()
             .iter()
             .chain(&iterated)
             .chain(&discrete_time)
             .chain(program.params())
+            .chain(&solved_parameters)
             .chain(events.surfaces.iter().flat_map(|s| &s.relation_vars))
             .chain(events.initial.as_ref().map(|(_, v)| v))
             .chain(&discrete);

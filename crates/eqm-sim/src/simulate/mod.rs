@@ -228,9 +228,13 @@ fn prepare_run<'p>(
     for (name, value) in &determined {
         rows.set_param(name, *value).map_err(|d| SimError::Model(Box::new(d)))?;
     }
-    // The rows' iterations start from the consistent initial values too.
+    // The rows' iterations start from the consistent initial values too, and the parameters
+    // computed from those with `fixed = false` are the ones the initialization solved for.
     for (k, v) in program.work_vars().iter().enumerate() {
-        if program.symbols().get(*v).kind == eqm_compile::dae::VarKind::Algebraic {
+        if matches!(
+            program.symbols().get(*v).kind,
+            eqm_compile::dae::VarKind::Algebraic | eqm_compile::dae::VarKind::Parameter
+        ) {
             rows.set_work(k as u32, model.instance.work()[k]);
         }
     }

@@ -134,6 +134,7 @@ corpus!(
     when_initial,
     string_variables,
     initial_pre_values,
+    free_parameter_dependents,
     redeclaration_chains,
     flow_connector_components,
 );
