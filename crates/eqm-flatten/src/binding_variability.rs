@@ -116,7 +116,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 
     /// What `e` reads that changes during the run (`time` or a variable), if anything.
-    fn reads_beyond_parameters(&self, e: eqm_ir::expr::ExprId) -> Option<String> {
+    pub(crate) fn reads_beyond_parameters(&self, e: eqm_ir::expr::ExprId) -> Option<String> {
         let nodes = eqm_ir::symbolic::reachable(&self.model.exprs, e, &|_| false);
         nodes.iter().find_map(|&n| match self.model.exprs.get(n) {
             Node::Time => Some("`time`".to_string()),

@@ -204,6 +204,9 @@ impl<'t, 'a> Flattener<'t, 'a> {
         // A String variable holds text known when the model is compiled: bound to a text, it
         // keeps it for the whole run, so it is a parameter with that binding rather than an
         // unknown with an equation that nothing solves.
+        if self.bound_model_input(id, variability, value) {
+            return;
+        }
         let variable = &mut self.model.variables[id.0 as usize];
         let string_text =
             variable.ty == ScalarType::String && matches!(self.model.exprs.get(value), eqm_ir::expr::Node::Str(_));
@@ -225,6 +228,27 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 });
             }
         }
+    }
+
+    /// Handles the binding of an input of the model itself (`input Real u = 0;` at the top
+    /// level), which nothing inside the model drives: a value known before the run is the
+    /// input's value unless the user gives another, as its start value would be; a value that
+    /// changes during the run defines the variable, which is then an unknown like any other
+    /// rather than an input. Returns whether `id` was such an input.
+    fn bound_model_input(&mut self, id: VarId, variability: flat::Variability, value: ExprId) -> bool {
+        let variable = &self.model.variables[id.0 as usize];
+        if !variability.is_time_varying() || !self.model.is_top_level_input(variable) {
+            return false;
+        }
+        if self.reads_beyond_parameters(value).is_none() {
+            let mut values = (*variable.attributes).clone();
+            values.start = Some(value);
+            let attributes = self.share_attributes(values);
+            self.model.variables[id.0 as usize].attributes = attributes;
+            return true;
+        }
+        self.model.variables[id.0 as usize].causality = flat::Causality::None;
+        false
     }
 
     /// Whether a component of `instance` may have the connection prefix `connection`: `flow`

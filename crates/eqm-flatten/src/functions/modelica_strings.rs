@@ -137,6 +137,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         }
         let mut values: Vec<Option<Value>> = vec![None; outputs.len()];
         for (k, result) in order.into_iter().zip(results) {
+            // A C `int` result is the output's declared type, as C's conversions make it (a
+            // wrapper may declare `output Boolean result` for `ModelicaStrings_compare`).
+            let result = match (result, self.declared_builtin_type(class, outputs[k])) {
+                (Known::Integer(v), Some(ScalarType::Boolean)) => Known::Boolean(v != 0),
+                (Known::Integer(v), Some(ScalarType::Real)) => Known::Number(v as f64),
+                (result, _) => result,
+            };
             values[k] = Some(match result {
                 Known::Text(text) => Value::Str(Message::literal(text)),
                 Known::Integer(v) => Value::Scalar(self.model.exprs.int(v), ScalarType::Integer),
@@ -154,6 +161,20 @@ impl<'t, 'a> Flattener<'t, 'a> {
 }
 
 impl<'t, 'a> Flattener<'t, 'a> {
+    /// The predefined type a variable `name` of the function `class` is declared with
+    /// (`output Boolean result`), if it is one.
+    fn declared_builtin_type(&self, class: crate::resolve::ClassId, name: &str) -> Option<ScalarType> {
+        self.table.get(class).elements().find_map(|(e, _)| match e {
+            ast::Element::Component(clause) if clause.components.iter().any(|d| d.name.name == name) => {
+                match clause.type_name.parts.as_slice() {
+                    [only] => crate::resolve::builtin_type(&only.name),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+    }
+
     /// The default of the input `name` of the function `class` when it is a literal.
     fn literal_default(&mut self, class: crate::resolve::ClassId, name: &str) -> Option<Value> {
         let binding = self

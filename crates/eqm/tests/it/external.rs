@@ -360,6 +360,20 @@ function compare
   output Integer result;
   external "C" result = ModelicaStrings_compare(string1, string2, caseSensitive);
 end compare;
+function compareAsBoolean
+  input String string1;
+  input String string2;
+  input Boolean caseSensitive;
+  output Boolean result;
+  external "C" result = ModelicaStrings_compare(string1, string2, caseSensitive);
+end compareAsBoolean;
+function compareAsReal
+  input String string1;
+  input String string2;
+  input Boolean caseSensitive;
+  output Real result;
+  external "C" result = ModelicaStrings_compare(string1, string2, caseSensitive);
+end compareAsReal;
 function skipWhiteSpace
   input String string;
   input Integer startIndex;
@@ -395,6 +409,8 @@ model S
   Integer c1 = compare(\"abc\", \"abd\", true);
   Integer c2 = compare(\"ABC\", \"abc\", false);
   Integer c3 = compare(\"b\", \"a\", true);
+  Boolean nonzero = compareAsBoolean(\"ABC\", \"abc\", false);
+  Real asReal = compareAsReal(\"b\", \"a\", true);
   Integer w = skipWhiteSpace(s, 1);
   Integer sub = length(substring(\"abcdef\", 2, 4));
   Real x;
@@ -427,6 +443,9 @@ end S;
         ("c1", 1.0),
         ("c2", 2.0),
         ("c3", 3.0),
+        // 2 (equal) as a Boolean is true, 3 (greater) as a Real is 3.
+        ("nonzero", 1.0),
+        ("asReal", 3.0),
         ("w", 3.0),
         ("sub", 3.0),
         ("x", -125.0),

@@ -135,6 +135,7 @@ corpus!(
     string_variables,
     initial_pre_values,
     free_parameter_dependents,
+    bound_model_inputs,
     redeclaration_chains,
     flow_connector_components,
 );
