@@ -118,9 +118,30 @@ pub fn analyze_with_homotopy(blended: &mut Dae<Hybrid>) -> Result<(InitPlan, Vec
 
 /// The initial system of `dae` as a DAE of its own, analysed; with the `simulation` plan to
 /// reuse when the initial system is the simulation system with every state given.
+///
+/// A variable that when-equations assign holds its start value during the initialization
+/// unless an initial equation names it. When that makes the system over-determined (an
+/// initial equation determines it through the model's equations: `y = 4` with `y = x^2`), the
+/// system is analysed once more with the `pre` value of every such variable without
+/// `fixed = true` an unknown, as Modelica's section 8.6 has it, each offered its start value
+/// only where nothing else determines it.
 fn own_system(
     dae: &mut Dae<Hybrid>,
     simulation: Option<&Plan>,
+) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
+    match own_system_with(dae, simulation, false) {
+        Err(diagnostics) if diagnostics.iter().any(|d| d.code == "E0504") => {
+            own_system_with(dae, None, true).map_err(|_| diagnostics)
+        }
+        result => result,
+    }
+}
+
+/// [`own_system`], with every held when-assigned variable free when `free_held`.
+fn own_system_with(
+    dae: &mut Dae<Hybrid>,
+    simulation: Option<&Plan>,
+    free_held: bool,
 ) -> Result<(InitPlan, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (mut init, has_delays) = initialization_dae(dae);
     // The when-clauses on `initial()` are active during the initialization: their equations
@@ -130,7 +151,7 @@ fn own_system(
     let n_model = init.equations.len();
     let has_free_parameters = free_parameters(&mut init);
     init.equations.extend(init.initial_equations.iter().cloned());
-    let free_pre = discrete::discrete_unknowns(dae, &mut init, &active);
+    let free_pre = discrete::discrete_unknowns(dae, &mut init, &active, free_held);
     let n_given = init.equations.len();
 
     let (fixed, candidates, n_fixed) = start_equations(&dae.kinds, &mut init, &active);

@@ -38,8 +38,15 @@ use eqm_structural::incidence::EqIdx;
 ///
 /// A variable of a when-clause active at the initialization (`active`) is an unknown already.
 ///
-/// Other discrete variables keep their start values, as their `pre` values do.
-pub(super) fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>, active: &[bool]) -> Vec<VarId> {
+/// Other discrete variables keep their start values, as their `pre` values do; with
+/// `free_held`, every variable when-equations assign without `fixed = true` is an unknown as if
+/// an initial equation named it, its `pre` value (or itself) offered its start value.
+pub(super) fn discrete_unknowns(
+    dae: &Dae<Hybrid>,
+    init: &mut Dae<Hybrid>,
+    active: &[bool],
+    free_held: bool,
+) -> Vec<VarId> {
     let first_initial = init.equations.len() - init.initial_equations.len();
     let mut pre_of: FxHashMap<VarId, VarId> = FxHashMap::default();
     let mut owner: FxHashMap<VarId, VarId> = FxHashMap::default();
@@ -57,11 +64,21 @@ pub(super) fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>, activ
             owner.insert(p.var, v);
         }
     }
-    let mentioned = initially_mentioned(init);
+    let mut mentioned = initially_mentioned(init);
     let mut done = vec![false; init.kinds.len()];
     let mut free_pre = Vec::new();
     let mut held_outputs: FxHashMap<VarId, VarId> = FxHashMap::default();
     let section_outputs = init.discrete_algorithm_outputs(false);
+    let freed = if free_held {
+        freed_held(init, &mentioned, &owner, &section_outputs)
+    } else {
+        Vec::new()
+    };
+    mentioned.extend(&freed);
+    let mut is_freed = vec![false; init.kinds.len()];
+    for v in &freed {
+        is_freed[v.0 as usize] = true;
+    }
     for w in mentioned {
         let v = owner.get(&w).copied().unwrap_or(w);
         let i = v.0 as usize;
@@ -130,6 +147,9 @@ pub(super) fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>, activ
                 span,
             });
         }
+        if is_freed[i] {
+            free_pre.push(pre_of.get(&v).copied().unwrap_or(v));
+        }
     }
     // A discrete-time variable with `fixed = true` has Modelica's `pre(v) = v.start` at the
     // start even when no initial equation names it: its own equation then starts from that
@@ -157,6 +177,33 @@ pub(super) fn discrete_unknowns(dae: &Dae<Hybrid>, init: &mut Dae<Hybrid>, activ
         hold_outputs_at_pre(init, first_initial, &held_outputs);
     }
     free_pre
+}
+
+/// The variables when-equations assign that no initial equation names, without `fixed =
+/// true` (the user's, not the compiler's, and no outputs of algorithm sections).
+fn freed_held(
+    init: &Dae<Hybrid>,
+    mentioned: &[VarId],
+    owner: &FxHashMap<VarId, VarId>,
+    section_outputs: &[bool],
+) -> Vec<VarId> {
+    let mut named = vec![false; init.kinds.len()];
+    for v in mentioned {
+        named[v.0 as usize] = true;
+    }
+    (0..init.kinds.len())
+        .map(|i| VarId(i as u32))
+        .filter(|&v| {
+            let (i, var) = (v.0 as usize, init.flat.var(v));
+            init.kinds[i] == VarKind::Discrete
+                && !named[i]
+                && !section_outputs[i]
+                && !owner.contains_key(&v)
+                && init.eliminated[i].is_none()
+                && var.attributes.fixed != Some(true)
+                && !var.name.starts_with('$')
+        })
+        .collect()
 }
 
 /// Whether `v`, an unknown that an ordinary equation defines, is a discrete-time variable (a

@@ -136,6 +136,7 @@ corpus!(
     initial_pre_values,
     free_parameter_dependents,
     bound_model_inputs,
+    initial_when_values,
     redeclaration_chains,
     flow_connector_components,
 );
