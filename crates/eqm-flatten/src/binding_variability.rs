@@ -129,6 +129,50 @@ impl<'t, 'a> Flattener<'t, 'a> {
     }
 }
 
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// E0223 for each `discrete Real` variable that no when-clause assigns and no algorithm
+    /// computes (Modelica 4.5: a discrete Real is assigned in a when-clause, by an equation or
+    /// an assignment); without that, nothing would ever change it.
+    pub(crate) fn check_discrete_reals(&mut self) {
+        let mut assigned = vec![false; self.model.variables.len()];
+        for when in &self.model.whens {
+            for branch in &when.branches {
+                for action in &branch.actions {
+                    if let eqm_ir::flat::WhenAction::Assign { var, .. } = action {
+                        assigned[var.0 as usize] = true;
+                    }
+                }
+            }
+        }
+        for algorithm in &self.model.algorithms {
+            for v in algorithm.outputs.iter().chain(&algorithm.when_assigned) {
+                assigned[v.0 as usize] = true;
+            }
+        }
+        let unassigned: Vec<usize> = (0..self.model.variables.len())
+            .filter(|&k| {
+                let v = &self.model.variables[k];
+                !assigned[k]
+                    && v.variability == Variability::Discrete
+                    && v.ty == eqm_ir::flat::ScalarType::Real
+                    && !self.model.is_top_level_input(v)
+            })
+            .collect();
+        for k in unassigned {
+            let variable = &self.model.variables[k];
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0223",
+                    format!("`{}` is a `discrete Real` that no when-clause assigns", variable.name),
+                    variable.span,
+                    "declared discrete",
+                )
+                .with_help("a discrete Real changes only at events: assign it in a when-clause (`when c then d = ...; end when;`), or declare it without `discrete`"),
+            );
+        }
+    }
+}
+
 /// How a variability is named in a message.
 fn variability_word(variability: Variability) -> &'static str {
     match variability {

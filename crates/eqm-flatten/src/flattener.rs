@@ -327,6 +327,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.check_printing_calls();
         self.check_binding_variability();
         self.check_delay_variability();
+        self.check_discrete_reals();
         if eqm_diag::has_errors(&self.diagnostics) {
             return;
         }

@@ -217,7 +217,7 @@ pub static CODES: &[CodeInfo] = &[
         Names,
         "A binding of higher variability than its variable: a constant bound to an expression that reads a \
          parameter or a variable, a parameter bound to one that reads `time` or a variable that changes \
-         during the run",
+         during the run; a `discrete Real` that no when-clause assigns",
     ),
     code(
         "E0240",
