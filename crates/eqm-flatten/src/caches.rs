@@ -38,6 +38,9 @@ pub(crate) struct Caches<'a> {
     /// Values of package constants by (package, name); `None` while one is being evaluated or
     /// when it has no value.
     pub(crate) package_constants: BTreeMap<(ClassId, String), Option<Value>>,
+    /// Whether the constant of a class that a dotted name reads (`M.x`) is protected, asked
+    /// at each such reference.
+    pub(crate) protected_constants: BTreeMap<(ClassId, String), bool>,
     /// While a binding a package inherits is evaluated, the package it was declared in and the
     /// package it is evaluated for, innermost last (see `Flattener::with_view`).
     pub(crate) package_views: Vec<(ClassId, ClassId)>,
@@ -97,6 +100,7 @@ impl Caches<'_> {
             layouts: vec![None; class_count],
             types: FxHashMap::default(),
             package_constants: BTreeMap::new(),
+            protected_constants: BTreeMap::new(),
             package_views: Vec::new(),
             no_attributes: flat::Attributes::default(),
             recent_attributes: vec![None; 256],

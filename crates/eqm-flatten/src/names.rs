@@ -218,7 +218,16 @@ impl<'t, 'a> Flattener<'t, 'a> {
                 _ => return None,
             };
             let last = &c.parts.last()?.name;
-            if self.element_protected(class, &last.name, 0) == Some(true) {
+            let key = (class, last.name.clone());
+            let protected = match self.caches.protected_constants.get(&key) {
+                Some(&known) => known,
+                None => {
+                    let found = self.element_protected(class, &last.name, 0) == Some(true);
+                    self.caches.protected_constants.insert(key, found);
+                    found
+                }
+            };
+            if protected {
                 self.diagnostics.push(
                     Diagnostic::error(
                         "E0205",
