@@ -328,6 +328,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.check_binding_variability();
         self.check_delay_variability();
         self.check_discrete_reals();
+        self.check_block_connectors();
         if eqm_diag::has_errors(&self.diagnostics) {
             return;
         }

@@ -5,7 +5,9 @@
 //! class definitions of its type), its resolved type and the state of the enclosing instance.
 //! Output: E0344 for a prefix on a component of a model or block, `parameter` or `constant` on a
 //! connector component, `input` with `parameter` or `constant`, or `input`/`output` on an element
-//! of a component that is already `input` or `output` (and `flow` on an element of one that is). It deliberately leaves `flow` and `stream` on their own to
+//! of a component that is already `input` or `output` (and `flow` on an element of one that is);
+//! and, once the model is flattened, a variable of a block's public connector that is neither
+//! input nor output. It deliberately leaves `flow` and `stream` on their own to
 //! `variables` (E0335, E0340), and classes of the general kind `class` unchecked, since external
 //! objects are of that kind and take `parameter`.
 
@@ -103,4 +105,72 @@ fn prefix_words(prefixes: ast::TypePrefix) -> Vec<&'static str> {
         ast::Causality::None => {}
     }
     words
+}
+
+impl<'t, 'a> Flattener<'t, 'a> {
+    /// E0344 for each variable of a public connector of a block that is neither input nor
+    /// output (Modelica 4.7: a block's public connectors have `input` or `output` on every
+    /// variable, so that blocks connect only as block diagrams do), once per connector
+    /// declaration. Expandable connectors, whose members' causality the connections decide,
+    /// are left out.
+    pub(crate) fn check_block_connectors(&mut self) {
+        let mut reported = eqm_ir::expr::FxHashSet::default();
+        let mut found = Vec::new();
+        for v in &self.model.variables {
+            if !v.variability.is_time_varying() || v.causality != flat::Causality::None {
+                continue;
+            }
+            let Some((connector, block)) = self.block_connector_of(v.instance) else {
+                continue;
+            };
+            let span = self.model.instances[connector.0 as usize].span;
+            if reported.insert(span) {
+                found.push((
+                    span,
+                    v.name.clone(),
+                    self.table.get(self.instances[block.0 as usize].class).full_name.clone(),
+                ));
+            }
+        }
+        for (span, name, block) in found {
+            self.diagnostics.push(
+                Diagnostic::error(
+                    "E0344",
+                    format!("`{name}` is neither input nor output, in a public connector of the block `{block}`"),
+                    span,
+                    "a connector of a block",
+                )
+                .with_help("a block's public connectors give every variable `input` or `output`; make the class a model, or the connector protected, to connect it otherwise"),
+            );
+        }
+    }
+
+    /// The outermost connector instance holding `instance` and the block it is a public
+    /// component of, when there is one (and it is not an expandable connector).
+    fn block_connector_of(&self, instance: InstanceId) -> Option<(InstanceId, InstanceId)> {
+        let mut connector = None;
+        let mut current = instance;
+        loop {
+            let state = &self.instances[current.0 as usize];
+            let parent = self.model.instances[current.0 as usize].parent;
+            if !state.is_connector {
+                break;
+            }
+            if self.table.get(state.class).def.kind == ast::ClassKind::ExpandableConnector {
+                return None;
+            }
+            connector = Some(current);
+            current = parent?;
+        }
+        let connector = connector?;
+        let block = current;
+        let holder = &self.instances[block.0 as usize];
+        if self.table.get(holder.class).def.kind != ast::ClassKind::Block {
+            return None;
+        }
+        let full = &self.model.instances[connector.0 as usize].name;
+        let own = full.rsplit('.').next().unwrap_or(full);
+        let own = own.split('[').next().unwrap_or(own);
+        (!holder.layout.is_protected(own)).then_some((connector, block))
+    }
 }

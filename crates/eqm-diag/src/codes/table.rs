@@ -471,7 +471,8 @@ pub static CODES: &[CodeInfo] = &[
         "A type prefix where it is not allowed: `input`, `output`, `parameter`, `constant` or `discrete` on \
          a component of a model or block, `parameter` or `constant` on a connector component, `input` \
          with `parameter` or `constant`, `input`/`output` on a component whose elements have `input` \
-         or `output` already, or `flow` on an element of an `input` or `output` component",
+         or `output` already, or `flow` on an element of an `input` or `output` component; a variable \
+         of a block's public connector that is neither `input` nor `output`",
     ),
     code(
         "E0345",
