@@ -6,7 +6,8 @@
 //! reference results (one folder per example, named by its class path, with
 //! `comparisonSignals.txt` and `<Name>.csv.gz`), and the `eqm` binary. For each example it runs
 //! `eqm run --model <Class> --out <work>/<Class>.csv` with a time limit, on all cores, then
-//! `eqm compare` of that result against the reference with the example's signal list. Output: a
+//! `eqm compare` of that result against the reference with the example's signal list. Each run
+//! works in `<work>`, so the files an example writes itself stay there. Output: a
 //! Markdown table per package on standard output (examples, ran, matched, without reference,
 //! the run time) and a file with one line per example: its class, its outcome, the seconds of
 //! its run and the first reason it did not match. It judges nothing itself: `eqm compare` does.
@@ -79,7 +80,7 @@ impl Status {
 }
 
 fn main() -> ExitCode {
-    let options = match parse_options(std::env::args().skip(1)) {
+    let mut options = match parse_options(std::env::args().skip(1)) {
         Ok(options) => options,
         Err(message) => {
             eprintln!("error: {message}\n{USAGE}");
@@ -96,6 +97,14 @@ fn main() -> ExitCode {
     if let Err(e) = std::fs::create_dir_all(&options.work) {
         eprintln!("error: cannot create {}: {e}", options.work.display());
         return ExitCode::from(2);
+    }
+    // Each run works in the work directory, where the files an example writes (the FFT
+    // examples' result files) land beside its result instead of where the run was started;
+    // the paths it is given are made absolute for that.
+    for path in [&mut options.work, &mut options.msl, &mut options.eqm] {
+        if let Ok(absolute) = std::fs::canonicalize(&*path) {
+            *path = absolute;
+        }
     }
     eprintln!(
         "{} examples, {} at a time, {} s each at most",
@@ -269,6 +278,7 @@ fn run_with_limit(options: &Options, class: &str, result: &Path, log: &Path) -> 
         .args(["run", "--model", class, "--out"])
         .arg(result)
         .env("MODELICAPATH", &options.msl)
+        .current_dir(&options.work)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(stderr)
