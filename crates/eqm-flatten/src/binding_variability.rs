@@ -135,14 +135,8 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// an assignment); without that, nothing would ever change it.
     pub(crate) fn check_discrete_reals(&mut self) {
         let mut assigned = vec![false; self.model.variables.len()];
-        for when in &self.model.whens {
-            for branch in &when.branches {
-                for action in &branch.actions {
-                    if let eqm_ir::flat::WhenAction::Assign { var, .. } = action {
-                        assigned[var.0 as usize] = true;
-                    }
-                }
-            }
+        for k in self.model.when_assigned() {
+            assigned[k as usize] = true;
         }
         for algorithm in &self.model.algorithms {
             for v in algorithm.outputs.iter().chain(&algorithm.when_assigned) {

@@ -222,7 +222,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
             let protected = match self.caches.protected_constants.get(&key) {
                 Some(&known) => known,
                 None => {
-                    let found = self.element_protected(class, &last.name, 0) == Some(true);
+                    let found = self.find_constant(class, &last.name).is_some_and(|f| f.protected);
                     self.caches.protected_constants.insert(key, found);
                     found
                 }
@@ -351,12 +351,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         found
     }
 
+    /// The declaration of the constant or parameter `name` that `class` itself declares, and
+    /// whether it is protected.
     pub(crate) fn find_constant_decl(
         &self,
         class: crate::resolve::ClassId,
         name: &str,
-    ) -> Option<(&'a ast::ComponentDecl, &'a ast::ComponentClause)> {
-        self.table.get(class).elements().find_map(|(e, _)| match e {
+    ) -> Option<(&'a ast::ComponentDecl, bool)> {
+        self.table.get(class).elements().find_map(|(e, visibility)| match e {
             ast::Element::Component(clause)
                 if matches!(
                     clause.prefixes.variability,
@@ -367,7 +369,7 @@ impl<'t, 'a> Flattener<'t, 'a> {
                     .components
                     .iter()
                     .find(|d| d.name.name == name)
-                    .map(|d| (d, clause))
+                    .map(|d| (d, visibility == ast::Visibility::Protected))
             }
             _ => None,
         })

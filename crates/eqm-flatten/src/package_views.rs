@@ -35,6 +35,8 @@ pub(crate) struct FoundConstant<'a> {
     /// of the package asked for (false for the modifier of a short class definition, written
     /// in the class around it).
     pub(crate) inherited: bool,
+    /// Whether its declaration is protected: then it is named by its simple name only.
+    pub(crate) protected: bool,
 }
 
 /// How many `extends` levels the search for an inherited constant follows; an `extends` cycle
@@ -50,32 +52,14 @@ impl<'t, 'a> Flattener<'t, 'a> {
         self.search_constant(class, name, 0)
     }
 
-    /// Whether the element `name` that `class` declares or inherits is protected (`None` when it
-    /// has none of that name): such a constant is named by its simple name only.
-    pub(crate) fn element_protected(&self, class: ClassId, name: &str, depth: usize) -> Option<bool> {
-        let entry = self.table.get(class);
-        let own = entry.elements().find_map(|(e, visibility)| match e {
-            ast::Element::Component(clause) if clause.components.iter().any(|d| d.name.name == name) => {
-                Some(visibility == ast::Visibility::Protected)
-            }
-            _ => None,
-        });
-        if own.is_some() || depth > MAX_EXTENDS_DEPTH {
-            return own;
-        }
-        entry.extends().find_map(|x| match self.table.extends_base(class, x) {
-            Ok(crate::resolve::TypeRef::Class(base)) => self.element_protected(base, name, depth + 1),
-            _ => None,
-        })
-    }
-
     fn search_constant(&mut self, class: ClassId, name: &str, depth: usize) -> Option<FoundConstant<'a>> {
-        if let Some((decl, _)) = self.find_constant_decl(class, name) {
+        if let Some((decl, protected)) = self.find_constant_decl(class, name) {
             return Some(FoundConstant {
                 decl,
                 binding: decl.modification.as_ref().and_then(|m| m.binding.as_ref()),
                 scope: class,
                 inherited: true,
+                protected,
             });
         }
         if depth > MAX_EXTENDS_DEPTH {

@@ -514,13 +514,13 @@ impl<'t, 'a> Flattener<'t, 'a> {
         let inherited = self.table.inherited_class(class, 0);
         let reason = match inherited {
             None if class_extends => return,
-            None => "no base class of the enclosing class has a class of this name".to_string(),
+            None => "no base class of the enclosing class has a class of this name",
             Some(b) if !class_extends && !self.table.get(b).def.redeclarable.replaceable => {
-                "that class is not replaceable".to_string()
+                "that class is not replaceable"
             }
-            Some(b) if self.table.get(b).def.is_final => "that class is final".to_string(),
+            Some(b) if self.table.get(b).def.is_final => "that class is final",
             Some(b) => match visibility_change(self.table.get(b).protected, entry.protected) {
-                Some(change) => change.to_string(),
+                Some(change) => change,
                 None => return,
             },
         };

@@ -201,22 +201,19 @@ impl<'t, 'a> Flattener<'t, 'a> {
     /// Gives variable `id` the value of its binding: parameters and constants keep it, other
     /// variables get an equation.
     fn bind_variable(&mut self, id: VarId, variability: flat::Variability, value: ExprId, span: Span) {
-        // A String variable holds text known when the model is compiled: bound to a text, it
-        // keeps it for the whole run, so it is a parameter with that binding rather than an
-        // unknown with an equation that nothing solves.
         if self.bound_model_input(id, variability, value) {
             return;
         }
-        let variable = &mut self.model.variables[id.0 as usize];
-        let string_text =
-            variable.ty == ScalarType::String && matches!(self.model.exprs.get(value), eqm_ir::expr::Node::Str(_));
+        // A String variable holds text known when the model is compiled: bound to a text, it
+        // keeps it for the whole run, so it is a parameter with that binding rather than an
+        // unknown with an equation that nothing solves.
+        let string_text = self.model.variables[id.0 as usize].ty == ScalarType::String
+            && matches!(self.model.exprs.get(value), eqm_ir::expr::Node::Str(_));
         match variability {
-            flat::Variability::Parameter | flat::Variability::Constant => variable.binding = Some(value),
-            _ if string_text => {
-                variable.binding = Some(value);
-                variable.variability = flat::Variability::Parameter;
-                self.var_kinds[id.0 as usize].variability = flat::Variability::Parameter;
+            flat::Variability::Parameter | flat::Variability::Constant => {
+                self.model.variables[id.0 as usize].binding = Some(value)
             }
+            _ if string_text => self.bind_string_text(id, value),
             _ => {
                 let lhs = self.model.exprs.var(id);
                 self.model.equations.push(flat::Equation {

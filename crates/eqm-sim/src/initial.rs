@@ -285,9 +285,9 @@ fn repeated_equations_hold(init: &ExecProgram, solver: &mut Instance<'_>, start:
 /// iterations: an implicit equation the initialization solved by bracketing would not converge
 /// from the start value again), and the discrete variables with their `pre` values (their start
 /// values, or what initial equations determined), and the parameters computed from those with
-/// `fixed = false`, which the initialization solves for with them. Relations and the values `edge` and `change`
-/// compare with are set in both programs already, except the `pre` values of discrete-time
-/// variables that the initialization solved for (named by initial equations).
+/// `fixed = false`, which the initialization solves for with them. Relations and the values
+/// `edge` and `change` compare with are set in both programs already, except the `pre` values
+/// of discrete-time variables that the initialization solved for (named by initial equations).
 fn handed_over(program: &ExecProgram, init: &ExecProgram, link: &eqm_compile::exec::InitLink) -> Vec<(u32, u32)> {
     let mut pre_value = vec![false; program.symbols().len()];
     for p in &program.events().previous {

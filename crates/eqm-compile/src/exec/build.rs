@@ -139,14 +139,12 @@ impl Builder {
             index_of.insert(*v, k);
         }
         let mut before: Vec<Vec<usize>> = vec![Vec::new(); n];
-        let mut reads_free = vec![false; n];
         let mut vars = Vec::new();
         let dependent = std::mem::take(&mut self.dependent);
         for (k, &(v, e)) in dependent.iter().enumerate() {
             vars.clear();
             self.dae.flat.exprs.vars_in(e, &mut vars);
             before[k].extend(vars.iter().filter_map(|u| index_of.get(u).copied()));
-            reads_free[k] = vars.iter().any(|&u| self.is_free_parameter(u));
             if !self.is_parameter_expression(e) {
                 let var = self.dae.flat.var(v);
                 self.diagnostics.push(
@@ -168,15 +166,13 @@ impl Builder {
         // A parameter computed from one the initialization solves for (`fixed = false`) is
         // solved there too, with it: computed now, from the other's start value, it could fail
         // for a value it never has (`b = 2/a` with `a` starting at 0).
-        let mut after_initialization = reads_free;
-        for &k in &order {
-            if before[k].iter().any(|&j| after_initialization[j]) {
-                after_initialization[k] = true;
-            }
+        let mut solved_later = vec![false; self.dae.kinds.len()];
+        for v in crate::init::initialization_parameters(&self.dae) {
+            solved_later[v.0 as usize] = true;
         }
         for k in order {
             let (var, value) = self.dependent[k];
-            if after_initialization[k] {
+            if solved_later[var.0 as usize] {
                 continue;
             }
             if let Some(target) = self.slot(var) {
@@ -208,11 +204,6 @@ impl Builder {
             self.diagnostics
                 .push(d.with_help("give one of them a value that does not depend on the others"));
         }
-    }
-
-    /// Whether `v` is a parameter the initialization solves for (`fixed = false`).
-    fn is_free_parameter(&self, v: VarId) -> bool {
-        self.kind(v) == VarKind::Parameter && self.dae.flat.var(v).attributes.fixed == Some(false)
     }
 
     /// Whether `e` depends only on parameters, constants, literals and pure function calls.

@@ -4,8 +4,8 @@
 //! Input: the program of a model and the program of its initialization problem. Output: an
 //! [`InitLink`]: for each variable the initialization hands over to the model (the states, the
 //! unknowns of the model's iterations as their first guesses, the parameters with `fixed = false`
-//! it determines and those computed from them, the discrete variables with their `pre` values, and the event variables that
-//! both programs read), the slot of the same variable in the
+//! it determines and those computed from them, the discrete variables with their `pre` values,
+//! and the event variables that both programs read), the slot of the same variable in the
 //! initialization program. The two programs may come from different forms of the model (a
 //! high-index model simulated in its embedding form is initialized by its dummy-derivative
 //! form's problem), so their variable ids differ; the model's variables are the same by name.
@@ -50,48 +50,37 @@ impl InitLink {
                 _ => None,
             })
             .collect();
-        // Discrete variables: the initialization holds them at their start values or, where
-        // initial equations determine them, solves for them (and their `pre` values).
-        let discrete: Vec<VarId> = program
-            .work_vars()
-            .iter()
-            .copied()
-            .filter(|v| program.symbols().get(*v).kind == crate::dae::VarKind::Discrete)
-            .collect();
-        // Booleans and Integers defined by ordinary equations: the values the initialization
-        // gave them (with `initial()` true and the `pre` values of the start) are the mode a
-        // variable-structure model starts in; the model computes them again at its first
-        // evaluation.
-        let discrete_time: Vec<VarId> = program
+        // The work variables handed over by their kind: discrete variables (the initialization
+        // holds them at their start values or, where initial equations determine them, solves
+        // for them and their `pre` values); Booleans and Integers defined by ordinary equations
+        // (the values the initialization gave them, with `initial()` true and the `pre` values
+        // of the start, are the mode a variable-structure model starts in; the model computes
+        // them again at its first evaluation); and parameters computed from those the
+        // initialization solves for (`fixed = false`), which are solved there with them.
+        let handed_work: Vec<VarId> = program
             .work_vars()
             .iter()
             .copied()
             .filter(|v| {
                 let symbol = program.symbols().get(*v);
-                symbol.kind == crate::dae::VarKind::Algebraic
-                    && matches!(
+                match symbol.kind {
+                    crate::dae::VarKind::Discrete | crate::dae::VarKind::Parameter => true,
+                    crate::dae::VarKind::Algebraic => matches!(
                         symbol.ty,
                         eqm_ir::flat::ScalarType::Boolean | eqm_ir::flat::ScalarType::Integer
-                    )
+                    ),
+                    _ => false,
+                }
             })
-            .collect();
-        // Parameters computed from those the initialization solves for are solved there too.
-        let solved_parameters: Vec<VarId> = program
-            .work_vars()
-            .iter()
-            .copied()
-            .filter(|v| program.symbols().get(*v).kind == crate::dae::VarKind::Parameter)
             .collect();
         let handed_over = program
             .states()
             .iter()
             .chain(&iterated)
-            .chain(&discrete_time)
+            .chain(&handed_work)
             .chain(program.params())
-            .chain(&solved_parameters)
             .chain(events.surfaces.iter().flat_map(|s| &s.relation_vars))
-            .chain(events.initial.as_ref().map(|(_, v)| v))
-            .chain(&discrete);
+            .chain(events.initial.as_ref().map(|(_, v)| v));
         let mut slots = vec![None; program.symbols().len()];
         for &v in handed_over {
             let symbol = program.symbols().get(v);

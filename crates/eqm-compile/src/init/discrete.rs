@@ -88,14 +88,7 @@ pub(super) fn discrete_unknowns(
         // Modelica's default offers the same equation where nothing else determines it.
         if active.get(i) == Some(&true) {
             if w != v && init.kinds[w.0 as usize] == VarKind::Discrete {
-                init.kinds[w.0 as usize] = VarKind::Algebraic;
-                if init.flat.var(v).attributes.fixed == Some(true) {
-                    let mut equation = start_equation(init, v, Origin::FixedStart { var: v });
-                    equation.lhs = init.flat.exprs.var(w);
-                    init.equations.push(equation);
-                } else {
-                    free_pre.push(w);
-                }
+                pre_unknown(init, v, w, &mut free_pre);
             }
             continue;
         }
@@ -118,16 +111,7 @@ pub(super) fn discrete_unknowns(
             let p = w.0 as usize;
             if w != v && !done[p] && !section_outputs[i] && init.kinds[p] == VarKind::Discrete {
                 done[p] = true;
-                init.kinds[p] = VarKind::Algebraic;
-                // The value before an event of a Boolean or Integer is one too.
-                init.flat.variables[p].ty = init.flat.var(v).ty;
-                if init.flat.var(v).attributes.fixed == Some(true) {
-                    let mut equation = start_equation(init, v, Origin::FixedStart { var: v });
-                    equation.lhs = init.flat.exprs.var(w);
-                    init.equations.push(equation);
-                } else {
-                    free_pre.push(w);
-                }
+                pre_unknown(init, v, w, &mut free_pre);
             }
             continue;
         }
@@ -167,16 +151,28 @@ pub(super) fn discrete_unknowns(
             continue;
         }
         done[w] = true;
-        init.kinds[w] = VarKind::Algebraic;
-        init.flat.variables[w].ty = init.flat.var(v).ty;
-        let mut equation = start_equation(init, v, Origin::FixedStart { var: v });
-        equation.lhs = init.flat.exprs.var(p.var);
-        init.equations.push(equation);
+        pre_unknown(init, v, p.var, &mut free_pre);
     }
     if !held_outputs.is_empty() {
         hold_outputs_at_pre(init, first_initial, &held_outputs);
     }
     free_pre
+}
+
+/// Makes `pre` value `w` of `v` an unknown of the initial system (of `v`'s type: the value
+/// before an event of a Boolean or Integer is one too). With `fixed = true` the equation
+/// `pre(v) = v.start` determines it; without, Modelica's default offers the same equation
+/// where nothing else determines it (`w` joins `free_pre`).
+fn pre_unknown(init: &mut Dae<Hybrid>, v: VarId, w: VarId, free_pre: &mut Vec<VarId>) {
+    init.kinds[w.0 as usize] = VarKind::Algebraic;
+    init.flat.variables[w.0 as usize].ty = init.flat.var(v).ty;
+    if init.flat.var(v).attributes.fixed == Some(true) {
+        let mut equation = start_equation(init, v, Origin::FixedStart { var: v });
+        equation.lhs = init.flat.exprs.var(w);
+        init.equations.push(equation);
+    } else {
+        free_pre.push(w);
+    }
 }
 
 /// The variables when-equations assign that no initial equation names, without `fixed =
