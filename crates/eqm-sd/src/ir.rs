@@ -159,10 +159,9 @@ pub enum Kind {
 /// the SystemDynamics library's classes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SpecialStock {
+    /// A conveyor: what enters leaves after the transit time (`<len>`, read at the start).
     Conveyor {
         transit_time: Expr,
-        capacity: Option<Expr>,
-        leak_fraction: Option<Expr>,
     },
     Queue,
     Oven {
@@ -459,10 +458,18 @@ pub enum Builtin {
     // Vensim's remaining builtins used by models.
     /// `GAME(x)`: `x` when no one plays the model interactively.
     Game,
-    /// `RANDOM_UNIFORM(min, max, seed)`.
+    /// `RANDOM_UNIFORM(min, max, seed)` (XMILE `RANDOM(min, max [, seed])`): a new draw at
+    /// every step.
     RandomUniform,
-    /// `RANDOM_NORMAL(min, max, mean, sd, seed)`.
+    /// `RANDOM_NORMAL(min, max, mean, sd, seed)`: a normal draw truncated to `[min, max]`.
     RandomNormal,
+    /// XMILE `NORMAL(mean, sd [, seed])`: a normal draw.
+    Normal,
+    /// XMILE `EXPRND(mean [, seed])`: an exponential draw of the given mean.
+    Exprnd,
+    /// Vensim `RANDOM_EXPONENTIAL(min, max, shift, stretch, seed)`: `shift + stretch*e` with
+    /// `e` an exponential draw of mean 1, truncated to `[min, max]`.
+    RandomExponential,
     /// `LOOKUP_INVERT(lookup, value)`; the first argument is a [`Function::Lookup`] name as a
     /// variable reference.
     LookupInvert,

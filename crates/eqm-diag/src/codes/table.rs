@@ -824,6 +824,14 @@ pub static CODES: &[CodeInfo] = &[
         "A data file that a system-dynamics model reads (Vensim's `GET XLS ...`) cannot be read, or has no such sheet, named range or number where the call points",
     ),
     code(
+        "E1009",
+        Error,
+        Import,
+        "A system-dynamics model that cannot be built as its file gives it: a model that contains itself through \
+         its modules, modules nested more than 100 deep or written out to more than a million variables, a \
+         conveyor whose transit time is not positive or spans more than a million time steps",
+    ),
+    code(
         "W0240",
         Warning,
         Names,

@@ -37,6 +37,10 @@ pub(crate) struct Helpers {
     /// The functions of the vector functions (sorting, an element by its place), once
     /// written, by their kind.
     pub(crate) vector_functions: HashMap<u8, String>,
+    /// The model's function of a random draw, once written.
+    pub(crate) random_function: Option<String>,
+    /// The random calls without a seed so far: each takes its place as its seed.
+    pub(crate) unseeded_random_calls: usize,
 }
 
 impl Helpers {
@@ -309,6 +313,12 @@ impl<'s> Writer<'s, '_> {
             Builtin::Mean => format!("({})/{n}", items.join(" + ")),
             Builtin::Prod => format!("({})", items.join("*")),
             Builtin::Size => n.to_string(),
+            // The population's standard deviation (divided by n, as XMILE's STDDEV).
+            Builtin::Stddev => {
+                let mean = format!("(({})/{n})", items.join(" + "));
+                let squares: Vec<String> = items.iter().map(|x| format!("({x} - {mean})^2")).collect();
+                format!("sqrt(({})/{n})", squares.join(" + "))
+            }
             Builtin::Min | Builtin::Max => {
                 let f = if builtin == Builtin::Min { "min" } else { "max" };
                 let mut text = items[n - 1].clone();
@@ -394,7 +404,12 @@ impl<'s> Writer<'s, '_> {
                 return Ok(lookup_call(table, &input, *kind));
             }
             Function::Macro(name) => {
-                if let Some(m) = self.scope.macro_bodies.get(name).filter(|m| m.value.is_none()) {
+                if let Some(m) = self
+                    .scope
+                    .macro_bodies
+                    .get(name)
+                    .filter(|m| m.value.is_none() || !m.variables.is_empty())
+                {
                     return self.inline_macro(expr, m, args);
                 }
                 let Some(id) = self.scope.macros.get(name) else {
@@ -429,8 +444,13 @@ impl<'s> Writer<'s, '_> {
         if builtin == Builtin::AllocateAvailable {
             return self.allocate_available(expr, args);
         }
-        let whole_array = matches!(builtin, Builtin::Sum | Builtin::Mean | Builtin::Prod | Builtin::Size)
-            || (matches!(builtin, Builtin::Min | Builtin::Max) && args.len() == 1);
+        if is_random(builtin) {
+            return self.random(expr, builtin, args);
+        }
+        let whole_array = matches!(
+            builtin,
+            Builtin::Sum | Builtin::Mean | Builtin::Prod | Builtin::Size | Builtin::Stddev
+        ) || (matches!(builtin, Builtin::Min | Builtin::Max) && args.len() == 1);
         if whole_array && args.len() == 1 {
             return self.array_call(expr, builtin, &args[0]);
         }
@@ -590,8 +610,43 @@ impl<'s> Writer<'s, '_> {
                 let trend = self.trend(&trend_args);
                 format!("{}*(1 + {trend}*{})", a[0], a[2])
             }
+            Builtin::Npv => self.npv(&a),
             other => return Err(unsupported(expr, &format!("the builtin {other:?} here"))),
         })
+    }
+
+    /// `NPV(stream, discount_rate [, initial [, factor]])` as Vensim defines it: `(accumulated
+    /// + stream*DT*df)*factor`, where the accumulated value starts at `initial` (0) and grows
+    /// by `stream*df`, and the discount factor `df` starts at 1 and falls by
+    /// `df*discount_rate/(1 + discount_rate*DT)` (so that Euler's steps discount by
+    /// `1/(1 + discount_rate*DT)` each); `factor` is 1 without one.
+    fn npv(&mut self, a: &[String]) -> String {
+        let (stream, rate, dt) = (&a[0], &a[1], self.scope.dt);
+        let initial = a.get(2).map_or("0", String::as_str);
+        let factor = a.get(3).map_or("1", String::as_str);
+        let df = self.helpers.fresh("discount factor");
+        let accumulated = self.helpers.fresh("present value");
+        for (id, what, start, rate_of_change) in [
+            (
+                &df,
+                "The discount factor",
+                "1".to_string(),
+                format!("-{df}*{rate}/(1 + {rate}*{dt})"),
+            ),
+            (
+                &accumulated,
+                "The discounted sum",
+                initial.to_string(),
+                format!("{stream}*{df}"),
+            ),
+        ] {
+            self.helpers
+                .declarations
+                .push(format!("Real {id} \"{what} of the net present value of {stream}\";"));
+            self.helpers.initial_equations.push(format!("{id} = {start};"));
+            self.helpers.equations.push(format!("der({id}) = {rate_of_change};"));
+        }
+        format!("(({accumulated} + {stream}*{dt}*{df})*{factor})")
     }
 
     /// XMILE's `PULSE(volume, first [, interval])`: `volume/DT` during the one step that
@@ -774,6 +829,15 @@ fn has_memory_or_time(builtin: Builtin) -> bool {
             | Builtin::DelayFixed
             | Builtin::Trend
             | Builtin::Forecast
+            | Builtin::Npv
+    ) || is_random(builtin)
+}
+
+/// Whether a builtin draws a random number at every step.
+fn is_random(builtin: Builtin) -> bool {
+    matches!(
+        builtin,
+        Builtin::RandomUniform | Builtin::RandomNormal | Builtin::Normal | Builtin::Exprnd | Builtin::RandomExponential
     )
 }
 

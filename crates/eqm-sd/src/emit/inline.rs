@@ -1,13 +1,14 @@
-//! Macros whose value is a variable of their body (Vensim's `:MACRO:`), written out at each
-//! call: every variable of the body becomes a helper variable of its own for that call (so a
-//! macro with stocks keeps one copy of them per call), its parameters helpers bound to the
-//! call's arguments.
+//! Macros with variables of their own, written out at each call: Vensim's `:MACRO:`, whose
+//! value is its body's variable of the macro's name, and XMILE's `<macro>` with
+//! `<variables>`, whose value is its `<eqn>` over them. Every variable of the body becomes a
+//! helper variable of its own for that call (so a macro with stocks keeps one copy of them
+//! per call), its parameters helpers bound to the call's arguments.
 //!
 //! Input: a call of such a macro and its arguments. Output: the helpers' declarations,
-//! equations and initial equations, and the identifier of the body's variable of the macro's
-//! name, the call's value. It does not write macros with an expression as their value (those
-//! are functions, written by the model writer), the additional outputs of a macro (E1002),
-//! arrays in a macro's body (E1002), or a macro that calls itself (E1002).
+//! equations and initial equations, and the call's value. It does not write macros that are
+//! an expression of their parameters alone (those are functions, written by the model
+//! writer), the additional outputs of a macro (E1002), arrays or non-negative stocks in a
+//! macro's body (E1002), or a macro that calls itself (E1002).
 
 use super::arrays::{Arrays, Element};
 use super::expr::{Scope, Writer};
@@ -59,14 +60,15 @@ impl Writer<'_, '_> {
             let id = self.helpers.fresh(&format!("{} {}", m.name, v.name));
             ids.insert(canonical(&v.name), id);
         }
-        let Some(value) = ids.get(&key).cloned() else {
+        let named_value = ids.get(&key).cloned();
+        if m.value.is_none() && named_value.is_none() {
             return Err(Diagnostic::error(
                 "E1007",
                 format!("the macro `{}` has no variable of its name, its value", m.name),
                 m.origin,
                 "this macro",
             ));
-        };
+        }
         let tables = HashMap::new();
         let arrays = Arrays::default();
         let start_values = StartValues::default();
@@ -80,10 +82,20 @@ impl Writer<'_, '_> {
         };
         let element = Element::new();
         self.helpers.inlining.push(key);
-        let written = self.write_body(m, &ids, &scope, &element);
+        let written = self
+            .write_body(m, &ids, &scope, &element)
+            .and_then(|()| match &m.value {
+                // XMILE's value: the macro's expression over its parameters and variables.
+                Some(value) => Writer {
+                    scope: &scope,
+                    helpers: &mut *self.helpers,
+                    element: &element,
+                }
+                .real(value),
+                None => Ok(named_value.unwrap_or_default()),
+            });
         self.helpers.inlining.pop();
-        written?;
-        Ok(value)
+        written
     }
 
     /// The body's variables of one call, each under its identifier in `ids`.
@@ -112,18 +124,27 @@ impl Writer<'_, '_> {
             }
             match (&v.kind, &v.definition) {
                 (Kind::Aux | Kind::Flow { .. }, Definition::Uniform(Equation::Value(e))) => {
-                    let text = writer.real(e)?;
+                    let mut text = writer.real(e)?;
+                    if matches!(v.kind, Kind::Flow { non_negative: true }) {
+                        text = format!("noEvent(max({text}, 0))");
+                    }
                     writer.helpers.declarations.push(format!("Real {id} \"{what}\";"));
                     writer.helpers.equations.push(format!("{id} = {text};"));
                 }
                 (
-                    Kind::Stock { special: None, .. },
-                    Definition::Uniform(Equation::Stock {
-                        rate: Some(rate),
-                        initial,
-                    }),
+                    Kind::Stock {
+                        special: None,
+                        non_negative: false,
+                        inflows,
+                        outflows,
+                    },
+                    Definition::Uniform(Equation::Stock { rate, initial }),
                 ) => {
-                    let rate = writer.real(rate)?;
+                    let rate = match rate {
+                        Some(rate) => writer.real(rate)?,
+                        // An XMILE stock: its inflows minus its outflows, the body's flows.
+                        None => net_flow(inflows, outflows, ids, v)?,
+                    };
                     let initial = writer.real(initial)?;
                     writer.helpers.declarations.push(format!("Real {id} \"{what}\";"));
                     writer.helpers.initial_equations.push(format!("{id} = {initial};"));
@@ -141,4 +162,29 @@ impl Writer<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// The net rate of an XMILE stock of a macro's body: its inflows minus its outflows, each a
+/// flow of the body.
+fn net_flow(
+    inflows: &[String],
+    outflows: &[String],
+    ids: &HashMap<String, String>,
+    stock: &crate::ir::Variable,
+) -> Result<String, Diagnostic> {
+    let mut net = String::from("0");
+    for (list, sign) in [(inflows, '+'), (outflows, '-')] {
+        for f in list {
+            let Some(id) = ids.get(&canonical(f)) else {
+                return Err(Diagnostic::error(
+                    "E1004",
+                    format!("`{f}` is no flow of this macro"),
+                    stock.origin,
+                    "this stock",
+                ));
+            };
+            net.push_str(&format!(" {sign} {id}"));
+        }
+    }
+    Ok(net)
 }

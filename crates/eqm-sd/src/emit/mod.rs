@@ -15,12 +15,14 @@
 mod allocate;
 mod arrays;
 mod components;
+mod conveyor;
 mod expr;
 mod inline;
 mod lookups;
 mod matrix;
 mod modules;
 mod order;
+mod random;
 mod start;
 mod vectors;
 
@@ -228,6 +230,8 @@ struct ModelWriter<'m> {
     dt: String,
     /// The stocks and flows written as components, with their component's identifier.
     parts: HashMap<String, (Part, String)>,
+    /// The flows conveyors drive, with the place of their conveyor among the variables.
+    driven: HashMap<String, usize>,
 }
 
 impl ModelWriter<'_> {
@@ -362,13 +366,26 @@ impl ModelWriter<'_> {
             helpers,
             element: &context,
         };
+        if let Some(&conveyor) = self.driven.get(&key) {
+            let value = self.conveyor_outflow(conveyor, element, scope, writer.helpers)?;
+            match self.parts.get(&key) {
+                Some((Part::Flow, base)) => text.equations.push(format!("{base}.u = {value};")),
+                _ => text.equations.push(format!("{target} = {value};")),
+            }
+            return Ok(());
+        }
         match (&v.kind, equation) {
-            (Kind::Stock { special: Some(_), .. }, _) => {
+            (
+                Kind::Stock {
+                    special: Some(special), ..
+                },
+                _,
+            ) if !matches!(**special, crate::ir::SpecialStock::Conveyor { .. }) => {
                 return Err(Diagnostic::error(
                     "E1002",
-                    "EQM does not import conveyors and queues yet",
+                    "EQM does not import queues yet",
                     v.origin,
-                    "a conveyor or queue",
+                    "a queue",
                 ));
             }
             (
@@ -702,6 +719,7 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         limited: limited_outflows(model),
         dt: dt.clone(),
         parts,
+        driven: conveyor::driven_flows(&model.variables),
     };
     lookups::element_tables(&writer, &mut tables, &mut text.declarations);
     let macros = macro_ids(file, &writer.ids);
@@ -721,7 +739,11 @@ fn write_model(file: &SdFile, model: &SdModel, model_id: &str, diagnostics: &mut
         in_function: false,
     };
     // A macro whose value is a variable of its body is written out at each call instead.
-    for m in file.macros.iter().filter(|m| m.value.is_some()) {
+    for m in file
+        .macros
+        .iter()
+        .filter(|m| m.value.is_some() && m.variables.is_empty())
+    {
         match write_macro(m, &scope) {
             Ok(function) => text.functions.push(function),
             Err(d) => diagnostics.push(d),

@@ -4,9 +4,11 @@
 //! outside expressions.
 //!
 //! Input: the file and its main model. Output: the main model without modules, or the
-//! diagnostics of a module whose model the file lacks (E1004) or that holds modules itself
-//! (E1002). The names inside an instance are renamed here once, so the writer knows nothing
-//! of modules.
+//! diagnostics of a module whose model the file lacks (E1004), of a model that contains
+//! itself through its modules, and of modules nested beyond a documented depth or size
+//! (E1009). A module inside a module is written out first, inside its own model, so its
+//! variables are named `outer.inner.variable`. The names inside an instance are renamed
+//! here once, so the writer knows nothing of modules.
 
 use crate::ir::{Definition, Equation, Expr, ExprKind, Function, Kind, SdFile, SdModel, Subscript, Variable};
 use crate::names::canonical;
@@ -73,43 +75,19 @@ fn rename_equation(equation: &Equation, prefix: &str) -> Equation {
     }
 }
 
-/// The main model with its modules replaced by their models' variables.
+/// How deep modules may be nested (a module of a model that a module instantiates, and so on).
+const MAX_DEPTH: usize = 100;
+
+/// The most variables a model may have once its modules are written out: a file whose
+/// modules each hold several modules of the next model multiplies its size with each level.
+const MAX_VARIABLES: usize = 1_000_000;
+
+/// The main model with its modules replaced by their models' variables, modules inside
+/// modules too.
 pub(crate) fn inline(file: &SdFile, main: &SdModel) -> Result<SdModel, Vec<Diagnostic>> {
-    let mut variables = Vec::new();
     let mut diagnostics = Vec::new();
-    for v in &main.variables {
-        let Kind::Module { model, inputs } = &v.kind else {
-            variables.push(v.clone());
-            continue;
-        };
-        let Some(sub) = file
-            .models
-            .iter()
-            .skip(1)
-            .find(|m| canonical(&m.name) == canonical(model))
-        else {
-            diagnostics.push(Diagnostic::error(
-                "E1004",
-                format!("the module `{}` names no model of this file", v.name),
-                v.origin,
-                "this module",
-            ));
-            continue;
-        };
-        let prefix = canonical(&v.name);
-        for inner in &sub.variables {
-            if matches!(inner.kind, Kind::Module { .. }) {
-                diagnostics.push(Diagnostic::error(
-                    "E1002",
-                    "EQM does not import modules inside modules",
-                    inner.origin,
-                    "not supported",
-                ));
-                continue;
-            }
-            variables.push(instance_variable(v, inner, &prefix, inputs));
-        }
-    }
+    let mut within = vec![canonical(&main.name)];
+    let variables = flatten(file, main, &mut within, &mut diagnostics);
     if diagnostics.is_empty() {
         Ok(SdModel {
             name: main.name.clone(),
@@ -119,6 +97,70 @@ pub(crate) fn inline(file: &SdFile, main: &SdModel) -> Result<SdModel, Vec<Diagn
     } else {
         Err(diagnostics)
     }
+}
+
+/// The variables of `model` with each module replaced by the variables of its model, itself
+/// written out first; `within` holds the models being written out, outermost first, so a
+/// model that contains itself is found.
+fn flatten(
+    file: &SdFile,
+    model: &SdModel,
+    within: &mut Vec<String>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Variable> {
+    let mut variables = Vec::new();
+    for v in &model.variables {
+        let Kind::Module { model: name, inputs } = &v.kind else {
+            variables.push(v.clone());
+            continue;
+        };
+        let Some(sub) = file
+            .models
+            .iter()
+            .skip(1)
+            .find(|m| canonical(&m.name) == canonical(name))
+        else {
+            diagnostics.push(Diagnostic::error(
+                "E1004",
+                format!("the module `{}` names no model of this file", v.name),
+                v.origin,
+                "this module",
+            ));
+            continue;
+        };
+        let key = canonical(&sub.name);
+        let refusal = if within.contains(&key) {
+            Some(format!(
+                "the module `{}` instantiates the model `{}`, which contains it",
+                v.name, sub.name
+            ))
+        } else if within.len() >= MAX_DEPTH {
+            Some(format!("modules nested more than {MAX_DEPTH} deep"))
+        } else {
+            None
+        };
+        if let Some(message) = refusal {
+            diagnostics.push(Diagnostic::error("E1009", message, v.origin, "this module"));
+            continue;
+        }
+        within.push(key);
+        let inner_variables = flatten(file, sub, within, diagnostics);
+        within.pop();
+        let prefix = canonical(&v.name);
+        for inner in &inner_variables {
+            variables.push(instance_variable(v, inner, &prefix, inputs));
+        }
+        if variables.len() > MAX_VARIABLES {
+            diagnostics.push(Diagnostic::error(
+                "E1009",
+                format!("the model has more than {MAX_VARIABLES} variables once its modules are written out"),
+                v.origin,
+                "this module",
+            ));
+            return Vec::new();
+        }
+    }
+    variables
 }
 
 /// A variable of the instance `module`: renamed, its flows renamed, and bound to the outside

@@ -91,6 +91,7 @@ fn mapping(key: &str) -> Option<Mapping> {
         "game" => Direct(B::Game, &[1]),
         "random uniform" => Direct(B::RandomUniform, &[3]),
         "random normal" => Direct(B::RandomNormal, &[5]),
+        "random exponential" => Direct(B::RandomExponential, &[5]),
         "lookup invert" => Direct(B::LookupInvert, &[2]),
         "invert matrix" => Direct(B::InvertMatrix, &[2]),
         "vector select" => Direct(B::VectorSelect, &[5]),
@@ -121,7 +122,6 @@ fn mapping(key: &str) -> Option<Mapping> {
         | "delay conveyor"
         | "delay profile"
         | "random poisson"
-        | "random exponential"
         | "random triangular"
         | "random lognormal"
         | "random beta"

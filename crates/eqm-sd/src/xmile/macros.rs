@@ -4,11 +4,12 @@
 //!
 //! Input: the `<macro>` elements of a file. Output: [`Macro`]s with their parameters and the
 //! expression of their value, read after every macro's name and number of parameters is
-//! known (a macro may call another). A macro with variables of its own (stocks inside a
-//! macro, which keep one copy per call) or with options is an E1002 diagnostic.
+//! known (a macro may call another), with the variables of its body where it has them (a
+//! stock inside a macro keeps one copy per call). A macro with options (its own simulation
+//! specs, a view) is an E1002 diagnostic.
 
 use super::parse::{Names, parse};
-use super::variables::{Reader, text_of};
+use super::variables::{Behavior, Reader, text_of};
 use super::{child, node_span};
 use crate::ir::{Definition, Equation, Expr, ExprKind, Kind, Macro, Variable};
 use crate::names::canonical;
@@ -51,7 +52,7 @@ impl Reader<'_> {
         };
         if let Some(extra) = node
             .children()
-            .find(|n| n.is_element() && !matches!(n.tag_name().name(), "parm" | "eqn" | "doc"))
+            .find(|n| n.is_element() && !matches!(n.tag_name().name(), "parm" | "eqn" | "doc" | "variables"))
         {
             let tag = extra.tag_name().name();
             self.unsupported(
@@ -61,9 +62,18 @@ impl Reader<'_> {
             return None;
         }
         let params = parameters(node);
+        // The macro's own variables (stocks keep one copy per call), read as a model's whose
+        // equations may name the parameters.
+        let body = match child(node, "variables") {
+            Some(_) => self.model(node, &[], &Behavior::default(), &params).variables,
+            None => Vec::new(),
+        };
         let mut names = Names::default();
         for p in &params {
             names.variables.insert(canonical(p), Vec::new());
+        }
+        for v in &body {
+            names.variables.insert(canonical(&v.name), v.dimensions.clone());
         }
         names.macros.clone_from(signatures);
         let Some(eqn) = child(node, "eqn") else {
@@ -87,7 +97,7 @@ impl Reader<'_> {
             name: name.to_string(),
             parameters: params,
             outputs: Vec::new(),
-            variables: Vec::new(),
+            variables: body,
             value: Some(value),
             origin: node_span(self.file(), node),
         })

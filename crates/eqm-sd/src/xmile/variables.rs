@@ -210,11 +210,18 @@ impl<'d> Reader<'d> {
         ordered.sort_by_key(|m| m.attribute("name").is_some());
         ordered
             .into_iter()
-            .map(|m| self.model(m, dimensions, behavior))
+            .map(|m| self.model(m, dimensions, behavior, &[]))
             .collect()
     }
 
-    fn model(&mut self, node: Node, dimensions: &[Dimension], behavior: &Behavior) -> SdModel {
+    /// A model (or the `<variables>` of a macro, whose equations may name its `parameters`).
+    pub(crate) fn model(
+        &mut self,
+        node: Node,
+        dimensions: &[Dimension],
+        behavior: &Behavior,
+        parameters: &[String],
+    ) -> SdModel {
         // XMILE 1.0 puts the variables in `<variables>`; Stella 10 directly under `<model>`.
         let container = child(node, "variables").unwrap_or(node);
         let elements: Vec<Node> = container
@@ -232,6 +239,9 @@ impl<'d> Reader<'d> {
         names.macros.clone_from(&self.macros);
         for d in dimensions {
             names.dimensions.insert(canonical(&d.name), element_keys(d));
+        }
+        for p in parameters {
+            names.variables.insert(canonical(p), Vec::new());
         }
         for e in &elements {
             let Some(name) = e.attribute("name") else { continue };
@@ -516,8 +526,11 @@ impl<'d> Reader<'d> {
                 initial: expr,
             }),
             (_, Some(expr)) => Some(Equation::Value(expr)),
-            // An input of a model that a module's connection binds.
-            (None, None) if variable.attribute("access") == Some("input") => Some(Equation::Undefined),
+            // An input of a model that a module's connection binds, and a flow that a
+            // conveyor drives (the writer reports a flow that nothing defines).
+            (None, None) if variable.attribute("access") == Some("input") || variable.tag_name().name() == "flow" => {
+                Some(Equation::Undefined)
+            }
             (None, None) => {
                 self.diagnostics.push(Diagnostic::error(
                     "E1007",
@@ -636,12 +649,21 @@ impl<'d> Reader<'d> {
                 self.unsupported(c, "a conveyor without a transit time (`<len>`)");
                 return None;
             };
-            let capacity = child(c, "capacity").and_then(|n| self.expression(n, names));
-            return Some(Box::new(SpecialStock::Conveyor {
-                transit_time,
-                capacity,
-                leak_fraction: None,
-            }));
+            // What EQM's conveyor does not do is named at its tag, never left out.
+            for (tag, what) in [
+                ("capacity", "a conveyor's capacity (`<capacity>`)"),
+                ("in_limit", "a conveyor's inflow limit (`<in_limit>`)"),
+                ("arrest", "a conveyor's arrest (`<arrest>`)"),
+                ("sample", "a conveyor's sampling of its transit time (`<sample>`)"),
+            ] {
+                if let Some(n) = child(c, tag) {
+                    self.unsupported(n, what);
+                }
+            }
+            if c.attribute("discrete") == Some("true") {
+                self.unsupported(c, "a discrete conveyor (`discrete=\"true\"`)");
+            }
+            return Some(Box::new(SpecialStock::Conveyor { transit_time }));
         }
         if child(node, "queue").is_some() {
             return Some(Box::new(SpecialStock::Queue));

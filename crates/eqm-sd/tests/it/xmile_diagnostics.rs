@@ -99,8 +99,8 @@ fn unsupported_elements_are_e1002_at_their_element() {
 #[test]
 fn unsupported_builtins_are_e1002_at_their_call() {
     check(&model(
-        "<aux name=\"p\"><eqn>STDDEV(TIME)</eqn></aux> <!-- expect: E1002 -->\n\
-         <aux name=\"q\"><eqn>NPV(TIME, 0.1)</eqn></aux> <!-- expect: E1002 -->",
+        "<aux name=\"p\"><eqn>POISSON(TIME)</eqn></aux> <!-- expect: E1002 -->\n\
+         <aux name=\"q\"><eqn>LOGNORMAL(TIME, 0.1)</eqn></aux> <!-- expect: E1002 -->",
     ));
 }
 
@@ -169,10 +169,10 @@ fn a_macro_that_reads_the_time_is_e1002_at_its_call_of_time() {
 }
 
 #[test]
-fn a_macro_with_variables_of_its_own_is_e1002() {
+fn a_macro_with_its_own_simulation_specs_is_e1002() {
     let text = model("<aux name=\"a\"><eqn>KEEP(1)</eqn></aux>").replace(
         "<model>",
-        "<macro name=\"KEEP\"><parm>x</parm><variables/><eqn>x</eqn></macro> <!-- expect: E1002 -->\n<model>",
+        "<macro name=\"KEEP\"><parm>x</parm><sim_specs/><eqn>x</eqn></macro> <!-- expect: E1002 -->\n<model>",
     );
     check(&text);
 }

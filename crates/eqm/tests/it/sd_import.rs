@@ -1,7 +1,10 @@
 //! System-dynamics files run through the library as every front end runs them: imported by
 //! their extension, compiled and simulated with the file's own specs, the results under the
 //! file's names. Checked against the Euler iterates computed by hand (closed forms of the
-//! recurrences), not against earlier output.
+//! recurrences), not against earlier output: `NPV` against Vensim's defining equations
+//! iterated here, `STDDEV` against the population deviation, the random functions against
+//! their documented generator run draw by draw and against their distributions, a conveyor
+//! against its belt of slats stepped by hand.
 
 use eqm::{ModelOptions, RunSettings, Session, SimulationResult};
 
@@ -389,5 +392,354 @@ fn a_module_runs_its_model_with_the_inputs_connected_to_it() {
         assert_eq!(level[k], expected, "t = {}", time[k]);
         assert_eq!(back[k], 2.0 * time[k] + 1.0, "t = {}", time[k]);
         expected += 0.5 * 2.0 * time[k];
+    }
+}
+
+/// A module inside a module: the outer module's model holds a module of a third model, whose
+/// variables are named `outer.inner.variable` (`Middle.Bottom.Level`), its input bound inside the outer model. The
+/// inner stock integrates twice the outer input (`2*TIME`): `Level(t) = sum of DT*2*t` over
+/// the steps before.
+#[test]
+fn a_module_inside_a_module_runs_with_its_inputs_bound_where_it_is() {
+    let text = r#"<xmile version="1.0" xmlns="http://docs.oasis-open.org/xmile/ns/XMILE/v1.0">
+ <sim_specs method="Euler"><start>0</start><stop>2</stop><dt>0.25</dt></sim_specs>
+ <model>
+  <variables>
+   <module name="Middle"><connect to="x" from=".t"/></module>
+   <aux name="t"><eqn>TIME</eqn></aux>
+  </variables>
+ </model>
+ <model name="Middle">
+  <variables>
+   <aux name="x" access="input"/>
+   <aux name="doubled"><eqn>2*x</eqn></aux>
+   <module name="Bottom"><connect to="u" from=".doubled"/></module>
+  </variables>
+ </model>
+ <model name="Bottom">
+  <variables>
+   <aux name="u" access="input"/>
+   <stock name="Level"><eqn>0</eqn><inflow>fill</inflow></stock>
+   <flow name="fill"><eqn>u</eqn></flow>
+  </variables>
+ </model>
+</xmile>
+"#;
+    let result = run("nested.xmile", text);
+    let time = result.time().to_vec();
+    let level = result
+        .column("Middle.Bottom.Level")
+        .expect("a column named outer.inner.variable");
+    let mut expected = 0.0;
+    for k in 0..time.len() {
+        assert!((level[k] - expected).abs() <= 1e-12, "t = {}: {}", time[k], level[k]);
+        expected += 0.25 * 2.0 * time[k];
+    }
+}
+
+/// A model that contains itself through its modules is refused (E1009), not written out
+/// without end.
+#[test]
+fn a_model_that_contains_itself_through_its_modules_is_e1009() {
+    let text = r#"<xmile version="1.0" xmlns="http://docs.oasis-open.org/xmile/ns/XMILE/v1.0">
+ <sim_specs method="Euler"><start>0</start><stop>1</stop><dt>1</dt></sim_specs>
+ <model><variables><module name="Loop"/></variables></model>
+ <model name="Loop"><variables><aux name="y"><eqn>1</eqn></aux><module name="Loop"/></variables></model>
+</xmile>
+"#;
+    let mut session = Session::with_source_bytes(vec![("loop.xmile".to_string(), text.as_bytes().to_vec())], &[], None);
+    assert!(session.compile(None, &ModelOptions::default()).is_none());
+    let diagnostics = session.render_diagnostics(false);
+    assert!(
+        diagnostics.contains("E1009") && diagnostics.contains("contains it"),
+        "{diagnostics}"
+    );
+}
+
+/// The diagnostics of a file that does not compile.
+fn refused(name: &str, text: &str) -> String {
+    let mut session = Session::with_source_bytes(vec![(name.to_string(), text.as_bytes().to_vec())], &[], None);
+    assert!(
+        session.compile(None, &ModelOptions::default()).is_none(),
+        "{name} compiled"
+    );
+    session.render_diagnostics(false)
+}
+
+/// An XMILE file of `variables` with a dimension `d` of four elements.
+fn xmile_with_dimension(specs: &str, variables: &str) -> String {
+    xmile(specs, variables).replace(
+        "<model>",
+        "<dimensions><dim name=\"d\" size=\"4\"/></dimensions>\n<model>",
+    )
+}
+
+fn column(result: &SimulationResult, name: &str) -> Vec<f64> {
+    result.column(name).unwrap_or_else(|| panic!("no column {name}"))
+}
+
+/// `NPV(stream, rate, initial, factor)` is Vensim's `(accumulated + stream*DT*df)*factor`
+/// with `accumulated = INTEG(stream*df, initial)` and `df = INTEG(-df*rate/(1 + rate*DT), 1)`;
+/// by Euler's steps `df(k) = (1 + rate*DT)^-k`, iterated here with a stream that grows with
+/// the time (`10 + t`), DT = 0.5.
+#[test]
+fn npv_discounts_each_step_as_vensim_defines_it() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>10</stop><dt>0.5</dt>",
+        "<aux name=\"stream\"><eqn>10 + TIME</eqn></aux>\n\
+         <aux name=\"v\"><eqn>NPV(stream, 0.08, 3, 2)</eqn></aux>\n\
+         <aux name=\"plain\"><eqn>NPV(stream, 0.08)</eqn></aux>",
+    );
+    let result = run("npv.xmile", &text);
+    let (time, v, plain) = (result.time().to_vec(), column(&result, "v"), column(&result, "plain"));
+    assert_eq!(time.len(), 21);
+    let (dt, rate) = (0.5, 0.08);
+    let (mut df, mut accumulated_v, mut accumulated_plain) = (1.0f64, 3.0f64, 0.0f64);
+    for k in 0..time.len() {
+        let stream = 10.0 + time[k];
+        let expected_v = (accumulated_v + stream * dt * df) * 2.0;
+        let expected_plain = accumulated_plain + stream * dt * df;
+        assert!(
+            (v[k] - expected_v).abs() <= 1e-10 * expected_v,
+            "t = {}: {} instead of {expected_v}",
+            time[k],
+            v[k]
+        );
+        assert!(
+            (plain[k] - expected_plain).abs() <= 1e-10 * expected_plain.max(1.0),
+            "t = {}: {}",
+            time[k],
+            plain[k]
+        );
+        accumulated_v += dt * stream * df;
+        accumulated_plain += dt * stream * df;
+        df -= dt * df * rate / (1.0 + rate * dt);
+    }
+}
+
+/// `STDDEV` of an array is the population's standard deviation (divided by the number of
+/// elements): of 1, 2, 3 and 6, sqrt(3.5).
+#[test]
+fn stddev_is_the_deviation_of_the_population() {
+    let text = xmile_with_dimension(
+        "method=\"Euler\"><start>0</start><stop>1</stop><dt>1</dt>",
+        "<aux name=\"a\"><dimensions><dim name=\"d\"/></dimensions>\
+           <element subscript=\"1\"><eqn>1</eqn></element><element subscript=\"2\"><eqn>2</eqn></element>\
+           <element subscript=\"3\"><eqn>3</eqn></element><element subscript=\"4\"><eqn>6</eqn></element></aux>\n\
+         <aux name=\"s\"><eqn>STDDEV(a[*])</eqn></aux>",
+    );
+    let result = run("stddev.xmile", &text);
+    for s in column(&result, "s") {
+        assert!((s - 3.5f64.sqrt()).abs() <= 1e-14, "{s}");
+    }
+}
+
+const MODULUS: u64 = 2_147_483_647;
+
+/// The stream of `seed` as a plain sequence, one state per step: the state `1 + seed`
+/// advanced by eight draws, then by 1024 draws from one step to the next (the documented
+/// generator run draw by draw, independent of the jumps the model computes).
+fn stream_states(seed: u64, steps: usize) -> Vec<u64> {
+    let advance = |x: u64, draws: usize| (0..draws).fold(x, |x, _| x * 48_271 % MODULUS);
+    let mut states = vec![advance(1 + seed, 8)];
+    let per_step = advance(1, 1024);
+    for k in 1..steps {
+        states.push(states[k - 1] * per_step % MODULUS);
+    }
+    states
+}
+
+/// The first draw of each step of the stream of `seed`, as a fraction of the modulus.
+fn first_draws(seed: u64, steps: usize) -> Vec<f64> {
+    stream_states(seed, steps)
+        .into_iter()
+        .map(|x| (x * 48_271 % MODULUS) as f64 / MODULUS as f64)
+        .collect()
+}
+
+/// `RANDOM(min, max, seed)` draws the documented stream: at step `k` the value is `min +
+/// (max - min)*u` with `u` the stream's first draw of the step, the same within a step and
+/// for two calls of one seed; over 2000 steps the values fill `[0, 10)` with the mean and
+/// deviation of the uniform distribution (5 and 2.89, within four standard errors).
+#[test]
+fn random_draws_its_seeded_stream_once_per_step() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>1000</stop><dt>0.5</dt>",
+        "<aux name=\"u\"><eqn>RANDOM(0, 10, 42)</eqn></aux>\n\
+         <aux name=\"same\"><eqn>RANDOM(0, 10, 42)</eqn></aux>\n\
+         <aux name=\"other\"><eqn>RANDOM(0, 10)</eqn></aux>",
+    );
+    let result = run("random.xmile", &text);
+    let (u, same, other) = (column(&result, "u"), column(&result, "same"), column(&result, "other"));
+    assert_eq!(u.len(), 2001);
+    let draws = first_draws(42, u.len());
+    for (k, value) in u.iter().enumerate() {
+        let expected = 10.0 * draws[k];
+        assert!(
+            (value - expected).abs() <= 1e-12,
+            "step {k}: {value} instead of {expected}"
+        );
+        assert_eq!(*value, same[k], "step {k}");
+    }
+    // A call without a seed is seeded by its place (the first such call: 1).
+    assert!((other[7] - 10.0 * first_draws(1, 8)[7]).abs() <= 1e-12);
+    let n = u.len() as f64;
+    let mean = u.iter().sum::<f64>() / n;
+    let deviation = (u.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt();
+    assert!((mean - 5.0).abs() < 4.0 * 2.887 / n.sqrt(), "mean {mean}");
+    assert!((deviation - 2.887).abs() < 0.15, "deviation {deviation}");
+    assert!(u.iter().all(|x| (0.0..10.0).contains(x)));
+}
+
+/// `NORMAL(mean, sd, seed)` and `EXPRND(mean, seed)`: the sample mean and deviation of 4000
+/// steps within four standard errors of 5 and 2 (normal) and of 3 and 3 (exponential); the
+/// normal value of step 0 is Box and Muller's from the stream's first two draws.
+#[test]
+fn normal_and_exponential_draws_follow_their_distributions() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>4000</stop><dt>1</dt>",
+        "<aux name=\"n\"><eqn>NORMAL(5, 2, 7)</eqn></aux>\n\
+         <aux name=\"e\"><eqn>EXPRND(3, 11)</eqn></aux>",
+    );
+    let result = run("normal.xmile", &text);
+    let (normal, exponential) = (column(&result, "n"), column(&result, "e"));
+    let x1 = stream_states(7, 1)[0] * 48_271 % MODULUS;
+    let x2 = x1 * 48_271 % MODULUS;
+    let (u1, u2) = (x1 as f64 / MODULUS as f64, x2 as f64 / MODULUS as f64);
+    let first = 5.0 + 2.0 * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+    assert!((normal[0] - first).abs() <= 1e-12, "{} instead of {first}", normal[0]);
+    let n = normal.len() as f64;
+    for (values, mean, sd) in [(&normal, 5.0, 2.0), (&exponential, 3.0, 3.0)] {
+        let m = values.iter().sum::<f64>() / n;
+        let s = (values.iter().map(|x| (x - m).powi(2)).sum::<f64>() / n).sqrt();
+        assert!((m - mean).abs() < 4.0 * sd / n.sqrt(), "mean {m} instead of {mean}");
+        assert!((s - sd).abs() < 0.1 * sd, "deviation {s} instead of {sd}");
+    }
+    assert!(exponential.iter().all(|&x| x > 0.0));
+}
+
+/// Vensim's `RANDOM UNIFORM(min, max, seed)` and `RANDOM NORMAL(min, max, mean, sd, seed)`
+/// (truncated to `[min, max]`) and `RANDOM EXPONENTIAL(min, max, shift, stretch, seed)`:
+/// every value within its bounds, the uniform one the documented stream's.
+#[test]
+fn vensim_random_functions_stay_within_their_bounds() {
+    let mut text = String::from("{UTF-8}\n");
+    for e in [
+        "u = RANDOM UNIFORM(-1, 1, 5)",
+        "n = RANDOM NORMAL(0, 1, 0.5, 2, 6)",
+        "x = RANDOM EXPONENTIAL(1, 4, 1, 2, 8)",
+        "FINAL TIME = 500",
+        "INITIAL TIME = 0",
+        "SAVEPER = TIME STEP",
+        "TIME STEP = 1",
+    ] {
+        text.push_str(e);
+        text.push_str("\n\t~\t\n\t~\t\t|\n\n");
+    }
+    let result = run("random.mdl", &text);
+    let (u, n, x) = (column(&result, "u"), column(&result, "n"), column(&result, "x"));
+    let draws = first_draws(5, u.len());
+    for k in 0..u.len() {
+        let expected = -1.0 + 2.0 * draws[k];
+        assert!((u[k] - expected).abs() <= 1e-12, "step {k}: {}", u[k]);
+        assert!((0.0..=1.0).contains(&n[k]), "step {k}: {}", n[k]);
+        assert!((1.0..=4.0).contains(&x[k]), "step {k}: {}", x[k]);
+    }
+    // The truncation draws again rather than clamping: no value sits on a bound.
+    assert!(n.iter().all(|&v| v > 0.0 && v < 1.0));
+}
+
+/// A conveyor with a transit time of 3 and DT = 0.5 has six slats: its 6 units at the start
+/// leave at 6/3 = 2 per time unit during the first three time units, then what entered
+/// three time units earlier leaves (the inflow is 4 from t = 1 to t = 5, else 0); its
+/// contents follow Euler's steps of inflow minus outflow.
+#[test]
+fn a_conveyor_delivers_what_entered_one_transit_time_earlier() {
+    let text = xmile(
+        "method=\"Euler\"><start>0</start><stop>12</stop><dt>0.5</dt>",
+        "<stock name=\"belt\"><eqn>6</eqn><inflow>loading</inflow><outflow>arriving</outflow>\
+           <conveyor><len>transit</len></conveyor></stock>\n\
+         <aux name=\"transit\"><eqn>3</eqn></aux>\n\
+         <flow name=\"loading\"><eqn>IF TIME >= 1 AND TIME &lt; 5 THEN 4 ELSE 0</eqn><non_negative/></flow>\n\
+         <flow name=\"arriving\"><non_negative/></flow>\n\
+         <stock name=\"done\"><eqn>0</eqn><inflow>arriving</inflow></stock>",
+    );
+    let result = run("conveyor.xmile", &text);
+    let (time, belt, arriving, done) = (
+        result.time().to_vec(),
+        column(&result, "belt"),
+        column(&result, "arriving"),
+        column(&result, "done"),
+    );
+    let loading = |t: f64| if (1.0..5.0).contains(&t) { 4.0 } else { 0.0 };
+    let (mut contents, mut delivered) = (6.0, 0.0);
+    for k in 0..time.len() {
+        let t = time[k];
+        let out = if t < 3.0 { 2.0 } else { loading(t - 3.0) };
+        assert!(
+            (arriving[k] - out).abs() <= 1e-12,
+            "t = {t}: outflow {} instead of {out}",
+            arriving[k]
+        );
+        assert!(
+            (belt[k] - contents).abs() <= 1e-12,
+            "t = {t}: contents {} instead of {contents}",
+            belt[k]
+        );
+        assert!((done[k] - delivered).abs() <= 1e-12, "t = {t}: delivered {}", done[k]);
+        contents += 0.5 * (loading(t) - out);
+        delivered += 0.5 * out;
+    }
+    assert!((delivered - 22.0).abs() <= 1e-12, "everything arrives: 6 + 16");
+}
+
+/// What EQM's conveyor does not do is refused at its tag, never left out.
+#[test]
+fn a_conveyor_s_capacity_and_leakage_are_refused_by_name() {
+    let capacity = xmile(
+        "method=\"Euler\"><start>0</start><stop>1</stop><dt>1</dt>",
+        "<stock name=\"belt\"><eqn>0</eqn><inflow>i</inflow><outflow>o</outflow>\
+           <conveyor><len>2</len><capacity>5</capacity></conveyor></stock>\n\
+         <flow name=\"i\"><eqn>1</eqn></flow>\n<flow name=\"o\"/>",
+    );
+    let text = refused("capacity.xmile", &capacity);
+    assert!(text.contains("E1002") && text.contains("capacity"), "{text}");
+    let leak = xmile(
+        "method=\"Euler\"><start>0</start><stop>1</stop><dt>1</dt>",
+        "<stock name=\"belt\"><eqn>0</eqn><inflow>i</inflow><outflow>o</outflow><outflow>leak</outflow>\
+           <conveyor><len>2</len></conveyor></stock>\n\
+         <flow name=\"i\"><eqn>1</eqn></flow>\n<flow name=\"o\"/>\n<flow name=\"leak\"><eqn>0.1</eqn></flow>",
+    );
+    let text = refused("leak.xmile", &leak);
+    assert!(text.contains("E1002") && text.contains("leakage"), "{text}");
+    let lonely = xmile(
+        "method=\"Euler\"><start>0</start><stop>1</stop><dt>1</dt>",
+        "<flow name=\"o\"/>",
+    );
+    let text = refused("lonely.xmile", &lonely);
+    assert!(text.contains("E1007"), "{text}");
+}
+
+/// An XMILE macro with a stock of its own keeps one copy per call: `ACCUMULATE(x)` is a stock
+/// filled by `x` from 0, its value the stock times 2; called with 1 and with `TIME`, the
+/// copies hold `2*t` and `2*(sum of DT*t over the steps before)` (DT = 0.5).
+#[test]
+fn an_xmile_macro_with_a_stock_keeps_one_copy_per_call() {
+    let text = "<xmile xmlns=\"http://docs.oasis-open.org/xmile/ns/XMILE/v1.0\" version=\"1.0\">\n\
+        <sim_specs method=\"Euler\"><start>0</start><stop>5</stop><dt>0.5</dt></sim_specs>\n\
+        <macro name=\"ACCUMULATE\"><parm>x</parm><eqn>2*held</eqn>\n\
+          <variables><stock name=\"held\"><eqn>0</eqn><inflow>adding</inflow></stock>\n\
+          <flow name=\"adding\"><eqn>x</eqn><non_negative/></flow></variables></macro>\n\
+        <model><variables>\n\
+          <aux name=\"a\"><eqn>ACCUMULATE(1)</eqn></aux>\n\
+          <aux name=\"b\"><eqn>ACCUMULATE(TIME)</eqn></aux>\n\
+        </variables></model>\n</xmile>\n";
+    let result = run("macro.xmile", text);
+    let (time, a, b) = (result.time().to_vec(), column(&result, "a"), column(&result, "b"));
+    let mut held_b = 0.0;
+    for k in 0..time.len() {
+        assert!((a[k] - 2.0 * time[k]).abs() <= 1e-12, "t = {}: a = {}", time[k], a[k]);
+        assert!((b[k] - 2.0 * held_b).abs() <= 1e-12, "t = {}: b = {}", time[k], b[k]);
+        held_b += 0.5 * time[k];
     }
 }
